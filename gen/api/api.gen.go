@@ -25,6 +25,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AcceptanceVia.
+const (
+	AcceptanceViaLink  AcceptanceVia = "link"
+	AcceptanceViaStaff AcceptanceVia = "staff"
+)
+
+// Valid indicates whether the value is a known member of the AcceptanceVia enum.
+func (e AcceptanceVia) Valid() bool {
+	switch e {
+	case AcceptanceViaLink:
+		return true
+	case AcceptanceViaStaff:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertCreatedEventEvent.
 const (
 	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
@@ -63,16 +81,16 @@ func (e AlertSeverity) Valid() bool {
 
 // Defines values for AlertStatus.
 const (
-	Open     AlertStatus = "open"
-	Resolved AlertStatus = "resolved"
+	AlertStatusOpen     AlertStatus = "open"
+	AlertStatusResolved AlertStatus = "resolved"
 )
 
 // Valid indicates whether the value is a known member of the AlertStatus enum.
 func (e AlertStatus) Valid() bool {
 	switch e {
-	case Open:
+	case AlertStatusOpen:
 		return true
-	case Resolved:
+	case AlertStatusResolved:
 		return true
 	default:
 		return false
@@ -295,6 +313,33 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringEventStatus.
+const (
+	CateringEventStatusCancelled  CateringEventStatus = "cancelled"
+	CateringEventStatusCompleted  CateringEventStatus = "completed"
+	CateringEventStatusContracted CateringEventStatus = "contracted"
+	CateringEventStatusInquiry    CateringEventStatus = "inquiry"
+	CateringEventStatusQuoted     CateringEventStatus = "quoted"
+)
+
+// Valid indicates whether the value is a known member of the CateringEventStatus enum.
+func (e CateringEventStatus) Valid() bool {
+	switch e {
+	case CateringEventStatusCancelled:
+		return true
+	case CateringEventStatusCompleted:
+		return true
+	case CateringEventStatusContracted:
+		return true
+	case CateringEventStatusInquiry:
+		return true
+	case CateringEventStatusQuoted:
 		return true
 	default:
 		return false
@@ -672,11 +717,13 @@ const (
 	ErrorCodeAccountLocked           ErrorCode = "account_locked"
 	ErrorCodeAlreadyMember           ErrorCode = "already_member"
 	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeContractImmutable       ErrorCode = "contract_immutable"
 	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
 	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
 	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
 	ErrorCodeEmailTaken              ErrorCode = "email_taken"
 	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeGone                    ErrorCode = "gone"
 	ErrorCodeHeadersTooLarge         ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
 	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
@@ -690,6 +737,7 @@ const (
 	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
 	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
 	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeInvoiceNotOpen          ErrorCode = "invoice_not_open"
 	ErrorCodeLastOwner               ErrorCode = "last_owner"
 	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
 	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
@@ -701,6 +749,7 @@ const (
 	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
 	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeQuoteNotOpen            ErrorCode = "quote_not_open"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
 	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
@@ -709,6 +758,9 @@ const (
 	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
 	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
 	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeSurveyAlreadyAnswered   ErrorCode = "survey_already_answered"
+	ErrorCodeSurveyClosed            ErrorCode = "survey_closed"
+	ErrorCodeSurveyHasResponses      ErrorCode = "survey_has_responses"
 	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
 	ErrorCodeTokenExpired            ErrorCode = "token_expired"
 	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
@@ -729,6 +781,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeConflict:
 		return true
+	case ErrorCodeContractImmutable:
+		return true
 	case ErrorCodeCredentialRequired:
 		return true
 	case ErrorCodeDatabaseUnavailable:
@@ -738,6 +792,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEmailTaken:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeHeadersTooLarge:
 		return true
@@ -765,6 +821,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvitationNotFound:
 		return true
+	case ErrorCodeInvoiceNotOpen:
+		return true
 	case ErrorCodeLastOwner:
 		return true
 	case ErrorCodeLinkNotFound:
@@ -787,6 +845,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePlanRequired:
 		return true
+	case ErrorCodeQuoteNotOpen:
+		return true
 	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeRefreshTokenReused:
@@ -802,6 +862,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSignoffPending:
 		return true
 	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeSurveyAlreadyAnswered:
+		return true
+	case ErrorCodeSurveyClosed:
+		return true
+	case ErrorCodeSurveyHasResponses:
 		return true
 	case ErrorCodeTagNotFound:
 		return true
@@ -868,6 +934,24 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for EvidenceTemperatureUnit.
+const (
+	EvidenceTemperatureUnitC EvidenceTemperatureUnit = "C"
+	EvidenceTemperatureUnitF EvidenceTemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the EvidenceTemperatureUnit enum.
+func (e EvidenceTemperatureUnit) Valid() bool {
+	switch e {
+	case EvidenceTemperatureUnitC:
+		return true
+	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Hl7Action.
 const (
 	Admitted    Hl7Action = "admitted"
@@ -913,6 +997,45 @@ func (e Hl7Outcome) Valid() bool {
 	case Hl7OutcomeRejected:
 		return true
 	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceKind.
+const (
+	InvoiceKindDeposit InvoiceKind = "deposit"
+	InvoiceKindFinal   InvoiceKind = "final"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceKind enum.
+func (e InvoiceKind) Valid() bool {
+	switch e {
+	case InvoiceKindDeposit:
+		return true
+	case InvoiceKindFinal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceStatus.
+const (
+	InvoiceStatusOpen InvoiceStatus = "open"
+	InvoiceStatusPaid InvoiceStatus = "paid"
+	InvoiceStatusVoid InvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceStatus enum.
+func (e InvoiceStatus) Valid() bool {
+	switch e {
+	case InvoiceStatusOpen:
+		return true
+	case InvoiceStatusPaid:
+		return true
+	case InvoiceStatusVoid:
 		return true
 	default:
 		return false
@@ -981,22 +1104,22 @@ func (e MatchStatus) Valid() bool {
 
 // Defines values for MediaContentType.
 const (
-	Imagegif  MediaContentType = "image/gif"
-	Imagejpeg MediaContentType = "image/jpeg"
-	Imagepng  MediaContentType = "image/png"
-	Imagewebp MediaContentType = "image/webp"
+	MediaContentTypeImagegif  MediaContentType = "image/gif"
+	MediaContentTypeImagejpeg MediaContentType = "image/jpeg"
+	MediaContentTypeImagepng  MediaContentType = "image/png"
+	MediaContentTypeImagewebp MediaContentType = "image/webp"
 )
 
 // Valid indicates whether the value is a known member of the MediaContentType enum.
 func (e MediaContentType) Valid() bool {
 	switch e {
-	case Imagegif:
+	case MediaContentTypeImagegif:
 		return true
-	case Imagejpeg:
+	case MediaContentTypeImagejpeg:
 		return true
-	case Imagepng:
+	case MediaContentTypeImagepng:
 		return true
-	case Imagewebp:
+	case MediaContentTypeImagewebp:
 		return true
 	default:
 		return false
@@ -1063,6 +1186,33 @@ func (e PatientMrnSource) Valid() bool {
 	case Pid3First:
 		return true
 	case Pid3Mr:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentMethod.
+const (
+	PaymentMethodAch   PaymentMethod = "ach"
+	PaymentMethodCard  PaymentMethod = "card"
+	PaymentMethodCash  PaymentMethod = "cash"
+	PaymentMethodCheck PaymentMethod = "check"
+	PaymentMethodOther PaymentMethod = "other"
+)
+
+// Valid indicates whether the value is a known member of the PaymentMethod enum.
+func (e PaymentMethod) Valid() bool {
+	switch e {
+	case PaymentMethodAch:
+		return true
+	case PaymentMethodCard:
+		return true
+	case PaymentMethodCash:
+		return true
+	case PaymentMethodCheck:
+		return true
+	case PaymentMethodOther:
 		return true
 	default:
 		return false
@@ -1144,6 +1294,93 @@ const (
 func (e PolicyPublishedEventEvent) Valid() bool {
 	switch e {
 	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuestionType.
+const (
+	QuestionTypeMultiChoice  QuestionType = "multi_choice"
+	QuestionTypeNps          QuestionType = "nps"
+	QuestionTypeRating       QuestionType = "rating"
+	QuestionTypeSingleChoice QuestionType = "single_choice"
+	QuestionTypeText         QuestionType = "text"
+	QuestionTypeYesNo        QuestionType = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the QuestionType enum.
+func (e QuestionType) Valid() bool {
+	switch e {
+	case QuestionTypeMultiChoice:
+		return true
+	case QuestionTypeNps:
+		return true
+	case QuestionTypeRating:
+		return true
+	case QuestionTypeSingleChoice:
+		return true
+	case QuestionTypeText:
+		return true
+	case QuestionTypeYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteLineKind.
+const (
+	QuoteLineKindBeverage QuoteLineKind = "beverage"
+	QuoteLineKindDiscount QuoteLineKind = "discount"
+	QuoteLineKindFee      QuoteLineKind = "fee"
+	QuoteLineKindFood     QuoteLineKind = "food"
+	QuoteLineKindRental   QuoteLineKind = "rental"
+	QuoteLineKindService  QuoteLineKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the QuoteLineKind enum.
+func (e QuoteLineKind) Valid() bool {
+	switch e {
+	case QuoteLineKindBeverage:
+		return true
+	case QuoteLineKindDiscount:
+		return true
+	case QuoteLineKindFee:
+		return true
+	case QuoteLineKindFood:
+		return true
+	case QuoteLineKindRental:
+		return true
+	case QuoteLineKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteStatus.
+const (
+	QuoteStatusAccepted QuoteStatus = "accepted"
+	QuoteStatusDeclined QuoteStatus = "declined"
+	QuoteStatusDraft    QuoteStatus = "draft"
+	QuoteStatusExpired  QuoteStatus = "expired"
+	QuoteStatusSent     QuoteStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the QuoteStatus enum.
+func (e QuoteStatus) Valid() bool {
+	switch e {
+	case QuoteStatusAccepted:
+		return true
+	case QuoteStatusDeclined:
+		return true
+	case QuoteStatusDraft:
+		return true
+	case QuoteStatusExpired:
+		return true
+	case QuoteStatusSent:
 		return true
 	default:
 		return false
@@ -1420,6 +1657,27 @@ func (e StorageLocationKind) Valid() bool {
 	}
 }
 
+// Defines values for SurveyStatus.
+const (
+	SurveyStatusClosed SurveyStatus = "closed"
+	SurveyStatusDraft  SurveyStatus = "draft"
+	SurveyStatusOpen   SurveyStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SurveyStatus enum.
+func (e SurveyStatus) Valid() bool {
+	switch e {
+	case SurveyStatusClosed:
+		return true
+	case SurveyStatusDraft:
+		return true
+	case SurveyStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TagTargetType.
 const (
 	TagTargetTypeEquipment       TagTargetType = "equipment"
@@ -1435,6 +1693,186 @@ func (e TagTargetType) Valid() bool {
 	case TagTargetTypeSite:
 		return true
 	case TagTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskKind.
+const (
+	TaskKindCleaning       TaskKind = "cleaning"
+	TaskKindClosing        TaskKind = "closing"
+	TaskKindInspection     TaskKind = "inspection"
+	TaskKindMaintenance    TaskKind = "maintenance"
+	TaskKindOpening        TaskKind = "opening"
+	TaskKindOther          TaskKind = "other"
+	TaskKindPrep           TaskKind = "prep"
+	TaskKindReceiving      TaskKind = "receiving"
+	TaskKindSafety         TaskKind = "safety"
+	TaskKindTemperatureLog TaskKind = "temperature_log"
+)
+
+// Valid indicates whether the value is a known member of the TaskKind enum.
+func (e TaskKind) Valid() bool {
+	switch e {
+	case TaskKindCleaning:
+		return true
+	case TaskKindClosing:
+		return true
+	case TaskKindInspection:
+		return true
+	case TaskKindMaintenance:
+		return true
+	case TaskKindOpening:
+		return true
+	case TaskKindOther:
+		return true
+	case TaskKindPrep:
+		return true
+	case TaskKindReceiving:
+		return true
+	case TaskKindSafety:
+		return true
+	case TaskKindTemperatureLog:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPhotoContentType.
+const (
+	TaskPhotoContentTypeImagegif  TaskPhotoContentType = "image/gif"
+	TaskPhotoContentTypeImagejpeg TaskPhotoContentType = "image/jpeg"
+	TaskPhotoContentTypeImagepng  TaskPhotoContentType = "image/png"
+	TaskPhotoContentTypeImagewebp TaskPhotoContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the TaskPhotoContentType enum.
+func (e TaskPhotoContentType) Valid() bool {
+	switch e {
+	case TaskPhotoContentTypeImagegif:
+		return true
+	case TaskPhotoContentTypeImagejpeg:
+		return true
+	case TaskPhotoContentTypeImagepng:
+		return true
+	case TaskPhotoContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskPriority.
+const (
+	TaskPriorityCritical TaskPriority = "critical"
+	TaskPriorityHigh     TaskPriority = "high"
+	TaskPriorityLow      TaskPriority = "low"
+	TaskPriorityMedium   TaskPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the TaskPriority enum.
+func (e TaskPriority) Valid() bool {
+	switch e {
+	case TaskPriorityCritical:
+		return true
+	case TaskPriorityHigh:
+		return true
+	case TaskPriorityLow:
+		return true
+	case TaskPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSource.
+const (
+	TaskSourceAuditFinding TaskSource = "audit_finding"
+	TaskSourceHuddle       TaskSource = "huddle"
+	TaskSourceManual       TaskSource = "manual"
+	TaskSourceRoutine      TaskSource = "routine"
+	TaskSourceSensorAlert  TaskSource = "sensor_alert"
+)
+
+// Valid indicates whether the value is a known member of the TaskSource enum.
+func (e TaskSource) Valid() bool {
+	switch e {
+	case TaskSourceAuditFinding:
+		return true
+	case TaskSourceHuddle:
+		return true
+	case TaskSourceManual:
+		return true
+	case TaskSourceRoutine:
+		return true
+	case TaskSourceSensorAlert:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskStatus.
+const (
+	TaskStatusCancelled TaskStatus = "cancelled"
+	TaskStatusDone      TaskStatus = "done"
+	TaskStatusMissed    TaskStatus = "missed"
+	TaskStatusOpen      TaskStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the TaskStatus enum.
+func (e TaskStatus) Valid() bool {
+	switch e {
+	case TaskStatusCancelled:
+		return true
+	case TaskStatusDone:
+		return true
+	case TaskStatusMissed:
+		return true
+	case TaskStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskTargetType.
+const (
+	TaskTargetTypeEquipment       TaskTargetType = "equipment"
+	TaskTargetTypeSite            TaskTargetType = "site"
+	TaskTargetTypeStorageLocation TaskTargetType = "storage_location"
+)
+
+// Valid indicates whether the value is a known member of the TaskTargetType enum.
+func (e TaskTargetType) Valid() bool {
+	switch e {
+	case TaskTargetTypeEquipment:
+		return true
+	case TaskTargetTypeSite:
+		return true
+	case TaskTargetTypeStorageLocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemperatureUnit.
+const (
+	TemperatureUnitC TemperatureUnit = "C"
+	TemperatureUnitF TemperatureUnit = "F"
+)
+
+// Valid indicates whether the value is a known member of the TemperatureUnit enum.
+func (e TemperatureUnit) Valid() bool {
+	switch e {
+	case TemperatureUnitC:
+		return true
+	case TemperatureUnitF:
 		return true
 	default:
 		return false
@@ -1705,6 +2143,21 @@ type AcceptInvitationRequest struct {
 	Token string `json:"token"`
 }
 
+// Acceptance Who accepted the quote and when; null until accepted.
+type Acceptance struct {
+	At    time.Time `json:"at"`
+	Email *string   `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Via `link`: the client, from the shared link; `staff`: recorded by a member.
+	Via AcceptanceVia `json:"via"`
+}
+
+// AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
+type AcceptanceVia string
+
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
 // second occurrence while it is open does not open another); it shows on the site's kitchen
 // wallboards while open, fires `alert.created` when it opens, and closes when its condition
@@ -1714,8 +2167,10 @@ type Alert struct {
 
 	// Kind What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-	// liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-	// `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
+	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
+	// `certification_lapse` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -1736,7 +2191,7 @@ type Alert struct {
 	// Status Example: open
 	Status AlertStatus `json:"status"`
 
-	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`).
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`).
 	Subject struct {
 		Id openapi_types.UUID `json:"id"`
 
@@ -1866,6 +2321,22 @@ type ApiKey struct {
 
 	// Prefix Example: sous_k7Qm2x
 	Prefix string `json:"prefix"`
+}
+
+// Assignee Who the task is for, with the member's or position's name.
+type Assignee struct {
+	// Name Example: Opening cook
+	Name       string              `json:"name"`
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// AssigneeInput A member (`userId`) or a position (`positionId`); exactly one.
+//
+// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+type AssigneeInput struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
 }
 
 // AuditEntry defines model for AuditEntry.
@@ -2008,6 +2479,89 @@ type CastRequest struct {
 // Example: message
 type CastType string
 
+// CateringClient defines model for CateringClient.
+type CateringClient struct {
+	BillingAddress *string            `json:"billingAddress"`
+	Company        *string            `json:"company"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Email          *string            `json:"email"`
+	Id             openapi_types.UUID `json:"id"`
+	Name           string             `json:"name"`
+	Phone          *string            `json:"phone"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
+}
+
+// CateringClientRequest defines model for CateringClientRequest.
+type CateringClientRequest struct {
+	// BillingAddress Example: 120 Lake Shore Dr, Chicago IL 60611
+	BillingAddress *string `json:"billingAddress,omitempty"`
+
+	// Company Example: Chen & Ortiz Wedding
+	Company *string `json:"company,omitempty"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Phone Example: +1 312 555 0142
+	Phone *string `json:"phone,omitempty"`
+}
+
+// CateringEvent defines model for CateringEvent.
+type CateringEvent struct {
+	ClientId   openapi_types.UUID `json:"clientId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	EndsAt     time.Time          `json:"endsAt"`
+	GuestCount int                `json:"guestCount"`
+	Id         openapi_types.UUID `json:"id"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsAt   time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status    CateringEventStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	Venue     *string             `json:"venue"`
+}
+
+// CateringEventRequest defines model for CateringEventRequest.
+type CateringEventRequest struct {
+	ClientId openapi_types.UUID `json:"clientId"`
+	EndsAt   time.Time          `json:"endsAt"`
+
+	// GuestCount Example: 140
+	GuestCount int `json:"guestCount"`
+
+	// Name Example: Chen–Ortiz wedding reception
+	Name string `json:"name"`
+
+	// SiteId The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+	SiteId   openapi_types.UUID `json:"siteId"`
+	StartsAt time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status *CateringEventStatus `json:"status,omitempty"`
+
+	// Venue Example: Lakeview Pavilion
+	Venue *string `json:"venue,omitempty"`
+}
+
+// CateringEventStatus `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+// (set by the server; not settable), then `completed` or `cancelled`.
+//
+// Example: inquiry
+type CateringEventStatus string
+
 // CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
 type CateringInvoicePaidData struct {
 	// EventId The catering event the invoice bills.
@@ -2133,6 +2687,15 @@ type CodeRef struct {
 
 	// Text Example: No pork - religious preference
 	Text string `json:"text"`
+}
+
+// CompleteTaskRequest defines model for CompleteTaskRequest.
+type CompleteTaskRequest struct {
+	Note     *string `json:"note,omitempty"`
+	ScanCode *string `json:"scanCode,omitempty"`
+
+	// Temperature Example: {"unit":"F","value":"38.5"}
+	Temperature *Temperature `json:"temperature,omitempty"`
 }
 
 // CostCents Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
@@ -2404,6 +2967,52 @@ type CreateTagRequest struct {
 	//
 	// Example: equipment
 	TargetType TagTargetType `json:"targetType"`
+}
+
+// CreateTaskRequest defines model for CreateTaskRequest.
+type CreateTaskRequest struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee    *AssigneeInput `json:"assignee,omitempty"`
+	Description *string        `json:"description,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+
+	// Required Default false.
+	Required      *bool              `json:"required,omitempty"`
+	RequiresPhoto *bool              `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool              `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool              `json:"requiresTemp,omitempty"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// TargetTagId A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+	TargetTagId *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
 }
 
 // CreateWasteLogRequest defines model for CreateWasteLogRequest.
@@ -2756,6 +3365,12 @@ type DietOrderSource string
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
 
+// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+//
+// Example: 2026-03-02 14:00:00-06:00
+type DueAt = string
+
 // Email An email address; compared case-insensitively.
 //
 // Example: ana@harborview-kitchens.example
@@ -2868,6 +3483,13 @@ type Error struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -2936,6 +3558,13 @@ type Error struct {
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 // - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+// - `gone` (410): The target existed and is no longer available.
+// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+// - `survey_already_answered` (409): This single-use survey link has already been used.
+// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 //
 // Example: not_found
 type ErrorCode string
@@ -2951,6 +3580,34 @@ type Event struct {
 // Example: alert.created
 type EventType string
 
+// Evidence What the completion carried.
+type Evidence struct {
+	// AlertId The `temperature_excursion` alert the reading opened.
+	AlertId *openapi_types.UUID `json:"alertId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+
+	// OutOfRange The temperature was outside `tempRange` (a `temperature_excursion` alert opened).
+	OutOfRange bool `json:"outOfRange"`
+	Scan       *struct {
+		Code  string             `json:"code"`
+		TagId openapi_types.UUID `json:"tagId"`
+	} `json:"scan,omitempty"`
+	Temperature *struct {
+		// Fahrenheit The reading in °F (exact; Celsius converted as C × 9/5 + 32).
+		Fahrenheit string                  `json:"fahrenheit"`
+		Unit       EvidenceTemperatureUnit `json:"unit"`
+		Value      string                  `json:"value"`
+	} `json:"temperature,omitempty"`
+}
+
+// EvidenceTemperatureUnit defines model for Evidence.Temperature.Unit.
+type EvidenceTemperatureUnit string
+
+// Fahrenheit Degrees Fahrenheit, an exact decimal string.
+//
+// Example: 41
+type Fahrenheit = string
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	// Field The offending field as a dotted path into the body, or the parameter's name.
@@ -2960,6 +3617,36 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Guide defines model for Guide.
+type Guide struct {
+	Body      string               `json:"body"`
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	MediaIds  []openapi_types.UUID `json:"mediaIds"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Title     string               `json:"title"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// GuideRef defines model for GuideRef.
+type GuideRef struct {
+	Id    openapi_types.UUID `json:"id"`
+	Title string             `json:"title"`
+}
+
+// GuideRequest defines model for GuideRequest.
+type GuideRequest struct {
+	// Body Markdown.
+	Body string `json:"body"`
+
+	// MediaIds Images uploaded with POST /media.
+	MediaIds *[]openapi_types.UUID `json:"mediaIds,omitempty"`
+
+	// SiteIds The sites the guide is for; empty or absent means every site.
+	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+	Title   string                `json:"title"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -3116,6 +3803,51 @@ type Hl7ResultDetail struct {
 	Warnings *[]string `json:"warnings,omitempty"`
 }
 
+// Huddle defines model for Huddle.
+type Huddle struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Notes     string             `json:"notes"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// TaskIds The tasks its actions became (source `huddle`).
+	TaskIds []openapi_types.UUID `json:"taskIds"`
+}
+
+// HuddleAction defines model for HuddleAction.
+type HuddleAction struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority *TaskPriority `json:"priority,omitempty"`
+	Title    string        `json:"title"`
+}
+
+// HuddleRequest defines model for HuddleRequest.
+type HuddleRequest struct {
+	Actions *[]HuddleAction    `json:"actions,omitempty"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+	Notes   *string            `json:"notes,omitempty"`
+	SiteId  openapi_types.UUID `json:"siteId"`
+}
+
 // IngestHl7Request defines model for IngestHl7Request.
 type IngestHl7Request struct {
 	// Message HL7 v2 text: one message or several batched. Segments end with CR, LF or CRLF; MLLP
@@ -3188,6 +3920,69 @@ type Invitation struct {
 	Role    Role                 `json:"role"`
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
+
+// InvitationsRequest Either `count` anonymous links or one link per recipient.
+type InvitationsRequest struct {
+	// Count Example: 2
+	Count *int `json:"count,omitempty"`
+
+	// ExpiresAt After this the links answer 404.
+	ExpiresAt  *time.Time   `json:"expiresAt,omitempty"`
+	Recipients *[]Recipient `json:"recipients,omitempty"`
+
+	// SingleUse A single-use link takes one submission (409 after).
+	SingleUse bool `json:"singleUse"`
+}
+
+// Invoice defines model for Invoice.
+type Invoice struct {
+	BalanceCents int64              `json:"balanceCents"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	EventId      openapi_types.UUID `json:"eventId"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Kind Example: deposit
+	Kind  InvoiceKind   `json:"kind"`
+	Lines []InvoiceLine `json:"lines"`
+
+	// Number A display number, unique within the organization.
+	//
+	// Example: INV-2026-0192F3A4
+	Number    string             `json:"number"`
+	PaidAt    *time.Time         `json:"paidAt"`
+	PaidCents int64              `json:"paidCents"`
+	Payments  []Payment          `json:"payments"`
+	QuoteId   openapi_types.UUID `json:"quoteId"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+	VoidedAt   *time.Time    `json:"voidedAt"`
+}
+
+// InvoiceKind Example: deposit
+type InvoiceKind string
+
+// InvoiceLine defines model for InvoiceLine.
+type InvoiceLine struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Description Example: Deposit, 30% of the contract
+	Description string `json:"description"`
+}
+
+// InvoiceRequest defines model for InvoiceRequest.
+type InvoiceRequest struct {
+	// Kind Example: deposit
+	Kind InvoiceKind `json:"kind"`
+
+	// QuoteId An accepted quote (the contract).
+	QuoteId openapi_types.UUID `json:"quoteId"`
+}
+
+// InvoiceStatus Example: open
+type InvoiceStatus string
 
 // ItemAllergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
 // nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
@@ -3842,6 +4637,34 @@ type PatientSummary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// Payment defines model for Payment.
+type Payment struct {
+	AmountCents int64              `json:"amountCents"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Method Example: card
+	Method    PaymentMethod `json:"method"`
+	PaidAt    time.Time     `json:"paidAt"`
+	Reference *string       `json:"reference"`
+}
+
+// PaymentMethod Example: card
+type PaymentMethod string
+
+// PaymentRequest defines model for PaymentRequest.
+type PaymentRequest struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+
+	// Reference Example: Visa ending 4242
+	Reference *string `json:"reference,omitempty"`
+}
+
 // PersonName defines model for PersonName.
 type PersonName struct {
 	// Family Example: DOE
@@ -3928,6 +4751,13 @@ type PlanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -3999,10 +4829,82 @@ type PolicyPublishedEvent struct {
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
 
+// Position defines model for Position.
+type Position struct {
+	CreatedAt time.Time            `json:"createdAt"`
+	Id        openapi_types.UUID   `json:"id"`
+	Name      string               `json:"name"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	UserIds   []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionMembersRequest defines model for PositionMembersRequest.
+type PositionMembersRequest struct {
+	UserIds []openapi_types.UUID `json:"userIds"`
+}
+
+// PositionRequest defines model for PositionRequest.
+type PositionRequest struct {
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // PositiveQuantityInput A non-negative exact decimal string, at most 6 decimal places.
 //
 // Example: 24
 type PositiveQuantityInput = string
+
+// PublicAcceptRequest defines model for PublicAcceptRequest.
+type PublicAcceptRequest struct {
+	// Agree Must be true; the client agrees to the quote's terms.
+	Agree bool `json:"agree"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+}
+
+// PublicBrand The organization's display brand, as public pages show it.
+type PublicBrand struct {
+	// Accent Example: #F59E0B
+	Accent string `json:"accent"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+
+	// Primary Example: #1F2937
+	Primary string `json:"primary"`
+}
+
+// PublicQuestion defines model for PublicQuestion.
+type PublicQuestion struct {
+	Key      string    `json:"key"`
+	Options  *[]string `json:"options,omitempty"`
+	Prompt   string    `json:"prompt"`
+	Required bool      `json:"required"`
+	ScaleMax *int      `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// PublicSurvey A survey as its respondent sees it. Display data only; no ids.
+type PublicSurvey struct {
+	// Brand The organization's display brand, as public pages show it.
+	Brand           PublicBrand      `json:"brand"`
+	ClosesAt        *time.Time       `json:"closesAt"`
+	Questions       []PublicQuestion `json:"questions"`
+	SiteName        *string          `json:"siteName"`
+	ThankYouMessage string           `json:"thankYouMessage"`
+	Title           string           `json:"title"`
+}
 
 // Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 // requests at most 6 decimal places (more answers 400); quantities converted into an item's
@@ -4015,6 +4917,225 @@ type Quantity = string
 //
 // Example: 12.5
 type QuantityInput = string
+
+// Question defines model for Question.
+type Question struct {
+	// Key The answer's key in a submission; unique within the survey.
+	//
+	// Example: food_quality
+	Key string `json:"key"`
+
+	// Options The choices of a choice question (2 to 50, distinct); not accepted for other types.
+	Options *[]string `json:"options,omitempty"`
+
+	// Prompt Example: How was the food?
+	Prompt   string `json:"prompt"`
+	Required bool   `json:"required"`
+
+	// ScaleMax The top of a rating's scale (default 5); rating questions only.
+	ScaleMax *int `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionResult One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+// `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+// NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+// for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+type QuestionResult struct {
+	// Answered Submissions that answered the question.
+	Answered     int             `json:"answered"`
+	Counts       *map[string]int `json:"counts,omitempty"`
+	Distribution *map[string]int `json:"distribution,omitempty"`
+	Key          string          `json:"key"`
+
+	// Mean Example: 4.25
+	Mean *string `json:"mean,omitempty"`
+	Nps  *struct {
+		Detractors int `json:"detractors"`
+		Passives   int `json:"passives"`
+		Promoters  int `json:"promoters"`
+
+		// Score Example: 42
+		Score int `json:"score"`
+	} `json:"nps,omitempty"`
+	Prompt string `json:"prompt"`
+	Texts  *[]struct {
+		SubmittedAt time.Time `json:"submittedAt"`
+		Text        string    `json:"text"`
+	} `json:"texts,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionType What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+// string of at most 2,000 characters; `yes_no` a boolean.
+//
+// Example: rating
+type QuestionType string
+
+// Quote defines model for Quote.
+type Quote struct {
+	// Acceptance Who accepted the quote and when; null until accepted.
+	Acceptance       *Acceptance        `json:"acceptance"`
+	CreatedAt        time.Time          `json:"createdAt"`
+	DepositPercent   int                `json:"depositPercent"`
+	EventId          openapi_types.UUID `json:"eventId"`
+	Id               openapi_types.UUID `json:"id"`
+	Lines            []QuoteLine        `json:"lines"`
+	SentAt           *time.Time         `json:"sentAt"`
+	ServiceChargeBps int                `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+
+	// Version Starts at 1; editing a quote that was sent makes a new version (and voids its link).
+	Version int `json:"version"`
+}
+
+// QuoteLine defines model for QuoteLine.
+type QuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity Example: 140
+	Quantity string              `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId"`
+	Taxable  bool                `json:"taxable"`
+
+	// TotalCents quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+	//
+	// Example: 483000
+	TotalCents     int64 `json:"totalCents"`
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteLineKind Example: food
+type QuoteLineKind string
+
+// QuoteLineRequest defines model for QuoteLineRequest.
+type QuoteLineRequest struct {
+	// Description Example: Braised short rib, plated
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity A positive decimal (up to 4 places), as a string.
+	//
+	// Example: 140
+	Quantity string `json:"quantity"`
+
+	// RecipeId The recipe quoted, when recipes exist; kept as given.
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+	Taxable  bool                `json:"taxable"`
+
+	// UnitPriceCents The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+	//
+	// Example: 3450
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteRequest defines model for QuoteRequest.
+type QuoteRequest struct {
+	// DepositPercent Example: 30
+	DepositPercent int                `json:"depositPercent"`
+	EventId        openapi_types.UUID `json:"eventId"`
+	Lines          []QuoteLineRequest `json:"lines"`
+
+	// ServiceChargeBps Service charge in basis points of the subtotal (2000 = 20 %).
+	//
+	// Example: 2000
+	ServiceChargeBps int `json:"serviceChargeBps"`
+
+	// TaxRateBps Tax rate in basis points (1025 = 10.25 %).
+	//
+	// Example: 1025
+	TaxRateBps int `json:"taxRateBps"`
+
+	// Terms Example: 30% deposit secures the date; balance due 7 days before the event.
+	Terms string `json:"terms"`
+
+	// ValidUntil The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
+	//
+	// Example: 2026-03-20
+	ValidUntil openapi_types.Date `json:"validUntil"`
+}
+
+// QuoteStatus `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+//
+// Example: sent
+type QuoteStatus string
+
+// QuoteTotals Computed by the server: each line total is quantity × unit price rounded half-even to the
+// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+type QuoteTotals struct {
+	// DepositCents Example: 188225
+	DepositCents int64 `json:"depositCents"`
+
+	// ServiceChargeCents Example: 96600
+	ServiceChargeCents int64 `json:"serviceChargeCents"`
+
+	// SubtotalCents Example: 483000
+	SubtotalCents int64 `json:"subtotalCents"`
+
+	// TaxCents Example: 47817
+	TaxCents int64 `json:"taxCents"`
+
+	// TotalCents Example: 627417
+	TotalCents int64 `json:"totalCents"`
+}
+
+// ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
+type ReassignTaskRequest struct {
+	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
+	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// Recipient defines model for Recipient.
+type Recipient struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Room 412
+	Name *string `json:"name,omitempty"`
+
+	// Reference Example: MRN 100234567
+	Reference *string `json:"reference,omitempty"`
+}
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
@@ -4088,6 +5209,91 @@ type Role string
 //
 // Example: manager
 type RoleInput string
+
+// Routine defines model for Routine.
+type Routine struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []RoutineItem      `json:"items"`
+	Name      string             `json:"name"`
+
+	// NextOccurrences The next (at most five) occurrences, in the site's zone.
+	NextOccurrences []DueAt            `json:"nextOccurrences"`
+	Rrule           string             `json:"rrule"`
+	SiteId          openapi_types.UUID `json:"siteId"`
+	StartsOn        openapi_types.Date `json:"startsOn"`
+	UpdatedAt       time.Time          `json:"updatedAt"`
+}
+
+// RoutineItem defines model for RoutineItem.
+type RoutineItem struct {
+	// Assignee A member (`userId`) or a position (`positionId`); exactly one.
+	//
+	// Example: {"positionId":"0192f3a4-0000-7000-8000-0000000000b1"}
+	Assignee *AssigneeInput `json:"assignee,omitempty"`
+
+	// DueAfterMinutes The task is due this long after the occurrence (default 0).
+	DueAfterMinutes *int `json:"dueAfterMinutes,omitempty"`
+
+	// GraceMinutes Default 30.
+	GraceMinutes *int `json:"graceMinutes,omitempty"`
+
+	// Kind Example: temperature_log
+	Kind         *TaskKind             `json:"kind,omitempty"`
+	LinkedDocIds *[]openapi_types.UUID `json:"linkedDocIds,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority      *TaskPriority       `json:"priority,omitempty"`
+	Required      *bool               `json:"required,omitempty"`
+	RequiresPhoto *bool               `json:"requiresPhoto,omitempty"`
+	RequiresScan  *bool               `json:"requiresScan,omitempty"`
+	RequiresTemp  *bool               `json:"requiresTemp,omitempty"`
+	TargetTagId   *openapi_types.UUID `json:"targetTagId,omitempty"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange,omitempty"`
+	Title     string     `json:"title"`
+}
+
+// RoutineRequest defines model for RoutineRequest.
+type RoutineRequest struct {
+	// Active Default true; an inactive routine makes no tasks.
+	Active *bool         `json:"active,omitempty"`
+	Items  []RoutineItem `json:"items"`
+	Name   string        `json:"name"`
+
+	// Rrule An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+	// time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+	// wall-clock times: one that does not exist on a spring-forward day happens as much later
+	// as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+	// once, the first time. An invalid rule answers 400 with the parser's reason.
+	//
+	//
+	// Example: FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+	Rrule  string             `json:"rrule"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StartsOn The first local date with occurrences (default today at the site).
+	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
+}
+
+// RunNowResult defines model for RunNowResult.
+type RunNowResult struct {
+	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	Occurrence DueAt  `json:"occurrence"`
+	Tasks      []Task `json:"tasks"`
+}
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -4163,6 +5369,13 @@ type ScanError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4358,6 +5571,109 @@ type SetCountLinesRequest struct {
 	Lines []SetCountLine `json:"lines"`
 }
 
+// ShareLink defines model for ShareLink.
+type ShareLink struct {
+	// Token Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+	//
+	// Example: q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Token string `json:"token"`
+
+	// Url The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+	//
+	// Example: https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Url string `json:"url"`
+}
+
+// SharedAcceptance defines model for SharedAcceptance.
+type SharedAcceptance struct {
+	At   time.Time `json:"at"`
+	Name string    `json:"name"`
+}
+
+// SharedInvoice An invoice as its client sees it. Display data only; no ids.
+type SharedInvoice struct {
+	BalanceCents int64 `json:"balanceCents"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand         PublicBrand `json:"brand"`
+	ClientName    string      `json:"clientName"`
+	EventName     string      `json:"eventName"`
+	EventStartsAt time.Time   `json:"eventStartsAt"`
+	IssuedAt      time.Time   `json:"issuedAt"`
+
+	// Kind Example: deposit
+	Kind      InvoiceKind     `json:"kind"`
+	Lines     []InvoiceLine   `json:"lines"`
+	Number    string          `json:"number"`
+	PaidCents int64           `json:"paidCents"`
+	Payments  []SharedPayment `json:"payments"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+}
+
+// SharedPayment defines model for SharedPayment.
+type SharedPayment struct {
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+}
+
+// SharedQuote A quote as its client sees it. Display data only; no ids.
+type SharedQuote struct {
+	Acceptance *SharedAcceptance `json:"acceptance"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand            PublicBrand       `json:"brand"`
+	ClientName       string            `json:"clientName"`
+	DepositPercent   int               `json:"depositPercent"`
+	EventEndsAt      time.Time         `json:"eventEndsAt"`
+	EventName        string            `json:"eventName"`
+	EventStartsAt    time.Time         `json:"eventStartsAt"`
+	GuestCount       int               `json:"guestCount"`
+	Lines            []SharedQuoteLine `json:"lines"`
+	ServiceChargeBps int               `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Timezone The catering site's IANA time zone, for showing dates.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+	Venue      *string            `json:"venue"`
+	Version    int                `json:"version"`
+}
+
+// SharedQuoteLine defines model for SharedQuoteLine.
+type SharedQuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind           QuoteLineKind `json:"kind"`
+	Quantity       string        `json:"quantity"`
+	Taxable        bool          `json:"taxable"`
+	TotalCents     int64         `json:"totalCents"`
+	UnitPriceCents int64         `json:"unitPriceCents"`
+}
+
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
 	DecidedAt    *time.Time          `json:"decidedAt"`
@@ -4443,6 +5759,16 @@ type Site struct {
 	//
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
+}
+
+// StaffAcceptRequest defines model for StaffAcceptRequest.
+type StaffAcceptRequest struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Who accepted (the client, by phone or in person).
+	//
+	// Example: Maya Chen
+	Name string `json:"name"`
 }
 
 // StandardUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
@@ -4647,6 +5973,13 @@ type StockConflictError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4885,6 +6218,85 @@ type SupportInquiryRequest struct {
 	Topic string `json:"topic"`
 }
 
+// Survey defines model for Survey.
+type Survey struct {
+	ClosesAt      *time.Time          `json:"closesAt"`
+	CreatedAt     time.Time           `json:"createdAt"`
+	Id            openapi_types.UUID  `json:"id"`
+	Name          string              `json:"name"`
+	Questions     []Question          `json:"questions"`
+	ResponseCount int                 `json:"responseCount"`
+	SiteId        *openapi_types.UUID `json:"siteId"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status          SurveyStatus `json:"status"`
+	ThankYouMessage string       `json:"thankYouMessage"`
+	UpdatedAt       time.Time    `json:"updatedAt"`
+}
+
+// SurveyInvitation defines model for SurveyInvitation.
+type SurveyInvitation struct {
+	Email     *string            `json:"email"`
+	ExpiresAt *time.Time         `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      *string            `json:"name"`
+	Reference *string            `json:"reference"`
+	SingleUse bool               `json:"singleUse"`
+
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url `{web_url}/survey/{token}`
+	Url string `json:"url"`
+}
+
+// SurveyReceipt defines model for SurveyReceipt.
+type SurveyReceipt struct {
+	SubmittedAt     time.Time `json:"submittedAt"`
+	ThankYouMessage string    `json:"thankYouMessage"`
+}
+
+// SurveyRequest defines model for SurveyRequest.
+type SurveyRequest struct {
+	ClosesAt *time.Time `json:"closesAt,omitempty"`
+
+	// Name Example: Patient meal feedback
+	Name      string     `json:"name"`
+	Questions []Question `json:"questions"`
+
+	// SiteId The site the survey belongs to; null for an organization-wide survey.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status SurveyStatus `json:"status"`
+
+	// ThankYouMessage Example: Thank you! Your answers help our kitchen.
+	ThankYouMessage string `json:"thankYouMessage"`
+}
+
+// SurveyResults defines model for SurveyResults.
+type SurveyResults struct {
+	Questions []QuestionResult `json:"questions"`
+
+	// ResponseCount Submissions in the period.
+	ResponseCount int `json:"responseCount"`
+}
+
+// SurveyStatus Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+//
+// Example: open
+type SurveyStatus string
+
+// SurveySubmission defines model for SurveySubmission.
+type SurveySubmission struct {
+	// Answers Answers by question key; each of its question's type (see `QuestionType`).
+	Answers map[string]interface{} `json:"answers"`
+}
+
 // Tag defines model for Tag.
 type Tag struct {
 	// Code A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
@@ -4933,6 +6345,182 @@ type TagCode = string
 //
 // Example: equipment
 type TagTargetType string
+
+// Task One thing to do at a site by a time, with the evidence that proves it done. The first
+// thirteen fields are the spec's task row; the others are what a client needs besides.
+type Task struct {
+	// Assignee Who the task is for, with the member's or position's name.
+	Assignee *Assignee `json:"assignee"`
+
+	// AttachmentMediaIds The task's photos, oldest first.
+	AttachmentMediaIds []openapi_types.UUID `json:"attachmentMediaIds"`
+	CompletedAt        *time.Time           `json:"completedAt"`
+	CompletedBy        *openapi_types.UUID  `json:"completedBy"`
+	CreatedAt          time.Time            `json:"createdAt"`
+	Description        *string              `json:"description"`
+
+	// DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+	// zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+	//
+	//
+	// Example: 2026-03-02 14:00:00-06:00
+	DueAt DueAt `json:"dueAt"`
+
+	// Evidence What the completion carried.
+	Evidence *Evidence `json:"evidence"`
+
+	// GraceMinutes How long after `dueAt` an open task becomes missed.
+	GraceMinutes int `json:"graceMinutes"`
+
+	// Guides The linked guides' titles (GET /tasks/{id} only).
+	Guides *[]GuideRef        `json:"guides,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: temperature_log
+	Kind TaskKind `json:"kind"`
+
+	// Late Completed after it was missed.
+	Late bool `json:"late"`
+
+	// LinkedDocIds Guides linked to the task.
+	LinkedDocIds []openapi_types.UUID `json:"linkedDocIds"`
+
+	// Photos The photos with their URLs (GET /tasks/{id} only).
+	Photos *[]TaskPhoto `json:"photos,omitempty"`
+
+	// Priority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+	// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+	//
+	//
+	// Example: medium
+	Priority TaskPriority `json:"priority"`
+
+	// Required Missing it opens a `task_missed` alert.
+	Required      bool               `json:"required"`
+	RequiresPhoto bool               `json:"requiresPhoto"`
+	RequiresScan  bool               `json:"requiresScan"`
+	RequiresTemp  bool               `json:"requiresTemp"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+
+	// Source Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+	// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+	// finding), `sensor_alert` (`sourceId` the alert).
+	//
+	//
+	// Example: routine
+	Source   TaskSource          `json:"source"`
+	SourceId *openapi_types.UUID `json:"sourceId"`
+
+	// Status `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+	// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+	// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+	// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+	//
+	//
+	// Example: open
+	Status TaskStatus `json:"status"`
+
+	// Target What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+	// tags, the tag itself for equipment and storage locations described by a label). Any
+	// current tag of the organization with the same target satisfies the scan.
+	Target *TaskTarget `json:"target"`
+
+	// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+	//
+	// Example: {"maxF":"41","minF":"33"}
+	TempRange *TempRange `json:"tempRange"`
+
+	// Title Example: Log walk-in cooler temperature
+	Title string `json:"title"`
+}
+
+// TaskDocsRequest defines model for TaskDocsRequest.
+type TaskDocsRequest struct {
+	DocIds []openapi_types.UUID `json:"docIds"`
+}
+
+// TaskKind Example: temperature_log
+type TaskKind string
+
+// TaskPhoto defines model for TaskPhoto.
+type TaskPhoto struct {
+	ContentType TaskPhotoContentType `json:"contentType"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Filename    *string              `json:"filename,omitempty"`
+	MediaId     openapi_types.UUID   `json:"mediaId"`
+	Size        int                  `json:"size"`
+
+	// Url Where the bytes are served (with the member's session).
+	//
+	// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+	Url string `json:"url"`
+}
+
+// TaskPhotoContentType defines model for TaskPhoto.ContentType.
+type TaskPhotoContentType string
+
+// TaskPriority How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+// severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+//
+// Example: medium
+type TaskPriority string
+
+// TaskSource Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+// (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+// finding), `sensor_alert` (`sourceId` the alert).
+//
+// Example: routine
+type TaskSource string
+
+// TaskStatus `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+// (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+// is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+// is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+//
+// Example: open
+type TaskStatus string
+
+// TaskTarget What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+// tags, the tag itself for equipment and storage locations described by a label). Any
+// current tag of the organization with the same target satisfies the scan.
+type TaskTarget struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Name Example: Walk-in cooler
+	Name string         `json:"name"`
+	Type TaskTargetType `json:"type"`
+}
+
+// TaskTargetType defines model for TaskTarget.Type.
+type TaskTargetType string
+
+// TempRange The acceptable reading, inclusive, in degrees Fahrenheit.
+//
+// Example: {"maxF":"41","minF":"33"}
+type TempRange struct {
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF Fahrenheit `json:"maxF"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF Fahrenheit `json:"minF"`
+}
+
+// Temperature Example: {"unit":"F","value":"38.5"}
+type Temperature struct {
+	Unit TemperatureUnit `json:"unit"`
+
+	// Value The reading, an exact decimal string.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// TemperatureUnit defines model for Temperature.Unit.
+type TemperatureUnit string
 
 // TemperatureF A temperature in degrees Fahrenheit, as a decimal string.
 //
@@ -5223,6 +6811,11 @@ type UploadMediaRequest struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// UploadTaskPhotoRequest defines model for UploadTaskPhotoRequest.
+type UploadTaskPhotoRequest struct {
+	File openapi_types.File `json:"file"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -5290,6 +6883,13 @@ type ValidationError struct {
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
 	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -5594,6 +7194,9 @@ type WorkOrderResolvedEvent struct {
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
 
+// CapabilityToken defines model for CapabilityToken.
+type CapabilityToken = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -5638,6 +7241,9 @@ type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
+
+// Gone The body of every error response.
+type Gone = Error
 
 // IdempotencyConflict The body of every error response.
 type IdempotencyConflict = Error
@@ -5917,6 +7523,188 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCateringClientsParams defines parameters for ListCateringClients.
+type ListCateringClientsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringClientParams defines parameters for CreateCateringClient.
+type CreateCateringClientParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringEventsParams defines parameters for ListCateringEvents.
+type ListCateringEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringEventParams defines parameters for CreateCateringEvent.
+type CreateCateringEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringInvoicesParams defines parameters for ListCateringInvoices.
+type ListCateringInvoicesParams struct {
+	// QuoteId Only this quote's invoices.
+	QuoteId *openapi_types.UUID `form:"quoteId,omitempty" json:"quoteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringInvoiceParams defines parameters for CreateCateringInvoice.
+type CreateCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RecordCateringPaymentParams defines parameters for RecordCateringPayment.
+type RecordCateringPaymentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringInvoiceParams defines parameters for ShareCateringInvoice.
+type ShareCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// VoidCateringInvoiceParams defines parameters for VoidCateringInvoice.
+type VoidCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringQuotesParams defines parameters for ListCateringQuotes.
+type ListCateringQuotesParams struct {
+	// EventId Only this event's quotes.
+	EventId *openapi_types.UUID `form:"eventId,omitempty" json:"eventId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringQuoteParams defines parameters for CreateCateringQuote.
+type CreateCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptCateringQuoteParams defines parameters for AcceptCateringQuote.
+type AcceptCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeclineCateringQuoteParams defines parameters for DeclineCateringQuote.
+type DeclineCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringQuoteParams defines parameters for ShareCateringQuote.
+type ShareCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetCensusParams defines parameters for GetCensus.
 type GetCensusParams struct {
 	// SiteId Only this site's patients.
@@ -6073,6 +7861,40 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// CreateGuideParams defines parameters for CreateGuide.
+type CreateGuideParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListHuddlesParams defines parameters for ListHuddles.
+type ListHuddlesParams struct {
+	// SiteId Only this site's huddles.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateHuddleParams defines parameters for CreateHuddle.
+type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListInventoryItemsParams defines parameters for ListInventoryItems.
 type ListInventoryItemsParams struct {
 	// Q Only items whose name or SKU contains this text (case-insensitively).
@@ -6151,6 +7973,60 @@ type ListMediaParams struct {
 
 // UploadMediaParams defines parameters for UploadMedia.
 type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListPositionsParams defines parameters for ListPositions.
+type ListPositionsParams struct {
+	// SiteId Only this site's positions.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreatePositionParams defines parameters for CreatePosition.
+type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRoutinesParams defines parameters for ListRoutines.
+type ListRoutinesParams struct {
+	// SiteId Only this site's routines.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateRoutineParams defines parameters for CreateRoutine.
+type CreateRoutineParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RunRoutineNowParams defines parameters for RunRoutineNow.
+type RunRoutineNowParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6308,8 +8184,163 @@ type CreateStorageLocationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListSurveysParams defines parameters for ListSurveys.
+type ListSurveysParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSurveyParams defines parameters for CreateSurvey.
+type CreateSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSurveyInvitationsParams defines parameters for CreateSurveyInvitations.
+type CreateSurveyInvitationsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSurveyResultsParams defines parameters for GetSurveyResults.
+type GetSurveyResultsParams struct {
+	// From Submissions at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Submissions before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ShareSurveyParams defines parameters for ShareSurvey.
+type ShareSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	// SiteId Only this site's tasks.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only tasks in this state.
+	Status *TaskStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// AssigneeId Only tasks assigned to this member or to a position they hold.
+	AssigneeId *openapi_types.UUID `form:"assigneeId,omitempty" json:"assigneeId,omitempty"`
+
+	// PositionId Only tasks assigned to this position.
+	PositionId *openapi_types.UUID `form:"positionId,omitempty" json:"positionId,omitempty"`
+
+	// Kind Only tasks of this kind.
+	Kind *TaskKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Source Only tasks from this origin.
+	Source *TaskSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// DueFrom Only tasks due at or after this moment.
+	DueFrom *DueAt `form:"dueFrom,omitempty" json:"dueFrom,omitempty"`
+
+	// DueTo Only tasks due at or before this moment.
+	DueTo *DueAt `form:"dueTo,omitempty" json:"dueTo,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateTaskParams defines parameters for CreateTask.
+type CreateTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteTaskParams defines parameters for CompleteTask.
+type CompleteTaskParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AddTaskPhotoParams defines parameters for AddTaskPhoto.
+type AddTaskPhotoParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReassignTaskParams defines parameters for ReassignTask.
+type ReassignTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6394,8 +8425,36 @@ type TestWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// AcceptSharedQuoteParams defines parameters for AcceptSharedQuote.
+type AcceptSharedQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
 type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitPublicSurveyParams defines parameters for SubmitPublicSurvey.
+type SubmitPublicSurveyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -6441,6 +8500,33 @@ type IngestHl7JSONRequestBody = IngestHl7Request
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateCateringClientJSONRequestBody defines body for CreateCateringClient for application/json ContentType.
+type CreateCateringClientJSONRequestBody = CateringClientRequest
+
+// UpdateCateringClientJSONRequestBody defines body for UpdateCateringClient for application/json ContentType.
+type UpdateCateringClientJSONRequestBody = CateringClientRequest
+
+// CreateCateringEventJSONRequestBody defines body for CreateCateringEvent for application/json ContentType.
+type CreateCateringEventJSONRequestBody = CateringEventRequest
+
+// UpdateCateringEventJSONRequestBody defines body for UpdateCateringEvent for application/json ContentType.
+type UpdateCateringEventJSONRequestBody = CateringEventRequest
+
+// CreateCateringInvoiceJSONRequestBody defines body for CreateCateringInvoice for application/json ContentType.
+type CreateCateringInvoiceJSONRequestBody = InvoiceRequest
+
+// RecordCateringPaymentJSONRequestBody defines body for RecordCateringPayment for application/json ContentType.
+type RecordCateringPaymentJSONRequestBody = PaymentRequest
+
+// CreateCateringQuoteJSONRequestBody defines body for CreateCateringQuote for application/json ContentType.
+type CreateCateringQuoteJSONRequestBody = QuoteRequest
+
+// UpdateCateringQuoteJSONRequestBody defines body for UpdateCateringQuote for application/json ContentType.
+type UpdateCateringQuoteJSONRequestBody = QuoteRequest
+
+// AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
+type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -6459,6 +8545,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
+type CreateGuideJSONRequestBody = GuideRequest
+
+// UpdateGuideJSONRequestBody defines body for UpdateGuide for application/json ContentType.
+type UpdateGuideJSONRequestBody = GuideRequest
+
+// CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
+type CreateHuddleJSONRequestBody = HuddleRequest
+
 // CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
 type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
 
@@ -6473,6 +8568,21 @@ type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
+type CreatePositionJSONRequestBody = PositionRequest
+
+// UpdatePositionJSONRequestBody defines body for UpdatePosition for application/json ContentType.
+type UpdatePositionJSONRequestBody = PositionRequest
+
+// SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
+type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
+// CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
+type CreateRoutineJSONRequestBody = RoutineRequest
+
+// UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
+type UpdateRoutineJSONRequestBody = RoutineRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -6498,8 +8608,32 @@ type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
 // UpdateSupplySettingsJSONRequestBody defines body for UpdateSupplySettings for application/json ContentType.
 type UpdateSupplySettingsJSONRequestBody = SupplySettings
 
+// CreateSurveyJSONRequestBody defines body for CreateSurvey for application/json ContentType.
+type CreateSurveyJSONRequestBody = SurveyRequest
+
+// UpdateSurveyJSONRequestBody defines body for UpdateSurvey for application/json ContentType.
+type UpdateSurveyJSONRequestBody = SurveyRequest
+
+// CreateSurveyInvitationsJSONRequestBody defines body for CreateSurveyInvitations for application/json ContentType.
+type CreateSurveyInvitationsJSONRequestBody = InvitationsRequest
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
+
+// CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
+type CreateTaskJSONRequestBody = CreateTaskRequest
+
+// CompleteTaskJSONRequestBody defines body for CompleteTask for application/json ContentType.
+type CompleteTaskJSONRequestBody = CompleteTaskRequest
+
+// SetTaskDocsJSONRequestBody defines body for SetTaskDocs for application/json ContentType.
+type SetTaskDocsJSONRequestBody = TaskDocsRequest
+
+// AddTaskPhotoMultipartRequestBody defines body for AddTaskPhoto for multipart/form-data ContentType.
+type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
+
+// ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
+type ReassignTaskJSONRequestBody = ReassignTaskRequest
 
 // CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
 type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
@@ -6510,8 +8644,14 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
+// AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
+type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
+
 // CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
 type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
+
+// SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
+type SubmitPublicSurveyJSONRequestBody = SurveySubmission
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -7339,6 +9479,66 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
@@ -7393,6 +9593,24 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx echo.Context, orgId OrgId) error
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
@@ -7438,6 +9656,33 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
@@ -7492,6 +9737,27 @@ type ServerInterface interface {
 	// UpdateSupplySettings Change supply settings
 	// (PUT /orgs/{orgId}/supply-settings)
 	UpdateSupplySettings(ctx echo.Context, orgId OrgId) error
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -7501,6 +9767,33 @@ type ServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx echo.Context, orgId OrgId, id Id) error
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -7528,9 +9821,24 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx echo.Context, token CapabilityToken) error
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -8256,6 +10564,700 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ListCateringClients converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringClients(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringClientsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringClients(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringClientParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringClient(ctx, orgId, params)
+	return err
+}
+
+// UpdateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringClient(ctx, orgId, id)
+	return err
+}
+
+// ListCateringEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringEvents(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringEvent(ctx, orgId, params)
+	return err
+}
+
+// GetCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// ListCateringInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringInvoicesParams
+	// ------------- Optional query parameter "quoteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "quoteId", ctx.QueryParams(), &params.QuoteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter quoteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringInvoices(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringInvoice(ctx, orgId, params)
+	return err
+}
+
+// GetCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringInvoice(ctx, orgId, id)
+	return err
+}
+
+// RecordCateringPayment converts echo context to params.
+func (w *ServerInterfaceWrapper) RecordCateringPayment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RecordCateringPaymentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RecordCateringPayment(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// VoidCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) VoidCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VoidCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VoidCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// ListCateringQuotes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringQuotes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringQuotesParams
+	// ------------- Optional query parameter "eventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "eventId", ctx.QueryParams(), &params.EventId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter eventId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringQuotes(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringQuote(ctx, orgId, params)
+	return err
+}
+
+// GetCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// AcceptCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// DeclineCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) DeclineCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeclineCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeclineCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
 // GetCensus converts echo context to params.
 func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 	var err error
@@ -8888,6 +11890,167 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListGuides converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGuides(ctx, orgId)
+	return err
+}
+
+// CreateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGuideParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGuide(ctx, orgId, params)
+	return err
+}
+
+// GetGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGuide(ctx, orgId, id)
+	return err
+}
+
+// UpdateGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateGuide(ctx, orgId, id)
+	return err
+}
+
+// ListHuddles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHuddles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListHuddlesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHuddles(ctx, orgId, params)
+	return err
+}
+
+// CreateHuddle converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateHuddleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
 // ListInventoryItems converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInventoryItems(ctx echo.Context) error {
 	var err error
@@ -9338,6 +12501,268 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListPositions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPositions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPositionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPositions(ctx, orgId, params)
+	return err
+}
+
+// CreatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePositionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePosition(ctx, orgId, params)
+	return err
+}
+
+// UpdatePosition converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePosition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePosition(ctx, orgId, id)
+	return err
+}
+
+// SetPositionMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
+// ListRoutines converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRoutinesParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRoutines(ctx, orgId, params)
+	return err
+}
+
+// CreateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRoutineParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRoutine(ctx, orgId, params)
+	return err
+}
+
+// GetRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRoutine(ctx, orgId, id)
+	return err
+}
+
+// UpdateRoutine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRoutine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRoutine(ctx, orgId, id)
+	return err
+}
+
+// RunRoutineNow converts echo context to params.
+func (w *ServerInterfaceWrapper) RunRoutineNow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunRoutineNowParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunRoutineNow(ctx, orgId, id, params)
 	return err
 }
 
@@ -9940,6 +13365,264 @@ func (w *ServerInterfaceWrapper) UpdateSupplySettings(ctx echo.Context) error {
 	return err
 }
 
+// ListSurveys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSurveys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSurveysParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSurveys(ctx, orgId, params)
+	return err
+}
+
+// CreateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurvey(ctx, orgId, params)
+	return err
+}
+
+// GetSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurvey(ctx, orgId, id)
+	return err
+}
+
+// UpdateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSurvey(ctx, orgId, id)
+	return err
+}
+
+// CreateSurveyInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurveyInvitations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyInvitationsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurveyInvitations(ctx, orgId, id, params)
+	return err
+}
+
+// GetSurveyResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurveyResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSurveyResultsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurveyResults(ctx, orgId, id, params)
+	return err
+}
+
+// ShareSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareSurvey(ctx, orgId, id, params)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -10013,6 +13696,374 @@ func (w *ServerInterfaceWrapper) DeleteTag(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeleteTag(ctx, orgId, id)
+	return err
+}
+
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "assigneeId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "assigneeId", ctx.QueryParams(), &params.AssigneeId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assigneeId: %s", err))
+	}
+
+	// ------------- Optional query parameter "positionId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "positionId", ctx.QueryParams(), &params.PositionId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter positionId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "source", ctx.QueryParams(), &params.Source, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter source: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueFrom" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueFrom", ctx.QueryParams(), &params.DueFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueFrom: %s", err))
+	}
+
+	// ------------- Optional query parameter "dueTo" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dueTo", ctx.QueryParams(), &params.DueTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dueTo: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, orgId, params)
+	return err
+}
+
+// CreateTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTask(ctx, orgId, params)
+	return err
+}
+
+// GetTask converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTask(ctx, orgId, id)
+	return err
+}
+
+// CompleteTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteTask(ctx, orgId, id, params)
+	return err
+}
+
+// SetTaskDocs converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTaskDocs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTaskDocs(ctx, orgId, id)
+	return err
+}
+
+// AddTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) AddTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddTaskPhotoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddTaskPhoto(ctx, orgId, id, params)
+	return err
+}
+
+// DeleteTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// GetTaskPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTaskPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTaskPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// ReassignTask converts echo context to params.
+func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReassignTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReassignTask(ctx, orgId, id, params)
 	return err
 }
 
@@ -10320,6 +14371,74 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// GetSharedInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
+// GetSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedQuote(ctx, token)
+	return err
+}
+
+// AcceptSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptSharedQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptSharedQuote(ctx, token, params)
+	return err
+}
+
 // CreateSupportInquiry converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
@@ -10346,6 +14465,58 @@ func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateSupportInquiry(ctx, params)
+	return err
+}
+
+// GetPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPublicSurvey(ctx, token)
+	return err
+}
+
+// SubmitPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitPublicSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPublicSurvey(ctx, token, params)
 	return err
 }
 
@@ -10482,6 +14653,62 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.ListCateringEvents, options.OperationMiddlewares["listCateringEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.CreateCateringEvent, options.OperationMiddlewares["createCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.GetCateringEvent, options.OperationMiddlewares["getCateringEvent"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.UpdateCateringEvent, options.OperationMiddlewares["updateCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.ListCateringQuotes, options.OperationMiddlewares["listCateringQuotes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.CreateCateringQuote, options.OperationMiddlewares["createCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.GetCateringQuote, options.OperationMiddlewares["getCateringQuote"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.UpdateCateringQuote, options.OperationMiddlewares["updateCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/share", wrapper.ShareCateringQuote, options.OperationMiddlewares["shareCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/accept", wrapper.AcceptCateringQuote, options.OperationMiddlewares["acceptCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/decline", wrapper.DeclineCateringQuote, options.OperationMiddlewares["declineCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.ListCateringInvoices, options.OperationMiddlewares["listCateringInvoices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.CreateCateringInvoice, options.OperationMiddlewares["createCateringInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices/:id", wrapper.GetCateringInvoice, options.OperationMiddlewares["getCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/payments", wrapper.RecordCateringPayment, options.OperationMiddlewares["recordCateringPayment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/void", wrapper.VoidCateringInvoice, options.OperationMiddlewares["voidCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/share", wrapper.ShareCateringInvoice, options.OperationMiddlewares["shareCateringInvoice"]...)
+	router.GET(options.BaseURL+"/share/q/:token", wrapper.GetSharedQuote, options.OperationMiddlewares["getSharedQuote"]...)
+	router.POST(options.BaseURL+"/share/q/:token/accept", wrapper.AcceptSharedQuote, options.OperationMiddlewares["acceptSharedQuote"]...)
+	router.GET(options.BaseURL+"/share/i/:token", wrapper.GetSharedInvoice, options.OperationMiddlewares["getSharedInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys", wrapper.ListSurveys, options.OperationMiddlewares["listSurveys"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys", wrapper.CreateSurvey, options.OperationMiddlewares["createSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.GetSurvey, options.OperationMiddlewares["getSurvey"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.UpdateSurvey, options.OperationMiddlewares["updateSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/share", wrapper.ShareSurvey, options.OperationMiddlewares["shareSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/invitations", wrapper.CreateSurveyInvitations, options.OperationMiddlewares["createSurveyInvitations"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id/results", wrapper.GetSurveyResults, options.OperationMiddlewares["getSurveyResults"]...)
+	router.GET(options.BaseURL+"/survey/:token", wrapper.GetPublicSurvey, options.OperationMiddlewares["getPublicSurvey"]...)
+	router.POST(options.BaseURL+"/survey/:token/submit", wrapper.SubmitPublicSurvey, options.OperationMiddlewares["submitPublicSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/complete", wrapper.CompleteTask, options.OperationMiddlewares["completeTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/reassign", wrapper.ReassignTask, options.OperationMiddlewares["reassignTask"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tasks/:id/photos", wrapper.AddTaskPhoto, options.OperationMiddlewares["addTaskPhoto"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.DeleteTaskPhoto, options.OperationMiddlewares["deleteTaskPhoto"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id/photos/:mediaId", wrapper.GetTaskPhoto, options.OperationMiddlewares["getTaskPhoto"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tasks/:id/docs", wrapper.SetTaskDocs, options.OperationMiddlewares["setTaskDocs"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines", wrapper.ListRoutines, options.OperationMiddlewares["listRoutines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines", wrapper.CreateRoutine, options.OperationMiddlewares["createRoutine"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.GetRoutine, options.OperationMiddlewares["getRoutine"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/routines/:id", wrapper.UpdateRoutine, options.OperationMiddlewares["updateRoutine"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/routines/:id/run-now", wrapper.RunRoutineNow, options.OperationMiddlewares["runRoutineNow"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/positions", wrapper.ListPositions, options.OperationMiddlewares["listPositions"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/positions", wrapper.CreatePosition, options.OperationMiddlewares["createPosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id", wrapper.UpdatePosition, options.OperationMiddlewares["updatePosition"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/positions/:id/members", wrapper.SetPositionMembers, options.OperationMiddlewares["setPositionMembers"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides", wrapper.ListGuides, options.OperationMiddlewares["listGuides"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/guides", wrapper.CreateGuide, options.OperationMiddlewares["createGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.GetGuide, options.OperationMiddlewares["getGuide"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -10495,6 +14722,8 @@ type ConflictJSONResponse Error
 type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
+
+type GoneJSONResponse Error
 
 type IdempotencyConflictJSONResponse Error
 
@@ -13903,6 +18132,3003 @@ func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.Res
 	return err
 }
 
+type ListCateringClientsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringClientsParams
+}
+
+type ListCateringClientsResponseObject interface {
+	VisitListCateringClientsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringClients200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringClients200JSONResponse struct {
+	Body    []CateringClient
+	Headers ListCateringClients200ResponseHeaders
+}
+
+func (response ListCateringClients200JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringClients400JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringClients401JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringClients403JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringClients404JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringClients406JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringClients503JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClientRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringClientParams
+	Body   *CreateCateringClientJSONRequestBody
+}
+
+type CreateCateringClientResponseObject interface {
+	VisitCreateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringClient201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringClient201JSONResponse struct {
+	Body    CateringClient
+	Headers CreateCateringClient201ResponseHeaders
+}
+
+func (response CreateCateringClient201JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringClient400JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringClient401JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringClient403JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringClient404JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringClient406JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringClient409JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringClient413JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringClient415JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringClient422JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringClient503JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClientRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringClientJSONRequestBody
+}
+
+type UpdateCateringClientResponseObject interface {
+	VisitUpdateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringClient200JSONResponse CateringClient
+
+func (response UpdateCateringClient200JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringClient400JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringClient401JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringClient403JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringClient404JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringClient406JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringClient409JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringClient413JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringClient415JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringClient503JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringEventsParams
+}
+
+type ListCateringEventsResponseObject interface {
+	VisitListCateringEventsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringEvents200JSONResponse struct {
+	Body    []CateringEvent
+	Headers ListCateringEvents200ResponseHeaders
+}
+
+func (response ListCateringEvents200JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringEvents400JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringEvents401JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringEvents403JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringEvents404JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringEvents406JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringEvents503JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringEventParams
+	Body   *CreateCateringEventJSONRequestBody
+}
+
+type CreateCateringEventResponseObject interface {
+	VisitCreateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringEvent201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringEvent201JSONResponse struct {
+	Body    CateringEvent
+	Headers CreateCateringEvent201ResponseHeaders
+}
+
+func (response CreateCateringEvent201JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringEvent400JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringEvent401JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringEvent403JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringEvent404JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringEvent406JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringEvent409JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringEvent413JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringEvent415JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringEvent422JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringEvent503JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringEventResponseObject interface {
+	VisitGetCateringEventResponse(w http.ResponseWriter) error
+}
+
+type GetCateringEvent200JSONResponse CateringEvent
+
+func (response GetCateringEvent200JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringEvent400JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringEvent401JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringEvent403JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringEvent404JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringEvent406JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringEvent503JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringEventJSONRequestBody
+}
+
+type UpdateCateringEventResponseObject interface {
+	VisitUpdateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringEvent200JSONResponse CateringEvent
+
+func (response UpdateCateringEvent200JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringEvent400JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringEvent401JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringEvent403JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringEvent404JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringEvent406JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringEvent409JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringEvent413JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringEvent415JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringEvent503JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringInvoicesParams
+}
+
+type ListCateringInvoicesResponseObject interface {
+	VisitListCateringInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringInvoices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringInvoices200JSONResponse struct {
+	Body    []Invoice
+	Headers ListCateringInvoices200ResponseHeaders
+}
+
+func (response ListCateringInvoices200JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringInvoices400JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringInvoices401JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringInvoices403JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringInvoices404JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringInvoices406JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringInvoices503JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringInvoiceParams
+	Body   *CreateCateringInvoiceJSONRequestBody
+}
+
+type CreateCateringInvoiceResponseObject interface {
+	VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringInvoice201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringInvoice201JSONResponse struct {
+	Body    Invoice
+	Headers CreateCateringInvoice201ResponseHeaders
+}
+
+func (response CreateCateringInvoice201JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringInvoice400JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringInvoice401JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringInvoice403JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringInvoice404JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringInvoice406JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringInvoice409JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringInvoice413JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringInvoice415JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringInvoice422JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringInvoice503JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoiceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringInvoiceResponseObject interface {
+	VisitGetCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetCateringInvoice200JSONResponse Invoice
+
+func (response GetCateringInvoice200JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringInvoice400JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringInvoice401JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringInvoice403JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringInvoice404JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringInvoice406JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringInvoice503JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPaymentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RecordCateringPaymentParams
+	Body   *RecordCateringPaymentJSONRequestBody
+}
+
+type RecordCateringPaymentResponseObject interface {
+	VisitRecordCateringPaymentResponse(w http.ResponseWriter) error
+}
+
+type RecordCateringPayment201ResponseHeaders struct {
+	Location *string
+}
+
+type RecordCateringPayment201JSONResponse struct {
+	Body    Invoice
+	Headers RecordCateringPayment201ResponseHeaders
+}
+
+func (response RecordCateringPayment201JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RecordCateringPayment400JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RecordCateringPayment401JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RecordCateringPayment403JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RecordCateringPayment404JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RecordCateringPayment406JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RecordCateringPayment409JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RecordCateringPayment413JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RecordCateringPayment415JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RecordCateringPayment422JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RecordCateringPayment503JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringInvoiceParams
+}
+
+type ShareCateringInvoiceResponseObject interface {
+	VisitShareCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringInvoice200JSONResponse ShareLink
+
+func (response ShareCateringInvoice200JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringInvoice400JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringInvoice401JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringInvoice403JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringInvoice404JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringInvoice406JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringInvoice409JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringInvoice422JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringInvoice503JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params VoidCateringInvoiceParams
+}
+
+type VoidCateringInvoiceResponseObject interface {
+	VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type VoidCateringInvoice200JSONResponse Invoice
+
+func (response VoidCateringInvoice200JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response VoidCateringInvoice400JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VoidCateringInvoice401JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response VoidCateringInvoice403JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VoidCateringInvoice404JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response VoidCateringInvoice406JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response VoidCateringInvoice409JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response VoidCateringInvoice422JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VoidCateringInvoice503JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringQuotesParams
+}
+
+type ListCateringQuotesResponseObject interface {
+	VisitListCateringQuotesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringQuotes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringQuotes200JSONResponse struct {
+	Body    []Quote
+	Headers ListCateringQuotes200ResponseHeaders
+}
+
+func (response ListCateringQuotes200JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringQuotes400JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringQuotes401JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringQuotes403JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringQuotes404JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringQuotes406JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringQuotes503JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringQuoteParams
+	Body   *CreateCateringQuoteJSONRequestBody
+}
+
+type CreateCateringQuoteResponseObject interface {
+	VisitCreateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringQuote201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringQuote201JSONResponse struct {
+	Body    Quote
+	Headers CreateCateringQuote201ResponseHeaders
+}
+
+func (response CreateCateringQuote201JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringQuote400JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringQuote401JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringQuote403JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringQuote404JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringQuote406JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringQuote409JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringQuote413JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringQuote415JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringQuote422JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringQuote503JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringQuoteResponseObject interface {
+	VisitGetCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetCateringQuote200JSONResponse Quote
+
+func (response GetCateringQuote200JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringQuote400JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringQuote401JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringQuote403JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringQuote404JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringQuote406JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringQuote503JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringQuoteJSONRequestBody
+}
+
+type UpdateCateringQuoteResponseObject interface {
+	VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringQuote200JSONResponse Quote
+
+func (response UpdateCateringQuote200JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringQuote400JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringQuote401JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringQuote403JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringQuote404JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringQuote406JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringQuote409JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringQuote413JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringQuote415JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringQuote503JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcceptCateringQuoteParams
+	Body   *AcceptCateringQuoteJSONRequestBody
+}
+
+type AcceptCateringQuoteResponseObject interface {
+	VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptCateringQuote200JSONResponse Quote
+
+func (response AcceptCateringQuote200JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptCateringQuote400JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcceptCateringQuote401JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcceptCateringQuote403JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptCateringQuote404JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptCateringQuote406JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptCateringQuote409JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptCateringQuote413JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptCateringQuote415JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptCateringQuote422JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptCateringQuote503JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DeclineCateringQuoteParams
+}
+
+type DeclineCateringQuoteResponseObject interface {
+	VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type DeclineCateringQuote200JSONResponse Quote
+
+func (response DeclineCateringQuote200JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeclineCateringQuote400JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeclineCateringQuote401JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeclineCateringQuote403JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeclineCateringQuote404JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeclineCateringQuote406JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeclineCateringQuote409JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DeclineCateringQuote422JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeclineCateringQuote503JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringQuoteParams
+}
+
+type ShareCateringQuoteResponseObject interface {
+	VisitShareCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringQuote200JSONResponse ShareLink
+
+func (response ShareCateringQuote200JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringQuote400JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringQuote401JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringQuote403JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringQuote404JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringQuote406JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringQuote409JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringQuote422JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringQuote503JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCensusRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params GetCensusParams
@@ -16481,6 +23707,818 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListGuidesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListGuidesResponseObject interface {
+	VisitListGuidesResponse(w http.ResponseWriter) error
+}
+
+type ListGuides200JSONResponse []Guide
+
+func (response ListGuides200JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListGuides400JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGuides401JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListGuides403JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGuides404JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListGuides406JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGuides503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListGuides503JSONResponse) VisitListGuidesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuideRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateGuideParams
+	Body   *CreateGuideJSONRequestBody
+}
+
+type CreateGuideResponseObject interface {
+	VisitCreateGuideResponse(w http.ResponseWriter) error
+}
+
+type CreateGuide201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGuide201JSONResponse struct {
+	Body    Guide
+	Headers CreateGuide201ResponseHeaders
+}
+
+func (response CreateGuide201JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateGuide400JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateGuide401JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateGuide403JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateGuide404JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateGuide406JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateGuide409JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateGuide415JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateGuide422JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateGuide503JSONResponse) VisitCreateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetGuideResponseObject interface {
+	VisitGetGuideResponse(w http.ResponseWriter) error
+}
+
+type GetGuide200JSONResponse Guide
+
+func (response GetGuide200JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetGuide400JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetGuide401JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetGuide403JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGuide404JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetGuide406JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGuide503JSONResponse) VisitGetGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuideRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateGuideJSONRequestBody
+}
+
+type UpdateGuideResponseObject interface {
+	VisitUpdateGuideResponse(w http.ResponseWriter) error
+}
+
+type UpdateGuide200JSONResponse Guide
+
+func (response UpdateGuide200JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateGuide400JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateGuide401JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateGuide403JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateGuide404JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateGuide406JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateGuide415JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateGuide503JSONResponse) VisitUpdateGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddlesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListHuddlesParams
+}
+
+type ListHuddlesResponseObject interface {
+	VisitListHuddlesResponse(w http.ResponseWriter) error
+}
+
+type ListHuddles200JSONResponse []Huddle
+
+func (response ListHuddles200JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListHuddles400JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListHuddles401JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListHuddles403JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListHuddles404JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListHuddles406JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHuddles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListHuddles503JSONResponse) VisitListHuddlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddleRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateHuddleParams
+	Body   *CreateHuddleJSONRequestBody
+}
+
+type CreateHuddleResponseObject interface {
+	VisitCreateHuddleResponse(w http.ResponseWriter) error
+}
+
+type CreateHuddle201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateHuddle201JSONResponse struct {
+	Body    Huddle
+	Headers CreateHuddle201ResponseHeaders
+}
+
+func (response CreateHuddle201JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateHuddle400JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateHuddle401JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateHuddle403JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateHuddle404JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateHuddle406JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateHuddle409JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateHuddle415JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListInventoryItemsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListInventoryItemsParams
@@ -18504,6 +26542,1241 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListPositionsParams
+}
+
+type ListPositionsResponseObject interface {
+	VisitListPositionsResponse(w http.ResponseWriter) error
+}
+
+type ListPositions200JSONResponse []Position
+
+func (response ListPositions200JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPositions400JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPositions401JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPositions403JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPositions404JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPositions406JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPositions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPositions503JSONResponse) VisitListPositionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePositionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePositionParams
+	Body   *CreatePositionJSONRequestBody
+}
+
+type CreatePositionResponseObject interface {
+	VisitCreatePositionResponse(w http.ResponseWriter) error
+}
+
+type CreatePosition201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePosition201JSONResponse struct {
+	Body    Position
+	Headers CreatePosition201ResponseHeaders
+}
+
+func (response CreatePosition201JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePosition400JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePosition401JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePosition403JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePosition404JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePosition406JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePosition409JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePosition415JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePosition422JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePosition503JSONResponse) VisitCreatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePositionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdatePositionJSONRequestBody
+}
+
+type UpdatePositionResponseObject interface {
+	VisitUpdatePositionResponse(w http.ResponseWriter) error
+}
+
+type UpdatePosition200JSONResponse Position
+
+func (response UpdatePosition200JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdatePosition400JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdatePosition401JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdatePosition403JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePosition404JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdatePosition406JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdatePosition415JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePosition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePosition503JSONResponse) VisitUpdatePositionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembersRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetPositionMembersJSONRequestBody
+}
+
+type SetPositionMembersResponseObject interface {
+	VisitSetPositionMembersResponse(w http.ResponseWriter) error
+}
+
+type SetPositionMembers200JSONResponse Position
+
+func (response SetPositionMembers200JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPositionMembers400JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPositionMembers401JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetPositionMembers403JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPositionMembers404JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetPositionMembers406JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutinesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRoutinesParams
+}
+
+type ListRoutinesResponseObject interface {
+	VisitListRoutinesResponse(w http.ResponseWriter) error
+}
+
+type ListRoutines200JSONResponse []Routine
+
+func (response ListRoutines200JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRoutines400JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRoutines401JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRoutines403JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRoutines404JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRoutines406JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoutines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRoutines503JSONResponse) VisitListRoutinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutineRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRoutineParams
+	Body   *CreateRoutineJSONRequestBody
+}
+
+type CreateRoutineResponseObject interface {
+	VisitCreateRoutineResponse(w http.ResponseWriter) error
+}
+
+type CreateRoutine201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRoutine201JSONResponse struct {
+	Body    Routine
+	Headers CreateRoutine201ResponseHeaders
+}
+
+func (response CreateRoutine201JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRoutine400JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRoutine401JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRoutine403JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRoutine404JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRoutine406JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateRoutine409JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRoutine415JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRoutine422JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRoutine503JSONResponse) VisitCreateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRoutineResponseObject interface {
+	VisitGetRoutineResponse(w http.ResponseWriter) error
+}
+
+type GetRoutine200JSONResponse Routine
+
+func (response GetRoutine200JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRoutine400JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRoutine401JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRoutine403JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRoutine404JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRoutine406JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRoutine503JSONResponse) VisitGetRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutineRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRoutineJSONRequestBody
+}
+
+type UpdateRoutineResponseObject interface {
+	VisitUpdateRoutineResponse(w http.ResponseWriter) error
+}
+
+type UpdateRoutine200JSONResponse Routine
+
+func (response UpdateRoutine200JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRoutine400JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRoutine401JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRoutine403JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRoutine404JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRoutine406JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRoutine415JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRoutine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRoutine503JSONResponse) VisitUpdateRoutineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNowRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RunRoutineNowParams
+}
+
+type RunRoutineNowResponseObject interface {
+	VisitRunRoutineNowResponse(w http.ResponseWriter) error
+}
+
+type RunRoutineNow200JSONResponse RunNowResult
+
+func (response RunRoutineNow200JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunRoutineNow400JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunRoutineNow401JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunRoutineNow403JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunRoutineNow404JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RunRoutineNow406JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RunRoutineNow409JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunRoutineNow415JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RunRoutineNow422JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunRoutineNow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunRoutineNow503JSONResponse) VisitRunRoutineNowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -21083,6 +30356,1043 @@ func (response UpdateSupplySettings503JSONResponse) VisitUpdateSupplySettingsRes
 	return err
 }
 
+type ListSurveysRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSurveysParams
+}
+
+type ListSurveysResponseObject interface {
+	VisitListSurveysResponse(w http.ResponseWriter) error
+}
+
+type ListSurveys200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSurveys200JSONResponse struct {
+	Body    []Survey
+	Headers ListSurveys200ResponseHeaders
+}
+
+func (response ListSurveys200JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSurveys400JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSurveys401JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSurveys403JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSurveys404JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSurveys406JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSurveys503JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSurveyParams
+	Body   *CreateSurveyJSONRequestBody
+}
+
+type CreateSurveyResponseObject interface {
+	VisitCreateSurveyResponse(w http.ResponseWriter) error
+}
+
+type CreateSurvey201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurvey201JSONResponse struct {
+	Body    Survey
+	Headers CreateSurvey201ResponseHeaders
+}
+
+func (response CreateSurvey201JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurvey400JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurvey401JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurvey403JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurvey404JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurvey406JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurvey409JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurvey413JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurvey415JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurvey422JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurvey503JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSurveyResponseObject interface {
+	VisitGetSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetSurvey200JSONResponse Survey
+
+func (response GetSurvey200JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurvey400JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurvey401JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurvey403JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurvey404JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurvey406JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurvey503JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSurveyJSONRequestBody
+}
+
+type UpdateSurveyResponseObject interface {
+	VisitUpdateSurveyResponse(w http.ResponseWriter) error
+}
+
+type UpdateSurvey200JSONResponse Survey
+
+func (response UpdateSurvey200JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSurvey400JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSurvey401JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSurvey403JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSurvey404JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSurvey406JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSurvey409JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSurvey413JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSurvey415JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSurvey503JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateSurveyInvitationsParams
+	Body   *CreateSurveyInvitationsJSONRequestBody
+}
+
+type CreateSurveyInvitationsResponseObject interface {
+	VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error
+}
+
+type CreateSurveyInvitations201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurveyInvitations201JSONResponse struct {
+	Body    []SurveyInvitation
+	Headers CreateSurveyInvitations201ResponseHeaders
+}
+
+func (response CreateSurveyInvitations201JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurveyInvitations400JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurveyInvitations401JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurveyInvitations403JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurveyInvitations404JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurveyInvitations406JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurveyInvitations409JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurveyInvitations413JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurveyInvitations415JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurveyInvitations422JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurveyInvitations503JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResultsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSurveyResultsParams
+}
+
+type GetSurveyResultsResponseObject interface {
+	VisitGetSurveyResultsResponse(w http.ResponseWriter) error
+}
+
+type GetSurveyResults200ResponseHeaders struct {
+	Link *string
+}
+
+type GetSurveyResults200JSONResponse struct {
+	Body    SurveyResults
+	Headers GetSurveyResults200ResponseHeaders
+}
+
+func (response GetSurveyResults200JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurveyResults400JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurveyResults401JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurveyResults403JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurveyResults404JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurveyResults406JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurveyResults503JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareSurveyParams
+}
+
+type ShareSurveyResponseObject interface {
+	VisitShareSurveyResponse(w http.ResponseWriter) error
+}
+
+type ShareSurvey200JSONResponse ShareLink
+
+func (response ShareSurvey200JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareSurvey400JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareSurvey401JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareSurvey403JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareSurvey404JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareSurvey406JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareSurvey409JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareSurvey422JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareSurvey503JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -21459,6 +31769,1309 @@ func (response DeleteTag406JSONResponse) VisitDeleteTagResponse(w http.ResponseW
 type DeleteTag503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response DeleteTag503JSONResponse) VisitDeleteTagResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasksRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200ResponseHeaders struct {
+	Link *string
+}
+
+type ListTasks200JSONResponse struct {
+	Body    []Task
+	Headers ListTasks200ResponseHeaders
+}
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTasks400JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTasks401JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTasks403JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTasks404JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTasks406JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTasks503JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateTaskParams
+	Body   *CreateTaskJSONRequestBody
+}
+
+type CreateTaskResponseObject interface {
+	VisitCreateTaskResponse(w http.ResponseWriter) error
+}
+
+type CreateTask201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTask201JSONResponse struct {
+	Body    Task
+	Headers CreateTask201ResponseHeaders
+}
+
+func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTask400JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTask401JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTask403JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTask404JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateTask406JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateTask409JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTask415JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateTask422JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTask503JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetTaskResponseObject interface {
+	VisitGetTaskResponse(w http.ResponseWriter) error
+}
+
+type GetTask200JSONResponse Task
+
+func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTask400JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTask401JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTask403JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTask404JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTask406JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTask503JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteTaskParams
+	Body   *CompleteTaskJSONRequestBody
+}
+
+type CompleteTaskResponseObject interface {
+	VisitCompleteTaskResponse(w http.ResponseWriter) error
+}
+
+type CompleteTask200JSONResponse Task
+
+func (response CompleteTask200JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteTask400JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteTask401JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteTask403JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteTask404JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteTask406JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteTask409JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CompleteTask415JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteTask422JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteTask503JSONResponse) VisitCompleteTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTaskDocsJSONRequestBody
+}
+
+type SetTaskDocsResponseObject interface {
+	VisitSetTaskDocsResponse(w http.ResponseWriter) error
+}
+
+type SetTaskDocs200JSONResponse Task
+
+func (response SetTaskDocs200JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTaskDocs400JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTaskDocs401JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTaskDocs403JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTaskDocs404JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTaskDocs406JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTaskDocs415JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTaskDocs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTaskDocs503JSONResponse) VisitSetTaskDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhotoRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AddTaskPhotoParams
+	Body   *multipart.Reader
+}
+
+type AddTaskPhotoResponseObject interface {
+	VisitAddTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type AddTaskPhoto201ResponseHeaders struct {
+	Location *string
+}
+
+type AddTaskPhoto201JSONResponse struct {
+	Body    TaskPhoto
+	Headers AddTaskPhoto201ResponseHeaders
+}
+
+func (response AddTaskPhoto201JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddTaskPhoto400JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddTaskPhoto401JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddTaskPhoto403JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddTaskPhoto404JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AddTaskPhoto406JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AddTaskPhoto409JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddTaskPhoto413JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddTaskPhoto415JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AddTaskPhoto422JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddTaskPhoto503JSONResponse) VisitAddTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type DeleteTaskPhotoResponseObject interface {
+	VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type DeleteTaskPhoto204Response = NoContentResponse
+
+func (response DeleteTaskPhoto204Response) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTaskPhoto400JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTaskPhoto401JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTaskPhoto403JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTaskPhoto404JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteTaskPhoto406JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeleteTaskPhoto409JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaskPhoto503JSONResponse) VisitDeleteTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type GetTaskPhotoResponseObject interface {
+	VisitGetTaskPhotoResponse(w http.ResponseWriter) error
+}
+
+type GetTaskPhoto200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetTaskPhoto200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetTaskPhoto200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetTaskPhoto200ImageResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetTaskPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTaskPhoto400JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTaskPhoto401JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTaskPhoto403JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTaskPhoto404JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetTaskPhoto406JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaskPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaskPhoto503JSONResponse) VisitGetTaskPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTaskRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ReassignTaskParams
+	Body   *ReassignTaskJSONRequestBody
+}
+
+type ReassignTaskResponseObject interface {
+	VisitReassignTaskResponse(w http.ResponseWriter) error
+}
+
+type ReassignTask200JSONResponse Task
+
+func (response ReassignTask200JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReassignTask400JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReassignTask401JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReassignTask403JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReassignTask404JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ReassignTask406JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ReassignTask409JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReassignTask415JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ReassignTask422JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReassignTask503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -22797,6 +34410,424 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type GetSharedInvoiceRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedInvoiceResponseObject interface {
+	VisitGetSharedInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInvoice200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedInvoice200JSONResponse struct {
+	Body    SharedInvoice
+	Headers GetSharedInvoice200ResponseHeaders
+}
+
+func (response GetSharedInvoice200JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInvoice400JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInvoice404JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInvoice406JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuoteRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedQuoteResponseObject interface {
+	VisitGetSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers GetSharedQuote200ResponseHeaders
+}
+
+func (response GetSharedQuote200JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedQuote400JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedQuote404JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedQuote406JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedQuote429JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedQuote503JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuoteRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params AcceptSharedQuoteParams
+	Body   *AcceptSharedQuoteJSONRequestBody
+}
+
+type AcceptSharedQuoteResponseObject interface {
+	VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type AcceptSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers AcceptSharedQuote200ResponseHeaders
+}
+
+func (response AcceptSharedQuote200JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptSharedQuote400JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptSharedQuote404JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptSharedQuote406JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptSharedQuote409JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptSharedQuote413JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptSharedQuote415JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptSharedQuote422JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AcceptSharedQuote429JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptSharedQuote503JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Params CreateSupportInquiryParams
 	Body   *CreateSupportInquiryJSONRequestBody
@@ -22964,6 +34995,334 @@ func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type GetPublicSurveyRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetPublicSurveyResponseObject interface {
+	VisitGetPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetPublicSurvey200JSONResponse struct {
+	Body    PublicSurvey
+	Headers GetPublicSurvey200ResponseHeaders
+}
+
+func (response GetPublicSurvey200JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPublicSurvey400JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPublicSurvey404JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPublicSurvey406JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetPublicSurvey410JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPublicSurvey429JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPublicSurvey503JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurveyRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params SubmitPublicSurveyParams
+	Body   *SubmitPublicSurveyJSONRequestBody
+}
+
+type SubmitPublicSurveyResponseObject interface {
+	VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type SubmitPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SubmitPublicSurvey200JSONResponse struct {
+	Body    SurveyReceipt
+	Headers SubmitPublicSurvey200ResponseHeaders
+}
+
+func (response SubmitPublicSurvey200JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitPublicSurvey400JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitPublicSurvey404JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitPublicSurvey406JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitPublicSurvey409JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response SubmitPublicSurvey410JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SubmitPublicSurvey413JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SubmitPublicSurvey415JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitPublicSurvey422JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SubmitPublicSurvey429JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitPublicSurvey503JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -23041,6 +35400,66 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx context.Context, request ListCateringClientsRequestObject) (ListCateringClientsResponseObject, error)
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx context.Context, request CreateCateringClientRequestObject) (CreateCateringClientResponseObject, error)
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx context.Context, request UpdateCateringClientRequestObject) (UpdateCateringClientResponseObject, error)
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx context.Context, request ListCateringEventsRequestObject) (ListCateringEventsResponseObject, error)
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx context.Context, request CreateCateringEventRequestObject) (CreateCateringEventResponseObject, error)
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx context.Context, request GetCateringEventRequestObject) (GetCateringEventResponseObject, error)
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx context.Context, request UpdateCateringEventRequestObject) (UpdateCateringEventResponseObject, error)
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx context.Context, request ListCateringInvoicesRequestObject) (ListCateringInvoicesResponseObject, error)
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx context.Context, request CreateCateringInvoiceRequestObject) (CreateCateringInvoiceResponseObject, error)
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx context.Context, request GetCateringInvoiceRequestObject) (GetCateringInvoiceResponseObject, error)
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx context.Context, request RecordCateringPaymentRequestObject) (RecordCateringPaymentResponseObject, error)
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx context.Context, request ShareCateringInvoiceRequestObject) (ShareCateringInvoiceResponseObject, error)
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx context.Context, request VoidCateringInvoiceRequestObject) (VoidCateringInvoiceResponseObject, error)
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx context.Context, request ListCateringQuotesRequestObject) (ListCateringQuotesResponseObject, error)
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx context.Context, request CreateCateringQuoteRequestObject) (CreateCateringQuoteResponseObject, error)
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx context.Context, request GetCateringQuoteRequestObject) (GetCateringQuoteResponseObject, error)
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx context.Context, request UpdateCateringQuoteRequestObject) (UpdateCateringQuoteResponseObject, error)
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx context.Context, request AcceptCateringQuoteRequestObject) (AcceptCateringQuoteResponseObject, error)
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx context.Context, request DeclineCateringQuoteRequestObject) (DeclineCateringQuoteResponseObject, error)
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx context.Context, request ShareCateringQuoteRequestObject) (ShareCateringQuoteResponseObject, error)
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
@@ -23095,6 +35514,24 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListGuides List guides
+	// (GET /orgs/{orgId}/guides)
+	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
+	// CreateGuide Create a guide
+	// (POST /orgs/{orgId}/guides)
+	CreateGuide(ctx context.Context, request CreateGuideRequestObject) (CreateGuideResponseObject, error)
+	// GetGuide Get a guide
+	// (GET /orgs/{orgId}/guides/{id})
+	GetGuide(ctx context.Context, request GetGuideRequestObject) (GetGuideResponseObject, error)
+	// UpdateGuide Change a guide
+	// (PUT /orgs/{orgId}/guides/{id})
+	UpdateGuide(ctx context.Context, request UpdateGuideRequestObject) (UpdateGuideResponseObject, error)
+	// ListHuddles List huddles
+	// (GET /orgs/{orgId}/huddles)
+	ListHuddles(ctx context.Context, request ListHuddlesRequestObject) (ListHuddlesResponseObject, error)
+	// CreateHuddle Record a huddle
+	// (POST /orgs/{orgId}/huddles)
+	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
@@ -23140,6 +35577,33 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPositions List positions
+	// (GET /orgs/{orgId}/positions)
+	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
+	// CreatePosition Create a position
+	// (POST /orgs/{orgId}/positions)
+	CreatePosition(ctx context.Context, request CreatePositionRequestObject) (CreatePositionResponseObject, error)
+	// UpdatePosition Rename a position
+	// (PUT /orgs/{orgId}/positions/{id})
+	UpdatePosition(ctx context.Context, request UpdatePositionRequestObject) (UpdatePositionResponseObject, error)
+	// SetPositionMembers Set who holds a position
+	// (PUT /orgs/{orgId}/positions/{id}/members)
+	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListRoutines List routines
+	// (GET /orgs/{orgId}/routines)
+	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
+	// CreateRoutine Create a routine
+	// (POST /orgs/{orgId}/routines)
+	CreateRoutine(ctx context.Context, request CreateRoutineRequestObject) (CreateRoutineResponseObject, error)
+	// GetRoutine Get a routine
+	// (GET /orgs/{orgId}/routines/{id})
+	GetRoutine(ctx context.Context, request GetRoutineRequestObject) (GetRoutineResponseObject, error)
+	// UpdateRoutine Change a routine
+	// (PUT /orgs/{orgId}/routines/{id})
+	UpdateRoutine(ctx context.Context, request UpdateRoutineRequestObject) (UpdateRoutineResponseObject, error)
+	// RunRoutineNow Run a routine at once
+	// (POST /orgs/{orgId}/routines/{id}/run-now)
+	RunRoutineNow(ctx context.Context, request RunRoutineNowRequestObject) (RunRoutineNowResponseObject, error)
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
@@ -23194,6 +35658,27 @@ type StrictServerInterface interface {
 	// UpdateSupplySettings Change supply settings
 	// (PUT /orgs/{orgId}/supply-settings)
 	UpdateSupplySettings(ctx context.Context, request UpdateSupplySettingsRequestObject) (UpdateSupplySettingsResponseObject, error)
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx context.Context, request ListSurveysRequestObject) (ListSurveysResponseObject, error)
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx context.Context, request CreateSurveyRequestObject) (CreateSurveyResponseObject, error)
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx context.Context, request GetSurveyRequestObject) (GetSurveyResponseObject, error)
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx context.Context, request UpdateSurveyRequestObject) (UpdateSurveyResponseObject, error)
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx context.Context, request CreateSurveyInvitationsRequestObject) (CreateSurveyInvitationsResponseObject, error)
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx context.Context, request GetSurveyResultsRequestObject) (GetSurveyResultsResponseObject, error)
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx context.Context, request ShareSurveyRequestObject) (ShareSurveyResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -23203,6 +35688,33 @@ type StrictServerInterface interface {
 	// DeleteTag Retire a tag
 	// (DELETE /orgs/{orgId}/tags/{id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
+	// ListTasks List tasks
+	// (GET /orgs/{orgId}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// CreateTask Create a task
+	// (POST /orgs/{orgId}/tasks)
+	CreateTask(ctx context.Context, request CreateTaskRequestObject) (CreateTaskResponseObject, error)
+	// GetTask Get a task
+	// (GET /orgs/{orgId}/tasks/{id})
+	GetTask(ctx context.Context, request GetTaskRequestObject) (GetTaskResponseObject, error)
+	// CompleteTask Complete a task with evidence
+	// (POST /orgs/{orgId}/tasks/{id}/complete)
+	CompleteTask(ctx context.Context, request CompleteTaskRequestObject) (CompleteTaskResponseObject, error)
+	// SetTaskDocs Link guide documents
+	// (PUT /orgs/{orgId}/tasks/{id}/docs)
+	SetTaskDocs(ctx context.Context, request SetTaskDocsRequestObject) (SetTaskDocsResponseObject, error)
+	// AddTaskPhoto Attach a photo
+	// (POST /orgs/{orgId}/tasks/{id}/photos)
+	AddTaskPhoto(ctx context.Context, request AddTaskPhotoRequestObject) (AddTaskPhotoResponseObject, error)
+	// DeleteTaskPhoto Remove a photo
+	// (DELETE /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	DeleteTaskPhoto(ctx context.Context, request DeleteTaskPhotoRequestObject) (DeleteTaskPhotoResponseObject, error)
+	// GetTaskPhoto A task photo
+	// (GET /orgs/{orgId}/tasks/{id}/photos/{mediaId})
+	GetTaskPhoto(ctx context.Context, request GetTaskPhotoRequestObject) (GetTaskPhotoResponseObject, error)
+	// ReassignTask Reassign a task
+	// (POST /orgs/{orgId}/tasks/{id}/reassign)
+	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
@@ -23230,9 +35742,24 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx context.Context, request AcceptSharedQuoteRequestObject) (AcceptSharedQuoteResponseObject, error)
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx context.Context, request GetPublicSurveyRequestObject) (GetPublicSurveyResponseObject, error)
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx context.Context, request SubmitPublicSurveyRequestObject) (SubmitPublicSurveyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -24131,6 +36658,739 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 	return nil
 }
 
+// ListCateringClients operation middleware
+func (sh *strictHandler) ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error {
+	var request ListCateringClientsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringClients(ctx.Request().Context(), request.(ListCateringClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringClientsResponseObject); ok {
+		return validResponse.VisitListCateringClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringClient operation middleware
+func (sh *strictHandler) CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error {
+	var request CreateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringClient(ctx.Request().Context(), request.(CreateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringClientResponseObject); ok {
+		return validResponse.VisitCreateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringClient operation middleware
+func (sh *strictHandler) UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringClient(ctx.Request().Context(), request.(UpdateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringClientResponseObject); ok {
+		return validResponse.VisitUpdateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringEvents operation middleware
+func (sh *strictHandler) ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error {
+	var request ListCateringEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringEvents(ctx.Request().Context(), request.(ListCateringEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringEventsResponseObject); ok {
+		return validResponse.VisitListCateringEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringEvent operation middleware
+func (sh *strictHandler) CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error {
+	var request CreateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringEvent(ctx.Request().Context(), request.(CreateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringEventResponseObject); ok {
+		return validResponse.VisitCreateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringEvent operation middleware
+func (sh *strictHandler) GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringEvent(ctx.Request().Context(), request.(GetCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringEventResponseObject); ok {
+		return validResponse.VisitGetCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringEvent operation middleware
+func (sh *strictHandler) UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringEvent(ctx.Request().Context(), request.(UpdateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringEventResponseObject); ok {
+		return validResponse.VisitUpdateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringInvoices operation middleware
+func (sh *strictHandler) ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error {
+	var request ListCateringInvoicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringInvoices(ctx.Request().Context(), request.(ListCateringInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringInvoicesResponseObject); ok {
+		return validResponse.VisitListCateringInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringInvoice operation middleware
+func (sh *strictHandler) CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error {
+	var request CreateCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringInvoice(ctx.Request().Context(), request.(CreateCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringInvoiceResponseObject); ok {
+		return validResponse.VisitCreateCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringInvoice operation middleware
+func (sh *strictHandler) GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringInvoice(ctx.Request().Context(), request.(GetCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringInvoiceResponseObject); ok {
+		return validResponse.VisitGetCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RecordCateringPayment operation middleware
+func (sh *strictHandler) RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error {
+	var request RecordCateringPaymentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body RecordCateringPaymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RecordCateringPayment(ctx.Request().Context(), request.(RecordCateringPaymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RecordCateringPayment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RecordCateringPaymentResponseObject); ok {
+		return validResponse.VisitRecordCateringPaymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringInvoice operation middleware
+func (sh *strictHandler) ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error {
+	var request ShareCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringInvoice(ctx.Request().Context(), request.(ShareCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringInvoiceResponseObject); ok {
+		return validResponse.VisitShareCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VoidCateringInvoice operation middleware
+func (sh *strictHandler) VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error {
+	var request VoidCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VoidCateringInvoice(ctx.Request().Context(), request.(VoidCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VoidCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VoidCateringInvoiceResponseObject); ok {
+		return validResponse.VisitVoidCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringQuotes operation middleware
+func (sh *strictHandler) ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error {
+	var request ListCateringQuotesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringQuotes(ctx.Request().Context(), request.(ListCateringQuotesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringQuotes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringQuotesResponseObject); ok {
+		return validResponse.VisitListCateringQuotesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringQuote operation middleware
+func (sh *strictHandler) CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error {
+	var request CreateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringQuote(ctx.Request().Context(), request.(CreateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringQuoteResponseObject); ok {
+		return validResponse.VisitCreateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringQuote operation middleware
+func (sh *strictHandler) GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringQuote(ctx.Request().Context(), request.(GetCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringQuoteResponseObject); ok {
+		return validResponse.VisitGetCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringQuote operation middleware
+func (sh *strictHandler) UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringQuote(ctx.Request().Context(), request.(UpdateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringQuoteResponseObject); ok {
+		return validResponse.VisitUpdateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptCateringQuote operation middleware
+func (sh *strictHandler) AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error {
+	var request AcceptCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body AcceptCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptCateringQuote(ctx.Request().Context(), request.(AcceptCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptCateringQuoteResponseObject); ok {
+		return validResponse.VisitAcceptCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeclineCateringQuote operation middleware
+func (sh *strictHandler) DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error {
+	var request DeclineCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeclineCateringQuote(ctx.Request().Context(), request.(DeclineCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeclineCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeclineCateringQuoteResponseObject); ok {
+		return validResponse.VisitDeclineCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringQuote operation middleware
+func (sh *strictHandler) ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error {
+	var request ShareCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringQuote(ctx.Request().Context(), request.(ShareCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringQuoteResponseObject); ok {
+		return validResponse.VisitShareCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetCensus operation middleware
 func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error {
 	var request GetCensusRequestObject
@@ -24741,6 +38001,230 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListGuides operation middleware
+func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
+	var request ListGuidesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGuides(ctx.Request().Context(), request.(ListGuidesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGuides")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGuidesResponseObject); ok {
+		return validResponse.VisitListGuidesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGuide operation middleware
+func (sh *strictHandler) CreateGuide(ctx echo.Context, orgId OrgId, params CreateGuideParams) error {
+	var request CreateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGuide(ctx.Request().Context(), request.(CreateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGuideResponseObject); ok {
+		return validResponse.VisitCreateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGuide operation middleware
+func (sh *strictHandler) GetGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGuide(ctx.Request().Context(), request.(GetGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGuideResponseObject); ok {
+		return validResponse.VisitGetGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateGuide operation middleware
+func (sh *strictHandler) UpdateGuide(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateGuideJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateGuide(ctx.Request().Context(), request.(UpdateGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateGuideResponseObject); ok {
+		return validResponse.VisitUpdateGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListHuddles operation middleware
+func (sh *strictHandler) ListHuddles(ctx echo.Context, orgId OrgId, params ListHuddlesParams) error {
+	var request ListHuddlesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListHuddles(ctx.Request().Context(), request.(ListHuddlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListHuddles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListHuddlesResponseObject); ok {
+		return validResponse.VisitListHuddlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateHuddle operation middleware
+func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error {
+	var request CreateHuddleRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateHuddleJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateHuddle(ctx.Request().Context(), request.(CreateHuddleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateHuddle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
+		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInventoryItems operation middleware
 func (sh *strictHandler) ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error {
 	var request ListInventoryItemsRequestObject
@@ -25221,6 +38705,356 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 		return err
 	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
 		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPositions operation middleware
+func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
+	var request ListPositionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPositions(ctx.Request().Context(), request.(ListPositionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPositions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPositionsResponseObject); ok {
+		return validResponse.VisitListPositionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePosition operation middleware
+func (sh *strictHandler) CreatePosition(ctx echo.Context, orgId OrgId, params CreatePositionParams) error {
+	var request CreatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePosition(ctx.Request().Context(), request.(CreatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePositionResponseObject); ok {
+		return validResponse.VisitCreatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePosition operation middleware
+func (sh *strictHandler) UpdatePosition(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdatePositionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdatePositionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePosition(ctx.Request().Context(), request.(UpdatePositionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePosition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePositionResponseObject); ok {
+		return validResponse.VisitUpdatePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPositionMembers operation middleware
+func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetPositionMembersRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetPositionMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPositionMembers(ctx.Request().Context(), request.(SetPositionMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPositionMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
+		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRoutines operation middleware
+func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
+	var request ListRoutinesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRoutines(ctx.Request().Context(), request.(ListRoutinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRoutines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRoutinesResponseObject); ok {
+		return validResponse.VisitListRoutinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRoutine operation middleware
+func (sh *strictHandler) CreateRoutine(ctx echo.Context, orgId OrgId, params CreateRoutineParams) error {
+	var request CreateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRoutine(ctx.Request().Context(), request.(CreateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRoutineResponseObject); ok {
+		return validResponse.VisitCreateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRoutine operation middleware
+func (sh *strictHandler) GetRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRoutine(ctx.Request().Context(), request.(GetRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRoutineResponseObject); ok {
+		return validResponse.VisitGetRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRoutine operation middleware
+func (sh *strictHandler) UpdateRoutine(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRoutineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRoutineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRoutine(ctx.Request().Context(), request.(UpdateRoutineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRoutine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRoutineResponseObject); ok {
+		return validResponse.VisitUpdateRoutineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunRoutineNow operation middleware
+func (sh *strictHandler) RunRoutineNow(ctx echo.Context, orgId OrgId, id Id, params RunRoutineNowParams) error {
+	var request RunRoutineNowRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunRoutineNow(ctx.Request().Context(), request.(RunRoutineNowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunRoutineNow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunRoutineNowResponseObject); ok {
+		return validResponse.VisitRunRoutineNowResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -25877,6 +39711,260 @@ func (sh *strictHandler) UpdateSupplySettings(ctx echo.Context, orgId OrgId) err
 	return nil
 }
 
+// ListSurveys operation middleware
+func (sh *strictHandler) ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error {
+	var request ListSurveysRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSurveys(ctx.Request().Context(), request.(ListSurveysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSurveys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSurveysResponseObject); ok {
+		return validResponse.VisitListSurveysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurvey operation middleware
+func (sh *strictHandler) CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error {
+	var request CreateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurvey(ctx.Request().Context(), request.(CreateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyResponseObject); ok {
+		return validResponse.VisitCreateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurvey operation middleware
+func (sh *strictHandler) GetSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurvey(ctx.Request().Context(), request.(GetSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResponseObject); ok {
+		return validResponse.VisitGetSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSurvey operation middleware
+func (sh *strictHandler) UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSurvey(ctx.Request().Context(), request.(UpdateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSurveyResponseObject); ok {
+		return validResponse.VisitUpdateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurveyInvitations operation middleware
+func (sh *strictHandler) CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error {
+	var request CreateSurveyInvitationsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateSurveyInvitationsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurveyInvitations(ctx.Request().Context(), request.(CreateSurveyInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurveyInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyInvitationsResponseObject); ok {
+		return validResponse.VisitCreateSurveyInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurveyResults operation middleware
+func (sh *strictHandler) GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error {
+	var request GetSurveyResultsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurveyResults(ctx.Request().Context(), request.(GetSurveyResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurveyResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResultsResponseObject); ok {
+		return validResponse.VisitGetSurveyResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareSurvey operation middleware
+func (sh *strictHandler) ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error {
+	var request ShareSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareSurvey(ctx.Request().Context(), request.(ShareSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareSurveyResponseObject); ok {
+		return validResponse.VisitShareSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -25971,6 +40059,343 @@ func (sh *strictHandler) DeleteTag(ctx echo.Context, orgId OrgId, id Id) error {
 		return err
 	} else if validResponse, ok := response.(DeleteTagResponseObject); ok {
 		return validResponse.VisitDeleteTagResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, orgId OrgId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTask operation middleware
+func (sh *strictHandler) CreateTask(ctx echo.Context, orgId OrgId, params CreateTaskParams) error {
+	var request CreateTaskRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTask(ctx.Request().Context(), request.(CreateTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTaskResponseObject); ok {
+		return validResponse.VisitCreateTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTask operation middleware
+func (sh *strictHandler) GetTask(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTask(ctx.Request().Context(), request.(GetTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskResponseObject); ok {
+		return validResponse.VisitGetTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteTask operation middleware
+func (sh *strictHandler) CompleteTask(ctx echo.Context, orgId OrgId, id Id, params CompleteTaskParams) error {
+	var request CompleteTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CompleteTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteTask(ctx.Request().Context(), request.(CompleteTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteTaskResponseObject); ok {
+		return validResponse.VisitCompleteTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTaskDocs operation middleware
+func (sh *strictHandler) SetTaskDocs(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTaskDocsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTaskDocsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTaskDocs(ctx.Request().Context(), request.(SetTaskDocsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTaskDocs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTaskDocsResponseObject); ok {
+		return validResponse.VisitSetTaskDocsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddTaskPhoto operation middleware
+func (sh *strictHandler) AddTaskPhoto(ctx echo.Context, orgId OrgId, id Id, params AddTaskPhotoParams) error {
+	var request AddTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddTaskPhoto(ctx.Request().Context(), request.(AddTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddTaskPhotoResponseObject); ok {
+		return validResponse.VisitAddTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTaskPhoto operation middleware
+func (sh *strictHandler) DeleteTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request DeleteTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTaskPhoto(ctx.Request().Context(), request.(DeleteTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTaskPhotoResponseObject); ok {
+		return validResponse.VisitDeleteTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTaskPhoto operation middleware
+func (sh *strictHandler) GetTaskPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request GetTaskPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTaskPhoto(ctx.Request().Context(), request.(GetTaskPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTaskPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTaskPhotoResponseObject); ok {
+		return validResponse.VisitGetTaskPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReassignTask operation middleware
+func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error {
+	var request ReassignTaskRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body ReassignTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReassignTask(ctx.Request().Context(), request.(ReassignTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReassignTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReassignTaskResponseObject); ok {
+		return validResponse.VisitReassignTaskResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -26281,6 +40706,105 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// GetSharedInvoice operation middleware
+func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedInvoiceRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInvoice(ctx.Request().Context(), request.(GetSharedInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
+		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedQuote operation middleware
+func (sh *strictHandler) GetSharedQuote(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedQuoteRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedQuote(ctx.Request().Context(), request.(GetSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedQuoteResponseObject); ok {
+		return validResponse.VisitGetSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptSharedQuote operation middleware
+func (sh *strictHandler) AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error {
+	var request AcceptSharedQuoteRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body AcceptSharedQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptSharedQuote(ctx.Request().Context(), request.(AcceptSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptSharedQuoteResponseObject); ok {
+		return validResponse.VisitAcceptSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateSupportInquiry operation middleware
 func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
@@ -26329,1038 +40853,1466 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 	return nil
 }
 
+// GetPublicSurvey operation middleware
+func (sh *strictHandler) GetPublicSurvey(ctx echo.Context, token CapabilityToken) error {
+	var request GetPublicSurveyRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPublicSurvey(ctx.Request().Context(), request.(GetPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPublicSurveyResponseObject); ok {
+		return validResponse.VisitGetPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPublicSurvey operation middleware
+func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error {
+	var request SubmitPublicSurveyRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body SubmitPublicSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPublicSurvey(ctx.Request().Context(), request.(SubmitPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPublicSurveyResponseObject); ok {
+		return validResponse.VisitSubmitPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchs3syj6KiiuXWVpF0kPqZsl16q9ZUmOlegWSY7zJbJIcAYkEQ0BBsCIZiJ/tX+e3+f8OG+wX+S8",
-	"yXqSU+gG5sYhRdJOsva3sqpWPouDwQCN7kbf+/daKEdjKZgwunbwe419oqNxzODfhzFTxv7jkcYJs//g",
-	"Ue2gFrT22/0tut0IgiBo7Nn/vLL/CdL/Y61avfbAhR2tmdBSdWS/H3PBavXaiGlNB6x2ULuBR2RADZvQ",
-	"KbmrfaDxQ4MLMlayx/RdjQypJkIa0mNMkCGjKiJ9JUdEcxEy0to+CNq1ek2OmWDRoakd1NpBe7cRbDWC",
-	"9m07OGi1D4Lgp1q9ppiW8SOOEUkcZ7+8mfpfNHtkiptp7aA2oUpwMajVa5obdrrcpim14w01ia4dwJrs",
-	"30nvFxaaFWAXWtiZ6dgCKGKPPGS1z58/1/EwdO40fv77OP6q4/j4uV47YkIncB46GY2osgu9FIyMqeFM",
-	"GMIFGcpEWxBnB0ajETdmFjit7YP2jgMOjWOmBkzo2sHPtTGjIjG69tH/zi1p2pnmjAqpYQMJq+lLGdXq",
-	"tVBGdvF7u+39nXYQvLJnTsdjhHXtUYa0l8R2/fYUaGi4xEkPBR0PpzH9xHWtXnvHHxl8IHcu8E+WBzNO",
-	"bH+ZasNGFqmObi0A2Se74ytYZ+1zvbj+4rIjlQxyyw52W6/KS7umelhay0hGTFFTWI2QpkPH45iHtBez",
-	"/Kquf7y4vD7PL0zwkMcxF7XPH+u1HrPIcVir1yJq2GX/DVdmWDuotfZfBY1gu9GyaB5xZi5VxBQeiF1v",
-	"9q/aQe3o6N2lGwaLDqXQXBsmTCekqieH0wgW/HH+eSyA68nV6dHx6UkOuEfp/OQoNz9pvQoC8hDSGODu",
-	"Ftf+5uIwv7hYTjpaRjwZfbX1tMlA0RFxs1qwPguKemkdy9LoXq1e40IblWQ4ciFJKEXIhLFTR0RPGEMS",
-	"kfbQKmlwy/IoS4PjmIZMweleJKMeUxlXUpYHXDHFZQTfeVOr185q9doxIKRMVGjhSyOD8FImY3KejXBm",
-	"1oMHE6FMhGHqdAXG34/pAL6C5NpBypuuAN9eC+D7DtjZgVEJq9dGSliCCIL21vbOrj0AQUcgI/TpiMcW",
-	"dY4vT2r12oA/Mjv028ML++eIR1FsofD9+9OLi9rnek1JaRFoG4hKs0+1g9rbNVh9Irg90O0P9t9jS7cL",
-	"Thg5uIXlUSw1u2Y6iU2Rlx+S0D6KCICcTLgZEikYeaSKUxHm+LolqkTA6/jKzHeDgyBw3B1HAGmlG9vp",
-	"7YaNvegVa+z3g1YDIfpqn/ZC5N/2yGcmDV7ZzbhJFaPVQ4LSkFU+vBx29AOLHVaYQO7Xo5q9x7OIe7V6",
-	"jX0as9AAQ91q7jh8HNi/+zTWrF7jho2WO2iKn5IhtVS+3Ds9946xw5EMf02oMHhrWJTzf76hFrtrWxku",
-	"hTS7vo9QQG7stnfsLw4HDmqNoLkDxJwtC4htqYV99FRTO5fCDBtMOHSrkwnKXl8i8yCqWRJzID/DQwqy",
-	"DfxQ2tpnTxY3Q8YWE4TsEzNkuXVm1PA3EfxNBP/ZiKCA2BViu1UQiAaszwvsGS4j2DLMdX//q+AlbidF",
-	"S/zz/yisxBkyrLR//+fESVBGUQTBgy8zWsEmRCc9HSo+tktH6YMbTTQLFTN1oodyIogsySFWRXpMRbR5",
-	"iLefIR57RNj9XKMxU6bpXoHNDYTs95sRC3nEIguRPuVxotgRCjtBfSXzQ0y1OWYxf2RqmpGT/fXGgcUL",
-	"2HaDVukfahZ2fvx163H/9rfrbXE2fhV+iFr9d3p38C3dmp6wIPmOX5qdh73vR+1PP1h0TlRcO6gNjRnr",
-	"g5cvh1I+6ObQCtTqkbNJ44GbcMiEbjoj10stE42sAfd9Kh65AWSpOhGePs3Ow8gHVrz8ngd6qFjEhOE0",
-	"BsgrAC4bUW4Xr+nofy5YMtIsV0wXv7Bf+MIqtg3Y1Wq8R0mQ4EdU0AFTKSUsR16WFj7Wawi4A/v5zn74",
-	"fbv3497ou/G2vm09/vRKXG9N/rHL3gW/nO3Qt1F78J5f/rr34wOc1TFi5A0iaOmgBKHjsZKPLCKKWQjm",
-	"z8bh8oxksnOw7SHnhiwLDeZe0VyKC2ksVK6koVrzZETaZGBV0D5XIxYhygg2HioZy8G0mbcgoA5Rsh9c",
-	"n1wcnuV1dMUEjYs6If4x9p9cU3c/uzyCLznF/dp+h7QHI3JB4X++K2qry63jC3T3BTr61sGOt5NV6Oi1",
-	"y+vjxv5+q1Wr0NTz6jlMn1fQS2piSkkFlT13Yqer7G65sdF+rVKtRrTCQ7HfR0yKpno8pANOiT21RLHX",
-	"ZBwzqplHOZKeBon5iBuLcM42ebqC2r/2JefpEK2uc8yeOwctD+l00PKcCLkB3Cmc6TLLjvAJiwjccnVC",
-	"ib3BWGTV+Dro8r8mLIEV5iy0xrDR2ORlvihRwPXP00uKKSVTkxDMbjl36cZ0T5YF9tbymNLfAtnIrr1C",
-	"y9r2VnZ7FBZ10l3q3E0LNtj8XsuztA6CoLnVAqaYA8CrIGilAKgZPmIyMYT2DVPkla5l4CgLFCsBo70C",
-	"MNoLgdEqAQNRIAeM4FlIWAxtBu0ZSOzNQYQv2nlrhZ23Fu48KO08pYfc5tvBNsihx+DZOON6Ruef0Dju",
-	"SaoiQkVEKBkxkRD4oagnUZ3pSJYBDexEUll24wSqWkxFpEM6Bkv8UE68RwulVfvLOyoi2e9nv+G7cOsM",
-	"FI/traNpgkZzM2QgoUdUPVjevITktSwn3sn8Zen+Oz05dHLsDWNiBuKtgy2Pa051eCcNsapXBkNgwdwe",
-	"gdsg/lW15G1/equaQatNnxkUwAlQeVoRnV5RlT4oHt5YKqMoN+nZpe6b7PiuFA9Z+os/n5gPhuaZA2qv",
-	"eEC72QFZhOx46OZPB3fhzuJM9nrTIvL6k3AWmOwonCLy9QCPuwNCO3n0jvaMyG4nEq8oXScyjpg2pM+V",
-	"NqV7aT5aR9RQUP8sQS275kU+4a/ge/08nx8uc8gsCAJ7yFINlvxm0EK/4iwnbLUPtoLmTh5SXmYvyimr",
-	"SnfR1soyVdTOdOtlX2l9CfBnpZJlwf9qZfBbBD8VA6bNYTTiZlY1i0Zc61R/Th3a7moB4RYkc7Kh2WBk",
-	"KYJoNqbowOtNrRYOtqzNvFaXBTCc37x7uv/n3d1dEgTt3aeTq9Ojp3eH128ur384Pflw32q2m6+2g2ar",
-	"tb21EzRbzdZWs3V/enP5dHP5/gb/YzEn2ArawautoNVuBLtB8PR0eHx7fxi07g+PbzuHQevp/OYb2PHT",
-	"1VO7udNsPT09HZ49XZw8Pb2/OD26PD4h72/fNl7diZMfLp7sC/lZ7YRP396cn96+u8f/fnv57iI3pL0T",
-	"BHfi6vT4qfX0lGoC9/f3786PcGeVG2m28OHpzeX9+fU/W+2txvZOw8rK9/f3NzeH9zc3T0/Hlyf33x5e",
-	"nNyD9+3+/v7+7Omptf8qCLZb7ae3T09PrfYWOT88vSA3t/f3NyeHt7dnJ/cfDu/3X7WC7fv3N4dPTxvt",
-	"YHdzZ2enEbRgM+dPTz9YcMBC78TVD62n1tPp0/aH++1W+/7Qrvv+/t5Oer/9dILf2L4/vL09uTi+Pzw7",
-	"PbK/nZ8cP9lHlY9PL3JfeJr3f2UQHp7Zhbw9vH8rZUTwxprevzvbC1rtvac0HuIeoxLub45un25+uL8B",
-	"L6kb9uopFwXxT4iBwHnbT8eH98cqGczOG+y27Jw+oOAeYw2ezi+frqke3onL45un46c3/zz75/HT0dG7",
-	"y/tnHff33rn+z/Y3F4f3Bcd6+uyp2uF9t7ql8nNKxtV+0R414ZDIPunLRBFHfjpPkmMlQ6a1vV23IbYn",
-	"iQ3aNiJmwM6FtkpkwC4mBrw8wigZw1I9kdXWdHvPatLAWlKLqxfAVtSIP9drMjGhBKkCgktg5c5O4DgF",
-	"3ETZViu21U5XuLOzY7cJNgvFqAaYRFyHQ6oGjPSlIol4EHIiyPn1BcmGF1aiH7iz6hRWsvX8Sgrfdc8J",
-	"j4h/jBFeZsgtLxYRFwPiYmrAEmpZd5+GPOZmSiZUExorRqMpyXCgsNAowXfZc0BL13R+867RJhYH4OMW",
-	"LjQ0TGlCFSNwo4hB8SOK/YJujfQb9nICtLbXolTTU7B85fH6jI2k0HXywMYQvDWWiYh0nfRkMhgae/uY",
-	"ISMh1Qz2nGi8kuyPjIbD+Wb4XKTT77WQG4V+KSkM5cKSjY/eOqj1FWN2J2U3TS46aqxklIDd8avpO+i7",
-	"8YIygAHkGnXGHlmMdDumVt3fDgBZgJCuJAcBo7WzOoP5aPUFFvfPeJ8d06lVRFv1mn5Iage1q+vjxtnJ",
-	"eaMFEyeCO87Rp6EBm0PQbO9k6wXYW8xJn7dfNfdyA8BTZL/4vGZURpAKOZ3DzwXBfP5hD+LEMFE87MmQ",
-	"gYia/rT4uCM1JQMpI/11D7ydwecwjhvjRI2lZqQfy0SVzn72rLZ2d/xhvT27bhxeNXaC6qOC3913enSw",
-	"5DHUV6SgvwlmdYJZ6iCsPH8mzYxlNZYQ/hHDzi2vNBNJvJu1SB3Ol3HW3g62Gq3WXua/uhS577aDpYHP",
-	"APjreqYRNOv4qXOu6a3t5g6g6arztIvztAM4iNwvO9sQHaJYyPhjpb18fcNQSh5wrufgBTqC4ymfbug9",
-	"Dfb0CPqL4NJTrOFEHmIkMUPF0njngvxXDu5FJDi/PF4yJBbdSX1qwO3MVbXJLdjPIsqdJQP8NAuMdNuZ",
-	"kQ63VQXhoDBiFceoDMNEKSbACtbaTsVLfdjvuziLLZC2EIi3Ev5e3jN3LiPet9AvQMveW+cMPWDFo7Q4",
-	"0tChtOdnQcMNp2Vv9XxXNBX0GVf0L5KLxQzVXzKCkm/kiP32lbzHiS4rA8/5iRBAekUI/fxfBkTAE5hI",
-	"3kiqoht0GRRBlRlPCTWkFRxs7zheYfiI1UmPmQljgvQUow99qg2wjDgRJeHYWf0x6j+zQ0fopciABK51",
-	"SLhAxeVPslJ/qQl6nsH5c702TN0bdvP2WWFDv9cYTAdhytlMHoLgq7aPLQeDlYorJQeKaV0II4TpP4Pt",
-	"zs7ZU1REqJWEaBL8t7c7+yfBGyuyKO6O999ab9v7W3t2Wu+9SNGafOfQ2j5FcQrBDbIhU49M3fIRKzHS",
-	"3YPtndxVtULKDVxXPvyKcuG/b/kgH7HfpAB6GTHFQ/ryaMhDOpCYJHWOxohb5ZTIovDuTRU+dtXAsKK4",
-	"Uqmpr+KK5CJin2oHrSr9vkpfV3TyrOmy2kDZymyTW94m2fY2yTvlLIjp99GCeH9+/fR0fXlyf3169O7w",
-	"+vhOeXvdzsn9Tiu4f7OqHWKBuJK7bhX7NWEaDS3b/VbYpvss6O1FW+EOfcV2+62oHYLnAUwMh5mFweWW",
-	"ZM/eOmuDxdEUQmsIRBWGkhVsUqv4aB1KBJVGqQpj0hphGutj0fJm7hSlSkZpQClvWc6bkzPc8rbgfw1k",
-	"ca6OCzY5Ti+oSp95nSg2sAKucgK0kIZMmSHO95iXxP4rOtALLtqF7vI/3kmb2YAu8eIsuK6kGlDBf0Ob",
-	"pxQQ+3mlJDGK0zh/jitft18P6nmrRNXtDSFzENnaZ9QkimHg75h3HtgUbFOsBzGzkKHBBQ9ha2C86MRc",
-	"Y/YcBJNpdKI+oiTV3vlsr2aIwBsracnFguVERPko1e1G0CpsCwZxMUBkhfv7yh33vBgUPP/XWegt4TqN",
-	"hY6nZIj5qLmIz1SA/Ju+/pOGo7hDunUBwVomuhOxx84/HrYeL179ujj4+8dff5rs9WoZ7lRzZNxYDpHQ",
-	"Ae0lQmKxgxhJuJnlyfi/VfE+PlvUaee3tBcz0mpbnKQEsy0JGvedr3vaJEcxowJVAvR7D2L5yDTIV/aN",
-	"KRnH1LAmCLsmdhZa0GIIqE7ZZeQd35//Drn6T47jgJ0g080iJlYL8AInoIRRVOg+UyUR4f/U4gFfqWhA",
-	"mpf/5svy8q9PvilG1Q/sDr5a2vs1zkeOZ7K8c19aNjj+1fLB8Vu3rb2Dnf0FwfF2nY2dnd3dL4iO37pt",
-	"vZoTHT9nq2s579OX9NJlM3K44ZXWnKC4SqrSSD6ykcuLqtYJ6bPrOJyvORby3bOs9YL+WeQAtHwEu9kR",
-	"ZNue+VyrtZ19bif/uZ0TOC7HfI5iqi12n84fXa89cs1NikpZNA5M9GeVGBgpceORdMyjrc5IfXnhgZ2v",
-	"U3gAoFR5FeQpE64CVE2rE5hc2hKZUG64GIBcQKuN97l0JmdCzZKXsh+y1CT3299JR38nHf2rJh2NkbT+",
-	"4Jyjm5CKG17hIUF/DdEhFaACcMOIoQNCDdkitDlq5hwm5YAh75tO74ABM/ARKwD3WGwRbcwEGK41/j5i",
-	"ZigtmL4BAWRMQRh6KdVAv1zGXPDSzrPMUAgpzi0tYjEz7JYOcou7ZoYrhoFiBp6kyzs+OTu5PVlrhYYu",
-	"NTLCe8hegcBOfl/L5wCHc1zhh4IHzscRbB0EwXoOijywQsYfLX+PZPiwaqB1vWboAF33te13P+5f/dQG",
-	"AdTKPObrOFrWtI8C1D+DJel9IRebjsdNq9lnqdchFS/TxQNVMa0rMq/7iukh0e5hgWhCprU3G7Dpt8Pe",
-	"NyG/5N++/enk+vb7m1N9OjLjn45Od09/iR7OvzkP/vHLt/Hlh5NPP/1y8cvF7YCfHX0bsB8P7Tvf/dD6",
-	"nve/b7LptzF7d8gvfznZurz9vnXxy/c758eH+nQUD6Oj093z23Dn4vh9++L4cHJ+NOH0x4vfTn+RPGzv",
-	"t8LpqT4VF61/cPvJw0+Xt9+OztsnwdntD/xidG4u2t9v/3QT7Pz0y+Gns9vT32Ce3wY7//jw7S8/HX27",
-	"3wzbseiN3gbRj9/GWaDMqagd7AeBVbAAFn7HykB2fDBqX+yF36p/TF71blsPV9v6LNrvv6O7yYncGfzE",
-	"2+L7T3s/TGroEQYv49LOax4tH/swQgf7kI91hd/848ooLtXgYpEt0/nI5USUPOQfP3+scKqDedGJXFVV",
-	"+1xoazlp/Oe/xay/xay/xaw/X8z6COQ6K2OBTAVQsoJQxPo0iQ2J6JSMqSpGoS1hnXSxF0ibLvoiKERf",
-	"pNEsuQiMYBcjMFYM2PDD20FBgoi4EBnC2vG7drrPy9PZugETCOGKKGeQC8tRUOvAcinA/OEbrS9c/878",
-	"9cP2lsKFFfbQyya8MU3yRvEBj15ocqvolJxhAuai3QBlGBk+HEa/JNqMZqzK9gRDqjHOxQXpeq874cJI",
-	"QkksC54OuiDQdLl9hcE6HMV8yrQejFVeTthYtF76ODiS2hz2DVwbu7vNYKfd2tvab20F28tXWYjWijN2",
-	"LgwA99h8WUmsZWOhpXhHReT3u7MHIcT5oOI9F1Tsgnqyxa18Abg79veVkMLdszRD18/5cGT8tz2yytPK",
-	"l/ja2tt/hYk8QAA+3H42jQeC0rPqhHXSY7Gc2CuimLuBqFL5XXjjiipvjVwVE+z4i1KKwHrIgO+4uXxN",
-	"7lDKGG6NWBq9cqj9ihg2E/sOxuM0waH8+GukPBQxJI8E7fbefsYEbz8JPROtwbVOmCtKQkmG74WsnS/i",
-	"N7n6fl+N37TX5zew4b+E22yXuU1jK89r/ML+eE7T/qqcptECTgNIpuiAncmwsi7cpEyO69fi4yucmTv2",
-	"9Ksj+umWjcZvwa8Ezg7h/97ayuSNGebxh7i6SyCbLcykpkQbqZjL+y/D7uc/EHjtXK4IqM4Z5FBvzyBX",
-	"CJ459mv+o0qy/BdFFyCxXKXLGXUv/6yCulxc4H/qUpeVlbXaUI8kX/+yHWx/QQXLPBAr7FtDRmMznBbg",
-	"iTXQ7FZRl/8C8vtXBu4qxLkzA4//PrvjreV33F52x1ioLb/joLxfpsZ+Z81Qjl76aE+3TaTE8Tie3jBj",
-	"uBiU7QKZuaVgZfEFd9/GdOAuz50gyNUYtw+umHLRsK0A0PWWlmNswVEmBaGlO5VQA6L8yOr7D6m+n6u9",
-	"D2Lvd3vfn7d//OFN7atGpe3lHFxFbkja66i74KHJyh3j37cotbBfEz4GoWVp/0m6aQfSyvQ29EDam1aQ",
-	"9BvORTeTqJtzJ82vW52aaVfJlZrr+lofiKu9cZtzUa3hoar/jWqIapZR3DJtDrFm4gwZM2187U0sj+Fs",
-	"T4rQMGRjUwpqXFR5MTXN5coutlrtOXUXHUNr2hWsWnZxe4WUnu2FZRd3liq7GFiKfS9GaRZ2xZ2dpWBT",
-	"Hw1U4Z5aMtf6z0ikdhJ06qRyGZpLJUWnvoVErJsGbRHzvZ7Ngk40U2QylEROhAaZp5DNYVkjRm7gQ+CZ",
-	"sk+okGZY1On+5T2n9Tn5ziusoF1YQcHC/U7qMTc0JheJUdyJ9F+e6zzH31u3bBSDwCvzmXs0fGjIfgO6",
-	"tK2aGjCbxTwnTWAvMxT99WkCy+ZY/6lJBF8hQ2B+9P9M1vVfnBW9l2WN/HlZ0R+oNuxMliTuG/7Je4f0",
-	"WLqqyFkeW7miTrWk09o9aP/xXUxaX1LyZe1mJM47fy7jaFoHduETx133kZzVc3e2W0mr6HUBGFs6XMtL",
-	"tixDjIIdKP6AJ5cvTOZ0s9arve08TlTIHRP7iMSyqCD8jRD/wggBPrUho5ErkZI3d0csZ50DM8D767N0",
-	"43jERDG02DfB64RS0EHt5WPrj4hGBU9zOGQjqOXbl2oE/plE8YZifQayZi4m0SgoEPi5Xrumhp1xV5q2",
-	"uK8PQ2rsjRyzftrb7NdEGko2Tk9u3xKrHdExJ910ju7mAemqrlNxIGFdE2VFRAFFEkVEugYe3wnNQiki",
-	"TRJheJybm9s3wK4c1QlrDpqke1fzOeN3tdfq39uvzb9v7QZBtwmVPDPYzhlXAM0CCFzJmIfT6vOVY4b6",
-	"1gv9DAwaOE23TiJF+6bBmek33LCGlcohPKnhMGvz4E7YvY/hpRea2OusTrq/loC4IRVxJjNdB5FH84Gw",
-	"CnEswwe9acUkOXHJct0Jvj3hIpKTO8EFcdCuhOiv/771erIERLNxz0D0w4cPh4kZWpE5dFJmEaKXIgOo",
-	"JsbimaEPDGQ/CGo9IN03jCqmiGI0Hv37HeTA3tW6dZRFu6Dt/vtdjYtHGvOoA5nPd7UumQyZcCBVTDNh",
-	"oDCXS4t2o+sEvcARkfYDj/KBRWTj+u0R2d3bCTbLQKhcSZ3MWcJC2HwGJzEdMeO4ylGitFQVEBrTXxNG",
-	"Qnjs640y0j3j4qFLEHk8TY6tCiwTTcZ0UOI2bPotxOie/nI6Of/lH+b8+NycH3/7/vz4Yff8+HD3/PgN",
-	"PRVQaU5gWwzwAPk6kbi4/IZG9NMZEwMzBI29iqFAOfd3sMBqUgIjhMNzmoYl9GRk0b8LT7vFXcxUS7dT",
-	"IQyyxX5quBDIBho/sGRGPs11EcqeRtWL9Uz8hSY8Kq5qCbNI3y8WovzTpfJo4eoy7p3wqJJpn0ZsNJaG",
-	"iXD6HavgWOf0gek8AyGa9plV2RQzako2boziY7spzUb2Qg71ZpPcMPA9JoJb1IMLkWxQ8v796TF53N4k",
-	"Y6YsLzFMRJbRgGz/GoIJ7JxpAKKmI0Ye2BTzdv0PfiEbmAJRJxYkdQIYV4fT37wTdg4uSHubDGWitCVZ",
-	"IQ1RiSB0QLk4gPnAaGNPZiyFZmQD7SR10vVXdNdNiHfJOKZTFuHk8L6jnm4KRdO4dqMOiD2MbpPc5jfi",
-	"1N+I9+EmNelmqNATpvSd2G63SZdnp9J5YNOOYolmUfc1mQx5zApLx9e5JtrwOLYbtBdknWwH+3diZiIu",
-	"OolmXbKBkNZDqUw83WyS79gUS/5Chd6xZQl5M86G/SXRTNUto4PjC2OXWx0pplF3xuwZvEyYiMaSC4MK",
-	"Nhh7yDjpxTzMMezNJnnrriLSY30JKS7sTqQj7H402dgOArujlv1P2/5ny/5n27Ot/FI34XuoIiJj1WRj",
-	"59Mn+N2Cdx/3abHB7rVOtEwxD74G+FHm3Dv9IGyxfdZ4FbV7je3+Hm3s0529xlbY7gdst9eKttvz+EmO",
-	"xhqWyOZxwZ0dcBb7v1tV9DpHwLqiAwv634pMeyeo5sYgNxSW4XxP+MqIfuKjZASuJlgR/pWtx1LugClX",
-	"+i/itJJ1WMTnIzqwzMHi/kZ69yTjWNIIUImCCciy65GbqLu5KnNkrWrm+MCmX8gdL9EyVynG5XAOWHp+",
-	"f5qpF5rkTI8r7ymYsye0FX7Zrm5CKm59jlPV3gwdvNBkrDjIPKGMWJOcMZOWBVeMRqCVNbjQTGhu+COL",
-	"p3Ugvcs6OYV/nNk7OaiTFvzVat6JQzEluA6U1OyeLF8GJ9rGZEgNs1TLDbCTEXDdlO1besd8XYRrvXAr",
-	"3IntoJW7OUIqSKquwO/QSctLhWXyznmdKoDuE8IWgT1HyLvbz9PxDR8IKBM0T745kxOmoCD6kH0i784P",
-	"jxo37w7bO7ue6Sk6Sdm/vaPqlsh8K0SAQS4a4YVvbtq8Ez8wxftTwg2RFtpQY/0TDQ3pTQ3LgpnrniOP",
-	"qdJwpYRyNKZweuA9E9pQYSDdsgzOrf5u2GJBb5/uRNvhHnvVb9NWLwj3o1dsr79Ld3rb4VbUZq1+QPd7",
-	"r8K9aJft9LfpVq8dtqKAPS+ZaQ+/hYcyphZp7Uz3PweNfdrof/x9d/vzf6smC2cnqKIIqz2vJbiBRaEC",
-	"pZxR4ssI+b2rQlq1YiSSFxodNHMX/ozBaHbhrvLplyz8M3StAJELNJc3NLpGRPZdFFzUfa4VwstfNBpM",
-	"0j2kHmPQmWBQJ+0/h50OXKluzuLIajAjLEiZtbQZJZZ2rLIIcxAY4SUaiMP1rfjc+kj2Ldfu8ABfOiCL",
-	"5/IuOOS520HwOQ+w/6ZYv3ZQ+7eXlsKkYMLol/hUv/wh/eIJrAXAV6VdpILgiMb2BFAntavUuWU3yYW0",
-	"kvEA2klMFDeGiWYNGniLfszD9c4g9C9nIDsUhIbYzd6xJK49VFwXC/YJ6p6VgbO/NHCWAolfm85YI/pM",
-	"DQE3Muze9+hz0tXKABjHVHRSksigYBfSh0reMbVcGB1CmFhGNtpOsaDhEN5ypePAsW3HdVJJrQCgdloQ",
-	"zve0WA5cVzGdj0VXlANvn8gkjshAkh6bSnfDFhcf0rEVdhgj7ToZK0naO3XChGFqrLhmJBGwbBZtAmjf",
-	"StXjUcTEWoDtp2/ngcq10xqJYCxCKYFGIy6IkrEVzsiQD4Y+8SsHuq2vg1uZaPdC4yc3pCKZdxdFFylJ",
-	"LCepapRqNQCWnFbwRaRXreLlCTGlhIwOSypJpj/2mMWBtL3Ma1JQFP8oUgU6TAUbZyghePR4uOGQigED",
-	"lWFjnla7CXpctlU03oHw2C1tuDt3x1aUmbGLXIP+/VWOB1X5MjKXz8MyZ2iCM89gUD6JdvvrnMQsoPJt",
-	"hxYuCbD6Qh5lECpOfywFe22lfSutusHmEKKWaM/DbEXoCmk6NJsig+qFNCR7cIBYn5kVnLmFzHyljOC7",
-	"XwmsuM/U3go2dqv6iBTt834B0IWJlZs02fj25vICeMhIalMwniCqXkjzViYiWhuAfXg7g91l3vIjpCF+",
-	"QBE021/rmnbkHkmGRjoQCyyl91gsxcAyUh8vVFC7AYeu6DSWNLqV8oyqwXpYNMY5OkbKTgyzzEp+FmmR",
-	"o7sBBWC0tr6uzAJfY5/C9HLT/Dfm09Fx1yMmzHUqg39FkeUfMlFw42cnwkUYJxEjuRq2maiS+7Ekpnwd",
-	"waTC2lK9OjCL4rKcbQnGoayVyVkAwJuQiveCJmYoFf9tTQgmMIF3TuVhmHNagRUzg7IOsUrw2jVpsljR",
-	"MrxbS8Pb7n4uvC+kU2G8rQRM2ICRIVWKO39AycSy0bU/NN06u3WCf8M2u5tES7Ts0vGY2Bc1c6IlqKdm",
-	"qGQyGKbGY2yHo5MRSz/1muAhplf6ZMgcRwAkgNkNHTilwvHGGzQXvEn0dPkTxvrL1FCMyqCPlMf+hiqF",
-	"7LtBdkt2ET3mkcwuC1EuakgBklM5qN6/3ElynyhqDun8XJPcqMVS2U6wZQ9VF7eeW7iUZETFlIyp1hOp",
-	"IhIOWfigCTVEonO/vFQ3V6dnJysu0VnauSb2IU4FApWbXPvF2mN1zuOqBX8F/jl3X4p5vwiRwndbhGVv",
-	"mCGbwoCIxbzHwKs+JaHUJp5uHtyJroUASIvdPBC6TXKJQv2cIzog3arz7Vo94U50XWOCjmv60N0EB2YW",
-	"f5hJKmAoRaTSlgQ2NGOk6/A6h5xdKw7kdfsIxC2EPSbr2uUKKPhiZQ4fNcEF6V7bUQ1IO3WO+1y4Su7h",
-	"rFB3MxN74a+wEZ0iPRjFGZifcsbSRT6FzxndlojvvxL5Ogx5jwgyu/ZQCsFQBbanHVvZMEqcbd0+Ho1K",
-	"9bZx2SXMK604Nyv0IMvtIf0K+iA1feRi8DqnnMGJWzGVToEjD+kjIz3GBHHNN5rkmo2Zyzgq6aSOqVe4",
-	"yv4ARjH/aMgGBZOZfAQHA8QPUWXwnw4XrLYqot4UZIzcVl7oOxExGkGQrOVBVlcCWPkEA2htsHlAckyl",
-	"kkkUjXQI3ej1nSgT81wSzn+hzGogrsXhSB6F7kTudHOnapeAOjLilGHRgWVEz5123d3i9sS5GKAyXn3q",
-	"1do57bP1eJGRAHHvvwCocTFYlQVB4Ng1C6WK3gt7+mtrqXZiJWjcQVLLSO7UPSj4q2eQPvhylD/E/Gp7",
-	"HnY/aC8DHdgZ0AocMCIb3GTydcQgTwaK23Bjb5YwGUE81J3QQzpmmxnCjqkynMZp54jXDlFhe7EcOGsO",
-	"TcBOGLESBRHuDTC3Up5TMXXql14L7vY27zhbZJ7ReUHBx8TlRJT9IPBkNWNi2f8a5wDNx1ElKYXeOcLR",
-	"lk2ufGmXyCQfilm1UDf2ZTYwH77YyOIXl3rZDbdT/AWywl+jxq2pec3FjHNstV33kYUWO3xsYS5rqHTQ",
-	"Hz58aJQDJBcdWTme0gHQWT/XZnBJYYa8FQ68xwyu1ndnez7v5yAN1CNDChEAmg1GziOj4K6EG+L85t0f",
-	"ZeiEj3NNJiyOG85f1ksMGco4ArY3TMMUrL7aYzkTcQ2AppPxWCrDIgiBweTPtWCXTtQBu18HsDwDYu5L",
-	"OcPgAarQzxkwWztf3zD1QpOus/I27La7PrpOClY0ZUIsriYb3fIyu1bXuRMzFs1K76S9ENJdANqjNfVU",
-	"PHLMhcq5j2kUQfIbja+UndlAWw7f4Sr30+81g7Vec4dS4+Kxsx9+3+79uDf6brytb1uPP70S11uTf+yy",
-	"d8EvZzv0bdQevOeXv+79+IC1PgpBrM+FfWRO85/d5z+mw2TvFxYCI4YcsAr+KUcMoUNNWgAb4mjgCqcW",
-	"WOjjvRQME9UIWr0FRPRZ7svTrEydwPfIBvUR9CRLJnViIM8mSKUB+MuZYzfBKmMveo2adRop4bI270Sa",
-	"LabdnPb9OulzxTTpFuJxnWjK8RsaBcgwlppp/0Rnm7gTYcyostilmJbxI4veTLtEJHG8SXJxQsQ9tdoz",
-	"ypNFLODREjELPjmuMrHBrpY5mQr2Q25lRKekq5nQUnVkv291gq5VLlyvJHxCBtSwCZ0SzWPL/Kz+3wru",
-	"xIiLxDD9Oj0j6lyvGNzYFT7Ds6O4fnDzYqsbLgimXErXtOvi6tJCA2B1J2L+a8IjtDTstTE2Nv8ZN83m",
-	"axJTK33YXWuik3BIqCZdw0ZArIliHfYpTJSGGNk70Y2l6cB1xcWgWyfd0AK470i+E9OxZl2XtUH1Q2fE",
-	"LSPtEqoUf8xKjnJFQjqmPR5zezzlsKIiPKtOKY3tyBP1TRHYd2kFgLGSPabvau4SMqi/DBlVEQbKa25p",
-	"obV9kC+AlX0ND/7QFBAoooY1XA36mTc8pi54xyIwXsSuh+68Od5MF0X+QE62H0q4eQ2UkaNBixV5VdCx",
-	"BkAUexdOLbmxuG8ljjJ1PLvGrCXR4jsHON2NH/w5S9ZagiJ9UvsyX8Chn6FaLnDZakpOSRjSh3syMa9J",
-	"l0dwwUUsNXZHqcEahVjsSXR4dWop0QVJWAorM4B6RmH4vETIECW6FncyTvrIkN5lHj97CaGswaOKi6g0",
-	"lEdZMp3jh7mDzmgvA3J6RjlSKdBAAZnn3oRHeD0cU0Nnz610hRwQmssIorE7Tvz8LHjh6elXvwEwr8od",
-	"xly2WYEfS/HR+gzi1ItstRjrV/n12jNEW9zk2/xuuOhL+8UJVcKv0i4mpHHpy25E5beeCbbMkWIoRciU",
-	"0I6DWcjm3YGNCY/cUL0GryohuUeIBZj+HJ6ePHr5P44v+xCCuIhBfUD3qS9CBbVwikgaOcR/ls3lCeVz",
-	"Wrrl9xoTVn8ulw/7+BwsfPYTfH921x8r7aq+Ng3oV7JfFvGaKbRuctjmF2hRq1bP4Y1HLOh1tgxe5dl9",
-	"bmJLoDluU5zOPayYC2s+zGLpIelLGRFfHcaHcNzIRJOsdwBque9vyNvjQzKiv0hFBBeMbHRHPAaiZQMg",
-	"nz7XQ5CiQpVoQ0NGRUcPWRzjA9I1irGOSIy2f7iWgkCCQ0YNMBI5RX6i6Yh1N+s+kCrNtj15//L9d3ei",
-	"LxNlmBXArSw2sbxr6OuGuPIYBJrRgrEXBMiQKnucPhhQatYkXSsdfkr1PgrguBNWf8ZSdGjmc2U1IGrI",
-	"qQdG0akT69zRWFjYPwf2PO2G4dhn4QA9bR0YLB93jRXrNQACVDUFfwGAoFavDeLEwLmO7FzQqzJkMebB",
-	"xMmYwyMZx4kOwdSXxOOhq8weSiXgf0IpErzGFJ30mIKXjRxRY9E05EbB5fbAJ7xWr/WooILaB0MZSgsi",
-	"u06pHqDgMevDEx4+wKpoPB7SzgD6QQxYTA0uSAMUpIw60RS7Exn2qYiu2c7nYuwVJKyGrOq6Qq+5PQtu",
-	"2MhyV0O5cCGU7v26PVmI8JR9wg14OlAXhLQpISeimTtCP4ddumIMSsGid6mw8NywOSufViX4MnJ41koN",
-	"RFRb5clgzTVNsJxR1cWeFm76HWoZLCEoOmr/nJW6VYqCVJq17sxYiuvhGalkAKB45EoKu0Q40hHXYREO",
-	"M1sOK/NvDs9ajS3Cwd7X50ylG95wRlI2GptpKZ8o30F0VidKS0YtBsC5H/e50G40J1TOdB5NATtHIM0g",
-	"qCu4fdqsdCQj8LwD3OLoGbgtJ/efUxMOc3K/q3ZV0AuxEerM0l2Tq2yga5L63H2ZYok7WzdV+vGCtJxB",
-	"OCclZ1hbKWSMuUu0K+G6K6A5I7XRWPtC3Yo9upTWZraPnpQxo6LUbHhZXXZJ1SSm2rzXfupSkhPVhugE",
-	"ek31k9jeFHXveEYjiBP6eJ8IyA1LNFL7eqqzb2aZHe3JmIcE/HN9GjLCxABu6LGS0WbVbsaK9fmn4hzQ",
-	"VPth7/tR+9OzOIIiKd5Qbq4CiOr+NPNHUokMScTNiTBqDkLMKy+S6kankZcNJoob5us54FdvuGElYT57",
-	"UAUXV/L996XU12fPyatanlNAc62676af1dVKSevjgsOehYHLz7QDvA/fKu8PbPpC2x9w9rSEhrdKYry4",
-	"iy9bWbNwakSlpo018L8y4fFxEU3bwVYzaLZaW8295cxMYFNHJe15g88y+hwgGjEyCYcsyqlzVmWf0egc",
-	"Vk6GPByiKdMlXbj8ewyUgrk1c5ECKyNaVsizMns5mslJcD6Jemo6UxBCIgX7ct2Tu2YInprqnpBz68zp",
-	"pXxcy59SFVa98YXYyvwhdJrhohv0Hft0JGOpkO25qm3LvlLamn+/7r89d7Xvx5HzY67gyflzNjSz4CNX",
-	"m7CIOc41RsaJHkLJGCx8GSrQuyAqwrnAna01Nc0ykToeuYbE+Co2U9x6SMfVzL4LufddIB2HrtC0ucjV",
-	"b6Xgg6HBmGozR6n2tReXZVDOB+pdovPXhRqyLxKQOTeLa4TnL8fVaxvNrT+Q/9BaJQWe5bDwbajvu3iT",
-	"E2AT2FINjcPMQDxnuntXjIgb7UoMoUtnWIpX3ZytAAa+tZewkpcO7i+X3F8Fyw/5uJKNd/HResAMlwKm",
-	"F7tLH3ZW5aovf/VanzNLwuKfi9c0n7bm1QydNdsvYkGWyQAlzTHdO+L8OIc/LesaL6kOnMWRJr2pizXI",
-	"toy+5q49ra6r7jvF4L8ugKv7mnjkd0PTwh5++J3A8Y512Tc8erlXPCJ2m+SQQP52rmYwLCnN4NoOgiqv",
-	"bo4tLmZ2K3nwF7Gb79gUF4kUXVWbxvO4P4Yb5an3jyPPP478ciexs8RJpMS5gOByU7aWmfKLyXEeFc65",
-	"Cj1VHRAKmYG+tKEFdtPTEbi0sGQOixxyYRbA1eXNLcEakL9Dos1nvAi6m/U7gQ5cq9Q0U/o6wIZdfMxI",
-	"SFVUtwTu/uaQ62v/qcteeRImMRdUTe9E6p2fQt2kNJLPCi7ZTGA9lImIyMZ2sL1ZsvembkLYSs0jbtFW",
-	"mI2aOaUjapj996l4lDxkV5TPcw2GbmST49DOmHJwERL/hLgnEG80ouqBRcQOmjUopgXvqxSFdDqsSAfX",
-	"upu4x+O40i81q6/hG0t6I400NHZVRit1F/d9GFeHii12cIH1bL9q7+RK7+XLOs34gVDlSJdYWEA11s+c",
-	"0l/iGJuHLVX+sUp8+bP8ZNXI2szD8vtEGnbo+jw8h/O/2sEd3xUCsd6VbHO/5ekARnttu8dC6lLvrEip",
-	"aGi+nCDgC8gZFNlwKXs+oxTHbS5FJzDRV6KSFBRflUz8CpcmksLB/qVkMotiCwmliGR/OqmUcByJhQmd",
-	"6Lcx9kAqTtcgXd8Bo+Nt7d167seIM4OkknYG0a4vCN65kLLqRjeg83xW6dBedA3SRUnIzT+F2XLeYlcD",
-	"0nsC/PAuvivGsnuQGgF6UzKSiRm6ZxKW14Hmn92DLNQvq24GTU3gOb4yUqKTCAtkywDs2s+vL3wWLVaQ",
-	"vDo9Lvib6liUADN+4E1yfl28wWdACA6bHAS9pyMFQq1eE2MJPdlze8Cu7X6Bxfu/PN+sFADZSVcu1XO9",
-	"AGBXBshPUhQmXaOsBrYJaoypMGra2C9Lle3tZ8VKwSb5Tywiw4vc0Bn3Umm1xYkr2UtM+cjV9TmSEVsT",
-	"SnPrBAKRoEHLOW2gBk+THFHN6kSPachQ6o+oHjLMxOUDAZlIG929h18bo+0xpqntfff9+fZVufgj/lpW",
-	"01aLs4b1V4JHRuy7yqCubsoc4LZCn2zqnKuTLvAJeHZ5fNPYAsKrE52MxzEbeff0OMuOB06Rd5nnSAcw",
-	"vID8c3EezrA/a9B95ohAtjWQ17phFB+NWFQnyRhiwqlmm5ikZZWOLCJUM8jOAtezkFgEsnA0F5dXl9ff",
-	"LQqUW3jfeNhXqpYXkoyleiANoljMB1iSenH1+QpXS94JW33+2syRDeBnLINrmSGFbDWeRtNww0Z1aPkG",
-	"hRMjFvIRjX1tyw0oagoWgF0S9wg1pPVqfx8lizthsf2uttXabe7c1br4K3wq7m1irYWRhBZu9JEpq+xx",
-	"jVV5jbTatv/YOLbUNVN50U5bq+crHzb+x89BY//j761669Xnjbu7Zvpn+/Pm//hv1YiWCHMUS82umYa6",
-	"sLMYlzxvcIdpboaMAbj7MR0MWHTGBauA+Ds5waS82D4HTuFeyJnmUtEra4D4Q67bQhUBYPFp2bfkS/xL",
-	"moylNiVPMhdmd7v2rJiHO69cQGmP1TiXCGMfz4kkhYRfO4ZF3ppk2AgTPnyLjQOspRBLQza60EOju1kn",
-	"UtVzkkAsTR0NLCBK3AkX3ezngEAe/6He1E0HqcsOx7U9tyY5TLMQIRMDJ7HDcrVA7kTPyvC+I4ddbdfN",
-	"fWi6ZKPLPo2hGZmPTPOwc8cA3NJKWnBYr33iLjcYb3YnoGBzEsdVlr6sdcozNU8MFRFVEYz9DO3bXYO0",
-	"3yvTw+ZvqJ5Wmk/5wgYtgmmz0nFTSZM7BZrcn0eSDrPmIbmDJ9dY1LUnnemmXDgHW4Xm7JOljeYPgpih",
-	"Ynoo42iBtzsXQ+JbxiwTFJLrFrPU8DlB2s86eLOmMYux43s/7nO5s8zy7yVLYKHHvsdn2ZY7URgY+T6t",
-	"/koIpTb+N0C4Sk42BzoVXHR2EZ43/Mf/9X8TTyp/AeKXXeSIYgUE8uiRO2x3FqWjrGe8Ikf+OSAUjiUj",
-	"ubl8HK+22bvRAuKLUnxwBgzZWxnlU0ZVGf0pPHOHlLgJU8xfA69zXB5LPbNcyVTgE4BxXJORtELu3Dis",
-	"2SWtHl2Wa2+1BgyWjU3zsshSEaLZ3V0R4JghZHHCJVN3solmY9TOpTDDBhMRnlTd93BenFfxlfKnENFd",
-	"HOXCjCAX1ZYHRB4Zc2GOGTrkz7meEU6OAvwhzSfCecH+OMUSof712qeGfbfxSBWUpLeTwNyXODwTh6Pa",
-	"R/tdWDOGY66nU68ciLiSJ6t0TPCxSvjBPmB365oGnmc1rgQ0xc5T3BWT2YTUcPHaFfBDg1RiEsWW5yol",
-	"kislSxsJN6UfpFO51kejgYCLywPVfHmSHdFPpzjYn4X/cz45r+hnXpqOS2e9LDXORweshL0uPvgmp4tY",
-	"Cn7hCMaeinFiljUa4IvebDBLQxUtSlf2Ac8LZDxMWxeXxWqy4ZoNYWWbOIbgUui3l5pTuMqVjIbiONyw",
-	"hg7lmEWbr7E9zoRr7HLRvbFfSguvdtfqObAa2jhs8aluCIP5OHIqHpkwUk0t3q+HKvOC1o+xEw1UcbKX",
-	"e3W4eiG9YxHK2AUepoM/19dWF/MpICui1JosYEzVGXtk8fICypV7o8ij8r6rLB9jyOL+Ge+zYzrVbnFY",
-	"Zmdr99m2P/Wafkhmj+49tvtylFAkkdluMZulmI/d5w3pVqhfHhp2+/70Mmi0Z4BRTQq5ZI4UZRYSxBeV",
-	"Iin0BV9WHE3fmREjAVS/Jszt2dLR57pvsP5MFRgY9Nm3Dl88+FrGLOXgaWvxmSwPqHYFhazYJM8H0Wmg",
-	"8U7WrzG1CWp39MDuPGJUaDDcwYB1L+n2DAFUwafsqXTdQgAM8w/+Ug2+lgRY3U/+SyrMPCP43fCBkP3+",
-	"euuPODOXKvINaJ49DmzvW2aCQSXfgwoJ60g/2av1wgIXwcCsKetEdHpFVZX9Jn+F9RSjD32qDQl2D4Lg",
-	"P/7X/9MKDraCOokTEQ5Jq+V+3D7YCtBTxoVgirR2D7bsA2j3XED8hQISrqkko7aXUjKLXc9XvKuyJumL",
-	"F3jrx83huuk8C04MBXvfofGvkD6WkVVLy/RC64h+umWj8dtnAZUVbXgL73Gx1nvVSVDupnYGRBBsl7ih",
-	"/0y9BUA8Hwlu6ZpsN6Y9VhGvf+V63fksdTp4nVb7w1It9o/xiAkX9dzVeL4dr2CVpHRfYgijB0j76yki",
-	"HyCZgIrCkqDYTHlF0FaPe1/Xa1eShhsGT3SuoDqmF7mCP2lUd48RiQVfl4rLWpxLhU+hwudBhnW5JW14",
-	"eDsfkS4p8FgxrmKXG+7EMA4VivNqUnJ3OYUMyx5QrF3vI8jBgZUfaGT4gKXosviwEg40yeE8gHsfHED3",
-	"TiAkemlFJQIY6DIHqMaT8K0WneMrs1lAsiGLCFVzMtzmnMLtEpHMt3Rwmw2eCWfOHs0nww9UG3Ym16TF",
-	"P8FfNIuHMQQeKjkRhE7o9HX+vBzahQ9AFxRafQvy9uTtJQZVkQ1fkTOWRmMA1XIxixXST6ta+lnWYXUl",
-	"kU17B1QqhitGXa3JhVGD9uSucehqZuPlvVzzWHzBd5N6dGadN24nC9APQx/Xwz4IRayQ3k7SpuIa21xD",
-	"O8w61mOloYmnpPvzXe2/39U+dnNpDDBd4Q74eabbuEaBu4k1UqJCBYUlQjxhZRf2fizZIBeZIKtVwUTF",
-	"S370vYpnTtK+XfcAnH880byCBX9csYGHeY2I+0kckwc29QmYkFDMXXKd70ZZKFb9wNhYE0qGVA+Ld3su",
-	"3/+H3v7tb9fb4mz8KvwQtfrv9O7gW7o1PWFB8h2/NDs//vrTpLbAJjSXU8zUjWYj7uplu7vtwfVtc/sJ",
-	"Wb3QssDuDgyMeOkNJIOy0b5l+acGHfPGA5t2m4vrHMzCEvPkMXw0HFJFQ8OU9pDlwlUQgr7adpGufq5i",
-	"oRwI7go4fHn5BKwEAPDK1VJYXDXBIWZmrlk+zjr3zmyIdVpKtjIRw71HYi4e0k68BUy0Mt187MN++tw4",
-	"g8mdgDkZxOtLJ6M4V63LCco+ql/i8245UmzVUrfrFbPN3GWRYyg3ubbEi2qZfJUaJRmTX5vRllXnPjas",
-	"P/IBcKmhNKgylK5QJMVH8H9J4ICdJ3OIZo3c9/frhYU+HxmCSDqvoMMAmulUIHKZpTbJCVyPaRC/Cxu7",
-	"E92KZs4uSD1epvc1ZAMUWl5bcRtB8UK7ZtagG0yGMmYuOBOKpmkWdroEWYbvHhZtNon9gqIikiPS42Ym",
-	"thJf/PHXrcdnmL6/GyrFJ7x5s1mHxoz1wcuX0EOtOUyNgA1XQlk33diXllEuxyELF3R6lrnaMiV8KyBO",
-	"CcWXYKneDF1xbY2V7GMbMRrn6tiTIYtBIzJpwVqffKTliJEw5oKHNIZoVw2qkNskUWxAVRQzre+E7EPz",
-	"1QPSVVHXPrHakpXPI84MN5yKOulGRnXhB2Z4SAwLh4KH+CiMRl3iSmy6t6iakhEVdMAUVOQbsn5+iP27",
-	"TrpDGobjLnl3eHR01cieQp6Hpn1mpiRmNCrmTYA7MjLKgjQaQTU4KAoHkxXjFFQll/DmvRUF3eeNVWcy",
-	"pPEtR4Y3axsEW2U5Q/d5A4Zxa13yy9UWQZylDruoQr9jkKW/zJTtcKxQKnM8VvKRYaPzXzBS7OMXmLVL",
-	"m0s/Wb0lKG40Kza7ciPPpSe7EhwreuL/2Cpgq7v3gSMxJg7nXEJpkSY7kBQ6ePhuBc/UEtMMKzZ8rVpi",
-	"leEHFe4N37GztCeVsFz3JVcpBNtRUDKRCtrqueog3AeuEDqgXGhT3aZ7s9p+jUv4EjljqXJPbh3OIseh",
-	"haMm9hPkNymYSwyaQs8gTSLIOTf5k3Xt2ZewryRQNWgFxF2kVxSCIFJSSk8uB78ClmIpjlJ4W7aw+ZSe",
-	"tnsokvsqHQeKBZ+zUtBL18gv2atzNaOxiyLB+chGlGBB/GDzuRLSX6uob3VyT0Xh8fkQPkq54QI+guec",
-	"YHU8UK00I9DfikRszCwOS0G69vtdV4Ah41jdzYPUPIRNnbHhGTRQeEEci6uT7gfPG3BNaEKCcP2sU0aT",
-	"HFp5xyRKsMilcbgyKFbGHUN1V1MnkfdW9Xkcs4hwgQKHFGyZxOHiSkCrXVhRk4nkzQrjbxWdnnHBlhz+",
-	"HZf6Ycmx2NHhG2zo4N/5WDputIjOFQWQs1VlzOXQIO3dn2IJnv/BnIPspofY6ckhuIruRO7HvoR6ziVQ",
-	"undHTCQdGGfHFMHnhhhFpx2sFX8nujmQuecP9hf7dgWEuoWeBK4bRtcraBl6yTEC67X3/uAztIi7YDaP",
-	"eU1yCk4k4BEsKtxGFlBYuwSLud4JmKdubzMlXXYxdmpxSVoJJNgpaDuYq+9DBB35vpa4zI0unlLzLgmC",
-	"rRB+hH9iG9RDYkGJVWdeQJNFkJu7ZJRo6HGXa7vu+tWk91BJ6fu9ZpVb4NApzmhnWbHcaKB4bHUtTRPD",
-	"IDh4Dgv6bj43z92VXHs1KF9HG5kQlGLWxG29m1Xwtr/CVemV64M7cSee4ADIkz2ep+ytp+JQ8nQnnhqN",
-	"RuH/7ctlTH4iPRo+NGS/gUnnTjvNuJb9yAxNPFkFMEpcR1E+Ajsh1uqvk6FVtft9XAMpUQl5In0lhcm+",
-	"+JJ4e0FRyFr2w2QDPwyAS78t+32rhzqE3nRryZEiecphk/3WDPE+uSI5kJ6dYhIUexKJmzAjXPKUlVy3",
-	"v+JusDygnb5M909p3XTya8IS5iZESrfHyeK+t6QQ+NXOUmANT2lLWCmctAXGGpypxBDIU9opR7GYToHy",
-	"cuIADtdkQ0i36k37wUqGs+DDOb24gGkgKeQQAe53fxhQA94BEiQ1qR9AFsjvoCxWFCefVaqB8m4MNXNS",
-	"qD33s4Q4ZqGzbm90kWQts5UKyviDH7sOPV2xATqYcq1yCz0yqDbAtTPEtD8jTnbBpoAo2d2E7FcaT+gU",
-	"0p7tZY+JwWM6jSWNCI3o2AWpeEZ7JzIs1YTGWrrK/YDL3foMrmlESt114ceu1xO+5EUZ9I2jDxrhUJWC",
-	"SR17nKndDm2Gys1YipH4KEh9c1IuZOXgslkn0CTOlRcz0FNMsAnTBj0QdUINDmkHdSJzDEk7Ec7fFRkj",
-	"h4oDlpenIYc+/hp3t1ysVU52rywZv7yyHlXjHjQR44W2aqnyVJT420F7txFsNaBNVUH9qcL4KLUvPBMA",
-	"7ZMB7EseO6tiZ1JGm3LVHjMThtEYcFU+fzLvPPb7s2neiRM4HCwylmPnKhG+RlnpvBZJejP3cvnELJ0s",
-	"BRR7AUD7LzVYavylci41v4OFMPS3pBSzd6wmG30eo4mzN83g56Dc3WwShJkUiNN3AqgaXYCgR2At0kUw",
-	"zXL+/Pezqm9fE94Ze5xjR4DnVjGD7rgb72+PNnP1KUCKmVD0eL52+eyPHjR2SPfklg668yjltrVzEGwf",
-	"BDs/LZ1wZIlwqROHKumf8bKqSvCdYcVZMdzcRV951hADnx10WoHvTqQ2c5gCpscD1V/v1GbMmK4MuyUF",
-	"B5+65zu5801NIzkaqPtrI8dbKjV4XuWGOnS1jiob7zTJLfsEwgqYmBQXD8QMefggmIZ2NOT0+PjmlMSQ",
-	"XnEnNro8ijTvQN+VrS7BLolcs4j8x//63yT/dK/r+73Vi7+zsEsY1VN7KYdDNnl9J9xz+H4n6BJIEspN",
-	"iA+2u4R9MoqNGNy3PHwoFUzEyknuq5DXyKjq4Bot6iZxnP0VSqHtdS1MJ6SqJ4fTyHXWCKmKOA1hKgE9",
-	"SmI56WgZ8WTk/hhLQ7XGv7F9Tsf1c7FP+1CaHP7Fe1C9acgHw85YScMgGbUfJzzqKGYJxp+xYImxSCa4",
-	"/fIjGzAD2db4B/zvkMawnAephzBtTEMjNfPfjihXU/+HSIz/p0l6rNNnLEKrkVQ07mQVeKDUfnaoxT+3",
-	"i3/uFP/cLf65V/qThekP7mhLf7dKf7dLf2+V/t6eaZMz5whnZVfOzJGr/VNdESib9ujo3WWlNMDZCh5y",
-	"oMaqy3ONJjNfrZHLydXp0fHpyZLdXI5S+JKjHHxJ61UQkIcQcHGJilIV3V28/xRBOo+ZQVJCdaOjy+Ob",
-	"tNFRegtj6CE3pMdiKQZW7J+txggFplY6RcCbipNM8aGib4awooLjufDFF64BE3BjvXyewhws4lFVIi/U",
-	"Gc48IxrbdkA8JvwbWzPUsSKSct3y675MdIQr3YRYKSjNNaBcvL4T0HsfpFWoLGUZt+8QvEStVm1UUtki",
-	"6UJix0JhFPii9IQ5bFi+WxLsbkFeNdx3LjIxcj50sIG7huXogMiwp0kOj2/9GAjOAOkpZ7a4E1jCDOKj",
-	"hQOvGbJpOjhX7wfVEIcHMTXQZ06UI5QXilJ4VkAKF3BeFQRxfdRou3aPEVP+9DS5vD6/vwxa5CW5PD++",
-	"vwy2msu1pAUTyRVTXFZlqZ0zGuscwUHLcowB3bg8vmm0N722mKallcI939TqtbNavXa8YmssQN+qInSR",
-	"6WYCr+UNSkbQ2ZmK/IGCBSJiyhWkuz5HyBTKzUWm5tBqXk8tZb7EIWgqC1xbuLXIBpbLq5Nudj1DI8O0",
-	"olv3Nek6K3E37YMB572Z34WvLZm/5Atl4ea3Davy9/kC+sA6PeMr0fYM3qTnlafSKlZ/4rMtS4KrIJBa",
-	"SGgUKab1a19rJSKzGThF3YUK+j8XxAflac9nL+bDEna2K87tRGBNgIreTTRC8/8q0QA99GxXCBk6HFI1",
-	"+DKv85KxBiP5CNhRHdytpo60o5RpOk7GPCzqRMZRamFa+lY7d9+tInKXmXgUU11lQvmh1WiTjVPChRtY",
-	"JyeEjSBtPZzWySWRiUkf/cf/+t+blVG7SspRJfx90H6Fu8uZrX1Qft13xIKwCnCUiJCR7AArP/zINTfz",
-	"GLndXWvf9cnQLkx+CfrMT1qCYD2PnSX0yvIHLDQQJ/NIUUmsYkAH8PwtFzTmv82tr83Skc2+H4ol+mkS",
-	"cUOy5y/sRTuWCoufpIMrKmmnryyZgoHTrpNmV/hUbqIlYfKXlKaedzZVhamrTufPqkpdiRlQkvpEKanm",
-	"1RnEt10SiR2Yxc7W5pXiXQguO4cX7ln1lw/JMBlR0VCMRiBdO07YJKdGk4lU0IliRKckhDLLr7F+LMQ/",
-	"2DWUjGqX+VIPad2S+TWnjuaWq313e3tFcBCI7XVLQijMWtkGC9hrlHLBk+Rrcls4Fou2B9vPV2wH6BRW",
-	"VZ9fLjgDbFVxGNBS6mREwyEXLIMsFOD1UQQusLZJjtxGeoqKMO3yVHeBaRbMsLZu805csAlqMD4nk0YR",
-	"i17nHOtpHeYkjuyAIRVRnCUc5mDavBNQF/yRxjzClvJ2SSzqko3tINg8AC+Ti56D1UIpSDf2NelGzNgf",
-	"uy4/itFwiH4hSJeEouWW2bkueViEPBGF4Dz4VGvzgFhFKQ0IhmvH3jYQPZ76jEgkGTYdNvSBHUDkOYa5",
-	"NEh3HFPR8ecJ07bdDspVL2MqSEzDB1f4nKEn0+4hIlyQrvvFFWHvS9XjUcQEzLnl5kwr+ygZQ9hCLpqZ",
-	"WzVBklhO0qNOt+CLt5sOVvPBnige0q6tYLpNSPi0s2fKftr3KL8rnDWUoh/z0MCk+6VJfQAdwf3g3pGe",
-	"/cGMlQwt5fdiZqdoe/gBV+KaTBh2aLRw6iW+IIcvT59LV4F82tDSJE5tVd9OzEfcHXjbLu6QgJ0Ffvbq",
-	"1WuimLEiGZSR7F7bPxpQc7ZLNAulAI+jPWx0fXaMlJ3YXvV22tZWacHwBHKkRPEUfJaMq4vPzFBGHXso",
-	"NI7lxKHPjpsNOq9hn8+6067t+PSUsiPFWT38gl03QRc7KHR9thV8RGNlfV9Byq+s0PhO+5OxOo5UhkUd",
-	"eNixD2HHO7kdv9Ck67oNNm5hgOvQjYSU374lH/06PboZInVaTicR9JHy2O1oJ8X+7Jyh4TsE5xAhJ0uf",
-	"H5S2EzTuIGOzcweAE71kUMh8iuVgwCDbKXH5biy9Ee2Gf2y4KO/GadQtLr6X6Gm2aimxoPTYlcjHICUs",
-	"La0SARksxfZ6kC4yhQH2eu9BU+p4CtVW4+lmEXyRFGzp3Y9ojGTUccy1kuGGwMEtgCFdjkKHc2DfFFpq",
-	"kQ1K0pkcbtWJptPNuk8dtxvOTp1r16wdFoEv6CIJbbWKi3ihPdK6uAcLDWBu9g3MiIXEhhKajpU0MpQx",
-	"wL9VJztATYcC1//IlAbboSJGUaH7TIG6FZX4SMoH9ZjRB/yKlcp6VM/HTT/AbjcRyl5KeBlnuZD2u9wC",
-	"TSZm6UOTiQnlyH7XWSZy3wylEMw5bDEKI10F3qjOYBnKkdVTuBgc5PgvXOVSwf/Y3UI/vB5jgoxoBFhF",
-	"02IAsFgsKy9I9zRio7E0VitsQE+9FGLg/ERsDqlmB2Tn06c0ig4KaEsDdeQ3PUHCzd5xTZXTaxn4V5Yd",
-	"CteAkmJQhx7iDxaGqvJKeqGLE6NzsAMR64XZXawbhrJn0xciLYHEEoGR1tiTOWaGRQfE/oQ23OLnZr9D",
-	"oa949p2UdOr2ThvgvFZCSjSDypQDKTIZI/8NmKLjkv/nf2NINXGDDgj75M4aGVhfMT304fsuS9PKRS/d",
-	"o27pWHIVwdIPfoCwSTQfSZUyNnyRhmC96MQyfMhduikbdGgJVm8utBNUuHbz9ZUc4d+pYQpnci7mAp0U",
-	"l+p2UHECxW0DeQIp1T2YiFQerSoBX5i6o1iiS/AvfsEiDY0t9UxT+FtRWRNKxoqFNEG2aLRPCsTcNNKn",
-	"Ix5PMX96/moAUh0oDJFKXIcgWmCNU5+G6C186UqsJJHNyIU2KQ/NMnU7szLihSRjJiLXqM6nEVs0g884",
-	"bEqBmlYryaC6OfOVPBZ7OTQ3uT+YjT0S0anePCBUP2CXbijfhnb+0pQAlxHXoCUWpObczPZwwISfE2kL",
-	"ptBMbLOQYlGDC9eq3WE4wrOD+YIFmddTsAc5dUmFVfU6HWbJmMFNOOSD4pId2U7gMh4oKgzyJpmEw2xi",
-	"e9h1QlEboD3pcldSLSG9dTU3rAOJ+B32KWQscrAvfQ6uLaZJj02liKpqiW7QfNVQtw53vjHVpiMnogSW",
-	"wlZiRt0iC6UZ054RgsAEWM40Y2y5RuvuYxlrKmpf6X3skttcN1ea15SyfE+nkG1AHEfqi8NUTvchd4OA",
-	"wtBBABX1PJfwhLdEw90cqF9gKQTseeP1uwOSn9F/xbWgq/jMfoU66ajPXuGQXO3cjRbRfC87nctwT7UX",
-	"aMLUsZp6p1oXdENQmc9uxRyj9MhtmaC7l+igmmvEkEtFB5X1alP+AU19EH+4eJizriz4C+oXQO5RpgNm",
-	"zEdJq2xGBTHBLd43RsMkzY5jaQUQZ53L0m0OgW17zPCMsDiVq6RSmCp9I38b+HxOZI2Y0OnvdtmxF2TH",
-	"u0cLiuW7sz1ULjERb2QlstSPCvzK6lpegB/RadqrbRjvddKuyTndOpuRWjCSMVWagano/OZdo6/AKOHt",
-	"cchpM5nPSmq5azCddFYuBPlJ++R4SiLeBz+ZSRe7gVpt3TUaV7CqzepPctFJNMsuvXSS7M6bXYLVqwyP",
-	"Y9dMzhkb7N2KArgeSmXiqb9OdNLv85AzYTpQhCn92oU0hAmZDIauOpOLNE1tLd62/xpqctk3XfmetFVT",
-	"WkRsw74XS7OJfXahL6XvfeKVi3m2rJwncsaABl6Hgp2rBk7uzECF7jk0LGHdko43k3ozDkySs8nU6rW8",
-	"IQWcICUrCITHl40ZbvrMOAETV5kUMv9mXrsCJ2heXc8Nszo2OBZLCm2tXpvRL0uf9Sqis7SXdbpavVbS",
-	"uLDjbF5Lyf2SVy9yP/u/CyJ77nm+0m69VhSac8MKgid4SmYF0ZorqYsSIb48I8sVfy6sp1p8gsDIvKDj",
-	"itCmwooLtCzJFC4XFYUATEItX9I1H/pdvOpq9VrlFegSXWevLQvd/MWDPRoeCj+UeH3uF1/8yh5RifNi",
-	"g8gc44RAuSrmV/EAWRT670ucpBhfV9jHjD/ce5Rmg7MKdyi4jOr5PAlk6jSVAlIHEeRtpeEzG+inuRPd",
-	"kncMemNBv83elHRhflezJ+J2KSMuqEFnzoiOx3a9PvUiLTE2xyUESQquCs+J83VV9zpevonyzDylVrCr",
-	"9Jn1c1V675b3CvppxjLm4bQ5Tnox18P5U1zBuCs/zL+OTtHnX7+GcTOvl4u8zYsTx2FYviJ92Sg6bTrM",
-	"mf/uraLTYz/Ivzqh8YMZKntNNnXSQ+/4gtxfP/jGj00nkuoBG7Q2FdMyflwwjVQPEMN17QbiHJ9Tv+UU",
-	"qigdOA/r52VTkxdgyXOpwXNR9bkXK7HhuZfmAuD51OjSAT73yiwNP/dGJX4+m1ldgZbPAmEuMj335lwi",
-	"hmRu+OdtZWDZoePAaTAqNTSWg4SRDUiJLahgqaiHr/QZg6xg8LegqFiIMpvH0ebxzAqGU01EM+Rdn6kQ",
-	"OcN7ZvnJPEqvzw1+yEWQlT43c/295SyO0nCFYvAB+AOq3fay33dmKszPBs0tkpA8DtoFF85Kbi/J1NQ7",
-	"plbbMWDjsMdQjCrwMWzLFbDwqd0UHdZFy9KzcTG4t8WlJN6xT0cyrg6nCGUsE2X33f236+tvvnnzphQi",
-	"8W+tt+39rb1iZ9Z/+zlo7B823tJG/+Pvu58r+z6+i/cO5ySNQfI4FTPhbBGPDkjXB0h1ycZh0NqsQ7on",
-	"eF6U+7Ftf3QFSuCHV5v1O9HNgqngx61N1++44+Idu2TDR+BK5UNwMW/UYsDl8U0pgcWvBAnALyErjlII",
-	"4HKBmP5jJfzNzVQBqBO1V9FY9myPPLbB7mosmhn+yDLf08bJ9d7mgQ+6h2buoPhZtfbommycvQXucXRt",
-	"/6FYZmLl4k441Udv1kHas0qa0iRiYUxd1hYESLhzeaFBw2/BhPZfbQTTM2W03sV7p2LAtJnXildIU9VQ",
-	"N20nqx84hOjLxGge5cwXG9Dx2bmZso7w5zfv6oSJRxbLMUshs1kIg3w2qDlV9hd0+s3ZUZz0DFXhNtDg",
-	"KAVDE5AgTBgFmbBdBTDQ2CZ8cYsaN7RalscZx0xlMdRp25ooMxv7qKKlwj/fxXvnOJk7qeey5zIYZaut",
-	"ZDy5iUPXRH62aubzNZ8zVoIFwoyS8Wl1vO6SkbZcRKyiSGzQsLp9RMZQozpLGfEMytGityF5KM+e4UiJ",
-	"yuU5O8ESG750I1fsK1KvKTqpvuv8JmiWgZGmkYuQkf0AHCfo0x1TqJqkuX3S9eOhKbKiE7AFYkUfacAk",
-	"SYaMxnBf4gK5FK4nuIIkC1f+EtDA9wVHLlIRJOrrgFc88utYPrLbHdYcfNHINw/tTRTS6uvKsrwtsoFc",
-	"eMT0mIaM8KhOWKwZ+mGFFYw0jQmP0myLQjpAk3zgZngnuu6Db2kIpmnXlCFF6m6uucEDm3rARQmuzxW1",
-	"Khf4PLk6PaqualX4WPXWtutpyAbulOvqLRQ++e7w+s3l9Q+nJx++sJunT8BYIq46rWyWwwNPy5VHOQuB",
-	"PP9IEyk8VSLxPMfJqi8zDDBcgrBxgmMcvi5LqM5ayVM5JJGBb9we6n6dsOagSbqHx7f3h0GrWzhhXhHB",
-	"Uzxt99rz1ZTLAHVgmQPTy2zvxZ00SNcJh66ybsiETrTzC0bQkZPmfS+YT2+5S+a1QfGhe4DxWNpIicGA",
-	"aRigJJFMY0ObyHe6RFsmOBlOyQbNsgfQkSzuBEmDV8+vL+pESPu/9mK4Oj1ubNUxujU1HReOwzsHPS13",
-	"D8AriwNcGIPLEnRoixKy9wAAdaL9v+/wGX/c3rTrSvMuYQaH5oRHOKYVbJb9SiB7S5XKWWlgRd5g+NpO",
-	"7SHmwO9DHNAb5U7Ib2Q2FmyDkp7COBMX+UWduhVLkUY9cqPtp3oyEdFmvTiNX+wGKl9wHWLDEwVFM+FW",
-	"cSF+7qubEOmam8ROji/MP3IMI8+BjvsQJaETiL+B2vChVApvPbdpO/cI6g4lcCOU1AhcveVGCGlLFx4J",
-	"SnVacypD+laVZF3gIlVWhrJuZSXS7khh6R4s4oNXD9CPs890yYbBap4udy89VJeYSc2diJlPsMnob7NO",
-	"xnGiSTeVVWD2ei771T2xIOWCQGWsOummqUsYE3mDAKrnLjy7SA+hTPIGIaXrzq+ytM8XSpaz92QrwJha",
-	"DommNLRcIGYRGi4IC4cSO/3lWpPdfBMEQRXbtMiRbny53DCUKLPJW0HQ3tre2d2rGp0/1Oqa9CsKlalM",
-	"li2gyBtzXJEsXFoiMPP6yCd+l1DX9Tx1PeWg0XHEdFkSh0QKIXO1M4hhaoTpHpirtGRr9Ihds36VJujq",
-	"elas8QcaJ8wlc1SxO0GcN45YyRTT3l77eGDUbR15rqKbVpXoQwUb+ME6BaRzBqlK24PVsw+A1NOMQ4UV",
-	"rWhMeg7U5CZng/AGiDo5e2sHH12fvX1Nzs/Oru5EX2E5RKhwX8f3U31dk423725evrH/f3vz8u3tzabr",
-	"efX+9m3jFbzUwLt+RNUDoYrdCSNjCHWOmuTQ9ejEZUJaMDTTQp28e37zrutNAktZL54tFLzhi+FtuqJQ",
-	"TkTJYakmaChqrtzWOJV0F9n1Cs2MV+tI8de2Ic7xEDUlA4npyTNH8McV9Z4tgX0Yx41xosb2IPuxTFTt",
-	"ucbGpVRRqlxVHjDOIIakMXcuDsJKnNAlAOPiNAMmIn0f2ReQGba5NO/Kd01+tk1yutWt3Z2l2mhgo+QM",
-	"Qm/PrhuHV42dYJmE57ThcVX+obMywhjv4uDKyrRGqrQ4IISk2zFLwyPfN7kMj69ZZ9uCprrPst94HlXK",
-	"Z5Envlxji+Vrbxd7AH1xg6qv3ME53655Jqt/VgqCsBJdVS/khj0ygRYpTHjgJo3EbS5drmNpe+CjJdA3",
-	"c5pwQZTuZChdGHAhPHipMu/L9qQutaNevmn0QnstTyN+fF/o7CtFBMhDooiT2UlV4mThmnhOCJkj8UHS",
-	"H0oSTtrDGDjsleNq46XF4vC6faFJ10/QzUuDG2+PD++E4ILVycl70peJMsyJlXaetJQt+2QU1Zug2kEB",
-	"Op9tBXpHyMeMKBnHjWSsMbnHykN3IqZikEDmsVW2/BZi1jdQDtopjrCliGyAYMihCExaL2RzpmLzmFGR",
-	"WL5Zc5XCNNMYhpDFlU2GDBDBKiuU451cLmo6HtLOgD5rjPJwu4JKrVgts0cFFXStN5kdv/p7IYuZmq71",
-	"5pCHrnvZ6q/KUMb0+aqIlS9zo54v/1X5pgylSMx6r6r1dqoSbWjIqOjYeyjucz1cZx42GKzz2rqfg4p1",
-	"0XSt8xmwmBq+FrSweOA6bz7wCV/nPYuEn9Z6MRmvt8cRjx/Wek/GcaLDtRB/pNfCnpHFXRWt82rKS9d4",
-	"Vaq1AOS59RpvyrUYoDaKTnpMrcc+dRKPh9y54Fd92cgRNXKtNxVjnXWPxt1+q774eY7I4hXZVaQV0ElS",
-	"6cSrM7qOlo+hjxFI1RftmzZwg7kYTXKIrYWoQiUIeq74xDKX0OdKZqTK0kaX0XDYJdSQoNnece4IXMID",
-	"GxsIMoh7XWdnwrnc56GjCzV+aug2HkrxyBR2lE4GQ7u4jW4kf7NS1L+TVpv8f/8vfijubVaZV1FZW7vX",
-	"86wCHlKIgc7V/dp+rlNbdd81t7IqKfXbD989V0a4LEoNSgU7o+Obw2ot6rE8sr2z09qvbilW7Yt+MCXr",
-	"yOV3V5UWVF2CneaDqnGfnnerPoBL1C5oDrxuKto7senymqIF+XPqCUxY9f18Z53VqDTtGiL7accJTCHQ",
-	"s8WJeBSzWz5iMjE3mEZfpY3Cgyzp0KVV5oKQsIUFdj/SWJRToyHSVctukmNs1kH2g4KjYD+oZy1Pt3aD",
-	"IB8iVNmdVSrORGYEWHQCl7mh9iSG7Pk76hYGzaqRM3Dy8xVXVHWWWb/EiijE2D6EavENrJlu1fk66b57",
-	"d3B+3iUb7e3GUCZqs75cV4FW6yAIihGLGz8HrY8/B439j0/tn4PG1sfNg5+Dxg7+VBm/eCYHXKzZod0b",
-	"QFYpgViuePiMfdrn0Bc/M8FuaA3shtYYU2HUtLFfnL4VtLdXY63edpB+tPqEzTLlnM/a28FWo9XaW2AP",
-	"uhTzsSSiptADyTVHxETvWJqURGGuabOiscTXqtdoOeD/z967L7dxZHmDr5LB2Q0BPQUQ4EUSyeiYpSnZ",
-	"kiWKNElZ7W7YrERVAshmIROuLBCELW/MXxv79+5GfG/wvcj3JvMkG3lOZtYFVUABJCW5RxMxbpGsS1Ze",
-	"zv38fjUTaLaPr7SsrwVNgRPAkLHJfncDGA1cDBGEh8bMBRnqR4rfyuSteV5ZwM52Eq56jFXjm5ZirVEV",
-	"NF07xbC0YMislGcRsNN9VigmclPhwBjTlavY9G5mFza/vbXmN6+/DIVvzrwv87SKYV9guGYt01cfLwPO",
-	"Bt3ejangv04ZbF0wRfU+xoZ7aLUNGJ9YVGcFlW0DItjM2Mq+WwW/JxrWmsU/5WLmPhkyYA0K6Zz8O4G/",
-	"kYgPTKGCOw+ALYfH3iqKCVWJNq4dJ1ubnIFt7GA1oaYPb+Qq0QctkkmZybtclGXk69PV0nuJnLsCHvHk",
-	"iUFkmXsg1sokXzlByE5nNZVOGSx82TY5pRNMkNfTgvkP+Y7fMuK7ZAeCPAO1m/ulKUEBAOPs3wF2GSKr",
-	"WKUWcZWYMh+TdkfiEL0HsfJLa1UWwuPyWG+21dpSwjQQ/gzrqvoR85vlxFCZWHYtEWudTuQUuHuN9+x0",
-	"CtIWxMqvU2b+rvXPxlQGa7+mDpexXm9kMi6jL63YJJPy1MmHkTR0gAbrHds/D4mfBup9LKrpT3mUtPSh",
-	"1YuiSOPy3dnpyxfk5ArrPzwyFmwsBQ8UclMm7E4feD9bq+brs2JeQhRLvVv//H2RpsvmEbZtPUoL3rP9",
-	"u/6fP/xC17wbLlLGuDfmS7Zyly2c+VNX9lIfiPZ9plimBIU2ZqaO5Eouzv5rYfgHTamPJa/Cvc2ZAnQq",
-	"V8KlyAwIljD3iOkWwJ6C6Swrcy9skOxgSrBoYQZSRozS7goKix0aWk19svHzD4mP//ABgychaQ1aoQAI",
-	"8NjNtR5GRgYy7gmUEEjalgAjRHbVCRPhRHKRKL2lCgLCPKY/TVwnin5C5sX9eU8IhOZsUBLG0yFgiIhb",
-	"HkuhlQwwyOlZxxYy/MyM1FIgtNDIy4mtnjByC8cl2DXmjjyDPQdAgybJlABBFlfZ+lZTGtl49+a40NuE",
-	"n7+V1mNZ7AX34fAL+8b8Rnd3LG5yFnJa5gYA2GN5T+S3cipgw8WMhilfaqQ9PKgVQvCLIlXrzFKQIriu",
-	"i5XleiL5mA7Z9gQa+fHf/5yw9IcZ60/cD0M+yH9m9uaHqE7R32QjXyVJ5kkkaQh8hfDp+kqPZDLe6cAm",
-	"kOAYtnFoK92ZG1YinN+lSCNj09sSUCSIBJiNN2zuYwkWF4bnEKjctuGv22ZFt3+/YfM//FpJcDWiO/tP",
-	"F0fyVs5YHFDFyIjdkctXx62d/aeuk0lvgPzXHwyePw07z7vPn+8Fz8Kn+wd0Z8Ao7QT7+zTsdPfpbn+w",
-	"N+j2d/qd/vOdnSDs7odPg+5+vzPodGjn+dYm5V4oOw2ZnRrJWWbqGgDVCOEeQ4sWUEH6DCaUcK2nUh9V",
-	"9ATeZT4Q8dyySsWD5wsiRUqzNsigWcGiGG5LqJJEhMGegGH056bqCINVmfvKKWJqUOb/VrJjv1lYl73n",
-	"O93dlVoCsVCy8sC8we2PzDnJktm741ZqgzCL4L9QD/NYxS33ordYmOR/Si7WEyYlNWyCku/kmP32gBUo",
-	"BRaKPI0Mlq3lohBrFqpAMDvehBDA3OeKsmqWt7h5rt5FasQnK3fSAgvmAAEZaZQBjTO+ylD7bVD354pX",
-	"LNKcdl2GNA4jpuCQ69HbVp04RJcojzOXm+107eNakw227+Lw3yusTdRGeJhie09oMtLqIG84/9d//k/s",
-	"Yl251DIevlvYpK/cQSFvzEH5tNv1KCXNzYD66UXHgkxgJ4+hQBPkaTJiaYFmFsfQztO9DkBhV+MCpVO3",
-	"Yj+Xb+Icy/d9EidZMvHK7InhqC+r5AceaKMreUpVn6dRrqa0x27LVHkiFjlafDK4SdMp+u/tfAxmv1ND",
-	"s22eRUFK5kyMIP/pdmC+fnEeUCE3lExFtn7ieayn+EEed480j13Q3JiKn1w/8ePIhR6i+Zs+AKXTyjaf",
-	"0l6TMTV+nw0cbsZjtFypAVEptRSkZWxA6eCXzfWFa9cpBmTmBolQfwVglmKM1icNh+5yZNrfb4EVZG7Z",
-	"2PVoTqRKTvTq+B4+AX1UestiOmRNj/jAmCqG130aUREwnzTwfYBblvaVQd9UbNo0Sl/YE4U3ZoFAruVU",
-	"D1mwIaBioJuS/pULnzTsM5uO0zuZyZ5I8yoZoeMRnys11cMFSDzsaFLsiLhXeMQ3bX/QOtdgHMLIWi8X",
-	"PGszpbBY9oYMgsg1z/0kp9DDrN+uD1N++vLuaPrghe31js3OMwnB/Kp3d7Ry1z5VMKIxDRKg6RYSCNws",
-	"0kE8jZhqkxM5Hkusku1bGFqb9QMk374Wvdr5aGILTswGKVrnXqdTbE2vlZHc2X+aD5nvlHzjGbKW52VI",
-	"P6arY5rfwEWfuKOkpqEziehKEXiur1nWkYCzYB62ylc6y2u9xSgcnApwPAF8HtoUw1Tb+hEVoQoo8Hr4",
-	"ExknMeWJDd9LdaNyERh3NeBN4cX5fZ29YmF+zgEi+YVj/i923dvfLw2Y41V/WBjJK2nKhsu6U/QFT1SO",
-	"4ce645FJKwFEMxJ7YEuyIYG4YWyiCCUjqkbNNrlkIiQ86QnqqCn8OwP23ELMecNbqoj/H/CLv/rI7MHI",
-	"B9a/lMENS4oHSsmpug7Z7fVPN7u3757/evXbxZ54O3kefAi7g1fq6fB7ujt/yTrTN/ws2f/br3+fPeuv",
-	"9Kay82JnqXTznCOw5nLu5kLpDL/LCB5sdKeCQJl6n6X5+kjKmxaN+A1TpCEk6XjkzCNdj7wmMiZv9YRy",
-	"MYygG+OoJxbmHdYHJ784Z8/e/HC6d56vCPnHTuvguPXq+zen785bf6+EsVrSoXLFBBlzMdWuAraojLlI",
-	"TLB8gx6jfG664vS6pq/17PqrHGCwSbWmzFugpNEJpAmhRinaXglpKhRoQmYjHowwsgxZA1eRk2vXym+L",
-	"Cd28UNC85lxykWz8kNp1B1VdmBPgr8+NpXxtINFSP71jbricjse0lGbQdYmXeAXv2Gx9qs+UNrWMCz0W",
-	"l1WcvhMe7l6PY5N5ALALwkFCDjiLDQDs6cURwSthVOZiROcq3pLVEebheqbdzavZD9PhetmJKs89FaZ6",
-	"E9LYlf4krfYIDX+r7RPK41ikGbkxnZBEek4mIolgfX7ybBa6uLruLWvmtOdlDzPOVSb4WErRTxN2NviG",
-	"x8moZEv99NNPP7VOT1svXviQFrO/8Mk2/jtDIm1SXUN6y2xYRjtl02BUKP07eN5pdfZa3Z2SBctK/07r",
-	"4Off9/5otPBfO5l/Nf+j+R+luiC0JPjr5eqRN78+Yz3uFQj7ZYjOc6na++6TKh77FagUK0/AIKLDNSLt",
-	"0ML3bUSH1Zz6NVo3X0lTEV2IP5kTDWpMyKScCjgTM1kPYkPU6PU4Z7GSAiJ5meBA+oI92KYlsF0l2HRa",
-	"fj636UDS+NYjp2AgvffIsUfeNeEIQblM/kR8+0CVeIvUyLsEcubakQ5ozEhDTGPFxRDMgEUYNIv6kh/e",
-	"Xil+2IO0a6cgCrFIfaWsTMKpTvdQecwlx9icPSGFVm4nX1NK9ozEsIdjVXt3Zs8sItlCB0d+D704e1k2",
-	"g0N+ywrb+fvjd6WXjnkYRgXv9Yf3r9+9W40+i+Oxb3OPKv0u4+gWvggJburLDP2Yb/GmMqEBSAuqylFU",
-	"S0A9zRW28wapeUzsGVMIU2FwHHI7eKcGnEKpt1Uevk84i+vMwRU3OiXmNHopwlIP5YNVn+exJHAlYSJU",
-	"WJ0SWkCtHD8AdAcNaBRBC8MgZtqqh/TUdDKMachCG5B3uhlYarE1H8pDqTBMjjLO9kvo11d6Ris1C9xu",
-	"uAMKrg0iVlmcqdzXcO0WQmbezUCZ7C+i2HFgonCvzM+yl25at9+qNrxDpK7nD+Dli26AeWF5yAKm31ID",
-	"SwM2gvYRV2TMFchkIDUa0akq7t8ctUZpwoqzCg7wAluxNVRgQEnBxDcd7ZNYwi8TFk9irthqK99+e4VZ",
-	"nxEHJS0DdlqGtqYNxgZVYP5dS//QshTKeqM4AtJ8CMtwuKiUcAQScSaZu2Xgtq4jrnArZLra0msWI1v2",
-	"FGdo4JfMUqb6B/66+Lw8D8ALw1Bf9OMKkO8AQoi/dGSn+iy7C0r8ebi6pvlgnlm+gewLDRWZkDNtJQxk",
-	"HOSthN3lmMlFeGI7vvTtpeezjDeh9lEtkKCUHNrQLMAa3A2wZtoMt2NxDnIRqH/lsWGGFANGUXJ2vNLg",
-	"p2F+seT+i7uljTNXFmgpOX5CipbNoCDlDFQ+jGlEcNge0V6cVAl56v4yiWhQLPna2VvsDc16c//+83+A",
-	"9/bvjV6vjf+q8OF+yDRZLFIz5IaYxsuAzw0eQRrIdE/J95dn78zGBewQIUnIh4jeG0mVNNvkdQZqvfJD",
-	"SWOM/MeuRaF5ZF/NmbKduoDcDgSUELt7onrChdwgAEqm2iUkB8XYZ3envZ+PfLZwrn7vet39P9yE/d71",
-	"Dv5YMWlVCy3WXNzFbyYCseEwXsQiU8VZ/IplW6BVew9cICfWZs19hlDL5RAy+bnk+m+/7t52xjvvngXf",
-	"xz/Nnvevujfne+pteDB4RZ9OX8r94d/5jvjh7tmPs0K9QndnvZa83DDKxNsFG3KVsPieLYxLzZWxwTBe",
-	"XouWTfR1Oit7YzJlQ/ltdmL6iLR9WSQCzfCO6uMKZGKeVumU7HZaIZ3nDcBVabo1h5xtxlw2Ydk0bUX7",
-	"eq1WywJDToWqL3KygKqHohsZO+5fvAhU/pAJg6a4tbjp9VU1Vf7KWlo5sAPB5+bKY+3IWjMe2gva69et",
-	"LhwX8wFueDXm9bOYBGVrW2YSLDDufCKTYGFXgUlwYer18k+4oAIIVYGetzftdHYZoeGYC/vDmAo6TP/G",
-	"hZqwQPuN5hfQIBEDPSYdDICZ0xGZIMUGjTiFWo70Xu3xaUWVNeEtuyC8HQ44vBhZ9/A+bS7C64q9DvbK",
-	"RT0iI1Zp+8QyYksGjggd0Huo973vhuGvP2x4x/rDvwyoqKLoOc44Q1nZOqbAPqIPo81Uq4AKwUKS0HjI",
-	"EiQTmGtTRN/SXgLMXOJQ2lc+UVBKFJt21gIn0ZAllzwpLReIaJ8VyrPPJiwFDSinZUpGMsyere9eXm15",
-	"W+dnl/A/7+G/x1cnr7a8rRcv3768elly2MAaGa3+Ln2VnqQIreIs2uX7i7emNZYnKiWZUmTAowgMwPw8",
-	"YGFup3uwM9ile61Op9NpPdP/ea7/00n/r7sN9as1LqV0ZdDP1afhXLv5MxNQJlf1TnugUIjebSsbwwMq",
-	"LhiwBgeL9Y3whPJogr7RtnOfSOgxLDvadserRMZ0yLIkvUDkq395bX/pA521MW859k+HTcTMdzdCm02i",
-	"egIS8R6m56HTmo0xSIdJ1G6nQ2I5A4GHPTlww3+knd9/rWhoXQIGXDPRUqd79BI/3s4hNpKW2YcfsCyM",
-	"YFlYqRUBBKh1w8KX+uoKNNwlhVPwTRkUVse6WrqF0z1VSWlW4FKGreIoVG07KhTzc4GQkyOgN4COoZip",
-	"6ZgRnhzaBPFI+3l+QqHgxgH2D1+HvoeI86FrECtZdFfun857HWFRGgSkruYnfdibZz+c7vztx29W04KY",
-	"u20HQvUEKxlNy8EUUOxU8YWlKuqJAtVLKJaLS1OwZbUTFylT1lSxwTQSTKk2+Q6OFTUVrY47Xi9bn424",
-	"0PptqEgjoepGeSRhY5Dp01if4qHyTF0tmK6qSSIqQlySets3VcUlSY2gShR9MEFe/BCtS26EnBEzH/jJ",
-	"JObDUUKEnC3qYtCItUWyHqTWu1YylluMYNdnXq8tnySj1jJYBlBfxMesmFAwApMBzbxFOqiw99MNpPKy",
-	"p86UF2V9WQFQ6WZ1Zsbi9yd0qLV8zIU+/3Bhe6tWM8KwLmNSehaXVveby+AOvRSLZ4qHVd+gr3+iCA8z",
-	"vpmemAmQXQDMR0H5KYLP6WuD3zQimsVsb9J2WN0oa9pEsD/WwDvgrLvZrlI0ZGe9bPjqtJTpaF6xEFcw",
-	"odDuWEGZlAMYr/ZQZ6z/Pi4YuKMkmajD7W06mbSVnLrGw22tfLY3FtLuZamlZ/ZRKpE8J5arRHpWYFTs",
-	"v1rgSdELg9Zb2A+ACWMEHlYtGpK+HDbYCjwU84pyeDI4EPphubcYbLL8ZuvsLgCP/aPT2kGUsVWAY4tG",
-	"0inlwkalyjNzY6a/sBB6G7OYB3T7ZMQDOpRrQdu7J2YnPTs7pcvMgmnMk7kLlxQU98NX22OD5uIyGSSA",
-	"1+cp4SAEPz3ULYBkUETN2W132t3ubvtZrU56YwMXIm3aoIOuE0oU9oFiPjyhELh3AUob1Dsi9pbrAeUR",
-	"C/Wds1iKobuENGjSE8ZShICdylWDuesgmIbEXM0j4kdQyOuTREqsa9AvmMYMFO8NwkT0hI3+IcwETdKZ",
-	"OyK+ffS1ofvyj4hvws3XwHB1HTJkffQBygK5saAVRF9DoJIdk4iAwJpY0Abr5lgDmMTsVt4wOx0shL4e",
-	"eBvGrllYAGIxs2bYpdP5wz16w8JM5NQOHyp3y0ZvnoKvhavsW/MhlPSlZVCc8fHQbPvF/Wi23xNF3isW",
-	"t+BKR4IGWxKLuWyeZL+7ky2Vv2GTpJAHOZW/8Sii2/vtDmnwcxoekZPz9+TsknSfXe+RiN8wckoD/Yu/",
-	"NdeOksJpgyY04xjxyVb2I8tPv1Ay/o4mbEbn9+85VfC46yE+z/WdQkcANqU0K8PTImHxLY0qQTxfyRmR",
-	"g8RYmeYVJsSscGPC29UTC0Wi0raXp3nMzqfLMDv3a4DllI24fH6VqnCIAqZURS/LMfn+wxVpAF6thVu7",
-	"4aHf9AzNeHff9i6YRhWqiH88TUYyNnmVQ/INo7ENzgaZ12Fw1m8v6Zd4LaoxVKci4RE6vvBMIzDMnQVk",
-	"1E45RXI+B1cAVJzQX6fMfugu0tp6RLnukTZ5eYfCQet0//zs8opsa7992zy4/NP0OVhl6+lzXhIxS1eq",
-	"MPjshJk3lG+C5EQL7Lcctf0ambwNQCprX55UpXkiIE2ExjHSQFhO0MhcGZxAY0qNGLgZCBlYB1Pg18r0",
-	"fa7Dxb27Q35jsTRAN+Ci2/K1mLkOVhJxYTu5wItHAl6DLEgRuRBLggoJ6GUV5vVrEuqAXZaDXFpYy/rI",
-	"j9mdpDbLDevZql+wmdu6OdS6fSM0zY/dFXE7fG3pN/GhkINBaRYGcb/ASEobLtJS+iMEG4QaXd8SL2OA",
-	"CNddmzGoqad9LAMugUBAjLv7tI6YRyCK3tpeqIUTeSfRR1p9g2tLWKd/wd1VU0DwtagtFx0imVRFAMxa",
-	"xE8A7Yy1y9na1mG4XKMiXjkEu6X7HjelgbsDvoX+yhajxXfZm8p3xjpV8Ol82Ir47Hpm94T7RLMG+WHk",
-	"vyS7db3MSShsyiXH9gXeU1HEoPCitnky1DDokfKEU2C5jeUt0hg7klianlU86SgE2iSDR+n1BJxqaikr",
-	"sbFRfy5gLNvcpoHdIQ3MtuSQcMzQ1PbvPPyjPO1i5yCbXLRjLjD/Vp/RKiXr8ANTcVZLh657MOArH6D2",
-	"I0PczDcjxbQjyW/m/DZ2+93N/eq991kKPUq2f1mdR+EAfKoyj+K5a2dmLYXwdPWpyFeuvcfy3Z2pXnaX",
-	"LhYkmHTEvTkNDYSNWho/VizWriWZsJjLUEHgEOka8CiRY0QhQuQ/6OVXlu8hpXaIp0IByjQZ81Dw4ah+",
-	"L+4LA7Szee/b/UKGS2PW9rqa0UI346vQJ3Kg7aXLM+B3lh3UI/25oa05JGOqFPGHvkf8G/iv/E3/N+r7",
-	"R+RWRtMxI/44gl/p/yRqAv/T1//bE34whZ8H0TXeN0n0f3+F/w5p5JPG+0sSTFUixzSeN4/QhyDIu+MR",
-	"Q47TJu8NqQ6gz+LYesLS6ejhwvANmekRoUEslcILeYopholgaq5bpBPKh730abnR/5G/aWO/rzU4xOX1",
-	"IqiJ/m8f/ieYTqDR7BouBKyYX/V/htCCoD9Fr5X+kgIER7/0PCY0YS+q8L1AblioLkrGTEwRHxPwMtSh",
-	"gQ5gZMKhWqI/JybS0za7xfcIiwwMm76Qi56YxHIYM6Wy0fYnNmuItCDuHsHuEsCtY0Mu2uRdLokIecgR",
-	"hRxiSOc9ocdp5nXBbSs03YerCRVsQLz0FEZTATNdZjrGyRoPL68Rxad4MNCKM5awKsiUwIXoVkOmmHDe",
-	"w9aI4KOrS0NeyQQd8hmNIthQa6UwTOTSfGbl9JwyMS3f07CRTf7A9V7bfd5It7lK6ZorEfFW0Fekpwsa",
-	"mc/N3i9t5IN6wdITofWStmG5IL49WeUdzk4tVZ/kJwonAC5tEwPih628GLjTf1aExjG/ZZna62nEBY3n",
-	"xJVOzHOKcBnp1mIT5LI4QIpPl5kx+6bK9X4A9KgNMZ7KzzC+unK45abQJzELCijyx++O01wqJN3zGYkH",
-	"STeWz4MMbo7Df07VJw17LhT7FYv8jGigMLLxWg4NxExrkPVcsMHqAKuHpYTV8VVuA6vknaFFIn4kE3/t",
-	"QGsdMpoMYo/FHlx2WwGpcK0gKF7rkAFLGkWA7WDCYrAqAEfQJw0Dn4cIrwZojxigPSPLj9JoMFfIQhBa",
-	"Q8SAHLoGRdfazPPg7N3nBweZ+eUieQrNazY51FmZG1oR1U1BCnDuVpydTxLjLRzVAjnJ8jDvA+AzLQkN",
-	"pyMbP1B1wuJhzIkCHiLqkY/owG0e+sj+qaBytx5Sfv1gZHInKjS6wdiEusZZzJOECfBxYXtjiFuLDv1T",
-	"Qm+AdCKWY6KY3uiRlikqBUJm+jmGomwN4jGY/qs7Ua8o160npKDhyyrXVJumEQ+Shyort9XGK7/mciTj",
-	"hA5LWWV/XqTM2uscmH4nh7uqN8ohdHxMBwMecCaSa/ir7yqFffNzA0guZlSRiAY30FM5G7EYsdl6Athm",
-	"p8EIiixvKQenpmkQrklgpghwO4NIKhaiU6vvJq9DNp7IhIlg3nrDANlwqliThJIIJMCyU+3w5koaGwwy",
-	"nP5C4VQPdcrSVWO5XlUvNRlhh1l2O55gAi5mKukJJHVCXrYMhoTee15BLmM3rJ5YLoYtK6UDqZKsC1la",
-	"E3871EpkNSOSVTSAexXJ2TmtAEQwY8ng5aU41zSK0lrJJsaSIjmzrR4k0rNcbba/rk9JaLsn75/fxcuX",
-	"PC9ZU0e8laXhrsmKCXXzU6j0GxDFkvZypK/1u503o0PM4xQ+6IAelTfR24LzVGFKuYz6//ofxJwXj8Ry",
-	"CugxIxoNWuyWCdvFFBhc7AXrp67F47ZvRhnkrKDcniyna4QgpD3bua8rBXLMnOlKZbOU2nQ5ud/a3KPO",
-	"6P8UfJFJFSnm8hqCnB5cNKmsJlrnAH3yMhVkh0/SgKFVzeDjhqhtallr9+cqLTX402k0r6hcCm1gldDK",
-	"Zk3ANrmA/paYEQSwMMWRmDjVnx4eQjGnRSwHk4IINsO7X9JgZHB2DfUiMBuBaeL0MTQ0RTSxVmf2TaDn",
-	"Rlx70/OKBjUZVwXkAB1mNpIpCj8+dKPGgnUsfiNGjgfJ6lKJnJ3w8AzCdUKrV3eu5W7TQ7L2dErxioqw",
-	"1gxlz/tmSrac1mDBB8ML0Q+bUZVAj1bm9zImPljC17c05kBUkA9qWTz+e5WJOCjdFUtmQGw31N42FrLW",
-	"9qyr8u3DV+j8lCcBKsrR1YkYvTVg2G5iW093dzcwD5xP6IwCW59cKjmtXlu0DtxkFeyC3DnP72m37dyK",
-	"ekZYVcjjYhNa/Ubcx6MnuEfv7pjeXbHx5NsyWpphzJgi39JRzMSIaeeOFjCACmCf3bq2+l7OMt6psozH",
-	"XHy5g9uo63kNU/9BMVLz2TM3r5n1z7RJpxt1FZpp2abK1I2EMbIBmukYxIz9Bv/qg6EOcYwCol7l1F1O",
-	"J5NofsmShIthCQSoFfXfRnRYIfr+6z//p21RQQpaeQtJN+DBFXOQdfkC9f1Op7NmtNfLjeScxUFp/8ix",
-	"KUCw0ehBRIfaYAN7FUeITwGQSzfOCT4vQzDZl/LGVUb/13/+zzyu1mK7Gmzqp7kt/rR8ixc2VNlneSXT",
-	"XrpPphNsiNCPm18YpptaDavHJLZ9+Von/TqViYnSR5GctaYTS+RUL/Zqw073O1eZp9T53HtBdC2kimO0",
-	"kRFejQxlEU1vA8LKHFnPXimICsxxQd4xEk8FSWYsumVkJNWEJzSyXOyGaw84KKBxScvnsbT7NonpHHb/",
-	"ArVbDUSuh0YkWw2AisFIXFBwnvpymni2bc/g12NXO09IA5B1E3YHttMtxNXlDQvJdNLcBKBsMS8gJzzI",
-	"z8B5zAPLLd3dQUrD/KO6KydjOWgZvjTdDGVb/4oOq2MpNfvZH89QKsEPKukgr8GZu3lHOfRY3+vmq/Wb",
-	"0rOd5SWpJC5utGwFVAPS0Hua3SVIZf7DBbCZNw+J//uM9a+ncfQHdp5bKv3cdn6gZnWeiVtlPjozfdkI",
-	"omlfd/3sy0sUr1J8haKmyYM76PcfkufZlk05ICexDG4GMg6fYNpjdyflOmoARCgKvoCCNOyJiCWJpWuW",
-	"04S89shbj5zBRe+bnnbCfp0yW0mYlTnKQcjMWB9WqScqVsGIHikQkYG8TlIuFkWoReugWOYqZEJohgPr",
-	"sCdipmR0a1I1grFQZbudeTLKMqkaUqDsWIu4pJmlLtgfjpXp6sfW33/+/Xk5MVN+A1cA8gCUCCCQJMhl",
-	"l8g28fXGyIAhDhZxwxu+3UfQFKSXjIfNdk/4DgTDoPEswD0BnjJnATw4hcyAs7JQS5JCZvTnSGmFO8yH",
-	"Lesj8b2coEUQzRE+NUw5mrBiwXI0Ckky47ZtllIxXD0gqyXsjqvELtDx+etigzVEqd24txyuivvCvD2e",
-	"vXJxjVKUnG9Lj1MGRYfr2Sjx2VQdt+0+btqVpUotFJHISE5jAvIyZaiFDuQMF15I45scYp/+BVQkDEcF",
-	"mjvzl8X3V9ZeHQuyQflVRp8/3Vtp21zFdP7CUn9W9OBoS6zt+EFhh+tftbB2gAc3DAPBYxprE8ZdWUYF",
-	"9kg9WTiKTYpI3J2lrVKl+iE7ZZ+ldWRx0co6R/LL9qkaRwqbpW1n7C0X7P7wAPrp13rfLWGkvh+t8wvO",
-	"Eq3+Pz0PM4YnS957OZIz0zgQ07kyqB1MuZYq7JYgje5//ef/u9/J2iOMBiOPhFwlXAQpKQ9U6BMGKwek",
-	"falE+8fP+S/7x9Ye+cAgZPr65L3eFy7dX+DbXiFpso2/K6qBcB6K61Gfc9rmQUqN2RtuClYy6bGjQkmn",
-	"yRQoj/iQP9CaOM0kGL7hQgahWGWTo5B4SFJgbwtGAs/KjiCvbipTGGnGodxomsXSILjFckYafjorvp2O",
-	"60hCBw683296DtiFl8j8mp6XRdLKhCnSsr2VQtyBaJVth/Jeo2OiTCoFQfSRFSSbXvGbaLbBnxdadEjD",
-	"D6hieh76FKbj37odElABraDHhbsCKgSAImCjUCLzZVFVWPhYUiVC0pfJCI950ZDWg1hEJlhxGN+LMZ1M",
-	"WFhO5LqEyBASsnQyAU6ZASIwG1JD7WikrF880l+Gb9HTCHFL82MCNWYjY8vdm9mwnHcWAKFkyEgjifl4",
-	"zEKPTCcTFhM9Yc0UOU57skWeQagMEAY8LFNGf/bi5NVZFTVgjdnCVl09qntT9QEg7CVjooz46Z3DU8cp",
-	"MPNuuhepmDtye6w4DE0V82bgBXWyS3qjudw0zY58s3fiF93/CRsiLsgAW4NKOcVOTbzZQGuZGU7sfrSn",
-	"or1VlhwwKl0dDwbYPbvYkiFaQKRntb9C98+KDHiHgftcfHwKXlCwsuyorOOo5Jhpl2NMJ9oBPiK+/Ttw",
-	"Hc+gA6oxkUrxfjTPHOmc3rNP3bLzXdrqruYqYQVuxLdnJ8dvSxVFKRTqlT3KAKSl1a1Iojke5LRJyRy8",
-	"LJ5WyAd6dQIa9+VoHsalAIEFdeN6zDD+hEiI5iPyeyN/TnNbP4OykKURtNSBC/ugVLNB8g076upmEfLz",
-	"9i1nUeiQ2qBAyJQGHRHah98N8BIgmUlGjMeYHGsTZ5nHzPC6QChqJCOoENJ/mxoI+YY0gAzmYQm9YeZh",
-	"IVqeqtkmJ/rNeh/7eoZ9FxFT2DPuXgjxDJYYRLzci0xVgmAzMPSeKPd81JtjaBpzc9L17t0e6TpfHqL5",
-	"8eXdROYaH9eKzmdd5nUwnwH1fbXbXLH9XgvtOMp4rs37zXZhptZXr5w+GMwz28rKNRmFEL6E/XWILIP4",
-	"eNxUiNYEHTmKBBGjMQt7ouGrm6k2ztSIRYO3fMBe0LlCy06bKvrsN6BFSEFXuKFXhx/csfSbR8TH7Lfv",
-	"9hNJZE9o9dAmV1kCdGfqYd2bhLykNeVGAAspgxtbC0cae52DFZDtpV4o8DPC60trxnMm3LIdqRft2F38",
-	"h7elP+T9BoVIAU3YUCK39pq71p6DtWl3zGLVZw+17PmLQFQLTUnZ/WIGZ9H+9vNwf6V69qakvfg9RvJL",
-	"ouOkoa3SFheKCSRXM63F60XzXACh1mzoz7erl+3XWuGdm6SfW+/MlqnWUaeQHHhoHdWuI9FdFmMNZmp3",
-	"z4LpDZP865SZ2dInELidV5c7p3QxTlDnR7QaKSvfVLdyXNUy+ywefnJ7ocZa1W/Ixs+o3ZYNIJY7T8kJ",
-	"TViM8DNrCZvqmbzkySOYXraRX5UZVyTiKqkznVkcnHUhadK91t1ZlI4bSuyN4GeqJj5fWra54WETW7WN",
-	"D9KgeQKIRcPjqCfKDAZQ2M02OU5TgCqhc0A7QWDkila1e9kCD1T9uXTBspm+QmHmOvdttK/K9RN8dbVC",
-	"MpmYzbeN9WSkObUYQ4aSxUXhp+oc16pV/lYPgUzoVDFlMy6cKdKAjI0JM4DXCUzlGHuDVg+ZpNk47Mxo",
-	"HsFGMVwzIFTGOZfYfO/iLsKXLY4OMmCmvCCRtm3TQ8ZpGmgv3P9Hb+svva2ffeSRgLQDPK6QafhLLr1Q",
-	"I48G74ZesLzEWtpxXq7Bp3FU86Xv46hKLkWShqcs5HTltsK4UqElSctq07ybjKgg/oBHlvYHDQYf1pUP",
-	"hSzNr+rryyLd5+++88j35y+/88gH1j/Xa/Pd628JH5s6UQdATk75N8T0rsJvnncPdsiE37FIIZ2m4iHr",
-	"icburtd99sx72unYv3IIBTc9A5jWnwNXp6lF1HNlIPABY8YHTgiRtK7mExCRDvbq8sfvtByN2WCqtG+G",
-	"DpWpcMCvMu6SM5f6gDyzERWlGSvi+aiRnKGrpuelTT44hIf0tylGbJb73NMbuyewPACqgHCTY+uvKYxB",
-	"ZnYMfys5xhEoMp4qPD6gYLDQgMeq+JG1ktmw/qUyz2BXV5SQ3qs2dGPcV1cvVC5V4vligeVUsRgap8VQ",
-	"S5vaUfRT966yWPryatEalWh2KozqyX5Z2Wr8SCMewkc9EHxByBLK1/BvwPS0D1sBt2QeXc6Y94FGNwbN",
-	"7tKCrlZUkczSS9sOoBWKSYZTHrKQZC6AXi01kUJrvBmL2TL45XsUW8JToYStZp1JZoybFJvkby+8fynx",
-	"T9lEf5bak8oVLytBKV3zT1WJUr7h2mY2McJ6/4oUF6y97suR0dXp7wb6d7ZSpZSi7z61KscRi6sLRizp",
-	"KI0IhQszVR5QwaIVemH8HvHhk4t/099Rq+BFD+sVFaEcDKoGNollOMUm45G5kvRZMmMMvCEobP0kQzXv",
-	"WlZwkxmr9l1jLN11w0ZtrZgb94Y1OOb2pWU4w5hHWscoOkVA7XvX4eyUhD3XKVgqwjHZ+cxtzsKWqF/E",
-	"84GqhL2VZbB9m0ao128bMLdsmCV++C7wT9bWLepSCWzSyG3v+YYqtlkD+HINpRKWAsutB6b1Oqwo4zDV",
-	"X4ugWqQBILcIjQWJTQFIWnmUrJr1T+lBXAcPb1k7t6NHxQ8IoJu7gGkHaA6NicTMQ74BafOO7XIEl0zL",
-	"dlWXdm57ZLILmVZsw0uQa+JOz2q+Q9WsaqWMuXC7ylXBTySP6DAFRdHjlLcsTtUBlOvxsTZSYmkqHAIp",
-	"EjrmgiYG/zyZxgLvXWxkzbxjYS8ULbXSDWntHNQg1vw5JHqf0CAh31+evUtLH27YXGHiiSsLcP4ji/lg",
-	"3hP+XcuAobcUHwqIxvm2p1Rrt5jOjD9vKogmNFYmNDoujVeWktWaGiuw7oipkgg9cvHtCdnd3T3Qw3t/",
-	"dYJjtvGHMY8iroA5ikxiA+nfJu8VgzY6oJDVvnkIX+dri9Fvag8bEe4waOUZeocxnVvgWu3Xy0HKmpCl",
-	"BNx52urstjo7V52Dw07nsNP5e1VpVAnyfJnv8zpUho5wOI1oTI7PX5OQubZVhQWUlAzYDBDB1ZGhR6IT",
-	"bdhOmAiVpaTA2YNiRW1Y4M9PFNFvxm4F2syEgdO97ozzxa3EXAjPIzRSEstmTJoyszvgOt8w2BV6SrW2",
-	"b5tjtw54oh2/xU1UdAwZ0vy2tg0YOFIoN81Ox4Bhrn+RpAM3gN88JDEL5FBwxQgV9jlRzGgIVl7AlEKQ",
-	"cug6EaFl4wa4G/18rHuCXefDPy3lR+1KC9bpdJ7W6UF2XMA1Wk7xS/IhkQ1oYqzLZblf6RL/a0FAHSeJ",
-	"tmnLQYiyS6g1JQ5Yn1ABbr27vl0iRuC51mSrkCeGZREpNxGNBJHgecTIr1M2xaDBhsRMprDotIJPUE87",
-	"6lIcK0mkvAHYw4zkstF/hwlQ8dpM/QCzgaHiR89zb0P6S9IYYLRd70OokhIGxcmEUYEJgY8ZwCjCNn4O",
-	"FS4mWB+baEvIQrLf6fiWI00KoqZAXleLwrqWhCENf4a7p50wlWBKQP8rk9lorilb4OmvVwoYQ/GmB4Hj",
-	"SXMjiXTAp9ktqaBgB7gJwnoEdbwudpvelmsxQSWlBMg+Psk/JDPKE9veTbW7OaFJMAKKM1M/5x/mzgtX",
-	"ZArVzjM6Jw1TDq1FPYt7QiUyWzKcwRMw2Jxac4bNI+JnG8Pw8WZP4fUsJDt3d0c94Ruq20OoP8Ysh5wm",
-	"gRwz7fe6rFaKURazJOYszHco4vdq89IRyaQ9Tt6W4YP9eSlvVxmXEg76iSKvrq7OCV57RDpYGj4VsVa2",
-	"evdD3Tgfs1AP3pwTrJi132vKdvCw7x8crHf0K4Xz66yYxt2Q2UdeTlhmakszAsxKlSUSPU2olXUjGsvN",
-	"cCPQhEZyOGVojBhTwZxt5RNlRJA10cwbFAlGdKJFED6nJzKvwbJ8/y8LicKFl7bhKsidAFVj39KIRHPC",
-	"RGJB5uyu+YspWIL+UYAIuaZBwCYoUNxfuLiVPGDXEwrzPpERD+btybQfcTWCS2cyvrlGqxE7olEi5Vvt",
-	"vAWRhXyvuScViZ28imip/oghHQI2YXvABY34b0VSpZUS0kz+ZUa2LcOmKss/oz4N8wcVktJhednBBuGW",
-	"NMecCXwVP66EEWvjnPFCVwWyZQNjZdlEgLY1J00RxW1xZ0RVYnXlYBqlRk8DKpW1fulo45Lai/IqrrMK",
-	"Mqg2fIVKUqNsic0E43WDtNYENvGGzIi1jOyHKvbNrSgoe68Qvxl5a085jM4MysngnG7RIy0I5ZCHiFsA",
-	"YrgnDCXKc2JssIqPsu8p2PI7nb37SHFXT7CIfAFCsL0kx7qt5FTVs9qnAGdhTk0GoKuwD3ILUNjkq9Aw",
-	"zKm5YiqpSuxlzblD9B1BDvfnpsNKJWk2wisz/bWDThNQ+jxR1qnjUYJuZiHfl7lxI9qA/P0rPvrzJNkK",
-	"k16aW8tM+ydLqWWXup2ZqUromIxhxUQ4kVwkULvvw3HwyfuLt6YIY4SNO6BToZIIlGVAaBjG2jk33GmN",
-	"YMSCG+3u0yHlgtDE2Amp19P0XOcI1AtgYGNClZrJGJoRBzEdgj4lFyzkMQsSZQumegKBw5zdufkBzhWx",
-	"7T1fmZn5IOMbILK8MJZF1YFbtEHAqs7AjehLTAgM7XW8bPEwuVsq3afcM7XZC6fVCOTMexzAzEaovGtE",
-	"6Wd2mjbKwGduzoSos9NQKhCKS/N5xELpBikVDiVm6qeSESW7sw3vUiyYxjyZXwKmCpqcE/6GzY+n+kiU",
-	"OBz5KiuIm96wuT61NGyBOFCBnLAjYo35nOJ59fYZOX5xRbgYahVk5Q+ea65fgZFMW7hzuHXXohPeumGZ",
-	"YjIcIXI/0JjFdqz407d2833/4Wprkf0DxI8BSXqiYJRKy7YbJkjD14+Ssfm8Q/INPBEq1XeD45OTl5eX",
-	"11dnb16+g98wH6kveEi6+2TMxTSBkoKzfqLFILBRxnJMYjbkKmGxRyI51H/QfvQgZmqE342ANtpSh9el",
-	"H6rFG5KJ3/KAXekxVqwLmVC9ZUxdwxPzQR5ktAU2PNEELuJiSBr++dnlFdk2VRDb+vc+JsfKlwAvbMFD",
-	"y9YhM8AfpqXpkYoR2pjxr/ouz8JoaMf0UgKIjQkgQx3B9kz9B9z1V1yQFy9/fH3ysrAgwCIdM9KP5Uyx",
-	"WNneL23y44epNjnGVY/kUAvikAbAGZVuQhhOOgEV3/0HUAQOpGlSTGiQZEr49GX/RxZPLX3epZziyVEI",
-	"OolTmCt30FcAkW1imADlwIE0eiluI/JMDwYcUhbgNNuKiPE0SngL8bTA0pOxOtSqNGYBVQbxLFNMod/m",
-	"YSech0QwcME0DkZUAc9NkjJGk4AJNVVkgAH6V2+feT2RUHWDd+VK8eVQebbgBuP42l1kIbGBCbAsaJwI",
-	"vTY90RP/9m/kREILI5dC9USLHEeRfvUIbYKYRQhtbVpLodHv/cVbm1TiIoimoenP8Ldvuz6ZxGzA72yZ",
-	"f+SCaoQ0/KEETMz2djAOwVDwmw78gSZoFx1ub8ON2iQ6fN553tFPbeuhQVIPNS30i9Axi06oYm3yOsRf",
-	"vX//+oVqkys+Ziqh4wn+tpBjg2dhiSWEhAhXxP+9h/Gh3tYh6W3hrjcwAbjhe1se6ZnI0okMGVwIl3GR",
-	"4CV/+EcAYUHDUBHf1A76+OX/+B1K5j2LPfDHz1qk7XV2zNUDhplHXPupoNNkpFdFb7SQqIAKstfpmov1",
-	"jzglx8SCm2EhfCgZAtgB0hkElNLsCKHCRB4zmsXLoG/swTMvaMKwXFfZsOfezoHJTBL/giXxvAX44DYb",
-	"RhrGzWzCAz5AsASPU0Jhy0C41ZE6kAaF4L281aKaAu8RjZMm9rUaX8mNa7+zCy/XE5l/u0GiCZmPyU/9",
-	"quvMe/xD25cPhqBpMPIgtgo1SHESzdvwXBOMvZ6KGyFnwodmAtdjbTMKQEalTXWMBwVyPOYAuXxEYjZh",
-	"prLA5WTMoF3g3S/wTvltsw/tHSOD+EZDgBdrdPeJ0qfedNF45GmHOAgk/Wit5VHDN01uw5zLFFQF9sV+",
-	"Z9ee95zi7Qkgt0gnHY4XpHD8u9aExaZC0+zL9Bf6DeCMmHRt+pcniphgQU/EMoK1j7RWdmlL9zZoUE9T",
-	"YORCRkyRmIqbnl4Eaw8wQsMxF/aHMRV0mP6NCzVhQCTdUAkdDJr2D9o9YXGbnNnXKTKE09QHLEFTVg8V",
-	"APrHlj2CR4Ti360fBeES/GPmsOzY+gItuOy9MMnHWTTIMZ2TPqsof2+YzgblNw3NSLoSikLRAlYo8IS1",
-	"wNrzyUjOiJoGI6CdTkEnFUkwlHGoj6CFeTSsYighspIAu63IMfxvy47OsI0oxgxMJ5wYR9wNWy5FU7Tl",
-	"+vgxh068GJJe994GJGVcE4dB+Mle3dQPzsghgD7kA73JbGTLCDQ9Kr2bkDzNDcwO4gnEvzkYhy3iy3hY",
-	"nITSFgZEWoT+tqo5GbJED233COeAhg7yz66PuaGl/3hIsHJTqx85cYQRY89mBAD7wW19XOzZaI7DFlIY",
-	"2QUSMT/UdFq1cm9xQ/WBmr6FTHaxZwMI1u5XHkxxahRqaxUSKU0rGGyOoie08wHHz0SL+rAdIDl06Z6o",
-	"P8n0YFkrN1d84JIhHjmPJXL2vRQJiycxV8zud4x24aKITE6SujcSeLhvLZBsAOuJ0rbIoR7/R6uKPhr0",
-	"+o898bHVasH/6z/7gWm6SaDp5iPx6WQScSzO2v6nksIneOFCycfHTK0BZHGL12UKhz6SSM5YHGilN2J3",
-	"5NXp8Unr8tXxzv5TG+CN6cwJfO04etqtM1R/ZZ+oWBCzRL+0J1ztk7FZeIh2CQwO/wnTj/+k5ldaN/a2",
-	"/vBJA51p4hdccsB44ID3ikisJm/smaIiOGwKCo2SkdNyy+p5oKETSngmthIJHm40AeZecykzyE//xQzM",
-	"7Ky/uESanTv7Gty1LVPG5U4ACmlbvZXWbnmF4i3PmjOBFCqhelvwMcPysZgrKQ7xmOsl5ph0QvNTG2Ih",
-	"HwxYrLWZ6fMSIZgziIVxw+ZWyJiVw4iDawikSj8b/UWaEIhAI+7ubKRYcG1NaGtch2hV2bVC9kSVtNhg",
-	"IOMk17Cm3U+QdzFDJGNCp4kc04QHaPRo6eaiFiM6mTABowE5ygcZeimL3wSNaOn+NyYPBAhbJBvkBOPF",
-	"JRzQ3NQC/QhS3jt3d4gMCLI2RUkti0ES4qKQ+nybLrE+c3FTU6EkI3RMFmKlNkzq4qP6mZkQKXoAWvzY",
-	"5A8Seaiy4+fn8wm+h7/BhIJPGpih0W+oSpQbyMRs5sGvzo2Bgikp5rInZft3Hv6xnaYifaMPEfbJ5eey",
-	"e4YzcM7Lyv+OiE8NnPNCKSG6bmBuwrVcDFE/LZH2ODosblFQukcLkfMlNVDw8MoyNvOdzpruy5Drky2j",
-	"UItSSGhhYGO3ox15bZG43Yl2uD4nHGrdMqlcVOZuiytjSLtcHArGJC2UswrzUs9pxAWoTAeMntAh/lJ/",
-	"4gIgeYL46tpV1I4L7volIOdtlPl0MknTAwbXDknNF6er8KIyxBXl6g/yZoO23dP2vTa5xPABkDlgo/WC",
-	"d6a90lRz6RlxMronfDsM7YnqwfmZMqTZiBlvFCwdAwCOhp5qOnR3/en6sdBVDt2oUCSAQ29xoUWavg/m",
-	"pAS+HYNNEQ+YwIJ7Exo6j+Uk5izB7lnIWLosRw6cP2HxWCGAQxJlg0pb3tYtixXGkbrtTrsD9YsTJuiE",
-	"bx1u7bY77V1EMxtBwHe7PWNR1AIPc/ufsxvV/qcpvh6yitoxUDofWJ+8YXNyyRKTL4KKZj0BubCqahOI",
-	"DBpQPFv7rIXYDQ/ROTl3jtohgDySBopPU8/pFvh1uHW49R1Lvp/dKKjhMB2Jepg7nY6NxNlEQMGWymV/",
-	"f9/Sw4U0AY2GW4dbL8MXl8eQfL2Fn3b297sHgFqgX/os7AR7/R12QLuD3WD/uf5DMt863Dp7c65XSkEU",
-	"nw+3vK07PfHdX386/unN3Uk8+PHy+tnV/MMPr86Gz0bB7Tmd8NMonr2m9Dx49f5CYtsm2kCr0g3ff3hz",
-	"iYHHEhRdNkfy3T+8rb3OXtWj3Jxtv5PJt3KKqBJ7nae1bjiGqD7kjbL5g63Df/zsbanpeKw37uHWOSo/",
-	"2BBwRG/RIsrtC+CGGOol2BozzG9kvfutwy3cBHpKM87m1uGWsEAk23SajLYhrA7FM4Z1Lz85F1D1nyFH",
-	"0IdzFktt/YwplImF2tGC37icpAkyOcGw1+m2e+JbYNTDohNz1F3ow9QxukcGEYRKX58TU/iQZglIJIMb",
-	"nJkJ5TGEZTN/PjQJVFcFAoEdfQ8LPVAIqXSL+XCUuGFnAmc7B1hxkQ9PtckZyLfX5862IdQAGrbJsa2j",
-	"wTArqNpcxaF9T09wRYxBA0JxQmMaRSwiwymaOybuzu4CZmy1AYJQCDC9xBQcWDkwoVilFwVnrCden2Nj",
-	"QKSlLcwDWpK7nXTSqZks0tjbOSB9NpcibLbJhxQ3NobiBWVrynsCxgtevmEPs18D5h9PCNUGHgR9tc3q",
-	"ZWsseRryK0yoiVa5+l8ZQ+L3DroLh3rLA2sYT2s0UfnRxGo3e4qMql9fIr6FAwDwa3TMEharyvRnesl2",
-	"Ju4H+YyfMffIVPKNDOfryVKX9FgJVmDnfOsQqutaXLSQx6c1oUJP68FWbXEI322BPf7IJ08tDNjGKgIr",
-	"W5iRReUDsZduX5rr/qg99vSOxewPGjgc6u9N0ko/7oIm7C0fV3ehmWu30wv/8NK7WudQPFn7ZnM5DHAP",
-	"Z265fviGhm4x9C3d1be8h5yCjKGAckM9pO86WH1XZrufSDGIONYR7HV3V997TueRpOGVlG9pPMR3dvfr",
-	"fJ5J8TEEobHUTns7O2sN+A2bXzDt9OLNNb72SspTKiyRHViK+50aX3qJ0aNvpmq+VMPrParlGAjEVOe5",
-	"053qdnuE7qPe5TRZpt9v5Y1xkw10Gwttit3kmfXYUKeavLNSUxZift6pbmu798SxUaI7nb1SjwCeYZi2",
-	"eei8goBGkRb0ig4YIi9NGE3087J2j2tyMoNQCZ2bOgLLEMTmBNscScPqvtQ6aFYoCBOKyny1ifikbkeV",
-	"9kB6g8+nPsywwU/YOtyKk+u//bp72xnvvHsWfB//NHvev+renO+pt+HB4BV9On0p94d/5zvih7tnP87q",
-	"64sLfM1aGmOvBIzAOaDG2N5ANn4Vc6vE3Dri6n2aXl0ttXCzP5h4ws6MSl8ZCo5QSmJRJCCRJ5mQxsJx",
-	"1qZpPgRS4Qafsq17WzhTVU0T78wbAKuqb9uYy0vd1MKHfWJL4V6bym2jxe+otaEUiwYrt1NqH1fpuxPI",
-	"cKNkN5spdf8cCLtgMyIFwGaiesTtJ6cJkKxo1ySvLOQAsyywYTGYbf1mvGzBey6+PUeZAh6wja33BC14",
-	"zc5pNj5QmdsMXUzg3BtCm7ToIl9yMVt0+vpTNSfO4XOOXo2z5srQeAz5SOPAlR1BQMdn56nN8/k0qFmL",
-	"89Xelbcl2CxznSOOa9GkFdKZaO3t1Fep+Sn41/PF7JdlMJULx2Hrq3v039g9cjrhxCYoi6rhiVrPK6ql",
-	"JYzoXqIkpHBwspVeUUNxMYxABjcLIh9wl7NcsvCrnsg9AGJ2+KLQMx5LSBom09XESudbYNG2bpjLz7TJ",
-	"OY4Ky256wnpF9oH2FuwpiZQsaLLVjpyH7YA9wZNM5VzqvAVyAmQTsUTQK/zQWO8kErIkzcs+pLdlfBAr",
-	"cr56XX9e3XCcPSVHS08aV25ffw3qfdVan8bbfXlnqmZoYTciIEVm8z6kP2zbXZboJqgJ1VqmxNdwXsYH",
-	"SLXIePiOjpnvFYsO4UhhcalLhvVEACw7hCqsFcR0E9nttEI6h4q/JOY0apOX2t1QprSKkUWql3ZPvE2r",
-	"Y3dNE48t2QXSQuen6J9Gchof4URDcVL2etLY63Q8stc5aPaEK4ZHr4IcFwrKyUrXxirKeCpEJpvVE84P",
-	"G1E1YuVJrfWTSxdmPd+jm/tnyDGZYoosZLTZR+VcJA+clrIztpbG6/4ZNB5U/ZiEJpbEuCItc/K4su09",
-	"C+kry2SxSle567J67hNrRy3kHL3+YRrp++LCvV99tXunslAdAXEubu2H1Ib2pa0USKUyVLzgN0I5vC0O",
-	"iOTQ0zrblRUepsUQDV//85oLv+kVy1OAcQ//em0AnwymIK2M4yWEpj+hEdH0oADFFSJK2RNQRGEqSPUg",
-	"sEJFj6Fws/6j/dW1iaQAS3Xq7eUslJ5IDWl0ABu+ueAa/LNr9M/gW5CmB6OKxt1sevgbOU3s5LDwWk4T",
-	"v9kTVmLlVbRv7RYcWcpQ6tS8vg8NliEAFUDZB09RZ7nAACqQhtNchbgpNU+0b98mb9gkIQfoJLfJORDT",
-	"ouqHbg3bQjaNlYz9IzRsBLvTCzRk2F6g32vRIN9ycZM2vfkxi/7a29LX97b85sMGPN9ylVyaDfnSYpys",
-	"ZxFYIb3ywhP4fmMybF7n9w/EPi2CiO4bEFEo7lvNxznY0ddO4Dm77U67291tP7OURlD4J5AxXk/o8RAG",
-	"tnUqf+NRRLf32x3S4Oc0PCIn5+/J2SXpPrveIxG/YeSUBvoXf2vClJSNdO+wu7POSLt1Rmokwf0G/HPW",
-	"oqgF+JTbOyVEFyUu9sQQ4pjaqIJJwcVNCRwHtsBO4wib7o5I7kw4mzpGTqaxjFnm8eknFbEZvnyf+bHS",
-	"W4tFag8SysS2/rE2J7bNed7+/YbN/1iqJrG/BanuHV8SNPbaNjLseofqQq0ckCIuT+4JkhPe/D6O/J7I",
-	"Pi6gKgFKuBs2x/ekTYHw2OyTso3KBBnu4UOQXV4/AaETjSKEWhGemA5M7bAGIxaCBB5KGZKGf6J/0zqR",
-	"IolldEgmMb8F+rsxvWvRIfvrbnd/92lHO5R8PJ7C0kOn1OtB650UrHVKk2Dkm9pP/fn+yys69N1Ad6Gj",
-	"Oq8UfJw6nzRsM55LCqZES09UwQGHdtwsNoRfVa/9jV5oMBsX9cXiApsBwwQGcjLPLC72fOXBSHtbB4Pn",
-	"T8PO8+7z53vBs/Dp/gHdGTBKO8H+Pg073X262x/sDbr9nX6n/3xnJwi7++HToLvf7ww6Hdp53tuqwr7I",
-	"TWpOOOQJdTuLSC6r9RbM6vZf8qBkjex8w1Zv5t67kmOr3GtDAq289MzttBIxWmvr5deizi1LZay3pRe/",
-	"/ODbWbl8ddza2X/qEYCNDB9lNyzXArtlZUF4+Eu2K4Sq0MZuk3cSeiULS/Fn+OhPp/o+QfPCg0Vcf1+E",
-	"5/nHz3/kHMxjq1gw7mqJ5K3+NNgoJfoT/1KlQde1vEH+YhQuVb4zvf30j/iubQdqXKp+ARgCsSuwsyoG",
-	"iqCRnCE8A/DlATgVFm/4yK5/qR/qNw+zJ8Oqp55A7qapAyNcbISH/mbtFAEbsW0t12ImkSGdI9a+Y/HG",
-	"Tv+egObZ36AGBgNUtlXfsh6mnRvOctBWMmkscAx5hq8JG8ZTsiFBHMuRgZywvnRI55ZZcczEVF8K/5u9",
-	"NonpHOHQidS+oy3EMPNqCz1lFAHGPaY9BxC1R2AT4zXmNT8xHZxpqyCo00PTRWKwR3rCuOGFJofdzh4+",
-	"VRg5RTIamSuiEggZYHXPLZAppXuC3ekD1hM+BquvOATuEfzDBgJMFRyNsNqHGxwH490DXhihZKfTaZNj",
-	"TPoOWBKMANcJLSlKBjFsCGgcdTQMlaBRJU5wau/kVl97vw6XatG2AWCbknR2TwAKjguwl1lAmYOwngkE",
-	"O1rftqBWjnCxtDPDE1wbHkVO0xQUxH64193r7NB+sNffoc+e9g+edQ/Cg263030W7B/sfCYbaFWYWx8a",
-	"sB5XBrpP7ZU4yUgNiGdz5b2Ofc7cWztWnl3WqoJH/cdNLS8hW+Ah+Ieu1XTCYrsNMHN2i9yVzNZF8DGr",
-	"MMrs0zaywC7x5Ju3yTi3OT2SPfNaEABIwEabcEPTCw/JiJrsmpFuKSC0lWGiKDCrbLL1F+kxpv0qo1Qa",
-	"Uyu1m+k6PMIc/wsHOdYz3DIhBSO572u0paYW4i4uyZLTKEJcqNTUSmF0qZhnKo2y8WoZYi4D0KnG0P7f",
-	"JrYH1sD75zAYAR6ykckxa0mjCIU0ctNZTHgXlnxhU3taPYZ2EfawQCtrxzarHNksQ1ofpo1gk8KGVLkZ",
-	"sQUGc/22ez3hnxvISrhGn+uBNvp9S88Ev4ZWStNj/zRL82gZCuD50WRE+ywhe51Ouyfsc7FvFC3CiCL2",
-	"F4jWgE5II4dZ6Z6XNU4PySBmjOx4ZBJLsrPv9fRGNHBCZCoM/FJzEaLLonMdmsdfY+w/tVBh2Cqhc9Nl",
-	"lBl1GqQxn+5ok3DAMZtEVI+YJ2aR0fRGcCr9VDlRgBSMxXdhT+grnQWlSBBJhbUCmSqIbocEEeVjrH8w",
-	"7be5Uggvi7iPDVNH6RzTxGH2FSq4l1YlHJGYpkhWpSGmEz0sMzsnMmSftxRbD+Bw69mbH073zteopC58",
-	"w6PWy+FGWWkXneNl9e0hvAGtoiqDqBqk1isKmz93qVyNxDjOlBurCX2svdcMsu+1/vFayOQaxKSjlznc",
-	"KpejjpUGzszhXmev9kIbqvLyFbYKYrngb3+tDfxyqiTq1hTqjZTqH5djCFDorraOVpdNcHHLDW/xNoKI",
-	"V9tI30suFqETU2MofdYTRWIZMc9gXEL8wplPCqMcLufVE7muJIv05Z7IUI029jq7SJs1Q/DAY0EMVKsH",
-	"O9xz8QIgg4NT0BPFUvi9oxxghIF2TP9+UCOHj/Zbrg7dmNrJvFRj4nl67ebns2rMxFSgc3F7fRD8sNP/",
-	"27Pxm8meuure/v25uNid/fSUver88+0+/TbcGb7nZ78++9tNfc1a/NZH1ayfup8SKzjcjhdslm0t/bTN",
-	"STXEzbcy7vMwZOITRvr/GxTSPUziH6cNEuFZwZCiNMG+2iDRb+DHViOLOTo2SKNrR84j/akIIygoNfB8",
-	"oQymYyYSAOT9/vLs3UYYYmcTJo4n/Hukr74flJilAdgMjC0nB2gYcv0aGp1n2EhyHC2W/qNcIMB3nb8m",
-	"u+2Om6kvAhTsasRhUp4oN0Y7PtLQy9h8CEQwu9XmdBw93Fa7zw77SY9krR1mx/51hz3gDvvp+PTtw+yw",
-	"eKhqNLeICps0bVHRhvPSNpXNgCFwBGfx8LPadKK626J+SMR+yaN2Ush4uNJg07NZ317Dq0vPTnZP3Ls/",
-	"YqFNASFXefjH16b0f0X7LO1UyG6jjEwD0bSBeZZB6l2qM0vqMjwsykD0r4gK0ki4lmggwTxLUaEMR8KY",
-	"JyX4Vb6WD2fx0CcN5MfAWvtJs00uecKQUuww9/bWjIfsyLo6GSaLnshQWcSMhgDPK6VpBjdJUlO5YiL6",
-	"dDLBIpaq4hPzkdg7oL+ySuOD0L2nB/kZ5dHXKq/yg3eh99Hax87s6vTkZck4rMVVOJR68deu7DrTJxfU",
-	"9WRaChiEpTcQH6BjqGHGQxvISE5j1SbnERWGwMokzvvzlDfMM8h3gHENjzk+f714ipEDB88x2DX6pK84",
-	"wJYvpoKLxhKclJ239wCPb4/chmYKzANSbQfYBPFv3x482+0+BV5Obtb/3zrfPnv69KVemWq7Bih+dp6S",
-	"E8NdXt/OcV/yqJGpTypXkLsg/Jzy5UuNRn0O4+VhxCDu0/UFoRMMW+XyrmiDbNMw2R5FzzBTuaEkLPXO",
-	"jvUZYQooym53LO+dQvwY6ogVnyjCRcLiAdUWgxhy4cgGDY8UEiAe9sTxi6tfjoEEb8wTj+CPO9gEONCG",
-	"EP7muTkRpBGysRzGdDLigfLIVPBkO5ZyvN1noUfANxxypryeAHJH4GPAIgx80C4JuQpGeld4ZBJNlSGB",
-	"jLVvgFTfVJGzF5dEMWBUhkbB4xdX6cfKuCe4IGcXp7+cdbpkm5ydvvjlrLPbJsdvu+kQyJhOQBwn8TTQ",
-	"Rlxo/gYYpiKElyBfhJkbPZKeuJUB7U8jGs8tnYTluxtTLSlRz9xApFERfyrGdDJhoQ+VIzHTMhVSKced",
-	"HeAKpPqfzwGfDiKTloOycf5jt7VD/Ne+1k9E/7S330QfG+kpoRgMakYVFM/AGqkckSVN4MZd0y9DyYzG",
-	"govhoSFYYyG06ozoLRRjxEC+xcOWSujc8KoB9ZG+CPkNoCnWznXaJQrSGbG/jd9PFL1lwFoFTUFSMNKn",
-	"ob21J3DkkVRGdUOmyTAZMf1UUI76NiaSeA6VbTFT0yhRPlZj6z3hpUk6yyfo90TDN+PxPeKrGw4L4BE/",
-	"nKIOYfqHmP0Te2yblhLQjK1ADm8e6+nPvIECYFOJbS7Xh4FHtix34aDbufKb6VBjOiMJu0va5Ng9haue",
-	"4JCxG3A0UKDzlyGYYUb7kcbp5avWbtNzfxzQgEc8meNf9pqmfhkq+wgPewJ+3+00DzO/zdGgQJHyBHaS",
-	"gFlVkiQz6SQGkLxpOaGwtUsmI0T46AmQLd3slyBdBn5LMgcsKpsYt9tExsQsiylS52oB/oT2RGbBctx4",
-	"5sRht1lBkiHtDvRXhwBVHOFO/pazyHDOmPOjEhmb49rXSk9LKC4yJVaHBOeNdA8OPPj3LgwDZln/Ejaq",
-	"h33RpxfvSOP89YvWbpM83fPw3IEA9IiWgFjhz0LydA9vI/rifTKgYx7NPTLktwbJeczDMEJbVvXETqcD",
-	"1+dmGA9zJMWQxYZ8javMlrZXxIwqZJi0TQ1AiUoaHKnB8BAm8VQA6amrZpfTKER5hqzrhjwChErzKHNe",
-	"YfbsqlJFpmpqInsnaf4ZuOINlzY6pby02c5wYfsoF/MAbeDIhmMukOHSwXTmktAwplbuyfqVWd4c/7Up",
-	"5DPj8Y+IkD2RZssBHgDK9zM3HafUsMAmbGxXv51SLNo0OjWNlIbsJ9+XudfZIz74DGm1H1Teg5R11Y+2",
-	"9nBCY8WA20pvOegLyEjQlAtjp02+AWYmS305BdXmX569v7x+9fbZ9TdnL366fvv69PWVTxp75PSbDMPp",
-	"Ednr7lqKCc/0gMgoZTjrdrxOp+OE/hHpG0UnB4T29YC7mT/DjgBTYsZYQtREJm50cqAFemFSsjtIi3uA",
-	"Z0g4SFxLoxQiV8ncdEUcmSZnKVEf6UfMKE+0TMDTmLZ8OB7dxZK8v/zlWJXID5AcPCGNlxfPmu2//IWc",
-	"8jgZkRMkM/PIxYhOFLDPx+QECHUjRgcw9dosw3XXIh6ZYlUC5JT+iSFD1EbrIdG7PXVoRtGz1u3Ov7P4",
-	"mZ9u93RGUWzpPaJl+du359AjAhWe0C3cuev0QXR07rqB/kk7mpH2JrE4M3S2nYNVsNsWyMB7whmZFpkK",
-	"rfpl42yArAABArt3IONxs8gqAssNvPgnb7Cu0qo7nBe9Jb6/PHsHa42U/qjWnXlndBzMyskFiJLTy1em",
-	"zBLVlekUMJx4agYGl1GT23vkv/6v/w/Oz/720yaK8QPiH5+8+QUb6ZHHEVrpfzk+eZMSs5mhPlHAjAv0",
-	"ZdqJ10YKMGeeXh7jsE4vj1taSBz7pGF2shFhTn956ZW7xH9hf32YAkM6qjO/6RH/+KVPGkZFZuofUJ4D",
-	"9KR/fAGMdijx4cOOWzu4+dzIM/qeWCMATSytdo9fouV9oSf15cWFnXSjwV9eXLSe23obfLOhRsvUFnnW",
-	"PjK87DmbyIkCOoadZ3q8ZDw+SoFVrKTEPnbL0tnY63Q95KXd6+56Wsjp/xw0kVCgNC/uIy3zcZjohYAK",
-	"cYy0wmqUBD+NDmhihMhGcw97wg8iLnhAI580DJMqyRKplsRrXsO7X0XP7p2X8srRcxJrWRnzJSci0P3y",
-	"LD/Py4tneJoaVlXZuuTK89w8IhSpz+BG5HxH8BkUG05kQGPbUIDxpFU5zkbapLEaxYNS240F4idtxsJX",
-	"lHeET6c83KpowtogPKYwWbyk3taFjV6bbQVlrLXDR25DpGEvb6tq+vNd8loadfqnl68+/vJ/9noYePv4",
-	"8vz1ycdXxxffnF38+Prlh49aueN/djo7Tzu7nZ3O891Od+fjR+O0/3L84ur6uNP9eHr5nZ717sfzjzvt",
-	"/Xa3F5+/fvGx+/Fjt9PZ2d3bf/rsl19+eXV68svpxcePL85e/vL98buXvfj8x+7H7sfXH/c+/LLX3fnl",
-	"uBfrkXSDXrxVdw5eRc9exs8eJ+AHVkjNtbsAx3GNxXsVPVu4s97aFVYtXaXi+tlV6+7tdrq7/65X6ONH",
-	"rZZg6U7e6H+3Fpfu9PL44/GxW9MNF6Ok8dnJbpM2ciZpwQs2nvehLU9CVYeuekbTOy2Ugjyac/pEWfMC",
-	"em6rRZIWLPeKqa5dac7RObimE359w+aZEvOC27BQW969f235O5lRrKRR6XQ0jXFRx//pCet3NRY8n6aN",
-	"P5mvduCkdtp3akVytcVwYc/2fULTa69WWStA3rl6rBaAYqzCUidh9csTBTPrFKa5AOADBk6nqq8dAgs3",
-	"GyPYfebnbQ3Q+5C/YXPXPun9vtVnNGZxeUMlagwbfT9+cQWmUshZ0kIX1pprmZyCNTRL8grOmoW8wiSi",
-	"omUs1K3D9L6FnIP+oSLp4N6/FAHDKQLjUoUWgwAHpD0yE9fN4jVWRU1TJAwb9TyEK1HwWN+bChrNVUIE",
-	"Y0hknsTwazcWEw9N/RlsarDPBMbOmwzyoGc0jgKoKggoI0GlA6PKYhP2RCU4IamJTdgmxyRdh9AmfhVj",
-	"2n8U0dxgEMLRf5KG0EurRY6nIS86MUUvhWzgpLzlYJGepvtwKVbDmR52mkWykVr9Ce3PaPJ7y8dpvGVe",
-	"6v3mx22tqIqxmfsLw8vgQuyUwULUHp45I/khWY++YkjmnnWMvjNzyx81YCk/LX6lwcBIhdIKCAy48Cqm",
-	"PCqY8rXgGdONfwGSYD2ERndgHwujMfuCLwXA4BNbgH+icikt/7WizwW86ul1J+A30eubFk8t2gMA+VRp",
-	"CRzDn4uQzHICiApMZfIHYOv258RHS9v3HJLkDRdhQS1qr9DpRVJUiyvhgkkjp3OX1lpiolq/rFIV4kfW",
-	"0oIGIQs0PzeAGaRhpoD4emL8gnLRv6tSejBVtYU4jPMS76nSL04zP1FmsF+eijaTaFOAsD9yg1RMKBlf",
-	"y8Eg4oJVDAewfisU8tO90rF8eVovPX5LdZ7ZoRtoO7hzPRWXbptHUXDp478U9fYvraa0gDNzntFL5hc1",
-	"ynkfVe9AG4f+Ghndso0L4bwauZUl5XInWH1EBeo1GBlpKDlm0BzHaJRY99UUPRj5msIikjCWgFuW4uNd",
-	"wEch9Ix5piN/0y9cKGNBtB+TzOeJIbbhtm2fjllPyABRsgKW4v4IbHSz4aWYYdwFKQWODAVS5kZooh/S",
-	"hM3oXCvQODTVO/r9ikdQMKbvbcJ8WJ48+IRFRYvalJnyYJ80uFATFiQybW8opduBFUfh9CANXPeXwvWE",
-	"8BrJA3t9OcGM/qNHzNYPv1YN3zue+fk7l8yudge+jrzNn5/6YTyskVoVwnOVVvlYtUdokPBbh60ob1iY",
-	"t/GPTEmpvlM/xLB61OmGKIanTBJFVYanHq95Aox7iN2qrfsTbMCU2Y4Ww8p2XMJl0VmPdSPsbnlbEVXJ",
-	"e7X4vG7ncK9rnmfs3pcTHiwWbgOcbxP6OdiA3+mdI6fq+ubZD+Odu01YLHDe6liOV7hH1CeWYV+DElXW",
-	"nsns5ew9Ky9W9S0U4hD28G49eA9XqSmWQXAkg2kUoQAD0DTLzysTdkQWcBwhhIBgjm2izzv4G9rcasGf",
-	"uOgJGDlaWTEwvLEJghxFcwtACYnrF1eLKQ4uLPdQpkD1zyYOsbPWHOwvoG1+qSRbs38ev+qxWujhyoeV",
-	"+DdsnhfSP/YPrn672BNvJ8+DD2F38Eo9HX5Pd+cvWWf6hp8l+3/79e+z2mpAnxPAM5ZQfAdpsTkRcnZk",
-	"cbQNIGGEB6xNLtxhgc3nLZ6Q87PLstaGUfQscz7c8WhXKqP1Vja0mqhS82TRFR8LbqBgd30G/IF/MX33",
-	"FRrhPtAIaf3RI2v4Ss8DTwBo8Ighm0bp4YQKX8fMi2p8r9PFIuDZiMUgem4lovS6MiZ9ZyFA8mdTt/BV",
-	"qbotaJ9ah8w0C3wVNF9Atk8v5ic9et6jRkMXD/Y05EkrksMVMYVZrE/MmAIoeQ4swaXF8rGGfO5wNpKk",
-	"gXiOrhcstnDtTSwfwhilO01NgI7CnrSYKTmNwSEYmUY5CF4aSbKYOEQ4k41qeVbzjC6r0skKFig8wgbW",
-	"gMYxN82ukCHFzjqesJ5I5BSI8hq2ZhBrMwGGzZT0L4gosx6NxRgPT5SFjsFJyIDOuslXHpmx/kjKG+Uh",
-	"pPGYTiZcDBVCveJHlQs/7V5lqprgA7lr5bDZ3CP3+2xjW4IZIf1VFt4GVs0g1/CEVQZ09HS/lcNa+Vr7",
-	"6r7JjBY3XgaDuyRHut9/GrSehc9Z62DQ6bawSP75Ae0HVXU5NEhk/CBJ0txk6jNlJ4I0MFNhp6WQbkY3",
-	"RW++6iEinkEVxc26I9SqPbaMyXqoi+Qszl/qXoGzZP2lkuHp01w+fSFNWEs/e+057LOBc4OWDO75ysEl",
-	"cqOhfYFswYGZp9x2gd0LEcKw/jEwnLsACewm6lhQ8p0cs9+0GnsAamJWQfhrQhAgHPYG3WCHHrBO/1m4",
-	"G+zT5+zpoBvuBHrJsHShdvlDoj2GpP4dm8RXtRh7qVXCmhTBuKcfjyM4ff7X/PynLCMD+4tEoNicZQn1",
-	"Yatqxx4zT49dhssxZhEQAGyokZwqhqZQAkloEUJW2sG5hE1PK2MkNlyERTgkpxfvvJ5APDrAkpED0udx",
-	"MgJqfpu+Cs1cmA7xPGRLii+Tg42BlvZBRIeKqGkwApwCA8uCEC5LarcXatSOLJoCGjM9IaeJ4mATwzUm",
-	"1pyhTX6QmraTtNYbXYv4AcvCv2PJCS53HdMqW2lmt8CXV2sGoxTTWOm10vsNEXV2CQT29eYKaMw8wu5o",
-	"kERzvSkUE0nBqNr7UDFO/cR1TakvrwotPeRLCyDM5tigCu0c98elkXprKbwUquXRdF52+36tuX4kZVlj",
-	"4iBbEWJZ/nuh3ctH0rWBFXM167RPsuXYn6tU275o22qtFmitJbXbqBRJ4/htt7XbdG1opHH24lL/AoHL",
-	"XH8XBFJK8BEG2I01ogbUJMU+IyEPTdVZIIeCK+YhWIx+ptDyVDEmXGeY1n0jOUO0Fi5aaC3Y09cTiC2G",
-	"MEemjvyvFjct4sqgmkHhua2lwz977nIaRT4AU63u6yrVuNmozYrYb84usBhxwFVX/DKAdcsYDwiihggc",
-	"vr3oeDAwqE0AqaWfJZV9l37NEfHTMj7lAEqQA1rhTOMOMDQ+ZctoEYKRVvCJsuEeUgjbQWzpM9ggb7lK",
-	"3pv9fQLbu15ZvtnqMsYVSWEF84pc/75uPfnS1KQM2Rt9Q4ndkQH7M8zL0B3Q9Ihvfy9j4uudmh+cva9+",
-	"t4B5dP5eJqZjLdMyv3L/oBGIuD+HVWKl23KWodxm2cA2yT5gPcvE7a9HMUrc079aJF96wZVzI50ccqo2",
-	"MDLsX8DQ2P5d/88f9ynTr2BRpArUOwu1RkkgBZLEfDw2AYSAKtbiQjGheMJvWTRvHpEJi7WJ0WICHpHC",
-	"NfaE9e79bVSSakIDtoBPdHr24uTVmZW1E5qMsh2/wPSXryBa1vw75sK5faXgRKWY5WjpKtcIn1VjbveU",
-	"FfA6o2zMqDBoqTFDABXAa+oJm3A3qLWLNgnYIKD5Md/GYwspZcPmmH9vHpGIJhnYAoMim7IOx8yYYSnK",
-	"14zO2+TUmBaJBO6/8SSZwzqbFvzUpMTnzKjqCYTGNQsPX+f6IwYGvesGa6UdSbNgDI1QwK/tazMIbKE5",
-	"Q8xZKnrCFUo9URBGioy9FlBB+m74Jk8wlK2I3zL3AYhrOze2nnSmHuuJ/pRHSYsLkrWJJVN5oxhAO81k",
-	"BBmc+ox9mEl86UH3BLcoCDRDdVeSIystiXhIE+3xCiRO6SSnfO9RUahPC8pXKZQWJSK5Dmjcl6N5GCOp",
-	"eSRn1wMK0VSTsgBjsHY12imdPDpjsbHTVrbAZwyWdcaf3lTNaOugnsyG/VrV/d8UB/+UThz5vMxE2I1u",
-	"qmnU5OXRemZNeQEaeseVUY8T/WeiRoxl+tZ9uImFx4mfC0ag2ou4wOD/SnffePHojz9om3qBEqjULz7B",
-	"L183OI9z8eWF5hFFILbtkGXDfLjeeZi7bO/8l+jv6iHCLKwOxWeu3cDnTW9f1+NND9djOb5fM8+f0nXN",
-	"rmhGomvFEs0/XX94VUPQmelAzgwT/ACVyFjvSZsSRhRyYz6n0NkScIzBKxmx6NbAkhtl0BONjF5A+idT",
-	"BjiYauXUbJO3AAWub1LMdIH75++viNFC2L8O+sM/AkGmTXz9KagqyC2NORVBGcBXjc7pig4eOL2ftYHH",
-	"TVuhsOf54a4tn7Ir8zqEDbVS4fQ7Xb3djHQ/lSIZtRgQWEyFVtc0umlxsXYtz5rNJjC1j0rEmUr5NYT8",
-	"GmZ+7qZSMx9O0SP3yWSOx9fO9q/s7PWV0mVC4yQv8OuopQ3b6LPbtMqhOBMsp36cgwxinzSoCD0MtaEh",
-	"a0rYIaylf4EQtPcy/r9jiZX5D2Zjfmbp81UoPCxt57oH5nHsuE17T7LWFByaz4wFlNiNioy/2p4j1EQR",
-	"rq1N55OIhUMWk1jOgNRECwRLzgCrEfLBgMXKFVb0RF/Km0NnFZK/WluU/Nf//f8YuHV5Q36dUiTNornQ",
-	"hed6YCYRnSsTBx7LWwZm7nTSExDtB8Ye5IO3f1SmPp8njpcODV55y+JZzJOECWz40P4j+V//w1nWKO+E",
-	"hK8DfN2IDRIyFZZDtdGPqLix8EO/sVgeQbj/TksinpAO/A6yEk3DFAcTlUIdKX0x1D5gn4qdEzMNUMjp",
-	"pkxfgFRXRsjSWwauQCBVgpkQrsggokM9OOtf9oR7AFfw0cheVpJYMYkl/cj0XckoZmoko1Ahw1tPbOPR",
-	"aimWJFwMtf3f7ZD/He753/Y7ZCoipmwOJQR2p2ygA3qOxuMpCIND5zoA8FKG06lz4BGqMKVA00mANZ4B",
-	"PVdCb5h2h4Ib2Amhqe/IRrz6LJIzWAXt8nChpoMBDzgTyTXcWNbYhHG7S/jGkizComeiv+0BHZP7azkY",
-	"keFtqKXrsjesqfHyt5YH17OLD7s0URn38KtCTK3kDfgails6R9mQ/pHYP+bpAA70L/Qf9Budmj3c2mnv",
-	"b3kQUavncFKAkE493zr39OEeqCM+3Ir6a+y8Sz1k6zMsoZNICBPQpolSAhoJU61RKhBMDMU34sEwRACv",
-	"BAnMG9vknUnMzqgiRoe0v5ROebC817aKslJvEycCQ0GfwHgpqya4ZM4pkQMHZwjf7mEH6g2bW07RgpKH",
-	"fyekQVE321Q75PIB/wtS85OIBiw8Ir41UA6JmEaRT2Km95NR8cfGEHLdnvrJpqYRTBbcNaasAYZCEwyX",
-	"ufGAgtNGh0zwaeZqFJ/4sDb5wRkIBDpv51jh7x4bSHHL4kQd9UQaKLQMje5xT9SCcs7o34cJ3F0aDw7i",
-	"ifdJdJsN9o/fP4lYsuusZWEqpQKqGFrxNQVV9uMfNX/+hbi3hRjBV+X+5wmBPVAUywop3ACPGMHC/vXl",
-	"DXoFB8fcovUAttlNKFADAtJAUqcJzsI1FFv9V2bEV8Av9MS6+AuosF/gaBYwGCrqy83ltRLpuQ/9MkhP",
-	"vrzMdWYTLpW5OPF6CTZJWuPd6yWszcgerUg78/yvOetPlbMO3fm1UtX+psqiT0/8J8laX7AhVwn0HBMV",
-	"xAzrXCzmNrUIKIjsjWO38TMji+csOSRjLvSl+ldQOSpD1hMNvwSGz3w/+iD6eh+7vZgwQT9D3WXQToiv",
-	"nTg+BE66YMSCGwi9DSkXKiH+DRehTxqKMeLjzL3Rv2keEWnaugeGRZ/e2IZn04kCprRjvMNuKNUT+sty",
-	"jOgFqBoZE9s/TUu0zxNDledlO6p7okih3iZ24k1DkwDvAYu5+nMyiag4ctPJ1QOoE8waG8n0eTPyekH1",
-	"v5SB+NHnYhjzKNKyiU4TtqUtdlP66qDrr/syU/f+yrpb7u+PnXDHqXvUjDtu+pXK6R2bWQ1T+xvcDaW+",
-	"AL7YI1OBp/qRc+5ZIfDV4/gKMblhNhElKKFm+z6clq3yXVYiSV6Y6FJWg71OFEnkDRNEJXKiyEzGiCBp",
-	"2l5shB1iYB9Y/1IGNyxRJiWPTcEYBCZ7e50uoOJCvEkMIcYJ0SqrEdMXk4BOHkBtvIAvdWrjTwMN+S9t",
-	"W+KiPMLG96oLS+x2Pqth/UDyNoMoc/9t+B1LqvZg53GU7DkowkfRs1+jbA9eU/LwB+EzpEVOMg13GO/S",
-	"NnBKT4iW89SCK4LX834SFm1Tv5lz14B2oCe4VUNYeUD10wSUMljHj+sLImgmidmAJQEGhpE50NJFkVOJ",
-	"VFHm8VDIYR2mOqIhIxfIglt0f0GRnY+th/FSRnL2iopQDgbKtddmPBd2N5GAVDBi4JlEfDiC42rh7+8m",
-	"MuOl1JYkJSv7OKmIzykQp/CR4VfB+K/RiYd79lNb5NsBtbGt5Wb5DKM8RF9v282N8Gv4+pc+6bNAjpmC",
-	"bHHzaLmY7AkjJ9vkJGI0NiB7eJkpRsMMMrywJkj8OjEd/Va8/kRPwVf7/MswSmBd3FZ4ghvuT2SclIaK",
-	"z6dqxLDJH9AVtB1B+JgOGWn052SspQm5YfMmlOCQmAV8Ag25UthT5mFBaAClOFAYSAFLC8ocBjIGb5nQ",
-	"yYTRWAEuBh5Kno0JP7EmyVQkPCKBnmsWLlg1PVFt1jhj5liQqbgRciaIDx/whs19DPJiJYf7RPg3lBX1",
-	"hAFDp/lReXnTBqRrxrb5/9l71+U2bmxf/FVQ/GJyqkVTsuQLVf+qrUmcjPfYicZS/tl1hlNusBskMWoC",
-	"HAAtmUml6rzFfoPzIvtNzpOcwlpAN5psUk1KlCUNPyUW+4LG5bfuvwWppsXLcHY+pLHzD3/G2bpXVchC",
-	"wqV8BB5fw74aK+/tSSGHR3ZFKNHsmilGZoyK3Lii7TkCqSCuV6n9uHEG0D2SymURzzKKgU3DDYQ1C/a4",
-	"opUhRrXcPt3Az0u1ebaalnfxFgkf9mjtFa6993VLEQcaDW59giYgwO1DqXwzytW3Kr3wvf8oeX1QsDlB",
-	"0DMi1zTjKaDVYY9MucjR5k1db8CCR8gJpySjfFpQP2K81H8nREe75BMXpki4dwK04mJ+oclMsWsuc01y",
-	"kWtHEt0lZ6WN7hRfz0XpYrfYkdA7pFGeYtrLDdJpWF3ZjpClp+ijBjl6hdkFYiAqHu0u+XXCRBG1BHHn",
-	"XuRcEVgHMJZkyOYSOSEh1Fmk+pCEzgaiPVKMkaOIzJQkRycRBoeB5ofkwoVJOxGmuZRC98hl8xSMQfjM",
-	"L767ShsL3SifYiTZec079xZcPccvdwxB911acLhVwvmbv/7t0/E5pAHNuGK6pingIRZCN5Yz4Weu4ecJ",
-	"e93V9MF0LTCfa6CxAUD7HCNMgtr3ut6RpPq0nJvyUEIKW8R9OzFl374gKQC9+wDmkNzolPoARg+jW0KS",
-	"1AxE2SEvCE1C8ytU0q2Y4gm1MmjGRApcE8ECWMGScp1QlQJ7kQSPtU/WtM+ca6JcgBcKlQutNfSBR450",
-	"EZjxnKhBMel78DpBdoosdQ2jpuQXsUaI3b8bBxfqPg21h7BSHiILZW+dPHn4xbP0EC5hds3W0a3V5Jfj",
-	"HT7RL7MmzaseSelcR1bVLXoBgoMrpiaOQO8lMYeGd4wmk4Hw/TiwJjqdE+r71JGUZRzgUI4IN76hXr8s",
-	"WPrPi59/isp/2ud2LeDauy0auts5tC4DunrUpqinwleuiJprDQgFN3CmSZuDd42k8sbCZDGUgRhRnrG0",
-	"gz3xsBvedVB3XcyEFMwOeqZkwuDpE6YYIq6+4jPP+s6NtyoGYkIhVx8+w8JiDI+E3E1oWcjT2DnV4JWk",
-	"DeXm5eBw/rB9IKMq40xBfnSn70hIxyAblAmZXfFRvmi8S3511Vz+5Qt3lpxLboXx/is2M92BiM18ZkE7",
-	"6NXuo7Gpn6d2IqdTeqCZRWHjKqbhDfBo7E11XSllHwiMKjixVK0dcIEIEMeLdQSnoLmMyxo1WBW3bNaq",
-	"RLp+4NgFq1PImz5RTOdT5shw0Shyk6EZWOtQ8GMXGXdc7DZs1zBtLaVgH1GFXsnw5BRf5xrUY/KqNiyt",
-	"pw55D5f7zrd4m5WJnT7+Fxo7SJHwjJWMJHDtC010PixOsS6GtkQO61tDbsbfjyO7rbzCIgdPKzu36HUY",
-	"ToudaeeqDrHkdGkLFpt1k/IM1uv1Xq/qlGgfeB+tHENA1IzAaajZ8OG4/94Cv2vXdZ2HNNyxkKNRN2UJ",
-	"T1lqAZ59nWVgkI5optmKloX2Za2Niy1gDb1nbEq/fsCbDpHr2v9rsRQjamkzh2m3M9VqXq1yd/2qlFNr",
-	"9Su3N7coP4E7N+zVBy+rSr3dNe673rcweioVLGal1tQuha+VPp1As/NgvILNp0DdJYbd4sZ77TO9zOLD",
-	"hR2CVPOD4kA11RkTamgmoSgcOAdYChXcOiqrFAPC3lxwe6xmVJGMXbPM9fYrOIq75Aee2bH2SfyvmLTt",
-	"A6wCdPHXXzoRiRNq2FiqeRyRmCaGX7P41srFgdiezJfcQqHuGyCXvMMDsdBm2SqERkrcHn6yuCZ6QhUW",
-	"t5Sk8J2AATOYIl+qiZFWR2FcK78/+HVEmG9SJgmL5biPgtmGWAa1ugj23gVlrKadQ1VkjzKZqxUy+V/3",
-	"0LgYB+uVDb8bSBtsjojcOr5UzclYylSvGKN/4j0MFbcnaRuVM0gB4ML/CWR+Bz/mFNmMsCX6UDNRVYIw",
-	"vW5VM+hrViczhlJmjIrHWnLKq3v0NrG/sKW3EP+VJ2ymBsDz93TJz0FwF9sOF3Urpj0H8wcW1/3ZvE+5",
-	"vMpzfZZC8gdSozjz2IkSdF0PKYQCuSHtwmB0FHfOtctFBx0rIIGtUOJ6IIYyH0+Q1AripN5TjMJ6BF3F",
-	"tX9j8ZKK/J4x5XufTFg2IhkfsapQx/Qk4LLDGGySgeiD8TpfU/HsF5qM6JRnc/DYeBoYKyYpGfGvLB0I",
-	"HFYHvDg5Yo37eFQ3qBu4L2LF6lyJIiECB4IbPcHmPT4LybUDVoSCBPTBYZgZjAeQ414PJbm94Lj3bnP+",
-	"NbJhVxZIKK9ry7Ii6FpFu2+Z5lQodXAbNyrX0KAJ9Qo7NMh1sn8cKQbn3W6DXwpCraiUx/3WTMk0B3+p",
-	"E4Af2VQKp+N8hL0IHzijqtVvHfcg+RP6R59LbsfbOjzZvCT2H1ELtvVHPmLf07lu9Y8Oo5a+ylv91vnn",
-	"7w8+vv90cAgPhnMFIxi5ZvytXvfopBwvo8kEJG3x+9Hb7puTUPnYjJynZr13Wo1bEdybye0NQiKL99VG",
-	"RiwQ7jhUvmAS7Wtz94TYm6aEwfkEuV3RPe5OZ1ffXqd2x67jxgZ1wvfpRnVip7YxiDFvxAa28Xqrl6wz",
-	"en9kZlHg3ad58hhQbo8591sbuc1xfGhL4G51k5/DnEj7iUWJwM1EZoy0NYOEFkKzDEiK7VcEh9BldHRc",
-	"EkppXCQU+GDwd9ek0jM2Tqh2NKUTrmFy26AfEyg28iWSoervuy0OHCG1v7Efmi9cQyjSlzwUY3lEejcW",
-	"eS3D0BNUm09q1Oaj3vNSm2uWa6dFDnuBsldiH0UR6gPqobyoB1+hfn4oryGCcaCnprBCLI0I5ommREhF",
-	"ME87LRpCYiiWXMor6C+mGBHsGmDbJVw0aAZZJrIEYy3TFaR2F68SMr9ophpzVgafeiftFEDSJRXUZK33",
-	"fPuuRLGUCcMpIPs/ohabUp61+i1Np/8xoWoolVVnDlwzZt31z1+RE/+u8nTeTAgkhxBhubYL8Od5eMvJ",
-	"8HVy8CZ9yw7ejXqHB0evjk9ev3n7jg6T1E6PhDiNE96F4IEvAamysevfzX0Tv7+FSJ+dG2yMPWLesyu+",
-	"Zo4DLHJ240owgsP3UHyQaMNrB55utEFR0xvIaHJd3LEKqiAWQQW5vVTpAeBDITtw0ukS2KMutxqO6mJl",
-	"k33g8pQhp4k9L2RK5+DjHjJCh/KaYQocnj71QhN5I06RkYSnJYu6M6uXSR1dYyzsNhAwlwyEe2RE6FSK",
-	"cWie94smA/CedaQmmDIpZDGiaCCmjAr7eWEr9ePeK+xrg5OyWLJV6OtrGd83xOvCpepR45sSQ1aAvKUw",
-	"cawxmK+B0mZa/BaeaDdtu3ZD+9W5lSkepWUoBTb8puq99Up1cUVQlgEAsHsPtYfPvXd6753eUBLDxmag",
-	"GUvB7kv+rjMGbmWLrJ6mF2tpIp34yzPHhQAuJI5CyUsG7jptDcSUXjFigWXeJ0JCVr1y1WBVyQ6V2yBU",
-	"QZI6ESdvBGlbeeRZNfAFA1FvYvhHg6Bfb2HYxx7DB0iB5CAlpQY+AARheYWVgjTTkihGk4m9ppC6Gpxt",
-	"1xKnSThxjd9VSM0lG6s0sRYruUj7qHfcubNMxWquikzds/I8Dne4XZjqAfjGevi2XSgzuabQ6TOWBqXE",
-	"XgUJl1BKow1u/Dlpww++osT9MaPadCq5q1IcTKCpJJx8J5W75KO9eSIz0M/90aGKYbdF+0TXUDDmIsny",
-	"lL2fzsz8/7PKUNwlsbO5/wx8P7FnJ4QRwU/2aUgGRCgBR06bQrelDP/li7WkcZSCUH5zqwsEbASuXFzt",
-	"thxasn0Kba1PxM5Zo+zUonPHCw3L940beKwaoc9H2GBo2NqpbmiuPdTdh1a7iWC8KV3sheLdPYe9FaOq",
-	"7NP6wdmnNhncmZVfxZkrzowUxJ6vyrjWlMeEp+kJpsF6yFprwMA52SLl9aPcsN7Fn619nutTd65lCK3f",
-	"qI30smgGGrlNCkrymTW1WIpEc7rq+I8KMY0yeThf0bwK+xE37F5F7rd5VSXUXDDmDVkmxbjIpgXvF5Rd",
-	"DISjd9MTeWONlrZvw4LtO90NGLuvOuqKfi1AzwneMhzKiiB2xrUpox/eeffCTfWqCAaYrhu7wh4WUzE6",
-	"gpdeIsTAR72ciTEGRW6Lm4x4xpxomWXUcDHu4r1XbN5I12BWoOsJPTp53eq33o3evk57bw/fvj1O3qSv",
-	"T97RoxGjtJecnNC0d3hCXw1Hx6PD4dGwN3x7dJSkhyfp6+TwZNgbWeXg7cZBd3v9b6zVP357dPhqi1gJ",
-	"rvJGUgPO9l5sPAexMXVnvLT+7L8fSVeuCyOVc9UAlI6k8pSYbWBL5a5xJ9AV9PGquKDtia/YPLawzEQ6",
-	"EPE0zwyfUWVeWs31IKWGxmXyE77ByQV7FYktMsR9cv7TjxH5z/P3P0bkVzY8t9D844cfIk9FMRAn5BP/",
-	"Mzqm7Digm71dYAK0DkBLwDMrfEBqnRIqXENdZpVccvH//0icUpti9QMVwJExB+5WPjOdkFO11yUX0vWX",
-	"9xODZXzw+IKJwPjh+A96oQcidu6UA4uVsU/M0qQdhxgrE8PMgTaK0WmMXSah84W72CvuXAyEfTBP8owq",
-	"azTDMJw0tSuAJgLQ2iXS/tFlkmHimVTujpRPmdDgKnOjHwhNhZWihmTMrvQhmfGvLEM/nOMAeXv47sha",
-	"D5RonrJiQcirV9HhmzfR614Pb8Jew1k2EO03r9/2/ue/j18d9VxzgONeD8pHdLnubVx47Mem6bzky75R",
-	"UoyhXTJVY6ZgWf3KDMTx4SvQGC6LDVRI6eIFpfQnofAvNuCpF9LUePMXGRKBHxj4ndzGLwk+fP9k3MC6",
-	"plQZg3ruQa7M3cXb7qrjVNSOqr9hIFCl04UXcyG1t10XJsT4IwYVT8EH6jW/Qjuq73dgX7WdxrJR8K4G",
-	"RRbid3ZXLCkTO2rJFnz2roJvwZV7BetV45VxatWKntNWsDlLZ8fRQhDoL3+/YvN9oHBPcrxtJqH9okLd",
-	"qFcXhzKdY358q996/al1T2xm4f5t2HEOjxW5cPIOhOmEXjPkHtPuHyiJsCMFcudDAgxoIIuNLTo7FZP4",
-	"Tavtc9AYXcAPpfxahv3V7eu8eNzH4R5T97q1p+oRdcX45BpD1Hv7MGi4yt/33iqcVgV0zG/u+gmfeZOr",
-	"2l7YccjcFtIaCEjrLWP/wGiCHCt1GqdUGD9fqwCvDGmtdJPht985NBBM4trogH/hFgECvLVpUqwb0AMn",
-	"wj49F4pf/9tD6A/nfYcRvPw910x9WJ9+816klSM04bMu+QmzZazNqUC0lomX9oQpKq50mSszdcmdLqPf",
-	"M/8NBDIdChnyacKfEAeShGnwjJfn0dMY41tTX012dkuZlnLyH2RogQVLeTf98jPkKMyhgRsHIhCsEQCI",
-	"/dhVeTdQFnb3NBk7cHcu96L5wfMA7yunpnJGHn06zS8AC6tLSYPjP1YUiONrs+N8Bt4t8ODcWlR4RJhS",
-	"SJSz/6/RERdgg3MSDhlJ2VQa39RqLYIMRBVCqg+w46zPiQF46S9VgS6qGXYi4BPcbOBrl/ElIloSnScT",
-	"q9ZVYnYJ9PzAmqUbnjKB6f63Fy757LzNkS1MJyQbI5vPeXTp+kVXU8wfGohNGpc2RkOsWQvQ8D5z6B8w",
-	"Mz78jp1WmTq8aaYybpAGX9ywtl0pvn1fKPXvVlr6XRXzX2iQDlFpZYXnb1cp5jNqOAz8d/d/H9bwnpwR",
-	"d1FkDc6JzDXDwJZLLXGd97iF8CRXiglDUs4MgZp4XQggJoBYjSnPWjAQgGpau5rWMGcFTM2iNsRqCMCG",
-	"5ojSYTjApr3QNhpx+/a+0fWm63cZFzyhWR0XwgJZeFJe2pAs/EdmznHgdzd33Qw0aAOI1/2xQWcmf0d9",
-	"rSf+3G3tuZXvYkA3mDgI4KefWSJV+otQjKY76Xo/K7akRxq/s1eY4P6M1HEvJ+Fv96qTr9yJLzTh6aYp",
-	"zsMij3hGzaTMjy3AsLWobWySWbzsUtAJFS9/NxQanv2xJutey+waGuTOFBegz9IxlsPS2Qx6KWkS/37D",
-	"hl9ylS0+N+74vgzGyjuHzgMBuPLVuLJanxheZMMDPPMp6xRATROsvUGSKwvuTkpZpJc3WOPvQ+jUlfZq",
-	"BrsEOHLKRlBlkohGf8iIKSYSRmI/7IjgJPkWvQNhzacIMjIwa2VuWNnf5GbCQNdGAYSZGnRM2FeuDZoQ",
-	"frbs+4C1Byg8tdXpzUTJfDwhmo/FgdOmXaMLP0QrX+zPLLUX2NtA23eUmKGdAGOt2CmO7+b41A4Ds0wC",
-	"y66oX0olPMvlrfhPcFIqckSgAly+WFBsPxAiMZ7+Bz8XkkCAishAq6M7eWPd3rtIqLi7eILTfptssq+6",
-	"8OpJM+Fkb4GB5uuqS/3ud72+YO/7rV1sZ7fHdyrI7HCftI/WbQrozEqFQDwKM6XtbtnUU2v/msOsWC03",
-	"scbQATzIm3U78tvY1bikrudkDUZjx5HVcZjvrUqrmP24pQxrCRfRLJuT4dz1s4ucaqoKpQmgZVE7daVF",
-	"iwHMe6ov2qlG+5Frc+GnrUlpkps9RHruGNaqwtuxNqwqQYKZbTXGCxzcBd61thzJyUU3wkdaM1XqPFuO",
-	"c7iqgCrUfDYa6uOrEgoP8noB5C/cIhjo7t0s9ztYtJ00xQmev++K83wtN4icgoMF9FiHvo/XfFudo54P",
-	"p9AjFrMNaIBvdX6kEaQg2I9AbvuyuStcxg2nwvFvusuQPAhTJFIr+hyLPxHypuJIUsGLalXttlTA/l84",
-	"mshqP1MndDSdYjQjLaIu/hO04VnmSYrC6OlKSp6dynLkbvGw9i05fOxK/GwnrGGaafLGijFpLY7WZyas",
-	"WWvXEmY7nevZhI45hW48uWKnZJYxqhk2AVZTMpOGas3zKYaQuvDpXhY2FKkbEuS4Sd4p449Xo251EOJ1",
-	"hTj7Y0PV6jZOONzsO87T9RL/cfZof0ry7d+CCugRiHCUfISGYgfqTJxAbybPq2JhG4m+0gq+nQnfnWxy",
-	"5gVaTTSGPOZgTCnr7mhw0NlMyWuL3beA7ffYzPTewdaD7B75nkdMpqLbP/bIzFbkQxWYeZmyhGunD+yY",
-	"+7/WDsFzCWGXitoCQMLARAHGg4WmxLFvQZ5SQ/vFzx/SOBqIuNAi44jEgU5r/+mq8ewP7tPjTpfAMIAR",
-	"iTGXVhqrNCbt0tAZiMLS6QSJAkSKhSxUqLtk1y6hVMmM9YtiQFf06NpzccxYgiQw4SoIMU0swHbPhea+",
-	"nNzJWimc8fB15VcswPpAbIHruJSPwowpNnUpIAo75bywOo7I2NsiLHXkPmw2UTKT43m3uWlR+fCdpk19",
-	"c3HnN+HTE3ubVI2mrrG4k4RRiykFvRwKmFgQFAFsqDQEDVKLGa3IedMhINI/7jWvz3wPI1mljMgMS6ml",
-	"JJm8QTqWKjZlNLnStQiwN3UeXwXjGZ53LAD6J0vMdhrKTowVwzZqvO3yjIMKqRXxuKV6wruXOl3AYO8l",
-	"tN4ktGGv2iqugdpgkxInnJh9gdM6N712q15EzOHfD1bctL47LlrrbUocFXpEKJlIPeOGZvb/r5nIWafM",
-	"wvxw9tMZpAqR36Rgp0ESESZ5pnSOrCbIRWKHlhtskcsNMG35trHFQ6rkLJ/q+98FlQTQSwubBK5tNwIH",
-	"oCZrfsOOVmRFQ6s1DnTIcPh2aqeL536iXJC/4rLa7cenzE63XfopUzyhL7+b8ISO5ebOa8N26rlulju0",
-	"Yd4QXr4SxXbunzZszze/p5G4h8aoxKVQ3SZPAhRs2oPK7VL0Taz3/cKZIT83cfNW0kGP76ZGgdMWPv9B",
-	"8hPvG2P2itJar2fDnb0bTalB+iBmcq0s+/zO1RoCayo01S+VHKmsbkRQNYI07Mwqh1z7jkUpUpV2NlVn",
-	"VhQBFqdkW98VnZ/bscIEMmEffNjr93plvthQMXo1otqgG0GZVr/Ve91/1YOpdLccV27JcpFMgssPD+3P",
-	"5eVHPXt7cXnKhcBKQ3/9m+r1vaPK4wUfT8LRHMHPGze53Fi/eezY4+sNvwEGPVb94+n3pbwXNWCVV8XI",
-	"5GqN+C86OmAT4//5b+IVX9KeUsMUp5ndAyWFJ/Yl7kSer8b1Vy4aE/tCFdeUoWwNYX+6plmONmRiZ4tQ",
-	"Ez4D+yQf0Gum6NianNr4K1BJ+WDYVJPhfCDQ5RMPWSZvzqnCbhJBihj4R1yhhu9bETyKtGmWFZ+qOxa9",
-	"4VnoJgLDF/uwY1pmo5YSpEFHiYHYVUuJC1jpTXtKwP54pAnSRYuRzYY3XNlYwj/wufe9wM0f7GdSbmd3",
-	"CPxUONW+8g1YIlc3Qn/cnmC7Cdjovt/3bQI7uHYbt2tx+2YZ5dg9HpZp34viWZCK44q6vi6PqSkFDOwl",
-	"Tf+Zo0P5fh3SvypHtwLG0pSKudMaSMYFA6nv6VQEdnVTVGgs4usTxRLGZ9a2QkUitlrFd1Kb7+w4YlBW",
-	"4G9x5DSGUIdYpTx0Iqi4hUZANKMiYToaCHjxiCmLluaG4XEJy2pBPYgI1zp3fvFEKsVcvSH5W06F4YY7",
-	"unGsNYWY9pRmA4EHC2m3xRzUo2KsJJHimoENGSdUszgiMaPJxP5X/hb/3//9fzpRwY8rwGVf6FigKxyQ",
-	"M5hPp+UINqaGXzPyLxzTHHv/EQOt/0LA9/pQ2wVzLbin2ECrg1JjIAj5jUGSRpEaQmIudD4a8YQzYb7A",
-	"Dgpp4w2bRqXyCPqWPxrFkFw9LClbHmHzLmfbIrU4N4aJLnyfwIm3I8TmYnaU8EU6UEjru5pF9kdBZJba",
-	"v7lNdQpX2xEsdDsDinM4rcp3S7spaqLtS4Fwqf3D+x9+7nTJe9cwEF7ddo/A/lL22UamdO71Y7eZfpOC",
-	"dYJ27fBhaR9jk74BoZcAI1NJyiE/I4sRKakzoOcxLK2ZsClp31Bt3P+jynn+88UleQl/PsjkWANbuN0y",
-	"sd/zX7iIF2bWfbsu59VuO7c6L3Rwr8xN7E6zr54mWNMNe9tIeQUWAmTDQiU3PM4q6E4l8ROfKKmDswaj",
-	"PO713GekzFCe6TgqtozbIMAm6yNQcLDa7luKA2bXdCjNBH7WnYhQO8jieLi9B1z2cHIhXwo/mGoJnF5y",
-	"hMVYZkIFee0PNsHG1JHbGnLkedrt8+HVUvn67/JIlJcVteF+EopuC9ogj7/brvZ+ADIp7KOLfglD2Jbu",
-	"IhhnFdpWep5A7tTk4C5ZFGcgGlbYFA8YAYMtBi912nFjDTtQ9hsbDZk0Qb7Ox6Pj3quDw8M3oBxD97ef",
-	"RUDvftSzEtnvJ/sDuOkofEXLrU4ratnt1+q3LMi7fxXSrNU/fPvuHTSr2Q0vPqwgLuZuHWHle6ZNuGwu",
-	"Fq7/Y5svmq7htqHFFSVnHuogSt6UYmbvQytjeBsntC0rBEFm24fgR+J/rCapvYtahX+q1KP7raPuiTWR",
-	"H+DAu6OZDTfdgD6MuTJ77idpCBNIUAJSHdk/vAAn7Tp1ylFwxfgv7H7mZUbi3tglP3lJSBf28b9pOBXM",
-	"DTfLhYLUxNoKheJmHtWX5qtYn6yGYFOllug7et9iExRGf6FGg7TnBtbWOUupiVDB8qYNHRnw10aLnpzC",
-	"0VlcUGozVgfLVYIMQTQxUnXJDzwzYPvMkWktWtDiI3LF7dWOU4i0Y6t0x0h2o/k1i0hsZEzYV/fvNa13",
-	"PQdnU0cp2amf9NIu36a+Uis49v13n5cXF5QBsAS4ht1eHSZYaSvGYa9uTF5y+VX81V6/dhwUdHk8vTAg",
-	"e+rq2xT3Di+hr5BrLVQ3PntWV/cpPrDP3myawgbKa0b29taRGbnVuB6pU/nSiYLb9V24cluH8uVXsWFL",
-	"41Ld3XuTn4M32UxY4SFKxxVy9cfgULa6SZE2uV45cleXXh/vjKlL8Qc/pRTek9aBlH/wHkOrBcz9H4jN",
-	"wrN3VyLsB3wsvnbzXv7e3/XoFAqagBu5bVTOOlYgceH/BN3oOysGvzpsiLevDxreCxhX16QBJldv2A6a",
-	"w2c0rbYIZnAPkvcdcqtCyzdEydsKNhaGStqpmmPIJyKJPRkqIiPF2G/2f4ZUdcrIWVQWcni6woEwbApI",
-	"lStGFBVjSFuxZ7Ao+bWGdyUPpkHtb3OnsSsqWDgS39J9DDp6v4WT2YpaU/r1kk1nP7T6rWNrX0y58P9+",
-	"9aoErF9pdnXABSnu25F3tnbCdluQsbA4G2LkZm6yhTvXIuGuqzYW9ZN9Bce+dnbrso0F4N6lr7Fu166t",
-	"5lgY264rO2rrOpYkwP2qdo8JtfYIct+VI1scrm9VRrKuhOQzFoPopXRLQ7H1fQYlqoXypw2dgwvQ6nSY",
-	"7nyL8lblmSRnJGVgaUGFQPFczImGh4LvwB5c17IF8ggwm0ZIIoDHUiZXd1cEXfVFDQzsQI/rNdXjyGFr",
-	"0/qRO2hme4zba0lPvjDlwRQduPxAM2O4GG9GAwK3En9rH/3UlEB7KkhRe6HJNVWcigS4bEYZHY836rBB",
-	"biEamNYzHfiQp0Vv4OmSMiKa22G4nut2iJg56gZFhnOCvLXLShV854WfobvjTfV5t8JN9fIN0Gbxxvqi",
-	"Wvf7HmzuWaFaOB5baVNuXx/Yjez9vHVV6Hfwk9VpUBfM6KanuU/kNVMk9j/9kNHxOVMJEyb2wYWhlFcD",
-	"UeR/2tO9fJNLMucC0y9IeyjNpLOxSkQ25yYZiDpyklW61TIabKlaLX18q3900utFrZqpbPVbJ607nfx7",
-	"15r2KLYvzd1ZX88twHO9+lNP1oEPba7y2OsjX9kAmWXr2M9cSzIfY/UkaNZ6TMsfHXMBNdYUBPPzziRp",
-	"l/Q+9BQ/OWvPNbxqi/DdJR03DdnZcexpP9bG3oI+h/qujcXuPej2iYOuDf33EpmW7fiwv5yROHxCNbSX",
-	"gEwse/3fPuPlckTiGzb8RWXxQLSX+jYm2LSxSy7hgRqLgPoFL1uML/qQxsCnWRYG8dTl+ZIZZwkbCDki",
-	"VkjOpq6ZSU2gEL9siPZCnNEhyzBpMmhdVh5o6rxFbU9VDGmaxTwU3RBL6s4+UdAsDsv2HRdpwPlZ1zBx",
-	"lYpkj2aNgrSSdO0SmtJ9w4oTO5vLvqMj2NB2CS8RLIo12jTcd0nHOw3xGTpugpcbKD949SpU3HHkzqLI",
-	"Pli3p1u7h7hdIJ9uF08lejX2YpVbFaRPxgyr1+ewQyygrzZypgO4bdvh+IYa5Lh33OmS72TqCoyxdlTB",
-	"BN0dcL+HISLgLoBOo838nQOl/cG8P5eN4YqhlnIfW/SBO0GU5cYrzZlfoVDZXrLYdpXRZFJmNaH3xUW7",
-	"wqL+sGyFBFUrA+HKdu+lXGU5bxS7uj54uQrM10c53ibFdLwvV9lkaHbCfCUW93VT1WHqmeQZHa8qCXHF",
-	"v031Kljbz3jP2kE93sIQGN6+MGRRB78pTu1tmnh5vrdwX/ibNysMuSkgeF8X8hxSnsv1fIS5zthfyyef",
-	"mImSN4LQG4rxl5vJvEscXRAlMXxJHFQulTWwS3rAQLSlYMAG5ElhBJDC9KukNuBc+eH9Dz8jtLOQugU0",
-	"j4DPBQeZUEGGbCBgNGmXfCoYQLj2ZE63MuNEUJqN3CpQrr2sCKCwZ47YPSZtLvSMJUbemmJdnPtv6Sh5",
-	"iPp812Hpk8zSeUSGNLnywTzHphGwb7wO2TcCQb1Z7nbBCWDV0U1dO35ddurf8bKlsWjZwNMT3FLr7img",
-	"ZsdOn9KQ2Lt+9iwde5aOZ+CF+yjHCB9NlJSqaGzsgFuEjXWJ8iWU3S3ZPZDF92Q0fGNg32PtPWe0F3P7",
-	"6FPZlw8UG06kvNowIXNYXLGQphCVRDcyN4mcsjIpAQgWU5bxa6bmpwMhfMNTrohmiWJmZX8oPKvQ5nS5",
-	"nbT/hJVtR3fXRQr8d34G7yHVKZjXBplO4dXb+BZw4OFzGveSC9+972T9WNwEuKDV1QkgqTjrqwINHpYW",
-	"Oj3elDv8npNCax0KbkMOgY6X/OXy8vyCMJHOJBfGnk00/KGZsy6NRUMzOc4ZNjCVhGaZU+L+Pmj9adD6",
-	"R9wdCOy+jpNKEqoUZz5TYwzsmghDEZEiYaeEA18twlTG0VXwPeKXvRFalwS9EAT7anBY0DwvRBoyoeDj",
-	"nUptyFGvukKkfdx7R4ZsLkWK0QQ7zl8+fyTTXBuSa0biiTEzjXEI+KOQhuCEQPrHTEFRUEQyKWdoRCv7",
-	"pUxds5TQNFVMawygpJD/ghMhMww20lQTbvrYT9Dqy9jOQRBKRA7QyGEtPpxfH/unecrjkVTTgYi5YOYL",
-	"NVLEhML+1qQdHx2+6r3pvT5+9SqOSNz7+mbUPYzBh+jHadF3lg8znhTPhe8bMq9SDwTVZCRzVXCz4pCA",
-	"7hWG9Jpk3DBFMzvKf+apy7K331gdsCEW51MdIUUa9pjA97nJwCyhynh8d9F2MmHJlZ3NMbWfbhzVmxdo",
-	"EGoa0tQuXFi3tchz6wl541xl8VOTd84JggP4pr4pPP4W1WjGlOlil0kIElXbvluwy1XW6rfgDPVfvoTJ",
-	"606oGkpllbED109Td93zX2qZ6409QzgpO3UM+Y+8TTX4zl33x4bfkNaqBLerAAFXBSIo0RPoGzoBf2qy",
-	"646N/kR8A1fSM9NGtnVBuRX4ApDyRTGaTOAwei/UojxMqJWJ1ywUiqvUlwVn1f30Pa+MxtffWim9KJ2f",
-	"tktnA3BJqaFDqitKJhglXseEZv7uIuKa+w6tHgGLDTxSWAp3YAVmK2pBaCfYJP7mL3nwinKPVJ7PNQmu",
-	"OiWKGTW3sKIMPDvcFCe9V7DIQv9AeQY66+K4f/n88YVG7SaBpglu8JmUVqbns5rhalS614zW79hbn35K",
-	"7OhBc6gb+/1s6WAUoNjUD4UIeUPalHz/0wUZ4XRFLj0Y7jITakgqoWLcDAT7yrXp9ElsJwUym+OaeYm7",
-	"5GdsNbFiAfsDEdctfwzcb7HzFXxxdP+x1e00uGpRySq0EBwebjmr0XUH4jPsDEydiOEfB2f2H7GVRVKk",
-	"GhWZQPwEF9XVpMFNJBeGZ5XeFVM6x/1uFGdpNQI+5YJP82mrf1gY0FwYNmawWlVbrbBvoD9AYNg4nWbn",
-	"BttKJ9CtqY2f2VT67hEhSoISasW/14Y9AUHFYCpoDkTKFLmhczLiguvJ6UD8K2e5xRDh0iBTJWez1RmQ",
-	"j1U/xnzLUj9+MjmXe6dKrXfX7nZCK1v90fpTmpOZUJNM1nfE/eXzR+J6BwEokRFkZIJzZUZzaxS3YyR9",
-	"7BPgjIw7cNAU0/mUFTjAoeX/e3TVAHTLJMkVuZnwbHFircSAZ6eYCC0LZzFLSUYNU12CJZjWwhgIL6NI",
-	"MimY8NgNDn3I5s7JkWfYwAZMJ6DgsyZ5aIN3nhrIYH1wCDJb2tCOtbMPC7ghcco25u5d/OEbucM3CZtt",
-	"Z/Hufd5PtW54bxHtLaK9RfS4LCJXjO+ViwfXuNYbRC9LZWY953kwZuh17boSChOoQ4v9YgoVK3IMbhDG",
-	"gdpb16tPOUq5XEdkIm9IJl0LPGoMm86AdejK59oSbmAPL4SqrEJ1xWbGbqCBeNUjKZ0/5WB7+WkbByFc",
-	"rcDdKwCqu2KtbhIMd/s4vXvI/AyXvWmoPtDE9zrL44jT00WoWEKJp25k3gKoht2hKXFzO7c2u8AdI2xe",
-	"7OGsa0cUO1u3bcUyiX8PF+lD+kfcsViF9XcV15eBEFc0EDcTarD1q9EVuxlg0v7BGb6YWIDGrgtGu3hx",
-	"kT3lwP2FHginCvRdokMGcW49F8lESSFzbFqMJJ9Uo3goQvwoQVB7aftYy9uBcIpAp0s+8isGgXwvTrgh",
-	"OZh4msQZ1abEnTjCv1yANHJVkU5j+k7mwsQRcs5wQ+hsxqjSvvFp4RfMOHLZoJAq/24/yfAsI5Qc9Xpk",
-	"wpT7YPf1A8GLhw1lOn9qwuuSFcLrfuLm9yG7GoSS7bgLibOpVb0kslZ08nQ7zzuR3ZLv5dU345H49snk",
-	"F8yiIrG4XIDEwxgCzntwwIVdZXCprS98s6igNR0j4ZAFqAuLyobR6SkRktAEuQ0FY6nVy88c1h/1jhDi",
-	"3JsI1wPh+sGDOm/hcOg7eGBSE5tSnlnQLvDnBArkkgzqOz6cw78mMlekfXz0zmWnVY3AMNOsgqCY+BST",
-	"tpABVdAaJp8LnKoPbqa+aT6QnRirCwv6H2tSe1pRyy1Wq9/6lRGVC2JuWHbNyETqGTc0I/4eXARwGWQg",
-	"JEnKptJnHBpF50BX2S2rm88EJT/KKfvNzpcat/qtvxRDIa7UAXQ7OeNJq986VzzhYgz75vAIpchm7Ivl",
-	"7G/kiT3asBCwWXFd+g680dhd/8yEleFHl713vjJ86w/Edts1QuSze+dCmtFnahiae7fkGZUX/hGVdx2c",
-	"y4wn88Y3u8u3r37e0wXdJluOjxp87aWUn6jwB0LfWSaxJFdQgPr3f1ScVlIYmhjiPpNIRTTNKrYbAmqN",
-	"jHI/LAkhIQXDDRS89ffWkFHF1FluJnYQ0Eyeqet6lpBzJdM8cX6zauIjnfGulnmZ53h92FpmfTgDFrqM",
-	"4CtIOx5LgMnuy2SaQmpk3Kk8uv/yJdwxkdr03/be9uC5/yimYVlujrk2yjUg1nwsDriIiJFXTBDFRorp",
-	"SdHS3f7M0gMuSK6ZCrBWM5zMGtqKQHHXkSswGSrqGx3Dv61eEDzNGqs1j7rA9oReIkSFkNARuWYiZ7pT",
-	"mGxcISnNb9awtC9K6ZzMqDK6W2VZqXvRJ6Tei4iSGdMRUgrCrkAxVIpjfUq4uOam7M/nHu3Y+26ZEHJ2",
-	"/oFcsTn6kvVcGzYl4JhVrlFjuwhY4ABOyV8+viFcjJk2neB9dMYP7INqXghKfZ5yQzI5tgITfdY3iptQ",
-	"XMIldbNeyY6Xo4UaAG3Vnkr+HibO+KVezEHBVQ8USfCFFaMoVML673B1BmUo2sj6TMU+8hsxYdCctbv3",
-	"/OeLS0JLO9xaiFFQMuBkCIzQWrUB76OzdX11EUkmdAauhKG8ZqiSVT/gwKUPLX/GecDaSdqO7lJ3iBSo",
-	"ckQBHaUdyVKHvcjH9h2FGSU6oULgI8PdndC6A/m+XLgJRT2YVFTMiChaspBXFdrg8Q41l1/wK82yoaQq",
-	"1RGZMpET/w+rpB1YJY3oRDE4wVdc6iuccc2EloqMqWE3dK77RAEyMaeAD0QixYiPc6d703TK7RNmFKgk",
-	"4NxTDMAd2M2RwrzCLhTEWpf24xLo1YLlCFwReSMGApGuHX89SJmVOAfwB/QvQYWGq4mDPjLQzYVRKNPI",
-	"AGAmMJVSEGp3x4VMrpipbAh8at1O+DAFbqt8ZkU6SwEDcK5IO6EastComys76Cs271QgJuV0xTmZUQMr",
-	"ljChc01G+NUWOq6PyNn3l95I0kDhUWrbdmuqEU0YYWLMBdN9mGgAdx0NhFFU6BFgo3dLAbhynUysQmI3",
-	"Z5YxNfYae8qZFcZwrqZ0NsMjCybZtUzoMM8oBGIGIhf4+wHw9Clm1XS/1f1GOLCP44ZTgZJKjkYWkYKX",
-	"VKY+ybjgCc3qUNgbUDQjULMAFUGuAS5wyQKPawZ1+pWdGRHqp/eFJiI3igPsKa6vfClLJo2FhhwTCYHt",
-	"5JSE7SLZ1yRXMKlYRcS1hvMLh8GeTAkx7Bkd8owbzjTJqEg7fVf5BB65aCAwsV+KkODWiUdyUxxD5+eU",
-	"MybshAqZi6SsyokrJRvO7VqZRpyfFTuNC3u9BXZX9UXaEEcJJXEuuIGjqkjGrlmGH11slE7kQc7OXBKo",
-	"CpX+y0ELTnEw8QrEVFoQPAipanSEdDMlAc08svBhzX49Ycw4Y7LkZQq/1pUKrzhXFvT0BNDFHobEFLrR",
-	"FWY5wS4aC6i70hr1qKpiYCjoY18Pwmrfat3MSi/HmShjzX7nwsKytA8OmpotBpVZcjRC5IW9DH+CmbEC",
-	"BFh7KEmYMnzkDE+S0ZlmEdSchTvc/iXYreC2+D6UxtViOhQxGLfn3g0vFYn/FHcHoqpaAJsVuIscnNc4",
-	"kU+JZqxeFEMw1eoTozl3MVm7EDAZdU4TmDtXaQM5cRt7TOCuv4DS0CQQcuFH42+5i4eFLhj0h73+8WG/",
-	"1+senfyvVgSpLMW2asb9kfTetSLf+SvYSF+KjdSylo6dYeD/uaFKcDHeplsrbAO/BEGxWBPPBuv1eq/R",
-	"o9Pwnb0N+pCdLW2KJh6c//qvlZGt0sUIe5oL8tbnfZz6wk+sgAWNk2vCx0La28DCrnvymZgTZD/BRARI",
-	"URHSc9guvqYD5aKLIZ4u+WA8FXmRMbLOwF5cqwXfr9d3790DbFU2i1JdLq4lT9iXGeXrAJL4G4i7ARhh",
-	"plRdWV2W8vQJQ5b/tA/4ZeeUP1/kgnlvilzIVQqT0vSWV+D5NTRzTXiO3x6d9HoBONVvvOYgdbQzkPpu",
-	"1TbYYxVi1aqle3DM+lcuDfuCJfhsPWqhhe0vteqYxzF4SGSV+GRChixBaGKFBvoMAO1v9hPP3LfvIc1D",
-	"Gqx80xuOGgPawq5sDmmHO4e0mo2wB7UFUFtavoeCNSbGdAxEfd0RFzSDbI11pip6ncvbILkOwjNWJyue",
-	"8YQBrPy2H/zXPF/4Kr61KSQxiEBD1LjhHRXzsHa/NUarw97O0Or9qlXfYxVi1YqVeyigmkHsv1s469Yp",
-	"XngtuWbg4gBgKp18kAOnoSSFCwsOCXvCYIWfeu6/7tkCFX5nU8g5bkUtt/qt/qsAfpZ2UXNF6dXOoOe8",
-	"bg33sIOwU7NiDwU5KOaaQQ6kE0hVpCIGOtGYCWDifco6EX7O84eZTTWbOzjKl3ZXcyh6szMo+ly3znso",
-	"QiiqWbGHgqJFyr01SFSG0+lspuQ1lkkr9k+WoBNK58MpN/b/IcaOUfknjE1ubr7HqXm20GSX3m0mv7D2",
-	"V87MzyplapOAoEt1aHrL25Lzsektw42QccFGXNzszYHx7c6A8aJmk+1xEXFxeb0eChaNovNupdRqFSqW",
-	"eWqGJ1fMhBHE4gFPGATt9xUjf75W4DbA1Vw/s6iF26PpG96EuLWwG5vD1snOYOtyeVvsUQtRa2m1Hgq0",
-	"bmh2ZSZK5uNJt9DF1mHXOLewSoL7wOnuFozcMMVKpe4JY1jwgRf+c54tlG3aUg0WGHZgU2yyezqY0qa3",
-	"JSGk1e/V5sj2bmfI9uvKzbIHOAS4VWv3YDgXMD+shrcLwB+RzclwTmIo57iN2CKOkCcCeCGWeNJXUUTA",
-	"/JUUYtpzxFqM3Ao027xYjyk1wEdmP+FPwHf4bYEUH3DJtHm++FnhDmkEL+ywAm3h9mwegdxdvsSvi6u2",
-	"BzIHZNWVejD8kurqC1SgdF3zkvWZEWWJl70Ta1fAzPR3P2XVTKorcDN9dt/yfDMi/Co21Zdeb9Eft5jO",
-	"pi85qSBXzcZsrpId7w7A6jfJHsYcjNUu28Og2R9//L8AAAD//w==",
+	"7P3rciM3ligKvwqCvSMs7UmykpQolVgxMSNLKku2bpZULrfNEglmgiSsJJAFIEXRVnXMz+/3t3+cN9i/",
+	"zzOc8ybzJCewAOSNyZuqbM/ucUe0S8xE4rKwsLDu67dawCcxZ4QpWev8ViNPeBJHBP4+jIhQ+o9HHCVE",
+	"/0HDWqfmNw9awx28W/d936/v6/+81v/x0/+RZs2rPVCmW0vCJBc9PhxGlJGaV5sQKfGI1Dq1W3iFRliR",
+	"KZ6hbu09jh7qlKFY8AGR3RoaY4kYV2hACENjgkWIhoJPkKQsIKi52/FbNa/GY8JIeKhqnVrLb+3V/Z26",
+	"37pr+Z1mq+P7P9W8miCSR4+mDUuiKHvy9cw9keSRCKpmtU5tigWjbFTzapIqcrbeojHW7RVWiax1YE76",
+	"dzL4hQRqA9gFGnZqFmsAheSRBqT26dMnz2yGzO3Gz39tx5+1HR8+ebUjwmQC+yGTyQQLPdErRlCMFSVM",
+	"IcrQmCdSgzjbMBxOqFLzwGnudlptCxwcRUSMCJO1zs+1mGCWKFn74J5TfTR1TwtaBViREYfZDDkPa14t",
+	"4KGe/P5e66Dd8v3Xes9xHBtY1x55gAdJpOevdwEHinLT6SHD8XgW4Scqa17tlD4SGCC3L/AnyYPZdKyf",
+	"zKQiE41UR3cagORJr/ga5ln75BXnX5x2KJJRbtr+XvN1eWo3WI5Lc5nwkAisCrNhXPVwHEc0wIOI5Gd1",
+	"8+Pl1c1FfmKMBjSKKKt9+uDVBkQjx2HNq4VYkavh11Soca1Tax689uv+br2p0TykRF2JkAizIXq+2V+1",
+	"Tu3o6PTKNoNJB5xJKhVhqhdgMeDjWQgT/rB4P5bA9eT67Oj47CQH3KO0f3SU6x81X/s+eghwBHC3k2t9",
+	"c3mYn1zEpz3JQ5pMvth8Wmgk8ATZXjVYV4LCK81j3TO6X/NqlEklkgxHLjkKOAsIU7rrEMkpIeaIcL1p",
+	"lWdwR9MofQbjCAdEwO5eJpMBERlVEpoGXBNBeQjjfF3zauc1r3YMCMkTEWj44lAZeAmVETlHRihRL4MH",
+	"YQFPmCLibAPCP4zwCEYxx7VnTt5sA/gOmgDfUyBnHSUS4tUmgukD4futnd32nt4AhifAIwzxhEYadY6v",
+	"TmpebUQfiW767eGl/jmhYRhpKHz/7uzysvbJqwnONQLtwqGS5KnWqb19AalPGNUbuvte/x3rc7tkhw0F",
+	"17A8irgkN0QmkSrS8kMU6FchApCjKVVjxBlBj1hQzIIcXdeHKmHwuflkbly/4/uWupsWcLTShbUHe0F9",
+	"P3xN6gdDv1k3EH19gAeBod96y+c69V/rxdhOBcHVTfxSk00GXg87hr7GDs1MGOo3wJK8M3sRDWpejTzF",
+	"JFBAUHcabYuPI/17iCNJvBpVZLLeRmMzFA+wPuXrfTOw3yjd3BzDjwlmytwaGuXcz6+xxu7aToZLAc6u",
+	"7yPDINf3Wm39xOJAp1b3G204zNm04LCtNbEP7tTULjhT4zphFt08NDW81+fwPAbV9BGzID83m+RnC/ih",
+	"tLRP7ljcjglZfiD4EKkxyc0zOw1/HYK/DsF/tUNQQOwKtl0LCEgC1ucZ9gyXDdgyzLW//1nw0iwnRUvz",
+	"8/8orDQ9ZFipf//XxEkQRg0LYja+TGgZmSKZDGQgaKynbrgPqiSSJBBEeUiO+ZQhXuJDtIj0mLJoixDv",
+	"IEM88mhg93MNR0Sohv0EFjdifDhshCSgIQk1RIaYRokgR4bZ8b2N1A8RluqYRPSRiFl2nPTTWwsWx2Dr",
+	"BWqhfyxJ0Pvx487jwd2vN7vsPH4dvA+bw1O5N/oW78xOiJ98R69U+2H/+0nr6QeNzomIap3aWKlYdl69",
+	"GnP+IBtjzVCLR0qm9QeqgjFhsmGVXK8kT6QhDWbdZ+yRKkCWqh2h6dtsPxR/IMXLbzXQA0FCwhTFEUBe",
+	"AHDJBFM9eYkn/75kyubMUkFkcYSDwgib6DZgVZvRHsGBg59ghkdEpCdhveOlz8IHr2YA19HD9w6C71uD",
+	"H/cn38W78q75+NNrdrMz/fseOfV/OW/jt2Fr9I5efdz/8QH26thg5K1B0NJGMYTjWPBHEiJBNATze2Nx",
+	"eY4zaXd2HeRsk3WhQewnknJ2yZWGyjVXWEqaTFALjbQIOqRiQkKDMozEY8EjPpo18hoEI0OU9Ac3J5eH",
+	"53kZXRCGo6JMaH7EbsgXyu7nV0cwkhXcb/Q4qDWaoEsM/3xXlFbXm8dnyO5LZPSdTtvpySpk9NrVzXH9",
+	"4KDZrFVI6nnxHLrPC+glMTE9SQWRPbdjZ5usbr224UGtUqw2aGU2RY9vMCmcyXiMRxQjvWuJIG9QHBEs",
+	"iUM5lO4GiuiEKo1wVjd5toHY/+JLzp1Do3VdoPZsd5oO0mmj9SmRoQZwp1AiyyQ7NG9IiOCW8xBG+gYj",
+	"oRbjPZDlPyYkgRnmNLRKkUms8jxfmAig+hfpJUWE4KlKCHrXlLt0Y9o36wJ7Z31MGe4Ab6TnXiFl7Tot",
+	"u94KjTrpKmXupgUdbH6t5V6aHd9v7DSBKOYA8Nr3mykAaopOCE8UwkNFBHotaxk4ygzFRsBobQCM1lJg",
+	"NEvAMCiQA4a/EhIaQxt+aw4S+wsQ4bNW3txg5c2lK/dLK0/PQ27xLX8X+NBjsGycUzkn809xFA04FiHC",
+	"LEQYTQhLEDwoyklYZjKSJkAj3REXmtxYhqoWYRbKAMegiR/zqbNoGW5VPznFLOTDYfbMfAu3zkjQSN86",
+	"EidGaa7GBDj0EIsHTZvX4LzWpcTtzF6Wrr834GPLx94SwuYg3uzsOFyzosMpV0iLXhkMgQRTvQV2geZX",
+	"1ZR33e5tqgatVn1mUAAjQOVuhXh2jUX6orh5MRdKYKrSvUvNN9n2XQsakPSJ25+IjsZqxQa1NtygvWyD",
+	"NEL2HHTzu2NWYffinA8GsyLyup2wGphsK6wg8uUAb1YHB+3k0Rnas0N2N+XmipIe4lFIpEJDKqQq3UuL",
+	"0TrECoP4pw/UunNeZhP+ArbXT4vp4TqbTHzf15vMxWjNMf2msSvOU8Jmq7PjN9p5SDmevcinbMrdhTsb",
+	"81RhK5Ot1/2k+TnAn+dK1gX/643BrxH8jI2IVIfhhKp50SycUClT+Tk1aNurBZhb4MzRliSjiT4RSJIY",
+	"GwPeYKalcNBlbeelusyB4eL29Pn+H91uN/H91t7zyfXZ0fPp4c3XVzc/nJ28v282Wo3Xu36j2dzdafuN",
+	"ZqO502jen91ePd9evbs1/9GY4+/4Lf/1jt9s1f09339+Pjy+uz/0m/eHx3e9Q7/5fHH7Daz4+fq51Wg3",
+	"ms/Pz4fnz5cnz8/vLs+Oro5P0Lu7t/XXXXbyw+Wz/iDfq+7w+dvbi7O703vz32+vTi9zTVpt3++y67Pj",
+	"5+bzcyoJ3N/fn14cmZVVLqTRNC/Pbq/uL27+0Wzt1Hfbdc0r39/f394e3t/ePj8fX53cf3t4eXIP1rf7",
+	"+/v78+fn5sFr399ttp7fPj8/N1s76OLw7BLd3t3f354c3t2dn9y/P7w/eN30d+/f3R4+P2+1/L3tdrtd",
+	"95uwmIvn5x80OGCiXXb9Q/O5+Xz2vPv+frfZuj/U876/v9ed3u8+n5gxdu8P7+5OLo/vD8/PjvSzi5Pj",
+	"Z/2q8vXZZW6E50X/K4Pw8FxP5O3h/VvOQ2RurNn96fm+32ztP6f+EPfGK+H+9uju+faH+1uwktpmr59z",
+	"XhD/AB8I02/r+fjw/lgko/l+/b2m7tM5FNwbX4Pni6vnGyzHXXZ1fPt8/Pz1P87/cfx8dHR6db/ScH/v",
+	"jOv/aH1zeXhfMKyn756rDd7dzTWVn9JjXG0XHWAVjBEfoiFPBLLHT+aPZCx4QKTUt+su+PYkkTK6jZAo",
+	"0HMZXaUhwNYnBqw8TAkewVTdIau90Ow9L0kDaUk1ro4B21Ai/uTVeKICDlwFOJfAzK2ewFIKuImypVYs",
+	"q5XOsN1u62WCzkIQLAEmIZXBGIsRQUMuUMIeGJ8ydHFzibLmhZnIB2q1OoWZ7KyeSWFc+x7RELnXxsNL",
+	"jammxSykbISsTw1oQjXpHuKARlTN0BRLhCNBcDhDGQ4UJhom5luyCmjpnC5uT+stpHEABtdwwYEiQiIs",
+	"CIIbhY2KgwjyizFrpGPoywnQWl+LXMzOQPOVx+tzMuFMeuiBxOC8FfOEhdJDA56MxkrfPmpMUIAlgTUn",
+	"0lxJ+iHBwXixGj7n6fRbLaBKGLsUZwpTpo+N897q1IaCEL2Sspkm5x0VCx4moHf8YvKOsd04RhnAAHyN",
+	"OCePJDLnNsZa3N/1AVngIF1zCgxGs705gfmg5QUSDc/pkBzjmRZEm15NPiS1Tu365rh+fnJRb0LHCaOW",
+	"cgxxoEDn4Dda7Wy+AHuNOen71uvGfq4BWIr0iKslozKCVPDpFB4XGPPFmz2KEkVYcbOnYwIsavpo+XaH",
+	"YoZGnIfyy254K4PPYRTV40TEXBI0jHgiSns/v1c7e223WW/Pb+qH1/W2X71V8NyOM8CjNbfB2/AE/XVg",
+	"Nj8wa22E5ufPuZrTrEYc3D8iWLmmlWrKkTOzFk+HtWWct3b9nXqzuZ/Zr65YbtyWvzbwCQD/pZZpA5qX",
+	"2Klzpumd3UYb0HTTflrFflo+bETuSXsXvEMECQh9rNSXv1wxlB4P2NcLsAIdwfaUdzdwlga9e8jYi+DS",
+	"E6RuWR6kOFJjQVJ/5wL/V3buNUhwcXW8pkusMScNsQKzMxXVKjf/IPMot5oMsNMsUdLtZko6s6wqCPuF",
+	"FpsYRnkQJEIQBlqw5m7KXsrD4dD6WewAt2WAeMfh9/qWuQse0qGGfgFa+t66IMYCVtxKjSN1GXC9fxo0",
+	"VFFctlYvNkVjhleYon/hlC0nqO6SYRh9wyfk1y9kPU5kWRhYZScyAJIbQujn/zYgAppAWPI1xyK8NSaD",
+	"Iqgy5SnCCjX9zm7b0gpFJ8RDA6KmhDA0EAQ/DLFUQDKihJWYY6v1N17/mR46NFaKDEhgWoeACyO4/EFa",
+	"6s9VQS9SOH/yauPUvKEXr98VFvRbjUB34Kac9eQgCLZq/VpTMJgpuxZ8JIiUBTdC6P4T6O50nwOBWWik",
+	"ksCoBP/2tn1w4n+tWRZB7fb+rfm2dbCzr7t11osUrdF3Fq31W8NOGXADb0jEIxF3dEJKhHSvs9vOXVUb",
+	"hNzAdeXcrzBlbnxNB+mE/MoZnJcJETTAr47GNMAjboKkLowy4k5YIbLIvDtVhfNdVdCsyK5USuqbmCIp",
+	"C8lTrdOsku+r5HWBpytVl9UKymamm9xxOsmW00l2hdUgpuMbDeL9xc3z883Vyf3N2dHp4c1xVzh9Xfvk",
+	"vt3077/eVA+xhF3JXbeCfEyINIqW3WEzaOED4g/2w52gjV+TvWEzbAVgeQAVw2GmYbCxJdm7t1bboHE0",
+	"hdALGKIKRckGOqlNbLQWJfxKpVSFMukFbhovx6L11dwpSpWU0oBSTrOcVydnuOV0wf8cyGJNHZdkepxe",
+	"UJU2cw8JMtIMrrAMNOMKzYhC1vaY58T+OxrQCybapeby399Im+mArszFWTBdcTHCjP5qdJ6cge/nteBI",
+	"CYqj/D5ufN1+OajntRJVtze4zIFn65BglQhiHH9j2nsgM9BNkQH4zEKEBmU0gKWB8qIXUWmi58CZTBoj",
+	"6qPhpFrtT/pqBg+8WHB9XDRYTliY91LdrfvNwrKgEWUjg6xwf1/b7V7kg2L2/03meouoTH2hoxkam3jU",
+	"nMdnykD+db7+i7qj2E26sw7BkieyF5LH3t8fdh4vX39c7vz948efpvuDWoY71RTZLCyHSMYA7ThCpLED",
+	"KY6omqfJ5t8qfx8XLWql8zs8iAhqtjROYmSiLZFR7ltb96yBjiKCmREJjN17FPFHIoG/0l/MUBxhRRrA",
+	"7KrIamhBikEgOmWXkTN8f/rL5eq/OI4DdgJPN4+YJluAYzgBJZTATA6JKLEI/6cmD/hCSQPSuPyvPy8u",
+	"/+bkm6JX/Uiv4IuFvd+Y/tDxXJR3bqR1neNfr+8cv3PX3O+0D5Y4x+t51tvtvb3P8I7fuWu+XuAdv2Cp",
+	"LzLepx/JtdNm5HDDCa05RnGTUKUJfyQTGxdVLRPilfM4XCw5FuLds6j1gvxZpAC4vAV72RZky54brtnc",
+	"zYZr54drn8B2WeJzFGGpsftscWuv9kglVSkqZd440NEflWJgItitQ9KYhju9ifj8xAPtL5N4AKBUeRXk",
+	"TyZcBUY0rQ5gsmFLaIqpomwEfAGuVt7nwpmsCjULXsoeZKFJ9tlfQUd/BR39swYdxeZo/c4xR7cBZre0",
+	"wkJi7DVIBpiBCEAVQQqPEFZoB+HGpJEzmJQdhpxtOr0DRkTBIJoBHpBII1pMGCiupXk+IWrMNZi+AQYk",
+	"xsAMveJiJF+toy54pftZpym4FOemFpKIKHKHR7nJ3RBFBTGOYgrepNM7Pjk/uTt50QwVXqtlaO4hfQUC",
+	"OfntRTYH2JzjCjsUvLA2Dn+n4/svM1DkgRUQ+qjpe8iDh00drb2awiNjuq/tnv54cP1TCxhQzfOoL2No",
+	"eaF+FKD+CTRJ7wqx2DiOG1qyz0KvA8xepZOHU0WkrIi8Hgoix0jal4VDExApndqAzL4dD74J6BX99u1P",
+	"Jzd339+eybOJin86Ots7+yV8uPjmwv/7L99GV+9Pnn765fKXy7sRPT/61ic/Hupvvvuh+T0dft8gs28j",
+	"cnpIr3452bm6+755+cv37YvjQ3k2icbh0dnexV3Qvjx+17o8PpxeHE0p/vHy17NfOA1aB81gdibP2GXz",
+	"71QPefh0dfft5KJ14p/f/UAvJxfqsvX97k+3fvunXw6fzu/OfoV+fh21//7+219+Ovr2oBG0IjaYvPXD",
+	"H7+NMkeZM1brHPi+FrAAFm7FQkF0vD9pXe4H34q/T18P7poP17vyPDwYnuK95IS3Rz/RFvv+af+Hac1Y",
+	"hMHKuLbxmobr+z5MjIF9TGNZYTf/sDGKczG6XKbLtDZyPmUlC/mHTx8qjOqgXrQsV1XWPuvaWg4a//kv",
+	"NusvNusvNuuPZ7M+wHGd57GApwIoaUYoJEOcRAqFeIZiLIpeaGtoJ63vhTmb1vvCL3hfpN4sOQ8Mf894",
+	"YGzosOGat/wCBxFSxjKE1e33dHef1j9nL3WYMBCu8HIGvrDsBfUSWK4FmN99od7S+bcXzx+WtxYubLCG",
+	"QdbhrWqgrwUd0fArie4EnqFzE4C5bDVwMhQPHg7DXxKpJnNaZb2DAZbGz8U66TqrO6JMcYRRxAuWDrzE",
+	"0XS9dQX+SyiKesqkHuOrvB6zsWy++HF0xKU6HCq4Nvb2Gn671dzfOWju+LvrZ1kIX+RnbE0YAO5YfV5K",
+	"rHV9oTk7xSx0623vgwtx3ql43zoVW6eebHIbXwD2jv1tI6Sw9yzO0PVT3h3Z/K23rHK38im+dvYPXptA",
+	"HjgAzt1+PowHnNKz7IQeGpCIT/UVUYzdMKhSOS58cY2F00Zuigm6/WUpROBlyGC+sX25nNwB5xHcGhFX",
+	"cmNX+w0xbM73HZTHaYBD+fWXCHkoYkgeCVqt/YOMCN49MTnnrUGlTIhNSoJRhu+FqJ3Poje5/H5fjN60",
+	"Xk5vYMF/CrXZLVOb+k6e1riJ/f6UpvVFKU29CZQGkEzgETnnQWVeuGn5OL48Fx/dYM/stqejTvDTHZnE",
+	"b8GuBMYO5n7v7GT8xhzx+F1M3SWQzSdmEjMkFRfExv2XYffz7wi8Vi5WBETnDHJGbs8gV3CeOXZz/r1S",
+	"svw3RRc4YrlMl3PiXv5dxemyfoH/pVNdVmbWakE+knz+y5a/+xkZLPNArNBvjQmO1HhWgKfJgaaXamT5",
+	"zzh+/8zA3eRwtufg8T/nV7yz/opb667YJGrLr9gvr5eI2K2sEfDJK+ftaZdpTmIcR7NbohRlo7JeIFO3",
+	"FLQsLuHu2wiP7OXZ9v1cjnH94poI6w3b9AFd73DZxxYMZZwhXLpTEVbAyk+0vP+Qyvu53PvA9n63//1F",
+	"68cfvq59Ua+0/ZyBq0gNUesl4i5YaLJ0x+b3neFayMeExsC0rG0/SRdtQVoZ3mYskPqmZSgdw5ro5gJ1",
+	"c+akxXmrUzXtJrFSC01fLwfiZl/c5UxUL7BQeX+hmkE1TSjuiFSHJmfi3DEmUrncmyY9htU9CYSDgMSq",
+	"5NS4LPNiqprLpV1sNlsL8i5agtbQM9g07eLuBiE9u0vTLrbXSrvo6xP7jk3SKOyKOzsLwcbOG6jCPLVm",
+	"rPUfEUhtOejUSGUjNNcKik5tCwl7aRi0Rsx3cj4KOpFEoOmYIz5lEnieQjSHJo3Gc8O8BJrJhwgzrsZF",
+	"me6f3nLqLYh33mAGrcIMChruUy5jqnCELhMlqGXpPz/WeYG919Nk1DiBV8YzD3DwUOfDOlRp2zQ0YD6K",
+	"eUGYwH6mKPrzwwTWjbH+Q4MIvkCEwGLv/7mo6z85Kno/ixr546Ki32OpyDkvcdy39MlZh2TMbVbkLI6t",
+	"nFGnmtNp7nVav38Vk+bnpHx5cTESa52/4FE484BcuMBxW30kp/Xcm69W0ixaXQDG+hy+yEq2LkEM/TYk",
+	"fzA7l09MZmWz5uv93TxOVPAdU/0KRbwoIPyFEP/ECAE2tTHBoU2Rkld3hySnnQM1wLub83ThZouRIEZj",
+	"3wCrk+GCOrVXj83fwxsVLM3BmEwgl++QiwnYZxJB64IMCfCaOZ9EJSBB4CevdoMVOac2NW1xXe/HWOkb",
+	"OSLDtLbZx4QrjLbOTu7eIi0d4ZiiftpHf7uD+qJvRRwIWJdIaBaRQZJEFqK+gtddJknAWShRwhSNcn1T",
+	"/QXolUMPkcaogfrdmosZ79beiH9tvVH/urPn+/0GZPLMYLugXQE0SyBwzSMazKr3l8fEyFtfyRUwqJtu",
+	"+h4KBR6qOiVqWLfN6porB/ekusWs7U6X6bXH8NFXEunrzEP9jyUgbnGBrMpMesDySDpiWiCOePAgtzWb",
+	"xKc2WK4/NV9PKQv5tMsoQxbalRD9+K87b6ZrQDRrtwKi79+/P0zUWLPMgeUyixC9YhlAJVIazxR+IMD7",
+	"gVNrB/W/JlgQgQTB0eRfuxAD2631PcOL9kHa/ddujbJHHNGwB5HP3VofTceEWZAKIglTkJjLhkXb1h4y",
+	"VuAQcT3AI38gIdq6eXuE9vbb/nYZCJUz8dCCKSyFzScwEuMJUZaqHOEYDyAdg/VhrUK+IG1kl6JFMRQn",
+	"g4gGmrt7QFu7O7ksoNsN9H7MNU+MxjwKJaIKTfBMS32AF/qTNwizLrPpSzwkuJYHIDuDAYdmqi2QzJiY",
+	"ySkREu36u2UAfXz9k9o5n/qDHx+a7ODvcUu2H2/2k293g7d74+PX5NCfXDb5devjLdh+ISsRVjku1ZWM",
+	"0uieD0zNADnBT+eEjdQYNAVVhOwoEZKLClyL8ceEoABeu8ytBPXPKXvoI3MMHXWLBXmkPJEoxqMS3Saz",
+	"b8Hb+eyXs+nFL39XF8cX6uL423cXxw97F8eHexfHX+Mz5rv1fUwI2NJcxk0zuc1WBInxT2GC1XgB6hxL",
+	"MXDq4DHgoSYkfXjbL65iLu+87srAIJvsU906k9aNGmnZvszP+iysnqy7Dr+SiIbFWa2hYBpWIw4Nl84u",
+	"uwcTGlZef2chmcRcERbMviMVtP8CPxCZJ8VI4iHRwq8gSszQ1q0SNNaLkmSiWZtAn75bAlbchFGNesBa",
+	"oC2M3r07O0aPu9soJkJTZUVYqEk2SElvwC1D95m6cko8IeiBzEwEtHvgJrJlgkk8pEHiIcA4D3Z/u8t0",
+	"H5Sh1i4a80RITfwYV0gkDOERpqwD/YH6S+9MzJkkaMtonDzUd8xO33ZobuU4wjMSms7he3t6+ikUVf3G",
+	"tuogvRn9BrrLL8QqEkI6BJ5EpYux1KXLdlst1KfZrvQeyKwnSCJJ2H+DpmMakcLUzedUIqloFOkFalbD",
+	"Q7v+QZfNdURZL5Gkj7YMpOWYCxXNthvoOzIzyZMh13GsSUJeIbalnySSCE8TRti+ILJR6qEg0mghTByS",
+	"uZYJC2NOmTKqClCbOYqdXX3bDfTWXupoQIYcgoVIl6Ut9Hok2tr1fb2ipv5PS/9nR/9n15Gt/FS3YTwj",
+	"bJsrSqKt9tMTPNfgPTDr1Nig1+ohyVPMg9EAP8okvj30gyY5IPXXYWtQ3x3u4/oBbu/Xd4LW0Cd7g2a4",
+	"21pET3JnrK4P2SIq2G6D2d39blad1wWs6jUeadD/WiTabb+aGgMHVpiGteKZTyb4iU6SCRjtYEbmVzYf",
+	"fXJHRNgkiiHFlaRDIz6d4JEmDhr3t9K7J4kjjkNAJQzKNE2uJ7aj/vamxJE0q4njA5l9JnW8MjrOSoY4",
+	"h3NA0vPrk0R8JVFOibvxmvwFazJa189b1W2A2Z2LFqtam8KjrySKBQXuMeAhaaBzotIE64LgEOTbOmWS",
+	"MEkVfSTRzIOjd+WhM/jjXN/Jvoea8KvZ6LJDNkNmHobn1WvSdBnMkVvTMVbAs1EF5GQCVDcl+/q8m8hn",
+	"A1evcCt02a7fzN0cAWYoFfzgOdQkc/x1+Xjn7HdV7JkF1poM2t7u6nN8S0cMEi4t4m/O+ZQISC0/Jk/o",
+	"9OLwqH57ethq7zmiJ/A0Jf/6jvL0IXNFJQEGOb+Or1yZ2EaX/UAEHc40T8w1tCFb/RMOFBrMFMncwj1H",
+	"kWMsJFwpAZ/EGHYP7JBMKswUBK6Wwbkz3AuaxB8c4Ha4G+yT18MWbg784CB8TfaHe7g92A12whZpDn18",
+	"MHgd7Id7pD3cxTuDVtAMfbKaM5MOfks3JcYaaXVP9z/79QNcH374bW/30/+oPhZW41J1IiRVL2PcQDdT",
+	"gVJWvfN5B/mdzedaNWNzSL6SxtS1cOIrVG/zE7c5ZD9n4p+g/gewXCADfo3DG4PIrh6FjV/IFZV49Ys0",
+	"qqd0DantHaRPaNRLK/mZmhE26TklUaglmIlJ7ZkVB5ok+uxosRv6QNDCcTTg0eyKGtr5oWwsWziyYz7q",
+	"oOV9OWOmobm7vv8pD7D/Iciw1qn97ZU+YZwRpuQr81a++iEd8QTmAuCrki5SRnCCI70DRobVs5S5aTfQ",
+	"Jdec8QgKc0wFVYqwRg1KobNhRIOX7UHgPs5AdsgQDiBliyNJVDqo2Hog5AkyyJWBc7A2cNYCiZubzEij",
+	"sT4rBAZ5WL2rdmi5q40BEEeY9dIjkUFBT2QIOdEjrKmwMa2ZED201bKCBQ7G8JVNwgcuArpdL+XUCgBq",
+	"pan1XHWQ9cB1HeHFWHSNKdD2KU+iEI04GpAZtzdscfIBjjWzQwhqeSgWHLXaHiJMERELKglKGEybhNsA",
+	"2rdcDGgYGuXOxoAdpl/ngUqllRoRIyQ0XAIOJ5QhwSPNnKExHY1dCF0OdDtfBrcy1u4raYbc4gJldnLD",
+	"unCOIj5NRaNUqgGwfAPWuRdARCbikcx6QcRlCdW0FAgv9ejp+wIAmv6XAUBE2cNX88MBGGKsCZEyz4DZ",
+	"oxNi5DIF6gTG0cT4eoPQC+DICUmfRYmqJd48XUoJQ0aWShJaJk4PiJ5/WrfoDSrIzb8X5QKylPJ5Vm+E",
+	"zEkwuB6MMRsRkKC2Fgn52yDWZks1WmHgpfulBfcXrlhzdnNqohtQR3yR7TGajTIWl/dD31VQXWmR/qS8",
+	"E63Wl9mJeUDl61ktnRJg9SU/yiBU7P6YM/JGHwXNvNvG6hDc4fAgehlpYFz1cNZFBtVLrlD2omOwPtOy",
+	"ON323ChlBN/7QmA160zVz2C80XSBpWifNziBagBpNlKirW9vry6BpE64VAVdkkHVS67e8oSFLwbgEL7O",
+	"YHeVV4QxrpBrUATN7pfiWuxxDzkxOkvgkvRJH5CIs5G+V5wjWkELATh0jWcRx+Ed5+dYjF6GRbHpo6c4",
+	"70XQyzwjrJHWXHC2QfGW2fmyLByMRp6C9K6X9Ffi8hyYVU8IUzepSPIFObi/80QAA5TtCGVBlIQE5ZIj",
+	"Z5xb7mGJa/syfFqF8ql6dqAlNtOyqjZoZ1jPjO0EAN4GmL1jOFFjLuivL4RgAh04q2cehjlrKCh1MyjL",
+	"wKSffnGyo8wJuQzv5trw1qtfCO9LbiU6pzoCjT5gZICFoNY8UtI4bfX1g4adZ99D5jcss7+NJDeKbhzH",
+	"SH8oieW0QVpXY8GT0TjVpZs6SzKZkHSoN8hsYnqlT8fEUgRAAuhd4ZGVsSxtvDXak68TOVt/h01ib6yw",
+	"cffBj5hG7oYqxYLYRnpJehID4pBMT8ugXFjnDDincrSG+7iX5IYoClJp/1SiXKvlXFnb39GbKotLz02c",
+	"czTBbKbZVjnlIkTBmAQPEmGFuPEaKU/V9tUb6M6KU7SGByqRfmm6AobKdi7dZPW2Wq+Eqgl/Afq5cF2C",
+	"ODMR4syV8YRpb6kxmUGDkER0QMBdY4YCLlU02+50WV9DALjFfh4I/Qa6MjLOgi3qoH7V/va1vNBlfVvx",
+	"omfN8f1tsOdmjq0ZpwJ6Y4NUYNbfkoSgvsXrHHL2NTuQV3WEwG4Z2JsocD1dBpmENM/h3HEoQ/0b3aoO",
+	"8czWIyTnB5V7Oc/U3c459bgrbIJn5jwoQQlo43K642Umlk/ZuS0dvv9Ox9diyDuDIPNzDzhjxGgE9G5H",
+	"mjcME2tq0K8nk1IidzPtEuaVZpzrFYrb5daQjmJMshI/UjZ6kxPOYMc1m4pnQJHH+JGgASEM2aouDXRD",
+	"YmJD2UoyqSXqFZbD34FQLN4atIVBg8gfwd4CjmlYKPOnxQUtrbJwMAMeI7eUr2SXhQSH4H2taZCWlQBW",
+	"LnIFamZsd1COqFQSiaLO0kA3fNNl5cO88AjnRyiTGnCYsjiSR6Euy+1ublf1FIyMbHBKkbDj/IuW7bZn",
+	"b3G945SNjDBevevV0jkekpfRIsUB4s6cA1CjbLQpCQKPxBsScBG+Y3r3Xyyl6o4Fw1HPHLXsyJ3ZFwXz",
+	"/RzSfwEN1qEJ3Nf7oddj1IcgA1t9YoEChmiLqoy/DgkEYEHWJKr0zRIkE3C06zI5xjHZzhA2xkJRHKUl",
+	"Sd5YRIXlRXxktTk4AbVpSEonCFGngLnj/AKzmRW/5Ivgrm/znlXN5gmdYxScs2WORTnwfXes5lQsB19i",
+	"H6CqvRFJSj6d9uBITSY3vrRLxyTv41s1Udv2VdYw7xdbzxxj1/rYNtdd/Am8wp8jxr1Q8lqIGRemhrvn",
+	"XFbz/pi5cLTSRr9//75e9rxdtmVlR10LQKv9fDGBSwo95LVwYEwncLWenu+7gLJO6reIxhjU45KMJtZA",
+	"JeCuhBvi4vb091J0wuBUoimJoro1Hw4SZf1nmSVnwH1reXVAciriGgBNJnHMhSIheASZqOIXwS7tqAd6",
+	"vx5geQbE3Eg5xWDHiNCrFJjN9pdXTH0lUd9qeet62X3nbMgZKaoyrfljq1+eZl/LOl02p9GsNNbqCyFd",
+	"BaC90aaesUdqguxy1nQchhBViaNroXtWUO/FlU7LPfrNOiHnN6VG2WPvIPi+Nfhxf/JdvCvvmo8/vWY3",
+	"O9O/75FT/5fzNn4btkbv6NXH/R8fTBKZgk/vKi+YzIfgZzv8h7QZH/xCAiDEVinOAlIVo8HTGPI0iMJk",
+	"EdKM3RvEkiiyJNa100RDPzbn25YAKoACq4IfQ4gVqdsE7aVFpHV/f5vrcq6lK0qRwfcCzzA6shF75eaP",
+	"FM+vtx9R9tA3BMN4YHqZT7ccY00fjXt7Xyo8HPY7lsfR53mWOk+BNwjT18jPNd3cnJPhMAd/OxGv9lTX",
+	"LeuPWIC/FpTySXfkB4rPzfeFZ7ems/IeAwQgdZpZXuVuQ6jq/G3JJ8ScBazSPPrgRAYMG9ZHwzg4XDFi",
+	"4l2RsXEwcGfVdy1Ng7tlAuOhLewCcVAWk26Zfpp1kPJ+8Msq37dBB6fZOmn0KKmbkA3+7rI06FTaPvX3",
+	"HhpSQSTqF5zRrSBCzRjSiAtgVJXujcwW0WVBRLDQtEQQyaNHEn496wOyb6OckxyybyWiykgPRUSn4RoO",
+	"Oy7GtjI+Ss/WHj2zHnTHQzxDfUmY5KLHh0MtAfa1KGlLrpk3aIQVmeIZkjTSV92QC9T0u2xCWaKIfJPu",
+	"EbZ+B8aC3GcuULwnqHyw/ZqKWZQhE7nNbe2/y+srDQ2AVZdF9GNCQ6NX2m8Zx/D8MLabbQ/1FZYPvQnV",
+	"1xuM4JAY6RfWUgq4oHdlJHBAuswwqCARJARs3vnO9Yd2BYpMgMYngvTIU5AISfUVsGUagZtdRFRqWuyC",
+	"tAUCc6Ik1aKHkkhoaXRugDcownoWesMkkkkwRliifsRVD7gnykZ94wjdDzQWDO0t1ItwLEkfYSHoY5ZM",
+	"mYos9kaz4iU3v+IWVyFO6muVp3q3xf3vprlNYsEHRHZrlgtSRoAeEyxCQ+Qk1cezudvJp/bLRjO4eLgB",
+	"8XaHZ8k3K8l6dgCXeeJBtgnXFFFlb6aMLGhEzesiLLUC3DXEmypJoqEm3eUDu3KOWbG15UwPEN9b1/hT",
+	"Foa6BpFw6TrWGcE0/QR5wIHwVxOXlKpAYoQBT9Qb1KchcFghSa0tYWoxMVKUqbZ2eH2mz5R1WtKHvkyT",
+	"vOzQm/cl2uLZY2VeFmjCkoMMvt4vIrPKMs3ZUbGZGFbyToZFpmHFjVpqSsMsuNgS9hx6ZCc225p0Z3MH",
+	"rHByCkdg4ZV+ZO65Y6yq2JriXdhBOBchiSOLBGb4efDC27MvfpWZOFO7GYt226vAqiK99VAlrfUq0K2A",
+	"Y0WP3crRayuOenGRb/OroWzI9YhTLJibpZ5MgKPSyLZF5VgrXKZzBzjgLCCCSUv3NGTzVuz6VF9sJoXK",
+	"CyhcCckdQizB9FV4evLoxNYouhqCI/EysvbeWP1dUj7IDVZE0tAi/krimD8on9JUVr+l/HoxhvHDKli4",
+	"GEYYf37VHyrNAS5XF6gF+LDMqzZSaN3msM1NUKNWzcvhjUMsqP24Dl7lL4lcx/qA5qhNsTv7sqIvkwNn",
+	"HksP0ZDzELlsWc7z6JYnEmW1VIys9e4WvT0+RBP8CxeIUUbQVn9CIzi0ZATHZ0jluO9pzkokUuGAYNaT",
+	"YxJF5gXqK0FIjyVK6h+2xCocwTHBCggJnxl6IvGE9Lc95/+XZh84effq3XddNuSJUERLEkbOxQqNXR4l",
+	"my4IQXFusFEAJxxgobfTufRySRqor3nFp1RdgQEcXTZIQMdNQ+vZYNMMgbOblXOUwDPLDNqt0bDQP0d6",
+	"P/WCYdvn4QA1vi0YNB23hWa9GgABsjyDmQtAUPNqoyhRsK8T3RfU7g1IZKLZoiSm8IpHUSID0FAnUTy2",
+	"lSoCLhj8E3CWmGtM4OmACPhY8QlWGk0DqgRcbg90SmtebYAZZli/GPOAaxDpeXLxAAngyRDe0MAEbOMo",
+	"HuPeCOrjjEiElZmQBChwHvbCmanWpshTEV2zlS/E2GsI4K/WehhnD70XVJGJpq4KU2Ydoe33nt5Z8NPm",
+	"Q0QVGOiMUAvBj4xPWV4P4PrQUxeEQGpsYxQtTDzXbMHMZ1UJDwg6PG+mek0stRSoTA5KiUx6t6qLPU1k",
+	"9xvkdlmDvbSn/VOW+lsIDLxsVso4Iym2pnEokhGA4pEKzvQUYUsnVAZFOMwtOaiMojs8b9Z3EAU19ZAS",
+	"kS54y+r2ySRWs1JUYL6i8rwklabQWw6AC9fuU6H8co6pnKvEnAJ2AUOaQVBWUPu0ePOEh+AwAnCLwhVw",
+	"W09auMAqGOekBZv9ryBNmsLQc1O3Rf+yhrZo9Kr7MsUSu7e2q3TwArecQTjHJWdYW8lkxNSGy5Zw3SYU",
+	"nuPacCRd4QJBHm1geiNbx4DziGBWKr6+rgS8pmgSYaneSdd1KVQRS4VkArX3hkmkbwrP+UsYbY5l+ugQ",
+	"MYjwTKQ57S8TuOf1qCcxDRCYlYc4IIiwEdzQseDhdtVqYkGG9KnYh+SJ7D3sfz9pPa3EEcOSmhvK9lUA",
+	"ked2M78llcggJR0xskCxDVetlj8pKK28zE8gje7jAsVcUusIqqe0Wrs9D7+rmDDj0sAfKuFlh1hTxkrS",
+	"uMTVMYxz6uFlYDpjcbLarFHm8qwCZqtv5tW3GlK3KLTVz9bX335jomGjGeKsGE7/WwEO61VU+1QG/u8I",
+	"ynmwJSFVJ0yJBeRmUTKvVPI+Cx3nORVUEZc9yeD0LVWkJCpmL6rWYgus/LaWcmQlFXCCvLuHoJSlV8Mx",
+	"7ZnA/1R3Ygn3hyWkZB4GNoZfN3COTYfXZ+iBzMypM72nCauc8t6ohq3T7cZyqxVSK/U43kZWqTXJOo2L",
+	"hKDl7zT8RrO509hfT/UJhkaDoKuVkOtoCwDRkOJJMCZhTlmAWYW+wGLldEyDsdH428A8m6PFeI9C35JY",
+	"96mNES1Lm12Z4SKcC9SyhlovVecK8Kuz5OTzNBs0dPYzc5o8d5Bz88xpPWhcy+9SFVZ97dKelulDYPUO",
+	"y/izU/J0xCMuDJ2zOVLX/aS0NPe958ZeONt3cWidOzYwb/8xC5qb8JHNBFzEHOsvgOJEjiHDmEkzHQiQ",
+	"6sFVzBqtrf4/NRcQlnpjUAnJU1Zf+AGOq4l9H/Kz9OHoWHQd0UfCilT9jjM6GisTaKIWqGxcpuN1CZR1",
+	"DHF+IovnZfQvLpFM5vFRnCO8fxVXz22yMEdNfqAXpZ1ZSWFhbMimv3yRUyATpoCpMVgQBU7u6eot+0eV",
+	"tBnpjOVzXHLi357Ptwkm6Fcwk1cW7q/WXF8FyQ9oXEnG++bVy4AZrAVMJ9SVBrY2i6qRv3hm7bkpmVTb",
+	"y+e0+GwtytA9bxRaRoI0kYGTtMAwZA/nhwX0aV1/oZJgSkkUSjSYWQesbMnGJaOvd6tvc+nPjEd0H8DV",
+	"f4Mc8tumafIn17zLTHtLuvQXDr3sJw4R+w10iCDHRy5DP0wpl7LRr3J+yJHF5cRuI7emZeTmOzIzkzQn",
+	"uip/maNxvw81yp/e3+94/n7HL7cT7TV2Ij2cSw5crsvmOl1+9nFcdAoXXIXuVHUQhnBpl0hYA7vhzhEY",
+	"TE1aNRJa5DKhUddXt3fIZFz+DaIPP5mLoL/tdZlxKtBCTSM9Xx1THpPGBAVYhJ4+4PY3hQQI+k9Z9hRB",
+	"QRJRhsWsy7JsrZBbL3Vv1oxL1pPRaSQsRFu7/u52yZqQGqFhKTWHuEVNdNZqbpeOsCL67yNwkZvnbgc0",
+	"iigbHdr0POtIL5D9is3Wa7u5Hm59N8I1RTsn2s4rc8Y288jKkXK1+tZbxhI1mQOfl+ZhMvPwynuRh15+",
+	"CtXHJr/NL3N7nUeFDMOaLR+d4weCbsdcEHQsPGSrKKCzc7Tn70HS+TJR2gSVsrGO9AnpJr7f2kNXQtFf",
+	"0XsShtUX0MoRUmzKnRY8w/8ejAmrc917rjBNurNphqx8Uspd73M9Wze8PlP8zHr7lybaabZQu91GfhMS",
+	"beb63PU3FaIX6hkdPqXG/xLDAGi2pubuJTSAhXKT9iON7raC4G9z0SCfTyk2c/4SaqPJr2cAKuxIZgja",
+	"mDJ5tUfCknXIXhUNSzc+p1qxdC1deLp9hX1x4+bMQ5uTN1j8y6jbRij7efiXHtfmbj6JbBMYyFweWd+r",
+	"QNV5CqKJx3/+x/8ypHBqSCEkp3SFXzckKyu1j1vWbXvbhblAvlPl8oy/MZI3nRD0K2cQMktyr9NspBCA",
+	"IL8ySSOomjXW4Zz/4OOTnoUM3PqagxpG1/iRRnMQ3vE3prIvPzQrz0LmGlRWqTA9/qzvIj5sOAg11ncP",
+	"9eF32IfMDqBzo9JD/YAzBbUDnBt+7kMXNdJlW5IoEHfTEM434EkhiYK0SsZhh+nurAd3H3GhZVgWkCgi",
+	"Yb/I5drJQlUYbiLtsolYlgm6AQne9lFkgbMu1ojaqADhWfp9xcvv3awq3h3lJ1r5Ppt71etsObm9PWOP",
+	"nAbkGtNFbqKBbdmgpmkvxhTcRZF7g+wbCJmaYPFAQqQbzTuXpMUgq0tO2O7M4QYlnO1YM4xyrVNtv1iT",
+	"+iqucGQr8FRaGuz40M6DHLy6cUFRsPu61fb9ykTdcz6BxkCQTrEwgWUnMLdLf4qT5CJsqfKVrMSXP8pn",
+	"shpZG3lYwhE7tBRmFc4Dleg5emSw3ibhdxFwuXMArZ1tbEACbLMHORLz+QciJZFDLtCWzTrkkmKZdttr",
+	"nRPo6AudkiwY8EseEzfDtQ9JYWP/1GMyj2JLD0oRyf7wo1LCcXNYCJOJfBuZ+uDF7uqo76rD9pzfVd/L",
+	"PQwpUeaopFVzpa2ZazRkkHXLtq7rRjKrXbHd6LI66hu9pe1/Br3lPIdtVQ/nFeaa9823LOb9TmqyG8zQ",
+	"hCdqbN9xmF6Pi5CIfieLX8vy1UPBX3hvPpkI1kuYBnJoo0Avbi5dIjBTE+T67Ljge+iZvIomaQl8iS5u",
+	"ipzIHAjBeS8HQef1lgJB83Ix1//Nr0HzjNkEi6xKub95nR0kWLm22apeKO6YxM6ukyKLa4vI100J7XqM",
+	"mRKz+kFZB9zaXSlLMDLND7HsGF7mms5xyKXZFjuuJC8RphObqfmIh+SFUFpY+QEOiTE/Wwc+yKrcQEdY",
+	"Eg/JGAfE6OhDLMfEJBOjIwbJVLb6+w8f65Pd2GTa2f/u+4vd63I5D/O0LL5tFioO868EDw/Jd5UBPv2U",
+	"OMBtZfxzU0dND/WBTsC7q+Pb+g4cPA/JJI4jMnHyXZwl+ANKkXefzh0dwPAC8i/EedjDYYWqafkWAW+r",
+	"IDXXlhJ0MiGhh5IYAp2xJNsmz4wiTyqLKZQEEsyAGzLjpqxHYWsur66vbr5bFjS19L5xsK80BF1yFHPx",
+	"gOpIkIiOTJGx5ZUZKxyj8g651ftvpI47LB9edjRMPc9ydTK/SgAPMHMlVErFPyoMY2nw1iow3uWaVjuU",
+	"cKkW8D/w2BRv0gQfQ1IhmkaPUEUmHsLMlvsISUAnOHIVWbagFA/YJPdQNEBYoebrgwPDPXWZPtHd2k5z",
+	"r9Hu1vrmKQwVDbZNSswJfwTb1CMReAR8IdSSUhw1W+lgcaQpyFy9EN1tzcvX66j/289+/eDDb02v+frT",
+	"VrfbSH+2Pm3/2/+oPkwJU0cRl+SGSKhmNH+qktUuQNDN7ZgQAPcwwqMRCc8pIxUQP+VTkzsp0u+BGtoP",
+	"cs4COTXXIxYUUiTkqq1WHXJTMo0PNYlC7iOJYi5VyXOaMrW3W1vJygZOGzk/gdIaq89VwpR+vSByEvKy",
+	"6TYkdPZtRSYmU4MrsdsxKS8jrtBWH2ro9rc95LyaDbcTceUZky+wS11mY4BdH6BucQNBOovI1fe2OC71",
+	"vjXQYZosClIouKqPJJ+ytcsGWk5xFXn1bPu270PVR1t98hQT0AnZSCwHO7sNcCNobhI2643Lr0aVia/q",
+	"MigzlkRRle9BVjp5RWpahVmIRQhtNeNu51SNNssW5KX1EVO6sIWLYNqudCWrPJPtwpk8WHQkLWYtQnIL",
+	"TypNKaIBt8bkcn5jIjS9yXlMlBaa3wikxoLIMY/CJf63uZgJVzJ6nSCIXLXotZovULyvtKdlRaOXY8f3",
+	"rt2ncmXp9b9L1sBCh32PK8mW3VFoGCIXwm+vhIBL5Z4BwlVSsgXQqaCi85NwtOE//3//f+SOyp+A+GUb",
+	"kkGxAgI59Mhttt2L0lZ6Ga3IHf8cEArbkh25hXTcXG0Vxk0uPy8RhunBhKhtjPIpoaqMdmSOuEMumykR",
+	"xF0Db3JU3hQoI7lCP0AnAOOoRBOuGfmFcUdfwoKbK2//AhisG4vleJG1IiKzu7sioC9DyGKHa6aqyDqq",
+	"8ADgTI3rhIVmpzxkxe/leQS+UJYRg+jW3rU0A4a1SOUBkUfGBXbbbJ+97ODkToDbpMWHcFFwuy3bszq0",
+	"vdrEo/u+Ms0zdthaWWDOJvzwhcLRpoF3G/nWre2kAeuA1b1U/bGa1NjCZdhUnqc25+82ZPBjb2ydBaN0",
+	"S7Sstj5VKR25UpYzxeGmdI1kyte6+BhgcM30QP2w/pGd4Kcz09jthfu5+Di/2Ma+WeDfuqdxMTqY+m0v",
+	"xQc2pKNVJMWMcARtTRzimooR86FTjcyfoVMnwqTZ4jb3Sl3k3HBoEKfCzxht2RLZJgFxFEG4m24tU5UR",
+	"FblCZ2BEp4rUZcBjEm6/MUWdp1Sa2qz9Wz1SWh+n/6JKmS+IF81SuxgYLMaRM/ZImOJipvH+ZaiyKEj7",
+	"2NRPhmTb+nKvDs8upDNYhjJ6godp40/ei8XFfMqDDVHqhSQgxuKcPJJofQbl2n5RpFF5+1yWf2BMouE5",
+	"HZJjPJN2csapaGdvZbFqryYfkvmte2eK1NuTUDwi8zWOt0te6HurjQWaqV8fGnr5bvcyaLTmgFF9FHLJ",
+	"C1KUWXogPitjbC4R8/rsaPrNHBsJoPqYELtmfY7yrqxLk/VCIw0THq2Ufm94RFIKbqhGxVUMqbxNvnEy",
+	"zdNBYxiR5k6Wb0wqDwgpH4BufUIwk6C4gwYvvaRbcwegCj5la6z14AUwLN74KzH6UhzgKRYDLsCc+p3x",
+	"n5OfmQh4BeN3S0eMD4cvm39IiboS4Zox9d4G5gCbR/Al3E/2qVeY4DIYqBfyOiGeXWNRpb/JX2EDQfDD",
+	"EEuF/L2O7//nf/yvpt/Z8T0UJSwYo2bTPtzt7PjGGkgZIwI19zo7+kXL7/h+AfGXMkhmTiUetbWWkIkp",
+	"c3i3uUuoZtF/tc7mS20yrt0Cqpv2s2THDGN/bhnbP4P7WIdXLU3TMa0T/HRHJvHbDYxXb+E7yl70XXVa",
+	"BntTWwWi8dldfUP/kXILgHgxEtzhF5LdCA9IRQTxtaDG5GKzsuHRmyxTMeQs1T/iCWE2DrMvzf72nIBV",
+	"4tJdIl7jIYFaX04QeQ/hzZgVpgQpWcsz0svQsoYxsryxiVupIvBG5uremYQHNi1uGmc6IIibujxr+Z4t",
+	"z+5g3kIhlk6GdbkpbTl4WxuRLAnwJrF/xSq37I4Zl2GooSRRydxlBTKT5g+bEoMuphUMWPmGigcPpmJA",
+	"5gNXwoEGOlwEcGeDA+h2mYHEIM07jAADbSwzlmYnYot+1vCV6Swg/QkJERYLcm4s2IW7NWIr7/DoLms8",
+	"F2CZvVp2DF/qHYBz6ZqWZqEr5CsqV5D4rRi9VMlOhAk5XCntHUOjT14NMpBfmMTpC68HtONb0pgGZrxe",
+	"GZexzqWh4eluioiyBxIe82BjjfIyYQdycfB1EljruVy7tgXkWAQV2OjqG9N+LK/HXPFchFRFk1tbx3Rx",
+	"C33HVbfYQPtt8RuPqpU9+iTnFYZbHMokMQ4/t9F0DMZwQzctQZkkUqExJCQnJHRZ5/v5hfXXo6RkEt9g",
+	"NlrLxcU0zIdof47IkN7Dpjd3fBaTgPdYKnLOX3gd/wEm44qK++BfLfiUITzFszd5km1vngAyxYGKGlGG",
+	"3p68vTK+o2jL1U6KuJLGT3Q91+wKAahZTbHWtVlfc8OpORt0SiMFwbYq0FLnaL1zN6bpZmdnfUP3Iuwq",
+	"mG9To+68/dauZAn6GQ/vl2EfeFxXkHnwMod0ZCAICBIQ+mhKP7uMdv2fu7X/2a196OdyK0B3BTawnGJa",
+	"Qxlk7oZJCxwWkoau4ckOM7vULHLJDLHMClGtDUpEtOag70Q0t5P6a88BcPH2hItydP5++TUfyILqEcMk",
+	"itADmbmsUJDljNqMP4LImDNJCmUFHwiJJcJojOW4yN7nUlz+MDi4+/Vml53Hr4P3YXN4KvdG3+Kd2Qnx",
+	"k+/olWr/+PGn6UbBwo5SzFX4IxNqKxta9vaBzNKCiBCI5xWKy+rVgY3B8L0jTqDAn6nZhvpPdRzT+gOZ",
+	"9RvLU3vOw9Ik7zNe8sEYQ/yakA6ylNmk2ZIjDJO0lc4ECfiIUZuz9PMzhpr0hACvXPrQ5YlCLWJmGtv1",
+	"w0ly38xHkqRFvyrjzex3UFFKyxgkEOAVnWGiFusWYx+6JeCaZXWmXQZ9EghLcnW7rLeGTVSSDSpfmff9",
+	"srPopkXJXlZ2LLOYh5ag3CaDAhO/SDfzRdLyZkT+xYS2zEIPMY0SQdJ47eWM/wZ5gV2g0uf4Dul+Mp+I",
+	"VEZpHxwUJZTVzmEGSRfFeY8gz20FIpdJagOdwPWYxipZz9Eu6z/Vbe3zuu4PtFY2FifiUyLAi3pMntDp",
+	"xeFR/fb0sNXeS3NE4qkJenogM8dq62G7zIDiK4kGM0WkUQ9Mxzwi1j8b6gRIEvT6yJAMRFkQJSEJtxtI",
+	"jyAwC/kEDaiac682H/74cedxBdF3d0Ml+yRKCUXGSsWy8+qVRjzZGKd2gLqNo5cuxcgrTSjXo5CFCzrd",
+	"y1w65RK+FRCnhOJrkFRniaq4tmLBh0RKU34mM3ShMYlCFwRujEIuxlLyCdTkYzTAETi8S9CG2EUiQUZY",
+	"hBGRssv4EAkOZfFF2NdvqFRE8+chJYoqipmH+qESfXhAFA2QIsGY0cC8CsJJH9mqMvYrLGZoghkeEQFF",
+	"KMZkmG+if3uoP8ZBEPfR6eHR0XU9ewvhbBIPiZqhiOCwGB4GHgmhEhqk4QQKIEAdBOis6KokKqmE0/Bv",
+	"yOiuVj2c8wBHd9QQvHnzAJgryhl6VuswlZ3rmiNXGwVML5DgoBL9joGX/jxrlsWxQnWYOBb8Ebh2QX4x",
+	"zqIfPsOyVVpcOmT1kiDj8jzbbHOgrsqZZvOCbuiM8/smvt/cwwcoEiHscMEllGaO1g1Rodayqyu7In2+",
+	"JCaN5JdKn1/pgVRh4axWpN2JhOTq5Nv0paZwMEZTLh4g8NSkLKXOdw3hEaZMGokgjjD7SrpPAxxvVyvk",
+	"zBQ+h89YKwe1nYdVylNWTv1i4h9nUN1dohAS4an8zkpl8xWuVkp8wRRrRT+o9CilO5eDXwFLTX7QjTIT",
+	"GYxPS7UWj/sm1UKLNc6y6mdrF5MsmaxykXb6ygsekOkPbYWJqRzpb6+qmval6lhVxzBW1NpbDOGjlBou",
+	"oSNmnxOTst+zSl45xrFuExONw5yhvh6/b7NCZhSrv93JFzxAfNhlIKRTFsqvkCVxHuq/d7TBzMmokCBi",
+	"J6ty20CHmt9RiWAktJFcNjer5nFjKGikPBQ6g/WQRhEJEWWG4eCMrJMfoTgTkGqXFpEhLPl6g/Z3As/O",
+	"KSNrNv+OcvmwZltT+vQbU/nUffOhtN0rqlwYylYVGJxDA9idAk0y+99ZsJH9dBN7Az52NWKzh0MOJcxK",
+	"oLTfTghLetBOtymCzzZRAs96pjxil/VzILPvH/QT/XUFhPqF4p22bGzfCWgZevHYAOuNMwCbd0Yjbv1Z",
+	"HeY10BnYkYFGkLBwG2lAmYSqpn5Rl0E/nr7NBLdJFEwNERunmUCMLZTkzScdRgxPTNl8Yqe51Te71Ogm",
+	"vr8TwEP4k/S3G112iDQoTSpcvWXWW6dvjDQDYk9ovtZ0eg+VhL7falq4BQqd4oy0mhVNjUaCRlrWkjhR",
+	"BOIDFpCg7xZT89xdSaUTg/Kl4wwRgupjEtml97OidfopXJVOuO50WZc9wwagZ709z9lXz8Wm6LnLnuv1",
+	"euH/+uMyJj+jAQ4e6nxYN7k1rHSaUS09yNyZeNYCYJgEpmw/nYCe0JSn9NBYi9rDoZkDKp0S9IyGgjOV",
+	"jfgKOX1Bkclad2C0ZQYGwKVj8+FQy6EWobftXHJHET3nsEmPNXd4n23mXshCkWISZKBmie0wO7joOasy",
+	"qJ+a1ZiaBbr78rl/TksFoo8JSYjt0Jx0vZ0kGjpNCoKnupcCabAThCKGltsCZY3pqUQQ0HNaUlqQCM/g",
+	"5OXYAdNcoi3G7ay39YCVBGfJwDm5uIBpwCnkEAHud7cZUPbQAhI4NS6h5n5hBWW2otj5vFANJ+9WYbUg",
+	"U4SjfvogxiSw2u2tvjmymthyAZUrwZXF0+TG/GtUuVq4hbKwWCqg2hli6scGJ/ugUzAo2d+GAHgcTfEM",
+	"sjvoy97kBojxLOI4RDjEsfVTc4S2yzIslQhHkttilYDLfW8O16RBStm3EQi22Ln5yLEyxj3GuKEYOFRF",
+	"YWNLHufKFUI97nL94WIwjmGkvjkpZ9e2cNn20IRL5XKeayGvyxiZEqmMBcJDWJkmLd/TDFrGRlkWzt0V",
+	"GSGHxCqalqdexy4Ew6xuPXfLHO9eWSVxfWE9rMY9rkmJdai311QqPBU5/pbf2qv7O3Wo514Qf6owPkz1",
+	"CytiIFw8kP7IYWeV+1xKaFOqOiBqSoxDFlyVq3fm1GG/25tGl53A5pgclDlyLhLmEqeX9msZpzd3L5d3",
+	"TJ+TtYCiLwCoky9Ga7W/Etak5lawFIbuluRs/o6VaGtII6PiHMwy+Fko97cbyMCMM4PTXQan2pgAQY4w",
+	"BVKWwTQL+3XjZ6novyS8M/K4QI8A77VgFvHgAW29uzvazqXhAS5mio3F841NafHoQKOb9E/u8Ki/6KTc",
+	"Ndsdf7fjt39aO+ZQH8K1dhxKt30yl1VVjP8cKc4q9OQu+sq9hjCYbKPTsgBdlurMoQvo3myo/HK7NqfG",
+	"tLXh9FGw8PEc3cntb6oayZ0Bz10bOdpSKcHTKjPUoU3pVllruoHuyBMwK6BiEpQ9IDWmwQMjEiowo7Pj",
+	"49szFEGEVZdt9WkYStqDUsM7fRTRjwkNqSQh+s//+N8o/3YfzAx6FK/4nAR9RLCc6Us5GJPpmy6z72H8",
+	"nt9HECeY69C82O0j8qQEmRC4b2nwUKriYBLE2VEhtJlg0TNz1KibRFH2K+BM6uuaqV6AxYCPZ6EtJhtg",
+	"EVIcQFcMyvJGfNqTPKTJxP6IucJSmt+mYnTPljDWb4dQLw3+ogNIUjemo3EvFlwRiEcfRgkNe4LoA+P2",
+	"mJFEaSRjNIAk3iOiIOGC+QH/jnEE03ngcgzdRjhQXBI3doipmLkfLFHuT5UMSG9IiE3uzwWOelmiMaj/",
+	"l21q8edu8We7+HOv+HO/9JME6QO7taXfzdLvVun3Tun37lxl6AVbOM+7UqJc8qzqxGe5ROBHp1eV3AAl",
+	"G1jI4TRWXZ4vqKv8xWoXn1yfHR2fnaxZwPgohS86ysEXNV/7PnoIABfXSJxXUdDY2U8NSBcRM4hLqq7t",
+	"fXV8m9b2Tm9h43pIFRqQiLORZvvnk85CHr2NdhHwpmInU3yoKObJNKtgaS6M+JWtOQ7UWK4fqrQAi2hY",
+	"FcsPxY8yy4g0tUTBHxP+NvUiPZMUTSCWGHOyrV0Vmpluu+zlRkf1psskHbE6cKuQQE8TbqrWdLSnTCqR",
+	"VFYFv+Qo4CwgTAmwRckpsdiwfoFwWN2S1Apw31nPxNDa0EEHbnPuGwNEhj0NdHh859qAcwZwTzm1RZeZ",
+	"TI0QIsEseNWYzNLGuZRfRgyxeBBhpYUxLZMUYbeUlTJ7BUfhEvar4kDcHNVboLOE2bjdk+jq5uL+ym+i",
+	"V+jq4vj+yt9prGWyMiqSayIorwpUvSA4krkDh+M4osYHdOvq+Lbe2nbSYhqZWnL3/Lrm1c5rXu14w2rw",
+	"gL5VuTZD1c8YXk0bBA+J5u0xy28oaCBCImzezZsLA5lCVs1Q1SxaLSojL9TnGARVZdUtDbcm2jJZQT3U",
+	"z65n/StLXNl/g/pWS9xPi3PCfm/nV+FS6OYv+UL2y8WV8qvsfa6qH5BOR/hKZ3sOb9L9yp/SSlLvQk/m",
+	"6mhzQ99NeVsIA3KqpSF9IhJR1YGyGDZRrAfHzUPv7o6QJlf6mM5rBboMbKpb/UzCMXa6ju/XIfxUCw3W",
+	"QcKVYzDkQu844gLdvD1COzs7B2W/p4U9zhcQyiX76nbD33Y/1fU/LffPz+jug/mrY/7Zcv92u41uN/yX",
+	"7X/b/retn55//pd6sd12ZVq8ExfTXgIxQxDAjbApRvXGZbQK0XycY1E8xAz/+xIXrHWqPM3PkpnMKxU1",
+	"u3FoLCybOFwMjPNABR8ngzEWo88z7K/pzjHhj3AAq/3nxcxSzzC9l+xlQRwsPMSjMFXirc04XNhxq+io",
+	"jf8+irCs0lL90Ky30NYZosw29NAJIhNIDhLMPHSFeKLSV//5H/97u9IxWnA+qYS/i4uosChay4CLe/Bc",
+	"JXTwXAFbFAsIyjawcuBHKqladFfq1TUPbH1UaSMR1iCB+U5LEPTy2FlCryxEQ0PD4GQeKaro4Qkb4RG8",
+	"f0sZjuivCys1kLRlY+iamtKMOAmpQtn7rzQvE3NhUkyljStqMqSfrBnlYrp9STBzYahcR2vC5E8pcrBo",
+	"b6pKHFTtzh9V36ASM6C4wYkQXCzK5mq+tnE6umHmnlxblNR9Kbh0H05+ItUjH6JxMsGsLggOQYCxlLCB",
+	"zpREUy6gENcEz1AACfvfmEzk4GKi51DSW17lE+qk2aEWZ/Y7Wpj4/PTu7hqZRiAZefoIGXlBs4+mFIo0",
+	"nAEY61x1Bw3HYvkPf3d17Q+ATmFW3uLE8xlgq1JwgSDooQkOxpSRDLKQyt05aljf5QY6sgsZCMyCtLq3",
+	"Z33/NJhhbv1Gl12SqRESXeQ7DkMSvsn5LqQZ/ZMo1A3GmIVRFtadg2mjy6DCBNQtg+3q6SmRsI+2dn1/",
+	"uwOGPOugCLOVKGv7BvVDovTDvg1BIzgYG9MbBKVD+QtN7Cz7aMpZJKzg/whDNbc7SMuiqc81XDv6tgEH",
+	"/dQsh0JOJKCUwg+kA879xpOojvpxhFnP7Sd027IrKOcWjjBDEQ4ebAkNYozFeg2h5lb79okt5zHkYkDD",
+	"kDDoc8f2meZPEzwCz5CcwzjVkhhHEZ+mW50uwZUBUT2TM83UwnWQNvx6tkwIq9e9Z/qUtN51flWm14Cz",
+	"YUQDBZ0elDp1PorIrMes3ZxntzGx4IE++YOI6C5aDn5AlahEUxJFwIFrbEpc2iNX6CQXEQRZCwJ9Jk3X",
+	"AivSi+iE2g1v6ckdIlBlwWMnwb5BgijNkkGy3v6N/lGHzN59JEnAGRh19WYb63JPcd6L9FWvu23ulCYM",
+	"byAMjRV3wQUi2QorRI152NObgqOITy36tG1vUHEfdkJ6VoGh26e7lG2p6dXBz9+zHfRNLZ6+C2iDQaSp",
+	"0eLy9LmZuWLgoBKSbme0GMmFImEPXvb0S1hxO7firyTqH5la//U7aEANFpmDlF++Pj7yTbp1c4fUCpK9",
+	"hOFHTCO7onaK/dk+6/6N/xNifLr2/kECUYajniFsum8fcGKQjArBZREfjQgElCU2pJCkN6Je8I91KyfW",
+	"z8J+cfKDRM6yWXNu0vbHttiK8QMzCfxFwiBIyBJeN/YWKJV0A329DzTwSDSDnNbRbLsIvpAzsvbqJzgy",
+	"x6hniWslwQ2AgmsAQ0QiDrX8DeQbQyl1tIVR2pPFLQ9JPNv2XIIOveBs16lEcEOYSZgPZPEI7TSLk/hK",
+	"OqS1riUaGkDc9Bcm6BhiR0poGguueMAjgH/TQ204TYfMzP+RCAnqWYGUwEwOiQBxKyzRkZQOypjgBzOK",
+	"5soGWC7GTddALzdhQl9K5jLOwk31uFQDjSdq7U3jiQr4RI9rlT+5MQPOGLE2cePoks7C3KhWJxzwiZZT",
+	"KBt1cvQXrnIu4B+92jF+JGhACEMTHAJW4TTlCkzWFO9gqH8WkknMlZYK69+RWT+DGNiXDTYHWJIOaj89",
+	"pY6KUKaAK6jWse0OJNzsPRzT3oPuyV7LQL+yAFy4BgRnIw3OR/6gYSgqr6SvZLFjY3/tQVBAoXfrTmii",
+	"BbLuC86scMQSZpzZ9auQQKnJDtKPjJq8ONz8OJo4S5mNkx4dT99pI9Ov5pASSSD/74izjMfIjwFd9Gx+",
+	"hcVjjLFEtlEHkSe714aADQWRYxchYQNhNV/0yr7ql7Yll3cxHfA9eKYa9REXKWEzH+IAtBe9iAcPuUs3",
+	"JYMWLcGwQJm0jAqVtr+h4BPzO1VMmZ6sFb9wTopTtSuo2IHisuF4wlHyHJgQiDuAVpWAL3TdEySRJfgX",
+	"R9BIgyN9emYp/DWrLBFGsSABTgxZVNLFXZrwPzTEExrNTIj64tkApHqQeyPluA6BtTCZpF2kp9PwpTPR",
+	"nETWI2VSpTQ0C4buzfOIlxzFhIW25KmL1B6DVpY6rNtKgZrmhMqguj03Sh6LHR+a69xtzNY+CvFMbncQ",
+	"lg+ALBiSZBpTSqlLgMuESpASC1xzrme9OWAlybG0BVVoxrZBZqWwThkcTUdYLDx7JiSzwPO6E+xAjm3c",
+	"ZlVWZItZPCJwE47pqDhle2yncBmPBGbK0CaeBOOsY73ZHsJGGsADbsODUikhvXUlVaQHuQ565CmA9DtV",
+	"w8G1RSQakBm3VaZLGZu3cD43s52H3d8IS9XjU1YCS2EpEcF2koUEuGllHoagA5M0OiNsVjUByYWs1JGS",
+	"pqL0ld7HNn4Qkg3po5eTlLKQWiuQbYGrTGruNNGydiB7g4DA0DMAKsp5NqbM3BJ1e3MY+cJkmzDV05x8",
+	"10H5Ht0otphpxTAHFeKkPX36Cof4dWvR1YjmqqLKXBKBVHqBcn49Lan3qmVB28QI89mtmCOUDrk1EbT3",
+	"Eh5VU40IwtWyTFEVK6BGw2Lxh7KHBfPK/OsgRQSEd2UyYEZ8BNfCZlhgE+zkXYlNEwfbsyStAOKsBma6",
+	"zDGQbYcZjhAWu7LJagpdpV/kbwMXMmtIo4mZdXc77+kLsucs0AXB8vR83wiXJtZxojmy1FQN9ErLWo6B",
+	"n+BZWvVzHO27LguyddYj1mBEMRaSgKro4va0PhSglHD6OENpM55Pc2q5azDtdJ4vBP5JuvwDGIV0CKZI",
+	"lU52y0i1nhF3IdArnG1XD0lZL5Eku/TSTrI7b34KWq5SNIpsWVKrbNB3q2HA5ZgLFc3cdSKT4ZAGlDDV",
+	"gzxX6WiXXCHCeDIa2wRY1pk31bU43f4byHyov7QZktKCeGmqxi39XcTVdq6Wv6sw5YSLJboszSECfjjR",
+	"zeZZS7MhstDI4CjibKSROe0Uvjelb/VB08eogLZZMXqHsvY29zRBjSgrHCkPSa5lZCuQD8iC5nKMhcN0",
+	"VxW6RyeTJFNaFCcAh8Z21ckl4nQfG6cVM2pemeTqX1euzZU1p0CrYWKPnIZwr+pjEOMZ2GZgVTkxKRVu",
+	"cBw7RJGJeCSznqmhUtgL8wYivuCl5ZFNDJJ+BMImnRjHG9CI6J2aGLkZBKXCEI7fMO8KVAbqJLBRROqJ",
+	"TAcG8jjOER2Q6DJqbbsdY9lzCg1ZpFymnzHOUpRIu9ESwXmDZBMF6HdQwOMZbFTKVua8EuY0vWAeKyhk",
+	"a+DwkmlSjR3ZaEBNDqOe0+c7fSN0klMe1rxaXuMH1rqSug5CZcpaN9t9pkWDjqt0X5mvQ14NAA4Reb1S",
+	"rtkgkRB/W9a81LzanCKkNKzTZViTUFn5UPNqJdWAKbKfF6dzT/JycO6x+12QLXPv84n3vVpRuss1K0hI",
+	"YNKbl5hqNsO+EV3Mx3NCR/FxYT7VfD44Sec5cpuTPuWqrdN1ifm1cemGWzUB6WVusubCQIo8Wc2rVfJq",
+	"Nuh9nr/S0M1zSKZk00PhQYkpyT1xifD0FpVYBFMTO3fDg9Ns1S1d8cLcpcaXp3Tl1byavmFcMfqUmJqj",
+	"VyLeZm8KRBf8j3LkMftdpmXZmwI5Kjr7FgA55znibK/znqIFbhOMq14+aMuwPzjll1NTKgSRpr58W8ai",
+	"2WX9kh0ZanVCjfPBDPWhf5tALKR6KhPKsDJmzwmOYz1fFweW5jtclNRXN7IpwU6sVTitW++gra+wVRX5",
+	"z0zba0zn+ymV39+ktr/rq9LOvb793HUT84gGs0acDCIqx4u7uIZ2166Z+9y4D6z+/AbazX1ezji5KGjF",
+	"NDO5dNKPlcCzhsWcxd/eCTw7do3cp1McPaix0AxlQyYD40eyJBGBa3zr2qYdcfFgiuI3BJE8elzSDRcP",
+	"4FB6YxuaPj6lFv4ZpHTrWF+ET+vmSViCJavyFCxE1VUfVmLDqo8WAmB1nobSBq76ZP4Mr/qiEj9Xpnmo",
+	"QMuVQFiITKu+XHiIIbME/HlX6eV6aClw6hmPFY74KCFoC+LzC8qKVCgynwwJgRQFYJk0QlXB5XURRVtE",
+	"MysITvUhmjve3ly62jnaM09PFp10b6GbUM7XsjRcxfVHQ1JZnzZNmxCYSvX6EjR3WmW14opo5UXJi/q5",
+	"UHfNTyVgVOubyGVrZ8CgLTY5eDbK/jz3gifqapgm+66om5CLu9dSI0+UpKGdJXzXR1t4xaTNRBekgpI2",
+	"4Xq1E1RF4vTRS3zizGdLHH9Klf2LsxnisSBsTBb5V7odoQz9P//3W7QFfNAbdEQiScHJiT0SAaoDiY7Q",
+	"//t/oYNXbfQvaKdV7eHpHDndEXxb82pHlV7zkLakAk6l1Ztmqc9kbjnzoCh9mkOQKrC9XQKZYzIShEiU",
+	"tfEQZoZJBP3xBEc2KWbR1Wy3WStVbe52w9+a3q7z0v6t6e0sqlT+lpIoTJ3xSvuo31VvIR8OrRHGJHgB",
+	"vWTIIfsM6M4oszZgzdimhswYCzwhCjT4mnQWF+I8tNfLgOVyw2DjjlW0m6zEcLO25bmovkloVaieXlHl",
+	"Yfv9svGB0P/ZxYpzNd9e3klauOD3yenmKhkAkHMLz2a/Sb422MEbzUKUN3FNwC9a7eKpL5nGS3JdOmQr",
+	"xT5h8RDyKWvMVSqqLlKQx59iT2cTUNsnccRxWgXDmOLho5eW8Wv7S/GvOguhUauONLQQBXP8ojKDmQHu",
+	"s4oBL0Tuz6nKUUDhKnQ4JU9HPKp2Qg54xBOh6Wn/bzc333zz9dclx+K/Nd+2Dnb2iyT/bz/79YPD+ltc",
+	"H374be9TJaU/jfYPF2SzAPYMs7kgkJCGHdR3YQV9tHXoN7c9yEMD/krCPmzph/YkwoPX216X9bMQBHi4",
+	"o1uFlKieDcTqoy0XGsiFiw00CW30zXJ1fFuKrHczMcywm0JGBQphDzZCzA1W4mVzPVUA6kTsz0Pp9Hwf",
+	"PbbAW0Hp60vRR5J5bG2d3Oxvd1w0sET2eoTzdHSDts7fgiRxdKP/EJltAlHWZVYPK7c90PxMqCJCgtEC",
+	"23QS4FZs9+UrCXaxJnSo/2oZMK3I73sa7Z+xEZHqhsgkqkhgqdleuQA7wFPhgULssONqU6PfliJPyjln",
+	"maxvQio9NQ8R9kgiHpMUMtuFE7vyvklNZBUbwqfGjydnfbSaNEhXvWWoBGfEmCAYIkwJSNHTFwAD2Tdl",
+	"85aWz7VNq/V6pseYiCy4My2pG2bOFs4Xf62gqdNo/8J0ZndqVVqPDEbZbCsJT67jgIuwOp3/6mI0GSn5",
+	"ZLWwPDqrjnJb856lLCQV1Sv8+gDL/4+9d81u5MbSRaeCq75nJdlNUtQrH9Kq1UdWZjrTTmXKktIul+mr",
+	"gBggiVIQoAMRomhXrlVzOD/ODHoiZyY1kruwN4BABBFkkJJd3ff2D6dFEoHAYwPY2I/v0yolkOcUuex2",
+	"gzJr0Xpe7Sgvz+E0FXUXuqGcsgYd/mRKbsh52tlJ6Tx84tlO0CI13B13YsjIqz6EG2Ek5IwCnKvi+pfI",
+	"lj/NItJK6Rw86Ag1KjNw5JMJowno4dhALkW7Z2PhneUjBTGAmFg2M7n0gdQqS1AU+Mm2o7nKayarRl4U",
+	"7pun+iQa0vBxpbe8A9LCXXjKIOmW8LhDWKIYRi8Kfs9SRRPCY5cGXspT7pEfeDYZiMi88C0dQkCHIYx0",
+	"Qh15/t47trADF+fYPoO2W83AfXPx/iwMt1t6Wbhrhx0X6Iw95SrchdIr351efvXp8vv3b37YeQzTZ5EZ",
+	"3kDjdZDLnhzYtRycyuUR8PcPl+FtVyUunnU7Wfgww7ScBgsbK3iNxbfdEsLp9P4qB3QLiCjVk/qqQ1hv",
+	"3CPR6evr/+e0vxeVZpgH4t7Ls20eW2/IqQ6oGZaaMf1U9L3cky6JjHJoKD+GTKhcGYd7DIx71I9YQqAv",
+	"vbsUsU6oPkTHmMWgMikxhcYlz0gSS5dR1cN9JyJKb4LzyYK0aJFzi+GXYiCIS/k6v/zYIULq/+uD4eL9",
+	"6+5BB3PCnB+7NB02pM6u5egYYhmxgAn+NfAlRmxRQ7ZxM7A6MWpmZOQZvzxs63Y5QBiowYg54TGW2eu3",
+	"q9FYoHvL1OlZLhzZdx6e6KrtiJnht4HBGMNlZsh2ZDmDokXJbYrR2SZfghozjonQgSAunin9qluZi7jd",
+	"KVdjG9tCow4ch0jGmgKaP5wqRRyOfmsb8sO8SnTl+ED9lGPypTd03Ab2C5VPTcgPJUOZpnjqmU7ruqcA",
+	"iJrDiVC5RmDr9W6EIw3MiUYIKgQS3pXBPRXSrEu7SMjjUL1baY00mqaIKYroonj0wPoxvpqItDKkGTCg",
+	"Im5SDWIMzQYiYTYtvVh/7Q6ZJbkikdNVoPaOB8tjftFDygUByN4OiVzCP2YSXeEAdbwDTzfSjlCheYOS",
+	"Epn5C2KOPlKzXD4n9/qYicYBAYcO9S6QsBidGIQNJ5Kp8q55fvV1v98PbZtaOFzHm1kSUKMsKt/r9/cP",
+	"Do+evwiV9ic1TJa1oVLpdLKiAeW90dsVycqm5QIhoc4sIlVFdJMEIBcM3z3LTOZtRROH9GMhPVA/krF0",
+	"iknS6HZpdPfRrbhko9BN0BAOBNr4PU1yZlKgQ9udICY0yMC0/OPv/9E+sVl0eLc1y3OTu2kIO/xdHscJ",
+	"exIGRQsyux4etmAZeiq4EGcJeJQiSdVdrblP/6hAV8eNQZFbNtTnZMuk/0YTGMqovZmBb+U9uay0mvG0",
+	"w2d7XTR8HZMWTnZhVPtDGLU3Isjelj76Se2g9aTEOIBbcpIXYG7NjCr+ZK01VW+z+CrQSvWLqmqxf8x9",
+	"rY6zF9obGnM0AYLGss2we664oHU0Yw/ZMSgjDkkoRTBwmpBbcxiQK89Kak2kHfLhrS58dvnh7Qk5//Dh",
+	"YiBGKTJJADlgB593FkVFWm/fXe1+pf+7vtp9e32Fujgln6/fdl/CQ128jUxpekdoygYikwmkMMc9cgrJ",
+	"W7aZgKimCM2MbyE6v3oXWaNlI/vqWo6lluURsIzk5hLlnaOKoCm7QZhC3cyv8mi+F/dMZDJdvDeYnM3J",
+	"PKnRA9YuNF31qSv8pbNzSxX73ICE+iqjIqZpjGTUGDAzlumiouWkCzKWiOz2B3pgl9nDTpOkO8vTmZ7I",
+	"USLzNEweln4A0OIABBRNDaAxmI9RQlwunQkb13diIFhE95hioOYA0ZH+4hkgvrQba1cXpjlB7/CEJaMP",
+	"fMReGwxs19WD50eNGEjv8vIIvf1w2T296B71mwCZAU52HeOT8YNAGRuQxVN9685k6ngVINVcl2k8HlpW",
+	"rbhVx+MpKcr00HgC7a0J23FfVKpz4S8+jxO0uRu8TJ/8aM3UD8Nvevx6rKOBsWYWGHAJrW/5ngZR+CoE",
+	"1XjF7plAmzkCGfDMZdj2GiOdNvZY3OsF+lUNfzlk384n0qT3ltJ+G8WgpTJZqx1e6jJPE9gREl47B9CU",
+	"SgCGl4dRjERZJouZWi2TqqkmUsEt5JAuHcG1PSJUSLGYylxBzpGy2EmQgKT315QN+YwbSahGzxlqaLd1",
+	"7Xc8Lmaj9zoP4fqdcIWMAliASVWfMNNWgx1z2D/cnt7S9a/5mry0j1T1YeywDZSofbkX2CHGCfuswjBg",
+	"RVIYTAYmmem5gfBTBBtoHfZf4aINxj0u6Tr2fTWSJYN8rLc0oWLIzuwguYHmInt+GPQbbkth3vCK/IRk",
+	"rKbXjo2Viw3wxc3DH7gIQoyLGhTLUxJzNUvowmF454L/kiMjiXODezADJWvc+4/fdxGqdu/V/tuD08Ma",
+	"9tVH4aPq5zeZcJt22XjoLvCB0LBBCHhDSWiGrW/mqUDXz2RGk036dy95/BjE2dA5YftZyL4TmYKd1WLt",
+	"o2CWWu7PUqe8Sr0JKR8uRi68Dq3YCiyXn8OlZhBQoPdaLqq8psWP5a53dh66uoLuPU3B7axr8l7w2j3n",
+	"ffkW6y+aAkts+eI11UeQm0fXmL2XL/f3jzpNJra0Mn0t3LSrQw76/6PgAsDMuZ31vNdFrZ1SM1cM93aW",
+	"hS02OW+BLftbbHwV5nC3/G63N79eFzIO7VzR+yu3kq24mTREk++hBbYsceb35uKGr/iEj5W+u8B3lL77",
+	"Hl6oG1i6mW+mbTk3AOAnovHGCBPCCdyxRcHk5KiN0MLxTJHIVhD5LoLW29enAyG4YB3y5jMZyTzNmPE1",
+	"6Hoc8SJ7yFKq2pgMnwIIKwLXgTNqyGeMpDJJuvlMIU6aVjAGIqFinAOIq5YI24WEjTIgLzXeROhSTFrg",
+	"LeBAWeDQ7dtL/KIzRkWu1+mO4bVRTGGeWpH5PJ8wEC0tcJSjGaSa1DKb0JsxXRuhYMftAngFkdvtlgoq",
+	"6FZPMgyG3vS5IUtYutjqyQkf3jGx3aNyKBO6nsMr+DDP0vUHavBJOZQiz7Z7NN2up2muMjpkVNzoq38y",
+	"4mqyTT1sPN7msW1fB/xK8WKr+RmzhGZ8q9FCqqttnrzjc77Nc1oIH7Z6MJ9t18cpT+62ek4mSa6GWwn+",
+	"VG0lPVMtu2m8zaNuL93iUZluNUB2t97iSbnVBqiylM5vWbrd9qnyZDbhxnG06cOZnNJMbvVkytjNtlNj",
+	"Tr9NHwz5052BdkNtBczATjuxFmTVQWfTxAaOO4uxshTjPENYqx4BAHNwSGBlcjQQFqPPYCMa9HFnn25F",
+	"jA4nEaEZ6ff2j0yMGjbhjs0yiDxPbiMTfIB1mdePBgLJXbDqDHg8MROSmHxd3bhWFMtftRb1J7K3T/7P",
+	"/8YXJbftUMwN2sfX3mAlcqt8Z1CfnK952ecxpIDSUfF0buIUNgZx07KQGv3ND9+uI72sqlLjCr1c/Prq",
+	"NGy4vq+W3D862nsVtrmEA5TvsopD6tO3F8GwGlUZO8XHoXIP62Nt7yBO9o7HdeN1tXyjvGOL5jYMPeTr",
+	"LMJQYej9HnP5hqvUcdzLkeNHR5AbtWyk5XHCrvmUyTy7QkTikAMAfijwGw1CpZeZgoTrKcvyVCikkFPo",
+	"+zXcrj3yGqnlyat+yV71qu8ZhQ+el63C/dCVXKacicLvsmoGPnlF9UxM2Poz6hoKLVtklsbJ1lduUWgu",
+	"P8ghTcIMv6cAGJcAt3EXGX6R5ip69+74/Dwirf3D7kTmabvTjAN7bw8Zqbw0ttZP/b2ff+p3X/38t/2f",
+	"+t2Dn9vHP/W7R/hVMKntgxxzsZ29wfmcNmGTqpJHrQkJsHDE5dfMaXLX5aI7lDJhaXdGRZYuuq+quZz7",
+	"h5ttrdZd414anuGsCfnoh/3D/kF3b+/FChfcJ1EvJTHNmE8bf0JEjrwJhJJEZm6JQl2LXoAG/ali2fQO",
+	"2NAIayERg7leXcBXnAEcv40Adw+A0sDFGPkMaMqckaG5c/6DzD6Y+sLWZDye11Vjj/Ft83M2iPDLN47q",
+	"WBmQZ2aqY/laCzmrZJi4oXAYDcXM1Qi9G9kl4bePNuzz5tNQ6bP3Pq+2mmab3PWNVF+9vAzPDQDntoxT",
+	"ZgYecTYFoxliFwNq6ZDxmeUgVZDuNCKCzY2uHLlZiAaiZbVZ/KkUphCRMcv0kRrTBfk3Ar+RhI9M9Lpb",
+	"DyeIaqGXvT0oZlRlWrlGYP7Dfr9HPoFu7BjKINELH+Qq0wstkVlI5V29lXn76/P1u/eKfe56wnQLnhlw",
+	"+0UHtrXQzhems9/vB3a8BiTGITE5pzOMmt7Gi/41v2ckcvElSEl6x0VcfGnyEoBu0/8dSELBsoqpSwlX",
+	"mcn9MLHYSHOvZRDTgfSpahBhy7Q5FrXWnLikhUwymGxzC1HAoZQC35bdaIu1l86yw3u/GgAK28ovOTO/",
+	"6/Nna+LtjV/TxA+i5xudIFUtvc45ce7xfVfTuyUx8FAGxBvwAY9JVBjqI8y0uM15knX1otWTokjr6uOn",
+	"8zevydk1JgV0yFSwqRR8CJb5gcjYg17wke8EjvRaMS8hihW32+ji8zXZlelY7f4m0/H7+Muu9SPs2iSF",
+	"Lrxn9zf9vy9RBdfVNRc03eKNZW9LqdjSmj93uRDNOf0+exkUAUK/lJnkgmsZwN8QXUi9sek4yoSGomxz",
+	"BoEsRV6PInOWMhMkatwtQOMBwxnKfa4IiN+YAK0fjEDB3x5Muacw2TEBmCRY2dj9YxLhHxHQGWSkSEyq",
+	"ZIUAe7Ap20HLyEimA4E7BGlZBrvyrBMm4pnkIlNapCobhKnmNs8cPIGuwXvx7WIgBEJztSiJ03wM2NHi",
+	"nqdS6EOGJmbUEa8Iu+ntWgo2LVTyStvWQJh9C9sl2A36jjqGxgc4m4yTSR9rzDiebNKjyZdrffz2tAJ4",
+	"gd3fKZJ0LDqw6zh8Yd9YFnT3xLKQs5jT0DUAeLPCoHlvZS5A4Cx6F+I8JPqGB+HZiCMOfjk9WmPKhcrI",
+	"3CG/Ab2fs5WVQPP4lI7Z7gy8nvj3X2es+DBntzP3YcxH5W76Dz9FQLDuk7V8BeL6LFCO6bou2SFekGHR",
+	"sBk4OMY9bNra68wdC2zOHwvQ9qkBPBhSlSnSigCe51u2iDDqnQsSff3mmuzeSprGCN6za2Z097c7tvgS",
+	"NYo7VBO6f/R8uSUf5JylQ6oYmbAHcvXutLt/9NzBW2gBKPf+1ejl87j/cu/ly8Phi/j50Su6P2KU9odH",
+	"RzTu7x3Rg9vR4Wjvdv+2f/tyf38Y7x3Fz4d7R7f9Ub9P+y93tomwx70TRkARNZFzb+hawHoF5h4w9ABo",
+	"OLllMKCE63OquKOKgcCnTAeRGsc/VDpQvyBSuPocZym0BVD1Cwh8Q9Y0ENCM24UJ9EZjlY9nVCblN9O0",
+	"ni2f/xqQ2K+W5uXw5f7ewdpTAtG6/f3AvMHJh7dOvBvc6nypc2bDyJZCkH+veOJHMYUvDfJfJRebbSaB",
+	"tAFByddyyn59wqDfSmAsaOOoYNMkwUyBx2TRgTE73SYdyTzn4uAbRhS7ca6XIjXhs7WSVEm4SOUIua1o",
+	"4vHvmLvKWN/bINXCBa9Y0h59dRnTNE6YgkWuW2/xG9IYr0Rlyp7SaBdznzYabNB9l5v/WWE6iFbC44Im",
+	"dUaziT4OyorzP/7+H1G70X4v0/HHJSF95xYK+dYslD9WXE/QOTbninn8SHrSMQdG76jzFHJiYD/NJqzI",
+	"ifEpoew4qSdMI8UJKoZujTyHhVjkX+lj6vGOkykT+Q0ceSu8J16aYjWua04X7qzkisR0QWY0zXwbhj47",
+	"S0aNZ145CE4rDk+kdUWNTw7vCneK/r2CV3jUb3Cybe9F0Z0qxbtVAVexYZF+cRllr9QUH313IucXqR7i",
+	"J6nuEW6eImvZa1O1y80dP+fG0PYkiGB0gwPyloXdrGuxH4IABFNq7n3WcNgLb1tyGkYwNfbs1YcazUwW",
+	"FsTEGgM01Ind8Ru/aqwvHYZD1SCzMKROuhdA/4Y22oi0HPz3icFEuweC9QWiJuprNc/OpMIY3aiDNeAd",
+	"ld6zlI5Zu0MiOWP6HntjQq0j0sL3AbFFATYCYBqpyYwNvnAgKm/00SFvZK6bLNgYoBLxmlL8ykVEWrbO",
+	"Nrll2ZzpF8/lQBR+FW/T6ZCIK5Xr5gJpC8JcKHZC3Cs6JDJYMICn0mKYI6TP5crN2gwpTJZ9wIOVvOGl",
+	"TzIHYCv9dr2YysNXvo4WFS+J10c2v/AcguVZ39vXh7u+Uw0nNKXDjKUK4IxgtRn4uzRPmOqRMzmdSoyS",
+	"vbWMftbrB6SIt3rr1ZePNmY9p2xUEJ8d9vtVvLJGHsn9o+dlk/l+oI+f0nEg8Sal622aX0GhPziJt6Gi",
+	"M0vo2i3wIglkKvlJoDgKprJ1d6VP5VNv2QoHqwIunsDjC9g1cXHaRgkVsRpSoEiPZjLNUsoza76X6k6V",
+	"LDCuNBASYOGyXPsllsbnAtgmX4P2EYJis9+vNJhjqS+W6OhamrDhUEKwLvBMeVp8cR1PjFuJF4xhGP1v",
+	"+LTvGJspQsmEqkm7R66YiAnPBoI6lu/owfBmdpG+t4OwAopE/w5f/ClCknRGfmC3V3J4x7LqglIyVzcx",
+	"u7/58e7g/uPLX65/vTwUH2Yvhz/Ee6N36vn4G3qweMP6+bf8U3b051/+Mn9x2yAZoxgXO0pB4blA6idr",
+	"xQ57yCqhM/zB23gQ/YwKAmHqt6zw1ydS3nVpwu+YIi0hSb9DPnXIXoe8JzIlH/SAQnIebMwDsTTuMD84",
+	"+NUxe/Htd+eHF+WIkJ/2u69Ou++++fb840X3L7XYxisSLq+ZIFMucn1VwKzgKReZMZZvkdZd9k3XrF6X",
+	"Z7+ZXn9d4l40rlY1AUSjW4ZKAV4CaUaoORRtroQ0EQo0I/MJH07QsgxeAxeRU8qQL4vFjG4fKGhecyG5",
+	"yLau5NGQJ7oHlbaE5wYcLc3dO+aBq3w6peki4OBx0GGBW8FHNmcqQ0DkxpEgb2yFIfPANBVXcKVdflk0",
+	"4/HBzTQ1ngdAQCQcdsgRZ6lhCDu/PCFYElplCiNkc/UR/4wwleuRdg8HaDYq01M0t+MPVNj3VBnq5cuI",
+	"ge1+TEYorb8RvgErrMsTKoMbFh65KZ2RTHbcnpiyGaOZajy9vhe6OrvuLRv6tBehyszlyjM+1gGNfRp9",
+	"xdNsEhCpH3/88cfu+Xn39esI3GL2i4js4t9RcWEwrq4xvWfWLKMvZflwUgn9e/Wy3+0fdvf2Q+Q/3u7f",
+	"7776+bfDL60u/rXv/dX+9xpGk5izDFi1NvPVwyOhQXRu/5CsgNkPjB15CkzCvqv2sXJiQwiWrNuroQrX",
+	"roBRQscbWNohhe9tQoPGysZoGe9kHsQHMCsajjEhswLhNQ4TIG2Guyga5HpcsFRJAZY8zzjg8+vsh7Gc",
+	"A4Dlev98ad2BpPW2Q85BQfrcIacd8rENSwjCZcor4u0TReJVWvP9XveAgM9cX6SHNGWkJfIUWH/1I8vY",
+	"2BYKtEIxFASVfhKEnAK3KhXFXcnfk3CoCxkK21y8o6G8QiroOW5/tSu7tGPYxbEOUcdm/a/L5P59ICYa",
+	"swZlExk3BDA4x8LrIRcCyCPAoo4KyRbwAf6QuUZ7Gf5F/esuzeWueBnYQwquFwhOACAmBVS9QNgLjoby",
+	"XdcUb5CQXXrjGT5W/s68slIQ3l/67nS49NUnbFnRsS2REjcFF3BZDsgn1DesQqtZMv4ZwlbM2PdcUUu5",
+	"crh/uF+xXPX7mwJbrBbKoPAVx0iAEW/Kk0re0OtPb0IdHPN7Vjnhvjn9GCw65RZstij73ef3Hz+uZz/D",
+	"9ti3uaqC/UpCjIMjBqFUG+CkJFS8xYdCegTg3ak625FaQf5iSthkvBmYoow7Cr2KuTBoeqVDbb8BqF3Q",
+	"ABP26GWcpU3G4JobNTPlNHkj4qDR4gerUV+kkkBJLdwKA9ZiC7xe4pSGhMERTRLIahqlTF/0wWOdz8Yp",
+	"jVlsfXROXZ8lVBiANIgYp4JIYHWUqZ9CpV+/PS4VPG74pivWDkQ2t3jkpd5wRSRyu7gRaIALBXPgvbI8",
+	"yp1CaJ281Qm8Y0RsZiLA4suWAfPCsBUTht+U0DMLTcIrE1cEkLEExig+TGiuqvJb4oMPc9eFMJuuK0P9",
+	"TLm7CzQoq9z6DcjFLJXwZcbSWcpLyFt1e4zpe81N39sOAllEdljGNswV2gaBodFDV3/omiJgi0Wx5VKU",
+	"rdp0xm8gb9Gx5INv3sR37BhY9puEq6xC8+6VWTZ221XsKRgrRskLCIRfl+src0e/phkNmXYqNMFAVoFf",
+	"knsGBLKwll2BgIkPSje8UZg6wwJkX4goT0TIub44jGQ6LF8cDlZrDVUaK9u+4u3B9Rni2m68VCvE+YFF",
+	"G5sJ2IDvG+bMYr/5crFE7rx22TBDpA6tCKydTtAfgp1B7jM5IsvS0sORQz/ik6CAbuhze9TtFsLInhzf",
+	"0l09zaXTvmbtNcMMo4lE204r36pPfjJJf00X7QtW9WC7ptspLeOYb4CPvaWBH95b352qTyFwrAgpujZY",
+	"IMis3CE0I1OpMvLc/TJL6LAa3bx/uAyD4Bsu/+3nfwdD5b+1BoMe/lVjroQ9ZHgKaGVb3u/GKQscoueG",
+	"H1nrZSd+CD5FnmkDmgzAZs8U5GWosMktEE07pQv6P4cTJroyzfivq6JoqynTazXGZS/9OV1QcjbBm8oj",
+	"GAnMOscBCwoSTMZXNlxhreZk4S/BtQ9pALDjDskMsNwhqi7kbKPDIatAzu78y9ujV2/6Xz1t3ELKrSMl",
+	"xCDbaLRsHR3b6vqB+05Lb/B8MckNy8F9s2UWhyaUoNNZVkNIaNv/W5g8P2Hn1Ifc8CwYlsNtdVYv9hBi",
+	"4sNR84ZyzTTSK1E/bld5eh/K/jglCn7RgoU8l2omRawXMUTB8qxHXhsR1PoCOF1OiJCEx4Eg0EZhOP4S",
+	"+KKVZamsY327C+AvZsg2MBWUhamGydxaWtbfQCdU3P0o8/OCumJbnm8bwmOpTVw7/G4uv9EbxpAQfOel",
+	"lC/hWJZPqSI6QBFqzizSEuyepYSSb64+fXRQvEpqQYj5GAksE6mydo+899iGa8860prKlBEvIbt9Yl/N",
+	"mbK4REBenEkbqfBMDYQLMIBwD5LP9DHzqhrpsbffOyrHeXTxuPxtr7N39MWdmb/tdV59qTk31531YsPz",
+	"fbnPRCD5CHrHWWJy1qq9WKUFdBurAf7WuQloKqvBn8d+PFNAWsqFFhaHtn0SgGnGjabcQYD3+yWnhqjT",
+	"7xnt/vqz/qfffXXz82/9zsGrcGCOt78vt3E4kWC5kyNCzQdilxFpQTzkUb+jD9mMiyEkaMmsAHYdydRA",
+	"aOnXlt2qG2kJVTKgAvt8fz32eXEYeaeznMNdHCRHyvjfq2Hv61vU/CALcGvJGY5pCgmIzxSB8qQVm+DA",
+	"o/aJ+c2NN0Zm9crWf+/2vt8E9/6fcYLa+goe2GWSbtvJZ3CE5kmmeoY3wAAaGOGjIiYLpnaF9MalNWMp",
+	"QTk+IdGCqWg3EjJqnwxENGVUQFR2eY/ZN3tK2yIn6B9ucxOUDC9GzheYFvDPtqEdZlIgd/7jxdUJicTM",
+	"NPHjxRVp6SGREKD36h9//197fYhsUyRmAGssU0X6//j7/3oO8V6YKm0DqM2+1j4hUcYeMhUNBGQvs4es",
+	"6GuHCC9cqQNaLFjfIjAyWm7kPFUyjdAGHX3g4i4ykZNhlAZ4c4i//crtSCYHyxY1FxNsVZjQG2evfres",
+	"V/A82fEn5pFV1Sm4WkIq4QS9/aMmepOYBd0hdqbD7ZpRpfh9Xaud+IR/VkOZlu8Zh/trjXb4kF+314qO",
+	"3+DQ6l2hyoOYlnTG8lDAeZZtaLTSla5X86BUp/SGoMunchT8TtufW0Crtr9w0v4PuKoswQiHZBLYYyLQ",
+	"2nBOyV6vF9kjJSofE7gBeWX7vd5eX+99SMJxg1tnZPEzI3PiRyckmuZJxl0B3Qw9UrqUPdJLxfWoR4QO",
+	"hFFr9RFmlLX9Tr/f9+KTcSO+ETIilJhzsZLfAb3cwWVkGUpMW/Qh5zVtp2MnHOus5HPYihpEA/iTcWmf",
+	"87/8CI3xv8Fo6TPbEP+nc93G4C/X2Fz/qx+Z+ighVuC7XGYhigFQm6hYH4h/WpTcLjzFMChcsNRaOQIU",
+	"OU/PkrIZ5QkMUx3hiWIie8ydV7H0ng/ZGQSyfTWr228bcX5AQz3GD/pwSbP6SsGOF95QZWbyote+7hqL",
+	"bhPj1dkBpt3PIqswetUxaNY6mq4cI+PeCWH6ZNaqkeFzAH3BknuRKXAKUSB0tL4pgCO5lzxG20nCxR1c",
+	"4DZwSPEyp4ltaYDNZGnCSxO1tCRKg2TnzM2Qk7+Ov2o3IXwrhDugQZR4QrbiGnLVF0QchQXDuyAf9nfq",
+	"mKrYlrGrGX3A30PXojIbTlmanOXk//xvMFBAyiyUJanMIahiQpNRFzjkjG1cz1WRXWjQK2OuQPmswGoc",
+	"QIxUg3i/8ssbBQmGQL68cexUaFoq8Ijey4rxKw3WShGqkufoCy1EXWI+aSH80CSRgdN8BO5wO1TlE9VU",
+	"0Og89drwFh8rffdV0YjS91euRaWvL23zyhWzpYKvXcP9kdjOPVNLzPNVSrliMVETmWYk5bcdfW3MIJp1",
+	"Q2vBoxdt1e5s83KdkayFprxDe7Pt+BbIil3ssALrW9jyfMveYZ1lz98flo0bhu0FToG4g8FM+J1CcMgT",
+	"RAKjikBwW28bNJ2Vu8zyAg7E9ujftQar1WL9AFzJ9X4CyPJ2YehTiT1TpjhXBEJHWOzG/wTOLliqBK+8",
+	"bjsqB1ocHvUbRXJ651+/6Uaz+e5Su6Fsu4SqCmXR8X65l6v7t5neuaVCafu47K8vkSou65zLOmMV3hxK",
+	"EMyP0AJ1SxVXFUuPym9RXlr7+tL0J7LfJ/+jbLreR0EoCce6gSvrnRWJpw8kpdlyk1p7/f0j8ieyBywF",
+	"lVbo3zZuhdVui+3moP8/iBEQotgwTw1gmtaPTojJ0SdxzsgL5Ib10OBBGnpV4O0wJXtZrQ3AwVKVASqK",
+	"86pbgDFrsXZpmPDaJXj0E61c0AWhScpovCASnDoeKO5TIckWGu1Tqq+1a74OSzKKUzrKIpLraoiaGAoN",
+	"rftG7RMS2WGLyuRtHcKn0xwQSNuQkBazoe5HHOkB1E8PBA7/TM8IjLeIkdtDkahoeYRYvSvnBNAOlQVB",
+	"jiuIo9ABo647ZZ3hloltcpnCFco380RTHQiH8LV5nffVFdbjfXNaNMJ/tGiP9+0b2zQ7VdfuilieqjM5",
+	"neVZwe+GKd3HhNHhBM4wc0RxRap6tjnb6nTsgUAlu7RzITkuT4nKp6RlD8vi6NM6uV4ctyyRc9I3dCqq",
+	"sj2qgYiqgh1Vd8kTktEH/cKoEHhXyBxn0ENFZonh6jeVDgS+6QSHYeUtokeiQt+O4KR/oMMsWRSd/rdq",
+	"B/5tIDL60DE+BFyBxfNReU0WbdaVdZZbEzLN+5VuyztZGuHlml49f97wXmQHYrmODS5XGX0IPP/i5d6L",
+	"Zo+HG/B8/8VhoxqqtvFSl4Jj5TW5wolampzQ5nrJqFJ8LK6putsO/PvU4KohLozevpSLC8uounumDPxX",
+	"hMGEURuBcR0eDcgczWwp+70ueeIk3DB/VGORbdENIkCbxQ4GBsryXG/JEPJ7xLRdSjklmFq6YaZSbRLU",
+	"+eVH4mfDbp4BFRi6UcrUZDu1PcWHHZCLZ1TPbv78y8F9f7r/8cXwm/TH+cvb6727i0P1IX41ekef52/k",
+	"0fgvfF989/Di+3nlPry3v1nUX6kZ4YU05ipj6SN5ZFYmiEChtYCgG4YteNiNlfPakDlQUU6rgXUOZxLk",
+	"wepLspwLlnaIFISSg35XK6CllJt1MYcbNtlnxFk1YD5WVk1gYiO+m0s2k2m2LrkihVKV5ArY1PR+N8S7",
+	"OhYCo/OYCaYvPIEkCyzVlPV7HaAxhHHAX1hvCaPYtqw757EtsIW5Y2m5mA645jUY139KEkZobkNJGNXZ",
+	"/aOSMJakCpIwLg1oarmGSyruWIyrkQzyfv+AERpPubAfplTQcfEbF2rGhpl0XwBKfXpCIpXR0QhURBcp",
+	"RRViOXEKVoLiWSkIF7M885OmoAkmoR4DruHFkIBvntMXQHhdFXDellwSdN3p2qj8VCZsRcMxxgsIYLTc",
+	"R64Z0ebNhnds0/w8CxO3D/V9JGwn/P1yapw9qpFhyjT+fcamIV9nbYKOYA/ZpyEmBwZTcLXU60KkZf30",
+	"I4BylMVDVS44SwPXDP8kZ6fBQIs0zZNHJxUhrCWS+6x1Uj4t1IU5wLAbXks6Vp7sAC1PwiZeQH/iN0wp",
+	"gYsFWx8qYMo5EK84Z6ejjKXniLhWE59I1Z1e5nHOEKcvkWJswNkgE9j1t4hF6bfLsYmHh2ttheOUDllt",
+	"QyxQ4kG/EvTYf7m25ibuFn0rs56WhOvN/bUcPirhKxR7ymXagItMt+XCll0bXGp+VRcTieTB9UWuhlSs",
+	"LnHNprMaZ62+BGfXdNxwvWZsOrukYrweMNkV9AP7H5M3hJWsWGJbJm65wyMsmpi5BbFXWJSk+DoT7yAk",
+	"LKWarK1HHRJ1AdF79efHhhcBt4cvxe1fvj0jR0eHRyRlbh/QhdEMfHn5+cMb5B4qkLVeX19dn15etzuE",
+	"PcwoGL5K585AFBZdgLaM7J4bHZPo7eWb7/70+vT9hx9Pvvrx3afPl3963tnrd/YOO3svT7768fz9x8/X",
+	"b/7Uj3rE24kRWLfChqqOweEHNpFYwhRl6JXEC5aa6e53RzKd0zQGa/+EzmZMKKAXyocTktCMpYBG6jDU",
+	"yV/z6YzFpNXfPz7oA7v0wfFBv31SvMzWks3B76jfNdJNu6XDO/81AyHFkPmIf7rZQOLGBZjGcaj9NAh3",
+	"aZzRVEFOQQrI1dWsjobDGPBuP9UxvnzUYB89Zj7ojKegFCcMEhcatiKkR9zYs1J3wuMSDG4gufgo50Xw",
+	"enmHKBraXFfSO0LjZa9PhvV8B0UrbP2hrujD4HQYRiw+9TAafAPElC7IjKV6lC2mrhpSIVhM8HzoEHSG",
+	"ZRIeCaVSZrUwBe6VzxSAnqeGeLOMzr8zZtkVD+t9Cb1lldTXTzNWbC2rYbfs3eTrN9c7nZ2LT1fwv8/w",
+	"7+n12budzs7rNx/eXL8J3EghgmKyvl+6lB6kBGOUjPUW8rA+X34wJJ480wVTOmWI7suTBLbI8jgghUh/",
+	"79X+6IAedvv9fr/7Qv/zUv/jYUHt7QLTRoOilK5dMw5JH8e6BLaUTWol7YkQWtRwPbK3ft2lM7kuB8BT",
+	"UQNyoh+0xLNnUtjg86UkTyPxKpMpHTOPX5jqgwq+vLFfRiSjY5uaxpHpNW4fI2C/fRAIwTI1EAAZ3EEg",
+	"YeCEZVM8RnFj3Ov3SSrnYBVA9jB44N8Ljto/1VBvrrj3NrzENlGir7DzdgytPr1sRP0BAewJAtiHzwk5",
+	"vGu8L17p0gjh3AhKwuz3JmDG3eLwpXUifOmb8cOB+7mgeTZhIuNDQMLRogLUCxyiHJA4E2iHuICUT8j1",
+	"mc0g9CBlKp8ywrNjC2U70apQlFGABjfpPMBmE3UIG04kmlyAyi4w6Y6YqBj3JptFUJmnDp28qOzbF9+d",
+	"7//5+6/Wbhn2acuVVD/ASiZ5OCMdtx1VM/TFEaXVHZkAIScsFAMtb08nLhDtVa+gXLFRngimVI98DcuK",
+	"Gu6NIZ3RW55g9uwtm3Chz7exIi04TjtEX270np6nehWPVccwgKDju00SKmKckmbiWxzFAfPJsG4r+sFg",
+	"T2FH9FlyJ+Tc6kTYZZLy8SQjQs6Xz2I4ERtvybqR+ty1O2PYrArGb+/1XBGaeceap9sBEjqfsirOmdkw",
+	"8cZkOZlrjOKFAKny3tNkyKt7fUg9DAqrUzNCxpIxBggKvf6hYG+nEW1S44t1sRZXq4pjQ3Brru7La4rH",
+	"dX3Q5Z8pwmPPgaEHZjYFRBKxfPgpgvXcsphYykQzmVuFdNZTehrTJDJ5GiJqHHU32nUHDdnfDLd3feBp",
+	"gxSyazq+RttJKIfMZI/5p9IKN86c3X5OKwruJMtm6nh3l85mPSVzR5G4qw+f3a03afeyQtMzclTsSB23",
+	"Lddt6f6GUSN/6+M69ZbxmmYheaheAmGHhxhca0BocCs0r7jmdSIHlZXeEr17d3x+XrmY9A+O+8ux1Ps/",
+	"Qwj18U/97hH++X/vNITR4cK6bsOAgVOme1jxT09Zyod092zCh3Qsm5m6jeS5Gv1B90cnOM1smKc8Wzif",
+	"YuXg/h38KbMagAIETHp/YYOrDHKGCTsHzuVqVOZBr9/b2zvovWjE+ctDQEORVuiAH4sShYyVmOqUUQDd",
+	"8Awy6Pk+IfaRmxHlCYv1k/NUirErQlo0GwijKYJXW5Vw6105A8ZAxZi1T0iUAOVIRDIpEW5VvwBibBND",
+	"RgLcYsZFjoTYNCtG7oREtuobrDWOTkhkYjJuUpYrdhOzjA0zbPZQCq21xkBapcsQ4NxBbMOUad3U0kvb",
+	"a45VgEnK7uUds8PBYmAgg7dhgMdSAKcZNdgj/fFDGb1jsRdeYJuPiNSB1pta8LVQyr61EvvpXhoMczod",
+	"G7EP5T6A+D1T5LNiaRdKmtR7I5IIO2/dcUd7+z6pzx2bZRUMk3P5K08SunvU65MWv6DxCTm7+Ew+XZG9",
+	"FzeHJOF3jJzTof7iz+2NQwkQ3jsrLkZ8tuN3Mrz6hZLp1zRjc7p4PDumgupuxlifY8gE7iKkz2rXxnCI",
+	"jKX3NLliQyniGghiOcqMlmleYeIwMOkQ366eWdJ0VRB0PS/Hcz/3A/IPnpfxto8a0PqHWhweX6VqLkRD",
+	"plQN69Yp+eaHa9J6E7++OjXKd3TH46jdIWg13juyLEuGUosqEp3m2USmJvjomHzFaGojGIbe6zCCIeqt",
+	"YHZ6H8oPxV6a+HG4+NoIRr1hmCdLo/yqH/TnVQPVKggiM/pLzmxHD/qQRdAhyvFc9cibB9wc9JkeXXy6",
+	"uia7+t6+ayoOd02vg3W6nl7nAYtZMVOVxvsDZt4QFoLsTG/YNkV0A6eVvn++b65nbRDjmcisLhYqkRle",
+	"hZk+yOAjnMhcoUnLqlITBteMZet93Tvrc+BKXFzu3X3yK0ulyTCBK7pF1U6Z49rEiPiWK2Li2QVJ2ChD",
+	"LDfCVbu3DB61igunOaSkJQNZKVi6zNJ+jXNbmjlvjNZJ0pZIqJulWZVEt+KpXO2qrHQWXxvs04Sm7AMX",
+	"d8ubZBbeIq4M9+CQnRgGwkwBx52een3s9oiuFBLYQXNJZQYBmjxDOZml7J7LXIFHr3C+HWrJ1tVWju1f",
+	"Xv4lO/gw79/++W5PvPpxtq+O7i9f5N8cDt8+n7x+yU7704978mL/l6uDoICkNcYGg16ZcHFHMgl8Th0S",
+	"/TZntzd5mnzZhSSd3V92f4Nx+BKRFmTaqHaHROZH7v3IxT0gfGGezi5ijHm/4xeq0rn6+6d5+6N6X0XJ",
+	"hQtpVhsbDLIQn5bAM5ZW6db3k5rYqxrY0mxFC9/jUAc9b2YaLIqk0c23QpDEbLpN6G22A53ULfxYF5gG",
+	"0Zmrf0XsiI1C75TKNwvWa+LAMNPiBQJtsNWZh+tAShDoMTgGM8rjTSZphrQsG+zCIHSWBSmEoNII28T0",
+	"0EM3KSXgbJpvY+E5PfnxpaUqG24I3f1kCdejlJFTjGqnvBK8AfQEqX6xPiF71B9Cu/NobhzstkMmqt4t",
+	"MF3z8dtTc4yjpW3999mpGiMhFUQwzfae32ULHGvlDZSrcEs3VNSKOa+HWfrPCJPkWUEDJkGaMdDjjNfg",
+	"/enH08I23AELmJrIuS6iB7uCG7/WmLolTNPGmEsibwae7KEzPfXm6wt+yVSMrSvJ49OCLzmcJQu8VEpn",
+	"93aRNXvZPwlh6TGgSH8kQNHvgEp0xcdCjkbBLBIGqWlgvy5Yews+1hMSOaLHyFzJje8er+RzqowR1eI+",
+	"9gIZ00MeP45/2FTx1WIrB6F+Wq+Dj+YoXf+A47bdhATXPfW0EH2GvHX5HhRUDK4xTx/mIn0GwbQsaEkz",
+	"071x0l2T4NIGR48RyuLw2Qqa1D0UloxN8kuK8bC0qv58+jLh7aYwB+VmlHvii27HWwkVoVyxbF/jMzVJ",
+	"mAoL9UzNkIOpW8ozTgWhs1kq71lMZEpS9lfwuFhUcyAQhpWOm0CP/DCRxNTTGQhY1VQYzxmy4wtQOVPm",
+	"wk75WHTlaERaGAgHsZC/gev6y65pmtr9jcdfwhFxdgz8uE/bZrDSYpODkZ6V1RZy/EDCWuxtZ43Mm5su",
+	"DOjlE+SuFvuvDbfZlPLHtqQszGUxdvLuxn697P1TElUD4h/KU60sgD8qTbW67nreqBXYPY7RDFlWtZ4U",
+	"lm6P784VXRKeKx7CqN0Ga5YuLrRGuTK0xwKrzFjKZYxJieBMN0uJnJKZ/jSfSIVoQdzBRIEbD8qmuVCI",
+	"KTTlseDjSdY8kxFb+QgC9cdFc6wMJ7LlGgZyuBFfR5N2ldHR6DHEVr8D/kY13lEWucatgiKrA4yTE4C0",
+	"TgFLH7h9q77zp2SlqhlAEdM0/hwkd8f0lgcWA8ySgjYjr+8xmVKlSDSOOiS6g3/lr/rf5DY6IfcyyaeM",
+	"RNMEvtL/ZGoG/7vV/x+IaJjD51Fyg8/NMv3vL/DvmCYRaX2+IsNcZXJK00X7BP1jJGJ0ONFlYvkrE1GP",
+	"6IYri4KIbRsIQx4DzYXmjxAf/oTQYSqVwoKcISOFC3Kmphwc1uD0i9kwoSlT5ZAOvd3c6X/kr/qKeKsn",
+	"B2LOtBSrmf73Fv43zGdA934DBQFp/Rf9zxgQQhmSg0NPyrsaVLm8oWU0Y3aZB+cqpgvcZSiZMpGTW0lT",
+	"AP+cK4zP1oM045AJcLsgJoqhZ5Zb1CEsUcwV5GIgZqkcp0wpP5LsmY2I1SvWewbytDNJbtmYix75WAqQ",
+	"hRjbCYX42JguBkK304zramcHW3+V/eCCvYLbWJILGOlwYtcGlYedJlhLBxpas8Yy9hqCQgLnkQs/Wbm5",
+	"w9MmVOVp8x+w6vq0h3cSIUTJnCYJCNRG4Xnmnm66WTs850zkYZkGQTaxcTaSzMl5qxBzXMuBSJu4WDGr",
+	"0zG81aWHWFwY2Q9yZyMpUGhF6IPdsB5FdmWtSZ+tX8nPFA4AFO2R02ROF4qw6SxbmKAU/bMiNE35PfPA",
+	"d/KEC5ouiEsLWJQ0ifARWROmvtLHbYe3NGKr0hFhoD+l4+W10Mg67uziWzIWhtcwvrq2uWFd8g/Rq8qy",
+	"UbYFQ0D5htbfJhpYeBzk8O40/muu/tCQnqVEtmoCmyUfgpZNN7oRQjzQ+u0/u2Sj9cFDHUyTq48d4jZo",
+	"iHyUmYlvSyTuDRsFEa026vqUdTDXVK3PLDmX90yP3SWW3ijAB8ueSZXVgFUjAj5QXAlGIl06Iq2UDRmf",
+	"ZQqMJnLGBBdjC6Vr9vKTItKJK8zHj60iQhGV3XGCuzx9XkbN33v56lUItbo5QvWaiCUzVG6k16ydPyR+",
+	"qbJUN0WJfiyJ8oqwp6Jl0yeKvA/wEvpbAY8RiSBSMk+HrMfjyOL0pnKuGi2+Day52UMdE2HC4jFLMRV2",
+	"nvIsYwKMBCDe6CPQWwcA3dI7vRgARUIB/UCi9xR8jmEAVyrnsKQSifHWzQXj+kFsyF0O4dXQs9o51app",
+	"wofZU6VM20zatb25msg0o2MWwpb8eRmM9LD/ygDeQdTk1Ox7xwD5lY9GfKgv5zfwa+SyYCPzuTW3lDAJ",
+	"Hd4BD998wlLWQTq9iZwjwAZXhN5TDpea9olhkByaIVJ6noGsNcZLrX6avI/ZdCYzJoaL7rfIp5kr1iax",
+	"JEJCqqwdakwZDifti+6EIhC1IUzV2yV1h6XLNHIcqp1CZQQJm8gkNlnfLcxGUdlA6B7Dfn1vUkP0Rgvn",
+	"HAZne/sysrTqgeVi3LW79FCqzL9CBvO978f6EFk368VB86WzA+jMFzQND4dpix0V7/2kRZOkyANsozEu",
+	"ASptgDEgiR7lerX9fXMUtdoQio1jl7H4ivqyDc+IDzJoL5ytGVA3PpUsthFRLAtljj6KhXdT1Qe1HthR",
+	"LyTHQ+ZJG7TBcdBEiyqZ4DDOImcNGIbMeumsQQXf2RxT2mk8Tny9w6CkBZVkMqQUgUx23Nou9Q4FrTJZ",
+	"3pquPWw+yCxkSIlrIpUwWyGMwrfWquuU/idX0ZejxSV6oIaY0lq0e118fOkcXFap7Em0yQL6w1MwLjDv",
+	"rjAY2qMZ7rgxnjaNtLXN11wjhb8YRvOK2qnQClaQI7hQAXvkErAbUmZoBkziH3qeddfjY0hUTFMG2cqg",
+	"UgD3HDz9hg4nQH9uwR/0+WriS9x5DGAdgPWFWqf/Jswe4Po2vagBX5FpnUEO8dwnkkxpjKZfrHSrpPlN",
+	"NH6zjQD840Z6wgagp++fzrR6/eDgZLZdJBsPpxTvqIgbjZC/3rc7ZK1pYc0dDAviPWxOVQb4I973MjVU",
+	"2Tf3NOVUDFklSR3inR8bZwP3vwZTdoUFtzy9rS1kI/FseuTbyjsb8QniVSdh9L7Ko9Z9fnCwhXrg7oRO",
+	"KbC5t8Gd055ry9qBG6yKXlBa52WZdmLnZrRjNqua/bgKsPKfAVz5EbhUU/pwzaaztyFIz3HKmCJv6SRl",
+	"YsL05Y6SMm98eVkd7jXV1Q9LmvF+nWY85eI/b+O2QvTaQNX/PeCbzbpy4+rNvwcB1hyuOSRUXuBNnC5A",
+	"/zTDMUoZ+xX+ugVFHewYZU91/dBd5bNZsrhiWcbFOMCtbrf6twkd12x9//j7f1j4BdgekK4MLOmAE4Fc",
+	"h77UHIVJfFZDLfst8dIoqqajgk1RK2OjhI61wgb6KrYQa9E/Fu2cYX10zKyj4lbKO5f1+4+//0eZ17KG",
+	"1vJ5ScSfh0W8IlChbnUCwx6Uk3yGyf66usUlmuqbgTGdEkcdo88kzLsBK32SyHk3n5EpU4qOWTPbqzU7",
+	"PW5debU06e6jIomWXMWGCNAQ5I9lNWGDCvo/J8512b0zrkubk+qPUl1wUgAgFMa4st8xkuaCZHOW3DMy",
+	"kWrGM5oQ+0IMX5V5EiMoh96fp9KRfqV0AdLfW0LXXY/E/NSUNDXmT5+HBoyROKFwebqVedaxkDSKidgQ",
+	"PmCCtN7qSMYeMsv7lkh5x2KSz9rbMNQEMm5mfFgegYuUD8HML1Oytw82NLVEE7lFmFfBWoMvLYQhLPrp",
+	"PVsEzCmJVEw9Jgnh91OfaukkYN1ayMWGjKr4RJACgqmZFIqtSFd7BAxbw7h/mB4v52xCxd2PMj8v1vfv",
+	"o4mIitmvGFovnt8JyXLDqsO3kZYCnX4v7nlWo7a7zXbtMBsr2mMEeUOp3Ixabb2cAAbMZ1WberUlWkRj",
+	"0AYfm6GMrtBMkjKDGoMwCEV3OtXtqhgXf9rqBaRWLdkqN2b9yqqCDy5JvP/eVc3eRr14/H68fAZfYNoD",
+	"mTKakBFj8S0d3m1+Hj9u192ABmItlRmyrupBBm+eGCuSyTKfma8jIKkZPrCV7fLJ9vBiTq71j2Qh8/+L",
+	"/Cjzgpx5wpIZ0V8YbS3AKN1QOwju5NU2rRJflSdZ4EK3vRgYaoImR3Bll9MLDrDGlCXjwPyL3k4DOLPy",
+	"8VQ0v77vdTTTn/QOSwUQAIjIimAGDCpmAk+Ic/pLwUhLYjQU5HpEdnFH7QKYZ68P1GmZAqgc1QtwQuu3",
+	"2VO4khdjfmpA/uz3zLI/+999wpr8r87MC4txcfOwKT0N9rb+qd++LMVwmAG6XRA7ZeSOLQxDsgntsb88",
+	"U0QPAWkpxkhk5e16MWNR25MRO89VEArTupBAXNNxvQ+yIcbx76chBzglAqjCDXSP7VGGAXf3UQ9fbw5U",
+	"7KMNB0KwDOYUIF2Tlr4LsocM+Ya/uyR69trHJSyqIRW7v+nvv0RNAaQ2AjDmnr/X67Q3fL7n3UAaO4zj",
+	"1blR1wXmdtVCUwb81u8/Ji99GE85ImepHN6NZBo/w3Chg31Ck9mE3rKMtGI+5iZ0c0jBijAQCcvgWRsf",
+	"9L5DPnTIJyj0ud0hueC/5Mxm4PjnsHK0AnN2C7M0EDWzYK7sQEpExz3yPiM8ZiLjI673WovgTjG/TshM",
+	"b7spgyI0OR6IlCmZ3JsQJ8FYrHwEXJ5NjH9TTfjMnil+W6uMRN5UV+x2p91333x7/vGie/199y8///by",
+	"S9AqXRbgGpIGgJcHVPqMDicsJpnskUgLhsciO1pqK2lFVo4AjUBPGY/bvYGIHDC6YWhYogDR9c44G0LF",
+	"BYw6rJWlGOwCRv12MRAFuHkEIhuRFsb44vaeLMgsoUMMGcPGY6TvAuLtFkRI4rXbQm9KxXD28nTIlGG8",
+	"MhN0evG+CroL0R2u3TsOa9/1sHxe+iUDc6Tuwh79bKIlKZMklkVv9NFETXKUi65j91pOh4ZLC7JawfIU",
+	"S8F6xPFI6dHjacaYICPOkhhjBECvnbGhPs6ouiOpnGNsNFjkscwcJcVAG6Fk3zLFY5u99jj6RXTVa/FD",
+	"lKeY0/fxCvJFvb9MZCZVh8gkZkDcmapyOuv6aNolVgk9XdnjwDFcJVvCY2yTQVyGa1kPqAFMW03puKxo",
+	"rSUIt+XWEle+k3OfMDOC9kRwfQJmKi2Dt2wo9VasFT8WVLg7O+Nci1/9YcxigkWeEeA/VKQFwAjAWAJA",
+	"CEVSV6Mbxde6NpOusWUW9MbEm0GQ/zMrZGYITWzO0mB5lpwqg2e5QuiZsqNmnP16nB63onCN1iAswG9u",
+	"C+Mp+Xz54dFTBEShQPv55fdhGy135FzfS/C0l0iCqA8XdXeDUxERmrA0C8/IH8RS+vRBLFTdFVEs+Mzv",
+	"aqWGF3q4aJa6Zd0zqPk8AfNqcZB/kGMyL191POKjDb3wWL9zw+O27EmpZ0ApCUJVdCpSUFnrwYPVC28p",
+	"Y1y51naKM9yjOSkG0pv5yn5fPkjLJ6J3nJi9bf09Q929lsMtkZnjJ2YsrmanYvV17a4GQAz1mjR4IoXU",
+	"3CRyDOY2fbQJimODLmUsO0uZnlVFRwykwtDB44SZ3DZjqMG/ApEUy+8L6qFuL1pKI8+YcJcI2x8+pWO2",
+	"O4N34t9/nbHiw5zdztyHMR8FkYO20HdGPGGN3SFTFPmGgEC/srAnLui6KJzvt4sM+XQBqIXFpOU0c7zv",
+	"AYQL3AIrDt/d+70NSCvxWFxfdLS3i8drk7Kv1m5bdgw7JUEw42VdL+uX8YV3/C5rhHkKZCBZQa/eI6fE",
+	"NgO/ywy9G56uq45cRMIZCEhw49nCBIigf97usMckSuQ8IlyMZIdEupv51FxZJ3w8icicpgISsaJhyjM+",
+	"pElE7F/lO2Ei5zsobfl0p7OjH4dBwbLlxehKBdfglTuF68QNxmJIp4YKuuVd4Eb8Xt/S+ZgL1T4m0ZSK",
+	"HPBOkNMBBKjdIZHh4Y4GohXZjTxChiD8RRea5HGcsIhUi+D3ugTNY57djDjAJC0VHAjziy5qeExgdpar",
+	"hK/b5SHFtuvNEJukhxXerA8n/8WAoFnUXh7s4uHwaNcY3Y2xHe0DeI0+9S8oKuNJgp8j//iLKrcae5GJ",
+	"jHgORKtwJPAhSXMhWNpBjPwTa+MHEbQCDZMGfJi3jLjTlLQi3azohFC3HgQbCAhfS7UaH+kDNmr3SDTU",
+	"p0qSGEg6MyJaWnLga8RbPyYGFCkSlqpd3yxYzDMWQ+Uxg9d3wPzlKj7xX2K9wMimBK3X+2Gc0rkgtwuT",
+	"sThlVFSgb4xfIUacJuyVXkW25gZeCDOt105LDFq8gIV0mquMTCy5qLHtQfpmRsekFemKI4jpoWNk1yM8",
+	"OyERNzIL1hgIgeYZGwhdquPoGnmmWDLakCYQTDtg1WprcVsMhMUk0VWGbHDunFG6eaYPimZcjbgl+RhS",
+	"0QQJZ2u8ifWBrllFcWhoQFvjIa/yBAbPHV/z34CC6dqQ8cwyPWCW/ahDuBgmueL3SKsXL8Udl07337Qu",
+	"+dZGG0+50H8fHCD0/aqpwMdWX1WKd5rY6I2eqJ7w+vEOvrduGO0lZ91Aet3HFIedtzYCX3f/Ze8I7+J+",
+	"h20uhBUQ/cRZUF809YQxJs0kUUHYAx1mKyPAoSGVmO/BIHYR3/j3QcNg2CRfmbnljd/boMvEY88NyhXE",
+	"FjYIaX9MCPv1hE2DxqZE5ikBKXKOAGQeK8jAopimd1HJjUzTO7iLjieVE9n8svz+WlyaU0G2gKbxAhie",
+	"H66NM7lO6cKgZNYCvGYpXfRiWwgOU/1VF3EV+PCOGUMcHsCu5DJs1O8G+Iut2AZgwz0ZxOENSrU/ZP8U",
+	"XNLlSQvBkpan7Y9CJa0IS8+O2Acu2ONpAXXtN1ruHCNgL0B3rievEfnzJ6+oFriJnL/mLDuTQQu7W/X6",
+	"8Cr7rkvXcD+S0G4uK6cTCpk8NxWOOzSgiildKMPWyZTD60UkSdLa+8ff/9dR3/c5MzqcdEjMVcbFMGuf",
+	"GJQzQC8kDGZOP+vtaD/9XO7ZTzuH5AcG6WTvzz5ruXA2pVLA+tqdphyTttLAhONQnQ87mp3SDAdX6IPL",
+	"wlkW2TtuwDy81OGTCtyVyaJUHRJBbmVEWrTIsmzjRaWSXVlFIGn7x4IBZgJbgk0/1h1KqVAjlhpaUfsJ",
+	"eUhtgqaxdd0YHKedzg60BOryW1A+bmrTO4tszPA1YZ5KE/WXyjlpRcWoRHY4bhIJ6KTw/qjdcYSuPLDn",
+	"N1SwnbJcpHAUkEbNleKQOIRxWE+JMmmmsARMOJOfehq10TUPPy/Bl5JWNKSK6XG4pTAc/7LX11dDwBk/",
+	"rTw1pAJujgZENZNlyBiPO66vT3nwgNtn9ejeymyCy7waLKEbscxIuGYxfhZTOpux2AazVPzYScLSMatD",
+	"XdKP6gYiIo4tDCEvdoOZT3iie4Zv0cMIF2zzMQP8nYnR5Rp5uE7NW8Ie7LiO9UXGjLSylE+n+u6ez2Ys",
+	"JXrA2gVjPHvwABJMDgugJghDGu5BDH56ffbu004NEnyD0UIceN2q5hDUnAWjOMHzf8WYOA3I9kcXnItD",
+	"YMbdQGNTsbD5YgaNKTYIb9s5/5t4d7WgFd5dv+XbvRN79PgatoxXkEM0UQxDeoKJ91WGUtuMcGbl0a6K",
+	"Xg2lGxzp6nQ0Qmj2ZbhK0Z3IvDj9FYb42C0D3iHkPFy9qjP82VZZ45+SU6avHFM6U2gAsr+DpW8O6LCt",
+	"mVSK32rNxC3p0rlna92x4x283aqFyti04nP8dHb6IXhQsIcapGZYykCgrY9bkSULXMgFgKtZeD6PdsxH",
+	"enaGNL2Vk0WcBpmXwjw5NsZQN8h1oiwb5XVaEn3Pz1nst3YnCchB8GSDlB9EG27qKiyP21sMiDIM7eDM",
+	"MbApJ4TewncmZuqOsZkJWYCLf484zTxlEHyGhrf5RCaAnqJ/y1MTNCcN24epLKN3zFQWo+ap2j1ypt+s",
+	"5TjSIxy5qEeFhATuhRCzxjLDhF96kQniEGwOit4z5erHc3MKgLpuTPY6j4aOdqigTwEM/eZhJkug0Btl",
+	"LvpX5qLO9c4wShsxfdSI33uhL44yXWj1fjsp9HDQ9MzphcE6RqzsviYTjPIH+TrGuCmsHoUKWZoBrVSR",
+	"YcJoymLw89zlWjlTE5aMPvARe00XCjU7rapwcCmAYgWI+TQFKED44JZl1D4hESIDRE6eSCYHQh8PGGlY",
+	"qHJW1UNMIInxiUaVm1BloEMMThBpHfZftWvQggyKRvAWqkDU9euDYTYlFW4llWfGpqeu8JfOju7I5y1A",
+	"WoY0Y2OZLio3w70NMpk3zJFyk9U4OebCPBEgoF7Ki/LlxTTOsvwflWn+g+fsXQB6/TNGawcioElLa6Vd",
+	"LhQTiuuJN+Ffm1nznAGhGU9txqZ29jYI/zApT26+PZGpP6POISDgqc+oXpMd3UWqNx+ZM/fMkuoNg/xL",
+	"zsxo6RWox0euh4K7lAlzhwVu1I+I0ek3aFf9nv0pHf/h+kKDuWoOVo/daAxZTwZ5v7//nJwZGtAtqF9q",
+	"RvKKZ7+D6mVJDlRIuSIJx6DvdcPpkyxtyndUyNrefoDDersdeytuo7qBL8PubK94WN9rY+WDtGjJdRVQ",
+	"PE4GIqQwwIHd7pHTIs1DZXQBTDBAWFUH4/soXeCJkLHWRZA6T18FtGqT57aSq/D5BL2uP5CMJ2Z7sbE3",
+	"GWlWbSl5pLr5qSbLtW6W3+omkBnNFVPW48KZIi3w2BgzA9w6IboEbW8AgymzwhuHqJXtExAUkjKVT3FT",
+	"mZauxKa/y1KEL1tuHXjATApZJi2kNdjXwB2dLEj002DnXwc7P0cYGAJuB6iu4mn415J7oYEf7Y2jKS7v",
+	"WCuT3sMnuIl1bPDSz2lSty8lksYQbbxWrNCuVIFr1Xu1CRPKJlSQaMQTZpPJQGGIYF75WMigf1WXD1m6",
+	"Lz5+3SHfXLz5ukN+YLcXem6+fv+WQIwqGCaN3eSInPOviMH1hm9e7r3aJzP+wBJFpIBkrJgNROvgoLP3",
+	"4kXneb9vf+VgCm53DBtfERwKVtbFDP8w/DvRGYZUdiFt2KcEu/r+a72PpmyUK303wwuVyWLDXpnrklOX",
+	"boGVZ1OuS4hjMm1FriM1kXO8qulx6ZEfHPtF8W1BQFwo788U8IcPBIYHQKYnCjnCopvkR5LwKc/Q/K3k",
+	"FFugMB4LwqyAt26E24aqdrKRMxvm/+da0XSxzp54hgVo7dg2frFCzNQaqJlHAXZtzWbsklHD21m6WEa9",
+	"yhVLPfyLxub7c/eukBF/NYRXg6wKOxTmzPN7FpqN72nCY+jUE3FKxCyjfIOLFei8trI1WQam6kAkwpcO",
+	"RN8ZisErixBTE74yL4r2HJoMRLFAnlxMvAIAoIsYForMWcpWkYo/BqjKgTs0DHDx2rhNlEv58cr73T4Z",
+	"EpnQQP9Tgl5qZzwU+xKc8z8qBCYscD0zmmjafXwojLMS39zKiVESiu9G+jsbIhO4UTwuSOY0YWl9pApo",
+	"9GiZhch05YWXQOiM1iQq7e+QCLpc/U33o1GkjW7WOypiORrVNWyWyjhH5PeJKUluWTZnDK5hEJb8hzTV",
+	"vGtVpI/XVn1pThEXwjUb1QTFXLu3DP4xj6+M/xmnPAGUMZojTfyjA4D2A/bWTSKlqhxZdjxLwlkRiebR",
+	"Qz9QlbEPMsSluK1pfPNsL/PIlu7pp4fm/8Ow9oXMmqW4bYOub5/5iiq2HSr/6hNKZaxg+9uM4awW+MGE",
+	"nS0znZEWgF0hXxl4VAVkRrUfl72+CUnhKox9CCYr2AmGALFfIRoEio3WTKLLo5wkuD2MfphWx8PRr4PO",
+	"L4mH59bw8PFBPCvI+sVaLQNymlmt3WMunVS5DJGZ5AniHiJYo26nvGdpcRxAnCCfaiUllSa0YihFRqdc",
+	"6DdDY7M8Ffjsck6s944lWahqakGBtHoOniBW/TmGHC06zMg3V58+FjEXd2xhcOS4srT937OUjxYDET10",
+	"DcV/V/GxADNgZIG+9emW0rkxJJjQpRlNlbHJToOG0mDykwnuAu2OmPCMuEMu356Rg4ODV7p5n6/PsM3W",
+	"8DHlScIVG0oRk1nKhlzBOflZMcA21qcxGAVi6F2kNcaora/2SDuI1rIOmU/4cEKmdGHZhGUO2VY4EqVY",
+	"lP3+/vNu/6Db37/uvzru94/7/b/UxWQtB6AF7z7vY7RWpGycJzQlpxfvScwcJqjCyE1KRmwONO0KjZhq",
+	"QmdasZ0xARTQ3uhBlCSgwsHnZ4roN2OaBA3Bv3nK+bIoMWc77BCaKInxOsY/6kkHlIvIhNGlUUOoCbPs",
+	"NmG0tO23ZJaQSsZFRaxt5ge2FOJc/eEYMQwyAPgOyGj+Tabj9/GXXRSAqH1MUjaUY8EVgwwdrCdJGY1B",
+	"yxsySGK8XRBIdxGxMc2aTFLmo520IvgzaldjQNeEeLB+v/+8CTA8tL0hDjj2pGwS2exSihYMc+XCVxsO",
+	"lJr719IGdZplWqcN40j5U6hPSmywXqECrvWufC+wjUC9VmWr2U9StKJB7otCihik5+cJI7/kLEejwXbh",
+	"ibGJaDpfBSUEZym2lWRS3kF6nrdzWbeDI2qoea0XuMCsYaja6UXpbSPKExaT1gjN/FoOITxLGGotY7/V",
+	"lyXdY+C2BDF+CaE1xkuQGmtLzGJy1O9HbTOEUhCVD/XS6DUZq0Y7DGlFc5SeXsZUhr4I/ZfnUmlvuLdA",
+	"7e/XbjAmV103AttTOGUy6dhofZEEXGkQVB63G3E68KaEelosN7mJgD80YFbDmqJjMqc8s5j7VF83ZzQb",
+	"Tlh6AtnvkCJ/XFovXJEcwqzndAGgrRh5nd6zdCBUJv1YZY/kwRCm6pMzbp+QyM9Iw+qNTGF5FpP9h4eT",
+	"gYhQVqNjCHxG94rMs6GcMn3vde60gjguZVnKWVzO0sb+YtK9Sb8vkqs6O/iScHhrTczttdfoZ4q8u76+",
+	"IFj2hPQxJj0XqT5sIRtXDxSfslg33qwTDNW1/TXxQrjYj1692mzp127O7/1tGqXBk6NOabP0glq9Dczu",
+	"Kit29MKTF0qDNJobHsVDmtFEjnODQGtUBbO2VUSU2YKsimbeoMhwQmd6C8J6BsJ7DeYDRP+65KFcemkP",
+	"SoHTJtMzdIstAKMNE5ll/rNS868mUgoSV4G35QYTrE2Kv/mFi3vJh+xmRmHcZzLhw0Vvlt8mXE2g6Fym",
+	"dzeoNSLcJu5I5Ry/ztKWlbKZTLNSTVrVlqNRL2ZDHmPdQWup7sSYjoEwsjfigib81yoYwdod0gz+lbe3",
+	"rSIMCzm+8TyNywsVvOE1oG9bmFsK57Zn+Kp2rjpwj3FWL6VzUJ7kaR0m91s8bc1KU0RxG1WaUJXZs3KU",
+	"J4XS04IQaX2+9BFgwRQqH3H9dTxOjbGRVVYoZSt0Jmiva6TVJjB7OGZmW/P2fgdwuZ0WBfH2Nduvt9/a",
+	"VQ6tM41ye3DpbNEtrWzKMY8RFBe24YHQ10guyEtidLCaTtn3VHT5/f7hY3ZxF8iwDKsMm2BvhY91V0nE",
+	"rV+vtSP4kVk1HmtaRQ5KE1AR8nXYSWbVXDOV1Tn2fHXuGO+OsA/fLkxql8oKb0QnpPp3AOIVDn2eKXup",
+	"40mG18wlCgz34DZOuMrzazr9z3GyVQY96Fvzhv0Pc6n5U93zRqoWl9xTrJiIZ5KLDJIGIlgOEfl8+cFE",
+	"f0wwYwjOVAhhgsNySGgcp/pyrlCoWsMJG97p6z4dUy4IzYyeUNx62h2XsgLxAmjYmFGl5jKFLMhRSsdw",
+	"npJLFvOUDTNlI7UGAsG6nN65/QIuRc8dvlzrmflBpneftGpxaTSLugW3rIOAVu1h/egixgSG+joWW15M",
+	"7pHa61OpTsB56hQbsvceh16+Hd1Icyv93A7TVh5472HPRO0PQ3BDqE7NP2dbCApIcHMIqKl/1B4RkM4e",
+	"vEuxYZ7ybHEFYC6ocs74t2xxmuslEbhwlMO7wG56xxZ61dK4C9uBGsoZOyFWmS8dPO8+vCCnr68JF2N9",
+	"BNn9B9c1169AS6YN3DneeejSGe/eMS/SClsIGTmMpiy1bcVPb63wffPD9c4SnQduPwZ78ZmCViq9t90x",
+	"QVqRrkqmpnvH5CuoEULkD4anZ2dvrq5urj99++YjfMOidofc04THZO+ITBHvrTcQn24zvQ3qExXw+FI2",
+	"5ipjaYckcqx/0PfoUcrUBPuNSDpaU4fXFR3V2xsCet/zIbvWbayZFzKjgIqIJZ+ZDnXAo43EXHpX1oW4",
+	"GJNWhOh/JgpiV3+PDCU1U4AFu5Zba2kevAZ+lwfdIzUttDbjX/RTHYvfoS+mVxLQc4wBGeIIdufq3+Gp",
+	"P+GEvH7z/fuzN5UJGYg54CLepnKuWKps0plW+bFjqkdOcdYTOdYbcUyHGeG+EEJzigGo6bdeQFyMpEVE",
+	"pcPMC+HTxf6nT9ZR1Hclc1w5CplAl0DbsUSaC3RSxBTWsT3UOgWZJmTNy9GIg8sCLs02ImKaJxnvIlkD",
+	"aHoyVcf6KE3ZkCpDp+EFU+i3dTAFTwuqLZCnwwlVAKOFUaqIqzJkQuWKjNBA/+7Di85AILIfGBf8HAA5",
+	"Vh0bcIN2fMARjok1TIBmQdNM6LkZiIH4l38hZxJyJ7kUaiC65DRJ9KsnqBOkLEG+cZPTChmGny8/WKcS",
+	"gLLFJjEk2r3fi8gsZSP+YPMLEmdUI6QVjSUQlfZ2h9MYFAWPGIlmqBcd7+7Cg1olOn7Zf9nXtfZ008Cp",
+	"hyctJKrQKUvOqGI98t7wKXz+/P616pFrPmUqo9MZflvxsUFdGGIJJiHCFYl+G6B9aLBzTAY7KPUGnwAF",
+	"frDTIQNjWTqTMYOCUIyLDIt8iU4AO4PGsSKRiR2MsOc//Qax+h0LevDlZ72lHfb3TekRQ88jzn0uaJ5N",
+	"9KxoQYsRNPGwv2cK6484JKfEMmdgBH4sGbKjAI0GGJQK7wihwlgevZOl48F+HEKdlzRjGCdsSa7I4f4r",
+	"45kk0SXL0kUXSNutN4y0zDWzDRX8AMYSXE4ZBZEBcyu9pxwUIdKiYLyX93qrproPGU2ztiEiMGnUtl1H",
+	"/QN4uR7I8tsNBE7MInR+6lfdeO+Jji0gACiCJrOpA7ZViEFKs2TRg3qNMfYmF3dCzkWEGJk2udt6FHQt",
+	"iVbV0R40lNMpBx7sE5KyGTORBc4nYxrtDO/R+5hNZzJjYrjofssWUc/IoX1iYqDmaAy4Zq29IwKEWCZ9",
+	"p0Oe94nDXtJV61MeT/i28W2YdVmguYBcHPUP7HovHbwD8QbYtdygw/ICF0700J2x1ERoGrksvtBvgMuI",
+	"cdcWvzxTxBgLBiKVCcx9ok9l57Z0b3tmETjRBUYuZcIUSam4G+hJsPoAIzSecmE/TKmg4+I3g8kttRRm",
+	"dDRq2x/09YSlPfLJvk6RMaymWyCqMfH8EAGgP3btEjwhFH+39ygwl+CP3mLZt/EFeuOyz8Ign/pUQ1O6",
+	"ILesJu6+ZVIqVNTukcpMKApBCxihwDPWBW0vIhM5Jyof6rXoMxopkqEp41gvQcshhOJodgh/J8A0L3IK",
+	"/+/a1mGFRDFmOKBgxZjLpxG5gqrH5glgZ47d9qI/YhAzvrcFThmXPWKghfzSbV2xtw8B5iIfAY+OsWyZ",
+	"DU23SkuTIhPMh8OG2UY8A/s3B+WwSyKZjquDEMydQIhHSKyrG5Mxy3TTDk5wDGhcgP2a+TEPdPWPxwQj",
+	"N/Xxg8jFcH5OO9YjAKATTvRxsueTBTZbSGH2riqzZWlY9eHe5cKEDsBJ3+UC9O6ONSBYvV91YIgLpVBr",
+	"q+BIaduNwfooBkJfPmD5GWvRLYgDOIeuXI26Syb5y2q5peAD5wzpkItUnz3xQLwRGUtnKVfMyjtau3BS",
+	"hOeTpO6NBCqPrAbiG7CeKa2LHOv2/80eRX/DZDfyt4H4W7fbhf/0z5EBUO8itvDfSERns4RjcNbuX5UU",
+	"EcGCSyEff/NiDcCLWy3nBQ79jSRyztKhPvQm7IG8Oz896169O90/em4NvCmduw1fXxw7+lqnlTQHKFzu",
+	"omLDlGX6pQPhYp+MzsJj1EugcfgnDD/+Sc1X+mwc7HyJSAsv0ySqXMkBXIIDfDTSfBm/cccEFcFiUxBo",
+	"lE3cKbcqngcySSGEZ2YjkaBycxKg77XkMgP/9L+ahhnJ+lfnSLNjZ1+DUts1YVxuBeAmbaO3ititTiV4",
+	"q2PVmaEUKqNaLPgUIb5pypUUx7jM9RRzdDqh+qkVsZiPRizVp5lJMBMxqDMIwnHHFnaTMTOHFgeXiUiV",
+	"rhvvizQjYIFGUrf5RLHhjVWhrXIdo1Zl50pXfstU1mWjkUyzUqacvn7CfpcypMkjNM/klGZ8iEqP3t2c",
+	"1WJCZzMmoDVIJW3cjAgaYoCjIAOukH+j8oCBsEt8IycoL87hgOqm3tBPwOW9//CAkISw1xbwrCEbJCHO",
+	"ConMRODpvGXObmoilGSCF5MlW6k1kzr7qK7TM5HiDUBvP9b5g7zlKrT8orI/IergN+hQiEgLPTT6DXWO",
+	"coPV6HseonrfGBwwgWAuu1KAm2m3cEVG5jxEvCnnn/NlhjMEsQ+E/52QiBquwKVQQry6gboJZbkY4/m0",
+	"YrfH1mFwi4LQPVqxnK+IgYLKa8PYTD+dNn0rY84qNHRo2Djo64u8AsR9I52oh+t1goD9nisXD3Mn4soo",
+	"0s4XhxtjVgTK2QPzSo8pkPhqnc+ybmZ0jF/qLi6xXWZI3qmvivriglK/gkGzh3s+nc0K94AB1IMdLDBc",
+	"lReFoF6Uiz8oqw1ady/S93rkCs0HMs86JsN76Xamb6XFyaVHxO3RAxHZZuibqG5c5IUhzSfM3EZB07Hw",
+	"/aDoqbajDtVd19VCOjukwUKQADa9y4Xe0vRzMCYBblA0NiV8yAQG3BvT0EUqZylnGaaWgsfSeTlKzK8Z",
+	"S6fKY6VyRqWdzs49S5EdeWev1+/1IX5xxgSd8Z3jnYNev3eAMGoTMPju9uYsSbpww9z96/xO9f5qgq+D",
+	"jAl64uHQ+YHdkm/Zglwxw66CEc16AEpmVdUjYBk0aHw29llvYnc8xsvJhbuoHQO6JGnh9mniOd0Ev493",
+	"jne+Ztk38zukwTIZibqZ+/2+x02EpuyyLlXy/v62o5sLbgKajHeOd97Er69Owfl6D5/2j472XgFcgn7p",
+	"i7g/PLzdZ6/o3uhgePRS/5Atdo53Pn17oWdKgRWfA+21Hvi9X348/fHbh7N09P3VzYvrxQ/fvfs0fjEZ",
+	"3l/QGT9P0vl7Si+G7z5fSkzbRB1onbvhmx++vULDYwC+ly2IYhn4AA/7h3VVuTHb/SiztzJHOIvD/vNG",
+	"D5w6DoSS/2Dn+KefOzsqn0614B7vXODhBwIBS/QeNaKSXACR2FghoxD6N/zb/c7xDgoBMIkXl82d4x1h",
+	"EVB2aZ5NdsGsDsEzUgUk9hKi/j3mXb0456nU2s+UQphYrC9a8I3zSRojk9sYDvt7vYF4q48qE+Jplroz",
+	"fZg4RlelIUd9f0FM4EPhJSCJHBr6ohnlKZhlvZ+PjQPVRYGAYUc/w+IOHAjF7pby8SRzzfYMZ/uvMOKi",
+	"bJ7qkU+wv72/cLoNoQZJsUdObRwNmlkNe5UXoGHfA9QvRqGBTXFGU5okLCHjHNUdY3dnD0NmdLURol8I",
+	"UL1EDhdYOTKmWGB3whEbiPcXmBiQ6N0WxgE1yYN+MejUDBZpHe6/IrdsIUXc7pEfCsDaFIIXlI0pHwho",
+	"L9zy9TVZLFxvQP3jGaHICUVRZ+34MZa8MPlVBtRYq1z8r0yRcAKyC8da5LVuhdANGKOJhx/N7OlmV5E5",
+	"6jffET/AAgDcNzplGXDc17g/iyK7nt0P/Bk/o++RqewrGS8220ud02MtWIEd853jHcOc2EWimO6MCj2s",
+	"r3Yab4fQbwvZ8KXsPLX4Y1sfERjZwsxeFG6ILbp7Zcp9adz24oll7w8qOBzi743TSld3STP2gU/rs9BM",
+	"2d2i4JdO8VT3AoInGz9sikMDD3HkVp8PX9HYTYZ+ZG/9I5/BpyBTCKDc8hzST71a/5Qn7mdSjBKOcQSH",
+	"ewfrn72gC4AJkfIDTZEN9HDvqEn3jIuPIfoNEOXph/f3N2rwt2xxyfSlFx9u0NtrKc+pWJj5AE3xqN+g",
+	"p1doPfoqV4uVJ7yWUb2PwYZYnHludRdnu11CjzneZZ6tOt/v5R2zVH6AGcdi62I3fmbdNjxTjd9ZqZzF",
+	"6J93R7fV3Qfi1Byi+/3D4I0A6phThe5/dysY0iTRG72iI4aQTzNGM12fr/e4JCfTCJXRhYkjsPTzbEEw",
+	"zZG07NlXaAftmgPCmKK8XhuLT3HtqDs9kFfhn3d8mGbDPWHneCfNbv78y8F9f7r/8cXwm/TH+cvb6727",
+	"i0P1IX41ekef52/k0fgvfF989/Di+3nz8+ISX7PRiXEYACNwF1CjbG+xN/73Nrdum9tku/pcuFfX71oo",
+	"7E+2PWFmRu1dGQKOcJfEoEjD4FeYNJaWs1ZNyyaQmmvwOdt5tIaTGxyqleoNgFU1121M8eA1tdKxP1hT",
+	"eJRQOTFa7kcjgVIsGa0Vp0I/rjvvzsDDjTu7Eabi+ufQ3wWbEykArxOPRxQ/mWfA7qKvJuXDQo7QywIC",
+	"i8Zse2/GYku35+rbS1wtcAO2tvWBoJVbs7s0mztQ6NoMWUxwuTdMOkXQRTnkYr586bvN1YK4C5+76DVY",
+	"ay4MjafgjzQXuNASBFh+dlHoPP+8E9TMxcX621VnR7C5V84x1nVp1o3pXHQP95sfqeUh+P/eXcz2zANz",
+	"riyHnf++Hv3/+HrkzoQz66CsHg3P1Ga3okanhNm6VxwSUjgc29pbUUtxMU5gD25XtnwAfMY2Wq+0YPOB",
+	"KFUANjt8UdwxN5aYtIynq42Rzvr0id01zPlneuQCW4VhNwNhb0W2QvsI5pQkSlZOsvUXuQ6mAw4Ez7zI",
+	"ueLyNpQzYLlIZeaxJ6dakkjMssIv+5S3LXMHsVvOf9+6/uueDaf+KjlZudK4cnL930a9/z61/pjb7psH",
+	"EzVDK9KIgBSe8D7lfdimu6w4myAmVJ8ygbuGu2X8AK4WmY4/0imLOtWgQ1hSGFzqnGEDMQR6H0IVxgqi",
+	"u4kc9LsxXUDEX5ZymvTIG33dUCa0ipFljpneQHwoomMPTBKPDdkFtkR3T9GfJjJPT3CgITjJL09ah/1+",
+	"hxz2X7UHwgXD462CnFYCysnaq409KNNcCM+bNRDuHjahasLCTq3NnUuXZj4/4zX3v4KPyQRT+JDRRo7C",
+	"JChP7JayI7bRibf3X+HEg6gf49DEkBgXpGVWHlc2vWfJfWUpNNadVa6cf879waej3uQS197C0vefztz7",
+	"33e1R7uy8DgCxl4U7ac8De1LuwWQSq2peOneCOHwNjggkeOOPrNdWOFxEQzRivSfN1xE7U41PAWo/vDX",
+	"GwP4ZDAFaa0dLyO0+IRKRLsDASguEFHKgYAgChNBqhuBESq6DZWH9Y/2qxtjSQF67OK2V9JQBqJQpPEC",
+	"2IpMgRu4n93g/Qz6gvxAaFU01812B7+ReWYHh8U3Ms+i9kDYHat8REdWb8GWFdSo7pjXz6HCMgagAgj7",
+	"4AXqLBdoQAW2clqKEDeh5pm+2/fIt2yWkVd4Se6RC2DExaMfsjVsClmeKplGJ6jYCPagJ2jMML1Av9ei",
+	"QX7g4q5IeotSlvxpsKPLD3ai9tMaPD9wlV0ZgXxjMU420wjsJr224Bn036gM28f5/YTYp1UQ0SMDIgrB",
+	"feuJQEf7uuwM6jno9Xt7ewe9F5ZLCQL/BFLV6wE9HUPDds7lrzxJ6O5Rr09a/ILGJ+Ts4jP5dEX2Xtwc",
+	"koTfMXJOh/qLP7dhSEItPTze29+kpXtNWmp2gsc1+Gdfo2gE+FSSnQDRReCKPTNMPCY2qqJScHEXgOPA",
+	"FNg8TTDp7oSU1oTTqVMkg5rKlHnVF12qYjP8578z/17ureUgtScxZWJa/1SrE7tmPe/+dscWX1Yek5jf",
+	"ghz7jqgJEnttGhlmvUN0oT4ckJuuzCoKOye8+XOaRAPhVzekKgMuuju2wPcUSYFQrV+Tn6hMkFofOoK0",
+	"9roGhE40ByHEivDMZGDqC+twwmLYgcdSxqQVnelvumdSZKlMjsks5ffAuzelD106Zn862Ds6eN7XF0o+",
+	"neYw9ZAp9X7U/SgF657TbDiJTOyn7n705pqOI9fQA8ioLh8KEQ5dRFo2Gc85BQuGp2eqcgGHdFwfGyKq",
+	"i9f+Sk80qI3L58XyBJsGwwAO5WzhTS7mfJXBSAc7r0Yvn8f9l3svXx4OX8TPj17R/RGjtD88OqJxf++I",
+	"Htz+v+y923IbuZou+CoY9uww2Z2SSIqSbCpWzFbJriqvsi0tSV7VqxdXOcFMkEQrCbASSMmsw8S+mpjr",
+	"mYnoN5jreYbpN+kn2YH/B/LAk5ISKcmuvKmyyMwkgAT+8/99g86g1W/3m/2X7XYQtg7Cw6B10G8Omk3a",
+	"fNmrLcO+KCxqQTgUmXyb80gud+stWNW9fy6CktXz6w1bvVH43bsJqBZ6bcjcVZSehZ22QIyW2nrFd1Hm",
+	"lpUy1quZl7/44LtVufz+ZKd9cOgRgI0Mt7IbVmuB/UVlQXj4F2xXCFWhjb1LPkjolZx5FV/CpB9P9T1C",
+	"88LGIq6/zsPz/P0fvxcczBOnWDDu6hjsnf602CgL9Cd+s0yDrmt5g/zFKFymfG/N9jN/4m/tpaDGC9Uv",
+	"AEMgdgV2VsVAETSStwjPAER9AE6FxRs+0vpfmof6jW7+ZDj11BPI3ZSkYITzjfDQ32ycIqBBdq3lRsxo",
+	"GdIpYu2n9OHY6d8T0Dz7C9TAYIDKteo7usWscyO1HIyVTOpzHEOe5WvChvGMbEiQlOXIQk44XzqkU0fp",
+	"OGYiMZfC//PX6phOEQ6dSOM7ukIMu66u0FNGEWDcY9pzAFF7BDaxXmNR8xPbwZm1CoI67douEos90hPW",
+	"DZ9pcthvdvCpwsopktPIXBGlIWSA1T03QKaU7Qn22RywnvAxWH3FIXCP4B8uEGCr4GiE1T7c4jhY7x7w",
+	"wggl7WZzl5xg0nfAdDACXCe0pCgZxLAhoHE0pWFYChq1wAnO7J3C2zfeb4pLNW/bALDNgnR2TwAKThpg",
+	"X2QB5Q7CeiYQ7Ghz25xaOcaXZZwZrvHd8ChKNc2MgjgIO61Os037QaffpkeH/VdHrVfhq1ar2ToKDl61",
+	"n8gGuivMbQ4NWI93BrrfuytxkZEaEM/mnfem7HP23tKx8vxrXVbwaL68r+Ul5A54CH43bTWdsNhtA8yc",
+	"3SB3JXN1EXzMlhhl7mn3ssAu8eTbX5NxYXN6JH/mjSAAkIB7bcJ7ml54SEbUZtesdMsAoZ0ME7MCc5lN",
+	"tv5L2sayX+WUSj1xUruRvYctrPFXHORYz3DLhRSs5H6o0ZaZWoi7uCJLTqMIcaEyUyuD0aVimqs0yser",
+	"ZYi5DECnGkP7/y5xPbAW3r+AwQjwkPVcjtlIGkUopJEbqcWEd2HJFza1Z9VjaBdhDwu0sjZds8qxyzJk",
+	"9WHGCLYpbEiV2xE7YLC037bTE/65hayEa8y5Hhij33f0TPAxtFLaHvvDPM2jYyiA50eTEe0zTTrN5m5P",
+	"uOdi3yhahBFF7C8QrQGdkHoBszJ9Xt447ZJBzBhpe2QSS9I+8HpmI1o4IZIIC7/UmIfocuhcXfv4Txj7",
+	"zyxUGLbSdGq7jHKjzoI0duopbRIOOGaTiJoRc21fMpreCE5lnionCpCCsfgu7AlzZWpBKRJEUmGtQK4K",
+	"otUkQUT5GOsfbPttoRTCyyPuY8PUcbbGVKeYfTMV3CurEo5JTDMkq4UhplMzLLs6pzJkT1uKbQbQrR39",
+	"8Jf3nfM1Kqln5rDVejncKHfaRed4WXl7CG9Aq2iZQbQcpNabFTZfdqlcicQ4rlQ6Vhv6WHuvWWTfT+bP",
+	"T0LqTyAmU3qZbm2xHE1ZaeDMdDvNTukXbanKF79hpyBWC/7dqjbw+VRJlK0pNBsp0z9pjiFAoXu3dXR3",
+	"2QQXN9zyFu8hiPhyG+nPkot56MTMGMqe9UKRWEbMsxiXEL9IzSeFUY4059UTha4kh/SVPpGhGq13mvtI",
+	"m3WL4IEnglioVg92uJfGC4AMDk5BT8yWwneOC4ARFtox+/5ViRw+2m+FOnRrauvpQo2J5+ltuj5PqjG1",
+	"rUDn4ubTq+Av7f6/Ho1/mHTUVevm316Ki/3bvx2y75v//u6Afhu2hx/52c9H/3pdXrPOznWrmvWx+ymx",
+	"giPd8YLd5ltLH7c5qYS4+VbGfR6GTDxipP8PUEi3mcQ/LhskwvOCIUNpgn11j0S/hR+7G1kspWODNLpx",
+	"5DzST0QYQUGphecLZZCMmdAAyPvny7MP98IQO5swcTLhf0b66odBiTkagPuBsRXkAA1Dbn6GRuc5NpIC",
+	"R4uj/1gsEGBe52/J/m4zXalnAQp2NeKwKC9UOkY3PlI3r7GxCUQwt9WmdBxtbqs9ZIf9zYxkrR3mxl7t",
+	"sA3usL+dvH+3mR0WD1WJ5haxxCbNWlSM4byyTeV+wBA4grN4+KQ2nVjebVE+JOJmstVOChkP7zTYzGqW",
+	"t9fw6oVnJ78nHtwfMdemgJCrPPy9akr/Gu2zrFMhv41yMg1E0z3MsxxS70qduaAuw8OiDET/iqggdc2N",
+	"RAMJ5jmKCmU5EsZcL8Cv8o18OIuHPqkjPwbW2k8au+SSa4aUYt3Cr+/c8pAdO1cnx2TREzkqi5jREOB5",
+	"pbTN4DZJaitXbESfTiZYxLKs+MROEnsHzCyXaXwQug/0IJ9QHlVVXosP3oXZR2sfO7urs5OXJ+NwFtfM",
+	"oTQvf+3KrjNzckFdT5KFgEFYegPxATqGGmY8tIGMZBKrXXIeUWEJrGzivD/NeMM8i3wHGNfwmJPzt/On",
+	"GDlw8ByDXWNO+h0H2PHFLOGicQQni87bR4DHd0funmYKrANSbQfYBPFP37462m8dAi8nt+//n5rfHh0e",
+	"vjFvZrldAxQ/7UNyarnLy9s56Uy2Gpl6VLmC3AXhU8qX5xqNegrjZTNiEPfp+oIwFQy1xfJu1gbZo6He",
+	"G0VHmKm8pyRc6J2dmDPCFFCU3bQd751C/BiaEiu+UIQLzeIBNRaDGHKRkg1aHikkQOz2xMnrq59OgARv",
+	"zLVH8M82NgEOjCGEn7y0J4LUQzaWw5hORjxQHkkE13uxlOO9Pgs9Ar7hkDPl9QSQOwIfAxZh4IP2SchV",
+	"MDK7wiOTKFGWBDI2vgFSfVNFzl5fEsWAURkaBU9eX2WTlXFPcEHOLt7/dNZskT1y9v71T2fN/V1y8q6V",
+	"DYGM6QTEsY6TwBhxof0OMExFCD+CfBF2bcxIeuJGBrSfRDSeOjoJx3c3pkZSop65hkijIn4ixnQyYaEP",
+	"lSMxMzIVUiknzTZwBVLzz5eATweRScdBWT//a2unTfy3vtFPxPzVOWigj430lFAMBjWjCopn4B2pApEl",
+	"1XDjvu2XoeSWxoKLYdcSrLEQWnVG9AaKMWIg3+LhjtJ0annVgPrIXIT8BtAU69Y66xIF6YzY39bvJ4re",
+	"MGCtgqYgKRjp09Dd2hM48kgqq7oh02SZjJh5KihHcxsTOp5CZVvMVBJp5WM1ttkTXpakc3yCfk/UfTse",
+	"3yO+uubwAjzihwnqEGb+iNm/Y49tw1EC2rHNkMPbx3pmmtdQAGwrse3l5jDwyJXlzh10t1Z+IxtqTG+J",
+	"Zp/1LjlJn8JVT3DI2A04GijQ+csQzDCn/Uj9/eX3O/sNL/1yQAMecT3FbzoNW78MlX2Ehz0Bn7eajW7u",
+	"0wINChQpT2AnCVhVJYm+lanEAJI3IycUtnZJPUKEj54A2dLKzwTpMnAuegpYVC4x7raJjIl9LbZInas5",
+	"+BPaE7kXVuDGsycOu81mJBnS7kB/dQhQxRHu5G85iyznjD0/SsvYHte+UXpGQnGRK7HqElw30nr1yoN/",
+	"78MwYJXNh7BRPeyLfn/xgdTP377e2W+Qw46H5w4EoEeMBMQKfxaSww7eRszFB2RAxzyaemTIbyyS85iH",
+	"YYS2rOqJdrMJ1xdWGA9zJMWQxZZ8javclnZXxIwqZJh0TQ1AiUrqHKnB8BDqOBFAeppWs8skClGeIeu6",
+	"JY8AodI4zp1XWD33VqkiiUpsZO80yz8DV7zl0kanlC9strNc2D7KxSJAGziy4ZgLZLhMYToLSWgY007h",
+	"yeYn87w5/ltbyGfH4x8TIXsiy5YDPACU7+duOsmoYYFN2Nqu/m5GsejS6NQ2Ulqyn2JfZqfZIT74DFm1",
+	"H1Teg5RNqx9d7eGExooBt5XZctAXkJOgGRdGe5d8A8xMjvoyAdXmX559vPz0/bujT9+cvf7bp3dv37+9",
+	"8km9Q95/k2M4PSad1r6jmPBsD4iMMoazVtNrNpup0D8mfavo5IDQvhlwK/c17AgwJW4Z00RNpE5HJwdG",
+	"oM8sSn4HGXEP8Ayag8R1NEohcpVMbVfEsW1ylhL1kXnELeXayAQ8jVnLR8qjO1+S98//fKIWyA+QHFyT",
+	"+puLo8buP/8zec9jPSKnSGbmkYsRnShgn4/JKRDqRowOYOmNWYbv3Yh4ZIpVGsgp/VNLhmiM1i4xuz1z",
+	"aEbR0c5N+19YfORn2z1bURRbZo8YWf7u3Tn0iECFJ3QLNz83+yA6mp9bgfnLOJqR8SaxODNMbbsUVsFt",
+	"WyAD74nUyHTIVGjVrxpnHWQFCBDYvQMZjxuzrCLwuoEX//QHrKt06g7XxWyJP1+efYB3jZT+qNZT887q",
+	"OFiV0wsQJe8vv7dllqiubKeA5cRTt2BwWTW51yH/9X/8P3B+DvYOGyjGXxH/5PSHn7CRHnkcoZX+p5PT",
+	"HzJiNjvUFwqYcYG+zDjxxkgB5sz3lyc4rPeXJztGSJz4pG53shVhqf7ysiv3if/afdzNgCFTqjO/4RH/",
+	"5I1P6lZF5uofUJ4D9KR/cgGMdijxYWInO23cfOnIc/qeOCMATSyjdk/eoOV9YRb1zcWFW3Srwd9cXOy8",
+	"dPU2+MuWGi1XW+Q5+8jyshdsolQU0DHsPNvjJePxcQas4iQl9rE7ls56p9nykJe209r3jJAz/3nVQEKB",
+	"hXlxH2mZT0JtXgRUiGOkFd7GguCn1QENjBC5aG63J/wg4oIHNPJJ3TKpkjyR6oJ4zVv47e+jowfnpbzF",
+	"6DnaWVbWfCmICHS/PMfP8+biCE9T3akqV5e89Dw3jglF6jO4ETnfEXwGxUYqMqCxbSjAeDKqHFcja9K4",
+	"G8WDUteNBeIna8bCn1jcEZ4kPKwtacK6R3hMYbJ4Rb1tGjZ6a7cVlLGWDh+lGyILe3m1Zctf7JI30qjZ",
+	"f3/5/W8//e+9Hgbefntz/vb0t+9PLr45u/jr2zc//maUO/6n3WwfNveb7ebL/War/dtv1mn/6eT11aeT",
+	"Zuu395ffmVVv/Xb+W3v3YLfVi8/fvv6t9dtvrWazvd85ODz66aefvn9/+tP7i99+e3325qc/n3x404vP",
+	"/9r6rfXb2986P/7UabV/OunFZiStoBfXyq7B99HRm/hoOwE/sEJKvrsLcBzXeHnfR0dzd5Z7dzNvLXtL",
+	"s+/PvbVWZ7/Z2v8X84Z++82oJXh1pz+Yf+/Mv7r3lye/nZyk7/SeL2NB43Mqu23aKDVJZ7xg63l3XXkS",
+	"qjp01XOaPtVCGcijPacvlDMvoOd2uUgyguVBMdW1K805Ogef6IR/umbTXIn5jNswV1veenht+QeZU6yk",
+	"vtTpaFjjooz/0xPO76rPeT4NF3+ys07BSd2yt0tFco3FcOHO9kNC02u/rUWtAEXnalstALOxCkedhNUv",
+	"LxSsbKow7QUAHzBIdaqqOgTmbrZGcDrNp20NMPuQ/8Cmafuk92utz2jM4sUNlagxXPT95PUVmEohZ3oH",
+	"XVhnruVyCs7QXJBXSK1ZyCtMIip2rIVa62b3zeUczB9Lkg7p769EwEgVgXWpQodBgAMyHpmN6+bxGpdF",
+	"TTMkDBf17MKVKHic700FjaZKE8EYEpnrGD5Ox2LjoZk/g00N7pnA2HmdQx70rMZRAFUFAWUkqEzBqPLY",
+	"hD2xFJyQlMQm3CUnJHsPoUv8KsaM/yiiqcUghKP/IguhL6wWOUlCPuvEzHop5B5OyjsOFun7bB+uxGo4",
+	"M8POskguUmumsPuEJr+3epzWW+YLvd/iuJ0VtWRs9v6Z4eVwIdqLYCFKD8+ekeKQnEe/ZEj2nnWMvjN7",
+	"y+8lYCkfF7/SYmBkQukOCAy48CqmPJox5UvBM2Yb/wIkwXoIjemB3RZGY/4HnguAwSNbgF9QuZSR/0bR",
+	"FwJe5fR6KuDvo9fvWzw1bw8A5NNSS+AEvp6FZJYTQFRgKpc/AFu3PyU+Wtq+lyJJXnMRzqhF4xWmepHM",
+	"qsU74YJJvaBzV9ZaYqLa/NhSVYiTLKUFLUIWaH5uATNI3S4B8c3C+DPKxXy2TOnBUpUW4jDOS7xnmX5J",
+	"NfMLZQf7/FS0XUSXAoT9URikYkLJ+JMcDCIu2JLhANbvEoV82Fk4luen9bLjt1Ln2R16D20Hd66n4rJt",
+	"sxUFlz3+uai3r1pNGQFn1zynl+wHJcp5t6p3oI3DzEZGN+zehXBeidzKinK5U6w+ogL1GoyM1JUcM2iO",
+	"YzTSzn21RQ9WvmawiCSMJeCWZfh4FzAphJ6xz0zJ38wPzpWxINqPTeZzbYltuGvbp2PWEzJAlKyAZbg/",
+	"AhvdXHgpZhh3QUqBY0uBlLsRmuiHVLNbOjUKNA5t9Y75fcUjKBgz9zZgPRxPHkxhXtGiNmW2PNgndS7U",
+	"hAVaZu0NC+l24I2jcNpIA9fDpXA5IbxG8sBdv5hgxnzpEbv1w6pq+MHxzKfvXLK7Oj3wZeRt8fyUD+Nh",
+	"jdRdIby00qoYq/YIDTS/SbEV5TULizb+sS0pNXeah1hWjzLdELPhKZtEUUvDU9trngDjHmK3qvZwgg1Y",
+	"MtfRYlnZThZwWTTXY90IWzWvFlGlP6r557Wa3U7LPs/avW8mPJgv3AY43wb0c7AB/2x2jkzUp+ujv4zb",
+	"n+/DYoHrVsZyvMI9oh5ZhlVBiWXWns3sFew9Jy/u6luYiUO4w1vbeA/XQlMsh+BIBkkUoQAD0DTHzys1",
+	"OyZzOI4QQkAwx11izjv4G8bc2oGvuOgJGDlaWTEwvLEJghxFUwdACYnr11fzKQ4uHPdQrkD1SxOH2Flr",
+	"D/YzaJtfKcnW7J/HWW2rhR6u3KzEv2bTopD+a//V1S8XHfFu8jL4MWwNvleHwz/T/ekb1kx+4Gf64F9/",
+	"/rfb0mrAnBPAM5ZQfAdpsSkR8vbY4WhbQMIID9guuUgPC2w+b/6EnJ9dLmptGEVHufORHo/dpcpovTcb",
+	"Ok20VPPk0RW3BTcwY3c9Af7AV6bvKmiEh0AjZPVHW9bwSz0PPAGgwSOGbBoLDydU+KbMvKjGO80WFgHf",
+	"jlgMoudGIkpvWsZk7pwJkHxp6hZmlanbGe1T6pDZZoFK0DyDbJ95mY969LytRkPnD3YScr0TyeEdMYXb",
+	"2JyYMQVQ8gJYQpoWK8YairnD25EkdcRzTHvBYgfX3sDyIYxRpqepAdBR2JMWMyWTGByCkW2Ug+CllSTz",
+	"iUOEM7lXLc/dPKOrqnTyggUKj7CBNaBxzG2zK2RIsbOOa9YTWiZAlFd3NYNYmwkwbLakf05E2fdRn4/x",
+	"cK0cdAwuQg50Nl185ZFb1h9Jea08hDQe08mEi6FCqFec1GLhZ9yrXFUTTJCnrRwum3ucfp5vbNOYETKz",
+	"cvA28NYscg3XbGlAxyz3Ozksla91P923mdHZjZfD4F6QIz3oHwY7R+FLtvNq0GztYJH8y1e0Hyyry6GB",
+	"lvFGkqSFxTRnyi0EqWOmwi3LTLoZ3RSz+ZYPEfEMllHcrDtCo9pjx5hshjpPzpL6S60rcJacv7RgeOY0",
+	"L16+kGq2Y5699hr22SB1g1YM7uWdg9PyXkN7hmzBgV2nwnaB3QsRwrD8MbCcuwAJnC7UiaDkOzlmvxg1",
+	"tgFqYraE8NeGIEA4dAatoE1fsWb/KNwPDuhLdjhohe3AvDIsXShd/qCNx6DL33Gf+KoRY2+MSliTIhj3",
+	"9PY4grPnV/n5xywjA/uLRKDYUssS6sPuqh3bZp4+sDhPe0h/otZBznP3WuoU5Rk1bATELjnFT0ifRVIM",
+	"HbTKPIdxN7Ngltsg5t4xtIHXoTscyEMthbNjPxw3PNJPNMay5i2OngCTBD1OuH6jRWgzgH9LLBuHqWUX",
+	"50tgne/zKOJieBKGMVOq1q212k3yjl4zcjky0uR17JHTEQ/oUJK378hh87BlJLkZFhUQ0jAiyGKKncWa",
+	"/0J+ZGFopEypHBtwF4CfNaX/PRgxsSPNQ3bdGMsqmKDZzJTXezql5BTTsZORFOazf2mR/VabHBwckGar",
+	"0655NQv+tXx091AKxR2wnmKwh2xbiqFSCI+ZwpsVnfmSYoe89zywGBcjkIWhItRRZtUpmbBYSYENi/bw",
+	"I1dW33ieVlY3dsnZrHvbnYvAGTd5SQhuYXjQnSmf1PGDlXIYQ6wz5/Apc2VblbB3i881RGL5vE5hdbeZ",
+	"s6vU0wr1dL/XtZQOC77dcvpt1hp9gjRclU776tJps9q2nLItapey6bPFO3j7lc/Jwmoby6Cp0/ML3KAa",
+	"MnZ1OeYa0v8TJNJA0DgLoBwxGiNP5QaULkKuzindSmduRGc2K535zHVmpcC+FP6yzUJMP4niQV9rVZIX",
+	"AnNTRALGfAmAjq4og4A2zgKwAf7K3eAK24ui4US+hCAavvy3a0i1MmJUhCr3/eFOq3PV7GTfD40YOZWJ",
+	"GWKr0ywvVVuZVDUC9b/+x/+NQv4WhTzAhUxcinHNvAtsuZlh71+197Nh25bZbo0Lo/WmZaS2V7thIjED",
+	"NmoM6AzO6Q2PwOG4f5AONtiayZubKkT31YXo2M0DInSbSdssi8N9A9E1KnCMWENidY2HE0CMcazI2E2b",
+	"911TP2Dw+Pao+cfEdyyCDPCsekIxnZYHY70wlvFhCgbAuqkQEiCR1SKKwQ0E6fAcPikZ/toCfG3p/Kwk",
+	"7gpxuq6BDC9vq2X7lXJ9OuV6r92wzFsCGfZYAUYU6lV8sYovbjK+yG425uUtaQxeuIGX+Xpnwp2qB3ld",
+	"3zE9q4sfFoKqZPZXJrMrCbopmfId0/cUKNtxPTaYgYC5ZAmInDcyplMyljes4I14xAcvAyidzE9HDNwS",
+	"GfeEH1ARsChi4azTghwF4LJY0JOszxEeh7wIlGQ3WecJG40BwtTWNSBgimak3mm+2koqJBOnlWfy/D2T",
+	"SstVWq7yE/7IaZxHtO+5uJE8WAHi/dZeMIvP7dL50dQScaHeWyPHg8XS6gVxY3jCWmk3y1LdYNAABLMF",
+	"7lM7+PXwMYNme0lzEDx4/d6vZ1jUTSNjPp1inrC5RO90rloH3da+0zs3a+iy1hpJ/P2sxShkE6mg5yHi",
+	"guFbpmOjy+xQ2+2jg6P2rIR+jbd5ZL/533KweWDdES01jWDRRGI2vzk4H/66Ywb27f5JZ6d5CiOYUD4z",
+	"/YOr1mGmacz3M4OYYI/0imEuXNb0ufv/tsYqdWpebcz0SJrrAxqHJcYcswEDSMBat/ZXrqjjWOu0O21Y",
+	"EbehS5+KVEubnza73SzuzKRvJA9xziKJonuk3+yJXy/xlj/sVertq0m98Uz6P8PkG48iNe9gYqu2E0BA",
+	"++lbyea7CZE+3GsudOrKXQPHyT8GXtwBFzRadFNRvJExF4nCznr7lHTlkPS5z5gg5tDukjPBSMRvWE/U",
+	"hdTEHNdG+guOQ8MIZOBxdD90nOb8oKrfYpG6iXtA4xpIEdpH555H4WHmCphN+lO3Ix5hc/zMkAG8SPMo",
+	"AnhS2yCPCKoRG2hoDzArkaNufbWNtKOTQ0+ZeJxTjGuK7DVY7GCyW63VL1gdK3XkH9L0MOqyYGg0CzbG",
+	"g/S1xagvoa/X3DDLPGZ7lj04w4+V03Myr8rqVVm9TWb1eKoJHtHvvzuzl2pSR97opAVy0KO43VjmL1OH",
+	"Dyw/r5zPyvl8JOdzs8qsCgBvLc25loR90kRnScG9lx3QpyG9QO4zRajTCsj5oHTKg+F2NTlJL4mMDo+N",
+	"i4doaVZW5zytptEWPRHbp1vH7Bh+hgM5rTmCqWrKu2jkR0cQ7B4bG1+TKfILi6VlnnQeYE/45oEuymzX",
+	"eNde8Am/G/A4DUr/anWE5x5i/pmJiN/9XXIqBZJk6J7IVGXMiCXzh1g5NftS8zHziIJBTUlAhUXLlzcs",
+	"ntAp0XLI9IjFm3E78VW5eyz04pO6nQsVymY1QFnRnEOifBzHtLJIKovkS7FIHMkocxK88rQrT/vL8bRR",
+	"8WUmyhM42HtqROMnYyZ7z40JkrN8XigySfoRD0jExbVH/F9vWf9TEkd2oHt871ctr5kAe4ZCIzdwiRnb",
+	"jsRSU41J/J6Ay7ooHGJ2w2Wi4KE5m6yT0pmRk6LdlmvqMT8bbrIC7tI8cStB9oeEJWC5jGboH/0wab/7",
+	"/Oovt5038eHVtPWR759NDk7Uy9eD5nej9p+vO+9+OfzX4OWHcc2rJXFU69ZGWk9Ud2+PTia7SibK9bKn",
+	"L22tp5ZWErCSkOJcoibM+0ZEZJhenhaicme/Ckoy2ALPI1a5ZyTIU0nSv0oeqlnXFnOVI2r81Cw4akQZ",
+	"kcZ9u+WKNY4hdAqSUWk5UeRWxtdcDF2dsGC3hXymuRrSo8Yt7CNQ+mYEo5nDs5OLVdbu6bJ2cKDucitm",
+	"1r+9JpDJHY5G3iqoFMZXoDCMkHkyfQFHYXlF61/g67vrWbEcu2w9K9atqJ4o0hYsgjB55NpWnG/5ylbX",
+	"QIMTWruutbWkrtVJ6i++rhXLkSiEeFAul2iosDrknMUB/Mx+c4u6q11QVTPlZDHlioXGQo81iXnfI5PI",
+	"jD7TdwMpQygCokJzbY5zq9OE0FbAJ6BjcNqafoajbxFh8wqk83K/2Wx6tURwfR7zVLPvdw6a8ywLlxMa",
+	"X4OTecuF8SKo0tlw+uyGxXTIHjikV62FIzpcNKALI7wJCGOVDSRmwijtmWGsGsWARmpmGO3Fw2gdNBeM",
+	"42ww2FGMKilIyFUA/TaZWZJ9kh/Qequy024uHA98DGW1TOhVG1uhKjgd0XjIvpnYW3PmhXIhl88XVOMV",
+	"rWb7wKtpFo/NBcY8csV5igVJbAVqSDU7TrM4YcLIEQnpNMfDkWvmhzkpFPZZgWNmyRSG6dbcLLoZatLP",
+	"L8nBEX6s6We3R17CM/IXHR2Yz34v1z9EIx5+FBrw6Nw17SZ0FsWo81r3qGAGub5e/XIm0qvq5a+mevln",
+	"p9+fX+3y65gOtEqLei35lDWsrjL2XfP0xFhTyNuEzhWpK8aID9v8Co633+gaF5qh96R6IjZvg4VkRKPB",
+	"jnmso4AIAJrIHWyP2ONPAjj/HtH0M5GYJrbCER6MNU2OFpgHrCfSO6AE2nxtBYyxDJ0IxlHBPxURbEhT",
+	"WvQxnUINs6bXKLHcmICz4pY0e6LeaTYb2ygtRgHxlBnejVg9W7BkZhTitq2UO35uEybIrMmxVfvijvnk",
+	"bIfFtsGWbYFl+rZ0tAIOzjZrASoXonIh/nguBD7pTochNEZD5THc6TGsJc2WRV4dWIkx0mDhH6u2A63W",
+	"qrKjquzYZA/Fz9bkfbQo8939E+j6pN0T1tUJrQ9jvAgjH+1lE6o0XOZnIsAHuUbqllsYBBhiJ7xAHlLy",
+	"ixSsgTy6xGefJ8ZS8TfWkuHciIdl+CqTpzJ5qqhpFTV9rjZQlXbeWtvNGkr52aMLOhyFXLTQHEj4V8zS",
+	"OCYHzHNU8G9CXoAzh3KhW6pA7/dEHejjA/PAEGAIrAJvkDG9Nr9BBLslvt30vkdippNYmN8AIEOw2jGX",
+	"fAPlSWmhUR0qNGUU2rq8BSWZjS6WXmbVnVqacWEQ1Pyw/V1k8S8iUHBbA5oWteSA2i0FLhZ0Et8qbZ+M",
+	"E6WJ0hSp/hUds20AHmYmSxW4rAKXVeByY2CTlRVfWfGVFV/aiq9CmWXM+HZlxlfwqRuET32aIOAe6san",
+	"7sQH7yJjYs1s9np/SoCz0iNcWCb1RjdzakifIap5vk7dQ6RyhC53F+SR0L2Z1nl41Cf3o8ua522xutcT",
+	"xd55KEK1iQjjCuUio+YRXIBzAyKF66nrjXC/dpxHyfN6wnlVOacKm+8zuADIfIQS3CwLLTfj5AxknLoq",
+	"y1gu7uOw4IF9PqUa9+CjLd9BpulggBN+LOP01xpd0DXSLpLDooWwgNv1hlMoXaODgZllZeNWNm5l4y6x",
+	"cZ28rMzcx4lWF/VTZe9WyfMHwiJYks1MeT665WwNtedmOqf240KLdFlHbyFS3hOOwnTDIMKvcWxbsB+r",
+	"8GBlOlWm0+OEB62AqUynxzGdUoFemU5fS6P5jBXjLIlHN2GeCcCTK09YDe/0cwrv5Nkmpfg6LQAmvpFr",
+	"PqnnIn9jecMUMh2mxIlQfGCpExurYaLIMpSonlgME5UrNchVR9h3/GioUc/EqHKYUT+//De9/+622f/X",
+	"65Z49bdJWx3cXBwlf+4E3x6OXr9kJ83xh5Y8b/98uV8WMurnvXUeWiFGVXL53ohRj5CUYUIly2E/rgC/",
+	"UnNAZ+KCjGSiGKnTcMy1ETRGKhi5YmxHMIPChkf6U4Dx8IgxAj0SS+B6DUmfhV3y/uKD1xOCjpmHJdpy",
+	"QPo81iOPuP4Hj5jnw8Qs3C+NIhYPmcCSMfyLM+WRkDPjYYZGGgL68SCiQ0VUEowIVSQRYzqZsJAEMmRY",
+	"Np6uSeggSgCMRCKSRwpBckwEHWMBmvm7J2SiFQ+Zu8Y8IV8btiGoktOICx7QaIHgJecRFWTAqE5i1iV+",
+	"kF16Hku47I3QLJ7EXLGl5en4ukvDmtiCebcF1sQ1QYbRRbgmlqV0TViTZaMUSazMuzL7jdTP/9ra2ScT",
+	"yYU2myugMfMI+0wDHU2JrSBsFGfS+XHJOM0TC6Mc08/vmBjqkfE4ms8ffAXuyA75op90V+7ZzfH772uj",
+	"Kpzj/ri0kmwteAXbea6SrUEsFLbvc8FaaJeKnzp8bUj4Pe8a6BILd6llzEL0Pj6KmNFwsyXUF4yGuf2U",
+	"V5xWWC6pnnZiF9TmJKJix8rZWje7dcPwD/Oq2P7QntNaO6C1lurmE6sUSf3kXWtnv4E4C0Yh1s9eX5oP",
+	"4H5gh+Y3LERXxCyPjIdU8F9AYLxQZMBYLpDbEzcyoP0kovGUhBz1e8wCORRcMY+MpYK/mTDyVDEmHBoY",
+	"6L6RvCVjKqaEix20Ftzp64mAxvEUWOxSgvk/4VR9EnFl3TEJReKR2R5Tgl976eU0inzSl3qUV7g9UVrj",
+	"XnLNUHt3CS0BUubsAruWyLA3OzMiBz2RMx4ITNRWebiLTgYD5njwE3Q9pXK/ZX7mmPgyQBaEgCnfoWr0",
+	"hLGBFK407oA+W/oaPaI40ELAgF8oWEBwMVXh+p1bHrInsEHecaU/2v19Ctu7jC3i7D/j2MIbgW2ORl1B",
+	"kZvPl6hyiHKWph6XIfvB3LDA7vDd+fSRTjJkA5pEuuEZ7xk/lzHxzU4tDs7dt8wmwghnfoj20cV7mUjG",
+	"RqblPkr/QSMQcV+GVeKk20qjpLhZ7mGb5B+wnmWS7q+tGCXp0yuL5LmjRqVuZCqHUlUbWBn2FRgae7+a",
+	"//3+kHjsfPDAPNI4XUa9s9BoFB2MjKqN+XhsAwgBVWyHC8WE4prfsGjaOCYTzGzuMAGPCEYUiidj1RPO",
+	"u/f3UEmqCQ2YQm2TSdv3Z69Pvz9zsnZC9SgTteaRtdlSuiVuXtu4eWMuUrdvXrwub4LDHDmw/1JRUGPp",
+	"7nE+0EKjbMyoUJ5tlNtBMiRFuO4JG/d12F3zNgnYIDa4XEfjBM1iwoSOzWOw3axxTCKqWUzGTCljUvVE",
+	"Sl2Cb89ILNz/aU3nLZ3ukvfWtNASAMrGEz2F90ziudoA85xbqnoiZtBGjy8eZpcyCLui0WtutojYJSd4",
+	"n2AMjdCMLhlsoSnTQARFRU9wY3UMKLA0RDKgkbXXUiBwGL5N8g3lTsRvWDoBBSxTU2vrydTUYz3RT3ik",
+	"d7ggeZtYMlU0igHv1i4GLqqyzC+pfWhB2jAupmRPcA0TU6kVqkZ8giZ0dunS+PwGTbS8RTxnIR7fZSQP",
+	"mVak09xfZOu9p5OC8n1IayFnGuWrFMqIEqE/BTTuy9E0jCnESCN5+2lAtRG8aUKb6fLx9/d0Yka5rVpb",
+	"hWIF7LS7bJ73OYNlnfFnNy1MIOApdJgadsM+cuLgKzMyvuAWkPd0Yr1EEOBphN3qppJGTVEerWfWyHi4",
+	"KCMB3vHSqMcpQEeqEWM6gyP34SYWnmi/EIxAtQelS6Uwya0Xj/74NtHHF2OP48zXDc7jWjy/0DzQfciY",
+	"BJHEArH5YVru85Le8GqHPRH6Eu95tv6uGSKswt2h+Ny19/B5s9vX9Xizw1UBHn8VgMe5N5qT6EaxRNOn",
+	"xzo+m0BSNz9M8AOUlrHZky4lDCY0teZz6p6MJVDjglcyYtENQ85Yqwx6op7TCx6Y7BYObJAY5dTYJe8Q",
+	"kSRmRDFtJf35xytitRCWKYH+8I9BkBkT30wFVQW5oTGnAr3PGdmP8p39gN6MT+pcqAkLtFyhBSwUsa3C",
+	"fLq+tnTZZgoQX3b3XQGiezNvQ9hQdyqcfrNltpvrG5NCj3aYcf7NT3nklkbXO9woA6t/Suqw0uZxbmm3",
+	"BVI7I+XXEPJrmPmFmxaa+XCKto1ImR2PqvDoi+kdfw4lTprGuijwy6ilojAtX92U26ar4Cbz6id1kBGt",
+	"qk5F6GGoDQ1ZD8N52PIiFSMDs3UeZPx/x7ST+RuzMZ9Y+lRCYaNFDWsfmCfFhFt1Dvfg0DxV0fep+XHl",
+	"LEaG6GtgzxFqowifnE3nk4iFQxaTWN6SCcM4ArmFrD2+jZAPBixWaWFFT/SlvO6mViH5k7NFyX/9n/8X",
+	"/Kq5gLj2GkILoQsjWXgwIjGbRHTqeD3G8oaBmZtMegKi/VQ7y7fuvlSEDjSLoZA8ZuSaTTQavPKGxbcx",
+	"15qJBtSIG/+R/Od/pJY1yjshYXY9wRWJ2ECTRGAgOyT1fkTFNeEY8/6FxRIgI9hnI4m4Jk34DLISjV3y",
+	"hgYjXChXHGlEKfs8gdqHnqDO5IPKdFgGKORMlwwg+WiUMGKFLMVuLRJIpTETwhUZRHRoBuf8y55IH8AV",
+	"TBqKRBYlVmxiyTwy+y09ipkayShUpO5/9+aqJ/bwaO0opjUXQ2P/t5rkv8E9/+tBkyQiYsrlUMIGZCty",
+	"gQ4zDD4eJyAMuqnrAFX++QL+AphGOgdEO5RJFCIHitIyuIadENr6jnzEC0lRzFswLg8XKhkMeMCZ0J/g",
+	"Rn9pnf8lzHFBFmHeMzFz26Bj8nAtByO6YArqI8rouvwNa2q84q2Lg+v5lw+7FEBXnHtYKcTMSl7HDw2N",
+	"zprf0jWvxuJYAgNs7kvivsToISRDuuaQ1fAL84upmu3W2rsHNQ8iauUcTooIlannW+aePtwDdcTdWtRf",
+	"Y+ddmiE7n+ENzHbB3vsgNWFCJsORlRLAF5VpjYUCwcZQfCseAEGVCiBeJoH9xV3ywSZmb6kiVofsPhcQ",
+	"e7C817aK8lLvPk7Enu2C/vUpIHUvWeqUyEHKpw1z96CoklyzKQtJfzqv5OHfmtQp6uYCPtM1mxIOqXmA",
+	"7A2Pie8MlC4RSRT5JGbYzAYq/sQaQlyPZGJ8OfNkW9MIJgvuGlvWAEOhGsNl6XhAwRmjQ1oaMHs1ik98",
+	"2C75S2ogEC4IFVOs8E8fG0hxw2KtjnsiCxQCWK6tkITHvVBzynklssB9AneX1oODeOJDEt1Zm/1jiKVc",
+	"n3c7k1IBVQyt+JKCKj/5rebPn4l7OxMjqJT7Hw0+8dIJKdwAW4xghcyMZHWD3oyDY28xegDb7CYUUfxi",
+	"48GVaYLrCfeMIi/3nRnxY4uA/llDSvGFIh8v3oErZL20QsKc1P1CtnCpm/IaR+Nj46G4i8PbXl4qkV6Y",
+	"qM2pP3Eq/fllrnObcKXMxYU3r+A+SWu8e72EtR3Z1oq0c8+vctaPlbMO0/PrpKr7ZJlFn534R8laX7Ah",
+	"Vxp6jokKYoZ1LkOq2S2FoB5mqpGtF8fu4mdWFk+Z7pIxF+ZS8xFUjsqQ9UTdPz+7vCILtQD6IOZ6H7u9",
+	"mLBBP0vLi9ftAtjsgA9986vBiAXXEHobUi6UJv41F6FviYJx5X4wnzSOibRt3QPOolCl/Ls8dk0uYEr7",
+	"KNd82w2legAtgXNeVM0M7qXrn6YLtM8LlLtQ6Jx2VPeED6Wp5tmQYvF3iVt429AkwHvAYq7+lEwiKo7T",
+	"5eRqA+oEs8ZWMj1tRt68UPMvpdHRMediGPMoMrKJJprVjMVuS19vaRT1JY3DT32Zq3v/3rlb6ffbTrjj",
+	"0m01446b/k7l9IHdOg1Teg7pDUuQkcy3HkkEnuot59zzQqDyOCoAy3tmE1GCEmq37+a07DLfJU2/hyxi",
+	"mi1Spxhdymuwt8AFdc1EESfSwR2lEXaIgf3I+pcyuGZa2ZQ8NgVjEJh0Os3WsVGSEG8SQ4hxQrTKacTs",
+	"h0lAJxtQG69hpqnamBFwpQ7HqRWA1UHf1NbHl7KFje8tLyxx2/mshPUDydscoszDt+F3TC/bg83tKNlz",
+	"UIRb0bNVlG3jNSWbPwhPkBY5zTXcYbzL2MCe9UYwn8WHCR4L6/Ug/UnBNvUbBXftmrGJ6gnu1BBWHlDz",
+	"NAGlDM7x4+YCYAskMRswHWBg2OgeloHzvZc3CCaFj4dCDucwlRENecS/Obfo4YIivx61zXgpI3n7PRWh",
+	"HAxU2l6b81zY54kEpIIRA88k4sMRHFfrqbz5PJE5L6W0JFnwZreTinhKgWjxYSvB+HV04qVkTI9qke8F",
+	"1MW2VpvltxjlIeZ6125uhV/dNx/6KcmRSKKocbxaTPaElZO75DRiNLYge3iZLUbDDDL8oOunth9uIqZj",
+	"fhWvP0Vg8Mo+fw5GCbyXdCu8wA33BRknC0PF54kaMWzyB3QFY0cQPqZDBtxiYyNNyDWbNqAEhyDSujll",
+	"UrhT5mFBaAClOJYGuSfgcCCggfGWCZ1MGI0V4GLgoeT5mPALZ5IkQvOIBGatWThn1fTEcrMmjzSciGsh",
+	"bwXxYQI/sKmPQV6s5EinCP+GsqKeAGNHj2hxVF7RtAHpmrNtoNQ0/TGHQ+/b+PAFrtZGTSEjEq7kM4j4",
+	"avZZG31vTgpptc0boUSxGxYzMmFUJNo2bU9RkAoCphJCpA4jBJ+Wsa0iBk4GALXnGtKaKXocjViss0yk",
+	"3adrxHmp0l+tpeVCvGnBhzlalcFVRV/vqeLAosGtT9AFBHH7WCbfhPL46QiDkIGfksOdFM0Jkp4eklOC",
+	"tGo1yZiLBH3eEBSOl+EIWeUURJSPU+hHzJe6eUJ2dJe850KnBfdWgRZCzC9UhqqfCPOaYSy75CTz0a3h",
+	"67Aobe4WQgNpQBr1qSP+BzgNYyubEbIQ6Y5Qj15jdYHoiRnmox9HTKRZS1B39odsKAL7AIaS9NlUIiYk",
+	"pDrTUh8S0ElP1AcxY6TtkUksSfvAw+QwwPyQRNg0acPDMpdM6bZtNU+KGITP/ITVPT1Rx0Y3yseYSbZR",
+	"88bGkqvnOHOLELTp1oLWvQrOj374y/vOOZQBTXjM1AImlhY2QpfWM/lprsDn8XKY/lhNpVh8w2K76ygZ",
+	"UTX6ahONJQS0qzHCIqiKimBLmur9fG3KYympmN3I6yfktTO/PqMpLBWLEeZQ3GiN+pwYbXl3pCSp7gnI",
+	"XIK4zaUmPSKFNdKNmuIBNTpowkQIWBO5F2AUS8hVQOMQ0IskRKxdsaZ55lSR2CZ4oVE5tVrzMXDPgi4C",
+	"Mp5VNagm4XqaKrJjRKkrmTUlH8UKJbb5MA6+qE06ao/hpTxGFUrlnXzx4hfP0mOEhIGraq36crzDFfpF",
+	"xqXZbwKLnmdMXSMXAYMNAlw+1b4Hdi/xeeg3sFOpJxwfB/ZEh1NCyS3rj6S8JiGLOIhDOSBcA44pZ6qb",
+	"NSz9+fLsg5f9aZ67awSuudtIQ3u7MXM1wtWjNUUdFH5sm6i5UiCh4AbOFKlziK6RUN4aMZkOpScGlEcs",
+	"bBDjCaiMJtD1XacrIQUzg57EMmDw9BGLGUpcdc0nDvWda+dV9MSIQq0+TMOIRR8eCbWb5rHmcxtUQ16x",
+	"OrSbZ4PD9YPuJMJoHHEWQ310w3KH0SHohljnkV3xUa5pfJf8aLu53I/P3JlhLtk3jPdfs4ne7QlfTydG",
+	"aKONmkLmCzpmoVuneiDHY7qjmJHC2nZMwy/Ao6HaurCkXPcEZhWsWir2DthEBKjj2T6CY7BchlmPGrwV",
+	"+9qMV4lw/YCxC16nkLddEjOVjJkFw0WnyC6GYuCtQ8OPecm443y7YXc1U8ZTyu0jGmNUMn9y0tmJMP0e",
+	"UZEXQ4e8gct9Upe3wnZmg05sdPH/QOwgRcAjliGSwLUvFFFJPz3FKh3aHDisnYFaD78fR3ZXe4WRHDws",
+	"7FzXZFFYFrPSNlSdlyXHc1sw3azrtGewZrN5uKQ9Ax64AaDDgkBUjMBpWLDh8+P+ew3irruW6hfKcIdC",
+	"Dga7IQt4yEIj4NnnSQQOqeV9XTQJ+LHa2s0W8A5dZGxMP7/Fm1qIde3+mm3F8GpKT2HZzUrVynerPNy+",
+	"yvTUSvvK7s17tJ/Anet1n+CYilpva60o+GMVYcCX0MGil1pN9Uz5Gu3TyFl2ThgvQfNJpe4cwm5642KE",
+	"3Y3xBgwTvoqP6DvzNQllkCAiTX0kb43aDCWhRFN1jdSAkIAqhcZL8AeNhi7S60CGK/1uJV56BsJFxdT+",
+	"5BL43e9weg9jHv37r7U+pPpq/0ROpYzMBOUQhhVL25UeMKFjhKwc7JKTvrxhpNMi////920XcBuM9Rgm",
+	"gbZ+ehSRMeXm5ykQfS7hh29dtZsZP3Q5avdm/6jm1SCHiziO/3DtIOVAHZuUQhGXzSnaCWs2hsVNYmYm",
+	"X1tCaJ0fMDCDryev4XWVkdfGEMHdUrnGG5ZzQ3dknAyzHzw5ruwJDi2VRoQL8p7G1+jYYVxsDL3MySSS",
+	"NGQhfoi5JDgQHgLRpiKpJ+q28U35UK2RiR1SF1Kwxp1CzZhsCj9wjdVLm9SuqAK7/G5kJhAGeBqesl5h",
+	"+2Jv23KqdEAOFntbPW2Ps5ZfoQpZ6+2tVBRbzq+hkKz6+DZTSfKFV4TAOSQUN14ZTZpTD6WDvPkdtyrS",
+	"i7v/vkb0d0w7NfQw8v5K/D2x+Kuk0qbO93dMr3O4nxS2dymLXa54CjfIXYauy/ZCKsB66kUoIUyJ2C4r",
+	"PWLjXBw4hRt6qGmMjRWZTKos281btpVor0T7l9cr9uQ9X9i1um27b5SEYbQiZHs54gNN7FUpmxp0o1ka",
+	"NQmX0iiCdDw0pTw0zvq9HdS6PGd2mE+JzvaPBweHF0qn9lXrMGPWMctf+BY+m57TGCCEExGMysuw8JWZ",
+	"sNRmvLUfkWSHhBLgqtQ15LVjcUxeHoLwHdGI9xPIYa2HCmT2r7ouLRkHrdo/7hHyxZ1TNuab7pdK5G00",
+	"6DtKz6+TWe6TZxD2VTmJ9gLKDZk6RnRkGkC9getVxZwUqftKJnHAuvYm3yP2E0Q4c/sIYQV6wod2Nt8j",
+	"zjBqeIQqxYfCkhqHCRBeA3UB/qKi03VtWc+xHzg8ykUxX3scnjLoizPEn7WrAJ8nisVF6XHQPwx2jsKX",
+	"bOfVoNnaae93Dg6PXr6i/QB2dZiwGZlIWi00gHaah91m00wz5jJGtOIRH45yzWynM3YgoX2Z4AJaYjEr",
+	"7mC25QTs9oVmabsOX/Q2A86VWkrV0novZbXy2XIg2crdKpJcRZK7tQsg3SfUbr1S6vk+PgUXN0xoGU93",
+	"UputbOVwQDWNJFADAPMECwHHX3kZVnWOtjkRXCuPTGhMInbDIqj76ImUqXqXfMsjo9G6xP/ZJ3XzACJj",
+	"cvnDx4ZH/IBqNpTx1Ch0o6ZumH8nfnVP3J/SmdxBpG9Z/nMRs57IhcxiRs1qEC0lFgm5xTIO0IjGCHGa",
+	"5ZwbOR7U3BK5KBv221si64Vu2Fv3HrHYr4w3Bi/LMmDlVhs6WikXCt01DSW5AVVshwvFzED4DYumxQLI",
+	"2iCSSbzENfu54JWN6ed3TAz1qNZtNZtlqzJxsK7k1O0GUofKc4/cOb4wnpKhlKFaMkb3xA0MFbcnqRtV",
+	"DqUFXLiPoPKzgZM5Rk4rKA6kfcVEsRQWQZYWFrrCwxZVDvaljBgVzxV4nBf36F3FnzNb+h5FoIUnrFcM",
+	"Cs+vSLO/Bg833Xb4Uu/Ft2jF/I6R6+5sbrI6c6kLHAIECBLk2CYJq0qwgbFPoSGca1JP2wYs0aFt8OOi",
+	"ge01oIGNUuKqJ/oyGY4w7A7d8q5fEJX1gAZaxsr9YvojBf09YbGl8IbwPon4gBWVOoLUQP0oduIHEag+",
+	"GK/tOEqf/UKRAR3zaAp9O44MyKhJSgb8Mwt7AofVgF6eBGWNnTyaG9QO3EGZI0a7RJXgQRuJHT3AumdY",
+	"NGYaPQGYPUYDOogAWBnsCiWdZhM1ubmg03y1PgvfXSYFncnCAaxgzqYYMq1Ip7m/LIBQlHZPGkdwRh3c",
+	"xnWcGMfQ2RVmaIB4Yz4cxAzOu9kGH1NaNS/Tx90apohYpgDfsbEU1sZ5B3sRJjihca1b6zQhOSjjkMXn",
+	"kpvx1loH63vz//BqsK3f8QF7Taeq1m23vJq6Tmrd2vnF6513b97vtODBcK5gBLj7zE/stg+y8TIajEDT",
+	"pt+3X+4eHeSNj/Uomha8761ishcU93p6e43G2Nn7FnriRhBu2Q+fcYkqf7yiRb9nGZiYsT0eTmoIRsZd",
+	"TvzdDOlgTlgFbM2JrfrGoMacE5vzjVd7vWSV0/sd07MKb5PuyXOQcpXM2SxC9n2O42N7Ahss7jJTTIEi",
+	"b0cyYqSuGMCaEBpFQFVtZpE7hLbSq2GhSDLnIqDACoTfI2dDyts5osqS1Y64gsWtg31MAHLWAWXnTX8g",
+	"yBZS9ywtubuxm3dfuIKGdAd8mY7lGdndWJE2L4a+QLP5YIHZ3G5+XWbzgte1VajLSqFURuyzgCJ/RDuU",
+	"p6wAS8zPt9k1RDAOJOUU3hALPYJoYSERMiaI1hemhWzYkE+u5DUTFpSD3YDYtrAbZZqQUziT3FizYmWp",
+	"2Opi5Y+KxaWZS3NTrW2r1Kz5KiuEDWIWMqE5jWx9KxtTHtW6NUXH/31E476MjTmzc42stWrXPX8JMuKr",
+	"wtNL1gIELciw3JgX8M20bM2IV4sl5Gms8q7li3PvU1yWrX3ZAjOH0ZbbGJXE3HAofsEa52SR9RuXCiM4",
+	"fI9VfIY+vLLC0442B217BLg2IAJii4Wb0suggVyfw/sE4UMBI2rU2CWwRy3CHhzVWXxb88D5JUNmG3Ne",
+	"yJhOIcbdhxqpG4ZASHj64heKyFtxjD3NPMy49K1bPU/tSepUhNgpXeCv6Qn7SI/QsRTDvHvedZjw+Dur",
+	"qG2wS0TIdEReT4wZFWZ6WSrcM7Z2A3DpcVFmgXtTe30l7/+a8joNqTqp8aT0oAVBXosRPqi0MF8hSkv2",
+	"OawfibbLtu0wtHs7dxnTOK4wrwXWnFPx3sVGdXpFDpwTBMD2I9ROfFbR6So6vaYmho3NwDKWgm1K/65y",
+	"Bu7kDC2ephcryUKt+ksiixcEISSOSslpBq4RZ70nxvSaESNYpl0iJGArxhYTuKjZAb8flCpoUqvi5K0g",
+	"daOPHLcK/kBPLHYx3KNB0a/2MMxjOzABKZAiJiNWwQeAIsyuMFqQRkqSmNFgZK5Jta6CYNuNxGUSVl3j",
+	"vFKtOedjZS7WLJ4vqbebncaDdSpi+hZ0asXN9DzC4ebFFA/AE9vhJePec1Imkivgbi8QIDYk5ioouARA",
+	"VaVx409JHb5wuKL2w4gq3SjUrkqxMzL7fAIn32rlXfLO3DySEdjn7ujQmJGIDTQxT0xExJQiPhdBlITs",
+	"zXiip38yxpC/S3zrc38DrE++656GEcFX5mlICUUodvHVKTG/HuFfDrJXakss2SiFw2bB12xe7a4aWnL/",
+	"EtqFMRGzZmv3Cpo1ecpGQW/5CF09whpDo83WkqGZh21kaAs3EYw3tMRR2XhduKfVXDKqwj5dPDjoJikx",
+	"uBOjv9Izl54ZKYg5X4VxrQBJzZ+mL7AM1omslQ4MnJN7lLy+k2uinrqzVdW5funBtQhF6/op7c0E0uZU",
+	"M2AtrNNQkoL3IZhfMfDvpWoadXJ/qplapL56Iq+/jjNccbPjXyjy8eIdMYIb08pFGPJZ6PF1iS0KqeaU",
+	"N7HPIimGaTUtRL+g7aInLMmfGslb47Q4TEK/AQSM9gbM3RcDde5CJGmFaBkOZUkSO+JKZ9kPF7x7YZd6",
+	"WQYDXNe1Q2GPK1MxO4KXXqGIgUntTcRwGYBIMW8y4BGzqmUSUc3FcBfvvWbTUrYGMwpdjWj74LDWrb0a",
+	"vDwMmy9bL192gqPw8OAVbQ8Ypc3g4ICGzdYB3e8POoNWv91v9l+220HYOggPg9ZBvzkwxsHLe/RFKv4L",
+	"q3U7L9ut/XvkSvAtr6U14GxXauNrUBtje8Yz78/8/bi0vEuzMJdaxjZUA6J0IGNHjFoHzlyurfA326SL",
+	"V/kpeZN/zaa+EcsMmv3HSaT5hMZ6z1iuOyHV1M+Kn/AXrF4wVxHfSAa/S84/fOeRP5+/+c4jP7L+uRHN",
+	"37391nOEJD1xQN7zbzAwZcZh9AukPAiQewA5BQcEA9Bax4SKKVq+zBi55PKv3xFr1IbY/UAFMKVMgcGX",
+	"T3Qjz6zb3CWXEouo0oXBNj54fMpHod1w3IReqJ7wbThlx8hK3xVmKVL38zJWBprpHaVjRsc+AU4NwbKL",
+	"neHORU+YB/MgiWhsnGYYhtWm5g2giwDkhoE0H9pKMiw8k7G9I+RjJhSEyuzoe0JRYbSoJhEzb7pFJvwz",
+	"izAOZ5lgXrZetY33QIniIUtfCNnf91pHR95hs4k3gbqnUdQT9aPDl83//I/OfruJVW7Q2IFQvul7r+OL",
+	"byDRC51mrOm3sRRD42ZHNB6yGF6rezM90Wntg8VwlW6gVEunP5Bpf5JX/ukGPHZKmmrn/iJPJrBEA8uX",
+	"3fgZzQvX+Q2sFgDWW/hjfJAlO1iKsr6ejVMwO4rxhp5Ak06lUcyZ0t76ojQh5h8xqXgMMVBn+aXW0SJ7",
+	"5SP81P0slrWSdwukyEz+zuyKOWNiS2gSuWlvFVKiMrCcgVX2zVizanHuUBnFZj2dLWcLQaHv/XrNplWi",
+	"sKK6vm8loZlRam4sNhf7MpxifXytWzt8X9sQp11+/67IIUK1uSt9h2NFLq2+A2U6ojcMGeiU/QM1Efwd",
+	"RAzK0+uOz0sjzXNPxGzAdDBqbFVN4pyW++dgMdqEH2r5Qp0N7JacBl2kHl/DTzj1WOXhnoP/he/kjlP1",
+	"aE7Y3fEa2D1oIC04pZg0XBbve2MMTmMCWv4/e/2IT5zLlbdYUwyZu1JaPQFlvVnuHxBNEGNlkcUpY8yf",
+	"l6QZmklpLQ2T4dwfnBrILeLK7ID7wXskCPDWskWxdkCPXAj75YVQ3Pu/O4X+eNF3GMHerwjet1J1vhFh",
+	"4QiN+GSXfMBqGeNzxqBas8JLc8JiKq5VVisztsWdtqLf8T/2BPJdCplnVYWPUA4EAVMQGc/x71g3F381",
+	"dN1kJ3e0acVW/4MOTWXBXN1NN5uGHORraODGnsgpVg8EiJnssrobaAt7eJmMGbg9l5VqfvQ6wE3V1BTO",
+	"yLMvp/mImJ5LW0lzx38YU6GXVce5Crw7xIMNa1HhJMKYQqGc+bfCQFxONtggYZ+RkI0lVK2ZA7RSgvRE",
+	"UYQUH2DGubgmBsRLd64LdNbMMAuBBAi4Gviz8/LFI0oSlQQjY9YVcnaBTKLQ9izd8pAJLPe/u3GpwL+w",
+	"lmTLlxOStSWbq3m05fpEJlrx0L581ROLgncPlobYs5aThpusoX/Eyvj8PLbaZWrlTTmTcY0y+PSGhYah",
+	"pTmwG65qlPqjtZaeFmX+CwXawcu8rPz521aJ+YRqDgP/1f7r7QrckxNiL/KMwzmSiWKY2LKlJQTb77kR",
+	"4UESx0xoEnKmCfTEq1QBMQHAaix2qAU9AVJNKdvTmq9ZAVcz7Q0xFgKgoVm6fBgOcKqjjHUClqLctt1X",
+	"2RI7vtxUji92XU8jLnhAo0VYCDOU8UF2aUnK+O+YPseBP9zdtStwp+xyP1heeGV3LO71xK8fWWx9dQzb",
+	"JRYOEvghohl/FDGj4TaQXdwLzUkat7OXuODujCxi4A7y323UJl+6E18owsN1S5z7aR3xhOpRVh+bCsPa",
+	"rLWxFjvKvLgFJMVVzf3n7gpSN+rAGJ5Y/RBJGXeJnDBo9gykvPZIyNWokS+zt8phKzQ16cjWLj5PZ/0V",
+	"UtXcj0irlU3lLPdG75FWxdhU0fxeBRNwHyQA9+ZL4wBk77syajfb/Z87g05MZ589A7oZN5jMJDsGWhmV",
+	"ccJoCfBZMbMBy5GMQrDN6r3aeIpX92pQYWNMPyeTtsAXk+7rp+xU34QYKG/U2Rk/OnXK8xGT/1h7se4S",
+	"c1suPknPd9WoXtGa5AiyJ5n0KqMK7kNtMrP1wN98AkTGXG2pHdAxBAPycWobQa93ms3Ghnhyc+rhK5bu",
+	"za9Kupc1gjevAyq5/CyiqigtnkI85ut3nhq41o3shbLmtdolb8CatgBWWaaxWEMwczNIWCNTe1hMfmtj",
+	"mg8Tr5csDSbk637uKWK3f/jtICuxWonVP6pYvWQakt1GmqjHka6xTDQXK8i6L+wFGVnekqgnWQfWlMfq",
+	"QWFSN6q1o6Ruvl92kNRSq9lY+ebEWnBkrsVo5Qy3rtt4b0sLSMuvO9Asfs9FAqyrTa82jGnA0g/2m17t",
+	"mgvzUM3G8J6TmH2K5LDm1SIurln4WgalSx/6R+ZczFP2zqYX7N/qfCS1TEE83KeXARWzV16x8cR9pmk8",
+	"ZPqKDksuBjPLaqZ3Ydwny9j3ba1b6xg1MubC/Ht/HyK/llv4nRymJMKBlBGLSW59wECxG/B07ltlY34D",
+	"mcRkJBPQ/IJ91mcBJowDBsuZZz3uzLAe5797uey7fQIfLfmu1VzxXfH3zImIE5j4txdv/vKn1ydv3/3t",
+	"+Ju/fX/28eJPh16r6bU6Xuvl8Td/e//2w8erN39q3qc3StNYqzMxSydsS0SWH597BPOtfCoby8+kUqWJ",
+	"NxrKjzM94TRo+tEzCOTHzBxIMB5HLLiOuNJdQu3H5pwCfmBa0oHkohCwl+lRthWKXBjHAsL6ImOXt5P1",
+	"bQ/xhMVchjwgcSKy4kbov4b0Qdpwa4lA7e0vVO73VE/YRghAK2l3UMR4CCY8YbG7C4adG+ftiGooKoR7",
+	"E1cAGDPQdeqYUCLYbU9kPwpACzRkGaQiuFfAoM8VcN77MyrGJ9T8BZGr7LcBd4QLQEXuCbumaZt6gdxH",
+	"YZEQowoDYGbFzTjgBbGQUEXOzy6vyB6uGHzsaP3vmz7JZrwqkeJkylMz72eGR2UpfI2WwlNp4tJ+rT0I",
+	"20yvVQZ2dWwqA/vRDOw1T/4dZvSWU8XOgKwyxVWmOJcpjlPzrISn8ZBQ3WrazNw5yAq6wVLPmfD3jr19",
+	"x3Rmhj4sGF+p2ErFVir2i1Wxld7blAb5jul11cd2AlUbTI27bULeamVjS0JqMmWawBZmIanLQV4lEaV5",
+	"FBEtSSAxy8SER4QkEyPeGj1B46zVHkDuIyqE+TdwUaUAhoLdZkEzUAPHWXAr/3uOcKLPhonweiKUgnnE",
+	"rDFzVLMUf5zIGMNQ/SmJE7Ej5C2EhK7ZRO+S94471mldLYtUU1yRmA2M1YGFU12CZB8wVCnYhgqp8nq5",
+	"iu5UOvSPFN2pTM/q2FSmZ2V6VtVKT9Fa/7iRjz1rgj1CBejCrO17BIQRLGdNvsiM3FtShwTt4uQkmKlC",
+	"3jY8kogQjLp8ilQOCNcKoGe62FgVjFiYRCwsmq4xI4mggwELNAt3yY8yvlYWjphwUUzeEi3lg03Mi0TY",
+	"0/lB3m4mA/kQBZ4tRkEakearbqudl5nwVuaU8eLCzXupaKo1DUZjJpCDwnY/eTWzEBGzclEkUZT76Jtp",
+	"+tHdpkdh8+FdZlfpOybObniI64P3zJsNJW2agdGxy00MqjMOpOdqb6yt6aB4otatZYINP3q7hhmoNNWJ",
+	"qnXNQcICztjGa/kaVo/dqT8WTJmspNBMdjK2iGobtpDKq+1EfJC3F0wl0VIgi5yMc5wHcDQrZf5Hz59c",
+	"JCIXO7GFPtszJVRAxd6vmg5PZch+X8HIqGR0w6AIO+YCqpnpEKnS6WQC0SlF/F9vWf9TEkezz/Ub2IBt",
+	"drk59hhP6gnQcJ+1pVx3pIEpUyLUefExa6QVX0aVS4ExtQCAfyyCEaFRJG8xkePoFailfVcMVggawNMq",
+	"p1ZW5aQQK3PA8ED6btgewUXyLdJtT/RlOPWArQMZTcw/4Al0zMjtiEGQC8GJbBXZkLDPXGmEl3OrZX5P",
+	"MTulRLG4J/QolslwRIxS3rFIazFTyZilQ9wlJwS72c0F5jYojucYSsxjyMFYCxh2Q6YBeOjYDAMZSHKo",
+	"fym3bSjhWZbTxE3B1mEBrFxPUAFwwEg2byYIKN3wTHMvTBcIQqgiMdNGbT0MqdfuPdBqD4YugmNwF26R",
+	"+alLd17KCX1zCww0WdVh4na/OQlu77utnW5nu8e3qgrMcL9o/F67KQiFoyFQHuVZ9MxuWTdRYD5NYFWY",
+	"0GYXsXBHpcbU9tII5m1cocxZBAlsDr0cDJb3pLzmTJOYmcnNse/lulP6U4JWmGdhy+IUUAtEyyxymaWd",
+	"nQW33xD37FbRzt5xpS/dspXpibGrh5KeK1ioGcLVCRMhB/qThX0vaN+Wlhc4uEu8ayVVrevUwRE+Uz7d",
+	"DA/rnuPsLyPXzaNirTXU58cgmz/IqxWQu/AeQPH23vV4AXMvbRvMgPnnPxeGwArVb/OoftBjAuCbYMda",
+	"6ft8of2W8xcm/TG0TCATBc3Jt0UYowOgpzCTMEqWkpgNudIsZiFcxjU35vuVMcvtZcAab+kzIO6pjHsC",
+	"tvxtAWQ0zv3QQlO7LmPCjZp2IKRkOQZpIw9CeoxI12Haj++mgJUHVt3lkfVfLYubblWXY0WhE2tP2e1h",
+	"3sSZWbB1Al9CGo8DICIifJew2uFUTUZ0yCkxXkASs2MyiRhVzDgGAx6PyURqqhRPxthAvAtTd7qwfES2",
+	"nD1SWORtdRIgSoU1o+4Ej8XrUnX2+5qm1dIuf3yu3exbro12Gv8JaqO/Mv32ZYB0PzCA+AxUOGo+QvNq",
+	"BzhIrUIvp8+LauE+Gn2pF7y63PtMOGPTaFGr0BYgdZPnDNSd6boHOhx0MonljZHddwjb1yzgIQs3Lmyd",
+	"kK0k39eB112w7Z87aneZqobVYmYvZAFX1h54iuIKPJeQdimYLSBIGLgoxofw7ah3QzzHPmE3xnuoh1TT",
+	"bvr129D3esJPrUjfI37OpjV/WqZm84Wdut/YJTAM8+uCMUs55sehT+qZo9MTqafTyJFIOCTxHG1goe89",
+	"lhHrpkTRlhAbBbDxhjrNfQ8IgoQr5wAKoZxsd2XLdubkQd5KGoyH2WWzmBHrPXEPuY6v8lm4MemmzhRE",
+	"6qecp15HmwydL8JCdFoEm4xiGcnhdLe8a1GY+FYpdZ5c3blN+OWpvXUYxUOzTwapJvRqLI5l7LY4Fv8X",
+	"FEVObMRhXmiQhTIjrRaBhEi30yzP3f0GRrK0YDJCmn0pSSRvPWLJDXOyKaLBtVooASpX5/nVSpzgeUdy",
+	"2H9ngb6fhbIVZ0WvwJC7mmHNdZ5HgT13ST5ujmv64TS4lzDYjaTWy6Q2zFX3ymvo0vhRuDAV+e2qML2y",
+	"bz3NmMPfTw8CFQLUI2LAUnLNdTBiwiOUjKSacE0j8+8bJhLWyBq63558OIFSIfKLFOw4V0SEBGAhnfbE",
+	"hMbaghfJ8STRLCRcEK4BDSkR10LeiuwheUSkXWLRWFewTAIeODa/LzmXKGfgACxgVMzzzueFw84tD9nx",
+	"HTyXrsBnf1UAXbPnwDnxnnJBfsDXarYfHzOz3ObVj1nMA7p3OuIBHcr1g9eabTVyXa52aM26Ibx8qRTb",
+	"enxaV8Admyo8/WMaYSnghy2hukuf5KTgvE6R8XCZNbX3K8YmVsd+EXr3rEyYt1AO2nmYGQVBW80eqz5x",
+	"0zKmMpRWRj1L7uynQiG4xEqupUgEp5aHGuAAALI6M3JkbGwjgqYRlGFHxjiEHn3ALwjJ7UhGy/H3l5kz",
+	"S7ry01Ny39gVnZ6bscICMujCgcbQrF6sHzN6PaBKux7NWrfWPOzuN2Ep7S2dwi1RIoJR7vJWy3ydXd5u",
+	"mtvTy0MuBLJQu+uPitc324XHCz4c5UfThq9/X5eTem375rnLHsdF/QQy6Nl2sX6xxNK4RzdkBiyLqmgZ",
+	"XK9Q/zsjAEIBuFs2Jv/5H8QZvqQ+pprFnEZmD2ToKBELhyxueLbDA+57oUifKkYSwdNGFbhWaiQ24WJI",
+	"zFc3NErQhwzMajn0WvuMMeCg7NAbFtOhcTmVLtADkreApduf9gSGfPw+i+TtOY3/ZI6znysRQ9RdbNSQ",
+	"dpa5R5E6jaJ0qqphpDc8C8NE4PiSiN2wCMsyy1ETICsBhJuWVXz3xHol3wutqcUhKXjT65IZwP54pgXS",
+	"7vWsObx+c1ldtHvg5oZottmaw6NLh2cetpGh4ebP7WeSbWd7CNxS5ACj0zlY7J4FI3THbVFNcl/KiFHx",
+	"bAvJzUZ/Z5agRMA1d+19wq7p7etVlMMQ8TVtraz8OZWTf/3cAfhGpSBG/+Q1fDKZRNPHixwvNgv2aPjv",
+	"CQaUNxuQ/jEGnWidpTEVU2s1kAh4gKh24Wou4CodU6Gwia9LYhYwPjG+FRoSvrEqTqXSp2YcPhgr8Jnv",
+	"WYshb0MsMx4aXsrJ3qcRFQFTXk/ADw9YbKSlvmV4XPJttWAeeIQrldi4eCDjmNl+Q/KXhArNNbeIGpY5",
+	"OWQBH9OoJ/BgQYuUWQQz6HSsJJDihoEP6QdUMd8jPqPByPxf/uL/1//4fxue2UCxi7nnbCywFXbICayn",
+	"tXIEG1IA7fgZxzQltzKJQqIRKS4n8J09VLfJXCPcQ2OrvVAN1Bo9QcgvDIo00tIQ4nOhksGAB5wJ/Ql2",
+	"kJ91BJspeZnxCPaWOxrpkGw/LCFC6pF5Fdh5S6xva6yw25hrzcQuzE/gwpsRQimNNKOEGamcQWqMzP6U",
+	"MBpH3DyFfZ7weOqZLwWRUWg+s5vqGK42I3D1M3gxjBdPK1x5Y8s3sCfa/GhElSb1b998e9bYJW/MTbhm",
+	"itTtI/psIGNmnq1lSKfOPrab6RcpWAM2iYBKHphY2MXcJLPPcxpgoAtFOeTMCHHz5LG8YWOwnMd0iq9W",
+	"j9iY1G+p0vbfaHIiwwR8vBPJofIbuKTEd3v+Exf+zMrauatsXc22s2/nhcrdKxPt29PsuqcJ9nTD3tZS",
+	"XoOHANWw0MkNjzMGujVJ3MIHsVS5swajTBk1/JBpyiPle+mWsRukS2iWgYKDVbdzSQ+Yead9qUfwtWp4",
+	"hJpBpsfD7r3bWIohnFyol8IJUyXN2M010IylR1SQQ3ewCcJUenZryIFDazTPh5+Wsev/zo5EdlnaG+4W",
+	"wW6VidljUiB9i9mu5n4QZFKYR1MxxTXow7a0F8E4i6JtaeQJ9E4ZtJ4TUA1LfIpHzIBFyCz391+ddVza",
+	"ws4Z+6WdhkjqXL3Ou3anub/Tah2BcWxOaBG7rN00GtntJ/MFhOkozKJm307Nq5ntV+vWjJC3f6XarNZt",
+	"vXz1CtihtkM1DG8QX+Z2A2HZ74ztLXeb2Lnrf7/PjOydCyNlNL0irVC0NkgsbzM1U8XQshze2gVt8wZB",
+	"rrLtbe5L4r4sFqm98mppfCqzo7u19u6BRcHc9oG3RzPqr7sBXRpzafXcB6kJEwhQAlod0T+cAif1ReaU",
+	"BQ328a8GlNs5nRHYX9wlH5wmpDP7+A+aTgV3w65yaiCV8bbySnG9iOqe/ixWF6uhsClCS3QtLGi6CVKn",
+	"PzWjQdtzDe/WBkup9tDAcq6NoyfzZiM5aaAzvSCzZowNlsQWPIsGWsa75FseafB9pj2BJknRivfINRdh",
+	"iilE6r4xun0Eu1H8hnnE19In7LP9u7E8Toq/UD5QSrYaJ70yr2994tdniyXxPOOQX0AUF4wB8AS4gt1e",
+	"HCZ4aUvGAYiGZZXG1Wfxg7l+5Tgo2PJ4emFA5tQVB5SDeGzm0aUXjM+c1cUrFFLNdsyz11smdHDvHNnL",
+	"O0em5b3G9UyDyldWFdxt78KV9w0oX30W64WTc+ZuFU3+GqLJEE2yESLzap9ZQNnYJmnZ5GrjyF6dRX1c",
+	"MGZRiT/EKR1H/AvVgJJ/iB4bPW9r/3tivfTsw40IM4F36WzXtSWyeNezMygs9nNdxwlrGIWUwkHXATW3",
+	"sWTwy9OGlixhZdJwI8K4+E5KyOTiDfcTzflnlO22yK1gJSQ3nXIripYnlJJ3NWzMDJXUw3iKKR/PAip7",
+	"ZBAz9ov5R5/GjSxz5mWNHA6usCdy6MskpmIIZSvmDKYtv0AhlK+DKdH7Wz5obJsKZo7EU4aPLep4Cno9",
+	"pp+v2HiSx7V2f+/vrwDL3lJ0duGCbbchY+blrCkj1wuTzdy5UhJuu2tj1j6pOjiq3tl7t23MCO5txhoX",
+	"7dqV3RwzY9t2Z8fCvo45DbBZ0+45Sa1Kgmy6c+Qeh+vZk1nmyy21ESLQIXKcLw9Qmk4hBGhsOix3vsN4",
+	"K+JMkhMSMvC0oEMgfS7WRMNDIXZgDu6Im1WeQh0BVtMICVySWA78YEPQdl8sEANbsOOaZe04sga448IZ",
+	"bDuDXsm4ykp6Xo0pj2bowOU7imnNxXA9GBC4lbhbuxinpiSQidBQovZCkRsacyoCwLIZRHQ4XIthg9wB",
+	"NDBejHTgUp5GegNOl5QeUdwMA0vgYIhYOWoHRfpTgri180YVzPPSrdDD5U3xeXeKm+Lla0ib2RsXN9Xa",
+	"7yths2GDauZ43Muasvt6x2xkF+dd1IX+gDjZIgvqkmlV9jR3ibxhMfHdV99GdHjO4oAJ7bvkQl/K655I",
+	"6z/N6Z6/yRaZc4HlF6Tel3rUWNskIutjk/TEInCSZbbVvDS4p2k1N/lat33QbHq1BUtZ69YOag86+Ru3",
+	"miopVrXmbo2Y9h7Cc7X5swSsI4lv2HS51XOJ3xeLydZoScUPXhD7O64gtkh4BoKJSMEUqQuJPTPbLM5a",
+	"hqxm12JdXfK41R8woiCSiqkcO+siKtb2VfPVuizwIdQ+WR/23NJajBmNyICxsE+hlBaEBuY5//5r7ZpN",
+	"AWFShp9+TmjEtdl8k1iOJ2Y038tbqCg0WtBc878tIEhVAY3Ye/q51j1Ic5jm3YghrCr+QMwCOR4zKHwq",
+	"PD3i1yyagik7lYnZiemlRCaxAyUr/rAlYbU/JiYq90sDeiOTGBvjMcMF5+6bHFTFO4tB8RrBJf6RG9KP",
+	"Ix6McMlCHsKQzAhJnym9agyKi2HEPgUjyQOWGw1OBapK0984cd0YLFJs1UM1+6wL++3UGDO1bqt9Lwr1",
+	"IifsiIrrv8nkPVOKDhnoISquzYz/F/I3s/IuRjRi0ST/KnaXEa/ndyx0JqyZEYcDvGbnKx76qkzpq8jA",
+	"pxI8U5b4yZMn3jGDA7l3GFIX4qKpJCX1a6MeE8F/TtixTaxb+FApCEqF7HKPOJkJl/SEFAQlpoLWTeQN",
+	"dOl5YtQF9KfxseVpNSd1x8imMZ7eu1Q6gCbicBxsotPo2vEu5RQ+qXea+ykI+CJVv8KvgecucGyWgyXi",
+	"uX/KbP+sQq406NemQZ9SXa7hK5qTsK0yjkUbvbI8q3OzjuXZfP6G53qHbWlABr7ddm0RKsuqoqjChN1E",
+	"cZGzo+62ngu22hq5ttx2XVlKhIfnwSivbkIPCbdUOq/SeV9/tGWzSq9SRZsSzt8xvZ5kfvYFaTj0F8qi",
+	"G7tgRT5G4c0HKEDSp6Jwl5yJgBHaE24pkV9ZzURVHNMD5lTqnearRpcEcjLNjYRwoTSjIVA+Y2sC3tYT",
+	"eN9GIhUud5oqpCrQUCmPP1SgoTK6qnNTGV2V0VXVym68VvYx/fY9Lm64zvqcn4Jo9z0XWpGIi2tlhGFm",
+	"y3WJD+V6PqFCiulYJoAFqwDOSgoGCK4xC/gEpH4dTVA2pjxCfNCYDVjMwLaMGblmEw1ZrFmAAM9CaaqR",
+	"vBWONdeMp4FkgEbO7SQKP7N9DlKwnlBJ376MY+JbZL8T7RMmLOUmTqreaXYQjQUgP2mgIQ8IabZshiHx",
+	"07kof+MJtbe5F/2UubV0mfJy9FVB82fLAIOzyv1CyjHptBAb0b5Xs3suPpBWs9ne7xwcHlmTy7ywj4ql",
+	"tks5uZxboe3lXP7+aw02qDOESixHWUOonRlCpdZqbqW8mpbXzBzJ73/e/3H88t/i1tXngx9uXp332x+m",
+	"h++Czneq+W149Ge6/5G9POOti9uDvxj7KomjWrc20nqiunt7dDLZVTJRu3bSVuDsrfXQexeMZG+xNIaC",
+	"OaTHhNFgRGABCFepLAhYFfSvgv7PPegPm54RvCOcgy3cov0QM5VEennJ6TmL0wiOh2XyqOCd5gRQc//v",
+	"g1iOPaJlwyf1kA1oEukuoVEEER7objHKHr0bz3grAlV8yJWOeT9xyMi2bga04ofzS4Q2/HB+SVQgY0bq",
+	"xiWRAFY45iJRJGQ6BhRDBTDTE2mMkYaXlbYaj8Q5BsXCWS+tZDVDgxK0YhVramwI8wxXo2YeqBobyoZc",
+	"2OW/AzboMrfczxIcLj/AMvBwnTJj+xrg4cw/i+EL3IvGHDFOcX7/m2tbkJRv17otr7YP/+3Uuh2vdlDr",
+	"Hv7uLY59mNNU69Y6u+2DuyIh88GO3HCa88NpwnBwUK1mrduGsTVhbE0YWxPG1vJqh/DfI/jvS7jyVa27",
+	"n445H06xA3652wKqt4lCueNOMtw8oUrxG7Pi+zgniWfjwGwJGbNad7/5+/0jMzOBmGwVXnk1FFhmTFkI",
+	"xgzJBl/M68B4TG56+RhO6dDM0khM7qV464RlQDbBLgMBrecCHvtXrXZ33x06iNbYsIVMJrBbInnDouku",
+	"bPs7gzprRyhR2i0x5Kwuqqp/v/AsGb5s9zqff55stYWkRjRmTxtbKSTqAAHRjCkk4yTSPI1seMT/9Zb1",
+	"PyVx5Kaw9ys4RL/7xySgUYTse4QOKRc9EUtNLeQLsJdOYnbDZYKhnDwKDFYVB6yxS3I+NhLdMDMTbZ2w",
+	"jQQ9Ls3cNllE/BDV/Ywc6tKi1qwfCM0V/vIx7KmF3nIlBx/owz69O2mkRhqJfqGcuDAvfot+JT63PGCD",
+	"ud5zvExpK+M8NlXawAh3zPQ29IRj9YAvLe8y1cS2Lj68EfGKbgJlwS3Oyq5k+Kl7gI9e0WHZYJkZR0Va",
+	"vrJvaRJzAS03tNjpG1Dx9J1LaBBQMzgSyJBZOhFN4yHTnnF5YPjE+H3sM4YKzPV/ucDL5YD4t6z/MY78",
+	"nqjnDYaAir1fzTW/+41dcgUPVEhh1nU0fXUff+ht6Bu1kaM146FlKSETzgLWE3JA2M8JnyC/RbwI5hRn",
+	"1ke0Ez+ifRZhIsW1SkXT3IGmFuuq7mMi2YfsTroOXBEhzVVBzEImNKdR15igMrqxZo9gLFQOo2XEJylh",
+	"WV4uLTNhzNFcJ2ljjuST8mWZ1ZxHvmrDhjav8AqFRfqO1gUrvaLDrQKUajosIy/XgG7Aq5dJxS2nCYwU",
+	"qXIEVY5gA40BOf10t3rKpNdadlzaFBCyiGm22J7TdPhCofRVWk5UTtzWzXCUdSKND9nYJacytPSomK6P",
+	"YYEeLnBfwxBR4M4InVKb+dQKpepgbg5wSvOYoZWyiS36yOEfTdX1Ck/GfEsUyAgwXMKEnWgfYigC7aAJ",
+	"HVre2HJgKY6Aq9sTzrjxiI/1b+ZfVAGhsPmc1GF0xH4UYsUN1c5XCnnMsD4lNl9RMpGKg7WlR2zaEyMZ",
+	"hV3Sq42nBB70P9l78+U2cmVP+FXw8cYXpk4UKVKLZVExMVftpdtz7baOpB6fO5cnVGAVSOKwCLABlGh2",
+	"hyPmHeYN50kmkAnUQhWpoqzFcvMvW8UqrInMXyZy6Td2AhL6l7DjCRc4ACgUFuJlmp3mO6j6tQv/v5Qh",
+	"aWYFwMjA0p2G+qRuQQJfzdQv0FAqKIh6/u412d/fP96pl7lGYskMxpVep8xRsXCNrSjVAfu2cX0OWKTv",
+	"sNgXEAEsMHepZMuDdD6TlYNAv8r6sElPLvCT9aMpkyT3ULuaEoklxBXrejh4GbWO4lesdTzsdFvo7vLq",
+	"mA6ieMWU8gNyb2t7YzZ++JsSw2BV/bL80N3boFcXMCuUhLhK5OheSplRPVlbywzH5Opzc02k4iO+tH5K",
+	"poaLVaXVkANtRqr4yfoxxSm7eY8+lVYPWnGTvkf8bXWr87LX6awYsGOStUf8xrLG2oMt3qzfMtq9/d7h",
+	"ce/w+LbRXsq7jPX7y8HlOYB97mb3ydXCjqSE2tX5cat5bL8GDWoMjcZ2pUEdeB9bofHPoGGnY1FnXAiJ",
+	"8I9+WqyNkuhe7hX8Hkq7jl+BuCzvZvdgifbYNY/RKRC/GSkasY9cpAZuzDt1vQ47Q8udXFbtmzwioRb7",
+	"Oxf/hIsJi9/ICFehzhoeYaQClwoLY4/5aFwRj+H+1mdjaWTWn396YWHj0puXbDrLojk2jStADlHkPfio",
+	"ZiPRUVVwAhhVwGJbrxV2tKbMjKkwztjdOadiBCQ+pV+KtWtcvnP7FjfACj7IEZmXbT+F7b2Le6Zlrptl",
+	"88qw0/Y2/9mXHHTg2aty+PfTF9AiUypSmsD4SNNpLD33NNxpZ8qH00X0jEUvNKoizXAlhw13iFR94TWV",
+	"k+w23FKfK7WdNYmKwh9SsDYJi0wrdCZnZzS/pCNQ4CiJUqWYMH1h6MgnJQb7ulT2T59184SE2aHP2ipy",
+	"wBCvcb3sI9NUGzJgWVLhvgAdlEYR03lshuuoAMgLQzghyObJKOUx01mT3hUSC1K8pdEYwjNSTRPCNaHk",
+	"oNMhgk4haHjMyJCzZI1tR08qjDuBL2phd9NVpGmvtK/ryZMa2IuA407Qoo6YL4v1l51MVE8ptwOlAtDx",
+	"PUjmKYt5Or1dNt9N5Hqp9IZB6KWrcD4dcCKvkSVudvWgJw+ZVWuLJZeI7g5YcolA7xlHbkatZSC5hC4R",
+	"SbqHd4aSKHBKSBIXcxVOxF8LmM49uKeDgmBt1WWXnjz4bZeebK+77um66we5tjIosW9DkAWEsMGNVUZu",
+	"6/yPACRm5VJnlkVo0oQH9pz9dv5Boy1dM3UNZ2+6E8C7JUz0gsApxRgVbnRfeIHh0qjc2Uz9MzMO13yb",
+	"1+JjCrA6cuG48SxMJri9ACRrSrzBUQHcvL6hZpNEjgBlfkfGGKB6TFuP9OQcQfiUjtjuv2bMdrUivUf3",
+	"uHd45HZhyBPmaAvtC+1/zUYQ2wGkUW++xxDE+gdr9Lqv9judA+85u3vdxRN+exudrjv+dZZ3F6e/W2to",
+	"X7e2q+/TdnV/IGgLTu43M1pNGf99RXvk6GHXC6QnC/egamJxBQnt0QyJVCS0y8biENFLGEvBwhzEeKGG",
+	"rpB6gvilygrVF6GOqHgtYxYGTq9Af9DMHkUycxRc1uVOkWQ+lpo5J1Pv+OmMNPjwBBNqlHsHlugNV9SQ",
+	"hFGN+emBDRPEEyxG52/SPPt0cUmK24Hcegcah5n1Rdn+lRnYcvYQtslnOwquCRCcGNlVnCspRoWYlsxW",
+	"xQ1psmumFn0xU3KQsKmPdgH/hTBmhvJEhy6kWEgMuOPamwEB7J2WpL50hZaL1jtteJIQT1/5Crr6/WG2",
+	"kTI1n4bwUY9YGREG6OJuCUITWprrFfsSpcoeqpDQhClDmnMIORzaFSIhPGs7YY4+KHos59rnSEHTZV+4",
+	"uEjLdJOBpCrW4K4FY7WzpQSJEEmMa0KTRM5Z3LPLZxeaKguPQ4tQwhwWh/b1K0+/OEDuvcRYnNGsr2sb",
+	"Q04VRSIqIpYkLC5s2DEJI6cVhSfgXWzm0q9nFhcN22ZbmXNR4S2CaJv9B04X/Ff0jEVGql1t6HC4oSHS",
+	"beaTmyKFNGAzkFKREdUTZkg0ZtGExXhJgqe+0Wv8x9Hf3+19PP7H2WkjKAJM20gquEV77xpBAwreWan8",
+	"qn24gX9tcT0eMhfdU5rnltHwK4eGS5pMXU+Wx9B1/mzkDCU3cwEqtWteQRZ09L42Cvx6g4yGdKyYGDMg",
+	"JiCgYC1pbS+unwr8W277Fwb/AYibrQrwl7dPOs7ttBeEYxn/vF2XKWOKO5gsd2MZPUbuvltTQTuwU7J1",
+	"4lVv4WIZHvsL45KO4G+IsRmseU2a/gtYViGJ82/WED9mPwHw7e+7aTGhRRGub3iTfBOsXaBp9Y1d62+A",
+	"WvGGQmQjdmUH96MCp62P3NZHbmtn/GtXgX7yHL0fuJg4eRTLKJ0uJdp7mCvJXX/l8jQmxVM0smlCvdWt",
+	"aDUMIYXMjCqzO5Rq2oqpoc68aGU5XAp5Rzf7FgmHPGFh4A0MfcFcPlyqCZiO8Bv0lHMWPbgS2umRs19/",
+	"Dsj/OHv7c0A+s8EZkYr8/P4dGVq68mECjAwWhumA0JFijIuR82Gzv8QsSiCRhT36AaFEMRrbbXaBVGC2",
+	"mUptyKvu8R6Z8S8sAVsXJWCPs+Bgfz/oHh0FLzsdOy2aJEFf+K8OyUf+E2kedPcJHchrtpNZqNZaptrk",
+	"1DWw1/G3yggmH9oCdRrHlipRJDyoBaqCTJbAhaWL8l1gbf752wxidf1MHrRg4vbOc/2d5yYyD+luheCD",
+	"Xh/NzchP8k+3FVu/o22Y/d0wAspLLy2r0cFAxosWhKw2eo2XHxsPYBS4Qc9rYvHP2VReFyQ8iFJauA90",
+	"uVFAijUPOsdwUYJ3N70MDBBt6KIqse39yiwfrZ+LrW3M/tOd8vuK97cEuP7M3OF8BKtd+aCjFxrBImly",
+	"o0mYqiSL87Ad72ANMSfyXdIJLCKmv9VFbwXtLhtkEGD8rQRCGs0MWfsJ7FQHAA+4oBCueSO6qUrgQotL",
+	"Ave1hf4te1iUTCrCrmaKX1PDAjKlX1p0xP7bfvdw/2Wn0wkIn05TILGwHGNa55NtaNbjON047aTuqXtK",
+	"t5tg3Snm8aZB9YCiIaR5Rs04txJ5JF5V86tugP1aDyHF0Ir6ZOo89J4b7DG1gsu00AxTzRQk8ZiPJVrt",
+	"x9Ry5lIEWEE+7/jsDH2xHA1WeIs0ixlC1trpV2rMfVFUmb/VnH/utuHJfS/uZDGvp2IV57i9FtheC2yv",
+	"BbbXAlvt5UfyPfAc/mGjo+ZUG9ZK5JrszJ/tK8S+slwiB6pqZe7G4L7l1Xx6zSCfayS1yVKYkQFe5geE",
+	"GzYN+sICJimwHg+fWigxhCxiWeqwgIRGhoR9cX/XTAuGGcH6Qopk0SZncOdQP+Na/azQlbnEYL0+yNHm",
+	"+cTsGn+H6cTsCO2GbTg02lmV3Mo2di9DswvmL6TAediSU3mYeiZ5QkerkkjhJ7XTHMHenuM3awf1XRZi",
+	"yodXpwzTfqvz6i9Rhgm+mGen9rbEwvn5vkM2dv/xZsly5hkL3mbM+REy5uT7WSq5MJsli6fPm3POIqli",
+	"TbSR0YSYsZJzQeicLkDszceLNvmsQNZSEsJMQpKw2KrkSs4RBsRVOKAvmr6wbyIN1NoVcB/Rw0J6dMpi",
+	"+wvkin/39t0n528JVVThF43IAyrt4kMcZEQFGbC+gNHEbfIRmRuF+iVSkLEdeSlehAudDoc84kyYK2gk",
+	"DCBqx2q2LpBnk9uO1ZAAY9yzc/+U9ggnd2vLbn+3Wu+bAVbrx3iTjzKJFwEZ0GjibUYR1Qzq9VNhUG19",
+	"CTorCNOSoN5U83QxBBaObpouxu/Lg6ar97KltmjZILCm8EmlMpmxmge+bs8ViW1qjyX1dRMPFIi5ucmc",
+	"LDxTSiooB5v/SPyPaDbBSK6DzrF9YH+wPWZyqNfYg4ibx+AC7kQmgw0o+cIO2Wvwb2G2FTT9qzSECZmO",
+	"xo73Y42TqbxmUE2kuYK1g/aHf7liJJbLM0V85GCb/OriN+c0D+D8K3s7oK1LG1YHpNzRq2GZbawyQnwS",
+	"RVb2DRr6z8wUZPE9KQ1PzNi3vPYejW4xofnaPh08v2vCgjkbjKWcbFRsTaeD7I2lqmtB7u8rUxPJKctr",
+	"rCVUGxKzhF8ztTjpC3SicPXXWKSYWVn0Ec+qnAuocHCWUEGGDEzoPShBBVMISfNMSTjKb4Vhaqa4Zjvt",
+	"vrjghhFY5V5pKq05j9lJfuVZbSGE0lUHnf1VNd0++xX8ZvZQWtdbecRF6e272BZw4MV26lZ+K430kRnK",
+	"Xi3haoX7ucflfxUzAW5oeXcKLCk766vuAjxbmiVUtNwBa/Ty726wLKlG929QcAQ5gKxo5JfLy7MLwkQM",
+	"5fjt2UTFn13bdnNl0dBEjlIWeCeEJHEg7r/6jb/1G/8M233hCkPDopKIKsWZLzw3gjtqZEMB+DSeuIQU",
+	"yKYSjqaCN8i/7IfaUGWgk77IKvvDsNrkVJQDGsdUZwEFe53yDqEb5YAtpIjxNuESM8ih00WqGQmh/Cve",
+	"Q8BDIQ3BBYFqdpkjVSLlDJVoZWfK1DWLCY1jxbTGC5SYuDLuLnWGgsgHTbjpEUrGdoBMxJCXRBBKRAqs",
+	"kcNevD+7PvCtwc9iAemP+yLkgpkraiB7CNC3Js1wr7vfOeq8PNjfDwMSdr4cDdvdEGyIfpyW+87SQcKj",
+	"rF0fH+ogdV9QTYYyVSRmEZ/SxA1JQxYVO6SXJOGGKUwe/K80HmEtHTvH8oANsXw+1ph+hfaFpSTszy0G",
+	"Fj0sjcdXjWm6KBWseGyXHaNNvUCDq6YBje3GFf1TOo4MffIXnywGXAyfm7xzRhAcwJPapvD4W65WSkwD",
+	"1qCRkMNh25JLzGLL7MollGHx2mOqBlJZMNZyKWsKNZVlqje2DOGiPKhhyE/yNmjw2r33dcM5xJWQ4HYI",
+	"EOS3ushBXRFoTP4ElaAf1pjkTsQTmJJ+MDRyVxOU24ErYClXikEuroIValkeRlQ4b8JcKK6CL0vGqto0",
+	"vdImtKzSZEmjrJRels7P26SzAXOJqaEDqksgE5QSjzHtsvmX7AZaDDKwOAITr0mFCblo3LICM0/QkxGJ",
+	"//gqLXSR00ipfa5J4a0TophRC8tWlIG2i0Rx2NmHTRb6HeWJSx5UHvdv5x9eaEQ3kUwTSL5mB59IaWV6",
+	"OqsYrkbQvWa0nmJvbf2E2NEDcqga+/2QdGEUAGyqh0KEnJMmJW9+vSBDXK7AVTuGryDIJ5YMwnz6gn3h",
+	"2uz0SGgXBRJthBXrErbJJ8zYsWIDe30RVm2/RTmKhM5WcJWKiZBzARnyiik9MhSCw0OSs4iu3RfnQBno",
+	"OhHCH61T+0doZZEUsUYgUxA/hZcqtA/8iKTC8MQBZRASZEoXSO9GcZ8OzW/alAs+TaeNXjdToLkwbMRg",
+	"t8q6WqbfWPxaVGwcpnlwhW2lEejWSq0+OswsAQCfpy9Dw2TMtZFqUVKYPJtNRcwUmdMFGXLB9fikL35P",
+	"WWp5iHDR3rGSs9nqgq7fKz7GgLQcHz+bcLStUWVdKFqR1L9be0r9YBBqovHNs/0ao9l8+nriUjABUyJD",
+	"8MgE48qMplYpboY0Mvya9Qj4iYc7cNAU0+mUZXyAQ3TcWzTVAOuWUZQqMh/zZHlhrcSAtmOs6ywzYzGL",
+	"SUINUxiDhxpGX3gZ5cLwrPot2ByHPmALZ+RIEwZGIlCdbC/NQsJW0MF3nhuT+W0W0zKTuWvZIdhA5+i/",
+	"QYaF+I7q7rfYwzcyh29ybXY3jXdr8/629D1PoE5tNaKtRrTViL5LjQihRwYuHh1xrVeIdnMws/aWvDjm",
+	"FxrNWopFFj7lLZRjYno5xMLiQFB9HVLq94X91n71Ah+nOiBjOSeJdGURqTFsOrOao5x4X1vCDdDw0lWV",
+	"BVQTNjOWgPpiv0NiunjOl+351Da+hHCxAt8eAVCmirXYpDDcu9/Tu0YWp7jtda/qC0h8i1m+j3t6uswq",
+	"bnCJ565k3sJQDcN7/6dIeuCOkYbSDp6dte2IQqfrNq1YJuGfxU16H38NdzDnAddLpi9XK6Iv5mNqwFkA",
+	"q6nkejOwSfvAKb7oWIDKrruMdvfFmfeUY+4vdF84KNBzjg4J3HPrhYjGSgqZYu04QyeWz2sUD9kVP0oQ",
+	"RC/NLKNhXzggsNMmH/iEwUW+FyfckBRUPE3ChGqT850wwCcXII1cVKRDTK9lKoyvL8INobMZo0r7HDqZ",
+	"XTDh2lhVHYVU/txOCcqaULLX6ZAxU27CbvZ9wbPGBjJePDfhdcky4XU/9+b3IbtqXCXbcWcSZ1Ot+obI",
+	"qhZRnvK8Edlt+VZePVks/NM7k18wyxWJ5csZk3gcRUCPqWK7fPdPIydMrK8CysW15BGz/NYSbpRglAVj",
+	"6E81UFTEgX/shYAJSMKFVQVmSE/IwQc0oSJi7b54w/UsoQvQHAnGpJ8K4jTBgChplQQwL1xLHgMbmjCR",
+	"yRC4nLGK60HnwPL3jFV19zroAqYhqM4N6/0Z/DWFrCWERkpq7X2gEi4mFXoC/hqSppAkUixmwnCaYAF5",
+	"HIvj1L+df/AlviI6owOecLPYqeKPPzNzYRc+fo9LujGTfJ21f2lH8I1c0v7XbchrdDTqBA3YTjScRtBE",
+	"49/eHR6/7fyUxzf/knkVERfaABqK4o6s/637bu94H4rd4PL/it99pAtKXmMkBNCIe24f/d///X8+KcP/",
+	"IHMWg2OeFeteM4aXLwxVRhey1bxsdfcv9/YLsdhap8sZcA4uu4e97r57wyWfiRkk6MFC8K6AKZ1a4e7W",
+	"YW/v6PBoL7iBquCzgOx3/v/MJ1MKo2hkFVRDE9gQdN1r9Brvf/2frU73eO/d/ulBq/O6sw/7zeOlTvwB",
+	"WT2MKTNjaQceURW7RsrTPLzsvvQLYceQpYyxr1qWYkdXarV+CFKJYlfl0sOfl1ygzqlhqIre4gOVv/g1",
+	"yL9qncmER4vaH7vX7x6Z/Tgya6+GzLqU8iMVCzc6/c0ih0UppkX6r39WhHaANIj9JhYkEPLACvnjfrgh",
+	"YIQUrChhfq8lYX5PpVkpX8zN2IwVIgcsmToggOuDvrhmImUBGYEZL7LnKhNKcB7sv0xNdUCuacJjbjCa",
+	"G8xTbbJeQPWFk1ABUewajKx1RBVphlbcXAlpriCNe7izLL3QVbkvNpFepHmwd+x8cIu20J3HFWt/t/v4",
+	"HQg1dM6mhZxljyTVnGA5Ywp72e844fVWxEui6+Cyc5CLrocQh0D3oLI2et2DTlHYlY/gT4pyzWK8ZiGK",
+	"DwIyS5yjsZOYQynjcpx696ADjOIL3hhherSimDl4td/pdDDs9UzxDGPsHxx2bqZhuZhRNUkg0pQLS4lU",
+	"m7z7AcOUCRsO4bhbOYKXVQM4h6IKwKV13rFiwor1pW6LvboEciUBW91t97BT0e+n4bClMeVTzDVwqQJQ",
+	"yZ8UB7B+1q29TmX/8BjAAQqJ12OqRuynmfupABo0gy4N/WJlK7zR7ewdBg1gl41ewwIgR+sEZItzqbCc",
+	"98SDfBKnjByBFT7PreMuAtpQBn7K/rDyotc4nTLFI7r7eswjOpIesDg1HvpZgkSlOfgFtits55EOiutx",
+	"eISPDf3iCeAVtFF86ejwFYIiEAW/CcOTAr7as4QG4qTRa3ygEwZs4oxe8wSP5DVTKBm7G+IqZJkrUBXI",
+	"xS2mes6Y6ncnEu8fUe2ilHM5VVcgKw+RXLSSycAWpLy3cMvih7x4jMUg9ikcdNIM4bmvq4zJaw86nZ0e",
+	"BoNhUwMWyaljAF4dCgrm4dA/ZHEYuCxz1DDFxagNLVzh8FgcujrMGG4W/gnfv48D7Mj+Jz+yX8M2OfXI",
+	"0flc+nYCqHzDBYIynyunkOumL5ohdm2BGJQO3zmxKt2vRPNpmhgqGBidcd2wRLJOo4ixWJcA214HYrjY",
+	"krUB4dv3Ctjw8NwrZgseNTAKyNLLPjalwKyndEH/3eK2lrTQyQc65QgvR2q1mfQZLD6u14OmFC4g1j8b",
+	"tMKEsedQXdVctuh2i2636LYuuvVSYotwnx7h+r3YQt1tiaqqe7bvCdjjPjwMtMeVa3FhUcViNab3eSgp",
+	"mTKt6YhlVaQvLF41jE5PiJD2XFnOSgRjMYvb5NRh373OHlpUXU+E677QRiI+jsmcJwnUrYb3MccA4KsS",
+	"6D2suFoby1TlqLYvyj6ZxcQPNdDtzuq4/AtcqvdupZ40PN8BTyrov6+JtId6h7BZjV7jMyMqFcTMWXLN",
+	"yFjqGTc0If4b3ATw4E3AZ4XEbCqzCiOKLsCC3c6B3amg5Gc5ZX/Y9VKjlVDPyBmPGr2GlZkWiFi66e6h",
+	"U0d9PFxe/Y0Q8d6GeTnr5bqMjyE4BFyAbpSi7Bxnd2J3nWDEeLVPx7nr85nLrK0Iek4i6LUUhkaGuGkS",
+	"qYimScmV8pukkLpmi1o3dvjqC02gBkhAYNqQ5we8PKw+ysUoyKQTzjiGtEG1L9a84QatHE3IaYkdOzc6",
+	"Lkis6NDsFGw7ByeEkiiRoPLByxDQB0mWqTaEG90X9newdvEpC8hBt0OaIb58hZ+uupar6VPSF9/HtRya",
+	"Ly5gZt+Ds8k92ymkZjovipTRIExuwhZOs7/6PaV2FtCOnM5sv7/IOaQ0tcto3/nvlQXQaMI+0i+N3mHm",
+	"hW6XV4zA3IUdKBbJ6ZSJeLl1K76TBQQlLGRqiSh7lVio5CR+uWOvbmNnYqYLPQ3ptbRMgcFG+4k2flKM",
+	"ToZoT/iQimjcCBpvuBBMYT0kN6TPYx6NyZTRhMQ8hiEBwBgwbdaNwR6ThF1FY/T+yEaDUzG6OO3TYpGz",
+	"dY0a9gWjEywjygxNXJA8U6oZUzH5T5l+zJDTpX1iB/7/kf+0C+iP/Jgls+KKouKNlYnOqIGjCvMeMhYP",
+	"aDTZ1Prnjs/KgEn761ZzrRMQWWNkP4M0+r6k7qcZE7nosZz9IeTtrk4HjmLW6354FzFwPTnnFXCWhEhD",
+	"bdw1j+OGPRdM5w9j9kum5AV9AVWLsFiRHMLdjX/LyvjFjGHgOxUjFhBkBprQqY/Skj5Nqj3ZebqjoNPp",
+	"9EU0pnD7o3RgVVMn6MmELfQJgXzTc473SstZ5Kx4zUY7YRYoEGRIrVQz2Im+wKCA8qJgtkEv0t310JWf",
+	"b4hhgzs3kEIOI7qdTP73xeprnu/BqfQCyOZ+Jf0j3+bgquNHTqw45irTGcjpRF6zBLhsLgZ7Xs4FZTFv",
+	"xXUulnvHG2Rbh+W7yMjoQa568JjfKNW4f9nd6+37241vEX8bTne9jitV/Ox13Gdgl91EMm416G+Q5cgt",
+	"l/j9PYjzcpd/NgaMKqZOUzO2I/D3UtU1786UjNPIXX+W03jSGW9rmeZZO6+7FaWhT0kiI5oQ7II0w5EE",
+	"K2N7N5rGkOgz3Ck13dvdhS/GUpveq86rDrT7z2wZbkKPEdcGhU4AiYRbXAROYik2VEyPMULP5RlmcYsL",
+	"kmqmCqZKzRxXvXlNWPDv1YFLlw7aom+VKzJLqCi0JtVIVzR1AVK66Q2qQWZj1QGB+y29kwUgcoUlFv+w",
+	"6MF2FNMFmVFldLtcM7Cqo48QJacDomTCdIB1n4Eq0AiSi3d9Qri45oa6XIuF4tvQxC0LQk7P3gNaAmuK",
+	"XmjDpgTSDOCGaNLM0m/gAE7ILx+OCBcjps1OoT864y3b0Irq4jSNuSGJHFkMiKARQE+xBftK1aqXcj3L",
+	"4VJGa6ikXcpGiWng/FYvZ1TDXS+ERUFkdzaKLMCpeh4ua3aeWMnI6rybPazWyYTB4ExLvWefLi4JzaNK",
+	"R8wOM0+A7cQT2rlkvCDY/wD856EFnyufRGM6g8DYgbxmCN3KE2i5ZHg3p3Gm7AbHxJ5H0vz7OYlkbClX",
+	"CrTYBySr1+t81iWUFPPZY136Z8z4bFVySnREhcAmi9Qd0aoD+TbfuDHFayRSgqwBUdSwlo8RLaHiQvOO",
+	"a97s4DNNkoGkKtYBmTKREv+HUXTRSriF85FicIInXOoJrrhmQktFRtSwOV3oHlHAmZi7v+qLSIohH6Xu",
+	"6orGUy4gBg00Hzj3FD1BWpY4YlhXoEJBaGr/MRa6Zcm1uSJyLqwKACbI8EsrZlbctOABRktDvnFX4cFQ",
+	"g5xkzCgkHU+AwYxhKa3KZanjQkYTZkoEga1WUcL7KVRqTWdWnrMYeACuFWlGVBusZ49rZQc9YYud9lJ9",
+	"/xXnZOasIxETOtVkiLO2rON6j5y+ufR3jBq9BbPLKkuaakgjRpgYccF0DxYamLsO+sIoKvQQeKMPsgbm",
+	"ynUEzgyWOJOEqZG/8Io5M8QiTaXJlM5meGThRvNaRnSQJhTSivRFKvD3lt03osBLwZO6J4SWbY4bTgVK",
+	"KjkcWo5U6KS09FHCBY9oUsWFvaJFEwIZuCG/PcZBNynRPMFIlSJNBoT6hX2hiUiNgkrwRHE9sb/ZdQKl",
+	"kuLfhUrZhH2JUoVKPYVygHQgU8yaCabwnZ5L0Q+h40FfYAZqKZzchYK5TvKReXbCXEC+nDHbsBAyFVGe",
+	"Pj4s5RZ3+QFKK4RTr1if186N0x19y5UcW4e7cUuhcjpLDfJG9oVGQGz2BXeHnqUCcMzDnlk0nmPGAO8e",
+	"goU5Id8/qiRQNtnQ4XAn8HFLSEs+mq68x26glZLLIkGQWeBS5luBHdS93I4SFIU4aYKCHxTNEVIRIc1O",
+	"APkBExjBeXbtoR3WxKNEi2YCXIT80r40cgSqVYv/eQxVEdx2v9AAXrg9QDEYcQZM85hpEkk54WLUI5Db",
+	"39IP2GlyqsMq1lHCKJSHADaaSxf4Sru61jEWs6YImwDlSAtLjd9Kds1jJiIGxyOiIiCzsTTSnvi+KHRq",
+	"CVxIg7WrM8uUPROYE9ECMitObTfevxhPDvRqSVnbJkP7yRX+EuIZvfU4lNYX64ZXOMxZMI+0nS0baVJB",
+	"zt+9JoeHB4eQddGLfNdXBiZ3UGxO6QQr17ukVnYJITekYi5fvK+4LFMD7osVSEBq7lAV9jVMpFSkaZcA",
+	"hiflJLC8dew6xf6w+ifBcunAT0+w/7FMYqaykuDTorD2XVUM4+eUx4zEMkoxmLv5kapJbLkPZsUHKVUa",
+	"AZC2kYX2R7aNSsw+5kNDxmkcJ8xyK6kZoRHOGncf2yy05V5eIdm4sHzIAklXM4U0IQtREfmnghuABook",
+	"7JolePAzwbQTeFDVFwVUBbsNNfZcedesKIAUrbFXWKbSgq5WsdCrDrBYa16+dRFYuJJaCTJmzDGeQlXj",
+	"MhuAQlsr5LjlJXoMaMZFI3tdbII5QkFqjQTwU61RbysrIoaC/velVayVVa46sdIwfSryTG1eUsIRZXFv",
+	"jYQTRA6HiPRAgsIjWBlL11DzlpKIKcOHzpxGEjrTyDtWyFWgEzC7vimi/3IpGoS0mPWO+ygFqUj4t7Dd",
+	"F2VVBmpBQ7IFx+EqUrCc2NNUDf0hFZnVX4YL7mzldiNgMaqMubB2rk4FZJTd2JYLX/0CSkodO+6FH43/",
+	"5JsMuUv+N91O76Db63Tae4f/qxFAIsiMrOpVzow6x7m/cIGQrjJCagQNbXVVdB6eU2W54sb1cr86v3O/",
+	"BYVSK3UckVin03mJDlg1++x069tpT28QRR279D/+sTIvVO4RCDTNBXnlsyaeFNw1NGYhsqCCj4S0n4E5",
+	"r6rlU7HAuxyXxg/cNSymqe5mB4otLSdIapP3WI1Kmjzf4jpr3vJeLWVO8fr1vedPyeKXHPS8gjQLqxkk",
+	"8R9kyVTm1CI1NbG6M+XxM2ZZfmouQ8QZ5T8u53IBafU4V9cyD1yUup/sN5ajTPYgrCJjTtWEV59J7T0Y",
+	"k3q9igy2vAp51aqte3SeVY65XMu1itGjVvXK+Rg0EpA5uBUNWISsKQ8A/QEYGgSunLq5b1maZ2kuFrfe",
+	"B3u1GdoSVdZnad0HZ2kVhLBlaktM7cb2PRZbY2JER1Dmvj3kgiaQ63Cdqoq3XPlnkJoWvKktJsvaeMYM",
+	"LJ/bOz+bH5d9ZXOty5IYOKZCkEfNL0rqYSW91eZW3c6Dcau3q3Z9y6uQV63YucdiVDNwY2pnxrp1wAvf",
+	"JS7mFhhTbuSDDLIaCjpwYZkD5NN8rswKp3rmZ/fDMiqcZ12Wc1CMuN4vsJ8bVFQfKO0/GOs5q9rDLdtB",
+	"tlOxY4/FclDM1WM54L4kVRY5XMBEIybsiX3WmAin8+OzmU2RzTcYym9QV31WdPRgrOi8ap+3rAhZUcWO",
+	"PRYrWi5Yv4YT5e47dDZT8hqzeCn2LxahESrzoEefHvQCesa8ya3NG1yaH5Y12a13xOQ31v7KmfmkYqY2",
+	"uRB07jl1P3nVyAiw7ieDjTjjko64TOz1GeOrB2OMFxVEtuWLyBdv7tdjsUWj6KJdKlSyiivmfrGGRxNm",
+	"ijeIWQPPmAna+WUj/3G1wLswrvr4bACxz5Y86vZwVORbS9RYn20dPhjburxJFluuhVzrxm49FtOa02Ri",
+	"xkqmo3E7w2LreBc4/sWk8B0Y3d2GkTlTLAd1z5iHFSZ44afzw7KyzfTGoJFHZ9flTZamC0ta97OoyNKq",
+	"abU+Zzt+MM72eSWxbBkcMrhVe/dofK5QN3E1e7sA/iOSBRksSAjhY7eVhQwDrLIIVRXLNXUDsrLAIqxf",
+	"XoDbfTUAHnknptnk2X5MqYFq3nYKf4P8RE/LSLGBS6bNj8s/S5U3a7EX1i2xtiJ51r+BfDh/ic/Lu7Zl",
+	"ZI6RlXfq0fiXVJMriHhrYyDoLZ4RedCP/RJj5UDN9F8/Z2gm1QTMTOduLj+uR4Tfxbp46eXGlwBBvpx1",
+	"Ozksca4KwqwPyQ4ejoFVE8mWjTk2Vrltj8PNvn79fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

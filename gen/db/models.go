@@ -64,6 +64,88 @@ type CapabilityToken struct {
 	RevokedAt *time.Time
 }
 
+type CateringClient struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Name           string
+	Company        *string
+	Email          *string
+	Phone          *string
+	BillingAddress *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type CateringEvent struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	ClientID   uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	StartsAt   time.Time
+	EndsAt     time.Time
+	GuestCount int32
+	Venue      *string
+	Status     string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type CateringInvoice struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	QuoteID    uuid.UUID
+	EventID    uuid.UUID
+	Kind       string
+	Status     string
+	Lines      []byte
+	TotalCents int64
+	PaidCents  int64
+	Number     string
+	CreatedAt  time.Time
+	PaidAt     *time.Time
+	VoidedAt   *time.Time
+}
+
+type CateringPayment struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	InvoiceID   uuid.UUID
+	AmountCents int64
+	Method      string
+	PaidAt      time.Time
+	Reference   *string
+	RecordedBy  *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type CateringQuote struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	EventID            uuid.UUID
+	Version            int32
+	Status             string
+	Lines              []byte
+	ServiceChargeBps   int32
+	TaxRateBps         int32
+	DepositPercent     int32
+	SubtotalCents      int64
+	ServiceChargeCents int64
+	TaxCents           int64
+	TotalCents         int64
+	DepositCents       int64
+	ValidUntil         pgtype.Date
+	Terms              string
+	SentAt             *time.Time
+	AcceptedAt         *time.Time
+	AcceptedByName     *string
+	AcceptedByEmail    *string
+	AcceptedVia        *string
+	DeclinedAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
 type ClinicalCode struct {
 	OrgID       uuid.UUID
 	Kind        string
@@ -175,6 +257,17 @@ type Event struct {
 	DispatchedAt *time.Time
 }
 
+type Guide struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Title     string
+	Body      string
+	MediaIds  []uuid.UUID
+	SiteIds   []uuid.UUID
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type Hl7Message struct {
 	ID                 uuid.UUID
 	OrgID              uuid.UUID
@@ -205,6 +298,17 @@ type Hl7TrailExpiry struct {
 	OrgID     uuid.UUID
 	ThroughAt time.Time
 	ThroughID uuid.UUID
+}
+
+type Huddle struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Date      pgtype.Date
+	DayPart   *string
+	Notes     string
+	CreatedBy *uuid.UUID
+	CreatedAt time.Time
 }
 
 type IdempotencyKey struct {
@@ -327,6 +431,21 @@ type Patient struct {
 	UpdatedAt      time.Time
 }
 
+type Position struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type PositionMember struct {
+	OrgID      uuid.UUID
+	PositionID uuid.UUID
+	UserID     uuid.UUID
+}
+
 type RateEvent struct {
 	Bucket      string
 	Key         string
@@ -350,6 +469,28 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Routine struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	Rrule       string
+	StartsOn    pgtype.Date
+	Active      bool
+	Items       []byte
+	PlannedZone *string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type RoutineOccurrence struct {
+	OrgID      uuid.UUID
+	RoutineID  uuid.UUID
+	Occurrence time.Time
+	Manual     bool
+	CreatedAt  time.Time
 }
 
 type SecurityEvent struct {
@@ -458,6 +599,42 @@ type SupportInquiry struct {
 	HandledAt  *time.Time
 }
 
+type Survey struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          *uuid.UUID
+	Name            string
+	Questions       []byte
+	Status          string
+	ClosesAt        *time.Time
+	ThankYouMessage string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type SurveyInvitation struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SurveyID  uuid.UUID
+	Shared    bool
+	SingleUse bool
+	Name      *string
+	Email     *string
+	Reference *string
+	ExpiresAt *time.Time
+	UsedAt    *time.Time
+	CreatedAt time.Time
+}
+
+type SurveyResponse struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SurveyID     uuid.UUID
+	InvitationID uuid.UUID
+	Answers      []byte
+	SubmittedAt  time.Time
+}
+
 type Tag struct {
 	ID         uuid.UUID
 	OrgID      uuid.UUID
@@ -469,6 +646,92 @@ type Tag struct {
 	CreatedBy  *uuid.UUID
 	CreatedAt  time.Time
 	RetiredAt  *time.Time
+}
+
+type Task struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	Title              string
+	Description        *string
+	Kind               string
+	Priority           string
+	Status             string
+	Required           bool
+	RequiresScan       bool
+	RequiresPhoto      bool
+	RequiresTemp       bool
+	TempMinF           *decimal.Decimal
+	TempMaxF           *decimal.Decimal
+	TargetType         *string
+	TargetID           *uuid.UUID
+	TargetName         *string
+	LinkedDocIds       []uuid.UUID
+	AssigneeUserID     *uuid.UUID
+	AssigneePositionID *uuid.UUID
+	DueAt              time.Time
+	GraceMinutes       int32
+	MissedAfter        time.Time
+	Source             string
+	SourceID           *uuid.UUID
+	Occurrence         *time.Time
+	CompletedAt        *time.Time
+	CompletedBy        *uuid.UUID
+	Evidence           []byte
+	Late               bool
+	MissedAt           *time.Time
+	CreatedAt          time.Time
+}
+
+type TaskPhoto struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	TaskID      uuid.UUID
+	ContentType string
+	Size        int32
+	Sha256      []byte
+	Filename    *string
+	Data        []byte
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type TaskView struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	Title              string
+	Description        *string
+	Kind               string
+	Priority           string
+	Status             string
+	Required           bool
+	RequiresScan       bool
+	RequiresPhoto      bool
+	RequiresTemp       bool
+	TempMinF           *decimal.Decimal
+	TempMaxF           *decimal.Decimal
+	TargetType         *string
+	TargetID           *uuid.UUID
+	TargetName         *string
+	LinkedDocIds       []uuid.UUID
+	AssigneeUserID     *uuid.UUID
+	AssigneePositionID *uuid.UUID
+	DueAt              time.Time
+	GraceMinutes       int32
+	MissedAfter        time.Time
+	Source             string
+	SourceID           *uuid.UUID
+	Occurrence         *time.Time
+	CompletedAt        *time.Time
+	CompletedBy        *uuid.UUID
+	Evidence           []byte
+	Late               bool
+	MissedAt           *time.Time
+	CreatedAt          time.Time
+	Timezone           string
+	AssigneeName       string
+	PhotoIds           []uuid.UUID
 }
 
 type User struct {

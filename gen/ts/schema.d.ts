@@ -2334,6 +2334,1415 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/catering/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering clients
+         * @description The organization's catering clients, by name. Clients belong to the whole organization: members
+         *     limited to some sites read them too (they quote events for them), but only members with every
+         *     site change them. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringClients"];
+        put?: never;
+        /**
+         * Create a catering client
+         * @description Adds a client (a person or a company that books events). Organization-wide: a member limited
+         *     to some sites gets 403.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a catering client
+         * @description Replaces the client's details (omitted optional fields are cleared).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringClient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering events
+         * @description Events by start time. A member limited to some sites sees their sites' events. Pages with
+         *     `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringEvents"];
+        put?: never;
+        /**
+         * Create a catering event
+         * @description Books an event for a client, catered by a site. `status` defaults to `inquiry`; `contracted` is
+         *     set only by accepting a quote and cannot be sent.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering event
+         * @description One event.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringEvent"];
+        /**
+         * Update a catering event
+         * @description Replaces the event's details. `status` may move to `inquiry`, `quoted`, `completed` or
+         *     `cancelled`; `contracted` comes only from an accepted quote, and a contracted event keeps its
+         *     client and site (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringEvent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering quotes
+         * @description Quotes, newest first, optionally of one event. A member limited to some sites sees the quotes
+         *     of their sites' events. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringQuotes"];
+        put?: never;
+        /**
+         * Create a catering quote
+         * @description Drafts a quote for an event. The server computes every amount (see `QuoteTotals`): line totals
+         *     rounded half-even to the cent, subtotal, service charge, tax on the taxable lines and the service
+         *     charge, total and deposit. A discount line counts negative and may not take the subtotal below 0
+         *     (400).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering quote
+         * @description One quote with its computed totals. A sent quote past its `validUntil` date (in the event
+         *     site's time zone) reads `expired`.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringQuote"];
+        /**
+         * Update a catering quote
+         * @description Replaces the quote's lines and terms and recomputes its totals. Editing a quote that was sent
+         *     (or declined, or expired) makes a new `version`, returns it to `draft` and voids its link (the
+         *     old token answers 404 at once): share it again to send the new version. An accepted quote is the
+         *     contract and cannot change (409). `eventId` must stay the same.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringQuote"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a catering quote
+         * @description Mints the quote's public link, `{web_url}/share/q/{token}`, and marks a draft `sent` (its
+         *     event moves from `inquiry` to `quoted`). Calling it again rotates the token: the previous link
+         *     answers 404 at once. An accepted or declined quote cannot be shared (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["shareCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a quote acceptance
+         * @description Records that the client accepted (by phone, in person): the quote becomes the contract, its
+         *     event becomes `contracted`, and `catering.quote_accepted` fires with `{eventId, quoteId,
+         *     totalCents}`. Only a draft or sent quote within its validity can be accepted; an accepted,
+         *     declined or expired one answers 409, as does a second accepted quote for the same event.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["acceptCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a quote decline
+         * @description Records that the client declined a draft or sent quote; its link stops working. An accepted
+         *     quote answers 409.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["declineCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering invoices
+         * @description Invoices, newest first, optionally of one quote. A member limited to some sites sees their
+         *     sites' invoices. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringInvoices"];
+        put?: never;
+        /**
+         * Create a catering invoice
+         * @description Bills an accepted quote (the contract). A `deposit` invoice bills the quote's `depositCents`; a
+         *     `final` invoice bills the contract total minus what deposit invoices have been paid. One live
+         *     (not void) invoice of each kind per contract; a quote that is not accepted, a second live
+         *     invoice of a kind, a final invoice while the deposit invoice is still open, or nothing left
+         *     to bill answers 409.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering invoice
+         * @description One invoice with its payments and balance.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment
+         * @description Records a payment against an open invoice. A payment larger than the balance answers 400 and
+         *     records nothing; a paid or void invoice answers 409. When the balance reaches zero the invoice is
+         *     `paid` and `catering.invoice_paid` fires with `{eventId, invoiceId, totalCents}`. Concurrent
+         *     payments are applied one at a time, so they can never overpay together.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["recordCateringPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a catering invoice
+         * @description Voids an open invoice that has no payments (409 otherwise); its link stops working, and a new
+         *     invoice of its kind can be made.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["voidCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a catering invoice
+         * @description Mints the invoice's public link, `{web_url}/share/i/{token}`. Calling it again rotates the
+         *     token: the previous link answers 404 at once. A void invoice cannot be shared (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["shareCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/q/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shared quote
+         * @description The quote as its client sees it: the organization's brand, client and event names, dates,
+         *     venue, guest count, lines, totals, terms, validity and state. Display data only. An unknown,
+         *     rotated, revoked or voided token answers the same 404 (`link_not_found`). Limited to 120 reads
+         *     per client IP per minute across public links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getSharedQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/q/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a shared quote
+         * @description The client accepts the quote from its link, agreeing to its terms (`agree: true`, else 400):
+         *     the quote becomes the contract, its event `contracted`, and `catering.quote_accepted` fires with
+         *     `{eventId, quoteId, totalCents}`. A quote already accepted, declined or expired answers 409
+         *     (`quote_not_open`); of N simultaneous accepts, one succeeds. Limited to 20 writes per client IP
+         *     per minute across public links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        post: operations["acceptSharedQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/i/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shared invoice
+         * @description The invoice as its client sees it: brand, client and event, lines, payments and balance.
+         *     Display data only. An unknown, rotated or voided token answers the same 404. Limited to 120
+         *     reads per client IP per minute across public links.
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getSharedInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List surveys
+         * @description Surveys, newest first. A member limited to some sites sees their sites' surveys and the
+         *     organization-wide ones (no site). Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listSurveys"];
+        put?: never;
+        /**
+         * Create a survey
+         * @description Creates a survey: its questions (keys unique; options only on choice questions, scaleMax only
+         *     on ratings), status, optional closing time and thank-you message. A member limited to some sites
+         *     can only create surveys at one of their sites (403 for an organization-wide one).
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["createSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a survey
+         * @description One survey.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getSurvey"];
+        /**
+         * Update a survey
+         * @description Replaces the survey's name, status, closing time, thank-you message and questions. Once a
+         *     response exists its questions cannot change (409): copy the survey instead. The site cannot
+         *     change.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        put: operations["updateSurvey"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a survey's shared link
+         * @description Mints the survey's one shared multi-use link, `{web_url}/survey/{token}`; calling it again
+         *     rotates it (the previous link answers 404 at once). Invitations are separate links.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["shareSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite respondents
+         * @description Mints links to the survey: `count` anonymous ones, or one per recipient (name, email and
+         *     reference are kept for the organization, never shown on the link). A single-use link takes one
+         *     submission; `expiresAt` ends the links (404 after). Exactly one of `count` and `recipients`.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["createSurveyInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Survey results
+         * @description Per question, over the submissions in `[from, to)` (default: all): counts per option, mean and
+         *     distribution of ratings and NPS, the NPS score (promoters minus detractors, in points), and the
+         *     text answers, newest first, `limit` per page (`Link` header for the next page of texts).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getSurveyResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/survey/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a survey link
+         * @description The survey's title, questions and branding, for the respondent. Display data only. An unknown,
+         *     rotated, expired token (or a survey still in draft) answers 404; a closed survey, or one past its
+         *     closing time, 410 (`survey_closed`). Limited to 120 reads per client IP per minute across public
+         *     links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getPublicSurvey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/survey/{token}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit survey answers
+         * @description Records one submission, validated against the questions: every required question answered,
+         *     each value of its question's type and range, choices among the options, text at most 2,000
+         *     characters, no unknown keys; otherwise 400 with `details` per question key. A single-use link
+         *     takes one submission (409 `survey_already_answered` after); a closed survey answers 410. Limited
+         *     to 20 writes per client IP per minute across public links.
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        post: operations["submitPublicSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List tasks
+         * @description Tasks sorted by `dueAt` (then id), paged with `limit` and `cursor` (`Link` header). Filters:
+         *     `siteId`, `status`, `assigneeId` (tasks assigned to that member directly or to a position they
+         *     hold: "my tasks"), `positionId`, `kind`, `source`, and `dueFrom` / `dueTo` (inclusive bounds on
+         *     `dueAt`, in the `dueAt` form or RFC 3339). A member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /**
+         * Create a task
+         * @description A manual task (`source: manual`). `dueAt` in the spec's form (`2026-03-02 14:00:00-06:00`) or
+         *     RFC 3339; answers are written in the site's zone. `requiresScan` needs `targetTagId` (a current
+         *     tag of the site or of no site); `tempRange` needs `requiresTemp`; the assignee must be a member
+         *     with access to the site or a position of the site; linked guides must be for the site. Each
+         *     refusal is a 400 naming the field.
+         *
+         *     Permission: `manageTasks` (manager and up), at the task's site.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a task
+         * @description The task with its photos (with the URLs that serve them), its linked guides' titles and its
+         *     assignee's name.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a task with evidence
+         * @description Marks an `open` or `missed` task `done` with its evidence. A task that `requiresScan` needs
+         *     `scanCode`, the code of a current tag of this organization whose target is the task's target; one
+         *     that `requiresPhoto` needs at least one photo attached first (POST /tasks/{id}/photos); one that
+         *     `requiresTemp` needs `temperature`. What is missing or wrong answers 400 naming it (every
+         *     problem at once, in `details`), and nothing is written.
+         *
+         *     A temperature outside `tempRange` still completes the task, with `evidence.outOfRange: true`,
+         *     and opens a `temperature_excursion` alert (which fires `alert.created` and shows on the site's
+         *     kitchen wallboards). Completing a missed task is allowed: it is marked `late` and its
+         *     `task_missed` alert is resolved. A task already done or cancelled answers 409 `conflict`;
+         *     of two completions at once, one wins.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reassign a task
+         * @description Assigns the task to a member (`userId`, who must have access to the task's site) or to a
+         *     position of the task's site (`positionId`); anything else answers 400. A task done or cancelled
+         *     answers 409.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["reassignTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a photo
+         * @description Attaches a photo as evidence. `multipart/form-data` with the image in the part `file`, checked
+         *     exactly as board images are (POST /media): PNG, JPEG, WebP or GIF found from the bytes, agreeing
+         *     with the declared type, a readable header, at most 8192 pixels on a side and 33,177,600 in all,
+         *     at most 5 MiB (413 above). A task done or cancelled answers 409. At most 20 photos a task.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        post: operations["addTaskPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/photos/{mediaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A task photo
+         * @description The photo's bytes (its `url` in the task). The content never changes.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getTaskPhoto"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a photo
+         * @description Removes a photo from a task that is not done (409 once it is: evidence stays).
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the task's site.
+         */
+        delete: operations["deleteTaskPhoto"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tasks/{id}/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link guide documents
+         * @description Replaces the task's linked guides. Each must be a guide of the organization for the task's
+         *     site (a guide with no `siteIds` is for every site); anything else answers 400.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["setTaskDocs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List routines
+         * @description Routines by name, optionally of one site. A member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listRoutines"];
+        put?: never;
+        /**
+         * Create a routine
+         * @description A recurring checklist: a recurrence rule and the items each occurrence makes into tasks
+         *     (`source: routine`). The periodic runner makes the tasks of every active routine's occurrences
+         *     in the next 24 hours, once per routine and occurrence whatever the number of replicas; a new
+         *     routine's are made at once. Each task is due `dueAfterMinutes` after its occurrence. An invalid
+         *     rule answers 400 with the parser's reason; items are checked as POST /tasks checks a task.
+         *
+         *     Permission: `manageTasks` (manager and up), at the routine's site.
+         */
+        post: operations["createRoutine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a routine
+         * @description The routine with its next occurrences.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getRoutine"];
+        /**
+         * Change a routine
+         * @description Replaces the routine. Its tasks not yet started (of occurrences still to come, open, no photo)
+         *     are removed and planned again from the new rule and items; tasks of occurrences already begun,
+         *     done, missed, with a photo or made by run-now are kept. Moving a routine to another site is refused (400): make a new one.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updateRoutine"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/routines/{id}/run-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a routine at once
+         * @description Makes one occurrence's tasks now (each due `dueAfterMinutes` from now), under an occurrence of its
+         *     own: the scheduled occurrences are unaffected. Works for an inactive routine too.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["runRoutineNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List positions
+         * @description Positions (roles on the floor: opening cook, dish) with their members, optionally of one site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listPositions"];
+        put?: never;
+        /**
+         * Create a position
+         * @description A position of a site; tasks assigned to it are every holder's ("my tasks" of each member).
+         *
+         *     Permission: `manageTasks` (manager and up), at the site.
+         */
+        post: operations["createPosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename a position
+         * @description Renames the position; its site cannot change (400).
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updatePosition"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/positions/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set who holds a position
+         * @description Replaces the position's holders. Each must be a member with access to the position's site (400
+         *     otherwise).
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["setPositionMembers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/guides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List guides
+         * @description Guide documents (how to do a task), by title. A member limited to some sites sees guides for
+         *     their sites and guides for every site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listGuides"];
+        put?: never;
+        /**
+         * Create a guide
+         * @description A guide document in Markdown, with images uploaded with POST /media, for some sites
+         *     (`siteIds`) or every site (none). A member limited to some sites names some of theirs.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        post: operations["createGuide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/guides/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a guide
+         * @description The guide.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getGuide"];
+        /**
+         * Change a guide
+         * @description Replaces the guide. A member limited to some sites changes only guides of their sites, and keeps
+         *     them within their sites.
+         *
+         *     Permission: `manageTasks` (manager and up).
+         */
+        put: operations["updateGuide"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/huddles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List huddles
+         * @description Shift huddles, newest date first, optionally of one site.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listHuddles"];
+        put?: never;
+        /**
+         * Record a huddle
+         * @description A shift huddle's notes; each action becomes a task (`source: huddle`, `sourceId` the huddle, kind
+         *     `other`, required), assigned and due as the action says.
+         *
+         *     Permission: `manageTasks` (manager and up), at the site.
+         */
+        post: operations["createHuddle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -2525,10 +3934,17 @@ export interface components {
          *     - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
          *     - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
          *     - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+         *     - `gone` (410): The target existed and is no longer available.
+         *     - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+         *     - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+         *     - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+         *     - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+         *     - `survey_already_answered` (409): This single-use survey link has already been used.
+         *     - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -4402,15 +5818,17 @@ export interface components {
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
-             *     liquids for 72 hours; subject a patient); later kinds such as `temperature_excursion`,
-             *     `lot_expiring`, `certification_lapse` and `task_missed` arrive with their capabilities.
+             *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+             *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
+             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
+             *     `certification_lapse` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`). */
             subject: {
                 /** @example device */
                 type: string;
@@ -4986,6 +6404,951 @@ export interface components {
              */
             varianceFlagCents: number;
         };
+        CateringClient: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            company: string | null;
+            email: string | null;
+            phone: string | null;
+            billingAddress: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CateringClientRequest: {
+            /** @example Maya Chen */
+            name: string;
+            /** @example Chen & Ortiz Wedding */
+            company?: string | null;
+            /**
+             * Format: email
+             * @example maya@chen-ortiz.example
+             */
+            email?: string | null;
+            /** @example +1 312 555 0142 */
+            phone?: string | null;
+            /** @example 120 Lake Shore Dr, Chicago IL 60611 */
+            billingAddress?: string | null;
+        };
+        /**
+         * @description `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+         *     (set by the server; not settable), then `completed` or `cancelled`.
+         * @example inquiry
+         * @enum {string}
+         */
+        CateringEventStatus: "inquiry" | "quoted" | "contracted" | "completed" | "cancelled";
+        CateringEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            clientId: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            guestCount: number;
+            venue: string | null;
+            status: components["schemas"]["CateringEventStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CateringEventRequest: {
+            /** Format: uuid */
+            clientId: string;
+            /**
+             * Format: uuid
+             * @description The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+             */
+            siteId: string;
+            /** @example Chen–Ortiz wedding reception */
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @example 140 */
+            guestCount: number;
+            /** @example Lakeview Pavilion */
+            venue?: string | null;
+            status?: components["schemas"]["CateringEventStatus"];
+        };
+        /**
+         * @description `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+         *     quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+         * @example sent
+         * @enum {string}
+         */
+        QuoteStatus: "draft" | "sent" | "accepted" | "declined" | "expired";
+        /**
+         * @example food
+         * @enum {string}
+         */
+        QuoteLineKind: "food" | "beverage" | "service" | "rental" | "fee" | "discount";
+        QuoteLine: {
+            kind: components["schemas"]["QuoteLineKind"];
+            /** Format: uuid */
+            recipeId: string | null;
+            description: string;
+            /** @example 140 */
+            quantity: string;
+            /** Format: int64 */
+            unitPriceCents: number;
+            taxable: boolean;
+            /**
+             * Format: int64
+             * @description quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+             * @example 483000
+             */
+            totalCents: number;
+        };
+        /**
+         * @description Computed by the server: each line total is quantity × unit price rounded half-even to the
+         *     cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+         *     `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+         *     charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+         *     tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+         */
+        QuoteTotals: {
+            /**
+             * Format: int64
+             * @example 483000
+             */
+            subtotalCents: number;
+            /**
+             * Format: int64
+             * @example 96600
+             */
+            serviceChargeCents: number;
+            /**
+             * Format: int64
+             * @example 47817
+             */
+            taxCents: number;
+            /**
+             * Format: int64
+             * @example 627417
+             */
+            totalCents: number;
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            depositCents: number;
+        };
+        /** @description Who accepted the quote and when; null until accepted. */
+        Acceptance: {
+            /** @example Maya Chen */
+            name: string;
+            email?: string | null;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description `link`: the client, from the shared link; `staff`: recorded by a member.
+             * @enum {string}
+             */
+            via: "link" | "staff";
+        } | null;
+        Quote: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @description Starts at 1; editing a quote that was sent makes a new version (and voids its link). */
+            version: number;
+            status: components["schemas"]["QuoteStatus"];
+            lines: components["schemas"]["QuoteLine"][];
+            serviceChargeBps: number;
+            taxRateBps: number;
+            depositPercent: number;
+            /** Format: date */
+            validUntil: string;
+            terms: string;
+            totals: components["schemas"]["QuoteTotals"];
+            /** Format: date-time */
+            sentAt: string | null;
+            acceptance: components["schemas"]["Acceptance"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        QuoteLineRequest: {
+            kind: components["schemas"]["QuoteLineKind"];
+            /**
+             * Format: uuid
+             * @description The recipe quoted, when recipes exist; kept as given.
+             */
+            recipeId?: string | null;
+            /** @example Braised short rib, plated */
+            description: string;
+            /**
+             * @description A positive decimal (up to 4 places), as a string.
+             * @example 140
+             */
+            quantity: string;
+            /**
+             * Format: int64
+             * @description The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+             * @example 3450
+             */
+            unitPriceCents: number;
+            taxable: boolean;
+        };
+        QuoteRequest: {
+            /** Format: uuid */
+            eventId: string;
+            lines: components["schemas"]["QuoteLineRequest"][];
+            /**
+             * @description Service charge in basis points of the subtotal (2000 = 20 %).
+             * @example 2000
+             */
+            serviceChargeBps: number;
+            /**
+             * @description Tax rate in basis points (1025 = 10.25 %).
+             * @example 1025
+             */
+            taxRateBps: number;
+            /** @example 30 */
+            depositPercent: number;
+            /**
+             * Format: date
+             * @description The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
+             * @example 2026-03-20
+             */
+            validUntil: string;
+            /** @example 30% deposit secures the date; balance due 7 days before the event. */
+            terms: string;
+        };
+        ShareLink: {
+            /**
+             * @description The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+             * @example https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+             */
+            url: string;
+            /**
+             * @description Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+             * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+             */
+            token: string;
+        };
+        StaffAcceptRequest: {
+            /**
+             * @description Who accepted (the client, by phone or in person).
+             * @example Maya Chen
+             */
+            name: string;
+            /** Format: email */
+            email?: string | null;
+        };
+        /**
+         * @example deposit
+         * @enum {string}
+         */
+        InvoiceKind: "deposit" | "final";
+        /**
+         * @example open
+         * @enum {string}
+         */
+        InvoiceStatus: "open" | "paid" | "void";
+        InvoiceLine: {
+            /** @example Deposit, 30% of the contract */
+            description: string;
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            amountCents: number;
+        };
+        /**
+         * @example card
+         * @enum {string}
+         */
+        PaymentMethod: "card" | "check" | "cash" | "ach" | "other";
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int64 */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+            reference: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            quoteId: string;
+            /** Format: uuid */
+            eventId: string;
+            /**
+             * @description A display number, unique within the organization.
+             * @example INV-2026-0192F3A4
+             */
+            number: string;
+            kind: components["schemas"]["InvoiceKind"];
+            status: components["schemas"]["InvoiceStatus"];
+            lines: components["schemas"]["InvoiceLine"][];
+            /** Format: int64 */
+            totalCents: number;
+            /** Format: int64 */
+            paidCents: number;
+            /** Format: int64 */
+            balanceCents: number;
+            payments: components["schemas"]["Payment"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            paidAt: string | null;
+            /** Format: date-time */
+            voidedAt: string | null;
+        };
+        InvoiceRequest: {
+            /**
+             * Format: uuid
+             * @description An accepted quote (the contract).
+             */
+            quoteId: string;
+            kind: components["schemas"]["InvoiceKind"];
+        };
+        PaymentRequest: {
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+            /** @example Visa ending 4242 */
+            reference?: string | null;
+        };
+        /** @description The organization's display brand, as public pages show it. */
+        PublicBrand: {
+            /** @example Harborview Kitchens */
+            name: string;
+            /** @example #1F2937 */
+            primary: string;
+            /** @example #F59E0B */
+            accent: string;
+        };
+        SharedQuoteLine: {
+            kind: components["schemas"]["QuoteLineKind"];
+            description: string;
+            quantity: string;
+            /** Format: int64 */
+            unitPriceCents: number;
+            taxable: boolean;
+            /** Format: int64 */
+            totalCents: number;
+        };
+        SharedAcceptance: {
+            name: string;
+            /** Format: date-time */
+            at: string;
+        } | null;
+        /** @description A quote as its client sees it. Display data only; no ids. */
+        SharedQuote: {
+            brand: components["schemas"]["PublicBrand"];
+            clientName: string;
+            eventName: string;
+            /** Format: date-time */
+            eventStartsAt: string;
+            /** Format: date-time */
+            eventEndsAt: string;
+            /**
+             * @description The catering site's IANA time zone, for showing dates.
+             * @example America/Chicago
+             */
+            timezone: string;
+            venue: string | null;
+            guestCount: number;
+            version: number;
+            status: components["schemas"]["QuoteStatus"];
+            lines: components["schemas"]["SharedQuoteLine"][];
+            serviceChargeBps: number;
+            taxRateBps: number;
+            depositPercent: number;
+            totals: components["schemas"]["QuoteTotals"];
+            terms: string;
+            /** Format: date */
+            validUntil: string;
+            acceptance: components["schemas"]["SharedAcceptance"];
+        };
+        PublicAcceptRequest: {
+            /** @example Maya Chen */
+            name: string;
+            /**
+             * Format: email
+             * @example maya@chen-ortiz.example
+             */
+            email?: string | null;
+            /** @description Must be true; the client agrees to the quote's terms. */
+            agree: boolean;
+        };
+        SharedPayment: {
+            /** Format: int64 */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+        };
+        /** @description An invoice as its client sees it. Display data only; no ids. */
+        SharedInvoice: {
+            brand: components["schemas"]["PublicBrand"];
+            clientName: string;
+            eventName: string;
+            /** Format: date-time */
+            eventStartsAt: string;
+            number: string;
+            kind: components["schemas"]["InvoiceKind"];
+            status: components["schemas"]["InvoiceStatus"];
+            lines: components["schemas"]["InvoiceLine"][];
+            /** Format: int64 */
+            totalCents: number;
+            /** Format: int64 */
+            paidCents: number;
+            /** Format: int64 */
+            balanceCents: number;
+            payments: components["schemas"]["SharedPayment"][];
+            /** Format: date-time */
+            issuedAt: string;
+        };
+        /**
+         * @description What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+         *     `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+         *     string of at most 2,000 characters; `yes_no` a boolean.
+         * @example rating
+         * @enum {string}
+         */
+        QuestionType: "rating" | "nps" | "single_choice" | "multi_choice" | "text" | "yes_no";
+        Question: {
+            /**
+             * @description The answer's key in a submission; unique within the survey.
+             * @example food_quality
+             */
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            /** @example How was the food? */
+            prompt: string;
+            required: boolean;
+            /** @description The choices of a choice question (2 to 50, distinct); not accepted for other types. */
+            options?: string[] | null;
+            /** @description The top of a rating's scale (default 5); rating questions only. */
+            scaleMax?: number | null;
+        };
+        /**
+         * @description Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+         * @example open
+         * @enum {string}
+         */
+        SurveyStatus: "draft" | "open" | "closed";
+        Survey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            siteId: string | null;
+            questions: components["schemas"]["Question"][];
+            status: components["schemas"]["SurveyStatus"];
+            /** Format: date-time */
+            closesAt: string | null;
+            thankYouMessage: string;
+            responseCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SurveyRequest: {
+            /** @example Patient meal feedback */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The site the survey belongs to; null for an organization-wide survey.
+             */
+            siteId?: string | null;
+            questions: components["schemas"]["Question"][];
+            status: components["schemas"]["SurveyStatus"];
+            /** Format: date-time */
+            closesAt?: string | null;
+            /** @example Thank you! Your answers help our kitchen. */
+            thankYouMessage: string;
+        };
+        Recipient: {
+            /** @example Room 412 */
+            name?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @example MRN 100234567 */
+            reference?: string | null;
+        };
+        /** @description Either `count` anonymous links or one link per recipient. */
+        InvitationsRequest: {
+            /** @example 2 */
+            count?: number | null;
+            recipients?: components["schemas"]["Recipient"][] | null;
+            /** @description A single-use link takes one submission (409 after). */
+            singleUse: boolean;
+            /**
+             * Format: date-time
+             * @description After this the links answer 404.
+             */
+            expiresAt?: string | null;
+        };
+        SurveyInvitation: {
+            /** Format: uuid */
+            id: string;
+            /** @description Shown once; only its hash is kept. */
+            token: string;
+            /** @description `{web_url}/survey/{token}` */
+            url: string;
+            singleUse: boolean;
+            name: string | null;
+            email: string | null;
+            reference: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+        };
+        /**
+         * @description One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+         *     `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+         *     NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+         *     for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+         */
+        QuestionResult: {
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            prompt: string;
+            /** @description Submissions that answered the question. */
+            answered: number;
+            counts?: {
+                [key: string]: number;
+            };
+            /** @example 4.25 */
+            mean?: string | null;
+            distribution?: {
+                [key: string]: number;
+            };
+            nps?: {
+                /** @example 42 */
+                score: number;
+                promoters: number;
+                passives: number;
+                detractors: number;
+            };
+            texts?: {
+                text: string;
+                /** Format: date-time */
+                submittedAt: string;
+            }[];
+        };
+        SurveyResults: {
+            /** @description Submissions in the period. */
+            responseCount: number;
+            questions: components["schemas"]["QuestionResult"][];
+        };
+        PublicQuestion: {
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            prompt: string;
+            required: boolean;
+            options?: string[];
+            scaleMax?: number;
+        };
+        /** @description A survey as its respondent sees it. Display data only; no ids. */
+        PublicSurvey: {
+            brand: components["schemas"]["PublicBrand"];
+            title: string;
+            siteName: string | null;
+            questions: components["schemas"]["PublicQuestion"][];
+            thankYouMessage: string;
+            /** Format: date-time */
+            closesAt: string | null;
+        };
+        SurveySubmission: {
+            /** @description Answers by question key; each of its question's type (see `QuestionType`). */
+            answers: {
+                [key: string]: unknown;
+            };
+        };
+        SurveyReceipt: {
+            thankYouMessage: string;
+            /** Format: date-time */
+            submittedAt: string;
+        };
+        /**
+         * @description `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+         *     (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+         *     is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+         *     is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+         * @example open
+         * @enum {string}
+         */
+        TaskStatus: "open" | "done" | "missed" | "cancelled";
+        /**
+         * @example temperature_log
+         * @enum {string}
+         */
+        TaskKind: "cleaning" | "temperature_log" | "maintenance" | "receiving" | "prep" | "safety" | "inspection" | "opening" | "closing" | "other";
+        /**
+         * @description Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+         *     (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+         *     finding), `sensor_alert` (`sourceId` the alert).
+         * @example routine
+         * @enum {string}
+         */
+        TaskSource: "manual" | "routine" | "huddle" | "audit_finding" | "sensor_alert";
+        /**
+         * @description A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+         *     zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+         * @example 2026-03-02 14:00:00-06:00
+         */
+        DueAt: string;
+        /**
+         * @description How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+         *     severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+         * @example medium
+         * @enum {string}
+         */
+        TaskPriority: "low" | "medium" | "high" | "critical";
+        /** @description Who the task is for, with the member's or position's name. */
+        Assignee: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+            /** @example Opening cook */
+            name: string;
+        } | null;
+        /**
+         * @description What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+         *     tags, the tag itself for equipment and storage locations described by a label). Any
+         *     current tag of the organization with the same target satisfies the scan.
+         */
+        TaskTarget: {
+            /** @enum {string} */
+            type: "site" | "equipment" | "storage_location";
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+        } | null;
+        /**
+         * @description Degrees Fahrenheit, an exact decimal string.
+         * @example 41
+         */
+        Fahrenheit: string;
+        /**
+         * @description The acceptable reading, inclusive, in degrees Fahrenheit.
+         * @example {
+         *       "minF": "33",
+         *       "maxF": "41"
+         *     }
+         */
+        TempRange: {
+            minF: components["schemas"]["Fahrenheit"];
+            maxF: components["schemas"]["Fahrenheit"];
+        } | null;
+        /** @description What the completion carried. */
+        Evidence: {
+            scan?: {
+                /** Format: uuid */
+                tagId: string;
+                code: string;
+            };
+            temperature?: {
+                value: string;
+                /** @enum {string} */
+                unit: "F" | "C";
+                /** @description The reading in °F (exact; Celsius converted as C × 9/5 + 32). */
+                fahrenheit: string;
+            };
+            note?: string;
+            /** @description The temperature was outside `tempRange` (a `temperature_excursion` alert opened). */
+            outOfRange: boolean;
+            /**
+             * Format: uuid
+             * @description The `temperature_excursion` alert the reading opened.
+             */
+            alertId?: string;
+        } | null;
+        TaskPhoto: {
+            /** Format: uuid */
+            mediaId: string;
+            /** @enum {string} */
+            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            size: number;
+            filename?: string | null;
+            /**
+             * @description Where the bytes are served (with the member's session).
+             * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+             */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        GuideRef: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+        };
+        /**
+         * @description One thing to do at a site by a time, with the evidence that proves it done. The first
+         *     thirteen fields are the spec's task row; the others are what a client needs besides.
+         */
+        Task: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Log walk-in cooler temperature */
+            title: string;
+            kind: components["schemas"]["TaskKind"];
+            dueAt: components["schemas"]["DueAt"];
+            priority: components["schemas"]["TaskPriority"];
+            status: components["schemas"]["TaskStatus"];
+            requiresScan: boolean;
+            requiresPhoto: boolean;
+            requiresTemp: boolean;
+            /** @description Guides linked to the task. */
+            linkedDocIds: string[];
+            /** @description The task's photos, oldest first. */
+            attachmentMediaIds: string[];
+            source: components["schemas"]["TaskSource"];
+            description: string | null;
+            /** @description Missing it opens a `task_missed` alert. */
+            required: boolean;
+            assignee: components["schemas"]["Assignee"];
+            target: components["schemas"]["TaskTarget"];
+            tempRange: components["schemas"]["TempRange"];
+            /** Format: uuid */
+            sourceId: string | null;
+            /** @description How long after `dueAt` an open task becomes missed. */
+            graceMinutes: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            completedBy: string | null;
+            evidence: components["schemas"]["Evidence"];
+            /** @description Completed after it was missed. */
+            late: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The photos with their URLs (GET /tasks/{id} only). */
+            photos?: components["schemas"]["TaskPhoto"][];
+            /** @description The linked guides' titles (GET /tasks/{id} only). */
+            guides?: components["schemas"]["GuideRef"][];
+        };
+        /**
+         * @description A member (`userId`) or a position (`positionId`); exactly one.
+         * @example {
+         *       "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+         *     }
+         */
+        AssigneeInput: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+        };
+        CreateTaskRequest: {
+            /** Format: uuid */
+            siteId: string;
+            title: string;
+            description?: string;
+            kind?: components["schemas"]["TaskKind"];
+            priority?: components["schemas"]["TaskPriority"];
+            /** @description Default false. */
+            required?: boolean;
+            requiresScan?: boolean;
+            requiresPhoto?: boolean;
+            requiresTemp?: boolean;
+            tempRange?: components["schemas"]["TempRange"];
+            /**
+             * Format: uuid
+             * @description A tag of the site (or of no site) whose target a scan must hit; needed with `requiresScan`.
+             */
+            targetTagId?: string;
+            linkedDocIds?: string[];
+            assignee?: components["schemas"]["AssigneeInput"];
+            dueAt: components["schemas"]["DueAt"];
+            /** @description Default 30. */
+            graceMinutes?: number;
+        };
+        /**
+         * @example {
+         *       "value": "38.5",
+         *       "unit": "F"
+         *     }
+         */
+        Temperature: {
+            /**
+             * @description The reading, an exact decimal string.
+             * @example 38.5
+             */
+            value: string;
+            /** @enum {string} */
+            unit: "F" | "C";
+        };
+        CompleteTaskRequest: {
+            scanCode?: string;
+            temperature?: components["schemas"]["Temperature"];
+            note?: string;
+        };
+        /** @description A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one. */
+        ReassignTaskRequest: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+        };
+        UploadTaskPhotoRequest: {
+            /** Format: binary */
+            file: string;
+        };
+        TaskDocsRequest: {
+            docIds: string[];
+        };
+        RoutineItem: {
+            title: string;
+            kind?: components["schemas"]["TaskKind"];
+            priority?: components["schemas"]["TaskPriority"];
+            required?: boolean;
+            requiresScan?: boolean;
+            requiresPhoto?: boolean;
+            requiresTemp?: boolean;
+            tempRange?: components["schemas"]["TempRange"];
+            /** Format: uuid */
+            targetTagId?: string;
+            linkedDocIds?: string[];
+            assignee?: components["schemas"]["AssigneeInput"];
+            /** @description The task is due this long after the occurrence (default 0). */
+            dueAfterMinutes?: number;
+            /** @description Default 30. */
+            graceMinutes?: number;
+        };
+        Routine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            rrule: string;
+            /** Format: date */
+            startsOn: string;
+            active: boolean;
+            items: components["schemas"]["RoutineItem"][];
+            /** @description The next (at most five) occurrences, in the site's zone. */
+            nextOccurrences: components["schemas"]["DueAt"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        RoutineRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /**
+             * @description An RFC 5545 recurrence rule (the RRULE value, without DTSTART), expanded in the site's
+             *     time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
+             *     wall-clock times: one that does not exist on a spring-forward day happens as much later
+             *     as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
+             *     once, the first time. An invalid rule answers 400 with the parser's reason.
+             * @example FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
+             */
+            rrule: string;
+            /**
+             * Format: date
+             * @description The first local date with occurrences (default today at the site).
+             */
+            startsOn?: string;
+            /** @description Default true; an inactive routine makes no tasks. */
+            active?: boolean;
+            items: components["schemas"]["RoutineItem"][];
+        };
+        RunNowResult: {
+            occurrence: components["schemas"]["DueAt"];
+            tasks: components["schemas"]["Task"][];
+        };
+        Position: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            userIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PositionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+        };
+        PositionMembersRequest: {
+            userIds: string[];
+        };
+        Guide: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            body: string;
+            mediaIds: string[];
+            siteIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GuideRequest: {
+            title: string;
+            /** @description Markdown. */
+            body: string;
+            /** @description Images uploaded with POST /media. */
+            mediaIds?: string[];
+            /** @description The sites the guide is for; empty or absent means every site. */
+            siteIds?: string[];
+        };
+        Huddle: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string | null;
+            notes: string;
+            /** @description The tasks its actions became (source `huddle`). */
+            taskIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        HuddleAction: {
+            title: string;
+            assignee?: components["schemas"]["AssigneeInput"];
+            dueAt: components["schemas"]["DueAt"];
+            priority?: components["schemas"]["TaskPriority"];
+        };
+        HuddleRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart?: string;
+            notes?: string;
+            actions?: components["schemas"]["HuddleAction"][];
+        };
         JWK: {
             /** @example OKP */
             kty: string;
@@ -5343,6 +7706,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The link's survey is closed (or past its closing time) and takes no more answers. */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This survey is closed",
+                 *       "statusCode": 410,
+                 *       "code": "survey_closed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -5400,6 +7779,12 @@ export interface components {
          * @example 0192f3a4-0000-7000-8000-0000000000e1
          */
         MediaKey: string;
+        /**
+         * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+         *     unknown, rotated, revoked or expired token answers 404.
+         * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+         */
+        CapabilityToken: string;
         /**
          * @description The event name, as in the body's `event`.
          * @example alert.created
@@ -10103,6 +12488,4865 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringClients: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of clients. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Maya Chen",
+                     *         "company": "Chen & Ortiz Wedding",
+                     *         "email": "maya@chen-ortiz.example",
+                     *         "phone": "+1 312 555 0142",
+                     *         "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CateringClient"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "company": "Chen & Ortiz Wedding",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "phone": "+1 312 555 0142",
+                 *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringClientRequest"];
+            };
+        };
+        responses: {
+            /** @description The client. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maya Chen",
+                     *       "company": "Chen & Ortiz Wedding",
+                     *       "email": "maya@chen-ortiz.example",
+                     *       "phone": "+1 312 555 0142",
+                     *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "company": "Chen & Ortiz Wedding",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "phone": "+1 312 555 0142",
+                 *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringClientRequest"];
+            };
+        };
+        responses: {
+            /** @description The client. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maya Chen",
+                     *       "company": "Chen & Ortiz Wedding",
+                     *       "email": "maya@chen-ortiz.example",
+                     *       "phone": "+1 312 555 0142",
+                     *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Chen–Ortiz wedding reception",
+                     *         "startsAt": "2026-06-13T23:00:00Z",
+                     *         "endsAt": "2026-06-14T04:00:00Z",
+                     *         "guestCount": 140,
+                     *         "venue": "Lakeview Pavilion",
+                     *         "status": "inquiry",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CateringEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Chen–Ortiz wedding reception",
+                 *       "startsAt": "2026-06-13T23:00:00Z",
+                 *       "endsAt": "2026-06-14T04:00:00Z",
+                 *       "guestCount": 140,
+                 *       "venue": "Lakeview Pavilion",
+                 *       "status": "inquiry"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Chen–Ortiz wedding reception",
+                 *       "startsAt": "2026-06-13T23:00:00Z",
+                 *       "endsAt": "2026-06-14T04:00:00Z",
+                 *       "guestCount": 140,
+                 *       "venue": "Lakeview Pavilion",
+                 *       "status": "inquiry"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringQuotes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this event's quotes.
+                 * @example 0192f3a4-0000-7000-8000-000000000c01
+                 */
+                eventId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of quotes. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *         "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "version": 1,
+                     *         "status": "sent",
+                     *         "lines": [
+                     *           {
+                     *             "kind": "food",
+                     *             "description": "Braised short rib, plated",
+                     *             "quantity": "140",
+                     *             "unitPriceCents": 3450,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": 483000
+                     *           },
+                     *           {
+                     *             "kind": "beverage",
+                     *             "description": "Sparkling wine toast",
+                     *             "quantity": "140",
+                     *             "unitPriceCents": 650,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": 91000
+                     *           },
+                     *           {
+                     *             "kind": "rental",
+                     *             "description": "Round tables",
+                     *             "quantity": "14",
+                     *             "unitPriceCents": 1500,
+                     *             "taxable": false,
+                     *             "recipeId": null,
+                     *             "totalCents": 21000
+                     *           },
+                     *           {
+                     *             "kind": "discount",
+                     *             "description": "Off-season discount",
+                     *             "quantity": "1",
+                     *             "unitPriceCents": 20000,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": -20000
+                     *           }
+                     *         ],
+                     *         "serviceChargeBps": 2000,
+                     *         "taxRateBps": 1025,
+                     *         "depositPercent": 30,
+                     *         "validUntil": "2026-03-20",
+                     *         "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *         "totals": {
+                     *           "subtotalCents": 575000,
+                     *           "serviceChargeCents": 115000,
+                     *           "taxCents": 68572,
+                     *           "totalCents": 758572,
+                     *           "depositCents": 227572
+                     *         },
+                     *         "sentAt": "2026-03-02T09:00:00Z",
+                     *         "acceptance": null,
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Quote"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *       "lines": [
+                 *         {
+                 *           "kind": "food",
+                 *           "description": "Braised short rib, plated",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 3450,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "beverage",
+                 *           "description": "Sparkling wine toast",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 650,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "rental",
+                 *           "description": "Round tables",
+                 *           "quantity": "14",
+                 *           "unitPriceCents": 1500,
+                 *           "taxable": false
+                 *         },
+                 *         {
+                 *           "kind": "discount",
+                 *           "description": "Off-season discount",
+                 *           "quantity": "1",
+                 *           "unitPriceCents": 20000,
+                 *           "taxable": true
+                 *         }
+                 *       ],
+                 *       "serviceChargeBps": 2000,
+                 *       "taxRateBps": 1025,
+                 *       "depositPercent": 30,
+                 *       "validUntil": "2026-03-20",
+                 *       "terms": "30% deposit secures the date; balance due 7 days before the event."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote, as a draft. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": null,
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "sent",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *       "lines": [
+                 *         {
+                 *           "kind": "food",
+                 *           "description": "Braised short rib, plated",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 3450,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "beverage",
+                 *           "description": "Sparkling wine toast",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 650,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "rental",
+                 *           "description": "Round tables",
+                 *           "quantity": "14",
+                 *           "unitPriceCents": 1500,
+                 *           "taxable": false
+                 *         },
+                 *         {
+                 *           "kind": "discount",
+                 *           "description": "Off-season discount",
+                 *           "quantity": "1",
+                 *           "unitPriceCents": 20000,
+                 *           "taxable": true
+                 *         }
+                 *       ],
+                 *       "serviceChargeBps": 2000,
+                 *       "taxRateBps": 1025,
+                 *       "depositPercent": 30,
+                 *       "validUntil": "2026-03-20",
+                 *       "terms": "30% deposit secures the date; balance due 7 days before the event."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 2,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3",
+                     *       "token": "q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "email": "maya@chen-ortiz.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StaffAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "accepted",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": {
+                     *         "name": "Maya Chen",
+                     *         "email": null,
+                     *         "at": "2026-03-04T15:12:00Z",
+                     *         "via": "staff"
+                     *       },
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declined quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "declined",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringInvoices: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this quote's invoices.
+                 * @example 0192f3a4-0000-7000-8000-000000000c02
+                 */
+                quoteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *         "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *         "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "number": "INV-0192F3A4-0C03",
+                     *         "kind": "deposit",
+                     *         "status": "paid",
+                     *         "lines": [
+                     *           {
+                     *             "description": "Deposit, 30% of the contract total",
+                     *             "amountCents": 227572
+                     *           }
+                     *         ],
+                     *         "totalCents": 227572,
+                     *         "paidCents": 227572,
+                     *         "balanceCents": 0,
+                     *         "payments": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *             "amountCents": 227572,
+                     *             "method": "card",
+                     *             "paidAt": "2026-03-05T16:00:00Z",
+                     *             "reference": "Visa ending 4242",
+                     *             "createdAt": "2026-03-05T16:00:03Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-04T15:13:00Z",
+                     *         "paidAt": "2026-03-05T16:00:00Z",
+                     *         "voidedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Invoice"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                 *       "kind": "deposit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice, open. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "open",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 0,
+                     *       "balanceCents": 227572,
+                     *       "payments": [],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z",
+                     *           "reference": "Visa ending 4242",
+                     *           "createdAt": "2026-03-05T16:00:03Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": "2026-03-05T16:00:00Z",
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordCateringPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amountCents": 227572,
+                 *       "method": "card",
+                 *       "paidAt": "2026-03-05T16:00:00Z",
+                 *       "reference": "Visa ending 4242"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice with the payment. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z",
+                     *           "reference": "Visa ending 4242",
+                     *           "createdAt": "2026-03-05T16:00:03Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": "2026-03-05T16:00:00Z",
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    voidCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The void invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "void",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 0,
+                     *       "balanceCents": 227572,
+                     *       "payments": [],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": "2026-03-04T15:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/i/Vb7Kp2Lx9Qw4Er6Ty1Ui3Op5As8Df0Gh2Jk4Lz6Xc8Nm",
+                     *       "token": "Vb7Kp2Lx9Qw4Er6Ty1Ui3Op5As8Df0Gh2Jk4Lz6Xc8Nm"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "eventEndsAt": "2026-06-14T04:00:00Z",
+                     *       "timezone": "America/Chicago",
+                     *       "venue": "Lakeview Pavilion",
+                     *       "guestCount": 140,
+                     *       "version": 1,
+                     *       "status": "sent",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "validUntil": "2026-03-20",
+                     *       "acceptance": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptSharedQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "agree": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PublicAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted quote. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "eventEndsAt": "2026-06-14T04:00:00Z",
+                     *       "timezone": "America/Chicago",
+                     *       "venue": "Lakeview Pavilion",
+                     *       "guestCount": 140,
+                     *       "version": 1,
+                     *       "status": "accepted",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "validUntil": "2026-03-20",
+                     *       "acceptance": {
+                     *         "name": "Maya Chen",
+                     *         "at": "2026-03-04T15:12:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z"
+                     *         }
+                     *       ],
+                     *       "issuedAt": "2026-03-04T15:13:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedInvoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSurveys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of surveys. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Patient meal feedback",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "questions": [
+                     *           {
+                     *             "key": "food_quality",
+                     *             "type": "rating",
+                     *             "prompt": "How was the food?",
+                     *             "required": true,
+                     *             "scaleMax": 5
+                     *           },
+                     *           {
+                     *             "key": "recommend",
+                     *             "type": "nps",
+                     *             "prompt": "How likely are you to recommend our kitchen?",
+                     *             "required": false
+                     *           },
+                     *           {
+                     *             "key": "favourite",
+                     *             "type": "single_choice",
+                     *             "prompt": "Which meal did you like best?",
+                     *             "required": false,
+                     *             "options": [
+                     *               "Breakfast",
+                     *               "Lunch",
+                     *               "Dinner"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "comments",
+                     *             "type": "text",
+                     *             "prompt": "Anything else?",
+                     *             "required": false
+                     *           }
+                     *         ],
+                     *         "status": "open",
+                     *         "closesAt": null,
+                     *         "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *         "responseCount": 12,
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Survey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Patient meal feedback",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "questions": [
+                 *         {
+                 *           "key": "food_quality",
+                 *           "type": "rating",
+                 *           "prompt": "How was the food?",
+                 *           "required": true,
+                 *           "scaleMax": 5
+                 *         },
+                 *         {
+                 *           "key": "recommend",
+                 *           "type": "nps",
+                 *           "prompt": "How likely are you to recommend our kitchen?",
+                 *           "required": false
+                 *         },
+                 *         {
+                 *           "key": "favourite",
+                 *           "type": "single_choice",
+                 *           "prompt": "Which meal did you like best?",
+                 *           "required": false,
+                 *           "options": [
+                 *             "Breakfast",
+                 *             "Lunch",
+                 *             "Dinner"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "type": "text",
+                 *           "prompt": "Anything else?",
+                 *           "required": false
+                 *         }
+                 *       ],
+                 *       "status": "open",
+                 *       "closesAt": null,
+                 *       "thankYouMessage": "Thank you! Your answers help our kitchen."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveyRequest"];
+            };
+        };
+        responses: {
+            /** @description The survey. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 0,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 12,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Patient meal feedback",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "questions": [
+                 *         {
+                 *           "key": "food_quality",
+                 *           "type": "rating",
+                 *           "prompt": "How was the food?",
+                 *           "required": true,
+                 *           "scaleMax": 5
+                 *         },
+                 *         {
+                 *           "key": "recommend",
+                 *           "type": "nps",
+                 *           "prompt": "How likely are you to recommend our kitchen?",
+                 *           "required": false
+                 *         },
+                 *         {
+                 *           "key": "favourite",
+                 *           "type": "single_choice",
+                 *           "prompt": "Which meal did you like best?",
+                 *           "required": false,
+                 *           "options": [
+                 *             "Breakfast",
+                 *             "Lunch",
+                 *             "Dinner"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "type": "text",
+                 *           "prompt": "Anything else?",
+                 *           "required": false
+                 *         }
+                 *       ],
+                 *       "status": "open",
+                 *       "closesAt": null,
+                 *       "thankYouMessage": "Thank you! Your answers help our kitchen."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveyRequest"];
+            };
+        };
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 12,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/survey/Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *       "token": "Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSurveyInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         {
+                 *           "name": "Room 412",
+                 *           "reference": "MRN 100234567"
+                 *         }
+                 *       ],
+                 *       "singleUse": true,
+                 *       "expiresAt": "2026-03-09T09:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvitationsRequest"];
+            };
+        };
+        responses: {
+            /** @description The links; each token is shown once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d02",
+                     *         "token": "Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *         "url": "https://app.sous.example/survey/Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *         "singleUse": true,
+                     *         "name": "Room 412",
+                     *         "email": null,
+                     *         "reference": "MRN 100234567",
+                     *         "expiresAt": "2026-03-09T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SurveyInvitation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurveyResults: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Submissions at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Submissions before this time.
+                 * @example 2026-04-01T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseCount": 12,
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "answered": 12,
+                     *           "mean": "4.25",
+                     *           "distribution": {
+                     *             "1": 0,
+                     *             "2": 1,
+                     *             "3": 1,
+                     *             "4": 4,
+                     *             "5": 6
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "answered": 10,
+                     *           "mean": "8.10",
+                     *           "distribution": {
+                     *             "0": 0,
+                     *             "1": 0,
+                     *             "2": 0,
+                     *             "3": 0,
+                     *             "4": 0,
+                     *             "5": 1,
+                     *             "6": 1,
+                     *             "7": 1,
+                     *             "8": 2,
+                     *             "9": 3,
+                     *             "10": 2
+                     *           },
+                     *           "nps": {
+                     *             "score": 30,
+                     *             "promoters": 5,
+                     *             "passives": 3,
+                     *             "detractors": 2
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "answered": 9,
+                     *           "counts": {
+                     *             "Breakfast": 2,
+                     *             "Lunch": 3,
+                     *             "Dinner": 4
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "answered": 1,
+                     *           "texts": [
+                     *             {
+                     *               "text": "The soup was lovely.",
+                     *               "submittedAt": "2026-03-03T12:30:00Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveyResults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "title": "Patient meal feedback",
+                     *       "siteName": "Main Kitchen",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "closesAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicSurvey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            410: components["responses"]["Gone"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitPublicSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "food_quality": 5,
+                 *         "recommend": 9,
+                 *         "favourite": "Dinner",
+                 *         "comments": "The soup was lovely."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveySubmission"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "submittedAt": "2026-03-03T12:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveyReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's tasks.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only tasks in this state.
+                 * @example open
+                 */
+                status?: components["schemas"]["TaskStatus"];
+                /**
+                 * @description Only tasks assigned to this member or to a position they hold.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                assigneeId?: string;
+                /**
+                 * @description Only tasks assigned to this position.
+                 * @example 0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                positionId?: string;
+                /**
+                 * @description Only tasks of this kind.
+                 * @example temperature_log
+                 */
+                kind?: components["schemas"]["TaskKind"];
+                /**
+                 * @description Only tasks from this origin.
+                 * @example routine
+                 */
+                source?: components["schemas"]["TaskSource"];
+                /**
+                 * @description Only tasks due at or after this moment.
+                 * @example 2026-03-02 00:00:00-06:00
+                 */
+                dueFrom?: components["schemas"]["DueAt"];
+                /**
+                 * @description Only tasks due at or before this moment.
+                 * @example 2026-03-02 23:59:59-06:00
+                 */
+                dueTo?: components["schemas"]["DueAt"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "title": "Log walk-in cooler temperature",
+                     *         "kind": "temperature_log",
+                     *         "dueAt": "2026-03-02 14:00:00-06:00",
+                     *         "priority": "high",
+                     *         "status": "open",
+                     *         "requiresScan": true,
+                     *         "requiresPhoto": false,
+                     *         "requiresTemp": true,
+                     *         "linkedDocIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         ],
+                     *         "attachmentMediaIds": [],
+                     *         "source": "routine",
+                     *         "description": null,
+                     *         "required": true,
+                     *         "assignee": {
+                     *           "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "name": "Opening cook"
+                     *         },
+                     *         "target": {
+                     *           "type": "equipment",
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "name": "Walk-in cooler"
+                     *         },
+                     *         "tempRange": {
+                     *           "minF": "33",
+                     *           "maxF": "41"
+                     *         },
+                     *         "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *         "graceMinutes": 30,
+                     *         "completedAt": null,
+                     *         "completedBy": null,
+                     *         "evidence": null,
+                     *         "late": false,
+                     *         "createdAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Task"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "title": "Descale the combi oven",
+                 *       "kind": "maintenance",
+                 *       "priority": "medium",
+                 *       "required": true,
+                 *       "requiresPhoto": true,
+                 *       "assignee": {
+                 *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *       },
+                 *       "dueAt": "2026-03-02 14:00:00-06:00",
+                 *       "graceMinutes": 60,
+                 *       "linkedDocIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000b7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Descale the combi oven",
+                     *       "kind": "maintenance",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "medium",
+                     *       "status": "open",
+                     *       "requiresScan": false,
+                     *       "requiresPhoto": true,
+                     *       "requiresTemp": false,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "manual",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": null,
+                     *       "tempRange": null,
+                     *       "sourceId": null,
+                     *       "graceMinutes": 60,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000f9"
+                     *       ],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "photos": [
+                     *         {
+                     *           "mediaId": "0192f3a4-0000-7000-8000-0000000000f9",
+                     *           "contentType": "image/jpeg",
+                     *           "size": 183004,
+                     *           "filename": "cooler.jpg",
+                     *           "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9",
+                     *           "createdAt": "2026-03-02T19:57:00Z"
+                     *         }
+                     *       ],
+                     *       "guides": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *           "title": "Cooler temperature log"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scanCode": "K7QF2M9XPA",
+                 *       "temperature": {
+                 *         "value": "38.5",
+                 *         "unit": "F"
+                 *       },
+                 *       "note": "Door gasket checked."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task, done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "done",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": "2026-03-02T19:58:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "evidence": {
+                     *         "scan": {
+                     *           "tagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "code": "K7QF2M9XPA"
+                     *         },
+                     *         "temperature": {
+                     *           "value": "38.5",
+                     *           "unit": "F",
+                     *           "fahrenheit": "38.5"
+                     *         },
+                     *         "outOfRange": false
+                     *       },
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reassignTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReassignTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "cooler.jpg"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadTaskPhotoRequest"];
+            };
+        };
+        responses: {
+            /** @description The photo. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mediaId": "0192f3a4-0000-7000-8000-0000000000f9",
+                     *       "contentType": "image/jpeg",
+                     *       "size": 183004,
+                     *       "filename": "cooler.jpg",
+                     *       "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9",
+                     *       "createdAt": "2026-03-02T19:57:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskPhoto"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /**
+                     * @description `private, max-age=31536000, immutable`.
+                     * @example private, max-age=31536000, immutable
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the image's bytes) */
+                    "image/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTaskPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000f9
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setTaskDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "docIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000b7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaskDocsRequest"];
+            };
+        };
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "title": "Log walk-in cooler temperature",
+                     *       "kind": "temperature_log",
+                     *       "dueAt": "2026-03-02 14:00:00-06:00",
+                     *       "priority": "high",
+                     *       "status": "open",
+                     *       "requiresScan": true,
+                     *       "requiresPhoto": false,
+                     *       "requiresTemp": true,
+                     *       "linkedDocIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000b7"
+                     *       ],
+                     *       "attachmentMediaIds": [],
+                     *       "source": "routine",
+                     *       "description": null,
+                     *       "required": true,
+                     *       "assignee": {
+                     *         "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "name": "Opening cook"
+                     *       },
+                     *       "target": {
+                     *         "type": "equipment",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "name": "Walk-in cooler"
+                     *       },
+                     *       "tempRange": {
+                     *         "minF": "33",
+                     *         "maxF": "41"
+                     *       },
+                     *       "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "graceMinutes": 30,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "evidence": null,
+                     *       "late": false,
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRoutines: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's routines.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Cooler temperatures every four hours",
+                     *         "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *         "startsOn": "2026-03-02",
+                     *         "active": true,
+                     *         "items": [
+                     *           {
+                     *             "title": "Log walk-in cooler temperature",
+                     *             "kind": "temperature_log",
+                     *             "priority": "high",
+                     *             "required": true,
+                     *             "requiresScan": true,
+                     *             "requiresPhoto": false,
+                     *             "requiresTemp": true,
+                     *             "tempRange": {
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *             "linkedDocIds": [
+                     *               "0192f3a4-0000-7000-8000-0000000000b7"
+                     *             ],
+                     *             "assignee": {
+                     *               "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *             },
+                     *             "dueAfterMinutes": 0,
+                     *             "graceMinutes": 30
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *         "nextOccurrences": [
+                     *           "2026-03-02 14:00:00-06:00",
+                     *           "2026-03-02 18:00:00-06:00",
+                     *           "2026-03-03 06:00:00-06:00",
+                     *           "2026-03-03 10:00:00-06:00",
+                     *           "2026-03-03 14:00:00-06:00"
+                     *         ],
+                     *         "createdAt": "2026-03-01T20:00:00Z",
+                     *         "updatedAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Routine"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRoutine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Cooler temperatures every four hours",
+                 *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                 *       "startsOn": "2026-03-02",
+                 *       "active": true,
+                 *       "items": [
+                 *         {
+                 *           "title": "Log walk-in cooler temperature",
+                 *           "kind": "temperature_log",
+                 *           "priority": "high",
+                 *           "required": true,
+                 *           "requiresScan": true,
+                 *           "requiresPhoto": false,
+                 *           "requiresTemp": true,
+                 *           "tempRange": {
+                 *             "minF": "33",
+                 *             "maxF": "41"
+                 *           },
+                 *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *           "linkedDocIds": [
+                 *             "0192f3a4-0000-7000-8000-0000000000b7"
+                 *           ],
+                 *           "assignee": {
+                 *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *           },
+                 *           "dueAfterMinutes": 0,
+                 *           "graceMinutes": 30
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutineRequest"];
+            };
+        };
+        responses: {
+            /** @description The routine. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRoutine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRoutine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Cooler temperatures every four hours",
+                 *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                 *       "startsOn": "2026-03-02",
+                 *       "active": true,
+                 *       "items": [
+                 *         {
+                 *           "title": "Log walk-in cooler temperature",
+                 *           "kind": "temperature_log",
+                 *           "priority": "high",
+                 *           "required": true,
+                 *           "requiresScan": true,
+                 *           "requiresPhoto": false,
+                 *           "requiresTemp": true,
+                 *           "tempRange": {
+                 *             "minF": "33",
+                 *             "maxF": "41"
+                 *           },
+                 *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *           "linkedDocIds": [
+                 *             "0192f3a4-0000-7000-8000-0000000000b7"
+                 *           ],
+                 *           "assignee": {
+                 *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                 *           },
+                 *           "dueAfterMinutes": 0,
+                 *           "graceMinutes": 30
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutineRequest"];
+            };
+        };
+        responses: {
+            /** @description The routine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Cooler temperatures every four hours",
+                     *       "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+                     *       "startsOn": "2026-03-02",
+                     *       "active": true,
+                     *       "items": [
+                     *         {
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "priority": "high",
+                     *           "required": true,
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "targetTagId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
+                     *           },
+                     *           "dueAfterMinutes": 0,
+                     *           "graceMinutes": 30
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *       "nextOccurrences": [
+                     *         "2026-03-02 14:00:00-06:00",
+                     *         "2026-03-02 18:00:00-06:00",
+                     *         "2026-03-03 06:00:00-06:00",
+                     *         "2026-03-03 10:00:00-06:00",
+                     *         "2026-03-03 14:00:00-06:00"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Routine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runRoutineNow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrence and its tasks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "occurrence": "2026-03-02 09:12:00-06:00",
+                     *       "tasks": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "title": "Log walk-in cooler temperature",
+                     *           "kind": "temperature_log",
+                     *           "dueAt": "2026-03-02 09:12:00-06:00",
+                     *           "priority": "high",
+                     *           "status": "open",
+                     *           "requiresScan": true,
+                     *           "requiresPhoto": false,
+                     *           "requiresTemp": true,
+                     *           "linkedDocIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           ],
+                     *           "attachmentMediaIds": [],
+                     *           "source": "routine",
+                     *           "description": null,
+                     *           "required": true,
+                     *           "assignee": {
+                     *             "positionId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *             "name": "Opening cook"
+                     *           },
+                     *           "target": {
+                     *             "type": "equipment",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *             "name": "Walk-in cooler"
+                     *           },
+                     *           "tempRange": {
+                     *             "minF": "33",
+                     *             "maxF": "41"
+                     *           },
+                     *           "sourceId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "graceMinutes": 30,
+                     *           "completedAt": null,
+                     *           "completedBy": null,
+                     *           "evidence": null,
+                     *           "late": false,
+                     *           "createdAt": "2026-03-01T20:00:00Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunNowResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPositions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's positions.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The positions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Opening cook",
+                     *         "userIds": [
+                     *           "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *         ],
+                     *         "createdAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Position"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPosition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Opening cook"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Opening cook"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [
+                     *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPositionMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userIds": [
+                 *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PositionMembersRequest"];
+            };
+        };
+        responses: {
+            /** @description The position. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Opening cook",
+                     *       "userIds": [
+                     *         "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                     *       ],
+                     *       "createdAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGuides: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guides. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "title": "Cooler temperature log",
+                     *         "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *         "mediaIds": [],
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *         "createdAt": "2026-03-01T20:00:00Z",
+                     *         "updatedAt": "2026-03-01T20:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Guide"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createGuide: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Cooler temperature log",
+                 *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                 *       "mediaIds": [],
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuideRequest"];
+            };
+        };
+        responses: {
+            /** @description The guide. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGuide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The guide. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateGuide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Cooler temperature log",
+                 *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                 *       "mediaIds": [],
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GuideRequest"];
+            };
+        };
+        responses: {
+            /** @description The guide. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Cooler temperature log",
+                     *       "body": "# Cooler log\n\nProbe the centre shelf. Above 41 °F: move product and call maintenance.",
+                     *       "mediaIds": [],
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000b7",
+                     *       "createdAt": "2026-03-01T20:00:00Z",
+                     *       "updatedAt": "2026-03-01T20:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Guide"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listHuddles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's huddles.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The huddles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000d9",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "date": "2026-03-02",
+                     *         "dayPart": "lunch",
+                     *         "notes": "Walk-in door gasket torn; 86 the halibut.",
+                     *         "taskIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000f1"
+                     *         ],
+                     *         "createdAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Huddle"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createHuddle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-02",
+                 *       "dayPart": "lunch",
+                 *       "notes": "Walk-in door gasket torn; 86 the halibut.",
+                 *       "actions": [
+                 *         {
+                 *           "title": "Call maintenance about the walk-in gasket",
+                 *           "assignee": {
+                 *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd"
+                 *           },
+                 *           "dueAt": "2026-03-02 11:00:00-06:00",
+                 *           "priority": "high"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["HuddleRequest"];
+            };
+        };
+        responses: {
+            /** @description The huddle. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000d9",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "date": "2026-03-02",
+                     *       "dayPart": "lunch",
+                     *       "notes": "Walk-in door gasket torn; 86 the halibut.",
+                     *       "taskIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000f1"
+                     *       ],
+                     *       "createdAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Huddle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

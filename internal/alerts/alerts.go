@@ -6,6 +6,7 @@ package alerts
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,7 +20,9 @@ import (
 
 // Kinds opened today; the schema documents the ones to come.
 const (
-	KindSensorOffline = "sensor_offline"
+	KindSensorOffline        = "sensor_offline"
+	KindTemperatureExcursion = "temperature_excursion"
+	KindTaskMissed           = "task_missed"
 )
 
 // Severities, as the spec's DeviceAlert lists them.
@@ -45,24 +48,54 @@ type Alert struct {
 // Open opens the alert in tx unless the same condition is already open, and reports whether it
 // did. The alert.created event and the screens' hint commit or roll back with tx.
 func Open(ctx context.Context, tx pgx.Tx, now time.Time, a Alert) (bool, error) {
+	_, opened, err := OpenID(ctx, tx, now, a)
+	return opened, err
+}
+
+// OpenID is Open that also returns the id of the alert it opened (uuid.Nil when it opened none).
+func OpenID(ctx context.Context, tx pgx.Tx, now time.Time, a Alert) (uuid.UUID, bool, error) {
 	q := db.New(tx)
 	row, err := q.OpenAlert(ctx, db.OpenAlertParams{
 		ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: a.SiteID, Kind: a.Kind, Severity: a.Severity,
 		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Occurrence: a.Occurrence, Now: now,
 	})
 	if pg.IsNoRows(err) {
-		return false, nil // already open
+		return uuid.Nil, false, nil // already open
 	}
 	if err != nil {
-		return false, err
+		return uuid.Nil, false, err
 	}
 	if _, err := events.Publish(ctx, q, a.OrgID, events.AlertCreated, now, map[string]any{
 		"alertId": row.ID, "siteId": row.SiteID, "kind": row.Kind, "severity": row.Severity,
 	}); err != nil {
-		return false, err
+		return uuid.Nil, false, err
 	}
-	return true, hintSite(ctx, tx, a.OrgID, a.SiteID)
+	if h := openHook.Load(); h != nil {
+		if err := (*h).AlertOpened(ctx, tx, now, Opened{ID: row.ID, Alert: a}); err != nil {
+			return uuid.Nil, false, err
+		}
+	}
+	return row.ID, true, hintSite(ctx, tx, a.OrgID, a.SiteID)
 }
+
+// Opened is an alert that just opened.
+type Opened struct {
+	ID uuid.UUID
+	Alert
+}
+
+// OpenHook is told, inside the opening transaction, of every alert Open opens, so another
+// capability can act on it (tasks makes a follow-up task for sensor alerts) without alerts
+// knowing it or anyone writing another domain's tables. Its error rolls the opening back.
+type OpenHook interface {
+	AlertOpened(ctx context.Context, tx pgx.Tx, now time.Time, a Opened) error
+}
+
+var openHook atomic.Pointer[OpenHook]
+
+// SetOpenHook installs the hook (replacing any before it). The server's assembly installs it
+// once; hooks must hold no per-server state, since every server of the process shares it.
+func SetOpenHook(h OpenHook) { openHook.Store(&h) }
 
 // Close closes the open alerts of kind about the subjects (their condition cleared by itself)
 // and hints the screens of the sites concerned.

@@ -51,7 +51,7 @@ func (h *Handlers) ListAlerts(ctx context.Context, req api.ListAlertsRequestObje
 	limit := paging.Limit(p.Limit)
 	params := db.ListAlertsParams{
 		OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, Kind: p.Kind,
-		Open: p.Status == nil || *p.Status == api.Open, MaxRows: int32(limit + 1),
+		Open: p.Status == nil || *p.Status == api.AlertStatusOpen, MaxRows: int32(limit + 1),
 	}
 	if p.Cursor != nil {
 		var c cursor
@@ -133,11 +133,11 @@ func (h *Handlers) ResolveAlert(ctx context.Context, req api.ResolveAlertRequest
 func toAPI(r db.Alert) api.Alert {
 	out := api.Alert{
 		Id: r.ID, SiteId: r.SiteID, Kind: r.Kind, Severity: api.AlertSeverity(r.Severity), Message: r.Message,
-		Status: api.Open, OpenedAt: r.OpenedAt, ResolvedAt: r.ResolvedAt, ResolvedBy: r.ResolvedBy,
+		Status: api.AlertStatusOpen, OpenedAt: r.OpenedAt, ResolvedAt: r.ResolvedAt, ResolvedBy: r.ResolvedBy,
 	}
 	out.Subject.Type, out.Subject.Id = r.SubjectType, r.SubjectID
 	if r.ResolvedAt != nil {
-		out.Status = api.Resolved
+		out.Status = api.AlertStatusResolved
 	}
 	return out
 }

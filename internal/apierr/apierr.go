@@ -26,6 +26,7 @@ const (
 	KindUnavailable           // a dependency (the database) cannot answer now; retry shortly
 	KindNotAcceptable         // only at the HTTP edge: Accept allows none of the operation's media types
 	KindUnsupportedMedia      // only at the HTTP edge: the body's Content-Type is not one the operation takes
+	KindGone                  // the target existed and is no longer available (a closed survey)
 )
 
 // FieldError names one invalid field of a request.
@@ -115,6 +116,11 @@ func NotFound(thing string) *Error {
 
 func Conflict(message string) *Error {
 	return &Error{Kind: KindConflict, Message: message}
+}
+
+// Gone reports a target that is no longer available (a closed survey's link).
+func Gone(message string) *Error {
+	return &Error{Kind: KindGone, Message: message}
 }
 
 func Unprocessable(message string) *Error {

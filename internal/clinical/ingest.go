@@ -57,11 +57,13 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	}
 	msgs := prepare(&batch, &bufs.adts)
 
+	queued := time.Now()
 	unlock, err := h.locks.lock(ctx, req.OrgId)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	locked := time.Now()
 	t := targetOf(ctx, req.OrgId, site.ID, h.clock.Now())
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
@@ -72,6 +74,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
+	h.logger.DebugContext(ctx, "hl7 ingest queue", "wait", locked.Sub(queued), "held", time.Since(locked))
 	out := api.Hl7IngestResult{Processed: len(results), Results: results}
 	if len(batch.Notes) > 0 {
 		out.Notes = &batch.Notes

@@ -35,32 +35,100 @@ func TestIngestPlansAreIndexLookups(t *testing.T) {
 	}
 	defer admin.Close()
 	orgID, siteID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	const trailRows, patientRows = 100_000, 20_000
-	seed := []string{
-		// Keep the tables un-analyzed: autovacuum would analyze them within a minute.
-		`ALTER TABLE hl7_messages SET (autovacuum_enabled = off)`,
-		`ALTER TABLE patients SET (autovacuum_enabled = off)`,
-		`ALTER TABLE encounters SET (autovacuum_enabled = off)`,
-		`ALTER TABLE clinical_codes SET (autovacuum_enabled = off)`,
-		`INSERT INTO orgs (id, name, plan_tier, created_at, updated_at) VALUES ($1, 'Plans', 'pro', now(), now())`,
-		`INSERT INTO sites (id, org_id, name, timezone, created_at, updated_at) VALUES ($2, $1, 'Main', 'America/Chicago', now(), now())`,
-		fmt.Sprintf(`INSERT INTO hl7_messages (id, org_id, site_id, received_at, actor_kind, batch_index, sending_application,
+	seedPlanTables(t, admin, orgID, siteID, 100_000, 20_000)
+
+	// Generic plans are what a prepared statement gets after five executions, whatever the
+	// parameters; custom plans are the first five, planned for the parameters.
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		t.Run(mode, func(t *testing.T) { checkIngestPlans(t, url, orgID, siteID, mode) })
+	}
+}
+
+// checkIngestPlans ingests a body of 100 messages with plan_cache_mode set to mode and checks
+// the plan of every statement it ran.
+func checkIngestPlans(t *testing.T, url string, orgID, siteID uuid.UUID, mode string) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = mode
+	pool, plans := explainingPool(t, cfg)
+	ingestPlanBody(t, pool, orgID, siteID, true)
+	checkPlans(t, plans())
+}
+
+// TestIngestPlansSurviveGrowingTables runs the ingest on the product's own connection settings
+// as a new organization's first hour does: the statements run (and could have their generic
+// plans cached) while the tables are empty, then the census grows, without ANALYZE, and the same
+// connection ingests again. Every statement must still be an index probe. With prepared
+// statements' default plan caching, PatientsByMRN was frozen onto the (org_id, id) key while the
+// patients table was empty and read the whole organization for each MRN once it had grown.
+func TestIngestPlansSurviveGrowingTables(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.NewURL(t)
+	admin, err := pg.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	orgID, siteID := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	seedPlanTables(t, admin, orgID, siteID, 0, 0)
+
+	cfg, err := pg.PoolConfig(url, pg.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, plans := explainingPool(t, cfg)
+	for range 8 { // past the five custom plans after which a generic plan may be cached
+		ingestPlanBody(t, pool, orgID, siteID, false)
+	}
+	plans()
+
+	seedPlanTables(t, admin, orgID, siteID, 100_000, 20_000)
+	ingestPlanBody(t, pool, orgID, siteID, true)
+	checkPlans(t, plans())
+}
+
+// seedPlanTables turns autovacuum off for the census tables (it would analyze them within a
+// minute) and adds trailRows trail rows, patientRows patients (every other one in house) and
+// 5,000 codes awaiting review when trailRows > 0. Only the first call creates the organization.
+func seedPlanTables(t *testing.T, admin *pgxpool.Pool, orgID, siteID uuid.UUID, trailRows, patientRows int) {
+	t.Helper()
+	ctx := t.Context()
+	var seed []string
+	var exists bool
+	if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orgs WHERE id = $1)`, orgID).Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if !exists {
+		seed = append(seed,
+			`ALTER TABLE hl7_messages SET (autovacuum_enabled = off)`,
+			`ALTER TABLE patients SET (autovacuum_enabled = off)`,
+			`ALTER TABLE encounters SET (autovacuum_enabled = off)`,
+			`ALTER TABLE clinical_codes SET (autovacuum_enabled = off)`,
+			`INSERT INTO orgs (id, name, plan_tier, created_at, updated_at) VALUES ($1, 'Plans', 'pro', now(), now())`,
+			`INSERT INTO sites (id, org_id, name, timezone, created_at, updated_at) VALUES ($2, $1, 'Main', 'America/Chicago', now(), now())`)
+	}
+	if trailRows > 0 {
+		seed = append(seed,
+			fmt.Sprintf(`INSERT INTO hl7_messages (id, org_id, site_id, received_at, actor_kind, batch_index, sending_application,
 			sending_facility, control_id, message_type, outcome, raw)
 		SELECT lpad(to_hex(g), 32, '0')::uuid, $1, $2, now() - g * interval '1 second', 'api_key', g %% 100, 'EPIC', 'HARBORVIEW',
 			'SEED-' || g, 'ADT^A08', CASE WHEN g %% 50 = 0 THEN 'rejected' ELSE 'applied' END, ''
 		FROM generate_series(1, %d) g`, trailRows),
-		fmt.Sprintf(`INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, family_name, given_name, encounter_id,
+			fmt.Sprintf(`INSERT INTO patients (id, org_id, site_id, mrn, mrn_source, family_name, given_name, encounter_id,
 			unit, room, bed, diet_orders, diet_order_ids, created_at, updated_at)
 		SELECT md5('p' || g)::uuid, $1, $2, (300000000 + g)::text, 'pid3_mr', 'DOE', 'JANE',
 			CASE WHEN g %% 2 = 0 THEN md5('e' || g)::uuid END, '4W', (g %% 400)::text, 'A', '[]', '', now(), now()
 		FROM generate_series(1, %d) g`, patientRows),
-		fmt.Sprintf(`INSERT INTO encounters (id, org_id, patient_id, admitted_at, unit, room, bed, created_at, updated_at)
+			fmt.Sprintf(`INSERT INTO encounters (id, org_id, patient_id, admitted_at, unit, room, bed, created_at, updated_at)
 		SELECT md5('e' || g)::uuid, $1, md5('p' || g)::uuid, now(), '4W', (g %% 400)::text, 'A', now(), now()
 		FROM generate_series(2, %d, 2) g`, patientRows),
-		`INSERT INTO clinical_codes (org_id, kind, code, occurrences, targets)
+			`INSERT INTO clinical_codes (org_id, kind, code, occurrences, targets)
 		SELECT $1, CASE WHEN g % 2 = 0 THEN 'diet' ELSE 'allergen' END, 'LOCAL-' || g, 1,
 			CASE WHEN g <= 10 THEN ARRAY['gluten'] END
-		FROM generate_series(1, 5000) g`,
+		FROM generate_series(1, 5000) g`)
 	}
 	seeding := time.Now()
 	for _, sql := range seed {
@@ -84,25 +152,13 @@ func TestIngestPlansAreIndexLookups(t *testing.T) {
 	if analyzed != 0 {
 		t.Fatalf("%d tables have statistics; the test needs them un-analyzed", analyzed)
 	}
-
-	// Generic plans are what a prepared statement gets after five executions, whatever the
-	// parameters; custom plans are the first five, planned for the parameters.
-	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
-		t.Run(mode, func(t *testing.T) { checkIngestPlans(t, url, orgID, siteID, mode) })
-	}
 }
 
-// checkIngestPlans ingests a body of 100 messages with plan_cache_mode set to mode and checks
-// the plan of every statement it ran.
-func checkIngestPlans(t *testing.T, url string, orgID, siteID uuid.UUID, mode string) {
-	ctx := t.Context()
-	// The ingest's own pool, with every plan of the given mode and reported.
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+// explainingPool opens a one-connection pool on cfg whose every statement's plan, as it ran, is
+// collected (auto_explain, sent back as notices); the function returns and forgets those so far.
+func explainingPool(t *testing.T, cfg *pgxpool.Config) (*pgxpool.Pool, func() []string) {
+	t.Helper()
 	for k, v := range map[string]string{
-		"plan_cache_mode":                    mode,
 		"session_preload_libraries":          "auto_explain",
 		"auto_explain.log_min_duration":      "0",
 		"auto_explain.log_analyze":           "on",
@@ -124,14 +180,26 @@ func checkIngestPlans(t *testing.T, url string, orgID, siteID uuid.UUID, mode st
 		}
 	}
 	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return pool, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := plans
+		plans = nil
+		return out
+	}
+}
 
-	// A body of 100: admissions of new patients with unmapped codes, updates and orders of
-	// seeded patients, and resends of seeded control ids.
+// ingestPlanBody ingests, and rolls back, a body of 100: admissions of new patients with
+// unmapped codes, updates and orders of seeded patients, and resends of seeded control ids
+// (duplicates when seeded says the trail holds them).
+func ingestPlanBody(t *testing.T, pool *pgxpool.Pool, orgID, siteID uuid.UUID, seeded bool) {
+	t.Helper()
+	ctx := t.Context()
 	var body strings.Builder
 	for i := range 100 {
 		control, mrn := fmt.Sprintf("PLAN-%d", i), fmt.Sprint(300000000+2*(i+1))
@@ -157,9 +225,8 @@ func checkIngestPlans(t *testing.T, url string, orgID, siteID uuid.UUID, mode st
 	msgs := prepare(&batch, &adts)
 	h := NewHandlers(pool, clock.NewFake(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	loc, _ := time.LoadLocation("America/Chicago")
-	var outcomes map[string]int
 	fallbacks := batchFallbacks.Load()
-	// Rolled back, so that each mode ingests the body into the same state.
+	// Rolled back, so that every run ingests the body into the same state.
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -169,21 +236,23 @@ func checkIngestPlans(t *testing.T, url string, orgID, siteID uuid.UUID, mode st
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcomes = map[string]int{}
+	outcomes := map[string]int{}
 	for _, r := range res {
 		outcomes[string(r.Outcome)]++
 	}
-	// SEED-50 was rejected, so it is not consumed.
-	if outcomes["applied"] != 76 || outcomes["duplicate"] != 24 {
+	// With the trail seeded, 24 control ids were consumed (SEED-50 was rejected, so it is not).
+	if want := map[bool]int{true: 24, false: 0}[seeded]; outcomes["applied"] != 100-want || outcomes["duplicate"] != want {
 		t.Fatalf("outcomes %v", outcomes)
 	}
 	if batchFallbacks.Load() != fallbacks {
 		t.Fatal("the batch write failed")
 	}
+}
 
-	// Every statement the ingest ran, with the rows its plan read against those it returned.
-	mu.Lock()
-	defer mu.Unlock()
+// checkPlans checks every statement an ingest ran, with the rows its plan read against those it
+// returned.
+func checkPlans(t *testing.T, plans []string) {
+	t.Helper()
 	const factor = 2
 	seen := map[string]bool{}
 	for _, raw := range plans {

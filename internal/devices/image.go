@@ -9,7 +9,9 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strings"
 
@@ -146,4 +148,30 @@ func webpSize(b []byte) (int, int, error) {
 		return int(w) + 1, int(h) + 1, nil
 	}
 	return 0, 0, errBadWebP
+}
+
+// Image is an uploaded image that passed the checks board media pass.
+type Image struct {
+	Data        []byte
+	Filename    *string
+	ContentType string
+}
+
+// ReadImage reads the one part "file" of a multipart upload (other parts are skipped) and
+// checks it exactly as a board media upload is checked: size, type from the bytes, agreement
+// with the declared type, a readable header and sane dimensions. Other domains that take
+// photos (task evidence) use it, so every image the API accepts meets the same rules.
+func ReadImage(r *multipart.Reader) (Image, error) {
+	data, filename, declared, err := readFilePart(r, func(_ string, part io.Reader) error {
+		_, _ = io.Copy(io.Discard, part)
+		return nil
+	})
+	if err != nil {
+		return Image{}, err
+	}
+	contentType, err := inspectImage(data, declared)
+	if err != nil {
+		return Image{}, err
+	}
+	return Image{Data: data, Filename: filename, ContentType: contentType}, nil
 }

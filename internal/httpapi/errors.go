@@ -36,6 +36,7 @@ var kindRendering = map[apierr.Kind]struct {
 	apierr.KindUnavailable:      {http.StatusServiceUnavailable, apierr.CodeServiceUnavailable},
 	apierr.KindNotAcceptable:    {http.StatusNotAcceptable, apierr.CodeNotAcceptable},
 	apierr.KindUnsupportedMedia: {http.StatusUnsupportedMediaType, apierr.CodeUnsupportedMedia},
+	apierr.KindGone:             {http.StatusGone, apierr.CodeGone},
 }
 
 // statusOf is the HTTP status of a kind of failure; a kind not in the table is a bug (500).

@@ -25,6 +25,8 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/capability"
+	"github.com/sous-app/sous/internal/catering"
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
@@ -36,6 +38,8 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/surveys"
+	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -52,6 +56,9 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*inventoryHandlers
+	*cateringHandlers
+	*surveysHandlers
+	*tasksHandlers
 	*metaHandlers
 }
 
@@ -66,6 +73,9 @@ type (
 	publicHandlers    = public.Handlers
 	clinicalHandlers  = clinical.Handlers
 	alertsHandlers    = alerts.Handlers
+	cateringHandlers  = catering.Handlers
+	surveysHandlers   = surveys.Handlers
+	tasksHandlers     = tasks.Handlers
 	inventoryHandlers = inventory.Handlers
 )
 
@@ -205,6 +215,9 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	links := capability.NewResolver(d.Pool, d.Clock, limiter)
+	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
+	alerts.SetOpenHook(tasks.AlertHook{})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
@@ -216,6 +229,9 @@ func New(d Deps) (http.Handler, error) {
 		devicesHandlers:   devs,
 		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inv,
 		metaHandlers:      meta,
 	}

@@ -183,6 +183,105 @@ var walkFixtures = map[string]walkFixture{
 	"listStock":     stockFixture,
 	"listStockTxns": stockFixture,
 	"listLots":      stockFixture,
+	// Tasks and routines.
+	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
+	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
+	"getTask":      taskFixture,
+	"completeTask": func(w *walker) walkCall { c := taskFixture(w); c.body = map[string]any{"note": "Done."}; return c },
+	"reassignTask": func(w *walker) walkCall {
+		c := taskFixture(w)
+		c.body = map[string]any{"positionId": w.position()}
+		return c
+	},
+	"addTaskPhoto":    taskFixture,
+	"getTaskPhoto":    taskPhotoFixture,
+	"deleteTaskPhoto": taskPhotoFixture,
+	"setTaskDocs": func(w *walker) walkCall {
+		c := taskFixture(w)
+		c.body = map[string]any{"docIds": []string{w.guide()}}
+		return c
+	},
+	"listRoutines":  func(w *walker) walkCall { return walkCall{ids: []string{w.routine()}} },
+	"createRoutine": func(w *walker) walkCall { return walkCall{body: w.routineBody()} },
+	"getRoutine":    routineFixture,
+	"updateRoutine": func(w *walker) walkCall { c := routineFixture(w); c.body = w.routineBody(); return c },
+	"runRoutineNow": routineFixture,
+	"listPositions": func(w *walker) walkCall { return walkCall{ids: []string{w.position()}} },
+	"updatePosition": func(w *walker) walkCall {
+		id := w.position()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"siteId": w.siteA, "name": "Closing cook"}}
+	},
+	"setPositionMembers": func(w *walker) walkCall {
+		id := w.position()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"userIds": []string{w.owner.User.ID.String()}}}
+	},
+	"listGuides": func(w *walker) walkCall { return walkCall{ids: []string{w.guide()}} },
+	"getGuide":   guideFixture,
+	"updateGuide": func(w *walker) walkCall {
+		c := guideFixture(w)
+		c.body = map[string]any{"title": "Cooler log", "body": "Probe the centre shelf.", "siteIds": []uuid.UUID{w.siteA}}
+		return c
+	},
+	"listHuddles": func(w *walker) walkCall {
+		return walkCall{ids: []string{w.create("huddles", map[string]any{"siteId": w.siteA, "date": "2026-03-02", "notes": "Walk huddle"})}}
+	},
+	"createHuddle": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2026-03-02", "notes": "Walk huddle",
+			"actions": []map[string]any{{"title": "Call maintenance", "dueAt": "2026-03-02 11:00:00-06:00", "assignee": map[string]any{"positionId": w.position()}}}}}
+	},
+
+	// Catering.
+	"updateCateringClient": func(w *walker) walkCall {
+		return walkCall{path: map[string]string{"id": w.cateringClient()}}
+	},
+	"listCateringEvents": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringEvent()}} },
+	"createCateringEvent": func(w *walker) walkCall {
+		return walkCall{body: w.cateringEventBody(w.cateringClient())}
+	},
+	"getCateringEvent":    cateringEventFixture,
+	"updateCateringEvent": cateringEventFixture,
+	"listCateringQuotes":  func(w *walker) walkCall { return walkCall{ids: []string{w.cateringQuote(false)}} },
+	"createCateringQuote": func(w *walker) walkCall {
+		return walkCall{body: cateringQuoteBody(w.cateringEvent())}
+	},
+	"getCateringQuote":     cateringQuoteFixture,
+	"shareCateringQuote":   cateringQuoteFixture,
+	"acceptCateringQuote":  cateringQuoteFixture,
+	"declineCateringQuote": cateringQuoteFixture,
+	"updateCateringQuote": func(w *walker) walkCall {
+		fx := cateringQuoteFixture(w)
+		var q struct {
+			EventID string `json:"eventId"`
+		}
+		w.ownerCall(http.MethodGet, "catering/quotes/"+fx.path["id"]).Do().Expect(http.StatusOK).Decode(&q)
+		fx.body = cateringQuoteBody(q.EventID)
+		return fx
+	},
+	"listCateringInvoices": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringInvoice()}} },
+	"createCateringInvoice": func(w *walker) walkCall {
+		q := w.cateringQuote(true)
+		return walkCall{body: map[string]any{"quoteId": q, "kind": "deposit"}, ids: []string{q}}
+	},
+	"getCateringInvoice":   cateringInvoiceFixture,
+	"voidCateringInvoice":  cateringInvoiceFixture,
+	"shareCateringInvoice": cateringInvoiceFixture,
+	"recordCateringPayment": func(w *walker) walkCall {
+		fx := cateringInvoiceFixture(w)
+		fx.body = map[string]any{"amountCents": 100, "method": "cash", "paidAt": "2026-03-02T09:00:00Z"}
+		return fx
+	},
+
+	// Surveys.
+	"listSurveys":             func(w *walker) walkCall { return walkCall{ids: []string{w.survey()}} },
+	"getSurvey":               surveyFixture,
+	"shareSurvey":             surveyFixture,
+	"createSurveyInvitations": surveyFixture,
+	"getSurveyResults":        surveyFixture,
+	"updateSurvey": func(w *walker) walkCall {
+		fx := surveyFixture(w)
+		fx.body = w.surveyBody()
+		return fx
+	},
 }
 
 // stockFixture receives stock at a location of site A, in a lot.
@@ -238,6 +337,64 @@ func (w *walker) location() string {
 	w.env.T.Helper()
 	return w.create("storage-locations", map[string]any{"siteId": w.siteA, "name": "Walk cooler " + uuid.NewString()[:8], "kind": "cooler"})
 }
+
+func cateringEventFixture(w *walker) walkCall {
+	id := w.cateringEvent()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: w.cateringEventBody(w.cateringClient())}
+}
+
+func cateringQuoteFixture(w *walker) walkCall {
+	id := w.cateringQuote(false)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"name": "Maya Chen"}}
+}
+
+func cateringInvoiceFixture(w *walker) walkCall {
+	id := w.cateringInvoice()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func surveyFixture(w *walker) walkCall {
+	id := w.survey()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"count": 1, "singleUse": true}}
+}
+
+func (w *walker) cateringClient() string {
+	return w.create("catering/clients", map[string]any{"name": "Walk Client"})
+}
+
+func (w *walker) cateringEventBody(client string) map[string]any {
+	return map[string]any{"clientId": client, "siteId": w.siteA, "name": "Walk reception", "startsAt": "2026-06-13T23:00:00Z",
+		"endsAt": "2026-06-14T03:00:00Z", "guestCount": 40}
+}
+
+func (w *walker) cateringEvent() string {
+	return w.create("catering/events", w.cateringEventBody(w.cateringClient()))
+}
+
+func cateringQuoteBody(event string) map[string]any {
+	return map[string]any{"eventId": event, "serviceChargeBps": 2000, "taxRateBps": 1025, "depositPercent": 30, "validUntil": "2026-12-31",
+		"terms": "Deposit secures the date.", "lines": []map[string]any{{"kind": "food", "description": "Plated dinner", "quantity": "40", "unitPriceCents": 3450, "taxable": true}}}
+}
+
+// cateringQuote drafts a quote for a new event at site A; accepted makes it the contract.
+func (w *walker) cateringQuote(accepted bool) string {
+	id := w.create("catering/quotes", cateringQuoteBody(w.cateringEvent()))
+	if accepted {
+		w.ownerCall(http.MethodPost, "catering/quotes/"+id+"/accept").JSON(map[string]any{"name": "Walk Client"}).Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func (w *walker) cateringInvoice() string {
+	return w.create("catering/invoices", map[string]any{"quoteId": w.cateringQuote(true), "kind": "deposit"})
+}
+
+func (w *walker) surveyBody() map[string]any {
+	return map[string]any{"name": "Walk survey", "siteId": w.siteA, "status": "open", "thankYouMessage": "Thanks!",
+		"questions": []map[string]any{{"key": "food", "type": "rating", "prompt": "How was the food?", "required": true}}}
+}
+
+func (w *walker) survey() string { return w.create("surveys", w.surveyBody()) }
 
 func webhookFixture(w *walker) walkCall {
 	id := w.create("webhooks", map[string]any{"url": "https://hooks.harborview-kitchens.example/sous", "events": []string{"alert.created"}})
@@ -345,3 +502,58 @@ func (w *walker) unmappedCode() string {
 	w.admit("ODS|D||" + code + "^Walk diet^LOCAL\r")
 	return code
 }
+
+func taskFixture(w *walker) walkCall {
+	id := w.task()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func taskPhotoFixture(w *walker) walkCall {
+	id := w.task()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, _ := mw.CreateFormFile("file", "walk.png")
+	_, _ = part.Write(onePixelPNG)
+	_ = mw.Close()
+	var out struct {
+		MediaID string `json:"mediaId"`
+	}
+	w.ownerCall(http.MethodPost, "tasks/"+id+"/photos").Raw(mw.FormDataContentType(), buf.Bytes()).Do().Expect(http.StatusCreated).Decode(&out)
+	return walkCall{path: map[string]string{"id": id, "mediaId": out.MediaID}, ids: []string{id, out.MediaID}}
+}
+
+func routineFixture(w *walker) walkCall {
+	id := w.routine()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func guideFixture(w *walker) walkCall {
+	id := w.guide()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) taskBody() map[string]any {
+	return map[string]any{"siteId": w.siteA, "title": "Descale the combi oven", "kind": "maintenance", "dueAt": "2026-03-02 14:00:00-06:00",
+		"assignee": map[string]any{"positionId": w.position()}, "linkedDocIds": []string{w.guide()}}
+}
+
+// task makes a manual task at site A and returns its id.
+func (w *walker) task() string { return w.create("tasks", w.taskBody()) }
+
+func (w *walker) position() string {
+	return w.create("positions", map[string]any{"siteId": w.siteA, "name": "Opening cook"})
+}
+
+func (w *walker) guide() string {
+	return w.create("guides", map[string]any{"title": "Cooler log", "body": "Probe the centre shelf.", "siteIds": []uuid.UUID{w.siteA}})
+}
+
+func (w *walker) routineBody() map[string]any {
+	tag, _ := w.tag()
+	return map[string]any{"siteId": w.siteA, "name": "Cooler temperatures", "rrule": "FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0",
+		"items": []map[string]any{{"title": "Log walk-in cooler temperature", "kind": "temperature_log", "requiresScan": true, "targetTagId": tag,
+			"requiresTemp": true, "tempRange": map[string]any{"minF": "33", "maxF": "41"}, "linkedDocIds": []string{w.guide()},
+			"assignee": map[string]any{"positionId": w.position()}}}}
+}
+
+func (w *walker) routine() string { return w.create("routines", w.routineBody()) }

@@ -144,6 +144,17 @@ func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 	}
 	// pgx's own dialer keeps the operating system's keepalive timing (minutes); see dialer.
 	cfg.DialFunc = newDialer(timeout).DialContext
+	// A prepared statement's generic plan is made once per connection, after its fifth run, for
+	// the table sizes of that moment, and kept until the schema changes or the table is
+	// analysed. On a new database that moment is when the tables are nearly empty, where every
+	// index that starts with org_id costs the same: a probe by (org_id, site_id, mrn) was frozen
+	// onto the (org_id, id) key and read the organization's whole table for every MRN, seconds a
+	// statement once the census had grown (docs/benchmarks.md, "Plans frozen on empty tables").
+	// Planning every execution for its parameters and the tables' current size costs tens of
+	// microseconds a statement and never goes stale.
+	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set && !explicit("plan_cache_mode") {
+		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 	if o.StatementTimeout > 0 {
 		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
 		for _, name := range []string{"statement_timeout", "idle_in_transaction_session_timeout"} {

@@ -26,11 +26,13 @@ func TestPoolConfigDefaults(t *testing.T) {
 		name, url         string
 		connect           time.Duration
 		statement, idleTx string
+		plans             string
 	}{
-		{"defaults", base, 2 * time.Second, "15000", "15000"},
-		{"the URL's connect_timeout wins", base + "?connect_timeout=7", 7 * time.Second, "15000", "15000"},
-		{"the URL's statement_timeout wins", base + "?statement_timeout=500", 2 * time.Second, "500", "15000"},
-		{"multi-host", "postgres://sous@127.0.0.1:5432,127.0.0.1:5433/sous?target_session_attrs=read-write", 2 * time.Second, "15000", "15000"},
+		{"defaults", base, 2 * time.Second, "15000", "15000", "force_custom_plan"},
+		{"the URL's connect_timeout wins", base + "?connect_timeout=7", 7 * time.Second, "15000", "15000", "force_custom_plan"},
+		{"the URL's statement_timeout wins", base + "?statement_timeout=500", 2 * time.Second, "500", "15000", "force_custom_plan"},
+		{"the URL's plan_cache_mode wins", base + "?plan_cache_mode=auto", 2 * time.Second, "15000", "15000", "auto"},
+		{"multi-host", "postgres://sous@127.0.0.1:5432,127.0.0.1:5433/sous?target_session_attrs=read-write", 2 * time.Second, "15000", "15000", "force_custom_plan"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := pg.PoolConfig(tc.url, opts)
@@ -47,6 +49,9 @@ func TestPoolConfigDefaults(t *testing.T) {
 			if got := cc.RuntimeParams["idle_in_transaction_session_timeout"]; got != tc.idleTx {
 				t.Errorf("idle_in_transaction_session_timeout %q, want %q", got, tc.idleTx)
 			}
+			if got := cc.RuntimeParams["plan_cache_mode"]; got != tc.plans {
+				t.Errorf("plan_cache_mode %q, want %q", got, tc.plans)
+			}
 			if cfg.PingTimeout != tc.connect {
 				t.Errorf("ping timeout %v, want the connect timeout", cfg.PingTimeout)
 			}
@@ -62,12 +67,12 @@ func TestSessionsCarryTheTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	var st, idle string
-	if err := pool.QueryRow(t.Context(), "SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')").Scan(&st, &idle); err != nil {
+	var st, idle, plans string
+	if err := pool.QueryRow(t.Context(), "SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout'), current_setting('plan_cache_mode')").Scan(&st, &idle, &plans); err != nil {
 		t.Fatal(err)
 	}
-	if st != "1500ms" || idle != "1500ms" {
-		t.Fatalf("statement_timeout %s, idle_in_transaction_session_timeout %s; want 1500ms", st, idle)
+	if st != "1500ms" || idle != "1500ms" || plans != "force_custom_plan" {
+		t.Fatalf("statement_timeout %s, idle_in_transaction_session_timeout %s, plan_cache_mode %s; want 1500ms and force_custom_plan", st, idle, plans)
 	}
 }
 
