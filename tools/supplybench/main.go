@@ -6,11 +6,12 @@
 // request), and writes into -out:
 //
 //   - adjust.targets: POST /stock/adjust of one line, round-robin over the first -hot items at
-//     the first location: an issue of 1 lb, then a receipt of 1 lb at a cost, alternating, so
-//     the stock never runs out (loadgen -targets; the header carries the access token, valid
-//     15 minutes);
+//     the first location, an issue of 1 lb then a receipt of 1 lb at a cost, so the stock never
+//     runs out (for loadgen -targets; the header carries the access token, valid 15 minutes);
 //   - stock.url: GET /stock?siteId=…&limit=500, the first page of the site's stock;
 //   - site.txt: the organization and site ids, for the invariant check afterwards.
+//
+// Usage:
 //
 //	go run -C tools ./supplybench -base http://127.0.0.1:28080 -login "$EMAIL:$PASS" -items 5000 -out $BENCH
 //
