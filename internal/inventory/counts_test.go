@@ -330,3 +330,47 @@ func TestExpiringLotAlert(t *testing.T) {
 		t.Fatalf("alert of an emptied lot still open: %+v", open)
 	}
 }
+
+func TestCountCloseRacesAndShortages(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	lemons := k.lemons()
+	cooler := k.location(k.site, "Walk-in cooler")
+	k.adjust(line(lemons, cooler, "10", "lb", "receipt", map[string]any{"unitCostCents": 100}))
+	countedAt := k.env.Clock.Now()
+	k.env.Clock.Advance(time.Minute)
+	sheet := k.count(countedAt, cooler)
+	// Counted 0 at countedAt (book 10: variance −10), but 8 lb were issued since: only 2 remain,
+	// so the variance cannot be posted. 409, nothing written, the sheet stays open.
+	k.adjust(line(lemons, cooler, "-8", "lb", "issue"))
+	k.call(http.MethodPut, "counts/"+sheet.ID.String()+"/lines").JSON(map[string]any{"lines": []map[string]any{
+		{"itemId": lemons.ID, "locationId": cooler.ID, "quantity": "0", "unit": "lb"}}}).Do().Expect(http.StatusOK)
+	before := k.txnCount()
+	k.call(http.MethodPost, "counts/"+sheet.ID.String()+"/close").Do().ExpectCode(http.StatusConflict, apierr.CodeInsufficientStock)
+	if k.txnCount() != before {
+		t.Fatal("a refused close wrote ledger rows")
+	}
+	var got countSheet
+	k.call(http.MethodGet, "counts/"+sheet.ID.String()).Do().Expect(http.StatusOK).Decode(&got)
+	if got.Status != "open" || got.Lines[0].Expected != nil {
+		t.Fatalf("sheet after a refused close %+v", got)
+	}
+	// Counted 1 instead (variance −9 > 2 on hand): still refused; 9 (variance −1) closes. Two
+	// closes at once: one closes it, the other finds it closed.
+	k.call(http.MethodPut, "counts/"+sheet.ID.String()+"/lines").JSON(map[string]any{"lines": []map[string]any{
+		{"itemId": lemons.ID, "locationId": cooler.ID, "quantity": "9", "unit": "lb"}}}).Do().Expect(http.StatusOK)
+	statuses := make(chan int, 2)
+	for range 2 {
+		go func() {
+			statuses <- k.env.With(t).Call(http.MethodPost, "orgs/"+k.org.String()+"/counts/"+sheet.ID.String()+"/close").Token(k.owner.AccessToken).Do().Status
+		}()
+	}
+	a, b := <-statuses, <-statuses
+	if a+b != http.StatusOK+http.StatusConflict {
+		t.Fatalf("concurrent closes answered %d and %d", a, b)
+	}
+	if got := k.onHand(lemons, cooler); got != "1" {
+		t.Fatalf("on hand %s", got)
+	}
+	checkLedgerSums(t, k)
+}

@@ -257,6 +257,7 @@ func TestAdjustValidation(t *testing.T) {
 	for _, l := range k.stockLots(flour) {
 		flourLot = l.LotID
 	}
+	pastryLot := k.pastryLot(it, pastry, pastryCooler)
 	before := k.txnCount()
 	cases := []struct {
 		name, field, message string
@@ -270,6 +271,7 @@ func TestAdjustValidation(t *testing.T) {
 		{"seven places", "lines.0.quantity", "more than 6 decimal places", line(it, cooler, "1.0000001", "lb", "receipt")},
 		{"lot of another item", "lines.0.lotId", "another item", line(it, cooler, "1", "lb", "receipt", map[string]any{"lotId": flourLot})},
 		{"location of another site", "lines.0.locationId", "another site", line(it, pastryCooler, "1", "lb", "receipt")},
+		{"lot of another site", "lines.0.lotId", "another site", line(it, cooler, "-1", "lb", "issue", map[string]any{"lotId": pastryLot})},
 		{"unknown location", "lines.0.locationId", "no storage location", map[string]any{"itemId": it.ID, "locationId": uuid.New(), "quantity": "1", "unit": "lb", "reason": "receipt"}},
 		{"unknown item", "lines.0.itemId", "no inventory item", map[string]any{"itemId": uuid.New(), "locationId": cooler.ID, "quantity": "1", "unit": "lb", "reason": "receipt"}},
 		{"expiry in the past", "lines.0.lot.expiresOn", "in the past", line(it, cooler, "1", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "OLD", "expiresOn": "2026-03-01"}})},
@@ -306,7 +308,7 @@ func TestAdjustValidation(t *testing.T) {
 	k.as(limited, http.MethodGet, "stock?siteId="+k.site.String()).Do().ExpectError(http.StatusNotFound, "")
 	var levels []stockLevel
 	k.as(limited, http.MethodGet, "stock").Do().Expect(http.StatusOK).Decode(&levels)
-	if len(levels) != 0 {
+	if len(levels) != 1 || levels[0].LocationID != pastryCooler.ID {
 		t.Fatalf("a member limited to Pastry reads %+v", levels)
 	}
 	inspector := k.env.Member(k.org, "inspector")
@@ -405,4 +407,20 @@ func TestStockPagesAndBelowPar(t *testing.T) {
 	if len(below) != 2 || below[0].ItemID != items[0].ID || !below[0].BelowPar || *below[0].Par != "5" {
 		t.Fatalf("below par %+v", below)
 	}
+}
+
+// pastryLot receives the item at another site into a lot and returns the lot's id.
+func (k *kitchen) pastryLot(it item, site uuid.UUID, loc location) uuid.UUID {
+	k.t.Helper()
+	k.call(http.MethodPost, "stock/adjust").JSON(map[string]any{"siteId": site, "lines": []map[string]any{
+		line(it, loc, "1", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "P1"}})}}).Do().Expect(http.StatusOK)
+	var lots []struct {
+		ID     uuid.UUID `json:"id"`
+		SiteID uuid.UUID `json:"siteId"`
+	}
+	k.call(http.MethodGet, "lots?siteId="+site.String()+"&itemId="+it.ID.String()).Do().Expect(http.StatusOK).Decode(&lots)
+	if len(lots) != 1 {
+		k.t.Fatalf("lots %+v", lots)
+	}
+	return lots[0].ID
 }
