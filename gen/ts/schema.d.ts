@@ -6266,6 +6266,8 @@ export interface components {
             baseUnit: components["schemas"]["StandardUnit"];
             /** @description The book quantity at `countedAt`, in the base unit (after the close). */
             expected: string | null;
+            /** @description What was counted, in the base unit (after the close; `quantityBase` before it). */
+            counted: string | null;
             /** @description counted − expected, in the base unit (after the close). */
             variance: string | null;
             /**

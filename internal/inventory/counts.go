@@ -392,6 +392,10 @@ func sheetsOf(ctx context.Context, q *db.Queries, counts []db.Count) ([]api.Coun
 			s := fmtQty(*l.Expected)
 			cl.Expected = &s
 		}
+		if l.Expected != nil {
+			c := fmtQty(l.QuantityBase)
+			cl.Counted = &c
+		}
 		if l.Variance != nil {
 			s := fmtQty(*l.Variance)
 			cl.Variance = &s

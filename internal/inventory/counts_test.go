@@ -21,6 +21,7 @@ type countLine struct {
 	Unit         string     `json:"unit"`
 	QuantityBase string     `json:"quantityBase"`
 	Expected     *string    `json:"expected"`
+	Counted      *string    `json:"counted"`
 	Variance     *string    `json:"variance"`
 	ValueCents   *int64     `json:"valueCents"`
 	Flagged      *bool      `json:"flagged"`
@@ -84,7 +85,7 @@ func TestCountVariancesReplayTheBookAtCountedAt(t *testing.T) {
 		byItem[l.ItemID] = l
 	}
 	l := byItem[lemons.ID]
-	if *l.Expected != "10" || l.QuantityBase != "6" || *l.Variance != "-4" || *l.ValueCents != -800 || *l.Flagged {
+	if *l.Expected != "10" || l.QuantityBase != "6" || *l.Counted != "6" || *l.Variance != "-4" || *l.ValueCents != -800 || *l.Flagged {
 		t.Fatalf("lemons %+v (−800 cents is under $50: not flagged)", l)
 	}
 	f := byItem[flour.ID]
