@@ -221,7 +221,19 @@ CREATE TABLE supply_settings (
     updated_at             timestamptz NOT NULL
 );
 
+-- Tags of storage locations name the location by id (targetId), as site tags name their site,
+-- and stand at its site. Tags printed before, describing a location by label only, stay valid.
+ALTER TABLE tags DROP CONSTRAINT tags_check1;
+ALTER TABLE tags ADD CONSTRAINT tags_target_check CHECK (
+    target_type = 'site'
+    OR (target_type = 'storage_location' AND target_id IS NOT NULL AND site_id IS NOT NULL)
+    OR (target_id IS NULL AND label IS NOT NULL));
+
 -- +goose Down
+ALTER TABLE tags DROP CONSTRAINT tags_target_check;
+DELETE FROM tags WHERE target_type = 'storage_location' AND target_id IS NOT NULL AND label IS NULL;
+UPDATE tags SET target_id = NULL WHERE target_type = 'storage_location';
+ALTER TABLE tags ADD CONSTRAINT tags_check1 CHECK (target_type = 'site' OR (target_id IS NULL AND label IS NOT NULL));
 DROP TABLE supply_settings;
 DROP TABLE waste_logs;
 DROP TABLE count_lines;

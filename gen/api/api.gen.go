@@ -424,6 +424,24 @@ func (e CodeKind) Valid() bool {
 	}
 }
 
+// Defines values for CountStatus.
+const (
+	CountClosed CountStatus = "closed"
+	CountOpen   CountStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the CountStatus enum.
+func (e CountStatus) Valid() bool {
+	switch e {
+	case CountClosed:
+		return true
+	case CountOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	Cdm   Credential = "cdm"
@@ -1183,6 +1201,36 @@ func (e MediaContentType) Valid() bool {
 	case MediaContentTypeImagepng:
 		return true
 	case MediaContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MovementReason.
+const (
+	MovementReasonCorrection     MovementReason = "correction"
+	MovementReasonIssue          MovementReason = "issue"
+	MovementReasonOpeningBalance MovementReason = "opening_balance"
+	MovementReasonReceipt        MovementReason = "receipt"
+	MovementReasonTransferIn     MovementReason = "transfer_in"
+	MovementReasonTransferOut    MovementReason = "transfer_out"
+)
+
+// Valid indicates whether the value is a known member of the MovementReason enum.
+func (e MovementReason) Valid() bool {
+	switch e {
+	case MovementReasonCorrection:
+		return true
+	case MovementReasonIssue:
+		return true
+	case MovementReasonOpeningBalance:
+		return true
+	case MovementReasonReceipt:
+		return true
+	case MovementReasonTransferIn:
+		return true
+	case MovementReasonTransferOut:
 		return true
 	default:
 		return false
@@ -2050,6 +2098,42 @@ func (e TrayDeliveredEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for TxnKind.
+const (
+	TxnKindCorrection     TxnKind = "correction"
+	TxnKindCountVariance  TxnKind = "count_variance"
+	TxnKindIssue          TxnKind = "issue"
+	TxnKindOpeningBalance TxnKind = "opening_balance"
+	TxnKindReceipt        TxnKind = "receipt"
+	TxnKindTransferIn     TxnKind = "transfer_in"
+	TxnKindTransferOut    TxnKind = "transfer_out"
+	TxnKindWaste          TxnKind = "waste"
+)
+
+// Valid indicates whether the value is a known member of the TxnKind enum.
+func (e TxnKind) Valid() bool {
+	switch e {
+	case TxnKindCorrection:
+		return true
+	case TxnKindCountVariance:
+		return true
+	case TxnKindIssue:
+		return true
+	case TxnKindOpeningBalance:
+		return true
+	case TxnKindReceipt:
+		return true
+	case TxnKindTransferIn:
+		return true
+	case TxnKindTransferOut:
+		return true
+	case TxnKindWaste:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -2077,6 +2161,42 @@ const (
 func (e WalkthroughSubmittedEventEvent) Valid() bool {
 	switch e {
 	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WasteReason.
+const (
+	WasteReasonContaminated   WasteReason = "contaminated"
+	WasteReasonDropped        WasteReason = "dropped"
+	WasteReasonExpired        WasteReason = "expired"
+	WasteReasonOther          WasteReason = "other"
+	WasteReasonOverproduction WasteReason = "overproduction"
+	WasteReasonReturned       WasteReason = "returned"
+	WasteReasonSpoilage       WasteReason = "spoilage"
+	WasteReasonTrim           WasteReason = "trim"
+)
+
+// Valid indicates whether the value is a known member of the WasteReason enum.
+func (e WasteReason) Valid() bool {
+	switch e {
+	case WasteReasonContaminated:
+		return true
+	case WasteReasonDropped:
+		return true
+	case WasteReasonExpired:
+		return true
+	case WasteReasonOther:
+		return true
+	case WasteReasonOverproduction:
+		return true
+	case WasteReasonReturned:
+		return true
+	case WasteReasonSpoilage:
+		return true
+	case WasteReasonTrim:
 		return true
 	default:
 		return false
@@ -2949,10 +3069,117 @@ type CompleteTaskRequest struct {
 	Temperature *Temperature `json:"temperature,omitempty"`
 }
 
+// CostCents Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+//
+// Example: 316.5
+type CostCents = string
+
+// CountCloseResult defines model for CountCloseResult.
+type CountCloseResult struct {
+	Count CountSheet `json:"count"`
+
+	// FlaggedLines How many lines are flagged.
+	FlaggedLines int `json:"flaggedLines"`
+
+	// VarianceValueCents The value of all variances posted.
+	VarianceValueCents int64 `json:"varianceValueCents"`
+}
+
+// CountLine What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+// at the location not counted by a lot line of the sheet. After the close the line carries the
+// book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+// are null.
+type CountLine struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit StandardUnit `json:"baseUnit"`
+
+	// Counted What was counted, in the base unit (after the close; `quantityBase` before it).
+	Counted *string `json:"counted"`
+
+	// Expected The book quantity at `countedAt`, in the base unit (after the close).
+	Expected *string `json:"expected"`
+
+	// Flagged The variance is over both the organization's percentage of the book quantity and its value threshold.
+	Flagged    *bool               `json:"flagged"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents The variance valued at the average cost at the close.
+	ValueCents *int64 `json:"valueCents"`
+
+	// Variance counted − expected, in the base unit (after the close).
+	Variance *string `json:"variance"`
+}
+
+// CountSheet defines model for CountSheet.
+type CountSheet struct {
+	ClosedAt *time.Time          `json:"closedAt"`
+	ClosedBy *openapi_types.UUID `json:"closedBy"`
+
+	// CountedAt When the shelves were counted; the close compares with the book at this moment.
+	CountedAt   time.Time            `json:"countedAt"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedBy   *openapi_types.UUID  `json:"createdBy"`
+	Id          openapi_types.UUID   `json:"id"`
+	Lines       []CountLine          `json:"lines"`
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+
+	// Name Example: Month-end count, walk-in
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Status Example: open
+	Status CountStatus `json:"status"`
+}
+
+// CountStatus Example: open
+type CountStatus string
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
 	Name string `json:"name"`
+}
+
+// CreateCountRequest defines model for CreateCountRequest.
+type CreateCountRequest struct {
+	// CountedAt When the count was (or is being) taken; not in the future.
+	CountedAt time.Time `json:"countedAt"`
+
+	// LocationIds Storage locations of the site the sheet counts.
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+	Name        string               `json:"name"`
+	SiteId      openapi_types.UUID   `json:"siteId"`
 }
 
 // CreateDeviceRequest defines model for CreateDeviceRequest.
@@ -3127,7 +3354,10 @@ type CreateTagRequest struct {
 	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 
-	// TargetId The target's id; required for `site`, not accepted for the other types.
+	// TargetId The target's id: the site for `site` (required), the storage location for
+	// `storage_location` (the tag then stands at the location's site, and a scan answers the
+	// location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
+	// described by its label only, as tags printed before locations existed are.
 	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
@@ -3184,6 +3414,32 @@ type CreateTaskRequest struct {
 	// Example: {"maxF":"41","minF":"33"}
 	TempRange *TempRange `json:"tempRange,omitempty"`
 	Title     string     `json:"title"`
+}
+
+// CreateWasteLogRequest defines model for CreateWasteLogRequest.
+type CreateWasteLogRequest struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+	Note  *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -3668,7 +3924,7 @@ type Error struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	// - `gone` (410): The target existed and is no longer available.
 	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
 	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -3743,7 +3999,7 @@ type Error struct {
 // - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 // - `gone` (410): The target existed and is no longer available.
 // - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
 // - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -4486,6 +4742,64 @@ type LoginRequest struct {
 	Password string `json:"password"`
 }
 
+// Lot defines model for Lot.
+type Lot struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn A local date of the site; null for a lot without expiry.
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID  `json:"id"`
+	ItemId    openapi_types.UUID  `json:"itemId"`
+
+	// Locations On-hand per location (locations holding none are left out).
+	Locations []LotLocation `json:"locations"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity   Quantity           `json:"quantity"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// LotLocation defines model for LotLocation.
+type LotLocation struct {
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// LotRef A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+// answers 400. Other movements name an existing lot.
+type LotRef struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn The lot's expiry, a local date of the site.
+	//
+	// Example: 2026-03-20
+	ExpiresOn *openapi_types.Date `json:"expiresOn,omitempty"`
+}
+
 // MapCodeRequest Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
 // code was reviewed and means nothing for the kitchen (`not_applicable`).
 type MapCodeRequest struct {
@@ -4762,6 +5076,14 @@ type Movement struct {
 	Unit      string `json:"unit"`
 }
 
+// MovementReason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+//
+// Example: receipt
+type MovementReason string
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -5037,7 +5359,7 @@ type PlanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	// - `gone` (410): The target existed and is no longer available.
 	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
 	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -5244,6 +5566,11 @@ type PublicSurvey struct {
 //
 // Example: 12.5
 type Quantity = string
+
+// QuantityInput An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+//
+// Example: 12.5
+type QuantityInput = string
 
 // Question defines model for Question.
 type Question struct {
@@ -5948,7 +6275,7 @@ type ScanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	// - `gone` (410): The target existed and is no longer available.
 	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
 	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -5976,6 +6303,20 @@ type ScanError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// ScanLocationContext A scanned storage location (a `storage_location` tag naming it by id): the location and its
+// stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+type ScanLocationContext struct {
+	Active bool               `json:"active"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// Name Example: Walk-in cooler
+	Name  string       `json:"name"`
+	Stock []StockLevel `json:"stock"`
+}
+
 // ScanReference What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
 // `tagCode` and `orgId`, echoed as sent.
 type ScanReference struct {
@@ -5996,6 +6337,10 @@ type ScanResolution struct {
 	Context struct {
 		// Site The site the target is at, with its local date and time; null when the tag names no site.
 		Site *ScanSiteContext `json:"site"`
+
+		// StorageLocation A scanned storage location (a `storage_location` tag naming it by id): the location and its
+		// stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+		StorageLocation *ScanLocationContext `json:"storageLocation,omitempty"`
 	} `json:"context"`
 
 	// Label The tag's printed label.
@@ -6107,6 +6452,30 @@ type Session struct {
 	// RefreshToken Opaque, valid 30 days, single use. Exchange at `POST /auth/refresh`.
 	RefreshToken string `json:"refreshToken"`
 	User         User   `json:"user"`
+}
+
+// SetCountLine defines model for SetCountLine.
+type SetCountLine struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot counted (a lot of this item at the sheet's site).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is).
+	Quantity *string `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit *Unit `json:"unit,omitempty"`
+}
+
+// SetCountLinesRequest defines model for SetCountLinesRequest.
+type SetCountLinesRequest struct {
+	Lines []SetCountLine `json:"lines"`
 }
 
 // SetRunStatusRequest defines model for SetRunStatusRequest.
@@ -6404,6 +6773,296 @@ type StateSite struct {
 	Timezone string `json:"timezone"`
 }
 
+// StockAdjustLine defines model for StockAdjustLine.
+type StockAdjustLine struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+
+	// LocationId A storage location of the adjustment's site.
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Lot A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+	// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+	// answers 400. Other movements name an existing lot.
+	Lot *LotRef `json:"lot,omitempty"`
+
+	// LotId The lot, by id (a lot of this item at this site). Not with `lot`.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+	//
+	// Example: 12.5
+	Quantity QuantityInput `json:"quantity"`
+
+	// Reason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+	// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+	// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+	// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+	//
+	//
+	// Example: receipt
+	Reason MovementReason `json:"reason"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UnitCostCents Cents per one `unit` (receipts and opening balances only); the line is valued at the average in force without it.
+	//
+	// Example: 1899
+	UnitCostCents *int64 `json:"unitCostCents,omitempty"`
+}
+
+// StockAdjustRequest defines model for StockAdjustRequest.
+type StockAdjustRequest struct {
+	Lines  []StockAdjustLine  `json:"lines"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// StockAdjustment defines model for StockAdjustment.
+type StockAdjustment struct {
+	At time.Time `json:"at"`
+
+	// Id The adjustment's id, the `source.id` of its rows.
+	Id     openapi_types.UUID `json:"id"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Txns The ledger rows written, in line order (a line taking from several lots writes one row per lot).
+	Txns []StockTxn `json:"txns"`
+}
+
+// StockConflictError A 409 of a stock movement: `insufficient_stock` carries `stock` (what was lacking, where, and
+// how much is available); other conflicts (a closed count, an Idempotency-Key in use) do not.
+type StockConflictError struct {
+	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
+	// New codes may be added; an unknown code should be handled by its HTTP status.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
+	// Error A human-readable message. Its wording may change; match on `code`.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int            `json:"statusCode"`
+	Stock      *StockShortage `json:"stock,omitempty"`
+}
+
+// StockLevel The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+// was received without a lot), valued at the item's moving-average cost at the site.
+type StockLevel struct {
+	// AvgCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCost CostCents `json:"avgCost"`
+
+	// BelowPar The item's on-hand at the site (all locations) is below its par level.
+	BelowPar     bool               `json:"belowPar"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+	ItemName     string             `json:"itemName"`
+	LocationId   openapi_types.UUID `json:"locationId"`
+	LocationName string             `json:"locationName"`
+	Lots         []StockLot         `json:"lots"`
+
+	// Par The item's par level at the site, if set.
+	Par *string `json:"par"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity     Quantity           `json:"quantity"`
+	ReorderPoint *string            `json:"reorderPoint"`
+	SiteId       openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// ValueCents quantity × avgCost, rounded half-even to the cent.
+	ValueCents int64 `json:"valueCents"`
+}
+
+// StockLot defines model for StockLot.
+type StockLot struct {
+	Code      string              `json:"code"`
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	LotId     openapi_types.UUID  `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// StockShortage defines model for StockShortage.
+type StockShortage struct {
+	// Available An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Available  Quantity           `json:"available"`
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId Present when the movement named a lot.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// StockTxn One ledger row. Rows are never changed or removed: a correction is a new row. Each keeps the
+// cost it was valued at, so later rows never change its history.
+type StockTxn struct {
+	// Actor The member who made the change.
+	Actor *openapi_types.UUID `json:"actor"`
+	At    time.Time           `json:"at"`
+
+	// AvgCostAfter Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCostAfter CostCents          `json:"avgCostAfter"`
+	Id           openapi_types.UUID `json:"id"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+
+	// Kind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+	//
+	// Example: issue
+	Kind       TxnKind             `json:"kind"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// OnHandAfter An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	OnHandAfter Quantity `json:"onHandAfter"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Reason The adjustment's reason, the waste log's reason, or `count_variance`.
+	//
+	// Example: issue
+	Reason string             `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Source What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+	Source TxnSource `json:"source"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// UnitCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	UnitCost CostCents `json:"unitCost"`
+
+	// ValueCents quantity × unitCost, rounded half-even to the cent; negative for stock leaving.
+	//
+	// Example: -633
+	ValueCents int64 `json:"valueCents"`
+}
+
 // StorageLocation defines model for StorageLocation.
 type StorageLocation struct {
 	Active    bool               `json:"active"`
@@ -6431,6 +7090,19 @@ type StorageLocation struct {
 
 // StorageLocationKind Example: cooler
 type StorageLocationKind string
+
+// SupplySettings defines model for SupplySettings.
+type SupplySettings struct {
+	// VarianceFlagCents …and its value over this many cents.
+	//
+	// Example: 5000
+	VarianceFlagCents int64 `json:"varianceFlagCents"`
+
+	// VarianceFlagPercent A count line is flagged when its variance is over this percentage of the book quantity…
+	//
+	// Example: 10
+	VarianceFlagPercent string `json:"varianceFlagPercent"`
+}
 
 // SupportInquiryReceipt defines model for SupportInquiryReceipt.
 type SupportInquiryReceipt struct {
@@ -6836,6 +7508,19 @@ type TrayLineConfig struct {
 	Units []string `json:"units"`
 }
 
+// TxnKind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+//
+// Example: issue
+type TxnKind string
+
+// TxnSource What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+type TxnSource struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Type Example: adjustment
+	Type string `json:"type"`
+}
+
 // UncostedItem defines model for UncostedItem.
 type UncostedItem struct {
 	ItemId openapi_types.UUID `json:"itemId"`
@@ -7118,7 +7803,7 @@ type ValidationError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
 	// - `gone` (410): The target existed and is no longer available.
 	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
 	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -7203,6 +7888,62 @@ type WallboardConfig struct {
 	// Example: dark
 	Theme Theme `json:"theme"`
 }
+
+// WasteLog defines model for WasteLog.
+type WasteLog struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit   StandardUnit        `json:"baseUnit"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	CreatedBy  *openapi_types.UUID `json:"createdBy"`
+	Id         openapi_types.UUID  `json:"id"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+	Note       *string             `json:"note"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// TxnIds The waste ledger rows written (one per lot taken from).
+	TxnIds []openapi_types.UUID `json:"txnIds"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents What the waste cost, at the average cost (positive).
+	//
+	// Example: 633
+	ValueCents int64 `json:"valueCents"`
+}
+
+// WasteReason Example: spoilage
+type WasteReason string
 
 // WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
 // `x-service-signature` over these raw bytes before parsing them.
@@ -7918,6 +8659,49 @@ type ListUnmappedCodesParams struct {
 // ListUnmappedCodesParamsStatus defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParamsStatus string
 
+// ListCountsParams defines parameters for ListCounts.
+type ListCountsParams struct {
+	// SiteId Only this site's sheets.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only open or closed sheets.
+	Status *CountStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCountParams defines parameters for CreateCount.
+type CreateCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CloseCountParams defines parameters for CloseCount.
+type CloseCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDevicesParams defines parameters for ListDevices.
 type ListDevicesParams struct {
 	// SiteId Only devices of this site.
@@ -8119,6 +8903,27 @@ type CreateLabelsParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListLotsParams defines parameters for ListLots.
+type ListLotsParams struct {
+	// SiteId Only this site's lots.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// ExpiresBefore Only lots expiring before this date.
+	ExpiresBefore *openapi_types.Date `form:"expiresBefore,omitempty" json:"expiresBefore,omitempty"`
+
+	// IncludeEmpty Also lots with nothing on hand.
+	IncludeEmpty *bool `form:"includeEmpty,omitempty" json:"includeEmpty,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -8421,6 +9226,68 @@ type CreateSiteParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListStockParams defines parameters for ListStock.
+type ListStockParams struct {
+	// SiteId Only this site's stock.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// BelowPar Only items below their par level at the location's site.
+	BelowPar *bool `form:"belowPar,omitempty" json:"belowPar,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// AdjustStockParams defines parameters for AdjustStock.
+type AdjustStockParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStockTxnsParams defines parameters for ListStockTxns.
+type ListStockTxnsParams struct {
+	// SiteId Only this site's rows.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// Kind Only rows of this kind.
+	Kind *TxnKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// From Only rows at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only rows before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListStorageLocationsParams defines parameters for ListStorageLocations.
 type ListStorageLocationsParams struct {
 	// SiteId Only this site's locations.
@@ -8613,6 +9480,44 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWasteLogsParams defines parameters for ListWasteLogs.
+type ListWasteLogsParams struct {
+	// SiteId Only this site's logs.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// Reason Only logs with this reason.
+	Reason *WasteReason `form:"reason,omitempty" json:"reason,omitempty"`
+
+	// From Only logs at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only logs before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWasteLogParams defines parameters for CreateWasteLog.
+type CreateWasteLogParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -8752,6 +9657,12 @@ type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
+// CreateCountJSONRequestBody defines body for CreateCount for application/json ContentType.
+type CreateCountJSONRequestBody = CreateCountRequest
+
+// SetCountLinesJSONRequestBody defines body for SetCountLines for application/json ContentType.
+type SetCountLinesJSONRequestBody = SetCountLinesRequest
+
 // CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
 type CreateDeviceJSONRequestBody = CreateDeviceRequest
 
@@ -8848,11 +9759,17 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
 
+// AdjustStockJSONRequestBody defines body for AdjustStock for application/json ContentType.
+type AdjustStockJSONRequestBody = StockAdjustRequest
+
 // CreateStorageLocationJSONRequestBody defines body for CreateStorageLocation for application/json ContentType.
 type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
 
 // UpdateStorageLocationJSONRequestBody defines body for UpdateStorageLocation for application/json ContentType.
 type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
+
+// UpdateSupplySettingsJSONRequestBody defines body for UpdateSupplySettings for application/json ContentType.
+type UpdateSupplySettingsJSONRequestBody = SupplySettings
 
 // CreateSurveyJSONRequestBody defines body for CreateSurvey for application/json ContentType.
 type CreateSurveyJSONRequestBody = SurveyRequest
@@ -8880,6 +9797,9 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
+
+// CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
+type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -9791,6 +10711,21 @@ type ServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx echo.Context, orgId OrgId, id Id) error
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx echo.Context, orgId OrgId, id Id) error
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
@@ -9869,6 +10804,9 @@ type ServerInterface interface {
 	// CreateLabels Print labels
 	// (POST /orgs/{orgId}/labels)
 	CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
@@ -10010,6 +10948,15 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error
 	// ListStorageLocations List storage locations
 	// (GET /orgs/{orgId}/storage-locations)
 	ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error
@@ -10022,6 +10969,12 @@ type ServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx echo.Context, orgId OrgId) error
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx echo.Context, orgId OrgId) error
 	// ListSurveys List surveys
 	// (GET /orgs/{orgId}/surveys)
 	ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error
@@ -10079,6 +11032,15 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -11650,6 +12612,180 @@ func (w *ServerInterfaceWrapper) MapUnmappedCode(ctx echo.Context) error {
 	return err
 }
 
+// ListCounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCountsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCounts(ctx, orgId, params)
+	return err
+}
+
+// CreateCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCount(ctx, orgId, params)
+	return err
+}
+
+// GetCount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCount(ctx, orgId, id)
+	return err
+}
+
+// CloseCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseCount(ctx, orgId, id, params)
+	return err
+}
+
+// SetCountLines converts echo context to params.
+func (w *ServerInterfaceWrapper) SetCountLines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetCountLines(ctx, orgId, id)
+	return err
+}
+
 // ListDevices converts echo context to params.
 func (w *ServerInterfaceWrapper) ListDevices(ctx echo.Context) error {
 	var err error
@@ -12481,6 +13617,66 @@ func (w *ServerInterfaceWrapper) CreateLabels(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateLabels(ctx, orgId, params)
+	return err
+}
+
+// ListLots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListLots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListLotsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "expiresBefore" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expiresBefore", ctx.QueryParams(), &params.ExpiresBefore, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expiresBefore: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeEmpty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeEmpty", ctx.QueryParams(), &params.IncludeEmpty, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeEmpty: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListLots(ctx, orgId, params)
 	return err
 }
 
@@ -13946,6 +15142,176 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListStock converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "belowPar" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "belowPar", ctx.QueryParams(), &params.BelowPar, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter belowPar: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStock(ctx, orgId, params)
+	return err
+}
+
+// AdjustStock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdjustStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AdjustStockParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdjustStock(ctx, orgId, params)
+	return err
+}
+
+// ListStockTxns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStockTxns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockTxnsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStockTxns(ctx, orgId, params)
+	return err
+}
+
 // ListStorageLocations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListStorageLocations(ctx echo.Context) error {
 	var err error
@@ -14059,6 +15425,38 @@ func (w *ServerInterfaceWrapper) UpdateStorageLocation(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateStorageLocation(ctx, orgId, id)
+	return err
+}
+
+// GetSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplySettings(ctx, orgId)
+	return err
+}
+
+// UpdateSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSupplySettings(ctx, orgId)
 	return err
 }
 
@@ -14764,6 +16162,133 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// ListWasteLogs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWasteLogsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "reason" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reason", ctx.QueryParams(), &params.Reason, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reason: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWasteLogs(ctx, orgId, params)
+	return err
+}
+
+// CreateWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWasteLogParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWasteLog(ctx, orgId, params)
+	return err
+}
+
+// GetWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWasteLog(ctx, orgId, id)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -15209,6 +16734,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock", wrapper.ListStock, options.OperationMiddlewares["listStock"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/stock/adjust", wrapper.AdjustStock, options.OperationMiddlewares["adjustStock"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock/txns", wrapper.ListStockTxns, options.OperationMiddlewares["listStockTxns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/lots", wrapper.ListLots, options.OperationMiddlewares["listLots"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts", wrapper.ListCounts, options.OperationMiddlewares["listCounts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts", wrapper.CreateCount, options.OperationMiddlewares["createCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts/:id", wrapper.GetCount, options.OperationMiddlewares["getCount"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/counts/:id/lines", wrapper.SetCountLines, options.OperationMiddlewares["setCountLines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts/:id/close", wrapper.CloseCount, options.OperationMiddlewares["closeCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.ListWasteLogs, options.OperationMiddlewares["listWasteLogs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.CreateWasteLog, options.OperationMiddlewares["createWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/recipes", wrapper.ListRecipes, options.OperationMiddlewares["listRecipes"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/recipes", wrapper.CreateRecipe, options.OperationMiddlewares["createRecipe"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.GetRecipe, options.OperationMiddlewares["getRecipe"]...)
@@ -22158,6 +23697,728 @@ func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w ht
 	return err
 }
 
+type ListCountsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCountsParams
+}
+
+type ListCountsResponseObject interface {
+	VisitListCountsResponse(w http.ResponseWriter) error
+}
+
+type ListCounts200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCounts200JSONResponse struct {
+	Body    []CountSheet
+	Headers ListCounts200ResponseHeaders
+}
+
+func (response ListCounts200JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCounts400JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCounts401JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCounts403JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCounts404JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCounts406JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCounts503JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCountParams
+	Body   *CreateCountJSONRequestBody
+}
+
+type CreateCountResponseObject interface {
+	VisitCreateCountResponse(w http.ResponseWriter) error
+}
+
+type CreateCount201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCount201JSONResponse struct {
+	Body    CountSheet
+	Headers CreateCount201ResponseHeaders
+}
+
+func (response CreateCount201JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCount400JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCount401JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCount403JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCount404JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCount406JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCount409JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCount413JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCount415JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCount422JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCount503JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCountResponseObject interface {
+	VisitGetCountResponse(w http.ResponseWriter) error
+}
+
+type GetCount200JSONResponse CountSheet
+
+func (response GetCount200JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCount400JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCount401JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCount403JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCount404JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCount406JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCount503JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CloseCountParams
+}
+
+type CloseCountResponseObject interface {
+	VisitCloseCountResponse(w http.ResponseWriter) error
+}
+
+type CloseCount200JSONResponse CountCloseResult
+
+func (response CloseCount200JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseCount400JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseCount401JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseCount403JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseCount404JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CloseCount406JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount409JSONResponse StockConflictError
+
+func (response CloseCount409JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CloseCount422JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseCount503JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLinesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetCountLinesJSONRequestBody
+}
+
+type SetCountLinesResponseObject interface {
+	VisitSetCountLinesResponse(w http.ResponseWriter) error
+}
+
+type SetCountLines200JSONResponse CountSheet
+
+func (response SetCountLines200JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetCountLines400JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetCountLines401JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetCountLines403JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetCountLines404JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetCountLines406JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetCountLines409JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetCountLines413JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetCountLines415JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetCountLines503JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDevicesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListDevicesParams
@@ -25822,6 +28083,129 @@ func (response CreateLabels422JSONResponse) VisitCreateLabelsResponse(w http.Res
 type CreateLabels503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateLabels503JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLotsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListLotsParams
+}
+
+type ListLotsResponseObject interface {
+	VisitListLotsResponse(w http.ResponseWriter) error
+}
+
+type ListLots200ResponseHeaders struct {
+	Link *string
+}
+
+type ListLots200JSONResponse struct {
+	Body    []Lot
+	Headers ListLots200ResponseHeaders
+}
+
+func (response ListLots200JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListLots400JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListLots401JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListLots403JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListLots404JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListLots406JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListLots503JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -32481,6 +34865,426 @@ func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockParams
+}
+
+type ListStockResponseObject interface {
+	VisitListStockResponse(w http.ResponseWriter) error
+}
+
+type ListStock200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStock200JSONResponse struct {
+	Body    []StockLevel
+	Headers ListStock200ResponseHeaders
+}
+
+func (response ListStock200JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStock400JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStock401JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStock403JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStock404JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStock406JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStock503JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params AdjustStockParams
+	Body   *AdjustStockJSONRequestBody
+}
+
+type AdjustStockResponseObject interface {
+	VisitAdjustStockResponse(w http.ResponseWriter) error
+}
+
+type AdjustStock200JSONResponse StockAdjustment
+
+func (response AdjustStock200JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdjustStock400JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdjustStock401JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdjustStock403JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdjustStock404JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AdjustStock406JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock409JSONResponse StockConflictError
+
+func (response AdjustStock409JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AdjustStock413JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdjustStock415JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AdjustStock422JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AdjustStock503JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxnsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockTxnsParams
+}
+
+type ListStockTxnsResponseObject interface {
+	VisitListStockTxnsResponse(w http.ResponseWriter) error
+}
+
+type ListStockTxns200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStockTxns200JSONResponse struct {
+	Body    []StockTxn
+	Headers ListStockTxns200ResponseHeaders
+}
+
+func (response ListStockTxns200JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStockTxns400JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStockTxns401JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStockTxns403JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStockTxns404JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStockTxns406JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStockTxns503JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListStorageLocationsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListStorageLocationsParams
@@ -33035,6 +35839,261 @@ func (response UpdateStorageLocation415JSONResponse) VisitUpdateStorageLocationR
 type UpdateStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateStorageLocation503JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetSupplySettingsResponseObject interface {
+	VisitGetSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type GetSupplySettings200JSONResponse SupplySettings
+
+func (response GetSupplySettings200JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplySettings400JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplySettings401JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplySettings403JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplySettings404JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSupplySettings406JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplySettings503JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateSupplySettingsJSONRequestBody
+}
+
+type UpdateSupplySettingsResponseObject interface {
+	VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateSupplySettings200JSONResponse SupplySettings
+
+func (response UpdateSupplySettings200JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSupplySettings400JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSupplySettings401JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSupplySettings403JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSupplySettings404JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSupplySettings406JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSupplySettings413JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSupplySettings415JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSupplySettings503JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -35779,6 +38838,426 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type ListWasteLogsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWasteLogsParams
+}
+
+type ListWasteLogsResponseObject interface {
+	VisitListWasteLogsResponse(w http.ResponseWriter) error
+}
+
+type ListWasteLogs200ResponseHeaders struct {
+	Link *string
+}
+
+type ListWasteLogs200JSONResponse struct {
+	Body    []WasteLog
+	Headers ListWasteLogs200ResponseHeaders
+}
+
+func (response ListWasteLogs200JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWasteLogs400JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWasteLogs401JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWasteLogs403JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWasteLogs404JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWasteLogs406JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWasteLogs503JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLogRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWasteLogParams
+	Body   *CreateWasteLogJSONRequestBody
+}
+
+type CreateWasteLogResponseObject interface {
+	VisitCreateWasteLogResponse(w http.ResponseWriter) error
+}
+
+type CreateWasteLog201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWasteLog201JSONResponse struct {
+	Body    WasteLog
+	Headers CreateWasteLog201ResponseHeaders
+}
+
+func (response CreateWasteLog201JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWasteLog400JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWasteLog401JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWasteLog403JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWasteLog404JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWasteLog406JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog409JSONResponse StockConflictError
+
+func (response CreateWasteLog409JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWasteLog413JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWasteLog415JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWasteLog422JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWasteLog503JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLogRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWasteLogResponseObject interface {
+	VisitGetWasteLogResponse(w http.ResponseWriter) error
+}
+
+type GetWasteLog200JSONResponse WasteLog
+
+func (response GetWasteLog200JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWasteLog400JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWasteLog401JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWasteLog403JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWasteLog404JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWasteLog406JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWasteLog503JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -37742,6 +41221,21 @@ type StrictServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx context.Context, request MapUnmappedCodeRequestObject) (MapUnmappedCodeResponseObject, error)
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx context.Context, request ListCountsRequestObject) (ListCountsResponseObject, error)
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx context.Context, request CreateCountRequestObject) (CreateCountResponseObject, error)
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx context.Context, request GetCountRequestObject) (GetCountResponseObject, error)
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx context.Context, request CloseCountRequestObject) (CloseCountResponseObject, error)
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx context.Context, request SetCountLinesRequestObject) (SetCountLinesResponseObject, error)
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
@@ -37820,6 +41314,9 @@ type StrictServerInterface interface {
 	// CreateLabels Print labels
 	// (POST /orgs/{orgId}/labels)
 	CreateLabels(ctx context.Context, request CreateLabelsRequestObject) (CreateLabelsResponseObject, error)
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx context.Context, request ListLotsRequestObject) (ListLotsResponseObject, error)
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
@@ -37961,6 +41458,15 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx context.Context, request ListStockRequestObject) (ListStockResponseObject, error)
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx context.Context, request AdjustStockRequestObject) (AdjustStockResponseObject, error)
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx context.Context, request ListStockTxnsRequestObject) (ListStockTxnsResponseObject, error)
 	// ListStorageLocations List storage locations
 	// (GET /orgs/{orgId}/storage-locations)
 	ListStorageLocations(ctx context.Context, request ListStorageLocationsRequestObject) (ListStorageLocationsResponseObject, error)
@@ -37973,6 +41479,12 @@ type StrictServerInterface interface {
 	// UpdateStorageLocation Update a storage location
 	// (PUT /orgs/{orgId}/storage-locations/{id})
 	UpdateStorageLocation(ctx context.Context, request UpdateStorageLocationRequestObject) (UpdateStorageLocationResponseObject, error)
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx context.Context, request GetSupplySettingsRequestObject) (GetSupplySettingsResponseObject, error)
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx context.Context, request UpdateSupplySettingsRequestObject) (UpdateSupplySettingsResponseObject, error)
 	// ListSurveys List surveys
 	// (GET /orgs/{orgId}/surveys)
 	ListSurveys(ctx context.Context, request ListSurveysRequestObject) (ListSurveysResponseObject, error)
@@ -38030,6 +41542,15 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx context.Context, request CreateWasteLogRequestObject) (CreateWasteLogResponseObject, error)
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx context.Context, request GetWasteLogRequestObject) (GetWasteLogResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -39798,6 +43319,183 @@ func (sh *strictHandler) MapUnmappedCode(ctx echo.Context, orgId OrgId, code str
 	return nil
 }
 
+// ListCounts operation middleware
+func (sh *strictHandler) ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error {
+	var request ListCountsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCounts(ctx.Request().Context(), request.(ListCountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCountsResponseObject); ok {
+		return validResponse.VisitListCountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCount operation middleware
+func (sh *strictHandler) CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error {
+	var request CreateCountRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCount(ctx.Request().Context(), request.(CreateCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCountResponseObject); ok {
+		return validResponse.VisitCreateCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCount operation middleware
+func (sh *strictHandler) GetCount(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCount(ctx.Request().Context(), request.(GetCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCountResponseObject); ok {
+		return validResponse.VisitGetCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseCount operation middleware
+func (sh *strictHandler) CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error {
+	var request CloseCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseCount(ctx.Request().Context(), request.(CloseCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseCountResponseObject); ok {
+		return validResponse.VisitCloseCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetCountLines operation middleware
+func (sh *strictHandler) SetCountLines(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetCountLinesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetCountLinesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetCountLines(ctx.Request().Context(), request.(SetCountLinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetCountLines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetCountLinesResponseObject); ok {
+		return validResponse.VisitSetCountLinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListDevices operation middleware
 func (sh *strictHandler) ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error {
 	var request ListDevicesRequestObject
@@ -40722,6 +44420,32 @@ func (sh *strictHandler) CreateLabels(ctx echo.Context, orgId OrgId, params Crea
 		return err
 	} else if validResponse, ok := response.(CreateLabelsResponseObject); ok {
 		return validResponse.VisitCreateLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListLots operation middleware
+func (sh *strictHandler) ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error {
+	var request ListLotsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListLots(ctx.Request().Context(), request.(ListLotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListLots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListLotsResponseObject); ok {
+		return validResponse.VisitListLotsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -42422,6 +46146,107 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListStock operation middleware
+func (sh *strictHandler) ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error {
+	var request ListStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStock(ctx.Request().Context(), request.(ListStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockResponseObject); ok {
+		return validResponse.VisitListStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdjustStock operation middleware
+func (sh *strictHandler) AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error {
+	var request AdjustStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body AdjustStockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdjustStock(ctx.Request().Context(), request.(AdjustStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdjustStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdjustStockResponseObject); ok {
+		return validResponse.VisitAdjustStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListStockTxns operation middleware
+func (sh *strictHandler) ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error {
+	var request ListStockTxnsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStockTxns(ctx.Request().Context(), request.(ListStockTxnsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStockTxns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockTxnsResponseObject); ok {
+		return validResponse.VisitListStockTxnsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListStorageLocations operation middleware
 func (sh *strictHandler) ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error {
 	var request ListStorageLocationsRequestObject
@@ -42566,6 +46391,79 @@ func (sh *strictHandler) UpdateStorageLocation(ctx echo.Context, orgId OrgId, id
 		return err
 	} else if validResponse, ok := response.(UpdateStorageLocationResponseObject); ok {
 		return validResponse.VisitUpdateStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSupplySettings operation middleware
+func (sh *strictHandler) GetSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request GetSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplySettings(ctx.Request().Context(), request.(GetSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplySettingsResponseObject); ok {
+		return validResponse.VisitGetSupplySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSupplySettings operation middleware
+func (sh *strictHandler) UpdateSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request UpdateSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateSupplySettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSupplySettings(ctx.Request().Context(), request.(UpdateSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSupplySettingsResponseObject); ok {
+		return validResponse.VisitUpdateSupplySettingsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -43263,6 +47161,107 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListWasteLogs operation middleware
+func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
+	var request ListWasteLogsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWasteLogs(ctx.Request().Context(), request.(ListWasteLogsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWasteLogs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWasteLogsResponseObject); ok {
+		return validResponse.VisitListWasteLogsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWasteLog operation middleware
+func (sh *strictHandler) CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error {
+	var request CreateWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWasteLogJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWasteLog(ctx.Request().Context(), request.(CreateWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWasteLogResponseObject); ok {
+		return validResponse.VisitCreateWasteLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWasteLog operation middleware
+func (sh *strictHandler) GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWasteLog(ctx.Request().Context(), request.(GetWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWasteLogResponseObject); ok {
+		return validResponse.VisitGetWasteLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 	var request ListWebhooksRequestObject
@@ -43692,1421 +47691,1550 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1rciM3kyi6FQTnRLR0pqgmqVeLHRNzZEntlq2XJbXbny2LBKtAElYRqAZQYtNWT8wezo+7g/P7ruHe",
-	"ncxKbiATqBeLEqmW/c2d+SZiPrdYKBSQyEzkO/9ohHKSSMGE0Y3uHw32mU6SmMG/92OmjP3HPY1TZv/B",
-	"o0a30WrvdYabdKvZarVazV37P2/s/7Sy/2PtRtC448KO1kxoqXpyOIy5YI2gMWFa0xFrdBtX8IiMqGFT",
-	"OiM3jY80vmtyQRIlB0zfNMiYaiKkIQPGBBkzqiIyVHJCNBchI+2tbqvTCBoyYYJF+6bRbXRanZ1ma7PZ",
-	"6lx3Wt12p9tq/dwIGoppGd/jGJHGcf7LNzP/i2b3THEza3QbU6oEF6NG0NDcsOPlNk2pHW+oSXWjC2uy",
-	"f6eD31hoVoBdaGFnZokFUMTuecgaX758CfAwdOE0fvnHcfy9juPXL0HjgAmdwnnodDKhyi70XDCSUMOZ",
-	"MIQLMpaptiDOD4xGE27MPHDaW93OtgMOjWOmRkzoRveXRsKoSI1u/Op/55Y07UwLRoXUsJGE1QyljBpB",
-	"I5SRXfzuTmdvu9NqvbFnTpMEYd24lyEdpLFdvz0FGhoucdJ9QZPxLKafuW4Ejff8nsEHCucC/2RFMOPE",
-	"9peZNmxikerg2gKQfbY7voB1Nr4E5fWXlx2pdFRYdmun/aa6tEuqx5W1TGTEFDWl1QhpejRJYh7SQcyK",
-	"q7r86ez88rS4MMFDHsdcNL78GjQGzCLHfiNoRNSw8+E3XJlxo9to771pNVtbzbZF84gzc64ipvBA7Hrz",
-	"fzW6jYOD9+duGCw6lEJzbZgwvZCqgRzPIljwr4vP4xG4Hl0cHxweHxWAe5DNTw4K85P2m1aL3IU0Bri7",
-	"xXW+PdsvLi6W056WEU8nL7aeDhkpOiFuVgvWJ0ERVNaxLI3uNoIGF9qoNMeRM0lCKUImjJ06InrKGJKI",
-	"tIdWS4OblkdZGkxiGjIFp3uWTgZM5VxJWR5wwRSXEXznm0bQOGkEjUNASJmq0MKXRgbhpUzO5Dwb4cw8",
-	"Dx5MhDIVhqnjFRj/MKYj+AqSaw8pb7YCfAdtgO97YGddo1IWNCZKWIJotTqbW9s79gAEnYCMMKQTHlvU",
-	"OTw/agSNEb9nduh3+2f2zwmPothC4YcPx2dnjS9BQ0lpEWgLiEqzz41u490zWH0quD3QrY/234ml20dO",
-	"GDm4YnZUmYXvE8GmRKcDHSqeWGwiU27GhBtNNAsVMwHRYzkVxCJXztz/aFj+dJ/BJ8TJq0to7XVbLcfo",
-	"2T0KXb80qL3bN9wrsPeRkMPhRsRCHrHIHtWQ8jhV7MCef6PbCla6+2OqzSGL+T1Tsxwd7a9XjqI9dtsN",
-	"2ht3rFnY++nT5v3e9e+XW+IkeRN+jNrD93pn9B3dnB2xVvo9Pzfbd7s/TDqffxxYoKu40W2MjUl09/Xr",
-	"sZR3emNssVndczZt3nETjpnQG07CfK1lqhtf8nM4FvfcUAvxuhPh2dP8PIy8g1s9O4IlgB4qFjFhOI0B",
-	"8gqAyyaU28VrOvlfjyzZntnnhCumy1/YK31hFcECduU4bfbK9mAnbO5Gb1hzb9hqN5HA3uzRQWhxQ0kg",
-	"nwkVdMRURiiwm6VI5deggYDr2s/39sIfOoOfdiffJ1v6un3/8xtxuTn92w573/rtZJu+izqjD/z80+5P",
-	"d3BWh4iRV4iglYMShCaJkvcsIopZCBbPxuHyHE1ud7c85NyQZaHB3CuaS3EmjYXKhTRUa55OSIeMLP8f",
-	"cjVhEaKMYMlYyViOZhvF6xsQp3p5Xx6d7Z8UL0jFBI3LDBn/SPwnn3lxnpwfwJfcrXlpv0M6owk5o/Cf",
-	"78tXxXLr+IqL85ELcrO77YXUmguycX552Nzba7cbNddk8W6E6Yu3Y4VHZ5RUui8LJ3a8yu6WGxvtNWrv",
-	"NEQrPBT7fcSkaKaTMR1xSuyppYq9JUnMqGYe5Uh2GiTmE24swjnF4HiFO/fZ6o6nQ1R5Fugc2922h3Q2",
-	"aHlOhNwA7hTOdJVlR/iERQRuuYBQYm8wFhEpWGD/h3xKWQorLKhHxrBJYoqKYZQq4Pqn2SXFlJKZPAaz",
-	"W85duTHdk2WBvbk8pgztWFz7HERb3S2v4tqjsKiT7VIXblpQgIp7rc7S7rZaG5ttYIoFALxptdoZABqG",
-	"T5hMDaFDwxR5oxs5OKoCxUrA6KwAjM6jwGhXgIEoUABG60lIWAzdaHXmILG7ABG+auftFXbefnTnrcrO",
-	"M3oobL7T2gI59BDMCidcmyoVTWkcDyRVEaEiIpRMmEgJ/FAim5DqjF6AAY3sRFJZduMEqkZMRaRDmoAa",
-	"PJZTb05CadX+8p6KSA6H+W/4Ltw6I8Vje+tomqLGasZsAvui6s7y5iUkr2U58XZurMr23xvIsZNjrxgT",
-	"cxBvdzc9rqEa0ngvDYm5YDkMgQVzewRug/hX3ZK3/OmtqoPU6x05FEADrz2tiM4uqMoelA8vkcooyk12",
-	"dpntJD++C8VDlv3izyfmo7F54oA6Kx7QTn5AFiF7HrrF08FduLM4kYPBrIy8/iSGNNalo3CKyMsBHncH",
-	"hHZ0763cOZFdTyVeUTogMo6YNmTIlTaVe2kxWkfUUFD/LEEtu+bHDLIvYPj8spgfLnPIrNVq2UOWarTk",
-	"N1ttNOrNc8J2p7vZ2tguQsrL7GU5ZVXpLtpcWaaKOrluvewr7a8B/rxUsiz436wMfovgx2LEtNmPJtzM",
-	"q2bRhGud6c+ZNdldLSDcgmRO1jQbTSxFEM0Sitazwcxq4RZD9XpRq8u9B6dX7x9u/+3m5iZttTo7D0cX",
-	"xwcP7/cvvzm//PH46ONte6Oz8WartdFub21utzbaG+3Njfbt8dX5w9X5hyv8H4s5rc1Wp/Vms9XuNFs7",
-	"rdbDw/7h9e1+q327f3jd22+1H06vvoUdP1w8dDa2N9oPDw/7Jw9nRw8PH86OD84Pj8iH63fNNzfi6Mez",
-	"B/tCcVY74cN3V6fH1+9v8X+/O39/VhjS2W61bsTF8eFD++Eh0wRub2/fnx7gzmo3stHGh8dX57enl//W",
-	"7mw2t7abVla+vb29utq/vbp6eDg8P7r9bv/s6BZMX7e3t7cnDw/tvTet1la78/Du4eGh3dkkp/vHZ+Tq",
-	"+vb26mj/+vrk6Pbj/u3em3Zr6/bD1f7Dw1qntbO+vb3dbLVhM6cPDz9acMBCb8TFj+2H9sPxw9bH2612",
-	"53bfrvv29tZOerv1cITf2Lrdv74+Oju83T85PrC/nR4dPthHtY+PzwpfeFj0f1UQ7p/Yhbzbv30nZUTw",
-	"xprdvj/ZbbU7uw+ZM+IWXQK3VwfXD1c/3l6BidINe/NQcEH8GzggcN7Ow+H+7aFKR/Pztnbadk5vzb9F",
-	"Q//D6fnDJdXjG3F+ePVw+PDNv5382+HDwcH789snrea33rL9b51vz/ZvS1bt7NlDvbX5RqzOPTIyvmQ6",
-	"jedEwgE14ZjIIRnKVBFHfrpIkomSIdPa3q5b4FhLY4O2jYgZsHOhrRIZsHNIgcNFGCVjWKonssYzbc7z",
-	"mjSwlszi6gWwFTXiL0FDpiaUIFWAZwdW7uwEjlPATZRvtWZbnWyF29vbdptgs1CMaoBJxHU4pmrEyFAq",
-	"koo7IaeCnF6ekXx4aSX6jjurTmklm0+vpPRd95zwiPjH6F41Y255sYi4GBHn0AJLqGXdQxrymJsZmVJN",
-	"aKwYjWYkx4HSQqMU32VPAS1b0+nV+2aHWByAj1u40NAwpQlVjMCNIkbljyj2GwtNERz2cgK0tteiVLNj",
-	"sHwV8fqETaTQAbljCXhOE5mKSAdkINPR2Njbx4wZCalmsOdU45Vkf2Q0HC82wxfcjH80Qm4UmEcspCkX",
-	"lmy867TbGCrG7E4GVLMP6EyIB42SazJRMkrB7vhi+g4FHPCCMoAB5Bp1wu5ZjHSbUKvub7UAWYCQLiQH",
-	"AaO9vTqD+dXqCywenvAhO6Qzq4i2g4a+SxvdxsXlYfPk6LTZholTwR3nGNLQgM2htdHZztcLsLeYkz3v",
-	"vNnYLQywJwZffFozqiJIjZzO4eeSYL74sEdxapgoH/Z0zEBEzX56/LgjNSMjKSP9sgfeyeGzH8fNJFWJ",
-	"1IwMY5mqytnPn9XmzrY/rHcnl839i+Z2q/6o4Hf3nQEdLXkMwYoU9A+CWZ1gljoIK8+fgrfgAFwSZTEg",
-	"lqG3SIcyYgT9CsAcFWu6q5EYScxYsSwopSQnVCMw0PFxen64ZNwCuh2G1IB70urMdaaZ1l4e9uM0XrDn",
-	"P2LM2cqNObitGst1hjQFj8uSDjQZhqlSTIC1pL2ViSF6fzjEi6u7CbcyAvFawt/Le3BOZcSHFvolaFn+",
-	"dsrQU1I+SouNTR1Ke34WNNxwWvVqLnZZUkGfcFn+Jrl4nPA8MxKUfCsn7PcX8jKmuio0PuVPQADpFSH0",
-	"y38bEAFPYCL9RlIVXaFpuQyq3MhGqCHtVndr2/EKwycsIANmpowJMlCM3g2pNsAy4lRUhChnHcbQrNxe",
-	"GaE1OwcSuGAhKg4F3L/Imvm1pspFhskvQWOcmcHt5u2z0ob+aDCYDmJJ8pk8BMGnaR9bDgYrFRdKjhTT",
-	"OjN2ohjT/cWeplQAr4GiIkLpNUTT0T+92947an1jrzbF3fH+U/tdZ29z107rrdwZWpPvHVrbp3jtIrhB",
-	"hmDqnqlrPmEVRrrT3dou2LpXiIsEs6tbxSnlwn/f8kE+Yb9LAfQyYYqH9PXBmId0JDGS9RSV1mvllI2y",
-	"kOdVWqvjWvnewLASsddrdKu4rLiI2OdGt12nB9bpdYpOnzRx1Ruy2rkNa9PbrjrednWjnKUp+z5amm5P",
-	"Lx8eLs+Pbi+PD97vXx7eKG/X2T663W63br9ZVV+1w0PG7+uDotpZXO6nlGlUyLeG7bBD91hrsBtthtv0",
-	"DdsZtqNOCBZqUEX3c03UBQDmz945rdTiaAahZ3hUahTqFWwXq/jyHEq0ao0XNUaHZ7jzn49Fy5tDM5Sq",
-	"GC8BpbwFsmh2zHHL2wz/ayCLM4mfselhdkHV+lYDotjICrjKCdBCGjJjhjgfVVES++/oaC258h51q/75",
-	"zrzcVnCOF2fJxSHViAr+O9rGpIAYwQsliVGcxsVzXPm6fTmoF7XXutsbQqsgAnLIqEkVwwDRhPfu2Axs",
-	"GGwAsZWW68Vc8BC2BkpuL+YaQ5wh6Eijs+0eJanO9hd7NUOkVqKkJRcLliMRFaMZt5qtdmlbMIiLESIr",
-	"3N8X7rgXxSrg+b/NQzQJ11nMbDwjY0waKEQGZgLkP+jrP2nYgjukaxc4qmWqexG77/3tbvP+7M2nx4OE",
-	"f/r083R30Mhxp54j48YKiISOSi8REosdxEjCzTxPxv/WxYX4kH6nnV/TQcxIu2NxkhIMiSdoBHY+0dkG",
-	"OYgZFagSoH90FMt7pkG+sm/MSBJTwzZA2DWxs+SBFkNAdcovI+8g/fKP0Jz/5DgO2Aky3TxiYkqXFzgB",
-	"JYyiQg+ZqogI/3/N8HqhzK4seeqbr0ueujz6thx9PbI7eLHcpEucjxzOpeIUvrRsEPWb5YOoN6/bu93t",
-	"vUeCqO06m9vbOztfEUW9ed1+syCKesFWn+XkzV7SS+c2FnDDK60FQXGVlJaJvGcTlz9TrxPSJ9exv1hz",
-	"LCUl5alFJf2zzAFo9Qh28iPItz33uXZ7K//cdvFz20dwXI75HMRUW+w+Xjw6aNxzzU2GSnnUBkz0V+WB",
-	"TZS48kia8GizN1Ffnx22/TLZYQCl2qugSJlwFaBqWp/o4tJbyJRyw8UI5AJab7wvpL04E2qe5JL/kKew",
-	"uN/+kZzyj+SU/6rJKQmS1p+cm3IVUnHFazwk6K8hOqQCVABuGDF0RKghm4RuTDYKDpNqYAliYeEOGDED",
-	"H7EC8IDFFtESJsBwrfH3CTNjacH0LQggCQVh6LVUI/16GXPBazvPMkMh9LSwtIjFzLBrOios7pIZrhgG",
-	"FBl4ki3v8Ojk6ProWSs0dKmREd5D9goEdvLHs3wOcDiHNX4oeOB8HK3Nbqv1PAdFEVgh4/eWv0cyvFs1",
-	"IDdoGDpC131j6/1Pexc/d0AAtTKPeRlHyzPtowD1L2BJ+lDK2aVJsmE1+zxFN6TidbZ4oCqmdU2G7lAx",
-	"PSbaPSwRTci09mYDNvtuPPg25Of8u3c/H11e/3B1rI8nJvn54Hjn+Lfo7vTb09bffvsuPv949Pnn385+",
-	"O7se8ZOD71rsp337zvc/tn/gwx822Oy7mL3f5+e/HW2eX//QPvvth+3Tw319PInH0cHxzul1uH12+KFz",
-	"drg/PT2YcvrT2e/Hv0kedvba4exYH4uz9t+4/eT+5/Pr7yannaPWyfWP/Gxyas46P2z9fNXa/vm3/c8n",
-	"18e/wzy/j7b/9vG7334++G5vI+zEYjB514p++i7OE4KPRaO712pZBQtg4XesDGRRtyads93wO/W36ZvB",
-	"dfvuYkufRHvD93QnPZLbo595R/zweffHaQM9wuBlXNp5zaPlYx8m6GAf80TX+M1/XRnFpRqdPWbLdD5y",
-	"ORUVD/mvlhPMOdXBvOhErrrSKi4Esppc/Ms/xKx/iFn/ELP+ejHrVyDXeRkLZCqAkhWEIjakaWxIRGck",
-	"oaochbaEddLFXiBtuuiLVin6IotmKURgtHYwAmPFgA0/vNMqSRARFyJHWDt+x073ZXk6e27ABEK4JhoW",
-	"5MJqFNRzYLkUYP70jQaPrn978fphe0vhwgp7GOQTXpkN8o3iIx690uRa0Rk5wUS9x3YDlGGkoiN2IsPa",
-	"qiZTV10tlDIG1Hp+JZnldjVoFdIOs69O6OdrNknegbULTDDC/725mUPhY3W1f4oBvgKy+bICaka0kYq5",
-	"rLUq7H75E4HXKUSwwoWeQw6liRxyJZfeoV/zn5VQ/N8UXYDECnWa5i6h4rMa6nLRCv+pCzXV1oXoQDZt",
-	"sXpTp7X1FfWXikCskbrHjMZmPCvBEyt42K2ihPEV5PdfGbirEOf2HDz+5/yON5ffcWfZHWOZkeKOW9X9",
-	"MpX4nW2EcvLax6C4bVpKvKbVeBwwqklBaOWmI9SAWDixssFdJhvkEiFqX9/v/nDa+enHbxov6sHeLRjD",
-	"yjyKdJ5jUQFrjn3DVfiDv69RZ2GfUp5MmDCNpW0t2aa/IEhrQ+HRWmnvP0GybzhzXjFKtmp6WgTGN7lK",
-	"t0pc9UIz2fOBuNob1wVz1jOsWcE/UA1RDciXabOPdXjmyJhp4+s5Ycqliw5VhIYhS0wlAOKxaj6ZGF8o",
-	"5dNudxbU8nFsZsOuYNVSPlsrhP9uPVrKZ3upUj4tS7EfxCTL2Kq5SfN0Leo9hzWmrCXzsv6KpCsn12YG",
-	"LZfNsVQCVWaHSMVzU6YsYn7Q8xlTqWaKTMeSyKnQIImUIj8ta0QvDz4EnimHhAppxmVN67+8lTVYkBu1",
-	"wgo6pRWUtOH3Uifc0JicpUZxJ2h/fV7UAttwYNkoBozV5j4NaHjXlMMmlN1eNYxwPuNpQUjhbnczs03+",
-	"3UMKl83H+ksDDl8gmnBxpOBchtbfOYNqN48w/asyqCwIGI1comTRvBSxgjbcuB4z8uHyxCdSOdGGKIZW",
-	"+A3wXiF/6zZe37f/DJ80WLDDMZtA5aehVBOIk0oVbyo2ZHCLFDyTRkE5iS9B45IadsJdIaPyvj6OqbG0",
-	"FrOh8Zv7lEpDydrx0fU7YuUemnDSz+bor3dJX/Wd8AJpK5ooy/wFlNQQEekbeHwjNAuliDRJheFxYW5u",
-	"3wA7ThQQtjHaIP2bhs8cuWm8Vf/SeWv+ZXOn1epvQN2XHLYLxpVA8wgELmTMw1n9+cqEoST1Sj8BgyZO",
-	"0w9IpOjQNDkzw6Yb1rT3LTgpmg6z1rs3wu49gZdeaWIRNSD9TxUgrklFnIqqA2BmVmu3om4swzu9bhmg",
-	"nLqQ2f4U355yEcnpjeCCOGjXQvTTv2y+nS4B0XzcExD9+PHjfmrG9jIM3f1Rhui5yAGqibF4ZugdA64O",
-	"ru0u6X/DqGKKKEbjyb/cQCT8TaMf4C3TBzn2X24aXNzTmEc9yH+4afTJdMyEA6limgkD6fkuOcKNDgh6",
-	"kyMi7Qfu5R2LyNrluwOys7vdWq8CoXYlAVmwhEdh8wUqKNAJM46rHNCEDiApy3my65AvzAa5rVghiyTp",
-	"IOah5dt3ZG1rs1AzZn2DfBxLe9uRsYwjTbghEzqz8hzghX3lLaHiRrgkxoAoaW96yNFCcNjr0gEJv0mF",
-	"njKlyVZrqwqgT29+Npsn09bgp7u22Ptb0tHb95e76Xdb4bud8eEbtt+anLXlRefTFdR/hdxkagr3jy8w",
-	"btG9GJ6eA3JCP58wMTJj0AHqGNlBqrRUNbiW0E8pIyE89nV+GOmfcHHXJ0iGnrslVk2QqSYJHVX4Npt9",
-	"BzEPx78dT09/+5s5PTw1p4fffTg9vNs5PdzfOT38hh6Llt/fp5SB7drXZ8HFrbYjKKP4HhZYjxegqDmO",
-	"QS12wyYGMrKMpA9P++VdzFUptFMhDPLFfm46l3ITFcTHzmV+1cdR/WL9dfhKEx6VV7WE6jisRxwePbq6",
-	"/B5MeVR7/R1HbJJIw0Q4+57V8P5Tesd0kRUTTYfMirWKGTUja1dG8cRuSrMJtQzPUt8VA69JKrhFPZB9",
-	"yRolHz4cH5L7rXWSMGW5smEisiwb5J+3hLo5M4euphNG7tgM8yD8D34haxhSFhALkoAAxgVw+us3ws7B",
-	"BelskbFMlbbMT0hDVCoIHVEuujAfKLb2ZBIpNCNrqEsGpO+Fnb6bEG/lJKYzFuHk8L6jnn4GRdO8dKO6",
-	"xB5Gf4NcFzfiVISID0EmMdlmHHe5EVudDunz/FR6d2zWUyzVLOq/JdMxj1lp6fg610QbHsd2g1bUCMhW",
-	"a+9GzE3ERS/VrE/WENJ6LJWJZ+sb5Hs2w1JbUBkrsSyhqOqu2V+sOhxYxgjHF8YuVyVSTKN+gdGIeC0z",
-	"ESWSC4NKCCjEnmPnV9/6BnnnLnUyYEMJIYPsRmQj7H40WdtqteyO2vZ/OvZ/Nu3/bHm2VVzqOnwPxWi8",
-	"ojRZ2/78GX634N3DfVpssHsNiJYZ5sHXAD+qLH572ArbbI8130SdQXNruEube3R7t7kZdoYttjNoR1ud",
-	"RfykQGNNS2SLuOD2Nri5/N/tOnpdIKpeWIVT89/LTHu7Vc+NQQIrLcOFTuArE/qZT9KJ/aMFK8K/8vVY",
-	"yrUqNxZZiDitZR0W8fmEjixzsLi/lt09aRJLGgEqUVCTLbueuIn666syR9auZ453bPaV3PEcrRe1AnEB",
-	"54ClF/enmXqlScE8s/KeWgv2hPaUr9vVVUjFtY8ZrduboaNXmiSKg/QYyohtkBNmsnJ8itEIiuQ1udBM",
-	"aG74PYtnAZDeeUCO4R8n9k5uBaQNf7U3bsS+mBFcB8q8dk+WL4OjYW06pgZkNm6AnUyA62Zs39I75j8g",
-	"XIPSrXAjtlrtws0RUkEyxQ9+hwr2Xr6uknfBMl8nnjlgLSmg7Ww9TcdXfCQg7XqRfHMip0xBIcIx+0ze",
-	"n+4fNK/e73e2dzzTU3SasX97RwWWyHwLEoBBwY/6yjcV2rgRPzLFhzMrE0sLbaht+JmGhgxmhmlvdI8C",
-	"z5ETqjRcKaGcJBRODzwMQhsqDISvV8G5OdwJ26w12KPb0Va4y94MO7Q9aIV70Ru2O9yh24OtcDPqsPaw",
-	"RfcGb8LdaIdtD7fo5qATtqMWe1oy0x5+jx5KQi3S2pluf2k192hz+OsfO1tf/kc9WThHSR1FaG6eJ7iB",
-	"8aUGpZxX5usI+YOr6lS3YiSSVxqN2AsX/riBuWbhrpLU1yz8C1SLBZELdMBvaHSJiOyrl7rc2EIJ0te/",
-	"aTQ9ZXvIvGqgfcKgXtb3ASuMuhJ5nMWR1WAmWOAnLyU9SS3tWLUb5iAwwks0EMblW2C49ZH8W67NSBdf",
-	"6pLH5/JuCuS5W63WlyLA/odiw0a38U+v8xapr/Gpfv1j9sUjWAuAr067yATBCY3tCaAOa1epC8veIGfS",
-	"SsYjKOM6VdwYJjYaVn+UYhjz8HlnEPqXc5DtC0JDSNz0LIlrDxVXPZZ9hjoSVeDsLQ2cpUDi16Zz1oh+",
-	"JUPA1Qa7970xnHS1MgCSmIpeRhI5FOxChlAZMaaWC6PRHAN1yVrHKRY0HMNbrhRH1gK0l0lqJQB1sgIb",
-	"vpbscuC6iOliLLqgHHj7VKZxREaSDNhMuhu2vPiQJlbYYYx0ApIoSTrbAWHCMJUorhlJBSybResA2ndS",
-	"DXgUoXFnZcAOs7eLQOXaaY1EMBahlECjCRdEydgKZ2TMR2MfSFsA3ebL4FYu2r3S+Mk1qUjuAUPRRUoS",
-	"y2mmGmVaDYDlW7C7PwMiOlX3bNYLY6krqGa1QHhov549LwGg3XoZAMRc3L2a/xyAIaGWERn8DYQ9PmGo",
-	"lxkwJwhJJhhbCUovgKOgJH0VJ6rXeIt8KWMMOVuqaGi5Oj1gdv1Zleu3pKQ3/1mcC9hSJuc5uxFBSkBc",
-	"D8dUjBhoUGuLlPx1UGvzraJVGGTpfmXD/YU7tpLdnJnoEswRL3I8aNmoYnH1POxdBbW4F9lPqifR6bzM",
-	"ScwDqlj9/NElAVafyYMcQuXpD6Vgby0pWOHdDTb7EOgCXYSfA11oRJxPkUP1TBqSP+gi1udWFm/bnvtK",
-	"FcF3XgisuM/M/AzOG8sXRIb2RYcTmAaIFSM1Wfvu6vwMWOpEalOyJSGqnknzTqYiejYAh/B2DrvzoiFM",
-	"SEP8gDJotl5KanHkHkmGNkuQkiylD1gsxcjeKz7EpGSFABy6oLNY0uhayhOqRs/DogTn6BkpezHMMi8I",
-	"W6TFC84NKN8ymy8rwsHX2Ocwu+s1/535bCfc9YQJc5mpJC8owf1NpgoEoPxEuAjjNGKkUCItl9wKP1ak",
-	"tpeR02qMT/WrAysxLsuZ2mAcip652AkAvAqp+CBoasZS8d+fCcEUJvBezyIMC95QMOrmUNYhFqF7dspz",
-	"Hl5YhXd7aXjb3S+E95l0Gp03HYFFHzAypEpx5x6pWJzW+vaHDbfOfkDwb9hmf51oiYZumiTEvqiZk7RB",
-	"WzdjJdPROLOlY7V1nU5Y9qm3BA8xu9KnY+Y4AiABzG7oyOlYjjdeofXkm1TPlj9hLO9HDcX6+/Se8tjf",
-	"UIVMsTEjfpDdkl3EgHkks8tClIuaUoDkVI3D9i/30sInyopUNj/XpDDqcalsu7VpD1WXt15YuJRkQsXM",
-	"iq16KlVEwjEL7zShZq71tpfAca7ewE5WXqJzPHBN7EOcCgQqN7n2i7XH6qIS6hb8Avxz4b4U824iIoVv",
-	"+gLLXjNjNoMBEYv5gEG4xoyEUpt4tt69EX0LAZAW+0Ug9DfIOeo4C46oS/p159u3+sKN6Lu6tz3nju+v",
-	"gz83D1nLJRWwGyNSgVt/TTNG+g6vC8jZt+JA0dQRgbiFsMdGpna5AvKJrczhw3G4IP1LO6q5b0e5iJBC",
-	"HFTh4bxQdzUX1OOvsAmdIT0YxRlY4wq248dcLF9yuq0Q338n8nUY8gERZH7toRSCoUXAnnZsZcModa4G",
-	"+3gyqZRzxGVXMK+y4sKs0OKisIfsK+iS1fSei9HbgnIGJ27FVDoDjjym94wMGBPE1XbeIJcsYS5JpaKT",
-	"OqZe4zn8ExjF4qMha9hOWd6DvwUC06gy+E+HC1ZbFdFgBjJGYSuv9I2IGI0grtLyIKsrAax8TDpUzl3v",
-	"kgJTqWUSZZslQjd6eyOqxLyQhItfqLIaCJhyOFJEoRtRON3CqdoloI6MOGVY1PXxRY+dduBucXviXIxQ",
-	"Ga8/9XrtnA7Z83iRkQBx784BqHExWpUFQUTiJQulij4Ie/rP1lLtxErQuIeklpPcsXtQct/PIf0LWLD2",
-	"MVHWnofdD5oPQQd29sQSB4zIGje5fB0xSK3gAmK77c0SphMItLsRekwTtp4jbEKV4TTOChO/dYgK24vl",
-	"yFlzaApm04hVKIhwb4C5lvKUiplTv/Sz4G5v854zzRYZnRcUfLBlQUTZa7U8Wc2ZWPZe4hygByKqJJWY",
-	"Tkc42rLJlS/tCpkUY3zrFurGvs4HFuNim3lg7FIvu+F2ir+DrPD3UeOeqXktxIxT7PgX+JDVYjxmIdGk",
-	"ctAfP35sViNvHzuyaqCuA6Czfj6bwaWlGYpWOHCmM7ha35/s+lSRbha3SMYUzOOuMy6B6xZuPntDnF69",
-	"/7MMnfBxrsmUxXHTuQ8HqXHxs8KxM5C+rb46YAUTcQOAptMkkcqwCCKCMF/wWbDLJuqB3a8HWJ4DsfCl",
-	"gmGwiyr0UwbM9vbLG6ZeadJ3Vt6m3XbfBxtKwcqmTOf+WOtXl9m3us6NmLNo1jpr7YWQ7QLQHq2px+Ke",
-	"Y/pMwZtOowjypWh8oezMBqo++wYKhZ/+cEHIxUNpcHHf2wt/6Ax+2p18n2zp6/b9z2/E5eb0bzvsfeu3",
-	"k236LuqMPvDzT7s/3WHRhlJM71NRMHkMwS/u879mw+TgNxYCI3ZGcRGyuhwNmWWHZkkUWLXDCnZviUjj",
-	"2LFYP84yDfsz0rcrBF4CBTWlOIaIGtZ0ZRorm8i6f/0xN+XcSF+aNofvKZ1RcuBycarD7zmd328/5uKu",
-	"jwwDIzCDPKZbj6nljxje3teGDof9rpNxsJGpD56CaBBhr5FfGnY40slwWIC/W0jQ+Ny0I5v3VEG8FhT0",
-	"zk7kR05P8P3Sb1c4WfWMAQJQwhi3V3vakIQ2f1vKCUNaoCarpglBZCCwUUsaGOBwLhhmshH0cQgIZ7V3",
-	"Lc/SNnUK3yNr1CfikDzb1An9PJ8gk/3gL2d8XwcbnBXrNNpRsjAhl9Z5I7J0Mu3mtO8HZMgV06RfCkZ3",
-	"igjHb2hUF8Cpqv0TnW/iRoQxo8ryEsW0jO9Z9M2sD8i+TgpBcsQ91YQb1B7KiM6jJQJ2fPZcbX6UXa0j",
-	"PdwPuZYRnZG+ZkJL1ZPDodUA+1aVdI0X8AkZUcOmdEY0j+1VN5SKtFs3YsJFaph+m50RdXEH6EHuC58C",
-	"2lNc37l5sW4+FwRzMqXrAHJ2cW6hAbC6ETH/lPII7Uq7HQwML37GTbMekL6h+q434fZ6gy94JCb2gfOU",
-	"Ai7YUxkpGrIbgQIqaAQpA593cXL7otuBYRPg8aliPfY5TJXm9gpYw0EQZhczk7kWb0DbAoU5NZpb1cNo",
-	"oqw2OveBtySmdhX2wDTRaTgmVJN+LE0PpCcuRn0MhO6HFguG7hbqxTTRrE+oUvw+L6nGVZ57Y0XxSphf",
-	"+YjrECeLtSpyvavy+d9kVQsSJQdM3zScFGRQgR4zqiJkcppb8mxvdSEBde5riIv7KzBvTzyPvPMkW88J",
-	"8LFIPMgj90MJN+5mytmCRdSiLcJxK8BdZN7caBYPLeuuEuyTa8xbLjwu9ADzvfKDv+TVI5ZgEj4Rf5kv",
-	"4NAvUA0QGH89c8m4CqQ8D2Rq3pI+j0DCiljmbYkyjwlqUdhzYf/i2NKUC1qyRF/lSUFO9Pi8wlsCR1b4",
-	"sMQTHiFkiPV+Fps1TmjOScXlWD8pO6GIzKOaG7UylEd5TRDH2AvokVNsfjTZyRYIrEQ5JRJYeKW7nvyH",
-	"1NSJNeW7sEtoIUOSxg4J8PPz4IWnxy9+lWGeqTuMRacd1GBVmd8GpJbXBjXoVsKxcsRu7dcbT5B6eZPv",
-	"irvhYijtF6dUCb9Ku5iQxpUvuxG133oiZLpAwKEUIVNCO75nIVv0Yjen9mLD4gjP4HAVJPcI8QimP4Wn",
-	"R/debY3j8yEEEj/G1j6i198XwYKqP2UkjRziP8kci4TyJStS80cmr5dzGH99ChY+hxG+P7/rX2vdAb4K",
-	"D5gF5LAqq25k0LoqYJtfoEWtRlDAG49Y0AFmGbwqXhKFiS2BFrhNeTr3sGYurG4xj6X7ZChlRHwdHB95",
-	"dCVTTfKKyqhrfbgi7w73yYT+JhURXDCy1p/wGIiWjYB8hlyP+4GVrFSqDQ0ZFT09ZnGMD0jfKMZ6IjXa",
-	"/uEaLQEJjhk1wEjkDPmJphPWXw98/F9WfeDow+sP39+IoUyVYVaTQD2XGjL2FVJcIRACLfrARwGScEiV",
-	"PU4f0is12yB9Kyt+zswVFMBxIwYp2Lh55CIbXAERCHZzeo5RdOaEQXc0Fhb2z5E9T7thOPZ5OECnPwcG",
-	"y8ddu6mgAUCwBCrBzQUgaASNUZwaONeJnQs6eIUsxmy2OE04PJJxnOoQLNRpnIxdvdpQKgH/CaVI8RpT",
-	"dDpgCl42ckKNRdOQGwWX2x2f8kbQGFBBBbUPxjKUMXagT6S6g/46bAhPeIgJ2zROxrQ3girZIxZTgwvS",
-	"AAUpo140w54Nhn0uo2u+84UYewEJ/PVWDwz2sGfBDZtY7mooFy4Q2r0f2JOFOG05JNyAgw6VWkh+FHIq",
-	"inYAP4ddumIMmtmgU7S08MKwBSuf1RU8YGT/pJ3ZNam2WiA2BaeaYOGmuos9K1H1h29n/RQHddSeiVMN",
-	"qhQFWTZvaJazFNfZLFLpCEBxz5UUdolwpBOuwzIc5rYc1mbR7Z+0m5uEg5l6yJnKNrzmbPtskphZJSuw",
-	"2FdtXpPKimM9DoBTP+5LqQlbQaic68eWAXaBQJpDUNdw+6yF20RGEDACcIujJ+C2nLZwSk04LmgLrq5X",
-	"SZvE9nBzS3etP/KBrnXcU/dlhiXubN1U2cdL0nIO4YKUnGNtrZAxwRKbT9hmq1fVp5QKw41LIedGk1S4",
-	"Wu8lkvHjnoLsD37cF9+06vHxH+yYKqyyj7k5Fu/3WCTp6ptOJOaWVnZPMeaAqgiAgAaaEMsQzDiLo4Ak",
-	"UmF3XvTosohQWMf68yF24RbjIYdbWhJ8V27Bzwdjwl2WdYVFurqvc8K+hahzmip27+oZbOToP5AyZlRU",
-	"OncuazhZUqONqTYftJ+6kuFKtSE6hcYtwzS2Akbgw2zQCOh0BT4kAhKDU42XxPPsNPPm96OEhwSiEYY0",
-	"ZISJEQh2iZLRet1uEsWG/HN5DuhQe7f7w6Tz+UnWgpoMCjZurhKIAn+axSOpRQat+UiwBf4QkNCovoPr",
-	"X6ogDy/JkkKlcrQF8cN2SU87Rebhd54wgZEw8q4WXu4TS6rmaZbO+nTq65xX4TEwPY/5OLvdWh/X1XeG",
-	"db8pstbP99dff4tJ1PGMSFGuwvBHCQ7LteP4UgX+nwjKebClETdHwqgF7GZRDbjMYHMceYVlqrhhvugW",
-	"4vQVN6xiYcgf1O2FhgbrGi1jU3uSC3j7jxdfoA9S4Buf52UNs/v+10dYyTwMXOkHO8DHw+1fHJM7NkOq",
-	"w9mzOmfe54MeBRervbK5w9k2as1/wUrOzCXZOk/KjKDT2txobbTbmxu7y1nMwT+NCPq07XoZIxMgGjEy",
-	"DccsKtiYqKgxMzmsnI55OEZHkcvndKV9MOgY5tbMRd2tjGh5HeXawijRXH6f8+8HmRdAQTimYydfZxDj",
-	"kXe7IjUFnpAL6ywYy3jSKJ5SHVZ9YyXzA6uRrxZlUFLpHpOYLkGi28+Gf7GquQnHPzxDwIUXWVHHyWKm",
-	"glyhfREd05m6IBDsyZkOyqOzQqsVcq0jQdegplZti7lgy2/HHiJ0mqnZzoTODhA8LwIdbHH1R52koDJF",
-	"ddlDfY6moyjXLLqWp1wAAtcTp9UYXKBvLKe+FDnqFy7+jgBKof2NaoLzYrXfehkbJ1jy+sbBZ+6WWfD4",
-	"R6Z8i8R5pFbpsqKCDmnM3mWX7LKQXNExWF7oqmaAy1QUjACGJWXsftpukQ6Qnej5Az+i4ZjodNBEqEIh",
-	"QaOJnELRUGxCAjCC452iW5JrKCWHsSdgXbOnvjS5XeHEdUtdXhcHKa/O6fzRe5FVCtmBWGI4q1AChtzB",
-	"jKzZbSL8IVoBsp1IoliSMKtBx6lLLxuzeEhiPmTrC5Wvx28fRMYCDZQwvIrPhXvIMb/MslJVlHPOXr0c",
-	"ynhdQ/ieS3p8KiFJ0YYTFC2eBX44x+trb0lfLboqRYfOqfPYMb9nnw9kLBVqA6609LKvVI7Avx/4by9c",
-	"7YfE30Gr3Op/yYbmFpxdXSuuVl+kKhxTV8RgOQ9fzvzmXGbvwLDOJho9NtOxjD3xZYYrqkniP0rWji7I",
-	"a2IUn6C9aj2AEHaL0+hbm5N0vnqN11mZr2xJ4IMVDK+yDex6qZOYLrDfw7DilrAam1X+A5/OKDQfxAyt",
-	"ck6+hZQW7MYfkE0I8QdXuDAk4iOO+k6uSrQ3tsldrVPQQnjJG0csujkXCiCf/gJYl3CDrLEIYOVEH6yV",
-	"s5KUYPHnbxZ9LphahvxexOTrzFcLOHGB/3pc+nUB3fo7cDXSfTnRdiGOPEuuXOXcnitxrS73rCJM3C8W",
-	"J6vXeX6NO2y4z67uebwo38PlS7ceN3SNsdgF2JMk1WOUxKDjSqjADQ65VS7K2wXMZfF1TGTpC1xDtdGn",
-	"TZ0hTerNXH0oaNoHo4FT1Ef8nokyD7uWgo/GBiszmAUxDr7px7KmGZdJ4RMrFq8LAxZ85dU8RaK8Rnj+",
-	"Oqlf22RhUdfih55Vp/VJ6oBvQ2Opxzc5BQMJ9v3FCD8GomC++yD3lWEJdwwVHley3tfnG1RAzPZrWMlr",
-	"B/fXS+5vgbK2mM0h/lV2ii8Vz9NpJyFVEaoomBNiMdBiUhfiIgPStxRp/+tI0v4TRAyITHF3jf2Ri5Fi",
-	"EbRT6pO17DVPv/bfII4EpO84eX89IH2gWwgWc0IxzJuLxS5ffo6qiwzykb2uilLhUijlfcGVD7tQx7ov",
-	"v3irnbklYe+dx9e0mMMsatkzH0v6+PWokZ8siCd1LGoRl142zagiLFts1FYBxbytfMuoTfftafVdc60Z",
-	"JlL3AVz9t8SzADc0qxnth98IHO8YuH3Do5d7xSNif4PsEygNWmjZBUsqdHpo1eVMFC6Hx1n+StlQjzHd",
-	"79kMF4l8ra7suef0fw5PLlLvn0eefx75FU5ie4mTyIjzEYIrTNleZsqvJsdFVLhAIPBU1SUUqqz5/kMW",
-	"2BuejiDOGquxs8ghF1ZUuTi/uibYqOkPKFr0Ba/D/npwIzAXgdyx2UZGX11Ci3dUYAnc/c2hbiJYVqoJ",
-	"JiRMYy6omt2IvMkLlOTPsqKt+JbPhD7tVERkbau1tV4JQsxi12ErmWWpHMCWj5o7pQNqmP33AWTWzdtt",
-	"BjyOuRjtu6q+y3ivoGi2mC03dvU4jOWzD/lXqs7J2BUsffJLhZbafzzHXFgMk/DgC7LyzbiOoHoWRegV",
-	"l1BPNsVjfl627DwqFGwYnRY5oXeMXI2lYuRQBcS1VSPHJ2SntdNu1zClVVAp/9aBpZCbtNXq7JBzZfjv",
-	"5COLovoL6MkvZNhUoBY6o/8rHDPRtLLj74VOldnJZoW1i70stoKvTYhd8frM8DOf7Z/bZLPdIdvb26TV",
-	"hv4chTm3Wqs6URfGmXh8ynIGKgIDoNmSxoHn8AAR6VXGjyy6H/goxHnf0ddyitVcQ8qstPjlHEalE8ld",
-	"RytzpqBxz0S6DNur42HZwRdcGo6vZRvPjq90Lv67Bd/H6uwNNv887rYSyn4d/mXk2t4q9p5pgwBZaD/T",
-	"CmpQdZ6DWObxH//+v5EVTpEVQk+LxMU7rMhWnow+WXPZ3uu+Oga0STG+PdlbtD/wCSO/SwGVtljhcdbE",
-	"BOoW6FdYa5Kb2cYykvNfTD4ZLeTgttccNDW9oPc8noPwZmtlLvt8onmSFvKMoqphSdjvz/q+UISrIsEx",
-	"aB/MIhJy9MFFao+Ra2cDgZaDPnu/8KIvNnEj1jQzoO5mlZ/eQgKGZgaqMWOej7DTucTvPpHK6rAiZHHM",
-	"on5ZynWLBWOrxAI9+UKcyATTgAbv5iiLwPkUSxR7qAHhcfZ+zcMf/Kpqnh0UF1r7PF973eN8O4WzPRb3",
-	"kofsgvJF2aWhG7nBcWgvoRyyTIl/QtwTsKpNqLpjEbGD5sPFs+7w9Z0q3XRI3GCKdBNbgVEvRdXujWW9",
-	"QNLQ+MCS74JIM/d9GAeOutAOLhkKtt50tlut4CnDv996cYmlBTxGgYVT+rvkVi7ClroUy1p8+atSLeuR",
-	"daMISyCxfcdhnsJ54BI9z48Q613vPl84p0AHMNrHRg5YSF3RYc9ivp4gMhY5lIqsuWLFvpY2jltfik5g",
-	"oheikryG0EuSiV/h0kRSOti/K5nMo9ijhFJGsr+cVCo4jsTChE71u5iO5o+8SfqpwJS6ng/1QZeH+zHi",
-	"zCCpyIgROqVQcwVFHbCQQbFuN7ppB+m85eX6xo1okj7aLd38M5itkHDscpl8Mpkf3sd3RSL73cxxOZiR",
-	"iUzN2D2TsLyeVBFT/W5e9iZvc2efE3iOr0yU6KXCAjlyxaNOL898/XBsJXpxfFhKWQywHQPWOoU3yell",
-	"WRKZAyF4fQsQ9MlyGRCsLJdI+7/FPViZMV9gWVSpzjdvs4O6rBeuyPUz1R3sB+UnKYu4U6xO0wyljJlq",
-	"JlQYNWvuVW3Ana0ndQnBpsVPPEaGZ4WhcxJyZbXliWvZS0z5xDV4OpAReyaUFjaMBCJBJ7xL4IJmTBvk",
-	"gGoWEJ3QkKGNPqJ6zLAGOR8JqMG61t+9+9ScbCVYoHf3+x9Oty6qXUDx16r6tlqFOVh/LXhkxL6vrQvS",
-	"z5gD3FaY1pvFBoJvlBl8dn541dwEwguITpMkZhOv3yV5XwDgFMWs6wLpAIaXkH8hzsMZDmtMTY8fEci2",
-	"Bip6rxnFJxMWBSRNoD4a1Wwdy9Ma9tnkpYg0g7q0kL0sJHYDLR3N2fnF+eX3j9VaefS+8bCvdQSdSZJI",
-	"dUeaRLGYj7A3eQbNxpKJMcU83vrzR63jmuq755GGjysrGxda9cE/wnderfQMrXGMZTVfngLjdWFofagk",
-	"mI8wi/SZe1w1f3IlF9nStlbYB7brey4bE0M+egqg+IUDGJtl+i6D0PiiR+l5oL2XhkBN9Kw44OrexEVG",
-	"qX00SdX4h8ma64iO9aYt03mlYbTOSJ2rQl87MH5ww5o6lAmL1t9iD+8p19iKt39lv5S1Q+o/qzHqM/I8",
-	"80o+CIPFOHIsrIwp1ezYsMnzUGVRcvUhtsuG2upGpaw+5WPpVCe7wEqik2YfVs4qL1e4WBGlPKKu6nWh",
-	"6oTds3j5mMwL9wamF30+xneKelWetjFm8fCED9khnWm3ODQGb+482Zs8aOi7dP7oPgj+KWXEUUKZROZb",
-	"Wq9Xogd2nhbyUuESv5aCht2+P70cGp05YNSTQqFWRYYyjxLEVxUILtTdXj4CN3tnLj4VQPUpZW7Plo6K",
-	"LshHazPDIAsTGT95NV7KmGUcHLlGjREAkjiwvDybFvkgCrQarf36LVZugVTwAchEE0aFtjIhDijlAT0d",
-	"7Fg48tYS8Klq0c7zCmBYfPDnavRSV/57qgZSgRr8Pfo99FfWfX7ipr9MxfPizI7ydHywFfgUQ1e7MQt0",
-	"RDXc514E8yaTlfMxK07mZyc7Liw48tUVS1YLV39Wpt+K189X11Cp5oxlW1yMWldWAx0On0caVjU7V9GS",
-	"ZRaCFTQEV5H0OZUw8leD0gIfg4F5phjtEF4/Lh0NFKN3Q6oNae10W63/+Pf/3W51N1sBiVMRjkm77X7c",
-	"6m620EDAhWCKtHe6m/ZBp9VttZbOrTx0RFjirO3O4uSPYuQJF56lre4lNnzCfnfxJ4+qaX7cggs9m+eR",
-	"EzNS0RE7cRV9/h6C7TJqUGWZXh+a0M9WVX23gj77Dt7j4lnv1VfqcEKgqzCMbvynhb/VwgVWo9yqqxtA",
-	"vBgJrukzb/SYDlhNasWFsnJzXt+Rjt7mNc+h+rH9I5kw4UKz+xrPtxe7A64ogL6kNxpNSefldNyPkPdB",
-	"RWlJUNy5uiK7DavGJlIbFr11JaC5YfBEFzpoYg0MV2A7Cz0fMCKxw9dS7qjHC37gU2jpVAUtLCnAGpze",
-	"DZX1jM/C0vUKi7heItr4mo6u88FzIcf5o8ew8Ln2MlooYPVoMYlSBadqK5aKqFV7m0Yp239SsjiEQV+C",
-	"BpTyP8UOBAu5I9lsOc6QhSq9eTJSaRmeaeHpGWXMxR2LDmXotJXn6RTzN1+iuFymErxdy4UfW0KORVCB",
-	"g15U/AJe1hdjaWQhZrBmyJVrCLx4hGXx9SNWkFQdftNRvRnNcg6fvwy3g4R+Y0LCn+tkOpY6YxsUm/9C",
-	"fYUxVPbHioOoWBQ31l+OhtkkuaRitJTRFwcWkxa+RhnLriGczZPPYhbgnM7P4wLgBK4ryQGxAhCAZAUR",
-	"xULG77GJtS+y1v/lpvE/bxq/9gvpHjBd6RqqFsu2KAIy/wYWOI5K5U+XcK7DyqBqRVnERDD7v5YydKQq",
-	"XvKjH1Q8d1D27cADcPHxRIvKRv55JR/v2II+GMM0jskdm/l0XSi8xV0qpmI6kUKzUoPEO8YSTSgZUz0u",
-	"ixeFqos/Dvauf7/cEifJm/Bj1B6+1zuj7+jm7Ii10u/5udn+6dPP02cVCZjrVcgm3PVodJLjHZtlrR0h",
-	"NjAotcm1uwPzORbqHkkGrQqx+xzpf27ShDfv2Ky/8Xi1yXlYYj05dNyHYwohdUp7yHLhyn9rSSgs0vVs",
-	"UyyUI8FdGc2vL2KJFfMAXoWKlo/XrnSImRsjl49wKbwzH9yStS+rDYFz70FvrFeaaBYqcNTmmGjFysXY",
-	"R66YiKzEaFzndpiTQaSU70CmHcfH3Kn8o/o1Pu9X++es2l7teQ3Ufs2B7hjKVTooSVGLdMMXqRSbM/ln",
-	"M9qqDDOkPE4Vy0LIH5e8VihV62OnvqYdkJ0nDzTOhMTtvb2yiLhgoqL/ApB0Uej5CEqv1iBylaVukCO4",
-	"HrPwqZAqxZm+Ef3PTdfFvWnnA63ZhQfFcsqUVYnJmH0m70/3D5pX7/c72ztZ2UI6xTisOzbzso797I1A",
-	"ULzSZDAzTENPeVf2BJ9AxwPNwl6fIMsgXIRxGrFofYPYLygqIjkhA27mOk7hiz992rx/gun7u6G2OKqq",
-	"5DiNjUl09/Vri3h6Y5yZuJsutF/7rKfXllEuxyFLF3R2loUKvxV8KyFOBcWXYKneyVJzbSVKDpnW2Egn",
-	"9+GQMYsjH5eO/g4f9qnlBLoLCh7SGHpB2Le1V1uJYiOqophpfSPkkCgJDf5V1LdPuDbMqrYRZ4YbTkVA",
-	"+pFRffiBGR4Sw8Kx4CE+CqNJn7j+OO4tqmZkQgUdMQXtNMZsWBxi/w5If0zDMOmT9/sHBxfN/ClE2Gk6",
-	"ZGZGYkajcsQaONsjoyxIowm0coCODjBZOfZG1XKJg7n6jiu4JK6LhQR99TDsfgyCwf/zf7/bIPvYaagX",
-	"jll413dxs77zmxmzCTYIJPRGLOokB0Jv11Uv7IdS3p0681nf9zaEZmsjxbQO/LixjKP30mRDbwSOtb9b",
-	"VjOWUGnd/sf+hLnZLjHXlWUfQ2zDhJv1gNCBvGc464GMo1Nn+HMruBF+2lDGUW2afWHZq1r9qh99zvsF",
-	"UKz2el30zWHuHVpFP3raZHAiQxpfc7wn563aYGWv5po+bXozbq1Lfrnelo2zQKpOLdc6BBXs65wwjjWV",
-	"2iMliZL3DIsM2m/VhiMv75CpbC77ZP2WoHb0vLblaho9lf3v6vysGJ7055bwXz3mCS4yxsT+Atklq4Ft",
-	"B5JSs3HfWPmJRgCaYUGUl2oEUBuTVeOYqzeAXavU94wtlCPCztmUTKW6gxBqLEHEDQntpa4JHVEuNCqS",
-	"SUzFK+1fDWmyXm9IwyV8jXi6VDVttw7osmFvpmoSI0byzkhCldEkgpIOpniy2rjKG09Xqn/BYgHlyLCM",
-	"lLKTK8CvhKVY6WalHFvE+KxXcZncV2mXW27yl7f/W7qbasXTUhAJCIgQBOcja1GKrVNb60+1DXypRm71",
-	"0bg1zSYXQ/gg44aP8BE85xSbDwTOOKvHNLFjEmZxWArSt9/vu/omOcfqr3eLrRuIHN4IsO1wEelXxLG4",
-	"gPQ/et6Aa0LL40Cacc419AbZt2KySZVgUeDsklhlyKpGCXT0MgGJvJ91yOOYRYQLFIGkYMtk+pRXAsaQ",
-	"R7soMZF+s8L4a0VnJ1ywJYd/z6W+W3Is9v79Flv/+nd+rRz3E/066iqmYYh7AQ0yD1qGJXj+3QUH2c8O",
-	"sTeQY98kOf9xKKGHXwWU7t0JE2kPxtkxZfC5IUbRWQ/7g96IfgFk7vmd/cW+XQOhfql7reub3Pd6fY5e",
-	"MkFgvfV+S3ymiaF3zEX4eszbIMfg/gQewaLSbWQBhaWBsIHXjRhiVyVKpkq6dCDshnJP45RZ9YRYRZCK",
-	"Ual8FhF0AncfZBnZZa718ZQ2btJWazOEH+GfrL++cSP2iQUlFnWyR+aCTPpZ8WoXzVVotp7dQxVbwR8N",
-	"PZZT4NAZzrj4JEhrHikeWxVd09QwyCdewIK+X8zNC3cl1157LvZORCYEBcI1cVvv510bfQVu5m0y3Rtx",
-	"Ix7gAMiDPZ6H/K2H8lDycCMems1m6f/ty1VMfiADGt415bCJWWLOqJFzLfuROZp48HXDLS3Zm1jpwPVn",
-	"DciYikgOh7gGUqES8kCGSgqTf/E18WamspC17IfJGn4YAJd9Ww6HZDDzCL3u1lIgRfJQwCb7rTnifXA1",
-	"qCCfKsMkqKUmUjdhTrjkIW+zaX/F3WANUjt9le4fsl6Z5FPKUuYmREq3x8nioTfAEfjVzlJiDW6B0MXT",
-	"SVtg48OZKgyBPGQ91RWL6QworyAO4HBN1oR0q163H6xlOI98uGBOKWEaSAoFRID73R8G9P10gARJTeo7",
-	"kAWKO6iKFeXJ50QWJM8rQ82CnCfP/SwhJix0TpG1PpKsZbZSQetWF4HRtxIfdmBV90xZ5RZKXVJtsHxm",
-	"hpj2Z8TJPpiiECX765DYRuMpnUGekr3sN4hdSkJnsaQRoRFNXHiVZ7Q3IsdSTWispevWCrjcD+ZwTSNS",
-	"6r7LyXDd/vElL8qAk8JuOLsF6ows1LHHuXrf0JC+2oBbl33iIEh9e1StE+fgsh6QidTGV++zSt6NEGzK",
-	"tEHHVUCowSGdVmAFtFyMciKcvytyRg4pgpaXZ3HYPikFd7dclGBBdq9tE7q8sh7V4560rMSlGLhrKlOe",
-	"yhJ/p9XZabY2m61OVZ2tDTLO7AtPxMn6DCkwZjnsXLDOvEOEZbgZd3UYmp2JU+rs7enKkhZP572nAJBD",
-	"7AF1SR/aPlj6cCUCoXws9eQzVHICBWsl0hz1/rHsDB+T/ubu6rnONUykSwHKXgr2BalGS40/V84762FW",
-	"F003d3NKMX/v6m4RQVQqkL4AecDFbJlJ1o+DC6s/oM3Wyl7efkpNfhLugPr2wsxqX0O1mkw4ZtF6fjQ3",
-	"Iq+HWjqnLFh+QUngwjliRSHkogK4KorOdn2HjEZ4dZZNyWtbZBz4/miZRTxvNIJL12OpDFPrG+QIaV0g",
-	"ud8IYHgviS05w19gGYHnVtWMZXhH1j5cH6wXUmRBLoM+QIxGWN0nlPfgBnEOlv7RNR31F9H+dXu729rq",
-	"trZ/XrLBCho5lsJXaKv3Ba/fOh4wd7nkNacLosvakMfGb8jjG6Q69bPzyUp23ojMeQRTwPRY+fMFT23O",
-	"MOv69llCdvDJO8jk55sZewoUHPiLsMAta20SvM4fu+/KLdS2j98g1+wziF9gNFNc3BEz5uGdsHRspePj",
-	"w8OrYxJDFt2NWOvzKNK8B93DN/sk5p9SHkF3qf/49/9Dik93wd9mvxKUf2dhnzCqZ5aJh2M2fXsj3HP4",
-	"fq/VJ5ALWpgQH2z1CftsFJswkCB4eFepsIrFG9xXocIdo6qHa7Som8Zx/lcohbYCiDC9kKqBHM8i1x86",
-	"pCriNISpBHTajuW0p2XE04n7I5GGao1/YxP4nutKbp8OoZcd/IsPoIDEmI/GvURJw6A3zzBOedRTzBKM",
-	"P2PBUmORTPAQCuyNmKGKU4F/wH/HNIbl3Ek9hmljGhqpmf92RLma+T9Eavw/TTpgvSFjrvCmVDTu5UUA",
-	"oDdjfqjlP7fKf26X/9wp/7lb+ZOF2Q/uaCt/tyt/dyp/b1b+3ppr9r7gCOelcc6MT2yvL0pQKNJ38P68",
-	"Vr7hbIVQEaDG2qZ1q7dKf7F25EcXxweHx0dL9iQ/yOBLDgrwJe03rRa5CwEXlyhqUdOj3AcSIEgXMTNI",
-	"EKpv93N+eJW168/KNUO5FsIN+IzFyIqJG426OiGrnSLgTc1JZvhQ02hVQHvvodNTI6ZfETx44MZ6+Zyh",
-	"BVjEa4w+V1Cwr+Dr0djn1QJlDf6NvTwDksQ0ZIqIFOMqXF35CFe67isLotXt7Y3QfCSaIHdDcQvXSLC2",
-	"8WhNuThtVFrb6P9MWrkvZMIo8K7pKXPYsHwPGdhdfQdvaDQH950L0Y1cMAlY9V09THSp5NizQfYPr/0Y",
-	"iFIC6algiLkRWEXFwgv6t2LMJZtlg70JDIQUaF2HeBBTY9VLq2WVYfeoKIVnBaRwBudVQxCXB80ONsyy",
-	"w/zpaXJ+eXp73mqT1+T89PD2vLW5sZQTDo0+F0xxWZeMfMporAsER5Mk5hgMvXZ+eNXsrHv9N8s+rsQ9",
-	"f9MIGieNoHG42mEj+tbVwYlMPxd4LW9QMmJWJKeieKBgU4mYcjVxLk8RMqWKN5FpOLSqdcxD3MDXuDhN",
-	"bUV8C7c2WcOKPVZbya5nUHiyojL9t1bNAbt3P2sfBOe9XtyFL29VvORLlWncHE+XQsupOnCs0zO+Cm3P",
-	"4U12XkUqrWX1Pglmrse5RP6OrYctQmfGsiH/zDThpgsla10RpwDILSAfrg+IZVeWTOftHDcCvMRr/VzD",
-	"Qc9jt9VqQh6oVRpcyIcvlYrswp64VQwv3x2Qzc3NvWoA4MIZ54t7J9QYpuw+b29uoj+2vjTtfzr+P7+Q",
-	"61/xX138z5r/783Nxs1N9M/r/7r+r2s/P/zyz83yuPX/UcdEjoZDBqF9p87wsFIq7ZJJ5hkhL3Wz2ZUc",
-	"W3FggXnkT8j/XsA+Po4Z5rGNGTZKJKGcMDJUcuJuDJFa5XoWxgx7KFoIvNLEKtGKR5j7ISTa5TkEyw2l",
-	"ClmRIuFtSwruHYhML6XS5gudMna3oE6WnYXY59k6yJDGsf1mISZjUe3HudalnkDxxOqI88hXvKgQpyBQ",
-	"3oFQbDHwlkD9f6uCz6eqlg0LVND/9UgU6zK1++fxW0DYCqvpxE8j9DauEnw0wECaGg1Ah2OqRl8X5LJk",
-	"aNNE3gPrrk9BUjN370aZROPEDOZhERAZR5lBe2mR89R9t44wXQr/QUx1zbIufmw3O2TtmHDhBgbkiLAJ",
-	"lA4KZwE5JzI12aP/+Pf/s16bW6KknNTC39dhqCEM5yXz6bWZ/Q6iuMAvK0JG8gOs/fA919wskrLs7tp7",
-	"zrysXTLXEpdncdIKBIMidlbQK2tRCNBAnCwiRS2xihEdwfN3XNCY/76w/i7LRm4M/VBsuEPTiBuSP39l",
-	"peBEKmzplg2uqbSbvbJ0H3E77XPy0UufKky0JEz+LqVrF51NXeHautP5q6rW1mIGlKw9UkqqevLzb7tU",
-	"Rzswz/BoLCrV+Si47Bxe82b1X94n43RCRVMxGoHq6zjhBjk2mkylAnP+hM5ICGVY32J9SQi3smuoWLzP",
-	"i+W2stpxi/sUHCwsZ/n++vrCNy+3HwosCaGmaRUPLHCtUaYEx7Wv2WvhWC7q3Np6uqIzQKe0qmBxOdEc",
-	"sHUF+sCEEJAJDcdcsByyUKDTBy259I8NcuA2MlBUhFnnysDFwVoww9r6GzfijE3RvOCLF9AoYtHbQhxP",
-	"Vqc1jSM7YExFFKNJnxtdhOnGjYC6wdCNAo6rZ5fEoj5Z22q11rsEcxlAgofVapKPfUv6ETP2x77L4mU0",
-	"HKMbeoOcuaLG0L8SFQ8sUpyKUiwwfKq93iVnspC2AteOvW0gxylzUZNIMg0oZegd60J+FEbVNUk/iano",
-	"+fOEaTtuB5UWenYgiWl45wojMwycsHuIoEO3+8UVaR5KNeBRxATMuenmzKorKhlDlFQh54ZbHV6SWE7z",
-	"Cg9+C764s+lhRUXscOYhjYJkvk32mdtrVxUscVkXw+KucNZQimHMQwOT7lUm9fG6BPeDe0d69geTKBla",
-	"yh/EzE7R8fADrsQ1mbI4Bt3NYlPqi6L58tWFpMrQ3n+hpUmcWlHDepAygifTsYvbJ2AEhZ+97eMtUcxY",
-	"kWxomCL9S/tHc9/+0SeahRIdgvawMdKiZ6Tsxfaqt9O2NysLhieQySvKp+BzOV3dbGbGMurZQ6FxLKcO",
-	"fbbdbNBNFk7CtX7H8dkp5UeKs3r4tXbcBH2ssN73OcHwEY1OW1/F06+s1MxX+5PRaWKvZhb14GHPPoQd",
-	"bxd2/EqTvuug3LyGARyxCAmpuH1LPvptdnRzROpMEL1U0HvKY7ej7Qz783OGeiYQC0iEnC59flBPVtC4",
-	"h4zNzt0CnBiko1J+bixHIwY5uanLymbZjWg3/FPTWRiax1G/vPhBqmf5qqUkEypmJHEltDEmEotUq1RA",
-	"nmW5ZTAkNc5ggL3eBxZ4LJ6RUGoTz9bL4IukYEvvfkJjJKOeY661DDcEDm4BDEndFFoCA/um0CCTrFGS",
-	"zeRwKyCaztYDMmBDCd7IWeHUuSZwQ+Ai8AVdJqHNdnkRr7RHWhdmZaEBzM2+gXUbIP2ugqaJkkaGMgb4",
-	"twOyDdS0L3D9rm0x6BaKCj1kCtStqMJHMj6oE0bv8CtWKhtQvRg3/QC73VQoeynhZZxn7Nvvcgs0mZql",
-	"D02mJpQT+11nNix8M5RCMBcLIr1JAVeBN6rzJoRyYvUULkbdAv+Fq1wq+I/dLXS3HTAmyIRGgFU08icK",
-	"i4XoCipI/zhik0QaqxU2oUNuBjGITEBsDqlmXbL9+XMWtGsP0Q66Y4lZ9wQJN3uPJrx3Z2dy1zLwr7yG",
-	"AVwDSoqRBee9vLMwVLVX0itdnhg99z1IkCnN7kJrMXMmn74U2A0klgpM7LCPIgYNhLrE/oQOlvLn5r9j",
-	"mbPW+Xcy0gnsnTbCea2ElGqm7ICRFLmMUfwGTNFjn5NM0qj9xphq4gZ1CfvszhoZ2FAxPfbZQq6WgJWL",
-	"XrtH/cqxFKqyZh/8CFHaaD6SKmNs+CINwXrRi2V4V7h0Mzbo0BJcUlxoJ6hw7eZzRjuuc8MUzuTiP0p0",
-	"Ul6q20HNCZS3DeQJpBR4MBFQdwCtagFfmrqnWKor8C9/wSINjS31zDL4W1FZE0oSxUKaIls02qeuYwY1",
-	"GdIJj2dY5WPxagBSPXuVikzi2gfRwkI+T5b3Fr5sJVaSyGfkQpuMh+b1JHrzMuKZJAkTkWtk5YtdjMGe",
-	"z7P29xlQszJjOVTX575SxGIvhxYm9weztksiOtPrXUL1HSALhRK66ISrTAlwmXANWmJJai7MbA8H/GsF",
-	"kbZkCs3FNqgOFjW5ANL0jMXBs4dZ7SWZ11OwBzl1qe91NdMdZsmYwU045qPykh3ZTuEyHikqDPImmYbj",
-	"fGJ72AGhqA1gUnSpBnt262puWA/KxfTY5xBKSNV9Dq4tpsmAzaTrHVip575Gi5Xb3Trc+cZUm56cigpY",
-	"SluJGXWLLJXHzrrLCAITYEn5nLE50wQUyHJaR8aaytpXdh+7XFrXm50WNaW8KoFTyNYgyCpzlGPBAfch",
-	"d4OAwtBDAJX1PJdfibdE090cqF9gwR7sieH1uy4pzui/4lpU1Xxmr0addNRnr3AoAeJiASyi+V5XulCH",
-	"JdNeoElLz2rqvXpd0A1BZT6/FQuM0iO3ZYLuXqKjeq4RQ+pmXu2sZgccLSwOf7i4W7CuvIE3VNlxZQq8",
-	"JJwzHyWtshmVxAS3eN84CXPCe46llUCcdzbKtjkGtu0xwzPC8lSu3ldpquyN4m3g08eRNWL+uL/bZc9e",
-	"kD0fu1BSLN+f7KJyiXm/EyuRZUEOwK+sruUF+AmdZb2cxvGun7KkW+czUgtGklClGZiKTq/eN4cKjBLe",
-	"HoecNpf5rKRWuAazSeflQpCftC/hQknEh+DENtli11CrDVDdhaTHaLZe/0kueqlm+aWXTZLfefNLsHqV",
-	"4XHsmk05Y4O9W1EAh0DgeOavE50OhzzkTJieNjK8y752yUA7QBMg9+0fumgvETIdjQm8QFyge2aDKRo7",
-	"rGwHJ+uVLlflDy5nFkFUCmjPJJZiZNHQ6xr4PrYisyRiCaCEcHlzUI9s7h4OLCuMuSgRA7TB58ar0gO2",
-	"YLgeU+Vx1Hfp6/HJJM3NDeUFALq7qbqFKqj+ZQxUwq8WIeP7EdbuzbeZ5MBlYWH3kkdwI1oETugMvCqw",
-	"q4KCk6klNEn8EetU3bNZL4ylQ9/sLPAJxLPDQyfdYiad/QnURD7BYCuwZYDbGDVeUHFKn/CSAj4r8Qfo",
-	"fyJGMWumOvswMLZxgV2ALpbzWTftmOqeN0XoMs/BecY0r8+k3UFrApQClXZK0O+SUCYzOKhMICz4veds",
-	"tODYKplSGxDklNtA0QOMtkss4NbzlnhvKYRJCma/RtAo2urAz1YxtEHCV9Ve5qbP7V8wcZ3VKo9vKSrw",
-	"EARTtAgVhg1SDVnkVZtJI2jMmTAqn/VWCOfMqZoNGkGjotRj09OiIlz4pajBFn72f5e0wsLzYkONoFHW",
-	"ywrDSroNOOPmdZ2G65yBSge+PKculH8uradeQofA+KIs7XpNZPKwC7SviK2uugLKmVhWoSoHNnwyU1ma",
-	"agSNWinLlW6Yl4wsdIuyTQMr55Z+qIgThV98FVB7RJXLHXsUFu5mCJSuu19rHuAtiPFblcuqETTsDeOb",
-	"g2bMtNDFOWfeeafd4rgSe8z/rvKy/EmJHZUDvEuAnIv58F7T+ejgkpwIbtGgmHqIggvNJN3MCQqp0Fn8",
-	"5hr6Im9Ev+IB7q8HrufkYEb6ML/LDou4XcqEC2rQYTmhSWLX67MZs2Kvi0pK20GuHuKR8+fW9/tdvpHw",
-	"3DyVdqir9Fr1c9V6qJf3fPtpEhnzcLaRpIOY6/HiKS5g3IUf5l9Hx//Tr1/CuLnXq+V2FyUq4TCsCJW9",
-	"bBSdbTjMWfzutaKzQz/Ivzql8Z0ZKyvybeh0gBEgj5TT8IOv/NhsIqnusEnphmJaxvePTCPVHQQRX7qB",
-	"OMeXzDc/g3qWXRdF8GXZah+PYMlT1TYWoupTL9Ziw1MvLQTA09VGKgf41CvzNPzUG7X4+WSxkhq0fBII",
-	"C5HpqTcXEjHUR4F/XtdGNu8LXyXQZUNQQ2M5ShlZgyoTJTMDCsZj5l4ZMgaFNsCniN76UpjzIo62iGfW",
-	"MJx6Ipoj72CuVvcc75nnJ4soPVgY4FOIkqx8rub64xEEcy8u/hFi51B7CeKdFtXF/9fk3C8qwfVoSUfn",
-	"IaBg58VKUkvV2PKl7uYeyNScD7NS8zVNKwrVI6zW6MtQ9rMS9X2yRp9YNC50QUEz7cr914cv1ZTtHz0n",
-	"mg1feyRkp9JptbyaIR0rJsZsUWSkPxGs4EnWQA56Sw5YrDmEJ4l7psB0oMkB+X//L7L3epv8M9ns1Mdm",
-	"+hBMT4LvGkHjoDaKGYrv1MCpsnsclkU7FrYzD4rKqwUEqQPbu0cgc8hGijFN8jEBoQKFRLD8TmjsKgKX",
-	"g8S22o1S8H7zX29uoj/awZaPzP+jHWx+Wf/X2jD8d5zFURZGVzlH+6z+COVw6NwnWKYILIqRhBpKYPXi",
-	"wnlvrWCbuSATquiEGbC9W9ZZ3oiPrV6ujpuvcEQxkKrs8XgSw3Fvj1dUeycV88UtVuqXe89UMX2oUKL6",
-	"GWUnn9NR77kB3qvlS3j4LMqZWCER4kWqGlZzCTxAAn8kfoOrFC4sbXI1RFi2b6FvN7hip8EKCLI3Cw0T",
-	"H9vQc5tBe+Sudo9MwPSP0RL6LRFsRA2/L5U3q8sHCV6iZeQT9Xnn0fpPOMWXaB75zCN9qi3w1/ZYW0RP",
-	"dWv5lgmI7rpMhX5uo8TV8KGuHJNAs4pmhbKrhVpMbyHoC3+YYPoEdqctpaQ81Zf08cZRLwP1p0Gs0/gZ",
-	"jYnR4lN3RSk2gXLQ9Q9TsULn6qxgyGUq6i6IVLhIkvqPOcZc97Ca1J8pJf6d4uT5ntwGaoGa8rpaDFZ8",
-	"qb1R/7wC0mDhX7mLWT36feUkWY+sP+fC9k2zAMiFjeerX+WmhhO8tOhYPcQlAb9ot4uX/sgynsP5PLJV",
-	"ktupuovkVGzM9YSs7+BXxJ/yTMcT8K6nSSxp1nANI+bgpef24t5uPYp/9YWz0Yc6stAiHKLmFvUKz+Nk",
-	"nrvAdt21+CIN4EooXIcOrtLbM/uJz9fc36498+c2kq7ePW6a2o2wzwcyrk96CmUsU2W1wP4/XV5+++03",
-	"31QSmf6p/a6zt7lbVlT/6ZdWc2+/+Y42h7/+sfOlVj99H+/uL6gaB0YlKuaSTiMedUnfpzH2ydp+q70e",
-	"QA1IiI9W7seO/dGxFPjhzXpwI/p5yiP8uGlHRZyZnisZ0CdrvoiFVL6KBRaTtPrw+eFVpQaUXwma8PwS",
-	"SndV/k1Xy8B/rGKBK8xUA6gjtTsPpfcnu+S+A9GRxirdIJNnEeJrR5e7611ft0YTp9QDYzi4JGsn78D+",
-	"eXBp/6HyiAqorue8x3o9AH/VhBsr50csjKkrfAZpTO5cXmmIw2nDhPZfHQTTE7L7+3j3WIyY1Ve8pDNP",
-	"I3oBdkBk5B2HKjfeFpcFGa0Z9tn4YHCsuKy0sUsLCBP3LJYJyyCzXmI9T16cWUhOzYHIKcYNF6KdnP8P",
-	"OgytIbuTgmHghCBMGAXlMfsKYKD72GnZN8dqB7ViHAyt90bijAlTeRkSV5UCI8WcqOxz/5aS9t7Hu6c4",
-	"mTuppwrQ5TDKV1vLeAoTh1JF9R3YkEM8sUDHSr4437GMj6OvMpeIiNU0HGw1B1SziCSgEeZVlzyDcrTo",
-	"I708lOfPcKLEIjN0KCdsiQ2fu5ErtskPGopO669uvwmaFzHK7m0RMrLXgvBmzLxIKLRSgEKXUC4Txu+b",
-	"PllTdAoRe1jmXxq0HowZjcF6iAvkUqxv+Ny7zF+jAA0gB4clrupTTSo31bIefPk6lpfd3WEtwBeNfHPf",
-	"3kQhrb+uLMvbJGvIhScMysMQHgWExZphtoTgVq2mMeFRVrCoVFFng3zkZnwj+u6D72gIAaSux3iG1P1C",
-	"lNodm3nARSmuz3W6qNaKObo4PqhvdVH6WP3WtoIssQp3ynX9FkqffL9/+c355Y/HRx+/spKKr2G0ipmw",
-	"gAeelmuPch4CRf6R1SLyVInE8xQnq7/MMA14CcLGCQ5x+HNZQn3hpyKVQx02yGCxh7oXELYx2iD9/cPr",
-	"2/1Wu186Yf7/sfevy43c2J4o/ir4a/8nitqbpKhbXaTo2COrqlxl10WWVK52Nx1KkAmSaCUBOpEpinZX",
-	"RH86D3Dmw7zBvMi8ST/JCawFIJFJJJmkVPaec7ojuiySyMRtYWFdfyuQZ1febfPYevdTdUHNstSs6cdi",
-	"7uWZdEhkhENTpXHIhMqVCROMoUo19SOkEZJWc5cithrFh+gEsyZVJiWm7LpkXUli6TK4u8h3IqI0E5xP",
-	"FqRFC4wPTPcQfUFcivn7yw9tIqT+r74YLt6+7By2MQfdRd+VtsOG8NuzHJ1A7gQ2cAhBCK5nxDlaEDNp",
-	"wencBYYxMvSMXx7t6nE56EJ4gyFzwmNss9/brUZ/g+wtUydnufQnP+TpVL/arphZfpuIhDHjZofsRJYz",
-	"NluUDFLMBjP5mdQ4n0xcMQSN80zprgYyF/Fuu/waO9gWuqLgOoRcbplCJS24VYroYd3rLuSjey/RL8cH",
-	"6rccwR68peM2kVCofGoClSkZyjTFW89MWr97CsUIcrgRKmoEjl5zI1xpqDZuiKBSvM1TGdxTIcm6xEVC",
-	"cRJV3UpLpNE0RTx/RPbHqwfOj4kwiUgrwxJfBv7ObarBNqRZXyTMwuAU52+3TWZJrkjkZBV4e9sDkDS/",
-	"GEwrKJfRJpEDGMLM5StcoLZ34elB2hUqJG8QUiKzf0G8/wdKlsv35H4PM985YDXSoeYCCYsx9IKw4UQy",
-	"Veaa76++7fV6IbapicNNvJlJBCXK4uX7vd7B4dHx02eh1v6mhusbbyhUOpmsGECZN3pckawcWi4QvPTc",
-	"YqdWSDdJAOIJQaQ1gSHSR0USB7gTIT34aZKxdIqgLBgs0kj30aO4ZKOQJmiKfQXG+CNNcmYgV0LsThAT",
-	"0GwABf/5j/+1e2qz9lG3NcdzE900VLfnTR7HCXuUovfbOPMeC57MWQIeJEhSdVtrt9Q/KpDVkTEoMmBD",
-	"fU+2DNxINIGljHY3s1Su1JPX+LZx1sXA1xU/xs0ujGobmCOpgvzRtVLmmWnnXKCxxdNcCSwMjcB4wqUt",
-	"rbcyEJKq2wvb9rENujjk+gXczqBLC9jhZkYVf7PW2twfwZNef6iqroeH6GsbuzzRBAgSyzbL7gUQBa2j",
-	"GbvPTkAYcciFKRbioQkZmMuAXHlWUmsibZN3r3Xj88t3r0/J+3fvLvpilGIVN6jn3sbnnUVRkdbrN1d7",
-	"3+j/X1/tvb6+Qlmckk/XrzvP4aEOaiNTmt4SmrK+yGQCHt+4S84gWdwOE7B/FaGZcZJE76/eRNZo2ci+",
-	"ura+acvW8No1VYaMEuXdo4qgKbtBcGXdzq+Kw3prMxNtDM7ymbpjYfmEGjlg7UHTrz5zjb+0dwZUsU8m",
-	"snBNzRAR0zSGtl8wzHcs00VFykkXZCwRg/h3dCUvV+49S5LOLE9neiNHiczTcOHe9B2U1whATtLUlN4A",
-	"8zFSiMvdN8luWieGmvjo51MMxBwoMqq/eAIIc7uNpasLM5ygm3vCktE7PmIvTbUWN9XDp8e1yKeejVXd",
-	"5uUVev3usnN20TnuNQFOhYouddVWjR8E2tgwcp5qrTuTqasYBdA2uk3j9dC0asltKaTiEcsD66XxCNo7",
-	"E3biPqlU98I/fG17SDfx5791WXaPIpn6yYNNr99z90xorZkFIl5CB17W0yB3UIVAxa/YHRNoM0fgJJ45",
-	"RI9uY0z+xh6LO31Av1nUFIlQLNVc3sCJlGBGGkXOpzJZKx1e6jaPE6ESIl67BzCUSiSJlz1arESZJoud",
-	"Wk2TjYPbKnGSHOBZIlDbI0KFFIupzBVkSiuL1Qhp05q/QgQgN5RQjcTMRbk6ygHIh+gTPDZyr/MQrueE",
-	"K2gUwIkMNM6EmbEarLqj3tH2peXd/JqfyUv7SCDyccqFjfio7dyLUBHjhH1SYdjRIpUdNgNT4/XeQNIM",
-	"ghu1jnov8NAGszWWZB3bXw1lSVOrsBIURBMqhuzcLpJbaC6yp0dBv+EW3BGymxqqyA15ja3qvvIqw1lD",
-	"yeAvkIq8QSUc8/A7LoLFcEQNavYZibmaJXThqs3kgv+SMxDpnRvcgzUqWePefvixg0UV9l8cvD48OwoL",
-	"UPxBeOz6+U023IJFNA/NxAdCywaJa03rFzSqAmX2qagDlcmMJpvM707y+CEI96F7ws6zoH1HMm1Xet9W",
-	"hULCLI3c36V2+ZR6G1K+XAxdeBNawQpsHW1XQYVBQIHmtVzQpGznL34sT729c9/RL+jc0RTczvpNXgcv",
-	"3XPel6/x/cVQ4IgtK15TfQW5fXSD2X/+/ODguN1kY0sn05fCzbja5LD334qqVZjvv1aI9d/aLg1zxXJv",
-	"Z1nYgsl5B2zZ32LjqxB5puVPe3dz9bqgcRjnitlfuZNsyc2AJ5gsVU2wZYozvzcnN+ziIz5W+u4C+yh9",
-	"9yN0qAdY0sw3k7acGwDwmtF4Y4hJs8k2uWWLouaoK8KJFo4nikT2BZHvImi9fnnWF4IL1iavPpGRzNOM",
-	"GV+Dfo8res7us5SqXYTwSQH0HYFywRk15DNGUpkknXymEJdVCxh9kVAxzgE0XlOEnULCRhmReWa9iTCl",
-	"mLTAW8ChuJarw7S7VNt/xqjI9TndMRUYFVOYXV/gtcwnDEhLExzlaAappuLOJvRmTNdGKNh1u4Ca3lhX",
-	"eUAFFXSrJxlGdW/63JAlLF1s9eSED2+Z2O5ROZQJXV9tNvgwz9L1F2rwSTmUIs+2ezTdbqZprjI6ZFTc",
-	"aNU/GXE12eY9bDze5rFtu4NKoPFiq/0Zs4RmfKvVwqKs2zx5y+d8m+c0Ed5v9WA+226OU57cbvWcTJJc",
-	"Dbci/KnainqmmnbTeJtHHS/d4lGZbrVAlltv8aTcigGqLKXzAUu3Y58qT2YTbhxHmz6cySnN5FZPpozd",
-	"bLs15vbb9MGQP90ZaDeUVsAM7KQTa0FWbXQ2TWzguLMYo0ECIaIARrNLoGAKOCTwZXLUFxYT2GAxm2on",
-	"zj7dihgdTiJCM9LrHhybGDUcwi2bZRB5ngwiE3yA7zLdj/oCyxDiq7MJExa/gRiUET24VhTLX7UU9Sey",
-	"f0D+9//EjpLBbijmBu3jW6fbLvs8hhSwxTbJGa7I0cYgbkYWEqO/+/z9uvLsVVFqXCmEHL+8Ogsbru+q",
-	"LQ+Oj/dfhG0u4QDl26zikPr4/UUwrEZV1k7xcajd/fpY21uIk73lcd16XS1rlLds0dyGoZd8nUUYXhjq",
-	"/3su1e05lOXf8JSaYv4RlKa61a+JDPqxWjbS8jhh13zKZJ5dYQWEkAMAfijwog0itpeZAt2QlGV5KhQW",
-	"O1bo+yVqmDImuuQlG9E8yciLXsle9aLnGYUPn5atwr2QSi5TzkThd1m1Ax+9pnonJmz9HXUNjZYtMkvr",
-	"ZN9XHlFoL9/RAUu2TDa3+nSh987i0U5759dZEoSQ2RBKoMrg01z4eeikFaW5eBtHEGdKrVLYimzmf9Qm",
-	"s5RhFUsh57tY5NndBAnMfIVvoN4fEMoYaoxTAHnU20R64MBWYxjsL1nyHwAsovivxr4Px2PnZOfgft+L",
-	"qsVPR/cHO+0deqT1GJYFNz5j05nV6hyppGy2A0zzZrDwHJ7rC+O5uAczAe/9q0qfvpNDmuhzErJqJ/pH",
-	"MqdJ0hkmcnhrSg9Hb96cvH8fkdbBUWci83Q3VIGY/CpFBY1nfx+rBHsJm62/9vZ//muv8+Lnvx/8tdc5",
-	"/Hn35K+9zjF+FUzffCfHXGx3Mp13dZM6rdWyrGuCX2yhj3I3c5rcdrjoDKVMWNqZUZGli86Lavr1wdFm",
-	"QoR1TLpOQzv8ns4wmHQb5+K3/I6RyLndsab4LRdx8aUJ14Z62f7vUOUbDE6Y0ZFwlZmQeBOimk1YXwCG",
-	"PmZJ6C0w8N7l6mUWJNxsD2lhQS/MQRhAcGQo0to38TW6/60svgaKA2IVfsmZ+V3LYl9swfCmXb3kLNuq",
-	"mybmYb3faBuuCi91Ntv3EPoccuJ/nkhisP5MLQUAez0hUWG/jDAAfZDzJOtoVqA3RZHW1YeP71+9JOfX",
-	"GCvdJlPBplLwIRgs+yJj99nuKYl831jUJtR2QhQrhP7o4tM12ZPpWO39JtPx2/jLnjWv7tnY7Q70s/eb",
-	"/s+XqALS7YYLAkDRY9kIXWq2dLzfuxDx5qVVP3mB5YG6qikzMdfXMoCvIDqQkWCzFJSJmEPa5gz8+0W6",
-	"gyJzljITO2es0FBNCZazQfFsfzCB6qqwAtlwUtj2lzORKWx2TADzDk42Tv+ERPhHBFVlMlLka1SC5aH8",
-	"v2nbRoVxJNO+QA5BWraQaHnXCRPxTHKRKU1SFQZhXjPIM5e1rd/gdTxY9IVAnMUWJXGaj6EQgLjjqRRT",
-	"LS0mZtURfA6n6XEtBUxLU22FbfWF4Vs4LsFu0KTeNtXUoHSesb1rTZgZe7zNBTNpRK0P359VcABw+jtF",
-	"7oKFencTNxXYsccyobsnlomcxZyGICGhfGEYAfW1zAUQnIVixPT3RIsDELVKWlDTYMKgUBVUalIZmTsY",
-	"T6iy6kwIJQRUPqVjtjcDZxD+/bcZKz7M2WDmPoz5qDxN/+HHiJPUc7IGgUC4kwVCMVPXLdvEi70qBjYD",
-	"u++4i0Nb68C/ZQHm/AFKu4J5Z2rywIdUZYq0IoBf+Z4tIgwG5oJE3766JnsDSdMYwVn2zI7u/XbLFl+i",
-	"RuFYakIPjp8uj+SdnLN0SBUjE3ZPrt6cdQ6On7qsf00A5dm/GD1/Gvee7z9/fjR8Fj89fkEPRozS3vD4",
-	"mMa9/WN6OBgdjfYHB4Pe4PnBwTDeP46fDvePB71Rr0d7z3e2CTxG3gkroIjSOk+xdC0oPghaMOi/UAGC",
-	"DBgsKOH6ntJ75PIt8SkzQaxQ5l8qbXi/IFK497nS0TAWvSlJUc/E1MzrCxjGYGHiX1GH9/FqgAFUt2kt",
-	"9RRKi78w3yzty9Hzg/3DtbcEll7w+YHpwdGHd068TJPVaSTvmY2uWYrM/FphlpsoAutDMv8mudiMmQSi",
-	"qQUl38op+/URYyEr8YIgjaOATZMEA6gfklwE6mq6je5unnPhwQ0DLd0611ORmvDZWkqqxKGncoQlBmni",
-	"lUEzusqYZgwj0J1P39ZO06rLmKZxwhQccj16m9aexqgSlSunlVa72Pu00WKD7Ls8/E8Ko+S1EB4X1apn",
-	"NJvo66AsOP/zH/8r2m3E72U6/rBEpG/cQSHfm4Py+5LrKfoM5lwxr0yd3nRMDdAcdZ5CqoAsgBtNqoBf",
-	"mc+uk3rE7DrcoGLp1tBzmIhFvh0C40bx64thwj4zdlsDLfxVIH711OrgfS07XKbCO5amPGabdfPRPPVA",
-	"JGHMiPooGuXBPS7ssL1A7QhKe1ZgDxfLs0k2hF6ib7Qs9HCnxZSJ/AbkqhWeCy9FsBpTNacLJ5Bx5RBW",
-	"y4ZtryK7sTO6dhAYVkhoWMId1Qo5vC1cGfr3Cujhca+B+LS9B0NPqhRrVoVox4FFuuMywl1pKD5e/0TO",
-	"L1K9xI/yuge4WIqMYW9M1Sk3d7poenxJM7B3oe91U5TfLcGcLRLyBUvP9VHa2lE800tQH4XsnCW9BzpL",
-	"avchAO/sJrVqybezp2/O+Mvbuw5nusoaa50Y7k7ZmmAeTBM+4voaMnionwwaf6i7KueM3Yavc/1LTBcN",
-	"wI+DBOX1uwF1/eswr99Ru2XLVgv9i4tV1zd/m+xrIb+QAsxtZpywB+s8sh4NVAzNVx+J+VH38V4Kfblm",
-	"kjwjV7n+u9TRs9X9VMgJ5lf03X4gw3Ji3VcCgX8seXbpUK1xxeo3bVlCoSTIb0AO2001wL0PeiE8ZCvP",
-	"b4Se8bVk8zp/eSMZO7hf8g4SAB4FPZRuoLcNWDgkay1OVBCsaEqNM2Rq5tMN6/JyGoZtN1GJq1cbAhLM",
-	"srgySPBOnI4/+NBaf2DzC8+zXp7c/oFmVAfHT8lwQlM6zFiqAAEPFt0gpqZ5wlSXnMvpVGJixcAWnbfu",
-	"c6jbP9AaQ8JVtotAGSkbFbW5j3q9KsRlI9f+wfHTMtUfBJb4YzoO5GqmdL2/9xto9DvjPjQ0As0SuvYk",
-	"XCSB5FYfNwBXwbxsnR35Y1lZW/ZQggYJRnnCFYFcLhYXSmKUUBGrIZ2xiLQifS2llGc2tEGqW1XyTrnW",
-	"5g7TjcsuKL/F0vpcUD3hl6A0h9A77fcrgwmw1Rdb0fdamkyTEIaEbvBEeRbOwlWRLDCQhxelsTFhDIq6",
-	"p+SWsZkilEyomux2yRUTMeFZX1BlEBRJdN/BHjpQGjnC6DKqSPSf8MWfIiIxVOgzG1zJ4S3LqgdKyVzd",
-	"xOzu5qfbw7sPz3+5/vXySLybPR9+jvdHb9TT8Xf0cPGK9fLv+cfs+M+//GX+bNAgf69YF7tKQeK5wBrH",
-	"1sMfLopXibbk9x7jQcBMKghkNg1Y5qIwEylvOzTht0yRlpCk1yYf22S/Td4SmZJ3ekEhn5vkip32xdK6",
-	"w/7g4lfX7Nn3P7w/uiiHVv31oPPirPPmu+/ff7jo/KUWDn9Fjv41E2TKRZ4xCyQx5SIzgQRb2LZg+dbh",
-	"IThols3MUVhbH0V4F2uuJgCCN2AECj+jgZxmhIIBqe3S66ToTIBOMzKf8OEEve4QUeFC20qgKpV6TjR9",
-	"QCkn6OZCcpFt/ZIHo2TpGVTGEt4bCEJpHvpiHrjKp1OaLgLBLw5tMmDM+sDmTGWIod8YyeaVfWHI6DtN",
-	"xRWY+5c7i2Y8PryZpiYqA0BzCQcOOeIsNaWw31+eEmwJozKNEeW/+oh/R5iX65V2D68P6SyG2/YXKhyX",
-	"U1nqZZnUVHp4CIgArTdkvgIPtUstLePhFtFKUzojmWw7npiyGaOZary9foRedXddLxvG+y1CLzMytueY",
-	"rcOm/Dj6hqfZJEBSP/3000+d9+87L19GEDJkv4jIHv4dFYC2JgxoTO+YdVlp2TwfTioxtC+e9zq9o87+",
-	"QajKrcf9e50XP/929KXVwb8OvL92/7OmdGfMWQblozeLY4RHQovoQiJDtAIuUTBs5GkKsT9eGNtD6cSG",
-	"Vy55/lej2649AaOEjjeIQoCs79cJDTpyGwMsvZF5EFLGnGi4xoTMClDwOFzpdzOoXtEgPfCCpUoKsAl6",
-	"OqJfSPYgDP8fqHGh+edzGypFWq/b5D0ISJ/a5KxNPuzCEYJQ4vKJeP1AnH+rwFZG8+N+55BAPKHWmoc0",
-	"ZaQl8lRxMQYxYLmcgkWPrtTS/fz13YR6Y52u5PMkXOqChsKqt3c1lE9IBXDN8Vd7skscwx6OdW5HCxSz",
-	"Dvzj66ASNa6Yl01k3BDz5j02Xo/SE7Dlj1hqC5xvgTjjL5kbtAcKU7x/ndJcnoqXkTKkEJYCgZuA3acm",
-	"YMrR/0IQRlnXNc0bYHiUejzHx8rfmS4rDaH/0ndnw6WvPuLIioltCa67KR5NYXvtFf9bZ4X9I4it2LEf",
-	"uaK2StfRwdFBxXLV622KhbSaKIPEV1wjgdLvU55UUk1ffnwVmuCY37HKDffd2Ydg0ym3+ORF2x8+vf3w",
-	"YX2ZbxyP7c29KjivJFRaf8QgzHwDaK2Eitf4UEiOAIhUVWc7UivqhZkWNn97BqYoE0WBEVe5MACspUvt",
-	"oAEOatAAEzakZ7yBmy6h4pobMTPlNHkl4qDR4rOVqC9SSaClJm6FwfyxrdXhh+pijvmIJgkkwo5SphV9",
-	"iObLZ+OUxiy2oSVOXJ8lVBhMzYwMwOKgl55mMvWzbnX320MZwuP672XLDBbDsCUsSrPhikgsB+ZWoAGU",
-	"IOyB12V5ldsF0Tp6qyN4V/q/mYkAmy9bBkyHYSsmLL9poXcWhoQqE1cEwBQF5m/cT2iuqvRrqPEGHgvX",
-	"bQ3B/F1XlvqJcroLDCiraP0GF2mWSvgyY+ks5SWwxjoeY+Zeo+l77CCQtGmXZWxTgGBskDQT3Xf0h45p",
-	"ArZYJFsuRdmqTWf8BlLd2ztzNphICc4wG/u6Yyp53CRcISl4EkDRZtnYbU+xJ2CsWCUvWQJ+XX6fTPhw",
-	"cZEPEq4mLH5JMxoy7UCr7sw2g/pG+CW5YykAb+qz7BoETHzQuqFGYd4ZJiDbIQIDEiHnWnEYyXRYVhwO",
-	"N3Kxu/EVvQfPZ3m9Xt1tZM37jITwkiVca/CBQxubDVhtxVzeMwsXWkqFruza+mODr2jjKAJnpx30h+Bk",
-	"sFymHJFlauniyqEf8VGAozf0uT1Iu4UQ+0eHRK56z203a9UMs4wmSn87qXyrOZViFdZM0XawagZbll9e",
-	"jojYf8yIiJVBDvXTqfoUAteKkKIj2NhU+72nQ0jW41OaEOy8TWhGplJl5Kn7ZZbQYTXz6+BoGTnHN1z+",
-	"x8//CYbK/2j1+138q8ZceZHKOIeYgst808IzWIKjJvD9d6pSFPLFJXQ9TtplLl6Zll/aOxOZaN3tihvN",
-	"7lFZkA3K2iT80brhml8sxdNLPPqzlelojCWFo1zwLEIpHqPHniiygKp9YJbrPnZAJf78Y3GnByo+bBCw",
-	"5PxP9p4bM4GVWMASdzORwyBaiFePfUvQ5MtcFIDJ+MiGRJM3qF5iy0g8roUzthUJw+Go5T3yUJaV9Z85",
-	"onQmUMsBimNXXpVNUilAmhmeAdTulpamccoC4vz7XEEBN60hnvqJ0tDeVfwAVN4nCrLnVdj4H8h5nNIF",
-	"/e/DCRMdfcp/XZXrWEVBWau7LscLvacLSs4naDN5QDktI3HggtVvxjc2cGqtDmex2yHICJK1QfYbkhkU",
-	"IoK0lJDbnw6HrFIvYeffXh+/eNX75nEjqFJuXbpeR/uvD14cPttpuFr2HW076vqF+0FTb1DSNSnoy9kx",
-	"s+USZE3q2U9nWQ3HteMPFWBSQ5qw9/Q+zIptAeLV1w3OEDKXw7nNpl6wGaTXon7drvL0LpSjf0YU/KIJ",
-	"C4u0q5kUsT7EkKvIsy55aUhQay7g/j0lQhIeB7KoGgUE+kdAyzOJVDbEZztT1C9myTYwWpaJqSYFz966",
-	"621hEypuf5L5+6LuWsBqY6r1rT4SNpjQ1uVz4/Cnudyjt4whIvjBk3qWQNjL8nIRp6QINdIzaQl2x1JC",
-	"yXdXHz+4OhJKakKI+RirrydSZbtd8lb0hSkfr2qlbtKaypSZmiqKHPV6u6e2a86UBdVkMeEikzZm6onq",
-	"CxfqBIFnJJ/pa+ZFNeZs/6B7XI4466Dg/tt+e//4i5Pef9tvv/hSI8H7vGYTiHxWU20IJ/tEQYl6LvTq",
-	"utoqp4GiHHgyy/oJgDn/klNTlt1XTWjn15/1P73Oi5uff+u1D1+EY+o8hrg8xuFEgtFdjgg1H4ilO9KC",
-	"UObjXlvfShkXQ8CdkFkB4z+SqQFM1d2WIyI2jLMvl34s8PEO1le6Kbi3d53JOZjRICRKyvg/q4mW60fU",
-	"nPMHKqnKGa5pCrgqTxSB9qRlgPrI8e6p+c2tNwZVlnNofHfdQZMqR3/ElWPfV1T9Ly/IR1EQ1RO4c/Ik",
-	"U11TJcrgtBnioyImC6b2hPTWpTVjKUE6PiXRgqloLxIy2j3ti2jKqIj0upbV/wPDeHYtIJz+YZBjSe8W",
-	"dIwV/mBbILRiF8ZhNgUgwT5cXJ2SSMzMED9cXJGWXhIJsbUv/vmP/7Hfg6BURWIGRSxkqkjvn//4H09B",
-	"PUQEKJvoYJjf7imJMnafqagvAJSJ3WfFXNtEeJGGbRD7wHAegX/A4NsN81TJ1Cie0TsubiMT9BwGn4Oe",
-	"WUACvXIcyUBL2KZGksdRdcMBD7B79dyyXiLyaMffmAe+qk4i1BRSiQTqHhw3ETTELOjJtDsdHteMKsXv",
-	"6kbtyKdGeR/KtCyYHx2stbfjQ/67vVG0/QGHTu8K2RfItCRklZcC7rNsQ+OUful6uQhatUs9BL21lavg",
-	"K7E/d4BWsb8wFtlnPFW2nBxXJyRCHhOBmIN7Sva73cheKVH5mkAG5LXtdbv7Pc37sOTaDbLOyKKlR+bG",
-	"j05JNM2TjLsGehh6pXQre6WXmutVjwjtCyMH6ivMSHQH7V6v56UWICO+ETIilJh7sQwIh7PcwWNk69GZ",
-	"sehLzhvaTttuOL6z7G9zL2oQyONvxqV9zv/yAwzG/wYTHc7tQPyf3usxBn+5xuH6X/3E1AcJYT4/5DIL",
-	"FZQCsYmK9Tk0Z0XLLS3AWF/qgqXWLBAoiPj4NfE2K3AHy1RX3k4xkT1ESVQsveNDdg4xqN/M6vhtI2Ml",
-	"DNSr70bvL2lW/1IwfIUZqswM3NPa7q6x6TbGy/bOHU14/ElklfqtdW6AWh/xlau/vX9KmL6ZtWhkqneB",
-	"vGBLuZIpVJCkUL7bupUBZfFO8hiNDQkXt+DX38CXzMsV7O6Wraq2dt3Shpc2aulIlBbJ7pnbIUd/bf/U",
-	"bmKFLYg7IEGUqsJtVVnSvb4ou1ao/J5efNSr9zJsGXae0Xv8PaQWlWsflqnJmRr+9/8Ejf7CgRqQVOYQ",
-	"DzWhyagDFYONMVnv1Slxvj4APITYci18VtACDyG8sUGobrnzRvG9IezikgugXJSvYuH3OivWr7RYK0mo",
-	"WipRK7QQMH3HUrQGGeKHIYkM4l1GEMlil6p8o5oXNLpPvTG8xsdK331TDKL0/ZUbUenrSzu88ovZUsOX",
-	"buD+Smznz6gtw/hNSrliMVETmWYk5YM2AZT6eHNrwYMPbdVQOzPOcGdJa6Ht68hqtm3fZFdJzDmqQNsX",
-	"xi/fFHZUZwrz+cOyccOUcYBbIG5jHCJ+pwi75yo7RYBjqgjEpXa3AQldyWWWD3AgLE//riVYLRbrB0Al",
-	"1/wE6gjZg6FvJfZEmeZcEYj6YrFb/1O4u+CoElR5HTsqx0gdHfcaBWGvhmsJM5rNuUstQ9n2CFUFymLi",
-	"vfIs18HRbCJ3bilQ2jkuh9qsLrwRkBmrxWygBcHUJk1QA6q4qlh6VD5AemkdaKXpT+SgR/7bbjlqGQmh",
-	"RBzrFq4sd1Yont6TlGbLQ2rt9w6OyZ/IPtSkqoxC/7bxKKx0W7Cbw95/I4ZAiGLDPDU40Fo+OiWmdjCJ",
-	"c0aekZgulF/7B6ihWy0+4SO41Im1y0c+oSoDHD7nhra4ydZi7TKoodulEiGnWrigC0KTlNF4QSR4QQqn",
-	"RSV4COpkH3YOetWo6p1G0YEgNzym+Fp75usg8qM4paMsIrl+DVETUzBNy77R7imJ7LJF5VK9bcKn0xwK",
-	"K0BlnyhmQz2PONILqJ/uC1z+md4RWG8RYyU3RaJi5BGQyOo9ARB3RSLM1I8rhRRgAkZcd8I6Q5aJY3JJ",
-	"/pUCv+aJpjIQLuFL05331RW+x/vmrBiE/2gxHu/bV3ZodquunYpY3qpzOZ3lWVHNF9EYTgijwwncYeaK",
-	"4opU5Wxzt9XJ2H2BQnaJc3E4wTwlKp+Slr0si6tPy+T6cAxYIuekZ4rnqQp7VH0RVQk7qnLJU5LRe91h",
-	"VBC8a2SuM5ihIrMkV35HfYE9neIyrNQiuiQq5O0Ibvp7OsySRTHp/6hO4D/6IqP3beNDwBNYPB+Vz2Qx",
-	"Zv2y9vJoQqZ5/6XbVhkvrfDym148fdpQL7ILsfyODZSrjN4Hnn/2fP9Zs8fDA3h68Oyo0RuqtvHSlIJr",
-	"5Q25UgG/tDkh5nrJqFJ8LK6put2uptGZgYtGSCfNvpQLpMqoun2ibCU1jAO2pdQclBTQHM1sK/u9bnnq",
-	"KNxUv6qmEdimGwRvNwv7DSyUVg82DUPzER5WBhPC2wuY1y/tHZoOJ/yuznk7pBkby3RRg1ymshV6hf7Z",
-	"qhUY6gkgO7asqXpCpvKOi3GHomIMD6g2MR9jFCoscLBCNBhTpGRKWnPGxxPD5w0UTBkcfUUGsh641Ocl",
-	"CxVF0UuMypqFpEkolGuHEWoGDsV8UmZLQWCAq/6RxSA0o/cR1SaqyK8sleH4vm3wv1Oe8SFN3rkEwtUl",
-	"FUqtNwEwGKcs5nZ7G6kVSF5v3ZNBNBd6/w3NhpNNYpOndHGOtehX6dlPFJFzQaZ00TGV67F6mb7ZLRQc",
-	"VArJBx2jhT+B8HdMqpxlk0cBNJlysfEEa3NGTCT32vFA8q73wLl/NJtcaBOWjN7xEXsj83SFC6A+lpnN",
-	"NgwlLB2YxiT2yXsq+NYtfABNEr8QbK3lI59Iwdo25ZSWUtKousWYn91wQABww6Z7ugJgz3Fn397vGLrt",
-	"p6CiJeZRPuZ2G0sHrowmUbD8AKlVGGt1izdxClQvqhUBD5vW916JgGQEU6/CmGMbMUv1shL0p5yQyDAZ",
-	"LeKOgIfAVeHzk76wbQjP2oTpeyXKBRYS8596orCU2FTTFVfEtNESjEmLtU+PUsaMZlezaB773RwY/O1m",
-	"OW7L58XMRqYemzUVtYIIpcI4gAOxq4XFtykb3SiBJEv59Cd9QDxTXdOOmqdUhAO7q3kNPzfYzWZ43MsB",
-	"ZVohPMGoiDsmMpkaQm1FuOERmHo0JZarzptIU2Xk6GI7+6JUl9h/2BgugO88UaYafFm8drrfXHb7Iqru",
-	"QkRacA9AiN+u0a4Ji7nWbcHuol8wN/lFszwdTqhi8YmxZBl9Hh/rC/Oc4VRGKIPwWxET2BeU7BXJtUSn",
-	"Ou6F5E/k1QXZIy09QLJH9nu9YMTYJofGkHrVX7I16a+AJ/yK56C2160PRfPTsK3q6PgQlnyL2YgLjlGS",
-	"WKTt4tN1yDEfqKjtKUQbpoM+WHB/BIk8DAK+WkpvCBoZJotg+nZC0zFTGYFkLjzgv+R8BrffRCaxctbn",
-	"IkXwlFB8LiWCaZ1LETVLeIZx8OyXnCbEJId1l3WGBxQSPuqtlvEff3nUVMsjbn3mMs0mmjpBDAguDD5R",
-	"rIzx1mYSUqC2x3TfSP0ogE2XlAnnOHn+7OlaYCVPz9g04XpJCynPt7dphvlGorqZf/jG90T1ZancP9n1",
-	"zM8kSnpYoV+50Bg+guWlt4c9uKvPwa0sVaHD2EVbiUoAq7KFnOtyKr9GvuSllFOCAIob4nHVQn29v/xA",
-	"fMzHzXG+Aks3SpmabOfhTvFhB1fuxZ9mN3/+5fCuNz348Gz4XfrT/Pngev/24ki9i1+M3tCn+St5PP4L",
-	"PxA/3D/7cV4JHTF1LxpnlJaGEaaPMVcZS7ebpaOSlTBI0GhtSdANua5XvbHi2oLzoAC3ygePAh0VTBN4",
-	"DVCwhLG0TbTQSw57nZguysBS6/JZN70ovDIPqxbMrwhRwyntYXSvDO+t5p7rIIRSaFWBEAL7v1Zphmif",
-	"xUZgt3FJ/ctyH7ZqChewrqQxZDzBX/jeUpViO7LOnMe2wRaRQUvHxUzADa/Buv4hUEOhvQ1BDVV39/eC",
-	"GlqiKpCwLk3Z1PIbLqm4ZTGeRtLPe71DRmg85cJ+mFJBx8VvXKgZG2bSfQF16tNTEqmMjkbgTXVJhVRh",
-	"xQJOIaCmeFZqZX+WZz40GAzBwMZiMj90DNKHeW6nvYPdVUvO25ZLhK4nXYs9k8qErRg4pkPqQw90H7lh",
-	"RJsPG/rYZvh5Fgw8pkMtq9e4xL4actRmdZ3M4DeuyirYffZxiEbsINCkpnrdiLRsSsuI37FdIouHnBpi",
-	"YlB+NX7TZijfOTsLuobSNE8eDJ31x9d9xWmUalMZeipqv1Y3YSPbuLfxG/qJwQfP1mfVmHZOo4tzdjbK",
-	"WPoe64rUpPJSdauPeZwzrEaTSDE2JUgA79LNt0jb6u2W03iPjtaG1Y1TOmS1A7HlgA57lfzg3vO1b24S",
-	"mXxN1a0NSk64Zu4v5fBBsGahNG0u0wb2Pz2WC9t2bR62+VVdTGQmVze5GlKxusU1m85q8hpoOmbZNR03",
-	"NT+y6eySivH6arauoQ8a8RBMGnzJiiO2JSiQuzzCpImoQGCQx6Ykxe6MBVJIOEo1iEAPuiTqsAP2H60K",
-	"oOPhS2gal6/PyfHx0TFJmeMDujE6VS8vP717Re5okrOifsTL66vrs8vr3TZh9zMKMWKle6cviuBHiC2J",
-	"LM+NTkj0+vLVD396efb23U+n3/z05uOnyz89be/32vtH7f3np9/89P7th0/Xr/7Ui7rE48RYPm5Ok6QD",
-	"VaghvFKdgOcCwodiCVuUYQA/KlhqpqffGcl0TtMYAmMndDZjQmlRZ5oPJyShGUuh5pYrcE3+lk9nLCat",
-	"3sHJYY/QjPQOTw57u6dFZ/Yt2RxC9HVfIz20AR3e+t30hRRD5te10cPukjPw+tCEx7jUXoRuoTTOaKoA",
-	"fiNlVElRRQxpuIyBRJDHusaXrxqcYyKHNMHAWJiMJ6AUN0wmIU45c2Sz2904CLnuhq+vMnmZi0J32oh1",
-	"yLThCkFbm/C0/OtmKIi0fqCoXAZytYtI5JQNZQoo3egch8O4l8k20dz9dZvMUjlgbeuHU21ibLxtfZLY",
-	"P//xv/xAiWIVG8rNad40NM9mvVvtwuVG6nHe2GoJ4Khz9lmIpJjBpdnemVMFv02oiOVotF7lhHHgAF22",
-	"PKw3bNEq0tnO1xUVM4nAHaAIfPU6wiTTKV2gzkVJBLsS7bZJ5KbqnrFbFbVJBJOO+sL8ZN11EWkZbpzm",
-	"4olCIEdiOxnri41qbVkzleiURHpZDSwHLGdEMnrLTC59X8APUxZz+j1bRCFfq/3xUTEwV1SSloMg6uvX",
-	"8NfqNQrdtkFx6XUTUYmlgBb+2keSWO8NqR6Qzc7F2tMAv9YRfQGjugG928qgSIIuAGBO4TobBmHBwa32",
-	"wxbxJavhZ+VdLVrJSKZsSFVT+6FtfuHR8IMxWe3LDNIT9gC8AOGpCmjWNkTephyKi+C0yP/+n6Ra6ru7",
-	"LdTsQ6r0o2fzWr73PLA1mFOv4Ybc5OUPictzC1E4+PxR+MilZfoLzKnmhHyQ8wI5qkzShejT3PqidYzG",
-	"ioTWNdeCjHujsO+vmUpdntUsoUKwmPzz//q/ySxls5n5m4ubWSrHKVMKPhv4ZPg7hnw0K3xP5Z2pjaJu",
-	"+YyAS7gNbQhXZMSF8X9YvHrsEHgEdAeWRdfZjkNq1ve2FCyI8qv15bNhuHTxmVeswffR6BHOWKp5gS2u",
-	"q4Y4eVSh2wRT6zIJj4SQTLPasFXX5RNFIvfhbRyVfT9jll3xsGksoQNWQZ79OGOF9rW6/pZd3m9fXe+0",
-	"dy4+XsF/PsG/Z9fnb3baOy9fvXt1/Sq4njMaqsxYnZdupRcpQcQDkwsCMIifLt+1i8jNGU3plGGZX54k",
-	"oEWW12FPpmO119t/cTA6pEedXq/X6zzT/zzX/3hFofb3IBehQVNK16oVrrI6rnWp6lIW5gKa0h6pVIsa",
-	"ri/xrbu7dF7pZTgtKmqqnZQfrMV6ygXNswkTGR9C3RP9RjKkacohMTaV+XhCFB+LDhcAqwnwcLMZZKum",
-	"TOVTRnh2YguXTp6ovogyCoWgjagp0zGEKbLhRKLrQTGRhcRLaFmm+CYUEdQzqKtFXbzs+2c/vD/484/f",
-	"rKUL+3TbDKmOEC6ZkkkeRv1F2lI1S1/wIa32y4QRmiRyrpATceVYEBdY25PIEckVG+WJYEp1ybepbk1N",
-	"mOWQzuiAJ4hQOmATLjQTGyvSgksA1UAjkJJEjkEBlMNbAxOwSxIqYtySRpeRx28DboShFFbgDaPS40Q0",
-	"w7gVcm5tAzhlkvLxJCNCzpcZLrC9xudOD1Iz13MznJpYL54xv3uuCM083uXZOKDuNZ+yalWrjI5BjAPL",
-	"oX5ft945bAkoYOAIkpm7BULm/jGiQQh9cqFhtwlehTtm67X14hStFk2wmTM+L58GHtfNQbd/ogiPPRd8",
-	"EYyol1xlErLT9E6gAI3vGbAYa/6aPOOMjrfC76iPpTfONd0AyqhmbtXdahfc5TNNbjtckKGWglNysFl9",
-	"1fUoIw3wAq/p+Bqt/yHAQGP88PNXVgQizNngU1qRPyZZNlMne3t0NusqmSsLfb+nr429rdmr66y4iA0d",
-	"Fbyk7RhqHTP2j3oN/a0H8dCH/SUNJSVeV82YwJsBcMWawBvYNU0X17yO5OBlpV6iN29O3r+vyI29w5Pe",
-	"MnDOwc+Al3Py117nGP/8/+80LDLAhQ0+Chd2mzI9w0qE1ZSlfEj3zid8SMeymbPWUJ57o7/o/uoEt5kN",
-	"85RnC2fZrVy5XyEiYFaTWovlJN5e2GwKgytuMIYgeagKwXHY7XX39w+7z5ocd+sKrRgXtSh2w0UE4BXK",
-	"5buBsd6mWKIshrFbp8Q+cjOiPGGxfnKeSjF2TUiLZn1hZDyIy1Kl+uKunUHepmLMdk9JlMjhrX5fJiWW",
-	"xdQdAKAK/oKSiQ3yQgMHzYqVOyWRffUNvjWOTklkogpvUpYrdhOzjA0zHPZQCi1vxn1h2pBM3jJTgw7y",
-	"yyC0ZUw5JppAqqmZVsru5C2zy8HiG5ln2BuGKC6hdZhVAx7prx/S6C0qrJXhY+XgwOjNW7BbaGV7rQB9",
-	"uE6DOe1nY0P2oQRcIL8ninxSLO1AS4OzbEgSy4PbgJLj/QMPIRVAsMp4Ozvv5a88SejecbdHWvyCxqfk",
-	"/OIT+XhF9p/dHJGE3zLyng71F3/e3TgYDssw67UwsFF8tuNPMnz6hZLptzRjc0gtGPHxprb5ITwF8BeR",
-	"gtfdjPF9kavq2tJC3DBlTOzWRiGKjKV3NLliQynimlKxcpQZ+dB0YSIJEWESe1dPwMbAxVh1iXVPPy2D",
-	"9zz10ZcOn5brIh+vhZUIjzi8vkrVqDJDppQLN66GmX33+Zq0XsUvr86M2Bzd8jjabRP0e+4fA/B4xlSX",
-	"XDEBGmB0lmcTmZrw2RPyDaOpjcEbet1hDF4UTFxEqBz1NgQGirM0YEGgslq4Cs0wzJOlVX7RC0akVEOt",
-	"K9l9M/pLzuxED3sAGdUmiB+stZwueXWPzEHf6dHFx6trsqc17j3z4vDU9DlYm8ilApvt71Rl8P6CmR7C",
-	"RJA56+B20RcbV9WqqkL4dXBwE5qyd1zcLtNoFt6hK8gal2LITlFX0GdvQtVE63ma63WJfimAxcLFkcoM",
-	"Irx5hmERs5TdcZkrCAkovPdHej/1aytc85fnf8kO3817gz/f7osXP80O1PHd5bP8u6Ph66eTl8/ZWW/6",
-	"YV9eHPxydRjc+LRG1zOllRIubrXarJiI2yT6bc4GN3mafNmDxMy9X/Z+g3X4EpEWoFqp3TaJzI/c+5GL",
-	"O6imgZhYe1jPw/sdv1CVydWL/6b3B82+WkwS9IGsNrkAaCE+KwFVV++g7cXDmuDNmppa2YoRvsWlDtql",
-	"zTbYEkdGNNqqvBEi122COLFdRSQ9wtqafxCMsPpXxGneKHZXqXyzaN8mYYRmW7xIwg3QG83DdYDgWIUo",
-	"DCdCebzJJs3oYrpRvikS3QU+FkQrb8SezQw9JPES2NWm2Fa2dpRHPz61VGnDLaETD5cwtEvoV8Wqtssn",
-	"wVtAj5DqD6tdt2URCHyOm+xc4YpZeb6ww/fY2BDI1tHQ/ihLzgy+etquCkBVtENoxIezp+b1BJbY+tfh",
-	"VI2rDphK/o15z1dhgWMthp2D1zs40s24l7fn9SUN/iuWJPCMUAGLDM0YyHHGaPv27MNZYZprgwFCTeRc",
-	"N9GLXSmvvNaWtWVJhI3rG4i8WWW/5lm9GzNfn/BLljocXYkeH7fQgatpYIsclKBjPS6yhpf9QdUMHlKA",
-	"4PcsBvAVKgBc8bGQo1EwDY1BbiuYD2c000QI5WNZhq7NUxLpDx/135EFnEGnJ9w8YOBDG5atsdQNoJMO",
-	"ebxSTFx7oswrwun2jZ7W5+CDuUrXP2DnvDZgyDX0n3rccjjTNHwkRFAwuEZMXNiL9AlE44fBpcx2b5y1",
-	"2yQ6vcHVY4jSK9+9TRkw91AjIIaVCWrFeuCSl/fTpwmPm5qoT38Y5Zn4pNv2TkKFKFcc25f4TE0Wt8JG",
-	"XfNmSOLWI+UZp4LQ2SyVdywmMiUp+xsYvG0FUT1APOnIBLrk80QS8552XxiMT+O4mE/4cALEBNieNiiL",
-	"j0VHjkakFX376ppgpNBv4Dn8smeGpvZ+4/GXaDeMW4xr4EdF2TGDkQyHHIyDqpy2kN0dMl5jj52FfNAP",
-	"Phgwy0dIfi/4r41T2Iyci5GUiblMxkX9ebv262nvD8l0D5B/KNG9cgB+rzz36rnreqtWxG+6QEomTJhk",
-	"DXUXwm7RdDmSkofqwW1T140uLrREuTKywoKYz1jKpUGdAl+mOUrkjMz0pzkA/jIB2EqmJAN4UaBtmguF",
-	"+P1THgs+nmTNU6FxlCEdiG+GxLidM31lNIdt19CP7lZ8HW7PVUZHI1SxHwjN8ngAPtVAMVmAFSDmKygv",
-	"bTJYkNkEUAxTqFvLUiVF1XVJF5Sc4+o/JD0VxlazgCKmafzJAO6F8uPuGaKDKRgzAjGekClVikTjqE2i",
-	"W/hX/qr/TQbRKbmTST5lJJom8JX+J1Mz+M9A/7cvomEOn0fJDT43y/S/v8C/Y5pEpPXpigxzlckpTRe7",
-	"pwYBO2J0ONFtYvkrE1GX6IErCw2OYwOo1DuWZjBcGP4Ia7GeEjpMpTJokpwhNKSLDqWmXQFcGbNhQlOm",
-	"yh51zW5u9T/yV60iDvTmQMiPpmI10/8O4D/DXP8Lc9S3jOajv+h/xlCNS08FQsF/RcdAse3wymWGltGM",
-	"2WMe3KuYLpDLUDJlIicDSVMotDVXGNiqF2nGITJ8sCDGidw1xy0ywLC2IRd94SLlvUCeJzaUUJ9Y7xkA",
-	"esgkGbAxF13yoRRZCMGJEwqBhTFd9IUep1nX1c4Otl6VfedibYJsLMkFrHQ4M3SDl4edJviWNgy05oxl",
-	"7CX45AP3kfP+r2Tu8LSJFGjO0ZuYAfDV1gawvHhvJJbrInOaJEBQG0VHGT3dTLN2ed4zkYdpGgjZhCbZ",
-	"QB5H562CzA3Ma0CfLk7MSgHKP10AkXlhEzcCTJ1hAf7QidAXu1YCuCCRPVlr8u+XZ81GI4YJ/f78TV8Q",
-	"wmvzrIq1MJlWDIsdDBfDhO2eEA9fty8ivSvAPt2Rj2bOShKRFpxXyxc04wAbioLMzgKkGvMrHSpm1BfL",
-	"DzrAbavLuNmuyg1eU2y6Qmh2a0u7tSqXGjb5YzpePoeNLPPOJh84JkHos0ZOV+y6drhhOfZ3kenKdFm2",
-	"Qzsc7keOogyvA8RNvzNh0/9VQJaasNfK0C2fndL7a5t+W4X2GKeMKfKaTlImJoxnbUJdPcpQ4cmj/dAd",
-	"WoTTdv6zqD3pV6I8qKtEOeXiv+7glim6HK7+QHPcV4FxMpegW1dv/z1Ap+awTSGi8vTnGLBh3XKMUsZ+",
-	"ZZg3qv8FtLSywFm/dFf5DKPu9BQXl2zI+KxhVsQZcSikWixEDywXZCSTRM47+YxMmVJ0jA6s9dAMuu+7",
-	"h26N95bgylam+yCdckloMOUXMfiKjGXVdUcF/e8Td5F0bs1FYqOT/FWqU1MDiZSwxpUjA1nuJJuz5I6R",
-	"iVQzntGE2A7RkCnzJMboWH3Ep9LB7ad0ASJhdwmoZT2oz2Ojm9bkdvqQpqDN4YZCTtRA5lnbxoYrJmKD",
-	"HYihcvq0kIzdZ7baXiLlrdaAZ7vbgJ0GfK8zPiyvgJaxuBiDSLd/gCWqlopzbqHwFwCo2GlBDGHST+8Q",
-	"EKOioSRSMfUQd9TXu4FrkQnh3NqsxYZ1bPGJIJogUzMpFFsRuPCAfKiGHiDYHi/6YELF7U8yf1+c769z",
-	"mZUTrPyl9Tw7jkiWB1Zdvo0uOpj0W3HHsxrJzzHbtctsgoYfQsgbUuVmKN3r6QSCsT+pWif8lnHDjcN3",
-	"/SjdcpxtM0rKTPg2BsQW02lX2VWxLv621RNIrViylZd0/cmqZgEuUbzf76phbyNePJwfL9/BF+gAI1NG",
-	"EzJiLB5QgOnZ8D5+GNfdAFFwLSo21rrViwzVcsVYkUyWobF9GQHxsfGBrTJvH42HF3tyrX8kC5n//8hP",
-	"Mi9KYk9YMiP6CyOtBep4N5QOgpy8OqZV5KvyBN1iZQrdngwMJk2TK7jC5fSBg6QfZXEd0RPX3WmQV1S+",
-	"norh18+9DnTmo+awVABQiogsCWZYDgg38JRQAmc4Bit7C0C2TdXuyB7uaLdI0djvAQp3piBpQnUDlbh1",
-	"b/YWrnhIzU8NSm77M7M1t/3vPuKb/K/OTYfFurh92BSuEGe7ojrfUr29M7NAgwWxW0Zu2cLUpTb1w+wv",
-	"TxTRS0BaijESWXq7XsxYFAIMrIYjm9GFCOKajkNm/Y3ABr6ehBzA3gmk9zeQPbZP94cE+Ac9fL05YoCf",
-	"9h+oGmWyjwBygrS0LsjuM6xO98Ml0bu3e1LKShpSsfeb/v5L1DSVaCMkAY5ekpjtlCbtLZ8ngltsAQc2",
-	"sNpLfl2AX1QtNGXkDd3/CXnu59PKETlP5fB2JNP4iQJIpMMDQpPZhA5YRloxH3NTBG9IwYrQFwnL4FmL",
-	"vfu2Td61yUdo9Gm3TXLBf8mZ9cX697ByyDxzNoBd6ouaXTAqO+Db0nGXvM0Ij5nI+IhD6TUDgkIx0kLI",
-	"TLPdlEETmpz0RcqUTO603s0zA1XppaLzbGKqhKsJn9k7xR9rFdzW2+oylsGLs86b775//+Gic/1j5y8/",
-	"//b8S9CwWSbgGpwjQGgBYJcMEAlJJrsk0oThFSQZLY2VtCJLRxCXqreMx7vdvogcQolx6xiMkhuLUQLv",
-	"nXE2hBcXeCZYybECaOLhmQwWfVGgjERAsgY4VM6QvScLMkvokMVQ6RQRdU/12BcA3LQgQhJv3DYHViqG",
-	"u5enQ6YMeLLZoLOLt9Xsdwg5dOMGUac8w/J96bcM7JG6DV36gFIvxpqlxLKYjb6aqHGTO0ADdqfpdGhg",
-	"mSG+CSxPsRSsSxwksV49nmaMCTLiLIkBThrl2hkb6uuMqluSyvkp7nY20UdOt5kjpZgkF6TsAVM8tnEM",
-	"D0PyR0hgTX6Y7xNz+jZegeOv+ctEZlK1iUxiBjUgUlUObGqItusDM2Fl4AeFSbuXbBkovU0sWTlwf31o",
-	"NUAsNsVhtKS1ttaUbbe2BsIbOfdrL0QwngjUJ0Dw0zQ4YEOpWbEW/FgcLlM9zjX51V/GLCbY5AkBKH1F",
-	"WhAiC6BfEBJbuPcbaRTf6rddstED4uE2ruEQRNuxNaxjs4QmC2BpsTxLTrUYRPmFMDNlV81AFep1etiJ",
-	"wjNaE2sLvzkWxlPy6fLdg7cIak4A6O+Xr1O4ojyR91j9Wm+ARDx9fbmo2xvciojQhKVZeEd+p4IXm6QN",
-	"wO3XZHWusKV75qtaqaFDL0POYqitewYln0co4lFc5O/kmMzLqo6HHbihIxff7zy5yJY9KvUMKCVCqJJO",
-	"hQoqZz14sbq9rmY7udG2izvcwxsrFtLb+Qq/L1+k5RvRu04Mb1uvZ6jbl3K4JdpG/MjFb6qxQvj6unFX",
-	"fehDfSZNZHlBNTeJHIO5TV9tguLaoEsZ285SpndV0REDqjCVxXDDNNvBZsNEKvwr4Ixf7i8ohzpetBRQ",
-	"mDHhlAg7Hz6lY7Y3gz7x77/NWPFhzgYz92HMR8Ecki3knRFPWGN3yBRJvmFqyK8s7IkLui4K5/tgkWFp",
-	"FgjZZzFpOckc9T0I5gctsOLw3bvb3wDcF6/F9U1H+3t4vTZp+2It27Jr2C4Rglkv63pZf4wvvOt3WSLM",
-	"U0DlyopKXV1yRuww8LvMIKTi7brqysWciL5Q7I7pPk2ACPrnLYc9IVEi5xHhYiTbWNwhnxqVdcLHk4jM",
-	"aSqgrHVkq6NHxP5V1gkTCQVj4RU77R39+E5RU71S8s+2Cp7BK3cL15EbrMUQKhOmcooZAEaBG/E7raXz",
-	"MRdq94REUypyiHxHcCUgoN02iUxJp6gvWpFl5BFC9eEvutEkj+OERaTaBL/XLWge8+xmxCFhZqlhX5hf",
-	"dFMDKAa7s/xK+Hq3vKQ4ds0MTR3E9g72rC8nv2PIpS7eXl7s4uHwatcY3Y2xHe0DqEaf+QqKyniS4OfI",
-	"v/6iilZjFZnIkGdftApHAh+SNBemEu4QcAOxWwyGNQQNmwaQ0gNG3G1KWpEeVnRKqDsPgvWFPh401WJ8",
-	"pC/YaLdLoqG+VZLEJCeaFdHUkgPkMWr9bAp5ii663lb90poFi3nGYnh5zKB7KI1D3ItP/U6sFxjjiWH0",
-	"mh/GKZ0LMligXYFMGRWVJAjjV4gxYwdnBcXJzZsbeCHMtl47KTFo8QIg72muMjKx+NzGtgd52Bkdk1ak",
-	"XxxBTA8dI8wt4dkpibihWbDGAHACz1hf6FZth3jMM8WS0YZ4vWDaAavWria3RV/Y6HT9ypANzt0zSg/P",
-	"zEHRjKsRYpQjbH+TnIito3/Xx0ou1TVqZkBrUKzFB+wN3ju+5L8BFuK1QcWbZXrBLAxhm3AxTHLF7xDf",
-	"Nl4KXS3d7lDR5rUNWJ1yof8+PEQQpFVbgY+tVlWKPk147UZPVG94/Xgb+61bRqvkrFtIb/o5ZIDtvEao",
-	"ily/8/B599iUL/ImnJtUMUsg+onzoLxo3hPONjabRAVh93SYrQwihoFUwob7/dgFDePfh+GQ4cry4aAQ",
-	"IGLd+r0Oukw8APogXUFsYYOo6IdEQV9PWLCqu0xknhKgIucIQAjQApUziml6W6qMrL8AXXQ8qdzI5pfl",
-	"/muzBM4E2SJRwAtgeHq0Ns7kOqULky9dm+qfpXTRjW0juEz1Vx3IZcr48JYZQxxewK7lcgLRV4N+wFE0",
-	"arxUbtQ8GURkCFK1v2R/SIb68qaFEtTL2/Z75adXiKVrV+wdF+zh+Lz67Tea7hw0bzdQMURvngtyXLWQ",
-	"H72mmuAmcv6Ss+xcxquqGEf68ir7rktquB9JaJnLyu2ERgbLR4XjDk16bUoXyuarKYfcgDnFpLX/z3/8",
-	"j+Oe73NmdDhpk5irjIthtntK2HSWLTCPlTDYOf2sx9H++nN5Zn/dOSKfmdKE8fb8k6YLZ1MqBayv5TTl",
-	"mLSVBiZch+p+2NVsl3Y4dEI/iaFUGYu3KMatJ/f2QRHTVeMnvnCFsBZOGD8jyiSUww6ZaBs/yTzaRc8x",
-	"/LyUZ01a0ZAqyFAcUMgq/7f9ntZcIInwrPLUkApQbEy2dybBrw1Vm6ChX6JW0Ck4aO2zWrwfyGyCVFj1",
-	"5etBlG+lo/W08klM6WzGYhtrUXGz2nzImjRXOpvpAWqdRhDbGCIyLP3PJzzRM8Ne9DKC/mc+ZlJreRMj",
-	"ajRywNgUzbCDNa6Dp5MxI60s5dOpVi3z2YylRC/YblFZhN1nXuo3plgAbLswxSW8fMSPL8/ffNypgaxp",
-	"sFoIWKNH1Rwrg7NgkCE4pq8YE2cB2v7gYkdxCcy6GwwPKhY2nclUnYoJqhjb+aabOB81oRXOR3/k2/WJ",
-	"M3r4G7Z0p3s1lwPeO5MqZkovmBXOLD3aU9GtwZ6FG0edQVZ1yDn4VnQmMi8uJ4URKJZlQB+mkNMq9MiK",
-	"EGBHZW1TSk6ZhOLsM4X2Cfs7GKLmkMbemkml+CBZeEd615fW7Vt37HoHlS+1UOYi8VxiH8/P3oUr59/X",
-	"QErAUYZCCykbMpElCzzIzphhD55fbyHmI707Q5oO5GQRp00KYzugAAyBw0o5ZhJl2iif0xLpe264gt9a",
-	"ThKgg+DNBhkpCIuwXeHk1xivYyp5gK/B1NU4JXQA35mQnlvGZsajDnpplzjBMWUQG4V2oflEJgxwTUZ8",
-	"nJsKkC1pYMnMy6AEMr7MVCxXu11yrnvWdBzpFY5cUJ5C5CTXIYRUscxUTCl1ZGIMBJsT/Y4nyr0f780p",
-	"ZN+7NdlvPxjjwpUzfgwEi1f3M1lCr9gosc7X6Dap5gdFG9drdTXk91ZovUamCy0NbkeF10bUeaJg5/TB",
-	"YG1DVpavyQSD0IG+TjCsB1+PREUSNsqIJheuyDBhNGUxuCFucy2cqQlLRu/4iL2kC4WSnRZVOFi8QbAC",
-	"gAmavmN3LIEPtICFOCUR5j5Hjp5IJvtCXw8YCFeIclbUwwoUEsPnjCg3gbJBcnhLJlzpNSOto96LIIJe",
-	"gRMQVJIUkLruPhgFUhLhVmKOZ2zq8C+w2rNiVmJeA0JSwDFpKYxmbCzTRah2eMNE2w1TeNxmNc7duDBP",
-	"VNWlXiBtx6cXMzhbDea4XA4meM/eBjBiPmEwcSBAl7S0VNrhQjGB1dJNdNJmxian3zYD1M/Y1O7eBtEJ",
-	"JiPH7bdHMvV31HvwVz/2HdVtwtFdIHXzlTl3zyyJ3rDIv+TMrJY+gXp9ZLLWCnEpE+YuC2TUDwgh6TUY",
-	"Vz3P/piOf3d5ocFeNUe2wWk0xreBIkcHT8m5wSvfAqOuZiWvePYVRC8LeqRCwhVJOMYkr1tOHw1yU2DG",
-	"gtb2DwLFNrbj2FuBMNYtfBlYZHvBw7oGGwsfpEXLpX2XBY/TvggJDHBh73bJWZGFoDK6AMg6LJyXsceX",
-	"BR4J+2ddgKNzRFVgeTZ5biu6Ct9PMOv6C8k4CrYnG6vJSHNqS7kNVeanmhzXul1+rYdAZjRXTFmHAGeK",
-	"tMChYMwMoHVC8APa3jQ70WKo8xSQRPO+3VMgFFNFHJjKtKQSm/kuUxF2tjw6cNCYDKdMEgNaA/Y18JYm",
-	"CxL9tb/z7/2dnyOMWwCrOLyuYgj/95L1u4Gb55Wrp1DmWCtzssM3uAnFa9DppzSp40uJpDEEw64lK7Qr",
-	"lVcSeLWJYskmVJBoxBNb0B0Fhgj2lY+FDLr/dPuQpfviw7dt8t3Fq2/b5DMbXOi9+fbtawIhlGCYtAUq",
-	"yXv+DfRnv3m+/+KAzPg9S6BKOiWKx6wvWoeH7f1nz9pPez37KwdT8G7bwAYXsYtgZV3MmCmRmmZPFInO",
-	"MeKvA1mtPnbp1Y/faj6aslGutG6GCpVJssJZGXXJiUsDLijIoRuBckOYjRkrgjKqiZyjqqbXpUs+G/OD",
-	"tePDarlKCYXw/kRBoZO+QO81JCIikUMfLZObRxI+5Rmav5Wc4ggUhgtBFBAA7I6QbajqJBv5WmH/f64l",
-	"TReK65FnmIDWrm3jjk1RxRoklAfhSW1ddsHlSobZWbpYBmXKFUs9eIbG5vv3rq9gzbKVCFMNgv7tUpg7",
-	"z59ZaDd+pAmPYVKv0lSmzd3q2DzgTGcZ5RsoViDz2petCYI3rw44yr+0ITjMYCFfWQCTmuiKedG068BO",
-	"IMgC0rhi4jV4ojkPQiwoMmcpW1X95CE4Sg57oKEv1BvjNkEY5ccr/a+sSB9a6D8kJqN2x0OhGcE9/70i",
-	"NMIE1zWriabdh0dqOCvxzUBOjJBQfDfS39kIjoBG8bAYjrOEpfWBFCDRo2UWAqe9KssY2aElicr42ySC",
-	"KVd/0/NoFAiih/WGiliORnUDm6UyziHBhUxMSzJg2ZwxUMMgavZ3Garpa1UgijdWrTSnCFvgho1igmJu",
-	"3FvGppjHV4anjFOeAAgWzbGezYPjUw4C9tZNAnkCtYstNFBBnBWSaB7cUmVXQenRHnZcRssDTiCOng4z",
-	"8t3Vxw+F4/GWLQzWD1e2yMaPLOWjRV9E9x1TkKOj+FiALhwhLjZucUrnRpo2/vsZTZUxTEyD1oJggLqJ",
-	"cAAWR4yPMm6Ty9fn5PDw8IUe3qfrcxyzlf6nPEm4grreZJaasjJd8kkxwJ/UJAmScQyzizTbjHa1fIuF",
-	"xFBlbJsSQ1O6IDRNIZMkh4h4V7mnkH8OegdPO73DTu/guvfipNc76fX+UheYEKh+EhIA3sYosqdsnCc0",
-	"JWcXb0nMHG6baqPCQ0ZsDkUVFGryakJnmrvPmADAdm/1IFQIkHvgM8KcUwxlpSGIHu+GCuCnOwW6TWii",
-	"JDqtjZPAow5oF5EJo0urhunAJlWqXjKu6fuJIjxuF+H+XFTI2kbn4kgBpsRfjhFDT9tyoSgkgGj3hKRs",
-	"KMeCKwZR1PieJGU0BlY3ZJBoMlgQCEkWsbFPmGwf5mektyL400K1N/Zzsl6v97QJeC+MvSFWK86krBds",
-	"UarMyh3YNdS2rhVClhjUWZZpxh7G+vC3UOuXOGB9QgXItq59oHwsvtdG2dTwkxRVSYhP1oRrgOvQCPVL",
-	"znKUnLcsDmjc+u9XwT1AnheOlWRS3kIKhce5rO0NvXW92m79IrRWO6pOelHqbUR5wmLSGqGtS9MhxCgI",
-	"TKO1RgwoJsOnTHM9JOPn4F82prLUqBxaFTnu9aJds4RSEJUP9dHoNlmrRhyGtKI5Uk83YypDg5z+y7Mr",
-	"7m7IW+Dtb9cyGJNPqAeB4yksk1Bb/46lNCmRJGB/YnmXeLcR7nZDAwCS5UbVCLMgYEaEb4pOyJzyzOIi",
-	"Uy1zzWg2nECZTRO9Ep2UzgtXJIdYwzldALAehh+mdyztC5VJP2DPA+LWx0zz0jRm8e4pifysAXy9oSls",
-	"z2JycH9/2hcR0qpWe4XNlJN5NpRTpoU/Z1MGszFDosxSzuJyJh3OFxMjTYpkEQDf3sFOwjFeNYFn196g",
-	"nyjy5vr6gmDbU9LDwMxcpPqyhYwpvVB8ymI9eHNOMF7Nztc4zfGwH794sdnRr2XOb302jdTg0VG7xCy9",
-	"yC6PgVmusoKjv/LLWC+lqhjJzZSXoRlN5Dg3KIFGVDBnW0VEGRZkRTTTg9L6wUyzIHxPX3jdYFBs9O9L",
-	"ZvqlTrvQCiyXmd6hga3ElCwIE1m6KFPNv5twAUguAmz9G1tnzP+FY/n7mxmFdZ/JhA8X3Vk+SLiaQNO5",
-	"TG9vUGpESDTkSOU8jPYSy0rZTKZZ6U3V4oLtGpOBnsSYjtmUiaw74oIm/NdqwuhaDmkW/8rjbavqgoS8",
-	"P3ifxuWDCi6hGmCeLQAQCg+Pp/1VJxeoyri1x2YpppnyJE/rcFNf421rTpoiitvQqoSqzN6VozwphJ4W",
-	"xAnq+6WHSbCmUfmK65V5xLI40Bi/UmWFULZCZoLxukFaaQIzvGJm2JrH+x0I2XZSFASd1rBfj9/aUw6j",
-	"M4NyPLh0t+iRVphyzGMELgQ23BemqtRzYmSwmknZfiqy/EHv6CFc3HnzlqEvgQl2Vzga9pTMVTOpHQEq",
-	"zKnxiqNU6KC0ARUiX4dvYU7NNVNZnXXbF+dOUHcEPjxYmPwGlRUmuXZI9G8DDB9c+jxTVqnjSYZq5hJM",
-	"uXtwG0t05fk1k/5jLM2VRQ8amL1l/93syv5Wd72VqsWO9QQrJuKZ5CKDyNkIjkNEPl2+My7QCYbNw50K",
-	"fny4LIeExnGqlXNTfrI1nLDhrVb36ZhyQWhm5IRC69ltu7htcJqhYWNGlZrLFFKBRikdw31KLlnMUzbM",
-	"lA1X6AsEVHFy5/YHuBRCcvR8rXnys0xvoZjypZEs6g7csgwCUrWHx6CbGBMYyuvYbPkwuUdq1afSOwGL",
-	"o10wZK8fhzC7HSR880TguV2mrdxQ3sNeOrC/DEGGUN2aP4YtBAkkyBwCYurvxSMC1NmFvhQb5inPFleQ",
-	"cI8i54x/zxZnuT4SAYWjHOMAdtNbttCnlsYdYAdqKGfstCga7F88b949I2cvrwkXY30FWf5jCizqLtCS",
-	"ab3XJzv3HTrjnVvmhRvgCCEsndGUpXas+Om1Jb7vPl/vLEGuI/sx+FhPFIxSad52ywRpRfpVMjXTOyHf",
-	"wBshTvRweHZ+/urq6ub64/evPsA3LNptkzua8JjsH5MpYvJ0++LjINNsEAr6pnJKUjbmKmNpmyRyrH/Q",
-	"evQoZWqC80a0Ay2pQ3fFRDV7Q9DVOz5k13qMNftCZhSQq7DlEzOhNrh1sHiK5sq6ERdj0ooQocm4Avf0",
-	"94giX7MF2LBj658s7YM3wB/yoHukZoTWZvyLfqrtaoJ+ZoMrCQgHxoAMzrS9ufpPeOpPuCEvX/349vxV",
-	"ZUP6Yg7YVYNUzhVLlc280CI/Tkx1yRnueiLHmhHHdJgR7hMhDKdYgJp5f4EqqyNpUevoMPPiWHSz/+4D",
-	"qhfvu5I5nhyF1dqWgHWxBRRTtyVS5chVN2sXBc8gdVSORhxcFqA0W7fgNE8y3kFAbZD0ZKpO9FWasiFV",
-	"BvLc8yjq3tqYh6IJ1TbI0+GEKoA6wVAtzH0fMqFyRUZooH/z7lm7LxB9CYwLfiCsHKu29TqjHR+wHmNi",
-	"DRMgWdA0E3pv+qIv/u3fyLmEBCIuheqLDjlLEt31BGWClCUUasuaxC5Is/l0+c46lQA4JzbR0dHe3X5E",
-	"Zikb8XsbZJs4oxohrWgsoZhcd284jUFQ8IpX0AzlopO9PXhQi0Qnz3vPe/qtXT00cOrhTQvR2nTKknOq",
-	"WJe8NZjXnz69fam65JpPmcrodIbfVnxs8C6MMwKTEOGKRL/10T7U3zkh/R2kepOkiwTf32mTvrEsncuY",
-	"QUNoxkWGTb5Ep5BATuNYkcgE0EQ487/+BgGrbZv5++VnzdKOegem9Yih5xH3Phc0zyZ6VzShxQhsddTb",
-	"N431R1ySM2LRzTEMNZYMEewB6hwMSoV3hFBhLI/ezdL2ct+P4J2XNGMYLGcLkZCjgxfGM0miS5ali84Z",
-	"OIHMOScto2buwgs+g7EEj1NGgWTA3ErvKAdBiLQoGO/lnWbVVM8ho2m2a8CiTS6hHddx7xA61wtZ7h2C",
-	"LoYyZhE6P3VXN14/0YnNigVB0IT3t8G2Co74NEsWXXivMcbe5OJWyLmIEMfMZjhaj4J+S6JFdbQHDeV0",
-	"yrOMi/EpSdmMmcrnzidjBu0M79HbmE1nMmNiuOh8zxZR19ChfWJi4IBoDNgzrf1jAkVLTAx7mzztEYeP",
-	"oV+tb3m84XeNb8OcywLSAOjiuHdoz3vp4u2LV1ABxS06HC9w4UT3nRlLTZiSocviC90DKCPGXVv88kQR",
-	"Yyzoi1QmsPeJvpWd29L19sSipKELjFzKhCmSUnHb15tg5QFGaDzlwn6YUkHHxW8GN1VqKszoaLRrf9Dq",
-	"CUu75KPtTpExnKYBFBMwQa0QAaA/duwRPCUUf7d6FJhL8EfvsBzY+ALNuOyzsMhnfjmIKV2QAasJPm2Z",
-	"uGIV7XZJZScUhaAFjFDgGeuAtBeRiZwTlQ8nULm/qDqhSIamjBN9BG2dByRHwyF8ToC5DuQM/tuxo8MX",
-	"EsWYqdMBJ8Yon4bkinIKNlgWJ3Pi2IupPe76bYFTxoVQG3wNv/WufrHHhwAXi4+g1oGxbBmGpkelqUmR",
-	"CSaF4MDsIJ6A/ZuDcNghkUzH1UUIBhAjDBdkl9StyZhlemiHp7gGNC4AGc3+mAc6+scTguFL+vpBdEm4",
-	"P6dt6xGAzGtH+rjZ88kChy2kMLyrWn2stKz6cu9wYUIH4KbvcAFyd9saEKzcr9qwxIVQqKVVcKTsWsZg",
-	"fRR9oZUPOH7GWjQAcgDn0JV7o56SyYCwUm4p+MA5Q9rkItV3T9wXr0TG0lnKFbP0jtYu3BTh+SSp65HA",
-	"yyMrgfgGrCdKyyInevx/t1fR3zHjg/y9L/7e6XTg//rnyIDcdhD/8e8korNZwjHfZu9vSoqIYMOlkI+/",
-	"e7EG4MWttvMCh/5OEjln6VBfehN2T968PzvvXL05Ozh+ag28KZ07hq8Vx7ZW67SQ5kAfy1NUbJiyTHfa",
-	"Fy72ycgsPEa5BAaHf8Ly45/UfKXvxv7Ol4i0UJkmUUUlhwxrDhCfWIrF+I3bJqgIDpuCQCPgd+vjeSCd",
-	"CkJ4ZjYSCV5ubgL0vZZcZuCf/nczMENZ/+4caXbtbDdItR0TxuVOADJpG71VxG61K8FbbSvODKVQGdVk",
-	"wacIw0pTrqQ4wWOut5ij0wnFTy2IxXw0Yqm+zUyWhYhBnMFM9Fu2sEzG7BxaHFw6DlX63agv0oyABRoL",
-	"78wnig1vrAhthesYpSq7V/rlA6ayDhuNZJqV0kW0+gn8LmVYyojQPJNTmvEhCj2auzmrxYTOZkzAaLDc",
-	"p3EzYua8QU+BNJCC/o3IAwbCDvGNnCC8OIcDipuaoZ+Cy/vg/p4MZa65BVUehF7IBkmIs0Ji9QjwdA6Y",
-	"s5uaCCWZoGKyZCu1ZlJnH9Xv9EykqAFo9mOdP1hbVoWOX1T2J0Rt/AYdChFpoYdG91DnKN9FQdX3PET1",
-	"vjG4YALBXPakQP2MvcIVGZn7EEFXnH/OpxnOEGg4EP53SiJq6jkthRKi6gbiJrTlYoz30wpuj6PD4BYF",
-	"oXu0YjlfEQMFL68NYzPzdNL0QMacVUoFoWHjsKcVeQWoyIY6UQ7X5wRBlT1XLl7mjsSVEaSdLw4ZY1YE",
-	"ytkL80qvKRRa1DKfrYyW0TF+qae4VJEswwJrWlXUigtS/YoqZ13k+XQ2K9wDBlUKOFhguSodhfAOlIs/",
-	"KIsNWnYvcli65ArNB1AFHdMcl7QzrZUWN5deEcej+yKyw9CaqB5c5IUhzSfMaKMg6ViIZRD01K4r76an",
-	"rl8LOZ2QCwZBAjj0DheapennYE0C9dvQ2JTwIRNYD9mYhi5SOUs5yzC/CjyWzstRqs6XsXSqvMohzqi0",
-	"0965YylWsNzZ7/a6PYhfnDFBZ3znZOew2+seIpbQBAy+e905S5IOaJh7f5vfqq6WO/QvQVRrvfFw6Xxm",
-	"A/I9W5ArZhDwMaJZL0DJrKq6BCyDBpLKxj5rJnbLY1ROLpyidgIQa6SF7NPEc7oNfhvvnOx8y7Lv5rfK",
-	"K8wN8zjo9bz6EWjKLstSJe/vbzt6uOAmoMl452TnVfzy6gycr3fw6eD4eP8F5AzrTp/FveHR4IC9oPuj",
-	"w+Hxc/1Dttg52fn4/YXeKQVWfA6lSfXC7//y09lP39+fp6Mfr26eXS8+//Dm4/jZZHh3QWf8fZLO31J6",
-	"MXzz6VJi7hLKQOvcDd99/v4KDY/Lm6KveMUy8AEe9Y7qXuXWbO+DzF7LHHO6j3pPGz1w5nCqS/6DnZO/",
-	"/tzeUfl0qgn3ZOcCLz8gCDiidygRlegCir2MFVZ9QP+Gr93vnOwgEUC110LZ3DnZERYGYI/m2WQPzOoQ",
-	"PCNVgGIvWZanwquOqA/nPJVa+plSCBOLtaIF3zifpDEyOcZw1Nvv9sVrfVWZEE9z1J3pw8QxuleaAnZv",
-	"L4gJfCi8BCSRQ1NiYkZ5CmZZ7+cT40B1USBg2NHPsLgNF0LB3VI+nmRu2J7h7OAFRlyUzVNd8hH429sL",
-	"J9sQauDEuuTMxtGgmdVUGPECNGw/AM9vBBpgijOa0iRhCRnnKO4Yuzu7HzIjq40wBVyA6CVyUGDlyJhi",
-	"oQIHrlhfvL3AxIBEc1tYB5QkD3vFolOzWKR1dPCCDNhCini3Sz4XqI0pBC8oG1PeFzBe0PK1miwWbjYg",
-	"/vGMUKzbQVFmbfsxlrww+VUW1FirXPwvVueGCwP6GoKEifnLGKOJlx/N7O1mT5G56jfniO/gAAD4EZ2y",
-	"DOoQ17g/iyZ7nt0P/Bk/o++RqewbGS8246XO6bE2Y9eu+c7Jjqlu1UEw/86MCr2sL3Yas0OYt81b/lJ2",
-	"nloQnq2vCIxsYa4YdGggtunelWn3pfHYiyeWvT8o4HCIvzdOK/26S5qxd3xaD8Nl2u4VDb+0i6c6FxA8",
-	"2fhh0xwGeIQrt/p++IbGbjP0I/vrH/kEPgWZQgDllveQfurF+qc8cj+XYpRwjCM42j9c/+wFXUCuvJTv",
-	"aIoV2472j5tMz7j4GEJA2NrORwcHGw34e7a4ZFrpxYcbzPZayvdULMx+gKR43Gsw0yu0Hn2Tq8XKG17T",
-	"qOZjwBCLO8+d7uJut0foIde7zLNV9/udvGW23BIAJ7HYutiNn1mPDe9U43dWKmcx+ufd1W1l976wpdkP",
-	"ekdBjQDeMacK3f9OKxjSJNGMXtERQ9yTGaOZfp8v97gkJzMIldGFiSOwJYLZgrD7GU8Zadm7r5AOdmsu",
-	"CGOK8mZtLD6F2lF3e+j1/SOvDzNs0BN2TnbS7ObPvxze9aYHH54Nv0t/mj8fXO/fXhypd/GL0Rv6NH8l",
-	"j8d/4Qfih/tnP86b3xeX2M1GN8ZRICPXKaBG2N6CN/6Lza1jc5uwq0+Fe3U910JifzT2hJkZtboyBBwh",
-	"l8SgSFNlqTBpLB1nLZqWTSA1avB7tvNgCSc3YCwrxRtAbGku25jmQTW1MrHfWVJ4EFE5MlqeRyOCUiwZ",
-	"rSWnQj6uu+/OwcONnN0QU6H+OQhkweZECgCtw+sRyU/mGZQ40KpJ+bKQI/SyAMGiMdvqzdhsSXuu9l4q",
-	"WAAasLWt9wWtaM1OaTY6UEhthiwmUO530X9TBF2UQy7my0rfIFcL4hQ+p+g1OGsuDI2n4I80ClzoCAI2",
-	"NbsoZJ4/7gY1e3GxXrtq7wg299q5qkIdmnViOhedo4PmV2p5Cf7fp4vZmXmIppXjsPMv9ej/w+qRuxPO",
-	"rYOyejU8UZtpRY1uCcO6V1wSUjgwx1qtqKW4GCfAg3crLB9QT3GM1ist2LwvSi8Amx12FLeNxhKTlvF0",
-	"7WKks759YqeGOf9Ml1zgqDDspi+sVmRfaB/BnJJEycpNtl6Ra2M6YF/wzIucK5S3oZwB1HsqM6/CZaop",
-	"icQsK/yyj6ltGR3Espx/aV3/594NZ/4pOV150rhydP0vo96/bq3fR9t9dW+iZmiFGhGQwiPex9SHbbrL",
-	"irsJYkL1LRPQNZyW8RlcLTIdf6BTFrWrQYdwpDC41DnD+mIINS4IVRgriO4mctjrxHQBEX9ZymnSJa+0",
-	"uqFMaBUjy4UWun3xroiOPTRJPDZkF0qGOT1Ff5rIPD3FhYbgJL89aR31em1y1Hux2xcuGB61CnJWCSgn",
-	"a1Ube1GmuRCeN6svnB42oWrCwk6tzZ1Ll2Y/P6Ga+3+Cj8kEU/i4qYaOwpUAHtktZVdsoxtv//+EG8+U",
-	"qgaHJobEuCAtc/K4suk9S+4riyO/7q5y7fx77ne+HTWTc+XBTwpL3385c++/dLUHu7LwOoKylUjaj3kb",
-	"2k47BZBKral4SW+EcHgbHJDIcVvf2S6s8KQIhmhF+s8bLqLddjU8Bepd4a83BvDJYArSWjteRmjxCYWI",
-	"3TYEoLhARCn7AoIoTASpHgRGqOgxVB7WP9qvbowlRTejhbZXklD6ohCkUQFsRabBDehnN6ifwVywSAZa",
-	"FY26udvGb2Se2cVh8Y3Ms2i3LyzHKl/RkZVbcGRFfUB3zevnUGAZA1ABhH1wReYpzzLIZUUDapZSoWgp",
-	"QtyEmmdat++S79ksIy9QSe6SCygLiVc/ZGvYFLI8VTKNTlGwEexeb9CYYXqB7teiQb7j4rZIeotSlvyp",
-	"v6Pb93ei3cc1eL7jKrsyBPnKYpxsJhFYJr224TnM34gM28f5/RWxT6sgoscGRBSC+9ZXwxsd6LYzeM9h",
-	"t9fd3z/sPrMFRSDwT58vDARMz8YwsJ338leeJHTvuNsjLX5B41NyfvGJfLwi+89ujkjCbxl5T4f6iz/v",
-	"wpKERnp0sn+wyUj3m4zUcIKHDfhnX6JoBPhUop0A2ntAxZ6ZchQmNqoiUnBxG4DjwBTYPE0w6e6UlM6E",
-	"k6lTrIgylSnzXl9MqYrN8F9fZ/5a7q3lILVHMWViWv9UixN75jzv/XbLFl9WXpOY34KFpl21EkjstWlk",
-	"mPUO0YX6csACTeXSesA5oedPaRL1hf+6IVUZFGS6ZQvsp0gKhNf6b/ITlQnWl4aJYG1n/QaETjQXIcSK",
-	"8MxkYGqFdThhMXDgsZQxaUXn+pvOuRRZKpMTMkv5HRSfmtL7Dh2zPx3uHx8+7WmFkk+nOWw9ZEq9HXU+",
-	"SME672k2nEQm9lNPP3p1TceRG+ghZFSXL4UIly4iLZuM55yCRZmTJ6qigEM6ro8NEdXFa3+jNxrExuX7",
-	"YnmDzYBhAYdytvA2F3O+ymCk/Z0Xo+dP497z/efPj4bP4qfHL+jB6P9h712X28i1NNFXQbBjwmR3Siap",
-	"m01FR4xKtqu8yy5pS66qvXezygQzQRKtJMACkKJZlxPzax7gnBPRb3Aizr95huk36SeZwFpAXniRkhIp",
-	"ya78Y4tkXpBIYK1v3b7FKG2GBwc0arYO6F5/sD9o9dv9Zv9Fux1GrYPoMGwd9JuDZpM2X3Rrq7gvCpNa",
-	"EA7FdpbNRSaX2/UWzOrzfy6SktXz8w1LvVG47+1dWJZabdi+pig9CyttiRgttfSK76LMKTfK2KBmX/7y",
-	"je9n5fKbk532wWFAgDYy2spquFkL7C1LC8LNv2S5gqsKMfYu+U5CreTcq/gcHvrhVN8DFC9szOP62yI9",
-	"z7/99EfBwDzxigX9rr6Ns9efjhtlif7EX1Zp0HWRN8hf9MJlyndql5/9iPd6npIaL1W/QAyB3BVYWaWg",
-	"T8ZITpGeAbpVATkVJm/0sLf1pb1or9HJ7wyvnua6ggfLCuGhvtkaRdAL1JeWWzFjZERnyLWf9tDFSv+u",
-	"gOLZXyEHBh1UvlTf9xzLKjdS5GBRMqkvNNoIXNMSLBjPOm6IrC+3o5zwtnREZ76v2ZiJxB4K/+ePNYrO",
-	"kA6dSGs7+kQMN68+0VPGMXDcY9hzAF57JDZxVmNR8xNXwZmVCoI67bgqEsc90hXODJ8rcthr7uNVhZNT",
-	"JKeRuSbagMsAs3uuoaNItibYJ7vBuqKHzuoPHBz3SP7hHQEuC47GmO3DHY+Ds+6BL4xQ0m42d8kJBn0H",
-	"zIQj4HVCJEXJQMGCgMLRtA3DStKoJUZwhncKb99avykv1SK2AWKbJeHsrgAWnNTBvgwB5TbCehAIVrQ9",
-	"bUGtHOPLssYMN/hueBynmmZOQRxE+639Zpv2w/1+mx4d9l8etV5GL1utZusoPHjZfiQMdJub224aQI+3",
-	"Orrf+yNxkrE/luuZf9u5aQsmd25pX3n+ta5KeLQ/3hV5CbkDFkKvk5aaTpjyywAjZ9fYwI35vAg+ZitA",
-	"mb/anRDYJe58dzepCoszIPk9bwUBkATcaRHeEXrhJhlRF11z0i0jhPYyTMwLzFWYbP2XtI1p/5BTKvXE",
-	"S+1G9h62MMdfsJNjPeCWcyk4yX1f0JZBLeRdvCFKTuMYeaEyqJXR6FIxy2Ua5f3VMsJYBrBTjaH8f5f4",
-	"GlhH71/gYAR6yHouxmwljSYUwsiNFDHhWZjyhUXtWfYY4iKsYYFS1qYvVjn2UYYsP8yCYBfChlC5G7En",
-	"Bkvrbfe7onfuKCvhGLuvBxb093x7JvgaSildjf1hvteZ71AA148nI9pnhuw3m7td4a+LdaOICGOK3F8g",
-	"WkM6IfUCZ2V6vTw47ZCBYoy0AzJRkrQPgq5diI5OiCTC0S81Fim6PDtXx13+I/r+M4QKw8ZO4DCxuVFn",
-	"Thr36GnbJBxw2h6eG/eSO4WO5drIiQamYEy+i7rCHpkiKE3CWGrMFchlQbSaJIwpH2P+gyu/LaRCBHnG",
-	"fSyYOs7mmJqUs28ug/vGrIRjomjGZLXUxXRqh+Vm51RG7HFTse0AOrWjb//6fv98jUzquWfYar4cLpRb",
-	"cdE5HlYeD+EJiIpWAaLVJLXBvLD5vFPlSgTGcabSsTrXx9przTH7frQfPwppPoKYTNvLdGrL5WjalQb2",
-	"TGe/uV/6Rbt+vcvfsFcQNwv+3So38OlkSZTNKbQLKdM/aYwhRKF7Ozq6PW2Ci2vumnc+RxLx1RjpL5KL",
-	"RerEDAxl13qmiZIxCxzHJfgvUvik0cuRxry6olCV5Jm+0isyVKP1/eYets2aInngiSCOqjWAFR6k/gJo",
-	"Bge7oCvmU+H3jwuEEY7aMfv9ZYkYPuK3Qh66g9pmtlRj4n56m87Po2pM4zLQubj++DL8a7v/t6Pxt5N9",
-	"/aF1/Y8X4mJv+vdD9k3z398d0DdRe/g9P/vl6G9X5TXr/LNuVbM+dD0lZnCkK16wab609GGLk0qImzdS",
-	"9XkUMfGAnv4/QSLdZgL/OG0QCM8LhoylCdbVHQL9jn7sdmaxtB0bhNGtIReQfiKiGBJKHT1fJMNkzIQB",
-	"Qt6/XJ59dycOsbMJEycT/hcNz3g/KjHfBuBuZGwFObC89XuhR4tv/7FcIMBznb8le7vNdKaeBCnYhxGH",
-	"SXmm0zH68ZG6fY2NTTCC+aU2o+N4c0vtPivs73Yka60wP/ZqhW1whf395P27zawwNdQlilvECkyalahY",
-	"4HxjmcrdiCFwBGdq+KiYTqyutijvEvFPstVKCqmGtwI2O5vl8RoevXTv5NfEvesjFsoUkHKVR39URelf",
-	"Ij7LKhXyyygn00A03QGe5Zh6b9SZS/IyAkzKQPavmApSN9xKNJBggW9RoV2PhDE3S/irelY+nKlhj9Sx",
-	"Pwbm2k8au+SSG4YtxTqFu+9MecSOvamT62TRFblWForRCOh5pXTF4C5I6jJXnEefTiaYxLIq+cQ9JNYO",
-	"2KdcpfFB6N7TgnxEeVRleS3feBd2Ha297dyqznZevhmHR1xzm9K+/LUzu87szgV1PUmWEgZh6g34B+gY",
-	"cphx04YylonSu+Q8psI1sHKB8/4s6xsWOOY74LiGy5ycv13cxdgDB/cx4Bq702/ZwL5fzIpeNL7BybL9",
-	"9j3Q4/std0eYAvOArbZDLIL4pzcvj/Zah9CXk7v3/0/NN0eHh6/tm1mNa6DFT/uQnLre5eVxTvokW/VM",
-	"Pahcwd4F0WPKl6fqjXoM8LIZMYjrdH1BmAqG2nJ5N49BntPIPB/FRxipvKMkXGqdndg9wjS0KLtu+753",
-	"GvljaNpY8ZkmXBimBtQiBjHkIm026PpIYQPETlecvPrw8wk0wRtzExD82MYiwIEFQvjNC7cjSD1iYzlU",
-	"dDLioQ5IIrh5rqQcP++zKCBgGw4500FXQHNH6MeASRh4oT0ScR2O7KoIyCROtGsCqaxtgK2+qSZnry6J",
-	"ZtBRGQoFT159yB5Wqq7ggpxdvP/5rNkiz8nZ+1c/nzX3dsnJu1Y2BDKmExDHRiWhBXGR+w04TEUEN8F+",
-	"EW5u7Ei64lqGtJ/EVM18Ownf725MraREPXMFnkZNeokY08mERT3IHFHMylQIpZw029ArkNo/XwA/HXgm",
-	"fQ/K+vkPrZ026b3tWf1E7Kf9gwba2NieEpLBIGdUQ/IMvCNdaGRJDZy45+plKJlSJbgYdlyDNRZBqc6I",
-	"XkMyhoLmWzza0YbOXF81aH1kD8L+BlAU6+c6qxIF6Yzc387uJ5peM+haBUVBUjDSp5E/tStw5LHUTnVD",
-	"pMl1MmL2qqAc7WlMGDWDzDbFdBIb3cNsbLsmgixI5/sJ9rqi3nPj6QWkp684vICA9KIEdQizHxT7d6yx",
-	"bfiWgG5sc83h3WUD+5hXkADsMrHd4XYz8Nin5S5sdD9XvUY2VEWnxLBPZpecpFfhuis4ROwGHAEKVP4y",
-	"JDPMaT9Sf3/5zc5eI0h/HNCQx9zM8Jf9hstfhsw+wqOugO9bzUYn922hDQokKU9gJQmYVS2JmcpUYkCT",
-	"NysnNJZ2STNCho+uANnSyj8JtsvAZzEz4KLygXG/TKQi7rW4JHWuF+hPaFfkXlihN57bcVhtNifJsO0O",
-	"1FdHQFUc40p+w1nses64/aONVG679q3SsxKKi1yKVYfgvJHWy5cB/L0Hw4BZtl/CQg2wLvr9xXekfv72",
-	"1c5egxzuB7jvQAAGxEpAzPBnETncx9OIPfiADOiYx7OADPm1Y3Ie8yiKEcvqrmg3m3B8YYZxM8dSDJly",
-	"zde4zi1pf4RiVGOHSV/UAC1RSZ1jazDchEYlApqeptnsMokjlGfYdd01jwCh0jjO7VeYPf9WqSaJTpxn",
-	"7zSLP0OveNdLG41SvrTYzvXC7qFcLBK0gSEbjbnADpcpTWchCA1j2ilc2d4y3zen99Yl8rnx9I6JkF2R",
-	"RcuBHgDS93MnnWStYaGbsMOuvd2sxaIPo1NXSOma/RTrMveb+6QHNkOW7QeZ9yBl0+xHn3s4oUoz6G1l",
-	"lxzUBeQkaNYLo71LvoLOTL71ZQKqrXd59v3lx2/eHX386uzV3z++e/v+7Yceqe+T91/lOpwek/3Wnm8x",
-	"EbgaEBlnHc5azaDZbKZC/5j0naKTA0L7dsCt3M+wIgBKTBkzRE+kSUcnB1agz01KfgVZcQ/0DIaDxPVt",
-	"lCLsVTJzVRHHrshZStRH9hJTyo2VCbgbs5KPtI/uYkreP//ziV4iP0BycEPqry+OGrv//M/kPVdmRE6x",
-	"mVlALkZ0oqH7vCKn0FA3ZnQAU29hGb53K+KxU6w20Jyyd+qaIVrQ2iF2tWcGzSg+2rlu/wtTR71suWcz",
-	"imLLrhEry9+9O4caEcjwhGrh5qdmH0RH81MrtJ+soRlbaxKTM6MU26W0Cn7ZQjPwrkhBpmemQlR/0zjr",
-	"ICtAgMDqHUg1bsx3FYHXDX3xT7/FvEqv7nBe7JL4y+XZd/CusaU/qvUU3jkdB7NyegGi5P3lNy7NEtWV",
-	"qxRwPfH0FACXU5PP98l//c//F/bPwfPDBorxl6R3cvrtz1hIj30coZT+55PTb7PGbG6ozzR0xoX2ZdaI",
-	"tyAFOme+vzzBYb2/PNmxQuKkR+puJTsRluqvIDtyj/Re+a87GTFk2uqs1whI7+R1j9SdiszlP6A8B+rJ",
-	"3skFdLRDiQ8PdrLTxsWXjjyn74kHAQixrNo9eY3I+8JO6uuLCz/pToO/vrjYeeHzbfDOrjVaLrco8PjI",
-	"9WUvYKJUFNAxrDxX4yXV+DgjVvGSEuvYfZfO+n6zFWBf2v3WXmCFnP3nZQMbCiyNi/ewLfNJZOyLgAxx",
-	"9LTC21ji/HQ6oIEeIu/N7XRFL4y54CGNe6TuOqmSfCPVJf6at3Dvb+Kje8elguXsOcYjKwdfCiICza/A",
-	"9+d5fXGEu6nuVZXPS165nxvHhGLrMzgRe74j+QyKjVRkQGHbUAB4sqocZyMr0ridxYNSX40F4icrxsJb",
-	"LK8ITxIe1VYUYd3BPaYxWHxDvm3qNnrrlhWksZZ2H6ULInN7BbVV01+skrfSqNl/f/nN7z//X90uOt5+",
-	"f33+9vT3b04uvjq7+OHt6x9/t8od/2k324fNvWa7+WKv2Wr//rsz2n8+efXh40mz9fv7y6/trLd+P/+9",
-	"vXuw2+qq87evfm/9/nur2Wzv7R8cHv3888/fvD/9+f3F77+/Onv9819OvnvdVec/tH5v/f729/0ff95v",
-	"tX8+6So7klbYVbWyc/BNfPRaHW3H4QcopOS7uwDDcY2X9018tHBmuXc399aytzT//vxba+3vNVt7/2Lf",
-	"0O+/W7UEr+70W/v3zuKre3958vvJSfpO7/gylhQ+p7LbhY1SSDpnBTvLu+PTk1DVoame0/SpFspIHt0+",
-	"faY9vICa29UiyQqWe/lU184052gcfKQT/vGKzXIp5nNmw0Jueev+ueXfyZxiJfWVRkfDgYsy9k9XeLur",
-	"vmD5NLz/yT11Sk7qp71dypNrEcOF39v3cU2v/baWlQIUjattlQDM+yp86yTMfnmmYWZThekOAPqAQapT",
-	"dVUhsHCyA8HpYz5uaYBdh/xbNkvLJ4Pfan1GFVPLCypRY3jv+8mrDwCVIs7MDpqwHq7lYgoeaC6JK6Ro",
-	"FuIKk5iKHYdQa53svIWYg/2wIuiQ3v9GBoxUETiTKvIcBDgga5E5v26er3GV1zRjwvBezw4ciYLH295U",
-	"0HimDRGMYSNzo+DrdCzOH5rZM1jU4K8JHTuvcsyDgdM4GqiqwKGMDSpTMqo8N2FXrCQnJCW5CXfJCcne",
-	"Q+QDv5oxaz+KeOY4CGHrP8tc6EuzRU6SiM8bMfNWCrmDkfKOAyJ9n63DG7kazuywsyiS99TaR9h9RMgf",
-	"3DxOZy3zpdZvcdweRa0Ymzt/bng5Xoj2MlqI0sNze6Q4JG/RrxiSO2cd0HfmTvmjBC3lw/JXOg6MTCjd",
-	"QoEBB35QlMdzUL4UPWO28C9AEqzH0Jhu2G1xNOZv8FQIDB4YAX5G6VJW/ltFX3B4ldPrqYC/i16/a/LU",
-	"Ih4AyqeVSOAEfp6nZJYTYFRgOhc/AKzbn5EeIu1ekDJJXnERzalFaxWmepHMq8Vb6YJJvaBzb8y1xEC1",
-	"vdlKVYgPWUoLOoYs0PzcEWaQupsC0rMT05tTLva7VUoPpqq0EIdxXuI5q/RLqpmfaTfYp6ei3ST6ECCs",
-	"j8IgNRNaqo9yMIi5YCuGA1y/KxTy4f7SsTw9rZdtvxt1nluhd9B2cOZ6Ki5bNltRcNnln4p6+6LVlBVw",
-	"bs5zesl9USKdd6t6B8o47NPI+JrdOREuKBFbuSFd7hSzj6hAvQYjI3UtxwyK4xiNjTdfXdKDk68ZLSKJ",
-	"lATesowf7wIeCqln3DXT5m/2hgtpLMj244L53LjGNtyX7dMx6woZIktWyDLeH4GFbt69pBj6XbClwLFr",
-	"gZQ7EYroh9SwKZ1ZBaoil71j7695DAlj9twGzIfvkwePsKhoUZsylx7cI3Uu9ISFRmblDUvb7cAbR+G0",
-	"kQKu+0vhckJ4jeCBP355gxn7Y0Dc0o+qrOF7+zMfv3LJrep0w5eRt8X9U96NhzlSt7nw0kyroq86IDQ0",
-	"/DrlVpRXLCpi/GOXUmrPtBdxXT3KVEPMu6dcEEWvdE9tr3gCwD34bnXt/g02YMp8RYvrynaypJdFc72u",
-	"G1GrFtRiqs33evF6rWZnv+Wu53Dv6wkPFxO3gc63AfUcbMA/2ZUjE/3x6uiv4/anu3SxwHkrgxw/4BrR",
-	"DyzDKqfEKrTnInsFvOflxW11C3N+CL95axuv4VoKxXIMjmSQxDEKMCBN8/15pWHHZIHHEVwISOa4S+x+",
-	"B3vDwq0d+ImLroCRI8pS0OGNTZDkKJ55AkoIXL/6sBji4ML3HsolqH5u4hAra93GfgJl8zdKsjXr5/Gp",
-	"tlVCD0duVuJfsVlRSP/Qf/nh14t98W7yIvwxag2+0YfDv9C92WvWTL7lZ+bgb7/8Y1paDdh9AnzGEpLv",
-	"ICw2I0JOjz2PtiMkjHGD7ZKLdLPA4gsWd8j52eWy0oZRfJTbH+n22F2pjNZ7s5HXRCs1T55dcVt0A3O4",
-	"6xH4B74wfVdRI9yHGiHLP9qyhl9peeAOAA0eM+ymsXRzQoZv2pkX1fh+s4VJwNMRUyB6riWy9KZpTPbM",
-	"OQfJ56Zu4akydTunfUptMlcsUAmaJxDtsy/zQbdesFVv6OLGTiJudmI5vMWnMFV2x4wpkJIXyBLSsFjR",
-	"11CMHU5HktSRzzGtBVOerr2B6UPoo0x3UwOoo7AmTTEtEwUGwcgVyoHz0kmSxcAh0pncKZfn9j6jN2Xp",
-	"5AULJB5hAWtIleKu2BUipFhZxw3rCiMTaJRX9zmDmJsJNGwupX9BRLn3UV/08XCjPXUMTkKOdDadfB2Q",
-	"KeuPpLzSAVIaj+lkwsVQI9UrPtRy4WfNq1xWEzwgT0s5fDT3OP0+X9hmMCJkn8rT28Bbc8w13LCVDh07",
-	"3e/ksFS81t+67yKj8wsvx8G9JEZ60D8Md46iF2zn5aDZ2sEk+RcvaT9clZdDQyPVRoKkhcm0e8pPBKlj",
-	"pMJPy1y4Gc0Uu/hWDxH5DFa1uFl3hFa1K98x2Q51sTlLai+1PoCx5O2lJcOzu3n59EXUsB177bXnsM8G",
-	"qRl0w+Be3Do4I+80tCfYLTh081RYLrB6wUMYld8GrucuUAKnE3UiKPlajtmvVo1toDUxW9Hw17kgQDjs",
-	"D1phm75kzf5RtBce0BfscNCK2qF9ZZi6UDr9wViLwZQ/4y7+VSvGXluVsGaLYFzT2+sRnF2/is8/ZBoZ",
-	"4C8Sg2JLkSXkh92WO7bNOH3oeJ6eY/sTvQ5znj/XtU7RgVXDVkDsklP8hvRZLMXQU6ss9jDuZAhmNQax",
-	"546hDLwO1eHQPNS1cPbdD8eNgPQTg76sRcTRFQBJ0OKE4zeahDZH+LcC2XhOLTc5n0PX+T6PYy6GJ1Gk",
-	"mNa1Tq3VbpJ39IqRy5GVJq9UQE5HPKRDSd6+I4fNw5aV5HZYVIBLw4ogxyl2pgz/lfzIoshKmVIxNuhd",
-	"AHbWjP73cMTEjrQX2fVjLKtgwmYzU17v6YySUwzHTkZS2O/+pUX2Wm1ycHBAmq39di2oOfKv1aO7g1Io",
-	"roD1FIPbZNtSDJVCeMgQ3rzozKcUe+a9p8HFuJyBLIo0ob5lVp2SCVNaCixYdJsfe2X1reXpZHVjl5zN",
-	"m7edBQ+cNZNXuOCWugf9nuqROn5xoxxGF+vcPnzMWNlWJezt4nMNkVg+rlOY3W3G7Cr1dIN6utvrWtkO",
-	"C37dcvhtHo0+QhiuCqd9ceG0eW1bTtkWtUvZ8NnyFbz9zOdkabaN66Bp0v0LvUENROzqcswNhP8n2EgD",
-	"SeMcgXLMqMI+lRtQuki5uqB0K525EZ3ZrHTmE9eZlQL7XPqXbZZi+lEUD9paNwV5wTE3QyZgjJcA6egN",
-	"aRBQxlkgNsC73E6usD0vGj7I5+BEw5f/dg2pVkaMikjnfj/cae1/aO5nvw+tGDmViR1ia79ZXqq2Mqlq",
-	"Bep//Y//B4X8FIU80IVMfIhxzbgLLLm5Ye99aO9lw3Yls50aF1brzcpI7aB2zURiB2zVGLQzOKfXPAaD",
-	"4+5OOlhgawZvrisX3RfnomPX9/DQbSZss8oP9xV416jAMWIOidM1AT4AcoxjRsZuWrzvi/qBg6fntlrv",
-	"mPR8F0EGfFZdoZlJ04MxXxjT+DAEA2TdVAgJlMh6WYvBDTjpcB8+ajP8tQX42tL5SUncG8TpugAZXt5W",
-	"0/Yr5fp4yvVOq2GVtQQy7KEcjCjUK/9i5V/cpH+RXW/MyltRGLx0Aa+y9c6E31X3srq+ZmZeF9/PBVXJ",
-	"7C9MZlcSdFMy5Wtm7ihQtmN6bDACAc+SBSBy1siYzshYXrOCNRKQHlgZ0NLJ3jpmYJZI1RW9kIqQxTGL",
-	"5o0W7FEAJosjPcnqHOFy2BeBkuwkZzxhoTFQmLq8BiRMMYzU95svtxIKycRpZZk8fcuk0nKVlqvshD9z",
-	"GOcB8T0X15KHN5B4v3UHzPNz+3B+PHONuFDvrRHjwWRp/Yz4MTxirrR/ylLVYFAABE8LvU/d4Nfjxwyb",
-	"7RXFQXDh9Wu/nmBSN40tfDrFOGFzhd7Z/9A66LT2vN65XkOXtdYI4u9lJUYRm0gNNQ8xFwzfMh1bXeaG",
-	"2m4fHRy15yX0KzwtIHvN/5ajzQN0R4w0NIZJE4ld/HbjfPfDjh3Ym72T/Z3mKYxgQvnc4x98aB1mmsb+",
-	"PjeICdZI3zDMpdOaXnfvH2vM0n4tqI2ZGUl7fEhVVGLMig0YUALWOrUfuKa+x9p+e78NM+IXdOldkWpp",
-	"e2u72u3kzj30teQRPrNI4vgO4Te349cLvOU3exV6+2JCbzyT/k8w+MbjWC8amFiq7QUQtP3sOcnW8w9E",
-	"+nCuPdCrK38MbKfeMfTFHXBB42UnFcUbGXORaKysd1dJZw6bPvcZE8Ru2l1yJhiJ+TXrirqQhtjt2kjv",
-	"4HtoWIEMfRz9jY7TmB9k9TsuUv/gAbRxDaWI3KVz16NwMXsEPE16q+mIx1gcPzdkIC8yPI6BntQVyCOD",
-	"aswGBsoD7EzkWre+3EbY0cuhxww8LijGNUX2Gl3s4GG3mqtfQB036sg/JfSw6rIANJoFjHEvfe046kvo",
-	"6zUXzCqL2e3lAPbwQ8X0vMyronpVVG+TUT2eaoIHtPtvj+ylmtQ3b/TSAnvQo7jdWOQvU4f3TD+vjM/K",
-	"+Hwg43OzyqxyAG8tzLmWhH3UQGdJwf0826CP0/QCe59pQr1WwJ4P2qR9MPyqJifpIbHV4cqaeMiW5mR1",
-	"ztJqWm3RFcpd3Rlmx3AbDs1p7RZMVVPeRCM/+gbB/rLK2ppMk1+Zkq7zpLcAu6JnL+i9zG6Od90BH/G3",
-	"AVepU/o3pyMCfxH7ZyYi/ujtklMpsEmG6YpMVSpGXDN/8JVTuy4NH7OAaBjUjIRUOLZ8ec3UhM6IkUNm",
-	"RkxtxuzEV+XPcdSLj2p2LlUom9UAZUVzjonyYQzTCpFUiORzQSS+ySjzEryytCtL+/OxtFHxZRDlEQzs",
-	"53pE1aN1JnvPLQTJIZ9nmkySfsxDEnNxFZDeb1PW/5io2A30OX/+m5FXTACeoVDIDb3ELLYjShpqMIjf",
-	"FXBYB4WDYtdcJhoumsNk+2k7M3JSxG25oh5722iTGXCX9opbcbLfxy0B02U1Q//o20n73aeXf53uv1aH",
-	"H2at7/ne2eTgRL94NWh+PWr/5Wr/3a+HfwtffDeuBbVExbVObWTMRHeeP6eTya6Wifa17OlLW+uqpZUE",
-	"zCSEOFeoCfu+kREZHi/fFqIyZ7+IlmSwBJ6Gr/K5lSCPJUl/kDzS86YtxipH1NqpmXPUijIirfk25Zo1",
-	"jsF1CpJRGznRZCrVFRdDnycs2LQQz7RHQ3jUmoV9JErfjGC0z/Dk5GIVtXu8qB1sqNvMirn5b69JZHKL",
-	"oZFHBZXC+AIUhhUyj6YvYCuszmj9K/x8ez4rpmOXzWfFvBXdFcW2BcsoTB44txWft3xmqy+gwQdaO6+1",
-	"tSKv1Uvqzz6vFdORKLh4UC6XKKhwOuScqRBus9fcou5qF1TVXDqZolyzyCJ0ZYji/YBMYjv6TN8NpIwg",
-	"CYgKw43dzq39Jri2Qj4BHYOPbegn2PqOETavQPZf7DWbzaCWCG7OFU81+97+QXOxy8LlhKorMDKnXFgr",
-	"gmqTDafPrpmiQ3bPIb1sLR3R4bIBXVjhTUAY62wgigmrtOeGcdMoBjTWc8NoLx9G66C5ZBxng8GOZlRL",
-	"QSKuQ6i3yWBJ9k1+QOvNyk67uXQ88DWk1TJhblrYGlXB6YiqIftq4k7NwQvtXS6fLqjBI1rN9kFQM0yN",
-	"7QEWHvnkPM3CRDmBGlHDjtMoTpQwckQiOsv14cgV88MzaRT2WYJjhmQKw/RzbifdDjXp56fk4Ai/NvST",
-	"XyMv4Br5g44O7Hd/lKsfojGPvhcG+Oj8Me0mVBYp1HmtO2Qwg1xfL385E+lV9vIXk738i9fvTy93+ZWi",
-	"A6PTpF7XfMoBqw9Z91179cSiKezbhMYVqWvGSA+W+QfY3r1Gx5rQDK0n3RXKvg0WkRGNBzv2sr4FRAjU",
-	"RH5jB8RtfxLC/g+IoZ+IxDCxE45wYcxp8m2Beci6Ij0DUqDtz07AWGToRTCOCv7URLAhTduij+kMcpgN",
-	"vUKJ5ccEPSumpNkV9f1ms7GN1GIUEI8Z4d0I6tkCkplTiNtGKbfcbhMQZB5ybBVf3PI8OeywHBtsGQus",
-	"0relvRWwcbaZC1CZEJUJ8eczIfBKtxoMkQUNlcVwq8WwljRb5Xn1ZCUWpMHEP1RuB6LWKrOjyuzYZA3F",
-	"Lw7yPpiX+fb6CTR90uoJZ+pEzoaxVoSVj+6wCdUGDutlIqAHco3UXW9hEGDInfAM+5CSX6VgDeyjS3rs",
-	"08Qild7GSjK8GXG/CF8FeSrIU3lNK6/pU8VAVdh5a2U3ayjlJ88u6HkUct5CuyHhL8VSPyYHznNU8K8j",
-	"XqAzh3ShKdWg97uiDu3jQ3vBCGgInAJvkDG9svcggk1Jzy36XkAUM4kS9h5AZAioHWPJ15CelCYa1SFD",
-	"U8aRy8tbkpLZ6GDqZZbdaaQdFzpB7Y3dfbGLf5GBgrsc0DSpJUfU7lrgYkIn6Tml3SPjRBuiDcVW/5qO",
-	"2TYIDzPIUjkuK8dl5bjcGNlkheIrFF+h+NIovnJlloHx7QrGV/SpG6RPfRwn4HPUjY9diQ/WRdaJNcPs",
-	"9f6MQM/KgHDhOqk3OplRQ/oMWc3zeeoBMpUjdbk/IM+EHsyVzsOlPvqbriqed8nqQVcUa+chCdUFIqwp",
-	"lPOM2ktwAcYNiBRuZr42wt/tOM+SF3SFt6pyRhUW32d0ARD5iCSYWY5abs7IGUiVmiqrulzcxWDBDft0",
-	"UjXu0I+2fAWZoYMBPvBDgdPfanRJ1Ui72BwWEcKS3q7XnELqGh0M7FNWGLfCuBXGXYFxvbysYO7DeKuL",
-	"+qnCu1Xw/J60CK7JZqY8Hxw5O6D21KBzih+XItJVFb0FT3lX+BamGyYRfoVj2wJ+rNyDFXSqoNPDuAed",
-	"gKmg08NAp1SgV9DpSyk0n0MxHkk8OIR5IgRPPj3hZnqnX1J6p8AVKamrNAGY9Kxc65F6zvM3ltdMY6fD",
-	"tHEiJB+41omNm2miyCqWqK5YThOVSzXIZUe4d/xgrFFPBFR5zqhfXvzD7L2bNvt/u2qJl3+ftPXB9cVR",
-	"8pf98M3h6NULdtIcf9eS5+1fLvfKUkb98nydi1aMUZVcvjNj1AMEZZjQyWrajw/AX2k4sDNxQUYy0YzU",
-	"aTTmxgoaKxWsXLHYEWBQ1AhIfwY0HgGxIDAgSkKv14j0WdQh7y++C7pC0DELMEVbDkifKzMKiK9/CIi9",
-	"PjyYo/ulcczUkAlMGcNPnOmARJxZCzOy0hDYjwcxHWqik3BEqCaJGNPJhEUklBHDtPF0TiJPUQJkJBKZ",
-	"PFIKkmMi6BgT0OznrpCJ0Txi/hh7hXxu2IaoSk5jLnhI4yWCl5zHVJABoyZRrEN6YXbouZJw2GthmJoo",
-	"rtnK9HR83aVpTVzCvF8Ca/KaYIfRZbwmrkvpmrQmq0YpEqXtu7LrjdTPf2jt7JGJ5MLYxRVSxQLCPtHQ",
-	"xDPiMggbxSfZ/3HFOO0VC6Mc00/vmBiakbU4mk+ffAXOyDb5slv6I5+7xfHHH2uzKpzj+rh0kmwtegVX",
-	"ea6TrVEsFJbvU+FaaJfyn3p+bQj4Pe0c6BITd2mkYhFaH98LxWi02RTqC0aj3HrKK04nLFdkT3uxC2pz",
-	"ElOx4+RsrZOdumH6h0VV7G703GutHdBaK3XziVOKpH7yrrWz10CeBasQ62evLu0XcD50h+bXLEJTxE6P",
-	"VEMq+K8gMJ5pMmAs58jtimsZ0n4SUzUjEUf9rlgoh4JrFpCx1PCZCStPNWPCs4GB7hvJKRlTMSNc7CBa",
-	"8LuvK0Kq1Ay62KUN5v8VH7VHYq6dOSYhSTy2y2NG8OcgPZzGcY/0pRnlFW5XlNa4l9ww1N4dQkuQlHlc",
-	"4OYSO+zNPxmRg67IgQcCD+qyPPxBJ4MB833wEzQ9pfb3src5Jj0ZYheEkOmeZ9XoCouBNM40roA+W/ka",
-	"A6I5tIWAAT/TMIFgYurC8TtTHrFHwCDvuDbfu/V9Csu7DBbx+M8atvBGYJkjqCsocvv9ClUOXs7Srcdl",
-	"xL61JyzBHT2/P3vYTjJiA5rEphFY6xm/l4r07EotDs6ftwoToYczP0R36eK5TCRjK9NyX6V/0BhE3OeB",
-	"Srx0uxGUFBfLHbBJ/gLrIZN0fW0FlKRXrxDJU2eNSs3IVA6lqjZ0MuwLABrPf7P//XEff+yi88Be0hpd",
-	"Vr2zyGoUE46sqlV8PHYOhJBqtsOFZkJzw69ZPGsckwlGNneYgEuEIwrJk0p3hbfue89RSeoJDZlGbZNJ",
-	"2/dnr06/OfOydkLNKBO19pK1+VS6FWZe25p5Yy5Ss29RvK4ugsMYOXT/paKgxtLV422gpaBszKjQgSuU",
-	"28FmSJpw0xXO7+u5uxYxCWAQ51yuIzhBWEyYMMpeBsvNGsckpoYpMmZaW0jVFWnrEnx7VmLh+k9zOqd0",
-	"tkveO2hhJBCUjSdmBu+ZqIXcAHudKdVdoRiU0eOLh6dLOwj7pNErbpeI2CUneJ5gDEFo1i4ZsNCMGWgE",
-	"RUVXcIs6BhS6NMQypLHDaykROAzfBfmGcifm1yx9AA1dpmYO68kU6rGu6Cc8NjtckDwmlkwXQTHw3brJ",
-	"wEnVrvNLig8dSRv6xbTsCm7gwXSKQvWITxBCZ4eu9M9vEKLlEfECQjy+DSQPmdFkv7m3DOu9p5OC8r1P",
-	"aSFnBuWrFNqKEmE+hlT15WgWKQo+0lhOPw6osYI3DWgzU97//p5O7Ci3lWurUawATrsN87zPAZZ1xp+d",
-	"tDSAgLvQc2q4BfvAgYMvDGR8xiUg7+nEWYkgwFMPu9NNJUFNUR6tB2ukGi6JSETMjvvmkMScrnSnkP6M",
-	"YGBhQrFuAdrTl3H7d4W/RpGJ/Fa3/rGr+f5kwGx4psn3F++ssY3EM11R8EGQeq9gGKwMwL7C0fQw1CJu",
-	"Yy13h5eypQsP6lz8j+zXf3q2aW4R3iipceLtK7iLaYpnr2eUupFtzSzNXb+iJX4oAzNK968Xuf6bVRI3",
-	"2/EPwkl8wYYWdSko+QoVQxtmSA2b0hk2ZgU5QjBj7Bo7xQJKdrJ4xkyHjLkw2I8WwttW+XRFvXd+dvmB",
-	"LNUCvmEvVz30bzOLXa1J44iI8bhdKK8b8GHP3jUcsfCKRV3h2+r2LCDsOWpknLlv7TeNYyJdIHvAWWwt",
-	"Fsc4zJV360HUuIdyref8v7oLyTT4zMvsN6Ak8RFjukT7PEO5C6ZdGkPuih6AcXvtgV2bvV3iJ965cO1P",
-	"Hoj3Z8Sq2uN0OrnegDpBejgnmR6ztg5fqP1LGzgI9sVQ8dhCCU0Tw2o//ZGC/SmN476kKvrYlzlL/xvp",
-	"eKbT3+3JvGzXH6vpSiPw/NRtiwg3p51uVU7fsanXMKWfIT1hRS6o/TUgicBdvWXey7wQqPKbqpKdOwaF",
-	"UYIS6pbv5rTsKtsl5beMWMwMW6ZOMTk0r8HeAvvVFRPFyhif4Aky29rt0EXvR9a/lOEVM5qEsdTMhUEx",
-	"hET295utY6skhSSxFENoFgAxR68RsxuTkE42oDZewZOmamNOwJXaHKdOAFYbfVNLH1/KFhZ+sJq51S/n",
-	"sxLoB/Keczl091+GXzOzag02t6Nkz0ERbkXPVjm9G04N2sZGeARuxdNciAH9XRYDB84asbLeIucEt4Wz",
-	"epDwpYBNe42CuXbF2ER3BfdqyDdZDaUQkLjiDT9uDwB+RKLYgJkQ/clW97CsHOG9vMb0Wbx8VxiZGkxl",
-	"REO+xmHBLLq/oMjPR20zVspITr+hIpKDgU4DijnLhX2aSMjNGDGwTGI+HMF2dZbK608TmbNSSkuSJW92",
-	"O8GLxxSIriKuEoxfRuwhpZ96UET+PKTet3UzLJ+il4fY432A3Qm/es9+2UtpnUQSx43jm8VkVzg5uUtO",
-	"Y0aVKyvAwyCy4EPgcEMfQXZfbsKnY++Kx59iKXSFz58CKIH3ki6FZ7jgPiNwstRVfJ7oEcO0BsgnsTiC",
-	"8DEdMmBTG1tpQq7YrGGhCiVYW253mRR+lwVEAX00VPA74ueugM2BKRzWWiZ0MmFUacgEwk3J8z7hZx6S",
-	"JMLwmIR2rlm0gGq6YjWsyddWJuJKyKkgPXiAb9msh05eAQ7g9BHhb+hgj90miBnR4qiCIrQB6ZrDNsDH",
-	"lt7MV973nH/4Amdro1DIioQP8gl4fA37ZKy+h86CrbZ9I5Rods0UIxNGRWJcmHqGglQQgEpYFDaMsdxW",
-	"Kpc/AywUUMbPDYQ103x5GjNlskikW6dr+HmpNl8s0vIu3qz3CtWmAlyV9/WOKg4QDS59giYgiNuHgnwT",
-	"ytXjUSRhzwFKDnfS/FUIegZIxwnSqtUkYy4S4zojWIUTZJmTTjmFMeXjtNgF46X+OSE6ukvec4EdE5BI",
-	"IN9/IVWIKY9AIuxrhrFAS1Zvozvg66tvXOwWXAOpQxr1qW91AAlEFivbEbIICZ6y9glmxERXzHE9/Thi",
-	"Io1agrpzN3KuiKlM4ogMJemzmXRtFSYxzVJ9SEgnXVEfKMZIOyATJUn7IMDgMCQ2kkS4MGkjwDSXTOm2",
-	"XTZPmiOJ1/yI2T1dUUc2K8rHGEl2XvPGxoKr5/jkLidy00QJrXUdGJHdS0ff/vX9/jmkAU24YnoJ90wL",
-	"uWdK65n8Y96QkRjkWAyO0zbCTLlVR8mI6tEXG2gsIaB9jhEmQVXkC1vSVO8Xc1MeSkkpdi2vHpHJz959",
-	"TlM48hkOrbk/GeJAfU6MtoJbQpLUdAVELkHc5kKTAZHCgXSrpnhIrQ6aMBHZic+/AKtYIq5DqiLIPJfg",
-	"sfbJmtASRxPlArzWuMt1DMz5wAPfZIf0mddpqCbheJoqsmPMyy8ZNSXfixuU2ObdOPiiNmmoPYSV8hBZ",
-	"KJV18tmLX9xLD+ESBnautfLL8Qyf6Bdbk2avCbyBgYW6Vi5CCTw4uHrU9ALAvaTHo14jgIL3rvAMJPYS",
-	"fRnNCCVT1h9JeUUiFnMQh3JAuIHKLc50Jyu3+svl2XdB9tFed9cKXHu2lYbudAtzDRboI5qivvhfoUVh",
-	"pw4kFJzAmSZ1jm3VIjm1YjIdSlcMKI9Z5DukpsSImtCBYSqbCSmgEdpEyZDB1UdMMZS4+opPfJ07N96q",
-	"6IoRhVx9eAwrFntwyZ7rjQbfO6caMqnVgbkgGxzOn1RwBFUxZwryo11nBkiV1oYqk69lw0vh4LnZJT9y",
-	"M5KJIf7mc2eS9ET3hvH8KzYxu13RM7OJFdqIUVOSAEHHLPLzVA/leEx3NLNS2FoioOXsHeDSkG1dmFJu",
-	"ugKjCk4tFWsHXCAC1PF8HcExIBd3aftU8Fbca7NWJRIUQFUhWJ1CTjtEMZ2MmSv/Q6PITYZmYK0DWa99",
-	"ybjiem7B7hqmraWUW0dUoVcyv3PSpxNR+jvWgS4nHngNh/dIXU6Fq2gDndjo4P9AZSFFyGOGbmF4O/bY",
-	"Z5ropJ/uYp0ObaEczj2BXo+xAEd2W3mFlRw8KqxcX2RRmBbXlWNelhwvLMF0sa5TnsGazebhivIMuOAG",
-	"WJcKAlEzArthyYLPj/vfauB33XXkxpCGOxRyMNiNWMgjFlkBzz5NYjBIHdPtsoeAm9XWLraAd+g9Y2P6",
-	"6S2e1MLqXv9pvhQjqGkzg2m3M1UrX61yf3yV6akb8ZVbm3coP4Ez16s+wTEVtd7WSlHwZhVFwudQwWJW",
-	"oqZ6pnyt9mnkkJ0XxivIElKpu1BTmJ64vKZwY0wJA6lYSPUNaPGNP4JMmHLl3ZjbICIr1cmEKnNMBjyG",
-	"6hlfSBKQnsU09n8je6SONev2RN0ISC+is3OqzDrt6Em+jtuPZXepNkvHvB4P4JMi/3uDXFZcw6QVh5a5",
-	"LVcMwE798ttHWEt+6+2/nyAcu/n+L1bc38j73T17L36FFQcQJyIcrbi3W1qrSA33m0vpLe6pygr7KJMc",
-	"FjClP7lergmDhRjKa1iTrXazXD8EO3W5X/fgO3zU3ISUKvoZYHMEVKH/9lttIpXL4qvNNQko12gBaO/X",
-	"KjkqQQH/x0930Ph+55dR+nMvp3KxbFRfDnIy2KtDR3zyYB3eV3qEL5mj4vOjBJsGk3f/8z9Qv8H/KHxI",
-	"HTYoF0Nrk2epO9w0OgQ3MvoD/EZCC9Tayl2Bm8lxxdhjlWPZJWMmkmc6O2kCDlkw6nL5OOkg7CXZkBp+",
-	"zdxNnbOa7Deb1j72R7ow54hmcU6wt1jkE4gc663hY0Z+nWt+uJKSJYm5oGq2jJKlnGr+fqKZSpXzI9de",
-	"5qRvSdH6iOKytF/ZT+5Ws3f8plmt63KqrtJ0t2u6P9Z+v7fps0qdfT4Nj58CLz8zhKaLp5TGLiqF0rGJ",
-	"YcJvovz92v5MIhkmY7StR3JqDZFIEkoM1VfIvg8Zj0BKdiu/Ld7QPluRwRZSKtPfbqQky0xSKmbulo3l",
-	"lufX+Hj3a+7xb7/V+qDRav9ETqWM7QPKIQxLSUeNGzJhFCN6xOLBLjnpy2tG9lvkf/+vNx3oy0ImSkZJ",
-	"aFxgOI7JmHJ7ewq9NFYI4taHdjMTxOVEbLN/VAtqkDT8NrKLJhWRsIJKCcmfsiRW98CGjWFyE8Xsw68S",
-	"o/kBg2xez1yA11XWVsDVUknWDRsKQ79lvMxxXzy6kXCCQ0ulkQXP76m6wkgiJmKMgTwrmViFwCL8EpMX",
-	"YUMEIFsykdQVdecg0z0oD8jEDqkLKVjjVqFmrQqNX3gmr5WsKB+ohkDQPF5fkbaHu+ExYfn2xd625VRp",
-	"JAeTvS0SlYeZyy9Qhaz19m5UFFtO6EQhWRHHbKZ04TMvQYB9SCguvDKaNKce1kTuKfPLytQiXP13BdFf",
-	"M+PV0P3641Xi75HFXyWVNrW/vwbrvPTm3g5Mvh+jx0W+WgcXyG1A16cXQ+6Zs9SL3LXoc3e0HmbExrnE",
-	"o5Tf9r7QGCv5M5lUIdvNI9tKtFei/fMjJ3l0khGkSdo27hslURTf4LK9HPGBIe6ogAg2ZdpgCNW1TZNw",
-	"KI1jyP8GFoT7+lm/cYNat8+nG+ZjZvr8dG/n8IoYWuuws7cqhta+RwytGb20DyyNHW/tRxpf7XBBIgn8",
-	"yPoKEqmVOCYvDkH4jmjM+wmEANeNlBmqr0pLxkGr9tMdXL64csr6fNP1Uom8jTp9R+n+9TLLf/ME3L46",
-	"J9GeQX0b08dQ5EJoCAnunhwJY1Kk3tMyUSHruJN6AXHfIKW2X0fIY9cVPeBP6QXEA6NGQKjWfChc36Ao",
-	"gZ5S9kx3R01n62LZgPgS+6XZGOg1cNvhMZ2++IR4WzcL8H2imSpKj4P+YbhzFL1gOy8HzdZOe2//4PDo",
-	"xUvaD2FVRwmbk4mk1UIAtNM87DSb9jEVl4obuxBHfDjKsaeczuFAQvsywQmcOpmH4g6etpyA3b7QLI3r",
-	"8EVv0+FcqaVULa33Um5WPlt2JDu5W3mSK0+y7+dHqFt6pdTzXWwKLq6ZMFLNdlLMVrZUNaSGxnJoLQlt",
-	"ZHjFIgLXCLLmSL6wkStomK8DMqGKxOyaxZD30RVpM6hd8gYLFzqk90uP1O0FiFTk8tvvGwHphdSwoVQz",
-	"q9CtmrpmvVsbJnXFsrbMd6hxWNKrzjXSy3nMuiLnMlOM2tkgRkqsSvGTZQ2gEVXYUyOLOTeyucpPkfey",
-	"IcEbeuCWm2Fv/XvE6rIy1hi8LDKFktncbAOFEuVCo7lmoAZ0Sd/MouU2iGWiVphmv6yqAGg1m2VLEHCw",
-	"vsbRrwZSh1LngNw6vkjNyFDKSK8Yo7/iBoaKy5PUrSqH1AIu/FdQatjAhzmG3uJYjUb7moliZQWy+i6t",
-	"rISLLStV60sZMyqeaqcrXlyjt1Ubzi3pO9QgFK6wXvUhXH9b5YZVx6uHtHDTZYcvNadKrfaPZ2UMXSfm",
-	"d6xc93tzk+WAK03gCDgnYeS+Kt+pEmTM6VNgIOOG1NM69ZhFOUYZLhrI5wAa2ColrruiL5PhCN3uQM/m",
-	"CWpQWQ9oaKTS/o7pTQr6O6tCBPc+ifmAFZU6sqJC/ihSv4UxqD4Yr6O4SK/9TJMBHfN4BkQRoRTXTBkg",
-	"b6BkwD+xqCtwWA0gj0hQ1riHR7hB3cB97yxsCiZRJQTAW+BGT7BLsq/ssI/RFUASazWgr9WAmckqO1CT",
-	"2wP2my9XcrRdwqK6rTajRPtb4LFf1v92hQOhKO0e1Y/gQR2cxo1KNHTCRlxhhwYUqxrqIxnsd7sMvhcc",
-	"jM9+Lcj0caeGISKWKcB3bCyFwzjvYC1iRQFVWTGBVBFT55Lb8dZaB+tb8z8FNVjW7/iAvaIzXeu0W0FN",
-	"XyW1Tu384tXOu9fvd1pwYdhXMAJcffYWu+2DbLyMhiPQtOnv7Re7Rwd58KEZ1gSv0/2r8L632gSsoLjX",
-	"09trMDHNn7fUEreCcMt2+JxJVNnjVRHHHdPAxBz2KAM98kqkbB/jpSt2lSV/JnAXeQXs4MRWbWNQY96I",
-	"zdnGN1u95Caj92tm5hXeJs2TpyDlKpmz2ZZMd9mOD20JbDC5yz5i2plgOpIxI3XNgEeT0DgOCMW9mNuE",
-	"LtOr4bgvM+MipNCGFn/HJoH+FlDdDA5AMuIaJrcO+JhAjxPfmSkP/SOJZJVd4S7oTuzkzReugQHNF0qn",
-	"Y3lCuBsz0hbF0GcImw+WwOZ288uCzUte11arsyuFUoHYJ9H76gFxKE/b0K2An2+zY4hg3IyspIY3xKKA",
-	"ID11RIRUBOnhozSRDRngyAd5xYRjgWTXILYdz2OZIuSUPzM31ixZWWp2c7Ly95qpUgTKLiaTTse2Us3y",
-	"dA2hYhEThtPY5beyMeVxrVPTdPzfR1T1pbJwZseVkutdf/0VVPwvC1cvmQsQAs2DfXIWfTUrmzMS1JSE",
-	"OI1T3rV8cu5dksuyuS+bYOZJwXMLo5KYG3bFL5njnCxyduNKYQSb76GSz9CG1054utHmeqkcAZEqiADl",
-	"mq+k/UwRINcXGkyA8KFASjxq7BJYo47SHbbqfEMVDlx/81OGrVTtfiFjOgMfdx9ypK4ZMu/i7lPPNJFT",
-	"cYw1zTzSZJxAVzNvVg8WmBRJnYoIK6ULDVO7wl0yIHQsxTBvnnd8EzK8z029VLFKRMh0REFXjBkV9vGy",
-	"UHhgsXYDiJdwUuY7xaR4vQRVUml5nbpUvdR4VE6kgiCvKeSrLS3MbxClJesc1vdEu2nbthvav53bwDSO",
-	"K8prgTWfqXjuclCdHpHrBgECYPseai8+K+905Z1eUxPDwmaAjKVgm9K/NxkDqUN6VTfc4m7yPWFIoZdX",
-	"1iIT1F8SO74gcCFxVEpeM3CDjb26YkyvGLGCZdYhQgKZv3JNaIqaHRrGgVIFTepUnJwKUrf6yDfzxBt0",
-	"xXITw18aFP3NFoa97D48gBTYkzTr5IkXAEWYHWG1II21JIrRcGSPSbWuBmfbtcRpEk5d43OlWnPBxspM",
-	"rPkGMqTebu437q1TsYlMQadWzYCfhjvcvpjiBnhkHF7S770gZWLaB0fmbxuG/+eKTQKSaLbTx/YfPqUF",
-	"bwjbUiUihdEAaYGSFDlG6xPFJuDxFnIKRSWEkvNXb+wx/zh/R96+7aD3HDJXuiI9nKZJOfbOK1hCg3Q8",
-	"0ArB5WtyQfoyjogU9k4BoaRbsxaCO6BbIzEXrAHXNyPWFSFc5Zk9kwPaXNzyuKPZt4gye6SuDR0M1uUb",
-	"RUj1Dt/VYyLrtCRwEg0KdJSQLFXrtIOaSkQ5f3d0RxZKzX+F0otPLbvn2Bi6B9c6tUSzj/1Z+ToSnM6N",
-	"ebDtjOQnq/bfzl+92Wnt7pH/+h//3/K6yr5nHFxIjIUGy88nMeXFN1D7+W8nP785azeDdvPnk+Z3wV4z",
-	"2Gv+/ObV6YiHVuVPpCETzn5+c/nz3/5xc5rkMkiOu7Py21SAeA11eK64MG7plGLcLArF0ogYyAfWqbBI",
-	"2eyQ3a7oCQ/SBkwIVfszw/SymoiuyBdFHGednSZ0aLXK9xfvCNde1RQbQc03f1q3tWBBP6Sd6/sslmKY",
-	"ppeC7oQ6hK5wbdb1SE4tivckfb0GtMB3J2Awu+i58gcSkcQxuo9wKCuiujHXJgsHeG/WMzfVq1z6sHTX",
-	"1mAPm2vv9Bkc+gGFJjzU84kY1krxPg94zFyM1SonLoa7eO4Vm5XSc8yqNj2i7YPDWqf2cvDiMGq+aL14",
-	"sR8eRYcHL2l7wChthgcHNGq2Duhef7A/aPXb/Wb/RbsdRq2D6DBsHfSbg2aTQmuLu+nY/Rft1t4dggf4",
-	"lteqF4C9XdULfAlBirHb45k5ZD/fsSXkxvslGKmc7wJEqbVDnMysQ/sEbpzwt8ukg0f10va5vSs261mx",
-	"zKD6fZzEhk+oMs8tptuJqKG9LBsI7+D0AjQ+6FnJ0OuQ8+++Dshfzl9/HZAfWf/ciuav374JfEvIrjgg",
-	"7/lX6Kmx47D6BWIAZIDNdBixV3qmUWsdEypm6HlgsWYBufzha8JFGCdW+dUx/wh6Vc66AmcDHDLe/d/c",
-	"JZcSs4rSicG6Nrh82hHQ+OH4B3qmu6Ln/As7Vlb2fKaSJvVeXsbK0DCzo41idNyDBhBSsOxg7zjhoivs",
-	"hXmYxFQ1AjcMp03tG0DwDO3lQ2m/dKlVmIkllTsj4mMmNPiO3Oi7QlNhtaghMbNvukUm/BOL0THlenG+",
-	"aL1sW/uPEs0jlr4QsrcXtI6OgsNmE08CdU/juCvqR4cvmv/5H/t77SamfUGlA3Lbpu+9ji8eTUdNZxqb",
-	"InJNpkqK4S45IbFFgwpeq38zXbHf2gPE8CFdQKmWTm+QaX+SV/7pAjz2SpoabwfrUDEmtDVgoc+yW/hZ",
-	"o01u8gtYL2kZ5viA8UKu3dxK2vH1ME4BdhQdhF2BkE6nbr25XNf6srgZBuQwynYMTkGP/FJ0tAyvfA+3",
-	"uhtiWcvmXiJF5s1uHi+CiS3RK+Qee6scCxXA8gCr7JtxsGq55a6tYnOWzpbDZ6DQn/92xWZV5Oz+PAt/",
-	"Tp8BSpkUbiyHi30ZzTBhvNapHb6vbaireH793hBUg/RrnwsO24pcOn3nulJdM+wBrt0H1ETwOYwZuKPr",
-	"vqOykTGyHCg2YCYcNbaqJvGZVtvngBhdBAy1fCHxBFZLToMuU4+v4BZePVaBqadgf+E7uWVXPZgRdru/",
-	"BlYPAqQluxSjaKv8fa8t4LQQ0HVgd8eP+MSbXHnEmpKq3MbW2xWQ55oFw4HiA0lHliFOiFnRcFSy785c",
-	"KdhKNxk++71T6HOTeGO+j7/hHUgi8NSyWaJuQA8cYfj8XCj+/d8eU94SqeCq/fj8N2Szu1F1vhZRYQuN",
-	"+GSXfIfpI9bmVKBas0xEu8MUFVc6Sx4Zu2xHl+LuO/B3hZwKpiDBPe3Kj1+hHAhDpsEznmtI48xcvGvk",
-	"y6tObqlbUk7/gw5NZcFCIkoneww5yCeVwIldkVOsAQgQ+7CrElGgTur+eSN24G5fVqr5weOAm0oyKeyR",
-	"J59f8j2SXK6srcxt/6GiwqxKF/MpabeIB+fWosJLhDGFzDH7t0ZHXE42OCdhn5GIjSWkcbksjtUSpCuK",
-	"IqR4ATvO5UlsIF46C2WR8zDDTgR2BMDZwNsuypeAaEl0Eo4srCvE7EKZxJEr4pnyiAnMf7+9kqfQkGAt",
-	"yZbPryNrSzafBOjy14lMjHYthDm4O5c47+4tDbGIKycNN5lU/oCp4vnn2GrZpZM35SDjGnnh6QlLgaHj",
-	"/XcLrspA+bPVWp4WZf4zDdohyKys/P7bVs71mInkZg7PcBbG2O+8kLqoHRVIHFt5x3K5JtCvHDNOjrPw",
-	"zQC5Ou9KGrI6UxCtR/sUazUU+GzbCDiJ5V5bsYc3fJ1r4F2yCtS+4R8Zu9KQzliubJPNdedepIL2/brP",
-	"mTqV1wzL9feRxztkp3a71Dqt9suD9Vt5+zO+w1cwlwpYC2pTxq5qnRb+EdFZrdOys+5e2eXEvghc2XY9",
-	"ucb+/kEKPNeto7s85mFt4w/1x093Sh21m1GfiXnm7tsbm/90J8+ISMr7RWCtVlpvw34UlIS3pyQ+eGuG",
-	"TJHkW8l0HFFvf0bsXk05puzBAXl7eUbcFsbmCnTm8gsyx6SL8TcC1+bBZdRjEiMUxLodCkoktHsUk/1U",
-	"OOLXLHLHB3l6x/Q+UNgKA+uzmYSsyFRa9nJMj6tAu2+yfhvLjNdvpJ4vjn2m8ybHyua/sO0etfx0ToM8",
-	"llZYS+xvRpSuYQyIZKvFrnZnLYcEOURQAYI1AcGD6tw/1lpNN2nWrSdEiKSqJK4KJ+7c7jgDA6XASlGZ",
-	"rmfdPmeDAUMG/FV27o9QKosKGPg3NKZEAhlSPQ88Gsg4Z394pokXFPBHHrekSasAd7ggA6k8wUdMDdOm",
-	"K3peTvTA+UcHxl3DXryxS76Tc2d7KJB2rBJSMJd9K6QjoN+4ff01M6/9BC4HGktSs7ZiYBcV5joGd7CI",
-	"Rq1oi/EF52BkcdCpkN5bMTSwFUsNzB1Zrh8EOCn8iisOKe2ztHQ0qHFXNKTYb27DE1HYXEXokf60CEKW",
-	"NZP6zKCDfaa3ayCjtVEEbPJap+ZRiRvHGiChuG9XoIX5t1Tp883FM7WMMXg3N8uPaaCvUJK3MkCDLkpJ",
-	"a1B/o+mO+tGwVB1uRws55bMBz2llJVVu08/BhKtE8WbpvB9b9m6Qqts+CZSEDYCJQwrP122Fc7oziTZ0",
-	"5oq08kkdmA5xB5/lylwDJ5or/+HT8R9WmrHSjJVmrJyOXxIv+QN5DK0x9NzeUT//zf73x53pwsqp/FL+",
-	"KafyV7upULLY0yfUjDbopSrdPET7yC46TjGbNIulDgg3jWDOWfpMbwKHXKJ9+Cp71DsBkQeRy2s0oPDP",
-	"VCn+SvFXir9S/H86xX+WRti8VpGDB4ABE2o4DPU399fbG7yjJ8QdFBAuyEgmmiHfi2Ncc9SbnOmAhIlS",
-	"TBgScWYI9E7SaV0GE8ApyZTvbtUVkOyvtet9kqdyg1yn1B07ltfYNReqvNxwcKqQZ9TVHVAsZ3As/Vnm",
-	"MWb05nKNlntwT2MueEjjZdlM5zEVZMCoSRTrkF6YHXquJBz22j7bRHHNlpYtfM3MOQ78/l5eNwO3pvT7",
-	"G5YXUdkZy3uC4M8PLKjapba3XSAXHjs8bZ9fiYkDXqvogoVSRd8LxWi0FZfhJF2SXtj4lb3Cbej3CHI3",
-	"xFTsuE1R62SnbtyvuHIlPtOER+vG4vut5ZZEKgzvFY1fDEFhx+2bmkCd+yNIXckY8zOAFCyWUnWInDBo",
-	"ChJKeRWQiOtRI9+d3NVMBETC9Wgcz/I5qDeFq6jwBWON5bUH6cjWqz94pkn61J9tLcLqCoPWh3Zz7U5Q",
-	"sOzco5zl3ugdnK1Ysl2sSrupndRdOkb5N1+6X1T2visYu9kuUbk96MV09t0TyH33g8kg2TExVF9pQrXm",
-	"Q4EFq9wAcQ66TUYyjgCb1bu18QyP7taAeM5CPy+TVvhOPtjDF2Ea8Pvlk52WpZOn6/oxU8o3IQbKgzr3",
-	"xFulf3vaYvKntSfrNjG35RTkdH9XaciboWX7QjKLJ5n0KqMKcuKyvHeguPS2GxtY7XzPUa66AR2DM2Ax",
-	"0k/q+83murpiVbA/px6+YOne/KKke1kQvHkdUMnlJ+FHRWnxGOIxT2v32FlTfmTPtIPXepe8BjTtGp1m",
-	"BDxFaq25k7FSc7/Z7GKx5tT5NO8nXi9Z6kzI0+HdUcRuf/O7QVZitRKrf1axeskMcEBZaaIfSLoqGSWh",
-	"veKOSm7wmF7M9ZpbIGw59pwsKUlLQHoW4Nn/taEm0f4vLkVvO8wt5+nT2PF+PhQuW64o20gFGb7D4gAm",
-	"MRWCRasmAs6olRVXF4m4xDNuHYfzB2QDGUkDzQVvGAnuo6W1bK3mVorZ/IYqZsLYb4ukOn1qwpE9pVWK",
-	"vH++2m0PvptP/2Cf0u53cP2/JlQYbuwoWvuQ7lK4rbyGPdJqNwO7SFhItSmnxQaQIuKzTWqd2v6Lm5Js",
-	"FOWaRR/key6+sgOodQY01hDxoTF7Q0Mj7cGt3XYtqM04iyP7CL/kRg9pIgI4za+w2R8v3S9xcaC/LMzL",
-	"xpN+8OcfmEI53b5H9d6QCWj9FmEKjdscudXv9lx+a+JXl1yEbPWiyiZ0W2w+BdlcNsiBm6WCJ5uNb6Rv",
-	"Aub3afL7qETk+S0hR6dDen779pBLp+e3by/LXunZtdzzWhM3H6mjtItIfwYHAbGnbgTYiBYPeqbThJpr",
-	"3KyaTLjdRZvi41kZIynsjccMlJRTLjkh2m7eSWTeIV9wXtiVtoNwji8SsVXCHJWIpcq+kPVaqfpK1ZdU",
-	"9TT6OJLh4+r5NRLZitp9pTbfdhivaM5WwbyKU+iOkT9BaLQzkqFdtFvNDZ5bsR7h39nBvRJTvf40iWXk",
-	"PDdFBgnyn/9BvCpIc0LSShsujASk2MnID6El04ilZz3DloIZ4gqIVF2BysZefpE28Rgy5izOs185nJZn",
-	"RwpIDrRlV37m0VswD9MC7xzoipQyCc/ZJemqMR2keQ8IN441W8PTEW14HBMnUANHDG9kAlTsULDAIjtm",
-	"jTzsvr+FOwGu0RXYSRKplgwbk2squB6xyIUG7OOGVCnONIJVp7x724OYX7sVdZtz7GmgTNhliGx+2loM",
-	"10+JnYitFkNl9noBGgJDGAbTozRhf84xlIYrALW53iu1TjNwfqXKcVShyc/PcWRPcAsf1rI7pdZprgE2",
-	"i9tXJ/HSAoobNlmFCCtEWBoR+tXm2BRnz3R5t9mGQOGtdFrWstoGS9a8Y+r+EZHKR1JptS9Nq23DTVKp",
-	"qE2X3hWiHk+ft6uUUngeUhXd2HDH2dU+GpKIZ95azqxnkDWuZqSDxj8XQ8UiqPtN7foE+4RZhQHCMiDs",
-	"Ew3TsmRr7curnYHiTETxjERcT2I6OyY66e/gMDShOteqTrPQzA1gOnIlJfZugrFIHxNt2MTa3FD3zIQO",
-	"SKi44SGNnSMAmzMkmu30Z1tRgyCaT+1U31sF+hdW1IEwn8T+VlCF6SPjh8mIfhzSuNapDRRjoLMEFTT3",
-	"mcG6cp9CFjO4g+tDYb9CaZw7ZiRDGaMK9V9xo0Bm+s8ylCIx+S9U/goq0YaGjIqPesTieMD1KPuVDYfZ",
-	"h+JPAymjj9Esd+chi6nhuWsP48TAaO0EUw6g64pPeXaEHfqn3Mdkkj9/zOOr4tljGceJDnOPN9a5EY7t",
-	"s9gX5L+YMCoSkzt8ItVV9kkzjWrOf5az3Aej6LTPlMp/l8STETcsd0Ujx9TI3GfF2MfiTacjBlk76YP8",
-	"EZSDMe7wzr/5qXRz4i/5k31/uJfewVbC1Syv3nPxgY0nb+yFDw9qQW0k4+gbafLf7x3YcZTDX1Yfo5Ck",
-	"+jxR4YhajN6pHe0e1Baf5dBeA8WH/URAD3PDxuVQAm3m0jM9ADEjPoTiYwnjjXgIcOCX4l2N4uO/W5h1",
-	"zlQIW7r2ollEWMEihNzffVEY8f7uCxJnQ/iBxTIx//n/Z3e/zr75Zf4y6wGuHPyLwb4e09kpvnf72u3+",
-	"y5b1T6UA3ypI+gBIUCXi7RrodRlI3kBkOY8bFZtMHG5kE9hJl1PmdNQ1GzIAK+C3eyPjyLdOd3IWVI1/",
-	"1/aYr+gVs2qudXhA/vf/erMLPs6kf4HaEfbHqp3S3N07XLJV3NfZ2ts7bJJ1t0s7W6tfJcZAJ85fFu6R",
-	"2wM/LVvbG1jJS1+on/j3dvIo6cdSRETJ5JOd0R9HXF/5addGhlcwqemWCGrXfn21/vhpDtlr9tUsL7sO",
-	"74bqM3iwAtHn1XsF7DcM7BHTZlP8pUB7do1UZDeBe3h0OJBooxgdB0TGUUrs8wBZ1q9xlPfv/JA+7Vzb",
-	"B/i+mDAL8qGkjAc9ASd8y4U9JdEg3ujNLiXY8xMl+3ZNnO9YOWRSPPSiVt7L8hL04HpqzWVG2ht+DEcs",
-	"vLpbxqV/O2WTLf1UVxJqo+mWNL9N9WdBGL48J3MyYQLqUnrZyuwFpGcxrf3fQUsGpR+TkTQSsjR7U6oN",
-	"6+Hz75ITYs+2MiVRrJDimWVhOpOkK8C+Bz6e9L7uzI/sU5iAYu8RGjNlSB3cED34sOscx73GsWuFZO0X",
-	"LoZB/u6YxgDPwSLMCtCmK+xYzFTuaEOHjIRSxlwMiUpiRuqtPQBu5L/+5/9Njprwp2v83iYjyCYV8Nt+",
-	"K//bPhlLxcio4Rq496HBu3suAC50zLoCn0PQsb0f4hm6jFgdRTL7FtdPj9S1oYPBBlJPUVw8ZmbAapG7",
-	"VCyuUVsCz7bVYD8s8BUarOjW+fPprz/WflU3aqlKSVUh3LUshVAqZyvgAiqlhoty9l7R2+cjKiI5GDxA",
-	"3fpS5X3JjM5FAJzTA9VRptfdIJ2uPvY6yNWpT2kc9yVVkSZ6JKeEm22ppm9wHE+nLMK57T4oOiP7RDEa",
-	"zQquI/ZpIstrI/d4W1VGVai9CrVvP9QO674Ks1cw4k8BI86p1g5EGEkoycrKHxZL+O32OFDC57tbM9eF",
-	"R+BvLj5OlBwqpjV8dhY3/B1JwTpkINWUqohg3vyYzoi+4hOM7x9bs5iGV+kBAVR4ihl8cAn99jJBjlj8",
-	"pSfckdcsj2Mc34TzjPrgAB0zYhQVmoYp+Blx4YCRo9HVoWJM6GO4F1SGSgt4MuhkRkwqhukHid6ifX45",
-	"l3536ekUHg8GpXI+967Lw55LZtLHqLBPhX2+wDTD/L6oMFCFgb48DPQeVG0RAyV6mxBI+eSIGwKhUg2p",
-	"4L96T4XPNuzPiKBjFizwOricxYgpfs2iLLUQdHQotdG7XfEGCa06pPdLj9TthRoB6YXUsKFUs15AelSF",
-	"I3uB3i45p0Om8ao9iFr04Fq9MFFaqh6p995xcdUjWNHcuGtkNv+gO1MesWPfjgBzITGLUsuxp+lSjEaE",
-	"G2KkJPU0C1MxokdUYWklMoTbw1c0JfDpKWX4tPwtsA4SaCJ9GhryNxn2ycyxSPFVvE2/rMXYdANplH9p",
-	"pB5SzXa40Exobvg1i2eN4miYMJh0t2xA/jobGJdfO6RuQU8D0C5W5NZBNzf8VB6TvjQjMh0xQWhfu2BC",
-	"OmCnyJeN1t+iMFo3ur6UMaMCh3cLhITUwDJ2wyks9tomuLOyTZ/JnhMyoUPIZXY/z6UFVNmyVbbsimzZ",
-	"dCv4/ZLu5NyOt4Lf9f87bO033RfSLkqT7bQynQvvmVPL14DBWaY+yuStp8kelE6TXTf9dRPJr5+cfYPE",
-	"RLckw45Tc6i2tzgVmS3hzJc5m2ivmXvkIaRl4HGn2TpqHewHNbvTB+/4gH0jE6s5j9or7Ygt5Zgmwi5l",
-	"Fr1NG0beMT30FKUkZFLeZqzkUi/bJa3KO6U5wZIpk+S0VH/k2Wi4uFrEl71u0mzuhYmK4Q92TBSL/7Vb",
-	"E+yT6dZ6qJjNiCkGuGosFThzFjRuigf+qAyujSZYqRSe3iGzyqHmHYuTffOxObtEquEWGO4icFV6ejq3",
-	"U0irsUveZhIdVhQX10wYi17TrshmzuaxMoESu5PS7skWdl8zZTQyseSLsLKD8VJcEdidzzQZ0DGPZ7vk",
-	"ROBF5IBQZCUv3C/I7kYNiSTTBPpD4C3tr3BBK5u6wklFe62IDwYMLDG4ETSxBCI/L4kJ7VsD08tx5+sl",
-	"+81mPi9qYC9+bG85sl9xTaaKG8PEfVlUlphXKYn7cvtqyIwm+829VflVTjo9ptd2KdS5L0K5L+rYBLx4",
-	"dDCxBQjx+FihpPu3ZDYXvILtEi/iDlt0+CPzU1VPWVmIlYVYWYiVhfikLcRWScWzrupZGflKtcMW6Ugd",
-	"4K5oSKsw210bECpvP9yfbArs2FXhtZs5pj4UynOKwbSMeX0xnFY3I8XYjhVljCgZxzvJhJiRkslwlOcF",
-	"aQRdMaazHaeQSQyFUz4WB0kyqUEJn5wc/WzCaF8zk1qCGwmNVHi3wrsV3q3wboV3v+yIyKbxboVCN00/",
-	"UR6gPXTwYYO9TlPwF7EBF9CCkExHMkbG9jG9snCICDb1qPAYSFIDYOTIpVURGkP1FBnTiJErxibYgcdj",
-	"STNiM990h5zkICJGGhLNXBqR54s3kCMesYkZ5RLDC9GCCTWjrqj3cnpht7Xr5WqvQ7o1uC43msWDDjlH",
-	"KQeJ615Swwf3Q7fWgABJmsHjxrLQJPtl4w7xiBV9snPosQoDVGGALz8MsFmzyAoKa6LmJFRlKVWWUmUp",
-	"VZZSZSlVltISxuRlCqMynj4XF/5mTDyE3rk0rYKJ03ggr/xzp4Aeq+D3FYuZscZUOg9cO+MHsq9Mh3Bj",
-	"rR8iJImlsNZMnxEaRehGHzORaGsPNRuknxhstuXNOfCqgx0IdCIn6WXNlIdwpxFV45hpvQlbCi+/0aSs",
-	"rYDWOdOygqoVVF0TqqIzqUKqFVKtkOqXilQXtESFT6sUk9Lg1mGhh84xee5rsFcmm7yGRAofESj08Q8s",
-	"/r43vfV9sj9uqpD+wT/ZvXFhfo6KyND/Uix9LaWt4RAgvC9JO7pSU2QSzyrAEjefv1LxKq171H25Ob90",
-	"k1SS6jqbxUpkbprs2kcKr7Pd8NmGRstJsue/ub/KJNARqq0omVJNqKuf8qKunsuIC5aRUqQZdr69NVdp",
-	"Nh7k2DWehkhMs908/c4DRHdMtq0rc7kyl6vITmUvV/ZyVfOxPLJTUBYVBNxoSpwULG+8fQEZcsFvq00I",
-	"IhILkwqUTC1HxzShZpRtkuscFsqnvhSopLjg42QMl3B2DBeGDZkCcowFNCoTg+3iVsDOC3dAxoQm4Sca",
-	"xzP7cuy7AvZRcnJzmbtmTBOJfFqMK30TzgTSVrjYKj4xP+wyhGKQ7efIWf3zFhm7StI5LmPIcpSQ+Vcw",
-	"kGoMQCFJeFRbZPO6V9DHt6+CaJ5z0S8DDq0P7WYmMMsp/mZ45Nr++faBmg8Fw7Ch1Dx9Bbdfqd+Czp4J",
-	"OxkYpt5zkQDaaga1oaIhS7/Ya1osCW1J8q15YjnElp9XLHolw7cR7PoStz2CDpWKS4WawKGO+f3iPuvz",
-	"kbSgL21Pid9ehlTMH2mRlP/OUDVk5gMdlpwMduSap1xQMWSO8M3Csv0WwGNh/97bA9cDN7Ai38khmdL4",
-	"aocL6B/EVL7tUL594unCr9oVEg1kosgIoEEAXDNnIZp6IbSHzClX0trHtbLTPOwA+sj/9mLVb3sEvlrx",
-	"W6t5w2/F+9kdoRJ48DcXr//6r69O3r77+/FXf//m7PuLfz0MWs2gtR+0Xhx/9ff3b7/7/sPrf23erU2n",
-	"MvpMFGDFKsrU/Paxk72uZwnFTFlnUiaVKiSxWWKfTE946JB+9VBN01YT+FhckyirFbCFWMy16SDccfsU",
-	"e4ZZJO5JeTR2V5fpVnap81wYSQzVV7or6j0kHu745+81doldZxOmuIx4SFQiBFPuVOhWZs+0+hxFh+OR",
-	"dKc/07n76a5whoIVKaS9jyImINIOZsKUPwuGnRvndESNvTqeC5gHibRA1wF9u2DTrshuCmRYNAK8ba/u",
-	"uNrtWAnXJEoY6c2pmJ5r1sZNfszIRiSuacyjrnBzmmX6Q/kp5vkrzRTQv1ItxbGb8UKPN03Ozy4/kOc4",
-	"Y/C1JhQGtSq/5IM9dDG5JPB2RPbEN/VZ8zLlMYmAisCjQgpfIlJ4LE1c3kTHjbAtSqDFdV4B7GrbVAB7",
-	"iwB7zZ1/C4zeNiWLA5AVJ8taCTM5GFLMnflSaFZSeFbC0sjhwvJdDArr7sYwsQPgKa0KIPUchL+z7+1r",
-	"ZjIYeh8nVqViKxVbqdjPWMVWem9TGuRrZtZVH4/d3f92sge3TMhbo51vSUhDZgyyjKweJ3U5yKskog2P",
-	"Y2IkCSVGmZgIiJBkYsVboyuoYkSxsQR6MBER30QQmu6n6UxQXZU6zUANHGfOrfz9PI1Enw0TEXQFdga0",
-	"c8wi19yH4s2JVOiG6s+ISsSOkFNwCV2xidkl7+W1q2xyWtfIlPDavg4CVBMDKFSCCqYOuN0c14UUbE2v",
-	"0Up6h5xerrw7lQ79M3l3KuhZbZsKelbQ80/kcnn80vZTZKl6aM/HcwfBHquW/T3ETKVgOTT5LAO5U1KH",
-	"AO3y4CTAVCGnjYAkIgJQlw+RygHhRneFnIoOtpQORyxKYhYVoatiJBF0MGChYdEu+VGqK00G0O2acFEM",
-	"3kJ+/X0h5kUi3O78Tk4ft+rd/plNRkEakebLTqudl5nwVhaUsRP9ZxMmIPYu5RUk495BRVNjaDgaM2Fg",
-	"h6Gm/SmohS67G+SiSOI499VXs/Sr26FHYfHhWXZVmVsenF3zCOcHz1mEDSUxzaBVuwli0FwC+1PFG3fu",
-	"2pwJNvzq7RowMG3obA3Zmgc9kEC0BupxK/XHApTJUgrtw07s4gPss1mEVF5tJ+I7Ob1gOonNKt2dk3Fo",
-	"lzuBWSnzP3v85CIROd+JS/TZHpTQIRXPfzN0eCojtjqKcsG0jK+BkXSiuIBsZjokdauT6WQC3ilNer9N",
-	"Wf9jouL56/YaxEi3yu22R39SV4CG+2TwOi4jOZYhjQmyBImIGD5mjTTji0L7dfSphVCHBjnMMSM0juUU",
-	"Azk/cjOSiSGUQIIT0QxmiHCTy3JqZVlOdqxEMWijFjLS88MOCE5Sz1WCdEVfRrOA9GeGAbqAP+AKdMzI",
-	"dMRcVzfw7WEW2ZCwT1wbHRAtiZ8tez/N3CMlmqmuSBn8+VBYEWQfWDGdjFk6RGBvtTo7sgfY08h0JAlH",
-	"V2LaVA2ru7ui0MzO9VTbP7bDgOZy6fHYVhpz0iMJ1+IijJOI+UdweVgB9p6jYmbBHqAreMBiwzp4XDsH",
-	"U6qJYsaqrTVKKLtiEWvh2gOtdu+qR9gGK3apP+65vdWl3y/lhL49BQaauJD5UrHvV7/dCX7t+6WdLme3",
-	"xreqCuxwF9XBZ1UXA4uCUNgaAuVRTkzab9cOFNhvE5gVJoxdRSza0SmY2l4Ywb6NDyhzllVI200vB4PV",
-	"NSmvODNEMftwusjnUKhO6c8IorAAHfFSkQk1nAmDosVPR+RFg2bMGl9pjQpKiQ115j+NueAhjZc1kDyP",
-	"qSADBtCrQ3phdui5knDYa2GYmiiu2VKZ8Y5rc+mnrVyTfZg9lPRcY+33XFN9JiIuhqvqXhDflpYXOLhL",
-	"POvGTvu+UgdH+JiFOjcM0i2ku4+z31oxTnfl9Yf69Frw5zfyzQrIH3gHEg937rrdm9OXto3uzfnrP5Uu",
-	"zu1SFEXWmLzw1vfTjr2XmLhLIxWLLlgoVfS9UIxGW6gxiaw2AhzrpK/XyV6Mr9DLXiGAGp7EVOw4DVDr",
-	"ZKc+UCnKZdIfQ8mEYFhxm8k3zw4CjymV3SsAhnGJWyVLiWJDrg1TLILDuOEWvn+wsNwddsXYRLum0+D3",
-	"BAoTwPJTq43d/ayOzm60FGrXpSLcqunEaB4BIlrQ5A7B60bOANo/BmcrXNdF993YMPPAqTsL+P0pL1cS",
-	"hm5Tl2NGoRdrj1ntYd/EmZ2wdRxfjorhgglr1tp3CbMdzfRkRIecEmsFJIodk0nMqGbWMBhwNSYTaajW",
-	"PBljAfEuPLrXheU9suXwSGGSt9pc2MOo23TgOR6XqrM/1oRWq2wwd3+32LecG+01/iPkRn9h+u1PQUL4",
-	"BFQ4aj5C82rHqjev0Mvp86JauItGX2kF35zufSY82LRa1Ck00OBo8pZQknkd+Qim69fMZLrungYHnUyU",
-	"BDamW4TtKxbyiEUbF7ZeyFaS7zNH9q41WwHbP2lof1c6woKYeR6xkGuHBx6nUYDdlxB2KcAWECQMTBRr",
-	"Q/TcqHcj3Mc9wq6t9VCPqKGd9Oe3US/oil6KInsB6eUwrf2IXiH4wT16r7FLYBj27oKxyN1SRT1Szwyd",
-	"rkgtnQYJFYuYMJzGBDvQeerDEZ8U696VjFkHELFMDLAfjnwturWG9pt7QVfYh/HpHHIqmMrJdp+27J6c",
-	"3MtaSZ3x8HTZU8yJ9a64g1zHV/kkzJh0UWcKIrVTzlOro02G3hZhERotgk1GSsZyONstb1oUHnyrDcse",
-	"Xd35Rfj5qb01mh7KCKglU00Y1JhSUvkljsn/BUWRExsqygsNslRmpNkiEBDp7Df3Sr+f1zCSlQmTMVQf",
-	"GClJLKcBkWpeNsU0vNJLJUBl6jxBvnXc7wS8b//OQnM3hLIVY8XcwCEHGUC58Ly3PAJPKndDPI4shOPu",
-	"FVzHQJlhejOh9TKhDXvUneIapjR/FE7Mw4rfz40KSru3nkbM4fPjk0BFkfbWep0SR2wZEEpGUk+4obH9",
-	"+5qJhDWygu63J9+dQKoQ+VUKdpxLIkKu74jOumJClXHkRXI8SQwDildugA3JsVFnF8kzIu2S9zdRd3eF",
-	"b1SMxe8r9iXKGdgAPVKn0djl+eDWvIU7nN7MJukSfPZucqCbx+VKcvHc95QL8q3jKw1qdr7tdNtXP2aK",
-	"h/T56YiHdCjXd14btlXPdbncoTXzhvDwlVJs6/5pUxF3bCrx9M8JwlLCD5dCdZs+yUnBss1u3CpF38TN",
-	"vl+k3j37P+x963Ibt7bmq+Dw1JTJXS2KpCTbomrqHMWOE59tJ9qSMtl7NlNusBsksdkEGAAtmXG5at5h",
-	"fswDzZvMk0xhLaAvVJNq6i6HfxKr2Rdcv/WthXWpY+YtuYPu345GgdHWsIfyT7xrjNkSpbVWz5or+7Gy",
-	"EJyhJ9fKTAQYmIZqLaaszkmOVJYbEaRG4IadWHIIMfqQvyAmlxOZVJVBWU9nVkTlZ7vkprYrujixbYUB",
-	"ZBCFA4Ghub/YUDE6HVFtfIxmo9/ovOzvdWAo3SP7pUeSVESTwu3drv05v73XsY9nt8dcCIg6ye5/Vb6/",
-	"0yu9XvDxpNiaHvy8QURJPnT3aj57aOxxkbKPgUFPNor1+Rd2vgsasMqqYqSiY5bR2fUWFnc3ye72he+q",
-	"TC/gRuVz97/QLTDFgBJqIc3ZZAbi+oz+mMwfrDQbUIpquwx24EPW202T+2c9f3pOwy4mt2mRq2WlUBam",
-	"24RoxtaKxrtULBVNc0ksKhxMh1ImjIrbVhpAjFyek2vxcvmBm5i+yu+oawUrjOAWXO/WdrYMLUXAS+fz",
-	"ZPF0DGlLTSXNWC3gKgtcoGtARoqxP+w/hlS1CDUOxoPcwObDSAaiEBVLlCWWbXIMAJkdxUJqJ5fK20Ho",
-	"tWeyZzBqdULvnbFnaUs8pmHLRYNnwcgz+tnXGfPxxv7vvb01QcybxWVvah0rD9j9GsqWJmdDjNyEXl55",
-	"ci0S3rc1bZmfbC1r2zPNG5vTloC7jogpYunNWfX1HpbLbbtvi1ulve2KBLhbaveUUGuLIHdt0bvB5nry",
-	"SUZ9Z1648FW03B0RmpM/begCqiRbTufL1K0lb+X4H3JMYgaaFlhusvdiOBO81MhoCht3wu0oL8gwNcRA",
-	"kighIccn3HJ7IuisYhUwcA88rlOXx5ENgm4qe3C/Jr4txm1Z0lMzGD4Y0UnVBVusNhqe4e/lDAr16ngW",
-	"/LFeEPcd70xcTsUC7hxECqZJU0h4pHVHGRU28vlyY7Gp1HrYqHloUZRIzXQhb9z1dcHrpRSLi3W5T1zA",
-	"7YzRhIwYi4c0mkLdbKadpe+fXxpTBlXTpYw//Z7ShBu7+uZKzua2NT/KS0h7Y2Wnvec/KivT0oR9pJ8b",
-	"/YPMimfnRmApb/yAYpGczZiIl9+e8ClLFuDDtJCpXYnZrUSmyrtLlT/s0sO5j4m5LnxpRC9kqtBkjzYe",
-	"2HjfFQ7RPrjTsbd47PVboUm/Tng0wSGLeQxNsi0kQ6bNujZoLsYJ+xRNJI9YoTXYFaOL3T4WCzPhYkxY",
-	"otm6lxr22ZTW2xuZ2hXW7d0ouWs5W92Eiuk/ZPqRaU3HDIQXFVPb438j/7Aj71nShCXz4lS0GzUqeN+g",
-	"oiZu4M2yPDhguq8sD08pu8OfwAadIXguLfHKo5ue0YYB1mdoUh80gwxJSXNqxWMq+O8pO3KmZefYLAVB",
-	"VMhvD4jHTLhlIKQgiJi6FWQZjbyBmlhxYeECfBxQBFMx3bHYNMPde51IB3dObI536PQS3fiMEAWBT5r7",
-	"nb0sPKlK1K92nsD3Vmg7q904cd8/pr17WSBvJei3JkEfU1zW1zBhJ9xn1cst89zum9swz87TJ56bbbaV",
-	"XqTw632frqGw3J6pbb3V7+J4zfOo69lziattam2qcZiGm+fW/ue+Q7crJbCVeVuZ961bW+5W6G1F0d1W",
-	"ftwAmZ/8kSw2/YV2cRfeWFG0UQRXDRSA9BkUtsnPUCdiIPxQupzyS1YVH4OKZYia+53DVp9Ecr4otIRw",
-	"oQ2jMSSjROc8fGwg8Lk7sVS4c81cIG0NDVvh8acyNGxJ13bfbEnXlnRtvUXu3FvkIfX2XS4uuMkjfR6l",
-	"viIXRpOEi6m2YJhzuT4JI7v9Q0KFFIuZTCFfuYa8VlIwMmfKYiefA+o3kYKyGeUJVvLJSx756t1wirUc",
-	"IhcQAen69EReCp/Pz7anhWmKLM7tpBqvOU8/KdhA6HToJuOIhOzznCsr40LChEsGhp1q7nf2CR0Zplpt",
-	"8v1nGhk4B4RjtryHMQmzvujwzg/U3hcm+jHP1rJhKuLoYUny58MAjXPC/VTKGdnv9uAGN6929Zz+RLqd",
-	"Tm9v/+DlK0e57IT9olnGXerhcmGE7u/M5Z9fGrBAPRGqMRx1iVAvJ0K1xurKSAUNI6fMbskff9/7dfb6",
-	"f6ru+eeDv14cngx7Py1efoj2f9Cdd/Gr/6J7v7DXP/Pu6eXB3yy/SlXS6Dcmxsx1f3eXzudtLVPddp12",
-	"gLO70Utv7DCSz2LtKEK7SY8IFHGFASBcZ1gQsa3Rf2v0f+pGf1j0jOATsWPfD8IfFFQBXe1yesJUZsEJ",
-	"iPRZcXPJCRWpwn+OlJwFxMhWSJoxG9E0MX1CkwQsPKklCFbYo3YTWG1FoIiPuTaKD6EoHdT5Qb8ZkIo/",
-	"nZwF8LWfTs6IjqRipGlVEmmFGplxkWoSM6NoZKTSgW3IXFoy0gpy11ZXwg4Ug+XSY96T1TYNXNDKXqwZ",
-	"2RD2Hd5Hzb5Qt+7oNOTUDf81gfNnheGmUHMF6AjG0hs+WyoEVqhM3ClUJq4KSrfzVh0tb+nsjn13nZD5",
-	"YgOHbGSnam3b9uu0zcgbteyJOQh/WTJf4Fq0dMQqxcX1b+/twqF8r9HvBo09+O9+o78fNA4a/Zdfg2rb",
-	"h91NjX5jv907uM4SctXYUWhO52pzOtAcbFS30+j3oG0daFsH2taBtnWDxkv47yv472u487DR38vaXDSn",
-	"uAa/bnchCc1cI+74nQwPz6nW/AJqX2OfJO6NA7skpGKN/l7n680tM0uGmHwUDoMGApZtU26CsU1yxhc7",
-	"HWiPKXSvaMOpbZpZaYkpTEqwiVkGsAlWGQC0uWLw2Dvv9vp7ftOBtcaZLWQ6h9WSyAuWLNqw7K816mxs",
-	"oUS0W1mLAX7eev8+81MynGw/nU//nGw9Q9ITqtjj2lZKB3WQA8i2KSazNDE8s2wEpfLWqLN9AYXoa3gE",
-	"1XstVHBD6JhyMRBKGuqCniGv2lyxCy5TNOUU46B9ke9WmxR0bNhXmtmeGKeE3YnR48z27S6diG8jup+Q",
-	"Ql0bau34AWiu0ZePsHR2lba8xcFb6rCPr05a1Mgs0S+0hws78feoV+J762eUt/cHRCZxKZRxVVZ5V+pd",
-	"L8U2DISviAI/uoyQ1BAXunj7QMRz261bxzX7wVkbzAyfukH6rXM6rmsss+3YplNdG7c0V1wYrNeub1uw",
-	"/c4jl5AQUNs4EsmYYVhPVrffSGw+sXof+4ymAnv/307xdjki4SUb/qKScCCaRcIQUbH7xd7zNWy1yTm8",
-	"UBMjY7roZ/nuQ/zQ+ziEOiUTn46Q8LgFxzqUzDmL2EDIEWG/p3w+c0ViKxJ9Yc+GLCbDBQkTOmQJHqQU",
-	"SsLnG5q6bA9NXwIKTneyceBYcpYWSqL0LQWVyYWjPVjjpVBLBZGkHP28isLYrbnJoc05FPt/vGMaGM2r",
-	"uR96sKDtFJ4jWGRztGm6rnM6vtcUXYaO6+DlBgkf8O5VqHjPxwQWRbZnBNszgjsIDCjIp+vFU45eG/G4",
-	"LCggZgkzrJrPGTp+oRF9tZFzXYDbpm2OL1RqdchWm7yRUChQMXdcr2CAbg+4b6GJCLhLoFNrMb9xoLTd",
-	"mHeXw8pwxZCl3MUSfWDzj6F6ukaTsb8SDRgBxCVO2bEJwYYikAfN6dgXJKyVLIW844ltT38gCvUt0f/N",
-	"/otqzceC2eukCa0j7lKMHjfUeF0p5oqhf4qyP1Eyl5oD2zITthiIiUziPhk0ZgsCLxo0WgEJ/U344SkX",
-	"2ACZqoiFeJhmu/lOyVlIduHf5zIkTS6iJNX8gpGhXXeaSDEQbkDgPA4K1bkBGkk1s806ffeG7O3tHbbq",
-	"Za7Jy4mtrSRGxcK9bEWyapi3jTNUwyA9vezUuAhggLlLplZupPOZrGwE+lXWp016eoaPrG9NeUlyT7Wr",
-	"VyKxC3HFuB4MX0Y7r+LXbOdw1OnuoLvL60M6jOIVXco3yJ2N7ZXe+OZvuhiG3RWNzjfdnTUaNBquid3B",
-	"5XYWkiJ/SuR4RZMgwdwmC+Ov9oH1bRopOcNWScXHfGn8lEwNF2zVUgUE2myp4iPr2xSn7Oo5+kxaPWjF",
-	"SXqP+NPqnc5LLJ5R1WAHkrVb/NZCY+3GFk/Wr2ltb69/cNg/OLyutefyJm19ejm4PAIU6rj9PGfCctFI",
-	"ymkjKG63mtv2a9CgxtBoYkca1IH3sRUavwUN2x3LOuNCSIS/9N1ibZRE97xX8HsozTo+BeKyPJtQDqa4",
-	"9tgFj9EpEJ8ZKxqxj1ykUOFyr1PX67Azsujk8kpexYiEWu7vXPwTLqYsfisjHIU6Y/gKIxW4VNxYYjjh",
-	"40lFPIb7W59MpJHZ9/zVM0sbl+48Z7N5Fs2xaVwBIkQRe/BSzZdEr6qCE8CoAhbbem9hr9YkWjcVxhk7",
-	"O6dUjGGJz+jnYvZ2l/HT3sUNQMEHOSaXZdtPYXpv4p5pwXWzbF4Zd9qe5j/3XF7GkWevyuHfj19Cgsyo",
-	"SGkC7SNNp7H03dWw1c6UD6eL6DmLXmhURZrhSoQNW0SqgfCaylF2Gm5X36XixlhVTxQN4H9IwdokLIJW",
-	"6EzOzmh+TsegwFESpUoxYQbC0LGv+QP2dansnz7r5hEJs02fvauIgCEe43rZR2apNmTIslKsAwE6KI0i",
-	"pvPYDPehAiEvNOGIIMyTccpjprNXeldITMn8PY0mEJ6RapoQrgkl+50OEXQGQcMTRkacJWtsO3paYdwJ",
-	"fFpnO5suJ3t7pX1dTx/VwF4kHDeiFnXEfFmsv+xkonpGuW0oFcCO70Ayz1jM09n1svlmItdLpbcMQi9h",
-	"kiM5G3IiLxASNzt60NP7zKq15ZJLi+4GXHJpgd4xj9xstZaJ5BK7RCbpLt6YSqLAKTFJHMxVPBF/LXA6",
-	"d+GONgqStVWHXXp676ddero97rqj465v5NjKoMS+jkEWGMIGJ1bZclvnfwQkMSsYNrcQoUkTLth99svp",
-	"B422dM3UBey9WSuAe0uc6AWBXYoxKtzogfACw6VRubGZ+gdmHK+5ndfiQwqwOnLhsPEsTCY4vUAka0q8",
-	"4asCuXlzRc0miRwDy3xCxhhY9Zi2HteTcwThMzpmu/+aM/upFek9uof9g1duFkY8YW5toX2h/a/5GGI7",
-	"YGnU6+8hBLH+wRr97uu9Tmffe87uXnRxh1//jk7Xbf86w7uL3d+t1bSvW9vV07Rd3R0J2pKTu82MVlPG",
-	"P61oj5w97HqB9GjhHlRNLa8god2aIZGKhHbYWBwiewljKViYkxgv1NAVUk+Rv1RZoQYi1BEVb2TMwsDp",
-	"FegPmtmjSGaOgsO63CmSXE6kZs7J1Dt+OiMNXjzChBrlrwMkesMVNSRhVGN+eoBhgnyCxej8TZonP5+d",
-	"k+J0IFq34OXQs4Eo278yA1sOD2Gb/GpbwTWBBSfGdhQvlRTjQkxLZqvihjTZBVOLgZgrOUzYzEe7gP9C",
-	"GDNDeaJDF1IsJAbcce3NgED2jktSX7pSg0XrnTY8SYhfX/kIugq2YTaRMjU/j+ChPrEyIgzQxd0uCE1o",
-	"qa+f2OcoVXZThYQmTBnSvISQw5EdIRLCtbYT5uiDoifyUvscKWi6HAgXF2lBNxlKqmIN7lrQVttbSnAR",
-	"4hLjmtAkkZcs7tvhswNNlaXHoWUoYU6LQ3v7J79+sYHce4mxOFuzvrJbDDlVFImoiFiSsLhYl5eEkdOK",
-	"wiPwLjaX0o9nFhcN02bfcslFhbcIsm32V+wu+K/oOYuMVLva0NFoQ0Okm8xHN0UKacBmIKUiY6qnzJBo",
-	"wqIpi/GQBHd9o9/466u/vet9PPz7yXEjKBJM+5JUcMv23jWCxgVNUnv73uv2wQb+tcXxuM9cdI9pnltm",
-	"w68dGy5pMnU9WR5C1/nSyAElN3MBK7VjXrEs6Ph9bRb49coyGtGJYmLCYDHBAgrWLq3twfVjkX+Ltn9i",
-	"8h+AuNmqAH96+6RDbqe9IB3L8PN6XabMKW5gstyNZfQQufuuTQXtyE7J1olHvYWDZbjsD4xLOoI/IcbX",
-	"DAQGjPknYFiFJM6/WUP8mH0EyLc/76bFhBZFur7hSfJVsnaGptW3dqxvQbXiDYXIRnBlG/etEqetj9zW",
-	"R25rZ/xTk4zHz9H7gYupk0exjNLZUqK9+zmS3PVHLo9jUjxGI5sm1FvdilbDEFLIzKkyuyOpZjsxNdSZ",
-	"F60sh0Mh7+hm7yLhiCcsDLyBYSCYy4dLNQHTET6DnnLOogdHQq0+Ofnph4D818n3PwTkVzY8IVKRH96/",
-	"IyO7rnyYACPDhWE6IHSsGONi7HzY7C8xixJIZGG3fkAoUYzGdppdIBWYbWZSG/K6e9gjc/6ZJWDrogTs",
-	"cZYc7O0F3Vevgpedju0WTZJgIPxTB+Qj/44097t7hA7lBWtlFqq1lqk2OXYv6HX8qTKSyfu2QB3HsV2V",
-	"KBLu1QJVsUyWyIVdF+WzwNr4+cscYnV9T+61YOL2zHP9mecmMg/X3QrBB199MDcj38kvbiq2fkfbMPub",
-	"cQSUl15aVrODoYwXOxCy2ug3Xn5s3INR4Mp6XhOLf8pm8qIg4UGU0sJ5oMuNAlKsud85hIMSPLvpZ2SA",
-	"aEMXVYlt71Zm+Wj9XGxtY/Yfb5ffVby/XYDr98wN9kew2pUPPvRCI1kkTW40CVOVZHEe9sMtrCHmRL5L",
-	"OoFFxPRtXfRWrN1lgwwSjL+USEijmTFr34FWdQDwkAsK4ZpXopuqBC68cUngvrHUf8duFiWTirCrueIX",
-	"1LCAzOjnHTpm/32ve7D3stPpBITPZikssbAcY1rnkW1o1sM43TjtpO6ue0y3m2DdLubxpkH1wKIhpHlO",
-	"zSS3EnkmXlXzq26A/VoPIcXQivpo6jx8PTfYY2oFl2mhGaaaKUjicTmRaLWfUIvMpQiwgnxu+ewMA7Ec",
-	"DVa4izSLGULW2ulXaswDUVSZb2vOP3XT8Oi+FzeymNdTsYp93B4LbI8FtscC22OBrfbyLfkeeIS/3+io",
-	"SzacSDndKDezTofZHUtJmoP8eECmJpIzlqdkTqg2JGYJv2BqcTQQqHO5dM0sUsyszBGPupe8FJAQ7SSh",
-	"gowY7Lg+ZKyFLoSkeaIk0ILvhWFqrrhmrfZAnFmWAuPQL3Vl55LH7ChnSNV5xiDT7X5nb1UK6F/9CN46",
-	"DXRpXK/Nb3pWuvsGiaFdw4vvqZsoutTSB4aqXi3Lo0X3Uy8O/yR5ONxGKM9OATeyvb4KOrz+N0+o2HEb",
-	"rNHPn7sCKlKN7z5vh1uQQwiiJD+en5+cESZiqN5l96YV7jFhF/a9Xh+JqKGJHKcs8DpLkjjn+X8OGn8Z",
-	"NH4L2wPh6shgFfqIKsV9oXs+BkqLMBSACfTI+a8jTCVcGxa3yVvEL/ugNlQZ+MhAZIXAoFltcizK/k8T",
-	"qrPzx16nPENodR2yhRQxWljPMeAUdbRUMxJCtQj0noeLQhosZ4bJrzO7SyLlfEijqR0FxSBUNSY0jhXT",
-	"OhgIxWhMXNUn52mv4KBUE276hJKJbSATMYQxWNEjUoBGDnPx/uRi378NfhYLyJYyECEXzHyiBoINYH1r",
-	"0gx73b3Oq87L/b29MCBh5/OrUbsbwuGvb6dF33k6THiUvde7k7kQioGgmoxkqkjMIj6jiWsS1nGzTXpJ",
-	"Em6Ywlwj/0rjMabetH0sN9gQi/OxxmgNOhB2JeH33GBgjvRSe3ySyaY71MYCKXbY0TnNCzQ4Dx7S2E5c",
-	"UZ3tuGXoY0V8bAlYJJ+bvMN4bSc4HrfS7IUrIdsoxbHA8elYyNGobZdLzGILduWKKzB47QlVQ6kuOLvc",
-	"cREuhRIsMtWb5h1xg3Kvac99J6+jBm/cfV837ENcSQmupwBBHnOGCOpqxmCs2P2XWfU74hGSSnxjbMQp",
-	"XJv4TMQFivAJIOWTYhC61wgaTCmpoBhdWR5GVDjjYy4UV9EXNAlglNJ+57D2mv4evr1i+ZZa42PMrJRe",
-	"ls7tZ33evQG4xNTQIdUlkglKieeYdtj8TXYCLQcZWh6BcZpSYfwejXeswMzjebJF4h/+lBY+ka+R0vu5",
-	"JoW7johiRi0srCgD7y4uioPOHkyy0O8oT1ysUbndv5x+eKGR3UQyTSBW0zY+kdLK9HRe0VyNpHtNa/2K",
-	"vfbtR8S2HphDVdvvZkkXWgHEpropRMhL0qTk7U9nZITDFbjiKPAU+ATEkoFXwECwz1ybFhTrjxn45YcV",
-	"4xK2yc/o4L9iAvsDEVZNv2U5ioTOVvApFVMhLwUE1BYjADIWgs3DJWcZXXsgTmFlYKreEP7YObZ/hFYW",
-	"SRFrJDIF8VO4qUL7wIdIKgxPHFEGIUFmdIHr3Sjuoyf9pM244LN0BiU5nQLNhWFjBrO1XAHR6TeWvxYV",
-	"G8dp7l1hW2kEurawg3cmMUsEwIf1ZmyYTLg2Ui1KCpOH2VTETJFLuiAjLrieHA3E7ylLLYYI5xwaKzmf",
-	"r67/8FT5Mfqv5Pz42XivbI0q6zxXikv9ydpT6p8dUxNNru7tN+j84rNdERexBaBERlCDAowrc5papbgZ",
-	"0sjwC9YncKwUtmCjKabTGctwgIMzzfdoqgHollGUKnI54cnywFqJAe+OsQyMzIzFLCYJNUyhyw5qGAPh",
-	"ZZTz2rHqt2CX2PQhWzgjR5owMBKB6mS/0izkdwAdvPXcQOaXeUzLIHPTLKUwge5ccAOH7PiG6u5t7OEb",
-	"mcM3UHxvqPFubd63i/Z5BHVqqxFtNaKtRvQkNSKkHhm5eHDGtV4h2s3JzNpT8mKbX2g0aykWWfqUvyGw",
-	"JCU7Lu/nFAtziUKxpgArj9pn7VMv8HKqAzKRlySRLos6NYbN5lZzlFMgIJeTBeEG1vDSUZUlVFM2N3YB",
-	"DcReh8R08ZwP2/OubXwI4crP/HZrdlJeFWu5SaG5Nz+ndy9ZHOO01z2qLzDxLWd5Guf0dBkqrqDEc1cy",
-	"rwFUw/Dc/zF8pN020pAJzsNZ27YodLpu04plEn4pTtL7+GvYyqq9lU1fLrXcQFxOqAFnAUy+mOvNAJP2",
-	"glN80bEAlV13GO3OizPvKQfuL/RAOCrQd44OCZxz64WIJkoKmWKqaUOnFuc1iofsiB8lCLKXZhYAPRCO",
-	"CLTa5AOfMjjI9+KEG5KCiqdJmFBtctwJA7yCBf9c2UrHmN7IVBifjpAbQudzRpX2ITeZXTDhWMkfhVR+",
-	"HQoV8iQhlPQ6HTJhynXY9X4gePayoYwXz014nbNMeN3NufldyK4aR8m23ZnE2VSrviKyqkWUX3neiOym",
-	"fCuvHs119vG9X8+YRUVicTkDiYdRBPSEKrbLd78YOWVifdEALi4kj5jFW7two4Rb0IfKtNz0yVBREQf+",
-	"shcCJiAJF1YVmON6QgQf0oSKiLUH4i3X84QuQHME5yPwJ3OaYECUtEoCmBcuJI8BhqZMZDIEDmes4rrf",
-	"2bf4nkFVt9dBFzBN5kz5Zr0/gb9mEORAaKSk1t4HKuFiWqEn4K8haQpJIsViJgynCdabwrY4pP7l9IPP",
-	"CBzROR3yhJtFZZ3uH5g5swMfv8ch3Rgk32TvP7ctuHXZyC8NNyFv0NGoEzRgOtFwGsErGv/+7uDw+853",
-	"ecTBj5lXEXHxq6ChKO6W9b933/UO9yA3Jg7/T/jcR7qg5A2Gu8Iacdftpf/3v/73z8rwP8gli8Exz4p1",
-	"rxnDzWeGKqMLwS0vd7p75729PByGa50uB8zsn3cP+t09d4eLVYkZxPNg3ShX74DOrHB349DrvTp41Quu",
-	"sCp4LCB7nf+W+WRKYRSNrIJqaAITgq57jX7j/U//Y6fTPey92zve3+m86ezBfPN46SN+g6xuxoyZibQN",
-	"j6iK3UvK3Tw47770AwGVDX2Eib3VQoptXemttcVcecWuCr3Fn5dcoE6pYaiKXuMDld/4Ncif2jmRCY8W",
-	"tR92t988vvZhZFavhsw6l/IjFQvXOn1rkcOiFKOo/vnbUviFFUAgDWI/iQUJhBhYIX/cD1cEjJCCFSXM",
-	"77UkzO+pNCvli7kam7FC5IAlUwcEeH0wEBdMpCwgYzDjRXZfZUIJ9oP9P1MzHZALmvCYmwUmCIda4mS9",
-	"gBoIJ6ECotgFGFnriCrSDK24+SSk+QRZn8LWsvRCV+WB2ER6keZ+79D54BZtoa2HFWt/s/P4BIQaOmfT",
-	"QojjA0k1J1hOmMKv7HWc8PpexEuia/+8s5+LrvsQh7DuQWVt9Lv7naKwK2/B7xTlmsV4zEIUHwZknjhH",
-	"YycxR1Lav35PqTAYjdnd7wBQfMYTI4ymLIqZ/dd7nU4Hc1+fKJ5xjL39g87VYPizOVXTxPb0kgu7Eqk2",
-	"+eeH7IIpOmYbNuGwW9mCl1UNOIUcbIDSOv+wYsJAVbvSZ4tfdfGmJQFb/dnuQafiuz+PRjuaUS0FibkG",
-	"lCoQlfxKsQHre73T61R+Hy4DOUAh8WZC1Zh9N3c/FUiDZvBJQz9b2Qp3dDu9g6ABcNnoNywBcmudgGxx",
-	"LhUWeY88yYey7a/ACp/XbXcHAW2oGjVjf1h50W8cz5jiEd19M+ERHUtPWJwaD99ZokSlPvgBtiNs+5EO",
-	"i+Nx8AovG/rZL4DX8I7iTa8OXiMpAlHwizA8KfCrnl1oIE4a/cYHOmUAEyf0gie4JS+YQsnY3ZBXIWSu",
-	"YFUgF7ec6jlzqt+dSLx7RrWLUs6lYFjBrDxFctFKJiNbkCHLF/bLc01aDmKvwkYnzRCu+zIsmOtiv9Np",
-	"9TEYDF81ZJGcOQDw6lBQMA+H/iKLQzQEhxE1THExbsMbPmHzWBy6si0YbhZ+geffxwF+yP4j37JfwzY5",
-	"9szR+Vz69wSQKJMLJGXs85yrcsLKgWiG+GlLxKDSUOvIqnQ/Ec1naWKoYGB0xnHDiio6jSLGYl0ibL0O",
-	"xHCxJWsD0renSthw89wpZwsetvS0XZZe9rEZBbCe0QX9T8vbdqSlTj7QKWd4OVOrDdInMPg4XveagaTA",
-	"WL80aIUJo+dYXVVftux2y2637LYuu/VSYstwH5/h+rnYUt1tRtuqc7anROxxHu6H2uPI7XBhWcViNac/",
-	"ZZFUsYZDeq3pmGVFZ84sXzWMzo6IkHZfWWSF6pBQZ9Bx316nhxZV9yXC9UBoI5Efx+SSJwmUuYH7MccA",
-	"8KsS6T2oOFqbyFTlrHYgyj6ZxcQPNdhta3Vc/hkO1Xs3Uo8anu+IJxX0P9dE2kN6dJisRr/xKyMqFcRc",
-	"suSCkYnUc25oQvwzOAngwZuAzwqJ2UxmCQkVXYAFu50Tu2NByQ9yxv6w46XGK6mekXMeNfoNKzMtEbHr",
-	"pttDp476fLg8+hsx4t5mg1szE1p8CMEh4AJ0JXN95zA7E7tpByPGq306Tt03n7nM2oqg5ySC3khhaGSI",
-	"6yaRimialFwpbyWF1AVb1Dqxw1tfaAIpAwMC3cYitCLG8zkuxkEmnbDHMaQNqn2w5g03aOVoSgVOpfbD",
-	"zo2OCxIrOjKtgm1n/4hQEiUSVD64GQL6oOYy1Qbr8trfwdrFZywg+90OaYZ48yd8dNWxXE2fkoF4Gsdy",
-	"aL44g549BWeTO7ZTSM10nkM1W4PQuSlbOM3+0+8ptb2A98jZ3H73R3lJLp0Dqb3nPyrzJdOEfaSfG/2D",
-	"zAvdDq8Yg7kLP6BYJGczJuLlt1vxnSwgKGEhU7uIsluJpUpO4pc/7NVt/JiY68KXRvRCWlBgMNG+o43v",
-	"FKPTEdoTPqQimjSCxlsuBFOYPtU16Veoij1jNCExj6FJQDCGTJt1bbDbJGGfogl6f2Stwa4YXez2cTEn",
-	"8rqXGvYZoxMsEGWGJi5Ing7fTKiY/kOmHzPmdG6v2Ib/G/mHHUC/5ScsmRdHFBVvTGR6Qg1sVej3iLF4",
-	"SKPpptY/t31WBkzaX7eaa52AyBot+wGk0dOSuj/PmchFj0X2+5C3uzoduhWzXvfDs4ih+5JzXgFnSYg0",
-	"1MYd8zg07LtgOr8Zs18yJS8YCEajCYFISKtrcKOzu6yMX8yxdJiiYswCgmCgCZ35KC3p06TanZ2nOwo6",
-	"nc5ARBMKpz9KB1Y1dYKeTNlCHxFpJkxdcjxXWs4iZ8Vr1tops0SBICDtpJrBTAwEBgWUBwWzDXqR7o6H",
-	"Pvn+hhg22LrCFHIa0e1k8n8gVh/zPAWn0jNYNncr6R/4NAdHHR9yYsWBq0znIKcTecESQNlcDPa9nAvK",
-	"Yt6K61ws9w+/bqD82eE7y5bRvRz14Da/ktl977zb6+/5043biL8Nu7tex5UqfvY67jOwy24iGbca9C1k",
-	"OaLlEt7fgTgvf/JLY8ioYuo4NRPbAn8u5fG4vM1OlIzTyB1/ltN40jlva5nmWTsvuhWVZI5JIiOaEPwE",
-	"aYZjCVbG9m40iyHRZ9gqvbq/uwtPTKQ2/ded1x1472/ZMFylHmOuDQqdABIJ73AROIml2EgxPcEIPZdn",
-	"mMU7XJBUM1UwVWrmUPXqMWHBv1cHLl06aIv+rVyReUJF4W1SjXXFq85ASje9QTXIbKw6IHC+pVtZACJX",
-	"YAEgf1j2YD8U0wUUedXFVjsL6fKHPkKUnA6IkgnTAZaJgVWBRpBcvOsjwsUFN9TlWizU6oFXXDMg5Pjk",
-	"PbAlsKbohTZsRiDNAE6IJs0s/QY24Ij8+OEV4WLMtGkVvkfnfMe+aEUxIprG3JBEji0HRNIIpKf4BntL",
-	"1aiXcj3L0VJGayi8U8pGiWng/FQvZ1TDWS+ERUFkd9aKLMCpuh8ua3aeWMnI6rybfQK8lwmDwZl29ULB",
-	"XppHlY6ZbWaeANuJJ7RzyXhB8PtD8J+HN/hc+SSa0DkExg7lBUPqVu7AjkuGd7UbJ8pOcEzsfiTNv52S",
-	"SMZ25UqBFvuAZOU9nM+6VHTMiM8e69I/Y8Znq5JToiMqBL6yuLojWrUhv88nbkLxGImUKGtAFDVsx8eI",
-	"llhx4fUONa9+4FeaJFAtWQdkxkRK/B9G0cVOwi2djxSDHTzlUk9xxDUTWioypoZd0oXuEwXIxNz51UBE",
-	"Uoz4OHVHVzSecQExaKD5wL6n6AmyYxdHDOMKq1AQmtr/GUvdsuTaXBF5KawKACbI8PNOzKy42YELGC0N",
-	"+cZdhQdDDSLJhFFIOp4AwExgKKEO869seCajKTOlBYFvrVoJ77GYdAoVglkMGIBjRZoR1QbLX+FY2UZP",
-	"2aLVXioHtqr4mLOOREzoVJMR9tpCx0WPHL8992eMGr0Fs8MquzTViEaMMDHmguk+DDSAuw4Gwigq9Aiw",
-	"0QdZA7hyHYEzg12cScLU2B94xZwZYpmm0mRG53PcsnCieSEjOkwTCmlFBiIV+PuOnTeiwEvBL3W/EHbs",
-	"67jhVKCkkqORRaTCR0pDHyVc8IgmVSjsFS2aEMjADfntMQ66SYnmCUaqFNdkQKgf2BeaiNQorCmmuJ7a",
-	"3+w4gVJJ8e9CYR3CPkcpeFkcoe3bbtxEGo2h7tQUVEGSUBHrVt/l7IdY8mAgMCW1FE4QG/ZCe8WAXGZb",
-	"zkXoyzkTdvCETEWU55MPS8nGXcKA0pDhWKxYVVzY+y2Iu3oFpAkZQIpSNxXcwLZUJGEXLMFlkC2KVuAB",
-	"bSAKiAZ9MjKakoTFY6byhNxS7Ew8WZhJC3g7FH2qSCS1/RQMI9wPI7sILFSkdvYmjLng1EuqjYXQcXmB",
-	"WEacLCp6e8oiPnfuqsT5x1gikA53FP4UkJgpwJnygodGHZFoESUM4M+9xG6WgZAXTCkeM31kdzuzu1wf",
-	"kXnGEi2302TMBJQQLRSOZ6MRg3R3CKn/9/9kzztBOxBDaqIJiRBr0SWKQLrTwItNQC8qYjkawVfZPLBE",
-	"bme4KE0SSeiQJeWRciutYqjeOIdfJySyrznXXotlcjZPDUpRqKhvYcne4LwtsqQRTszY5uAxCzbLOxIZ",
-	"uxOwMgQqr/ZOqNLbCnyEG3bSx12W0cA1tJLjWJ0B2A04H/q3wF7X/dziFhTpHmmCKSgoGq6kIkKaVgCZ",
-	"JBNowWl2QKadVuKLGBcMSjgIuXvH0jKF5lXJ2gnUz3Cz80IDzeUWamMw9w2ZtqsNat1xMe4TqAJhgQUs",
-	"ejk+2a0RkChhFAqJgMDNeQg8ZWfWcqo4ZVi1A+QfrnlX4s5tQ190uYnUJMBamFY2DEThoxYjhTQMSk9k",
-	"NkyosJhVdLbEy37Ge6IjxsJXLcZp+8rQPvIJfwkRza/FydL4YkGqShRIFa7tbNhIkwpy+u4NOTjYP4D8",
-	"nJ4cum9lakcLgX1Gp1gSzaU/s0MIWUQVc5UFXCtc2blKzuhqFGrfr1EipSJNWShlGFgpPHEfxe9FVIDH",
-	"D9ZAtJL3CL8/kUnMFAZimgmbFWmd/1RFM35IecxILKMUw/6bH6maxlYsIVwDnym1AJY2lsp37x/bd1Rq",
-	"dxM+MmSSxnFigXciNSM0wl7j7OM7C+9yN6/iQHZ36QkwQRfJ7fXYKeZXBYk/FnkF0SlbUuIMBd35806x",
-	"zli5YsdKo/6xyLPceZYBi5bF/VXsAGrCyNEIWTKwD7hU5Ax220RMGT5ypkiS0LnG3bSCk2BJvoEYiLdF",
-	"zalcxgfVAcwYyH2Eh1Qk/EvYHoiyGkgVI5iowu35ivQ1R3Z9VatNkMbN6n6jBXfnDHYiYDCqDOEwdq7G",
-	"B2Tj3dgODk/9CApeHRv4mW+Nf+RWRvAl36Vup7/f7Xc67d4BlPqkhmbLql6tyahzWF2eM1tIjaChrZ6P",
-	"jteXVFmcaGxaFPOr89n3U1AoU1PHiYt1Op2X6LxW85udDUrIHl9ZFHVs+n//+8qcWrk3JaxpLshrn3Hy",
-	"qODqojGDkxWzfCykfQxMoVVvPhYLPAfzhKwJBMHzgOXPtKBQ1XJyqTZ5j5W8pMlzVa6zhC7P1VLWGW+b",
-	"uPPcM1nslyNjnyBFxWqAJP6BLBHNJbXcRU2ZZV88fsaQ5bvmsmucUP7tIpcL5quHXF0obg6DUveRvcZy",
-	"hE4PQlIycKpeePVBqndvIPVm1TLYYhVi1aqpe3DMKserrkWtYuStVUZyHIOXBOQSXLKGLEJoyoNnvwFA",
-	"g6CfY9f3LaR5SHNxzPUe6NUGtKVVWR/SuvcOaRULYQtqS6B2ZfoeCtaYGNMxs2p6e8QFTSBP5DpVFU8I",
-	"88cgrS94oltOlr3jGQNY3rd3vjffLnxlfa0LSQyceiFApuYTJfWwcr3VRqtu597Q6vtVs77FKsSqFTP3",
-	"UEA1BxewdmasW0e88F5/HgPAlBv5IPuuhmIYXFhwgFykzxWssKsnvnffLFBhP+tCzn4xWn2vAD9XVlF9",
-	"orR3b9BzUjWHW9hB2KmYsYeCHBRz9SAHXL+kyqKuC5woO6V9xjCD3fn2YWZTZnMLQ/mV1VUfil7dGxSd",
-	"Vs3zFooQiipm7KGgaLnY/xokyl2f6Hyu5AVmQFPsXyxCI1QWfYD+UOhB9YyxyY3NWxyabxaa7NS7xeQn",
-	"1v7KmflZxUxtciDoHFbqPvK6kS3Auo8MN0LGJR1xebHXB8bX9waMZxWLbIuLiItX5+uhYNEoumiXirys",
-	"QsXcp9jwaMpM8QQxe8EzBkHbv6zl364WeBPgqs/PhhA3bpdH3S+8KuLW0mqsD1sH9wZb51eXxRa1ELWu",
-	"zNZDgdYlTaZmomQ6nrQzLrYOu8AVLiaF58Do7iaMXDLFclL3jDGs0MEz351vFso20xuDRh7ZXheb7Jou",
-	"DGndx6IipFWv1frIdnhvyPbrysWyBTgEuFVz92A4V6g5uRrezgB/RLIgwwUJIfTuupKaYYAVKqEiZbke",
-	"cUBWFqeE8cuLl7unhoCRNwLNJs/mY0YNVEK3XfgL5HZ6XCDFF5wzbb5d/CxVLa0FL6xbgrbi8qx/Anl/",
-	"/hK/Ls/aFsgckJVn6sHwS6rpJ4gWbGMQ7TWeEXkYjH0S4wxBzfRPP2dqJtUUzEynri/frkeEn8W6fOnl",
-	"xocAQT6cdT9yUEKuioVZn5Lt3x+AVS+SLYw5GKuctodBs69f/38AAAD//w==",
+	"7P3tciO3kiAM3wqCuxEt7ZLqIvXVYsfErCypT8vWlyW128emRYJVIAmrCLABlNi01RPz8/397j3s7+ca",
+	"nkuZK3kCmUB9sUiRatln9ownYo5bLBQKSGQm8jt/r4VyPJGCCaNr7d9r7DMdT2IG/z6MmTL2Hw80Tpj9",
+	"B49q7VrQPGgNtulOIwiCoLFv/+eN/Z8g/T/WrNVr91zY0ZoJLVVXDgYxF6xWr42Z1nTIau3aDTwiQ2rY",
+	"lM5Ip/aRxvcNLshEyT7TnRoZUU2ENKTPmCAjRlVEBkqOieYiZKS50w5atXpNTphg0aGptWutoLXXCLYb",
+	"Qeu2FbSbrXYQ/FSr1xTTMn7AMSKJ4+yXb2b+F80emOJmVmvXplQJLoa1ek1zw05X2zSldryhJtG1NqzJ",
+	"/p30f2WhWQN2oYWdmU0sgCL2wENW+/LlSx0PQ+dO4+e/juMfdRy/fKnXjpjQCZyHTsZjquxCLwUjE2o4",
+	"E4ZwQUYy0RbE2YHRaMyNmQdOc6fd2nXAoXHM1JAJXWv/XJswKhKja7/437klTTvTglEhNWwoYTUDKaNa",
+	"vRbKyC5+f691sNsKgjf2zOlkgrCuPciQ9pPYrt+eAg0NlzjpoaCT0Symn7mu1Wvv+QODD+TOBf7J8mDG",
+	"ie0vM23Y2CLV0a0FIPtsd3wF66x9qRfXX1x2pJJhbtnBXvNNeWnXVI9KaxnLiClqCqsR0nTpZBLzkPZj",
+	"ll/V9Y8Xl9fn+YUJHvI45qL25Zd6rc8schzW6rWIGnY5+IYrM6q1a82DN0Ej2Gk0LZpHnJlLFTGFB2LX",
+	"m/2r1q4dHb2/dMNg0aEUmmvDhOmGVPXlaBbBgn9ZfB5L4HpydXp0fHqSA+5ROj85ys1Pmm+CgNyHNAa4",
+	"u8W1/nZxmF9cLKddLSOejF9sPS0yVHRM3KwWrE+Col5ax6o0ul+r17jQRiUZjlxIEkoRMmHs1BHRU8aQ",
+	"RKQ9tEoa3LY8ytLgJKYhU3C6F8m4z1TGlZTlAVdMcRnBd76p1WtntXrtGBBSJiq08KWRQXgpkzE5z0Y4",
+	"M8+DBxOhTIRh6nQNxj+I6RC+guTaRcqbrQHffhPg+x7YWduohNVrYyUsQQRBa3tnd88egKBjkBEGdMxj",
+	"izrHlye1em3IH5gd+u3hhf1zzKMotlD4/sPpxUXtS72mpLQItANEpdnnWrv27hmsPhHcHujOR/vviaXb",
+	"JSeMHNzC8iiWml0zncSmyMsPSWgfRQRATqbcjIgUjDxQxakIc3zdElUi4HV8Ze67QTsIHHfHEUBa6cZ2",
+	"+3thYz96wxoHg6DZQIi+OaD9EPm3PfK5SYM3djNuUsVo9ZCgNGSdD6+GHYPAYocVJpD79almH/As4n62",
+	"/Fq7tl2r19jnCQvdn1u7DjuH9u8BjTWr17hh49WOneKHZUgtza/2Tt+9Y+xwJMpPCRUG7xCLgP7Pb6jF",
+	"dVizw6yQZpf5EYrLjb3Wrv3FYUS71gi2doG0s2UB6a20sF88DdXOpTCjBhMO+epkipLY10hAiHiW4BzI",
+	"z/DIgmwDP5S29sUTyc2IseXkIQfEjFhunRlt/EUSf5HEf26SKKB5hUhvlQeigQbywnyG2Qi2DI/d3/8k",
+	"WIq7ydAU/06xFP/8vwpJcYYMSe3f/zlRFPRWlFYQD8pcWLAp0Ulfh4pP7NJRUOFGE81CxUyd6JGcCiJL",
+	"IovVph5SaW4RHh5keMgeEHY/12jMlNlyr8DmhkIOBlsRC3nEIguRAeVxotgRykVBfS1LRUy1OWYxf2Bq",
+	"llGX/fXGgcXL4naDtXZtOtIs7P74afvh4Pa36x1xNnkTfoyag/d6b/gt3Z6dsCD5jl+a3fv978etzz9Y",
+	"7E5UXGvXRsZMdPv165GU93prZGVv9cDZtHHPTThiQm85e9hrLRONnAL3fSoeuAFkqToRnj7NzsPIe1a8",
+	"GZ8GeqhYxIThNAbIKwAuG1NuF6/p+H8tWTJeLVwxXfzCQeEL65hBYFfrsSIlQdgfU0GHTKWUsBp5WVr4",
+	"pV5DwLXt57sH4fet/o/74+8mO/q2+fDTG3G9Pf37Hnsf/Hq2S99FreEHfvlp/8d7OKtjxMgbRNDSQQlC",
+	"JxMlH1hEFLMQzJ+Nw+U5sWW3veMh54asCg3mXtFcigtpLFSupKFa82RMWmRotdUBV2MWIcoINhkpGcvh",
+	"bCtvbEB1o2RquD65ODzLq/OKCRoX1Uf8Y+I/+Uw1/+zyCL7kdPxr+x3SGo7JBYX/fFdUbFdbx1eo+UvU",
+	"+e32rjepVajztcvr48bBQbNZq1Dq85o8TJ/X5UsaZUpJBe0+d2Kn6+xutbHRQa1SA0e0wkOx30dMimZ6",
+	"MqJDTok9tUSxt2QSM6qZRzmSngaJ+Zgbi3DOjHm6hoXg2Zecp0M00C6wkO62mx7S6aDVORFyA7hTONNl",
+	"lh3hExYRuOXqhBJ7g7HIavx1UPs/JSyBFeaMucaw8cTkRcAoUcD1z9NLiiklU+sRzG45d+nGdE9WBfb2",
+	"6pgy2AbZyK69QgXb8QZ5exQWddJd6txNC+ba/F7LszTbQbC13QSmmAPAmyBopgCoGT5mMjGEDgxT5I2u",
+	"ZeAoCxRrAaO1BjBaS4HRLAEDUSAHjOBJSFgM3Qpac5DYX4AIX7Xz5ho7by7deVDaeUoPuc23gh2QQ4/B",
+	"CXLG9ZxBYErjuC+piggVEaFkzERC4Iei2kR1pjJZBjS0E0ll2Y0TqGoxFZEO6QSM9iM59c4vlFbtL++p",
+	"iORgkP2G78KtM1Q8treOpgna182IgYQeUXVvefMKkteqnHg3c62l++/25cjJsTeMiTmIN9vbHtec6vBe",
+	"GmI1sQyGwIK5PQK3Qfyrask7/vTWtZhWW0kzKIC/oPK0Ijq7oip9UDy8iVRGUW7Ss0s9PdnxXSkesvQX",
+	"fz4xH47MEwfUWvOA9rIDsgjZ9dDNnw7uwp3Fmez3Z0Xk9SfhDDLZUThF5OUAj7sDQjt58D75jMhupxKv",
+	"KF0nMo6YNmTAlTale2kxWkfUUFD/LEGtuuZl7uMXcNN+WcwPVzlkFgSBPWSphit+M2iiC3KeEzZb7e1g",
+	"azcPKS+zF+WUdaW7aHttmSpqZbr1qq80vwb481LJquB/szb4LYKfiiHT5jAaczOvmkVjrnWqP6e+b3e1",
+	"gHALkjnZ0Gw4thRBNJtQ9PX1Z1YLB9PWZl6ry2Idzm/eP979W6fTSYKgtfd4cnV69Pj+8Pqby+sfTk8+",
+	"3jW3WltvdoKtZnNnezfYam41t7ead6c3l483lx9u8H8s5gTbQSt4sx00W41gLwgeHw+Pb+8Og+bd4fFt",
+	"9zBoPp7f/A12/Hj12Nra3Wo+Pj4enj1enDw+frg4Pbo8PiEfbt813nTEyQ8Xj/aF/Kx2wsdvb85Pb9/f",
+	"4f9+e/n+IjektRsEHXF1evzYfHxMNYG7u7v350e4s8qNbDXx4enN5d359b81W9uNnd2GlZXv7u5ubg7v",
+	"bm4eH48vT+6+Pbw4uQNH3d3d3d3Z42Pz4E0Q7DRbj+8eHx+brW1yfnh6QW5u7+5uTg5vb89O7j4e3h28",
+	"aQY7dx9uDh8fN1rB3ubu7m4jaMJmzh8ff7DggIV2xNUPzcfm4+njzse7nWbr7tCu++7uzk56t/N4gt/Y",
+	"uTu8vT25OL47PDs9sr+dnxw/2keVj08vcl94XPR/ZRAentmFvDu8eydlRPDGmt29P9sPmq39xzR04g4D",
+	"GO5ujm4fb364uwGHqhv25jEXMPFvEC6B87Yejw/vjlUynJ832GvaOX3swR2GJTyeXz5eUz3qiMvjm8fj",
+	"x2/+7ezfjh+Pjt5f3j3p47/zfvh/a/3t4vCu4INPnz1W+8Y761sqv6RkXO1C7VMTjogckIFMFHHkp/Mk",
+	"OVEyZFrb23UHwoCS2KBtI2IG7Fxoq0QG7MJnwDotjJIxLNUTWe2ZHvJ5TRpYS2px9QLYmhrxl3pNJiaU",
+	"IFVAHAqs3NkJHKeAmyjbasW2WukKd3d37TbBZqEY1QCTiOtwRNWQkYFUJBH3Qk4FOb++INnwwkr0PXdW",
+	"ncJKtp9eSeG77jnhEfGPMRjMjLjlxSLiYkhc+A1YQi3rHtCQx9zMyJRqQmPFaDQjGQ4UFhol+C57Cmjp",
+	"ms5v3jdaxOIAfNzChYaGKU2oYgRuFDEsfkSxX9GtkX7DXk6A1vZalGp2CpavPF6fsbEUuk7u2QTivCYy",
+	"EZGuk75MhiNjbx8zYiSkmsGeE41Xkv2R0XC02AyfC4r6vRZyo9BNJYWhXFiy8YFe7dpAMWZ3Mue1yQKp",
+	"JkpGCdgdX0zfQd+NF5QBDCDXqDP2wGKk2wm16v5OAMgChHQlOQgYzd31GcwvVl9g8eCMD9gxnVlFtFmv",
+	"6fuk1q5dXR83zk7OG02YOBHccY4BDQ3YHIKt1m62XoC9xZz0eevN1n5uAHiK7Bef1ozKCFIhp3P4uSCY",
+	"Lz7sYZwYJoqHPR0xEFHTn5Yfd6RmZChlpF/2wFsZfA7juDFJ1ERqRgaxTFTp7OfPantv1x/Wu7PrxuFV",
+	"YzeoPir43X2nT4crHkN9TQr6i2DWJ5iVDsLK82fSzFlWYwmxITHs3PJKM5XEu1mL1OF8GWetnWC70Wzu",
+	"Z/6rS5H7bitYGfgMgP9czzSC5jl+6pxrentnaxfQdN15WsV5WgEcRO6X3R0IFlEsZPyh0l7+fMNQSh5w",
+	"rufgBTqC4ymfbug9Dfb0CPqL4NJTrOFEHmIkMSPF0tDogvxXjgNGJDi/PF4xehbdSQNqwO3MVbXJLTjI",
+	"gs+dJQP8NEuMdDuZkQ63VQXhoDBiHceoDMNEKSbACtbcScVLfTgYuDiLbZC2EIi3Ev5e3TN3LiM+sNAv",
+	"QMveW+cMPWDFo7Q40tChtOdnQcMNp2Vv9WJXNBX0CVf0r5KL5QzVXzKCkr/JMfvthbzHiS4rA0/5iRBA",
+	"ek0I/fxfBkTAE5hIvpFURTfoMiiCKjOeEmpIM2jv7DpeYfiY1UmfmSljgvQVo/cDqg2wjDgRJeHYWf0x",
+	"QSCzQ0fopciABK51yM1AxeVPslJ/rQl6kcH5S702St0bdvP2WWFDv9cYTAcRzdlMHoLgq7aPLQeDlYor",
+	"JYeKaV2IKoTpv4Dtzs7ZV1REqJWEaBL8b+92D06Cb6zIorg73v/WfNc62N6303rvRYrW5DuH1vYpilMI",
+	"bpANmXpg6paPWYmR7rV3dnNX1RrZOXBd+fAryoX/vuWDfMx+kwLoZcwUD+nroxEP6VBiPtU5GiNulVMi",
+	"i8K7N1X4wFYDw4riSqWmvo4rkouIfa61m1X6fZW+ruj0SdNltYGymdkmt71NsuVtkh3lLIjp99GCeHd+",
+	"/fh4fXlyd3169P7w+rijvL1u9+RutxncfbOuHWKJuJK7bhX7lDCNhpadQTNs0QMW9Pej7XCXvmF7g2bU",
+	"CsHzACaGw8zC4NJQsmfvnLXB4mgKoWcIRBWGkjVsUuv4aB1KBJVGqQpj0jPCNJ6PRaubuVOUKhmlAaW8",
+	"ZTlvTs5wy9uC/zmQxbk6Ltj0OL2gKn3mdaLY0Aq4ygnQQhoyY4Y432NeEvuv6EAvuGiXusv/eCdtZgO6",
+	"xIuz4LqSakgF/w1tnlJA7OeVksQoTuP8Oa593b4c1PNWiarbG0LmILJ1wKhJFMPA3wnv3rMZ2KZYH2Jm",
+	"IX2DCx7C1sB40Y25xkQ7CCbT6ER9QEmqtfvFXs0QgTdR0pKLBcuJiPJRqjuNoFnYFgziYojICvf3lTvu",
+	"RTEoeP5vs9BbwnUaCx3PyAhTV3MRn6kA+Rd9/ScNR3GHdOsCgrVMdDdiD92/328/XLz5tDz4+8dPP033",
+	"+7UMd6o5Mm4sh0jogPYSIbHYQYwk3MzzZPxvVbyPTyx12vkt7ceMNFsWJynBxEyCxn3n655tkaOYUYEq",
+	"Afq9h7F8YBrkK/vGjExiatgWCLsmdhZa0GIIqE7ZZeQd31/+Crn6T47jgJ0g080jJhYW8AInoIRRVOgB",
+	"UyUR4f/WOgMvVF8gTeH/5utS+K9P/laMqh/aHbxYhvw1zkeO5xLCc19aNTj+zerB8du3zf327sGS4Hi7",
+	"zsbu7t7eV0THb9823yyIjl+w1Wc579OX9MoVNnK44ZXWnKC4TqrSWD6wscuLqtYJ6ZPrOFysORZS47ME",
+	"94L+WeQAtHwEe9kRZNue+1yzuZN9bjf/ud0TOC7HfI5iqi12ny4eXa89cM1NikpZNA5M9GdVIxgrceOR",
+	"dMKj7e5YfX2Ngt2XqVEAUKq8CvKUCVcBqqbVCUwubYlMKTdcDEEuoNXG+1w6kzOhZslL2Q9ZapL77a+k",
+	"o7+Sjv5Zk44mSFp/cM7RTUjFDa/wkKC/huiQClABuGHE0CGhhmwTujXeyjlMygFD3jed3gFDZuAjVgDu",
+	"s9gi2oQJMFxr/H3MzEhaMP0NBJAJBWHotVRD/XoVc8FrO88qQyGkOLe0iMXMsFs6zC3umhmuGAaKGXiS",
+	"Lu/45Ozk9uRZKzR0pZER3kP2CgR28vuzfA5wOMcVfih44HwcwXY7CJ7noMgDK2T8wfL3SIb36wZa12uG",
+	"DtF1X9t5/+PB1U8tEECtzGNextHyTPsoQP0LWJI+FHKx6WSyZTX7LPU6pOJ1unigKqZ1Reb1QDE9Ito9",
+	"LBBNyLT2ZgM2+3bU/1vIL/m37346ub79/uZUn47N5Kej073TX6P787+dB3//9dv48uPJ559+vfj14nbI",
+	"z46+DdiPh/ad735ofs8H32+x2bcxe3/IL3892b68/b558ev3u+fHh/p0HI+io9O989tw9+L4Q+vi+HB6",
+	"fjTl9MeL305/lTxsHTTD2ak+FRfNv3P7ycPPl7ffjs9bJ8HZ7Q/8YnxuLlrf7/x0E+z+9Ovh57Pb099g",
+	"nt+Gu3//+O2vPx19e7AVtmLRH78Loh+/jbNAmVNRax8EgVWwABZ+x8pAdnwwbl3sh9+qv0/f9G+b91c7",
+	"+iw6GLyne8mJ3B3+xFvi+8/7P0xr6BEGL+PKzmserR77MEYH+4hPdIXf/Je1UVyq4cUyW6bzkcupKHnI",
+	"f/nyS4VTHcyLTuSqKvDnQlvLSeM//yVm/SVm/SVm/fli1i9ArvMyFshUACUrCEVsQJPYkIjOyISqYhTa",
+	"CtZJF3uBtOmiL4JC9EUazZKLwAj2MAJjzYANP7wVFCSIiAuRIawdv2en+7I6nT03YAIhXBHlDHJhOQrq",
+	"ObBcCTB/+EbrS9e/u3j9sL2VcGGNPfSzCW/MFvlG8SGPXmlyq+iMnGEC5rLdAGUYGd4fRr8m2oznrMr2",
+	"BEOqMc7FBel6rzvhwkhCSSwLng66JNB0tX2FwXM4ivmcaT0Yq7yasLFsvfRheCS1ORwYuDb29raC3VZz",
+	"f/uguR3srF5lIXpWnLFzYQC4J+brSmKtGgstxXsqIr/f3X0IIc4HFe+7oGIX1JMtbu0LwN2xv6+FFO6e",
+	"pRm6fsmHI+O/7ZFVnla+xNf2/sEbTOQBAvDh9vNpPBCUnpUurJM+i+XUXhHF3A1ElcrvwhtXVHlr5LqY",
+	"YMdflFIEnocM+I6by5fvDqWM4daIpdFrh9qviWFzse9gPE4THMqPXyLloYgheSRotfYPMiZ4+1nouWgN",
+	"rnXCXFESSjJ8L2TtfBW/yZX7ezF+03o+v4EN/0O4zU6Z2zS287zGL+yP5zStF+U0jSZwGkAyRYfsTIaV",
+	"deGmZXJ8fi0+vsaZuWNPvzqmn2/ZePIO/Erg7BD+7+3tTN6YYx5/iKu7BLL5wkxqRrSRirm8/zLsfv4D",
+	"gdfK5YqA6pxBDvX2DHKF4Jljv+Y/qiTLf1F0ARLLVbqcU/fyzyqoy8UF/qcudVlZWasF9Ujy9S9bwc5X",
+	"VLDMA7HCvjViNDajWQGeWAPNbhV1+a8gv39m4K5DnLtz8Pgf8zveXn3HrVV3jIXa8jsOyvtlauJ3thXK",
+	"8Wsf7em2iZQ4mcSzG2YMF8OyXSAztxSsLL7g7ruYDt3luRsEuQLk9sEVUy4athkAut7ScowtOMqkILR0",
+	"pxJqQJQfW33/PtX3c2X6Qez9bv/789aPP3xTe9GotP2cg6vIDUnrOeoueGiycsf49y1KLexTwicgtKzs",
+	"P0k37UBamd6GHkh70wqSfsO56OYSdXPupMVlrFMz7Tq5UgtdX88H4npv3OZcVM/wUNX/QjVENcsobpk2",
+	"h1gzcY6MmTa+9iaWx3C2J0VoGLKJKQU1Lqu8mJrmcmUXm83WgrqLjqFt2RWsW3ZxZ42Unp2lZRd3Vyq7",
+	"GFiK/SDGaRZ2xZ2dpWBTHw1U4Z5aMdf6z0ikdhJ06qRyGZorJUWnvoVEPDcN2iLmBz2fBZ1opsh0JImc",
+	"Cg0yTyGbw7JGjNzAh8Az5YBQIc2oqNP903tO6wvynddYQauwgoKF+73UE25oTC4So7gT6b8+13mBv7du",
+	"2SgGgVfmM/dpeN+QgwY0dFs3NWA+i3lBmsB+Zij6x6cJrJpj/acmEbxAhsDi6P+5rOt/cFb0fpY18udl",
+	"RX+k2rAzWZK4b/hn7x3SE+mqImd5bOWKOtWSTnOv3frjm5o0v6bky7ObkTjv/LmMo1kd2IVPHHfdR3JW",
+	"z735biXNotcFYGzp8FleslUZYhTsQvEHPLl8YTKnmzXf7O/kcaJC7pjaRySWRQXhL4T4J0YI8KmNGI1c",
+	"iZS8uTtiOescmAE+XJ+lG8cjJoqhxX4LvE4oBbVrrx+af0Q0KniawxEbQy3fgVRj8M8kijcUGzCQNXMx",
+	"iUZBgcAv9do1NeyMu9K0xX19HFFjb+SYDdLGZ58SaSjZOD25fUesdkQnnPTSOXqbbdJTPafiQMK6JsqK",
+	"iAKKJIqI9Aw87gjNQikiTRJheJybm9s3wK4c1QnbGm6RXqfmc8Y7tbfqX1pvzb9s7wVBbwsqeWawXTCu",
+	"AJolELiSMQ9n1ecrJwz1rVf6CRg0cJpenUSKDkyDMzNouGENK5VDeFLDYdZmuyPs3ifw0itN7HVWJ71P",
+	"JSBuSEWcyUzXQeTRfCisQhzL8F5vWjFJTl2yXG+Kb0+5iOS0I7ggDtqVEP30L9tvpytANBv3BEQ/fvx4",
+	"mJiRFZlDJ2UWIXopMoBqYiyeGXrPQPaDoNY26X3DqGKKKEbj8b90IAe2U+vVURbtgbb7L50aFw805lEX",
+	"Mp87tR6ZjphwIFVMM2GgMJdLi3aj6wS9wBGR9gMP8p5FZOP63RHZ298NNstAqFxJnSxYwlLYfAEnMR0z",
+	"47jKEZ3QPpRjcDGsVcgXpoPcVqwqRiZJP+ahle7uycbOdq4K6OYW+TiSViYmIxlHmnBDxnRmtT7AC/vK",
+	"W0JFR7jyJXWipNUHoDoDgsMK1Q5I+E0q9JQpTXaCnTKAPr35yWyfTYP+j/dNcfD3SUvvPlzvJ9/uhO/2",
+	"Rsdv2GEwvmjKq9anG/D9QlUianJSqm8ZZdE9n5iaAXJMP58xMTQjsBRUMbKjRGmpKnBtQj8ljITw2Fdu",
+	"ZaR3xsV9jyAZeu42UeyBy0STCR2W+DabfQvRzqe/nk7Pf/27OT8+N+fH3344P77fOz8+3Ds//oaeisDv",
+	"71PCwJfmK27i4tbbERTGfw8LrMYLMOc4jkHTAI++jCwj6cHTXnEXc3Xn7VQIg2yxnxsumLSBZqRl5zK/",
+	"6tOoerH+OnylCY+Kq1rBwDSoRhweLV1ddg8mPKq8/k4jNp5Iw0Q4+45V8P5zes90nhUTTQfMKr+KGTUj",
+	"GzdG8YndlGZjK9qElvpuGHhxE8Et6oFoQTYo+fDh9Jg87GySCVOWKxsmIsuyQUt6C2EZds40lFPTMSP3",
+	"bIYZ0P4Hv5ANTCapEwuSOgGMq8Ppb3aEnYML0tohI5kobZmfkIaoRBA6pFy0YT4wf9mTmUihGdlAi1Od",
+	"9Lyw03MT4q08iemMRTg5vO+op5dC0TSu3ag2sYfR2yK3+Y04Q0LEByCTmHQzjrt0xE6rRXo8O5XuPZt1",
+	"FUs0i3pvyXTEY1ZYOr7ONdGGx7HdoBU16mQnOOiIuYm46Caa9cgGQlqPpDLxbHOLfMdmWDwZah1PLEvI",
+	"G8Q27C+JZqpuGSMcXxi7LPVIMY1WCMxDwmuZiWgiuTBoqgCzmefY2dW3uUXeuUud9NlAQrIQ64h0hN2P",
+	"Jhs7QWB31LT/07L/s23/Z8ezrfxSN+F7qGzjFaXJxu7nz/C7Be8B7tNig91rnWiZYh58DfCjzOJ3B0HY",
+	"ZAes8SZq9Rs7g33aOKC7+43tsDUI2F6/Ge20FvGTHI01LJEt4oK7u+B29383q+h1gah6RYcW9L8VmfZu",
+	"UM2NQQIrLMN58fCVMf3Mx8kYnHawIvwrW4+l3CFTrohixGkl67CIz8d0aJmDxf2N9O5JJrGkEaASBWOa",
+	"ZddjN1Fvc13myJrVzPGezb6SO16ijbNSIM7hHLD0/P40U680yRlx195TsGBPaHX9ul3dhFTc+myxqr0Z",
+	"OnylyURxkB5DGbEtcsZMWmBdMRqBftvgQjOhueEPLJ7VgfQu6+QU/nFm7+SgTprwV3OrIw7FjOA6UOa1",
+	"e7J8GdyRG9MRNSCzcQPsZAxcN2X7lt4x8xnhWi/cCh2xEzRzN0dIBUkVP/gdepJ5+bpM3jn/XZV45oC1",
+	"ooC2t/M0Hd/woYCCS4vkmzM5ZQpKy4/YZ/L+/PCocfP+sLW755meotOU/ds7qm6JzDeVBBjk4jpe+Tax",
+	"Wx3xA1N8MLMysbTQhmr1n2loSH9mWBYWXvcceUKVhisllOMJhdMDP6TQhgoDiatlcG4P9sImC/oHdDfa",
+	"CffZm0GLNvtBeBC9YfuDPbrb3wm3oxZrDgJ60H8T7kd7bHewQ7f7rbAZBexpyUx7+C09lAm1SGtnuvs5",
+	"aBzQxuCX3/d2vvz3arJwFpcqitDcPE9wA9tMBUo5887XEfIHV8+1asVIJK80uroWLvwJ09v8wl0N2a9Z",
+	"+Bfo/wEiF+iA39DoGhHZ96Nw+Qu5phKvf9Voekr3kPreQfuEQd20kx/2jHBFzzmLI6vBjLG0Z9YcaJxY",
+	"2rFqN8xBYISXaCCi2Tc1dOsj2bdc48g2vtQmy+fyzkzkuTtB8CUPsP+u2KDWrv2315bCpGDC6Nf4VL/+",
+	"If3iCawFwFelXaSC4JjG9gRQh7Wr1Lllb5ELaSXjITTmmCpuDBNbNeiMLgYxD593BqF/OQPZoSA0hJIt",
+	"niVx7aHi+oGwz1BBrgycg5WBsxJI/Np0xhrR+2wIOORh977boZOu1gbAJKaim5JEBgW7kAHURI+p5cLo",
+	"WsMUPbLRcooFDUfwlivCByECdlw3ldQKAGqlpfV8d5DVwHUV08VYdEU58PapTOKIDCXps5l0N2xx8SGd",
+	"WGGHMdKqk4mSpLVbJ0wYpiaKa0YSActm0SaA9p1UfR5FaNxZG7CD9O08ULl2WiMRjEUoJdBozAVRMrbC",
+	"GRnx4cin0OVAt/0yuJWJdq80fnJDKpL5yVF0kZLEcpqqRqlWA2D5G3jnngERnagHNuuGsdQlVLNaIDy0",
+	"X0+fFwDQDF4GADEX96/mPwdgmFDLiAz+BsIeHzPUywyYE4QkY4z1BqUXwJFTkr6KE1VrvHm+lDKGjC2V",
+	"NLRMne4zu/60b9FbUtCb/yjOBWwplfOc3YggJSCuhyMqhgw0qI1FSv4mqLXZVtEqDLJ0r7Th3sIdW8lu",
+	"zkx0DeaIFzketGyUsbh8Hvaugu5Ki+wn5ZNotV7mJOYBle9ntXRJgNUX8iiDUHH6YynYW0sKVnh3g80h",
+	"hMPRfvw81iCk6dJsigyqF9KQ7EEbsT6zsnjb9txXygi+90JgxX2m5mdw3li+IFK0zzucwDRArBipyca3",
+	"N5cXwFLHUpuCLQlR9UKadzIR0bMBOIC3M9hd5g1hQhriBxRBs/NSUosj90gytFmClGQpvc9iKYb2XvGB",
+	"aAUrBODQFZ3Fkka3Up5RNXweFk1wjq6RshvDLPOCsEVavODcgOIts/2yIhx8jX0O07te89+Yr3OAux4z",
+	"Ya5TleQFJbi/y0SBAJSdCBdhnESM5IojZ5Jb7seS1PYyclqF8al6dWAlxmU5UxuMQ9EzEzsBgDchFR8E",
+	"TcxIKv7bMyGYwATe65mHYc4bCkbdDMo6xPLTzy52lAUhl+HdXBnedvcL4X0hnUbnTUdg0QeMDKlS3LlH",
+	"ShanjZ79Ycuts1cn+Ddss7dJtERDN51MiH1RMydpg7ZuRkomw1FqS8c+SzoZs/RTbwkeYnqlT0fMcQRA",
+	"Apjd0KHTsRxvvEHryTeJnq1+wljYmxqK4T70gfLY31ClXBA3yG7JLqLPPJLZZSHKRQ0pQHIqZ2v4l7tJ",
+	"7hNFRSqdn2uSG7VcKtsNtu2h6uLWcwuXkoypmFmxVU+likg4YuG9JtQQiVEj5aW6ubp9O1lxic7xwDWx",
+	"D3EqEKjc5Nov1h6ri0qoWvAL8M+F+1LMu4mIFL6NJyx7w4zYDAZELOZ9BuEaMxJKbeLZZrsjehYCIC32",
+	"8kDobZFL1HEWHFGb9KrOt2f1hY7ouY4XXeeO722CPzcLbM0kFbAbI1KBW39DM0Z6Dq9zyNmz4kDe1BGB",
+	"uIWwxyxwu1wBlYSszOHDcbggvWs7qgH5zC4iJBcHlXs4L9TdzAX1+CtsTGdID0ZxBta4nO14mYvlS0a3",
+	"JeL7r0S+DkM+IILMrz2UQjC0CNjTjq1sGCXO1WAfj8elQu647BLmlVacmxWa2+X2kH4FXbKaPnAxfJtT",
+	"zuDErZhKZ8CRR/SBkT5jgriuLlvkmk2YS2Ur6aSOqVd4Dv8ARrH4aMgGBQuifAB/CwSmUWXwnw4XrLYq",
+	"ov4MZIzcVl7pjogYjSD62vIgqysBrHzmCvTM2GyTHFOpZBJFmyVCN3rbEWViXkjC+S+UWQ0ETDkcyaNQ",
+	"R+RON3eqdgmoIyNOGRa1fXzRstOuu1vcnjgXQ1TGq0+9WjunA/Y8XmQkQNy7cwBqXAzXZUEQkXjNQqmi",
+	"D8Ke/rO1VDuxEjTuIqllJHfqHhTc93NI/wIWrENM3LfnYfeD5kPQgZ09scABI7LBTSZfRwwSsKBqEjf2",
+	"ZgmTMQTadYQe0QnbzBB2QpXhNE5bkrx1iArbi+XQWXNoAmbTiJUoiHBvgLmV8pyKmVO/9LPgbm/zrjPN",
+	"5hmdFxR8sGVORDkIAk9WcyaWg5c4B+hqjypJKabTEY62bHLtS7tEJvkY36qFurGvs4H5uNhGFhi70stu",
+	"uJ3iHyAr/GPUuGdqXgsx4xx7uNd9yGo+HjOXjlY66I8fPzbKkbfLjqwcqOsA6Kyfz2ZwSWGGvBUOnOkM",
+	"rtb3Z/s+oaydxi2SEQXzuGbDsXNQKbgr4YY4v3n/Rxk64eNckymL44ZzH/YT4+JnhWNnIH1bfbXPcibi",
+	"GgBNJ5OJVIZFEBGEWcXPgl06URfsfl3A8gyIuS/lDINtVKGfMmA2d1/eMPVKk56z8jbstns+2FAKVjRl",
+	"OvfHRq+8zJ7VdTpizqJZ6ay1F0K6C0B7tKaeigeOSXY5bzqNIsiqpPGVsjMb6PfiW6flfvrdBSHnD6XG",
+	"xUP3IPy+1f9xf/zdZEffNh9+eiOut6d/32Pvg1/Pdum7qDX8wC8/7f94j0VkCjG9T0XBZDEEP7vP/5IO",
+	"k/1fWQiM2BnFRciqcjRkmkOeJlFgFSEr2L0lIoljx2L9OMs07M9I364FUAEU1BTiGCJqWMMVaC9tIu37",
+	"+/vclHMjfVOKDL7ndEbJkcvYKw9/4HR+v72Yi/seMgyMwKxnMd16RC1/xPD2njZ0MOi1nYxj6XmWBk9B",
+	"NIiw18jPNTsc6WQwyMHfLaRe+9ywIxsPVEG8FrTySU/kB07P8P3Cbzc4WfmMAQJQOg23V3nakKo6f1vK",
+	"MUNaoCatow9BZCCwUUsaGOBwKRjmuxL0cQgIZ7V3LU+Tu3UC3yMb1CfikCwn3Qn9PJsglf3gL2d83wQb",
+	"nBXrNNpR0jAhl/zdEWnSqXZz2vfrZMAV06RXCEZ3igjHb2hUF8Cpqv0TnW2iI8KYUWV5iWJaxg8s+mbW",
+	"A2TfJLkgOeKeasINag9FROfRCgE7Pse2Mj/KrtaRHu6H3MqIzkhPM6Gl6srBwGqAPatKupZr+IQMqWFT",
+	"OiOax/aqG0hFmkFHjLlIDNNv0zOiLu4APcg94RPFu4rrezcvdszigmDmtnS9/y6uLi00AFYdEfNPCY/Q",
+	"rrTfwsDw/GfcNJt10jNU33fH3F5v8AWPxMQ+cJ5SwAV7KkNFQ9YRKKCCRpAw8HnnJ7cvuh0YNgYenyjW",
+	"ZZ/DRGlur4ANHARhdjEzqWuxA9oWKMyJ0dyqHkYTZbXRuQ+8JTG1q7AHpolOwhGhmvRiabogPXEx7GEg",
+	"dC+0WDBwt1A3phPNeoQqxR+yYspcZbk3VhQvhfkVj7gKcdJYqzzXuymefyetbTJRss90p+akIIMK9IhR",
+	"FSGT09ySZ3OnnS/tl30NcfFwDebtiWfJO0+y9YwAl0XiQbUJP5Rw426mjC1YRM3bIhy3AtxF5s2NZvHA",
+	"su4ywT65xqzZ2nKhB5jvjR/8JUtDXYFJ+HIdq3wBh36BOuDA+KuZS8pVoDBCXybmLenxCCSsiKXelij1",
+	"mKAWhd3WDq9OLU25oCVL9GWeVM+IHp+XeEvdkRU+LPCEJYQMsd7PYrPGCc0ZqbhKDE/KTigi86jiRi0N",
+	"5VGWXOwYew49MorNjiY92RyBFSinQAILr/QjvOeOqakSa4p3YZvQXIYkjR0S4OfnwQtPT1/8KsM8U3cY",
+	"i067XoFVRX5bJ5W8tl6BbgUcK0bsVn699gSpFzf5Lr8bLgbSfnFKlfCrtIsJaVz6shtR+a0nQqZzBBxK",
+	"ETIltON7FrJ5L3Zjai82LKHyDA5XQnKPEEsw/Sk8PXnwamscXw4gkHgZW/uIXn9flA9qgxWRNHKI/yRz",
+	"zBPKl7SU1e+pvF7MYfzlKVj4HEb4/vyuf6l0B/haXWAWkIOyrLqVQusmh21+gRa1avUc3njEgt6Pq+BV",
+	"/pLITWwJNMdtitO5hxVzYQ2ceSw9JAMpI+KrZfnIoxuZaJL1UkFd68MNeXd8SMb0V6mI4IKRjd6Yx0C0",
+	"bAjkM+B61KtbyUol2tCQUdHVIxbH+ID0jGKsKxKj7R+uxSqQ4IhRA4xEzpCfaDpmvc26j/9Lqw+cfHj9",
+	"4buOGMhEGWY1CdRzqSEjX0fJlQsi0JwbfBQgCYdU2eP0Ib1Ssy3Ss7Li59RcQQEcHdFPwMbNIxfZ4MoM",
+	"QbCb03OMojMnDLqjsbCwfw7tedoNw7HPwwF6fDswWD7uGs3WawAEqPIMbi4AQa1eG8aJgXMd27mgd2/I",
+	"Ysxmi5MJh0cyjhMdgoU6iScj16kilErAf0IpErzGFJ32mYKXjRxTY9E05EbB5XbPp7xWr/WpoILaByMZ",
+	"Sgsiu06p7qEAPBvAEx5iwjaNJyPaHUJ/nCGLqcEFaYCClFE3mmG3NsM+F9E12/lCjL2CBP5qqwcGe9iz",
+	"4IaNLXc1lAsXCO3er9uThThtOSDcgIMOlVpIfhRyKvJ2AD+HXbpiDEpjo1O0sPDcsAUrn1UVPGDk8KyZ",
+	"2jWptlqgwRqUmmB5t6qLPS1k9zvUdllBvHTU/iUr/a0UBVk2a2WcsRTX0zhSyRBA8cCVFHaJcKRjrsMi",
+	"HOa2HFZm0R2eNRvbhIOZesCZSje84Wz7bDwxs1JWYL6j8rwmlZbQWw6Acz/uS6H9ck6onOvEnAJ2gUCa",
+	"QVBXcPu0efNYRhAwAnCLoyfgtpq2cE5NOMppC676X0GbxMbQc0t3Tf+yga5p9FP3ZYol7mzdVOnHC9Jy",
+	"BuGclJxhbaWQMcaSv0/YZstXlS8chLo5N5okwnV5KpBMVm9oOWS/9+PScvjLx0OdpzKs0o+5ORbv91RM",
+	"kvU3PZGYW1raPcWYA6oiAAIaaEIsQzDjLI7qZCIVqM8SPbosIhTWsfl8iF25xXjI4ZZWBN+NW/DzwTjh",
+	"Lsu6xCJdHeo5Yd9C1DlNFXtw9Qy2MvTvSxkzKko9+1c1nKyo0cZUmw/aT13KcKXaEJ1Ay8ZBElsBo+7D",
+	"bNAI6HQFPiACEoMTjZfE8+w08+b3kwkPCUQjDGjICBNDEOwmSkabVbuZKDbgn4tzaJno7v3+9+PW5ydZ",
+	"C2oyKNi4uQogqvvTzB9JJTJozYeCLfCHgIRG9T1c/1LVs/CSNClUKkdbED9sl/S0U2QefpcTJjASRt5X",
+	"wst9YkXVPEnTWZ9OfZ3zKiwD0/OYj7PbbfRwXT1nWPebIhu9bH+9zbeYRB3PiBTFKgy/F+CwWiO+L2Xg",
+	"/4GgnAdbEnFzIoxawG4W1YBLDTankVdYpoob5otuIU7fcMNKFobsQdVeXF+e31eyqT3JBbz9x4sv0AG1",
+	"XqMT3sV6EanJzd33vyxhJfMwcKUf7AAfD3d4dUru2QypDmdP65x5nw96FFys9trmDmfbqDT/1ddyZq7I",
+	"1vmkyAhawfZWsNVsbm/tr2YxB/80IujTtutVjEyAaMTIJByxKGdjoqLCzOSwcjri4QgdRS6f05X2waBj",
+	"mFszF3W3NqJl1dYrC6NEc/l9zr9fT70ACsIxHTv5OoMYj7zbFamp7gk5t86csYxPavlTqsKqb6xkfmQ1",
+	"8vWiDAoq3TKJ6RokusN0+Bermptw9P0zBFx4keV1nDRmqp4ptC+iYzpTFwSCPTnTUXF0Wo65RK5VJOha",
+	"U1aqbTEXbPXt2EOEHpMV2xnT2RGC50Wgg9VSf6+SFFSqqK56qM/RdBTlmkW38pwLQOBq4rQagwv0jeXU",
+	"NyxA/cLF3xFAKbS/UU1wXqwJXi1j4wQrXt84+MLdMgse/8CUb44+j9QqWVVU0CGN2bv0kl0Vkms6BosL",
+	"XdcMcJ2InBHAsEkRu5+2WyR9ZCd6/sBPaDgiOuk3EKpQSNBoIqdQNBSbIgGM4Hin6JbkGkrJYewJWNe2",
+	"avXVye0GJ65a6uq6OEh5VU7nj96LrBLIDsRC5GmFEjDk9mdkw24T4Q/RCpDtRCaKTSbMatBx4tLLRiwe",
+	"kJgP2OZC5Wv57YPImKOBAoaX8Tl3Dznml1pWyopyxtnLl0MRrysI33NJj08FJMnbcOp5i2eOH87x+spb",
+	"0teUL0vRoXPqLDvm9+zzkYylQm3AFaBf9ZXSEfj36/7bC1f7YeLvoHVu9T9lQ3MLTq+uNVerrxIVjqgr",
+	"YrCahy9jfnMus3dgWGdjjR6b6UjGnvhSwxXVZOI/SjZOrshrYhQfo71qsw4h7Ban0bc2J+l89Rpv0zJf",
+	"6ZLABysYXmVb2O9eT2K6wH4Pw/JbwmpsVvmv+3RGoXk/ZmiVc/ItpLQM6JjHszrZhhB/cIULQyI+5Kjv",
+	"ZKpEc2uX3Fc6BX1t9xVuHLHo5lwogHz6E2BdwA2ywSKAlRN9sFbOWlKCxZ+/W/RJW6n9CSZfZ75awIlz",
+	"/Nfj0i8L6NbfgeuR7suJtgtx5Fly5Trn9lyJa325Zx1h4mGxOFm+zrNr3GHDQ3p1z+NF8R4uXrrVuKEr",
+	"jMUuwJ5MEj1CSQz6MoUK3OCQW+WivF3AXBpfx0SavsA1VBt92tQZ0km1masHBU17YDRwivqQPzBR5GG3",
+	"UvDhyGBlBrMgxsG3BlrVNOMyKXxixeJ1YcCCr7yapUgU1wjPX0+q1zZeWNQ1/6Fn1Wl9kjrg29B+bvkm",
+	"p2AggZxcF+HHQBTMdl/PfGVYwh1DhUelrPfN+QYVELP9Glby2sH99Yr7W6CsLWZziH+lneJL+fN02klI",
+	"VYQqCuaEWAy0mNSGuMg66VmKtP91JGn/CSIGRKa4u8b+yMVQsQiarvXIRvqap1/7bxBH6qTnOHlvs056",
+	"QLcQLOaEYpg3E4tdvvwcVecZ5JK9rotS4Uoo5X3BpQ+7UMeqL794Q665JWGHruVrWsxhFjX2mo8lXX49",
+	"auQnC+JJHYtaxKVXTTMqCcsWG7VVQDFvK9syatM9e1o914JvhonUPQBX7y3xLMANTWtG++EdgeMdA7dv",
+	"ePRyr3hE7G2RQwKlQXON/WBJuU4PQVXORO5yWM7y18qGWsZ0v2MzXCTytaqy557T/zE8OU+9fxx5/nHk",
+	"lzuJ3RVOIiXOJQSXm7K5ypRfTY6LqHCBQOCpqk0oVFnz/YcssLc8HUGcNVZjZ5FDLqyocnV5c0uwUdPv",
+	"ULToC16Hvc16R2AuArlns62UvtqE5u+ouiVw9zeHuolgWSknmJAwibmgatYRWZMXKMmfZkVb8S2bCX3a",
+	"iYjIxk6ws1kKQkxj12ErqWWpGMCWjZo7pSNqmP33EWTWzdtt+jyOuRgeuqq+q3ivoGi2mK02dv04jNWz",
+	"D/lXqs6TkStY+uSXci3+f3+OuTAfJuHBV0/LN+M66uWzyEMvv4Rqsskf8/OyZedRIWfDaAXkjN4zcjOS",
+	"ipFjVSeu+SI5PSN7wR70qiszpXVQKfvWkaWQThIErT1yqQz/jXxkUVR9AT35hRSbctRCZ/R/hSMmGlZ2",
+	"/C3XzzY92bSwdr6XxU79axNi17w+U/zMZvufTbLdbJHd3V0SNKE/R27OnWBdJ+rCOBOPT2nOQElgADRb",
+	"0TjwHB4gIr3O+KFF9yMfhTjvO/paTrGea0iZtRa/msOocCKZ62htzlSvPTCRrML2qnhYevA5l4bja+nG",
+	"0+MrnIv/bs73sT57g80/j7uthbJfh38puTZ38r1nmiBA5trPBPUKVJ3nIJZ5/Me//29khVNkhdDTYuLi",
+	"HdZkK09Gn2y4bO9NXx0D2qQY357sLdof+JiR36SASlss9zhtYgJ1C/QrrDXJzWxrFcn5TyaflBYycNtr",
+	"DlofX9EHHs9BeDtYm8s+n2iepIUso6hsWBL2+7OeLxThqkhwDNoHs4iEHH1wkdpj5NrZQKDloM/ez73o",
+	"i010xIZmBtTdtPLTW0jA0MxANWbM8xF2Opf43SNSWR1WhCyOWdQrSrlusWBslVigJ1uIE5lgGtDg3RxF",
+	"ETibYoViDxUgPE3fr3j4vV9VxbOj/EIrn2drr3qcbSd3tqfiQfKQXVG+KLs0dCO3OA7tTiiHLFPinxD3",
+	"BKxqY6ruWUTsoPlwcSDbRRwhnQ6JG0yRbmIrMOqVqNq9saoXSBoau8a9lZFm7vswDhx1oR1cMBTsvGnt",
+	"BkH9KcO/33p+iYUFLKPA3Cn9Q3IrF2FLVYplJb78WamW1ci6lYclkNih4zBP4Txwia7nR4j1rnefL5yT",
+	"owMY7WMj+yykruiwZzFfTxApixxIRTZcsWJfSxvHba5EJzDRC1FJVkPoJcnEr3BlIikc7D+UTOZRbCmh",
+	"FJHsTyeVEo4jsTChE/0upsP5I2+QXiIwpa7rQ33Q5eF+jDgzSCoyYoROKdRcQVEHLGRQrNuNbthBOmt5",
+	"ubnVEQ3SQ7ulm38Gs+USjl0uk08m88N7+K6YyF47dVz2Z2QsEzNyzyQsrytVxFSvnZW9ydrc2ecEnuMr",
+	"YyW6ibBAjlzxqPPrC18/HFuJXp0eF1IW69iOAWudwpvk/LooicyBELy+OQj6ZLkUCFaWm0j7v/k9WJkx",
+	"W2BRVCnPN2+zg7qsV67I9TPVHewH5ScpirhTrE7TCKWMmWpMqDBq1jgo24BbO0/qEoJN859YRoYXuaFz",
+	"EnJptcWJK9lLTPnYNXg6khF7JpQWNowEIkEnvEvggmZMW+SIalYnekJDhjb6iOoRwxrkfCigButGb//+",
+	"U2O8M8ECvfvffX++c1XuAoq/ltW39SrMwforwSMj9l1lXZBeyhzgtsK03jQ2EHyjzOCzy+ObxjYQXp3o",
+	"ZDKJ2djrd5OsLwBwinzWdY50AMMLyL8Q5+EMBxWmpuVHBLKtgYreG0bx8ZhFdZJMoD4a1WwTy9Ma9tlk",
+	"pYg0g7q0kL0sJHYDLRzNxeXV5fV3y2qtLL1vPOwrHUEXkkykuicNoljMh9ibPIVmbcXEmHweb/X5o9Zx",
+	"S/X980jDx5UVjQtBdfCP8J1XSz1DKxxjac2Xp8B4mxtaHSoptVkg/8DP2PMZwvx0MYCPGzauEypcSFvE",
+	"Qj6msW/kugEdfMEnuUfiPqGGNN8cHKD01BGWoju17ebe1m6n1sNf4VNxfxM7aYzlA/imHpiiQ5ALoQW1",
+	"kaTZSj82iS0HmWszaqe18mjW5rPxrz8HjYNffm/Wm2++bHQ6W+mfrS+b//rfq4kpEeYolppdMw1NkOep",
+	"Knk6ug6muRkxBuAexHQ4ZBB8VgHx93KKJZchHAq4oXshFyyQM3M9UMWhsiKNE7ZEisVO63JgWRTxL2ky",
+	"kdqUMme5MHs7tSdF2dBbI+cXUNpjNV0lwvj43IqCS1DO3Y5hkfdvGzbGAo+xy1huY2hpLA3Z6MXSnEa9",
+	"zTrxWa0o7cTS1NHlC+JSR7jSYX4OMLf4D0EVTDsdFKb3Qar23LbIYVpjGiov4iR2WK7TS0f0rZ6SBfYa",
+	"0nNzH5oe2eixzxMGNiFXwMXDzh0D3AhWmoTDeuvLsnODZVk6ArqTJ3FcFXuAPRzWTTev19wCnz4H0Hyg",
+	"GnHKBjZoESpvsyihb6hmvWwHm5WRdZXEuVsgzoNFtOlhWY3uyw5ihY28/HIdRSwiTocHXGPn5b50TvBy",
+	"OycM581FepQ2mkcgYkaK6ZGMoyV5o7k8pDWiqD35rDx8gcPgST/gcyJu8yj4xwQ+u2YhS9mtO1EYGBFf",
+	"sdBdZaHUxv8GCFfJgRdAp4L7zy/C87T/+P/9/4knlX8A4pd9X4hiBQTy6FEVIVw4ynrG43Lkn3GwHDgK",
+	"B5QR38KbCC/nCves1F9XARRnwFSstZE/ZVlLErn0iEER3ylTzHPqt7l7Cjuzs1yHY+AYPlVtLK0qsmry",
+	"1rN80O6VZ8Jg1Woi6wX/p9JHRWR8hprFCVes0TmfRpCLYZDCjBpMRHhSdeIMCMsLKL5QeVVEdOexW1r6",
+	"0/nU8oDII+MCz3N2zvWMcHIU4A9pMREuqurn+hU/XdOv2kll577E4ZlA7/xEsGYsoPNM9W7d0jFrRQeu",
+	"HGYC+4DdPdeA8zSrcR3bqYZWztw1O9qE1gXirWswiWbDxGqbq3OVEsmVyrsbCXemH6RTydxXeAARHZen",
+	"C8m2T2cU0M+nONifhf9zMTk/O0pgvdI1q1LjYnTAxvXPxQcx4MOnWAp+4QjGpjWvVjHt4IveuDNPQ++9",
+	"EpaWyV8/rnZReMYhIk5FpDTZsJekw+EQzG+vNIzWqdGLq1yHdwgD4IY1dCgnLNp8SyBWfMo1IzvBDund",
+	"2C+ljYF764ZgU/q0s6s6Cc/XtEUYLMaRU/HAhJFqZvH+eaiyqMzYMRvQJIYMG2Iv9+riBysX/bALLJX8",
+	"eKbCm6v1uCZKPZMFTKg6Yw8sXl1AuXJvFHlU3sOYFTAYsXhwxgfsmM60WxyGRW3v7RbCpJpVGoS+T+aP",
+	"7oPgnxLmuXmRREKqWYMLSOi1Bx9jrcqSwfIJiFjxfnVo2O3708ug0ZoDRjUp5Ko2piizlCC+qlVOrgPV",
+	"6uJo+s6cGAmg+pQwt2dLR/lg3KVdimCQhYmMn9SDr2XMUg6OXKPiKoZyBthojU3zfBBdOxrvZP0Wa5hC",
+	"UbQ+eAfGjAoNpkcY8NxLujVHAFXwKfuTXQwygGHxwV+q4UtJgO+p6ksFDuHvMAJQf2UHpCcEv+tEPC/j",
+	"6iQrTAdec19sx3UxSFP+UHv0VQjq88EDa1cmKoVbP7vsz8LSm19du3O9xO1n1bxZ8/r56mqi5eop6RYX",
+	"o9YNHwo5GDyPNCLOzKWKViw4WF/DV+Z6czxHsM5erRcWuAwG5plitEN4vVw66itG7wdUGxLstYPgP/79",
+	"fzeD9nZQJ3EiwhFpNt2PO+3tAF3lXAimSHOvvW0ftIJ2EKxcZejYEWFR/WmtZL+gXHiWtn68tNX+fnOZ",
+	"GEsdln7cggs9nWfJiaHOeOZ0pn+EYLuKGlRapteHxvTzLRtP3q3h2X0H73HxrPeqa1Y6IdBZqTGg/Wnh",
+	"789UiQHEi5Hglj7zRo9pn1UUGbhSHP2RrtMBHb7Nun9BHyD7x2TMhEtS7mk8367X3UsKoG9uheFDpPVy",
+	"Ou5HqIBARWFJ0OaovCK7DavGogfyrWuGxA2DJ9p1BcD9qiEzrtVUmoTdZ0Rir+uVAjOXl77Ep9DcuJ1h",
+	"XW5JGx7ezoGqS7YhbJZZscsNd2IYTw81wjUp+YKdro+tMyjRIRVpwjd4d/MDjQzvsQtnFiBawoEtcrgI",
+	"4N5BDdDtCIREP+3lRQADXaI/1XgSE4d+zqeamcOgNiyLCFULCpIuOIXbFRKPb+nwNhs8l32cPVpGhs8N",
+	"naG5WtZL60oWijmXu7KWZM1KcSJK2OGTotUxDPpSr0FXv3NsRrjweiDbgWONadbSmyeTlla5NCw8/U0R",
+	"c3HPomMZru2sWKZHQwk2uUpTOLuWKz+2gByLoAIHvagOJrysr0bSyFz6YMWQm5CK5SPsHVc9Yg1R3eE3",
+	"HVbbES0l523RGxJajwsJf26S6QgiRZBvOoYCpRZH0OQPmw+gZpXfWG81TsrGk2sqhivFf+HAfP2Cr9FG",
+	"03sYZ/Pks5gFfKTasDP5zOv4T4hLmL+KYkg+UHIqCJ3S2ds8y3Y3Twhl9MH7Qbgg707eXWJgNdnw/chj",
+	"aTQGUa+Wt1ChADWrOdYLqLfUddpemjlgT+4ah65HO88uI5diVyFGII0cmA8ScDtZgn6Y/vA87IN0hKri",
+	"sJC1Al5GqwgoFjL+wOrYjR6tKr2fO7X/0an90ssVHoHpCmJguW2bhTLo3FvYaisqNOJZIc0DVgb1U0se",
+	"rmUOrmpDY6LiFT/6QcVzJ2nfrnsALj6eaFEDkz+u+cg9W9CRdZDEMblnM184DkrAc1cUTDE9kUKzt7mE",
+	"TXLP2EQTSkZUj4rifa7/xw/9g9vfrnfE2eRN+DFqDt7rveG3dHt2woLkO35pdn/89NP0WeUqy3eSYmMO",
+	"UdnGd0m9Z9C+3+8nZND8SzEaNfzuwH2Fcu9QMg1pI4zaWXqfG3TCG/ds1tta3vdkHpbY2QBTSMIRheRO",
+	"pT1kuXCN6LQkFBZpr8c+lDOTQ8FdQ5evb6eCvRsAXrneKsu7qDjEzJwBq+da5d6ZT7NKG+lXJmO696BL",
+	"u9UxWKggZSDDRKvWLcY+csMg/s+Z4zsC5mSQs+d74btAIFfFJ/uofo3Pe+VI6nUb/T+vlX8WjBE5hnKT",
+	"9AtC/CLbzIv0LMqY/LMZbVmEHlAeJ4qlxQyWC/5rNE3yWXxfE5Zm58nCbVIdZffgoKihPB2BiEi6qAjC",
+	"EJoAVSBymaVukRO4HtNEPhdW3RG9zw2L6zxkDTsfWK1colosp0xBisGIfSbvzw+PGjfvD1u7e2kDDTrF",
+	"jMB7NvOitv1sRyAoXmnSnxmm0TyABXjxCfTe1Czs9giyDMJFGCcRiza3iP2CoiKSY9LnZi73AF/88dP2",
+	"wxNM398NleKTKlXbGRkz0e3Xry3i6a1R6mJquCIT2tffeW0Z5WocsnBBp2eZ6zVVwrcC4pRQfAWW6p2c",
+	"FdfWRMkB0xpbOmc+VDJiceQrJKC/0ScgazlmJIy54CGNIRtEgzXEbZIoNqQqipnWHSEHRMmYtUlPRT37",
+	"hGvDrHwecWa44VTUSS8yqgc/MMNDYlg4EjzER2E07hHXqdm9RdWMjKmgQ6agseuIDfJD7N910hvRMJz0",
+	"yPvDo6OrRvYUcj01HTAzIzGjUTF3EoJdIqMsSKMxNBWF3qIwWTEKTlVyiaO5TiNruARv8y0tfB17EsNU",
+	"lmz/3//nHRi2rP7ZDUcsvO+5DG6ZGM0jCMkaQ8dsTWhHLGiOjdXy2q6PRi+U8v7cma97rvU9tv0fKqZ1",
+	"3Y8byTh6L006tCNwrP3dspqRhJ5/9j/2J6wS6ErEuQaBI4gtGnOzWSe0Lx8Yznok4+jcGd7dCjrCTxvK",
+	"OKos+Jhb9rpW9/JHn/N+DhTrvV6VB3aceWfX0Y+etlidyZDGtxzvyXmvEni5ylXPnjZ9G7fWFb9c7UvC",
+	"WaBoTCXXOgYV7OucoI41FRp1TyZKPjBsd/ErBrL/8hUO0dLm0k9Wbwm6mM1rW6669lN1KF3F6TXDA//Y",
+	"ZpLrxxzCRcaYOFwgu6Td2OxAQhMzsjdSaNdPXPurJ1pSaoaleV+qJWVlTGSFY7za/nqrEub4aq4wtuUh",
+	"lkNOpbqHZH4shs19NC2hQ8qFRkVyElPxSvtXQzrZrLbj4hK+Rjxdqa+bW4fz5XBRLqeFOeUzMqHKaBJB",
+	"cVGTP1ltXA3Yp21ZL1i2shiZmZJSenI5+BWwFGsur1XtDTEeOubPk/t9ZVY7JP3Zu5tFrmE4U0VzVc1Q",
+	"fd8dc63ZgiLtWEO1gLslT2dOJCAgQhCcj2xECSPNnXYQVHZZrWoyzcVA1uq1KVUCUwC8zFKUlLLnK+WF",
+	"5xo5+w0thvBRyg2X8BE85wTbYNadb0CP6MSOmTCLw1KQnv1+z1XazThWb7OdbyJK5KAjwLbDRaRfEcfi",
+	"6qT30fMGXBNaHiGbMOUaeoscWjHZJEqwyGXHunrXVjWaQG95UyeRj3MY8DhmEeECRSAp2Co1Z4orAWPI",
+	"0n7eTCTfrDH+VtHZGRdsxeHfcanvVxx7w4SW6m/UsClUr4d3fikd9xOdY6tq92OxhRwapL1fUizB828v",
+	"OMheeojdvhxBkEFH5H4cyFGvTnolULp3x0wkXRhnxxTB54YYRWdde8dA6f4cyNzze/uLfbsCQm6Ihifd",
+	"IT7qeb0+Qy85QWC99XED+AwdKS7C3mPeFjmF8APgESwq3EYWUFikGlvJd8QA+3tTMlXSFabBvrwu9z2B",
+	"ugWKimGhkDsRdAx3H9S7scvc6OEpbXWSINgO4Uf4J+ttbnXEIbGgxPLi9shckFcvbaMmc9nj3NhjTe+h",
+	"kq3g95oeySlw6BRnXHwg5C4NFY+tiq5pYhhkLC1gQd8t5ua5u5Jrrz2ja8F3cbNMCFrVaeK2jgEs0NLO",
+	"94JLU93bHdERj3AA5NEez2P21mNxKHnsiMdGo1H4f/tyGZMfSZ+G9w05aGC9ImfUyLiW/cgcTTz6DnaW",
+	"luxNrHQdryxdJyMqIjkY4BpIiUrIIxkoKUz2xdfEm5mKQtaqHyYb+GEAXPptORiQ/swj9KZbS44UyWMO",
+	"m+y35oj30VVDh8o+KSZBVX+RuAkzwiWPZCT1hBsaE/sr7ga74djpy3SPs9uR5FPCEuYmREq3x8nigTfA",
+	"EfjVzlJgDW6BcjyWwklbYOPDmUoMgTwS90+iWExnQHk5cQCHa7IhpFv1pv1gJcNZ8uGcOaWAaSAp5BAB",
+	"7nd/GFY48IAESU3qe5AF8jsoixXFyedEFiTPG0PNguo7nvtZQpyw0DlFNnpIspbZSjW0/4EIqLplN/hf",
+	"9ABY5RaarlBtsJFLipj2Z8TJHpiiECV7m1BUhMZTOoOKOfayx3orEzqLJY0IjejEhTd6RtsRGZZqQmMt",
+	"gcRniMu9+hyuaURK3XM5USiquJe8KINRVRi9hHCoMrJQxx7nOs9NmMg6i9PYUX4xJAMEqb+dlDsWOLhs",
+	"1slYauP7SFglryMEmzJt0HFVJ9TgkFZQtwJaJkY5Ec7fFRkjh2JVlpeneRA+KQx3t1qUbk52r2omvIay",
+	"HlXjnrSsxKX4uGsqVZ6KEn8raO01gu1G0Cqrs5VB/ql94Yk4dZ+hCMYsh50L1pn1KrUMN+WuDkPTM3FK",
+	"nb09XYOc/Om89xQAcog9oDbpQQNSSx+uWQU0MqKefAZKjqF1kkSao94/lp7hMulv7q6e66HMRLISoOyl",
+	"YF+QarjS+EvlvLMeZlXRrHM3pxTz965u5xFEJS79FpAHXMyWmaSdYbmw+gPabK3s5e2nWIAFT8IdUM9e",
+	"mGkXNqibnArHLNrMjqYjss48hXNKk1UWNKfKnSMmrCMXFcBVUXS26ztmNMKrs2hK3tgho7rv1J9axLOW",
+	"t7h0PZLKMLW5RU6Q1gWSe0cAw3tJbMkY/gLLCDy3qmYsw3uy8eH2aDNXrA3kMuhIzWj01hU+egA3iHOw",
+	"9E5u6bC3iPZvm7vtYKcd7P60cl63xZqV8PXGDvyC128VD5i7XLLuZznRZWPAY+M35PENUg176fmkzWM6",
+	"InUewRQwPfagecFTmzPMAsNDQnbwyXoZZ+ebGntyFFz3F2GOW1baJHiVP/bQFf7Eu/FGJpo8yJD2k5iq",
+	"2Ra5ZZ9B/AKjmeLinpgRD++FpWMrHZ8eH9+ckhiyWDtio8ejSPPuQMqou90jMf+U8Aj6nP/Hv/8fkn+6",
+	"D/42+5V68XcW9gijemaZeDhi07cd4Z7D97tBj0Audm5CfLDTI+yzUWzMQILg4X2p1w+WEXVfhfIRjKou",
+	"rtGibhLH2V+hFNoKIMJ0Q6r6cjSLFB5HSFXEaQhTCRpDQNq0q2XEk7H7YyIN1Rr/HsaJYaI7UIy5pwNq",
+	"/L94H0qZjvhw1J0oaRjU/BjECY+6ilmC8WcsWGIskgkeQquHITNQ1Ab/gP+OaAzLuZd6BNPGNDRSM//t",
+	"iHI183+IxPh/mqTPugPGXAsYqWjczcpRWoTPHWrxz53in7vFP/eKf+6X/mRh+oM72tLfzdLfrdLf26W/",
+	"d4oy+OIjnJfGOTO+xGJ1ecxcu4ij95eV8g1na4SKADVWXf1QuvabJ+M3z/24leu8nFMTjnI98WfasHGp",
+	"RMnV6dHx6cntai3XjlL4kqMcfEnzTRCQ+xBwcYXyqm7qdEW5MjII0kXMDBL0qhtPXx7fEM2GUE41LXCE",
+	"MbjcgM9YDK2YuFWrqli73ikC3lScZIoP8zdyIqx45XgufPEVwYMHbqxXz9lbgEU8qqqXAi3yMl8PtNl2",
+	"gcnwby0TFbI6ls5URCQYV+E6HEa40k3f4wKtbm87QvOhaIDcDWVWLePmZsWMEy60UXiRFTti/Vy7kFbu",
+	"C5kwCrxresocNqzezRh2t6R8Ddx3LkQ3csEkYNV3nVnQpZJhzxY5PL71YyBKCaSnnCGmI7CeL+QKCQde",
+	"M2KzdHCuMCQqVg4PYmqsemm1rCLslopSeFZAChdwXhUEcX3UaGHrdjvMn54ml9fnd5dBk7wml+fHd5fB",
+	"9tZKTjg0+lwxxWVVMYBzRmOdIzg6mcQcg6E3Lo9vGq1Nr/+m2f+luOdvavXaWa1eO17vsBF9qyoyR6aX",
+	"CbyWNygZMSuSU5E/ULCpREy56szX5wiZQu3lyNQcWlU65iFu4GtcnKayN6OFW5NsYO1oq62k1zMoPGl5",
+	"495bq+aA3buXNrKG897M78IXWs9f8oUayW6Op4vyZ1Rdd6zTM74Sbc/hTXpeeSqtZPU+B6ssuGKNOjJV",
+	"3BgmIB/OG8sG/DPThJs2NE9y5cTrQG518uH2iFh2Zcl03s7REeAl3uhlGg56HttB0IA8bKs0uJAP37QH",
+	"2YU9casYXr87Itvb2wflAMCFM863mcuVVux0ot93vjTsf1r+Pz+T21/wX238z4b/b6ez1elE/3PzXzf/",
+	"deOnx5//Z6M4brOyCOnJYMAgtO/cGR7WSmVfschDSsgr3Wx2JadWHFhgHvkD6i8sYB8fRwwb/brC1pqE",
+	"cszIQMmxuzFEYpXrWRgzzD61EHiFFVsVjzD3Q0i0y3MIlhtIFbI8RcLblhTcOxCZXkhlzxY6Zex+QcV2",
+	"Owuxz9N1kAGNY/vNradLN5fLQKQEiidWRZwnvuJMiTgFgfIqhGKzy7e+3mRE5lPFi4YFKuj/WhLFukoX",
+	"yXn8FlgXTVUEjEfobVwn+KiPgTQVGoAOR1QNvy7IZcXQprF8ANZdnYKkZu7ejVKJxokZzMOiTmQcpQbt",
+	"lUXOc/fdKsJ0JTSOYqorlnX1Q7PRIhunhAs3sE5OCBtD6a5wVieXRCYmffQf//5/NitzS5SU40r4+9Sy",
+	"CsJwXjKfOpba7yCKC/yyImQkO8DKDz9wzc0iKcvurnngzMvaJXOtcHnmJy1BsJ7HzhJ6ZVluFhqIk3mk",
+	"qCRWMaRDeP6OCxrz3xZ2gmLpyK2BH4qtn2kScUOy56+sFDyRCgtApoMrej6lr6zIj3Ha59SDKHwqN9GK",
+	"MPmHNFFadDZVLZSqTufP6p9UiRnQPOlEKakWVV3Ht12qox2YZXjUFjWNWQouO4fXvFn1lw/JKBlT0VCM",
+	"RqD6Ok64RU6NJlOpwJw/pjMSQkOgt9jpBMKt7BpKFu/LfLm7tHbj4rq7Rwsbq7y/vb0iOAh06rolIdQ0",
+	"reKBrdY0ypTguPbdoywci+3Fgp2ne4sBdAqrqi9ubJMBtqpAJpgQ6mRMwxEXLIMstIrxQUsu/WOLHLmN",
+	"9BUVCFcz4rru4mAtmGFtva2OuGBTNC/44iE0ilj0NhfHk3YMSuLIDhhREcVZZYwcTLc6AjpYQV9UOK6u",
+	"XRKLemRjJwg22wRzGUCCh9Vqko19S3oRM/bHnsviZTQcoRsa6npAey3L7Jzige2yElGIBYZPNTfb5ELm",
+	"0lbg2rG3DeQ4pS5qEkmmAaUMvWdtyI/CqLoG6U1iKrr+PGHalttBuQdATAWJaXjvWnQxDJywe4iszNlz",
+	"v7h2YQOp+jyKmIA5t92caXVTJWOIksrl3HCrw0sSy2l61OkWfJsx08WKpthr30MaBclsm1CZxM6eWeII",
+	"FRgPkN8VzhpKMYh5aGDSg9KkPl6X4H5w70jP/mAmSoaW8vsxs1O0PPyAK3FNpiyOQXez2JT4ooS+kVou",
+	"qRIKv4SWJnFqRQ3rQsoInkzLLu6QgBEUfva2j7dEMWNFMiiq37u2fzSgc0iPaBZKdAjaw8ZIi66Rshvb",
+	"q95O29wuLRieQCavKJ6Cz+V0HdyYGcmoaw+FxrGcOvTZdbNNqBnhSei6U2Ts+PSUsiPFWT38gj03QQ97",
+	"/fV8TjB8RKPT1lfR9SuDsKSIUzAman8yOpnYq5lFXXjYtQ9hx7u5Hb/SpHckhWHCNG5hAEcsQkLKb9+S",
+	"j36bHt0ckToTRDcR9IHy2O1oN8X+7Jzt/BgLSIScrnx+UN5b0LiLjM3OHQBO9JNhIT83lsMhg5zcxGVl",
+	"s/RGtBv+seEsDI3TqFdcfD/Rs2zVUmJboIlr5oYxkdggSCUC8iwd4/Xf3gBzpB1gr/e+BR6LZ9B7Ip5t",
+	"FsEXScFW3v2YxkhGXcdcKxluCBzcAhiSumlEqGPf1EAp0A1K0pkcbtWJprPNuq9xZDecnTrXBG4IXAS+",
+	"oIsktN0sLuKV9kjrwqwsNIC52TewbgOk35XQdKKkkaGMAf7NOtkFajoUuP4HBjlsoFsoKvSAKVC3ohIf",
+	"SfmgnjB6j1+xUlmf6sW46QfY7SZC2UsJL+MsY99+l1ugycSsfGgyMaEc2+86s2Hum6EUgrlYEOlNCrgK",
+	"vFGdNyGUY6uncDFs5/gvXOVSwX/sbkf0gZE+Y4KMaQRYRdOqVbBYbA4mSO80YuOJNFYrbHzHZr0MYhCZ",
+	"gNgcUs3aZPfz5zRoF9ogSQPdwDY9QcLN3qUT3r23M7lrGfhXVsMArgElxdCC80HeWxiqyivplS5OjJ77",
+	"LiTIFGZ3obWYOZNNXwjsBhJLBCZ22EcRg1bWbWJ/QgdL8XPz37HMWevsOynp1O2dNsR5rYSUaAbV+YdS",
+	"ZDJG/hswRdeVqFn8jRHVxA1qE/bZnTUysIFieuSzhVwtASsXvXaPeqVjyVVFTj/4EaK00XwkVcrY8EUa",
+	"gvWiG8vwPnfppmzQoSW4pLjQTlDh2s3njHZcZ4YpnMnFfxTopLhUt4OKEyhuG8gTSKnuwURA3QG0qgR8",
+	"YequYokuwb/4BYs0NLbUM0vhb0VlTSiZKBbSBNmi0T51HTOoyYCOeTzDKh+LVwOQ6kL5olTiOgTRAvs8",
+	"+GR5b+FLV2IliWxGLrRJeWhWT6I7LyNeSDJhInIt1X2xixHY87nHuo0UqGlZvQyqm3NfyWOxl0Nzk/uD",
+	"2dgnEZ3pzTah+h6QhUIJa3TClaYEuIy5Bi2xIDXnZraHA/61nEhbMIVmYhsUp4saXABpesbi4NnFrPaC",
+	"zOsp2IOcutT3qp4FDrNkzOAmHPFhccmObKdwGQ8VFQZ5k0zCUTaxPew6oagNYFJ0oQdCeutqblgXysV0",
+	"2ecQKphVfQ6uLaZJn82kiKr6KWzQfOcEtw53vjHVpiunogSWwlZiRt0iC+Xp085/gsAE2NIhY2zONAH1",
+	"2ZzWkbKmovaV3sculxbqtVnSy2lKWVUCp5BtQJBV6ijHggPuQ+4GAYWhiwAq6nkuvxJviYa7OVC/wII9",
+	"2J3V63dtkp/Rf8U1S6/4zEGFOumoz17hUALExQJYRPNd13WuDkuqvUC74K7V1LvVuqAbgsp8divmGKVH",
+	"bssE3b1Eh9VcI4bUzazYXsUOOFpYHP5wcb9gXSGd0D6PuYGAv3tXpsBLwhnzUdIqm1FBTHCL9y28MSe8",
+	"61haAcRZj+10myNg2x4zPCMsTuXqfRWmSt/I3wY+fRxZI+aP+7tddu0F2fWxCwXF8v3ZPiqXmPc7thJZ",
+	"GuQA/MrqWl6AH9NZ2lV8FO/7KQu6dTYjtWAkE6o0A1PR+c37xkCBUcLb45DTZjKfldRy12A66bxcCPKT",
+	"9iVcKIn4AJzYJl3sBmq1dVR3Iekxmm1Wf5KLbqJZdumlk2R33vwSrF5leBy7tufO2GDvVhTAIRA4nvnr",
+	"RCeDAQ85E6YLpQLTr11IQ5iQyXDkagi6gPbU1uJt+2+heKx90xWZSxvuptVuN+x7sTSbEIZiB2SdIL1y",
+	"scSWZSVEwA+vurlSlWlBWRGhDk5iKYYWmdNJ4X1srW8JzZJRAW3hUeEOc7d53TLUmIsCSdWJllZHdgp5",
+	"ny0YrkdUeUwPpTCKhqbLx+MkM1oUFwBE46Zq52oZ+5cx3Am/mjcmcfEgLWut3Jt7CFWTKYeFPUgewb1q",
+	"yWBCZ+CbgV3l1KRUuaGTiUcUnagHNutih7PCWeATiIqHh05Gxnw8+xMom3yMIVtgEQHnM+rNoCgVPuHl",
+	"DXxW4DLQxUgMY/b/sfeuy43cWP7gq2DV+4+ipimKutVFio7+y6oqV9l1kSWVPW7Tq4QyQRKtJEADmaLo",
+	"2oroT/sAOx/mDeZF5k36STZwDpCJTCLJJKVyz4ftiC6LJBKJywFwcC6/306uixfD9jj2Nh240ZW7ta12",
+	"TPW1M2jo6s6F9YxpifKk7URrAusN8Hoqo39MYjmdw0QVaqXnPV+w9IJ7rGKQ3YJQqdKSin5ktIAiDNy1",
+	"s+c7eyNU4hkPt7pbvsUPvHU1cx2kjdWtbrb60ooGFYdsX2WUjG8GgFAa367kFbvJNeSi1y0vW92tBUNI",
+	"7bXOlmFdQnXjw1Z3q2YagHZUrtPeN/492Pvafa7cLb3ffVqc7lb1ducVq9yQwKW3eGPasvw3eHXBhxcu",
+	"HdWvK+0J6/kQXu9r5JYxptCqbbh+Tfm1GA2orSI4Q12b3HIpUVWdbKu7FdTVLADEon5lRtfXkJBQ8bby",
+	"RU0p8b5xWKJmimoqAsitf8JDuHXolA78gGcpRoHVjryt7pY5YQCz1T8ocOnVNm+cm8qmC5Fr3vZYfq7v",
+	"ZeUvle2oGiZeGciFyBHne12MMa5om+Bc7foJjKj+0EJfLlypkFBdRIF20KM5EFHNjwxc4POpTVqB+m2O",
+	"WcJNUyZc0AzdnhM6nZr2upzIAjK2CRfdFLKoiq+sV9hskqbTPTfa5ghrziDEwm+x7Dnli/Xg3LpDdlVN",
+	"P5jSp7awqyvo527vP3fVTGXK43lvmt+kXI+bqziHcueumHscwwdWP34B5RYer4P2NqU7YTHElSoezhSd",
+	"96zkND97pej8pSvkHp3R9DYbK6NQ9nR+g3EkS0A5XOFLV7aoSKrba4x+VkzL9G5JNVLdQijyhS2IdXwp",
+	"PPxzQMU8trEIX9pihiyRklWYHY2iuurBoDSseqhxAFZjltQmcNUji2t41RNB+VwJeRIQy5WD0ChMq55s",
+	"XMSAsgJ/XgXjo0+Fwxq0ORU0o6kc5Yx0AKuiYqwoLkX4yJAxgOsAzyReqirB0k07WtOeGdhwwotoYXl3",
+	"FxC/F/aexf2kaaV3G8OEvFjL2usCxx9PmAhHxTqaemkqg0MQz7QkSBW/mLnfBOS1FBjS+hkoWIsRj2ot",
+	"AP2FH2SefRwWfAkB6hkPg8LcGh2YZVTwLESkQ1c0GhvaAIumLWdFOAgqwD0x2iQmDh9bEvjjdWCxNUM6",
+	"VkyMWVN8pZsRxAElHdCDTsgZSzWHICdxxxSYDjQ5I//9n+TF7hH5MznYD0d4ukBOtwRfb3W3zoKx0ADh",
+	"ExinWu+xWBEz6XVncShqj3oCEhq210tG5iUbKcY0Kct0CRWoJIL9eEJTiytcDTU73NuqpADs/HUwSD7v",
+	"dQ9dfP/nve7Bl+2/BoP5X3OWJkUwXm0ezW/hKZTDoXXCINgR2CUTCUhMYDvjwvqAjWJbODKnVNEJy8CC",
+	"b7bOakdchHY7NDiHk0QxHKvqN1kp4di35bhsr6ViDiJjLdbrO6b8JCQP6HoD8MpNeDE3DRNfL+vCjU9T",
+	"5sU6PB+PgY1Yz0hwA9J1U+I6uA78YaWT6wlCW/ZRx6qyJl9obQiKJz3a02Ud2pTS3Ql3nQN2Cg4EjLnQ",
+	"J0SwEc34XQUkLZRV0n0M4tcVKL+LYv0VZvExKGA3nNJV5N4PZUpsWk+htnzLBMSIXeRCb0p3up48hECd",
+	"BJpVNPPAWz1EpxMIHcMvJpiEgRzTlcSWVezCy9nPHmfUVw+xztMN6MXR4hM6ohSbAKh0+MdcrME/X8CO",
+	"XOQidEDkwsajhF9mN+bQj3VogOJS4p7xKy/7ZDsQHNSchxAdjPoSPFG/Hgw1WPjXpuILi98DKymI3r7O",
+	"ge2Y32CQvY6XrV/npIYZvDDiWJ/ElgPf1Nvmpi9pxiY7nxO2Woo8VbeJnIneArNrmNTNl59qTW8n4KPP",
+	"p6mkBWsgxt3BQ5sy6h/1l8pfGH4bfagjM1qEQ+xdE+N/GW2zaQP3Qsfio7AYVkQ4JA4WL24zgQgg9x8F",
+	"53xTOvj62WOrCXaE3Z/JNJw6FctU5srcAqM/XVx8++0339TSof6093r/xcGz6kX1T7/0d16c7rymO8Nf",
+	"Pz/9EryfvkmfnTZgz4FRiYqF1NWEJ8ckcsmQEemc9ve2u4AkCVHWyn65b760Wwp88Xy7OxBRmTgJXx6Y",
+	"Ugln2bUFHohIx0FhSOWwMBCS0tyHP768rCFJuZagCc81oXJWle+0iAjuZTULnFdTYKBeqWeLo/Tm3TNy",
+	"tw8xlpm5dINOXsSZd15dPNs+dug3mthLPWwMZxek8+412D/PLswfqoyoAIw+6z3W213wV014ZvT8hMUp",
+	"tfBpkAxl5+WJhmiePajQ/LWPw7RCd3+TPnsrRszcV5yms7hGdIN0QHzlLQesHGeLK0KVOhm7z1xIOeI2",
+	"K52ZpnUJE3cslVNWjMx2ZetZeXAWgT2BCZEzjD72Yqas/w94ijq43UnBMHBCECYyBSCbkYIx0BHypTuK",
+	"rb1uUI2DomFvJNY4ZaoEM7HYFhhvZlVll0HYStt7kz57j5XZmVoFY1eOUdna4MbjVRxLlYR53FazkJZb",
+	"yRfrO5bp2+RB5hKRsABtYX/nhmqWkCncCEvsJrdB2bXo4sXcKC/O4USJJjN0LCesRYc/2pJlun3bfGo6",
+	"Cx/drhO0hEIqzm0RM/KiD0HSmL8xpUDIAHCZALoJ5U+ziHQUnUHcH5IFyAytB2NGU7AeYgO5FNs9l8FX",
+	"+GsUiAFk8rCpxY4KJIQ7ZtrAT64d7XV3O1kN8qJx3zw1J1FMw8eV2fIOSAd34QkDkBnCky5hqWaYcyG4",
+	"uVbTlPCkgD2q4PL0yE88Gw9EZF/4msYQhopA61Eh1JEXpXbL5m7gkhzbZ/ky6ogzr87fnoUJMyovC3ft",
+	"sFukZ2FPuQ53ofLKN6cX33y8+PHtq58eiMfikJDWMRN6cuDWcnAqF0fA3z8KRCO3KnHxrNrJwocZJhO3",
+	"WNhYwUssvumWEIaP8lc5oLlBHoyZ1BddwnqjHolOX179X6f9vagywzyQrVedbfvYavdTfUDtsDSM6cey",
+	"79We7JDIKoeW6zFmQufahgkmQLVO/ThrBLY1u0sZoY3qQ3SMuZc6kxITf4uUX0kSWeSB93DfiYg2m+Bs",
+	"PCcdWiKFYNKIGAhSJKq/v/jQJUKa/5qD4fzty52DLmayF9F3lelwiQBuLUfHkIGBBQqcIYTos+ocLYWZ",
+	"dGB1Yqzv0Mozfnm4bdpVACBCDVbMCU+wzF5/ux5DDrq3VIWeVSRR+SFPJ6ZqN2J2+F06E0ae2xlyHVnM",
+	"++xQcqMwp8xmeVLrfLJxxRB6zjNtXnUjc5Fsd6vVuMZ20BUFxyFkhEsFfFxwqpTRw+at25DV7lViKscH",
+	"mqccISO8oeMuHVHofGIDlSmJpVJ46tlOm7onQGmQw4lQu0Zg681uhCMNlPlWCGoUcN6VoXgqpFlXdpFQ",
+	"nET9bmU00miikBUA+QHw6IH1YyNMItLJkCjMgugVk2oREmk2EClzYDrl+tvukmmaaxIVugrU3vVgKO0v",
+	"FhkLSDe6JCpgijD/+RIHqOsdeKaRboRKzRuUlMjOX5A14IGa5eI5udfH/HkOiI80NrtAyhIMvSAsHkum",
+	"q7vm+8tv+/1+aNs0wlF0vJ1JBDXKsvK9fn//4PDo6bNQaX9SwyzJayqVhU5WNqC6N3q7IlnatFwgBOqZ",
+	"Q2CtiW6aAlAUQlEbAUO8kJomDqApQnog1iRjaoLQLhgs0uruY1pxwYahm6ClDAu08Uea5swCt4S2O0Fs",
+	"QLOFJfznP/5r+8Tl/uPd1i7Pde6mIfafN3mSpOxRqPM3ceY9FshZYQl4kCJJ9W2j3dL8qEFXx41BkxsW",
+	"m3OyY0FLojEMZbS9nqVy6T15hW8be102fBWFMk52aVRbwxxJNWShrtQyT225wgWaOFTOpfDEUAiMJ1w6",
+	"gr6lgZBU3567so9t0MUmNw/gZgZdWoIXtzOq+JO10ub+CJ705kVVdz085L62tssTTYCgsWwy7F4AUdA6",
+	"mrH77BiUkQL/UCGdD03JjT0MyKVnJXUm0i5599oUPrt49/qEvH/37nwghgq54IAVvovPFxZFTTqv31zu",
+	"fmP+f3W5+/rqEnVxSj5dvd55Dg/t4G1kQtUtoYoNRCZT8PgmPXIKKeeumYAgrAnNrJMken/5JnJGy1b2",
+	"1ZUsqR3HBLZtuYrsJco7RzVBU3aL4MqmmV8Wh/VW3DGRSTV3MTiLa+qOhfUTavWAlQvNVH1aFP7S3bqh",
+	"mn2ykYUrmEdEQlUCZb9gmO9IqnlNy1FzMpKIZPwHupIX+X9P03RnmqupmchhKnMVpv9V74CkIwBcSZUl",
+	"8ADzMUpIgQBgk93MnRiY9dHPpxmoOUBVar54Ajh12621q3PbnKCbe8zS4Ts+ZC8t50vR1YOnR434qZ6N",
+	"Vd/m1RF6/e5i5/R856jfBn4VeGGaOFutHwTKuDByrsytO5Oq4J0CgBxTpvV4GFl14rYQUvGIJMNmaDyB",
+	"9taE67gvKvW58Bdf1y3Sdfz5b4ssu0fRTP3kwbbH71nxTGismYMzXsAYXrynQe6gDkGTX7I7JtBmjvBL",
+	"PCtwQXqtkf1beyzuzAL9Zt5ANaGZMru8BSWpgJW0ipxXMl2pHV6YMo8ToRISXjcH0JRaJImXPVqORFUm",
+	"y5laLpOtg9tqcZIcQF4iuLZHhAop5hOZa8iU1g7xEdKmzf4KEYDcSkI9EjMXVY6VfdAP0Sd4ZPXewkO4",
+	"eidcIqMAcWQBdsbMttUi3h32DzcnqC/6135NXrhHApGPEy5cxEfjy70IFTFK2ScdBi8tU9lhMjA13swN",
+	"JM0gRFLnsP8CF20wW2NB13Hva5AsaRkPa0FBNKUiZmdukIqB5iJ7ehj0G26wO0J2U8srcsu9xnHDLz3K",
+	"sNdAPPwFUpHX4NOxD7/jIkipIxqwt09JwvU0pfOCsyYX/LecgUpfuME9cKSKNe7thx93kJph78X+64PT",
+	"w7ACxR+E6m6eX2fCHVhE+9BMfCA0bJC41pYFoRWXlJ2nkk0qkxlN1+nfneTJQ3DyQ+eE62cp+4XIdAsC",
+	"f8cthYJZabk/S93qKvUmpHq4WLnwOrRkK3Bs3AUPC4OAArPXckHTqp2//LHa9e7W/Y6pYOeOKnA7m5q8",
+	"F7wsnvO+fI31l02BJbZ48ZqYI6iYx6Ixe8+f7+8fddtMbGVl+lq4bVeXHPT/V8l9hfn+K5VYv9ZupZlL",
+	"hnszy8IGm5y3wBb9LS6+CpFnOn63t9e/XpcyDu1c0vvLYiU7cbPgCTZL1QhsVeLs7+3FDV/xER+rfHeO",
+	"76h89yO80DSwcjNfT9sq3ACA+ozGGytMCIJ0y+Ylc2lB5YkWjieaRK6CyHcRdF6/PB0IwQXrklefyFDm",
+	"KmPW12DqKajT2X2mqN5GCB8F0PEItwvOqJhPGVEyTXfyqUZ0V6NgDERKxSgH6HkjEa4LKRtmROaZ8yZC",
+	"lxLSAW8BB4qugs1puxba8XlryqjIzTrdsjyOmmnMri/xWmZjBqJlBI5yNIPUU3GnY3o9oisjFNy4nQMz",
+	"OLIz31BBBd3oSYZR3es+F7OUqflGT455fMvEZo/KWKZ0NWdt8GGeqdUHavBJGUuRZ5s9qjbrqcp1RmNG",
+	"xbW5+qdDrseb1MNGo00e2/R1wCeazDeanxFLacY3Gi2kdt3kyVs+45s8Z4TwfqMH8+lmfZzw9Haj52Sa",
+	"5jreSPAneiPpmRjZVckmjxZ76QaPSrXRALndeoMn5UYboM4Und0wtdn2qfN0OubWcbTuw5mc0Exu9KRi",
+	"7HrTqbGn37oPhvzphYF2TW0FzMCFduIsyLqLzqaxCxwvLMZokECIKADj7BGgXQGHBFYmhwPhkIUtorPl",
+	"TCns052I0XgcEZqRfm//yMaoYRNu2TSDyPP0JrLBB1iXff1wIJDMEKvOxkw4/AZiUUZM4zpRIn83WtRf",
+	"yN4++e//xBelN9uhmBu0j2+cbrvo84gpYIutkzNc06OtQdy2LKRGf/fT96tI3uuq1KhGp5y8vDwNG67v",
+	"6iX3j472XoRtLuEA5dus5pD6+P15MKxG18ZO81Go3P3qWNtbiJO95UnTeF0u3ihv2by9DcMM+SqLMFQY",
+	"ev/3XOrbMyD3X3OVAsMMH0VAcHVrqokshrJeNNLyJGVXfMJknl0ij0LIAQA/lKjTFlfby0yB1xDFslwJ",
+	"jZTJGn2/RMeKMdEjL9mQ5mlGXvQr9qoXfc8ofPC0ahXuh67kUnEmSr/Lshn46BU1MzFmq8+oKyi0aJFZ",
+	"GCdXX7VFobl8R29YumGyubtPl/feaTLc6m79Pk2DEDJrQgnUN3iVCz8PnXQilYu3SQRxptRdCjuRy/yP",
+	"umSqGHJhCjnbRqro4iRIoedLfAPN/oBQxlBrnALIo94k0gMbthzDYG/Bkv8AYBHNf7f2fVgeW8db+/d7",
+	"XlQtfjq839/qbtFDc49hWXDiMzaZultdISqKTbdg07y+mXsOz9X0ekXcg+2AV/8yAtV3MqapWSchq3Zq",
+	"fiQzmqY7cSrjW0tgHL15c/z+fUQ6+4c7Y5mr7RCPMfldihoaz94ecg17CZudX/p7v/7S33nx6/+9/0t/",
+	"5+DX7eNf+jtH+FUwffOdHHGx2cosvKvrsL3WyV1XBL84upDqa2Y0vd3hYieWMmVqZ0pFpuY7L+rp1/uH",
+	"6ykRzjFZvDQ8w1kzvFfZxHf7h/2Dnb29Z0uczR9Fs5QA2W8FEEPkyGtGKEllVhxGUNd8wcH3iNS0Rtpb",
+	"LmYHWR7MatwB/PMp0GW5XIfiAVCPuRgh3xhVrDCntQ9DeSezd7a+sN/Eovish/azdibaOqhKa8cvLQ09",
+	"tTNlYeF8OavlUhVDUWColTPXIPTFyC4Iv3u0ZZ/Xn4Zan733ebU1NNvCTaylA5jlZXkogdiiY92PU4j9",
+	"YBM44pFbBFgFYsanmc2d0JDYNySCzeytMCpmIRqIjru34U+VgJyIjFhmlMeEzsmfCfxGUj60eRrFejhB",
+	"1Dmz7N1BMaU6M9fIEsiJfIRbYMEgDCmN+CDXmVloqcxCl7vlW5m3vz5dvXsv2eeuxsy04Ikln5p3YVsL",
+	"7Xy9IOn+fj+w461SbRqwEt/TKeYHbBIv8i2/YyQqIqki2KJvuUjKL20GTsJZVvndfBGBDwGT9FKuM5vl",
+	"ZLMOsjEbCJBBTHwzp6plbKjSWjpWCXvikg4yPWJa2Q3Eu4eSZ3yvTast1plXVqArwbbyW87s7+b8+YK4",
+	"Ce1f9ZKzbKPXtPH4mflGd1/9PtrkhnsP2SyhuKyfxpJY+FZLsgP43cckKl1SEeYU3eQ8zXbMojWToknn",
+	"8sPH969ekrMrTH/pkolgEyl4DD6ogcjYvVnwkR/uEJm1Yl9CNCvtONH5pyuyK9VI736WavQ2+bLrPGa7",
+	"Lh1nB96z+9n850tU410omgt3uvKNVb9ipdjCmn9fZP2059z+5OUKBQi3FbNpNFcyAJkjdiDJzCWeaRsE",
+	"jbLNGYRslRlsmsyYYjYc2joWgWYPhjOU5b8A+VY2JkC7DSOQxePSXbsILkFhshMCMKawsrH7xyTCPyKg",
+	"G8tImYJXy386IZGb0KiLNsChVAOBOwTpOIbp6qwTJpKp5CLTRqRqG4St5ibPCiAOU4P34pv5QAiEzu1Q",
+	"kqh8BNwu4o4rKcwhQ1M76ognit30di0NmxYqeZVtayDsvoXtEuwavaRdS7MJnKrWnWqONWZdrC6912aG",
+	"dj58f1qDdsHub5XpaI69o+g4fOHeWBX04olFIWcJp6FrAPDahkGtX8tcgMA5dF1ENEnNDQ8SEZDnBzzQ",
+	"ZrRGlAudkVmBzAz024VVuAJqzSd0xHan4N/Hv/8+ZeWHGbuZFh9GfFjtpv/wY4S+mz45G28ggtVhW9mu",
+	"m5Jd4oXTlg2bgitv1MOmrbzO3LLA5vyhJFWaWGiPmOpMk04EiFrfs3mE+R1ckOjbV1dk90ZSlSDe1q6d",
+	"0d3Pt2z+JWoVYavHdP/o6WJL3skZUzHVjIzZPbl8c7qzf/S0AHIxAlDt/Yvh86dJ//ne8+eH8bPk6dEL",
+	"uj9klPbjoyOa9PeO6MHN8HC4d7N/0795vr8fJ3tHydN47+imP+z3af/51ia5JLh3wghoosdy5g1dB1hp",
+	"wbAJJk0g9SE3DAaUcHNOlXdUMRD4lO0gUlf6h0oX6hdEiqI+OfSgxGBS0pKiypKpDgQ042ZuUxrQLOtD",
+	"kMEGUJ+mldJT2qH8gflmYV4On+/vHaw8JZBNx98P7BsK+fDWiXeDW54Z+J65gMmFYPuvFTm/jm1ndZT9",
+	"3yUX620mgQQZQcm3csJ+f8Tw9loIOGjjqGDTNMWcmIfki4IFUm1ijrXPFRkfLWPni3FuliI95tOVklRL",
+	"LVJyiNyzNPX4Me1dZWTubZBUVIRpOVJNc3UZUZWkTMMiN613SCUqwStRlVKzMtrl3KtWgw2672LzP2lM",
+	"fDJKeEIUsxnBU5qNzXFQVZz/+Y//irZb7fdSjT4sCOmbYqGQ7+1C+WPF9QTdwDOumcdfaiYds73MjjpT",
+	"kP0lSyxem/3lU7a6cdKPmDCNE1QO3Qp5DguxyDcD1V0rJWkep+wnxm4b0OK/Cmq76VoTYrvbDhel8I4p",
+	"xRO23ms+2qceCA6PSa5o5lmZ2vy4SPLuAHUtqMxZCSdfDs86CW5miL4xutDD/dATJvJr0KuWOKO9rO96",
+	"mOyMzguFjOsCNLvqq7TBJp7rqCgHsb6lhpamcmY5MlMZ35beafN7Dcf2qN9CfdrcKW06VQkfrrNuYMMi",
+	"8+IqaGmlKT4Fy1jOzpUZ4kep7gFe8xIEwmtTvcvt/ehGHl/SDOxdGE6zLnD7hvj8Dtz+nKkzs5Q2jv2Z",
+	"miFoTiwp/N/9B/q/G+chgNhfdGrZkG/mIl1/469O7yrqgPrW2OiXLs6UjQXmwTLhu9VWiMFDQx+g8Iem",
+	"o3LG2G34ODe/JHTeAs8+KFDee9eQrv9/Ma+eUTdli1YL80uRfmRO/i7ZM0p+qQXY08zG1eyvCrLxZKBm",
+	"aL78SOyP5h3vpTCHaybJM3KZm78rL3q2/D01cYL+le/uPnDDKtS6r8Tr8Vj67MKiWhFdY2rakBWnosiv",
+	"IQ6bdTWwe+/3QxD3Tp9fCxDpa+nmTSFQrXTs4HxZ7/OjAELTNe5tNywcZbsS+i+IPzeh1hnivOm98F1e",
+	"TsJMHDbIY/loQ4yZHZYiKgPqxO74jV821hcFhF/dSzknwNcMvdDHFu15mkWkU3BWnlhI7DvWhSh0AM0n",
+	"kWnNmdSYohl1sQZ03NA7puiIbXdJJKdMcDG6tpm2Eeng+4CNucSaBCxFZYGRgi8ciNobfXKAa5mbJjv2",
+	"KrTdl79yEZGOq3Ob3LBsxsyLZ3IgymAj75LUJRHXOjfNBaZxRDnUrCTIMm+3UKAAp9lhCBGh+UjU3E12",
+	"SGGy3AMeq8A1r3ySOeAam7cb5b86fFUfTVnxgnh9YLNzL0quOut7++aE2j96SuIxVTTOmNKAZgurzaKf",
+	"qzxlukfO5GQiMUnyxrKUExcKpwHd1VwVU66zbQS9UmyYa8dSctjv1+GqW4Xp7R89rW53+4E+flSjAO6C",
+	"oqsd/d9AoT8Yw6ml9W+a0pVb4HkaAKrwMYBwFGxlqxwIH6u39EXXNKwK8MYQrgnkZbOktA5EKRWJjunU",
+	"LJfI6COK8szFtEh9qytuyaK0VV5M4apc+yUWxuecmg6/BGtJCInbfb80igRLfXHs/FfSZo2G8KBMgSfa",
+	"M22XPqrUxlpxTRzxPCZ/a6bumCK3jE01oWRM9Xi7Ry6ZSAjPBoJqi4ZMovsdfMNOZtoQYaQ41ST6K3zx",
+	"l4hI3CF/YjeXMr5lWX1BaZnr64TdXf98e3D34flvV79fHIp30+fxT8ne8I1+OvqOHsxfsX7+Pf+YHf37",
+	"b3+bPbtpkYtfjosbpaDwmOngYuRCO8JhY7XMCX7vbTwIfk0FgSzlG1YGsaZS3u7QlN8yTTpCkn6XfOyS",
+	"vS55S6Qi78yAAjYLbMwDsTDuMD84+PUxe/b9D+8Pz6th0r/s77w43Xnz3ffvP5zv/K2R2mYJ3s4VE2TC",
+	"RZ4xBwo14SKzESQbGDWrAZsNq7eAWVvPDmlk24VJFnljegyAtjcMlQL0jNCMUHsoulR5acN2aUZmYx6P",
+	"MdwCQmmKMPUKQFqNm5GqB9AywmvOJRfZxpU8GPHS9KDWlvDcQPRR+5gn+8BlPplQNQ9EPRXI0QEr5gc2",
+	"YzpDPpzW4dGvXIUha/9EiUvw8yy+LJry5OB6omw4DgDgEw475JAzBZj3CXl/cUKwJLTKFkbGnvoj/hlh",
+	"KzcjXTy8Oj2jbG7XH6hwQFZtqBcvI5a16SGAQLTZgv0KQhMKmIgqtn0ZpjahU5LJbrEnKjZlNNOtp9cP",
+	"zazPbvGWNQM956HK7OXK88g34Ux/HH7DVTYOiNTPP//888779zsvX0YQK+a+iMgu/h2VFwYb/zWid8z5",
+	"Ks2lLI/HtXyYF8/7O/3Dnb39EGO9t/v3d178+vnwS2cH/9r3/tr+awMNd8JZ9hECCNcKYIVHQoNYxMKG",
+	"ZAV84WDRypWCoC8vfvGhcuLiahdCPpYj1a9cAcOUjtYIPwEEl9cpDXrwW4MlvpF5EB7Ormg4xoTMSoKP",
+	"JMzavx7svmiR6n/OlJYCjMGeccAnhd8PU/kE+KrM/vncxciRzusueQ8K0qcuOe2SD9uwhCCGvLoiXj9S",
+	"ekqtNT/u7RwQCCQ1F+mYKkY6IleaixGoAYvUSI4JosaL/9PX9w+biS3uSv6ehENdylDY5uIdDdUVUgNP",
+	"LfZXt7IrO4ZbHKv8zQ70bRWQ19dBGGzNfpuNZdISv+49Fl6NuBdw4gyZAgSH1QQEIQnwh6xotAfwVta/",
+	"6tJc7YqXXRpTiEeCiF3A4dVjsOGZfyH6pnrXtcVb4HFV3niGj1W/s6+sFYT3V747jRe++ogtKzu2IVD+",
+	"uthypdG9X/5vlfn9XyFs5Yz9yDV1jJuH+4f7NctVv78uruFyoQwKX3mMLOwKiOlRg+X7+CrUwRG/Y7UT",
+	"7rvTD8GiE+64RsqyP3x6++HDyp3Xtse9ragq2C9r+6r1iEF+wRowmSkVr/GhkB4BcOe6yXakl3B/2hIO",
+	"i2UKpigbPoOhdrmwYOqVQ22/BaZ50AAT9qBkvIV/NqXiils1U3GavhJJ0Gjxk9Ooz5UkUNIIt8YsjsTx",
+	"bvkx2ogXM6RpCqAWQ8XMRR/COPPpSNGEJS6mqFDXpykVFh8b0iipIGboaSaVj6BhXr85LDE8bv5etMwg",
+	"sZWjo6r0hmsikdqzGIEWsMAwB94rq6PcLYW2kLcmgX+lFOLmtDMRYPFFy4B9YdiKCcNvS5iZhSbhlYlr",
+	"AsDIAhN37sc013X5tdJ4DY+FOdhDkL1XtaF+oou7CzQoq936LcbhVEn4MmNqqngFeLlpj7F9b7jpe9tB",
+	"ILXeDcvI5X5B2yBbKrrfMR92bBGwxaLYcimqVm065dcAW9PdmrGbsZTgBXVBz1uWles65RpFwdMAyjKL",
+	"xm63ij0FY8koeVky8OtifTLl8fw8v0m5HrPkJc1oyLQDpXpTVwy4CvFLcscUgGibtVwUCJj4oHTLG4Wt",
+	"MyxA7oUI8kuEnJmLw1CquHpxOFgrtqJoX/n24Pqsjteru7WseT+hILxER2rInJfYCVhuxVycMwf9XYE1",
+	"qc3a6mWDVXSxFYG10w36Q7AzSH0th2RRWno4cuhHfBQSiDV9bg+63UJuxaPTG9TDJtxrVl4z7DDa9IzN",
+	"tPKN+lQJUlnRRfeCZT3YrOmBUJi9xwyFWRrd0tyduk8hcKwIKXZcsABh9zSGLE0+oSnBl3cJzchE6ow8",
+	"LX6ZpjSup/ztHy6i4PmGyz//+lcwVP65Mxj08K8Gc+W5kkkO4QcX+bokckin1ZDx8AcxDoZ8cSldjXl6",
+	"kYtXtuSX7pbFlLnk9mb3qFuQi8ZbJ+7Vxz5pd7CUTy/s0T85nY4mDHxxEDUToRaPYYNPNJkDAy+Y5XqP",
+	"HUmLP/9YnukB9qY1ItUK/5M750ZMIKsaWOKuxzIOIn/pMqJhQwKEi1yU5Af4yJpC0wbJx1FCPa6FM3Hs",
+	"wuE45OoceYwJ2vnPFsGA3A5QLrvqqKyTQwPaTHwKsPkbWppGigXU+fe5BjJWc0M88TPkoXzB3gUI+080",
+	"wCbosPE/kOw6oXP6v+MxEztmlf++LMm1jmi28u66GC/0ns4pORujzeQB1JhW48ABa56Mb1zg1Mo7nONh",
+	"gSAjyNIH3S8mUyAVhHykkNufxjGrcR9t/en10YtX/W8eN4JKcefS9V6093r/xcGzrZaj5eroulY3D9wP",
+	"RnqDmq7FHlhMi5ou0omuzF+dKjmZZg07rmt/iExRxzRl7+l9eCvOLCzF8uMGewgp6+Gkdsv9bxvplWge",
+	"t8tc3YXAGU6Jhl+MYPHMRVYlZhFDkirPeuSlFUFzcwH37wkRkvAkkD7XKiDQXwJGn0mldiE+m5mifrND",
+	"tobRsipMDbmX7tRdbQsbU3H7s8zflxyqAauNZd5dviRcMKHj2C3a4Xdz8Y3eMIaE4AdP61kgVKnqy2Wc",
+	"kibUas+kI9gdU4SS7y4/fig4obQ0gpDwEQctKJU62+6Rt2IgFB4zulHrJp2JVIx4eGnbJ+7VnGkHkM0S",
+	"wkUmXczUEz0QRagTBJ6RfGqOmRf1mLO9/d5RNeJsBxX3z3vdvaMvhfb+ea/74kuDBr/q1iHWvGks9pkI",
+	"ZMHFOB2WWkiZei+W3Ud2Wl9I/K1zHfYe1kCEiP14osktg8hM6tG+nQT4wnCjqXYQeCZ+y2mKyo/fM7rz",
+	"+6/mn/7Oi+tfP/e7By/CIYLe/r7YxngswYcgh4TaD8QtI9KByOyjftccshkXMeCnyKxkGBpKZbHczWur",
+	"AR5r5otUWalL6N791SR85WHknc5yBlZBkBwpk7/WE4ZXt6j9QRYgeZdTHFMF+EBPNIHypGMxhMnR9on9",
+	"rRhvjBGt5oL53sf9NgSM/4oT1NV3wTTAIy/iqpZC9QSO0DzNdM8SWFq8QSt8VCRkzvSukN64dKZMEZTj",
+	"ExLNmY52IyGj7ZOBiCaMCsgPqe4x+3ZP2XbAhuaHm9ymR8CLkXwYpgUiRbahHXZSANruw/nlCYnE1Dbx",
+	"w/kl6ZghkRAq/OKf//iPvT7E2GqSMODXkkqT/j//8R9P4baLSGYulcPua9snJMrYfaajgQBwMXaflX3t",
+	"EuEFTnZBiwU/QATuDovTGOdKS2Xv0dE7Lm4jG8MdBlGEN7OAQn1Z7EgWIsUVtRcTbFUvHL8Bs9e8WzYr",
+	"eJ7s+BPzwKqaFFwjIbXApt7+URu9SUyDjlk30+F2TanW/K6p1YX4NNgiYqmq94zD/ZXuA3zIr9trRddv",
+	"cGj1LlHlQUwrOmN1KOA8y9a0tZlKV6t5UKpbeUPQ+Vw7Cr7S9lcsoGXbXxhT7ydcVY7plkNaG+wxEWht",
+	"OKdkr9eL3JESVY8J3IC8sv1eb69v9j5kg73GrTNyRC6RPfGjExJN8jTjRQHTDDNSppQ70ivFzahHhA6E",
+	"VWvNEWaVtf1uv9/3MiVwI74WMiKU2HOxlmkGvdzCZeSocm1bzCHnNW2r6yYc66xllrmKWsQl+ZNx4Z7z",
+	"v/wAjfG/wbyNM9cQ/6f3po3BX66wuf5XPzP9QULU0g+5zEJcl6A2UbE6Jei0LLmhQRupL8+ZclaOAFfz",
+	"49P1rse9C8PUxLyrmcgecufVTN3xmJ1BSO0306b9tpXtFRrqUc/S+wuaNVcKdrzwhiozC1u28nVXWHQT",
+	"W2x3646mPPkkshq1fJNXo9HlfQkZsGYP2DshzJzMRjWyxKKgLziWeTIBcmtq1JfCSw5ooXeSJ2g7Sbm4",
+	"hQvcGq5xXiXXvVs0Ejta3YUJr0zUwpKoDJKbs2KGCvnr+qt2HaNyKdwBDaJCWLsR6XVRfckIW1owvAvy",
+	"Yb/ZabJhFH1G7/H30LWoSstclabCcvLf/wkGivMCnIMomUN415imwx0z3c42buaqzHO25BIJ16B81lAv",
+	"DyBas0XkcfXlrcKVQxjcFY9GlS+45rDwXlaOX2WwlopQncXZXGgh/hsz20vhhyaJDMJ3hhCY44aqeqLa",
+	"Clqdp14bXuNjle++KRtR+f6yaFHl6wvXvGrFbKHgy6Lh/khs5p5pZIj+RlGuWUL0WKqMKH7TJUCgk6xv",
+	"LXjwoq3bnR1CQGEk66Ap79DdbLu+BbJmFzusse6UtjzfsnfYZNnz94dF44ZlmIJTIOliWCV+p5G74QSB",
+	"uqkmEGbb2wTsdukus7iAA1GG5nejwRq12DwAV3KznwDFoVsY5lRiT7QtzjWBIDaWFON/AmcXLFWCV95i",
+	"O6qGfB0e9VvFlC+HHQpvNOvvLo0byqZLqK5Qlh3vV3u5ClZpHb1zQ4XS9XExcmg5J1hAZ6zz7EEJgpla",
+	"RqBuqOa6ZunR+Q3KS2ffXJr+Qvb75H9VTdeItVMVjlUDV9U7axJP74mi2WKTOnv9/SPyF7IHdJm1Vpjf",
+	"1m6F027L7eag/7+IFRCiWZwri2du9KMTYtFCSJIz8owkdK59WkKQhl6dF8tHImpSawNsLVRngCdZeNUd",
+	"/rezWBcJ4fDaBfayE6Nc0DmhqWI0mRMJTh2Ps+axiF5KjfYx1dfGNd9E9RAlig6ziOSmGqLHlsvV6L7R",
+	"9gmJ3LBZSyPA+9DY7KSTSQ4EIUA6GCUsNv1IIjOA5umBwOGfmhmB8RYJksxqEpUtj5BKZ+mcABmBdhxF",
+	"SY0QBDpg1fVCWWe4ZWKbCsyCpKoD2Sfa6kA4hC/t67yvLrEe75vTshH+o2V7vG9fuaa5qboqrojVqTqT",
+	"k2le8IE4cIljwmg8hjPMHlFck7qebc+2Jh17IFDJruxcHFYwV0TnE9Jxh2V59Bmd3CyOG5bKGelbXl9d",
+	"2x71QER1wY7qu+QJyei9eWFUCnxRyB5n0ENNpmmu/RcNBL7pBIdh6S2iR6JS347gpL+ncZbOy07/ud6B",
+	"Pw9ERu+71oeAK7B8PqquybLNprLuYmtCpnm/0nZJagEjhj/CizW9ePq05b3IDcRiHWtcrjJ6H3j+2fO9",
+	"Z+0eDzfg6f6zw1Y11G3jlS4Fx8prcuX13erkhDbXC0a15iNxRfXtZtxcpxb2HBGqzPali7iwjOrbJ9qR",
+	"vGJYs2N5LZCxQOZo5kq5703Jk0LCLTFnPSvCFV0jFr1dFHNgoMz1YN2oOh+wYmlsJNRewhV/6W5RFY/5",
+	"XZPzNqYZG0k1b0Dg09mSe4X52V0rMHIVMIMc47p+QibyjovRjsWdgwd0l9iPCSoVDttNI7iNDXKYkM6M",
+	"8dHY7vMW2aYK8r8kodo0XJr1koXIfcwQ42XNIeykNL7VQIKkYf8HUirFHKUJxuuaH1kCSjN6H/HaRDX5",
+	"nSkZDlfcBMde8YzHNH1X5EMupwaplF4Hj2GkWMLd9La6VqB4vS2eDILT0PtvaBaP1wm1ntD5mRSZjRlv",
+	"umc/0UTOBJnQ+U6MpZGFz5zsDtkOGG/ymx17C38CMTaYIzrNxo+CzzLhYu0ONqbA2MD0le2BXGTvgTN/",
+	"abY50Bx55RuZqyUugObQbDZdMzKysmBai9gn76lgrRv4ANrksSF2XMcHcpGCdV0GLa1k2FF9izE/2+GA",
+	"ANgN287pErzAYnf27f3Fhu7eU0rRwuZRXeZuGisLrgqOUW75AVGrbaz1KV7HKVA/qJYEPLRZp+eKaSYc",
+	"duASQCermHpMecW2kTBlhpWgP+WYRHaTMSruEPYQ5JP19pOBcGUIz7qEmXMlygUS4vlPGeUloxmAvhqF",
+	"2ZYxGozN8nVPDxVj9mbXMGje9rs+wP3b9VL2FteL7Y1U3jZrmeGCSLvCOoAfgVp4zXyYTPHJz2aBeKa6",
+	"ti9qnyESjlOvp2n82mI22+HKLwaUmQvhMUZF3DGRSWUFtRPhhEdg6jGSCFdgp565wFlt9ehyOgeiE7mR",
+	"rj1sDRew7zzRBEEkqup1cfebyd5ARPVZiEgHzgEI8du2t2vCEm7utmB3MRXMbLrUNFfxmGqWHFtLlr3P",
+	"c4tobJ+zO5VVyiCaWCQE5gU1e01yo9HpnaJC8hfy6pzsko5pINkle/1+MGJsnUVjRb3uL9lY9JegLX7F",
+	"ddD41o0XRfvVsOnVsdiHkLowYUMuOEZJItng+aerkGN+8S7oX4jWzG59sOL+CBp5GMx+uZbeEgMzLBbB",
+	"bPSUqhHTGYHcNFzgv+V8CqffWKaJLqzPZcbjCaH4nCKCmTuXJnqa8gzD+tlvOU2JzXXrLd4ZHkCIfdhf",
+	"ruM//vDoidFHivGZSZWNjXSCGhAcGHyiHBnrrc0kZHRtzk2w1vWjxGlduEwUjpPnz56uxIny7hnr5o8v",
+	"3EKq/e2vmzC/lqpu+x8+8T1VfVEr91d28+Zn8z496NOvTJiHjyBN+uYoDnfNKcW1oSrvMG7QloIswKhs",
+	"oOcWKaJfI/3zQsoJQTzINeHFGpHL3l98ID6E5fqwZYGhGyqmx5t5uBU+XKCve/Gn2fW//3Zw15/sf3gW",
+	"f6d+nj2/udq7PT/U75IXwzf0af5KHo3+xvfFD/fPfpzVQkcsf0vrBNlKM8LyMeI6Y2qzXhZSshTVCQqt",
+	"pLZdc9f1WEhrri1YDxpguHwsLLijgmkCjwEKljCmusQoveSgv5PQeRUna1V67roHhcdasWzAfIKLhp3S",
+	"LcaiyvDcmt1zFSKSglI1RCSw/5srTYz2WSwEdpsCo2BR78NSbdEPVlFzQ8YT/IX1Vti2Xct2ZjxxBTaI",
+	"DFpYLrYDRfNajOu/BDkpNLch5KT67P5RyEkLUgUa1oWl/63WcEHFLUtwNZJB3u8fMEKTCRfuw4QKOip/",
+	"40JPWZzJ4guzLpk6IZHO6HAI3tQiqZBqJGDgFAJqymeluexP88xHOoMmWBRcxCaAF4P2YZ/b6m7h66r+",
+	"/7LkgqCbTjdC6SiZsiUNx3RIs+hB7qOiGdH6zYZ3bNL8PAsGHtPY6OoNLrGvBoS1Hj+Zbfza7MKC3Wcf",
+	"YzRiB3EzjdSbQqTjUlqGwL8ky4eKa4iNQfnd+k3bgZbn7DToGlIqTx+MBPav5y/GblQ41qw8lRzG9UlY",
+	"yzbuTfyafmLwwbPVWTW2XHGjS3J2OsyYeo80KQ2pvFTfmmWe5AzJdVIpRpZRBeA7i/6WaVv97Woa7+Hh",
+	"yrC6kaIxa2yIYzc66Nfyg/vPV9bcJjL5iupbF5SccrO5v5Txg1DaQmnaXKoW9j/TlnNXdmUetv1Vn49l",
+	"JpcXuYypWF7iik2mDXkNVI1YdkVHbc2PbDK9oGK0mpW5KOhjYDwEYgcrWbLENsQ4Kg6PsGgiyBEY5LEo",
+	"Ufg6a4EUEpZSA8DRgw6JJuyAvUdjsyz28AWIi4vXZ+To6PCIKFbsA6YwOlUvLj69e0XuaJqzkg7j5dXl",
+	"1enF1XaXsPsphRixyrkzEGXwI8SWRG7PjY5J9Pri1Q9/eXn69t3PJ9/8/Objp4u/PO3u9bt7h9295yff",
+	"/Pz+7YdPV6/+0o96xNuJkQ1vRtN0B9jUIbxSH4PnAsKHEglTlGEAP16w9NR0f2co1YyqBAJjx3Q6ZUIb",
+	"VWeSx2OS0owpoBAriNrJ3/PJlCWk098/PugTmpH+wfFBf/ukfJmrJZtBiL5519A07YbGt/5rBkKKmPk0",
+	"PabZPXIKXh+a8gSH2kcMKS6NU6o0wG8ooJusA6C0HMZAIshjHeOLRw32MZUxTTEwFjrjKSjlCZNJiFPO",
+	"CrHZ7q0dhNx0wjezpV7korw7rbV1SNVyhKCsS3ha/HU9UEfa3FC8XAZytctIZMViqQB0HJ3jsBh3M9kl",
+	"Znd/3SVTJW9Y1/nhdJdYG2/XrCT2z3/8lx8oUY5iS71Z5W1D81zWu7tdFLmRpp3XjvwBHHWFfRYiKaZw",
+	"aHa3ZlTDb2MqEjkcrr5yQjuwgUW2PIw3TNEy0dnM1xWVPYnAHaAJfPU6wiTTCZ3jnYuSCGYFCFmLrhbP",
+	"uKmKuiSCTkcDYX9y7rqIdOxurHLxRCMuJXEvGZmDjZrbstlUohMSmWG1sBwwnBHJ6C2zufQDAT9MWMLp",
+	"92wehXyt7sdHhfRcwogub4Igtl/DX+t4fuunbVBdet1GVWIKwM9f+0gSq70h9QWy3rpYuRrg1yahL1Fh",
+	"15B3R3SKIlgEAMwoHGdxEOUc3Go/bBBfshxNV941opUMpWIx1W3th674uSfDD4aYdZVZpCd8A+wFCE9V",
+	"Is12IfJWceBKwW6R//5PUqes722KnLvAfb9OiA94Nq/ke88D24A59RpOyHUqf0hcXjEQpYPPb4UPxFqV",
+	"v0CfGlbIBzkrkaOqIl2qPu2tL+aO0foiYe6aKzHTvVa4+hu60pRnNU2pECwh//x//l8yVWw6tX9zcT1V",
+	"cqSY1vDZokHD3wnkoznlG/nMzQmkb/mUgEu4C2UI12TIhfV/OPh9fCHsEfA6sCwWL9sqgKfNuS0FC4IW",
+	"m/vyaRxmYj71uCd8H41p4ZQpsxc4rmAdY+fxCt0lmFqXSXgkBMyaNYatFq98ooHMHT+8TaKq72fEskse",
+	"No2l9IbVgHQ/Tll5+1pOJ+aG99tXV1vdrfOPl/CfT/Dv6dXZm63u1stX715dvQqO55SGiCbr/TKlzCCl",
+	"iHhgc0EA1fHTxbtuGbk5pYpOGLIW8zSFW2R1HHalGund/t6L/eEBPdzp9/v9nWfmn+fmH4/jam8XchFa",
+	"FKV05bWCOk55HOsKiVQW3gWMpD0S84yOVzOWm9ddFF7pRTgtKhrIW8yD7yxF/5kUTgFZgIy1Eq8zCRkg",
+	"jtWfdKi5y8OX1+5Loy+OHNAlBz4inmxj5F/xIAWubj0QkC3SxVDGGxfyWN6P9/p9ouQMHCfRt6+uyC48",
+	"8FdX0dvkL1EYIm6Ja6DlfaWNnfESO+/G0JkcF/3MPyExP0Fi/vBVWsa3rTf6S1MaqalbUWTYK7FNvy8M",
+	"3fjSJhG+8CMdwjBguaB5NmYi4zEw/BhRITFVikPOtJL5aEw0H4kdLgBAFpADp1NIZFZM5xNGeHbsKHrH",
+	"T/RARBkFynN7C5FqBBGsLB5L9EppJrLQpEPJ6ri32SyCV1BasK6XlX3/7If3+//+4zcrtwz3dNc2qXmA",
+	"tUzzML41bju6YejLI+qJBhceoWkKC8VS5rvTiQtksTUrKNdsmKeCad0j38KyojYCN6ZTesNTxOK9YWMu",
+	"zPk20qQD+gFaCOxdhaRyBLYBGd9aBIltklKR4JS0E9/yKA54mOKmrcjxL2BHzFlyK+TMmY2wy0Tx0Tgj",
+	"Qs4Wz2I4EVtvyaaR5tx1O2NDGCDPmP96rgnNvGPNM38BwzufsDp/m90w0ahs6us1xw2UAqSre0+bIa/v",
+	"9SELWlBYCzUj5E8aIdyIMOsfCvbaAKIUi3W1Oahci8t1XyxWeDcW1xRPmvpgyj/RhCdejEcZ7Womrn74",
+	"aYL13LAEObJtIntGRxsBxDQna1jvrSkAtMNZMerFaDcdNGR/PT7i1TA2LQApr+joCt1LIURKa13zT6Ul",
+	"kS4zdvNJ1RTccZZN9fHuLp1Oe1rm2lFF7JrDZ3fjTbp4WanpWTkqd6RusS03ben+htEgf6tRYsyW8ZKG",
+	"sl6v6nZy2OEB0cf5WFoYzu0rrniTyEFllbdEb94cv39fu5j0D477i8hM+78CINPxL/2dI/zz/9xqScrB",
+	"hYtuCxMhTpjpYS2Eb8IUj+nu2ZjHdCTbRQNYyStq9AfdH53gNLM4VzybF66D2sH9FUJOpg2520i/8vbc",
+	"petYHH4LYgXZaXWMl4Nev7e3d9B71ma5Ox24Zr02Ct01FxGgo+gioRK8QS6HFzU6DA48Ie6R6yHlKUvM",
+	"kzMlxagoQjo0GwirKULgn67w8RflLLQ7FSO2fUKiVMa3pr5MSqSRNS8AxB78BfUbF0WIFjSalSN3QiJX",
+	"9TXWmkQnJLJhq9eK5ZpdJyxjcYbNjqUwWmsyELYMyeQts5yNkMAIsVMjyotrjlOAiWJ38pa54WDJtcwz",
+	"fBvGwC7AwdhRgz3SHz+U0Vu0iNSaj0zbgdbbWvC1UMq9tYYkU7w0CJpwOrJiH8rwBvF7osknzdQOlLRA",
+	"3lYkkU7fRSwd7e17ELyAslZjRHgvf+dpSnePen3S4ec0OSFn55/Ix0uy9+z6kKT8lpH3NDZf/Pv22tGW",
+	"SFuelRcjPt3yOxle/UJL9S3N2AxyV4Z8tK7zJ4anAF8l0lDd9QjriwoW5I5RBWPFmNhuDHMVGVN3NL1k",
+	"sRRJA7WyHGZWy7SvsKGqCGGKb9dPwIjFxUj3iIt/eFpFh3rqw3sdPK3yiB+txC0Jtzg8vlo3XIhipnUR",
+	"z143Unz30xXpvEpeXp5a5Tu65Um03SXoWN87AmT7jOkeuWQC7pHRaZ6NpbLx2cfkG0aVC/KMvddhkGcU",
+	"zIxFLCb9NoQ2i720aFRw8XV4KGbDsE9WRvlFPxjyVI/lr6WPTulvOXMdPegDJlmXIEC1uSv1yKt73BzM",
+	"mR6df7y8Irvm3r5rKw53zayDlZmCOjDZ/kzVGu8PmH1DWAiyM7NhO8DZr5MfXVqRWhbPmsLFU5nhVZiZ",
+	"gww+wonMdZFuDqrUmME1YzHAoemdzYiaV34mbfHuPqCYWLw6uKI7tnDF0OYOdjgubEAP3uIxEVeQlA0z",
+	"ZIYiXG/3Fqlo6tvrZlSZG6eg2rmtzJw3RqskaUOG1/VAGyuiWwvmWh7NVessvrahT4VzZrMurc3RWDcU",
+	"4NfBxo2pYu+4uF3cwbPw/nUJoB1SxOwEb9LmZBpTPTZyaXSCHjGVAlY3qFVKZpBgwzMU4qlid1zmGiKy",
+	"yuCpQ7PsTLU1neK353/LDt7N+jf/frsnXvw83ddHdxfP8u8O49dPxy+fs9P+5MOePN//7fIgKL2qwRJi",
+	"ifpSLm5JJs3ZmnRJ9HnGbq5zlX7Zhbz43d92P8M4fIlIB0AF9XaXRPZH7v3IxR2QGSEk4S7SKXm/4xe6",
+	"1rnmy7F9+4N6X6cmhtty1pjbBbKQnFZ4Aha2kI0vTw2x8w0MjdmSFr7FoQ66Be00OMI8e3HYiCwPgUPX",
+	"AfzZjF/PtLCRQRZiwZb/ijD5a6VOaJ2vl2zRxrtip8UL5F5jH7YPN/ExIKddGM2J8mSdSZrS+WStdH8U",
+	"unN8LEgW0Wp7tj30iBwqWIPrQgs6JkJPfnxpqctGMYTF5WmBwqACPliOare6ErwB9ASpebG6cVu8IEDI",
+	"xzozV3rCl64vfOF7LGwFZONkFL+VFV8yX97tgoSlfvFBZNqHb0/t6VwWtvWvs1O1Jn15JZK1dquvsgWO",
+	"jBoGml+4pWtqkeWcNzPK/E9khPFMtAF7Jc0Y6HHWpfH29MNpabjugnlOj+XMFDGDXSPrX2np3ZCRZm16",
+	"GZG344ltD6qw9ubrC37Fjo2tq8jj4/LMFJQyjmOmgtzt7SIr9rJ/EZnMQ/hf/kgulq9AwHLJR0IOh8Es",
+	"YAbQAmBcn9LMCCGQkbMMwwdOSGQ+fDR/Rw7vCwML0F4wo9paeB3FXS8ADh3zZKmauHJF2SrCaCetnjbr",
+	"4IM9Slc/4Pq8Ml6zKOg/9bhsZBMVXhIiqBhcISQ5zIV6AslQYWw/O91rgya0SQ5qcfRYoSwPn41YGIuH",
+	"WuHgLM0PLscDh7w6n75MeLupDbr3m1HtiS+6XW8l1IRyybJ9ic80gGhoLNSzNQOGhmkpzzgVhE6nSt6x",
+	"hEhFFPs7uIMcgbNpIK503AR65KexJLae7kBYiGXr1puNeTwGYQJoZRcTy0diRw6HpINRehCo+Rn86l92",
+	"bdP07meefAmH67kx8INSXZvBhIxNDoah1lZbyCsFgAOJt521sr2uuzCgl4+APVLuvy4WaD1xLltSFeaq",
+	"GBfyXoz9atn7lwCNBMQ/hDNSWwB/FMxIfd31vFErw+eLOHYmbJR6g3SXym5ZdDGQnYfoODeh1aTzc6NR",
+	"Lo07chwSU6a4tKB/4Om3S4mckqn5NAO8dSYA2s4y4oCPEcqqXGikT5nwRPDROGuPRIGtDN2B+HpAuJuF",
+	"miyNdXLlWkaZFCO+CjbtMqPDIV6xH4iM9Xj4afVgTFlixSDkNlxeuuRmTqZjAJFVQBvOlJai7tinc0rO",
+	"cPQfgg4AbWsYQJFQlXyyzqZQevI9Q3BGDW1GHNxjMqFak2gUdUl0C//K382/6U10Qu5kmk8YiSYpfGX+",
+	"yfQU/nNj/jsQUZzD52F6jc9NM/Pvb/DviKYR6Xy6JHGuMzmhar59YgkIIkbjsSmTyN+ZiHrENFw7ZgZs",
+	"GyBV3zEFUfXY/CFSYZ8QGiupLZgvZ4jMW0RgU1uuxA1OWJxSxXQ13sRsN7fmH/m7uSLemMmBgDgjxXpq",
+	"/r2B/8S5+Rf6aE4Zs4/+Zv4ZARmi6Qpk4vyOjoFy2qHKxQ0toxlzyzw4Vwmd4y5DyYSJnNxIqoDncKYx",
+	"eNwM0pRDmsLNnNgQi55dbpHF5XYFuRiIIlHJC3N74sJ1zYr1ngGcnUySGzbiokc+VKJ3IQB4TCF4N6Hz",
+	"gTDttOO63NnBVl9l3xWRaMFtLM0FjHQ4MX+NysNOE6ylCw1tWGMZewkRK4HzqIiNWbq5w9M2juZxkzOw",
+	"6uacjDcS2RLJjKYpCNRasYP2nm672Tg875nIwzINgmwD91yYWyHnnVLMLcp24D5drpjluSLe6gKE4nOX",
+	"NxfY1BkAfgVXhDnYzSWACxK5lbUC/mSx12w4ZIin4vffvgvC5F2aazkWNtGVIddMPI9Ttn1MPHjzgYjM",
+	"rMD2WSz5aFpYSSLSgfXq9gWzcYANRUNifckRgOntBShxNBCLDxZ8B+4uU/R2GTTDCq7/mqC5qa3M1jIo",
+	"C5jkj2q0uA5bWeYLm3xgmQSRJ1s5XfHVjc0N67F/iE5XlcuqHbqgQXjkGOPwOMj49jT5e67/0FinhQy/",
+	"emafXZYUWjZZ6zYKgVKrj57sgg1XR1V1MX+wOaiKu2gq8kFmNvAvlbgvrRVd1Sb7PAAFseyx9/IOuEIu",
+	"sPRakU9Y9qyZuwuJxqdMgUYTmdIR6SgWMz611AlyygQXI8dYas+RkzIEjGvEckqcEuQ4vrgwu3DMCown",
+	"XiUn33v+4kWIHLg9EfCKUC47VMVIr1g7f0hgV22prkvG29Zw2oRqtCQerGzZ5JFSEhYXY2Ur4AmiWEVa",
+	"5ipmPZ5EjlVEyZlutfjWsCRn96JBm0hZMmIKc4RnimcZE2CgAPFG/4TZOoBPFKD5EYFMA8t7avYUfI5h",
+	"8JiSM1hSqcRA9PaCcXUv2mXiFvMJcefQs8Y5NWpxyuPssXLJXYrxyt5cjqXK6IiFcMl/XSTuOOy/sGDJ",
+	"EE46sfveMcDF5sMhjzkT2TX8GhXpwZH93AGemBnVQOAH9AmzMVMMeEoHYixnCM7GNaF3lMOFavuEIDJt",
+	"bIdIm3mOU6mZZfQzT5O3CZtMZcZEPN/5ns2NZOSabZNEEiEhh9gNNeZSh9EMkLYQeihK+qjisCxSsADU",
+	"AKnZixQYkDCHg+ECFhXT2UAg+k3MgK/KbbRwzmHUurcvW76mABOjf30NJsLfjcwhspLHpDhovnS3gAT3",
+	"nKrl3FF2VLz3kw5N0zJBchsNgamcOXwHkppRbr4yvG2PwNsYvrF2UDcWX1JftuYZ8U4GbZXTFQNajE8t",
+	"vW9INMtCKbVe8PUOhl5/3uvuHX0p4q8/73VffGmIwd6MuAt21HPJ8ZB51AatcRy00aIq5j+M8chZgyrl",
+	"E0zb9dJdQb68tT51b6HxFOLrHQYVLagikyGlCGSyW6ztSu9Q0GqT5a3pxsPmncxCRpykIUoK0zjCCM4r",
+	"LcqF0v/oKvpiGL1E71eMub5lu1clDlTOwUWVyp1E6yygPzw3BRkVs9JY6Y5miygGp00rbW39NddK4S+H",
+	"cQmrWKFgLaY+CV8F7JELALVQzLK524xI9HqbrifHkMGpFIM0blApgEkMnn5F4zG5ZWzqUDHM+WpjW4rz",
+	"GFBMACcWtU7/TZi5wM1tet6ASiNVkzEQabPHkkxogmZnrHQjNIF1NH67jQB0+Fp6whqA+W8fz6x7dV/g",
+	"7Gy6SNYeTineUJG0GiF/vW92yDrTwoo7GBbEexgAO5JUjrzvpSIRaMLXd1RxKmJWy96HWOuHxvjA/a/F",
+	"lF1iwQ1Pb2cLWUs82x75rvIVZ/4JEWyEIGYQpwpXnZRRo5JXBnbn6cHBBupBcScslAKXlBzcOd25tqgd",
+	"FINV0wsq67wq04XYFTNqkYub9uM68sz/BGKOBwB2Tej9lYNsrcPBjxRjmrymY8XEmJnLHYXoqAlNCb68",
+	"uqwO99rq6ocVzXi/STOecPE/t3EbQZ2toep/DeoPu66KcfXm38NGa0/1ERIqL+gnAT7BYjiGirHfGWKN",
+	"wjrMxnUynOahu8yn03R+ybKMi5FeXHluq3+d0lHD1vfPf/yXw6WA7QGdamBJBwANs9dVA++PAIV4LWtv",
+	"t9ISL4WjbjrC4AdnjR6mdGQUNtBXsYVYi/mxbOcU66Ojgqf4RsrbIh36n//4r4rQ7y1i1IBQP62I+NOw",
+	"iNfZDwPd6gaGPSgn+RRREEx18ws01bdDqTolBe2gOZMw5wes9GkqZzv5lEyY1nTE2tlendnpYevKq6VN",
+	"dx8UxbTgplaoI2O6LxnJerIIFfR/jwvX5c6tdV26fFh/lJoCowLIqTDGtf0OYK1JNmPpHSNjqac8oylx",
+	"L8TQWZmnCaKVmP15Igt+bUXnIP29BWaG1Swej01n2GD+9DkMwRiJEwqXpxuZmzPH4g0wkViyMEzONlsd",
+	"ydg96E53YFeXtywh+XR7E3bDQLbPlMfVEThXPAYzv1Rkbx9saLWq9jYKMSsZD/GlpTCERV/dIQJ+zZyS",
+	"Ss30QxIgvp761EhFBuvWYVG2MoP+YJ8I0ocxPZVCsyWpcg/Ap2uZcwDT4+W7jam4/Vnm78v1/XU0EVEz",
+	"+5VD6+USFEKy2LD68K2lpUCn34o7njWo7cVmu3KYrRXtIYK8plSuR8u7Wk4AHOeTbkz72hCpojVghI8L",
+	"UUV2aCdJmYXTQQiGsjvd+nZVjos/bc0C0qiWbJSXs3pl1VEZFyTef++yZm+iXjx8P148g88x5YJMGE3J",
+	"kLHkhgIvx5rn8cN23TUoxFbS4MLRDoMM3jwx0iSTVS5cX0dAQlx8YCPb5aPt4eWcXJkfyVzm/wf5Weaq",
+	"AIkZs3RKzBdWW+stqAr9ltpBcCevt2mZ+Oo8zQIXus3FwJJQtDmCa7ucWXAAwqYdkRvmfvS2WuC8VY+n",
+	"svnNfW9imfhodlgqgBlBRE4EM2DfsxN4QgqnvxSMdCRGQ0GeSeQWd7RdggLt9YF2N9MA06N9jolE0aFp",
+	"snmbO4VrOTn2p6pAdLfud0wdO3dUgeprKvN79tJW7H/3EWvyvzqzLyzHpZiHdfnJsLfNT33+shDDYQfo",
+	"Zk7clJFbNj8hjMZjF9rjfnmiiRkC0tGMkcjJ29V8yqIQQ1gdAMO2LiQQV3TU7INsCf789TTkANlGAG65",
+	"he6xOfwyABI/6OGr9RGcfRjmQAiWxbsCCHDSMXdBdp8BhCv54YKY2ds+ruBgxVTsfjbff4naglethezM",
+	"PX+v12lv+HzPu8V6LsCfl+dlXZVg5HULTRUJ3bz/mDz38U3lkJwpGd8OpUqeYLjQwT6h6XRMb1hGOgkf",
+	"cRu6GVOwIgxEyjJ41sUHve2Sd13yEQp92u6SXPDfcuayf/xzWBd8CzN2A7M0EA2zYK/sQGhJRz3yNiM8",
+	"YSLjQ272WgdtTzG3T8jMbLuKQRGaHg+EYlqmdzbECQnoPGhgno2tf1OP+dSdKX5b62yW3lTX7HanO2++",
+	"+/79h/Odqx93/vbr5+dfglbpqgA3sFcA7j7A9WdAQUYy2SOREQzIngbdx5ppKjaQTuTkCJAQzJTxZLs3",
+	"EFGBGG8TCRa4UUy9U85iqLjEl4e1shCDXeLL38wHokR9j0BkLVOgnOL2ns7JNKUxhoxh4zHSdw7xdnMi",
+	"JPHa7TBJpWY4e7mKmbZsqXaCTs/f1tGIIbqjaPdWQUJQ9LB6XvolA3Okb8Me/WxsJCmTJJFlb8zRRG1i",
+	"VhFdx+6MnMaWhxUyasHylEjBeqTgIDWjx1XGmCBDztIEYwRAr52y2BxnVN8SJWcYGw0WeSwzQ0mxsEoo",
+	"2TdM88Rlzj2Muhtd9Ub8EGEq4fRtsoS42+wvY5lJ3SUyTRiQvitdTaVtSa/p022Y6coeBsxRVLIhNMcm",
+	"2ctVqJjVYB7AqdaWeM2J1qoHXrlyK0nP38iZT7YeQXsiuD4BZZeRwRsWS7MVG8WPBRXu7tYoN+LXfBiz",
+	"hGCRJwS4szXpACgDULkACEOZUNbqRvGtqc2ma2yYgb02aXuQ/eDMCZkdQhubszBYniWnzv5erRB6pt2o",
+	"WWe/GaeHrShcow3oDvBbsYVxRT5dvHvwFAHJPLB8fvk6TPXVjrw39xI87SUSaJvDRd9e41REhKZMZeEZ",
+	"+YMY7h8/iIXq2zKKBZ/5qlZqeKGHyeY4bVY9g5rPI7D2lwf5Ozkis+pVx2OEWtMLj/UXbnjclj0p9Qwo",
+	"FUGoi05NCmprPXiweuEtVXytorXd8gz3+F/KgfRmvrbfVw/S6onoHSd2b1t9z9C3L2W8Ib5zUux37Tcx",
+	"P5lpVXYqVt/U7noARGzWpMUyKaXmOpUjMLeZo01QHBt0KWPZqWJmVjUdMpAKLoy2ZifM5rZZQw3+FYik",
+	"WHxfUA8t9qKFFPaMieIS4frDJ3TEdqfwTvz771NWfpixm2nxYcSHQdSiDfSdIU9Za3fIBEW+JRjR7yzs",
+	"iQu6Lkrn+808Y6gna6buWEI6hWaO9z2Aj4FbYM3hu3u3twabJx6Lq4sO93bxeG1T9sXKbcuNYbciCHa8",
+	"nOtl9TI+947fRY0wV8CS4hQPwnWPnBLXDPwus7x3eLouO3IRhWcgIMGNZ3MbIIL+ebfDHpMolbOIcDGU",
+	"XWRzzyf2yjrmo3FEZlQJSMSKYsUzHtM0Iu6v6p0wlbMtlLZ8stXdMo/DoGDZ6mIsSgXX4GVxCjeJG4xF",
+	"TCcMk/g63gVuyO/MLZ2PuNDbxySaUJED1gqSXYAAbXdJpGSeccGigehEbiOPkDoJfzGFxnmSpCwi9SL4",
+	"vSlB84Rn10MOEE0LBQfC/mKKWoIXmJ3FKuHr7eqQYtvNZohNMsMKbzaHk/9iQO8sa68OdvlweLQbjO7W",
+	"2I72AbxGn/oXFJ3xNMXPkX/8RbVbjbvIRFY8B6JTOhJ4TFQuBFNdxOc/cTZ+hF+wAg2TBkShN4wUpynp",
+	"RKZZ0QmhxXoQbCAgfE0ZNT4yB2y03SNRbE6VNLVweHZEjLTkQGSJt35MDChTJGwxuFmwhGcsgcoTBq/v",
+	"gvmrqPjEf4nzAiOCBbTe7IeJojNBbuY2Y3HCqKjB7li/QoIYUdgrs4pczS28EHZarwotMWjxAnrWSa4z",
+	"Mnasq9a2B+mbGR2RTmQqjiCmh46QdpDw7IRE3MosWGMgBJpnbCBMqW7BY8kzzdLhmvyJYNoBq9a2Ebf5",
+	"QDg8FFNlyAZXnDPaNM/2QdOM6yF37CcxFW1QeDbGm1gd6JrVFIeWBrQVHvI6gWLw3PE1/zW4qa4sS9E0",
+	"MwPmaKG6hIs4zTW/Q77BZCHuuHK6fza65GsXbTzhwvx9cICw+8umAh9bflUp32ljo9d6on7Cm8e7+N6m",
+	"YXSXnFUD6XUfUxy2XrsIfNP9570jvIv7HXa5EE5AzBNnQX3R1hPGt7STRAVh9zTOlkaAQ0NqMd+DQVJE",
+	"fOPfBy2DYdN8aeaWN36vgy4Tj1Y4KFcQW9gipP0hIexXYzYJGptSmSsCUlQ4ApCSrWRJixKqbqOKG5mq",
+	"W7iLjsa1E9n+svj+RlyaU0E2gKbxAhieHq6MM7lSdG4ROhvBZTNF573EFYLD1Hy1g7gKPL5l1hCHB3BR",
+	"chGy6quBDWMrNgHYKJ4MYgAHpdofsn8JJuripIUgUavT9kchotaEpedG7B0X7OF8iab2ayN3BVViL8AD",
+	"byavFSv2R6+oEbixnL3kLDuTQQt7serN4VX1XVeu4X4kodtclk4nFLJ5bjocd2gBHRWda4eQpgusYESx",
+	"JJ29f/7jP476vs+Z0XjcJQnXGRdxtn1C2GSazRE5kTCYOfOst6P98mu1Z79sHZKfGKSTvT37ZOSisClV",
+	"AtZX7jTVmLSlBiYch/p8uNHsVmY4uELviyycRZG95RbMw0sdPqnBXdksSt0lEeRWRqRDyyzLbbyo1LIr",
+	"6wgk2/6xYIGZwJbg0o9NhxQVesiU5Vt1n5Cg1SVoWlvXtcVx2upuQUugLr8F1eOmMb2zzMYMXxNmStqo",
+	"PyVnpBOVoxK54bhOJSCjwvuj7W7BdMsDe35LBbtQlssUjhLSqL1SHBKHT5DKzRIjfl8PYq0dH1mRzdmo",
+	"u4cRa0+JtkmxsGBt8JWfKBttYyAB/LwA9Eo6UUw1QCTeUJi8P+31zUUWUAxPa0/FVMA918LNZrIKcOOx",
+	"7PWNTgL+eveskYUbmY1xU6qHdphGLBJLrtg6PokJnU5Z4kJval53B8jYkFpPp1PTQMTvcYUhQMdth7Mx",
+	"T03P8C1mGMEcYD9mgBY0tppnK3+cw4gM+9uTJn4cmTDSyRSfTFjSJfl0yhQxA7ZdEv+zew/OwWbcAMaD",
+	"sNzvHiDix5dnbz5uNWDmtxgtRMw3rWoP1s1ZMOYU4hQuGROnAdn+UIQS4xDYcbcg4lTMXXabxY5KLB7d",
+	"ZqEKbXzRRtBKX7Tf8s3eiT16eA0bRlfIGA0qcUirsdHJ2jKj2xHOnDy6VdFrIL8DBUSfAqxryFf8VuyM",
+	"ZV7qKhoDktyWAe8QchauXjeZKV2rnKlSywkzF6QJnWo0V7nfwS45AxzdzlRqzW+MHlUs6cop7WrdcuMd",
+	"vIvrubYHiech/Xh2+i54rLH7BkxrWMrAg26UA5Glc1zIhW3LLTyfDj3hQzM7MVU3cjxPVJCjKswo5CIi",
+	"TYOKTlRlo7pOK6LveWXL/dbtJAE5CJ5skKCEuMxtHZvVcXuN4VuWaB9cTxbk5YTQG/jORnjdMja1ARZg",
+	"puiR4h6hGITKoZlwNpYpYL2Y33JlQ/yk5UWxlWX0ltnKEtST9XaPnJk3GzmOzAhHRYymRuqG4oUQYccy",
+	"bSfVf5ENORFsBmrpE13Uj+fmBOB/izHZ6z4YZLvAMH0MCO1X91NZgc9eK8/Sv+CXda523VHaihOlQfze",
+	"CnPNlWputMHNpNBDbTMzZxYG61qxcvuaTDEnAeTrGKO8sHoUKiTbBmxVTeKUUcUS8Erd5kY502OWDt/x",
+	"IXtJ5xo1O6OqcHCAgGIFCNdUAXAhfKAlLvUJiRDHICrkiWRyIMzxgHGRpSrnVD1EMJIYTWlVuTHVFujE",
+	"ohqRzmH/xXYDtpHF/AjemTWIunl9MCioosItJT3N2KQA4AawQqrZpw0gZWKasZFU89o9dm+NvOs1M7qK",
+	"yWqdynNunwjwiC9kcfnyYhuH6AwHTx3xOH7eC56ztwGQ+k8YWx6I1yYdo5XucKGZ0NxMvA1WW8/2WJg7",
+	"2jH6ZmziZm+NYBWboFXMtycyzWfUewhfeOwzqtdmRy/i6tuPzFnxzILqDYP8W87saJkVaMZHrgauu5Ap",
+	"Kw4L3KgfEFHUb9Gu5j37oxr94fpCi7lqD62P3WgNsE8Geb+//5ScWcLUDUhyGkbykmdfQfVyrAs6pFyR",
+	"lGOI+qrh9Omo1mWGKmVtbz/A9r3Zjr0RC1TTwFdBgjZXPJynuLXyQTq04mgLKB4nAxFSGODA3u6R0zIp",
+	"RWd0Dpw5QO3VBDr8IF3gkXC8VsW7Fn7JGsTWOs9tJFfh8wl63XwgWb/R5mLjbjLSrtpKqkt989NtlmvT",
+	"LL82TSBTmmumnX+IM0064F+yZga4dUIsDNreALRTZqXvEDE2t09AUIhiOp/gpjKpXIltfxelCF+22Drw",
+	"19mEt0w6AG6wr4HzPJ2T6JfB1r8Ntn6NMIwFnCRQXc0v8m8VZ0gLr9+rgtC5umMtTdEPn+A2MrPFSz+p",
+	"tGlfSiVNIDZ6pVihXakGLmv2ahvUlI2pINGQp8ylvoHCEMG88pGQQW+wKR+ydJ9/+LZLvjt/9W2X/MRu",
+	"zs3cfPv2NYGIWjBMWrvJEXnPvyEWhRy+eb73Yp9M+T1LNZECUscSNhCdg4Pu3rNn3af9vvuVgyl4u2t5",
+	"C8tQVrCyzqf4x5Sq7Ikm0RkGgO5AkrNPnnb547dmH1VsmGtzN8MLlc25w17Z61KhLt1wQUEPXYsVFKKu",
+	"bFuRFUqP5QyvamZceuSngquj/Lakai6V9ycamNYHAoMZIC8VhRxB3G2qJkn5hGdo/tZygi3QGD0GQWHA",
+	"8DfEbUPXO9nK9Q7z/2ujaBaR2Z54hgVo5di2frFGhNcGYJwHwYttzPtcpM6GtzM1X8ToyjVTHlpHa/P9",
+	"++JdISP+csCxFjkgbijsmef3LDQbP9KUJ9CpR2LASFhG+RoXK9B5XWUrciJs1YG4iS9diBW0ZIyXDs+m",
+	"IdhmVhbtFdg3EHMDWX0J8QoA3C8ibmgyY4oto19/CKxWAUXR0hfqtXGTmJzq47X3F/tkSGRCA/0vCdFp",
+	"nPFQpE5wzv+ogJ2wwPXsaKJp9+GBO4WV+PpGjq2SUH43NN+5gJ7AjeJhIT2nKVPNcTWg0aNlFuLotRcM",
+	"A4E+RpOotb9LIuhy/TfTj1ZxQaZZb6hI5HDY1LCpkkmOOPVjW5LcsGzGGFzDIIj6D2mqfdeyuCSvrebS",
+	"rBDFomg2qgmaFe3eMFTJPr40WmmkeAqYaDRHQv0HhyvtB+yt68R11Rm93HhWhLMmEu1jnX6iOmPvZIj5",
+	"cVPT+Pq5afaRDd3Tj08k8IcxAwiZtUvI24QLwD3zDdVsMw6B5SeUzljJTbgeH1sjTIUNklvkZSMdgOZC",
+	"djXwqArI49p+WK79OpSKyxgBIPSt5FKIgRCgRosIhCCdqUSXRzWlcXPQ/zAJkIf63wT0XxEPz63hofmD",
+	"eNZ4AMq1WoUPtbPauMdcFFJV5LNMJU8RpRGhJU075R1T5XEAUY18YpQUJW1oBdDtTrgwb4bGZrkS+Oxi",
+	"Bq/3jgVZqGtqQYF0eg6eIE79OYaMMhpn5LvLjx/KmItbNreod1wjgWCP/MgUH84HIrrf0UwZHWVH85EA",
+	"M2DkYMnN6abozBoSbOjSlCptbbKToKE0mKplg7tAuyM2PCPpkovXZ+Tg4OCFad6nqzNsszN8THiacs1i",
+	"KRIyVSzmGs7JT5oBErM5jcEokEDvIqMxRtvmao8kiWgt65LZmMdjMqFzQpWCnMoccsNwJCqxKPv9/ac7",
+	"/YOd/v5V/8Vxv3/c7/+tKSZrMQAtePd5m6C1QrFRnlJFTs/fkoQVCKYa40wpGbIZENprNGLqMZ0axXbK",
+	"BJBle6MHUZKAYQefkWKaYlIHDYHVecp5gLu6sB12CU21xHgd6x/1pAPKRWTM6MKoITCGXXbr8G+69jvq",
+	"TUh846Im1i5PBVsKUbn+cAwZBhkA2AjkX3+WavQ2+bKLAhBtHxPFYjkSXDPIJ8J6UsVoAlpezCDl8mZO",
+	"IDlHJNY0a/NemY/N0ongT0eT3TrEg/X7/adtYOyh7S1Ry7EnVZPIepdStGDYKxe+2jK2NNy/Fjao0ywz",
+	"Om0Y9cqfQnNSYoPNChVwrS/K9wLbCNTrVLaG/UShFQ0ydTQS2uRpamNff8tZjkaDzcITExvR9H4Z8BGc",
+	"pdhWkkl5C8mE3s7l3A4FrUTDa73ABeYMQ/VOzytvG1KesoR0hmjmN3II4VnCEoFZ+625LJkeAxMniPFz",
+	"CK2xXgJlrS0JS8hRvx9t2yGUgug8Nkuj12asWu0wpBPNUHp6GdMZ+iLMX55LZXvNvQVqf7tyg7GZ9aYR",
+	"2J7SKZPJgjvXF0lAwQZB5cl2KwYK3pb+z4jlOjcR8IcGzGpYU3RMZpRnjiGAmuvmlGbxmKkTyNWHhP7j",
+	"ynrhmuQQZj2jc4CYxchrdcfUQOhM+rHKHiWFpXc1J2eyfUIiP38Oq7cyheVZQvbv708GIkJZjY4h8Bnd",
+	"KzLPYjlh5t5buNNKmjvFMsVZUs0px/4iRIAFCyhTwbpb+JJweGtDzO2V1+gnmry5ujonWPaE9DEmPRfK",
+	"HLaQO2wGik9YYhpv1wmG6rr+2nghXOxHL16st/QbN+e3/jaN0uDJUbeyWXpBrd4G5naVJTt66ckLJW1a",
+	"zQ2P4phmNJWj3OLlWlXBrm0dEW23IKei2TdoEo/p1GxBWM9AeK/BfIDo3xY8lAsv7UEpcNpkZoZusAVg",
+	"tGEiczyFTmr+zUZKQZotsMxcYzq4BSSwv3BxJ3nMrqcUxn0qUx7Pe9P8JuV6DEVnUt1eo9aI4KC4I1Uz",
+	"ErsLW5ZiU6mySk1G1ZbDYS9hMU+w7qC11HRiREdAb9kbckFT/nsdOmHlDmkH/9Lb25bRm4Uc33ieJtWF",
+	"Ct7wBoi6DcwtpXPbM3zVO1cfuIc4qxfSOShPc9WEIP4aT1u70jTR3EWVplRn7qwc5mmp9HQgRNqcL32E",
+	"g7CFqkdcfxXrVGskZ52VStkSnQnaWzTSaROY65wwu615e38Bx7mZFgXx9g3br7ffulUOrbONKvbgytli",
+	"WlrblBOeIIQvbMMDYa6RXJDnxOpgDZ1y76np8vv9w4fs4kUgwyIINGyCvSU+1l0tEWV/tdaOUE121Xgc",
+	"bzU5qExATchXIT3ZVXPFdNbk2PPVuWO8O8I+fDO3qV06K70R3ZDq3wVAWjj0eabdpY6nGV4zFwg7igc3",
+	"ccLVnl/R6X+Nk6026EHfmjfsf5hLzZ/qnjdSjSjqnmLFRDKVXGSQNBDBcojIp4t3NvpjjBlDcKZCCBMc",
+	"ljGhSaLM5VyjUHXiMYtvzXWfjigXhGZWTyhvPdvdImUF4gXQsDGlWs+kgizIoaIjOE/JBUu4YnGmXaTW",
+	"QCC0WKF3br6AK9Fzh89XemZ+kur2o1EtLqxm0bTgFnUQ0Ko9ZCJTxJrAUF/HYouLqXik8fpUqRNQqbrl",
+	"huy9p8Ba34wcpb2VfuaGaSMPvPewZ6L2hyG4IdSn5l+zLQQFJLg5BNTUP2qPCEhnD96lWZwrns0vAXoG",
+	"Vc4p/57NT3OzJAIXjmp4F9hNb9ncrFqa7MB2oGM5ZSfEKfOVg+fNu2fk9OUV4WJkjiC3/+C65uYVaMl0",
+	"gTvHW/c7dMp3bpkXaYUthIwcRhVTrq346bUTvu9+utpaIB/B7cciRT7R0Ept9rZbJkgnMlVJZbt3TL6B",
+	"GiFE/iA+PTt7dXl5ffXx+1cf4BsWbXfJHU15QvaOyATR6XoD8fEmM9ugOVEBPVCxEdcZU12SypH5wdyj",
+	"h4rpMfYbcX+Mpg6vKztqtjeEH7/jMbsybWyYFzKlgOGIJZ/YDnXBo400YmZXNoW4GJFOhFiFNgpi13yP",
+	"fCoNU4AFdxwT2MI8eA38IQ+6Rxpa6GzGv5mnug5txFxMLyVg/VgDMsQR7M70X+Gpv+CEvHz149uzV7UJ",
+	"GYgZoDjeKDnTTGmXdGZUfuyY7pFTnPVUjsxGnNA4I9wXQmhOOQAN/TYLiIuhdPitNM68ED5T7H/71CJl",
+	"fZcyx5Wjkbd0AWIeS6hcoJMiobCO3aHWLak/IWteDoccXBZwaXYREZM8zfgOUkuApieVPjZHqWIx1Zb8",
+	"wwumMG/rYgqeEVRXIFfxmGoA/cIoVUSBiZnQuSZDNNC/efesOxCIQwjGBT8HQI501wXcoB0fUI8T4gwT",
+	"oFlQlQkzNwMxEH/6EzmTkDvJpdADsUNO09S8eow6gWIpsqPbnFbIMPx08c45lQBCLrGJIdHu3V5EpooN",
+	"+b3LL0gLoxohnWgkgVa1txtPElAUPBonmqFedLy7Cw8alej4ef9539TaM00Dpx6etJCoQicsPaOa9chb",
+	"y/7w6dPbl7pHrviE6YxOpvhtzccGdWGIJZiECNck+jxA+9Bg65gMtlDqLT4BCvxgq0sG1rJ0JhMGBaEY",
+	"FxkW+RKdAHYGTRJNIhs7GGHPf/kMsfpdB3rw5VezpR32923pIUPPI859Lmiejc2sGEFLEOLxsL9nC5uP",
+	"OCSnxPF8YAT+/8fevy03cmvrgvCrILj/HSLnTkokRUlVVKyILavKdtl10JSq7HmgXQlmgiSWkgCdAKWi",
+	"Xf5jX3X0dXdHrDfo636GXm+ynqQDYwDITB6kpERKqpq8mNOlZB6QSGCcx/fFkiGXC5B+QEApy44QKmzk",
+	"MadZghzsRxvueU41wzphR8lF2q3nNjNJwnOm02kdKOZdNoxUrZtZgxv8DMES3E6awpKBcCu9ohwMIVKl",
+	"ELyXV0ZUU/MOmqa6ZmkTbBu1G9dBYx8ebiay+HQL2BOzEJOf5lEfc88JOw4QAAxB29kUQGwVapBSnUx3",
+	"4b42GPtxIi6FvBYhInq65m6XUTB3SYypjvGgSI5GHFi7j0nKxsxWFvicjB20D7yHr2I2GkvNRDSt/8im",
+	"4a5dh+6KoQXGozGgsFWbBwTou2z7TkAOG8QjRZlbGy2PGr5mcxt2X2ZoLrAuDhr7br8XFG9XvAQuMD/p",
+	"sL0ghRN+qo9Zais07brMDpgngDNi07XZLzuK2GBBV6QygW+fGK3s05b+aTsOLxRTYORcJkyRlIrLrvkI",
+	"zh5ghMYjLtwfIyroIPvNIohLswo17fdr7gfjnrB0l7xzj1NkALupB7Q6tp4fKgDMn3W3BY8Jxd+dHwXh",
+	"Evwxt1larr7ACC53LUzySZ4YaUSnpMeW1N1XbUuFCmu7ZOZLKApFC1ihwDWrg7UXkqG8JmoSmb2Y519S",
+	"RGMoo2O2oGM8wuVoJUReEmCbFzmB/9bd6PCGRDFmGatgx1jn0y65jFjI9Qngy3S8eDF/YhEzPrcKSRnf",
+	"PWKhhfJn18yNc3IIECJ5H1h/bGTLCjQzKrOaFBliPxwOzA1iB+LfHIzDOgllOpidhIW9EwhICY11y+Zk",
+	"wLQZ2v4xzgGNM2hi+33sBXXzY4dg5aZRP4izDPpzFLiMAIBO+KWPH/t6OMVhCyms7Jrl4SxMq1HudS5s",
+	"6QBo+joXYHcHLoDg7H4VwBRnRqGxViGRUnOCweUousI4H7D9bLSoB8sBkkMX/o7mlWzzl7NyC8UHPhkS",
+	"kLPU6J64K14KzdJxyhVz6x2jXfhRRC4nSf0TCdw8dBZIPoC1o4wt0jHj/+xU0WdsdiOfu+JzvV6H/5mf",
+	"Qwv3Xkck5M8kpONxwrE4a+/flRQhwRPnSj4+52oNIIs7e16ucOgzSeQ1SyOj9IbsE/n+zclp/eL7k9bB",
+	"oQvwpvTaC3zjOAbGrTNGmoc/Lr6iYlHKtHloV/jaJ2uz8BjtEhgc/hOmH/9J7SGjG7uVP0NSRWeahDMu",
+	"OYBLcAC7RlIymzcObFERbDYFhUZ66LXcTfU80EkKJTxjV4kEN7eaAHOvhZQZ5Kf/YgdmV9ZffCLNzZ17",
+	"DK7aui3j8jsAhbSr3spqt4KZ4q3AmTORFEpTsyz4CAHJacqVFB3c5uYTc0w6oflpDLGY9/ssNdrMNpiJ",
+	"GMwZBOG4ZFMnZOyXw4iD70Skytwb/UWqCUSgkYLueqhY9NGZ0M64jtGqct/K3LzHlK6zfl+mutApZ9xP",
+	"kHcpQ1I/QidajqjmERo9Rrr5qMWQjsdMwGiQ+NqmGRE0xAJHQQdctv6tyQMBwjrJBznBePEJBzQ3jUA/",
+	"hpR369MnBFAEWZuByS6KQRLio5DIowSZzh7zcVNboSQTdEzmYqUuTOrjo+aeuRApegBG/LjkD7Ksq0Xb",
+	"LyzmE8IAj2BCISRVzNCYJyxLlFtkyXzmIVyeGwMFs6CYy+0UYJLay1KRodWHiDfl83P5NcMZQu4vKP87",
+	"JiG1zIZzpYTouoG5CedyMUD9dIO0x9FhcYuC0j06Ezm/oQYKbr60jM2+p7emezLmbIY0DwMb+w3jyCvg",
+	"B7CrE+1ws0+QXiCXykVl7pe4soa0z8WhYNRZoZxTmBdmToFy2Nh8jiNU0wEeNK84x82pkWrUuIrGccFV",
+	"fwPf5y7KfDoeZ+kBC6gHEmzBdM08aBHUi/L1B0WzwdjuWfveLrnA8IGc6MB2eM95Z8YrzTSXmREvo7si",
+	"dMMwnqgZXJgrQ7oeMuuNgqXjyAbA0FM1T3RqXt3cFtrZoQ0WigRw6HUujEgz18GcLGAyxWBTwiMmsODe",
+	"hobOUjlOOdPYWgoZS5/lKPDUapaOVI5DyweVKkHliqXI5Vxp7jZ2G1C/OGaCjnmlU9nfbezuI4zaEAK+",
+	"e7vXLEnq4GHu/fv1pdr9d1t8vZDfwXx4UDo/sx75kU3JBbNcMFjRbCagEFZVuwQigxaNz9U+GyF2yWN0",
+	"Ts68o9YBdElSRfFp6zn9B34VVzqV75j+4foSSbtsR6IZZqvRyDEpYSi7aEsVsr9/VMxwIU1Ak0GlU3kZ",
+	"v7g4geTrFfzVOjhoPge4BPPQo7gRtXst9pw2+/vRwTPzg55WOpV3P56ZL6Ugis+BpNtMfPO3v5/8/cdP",
+	"p2n/p4uPR++nP//1+3eDo2F0dUbH/E2SXr+i9Cz6/sO5xLZNtIFuSzf88POPFxh4XAA2zKZEMQ05wHaj",
+	"vexWfs723kr9rZwgnEW7cVjqghPP2FDIH1Q6//wlqKjJaGQWbqdyhsoPFgRs0Su0iArrAmjPBgr5jzC/",
+	"kffuK50KLgLgPc+czUqnIhwCyh6d6OEehNWheEaqBSv2HKr+czzBZnNep9JYPyMKZWKxcbTgiM9J2iCT",
+	"FwztRnO3K741qsqWeNqt7kMfto7R39JSub46I7bwIcsSkERGlmxpTHkKYdnczx2bQPVVIBDYMdewOACF",
+	"kEm3lA+G2g87FzhrPceKi2J4ape8A/n26szbNoRaJMVdcuLqaDDMarm2cgUa7jlAVGMNGhCKY5rSJGEJ",
+	"GUzQ3LFxd/YpYtZW6yP6hQDTS0zAgZV9G4oFLiqcsa54dYaNAYmRtjAPaEnuN7JJp3aySLXdek56bCpF",
+	"XNslP2eAtSkULyhXU94VMF7w8o2bLKb+bcD845pQZLCiaLMG+RpLnoX8ZibURqt8/a9MkR4DugsHZskb",
+	"2wqhG7BGE5Uf1U67uV1kVf3qEvE1bADAfaMjpoGRf0n6MztlLxf3g3zGL5h7ZEp/I+PparLUJz1uBStw",
+	"c17pVCzPYx1pbepjKsy0Pq+UFofw3g6y4c9i8tThj91ZRWBlC7OyaPFA3Kl7F/a8P0uPPbtiPvuDBg6H",
+	"+nubtDK3O6eaveaj5V1o9ty97MQ/g+yq+hkUT5a+2J4OA2zjzN2sH76hsf8Y5pLm7Zd8gJyCTKGA8o56",
+	"yFz1/Parcsv9VIp+wrGOoN3cv/3aMzoFmBApX9MUuUvbzYMyr2dTfAzRb4DWz1zcaq004B/Z9JwZpxcv",
+	"LvG276V8Q8XUfg+wFA8aJd70AqNH30zU9EYNb9aokWMgEDOd53d3ptvdFrqPepcTfZN+v5KXzBEPAmYc",
+	"i12K3eaZzdhQp9q8s1ITFmN+3qtuZ7t3xYlVoq1Ge6FHAPe4pgrT/94riGiSGEGvaJ8h5NOYUW3ul7d7",
+	"fJOTHYTSdGrrCBxZPpsSbHMkVaf7MuugtkRB2FBU7q1txCdzO5ZpD2SBeDz1YYcNfkKlU0n1x7/9tn/V",
+	"GLXeHkU/pH+/ftZ737w8a6vX8fP+9/Rw8lIeDP7BW+Kvn45+ui6vL87xMStpjPYCMALvgFpj+w6ycSvm",
+	"bhNzq4irD1l69XaphYt9beIJOzOW+spQcIRSEosiLd9gFtKY287GNC2GQJa4wW9Y5d4WzsTiUN1o3gBY",
+	"VXnbxp6+0E2debEHthTutaj8Mpp/j1ILSrGkf+tyyuzjZfruFDLcKNntYsrcP4/+Ltg1kQLwOlE94vKT",
+	"Ew3sLsY1KSoL2ccsCyxYDGY7vxlPm/OeZ59e4GoBD9jF1ruCznjN3mm2PtAitxm6mMC5t7w/WdFFseTi",
+	"et7p603UlHiHzzt6JfaaL0PjKeQjrQO3aAsCLD87y2yex9Og9luc3e5dBRXBrnPneX69OtX1mF6LertV",
+	"XqUWp+Dr88Xcm+XAnGe2Q2XrHv0Lu0deJ5y6BOWsathRq3lFpbSEFd03KAkpPI7tUq+oqrgYJCCDazMi",
+	"HwCfcYwuKy3YdVcUbgAxO3xQHFiPJSZVm+mqYaWz0T6xd8N8fmaXnOGosOymK5xX5G7oLsGekkTJGU12",
+	"uyMXYDtgV3Cdq5zLnLdIjoHlIpU6x/WcmpVEYqazvOw6vS3rgziRs/W6vlzdcJLfJcc37jSu/LreBvW2",
+	"WuthvN2Xn2zVDJ1ZjQhIkVu86/SHXbvLDboJakKNllnga3gv42dItch08JaOWBjMFh3ClsLiUp8M64oI",
+	"6H0IVVgriOkmst+ox3QKFX865TTZJS+Nu6FsaRUj8xwzu13xOquO3bdNPK5kF9gSvZ9i/hrKSXqMEw3F",
+	"SfnzSbXdaASk3Xhe6wpfDI9eBTmZKSgnt7o2TlGmEyFy2ayu8H7YkKohW5zUWj25dG6/5wd0c7+EHJMt",
+	"pshDRtt1tJgEZc1pKTdjK2m85peg8aDqxyY0sSTGF2nZnceVa++ZS185Co3bdJU/L6/nHlg7GiGX+PFm",
+	"kb4nF+7d+mr3TmWhOgLGXlza69SG7qH1DEhlaah4zm+EcnhXHJDIQWB0ti8r7GTFENXQ/PMjF2EtmC1P",
+	"Aao//PWjBXyymIJ0aRxPE5r9hUZELYACFF+IKGVXQBGFrSA1g8AKFTOGmYvNj+7QRxtJATLvzNsrWChd",
+	"kRnS6ABWQ3vCR/DPPqJ/Bu+C/EAYVbTuZi3AI3Ki3eSw+KOc6LDWFU5iFVV06OwWHFlGjerVvLkODZYB",
+	"ABVA2QfPUGe5wAAqcKvTQoW4LTXXxrffJT+ysSbP0UneJWfAiIuqH7o1XAvZJFUyDY/RsBHsk/lAA4bt",
+	"Bea5Dg3yNReXWdNbmLLk37oVc363EtbWG/B8zZW+sAvypcM4Wc0icEL61hNP4f2tyXD3Or9/IvbpLIjo",
+	"gQURheK+24lA+y1z7hjus7/b2G0293ePHJcSFP4JJNY3E3oygIFV3sjfeZLQvYPdBqnyMxofk9OzD+Td",
+	"BWkefWyThF8y8oZG5sDfajAli0ba7jRbq4y0WWakVhLcb8C/5C2KUoBPhbWzgOhigYs9tkw8tjZqxqTg",
+	"4nIBHAe2wE7SBJvujklhT3ibOkUyqJFMWe722SvNYjM8fZ95U+mt+SK1tYQysa1/ZMyJPbuf9/64ZNM/",
+	"b1ST2N+CHPueqAkae10bGXa9Q3WhUQ7ITVdkFQXJCU/+kCZhV+RvF1GlgYvukk3xOVlTINw2f6d8ozJB",
+	"an14EaS1N3dA6ESrCKFWhGvbgWkc1mjIYpDAAyljUg1PzZH6qRQ6lUmHjFN+Bbx7I/qpTgfs3/abB/uH",
+	"DeNQ8tFoAp8eOqVe9etvpWD1N1RHw9DWfprXD1++p4PQD3QfOqqLSiHEqQtJ1TXj+aRgxvC0o2YccGjH",
+	"zWNDhMvqtb8xHxrMxnl9Mf+B7YBhAiM5nuY+LvZ8FcFIu5Xn/WeHceNZ89mzdnQUHx48p60+o7QRHRzQ",
+	"uNE8oPu9frvf7LV6jd6zViuKmwfxYdQ86DX6jQZtPOtWlmFfFCa1IByKTL6NeSSX2/UWzOreX4qgZNX8",
+	"fMNSrxWeezsB1UKvDZm7itKzsNIWiNFSS6/4LcpccqOMDSrm4y/e+G5WLr4/qbcODgMCsJHxRlbDzVpg",
+	"f1FZEG7+BcsVQlVoY++StxJ6JWc+xZfw0g+n+h6geWFtEdc/5uF5/vnLnwUH88QpFoy7OgZ7pz8tNsoC",
+	"/Ym/LNOgq1reIH8xCpcp32uz/Myf+Kw9D2q8UP0CMARiV2BnVQoUQUN5jfAMQNQH4FRYvBEirf+FuWlY",
+	"6+R3hlNPXYHcTRMPRjjfCA/9zcYpAhpk11puxIyWMZ0i1r6nD8dO/66A5tnfoQYGA1SuVd/RLWadG95y",
+	"MFYyqc5xDAWWrwkbxjOyIUE8y5GFnHC+dEynjtJxxMTEnAr/zZ+rUzpFOHQije/oCjHsvLpCT5kkgHGP",
+	"ac8+RO0R2MR6jUXNT2wHZ9YqCOq0Y7tILPZIV1g3fKbJYb/RxrsKK6dITiNzRZSGkAFW91wBmVK2Jtgn",
+	"s8G6IsRg9XsOgXsE/3CBAFsFRxOs9uEWx8F694AXRihpNRq75ASTvn2moyHgOqElRUk/hQUBjaOehmEp",
+	"aNQCJzizdwpf33i/Hpdq3rYBYJsF6eyuABQcH2BfZAHlNsJqJhCsaHPZnFo5xo9lnBmu8dvwJPGaZkZB",
+	"HMTtZrvRor2o3WvRo8Pe86Pm8/h5s9loHkUHz1uPZAPdFuY2mwasx1sD3W/cmTjJSA2Ie/PWaz37nL22",
+	"dKw8/1mXFTyaH+9qeQlZBw8h7PhW0zFL3TLAzNkVclcyVxfBR2yJUebudicL7AJ3vn2aTAuLMyD5PW8E",
+	"AYAE3GkR3tH0wk0ypDa7ZqVbBgjtZJiYFZjLbLLVP9Impv19TqlUJ05q17LvsIE5/oqDHKsZbrmQgpXc",
+	"9zXaMlMLcRdvyJLTJEFcqMzUymB0qZjmKo3y8WoZYy4D0KlG0P6/S1wPrIX3L2AwAjxkNZdjNpJGEQpp",
+	"5Jq3mPAqLPnCpvasegztIuxhgVbWhmtWOXZZhqw+zBjBNoUNqXI7YgcM5vtt210RnlnISjjH7Ou+MfpD",
+	"R88Eh6GV0vbYH+ZpHh1DAdw/GQ9pj2nSbjR2u8LdF/tG0SJMKGJ/gWiN6JhUC5iV/n5547RD+iljpBWQ",
+	"cSpJ6yDomoVo4YTIRFj4pdo8RJdD5+rY23/E2H9mocKwlaZT22WUG3UWpLGv7mmTcMApGyfUjJhr+5HR",
+	"9EZwKnNXOVaAFIzFd3FXmDO9BaVIlEiFtQK5Kohmg0QJ5SOsf7Dtt4VSiCCPuI8NU8fZHFPtMftmKrhv",
+	"rEo4JinNkKwWhphOzbDs7JzKmD1uKbYZQKdy9ONf37TPVqiknnmHjdbL4UK51S46w9PK20N4AVpFywyi",
+	"5SC1wayw+bJL5UokxnGm/Fht6GPltWaRfT+aPz8KqT+CmPT0Mp3KYjnqWWlgz3TajXbpD22pyhd/Yacg",
+	"bhb8u9vawKdTJVG2ptAspEz/+BxDhEL3duvo9rIJLq645S3eQxDx5TbSD5KLeejEzBjK7rWjSCoTFliM",
+	"S4hfePNJYZTD57y6otCV5JC+/B0ZqtFqu7GPtFnXCB54IoiFag1ghQc+XgBkcLALumK2FL59XACMsNCO",
+	"2e/PS+Tw0X4r1KFbU1tPF2pM3E+v/Pw8qsbUtgKdi6uPz6O/tnp/Oxr9OG6r982rfzwT5/vXfz9k3zf+",
+	"/fUB/TZuDT7wd78d/e2yvGadfdeNataH7qfECg6/4gW7zreWPmxzUglx861MezyOmXjASP+/QCHdehL/",
+	"OG2QCM8LhgylCdbVHRL9Fn7sdmQxT8cGaXTjyAWkNxFxAgWlFp4vltFkxIQGQN4fLt69vROG2LsxEydj",
+	"/gPSV98PSszRANwNjK0gB2gcc/MYmpzl2EgKHC2O/mOxQID3OntF9ncbfqaeBCjY+yGHSdlRfoxufKRq",
+	"PmNtHYhgbqlN6ShZ31K7zwr7uxnJSivMjX27wta4wv5+8ub1elZYOlAlmlvEEps0a1ExhvONbSp3A4bA",
+	"EbxLB49q04nl3RblQyLuTTbaSSHTwa0Gm5nN8vYanr1w7+TXxL37I+baFBBylcd/bpvSv0b7LOtUyC+j",
+	"nEwD0XQH8yyH1HujzlxQlxFgUQaifyVUkKrmRqKBBAscRYWyHAkjrhfgV4VGPrxLByGpIj8G1tqPa7vk",
+	"gmuGlGKdwtPr1zxmx87VyTFZdEWOyiJlNAZ4XiltM7hNktrKFRvRp+MxFrEsKz6xL4m9A+Ytl2l8ELr3",
+	"9CAfUR5tq7wWb7xzs45W3nZ2VWc7L0/G4SyumU1pPv7KlV3vzM4FdT2eLAQMwtIbiA/QEdQw46aNZCIn",
+	"qdolZwkVlsDKJs5704w3LLDId4BxDbc5OXs1v4uRAwf3Mdg1ZqffsoEdX8wSLhpHcLJov30AeHy35e5o",
+	"psA8INV2hE0Q/+3b50f7zUPg5eT2+/+3xrdHh4cvzZdZbtcAxU/rkJxa7vLydo5/k41Gph5UriB3QfyY",
+	"8uWpRqMew3hZjxjEdbq6IPSCobJY3s3aIHs01nvD5AgzlXeUhAu9sxOzR5gCirKrluO9U4gfQz2x4o4i",
+	"XGiW9qmxGMSAC082aHmkkACx0xUnL97/egIkeCOuA4J/trAJsG8MITzyzO4IUo3ZSA5SOh7ySAVkIrje",
+	"S6Uc7fVYHBDwDQecqaArgNwR+BiwCANvtE9irqKhWRUBGScTZUkgU+MbINU3VeTdiwuiGDAqQ6PgyYv3",
+	"2cvKtCu4IO/O3/z6rtEke+Tdmxe/vmvs75KT181sCGRExyCOdTqJjBEX298Aw1TE8BDki7BzY0bSFVcy",
+	"or1JQtOpo5NwfHcjaiQl6plLiDQqEk7EiI7HLA6hciRlRqZCKuWk0QKuQGr++Qzw6SAy6Tgoq2c/Nest",
+	"Er4KjX4i5q/2QQ19bKSnhGIwqBlVUDwD30gViCyphgv3bb8MJdc0FVwMOpZgjcXQqjOkV1CMkQL5Fo/r",
+	"StOp5VUD6iNzEvIbQFOsm+usSxSkM2J/W7+fKHrFgLUKmoKkYKRHY3dpV+DIE6ms6oZMk2UyYuauoBzN",
+	"ZUzodAqVbSlTk0SrEKuxzZoIsiSd4xMMu6Ia2vGEAQnVJYcPEJAwnqAOYeaPlP079tjWHCWgHdsMOby9",
+	"bWBe8xIKgG0ltj3dbAaeuLLcuY3u5iqsZUNN6TXR7JPeJSf+Llx1BYeMXZ+jgQKdvwzBDHPaj1TfXHxf",
+	"368F/sc+jXjC9RR/adds/TJU9hEedwUcbzZqndzRAg0KFCmPYSUJmFUlib6WXmIAyZuREwpbu6QeIsJH",
+	"V4BsaebfBOky8F30FLCoXGLcLROZEvtZbJE6V3PwJ7Qrch+swI1ndxx2m81IMqTdgf7qGKCKE1zJ33KW",
+	"WM4Zu3+Ulqndrj2j9IyE4iJXYtUhOG+k+fx5AP/eh2HALJuDsFAD7It+c/6WVM9evajv18hhO8B9BwIw",
+	"IEYCYoU/i8lhGy8j5uQD0qcjnkwDMuBXFsl5xOM4QVtWdUWr0YDzCzOMmzmRYsBSS77GVW5JuzNSRhUy",
+	"TLqmBqBEJVWO1GC4CXU6EUB66qvZ5SSJUZ4h67oljwChUjvO7VeYPfdVqSITNbGRvdMs/wxc8ZZLG51S",
+	"vrDZznJhhygXiwBt4MjGIy6Q4dLDdBaS0DCmeuHO5pF53pzwlS3ks+MJj4mQXZFlywEeAMr3cxedZNSw",
+	"wCZsbddwN6NYdGl0ahspLdlPsS+z3WiTEHyGrNoPKu9ByvrqR1d7OKapYsBtZZYc9AXkJGjGhdHaJd8A",
+	"M5OjvpyAagsv3n24+Pj966OP37x78fePr1+9efU+JNU2efNNjuH0mLSb+45iIrA9IDLJGM6ajaDRaHih",
+	"f0x6VtHJPqE9M+Bm7mdYEWBKXDOmiRpL7Ucn+0agz0xKfgUZcQ/wDJqDxHU0SjFylUxtV8SxbXKWEvWR",
+	"ucU15drIBNyNWcuH59GdL8n7y19O1AL5AZKDa1J9eX5U2/3LX8gbnuohOUUys4CcD+lYAft8Sk6BUDdh",
+	"tA9Tb8wy/O5GxCNTrNJAThmeWjJEY7R2iFntmUMzTI7qV63/wdKjMFvu2Yyi2DJrxMjy16/PoEcEKjyh",
+	"W7jxqdED0dH41IzMX8bRTIw3icWZsbftPKyCW7ZABt4V3sh0yFRo1d80zirIChAgsHr7Mh3VZllF4HMD",
+	"L/7pj1hX6dQdzotZEj9cvHsL3xop/VGte/PO6jiYldNzECVvLr63ZZaormyngOXEU9dgcFk1udcm//W/",
+	"/V+wfw72Dmsoxp+T8OT0x1+xkR55HKGV/teT0x8zYjY71B0FzLhAX2aceGOkAHPmm4sTHNabi5O6ERIn",
+	"IanalWxFmNdfQXbmPglfuMOdDBjSU52FtYCEJy9DUrUqMlf/gPIcoCfDk3NgtEOJDy92Um/h4vMjz+l7",
+	"4owANLGM2j15iZb3uZnUl+fnbtKtBn95fl5/5upt8MmWGi1XWxQ4+8jyshdsIi8K6AhWnu3xkunoOANW",
+	"cZIS+9gdS2e13WgGyEvbbu4HRsiZ/3teQ0KBhXnxEGmZT2JtPgRUiGOkFb7GguCn1QE1jBC5aG6nK8Io",
+	"4YJHNAlJ1TKpkjyR6oJ4zSt49vfJ0b3zUsFi9BztLCtrvhREBLpfgePneXl+hLup6lSVq0teup9rx4Qi",
+	"9RlciJzvCD6DYsOLDGhsGwgwnowqx9nImjRuR/Gg1HVjgfjJmrHwEYs7wicTHleWNGHdITymMFl8Q72t",
+	"Dxu9sssKylhLh4/8gsjCXkFl2fQXu+SNNGr03lx8//nX/3+3i4G3zy/PXp1+/v7k/Jt35z+9evnzZ6Pc",
+	"8f9ajdZhY7/RajzbbzRbnz9bp/3XkxfvP540mp/fXHxnZr35+exza/dgt9lNz169+Nz8/LnZaLT22weH",
+	"R7/++uv3b05/fXP++fOLdy9//eHk7ctuevZT83Pz86vP7Z9/bTdbv550UzOSZtRNK2Xn4Pvk6GV6tJmA",
+	"H1ghJb/dOTiOK3y875OjuSvLfbuZr5Z9pdnv575as73faO7/D/OFPn82agk+3emP5t/1+U/35uLk88mJ",
+	"/6Z3/BgLGp+97LZpI2+SznjB1vPuuPIkVHXoquc0vddCGcij3ac7ypkX0HO7XCQZwXKvmOrKleYcnYOP",
+	"dMw/XrJprsR8xm2Yqy1v3r+2/K3MKVZSXep01KxxUcb/6Qrnd1XnPJ+aiz/Zt/bgpG7aW6UiucZiOHd7",
+	"+z6h6ZW/1qJWgKJztakWgNlYhaNOwuqXHQUz6xWmPQHgA/pep6pth8DcxdYI9q/5uK0BZh3yH9nUt08G",
+	"f1R6jKYsXdxQiRrDRd9PXrwHUynmTNfRhXXmWi6n4AzNBXkFb81CXmGcUFG3Fmqlk103l3MwfyxJOvjn",
+	"34iA4RWBdalih0GAAzIemY3r5vEal0VNMyQMF/XswJkoeJzvTQVNpkoTwRgSmesUDvux2Hho5s9gU4O7",
+	"JzB2XuaQBwOrcRRAVUFAGQkqPRhVHpuwK5aCE5KS2IS75IRk3yF2iV/FmPEfRTK1GISw9XeyEPrCapGT",
+	"ScxnnZhZL4XcwUl5zcEifZOtwxuxGt6ZYWdZJBepNa+w+4gmf3DzOK23zBd6v8VxOytqydjs9TPDy+FC",
+	"tBbBQpQent0jxSE5j37JkOw1qxh97+wlf5aApXxY/EqLgZEJpVsgMODE9ynlyYwpXwqeMVv45yAJVkNo",
+	"9Bt2UxiN+Qc8FQCDB7YAv6ByKSP/jaIvBLzK6XUv4O+i1+9aPDVvDwDk01JL4AR+noVklmNAVGAqlz8A",
+	"W7c3JSFa2mHgkSQvuYhn1KLxCr1eJLNq8Va4YFIt6Nwbay0xUW0etlQV4kuW0oIWIQs0P7eAGaRqp4CE",
+	"ZmLCGeViji1TejBVpYU4jPMCr1mmX7xm3lF2sE9PRdtJdClAWB+FQSomlEw/yn4/4YItGQ5g/S5RyIft",
+	"hWN5elov23436jy7Qu+g7eDK1VRctmw2ouCy2z8V9fZVqykj4Oyc5/SSPVCinHejegfaOMzbyOSK3bkQ",
+	"LiiRW7mhXO4Uq4+oQL0GIyNVJUcMmuMYTbRzX23Rg5WvGSwiiVMJuGUZPt45vBRCz9h7evI388C5MhZE",
+	"+7HJfK4tsQ13bft0xLpCRoiSFbEM90dgo5sLL6UM4y5IKXBsKZByF0IT/YBqdk2nRoGmsa3eMc9XPIGC",
+	"MXNtDebD8eTBK8wrWtSmzJYHh6TKhRqzSMusvWEh3Q58cRROa2ngur8ULieEV0geuPMXE8yYHwNil368",
+	"rRq+dzzz8TuX7Kr2G76MvC3un/JhPKyRui2E5yutirHqgNBI8yuPrSgvWVy08Y9tSam50tzEsnqU6YaY",
+	"DU/ZJIpaGp7aXPMEGPcQu1WV+xNswJS5jhbLynaygMuisRrrRtysBJWEKv1Bzd+v2ei0m/Z+1u59OebR",
+	"fOE2wPnWoJ+D9fkns3LkRH28PPrrqPXpLiwWOG9lLMf3uEbUA8uwbVBimbVnM3sFe8/Ji9v6FmbiEG7z",
+	"Vtbew7XQFMshOJL+JElQgAFomuPnlZodkzkcRwghIJjjLjH7HfwNY27V4ScuugJGjlZWCgxvbIwgR8nU",
+	"AVBC4vrF+/kUBxeOeyhXoPqliUPsrLUb+wm0zd8oyVbsn8e32lQLPZy5Xol/yaZFIf1T7/n738/b4vX4",
+	"WfRz3Ox/rw4HP9D96UvWmPzI3+mDv/32j+vSasDsE8AzllB8B2mxKRHy+tjhaFtAwgQ32C4595sFFl8w",
+	"v0PO3l0sam0YJke5/eG3x+5SZbTal42dJlqqefLoipuCG5ixux4Bf+Ar03dbaIT7QCNk9Ucb1vBLPQ/c",
+	"AaDBE4ZsGgs3J1T4emZeVOPtRhOLgK+HLAXRcyURpdeXMZkrZwIkX5q6hbfK1O2M9im1yWyzwFbQPIFs",
+	"n/mYD7r1go1GQ+c39iTmup7IwS0xhevU7JgRBVDyAliCT4sVYw3F3OH1UJIq4jn6XrDUwbXXsHwIY5R+",
+	"N9UAOgp70lKm5CQFh2BoG+UgeGklyXziEOFM7lTLczvP6E1VOnnBAoVH2MAa0TTlttkVMqTYWcc16wot",
+	"J0CUV3U1g1ibCTBstqR/TkTZ71Gdj/FwrRx0DE5CDnTWT74KyDXrDaW8VAFCGo/oeMzFQCHUK77UYuFn",
+	"3KtcVRO8IPetHC6be+yP5xvbNGaEzFs5eBv4aha5hmu2NKBjpvu1HJTK17pH92xmdHbh5TC4F+RID3qH",
+	"Uf0ofsbqz/uNZh2L5J89p71oWV0OjbRM15IkLUym2VNuIkgVMxVuWmbSzeimmMW3fIiIZ7CM4mbVERrV",
+	"njrGZDPUeXIW7y8134Oz5PylBcMzu3nx9MVUs7q598pz2GN97wbdMLhntw5OyzsN7QmyBUd2ngrLBVYv",
+	"RAjj8tvAcu4CJLCfqBNByXdyxH43amwN1MRsCeGvDUGAcGj3m1GLPmeN3lG8Hx3QZ+yw34xbkflkWLpQ",
+	"uvxBG49Bl7/iLvFVI8ZeGpWwIkUwrunNcQRn99/m5x+yjAzsL5KAYvOWJdSH3VY7tsk8fWRxnvaQ/kSt",
+	"gpznrrXUKSowatgIiF1yikdIjyVSDBy0yjyHcSezYJbbIObaEbSBV6E7HMhDLYWzYz8c1QLSm2iMZc1b",
+	"HF0BJgl6nHD+WovQZgD/llg2DlPLTs6XwDrf40nCxeAkjlOmVKVTabYa5DW9ZORiaKTJizQgp0Me0YEk",
+	"r16Tw8Zh00hyMywqIKRhRJDFFHuXav47+ZnFsZEypXJswF0AftaU/s9oyERdmpvsujGWVTBRo5Eprzd0",
+	"SskppmPHQynMsf/RJPvNFjk4OCCNZrtVCSoW/Gv56O6gFIorYDXFYDfZphTDViE8ZApvVnTmS4od8t7T",
+	"wGJcjEAWx4pQR5lVpWTMUiUFNizazY9cWT3jeVpZXdsl72bd285cBM64yUtCcAvDg25PhaSKB26Uwxhi",
+	"ndmHj5kr26iEvV18riASy+d1CrO7yZzdVj3doJ7u9rmW0mHBrxtOv81ao4+Qhtum0766dNqsti2nbIva",
+	"pWz6bPEK3nzl82RhtY1l0NR+/wI3qIaMXVWOuIb0/xiJNBA0zgIoJ4ymyFO5BqWLkKtzSnerM9eiMxtb",
+	"nfnEdeZWgX0p/GXrhZh+FMWDvtZNSV4IzE0RCRjzJQA6ekMZBLRxFoAN8Cm3gytsLoqGL/IlBNHw479a",
+	"QaqVEaMiVrnfD+vN9vtGO/t9YMTIqZyYITbbjfJStZlJVSNQ/+t//Z8o5K9RyANcyNilGFfMu8CSmxn2",
+	"/vvWfjZs2zLbqXBhtN60jNQOKldMTMyAjRoDOoMzesUTcDjuHqSDBbZi8uZqG6L76kJ07OoeEbr1pG2W",
+	"xeG+gegaFThGrCGxuibAF0CMcazI2PXN+66pHzB4QrvVwmMSOhZBBnhWXaGY9uXBWC+MZXyYggGwbiqE",
+	"BEhktYhicA1BOtyHj0qGv7IAX1k6PymJe4M4XdVAho+30bL9rXJ9POV6p9WwzFsCGfZQAUYU6tv44ja+",
+	"uM74Irtam5e3pDF44QJe5uu9E25X3cvr+o7pWV18vxDUVmZ/ZTJ7K0HXJVO+Y/qOAmUzrscaMxDwLlkC",
+	"IueNjOiUjOQVK3gjAQnBywBKJ/PohIFbItOuCCMqIpYkLJ51WpCjAFwWC3qS9TnC7ZAXgZLsIus8YaMx",
+	"QJjaugYETNGMVNuN5xtJhWTidOuZPH3PZKvltlpu6yf8K6dxHtC+5+JK8ugGEO9X9oRZfG6Xzk+mlogL",
+	"9d4KOR4sllY7xI3hEWul3VuW6gaDBiB4W+A+tYNfDR8zarSWNAfBjVfv/XqCRd00MebTKeYJG0v0Tvt9",
+	"86DT3Hd652oFXdZcIYm/n7UYxWwsFfQ8JFww/Mp0ZHSZHWqrdXRw1JqV0C/wsoDsN/57DjYPrDuipaYJ",
+	"TJqYmMVvNs7bn+pmYN/un7TrjVMYwZjymdc/eN88zDSN+X1mEGPskb5hmAun1d93/x8rzFK7ElRGTA+l",
+	"OT+iaVxizCnrM4AErHQqP3FFHcdau9VuwYy4BV16V3gtbR5tVruZ3JmXvpI8xncWkyS5Q/rN7vjVEm/5",
+	"zb5NvX01qTeeSf8nmHzjSaLmHUxs1XYCCGg/QyvZQvdCpAfXmhOdunLnwHYKj4EXt88FTRZdVBRvZMTF",
+	"RGFnvb2Lnzkkfe4xJojZtLvknWAk4VesK6pCamK2a80/wXFoGIEMPI7uQcc+5wdV/RaL1L14ADSukRSx",
+	"vXXufhRuZs6At/GPuh7yBJvjZ4YM4EWaJwnAk9oGeURQTVhfQ3uAmYkcdevzTaQdnRx6zMTjnGJcUWSv",
+	"wGIHL7vRWv2C1XGjjvyXND2MuiwYGo2CjXEvfW0x6kvo6xUXzDKP2e7lAPbwQ+X0nMzbZvW2Wb11ZvW4",
+	"1wQP6PffntnzmtSRNzppgRz0KG7XlvnL1OE9y8+3zufW+Xwg53O9ymwbAN5YmnMlCfuoic6Sgnsv26CP",
+	"Q3qB3GeKUKcVkPNBac+D4VY1OfGnJEaHp8bFQ7Q0K6tznlbDaIuuSO3drWN2DI/hQE5rtqBXTXkXjfzs",
+	"CILdbVPjazJFfmeptMyTzgPsitDc0EWZ7Rzv2hM+4m99nvqg9B9WRwTuJuafmYj4M9wlp1IgSYbuikxV",
+	"poxYMn+IlVOzLjUfsYAoGNSURFRYtHx5xdIxnRItB0wPWboetxM/lbvGQi8+qtu5UKGsVwOUFc05JMqH",
+	"cUy3FsnWIvlSLBJHMsqcBN962ltP+8vxtFHxZSbKIzjYe2pI00djJnvDjQmSs3x2FBlPegmPSMLFZUDC",
+	"P65Z7+MkTexA9/jeH1peMgH2DIVGbuASM7YdSaWmGpP4XQGndVA4pOyKy4mCm+ZssranMyMnRbst19Rj",
+	"HhuvswLuwtxxI0H2+4QlYLqMZugd/Thuvf70/K/X7Zfp4ftp8wPffzc+OFHPXvQb3w1bP1y2X/9++Lfo",
+	"2dtRJahM0qTSqQy1HqvO3h4dj3eVnCjXy+4/2kp3La0kYCYhxblETZjvjYjI8Hp5WoitO/tVUJLBEnga",
+	"sco9I0EeS5L+JHmsZl1bzFUOqfFTs+CoEWVEGvftmitWO4bQKUhGpeVYkWuZXnIxcHXCgl0X8pnmbEiP",
+	"Grewh0Dp6xGM5h2enFzcZu0eL2sHG+o2t2Jm/lsrApnc4mjkrYKtwvgKFIYRMo+mL2ArLK9o/Sv8fHs9",
+	"K5Zjl61nxboV1RVF2oJFECYPXNuK71u+stU10OALrVzX2lxS1+ok9Rdf14rlSBRCPCiXSzRUWB1yxtII",
+	"HrPf2KDuahVU1Uw5WUq5YrGx0FNNUt4LyDgxo8/0XV/KGIqAqNBcm+3cbDcgtBXxMegYfG1NP8HWt4iw",
+	"eQXSfrbfaDSCykRwfZZyr9n32weNeZaFizFNL8HJvObCeBFU6Ww4PXbFUjpg9xzS8+bCER0uGtC5Ed4E",
+	"hLHKBpIyYZT2zDBuGkWfJmpmGK3Fw2geNBaM412/X1eMKilIzFUE/TaZWZIdyQ9otVmptxoLxwOHoayW",
+	"CX3TwlaoCk6HNB2wb8b20px5oVzI5dM51XhGs9E6CCqapSNzgjGPXHGeYtEktQI1ppod+yxOPGHkiMR0",
+	"muPhyDXzwzspFPZZgWNmyRSG6ebcTLoZ6qSXn5KDIzys6Se3Rp7BPfInHR2YY3+W6x+iCY8/CA14dO6c",
+	"VgM6i1LUec07VDCDXF+tfjkT6dvq5a+mevk3p9+fXu3yi5T2tfJFvZZ8yhpW7zP2XXP3ibGmkLcJnStS",
+	"VYyREJb5e9jeYa1jXGiG3pPqitR8DRaTIU36dXNbRwERATSR29gBsdufRLD/A6LpJyIxTWyFI9wYa5oc",
+	"LTCPWFf4K6AE2vxsBYyxDJ0IxlHBPxURbEA9LfqITqGGWdNLlFhuTMBZcU0aXVFtNxq1TZQWo4B4zAzv",
+	"WqyeDVgyMwpx01bKLY9bhwkya3Js1L645X1ytsNi22DDtsAyfVs6WgEbZ5O1AFsXYutC/Ou5EHinWx2G",
+	"2BgNW4/hVo9hJWm2LPLqwEqMkQYT/1C1HWi1bis7tpUd6+yh+M2avA8WZb69fwJdH989YV2d2Powxosw",
+	"8tGeNqZKw2lhJgJCkGukarmFQYAhdsIO8pCS36VgNeTRJSH7NDaWSri2lgznRtwvw7c1ebYmzzZquo2a",
+	"PlUbaJt23ljbzQpK+cmjCzochVy00GxI+FfKfByTA+Y5KviXMS/AmUO50DVVoPe7ogr08ZG5YQwwBFaB",
+	"18iIXppnEMGuSWgXfRiQlOlJKswzAMgQrHbMJV9BeZIvNKpChaZMYluXt6Aks9bB0susulNLMy4MgpoH",
+	"2+cii38RgYLbGlBf1JIDarcUuFjQSUKrtEMymihNlKZI9a/oiG0C8DAzWbaBy23gchu4XBvY5NaK31rx",
+	"Wyu+tBW/DWWWMeNbWzN+C5+6RvjUxwkC7qFufOxOfPAuMibWzGav9qYEOCsDwoVlUq91MqeG9Biimufr",
+	"1ANEKkfocndCHgk9mGmdh1t9dA9d1jxvi9WDrij2zkMRqk1EGFcoFxk1t+ACnBsQKVxPXW+Ee9pxHiUv",
+	"6ArnVeWcKmy+z+ACIPMRS3CzLLTcjJPTl6l3VZaxXNzFYcEN+3RKNe7AR1u+g0zTfh9f+KGM0z8qdEHX",
+	"SKtIDosWwgJu1ytOoXSN9vvmLbc27tbG3dq4S2xcJy+3Zu7DRKuL+mlr726T5/eERbAkm5nyfHDL2Rpq",
+	"T8109vbjQot0WUdvIVLeFY7CdM0gwi9wbBuwH7fhwa3ptDWdHiY8aAXM1nR6GNPJC/St6fS1NJrPWDHO",
+	"knhwE+aJADy58oSb4Z1+8/BOgW1SSi99ATAJjVwLSTUX+RvJK6aQ6dATJ0LxgaVOrN0ME0WWoUR1xWKY",
+	"qFypQa46wn7jB0ONeiJGlcOM+u3ZP/T+6+tG72+XTfH87+OWOrg6P5r80I6+PRy+eMZOGqO3TXnW+u1i",
+	"vyxk1G97q9x0ixi1lct3Rox6gKQME2qyHPbjPeBXag7oTFyQoZwoRqo0HnFtBI2RCkauGNsRzKC4FpDe",
+	"FGA8AmKMwICkErheY9JjcYe8OX8bdIWgIxZgibbskx5P9TAgrv8hIOb+8GIW7pcmCUsHTGDJGP7FmQpI",
+	"zJnxMGMjDQH9uJ/QgSJqEg0JVWQiRnQ8ZjGJZMywbNzPSewgSgCMRCKSh4cgOSaCjrAAzfzdFXKiFY+Z",
+	"O8fcIV8btiaoktOECx7RZIHgJWcJFaTPqJ6krEPCKDv1LJVw2kuhWTpOuWJLy9Pxc5eGNbEF824JrIhr",
+	"ggyji3BNLEvpirAmy0YpJqky38qsN1I9+6lZ3ydjyYU2iyuiKQsI+0QjnUyJrSCsFd+k/fOScZo7FkY5",
+	"op9eMzHQQ+NxNJ4++ApckW3yRY90Z+7ZxfHnnyujKpzh+riwkmwleAXbea4mG4NYKCzfp4K10CoVP3X4",
+	"2pDwe9o10CUm7kLLlMXofXwQKaPxekuozxmNc+sprzitsFxSPe3ELqjNcUJF3crZSie7dM3wD/Oq2D5o",
+	"z2mtOmitpbr5xCpFUj153azv1xBnwSjE6rsXF+YAXA/s0PyKxeiKmOmR6YAK/jsIjB1F+ozlArldcSUj",
+	"2pskNJ2SmKN+T1kkB4IrFpCRVPA3E0aeKsaEQwMD3TeU12RExZRwUUdrwe2+rohomk6Bxc4TzP8bvmpI",
+	"Eq6sOyahSDwxy2NK8OfAn06TJCQ9qYd5hdsVpTXuBdcMtXeH0BIgZc4usHOJDHuzb0ZkvytyxgOBF7VV",
+	"Hu6kk36fOR78CbqeUrlnmccck1BGyIIQMRU6VI2uMDaQwpnGFdBjSz9jQBQHWggY8I6CCQQXUxXOr1/z",
+	"mD2CDfKaK/3Bru9TWN5lbBFn/xnHFr4ILHM06gqK3BxfosohylmaelzG7EdzwQK7I3T7M0Q6yZj16STR",
+	"tcB4z3hcpiQ0K7U4OHfdMpsII5z5IdpbF69lYjIyMi13yP+DJiDivgyrxEm3G42S4mK5g22Sv8Fqlolf",
+	"XxsxSvzdtxbJU0eN8m6kl0Ne1UZWhn0FhsbeH+Y/f94nHjsfPDC3NE6XUe8sNhpFR0OjalM+GtkAQkQV",
+	"q3OhmFBc8yuWTGvHZIyZzToTcItoSKF4MlVd4bz7cA+VpBrTiCnUNpm0ffPuxen375ysHVM9zEStuWVl",
+	"tpRuiZvXMm7eiAvv9s2L1+VNcJgjB/ZfKgpqzK8e5wMtNMpGjAoV2Ea5OpIhKcJ1V9i4r8PumrdJwAax",
+	"weUqGidoFhMmdGpug+1mtWOSUM1SMmJKGZOqKzx1CX49I7Fw/fuazms63SVvrGmhJQCUjcZ6Ct+ZpHO1",
+	"AeY+11R1RcqgjR4/PLydZxB2RaOX3CwRsUtO8DrBGBqhGV0y2EJTpoEIioqu4Mbq6FNgaUhkRBNrr3kg",
+	"cBi+TfINZD3hV8y/gAKWqam19aQ39VhX9CY80XUuSN4mlkwVjWLAu7WTgZOqLPOLtw8tSBvGxZTsCq7h",
+	"xZS3QtWQj9GEzk5dGp9fo4mWt4jnLMTj24zkAdOKtBv7i2y9N3RcUL73aS3kTKN8lUIZUSL0x4imPTmc",
+	"ximFGGkirz/2qTaC1ye0mS4ff39Dx2aUm6q1VShWwE67zeZ5kzNYVhl/dtHCBALuQoepYRfsAycOvjIj",
+	"4wtuAXlDx9ZLBAHuI+xWN5U0aoryaDWzRqaDRRkJ8I6XRj1OATpSDRnTGRx5CBex+ESHhWAEqj0oXSqF",
+	"SW69ePTHN4k+vhh7HN981eA8zsXTC80D3YdMSZRILBCbH6blPi/pDd/ssE+EvsBrnqy/a4YIs3B7KD53",
+	"7h183uzyVT3ebHNtAY+/CsDj3BfNSXSjWJLp42MdvxtDUjc/TPADlJapWZMuJQwmNLXms3dPRhKoccEr",
+	"GbLkiiFnrFUGXVHN6YUATHYLB9afGOVU2yWvEZEkZUQxbSX92Yf3xGohLFMC/REegyAzJr55FVQV5Iqm",
+	"nAr0PmdkP8p39iN6MyGpcqHGLNLyBi1goYhtFebj9bX5aZspQHzW2XcFiO7LvIphQd2qcHqNpllurm9M",
+	"Cj2sM+P8m0cF5Joml3VulIHVPyV1WGnzODe1mwKpnZHyKwj5Fcz8wkULzXzYRZtGpMy2x7bw6IvpHX8K",
+	"JU6aproo8MuopaIwLV/dlFumN8FN5tWPd5ARrapKRRxgqA0N2QDDedjyIhUjfbN07mX8f8e0k/lrszEf",
+	"WfpshcJaixpW3jCPigl30z7cg03zWEXfp+bhylmMDNHXwJ4j1EYRPjqbLiQJiwcsJam8JmOGcQRyDVl7",
+	"/Box7/dZqnxhRVf0pLzseKuQ/JuzRcl//e//BzzVnEBcew2hhdCFkSw8GpKUjRM6dbweI3nFwMydjLsC",
+	"ov1UO8u36n5UhPY1S6GQPGXkko01GrzyiqXXKdeaiRrUiBv/kfznf3jLGuWdkPB2XcEVSVhfk4nAQHZM",
+	"qr2EikvCMeb9O0slQEawT0YScU0acAyyErVd8pJGQ5woVxxpRCn7NIbah66gzuSDynSYBijk9FMGkHw0",
+	"mTBihSzFbi0SSaUxE8IV6Sd0YAbn/Muu8DfgCl4aikQWJVZsYsncMnuWHqZMDWUSK1INv3v5viv2cGvV",
+	"FdOai4Gx/5sN8t/hmv/fQYNMRMKUy6HENchW5AIdZhh8NJqAMOh41wGq/PMF/AUwDf8OiHYoJ0mMHChK",
+	"y+gSVkJs6zvyES8kRTFfwbg8XKhJv88jzoT+CBeGS+v8L+AdF2QR5j0T825rdEzur+VgROdMQX1EGV2X",
+	"v2BFjVe8dHFwPf/xYZUC6IpzD7cKMbOSV/FDY6Oz5pd0JaiwNJXAAJv7kbgfMXoIyZCO2WQV/ME80avZ",
+	"TqW1e1AJIKJWzuGkiFDpPd8y1/TgGqgj7lSS3gor78IM2fkML+FtF6y9t1ITJuRkMLRSAviiMq2xUCDY",
+	"GEpoxQMgqFIBxMsksk/cJW9tYvaaKmJ1yO5TAbEHy3tlqygv9e7iROzZLug/HgNS94J5p0T2PZ82vHsA",
+	"RZXkkk1ZTHrTeSUP/9akSlE3F/CZLtmUcEjNA2RvfExCZ6B0iJgkSUhShs1soOJPrCHE9VBOjC9n7mxr",
+	"GsFkwVVjyxpgKFRjuMyPBxScMTqkpQGzZ6P4xJvtkr96A4FwQaiYYoW/v20kxRVLtTruiixQCGC5tkIS",
+	"brej5pTzjcgCdwncXVgPDuKJ90l0Z232DyGWcn3erUxKRVQxtOJLCqr8y280f/5E3NuZGMFWuf+rwSde",
+	"OCGFC2CDEayYmZHc3KA34+DYS4wewDa7MUUUv9R4cGWa4LrC3aPIy31rRvzYIqB/0pBS3FHkw/lrcIWs",
+	"l1ZImJNqWMgWLnVTXuBoQmw8FLdxeNvTSyXSCy9qc+qPnEp/epnr3CK8UebixJtPcJekNV69WsLajmxj",
+	"Rdq5+29z1g+Vs479/nVS1R1ZZtFnO/5BstbnbMCVhp5joqKUYZ3LgGp2TSGoh5lqZOvFsbv4mZXFU6Y7",
+	"ZMSFOdUcgspRGbOuqIZn7y7ek4VaAH0Qc36I3V5M2KCfpeXF83YBbLbPB6F5ajRk0SWE3gaUC6VJeMlF",
+	"HFqiYJy5H82R2jGRtq27z1kSK8+/y1PX5AKmdIhyLbTdUKoL0BL4zouqmcG9dP3TdIH22UG5C4XOvqO6",
+	"K0IoTTX3hhRLuEvcxNuGJgHeAxZz9aZknFBx7KeTqzWoE8waW8n0uBl580HNv5RGR8fsi0HKk8TIJjrR",
+	"rGIsdlv6ek2TpCdpGn/syVzd+/fO3fK/bzrhjlO30Yw7LvpbldNbdu00TOl38BcsQUYyvwZkInBXbzjn",
+	"nhcCW49jC2B5x2wiSlBC7fJdn5Zd5rv49HvMEqbZInWK0aW8BnsFXFCXTBRxIh3ckY+wQwzsZ9a7kNEl",
+	"08qm5LEpGIPApN1uNI+NkoR4kxhAjBOiVU4jZg8mER2vQW28gDf1amNGwJXaHKdWAG43+rqWPn6UDSz8",
+	"YHlhiVvO70pYP5C8zSHK3H8Zfsf0sjXY2IySPQNFuBE9u42yrb2mZP0b4RHSIqe5hjuMdxkbOLDeCOaz",
+	"+GCC28J6PUh/UrBNw1rBXbtkbKy6gjs1hJUH1NxNQCmDc/y4OQHYAknK+kxHGBg2uodl4Hxv5BWCSeHt",
+	"oZDDOUxlREMe8W/OLbq/oMjPR2U9XspQXn9PRSz7feXba3OeC/s0loBUMGTgmSR8MITtaj2Vl5/GMuel",
+	"lJYkC77sZlIRjykQLT7sVjB+HZ14nozpQS3yvYi62NbNZvk1RnmIOd+1m1vhVw3NwdCTHIlJktSObxaT",
+	"XWHl5C45TRhNLcgenmaL0TCDDA90/dT24DpiOuapeP4pAoNv7fOnYJTAd/FLYQcX3BdknCwMFZ9N1JBh",
+	"kz+gKxg7gvARHTDgFhsZaUIu2bQGJTgEkdbNLpPC7bIAC0IjKMWxNMhdAZsDAQ2Mt0zoeMxoqgAXAzcl",
+	"z8eEd5xJMhGaJyQyc83iOaumK5abNXmk4Ym4FPJakBBe4Ec2DTHIi5Uc/hXh31BW1BVg7OghLY4qKJo2",
+	"IF1ztg2UmvqHORz60MaHz3G21moKGZHwXj6BiK9mn7TR92ankGbLfBFKFLtiKSNjRsVE26btKQpSQcBU",
+	"QojUQYLg0zK1VcTAyQCg9lxDWtOjx9GEpTrLRNp1ukKclyr91VpaLsTrCz7M1toaXNvo6x1VHFg0uPQJ",
+	"uoAgbh/K5BtTnj4eYRAy8FNyWPdoTpD0DJCcEqRVs0FGXEzQ541B4QQZjpBVTlFC+chDP2K+1L0nZEd3",
+	"yRsutC+4twq0EGLeURmq/kSYzwxj2SUnmY9uDV+HRWlztxAa8AFp1KeO+B/gNIytbEbIYqQ7Qj16idUF",
+	"oitmmI9+HjLhs5ag7uyDbCgC+wAGkvTYVCImJKQ6fakPiei4K6r9lDHSCsg4laR1EGByGGB+yETYNGkt",
+	"wDKXTOm2bDWPRwzCe37E6p6uqGKjG+UjzCTbqHltbcnVM3xzixC07taC5p0Kzo9+/Oub9hmUAY15ytQC",
+	"JpYmNkKX1jP517wBnyfIYfpjNZVi6RVL7aqjZEjV8KtNNJYQ0K7GCIugtlQEG9JUb+ZrUx5KSaXsSl4+",
+	"Iq+defqMprBULEaYQ3GjNepzYrQZ3JKSpLorIHMJ4jaXmgyIFNZIN2qKR9TooDETMWBN5D6AUSwxVxFN",
+	"Y0AvkhCxdsWa5p5TRVKb4IVGZW+15mPggQVdBGQ8q2pQTcL51CuyY0SpK5k1JR/EDUps/WEc/FDrdNQe",
+	"wkt5iCqUrXfyxYtf3EsPERIGrqqV6svxClfolxiXZr8BLHqBMXWNXAQMNghwhVSHAdi9JORxWMNOpa5w",
+	"fBzYEx1PCSXXrDeU8pLELOEgDmWfcA04ppypTtaw9MPFu7dB9qe5764RuOZqIw3t5cbM1QhXj9YUdVD4",
+	"qW2i5kqBhIILOFOkyiG6RmJ5bcSkH0pX9ClPWFwjxhNQGU2g67v2MyEFM4MepzJicPchSxlKXHXJxw71",
+	"nWvnVXTFkEKtPryGEYsh3BJqN81tzXEbVENesSq0m2eDw/mD7iTCaJpwlkJ9dM1yh9EB6IZU55Fd8Vau",
+	"aXyX/Gy7udzDZ67MMJfsF8brL9lY73ZFqKdjI7TRRvWQ+YKOWOzmqRrJ0YjWFTNSWNuOaXgC3BqqrQtT",
+	"ynVXYFbBqqVi74BNRIA6nu0jOAbLZZD1qMFXsZ/NeJUI1w8Yu+B1CnndISlTkxGzYLjoFNnJUAy8dWj4",
+	"MR8ZV1xoF+yuZsp4Srl1RFOMSuZ3jn87EfvfERV5MXTISzg9JFV5LWxnNujEWgf/C8QOUkQ8YRkiCZy7",
+	"o4ia9PwuVn5oc+Cw9g3Uavj9OLLb2iuM5OBxYeW6JovCtJiZtqHqvCw5nluCfrGu0p7BGo3G4ZL2DLjh",
+	"GoAOCwJRMQK7YcGCz4/7nxWIu+5aql8owx0I2e/vxiziMYuNgGefxgk4pJb3ddFLwMMqKzdbwDd0kbER",
+	"/fQKL2oi1rX7a7YVI6goPYVpNzNVKd+tcn/7KtNTN9pXdm3eof0Erlyt+wTHVNR6G2tFwYdtCQO+hA4W",
+	"vdRqqmbK12ifWs6yc8J4CZqPl7pzCLv+wsUIu2vjDejLlEVU3WAtfuvOALwcRGvE2gYRG6lOxjTVx6TP",
+	"E+iecY0kAQmNTWP+q2VIqojgbi5UtYCEMZ2e0VSHK0BskTyquRvLYtRdP+bVgHefFN7utwhAxBVMWnFo",
+	"WdhyyQDM1C9+fIzI6rc+/sMYzbGbn/9syfO1vN/Ts+/iVlhxAMlERMMlz7ZLaxnFX7uxkOzhnqqssI8y",
+	"yWEMJv/TLnJ8TxgsxEhewZpsthpBxZoMN7GDw9Tlft2HY/iquQkp1fTTB6QAq0L/+UdlLFNbxVeZocy/",
+	"/V5Rowm2wGotRyUI0f/85Q4a3+38Mkp/5uNsQyxr1Zf9nAx26tDSgDw+RjHgrujc98+wiMl//gfqN/gv",
+	"Ch9ShQ0KEChprnSH61qH4EYOLOwcbiT0QI2v3BW4mSxzijk3tZyzZMTEZEdlF40hIAtOXa4exw/C3JIN",
+	"qOZXzD7UBqtJu9Ew/rE706Y5hzTLc4K/xWJXQGRh5jUfMfK7FOxm9BRLCDBJuKDpImixkqr5w1ix1Cvn",
+	"R+69zEnfkqL1EcVl6biym9yNVu+4TbNc1+VU3VbT3a7p/lz5+96mz7bqbAvhvCL4DfWLp5TGLiqF0rmJ",
+	"wYTfRID7nfmZxDKaIARqdSivjSMSS0KJpuoSueih4rEU/QvBB5p3K/K5Qkml/+1Ggq7MJaViah+5hO/l",
+	"O3y9+4hYkFM90GiV/0ZOpUzMC8oBDCuVFgYtYkKnyJHQ3yUnPXnFSLtJ/t//59sOAAWScSrjSaRtYjhJ",
+	"yIhy83gqIlDNCwVx832rkQniciK20TuqBBUoGkbiAC8iy7EIGCH5S1bEal9YsxFM7iRl5uWXidH8gEE2",
+	"r+YuwOcq6yvgatlK1jU7CgO3ZZzMsQce3Uk4waF5aWSM5zc0vcRMIhZijAA8azI2CoHFeBCLF2FDBMh8",
+	"4kVSV1RtgEyF0B6QiR1SFVKw2q1CzXgVCg84JK+lqCjvqYJE0O1QwCAMcDc8plm+ebG3aTlV2pKDyd4U",
+	"iMrDzOVXqEJW+no3KooNF3SikNwCx6yndeELb0GAfUgoLrwymjSnHla03G8mXslW/12N6O+YdmroPib0",
+	"Vvw9uvjbSqV17e/vwDsvvbkflSdmKW16rlsHF8hthq4rL4baM+upF7FrMeZuYT30kI1yhUce3/a+pjF2",
+	"8mcyaWvZrt+y3Yr2rWj/8sBJHh1kBGGSNm33DSdxnNwQsr0Y8r4m9ixP3w0pVMvbLeFUmiRQ/w0oCPeN",
+	"s35vB7UqsbYd5mNW+vxy7+Dwkhxa8zCjcp3NobXukUNrxM/NC0ttxlv5GVldSSwBH1ldQiF1Ko7Js0MQ",
+	"vkOa8N4EUoCrZso0VZelJWO/WfnlDiFfXDllY75+vWxF3lqDvkO/f53MckeeQNhX5STaDvS3MXWMdDw0",
+	"ggJ3B46EOSlSDZWcpBHr2IvCgNgjCKnt1hHi2HVFCPgpYUCcYVQLCFWKDwSLsa5ywghFY9k+UdHpqrZs",
+	"4Oj2FldjYNTAbofHDPriG+Jj7SzA8YliaVF6HPQOo/pR/IzVn/cbzXprv31wePTsOe1FsKrjCZuRiaTZ",
+	"RAOo3jjsNBrmNVMuU6THGfLBMIeecjpjBxLakxOcQMtkbcUdvG05Abt5oVnarsMPvcmA81YtebW02ke5",
+	"WflsOJBs5e42kryNJHcq5yySaUyoXXql1PNdfAourpjQMp3Wvc1WtlU1opomErjogOqQxUAcp4KMHMk1",
+	"NvIUyOVUQMY0JQm7YgnUfXQFtUhZapd8i40LHRL+FpKquQGRKbn48UMtIGFENRvIdGoUulFTVyy8lTCp",
+	"K6qFtsbaXXsc8i9ev+YxO7Y+kcpFzLoiFzJLGTWzQbSU2JXiJss4QEOaIqdGlnOuZXOVnyIXZUOAN4zA",
+	"LXbDXrnviN1lZbwx+FiWcjk32wChRLlQ6K5p6AGNqGJ1LhQzA+FXLJkWO+4q/URO0iWu2W/LOgCajUbZ",
+	"FgQcrOtxdKuBVKHVOSC3ji9Op2QgZayWjNHdcQ1DxeVJqkaVQ2kBF+4QtBrW8GWOkUQZutFoTzFR7KxA",
+	"VN+FnZVws0Wtaj0pE0bFU2W64sU1elu34cySvkMPQuEOq3Ufwv031W64Zbx6SA/XLzv8qHci+Ldivm7k",
+	"utub62wHXOoCx4A5iYystivfqhJEzOlRQCDjmlR9n7pl1reIMlzUEM8BNLBRSlx1RU9OBkMMuwM8mwOo",
+	"QWXdp5GWqXJP9A8p6O+sCxHC+yThfVZU6oiKCvWjCP0WJaD6YLwW4sLfe0eRPh3xZApAEY591qhJSvr8",
+	"E4u7AodVA/CICcoa+/JoblA7cMedhaRgElVCALgFdvTAI5Z1dpjX6AoAiTUa0PVqwMxknR2oyc0J7cbz",
+	"1WnfbzMp6EwWDnDsczbFgGlF2o39ZQGEorR71DiCM+rgMq7TiXEMnV1hhgYQqwr6Ixnsd7MMPnge7yDT",
+	"x50KpohYpgBfs5EU1sZ5DWsROwpomjUTyDRm6ZnkZryV5sHq3vwvQQWW9WveZy/oVFU6rWZQUZeTSqdy",
+	"dv6i/vrlm3oTbgz7CkaAq888Yrd1kI2X0WgImtb/3nq2e3SQNz5W4wRe8L03SgJWUNyr6e0VkJhmr1vo",
+	"iRtBuGE/fMYl2vrj2yaOO5aBiRnb4/4s+mBk3ObE31wZ9k5YgnergK05sVHfGNSYc2JzvvHNXi+5yen9",
+	"julZhbdO9+QpSLmtzFkvJdNdtuNDewJrLO4yr+iZCa6HMmGkqhjgaBKaJAGhuBdzm9BWetUs9mXmXEQU",
+	"aGjxdyQJdI+A7mYIAJIhVzC5VbCPCXCcOGamvOkfSwSr7Ap7Q3thJ+++cAUIaK5R2o/lCdndWJE2L4a+",
+	"QLP5YIHZ3Gp8XWbzgs+10e7srULZGrFPgvvqAe1Q7mnolpifr7JziGBcD42khi/E4oAgPHVMhEwJwsPH",
+	"vpANEeDIe3nJhEWBZFcgti3OY5kmZI+fmRtrVqwsFbu5WPmDYmkpAGWbk/HTsalSszxcQ5SymAnNaWLr",
+	"W9mI8qTSqSg6+p9DmvZkasyZum0lV7vu/kug+J8X7l6yFiACmAfz5iz+Zlq2ZiSopBLyNFZ5V/LFuXcp",
+	"LsvmvmyBmQMFzy2MrcRccyh+wRznZJH1G5cKI9h8D1V8hj68ssLTjjbHpXIEQKogAlJLvuL5TNFArs4R",
+	"TIDwoQBKPKztElijFtIdtuosoQoHrL/ZKUMqVbNfyIhOIcbdgxqpK4bIu7j70h1F5LU4xp5mHisymgCr",
+	"mXOr+3NIiqRKRYyd0gXC1K6wtwwIHUkxyLvnHUdChs+5iUsVu0SE9CMKumLEqDCvl6XCA2Nr1wB4CSdl",
+	"linG2+sloJJKy2sfUnVS41ExkQqCvJIiXm1pYX6DKC3Z57B6JNpO26bD0O7r3GZM47jivBZY8Z2K1y42",
+	"qv0ZOTYIEACbj1A78bmNTm+j0ytqYljYDCxjKdi69O9NzoAPSC9jwy3uJscJQwpcXhlFJqi/SWLxgiCE",
+	"xFEpOc3ANRJ7dcWIXjJiBMu0Q4QEMP/UktAUNTsQxoFSBU1qVZy8FqRq9JEj88QHdMViF8PdGhT9zR6G",
+	"uW0bXkAK5CTNmDzxBqAIszOMFqSJkiRlNBqac7zWVRBsu5I4TcKqa3wvrzXnfKzMxZolkCHVVqNdu7dO",
+	"RRKZgk7dkgE/jXC4+TDFDfDIdnjJuPeclEloDwKZf6zZ/D9L2TggE8XqPaT/cCUt+EDYlulEeDMaTFqA",
+	"JEWM0eo4ZWOIeAt5DU0lhJKzF9+ac/5x9pq8etXB6DlUrnSFP536ohzz5CUooYEfD1Ah2HpNLkhPJjGR",
+	"wjwpIJR0K8ZDsCd0KyThgtXg/nrIuiKCu+yYKzlYm/NbHnc0+xGtzJBUlab9/qp4o2hSvcZv9ZiWtW8J",
+	"HMf9AhwlFEtVOq2gkk5EuXh3fEcUSsV/h9aLT02z59gI2IMrncpEsY+9afk+EpzOtUWwzYzkJ6vy389e",
+	"fFtv7u6T//pf//fivsqeQxycK4wFguW9cUJ58QtUfv3bya/fvms1glbj15PG22C/Eew3fv32xemQR0bl",
+	"j6UmY85+/fbi17/94+YyyUUmOe7ObdxmaxCvoA7PUi60XTqlEDeLQrG0RZzIG9gdzpE9KybmLGgOALYp",
+	"pdFIm5Iq/OBIl+zBhCpdK/RZSFEfAgA2WKnWg9wlr83FQ5lALMmZeTRlJGF9TcwdJyJhSpGQiyiZxOzl",
+	"aKyn/2bESLhLQhsf/gYo8UOH9AEjgp/M3ZAvH9CvNSNVSjKmCc9nJvUOdoDXSmGGWqBQWwNyW78HuXu7",
+	"x8L4vZmzlfvazZw8KfqKbISudm6FoVFEbV4wNHOztQxt4SK6he6i2VgyqsI6vR/zxYnxtfye83tGCmL2",
+	"V2FcNzBI5XfTF9iy4UTWjcE22Cd3aM94LVekhHJ7a9uT8aUnghKp79aIsZ6kz5xqBlygVZofPdAsAs8W",
+	"k9SBV9Ook3tTzdQi9dUVef11nJEumhW/o8iH89eEK+cFFjkaZ3kZV2X9LbhuVOCLkB5LpBj4zg9wa6FF",
+	"sCt6kqaxAgp1wjVx+LlhLTBOrb0A68yKSSV3IhGTJMHMDg5lScFVwpXOMvUu0bRjp3pZth2sypWdy4eV",
+	"qdbVhFPfo4iBl9obi0GlFCVDnyfMqhbjN3Ix2MVrL9m0lK3BjEJXQ9o6OKx0Ks/7zw7jxrPms2ft6Cg+",
+	"PHhOW31GaSM6OKBxo3lA93v9dr/Za/UavWetVhQ3D+LDqHnQa/SNcfCsclf3t/2s1dy/Q14fv/JKWgP2",
+	"9lZtfA1qY2T3eBapNH/fka157VRGWqY2rQCitC9TYmVmFZiNuLbC3yyTDp4Vemb78JJNQyOWGQDTjCaJ",
+	"5mOa6j1judZjqmmYFeriE6xeAE6i0EiGsEPO3n4XkB/OXn4XkJ9Z78yI5u9efRs4tuauOCBv+DeYRDHj",
+	"MPoF0vOkjzx3jJg77SjUWseEiilavswYueTip++INWpj7NSjAmikp12BswG5EpeZb+ySC4kFv35isOUc",
+	"bu/JerUbjnuhHdUVoQ39142sDF0RsSLVMC9jZaSZriudMjoKgZtJCpad7Ax3LrrC3JhHk4SmxmmGYVht",
+	"ar4Augg7ylwrzUFb9YxF0jK1V8R8xISCtI4dfVcoKowW1SRh5ks3yZh/YgnmjCxN9rPm85bxHihRPGb+",
+	"g5D9/aB5dBQcNhp4Eah7miRdUT06fNb4z/9o77caWJENTYgIO++/exU/PEZ1FZ0q5CvmilynUgyMm53Q",
+	"dMBS+Kzuy3RFu7kPFsN7v4C8lvYPyLQ/ySt/vwCPnZKm2rm/KkoZE6orzLLoMWIXfsaBzXV+AasFbJ4W",
+	"qh9vZJlglzKCrGbjFMyOYryhK9CkUz7jNtOGUl1U0oK1MlgAcwz5Omf5eetokb3yAR51N4tlpXD4Aiky",
+	"GxHnybwxsSHko9xrbxT+aGtgOQOr7JexZtXioLoyis16OhuubAGFvvfHJZtui1ruD4H0rxnORynjzY3F",
+	"5mJPxlPs5ap0KodvKnczIRfHEez6vaHeBTqjXJsWbCtyYfWdJYy8YgRsK2X/QE0Ef0cJg0xxFayLlBEt",
+	"EwQgSlmf6WhY26iaxHda7p+DxWiLU1DLF2pCYbXkNOgi9fgCHuHU47Zm5Cn4X/hNbtlVD+aE3R6vgdWD",
+	"BtKCXYoFLsvifS+NwWlMQPC3XNGXGvKxc7nyFqvHO7stpdUV0IKS1akB+hbigS2yOKGchEbDkpR4Mymt",
+	"pWEyfPd7pwZyk3hjdsA98A4JAry0bAOHHdADJ/+/vBCK+/63l3s9XPQdRrD3BwLN3qg6X4q4sIWGfLxL",
+	"3mJlp/E5U1CtWZOA2WEpFZcqq+sc2UYE230GiWmqdFfIa8FS6D1zxwgeQjkQRUxBZDzHFWfdXHxq7Dqf",
+	"T25pKU6t/gcd6mXBXI1oJ3sN2c/Xe8KFXZFTrAEIEPOyy2pEoYX5/iWdZuB2X25V84OX6Kyr/rOwR558",
+	"6ecHxJ9eCnuQ2/6DlAq9rJLbVYvfIh5sWIsKJxFGFIq6zb8VBuJyssEGCXuMxGwkocLaFlgulyBdURQh",
+	"xRuYcS6uiQHx0plDLJg1M8xEIFkPzgY+dl6+BERJoibR0Jh1hZxdJCdJbPtrr3nMBLam3d5kW+AKWkmy",
+	"5UvfycqSzdXn29YyIidaWXZ/DuHOBcG7e0tD7K/OScN19ns9YBdX/j02iohg5U05k3GFli1/wULD0FLy",
+	"2AW3LQ79V4NBOC3K/B0F2iHIvKz8/ttUO9SIicnN8NrRNEqMWSsmha4CZVG6ksTIO5arNVGaprbi5DhL",
+	"3/QRRvuueF7Li/jRezRvsVJN5BfL8GMllv1s2XJCX1NMoBTtiiaT8gAN5gv/zNilgk6DcogKDEswfafC",
+	"PEuD2ThcCnXG0lN5xRBJp40UGxE7Ndul0mm2nh+Y2Yj4uGQ2IYIH4xVv8RPMVOlXgso1Y5eVThP/EdNp",
+	"pdM0s24/2cUYijrhvc16umJpCoRY+CIFCorm0V1e87Cy9pf685c7dXWYzajeiVlSjYV8cPll8ecvd4qM",
+	"iEn5uAis1a3WW3McBSXh7d0CD86alCmSPMtbx2Lo96bE7FUP/2hODsiri3fEbmHkPaJTW1+QBSZtjr8W",
+	"WAYm2+yGRYyAVWF3KCiRyOxRLPZLoyG0NuD5QR552T8HMCdgYD02lVAV6aVlmANhXma0n04S6Ea6DQDO",
+	"6TdSzeNW7Ki8y7GUlx+23aMiQ8xokMfSCiuJ/fWI0hWcATHZKA6F2VmLTYKcRbA1CFY0CB5U5/650mq6",
+	"SbNuvCBCTLYgH9uexrtCUOeMgVLGSlGZrubd7rF+nyE5zTI/92dAsUAFDNBYCksibctgzvCoIRis+WFH",
+	"ESco4B95u8UXrYK5wwXpy9RhbyVUM6W7InRyIoTgH+1rew9z89oueStnrnamgCeTFFKw0PWBWW6YtfvX",
+	"3zH90k3gYkNjQWnWRhzsosK8V4vfyYIu0PlBeyG9v2RotmmvxMDKtvdlQQq34opD8hSIC0eDGncJV1S7",
+	"sYlIRGFzFU0P/9O8EbKI5/ELMx3MO71awTJa2YqATV7pVJxVYsexgpFQ3LdLrIXZr7TV5+vLZyqZYPJu",
+	"ZpYf00FfoiRvJWcAXeTx5FB/o+uO+lEzrw43o4Ws8llD5HTrJW3Dpl+CC7cVxetl2nhs2btGFg3zJtAS",
+	"1geQLCkclYYRzn5nEqXp1DZp5Ys6sBziDjHLpbUGVjRv44dPJ3641YxbzbjVjNug49dEGfJAEUPjDO2Z",
+	"J6q9P8x//rwzkmc5lV8qPmVV/vIwFUoWc/mY6uEao1Sleb2Uy+xi4BSrSbNcap9wXQtmgqU7ah12yAX6",
+	"hy+yV72TIfIgcnkFbij3TlvFv1X8W8W/Vfz/cor/nc+wOa0i+w9gBoyp5jDUP+y/Xt0QHT0h9qSAcEGG",
+	"cqIY4r1YxDWLis2ZCkg0SVMmNIk50wRoDZXvy2AC4J5Z6ognuwKK/ZWytGR5KDeodfLh2JG8QkJ76PKy",
+	"w8GpQghw23dAsZ3BEuhklcdY0ZurNVocwT1NuOARTRZVM50lVJA+o3qSsg4Jo+zUs1TCaS/Nu41TrtjC",
+	"toXvmD7Dgd8/ymtn4NaSfvfA8iIqu2IxXRf+/MCCqlVqe5sFcu5sh6cd8ysxcYBrFZ+zSKbxB5EyGm8k",
+	"ZDj2S9IJG7eyl4QN3R5B7IaEirrdFJVOduna44pLV+KOIjxeNRffay72JLwwvFc2fj4FNZaK38zPeObO",
+	"INVUJlifAaBgiZRph8gxA76uSMrLgMRcDWt59GnbMxEQCfejSTLN16DelK6iwjWMLYFj9iNbGZPZv/UX",
+	"24uwvMOg+b7VWJmkEZadfZV3uS96h2ArtmwXu9JuYnq8C5mj+/KlqRyz7701Y9dL4Jjbg05MZ8eeQO27",
+	"G0xmkh0TTdWlIlQpPhDYsMo1AOdg2GQokxhss2q3Mpri2d0KAM8Z08/JpCWxk/fm9HkzDfD98sVOi8rJ",
+	"/bp+zJLydYiB8kadfeONwr89bTH5y8qTdZuY23AJst/f2zLk9cCyfSWVxeNMepVRBTlxWT46UFx6m80N",
+	"LA++5yBX7YCOIRgwn+kn1XajsaquWJbsz6mHr1i6N74q6V7WCF6/DtjK5ScRR0Vp8RjiMQ9r99hVU25k",
+	"O8qa12qXvARr2nKQZwA8RWitmYuxU7PdaHSxWfPaxjTvJ14vmA8m5OHw7ihiN7/57SC3YnUrVv9VxeoF",
+	"04ABZaSJeiDpmsp4Epk71tPJDRHT8xka2DnAlmOHyeJBWgISGgPP/FdpqifK/YtLEW4GueXMv40Z75cD",
+	"4bLhjrK1dJDhNywOYJxQIVi8bCLgikpZcXU+ERd4xa3jsPGAbCBDqYH394aR4D5a2MvWbGykmc1tqGIl",
+	"jDlaBNXpUR0NzSXNUuD9s91u+3BstvyDffLEtHD/v06o0FybUTTbUO5SeKy8gj3SbDUCs0hYRJUup8X6",
+	"UCLiqk0qnUr72U1FNinlisXv5RsuvjED8MSCKqIJ+5ZGWpqTm7utSlCZcpbE5hV+y40eykQEYJpfIg8v",
+	"L01lPD/Q3+bmZe1FP/jzTyxFOd26R/fegAlgZY2xhMZujtzqt3suvzXx0AUXEVu+qLIJ3RSaT0E2l01y",
+	"4GbZmifrzW/4LwHz+zTxfdKJyONbQo1Oh4Ru+4aIpRO67Rtm1SuhWcuh05q4+UgVpV1MelM4CYA9VS1A",
+	"jng8aUf5gpor3KyKjLnZRevC41maIynsjcdMlJRTLjkh2mrcSWTeoV5wVtiV9oNwjs8nYqOAOelELFT2",
+	"harXrarfqvqSqp7GH4cyelw9v0IhW1G7L9Xmm07jFd3ZbTJviyl0x8yfIDSuD2VkFu1Ga4NnVqyz8O8c",
+	"4F5qU738NE5kbCM3RQQJ8p//QZwq8DUhvtOGCy3BUuxk4IdAyTRk/qodpBTMLK6AyLQrUNmY28/DJh5D",
+	"xZyx88wha6fl0ZECkjPasjvvOOstmDXTAhcc6AoPmYTX7BK/anQHYd4DwrVFzVbwdkRpniTECtTAAsNr",
+	"OQEodmhYYLEZs0IcdsdvYS+Ae3QFMkki1JJmI3JFBVdDFtvUgHndiKYpZwqNVau8w82ZmN/ZFXVbcOxp",
+	"WJmwy9Cy+WVjOVw3JWYiNtoMlfnrBdMQEMIwmR77gv2ZwJBPV4DVZrlXKp1GYONK28DR1pr88gJH5gK7",
+	"8GEt20sqncYKxmZx+6pJsrCB4oZNtrUItxZhaYvQrTaLpjjdUeXDZmsyCm+F0zKe1SZQsmYDU/fPiGxj",
+	"JFut9rVptU2ESbYqat2td4Wsx9PH7SqlFPYimsY3Eu5Yv9plQyZix3nLmfcMssb2jHTQ+edikLIY+n69",
+	"Xz9BnjCjMEBYBoR9opFvSzbevrys91PORJxMSczVOKHTY6ImvToOQxGqclR1ikV6ZgDXQ9tSYp4mGIvV",
+	"MVGajY3PDX3PTKiARCnXPKKJDQQgOcNEsXpvuhE1CKL51Ez1vVWg+2BFHQjzScxvBVXoXxn/GA/pxwFN",
+	"Kp1KP2UMdJaggub+ZrCu7F8RSxg8wfJQmEMojXPnDGUkE1Sh7hDXKchM97eMpJjo/IE0f4d0ojSNGBUf",
+	"1ZAlSZ+rYfYrGwyyP4o/9aWMP8bT3JMHLKGa5+49SCYaRmsmmHIwui75Nc/OMEP/lPtzMs5fP+LJZfHq",
+	"kUySiYpyrzdSuRGOzLuYD+QOjBkVE507fSzTy+wvxRSqOfe3nOb+0Cm97rE0zR+bJOMh1yx3Ry1HVMvc",
+	"3yljH4sPvR4yqNrxL/JnUM6Msad3/umm0s6Ju+Uv5vvhXnoNWwlXs7x8w8V7Nhp/a258eFAJKkOZxN9L",
+	"nT++f2DGUc7+MvoYhSRVZ5M0GlJjo3f+P/b+dbmNY9sTxF8lGx3/EHCiCAG86ALGjm5atmz1lixukj4+",
+	"uw92qBJVCSA3CplwZhYh2KGI/vR/gJkP/QYTMd/mGea8yXmSiVwrsy4gABZIgKTk+mKLhbrkZeVav3Vv",
+	"vGyfNG7O5YV9B7IP+xcBOcwNm1ZDCbRTCM/0AMSM+QiSjyWMN+YRwIHfyl81ik//bmHWOVMRHOnGq04Z",
+	"YQU3IeRx+1VpxMftVyTJh/CvLJGp+Y//O//6dX7lt+XXbAe4CvAvAf16ShdvcN/tttvzl5P1PyoBvnWQ",
+	"9AGQoErFuy3Q6yqQvAPPchE3KjabOdzIZnCSLufMyahrNmIAVsBu91YmsW+d7vgsiBq/1/ae7+iEWTHX",
+	"fXFC/t//520bbJzp4AKlI5yPdSel0z56seKouMs57R296JBtj8thTqvfpcZAJ87fbnyjcAb+sYq2d0DJ",
+	"KzfUL/wHu3iUDBIpYqJk+tmu6K9jrid+2bWR0QQWNTsSQePa01f3yz+WkL1m3y2KvOvF3VB9Dg/WIPqi",
+	"eK+B/Y6BPWLafIm/FWjPrrEU2SZwD1OHG4k2itFpQGQSZ4V9HiDK+gcc5f07P2SzXWr7ANfLAbPAHyry",
+	"eJAT8MBfubCPpBrYG91sUoIzP1NyYGni/MDyIZPhoVeN6laW1yAHtxNrLjLSfvBTNGbR5G4Rl353qgZb",
+	"+qWuOdROwy1p8Zjqr6Jg+OqYzNmMCchLCXPKDAMSWkxr/++gJYPUj9lYGglRmuGcasNCnH+bnBH7tOUp",
+	"qWKlEM88CtOpJH0B+j3U48m+6578xD5HKQj2kNCEKUOaYIYI4Y+2MxyHrVPXCsnqL1yMguLXMYwB5sFi",
+	"jArQpi/sWMxcHmhDR4xEUiZcjIhKE0aa3SMAbuQ/////B3nZgX+6xu+HZAzRpAJ+O+4WfzsmU6kYGbdc",
+	"A/cBNHh38wLgQqesL3Aegk7t9xDP0FWF1ZEls78i/YSkqQ0dDncQeors4jEjA9az3JVscYvcEpjbXp39",
+	"QOBrJFjZrPPnk19ftt6qjVKqFlK1C3crTSGSyukKSECVxHCZz97Le/t8TEUsh8MHyFtfKbwvmdEFD4Az",
+	"eqA4yuW6G6ST1adeBrk89TlNkoGkKtZEj+WccLMv0fQTjuPppEU4s92VogtyTBSj8aJkOmKfZ7K6NHLT",
+	"26swql3ttat9/652oPvazV7DiD8FjDinWjsQYSShJE8rf1gs4Y/b40AJH+9u1VznHoF/c/FppuRIMa3h",
+	"b6dxw79jKViPDKWaUxUTjJuf0gXREz5D//6pVYtpNMluCCDDUyzgDxfQb18TFAqLv/YFd+Q1K+IYV2/C",
+	"WUa9c4BOGTGKCk2jDPyMuXDAyJXR1ZFiTOhT+BZkhkoLeHLoZMZMKobhB6neo35+uRR+d+nLKTweDMr4",
+	"fGGvq8OeS2ayadTYp8Y+32CYYfFc1BioxkDfHgb6AKK2jIFSvU8IpHxwxAZHqFQjKvjv3lLhow0HCyLo",
+	"lAU36jq4mMWYKX7N4jy0EGR0JLXR7b54iwWteiT8LSRN+6JWQMKIGjaSahEGJKQqGtsXhG1yTkdM41tD",
+	"8FqE8K4wSpWWKiTN8D0Xk5BgRnPrrp7Z4kQP5jxmp74dAcZCYhSlllNfpksxGhNuiJGSNLMoTMWIHlOF",
+	"qZVYIdzevqYpgQ9PqVJPy38C8yChTKQPQ8P6TYZ9NktVpPi6uk2/bVWxaUPRKL9ppBlRzQ640Exobvg1",
+	"Sxat8miYMBh0t2pA/j07GJenHdK0oKcFaBczcpsgm1t+KU/JQJoxmY+ZIHSgnTMhG7AT5KtG6z9RGq0b",
+	"3UDKhFGBw7sFQkJoYBW94Q0Qe2MXtbPyQ5/znjMyoyOIZXY/L4UF1NGydbTsmmjZ7Cj485Kd5MKJt4zf",
+	"9f970T3uuAvSEqXJT1qVzoX3jKnlW8DgPFIfefLew2RPKofJbhv+uovg189Ov8HCRLcEw04zdahxdHMp",
+	"cl3CqS9LOtFRpzDlEYRl4H1vcjrqnhwHDXvSh+/5kP0kUys5Xx6u1SP2FGOaCkvKLH6XNYy8Y3joG+SS",
+	"EEl5m7JSCL08rKhV3inMCUimSpDTSvlRrEbDxeQmvgz7aadzFKUqgX+wU6JY8pd+Q7DPpt8IUTCbMVMM",
+	"cNVUKjDm3JC4GR74UitcOw2wUhk8vUNklUPNBxYn++ZjS3qJVKM9VLiLwVTpy9O5k0K6rTZ5l3N0oCgu",
+	"rpkwFr1mXZHNks5jeQIl9iRl3ZMt7L5mymisxFJMwspvxldxReB0PtNkSKc8WbTJmcCXyCGhWJW89L0g",
+	"/xo1JJZME+gPgZ+0v8ILLW/qC8cV7btiPhwy0MTgQ9DEEgr5eU5M6MAqmJ6PO1svOe50inFRQ/vyU/vJ",
+	"sb3ENZkrbgwT962iskK9yoq4r9avRsxoctw5Whdf5bjTY1ptV0Kd+yKU+6KOXcCLRwcTe4AQj48VKpp/",
+	"K0ZzwRbst/AinrCbBn+s/FTnU9YaYq0h1hpirSE+aQ2xW1HwbCt61nq+Mumwx3KkDnDXZUhrN9tdGxAq",
+	"rz/cv9gU6LHr3Guba0xdldJzys60vPL6TXda04wVYweWlTGiZJIcpDNixkqmo3GxLkgr6IspXRw4gUwS",
+	"SJzyvjgIkskUSvjL8dGvxo32IzOZJrgT10iNd2u8W+PdGu/WePfb9ojsGu/WKHTX5SeqA7SHdj7ssNdp",
+	"Bv5iNuQCWhCS+VgmWLF9SicWDhHB5h4VnkKR1AAqchTCqghNIHuKTGnMyISxGXbg8VjSjNnCN90hZwWI",
+	"iJ6GVDMXRuTrxRuIEY/ZzIwLgeElb8GMmnFfNMOCXGh3256vhj3Sb8B7udEsGfbIOXI5CFz3nBr+cD/0",
+	"Gy1wkGQRPG4sN5pkv27dwR+xpk92AT3WboDaDfDtuwF2qxZZRmFV1AKHqjWlWlOqNaVaU6o1pVpTWlEx",
+	"eZXAqJWnr8WEvxsVD6F3IUyrpOK0Hsgq/9wJoMdK+P2eJcxYZSpbB66d8gPRV6ZHuLHaDxGSJFJYbWbA",
+	"CI1jNKNPmUi11Yc6LTJIDTbb8uocWNVBD4RyImfZa82cR/ClMVXThGm9C10KX7/ToKy9gNYl1bKGqjVU",
+	"3RKqojGpRqo1Uq2R6reKVG9IiRqf1iEmlcGtw0IPHWPy3Odgrw02+QECKbxHoNTHP7D4+97lre8T/bEp",
+	"Q/pf/czujQuLa1RGhv6XcuprJWkNt0DB+4plR9dKipzjWQFY4ePLbyq/pXuPvC+35pdukSqWus5XsWaZ",
+	"uy527T2F1/lp+Gpdo9U42fM/3L+qBNARqi0rmVNNqMuf8qyuWYiIC1YVpcgi7Hx7a66yaDyIsWs9DZaY",
+	"Rbv58jsP4N0x+bGu1eVaXa49O7W+XOvLdc7Has9OSVjUEHCnIXFSsKLy9g1EyAV/rFchiEgtTCqVZOq6",
+	"ckwzasb5IbkuYKFi6EuplBQXfJpO4RVOj+HCsBFTUBzjBhqVqcF2cWtg54W7Ia+EJuEnmiQLuzl2r6D6",
+	"KDnbnOauGdNEYj0txpXehDOhaCu8bF09MT/sKgXFINrPFWf18y1X7KpYznFVhSxXErK4BUOppgAU0pTH",
+	"jZvVvO7l9PHtq8Cb50z0q4BD9+qwkzPMaoK/E710bf98+0DNR4Kh21Bqnm3B7W8adKGzZ8rOhoapD1yk",
+	"gLY6QWOkaMSyC0cdiyWhLUmxNU8iR9jyc8Li72X0LoZTX+GzL6FDpeJSoSRwqGP5vLi/9flYWtCXtafE",
+	"q5cRFct3WiTlrxmqRsxc0VHFxWAvXfOUCypGzBV8s7DsuAvwWNh/Hx2B6YEboMj3ckTmNJkccAH9g5gq",
+	"th0qtk98c+NX7RKJhjJVZAzQIIBaMx8jVPUiaA9ZEK6ke4y0ctB50QP0Ufzt1brfjghcWvNbt7Pht/L3",
+	"7IlQKUz87cUPf/vL92fv3v/99Lu///Txl4u/vAi6naB7HHRfnX739w/vfv7l6oe/dO7WplMZ/VGUYMW6",
+	"kqnF42MXe1vLErKZqsaknCvVSGK3hX1yOeGhQ3bpoZqmrS/gY3FNqqxUwBZiCdemh3DHnVPsGWaRuC/K",
+	"o7G7usyOsgud58JIYqie6L5ohlh4uOfnH7baxNLZjCkuYx4RlQrBlHsUupXZJ608R9bh6ki6x5/pwvd0",
+	"XzhFwbIUcniMLCYg0g5mxpR/CoZdGOd8TI19Oz4LmAcLaYGsg/Ltgs37Iv8oFMOiMeBt+3ZXq92OlXBN",
+	"4pSRcEnEhK5ZGzfFMWM1InFNEx73hVvTPNIf0k8xzl9ppqD8K9VSnLoVL/V40+T84+UVeY4rBpc1oTCo",
+	"dfElV/bWm8Elgdcj8hlv6rPmecpjFgIqA48aKXyLSOGxJHF1FR0Pwr5KAt2k8xpg18emBth7BNhbnvxb",
+	"YPS+S7I4AFnXZNkqYKYAQ8qxM99KmZUMnlXQNAq4sHoXgxLdbXQTOwCelVUBpF6A8He2vf3ITA5D72PE",
+	"qkVsLWJrEfsVi9ha7u1KgvzIzLbi47G7+99e7MGRCXlntLMtCWnIgkGUkZXjpCmHRZFEtOFJQowkkUQv",
+	"ExMBEZLMLHtr9QVVjCg2lVAeTMTENxGEpvtZOBNkV2VGMxADp7lxq/g9X0ZiwEapCPoCOwPaNWaxa+5D",
+	"8eNEKjRDDRZEpeJAyDmYhCZsZtrkg7x2mU1O6hqZFby220Gg1MQQEpUgg6kHZjdX60IKtqXVaG15h4Jc",
+	"rq07tQz9M1l3auhZH5saetbQ809kcnn81PY3WKXqoS0fzx0Ee6xc9g/gM5WCFdDksxzkzkkTHLSrnZMA",
+	"U4WctwKSihhAXdFFKoeEG90Xci562FI6GrM4TVhchq6KkVTQ4ZBFhsVt8qtUE02G0O2acFF23kJ8/X0h",
+	"5kUq3On8Wc4fN+vd/jNfjBI3Ip3Xve5hkWfCrtwQxo71f5wxAb53KScQjHsHEU2NodF4yoSBE4aS9h9B",
+	"I3LR3cAXRZokhUvfLbJLt0OPEvHhU5aqzC0TZ9c8xvXBZ27ChoqYZthtbIIYtBDA/lTxxp27NueMDS+9",
+	"2wIGZg2drSLb8KAHAoi2QD2OUn8tQZk8pNBOdmaJD7DPbhFSdbGdip/l/ILpNDHrZHeBx6Fe7hhmLcz/",
+	"7P6Ti1QUbCcu0Gd/UEJHVDz/w9DRGxmz9V6UC6Zlcg0VSWeKC4hmpiPStDKZzmZgndIk/GPOBp9SlSy/",
+	"N2wRIx2V22OP9qS+AAn32eB7XERyIiOaEKwSJGJi+JS1sogvCu3X0aYWQR4axDAnjNAkkXN05PzKzVim",
+	"hlACAU5EM1ghwk0hyqmbRznZsRLFoI1axEjohx0QXKTQZYL0xUDGi4AMFoYBuoB/wBvolJH5mLmubmDb",
+	"wyiyEWGfuTY6IFoSv1r2e5q5KaWaqb7IKvjzkbAsyE5YMZ1OWTZEqN5qZXZsb7CPkflYEo6mxKypGmZ3",
+	"90WpmZ3rqXZ8aocBzeWy+7GtNMakxxLexUWUpDHzU3BxWAH2nqNiYcEeoCuYYLlhHUzXrsGcaqKYsWJr",
+	"ixTKvriJtZD2QKrdO+sRjsGaU+rve24/denPSzWmbx+BgabOZb6S7XvqtyfB074n7YycHY3vVRTY4d4U",
+	"B19VXgwQBaFwNATyowKbtFe3dhTYqymsChPGUhGLD3QGpvbnRrC7cYU8Z1WGtD30cjhcn5PyPWeGKGYn",
+	"p8v1HErZKYMFQRQWoCFeKjKjhjNhkLX45Yg9a9CMWeUry1FBLrGjzvxvEi54RJNVDSTPEyrIkAH06pEw",
+	"ym89VxJu+0EYpmaKa7aSZ7zn2lz6ZavWZB9WDzk915j7vdRUn4mYi9G6vBfEt5X5BQ7uEp/a2GnfZ+rg",
+	"CB8zUWfDIB0h3X2cg+6acbo3bz/Up9eCv3iQNwsgf+Mdini4Z7ft3pxt2j66Nxff/1S6OB9WKlFklckL",
+	"r30/bd97hYW7NFKx+IJFUsW/CMVovIcck9hKI8Cxjvt6mezZ+Bq57AUCiOFZQsWBkwCNXv7oA6WiXKaD",
+	"KaRMCIYZtzl/89VBYJpS2bMCYBhJ3ApZShQbcW2YYjHcxg238P3KwnJ324SxmXZNp8HuCSVMAMvPrTR2",
+	"37MyOv/QSqjdlIpwK6ZTo3kMiOiGJHcIXrcKCtDxKRhb4b3Ou+/GhpEHTtxZwO8feb22YOg+ZTlGFHq2",
+	"9pjZHnYnPtoF28bw5UoxXDBh1Vq7l7Da8ULPxnTEKbFaQKrYKZkljGpmFYMhV1Myk4ZqzdMpJhC3Yepe",
+	"Fla3yFbDI6VF3mtzYQ+jbpOB53hfJs6+bAmt1ulg7vuO2PccG+0l/iPERn9j8u1PUYTwCYhwlHyEFsWO",
+	"FW9eoFeT52WxcBeJvlYL3hzu/VF4sGmlqBNoIMFR5a0gJIsy8hFU1x+ZyWXdPRUOOpspCdWYbmG237OI",
+	"xyzeObP1TLbmfF85snet2UrY/klD+7uWIyyxmecxi7h2eOBxGgXYcwlulxJsAUbCQEWxOkToRt2O8RyH",
+	"hF1b7aEZU0N72c/v4jDoizBDkWFAwgKmtX+iVQh+cFMPW20Cw7BfF4zF7pMqDkkzV3T6ItN0WiRSLGbC",
+	"cJoQ7EDnSx+O+ayc965kwnqAiGVqoPrh2OeiW23ouHMU9IWdjA/nkHPBVIG3+7BlN3NyL20lM8bD7PJZ",
+	"LLH1vrgDX8etfBJqTEbUuYDI9JTzTOs4JCOvi7AYlRbBZmMlEzlatKurFqWJ77Vh2aOLO0+EX5/Y26Lp",
+	"oYyhtGQmCYMGU0oqT+IY/F8SFAW2oeIi0yAreUYWLQIOkd5x56jy/vwAI1kbMJlA9oGRkiRyHhCplnlT",
+	"QqOJXskBalXnCdZbx/NOwPr2TxaZuyGUvSgrZkMNOYgAKrjnveYR+KJyG/xx5IY77l7OdXSUGaZ341qv",
+	"4tqwd93Jr2Eq14/ChXlY9vu1lYLSbtczjzn8/fhFoOJYe229SYkrbBkQSsZSz7ihif33NRMpa+UJ3e/O",
+	"fj6DUCHyuxTstBBEhLW+Y7roixlVxhUvktNZahiUeOUGqiG5atT5S4oVkdrkw6bS3X3hGxVj8vuac4l8",
+	"Bg5ASJo0nro4Hzyat9QOp5urSboAn6NNBnTzuLWSnD/3A+WC/NXVKw0adr3tctutnzLFI/r8zZhHdCS3",
+	"N14btlfLdbXYoS3jhvD2tVxs7/ZpUxfu2FXg6Z8ThGUFP1wI1W3ypMAFqza7cVSKtonNtl8svfuxipm3",
+	"FA56fD8YBUZbwx4qPnHXPKYGShutnhUp+7GqEFxiJNfaSgSYmIZqLZaszkGOVBYbEYRGEIadWHAIOfpQ",
+	"vyAm87FMVrVB2Qxn1mTlZ6fkrrYruji3Y4UFZJCFA4mhebzYQDE6GVJtfI5mo9fovOgddWAp3SPHpUeS",
+	"VETjwu3drv05v/2wYx/Pbo+5EJB1kt3/snx/57D0esFH4+JoDuHnLTJK8qXbq/nsoXmPy5R9DB70ZLNY",
+	"v/7GzruAAeusKkZGkw3i/2AMhVCg3C2bkv/438QDX9KcUsMUp4mlgbw6SsLiEVOtwPf6sM8902RANSOp",
+	"4FmiCtwrjSZjmcTYojkg0BAJdMjIrpavXuveMYU6KAf0mik6YtBtyt+BIAV6hJDBoi/Q5BMOWCLn51T9",
+	"xR7nsBAihlV3MVFDulkWXkWaNEmyqeqW5d7wLjQTgeJLEnbNEgzLrNaaALsSgLlpXcR3X2wX8r0STa02",
+	"ScFOb9vMAOjjiQZI++3ZcniDzrq4aP/C3Q3RktmWw6Nrh+f63tx/aEj8BXomOTm7Q+CXolAwOpuDq92z",
+	"YoT+uK2KSR5ImTAqnmwguSX093YJKhhcC/fexeyaPb5dRDkMEbdpb2HlTymc/NvvHYA7KgWx8qco4dPZ",
+	"LFk8nOV4NSx4TuN/pmhQ3q1B+lcFMtEpS1MqFg41QDMxkPrOXM0F3GUUFRqT+HpEsYjxmdWtEEiEFlVk",
+	"fctCACtwLQwcYihiiHXgoYX14OzdA5pQETEd9AV8eMiU5ZZmzvC4FNNqAR4EhGudMt8DUynm8g3J37Bh",
+	"GHcVNTDXFHzaU5r0BR4sSJGyi2AHnY2VRFJcM9Ahw4hqFgYkZDQa2//L38P//F//VyuwBKS8zb2AsQAr",
+	"HJAzWE+HcgQbUSja4ZuYkblMk5gYrBRXYPgeDzWdM9cy99hitWe6hVKjLwj5nUGQRhYaQkIudDoc8ogz",
+	"YT4BBYV5RrCdUpCDR8Bb/mhkQ3L5sIQIacZ2K7K+ysBLLAqbK24ME22Yn8CFtyOEUBppRwkz0gVAakHm",
+	"YEEYVQm3b2GfZ1wtAvujIDKJ7TVHVKdwtx2Bj5/Bm2G8eFrhzmsXvoE50fajCdWGNN/+8PZjq01+sA/h",
+	"mmnSdK8YsKFUzL7byJguPD52xPS7FKwFRCIgkgcmFvfQN8nc+7wEGJpSUA75aJm4ffNUXrMpIOcpXeDW",
+	"mjGbkuacauP+jZATO0zA5YNEjnTYwiUloaf5T1yESyvr5q7zdbVk53bnmS48K1MTutPss6cJ5nQDbRsp",
+	"J6AhQDQsZHLD6yxAd5DEL3ykpC6cNRhl1lEjjJmhPNFhkJGMI5AeobkHCg5W080lO2B2TwfSjOFn3QoI",
+	"tYPMjoejvbmSYgQnF+KlcMJUSzt2ew8kY5kxFeSFP9gEy1QGjjTk0FdrtO+HT0vl87/zI5HfluWG+0Vw",
+	"pDKzNCYFtm+x5GqfB0YmhX01FQtcg0Fq8ptgnGXWttbyBHKnSrWeMxANa3SKB/SAJdhZ7g7NQwtgv7LS",
+	"kEhTiNd5f3jcOTrodl8COLYntFy77LBjJXKhZ+QhmOkozKLhdifvImmZvPur2IXz1evX0B1qqwoz1Y1J",
+	"dgdxM/drCMu/M3WP3A6xC/d/ucuM3JMrLWU0uyOLUHQYRMl5LmZqG1ruw9s6oO0mIChEtr0r/Ej8j+Ug",
+	"tddBI7NP5Ti61zhsn7gqmPs+8L5D72BbAvRuzLXRcz9LQ5jAAiUg1bH6hxfgpLkKTrmiwSH+1YJwOy8z",
+	"IvfFNvnZS0K6RMd/UncqqBtulTOAVEXbKgrF7Syqz81nsTlYDZlNubREz5UFzYggU/ozGA3S3nXmd8ZS",
+	"agIEWF618e3JgmVLTmbozG7I0YzFYKlyxbNoZKRqk7c8MaD7LPoCIUkZxQdkwkWc1RQizdCC7hCL3Wh+",
+	"zQISGhkS9tn93VpvJ8UvVDeUkr3aSa8+i7s0fn2ytSSeph3yK7DiAhgATYBroPbyMEFLWzMOqGhYVWhc",
+	"fRZ/tfdvHAcFLI+nFwZkT115QIUSj51idekV47NndfUKxdSwA/vu7ZYJFdxbR/bq1pEZeadxPVGj8pUT",
+	"BbfjXbjzrgblq89iO3NyAe7W1uRvwZoM1iRnIbJb+8QMyhabZGGTm8GRuzu3+nhjzKoQf7BT+h7xz3QL",
+	"Qv7BemzlvIv974vt3LP3BxF2Au+z2W6LJXJ715MDFK72c9OolLWsQMrKQTeham5rzeDXuw1ds4SNTsOd",
+	"MOPynlTgyeUH7saai++omm1RWMGaSe7a5VZmLY/IJW9L2FgaKmnGaoEun8AVVA7IUDH2u/3HgKpW7jkL",
+	"8kQOX66wLwrVl4miYgRhK/YMZim/0EKoGAdTIfe3utHYJRUsHYnHNB+7quNZ0esp/XzFprNiXWv/99HR",
+	"hmLZe7LOrlyw/SZkLG3OljxyOzPZ0pMbOeG+szaW8UmdwVHnzt45bWOJce/T1riKajdmcyyNbd+ZHSvz",
+	"Om5IgN1Cu6fEtWoOsuvMkTscriffzLIYbmksE4EMkdNieIA2dAEmQIvpMNz5FvBWrjNJzkjMQNOCDIHs",
+	"vRgTDS8F24E9uGNuV3kBcQQYTSMk9JLEcOB7A0GXfbGCDewBx3Wq4jiyRXHHlTPYtwe95nE1SnpaiSkP",
+	"BnTg9gPNjOFitF0ZEHiU+Ed7aKemJJKpMBCi9kyTa6o4FRHUshkmdDTaqsMGuaXQwHR1pQPv8rTcG+p0",
+	"SRkQze0wMAQOhoiRo25QZLAgWLf2JqiCeV76Fbo/vym/71Z2U759C26z/ODqpFr3e81sdgyolo7HndCU",
+	"o+sDS8jezrsqC/0edrJVCOqSGV31NPeIvGaKhP6ntwkdnTMVMWFC71wYSDnpiyz+057umw+5IHMuMPyC",
+	"NAfSjFtbQyKyfW2SvlhVnGQdtrrJDe4IrW5MvtE7POl0gsaKpWz0GieNe538naOmmovVqbl7a0x7B+a5",
+	"Gf6sKdaRqmu2WI96LvH3cjDZFimpeOEZcd/xAbHlhmfAmIgUTJOmkJgzs8/grHWV1dxabCtLHjb6A0YU",
+	"JVIzXejOuqoV6+FV5/W2XeBjiH1yOuy5a2sxZTQhQ8biAYVQWmAa6Of89z8aE7aACpMy/vRbShNuLPHN",
+	"lJzO7Gh+knOIKLRS0N7z31Y0SNURTdgH+rnRO8l8mHZvxAhWFT+gWCSnUwaBT6W3J3zCkgVA2YVMLSVm",
+	"txKZKl+UrPxh14TVfUzMdOFLQ3otU4WJ8ejhgnP3XaFUxXtXg+J7LC7xj8KQfh3zaIxLFvMYhmRHSAZM",
+	"m01j0FyMEvYpGksescJocCoQVZp948xnY7BEs00vNeyzKdHbGwtmGr3u4Z1aqJd7wo6pmPxdph+Y1nTE",
+	"QA5RMbEz/i/k73blvY1ozJJZcSva6xqvFykWMhO29IjDAd4y8xUPfR2m9E144DMOngtLvPLojnf04IDv",
+	"HYbUA7toxklJc2LFYyr4byk7dY51Vz5UCoJcIb89IJ5nwi19IQVBjqkhdRP7Bnr3PLHiAvLT+NT1abUn",
+	"9cDypime3ttEOhRNxOH4soleohvfd6kg8EnzuHOUFQFfJeo36DXw3hWKzfpiiXjuH9PbvyyQawn6rUnQ",
+	"xxSXW+iK9iTsK4xjFaHXyLM+N9sgz87TB57bHba1Bhn4dd+xRSgs64iiuibsLoKLPI66HT2XsNoWvrYC",
+	"uW4MJcLDc+8qr35C9zG31DKvlnnfvrVlt0KvFkW7Ys4/MrMdZ37yAWk49GfaVTf2xoqijSK4aaAATp+x",
+	"wjb5KCJGaF/4pcT+ynrJquI7PaBPpXnced3qkUjOFoWREC60YTSGls+YmoCP9QU+txNLhfedZgKpNjTU",
+	"wuNPZWioQVd9bmrQVYOuOlZ257GyD6m3P+fimps8z/kxGu1+4MJoknAx0ZYZ5liuR0II1wsJFVIspjKF",
+	"WrAayllJwaCCq2IRnwHXbyIEZVPKE6wPqtiQKQbYUjEyYTMDXqzlAgGBK6Wpx3IufNdcO54WNgO0fO4g",
+	"1XjN5TlIwfpCpwO3GackdJX9zkxImHAtN3FSzePOMVZjgZKfNDLgBwQ3Wz7DmITZXHS4c4fau8JGP6Zv",
+	"LVumIh99XZL8+TLA4Jxwv5BySo67WBvR7aulnoufSbfTOTw6Pnnx0kEuu2G/aJZhl2p8ubBC+/O5/Psf",
+	"DSBQD4QqLEdVIHSYA6FKa3VjpYKGkRNmj+RPvx39On31P1X36vPJX69fnw8Of168eB8d/6g7b+OX/4Me",
+	"/cJefeTdi/nJ3yy+SlXS6DXGxsx07/lzOpu1tUx1203aMZznW730zgEj+S5WrqFgD+kpYTQaE1gAwnXG",
+	"CyJWG/1ro/9TN/oD0TOCT8Q3yhbuET8optPErA85PWcqs+AEGCaPAt5LTihqHv77UMlpQIxshaQZsyFN",
+	"E9MjNEnAwgPZLVbYo3YTWG1FoIiPuTaKD1JfGdnFzYBU/Pn8Eksb/nx+SXQkFSNNq5JIKFY45SLVJGZG",
+	"QRVDDWWmZ9KCkVaQh7ZajcQrBuXA2SCLZLVDgxC0chRrBjaEfYePUbMv1K0deUMu3PLfUjbosrDcT7I4",
+	"XHGAVcrDHVcZ27dQHs7+s2y+QFq0cMQqxUX6t/d2wSl/2Oh1g8YR/Pe40TsOGieN3osvwWrbhz1NjV7j",
+	"uH14cpsl5KaxozCczs3hdGA4OKhup9E7hLF1YGwdGFsHxtYNGi/gvy/hv6/gzteN3lE25qI5xQ34VbsL",
+	"rd5mGvmOP8nw8Ixqza/tih/hnCSejRNLElKxRu+o8+XulpklQ0y+Cq+DBjIsO6bcBGOH5IwvdjvQHlOY",
+	"XtGGU9k0s9YSU9iUYBuzDPAmoDJg0OaGwePoqnvYO/KHDqw1zmwh0xlQSyKvWbJoA9nfatTZ2kKJ3G4N",
+	"kHOyqI7+/cq9ZLjZfjufvp9sM0LSY6rY49pWSo46qIBoxxSTaZoYnlk2AhL+MWeDT6lK/BSe/wEK0Zfw",
+	"lEQ0SbD7HqEjykVfKGmoK/kC3Utnil1zmaIpp1gFBqOKI9Zqk4KOjY1umJ2JcUrYTowel3Zuuwwivo/o",
+	"fkIKdWVWa9cPmOYGffkUaGqltlzzwXvqsI+vTlqukVmin2nPLuzG71GvxPdWL9hg7w98X6YslfFmbaos",
+	"gRGeWMpt6Avf1QN+dH2XqSEudfH+iYhXdBdVFvzibMxKhk/dofjoFR1VNZbZcdRNyzfmLc0UF5ByQ8uZ",
+	"vhEVj5+5hICA2sGRSMbMtRMxVI2YCazKA8MnVu9jn9FUYO//2wXeLocknLPBLyoJ+6JZBAwRFc//sPd8",
+	"CVttcgUv1NjCrOfb9DVD/NC7OLRio9DWjMeuSwmZcRaxvpBDwn5L+Qz7W6hVZU5xZgOsdhImdMASdKT4",
+	"VKlkUTjQ1NW6aoboSA7Bu5OtA9dESHtXpFjMhOE06VkIKpNrB3sEY7H2NVrGfJY1LCvypXUQxh7NbZw2",
+	"9kg+ar8su5o3K18dAkHbLbxCZpHt0bbFSq/oaK8FSg0dVeGXW5RuwLvXccU9uwksF6l9BLWPYAeJAQX5",
+	"dLt4yrnXVjguSwqIWcIMW43nDB0908h9tZEzXWC3TTsc7ZRIq0O22uSNjF17VHTXK1ig+zPc72GIyHCX",
+	"mE4lYn7jmFJ9MHdXcMpwxRCl7IJEH9j8Y6iebNBk7K9EA48A4BKn7MyEYEMRiINmdOT6xlYrluIbcPX6",
+	"woObgIQY/2b/RTU0FLbXSRNGR9ylGCNuqPG6UswVw/gUZX+iZCY1B7RlxmzRF2OZxD3Sb0wXBF7Ub7QC",
+	"Evqb8MMTLnAA0CgsRGeaneZb6Pr1HP59JUPSzBqAkYGlOw39Sd2CBL6bqV+goVTQEPXi7RtydHT0ulWt",
+	"co3ElhmMK71JmaNi4V62plUH7NvW/TlgkZ5gsy8gAlhg7krJlgfpYiZXDgLjKqvDJj25xEc2j6ZMktxD",
+	"7dWUSCwhrlnXk8GL6OBl/IodvB52ugcY7vLqNR1E8Zop5QdkZ2t7YzZ++NsSw2Bd/7L80O1s0OsbmBVa",
+	"QnxK5GgnrcyonmzsZYZjcv25uSZS8RFfWj8lU8PFutZqyIG2I1V8ZPOY4pTd9KNPpdWD1njSD4n3Vh90",
+	"XvQ6nTUDdkyy8oi/t6yx8mCLnvVbRnt41Dt53Tt5fdtor+Rdxvr0anB5DmCvu9l9dL2wIymhd3V+3Coe",
+	"2y9BgxpDo7FdaVAH3sVWaPwjaNjpWNQZF1Ii/KXvFhuzJLpXh4W4h9Ku41MgLsu72T1eoj12zWMMCsRn",
+	"RopG7AMXqQGPeadq1GFnaLmTq6p9k0ck1GJ/F+KfcDFh8fcywlWosoYvMVOBS4WNscd8NF6Rj+H+1udj",
+	"aWT2PX/10sLGpTuv2HSWZXNsm1eAHKLIe/BSxZdEL1clJ4BRBSy21d7CXm5oM2NWGGfs7lxQMQISn9LP",
+	"xd41rt65vYsbYAXv5YjMy7afwvbeJTzTMtftqnll2Kn25n/1LQcdePaqHP79+A20yJSKlCYwPtJ0GkvP",
+	"XQ1b7Uz5cLqInrHomUZVpBmu5bBhi0jVF15TOc284Zb6XKvt7JWoKPwuBWuTsMi0QmdydkbzKzoCBY6S",
+	"KFWKCdMXho58UWKwr0tl//RVN09JmB367F1FDhiiG9fLPjJNtSEDlhUV7gvQQWkUMZ3nZrgPFQB5YQin",
+	"BNk8GaU8Zjp7pQ+FxIYUP9BoDOkZqaYJ4ZpQctzpEEGnkDQ8ZmTIWbLBtqMnK4w7gW9qYXfTdaRpr7Wv",
+	"68mjGtiLgONO0KKKmC+L9RedTFRPKbcDpQLQ8Q4k85TFPJ3eLpvvJnK9VPqeQeql63A+HXAir5Elbud6",
+	"0JN9VtWqseQS0d0BSy4R6I5x5HbUWgaSS+gSkaS7eGcoiQKnhCRxMdfhRPy1gOnchR0dFARr65xderJ3",
+	"b5ee1O6uHbm7vhG3lUGJfRuCLCCELTxWGbltij8CkJi1S51ZFqFJEy7Yc/bLxXuNtnTN1DWcvWkrgHtL",
+	"mOgZgVOKOSrc6L7wAsOVUbmzmfpHZhyuuV/U4kMKsCpy4XXjqzCZ4PYCkKwo8QYvC+DmzQ01myRyBCjz",
+	"CRljgOqxbD3SkwsE4VM6Ys//OWP2U2vKe3Rf905eul0Y8oQ52kL7QvufsxHkdgBpVJvva0hi/Z01et1X",
+	"R53OsY+cfX7dxRN++zs6XXf8qyzvc5z+80pD+1Lbrp6m7Wp3IKgGJ7utjFZRxj+tbI8cPTz3AunR0j2o",
+	"mlhcQUJ7NEMiFQntsrE4RPQSxlKwMAcxXqhhKKSeIH5ZZYXqi1BHVLyRMQsDp1dgPGhmjyKZOQqcdXlQ",
+	"JJmPpWYuyNQHfjojDV48xYIa5a8DS/SGK2pIwqjG+vTAhgniCRZj8Ddpnn+8vCLF7UBu3YKXw8z6omz/",
+	"ygxsOXsI2+RXOwquCRCcGNlVnCspRoWclsxWxQ1psmumFn0xU3KQsKnPdoH4hTBmhvJEhy6lWEhMuOPa",
+	"mwEB7J2VpL50jZaL1jtteJIQT1/5Crr+/WG2kTI1H4fwUI9YGREGGOJuCUITWprrJ/Y5SpU9VCGhCVOG",
+	"NOeQcji0K0RCuNZ2whxjUPRYzrWvkYKmy75weZGW6SYDSVWsIVwLxmpnSwkSIZIY14QmiZyzuGeXzy40",
+	"VRYehxahhDksDu3tnzz94gC5jxJjcUazvq9tDDVVFImoiFiSsLiwYa9JGDmtKDyF6GIzl349s7xo2Db7",
+	"ljkXK6JFEG2zv+J0IX5Fz1hkpHquDR0OtzREus18dFOkkAZsBlIqMqJ6wgyJxiyasBidJHjqG73GX1/+",
+	"7e3hh9f/dn7WCIoA074kFdyivbeNoAEN76xUftU+2SK+trge+6xF95jmuWU0/Mqh4ZImUzWS5SF0nT8a",
+	"OUPJzVyASu2aryALOnpXGQV+uUFGQzpWTIwZEBMQULCRtGrH9WOBf8tt/8TgPwBxU6sAf3r7pOPcTntB",
+	"OJbxz9t1mTKmuIPJ8nkso4eo3XdrKWgHdkq2TnT1FhzLcNk7jEs6gvcQ42uw5zVp+idgWYUkLr5ZQ/6Y",
+	"fQTAt/d302JBiyJc39KTfBOsXaJp9Xu71veAWvGWQmQrdmUH960CpzpGro6Rq+2Mf+4u0I9eo/c9FxMn",
+	"j2IZpdOlQnv7cUk+9y6XxzEpnqGRTRPqrW5Fq2EIJWRmVJnnQ6mmBzE11JkXrSwHp5APdLN3kXDIExYG",
+	"3sDQF8zVw6WagOkIn8FIOWfRA5dQq0fOf/4xIP/j/IcfA/IrG5wTqciP796SoaUrnybAyGBhmA4IHSnG",
+	"uBi5GDb7S8yiBApZ2KMfEEoUo7HdZpdIBWabqdSGvOq+PiQz/pklYOuiBOxxFhwcHQXdly+DF52OnRZN",
+	"kqAv/FMn5AP/jjSPu0eEDuQ1a2UWqo2WqTY5cy847HivMoLJfVugzuLYUiWKhL1aoFaQyRK4sHRR9gVW",
+	"5p+/zCBX189krw0Ta5/nZp/nNjIP6W6N4IOvPliYkZ/kH24r6rijOs3+bhgB5aWXlqvRwUDGiwNIWW30",
+	"Gi8+NPZgFLhBzxty8S/YVF4XJDyIUlrwB7raKCDFmsed1+AoQd9NLwMDRBu6WFXYdrcyy2fr52Krztl/",
+	"vFO+q3x/S4Cbz8wdzkewPpQPPvRMI1gkTW40CVOVZHke9sMt7CHmRL4rOoFNxPR9Q/TW0O6yQQYBxr+U",
+	"QEijmSFrP4HW6gTgARcU0jVvZDetErjwxiWB+8ZC/wN7WJRMVqRdzRS/poYFZEo/H9AR+8tR9+ToRafT",
+	"CQifTlMgsbCcY1rlkTo162GCbpx2UvXUPWbYTbDpFPN426R6QNGQ0jyjZpxbiTwSX9Xzq2qC/cYIIcXQ",
+	"ivpo6jx8PTfYY2kFV2mhGaaaKSjiMR9LtNqPqeXMpQywgnxu+eoMfbGcDVa4izSLFUI22unXasx9UVSZ",
+	"72vOv3Db8OixF3eymFdTsYpzrN0CtVugdgvUboFae/mWYg88h99vdtScasMOErmhOvOv9hZib1lukQNd",
+	"tbJwYwjf8mo+vWZQzzWS2mQlzMgAnfkB4YZNg76wgEkK7MfDpxZKDKGKWFY6LCChkSFhn93fFcuCYUWw",
+	"vpAiWbTJOfgcqldcq14VemUtMViv93K0fT0xu8ZPsJyYHaHdsC2HRjvrilvZl+1kaHbBvEMKgoctOZWH",
+	"qWeSJ3S0rogUPlK5zBHs7QU+s3FQT7IRUz68Km2Yjg46r/4UbZjgiXl2am8rLJyf7ztUY/cPb1csZ56x",
+	"4LpizrdQMSffz1LLhdksWTx+3ZwLFkkVa6KNjCbEjJWcC0LndAFibz5etMmvCmQtJSHMJCQJi61KruQc",
+	"YUC8Cgf0RdM39k2kgV67AvwRPWykR6cstr9Arfi3P7z96OItoYsq/KIReUCnXbyIg4yoIAPWFzCauE0+",
+	"IHOj0L9ECjK2Iy/li3Ch0+GQR5wJ8wleEgaQtWM1W5fIs423Yz0kwBz37Nw/pj3Cyd3Kstv7Vqs9M8Bu",
+	"/Zhv8kEm8SIgAxpNvM0ooppBv34qDKqtL0BnBWFaEtTbap4uh8DC0W3Lxfh92Wu5ei9bKouWLRJrCo+s",
+	"VCYzVrNnd3uuSNSlPZbU120iUCDn5iZzsvBMKamgHWz+I/E/otkEM7mOO6/tBfuD/WImh3qNQ8i4eQgu",
+	"4E5kMtiCki/tkL0G/wPMdgVN/ywNYUKmo7Hj/djjZCqvGXQTaa5h7aD94V+uGYnl8kwRnznYJj+7/M05",
+	"zRM4/8zRDmjr0oZVASl3jGpYZhvrjBAfRZGV3UND/5GZgizekdLwyIy95rU7NLrFhOZr+3jw/K4FC+Zs",
+	"MJZyslWzNZ0OsjuWuq4FebyvTE0kpyzvsZZQbUjMEn7N1OK0LzCIwvVfY5FiZm3TRzyrci6gw8F5QgUZ",
+	"MjCh96AFFUwhJM1zJeEo/yAMUzPFNWu1++KSG0ZglXulqRzMecxOc5fnagshtK467hyt6+n2q1/Be7OH",
+	"0rreyiMuS3ffxbaAAy++p2rnt9JIH5ihHFYSrla4X3hc/mcxE+CGlnenwJKys77OF+DZ0iyh4sAdsEYv",
+	"f+4Gy5JqtHuDgiPIAVRFIz9dXZ1fEiZiaMdvzyYq/uzavjdXFg1N5ChlgQ9CSBIH4v693/iXfuMfYbsv",
+	"XGNoWFQSUaU4843nRuCjRjYUQEzjqStIgWwq4Wgq+B75l31QG6oMfKQvss7+MKw2ORPlhMYx1VlCwWGn",
+	"vEMYRjlgCyli9CZcYQU5DLpINSMhtH9FPwRcFNIQXBDoZpcFUiVSzlCJVnamTF2zmNA4VkxrdKDExLVx",
+	"d6UzFGQ+aMJNj1AytgNkIoa6JIJQIlJgjRz24t359bF/G/wsFlD+uC9CLpj5RA1UDwH61qQZHnaPOi87",
+	"L46PjsKAhJ3PL4ftbgg2RD9Oy31n6SDhUfZenx/qIHVfUE2GMlUkZhGf0sQNSUMVFTukFyThhiksHvzP",
+	"NB5hLx07x/KADbF8PtZYfoX2haUk/J5bDGx6WBqP7xrTdFkq2PHYLjtmm3qBBq6mAY3txhXjUzqODH3x",
+	"F18sBkIMvzZ554wgOIBHtU3h8bdcrVSYBqxBIyGHw7Yll5jFltmVWyjD4rXHVA2ksmDswJWsKfRUlqne",
+	"2jKEi7JXw5Cf5G3Q4I2778uWc4hXQoLbIUCQe3WRg7om0Fj8CTpB79eY5E7EI5iSvjE0clcTlNuBT8BS",
+	"PikGtbgKVqhleRhR4aIJc6G4Dr4sGasq0/Ram9CySpMVjbJSelk6f90mnS2YS0wNHVBdApmglHiMaZfN",
+	"32Q30GKQgcURWHhNKizIReMDKzDzAj0ZkfiHP6WFT+Q0Uno/16Rw1ylRzKiFZSvKwLuLRHHSOYJNFvot",
+	"5YkrHlQe9y8X759pRDeRTBMovmYHn0hpZXo6WzFcjaB7w2g9xd769lNiRw/IYdXYd0PShVEAsFk9FCLk",
+	"nDQp+f7nSzLE5Qpct2N4CpJ8Yskgzacv2GeuTatHQrsoUGgjXLEuYZt8xIodazaw1xfhqu23KEeR0NkK",
+	"PqViIuRcQIW8YkmPDIXg8JDkLKJr98UFUAaGToTwx8GZ/SO0skiKWCOQKYifwk0rtA98iKTC8MQBZRAS",
+	"ZEoXSO9GcV8OzW/alAs+TaeNXjdToLkwbMRgt8q6WqbfWPxaVGwcptm7wrbWCHRrp1afHWaWAICv05eh",
+	"YTLm2ki1KClMns2mImaKzOmCDLngenzaF7+lLLU8RLhs71jJ2Wx9Q9enio8xIS3Hx19NOlptVNmUilYk",
+	"9SdrT6meDEJNNL55tt9gNpsvX09cCSZgSmQIEZlgXJnR1CrFzZBGhl+zHoE48bAFB00xnU5Zxgc4ZMf9",
+	"gKYaYN0yilJF5mOeLC+slRjw7hj7OsvMWMxiklDDFObgoYbRF15GuTQ8q34LNsehD9jCGTnShIGRCFQn",
+	"+5VmoWAr6OCtr43J/DKLaZnJ3LXtEGygC/TfosJCfEd19z728K3M4du4ze6m8dY27/uV73kEdarWiGqN",
+	"qNaInqRGhNAjAxcPjrg2K0TPczCz0UteHPMzjWYtxSILn/I3lHNiejnEwuZA0H0dSur3hX3WPvUML6c6",
+	"IGM5J4l0bRGpMWw6s5qjnPhYW8IN0PCSq8oCqgmbGUtAfXHUITFdfM3O9nxqWzshXK7A/TMAylSxEZsU",
+	"hnt3P717yeIMt72qq76AxGvM8jT89HSZVdzgEl+7knkLQzUM/f6PUfTAHSMNrR08O2vbEYVO121asUzC",
+	"P4qb9C7+Eraw5gHXS6Yv1yuiL+ZjaiBYALup5HozsEl7wSm+GFiAyq5zRjt/cRY95Zj7M90XDgr0XKBD",
+	"An5uvRDRWEkhU+wdZ+jE8nmN4iFz8aMEQfTSzCoa9oUDAq02ec8nDBz5XpxwQ1JQ8TQJE6pNznfCAK9c",
+	"gjRyWZEOMb2RqTC+vwg3hM5mjCrta+hkdsGEa2NVdRRS+XU7JWhrQslhp0PGTLkJu9n3Bc9eNpDx4msT",
+	"XlcsE1678ZvvQnZVcCXbcWcSZ1ut+obIWi2iPOV5I7Lb8lpePVou/OMHk18yyxWJ5csZk3gYRUCPqWLP",
+	"+fM/jJwwsbkLKBfXkkfM8ltLuFGCWRaMYTzVQFERB/6yFwImIAkXVhWYIT0hBx/QhIqItfvie65nCV2A",
+	"5kgwJ/1MEKcJBkRJqySAeeFa8hjY0ISJTIaAc8YqrsedY8vfM1bVPexgCJiGpDo3rHfn8NcUqpYQGimp",
+	"tY+BSriYrNAT8NeQNIUkkWIxE4bTBBvI41gcp/7l4r1v8RXRGR3whJtFaxV//JGZS7vw8Ttc0q2Z5Jvs",
+	"/Vd2BPfkkvafbkPeYKBRJ2jAdqLhNIJXNP7r25PXP3S+y/Obf8qiiohLbQANRXFH1v+1+/bw9RE0u8Hl",
+	"/xmf+0AXlLzBTAigEXfdXvrP//V/flSG/07mLIbAPCvWvWYMN18aqowuVKt5cdA9ujo8KuRia50uV8A5",
+	"vuqe9LpH7g5XfCZmUKAHG8G7BqZ0aoW7W4fDw5cnLw+DG6gKHgvIUef/l8VkSmEUjayCamgCG4Khe41e",
+	"493P/3rQ6b4+fHt0dnzQedM5gv3m8dJH/AFZP4wpM2NpBx5RFbuXlKd5ctV94RfCjiErGWNvtSzFjq70",
+	"1uopSCWKXVdLD39eCoG6oIahKnpLDFR+45cgf+rgXCY8WlR+2N1+98zsh5FZhxVk1pWUH6hYuNHpe4sc",
+	"FqVYFunf/7EitQOkQew3sSCBkAeukD/uhxsCRkjBihLmt0oS5rdUmrXyxdzMzVgjcsCSqQMCuD7oi2sm",
+	"UhaQEZjxInuuMqEE58H+n6mpDsg1TXjMDWZzg3mqTTYLqL5wEiogil2DkbWKqCLN0IqbT0KaT1DGPWwt",
+	"Sy8MVe6LbaQXaR4fvnYxuEVbaOthxdrf7D4+AaGGwdm0ULPsgaSaEyznTOFXjjpOeP0g4iXRdXzVOc5F",
+	"1z7EIdA9qKyNXve4UxR25SP4naJcsxjdLETxQUBmiQs0dhJzKGVczlPvHneAUXxGjxGWRyuKmeNXR51O",
+	"B9NezxXPMMbR8UnnZhmWyxlVkwQyTbmwlEi1yT8/YFgyYcshvO6uHMGLVQO4gKYKwKV1/mHFhBXrS58t",
+	"ftUVkCsJ2NWf7Z50Vnz343B4oLHkU8w1cKkCUMmvFAewedYHh52V34fLAA5QSLwZUzVi383cTwXQoBl8",
+	"0tDPVrbCHd3O4UnQAHbZ6DUsAHK0TkC2uJAKy3lPPcgnccrIS7DC57V1nCOgDW3gp+x3Ky96jbMpUzyi",
+	"z9+MeURH0gMWp8bDd5YgUWkOfoHtCtt5pIPiepy8xMuGfvYE8AreUbzp5ckrBEUgCn4RhicFfHVoCQ3E",
+	"SaPXeE8nDNjEOb3mCR7Ja6ZQMna3xFXIMtegKpCLNab6mjHVb04k7h5RPUcp52qqrkFWHiK5bCWTgS0o",
+	"eW/hlsUPefMYi0HsVTjopBnCdd9XGYvXHnc6rR4mg+GrBiySU8cAvDoUFMzDob/I4jBwVeaoYYqLURve",
+	"8AmHx+LQ9WHGdLPwD3j+XRzgh+w/8iP7JWyTM48cXcylf08AnW+4QFDma+UUat30RTPET1sgBq3DW6dW",
+	"pfuZaD5NE0MFA6Mzrhu2SNZpFDEW6xJgO+xADhdbsjYgfHuqgA0Pz04xW/CgiVFAll72sSkFZj2lC/rf",
+	"LW47kBY6+USnHOHlSK0ykz6Hxcf12mtJ4QJi/aNBV5gwDh2qWzWXGt3W6LZGt1XRrZcSNcJ9fITr96KG",
+	"unWLqlV+tqcE7HEf9gPtceUOuLCoYrEe0/s6lJRMmdZ0xLIu0pcWrxpGp6dESHuuLGclgrGYxW1y5rDv",
+	"YecQLaruS4TrvtBGIj6OyZwnCfSthvuxxgDgqxLoPVnhWhvLVOWoti/KMZnFwg8V0G1rfV7+JS7VO7dS",
+	"j5qe74AnFfS/b8i0h36HsFmNXuNXRlQqiJmz5JqRsdQzbmhC/DO4CRDBm0DMConZVGYdRhRdgAW7nQO7",
+	"M0HJj3LKfrfrpUZroZ6RMx41eg0rMy0QsXTTPcSgjup4uLz6WyHiwy3rclardRm/huQQCAG60Yqy8zrz",
+	"id11ghHjq2M6Ltw3v3KZVYugr0kEvZHC0MgQN00iFdE0KYVS3ksKqWu2qOSxw1ufaQI9QAIC04Y6PxDl",
+	"YfVRLkZBJp1wxjGUDarsWPOGG7RyNKGmJX7YhdFxQWJFh6ZVsO0cnxJKokSCygc3Q0IfFFmm2hBudF/Y",
+	"38HaxacsIMfdDmmGePMnfHSdW65iTElfPA23HJovLmFmTyHYZMd2CqmZzpsiZTQIk5uwhdPsP/2WUjsL",
+	"eI+czux3f5JzKGlql9He899WNkCjCftAPzd6J1kUul1eMQJzF35AsUhOp0zEy2+34jtZQFLCQqaWiLJb",
+	"iYVKTuKXP+zVbfyYmOnCl4b0WlqmwGCj/UQb3ylGJ0O0J7xPRTRuBI3vuRBMYT8kN6RfxzwakymjCYl5",
+	"DEMCgDFg2mwagz0mCfsUjTH6IxsNTsXo4rTPik3ONr3UsM+YnWAZUWZo4oLklVLNmIrJ32X6IUNOV/aK",
+	"Hfh/IX+3C+iP/Jgls+KKouKNnYnOqYGjCvMeMhYPaDTZ1vrnjs/ahEn7a625VkmIrDCyH0EaPS2p+3HG",
+	"RC56LGffh7x9rtOBo5jNuh/6IgbuSy54BYIlIdNQG+fmcdyw55Lp/GHMfsmUvKAvoGsRNiuSQ/Dd+Lus",
+	"jF/MGCa+UzFiAUFmoAmd+iwt6cuk2pOdlzsKOp1OX0RjCt4fpQOrmjpBTyZsoU8J1Juec/QrLVeRs+I1",
+	"G+2EWaBAkCEdpJrBTvQFJgWUFwWrDXqR7txDn/x8Q0wbbN1ACjmM6HYy+d8X6908TyGo9BLIZreS/oG9",
+	"Objq+JATK465ynQGcjqR1ywBLpuLwZ6Xc0FZzFtxnYvl3ustqq3D8l1mZLQXVw8e8xutGo+uuoe9I+/d",
+	"uI/423K6m3VcqeKvXsf9Cuyy20jGWoO+hyxHbrnE73cgzsuf/KMxYFQxdZaasR2B90ut7nl3rmScRs79",
+	"WS7jSWe8rWWaV+287q5oDX1GEhnRhOAnSDMcSbAytp9H0xgKfYat0qt7z5/DE2OpTe9V51UH3vuPbBlu",
+	"Qo8R1waFTgCFhA+4CJzEUmyomB5jhp6rM8ziAy5IqpkqmCo1c1z1ppuwEN+rA1cuHbRF/1auyCyhovA2",
+	"qUZ6xasuQUo3vUE1yGysOiDg39KtLAGRK2yx+LtFD/ZDMV2QGVVGt8s9A1d96ANkyemAKJkwHWDfZ6AK",
+	"NILk4l2fEi6uuaGu1mKh+Ta84pYFIWfn7wAtgTVFL7RhUwJlBnBDNGlm5TdwAKfkp/cvCRcjpk2r8D06",
+	"4wf2RWu6i9M05oYkcmQxIIJGAD3FN9hbVq16qdazHC5VtIZO2qVqlFgGzm/1ckU13PVCWhRkdmejyBKc",
+	"Vs/DVc3OCysZubruZg+7dTJhMDnTUu/5x8srQvOs0hGzw8wLYDvxhHYuGS8Ifn8A8fPwBl8rn0RjOoPE",
+	"2IG8ZgjdyhM4cMXwbk7jXNkNjok9j6T5twsSydhSrhRosQ9I1q/XxaxLaCnmq8e68s9Y8dmq5JToiAqB",
+	"ryxSd0RXHcgf8o0bU3QjkRJkDYiihh34HNESKi683nHNmx/4lSbJQFIV64BMmUiJ/8MoujhIuIXzkWJw",
+	"gidc6gmuuGZCS0VG1LA5XegeUcCZmPNf9UUkxZCPUue6ovGUC8hBA80Hzj3FSJADSxwxrCtQoSA0tf8z",
+	"FrplxbW5InIurAoAJsjw80HMrLg5gAuYLQ31xl2HB0MNcpIxo1B0PAEGM4altCqXpY5LGU2YKREEvnUV",
+	"JbybQqfWdGblOYuBB+BakWZEtcF+9rhWdtATtmi1l/r7rzknM2cdiZjQqSZDnLVlHdeH5Oz7K+9j1Bgt",
+	"mDmrLGmqIY0YYWLEBdM9WGhg7jroC6Oo0EPgjT7JGpgr1xEEM1jiTBKmRt7hFXNmiEWaSpMpnc3wyIJH",
+	"81pGdJAmFMqK9EUq8PcDu29EQZSCJ3VPCAf2ddxwKlBSyeHQcqTCR0pLHyVc8Igmq7iwV7RoQqACN9S3",
+	"xzzoJiWaJ5ipUqTJgFC/sM80EalR0AmeKK4n9je7TqBUUvy70CmbsM9RqlCpp9AOkA5kilUzwRTe6rkS",
+	"/ZA6HvQFVqCWwsldaJjrJB+ZZyfMJeTLGbMvFkKmIsrLx4el2uKuPkBphXDqK9bngkV85tsIuwARKwnT",
+	"wYHCnwISMwUHrbzjkdRGn5JoESUMzr97iaWWvpDXTCkeM31qyZ1ZMtenZJbBJAtuNBkxAe2VYiRPiLwZ",
+	"DhnUe0Oe8h//O3veSZq+GFATjUmEzAZjgqBRlmWp11me6piKWA6H8FU2CyySORigWPITIQkdsKRMS27t",
+	"VyzVGxfx6rhk9jUX22oPs5zOUoNihH2mEZxLe4MLN8iqJjg+a4eDfgYclo+kwR6m0BoBtTfoMG3ocNgK",
+	"fIoXTtInHpaPgxvoSiFvQTOId4i+828BYte93OQUFPEOaYItJChabqQiQppWAKUUExjBReYh0g6W47bS",
+	"okUFFyGPbyiNHDH9Kjr9dQwNJNzuPNOA87jlNTHYuwZMW2ojkZQTLkY9Am0Q7FEDk1Z+QLHhd5QwCp00",
+	"QOLkghie0q4FeIx9vykiTKR5i+CN30p2zWMmIgacJKIiILOxNNIyx74ofNTyAiENtvnOjHiWfWD5SItd",
+	"LfKwn/Gh2Mhk4Kv21Gv7ytA+8gl/CZGd3co5SuuLLdZXcoFUIW1ny0aaVJCLt2/IycnxCRSo9OjIfSvD",
+	"3S1EGFM6wSb/rv6XXUIoo6mYK63vm1PL1ECk5wrQJDV3ABS/NUykVKRplwCGJ+UksGJo7D6K38NGqQQ7",
+	"y4PoOcXvj2USM5V1T58WcY3/1Iph/JjymJFYRinmvTc/UDWJLaPGBgIg0EsjANI2svD+kX3HSvVmzIeG",
+	"jNM4TizjHUvNCI1w1rj7+M7Cu9zNa0AAF5YPWczt2suQJhRsKipJqeAGUJQiCbtmiS4xQt0KPP7siwIA",
+	"hd2GdoSuE27WP0GKg7HX7abS4tODYk9cHWBf27zT7SKwyC61wnbMmGM8hQbQZTYAPcnWQB7LS/QYgJ9L",
+	"3PZq6wTLqYKAHwngp1qjilvW2QwFVfnzQbGtWLlBx1ob/pnIi9p5UAFHlMW9DWBAEDkcIigGsAGXYGUs",
+	"XUN7YEoipgwfOssjSehMI+9YA0GATsBC/X1RUSp37UH0jwUCuU/okIqE/xK2+6Ks9UHbbKhL4Tjcimo1",
+	"p/Y0rdaSoGqbVfWGC+7cCnYjYDFW2b1h7VxLDyi+u7XZG576CfS5KibvSz8a/8i9bN5LoUrdTu+42+t0",
+	"2ocn/7MRQM3MjKyqNRmNOq/z0OoCIX3KCKkRNLRV6zHOek6V5Ypbtxb+4kL0/RYUutJUidlinU7nBcaq",
+	"Vfxmp1vdpH12gyiqmPD/7d/WltDKgyeBprkgr3yBydNCZIvGgk0WVPCRkPYxsHyuevOZWKDby8PPJsAh",
+	"j3qWP9OCvlTLtaTa5B027pImL025yfC5vFdLRWa8KWLnpWayVC8HPT9BRYr1DJL4B7K6M3NqkZqaMIs1",
+	"efwVsyw/NVdM45zyb5dzudy9apyra5kHLkrVR44aywk5h5CBkjGn1YRXnUkd7o1JvVlHBjWvQl61buse",
+	"nGeV01M3cq1ioq1VvXI+Bi8JyBwisAYsQtaU58p+AwwNcnzO3NxrluZZmktbrvbAYWWGtkSV1Vlad+8s",
+	"bQUh1Extiand2L6HYmtMjOiITZkw7SEXNIGykJtUVXQI5o9BFV8IPLeYLHvHV8zA8rm99bP5dtlXNteq",
+	"LIlBDC/kw1R8oqQerqS3ytyq29kbt/ph3a7XvAp51ZqdeyhGNYOIr3ZmrNsEvPBe730CxpQb+aDYrobe",
+	"F1xY5gClR79WZoVTPfez+2YZFc6zKss5LianHxXYzw0qqg6UjvbGes5X7WHNdpDtrNixh2I5KOaqsRyI",
+	"9JIqS7IuYKLMJ/0VsxmczrfPZrZFNvcwlN+gruqs6OXeWNHFqn2uWRGyohU79lCsaLm3/wZOlEc60dlM",
+	"yWsseKbYP1mERqgs2QDDnzBg6ivmTW5tvsel+WZZk916R0x+Y+2vnJmPKmZqG4egC8+p+sirRkaAVR8Z",
+	"bMUZl3TEZWKvzhhf7Y0xXq4gspovIl+8uV8PxRaNoot2qafLOq6YhxAbHk2YKXoQsxd8xUzQzi8b+ber",
+	"Bd6FcVXHZwNIE7fkUfULL4t8a4kaq7Otk72xraubZFFzLeRaN3broZjWnCYTM1YyHY3bGRbbxLsg8C8m",
+	"hefA6O42jMyZYjmo+4p5WGGCl3463ywr205vDBp5IntV3mRpurCkVR+LiixtNa1W52yv98bZfl1LLDWD",
+	"Qwa3bu8ejM8VWkyuZ2+XwH9EsiCDBQkh0+62DpphgA0poQFluf1wQNb2ooT1y3uVu6cGwCPvxDSbPNuP",
+	"KTXQ+NxO4V+glNPjMlJ8wRXT5tvln6UmpZXYC+uWWFuRPKt7IPcXL/Hr8q7VjMwxsvJOPRj/kmryCZID",
+	"25gze0tkRJ70Y5/EtEJQM/3TXzM0k2oCZqYLN5dvNyLC72JVvPRiaydAkC9n1Y+clDjXCsKsDsmO98fA",
+	"VhNJzcYcG1u5bQ/Dzb58+f8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

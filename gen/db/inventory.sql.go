@@ -10,8 +10,102 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 )
+
+const bookExceptLots = `-- name: BookExceptLots :one
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = $1 AND item_id = $2 AND location_id = $3 AND at <= $4
+  AND (lot_id IS NULL OR NOT (lot_id = ANY ($5::uuid[])))
+`
+
+type BookExceptLotsParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	At         time.Time
+	Excluded   []uuid.UUID
+}
+
+// The ledger's quantity of an item at a location outside the lots @excluded, up to and
+// including @at.
+func (q *Queries) BookExceptLots(ctx context.Context, arg BookExceptLotsParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, bookExceptLots,
+		arg.OrgID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.At,
+		arg.Excluded,
+	)
+	var column_1 decimal.Decimal
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const bookOfLot = `-- name: BookOfLot :one
+SELECT coalesce(sum(quantity), 0)::numeric FROM stock_txns
+WHERE org_id = $1 AND item_id = $2 AND location_id = $3 AND lot_id = $4 AND at <= $5
+`
+
+type BookOfLotParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	At         time.Time
+}
+
+// The ledger's quantity of an item at a location in a lot, up to and including @at.
+func (q *Queries) BookOfLot(ctx context.Context, arg BookOfLotParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, bookOfLot,
+		arg.OrgID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.At,
+	)
+	var column_1 decimal.Decimal
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const closeCount = `-- name: CloseCount :one
+UPDATE counts SET status = 'closed', closed_at = $1, closed_by = $2
+WHERE org_id = $3 AND id = $4 AND status = 'open'
+RETURNING id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by
+`
+
+type CloseCountParams struct {
+	Now      *time.Time
+	ClosedBy *uuid.UUID
+	OrgID    uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) CloseCount(ctx context.Context, arg CloseCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, closeCount,
+		arg.Now,
+		arg.ClosedBy,
+		arg.OrgID,
+		arg.ID,
+	)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
+}
 
 const costsOf = `-- name: CostsOf :many
 SELECT org_id, item_id, site_id, on_hand, avg_cost, updated_at FROM stock_costs WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
@@ -48,6 +142,115 @@ func (q *Queries) CostsOf(ctx context.Context, arg CostsOfParams) ([]StockCost, 
 		return nil, err
 	}
 	return items, nil
+}
+
+const countLinesOf = `-- name: CountLinesOf :many
+SELECT l.org_id, l.count_id, l.item_id, l.location_id, l.lot_id, l.quantity, l.unit, l.quantity_base, l.updated_at, l.expected, l.variance, l.value_cents, l.flagged, i.base_unit FROM count_lines l
+JOIN inventory_items i ON i.org_id = l.org_id AND i.id = l.item_id
+WHERE l.org_id = $1 AND l.count_id = ANY ($2::uuid[])
+ORDER BY l.count_id, lower(i.name), l.item_id, l.location_id, l.lot_id NULLS FIRST
+`
+
+type CountLinesOfParams struct {
+	OrgID    uuid.UUID
+	CountIds []uuid.UUID
+}
+
+type CountLinesOfRow struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	UpdatedAt    time.Time
+	Expected     *decimal.Decimal
+	Variance     *decimal.Decimal
+	ValueCents   *int64
+	Flagged      *bool
+	BaseUnit     string
+}
+
+func (q *Queries) CountLinesOf(ctx context.Context, arg CountLinesOfParams) ([]CountLinesOfRow, error) {
+	rows, err := q.db.Query(ctx, countLinesOf, arg.OrgID, arg.CountIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountLinesOfRow{}
+	for rows.Next() {
+		var i CountLinesOfRow
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.CountID,
+			&i.ItemID,
+			&i.LocationID,
+			&i.LotID,
+			&i.Quantity,
+			&i.Unit,
+			&i.QuantityBase,
+			&i.UpdatedAt,
+			&i.Expected,
+			&i.Variance,
+			&i.ValueCents,
+			&i.Flagged,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const createCount = `-- name: CreateCount :one
+INSERT INTO counts (id, org_id, site_id, name, location_ids, counted_at, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by
+`
+
+type CreateCountParams struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	LocationIds []uuid.UUID
+	CountedAt   time.Time
+	CreatedBy   *uuid.UUID
+	Now         time.Time
+}
+
+func (q *Queries) CreateCount(ctx context.Context, arg CreateCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, createCount,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Name,
+		arg.LocationIds,
+		arg.CountedAt,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
 }
 
 const createInventoryItem = `-- name: CreateInventoryItem :one
@@ -105,6 +308,46 @@ func (q *Queries) CreateInventoryItem(ctx context.Context, arg CreateInventoryIt
 	return i, err
 }
 
+const createLot = `-- name: CreateLot :one
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING id, org_id, site_id, item_id, code, expires_on, received_at
+`
+
+type CreateLotParams struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	ItemID    uuid.UUID
+	Code      string
+	ExpiresOn pgtype.Date
+	Now       time.Time
+}
+
+func (q *Queries) CreateLot(ctx context.Context, arg CreateLotParams) (Lot, error) {
+	row := q.db.QueryRow(ctx, createLot,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Code,
+		arg.ExpiresOn,
+		arg.Now,
+	)
+	var i Lot
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.ItemID,
+		&i.Code,
+		&i.ExpiresOn,
+		&i.ReceivedAt,
+	)
+	return i, err
+}
+
 const createStorageLocation = `-- name: CreateStorageLocation :one
 INSERT INTO storage_locations (id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -151,6 +394,91 @@ func (q *Queries) CreateStorageLocation(ctx context.Context, arg CreateStorageLo
 	return i, err
 }
 
+const createWasteLog = `-- name: CreateWasteLog :one
+INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at
+`
+
+type CreateWasteLogParams struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	ItemID       uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Reason       string
+	Note         *string
+	ValueCents   int64
+	CreatedBy    *uuid.UUID
+	Now          time.Time
+}
+
+func (q *Queries) CreateWasteLog(ctx context.Context, arg CreateWasteLogParams) (WasteLog, error) {
+	row := q.db.QueryRow(ctx, createWasteLog,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.LocationID,
+		arg.ItemID,
+		arg.LotID,
+		arg.Quantity,
+		arg.Unit,
+		arg.QuantityBase,
+		arg.Reason,
+		arg.Note,
+		arg.ValueCents,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i WasteLog
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.LocationID,
+		&i.ItemID,
+		&i.LotID,
+		&i.Quantity,
+		&i.Unit,
+		&i.QuantityBase,
+		&i.Reason,
+		&i.Note,
+		&i.ValueCents,
+		&i.CreatedBy,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const deleteCountLine = `-- name: DeleteCountLine :exec
+DELETE FROM count_lines
+WHERE org_id = $1 AND count_id = $2 AND item_id = $3 AND location_id = $4
+  AND lot_id IS NOT DISTINCT FROM $5::uuid
+`
+
+type DeleteCountLineParams struct {
+	OrgID      uuid.UUID
+	CountID    uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+}
+
+func (q *Queries) DeleteCountLine(ctx context.Context, arg DeleteCountLineParams) error {
+	_, err := q.db.Exec(ctx, deleteCountLine,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+	)
+	return err
+}
+
 const deleteParLevels = `-- name: DeleteParLevels :exec
 DELETE FROM inventory_par_levels WHERE org_id = $1 AND item_id = $2
 `
@@ -163,6 +491,307 @@ type DeleteParLevelsParams struct {
 func (q *Queries) DeleteParLevels(ctx context.Context, arg DeleteParLevelsParams) error {
 	_, err := q.db.Exec(ctx, deleteParLevels, arg.OrgID, arg.ItemID)
 	return err
+}
+
+const emptiedExpiringLotAlerts = `-- name: EmptiedExpiringLotAlerts :many
+SELECT a.org_id, a.subject_id FROM alerts a
+WHERE a.kind = 'lot_expiring' AND a.resolved_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = a.org_id AND b.lot_id = a.subject_id AND b.quantity > 0)
+LIMIT $1
+`
+
+type EmptiedExpiringLotAlertsRow struct {
+	OrgID     uuid.UUID
+	SubjectID uuid.UUID
+}
+
+// Open lot_expiring alerts whose lot holds nothing any more.
+func (q *Queries) EmptiedExpiringLotAlerts(ctx context.Context, maxRows int32) ([]EmptiedExpiringLotAlertsRow, error) {
+	rows, err := q.db.Query(ctx, emptiedExpiringLotAlerts, maxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []EmptiedExpiringLotAlertsRow{}
+	for rows.Next() {
+		var i EmptiedExpiringLotAlertsRow
+		if err := rows.Scan(&i.OrgID, &i.SubjectID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const expiringLots = `-- name: ExpiringLots :many
+SELECT lo.id, lo.org_id, lo.site_id, lo.code, lo.expires_on, i.name AS item_name, i.base_unit,
+       (SELECT coalesce(sum(b.quantity), 0) FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id)::numeric AS on_hand
+FROM lots lo
+JOIN sites s ON s.org_id = lo.org_id AND s.id = lo.site_id
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+WHERE lo.expires_on IS NOT NULL
+  AND lo.expires_on <= (timezone(s.timezone, $1::timestamptz)::date + $2::int)
+  AND EXISTS (SELECT 1 FROM stock_balances b WHERE b.org_id = lo.org_id AND b.lot_id = lo.id AND b.quantity > 0)
+  AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.org_id = lo.org_id AND a.kind = 'lot_expiring' AND a.subject_id = lo.id)
+ORDER BY lo.org_id, lo.expires_on
+LIMIT $3
+`
+
+type ExpiringLotsParams struct {
+	Now     time.Time
+	Days    int32
+	MaxRows int32
+}
+
+type ExpiringLotsRow struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Code      string
+	ExpiresOn pgtype.Date
+	ItemName  string
+	BaseUnit  string
+	OnHand    decimal.Decimal
+}
+
+// Lots holding stock that expire within @days of their site's local today, about which no
+// lot_expiring alert was ever opened.
+func (q *Queries) ExpiringLots(ctx context.Context, arg ExpiringLotsParams) ([]ExpiringLotsRow, error) {
+	rows, err := q.db.Query(ctx, expiringLots, arg.Now, arg.Days, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ExpiringLotsRow{}
+	for rows.Next() {
+		var i ExpiringLotsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ItemName,
+			&i.BaseUnit,
+			&i.OnHand,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const findLot = `-- name: FindLot :one
+SELECT id, org_id, site_id, item_id, code, expires_on, received_at FROM lots WHERE org_id = $1 AND site_id = $2 AND item_id = $3 AND code = $4
+`
+
+type FindLotParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	ItemID uuid.UUID
+	Code   string
+}
+
+func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
+	row := q.db.QueryRow(ctx, findLot,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Code,
+	)
+	var i Lot
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.ItemID,
+		&i.Code,
+		&i.ExpiresOn,
+		&i.ReceivedAt,
+	)
+	return i, err
+}
+
+const flushPosting = `-- name: FlushPosting :one
+WITH taken AS (
+    UPDATE stock_balances b SET quantity = b.quantity - d.q, updated_at = $1
+    FROM (SELECT unnest($3::uuid[]) AS item_id, unnest($4::uuid[]) AS location_id, unnest($5::uuid[]) AS lot_id, unnest($6::numeric[]) AS q) AS d
+    WHERE b.org_id = $2 AND b.item_id = ANY ($3::uuid[]) AND b.item_id = d.item_id AND b.location_id = d.location_id
+      AND b.lot_id IS NOT DISTINCT FROM nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid)
+      AND b.quantity >= d.q
+    RETURNING 1
+), added AS (
+    INSERT INTO stock_balances (org_id, site_id, item_id, location_id, lot_id, quantity, updated_at)
+    SELECT $2, $7, d.item_id, d.location_id, nullif(d.lot_id, '00000000-0000-0000-0000-000000000000'::uuid), d.q, $1
+    FROM (SELECT unnest($8::uuid[]) AS item_id, unnest($9::uuid[]) AS location_id, unnest($10::uuid[]) AS lot_id, unnest($11::numeric[]) AS q) AS d
+    ON CONFLICT (org_id, item_id, location_id, lot_id) DO UPDATE
+    SET quantity = stock_balances.quantity + excluded.quantity, updated_at = excluded.updated_at
+    RETURNING 1
+), txns AS (
+    INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
+                            avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
+    SELECT t.id, $2, $7, $1, t.kind, t.item_id, t.location_id, nullif(t.lot_id, '00000000-0000-0000-0000-000000000000'::uuid),
+           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, $12, $13,
+           nullif($14::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+    FROM (SELECT unnest($15::uuid[]) AS id, unnest($16::text[]) AS kind, unnest($17::uuid[]) AS item_id, unnest($18::uuid[]) AS location_id, unnest($19::uuid[]) AS lot_id, unnest($20::numeric[]) AS quantity, unnest($21::numeric[]) AS unit_cost, unnest($22::bigint[]) AS value_cents, unnest($23::numeric[]) AS avg_cost_after, unnest($24::numeric[]) AS on_hand_after, unnest($25::text[]) AS reason) AS t
+    RETURNING 1
+), costs AS (
+    UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = $1
+    FROM (SELECT unnest($26::uuid[]) AS item_id, unnest($27::numeric[]) AS on_hand, unnest($28::numeric[]) AS avg_cost) AS d
+    -- item_id = ANY (…) keeps the lookup on the primary key whatever the planner believes of
+    -- the tables (the first plans run before any statistics exist).
+    WHERE c.org_id = $2 AND c.item_id = ANY ($26::uuid[]) AND c.site_id = $7 AND c.item_id = d.item_id
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
+       (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs
+`
+
+type FlushPostingParams struct {
+	Now           time.Time
+	OrgID         uuid.UUID
+	TakeItems     []uuid.UUID
+	TakeLocations []uuid.UUID
+	TakeLots      []uuid.UUID
+	TakeQty       []decimal.Decimal
+	SiteID        uuid.UUID
+	AddItems      []uuid.UUID
+	AddLocations  []uuid.UUID
+	AddLots       []uuid.UUID
+	AddQty        []decimal.Decimal
+	SourceType    string
+	SourceID      uuid.UUID
+	ActorID       uuid.UUID
+	TxnIds        []uuid.UUID
+	TxnKinds      []string
+	TxnItems      []uuid.UUID
+	TxnLocations  []uuid.UUID
+	TxnLots       []uuid.UUID
+	TxnQty        []decimal.Decimal
+	TxnUnitCosts  []decimal.Decimal
+	TxnValues     []int64
+	TxnAvgs       []decimal.Decimal
+	TxnOnHands    []decimal.Decimal
+	TxnReasons    []string
+	CostItems     []uuid.UUID
+	CostOnHand    []decimal.Decimal
+	CostAvg       []decimal.Decimal
+}
+
+type FlushPostingRow struct {
+	Taken int32
+	Added int32
+	Txns  int32
+	Costs int32
+}
+
+// Writes a posting in one statement: the net change of each bucket (takes where stock leaves,
+// adds where it arrives), the ledger rows and each item's site on-hand and average. The poster
+// holds the items' cost-row locks and has checked every take against the locked balances; the
+// take guard (quantity >= q) and the balances' CHECK are the backstop. Nullable ids travel as the
+// nil uuid.
+func (q *Queries) FlushPosting(ctx context.Context, arg FlushPostingParams) (FlushPostingRow, error) {
+	row := q.db.QueryRow(ctx, flushPosting,
+		arg.Now,
+		arg.OrgID,
+		arg.TakeItems,
+		arg.TakeLocations,
+		arg.TakeLots,
+		arg.TakeQty,
+		arg.SiteID,
+		arg.AddItems,
+		arg.AddLocations,
+		arg.AddLots,
+		arg.AddQty,
+		arg.SourceType,
+		arg.SourceID,
+		arg.ActorID,
+		arg.TxnIds,
+		arg.TxnKinds,
+		arg.TxnItems,
+		arg.TxnLocations,
+		arg.TxnLots,
+		arg.TxnQty,
+		arg.TxnUnitCosts,
+		arg.TxnValues,
+		arg.TxnAvgs,
+		arg.TxnOnHands,
+		arg.TxnReasons,
+		arg.CostItems,
+		arg.CostOnHand,
+		arg.CostAvg,
+	)
+	var i FlushPostingRow
+	err := row.Scan(
+		&i.Taken,
+		&i.Added,
+		&i.Txns,
+		&i.Costs,
+	)
+	return i, err
+}
+
+const getCount = `-- name: GetCount :one
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts WHERE org_id = $1 AND id = $2
+`
+
+type GetCountParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetCount(ctx context.Context, arg GetCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, getCount, arg.OrgID, arg.ID)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
+}
+
+const getCountForUpdate = `-- name: GetCountForUpdate :one
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type GetCountForUpdateParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetCountForUpdate(ctx context.Context, arg GetCountForUpdateParams) (Count, error) {
+	row := q.db.QueryRow(ctx, getCountForUpdate, arg.OrgID, arg.ID)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
 }
 
 const getInventoryItem = `-- name: GetInventoryItem :one
@@ -265,6 +894,43 @@ func (q *Queries) GetInventoryItems(ctx context.Context, arg GetInventoryItemsPa
 	return items, nil
 }
 
+const getLots = `-- name: GetLots :many
+SELECT id, org_id, site_id, item_id, code, expires_on, received_at FROM lots WHERE org_id = $1 AND id = ANY ($2::uuid[])
+`
+
+type GetLotsParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+func (q *Queries) GetLots(ctx context.Context, arg GetLotsParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, getLots, arg.OrgID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getStorageLocation = `-- name: GetStorageLocation :one
 SELECT id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at FROM storage_locations WHERE org_id = $1 AND id = $2
 `
@@ -332,6 +998,65 @@ func (q *Queries) GetStorageLocations(ctx context.Context, arg GetStorageLocatio
 	return items, nil
 }
 
+const getSupplySettings = `-- name: GetSupplySettings :one
+SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+FROM (SELECT 1) one
+LEFT JOIN supply_settings s ON s.org_id = $1::uuid
+`
+
+type GetSupplySettingsRow struct {
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+}
+
+func (q *Queries) GetSupplySettings(ctx context.Context, orgID uuid.UUID) (GetSupplySettingsRow, error) {
+	row := q.db.QueryRow(ctx, getSupplySettings, orgID)
+	var i GetSupplySettingsRow
+	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents)
+	return i, err
+}
+
+const getWasteLog = `-- name: GetWasteLog :one
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = $1 AND w.id = $2
+`
+
+type GetWasteLogParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetWasteLogRow struct {
+	WasteLog WasteLog
+	BaseUnit string
+}
+
+func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWasteLogRow, error) {
+	row := q.db.QueryRow(ctx, getWasteLog, arg.OrgID, arg.ID)
+	var i GetWasteLogRow
+	err := row.Scan(
+		&i.WasteLog.ID,
+		&i.WasteLog.OrgID,
+		&i.WasteLog.SiteID,
+		&i.WasteLog.LocationID,
+		&i.WasteLog.ItemID,
+		&i.WasteLog.LotID,
+		&i.WasteLog.Quantity,
+		&i.WasteLog.Unit,
+		&i.WasteLog.QuantityBase,
+		&i.WasteLog.Reason,
+		&i.WasteLog.Note,
+		&i.WasteLog.ValueCents,
+		&i.WasteLog.CreatedBy,
+		&i.WasteLog.CreatedAt,
+		&i.BaseUnit,
+	)
+	return i, err
+}
+
 const insertParLevel = `-- name: InsertParLevel :exec
 INSERT INTO inventory_par_levels (org_id, item_id, site_id, par, reorder_point)
 VALUES ($1, $2, $3, $4, $5)
@@ -370,6 +1095,68 @@ func (q *Queries) ItemHasHistory(ctx context.Context, arg ItemHasHistoryParams) 
 	var column_1 bool
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const listCounts = `-- name: ListCounts :many
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
+WHERE org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR site_id = $3)
+  AND ($4::text IS NULL OR status = $4)
+  AND ($5::timestamptz IS NULL OR (counted_at, id) < ($5::timestamptz, $6::uuid))
+ORDER BY counted_at DESC, id DESC
+LIMIT $7
+`
+
+type ListCountsParams struct {
+	OrgID    uuid.UUID
+	Scope    []uuid.UUID
+	SiteID   *uuid.UUID
+	Status   *string
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
+}
+
+// Newest countedAt first, keyset-paged on (counted_at, id). scope empty means every site.
+func (q *Queries) ListCounts(ctx context.Context, arg ListCountsParams) ([]Count, error) {
+	rows, err := q.db.Query(ctx, listCounts,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.Status,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Count{}
+	for rows.Next() {
+		var i Count
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Name,
+			&i.LocationIds,
+			&i.CountedAt,
+			&i.Status,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.ClosedAt,
+			&i.ClosedBy,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listInventoryItems = `-- name: ListInventoryItems :many
@@ -435,6 +1222,183 @@ func (q *Queries) ListInventoryItems(ctx context.Context, arg ListInventoryItems
 	return items, nil
 }
 
+const listLots = `-- name: ListLots :many
+SELECT lo.id, lo.org_id, lo.site_id, lo.item_id, lo.code, lo.expires_on, lo.received_at, i.base_unit, coalesce(sum(b.quantity), 0)::numeric AS on_hand,
+       coalesce(jsonb_agg(jsonb_build_object('locationId', b.location_id, 'quantity', b.quantity::text) ORDER BY b.location_id)
+                FILTER (WHERE b.quantity > 0), '[]')::jsonb AS locations
+FROM lots lo
+JOIN inventory_items i ON i.org_id = lo.org_id AND i.id = lo.item_id
+LEFT JOIN stock_balances b ON b.org_id = lo.org_id AND b.lot_id = lo.id
+WHERE lo.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR lo.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR lo.site_id = $3)
+  AND ($4::uuid IS NULL OR lo.item_id = $4)
+  AND ($5::date IS NULL OR lo.expires_on < $5)
+  AND ($6::date IS NULL
+       OR (coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id) > ($6::date, $7::timestamptz, $8::uuid))
+GROUP BY lo.id, i.base_unit
+HAVING $9::boolean OR coalesce(sum(b.quantity), 0) > 0
+ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
+LIMIT $10
+`
+
+type ListLotsParams struct {
+	OrgID          uuid.UUID
+	Scope          []uuid.UUID
+	SiteID         *uuid.UUID
+	ItemID         *uuid.UUID
+	ExpiresBefore  pgtype.Date
+	CursorExpiry   pgtype.Date
+	CursorReceived *time.Time
+	CursorID       *uuid.UUID
+	IncludeEmpty   bool
+	MaxRows        int32
+}
+
+type ListLotsRow struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	Code       string
+	ExpiresOn  pgtype.Date
+	ReceivedAt time.Time
+	BaseUnit   string
+	OnHand     decimal.Decimal
+	Locations  []byte
+}
+
+// Lots by earliest expiry (none last), then receipt, keyset-paged; with their on-hand per
+// location. scope empty means every site.
+func (q *Queries) ListLots(ctx context.Context, arg ListLotsParams) ([]ListLotsRow, error) {
+	rows, err := q.db.Query(ctx, listLots,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.ExpiresBefore,
+		arg.CursorExpiry,
+		arg.CursorReceived,
+		arg.CursorID,
+		arg.IncludeEmpty,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListLotsRow{}
+	for rows.Next() {
+		var i ListLotsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+			&i.BaseUnit,
+			&i.OnHand,
+			&i.Locations,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listStockTxns = `-- name: ListStockTxns :many
+SELECT t.id, t.org_id, t.site_id, t.at, t.kind, t.item_id, t.location_id, t.lot_id, t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, t.source_type, t.source_id, t.actor_id, i.base_unit FROM stock_txns t
+JOIN inventory_items i ON i.org_id = t.org_id AND i.id = t.item_id
+WHERE t.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR t.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR t.site_id = $3)
+  AND ($4::uuid IS NULL OR t.item_id = $4)
+  AND ($5::uuid IS NULL OR t.location_id = $5)
+  AND ($6::text IS NULL OR t.kind = $6)
+  AND ($7::timestamptz IS NULL OR t.at >= $7)
+  AND ($8::timestamptz IS NULL OR t.at < $8)
+  AND ($9::timestamptz IS NULL OR (t.at, t.id) < ($9::timestamptz, $10::uuid))
+ORDER BY t.at DESC, t.id DESC
+LIMIT $11
+`
+
+type ListStockTxnsParams struct {
+	OrgID      uuid.UUID
+	Scope      []uuid.UUID
+	SiteID     *uuid.UUID
+	ItemID     *uuid.UUID
+	LocationID *uuid.UUID
+	Kind       *string
+	FromAt     *time.Time
+	ToAt       *time.Time
+	CursorAt   *time.Time
+	CursorID   *uuid.UUID
+	MaxRows    int32
+}
+
+type ListStockTxnsRow struct {
+	StockTxn StockTxn
+	BaseUnit string
+}
+
+// The ledger, newest first, keyset-paged on (at, id). scope empty means every site.
+func (q *Queries) ListStockTxns(ctx context.Context, arg ListStockTxnsParams) ([]ListStockTxnsRow, error) {
+	rows, err := q.db.Query(ctx, listStockTxns,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.Kind,
+		arg.FromAt,
+		arg.ToAt,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListStockTxnsRow{}
+	for rows.Next() {
+		var i ListStockTxnsRow
+		if err := rows.Scan(
+			&i.StockTxn.ID,
+			&i.StockTxn.OrgID,
+			&i.StockTxn.SiteID,
+			&i.StockTxn.At,
+			&i.StockTxn.Kind,
+			&i.StockTxn.ItemID,
+			&i.StockTxn.LocationID,
+			&i.StockTxn.LotID,
+			&i.StockTxn.Quantity,
+			&i.StockTxn.UnitCost,
+			&i.StockTxn.ValueCents,
+			&i.StockTxn.AvgCostAfter,
+			&i.StockTxn.OnHandAfter,
+			&i.StockTxn.Reason,
+			&i.StockTxn.SourceType,
+			&i.StockTxn.SourceID,
+			&i.StockTxn.ActorID,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listStorageLocations = `-- name: ListStorageLocations :many
 SELECT l.id, l.org_id, l.site_id, l.name, l.kind, l.min_temp_f, l.max_temp_f, l.active, l.created_at, l.updated_at FROM storage_locations l
 JOIN sites s ON s.org_id = l.org_id AND s.id = l.site_id
@@ -489,6 +1453,172 @@ func (q *Queries) ListStorageLocations(ctx context.Context, arg ListStorageLocat
 	return items, nil
 }
 
+const listWasteLogs = `-- name: ListWasteLogs :many
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+FROM waste_logs w
+JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+WHERE w.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR w.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR w.site_id = $3)
+  AND ($4::uuid IS NULL OR w.item_id = $4)
+  AND ($5::text IS NULL OR w.reason = $5)
+  AND ($6::timestamptz IS NULL OR w.created_at >= $6)
+  AND ($7::timestamptz IS NULL OR w.created_at < $7)
+  AND ($8::timestamptz IS NULL OR (w.created_at, w.id) < ($8::timestamptz, $9::uuid))
+ORDER BY w.created_at DESC, w.id DESC
+LIMIT $10
+`
+
+type ListWasteLogsParams struct {
+	OrgID    uuid.UUID
+	Scope    []uuid.UUID
+	SiteID   *uuid.UUID
+	ItemID   *uuid.UUID
+	Reason   *string
+	FromAt   *time.Time
+	ToAt     *time.Time
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
+}
+
+type ListWasteLogsRow struct {
+	WasteLog WasteLog
+	BaseUnit string
+}
+
+// Newest first, keyset-paged on (created_at, id). scope empty means every site.
+func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([]ListWasteLogsRow, error) {
+	rows, err := q.db.Query(ctx, listWasteLogs,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.ItemID,
+		arg.Reason,
+		arg.FromAt,
+		arg.ToAt,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWasteLogsRow{}
+	for rows.Next() {
+		var i ListWasteLogsRow
+		if err := rows.Scan(
+			&i.WasteLog.ID,
+			&i.WasteLog.OrgID,
+			&i.WasteLog.SiteID,
+			&i.WasteLog.LocationID,
+			&i.WasteLog.ItemID,
+			&i.WasteLog.LotID,
+			&i.WasteLog.Quantity,
+			&i.WasteLog.Unit,
+			&i.WasteLog.QuantityBase,
+			&i.WasteLog.Reason,
+			&i.WasteLog.Note,
+			&i.WasteLog.ValueCents,
+			&i.WasteLog.CreatedBy,
+			&i.WasteLog.CreatedAt,
+			&i.BaseUnit,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const locationBalances = `-- name: LocationBalances :many
+SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
+FROM stock_balances b
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3
+ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b
+`
+
+type LocationBalancesParams struct {
+	OrgID      uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+}
+
+type LocationBalancesRow struct {
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	ExpiresOn  pgtype.Date
+	ReceivedAt *time.Time
+}
+
+// Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
+// receipt; lots without expiry after them; stock received without a lot last.
+func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesParams) ([]LocationBalancesRow, error) {
+	rows, err := q.db.Query(ctx, locationBalances, arg.OrgID, arg.ItemID, arg.LocationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LocationBalancesRow{}
+	for rows.Next() {
+		var i LocationBalancesRow
+		if err := rows.Scan(
+			&i.LotID,
+			&i.Quantity,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockStockCost = `-- name: LockStockCost :one
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+VALUES ($1, $2, $3, 0, 0, $4)
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING org_id, item_id, site_id, on_hand, avg_cost, updated_at
+`
+
+type LockStockCostParams struct {
+	OrgID  uuid.UUID
+	ItemID uuid.UUID
+	SiteID uuid.UUID
+	Now    time.Time
+}
+
+// The item's cost row at the site, created at zero if absent, and locked: every ledger write of
+// the item at the site takes this lock first, so they are serialized.
+func (q *Queries) LockStockCost(ctx context.Context, arg LockStockCostParams) (StockCost, error) {
+	row := q.db.QueryRow(ctx, lockStockCost,
+		arg.OrgID,
+		arg.ItemID,
+		arg.SiteID,
+		arg.Now,
+	)
+	var i StockCost
+	err := row.Scan(
+		&i.OrgID,
+		&i.ItemID,
+		&i.SiteID,
+		&i.OnHand,
+		&i.AvgCost,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const parLevelsOf = `-- name: ParLevelsOf :many
 SELECT org_id, item_id, site_id, par, reorder_point FROM inventory_par_levels WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
 `
@@ -511,6 +1641,182 @@ func (q *Queries) ParLevelsOf(ctx context.Context, arg ParLevelsOfParams) ([]Inv
 			&i.OrgID,
 			&i.ItemID,
 			&i.SiteID,
+			&i.Par,
+			&i.ReorderPoint,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setCountLineResult = `-- name: SetCountLineResult :exec
+UPDATE count_lines SET expected = $1, variance = $2, value_cents = $3, flagged = $4
+WHERE org_id = $5 AND count_id = $6 AND item_id = $7 AND location_id = $8
+  AND lot_id IS NOT DISTINCT FROM $9::uuid
+`
+
+type SetCountLineResultParams struct {
+	Expected   *decimal.Decimal
+	Variance   *decimal.Decimal
+	ValueCents *int64
+	Flagged    *bool
+	OrgID      uuid.UUID
+	CountID    uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+}
+
+func (q *Queries) SetCountLineResult(ctx context.Context, arg SetCountLineResultParams) error {
+	_, err := q.db.Exec(ctx, setCountLineResult,
+		arg.Expected,
+		arg.Variance,
+		arg.ValueCents,
+		arg.Flagged,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+	)
+	return err
+}
+
+const stockItemsPage = `-- name: StockItemsPage :many
+SELECT id, name, base_unit, lower(name)::text AS sort_name FROM inventory_items
+WHERE org_id = $1
+  AND ($2::uuid IS NULL OR id = $2)
+  AND ($3::text IS NULL OR (lower(name), id) >= ($3::text, $4::uuid))
+ORDER BY lower(name), id
+LIMIT $5
+`
+
+type StockItemsPageParams struct {
+	OrgID      uuid.UUID
+	ItemID     *uuid.UUID
+	CursorName *string
+	CursorItem *uuid.UUID
+	MaxRows    int32
+}
+
+type StockItemsPageRow struct {
+	ID       uuid.UUID
+	Name     string
+	BaseUnit string
+	SortName string
+}
+
+// The items a page of GET /stock walks, in name order from the cursor's item on (inclusive:
+// the cursor's item may have locations left). Driven by inventory_items_name_idx, so a page
+// reads a page's worth of items, never the catalog.
+func (q *Queries) StockItemsPage(ctx context.Context, arg StockItemsPageParams) ([]StockItemsPageRow, error) {
+	rows, err := q.db.Query(ctx, stockItemsPage,
+		arg.OrgID,
+		arg.ItemID,
+		arg.CursorName,
+		arg.CursorItem,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockItemsPageRow{}
+	for rows.Next() {
+		var i StockItemsPageRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.BaseUnit,
+			&i.SortName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const stockOfItems = `-- name: StockOfItems :many
+SELECT x.item_id::uuid AS item_id, b.site_id, b.location_id, sl.name AS location_name, b.quantity::numeric AS quantity, b.lots::jsonb AS lots,
+       coalesce(c.avg_cost, 0)::numeric AS avg_cost, coalesce(c.on_hand, 0)::numeric AS site_on_hand,
+       -- -1: no par level at the site.
+       coalesce(p.par, -1)::numeric AS par, coalesce(p.reorder_point, -1)::numeric AS reorder_point
+FROM unnest($1::uuid[]) AS x(item_id)
+CROSS JOIN LATERAL (
+    SELECT sb.site_id, sb.location_id, sum(sb.quantity) AS quantity,
+           coalesce(jsonb_agg(jsonb_build_object('lotId', lo.id, 'code', lo.code, 'expiresOn', lo.expires_on, 'quantity', sb.quantity::text)
+                              ORDER BY lo.expires_on NULLS LAST, lo.received_at, lo.id)
+                    FILTER (WHERE sb.lot_id IS NOT NULL AND sb.quantity > 0), '[]') AS lots
+    FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.id = sb.lot_id
+    WHERE sb.org_id = $2 AND sb.item_id = x.item_id
+      AND ($3::uuid IS NULL OR sb.site_id = $3)
+      AND (cardinality($4::uuid[]) = 0 OR sb.site_id = ANY ($4::uuid[]))
+      AND ($5::uuid IS NULL OR sb.location_id = $5)
+    GROUP BY sb.site_id, sb.location_id
+) b
+JOIN storage_locations sl ON sl.org_id = $2 AND sl.id = b.location_id
+LEFT JOIN LATERAL (SELECT sc.avg_cost, sc.on_hand FROM stock_costs sc WHERE sc.org_id = $2 AND sc.item_id = x.item_id AND sc.site_id = b.site_id) c ON true
+LEFT JOIN LATERAL (SELECT pl.par, pl.reorder_point FROM inventory_par_levels pl WHERE pl.org_id = $2 AND pl.item_id = x.item_id AND pl.site_id = b.site_id) p ON true
+`
+
+type StockOfItemsParams struct {
+	ItemIds    []uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     *uuid.UUID
+	Scope      []uuid.UUID
+	LocationID *uuid.UUID
+}
+
+type StockOfItemsRow struct {
+	ItemID       uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	LocationName string
+	Quantity     decimal.Decimal
+	Lots         []byte
+	AvgCost      decimal.Decimal
+	SiteOnHand   decimal.Decimal
+	Par          decimal.Decimal
+	ReorderPoint decimal.Decimal
+}
+
+// On-hand per item × location of the given items (with their lots), their average cost and
+// par level at the location's site. scope empty means every site. Each lookup is driven by an
+// item id (LATERAL), so the plan stays on the indexes before any statistics exist.
+func (q *Queries) StockOfItems(ctx context.Context, arg StockOfItemsParams) ([]StockOfItemsRow, error) {
+	rows, err := q.db.Query(ctx, stockOfItems,
+		arg.ItemIds,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Scope,
+		arg.LocationID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockOfItemsRow{}
+	for rows.Next() {
+		var i StockOfItemsRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.SiteID,
+			&i.LocationID,
+			&i.LocationName,
+			&i.Quantity,
+			&i.Lots,
+			&i.AvgCost,
+			&i.SiteOnHand,
 			&i.Par,
 			&i.ReorderPoint,
 		); err != nil {
@@ -621,4 +1927,99 @@ func (q *Queries) UpdateStorageLocation(ctx context.Context, arg UpdateStorageLo
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const upsertCountLine = `-- name: UpsertCountLine :exec
+INSERT INTO count_lines (org_id, count_id, item_id, location_id, lot_id, quantity, unit, quantity_base, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (org_id, count_id, item_id, location_id, lot_id) DO UPDATE
+SET quantity = excluded.quantity, unit = excluded.unit, quantity_base = excluded.quantity_base, updated_at = excluded.updated_at
+`
+
+type UpsertCountLineParams struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Now          time.Time
+}
+
+func (q *Queries) UpsertCountLine(ctx context.Context, arg UpsertCountLineParams) error {
+	_, err := q.db.Exec(ctx, upsertCountLine,
+		arg.OrgID,
+		arg.CountID,
+		arg.ItemID,
+		arg.LocationID,
+		arg.LotID,
+		arg.Quantity,
+		arg.Unit,
+		arg.QuantityBase,
+		arg.Now,
+	)
+	return err
+}
+
+const upsertSupplySettings = `-- name: UpsertSupplySettings :exec
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (org_id) DO UPDATE
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at
+`
+
+type UpsertSupplySettingsParams struct {
+	OrgID               uuid.UUID
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+	Now                 time.Time
+}
+
+func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) error {
+	_, err := q.db.Exec(ctx, upsertSupplySettings,
+		arg.OrgID,
+		arg.VarianceFlagPercent,
+		arg.VarianceFlagCents,
+		arg.Now,
+	)
+	return err
+}
+
+const wasteTxns = `-- name: WasteTxns :many
+SELECT source_id, id FROM stock_txns
+WHERE org_id = $1 AND source_type = 'waste_log' AND source_id = ANY ($2::uuid[])
+ORDER BY source_id, id
+`
+
+type WasteTxnsParams struct {
+	OrgID    uuid.UUID
+	WasteIds []uuid.UUID
+}
+
+type WasteTxnsRow struct {
+	SourceID uuid.UUID
+	ID       uuid.UUID
+}
+
+// The ledger rows of waste logs.
+func (q *Queries) WasteTxns(ctx context.Context, arg WasteTxnsParams) ([]WasteTxnsRow, error) {
+	rows, err := q.db.Query(ctx, wasteTxns, arg.OrgID, arg.WasteIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WasteTxnsRow{}
+	for rows.Next() {
+		var i WasteTxnsRow
+		if err := rows.Scan(&i.SourceID, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -1940,6 +1940,400 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List stock on hand
+         * @description On-hand per item × location (materialized from the ledger), in the item's base unit, with
+         *     the lots holding it, valued in cents at the item's moving-average cost at the site. Items by
+         *     name. `belowPar=true` keeps the items whose on-hand at the site (all locations) is below their
+         *     par level there. A member limited to some sites sees theirs only. Pages with `limit` and
+         *     `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/stock/adjust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write stock movements
+         * @description Writes one or many ledger lines at a site in one transaction: receipts (with
+         *     `unitCostCents` per `unit`, moving the item's average cost at the site), opening balances,
+         *     transfers between the site's locations, issues and corrections. Quantities are signed decimal
+         *     strings in any unit the item converts (`case`, `each`, `oz`…), stored in its base unit.
+         *
+         *     - A line whose negative quantity would take a location's on-hand (or the named lot's) below
+         *       zero answers 409 `insufficient_stock` with the item, location and available quantity, and
+         *       nothing of the request is written.
+         *     - An issue naming no lot takes from the lots by earliest expiry, then oldest receipt; lots
+         *       without expiry and stock received without a lot last (FEFO). Expired lots (expiry before
+         *       today in the site's zone) are never issued: only expired stock left answers 409. Other
+         *       movements may take them (waste them with `POST /waste-logs`).
+         *     - A `transfer_in` naming no lot receives the lots its request's `transfer_out` lines of the
+         *       same item took, in order, so lots keep their expiry across locations.
+         *     - 400 with `details`, nothing written: an unknown unit (naming the item and both units), a
+         *       quantity of the wrong sign for its reason or of more than 6 decimal places, a lot of another
+         *       item or site, a location of another site, an expiry in the past on a receipt, a cost on
+         *       anything but a receipt or opening balance.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["adjustStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/stock/txns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the stock ledger
+         * @description The ledger, newest first: every movement of stock with the cost it was valued at, the
+         *     average after it, the location's on-hand after it, its reason, source and actor. Filters by
+         *     site, item, location, kind and time (`from` inclusive, `to` exclusive). A member limited to some
+         *     sites sees theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStockTxns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List lots
+         * @description Received lots by earliest expiry (lots without expiry last), with their on-hand per
+         *     location. Lots holding nothing are left out unless `includeEmpty=true`. `expiresBefore` keeps
+         *     lots expiring before a date (a local date of the lot's site). A member limited to some sites sees
+         *     theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List count sheets
+         * @description Count sheets, newest `countedAt` first, with their lines. A member limited to some sites sees
+         *     theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCounts"];
+        put?: never;
+        /**
+         * Start a count sheet
+         * @description Opens a count sheet for storage locations of a site, with the moment the shelves are counted
+         *     (`countedAt`, not in the future). Lines are set with `PUT /counts/{id}/lines`; closing posts
+         *     the variances.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a count sheet
+         * @description One count sheet with its lines (and, once closed, what the close found).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set count lines
+         * @description Sets lines of an open sheet, each keyed by item × location × lot (a line for the same key is
+         *     replaced; `quantity: null` removes it). A line without a lot counts everything of the item at
+         *     the location that no lot line of the sheet counts. Quantities in any unit the item converts;
+         *     locations must be the sheet's. A closed sheet answers 409.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        put: operations["setCountLines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a count sheet
+         * @description Closes the sheet and posts a `count_variance` ledger row per line whose count differs from the
+         *     book: variance = counted − the book quantity at `countedAt`, which replays every movement up
+         *     to that moment (movements after it are kept, not overwritten). An item × location with no line
+         *     is left unchanged (blank is not zero; an explicit 0 zeroes it). Each line answers its expected
+         *     and counted quantities, variance and value at the average cost, and is flagged when the
+         *     variance is over both the organization's percentage and value thresholds (`GET
+         *     /supply-settings`; 10 % and $50 unless changed). A closed sheet is immutable: closing again
+         *     answers 409, as does a variance that would take stock moved since `countedAt` below zero
+         *     (`insufficient_stock`).
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["closeCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List waste logs
+         * @description Waste logs, newest first, each with its value at the average cost. Filters by site, item,
+         *     reason and time (`from` inclusive, `to` exclusive). A member limited to some sites sees theirs
+         *     only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listWasteLogs"];
+        put?: never;
+        /**
+         * Log waste
+         * @description Records stock thrown away and why. Writes a `waste` ledger row valued at the average cost
+         *     (one per lot taken from: the named lot, or FEFO with expired lots first). Expired stock can be
+         *     wasted. More than is on hand answers 409 `insufficient_stock`, writing nothing.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createWasteLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a waste log
+         * @description One waste log.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getWasteLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/supply-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read supply settings
+         * @description The organization's supply settings: when a count line's variance is flagged.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some
+         *     sites read it too, since their counts are flagged by it.
+         */
+        get: operations["getSupplySettings"];
+        /**
+         * Change supply settings
+         * @description Sets when a count line's variance is flagged: over `varianceFlagPercent` of the book
+         *     quantity and over `varianceFlagCents` in value (both).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited to
+         *     some sites gets 403.
+         */
+        put: operations["updateSupplySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/recipes": {
         parameters: {
             query?: never;
@@ -4174,7 +4568,7 @@ export interface components {
          *     - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
          *     - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
          *     - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-         *     - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+         *     - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
          *     - `gone` (410): The target existed and is no longer available.
          *     - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
          *     - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
@@ -4978,7 +5372,10 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id; required for `site`, not accepted for the other types.
+             * @description The target's id: the site for `site` (required), the storage location for
+             *     `storage_location` (the tag then stands at the location's site, and a scan answers the
+             *     location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
+             *     described by its label only, as tags printed before locations existed are.
              */
             targetId?: string;
             /**
@@ -5009,6 +5406,81 @@ export interface components {
              * @example 03:00
              */
             localTime: string;
+        };
+        /**
+         * @example cooler
+         * @enum {string}
+         */
+        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
+        /**
+         * @description An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+         *     requests at most 6 decimal places (more answers 400); quantities converted into an item's
+         *     base unit keep up to 9.
+         * @example 12.5
+         */
+        Quantity: string;
+        /**
+         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+         *     convert by fixed factors; across families only through a factor the item declares.
+         * @example lb
+         * @enum {string}
+         */
+        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
+        StockLot: {
+            /** Format: uuid */
+            lotId: string;
+            code: string;
+            /** Format: date */
+            expiresOn: string | null;
+            quantity: components["schemas"]["Quantity"];
+        };
+        /**
+         * @description Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+         *     is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+         * @example 316.5
+         */
+        CostCents: string;
+        /**
+         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+         *     was received without a lot), valued at the item's moving-average cost at the site.
+         */
+        StockLevel: {
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            locationName: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            lots: components["schemas"]["StockLot"][];
+            avgCost: components["schemas"]["CostCents"];
+            /**
+             * Format: int64
+             * @description quantity × avgCost, rounded half-even to the cent.
+             */
+            valueCents: number;
+            /** @description The item's par level at the site, if set. */
+            par: string | null;
+            reorderPoint: string | null;
+            /** @description The item's on-hand at the site (all locations) is below its par level. */
+            belowPar: boolean;
+        };
+        /**
+         * @description A scanned storage location (a `storage_location` tag naming it by id): the location and its
+         *     stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+         */
+        ScanLocationContext: {
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            active: boolean;
+            stock: components["schemas"]["StockLevel"][];
         };
         /** @description An operation the caller may perform on the scanned target, ready to call. */
         ScanAction: {
@@ -5054,6 +5526,7 @@ export interface components {
             context: {
                 /** @description The site the target is at, with its local date and time; null when the tag names no site. */
                 site: components["schemas"]["ScanSiteContext"] | null;
+                storageLocation?: components["schemas"]["ScanLocationContext"];
             };
             /**
              * @description What the caller's role allows on this target, in order of usefulness. Grows as the
@@ -6066,14 +6539,6 @@ export interface components {
             note?: string;
         };
         /**
-         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
-         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
-         *     convert by fixed factors; across families only through a factor the item declares.
-         * @example lb
-         * @enum {string}
-         */
-        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
-        /**
          * @description A non-negative exact decimal string, at most 6 decimal places.
          * @example 24
          */
@@ -6198,11 +6663,6 @@ export interface components {
             /** @description Defaults to true. */
             active?: boolean;
         };
-        /**
-         * @example cooler
-         * @enum {string}
-         */
-        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
         StorageLocation: {
             /** Format: uuid */
             id: string;
@@ -6256,18 +6716,346 @@ export interface components {
             active?: boolean;
         };
         /**
-         * @description An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
-         *     requests at most 6 decimal places (more answers 400); quantities converted into an item's
-         *     base unit keep up to 9.
+         * @description An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
          * @example 12.5
          */
-        Quantity: string;
+        QuantityInput: string;
         /**
          * @description A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
          *     A unit the item cannot convert to its base unit answers 400 naming the item and both units.
          * @example case
          */
         Unit: string;
+        /**
+         * @description A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+         *     (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+         *     answers 400. Other movements name an existing lot.
+         */
+        LotRef: {
+            /** @example L2403-117 */
+            code: string;
+            /**
+             * Format: date
+             * @description The lot's expiry, a local date of the site.
+             * @example 2026-03-20
+             */
+            expiresOn?: string;
+        };
+        /**
+         * @description Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+         *     average), `opening_balance` (stock found when the ledger starts; positive, may carry
+         *     `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+         *     locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+         * @example receipt
+         * @enum {string}
+         */
+        MovementReason: "receipt" | "correction" | "transfer_in" | "transfer_out" | "issue" | "opening_balance";
+        StockAdjustLine: {
+            /** Format: uuid */
+            itemId: string;
+            /**
+             * Format: uuid
+             * @description A storage location of the adjustment's site.
+             */
+            locationId: string;
+            quantity: components["schemas"]["QuantityInput"];
+            unit: components["schemas"]["Unit"];
+            /**
+             * Format: uuid
+             * @description The lot, by id (a lot of this item at this site). Not with `lot`.
+             */
+            lotId?: string;
+            lot?: components["schemas"]["LotRef"];
+            /**
+             * Format: int64
+             * @description Cents per one `unit` (receipts and opening balances only); the line is valued at the average in force without it.
+             * @example 1899
+             */
+            unitCostCents?: number;
+            reason: components["schemas"]["MovementReason"];
+        };
+        StockAdjustRequest: {
+            /** Format: uuid */
+            siteId: string;
+            lines: components["schemas"]["StockAdjustLine"][];
+        };
+        /**
+         * @description The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+         * @example issue
+         * @enum {string}
+         */
+        TxnKind: "receipt" | "correction" | "transfer_in" | "transfer_out" | "issue" | "opening_balance" | "waste" | "count_variance";
+        /** @description What wrote the row (`adjustment`, `waste_log`, `count`), and its id. */
+        TxnSource: {
+            /** @example adjustment */
+            type: string;
+            /** Format: uuid */
+            id: string;
+        };
+        /**
+         * @description One ledger row. Rows are never changed or removed: a correction is a new row. Each keeps the
+         *     cost it was valued at, so later rows never change its history.
+         */
+        StockTxn: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            siteId: string;
+            kind: components["schemas"]["TxnKind"];
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            unitCost: components["schemas"]["CostCents"];
+            /**
+             * Format: int64
+             * @description quantity × unitCost, rounded half-even to the cent; negative for stock leaving.
+             * @example -633
+             */
+            valueCents: number;
+            avgCostAfter: components["schemas"]["CostCents"];
+            onHandAfter: components["schemas"]["Quantity"];
+            /**
+             * @description The adjustment's reason, the waste log's reason, or `count_variance`.
+             * @example issue
+             */
+            reason: string;
+            source: components["schemas"]["TxnSource"];
+            /**
+             * Format: uuid
+             * @description The member who made the change.
+             */
+            actor: string | null;
+        };
+        StockAdjustment: {
+            /**
+             * Format: uuid
+             * @description The adjustment's id, the `source.id` of its rows.
+             */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date-time */
+            at: string;
+            /** @description The ledger rows written, in line order (a line taking from several lots writes one row per lot). */
+            txns: components["schemas"]["StockTxn"][];
+        };
+        StockShortage: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: uuid
+             * @description Present when the movement named a lot.
+             */
+            lotId?: string;
+            available: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+        };
+        /**
+         * @description A 409 of a stock movement: `insufficient_stock` carries `stock` (what was lacking, where, and
+         *     how much is available); other conflicts (a closed count, an Idempotency-Key in use) do not.
+         */
+        StockConflictError: components["schemas"]["Error"] & {
+            stock?: components["schemas"]["StockShortage"];
+        };
+        LotLocation: {
+            /** Format: uuid */
+            locationId: string;
+            quantity: components["schemas"]["Quantity"];
+        };
+        Lot: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example L2403-117 */
+            code: string;
+            /**
+             * Format: date
+             * @description A local date of the site; null for a lot without expiry.
+             */
+            expiresOn: string | null;
+            /** Format: date-time */
+            receivedAt: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            /** @description On-hand per location (locations holding none are left out). */
+            locations: components["schemas"]["LotLocation"][];
+        };
+        /**
+         * @example open
+         * @enum {string}
+         */
+        CountStatus: "open" | "closed";
+        /**
+         * @description What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+         *     at the location not counted by a lot line of the sheet. After the close the line carries the
+         *     book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+         *     are null.
+         */
+        CountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The book quantity at `countedAt`, in the base unit (after the close). */
+            expected: string | null;
+            /** @description What was counted, in the base unit (after the close; `quantityBase` before it). */
+            counted: string | null;
+            /** @description counted − expected, in the base unit (after the close). */
+            variance: string | null;
+            /**
+             * Format: int64
+             * @description The variance valued at the average cost at the close.
+             */
+            valueCents: number | null;
+            /** @description The variance is over both the organization's percentage of the book quantity and its value threshold. */
+            flagged: boolean | null;
+        };
+        CountSheet: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Month-end count, walk-in */
+            name: string;
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the shelves were counted; the close compares with the book at this moment.
+             */
+            countedAt: string;
+            status: components["schemas"]["CountStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: uuid */
+            closedBy: string | null;
+            lines: components["schemas"]["CountLine"][];
+        };
+        CreateCountRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** @description Storage locations of the site the sheet counts. */
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the count was (or is being) taken; not in the future.
+             */
+            countedAt: string;
+        };
+        SetCountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: uuid
+             * @description The lot counted (a lot of this item at the sheet's site).
+             */
+            lotId?: string;
+            /** @description The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is). */
+            quantity: string | null;
+            unit?: components["schemas"]["Unit"];
+        };
+        SetCountLinesRequest: {
+            lines: components["schemas"]["SetCountLine"][];
+        };
+        CountCloseResult: {
+            count: components["schemas"]["CountSheet"];
+            /**
+             * Format: int64
+             * @description The value of all variances posted.
+             */
+            varianceValueCents: number;
+            /** @description How many lines are flagged. */
+            flaggedLines: number;
+        };
+        /**
+         * @example spoilage
+         * @enum {string}
+         */
+        WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        WasteLog: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            reason: components["schemas"]["WasteReason"];
+            note: string | null;
+            /**
+             * Format: int64
+             * @description What the waste cost, at the average cost (positive).
+             * @example 633
+             */
+            valueCents: number;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The waste ledger rows written (one per lot taken from). */
+            txnIds: string[];
+        };
+        CreateWasteLogRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+            /**
+             * Format: uuid
+             * @description The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+             */
+            lotId?: string;
+            reason: components["schemas"]["WasteReason"];
+            note?: string;
+        };
+        SupplySettings: {
+            /**
+             * @description A count line is flagged when its variance is over this percentage of the book quantity…
+             * @example 10
+             */
+            varianceFlagPercent: string;
+            /**
+             * Format: int64
+             * @description …and its value over this many cents.
+             * @example 5000
+             */
+            varianceFlagCents: number;
+        };
         /** @description A quantity with its unit. */
         Amount: {
             quantity: components["schemas"]["Quantity"];
@@ -11939,6 +12727,862 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStock: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's stock.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this location.
+                 * @example 0192f3a4-0000-7000-8000-000000000b01
+                 */
+                locationId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only items below their par level at the location's site.
+                 * @example true
+                 */
+                belowPar?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stock levels. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockLevel"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adjustStock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *           "quantity": "2",
+                 *           "unit": "case",
+                 *           "lot": {
+                 *             "code": "L2403-117",
+                 *             "expiresOn": "2026-03-20"
+                 *           },
+                 *           "unitCostCents": 1899,
+                 *           "reason": "receipt"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockAdjustRequest"];
+            };
+        };
+        responses: {
+            /** @description The adjustment and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockAdjustment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStockTxns: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's rows.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only this location.
+                 * @example 0192f3a4-0000-7000-8000-000000000b01
+                 */
+                locationId?: string;
+                /**
+                 * @description Only rows of this kind.
+                 * @example issue
+                 */
+                kind?: components["schemas"]["TxnKind"];
+                /**
+                 * @description Only rows at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only rows before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger rows. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockTxn"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLots: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's lots.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only lots expiring before this date.
+                 * @example 2026-03-10
+                 */
+                expiresBefore?: string;
+                /**
+                 * @description Also lots with nothing on hand.
+                 * @example false
+                 */
+                includeEmpty?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lots. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lot"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's sheets.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only open or closed sheets.
+                 * @example open
+                 */
+                status?: components["schemas"]["CountStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of count sheets. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Month-end count, walk-in",
+                 *       "locationIds": [
+                 *         "0192f3a4-0000-7000-8000-000000000b01"
+                 *       ],
+                 *       "countedAt": "2026-03-02T08:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCountRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCountLines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *           "quantity": "2",
+                 *           "unit": "case"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCountLinesRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet with its lines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closeCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed sheet and its variances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountCloseResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWasteLogs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's logs.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only logs with this reason.
+                 * @example spoilage
+                 */
+                reason?: components["schemas"]["WasteReason"];
+                /**
+                 * @description Only logs at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only logs before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of waste logs. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWasteLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *       "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *       "quantity": "6",
+                 *       "unit": "each",
+                 *       "reason": "spoilage",
+                 *       "note": "Moldy, back of the case"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWasteLogRequest"];
+            };
+        };
+        responses: {
+            /** @description The waste log. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWasteLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waste log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "varianceFlagPercent": "5",
+                 *       "varianceFlagCents": 2500
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupplySettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];

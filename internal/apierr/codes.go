@@ -61,7 +61,7 @@ const (
 	CodeNoHL7Message         = "no_hl7_message"
 	CodeIdempotencyKeyReused = "idempotency_key_reused"
 	CodeIdempotencyKeyInUse  = "idempotency_key_in_use"
-	CodeInsufficientStock    = "insufficient_stock" // reserved for the inventory capability
+	CodeInsufficientStock    = "insufficient_stock"
 
 	// Catering and surveys.
 	CodeGone                  = "gone"

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -105,13 +106,18 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 	}
 	req := env.Call(o.method, strings.TrimPrefix(path, "/"))
 	if o.op.RequestBody != nil {
-		for ct, media := range o.op.RequestBody.Value.Content {
+		// One content type and one example, the same every run: JSON when the operation takes
+		// it, else the first by name (map order would pick a different one each run).
+		content := o.op.RequestBody.Value.Content
+		types := slices.Sorted(maps.Keys(content))
+		if content["application/json"] != nil {
+			types = []string{"application/json"}
+		}
+		for _, ct := range types {
+			media := content[ct]
 			example := media.Example
-			if example == nil {
-				for _, ex := range media.Examples {
-					example = ex.Value.Value
-					break
-				}
+			if example == nil && len(media.Examples) > 0 {
+				example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
 			}
 			if fx.body != nil {
 				example = fx.body

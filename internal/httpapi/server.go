@@ -75,11 +75,11 @@ type (
 	publicHandlers    = public.Handlers
 	clinicalHandlers  = clinical.Handlers
 	alertsHandlers    = alerts.Handlers
-	inventoryHandlers = inventory.Handlers
-	kitchenHandlers   = kitchen.Handlers
 	cateringHandlers  = catering.Handlers
 	surveysHandlers   = surveys.Handlers
 	tasksHandlers     = tasks.Handlers
+	inventoryHandlers = inventory.Handlers
+	kitchenHandlers   = kitchen.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -221,21 +221,22 @@ func New(d Deps) (http.Handler, error) {
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
 		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
 		apiKeyHandlers:    keys,
 		auditHandlers:     audit.NewHandlers(d.Pool),
 		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
+		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
 		devicesHandlers:   devs,
 		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
-		inventoryHandlers: inventory.NewHandlers(d.Pool, d.Clock),
-		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
 		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers: inv,
+		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

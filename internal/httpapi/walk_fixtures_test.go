@@ -194,6 +194,34 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{body: map[string]any{"siteId": w.siteA, "format": "zpl", "template": "prep", "items": []map[string]any{{"runId": run, "count": 1}}}, ids: []string{run}}
 	},
 
+	"adjustStock": func(w *walker) walkCall {
+		item, loc := w.create("inventory-items", w.itemBody()), w.location()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2",
+			"unit": "each", "reason": "receipt", "unitCostCents": 35, "lot": map[string]any{"code": "WALK-1", "expiresOn": "2026-04-01"}}}}, ids: []string{loc}}
+	},
+	"createCount": func(w *walker) walkCall {
+		loc := w.location()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "name": "Walk count", "locationIds": []string{loc}, "countedAt": w.env.Clock.Now()}}
+	},
+	"listCounts": func(w *walker) walkCall {
+		fx := countFixture(w)
+		return walkCall{ids: fx.ids}
+	},
+	"getCount":      countFixture,
+	"setCountLines": countFixture,
+	"closeCount":    countFixture,
+	"createWasteLog": func(w *walker) walkCall {
+		item, loc := w.stock()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "locationId": loc, "itemId": item, "quantity": "1", "unit": "each", "reason": "spoilage"}, ids: []string{loc}}
+	},
+	"listWasteLogs": func(w *walker) walkCall { return walkCall{ids: []string{w.waste()}} },
+	"getWasteLog": func(w *walker) walkCall {
+		id := w.waste()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+	},
+	"listStock":     stockFixture,
+	"listStockTxns": stockFixture,
+	"listLots":      stockFixture,
 	// Tasks and routines.
 	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
 	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
@@ -351,6 +379,37 @@ func (w *walker) forecast() string {
 // run makes an ad-hoc production run at site A.
 func (w *walker) run() string {
 	return w.create("production-runs", map[string]any{"siteId": w.siteA, "date": "2030-01-07", "recipeId": w.recipe(), "portions": "10"})
+}
+
+// stockFixture receives stock at a location of site A, in a lot.
+func stockFixture(w *walker) walkCall {
+	_, loc := w.stock()
+	return walkCall{ids: []string{loc}}
+}
+
+// stock receives 1 lb of a new item at a new location of site A, in a lot, and returns both.
+func (w *walker) stock() (item, loc string) {
+	w.env.T.Helper()
+	item, loc = w.create("inventory-items", w.itemBody()), w.location()
+	w.ownerCall(http.MethodPost, "stock/adjust").JSON(map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc,
+		"quantity": "1", "unit": "lb", "reason": "receipt", "lot": map[string]any{"code": "WALK-" + uuid.NewString()[:6]}}}}).Do().Expect(http.StatusOK)
+	return item, loc
+}
+
+// countFixture opens a count at site A with a line, for the sheet's operations.
+func countFixture(w *walker) walkCall {
+	item, loc := w.stock()
+	id := w.create("counts", map[string]any{"siteId": w.siteA, "name": "Walk count", "locationIds": []string{loc}, "countedAt": w.env.Clock.Now()})
+	w.ownerCall(http.MethodPut, "counts/"+id+"/lines").JSON(map[string]any{"lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "3", "unit": "each"}}}).
+		Do().Expect(http.StatusOK)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id, loc},
+		body: map[string]any{"lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2", "unit": "each"}}}}
+}
+
+// waste logs a waste of site A's stock and returns its id.
+func (w *walker) waste() string {
+	item, loc := w.stock()
+	return w.create("waste-logs", map[string]any{"siteId": w.siteA, "locationId": loc, "itemId": item, "quantity": "1", "unit": "each", "reason": "trim"})
 }
 
 func itemFixture(w *walker) walkCall {

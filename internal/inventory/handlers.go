@@ -50,3 +50,12 @@ func parseNonNegative(field, s string) (decimal.Decimal, error) {
 }
 
 func fmtQty(d decimal.Decimal) string { return quantity.Format(d) }
+
+// mustDec reads a decimal the database wrote as text; a malformed one reads as zero.
+func mustDec(s string) decimal.Decimal {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero
+	}
+	return d
+}

@@ -40,9 +40,10 @@ func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) 
 	return out, nil
 }
 
-// CreateTag mints a code for a target that exists today: a site of the organization, or a piece
-// of equipment or a storage location described by its label (those resources have no table yet;
-// when they do, their tags will carry a targetId like site tags).
+// CreateTag mints a code for a target: a site of the organization, a storage location named by
+// id (or, as tags printed before locations existed, described by its label), or a piece of
+// equipment described by its label (equipment has no table yet; when it does, its tags will
+// carry a targetId too).
 func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -66,7 +67,29 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 			return nil, apierr.InvalidField("siteId", "must be omitted or equal targetId for site tags")
 		}
 		p.TargetID, p.SiteID = b.TargetId, b.TargetId
-	case TargetEquipment, TargetStorageLocation:
+	case TargetStorageLocation:
+		if b.TargetId != nil {
+			if h.locations == nil {
+				return nil, apierr.InvalidField("targetId", "storage locations cannot be named by id on this server")
+			}
+			siteID, _, err := h.locations.TagTarget(ctx, req.OrgId, *b.TargetId)
+			if err != nil {
+				return nil, err
+			}
+			if b.SiteId != nil && *b.SiteId != siteID {
+				return nil, apierr.InvalidField("siteId", "must be omitted or equal the storage location's site")
+			}
+			if err := a.CheckSite(siteID); err != nil {
+				return nil, err
+			}
+			p.TargetID, p.SiteID = b.TargetId, &siteID
+			break
+		}
+		if p.Label == nil {
+			return nil, apierr.InvalidField("label", "is required for storage_location tags without targetId")
+		}
+		p.SiteID = b.SiteId
+	case TargetEquipment:
 		if b.TargetId != nil {
 			return nil, apierr.InvalidField("targetId", "is not accepted for "+p.TargetType+" tags yet; describe the target with label")
 		}
