@@ -113,25 +113,23 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 		if content["application/json"] != nil {
 			types = []string{"application/json"}
 		}
-		for _, ct := range types {
-			media := content[ct]
-			example := media.Example
-			if example == nil && len(media.Examples) > 0 {
-				example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
-			}
-			if fx.body != nil {
-				example = fx.body
-			}
-			switch ct {
-			case "application/json":
-				req.JSON(withSite(example, siteID))
-			case "multipart/form-data":
-				req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
-			default:
-				raw, _ := json.Marshal(example)
-				req.Raw(ct, raw)
-			}
-			break
+		ct := types[0]
+		media := content[ct]
+		example := media.Example
+		if example == nil && len(media.Examples) > 0 {
+			example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
+		}
+		if fx.body != nil {
+			example = fx.body
+		}
+		switch ct {
+		case "application/json":
+			req.JSON(withSite(example, siteID))
+		case "multipart/form-data":
+			req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
+		default:
+			raw, _ := json.Marshal(example)
+			req.Raw(ct, raw)
 		}
 	}
 	return req
