@@ -433,6 +433,11 @@ func TestEventsAlertsAndHandoff(t *testing.T) {
 	if len(a) != 1 || !strings.Contains(a[0].Message, "stage 1") {
 		t.Fatalf("cooling alerts %+v", a)
 	}
+	// Each opening announced alert.created to webhook subscribers.
+	var created int
+	if err := k.env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM events WHERE org_id = $1 AND name = 'alert.created' AND data->>'kind' = 'temperature_excursion'`, k.org).Scan(&created); err != nil || created != 2 {
+		t.Fatalf("alert.created events: %d %v", created, err)
+	}
 	var events []struct{ Type string }
 	k.call(http.MethodGet, path+"/events").Do().Expect(http.StatusOK).Decode(&events)
 	if len(events) != 11 {
