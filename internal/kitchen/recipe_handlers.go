@@ -243,12 +243,23 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 	if more {
 		ids = ids[:limit]
 	}
-	for _, id := range ids {
-		r, err := readRecipe(ctx, q, a.OrgID, id, 0, uuid.Nil)
+	// The page's recipes and everything they use, read once.
+	if len(ids) > 0 {
+		heads, err := q.GetRecipes(ctx, db.GetRecipesParams{OrgID: a.OrgID, Ids: ids})
 		if err != nil {
 			return nil, err
 		}
-		out.Body = append(out.Body, r)
+		byID := make(map[uuid.UUID]db.GetRecipesRow, len(heads))
+		for _, h := range heads {
+			byID[h.ID] = h
+		}
+		forest, err := loadForest(ctx, q, a.OrgID, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			out.Body = append(out.Body, recipeToAPI(forest, id, byID[id], uuid.Nil))
+		}
 	}
 	if more {
 		last := out.Body[len(out.Body)-1]
@@ -289,6 +300,11 @@ func readRecipe(ctx context.Context, q *db.Queries, orgID, id uuid.UUID, version
 	if err != nil {
 		return api.Recipe{}, err
 	}
+	return recipeToAPI(t, id, head, site), nil
+}
+
+// recipeToAPI writes the recipe id of the tree (the version loaded there) with everything derived.
+func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) api.Recipe {
 	v := t.Recipes[id]
 	b := v.Body
 	out := api.Recipe{
@@ -337,7 +353,7 @@ func readRecipe(ctx context.Context, q *db.Queries, orgID, id uuid.UUID, version
 	for _, m := range c.Missing {
 		out.UncostedItems = append(out.UncostedItems, api.UncostedItem{ItemId: m, Name: t.Items[m].Name})
 	}
-	return out, nil
+	return out
 }
 
 func amountToAPI(a Amount) api.Amount {
