@@ -109,29 +109,26 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 		// One content type and one example, the same every run: JSON when the operation takes
 		// it, else the first by name (map order would pick a different one each run).
 		content := o.op.RequestBody.Value.Content
-		types := slices.Sorted(maps.Keys(content))
+		ct := slices.Sorted(maps.Keys(content))[0]
 		if content["application/json"] != nil {
-			types = []string{"application/json"}
+			ct = "application/json"
 		}
-		for _, ct := range types {
-			media := content[ct]
-			example := media.Example
-			if example == nil && len(media.Examples) > 0 {
-				example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
-			}
-			if fx.body != nil {
-				example = fx.body
-			}
-			switch ct {
-			case "application/json":
-				req.JSON(withSite(example, siteID))
-			case "multipart/form-data":
-				req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
-			default:
-				raw, _ := json.Marshal(example)
-				req.Raw(ct, raw)
-			}
-			break
+		media := content[ct]
+		example := media.Example
+		if example == nil && len(media.Examples) > 0 {
+			example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
+		}
+		if fx.body != nil {
+			example = fx.body
+		}
+		switch ct {
+		case "application/json":
+			req.JSON(withSite(example, siteID))
+		case "multipart/form-data":
+			req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
+		default:
+			raw, _ := json.Marshal(example)
+			req.Raw(ct, raw)
 		}
 	}
 	return req
