@@ -109,11 +109,10 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 		// One content type and one example, the same every run: JSON when the operation takes
 		// it, else the first by name (map order would pick a different one each run).
 		content := o.op.RequestBody.Value.Content
-		types := slices.Sorted(maps.Keys(content))
+		ct := slices.Sorted(maps.Keys(content))[0]
 		if content["application/json"] != nil {
-			types = []string{"application/json"}
+			ct = "application/json"
 		}
-		ct := types[0]
 		media := content[ct]
 		example := media.Example
 		if example == nil && len(media.Examples) > 0 {
