@@ -5,6 +5,8 @@
 # and the idempotent second), then makes 40 live runs today and pairs a wallboard. It prints the
 # variables the loadgen runs need (ACCESS, ORG, RUN, DEVICE_TOKEN).
 set -euo pipefail
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
 API=${API:-http://127.0.0.1:28080/v1}
 EMAIL=${EMAIL:-bench-$RANDOM@example.com}
 PASSWORD=walk-in-cooler-pantry-9
@@ -43,11 +45,11 @@ for p in breakfast lunch dinner; do
   post forecasts "{\"siteId\":\"$SITE\",\"date\":\"$TOMORROW\",\"dayPart\":\"$p\",\"covers\":400}" >/dev/null
 done
 for n in 1 2 3; do
-  curl -fsS -o /tmp/generate.json -w "generate $n: %{time_total}s\n" "$API/orgs/$ORG/production-runs/generate" "${auth[@]}" \
+  curl -fsS -o "$OUT" -w "generate $n: %{time_total}s\n" "$API/orgs/$ORG/production-runs/generate" "${auth[@]}" \
     -d "{\"siteId\":\"$SITE\",\"date\":\"$TOMORROW\"}"
-  jq -c '{created, updated, unchanged, removed}' /tmp/generate.json
+  jq -c '{created, updated, unchanged, removed}' "$OUT"
 done
-RUN=$(jq -r '.runs[0].id' /tmp/generate.json)
+RUN=$(jq -r '.runs[0].id' "$OUT")
 TODAY=$(TZ=America/New_York date +%F)
 for i in $(seq 1 40); do
   R=$(post production-runs "{\"siteId\":\"$SITE\",\"date\":\"$TODAY\",\"recipeId\":\"$FIRST\",\"portions\":\"$((10 + i))\"}" | jq -r .id)
