@@ -2083,6 +2083,30 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayCheck.
+const (
+	TrayCheckConflict    TrayCheck = "conflict"
+	TrayCheckOk          TrayCheck = "ok"
+	TrayCheckRefused     TrayCheck = "refused"
+	TrayCheckSubstituted TrayCheck = "substituted"
+)
+
+// Valid indicates whether the value is a known member of the TrayCheck enum.
+func (e TrayCheck) Valid() bool {
+	switch e {
+	case TrayCheckConflict:
+		return true
+	case TrayCheckOk:
+		return true
+	case TrayCheckRefused:
+		return true
+	case TrayCheckSubstituted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TrayDeliveredEventEvent.
 const (
 	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
@@ -2092,6 +2116,54 @@ const (
 func (e TrayDeliveredEventEvent) Valid() bool {
 	switch e {
 	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrayStatus.
+const (
+	TrayStatusAssembled TrayStatus = "assembled"
+	TrayStatusCancelled TrayStatus = "cancelled"
+	TrayStatusChecked   TrayStatus = "checked"
+	TrayStatusDelivered TrayStatus = "delivered"
+	TrayStatusQueued    TrayStatus = "queued"
+)
+
+// Valid indicates whether the value is a known member of the TrayStatus enum.
+func (e TrayStatus) Valid() bool {
+	switch e {
+	case TrayStatusAssembled:
+		return true
+	case TrayStatusCancelled:
+		return true
+	case TrayStatusChecked:
+		return true
+	case TrayStatusDelivered:
+		return true
+	case TrayStatusQueued:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrayStatusRequestStatus.
+const (
+	TrayStatusRequestStatusAssembled TrayStatusRequestStatus = "assembled"
+	TrayStatusRequestStatusChecked   TrayStatusRequestStatus = "checked"
+	TrayStatusRequestStatusDelivered TrayStatusRequestStatus = "delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayStatusRequestStatus enum.
+func (e TrayStatusRequestStatus) Valid() bool {
+	switch e {
+	case TrayStatusRequestStatusAssembled:
+		return true
+	case TrayStatusRequestStatusChecked:
+		return true
+	case TrayStatusRequestStatusDelivered:
 		return true
 	default:
 		return false
@@ -2205,22 +2277,22 @@ func (e WasteReason) Valid() bool {
 
 // Defines values for WebhookDeliveryAttemptState.
 const (
-	Delivered WebhookDeliveryAttemptState = "delivered"
-	Failed    WebhookDeliveryAttemptState = "failed"
-	Queued    WebhookDeliveryAttemptState = "queued"
-	Sending   WebhookDeliveryAttemptState = "sending"
+	WebhookDeliveryAttemptStateDelivered WebhookDeliveryAttemptState = "delivered"
+	WebhookDeliveryAttemptStateFailed    WebhookDeliveryAttemptState = "failed"
+	WebhookDeliveryAttemptStateQueued    WebhookDeliveryAttemptState = "queued"
+	WebhookDeliveryAttemptStateSending   WebhookDeliveryAttemptState = "sending"
 )
 
 // Valid indicates whether the value is a known member of the WebhookDeliveryAttemptState enum.
 func (e WebhookDeliveryAttemptState) Valid() bool {
 	switch e {
-	case Delivered:
+	case WebhookDeliveryAttemptStateDelivered:
 		return true
-	case Failed:
+	case WebhookDeliveryAttemptStateFailed:
 		return true
-	case Queued:
+	case WebhookDeliveryAttemptStateQueued:
 		return true
-	case Sending:
+	case WebhookDeliveryAttemptStateSending:
 		return true
 	default:
 		return false
@@ -3750,6 +3822,51 @@ type DietCode struct {
 	Text string `json:"text"`
 }
 
+// DietLimits Limits per meal (the sum over a ticket's items), for the nutrients recipes state.
+type DietLimits struct {
+	// CarbohydrateChoices A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CarbohydrateChoices *PositiveQuantityInput `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FluidMl *PositiveQuantityInput `json:"fluidMl,omitempty"`
+
+	// SodiumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
+}
+
+// DietLimitsOut defines model for DietLimitsOut.
+type DietLimitsOut struct {
+	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateChoices *Quantity `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FluidMl *Quantity `json:"fluidMl,omitempty"`
+
+	// SodiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SodiumMg *Quantity `json:"sodiumMg,omitempty"`
+}
+
 // DietOrder One ODS segment with the order it belongs to.
 type DietOrder struct {
 	Codes []DietCode `json:"codes"`
@@ -3789,6 +3906,50 @@ type DietOrderSource string
 
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
+
+// DietRules defines model for DietRules.
+type DietRules struct {
+	AllowedCategories *[]string             `json:"allowedCategories"`
+	AllowedRecipeIds  *[]openapi_types.UUID `json:"allowedRecipeIds"`
+	DefaultRecipeIds  []openapi_types.UUID  `json:"defaultRecipeIds"`
+
+	// Diet A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+	// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+	// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+	//
+	//
+	// Example: consistent_carbohydrate
+	Diet               Diet                `json:"diet"`
+	IddsiLevel         *int                `json:"iddsiLevel,omitempty"`
+	Limits             DietLimitsOut       `json:"limits"`
+	Npo                bool                `json:"npo"`
+	SubstituteRecipeId *openapi_types.UUID `json:"substituteRecipeId,omitempty"`
+	UpdatedAt          *time.Time          `json:"updatedAt,omitempty"`
+}
+
+// DietRulesRequest The rules of one diet. Every field is optional; an absent list allows everything.
+type DietRulesRequest struct {
+	// AllowedCategories Recipe categories allowed (case-insensitive); with `allowedRecipeIds`, a recipe matching either is allowed. Absent, every category is.
+	AllowedCategories *[]string `json:"allowedCategories,omitempty"`
+
+	// AllowedRecipeIds Recipes allowed by name whatever their category.
+	AllowedRecipeIds *[]openapi_types.UUID `json:"allowedRecipeIds,omitempty"`
+
+	// DefaultRecipeIds What a patient on this diet gets when nothing is selected (only the items on the day part's effective menu, or every one when the menu has none of them).
+	DefaultRecipeIds *[]openapi_types.UUID `json:"defaultRecipeIds,omitempty"`
+
+	// IddsiLevel Texture: the highest IDDSI level the patient may be served; a recipe above it, or with no assessed level, conflicts.
+	IddsiLevel *int `json:"iddsiLevel,omitempty"`
+
+	// Limits Limits per meal (the sum over a ticket's items), for the nutrients recipes state.
+	Limits *DietLimits `json:"limits,omitempty"`
+
+	// Npo Nothing by mouth; a patient on this diet gets no tray.
+	Npo *bool `json:"npo,omitempty"`
+
+	// SubstituteRecipeId What replaces a conflicting item on generation.
+	SubstituteRecipeId *openapi_types.UUID `json:"substituteRecipeId,omitempty"`
+}
 
 // DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
 // zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
@@ -4117,6 +4278,26 @@ type GenerateRunsResult struct {
 	Runs      []ProductionRun `json:"runs"`
 	Unchanged int             `json:"unchanged"`
 	Updated   int             `json:"updated"`
+}
+
+// GenerateTraysRequest defines model for GenerateTraysRequest.
+type GenerateTraysRequest struct {
+	Date    openapi_types.Date `json:"date"`
+	DayPart string             `json:"dayPart"`
+	SiteId  openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateTraysResult defines model for GenerateTraysResult.
+type GenerateTraysResult struct {
+	Cancelled  int `json:"cancelled"`
+	Created    int `json:"created"`
+	SkippedNpo int `json:"skippedNpo"`
+
+	// Untouched Tickets already past queued.
+	Untouched int `json:"untouched"`
+
+	// Updated Queued tickets rebuilt from the census (and revived cancelled ones).
+	Updated int `json:"updated"`
 }
 
 // Guide defines model for Guide.
@@ -5090,6 +5271,51 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// Nutrition Nutrients per portion, as stated.
+type Nutrition struct {
+	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateChoices *Quantity `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FluidMl *Quantity `json:"fluidMl,omitempty"`
+
+	// SodiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SodiumMg *Quantity `json:"sodiumMg,omitempty"`
+}
+
+// NutritionInput Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+type NutritionInput struct {
+	// CarbohydrateChoices A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CarbohydrateChoices *PositiveQuantityInput `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FluidMl *PositiveQuantityInput `json:"fluidMl,omitempty"`
+
+	// SodiumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
+}
+
 // Org defines model for Org.
 type Org struct {
 	Brand     Brand              `json:"brand"`
@@ -5801,7 +6027,10 @@ type Recipe struct {
 	// holding cold.
 	CriticalLimits CriticalLimits     `json:"criticalLimits"`
 	Id             openapi_types.UUID `json:"id"`
-	Ingredients    []RecipeIngredient `json:"ingredients"`
+
+	// IddsiLevel The IDDSI level of the dish as served, when assessed.
+	IddsiLevel  *int               `json:"iddsiLevel,omitempty"`
+	Ingredients []RecipeIngredient `json:"ingredients"`
 
 	// MaxBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
@@ -5822,6 +6051,9 @@ type Recipe struct {
 	// Example: 12.5
 	MinBatch *Quantity `json:"minBatch,omitempty"`
 	Name     string    `json:"name"`
+
+	// Nutrition Nutrients per portion, as stated.
+	Nutrition *Nutrition `json:"nutrition,omitempty"`
 
 	// Portion A quantity with its unit.
 	Portion          Amount         `json:"portion"`
@@ -5911,8 +6143,11 @@ type RecipeRequest struct {
 	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
 	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
 	// holding cold.
-	CriticalLimits *CriticalLimits         `json:"criticalLimits,omitempty"`
-	Ingredients    []RecipeIngredientInput `json:"ingredients"`
+	CriticalLimits *CriticalLimits `json:"criticalLimits,omitempty"`
+
+	// IddsiLevel The IDDSI level of the dish as served (0 thin … 7 regular), checked against texture-modified diets on the tray line. Absent means not assessed, which no texture rule accepts.
+	IddsiLevel  *int                    `json:"iddsiLevel,omitempty"`
+	Ingredients []RecipeIngredientInput `json:"ingredients"`
 
 	// MaxBatch The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches.
 	MaxBatch   *PositiveQuantityInput `json:"maxBatch,omitempty"`
@@ -5921,6 +6156,9 @@ type RecipeRequest struct {
 	// MinBatch The smallest batch worth making, in the yield unit; a smaller need is raised to it.
 	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
 	Name     string                 `json:"name"`
+
+	// Nutrition Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+	Nutrition *NutritionInput `json:"nutrition,omitempty"`
 
 	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
 	Portion        AmountInput `json:"portion"`
@@ -7452,8 +7690,13 @@ type Theme string
 // Example: America/Chicago
 type Timezone = string
 
+// TrayCheck `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+type TrayCheck string
+
 // TrayDeliveredData `tray.delivered`: a tray-line ticket was marked delivered.
 type TrayDeliveredData struct {
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
 	PatientId openapi_types.UUID `json:"patientId"`
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
@@ -7485,6 +7728,29 @@ type TrayDeliveredEvent struct {
 // TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
 type TrayDeliveredEventEvent string
 
+// TrayHistoryEntry defines model for TrayHistoryEntry.
+type TrayHistoryEntry struct {
+	At time.Time           `json:"at"`
+	By *openapi_types.UUID `json:"by,omitempty"`
+
+	// Status queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+	Status TrayStatus `json:"status"`
+}
+
+// TrayItem defines model for TrayItem.
+type TrayItem struct {
+	// Check `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+	Check TrayCheck `json:"check"`
+	Name  string    `json:"name"`
+
+	// Reasons Why the item conflicts (of this item, or of the one it replaced).
+	Reasons  []string           `json:"reasons"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+
+	// Replaces The conflicting recipe this item replaced.
+	Replaces *openapi_types.UUID `json:"replaces,omitempty"`
+}
+
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -7506,6 +7772,66 @@ type TrayLineConfig struct {
 	//
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
+}
+
+// TraySelectionsRequest defines model for TraySelectionsRequest.
+type TraySelectionsRequest struct {
+	Notes     *string              `json:"notes,omitempty"`
+	RecipeIds []openapi_types.UUID `json:"recipeIds"`
+}
+
+// TrayStatus queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+type TrayStatus string
+
+// TrayStatusRequest defines model for TrayStatusRequest.
+type TrayStatusRequest struct {
+	Status TrayStatusRequestStatus `json:"status"`
+}
+
+// TrayStatusRequestStatus defines model for TrayStatusRequest.Status.
+type TrayStatusRequestStatus string
+
+// TrayTicket defines model for TrayTicket.
+type TrayTicket struct {
+	Allergens []Allergen `json:"allergens"`
+	Bed       string     `json:"bed"`
+
+	// Conflict An item conflicts with the patient's current diets or allergens.
+	Conflict  bool               `json:"conflict"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
+	Diets     []struct {
+		// Code A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+		// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+		// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+		//
+		//
+		// Example: consistent_carbohydrate
+		Code Diet   `json:"code"`
+		Name string `json:"name"`
+	} `json:"diets"`
+	History []TrayHistoryEntry `json:"history"`
+	Id      openapi_types.UUID `json:"id"`
+	Items   []TrayItem         `json:"items"`
+
+	// Mrn Only with `viewClinical`.
+	Mrn       *string            `json:"mrn,omitempty"`
+	Notes     string             `json:"notes"`
+	PatientId openapi_types.UUID `json:"patientId"`
+
+	// PatientName Only with `viewClinical`.
+	PatientName *string            `json:"patientName,omitempty"`
+	Room        string             `json:"room"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+
+	// Status queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+	Status TrayStatus `json:"status"`
+
+	// Texture The IDDSI level the patient's diets allow, when any limits it.
+	Texture   *int      `json:"texture,omitempty"`
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // TxnKind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
@@ -9480,6 +9806,24 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListTrayTicketsParams defines parameters for ListTrayTickets.
+type ListTrayTicketsParams struct {
+	// SiteId The site.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// Date The meal's local date.
+	Date openapi_types.Date `form:"date" json:"date"`
+
+	// DayPart The meal's day part.
+	DayPart string `form:"dayPart" json:"dayPart"`
+
+	// Status Only tickets in this status.
+	Status *TrayStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Unit Only this nursing unit.
+	Unit *string `form:"unit,omitempty" json:"unit,omitempty"`
+}
+
 // ListWasteLogsParams defines parameters for ListWasteLogs.
 type ListWasteLogsParams struct {
 	// SiteId Only this site's logs.
@@ -9654,6 +9998,9 @@ type UpdateCateringQuoteJSONRequestBody = QuoteRequest
 // AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
 type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
 
+// SetDietRulesJSONRequestBody defines body for SetDietRules for application/json ContentType.
+type SetDietRulesJSONRequestBody = DietRulesRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -9797,6 +10144,15 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
+
+// GenerateTrayTicketsJSONRequestBody defines body for GenerateTrayTickets for application/json ContentType.
+type GenerateTrayTicketsJSONRequestBody = GenerateTraysRequest
+
+// SetTraySelectionsJSONRequestBody defines body for SetTraySelections for application/json ContentType.
+type SetTraySelectionsJSONRequestBody = TraySelectionsRequest
+
+// SetTrayStatusJSONRequestBody defines body for SetTrayStatus for application/json ContentType.
+type SetTrayStatusJSONRequestBody = TrayStatusRequest
 
 // CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
 type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
@@ -10705,6 +11061,12 @@ type ServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// GetDietRules Read a diet's tray-line rules
+	// (GET /orgs/{orgId}/clinical/diets/{code}/rules)
+	GetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
+	// SetDietRules Set a diet's tray-line rules
+	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
+	SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -11032,6 +11394,18 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// ListTrayTickets List tray tickets
+	// (GET /orgs/{orgId}/tray-tickets)
+	ListTrayTickets(ctx echo.Context, orgId OrgId, params ListTrayTicketsParams) error
+	// GenerateTrayTickets Generate the tray tickets of a meal
+	// (POST /orgs/{orgId}/tray-tickets/generate)
+	GenerateTrayTickets(ctx echo.Context, orgId OrgId) error
+	// SetTraySelections Set a ticket's selections
+	// (PUT /orgs/{orgId}/tray-tickets/{id}/selections)
+	SetTraySelections(ctx echo.Context, orgId OrgId, id Id) error
+	// SetTrayStatus Move a ticket to a status
+	// (POST /orgs/{orgId}/tray-tickets/{id}/status)
+	SetTrayStatus(ctx echo.Context, orgId OrgId, id Id) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -12539,6 +12913,54 @@ func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetCensus(ctx, orgId, params)
+	return err
+}
+
+// GetDietRules converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDietRules(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code Diet
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDietRules(ctx, orgId, code)
+	return err
+}
+
+// SetDietRules converts echo context to params.
+func (w *ServerInterfaceWrapper) SetDietRules(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code Diet
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetDietRules(ctx, orgId, code)
 	return err
 }
 
@@ -16162,6 +16584,123 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// ListTrayTickets converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTrayTickets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTrayTicketsParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Required query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Required query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "unit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "unit", ctx.QueryParams(), &params.Unit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTrayTickets(ctx, orgId, params)
+	return err
+}
+
+// GenerateTrayTickets converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateTrayTickets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateTrayTickets(ctx, orgId)
+	return err
+}
+
+// SetTraySelections converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTraySelections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTraySelections(ctx, orgId, id)
+	return err
+}
+
+// SetTrayStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTrayStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTrayStatus(ctx, orgId, id)
+	return err
+}
+
 // ListWasteLogs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
 	var err error
@@ -16720,6 +17259,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes/:code", wrapper.MapUnmappedCode, options.OperationMiddlewares["mapUnmappedCode"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/diets/:code/rules", wrapper.GetDietRules, options.OperationMiddlewares["getDietRules"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/diets/:code/rules", wrapper.SetDietRules, options.OperationMiddlewares["setDietRules"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tray-tickets", wrapper.ListTrayTickets, options.OperationMiddlewares["listTrayTickets"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tray-tickets/generate", wrapper.GenerateTrayTickets, options.OperationMiddlewares["generateTrayTickets"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tray-tickets/:id/selections", wrapper.SetTraySelections, options.OperationMiddlewares["setTraySelections"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tray-tickets/:id/status", wrapper.SetTrayStatus, options.OperationMiddlewares["setTrayStatus"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/alerts", wrapper.ListAlerts, options.OperationMiddlewares["listAlerts"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/resolve", wrapper.ResolveAlert, options.OperationMiddlewares["resolveAlert"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.ListSignoffs, options.OperationMiddlewares["listSignoffs"]...)
@@ -23388,6 +23933,305 @@ func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseW
 type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRulesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Code  Diet  `json:"code"`
+}
+
+type GetDietRulesResponseObject interface {
+	VisitGetDietRulesResponse(w http.ResponseWriter) error
+}
+
+type GetDietRules200JSONResponse DietRules
+
+func (response GetDietRules200JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDietRules400JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDietRules401JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetDietRules402JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDietRules403JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDietRules404JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetDietRules406JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDietRules503JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRulesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Code  Diet  `json:"code"`
+	Body  *SetDietRulesJSONRequestBody
+}
+
+type SetDietRulesResponseObject interface {
+	VisitSetDietRulesResponse(w http.ResponseWriter) error
+}
+
+type SetDietRules200JSONResponse DietRules
+
+func (response SetDietRules200JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetDietRules400JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetDietRules401JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetDietRules402JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetDietRules403JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetDietRules404JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetDietRules406JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetDietRules409JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetDietRules413JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetDietRules415JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetDietRules503JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -38838,6 +39682,648 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type ListTrayTicketsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTrayTicketsParams
+}
+
+type ListTrayTicketsResponseObject interface {
+	VisitListTrayTicketsResponse(w http.ResponseWriter) error
+}
+
+type ListTrayTickets200JSONResponse []TrayTicket
+
+func (response ListTrayTickets200JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTrayTickets400JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTrayTickets401JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListTrayTickets402JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTrayTickets403JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTrayTickets404JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTrayTickets406JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTrayTickets503JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTicketsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *GenerateTrayTicketsJSONRequestBody
+}
+
+type GenerateTrayTicketsResponseObject interface {
+	VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error
+}
+
+type GenerateTrayTickets200JSONResponse GenerateTraysResult
+
+func (response GenerateTrayTickets200JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateTrayTickets400JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateTrayTickets401JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GenerateTrayTickets402JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateTrayTickets403JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateTrayTickets404JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateTrayTickets406JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateTrayTickets409JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateTrayTickets413JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateTrayTickets415JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateTrayTickets503JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelectionsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTraySelectionsJSONRequestBody
+}
+
+type SetTraySelectionsResponseObject interface {
+	VisitSetTraySelectionsResponse(w http.ResponseWriter) error
+}
+
+type SetTraySelections200JSONResponse TrayTicket
+
+func (response SetTraySelections200JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTraySelections400JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTraySelections401JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetTraySelections402JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTraySelections403JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTraySelections404JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTraySelections406JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetTraySelections409JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetTraySelections413JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTraySelections415JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTraySelections503JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatusRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTrayStatusJSONRequestBody
+}
+
+type SetTrayStatusResponseObject interface {
+	VisitSetTrayStatusResponse(w http.ResponseWriter) error
+}
+
+type SetTrayStatus200JSONResponse TrayTicket
+
+func (response SetTrayStatus200JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTrayStatus400JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTrayStatus401JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetTrayStatus402JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTrayStatus403JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTrayStatus404JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTrayStatus406JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetTrayStatus409JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetTrayStatus413JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTrayStatus415JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTrayStatus503JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWasteLogsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListWasteLogsParams
@@ -41215,6 +42701,12 @@ type StrictServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// GetDietRules Read a diet's tray-line rules
+	// (GET /orgs/{orgId}/clinical/diets/{code}/rules)
+	GetDietRules(ctx context.Context, request GetDietRulesRequestObject) (GetDietRulesResponseObject, error)
+	// SetDietRules Set a diet's tray-line rules
+	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
+	SetDietRules(ctx context.Context, request SetDietRulesRequestObject) (SetDietRulesResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -41542,6 +43034,18 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// ListTrayTickets List tray tickets
+	// (GET /orgs/{orgId}/tray-tickets)
+	ListTrayTickets(ctx context.Context, request ListTrayTicketsRequestObject) (ListTrayTicketsResponseObject, error)
+	// GenerateTrayTickets Generate the tray tickets of a meal
+	// (POST /orgs/{orgId}/tray-tickets/generate)
+	GenerateTrayTickets(ctx context.Context, request GenerateTrayTicketsRequestObject) (GenerateTrayTicketsResponseObject, error)
+	// SetTraySelections Set a ticket's selections
+	// (PUT /orgs/{orgId}/tray-tickets/{id}/selections)
+	SetTraySelections(ctx context.Context, request SetTraySelectionsRequestObject) (SetTraySelectionsResponseObject, error)
+	// SetTrayStatus Move a ticket to a status
+	// (POST /orgs/{orgId}/tray-tickets/{id}/status)
+	SetTrayStatus(ctx context.Context, request SetTrayStatusRequestObject) (SetTrayStatusResponseObject, error)
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
@@ -43238,6 +44742,81 @@ func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCens
 		return err
 	} else if validResponse, ok := response.(GetCensusResponseObject); ok {
 		return validResponse.VisitGetCensusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDietRules operation middleware
+func (sh *strictHandler) GetDietRules(ctx echo.Context, orgId OrgId, code Diet) error {
+	var request GetDietRulesRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDietRules(ctx.Request().Context(), request.(GetDietRulesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDietRules")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDietRulesResponseObject); ok {
+		return validResponse.VisitGetDietRulesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetDietRules operation middleware
+func (sh *strictHandler) SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error {
+	var request SetDietRulesRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	var body SetDietRulesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetDietRules(ctx.Request().Context(), request.(SetDietRulesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetDietRules")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetDietRulesResponseObject); ok {
+		return validResponse.VisitSetDietRulesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -47161,6 +48740,178 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListTrayTickets operation middleware
+func (sh *strictHandler) ListTrayTickets(ctx echo.Context, orgId OrgId, params ListTrayTicketsParams) error {
+	var request ListTrayTicketsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTrayTickets(ctx.Request().Context(), request.(ListTrayTicketsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTrayTickets")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTrayTicketsResponseObject); ok {
+		return validResponse.VisitListTrayTicketsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateTrayTickets operation middleware
+func (sh *strictHandler) GenerateTrayTickets(ctx echo.Context, orgId OrgId) error {
+	var request GenerateTrayTicketsRequestObject
+
+	request.OrgId = orgId
+
+	var body GenerateTrayTicketsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateTrayTickets(ctx.Request().Context(), request.(GenerateTrayTicketsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateTrayTickets")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateTrayTicketsResponseObject); ok {
+		return validResponse.VisitGenerateTrayTicketsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTraySelections operation middleware
+func (sh *strictHandler) SetTraySelections(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTraySelectionsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTraySelectionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTraySelections(ctx.Request().Context(), request.(SetTraySelectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTraySelections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTraySelectionsResponseObject); ok {
+		return validResponse.VisitSetTraySelectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTrayStatus operation middleware
+func (sh *strictHandler) SetTrayStatus(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTrayStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTrayStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTrayStatus(ctx.Request().Context(), request.(SetTrayStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTrayStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTrayStatusResponseObject); ok {
+		return validResponse.VisitSetTrayStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWasteLogs operation middleware
 func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
 	var request ListWasteLogsRequestObject
@@ -47691,1550 +49442,1605 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3tciO3kiAM3wqCuxEt7ZLqIvXVYsfErCypT8vWlyW128emRYJVIAmrCLABlNi01RPz8/397j3s7+ca",
-	"nkuZK3kCmUB9sUiRatln9ownYo5bLBQKSGQm8jt/r4VyPJGCCaNr7d9r7DMdT2IG/z6MmTL2Hw80Tpj9",
-	"B49q7VrQPGgNtulOIwiCoLFv/+eN/Z8g/T/WrNVr91zY0ZoJLVVXDgYxF6xWr42Z1nTIau3aDTwiQ2rY",
-	"lM5Ip/aRxvcNLshEyT7TnRoZUU2ENKTPmCAjRlVEBkqOieYiZKS50w5atXpNTphg0aGptWutoLXXCLYb",
-	"Qeu2FbSbrXYQ/FSr1xTTMn7AMSKJ4+yXb2b+F80emOJmVmvXplQJLoa1ek1zw05X2zSldryhJtG1NqzJ",
-	"/p30f2WhWQN2oYWdmU0sgCL2wENW+/LlSx0PQ+dO4+e/juMfdRy/fKnXjpjQCZyHTsZjquxCLwUjE2o4",
-	"E4ZwQUYy0RbE2YHRaMyNmQdOc6fd2nXAoXHM1JAJXWv/XJswKhKja7/437klTTvTglEhNWwoYTUDKaNa",
-	"vRbKyC5+f691sNsKgjf2zOlkgrCuPciQ9pPYrt+eAg0NlzjpoaCT0Symn7mu1Wvv+QODD+TOBf7J8mDG",
-	"ie0vM23Y2CLV0a0FIPtsd3wF66x9qRfXX1x2pJJhbtnBXvNNeWnXVI9KaxnLiClqCqsR0nTpZBLzkPZj",
-	"ll/V9Y8Xl9fn+YUJHvI45qL25Zd6rc8schzW6rWIGnY5+IYrM6q1a82DN0Ej2Gk0LZpHnJlLFTGFB2LX",
-	"m/2r1q4dHb2/dMNg0aEUmmvDhOmGVPXlaBbBgn9ZfB5L4HpydXp0fHqSA+5ROj85ys1Pmm+CgNyHNAa4",
-	"u8W1/nZxmF9cLKddLSOejF9sPS0yVHRM3KwWrE+Col5ax6o0ul+r17jQRiUZjlxIEkoRMmHs1BHRU8aQ",
-	"RKQ9tEoa3LY8ytLgJKYhU3C6F8m4z1TGlZTlAVdMcRnBd76p1WtntXrtGBBSJiq08KWRQXgpkzE5z0Y4",
-	"M8+DBxOhTIRh6nQNxj+I6RC+guTaRcqbrQHffhPg+x7YWduohNVrYyUsQQRBa3tnd88egKBjkBEGdMxj",
-	"izrHlye1em3IH5gd+u3hhf1zzKMotlD4/sPpxUXtS72mpLQItANEpdnnWrv27hmsPhHcHujOR/vviaXb",
-	"JSeMHNzC8iiWml0zncSmyMsPSWgfRQRATqbcjIgUjDxQxakIc3zdElUi4HV8Ze67QTsIHHfHEUBa6cZ2",
-	"+3thYz96wxoHg6DZQIi+OaD9EPm3PfK5SYM3djNuUsVo9ZCgNGSdD6+GHYPAYocVJpD79almH/As4n62",
-	"/Fq7tl2r19jnCQvdn1u7DjuH9u8BjTWr17hh49WOneKHZUgtza/2Tt+9Y+xwJMpPCRUG7xCLgP7Pb6jF",
-	"dVizw6yQZpf5EYrLjb3Wrv3FYUS71gi2doG0s2UB6a20sF88DdXOpTCjBhMO+epkipLY10hAiHiW4BzI",
-	"z/DIgmwDP5S29sUTyc2IseXkIQfEjFhunRlt/EUSf5HEf26SKKB5hUhvlQeigQbywnyG2Qi2DI/d3/8k",
-	"WIq7ydAU/06xFP/8vwpJcYYMSe3f/zlRFPRWlFYQD8pcWLAp0Ulfh4pP7NJRUOFGE81CxUyd6JGcCiJL",
-	"IovVph5SaW4RHh5keMgeEHY/12jMlNlyr8DmhkIOBlsRC3nEIguRAeVxotgRykVBfS1LRUy1OWYxf2Bq",
-	"llGX/fXGgcXL4naDtXZtOtIs7P74afvh4Pa36x1xNnkTfoyag/d6b/gt3Z6dsCD5jl+a3fv978etzz9Y",
-	"7E5UXGvXRsZMdPv165GU93prZGVv9cDZtHHPTThiQm85e9hrLRONnAL3fSoeuAFkqToRnj7NzsPIe1a8",
-	"GZ8GeqhYxIThNAbIKwAuG1NuF6/p+H8tWTJeLVwxXfzCQeEL65hBYFfrsSIlQdgfU0GHTKWUsBp5WVr4",
-	"pV5DwLXt57sH4fet/o/74+8mO/q2+fDTG3G9Pf37Hnsf/Hq2S99FreEHfvlp/8d7OKtjxMgbRNDSQQlC",
-	"JxMlH1hEFLMQzJ+Nw+U5sWW3veMh54asCg3mXtFcigtpLFSupKFa82RMWmRotdUBV2MWIcoINhkpGcvh",
-	"bCtvbEB1o2RquD65ODzLq/OKCRoX1Uf8Y+I/+Uw1/+zyCL7kdPxr+x3SGo7JBYX/fFdUbFdbx1eo+UvU",
-	"+e32rjepVajztcvr48bBQbNZq1Dq85o8TJ/X5UsaZUpJBe0+d2Kn6+xutbHRQa1SA0e0wkOx30dMimZ6",
-	"MqJDTok9tUSxt2QSM6qZRzmSngaJ+Zgbi3DOjHm6hoXg2Zecp0M00C6wkO62mx7S6aDVORFyA7hTONNl",
-	"lh3hExYRuOXqhBJ7g7HIavx1UPs/JSyBFeaMucaw8cTkRcAoUcD1z9NLiiklU+sRzG45d+nGdE9WBfb2",
-	"6pgy2AbZyK69QgXb8QZ5exQWddJd6txNC+ba/F7LszTbQbC13QSmmAPAmyBopgCoGT5mMjGEDgxT5I2u",
-	"ZeAoCxRrAaO1BjBaS4HRLAEDUSAHjOBJSFgM3Qpac5DYX4AIX7Xz5ho7by7deVDaeUoPuc23gh2QQ4/B",
-	"CXLG9ZxBYErjuC+piggVEaFkzERC4Iei2kR1pjJZBjS0E0ll2Y0TqGoxFZEO6QSM9iM59c4vlFbtL++p",
-	"iORgkP2G78KtM1Q8treOpgna182IgYQeUXVvefMKkteqnHg3c62l++/25cjJsTeMiTmIN9vbHtec6vBe",
-	"GmI1sQyGwIK5PQK3Qfyrask7/vTWtZhWW0kzKIC/oPK0Ijq7oip9UDy8iVRGUW7Ss0s9PdnxXSkesvQX",
-	"fz4xH47MEwfUWvOA9rIDsgjZ9dDNnw7uwp3Fmez3Z0Xk9SfhDDLZUThF5OUAj7sDQjt58D75jMhupxKv",
-	"KF0nMo6YNmTAlTale2kxWkfUUFD/LEGtuuZl7uMXcNN+WcwPVzlkFgSBPWSphit+M2iiC3KeEzZb7e1g",
-	"azcPKS+zF+WUdaW7aHttmSpqZbr1qq80vwb481LJquB/szb4LYKfiiHT5jAaczOvmkVjrnWqP6e+b3e1",
-	"gHALkjnZ0Gw4thRBNJtQ9PX1Z1YLB9PWZl6ry2Idzm/eP979W6fTSYKgtfd4cnV69Pj+8Pqby+sfTk8+",
-	"3jW3WltvdoKtZnNnezfYam41t7ead6c3l483lx9u8H8s5gTbQSt4sx00W41gLwgeHw+Pb+8Og+bd4fFt",
-	"9zBoPp7f/A12/Hj12Nra3Wo+Pj4enj1enDw+frg4Pbo8PiEfbt813nTEyQ8Xj/aF/Kx2wsdvb85Pb9/f",
-	"4f9+e/n+IjektRsEHXF1evzYfHxMNYG7u7v350e4s8qNbDXx4enN5d359b81W9uNnd2GlZXv7u5ubg7v",
-	"bm4eH48vT+6+Pbw4uQNH3d3d3d3Z42Pz4E0Q7DRbj+8eHx+brW1yfnh6QW5u7+5uTg5vb89O7j4e3h28",
-	"aQY7dx9uDh8fN1rB3ubu7m4jaMJmzh8ff7DggIV2xNUPzcfm4+njzse7nWbr7tCu++7uzk56t/N4gt/Y",
-	"uTu8vT25OL47PDs9sr+dnxw/2keVj08vcl94XPR/ZRAentmFvDu8eydlRPDGmt29P9sPmq39xzR04g4D",
-	"GO5ujm4fb364uwGHqhv25jEXMPFvEC6B87Yejw/vjlUynJ832GvaOX3swR2GJTyeXz5eUz3qiMvjm8fj",
-	"x2/+7ezfjh+Pjt5f3j3p47/zfvh/a/3t4vCu4INPnz1W+8Y761sqv6RkXO1C7VMTjogckIFMFHHkp/Mk",
-	"OVEyZFrb23UHwoCS2KBtI2IG7Fxoq0QG7MJnwDotjJIxLNUTWe2ZHvJ5TRpYS2px9QLYmhrxl3pNJiaU",
-	"IFVAHAqs3NkJHKeAmyjbasW2WukKd3d37TbBZqEY1QCTiOtwRNWQkYFUJBH3Qk4FOb++INnwwkr0PXdW",
-	"ncJKtp9eSeG77jnhEfGPMRjMjLjlxSLiYkhc+A1YQi3rHtCQx9zMyJRqQmPFaDQjGQ4UFhol+C57Cmjp",
-	"ms5v3jdaxOIAfNzChYaGKU2oYgRuFDEsfkSxX9GtkX7DXk6A1vZalGp2CpavPF6fsbEUuk7u2QTivCYy",
-	"EZGuk75MhiNjbx8zYiSkmsGeE41Xkv2R0XC02AyfC4r6vRZyo9BNJYWhXFiy8YFe7dpAMWZ3Mue1yQKp",
-	"JkpGCdgdX0zfQd+NF5QBDCDXqDP2wGKk2wm16v5OAMgChHQlOQgYzd31GcwvVl9g8eCMD9gxnVlFtFmv",
-	"6fuk1q5dXR83zk7OG02YOBHccY4BDQ3YHIKt1m62XoC9xZz0eevN1n5uAHiK7Bef1ozKCFIhp3P4uSCY",
-	"Lz7sYZwYJoqHPR0xEFHTn5Yfd6RmZChlpF/2wFsZfA7juDFJ1ERqRgaxTFTp7OfPantv1x/Wu7PrxuFV",
-	"YzeoPir43X2nT4crHkN9TQr6i2DWJ5iVDsLK82fSzFlWYwmxITHs3PJKM5XEu1mL1OF8GWetnWC70Wzu",
-	"Z/6rS5H7bitYGfgMgP9czzSC5jl+6pxrentnaxfQdN15WsV5WgEcRO6X3R0IFlEsZPyh0l7+fMNQSh5w",
-	"rufgBTqC4ymfbug9Dfb0CPqL4NJTrOFEHmIkMSPF0tDogvxXjgNGJDi/PF4xehbdSQNqwO3MVbXJLTjI",
-	"gs+dJQP8NEuMdDuZkQ63VQXhoDBiHceoDMNEKSbACtbcScVLfTgYuDiLbZC2EIi3Ev5e3TN3LiM+sNAv",
-	"QMveW+cMPWDFo7Q40tChtOdnQcMNp2Vv9WJXNBX0CVf0r5KL5QzVXzKCkr/JMfvthbzHiS4rA0/5iRBA",
-	"ek0I/fxfBkTAE5hIvpFURTfoMiiCKjOeEmpIM2jv7DpeYfiY1UmfmSljgvQVo/cDqg2wjDgRJeHYWf0x",
-	"QSCzQ0fopciABK51yM1AxeVPslJ/rQl6kcH5S702St0bdvP2WWFDv9cYTAcRzdlMHoLgq7aPLQeDlYor",
-	"JYeKaV2IKoTpv4Dtzs7ZV1REqJWEaBL8b+92D06Cb6zIorg73v/WfNc62N6303rvRYrW5DuH1vYpilMI",
-	"bpANmXpg6paPWYmR7rV3dnNX1RrZOXBd+fAryoX/vuWDfMx+kwLoZcwUD+nroxEP6VBiPtU5GiNulVMi",
-	"i8K7N1X4wFYDw4riSqWmvo4rkouIfa61m1X6fZW+ruj0SdNltYGymdkmt71NsuVtkh3lLIjp99GCeHd+",
-	"/fh4fXlyd3169P7w+rijvL1u9+RutxncfbOuHWKJuJK7bhX7lDCNhpadQTNs0QMW9Pej7XCXvmF7g2bU",
-	"CsHzACaGw8zC4NJQsmfvnLXB4mgKoWcIRBWGkjVsUuv4aB1KBJVGqQpj0jPCNJ6PRaubuVOUKhmlAaW8",
-	"ZTlvTs5wy9uC/zmQxbk6Ltj0OL2gKn3mdaLY0Aq4ygnQQhoyY4Y432NeEvuv6EAvuGiXusv/eCdtZgO6",
-	"xIuz4LqSakgF/w1tnlJA7OeVksQoTuP8Oa593b4c1PNWiarbG0LmILJ1wKhJFMPA3wnv3rMZ2KZYH2Jm",
-	"IX2DCx7C1sB40Y25xkQ7CCbT6ER9QEmqtfvFXs0QgTdR0pKLBcuJiPJRqjuNoFnYFgziYojICvf3lTvu",
-	"RTEoeP5vs9BbwnUaCx3PyAhTV3MRn6kA+Rd9/ScNR3GHdOsCgrVMdDdiD92/328/XLz5tDz4+8dPP033",
-	"+7UMd6o5Mm4sh0jogPYSIbHYQYwk3MzzZPxvVbyPTyx12vkt7ceMNFsWJynBxEyCxn3n655tkaOYUYEq",
-	"Afq9h7F8YBrkK/vGjExiatgWCLsmdhZa0GIIqE7ZZeQd31/+Crn6T47jgJ0g080jJhYW8AInoIRRVOgB",
-	"UyUR4f/WOgMvVF8gTeH/5utS+K9P/laMqh/aHbxYhvw1zkeO5xLCc19aNTj+zerB8du3zf327sGS4Hi7",
-	"zsbu7t7eV0THb9823yyIjl+w1Wc579OX9MoVNnK44ZXWnKC4TqrSWD6wscuLqtYJ6ZPrOFysORZS47ME",
-	"94L+WeQAtHwEe9kRZNue+1yzuZN9bjf/ud0TOC7HfI5iqi12ny4eXa89cM1NikpZNA5M9GdVIxgrceOR",
-	"dMKj7e5YfX2Ngt2XqVEAUKq8CvKUCVcBqqbVCUwubYlMKTdcDEEuoNXG+1w6kzOhZslL2Q9ZapL77a+k",
-	"o7+Sjv5Zk44mSFp/cM7RTUjFDa/wkKC/huiQClABuGHE0CGhhmwTujXeyjlMygFD3jed3gFDZuAjVgDu",
-	"s9gi2oQJMFxr/H3MzEhaMP0NBJAJBWHotVRD/XoVc8FrO88qQyGkOLe0iMXMsFs6zC3umhmuGAaKGXiS",
-	"Lu/45Ozk9uRZKzR0pZER3kP2CgR28vuzfA5wOMcVfih44HwcwXY7CJ7noMgDK2T8wfL3SIb36wZa12uG",
-	"DtF1X9t5/+PB1U8tEECtzGNextHyTPsoQP0LWJI+FHKx6WSyZTX7LPU6pOJ1unigKqZ1Reb1QDE9Ito9",
-	"LBBNyLT2ZgM2+3bU/1vIL/m37346ub79/uZUn47N5Kej073TX6P787+dB3//9dv48uPJ559+vfj14nbI",
-	"z46+DdiPh/ad735ofs8H32+x2bcxe3/IL3892b68/b558ev3u+fHh/p0HI+io9O989tw9+L4Q+vi+HB6",
-	"fjTl9MeL305/lTxsHTTD2ak+FRfNv3P7ycPPl7ffjs9bJ8HZ7Q/8YnxuLlrf7/x0E+z+9Ovh57Pb099g",
-	"nt+Gu3//+O2vPx19e7AVtmLRH78Loh+/jbNAmVNRax8EgVWwABZ+x8pAdnwwbl3sh9+qv0/f9G+b91c7",
-	"+iw6GLyne8mJ3B3+xFvi+8/7P0xr6BEGL+PKzmserR77MEYH+4hPdIXf/Je1UVyq4cUyW6bzkcupKHnI",
-	"f/nyS4VTHcyLTuSqKvDnQlvLSeM//yVm/SVm/SVm/fli1i9ArvMyFshUACUrCEVsQJPYkIjOyISqYhTa",
-	"CtZJF3uBtOmiL4JC9EUazZKLwAj2MAJjzYANP7wVFCSIiAuRIawdv2en+7I6nT03YAIhXBHlDHJhOQrq",
-	"ObBcCTB/+EbrS9e/u3j9sL2VcGGNPfSzCW/MFvlG8SGPXmlyq+iMnGEC5rLdAGUYGd4fRr8m2oznrMr2",
-	"BEOqMc7FBel6rzvhwkhCSSwLng66JNB0tX2FwXM4ivmcaT0Yq7yasLFsvfRheCS1ORwYuDb29raC3VZz",
-	"f/uguR3srF5lIXpWnLFzYQC4J+brSmKtGgstxXsqIr/f3X0IIc4HFe+7oGIX1JMtbu0LwN2xv6+FFO6e",
-	"pRm6fsmHI+O/7ZFVnla+xNf2/sEbTOQBAvDh9vNpPBCUnpUurJM+i+XUXhHF3A1ElcrvwhtXVHlr5LqY",
-	"YMdflFIEnocM+I6by5fvDqWM4daIpdFrh9qviWFzse9gPE4THMqPXyLloYgheSRotfYPMiZ4+1nouWgN",
-	"rnXCXFESSjJ8L2TtfBW/yZX7ezF+03o+v4EN/0O4zU6Z2zS287zGL+yP5zStF+U0jSZwGkAyRYfsTIaV",
-	"deGmZXJ8fi0+vsaZuWNPvzqmn2/ZePIO/Erg7BD+7+3tTN6YYx5/iKu7BLL5wkxqRrSRirm8/zLsfv4D",
-	"gdfK5YqA6pxBDvX2DHKF4Jljv+Y/qiTLf1F0ARLLVbqcU/fyzyqoy8UF/qcudVlZWasF9Ujy9S9bwc5X",
-	"VLDMA7HCvjViNDajWQGeWAPNbhV1+a8gv39m4K5DnLtz8Pgf8zveXn3HrVV3jIXa8jsOyvtlauJ3thXK",
-	"8Wsf7em2iZQ4mcSzG2YMF8OyXSAztxSsLL7g7ruYDt3luRsEuQLk9sEVUy4athkAut7ScowtOMqkILR0",
-	"pxJqQJQfW33/PtX3c2X6Qez9bv/789aPP3xTe9GotP2cg6vIDUnrOeoueGiycsf49y1KLexTwicgtKzs",
-	"P0k37UBamd6GHkh70wqSfsO56OYSdXPupMVlrFMz7Tq5UgtdX88H4npv3OZcVM/wUNX/QjVENcsobpk2",
-	"h1gzcY6MmTa+9iaWx3C2J0VoGLKJKQU1Lqu8mJrmcmUXm83WgrqLjqFt2RWsW3ZxZ42Unp2lZRd3Vyq7",
-	"GFiK/SDGaRZ2xZ2dpWBTHw1U4Z5aMdf6z0ikdhJ06qRyGZorJUWnvoVEPDcN2iLmBz2fBZ1opsh0JImc",
-	"Cg0yTyGbw7JGjNzAh8Az5YBQIc2oqNP903tO6wvynddYQauwgoKF+73UE25oTC4So7gT6b8+13mBv7du",
-	"2SgGgVfmM/dpeN+QgwY0dFs3NWA+i3lBmsB+Zij6x6cJrJpj/acmEbxAhsDi6P+5rOt/cFb0fpY18udl",
-	"RX+k2rAzWZK4b/hn7x3SE+mqImd5bOWKOtWSTnOv3frjm5o0v6bky7ObkTjv/LmMo1kd2IVPHHfdR3JW",
-	"z735biXNotcFYGzp8FleslUZYhTsQvEHPLl8YTKnmzXf7O/kcaJC7pjaRySWRQXhL4T4J0YI8KmNGI1c",
-	"iZS8uTtiOescmAE+XJ+lG8cjJoqhxX4LvE4oBbVrrx+af0Q0KniawxEbQy3fgVRj8M8kijcUGzCQNXMx",
-	"iUZBgcAv9do1NeyMu9K0xX19HFFjb+SYDdLGZ58SaSjZOD25fUesdkQnnPTSOXqbbdJTPafiQMK6JsqK",
-	"iAKKJIqI9Aw87gjNQikiTRJheJybm9s3wK4c1QnbGm6RXqfmc8Y7tbfqX1pvzb9s7wVBbwsqeWawXTCu",
-	"AJolELiSMQ9n1ecrJwz1rVf6CRg0cJpenUSKDkyDMzNouGENK5VDeFLDYdZmuyPs3ifw0itN7HVWJ71P",
-	"JSBuSEWcyUzXQeTRfCisQhzL8F5vWjFJTl2yXG+Kb0+5iOS0I7ggDtqVEP30L9tvpytANBv3BEQ/fvx4",
-	"mJiRFZlDJ2UWIXopMoBqYiyeGXrPQPaDoNY26X3DqGKKKEbj8b90IAe2U+vVURbtgbb7L50aFw805lEX",
-	"Mp87tR6ZjphwIFVMM2GgMJdLi3aj6wS9wBGR9gMP8p5FZOP63RHZ298NNstAqFxJnSxYwlLYfAEnMR0z",
-	"47jKEZ3QPpRjcDGsVcgXpoPcVqwqRiZJP+ahle7uycbOdq4K6OYW+TiSViYmIxlHmnBDxnRmtT7AC/vK",
-	"W0JFR7jyJXWipNUHoDoDgsMK1Q5I+E0q9JQpTXaCnTKAPr35yWyfTYP+j/dNcfD3SUvvPlzvJ9/uhO/2",
-	"Rsdv2GEwvmjKq9anG/D9QlUianJSqm8ZZdE9n5iaAXJMP58xMTQjsBRUMbKjRGmpKnBtQj8ljITw2Fdu",
-	"ZaR3xsV9jyAZeu42UeyBy0STCR2W+DabfQvRzqe/nk7Pf/27OT8+N+fH3344P77fOz8+3Ds//oaeisDv",
-	"71PCwJfmK27i4tbbERTGfw8LrMYLMOc4jkHTAI++jCwj6cHTXnEXc3Xn7VQIg2yxnxsumLSBZqRl5zK/",
-	"6tOoerH+OnylCY+Kq1rBwDSoRhweLV1ddg8mPKq8/k4jNp5Iw0Q4+45V8P5zes90nhUTTQfMKr+KGTUj",
-	"GzdG8YndlGZjK9qElvpuGHhxE8Et6oFoQTYo+fDh9Jg87GySCVOWKxsmIsuyQUt6C2EZds40lFPTMSP3",
-	"bIYZ0P4Hv5ANTCapEwuSOgGMq8Ppb3aEnYML0tohI5kobZmfkIaoRBA6pFy0YT4wf9mTmUihGdlAi1Od",
-	"9Lyw03MT4q08iemMRTg5vO+op5dC0TSu3ag2sYfR2yK3+Y04Q0LEByCTmHQzjrt0xE6rRXo8O5XuPZt1",
-	"FUs0i3pvyXTEY1ZYOr7ONdGGx7HdoBU16mQnOOiIuYm46Caa9cgGQlqPpDLxbHOLfMdmWDwZah1PLEvI",
-	"G8Q27C+JZqpuGSMcXxi7LPVIMY1WCMxDwmuZiWgiuTBoqgCzmefY2dW3uUXeuUud9NlAQrIQ64h0hN2P",
-	"Jhs7QWB31LT/07L/s23/Z8ezrfxSN+F7qGzjFaXJxu7nz/C7Be8B7tNig91rnWiZYh58DfCjzOJ3B0HY",
-	"ZAes8SZq9Rs7g33aOKC7+43tsDUI2F6/Ge20FvGTHI01LJEt4oK7u+B29383q+h1gah6RYcW9L8VmfZu",
-	"UM2NQQIrLMN58fCVMf3Mx8kYnHawIvwrW4+l3CFTrohixGkl67CIz8d0aJmDxf2N9O5JJrGkEaASBWOa",
-	"ZddjN1Fvc13myJrVzPGezb6SO16ijbNSIM7hHLD0/P40U680yRlx195TsGBPaHX9ul3dhFTc+myxqr0Z",
-	"OnylyURxkB5DGbEtcsZMWmBdMRqBftvgQjOhueEPLJ7VgfQu6+QU/nFm7+SgTprwV3OrIw7FjOA6UOa1",
-	"e7J8GdyRG9MRNSCzcQPsZAxcN2X7lt4x8xnhWi/cCh2xEzRzN0dIBUkVP/gdepJ5+bpM3jn/XZV45oC1",
-	"ooC2t/M0Hd/woYCCS4vkmzM5ZQpKy4/YZ/L+/PCocfP+sLW755meotOU/ds7qm6JzDeVBBjk4jpe+Tax",
-	"Wx3xA1N8MLMysbTQhmr1n2loSH9mWBYWXvcceUKVhisllOMJhdMDP6TQhgoDiatlcG4P9sImC/oHdDfa",
-	"CffZm0GLNvtBeBC9YfuDPbrb3wm3oxZrDgJ60H8T7kd7bHewQ7f7rbAZBexpyUx7+C09lAm1SGtnuvs5",
-	"aBzQxuCX3/d2vvz3arJwFpcqitDcPE9wA9tMBUo5887XEfIHV8+1asVIJK80uroWLvwJ09v8wl0N2a9Z",
-	"+Bfo/wEiF+iA39DoGhHZ96Nw+Qu5phKvf9Voekr3kPreQfuEQd20kx/2jHBFzzmLI6vBjLG0Z9YcaJxY",
-	"2rFqN8xBYISXaCCi2Tc1dOsj2bdc48g2vtQmy+fyzkzkuTtB8CUPsP+u2KDWrv2315bCpGDC6Nf4VL/+",
-	"If3iCawFwFelXaSC4JjG9gRQh7Wr1Lllb5ELaSXjITTmmCpuDBNbNeiMLgYxD593BqF/OQPZoSA0hJIt",
-	"niVx7aHi+oGwz1BBrgycg5WBsxJI/Np0xhrR+2wIOORh977boZOu1gbAJKaim5JEBgW7kAHURI+p5cLo",
-	"WsMUPbLRcooFDUfwlivCByECdlw3ldQKAGqlpfV8d5DVwHUV08VYdEU58PapTOKIDCXps5l0N2xx8SGd",
-	"WGGHMdKqk4mSpLVbJ0wYpiaKa0YSActm0SaA9p1UfR5FaNxZG7CD9O08ULl2WiMRjEUoJdBozAVRMrbC",
-	"GRnx4cin0OVAt/0yuJWJdq80fnJDKpL5yVF0kZLEcpqqRqlWA2D5G3jnngERnagHNuuGsdQlVLNaIDy0",
-	"X0+fFwDQDF4GADEX96/mPwdgmFDLiAz+BsIeHzPUywyYE4QkY4z1BqUXwJFTkr6KE1VrvHm+lDKGjC2V",
-	"NLRMne4zu/60b9FbUtCb/yjOBWwplfOc3YggJSCuhyMqhgw0qI1FSv4mqLXZVtEqDLJ0r7Th3sIdW8lu",
-	"zkx0DeaIFzketGyUsbh8Hvaugu5Ki+wn5ZNotV7mJOYBle9ntXRJgNUX8iiDUHH6YynYW0sKVnh3g80h",
-	"hMPRfvw81iCk6dJsigyqF9KQ7EEbsT6zsnjb9txXygi+90JgxX2m5mdw3li+IFK0zzucwDRArBipyca3",
-	"N5cXwFLHUpuCLQlR9UKadzIR0bMBOIC3M9hd5g1hQhriBxRBs/NSUosj90gytFmClGQpvc9iKYb2XvGB",
-	"aAUrBODQFZ3Fkka3Up5RNXweFk1wjq6RshvDLPOCsEVavODcgOIts/2yIhx8jX0O07te89+Yr3OAux4z",
-	"Ya5TleQFJbi/y0SBAJSdCBdhnESM5IojZ5Jb7seS1PYyclqF8al6dWAlxmU5UxuMQ9EzEzsBgDchFR8E",
-	"TcxIKv7bMyGYwATe65mHYc4bCkbdDMo6xPLTzy52lAUhl+HdXBnedvcL4X0hnUbnTUdg0QeMDKlS3LlH",
-	"ShanjZ79Ycuts1cn+Ddss7dJtERDN51MiH1RMydpg7ZuRkomw1FqS8c+SzoZs/RTbwkeYnqlT0fMcQRA",
-	"Apjd0KHTsRxvvEHryTeJnq1+wljYmxqK4T70gfLY31ClXBA3yG7JLqLPPJLZZSHKRQ0pQHIqZ2v4l7tJ",
-	"7hNFRSqdn2uSG7VcKtsNtu2h6uLWcwuXkoypmFmxVU+likg4YuG9JtQQiVEj5aW6ubp9O1lxic7xwDWx",
-	"D3EqEKjc5Nov1h6ri0qoWvAL8M+F+1LMu4mIFL6NJyx7w4zYDAZELOZ9BuEaMxJKbeLZZrsjehYCIC32",
-	"8kDobZFL1HEWHFGb9KrOt2f1hY7ouY4XXeeO722CPzcLbM0kFbAbI1KBW39DM0Z6Dq9zyNmz4kDe1BGB",
-	"uIWwxyxwu1wBlYSszOHDcbggvWs7qgH5zC4iJBcHlXs4L9TdzAX1+CtsTGdID0ZxBta4nO14mYvlS0a3",
-	"JeL7r0S+DkM+IILMrz2UQjC0CNjTjq1sGCXO1WAfj8elQu647BLmlVacmxWa2+X2kH4FXbKaPnAxfJtT",
-	"zuDErZhKZ8CRR/SBkT5jgriuLlvkmk2YS2Ur6aSOqVd4Dv8ARrH4aMgGBQuifAB/CwSmUWXwnw4XrLYq",
-	"ov4MZIzcVl7pjogYjSD62vIgqysBrHzmCvTM2GyTHFOpZBJFmyVCN3rbEWViXkjC+S+UWQ0ETDkcyaNQ",
-	"R+RON3eqdgmoIyNOGRa1fXzRstOuu1vcnjgXQ1TGq0+9WjunA/Y8XmQkQNy7cwBqXAzXZUEQkXjNQqmi",
-	"D8Ke/rO1VDuxEjTuIqllJHfqHhTc93NI/wIWrENM3LfnYfeD5kPQgZ09scABI7LBTSZfRwwSsKBqEjf2",
-	"ZgmTMQTadYQe0QnbzBB2QpXhNE5bkrx1iArbi+XQWXNoAmbTiJUoiHBvgLmV8pyKmVO/9LPgbm/zrjPN",
-	"5hmdFxR8sGVORDkIAk9WcyaWg5c4B+hqjypJKabTEY62bHLtS7tEJvkY36qFurGvs4H5uNhGFhi70stu",
-	"uJ3iHyAr/GPUuGdqXgsx4xx7uNd9yGo+HjOXjlY66I8fPzbKkbfLjqwcqOsA6Kyfz2ZwSWGGvBUOnOkM",
-	"rtb3Z/s+oaydxi2SEQXzuGbDsXNQKbgr4YY4v3n/Rxk64eNckymL44ZzH/YT4+JnhWNnIH1bfbXPcibi",
-	"GgBNJ5OJVIZFEBGEWcXPgl06URfsfl3A8gyIuS/lDINtVKGfMmA2d1/eMPVKk56z8jbstns+2FAKVjRl",
-	"OvfHRq+8zJ7VdTpizqJZ6ay1F0K6C0B7tKaeigeOSXY5bzqNIsiqpPGVsjMb6PfiW6flfvrdBSHnD6XG",
-	"xUP3IPy+1f9xf/zdZEffNh9+eiOut6d/32Pvg1/Pdum7qDX8wC8/7f94j0VkCjG9T0XBZDEEP7vP/5IO",
-	"k/1fWQiM2BnFRciqcjRkmkOeJlFgFSEr2L0lIoljx2L9OMs07M9I364FUAEU1BTiGCJqWMMVaC9tIu37",
-	"+/vclHMjfVOKDL7ndEbJkcvYKw9/4HR+v72Yi/seMgyMwKxnMd16RC1/xPD2njZ0MOi1nYxj6XmWBk9B",
-	"NIiw18jPNTsc6WQwyMHfLaRe+9ywIxsPVEG8FrTySU/kB07P8P3Cbzc4WfmMAQJQOg23V3nakKo6f1vK",
-	"MUNaoCatow9BZCCwUUsaGOBwKRjmuxL0cQgIZ7V3LU+Tu3UC3yMb1CfikCwn3Qn9PJsglf3gL2d83wQb",
-	"nBXrNNpR0jAhl/zdEWnSqXZz2vfrZMAV06RXCEZ3igjHb2hUF8Cpqv0TnW2iI8KYUWV5iWJaxg8s+mbW",
-	"A2TfJLkgOeKeasINag9FROfRCgE7Pse2Mj/KrtaRHu6H3MqIzkhPM6Gl6srBwGqAPatKupZr+IQMqWFT",
-	"OiOax/aqG0hFmkFHjLlIDNNv0zOiLu4APcg94RPFu4rrezcvdszigmDmtnS9/y6uLi00AFYdEfNPCY/Q",
-	"rrTfwsDw/GfcNJt10jNU33fH3F5v8AWPxMQ+cJ5SwAV7KkNFQ9YRKKCCRpAw8HnnJ7cvuh0YNgYenyjW",
-	"ZZ/DRGlur4ANHARhdjEzqWuxA9oWKMyJ0dyqHkYTZbXRuQ+8JTG1q7AHpolOwhGhmvRiabogPXEx7GEg",
-	"dC+0WDBwt1A3phPNeoQqxR+yYspcZbk3VhQvhfkVj7gKcdJYqzzXuymefyetbTJRss90p+akIIMK9IhR",
-	"FSGT09ySZ3OnnS/tl30NcfFwDebtiWfJO0+y9YwAl0XiQbUJP5Rw426mjC1YRM3bIhy3AtxF5s2NZvHA",
-	"su4ywT65xqzZ2nKhB5jvjR/8JUtDXYFJ+HIdq3wBh36BOuDA+KuZS8pVoDBCXybmLenxCCSsiKXelij1",
-	"mKAWhd3WDq9OLU25oCVL9GWeVM+IHp+XeEvdkRU+LPCEJYQMsd7PYrPGCc0ZqbhKDE/KTigi86jiRi0N",
-	"5VGWXOwYew49MorNjiY92RyBFSinQAILr/QjvOeOqakSa4p3YZvQXIYkjR0S4OfnwQtPT1/8KsM8U3cY",
-	"i067XoFVRX5bJ5W8tl6BbgUcK0bsVn699gSpFzf5Lr8bLgbSfnFKlfCrtIsJaVz6shtR+a0nQqZzBBxK",
-	"ETIltON7FrJ5L3Zjai82LKHyDA5XQnKPEEsw/Sk8PXnwamscXw4gkHgZW/uIXn9flA9qgxWRNHKI/yRz",
-	"zBPKl7SU1e+pvF7MYfzlKVj4HEb4/vyuf6l0B/haXWAWkIOyrLqVQusmh21+gRa1avUc3njEgt6Pq+BV",
-	"/pLITWwJNMdtitO5hxVzYQ2ceSw9JAMpI+KrZfnIoxuZaJL1UkFd68MNeXd8SMb0V6mI4IKRjd6Yx0C0",
-	"bAjkM+B61KtbyUol2tCQUdHVIxbH+ID0jGKsKxKj7R+uxSqQ4IhRA4xEzpCfaDpmvc26j/9Lqw+cfHj9",
-	"4buOGMhEGWY1CdRzqSEjX0fJlQsi0JwbfBQgCYdU2eP0Ib1Ssy3Ss7Li59RcQQEcHdFPwMbNIxfZ4MoM",
-	"QbCb03OMojMnDLqjsbCwfw7tedoNw7HPwwF6fDswWD7uGs3WawAEqPIMbi4AQa1eG8aJgXMd27mgd2/I",
-	"Ysxmi5MJh0cyjhMdgoU6iScj16kilErAf0IpErzGFJ32mYKXjRxTY9E05EbB5XbPp7xWr/WpoILaByMZ",
-	"Sgsiu06p7qEAPBvAEx5iwjaNJyPaHUJ/nCGLqcEFaYCClFE3mmG3NsM+F9E12/lCjL2CBP5qqwcGe9iz",
-	"4IaNLXc1lAsXCO3er9uThThtOSDcgIMOlVpIfhRyKvJ2AD+HXbpiDEpjo1O0sPDcsAUrn1UVPGDk8KyZ",
-	"2jWptlqgwRqUmmB5t6qLPS1k9zvUdllBvHTU/iUr/a0UBVk2a2WcsRTX0zhSyRBA8cCVFHaJcKRjrsMi",
-	"HOa2HFZm0R2eNRvbhIOZesCZSje84Wz7bDwxs1JWYL6j8rwmlZbQWw6Acz/uS6H9ck6onOvEnAJ2gUCa",
-	"QVBXcPu0efNYRhAwAnCLoyfgtpq2cE5NOMppC676X0GbxMbQc0t3Tf+yga5p9FP3ZYol7mzdVOnHC9Jy",
-	"BuGclJxhbaWQMcaSv0/YZstXlS8chLo5N5okwnV5KpBMVm9oOWS/9+PScvjLx0OdpzKs0o+5ORbv91RM",
-	"kvU3PZGYW1raPcWYA6oiAAIaaEIsQzDjLI7qZCIVqM8SPbosIhTWsfl8iF25xXjI4ZZWBN+NW/DzwTjh",
-	"Lsu6xCJdHeo5Yd9C1DlNFXtw9Qy2MvTvSxkzKko9+1c1nKyo0cZUmw/aT13KcKXaEJ1Ay8ZBElsBo+7D",
-	"bNAI6HQFPiACEoMTjZfE8+w08+b3kwkPCUQjDGjICBNDEOwmSkabVbuZKDbgn4tzaJno7v3+9+PW5ydZ",
-	"C2oyKNi4uQogqvvTzB9JJTJozYeCLfCHgIRG9T1c/1LVs/CSNClUKkdbED9sl/S0U2QefpcTJjASRt5X",
-	"wst9YkXVPEnTWZ9OfZ3zKiwD0/OYj7PbbfRwXT1nWPebIhu9bH+9zbeYRB3PiBTFKgy/F+CwWiO+L2Xg",
-	"/4GgnAdbEnFzIoxawG4W1YBLDTankVdYpoob5otuIU7fcMNKFobsQdVeXF+e31eyqT3JBbz9x4sv0AG1",
-	"XqMT3sV6EanJzd33vyxhJfMwcKUf7AAfD3d4dUru2QypDmdP65x5nw96FFys9trmDmfbqDT/1ddyZq7I",
-	"1vmkyAhawfZWsNVsbm/tr2YxB/80IujTtutVjEyAaMTIJByxKGdjoqLCzOSwcjri4QgdRS6f05X2waBj",
-	"mFszF3W3NqJl1dYrC6NEc/l9zr9fT70ACsIxHTv5OoMYj7zbFamp7gk5t86csYxPavlTqsKqb6xkfmQ1",
-	"8vWiDAoq3TKJ6RokusN0+Bermptw9P0zBFx4keV1nDRmqp4ptC+iYzpTFwSCPTnTUXF0Wo65RK5VJOha",
-	"U1aqbTEXbPXt2EOEHpMV2xnT2RGC50Wgg9VSf6+SFFSqqK56qM/RdBTlmkW38pwLQOBq4rQagwv0jeXU",
-	"NyxA/cLF3xFAKbS/UU1wXqwJXi1j4wQrXt84+MLdMgse/8CUb44+j9QqWVVU0CGN2bv0kl0Vkms6BosL",
-	"XdcMcJ2InBHAsEkRu5+2WyR9ZCd6/sBPaDgiOuk3EKpQSNBoIqdQNBSbIgGM4Hin6JbkGkrJYewJWNe2",
-	"avXVye0GJ65a6uq6OEh5VU7nj96LrBLIDsRC5GmFEjDk9mdkw24T4Q/RCpDtRCaKTSbMatBx4tLLRiwe",
-	"kJgP2OZC5Wv57YPImKOBAoaX8Tl3Dznml1pWyopyxtnLl0MRrysI33NJj08FJMnbcOp5i2eOH87x+spb",
-	"0teUL0vRoXPqLDvm9+zzkYylQm3AFaBf9ZXSEfj36/7bC1f7YeLvoHVu9T9lQ3MLTq+uNVerrxIVjqgr",
-	"YrCahy9jfnMus3dgWGdjjR6b6UjGnvhSwxXVZOI/SjZOrshrYhQfo71qsw4h7Ban0bc2J+l89Rpv0zJf",
-	"6ZLABysYXmVb2O9eT2K6wH4Pw/JbwmpsVvmv+3RGoXk/ZmiVc/ItpLQM6JjHszrZhhB/cIULQyI+5Kjv",
-	"ZKpEc2uX3Fc6BX1t9xVuHLHo5lwogHz6E2BdwA2ywSKAlRN9sFbOWlKCxZ+/W/RJW6n9CSZfZ75awIlz",
-	"/Nfj0i8L6NbfgeuR7suJtgtx5Fly5Trn9lyJa325Zx1h4mGxOFm+zrNr3GHDQ3p1z+NF8R4uXrrVuKEr",
-	"jMUuwJ5MEj1CSQz6MoUK3OCQW+WivF3AXBpfx0SavsA1VBt92tQZ0km1masHBU17YDRwivqQPzBR5GG3",
-	"UvDhyGBlBrMgxsG3BlrVNOMyKXxixeJ1YcCCr7yapUgU1wjPX0+q1zZeWNQ1/6Fn1Wl9kjrg29B+bvkm",
-	"p2AggZxcF+HHQBTMdl/PfGVYwh1DhUelrPfN+QYVELP9Glby2sH99Yr7W6CsLWZziH+lneJL+fN02klI",
-	"VYQqCuaEWAy0mNSGuMg66VmKtP91JGn/CSIGRKa4u8b+yMVQsQiarvXIRvqap1/7bxBH6qTnOHlvs056",
-	"QLcQLOaEYpg3E4tdvvwcVecZ5JK9rotS4Uoo5X3BpQ+7UMeqL794Q665JWGHruVrWsxhFjX2mo8lXX49",
-	"auQnC+JJHYtaxKVXTTMqCcsWG7VVQDFvK9syatM9e1o914JvhonUPQBX7y3xLMANTWtG++EdgeMdA7dv",
-	"ePRyr3hE7G2RQwKlQXON/WBJuU4PQVXORO5yWM7y18qGWsZ0v2MzXCTytaqy557T/zE8OU+9fxx5/nHk",
-	"lzuJ3RVOIiXOJQSXm7K5ypRfTY6LqHCBQOCpqk0oVFnz/YcssLc8HUGcNVZjZ5FDLqyocnV5c0uwUdPv",
-	"ULToC16Hvc16R2AuArlns62UvtqE5u+ouiVw9zeHuolgWSknmJAwibmgatYRWZMXKMmfZkVb8S2bCX3a",
-	"iYjIxk6ws1kKQkxj12ErqWWpGMCWjZo7pSNqmP33EWTWzdtt+jyOuRgeuqq+q3ivoGi2mK02dv04jNWz",
-	"D/lXqs6TkStY+uSXci3+f3+OuTAfJuHBV0/LN+M66uWzyEMvv4Rqsskf8/OyZedRIWfDaAXkjN4zcjOS",
-	"ipFjVSeu+SI5PSN7wR70qiszpXVQKfvWkaWQThIErT1yqQz/jXxkUVR9AT35hRSbctRCZ/R/hSMmGlZ2",
-	"/C3XzzY92bSwdr6XxU79axNi17w+U/zMZvufTbLdbJHd3V0SNKE/R27OnWBdJ+rCOBOPT2nOQElgADRb",
-	"0TjwHB4gIr3O+KFF9yMfhTjvO/paTrGea0iZtRa/msOocCKZ62htzlSvPTCRrML2qnhYevA5l4bja+nG",
-	"0+MrnIv/bs73sT57g80/j7uthbJfh38puTZ38r1nmiBA5trPBPUKVJ3nIJZ5/Me//29khVNkhdDTYuLi",
-	"HdZkK09Gn2y4bO9NXx0D2qQY357sLdof+JiR36SASlss9zhtYgJ1C/QrrDXJzWxrFcn5TyaflBYycNtr",
-	"DlofX9EHHs9BeDtYm8s+n2iepIUso6hsWBL2+7OeLxThqkhwDNoHs4iEHH1wkdpj5NrZQKDloM/ez73o",
-	"i010xIZmBtTdtPLTW0jA0MxANWbM8xF2Opf43SNSWR1WhCyOWdQrSrlusWBslVigJ1uIE5lgGtDg3RxF",
-	"ETibYoViDxUgPE3fr3j4vV9VxbOj/EIrn2drr3qcbSd3tqfiQfKQXVG+KLs0dCO3OA7tTiiHLFPinxD3",
-	"BKxqY6ruWUTsoPlwcSDbRRwhnQ6JG0yRbmIrMOqVqNq9saoXSBoau8a9lZFm7vswDhx1oR1cMBTsvGnt",
-	"BkH9KcO/33p+iYUFLKPA3Cn9Q3IrF2FLVYplJb78WamW1ci6lYclkNih4zBP4Txwia7nR4j1rnefL5yT",
-	"owMY7WMj+yykruiwZzFfTxApixxIRTZcsWJfSxvHba5EJzDRC1FJVkPoJcnEr3BlIikc7D+UTOZRbCmh",
-	"FJHsTyeVEo4jsTChE/0upsP5I2+QXiIwpa7rQ33Q5eF+jDgzSCoyYoROKdRcQVEHLGRQrNuNbthBOmt5",
-	"ubnVEQ3SQ7ulm38Gs+USjl0uk08m88N7+K6YyF47dVz2Z2QsEzNyzyQsrytVxFSvnZW9ydrc2ecEnuMr",
-	"YyW6ibBAjlzxqPPrC18/HFuJXp0eF1IW69iOAWudwpvk/LooicyBELy+OQj6ZLkUCFaWm0j7v/k9WJkx",
-	"W2BRVCnPN2+zg7qsV67I9TPVHewH5ScpirhTrE7TCKWMmWpMqDBq1jgo24BbO0/qEoJN859YRoYXuaFz",
-	"EnJptcWJK9lLTPnYNXg6khF7JpQWNowEIkEnvEvggmZMW+SIalYnekJDhjb6iOoRwxrkfCigButGb//+",
-	"U2O8M8ECvfvffX++c1XuAoq/ltW39SrMwforwSMj9l1lXZBeyhzgtsK03jQ2EHyjzOCzy+ObxjYQXp3o",
-	"ZDKJ2djrd5OsLwBwinzWdY50AMMLyL8Q5+EMBxWmpuVHBLKtgYreG0bx8ZhFdZJMoD4a1WwTy9Ma9tlk",
-	"pYg0g7q0kL0sJHYDLRzNxeXV5fV3y2qtLL1vPOwrHUEXkkykuicNoljMh9ibPIVmbcXEmHweb/X5o9Zx",
-	"S/X980jDx5UVjQtBdfCP8J1XSz1DKxxjac2Xp8B4mxtaHSoptVkg/8DP2PMZwvx0MYCPGzauEypcSFvE",
-	"Qj6msW/kugEdfMEnuUfiPqGGNN8cHKD01BGWoju17ebe1m6n1sNf4VNxfxM7aYzlA/imHpiiQ5ALoQW1",
-	"kaTZSj82iS0HmWszaqe18mjW5rPxrz8HjYNffm/Wm2++bHQ6W+mfrS+b//rfq4kpEeYolppdMw1NkOep",
-	"Knk6ug6muRkxBuAexHQ4ZBB8VgHx93KKJZchHAq4oXshFyyQM3M9UMWhsiKNE7ZEisVO63JgWRTxL2ky",
-	"kdqUMme5MHs7tSdF2dBbI+cXUNpjNV0lwvj43IqCS1DO3Y5hkfdvGzbGAo+xy1huY2hpLA3Z6MXSnEa9",
-	"zTrxWa0o7cTS1NHlC+JSR7jSYX4OMLf4D0EVTDsdFKb3Qar23LbIYVpjGiov4iR2WK7TS0f0rZ6SBfYa",
-	"0nNzH5oe2eixzxMGNiFXwMXDzh0D3AhWmoTDeuvLsnODZVk6ArqTJ3FcFXuAPRzWTTev19wCnz4H0Hyg",
-	"GnHKBjZoESpvsyihb6hmvWwHm5WRdZXEuVsgzoNFtOlhWY3uyw5ihY28/HIdRSwiTocHXGPn5b50TvBy",
-	"OycM581FepQ2mkcgYkaK6ZGMoyV5o7k8pDWiqD35rDx8gcPgST/gcyJu8yj4xwQ+u2YhS9mtO1EYGBFf",
-	"sdBdZaHUxv8GCFfJgRdAp4L7zy/C87T/+P/9/4knlX8A4pd9X4hiBQTy6FEVIVw4ynrG43Lkn3GwHDgK",
-	"B5QR38KbCC/nCves1F9XARRnwFSstZE/ZVlLErn0iEER3ylTzHPqt7l7Cjuzs1yHY+AYPlVtLK0qsmry",
-	"1rN80O6VZ8Jg1Woi6wX/p9JHRWR8hprFCVes0TmfRpCLYZDCjBpMRHhSdeIMCMsLKL5QeVVEdOexW1r6",
-	"0/nU8oDII+MCz3N2zvWMcHIU4A9pMREuqurn+hU/XdOv2kll577E4ZlA7/xEsGYsoPNM9W7d0jFrRQeu",
-	"HGYC+4DdPdeA8zSrcR3bqYZWztw1O9qE1gXirWswiWbDxGqbq3OVEsmVyrsbCXemH6RTydxXeAARHZen",
-	"C8m2T2cU0M+nONifhf9zMTk/O0pgvdI1q1LjYnTAxvXPxQcx4MOnWAp+4QjGpjWvVjHt4IveuDNPQ++9",
-	"EpaWyV8/rnZReMYhIk5FpDTZsJekw+EQzG+vNIzWqdGLq1yHdwgD4IY1dCgnLNp8SyBWfMo1IzvBDund",
-	"2C+ljYF764ZgU/q0s6s6Cc/XtEUYLMaRU/HAhJFqZvH+eaiyqMzYMRvQJIYMG2Iv9+riBysX/bALLJX8",
-	"eKbCm6v1uCZKPZMFTKg6Yw8sXl1AuXJvFHlU3sOYFTAYsXhwxgfsmM60WxyGRW3v7RbCpJpVGoS+T+aP",
-	"7oPgnxLmuXmRREKqWYMLSOi1Bx9jrcqSwfIJiFjxfnVo2O3708ug0ZoDRjUp5Ko2piizlCC+qlVOrgPV",
-	"6uJo+s6cGAmg+pQwt2dLR/lg3KVdimCQhYmMn9SDr2XMUg6OXKPiKoZyBthojU3zfBBdOxrvZP0Wa5hC",
-	"UbQ+eAfGjAoNpkcY8NxLujVHAFXwKfuTXQwygGHxwV+q4UtJgO+p6ksFDuHvMAJQf2UHpCcEv+tEPC/j",
-	"6iQrTAdec19sx3UxSFP+UHv0VQjq88EDa1cmKoVbP7vsz8LSm19du3O9xO1n1bxZ8/r56mqi5eop6RYX",
-	"o9YNHwo5GDyPNCLOzKWKViw4WF/DV+Z6czxHsM5erRcWuAwG5plitEN4vVw66itG7wdUGxLstYPgP/79",
-	"fzeD9nZQJ3EiwhFpNt2PO+3tAF3lXAimSHOvvW0ftIJ2EKxcZejYEWFR/WmtZL+gXHiWtn68tNX+fnOZ",
-	"GEsdln7cggs9nWfJiaHOeOZ0pn+EYLuKGlRapteHxvTzLRtP3q3h2X0H73HxrPeqa1Y6IdBZqTGg/Wnh",
-	"789UiQHEi5Hglj7zRo9pn1UUGbhSHP2RrtMBHb7Nun9BHyD7x2TMhEtS7mk8367X3UsKoG9uheFDpPVy",
-	"Ou5HqIBARWFJ0OaovCK7DavGogfyrWuGxA2DJ9p1BcD9qiEzrtVUmoTdZ0Rir+uVAjOXl77Ep9DcuJ1h",
-	"XW5JGx7ezoGqS7YhbJZZscsNd2IYTw81wjUp+YKdro+tMyjRIRVpwjd4d/MDjQzvsQtnFiBawoEtcrgI",
-	"4N5BDdDtCIREP+3lRQADXaI/1XgSE4d+zqeamcOgNiyLCFULCpIuOIXbFRKPb+nwNhs8l32cPVpGhs8N",
-	"naG5WtZL60oWijmXu7KWZM1KcSJK2OGTotUxDPpSr0FXv3NsRrjweiDbgWONadbSmyeTlla5NCw8/U0R",
-	"c3HPomMZru2sWKZHQwk2uUpTOLuWKz+2gByLoAIHvagOJrysr0bSyFz6YMWQm5CK5SPsHVc9Yg1R3eE3",
-	"HVbbES0l523RGxJajwsJf26S6QgiRZBvOoYCpRZH0OQPmw+gZpXfWG81TsrGk2sqhivFf+HAfP2Cr9FG",
-	"03sYZ/Pks5gFfKTasDP5zOv4T4hLmL+KYkg+UHIqCJ3S2ds8y3Y3Twhl9MH7Qbgg707eXWJgNdnw/chj",
-	"aTQGUa+Wt1ChADWrOdYLqLfUddpemjlgT+4ah65HO88uI5diVyFGII0cmA8ScDtZgn6Y/vA87IN0hKri",
-	"sJC1Al5GqwgoFjL+wOrYjR6tKr2fO7X/0an90ssVHoHpCmJguW2bhTLo3FvYaisqNOJZIc0DVgb1U0se",
-	"rmUOrmpDY6LiFT/6QcVzJ2nfrnsALj6eaFEDkz+u+cg9W9CRdZDEMblnM184DkrAc1cUTDE9kUKzt7mE",
-	"TXLP2EQTSkZUj4rifa7/xw/9g9vfrnfE2eRN+DFqDt7rveG3dHt2woLkO35pdn/89NP0WeUqy3eSYmMO",
-	"UdnGd0m9Z9C+3+8nZND8SzEaNfzuwH2Fcu9QMg1pI4zaWXqfG3TCG/ds1tta3vdkHpbY2QBTSMIRheRO",
-	"pT1kuXCN6LQkFBZpr8c+lDOTQ8FdQ5evb6eCvRsAXrneKsu7qDjEzJwBq+da5d6ZT7NKG+lXJmO696BL",
-	"u9UxWKggZSDDRKvWLcY+csMg/s+Z4zsC5mSQs+d74btAIFfFJ/uofo3Pe+VI6nUb/T+vlX8WjBE5hnKT",
-	"9AtC/CLbzIv0LMqY/LMZbVmEHlAeJ4qlxQyWC/5rNE3yWXxfE5Zm58nCbVIdZffgoKihPB2BiEi6qAjC",
-	"EJoAVSBymaVukRO4HtNEPhdW3RG9zw2L6zxkDTsfWK1colosp0xBisGIfSbvzw+PGjfvD1u7e2kDDTrF",
-	"jMB7NvOitv1sRyAoXmnSnxmm0TyABXjxCfTe1Czs9giyDMJFGCcRiza3iP2CoiKSY9LnZi73AF/88dP2",
-	"wxNM398NleKTKlXbGRkz0e3Xry3i6a1R6mJquCIT2tffeW0Z5WocsnBBp2eZ6zVVwrcC4pRQfAWW6p2c",
-	"FdfWRMkB0xpbOmc+VDJiceQrJKC/0ScgazlmJIy54CGNIRtEgzXEbZIoNqQqipnWHSEHRMmYtUlPRT37",
-	"hGvDrHwecWa44VTUSS8yqgc/MMNDYlg4EjzER2E07hHXqdm9RdWMjKmgQ6agseuIDfJD7N910hvRMJz0",
-	"yPvDo6OrRvYUcj01HTAzIzGjUTF3EoJdIqMsSKMxNBWF3qIwWTEKTlVyiaO5TiNruARv8y0tfB17EsNU",
-	"lmz/3//nHRi2rP7ZDUcsvO+5DG6ZGM0jCMkaQ8dsTWhHLGiOjdXy2q6PRi+U8v7cma97rvU9tv0fKqZ1",
-	"3Y8byTh6L006tCNwrP3dspqRhJ5/9j/2J6wS6ErEuQaBI4gtGnOzWSe0Lx8Yznok4+jcGd7dCjrCTxvK",
-	"OKos+Jhb9rpW9/JHn/N+DhTrvV6VB3aceWfX0Y+etlidyZDGtxzvyXmvEni5ylXPnjZ9G7fWFb9c7UvC",
-	"WaBoTCXXOgYV7OucoI41FRp1TyZKPjBsd/ErBrL/8hUO0dLm0k9Wbwm6mM1rW6669lN1KF3F6TXDA//Y",
-	"ZpLrxxzCRcaYOFwgu6Td2OxAQhMzsjdSaNdPXPurJ1pSaoaleV+qJWVlTGSFY7za/nqrEub4aq4wtuUh",
-	"lkNOpbqHZH4shs19NC2hQ8qFRkVyElPxSvtXQzrZrLbj4hK+Rjxdqa+bW4fz5XBRLqeFOeUzMqHKaBJB",
-	"cVGTP1ltXA3Yp21ZL1i2shiZmZJSenI5+BWwFGsur1XtDTEeOubPk/t9ZVY7JP3Zu5tFrmE4U0VzVc1Q",
-	"fd8dc63ZgiLtWEO1gLslT2dOJCAgQhCcj2xECSPNnXYQVHZZrWoyzcVA1uq1KVUCUwC8zFKUlLLnK+WF",
-	"5xo5+w0thvBRyg2X8BE85wTbYNadb0CP6MSOmTCLw1KQnv1+z1XazThWb7OdbyJK5KAjwLbDRaRfEcfi",
-	"6qT30fMGXBNaHiGbMOUaeoscWjHZJEqwyGXHunrXVjWaQG95UyeRj3MY8DhmEeECRSAp2Co1Z4orAWPI",
-	"0n7eTCTfrDH+VtHZGRdsxeHfcanvVxx7w4SW6m/UsClUr4d3fikd9xOdY6tq92OxhRwapL1fUizB828v",
-	"OMheeojdvhxBkEFH5H4cyFGvTnolULp3x0wkXRhnxxTB54YYRWdde8dA6f4cyNzze/uLfbsCQm6Ihifd",
-	"IT7qeb0+Qy85QWC99XED+AwdKS7C3mPeFjmF8APgESwq3EYWUFikGlvJd8QA+3tTMlXSFabBvrwu9z2B",
-	"ugWKimGhkDsRdAx3H9S7scvc6OEpbXWSINgO4Uf4J+ttbnXEIbGgxPLi9shckFcvbaMmc9nj3NhjTe+h",
-	"kq3g95oeySlw6BRnXHwg5C4NFY+tiq5pYhhkLC1gQd8t5ua5u5Jrrz2ja8F3cbNMCFrVaeK2jgEs0NLO",
-	"94JLU93bHdERj3AA5NEez2P21mNxKHnsiMdGo1H4f/tyGZMfSZ+G9w05aGC9ImfUyLiW/cgcTTz6DnaW",
-	"luxNrHQdryxdJyMqIjkY4BpIiUrIIxkoKUz2xdfEm5mKQtaqHyYb+GEAXPptORiQ/swj9KZbS44UyWMO",
-	"m+y35oj30VVDh8o+KSZBVX+RuAkzwiWPZCT1hBsaE/sr7ga74djpy3SPs9uR5FPCEuYmREq3x8nigTfA",
-	"EfjVzlJgDW6BcjyWwklbYOPDmUoMgTwS90+iWExnQHk5cQCHa7IhpFv1pv1gJcNZ8uGcOaWAaSAp5BAB",
-	"7nd/GFY48IAESU3qe5AF8jsoixXFyedEFiTPG0PNguo7nvtZQpyw0DlFNnpIspbZSjW0/4EIqLplN/hf",
-	"9ABY5RaarlBtsJFLipj2Z8TJHpiiECV7m1BUhMZTOoOKOfayx3orEzqLJY0IjejEhTd6RtsRGZZqQmMt",
-	"gcRniMu9+hyuaURK3XM5USiquJe8KINRVRi9hHCoMrJQxx7nOs9NmMg6i9PYUX4xJAMEqb+dlDsWOLhs",
-	"1slYauP7SFglryMEmzJt0HFVJ9TgkFZQtwJaJkY5Ec7fFRkjh2JVlpeneRA+KQx3t1qUbk52r2omvIay",
-	"HlXjnrSsxKX4uGsqVZ6KEn8raO01gu1G0Cqrs5VB/ql94Yk4dZ+hCMYsh50L1pn1KrUMN+WuDkPTM3FK",
-	"nb09XYOc/Om89xQAcog9oDbpQQNSSx+uWQU0MqKefAZKjqF1kkSao94/lp7hMulv7q6e66HMRLISoOyl",
-	"YF+QarjS+EvlvLMeZlXRrHM3pxTz965u5xFEJS79FpAHXMyWmaSdYbmw+gPabK3s5e2nWIAFT8IdUM9e",
-	"mGkXNqibnArHLNrMjqYjss48hXNKk1UWNKfKnSMmrCMXFcBVUXS26ztmNMKrs2hK3tgho7rv1J9axLOW",
-	"t7h0PZLKMLW5RU6Q1gWSe0cAw3tJbMkY/gLLCDy3qmYsw3uy8eH2aDNXrA3kMuhIzWj01hU+egA3iHOw",
-	"9E5u6bC3iPZvm7vtYKcd7P60cl63xZqV8PXGDvyC128VD5i7XLLuZznRZWPAY+M35PENUg176fmkzWM6",
-	"InUewRQwPfagecFTmzPMAsNDQnbwyXoZZ+ebGntyFFz3F2GOW1baJHiVP/bQFf7Eu/FGJpo8yJD2k5iq",
-	"2Ra5ZZ9B/AKjmeLinpgRD++FpWMrHZ8eH9+ckhiyWDtio8ejSPPuQMqou90jMf+U8Aj6nP/Hv/8fkn+6",
-	"D/42+5V68XcW9gijemaZeDhi07cd4Z7D97tBj0Audm5CfLDTI+yzUWzMQILg4X2p1w+WEXVfhfIRjKou",
-	"rtGibhLH2V+hFNoKIMJ0Q6r6cjSLFB5HSFXEaQhTCRpDQNq0q2XEk7H7YyIN1Rr/HsaJYaI7UIy5pwNq",
-	"/L94H0qZjvhw1J0oaRjU/BjECY+6ilmC8WcsWGIskgkeQquHITNQ1Ab/gP+OaAzLuZd6BNPGNDRSM//t",
-	"iHI183+IxPh/mqTPugPGXAsYqWjczcpRWoTPHWrxz53in7vFP/eKf+6X/mRh+oM72tLfzdLfrdLf26W/",
-	"d4oy+OIjnJfGOTO+xGJ1ecxcu4ij95eV8g1na4SKADVWXf1QuvabJ+M3z/24leu8nFMTjnI98WfasHGp",
-	"RMnV6dHx6cntai3XjlL4kqMcfEnzTRCQ+xBwcYXyqm7qdEW5MjII0kXMDBL0qhtPXx7fEM2GUE41LXCE",
-	"MbjcgM9YDK2YuFWrqli73ikC3lScZIoP8zdyIqx45XgufPEVwYMHbqxXz9lbgEU8qqqXAi3yMl8PtNl2",
-	"gcnwby0TFbI6ls5URCQYV+E6HEa40k3f4wKtbm87QvOhaIDcDWVWLePmZsWMEy60UXiRFTti/Vy7kFbu",
-	"C5kwCrxresocNqzezRh2t6R8Ddx3LkQ3csEkYNV3nVnQpZJhzxY5PL71YyBKCaSnnCGmI7CeL+QKCQde",
-	"M2KzdHCuMCQqVg4PYmqsemm1rCLslopSeFZAChdwXhUEcX3UaGHrdjvMn54ml9fnd5dBk7wml+fHd5fB",
-	"9tZKTjg0+lwxxWVVMYBzRmOdIzg6mcQcg6E3Lo9vGq1Nr/+m2f+luOdvavXaWa1eO17vsBF9qyoyR6aX",
-	"CbyWNygZMSuSU5E/ULCpREy56szX5wiZQu3lyNQcWlU65iFu4GtcnKayN6OFW5NsYO1oq62k1zMoPGl5",
-	"495bq+aA3buXNrKG897M78IXWs9f8oUayW6Op4vyZ1Rdd6zTM74Sbc/hTXpeeSqtZPU+B6ssuGKNOjJV",
-	"3BgmIB/OG8sG/DPThJs2NE9y5cTrQG518uH2iFh2Zcl03s7REeAl3uhlGg56HttB0IA8bKs0uJAP37QH",
-	"2YU9casYXr87Itvb2wflAMCFM863mcuVVux0ot93vjTsf1r+Pz+T21/wX238z4b/b6ez1elE/3PzXzf/",
-	"deOnx5//Z6M4brOyCOnJYMAgtO/cGR7WSmVfschDSsgr3Wx2JadWHFhgHvkD6i8sYB8fRwwb/brC1pqE",
-	"cszIQMmxuzFEYpXrWRgzzD61EHiFFVsVjzD3Q0i0y3MIlhtIFbI8RcLblhTcOxCZXkhlzxY6Zex+QcV2",
-	"Owuxz9N1kAGNY/vNradLN5fLQKQEiidWRZwnvuJMiTgFgfIqhGKzy7e+3mRE5lPFi4YFKuj/WhLFukoX",
-	"yXn8FlgXTVUEjEfobVwn+KiPgTQVGoAOR1QNvy7IZcXQprF8ANZdnYKkZu7ejVKJxokZzMOiTmQcpQbt",
-	"lUXOc/fdKsJ0JTSOYqorlnX1Q7PRIhunhAs3sE5OCBtD6a5wVieXRCYmffQf//5/NitzS5SU40r4+9Sy",
-	"CsJwXjKfOpba7yCKC/yyImQkO8DKDz9wzc0iKcvurnngzMvaJXOtcHnmJy1BsJ7HzhJ6ZVluFhqIk3mk",
-	"qCRWMaRDeP6OCxrz3xZ2gmLpyK2BH4qtn2kScUOy56+sFDyRCgtApoMrej6lr6zIj3Ha59SDKHwqN9GK",
-	"MPmHNFFadDZVLZSqTufP6p9UiRnQPOlEKakWVV3Ht12qox2YZXjUFjWNWQouO4fXvFn1lw/JKBlT0VCM",
-	"RqD6Ok64RU6NJlOpwJw/pjMSQkOgt9jpBMKt7BpKFu/LfLm7tHbj4rq7Rwsbq7y/vb0iOAh06rolIdQ0",
-	"reKBrdY0ypTguPbdoywci+3Fgp2ne4sBdAqrqi9ubJMBtqpAJpgQ6mRMwxEXLIMstIrxQUsu/WOLHLmN",
-	"9BUVCFcz4rru4mAtmGFtva2OuGBTNC/44iE0ilj0NhfHk3YMSuLIDhhREcVZZYwcTLc6AjpYQV9UOK6u",
-	"XRKLemRjJwg22wRzGUCCh9Vqko19S3oRM/bHnsviZTQcoRsa6npAey3L7Jzige2yElGIBYZPNTfb5ELm",
-	"0lbg2rG3DeQ4pS5qEkmmAaUMvWdtyI/CqLoG6U1iKrr+PGHalttBuQdATAWJaXjvWnQxDJywe4iszNlz",
-	"v7h2YQOp+jyKmIA5t92caXVTJWOIksrl3HCrw0sSy2l61OkWfJsx08WKpthr30MaBclsm1CZxM6eWeII",
-	"FRgPkN8VzhpKMYh5aGDSg9KkPl6X4H5w70jP/mAmSoaW8vsxs1O0PPyAK3FNpiyOQXez2JT4ooS+kVou",
-	"qRIKv4SWJnFqRQ3rQsoInkzLLu6QgBEUfva2j7dEMWNFMiiq37u2fzSgc0iPaBZKdAjaw8ZIi66Rshvb",
-	"q95O29wuLRieQCavKJ6Cz+V0HdyYGcmoaw+FxrGcOvTZdbNNqBnhSei6U2Ts+PSUsiPFWT38gj03QQ97",
-	"/fV8TjB8RKPT1lfR9SuDsKSIUzAman8yOpnYq5lFXXjYtQ9hx7u5Hb/SpHckhWHCNG5hAEcsQkLKb9+S",
-	"j36bHt0ckToTRDcR9IHy2O1oN8X+7Jzt/BgLSIScrnx+UN5b0LiLjM3OHQBO9JNhIT83lsMhg5zcxGVl",
-	"s/RGtBv+seEsDI3TqFdcfD/Rs2zVUmJboIlr5oYxkdggSCUC8iwd4/Xf3gBzpB1gr/e+BR6LZ9B7Ip5t",
-	"FsEXScFW3v2YxkhGXcdcKxluCBzcAhiSumlEqGPf1EAp0A1K0pkcbtWJprPNuq9xZDecnTrXBG4IXAS+",
-	"oIsktN0sLuKV9kjrwqwsNIC52TewbgOk35XQdKKkkaGMAf7NOtkFajoUuP4HBjlsoFsoKvSAKVC3ohIf",
-	"SfmgnjB6j1+xUlmf6sW46QfY7SZC2UsJL+MsY99+l1ugycSsfGgyMaEc2+86s2Hum6EUgrlYEOlNCrgK",
-	"vFGdNyGUY6uncDFs5/gvXOVSwX/sbkf0gZE+Y4KMaQRYRdOqVbBYbA4mSO80YuOJNFYrbHzHZr0MYhCZ",
-	"gNgcUs3aZPfz5zRoF9ogSQPdwDY9QcLN3qUT3r23M7lrGfhXVsMArgElxdCC80HeWxiqyivplS5OjJ77",
-	"LiTIFGZ3obWYOZNNXwjsBhJLBCZ22EcRg1bWbWJ/QgdL8XPz37HMWevsOynp1O2dNsR5rYSUaAbV+YdS",
-	"ZDJG/hswRdeVqFn8jRHVxA1qE/bZnTUysIFieuSzhVwtASsXvXaPeqVjyVVFTj/4EaK00XwkVcrY8EUa",
-	"gvWiG8vwPnfppmzQoSW4pLjQTlDh2s3njHZcZ4YpnMnFfxTopLhUt4OKEyhuG8gTSKnuwURA3QG0qgR8",
-	"YequYokuwb/4BYs0NLbUM0vhb0VlTSiZKBbSBNmi0T51HTOoyYCOeTzDKh+LVwOQ6kL5olTiOgTRAvs8",
-	"+GR5b+FLV2IliWxGLrRJeWhWT6I7LyNeSDJhInIt1X2xixHY87nHuo0UqGlZvQyqm3NfyWOxl0Nzk/uD",
-	"2dgnEZ3pzTah+h6QhUIJa3TClaYEuIy5Bi2xIDXnZraHA/61nEhbMIVmYhsUp4saXABpesbi4NnFrPaC",
-	"zOsp2IOcutT3qp4FDrNkzOAmHPFhccmObKdwGQ8VFQZ5k0zCUTaxPew6oagNYFJ0oQdCeutqblgXysV0",
-	"2ecQKphVfQ6uLaZJn82kiKr6KWzQfOcEtw53vjHVpiunogSWwlZiRt0iC+Xp085/gsAE2NIhY2zONAH1",
-	"2ZzWkbKmovaV3sculxbqtVnSy2lKWVUCp5BtQJBV6ijHggPuQ+4GAYWhiwAq6nkuvxJviYa7OVC/wII9",
-	"2J3V63dtkp/Rf8U1S6/4zEGFOumoz17hUALExQJYRPNd13WuDkuqvUC74K7V1LvVuqAbgsp8divmGKVH",
-	"bssE3b1Eh9VcI4bUzazYXsUOOFpYHP5wcb9gXSGd0D6PuYGAv3tXpsBLwhnzUdIqm1FBTHCL9y28MSe8",
-	"61haAcRZj+10myNg2x4zPCMsTuXqfRWmSt/I3wY+fRxZI+aP+7tddu0F2fWxCwXF8v3ZPiqXmPc7thJZ",
-	"GuQA/MrqWl6AH9NZ2lV8FO/7KQu6dTYjtWAkE6o0A1PR+c37xkCBUcLb45DTZjKfldRy12A66bxcCPKT",
-	"9iVcKIn4AJzYJl3sBmq1dVR3Iekxmm1Wf5KLbqJZdumlk2R33vwSrF5leBy7tufO2GDvVhTAIRA4nvnr",
-	"RCeDAQ85E6YLpQLTr11IQ5iQyXDkagi6gPbU1uJt+2+heKx90xWZSxvuptVuN+x7sTSbEIZiB2SdIL1y",
-	"scSWZSVEwA+vurlSlWlBWRGhDk5iKYYWmdNJ4X1srW8JzZJRAW3hUeEOc7d53TLUmIsCSdWJllZHdgp5",
-	"ny0YrkdUeUwPpTCKhqbLx+MkM1oUFwBE46Zq52oZ+5cx3Am/mjcmcfEgLWut3Jt7CFWTKYeFPUgewb1q",
-	"yWBCZ+CbgV3l1KRUuaGTiUcUnagHNutih7PCWeATiIqHh05Gxnw8+xMom3yMIVtgEQHnM+rNoCgVPuHl",
-	"DXxW4DLQxUgMY/b/sfeuy43cWP7gq2DV+4+ipimKutVFio7+y6oqV9l1kSWVPW7Tq4QyQRKtJEADmaLo",
-	"2oroT/sAOx/mDeZF5k36STZwDpCJTCLJJKVyz4ftiC6LJBKJywFwcC6/306uixfD9jj2Nh240ZW7ta12",
-	"TPW1M2jo6s6F9YxpifKk7URrAusN8Hoqo39MYjmdw0QVaqXnPV+w9IJ7rGKQ3YJQqdKSin5ktIAiDNy1",
-	"s+c7eyNU4hkPt7pbvsUPvHU1cx2kjdWtbrb60ooGFYdsX2WUjG8GgFAa367kFbvJNeSi1y0vW92tBUNI",
-	"7bXOlmFdQnXjw1Z3q2YagHZUrtPeN/492Pvafa7cLb3ffVqc7lb1ducVq9yQwKW3eGPasvw3eHXBhxcu",
-	"HdWvK+0J6/kQXu9r5JYxptCqbbh+Tfm1GA2orSI4Q12b3HIpUVWdbKu7FdTVLADEon5lRtfXkJBQ8bby",
-	"RU0p8b5xWKJmimoqAsitf8JDuHXolA78gGcpRoHVjryt7pY5YQCz1T8ocOnVNm+cm8qmC5Fr3vZYfq7v",
-	"ZeUvle2oGiZeGciFyBHne12MMa5om+Bc7foJjKj+0EJfLlypkFBdRIF20KM5EFHNjwxc4POpTVqB+m2O",
-	"WcJNUyZc0AzdnhM6nZr2upzIAjK2CRfdFLKoiq+sV9hskqbTPTfa5ghrziDEwm+x7Dnli/Xg3LpDdlVN",
-	"P5jSp7awqyvo527vP3fVTGXK43lvmt+kXI+bqziHcueumHscwwdWP34B5RYer4P2NqU7YTHElSoezhSd",
-	"96zkND97pej8pSvkHp3R9DYbK6NQ9nR+g3EkS0A5XOFLV7aoSKrba4x+VkzL9G5JNVLdQijyhS2IdXwp",
-	"PPxzQMU8trEIX9pihiyRklWYHY2iuurBoDSseqhxAFZjltQmcNUji2t41RNB+VwJeRIQy5WD0ChMq55s",
-	"XMSAsgJ/XgXjo0+Fwxq0ORU0o6kc5Yx0AKuiYqwoLkX4yJAxgOsAzyReqirB0k07WtOeGdhwwotoYXl3",
-	"FxC/F/aexf2kaaV3G8OEvFjL2usCxx9PmAhHxTqaemkqg0MQz7QkSBW/mLnfBOS1FBjS+hkoWIsRj2ot",
-	"AP2FH2SefRwWfAkB6hkPg8LcGh2YZVTwLESkQ1c0GhvaAIumLWdFOAgqwD0x2iQmDh9bEvjjdWCxNUM6",
-	"VkyMWVN8pZsRxAElHdCDTsgZSzWHICdxxxSYDjQ5I//9n+TF7hH5MznYD0d4ukBOtwRfb3W3zoKx0ADh",
-	"ExinWu+xWBEz6XVncShqj3oCEhq210tG5iUbKcY0Kct0CRWoJIL9eEJTiytcDTU73NuqpADs/HUwSD7v",
-	"dQ9dfP/nve7Bl+2/BoP5X3OWJkUwXm0ezW/hKZTDoXXCINgR2CUTCUhMYDvjwvqAjWJbODKnVNEJy8CC",
-	"b7bOakdchHY7NDiHk0QxHKvqN1kp4di35bhsr6ViDiJjLdbrO6b8JCQP6HoD8MpNeDE3DRNfL+vCjU9T",
-	"5sU6PB+PgY1Yz0hwA9J1U+I6uA78YaWT6wlCW/ZRx6qyJl9obQiKJz3a02Ud2pTS3Ql3nQN2Cg4EjLnQ",
-	"J0SwEc34XQUkLZRV0n0M4tcVKL+LYv0VZvExKGA3nNJV5N4PZUpsWk+htnzLBMSIXeRCb0p3up48hECd",
-	"BJpVNPPAWz1EpxMIHcMvJpiEgRzTlcSWVezCy9nPHmfUVw+xztMN6MXR4hM6ohSbAKh0+MdcrME/X8CO",
-	"XOQidEDkwsajhF9mN+bQj3VogOJS4p7xKy/7ZDsQHNSchxAdjPoSPFG/Hgw1WPjXpuILi98DKymI3r7O",
-	"ge2Y32CQvY6XrV/npIYZvDDiWJ/ElgPf1Nvmpi9pxiY7nxO2Woo8VbeJnIneArNrmNTNl59qTW8n4KPP",
-	"p6mkBWsgxt3BQ5sy6h/1l8pfGH4bfagjM1qEQ+xdE+N/GW2zaQP3Qsfio7AYVkQ4JA4WL24zgQgg9x8F",
-	"53xTOvj62WOrCXaE3Z/JNJw6FctU5srcAqM/XVx8++0339TSof6093r/xcGz6kX1T7/0d16c7rymO8Nf",
-	"Pz/9EryfvkmfnTZgz4FRiYqF1NWEJ8ckcsmQEemc9ve2u4AkCVHWyn65b760Wwp88Xy7OxBRmTgJXx6Y",
-	"Ugln2bUFHohIx0FhSOWwMBCS0tyHP768rCFJuZagCc81oXJWle+0iAjuZTULnFdTYKBeqWeLo/Tm3TNy",
-	"tw8xlpm5dINOXsSZd15dPNs+dug3mthLPWwMZxek8+412D/PLswfqoyoAIw+6z3W213wV014ZvT8hMUp",
-	"tfBpkAxl5+WJhmiePajQ/LWPw7RCd3+TPnsrRszcV5yms7hGdIN0QHzlLQesHGeLK0KVOhm7z1xIOeI2",
-	"K52ZpnUJE3cslVNWjMx2ZetZeXAWgT2BCZEzjD72Yqas/w94ijq43UnBMHBCECYyBSCbkYIx0BHypTuK",
-	"rb1uUI2DomFvJNY4ZaoEM7HYFhhvZlVll0HYStt7kz57j5XZmVoFY1eOUdna4MbjVRxLlYR53FazkJZb",
-	"yRfrO5bp2+RB5hKRsABtYX/nhmqWkCncCEvsJrdB2bXo4sXcKC/O4USJJjN0LCesRYc/2pJlun3bfGo6",
-	"Cx/drhO0hEIqzm0RM/KiD0HSmL8xpUDIAHCZALoJ5U+ziHQUnUHcH5IFyAytB2NGU7AeYgO5FNs9l8FX",
-	"+GsUiAFk8rCpxY4KJIQ7ZtrAT64d7XV3O1kN8qJx3zw1J1FMw8eV2fIOSAd34QkDkBnCky5hqWaYcyG4",
-	"uVbTlPCkgD2q4PL0yE88Gw9EZF/4msYQhopA61Eh1JEXpXbL5m7gkhzbZ/ky6ogzr87fnoUJMyovC3ft",
-	"sFukZ2FPuQ53ofLKN6cX33y8+PHtq58eiMfikJDWMRN6cuDWcnAqF0fA3z8KRCO3KnHxrNrJwocZJhO3",
-	"WNhYwUssvumWEIaP8lc5oLlBHoyZ1BddwnqjHolOX179X6f9vagywzyQrVedbfvYavdTfUDtsDSM6cey",
-	"79We7JDIKoeW6zFmQufahgkmQLVO/ThrBLY1u0sZoY3qQ3SMuZc6kxITf4uUX0kSWeSB93DfiYg2m+Bs",
-	"PCcdWiKFYNKIGAhSJKq/v/jQJUKa/5qD4fzty52DLmayF9F3lelwiQBuLUfHkIGBBQqcIYTos+ocLYWZ",
-	"dGB1Yqzv0Mozfnm4bdpVACBCDVbMCU+wzF5/ux5DDrq3VIWeVSRR+SFPJ6ZqN2J2+F06E0ae2xlyHVnM",
-	"++xQcqMwp8xmeVLrfLJxxRB6zjNtXnUjc5Fsd6vVuMZ20BUFxyFkhEsFfFxwqpTRw+at25DV7lViKscH",
-	"mqccISO8oeMuHVHofGIDlSmJpVJ46tlOm7onQGmQw4lQu0Zg681uhCMNlPlWCGoUcN6VoXgqpFlXdpFQ",
-	"nET9bmU00miikBUA+QHw6IH1YyNMItLJkCjMgugVk2oREmk2EClzYDrl+tvukmmaaxIVugrU3vVgKO0v",
-	"FhkLSDe6JCpgijD/+RIHqOsdeKaRboRKzRuUlMjOX5A14IGa5eI5udfH/HkOiI80NrtAyhIMvSAsHkum",
-	"q7vm+8tv+/1+aNs0wlF0vJ1JBDXKsvK9fn//4PDo6bNQaX9SwyzJayqVhU5WNqC6N3q7IlnatFwgBOqZ",
-	"Q2CtiW6aAlAUQlEbAUO8kJomDqApQnog1iRjaoLQLhgs0uruY1pxwYahm6ClDAu08Uea5swCt4S2O0Fs",
-	"QLOFJfznP/5r+8Tl/uPd1i7Pde6mIfafN3mSpOxRqPM3ceY9FshZYQl4kCJJ9W2j3dL8qEFXx41BkxsW",
-	"m3OyY0FLojEMZbS9nqVy6T15hW8be102fBWFMk52aVRbwxxJNWShrtQyT225wgWaOFTOpfDEUAiMJ1w6",
-	"gr6lgZBU3567so9t0MUmNw/gZgZdWoIXtzOq+JO10ub+CJ705kVVdz085L62tssTTYCgsWwy7F4AUdA6",
-	"mrH77BiUkQL/UCGdD03JjT0MyKVnJXUm0i5599oUPrt49/qEvH/37nwghgq54IAVvovPFxZFTTqv31zu",
-	"fmP+f3W5+/rqEnVxSj5dvd55Dg/t4G1kQtUtoYoNRCZT8PgmPXIKKeeumYAgrAnNrJMken/5JnJGy1b2",
-	"1ZUsqR3HBLZtuYrsJco7RzVBU3aL4MqmmV8Wh/VW3DGRSTV3MTiLa+qOhfUTavWAlQvNVH1aFP7S3bqh",
-	"mn2ykYUrmEdEQlUCZb9gmO9IqnlNy1FzMpKIZPwHupIX+X9P03RnmqupmchhKnMVpv9V74CkIwBcSZUl",
-	"8ADzMUpIgQBgk93MnRiY9dHPpxmoOUBVar54Ajh12621q3PbnKCbe8zS4Ts+ZC8t50vR1YOnR434qZ6N",
-	"Vd/m1RF6/e5i5/R856jfBn4VeGGaOFutHwTKuDByrsytO5Oq4J0CgBxTpvV4GFl14rYQUvGIJMNmaDyB",
-	"9taE67gvKvW58Bdf1y3Sdfz5b4ssu0fRTP3kwbbH71nxTGismYMzXsAYXrynQe6gDkGTX7I7JtBmjvBL",
-	"PCtwQXqtkf1beyzuzAL9Zt5ANaGZMru8BSWpgJW0ipxXMl2pHV6YMo8ToRISXjcH0JRaJImXPVqORFUm",
-	"y5laLpOtg9tqcZIcQF4iuLZHhAop5hOZa8iU1g7xEdKmzf4KEYDcSkI9EjMXVY6VfdAP0Sd4ZPXewkO4",
-	"eidcIqMAcWQBdsbMttUi3h32DzcnqC/6135NXrhHApGPEy5cxEfjy70IFTFK2ScdBi8tU9lhMjA13swN",
-	"JM0gRFLnsP8CF20wW2NB13Hva5AsaRkPa0FBNKUiZmdukIqB5iJ7ehj0G26wO0J2U8srcsu9xnHDLz3K",
-	"sNdAPPwFUpHX4NOxD7/jIkipIxqwt09JwvU0pfOCsyYX/LecgUpfuME9cKSKNe7thx93kJph78X+64PT",
-	"w7ACxR+E6m6eX2fCHVhE+9BMfCA0bJC41pYFoRWXlJ2nkk0qkxlN1+nfneTJQ3DyQ+eE62cp+4XIdAsC",
-	"f8cthYJZabk/S93qKvUmpHq4WLnwOrRkK3Bs3AUPC4OAArPXckHTqp2//LHa9e7W/Y6pYOeOKnA7m5q8",
-	"F7wsnvO+fI31l02BJbZ48ZqYI6iYx6Ixe8+f7+8fddtMbGVl+lq4bVeXHPT/V8l9hfn+K5VYv9ZupZlL",
-	"hnszy8IGm5y3wBb9LS6+CpFnOn63t9e/XpcyDu1c0vvLYiU7cbPgCTZL1QhsVeLs7+3FDV/xER+rfHeO",
-	"76h89yO80DSwcjNfT9sq3ACA+ozGGytMCIJ0y+Ylc2lB5YkWjieaRK6CyHcRdF6/PB0IwQXrklefyFDm",
-	"KmPW12DqKajT2X2mqN5GCB8F0PEItwvOqJhPGVEyTXfyqUZ0V6NgDERKxSgH6HkjEa4LKRtmROaZ8yZC",
-	"lxLSAW8BB4qugs1puxba8XlryqjIzTrdsjyOmmnMri/xWmZjBqJlBI5yNIPUU3GnY3o9oisjFNy4nQMz",
-	"OLIz31BBBd3oSYZR3es+F7OUqflGT455fMvEZo/KWKZ0NWdt8GGeqdUHavBJGUuRZ5s9qjbrqcp1RmNG",
-	"xbW5+qdDrseb1MNGo00e2/R1wCeazDeanxFLacY3Gi2kdt3kyVs+45s8Z4TwfqMH8+lmfZzw9Haj52Sa",
-	"5jreSPAneiPpmRjZVckmjxZ76QaPSrXRALndeoMn5UYboM4Und0wtdn2qfN0OubWcbTuw5mc0Exu9KRi",
-	"7HrTqbGn37oPhvzphYF2TW0FzMCFduIsyLqLzqaxCxwvLMZokECIKADj7BGgXQGHBFYmhwPhkIUtorPl",
-	"TCns052I0XgcEZqRfm//yMaoYRNu2TSDyPP0JrLBB1iXff1wIJDMEKvOxkw4/AZiUUZM4zpRIn83WtRf",
-	"yN4++e//xBelN9uhmBu0j2+cbrvo84gpYIutkzNc06OtQdy2LKRGf/fT96tI3uuq1KhGp5y8vDwNG67v",
-	"6iX3j472XoRtLuEA5dus5pD6+P15MKxG18ZO81Go3P3qWNtbiJO95UnTeF0u3ihv2by9DcMM+SqLMFQY",
-	"ev/3XOrbMyD3X3OVAsMMH0VAcHVrqokshrJeNNLyJGVXfMJknl0ij0LIAQA/lKjTFlfby0yB1xDFslwJ",
-	"jZTJGn2/RMeKMdEjL9mQ5mlGXvQr9qoXfc8ofPC0ahXuh67kUnEmSr/Lshn46BU1MzFmq8+oKyi0aJFZ",
-	"GCdXX7VFobl8R29YumGyubtPl/feaTLc6m79Pk2DEDJrQgnUN3iVCz8PnXQilYu3SQRxptRdCjuRy/yP",
-	"umSqGHJhCjnbRqro4iRIoedLfAPN/oBQxlBrnALIo94k0gMbthzDYG/Bkv8AYBHNf7f2fVgeW8db+/d7",
-	"XlQtfjq839/qbtFDc49hWXDiMzaZultdISqKTbdg07y+mXsOz9X0ekXcg+2AV/8yAtV3MqapWSchq3Zq",
-	"fiQzmqY7cSrjW0tgHL15c/z+fUQ6+4c7Y5mr7RCPMfldihoaz94ecg17CZudX/p7v/7S33nx6/+9/0t/",
-	"5+DX7eNf+jtH+FUwffOdHHGx2cosvKvrsL3WyV1XBL84upDqa2Y0vd3hYieWMmVqZ0pFpuY7L+rp1/uH",
-	"6ykRzjFZvDQ8w1kzvFfZxHf7h/2Dnb29Z0uczR9Fs5QA2W8FEEPkyGtGKEllVhxGUNd8wcH3iNS0Rtpb",
-	"LmYHWR7MatwB/PMp0GW5XIfiAVCPuRgh3xhVrDCntQ9DeSezd7a+sN/Eovish/azdibaOqhKa8cvLQ09",
-	"tTNlYeF8OavlUhVDUWColTPXIPTFyC4Iv3u0ZZ/Xn4Zan733ebU1NNvCTaylA5jlZXkogdiiY92PU4j9",
-	"YBM44pFbBFgFYsanmc2d0JDYNySCzeytMCpmIRqIjru34U+VgJyIjFhmlMeEzsmfCfxGUj60eRrFejhB",
-	"1Dmz7N1BMaU6M9fIEsiJfIRbYMEgDCmN+CDXmVloqcxCl7vlW5m3vz5dvXsv2eeuxsy04Ikln5p3YVsL",
-	"7Xy9IOn+fj+w461SbRqwEt/TKeYHbBIv8i2/YyQqIqki2KJvuUjKL20GTsJZVvndfBGBDwGT9FKuM5vl",
-	"ZLMOsjEbCJBBTHwzp6plbKjSWjpWCXvikg4yPWJa2Q3Eu4eSZ3yvTast1plXVqArwbbyW87s7+b8+YK4",
-	"Ce1f9ZKzbKPXtPH4mflGd1/9PtrkhnsP2SyhuKyfxpJY+FZLsgP43cckKl1SEeYU3eQ8zXbMojWToknn",
-	"8sPH969ekrMrTH/pkolgEyl4DD6ogcjYvVnwkR/uEJm1Yl9CNCvtONH5pyuyK9VI736WavQ2+bLrPGa7",
-	"Lh1nB96z+9n850tU410omgt3uvKNVb9ipdjCmn9fZP2059z+5OUKBQi3FbNpNFcyAJkjdiDJzCWeaRsE",
-	"jbLNGYRslRlsmsyYYjYc2joWgWYPhjOU5b8A+VY2JkC7DSOQxePSXbsILkFhshMCMKawsrH7xyTCPyKg",
-	"G8tImYJXy386IZGb0KiLNsChVAOBOwTpOIbp6qwTJpKp5CLTRqRqG4St5ibPCiAOU4P34pv5QAiEzu1Q",
-	"kqh8BNwu4o4rKcwhQ1M76ognit30di0NmxYqeZVtayDsvoXtEuwavaRdS7MJnKrWnWqONWZdrC6912aG",
-	"dj58f1qDdsHub5XpaI69o+g4fOHeWBX04olFIWcJp6FrAPDahkGtX8tcgMA5dF1ENEnNDQ8SEZDnBzzQ",
-	"ZrRGlAudkVmBzAz024VVuAJqzSd0xHan4N/Hv/8+ZeWHGbuZFh9GfFjtpv/wY4S+mz45G28ggtVhW9mu",
-	"m5Jd4oXTlg2bgitv1MOmrbzO3LLA5vyhJFWaWGiPmOpMk04EiFrfs3mE+R1ckOjbV1dk90ZSlSDe1q6d",
-	"0d3Pt2z+JWoVYavHdP/o6WJL3skZUzHVjIzZPbl8c7qzf/S0AHIxAlDt/Yvh86dJ//ne8+eH8bPk6dEL",
-	"uj9klPbjoyOa9PeO6MHN8HC4d7N/0795vr8fJ3tHydN47+imP+z3af/51ia5JLh3wghoosdy5g1dB1hp",
-	"wbAJJk0g9SE3DAaUcHNOlXdUMRD4lO0gUlf6h0oX6hdEiqI+OfSgxGBS0pKiypKpDgQ042ZuUxrQLOtD",
-	"kMEGUJ+mldJT2qH8gflmYV4On+/vHaw8JZBNx98P7BsK+fDWiXeDW54Z+J65gMmFYPuvFTm/jm1ndZT9",
-	"3yUX620mgQQZQcm3csJ+f8Tw9loIOGjjqGDTNMWcmIfki4IFUm1ijrXPFRkfLWPni3FuliI95tOVklRL",
-	"LVJyiNyzNPX4Me1dZWTubZBUVIRpOVJNc3UZUZWkTMMiN613SCUqwStRlVKzMtrl3KtWgw2672LzP2lM",
-	"fDJKeEIUsxnBU5qNzXFQVZz/+Y//irZb7fdSjT4sCOmbYqGQ7+1C+WPF9QTdwDOumcdfaiYds73MjjpT",
-	"kP0lSyxem/3lU7a6cdKPmDCNE1QO3Qp5DguxyDcD1V0rJWkep+wnxm4b0OK/Cmq76VoTYrvbDhel8I4p",
-	"xRO23ms+2qceCA6PSa5o5lmZ2vy4SPLuAHUtqMxZCSdfDs86CW5miL4xutDD/dATJvJr0KuWOKO9rO96",
-	"mOyMzguFjOsCNLvqq7TBJp7rqCgHsb6lhpamcmY5MlMZ35beafN7Dcf2qN9CfdrcKW06VQkfrrNuYMMi",
-	"8+IqaGmlKT4Fy1jOzpUZ4kep7gFe8xIEwmtTvcvt/ehGHl/SDOxdGE6zLnD7hvj8Dtz+nKkzs5Q2jv2Z",
-	"miFoTiwp/N/9B/q/G+chgNhfdGrZkG/mIl1/469O7yrqgPrW2OiXLs6UjQXmwTLhu9VWiMFDQx+g8Iem",
-	"o3LG2G34ODe/JHTeAs8+KFDee9eQrv9/Ma+eUTdli1YL80uRfmRO/i7ZM0p+qQXY08zG1eyvCrLxZKBm",
-	"aL78SOyP5h3vpTCHaybJM3KZm78rL3q2/D01cYL+le/uPnDDKtS6r8Tr8Vj67MKiWhFdY2rakBWnosiv",
-	"IQ6bdTWwe+/3QxD3Tp9fCxDpa+nmTSFQrXTs4HxZ7/OjAELTNe5tNywcZbsS+i+IPzeh1hnivOm98F1e",
-	"TsJMHDbIY/loQ4yZHZYiKgPqxO74jV821hcFhF/dSzknwNcMvdDHFu15mkWkU3BWnlhI7DvWhSh0AM0n",
-	"kWnNmdSYohl1sQZ03NA7puiIbXdJJKdMcDG6tpm2Eeng+4CNucSaBCxFZYGRgi8ciNobfXKAa5mbJjv2",
-	"KrTdl79yEZGOq3Ob3LBsxsyLZ3IgymAj75LUJRHXOjfNBaZxRDnUrCTIMm+3UKAAp9lhCBGh+UjU3E12",
-	"SGGy3AMeq8A1r3ySOeAam7cb5b86fFUfTVnxgnh9YLNzL0quOut7++aE2j96SuIxVTTOmNKAZgurzaKf",
-	"qzxlukfO5GQiMUnyxrKUExcKpwHd1VwVU66zbQS9UmyYa8dSctjv1+GqW4Xp7R89rW53+4E+flSjAO6C",
-	"oqsd/d9AoT8Yw6ml9W+a0pVb4HkaAKrwMYBwFGxlqxwIH6u39EXXNKwK8MYQrgnkZbOktA5EKRWJjunU",
-	"LJfI6COK8szFtEh9qytuyaK0VV5M4apc+yUWxuecmg6/BGtJCInbfb80igRLfXHs/FfSZo2G8KBMgSfa",
-	"M22XPqrUxlpxTRzxPCZ/a6bumCK3jE01oWRM9Xi7Ry6ZSAjPBoJqi4ZMovsdfMNOZtoQYaQ41ST6K3zx",
-	"l4hI3CF/YjeXMr5lWX1BaZnr64TdXf98e3D34flvV79fHIp30+fxT8ne8I1+OvqOHsxfsX7+Pf+YHf37",
-	"b3+bPbtpkYtfjosbpaDwmOngYuRCO8JhY7XMCX7vbTwIfk0FgSzlG1YGsaZS3u7QlN8yTTpCkn6XfOyS",
-	"vS55S6Qi78yAAjYLbMwDsTDuMD84+PUxe/b9D+8Pz6th0r/s77w43Xnz3ffvP5zv/K2R2mYJ3s4VE2TC",
-	"RZ4xBwo14SKzESQbGDWrAZsNq7eAWVvPDmlk24VJFnljegyAtjcMlQL0jNCMUHsoulR5acN2aUZmYx6P",
-	"MdwCQmmKMPUKQFqNm5GqB9AywmvOJRfZxpU8GPHS9KDWlvDcQPRR+5gn+8BlPplQNQ9EPRXI0QEr5gc2",
-	"YzpDPpzW4dGvXIUha/9EiUvw8yy+LJry5OB6omw4DgDgEw475JAzBZj3CXl/cUKwJLTKFkbGnvoj/hlh",
-	"KzcjXTy8Oj2jbG7XH6hwQFZtqBcvI5a16SGAQLTZgv0KQhMKmIgqtn0ZpjahU5LJbrEnKjZlNNOtp9cP",
-	"zazPbvGWNQM956HK7OXK88g34Ux/HH7DVTYOiNTPP//888779zsvX0YQK+a+iMgu/h2VFwYb/zWid8z5",
-	"Ks2lLI/HtXyYF8/7O/3Dnb39EGO9t/v3d178+vnwS2cH/9r3/tr+awMNd8JZ9hECCNcKYIVHQoNYxMKG",
-	"ZAV84WDRypWCoC8vfvGhcuLiahdCPpYj1a9cAcOUjtYIPwEEl9cpDXrwW4MlvpF5EB7Ormg4xoTMSoKP",
-	"JMzavx7svmiR6n/OlJYCjMGeccAnhd8PU/kE+KrM/vncxciRzusueQ8K0qcuOe2SD9uwhCCGvLoiXj9S",
-	"ekqtNT/u7RwQCCQ1F+mYKkY6IleaixGoAYvUSI4JosaL/9PX9w+biS3uSv6ehENdylDY5uIdDdUVUgNP",
-	"LfZXt7IrO4ZbHKv8zQ70bRWQ19dBGGzNfpuNZdISv+49Fl6NuBdw4gyZAgSH1QQEIQnwh6xotAfwVta/",
-	"6tJc7YqXXRpTiEeCiF3A4dVjsOGZfyH6pnrXtcVb4HFV3niGj1W/s6+sFYT3V747jRe++ogtKzu2IVD+",
-	"uthypdG9X/5vlfn9XyFs5Yz9yDV1jJuH+4f7NctVv78uruFyoQwKX3mMLOwKiOlRg+X7+CrUwRG/Y7UT",
-	"7rvTD8GiE+64RsqyP3x6++HDyp3Xtse9ragq2C9r+6r1iEF+wRowmSkVr/GhkB4BcOe6yXakl3B/2hIO",
-	"i2UKpigbPoOhdrmwYOqVQ22/BaZ50AAT9qBkvIV/NqXiils1U3GavhJJ0Gjxk9Ooz5UkUNIIt8YsjsTx",
-	"bvkx2ogXM6RpCqAWQ8XMRR/COPPpSNGEJS6mqFDXpykVFh8b0iipIGboaSaVj6BhXr85LDE8bv5etMwg",
-	"sZWjo6r0hmsikdqzGIEWsMAwB94rq6PcLYW2kLcmgX+lFOLmtDMRYPFFy4B9YdiKCcNvS5iZhSbhlYlr",
-	"AsDIAhN37sc013X5tdJ4DY+FOdhDkL1XtaF+oou7CzQoq936LcbhVEn4MmNqqngFeLlpj7F9b7jpe9tB",
-	"ILXeDcvI5X5B2yBbKrrfMR92bBGwxaLYcimqVm065dcAW9PdmrGbsZTgBXVBz1uWles65RpFwdMAyjKL",
-	"xm63ij0FY8koeVky8OtifTLl8fw8v0m5HrPkJc1oyLQDpXpTVwy4CvFLcscUgGibtVwUCJj4oHTLG4Wt",
-	"MyxA7oUI8kuEnJmLw1CquHpxOFgrtqJoX/n24Pqsjteru7WseT+hILxER2rInJfYCVhuxVycMwf9XYE1",
-	"qc3a6mWDVXSxFYG10w36Q7AzSH0th2RRWno4cuhHfBQSiDV9bg+63UJuxaPTG9TDJtxrVl4z7DDa9IzN",
-	"tPKN+lQJUlnRRfeCZT3YrOmBUJi9xwyFWRrd0tyduk8hcKwIKXZcsABh9zSGLE0+oSnBl3cJzchE6ow8",
-	"LX6ZpjSup/ztHy6i4PmGyz//+lcwVP65Mxj08K8Gc+W5kkkO4QcX+bokckin1ZDx8AcxDoZ8cSldjXl6",
-	"kYtXtuSX7pbFlLnk9mb3qFuQi8ZbJ+7Vxz5pd7CUTy/s0T85nY4mDHxxEDUToRaPYYNPNJkDAy+Y5XqP",
-	"HUmLP/9YnukB9qY1ItUK/5M750ZMIKsaWOKuxzIOIn/pMqJhQwKEi1yU5Af4yJpC0wbJx1FCPa6FM3Hs",
-	"wuE45OoceYwJ2vnPFsGA3A5QLrvqqKyTQwPaTHwKsPkbWppGigXU+fe5BjJWc0M88TPkoXzB3gUI+080",
-	"wCbosPE/kOw6oXP6v+MxEztmlf++LMm1jmi28u66GC/0ns4pORujzeQB1JhW48ABa56Mb1zg1Mo7nONh",
-	"gSAjyNIH3S8mUyAVhHykkNufxjGrcR9t/en10YtX/W8eN4JKcefS9V6093r/xcGzrZaj5eroulY3D9wP",
-	"RnqDmq7FHlhMi5ou0omuzF+dKjmZZg07rmt/iExRxzRl7+l9eCvOLCzF8uMGewgp6+Gkdsv9bxvplWge",
-	"t8tc3YXAGU6Jhl+MYPHMRVYlZhFDkirPeuSlFUFzcwH37wkRkvAkkD7XKiDQXwJGn0mldiE+m5mifrND",
-	"tobRsipMDbmX7tRdbQsbU3H7s8zflxyqAauNZd5dviRcMKHj2C3a4Xdz8Y3eMIaE4AdP61kgVKnqy2Wc",
-	"kibUas+kI9gdU4SS7y4/fig4obQ0gpDwEQctKJU62+6Rt2IgFB4zulHrJp2JVIx4eGnbJ+7VnGkHkM0S",
-	"wkUmXczUEz0QRagTBJ6RfGqOmRf1mLO9/d5RNeJsBxX3z3vdvaMvhfb+ea/74kuDBr/q1iHWvGks9pkI",
-	"ZMHFOB2WWkiZei+W3Ud2Wl9I/K1zHfYe1kCEiP14osktg8hM6tG+nQT4wnCjqXYQeCZ+y2mKyo/fM7rz",
-	"+6/mn/7Oi+tfP/e7By/CIYLe/r7YxngswYcgh4TaD8QtI9KByOyjftccshkXMeCnyKxkGBpKZbHczWur",
-	"AR5r5otUWalL6N791SR85WHknc5yBlZBkBwpk7/WE4ZXt6j9QRYgeZdTHFMF+EBPNIHypGMxhMnR9on9",
-	"rRhvjBGt5oL53sf9NgSM/4oT1NV3wTTAIy/iqpZC9QSO0DzNdM8SWFq8QSt8VCRkzvSukN64dKZMEZTj",
-	"ExLNmY52IyGj7ZOBiCaMCsgPqe4x+3ZP2XbAhuaHm9ymR8CLkXwYpgUiRbahHXZSANruw/nlCYnE1Dbx",
-	"w/kl6ZghkRAq/OKf//iPvT7E2GqSMODXkkqT/j//8R9P4baLSGYulcPua9snJMrYfaajgQBwMXaflX3t",
-	"EuEFTnZBiwU/QATuDovTGOdKS2Xv0dE7Lm4jG8MdBlGEN7OAQn1Z7EgWIsUVtRcTbFUvHL8Bs9e8WzYr",
-	"eJ7s+BPzwKqaFFwjIbXApt7+URu9SUyDjlk30+F2TanW/K6p1YX4NNgiYqmq94zD/ZXuA3zIr9trRddv",
-	"cGj1LlHlQUwrOmN1KOA8y9a0tZlKV6t5UKpbeUPQ+Vw7Cr7S9lcsoGXbXxhT7ydcVY7plkNaG+wxEWht",
-	"OKdkr9eL3JESVY8J3IC8sv1eb69v9j5kg73GrTNyRC6RPfGjExJN8jTjRQHTDDNSppQ70ivFzahHhA6E",
-	"VWvNEWaVtf1uv9/3MiVwI74WMiKU2HOxlmkGvdzCZeSocm1bzCHnNW2r6yYc66xllrmKWsQl+ZNx4Z7z",
-	"v/wAjfG/wbyNM9cQ/6f3po3BX66wuf5XPzP9QULU0g+5zEJcl6A2UbE6Jei0LLmhQRupL8+ZclaOAFfz",
-	"49P1rse9C8PUxLyrmcgecufVTN3xmJ1BSO0306b9tpXtFRrqUc/S+wuaNVcKdrzwhiozC1u28nVXWHQT",
-	"W2x3646mPPkkshq1fJNXo9HlfQkZsGYP2DshzJzMRjWyxKKgLziWeTIBcmtq1JfCSw5ooXeSJ2g7Sbm4",
-	"hQvcGq5xXiXXvVs0Ejta3YUJr0zUwpKoDJKbs2KGCvnr+qt2HaNyKdwBDaJCWLsR6XVRfckIW1owvAvy",
-	"Yb/ZabJhFH1G7/H30LWoSstclabCcvLf/wkGivMCnIMomUN415imwx0z3c42buaqzHO25BIJ16B81lAv",
-	"DyBas0XkcfXlrcKVQxjcFY9GlS+45rDwXlaOX2WwlopQncXZXGgh/hsz20vhhyaJDMJ3hhCY44aqeqLa",
-	"Clqdp14bXuNjle++KRtR+f6yaFHl6wvXvGrFbKHgy6Lh/khs5p5pZIj+RlGuWUL0WKqMKH7TJUCgk6xv",
-	"LXjwoq3bnR1CQGEk66Ap79DdbLu+BbJmFzusse6UtjzfsnfYZNnz94dF44ZlmIJTIOliWCV+p5G74QSB",
-	"uqkmEGbb2wTsdukus7iAA1GG5nejwRq12DwAV3KznwDFoVsY5lRiT7QtzjWBIDaWFON/AmcXLFWCV95i",
-	"O6qGfB0e9VvFlC+HHQpvNOvvLo0byqZLqK5Qlh3vV3u5ClZpHb1zQ4XS9XExcmg5J1hAZ6zz7EEJgpla",
-	"RqBuqOa6ZunR+Q3KS2ffXJr+Qvb75H9VTdeItVMVjlUDV9U7axJP74mi2WKTOnv9/SPyF7IHdJm1Vpjf",
-	"1m6F027L7eag/7+IFRCiWZwri2du9KMTYtFCSJIz8owkdK59WkKQhl6dF8tHImpSawNsLVRngCdZeNUd",
-	"/rezWBcJ4fDaBfayE6Nc0DmhqWI0mRMJTh2Ps+axiF5KjfYx1dfGNd9E9RAlig6ziOSmGqLHlsvV6L7R",
-	"9gmJ3LBZSyPA+9DY7KSTSQ4EIUA6GCUsNv1IIjOA5umBwOGfmhmB8RYJksxqEpUtj5BKZ+mcABmBdhxF",
-	"SY0QBDpg1fVCWWe4ZWKbCsyCpKoD2Sfa6kA4hC/t67yvLrEe75vTshH+o2V7vG9fuaa5qboqrojVqTqT",
-	"k2le8IE4cIljwmg8hjPMHlFck7qebc+2Jh17IFDJruxcHFYwV0TnE9Jxh2V59Bmd3CyOG5bKGelbXl9d",
-	"2x71QER1wY7qu+QJyei9eWFUCnxRyB5n0ENNpmmu/RcNBL7pBIdh6S2iR6JS347gpL+ncZbOy07/ud6B",
-	"Pw9ERu+71oeAK7B8PqquybLNprLuYmtCpnm/0nZJagEjhj/CizW9ePq05b3IDcRiHWtcrjJ6H3j+2fO9",
-	"Z+0eDzfg6f6zw1Y11G3jlS4Fx8prcuX13erkhDbXC0a15iNxRfXtZtxcpxb2HBGqzPali7iwjOrbJ9qR",
-	"vGJYs2N5LZCxQOZo5kq5703Jk0LCLTFnPSvCFV0jFr1dFHNgoMz1YN2oOh+wYmlsJNRewhV/6W5RFY/5",
-	"XZPzNqYZG0k1b0Dg09mSe4X52V0rMHIVMIMc47p+QibyjovRjsWdgwd0l9iPCSoVDttNI7iNDXKYkM6M",
-	"8dHY7vMW2aYK8r8kodo0XJr1koXIfcwQ42XNIeykNL7VQIKkYf8HUirFHKUJxuuaH1kCSjN6H/HaRDX5",
-	"nSkZDlfcBMde8YzHNH1X5EMupwaplF4Hj2GkWMLd9La6VqB4vS2eDILT0PtvaBaP1wm1ntD5mRSZjRlv",
-	"umc/0UTOBJnQ+U6MpZGFz5zsDtkOGG/ymx17C38CMTaYIzrNxo+CzzLhYu0ONqbA2MD0le2BXGTvgTN/",
-	"abY50Bx55RuZqyUugObQbDZdMzKysmBai9gn76lgrRv4ANrksSF2XMcHcpGCdV0GLa1k2FF9izE/2+GA",
-	"ANgN287pErzAYnf27f3Fhu7eU0rRwuZRXeZuGisLrgqOUW75AVGrbaz1KV7HKVA/qJYEPLRZp+eKaSYc",
-	"duASQCermHpMecW2kTBlhpWgP+WYRHaTMSruEPYQ5JP19pOBcGUIz7qEmXMlygUS4vlPGeUloxmAvhqF",
-	"2ZYxGozN8nVPDxVj9mbXMGje9rs+wP3b9VL2FteL7Y1U3jZrmeGCSLvCOoAfgVp4zXyYTPHJz2aBeKa6",
-	"ti9qnyESjlOvp2n82mI22+HKLwaUmQvhMUZF3DGRSWUFtRPhhEdg6jGSCFdgp565wFlt9ehyOgeiE7mR",
-	"rj1sDRew7zzRBEEkqup1cfebyd5ARPVZiEgHzgEI8du2t2vCEm7utmB3MRXMbLrUNFfxmGqWHFtLlr3P",
-	"c4tobJ+zO5VVyiCaWCQE5gU1e01yo9HpnaJC8hfy6pzsko5pINkle/1+MGJsnUVjRb3uL9lY9JegLX7F",
-	"ddD41o0XRfvVsOnVsdiHkLowYUMuOEZJItng+aerkGN+8S7oX4jWzG59sOL+CBp5GMx+uZbeEgMzLBbB",
-	"bPSUqhHTGYHcNFzgv+V8CqffWKaJLqzPZcbjCaH4nCKCmTuXJnqa8gzD+tlvOU2JzXXrLd4ZHkCIfdhf",
-	"ruM//vDoidFHivGZSZWNjXSCGhAcGHyiHBnrrc0kZHRtzk2w1vWjxGlduEwUjpPnz56uxIny7hnr5o8v",
-	"3EKq/e2vmzC/lqpu+x8+8T1VfVEr91d28+Zn8z496NOvTJiHjyBN+uYoDnfNKcW1oSrvMG7QloIswKhs",
-	"oOcWKaJfI/3zQsoJQTzINeHFGpHL3l98ID6E5fqwZYGhGyqmx5t5uBU+XKCve/Gn2fW//3Zw15/sf3gW",
-	"f6d+nj2/udq7PT/U75IXwzf0af5KHo3+xvfFD/fPfpzVQkcsf0vrBNlKM8LyMeI6Y2qzXhZSshTVCQqt",
-	"pLZdc9f1WEhrri1YDxpguHwsLLijgmkCjwEKljCmusQoveSgv5PQeRUna1V67roHhcdasWzAfIKLhp3S",
-	"LcaiyvDcmt1zFSKSglI1RCSw/5srTYz2WSwEdpsCo2BR78NSbdEPVlFzQ8YT/IX1Vti2Xct2ZjxxBTaI",
-	"DFpYLrYDRfNajOu/BDkpNLch5KT67P5RyEkLUgUa1oWl/63WcEHFLUtwNZJB3u8fMEKTCRfuw4QKOip/",
-	"40JPWZzJ4guzLpk6IZHO6HAI3tQiqZBqJGDgFAJqymeluexP88xHOoMmWBRcxCaAF4P2YZ/b6m7h66r+",
-	"/7LkgqCbTjdC6SiZsiUNx3RIs+hB7qOiGdH6zYZ3bNL8PAsGHtPY6OoNLrGvBoS1Hj+Zbfza7MKC3Wcf",
-	"YzRiB3EzjdSbQqTjUlqGwL8ky4eKa4iNQfnd+k3bgZbn7DToGlIqTx+MBPav5y/GblQ41qw8lRzG9UlY",
-	"yzbuTfyafmLwwbPVWTW2XHGjS3J2OsyYeo80KQ2pvFTfmmWe5AzJdVIpRpZRBeA7i/6WaVv97Woa7+Hh",
-	"yrC6kaIxa2yIYzc66Nfyg/vPV9bcJjL5iupbF5SccrO5v5Txg1DaQmnaXKoW9j/TlnNXdmUetv1Vn49l",
-	"JpcXuYypWF7iik2mDXkNVI1YdkVHbc2PbDK9oGK0mpW5KOhjYDwEYgcrWbLENsQ4Kg6PsGgiyBEY5LEo",
-	"Ufg6a4EUEpZSA8DRgw6JJuyAvUdjsyz28AWIi4vXZ+To6PCIKFbsA6YwOlUvLj69e0XuaJqzkg7j5dXl",
-	"1enF1XaXsPsphRixyrkzEGXwI8SWRG7PjY5J9Pri1Q9/eXn69t3PJ9/8/Objp4u/PO3u9bt7h9295yff",
-	"/Pz+7YdPV6/+0o96xNuJkQ1vRtN0B9jUIbxSH4PnAsKHEglTlGEAP16w9NR0f2co1YyqBAJjx3Q6ZUIb",
-	"VWeSx2OS0owpoBAriNrJ3/PJlCWk098/PugTmpH+wfFBf/ukfJmrJZtBiL5519A07YbGt/5rBkKKmPk0",
-	"PabZPXIKXh+a8gSH2kcMKS6NU6o0wG8ooJusA6C0HMZAIshjHeOLRw32MZUxTTEwFjrjKSjlCZNJiFPO",
-	"CrHZ7q0dhNx0wjezpV7korw7rbV1SNVyhKCsS3ha/HU9UEfa3FC8XAZytctIZMViqQB0HJ3jsBh3M9kl",
-	"Znd/3SVTJW9Y1/nhdJdYG2/XrCT2z3/8lx8oUY5iS71Z5W1D81zWu7tdFLmRpp3XjvwBHHWFfRYiKaZw",
-	"aHa3ZlTDb2MqEjkcrr5yQjuwgUW2PIw3TNEy0dnM1xWVPYnAHaAJfPU6wiTTCZ3jnYuSCGYFCFmLrhbP",
-	"uKmKuiSCTkcDYX9y7rqIdOxurHLxRCMuJXEvGZmDjZrbstlUohMSmWG1sBwwnBHJ6C2zufQDAT9MWMLp",
-	"92wehXyt7sdHhfRcwogub4Igtl/DX+t4fuunbVBdet1GVWIKwM9f+0gSq70h9QWy3rpYuRrg1yahL1Fh",
-	"15B3R3SKIlgEAMwoHGdxEOUc3Go/bBBfshxNV941opUMpWIx1W3th674uSfDD4aYdZVZpCd8A+wFCE9V",
-	"Is12IfJWceBKwW6R//5PUqes722KnLvAfb9OiA94Nq/ke88D24A59RpOyHUqf0hcXjEQpYPPb4UPxFqV",
-	"v0CfGlbIBzkrkaOqIl2qPu2tL+aO0foiYe6aKzHTvVa4+hu60pRnNU2pECwh//x//l8yVWw6tX9zcT1V",
-	"cqSY1vDZokHD3wnkoznlG/nMzQmkb/mUgEu4C2UI12TIhfV/OPh9fCHsEfA6sCwWL9sqgKfNuS0FC4IW",
-	"m/vyaRxmYj71uCd8H41p4ZQpsxc4rmAdY+fxCt0lmFqXSXgkBMyaNYatFq98ooHMHT+8TaKq72fEskse",
-	"No2l9IbVgHQ/Tll5+1pOJ+aG99tXV1vdrfOPl/CfT/Dv6dXZm63u1stX715dvQqO55SGiCbr/TKlzCCl",
-	"iHhgc0EA1fHTxbtuGbk5pYpOGLIW8zSFW2R1HHalGund/t6L/eEBPdzp9/v9nWfmn+fmH4/jam8XchFa",
-	"FKV05bWCOk55HOsKiVQW3gWMpD0S84yOVzOWm9ddFF7pRTgtKhrIW8yD7yxF/5kUTgFZgIy1Eq8zCRkg",
-	"jtWfdKi5y8OX1+5Loy+OHNAlBz4inmxj5F/xIAWubj0QkC3SxVDGGxfyWN6P9/p9ouQMHCfRt6+uyC48",
-	"8FdX0dvkL1EYIm6Ja6DlfaWNnfESO+/G0JkcF/3MPyExP0Fi/vBVWsa3rTf6S1MaqalbUWTYK7FNvy8M",
-	"3fjSJhG+8CMdwjBguaB5NmYi4zEw/BhRITFVikPOtJL5aEw0H4kdLgBAFpADp1NIZFZM5xNGeHbsKHrH",
-	"T/RARBkFynN7C5FqBBGsLB5L9EppJrLQpEPJ6ri32SyCV1BasK6XlX3/7If3+//+4zcrtwz3dNc2qXmA",
-	"tUzzML41bju6YejLI+qJBhceoWkKC8VS5rvTiQtksTUrKNdsmKeCad0j38KyojYCN6ZTesNTxOK9YWMu",
-	"zPk20qQD+gFaCOxdhaRyBLYBGd9aBIltklKR4JS0E9/yKA54mOKmrcjxL2BHzFlyK+TMmY2wy0Tx0Tgj",
-	"Qs4Wz2I4EVtvyaaR5tx1O2NDGCDPmP96rgnNvGPNM38BwzufsDp/m90w0ahs6us1xw2UAqSre0+bIa/v",
-	"9SELWlBYCzUj5E8aIdyIMOsfCvbaAKIUi3W1Oahci8t1XyxWeDcW1xRPmvpgyj/RhCdejEcZ7Womrn74",
-	"aYL13LAEObJtIntGRxsBxDQna1jvrSkAtMNZMerFaDcdNGR/PT7i1TA2LQApr+joCt1LIURKa13zT6Ul",
-	"kS4zdvNJ1RTccZZN9fHuLp1Oe1rm2lFF7JrDZ3fjTbp4WanpWTkqd6RusS03ben+htEgf6tRYsyW8ZKG",
-	"sl6v6nZy2OEB0cf5WFoYzu0rrniTyEFllbdEb94cv39fu5j0D477i8hM+78CINPxL/2dI/zz/9xqScrB",
-	"hYtuCxMhTpjpYS2Eb8IUj+nu2ZjHdCTbRQNYyStq9AfdH53gNLM4VzybF66D2sH9FUJOpg2520i/8vbc",
-	"petYHH4LYgXZaXWMl4Nev7e3d9B71ma5Ox24Zr02Ct01FxGgo+gioRK8QS6HFzU6DA48Ie6R6yHlKUvM",
-	"kzMlxagoQjo0GwirKULgn67w8RflLLQ7FSO2fUKiVMa3pr5MSqSRNS8AxB78BfUbF0WIFjSalSN3QiJX",
-	"9TXWmkQnJLJhq9eK5ZpdJyxjcYbNjqUwWmsyELYMyeQts5yNkMAIsVMjyotrjlOAiWJ38pa54WDJtcwz",
-	"fBvGwC7AwdhRgz3SHz+U0Vu0iNSaj0zbgdbbWvC1UMq9tYYkU7w0CJpwOrJiH8rwBvF7osknzdQOlLRA",
-	"3lYkkU7fRSwd7e17ELyAslZjRHgvf+dpSnePen3S4ec0OSFn55/Ix0uy9+z6kKT8lpH3NDZf/Pv22tGW",
-	"SFuelRcjPt3yOxle/UJL9S3N2AxyV4Z8tK7zJ4anAF8l0lDd9QjriwoW5I5RBWPFmNhuDHMVGVN3NL1k",
-	"sRRJA7WyHGZWy7SvsKGqCGGKb9dPwIjFxUj3iIt/eFpFh3rqw3sdPK3yiB+txC0Jtzg8vlo3XIhipnUR",
-	"z143Unz30xXpvEpeXp5a5Tu65Um03SXoWN87AmT7jOkeuWQC7pHRaZ6NpbLx2cfkG0aVC/KMvddhkGcU",
-	"zIxFLCb9NoQ2i720aFRw8XV4KGbDsE9WRvlFPxjyVI/lr6WPTulvOXMdPegDJlmXIEC1uSv1yKt73BzM",
-	"mR6df7y8Irvm3r5rKw53zayDlZmCOjDZ/kzVGu8PmH1DWAiyM7NhO8DZr5MfXVqRWhbPmsLFU5nhVZiZ",
-	"gww+wonMdZFuDqrUmME1YzHAoemdzYiaV34mbfHuPqCYWLw6uKI7tnDF0OYOdjgubEAP3uIxEVeQlA0z",
-	"ZIYiXG/3Fqlo6tvrZlSZG6eg2rmtzJw3RqskaUOG1/VAGyuiWwvmWh7NVessvrahT4VzZrMurc3RWDcU",
-	"4NfBxo2pYu+4uF3cwbPw/nUJoB1SxOwEb9LmZBpTPTZyaXSCHjGVAlY3qFVKZpBgwzMU4qlid1zmGiKy",
-	"yuCpQ7PsTLU1neK353/LDt7N+jf/frsnXvw83ddHdxfP8u8O49dPxy+fs9P+5MOePN//7fIgKL2qwRJi",
-	"ifpSLm5JJs3ZmnRJ9HnGbq5zlX7Zhbz43d92P8M4fIlIB0AF9XaXRPZH7v3IxR2QGSEk4S7SKXm/4xe6",
-	"1rnmy7F9+4N6X6cmhtty1pjbBbKQnFZ4Aha2kI0vTw2x8w0MjdmSFr7FoQ66Be00OMI8e3HYiCwPgUPX",
-	"AfzZjF/PtLCRQRZiwZb/ijD5a6VOaJ2vl2zRxrtip8UL5F5jH7YPN/ExIKddGM2J8mSdSZrS+WStdH8U",
-	"unN8LEgW0Wp7tj30iBwqWIPrQgs6JkJPfnxpqctGMYTF5WmBwqACPliOare6ErwB9ASpebG6cVu8IEDI",
-	"xzozV3rCl64vfOF7LGwFZONkFL+VFV8yX97tgoSlfvFBZNqHb0/t6VwWtvWvs1O1Jn15JZK1dquvsgWO",
-	"jBoGml+4pWtqkeWcNzPK/E9khPFMtAF7Jc0Y6HHWpfH29MNpabjugnlOj+XMFDGDXSPrX2np3ZCRZm16",
-	"GZG344ltD6qw9ubrC37Fjo2tq8jj4/LMFJQyjmOmgtzt7SIr9rJ/EZnMQ/hf/kgulq9AwHLJR0IOh8Es",
-	"YAbQAmBcn9LMCCGQkbMMwwdOSGQ+fDR/Rw7vCwML0F4wo9paeB3FXS8ADh3zZKmauHJF2SrCaCetnjbr",
-	"4IM9Slc/4Pq8Ml6zKOg/9bhsZBMVXhIiqBhcISQ5zIV6AslQYWw/O91rgya0SQ5qcfRYoSwPn41YGIuH",
-	"WuHgLM0PLscDh7w6n75MeLupDbr3m1HtiS+6XW8l1IRyybJ9ic80gGhoLNSzNQOGhmkpzzgVhE6nSt6x",
-	"hEhFFPs7uIMcgbNpIK503AR65KexJLae7kBYiGXr1puNeTwGYQJoZRcTy0diRw6HpINRehCo+Rn86l92",
-	"bdP07meefAmH67kx8INSXZvBhIxNDoah1lZbyCsFgAOJt521sr2uuzCgl4+APVLuvy4WaD1xLltSFeaq",
-	"GBfyXoz9atn7lwCNBMQ/hDNSWwB/FMxIfd31vFErw+eLOHYmbJR6g3SXym5ZdDGQnYfoODeh1aTzc6NR",
-	"Lo07chwSU6a4tKB/4Om3S4mckqn5NAO8dSYA2s4y4oCPEcqqXGikT5nwRPDROGuPRIGtDN2B+HpAuJuF",
-	"miyNdXLlWkaZFCO+CjbtMqPDIV6xH4iM9Xj4afVgTFlixSDkNlxeuuRmTqZjAJFVQBvOlJai7tinc0rO",
-	"cPQfgg4AbWsYQJFQlXyyzqZQevI9Q3BGDW1GHNxjMqFak2gUdUl0C//K382/6U10Qu5kmk8YiSYpfGX+",
-	"yfQU/nNj/jsQUZzD52F6jc9NM/Pvb/DviKYR6Xy6JHGuMzmhar59YgkIIkbjsSmTyN+ZiHrENFw7ZgZs",
-	"GyBV3zEFUfXY/CFSYZ8QGiupLZgvZ4jMW0RgU1uuxA1OWJxSxXQ13sRsN7fmH/m7uSLemMmBgDgjxXpq",
-	"/r2B/8S5+Rf6aE4Zs4/+Zv4ZARmi6Qpk4vyOjoFy2qHKxQ0toxlzyzw4Vwmd4y5DyYSJnNxIqoDncKYx",
-	"eNwM0pRDmsLNnNgQi55dbpHF5XYFuRiIIlHJC3N74sJ1zYr1ngGcnUySGzbiokc+VKJ3IQB4TCF4N6Hz",
-	"gTDttOO63NnBVl9l3xWRaMFtLM0FjHQ4MX+NysNOE6ylCw1tWGMZewkRK4HzqIiNWbq5w9M2juZxkzOw",
-	"6uacjDcS2RLJjKYpCNRasYP2nm672Tg875nIwzINgmwD91yYWyHnnVLMLcp24D5drpjluSLe6gKE4nOX",
-	"NxfY1BkAfgVXhDnYzSWACxK5lbUC/mSx12w4ZIin4vffvgvC5F2aazkWNtGVIddMPI9Ttn1MPHjzgYjM",
-	"rMD2WSz5aFpYSSLSgfXq9gWzcYANRUNifckRgOntBShxNBCLDxZ8B+4uU/R2GTTDCq7/mqC5qa3M1jIo",
-	"C5jkj2q0uA5bWeYLm3xgmQSRJ1s5XfHVjc0N67F/iE5XlcuqHbqgQXjkGOPwOMj49jT5e67/0FinhQy/",
-	"emafXZYUWjZZ6zYKgVKrj57sgg1XR1V1MX+wOaiKu2gq8kFmNvAvlbgvrRVd1Sb7PAAFseyx9/IOuEIu",
-	"sPRakU9Y9qyZuwuJxqdMgUYTmdIR6SgWMz611AlyygQXI8dYas+RkzIEjGvEckqcEuQ4vrgwu3DMCown",
-	"XiUn33v+4kWIHLg9EfCKUC47VMVIr1g7f0hgV22prkvG29Zw2oRqtCQerGzZ5JFSEhYXY2Ur4AmiWEVa",
-	"5ipmPZ5EjlVEyZlutfjWsCRn96JBm0hZMmIKc4RnimcZE2CgAPFG/4TZOoBPFKD5EYFMA8t7avYUfI5h",
-	"8JiSM1hSqcRA9PaCcXUv2mXiFvMJcefQs8Y5NWpxyuPssXLJXYrxyt5cjqXK6IiFcMl/XSTuOOy/sGDJ",
-	"EE46sfveMcDF5sMhjzkT2TX8GhXpwZH93AGemBnVQOAH9AmzMVMMeEoHYixnCM7GNaF3lMOFavuEIDJt",
-	"bIdIm3mOU6mZZfQzT5O3CZtMZcZEPN/5ns2NZOSabZNEEiEhh9gNNeZSh9EMkLYQeihK+qjisCxSsADU",
-	"AKnZixQYkDCHg+ECFhXT2UAg+k3MgK/KbbRwzmHUurcvW76mABOjf30NJsLfjcwhspLHpDhovnS3gAT3",
-	"nKrl3FF2VLz3kw5N0zJBchsNgamcOXwHkppRbr4yvG2PwNsYvrF2UDcWX1JftuYZ8U4GbZXTFQNajE8t",
-	"vW9INMtCKbVe8PUOhl5/3uvuHX0p4q8/73VffGmIwd6MuAt21HPJ8ZB51AatcRy00aIq5j+M8chZgyrl",
-	"E0zb9dJdQb68tT51b6HxFOLrHQYVLagikyGlCGSyW6ztSu9Q0GqT5a3pxsPmncxCRpykIUoK0zjCCM4r",
-	"LcqF0v/oKvpiGL1E71eMub5lu1clDlTOwUWVyp1E6yygPzw3BRkVs9JY6Y5miygGp00rbW39NddK4S+H",
-	"cQmrWKFgLaY+CV8F7JELALVQzLK524xI9HqbrifHkMGpFIM0blApgEkMnn5F4zG5ZWzqUDHM+WpjW4rz",
-	"GFBMACcWtU7/TZi5wM1tet6ASiNVkzEQabPHkkxogmZnrHQjNIF1NH67jQB0+Fp6whqA+W8fz6x7dV/g",
-	"7Gy6SNYeTineUJG0GiF/vW92yDrTwoo7GBbEexgAO5JUjrzvpSIRaMLXd1RxKmJWy96HWOuHxvjA/a/F",
-	"lF1iwQ1Pb2cLWUs82x75rvIVZ/4JEWyEIGYQpwpXnZRRo5JXBnbn6cHBBupBcScslAKXlBzcOd25tqgd",
-	"FINV0wsq67wq04XYFTNqkYub9uM68sz/BGKOBwB2Tej9lYNsrcPBjxRjmrymY8XEmJnLHYXoqAlNCb68",
-	"uqwO99rq6ocVzXi/STOecPE/t3EbQZ2toep/DeoPu66KcfXm38NGa0/1ERIqL+gnAT7BYjiGirHfGWKN",
-	"wjrMxnUynOahu8yn03R+ybKMi5FeXHluq3+d0lHD1vfPf/yXw6WA7QGdamBJBwANs9dVA++PAIV4LWtv",
-	"t9ISL4WjbjrC4AdnjR6mdGQUNtBXsYVYi/mxbOcU66Ojgqf4RsrbIh36n//4r4rQ7y1i1IBQP62I+NOw",
-	"iNfZDwPd6gaGPSgn+RRREEx18ws01bdDqTolBe2gOZMw5wes9GkqZzv5lEyY1nTE2tlendnpYevKq6VN",
-	"dx8UxbTgplaoI2O6LxnJerIIFfR/jwvX5c6tdV26fFh/lJoCowLIqTDGtf0OYK1JNmPpHSNjqac8oylx",
-	"L8TQWZmnCaKVmP15Igt+bUXnIP29BWaG1Swej01n2GD+9DkMwRiJEwqXpxuZmzPH4g0wkViyMEzONlsd",
-	"ydg96E53YFeXtywh+XR7E3bDQLbPlMfVEThXPAYzv1Rkbx9saLWq9jYKMSsZD/GlpTCERV/dIQJ+zZyS",
-	"Ss30QxIgvp761EhFBuvWYVG2MoP+YJ8I0ocxPZVCsyWpcg/Ap2uZcwDT4+W7jam4/Vnm78v1/XU0EVEz",
-	"+5VD6+USFEKy2LD68K2lpUCn34o7njWo7cVmu3KYrRXtIYK8plSuR8u7Wk4AHOeTbkz72hCpojVghI8L",
-	"UUV2aCdJmYXTQQiGsjvd+nZVjos/bc0C0qiWbJSXs3pl1VEZFyTef++yZm+iXjx8P148g88x5YJMGE3J",
-	"kLHkhgIvx5rn8cN23TUoxFbS4MLRDoMM3jwx0iSTVS5cX0dAQlx8YCPb5aPt4eWcXJkfyVzm/wf5Weaq",
-	"AIkZs3RKzBdWW+stqAr9ltpBcCevt2mZ+Oo8zQIXus3FwJJQtDmCa7ucWXAAwqYdkRvmfvS2WuC8VY+n",
-	"svnNfW9imfhodlgqgBlBRE4EM2DfsxN4QgqnvxSMdCRGQ0GeSeQWd7RdggLt9YF2N9MA06N9jolE0aFp",
-	"snmbO4VrOTn2p6pAdLfud0wdO3dUgeprKvN79tJW7H/3EWvyvzqzLyzHpZiHdfnJsLfNT33+shDDYQfo",
-	"Zk7clJFbNj8hjMZjF9rjfnmiiRkC0tGMkcjJ29V8yqIQQ1gdAMO2LiQQV3TU7INsCf789TTkANlGAG65",
-	"he6xOfwyABI/6OGr9RGcfRjmQAiWxbsCCHDSMXdBdp8BhCv54YKY2ds+ruBgxVTsfjbff4naglethezM",
-	"PX+v12lv+HzPu8V6LsCfl+dlXZVg5HULTRUJ3bz/mDz38U3lkJwpGd8OpUqeYLjQwT6h6XRMb1hGOgkf",
-	"cRu6GVOwIgxEyjJ41sUHve2Sd13yEQp92u6SXPDfcuayf/xzWBd8CzN2A7M0EA2zYK/sQGhJRz3yNiM8",
-	"YSLjQ272WgdtTzG3T8jMbLuKQRGaHg+EYlqmdzbECQnoPGhgno2tf1OP+dSdKX5b62yW3lTX7HanO2++",
-	"+/79h/Odqx93/vbr5+dfglbpqgA3sFcA7j7A9WdAQUYy2SOREQzIngbdx5ppKjaQTuTkCJAQzJTxZLs3",
-	"EFGBGG8TCRa4UUy9U85iqLjEl4e1shCDXeLL38wHokR9j0BkLVOgnOL2ns7JNKUxhoxh4zHSdw7xdnMi",
-	"JPHa7TBJpWY4e7mKmbZsqXaCTs/f1tGIIbqjaPdWQUJQ9LB6XvolA3Okb8Me/WxsJCmTJJFlb8zRRG1i",
-	"VhFdx+6MnMaWhxUyasHylEjBeqTgIDWjx1XGmCBDztIEYwRAr52y2BxnVN8SJWcYGw0WeSwzQ0mxsEoo",
-	"2TdM88Rlzj2Muhtd9Ub8EGEq4fRtsoS42+wvY5lJ3SUyTRiQvitdTaVtSa/p022Y6coeBsxRVLIhNMcm",
-	"2ctVqJjVYB7AqdaWeM2J1qoHXrlyK0nP38iZT7YeQXsiuD4BZZeRwRsWS7MVG8WPBRXu7tYoN+LXfBiz",
-	"hGCRJwS4szXpACgDULkACEOZUNbqRvGtqc2ma2yYgb02aXuQ/eDMCZkdQhubszBYniWnzv5erRB6pt2o",
-	"WWe/GaeHrShcow3oDvBbsYVxRT5dvHvwFAHJPLB8fvk6TPXVjrw39xI87SUSaJvDRd9e41REhKZMZeEZ",
-	"+YMY7h8/iIXq2zKKBZ/5qlZqeKGHyeY4bVY9g5rPI7D2lwf5Ozkis+pVx2OEWtMLj/UXbnjclj0p9Qwo",
-	"FUGoi05NCmprPXiweuEtVXytorXd8gz3+F/KgfRmvrbfVw/S6onoHSd2b1t9z9C3L2W8Ib5zUux37Tcx",
-	"P5lpVXYqVt/U7noARGzWpMUyKaXmOpUjMLeZo01QHBt0KWPZqWJmVjUdMpAKLoy2ZifM5rZZQw3+FYik",
-	"WHxfUA8t9qKFFPaMieIS4frDJ3TEdqfwTvz771NWfpixm2nxYcSHQdSiDfSdIU9Za3fIBEW+JRjR7yzs",
-	"iQu6Lkrn+808Y6gna6buWEI6hWaO9z2Aj4FbYM3hu3u3twabJx6Lq4sO93bxeG1T9sXKbcuNYbciCHa8",
-	"nOtl9TI+947fRY0wV8CS4hQPwnWPnBLXDPwus7x3eLouO3IRhWcgIMGNZ3MbIIL+ebfDHpMolbOIcDGU",
-	"XWRzzyf2yjrmo3FEZlQJSMSKYsUzHtM0Iu6v6p0wlbMtlLZ8stXdMo/DoGDZ6mIsSgXX4GVxCjeJG4xF",
-	"TCcMk/g63gVuyO/MLZ2PuNDbxySaUJED1gqSXYAAbXdJpGSeccGigehEbiOPkDoJfzGFxnmSpCwi9SL4",
-	"vSlB84Rn10MOEE0LBQfC/mKKWoIXmJ3FKuHr7eqQYtvNZohNMsMKbzaHk/9iQO8sa68OdvlweLQbjO7W",
-	"2I72AbxGn/oXFJ3xNMXPkX/8RbVbjbvIRFY8B6JTOhJ4TFQuBFNdxOc/cTZ+hF+wAg2TBkShN4wUpynp",
-	"RKZZ0QmhxXoQbCAgfE0ZNT4yB2y03SNRbE6VNLVweHZEjLTkQGSJt35MDChTJGwxuFmwhGcsgcoTBq/v",
-	"gvmrqPjEf4nzAiOCBbTe7IeJojNBbuY2Y3HCqKjB7li/QoIYUdgrs4pczS28EHZarwotMWjxAnrWSa4z",
-	"Mnasq9a2B+mbGR2RTmQqjiCmh46QdpDw7IRE3MosWGMgBJpnbCBMqW7BY8kzzdLhmvyJYNoBq9a2Ebf5",
-	"QDg8FFNlyAZXnDPaNM/2QdOM6yF37CcxFW1QeDbGm1gd6JrVFIeWBrQVHvI6gWLw3PE1/zW4qa4sS9E0",
-	"MwPmaKG6hIs4zTW/Q77BZCHuuHK6fza65GsXbTzhwvx9cICw+8umAh9bflUp32ljo9d6on7Cm8e7+N6m",
-	"YXSXnFUD6XUfUxy2XrsIfNP9570jvIv7HXa5EE5AzBNnQX3R1hPGt7STRAVh9zTOlkaAQ0NqMd+DQVJE",
-	"fOPfBy2DYdN8aeaWN36vgy4Tj1Y4KFcQW9gipP0hIexXYzYJGptSmSsCUlQ4ApCSrWRJixKqbqOKG5mq",
-	"W7iLjsa1E9n+svj+RlyaU0E2gKbxAhieHq6MM7lSdG4ROhvBZTNF573EFYLD1Hy1g7gKPL5l1hCHB3BR",
-	"chGy6quBDWMrNgHYKJ4MYgAHpdofsn8JJuripIUgUavT9kchotaEpedG7B0X7OF8iab2ayN3BVViL8AD",
-	"byavFSv2R6+oEbixnL3kLDuTQQt7serN4VX1XVeu4X4kodtclk4nFLJ5bjocd2gBHRWda4eQpgusYESx",
-	"JJ29f/7jP476vs+Z0XjcJQnXGRdxtn1C2GSazRE5kTCYOfOst6P98mu1Z79sHZKfGKSTvT37ZOSisClV",
-	"AtZX7jTVmLSlBiYch/p8uNHsVmY4uELviyycRZG95RbMw0sdPqnBXdksSt0lEeRWRqRDyyzLbbyo1LIr",
-	"6wgk2/6xYIGZwJbg0o9NhxQVesiU5Vt1n5Cg1SVoWlvXtcVx2upuQUugLr8F1eOmMb2zzMYMXxNmStqo",
-	"PyVnpBOVoxK54bhOJSCjwvuj7W7BdMsDe35LBbtQlssUjhLSqL1SHBKHT5DKzRIjfl8PYq0dH1mRzdmo",
-	"u4cRa0+JtkmxsGBt8JWfKBttYyAB/LwA9Eo6UUw1QCTeUJi8P+31zUUWUAxPa0/FVMA918LNZrIKcOOx",
-	"7PWNTgL+eveskYUbmY1xU6qHdphGLBJLrtg6PokJnU5Z4kJval53B8jYkFpPp1PTQMTvcYUhQMdth7Mx",
-	"T03P8C1mGMEcYD9mgBY0tppnK3+cw4gM+9uTJn4cmTDSyRSfTFjSJfl0yhQxA7ZdEv+zew/OwWbcAMaD",
-	"sNzvHiDix5dnbz5uNWDmtxgtRMw3rWoP1s1ZMOYU4hQuGROnAdn+UIQS4xDYcbcg4lTMXXabxY5KLB7d",
-	"ZqEKbXzRRtBKX7Tf8s3eiT16eA0bRlfIGA0qcUirsdHJ2jKj2xHOnDy6VdFrIL8DBUSfAqxryFf8VuyM",
-	"ZV7qKhoDktyWAe8QchauXjeZKV2rnKlSywkzF6QJnWo0V7nfwS45AxzdzlRqzW+MHlUs6cop7WrdcuMd",
-	"vIvrubYHiech/Xh2+i54rLH7BkxrWMrAg26UA5Glc1zIhW3LLTyfDj3hQzM7MVU3cjxPVJCjKswo5CIi",
-	"TYOKTlRlo7pOK6LveWXL/dbtJAE5CJ5skKCEuMxtHZvVcXuN4VuWaB9cTxbk5YTQG/jORnjdMja1ARZg",
-	"puiR4h6hGITKoZlwNpYpYL2Y33JlQ/yk5UWxlWX0ltnKEtST9XaPnJk3GzmOzAhHRYymRuqG4oUQYccy",
-	"bSfVf5ENORFsBmrpE13Uj+fmBOB/izHZ6z4YZLvAMH0MCO1X91NZgc9eK8/Sv+CXda523VHaihOlQfze",
-	"CnPNlWputMHNpNBDbTMzZxYG61qxcvuaTDEnAeTrGKO8sHoUKiTbBmxVTeKUUcUS8Erd5kY502OWDt/x",
-	"IXtJ5xo1O6OqcHCAgGIFCNdUAXAhfKAlLvUJiRDHICrkiWRyIMzxgHGRpSrnVD1EMJIYTWlVuTHVFujE",
-	"ohqRzmH/xXYDtpHF/AjemTWIunl9MCioosItJT3N2KQA4AawQqrZpw0gZWKasZFU89o9dm+NvOs1M7qK",
-	"yWqdynNunwjwiC9kcfnyYhuH6AwHTx3xOH7eC56ztwGQ+k8YWx6I1yYdo5XucKGZ0NxMvA1WW8/2WJg7",
-	"2jH6ZmziZm+NYBWboFXMtycyzWfUewhfeOwzqtdmRy/i6tuPzFnxzILqDYP8W87saJkVaMZHrgauu5Ap",
-	"Kw4L3KgfEFHUb9Gu5j37oxr94fpCi7lqD62P3WgNsE8Geb+//5ScWcLUDUhyGkbykmdfQfVyrAs6pFyR",
-	"lGOI+qrh9Omo1mWGKmVtbz/A9r3Zjr0RC1TTwFdBgjZXPJynuLXyQTq04mgLKB4nAxFSGODA3u6R0zIp",
-	"RWd0Dpw5QO3VBDr8IF3gkXC8VsW7Fn7JGsTWOs9tJFfh8wl63XwgWb/R5mLjbjLSrtpKqkt989NtlmvT",
-	"LL82TSBTmmumnX+IM0064F+yZga4dUIsDNreALRTZqXvEDE2t09AUIhiOp/gpjKpXIltfxelCF+22Drw",
-	"19mEt0w6AG6wr4HzPJ2T6JfB1r8Ntn6NMIwFnCRQXc0v8m8VZ0gLr9+rgtC5umMtTdEPn+A2MrPFSz+p",
-	"tGlfSiVNIDZ6pVihXakGLmv2ahvUlI2pINGQp8ylvoHCEMG88pGQQW+wKR+ydJ9/+LZLvjt/9W2X/MRu",
-	"zs3cfPv2NYGIWjBMWrvJEXnPvyEWhRy+eb73Yp9M+T1LNZECUscSNhCdg4Pu3rNn3af9vvuVgyl4u2t5",
-	"C8tQVrCyzqf4x5Sq7Ikm0RkGgO5AkrNPnnb547dmH1VsmGtzN8MLlc25w17Z61KhLt1wQUEPXYsVFKKu",
-	"bFuRFUqP5QyvamZceuSngquj/Lakai6V9ycamNYHAoMZIC8VhRxB3G2qJkn5hGdo/tZygi3QGD0GQWHA",
-	"8DfEbUPXO9nK9Q7z/2ujaBaR2Z54hgVo5di2frFGhNcGYJwHwYttzPtcpM6GtzM1X8ToyjVTHlpHa/P9",
-	"++JdISP+csCxFjkgbijsmef3LDQbP9KUJ9CpR2LASFhG+RoXK9B5XWUrciJs1YG4iS9diBW0ZIyXDs+m",
-	"IdhmVhbtFdg3EHMDWX0J8QoA3C8ibmgyY4oto19/CKxWAUXR0hfqtXGTmJzq47X3F/tkSGRCA/0vCdFp",
-	"nPFQpE5wzv+ogJ2wwPXsaKJp9+GBO4WV+PpGjq2SUH43NN+5gJ7AjeJhIT2nKVPNcTWg0aNlFuLotRcM",
-	"A4E+RpOotb9LIuhy/TfTj1ZxQaZZb6hI5HDY1LCpkkmOOPVjW5LcsGzGGFzDIIj6D2mqfdeyuCSvrebS",
-	"rBDFomg2qgmaFe3eMFTJPr40WmmkeAqYaDRHQv0HhyvtB+yt68R11Rm93HhWhLMmEu1jnX6iOmPvZIj5",
-	"cVPT+Pq5afaRDd3Tj08k8IcxAwiZtUvI24QLwD3zDdVsMw6B5SeUzljJTbgeH1sjTIUNklvkZSMdgOZC",
-	"djXwqArI49p+WK79OpSKyxgBIPSt5FKIgRCgRosIhCCdqUSXRzWlcXPQ/zAJkIf63wT0XxEPz63hofmD",
-	"eNZ4AMq1WoUPtbPauMdcFFJV5LNMJU8RpRGhJU075R1T5XEAUY18YpQUJW1oBdDtTrgwb4bGZrkS+Oxi",
-	"Bq/3jgVZqGtqQYF0eg6eIE79OYaMMhpn5LvLjx/KmItbNreod1wjgWCP/MgUH84HIrrf0UwZHWVH85EA",
-	"M2DkYMnN6abozBoSbOjSlCptbbKToKE0mKplg7tAuyM2PCPpkovXZ+Tg4OCFad6nqzNsszN8THiacs1i",
-	"KRIyVSzmGs7JT5oBErM5jcEokEDvIqMxRtvmao8kiWgt65LZmMdjMqFzQpWCnMoccsNwJCqxKPv9/ac7",
-	"/YOd/v5V/8Vxv3/c7/+tKSZrMQAtePd5m6C1QrFRnlJFTs/fkoQVCKYa40wpGbIZENprNGLqMZ0axXbK",
-	"BJBle6MHUZKAYQefkWKaYlIHDYHVecp5gLu6sB12CU21xHgd6x/1pAPKRWTM6MKoITCGXXbr8G+69jvq",
-	"TUh846Im1i5PBVsKUbn+cAwZBhkA2AjkX3+WavQ2+bKLAhBtHxPFYjkSXDPIJ8J6UsVoAlpezCDl8mZO",
-	"IDlHJNY0a/NemY/N0ongT0eT3TrEg/X7/adtYOyh7S1Ry7EnVZPIepdStGDYKxe+2jK2NNy/Fjao0ywz",
-	"Om0Y9cqfQnNSYoPNChVwrS/K9wLbCNTrVLaG/UShFQ0ydTQS2uRpamNff8tZjkaDzcITExvR9H4Z8BGc",
-	"pdhWkkl5C8mE3s7l3A4FrUTDa73ABeYMQ/VOzytvG1KesoR0hmjmN3II4VnCEoFZ+625LJkeAxMniPFz",
-	"CK2xXgJlrS0JS8hRvx9t2yGUgug8Nkuj12asWu0wpBPNUHp6GdMZ+iLMX55LZXvNvQVqf7tyg7GZ9aYR",
-	"2J7SKZPJgjvXF0lAwQZB5cl2KwYK3pb+z4jlOjcR8IcGzGpYU3RMZpRnjiGAmuvmlGbxmKkTyNWHhP7j",
-	"ynrhmuQQZj2jc4CYxchrdcfUQOhM+rHKHiWFpXc1J2eyfUIiP38Oq7cyheVZQvbv708GIkJZjY4h8Bnd",
-	"KzLPYjlh5t5buNNKmjvFMsVZUs0px/4iRIAFCyhTwbpb+JJweGtDzO2V1+gnmry5ujonWPaE9DEmPRfK",
-	"HLaQO2wGik9YYhpv1wmG6rr+2nghXOxHL16st/QbN+e3/jaN0uDJUbeyWXpBrd4G5naVJTt66ckLJW1a",
-	"zQ2P4phmNJWj3OLlWlXBrm0dEW23IKei2TdoEo/p1GxBWM9AeK/BfIDo3xY8lAsv7UEpcNpkZoZusAVg",
-	"tGEiczyFTmr+zUZKQZotsMxcYzq4BSSwv3BxJ3nMrqcUxn0qUx7Pe9P8JuV6DEVnUt1eo9aI4KC4I1Uz",
-	"ErsLW5ZiU6mySk1G1ZbDYS9hMU+w7qC11HRiREdAb9kbckFT/nsdOmHlDmkH/9Lb25bRm4Uc33ieJtWF",
-	"Ct7wBoi6DcwtpXPbM3zVO1cfuIc4qxfSOShPc9WEIP4aT1u70jTR3EWVplRn7qwc5mmp9HQgRNqcL32E",
-	"g7CFqkdcfxXrVGskZ52VStkSnQnaWzTSaROY65wwu615e38Bx7mZFgXx9g3br7ffulUOrbONKvbgytli",
-	"WlrblBOeIIQvbMMDYa6RXJDnxOpgDZ1y76np8vv9w4fs4kUgwyIINGyCvSU+1l0tEWV/tdaOUE121Xgc",
-	"bzU5qExATchXIT3ZVXPFdNbk2PPVuWO8O8I+fDO3qV06K70R3ZDq3wVAWjj0eabdpY6nGV4zFwg7igc3",
-	"ccLVnl/R6X+Nk6026EHfmjfsf5hLzZ/qnjdSjSjqnmLFRDKVXGSQNBDBcojIp4t3NvpjjBlDcKZCCBMc",
-	"ljGhSaLM5VyjUHXiMYtvzXWfjigXhGZWTyhvPdvdImUF4gXQsDGlWs+kgizIoaIjOE/JBUu4YnGmXaTW",
-	"QCC0WKF3br6AK9Fzh89XemZ+kur2o1EtLqxm0bTgFnUQ0Ko9ZCJTxJrAUF/HYouLqXik8fpUqRNQqbrl",
-	"huy9p8Ba34wcpb2VfuaGaSMPvPewZ6L2hyG4IdSn5l+zLQQFJLg5BNTUP2qPCEhnD96lWZwrns0vAXoG",
-	"Vc4p/57NT3OzJAIXjmp4F9hNb9ncrFqa7MB2oGM5ZSfEKfOVg+fNu2fk9OUV4WJkjiC3/+C65uYVaMl0",
-	"gTvHW/c7dMp3bpkXaYUthIwcRhVTrq346bUTvu9+utpaIB/B7cciRT7R0Ept9rZbJkgnMlVJZbt3TL6B",
-	"GiFE/iA+PTt7dXl5ffXx+1cf4BsWbXfJHU15QvaOyATR6XoD8fEmM9ugOVEBPVCxEdcZU12SypH5wdyj",
-	"h4rpMfYbcX+Mpg6vKztqtjeEH7/jMbsybWyYFzKlgOGIJZ/YDnXBo400YmZXNoW4GJFOhFiFNgpi13yP",
-	"fCoNU4AFdxwT2MI8eA38IQ+6Rxpa6GzGv5mnug5txFxMLyVg/VgDMsQR7M70X+Gpv+CEvHz149uzV7UJ",
-	"GYgZoDjeKDnTTGmXdGZUfuyY7pFTnPVUjsxGnNA4I9wXQmhOOQAN/TYLiIuhdPitNM68ED5T7H/71CJl",
-	"fZcyx5Wjkbd0AWIeS6hcoJMiobCO3aHWLak/IWteDoccXBZwaXYREZM8zfgOUkuApieVPjZHqWIx1Zb8",
-	"wwumMG/rYgqeEVRXIFfxmGoA/cIoVUSBiZnQuSZDNNC/efesOxCIQwjGBT8HQI501wXcoB0fUI8T4gwT",
-	"oFlQlQkzNwMxEH/6EzmTkDvJpdADsUNO09S8eow6gWIpsqPbnFbIMPx08c45lQBCLrGJIdHu3V5EpooN",
-	"+b3LL0gLoxohnWgkgVa1txtPElAUPBonmqFedLy7Cw8alej4ef9539TaM00Dpx6etJCoQicsPaOa9chb",
-	"y/7w6dPbl7pHrviE6YxOpvhtzccGdWGIJZiECNck+jxA+9Bg65gMtlDqLT4BCvxgq0sG1rJ0JhMGBaEY",
-	"FxkW+RKdAHYGTRJNIhs7GGHPf/kMsfpdB3rw5VezpR32923pIUPPI859Lmiejc2sGEFLEOLxsL9nC5uP",
-	"OCSnxPF8YAT+/8fevy03cmvrgvCrILj/HSLnTkokRUlVVKyILavKdtl10JSq7HmgXQlmgiSWkgCdAKWi",
-	"Xf5jX3X0dXdHrDfo636GXm+ynqQDYwDITB6kpERKqpq8mNOlZB6QSGCcx/fFkiGXC5B+QEApy44QKmzk",
-	"MadZghzsRxvueU41wzphR8lF2q3nNjNJwnOm02kdKOZdNoxUrZtZgxv8DMES3E6awpKBcCu9ohwMIVKl",
-	"ELyXV0ZUU/MOmqa6ZmkTbBu1G9dBYx8ebiay+HQL2BOzEJOf5lEfc88JOw4QAAxB29kUQGwVapBSnUx3",
-	"4b42GPtxIi6FvBYhInq65m6XUTB3SYypjvGgSI5GHFi7j0nKxsxWFvicjB20D7yHr2I2GkvNRDSt/8im",
-	"4a5dh+6KoQXGozGgsFWbBwTou2z7TkAOG8QjRZlbGy2PGr5mcxt2X2ZoLrAuDhr7br8XFG9XvAQuMD/p",
-	"sL0ghRN+qo9Zais07brMDpgngDNi07XZLzuK2GBBV6QygW+fGK3s05b+aTsOLxRTYORcJkyRlIrLrvkI",
-	"zh5ghMYjLtwfIyroIPvNIohLswo17fdr7gfjnrB0l7xzj1NkALupB7Q6tp4fKgDMn3W3BY8Jxd+dHwXh",
-	"Evwxt1larr7ACC53LUzySZ4YaUSnpMeW1N1XbUuFCmu7ZOZLKApFC1ihwDWrg7UXkqG8JmoSmb2Y519S",
-	"RGMoo2O2oGM8wuVoJUReEmCbFzmB/9bd6PCGRDFmGatgx1jn0y65jFjI9Qngy3S8eDF/YhEzPrcKSRnf",
-	"PWKhhfJn18yNc3IIECJ5H1h/bGTLCjQzKrOaFBliPxwOzA1iB+LfHIzDOgllOpidhIW9EwhICY11y+Zk",
-	"wLQZ2v4xzgGNM2hi+33sBXXzY4dg5aZRP4izDPpzFLiMAIBO+KWPH/t6OMVhCyms7Jrl4SxMq1HudS5s",
-	"6QBo+joXYHcHLoDg7H4VwBRnRqGxViGRUnOCweUousI4H7D9bLSoB8sBkkMX/o7mlWzzl7NyC8UHPhkS",
-	"kLPU6J64K14KzdJxyhVz6x2jXfhRRC4nSf0TCdw8dBZIPoC1o4wt0jHj/+xU0WdsdiOfu+JzvV6H/5mf",
-	"Qwv3Xkck5M8kpONxwrE4a+/flRQhwRPnSj4+52oNIIs7e16ucOgzSeQ1SyOj9IbsE/n+zclp/eL7k9bB",
-	"oQvwpvTaC3zjOAbGrTNGmoc/Lr6iYlHKtHloV/jaJ2uz8BjtEhgc/hOmH/9J7SGjG7uVP0NSRWeahDMu",
-	"OYBLcAC7RlIymzcObFERbDYFhUZ66LXcTfU80EkKJTxjV4kEN7eaAHOvhZQZ5Kf/YgdmV9ZffCLNzZ17",
-	"DK7aui3j8jsAhbSr3spqt4KZ4q3AmTORFEpTsyz4CAHJacqVFB3c5uYTc0w6oflpDLGY9/ssNdrMNpiJ",
-	"GMwZBOG4ZFMnZOyXw4iD70Skytwb/UWqCUSgkYLueqhY9NGZ0M64jtGqct/K3LzHlK6zfl+mutApZ9xP",
-	"kHcpQ1I/QidajqjmERo9Rrr5qMWQjsdMwGiQ+NqmGRE0xAJHQQdctv6tyQMBwjrJBznBePEJBzQ3jUA/",
-	"hpR369MnBFAEWZuByS6KQRLio5DIowSZzh7zcVNboSQTdEzmYqUuTOrjo+aeuRApegBG/LjkD7Ksq0Xb",
-	"LyzmE8IAj2BCISRVzNCYJyxLlFtkyXzmIVyeGwMFs6CYy+0UYJLay1KRodWHiDfl83P5NcMZQu4vKP87",
-	"JiG1zIZzpYTouoG5CedyMUD9dIO0x9FhcYuC0j06Ezm/oQYKbr60jM2+p7emezLmbIY0DwMb+w3jyCvg",
-	"B7CrE+1ws0+QXiCXykVl7pe4soa0z8WhYNRZoZxTmBdmToFy2Nh8jiNU0wEeNK84x82pkWrUuIrGccFV",
-	"fwPf5y7KfDoeZ+kBC6gHEmzBdM08aBHUi/L1B0WzwdjuWfveLrnA8IGc6MB2eM95Z8YrzTSXmREvo7si",
-	"dMMwnqgZXJgrQ7oeMuuNgqXjyAbA0FM1T3RqXt3cFtrZoQ0WigRw6HUujEgz18GcLGAyxWBTwiMmsODe",
-	"hobOUjlOOdPYWgoZS5/lKPDUapaOVI5DyweVKkHliqXI5Vxp7jZ2G1C/OGaCjnmlU9nfbezuI4zaEAK+",
-	"e7vXLEnq4GHu/fv1pdr9d1t8vZDfwXx4UDo/sx75kU3JBbNcMFjRbCagEFZVuwQigxaNz9U+GyF2yWN0",
-	"Ts68o9YBdElSRfFp6zn9B34VVzqV75j+4foSSbtsR6IZZqvRyDEpYSi7aEsVsr9/VMxwIU1Ak0GlU3kZ",
-	"v7g4geTrFfzVOjhoPge4BPPQo7gRtXst9pw2+/vRwTPzg55WOpV3P56ZL6Ugis+BpNtMfPO3v5/8/cdP",
-	"p2n/p4uPR++nP//1+3eDo2F0dUbH/E2SXr+i9Cz6/sO5xLZNtIFuSzf88POPFxh4XAA2zKZEMQ05wHaj",
-	"vexWfs723kr9rZwgnEW7cVjqghPP2FDIH1Q6//wlqKjJaGQWbqdyhsoPFgRs0Su0iArrAmjPBgr5jzC/",
-	"kffuK50KLgLgPc+czUqnIhwCyh6d6OEehNWheEaqBSv2HKr+czzBZnNep9JYPyMKZWKxcbTgiM9J2iCT",
-	"FwztRnO3K741qsqWeNqt7kMfto7R39JSub46I7bwIcsSkERGlmxpTHkKYdnczx2bQPVVIBDYMdewOACF",
-	"kEm3lA+G2g87FzhrPceKi2J4ape8A/n26szbNoRaJMVdcuLqaDDMarm2cgUa7jlAVGMNGhCKY5rSJGEJ",
-	"GUzQ3LFxd/YpYtZW6yP6hQDTS0zAgZV9G4oFLiqcsa54dYaNAYmRtjAPaEnuN7JJp3aySLXdek56bCpF",
-	"XNslP2eAtSkULyhXU94VMF7w8o2bLKb+bcD845pQZLCiaLMG+RpLnoX8ZibURqt8/a9MkR4DugsHZskb",
-	"2wqhG7BGE5Uf1U67uV1kVf3qEvE1bADAfaMjpoGRf0n6MztlLxf3g3zGL5h7ZEp/I+PparLUJz1uBStw",
-	"c17pVCzPYx1pbepjKsy0Pq+UFofw3g6y4c9i8tThj91ZRWBlC7OyaPFA3Kl7F/a8P0uPPbtiPvuDBg6H",
-	"+nubtDK3O6eaveaj5V1o9ty97MQ/g+yq+hkUT5a+2J4OA2zjzN2sH76hsf8Y5pLm7Zd8gJyCTKGA8o56",
-	"yFz1/Parcsv9VIp+wrGOoN3cv/3aMzoFmBApX9MUuUvbzYMyr2dTfAzRb4DWz1zcaq004B/Z9JwZpxcv",
-	"LvG276V8Q8XUfg+wFA8aJd70AqNH30zU9EYNb9aokWMgEDOd53d3ptvdFrqPepcTfZN+v5KXzBEPAmYc",
-	"i12K3eaZzdhQp9q8s1ITFmN+3qtuZ7t3xYlVoq1Ge6FHAPe4pgrT/94riGiSGEGvaJ8h5NOYUW3ul7d7",
-	"fJOTHYTSdGrrCBxZPpsSbHMkVaf7MuugtkRB2FBU7q1txCdzO5ZpD2SBeDz1YYcNfkKlU0n1x7/9tn/V",
-	"GLXeHkU/pH+/ftZ737w8a6vX8fP+9/Rw8lIeDP7BW+Kvn45+ui6vL87xMStpjPYCMALvgFpj+w6ycSvm",
-	"bhNzq4irD1l69XaphYt9beIJOzOW+spQcIRSEosiLd9gFtKY287GNC2GQJa4wW9Y5d4WzsTiUN1o3gBY",
-	"VXnbxp6+0E2debEHthTutaj8Mpp/j1ILSrGkf+tyyuzjZfruFDLcKNntYsrcP4/+Ltg1kQLwOlE94vKT",
-	"Ew3sLsY1KSoL2ccsCyxYDGY7vxlPm/OeZ59e4GoBD9jF1ruCznjN3mm2PtAitxm6mMC5t7w/WdFFseTi",
-	"et7p603UlHiHzzt6JfaaL0PjKeQjrQO3aAsCLD87y2yex9Og9luc3e5dBRXBrnPneX69OtX1mF6LertV",
-	"XqUWp+Dr88Xcm+XAnGe2Q2XrHv0Lu0deJ5y6BOWsathRq3lFpbSEFd03KAkpPI7tUq+oqrgYJCCDazMi",
-	"HwCfcYwuKy3YdVcUbgAxO3xQHFiPJSZVm+mqYaWz0T6xd8N8fmaXnOGosOymK5xX5G7oLsGekkTJGU12",
-	"uyMXYDtgV3Cdq5zLnLdIjoHlIpU6x/WcmpVEYqazvOw6vS3rgziRs/W6vlzdcJLfJcc37jSu/LreBvW2",
-	"WuthvN2Xn2zVDJ1ZjQhIkVu86/SHXbvLDboJakKNllnga3gv42dItch08JaOWBjMFh3ClsLiUp8M64oI",
-	"6H0IVVgriOkmst+ox3QKFX865TTZJS+Nu6FsaRUj8xwzu13xOquO3bdNPK5kF9gSvZ9i/hrKSXqMEw3F",
-	"SfnzSbXdaASk3Xhe6wpfDI9eBTmZKSgnt7o2TlGmEyFy2ayu8H7YkKohW5zUWj25dG6/5wd0c7+EHJMt",
-	"pshDRtt1tJgEZc1pKTdjK2m85peg8aDqxyY0sSTGF2nZnceVa++ZS185Co3bdJU/L6/nHlg7GiGX+PFm",
-	"kb4nF+7d+mr3TmWhOgLGXlza69SG7qH1DEhlaah4zm+EcnhXHJDIQWB0ti8r7GTFENXQ/PMjF2EtmC1P",
-	"Aao//PWjBXyymIJ0aRxPE5r9hUZELYACFF+IKGVXQBGFrSA1g8AKFTOGmYvNj+7QRxtJATLvzNsrWChd",
-	"kRnS6ABWQ3vCR/DPPqJ/Bu+C/EAYVbTuZi3AI3Ki3eSw+KOc6LDWFU5iFVV06OwWHFlGjerVvLkODZYB",
-	"ABVA2QfPUGe5wAAqcKvTQoW4LTXXxrffJT+ysSbP0UneJWfAiIuqH7o1XAvZJFUyDY/RsBHsk/lAA4bt",
-	"Bea5Dg3yNReXWdNbmLLk37oVc363EtbWG/B8zZW+sAvypcM4Wc0icEL61hNP4f2tyXD3Or9/IvbpLIjo",
-	"gQURheK+24lA+y1z7hjus7/b2G0293ePHJcSFP4JJNY3E3oygIFV3sjfeZLQvYPdBqnyMxofk9OzD+Td",
-	"BWkefWyThF8y8oZG5sDfajAli0ba7jRbq4y0WWakVhLcb8C/5C2KUoBPhbWzgOhigYs9tkw8tjZqxqTg",
-	"4nIBHAe2wE7SBJvujklhT3ibOkUyqJFMWe722SvNYjM8fZ95U+mt+SK1tYQysa1/ZMyJPbuf9/64ZNM/",
-	"b1ST2N+CHPueqAkae10bGXa9Q3WhUQ7ITVdkFQXJCU/+kCZhV+RvF1GlgYvukk3xOVlTINw2f6d8ozJB",
-	"an14EaS1N3dA6ESrCKFWhGvbgWkc1mjIYpDAAyljUg1PzZH6qRQ6lUmHjFN+Bbx7I/qpTgfs3/abB/uH",
-	"DeNQ8tFoAp8eOqVe9etvpWD1N1RHw9DWfprXD1++p4PQD3QfOqqLSiHEqQtJ1TXj+aRgxvC0o2YccGjH",
-	"zWNDhMvqtb8xHxrMxnl9Mf+B7YBhAiM5nuY+LvZ8FcFIu5Xn/WeHceNZ89mzdnQUHx48p60+o7QRHRzQ",
-	"uNE8oPu9frvf7LV6jd6zViuKmwfxYdQ86DX6jQZtPOtWlmFfFCa1IByKTL6NeSSX2/UWzOreX4qgZNX8",
-	"fMNSrxWeezsB1UKvDZm7itKzsNIWiNFSS6/4LcpccqOMDSrm4y/e+G5WLr4/qbcODgMCsJHxRlbDzVpg",
-	"f1FZEG7+BcsVQlVoY++StxJ6JWc+xZfw0g+n+h6geWFtEdc/5uF5/vnLnwUH88QpFoy7OgZ7pz8tNsoC",
-	"/Ym/LNOgq1reIH8xCpcp32uz/Myf+Kw9D2q8UP0CMARiV2BnVQoUQUN5jfAMQNQH4FRYvBEirf+FuWlY",
-	"6+R3hlNPXYHcTRMPRjjfCA/9zcYpAhpk11puxIyWMZ0i1r6nD8dO/66A5tnfoQYGA1SuVd/RLWadG95y",
-	"MFYyqc5xDAWWrwkbxjOyIUE8y5GFnHC+dEynjtJxxMTEnAr/zZ+rUzpFOHQije/oCjHsvLpCT5kkgHGP",
-	"ac8+RO0R2MR6jUXNT2wHZ9YqCOq0Y7tILPZIV1g3fKbJYb/RxrsKK6dITiNzRZSGkAFW91wBmVK2Jtgn",
-	"s8G6IsRg9XsOgXsE/3CBAFsFRxOs9uEWx8F694AXRihpNRq75ASTvn2moyHgOqElRUk/hQUBjaOehmEp",
-	"aNQCJzizdwpf33i/Hpdq3rYBYJsF6eyuABQcH2BfZAHlNsJqJhCsaHPZnFo5xo9lnBmu8dvwJPGaZkZB",
-	"HMTtZrvRor2o3WvRo8Pe86Pm8/h5s9loHkUHz1uPZAPdFuY2mwasx1sD3W/cmTjJSA2Ie/PWaz37nL22",
-	"dKw8/1mXFTyaH+9qeQlZBw8h7PhW0zFL3TLAzNkVclcyVxfBR2yJUebudicL7AJ3vn2aTAuLMyD5PW8E",
-	"AYAE3GkR3tH0wk0ypDa7ZqVbBgjtZJiYFZjLbLLVP9Impv19TqlUJ05q17LvsIE5/oqDHKsZbrmQgpXc",
-	"9zXaMlMLcRdvyJLTJEFcqMzUymB0qZjmKo3y8WoZYy4D0KlG0P6/S1wPrIX3L2AwAjxkNZdjNpJGEQpp",
-	"5Jq3mPAqLPnCpvasegztIuxhgVbWhmtWOXZZhqw+zBjBNoUNqXI7YgcM5vtt210RnlnISjjH7Ou+MfpD",
-	"R88Eh6GV0vbYH+ZpHh1DAdw/GQ9pj2nSbjR2u8LdF/tG0SJMKGJ/gWiN6JhUC5iV/n5547RD+iljpBWQ",
-	"cSpJ6yDomoVo4YTIRFj4pdo8RJdD5+rY23/E2H9mocKwlaZT22WUG3UWpLGv7mmTcMApGyfUjJhr+5HR",
-	"9EZwKnNXOVaAFIzFd3FXmDO9BaVIlEiFtQK5Kohmg0QJ5SOsf7Dtt4VSiCCPuI8NU8fZHFPtMftmKrhv",
-	"rEo4JinNkKwWhphOzbDs7JzKmD1uKbYZQKdy9ONf37TPVqiknnmHjdbL4UK51S46w9PK20N4AVpFywyi",
-	"5SC1wayw+bJL5UokxnGm/Fht6GPltWaRfT+aPz8KqT+CmPT0Mp3KYjnqWWlgz3TajXbpD22pyhd/Yacg",
-	"bhb8u9vawKdTJVG2ptAspEz/+BxDhEL3duvo9rIJLq645S3eQxDx5TbSD5KLeejEzBjK7rWjSCoTFliM",
-	"S4hfePNJYZTD57y6otCV5JC+/B0ZqtFqu7GPtFnXCB54IoiFag1ghQc+XgBkcLALumK2FL59XACMsNCO",
-	"2e/PS+Tw0X4r1KFbU1tPF2pM3E+v/Pw8qsbUtgKdi6uPz6O/tnp/Oxr9OG6r982rfzwT5/vXfz9k3zf+",
-	"/fUB/TZuDT7wd78d/e2yvGadfdeNataH7qfECg6/4gW7zreWPmxzUglx861MezyOmXjASP+/QCHdehL/",
-	"OG2QCM8LhgylCdbVHRL9Fn7sdmQxT8cGaXTjyAWkNxFxAgWlFp4vltFkxIQGQN4fLt69vROG2LsxEydj",
-	"/gPSV98PSszRANwNjK0gB2gcc/MYmpzl2EgKHC2O/mOxQID3OntF9ncbfqaeBCjY+yGHSdlRfoxufKRq",
-	"PmNtHYhgbqlN6ShZ31K7zwr7uxnJSivMjX27wta4wv5+8ub1elZYOlAlmlvEEps0a1ExhvONbSp3A4bA",
-	"EbxLB49q04nl3RblQyLuTTbaSSHTwa0Gm5nN8vYanr1w7+TXxL37I+baFBBylcd/bpvSv0b7LOtUyC+j",
-	"nEwD0XQH8yyH1HujzlxQlxFgUQaifyVUkKrmRqKBBAscRYWyHAkjrhfgV4VGPrxLByGpIj8G1tqPa7vk",
-	"gmuGlGKdwtPr1zxmx87VyTFZdEWOyiJlNAZ4XiltM7hNktrKFRvRp+MxFrEsKz6xL4m9A+Ytl2l8ELr3",
-	"9CAfUR5tq7wWb7xzs45W3nZ2VWc7L0/G4SyumU1pPv7KlV3vzM4FdT2eLAQMwtIbiA/QEdQw46aNZCIn",
-	"qdolZwkVlsDKJs5704w3LLDId4BxDbc5OXs1v4uRAwf3Mdg1ZqffsoEdX8wSLhpHcLJov30AeHy35e5o",
-	"psA8INV2hE0Q/+3b50f7zUPg5eT2+/+3xrdHh4cvzZdZbtcAxU/rkJxa7vLydo5/k41Gph5UriB3QfyY",
-	"8uWpRqMew3hZjxjEdbq6IPSCobJY3s3aIHs01nvD5AgzlXeUhAu9sxOzR5gCirKrluO9U4gfQz2x4o4i",
-	"XGiW9qmxGMSAC082aHmkkACx0xUnL97/egIkeCOuA4J/trAJsG8MITzyzO4IUo3ZSA5SOh7ySAVkIrje",
-	"S6Uc7fVYHBDwDQecqaArgNwR+BiwCANvtE9irqKhWRUBGScTZUkgU+MbINU3VeTdiwuiGDAqQ6PgyYv3",
-	"2cvKtCu4IO/O3/z6rtEke+Tdmxe/vmvs75KT181sCGRExyCOdTqJjBEX298Aw1TE8BDki7BzY0bSFVcy",
-	"or1JQtOpo5NwfHcjaiQl6plLiDQqEk7EiI7HLA6hciRlRqZCKuWk0QKuQGr++Qzw6SAy6Tgoq2c/Nest",
-	"Er4KjX4i5q/2QQ19bKSnhGIwqBlVUDwD30gViCyphgv3bb8MJdc0FVwMOpZgjcXQqjOkV1CMkQL5Fo/r",
-	"StOp5VUD6iNzEvIbQFOsm+usSxSkM2J/W7+fKHrFgLUKmoKkYKRHY3dpV+DIE6ms6oZMk2UyYuauoBzN",
-	"ZUzodAqVbSlTk0SrEKuxzZoIsiSd4xMMu6Ia2vGEAQnVJYcPEJAwnqAOYeaPlP079tjWHCWgHdsMOby9",
-	"bWBe8xIKgG0ltj3dbAaeuLLcuY3u5iqsZUNN6TXR7JPeJSf+Llx1BYeMXZ+jgQKdvwzBDHPaj1TfXHxf",
-	"368F/sc+jXjC9RR/adds/TJU9hEedwUcbzZqndzRAg0KFCmPYSUJmFUlib6WXmIAyZuREwpbu6QeIsJH",
-	"V4BsaebfBOky8F30FLCoXGLcLROZEvtZbJE6V3PwJ7Qrch+swI1ndxx2m81IMqTdgf7qGKCKE1zJ33KW",
-	"WM4Zu3+Ulqndrj2j9IyE4iJXYtUhOG+k+fx5AP/eh2HALJuDsFAD7It+c/6WVM9evajv18hhO8B9BwIw",
-	"IEYCYoU/i8lhGy8j5uQD0qcjnkwDMuBXFsl5xOM4QVtWdUWr0YDzCzOMmzmRYsBSS77GVW5JuzNSRhUy",
-	"TLqmBqBEJVWO1GC4CXU6EUB66qvZ5SSJUZ4h67oljwChUjvO7VeYPfdVqSITNbGRvdMs/wxc8ZZLG51S",
-	"vrDZznJhhygXiwBt4MjGIy6Q4dLDdBaS0DCmeuHO5pF53pzwlS3ks+MJj4mQXZFlywEeAMr3cxedZNSw",
-	"wCZsbddwN6NYdGl0ahspLdlPsS+z3WiTEHyGrNoPKu9ByvrqR1d7OKapYsBtZZYc9AXkJGjGhdHaJd8A",
-	"M5OjvpyAagsv3n24+Pj966OP37x78fePr1+9efU+JNU2efNNjuH0mLSb+45iIrA9IDLJGM6ajaDRaHih",
-	"f0x6VtHJPqE9M+Bm7mdYEWBKXDOmiRpL7Ucn+0agz0xKfgUZcQ/wDJqDxHU0SjFylUxtV8SxbXKWEvWR",
-	"ucU15drIBNyNWcuH59GdL8n7y19O1AL5AZKDa1J9eX5U2/3LX8gbnuohOUUys4CcD+lYAft8Sk6BUDdh",
-	"tA9Tb8wy/O5GxCNTrNJAThmeWjJEY7R2iFntmUMzTI7qV63/wdKjMFvu2Yyi2DJrxMjy16/PoEcEKjyh",
-	"W7jxqdED0dH41IzMX8bRTIw3icWZsbftPKyCW7ZABt4V3sh0yFRo1d80zirIChAgsHr7Mh3VZllF4HMD",
-	"L/7pj1hX6dQdzotZEj9cvHsL3xop/VGte/PO6jiYldNzECVvLr63ZZaormyngOXEU9dgcFk1udcm//W/",
-	"/V+wfw72Dmsoxp+T8OT0x1+xkR55HKGV/teT0x8zYjY71B0FzLhAX2aceGOkAHPmm4sTHNabi5O6ERIn",
-	"IanalWxFmNdfQXbmPglfuMOdDBjSU52FtYCEJy9DUrUqMlf/gPIcoCfDk3NgtEOJDy92Um/h4vMjz+l7",
-	"4owANLGM2j15iZb3uZnUl+fnbtKtBn95fl5/5upt8MmWGi1XWxQ4+8jyshdsIi8K6AhWnu3xkunoOANW",
-	"cZIS+9gdS2e13WgGyEvbbu4HRsiZ/3teQ0KBhXnxEGmZT2JtPgRUiGOkFb7GguCn1QE1jBC5aG6nK8Io",
-	"4YJHNAlJ1TKpkjyR6oJ4zSt49vfJ0b3zUsFi9BztLCtrvhREBLpfgePneXl+hLup6lSVq0teup9rx4Qi",
-	"9RlciJzvCD6DYsOLDGhsGwgwnowqx9nImjRuR/Gg1HVjgfjJmrHwEYs7wicTHleWNGHdITymMFl8Q72t",
-	"Dxu9sssKylhLh4/8gsjCXkFl2fQXu+SNNGr03lx8//nX/3+3i4G3zy/PXp1+/v7k/Jt35z+9evnzZ6Pc",
-	"8f9ajdZhY7/RajzbbzRbnz9bp/3XkxfvP540mp/fXHxnZr35+exza/dgt9lNz169+Nz8/LnZaLT22weH",
-	"R7/++uv3b05/fXP++fOLdy9//eHk7ctuevZT83Pz86vP7Z9/bTdbv550UzOSZtRNK2Xn4Pvk6GV6tJmA",
-	"H1ghJb/dOTiOK3y875OjuSvLfbuZr5Z9pdnv575as73faO7/D/OFPn82agk+3emP5t/1+U/35uLk88mJ",
-	"/6Z3/BgLGp+97LZpI2+SznjB1vPuuPIkVHXoquc0vddCGcij3ac7ypkX0HO7XCQZwXKvmOrKleYcnYOP",
-	"dMw/XrJprsR8xm2Yqy1v3r+2/K3MKVZSXep01KxxUcb/6Qrnd1XnPJ+aiz/Zt/bgpG7aW6UiucZiOHd7",
-	"+z6h6ZW/1qJWgKJztakWgNlYhaNOwuqXHQUz6xWmPQHgA/pep6pth8DcxdYI9q/5uK0BZh3yH9nUt08G",
-	"f1R6jKYsXdxQiRrDRd9PXrwHUynmTNfRhXXmWi6n4AzNBXkFb81CXmGcUFG3Fmqlk103l3MwfyxJOvjn",
-	"34iA4RWBdalih0GAAzIemY3r5vEal0VNMyQMF/XswJkoeJzvTQVNpkoTwRgSmesUDvux2Hho5s9gU4O7",
-	"JzB2XuaQBwOrcRRAVUFAGQkqPRhVHpuwK5aCE5KS2IS75IRk3yF2iV/FmPEfRTK1GISw9XeyEPrCapGT",
-	"ScxnnZhZL4XcwUl5zcEifZOtwxuxGt6ZYWdZJBepNa+w+4gmf3DzOK23zBd6v8VxOytqydjs9TPDy+FC",
-	"tBbBQpQent0jxSE5j37JkOw1qxh97+wlf5aApXxY/EqLgZEJpVsgMODE9ynlyYwpXwqeMVv45yAJVkNo",
-	"9Bt2UxiN+Qc8FQCDB7YAv6ByKSP/jaIvBLzK6XUv4O+i1+9aPDVvDwDk01JL4AR+noVklmNAVGAqlz8A",
-	"W7c3JSFa2mHgkSQvuYhn1KLxCr1eJLNq8Va4YFIt6Nwbay0xUW0etlQV4kuW0oIWIQs0P7eAGaRqp4CE",
-	"ZmLCGeViji1TejBVpYU4jPMCr1mmX7xm3lF2sE9PRdtJdClAWB+FQSomlEw/yn4/4YItGQ5g/S5RyIft",
-	"hWN5elov23436jy7Qu+g7eDK1VRctmw2ouCy2z8V9fZVqykj4Oyc5/SSPVCinHejegfaOMzbyOSK3bkQ",
-	"LiiRW7mhXO4Uq4+oQL0GIyNVJUcMmuMYTbRzX23Rg5WvGSwiiVMJuGUZPt45vBRCz9h7evI388C5MhZE",
-	"+7HJfK4tsQ13bft0xLpCRoiSFbEM90dgo5sLL6UM4y5IKXBsKZByF0IT/YBqdk2nRoGmsa3eMc9XPIGC",
-	"MXNtDebD8eTBK8wrWtSmzJYHh6TKhRqzSMusvWEh3Q58cRROa2ngur8ULieEV0geuPMXE8yYHwNil368",
-	"rRq+dzzz8TuX7Kr2G76MvC3un/JhPKyRui2E5yutirHqgNBI8yuPrSgvWVy08Y9tSam50tzEsnqU6YaY",
-	"DU/ZJIpaGp7aXPMEGPcQu1WV+xNswJS5jhbLynaygMuisRrrRtysBJWEKv1Bzd+v2ei0m/Z+1u59OebR",
-	"fOE2wPnWoJ+D9fkns3LkRH28PPrrqPXpLiwWOG9lLMf3uEbUA8uwbVBimbVnM3sFe8/Ji9v6FmbiEG7z",
-	"Vtbew7XQFMshOJL+JElQgAFomuPnlZodkzkcRwghIJjjLjH7HfwNY27V4ScuugJGjlZWCgxvbIwgR8nU",
-	"AVBC4vrF+/kUBxeOeyhXoPqliUPsrLUb+wm0zd8oyVbsn8e32lQLPZy5Xol/yaZFIf1T7/n738/b4vX4",
-	"WfRz3Ox/rw4HP9D96UvWmPzI3+mDv/32j+vSasDsE8AzllB8B2mxKRHy+tjhaFtAwgQ32C4595sFFl8w",
-	"v0PO3l0sam0YJke5/eG3x+5SZbTal42dJlqqefLoipuCG5ixux4Bf+Ar03dbaIT7QCNk9Ucb1vBLPQ/c",
-	"AaDBE4ZsGgs3J1T4emZeVOPtRhOLgK+HLAXRcyURpdeXMZkrZwIkX5q6hbfK1O2M9im1yWyzwFbQPIFs",
-	"n/mYD7r1go1GQ+c39iTmup7IwS0xhevU7JgRBVDyAliCT4sVYw3F3OH1UJIq4jn6XrDUwbXXsHwIY5R+",
-	"N9UAOgp70lKm5CQFh2BoG+UgeGklyXziEOFM7lTLczvP6E1VOnnBAoVH2MAa0TTlttkVMqTYWcc16wot",
-	"J0CUV3U1g1ibCTBstqR/TkTZ71Gdj/FwrRx0DE5CDnTWT74KyDXrDaW8VAFCGo/oeMzFQCHUK77UYuFn",
-	"3KtcVRO8IPetHC6be+yP5xvbNGaEzFs5eBv4aha5hmu2NKBjpvu1HJTK17pH92xmdHbh5TC4F+RID3qH",
-	"Uf0ofsbqz/uNZh2L5J89p71oWV0OjbRM15IkLUym2VNuIkgVMxVuWmbSzeimmMW3fIiIZ7CM4mbVERrV",
-	"njrGZDPUeXIW7y8134Oz5PylBcMzu3nx9MVUs7q598pz2GN97wbdMLhntw5OyzsN7QmyBUd2ngrLBVYv",
-	"RAjj8tvAcu4CJLCfqBNByXdyxH43amwN1MRsCeGvDUGAcGj3m1GLPmeN3lG8Hx3QZ+yw34xbkflkWLpQ",
-	"uvxBG49Bl7/iLvFVI8ZeGpWwIkUwrunNcQRn99/m5x+yjAzsL5KAYvOWJdSH3VY7tsk8fWRxnvaQ/kSt",
-	"gpznrrXUKSowatgIiF1yikdIjyVSDBy0yjyHcSezYJbbIObaEbSBV6E7HMhDLYWzYz8c1QLSm2iMZc1b",
-	"HF0BJgl6nHD+WovQZgD/llg2DlPLTs6XwDrf40nCxeAkjlOmVKVTabYa5DW9ZORiaKTJizQgp0Me0YEk",
-	"r16Tw8Zh00hyMywqIKRhRJDFFHuXav47+ZnFsZEypXJswF0AftaU/s9oyERdmpvsujGWVTBRo5Eprzd0",
-	"SskppmPHQynMsf/RJPvNFjk4OCCNZrtVCSoW/Gv56O6gFIorYDXFYDfZphTDViE8ZApvVnTmS4od8t7T",
-	"wGJcjEAWx4pQR5lVpWTMUiUFNizazY9cWT3jeVpZXdsl72bd285cBM64yUtCcAvDg25PhaSKB26Uwxhi",
-	"ndmHj5kr26iEvV18riASy+d1CrO7yZzdVj3doJ7u9rmW0mHBrxtOv81ao4+Qhtum0766dNqsti2nbIva",
-	"pWz6bPEK3nzl82RhtY1l0NR+/wI3qIaMXVWOuIb0/xiJNBA0zgIoJ4ymyFO5BqWLkKtzSnerM9eiMxtb",
-	"nfnEdeZWgX0p/GXrhZh+FMWDvtZNSV4IzE0RCRjzJQA6ekMZBLRxFoAN8Cm3gytsLoqGL/IlBNHw479a",
-	"QaqVEaMiVrnfD+vN9vtGO/t9YMTIqZyYITbbjfJStZlJVSNQ/+t//Z8o5K9RyANcyNilGFfMu8CSmxn2",
-	"/vvWfjZs2zLbqXBhtN60jNQOKldMTMyAjRoDOoMzesUTcDjuHqSDBbZi8uZqG6L76kJ07OoeEbr1pG2W",
-	"xeG+gegaFThGrCGxuibAF0CMcazI2PXN+66pHzB4QrvVwmMSOhZBBnhWXaGY9uXBWC+MZXyYggGwbiqE",
-	"BEhktYhicA1BOtyHj0qGv7IAX1k6PymJe4M4XdVAho+30bL9rXJ9POV6p9WwzFsCGfZQAUYU6tv44ja+",
-	"uM74Irtam5e3pDF44QJe5uu9E25X3cvr+o7pWV18vxDUVmZ/ZTJ7K0HXJVO+Y/qOAmUzrscaMxDwLlkC",
-	"IueNjOiUjOQVK3gjAQnBywBKJ/PohIFbItOuCCMqIpYkLJ51WpCjAFwWC3qS9TnC7ZAXgZLsIus8YaMx",
-	"QJjaugYETNGMVNuN5xtJhWTidOuZPH3PZKvltlpu6yf8K6dxHtC+5+JK8ugGEO9X9oRZfG6Xzk+mlogL",
-	"9d4KOR4sllY7xI3hEWul3VuW6gaDBiB4W+A+tYNfDR8zarSWNAfBjVfv/XqCRd00MebTKeYJG0v0Tvt9",
-	"86DT3Hd652oFXdZcIYm/n7UYxWwsFfQ8JFww/Mp0ZHSZHWqrdXRw1JqV0C/wsoDsN/57DjYPrDuipaYJ",
-	"TJqYmMVvNs7bn+pmYN/un7TrjVMYwZjymdc/eN88zDSN+X1mEGPskb5hmAun1d93/x8rzFK7ElRGTA+l",
-	"OT+iaVxizCnrM4AErHQqP3FFHcdau9VuwYy4BV16V3gtbR5tVruZ3JmXvpI8xncWkyS5Q/rN7vjVEm/5",
-	"zb5NvX01qTeeSf8nmHzjSaLmHUxs1XYCCGg/QyvZQvdCpAfXmhOdunLnwHYKj4EXt88FTRZdVBRvZMTF",
-	"RGFnvb2Lnzkkfe4xJojZtLvknWAk4VesK6pCamK2a80/wXFoGIEMPI7uQcc+5wdV/RaL1L14ADSukRSx",
-	"vXXufhRuZs6At/GPuh7yBJvjZ4YM4EWaJwnAk9oGeURQTVhfQ3uAmYkcdevzTaQdnRx6zMTjnGJcUWSv",
-	"wGIHL7vRWv2C1XGjjvyXND2MuiwYGo2CjXEvfW0x6kvo6xUXzDKP2e7lAPbwQ+X0nMzbZvW2Wb11ZvW4",
-	"1wQP6PffntnzmtSRNzppgRz0KG7XlvnL1OE9y8+3zufW+Xwg53O9ymwbAN5YmnMlCfuoic6Sgnsv26CP",
-	"Q3qB3GeKUKcVkPNBac+D4VY1OfGnJEaHp8bFQ7Q0K6tznlbDaIuuSO3drWN2DI/hQE5rtqBXTXkXjfzs",
-	"CILdbVPjazJFfmeptMyTzgPsitDc0EWZ7Rzv2hM+4m99nvqg9B9WRwTuJuafmYj4M9wlp1IgSYbuikxV",
-	"poxYMn+IlVOzLjUfsYAoGNSURFRYtHx5xdIxnRItB0wPWboetxM/lbvGQi8+qtu5UKGsVwOUFc05JMqH",
-	"cUy3FsnWIvlSLBJHMsqcBN962ltP+8vxtFHxZSbKIzjYe2pI00djJnvDjQmSs3x2FBlPegmPSMLFZUDC",
-	"P65Z7+MkTexA9/jeH1peMgH2DIVGbuASM7YdSaWmGpP4XQGndVA4pOyKy4mCm+ZssranMyMnRbst19Rj",
-	"HhuvswLuwtxxI0H2+4QlYLqMZugd/Thuvf70/K/X7Zfp4ftp8wPffzc+OFHPXvQb3w1bP1y2X/9++Lfo",
-	"2dtRJahM0qTSqQy1HqvO3h4dj3eVnCjXy+4/2kp3La0kYCYhxblETZjvjYjI8Hp5WoitO/tVUJLBEnga",
-	"sco9I0EeS5L+JHmsZl1bzFUOqfFTs+CoEWVEGvftmitWO4bQKUhGpeVYkWuZXnIxcHXCgl0X8pnmbEiP",
-	"Grewh0Dp6xGM5h2enFzcZu0eL2sHG+o2t2Jm/lsrApnc4mjkrYKtwvgKFIYRMo+mL2ArLK9o/Sv8fHs9",
-	"K5Zjl61nxboV1RVF2oJFECYPXNuK71u+stU10OALrVzX2lxS1+ok9Rdf14rlSBRCPCiXSzRUWB1yxtII",
-	"HrPf2KDuahVU1Uw5WUq5YrGx0FNNUt4LyDgxo8/0XV/KGIqAqNBcm+3cbDcgtBXxMegYfG1NP8HWt4iw",
-	"eQXSfrbfaDSCykRwfZZyr9n32weNeZaFizFNL8HJvObCeBFU6Ww4PXbFUjpg9xzS8+bCER0uGtC5Ed4E",
-	"hLHKBpIyYZT2zDBuGkWfJmpmGK3Fw2geNBaM412/X1eMKilIzFUE/TaZWZIdyQ9otVmptxoLxwOHoayW",
-	"CX3TwlaoCk6HNB2wb8b20px5oVzI5dM51XhGs9E6CCqapSNzgjGPXHGeYtEktQI1ppod+yxOPGHkiMR0",
-	"muPhyDXzwzspFPZZgWNmyRSG6ebcTLoZ6qSXn5KDIzys6Se3Rp7BPfInHR2YY3+W6x+iCY8/CA14dO6c",
-	"VgM6i1LUec07VDCDXF+tfjkT6dvq5a+mevk3p9+fXu3yi5T2tfJFvZZ8yhpW7zP2XXP3ibGmkLcJnStS",
-	"VYyREJb5e9jeYa1jXGiG3pPqitR8DRaTIU36dXNbRwERATSR29gBsdufRLD/A6LpJyIxTWyFI9wYa5oc",
-	"LTCPWFf4K6AE2vxsBYyxDJ0IxlHBPxURbEA9LfqITqGGWdNLlFhuTMBZcU0aXVFtNxq1TZQWo4B4zAzv",
-	"WqyeDVgyMwpx01bKLY9bhwkya3Js1L645X1ytsNi22DDtsAyfVs6WgEbZ5O1AFsXYutC/Ou5EHinWx2G",
-	"2BgNW4/hVo9hJWm2LPLqwEqMkQYT/1C1HWi1bis7tpUd6+yh+M2avA8WZb69fwJdH989YV2d2Powxosw",
-	"8tGeNqZKw2lhJgJCkGukarmFQYAhdsIO8pCS36VgNeTRJSH7NDaWSri2lgznRtwvw7c1ebYmzzZquo2a",
-	"PlUbaJt23ljbzQpK+cmjCzochVy00GxI+FfKfByTA+Y5KviXMS/AmUO50DVVoPe7ogr08ZG5YQwwBFaB",
-	"18iIXppnEMGuSWgXfRiQlOlJKswzAMgQrHbMJV9BeZIvNKpChaZMYluXt6Aks9bB0susulNLMy4MgpoH",
-	"2+cii38RgYLbGlBf1JIDarcUuFjQSUKrtEMymihNlKZI9a/oiG0C8DAzWbaBy23gchu4XBvY5NaK31rx",
-	"Wyu+tBW/DWWWMeNbWzN+C5+6RvjUxwkC7qFufOxOfPAuMibWzGav9qYEOCsDwoVlUq91MqeG9Biimufr",
-	"1ANEKkfocndCHgk9mGmdh1t9dA9d1jxvi9WDrij2zkMRqk1EGFcoFxk1t+ACnBsQKVxPXW+Ee9pxHiUv",
-	"6ArnVeWcKmy+z+ACIPMRS3CzLLTcjJPTl6l3VZaxXNzFYcEN+3RKNe7AR1u+g0zTfh9f+KGM0z8qdEHX",
-	"SKtIDosWwgJu1ytOoXSN9vvmLbc27tbG3dq4S2xcJy+3Zu7DRKuL+mlr726T5/eERbAkm5nyfHDL2Rpq",
-	"T8109vbjQot0WUdvIVLeFY7CdM0gwi9wbBuwH7fhwa3ptDWdHiY8aAXM1nR6GNPJC/St6fS1NJrPWDHO",
-	"knhwE+aJADy58oSb4Z1+8/BOgW1SSi99ATAJjVwLSTUX+RvJK6aQ6dATJ0LxgaVOrN0ME0WWoUR1xWKY",
-	"qFypQa46wn7jB0ONeiJGlcOM+u3ZP/T+6+tG72+XTfH87+OWOrg6P5r80I6+PRy+eMZOGqO3TXnW+u1i",
-	"vyxk1G97q9x0ixi1lct3Rox6gKQME2qyHPbjPeBXag7oTFyQoZwoRqo0HnFtBI2RCkauGNsRzKC4FpDe",
-	"FGA8AmKMwICkErheY9JjcYe8OX8bdIWgIxZgibbskx5P9TAgrv8hIOb+8GIW7pcmCUsHTGDJGP7FmQpI",
-	"zJnxMGMjDQH9uJ/QgSJqEg0JVWQiRnQ8ZjGJZMywbNzPSewgSgCMRCKSh4cgOSaCjrAAzfzdFXKiFY+Z",
-	"O8fcIV8btiaoktOECx7RZIHgJWcJFaTPqJ6krEPCKDv1LJVw2kuhWTpOuWJLy9Pxc5eGNbEF824JrIhr",
-	"ggyji3BNLEvpirAmy0YpJqky38qsN1I9+6lZ3ydjyYU2iyuiKQsI+0QjnUyJrSCsFd+k/fOScZo7FkY5",
-	"op9eMzHQQ+NxNJ4++ApckW3yRY90Z+7ZxfHnnyujKpzh+riwkmwleAXbea4mG4NYKCzfp4K10CoVP3X4",
-	"2pDwe9o10CUm7kLLlMXofXwQKaPxekuozxmNc+sprzitsFxSPe3ELqjNcUJF3crZSie7dM3wD/Oq2D5o",
-	"z2mtOmitpbr5xCpFUj153azv1xBnwSjE6rsXF+YAXA/s0PyKxeiKmOmR6YAK/jsIjB1F+ozlArldcSUj",
-	"2pskNJ2SmKN+T1kkB4IrFpCRVPA3E0aeKsaEQwMD3TeU12RExZRwUUdrwe2+rohomk6Bxc4TzP8bvmpI",
-	"Eq6sOyahSDwxy2NK8OfAn06TJCQ9qYd5hdsVpTXuBdcMtXeH0BIgZc4usHOJDHuzb0ZkvytyxgOBF7VV",
-	"Hu6kk36fOR78CbqeUrlnmccck1BGyIIQMRU6VI2uMDaQwpnGFdBjSz9jQBQHWggY8I6CCQQXUxXOr1/z",
-	"mD2CDfKaK/3Bru9TWN5lbBFn/xnHFr4ILHM06gqK3BxfosohylmaelzG7EdzwQK7I3T7M0Q6yZj16STR",
-	"tcB4z3hcpiQ0K7U4OHfdMpsII5z5IdpbF69lYjIyMi13yP+DJiDivgyrxEm3G42S4mK5g22Sv8Fqlolf",
-	"XxsxSvzdtxbJU0eN8m6kl0Ne1UZWhn0FhsbeH+Y/f94nHjsfPDC3NE6XUe8sNhpFR0OjalM+GtkAQkQV",
-	"q3OhmFBc8yuWTGvHZIyZzToTcItoSKF4MlVd4bz7cA+VpBrTiCnUNpm0ffPuxen375ysHVM9zEStuWVl",
-	"tpRuiZvXMm7eiAvv9s2L1+VNcJgjB/ZfKgpqzK8e5wMtNMpGjAoV2Ea5OpIhKcJ1V9i4r8PumrdJwAax",
-	"weUqGidoFhMmdGpug+1mtWOSUM1SMmJKGZOqKzx1CX49I7Fw/fuazms63SVvrGmhJQCUjcZ6Ct+ZpHO1",
-	"AeY+11R1RcqgjR4/PLydZxB2RaOX3CwRsUtO8DrBGBqhGV0y2EJTpoEIioqu4Mbq6FNgaUhkRBNrr3kg",
-	"cBi+TfINZD3hV8y/gAKWqam19aQ39VhX9CY80XUuSN4mlkwVjWLAu7WTgZOqLPOLtw8tSBvGxZTsCq7h",
-	"xZS3QtWQj9GEzk5dGp9fo4mWt4jnLMTj24zkAdOKtBv7i2y9N3RcUL73aS3kTKN8lUIZUSL0x4imPTmc",
-	"ximFGGkirz/2qTaC1ye0mS4ff39Dx2aUm6q1VShWwE67zeZ5kzNYVhl/dtHCBALuQoepYRfsAycOvjIj",
-	"4wtuAXlDx9ZLBAHuI+xWN5U0aoryaDWzRqaDRRkJ8I6XRj1OATpSDRnTGRx5CBex+ESHhWAEqj0oXSqF",
-	"SW69ePTHN4k+vhh7HN981eA8zsXTC80D3YdMSZRILBCbH6blPi/pDd/ssE+EvsBrnqy/a4YIs3B7KD53",
-	"7h183uzyVT3ebHNtAY+/CsDj3BfNSXSjWJLp42MdvxtDUjc/TPADlJapWZMuJQwmNLXms3dPRhKoccEr",
-	"GbLkiiFnrFUGXVHN6YUATHYLB9afGOVU2yWvEZEkZUQxbSX92Yf3xGohLFMC/REegyAzJr55FVQV5Iqm",
-	"nAr0PmdkP8p39iN6MyGpcqHGLNLyBi1goYhtFebj9bX5aZspQHzW2XcFiO7LvIphQd2qcHqNpllurm9M",
-	"Cj2sM+P8m0cF5Joml3VulIHVPyV1WGnzODe1mwKpnZHyKwj5Fcz8wkULzXzYRZtGpMy2x7bw6IvpHX8K",
-	"JU6aproo8MuopaIwLV/dlFumN8FN5tWPd5ARrapKRRxgqA0N2QDDedjyIhUjfbN07mX8f8e0k/lrszEf",
-	"WfpshcJaixpW3jCPigl30z7cg03zWEXfp+bhylmMDNHXwJ4j1EYRPjqbLiQJiwcsJam8JmOGcQRyDVl7",
-	"/Box7/dZqnxhRVf0pLzseKuQ/JuzRcl//e//BzzVnEBcew2hhdCFkSw8GpKUjRM6dbweI3nFwMydjLsC",
-	"ov1UO8u36n5UhPY1S6GQPGXkko01GrzyiqXXKdeaiRrUiBv/kfznf3jLGuWdkPB2XcEVSVhfk4nAQHZM",
-	"qr2EikvCMeb9O0slQEawT0YScU0acAyyErVd8pJGQ5woVxxpRCn7NIbah66gzuSDynSYBijk9FMGkHw0",
-	"mTBihSzFbi0SSaUxE8IV6Sd0YAbn/Muu8DfgCl4aikQWJVZsYsncMnuWHqZMDWUSK1INv3v5viv2cGvV",
-	"FdOai4Gx/5sN8t/hmv/fQYNMRMKUy6HENchW5AIdZhh8NJqAMOh41wGq/PMF/AUwDf8OiHYoJ0mMHChK",
-	"y+gSVkJs6zvyES8kRTFfwbg8XKhJv88jzoT+CBeGS+v8L+AdF2QR5j0T825rdEzur+VgROdMQX1EGV2X",
-	"v2BFjVe8dHFwPf/xYZUC6IpzD7cKMbOSV/FDY6Oz5pd0JaiwNJXAAJv7kbgfMXoIyZCO2WQV/ME80avZ",
-	"TqW1e1AJIKJWzuGkiFDpPd8y1/TgGqgj7lSS3gor78IM2fkML+FtF6y9t1ITJuRkMLRSAviiMq2xUCDY",
-	"GEpoxQMgqFIBxMsksk/cJW9tYvaaKmJ1yO5TAbEHy3tlqygv9e7iROzZLug/HgNS94J5p0T2PZ82vHsA",
-	"RZXkkk1ZTHrTeSUP/9akSlE3F/CZLtmUcEjNA2RvfExCZ6B0iJgkSUhShs1soOJPrCHE9VBOjC9n7mxr",
-	"GsFkwVVjyxpgKFRjuMyPBxScMTqkpQGzZ6P4xJvtkr96A4FwQaiYYoW/v20kxRVLtTruiixQCGC5tkIS",
-	"brej5pTzjcgCdwncXVgPDuKJ90l0Z232DyGWcn3erUxKRVQxtOJLCqr8y280f/5E3NuZGMFWuf+rwSde",
-	"OCGFC2CDEayYmZHc3KA34+DYS4wewDa7MUUUv9R4cGWa4LrC3aPIy31rRvzYIqB/0pBS3FHkw/lrcIWs",
-	"l1ZImJNqWMgWLnVTXuBoQmw8FLdxeNvTSyXSCy9qc+qPnEp/epnr3CK8UebixJtPcJekNV69WsLajmxj",
-	"Rdq5+29z1g+Vs479/nVS1R1ZZtFnO/5BstbnbMCVhp5joqKUYZ3LgGp2TSGoh5lqZOvFsbv4mZXFU6Y7",
-	"ZMSFOdUcgspRGbOuqIZn7y7ek4VaAH0Qc36I3V5M2KCfpeXF83YBbLbPB6F5ajRk0SWE3gaUC6VJeMlF",
-	"HFqiYJy5H82R2jGRtq27z1kSK8+/y1PX5AKmdIhyLbTdUKoL0BL4zouqmcG9dP3TdIH22UG5C4XOvqO6",
-	"K0IoTTX3hhRLuEvcxNuGJgHeAxZz9aZknFBx7KeTqzWoE8waW8n0uBl580HNv5RGR8fsi0HKk8TIJjrR",
-	"rGIsdlv6ek2TpCdpGn/syVzd+/fO3fK/bzrhjlO30Yw7LvpbldNbdu00TOl38BcsQUYyvwZkInBXbzjn",
-	"nhcCW49jC2B5x2wiSlBC7fJdn5Zd5rv49HvMEqbZInWK0aW8BnsFXFCXTBRxIh3ckY+wQwzsZ9a7kNEl",
-	"08qm5LEpGIPApN1uNI+NkoR4kxhAjBOiVU4jZg8mER2vQW28gDf1amNGwJXaHKdWAG43+rqWPn6UDSz8",
-	"YHlhiVvO70pYP5C8zSHK3H8Zfsf0sjXY2IySPQNFuBE9u42yrb2mZP0b4RHSIqe5hjuMdxkbOLDeCOaz",
-	"+GCC28J6PUh/UrBNw1rBXbtkbKy6gjs1hJUH1NxNQCmDc/y4OQHYAknK+kxHGBg2uodl4Hxv5BWCSeHt",
-	"oZDDOUxlREMe8W/OLbq/oMjPR2U9XspQXn9PRSz7feXba3OeC/s0loBUMGTgmSR8MITtaj2Vl5/GMuel",
-	"lJYkC77sZlIRjykQLT7sVjB+HZ14nozpQS3yvYi62NbNZvk1RnmIOd+1m1vhVw3NwdCTHIlJktSObxaT",
-	"XWHl5C45TRhNLcgenmaL0TCDDA90/dT24DpiOuapeP4pAoNv7fOnYJTAd/FLYQcX3BdknCwMFZ9N1JBh",
-	"kz+gKxg7gvARHTDgFhsZaUIu2bQGJTgEkdbNLpPC7bIAC0IjKMWxNMhdAZsDAQ2Mt0zoeMxoqgAXAzcl",
-	"z8eEd5xJMhGaJyQyc83iOaumK5abNXmk4Ym4FPJakBBe4Ec2DTHIi5Uc/hXh31BW1BVg7OghLY4qKJo2",
-	"IF1ztg2UmvqHORz60MaHz3G21moKGZHwXj6BiK9mn7TR92ankGbLfBFKFLtiKSNjRsVE26btKQpSQcBU",
-	"QojUQYLg0zK1VcTAyQCg9lxDWtOjx9GEpTrLRNp1ukKclyr91VpaLsTrCz7M1toaXNvo6x1VHFg0uPQJ",
-	"uoAgbh/K5BtTnj4eYRAy8FNyWPdoTpD0DJCcEqRVs0FGXEzQ541B4QQZjpBVTlFC+chDP2K+1L0nZEd3",
-	"yRsutC+4twq0EGLeURmq/kSYzwxj2SUnmY9uDV+HRWlztxAa8AFp1KeO+B/gNIytbEbIYqQ7Qj16idUF",
-	"oitmmI9+HjLhs5ag7uyDbCgC+wAGkvTYVCImJKQ6fakPiei4K6r9lDHSCsg4laR1EGByGGB+yETYNGkt",
-	"wDKXTOm2bDWPRwzCe37E6p6uqGKjG+UjzCTbqHltbcnVM3xzixC07taC5p0Kzo9+/Oub9hmUAY15ytQC",
-	"JpYmNkKX1jP517wBnyfIYfpjNZVi6RVL7aqjZEjV8KtNNJYQ0K7GCIugtlQEG9JUb+ZrUx5KSaXsSl4+",
-	"Iq+defqMprBULEaYQ3GjNepzYrQZ3JKSpLorIHMJ4jaXmgyIFNZIN2qKR9TooDETMWBN5D6AUSwxVxFN",
-	"Y0AvkhCxdsWa5p5TRVKb4IVGZW+15mPggQVdBGQ8q2pQTcL51CuyY0SpK5k1JR/EDUps/WEc/FDrdNQe",
-	"wkt5iCqUrXfyxYtf3EsPERIGrqqV6svxClfolxiXZr8BLHqBMXWNXAQMNghwhVSHAdi9JORxWMNOpa5w",
-	"fBzYEx1PCSXXrDeU8pLELOEgDmWfcA04ppypTtaw9MPFu7dB9qe5764RuOZqIw3t5cbM1QhXj9YUdVD4",
-	"qW2i5kqBhIILOFOkyiG6RmJ5bcSkH0pX9ClPWFwjxhNQGU2g67v2MyEFM4MepzJicPchSxlKXHXJxw71",
-	"nWvnVXTFkEKtPryGEYsh3BJqN81tzXEbVENesSq0m2eDw/mD7iTCaJpwlkJ9dM1yh9EB6IZU55Fd8Vau",
-	"aXyX/Gy7udzDZ67MMJfsF8brL9lY73ZFqKdjI7TRRvWQ+YKOWOzmqRrJ0YjWFTNSWNuOaXgC3BqqrQtT",
-	"ynVXYFbBqqVi74BNRIA6nu0jOAbLZZD1qMFXsZ/NeJUI1w8Yu+B1CnndISlTkxGzYLjoFNnJUAy8dWj4",
-	"MR8ZV1xoF+yuZsp4Srl1RFOMSuZ3jn87EfvfERV5MXTISzg9JFV5LWxnNujEWgf/C8QOUkQ8YRkiCZy7",
-	"o4ia9PwuVn5oc+Cw9g3Uavj9OLLb2iuM5OBxYeW6JovCtJiZtqHqvCw5nluCfrGu0p7BGo3G4ZL2DLjh",
-	"GoAOCwJRMQK7YcGCz4/7nxWIu+5aql8owx0I2e/vxiziMYuNgGefxgk4pJb3ddFLwMMqKzdbwDd0kbER",
-	"/fQKL2oi1rX7a7YVI6goPYVpNzNVKd+tcn/7KtNTN9pXdm3eof0Erlyt+wTHVNR6G2tFwYdtCQO+hA4W",
-	"vdRqqmbK12ifWs6yc8J4CZqPl7pzCLv+wsUIu2vjDejLlEVU3WAtfuvOALwcRGvE2gYRG6lOxjTVx6TP",
-	"E+iecY0kAQmNTWP+q2VIqojgbi5UtYCEMZ2e0VSHK0BskTyquRvLYtRdP+bVgHefFN7utwhAxBVMWnFo",
-	"WdhyyQDM1C9+fIzI6rc+/sMYzbGbn/9syfO1vN/Ts+/iVlhxAMlERMMlz7ZLaxnFX7uxkOzhnqqssI8y",
-	"yWEMJv/TLnJ8TxgsxEhewZpsthpBxZoMN7GDw9Tlft2HY/iquQkp1fTTB6QAq0L/+UdlLFNbxVeZocy/",
-	"/V5Rowm2wGotRyUI0f/85Q4a3+38Mkp/5uNsQyxr1Zf9nAx26tDSgDw+RjHgrujc98+wiMl//gfqN/gv",
-	"Ch9ShQ0KEChprnSH61qH4EYOLOwcbiT0QI2v3BW4mSxzijk3tZyzZMTEZEdlF40hIAtOXa4exw/C3JIN",
-	"qOZXzD7UBqtJu9Ew/rE706Y5hzTLc4K/xWJXQGRh5jUfMfK7FOxm9BRLCDBJuKDpImixkqr5w1ix1Cvn",
-	"R+69zEnfkqL1EcVl6biym9yNVu+4TbNc1+VU3VbT3a7p/lz5+96mz7bqbAvhvCL4DfWLp5TGLiqF0rmJ",
-	"wYTfRID7nfmZxDKaIARqdSivjSMSS0KJpuoSueih4rEU/QvBB5p3K/K5Qkml/+1Ggq7MJaViah+5hO/l",
-	"O3y9+4hYkFM90GiV/0ZOpUzMC8oBDCuVFgYtYkKnyJHQ3yUnPXnFSLtJ/t//59sOAAWScSrjSaRtYjhJ",
-	"yIhy83gqIlDNCwVx832rkQniciK20TuqBBUoGkbiAC8iy7EIGCH5S1bEal9YsxFM7iRl5uWXidH8gEE2",
-	"r+YuwOcq6yvgatlK1jU7CgO3ZZzMsQce3Uk4waF5aWSM5zc0vcRMIhZijAA8azI2CoHFeBCLF2FDBMh8",
-	"4kVSV1RtgEyF0B6QiR1SFVKw2q1CzXgVCg84JK+lqCjvqYJE0O1QwCAMcDc8plm+ebG3aTlV2pKDyd4U",
-	"iMrDzOVXqEJW+no3KooNF3SikNwCx6yndeELb0GAfUgoLrwymjSnHla03G8mXslW/12N6O+YdmroPib0",
-	"Vvw9uvjbSqV17e/vwDsvvbkflSdmKW16rlsHF8hthq4rL4baM+upF7FrMeZuYT30kI1yhUce3/a+pjF2",
-	"8mcyaWvZrt+y3Yr2rWj/8sBJHh1kBGGSNm33DSdxnNwQsr0Y8r4m9ixP3w0pVMvbLeFUmiRQ/w0oCPeN",
-	"s35vB7UqsbYd5mNW+vxy7+Dwkhxa8zCjcp3NobXukUNrxM/NC0ttxlv5GVldSSwBH1ldQiF1Ko7Js0MQ",
-	"vkOa8N4EUoCrZso0VZelJWO/WfnlDiFfXDllY75+vWxF3lqDvkO/f53MckeeQNhX5STaDvS3MXWMdDw0",
-	"ggJ3B46EOSlSDZWcpBHr2IvCgNgjCKnt1hHi2HVFCPgpYUCcYVQLCFWKDwSLsa5ywghFY9k+UdHpqrZs",
-	"4Oj2FldjYNTAbofHDPriG+Jj7SzA8YliaVF6HPQOo/pR/IzVn/cbzXprv31wePTsOe1FsKrjCZuRiaTZ",
-	"RAOo3jjsNBrmNVMuU6THGfLBMIeecjpjBxLakxOcQMtkbcUdvG05Abt5oVnarsMPvcmA81YtebW02ke5",
-	"WflsOJBs5e42kryNJHcq5yySaUyoXXql1PNdfAourpjQMp3Wvc1WtlU1opomErjogOqQxUAcp4KMHMk1",
-	"NvIUyOVUQMY0JQm7YgnUfXQFtUhZapd8i40LHRL+FpKquQGRKbn48UMtIGFENRvIdGoUulFTVyy8lTCp",
-	"K6qFtsbaXXsc8i9ev+YxO7Y+kcpFzLoiFzJLGTWzQbSU2JXiJss4QEOaIqdGlnOuZXOVnyIXZUOAN4zA",
-	"LXbDXrnviN1lZbwx+FiWcjk32wChRLlQ6K5p6AGNqGJ1LhQzA+FXLJkWO+4q/URO0iWu2W/LOgCajUbZ",
-	"FgQcrOtxdKuBVKHVOSC3ji9Op2QgZayWjNHdcQ1DxeVJqkaVQ2kBF+4QtBrW8GWOkUQZutFoTzFR7KxA",
-	"VN+FnZVws0Wtaj0pE0bFU2W64sU1elu34cySvkMPQuEOq3Ufwv031W64Zbx6SA/XLzv8qHci+Ldivm7k",
-	"utub62wHXOoCx4A5iYystivfqhJEzOlRQCDjmlR9n7pl1reIMlzUEM8BNLBRSlx1RU9OBkMMuwM8mwOo",
-	"QWXdp5GWqXJP9A8p6O+sCxHC+yThfVZU6oiKCvWjCP0WJaD6YLwW4sLfe0eRPh3xZApAEY591qhJSvr8",
-	"E4u7AodVA/CICcoa+/JoblA7cMedhaRgElVCALgFdvTAI5Z1dpjX6AoAiTUa0PVqwMxknR2oyc0J7cbz",
-	"1WnfbzMp6EwWDnDsczbFgGlF2o39ZQGEorR71DiCM+rgMq7TiXEMnV1hhgYQqwr6Ixnsd7MMPnge7yDT",
-	"x50KpohYpgBfs5EU1sZ5DWsROwpomjUTyDRm6ZnkZryV5sHq3vwvQQWW9WveZy/oVFU6rWZQUZeTSqdy",
-	"dv6i/vrlm3oTbgz7CkaAq888Yrd1kI2X0WgImtb/3nq2e3SQNz5W4wRe8L03SgJWUNyr6e0VkJhmr1vo",
-	"iRtBuGE/fMYl2vrj2yaOO5aBiRnb4/4s+mBk3ObE31wZ9k5YgnergK05sVHfGNSYc2JzvvHNXi+5yen9",
-	"julZhbdO9+QpSLmtzFkvJdNdtuNDewJrLO4yr+iZCa6HMmGkqhjgaBKaJAGhuBdzm9BWetUs9mXmXEQU",
-	"aGjxdyQJdI+A7mYIAJIhVzC5VbCPCXCcOGamvOkfSwSr7Ap7Q3thJ+++cAUIaK5R2o/lCdndWJE2L4a+",
-	"QLP5YIHZ3Gp8XWbzgs+10e7srULZGrFPgvvqAe1Q7mnolpifr7JziGBcD42khi/E4oAgPHVMhEwJwsPH",
-	"vpANEeDIe3nJhEWBZFcgti3OY5kmZI+fmRtrVqwsFbu5WPmDYmkpAGWbk/HTsalSszxcQ5SymAnNaWLr",
-	"W9mI8qTSqSg6+p9DmvZkasyZum0lV7vu/kug+J8X7l6yFiACmAfz5iz+Zlq2ZiSopBLyNFZ5V/LFuXcp",
-	"LsvmvmyBmQMFzy2MrcRccyh+wRznZJH1G5cKI9h8D1V8hj68ssLTjjbHpXIEQKogAlJLvuL5TNFArs4R",
-	"TIDwoQBKPKztElijFtIdtuosoQoHrL/ZKUMqVbNfyIhOIcbdgxqpK4bIu7j70h1F5LU4xp5mHisymgCr",
-	"mXOr+3NIiqRKRYyd0gXC1K6wtwwIHUkxyLvnHUdChs+5iUsVu0SE9CMKumLEqDCvl6XCA2Nr1wB4CSdl",
-	"linG2+sloJJKy2sfUnVS41ExkQqCvJIiXm1pYX6DKC3Z57B6JNpO26bD0O7r3GZM47jivBZY8Z2K1y42",
-	"qv0ZOTYIEACbj1A78bmNTm+j0ytqYljYDCxjKdi69O9NzoAPSC9jwy3uJscJQwpcXhlFJqi/SWLxgiCE",
-	"xFEpOc3ANRJ7dcWIXjJiBMu0Q4QEMP/UktAUNTsQxoFSBU1qVZy8FqRq9JEj88QHdMViF8PdGhT9zR6G",
-	"uW0bXkAK5CTNmDzxBqAIszOMFqSJkiRlNBqac7zWVRBsu5I4TcKqa3wvrzXnfKzMxZolkCHVVqNdu7dO",
-	"RRKZgk7dkgE/jXC4+TDFDfDIdnjJuPeclEloDwKZf6zZ/D9L2TggE8XqPaT/cCUt+EDYlulEeDMaTFqA",
-	"JEWM0eo4ZWOIeAt5DU0lhJKzF9+ac/5x9pq8etXB6DlUrnSFP536ohzz5CUooYEfD1Ah2HpNLkhPJjGR",
-	"wjwpIJR0K8ZDsCd0KyThgtXg/nrIuiKCu+yYKzlYm/NbHnc0+xGtzJBUlab9/qp4o2hSvcZv9ZiWtW8J",
-	"HMf9AhwlFEtVOq2gkk5EuXh3fEcUSsV/h9aLT02z59gI2IMrncpEsY+9afk+EpzOtUWwzYzkJ6vy389e",
-	"fFtv7u6T//pf//fivsqeQxycK4wFguW9cUJ58QtUfv3bya/fvms1glbj15PG22C/Eew3fv32xemQR0bl",
-	"j6UmY85+/fbi17/94+YyyUUmOe7ObdxmaxCvoA7PUi60XTqlEDeLQrG0RZzIG9gdzpE9KybmLGgOALYp",
-	"pdFIm5Iq/OBIl+zBhCpdK/RZSFEfAgA2WKnWg9wlr83FQ5lALMmZeTRlJGF9TcwdJyJhSpGQiyiZxOzl",
-	"aKyn/2bESLhLQhsf/gYo8UOH9AEjgp/M3ZAvH9CvNSNVSjKmCc9nJvUOdoDXSmGGWqBQWwNyW78HuXu7",
-	"x8L4vZmzlfvazZw8KfqKbISudm6FoVFEbV4wNHOztQxt4SK6he6i2VgyqsI6vR/zxYnxtfye83tGCmL2",
-	"V2FcNzBI5XfTF9iy4UTWjcE22Cd3aM94LVekhHJ7a9uT8aUnghKp79aIsZ6kz5xqBlygVZofPdAsAs8W",
-	"k9SBV9Ook3tTzdQi9dUVef11nJEumhW/o8iH89eEK+cFFjkaZ3kZV2X9LbhuVOCLkB5LpBj4zg9wa6FF",
-	"sCt6kqaxAgp1wjVx+LlhLTBOrb0A68yKSSV3IhGTJMHMDg5lScFVwpXOMvUu0bRjp3pZth2sypWdy4eV",
-	"qdbVhFPfo4iBl9obi0GlFCVDnyfMqhbjN3Ix2MVrL9m0lK3BjEJXQ9o6OKx0Ks/7zw7jxrPms2ft6Cg+",
-	"PHhOW31GaSM6OKBxo3lA93v9dr/Za/UavWetVhQ3D+LDqHnQa/SNcfCsclf3t/2s1dy/Q14fv/JKWgP2",
-	"9lZtfA1qY2T3eBapNH/fka157VRGWqY2rQCitC9TYmVmFZiNuLbC3yyTDp4Vemb78JJNQyOWGQDTjCaJ",
-	"5mOa6j1judZjqmmYFeriE6xeAE6i0EiGsEPO3n4XkB/OXn4XkJ9Z78yI5u9efRs4tuauOCBv+DeYRDHj",
-	"MPoF0vOkjzx3jJg77SjUWseEiilavswYueTip++INWpj7NSjAmikp12BswG5EpeZb+ySC4kFv35isOUc",
-	"bu/JerUbjnuhHdUVoQ39142sDF0RsSLVMC9jZaSZriudMjoKgZtJCpad7Ax3LrrC3JhHk4SmxmmGYVht",
-	"ar4Augg7ylwrzUFb9YxF0jK1V8R8xISCtI4dfVcoKowW1SRh5ks3yZh/YgnmjCxN9rPm85bxHihRPGb+",
-	"g5D9/aB5dBQcNhp4Eah7miRdUT06fNb4z/9o77caWJENTYgIO++/exU/PEZ1FZ0q5CvmilynUgyMm53Q",
-	"dMBS+Kzuy3RFu7kPFsN7v4C8lvYPyLQ/ySt/vwCPnZKm2rm/KkoZE6orzLLoMWIXfsaBzXV+AasFbJ4W",
-	"qh9vZJlglzKCrGbjFMyOYryhK9CkUz7jNtOGUl1U0oK1MlgAcwz5Omf5eetokb3yAR51N4tlpXD4Aiky",
-	"GxHnybwxsSHko9xrbxT+aGtgOQOr7JexZtXioLoyis16OhuubAGFvvfHJZtui1ruD4H0rxnORynjzY3F",
-	"5mJPxlPs5ap0KodvKnczIRfHEez6vaHeBTqjXJsWbCtyYfWdJYy8YgRsK2X/QE0Ef0cJg0xxFayLlBEt",
-	"EwQgSlmf6WhY26iaxHda7p+DxWiLU1DLF2pCYbXkNOgi9fgCHuHU47Zm5Cn4X/hNbtlVD+aE3R6vgdWD",
-	"BtKCXYoFLsvifS+NwWlMQPC3XNGXGvKxc7nyFqvHO7stpdUV0IKS1akB+hbigS2yOKGchEbDkpR4Mymt",
-	"pWEyfPd7pwZyk3hjdsA98A4JAry0bAOHHdADJ/+/vBCK+/63l3s9XPQdRrD3BwLN3qg6X4q4sIWGfLxL",
-	"3mJlp/E5U1CtWZOA2WEpFZcqq+sc2UYE230GiWmqdFfIa8FS6D1zxwgeQjkQRUxBZDzHFWfdXHxq7Dqf",
-	"T25pKU6t/gcd6mXBXI1oJ3sN2c/Xe8KFXZFTrAEIEPOyy2pEoYX5/iWdZuB2X25V84OX6Kyr/rOwR558",
-	"6ecHxJ9eCnuQ2/6DlAq9rJLbVYvfIh5sWIsKJxFGFIq6zb8VBuJyssEGCXuMxGwkocLaFlgulyBdURQh",
-	"xRuYcS6uiQHx0plDLJg1M8xEIFkPzgY+dl6+BERJoibR0Jh1hZxdJCdJbPtrr3nMBLam3d5kW+AKWkmy",
-	"5UvfycqSzdXn29YyIidaWXZ/DuHOBcG7e0tD7K/OScN19ns9YBdX/j02iohg5U05k3GFli1/wULD0FLy",
-	"2AW3LQ79V4NBOC3K/B0F2iHIvKz8/ttUO9SIicnN8NrRNEqMWSsmha4CZVG6ksTIO5arNVGaprbi5DhL",
-	"3/QRRvuueF7Li/jRezRvsVJN5BfL8GMllv1s2XJCX1NMoBTtiiaT8gAN5gv/zNilgk6DcogKDEswfafC",
-	"PEuD2ThcCnXG0lN5xRBJp40UGxE7Ndul0mm2nh+Y2Yj4uGQ2IYIH4xVv8RPMVOlXgso1Y5eVThP/EdNp",
-	"pdM0s24/2cUYijrhvc16umJpCoRY+CIFCorm0V1e87Cy9pf685c7dXWYzajeiVlSjYV8cPll8ecvd4qM",
-	"iEn5uAis1a3WW3McBSXh7d0CD86alCmSPMtbx2Lo96bE7FUP/2hODsiri3fEbmHkPaJTW1+QBSZtjr8W",
-	"WAYm2+yGRYyAVWF3KCiRyOxRLPZLoyG0NuD5QR552T8HMCdgYD02lVAV6aVlmANhXma0n04S6Ea6DQDO",
-	"6TdSzeNW7Ki8y7GUlx+23aMiQ8xokMfSCiuJ/fWI0hWcATHZKA6F2VmLTYKcRbA1CFY0CB5U5/650mq6",
-	"SbNuvCBCTLYgH9uexrtCUOeMgVLGSlGZrubd7rF+nyE5zTI/92dAsUAFDNBYCksibctgzvCoIRis+WFH",
-	"ESco4B95u8UXrYK5wwXpy9RhbyVUM6W7InRyIoTgH+1rew9z89oueStnrnamgCeTFFKw0PWBWW6YtfvX",
-	"3zH90k3gYkNjQWnWRhzsosK8V4vfyYIu0PlBeyG9v2RotmmvxMDKtvdlQQq34opD8hSIC0eDGncJV1S7",
-	"sYlIRGFzFU0P/9O8EbKI5/ELMx3MO71awTJa2YqATV7pVJxVYsexgpFQ3LdLrIXZr7TV5+vLZyqZYPJu",
-	"ZpYf00FfoiRvJWcAXeTx5FB/o+uO+lEzrw43o4Ws8llD5HTrJW3Dpl+CC7cVxetl2nhs2btGFg3zJtAS",
-	"1geQLCkclYYRzn5nEqXp1DZp5Ys6sBziDjHLpbUGVjRv44dPJ3641YxbzbjVjNug49dEGfJAEUPjDO2Z",
-	"J6q9P8x//rwzkmc5lV8qPmVV/vIwFUoWc/mY6uEao1Sleb2Uy+xi4BSrSbNcap9wXQtmgqU7ah12yAX6",
-	"hy+yV72TIfIgcnkFbij3TlvFv1X8W8W/Vfz/cor/nc+wOa0i+w9gBoyp5jDUP+y/Xt0QHT0h9qSAcEGG",
-	"cqIY4r1YxDWLis2ZCkg0SVMmNIk50wRoDZXvy2AC4J5Z6ognuwKK/ZWytGR5KDeodfLh2JG8QkJ76PKy",
-	"w8GpQghw23dAsZ3BEuhklcdY0ZurNVocwT1NuOARTRZVM50lVJA+o3qSsg4Jo+zUs1TCaS/Nu41TrtjC",
-	"toXvmD7Dgd8/ymtn4NaSfvfA8iIqu2IxXRf+/MCCqlVqe5sFcu5sh6cd8ysxcYBrFZ+zSKbxB5EyGm8k",
-	"ZDj2S9IJG7eyl4QN3R5B7IaEirrdFJVOduna44pLV+KOIjxeNRffay72JLwwvFc2fj4FNZaK38zPeObO",
-	"INVUJlifAaBgiZRph8gxA76uSMrLgMRcDWt59GnbMxEQCfejSTLN16DelK6iwjWMLYFj9iNbGZPZv/UX",
-	"24uwvMOg+b7VWJmkEZadfZV3uS96h2ArtmwXu9JuYnq8C5mj+/KlqRyz7701Y9dL4Jjbg05MZ8eeQO27",
-	"G0xmkh0TTdWlIlQpPhDYsMo1AOdg2GQokxhss2q3Mpri2d0KAM8Z08/JpCWxk/fm9HkzDfD98sVOi8rJ",
-	"/bp+zJLydYiB8kadfeONwr89bTH5y8qTdZuY23AJst/f2zLk9cCyfSWVxeNMepVRBTlxWT46UFx6m80N",
-	"LA++5yBX7YCOIRgwn+kn1XajsaquWJbsz6mHr1i6N74q6V7WCF6/DtjK5ScRR0Vp8RjiMQ9r99hVU25k",
-	"O8qa12qXvARr2nKQZwA8RWitmYuxU7PdaHSxWfPaxjTvJ14vmA8m5OHw7ihiN7/57SC3YnUrVv9VxeoF",
-	"04ABZaSJeiDpmsp4Epk71tPJDRHT8xka2DnAlmOHyeJBWgISGgPP/FdpqifK/YtLEW4GueXMv40Z75cD",
-	"4bLhjrK1dJDhNywOYJxQIVi8bCLgikpZcXU+ERd4xa3jsPGAbCBDqYH394aR4D5a2MvWbGykmc1tqGIl",
-	"jDlaBNXpUR0NzSXNUuD9s91u+3BstvyDffLEtHD/v06o0FybUTTbUO5SeKy8gj3SbDUCs0hYRJUup8X6",
-	"UCLiqk0qnUr72U1FNinlisXv5RsuvjED8MSCKqIJ+5ZGWpqTm7utSlCZcpbE5hV+y40eykQEYJpfIg8v",
-	"L01lPD/Q3+bmZe1FP/jzTyxFOd26R/fegAlgZY2xhMZujtzqt3suvzXx0AUXEVu+qLIJ3RSaT0E2l01y",
-	"4GbZmifrzW/4LwHz+zTxfdKJyONbQo1Oh4Ru+4aIpRO67Rtm1SuhWcuh05q4+UgVpV1MelM4CYA9VS1A",
-	"jng8aUf5gpor3KyKjLnZRevC41maIynsjcdMlJRTLjkh2mrcSWTeoV5wVtiV9oNwjs8nYqOAOelELFT2",
-	"harXrarfqvqSqp7GH4cyelw9v0IhW1G7L9Xmm07jFd3ZbTJviyl0x8yfIDSuD2VkFu1Ga4NnVqyz8O8c",
-	"4F5qU738NE5kbCM3RQQJ8p//QZwq8DUhvtOGCy3BUuxk4IdAyTRk/qodpBTMLK6AyLQrUNmY28/DJh5D",
-	"xZyx88wha6fl0ZECkjPasjvvOOstmDXTAhcc6AoPmYTX7BK/anQHYd4DwrVFzVbwdkRpniTECtTAAsNr",
-	"OQEodmhYYLEZs0IcdsdvYS+Ae3QFMkki1JJmI3JFBVdDFtvUgHndiKYpZwqNVau8w82ZmN/ZFXVbcOxp",
-	"WJmwy9Cy+WVjOVw3JWYiNtoMlfnrBdMQEMIwmR77gv2ZwJBPV4DVZrlXKp1GYONK28DR1pr88gJH5gK7",
-	"8GEt20sqncYKxmZx+6pJsrCB4oZNtrUItxZhaYvQrTaLpjjdUeXDZmsyCm+F0zKe1SZQsmYDU/fPiGxj",
-	"JFut9rVptU2ESbYqat2td4Wsx9PH7SqlFPYimsY3Eu5Yv9plQyZix3nLmfcMssb2jHTQ+edikLIY+n69",
-	"Xz9BnjCjMEBYBoR9opFvSzbevrys91PORJxMSczVOKHTY6ImvToOQxGqclR1ikV6ZgDXQ9tSYp4mGIvV",
-	"MVGajY3PDX3PTKiARCnXPKKJDQQgOcNEsXpvuhE1CKL51Ez1vVWg+2BFHQjzScxvBVXoXxn/GA/pxwFN",
-	"Kp1KP2UMdJaggub+ZrCu7F8RSxg8wfJQmEMojXPnDGUkE1Sh7hDXKchM97eMpJjo/IE0f4d0ojSNGBUf",
-	"1ZAlSZ+rYfYrGwyyP4o/9aWMP8bT3JMHLKGa5+49SCYaRmsmmHIwui75Nc/OMEP/lPtzMs5fP+LJZfHq",
-	"kUySiYpyrzdSuRGOzLuYD+QOjBkVE507fSzTy+wvxRSqOfe3nOb+0Cm97rE0zR+bJOMh1yx3Ry1HVMvc",
-	"3yljH4sPvR4yqNrxL/JnUM6Msad3/umm0s6Ju+Uv5vvhXnoNWwlXs7x8w8V7Nhp/a258eFAJKkOZxN9L",
-	"nT++f2DGUc7+MvoYhSRVZ5M0GlJjo3f+P/b+dbmNY9sTxF8lGx3/EHCiCAG86ALGjm5atmz1lixukj4+",
-	"uw92qBJVCSA3CplwZhYh2KGI/vR/gJkP/QYTMd/mGea8yXmSiVwrsy4gABZIgKTk+mKLhbrkZeVav3Vv",
-	"vGyfNG7O5YV9B7IP+xcBOcwNm1ZDCbRTCM/0AMSM+QiSjyWMN+YRwIHfyl81ik//bmHWOVMRHOnGq04Z",
-	"YQU3IeRx+1VpxMftVyTJh/CvLJGp+Y//O//6dX7lt+XXbAe4CvAvAf16ShdvcN/tttvzl5P1PyoBvnWQ",
-	"9AGQoErFuy3Q6yqQvAPPchE3KjabOdzIZnCSLufMyahrNmIAVsBu91YmsW+d7vgsiBq/1/ae7+iEWTHX",
-	"fXFC/t//520bbJzp4AKlI5yPdSel0z56seKouMs57R296JBtj8thTqvfpcZAJ87fbnyjcAb+sYq2d0DJ",
-	"KzfUL/wHu3iUDBIpYqJk+tmu6K9jrid+2bWR0QQWNTsSQePa01f3yz+WkL1m3y2KvOvF3VB9Dg/WIPqi",
-	"eK+B/Y6BPWLafIm/FWjPrrEU2SZwD1OHG4k2itFpQGQSZ4V9HiDK+gcc5f07P2SzXWr7ANfLAbPAHyry",
-	"eJAT8MBfubCPpBrYG91sUoIzP1NyYGni/MDyIZPhoVeN6laW1yAHtxNrLjLSfvBTNGbR5G4Rl353qgZb",
-	"+qWuOdROwy1p8Zjqr6Jg+OqYzNmMCchLCXPKDAMSWkxr/++gJYPUj9lYGglRmuGcasNCnH+bnBH7tOUp",
-	"qWKlEM88CtOpJH0B+j3U48m+6578xD5HKQj2kNCEKUOaYIYI4Y+2MxyHrVPXCsnqL1yMguLXMYwB5sFi",
-	"jArQpi/sWMxcHmhDR4xEUiZcjIhKE0aa3SMAbuQ/////B3nZgX+6xu+HZAzRpAJ+O+4WfzsmU6kYGbdc",
-	"A/cBNHh38wLgQqesL3Aegk7t9xDP0FWF1ZEls78i/YSkqQ0dDncQeors4jEjA9az3JVscYvcEpjbXp39",
-	"QOBrJFjZrPPnk19ftt6qjVKqFlK1C3crTSGSyukKSECVxHCZz97Le/t8TEUsh8MHyFtfKbwvmdEFD4Az",
-	"eqA4yuW6G6ST1adeBrk89TlNkoGkKtZEj+WccLMv0fQTjuPppEU4s92VogtyTBSj8aJkOmKfZ7K6NHLT",
-	"26swql3ttat9/652oPvazV7DiD8FjDinWjsQYSShJE8rf1gs4Y/b40AJH+9u1VznHoF/c/FppuRIMa3h",
-	"b6dxw79jKViPDKWaUxUTjJuf0gXREz5D//6pVYtpNMluCCDDUyzgDxfQb18TFAqLv/YFd+Q1K+IYV2/C",
-	"WUa9c4BOGTGKCk2jDPyMuXDAyJXR1ZFiTOhT+BZkhkoLeHLoZMZMKobhB6neo35+uRR+d+nLKTweDMr4",
-	"fGGvq8OeS2ayadTYp8Y+32CYYfFc1BioxkDfHgb6AKK2jIFSvU8IpHxwxAZHqFQjKvjv3lLhow0HCyLo",
-	"lAU36jq4mMWYKX7N4jy0EGR0JLXR7b54iwWteiT8LSRN+6JWQMKIGjaSahEGJKQqGtsXhG1yTkdM41tD",
-	"8FqE8K4wSpWWKiTN8D0Xk5BgRnPrrp7Z4kQP5jxmp74dAcZCYhSlllNfpksxGhNuiJGSNLMoTMWIHlOF",
-	"qZVYIdzevqYpgQ9PqVJPy38C8yChTKQPQ8P6TYZ9NktVpPi6uk2/bVWxaUPRKL9ppBlRzQ640Exobvg1",
-	"Sxat8miYMBh0t2pA/j07GJenHdK0oKcFaBczcpsgm1t+KU/JQJoxmY+ZIHSgnTMhG7AT5KtG6z9RGq0b",
-	"3UDKhFGBw7sFQkJoYBW94Q0Qe2MXtbPyQ5/znjMyoyOIZXY/L4UF1NGydbTsmmjZ7Cj485Kd5MKJt4zf",
-	"9f970T3uuAvSEqXJT1qVzoX3jKnlW8DgPFIfefLew2RPKofJbhv+uovg189Ov8HCRLcEw04zdahxdHMp",
-	"cl3CqS9LOtFRpzDlEYRl4H1vcjrqnhwHDXvSh+/5kP0kUys5Xx6u1SP2FGOaCkvKLH6XNYy8Y3joG+SS",
-	"EEl5m7JSCL08rKhV3inMCUimSpDTSvlRrEbDxeQmvgz7aadzFKUqgX+wU6JY8pd+Q7DPpt8IUTCbMVMM",
-	"cNVUKjDm3JC4GR74UitcOw2wUhk8vUNklUPNBxYn++ZjS3qJVKM9VLiLwVTpy9O5k0K6rTZ5l3N0oCgu",
-	"rpkwFr1mXZHNks5jeQIl9iRl3ZMt7L5mymisxFJMwspvxldxReB0PtNkSKc8WbTJmcCXyCGhWJW89L0g",
-	"/xo1JJZME+gPgZ+0v8ILLW/qC8cV7btiPhwy0MTgQ9DEEgr5eU5M6MAqmJ6PO1svOe50inFRQ/vyU/vJ",
-	"sb3ENZkrbgwT962iskK9yoq4r9avRsxoctw5Whdf5bjTY1ptV0Kd+yKU+6KOXcCLRwcTe4AQj48VKpp/",
-	"K0ZzwRbst/AinrCbBn+s/FTnU9YaYq0h1hpirSE+aQ2xW1HwbCt61nq+Mumwx3KkDnDXZUhrN9tdGxAq",
-	"rz/cv9gU6LHr3Guba0xdldJzys60vPL6TXda04wVYweWlTGiZJIcpDNixkqmo3GxLkgr6IspXRw4gUwS",
-	"SJzyvjgIkskUSvjL8dGvxo32IzOZJrgT10iNd2u8W+PdGu/WePfb9ojsGu/WKHTX5SeqA7SHdj7ssNdp",
-	"Bv5iNuQCWhCS+VgmWLF9SicWDhHB5h4VnkKR1AAqchTCqghNIHuKTGnMyISxGXbg8VjSjNnCN90hZwWI",
-	"iJ6GVDMXRuTrxRuIEY/ZzIwLgeElb8GMmnFfNMOCXGh3256vhj3Sb8B7udEsGfbIOXI5CFz3nBr+cD/0",
-	"Gy1wkGQRPG4sN5pkv27dwR+xpk92AT3WboDaDfDtuwF2qxZZRmFV1AKHqjWlWlOqNaVaU6o1pVpTWlEx",
-	"eZXAqJWnr8WEvxsVD6F3IUyrpOK0Hsgq/9wJoMdK+P2eJcxYZSpbB66d8gPRV6ZHuLHaDxGSJFJYbWbA",
-	"CI1jNKNPmUi11Yc6LTJIDTbb8uocWNVBD4RyImfZa82cR/ClMVXThGm9C10KX7/ToKy9gNYl1bKGqjVU",
-	"3RKqojGpRqo1Uq2R6reKVG9IiRqf1iEmlcGtw0IPHWPy3Odgrw02+QECKbxHoNTHP7D4+97lre8T/bEp",
-	"Q/pf/czujQuLa1RGhv6XcuprJWkNt0DB+4plR9dKipzjWQFY4ePLbyq/pXuPvC+35pdukSqWus5XsWaZ",
-	"uy527T2F1/lp+Gpdo9U42fM/3L+qBNARqi0rmVNNqMuf8qyuWYiIC1YVpcgi7Hx7a66yaDyIsWs9DZaY",
-	"Rbv58jsP4N0x+bGu1eVaXa49O7W+XOvLdc7Has9OSVjUEHCnIXFSsKLy9g1EyAV/rFchiEgtTCqVZOq6",
-	"ckwzasb5IbkuYKFi6EuplBQXfJpO4RVOj+HCsBFTUBzjBhqVqcF2cWtg54W7Ia+EJuEnmiQLuzl2r6D6",
-	"KDnbnOauGdNEYj0txpXehDOhaCu8bF09MT/sKgXFINrPFWf18y1X7KpYznFVhSxXErK4BUOppgAU0pTH",
-	"jZvVvO7l9PHtq8Cb50z0q4BD9+qwkzPMaoK/E710bf98+0DNR4Kh21Bqnm3B7W8adKGzZ8rOhoapD1yk",
-	"gLY6QWOkaMSyC0cdiyWhLUmxNU8iR9jyc8Li72X0LoZTX+GzL6FDpeJSoSRwqGP5vLi/9flYWtCXtafE",
-	"q5cRFct3WiTlrxmqRsxc0VHFxWAvXfOUCypGzBV8s7DsuAvwWNh/Hx2B6YEboMj3ckTmNJkccAH9g5gq",
-	"th0qtk98c+NX7RKJhjJVZAzQIIBaMx8jVPUiaA9ZEK6ke4y0ctB50QP0Ufzt1brfjghcWvNbt7Pht/L3",
-	"7IlQKUz87cUPf/vL92fv3v/99Lu///Txl4u/vAi6naB7HHRfnX739w/vfv7l6oe/dO7WplMZ/VGUYMW6",
-	"kqnF42MXe1vLErKZqsaknCvVSGK3hX1yOeGhQ3bpoZqmrS/gY3FNqqxUwBZiCdemh3DHnVPsGWaRuC/K",
-	"o7G7usyOsgud58JIYqie6L5ohlh4uOfnH7baxNLZjCkuYx4RlQrBlHsUupXZJ608R9bh6ki6x5/pwvd0",
-	"XzhFwbIUcniMLCYg0g5mxpR/CoZdGOd8TI19Oz4LmAcLaYGsg/Ltgs37Iv8oFMOiMeBt+3ZXq92OlXBN",
-	"4pSRcEnEhK5ZGzfFMWM1InFNEx73hVvTPNIf0k8xzl9ppqD8K9VSnLoVL/V40+T84+UVeY4rBpc1oTCo",
-	"dfElV/bWm8Elgdcj8hlv6rPmecpjFgIqA48aKXyLSOGxJHF1FR0Pwr5KAt2k8xpg18emBth7BNhbnvxb",
-	"YPS+S7I4AFnXZNkqYKYAQ8qxM99KmZUMnlXQNAq4sHoXgxLdbXQTOwCelVUBpF6A8He2vf3ITA5D72PE",
-	"qkVsLWJrEfsVi9ha7u1KgvzIzLbi47G7+99e7MGRCXlntLMtCWnIgkGUkZXjpCmHRZFEtOFJQowkkUQv",
-	"ExMBEZLMLHtr9QVVjCg2lVAeTMTENxGEpvtZOBNkV2VGMxADp7lxq/g9X0ZiwEapCPoCOwPaNWaxa+5D",
-	"8eNEKjRDDRZEpeJAyDmYhCZsZtrkg7x2mU1O6hqZFby220Gg1MQQEpUgg6kHZjdX60IKtqXVaG15h4Jc",
-	"rq07tQz9M1l3auhZH5saetbQ809kcnn81PY3WKXqoS0fzx0Ee6xc9g/gM5WCFdDksxzkzkkTHLSrnZMA",
-	"U4WctwKSihhAXdFFKoeEG90Xci562FI6GrM4TVhchq6KkVTQ4ZBFhsVt8qtUE02G0O2acFF23kJ8/X0h",
-	"5kUq3On8Wc4fN+vd/jNfjBI3Ip3Xve5hkWfCrtwQxo71f5wxAb53KScQjHsHEU2NodF4yoSBE4aS9h9B",
-	"I3LR3cAXRZokhUvfLbJLt0OPEvHhU5aqzC0TZ9c8xvXBZ27ChoqYZthtbIIYtBDA/lTxxp27NueMDS+9",
-	"2wIGZg2drSLb8KAHAoi2QD2OUn8tQZk8pNBOdmaJD7DPbhFSdbGdip/l/ILpNDHrZHeBx6Fe7hhmLcz/",
-	"7P6Ti1QUbCcu0Gd/UEJHVDz/w9DRGxmz9V6UC6Zlcg0VSWeKC4hmpiPStDKZzmZgndIk/GPOBp9SlSy/",
-	"N2wRIx2V22OP9qS+AAn32eB7XERyIiOaEKwSJGJi+JS1sogvCu3X0aYWQR4axDAnjNAkkXN05PzKzVim",
-	"hlACAU5EM1ghwk0hyqmbRznZsRLFoI1axEjohx0QXKTQZYL0xUDGi4AMFoYBuoB/wBvolJH5mLmubmDb",
-	"wyiyEWGfuTY6IFoSv1r2e5q5KaWaqb7IKvjzkbAsyE5YMZ1OWTZEqN5qZXZsb7CPkflYEo6mxKypGmZ3",
-	"90WpmZ3rqXZ8aocBzeWy+7GtNMakxxLexUWUpDHzU3BxWAH2nqNiYcEeoCuYYLlhHUzXrsGcaqKYsWJr",
-	"ixTKvriJtZD2QKrdO+sRjsGaU+rve24/denPSzWmbx+BgabOZb6S7XvqtyfB074n7YycHY3vVRTY4d4U",
-	"B19VXgwQBaFwNATyowKbtFe3dhTYqymsChPGUhGLD3QGpvbnRrC7cYU8Z1WGtD30cjhcn5PyPWeGKGYn",
-	"p8v1HErZKYMFQRQWoCFeKjKjhjNhkLX45Yg9a9CMWeUry1FBLrGjzvxvEi54RJNVDSTPEyrIkAH06pEw",
-	"ym89VxJu+0EYpmaKa7aSZ7zn2lz6ZavWZB9WDzk915j7vdRUn4mYi9G6vBfEt5X5BQ7uEp/a2GnfZ+rg",
-	"CB8zUWfDIB0h3X2cg+6acbo3bz/Up9eCv3iQNwsgf+Mdini4Z7ft3pxt2j66Nxff/1S6OB9WKlFklckL",
-	"r30/bd97hYW7NFKx+IJFUsW/CMVovIcck9hKI8Cxjvt6mezZ+Bq57AUCiOFZQsWBkwCNXv7oA6WiXKaD",
-	"KaRMCIYZtzl/89VBYJpS2bMCYBhJ3ApZShQbcW2YYjHcxg238P3KwnJ324SxmXZNp8HuCSVMAMvPrTR2",
-	"37MyOv/QSqjdlIpwK6ZTo3kMiOiGJHcIXrcKCtDxKRhb4b3Ou+/GhpEHTtxZwO8feb22YOg+ZTlGFHq2",
-	"9pjZHnYnPtoF28bw5UoxXDBh1Vq7l7Da8ULPxnTEKbFaQKrYKZkljGpmFYMhV1Myk4ZqzdMpJhC3Yepe",
-	"Fla3yFbDI6VF3mtzYQ+jbpOB53hfJs6+bAmt1ulg7vuO2PccG+0l/iPERn9j8u1PUYTwCYhwlHyEFsWO",
-	"FW9eoFeT52WxcBeJvlYL3hzu/VF4sGmlqBNoIMFR5a0gJIsy8hFU1x+ZyWXdPRUOOpspCdWYbmG237OI",
-	"xyzeObP1TLbmfF85snet2UrY/klD+7uWIyyxmecxi7h2eOBxGgXYcwlulxJsAUbCQEWxOkToRt2O8RyH",
-	"hF1b7aEZU0N72c/v4jDoizBDkWFAwgKmtX+iVQh+cFMPW20Cw7BfF4zF7pMqDkkzV3T6ItN0WiRSLGbC",
-	"cJoQ7EDnSx+O+ayc965kwnqAiGVqoPrh2OeiW23ouHMU9IWdjA/nkHPBVIG3+7BlN3NyL20lM8bD7PJZ",
-	"LLH1vrgDX8etfBJqTEbUuYDI9JTzTOs4JCOvi7AYlRbBZmMlEzlatKurFqWJ77Vh2aOLO0+EX5/Y26Lp",
-	"oYyhtGQmCYMGU0oqT+IY/F8SFAW2oeIi0yAreUYWLQIOkd5x56jy/vwAI1kbMJlA9oGRkiRyHhCplnlT",
-	"QqOJXskBalXnCdZbx/NOwPr2TxaZuyGUvSgrZkMNOYgAKrjnveYR+KJyG/xx5IY77l7OdXSUGaZ341qv",
-	"4tqwd93Jr2Eq14/ChXlY9vu1lYLSbtczjzn8/fhFoOJYe229SYkrbBkQSsZSz7ihif33NRMpa+UJ3e/O",
-	"fj6DUCHyuxTstBBEhLW+Y7roixlVxhUvktNZahiUeOUGqiG5atT5S4oVkdrkw6bS3X3hGxVj8vuac4l8",
-	"Bg5ASJo0nro4Hzyat9QOp5urSboAn6NNBnTzuLWSnD/3A+WC/NXVKw0adr3tctutnzLFI/r8zZhHdCS3",
-	"N14btlfLdbXYoS3jhvD2tVxs7/ZpUxfu2FXg6Z8ThGUFP1wI1W3ypMAFqza7cVSKtonNtl8svfuxipm3",
-	"FA56fD8YBUZbwx4qPnHXPKYGShutnhUp+7GqEFxiJNfaSgSYmIZqLZaszkGOVBYbEYRGEIadWHAIOfpQ",
-	"vyAm87FMVrVB2Qxn1mTlZ6fkrrYruji3Y4UFZJCFA4mhebzYQDE6GVJtfI5mo9fovOgddWAp3SPHpUeS",
-	"VETjwu3drv05v/2wYx/Pbo+5EJB1kt3/snx/57D0esFH4+JoDuHnLTJK8qXbq/nsoXmPy5R9DB70ZLNY",
-	"v/7GzruAAeusKkZGkw3i/2AMhVCg3C2bkv/438QDX9KcUsMUp4mlgbw6SsLiEVOtwPf6sM8902RANSOp",
-	"4FmiCtwrjSZjmcTYojkg0BAJdMjIrpavXuveMYU6KAf0mik6YtBtyt+BIAV6hJDBoi/Q5BMOWCLn51T9",
-	"xR7nsBAihlV3MVFDulkWXkWaNEmyqeqW5d7wLjQTgeJLEnbNEgzLrNaaALsSgLlpXcR3X2wX8r0STa02",
-	"ScFOb9vMAOjjiQZI++3ZcniDzrq4aP/C3Q3RktmWw6Nrh+f63tx/aEj8BXomOTm7Q+CXolAwOpuDq92z",
-	"YoT+uK2KSR5ImTAqnmwguSX093YJKhhcC/fexeyaPb5dRDkMEbdpb2HlTymc/NvvHYA7KgWx8qco4dPZ",
-	"LFk8nOV4NSx4TuN/pmhQ3q1B+lcFMtEpS1MqFg41QDMxkPrOXM0F3GUUFRqT+HpEsYjxmdWtEEiEFlVk",
-	"fctCACtwLQwcYihiiHXgoYX14OzdA5pQETEd9AV8eMiU5ZZmzvC4FNNqAR4EhGudMt8DUynm8g3J37Bh",
-	"GHcVNTDXFHzaU5r0BR4sSJGyi2AHnY2VRFJcM9Ahw4hqFgYkZDQa2//L38P//F//VyuwBKS8zb2AsQAr",
-	"HJAzWE+HcgQbUSja4ZuYkblMk5gYrBRXYPgeDzWdM9cy99hitWe6hVKjLwj5nUGQRhYaQkIudDoc8ogz",
-	"YT4BBYV5RrCdUpCDR8Bb/mhkQ3L5sIQIacZ2K7K+ysBLLAqbK24ME22Yn8CFtyOEUBppRwkz0gVAakHm",
-	"YEEYVQm3b2GfZ1wtAvujIDKJ7TVHVKdwtx2Bj5/Bm2G8eFrhzmsXvoE50fajCdWGNN/+8PZjq01+sA/h",
-	"mmnSdK8YsKFUzL7byJguPD52xPS7FKwFRCIgkgcmFvfQN8nc+7wEGJpSUA75aJm4ffNUXrMpIOcpXeDW",
-	"mjGbkuacauP+jZATO0zA5YNEjnTYwiUloaf5T1yESyvr5q7zdbVk53bnmS48K1MTutPss6cJ5nQDbRsp",
-	"J6AhQDQsZHLD6yxAd5DEL3ykpC6cNRhl1lEjjJmhPNFhkJGMI5AeobkHCg5W080lO2B2TwfSjOFn3QoI",
-	"tYPMjoejvbmSYgQnF+KlcMJUSzt2ew8kY5kxFeSFP9gEy1QGjjTk0FdrtO+HT0vl87/zI5HfluWG+0Vw",
-	"pDKzNCYFtm+x5GqfB0YmhX01FQtcg0Fq8ptgnGXWttbyBHKnSrWeMxANa3SKB/SAJdhZ7g7NQwtgv7LS",
-	"kEhTiNd5f3jcOTrodl8COLYntFy77LBjJXKhZ+QhmOkozKLhdifvImmZvPur2IXz1evX0B1qqwoz1Y1J",
-	"dgdxM/drCMu/M3WP3A6xC/d/ucuM3JMrLWU0uyOLUHQYRMl5LmZqG1ruw9s6oO0mIChEtr0r/Ej8j+Ug",
-	"tddBI7NP5Ti61zhsn7gqmPs+8L5D72BbAvRuzLXRcz9LQ5jAAiUg1bH6hxfgpLkKTrmiwSH+1YJwOy8z",
-	"IvfFNvnZS0K6RMd/UncqqBtulTOAVEXbKgrF7Syqz81nsTlYDZlNubREz5UFzYggU/ozGA3S3nXmd8ZS",
-	"agIEWF618e3JgmVLTmbozG7I0YzFYKlyxbNoZKRqk7c8MaD7LPoCIUkZxQdkwkWc1RQizdCC7hCL3Wh+",
-	"zQISGhkS9tn93VpvJ8UvVDeUkr3aSa8+i7s0fn2ytSSeph3yK7DiAhgATYBroPbyMEFLWzMOqGhYVWhc",
-	"fRZ/tfdvHAcFLI+nFwZkT115QIUSj51idekV47NndfUKxdSwA/vu7ZYJFdxbR/bq1pEZeadxPVGj8pUT",
-	"BbfjXbjzrgblq89iO3NyAe7W1uRvwZoM1iRnIbJb+8QMyhabZGGTm8GRuzu3+nhjzKoQf7BT+h7xz3QL",
-	"Qv7BemzlvIv974vt3LP3BxF2Au+z2W6LJXJ715MDFK72c9OolLWsQMrKQTeham5rzeDXuw1ds4SNTsOd",
-	"MOPynlTgyeUH7saai++omm1RWMGaSe7a5VZmLY/IJW9L2FgaKmnGaoEun8AVVA7IUDH2u/3HgKpW7jkL",
-	"8kQOX66wLwrVl4miYgRhK/YMZim/0EKoGAdTIfe3utHYJRUsHYnHNB+7quNZ0esp/XzFprNiXWv/99HR",
-	"hmLZe7LOrlyw/SZkLG3OljxyOzPZ0pMbOeG+szaW8UmdwVHnzt45bWOJce/T1riKajdmcyyNbd+ZHSvz",
-	"Om5IgN1Cu6fEtWoOsuvMkTscriffzLIYbmksE4EMkdNieIA2dAEmQIvpMNz5FvBWrjNJzkjMQNOCDIHs",
-	"vRgTDS8F24E9uGNuV3kBcQQYTSMk9JLEcOB7A0GXfbGCDewBx3Wq4jiyRXHHlTPYtwe95nE1SnpaiSkP",
-	"BnTg9gPNjOFitF0ZEHiU+Ed7aKemJJKpMBCi9kyTa6o4FRHUshkmdDTaqsMGuaXQwHR1pQPv8rTcG+p0",
-	"SRkQze0wMAQOhoiRo25QZLAgWLf2JqiCeV76Fbo/vym/71Z2U759C26z/ODqpFr3e81sdgyolo7HndCU",
-	"o+sDS8jezrsqC/0edrJVCOqSGV31NPeIvGaKhP6ntwkdnTMVMWFC71wYSDnpiyz+057umw+5IHMuMPyC",
-	"NAfSjFtbQyKyfW2SvlhVnGQdtrrJDe4IrW5MvtE7POl0gsaKpWz0GieNe538naOmmovVqbl7a0x7B+a5",
-	"Gf6sKdaRqmu2WI96LvH3cjDZFimpeOEZcd/xAbHlhmfAmIgUTJOmkJgzs8/grHWV1dxabCtLHjb6A0YU",
-	"JVIzXejOuqoV6+FV5/W2XeBjiH1yOuy5a2sxZTQhQ8biAYVQWmAa6Of89z8aE7aACpMy/vRbShNuLPHN",
-	"lJzO7Gh+knOIKLRS0N7z31Y0SNURTdgH+rnRO8l8mHZvxAhWFT+gWCSnUwaBT6W3J3zCkgVA2YVMLSVm",
-	"txKZKl+UrPxh14TVfUzMdOFLQ3otU4WJ8ejhgnP3XaFUxXtXg+J7LC7xj8KQfh3zaIxLFvMYhmRHSAZM",
-	"m01j0FyMEvYpGksescJocCoQVZp948xnY7BEs00vNeyzKdHbGwtmGr3u4Z1aqJd7wo6pmPxdph+Y1nTE",
-	"QA5RMbEz/i/k73blvY1ozJJZcSva6xqvFykWMhO29IjDAd4y8xUPfR2m9E144DMOngtLvPLojnf04IDv",
-	"HYbUA7toxklJc2LFYyr4byk7dY51Vz5UCoJcIb89IJ5nwi19IQVBjqkhdRP7Bnr3PLHiAvLT+NT1abUn",
-	"9cDypime3ttEOhRNxOH4soleohvfd6kg8EnzuHOUFQFfJeo36DXw3hWKzfpiiXjuH9PbvyyQawn6rUnQ",
-	"xxSXW+iK9iTsK4xjFaHXyLM+N9sgz87TB57bHba1Bhn4dd+xRSgs64iiuibsLoKLPI66HT2XsNoWvrYC",
-	"uW4MJcLDc+8qr35C9zG31DKvlnnfvrVlt0KvFkW7Ys4/MrMdZ37yAWk49GfaVTf2xoqijSK4aaAATp+x",
-	"wjb5KCJGaF/4pcT+ynrJquI7PaBPpXnced3qkUjOFoWREC60YTSGls+YmoCP9QU+txNLhfedZgKpNjTU",
-	"wuNPZWioQVd9bmrQVYOuOlZ257GyD6m3P+fimps8z/kxGu1+4MJoknAx0ZYZ5liuR0II1wsJFVIspjKF",
-	"WrAayllJwaCCq2IRnwHXbyIEZVPKE6wPqtiQKQbYUjEyYTMDXqzlAgGBK6Wpx3IufNdcO54WNgO0fO4g",
-	"1XjN5TlIwfpCpwO3GackdJX9zkxImHAtN3FSzePOMVZjgZKfNDLgBwQ3Wz7DmITZXHS4c4fau8JGP6Zv",
-	"LVumIh99XZL8+TLA4Jxwv5BySo67WBvR7aulnoufSbfTOTw6Pnnx0kEuu2G/aJZhl2p8ubBC+/O5/Psf",
-	"DSBQD4QqLEdVIHSYA6FKa3VjpYKGkRNmj+RPvx39On31P1X36vPJX69fnw8Of168eB8d/6g7b+OX/4Me",
-	"/cJefeTdi/nJ3yy+SlXS6DXGxsx07/lzOpu1tUx1203aMZznW730zgEj+S5WrqFgD+kpYTQaE1gAwnXG",
-	"CyJWG/1ro/9TN/oD0TOCT8Q3yhbuET8optPErA85PWcqs+AEGCaPAt5LTihqHv77UMlpQIxshaQZsyFN",
-	"E9MjNEnAwgPZLVbYo3YTWG1FoIiPuTaKD1JfGdnFzYBU/Pn8Eksb/nx+SXQkFSNNq5JIKFY45SLVJGZG",
-	"QRVDDWWmZ9KCkVaQh7ZajcQrBuXA2SCLZLVDgxC0chRrBjaEfYePUbMv1K0deUMu3PLfUjbosrDcT7I4",
-	"XHGAVcrDHVcZ27dQHs7+s2y+QFq0cMQqxUX6t/d2wSl/2Oh1g8YR/Pe40TsOGieN3osvwWrbhz1NjV7j",
-	"uH14cpsl5KaxozCczs3hdGA4OKhup9E7hLF1YGwdGFsHxtYNGi/gvy/hv6/gzteN3lE25qI5xQ34VbsL",
-	"rd5mGvmOP8nw8Ixqza/tih/hnCSejRNLElKxRu+o8+XulpklQ0y+Cq+DBjIsO6bcBGOH5IwvdjvQHlOY",
-	"XtGGU9k0s9YSU9iUYBuzDPAmoDJg0OaGwePoqnvYO/KHDqw1zmwh0xlQSyKvWbJoA9nfatTZ2kKJ3G4N",
-	"kHOyqI7+/cq9ZLjZfjufvp9sM0LSY6rY49pWSo46qIBoxxSTaZoYnlk2AhL+MWeDT6lK/BSe/wEK0Zfw",
-	"lEQ0SbD7HqEjykVfKGmoK/kC3Utnil1zmaIpp1gFBqOKI9Zqk4KOjY1umJ2JcUrYTowel3Zuuwwivo/o",
-	"fkIKdWVWa9cPmOYGffkUaGqltlzzwXvqsI+vTlqukVmin2nPLuzG71GvxPdWL9hg7w98X6YslfFmbaos",
-	"gRGeWMpt6Avf1QN+dH2XqSEudfH+iYhXdBdVFvzibMxKhk/dofjoFR1VNZbZcdRNyzfmLc0UF5ByQ8uZ",
-	"vhEVj5+5hICA2sGRSMbMtRMxVI2YCazKA8MnVu9jn9FUYO//2wXeLocknLPBLyoJ+6JZBAwRFc//sPd8",
-	"CVttcgUv1NjCrOfb9DVD/NC7OLRio9DWjMeuSwmZcRaxvpBDwn5L+Qz7W6hVZU5xZgOsdhImdMASdKT4",
-	"VKlkUTjQ1NW6aoboSA7Bu5OtA9dESHtXpFjMhOE06VkIKpNrB3sEY7H2NVrGfJY1LCvypXUQxh7NbZw2",
-	"9kg+ar8su5o3K18dAkHbLbxCZpHt0bbFSq/oaK8FSg0dVeGXW5RuwLvXccU9uwksF6l9BLWPYAeJAQX5",
-	"dLt4yrnXVjguSwqIWcIMW43nDB0908h9tZEzXWC3TTsc7ZRIq0O22uSNjF17VHTXK1ig+zPc72GIyHCX",
-	"mE4lYn7jmFJ9MHdXcMpwxRCl7IJEH9j8Y6iebNBk7K9EA48A4BKn7MyEYEMRiINmdOT6xlYrluIbcPX6",
-	"woObgIQY/2b/RTU0FLbXSRNGR9ylGCNuqPG6UswVw/gUZX+iZCY1B7RlxmzRF2OZxD3Sb0wXBF7Ub7QC",
-	"Evqb8MMTLnAA0CgsRGeaneZb6Pr1HP59JUPSzBqAkYGlOw39Sd2CBL6bqV+goVTQEPXi7RtydHT0ulWt",
-	"co3ElhmMK71JmaNi4V62plUH7NvW/TlgkZ5gsy8gAlhg7krJlgfpYiZXDgLjKqvDJj25xEc2j6ZMktxD",
-	"7dWUSCwhrlnXk8GL6OBl/IodvB52ugcY7vLqNR1E8Zop5QdkZ2t7YzZ++NsSw2Bd/7L80O1s0OsbmBVa",
-	"QnxK5GgnrcyonmzsZYZjcv25uSZS8RFfWj8lU8PFutZqyIG2I1V8ZPOY4pTd9KNPpdWD1njSD4n3Vh90",
-	"XvQ6nTUDdkyy8oi/t6yx8mCLnvVbRnt41Dt53Tt5fdtor+Rdxvr0anB5DmCvu9l9dL2wIymhd3V+3Coe",
-	"2y9BgxpDo7FdaVAH3sVWaPwjaNjpWNQZF1Ii/KXvFhuzJLpXh4W4h9Ku41MgLsu72T1eoj12zWMMCsRn",
-	"RopG7AMXqQGPeadq1GFnaLmTq6p9k0ck1GJ/F+KfcDFh8fcywlWosoYvMVOBS4WNscd8NF6Rj+H+1udj",
-	"aWT2PX/10sLGpTuv2HSWZXNsm1eAHKLIe/BSxZdEL1clJ4BRBSy21d7CXm5oM2NWGGfs7lxQMQISn9LP",
-	"xd41rt65vYsbYAXv5YjMy7afwvbeJTzTMtftqnll2Kn25n/1LQcdePaqHP79+A20yJSKlCYwPtJ0GkvP",
-	"XQ1b7Uz5cLqInrHomUZVpBmu5bBhi0jVF15TOc284Zb6XKvt7JWoKPwuBWuTsMi0QmdydkbzKzoCBY6S",
-	"KFWKCdMXho58UWKwr0tl//RVN09JmB367F1FDhiiG9fLPjJNtSEDlhUV7gvQQWkUMZ3nZrgPFQB5YQin",
-	"BNk8GaU8Zjp7pQ+FxIYUP9BoDOkZqaYJ4ZpQctzpEEGnkDQ8ZmTIWbLBtqMnK4w7gW9qYXfTdaRpr7Wv",
-	"68mjGtiLgONO0KKKmC+L9RedTFRPKbcDpQLQ8Q4k85TFPJ3eLpvvJnK9VPqeQeql63A+HXAir5Elbud6",
-	"0JN9VtWqseQS0d0BSy4R6I5x5HbUWgaSS+gSkaS7eGcoiQKnhCRxMdfhRPy1gOnchR0dFARr65xderJ3",
-	"b5ee1O6uHbm7vhG3lUGJfRuCLCCELTxWGbltij8CkJi1S51ZFqFJEy7Yc/bLxXuNtnTN1DWcvWkrgHtL",
-	"mOgZgVOKOSrc6L7wAsOVUbmzmfpHZhyuuV/U4kMKsCpy4XXjqzCZ4PYCkKwo8QYvC+DmzQ01myRyBCjz",
-	"CRljgOqxbD3SkwsE4VM6Ys//OWP2U2vKe3Rf905eul0Y8oQ52kL7QvufsxHkdgBpVJvva0hi/Z01et1X",
-	"R53OsY+cfX7dxRN++zs6XXf8qyzvc5z+80pD+1Lbrp6m7Wp3IKgGJ7utjFZRxj+tbI8cPTz3AunR0j2o",
-	"mlhcQUJ7NEMiFQntsrE4RPQSxlKwMAcxXqhhKKSeIH5ZZYXqi1BHVLyRMQsDp1dgPGhmjyKZOQqcdXlQ",
-	"JJmPpWYuyNQHfjojDV48xYIa5a8DS/SGK2pIwqjG+vTAhgniCRZj8Ddpnn+8vCLF7UBu3YKXw8z6omz/",
-	"ygxsOXsI2+RXOwquCRCcGNlVnCspRoWclsxWxQ1psmumFn0xU3KQsKnPdoH4hTBmhvJEhy6lWEhMuOPa",
-	"mwEB7J2VpL50jZaL1jtteJIQT1/5Crr+/WG2kTI1H4fwUI9YGREGGOJuCUITWprrJ/Y5SpU9VCGhCVOG",
-	"NOeQcji0K0RCuNZ2whxjUPRYzrWvkYKmy75weZGW6SYDSVWsIVwLxmpnSwkSIZIY14QmiZyzuGeXzy40",
-	"VRYehxahhDksDu3tnzz94gC5jxJjcUazvq9tDDVVFImoiFiSsLiwYa9JGDmtKDyF6GIzl349s7xo2Db7",
-	"ljkXK6JFEG2zv+J0IX5Fz1hkpHquDR0OtzREus18dFOkkAZsBlIqMqJ6wgyJxiyasBidJHjqG73GX1/+",
-	"7e3hh9f/dn7WCIoA074kFdyivbeNoAEN76xUftU+2SK+trge+6xF95jmuWU0/Mqh4ZImUzWS5SF0nT8a",
-	"OUPJzVyASu2aryALOnpXGQV+uUFGQzpWTIwZEBMQULCRtGrH9WOBf8tt/8TgPwBxU6sAf3r7pOPcTntB",
-	"OJbxz9t1mTKmuIPJ8nkso4eo3XdrKWgHdkq2TnT1FhzLcNk7jEs6gvcQ42uw5zVp+idgWYUkLr5ZQ/6Y",
-	"fQTAt/d302JBiyJc39KTfBOsXaJp9Xu71veAWvGWQmQrdmUH960CpzpGro6Rq+2Mf+4u0I9eo/c9FxMn",
-	"j2IZpdOlQnv7cUk+9y6XxzEpnqGRTRPqrW5Fq2EIJWRmVJnnQ6mmBzE11JkXrSwHp5APdLN3kXDIExYG",
-	"3sDQF8zVw6WagOkIn8FIOWfRA5dQq0fOf/4xIP/j/IcfA/IrG5wTqciP796SoaUrnybAyGBhmA4IHSnG",
-	"uBi5GDb7S8yiBApZ2KMfEEoUo7HdZpdIBWabqdSGvOq+PiQz/pklYOuiBOxxFhwcHQXdly+DF52OnRZN",
-	"kqAv/FMn5AP/jjSPu0eEDuQ1a2UWqo2WqTY5cy847HivMoLJfVugzuLYUiWKhL1aoFaQyRK4sHRR9gVW",
-	"5p+/zCBX189krw0Ta5/nZp/nNjIP6W6N4IOvPliYkZ/kH24r6rijOs3+bhgB5aWXlqvRwUDGiwNIWW30",
-	"Gi8+NPZgFLhBzxty8S/YVF4XJDyIUlrwB7raKCDFmsed1+AoQd9NLwMDRBu6WFXYdrcyy2fr52Krztl/",
-	"vFO+q3x/S4Cbz8wdzkewPpQPPvRMI1gkTW40CVOVZHke9sMt7CHmRL4rOoFNxPR9Q/TW0O6yQQYBxr+U",
-	"QEijmSFrP4HW6gTgARcU0jVvZDetErjwxiWB+8ZC/wN7WJRMVqRdzRS/poYFZEo/H9AR+8tR9+ToRafT",
-	"CQifTlMgsbCcY1rlkTo162GCbpx2UvXUPWbYTbDpFPN426R6QNGQ0jyjZpxbiTwSX9Xzq2qC/cYIIcXQ",
-	"ivpo6jx8PTfYY2kFV2mhGaaaKSjiMR9LtNqPqeXMpQywgnxu+eoMfbGcDVa4izSLFUI22unXasx9UVSZ",
-	"72vOv3Db8OixF3eymFdTsYpzrN0CtVugdgvUboFae/mWYg88h99vdtScasMOErmhOvOv9hZib1lukQNd",
-	"tbJwYwjf8mo+vWZQzzWS2mQlzMgAnfkB4YZNg76wgEkK7MfDpxZKDKGKWFY6LCChkSFhn93fFcuCYUWw",
-	"vpAiWbTJOfgcqldcq14VemUtMViv93K0fT0xu8ZPsJyYHaHdsC2HRjvrilvZl+1kaHbBvEMKgoctOZWH",
-	"qWeSJ3S0rogUPlK5zBHs7QU+s3FQT7IRUz68Km2Yjg46r/4UbZjgiXl2am8rLJyf7ztUY/cPb1csZ56x",
-	"4LpizrdQMSffz1LLhdksWTx+3ZwLFkkVa6KNjCbEjJWcC0LndAFibz5etMmvCmQtJSHMJCQJi61KruQc",
-	"YUC8Cgf0RdM39k2kgV67AvwRPWykR6cstr9Arfi3P7z96OItoYsq/KIReUCnXbyIg4yoIAPWFzCauE0+",
-	"IHOj0L9ECjK2Iy/li3Ch0+GQR5wJ8wleEgaQtWM1W5fIs423Yz0kwBz37Nw/pj3Cyd3Kstv7Vqs9M8Bu",
-	"/Zhv8kEm8SIgAxpNvM0ooppBv34qDKqtL0BnBWFaEtTbap4uh8DC0W3Lxfh92Wu5ei9bKouWLRJrCo+s",
-	"VCYzVrNnd3uuSNSlPZbU120iUCDn5iZzsvBMKamgHWz+I/E/otkEM7mOO6/tBfuD/WImh3qNQ8i4eQgu",
-	"4E5kMtiCki/tkL0G/wPMdgVN/ywNYUKmo7Hj/djjZCqvGXQTaa5h7aD94V+uGYnl8kwRnznYJj+7/M05",
-	"zRM4/8zRDmjr0oZVASl3jGpYZhvrjBAfRZGV3UND/5GZgizekdLwyIy95rU7NLrFhOZr+3jw/K4FC+Zs",
-	"MJZyslWzNZ0OsjuWuq4FebyvTE0kpyzvsZZQbUjMEn7N1OK0LzCIwvVfY5FiZm3TRzyrci6gw8F5QgUZ",
-	"MjCh96AFFUwhJM1zJeEo/yAMUzPFNWu1++KSG0ZglXulqRzMecxOc5fnagshtK467hyt6+n2q1/Be7OH",
-	"0rreyiMuS3ffxbaAAy++p2rnt9JIH5ihHFYSrla4X3hc/mcxE+CGlnenwJKys77OF+DZ0iyh4sAdsEYv",
-	"f+4Gy5JqtHuDgiPIAVRFIz9dXZ1fEiZiaMdvzyYq/uzavjdXFg1N5ChlgQ9CSBIH4v693/iXfuMfYbsv",
-	"XGNoWFQSUaU4843nRuCjRjYUQEzjqStIgWwq4Wgq+B75l31QG6oMfKQvss7+MKw2ORPlhMYx1VlCwWGn",
-	"vEMYRjlgCyli9CZcYQU5DLpINSMhtH9FPwRcFNIQXBDoZpcFUiVSzlCJVnamTF2zmNA4VkxrdKDExLVx",
-	"d6UzFGQ+aMJNj1AytgNkIoa6JIJQIlJgjRz24t359bF/G/wsFlD+uC9CLpj5RA1UDwH61qQZHnaPOi87",
-	"L46PjsKAhJ3PL4ftbgg2RD9Oy31n6SDhUfZenx/qIHVfUE2GMlUkZhGf0sQNSUMVFTukFyThhiksHvzP",
-	"NB5hLx07x/KADbF8PtZYfoX2haUk/J5bDGx6WBqP7xrTdFkq2PHYLjtmm3qBBq6mAY3txhXjUzqODH3x",
-	"F18sBkIMvzZ554wgOIBHtU3h8bdcrVSYBqxBIyGHw7Yll5jFltmVWyjD4rXHVA2ksmDswJWsKfRUlqne",
-	"2jKEi7JXw5Cf5G3Q4I2778uWc4hXQoLbIUCQe3WRg7om0Fj8CTpB79eY5E7EI5iSvjE0clcTlNuBT8BS",
-	"PikGtbgKVqhleRhR4aIJc6G4Dr4sGasq0/Ram9CySpMVjbJSelk6f90mnS2YS0wNHVBdApmglHiMaZfN",
-	"32Q30GKQgcURWHhNKizIReMDKzDzAj0ZkfiHP6WFT+Q0Uno/16Rw1ylRzKiFZSvKwLuLRHHSOYJNFvot",
-	"5YkrHlQe9y8X759pRDeRTBMovmYHn0hpZXo6WzFcjaB7w2g9xd769lNiRw/IYdXYd0PShVEAsFk9FCLk",
-	"nDQp+f7nSzLE5Qpct2N4CpJ8Yskgzacv2GeuTatHQrsoUGgjXLEuYZt8xIodazaw1xfhqu23KEeR0NkK",
-	"PqViIuRcQIW8YkmPDIXg8JDkLKJr98UFUAaGToTwx8GZ/SO0skiKWCOQKYifwk0rtA98iKTC8MQBZRAS",
-	"ZEoXSO9GcV8OzW/alAs+TaeNXjdToLkwbMRgt8q6WqbfWPxaVGwcptm7wrbWCHRrp1afHWaWAICv05eh",
-	"YTLm2ki1KClMns2mImaKzOmCDLngenzaF7+lLLU8RLhs71jJ2Wx9Q9enio8xIS3Hx19NOlptVNmUilYk",
-	"9SdrT6meDEJNNL55tt9gNpsvX09cCSZgSmQIEZlgXJnR1CrFzZBGhl+zHoE48bAFB00xnU5Zxgc4ZMf9",
-	"gKYaYN0yilJF5mOeLC+slRjw7hj7OsvMWMxiklDDFObgoYbRF15GuTQ8q34LNsehD9jCGTnShIGRCFQn",
-	"+5VmoWAr6OCtr43J/DKLaZnJ3LXtEGygC/TfosJCfEd19z728K3M4du4ze6m8dY27/uV73kEdarWiGqN",
-	"qNaInqRGhNAjAxcPjrg2K0TPczCz0UteHPMzjWYtxSILn/I3lHNiejnEwuZA0H0dSur3hX3WPvUML6c6",
-	"IGM5J4l0bRGpMWw6s5qjnPhYW8IN0PCSq8oCqgmbGUtAfXHUITFdfM3O9nxqWzshXK7A/TMAylSxEZsU",
-	"hnt3P717yeIMt72qq76AxGvM8jT89HSZVdzgEl+7knkLQzUM/f6PUfTAHSMNrR08O2vbEYVO121asUzC",
-	"P4qb9C7+Eraw5gHXS6Yv1yuiL+ZjaiBYALup5HozsEl7wSm+GFiAyq5zRjt/cRY95Zj7M90XDgr0XKBD",
-	"An5uvRDRWEkhU+wdZ+jE8nmN4iFz8aMEQfTSzCoa9oUDAq02ec8nDBz5XpxwQ1JQ8TQJE6pNznfCAK9c",
-	"gjRyWZEOMb2RqTC+vwg3hM5mjCrta+hkdsGEa2NVdRRS+XU7JWhrQslhp0PGTLkJu9n3Bc9eNpDx4msT",
-	"XlcsE1678ZvvQnZVcCXbcWcSZ1ut+obIWi2iPOV5I7Lb8lpePVou/OMHk18yyxWJ5csZk3gYRUCPqWLP",
-	"+fM/jJwwsbkLKBfXkkfM8ltLuFGCWRaMYTzVQFERB/6yFwImIAkXVhWYIT0hBx/QhIqItfvie65nCV2A",
-	"5kgwJ/1MEKcJBkRJqySAeeFa8hjY0ISJTIaAc8YqrsedY8vfM1bVPexgCJiGpDo3rHfn8NcUqpYQGimp",
-	"tY+BSriYrNAT8NeQNIUkkWIxE4bTBBvI41gcp/7l4r1v8RXRGR3whJtFaxV//JGZS7vw8Ttc0q2Z5Jvs",
-	"/Vd2BPfkkvafbkPeYKBRJ2jAdqLhNIJXNP7r25PXP3S+y/Obf8qiiohLbQANRXFH1v+1+/bw9RE0u8Hl",
-	"/xmf+0AXlLzBTAigEXfdXvrP//V/flSG/07mLIbAPCvWvWYMN18aqowuVKt5cdA9ujo8KuRia50uV8A5",
-	"vuqe9LpH7g5XfCZmUKAHG8G7BqZ0aoW7W4fDw5cnLw+DG6gKHgvIUef/l8VkSmEUjayCamgCG4Khe41e",
-	"493P/3rQ6b4+fHt0dnzQedM5gv3m8dJH/AFZP4wpM2NpBx5RFbuXlKd5ctV94RfCjiErGWNvtSzFjq70",
-	"1uopSCWKXVdLD39eCoG6oIahKnpLDFR+45cgf+rgXCY8WlR+2N1+98zsh5FZhxVk1pWUH6hYuNHpe4sc",
-	"FqVYFunf/7EitQOkQew3sSCBkAeukD/uhxsCRkjBihLmt0oS5rdUmrXyxdzMzVgjcsCSqQMCuD7oi2sm",
-	"UhaQEZjxInuuMqEE58H+n6mpDsg1TXjMDWZzg3mqTTYLqL5wEiogil2DkbWKqCLN0IqbT0KaT1DGPWwt",
-	"Sy8MVe6LbaQXaR4fvnYxuEVbaOthxdrf7D4+AaGGwdm0ULPsgaSaEyznTOFXjjpOeP0g4iXRdXzVOc5F",
-	"1z7EIdA9qKyNXve4UxR25SP4naJcsxjdLETxQUBmiQs0dhJzKGVczlPvHneAUXxGjxGWRyuKmeNXR51O",
-	"B9NezxXPMMbR8UnnZhmWyxlVkwQyTbmwlEi1yT8/YFgyYcshvO6uHMGLVQO4gKYKwKV1/mHFhBXrS58t",
-	"ftUVkCsJ2NWf7Z50Vnz343B4oLHkU8w1cKkCUMmvFAewedYHh52V34fLAA5QSLwZUzVi383cTwXQoBl8",
-	"0tDPVrbCHd3O4UnQAHbZ6DUsAHK0TkC2uJAKy3lPPcgnccrIS7DC57V1nCOgDW3gp+x3Ky96jbMpUzyi",
-	"z9+MeURH0gMWp8bDd5YgUWkOfoHtCtt5pIPiepy8xMuGfvYE8AreUbzp5ckrBEUgCn4RhicFfHVoCQ3E",
-	"SaPXeE8nDNjEOb3mCR7Ja6ZQMna3xFXIMtegKpCLNab6mjHVb04k7h5RPUcp52qqrkFWHiK5bCWTgS0o",
-	"eW/hlsUPefMYi0HsVTjopBnCdd9XGYvXHnc6rR4mg+GrBiySU8cAvDoUFMzDob/I4jBwVeaoYYqLURve",
-	"8AmHx+LQ9WHGdLPwD3j+XRzgh+w/8iP7JWyTM48cXcylf08AnW+4QFDma+UUat30RTPET1sgBq3DW6dW",
-	"pfuZaD5NE0MFA6Mzrhu2SNZpFDEW6xJgO+xADhdbsjYgfHuqgA0Pz04xW/CgiVFAll72sSkFZj2lC/rf",
-	"LW47kBY6+USnHOHlSK0ykz6Hxcf12mtJ4QJi/aNBV5gwDh2qWzWXGt3W6LZGt1XRrZcSNcJ9fITr96KG",
-	"unWLqlV+tqcE7HEf9gPtceUOuLCoYrEe0/s6lJRMmdZ0xLIu0pcWrxpGp6dESHuuLGclgrGYxW1y5rDv",
-	"YecQLaruS4TrvtBGIj6OyZwnCfSthvuxxgDgqxLoPVnhWhvLVOWoti/KMZnFwg8V0G1rfV7+JS7VO7dS",
-	"j5qe74AnFfS/b8i0h36HsFmNXuNXRlQqiJmz5JqRsdQzbmhC/DO4CRDBm0DMConZVGYdRhRdgAW7nQO7",
-	"M0HJj3LKfrfrpUZroZ6RMx41eg0rMy0QsXTTPcSgjup4uLz6WyHiwy3rclardRm/huQQCAG60Yqy8zrz",
-	"id11ghHjq2M6Ltw3v3KZVYugr0kEvZHC0MgQN00iFdE0KYVS3ksKqWu2qOSxw1ufaQI9QAIC04Y6PxDl",
-	"YfVRLkZBJp1wxjGUDarsWPOGG7RyNKGmJX7YhdFxQWJFh6ZVsO0cnxJKokSCygc3Q0IfFFmm2hBudF/Y",
-	"38HaxacsIMfdDmmGePMnfHSdW65iTElfPA23HJovLmFmTyHYZMd2CqmZzpsiZTQIk5uwhdPsP/2WUjsL",
-	"eI+czux3f5JzKGlql9He899WNkCjCftAPzd6J1kUul1eMQJzF35AsUhOp0zEy2+34jtZQFLCQqaWiLJb",
-	"iYVKTuKXP+zVbfyYmOnCl4b0WlqmwGCj/UQb3ylGJ0O0J7xPRTRuBI3vuRBMYT8kN6RfxzwakymjCYl5",
-	"DEMCgDFg2mwagz0mCfsUjTH6IxsNTsXo4rTPik3ONr3UsM+YnWAZUWZo4oLklVLNmIrJ32X6IUNOV/aK",
-	"Hfh/IX+3C+iP/Jgls+KKouKNnYnOqYGjCvMeMhYPaDTZ1vrnjs/ahEn7a625VkmIrDCyH0EaPS2p+3HG",
-	"RC56LGffh7x9rtOBo5jNuh/6IgbuSy54BYIlIdNQG+fmcdyw55Lp/GHMfsmUvKAvoGsRNiuSQ/Dd+Lus",
-	"jF/MGCa+UzFiAUFmoAmd+iwt6cuk2pOdlzsKOp1OX0RjCt4fpQOrmjpBTyZsoU8J1Juec/QrLVeRs+I1",
-	"G+2EWaBAkCEdpJrBTvQFJgWUFwWrDXqR7txDn/x8Q0wbbN1ACjmM6HYy+d8X6908TyGo9BLIZreS/oG9",
-	"Objq+JATK465ynQGcjqR1ywBLpuLwZ6Xc0FZzFtxnYvl3ustqq3D8l1mZLQXVw8e8xutGo+uuoe9I+/d",
-	"uI/423K6m3VcqeKvXsf9Cuyy20jGWoO+hyxHbrnE73cgzsuf/KMxYFQxdZaasR2B90ut7nl3rmScRs79",
-	"WS7jSWe8rWWaV+287q5oDX1GEhnRhOAnSDMcSbAytp9H0xgKfYat0qt7z5/DE2OpTe9V51UH3vuPbBlu",
-	"Qo8R1waFTgCFhA+4CJzEUmyomB5jhp6rM8ziAy5IqpkqmCo1c1z1ppuwEN+rA1cuHbRF/1auyCyhovA2",
-	"qUZ6xasuQUo3vUE1yGysOiDg39KtLAGRK2yx+LtFD/ZDMV2QGVVGt8s9A1d96ANkyemAKJkwHWDfZ6AK",
-	"NILk4l2fEi6uuaGu1mKh+Ta84pYFIWfn7wAtgTVFL7RhUwJlBnBDNGlm5TdwAKfkp/cvCRcjpk2r8D06",
-	"4wf2RWu6i9M05oYkcmQxIIJGAD3FN9hbVq16qdazHC5VtIZO2qVqlFgGzm/1ckU13PVCWhRkdmejyBKc",
-	"Vs/DVc3OCysZubruZg+7dTJhMDnTUu/5x8srQvOs0hGzw8wLYDvxhHYuGS8Ifn8A8fPwBl8rn0RjOoPE",
-	"2IG8ZgjdyhM4cMXwbk7jXNkNjok9j6T5twsSydhSrhRosQ9I1q/XxaxLaCnmq8e68s9Y8dmq5JToiAqB",
-	"ryxSd0RXHcgf8o0bU3QjkRJkDYiihh34HNESKi683nHNmx/4lSbJQFIV64BMmUiJ/8MoujhIuIXzkWJw",
-	"gidc6gmuuGZCS0VG1LA5XegeUcCZmPNf9UUkxZCPUue6ovGUC8hBA80Hzj3FSJADSxwxrCtQoSA0tf8z",
-	"FrplxbW5InIurAoAJsjw80HMrLg5gAuYLQ31xl2HB0MNcpIxo1B0PAEGM4altCqXpY5LGU2YKREEvnUV",
-	"JbybQqfWdGblOYuBB+BakWZEtcF+9rhWdtATtmi1l/r7rzknM2cdiZjQqSZDnLVlHdeH5Oz7K+9j1Bgt",
-	"mDmrLGmqIY0YYWLEBdM9WGhg7jroC6Oo0EPgjT7JGpgr1xEEM1jiTBKmRt7hFXNmiEWaSpMpnc3wyIJH",
-	"81pGdJAmFMqK9EUq8PcDu29EQZSCJ3VPCAf2ddxwKlBSyeHQcqTCR0pLHyVc8Igmq7iwV7RoQqACN9S3",
-	"xzzoJiWaJ5ipUqTJgFC/sM80EalR0AmeKK4n9je7TqBUUvy70CmbsM9RqlCpp9AOkA5kilUzwRTe6rkS",
-	"/ZA6HvQFVqCWwsldaJjrJB+ZZyfMJeTLGbMvFkKmIsrLx4el2uKuPkBphXDqK9bngkV85tsIuwARKwnT",
-	"wYHCnwISMwUHrbzjkdRGn5JoESUMzr97iaWWvpDXTCkeM31qyZ1ZMtenZJbBJAtuNBkxAe2VYiRPiLwZ",
-	"DhnUe0Oe8h//O3veSZq+GFATjUmEzAZjgqBRlmWp11me6piKWA6H8FU2CyySORigWPITIQkdsKRMS27t",
-	"VyzVGxfx6rhk9jUX22oPs5zOUoNihH2mEZxLe4MLN8iqJjg+a4eDfgYclo+kwR6m0BoBtTfoMG3ocNgK",
-	"fIoXTtInHpaPgxvoSiFvQTOId4i+828BYte93OQUFPEOaYItJChabqQiQppWAKUUExjBReYh0g6W47bS",
-	"okUFFyGPbyiNHDH9Kjr9dQwNJNzuPNOA87jlNTHYuwZMW2ojkZQTLkY9Am0Q7FEDk1Z+QLHhd5QwCp00",
-	"QOLkghie0q4FeIx9vykiTKR5i+CN30p2zWMmIgacJKIiILOxNNIyx74ofNTyAiENtvnOjHiWfWD5SItd",
-	"LfKwn/Gh2Mhk4Kv21Gv7ytA+8gl/CZGd3co5SuuLLdZXcoFUIW1ny0aaVJCLt2/IycnxCRSo9OjIfSvD",
-	"3S1EGFM6wSb/rv6XXUIoo6mYK63vm1PL1ECk5wrQJDV3ABS/NUykVKRplwCGJ+UksGJo7D6K38NGqQQ7",
-	"y4PoOcXvj2USM5V1T58WcY3/1Iph/JjymJFYRinmvTc/UDWJLaPGBgIg0EsjANI2svD+kX3HSvVmzIeG",
-	"jNM4TizjHUvNCI1w1rj7+M7Cu9zNa0AAF5YPWczt2suQJhRsKipJqeAGUJQiCbtmiS4xQt0KPP7siwIA",
-	"hd2GdoSuE27WP0GKg7HX7abS4tODYk9cHWBf27zT7SKwyC61wnbMmGM8hQbQZTYAPcnWQB7LS/QYgJ9L",
-	"3PZq6wTLqYKAHwngp1qjilvW2QwFVfnzQbGtWLlBx1ob/pnIi9p5UAFHlMW9DWBAEDkcIigGsAGXYGUs",
-	"XUN7YEoipgwfOssjSehMI+9YA0GATsBC/X1RUSp37UH0jwUCuU/okIqE/xK2+6Ks9UHbbKhL4Tjcimo1",
-	"p/Y0rdaSoGqbVfWGC+7cCnYjYDFW2b1h7VxLDyi+u7XZG576CfS5KibvSz8a/8i9bN5LoUrdTu+42+t0",
-	"2ocn/7MRQM3MjKyqNRmNOq/z0OoCIX3KCKkRNLRV6zHOek6V5Ypbtxb+4kL0/RYUutJUidlinU7nBcaq",
-	"Vfxmp1vdpH12gyiqmPD/7d/WltDKgyeBprkgr3yBydNCZIvGgk0WVPCRkPYxsHyuevOZWKDby8PPJsAh",
-	"j3qWP9OCvlTLtaTa5B027pImL025yfC5vFdLRWa8KWLnpWayVC8HPT9BRYr1DJL4B7K6M3NqkZqaMIs1",
-	"efwVsyw/NVdM45zyb5dzudy9apyra5kHLkrVR44aywk5h5CBkjGn1YRXnUkd7o1JvVlHBjWvQl61buse",
-	"nGeV01M3cq1ioq1VvXI+Bi8JyBwisAYsQtaU58p+AwwNcnzO3NxrluZZmktbrvbAYWWGtkSV1Vlad+8s",
-	"bQUh1Extiand2L6HYmtMjOiITZkw7SEXNIGykJtUVXQI5o9BFV8IPLeYLHvHV8zA8rm99bP5dtlXNteq",
-	"LIlBDC/kw1R8oqQerqS3ytyq29kbt/ph3a7XvAp51ZqdeyhGNYOIr3ZmrNsEvPBe730CxpQb+aDYrobe",
-	"F1xY5gClR79WZoVTPfez+2YZFc6zKss5LianHxXYzw0qqg6UjvbGes5X7WHNdpDtrNixh2I5KOaqsRyI",
-	"9JIqS7IuYKLMJ/0VsxmczrfPZrZFNvcwlN+gruqs6OXeWNHFqn2uWRGyohU79lCsaLm3/wZOlEc60dlM",
-	"yWsseKbYP1mERqgs2QDDnzBg6ivmTW5tvsel+WZZk916R0x+Y+2vnJmPKmZqG4egC8+p+sirRkaAVR8Z",
-	"bMUZl3TEZWKvzhhf7Y0xXq4gspovIl+8uV8PxRaNoot2qafLOq6YhxAbHk2YKXoQsxd8xUzQzi8b+ber",
-	"Bd6FcVXHZwNIE7fkUfULL4t8a4kaq7Otk72xraubZFFzLeRaN3broZjWnCYTM1YyHY3bGRbbxLsg8C8m",
-	"hefA6O42jMyZYjmo+4p5WGGCl3463ywr205vDBp5IntV3mRpurCkVR+LiixtNa1W52yv98bZfl1LLDWD",
-	"Qwa3bu8ejM8VWkyuZ2+XwH9EsiCDBQkh0+62DpphgA0poQFluf1wQNb2ooT1y3uVu6cGwCPvxDSbPNuP",
-	"KTXQ+NxO4V+glNPjMlJ8wRXT5tvln6UmpZXYC+uWWFuRPKt7IPcXL/Hr8q7VjMwxsvJOPRj/kmryCZID",
-	"25gze0tkRJ70Y5/EtEJQM/3TXzM0k2oCZqYLN5dvNyLC72JVvPRiaydAkC9n1Y+clDjXCsKsDsmO98fA",
-	"VhNJzcYcG1u5bQ/Dzb58+f8CAAD//w==",
+	"7P3tciO3kiAM3wqCuxEt7ZLsIvXRLXVMzMqS+rRsfVlSu31sWiRYBZKwigAbQIlNWz0xP9/f797D/n6u",
+	"4bmUuZInkAnUF4sUyW77zJ7xRMxxi4VCAYnMRH7n77VQjidSMGF07fD3GvtEx5OYwb+PYqaM/ccjjRNm",
+	"/8Gj2mEtaB20Bzt0txEEQdB4Zf/ntf2fIP0/1qrVaw9c2NGaCS1VVw4GMResVq+NmdZ0yGqHtVt4RIbU",
+	"sCmdkU7tA40fGlyQiZJ9pjs1MqKaCGlInzFBRoyqiAyUHBPNRchIa/cwaNfqNTlhgkVHpnZYawft/Uaw",
+	"0wjad+3gsNU+DIKfavWaYlrGjzhGJHGc/fLNzP+i2SNT3Mxqh7UpVYKLYa1e09yws9U2Takdb6hJdO0Q",
+	"1mT/Tvq/stCsAbvQws7MJhZAEXvkIat9/vy5joehc6fx81/H8Y86jl8+12vHTOgEzkMn4zFVdqFXgpEJ",
+	"NZwJQ7ggI5loC+LswGg05sbMA6e1e9jec8ChcczUkAldO/y5NmFUJEbXfvG/c0uadqYFo0Jq2FDCagZS",
+	"RrV6LZSRXfyr/fbBXjsIXtszp5MJwrr2KEPaT2K7fnsKNDRc4qRHgk5Gs5h+4rpWr73jjww+kDsX+CfL",
+	"gxkntr/MtGFji1THdxaA7JPd8TWss/a5Xlx/cdmRSoa5ZQf7rdflpd1QPSqtZSwjpqgprEZI06WTScxD",
+	"2o9ZflU3P15e3VzkFyZ4yOOYi9rnX+q1PrPIcVSr1yJq2NXgG67MqHZYax28DhrBbqNl0TzizFypiCk8",
+	"ELve7F+1w9rx8bsrNwwWHUqhuTZMmG5IVV+OZhEs+JfF57EErqfXZ8cnZ6c54B6n85Pj3Pyk9ToIyENI",
+	"Y4C7W1z7b5dH+cXFctrVMuLJ+Kutp02Gio6Jm9WC9VlQ1EvrWJVGX9XqNS60UUmGI5eShFKETBg7dUT0",
+	"lDEkEWkPrZIGdyyPsjQ4iWnIFJzuZTLuM5VxJWV5wDVTXEbwnW9q9dp5rV47AYSUiQotfGlkEF7KZEzO",
+	"sxHOzGbwYCKUiTBMna3B+AcxHcJXkFy7SHmzNeDbbwF83wE7OzQqYfXaWAlLEEHQ3tnd27cHIOgYZIQB",
+	"HfPYos7J1WmtXhvyR2aHfnt0af8c8yiKLRS+f392eVn7XK8pKS0C7QJRafapdlh7uwGrTwS3B7r7wf57",
+	"Yul2yQkjB7ewPI6lZjdMJ7Ep8vIjEtpHEQGQkyk3IyIFI49UcSrCHF+3RJUIeB1fmftucBgEjrvjCCCt",
+	"dGN7/f2w8Sp6zRoHg6DVQIi+PqD9EPm3PfK5SYPXdjNuUsVo9ZCgNGSdD6+GHYPAYocVJpD79alm7/Es",
+	"4n62/NphbadWr7FPExa6P5t7DjuH9u8BjTWr17hh49WOneKHZUgtza/2Tt+9Y+xwJMqPCRUG7xCLgP7P",
+	"b6jFdVizw6yQZpf5MYrLjf32nv3FYcRhrRE094C0s2UB6a20sF88DdUupDCjBhMO+epkipLYl0hAiHiW",
+	"4BzIz/HIgmwDP5S29tkTye2IseXkIQfEjFhunRlt/EUSf5HEf26SKKB5hUhvlQeigQbywnyG2Qi2DI/d",
+	"3/8kWIq7ydAU/06xFP/8vwpJcYYMSe3f/zlRFPRWlFYQD8pcWLAp0Ulfh4pP7NJRUOFGE81CxUyd6JGc",
+	"CiJLIovVph5TaW4RHh5keMgeEXY/12jMlGm6V2BzQyEHg2bEQh6xyEJkQHmcKHaMclFQX8tSEVNtTljM",
+	"H5maZdRlf711YPGyuN1g7bA2HWkWdn/8uPN4cPfbza44n7wOP0StwTu9P/yW7sxOWZB8x6/M3sOr78ft",
+	"Tz9Y7E5UXDusjYyZ6MOXL0dSPujmyMre6pGzaeOBm3DEhG46e9hLLRONnAL3fSYeuQFkqToRnj7NzsPI",
+	"B1a8GZ8HeqhYxIThNAbIKwAuG1NuF6/p+H8tWTJeLVwxXfzCQeEL65hBYFfrsSIlQdgfU0GHTKWUsBp5",
+	"WVr4pV5DwB3az3cPwu/b/R9fjb+b7Oq71uNPr8XNzvTv++xd8Ov5Hn0btYfv+dXHVz8+wFmdIEbeIoKW",
+	"DkoQOpko+cgiopiFYP5sHC7PiS17h7secm7IqtBg7hXNpbiUxkLlWhqqNU/GpE2GVlsdcDVmEaKMYJOR",
+	"krEczpp5YwOqGyVTw83p5dF5Xp1XTNC4qD7iHxP/yQ3V/POrY/iS0/Fv7HdIezgmlxT+811RsV1tHV+g",
+	"5i9R53cO97xJrUKdr13dnDQODlqtWoVSn9fkYfq8Ll/SKFNKKmj3uRM7W2d3q42NDmqVGjiiFR6K/T5i",
+	"UjTTkxEdckrsqSWKvSGTmFHNPMqR9DRIzMfcWIRzZsyzNSwEG19yng7RQLvAQrp32PKQTgetzomQG8Cd",
+	"wpkus+wIn7CIwC1XJ5TYG4xFVuOvg9r/MWEJrDBnzDWGjScmLwJGiQKuf5FeUkwpmVqPYHbLuUs3pnuy",
+	"KrB3VseUwQ7IRnbtFSrYrjfI26OwqJPuUuduWjDX5vdanqV1GATNnRYwxRwAXgdBKwVAzfAxk4khdGCY",
+	"Iq91LQNHWaBYCxjtNYDRXgqMVgkYiAI5YATPQsJiaDNoz0Hi1QJE+KKdt9bYeWvpzoPSzlN6yG2+HeyC",
+	"HHoCTpBzrucMAlMax31JVUSoiAglYyYSAj8U1SaqM5XJMqChnUgqy26cQFWLqYh0SCdgtB/JqXd+obRq",
+	"f3lHRSQHg+w3fBdunaHisb11NE3Qvm5GDCT0iKoHy5tXkLxW5cR7mWst3X+3L0dOjr1lTMxBvHW443HN",
+	"qQ7vpCFWE8tgCCyY2yNwG8S/qpa8609vXYtptZU0gwL4CypPK6Kza6rSB8XDm0hlFOUmPbvU05Md37Xi",
+	"IUt/8ecT8+HIPHNA7TUPaD87IIuQXQ/d/OngLtxZnMt+f1ZEXn8SziCTHYVTRL4e4HF3QGinj94nnxHZ",
+	"3VTiFaXrRMYR04YMuNKmdC8tRuuIGgrqnyWoVde8zH38Fdy0nxfzw1UOmQVBYA9ZquGK3wxa6IKc54St",
+	"9uFO0NzLQ8rL7EU5ZV3pLtpZW6aK2pluveorrS8B/rxUsir4X68NfovgZ2LItDmKxtzMq2bRmGud6s+p",
+	"79tdLSDcgmROtjQbji1FEM0mFH19/ZnVwsG0tZ3X6rJYh4vbd0/3/9bpdJIgaO8/nV6fHT+9O7r55urm",
+	"h7PTD/etZrv5ejdotlq7O3tBs9Vs7TRb92e3V0+3V+9v8X8s5gQ7QTt4vRO02o1gPwieno5O7u6Pgtb9",
+	"0cld9yhoPV3c/g12/HT91G7uNVtPT09H50+Xp09P7y/Pjq9OTsn7u7eN1x1x+sPlk30hP6ud8Onb24uz",
+	"u3f3+L/fXr27zA1p7wVBR1yfnTy1np5STeD+/v7dxTHurHIjzRY+PLu9ur+4+bdWe6exu9ewsvL9/f3t",
+	"7dH97e3T08nV6f23R5en9+Cou7+/vz9/emodvA6C3Vb76e3T01OrvUMujs4uye3d/f3t6dHd3fnp/Yej",
+	"+4PXrWD3/v3t0dPTVjvY397b22sELdjMxdPTDxYcsNCOuP6h9dR6Onva/XC/22rfH9l139/f20nvd59O",
+	"8Ru790d3d6eXJ/dH52fH9reL05Mn+6jy8dll7gtPi/6vDMKjc7uQt0f3b6WMCN5Ys/t356+CVvvVUxo6",
+	"cY8BDPe3x3dPtz/c34JD1Q17/ZQLmPg3CJfAedtPJ0f3JyoZzs8b7LfsnD724B7DEp4urp5uqB51xNXJ",
+	"7dPJ0zf/dv5vJ0/Hx++u7p/18d97P/y/tf92eXRf8MGnz56qfeOd9S2Vn1Myrnah9qkJR0QOyEAmijjy",
+	"03mSnCgZMq3t7boLYUBJbNC2ETEDdi60VSIDduEzYJ0WRskYluqJrLahh3xekwbWklpcvQC2pkb8uV6T",
+	"iQklSBUQhwIrd3YCxyngJsq2WrGtdrrCvb09u02wWShGNcAk4jocUTVkZCAVScSDkFNBLm4uSTa8sBL9",
+	"wJ1Vp7CSnedXUviue054RPxjDAYzI255sYi4GBIXfgOWUMu6BzTkMTczMqWa0FgxGs1IhgOFhUYJvsue",
+	"A1q6povbd402sTgAH7dwoaFhShOqGIEbRQyLH1HsV3RrpN+wlxOgtb0WpZqdgeUrj9fnbCyFrpMHNoE4",
+	"r4lMRKTrpC+T4cjY28eMGAmpZrDnROOVZH9kNBwtNsPngqJ+r4XcKHRTSWEoF5ZsfKDXYW2gGLM7mfPa",
+	"ZIFUEyWjBOyOX03fQd+NF5QBDCDXqHP2yGKk2wm16v5uAMgChHQtOQgYrb31GcwvVl9g8eCcD9gJnVlF",
+	"tFWv6Yekdli7vjlpnJ9eNFowcSK44xwDGhqwOQTN9l62XoC9xZz0eft181VuAHiK7Bef14zKCFIhp3P4",
+	"uSCYLz7sYZwYJoqHPR0xEFHTn5Yfd6RmZChlpL/ugbcz+BzFcWOSqInUjAximajS2c+f1c7+nj+st+c3",
+	"jaPrxl5QfVTwu/tOnw5XPIb6mhT0F8GsTzArHYSV58+lmbOsxhJiQ2LYueWVZiqJd7MWqcP5Ms7bu8FO",
+	"o9V6lfmvrkTuu+1gZeAzAP6mnmkEzSZ+6pxreme3uQdouu487eI87QAOIvfL3i4EiygWMv5YaS/f3DCU",
+	"kgec6wV4gY7heMqnG3pPgz09gv4iuPQUaziRhxhJzEixNDS6IP+V44ARCS6uTlaMnkV30oAacDtzVW1y",
+	"Cw6y4HNnyQA/zRIj3W5mpMNtVUE4KIxYxzEqwzBRigmwgrV2U/FSHw0GLs5iB6QtBOKdhL9X98xdyIgP",
+	"LPQL0LL31gVDD1jxKC2ONHQo7flZ0HDDadlbvdgVTQV9xhX9q+RiOUP1l4yg5G9yzH77St7jRJeVgef8",
+	"RAggvSaEfv4vAyLgCUwk30iqolt0GRRBlRlPCTWkFRzu7jleYfiY1UmfmSljgvQVow8Dqg2wjDgRJeHY",
+	"Wf0xQSCzQ0fopciABK51yM1AxeVPslJ/qQl6kcH5c702St0bdvP2WWFDv9cYTAcRzdlMHoLgq7aPLQeD",
+	"lYprJYeKaV2IKoTpP4Ptzs7ZV1REqJWEaBL8b2/3Dk6Db6zIorg73v/Wets+2Hllp/XeixStyXcOre1T",
+	"FKcQ3CAbMvXI1B0fsxIj3T/c3ctdVWtk58B15cOvKBf++5YP8jH7TQqglzFTPKQvj0c8pEOJ+VQXaIy4",
+	"U06JLArv3lThA1sNDCuKK5Wa+jquSC4i9ql22KrS76v0dUWnz5ouqw2Urcw2ueNtkm1vk+woZ0FMv48W",
+	"xPuLm6enm6vT+5uz43dHNycd5e11e6f3e63g/pt17RBLxJXcdavYx4RpNLTsDlphmx6woP8q2gn36Gu2",
+	"P2hF7RA8D2BiOMosDC4NJXv21lkbLI6mENpAIKowlKxhk1rHR+tQIqg0SlUYkzYI09gci1Y3c6coVTJK",
+	"A0p5y3LenJzhlrcF/3Mgi3N1XLLpSXpBVfrM60SxoRVwlROghTRkxgxxvse8JPZf0YFecNEudZf/8U7a",
+	"zAZ0hRdnwXUl1ZAK/hvaPKWA2M9rJYlRnMb5c1z7uv16UM9bJapubwiZg8jWAaMmUQwDfye8+8BmYJti",
+	"fYiZhfQNLngIWwPjRTfmGhPtIJhMoxP1ESWp9t5nezVDBN5ESUsuFiynIspHqe42glZhWzCIiyEiK9zf",
+	"1+64F8Wg4Pm/yUJvCddpLHQ8IyNMXc1FfKYC5F/09Z80HMUd0p0LCNYy0d2IPXb//rDzePn64/Lg7x8/",
+	"/jR91a9luFPNkXFjOURCB7SXCInFDmIk4WaeJ+N/q+J9fGKp087vaD9mpNW2OEkJJmYSNO47X/esSY5j",
+	"RgWqBOj3HsbykWmQr+wbMzKJqWFNEHZN7Cy0oMUQUJ2yy8g7vj//FXL1nxzHATtBpptHTCws4AVOQAmj",
+	"qNADpkoiwv+tdQa+Un2BNIX/my9L4b85/Vsxqn5od/DVMuRvcD5yMpcQnvvSqsHxr1cPjt+5a7063DtY",
+	"Ehxv19nY29vf/4Lo+J271usF0fELtrqR8z59Sa9cYSOHG15pzQmK66QqjeUjG7u8qGqdkD67jqPFmmMh",
+	"NT5LcC/on0UOQMtHsJ8dQbbtuc+1WrvZ5/byn9s7heNyzOc4ptpi99ni0fXaI9fcpKiURePARH9WNYKx",
+	"ErceSSc82umO1ZfXKNj7OjUKAEqVV0GeMuEqQNW0OoHJpS2RKeWGiyHIBbTaeJ9LZ3Im1Cx5KfshS01y",
+	"v/2VdPRX0tE/a9LRBEnrD845ug2puOUVHhL01xAdUgEqADeMGDok1JAdQpvjZs5hUg4Y8r7p9A4YMgMf",
+	"sQJwn8UW0SZMgOFa4+9jZkbSgulvIIBMKAhDL6Ua6permAte2nlWGQohxbmlRSxmht3RYW5xN8xwxTBQ",
+	"zMCTdHknp+end6cbrdDQlUZGeA/ZKxDYye8b+RzgcE4q/FDwwPk4gp3DINjMQZEHVsj4o+XvkQwf1g20",
+	"rtcMHaLrvrb77seD65/aIIBamcd8HUfLhvZRgPpnsCS9L+Ri08mkaTX7LPU6pOJlunigKqZ1Reb1QDE9",
+	"Ito9LBBNyLT2ZgM2+3bU/1vIr/i3b386vbn7/vZMn43N5Kfjs/2zX6OHi79dBH//9dv46sPpp59+vfz1",
+	"8m7Iz4+/DdiPR/ad735ofc8H3zfZ7NuYvTviV7+e7lzdfd+6/PX7vYuTI302jkfR8dn+xV24d3nyvn15",
+	"cjS9OJ5y+uPlb2e/Sh62D1rh7EyficvW37n95NGnq7tvxxft0+D87gd+Ob4wl+3vd3+6DfZ++vXo0/nd",
+	"2W8wz2/Dvb9/+PbXn46/PWiG7Vj0x2+D6Mdv4yxQ5kzUDg+CwCpYAAu/Y2UgOz4Yty9fhd+qv09f9+9a",
+	"D9e7+jw6GLyj+8mp3Bv+xNvi+0+vfpjW0CMMXsaVndc8Wj32YYwO9hGf6Aq/+S9ro7hUw8tltkznI5dT",
+	"UfKQ//L5lwqnOpgXnchVVeDPhbaWk8Z//kvM+kvM+kvM+vPFrF+AXOdlLJCpAEpWEIrYgCaxIRGdkQlV",
+	"xSi0FayTLvYCadNFXwSF6Is0miUXgRHsYwTGmgEbfng7KEgQERciQ1g7ft9O93l1Ots0YAIhXBHlDHJh",
+	"OQpqE1iuBJg/fKP1pevfW7x+2N5KuLDGHvrZhLemSb5RfMijF5rcKToj55iAuWw3QBlGhg9H0a+JNuM5",
+	"q7I9wZBqjHNxQbre6064MJJQEsuCp4MuCTRdbV9hsAlHMZ8yrQdjlVcTNpatlz4Oj6U2RwMD18b+fjPY",
+	"a7de7Ry0doLd1assRBvFGTsXBoB7Yr6sJNaqsdBSvKMi8vvdewUhxPmg4lcuqNgF9WSLW/sCcHfs72sh",
+	"hbtnaYaun/PhyPhve2SVp5Uv8bXz6uA1JvIAAfhw+/k0HghKz0oX1kmfxXJqr4hi7gaiSuV34Y1rqrw1",
+	"cl1MsOMvSykCmyEDvuPm8uW7QyljuDViafTaofZrYthc7DsYj9MEh/Ljr5HyUMSQPBK0268OMiZ490no",
+	"uWgNrnXCXFESSjJ8L2TtfBG/yZX7+2r8pr05v4EN/0O4zW6Z2zR28rzGL+yP5zTtr8ppGi3gNIBkig7Z",
+	"uQwr68JNy+S4eS0+vsaZuWNPvzqmn+7YePIW/Erg7BD+752dTN6YYx5/iKu7BLL5wkxqRrSRirm8/zLs",
+	"fv4DgdfO5YqA6pxBDvX2DHKF4JkTv+Y/qiTLf1F0ARLLVbqcU/fyzyqoy8UF/qcudVlZWasN9Ujy9S/b",
+	"we4XVLDMA7HCvjViNDajWQGeWAPNbhV1+S8gv39m4K5DnHtz8Pgf8zveWX3H7VV3jIXa8jsOyvtlauJ3",
+	"1gzl+KWP9nTbREqcTOLZLTOGi2HZLpCZWwpWFl9w921Mh+7y3AuCXAFy++CaKRcN2woAXe9oOcYWHGVS",
+	"EFq6Uwk1IMqPrb7/kOr7uTL9IPZ+9+r7i/aPP3xT+6pRaa9yDq4iNyTtTdRd8NBk5Y7x7zuUWtjHhE9A",
+	"aFnZf5Ju2oG0Mr0NPZD2phUk/YZz0c0l6ubcSYvLWKdm2nVypRa6vjYH4npv3OVcVBt4qOp/oRqimmUU",
+	"d0ybI6yZOEfGTBtfexPLYzjbkyI0DNnElIIal1VeTE1zubKLrVZ7Qd1Fx9CadgXrll3cXSOlZ3dp2cW9",
+	"lcouBpZi34txmoVdcWdnKdjURwNVuKdWzLX+MxKpnQSdOqlchuZKSdGpbyERm6ZBW8R8r+ezoBPNFJmO",
+	"JJFToUHmKWRzWNaIkRv4EHimHBAqpBkVdbp/es9pfUG+8xoraBdWULBwv5N6wg2NyWViFHci/ZfnOi/w",
+	"99YtG8Ug8Mp85j4NHxpy0ICGbuumBsxnMS9IE3iVGYr+8WkCq+ZY/6lJBF8hQ2Bx9P9c1vU/OCv6VZY1",
+	"8udlRX+g2rBzWZK4b/kn7x3SE+mqImd5bOWKOtWSTmv/sP3HNzVpfUnJl42bkTjv/IWMo1kd2IVPHHfd",
+	"R3JWz/35biWtotcFYGzpcCMv2aoMMQr2oPgDnly+MJnTzVqvX+3mcaJC7pjaRySWRQXhL4T4J0YI8KmN",
+	"GI1ciZS8uTtiOescmAHe35ynG8cjJoqhxb4JXieUgg5rLx9bf0Q0KniawxEbQy3fgVRj8M8kijcUGzCQ",
+	"NXMxiUZBgcDP9doNNeycu9K0xX19GFFjb+SYDdLGZx8TaSjZOju9e0usdkQnnPTSOXrbh6Snek7FgYR1",
+	"TZQVEQUUSRQR6Rl43BGahVJEmiTC8Dg3N7dvgF05qhPWHDZJr1PzOeOd2hv1L+035l929oOg14RKnhls",
+	"F4wrgGYJBK5lzMNZ9fnKCUN964V+BgYNnKZXJ5GiA9PgzAwabljDSuUQntRwmLV92BF27xN46YUm9jqr",
+	"k97HEhC3pCLOZKbrIPJoPhRWIY5l+KC3rZgkpy5ZrjfFt6dcRHLaEVwQB+1KiH78l5030xUgmo17BqIf",
+	"Pnw4SszIisyhkzKLEL0SGUA1MRbPDH1gIPtBUOsh6X3DqGKKKEbj8b90IAe2U+vVURbtgbb7L50aF480",
+	"5lEXMp87tR6ZjphwIFVMM2GgMJdLi3aj6wS9wBGR9gOP8oFFZOvm7THZf7UXbJeBULmSOlmwhKWw+QxO",
+	"YjpmxnGVYzqhfSjH4GJYq5AvTAe5rVhVjEySfsxDK909kK3dnVwV0O0m+TCSViYmIxlHmnBDxnRmtT7A",
+	"C/vKG0JFR7jyJXWipNUHoDoDgsMK1Q5I+E0q9JQpTXaD3TKAPr7+yeycT4P+jw8tcfD3SVvvPd68Sr7d",
+	"Dd/uj05es6NgfNmS1+2Pt+D7hapE1OSkVN8yyqJ7PjE1A+SYfjpnYmhGYCmoYmTHidJSVeDahH5MGAnh",
+	"sa/cykjvnIuHHkEy9Nxtotgjl4kmEzos8W02+xainc9+PZte/Pp3c3FyYS5Ovn1/cfKwf3FytH9x8g09",
+	"E4Hf38eEgS/NV9zExa23IyiM/w4WWI0XYM5xHIOmAR59GVlG0oOnveIu5urO26kQBtliPzVcMGkDzUjL",
+	"zmV+1WdR9WL9dfhCEx4VV7WCgWlQjTg8Wrq67B5MeFR5/Z1FbDyRholw9h2r4P0X9IHpPCsmmg6YVX4V",
+	"M2pGtm6N4hO7Kc3GVrQJLfXdMvDiJoJb1APRgmxR8v792Ql53N0mE6YsVzZMRJZlg5b0BsIy7JxpKKem",
+	"Y0Ye2AwzoP0PfiFbmExSJxYkdQIYV4fT3+4IOwcXpL1LRjJR2jI/IQ1RiSB0SLk4hPnA/GVPZiKFZmQL",
+	"LU510vPCTs9NiLfyJKYzFuHk8L6jnl4KRdO4caMOiT2MXpPc5TfiDAkRH4BMYtLNOO7SEbvtNunx7FS6",
+	"D2zWVSzRLOq9IdMRj1lh6fg610QbHsd2g1bUqJPd4KAj5ibiopto1iNbCGk9ksrEs+0m+Y7NsHgy1Dqe",
+	"WJaQN4ht2V8SzVTdMkY4vjB2WeqRYhqtEJiHhNcyE9FEcmHQVAFmM8+xs6tvu0neukud9NlAQrIQ64h0",
+	"hN2PJlu7QWB31LL/07b/s2P/Z9ezrfxSt+F7qGzjFaXJ1t6nT/C7Be8B7tNig91rnWiZYh58DfCjzOL3",
+	"BkHYYges8Tpq9xu7g1e0cUD3XjV2wvYgYPv9VrTbXsRPcjTWsES2iAvu7YHb3f/dqqLXBaLqNR1a0P9W",
+	"ZNp7QTU3BgmssAznxcNXxvQTHydjcNrBivCvbD2WcodMuSKKEaeVrMMiPh/ToWUOFve30rsnmcSSRoBK",
+	"FIxpll2P3US97XWZI2tVM8cHNvtC7niFNs5KgTiHc8DS8/vTTL3QJGfEXXtPwYI9odX1y3Z1G1Jx57PF",
+	"qvZm6PCFJhPFQXoMZcSa5JyZtMC6YjQC/bbBhWZCc8MfWTyrA+ld1ckZ/OPc3slBnbTgr1azI47EjOA6",
+	"UOa1e7J8GdyRW9MRNSCzcQPsZAxcN2X7lt4x8xnhWi/cCh2xG7RyN0dIBUkVP/gdepJ5+bpM3jn/XZV4",
+	"5oC1ooC2v/s8Hd/yoYCCS4vkm3M5ZQpKy4/YJ/Lu4ui4cfvuqL2375meotOU/ds7qm6JzDeVBBjk4jpe",
+	"+DaxzY74gSk+mFmZWFpoQ7X6TzQ0pD8zLAsLr3uOPKFKw5USyvGEwumBH1JoQ4WBxNUyOHcG+2GLBf0D",
+	"uhfthq/Y60GbtvpBeBC9Zq8G+3SvvxvuRG3WGgT0oP86fBXts73BLt3pt8NWFLDnJTPt4bf0UCbUIq2d",
+	"6f7noHFAG4Nfft/f/fzfq8nCWVyqKEJzs5ngBraZCpRy5p0vI+T3rp5r1YqRSF5odHUtXPgzprf5hbsa",
+	"sl+y8M/Q/wNELtABv6HRDSKy70fh8hdyTSVe/qrR9JTuIfW9g/YJg7ppJz/sGeGKnnMWR1aDGWNpz6w5",
+	"0DixtGPVbpiDwAgv0UBEs29q6NZHsm+5xpGH+NIhWT6Xd2Yiz90Ngs95gP13xQa1w9p/e2kpTAomjH6J",
+	"T/XLH9IvnsJaAHxV2kUqCI5pbE8AdVi7Sp1bdpNcSisZD6Exx1RxY5ho1qAzuhjEPNzsDEL/cgayI0Fo",
+	"CCVbPEvi2kPF9QNhn6CCXBk4BysDZyWQ+LXpjDWi99kQcMjD7n23QyddrQ2ASUxFNyWJDAp2IQOoiR5T",
+	"y4XRtYYpemSr7RQLGo7gLVeED0IE7LhuKqkVANROS+v57iCrges6poux6Jpy4O1TmcQRGUrSZzPpbtji",
+	"4kM6scIOY6RdJxMlSXuvTpgwTE0U14wkApbNom0A7Vup+jyK0LizNmAH6dt5oHLttEYiGItQSqDRmAui",
+	"ZGyFMzLiw5FPocuBbufr4FYm2r3Q+MktqUjmJ0fRRUoSy2mqGqVaDYDlb+Cd2wAiOlGPbNYNY6lLqGa1",
+	"QHhov54+LwCgFXwdAMRcPLyY/xyAYUItIzL4Gwh7fMxQLzNgThCSjDHWG5ReAEdOSfoiTlSt8eb5UsoY",
+	"MrZU0tAydbrP7PrTvkVvSEFv/qM4F7ClVM5zdiOClIC4Ho6oGDLQoLYWKfnboNZmW0WrMMjSvdKGewt3",
+	"bCW7OTPRDZgjvsrxoGWjjMXl87B3FXRXWmQ/KZ9Eu/11TmIeUPl+VkuXBFh9KY8zCBWnP5GCvbGkYIV3",
+	"N9gcQTgc7cebsQYhTZdmU2RQvZSGZA8OEeszK4u3bc99pYzg+18JrLjP1PwMzhvLF0SK9nmHE5gGiBUj",
+	"Ndn69vbqEljqWGpTsCUhql5K81YmItoYgAN4O4PdVd4QJqQhfkARNLtfS2px5B5JhjZLkJIspfdZLMXQ",
+	"3is+EK1ghQAcuqazWNLoTspzqoabYdEE5+gaKbsxzDIvCFukxQvODSjeMjtfV4SDr7FPYXrXa/4b83UO",
+	"cNdjJsxNqpJ8RQnu7zJRIABlJ8JFGCcRI7niyJnklvuxJLV9HTmtwvhUvTqwEuOynKkNxqHomYmdAMDb",
+	"kIr3giZmJBX/bUMIJjCB93rmYZjzhoJRN4OyDrH89MbFjrIg5DK8WyvD2+5+IbwvpdPovOkILPqAkSFV",
+	"ijv3SMnitNWzPzTdOnt1gn/DNnvbREs0dNPJhNgXNXOSNmjrZqRkMhyltnTss6STMUs/9YbgIaZX+nTE",
+	"HEcAJIDZDR06Hcvxxlu0nnyT6NnqJ4yFvamhGO5DHymP/Q1VygVxg+yW7CL6zCOZXRaiXNSQAiSncraG",
+	"f7mb5D5RVKTS+bkmuVHLpbK9YMceqi5uPbdwKcmYipkVW/VUqoiEIxY+aEINkRg1Ul6qm6vbt5MVl+gc",
+	"D1wT+xCnAoHKTa79Yu2xuqiEqgV/Bf65cF+KeTcRkcK38YRlb5kRm8GAiMW8zyBcY0ZCqU082z7siJ6F",
+	"AEiLvTwQek1yhTrOgiM6JL2q8+1ZfaEjeq7jRde543vb4M/NAlszSQXsxohU4Nbf0oyRnsPrHHL2rDiQ",
+	"N3VEIG4h7DEL3C5XQCUhK3P4cBwuSO/GjmpAPrOLCMnFQeUezgt1t3NBPf4KG9MZ0oNRnIE1Lmc7XuZi",
+	"+ZzRbYn4/iuRr8OQ94gg82sPpRAMLQL2tGMrG0aJczXYx+NxqZA7LruEeaUV52aF5na5PaRfQZespo9c",
+	"DN/klDM4cSum0hlw5BF9ZKTPmCCuq0uT3LAJc6lsJZ3UMfUKz+EfwCgWHw3ZomBBlI/gb4HANKoM/tPh",
+	"gtVWRdSfgYyR28oL3RERoxFEX1seZHUlgJXPXIGeGduHJMdUKplE0WaJ0I3edESZmBeScP4LZVYDAVMO",
+	"R/Io1BG5082dql0C6siIU4ZFhz6+aNlp190tbk+ciyEq49WnXq2d0wHbjBcZCRD37hyAGhfDdVkQRCTe",
+	"sFCq6L2wp7+xlmonVoLGXSS1jOTO3IOC+34O6b+CBesIE/ftedj9oPkQdGBnTyxwwIhscZPJ1xGDBCyo",
+	"msSNvVnCZAyBdh2hR3TCtjOEnVBlOI3TliRvHKLC9mI5dNYcmoDZNGIlCiLcG2DupLygYubUL70R3O1t",
+	"3nWm2Tyj84KCD7bMiSgHQeDJas7EcvA1zgG62qNKUorpdISjLZtc+9IukUk+xrdqoW7sy2xgPi62kQXG",
+	"rvSyG26n+AfICv8YNW5DzWshZlxgD/e6D1nNx2Pm0tFKB/3hw4dGOfJ22ZGVA3UdAJ31c2MGlxRmyFvh",
+	"wJnO4Gp9d/7KJ5QdpnGLZETBPK7ZcOwcVAruSrghLm7f/VGGTvg412TK4rjh3If9xLj4WeHYGUjfVl/t",
+	"s5yJuAZA08lkIpVhEUQEYVbxRrBLJ+qC3a8LWJ4BMfelnGHwEFXo5wyYrb2vb5h6oUnPWXkbdts9H2wo",
+	"BSuaMp37Y6tXXmbP6jodMWfRrHTW2gsh3QWgPVpTz8QjxyS7nDedRhFkVdL4WtmZDfR78a3Tcj/97oKQ",
+	"84dS4+KxexB+3+7/+Gr83WRX37Uef3otbnamf99n74Jfz/fo26g9fM+vPr768QGLyBRiep+LgsliCH52",
+	"n/8lHSb7v7IQGLEziouQVeVoyDSHPE2iwCpCVrB7Q0QSx47F+nGWadifkb5dC6ACKKgpxDFE1LCGK9Be",
+	"2kTa9/f3uSnnRvqmFBl8L+iMkmOXsVce/sjp/H57MRcPPWQYGIFZz2K69Yha/ojh7T1t6GDQO3QyjqXn",
+	"WRo8BdEgwl4jP9fscKSTwSAHf7eQeu1Tw45sPFIF8VrQyic9kR84Pcf3C7/d4mTlMwYIQOk03F7laUOq",
+	"6vxtKccMaYGatI4+BJGBwEYtaWCAw5VgmO9K0MchIJzV3rU8Te7WCXyPbFGfiEOynHQn9PNsglT2g7+c",
+	"8X0bbHBWrNNoR0nDhFzyd0ekSafazWnfr5MBV0yTXiEY3SkiHL+hUV0Ap6r2T3S2iY4IY0aV5SWKaRk/",
+	"suibWQ+QfZvkguSIe6oJN6g9FBGdRysE7Pgc28r8KLtaR3q4H3InIzojPc2ElqorBwOrAfasKularuET",
+	"MqSGTemMaB7bq24gFWkFHTHmIjFMv0nPiLq4A/Qg94RPFO8qrh/cvNgxiwuCmdvS9f67vL6y0ABYdUTM",
+	"PyY8QrvSqzYGhuc/46bZrpOeofqhO+b2eoMveCQm9oHzlAIu2FMZKhqyjkABFTSChIHPOz+5fdHtwLAx",
+	"8PhEsS77FCZKc3sFbOEgCLOLmUldix3QtkBhTozmVvUwmiirjc594A2JqV2FPTBNdBKOCNWkF0vTBemJ",
+	"i2EPA6F7ocWCgbuFujGdaNYjVCn+mBVT5irLvbGieCnMr3jEVYiTxlrlud5t8fw7aW2TiZJ9pjs1JwUZ",
+	"VKBHjKoImZzmljxbu4f50n7Z1xAXj9Zg3p54lrzzLFvPCHBZJB5Um/BDCTfuZsrYgkXUvC3CcSvAXWTe",
+	"3GgWDyzrLhPss2vMmq0tF3qA+d76wZ+zNNQVmIQv17HKF3DoZ6gDDoy/mrmkXAUKI/RlYt6QHo9AwopY",
+	"6m2JUo8JalHYbe3o+szSlAtaskRf5kn1jOjxeYm31B1Z4cMCT1hCyBDrvRGbNU5ozkjFVWJ4VnZCEZlH",
+	"FTdqaSiPsuRix9hz6JFRbHY06cnmCKxAOQUSWHilH+M9d0JNlVhTvAsPCc1lSNLYIQF+fh688PTsq19l",
+	"mGfqDmPRadcrsKrIb+ukktfWK9CtgGPFiN3Kr9eeIfXiJt/md8PFQNovTqkSfpV2MSGNS192Iyq/9UzI",
+	"dI6AQylCpoR2fM9CNu/FbkztxYYlVDbgcCUk9wixBNOfw9PTR6+2xvHVAAKJl7G1D+j190X5oDZYEUkj",
+	"h/jPMsc8oXxOS1n9nsrrxRzGX56Dhc9hhO/P7/qXSneAr9UFZgE5KMuqzRRatzls8wu0qFWr5/DGIxb0",
+	"flwFr/KXRG5iS6A5blOczj2smAtr4Mxj6REZSBkRXy3LRx7dykSTrJcK6lrvb8nbkyMypr9KRQQXjGz1",
+	"xjwGomVDIJ8B16Ne3UpWKtGGhoyKrh6xOMYHpGcUY12RGG3/cC1WgQRHjBpgJHKG/ETTMett1338X1p9",
+	"4PT9y/ffdcRAJsowq0mgnksNGfk6Sq5cEIHm3OCjAEk4pMoepw/plZo1Sc/Kip9ScwUFcHREPwEbN49c",
+	"ZIMrMwTBbk7PMYrOnDDojsbCwv45tOdpNwzHPg8H6PHtwGD5uGs0W68BEKDKM7i5AAS1em0YJwbOdWzn",
+	"gt69IYsxmy1OJhweyThOdAgW6iSejFynilAqAf8JpUjwGlN02mcKXjZyTI1F05AbBZfbA5/yWr3Wp4IK",
+	"ah+MZCgtiOw6pXqAAvBsAE94iAnbNJ6MaHcI/XGGLKYGF6QBClJG3WiG3doM+1RE12znCzH2GhL4q60e",
+	"GOxhz4IbNrbc1VAuXCC0e79uTxbitOWAcAMOOlRqIflRyKnI2wH8HHbpijEojY1O0cLCc8MWrHxWVfCA",
+	"kaPzVmrXpNpqgQZrUGqC5d2qLva0kN3vUNtlBfHSUfvnrPS3UhRk2ayVccZSXE/jSCVDAMUjV1LYJcKR",
+	"jrkOi3CY23JYmUV3dN5q7BAOZuoBZyrd8Jaz7bPxxMxKWYH5jsrzmlRaQm85AC78uM+F9ss5oXKuE3MK",
+	"2AUCaQZBXcHt0+bNYxlBwAjALY6egdtq2sIFNeEopy246n8FbRIbQ88t3TX9ywa6ptHP3ZcplrizdVOl",
+	"Hy9IyxmEc1JyhrWVQsYYS/4+Y5stX1W+cBDq5txokgjX5alAMlm9oeWQ/d6PS8vhLx8PdZ7KsEo/5uZY",
+	"vN8zMUnW3/REYm5pafcUYw6oigAIaKAJsQzBjLM4qpOJVKA+S/TosohQWMf25hC7dovxkMMtrQi+W7fg",
+	"zcE44S7LusQiXR3qOWHfQtQ5TRV7dPUMmhn696WMGRWlnv2rGk5W1Ghjqs177acuZbhSbYhOoGXjIImt",
+	"gFH3YTZoBHS6Ah8QAYnBicZLYjM7zbz5/XTCQwLRCAMaMsLEEAS7iZLRdtVuJooN+KfiHFomuvvw6vtx",
+	"+9OzrAU1GRRs3FwFENX9aeaPpBIZtOZDwRb4Q0BCo/oBrn+p6ll4SZoUKpWjLYgftkt63ikyD7+rCRMY",
+	"CSMfKuHlPrGiap6k6azPp77OeRWWgWkz5uPsdls9XFfPGdb9pshWL9tfb/sNJlHHMyJFsQrD7wU4rNaI",
+	"73MZ+H8gKOfBlkTcnAqjFrCbRTXgUoPNWeQVlqnihvmiW4jTt9ywkoUhe1C1F9eX5/eVbGrPcgFv//Hi",
+	"C3RArdfohHexXkRqcnP3/S9LWMk8DFzpBzvAx8MdXZ+RBzZDqsPZ0zpn3ueDHgUXq722ucPZNirNf/W1",
+	"nJkrsnU+KTKCdrDTDJqt1k7z1WoWc/BPI4I+b7texcgEiEaMTMIRi3I2JioqzEwOK6cjHo7QUeTyOV1p",
+	"Hww6hrk1c1F3ayNaVm29sjBKNJff5/z79dQLoCAc07GTLzOI8ci7XZGa6p6Qc+vMGcv4pJY/pSqs+sZK",
+	"5sdWI18vyqCg0i2TmG5AojtKh3+2qrkJR99vIODCiyyv46QxU/VMof0qOqYzdUEg2LMzHRdHp+WYS+Ra",
+	"RYKuNWWl2hZzwVbfjj1E6DFZsZ0xnR0jeL4KdLBa6u9VkoJKFdVVD3UTTUdRrll0Jy+4AASuJk6rMbhA",
+	"31hOfcMC1C9c/B0BlEL7G9UE58Wa4NUyNk6w4vWNgy/dLbPg8Q9M+ebo80itklVFBR3SmL1NL9lVIbmm",
+	"Y7C40HXNADeJyBkBDJsUsft5u0XSR3ai5w/8lIYjopN+A6EKhQSNJnIKRUOxKRLACI53im5JrqGUHMae",
+	"gHWtWauvTm63OHHVUlfXxUHKq3I6f/BeZJVAdiAWIk8rlIAhtz8jW3abCH+IVoBsJzJRbDJhVoOOE5de",
+	"NmLxgMR8wLYXKl/Lbx9ExhwNFDC8jM+5e8gxv9SyUlaUM85evhyKeF1B+J5LenwqIEnehlPPWzxz/HCO",
+	"11fekr6mfFmKDp1TZ9kxv2OfjmUsFWoDrgD9qq+UjsC/X/ffXrja9xN/B61zq/8pG5pbcHp1rblafZ2o",
+	"cERdEYPVPHwZ85tzmb0Fwzoba/TYTEcy9sSXGq6oJhP/UbJ1ek1eEqP4GO1V23UIYbc4jb61OUnni9d4",
+	"l5b5SpcEPljB8CprYr97PYnpAvs9DMtvCauxWeW/7tMZheb9mKFVzsm3kNIyoGMez+pkB0L8wRUuDIn4",
+	"kKO+k6kSreYeeah0Cvra7ivcOGLRzblQAPn4J8C6gBtki0UAKyf6YK2ctaQEiz9/t+iTtlL7E0y+zny1",
+	"gBPn+K/HpV8W0K2/A9cj3a8n2i7EkY3kynXObVOJa325Zx1h4nGxOFm+zrNr3GHDY3p1z+NF8R4uXrrV",
+	"uKErjMUuwJ5MEj1CSQz6MoUK3OCQW+WivF3AXBpfx0SavsA1VBt93tQZ0km1masHBU17YDRwivqQPzJR",
+	"5GF3UvDhyGBlBrMgxsG3BlrVNOMyKXxixeJ1YcCCr7yapUgU1wjPX06q1zZeWNQ1/6GN6rQ+Sx3wbWg/",
+	"t3yTUzCQQE6ui/BjIApmu69nvjIs4Y6hwqNS1vv2fIMKiNl+CSt56eD+csX9LVDWFrM5xL/STvGl/Hk6",
+	"7SSkKkIVBXNCLAZaTDqEuMg66VmKtP91JGn/CSIGRKa4u8b+yMVQsQiarvXIVvqap1/7bxBH6qTnOHlv",
+	"u056QLcQLOaEYpg3E4tdvvwcVecZ5JK9rotS4Uoo5X3BpQ+7UMeqL3/1hlxzS8IOXcvXtJjDLGrsNR9L",
+	"uvx61MhPFsSTOha1iEuvmmZUEpYtNmqrgGLeVrZl1KZ79rR6rgXfDBOpewCu3hviWYAbmtaM9sM7Asc7",
+	"Bm7f8OjlXvGI2GuSIwKlQXON/WBJuU4PQVXORO5yWM7y18qGWsZ0v2MzXCTytaqy557T/zE8OU+9fxx5",
+	"/nHklzuJvRVOIiXOJQSXm7K1ypRfTI6LqHCBQOCp6pBQqLLm+w9ZYDc9HUGcNVZjZ5FDLqyocn11e0ew",
+	"UdPvULToM16Hve16R2AuAnlgs2ZKX4eE5u+ouiVw9zeHuolgWSknmJAwibmgatYRWZMXKMmfZkVb8S2b",
+	"CX3aiYjI1m6wu10KQkxj12ErqWWpGMCWjZo7pWNqmP33MWTWzdtt+jyOuRgeuaq+q3ivoGi2mK02dv04",
+	"jNWzD/kXqs6TkStY+uyXci3+f9/EXJgPk/Dgq6flm3Ed9fJZ5KGXX0I12eSPebNs2XlUyNkw2gE5pw+M",
+	"3I6kYuRE1YlrvkjOzsl+sA+96spMaR1Uyr51bCmkkwRBe59cKcN/Ix9YFFVfQM9+IcWmHLXQGf1f4YiJ",
+	"hpUdf8v1s01PNi2sne9lsVv/0oTYNa/PFD+z2f5ni+y02mRvb48ELejPkZtzN1jXibowzsTjU5ozUBIY",
+	"AM1WNA5swgNEpNcZP7TofuyjEOd9R1/KKdZzDSmz1uJXcxgVTiRzHa3Nmeq1RyaSVdheFQ9LDz7n0nB8",
+	"Ld14enyFc/Hfzfk+1mdvsPnNuNtaKPtl+JeSa2s333umBQJkrv1MUK9A1XkOYpnHf/z7/0ZWOEVWCD0t",
+	"Ji7eYU228mz0yZbL9t721TGgTYrx7cneoP2Bjxn5TQqotMVyj9MmJlC3QL/AWpPczJqrSM5/MvmktJCB",
+	"215z0Pr4mj7yeA7CO8HaXHZzonmWFrKMorJhSdjvz3q+UISrIsExaB/MIhJy9MFFao+Ra2cDgZaDPns/",
+	"96IvNtERW5oZUHfTyk9vIAFDMwPVmDHPR9jpXOJ3j0hldVgRsjhmUa8o5brFgrFVYoGebCFOZIJpQIN3",
+	"cxRF4GyKFYo9VIDwLH2/4uH3flUVz47zC618nq296nG2ndzZnolHyUN2Tfmi7NLQjWxyHNqdUA5ZpsQ/",
+	"Ie4JWNXGVD2wiNhB8+HiQLaLOEI6HRI3mCLdxFZg1CtRtXtjVS+QNDR2jXsrI83c92EcOOpCO7hgKNh9",
+	"3d4Lgvpzhn+/9fwSCwtYRoG5U/qH5FYuwpaqFMtKfPmzUi2rkbWZhyWQ2JHjMM/hPHCJrudHiPWud58v",
+	"nJOjAxjtYyP7LKSu6LBnMV9OECmLHEhFtlyxYl9LG8dtr0QnMNFXopKshtDXJBO/wpWJpHCw/1AymUex",
+	"pYRSRLI/nVRKOI7EwoRO9NuYDuePvEF6icCUuq4P9UGXh/sx4swgqciIETqlUHMFRR2wkEGxbje6YQfp",
+	"rOXldrMjGqSHdks3/wxmyyUcu1wmn0zmh/fwXTGRvcPUcdmfkbFMzMg9k7C8rlQRU73DrOxN1ubOPifw",
+	"HF8ZK9FNhAVy5IpHXdxc+vrh2Er0+uykkLJYx3YMWOsU3iQXN0VJZA6E4PXNQdAny6VAsLLcRNr/ze/B",
+	"yozZAouiSnm+eZsd1GW9dkWuN1R3sB+Un6Qo4k6xOk0jlDJmqjGhwqhZ46BsA27vPqtLCDbNf2IZGV7m",
+	"hs5JyKXVFieuZC8x5WPX4OlYRmxDKC1sGAlEgk54l8AFzZia5JhqVid6QkOGNvqI6hHDGuR8KKAG61bv",
+	"1cPHxnh3ggV6X333/cXudbkLKP5aVt/WqzAH668Ej4zYd5V1QXopc4DbCtN609hA8I0yg8+uTm4bO0B4",
+	"daKTySRmY6/fTbK+AMAp8lnXOdIBDC8g/0KchzMcVJialh8RyLYGKnpvGcXHYxbVSTKB+mhUs20sT2vY",
+	"J5OVItIM6tJC9rKQ2A20cDSXV9dXN98tq7Wy9L7xsK90BF1KMpHqgTSIYjEfYm/yFJq1FRNj8nm81eeP",
+	"Wscd1Q+bkYaPKysaF4Lq4B/hO6+WeoZWOMbSmi/PgfEuN7Q6VFJqs0D+gZ+x5zOE+eliAB83bFwnVLiQ",
+	"toiFfExj38h1Czr4gk9yn8R9Qg1pvT44QOmpIyxFd2o7rf3mXqfWw1/hU3F/GztpjOUj+KYemaJDkAuh",
+	"BbWRpNVOPzaJLQeZazNqp7XyaNbms/GvPweNg19+b9Vbrz9vdTrN9M/25+1//e/VxJQIcxxLzW6YhibI",
+	"81SVPB9dB9PcjhgDcA9iOhwyCD6rgPg7OcWSyxAOBdzQvZALFsiZuR6p4lBZkcYJWyLFYqd1ObAsiviX",
+	"NJlIbUqZs1yY/d3as6Js6K2R8wso7bGarhJhfHxuRcElKOdux7DI+7cNG2OBx9hlLB9iaGksDdnqxdKc",
+	"Rb3tOvFZrSjtxNLU0eUL4lJHuNJhfg4wt/gPQRVMOx0UpvdBqvbcmuQorTENlRdxEjss1+mlI/pWT8kC",
+	"ew3pubmPTI9s9dinCQObkCvg4mHnjgFuBCtNwmG98WXZucGyLB0B3cmTOK6KPcAeDuumm9drboHPnwNo",
+	"PlCNOGUDW7QIlTdZlNA3VLNetoPtysi6SuLcKxDnwSLa9LCsRvdlB7HCRr7+ch1FLCJOhwdcY+flvnRO",
+	"8HI7JwznzUV6lDaaRyBiRorpkYyjJXmjuTykNaKoPfmsPHyBw+BZP+AmEbd5FPxjAp9ds5Cl7NadKAyM",
+	"iK9Y6K6yUGrjfwOEq+TAC6BTwf3nF+F52n/8//7/xJPKPwDxy74vRLECAnn0qIoQLhxlPeNxOfLPOFgO",
+	"HIUDyohv4U2El3OFe1bqL6sAijNgKtbayJ+yrCWJXHrEoIjvlCnmOfWb3D2FndlZrsMxcAyfqjaWVhVZ",
+	"NXlrIx+0e2VDGKxaTWS94P9U+qiIjM9QszjhijU659MIcjEMUphRg4kIT6pOnAFheQHFr1ReFRHdeeyW",
+	"lv50PrU8IPLIuMDznJ1zPSOcHAX4Q1pMhIuq+rl+xc/X9Kt2Utm5r3B4JtA7PxGsGQvobKjerVs6Zq3o",
+	"wJXDTGAfsLtNDTjPsxrXsZ1qaOXMXbOjbWhdIN64BpNoNkystrk6VymRXKm8u5FwZ/pBOpXMfYUHENFx",
+	"ebqQbPt8RgH9dIaD/Vn4PxeT88ZRAuuVrlmVGhejAzau3xQfxIAPn2Mp+IVjGJvWvFrFtIMveuPOPA29",
+	"80pYWiZ//bjaReEZR4g4FZHSZMtekg6HQzC/vdAwWqdGL65yHd4hDIAb1tChnLBo+w2BWPEp14zsBruk",
+	"d2u/lDYG7q0bgk3p886u6iQ8X9MWYbAYR87EIxNGqpnF+81QZVGZsRM2oEkMGTbEXu7VxQ9WLvphF1gq",
+	"+bGhwpur9bgmSm3IAiZUnbNHFq8uoFy7N4o8Ku9hzAoYjFg8OOcDdkJn2i0Ow6J29vcKYVKtKg1CPyTz",
+	"R/de8I8J89y8SCIh1azBBST02oOPsVZlyWD5DESseL86NOz2/ell0GjPAaOaFHJVG1OUWUoQX9QqJ9eB",
+	"anVxNH1nTowEUH1MmNuzpaN8MO7SLkUwyMJExs/qwTcyZikHR65RcRVDOQNstMameT6Irh2Nd7J+gzVM",
+	"oShaH7wDY0aFBtMjDNj0km7PEUAVfMr+ZBeDDGBYfPBXavi1JMB3VPWlAofwdxgBqL+wA9Izgt9NIjbL",
+	"uDrNCtOB19wX23FdDNKUP9QefRWC+nzwwNqViUrh1huX/VlYevOLa3eul7i9Uc2bNa+fL64mWq6ekm5x",
+	"MWrd8qGQg8FmpBFxZq5UtGLBwfoavjLXm2MTwTp7tV5Y4DIYmA3FaIfwerl01FeMPgyoNiTYPwyC//j3",
+	"/90KDneCOokTEY5Iq+V+3D3cCdBVzoVgirT2D3fsg3ZwGAQrVxk6cURYVH/aK9kvKBeepa0fL221v99c",
+	"JsZSh6Uft+BCT+dZcmKoM547nekfIdiuogaVlun1oTH9dMfGk7dreHbfwntcbPRedc1KJwQ6KzUGtD8v",
+	"/P2ZKjGAeDES3NENb/SY9llFkYFrxdEf6Tod0OGbrPsX9AGyf0zGTLgk5Z7G8+163b2kAPrmVhg+RNpf",
+	"T8f9ABUQqCgsCdoclVdkt2HVWPRAvnHNkLhh8ES7rgC4XzVkxrWaSpOw+4xI7HW9UmDm8tKX+BSaGx9m",
+	"WJdb0paHt3Og6pJtCJtlVuxyy50YxtNDjXBNSr5gp+tj6wxKdEhFmvAN3t38QCPDB+zCmQWIlnCgSY4W",
+	"Adw7qAG6HYGQ6Ke9vAhgoEv0pxpPYuLQz/lUM3MY1IZlEaFqQUHSBadwt0Li8R0d3mWD57KPs0fLyHDT",
+	"0Bmaq2W9tK5koZhzuStrSdasFCeihB09K1qdwKDP9Rp09bvAZoQLrweyEzjWmGYtvX42aWmVS8PC098U",
+	"MRcPLDqR4drOimV6NJRgk6s0hbNrufZjC8ixCCpw0IvqYMLL+nokjcylD1YMuQ2pWD7C3nHVI9YQ1R1+",
+	"02G1HdFSct4WvSWh9biQ8Oc2mY4gUgT5pmMoUGpxBE3+sPkAalb5jfVW46RsPLmhYrhS/BcOzNcv+BJt",
+	"NL2HcTZPPotZwAeqDTuXG17Hf0JcwvxVFEPygZJTQeiUzt7kWba7eUIoow/eD8IFeXv69goDq8mW70ce",
+	"S6MxiHq1vIUKBahVzbG+gnpLXaftpZkD9uRucOh6tLNxGbkUuwoxAmnkwHyQgNvJEvTD9IfNsA/SEaqK",
+	"w0LWCngZrSKgWMj4I6tjN3q0qvR+7tT+R6f2Sy9XeASmK4iB5bZtFsqgczex1VZUaMSzQpoHrAzqp5Y8",
+	"XMscXNWGxkTFK370vYrnTtK+XfcAXHw80aIGJn9c85EHtqAj6yCJY/LAZr5wHJSA564omGJ6IoVmb3IJ",
+	"m+SBsYkmlIyoHhXF+1z/jx/6B3e/3eyK88nr8EPUGrzT+8Nv6c7slAXJd/zK7P348afpRuUqy3eSYmMO",
+	"UdnGd0l9YNC+3+8nZND8SzEaNfzuwH2Fcu9QMg1pI4zaWXqfGnTCGw9s1msu73syD0vsbIApJOGIQnKn",
+	"0h6yXLhGdFoSCou012MfypnJoeCuocuXt1PB3g0Ar1xvleVdVBxiZs6A1XOtcu/Mp1mljfQrkzHde9Cl",
+	"3eoYLFSQMpBholXrFmMfuWUQ/+fM8R0BczLI2fO98F0gkKvik31Uv8TnvXIk9bqN/jdr5Z8FY0SOodwm",
+	"/YIQv8g281V6FmVMfmNGWxahB5THiWJpMYPlgv8aTZN8Ft+XhKXZebJwm1RH2Ts4KGooz0cgIpIuKoIw",
+	"hCZAFYhcZqlNcgrXY5rI58KqO6L3qWFxnYesYecDq5VLVIvllClIMRixT+TdxdFx4/bdUXtvP22gQaeY",
+	"EfjAZl7Utp/tCATFC036M8M0mgewAC8+gd6bmoXdHkGWQbgI4yRi0XaT2C8oKiI5Jn1u5nIP8MUfP+48",
+	"PsP0/d1QKT6pUrWdkTETffjypUU83RylLqaGKzKhff2dl5ZRrsYhCxd0epa5XlMlfCsgTgnFV2Cp3slZ",
+	"cW1NlBwwrbGlc+ZDJSMWR75CAvobfQKylmNGwpgLHtIYskE0WEPcJoliQ6qimGndEXJAlIzZIempqGef",
+	"cG2Ylc8jzgw3nIo66UVG9eAHZnhIDAtHgof4KIzGPeI6Nbu3qJqRMRV0yBQ0dh2xQX6I/btOeiMahpMe",
+	"eXd0fHzdyJ5CrqemA2ZmJGY0KuZOQrBLZJQFaTSGpqLQWxQmK0bBqUoucTzXaWQNl+BdvqWFr2NPYpjK",
+	"ku3/+/+8BcOW1T+74YiFDz2XwS0To3kEIVlj6JitCe2IBc2xsVreoeuj0QulfLhw5uuea32Pbf+Himld",
+	"9+NGMo7eSZMO7Qgca3+3rGYkoeef/Y/9CasEuhJxrkHgCGKLxtxs1wnty0eGsx7LOLpwhne3go7w04Yy",
+	"jioLPuaWva7VvfzRTd7PgWK916vywE4y7+w6+tHzFqtzGdL4juM9Oe9VAi9XuerZ86Zv49a64perfUk4",
+	"CxSNqeRaJ6CCfZkT1LGmQqPuyUTJR4btLn7FQPZfvsAhWtpc+snqLUEXs3lty1XXfq4Opas4vWZ44B/b",
+	"THL9mEO4yBgTRwtkl7Qbmx1IaGJG9kYK7fqJa3/1TEtKzbA079dqSVkZE1nhGK+2v96phDm+miuMbXmI",
+	"5ZBTqR4gmR+LYXMfTUvokHKhUZGcxFS80P7VkE62q+24uIQvEU9X6uvm1uF8OVyUy2lhTvmMTKgymkRQ",
+	"XNTkT1YbVwP2eVvWVyxbWYzMTEkpPbkc/ApYijWX16r2hhgPHfPnyf2hMqsdkv7s3c0i1zCcqaK5qmao",
+	"fuiOudZsQZF2rKFawN2SpzMnEhAQIQjOR7aihJHW7mEQVHZZrWoyzcVA1uq1KVUCUwC8zFKUlLLnK+WF",
+	"5xo5+w0thvBxyg2X8BE85wTbYNadb0CP6MSOmTCLw1KQnv1+z1XazThWb/sw30SUyEFHgG2Hi0i/II7F",
+	"1Unvg+cNuCa0PEI2Yco1dJMcWTHZJEqwyGXHunrXVjWaQG95UyeRj3MY8DhmEeECRSAp2Co1Z4orAWPI",
+	"0n7eTCTfrDH+TtHZORdsxeHfcakfVhx7y4SW6m/UsClUr4d3fikd9zOdY6tq92OxhRwapL1fUizB8z9c",
+	"cJC99BC7fTmCIIOOyP04kKNenfRKoHTvjplIujDOjimCzw0xis669o6B0v05kLnnD/YX+3YFhNwQDU+6",
+	"Q3zU83p9hl5ygsB64+MG8Bk6UlyEvce8JjmD8APgESwq3EYWUFikGlvJd8QA+3tTMlXSFabBvrwu9z2B",
+	"ugWKimGhkDsRdAx3H9S7scvc6uEpNTtJEOyE8CP8k/W2mx1xRCwosby4PTIX5NVL26jJXPY4N/ZY03uo",
+	"ZCv4vaZHcgocOsUZFx8IuUtDxWOromuaGAYZSwtY0HeLuXnuruTaa8/oWvBd3CwTglZ1mritYwALtLTz",
+	"veDSVPfDjuiIJzgA8mSP5yl766k4lDx1xFOj0Sj8v325jMlPpE/Dh4YcNLBekTNqZFzLfmSOJp58BztL",
+	"S/YmVrqOV5aukxEVkRwMcA2kRCXkiQyUFCb74kvizUxFIWvVD5Mt/DAALv22HAxIf+YRetutJUeK5CmH",
+	"TfZbc8T75KqhQ2WfFJOgqr9I3IQZ4ZInMpJ6wg2Nif0Vd4PdcOz0ZbrH2e1I8jFhCXMTIqXb42TxwBvg",
+	"CPxqZymwBrdAOR5L4aQtsPHhTCWGQJ6I+ydRLKYzoLycOIDDNdkS0q16236wkuEs+XDOnFLANJAUcogA",
+	"97s/DCsceECCpCb1A8gC+R2UxYri5HMiC5LnraFmQfUdz/0sIU5Y6JwiWz0kWctspRra/0AEVN2yG/wv",
+	"egCscgtNV6g22MglRUz7M+JkD0xRiJK9bSgqQuMpnUHFHHvZY72VCZ3FkkaERnTiwhs9o+2IDEs1obGW",
+	"QOIzxOVefQ7XNCKl7rmcKBRV3EtelMGoKoxeQjhUGVmoY49znecmTGSdxWnsKL8YkgGC1N9Oyx0LHFy2",
+	"62QstfF9JKyS1xGCTZk26LiqE2pwSDuoWwEtE6OcCOfvioyRQ7Eqy8vTPAifFIa7Wy1KNye7VzUTXkNZ",
+	"j6pxT1pW4lJ83DWVKk9Fib8dtPcbwU4jaJfV2cog/9S+8Eycus9QBGOWw84F68x6lVqGm3JXh6HpmTil",
+	"zt6erkFO/nTeeQoAOcQe0CHpQQNSSx+uWQU0MqKefAZKjqF1kkSao94/lp7hMulv7q6e66HMRLISoOyl",
+	"YF+QarjS+CvlvLMeZlXRrHM3pxTz964+zCOISlz6LSAPuJgtM0k7w3Jh9Qe02VrZy9tPsQALnoQ7oJ69",
+	"MNMubFA3ORWOWbSdHU1HZJ15CueUJqssaE6VO0dMWEcuKoCrouhs13fCaIRXZ9GUvLVLRnXfqT+1iGct",
+	"b3HpeiSVYWq7SU6R1gWSe0cAw/ua2JIx/AWWEXhuVc1Yhg9k6/3d8XauWBvIZdCRmtHojSt89AhuEOdg",
+	"6Z3e0WFvEe3ftfYOg93DYO+nlfO6LdashK+3duBnvH6reMDc5ZJ1P8uJLlsDHhu/IY9vkGrYS88nbR7T",
+	"EanzCKaA6bEHzVc8tTnDLDA8JGQHn6yXcXa+qbEnR8F1fxHmuGWlTYJX+WOPXOFPvBtvZaLJowxpP4mp",
+	"mjXJHfsE4hcYzRQXD8SMePggLB1b6fjs5OT2jMSQxdoRWz0eRZp3B1JG3Z0eifnHhEfQ5/w//v3/kPzT",
+	"V+Bvs1+pF39nYY8wqmeWiYcjNn3TEe45fL8b9AjkYucmxAe7PcI+GcXGDCQIHj6Uev1gGVH3VSgfwajq",
+	"4hot6iZxnP0VSqGtACJMN6SqL0ezSOFxhFRFnIYwlaAxBKRNu1pGPBm7PybSUK3x72GcGCa6A8WYezqg",
+	"xv+L96GU6YgPR92JkoZBzY9BnPCoq5glGH/GgiXGIpngIbR6GDIDRW3wD/jviMawnAepRzBtTEMjNfPf",
+	"jihXM/+HSIz/p0n6rDtgzLWAkYrG3awcpUX43KEW/9wt/rlX/HO/+Oer0p8sTH9wR1v6u1X6u136e6f0",
+	"925RBl98hPPSOGfGl1isLo+Zaxdx/O6qUr7hbI1QEaDGqqsfStd+82z85oUft3KdlwtqwlGuJ/5MGzYu",
+	"lSi5Pjs+OTu9W63l2nEKX3Kcgy9pvQ4C8hACLq5QXtVNna4oV0YGQbqImW3kxsaXoJ7kmNEYIzx0Msb6",
+	"apQYHj5gqok9xe16aooTiVHQ+zJtTJb6Ccr+sgwWxyPJQ7Z5sipwgot44/eRK10MN5zg81LIXyVrJ8Gv",
+	"D5p8IbYVoVHogLwiALJ3Fu0Z0kGr25xfndwSzYZQvDctp4UR39xAhIIYWqWkAldkxNbjGcClKvhGyn3m",
+	"5b9EWGHe3fDwxRcE2Qzc/Xr1DNEFPItHVdV5oCFj5lmEpu4uDB7+rWWiQlbHQq2KiASjeFw/zQhXuu07",
+	"qqCN901HaD4UDdDyoKivFRO4WTG/iQttFIpNxf5rP9cupdUyQiaMAl+unjLHe1bvnQ27W1IsCaQrFxAe",
+	"udAl8CG5PkDowMuwp0mOTu78GIiJA1k9Z/brCKweDZlpwoHXjNgsHZwrQ4pqvMODmBqmDbE6fRF2SwV3",
+	"PCsghUs4rwqCuDlutIFrwmr86WlydXNxfxW0yEtydXFyfxXsNFdy+aKJ8ZopLqtKT1wwGuscwdHJJOYY",
+	"er91dXLbaG97a0taa6IUZf9NrV47r9VrJ+sdNqJvVf3vyPQy9cryBiUjZhVAKvIHCha8iClXC/zmAiFT",
+	"qPQdmZpDq8owEIhS+RKHuqnsBGrh1iJbWKnc6sapMAjqdVpMu/fGKtXgZemlbdPhvLfzu/Bl/fMiZaEi",
+	"t5vj+RYQGVXXHev0jK9E23N4k55XnkoXCRY3Scz0ujmJcSynLDrGojKcPdN2f8HJpNjlprtxBo41k/ie",
+	"m925HTacverqWfXqAHEdSxhVNhKMU5nuudkyGeQzdoioTupL+tpwkxh2s07Zji8N7HAojxrnPGpUnG+6",
+	"9YrTWYqnmxV4gWhO+7q9D6DJHGem7JQlmU+WCl+yJ+YaOirLqc4V0K62z1eQRHEZN779rx9C3EvzJQW2",
+	"37gMhTLoevUslBNaFUDvIA7OBZ5O2CRHfQxfYC6OHKs/EV6Uf9ZMtC8VClyFjKsgkO27P4PcMXCxQrgY",
+	"er79cjetkFRZIqyKDVQ4iilxpVGwwgHXaDIaMqNTrg9AB1EthqhFsgUeN98MQPviCDk3JRsMGMSTg8MS",
+	"E+TgaCw6pvcnuJdGVKMtGIWX8fbmhaKqpNc8SyqRCZq/0KI44sORlZlyNi+Mf3PQcWUPwFwXvcmQEoOJ",
+	"uYEtAg4LSajWDEKbYJ46mLhjHqI0niZevHouMXxdfpljlsWdXpb6Br1ZeuxCgnG0Os6vmudWIJZi2KQB",
+	"eibh9gGNDBvbbw6ZcD685krlDud5pM/eL5s8sboxmSpuDBNQScG7WQf8E7PK/yG03XSNaOogOtfJ+7tj",
+	"YlUPK3LPe8g6AuILt3qZbRxj1g6DoAEVfHrbTeL4tW/3iKK/3ZzFjpu3x2RnZ+egnDqycMb5BsW5otyd",
+	"TvT77ueG/U/b/+dncvcL/usQ/7Pl/9vpNDud6H9u/+v2v2799PTz/2wUx21Xlq8/9UR84VxWaxVBWrE8",
+	"WErpK2mpdiWW3Bc51v6Ayl0LVIEPIwa3UMYFQzlmZKDkOOVtLzQJZ2HM6o49AjbJR6YUjzBrWEhkghzS",
+	"LAZShSwvXcPbVqx170BOY6EIUrbQKWMPC3r92FmIfZ6ugwxoHNtvNp9v+lEuIJYK23hiVQLMqa9VWCJO",
+	"QaAwH6HYJv2Nr1QekfkiQ0WXFBX0fy3Jf1ql//g8fgusqKsqUg0jjFNbJ2y9jyHYFbZjHY6oGn5ZePSK",
+	"QfFj+QhqWHXyupo5HTpKrRPOZMA8LOpExlEaCrGy+ejCfbeKMN1VcxxTXbGs6x9ajTbZOiNcuIF1ckrY",
+	"GIq+hrM6uSIyMemj//j3/7NdmZWspBxXwt8XJaggDBdf5YsOpJ5fiP8HmUSEVnz2B1j54UeuuVlkMbG7",
+	"ax24wATtygCsoAjnJy1BsJ7HzhJ6ZfURLDQQJ/NIUUmsYkiH8PwtFzTmvy3sIcrSkc2BH9qDeEyaRNyQ",
+	"7PkLbQUAqbB0eDq4olto+sqK/Bin3aSSWOFTuYlWhMk/pP3morOpar5ZdTp/VufNSsyAtpunSkm1qF8P",
+	"vu2KZNiBWW5wbVG7waXgsnN4Kzqr/vIRGSVjKhqK0QjM2I4TNsmZ1XmkgkAQK++H0EryDSqeEKhv11CK",
+	"lbjKF0pOq34v7thwvLAl37u7u2uCg8A+XrckhFbjgVSuSa9GmRIUMN931MKx2Jg22H2+Ky1Ap7Cq+uKW",
+	"iBlgq0qrgzugTsbU6ucsgyw0GfQ+Npc43CTHbiN9RQXC1SogdZdBZcEMa+s1O+KSTdFV4PUvGkWgfqUR",
+	"4GmvySSO7IARFVGc1VTLwbTZEdD7FDrqw3F17ZJY1CNbu0GwfUgwCxYkeFitJtnYN6QXMWN/7Ln6L4yG",
+	"I7SmQEU4ULAss3OKBzZaTUQhiww+1do+JJcyl/AM1469bUARS4MbSSSZBpQy9IEdQmY95mM0SG8SU9H1",
+	"5wnTtt0Oyt2jYipITMMH19yVYcit3UNkZc6e+8U1mh1I1edRxATMuePmTOviKxlDfH0uW5trYqQksZym",
+	"R51uwTeoNV2shW/n3E0hjYJktk2oaWdnz7xqhAqMJM3vCmf1WiVMelCa1Gd6EdwP7h3p2R/MRMnQUn4/",
+	"ZnaKtocfcCWuyZTFMehuFpsSX87am0Ny5TigZGBoaRKnVtSwLujueDJtu7gjAu5z+Nn7Md4QxYwVyaAd",
+	"U+/G/tGAnnM9olkoMZTMHjbG6HaNlN3YXvV22tZOacHwBGrAiOIp+CogrvcvMyMZde2hOLsUQHDPzTah",
+	"ZoQnoetOkbHj01PKjhRn9fAL9t0EPewS3fPVZJw5MWfiyVYGAe0Rp+AY1P5kdDKxVzOLuvCwax/Cjvdy",
+	"O36hSe9YCsOEadzBAI5YhISU374lH/0mPbo5InXuhG4i6CPlsdvRXor92Tnb+TGLhAg5Xfn8oDGMoHEX",
+	"GZudOwCc6CfDQmWXWA6HDKq5JK6eD0tvRLvhHxvOwtA4i3rFxfcTPctWLSU2lJy4NsCYTYOtJVUioEKH",
+	"t/y4b2+Ba9EOsNd73wKPxTPoWhbPtovgi6RgK+9+TGMko65jrpUMNwQObgEM5YBoRKhj3xRM0mSLknQm",
+	"h1t1oulsu+6rY9oNZ6fONYEbAheBL+giCe20iot4oT3SugB9Cw1gbvYNrPgFhRtKaDpR0shQxgD/Vp3s",
+	"ATUdCVz/I4PqB6BbKCr0gClQt6ISH0n5oJ4w+oBfsVJZn+rFuOkH2O0mQtlLCS/jrNaT/S63QJOJWfnQ",
+	"ZGJCObbfdS7A3DdDKQRzUcTSmxRwFXijusiAUI6tnsLF8DDHf+Eqlwr+Y3c7oo+M9BkTZEwjwCqa1juF",
+	"xWJbWUF6ZxEbT6SxWmHjOzbrZRCDmFbE5pBqdkj2Pn1K072ggaY00Ed22xMk3OxdOuHdBzuTu5aBf2XV",
+	"r+AaUFIMLTgf5YOFoaq8kl7o4sQY89mF1OrC7C4pC3Ous+kLKYFAYonAlGD7KGIxMyw6JPYnDJYofm7+",
+	"O5Y5a519JyUdCHoa4rxWQko0ulKGUmQyRv4bMEXXFTdc/I0R1cQNOiTskztrZGADxfTI55m7KlRWLnrp",
+	"HvVKx5Lrp5F+8APk96H5SKqUseGLNATrRTeW4UPu0k3ZoENLCC/hQjtBhWs3nzPacZ0ZpnAmFzlcoJPi",
+	"Ut0OKk6guG0gTyClugcTAXUH0KoS8IWpu4olugT/4hcs0tDYUs8shb8VlTWhZKJYSBNki+DYgaJHWHuH",
+	"DOiYxzOsD7d4NQCpLhS+TCWuIxAtsEOYL7PkLXzpSqwkkc3IhTYpD80qkXXnZcRLSSZMAJPMlUkbgT2f",
+	"e6zbSoGaFmTOoLo995U8Fns5NDe5P5itVySiM719SKh+AGSh0PwEA2pKUwJcxlyDlliQmnMz28MBD2tO",
+	"pC2YQjOxDcoaRw0ugDQ9Y3Hw7GI9pILM6ynYg5y6oklV3a4cZsmYwU044sPikh3ZTuEyHioq0LFlZBKO",
+	"sontYYNj1qIResAK3bPSW1dzw7pQaLDLPoVQ+7bqc3BtMU36bCZFVNWJa4vme265dbjzjak2XTkVJbAU",
+	"thIz6hZZaGyU9owWBCbAZmAZY3OmCajs67SOlDUVta/0PnZVWKDSLzi/Mk0pq2flFLItcLqlQW9Yqsp9",
+	"yN0goDB0EUBFPc9V5sBbouFuDtQvsNQj9vX3+t0hyc/ovzJFK1XFZw4q1ElHffYKBx+mi+uziOYmIjpX",
+	"wS/VXrjiYti1mnq3Whd0Q1CZz27FHKP0yG2ZoLuX6LCaa8RQ9CMr01yxA44WFoc/XDwsWFdIJ7TPY24g",
+	"VeTBFbjyknDGfJS0ymb0/7H3dstt5Mi66KvgaJ0dptZQMvXnP8XEbLVstz1t2WpJ7l49oz4qsAokMSoC",
+	"7EKVKHYfR8zVfoC9L9YbzIusN5knOYFMAIUqosgqSu5ZF2cixi2SKBR+EolEIvP7KmaCafy2XQmAJnRj",
+	"VFpliDFJAyPcTDcnoLatZFhFWK3KIMVWqnJP+LuBBR5C1YjIQ3Zvlzd6g7yxcYiVg+W7D8/xcImIMVNt",
+	"kbmARdBX+qxlDfgpXdiz4c0kfW6rrJytyxrh0p/MaKYYuIrOLt/tjDJwSlh/HGra0ubTlpq3DbpKl+1C",
+	"sJ+UBf+jJOEjCEjLXWN7eKrt43EX4DKSxXb4lVzcFIqVm56rpNzzlpugz1U5T1PkyyTG2aD3VjTAIYUs",
+	"XdjtRBWjEY85E/kNgEy7t32UOWFCFuOJQZ82qZDO12J9+8dAO6CfNPDE5l6yX/Ik9PRzqcy3IaRUFyg5",
+	"xO3hYoUvS1uIIB/26GZAzh0VgUjwDE5SKcZamF2l8PwvhcxRAehlVBFb+Kmyh5ndvK8VaspFZUn1iZL6",
+	"jGwO5EPWUFxNaGYlPZYiz2ic3/DptCidFtUGwKIxVb3yWDDswxi6jG/1nUlc3EmtWoN9Mz8C3wbl0LA7",
+	"yRPYV/UymNEF3M1Ar7xjkjvc0NnMCooqsju2uEFu3Mpc4C+QTwk/GhsZkRz0V3DY5FMMvwaPCFw+47kZ",
+	"DkqVV1h7A3+raBngvxTjlO0Uyr0Y1OPEUzpwoiu1tal2QtWNdWioqubCeia0xAdVZqIVgfUGSI+V0X9F",
+	"YjlbwEQ5s9K7PV/y9ML1WMUhuwVhz6UnFe+R0QOKAMI31p9v/Y1Qiec83Opv+R4/uK2ruesAcKDudTPV",
+	"l140qDjk+yojXn03AITF+n4lr9iwUIBiVPe8bPW3lhwhtddaX4a5Eqo7H7b6WzXXALSjcpz2vvHPwd7X",
+	"9nPlbOn97hMq9reqpzuvWOWEBFd6yyemLcOciEcXfHjp0FH9utKesJ0PUZ6+RW64Bp1VbRI9a8avQfdC",
+	"axVhverW5JZNpq/aZFv9raCtZqDDlu0rPbq+hYRU3LeVL2pGifeNRaHXU1QzEUBu/R0eEvVCu3TgB9xL",
+	"MaK7tuVt9bf0DgNo//5GgUuvprxxbipKF6LQPfVYfq7rsvKXijqqJhhWBnIpcsTevS7nC1WsTbhc7fvQ",
+	"F2j+UGcvu6tUgOJxGR09vNG8FlHtHjnaxiwaTHeG+g06QcJ1U6Zc0ByvPad0NtPttWgajmygiVFHFzJ4",
+	"3G/MrbBWkrrTu3a09RbWjD2Bhd9j2XPKl+vBubWb7LqavtelT0xhW1fwnrv9/bmtZiZTHi92Z8Uw5WrS",
+	"XMU5lDu3xezjGD6w/vELKLf0eJ3uoSlRHoshIql7GMIzjeQ0P3uV0cVrW8g+OqfpbT7JtEG5q4ohxpGs",
+	"gHOzhS9tWVeRzG5vMJMpY0qmdyuqkdktpBVdmIJYxxd3w78APPVXJhbhS1u0uRVSsg7trVFU1z0YlIZ1",
+	"DzUOwHq0u9oErntkeQ2veyIon2vB8gJiuXYQGoVp3ZONixjw+eDPq2Cu04mwKNUmP5LmNJXjgpEeoJxV",
+	"nBXuUISPjBgDoDe4mcRDVSXxqUmjNenMgMIJL6Kl5d1f4opZ0j3L+qRppfcbw4S8WMva6wLbH08gvasZ",
+	"fE5PY8pgE8Q9LQllBAYwn5ogYFdCipt7BgreYkQy7US9tPSDLPJPI8e0FSAt9NDL9KnRwqBHjqErIj26",
+	"ptHY0AZAXWXYzsJBUAHWsvEmMXH42IrAH68Dy60Z0UnGxIQ1xVfaGUEEedIDO+iYnLJUcQhyEncsA9eB",
+	"Iqfkv/6TvHx6RP5ADvbDEZ42kNMuwbdb/a3TYCw0gD8GxqnWeyzmYia97iwPRe1RT0BCw/Z2xci8ZuOM",
+	"MUXKMn1CBRqJ4D+e0tQwUlRDzQ73tiopADt/ur5OftvrH9r4/t/2+gdftv8UDOZ/y1mauGC82jzq38JT",
+	"KEcjcwmDiWPgl0wkYHiC74wLcwesDVt3kTmjGZ2yHDz4WnVWO2IjtNvhCFuETYrhWNV7k7USjn1bjej7",
+	"VmbMgqt1QTyQdyxT4VzHDWDPN2FU3zRMvFvWhR2fpsyLLgxxj4GqXc9IsAPSt1NiO9gFOLvSyW6C0Ja3",
+	"3gev6MA0XxsC96RHmL+qQ5sxGJTCXcsiuJ9hEiAWOCaCjSlk+nnwuqGsks0EvJYAtSZjc1msv8IsrmBX",
+	"/NpTuibn88Ec203rKdSWbzGDj10UQm1KlN9NHkJwoCYRVTEP9t/DAj2G0DGTWYpJGJjq3JQXfDjonGP6",
+	"OKO+fohVkXZexNbjE9qiMjYFOpLwj4Vovz+UsJIXhQhtEIUw8SjhlxnFHPqxDirlDiX2Gb/ysk+mA6sG",
+	"VZ+ufyfBrcnY0e/All9byS0GYhPxoiJmado0rSulT93y2YwlHyvgDr5MCAg6CdKaAIxXedUE91yABpmE",
+	"Nx5Pvqo1fQ8PGVwwRTI2LHial0mcMROqUHhxmrE7gPZxnSZSMLXdIoEyJLTl0PldrQxLcM4KHgKy07Z3",
+	"0Bz8euw7cD31YHgRlNcHVuL4rb+OtWkJr2GQvY6Xre9iZsIMXmhdWp/ElgPf1Nvmpq9oxibazwpbDauJ",
+	"ZreJnIvdaubt3mAQ5rL25ada0/spBJgUs1RSR5aOQaPw0OYwGSvlL8w6hAEAYz1ahEPgqAP4zixqCmaG",
+	"lKFimzYwiDLyKOTtFREOiYOByd5MIAKEZUfBOVclr24nKJb6JmeqCXaE3Z/KNJz3F8tUFhmhikT/dnHx",
+	"7bfffFPL5fu3vbf7Lw+eV70s//bXwc7Lk523dGf082/PvgSdK+/S5ycNkNuIsiKW8q4Tnrwikc3kjUjv",
+	"ZLC33QcAfUgRyMyX+/pLo1Lgixfb/WsRlVm/8OWBLpVwlt8YBKyI9Cwmm8wsKBsi8XMxJp9eX9YAdG1L",
+	"0P9sm1DZs8p3Gmgu+7Ka+9irKTBQb7Lny6P07sNzcrcPAcK5IgIPlC5Jovfm4vn2KwvDqIjxSIFiOL0g",
+	"vQ9vwXl/eqH/yMpwIIAmN6EParsPl61TnutDasLilBrUaMjkM/PyREEo2h5UqP/ax2FaY6+9S5+/F2Om",
+	"D9vWjlpeI00YPBAcjPu+cyS7OLtezu5zmw+BdDWZynXT+oSJO5bKGXMjU8XOWbtxuqi0wITIOYbOewF/",
+	"5vIa6Fl7JZwPRP0IwkSeAbdAlMEYqAha4yBu9vrBMwgUDV+lY42I5mpQ9QwwCwZLmnOeTX9tdVR5lz4/",
+	"w8rMTK1D7y7HqGxtUPF4FccyS8L01agh1jTQqJIvJvBBpu+TB/n6RMICbO2DnSFVLCEzcGeUIKJWQZm1",
+	"aIMd7Sgvz+E0E013KLGcshYd/mRKllgRbcEA6Dy8ddtO0BKT0+3bImbk5QAi/DH5aEYBrAlYAoBrAMqf",
+	"5BHpZXQOQavIkSZzdH1NGE3B9Y0N5FJs79r0U3fZmIEYQBoamxkQ0wCaAVUyPHxlO9rb7mayGuRFod48",
+	"0TtRTMPblVZ5B6SHWnjKACGJ8KRPWKoYJgwJfscyRVPCE4e/WQGI3CU/8nxyLSLzwrc0hhhq5JeKnFBH",
+	"XojlLVvYgUsKbJ+hCazDJb05f38a5gmsvCzctcO+yy3EnnIV7kLlle9OLr75dPHD+zc/PhBMyEJydvFx",
+	"e3Jg13JwKpdHwNcfDlrTrkpcPOs0WXgzw0z4FgsbK3iNxTdVCWEcU3+VA6wwHNr1pL7sE7Y73iXRyeur",
+	"/+dksBdVZpgHUk2rs20eW393Wh9QMywNY/qp7Hu1JzskMsahobg3Xgfj1SI9yD/ykgSQz0NrlzK9AM2H",
+	"6BUmDqtcSsxad/nqkiTSgRjsot6JiNJKcD5ZkB4tYW4w40lcC+JQFs4uPvaJkPq/emM4f/9656CPMAwu",
+	"dLQyHTaLxa7l6BWkD2EB519BrGhjztFSmEkPVicGqo+MPOOXh9u6XQ6JG2owYk54gmX2Btv1BAiwvWXm",
+	"7CyXAejH6x3rqu2ImeG3uXiYNmFmyHZkOWm5R8kww4RIk6JMzc2pCYqHvAmeK/2qoSxEst2vVmMb2/Pg",
+	"BwHOQGZAQwy7Shn6rt+6DZAMXiW6cnygecoR78QbOm5zaYUqpibKnpJYZhnueqbTuu4pMLkVsCPUjhHY",
+	"+tKTpdeFFYIa87V3ZHBPhSzrihYJBfnUz1baIo2mGZKhIS0abj2wfkx4VER6OfIjOzRKM6kGqpvm1yJl",
+	"FgmqXH/bfTJLC0UiZ6tA7X0PD92CKyKsG3AN9knkMLYwef8SB6jvbXjoZ/xbZbyNkRKZ+QuCsT7Qslze",
+	"J/cGCP7AAXqcxloLpCzBuCHC4olkqqo1zy6/HQwGIbWphcN1vJ1LBC3KsvK9wWD/4PDo2fNQaX9Sw0DB",
+	"HY1KZ5OVDajqRk8rkpVNKwRi8Z9aKoCa6KYpoJwhA48WMAS7qVnigPgjpMfdQ3KWTRGXCH3erc4+uhUX",
+	"bBQ6CRqm5EAbf6BpwQzqUEjdCWKi8Q2m5j///o/tYwtcgWdbszy7nE1DiJ/viiRJQywuv0+oxWMh9DlP",
+	"wIMMSapuG/2W+kcFtjoqBkWGLNb7ZM8g7kQTGMqoI9TuynPymsAM7HXZcN9l/nPjZJdOtS5o7QpSqNda",
+	"mSemnLu/Tyyk7Eq4XSgEzhMuLS/5yiheqm7PbdnHduhik5sHcDOHLi1ZNNo5VfzJWutzf4QwkOZFVb96",
+	"+Gp3q6ExRxcgWCybDLsX/Rb0jubsPn8FxogD78yQxZSmZGg2A3LpeUmti7RPPrzVhU8vPrw9JmcfPpxf",
+	"i1GGFNjDRc5UH593HkVFem/fXT79Rv//6vLp26tLtMUp+Xz1ducFPLSDp5EpzW4Jzdi1yGUKF8rJLjkB",
+	"vATbTKCyUITm5pIkOrt8F1mnZSv/ajln4Wsa0rMEyNuGotUcorx9VBF0ZbcDnA7O/KogwvfijolcZgsb",
+	"QLa8pu5Y2D6hxg5Yu9B01Seu8Jf+1pAq9tmExa4hXBQJzRIo+wVj1McyW9SsnGxBxhIpNX7Hq2RBp7WQ",
+	"z5M03ZkV2UxP5CiVRRbkq6EZILuHMGVpZngLwX2MEuLgK0ympj4TKzm193yKgZmjXwlfPAGQxe3W1tW5",
+	"aU7wmnvC0tEHPmKvDdWl6+rBs6NG8N9KtERRHaG3Hy52Ts53jgZtsIOBDjO8eNw9CJSxORA806fuXGaO",
+	"bhfQnXSZ1uOhZdWK21I80GPcy4PY4NB4Au2tCdtxX1Tqc+Evvr5dpF3u89+7FNFHsUz9zNe22++peyY0",
+	"1sxicS8BZC+f0yDxVYVw9S/ZHRPoM0fsMJ47UJvd1hRTrW8s7vQC/WbRwHmmWKa1vEHUqSDttEr7yGS6",
+	"1jq80GUeJ0IlJLx2DqAptUgSL/W5HImqTJYztVomN2SQeYMMKxEc2yNChRSLqSwUpPkrC1cKOf9av0L4",
+	"KjeSUA8jLkSVWnLfo8A4MnavuyFcrwlXyCjgcxl0qAkzbTVwjYeDw0YxXas/Xf/ar8kL+0ggbHfKhY34",
+	"WE/nhFALn1UYebfEYYDJQFwHPTeQ8YX4Xr3DwUtctMFUoyVbx76vQbKkIXqvBQXRlIqYndpBcgPNRf7s",
+	"MHhvuIF2hNS8lkfklrrmlotk7VaGvf5OFwVeFtGB2NE8/IGLILejaACOPyEJV7OULhx5YiH4LwUDk95d",
+	"g3vIXhVv3PuPP+wgr8jey/23ByeHYQOKP4iSQD/fZcIt0kn7uGJ8IDRskHXZlsKjFYWumaeSRDeXOU27",
+	"9O9O8uQhJA+hfcL2s5R9JzJGdj1KXRTMSsv9WepXV6k3IdXNxciF16EVquA7s34cISCDgAKta7mgadXP",
+	"X/5Y7Xp/635HV7BzRzO4dtY1eS947Z7zvnyL9ZdNgSW2fPCa6i3IzaNrzN6LF/v7R/02E1tZmb4VbtrV",
+	"JweD/1GSsCJYxXoeOa/WfqWZK4Z7M8/CBkrOW2DL9y02vgphk3p+t7e7H69LGYd2ruj9pVvJVtwM8odJ",
+	"sdYCW5U483t7ccNXfMLHKt+d4zsq3/0AL9QNrJzMu1lb7hoAIMvReWOECRG8btkCI9VgoFMueExT4+F4",
+	"okhkK4j8K4Le29cn10JwwfrkzWcykkWWM3PXAIxnxmECxPpUbSP+VAa8B4gVDZdRwHKWyTTdKWYKoYm1",
+	"gXEtUirGBfAmaImwXUjZKCeyyO1tInQpIT24LeDAFetoRbdroR2/bc0YFYVep1uGvl4xhdAQJdjQfMJA",
+	"tLTAUY5ukHoe+WxCb8Z0bYSCHbfzjCnIZwePiqCCbvQkw6jurs/FLGXZYqMnJzy+ZWKzR2UsU+OJ7fww",
+	"z7P1G2rwSRlLUeSbPZpt1tOsUDmNGRU3+uifjriabFIPG483eWzT142kTG6SxUbzM2YpzflGozVOi3wz",
+	"ibrlc77Jc1oI7zd6sJht1scpT283ek6maaHijQR/qjaSnqmW3SzZ5FGnSzd4VGYbDZDV1hs8KTdSgCrP",
+	"6HzIss3UpyrS2YSbi6OuD+dySnO50ZMZYzebTo3Z/bo+GLpPdw7ajtYKuIGddWI9yKqPl00TGzjuPMbo",
+	"kEB8M0CS3SXAGQQXEliZHF0LC4tt4MgN4Y/zT/ciRuNJRGhOBrv7RyZGDZtwy2Y5RJ6nw8gEH2Bd5vWj",
+	"a4FMnFh1PmHCgo8QA5GjG9eLEvmrtqL+SPb2yX/9J74oHW6HYm7QP75xrvjynUdMARivS8J7zY42DnHT",
+	"spAZ/ecfv2ue7TAkz7jayjfJ68uTsOP6rl5y/+ho72XY5xIOUL7NaxdSn747D4bVqNrYKT4OlbtfH2t7",
+	"C3GytzxpGq/L5RPlLVu092HoIV/nEYYKQ+//jkt1eyrFiI87rlKgR+LjCNjZbnU1kQEAV8tOWp6k7IpP",
+	"mSzySyQBCV0AwA8lZLoBhfcyU+A1JGN5kQm4ONKLD+5+iYozxsQueY2s1OTloOKvejnwnMIHz6pe4SA3",
+	"ssw4E+W9y6oZ+OQV1TMxYev3qCsotOyRWRonW1+1RaG5/ECHLN0w4dyep8tz7ywZbfW3fp2lQfyjjjgY",
+	"dQWfFcIHUSC9KCvE+ySCOFNHfd2LLGxF1CezjCGRq5Dz7T6cHd1OkELPV9wNNN8HhDKGOlD9Q7O7R3pg",
+	"w1YDcOwtefIfgIqj+K/Gvw/LY+vV1v79nhdVi58O7/e3+lv0UJ9jWB6c+JxNZ/ZU50QlY7MtUJo3w4V3",
+	"4bmeG9LFPZgOePWvYv/9IGOa6nUS8mqn+kcyp2m6E6cyvjXs29G7d6/OziLS2z/cmcgi2w6RcJNfpahB",
+	"Se3tIVG2l7DZ++tg7+e/DnZe/vz/7v91sHPw8/arvw52jvCrYPrmBznmYrOV6W5Xu1AV15mJ1wS/WK6b",
+	"6mvmNL3d4WInljJl2c6Mijxb7Lysp1/vH3YzIuzFpHtpeIbzZmy6sokf9g8HBzt7e89XXDZ/Es1SAkzV",
+	"FTQXUSApH6EklbnbjKCuxdIF3yPyKmtpb7mYLd5+MKtxB8D7Z8D1ZnMd3ANgHnMxRrI8mjHnTmsfhvJB",
+	"5h9MfeF7EwNB1Q2qqnMmWhdIsM7xSytDT81MGUxDX85quVRuKBwAYDlzDULvRnZJ+O2jLfvcfRpqffbe",
+	"59XW0GwDN9HJBtDLy5CoAitLz1w/ziD2g01hi0diHKDEiBmf5SZ3QkFi34gINjenwsjNQnQtevbchj9V",
+	"AnIiMma5Nh4TuiB/IPAbSfnI5Gm49XCMkIl62duNYkZVro+RJQoZ+QSnQEd/DSmN+CBXuV5oqcxDh7vV",
+	"qszTr8/Wa+8Veu5qwnQLnhjmtEUf1FpI81U3PbzZPdjZHwQ03jrTpgHo84zOMD9gk3iRb/kdI5GLpIpA",
+	"Rd9ykZRfmgychLO88rv+IoI7BEzSS7nKTZaTyTrIJ+xagAxi4pveVQ3dSJWT1VKimB2X9JCmFNPKhhDv",
+	"Hkqe8W9tWqlY615ZAw0GauWXgpnf9f7zBXET2r/qNWf5Rq9pc+On5xuv++rn0aZruDPIZgnFZf04kcRg",
+	"DxuGKACff0Wi8koqwpwiwFja0YtWT4oivcuPn87evCanV5j+0idTwaZS8BjuoK5Fzu71go/8cIdIrxXz",
+	"EqJY6ceJzj9fkacyG6unv8ls/D758tTemD216Tg78J6nv+n/fIlqpCGuuXCmK99YvVesFFta82cu66c9",
+	"YfxnL1cowBafMZNGcyUDkDliB5LMbOKZMkHQKNucQchWmcGmyJxlzIRDm4tF4IiE4WyBaOU3JsAZDyOQ",
+	"x5PyunYZXILCZCcEMHhhZWP3X5EI/4iAKy8nZQpeLf/pmER2QqM++gBHMrsWqCFIz9KjV2edMJHMJBe5",
+	"0iJVUxCmmmGROyAOXYP34uHiWgjEfe5RkmTFGIiJxB3PpNCbDE3NqCMYLnbT01oKlBYaeRW1dS2M3sJ2",
+	"CXaDt6R9wxELhMDmOlVva8xcsdr0XpMZ2vv43UkN2gW7v1Wmo1nqGddx+MK+sSro7ollIWcJp6FjAJAy",
+	"hxHZ38pCgMBZaGhENEn1CQ8SERBrDW6g9WiNKRcqJ3MHKw7c8c4rXEFk51M6Zk9ncL+Pf/9txsoPczac",
+	"uQ9jPqp203/4MULfdZ+sjzcQwWqxrUzXdck+8cJpy4bN4CpvvItNW3ucuWUB5fyxZASbGmiPmKpckV4E",
+	"iFrfsUWE+R1ckOjbN1fk6VDSLEG8radmRp/+dssWX6JWEbZqQvePni235IOcsyymipEJuyeX70529o+e",
+	"OSAXLQDV3r8cvXiWDF7svXhxGD9Pnh29pPsjRukgPjqiyWDviB4MR4ejveH+cDB8sb8fJ3tHybN472g4",
+	"GA0GdPBia5NcEtSdMAKKqImce0PXA0plcGyCSxMYqciQwYASrvep8owqrgU+ZTqIvKv+ptKH+gWRwtUn",
+	"Rx6UGExKWvKrGSbgawHNGC5MSgO6ZX0IMlAA9WlaKz2lH8ofmG+W5uXwxf7ewdpdAqmgfH1g3uDkw1sn",
+	"3gludWbgGbMBk0vB9l8rcr6Lb2d9lP3fJBfdlEkgQUZQ8q2csl8fMby9FgIO1jga2DRNMSfmIfmi4IHM",
+	"NnHHmudcxkfL2Hk3zs1SpCZ8tlaSaqlFmRwhcTJNPXJXc1YZ63MbJBW5MC3LCKuPLmOaJSlTsMh16y1S",
+	"SZbgkajKB1sZ7XLus1aDDbbvcvM/K0x80kZ4QjJmMoJnNJ/o7aBqOP/z7/+Itlvpe5mNPy4J6Tu3UMh3",
+	"ZqH8vuJ6jNfAc66YR76rJx2zvbRGnWeQ/SVLIGmT/eXzDdtxUo+YMI0TVA7dGnkOC7EoNkOE7pSStIhT",
+	"9iNjtw1UB1+FckB3rYluwKrDZSm8Y1nGE9btNZ/MUw9kNsAkV3TzrE1tflwaBLuB2hZU5qzkQiiHp0uC",
+	"mx6ib7Qt9PB76CkTxQ3YVSsuo72s73qY7JwunEHGlUN8r95VmmAT7+rIlYNY39JCS1M5NwSvqYxvy9tp",
+	"/XsNx/Zo0MJ82vxSWneqEj5cp4zBhkX6xVXQ0kpTfP6giZyfZ3qIH6W6B9yalyAQXpvqXW5/j67l8TXN",
+	"wd+F4TRdwds3JJewzAznLDvVS2nj2J+ZHoLmxBJ3/z144P134zwE6CZcp1YN+WZXpN0Vf3V61/Fe1FVj",
+	"472021M2FpgHy4R/rbZGDB4a+gCFPzZtlXPGbsPbuf4loYsWZAxBgfLe20G6/v/FvH5G7ZQtey30Ly79",
+	"SO/8fbKnjfzSCjC7mYmr2V8XZOPJQM3RfPmJmB/1O86k0JtrLslzclnovysver76PTVxgv6V7+4/UGE5",
+	"s+4rcXs8lj27tKjWRNfomjakdKoY8h3EYbOuBrT3/iAEcW/t+U6ASF/LNm8KgWplYwfny9w+PwogNO1w",
+	"bhuycJTtWui/IP7clJrLEHubvhs+y8tpmInDBHmsHm2IMTPD4qIyoE7sjt/4VWN94SD86reUCwJk49AL",
+	"9cqgPc/yiPQc4eqxgcS+Y32IQgfQfBLp1pxKhSmaUR9rwIsbescyOmbbfRLJGRNcjG9Mpm1Eevg+oBIv",
+	"sSYBSzEzwEjBF16L2ht9coAbWegmW+o19N2Xv3IRkZ6tc5sMWT5n+sVzeS3KYCPvkNQnEVeq0M0FmnxE",
+	"OVSsZHfTbzdQoACn2WMIEaH4WNSum8yQwmTZBzxWgRte+SQLwDXWb9fGf3X4qnc0ZcVL4vWRzc+9KLnq",
+	"rO/t6x1q/+gZiSc0o3HOMgVotrDaDPp5VqRM7ZJTOZ1KTJIcGop9YkPhFKC76qNiylW+jaBXGRsVyrKU",
+	"HA4GdbjqVmF6+0fPqupuP9THIs94Kzy82u2Pfg4uhWcsI2b/xNsmuE0MBObSbCgniySjOTudSHuIbGvY",
+	"jtKCJ2dpl0eUTHgxPRt3iodaWv5uhNqZki2GCVYIJMWmXIAvgbMcAaQU3GEeI3sEV0TO8EVaSKAA4WMh",
+	"M6YIJcLUbYHh+YyRRDIvRXb7UWah0UptOSWNz7edn4YKQpP1KRsHYEQyuj5u5Rso9DtDkrV0Zs9SunZH",
+	"P08DuCs+pBWOgqls3X3Yp6rTaTnSApQ8XC5qMQWYAZaUzq4opSJRMZ1p7R9puc8oz22IllS3qnLL7kob",
+	"W1wXrqppv8TS+JxT3eHX4PwLAcvb71cGRWEpAGbQf11JkwQdgjfTBZ4o76amvHJNTegg10tZzaRQBstA",
+	"seyOZeSWsZlevROqJtu75JKJhPD8WlBlwL1JdL+Db9jJdRsiTHygikR/gi/+GBGjQ35kw0sZ37K8vj8o",
+	"WaibhN3d/HR7cPfxxS9Xv14cig+zF/GPyd7onXo2/jM9WLxhg+I7/ik/+o9f/jJ/PmwBLVGOix2loPDo",
+	"6eBibCOVwlGQtUQgfu/to4jlTgWBpPshK2OyUylvd2jKb5kiPSHJoE8+9clen7wnMiMf9IAC1BDYGddi",
+	"adxhfnDw62P2/Lvvzw7Pq1H/f93feXmy8+7P3519PN/5SyNT0wr4qCsmyJSLImcW42zKRW4Cojbw0Vfj",
+	"jxtWr0MN7LZZadm2Ub8uDVJNAJ95yNDGxYs+mhNqbDyL/CBNFDrNyXzC4wlGD0FkmMu6qOD91XhyafYA",
+	"ilx4zbnkIt98M3oogKvuQa0t4bmBYLr2IXzmgctiOqXZIhDE54DQA075j2zOVI70Tq2j/d/YCkOXV9NM",
+	"XMK15fLLohlPDm6mmYkuAz4HwkFDjjjLgMIhIWcXxwRLQqtMYSSgqj/i7xGmcj3S7uH12UZlc/v+QIXj",
+	"C2tDvXy2NiRkD8G3os0XMm8g0sahnlSpGsqoyymdkVz2nU7M2IzRXLWeXj/SuD677i0d45YXocqMr8AL",
+	"MGmCTf80+oZn+SQgUj/99NNPO2dnO69fRxD6aL+IyFP8OyrPvyaccUzvmL16pzmZFvGklt718sVgZ3C4",
+	"s7cfmDBf+w92Xv782+GX3g7+te/9tf2n7T8F9wJty3+CeNhO8djwSGgQXWh3SFbg4AAO2iLLIIbRC8d9",
+	"qJzYMPGlCKbVxAtrV8AopeMO0VQASPQ2pcGAlNbYn+9kEUQ7NCsatjF9birpCEOwhl1ZJEQL5Ipzlikp",
+	"4G7D83WVLzgEMQ0wUwXo17T+fGFDPknvbZ+cgYH0uU9O+uTjNiwhSImoroi3j5RtVWvND3s7BwTiookc",
+	"kZhmjPREkSkuxmAGLDN9WWKTavMOf/z64Q56Yt1ZyddJONSlDIVdiN7WUF0hNSxgp1/tyq5oDLs41oVP",
+	"WAzDdbh0XwcwszWZcz6RSUs4xjMsvB5AMnAnOWIZAJKs59MISYA/ZK7RHl5hWf+6Q3O1K16ydEwhvA4C",
+	"0AFWWk3AJa3/hWCy6lnXFG8BL1d54yk+Vv3OvLJWEN5f+e4kXvrqE7as7NiGvA9doRLLO6RB+b91t0n/",
+	"CmErZ+wHrqglkD3cP9yvOWIHg64wnauFMih85TaypBUQoqaGMvnpTaiDY37Hajvcn08+BotOuaXOKct+",
+	"//n9x49rNa9pj32bqyrYL+P7qvWIQbpMB9TXlIq3+FDIjkDna5PvSK2gsjUlLLTQDFxRJhoMI0cLYbgB",
+	"KpvafguI/qADJnwhmPMW4QYpFVfcmJkZp+kbkQSdFj9ai/o8kwRKauFWmJSUWBo5P+UA4Y9GNE0Bo2WU",
+	"MX3Qh6jkYjbOaMISGyLnzPVZSoWBe4esYCqIHnqay8wHhNGv3xxlGx7Xfy97ZpCnzbKrVXrDFZHIVOtG",
+	"oAXKNcyB98rqKPdLoXXy1iTwb7IMYaDauQiw+LJnwLww7MWE4Tcl9Mzi9QIcmbgigPMtMA/tfkILVZdf",
+	"I4038FgwTpmHEKivakP9RLmzCzQor536DWTnLJPwZc6yWcYrOOJNOsb0veGk76mDAFKEHZaxTWWEtkHy",
+	"X3S/oz/smCLgi0Wx5VJUvdp0xm8Aham/NWfDiZRwqW9j+LcMydxNyhWKgmcBlGWWnd12FXsGxopR8pK+",
+	"4Nfl+mTK48V5MUy5mrDkNc1pyLUDpXZnthhQb+KX5I5lgAmv17IrEHDxQemWJwpTZ1iA7AsRs5oIOdcH",
+	"h5HM4urB4aBTqJBrX/n24Pqsjtebu07evB9REF5jXEDInZeYCVjtxVyeM4tkX0Hpqc3a+mWDVfSxFYG1",
+	"0w/eh2BnkMldjsiytOziyCn+aJwmHe/cHnS6hVShR2frqEcB2desPWaYYTTZRptZ5Rv1qRJztaaL9gWr",
+	"erBZ0wORXXuPGdm1MliruTv1O4XAtiKk2LGxL4Td0xiSjvmUpgRf3ic0J1OpcvLM/TJLaVzPYN0/XAZ1",
+	"9B2Xf/j5T+Co/EPv+noX/2pwV55nMikgmuai6MqJiOxwDQk8vxOBZuguLqXrIXwvCvHGlPzS3zIQSZfc",
+	"nOweVQXZ4NIuoSs+lE+7jaV8eklH/2htOpowuIuDILAIrXgMHHmiyAIIpcEtt/vYgeH48w/lnh4gI+sQ",
+	"eOnun+w+N2YCSQLBE3czkXEQyE6VEQ0b8nlcFKLk8sBHOgpNG2Aqy3D2uB7OxJJlh8Pqq3PkEYAoe3+2",
+	"jG1lNUC57Kqj0iUlDKyZ+ARYIDb0NI0zFjDnzwoF3ML6hHjsAz5AeUdGB4QRTxSggKiw8z+Quz2lC/o/",
+	"4wkTO3qV/7oqZ7sO0Lf27LocL3RGF5ScTtBn8gCmV2Nx4IA1T8Y3NnBq7RnO0gpBkBGEAYLtF5MZcGRC",
+	"el3o2p/GMatReW3929ujl28G3zxuBFXG7ZWu96K9t/svD55vtRwtW0fftrp54L7X0hu0dA2UxnKW32yZ",
+	"HXdtOvYsk9NZ3qBxbftD3KAqpik7o/dhVZwblJXV2w32EBAYwhgNOYIzmEZ6JZrH7bLI7kJYIydEwS9a",
+	"sDBIUs2kSPQihpxrnu+S10YE9ckFrn+PiZCEJ4Fs0FYBgf4S0PZMKpUN8dnMFfWLGbIOTsuqMDWkEttd",
+	"d70vbELF7U+yOCspgQNeG0MkvXpJ2GBCSxnt2uF3c/mN3jCGhOB7z+pZ4geq2stlnJIi1FjPpCfYHcsI",
+	"JX++/PTRUZwpqQUh4WMOVlAqVb69S96La5HhNqMarW7Sm8qMEQ/+b/vYvpozZfHeWUK4yKWNmXqiroUL",
+	"dYLAM1LM9Dbzsh5ztre/e1SNONtBw/23vf7e0Rdnvf+213/5pcGCX3fqEB1PGst9JgJJnTFOh6UGIane",
+	"i1XnkZ3WBxJfdXYho2INvJ7YjyeK3DKIzKQei+FxgP4OFU21g0Cb8ktBUzR+/J7RnV9/1v8Mdl7e/Pzb",
+	"oH/wMhwi6On35TbGGIhN5IhQ84HYZUR6kGhwNOjrTTbnIgY4IJmXhFkjmRlqAv3aaoBHx/SnKsl6iUS9",
+	"v55TstyMvN1ZzsErCJIjZfKnev77+ha138iWxzWXMxzTDOCunigC5UnPQGKTo+1j85sbb4wRraY2+reP",
+	"+234RP8VO6it74IpQPtehgkuheoJbKFFmqtdw8dq4DON8FGRkAVTT4X0xqU3Y5lJSDgm0YKp6GkkZLR9",
+	"fC2iKaMC0p2qOmbf6JRti9OpfxgWJtsHXoxc2jAtECmyDe0wkwJIjR/PL49JJGamiR/PL0lPD4mEUOGX",
+	"//z7/9kbQIytIgkDujiZKTL459//zzM47SIwn81MMnpt+5hEObvPVXQtACuP3edlX/tEeIGTfbBi4R4g",
+	"gusOAzsaF5mSmTlHRx+4uI1MDHcYExTezAIG9aXTSAbxxxY1BxNs1W44fgNmr1lbNht4nuz4E/PAqpoM",
+	"XC0htcCm3f2jNnaTmAUvZu1Mh9s1o0rxu6ZWO/Fp8EXEMqueMw73114f4EN+3V4r+n6DQ6t3hSkPYlqx",
+	"GatDAftZ3tHXpitdb+ZBqX7lDcHL59pW8JXUn1tAq9RfGCLyR1xVlriZQ5Ym6JgIrDacU7K3uxvZLSWq",
+	"bhOogLyyg93dvYHWfUhufIOqM7K8RJHZ8aNjEk2LNOeugG6GHildym7pleJ61CNCr4Uxa/UWZoy1/f5g",
+	"MPAyJVAR3wgZEUrMvlhLnIRebuEysszPpi16k/OattW3E4511hIlbUUt4pL8ybiwz/lffoTG+N9g3sap",
+	"bYj/05luY/CXK2yu/9VPTH2UELX0fSHzEHUrmE1UrE8JOilLbujQRibXc5ZZL0eAevzx2ae7UUnDMDUR",
+	"SSsm8oeceRXL7njMTiGk9ptZk75t5XuFhnpMyvT+gubNlYIfL6xQZW5Q+Na+7gqLbuKL7W/d0ZQnn0WO",
+	"PsO1txqNV96XkNCtdcDeMWF6Z9amkeHJBXthbkN+p8DVTrX54m7JAfz2TvIEfScpF7dwgOtwNc6rXNF3",
+	"y05iyxK9NOGViVpaEpVBsnPmZsjJX99ftV2cyqVwByyICv/yRhzurvqS4Lj0YHgH5MNB86XJhlH0Ob3H",
+	"30PHoirLeFWanOfkv/4THBTnDmuGZLKA8K4JTUc7erqtb1zPVZm2b7hSEq7A+KyBuB5AtGaLyOPqy1uF",
+	"K4cg5Ss3GlX669qFhfeycvwqg7VShOqk5PpAC/HfCNRQCj80SeQQvjOCwBw7VNUd1VTQaj/12vAWH6t8",
+	"903ZiMr3l65Fla8vbPOqFbOlgq9dw/2R2Ox6ppHw/JuMcsUSoiYyy0nGh30CfFBJd2/Bgxdt3e9sAS+c",
+	"k6yHrrxDe7Lt+x7Iml/ssEYiVfryfM/eYZNnz9cPy84Nk/EPu0DSx7BK/E4hFckx4s5TRSDMdncT7OaV",
+	"WmZ5AQeiDPXv2oLVZrF+AI7kWp8AY6ddGBYJAYtzRSCIjSVu/I9h74KlSvDI69RRNeTr8GjQKqZ8NYpW",
+	"WNF01y6NCmXTJVQ3KMuOD6q9XIcS1sXu3NCgtH1cjhxaTXEXsBnrtJFQgmCmlhaoIVVc1Tw9qhiivPT2",
+	"9aHpj2R/QP5H1XWN0FFV4Vg3cFW7sybx9J5kNF9uUm9vsH9E/kj2gP211gr9W+dWWOu2VDcHg/9BjIAQ",
+	"xeIiM/D82j46Jgb8hiQFI89JQhfKZ9kEadit07z5wFpNZm2AfIiqHOBR3a26hbO3HmuXEA6vXSLjO9bG",
+	"BV0QmmaMJgsi4VLHo2B6LN6i0qJ9TPO1cc03MZdESUZHeUQKXQ1RE0NNrG3faPuYRHbYjKcR0KporDXp",
+	"dFoA3w1waEYJi3U/kkgPoH76WuDwz/SMwHiLBDmTFYnKlkfIDLVyTgCXRlnKraTGbwMdMOa6M9YZqkxs",
+	"k8MsSKo2kHmirQ2EQ/javM776hLr8b45KRvhP1q2x/v2jW2anaord0SsTtWpnM4KR29jwSVeIV6Prths",
+	"UVyRup1t9rYmG/taoJFd0VwcVjDPiCqmpGc3y3Lr0za5XhxDlso5GRiaalVTj+paRHXBjupa8pjk9F6/",
+	"MCoF3hUy2xn0UJFZWij/RdcC32Rgi1aeInZJVNrbEez09zTO00XZ6T/UO/CHa5HT+765Q8AVWD4fVddk",
+	"2WZdWX+5NSHXvF9puyS1gBPDH+Hlml4+e9byXGQHYrmODoernN4Hnn/+Yu95u8fDDXi2//ywVQ1133il",
+	"S8Gx8ppceX2/Ojkh5XrBqFJ8LK6out2Mau7EoPgj4JpWX8rFheVU3T5RlrMYw5otabEDegOZo7ktZb/X",
+	"JY+dhBue2XpWhC3aIRa9XRRzYKD08aBrVJ0PWLEyNhJqL9G3v/S3aBZP+F3T5W1MczaW2aIBUFLlK84V",
+	"+md7rMDIVcAMAk4dbVk+IVN5x8V4x8AowgOqT8zHBI0KC1WoENzGBDlMSW/O+Hhi9LxBtqlyVqxIqNYN",
+	"l3q95CGuKj3EeFizCDspjW8VcHop0P/AsZYxy9CD8br6R5aA0Yy3j3hsoor8yjIZDlfchJYh4zmPafrB",
+	"5UOuZrqplO6Ax5AkijuIouXZff/69eV7kuoCVp0nXE0Q2SC7c+ddqhRTCpONggDBQduZi3HGEm6Fq9Wh",
+	"BoX7vXsyCI1D77+heTzpEug9pYtTKXITsd50yn+iiJwLMqWLnRhLI6WltissTCTQRxXDHeMDeAIRPpih",
+	"Ossnj4IOM+WicwcbE3CEjzy5qrYSorIMpl/bC8if9h449dVJm03Y8se+k0W24tqiOZyczTpGc1YWeWvB",
+	"/Ow9Fax1g3uLNrl3iHfX88FnpGB9m/VLK1mBVN1inNJ2OIgBNHjbOV2Bceh2FP+Owm1C9j2lFC0pvKpy",
+	"sNNYWaZVQI9ymwqIWm0zqE9xl4uM+ua6Ikijzeo+z5hiwuIdrgChMtrXI6t0yiZhmR5WgndAr0hkVJM2",
+	"y0egeZDS2dNC18KWITzvE6b3wqgQyEnpP/XE4MhOtVxxRUwZbXWZzGT79ChjzJxGGwbNU9rdOSbed0sz",
+	"XF4vpjcy85SzIWcMgl0Lc2n9COzeHXN48oxPf9ILxHMvtn1R+6yWcGx9PbXk5xazuQke7yeBh9hXGMlx",
+	"x0QuMyOovQgnPAL3lJZEOLZbk9IG+ypj+5fTeS16kR3p2sPG2QJ654kiCHxRPRK48+pc7l6LqD4LEenB",
+	"PgBhidvGI0BYwvV5HHxFuoK5SfGaFVk8oYolr4z3zfgguAEVN89ZIGI0JCECWiQE5gVPI4oU2gpVO65C",
+	"8kfy5pw8JT3dQPKU7A0GwSi3LovGiHr9jmdj0V+BEPkV10HjWzdeFO1Xw6bHXaeHkD00YSMuOEZ2It/n",
+	"+eerUDBBCFC6PMR1zMh9+GHjgacI0hsQCPz+59//QZ6TjI31FrfdX6IKztl9XmRsZyoTPuIsAZw9RepQ",
+	"3rvkZIhhGJZC3p1Q+gYVVUhbGYDDG5e4+v0PMGEijdWHmpaApeH1EIQOSGk2ZionkEiImu2Xgs9g25/I",
+	"NFHuqqBMTz0mFJ/LiGD6gKyImqU8xxwM9ktBU2ISE3eXj1gPIOM/HKw+Ej3+8KipNsTc+Mxllk/0sgT7",
+	"Jzgw+EQ5MuZqPZeQfrc5L0r301pJZtTlyFbi8S4dwNz6ePH82Vo8MO9s1hUnYOnkVh2qQVdghE7HmxLb",
+	"PmAleceb5ZOMrxSaNwyT3+tB3H5lnk985JvFw9A67ppTx2tDVZ777KCtBNOAUdngbOBSgb9Gmu+FlFOC",
+	"uJ8dYeQaEerOLj4SH6q0OzxdYOhGGVOTzSIZMnzYoex7ccb5zX/8cnA3mO5/fB7/Oftp/mJ4tXd7fqg+",
+	"JC9H7+iz4o08Gv+F74vv75//MK+FCBnaqdaJ0JVmhOVjzFXOss166aRkJXoXFFrLyN1RYXvkybUrTFgP",
+	"CuDWfMwzONeDOwd3EAo+R5b1tZlDycFgJ6GLKh7aujTsjk2eeWQ7K7cYj5enQVPaxeiqDM+t1p7rkK8y",
+	"KFVDvoJ7Hn0MjNEPj4XA1+WwKJZtZSzVFuXCAWIE7AJ4/cg2BOt1FLQZpBhgy3bmPLEFNogAW1oupgOu",
+	"eS3G9V+CkBWa2xBCVn12fy+ErCWpAuPswrCWV2u4oEIfRmA1kutiMDhghCZTLuyHKRV0XP7GhZqxOJfu",
+	"C70uWXZMIpXT0QhuzV3yKFVItMEpBE6Vz0pBuDZGfEQ7aIJBO0YMCngxWB/mua3+Fr6uGudRllwSdN3p",
+	"RsikTKZsRcMx7VUvepD7yDUj6t5seMcmzS/yYIA5jbWZ33D1+dUAz7rRKprGdyZFF+w+/xSj4z+Ij6ql",
+	"XhciPZu6NALaOFk+5E4wJtboV3M/3g6cvmAnwUu4TB+rH4r49q+nXcduVKghjTyV1Ov1Seh0n+BNfMd4",
+	"AIi1YOuzp0w5d6JLCnYyyll2hnQ4DSnbVN3qZZ4UDEmUUinGhjkHYFpdf8v0vMF2NV378HBt+OQ4ozFr",
+	"bIhlsToY1PLABy/W1twmAv2KqlsbfJ5yrdxfy/hBaHyhdHwusxY+U92Wc1t2bb69+VWdT2QuVxe5jKlY",
+	"XeKKTWcN+Ss0G7P8io7bumzZdHZBxXg9mbwr6GOdPARKCStZscQ2xLJym0dYNBHMCi4xsCjJ8HXGaysk",
+	"LKUGIKsHbRJNGBF7j0bC63T4EpTJxdtTcnR0eEQy5vQA+FHhIvri4vOHN+SOpgUraU9eX11enVxcbfcJ",
+	"u59RiAWs7DvXogxyhRiiyOrc6BWJ3l68+f6Pr0/ef/jp+Juf3n36fPHHZ/29QX/vsL/34vibn87ef/x8",
+	"9eaPg2iXeJoYSTznNE134lTGtxBGq17BbQ+EiTmaRkjUwAOWmunu74xkNqdZAgHQEzqbMaG0qTMt4glJ",
+	"ac4yoIpDFDNd9d+K6Qw82fuvDgaE5mRw8OpgsH1cvszWks8hFUO/a6SbNqTxrf+aayFFzHw6Jt3sXXIC",
+	"N2U05YlxWXvIMO7QOKOZApiVDFhy60A3LYcxkPDzWNv48laDfUxlTFMMgIbOeAZKucPkEuLRcyc227ud",
+	"g82bdvhmkueLQpRnp06qQ2YtRwjK2sS25V+7gXfS5obi4TKQk19GnGcslhmAy2NAASzGp7nsE63d3/bJ",
+	"LJND1rd3l6pPjI+3r1cS++ff/+EHl5Sj2NJuzoq2IZgW3cCeLlwOrG7njSX5gMtN55+F6JMZbJr9rTlV",
+	"8NuEikSORuuPnNAObKBDRYDxhilaJTqb3Q9GZU8iuElQBL56G2Ey8ZQu8MxFSQSzAjzSrqvuGTtVUZ9E",
+	"0OnoWpif7BVnRHpGG2eFeKIQf5TYl4z1xkb1aVkrleiYRHpYDfwKDGdEcnrLDGbCtYAfpizh9Du2iEL3",
+	"0/bHR4VubbwChtEJXUJ8jTtuS09e322D5tLbNqYSywDk/q2PGLL+NqS+QLqti7WrAX5tEvoS/beDvFtC",
+	"WxRBFzQxp7CdxUE0e7iR+36DmJzVqMnyrhGVZiQzFlPV1n9oi597MvxgKGFbmUH0wjeALkAYshJRuA8R",
+	"1hkHThzsFvmv/3Ta+5xlp/rL3U0RkusVdQqLgkvRK3nmXd42YIu9hR2yS+UPiWV0A1Fe8Pmt8AF3q/IX",
+	"6FPDCvko5yVCWFWkS9OnvfdFnzFaHyT0WXMtNr7XClt/Q1ea8ulmKRWCJeSf/+t/k1nGZjPzNxc3s0yO",
+	"M6YUfDao3/B3AnmH1vieyjtD6aNu+YzAlXAfyhCuyIgLc/9haRbwhaAj4HXgWXQv23IA43rfloIFwan1",
+	"efkkDjNun3gcI/4djW7hjGVaF9hgFBVj5/EI3SeYQplLeCQEwJs3hvq6Vz5RJHIf3idR9e5nzPJLHnaN",
+	"pXTIaoDJn2asPH2tpo2zw/vtm6ut/tb5p0v4z2f49+Tq9N1Wf+v1mw9vrt4Ex3NGQ4Si9X7pUnqQUkS2",
+	"MDk/gN75+eJDv4x2ndGMThmyU/M0hVNkdRyeymysng72Xu6PDujhzmAwGOw81/+80P94XGZ7TyHnpEVR",
+	"StceK8wE2rGukIXlYS2gJe2RGIZUvJ6ZXr/uwt1KL8OmUdFA0qMf/CBjikHVwhogS9DARuJVLiHTJzWP",
+	"kB7VZ3n48sZ+qe3FsQU05cA7xZNtjJZ0D1LgZFfXArKC+hj+ObRhouX5eG8wIJmcw8VJ9O2bK/IUHviT",
+	"reh98scoDAW44mqg5XmljZ/xEjtvx9C6HJfvmX+k6e0OFyTWzcjCR2kZ37ZW9Je6NEbmtaJCMUdiA7Pg",
+	"HN340iYRvvAjHcJwb4WgRT5hIucxMDlpUSExzTIOufGZLMYTovhY7HABQMGAEDmbQcJ6xlQxZYTnrywV",
+	"8+SJuhZRToHa3pxCZDaGqF8WTyTeSikm8tCkQ8nquLdRFsEjKHXs+mVl3z3//mz/P374Zq3KsE/3TZOa",
+	"B1jJtAjjmKPaUQ1DX25RTxRc4RGaprBQBHr17e7EBbIV6xVUKDYqUsGU2iXfwrKiJmo5pjM65CliLg/Z",
+	"hAu9v40V6YF9gB4Cc1YhqRyDb0DGtwYpZJukVCQ4Je3Et9yKAzdMcZMqsjwb2BG9l9wKObduI+wyyfh4",
+	"khMh58t7MeyIrVWybqTed61mbIgg5DnzX88Vobm3rXnuL2Dy51NW5+kzChOdyrq+3ea4gVKAVFX3tBny",
+	"uq4PedCCwurMjNB90hhhZYRe/1Bwtw3wjVus691B5VpcbftiMXe7sbymeNLUB13+iSI88WI8ykBZPXH1",
+	"zU8RrGfIEuRCN4AFOR1vBATUnOBibm91AaCXzt2ou9Fu2mjIfjfe6fVwRS2AR6/o+Aqvl0LIo8a75u9K",
+	"KyJd5mz4OasZuJM8n6lXT5/S2WxXyUJZSpCnevN5urGSdi8rLT0jR6VG6ju13KTSfYXRIH/r0YC0ynhN",
+	"Q9nNV3U/OWh4QG6ydywtHOfmFVe8SeSgsspbonfvXp2d1Q4mg4NXg2UErv2fAXjr1V8HO0f45/+91ZJ8",
+	"hQsb3RYmvJwy3cNaCN+UZTymT08nPKZj2S4awEieq9EfdH90gtPM4iLj+cJdHdQ27q8QcjJryNFHmp33",
+	"5zb7wvAtmORtyOirY/kc7A529/YOdp+3We7WBq55r7VBd8NFBCg4yiWhwm2QzZZGiw6DA4+JfeRmRHnK",
+	"Ev3kPJNi7IqQHs2vhbEUIfDP3MFZ7lJbzkD4UzFm28ckSmV8q+vLpUS6YP0CQGbCX9C+sVGE6EGjeTly",
+	"xySyVd9grUl0TCITtnqTsUKxm4TlLM6x2bEU2mpNroUpQ3J5yww3JyR95javxR5zrAFMMnYnb5kdDpbc",
+	"yCLHt2EM7BLsjxk10JH++KGM3qJHpNZ8ZFQPtN7Ugq+FUvatNcQg99IgOMbJ2Ih9KJcexO+JIp8Vy3ag",
+	"pAFsNyIJyTsuYulob9+DWgY0vRrzxZn8lacpfXq0OyA9fk6TY3J6/pl8uiR7z28OScpvGTmjsf7iP7Y7",
+	"R1siPX1eHoz4bMvvZHj1CyWzb2nO5pD2MuLjrpc/MTwFODqRgupuxlhf5Niue9oUjDPGxHZjmKvIWXZH",
+	"00sWS5E0UGjLUW6sTPMKE6qKULX4dvUEnFhcjNUusfEPz6ooYM98GLeDZ1W++KO1+DThFofHV6mGA1HM",
+	"lHLx7HUnxZ9/vCK9N8nryxNjfEe3PIm2+wQv1veOgMEgZ2qXXDIB58jopMgnMjPx2a/IN4xmNsgz9l6H",
+	"QZ5RMJsYMbfU+xCqMPbSoI7Bwdfi3miFYZ6sjPLLQTDkqR7LX0u5ndFfCmY7ejAA7Lk+QSByfVbaJW/u",
+	"UTnoPT06/3R5RZ7qc/tTU3G4a3odrM2uVIHJ9meq1nh/wMwbwkKQn2qFbYGFv05OeelFalk8bwoXT2WO",
+	"R2GmNzL4CDsyVy5FH0ypCYNjxnKAQ9M7m5FTr/zsY/fuAaDVGFxCOKJbVviMoc8d/HBcmIAePMVj8rIg",
+	"KRvlyABGuNreXaYcqqvXzShRN07bNXNbmTlvjNZJ0oZMvt3AOSuiWwvmWh3NVessvrahT+5yZrMudebi",
+	"rDsK8Otg4yY0Yx+4uF3W4HlYf10C0IkUMTvGk7TemSZUTbRcaptgl+hKAZMdzKpM5pBgw3MU4lnG7rgs",
+	"FERklcFTh3rZ6WprNsUvL/6SH3yYD4b/cbsnXv4021dHdxfPiz8fxm+fTV6/YCeD6cc9eb7/y+VBUHqz",
+	"Bk+IIWRMubgludR7a9In0W9zNrwpsvTLU8ASePrL099gHL5EpAfgkWq7TyLzI/d+5OIOSKsQevIp0mZ5",
+	"v+MXqta55sOxefuDel+noIbTct6Y2wWykJxU+CCWVMjGh6eG2PkGJs58RQvf41AHrwXNNFhiRHNw2IgU",
+	"EQFiu4AkbcajqFvYyBQMsWCrf0U6hE6pE0oV3ZIt2tyumGnxArk76GHzcBPvBnIXBsdgRnnSZZJmdDHt",
+	"hBSAQneOjwVJQVqpZ9NDj7CjginZFULSMk568uNLS1023BC6w9MSVUUFZLIc1X51JXgD6AlS82K147Z8",
+	"QICQjy4zV96Er1xf+MIzLGwEZONkFL+VlbtkvrrbjmynfvBBBOKHq6f2tD1Lav3raKrW5D5vRNJJW30V",
+	"FTjWZhhYfuGWdrQiyzlvZg7678j847loA/5KmjOw48yVxvuTjyel47oP7jk1kXNdRA929XC83tO7IfNQ",
+	"ZxohUbTjA24PqtBZ+fqCX/FjY+sq8vi4fEKOOshyCVUQ2j0tskaX/YtIgx7C8/N7cu58BaKdSz4WcjQK",
+	"ZgEzgBYA5/qM5loIgXSe5Rg+cEwi/eGT/juyGGkYWID+gjlVxsNrqQx3AyDgMU9WmolrV5SpIox20upp",
+	"vQ4+mq10/QO2z2vjNV1B/6nHZZ2bZuElIYKGwRVCz8NcZE8gGSqMh2imuzNoQpvkoBZbjxHKcvPZiG3T",
+	"PdQKB2dlfnA5Hjjk1fn0ZcLTpibo3m9GtSe+6Pa9lVATyhXL9jU+0wCiobDQrqkZMDR0S3nOqSB0Nsvk",
+	"HUuIzEjG/gbXQZaoWzcQVzoqgV3y40QSU0//WhgobXOtZ0HWcoTQtjGxfCx25GhEehilB4Gav8G9+pen",
+	"pmnq6W88+RIO17Nj4Ael2jaDCxmbHAxDra220K0UAA4knjpr5XvtujCgl4+APVLqXxsL1E2cy5ZUhbkq",
+	"xk7e3divl71/CdBIQPxDOCO1BfB7wYzU192uN2pl+LyLY2fCRKk3SHdp7JZFlwPZeYh2dRP6VLo41xbl",
+	"yrgjyxUyYxmXBi8QbvrNUiInZKY/zQFXnwlAxTPMR3DHCGWzQiikyZnyRPDxJG+PRIGtDJ2BeDfw4M1C",
+	"TVbGOtlyLaNM3Iivg027zOlohEfsByJjPR5+Wj0YU5ZYMQhTDoeXPhkuyGwCwLsZ0MOzTElRv9inC0pO",
+	"cfQfgg4AbWsYQJHQLPlsLptC6cn3DHEdFbQZsYNfkSlVikTjqE+iW/hX/qr/TYfRMbmTaTFlJJqm8JX+",
+	"J1cz+M9Q//daRHEBn0fpDT43y/W/v8C/Y5pGpPf5ksSFyuWUZovtY0M0ETEaT3SZRP7KRLRLdMOVZeDA",
+	"tgG69x3LIKoemz9CyvNjQuNMKgOAzBmiGbsIbGrKlVjLCYtTmjFVjTfR6uZW/yN/1UfEoZ4cCIjTUqxm",
+	"+t8h/Ccu9L/QR73LaD36i/5nDKSXuiuQifMrXgyU0w5VLiu0nObMLvPgXCV0gVqGkikTBRlKmgGf5Vxh",
+	"8LgepBmHNIXhgpgQi12z3CKDZW4LcnEtXKKSF+b2xIbr6hXrPQM4O7kkQzbmYpd8rETvQgDwhELwbkIX",
+	"10K304zr6ssOtv4o+8FFogXVWFoIGOlwYn6HysOXJlhLHxrasMZy9hoiVgL7kYuNWanc4WkTR/O4yRlY",
+	"dXNOxjuJrJhkTtMUBKpT7KA5p5tuNg7PGRNFWKZBkE3gng1zc3LeK8XcIJMHztPlilmdK+KtLgA3Prd5",
+	"cwGlzgDwK7gi9MauDwFckMiurDXwJ8u9ZqMRQzwVv//mXRAmb9Ncy7Ewia4MOYXiRZyy7VfEg4S/FpGe",
+	"FVCfbslHM+cliUgP1qvVC1pxgA9FQWJ9yauA6e0Ozzi6FssPOo4Ie5ZxvV0FzbAkHSsv/+3UVmZrFZQF",
+	"TPKnbLy8Dlt55p1PPrBMgsiTrS5d8dWNzQ3bsb+LTVeVy6of2lFHPHKMcXgcZHx7kvytUL9rrNNShl89",
+	"s88sSwotm3Y6jUKg1PqtJ79go/VRVX3MH2wOquI2mop8lLkJ/Esl6qVO0VVtss8DUBCrHjuTd8CvcoGl",
+	"O0U+YdnTZo42JJSfsQwsmkiXjkgvYzHjM0M3IWdMcDG2zLRmHzkuQ8C4QiynxBpBlsuNC62FY+YwnniV",
+	"hH7vxcuXIRLo9oTPa0K5zFC5kV6zdn6XwK7aUu1KutzWcdqEarQiHqxs2fSRUhKWF2NFFfAEUawiJYss",
+	"Zrs8iSwTSybnqtXi6+BJzu9FgzWRsmTMMswRnmc8z5kABwWIN95PaNUBvLGA6o8IZArY/FOtU/A5hsFj",
+	"mZzDkkolBqK3F4yre9EuE9fNJ8SdQ88a51SbxSmP88fKJbcpxmt7czmRWU7HLIRL/vMy2cnh4KUBS4Zw",
+	"0qnRe68ALrYYjXjMmchv4NfIpQdH5nMPuHXmVAFRIzAvzCcsY8BHey0mco7gbFwRekc5HKi2jwki08Zm",
+	"iJSe5ziVihnmRv00eZ+w6UzmTMSLne/YQktGodg2SSQREnKI7VCvYDkx9JTQQ1FSbrnN0qVgAagBUvC7",
+	"FBiQMIuDYQMWM6bya4HoNzEDji+raGGfw6h1Ty8bjqsA46Z/fA0mwt+N9SaylvvFbTRf+ltAdnxOs9V8",
+	"W2ZUvPeTHk3TMkFyGx2BqZxbfAekimk+Mrxvj8DbGL7ROagbi6+oL++4R3yQQV/lbM2AuvGppfeNiGJ5",
+	"KKXWC77ewdDr3/b6e0dfXPz1b3v9l18aYrA3IzsDjXouOW4yj9qgDttBGyuq4v7DGI+CNZhSPpG4WS/9",
+	"NSTbW90pmp3F48TX2wwqVlBFJkNGEchk363tSu9Q0GqT5a3pxs3mg8xDTpykIUoK0zjCCM5rPcrO6H90",
+	"E305jF7i7VeMub5lu9clDlT2wWWTyu5EXRbQ756bgiyUeemstFuzQRSD3aaVtdZ9zbUy+MthXMHE5gys",
+	"5dQn4ZuAu+QCQC0yZlj7TUYk3nrrrievIIMzyxikcYNJAexr8PQbGk/ILWMzi4qh91cT2+L2Y0AxAZxY",
+	"tDr9N2HmAten6UUDKo3MmpyBSI8+kWRKE3Q7Y6UboQl0sfiNGgHo8E52QgfA/PeP59a9unc4O5suks7D",
+	"KcU7KpJWI+Sv9802WetaWHMGw4J4DgNgR5LKsfe9zEgElvDNHc04FTGrZe9DrPVDY3zg/Ndiyi6x4Ia7",
+	"t/WFdBLPtlu+rXzNnn9MBBsjiBnEqcJRJ2VUm+SVgd15dnCwgXngzoTOKLBJyUHNafe1ZevADVbNLqis",
+	"86pMO7FzM2qQi5v0cR155r8DMccDALum9P7KQrbW4eDHGWOKvKWTjIkJ04c7CtFRU5oSfHl1WR3utbXV",
+	"DyuW8X6TZTzl4r9v4zaCOutg6n8N6g+zrty4evPvYaO1p/oICZUX9JMAn6AbjlHG2K8MsUZhHeaTOhlO",
+	"89BdFrNZurhkec7FWC2vPKvq36Z03KD6/vn3f1hcClAPeKkGnnQA0NC6rhp4fwQoxJ28vf1KS7wUjrrr",
+	"CIMfrDd6lNKxNtjAXsUWYi36x7KdM6yPjh2381DKW5cO/c+//6Mi9HvLGDUg1M8qIv4sLOJ19sNAt/qB",
+	"YQ/KSTFDFARd3eICXfXtUKpOiKMd1HsS5vyAlz5N5XynmJEpU4qOWTvfq3U7PWxdebW06e6DopiWrqkz",
+	"tJEx3ZeMZT1ZhAr6Pyfu6nLn1lxd2nxYf5SaAqMCyKkwxjV9B7DWJJ+z9I6RiVQzntOU2Bdi6Kws0gTR",
+	"SrR+nkrHSe6YjZeYGVpQxj4ynWGD+9PnMARnJE4oHJ6GstB7jsEbYCIxZGGYnK1VHbAxH5tjUirlLUtI",
+	"MdvehN0wkO0z43F1BM4zHoObX2Zkbx98aLWq9jYKMSsZD/GlpTCERT+7QwT8mjsllYqphyRAfD3zqZGK",
+	"DNatxaJs5Qb93jwRpA9jaiaFYitS5R6AT9cy5wCmx8t3m1Bx+5Mszsr1/XUsEVFz+5VD6+USOCFZblh9",
+	"+DpZKdDp9+KO5w1mu1O2a4fZeNEeIsgdpbIbLe96OQFwnM+qMe1rQ6SK1oARPi5EFdmhnSTlBk4HIRjK",
+	"7vTr6qocF3/amgWk0SzZKC9n/cqqozIuSbz/3lXN3sS8eLg+Xt6DzzHlgkwZTcmIsWRIgZej4378MK3b",
+	"gUJsLQ0ubO0wyHCbJ8aK5LLKhevbCEiIiw9s5Lt8NB1ezsmV/pEsZPF/kZ9kkTmQmAlLZ0R/Yay13SVT",
+	"YdDSOghq8nqbVomvKtI8cKDbXAwMCUWbLbim5fSCAxA2ZYncMPdjd6sFzlt1eyqb39z3JpaJT1rDUgHM",
+	"CCKyIpgD+56ZwGPiLv2lYKQnMRoK8kwiu7ij7RIUaG8AtLu5Apge5XNMJBkd6Sbrt9lduJaTY36qCkR/",
+	"635H17FzRzMwfXVlfs9em4r97z5hTf5Xp+aF5bi4eejKT4a9bX7qty9LMRxmgIYLYqeM3LLFMWE0ntjQ",
+	"HvvLE0X0EJCeYoxEVt6uFjMWhRjC6gAYpnUhgbii4+Y7yJbgz1/PQg6QbQTgllvYHpvDLwMg8YMevuqO",
+	"4OzDMAdCsAzeFUCAk54+C7L7HCBcyfcXRM/e9qsKDlZMxdPf9PdforbgVZ2Qnbl33+t12hs+/+bdYD07",
+	"8OfVeVlXJRh53UNTRULX739FXvj4pnJETjMZ345kljzBcKGDfULT2YQOWU56CR9zE7oZU/AiXIuU5fCs",
+	"jQ963ycf+uQTFPq83SeF4L8UzGb/+PuwcnwLczaEWboWDbNgjuxAaEnHu+R9TnjCRM5HXOtaC21PMbdP",
+	"yFyr3YxBEZq+uhYZUzK9MyFOSEDnQQPzfGLuN9WEz+ye4re1zmbpTXXNb3ey8+7P3519PN+5+mHnLz//",
+	"9uJL0CtdFeAG9grA3Qe4/hwoyEgud0mkBQOyp8H2MW6aig+kF1k5AiQEPWU82d69FpFDjDeJBEvcKLre",
+	"GWcxVFziy8NaWYrBLvHlh4trUaK+RyCyhilQzlC9pwsyS2mMIWPYeIz0XUC83YIISbx2W0xSqRjOXpHF",
+	"TBm2VDNBJ+fv62jEEN3h2r3lSAhcD6v7pV8yMEfqNnyjn0+0JOWSJLLsjd6aqEnMctF17E7LaWx4WCGj",
+	"FjxPiRRslzgOUj16PMsZE2TEWZpgjADYtTMW6+2MqluSyTnGRoNHHsvMUVIMrBJK9pApntjMuYdRd+NV",
+	"vRY/RJhKOH2frCDu1vplInOp+kSmCQPS90xVU2lb0mv6dBt6uvKHAXO4SjaE5tgke7kKFbMezAM41doS",
+	"r1nRWvfAG1tuLen5Ozn3ydYjaE8Exyeg7NIyOGSx1KpYG34saHD3t8aFFr/mzZglBIs8IcCdrUgPQBmA",
+	"ygVAGMqEslYnim91bSZdY8MM7M6k7UH2g1MrZGYITWzO0mB5npw6+3u1QuiZsqNmLvv1OD1sReEabUB3",
+	"gN+cCuMZ+Xzx4cFTBCTzwPL55esw1Vc7cqbPJbjbSyTQ1puLur3BqYgITVmWh2fkd2K4f/wgFqpuyygW",
+	"fOareqnhhR4mm+W0WfcMWj6PwNpfbuQf5JjMq0cdjxGq4y081u+u4VEte1LqOVAqglAXnZoU1NZ6cGP1",
+	"wluq+Fqutf1yD/f4X8qB9Ga+pu+rG2l1R/S2E6Pb1p8z1O1rGW+I75w4fddeifnJTOuyU7H6pnbXAyBi",
+	"vSYNlkkpNTepHIO7TW9tguLY4JUylp1lTM+qoiMGUsGFttbMhJncNuOowb8CkRTL7wvaoU4XLaWw50y4",
+	"Q4TtD5/SMXs6g3fi33+bsfLDnA1n7sOYj4KoRRvYOyOestbXIVMU+ZZgRL+y8E1c8OqivHwfLnKGdrJi",
+	"2R1LSM9Z5njeA/gYOAXWLnyf3u11YPPEbXF90dHeU9xe25R9uVZt2THsVwTBjJe9elm/jM+97XfZIiwy",
+	"YEmxhgfhapecENsM/C43vHe4u67achGF51pAghvPFyZABO/nrYZ9RaJUziPCxUj2kc29mJoj64SPJxGZ",
+	"00xAIlYUZzznMU0jYv+qnglTOd9CaSumW/0t/TgMCpatLkZXKrgGL90u3CRuMBYxnTJM4ut5B7gRv9On",
+	"dD7mQm2/ItGUigKwVpDsAgRou0+iTBY5Fyy6Fr3IKvIIqZPwF11oUiRJyiJSL4Lf6xK0SHh+M+IA0bRU",
+	"8FqYX3RRQ/ACs7NcJXy9XR1SbLtWhtgkPazwZr05+S8G9M6y9upglw+HR7vB6W6c7egfwGP0iX9AUTlP",
+	"U/wc+dtfVDvV2INMZMTzWvTKiwQek6wQgmV9xOc/tj5+hF8wAg2TBkShQ0bcbkp6kW5WdEyoWw+CXQsI",
+	"X8u0GR/pDTba3iVRrHeVNDVweGZEtLQUQGSJp35MDChTJEwxOFmwhOcsgcoTBq/vg/vLVXzsv8TeAiOC",
+	"BbRe68Mko3NBhguTsThlVNRgd8y9QoIYUdgrvYpszS1uIcy0XjkrMejxAnrWaaFyMrGsq8a3B+mbOR2T",
+	"XqQrjiCmh46RdpDw/JhE3MgseGMgBJrn7FroUn3HY8lzxdJRR/5EcO2AV2tbi9viWlg8FF1lyAfn9hml",
+	"m2f6oGjO1Yhb9pOYijYoPBvjTawPdM1rhkNLB9qaG/I6gWJw3/Et/w7cVFeGpWiW6wGztFB9wkWcForf",
+	"Id9gshR3XNndf9O25FsbbTzlQv99cICw+6umAh9bfVQp32liozs9Ud/h9eN9fG/TMNpDzrqB9LqPKQ5b",
+	"b20Evu7+i90jPIv7Hba5EFZA9BOnQXvR1BPGtzSTRAVh9zTOV0aAQ0NqMd/X14mL+Ma/D1oGw6bFyswt",
+	"b/zeBq9MPFrhoFxBbGGLkPaHhLBfTdg06GxKZZERkCJ3EYCUbCVLWpTQ7DaqXCPT7BbOouNJbUc2vyy/",
+	"vxGX5kSQDaBpvACGZ4dr40yuMro4nbD4NmQL3EbHCH2U8lhbL7C7mTDQnMe3LO+bXbdv9n9qUVYJNTBJ",
+	"HlmjKoYq53kBVIq9EsklY/buwuXzczHW+/o2cjEWYBD0qj/Do7ARCEnKqvtIYyVHo21/XuStAevSj2NY",
+	"kW0LRkkVqgFgVo+QwTBthN/NM7rYTWwhMDf0VzuIPAEjha5KNFFcyRCoF3o+18LQe+hfvx+mM3ZlExwT",
+	"92QD1HKJeAUdDmoTfyL+JVi0y6IQgqKtCsPvhURbE8FdO2LvMB/1jcizRddAkg7eieHia7pCM7pYTUXW",
+	"yPCkH32fs2nXyECrEtc1C3XnqvhpTK0Lgu0tSkBOD8jER7mCPE5rAQtd1mnL6u3A2ksJi5bXap2bdzTc",
+	"YfhaGKsly8q8O3C1a6ELYsVZKIewaYI/cMEezsWqV9CN1tiOhnVZPctMa6xWjPufvKJa0idy/pqz/FQG",
+	"b++cRaEXSjUuprJ0/Chla7islFEoZHJoVTim2YDFZnShLPqicjjkiJBLenv//Pv/ORr48SyMxpM+SbjK",
+	"uYjz7WPCprN8gaishIF20s961tJff6727K9bh+RHBqmq708/6+l18lxJhllrxVTjXVc6r3Ec6vNhR7Nf",
+	"meEmebtkKXqiN/TPC5mzei+Dwablsn2QN78962T5usa+N3iOfilYwRLyz//1vwlVik2HqfkEi5glpKeP",
+	"+QKdIIgJTfIJRWPSPpFtwyNuG6v6V5yPxoomWHoGa9xUsfCNPmwTXupgi6xSYQh9b/fomrMlaAM+DuGm",
+	"ozdY06K1VsMKDk7d2iuwt7pu+BbatHW0sQVDDe04Q7w6DsSKGCs8yLdY3Qw9LnnLiuCwcjnLlX/SUOEL",
+	"542A8R/BCIf2VQayi/3RIuhVa6/2RJgmILLRZVSfPYNj0loSlmzNzaNF3PtavxgsvMALDWdOILAcoULv",
+	"OJufplzAFUcwe8ep6gceskzpj0Es/U4tyqScBhv06Nw8vtnd38rZvXWELZuE71+/vnxv8MuqyxWXKU1T",
+	"Oe8TQyazICmfQuBkvttIo/X10vBK7hNc1uXZ0z+RWgRSPdyozOya7nuK0kprxbmAQuMFMtjF1CVhzwLd",
+	"BMf7lhtEQg//6LiG2WugYFSfRAAQAx4UBxWzjbctNYiYOoxixYdi0GWhrxZDSY94RoUaseyGVz7JIreM",
+	"nuWF/Y0Bo93qb0FLoC6/BVWfWSNGTQkpE77rmGfSpC5lck56UTkqkR2Om1QCvQO8P9ruEwuLwANumZaa",
+	"y3n8yzz0Epe1vWc/JA6fAY+KJRscZjsgMLXbSxwkTeNuEqbdOCHKIPvAycBkkPhoP9E2RkPDz0tsFaQX",
+	"xVQBzvuQwuT9296AxFQAFPtJ7amYCrisM5wZuayidHpU4QMi6BSCju2zWhaGMp/g6acen64bscyOv+aM",
+	"8llM6WzGEps/sML0CuCD0dkMfKIAQlr6VmXC7LlrPuGp7hm+RQ8jaFvzMQfI04lxnz/YtouDSRDoHEgY",
+	"6eUZn05Z0ifFbMYyogdsG3wZ4Dpm9x4mnYENAKA6IUXNv3326fXpu09b/RX21erRQoe0blV7xiFjWNU7",
+	"DcHWl4yJk4Bsf3T5kDgEZtzt6UQsLESHAcBNzOa3Wbx1m4BaLWhlQK3f8s3eiT16eA0bhojLGC3/oFvK",
+	"pFgqjJWxI5xbebSrYreBwRt2fXUC3BShgNf3Ymcii9IpojCrwqoMeIeQ83D1qinWwrbKxlsoOWVSgOgo",
+	"vHO3v8PlyhzIQHozqRQfpgtvSVd2aVvrlh3v4IlWLZTZSLwwz0+nJx+C2xq7byDmgaU8lSoHKGORpwtc",
+	"yO7cZheet6Jlwkd6dmKaDeVkkWTBw1WYFtWmdekGuU5UZaO6Tiui71lkvgVnrbolOQjubGC0IblMW2dA",
+	"ddzeYg7KzIBz0sxCPSbHhA7hO5OmcsvYzESJw13rLnEOS+uhxQyviUwBsFL/VmQmT0kackdTWU5vmaks",
+	"QYec2t4lp/rNWo4jPcKRSzRTyD/nXghpQtqSz40DuHyRiZsXbA5mqbb5Tf24b06Bw8SNyV7/wUxBjojh",
+	"MXiA3tzPZIUDqBNYjH/sKutcH39IaSv/eIP4vRd3TOgThbYGN5NCD3paz5xeGKxvxMrqNZliYjXI1ytM",
+	"VcHqUajMVWsB0YlxymjGEgituy20caYmLB194CP2mi4UWnbaVOEQxQWGFdD00AzQ1+EDLcl1jkmEYGyR",
+	"kyeSy2uhtwdM7ipNOWvqIQyrxJQwY8pNqDJojeYURnqHg5fbDQCtBrgw6JxXIOr69UFHU8WEWyWRetIc",
+	"ixB4yqhinzfAxYxpzsbGSdNRau066AhL4SartXvm3DxRd9MPAlAUvryYxiHE3MGzI9M4/LwX3GdvA0xb",
+	"nzFBNpB0SnraKt3hQjGhuJ54k3HTLYDC3au0Gg3dfTt7HSLu7X2YnW9PZJr3qDOIwX7sPWq3jUZ3ycHt",
+	"R+bUPbNkesMg/1IwM1p6BYIfbD369oVMmdssUFE/4CJl0KJdzTr7Uzb+3e2FFnPVnh8Mu9GaJYxcF4PB",
+	"/jNySnNmkDK6Mn02jOQlz7+C6WWp41TIuCIpxzzbdcPpc+p2pbctZW1vf1k7bqixN6KybRr4KtLp5oaH",
+	"DXdtbXyQHq1ECwYMj+NrETIYYMPe3iUnZWa9yukCiD+Bn7iJOeVBtsAjgRGvS9pzwZU1nOAuz20kV+H9",
+	"CXrdvCGZIKzNxcaeZKRZtZV8/bryU22Wa9Msv9VNIDNaKKbsdTRnivQgWMu4GeDUCQH96HsD5gGZl9fX",
+	"SBSwfQyCQjKmiikqlWnlSGz6uyxF+LLl1kHwm0HtyKVlEQL/GkQApwsS/fV669+vt36OMBYfojGguloA",
+	"xr9Xoi5ahNDBu+Eaq6qxVoYZhHdwk17W4qWfs7RJL6WSJpDguVas0K9UY8jQutpkZkA0QjTiKbP4HWAw",
+	"RDCvfCxkMGBTlw95us8/ftsnfz5/822f/MiG53puvn3/lkBaIDgmjd/kiJzxb4ihUoJvXuy93Cczfs9S",
+	"RaQA/IuEXYvewUF/7/nz/rPBwP7KwRW83Tfk62U+HnhZFzNm7uKy/Iki0Slmse0AUpPPAH35w7daj5og",
+	"WNLDA5UBDsFemeOSM5eGXFCwQ1cchxvw5ExbkdpWTeQcj2p6XHbJj45wsPxWt61uvD9RfS3Y1wIjsgFc",
+	"B4UcmagM3gzeM6L7W8kptkBhCgxktgBN+QjVhqp3slXUGsz/z42i6dJLPfEMC9DasW39YoU0FQ3ong/C",
+	"SN4UO6vE/wmrs2yxDDRcKJZ5kIOt3fdn7l0hJ/5q1OQWt8d2KMye5/csNBs/0JQn0KlHovFLWE55h4MV",
+	"2Ly2sjWJ3abqQBDylz4kPBlG+UsLytkQDz8vi+46AE8IiwdokoR4BYCzBGEDFZmzjBH3xLK2fQg2sMPT",
+	"a3kX6rVxk4j36uO19zs9GRKZ0ED/S+LdG2c8FPYenPPfK/o9LHC7ZjTRtfvwCGHnJb4ZyokxEsrvRvo7",
+	"GzkcOFE8LHb4JGVZcwAvWPTomYVkYOVF3UJEsbYkau3vkwi6XP9N96NVALJu1jsqEjkaNTVslsmkQLKt",
+	"iSlJhiyfMwbHMIih/V2aat61KgDaa6s+NGcIxeeajWaCYq7dG8ZEm8dXhkWPM54CsDMtMBnmwXHR+wF/",
+	"a5cA8kD0qYW7LYWzJhLtg6p/pCpnH2SIvn5T13j3qE/zyIbX04/Phva70ZsJmbdDFdmE0Mw+8w1VbDMi",
+	"tNU7lMpZSbDejVS6EWvPBMktk0uTHuALI0U03KgKAKPYfhhgWBde+FW0ZhD6VhLCxcBqVuN2B1bD3kzi",
+	"lUcVl2Vz5rIwk6lHXdbEVlYRD+9aw6MkA/GskZmVa7UaUmlmtVHHXDipckn5M8lThJpHfHzdTnnHsnI7",
+	"gKhGPtVGSiZNaEUsRU6nXFCbQJoXmcBnl2GIvHcsyULdUgsKpLVzcAex5s8rgMWgcU7+fPnpYxlzccsW",
+	"BrqbK2RB3yU/sIyPFtciut9RLNM2yo7iYwFuwMhyK+ndLaNz40gwoUszminjk50GHaVBvAkT3AXWHTHh",
+	"GUmfXLw9JQcHBy918z5fnWKbreNjytOUKxZLkZBZxmKuYJ/8rCDvDfBOwSmQQO8ibTFG2/poj0zv6C3r",
+	"k/mExxMypQtCswyAYQoAuMCRqMSi7A/2n+0MDnYG+1eDl68Gg1eDwV+aYrJCWQKBs8/7BL0VGRsXKc3I",
+	"yfl7kjBHw6AwzpSSEZuTEY1zhU5MNaEzbdjOmEiUzbHG0YMoSQDihs9PFNFvxsx0GkLc9ozzZVFiznfY",
+	"JzRVEuN1zP2oJx1QLiITRpdGDdH9zLJrdgo0vPuJIjzpl+gdXNTE2uY7YkshKtcfjhHDIANATAQQqd9k",
+	"Nn6ffHmKAhBtvyIZi+VYcMUAFAHrSTNGE7DyYga4McMFAYQBkRjXrAHvYT7AZC+CP6PtegzomhAPNhgM",
+	"nrXh4oK2t6Rewp5UXSLdDqXowTBHLny1oZ1sOH8tKaiTPNc2bRi6159CvVNig/UKFXCsd+V3A2oE6rUm",
+	"W4M+ydCLBsn0Clk5izQ1sa+Y7rV5UGViIprOVqG3wl6KbSW5lLeAiOJpLnvt4LjxGl7rBS4w6xgK5wfb",
+	"t40oT1lCeiN082s5hPAsYdiMLVBCn0S6x1rroRi/gNAac0uQGW9LwhJyNBhE22YIpSCqiPXS2G0zVq00",
+	"DOlFc5Se3ZypHO8i9F/elcp2R90Ctb9fq2AMPJhuBLanvJTJtc7T1lBaEUmg8sEka8ytXm/Lt+Uw12LZ",
+	"5SQC96EBtxrWFL0ic8pzS3NG9XFzRvN4wrJjABwDVLJXlfXCFSkgzHpOF8CTgZHX2R3LroXKpR+r7PHq",
+	"6WWmdWmWsGT7mEQ+xAVWb2QKy7OE7N/fH1+LCGU1egWBz3i9Ios8llOmz73uOq3k6s5YnnGWVIGxXP6m",
+	"6VQtZxNfEg5vbYi5vfIa/USRd1dX5wTLHpMBxqQXItObLQAg6YHiU5boxpt1gqG6tr8mXggX+9HLl92W",
+	"fqNyfu+raZQGT476FWXpBbV6CsxqlRUavbzJCyViGssNt+KY5jSV48KQfhhTwaxtFRFlVJA10cwbFIkn",
+	"dKZVENZzLbzXYD5A9O9LN5RLL92FUnBpk+sZGjKDh5AuCBO5JVu3UvPvJlIKsIKAKvMGMa1Moq/5hYs7",
+	"yWN2M6Mw7jOZ8nixOyuGKVcTKDqX/x97b7bcxrGuC75KBnafELBOAQRAkJTA2NGHpmRb1kAuUrLXAFuV",
+	"qEoAuVnIhCsThGDLHeeqo6+7O+K8QV/3M/R5k/0kHfn/mVlVGEiABEjKCxd7LwusISuHf/6/L736hFYj",
+	"MhygRCrCewRzIitlI5nqwpOMqS17vVrMIh7jsxdGS81H9GkfOPprPS5own+bxX+7VULayb/MybabOJoX",
+	"Jb5Rn8bFgwrZ8HhjTbZZcjsX+Jr9uNmJu0+yeq6dg/JknC6jQfoWta09aYoo7qpKE6q005W9cZIZPWUo",
+	"kTb6pY6Ydvaiooqr30aduzIdjdKZUXaDzQTj9YN01gTCEcXMirWc7PecAnezoqDefon4zclbd8phdHZQ",
+	"XgYXdIsZ6YxQjnmMPCQghjvCuJFckOfE2mBLPsq9Z8aWb9Zb95HivpBhnskGhGDthhzrnpJIFXa71Y54",
+	"s/bU5IiqZ/ZBYQFmNvltcLX21HxgSi9L7OXNuTb6jiCHu1Pb2qV0lo0IFpn+AbBqgNLnWjmnjica3cw5",
+	"1kF/412ScDP33/LRj5Nkm5n0hbm13LQ/WEotv9S13EwtpYLKGVZMxCPJhYamgRCOQ0g+Xry11R8D7BgC",
+	"nQolTKAsI0LjODXOucJNVbbIGB1B+5QLQrW1EzKvpxL4lhWoF8DAxogqNZEpdEH2UtoHfUouWMxTFmnl",
+	"KrU6AvGRvd159wNcqJ5rPb81M/OTTK/OjGlxYS2LZQdu3gYBqzoHr2ousSEwtNfxsvnD5G9Z6j4VngnQ",
+	"ukEmkHPv8YRRd2N4XD1KP3HTdKcMfO7mXIg6Pw0LBcLs0jyOWFi4QRYKhwVm6kPJiAW7swbvUiwap1xP",
+	"LwE/E03OEX/DpidjcyQWOBzF8i6Im16xqTm1NK6COFCRHLFj4oz5guL5/u0ROXn5gXDRNyrIyR8819y8",
+	"AiOZrnCnXfpcpSNevWK5SiscIWLX0JSlbqz4r2/d5vvhpw+lOQZFFD8W7v6ZglEqI9uumCDl0DxKpvbz",
+	"2uQbeCKUyO9HJ6enry4vP304e/PqPfzCwkpArmnCY9I4IEOE2K51xFlXGzFoNCpAoKesz5VmaUAS2Td/",
+	"MH50L2VqgN+N4KXGUofXZR9qxBtyKF3ziH0wY1yyLmREAYger3xmPyiAjDZyIRupbC7iok/KIQKu2yqI",
+	"PfM7kkIuWQK8sOrojOfWITfAv44XpkeWjNDFjH81dwUO1sw4ppcS4DhtABnqCPYm6n+Fu/4dF+Tlqx9f",
+	"n76aWZCOmAAUfTeVE8VS5ZrOjMmPH6Zq5ARXPZF9I4hjGmnC85sQhpNNwJLvNgeIi550JBQUwZJsCZ+5",
+	"7L/l+RGz513KMZ4cNR4ZJ3SOJwuvSMcCkxQxhXPslFpgFDMwD1oY116PQ8oCnGZXETEcJ5pXkR8PLD2Z",
+	"qrZRpSmLqLIMhrliCvO2AFvwzEZ1F4zTaEAVIBfnMb0iJtRYkR4G6L9/exR0BIKpQ3Ah3wMg+ypwBTcY",
+	"xwfqlpi4wARYFjTVwqxNR3TEv/0bOZXQO8mlUB1RJSdJYl49QJsgZQk1ZrXraYUOw48Xb11SCXCwY9sY",
+	"Eu5dN0IySlmPf3b9BYkPqhFSDvvSfDyp7UXDGAyFHBct1WgXtff24EZjErWf15/XzVNrZmiQ1ENNC40q",
+	"dMiSU6pYjby2FHYfP75+qWrkAx8ypelwhL/O5NjgWVhiCSEhwhUJf+9gfKhTapNOCXe9xSfADd8pBaRj",
+	"I0unMmZwIVzGhcZL/giPATuDxrEioa0dDPHL//k71OoHDvTgj5+NSGvVm/bqHsPMI679WNCxHphVMRst",
+	"Rpz6Vr1hLzb/xCk5IY6sECvwY8mQkBKYCyGglGVHPNpcXrMEOdiPFjzzgmrm8Ihs2LPVfGEzkyS8YDqd",
+	"Vk8gCWTPOSlbN7MCD/gJgiV4nDSFLQPhVnpNORhCpEwheC+vjaim5hs0TXXFcr/ZNmo3roP6PrzcTGTx",
+	"7RawJ2YhJj/Nqz7l3hO2HSAAGIK2symA2CrUIKU6mdbguTYY+2ksroSciBBpCVxzt8somKckxlTHeFAk",
+	"h0OuNRf9Y5KyEbOVBT4nYwftA+/h65gNR1IzEU2rb9g0rNl96O4YWHRvGgNQcrlxQICD2LbvBOSwTjwk",
+	"pXm00fKo4Ss2t2HPZYbmAvvioL7vzntB8XbEKyA09pMOxwtSOOHn6oiltkLT7svsB/MGcEZsujb7yzNF",
+	"bLCgI1KZwNonRiv7tKV/2zNHeoApMHIhE6ZISsVVxyyCswcYofGQC/ePIRW0n/3N0iBJsws17fUq7g/G",
+	"PWFpjZy51ynSh9PUBW5QW88PFQDmn1V3BI8Jxb87PwrCJfjH3GFpuvoCI7jcvTDJJ3l21yGdki5bUndf",
+	"ti0VKqzUyMxKKApFC1ihwDWrgrUXkoGcEDWOzFnMk8gqojGU0TZH0NG24na0EiIvCbDNi5zA/1bd6PCB",
+	"RDFmaXfhxFjn0265jB3V9Qngx7S9eDH/xCJmfG8ZkjK+e8RCC+WvrpgH5+QQwNzzHlCX2siWFWhmVGY3",
+	"KTLAfjgcmBvEM4h/czAOqySUaX92Ehb2TiCqPjTWLZuTPtNmaPvHOAc0zvhV7PrYG6rmj22ClZtG/SBZ",
+	"DOjPYeAyAgA64bc+LvZkMMVhCyms7AKJWBxqNq1GuVe5sKUDoOmrXIDdHbgAgrP7VQBTnBmFxlqFRErF",
+	"CQaXo+gI43zA8bPRoi5sB0gOXfonmk+yzV/Oyi0UH/hkSEDOU6N74o54JTRLRylXzO13jHbhoohcTpL6",
+	"NxJ4eOgskHwA65kytkjbjP+LU0VfsNmNfOmIL9VqFf7P/Dm0nFVVpHP5QkI6GiUci7P2/kNJERK8cK7k",
+	"40uu1gCyuLPX5QqHvpBETlgaGaU3YJ/J9+9OTquX3580Dw5dgDelEy/wjeMYGLfOGGmew6X4iYpFKdPm",
+	"pR3ha5+szcJjtEtgcPifMP34n9T+ZHRjp/RHSMroTJNwxiUHcAkOjD3IrGzzxoEtKoLDpqDQSA+8lrup",
+	"ngc6SaGEZ+QqkeDhVhNg7rWQMoP89F/swOzO+otPpLm5c6/BXVu1ZVz+BKCQdtVbWe1WMFO8FThzJpJC",
+	"aWq2BR8iqxJNuZKijcfcLDHHpBOan8YQi3mvx1KjzWyDmYjBnEEQjis2dULGrhxGHHwnIlXm2egvUk0g",
+	"Ao082pOBYtEnZ0I74zpGq8qtlXl4lyldZb2eTHWhU864nyDvUobM5ISOtRxSzSM0eox081GLAR2NmIDR",
+	"gBzlNs2IoCEWOAo64LL9b00eCBBWST7ICcaLTziguWkE+jGkvJufPyOAIsjajO9hUQySEB+FRDJYyHR2",
+	"mY+b2golmaBjMhcrdWFSHx81z8yFSNEDMOLHJX8QeVItOn5hMZ8QBvgLJhRCUsYMjXnDskS5RZbMZx7C",
+	"5bkxUDALirncSQE63L0sFRlafYh4Uz4/l98znCFv2ILyv2MSUkvPPldKiK4bmJtwLRd91E83SHscHRa3",
+	"KCjdozOR8xtqoODhS8vY7Hd6a7orY85mmL8xsLFfN468ApIzuzvRDjfnBDnScqlcVOZ+iytrSPtcHApG",
+	"nRXKOYV5aeY04QJUJhmlXICFR/v4o/nE8PcJ634ap8kfe8Zp2/td077xHo2raBwX3PXYC0xolEqlCvre",
+	"LCNwUI1GWXrAAuohPu78dM28aBHUi/L1B0WzwdjuWftejVxi+ECOdWA7vOe8M+OVZprLzIiX0R0RumEY",
+	"T9QMLsyVIU0GzHqjYOk4xjQw9FQlIAoVvvl081hoZ4c2WCgSwKFXuTAizdwHc8LR+6UkQ1zBYFPCIyaw",
+	"4N6Ghs5TOUo509haChlLn+XIB5P2NEuHKkcE7INKpaB0zVKFcaRGrV6rQ/3iiAk64qV2ab9Wr+0jjNoA",
+	"Ar57tQlLkip4mHv/MblStf+wxdcLSerMwoPS+Yl1yRs2JZfMElpiRbOZgEJYVdUIRAYtGp+rfTZC7IrH",
+	"6Jyce0etDeiSpIzi09Zz+gV+HZfape+Y/mFyhczDtiPRDLNZr+foYDGUXbSlCtnf30tmuJAmoEm/1C69",
+	"il9enkDy9Rr+1Tw4aLwAuATz0qO4HrW6TfaCNnr70cFz8wc9LbVLZ2/OzUopiOLzfikofTYT3/j17yd/",
+	"f/P5NO39ePnp6MP0p79+f9Y/GkTX53TE3yXp5DWl59H3Hy8ktm2iDXRbuuGHn95cYuBxAdgwmxLFNOQA",
+	"W/XWskf5Odt7L/W3coxwFq364Uo3nHjauUL+oNT+589BSY2HQ7Nx26VzVH6wIeCIXqNFVNgXwN3cV0ji",
+	"ivmNvHdfapdwE5gpzTmbpXZJOASUPTrWgz0Iq0PxjFQLduwFVP0bCWXj/uZwTlJprJ8hhTKx2Dha8IvP",
+	"SdogkxcMrXqj1hHfGlVlSzztUfehD1vH6B8ZJRAqfX1ObOFDliUgiYwsY+yI8hTCsrk/t20C1VeBQGDH",
+	"3MPiABRCJt1S3h9oP+xc4Kz5AisuiuGpGjkD+fb63Ns2hFokxRo5cXU0GGa1hMG5Ag33HmDbtAYNCMUR",
+	"TWmSsIT0x2ju2Lg7+xwxa6v1EP0CocXFGBxY2bOhWCDUxRnriNfn2BiQGGkL84CW5H49m3RqJ4uUW80X",
+	"pMumUsSVGvkpA6xNoXhBuZryjoDxgpdv3GQx9V8D5h/XiH8OQV9jswb5GkuehfxmJtRGq3z9r0yR4w+6",
+	"C/tmyxvbCqEbsEYTlR/VTru5U2RV/foS8S0cAMB9o0OmWaqWpj+zS/ZycT/IZ/yMuUem9Dcynq4nS33S",
+	"41awAjfnpXbJktVXkZuzOqLCTOuL0sriEL7bQTb8UUyeOvyxO6sIrGxhVhYtHoi7dO/SXvfHymPP7pjP",
+	"/qCBw6H+3iatzOMuqGZv+XB5F5q9di+78I8gu6t6DsWTK99sL4cBtnDmbtYP39DYL4a5pXH7LR8hpyBT",
+	"KKC8ox4yd724/a7cdj91JADm3sb+7fee0ynAhEj5lqZ9fGfjYJXPsyk+hug3wE1ubm421xrwGza9YMB9",
+	"CDev8LUfpHxHxdSuB1iKB/UVvvQSo0ffjNX0Rg1v9qiRYyAQM53nT3em290Ruo96l2N9k36/llfMsacD",
+	"ZhyLXYrd5pnN2FCn2ryzUmMWY37eq25nu3fEiVWizXproUcAz5hQhel/7xVENEmMoFe0xxDyacSoNs/L",
+	"2z2+yckOQmk6tXUEWLauB2xKsM2RlJ3uy6yDyhIFYUNRua+2EZ/M7VimPZAF4vHUhx02+AmldinVn/72",
+	"6/51fdh8fxT9kP598rz7oXF13lJv4xe97+nh+JU86P+DN8VfPx/9OFldX1zga9bSGK0FYATeAbXG9h1k",
+	"407M3Sbm1hFXH7P06u1SCzf7xsQTdmYs9ZWh4AilJBZFWmKsLKQxd5yNaVoMgSxxg9+x0r0tnLHFobrR",
+	"vAGwqtVtG3v5Qjd15sMe2FK416by22j+O1baUIolvVu3U2YfL9N3QGZqJbvdTJn759HfBZsQKQCvE9Uj",
+	"bj851sDugqygeWUhe5hlgQ2LwWznN+Nlc97z7NsLXC3gAbvYekfQGa/ZO83WB1rkNkMXEzj3lvcnK7oo",
+	"llxM5p2+7lhNiXf4vKO3wlnzZWg8hXykdeAWHUGA5Wfnmc3zeBrUrsX57d5VUBJskrvOU2BXqa7GdCKq",
+	"rebqKrU4BX8+X8x9WQ7MeeY4lHbu0b+we+R1wqlLUM6qhmdqPa9oJS1hRfcNSkIKj2O71CsqKy76Ccjg",
+	"yozIB8BnHKPLSgs26YjCAyBmhy+KA+uxxKRsM10VrHQ22if2bpjPz9TIOY4Ky246wnlF7oHuFuwpSZSc",
+	"0WS3O3IBtgN2BNe5yrnMeYvkCFguUomgV/ihqdlJJGY6y8tu0tuyPogTOTuv6+vVDSf5U3J840njyu/r",
+	"XVBvp7Uextt99dlWzdCZ3YiAFLnNu0l/2LW73KCboCbUaJkFvob3Mn6CVItM++/pkIXBbNEhHCksLvXJ",
+	"sI6IgN6HUIW1gphuIvv1akynUPGnU06TGnll3A1lS6sYmeeYqXXE26w6dt828biSXWBL9H6K+ddAjtNj",
+	"nGgoTspfT8qtej0grfqLSkf4Ynj0KsjJTEE5udW1cYoyHQuRy2Z1hPfDBlQN2OKk1vrJpQu7nh/Rzf0a",
+	"cky2mCIPGW330WISlA2npdyMraXxGl+DxoOqH5vQxJIYX6RlTx5Xrr1nLn3lKDRu01X+uryee2DtaIRc",
+	"4sebRfqeXLh356vdO5WF6ggYe3Frb1IbupdWMyCVpaHiOb8RyuFdcUAi+4HR2b6ssJ0VQ5RD85+fuAgr",
+	"wWx5ClD94V8/WcAniylIl8bxNKHZv9CIqARQgOILEaXsCCiisBWkZhBYoWLGMHOz+aP76ZONpACZd+bt",
+	"FSyUjsgMaXQAy6G94BP4Z5/QP4NvQX4gjCpad7MS4C9yrN3ksPiTHOuw0hFOYhVVdOjsFhxZRo3q1by5",
+	"Dw2WPgAVQNkHz1BnucAAKnCr00KFuC0118a3r5E3bKTJC3SSa+QcGHFR9UO3hmshG6dKpuExGjaCfTYL",
+	"1GfYXmDe69Ag33JxlTW9hSlL/r1TMtd3SmFlswHPt1zpS7shXzmMk/UsAiekb73wFL7fmgx3r/P7J2Kf",
+	"zoKIHlgQUSjuu50ItNc0147gOfu1eq3R2K8dOS4lKPwTSKxvJvSkDwMrvZO/8SShewe1Oinzcxofk9Pz",
+	"j+TskjSOPrVIwq8YeUcj88PfKjAli0baajea64y0scpIrSS434B/zlsUKwE+FfbOAqKLBS72yDLx2Nqo",
+	"GZOCi6sFcBzYAjtOE2y6OyaFM+Ft6hTJoIYyZbnHZ580i83w9H3mbaW35ovUNhLKxLb+oTEn9ux53vv9",
+	"ik3/uFFNYn8Lcux7oiZo7HVtZNj1DtWFRjkgN12RVRQkJ7z5Y5qEHZF/XESVBi66KzbF92RNgfDY/JPy",
+	"jcoEqfXhQ5DW3jwBoROtIoRaEa5tB6ZxWKMBi0EC96WMSTk8Nb9UT6XQqUzaZJTya+DdG9LPVdpn/77f",
+	"ONg/rBuHkg+HY1h66JR63au+l4JV31EdDUJb+2k+P3z1gfZDP9B96KguKoUQpy4kZdeM55OCGcPTMzXj",
+	"gEM7bh4bIlxWr/2NWWgwG+f1xfwC2wHDBEZyNM0tLvZ8FcFIO6UXveeHcf154/nzVnQUHx68oM0eo7Qe",
+	"HRzQuN44oPvdXqvX6Da79e7zZjOKGwfxYdQ46NZ79TqtP++UlmFfFCa1IByKTL71eSSX2/UWzOreX4qg",
+	"ZOX8fMNWrxTeezsB1UKvDZm7itKzsNMWiNGVtl5xLVa55UYZG5TM4i8++G5WLr8/qTYPDgMCsJHxVnbD",
+	"zVpgf1FZEB7+BdsVQlVoY9fIewm9kjNL8TV89MOpvgdoXthYxPX3eXief/78R8HBPHGKBeOujsHe6U+L",
+	"jbJAf+JflmnQdS1vkL8YhcuU78RsP/NPfNeeBzVeqH4BGAKxK7CzKgWKoIGcIDwDEPUBOBUWb4RI639p",
+	"HhpW2vmT4dRTRyB309iDEc43wkN/s3GKgAbZtZYbMaNlTKeIte/pw7HTvyOgefY3qIHBAJVr1Xd0i1nn",
+	"hrccjJVMynMcQ4Hla8KG8YxsSBDPcmQhJ5wvHdOpo3QcMjE2l8L/5q/VKZ0iHDqRxnd0hRh2Xl2hp0wS",
+	"wLjHtGcPovYIbGK9xqLmJ7aDM2sVBHXatl0kFnukI6wbPtPksF9v4VOFlVMkp5G5IkpDyACre66BTCnb",
+	"E+yzOWAdEWKw+gOHwD2Cf7hAgK2CowlW+3CL42C9e8ALI5Q06/UaOcGkb4/paAC4TmhJUdJLYUNA46in",
+	"YVgKGrXACc7sncLqG+/X41LN2zYAbLMgnd0RgILjA+yLLKDcQVjPBIIdbW6bUyvHuFjGmeEa14Ynidc0",
+	"MwriIG41WvUm7UatbpMeHXZfHDVexC8ajXrjKDp40XwkG+i2MLc5NGA93hrofueuxElGakA8m7fe69nn",
+	"7L0rx8rzy7qs4NH88a6Wl5BV8BDCtm81HbHUbQPMnF0jdyVzdRF8yJYYZe5pd7LALvHk27fJtLA5A5I/",
+	"80YQAEjAnTbhHU0vPCQDarNrVrplgNBOholZgbnMJlt/kbYx7R9ySqU8dlK7kq3DFub4TxzkWM9wy4UU",
+	"rOS+r9GWmVqIu3hDlpwmCeJCZaZWBqNLxTRXaZSPV8sYcxmATjWE9v8acT2wFt6/gMEI8JDlXI7ZSBpF",
+	"KKSRK95iwruw5Aub2rPqMbSLsIcFWlnrrlnl2GUZsvowYwTbFDakyu2IHTCY77dtdUR4biEr4RpzrnvG",
+	"6A8dPRP8DK2Utsf+ME/z6BgK4PnJaEC7TJNWvV7rCPdc7BtFizChiP0FojWiI1IuYFb65+WN0zbppYyR",
+	"ZkBGqSTNg6BjNqKFEyJjYeGXKvMQXQ6dq20f/wlj/5mFCsNWmk5tl1Fu1FmQxn66p03CAadslFAzYq7t",
+	"IqPpjeBU5qlypAApGIvv4o4wV3oLSpEokQprBXJVEI06iRLKh1j/YNtvC6UQQR5xHxumjrM5ptpj9s1U",
+	"cN9YlXBMUpohWS0MMZ2aYdnZOZUxe9xSbDOAdunozV/ftc7XqKSe+Yat1svhRrnVLjrHy1a3h/AGtIqW",
+	"GUTLQWqDWWHzdZfKrZAYx5nyY7Whj7X3mkX2/WT++UlI/QnEpKeXaZcWy1HPSgNnpt2qt1ZeaEtVvniF",
+	"nYK4WfDXdrWBT6dKYtWaQrORMv3jcwwRCt3braPbyya4uOaWt3gPQcSX20g/SC7moRMzYyh71jNFUpmw",
+	"wGJcQvzCm08Koxw+59URha4kh/Tln8hQjZZb9X2kzZogeOCJIBaqNYAdHvh4AZDBwSnoiNlS+NZxATDC",
+	"Qjtmf3+xQg4f7bdCHbo1tfV0ocbE8/Taz8+jakxtK9C5uP70Ivprs/u3o+GbUUt9aFz/47m42J/8/ZB9",
+	"X/+Ptwf027jZ/8jPfj3629XqmnX2W7eqWR+6nxIrOPyOF2ySby192OakFcTNtzLt8jhm4gEj/f8ChXSb",
+	"SfzjtEEiPC8YMpQm2Fd3SPRb+LHbkcU8HRuk0Y0jF5DuWMQJFJRaeL5YRuMhExoAeX+4PHt/JwyxsxET",
+	"JyP+A9JX3w9KzNEA3A2MrSAHaBxz8xqanOfYSAocLY7+Y7FAgO86f032a3U/U08CFOzDgMOkPFN+jG58",
+	"pGyWsbIJRDC31aZ0mGxuq91nh/3djGStHebGvtthG9xhfz9593YzOyztqxWaW8QSmzRrUTGG841tKncD",
+	"hsARnKX9R7XpxPJui9VDIu5LttpJIdP+rQabmc3V7TW8euHZye+Je/dHzLUpIOQqj//YNaX/Ge2zrFMh",
+	"v41yMg1E0x3MsxxS7406c0FdRoBFGYj+lVBBypobiQYSLHAUFcpyJAy5XoBfFRr5cJb2Q1JGfgystR9V",
+	"auSSa4aUYu3C26sTHrNj5+rkmCw6IkdlkTIaAzyvlLYZ3CZJbeWKjejT0QiLWJYVn9iPxN4B85XLND4I",
+	"3Xt6kI8oj3ZVXosP3oXZR2sfO7urs5OXJ+NwFtfMoTSLv3Zl15k5uaCuR+OFgEFYegPxATqEGmY8tJFM",
+	"5DhVNXKeUGEJrGzivDvNeMMCi3wHGNfwmJPz1/OnGDlw8ByDXWNO+i0H2PHFLOGicQQni87bR4DHd0fu",
+	"jmYKzANSbUfYBPFv37442m8cAi8nt+v/b/Vvjw4PX5mVWW7XAMVP85CcWu7y1e0c/yVbjUw9qFxB7oL4",
+	"MeXLU41GPYbxshkxiPt0fUHoBUNpsbybtUH2aKz3BskRZirvKAkXemcn5owwBRRl103He6cQP4Z6YsVn",
+	"inChWdqjxmIQfS482aDlkUICxHZHnLz88MsJkOANuQ4I/rOJTYA9YwjhL8/tiSDlmA1lP6WjAY9UQMaC",
+	"671UyuFel8UBAd+wz5kKOgLIHYGPAYsw8EH7JOYqGphdEZBRMlaWBDI1vgFSfVNFzl5eEsWAURkaBU9e",
+	"fsg+VqYdwQU5u3j3y1m9QfbI2buXv5zV92vk5G0jGwIZ0hGIY52OI2PExfZvgGEqYngJ8kXYuTEj6Yhr",
+	"GdHuOKHp1NFJOL67ITWSEvXMFUQaFQnHYkhHIxaHUDmSMiNTIZVyUm8CVyA1//kc8OkgMuk4KMvnPzaq",
+	"TRK+Do1+IuZfrYMK+thITwnFYFAzqqB4BtZIFYgsqYYb922/DCUTmgou+m1LsMZiaNUZ0GsoxkiBfIvH",
+	"VaXp1PKqAfWRuQj5DaAp1s111iUK0hmxv63fTxS9ZsBaBU1BUjDSpbG7tSNw5IlUVnVDpskyGTHzVFCO",
+	"5jYmdDqFyraUqXGiVYjV2GZPBFmSzvEJhh1RDu14woCE6orDAgQkjMeoQ5j5R8r+A3tsK44S0I5thhze",
+	"PjYwn3kFBcC2Ettebg4DT1xZ7txBd3MVVrKhpnRCNPusa+TEP4WrjuCQsetxNFCg85chmGFO+5Hyu8vv",
+	"q/uVwP+xRyOecD3Fv7Qqtn4ZKvsIjzsCfm/UK+3crwUaFChSHsFOEjCrShI9kV5iAMmbkRMKW7ukHiDC",
+	"R0eAbGnkvwTpMvBb9BSwqFxi3G0TmRK7LLZInas5+BPaEbkFK3Dj2ROH3WYzkgxpd6C/Ogao4gR38rec",
+	"JZZzxp4fpWVqj2vXKD0jobjIlVi1Cc4babx4EcB/78MwYJbNj7BRA+yLfnfxnpTPX7+s7lfIYSvAcwcC",
+	"MCBGAmKFP4vJYQtvI+biA9KjQ55MA9Ln1xbJecjjOEFbVnVEs16H6wszjIc5kaLPUku+xlVuS7srUkYV",
+	"Mky6pgagRCVljtRgeAh1OhZAeuqr2eU4iVGeIeu6JY8AoVI5zp1XmD23qlSRsRrbyN5pln8GrnjLpY1O",
+	"KV/YbGe5sEOUi0WANnBk4yEXyHDpYToLSWgYU7XwZPPKPG9O+NoW8tnxhMdEyI7IsuUADwDl+7mbTjJq",
+	"WGATtrZrWMsoFl0andpGSkv2U+zLbNVbJASfIav2g8p7kLK++tHVHo5oqhhwW5ktB30BOQmacWE0a+Qb",
+	"YGZy1JdjUG3h5dnHy0/fvz369M3Zy79/evv63esPISm3yLtvcgynx6TV2HcUE4HtAZFJxnDWqAf1et0L",
+	"/WPStYpO9gjtmgE3cn+GHQGmxIQxTdRIaj862TMCfWZS8jvIiHuAZ9AcJK6jUYqRq2RquyKObZOzlKiP",
+	"zCMmlGsjE/A0Zi0fnkd3viTvL385UQvkB0gOrkn51cVRpfaXv5B3PNUDcopkZgG5GNCRAvb5lJwCoW7C",
+	"aA+m3phluO5GxCNTrNJAThmeWjJEY7S2idntmUMzSI6q183/ytKjMNvu2Yyi2DJ7xMjyt2/PoUcEKjyh",
+	"W7j+ud4F0VH/3IjMv4yjmRhvEoszY2/beVgFt22BDLwjvJHpkKnQqr9pnGWQFSBAYPf2ZDqszLKKwHID",
+	"L/7pG6yrdOoO58VsiR8uz97DWiOlP6p1b95ZHQezcnoBouTd5fe2zBLVle0UsJx4agIGl1WTey3yn//7",
+	"/w3n52DvsIJi/AUJT07f/IKN9MjjCK30v5ycvsmI2exQnylgxgX6MuPEGyMFmDPfXZ7gsN5dnlSNkDgJ",
+	"SdnuZCvCvP4Ksiv3SfjS/dzOgCE91VlYCUh48iokZasic/UPKM8BejI8uQBGO5T48GEn1SZuPj/ynL4n",
+	"zghAE8uo3ZNXaHlfmEl9dXHhJt1q8FcXF9Xnrt4G32yp0XK1RYGzjywve8Em8qKADmHn2R4vmQ6PM2AV",
+	"Jymxj92xdJZb9UaAvLStxn5ghJz5fy8qSCiwMC8eIi3zSazNQkCFOEZaYTUWBD+tDqhghMhFc9sdEUYJ",
+	"FzyiSUjKlkmV5IlUF8RrXsO7v0+O7p2XChaj52hnWVnzpSAi0P0KHD/Pq4sjPE1lp6pcXfLS81w5JhSp",
+	"z+BG5HxH8BkUG15kQGNbX4DxZFQ5zkbWpHE7igelrhsLxE/WjIWvWNwRPh7zuLSkCesO4TGFyeIb6m19",
+	"2Oi13VZQxrpy+MhviCzsFZSWTX+xS95Io3r33eX3X3753zodDLx9eXX++vTL9ycX35xd/Pj61U9fjHLH",
+	"/9esNw/r+/Vm/fl+vdH88sU67b+cvPzw6aTe+PLu8jsz640v51+atYNao5Oev375pfHlS6Neb+63Dg6P",
+	"fvnll+/fnf7y7uLLl5dnr3754eT9q056/mPjS+PL6y+tn35pNZq/nHRSM5JG1ElLq87B98nRq/RoOwE/",
+	"sEJWXLsLcBzXWLzvk6O5O1dbu5lVy1Zpdv3cqjVa+/XG/n81K/Tli1FLsHSnb8x/V+eX7t3lyZeTE7+m",
+	"d1yMBY3PXnbbtJE3SWe8YOt5t115Eqo6dNVzmt5roQzk0Z7TZ8qZF9Bzu1wkGcFyr5jq2pXmHJ2DT3TE",
+	"P12xaa7EfMZtmKstb9y/tvy9zClWUl7qdFSscbGK/9MRzu8qz3k+FRd/sl/twUndtDdXiuQai+HCne37",
+	"hKbXXq1FrQBF52pbLQCzsQpHnYTVL88UzKxXmPYCgA/oeZ2qdh0CczdbI9h/5uO2Bph9yN+wqW+fDH4v",
+	"dRlNWbq4oRI1hou+n7z8AKZSzJmuogvrzLVcTsEZmgvyCt6ahbzCKKGiai3UUju7by7nYP6xJOng338j",
+	"AoZXBNalih0GAQ7IeGQ2rpvHa1wWNc2QMFzUsw1XouBxvjcVNJkqTQRjSGSuU/jZj8XGQzN/Bpsa3DOB",
+	"sfMqhzwYWI2jAKoKAspIUOnBqPLYhB2xFJyQrIhNWCMnJFuH2CV+FWPGfxTJ1GIQwtF/loXQF1aLnIxj",
+	"PuvEzHop5A5OylsOFum7bB/eiNVwZoadZZFcpNZ8Qu0RTf7g5nFab5kv9H6L43ZW1JKx2ftnhpfDhWgu",
+	"goVYeXj2jBSH5Dz6JUOy96xj9J3ZW/5YAZbyYfErLQZGJpRugcCACz+klCczpvxK8IzZxr8ASbAeQqM/",
+	"sNvCaMy/4KkAGDywBfgVlUsZ+W8UfSHgtZpe9wL+Lnr9rsVT8/YAQD4ttQRO4M+zkMxyBIgKTOXyB2Dr",
+	"dqckREs7DDyS5BUX8YxaNF6h14tkVi3eChdMygWde2OtJSaqzcuWqkL8yJW0oEXIAs3PLWAGKdspIKGZ",
+	"mHBGuZjflik9mKqVhTiM8xLvWaZfvGZ+puxgn56KtpPoUoCwPwqDVEwomX6SvV7CBVsyHMD6XaKQD1sL",
+	"x/L0tF52/G7UeXaH3kHbwZ3rqbhs22xFwWWPfyrq7U+tpoyAs3Oe00v2hxXKebeqd6CNw3yNTK7ZnQvh",
+	"ghVyKzeUy51i9REVqNdgZKSs5JBBcxyjiXbuqy16sPI1g0UkcSoBtyzDx7uAj0LoGftMT/5mXjhXxoJo",
+	"PzaZz7UltuGubZ8OWUfICFGyIpbh/ghsdHPhpZRh3AUpBY4tBVLuRmii71PNJnRqFGga2+od837FEygY",
+	"M/dWYD4cTx58wryiRW3KbHlwSMpcqBGLtMzaGxbS7cCKo3DaSAPX/aXwakJ4jeSBu34xwYz5Y0Ds1o93",
+	"VcP3jmc+fueS3dX+wK8ib4vnZ/UwHtZI3RbC85VWxVh1QGik+bXHVpRXLC7a+Me2pNTcaR5iWT1W6YaY",
+	"DU/ZJIpaGp7aXvMEGPcQu1Wl+xNswJS5jhbLynaygMuivh7rRtwoBaWEKv1RzT+vUW+3GvZ51u59NeLR",
+	"fOE2wPlWoJ+D9fhns3PkWH26OvrrsPn5LiwWOG+rWI4fcI+oB5Zhu6DEMmvPZvYK9p6TF7f1LczEIdzh",
+	"LW28h2uhKZZDcCS9cZKgAAPQNMfPKzU7JnM4jhBCQDDHGjHnHfwNY25V4U9cdASMHK2sFBje2AhBjpKp",
+	"A6CExPXLD/MpDi4c91CuQPVrE4fYWWsP9hNom79Rkq3ZP49fta0WerhysxL/ik2LQvrH7osPv120xNvR",
+	"8+inuNH7Xh32f6D701esPn7Dz/TB3379x2RlNWDOCeAZSyi+g7TYlAg5OXY42haQMMEDViMX/rDA5gvm",
+	"T8j52eWi1oZBcpQ7H/541JYqo/VWNnaaaKnmyaMrbgtuYMbuegT8gT+ZvttBI9wHGiGrP9qyhl/qeeAJ",
+	"AA2eMGTTWHg4ocLXM/OiGm/VG1gEPBmwFETPtUSUXl/GZO6cCZB8beoWvipTtzPaZ6VDZpsFdoLmCWT7",
+	"zGI+6NELthoNnT/Y45jraiL7t8QUJqk5MUMKoOQFsASfFivGGoq5w8lAkjLiOfpesNTBtVewfAhjlP40",
+	"VQA6CnvSUqbkOAWHYGAb5SB4aSXJfOIQ4UzuVMtzO8/oTVU6ecEChUfYwBrRNOW22RUypNhZxzXrCC3H",
+	"QJRXdjWDWJsJMGy2pH9ORNn1KM/HeLhWDjoGJyEHOusnXwVkwroDKa9UgJDGQzoacdFXCPWKH7VY+Bn3",
+	"KlfVBB/IfSuHy+Ye+9/zjW0aM0Lmqxy8DayaRa7hmi0N6Jjpfiv7K+Vr3au7NjM6u/FyGNwLcqQH3cOo",
+	"ehQ/Z9UXvXqjikXyz1/QbrSsLodGWqYbSZIWJtOcKTcRpIyZCjctM+lmdFPM5ls+RMQzWEZxs+4IjWpP",
+	"HWOyGeo8OYv3lxofwFly/tKC4ZnTvHj6YqpZ1Tx77Tnssp53g24Y3PNbB6flnYb2BNmCIztPhe0Cuxci",
+	"hPHqx8By7gIksJ+oE0HJd3LIfjNqbAPUxGwJ4a8NQYBwaPUaUZO+YPXuUbwfHdDn7LDXiJuRWTIsXVi5",
+	"/EEbj0Gvfsdd4qtGjL0yKmFNimDc09vjCM6ev8vPP2QZGdhfJAHF5i1LqA+7rXZsm3n6yOI87SH9iVoH",
+	"Oc/da6lTVGDUsBEQNXKKv5AuS6ToO2iVeQ7jdmbBLLdBzL1DaAMvQ3c4kIdaCmfHfjisBKQ71hjLmrc4",
+	"OgJMEvQ44fqNFqHNAP4tsWwcppadnK+Bdb7Lk4SL/kkcp0ypUrvUaNbJW3rFyOXASJOXaUBOBzyifUle",
+	"vyWH9cOGkeRmWFRASMOIIIspdpZq/hv5icWxkTIr5diAuwD8rCn9b9GAiao0D6m5Ma6qYKJ6PVNe7+iU",
+	"klNMx44GUpjf/muD7Dea5ODggNQbrWYpKFnwr+Wju4NSKO6A9RSDPWTbUgw7hfCQKbxZ0ZkvKXbIe08D",
+	"i3ExAlkcK0IdZVaZkhFLlRTYsGgPP3JldY3naWV1pUbOZt3b9lwEzrjJS0JwC8OD7kyFpIw/3CiHMcQ6",
+	"cw4fM1e2VQl7u/hcQySuntcpzO42c3Y79XSDerrbci2lw4K/bjn9NmuNPkIabpdO+9Ol02a17WrKtqhd",
+	"Vk2fLd7B2698Hi+strEMmtqfX+AG1ZCxK8sh15D+HyGRBoLGWQDlhNEUeSo3oHQRcnVO6e505kZ0Zn2n",
+	"M5+4ztwpsK+Fv2yzENOPonjQ17opyQuBuSkiAWO+BEBHbyiDgDbOArABvuV2cIXtRdHwQ76GIBou/us1",
+	"pNoqYlTEKvf3w2qj9aHeyv7eN2LkVI7NEBut+upStZFJVSNQ//O//18o5Cco5AEuZORSjGvmXWDLzQx7",
+	"/0NzPxu2bZltl7gwWm+6itQOStdMjM2AjRoDOoNzes0TcDjuHqSDDbZm8uZ6F6L704Xo2PU9InSbSdss",
+	"i8N9A9E1KnCMWENidU2AH4AY41iRUfPN+66pHzB4QnvUwmMSOhZBBnhWHaGY9uXBWC+MZXyYggGwbiqE",
+	"BEhktYhicANBOjyHj0qGv7YAX1s6PymJe4M4XddAhsXbatn+Trk+nnK9025Y5i2BDHuoACMK9V18cRdf",
+	"3GR8kV1vzMtb0hi8cAMv8/XOhDtV9/K6vmN6VhffLwS1k9l/Mpm9k6CbkinfMX1HgbId12ODGQj4liwB",
+	"kfNGhnRKhvKaFbyRgITgZQClk3l1wsAtkWlHhBEVEUsSFs86LchRAC6LBT3J+hzhcciLQEl2k3WesNEY",
+	"IExtXQMCpmhGyq36i62kQjJxuvNMnr5nstNyOy238xP+ldM4D2jfc3EteXQDiPdre8EsPrdL5ydTS8SF",
+	"em+NHA8WS6tnxI3hEWul3Veu1A0GDUDwtcB9age/Hj5mVG8uaQ6CB6/f+/UEi7ppYsynU8wT1pfondaH",
+	"xkG7se/0zvUauqyxRhJ/P2sxitlIKuh5SLhguMp0aHSZHWqzeXRw1JyV0C/xtoDs1/9LDjYPrDuipaYJ",
+	"TJoYm81vDs77H6tmYN/un7Sq9VMYwYjymc8/+NA4zDSN+fvMIEbYI33DMBdOq3/u/j/WmKVWKSgNmR5I",
+	"c31E03iFMaesxwASsNQu/cgVdRxrrWarCTPiNvTKp8JrafNqs9vN5M589LXkMX6zGCfJHdJv9sSvl3jL",
+	"H/Zd6u1Pk3rjmfR/gsk3niRq3sHEVm0ngID2M7SSLXQfRLpwr7nQqSt3DRyn8Bh4cXtc0GTRTUXxRoZc",
+	"jBV21tun+JlD0ucuY4KYQ1sjZ4KRhF+zjigLqYk5rhX/BsehYQQy8Di6Fx37nB9U9VssUvfhAdC4RlLE",
+	"9tG551F4mLkCvsa/ajLgCTbHzwwZwIs0TxKAJ7UN8oigmrCehvYAMxM56tYX20g7Ojn0mInHOcW4pshe",
+	"g8UOPnartfoFq+NGHfkvaXoYdVkwNOoFG+Ne+tpi1K+gr9fcMMs8ZnuWAzjDD5XTczJvl9XbZfU2mdXj",
+	"XhM8oN9/e2bPa1JH3uikBXLQo7jdWOYvU4f3LD/fOZ875/OBnM/NKrNdAHhrac61JOyjJjpXFNx72QF9",
+	"HNIL5D5ThDqtgJwPSnseDLeryYm/JDE6PDUuHqKlWVmd87TqRlt0RGqfbh2zY3gNB3JacwS9asq7aOQn",
+	"RxDsHpsaX5Mp8htLpWWedB5gR4TmgS7KbOe4Zi/4hH/r8dQHpX+3OiJwDzH/mYmIP8IaOZUCSTJ0R2Sq",
+	"MmXEkvlDrJyafan5kAVEwaCmJKLCouXLa5aO6JRo2Wd6wNLNuJ24VO4eC734qG7nQoWyWQ2wqmjOIVE+",
+	"jGO6s0h2FsnXYpE4klHmJPjO09552l+Pp42KLzNRHsHB3lMDmj4aM9k7bkyQnOXzTJHRuJvwiCRcXAUk",
+	"/H3Cup/GaWIHusf3ftfyigmwZyg0cgOXmLHtSCo11ZjE7wi4rI3CIWXXXI4VPDRnk7U8nRk5KdptuaYe",
+	"89p4kxVwl+aJWwmy3ycsAdNlNEP36M2o+fbzi79OWq/Sww/Txke+fzY6OFHPX/bq3w2aP1y13v52+Lfo",
+	"+fthKSiN06TULg20Hqn23h4djWpKjpXrZfeLttZTV1YSMJOQ4lyiJsx6IyIyfF6eFmLnzv4pKMlgCzyN",
+	"WOWekSCPJUl/lDxWs64t5ioH1PipWXDUiDIijfs24YpVjiF0CpJRaTlSZCLTKy76rk5YsEkhn2muhvSo",
+	"cQu7CJS+GcFovuHJycVd1u7xsnZwoG5zK2bmv7kmkMktjkbeKtgpjD+BwjBC5tH0BRyF5RWtf4U/317P",
+	"iuXYq9azYt2K6ogibcEiCJMHrm3F7129stU10OAHrV3X2lhS1+ok9Vdf14rlSBRCPCiXV2iosDrknKUR",
+	"vGa/vkXd1SyoqplyspRyxWJjoaeapLwbkFFiRp/pu56UMRQBUaG5Nse50apDaCviI9Ax+NmafoajbxFh",
+	"8wqk9Xy/Xq8HpbHg+jzlXrPvtw7q8ywLlyOaXoGTOeHCeBFU6Ww4XXbNUtpn9xzSi8bCER0uGtCFEd4E",
+	"hLHKBpIyYZT2zDBuGkWPJmpmGM3Fw2gc1BeM46zXqypGlRQk5iqCfpvMLMl+yQ9ovVmpNusLxwM/Q1kt",
+	"E/qmja1QFZwOaNpn34zsrTnzQrmQy+cLqvGKRr15EJQ0S4fmAmMeueI8xaJxagVqTDU79lmceMzIEYnp",
+	"NMfDkWvmh29SKOyzAsfMkikM0825mXQz1HE3PyUHR/izpp/dHnkOz8hfdHRgfvtjtf4hmvD4o9CAR+eu",
+	"adahsyhFnde4QwUzyPX16pczkb6rXv7TVC//6vT706tdfpnSnla+qNeST1nD6kPGvmuePjbWFPI2oXNF",
+	"yooxEsI2/wDHO6y0jQvN0HtSHZGa1WAxGdCkVzWPdRQQEUATuYMdEHv8SQTnPyCafiYS08RWOMKDsabJ",
+	"0QLziHWEvwNKoM2frYAxlqETwTgq+E9FBOtTT4s+pFOoYdb0CiWWGxNwVkxIvSPKrXq9so3SYhQQj5nh",
+	"3YjVswVLZkYhbttKueV1mzBBZk2OrdoXt3xPznZYbBts2RZYpm9XjlbAwdlmLcDOhdi5EP96LgQ+6VaH",
+	"ITZGw85juNVjWEuaLYu8OrASY6TBxD9UbQdarbvKjl1lxyZ7KH61Ju+DRZlv759A18d3T1hXJ7Y+jPEi",
+	"jHy0l42o0nBZmImAEOQaKVtuYRBgiJ3wDHlIyW9SsAry6JKQfR4ZSyXcWEuGcyPul+HbmTw7k2cXNd1F",
+	"TZ+qDbRLO2+t7WYNpfzk0QUdjkIuWmgOJPxXynwckwPmOSr4VzEvwJlDudCEKtD7HVEG+vjIPDAGGAKr",
+	"wCtkSK/MO4hgExLaTR8GJGV6nArzDgAyBKsdc8nXUJ7kC43KUKEpk9jW5S0oyay0sfQyq+7U0owLg6Dm",
+	"xfa9yOJfRKDgtgbUF7XkgNotBS4WdJLQKu2QDMdKE6UpUv0rOmTbADzMTJZd4HIXuNwFLjcGNrmz4ndW",
+	"/M6KX9mK34UyVzHjmzszfgefukH41McJAu6hbnzsTnzwLjIm1sxmL3enBDgrA8KFZVKvtDOnhnQZoprn",
+	"69QDRCpH6HJ3QR4JPZhpnYdHfXIvXdY8b4vVg44o9s5DEapNRBhXKBcZNY/gApwbEClcT11vhHvbcR4l",
+	"L+gI51XlnCpsvs/gAiDzEUtwsyy03IyT05Opd1WWsVzcxWHBA/t0SjXuwEe7egeZpr0efvBDGae/l+iC",
+	"rpFmkRwWLYQF3K7XnELpGu31zFfubNydjbuzcZfYuE5e7szch4lWF/XTzt7dJc/vCYtgSTYz5fnglrM1",
+	"1J6a6eztx4UW6bKO3kKkvCMchemGQYRf4ti2YD/uwoM702lnOj1MeNAKmJ3p9DCmkxfoO9Ppz9JoPmPF",
+	"OEviwU2YJwLw5MoTboZ3+tXDOwW2SSm98gXAJDRyLSTlXORvKK+ZQqZDT5wIxQeWOrFyM0wUWYYS1RGL",
+	"YaJypQa56gi7xg+GGvVEjCqHGfXr83/o/beTevdvVw3x4u+jpjq4vjga/9CKvj0cvHzOTurD9w153vz1",
+	"cn9VyKhf99Z56A4xaieX74wY9QBJGSbUeDnsxwfAr9Qc0Jm4IAM5VoyUaTzk2ggaIxWMXDG2I5hBcSUg",
+	"3SnAeATEGIEBSSVwvcaky+I2eXfxPugIQYcswBJt2SNdnupBQFz/Q0DM8+HDLNwvTRKW9pnAkjH8F2cq",
+	"IDFnxsOMjTQE9ONeQvuKqHE0IFSRsRjS0YjFJJIxw7JxPyexgygBMBKJSB4eguSYCDrEAjTz746QY614",
+	"zNw15gn52rANQZWcJlzwiCYLBC85T6ggPUb1OGVtEkbZpeephMteCc3SUcoVW1qejsu9MqyJLZh3W2BN",
+	"XBNkGF2Ea2JZSteENVk2SjFOlVkrs99I+fzHRnWfjCQX2myuiKYsIOwzjXQyJbaCsFL8ktZPS8ZpnlgY",
+	"5ZB+fstEXw+Mx1F/+uArcEd2yBe90l25ZzfHH3+sjapwjvvj0kqyteAVbOe5Gm8NYqGwfZ8K1kJzpfip",
+	"w9eGhN/TroFeYeIutUxZjN7HR5EyGm+2hPqC0Ti3n/KK0wrLJdXTTuyC2hwlVFStnC21s1s3DP8wr4rt",
+	"i/aMUlN7vxud9cdeOk7YzfoZrnD4W6gQ8VRdy4h2xwlNp20wKfoy5ebKlGBARxlNKicsDhCmSwGt3JDR",
+	"JCCafTbfT8qvX768fE0Sds2SSkDen58FJGY9Ok40AdHgwR/cr2rcVZrrMdLawngQob/Pr5mwo0XgR8FI",
+	"GcArkELOjmbrqnGRYnzJmb4YY3juntI254VkW9MvlC1ZHWPoF7/41C+Oi7DZP1zYwJv/3U5y7vd/rhbs",
+	"/TkomaUotUuJnHxSMubjIUR1zbrDUOGnd/1Su3RYh+pZMZI+4pgt6oWPBa4KCHlrNOuPP1Z2krJlWuIk",
+	"2TneifLHbmcBWUzh/D9TRKd0WgW8l9QeMieZzV8g+rRJySzT/n36XmZNlcVCtWhCFo4VmJIjqgeZJWmk",
+	"eWm2emedbV/6Y7VmGzvjKGcnA5mwGrmw8t6MJcZ2ki4Gu2Xap4L/BtLsmaqRv47ZmMVE8+iKWQqWaMCi",
+	"K+PrWZIa1+SCb8DsH0+JMcBInwkrWJeGlrYnxi9nxfid+1juLmRvEqh3F6Lry8dtlYztNNxOw331Gu5f",
+	"qdL7EtpK76OGi3L7Dop4uafj4nNViM8t9XJObPiPlE/eNqr7FUSUM0q5fPby0vwA9xu3hvFrFmPSZV69",
+	"kR5juZKVjsiUOYk5RjJTFsm+4IoFZCgV/JsJnUyJYkw43GOI8g3khAypmBIuqhgXdXGGjohomk6Br7tG",
+	"Qkxd/zt+akgSrmziSUI7bGIc4SnBPwf+cpokIelKPciHFjti5djiJdcM45RtQleAY3YRUDuXyCU++2VE",
+	"9joiFyYl8KG2nt1ddNLrMahzd+B+eiCVe5d5zTEJZYR8bxFToXMhO0LzIQ5HENwBC60UXMaAKA4EeDDg",
+	"ZwomEJJpqnB9dcJj9gjR1rdc6Y92f5/C9l4l6uoi3cZLhxWBbY7h64K9CbpucdAS6jlW1TdmaG/MDQsi",
+	"rKE7nyES51vdXAmMMYe/y5SEZqcWB+fuWxb9xVqO/BDto4v3MjEeGuGU+8n/B00gmPN1xF+ddLsx/Frc",
+	"LHeIwuYfsF4M1u+vrYRf/dN3sdenjo/rE2ZeDnlVG1kZ9lWGVIuGho2t3qfyZN4uN48kVIF6Z7HRKDoa",
+	"GFWb8uHQpkojqliVC8WE4ppfs2RaOSYjrOGsMgGPiAYU2sRS1REujxnuoZJUI+Pmo7bJpO27s5en35/d",
+	"MeyQS2g16/WgNOTCJ7jmxevyCARWA0+M1UBFQY353eNCKAuNsiGjQgUWEqSKtK+KcN0RtsLFoRTP2yRg",
+	"g9gymjIaJ5gAIExoCHkjsEblmCRUQ4hbKWNSdYQnacTVMxIL97/vXpvQaY28s6aFlgDFPBzpKawzSeeq",
+	"oM1zJlR1RMoAMAwXHr7OUfL69rgrbraIqJETvE8whkbogF4z0jVmENhCU6aB8paKjuDG6uhR4KNLZEQT",
+	"a695yiMYvi1n7Mtqwq+Z/wAFfLpTa+tJb+qxjuiOeaKrXJC8TSyZKhrFwOxhJwMnVVmOS28fWjhqrABQ",
+	"siO4hg9T3gpVAz5CEzq7dPvhoqJFPGchHt9mJPeZVqRV319k672jo4LyvU/wiTON8lUKZUSJ0J8imnbl",
+	"YBqnFKpBEjn51KPaCF5fusv06kGid3RkRrnVEJG1026zed7lDJZ1xp/dtDBGgqfQoQfaDbuLmdwrZvL1",
+	"hkDe0ZH1EkGA+1oiq5tWNGq2EAYB73hp1OMUQPLVgDGdES+FcBOLT3RYCEag2oMmjZXYl6wXj/74NnmW",
+	"FrMs4ZevW4aEc/H0ipCA2FCmJEoktsLMD9Ncsro3fLPDPhb6Eu95sv6uGSLMwu1FR7lr7+DzZrev6/Fm",
+	"h2tH7fKnoHbJrWhOohvFkkwfn9XlbATlq/lhgh+gtEzNnnTFr2BCU2s+e/dkKI2hgF7JgCXXzKZmURl0",
+	"RDmnFwIw2S3wcW9slFOlRt4i9mLKiGLaSvrzjx+I1ULYkAH6IzwGQWZMfPMpqCrINU05Feh9zsh+lO/s",
+	"DXozISlzoUYs0vIGLWBJV2y/2eMhePhpm0ndPW/vu1YrtzKrJiO7mIx0CBlS6EGVGeffvCogE5pcVblR",
+	"Blb/rKjDVjaPc1O7LTqOGSm/hpBfw8wv3LTQzIdTtG3s/ex47Fosvprc6VNo5tA01UWBv4paKgrT1fs4",
+	"ctv0JmD9vPrxDjLi8papiAMMtaEhG2A4D5v7pWKkZ7bOvYz/75h2Mn9jNuYjS5+dUNhwyeCaB+ZR0a9v",
+	"Ood7cGgeq7311LxcOYuRIc402HOE2ijCJ2fThSRhcZ+lJJUTqAGHEpEJZO1xNWLe67FU+cKKjuhKedX2",
+	"ViH5d2eLkv/8P/5PeKu5gDggAUILoQsjWXg0ICkbJXTqGAyH8pqBmTsedQRE+6l2lm/Z/VER2tMshZbZ",
+	"lJErNtJo8Mprlk5SrjUTFeiGNf4j+Z//w1vWKO+EhK/rCK5IwnqajAUGsmNS7iZUXBGOMe/fWCoBHI99",
+	"NpKIa1KH3yArUamRVzQa4ES5NjAjStnnEdQ+dAR1Jh/04MI0QMuanzIAH6fJmNkaSkIRl4JEUmnMhHBF",
+	"egntm8E5/7Ij/AO4go+GIpFFiRWbWDKPzN6lBylTA5nEipTD71596Ig9PFpVxbTmom/s/0ad/Be45385",
+	"qJOxSJhyOZS4AtmKXKDDDIMPh2MQBm3vOkC1aL5VuQAb6L8Bcd3lOImR7VFpGV3BTohtfUc+4oX0j2YV",
+	"jMvDhRr3ejziTOhPcGO4tKP5Er5xQRZh3jMx37ZBx+T+Wg5GdMEU1EesouvyN6yp8Yq3Lg6u5xcfdinA",
+	"Szr3cKcQMyt5HT80NjprfkuXghJLU5mW2qXXuT8S90eMHkIypG0OWQn/YN7o1Wy71KwdlAKIqK3mcFLE",
+	"4vee7yr3dOEe6Jhsl5LuGjvv0gzZ+Qyv4GsX7L33UhMm5Lg/sFICmHEzrbFQINgYSmjFA3BFUCH1AAh0",
+	"8Y018t4mZidUEatDak+Frgss77WtorzUu4sTsWfxnn5/DPKQS+adEtkzKhgC7PDtARRVkis2ZTHpTueV",
+	"PPy3JmWKurmARHvFpoRDah76JeJjEjoDpU3EOElCkjKE7QAVf2INIa4Hcmx8OfNkW9OY61uzZQ0wFKox",
+	"XObHAwrOGB3SEh7bq1F84sNq5K/eQCBcECqm2MvsHxtJcc1SrY47IgsU5vs44HHP1JxyvhFD7S6Bu0vr",
+	"wUE88T6J7gxQ7CHEUg7RqplJqYgqhlb8ioIq//FbzZ8/Efd2JkawU+7/iu0DGVu72mIEK2ZmJDe3Os84",
+	"OPYWowcQUGREEa88NR7cKnAfHeGegWLZ1bXfmhE/tm1wnzWkFJ8p8vHiLbhC1ksrJMxJOSxkC5e6KS9x",
+	"NCFCrIibUJfecqXt5Ssl0gsfanPqj5xKf3qZ69wmvFHm4sSbJbhL0hrvXi9hbUe2tSLt3PN3OeuHylnH",
+	"/vw6qep+WWbRZyf+QbLWF6zPlQZ0JaKilGGdS59qNqEQ1MNMdY0gUqQZm4ufWVk8ZbpNhlyYS81PUDkq",
+	"Y9YR5fD87PIDWagF0Acx14fY7cWEDfpJYdEmzHU1oNXo8X5o3moblTvCdSqHV1zEISkrxkiIM/fG/FI5",
+	"JtICWPU4S2KFsSeU/7YTBUzpEOVaaLuhVAdA9PCbF1Uzg3vpkKLoAu3zDOUuFDp77KiOCKE01TwbUixh",
+	"jbiJtw1NArwHLObqTskooeLYTydXG1AnmDW2kulxM/JmQaFhV6OjY85FP+VJYmQTHWtWMha7LX2d0CTp",
+	"SprGn7oyV/f+vXO3/N+3nXDHqdtqxh03/a3K6T2bOA2zetuxu2EJBqz5a0DGAk/1lnPueSGw8zh2UP13",
+	"zCaiBCXUbt/NadllvotPv8csYZotUqcYXcprsNfAenvFRBER3wG7+gg7xMB+Yt1LidAcmJLHpmAMApNW",
+	"q944NkoS4k2iDzFOiFblsTusmo7oaANq4yV8qVcbMwJupcNxagXg7qBvauvjomxh4wfLC0vcdj5bwfqB",
+	"5G0OO/P+2/A7ppftwfp2lOw5KMKt6NldlG3zMFQbPwiPkBY5zTXcYbzL2MCB9UYwn8X7YzwW1utBoseC",
+	"bRpWCu7aFWMj1RHcqSGsPKDmaQJKGZzjx80FwItOUtZjOsLAsNE9LIMhfyevETYXHw+FHM5hWkU05LHN",
+	"59yi+wuK/HyUNuOlDOTkeypi2esp316b81zY55EEpIIBA88k4f0BHFfrqbz6PJI5L2VlSbJgZbeTinhM",
+	"gWiRlXaC8c/RiedpZx/UIt+LqItt3WyWTzDKQ8z1rt3cCr9yaH4MPZ2rGCdJ5fhmMdkRVk7WyGnCaGrh",
+	"xPEyW4yGGWR4oeuntj9uIqZj3orXnyIF0s4+fwpGCayL3wrPcMN9RcbJwlDx+VgNGDb5A7qCsSMIH9I+",
+	"AxbloZEm5IpNK1CCYyGIzSmTwp2yAAtCIyjFgcJAClhaUObQkyl4y4SORoymCnAx8FDyfEz4mTNJxkLz",
+	"hERmrlk8Z9V0xHKzJs+pMhZXQk4ECeED3rBpiEFerOTwnwj/DWVFHQHGjh7Q4qiComkD0jVn20CpqX+Z",
+	"Y9wKbXwYMQk3awoZkfBBPoGIr2aftdH35qSQRtOsCCWKXbOUkRGjYqxt0/YUBakgYCoh9HQ/QZodmdoq",
+	"YmCfA/ouriGt6dHjaMJSnWUi7T5dI85Llf7TWlouxOsLPszR2hlcu+jrHVUcWDS49Qm6gCBuH8rkG1Ge",
+	"Ph41qh6n0Ox7WPVoTpD0DJCGH6RVo06GXIzR541B4QQZjpBVTlFC+dBDP2K+1H0nZEdr5B0X2hfcWwVa",
+	"CDE/Uxl/2FiYZYaxADq/89Gt4euwKG3uFkIDPiCN+tShPwOchrGVzQhZjMSuqEevsLpAdMQMx+tPAyZ8",
+	"1hLUnX2RDUVgH0Bfki6bSksrMEpoVupDIjrqiHIvZYw0AzJKJWkeBJgcBpgfMhY2TVoJsMwlU7pNW83j",
+	"EYPwmZ+wuqcjytjoRvkQM8k2al7ZWHL1HL/cIgRturWgcaeC86M3f33XOocyoBFPmVqAYdywGMar6pn8",
+	"Z96AzxPk2Muwmkqx9JqldtdRMqBq8KdNNK4goF2NERZB7UjXtqSp3s3XpjyUkkrZtbx6RAZv8/YZTWFJ",
+	"J40wh+JGa9TnxGgjuCUlSXVHQOYSxG0uNRkQKayRbtQUj6jRQSMmYsCayC2AUSwxVxFNY0AvkhCxdsWa",
+	"5plTRVKb4IVGZW+15mPggQVdBGQ8q2pQTcL11CuyY0SpWzFrSj6KG5TY5sM4uFCbdNQewkt5iCqUnXfy",
+	"1YtfPEsPERIGVt616svxDlfolxiXZr8OfOGBMXWNXAQMNghwhVSHAdi9JORxWMFOpY5wzIPYEx1PCSUT",
+	"1h1IeUVilnAQh7JHuAYcU85UO2tY+uHy7H2Q/dM8t2YErrnbSEN7OwcaFoCrR2uKOij81DZRc6VAQsEN",
+	"nClS5hBdI7GcGDHph9IRPcoTFleI8QRURoju+q79TEjBzKBHqYwYPH3AUoYSV13xkUN959p5FR0xoFCr",
+	"D59hxGIIj4TaTfNY87sNqiGDchnazbPB4fxBdxJhNE04S6E+umJZkmkfdEOq88iu+CjXNF4jP9luLvfy",
+	"mTszzCW7wnj/FRvpWkeEejoyQhttVA+Zj7w6dp7KkRwOaVUxI4W17ZiGN8Cjodq6MKVcdwRmFaxaKvYO",
+	"2EQEqOPZPoJjsFz6WY8arIpdNuNVIlw/YOyC1ynkpE1SpsZDZsFw0Smyk6EYeOvQ8GMWGXdcaDdsTTNl",
+	"PKXcPqIpRiXzJ8d/nYj93xEVeTF0yCu4PCRlORG2Mxt0YqWN/wvEDlJEPGEZIglc+0wB3Zw7xcoPbQ4c",
+	"1n6BWg+/H0d2W3uFkRw8Luxc12RRmBYz0zZUnZclx3Nb0G/WddozWL1eP1zSngEP3ADQYUEgKkbgNCzY",
+	"8Plx/7MEcddaBD4wluH2hez1ajGLeMxiI+DZ51ECDqll41n0EfCy0trNFrCGLjI2pJ9f400NxLp2/5pt",
+	"xQhKSk9h2s1MlVbvVrm/fZXpqRvtK7s379B+Aneu132CYypqva21ouDLdoQBX0MHi15qNZUz5Wu0TyVn",
+	"2TlhvATNx0vdOYRdf+NGGf/mUXx6MmURVTdYi9+6KwAvB9EasbZBxEaqkxFN9THp8QS6Z1wjSUBCY9OY",
+	"/9UyJGVEcDc3qkpAwphOz2mqwzUgtkge1dyNZTHqrh/zesC7Twpv91sEIOIKJq04tCxsuWQAZuoXvz5G",
+	"ZPVbX/9xhObYze9/vuT9Wt7v7dm6uB02w0E5FtFgybvt1lpGZt6qLyR7uKcqK5yjIlWg/1OOLvCf5uHX",
+	"sCcbzXpQsibDcl69AKcu99d9+A0/NTchKzX99AApwKrQf/5eGsnUVvGVWnUonlmHGLABtsB6LUerUAn+",
+	"fAeN707+Kkp/ZnF2IZaN6steTgY7dWhpQB4foxhwV3Ru/TMsYvI//wfqN/hfFD6kDAcUIFDSXOkO15U2",
+	"wYMcWNg5PEjogRpfuSMcBTnEJ8y1KY8RymTIxPiZym4aQUAWnLpcPY4fhHkk61PNr5l9qQ1Wk1a9bvxj",
+	"d6VNcw5olucEf4vFroDIwsxrPmTkN5lDdluInmIJAcYJFzRdBC22omr+OFIs9cr5kXsvc9J3RdH6iOJy",
+	"5biym9ytVu+4Q7Nc1xWYcXeabnOkuZl+u1mf7dTZDsJ5be7cXiaZb9fYRaWwcm6iP+Y3EeB+Z/5MYhmN",
+	"EQK1PJAT44jEklCiqbqqBKQ7JVDxuBL9C8EXmm8r8rlCSaX/240EXZlLSsXUvnIJ38t3+Hn3EbEgp7qg",
+	"0Ur/Rk6lTMwHyj4MK5UWBi1iQqfIkdCrkZOuvGak1SD/3//7bRuAAskolfE40jYxnCRkSLl5PRURqOaF",
+	"grjxoVnPBPFqIrbePSoFJSgaRuIALyJXYxEwQvLnrIjVfrBmQ5jcccrMxy8To/kBg2xez12A5VrVV8Dd",
+	"spOsG3YU+u7IOJljf3h0J+EEh+alkTGe39H0CjOJWIgxBPCs8cgoBBbjj1i8CAciQOYTL5I6omwDZCqE",
+	"9oBM7JCykIJVbhVqxqtQ+IND8lqKivKBKkgE3Q4FDMIAT8NjmuXbF3vbllMrW3Iw2dsCUXmYufwTqpC1",
+	"Vu9GRbHlgk4UkjvgmM20LnzlLQhwDgnFjbeKJs2phzUt95uJV7Ldf1cj+jumnRq6jwm9E3+PLv52UmlT",
+	"5/s78M5XPtyPyhOzlDY9162DG+Q2Q9eVF0PtmfXUi9i1GHO3sB56wIa5wiOPb3tf0xg7+TOZtLNsN2/Z",
+	"7kT7TrR/feAkjw4ygjBJ27b7BuM4Tm4I2V4OeE8Te5Wn74YUquXtlnApTRKo/wYUhPvGWb+3g1qXWNsO",
+	"8zErfX6+d3B4SQ6tcZhRuc7m0Jr3yKHV4xfmg6U24y39hKyuJJaAj6yuoJA6Fcfk+SEI3wFNeHcMKcB1",
+	"M2WaqquVJWOvUfr5DiFf3Dmrxnz9ftmJvI0GfQf+/DqZ5X55AmFflZNoz6C/jaljpOOhERS4O3AkzEmR",
+	"cqjkOI1Y294UBsT+gpDabh8hjl1HhICfEgbEGUaVgFCleF+wGOsqx4xQNJbtGxWdrmvLBo5ub3E1BkYN",
+	"7HF4zKAvfiG+1s4C/D5WLC1Kj4PuYVQ9ip+z6otevVFt7rcODo+ev6DdCHZ1PGYzMpE0GmgAVeuH7Xrd",
+	"fGbKZYr0OAPeH+TQU05n7EBCu3KME2iZrK24g69dTcBuX2iubNfhQm8z4LxTS14trbcoNyufLQeSrdzd",
+	"RZJ3keR26YJFMo0JtVtvJfV8F5+Ci2smtEynVW+zrdqqGlFNEwlcdEB1yGIgjlNBRo7kGht5CuRyKiAj",
+	"mpKEXbME6j46glqkLFUj32LjQpuEv4akbB5AZEou33ysBCSMqGZ9mU6NQjdq6pqFtxImdUS50NZYuWuP",
+	"Q/7DqxMes2PrE6lcxKwjciGzlFEzG0RLiV0pbrKMAzSgKXJqZDnnSjZX+SlyUTYEeMMI3GI37LVbR+wu",
+	"W8Ubg8WylMu52QYIJcqFQndNQw9oRBWrcqGYGQi/Zsm02HFX6iVynC5xzX5d1gHQqNdXbUHAwboeR7cb",
+	"SBlanQNy6/jidEr6UsZqyRjdEzcwVNyepGxUOZQWcOF+glbDCn7MMZIoQzca7Somip0ViOq7sLMSHrao",
+	"Va0rZcKoeKpMV7y4R2/rNpzZ0nfoQSg8Yb3uQ3j+ttoNd4xXD+nh+m2Hi3ongn8r5qtGrruzucl2wKUu",
+	"cAyYk8jIarvyrSpBxJwuBQQyrknZ96lbZn2LKMNFBfEcQAMbpcRVR3TluD/AsDvAszmAGlTWPRppmSr3",
+	"Rv+Sgv7OuhAhvE8S3mNFpY6oqFA/itBvUQKqD8ZrIS78s58p0qNDnkwBKMKxzxo1SUmPf2ZxR+CwKgAe",
+	"MUZZYz8ezQ1qB+64s5AUTKJKCAC3wI4eeMSyzg7zGR0BILFGA7peDZiZrLMDNbm5oFV/sT7t+20mBZ3J",
+	"wgGOfc6m6DOtSKu+vyyAUJR2jxpHcEYd3MZ1OjaOobMrzNAAYlVBfySD8262wUfP4x1k+rhdwhQRyxTg",
+	"WzaUwto4b2EvYkcBTbNmApnGLD2X3Iy31DhY35v/OSjBtn7Le+wlnapSu9kISupqXGqXzi9eVt++eldt",
+	"wIPhXMEIcPeZV9SaB9l4GY0GoGn935vPa0cHeeNjPU7gBeu9VRKwguJeT2+vgcQ0e99CT9wIwi374TMu",
+	"0c4f3zVx3LEMTMzYHvdn0Qcj4zYn/ubKsDNhCd6tArbmxFZ9Y1BjzonN+cY3e73kJqf3O6ZnFd4m3ZOn",
+	"IOV2MmezlEx3OY4P7QlssLjLfKJnJpgMZMJIWTHA0SQ0SQJC8SzmDqGt9KpY7MvMuYgo0NDi35Ek0L0C",
+	"upshAEgGXMHklsE+JsBx4piZ8qZ/LBGssiPsA+2N7bz7whUgoLlGaT+WJ2R3Y0XavBj6Cs3mgwVmc7P+",
+	"5zKbFyzXVruzdwplZ8Q+Ce6rB7RDuaehW2J+vs6uIYJxPTCSGlaIxQFBeOqYCJkShIePfSEbIsCRD/KK",
+	"CYsCya5BbFucx1WakD1+Zm6sWbGyVOzmYuWPiqUrASjbnIyfjm2VmuXhGqKUxUxoThNb38qGlCeldknR",
+	"4X8b0LQrU2POVG0ruaq55y+B4n9RePqKtQARwDyYL2fxN9NVa0aCUiohT2OVdylfnHuX4rJs7lctMHOg",
+	"4LmNsZOYGw7FL5jjnCyyfuNSYQSH76GKz9CHV1Z42tHmuFSOAEgVREBqyVc8nykayOU5ggkQPhRAiQeV",
+	"GoE9aiHd4ajOEqpwwPqbnTKkUjXnhQzpFGLcXaiRumaIvIunL32miJyIY+xp5rEiwzGwmjm3ujeHpEjK",
+	"VMTYKV0gTO0I+8iA0KEU/bx73nYkZPiem7hUsUtESD+ioCOGjArzeVkqPDC2dgWAl3BSZplivL2+AlTS",
+	"yvLah1Sd1HhUTKSCIC+liFe7sjC/QZSu2OewfiTaTtu2w9BudW4zpnFccV4LrPlNxXsXG9X+ihwbBAiA",
+	"7UeonfjcRad30ek1NTFsbAaWsRRsU/r3JmfAB6SXseEWT5PjhCEFLq+MIhPU3zixeEEQQuKolJxm4BqJ",
+	"vTpiSK8YMYJl2iZCAph/akloipodCONAqYImtSpOTgQpG33kyDzxBR2x2MVwjwZFf7OHYR7bgg+QAjlJ",
+	"MyZPfAAowuwKowVpoiRJGY0G5hqvdRUE264lTpOw6hq/y2vNOR8rc7FmCWRIuVlvVe6tU5FEpqBTd2TA",
+	"TyMcbhameAAe2Q5fMe49J2US2oVA5u8bNv/PUzYKyFixahfpP1xJC74QjmU6Ft6MBpMWIEkRY7Q8StkI",
+	"It5CTqCphFBy/vJbc80/zt+S16/bGD2HypWO8JdTX5Rj3rwEJTTw4wEqBFuvyQXpyiQmUpg3BYSSTsl4",
+	"CPaCTokkXLAKPF8PWEdE8JRn5k4O1ub8kccTzd6glRmSstK011sXbxRNqre4Vo9pWfuWwFHcK8BRQrFU",
+	"qd0MSulYrBbvju+IQqn4b9B68blhzhwbAntwqV0aK/apO129jwSnc2MRbDMj+ckq/Zfzl99WG7V98p//",
+	"/f9Z3FfZdYiDc4WxQLC8N0ooL65A6Ze/nfzy7VmzHjTrv5zU3wf79WC//su3L08HPDIqfyQ1GXH2y7eX",
+	"v/ztHzeXSS4yyfF07uI2O4N4DXV4nnKh7dZZCXGzKBRXtogTeQO7wwWyZ8XEXAXNAcA2pTQaaVNShj84",
+	"0iX7Y0KVrhT6LKSoDgAAG6xU60HWyFtz80AmEEtyZh5NGUlYTxPzxLFImFIk5CJKxjF7NRzp6b8bMRLW",
+	"SGjjw98AJX7okD5gRPAn8zTkywf0a81ImZKMacLzmUn9DDvAKythhlqgUFsDclu/B7l7u8fC+L2Zs7X7",
+	"2s2cPCn6imyErnZujaFRRG1eMDTzsI0MbeEmuoXuolFfMqrCPr0f88WJ8bX8mfNnRgpizldhXDcwSOVP",
+	"01fYsuFE1o3BNjgnd2jPeCvXpIRyZ2vXk/G1J4ISqe/WiLGZpM+cagZcoHWaHz3QLALPFpPUgVfTqJO7",
+	"U83UIvXVEXn9dZyRLpod/0yRjxdvCVfOCyxyNM7yMq7L+ltw3ajADyFdlkjR950f4NZCi2BHdCVNYwUU",
+	"6oRr4vBzw0pgnFp7A9aZFZNK7kIixkmCmR0cypKCq4QrnWXqXaLpmZ3qZdl2sCrXdi4fVqZaVxMu/YAi",
+	"Bj5qbyT6pZUoGXo8YVa1GL+Ri34N771i05VsDWYUuhrQ5sFhqV160Xt+GNefN54/b0VH8eHBC9rsMUrr",
+	"0cEBjeuNA7rf7bV6jW6zW+8+bzajuHEQH0aNg269Z4yD56W7ur+t583G/h3y+rjKa2kNONs7tfFnUBtD",
+	"e8azSKX59x3ZmjdOZaRlatMKIEp7MiVWZpaB2YhrK/zNNmnjVaFntg+v2DQ0YpkBMM1wnGg+oqneM5Zr",
+	"NaaahlmhLr7B6gXgJAqNZAjb5Pz9dwH54fzVdwH5iXXPjWj+7vW3gWNr7ogD8o5/g0kUMw6jXyA9T3rI",
+	"c8eIedIzhVrrmFAxRcuXGSOXXP74HbFGbYydelQAjfS0I3A2IFfiMvP1GrmUWPDrJwZbzuHxnqxXu+G4",
+	"D3qmOiK0of+qkZWhKyJWpBzmZayMNNNVpVNGhyFwM0nBsoud4c5FR5gH82ic0NQ4zTAMq03NCqCL8EyZ",
+	"e6X50VY9Y5G0TO0dMR8yoSCtY0ffEYoKo0U1SZhZ6QYZ8c8swZyRpcl+3njRNN4DJYrHzC8I2d8PGkdH",
+	"wWG9jjeBuqdJ0hHlo8Pn9f/5P1r7zTpWZEMTIsLO+3Uv48JjVFfRqUK+Yq7IJJWib9zshKZ9lsKyupXp",
+	"iFZjHyyGD34DeS3tX5Bpf5JX/n4DHjslTbVzf1WUMiZUR5ht0WXEbvyMA5vr/AZWC9g8LVQ/PsgywS5l",
+	"BFnPximYHcV4Q0egSad8xm2mDaW8qKQFa2WwAOYY8nXO8vPW0SJ75SO86m4Wy1rh8AVSZDYizpN5Y2JL",
+	"yEe5z94q/NHOwHIG1qorY82qxUF1ZRSb9XS2XNkCCn3v9ys23RW13B8C6V8znI9Sxpsbi83Froyn2MtV",
+	"apcO35XuZkIujiPY/XtDvQt0Rrk2LThW5NLqO0sYec0I2FbK/gM1Efw7ShhkistgXaSMaJkgAFHKekxH",
+	"g8pW1SR+03L/HCxGW5yCWr5QEwq7JadBF6nHl/AKpx53NSNPwf/CNbnlVD2YE3Z7vAZ2DxpIC04pFrgs",
+	"i/e9MganMQHB33JFX2rAR87lylusHu/stpRWR0ALSlanBuhbiAe2yOKEchIaDVakxJtJaS0Nk+G33zs1",
+	"kJvEG7MD7oV3SBDgras2cNgBPXDy/+sLobj1v73c6+Gi7zCCvd8RaPZG1flKxIUjNOCjGnmPlZ3G50xB",
+	"tWZNAuaEpVRcqayuc2gbEWz3GSSmqdIdISeCpdB75n4j+BPKgShiCiLjOa446+biW2PX+XxyS0txavU/",
+	"6FAvC+ZqRNvZZ8hevt4TbuyInGINQICYj11WIwotzPcv6TQDt+dyp5ofvERnU/WfhTPy5Es/PyL+9FLY",
+	"g9zx76dU6GWV3K5a/BbxYMNaVDiJMKRQ1G3+W2EgLicbbJCwy0jMhhIqrG2B5XIJ0hFFEVJ8gBnn4poY",
+	"EC/tOcSCWTPDTASS9eBs4Gvn5UtAlCRqHA2MWVfI2UVynMS2v3bCYyawNe32JtsCV9Baki1f+k7Wlmyu",
+	"Pt+2lhE51sqy+3MIdy4I3t1bGmJ/dU4abrLf6wG7uPLfsVVEBCtvVjMZ12jZ8jcsNAwtJY/dcLvi0H81",
+	"GITTosx/pkA7BJmXlT9/22qHGjIxvhleO5pGiTFrxbjQVaAsSleSGHnHcrUmStPUVpwcZ+mbHsJo3xXP",
+	"a3kRP3qP5ivWqon8ahl+rMSyy5ZtJ/Q1xRhK0a5pMl4doMGs8E+MXSnoNFgNUYFhCabvVJhnaTAHh0uh",
+	"zll6Kq8ZIum0kGIjYqfmuJTajeaLAzMbER+tmE2I4MV4x3tcgpkq/VJQmjB2VWo38D9iOi21G2bW7ZJd",
+	"jqCoE77b7KdrlqZAiIUfUqCgaBzd5TMPSxv/qD9+vlNXhzmM6kzMkmos5IPLb4s/fr5TZESMV4+LwF7d",
+	"ab0Nx1FQEt7eLfDgrEmZIsmzvLUthn53SsxZ9fCP5uKAvL48I/YII+8Rndr6giwwaXP8lcAyMNlmNyxi",
+	"BKwKe0JBiUTmjGKxXxoNoLUBrw/yyMv+PYA5AQPrsqmEqkgvLcMcCPMyo/10nEA30m0AcE6/kXIet+KZ",
+	"yrscS3n54dg9KjLEjAZ5LK2wltjfjChdwxkQ463iUJiTtdgkyFkEO4NgTYPgQXXuH2vtpps069YLIsR4",
+	"B/Kx62m8KwR1zhhYyVgpKtP1vNs91usxJKdZ5uf+BCgWqIABGkthSaRtGcwZHhUEgzV/eKaIExTwH3m7",
+	"xRetgrnDBenJ1GFvJVQzpTsidHIihOAf7Wn7DPPwSo28lzN3O1PAk0kKKVjo+sAsN8zG/evvmH7lJnCx",
+	"obGgNGsrDnZRYd6rxe9kQRfo/KC9kN5fMjTbtLfCwFZt78uCFG7HFYfkKRAXjgY17hKuqFZ9G5GIwuEq",
+	"mh7+T/NGyCKex6/MdDDf9HoNy2htKwIOealdclaJHccaRkLx3C6xFmZXaafPN5fPVDLB5N3MLD+mg75E",
+	"Sd5KzgC6yOPJof5G1x31o2ZeHW5HC1nls4HI6c5L2oVNvwYXbieKN8u08diyd4MsGuZLoCWsByBZUjgq",
+	"DSOc/ckkStOpbdLKF3VgOcQdYpZLaw2saN7FD59O/HCnGXeacacZd0HHPxNlyANFDI0ztGfeqPZ+N//z",
+	"x52RPFdT+SvFp6zKXx6mQslibh9RPdhglGplXi/lMrsYOMVq0iyX2iNcV4KZYOkztQk75BL9w5fZp97J",
+	"EHkQubwGN5T7pp3i3yn+neLfKf5/OcV/5jNsTqvI3gOYASOqOQz1d/tfr2+Ijp4Qe1FAuCADOVYM8V4s",
+	"4ppFxeZMBSQapykTmsScafL/s/dvy20c25oo/CrZ6PhDwIoiBJDUCYwZ3bIs2eopWZwkvbxmTzhUiaoE",
+	"kBOFTDgziyDsUERf9QP0f7HeYEfsu/0Me73JepIdOUZmHUAALJAAScl1Y4uFOuRh5BjfOENbQ53lZTAB",
+	"5Z6Z8o0n+wKC/bV2bcmKpdwg1ikzx07lJTa0hywvNxxcKiwB7vIOKKYzuAY6eeQxRvQWYo1WW3DfJFzw",
+	"iCaroplOEyrIkFGTKtYjYZTfeqok3PbWzm2muGYr0xZ+YOYUB353K69bgRtD+v0Hq7Oo/InV7brw53tm",
+	"VIeVjrclkDOPHR63za/CwkFdq/iMRVLFPwvFaLwXk+EsI0nPbDxlrzEb+jOCtRsSKg7coWj08kd3bldc",
+	"S4lPNOHxtr74QXe1JpExwzt546+7oGZS8839GU/9HaSpZILxGVAULJFS9YicMejXFUk5CUjM9bhVrD7t",
+	"ciYCIuF9NEkWxRjUTe4qKnzC2JpyzNnItq7JnM36q81FWJ9h0L047GzdpBHIzk3lU2FHb2FsxZTtclba",
+	"pk6Pt2nm6He+civHfL9rGLvbBo6FM+jZdH7tEcS++8HkkOyEGKonmlCt+Uhgwio3UDgHzSZjmcSAzZr9",
+	"xnSBd/cbUHjOQj/Pk9bYTi7s7ddhGtT3KwY7rQonz+j6IUPKd8EGqoM6N+O9ln973Gzy160X6yY2t+cQ",
+	"5Ox812HIuynL9o1EFs9y7lVFFBTYZXXrQJn09usbWG98L5RcdQM6AWPAdU8/aR53OtvKinXO/oJ4+Ia5",
+	"e+eb4u5VQfDuZUDNlx+FHRW5xUOwx2JZu4eOmvIje6IdvNZt8hbQtOtBnhfgKZfWWnoYMzWPO50+JmvO",
+	"nU3zbuz1nGXGhGI5vFuy2P0ffjfImq3WbPXPylbPmYEaUJab6HvirkrGaWTfeKDSDRbTs6U2sNcKtpz4",
+	"mixZkZaAhBbg2f9rQ02q/b+4FOF+KrecZrOx4/16SrjsOaNsJxlkuIflAcwSKgSL1y0EPNGoyq7OUnGO",
+	"T9w4DmcPyAcylgb6/m4YCZ6jlbls3c5ektn8gSpHwtir5aI6A2qisX2kW6l4/3K22xFcWw7/YFdZY1p4",
+	"/99SKgw3dhTdYwh3KX1WXsIZ6R52AkskLKLaVJNiQwgR8dEmjV7j+OWmIBtFuWbxhfzIxXd2AFljQR3R",
+	"hL2jkZH25m77sBE0FpwlsZ3Cb4XRQ5iIgJrmE+zDyyu3Mr4+0N+urcvOg37w539lCvn04R2y90ZMQFfW",
+	"GENo3OEoUL87c8WjiZfOuYjYeqLKF3Rf1XxKvLmqkwMPSw1PduvfyHYC1vdx1vdRqSjWt4QYnR4J/fEN",
+	"sZZO6I9vmEevhJaWQy818fCRJnK7mAwWcBMU9tStAHvE401PdBZQc4mHVZMZt6doV/V41vpISmfjIR0l",
+	"1YRLgYkedm7FMm8RL7jM7CrrQbjGZ6nYa8EclYqVwr4U9VqL+lrUVxT1NP48ltHDyvktAtnK0n2tNN+3",
+	"G6+sztbOvLqm0C09f4LQ+GAsI0u0e40NXqJYj/BvbeBei6neXs0SGTvLTbmCBPmPfydeFGQxIVmmDRdG",
+	"AlLs5cUPoSXTmGVPPcGWgjniCohUfYHCxr7+etnEE4iYszjPXnI4rVgdKSAF0Ja/+YlHb8EyTAu8caAv",
+	"spJJ+EybZFRjeljmPSDcuKrZGmZHtOFJQhxDDVxheCNTKMUOCQsstmPWWIfd97dwD8A7+gI7SWKpJcOm",
+	"5JIKrscsdq4BO92IKsWZRrDqhHe4P4j5g6Oom4xjjwNlwilDZPPr3ny4fknsQuw1GSrX10vQECqEoTM9",
+	"zgL2lwxDmbsCUJvrvdLodQJnV6oNRzWa/PoMR/YBR/hAy+6RRq+zBdgsH1+dJisTKDYcshoR1oiwMiL0",
+	"1OaqKS6e6Opmsx2BwhvLaVnNah9VspYNU3f3iNQ2klqqfWtSbR9mklpE7Tr1ruT1ePx1uyoJhacRVfHG",
+	"hjtOr/bekFQ88dpyrj0Dr3E5Iz1U/rkYKRZD3m+m16fYJ8wKDGCWAWFXNMrSkq22LycHQ8WZiJMFibme",
+	"JXRxQnQ6OMBhaEJ1oVWdZpFZGsB87FJK7NcEY7E+IdqwmdW5Ie+ZCR2QSHHDI5o4QwA2Z0g1Oxgs9iIG",
+	"gTW/sUt9ZxHoN6wsA2E9if2tJAqzKeMfszH9PKJJo9cYKsZAZgkqaOFvBnTl/opYwuALrg+FvYTcuHDP",
+	"WEYyQRHqL3GjgGf6v2UkRWqKF1TxDSrVhkaMis96zJJkyPU4/5WNRvkf5Z+GUsaf40XhyyOWUMML7x4l",
+	"qYHR2gWmHEDXhM95focd+lXhz3RWfH7Kk0n56alMklRHhelNdWGEUzsXu0H+woxRkZrC7TOpJvlfmmkU",
+	"c/5vuSj8YRSdD5hSxWtpMhtzwwpvNHJKjSz8rRj7XP7ofMwgaiebyJegGoxxt/f+4ZfSrYl/5a92//As",
+	"fYCjhNQsJx+5uGDT2Tv74ufPGkFjLJP4R2mK14+e2XFUw19WHiOTpPo0VdGYWozea7xoP2tcn8tz+w5k",
+	"H/YvAnKYGzathhJopxCe6QGIGfMRJB9LGG/MI4ADv5W/ahSf/t3CrFOmIjjSjZedMsIKrkPI4/bL0oiP",
+	"2y9Jkg/hX1kiU/Mf/3f+9cv8ym/Lr9kOcBXgXwL69ZQu3uC+22235y8n618rAb51kPQekKBKxfst0Osq",
+	"kLwDz3IRNyo2mzncyGZwks7nzMmoSzZiAFbAbvdOJrFvne74LIgav9f2nu/ohFkx133+jPy//8+7Ntg4",
+	"08EZSkc4H+tOSqd99HzFUXGXc9o7et4h2x6Xw5xWv0uNgU6cv137RuEM/LqKtndAySs31C/8R7t4lAwS",
+	"KWKiZHplV/SXMdcTv+zayGgCi5odiaBx6emr++XXJWSv2XeLIu96fjtUn8ODNYi+KN5rYL9jYI+YNl/i",
+	"bwXas0ssRbYJ3MPU4UaijWJ0GhCZxFlhn3uIsn6Lo7x754dstkttH+B6OWAW+ENFHg9yAh74Kxf2kVQD",
+	"e6ObTUpw5mdKDixNnB5YPmQyPPSyUd3K8grk4HZizUVG2g9+jsYsmtwu4tLvTtVgS7/UNYfaabglLR5T",
+	"/VUUDF8dkzmbMQF5KWFOmWFAQotp7f8dtGSQ+jEbSyMhSjOcU21YiPNvk9fEPm15SqpYKcQzj8J0Kklf",
+	"gH4P9Xiy77onP7OrKAXBHhKaMGVIE8wQIfzRdobjsHXiWiFZ/YWLUVD8OoYxwDxYjFEB2vSFHYuZywNt",
+	"6IiRSMqEixFRacJIs3sEwI385//+P+RFB/7pGr8fkjFEkwr47bhb/O2YTKViZNxyDdwH0ODdzQuAC52y",
+	"vsB5CDq130M8Q1cVVkeWzP6K9BOSpjZ0ONxB6Cmyi4eMDFjPcleyxS1yS2Bue3X2A4GvkWBls86fT359",
+	"2XqrNkqpWkjVLtytNIVIKqcrIAFVEsNlPnsn7+3TMRWxHA7vIW99pfA+Z0YXPADO6IHiKJfrbpBOVp94",
+	"GeTy1Oc0SQaSqlgTPZZzws2+RNOPOI7HkxbhzHYXii7IMVGMxouS6YhdzWR1aeSmt1dhVLvaa1f7/l3t",
+	"QPe1m72GEX8KGHFKtXYgwkhCSZ5Wfr9Ywh+3h4ESPt7dqrnOPQL/5uLzTMmRYlrD307jhn/HUrAeGUo1",
+	"pyomGDc/pQuiJ3yG/v0TqxbTaJLdEECGp1jAHy6g374mKBQWf+UL7shLVsQxrt6Es4x65wCdMmIUFZpG",
+	"GfgZc+GAkSujqyPFmNAn8C3IDJUW8OTQyYyZVAzDD1K9R/38fCn87tyXU3g4GJTx+cJeV4c958xk06ix",
+	"T419vsEww+K5qDFQjYG+PQz0EURtGQOlep8QSPngiA2OUKlGVPDfvaXCRxsOFkTQKQuu1XVwMYsxU/yS",
+	"xXloIcjoSGqj233xDgta9Uj4W0ia9kWtgIQRNWwk1SIMSEhVNLYvCNvklI6YxreG4LUI4V1hlCotVUia",
+	"4QcuJiHBjObWbT2zxYkezHnMTnw7AoyFxChKLae+TJdiNCbcECMlaWZRmIoRPaYKUyuxQri9fU1TAh+e",
+	"UqWelv8E5kFCmUgfhob1mwy7MktVpPi6uk2/bVWxaUPRKL9ppBlRzQ640ExobvglSxat8miYMBh0t2pA",
+	"/j07GJenHdK0oKcFaBczcpsgm1t+KU/IQJoxmY+ZIHSgnTMhG7AT5KtG6z9RGq0b3UDKhFGBw7sBQkJo",
+	"YBW94Q0Qe2MXtbPyQ5/zntdkRkcQy+x+XgoLqKNl62jZNdGy2VHw5yU7yYUTbxm/6//3vHvccRekJUqT",
+	"n7QqnQvvGFPLt4DBeaQ+8uS9h8k+qxwmu2346y6CX6+cfoOFiW4Ihp1m6lDj6PpS5LqEU1+WdKKjTmHK",
+	"IwjLwPve5HTUfXYcNOxJH37gQ/ajTK3kfHG4Vo/YU4xpKiwps/h91jDyluGhb5BLQiTlTcpKIfTysKJW",
+	"easwJyCZKkFOK+VHsRoNF5Pr+DLsp53OUZSqBP7BTohiyV/6DcGuTL8RomA2Y6YY4KqpVGDMuSZxMzzw",
+	"pVa4dhpgpTJ4eovIKoeaDyxO9s3HlvQSqUZ7qHAXg6nSl6dzJ4V0W23yPufoQFFcXDJhLHrNuiKbJZ3H",
+	"8gRK7EnKuidb2H3JlNFYiaWYhJXfjK/iisDpfKLJkE55smiT1wJfIoeEYlXy0veC/GvUkFgyTaA/BH7S",
+	"/govtLypLxxXtO+K+XDIQBODD0ETSyjk5zkxoQOrYHo+7my95LjTKcZFDe3LT+wnx/YS12SuuDFM3LWK",
+	"ygr1Kivivlq/GjGjyXHnaF18leNOD2m1XQl17opQ7oo6dgEvHhxM7AFCPDxWqGj+rRjNBVuw38KLeMKu",
+	"G/yx8lOdT1lriLWGWGuItYb4qDXEbkXBs63oWev5yqTDHsuROsBdlyGt3Wy3bUCovP5w92JToMeuc69t",
+	"rjF1UUrPKTvT8srr191pTTNWjB1YVsaIkklykM6IGSuZjsbFuiCtoC+mdHHgBDJJIHHK++IgSCZTKOEv",
+	"x0e/GjfaD8xkmuBOXCM13q3xbo13a7xb491v2yOya7xbo9Bdl5+oDtDu2/mww16nGfiL2ZALaEFI5mOZ",
+	"YMX2KZ1YOEQEm3tUeAJFUgOoyFEIqyI0gewpMqUxIxPGZtiBx2NJM2YL33SHvC5ARPQ0pJq5MCJfL95A",
+	"jHjMZmZcCAwveQtm1Iz7ohkW5EK72/Z8NeyRfgPey41mybBHTpHLQeC659Twh/uh32iBgySL4HFjudYk",
+	"+1XrFv6INX2yC+ixdgPUboBv3w2wW7XIMgqrohY4VK0p1ZpSrSnVmlKtKdWa0oqKyasERq08fS0m/N2o",
+	"eAi9C2FaJRWndU9W+adOAD1Uwu/3LGHGKlPZOnDtlB+IvjI9wo3VfoiQJJHCajMDRmgcoxl9ykSqrT7U",
+	"aZFBarDZllfnwKoOeiCUE3mdvdbMeQRfGlM1TZjWu9Cl8PU7DcraC2hdUi1rqFpD1S2hKhqTaqRaI9Ua",
+	"qX6rSPWalKjxaR1iUhncOix03zEmT30O9tpgk7cQSOE9AqU+/oHF33cub32X6I9NGdL/6md2Z1xYXKMy",
+	"MvS/lFNfK0lruAUK3lcsO7pWUuQczwrACh9fflP5Ld075H25NT93i1Sx1HW+ijXL3HWxa+8pvMxPw1fr",
+	"Gq3GyZ7+4f5VJYCOUG1ZyZxqQl3+lGd1zUJEXLCqKEUWYefbW3OVReNBjF3rcbDELNrNl9+5B++OyY91",
+	"rS7X6nLt2an15VpfrnM+Vnt2SsKihoA7DYmTghWVt28gQi74Y70KQURqYVKpJFPXlWOaUTPOD8llAQsV",
+	"Q19KpaS44NN0Cq9wegwXho2YguIY19CoTA22i1sDO8/cDXklNAk/0SRZ2M2xewXVR8nrzWnumjFNJNbT",
+	"YlzpTTgTirbCy9bVE/PDrlJQDKL9XHFWP99yxa6K5RxXVchyJSGLWzCUagpAIU153LhezetOTh/fvgq8",
+	"ec5Evwo4dC8OOznDrCb4O9EL1/bPtw/UfCQYug2l5tkW3PymQRc6e6bs9dAw9ZGLFNBWJ2iMFI1YduGo",
+	"Y7EktCUptuZJ5Ahbfk5Y/L2M3sdw6it89gV0qFRcKpQEDnUsnxf3tz4dSwv6svaUePU8omL5Touk/DVD",
+	"1YiZCzqquBjshWueckbFiLmCbxaWHXcBHgv776MjMD1wAxT5QY7InCaTAy6gfxBTxbZDxfaJb679ql0i",
+	"0VCmiowBGgRQa+ZThKpeBO0hC8KVdI+RVg46z3uAPoq/vVz32xGBS2t+63Y2/Fb+nj0RKoWJvzt7+7e/",
+	"fP/6/Ye/n3z39x8//Xz2l+dBtxN0j4Puy5Pv/v7x/U8/X7z9S+d2bTqV0Z9ECVasK5laPD52sbe1LCGb",
+	"qWpMyrlSjSR2W9gnlxMeOmSX7qtp2voCPhbXpMpKBWwhlnBtegh33DnFnmEWifuiPBq7q8vsKLvQeS6M",
+	"JIbqie6LZoiFh3t+/mGrTSydzZjiMuYRUakQTLlHoVuZfdLKc2Qdro6ke/yJLnxP94VTFCxLIYfHyGIC",
+	"Iu1gZkz5p2DYhXHOx9TYt+OzgHmwkBbIOijfLti8L/KPQjEsGgPetm93tdrtWAnXJE4ZCZdETOiatXFT",
+	"HDNWIxKXNOFxX7g1zSP9If0U4/yVZgrKv1ItxYlb8VKPN01OP51fkKe4YnBZEwqDWhdfcmFvvR5cEng9",
+	"Ip/xpj5rnqc8ZCGgMvCokcK3iBQeShJXV9HxIOyrJNB1Oq8Bdn1saoC9R4C95cm/AUbvuySLA5B1TZat",
+	"AmYKMKQcO/OtlFnJ4FkFTaOAC6t3MSjR3UY3sQPgWVkVQOoFCH9r29sPzOQw9C5GrFrE1iK2FrFfsYit",
+	"5d6uJMgPzGwrPh66u//NxR4cmZD3RjvbkpCGLBhEGVk5TppyWBRJRBueJMRIEkn0MjERECHJzLK3Vl9Q",
+	"xYhiUwnlwURMfBNBaLqfhTNBdlVmNAMxcJIbt4rf82UkBmyUiqAvsDOgXWMWu+Y+FD9OpEIz1GBBVCoO",
+	"hJyDSWjCZqZNPspLl9nkpK6RWcFrux0ESk0MIVEJMph6YHZztS6kYFtajdaWdyjI5dq6U8vQP5N1p4ae",
+	"9bGpoWcNPf9EJpeHT21/g1Wq7tvy8dRBsIfKZf8IPlMpWAFNPslB7pw0wUG72jkJMFXIeSsgqYgB1BVd",
+	"pHJIuNF9Ieeihy2lozGL04TFZeiqGEkFHQ5ZZFjcJr9INdFkCN2uCRdl5y3E198VYp6lwp3On+T8YbPe",
+	"7T/zxShxI9J51eseFnkm7Mo1YexY/6cZE+B7l3ICwbi3ENHUGBqNp0wYOGEoaX8NGpGL7ga+KNIkKVz6",
+	"bpFduhl6lIgPn7JUZW6YOLvkMa4PPnMdNlTENMNuYxPEoIUA9seKN27dtTlnbHjp/RYwMGvobBXZhgc9",
+	"EEC0BepxlPpLCcrkIYV2sjNLfIB9douQqovtVPwk52dMp4lZJ7sLPA71cscwa2H+Z/efnKWiYDtxgT77",
+	"gxI6ouLpH4aO3siYrfeinDEtk0uoSDpTXEA0Mx2RppXJdDYD65Qm4R9zNvicqmT5vWGLGOmo3B57tCf1",
+	"BUi4K4PvcRHJiYxoQrBKkIiJ4VPWyiK+KLRfR5taBHloEMOcMEKTRM7RkfMLN2OZGkIJBDgRzWCFCDeF",
+	"KKduHuVkx0oUgzZqESOhH3ZAcJFClwnSFwMZLwIyWBgG6AL+AW+gU0bmY+a6uoFtD6PIRoRdcW10QLQk",
+	"frXs9zRzU0o1U32RVfDnI2FZkJ2wYjqdsmyIUL3VyuzY3mAfI/OxJBxNiVlTNczu7otSMzvXU+34xA4D",
+	"mstl92NbaYxJjyW8i4soSWPmp+DisALsPUfFwoI9QFcwwXLDOpiuXYM51UQxY8XWFimUfXEdayHtgVS7",
+	"c9YjHIM1p9Tf99R+6tyfl2pM3z4CA02dy3wl2/fUb0+Cp31P2hk5Oxrfqyiww70uDr6qvBggCkLhaAjk",
+	"RwU2aa9u7SiwV1NYFSaMpSIWH+gMTO3PjWB34wJ5zqoMaXvo5XC4Pifle84MUcxOTpfrOZSyUwYLgigs",
+	"QEO8VGRGDWfCIGvxyxF71qAZs8pXlqOCXGJHnfnfJFzwiCarGkieJlSQIQPo1SNhlN96qiTc9lYYpmaK",
+	"a7aSZ3zg2pz7ZavWZB9WDzk915j7vdRUn4mYi9G6vBfEt5X5BQ7uHJ/a2GnfZ+rgCB8yUWfDIB0h3X6c",
+	"g+6acbo3bz/Ux9eCv3iQNwsgf+Mtini4Z7ft3pxt2j66Nxff/1i6OB9WKlFklckzr30/bt97hYU7N1Kx",
+	"+IxFUsU/C8VovIcck9hKI8Cxjvt6mezZ+Bq57AUCiOFZQsWBkwCNXv7oPaWinKeDKaRMCIYZtzl/89VB",
+	"YJpS2bMCYBhJ3ApZShQbcW2YYjHcxg238P3CwnJ324SxmXZNp8HuCSVMAMvPrTR237MyOv/QSqjdlIpw",
+	"K6ZTo3kMiOiaJHcIXrcKCtDxCRhb4b3Ou+/GhpEHTtxZwO8febW2YOg+ZTlGFHq29pDZHnYnPtkF28bw",
+	"5UoxnDFh1Vq7l7Da8ULPxnTEKbFaQKrYCZkljGpmFYMhV1Myk4ZqzdMpJhC3YepeFla3yFbDI6VF3mtz",
+	"YQ+jbpKBp3hfJs6+bAmt1ulg7vuO2PccG+0l/gPERn9j8u1PUYTwEYhwlHyEFsWOFW9eoFeT52WxcBuJ",
+	"vlYL3hzu/Ul4sGmlqBNoIMFR5a0gJIsy8gFU1x+YyWXdHRUOOpspCdWYbmC237OIxyzeObP1TLbmfF85",
+	"snet2UrY/lFD+9uWIyyxmacxi7h2eOBhGgXYcwlulxJsAUbCQEWxOkToRt2O8RyHhF1a7aEZU0N72c/v",
+	"4zDoizBDkWFAwgKmtX+iVQh+cFMPW20Cw7BfF4zF7pMqDkkzV3T6ItN0WiRSLGbCcJoQ7EDnSx+O+ayc",
+	"965kwnqAiGVqoPrh2OeiW23ouHMU9IWdjA/nkHPBVIG3+7BlN3NyJ20lM8bD7PJZLLH1vrgFX8etfBRq",
+	"TEbUuYDI9JTTTOs4JCOvi7AYlRbBZmMlEzlatKurFqWJ77Vh2YOLO0+EX5/Y26LpoYyhtGQmCYMGU0oq",
+	"T+IY/F8SFAW2oeIi0yAreUYWLQIOkd5x56jy/ryFkawNmEwg+8BISRI5D4hUy7wpodFEr+QAtarzCOut",
+	"43knYH37J4vM7RDKXpQVs6GGHEQAFdzzXvMIfFG5Df44cs0ddyfnOjrKDNO7ca1XcW3Yu27l1zCV60fh",
+	"wtwv+/3aSkFpt+uZxxz+fvgiUHGsvbbepMQVtgwIJWOpZ9zQxP77komUtfKE7vevf3oNoULkdynYSSGI",
+	"CGt9x3TRFzOqjCteJKez1DAo8coNVENy1ajzlxQrIrXJx02lu/vCNyrG5Pc15xL5DByAkDRpPHVxPng0",
+	"b6gdTjdXk3QBPkebDOjmYWslOX/uR8oF+aurVxo07Hrb5bZbP2WKR/TpmzGP6Ehub7w2bK+W62qxQ1vG",
+	"DeHta7nY3u3Tpi7csavA0z8nCMsKfrgQqpvkSYELVm1246gUbRObbb9YevdTFTNvKRz0+G4wCoy2ht1X",
+	"fOKueUwNlDZaPStS9kNVITjHSK61lQgwMQ3VWixZnYMcqSw2IgiNIAw7seAQcvShfkFM5mOZrGqDshnO",
+	"rMnKz07JbW1XdHFqxwoLyCALBxJD83ixgWJ0MqTa+BzNRq/Red476sBSukeOS48kqYjGhdu7Xftzfvth",
+	"xz6e3R5zISDrJLv/Rfn+zmHp9YKPxsXRHMLPW2SU5Eu3V/PZffMelyn7EDzo0Waxfv2NnXcBA9ZZVYyM",
+	"JhvE/8EYCqFAuVs2Jf/x78QDX9KcUsMUp4mlgbw6SsLiEVOtwPf6sM890WRANSOp4FmiCtwrjSZjmcTY",
+	"ojkg0BAJdMjIrpavXuveMYU6KAf0kik6YtBtyt+BIAV6hJDBoi/Q5BMOWCLnp1T9xR7nsBAihlV3MVFD",
+	"ulkWXkWaNEmyqeqW5d7wLjQTgeJLEnbJEgzLrNaaALsSgLlpXcR3X2wX8r0STa02ScFOb9vMAOjjkQZI",
+	"++3ZcniDzrq4aP/C3Q3RktmWw6Nrh+f63tx9aEj8BXomOTm7Q+CXolAwOpuDq92zYoT+uK2KSR5ImTAq",
+	"Hm0guSX0D3YJKhhcC/fexuyaPb5dRDkMEbdpb2Hljymc/NvvHYA7KgWx8qco4dPZLFncn+V4NSx4SuN/",
+	"pmhQ3q1B+hcFMtEpS1MqFg41QDMxkPrOXM0F3GUUFRqT+HpEsYjxmdWtEEiEFlVkfctCACtwLQwcYihi",
+	"iHXgoYX14OzdA5pQETEd9AV8eMiU5ZZmzvC4FNNqAR4EhGudMt8DUynm8g3J37BhGHcVNTDXFHzaU5r0",
+	"BR4sSJGyi2AHnY2VRFJcMtAhw4hqFgYkZDQa2//L38P//F//VyuwBKS8zb2AsQArHJDXsJ4O5Qg2olC0",
+	"wzcxI3OZJjExWCmuwPA9Hmo6Z65l7rHFak90C6VGXxDyO4MgjSw0hIRc6HQ45BFnwnwGCgrzjGA7pSAH",
+	"j4C3/NHIhuTyYQkR0oztVmR9lYGXWBQ2V9wYJtowP4ELb0cIoTTSjhJmpAuA1ILMwYIwqhJu38KuZlwt",
+	"AvujIDKJ7TVHVCdwtx2Bj5/Bm2G8eFrhzksXvoE50fajCdWGNN+9ffep1SZv7UO4Zpo03SsGbCgVs+82",
+	"MqYLj48dMf0uBWsBkQiI5IGJxT30TTL3Pi8BhqYUlEM+WSZu3zyVl2wKyHlKF7i1ZsympDmn2rh/I+TE",
+	"DhNw+SCRIx22cElJ6Gn+Mxfh0sq6uet8XS3Zud15ogvPytSE7jT77GmCOd1A20bKCWgIEA0LmdzwOgvQ",
+	"HSTxCx8pqQtnDUaZddQIY2YoT3QYZCTjCKRHaO6BgoPVdHPJDpjd04E0Y/hZtwJC7SCz4+Fob66kGMHJ",
+	"hXgpnDDV0o7d3gPJWGZMBXnuDzbBMpWBIw059NUa7fvh01L5/O/8SOS3ZbnhfhEcqcwsjUmB7Vssudrn",
+	"gZFJYV9NxQLXYJCa/CYYZ5m1rbU8gdypUq3nNYiGNTrFPXrAEuwsd4vmoQWwX1lpSKQpxOt8ODzuHB10",
+	"uy8AHNsTWq5ddtixErnQM/IQzHQUZtFwu5N3kbRM3v1V7ML58tUr6A61VYWZ6sYku4O4mfs1hOXfmbpH",
+	"bobYhfu/3GZG7smVljKa3ZFFKDoMouQ8FzO1DS334W0d0HYdEBQi294XfiT+x3KQ2qugkdmnchzdaxy2",
+	"n7kqmPs+8L5D72BbAvRuzLXRcz9JQ5jAAiUg1bH6hxfgpLkKTrmiwSH+1YJwOy8zIvfFNvnJS0K6RMd/",
+	"UncqqBtulTOAVEXbKgrF7SyqT82V2ByshsymXFqi58qCZkSQKf0ZjAZp7zrzO2MpNQECLK/a+PZkwbIl",
+	"JzN0ZjfkaMZisFS54lk0MlK1yTueGNB9Fn2BkKSM4gMy4SLOagqRZmhBd4jFbjS/ZAEJjQwJu3J/t9bb",
+	"SfEL1Q2lZK920osrcZvGr4+2lsTjtEN+BVZcAAOgCXAN1F4eJmhpa8YBFQ2rCo2LK/FXe//GcVDA8nh6",
+	"YUD21JUHVCjx2ClWl14xPntWV69QTA07sO/ebplQwb1xZC9vHJmRtxrXIzUqXzhRcDPehTtva1C+uBLb",
+	"mZMLcLe2Jn8L1mSwJjkLkd3aR2ZQttgkC5vcDI7c3bnVxxtjVoX4g53S94h/olsQ8g/WYyvnXex/X2zn",
+	"nr07iLAT+JDNdlsskdu7Hh2gcLWfm0alrGUFUlYOuglVc1trBr/ebeiaJWx0Gu6EGZf3pAJPLj9wO9Zc",
+	"fEfVbIvCCtZMctcutzJreUAueVPCxtJQSTNWC3T5BK6gckCGirHf7T8GVLVyz1mQJ3L4coV9Uai+TBQV",
+	"IwhbsWcwS/mFFkLFOJgKub/VjcYuqWDpSDyk+dhVHc+KXk/p1QWbzop1rf3fR0cbimXvyTq7csH2m5Cx",
+	"tDlb8sjtzGRLT27khPvO2ljGJ3UGR507e+u0jSXGvU9b4yqq3ZjNsTS2fWd2rMzruCYBdgvtHhPXqjnI",
+	"rjNHbnG4Hn0zy2K4pbFMBDJETorhAdrQBZgALabDcOcbwFu5ziR5TWIGmhZkCGTvxZhoeCnYDuzBHXO7",
+	"yguII8BoGiGhlySGA98ZCLrsixVsYA84rlMVx5EtijuunMG+Peg1j6tR0uNKTLk3oAO3H2hmDBej7cqA",
+	"wKPEP9pDOzUlkUyFgRC1J5pcUsWpiKCWzTCho9FWHTbIDYUGpqsrHXiXp+XeUKdLyoBoboeBIXAwRIwc",
+	"dYMigwXBurXXQRXM89yv0N35Tfl9N7Kb8u1bcJvlB1cn1brfa2azY0C1dDxuhaYcXR9YQvZ23lVZ6Hew",
+	"k61CUOfM6KqnuUfkJVMk9D+9S+jolKmICRN658JAyklfZPGf9nRff8gFmXOB4RekOZBm3NoaEpHta5P0",
+	"xariJOuw1XVucEtodW3yjd7hs04naKxYykav8axxp5O/c9RUc7E6NXdvjWlvwTw3w581xTpSdckW61HP",
+	"Of5eDibbIiUVLzwh7js+ILbc8AwYE5GCadIUEnNm9hmcta6ymluLbWXJ/UZ/wIiiRGqmC91ZV7ViPbzo",
+	"vNq2C3wMsU9Ohz11bS2mjCZkyFg8oBBKC0wD/Zz/+KMxYQuoMCnjz7+lNOHGEt9MyenMjuZHOYeIQisF",
+	"7T3/bUWDVB3RhH2kV43es8yHafdGjGBV8QOKRXI6ZRD4VHp7wicsWQCUXcjUUmJ2K5Gp8kXJyh92TVjd",
+	"x8RMF740pJcyVZgYjx4uOHffFUpVfHA1KL7H4hK/Fob0y5hHY1yymMcwJDtCMmDabBqD5mKUsM/RWPKI",
+	"FUaDU4Go0uwbr302Bks02/RSw65Mid7eWDDT6HUPb9VCvdwTdkzF5O8y/ci0piMGcoiKiZ3xfyF/tyvv",
+	"bURjlsyKW9Fe13i9SLGQmbClRxwO8JaZr3jo6zClb8IDn3HwXFjilQd3vKMHB3zvMKQe2EUzTkqaEyse",
+	"U8F/S9mJc6y78qFSEOQK+e0B8TwTbukLKQhyTA2pm9g30LvniRUXkJ/Gp65Pqz2pB5Y3TfH03iTSoWgi",
+	"DseXTfQS3fi+SwWBT5rHnaOsCPgqUb9Br4H3rlBs1hdLxHP/kN7+ZYFcS9BvTYI+pLjcQle0J2FfYRyr",
+	"CL1GnvW52QZ5dh4/8NzusK01yMCv+44tQmFZRxTVNWF3EVzkcdTN6LmE1bbwtRXIdWMoER6eO1d59RO6",
+	"i7mllnm1zPv2rS27FXq1KNoVc/6Bme0486MPSMOhP9GuurE3VhRtFMF1AwVw+owVtsknETFC+8IvJfZX",
+	"1ktWFd/pAX0qzePOq1aPRHK2KIyEcKENozG0fMbUBHysL/C5nVgqvO80E0i1oaEWHn8qQ0MNuupzU4Ou",
+	"GnTVsbI7j5W9T739KReX3OR5zg/RaPcjF0aThIuJtswwx3I9EkK4XkiokGIxlSnUgtVQzkoKBhVcFYv4",
+	"DLh+EyEom1KeYH1QxYZMMcCWipEJmxnwYi0XCAhcKU09lnPhu+ba8bSwGaDlcwepxmsuz0EK1hc6HbjN",
+	"OCGhq+z32oSECddyEyfVPO4cYzUWKPlJIwN+QHCz5TOMSZjNRYc7d6i9L2z0Q/rWsmUq8tFXJcmfLwMM",
+	"zgn3Mymn5LiLtRHdvlrqOfuJdDudw6PjZ89fOMhlN+xnzTLsUo0vF1Zofz6Xf/zRAAL1QKjCclQFQoc5",
+	"EKq0VtdWKmgYOWH2SP7429Ev05f/U3Uvrp799fLV6eDwp8XzD9HxD7rzLn7xP+jRz+zlJ949mz/7m8VX",
+	"qUoavcbYmJnuPX1KZ7O2lqluu0k7hvN0q5feOmAk38XKNRTsIT0hjEZjAgtAuM54QcRqo39t9H/sRn8g",
+	"ekbwifha2cI94gfFdJqY9SGnp0xlFpwAw+RRwHvJCUXNw38MlZwGxMhWSJoxG9I0MT1CkwQsPJDdYoU9",
+	"ajeB1VYEiviYa6P4IPWVkV3cDEjFn07PsbThT6fnREdSMdK0KomEYoVTLlJNYmYUVDHUUGZ6Ji0YaQV5",
+	"aKvVSLxiUA6cDbJIVjs0CEErR7FmYEPYd/gYNftC3dqRN+TMLf8NZYPOC8v9KIvDFQdYpTzccZWxfQvl",
+	"4ew/y+YLpEULR6xSXKR/e28XnPKHjV43aBzBf48bveOg8azRe/4lWG37sKep0Wsctw+f3WQJuW7sKAyn",
+	"c304HRgODqrbafQOYWwdGFsHxtaBsXWDxnP47wv470u481Wjd5SNuWhOcQN+2e5Cq7eZRr7jTzI8PKNa",
+	"80u74kc4J4ln45klCalYo3fU+XJ7y8ySISZfhVdBAxmWHVNugrFDcsYXux1ojylMr2jDqWyaWWuJKWxK",
+	"sI1ZBngTUBkwaHPN4HF00T3sHflDB9YaZ7aQ6QyoJZGXLFm0gexvNOpsbaFEbrcGyDlZVEf/fuVeMtxs",
+	"v52P30+2GSHpMVXsYW0rJUcdVEC0Y4rJNE0MzywbAQn/mLPB51QlfgpP/wCF6Et4QiKaJNh9j9AR5aIv",
+	"lDTUlXyB7qUzxS65TNGUU6wCg1HFEWu1SUHHxkY3zM7EOCVsJ0aPczu3XQYR30V0PyKFujKrtesHTHOD",
+	"vnwCNLVSW6754B112IdXJy3XyCzRT7RnF3bj96hX4nurF2yw9we+L1OWyni9NlWWwAhPLOU29IXv6gE/",
+	"ur7L1BCXunj3RMQLuosqC35xNmYlw6duUXz0go6qGsvsOOqm5RvzlmaKC0i5oeVM34iKh89cQkBA7eBI",
+	"JGPm2okYqkbMBFblgeETq/exKzQV2Pv/doa3yyEJ52zws0rCvmgWAUNExdM/7D1fwlabXMALNbYw6/k2",
+	"fc0QP/Q+Dq3YKLQ147HrUkJmnEWsL+SQsN9SPsP+FmpVmVOc2QCrnYQJHbAEHSk+VSpZFA40dbWumiE6",
+	"kkPw7mTrwDUR0t4VKRYzYThNehaCyuTSwR7BWKx9jZYxn2UNy4p8aR2EsUdzG6eNPZIP2i/Lrub1yleH",
+	"QNB2Cy+QWWR7tG2x0gs62muBUkNHVfjlFqUb8O51XHHPbgLLRWofQe0j2EFiQEE+3Syecu61FY7LkgJi",
+	"ljDDVuM5Q0dPNHJfbeRMF9ht0w5HOyXS6pCtNnkjY9ceFd31Chbo7gz3exgiMtwlplOJmN84plQfzN0V",
+	"nDJcMUQpuyDRezb/GKonGzQZ+yvRwCMAuMQpe21CsKEIxEEzOnJ9Y6sVS/ENuHp94cFNQEKMf7P/ohoa",
+	"CtvrpAmjI+5SjBE31HhdKeaKYXyKsj9RMpOaA9oyY7boi7FM4h7pN6YLAi/qN1oBCf1N+OEJFzgAaBQW",
+	"ojPNTvMddP16Cv++kCFpZg3AyMDSnYb+pG5BAt/N1C/QUCpoiHr27g05Ojp61apWuUZiywzGld6kzFGx",
+	"cC9b06oD9m3r/hywSI+w2RcQASwwd6Vky4N0MZMrB4FxldVhk56c4yObR1MmSe6h9mpKJJYQ16zrs8Hz",
+	"6OBF/JIdvBp2ugcY7vLyFR1E8Zop5QdkZ2t7bTZ++NsSw2Bd/7L80O1s0OsbmBVaQnxO5Ggnrcyonmzs",
+	"ZYZjcv25uSZS8RFfWj8lU8PFutZqyIG2I1V8ZPOY4pRd96NPpdWD1njSD4n3Vh90nvc6nTUDdkyy8oi/",
+	"t6yx8mCLnvUbRnt41Hv2qvfs1U2jvZC3Gevjq8HlOYC97mb3yfXCjqSE3tX5cat4bL8EDWoMjcZ2pUEd",
+	"eB9bofFr0LDTsagzLqRE+EvfLTZmSXQvDgtxD6Vdx6dAXJZ3s3u8RHvskscYFIjPjBSN2EcuUgMe807V",
+	"qMPO0HInV1X7Oo9IqMX+LsQ/4WLC4u9lhKtQZQ1fYKYClwobY4/5aLwiH8P9rU/H0sjse/7quYWNS3de",
+	"sOksy+bYNq8AOUSR9+Clii+JXqxKTgCjClhsq72FvdjQZsasMM7Y3TmjYgQkPqVXxd41rt65vYsbYAUf",
+	"5IjMy7afwvbeJjzTMtftqnll2Kn25n/1LQcdePaqHP798A20yJSKlCYwPtJ0GkvPXQ1b7Uz5cLqInrHo",
+	"iUZVpBmu5bBhi0jVF15TOcm84Zb6XKvt7JWoKPwuBWuTsMi0QmdydkbzCzoCBY6SKFWKCdMXho58UWKw",
+	"r0tl//RVN09ImB367F1FDhiiG9fLPjJNtSEDlhUV7gvQQWkUMZ3nZrgPFQB5YQgnBNk8GaU8Zjp7pQ+F",
+	"xIYUb2k0hvSMVNOEcE0oOe50iKBTSBoeMzLkLNlg29GTFcadwDe1sLvpOtK019rX9eRBDexFwHEraFFF",
+	"zJfF+vNOJqqnlNuBUgHoeAeSecpink5vls23E7leKn3PIPXSdTifDjiRl8gSt3M96Mk+q2rVWHKJ6G6B",
+	"JZcIdMc4cjtqLQPJJXSJSNJdvDWURIFTQpK4mOtwIv5awHTuwo4OCoK1dc4uPdm7t0tPanfXjtxd34jb",
+	"yqDEvglBFhDCFh6rjNw2xR8BSMzapc4si9CkCRfsOfv57INGW7pm6hLO3rQVwL0lTPSEwCnFHBVudF94",
+	"geHKqNzaTP0DMw7X3C1q8T4FWBW58KrxVZhMcHsBSFaUeIMXBXDz5pqaTRI5ApT5iIwxQPVYth7pyQWC",
+	"8Ckdsaf/nDH7qTXlPbqves9euF0Y8oQ52kL7QvufsxHkdgBpVJvvK0hi/Z01et2XR53OsY+cfXrZxRN+",
+	"8zs6XXf8qyzvU5z+00pD+1Lbrh6n7Wp3IKgGJ7utjFZRxj+ubI8cPTz1AunB0j2omlhcQUJ7NEMiFQnt",
+	"srE4RPQSxlKwMAcxXqhhKKSeIH5ZZYXqi1BHVLyRMQsDp1dgPGhmjyKZOQqcdXlQJJmPpWYuyNQHfjoj",
+	"DV48wYIa5a8DS/SGK2pIwqjG+vTAhgniCRZj8Ddpnn46vyDF7UBu3YKXw8z6omz/ygxsOXsI2+QXOwqu",
+	"CRCcGNlVnCspRoWclsxWxQ1pskumFn0xU3KQsKnPdoH4hTBmhvJEhy6lWEhMuOPamwEB7L0uSX3pGi0X",
+	"rXfa8CQhnr7yFXT9+8NsI2VqPg3hoR6xMiIMMMTdEoQmtDTXz+wqSpU9VCGhCVOGNOeQcji0K0RCuNZ2",
+	"whxjUPRYzrWvkYKmy75weZGW6SYDSVWsIVwLxmpnSwkSIZIY14QmiZyzuGeXzy40VRYehxahhDksDu3t",
+	"nz394gC5jxJjcUazvq9tDDVVFImoiFiSsLiwYa9IGDmtKDyB6GIzl349s7xo2Db7ljkXK6JFEG2zv+J0",
+	"IX5Fz1hkpHqqDR0OtzREus18cFOkkAZsBlIqMqJ6wgyJxiyasBidJHjqG73GX1/87d3hx1f/dvq6ERQB",
+	"pn1JKrhFe+8aQQMa3lmp/LL9bIv42uJ67LMW3UOa55bR8EuHhkuaTNVIlvvQdf5o5AwlN3MBKrVrvoIs",
+	"6Oh9ZRT45RoZDelYMTFmQExAQMFG0qod1w8F/i23/ROD/wDETa0C/Ontk45zO+0F4VjGP2/WZcqY4hYm",
+	"y6exjO6jdt+NpaAd2CnZOtHVW3Asw2XvMC7pCN5DjK/Bntek6Z+AZRWSuPhmDflj9hEA397fTYsFLYpw",
+	"fUtP8nWwdo6m1e/tWt8BasVbCpGt2JUd3LcKnOoYuTpGrrYz/rm7QD94jd4PXEycPIpllE6XCu3txyX5",
+	"1LtcHsak+BqNbJpQb3UrWg1DKCEzo8o8HUo1PYipoc68aGU5OIV8oJu9i4RDnrAw8AaGvmCuHi7VBExH",
+	"+AxGyjmLHriEWj1y+tMPAfkfp29/CMgvbHBKpCI/vH9HhpaufJoAI4OFYTogdKQY42LkYtjsLzGLEihk",
+	"YY9+QChRjMZ2m10iFZhtplIb8rL76pDM+BVLwNZFCdjjLDg4Ogq6L14EzzsdOy2aJEFf+KeekY/8O9I8",
+	"7h4ROpCXrJVZqDZaptrktXvBYcd7lRFM7tsC9TqOLVWiSNirBWoFmSyBC0sXZV9gZf758wxydf1M9tow",
+	"sfZ5bvZ5biPzkO7WCD746r2FGflJ/uG2oo47qtPsb4cRUF56abkaHQxkvDiAlNVGr/H8Y2MPRoFr9Lwh",
+	"F/+MTeVlQcKDKKUFf6CrjQJSrHnceQWOEvTd9DIwQLShi1WFbXcrs3y2fi626pz9hzvlu8r3twS4+czc",
+	"4nwE60P54ENPNIJF0uRGkzBVSZbnYT/cwh5iTuS7ohPYREzfNURvDe0uG2QQYPxLCYQ0mhmy9hNorU4A",
+	"HnBBIV3zWnbTKoELb1wSuG8s9D+wh0XJZEXa1UzxS2pYQKb06oCO2F+Ous+Onnc6nYDw6TQFEgvLOaZV",
+	"HqlTs+4n6MZpJ1VP3UOG3QSbTjGPt02qBxQNKc0zasa5lcgj8VU9v6om2G+MEFIMragPps7D13ODPZZW",
+	"cJUWmmGqmYIiHvOxRKv9mFrOXMoAK8jnlq/O0BfL2WCFu0izWCFko51+rcbcF0WV+a7m/DO3DQ8ee3Er",
+	"i3k1Fas4x9otULsFardA7RaotZdvKfbAc/g9Z0cpujgwPJows7k+s7sHY4JdWjs0r8iLnaWCm4AoKacg",
+	"mwcsbhPftdWeSEyK+nj2kyZ0NmNUYfkujHG1+PNNwgWPaBJWsDOUrAttcm6RCMy1Bx17MBX9NKGCDBmc",
+	"zR4JI/9+0jxVEh5+KwxTM8U1W1cZTNHFhVufG+qD+abUu68Idnu8uhJa2317oqHWbkLia+XB8oYg60oD",
+	"UWhlUmFU7s5tRhXTBXiTymNKXI/b1cNZnFJlNo5oSq8+MDEy40bvWady3SxH88VSaulSwbffUpayeEfV",
+	"1BRd3FRNzY5DpApi1+2BK4/m+Jc1I4EwyzUL0u2sWJFf71zVvIAic65WYCXtPOTzH380aJIwNWLY3XjG",
+	"qEgN8LgBA2cWhNE65u6BzEoYeFRqrwj0t0TRnlxyooo5Mz7tDYJeEzn/rKVLI3cr+EHOibtmF2fMtZF2",
+	"SnbsG0YwWFTiAdDpOgM/jqiqZwcyeN6V6rHzGLNoYlHUJJ/Ad3TCYhJJZChUY8+pX11LzoooLep0QU31",
+	"H9DpQBtuUgNnwLfqTigXRPGIlT7V0NTQBdE0jdDyRrnQpLDX2w3kCF6OMWrVnjiEFZ0qge0yu7jqQgK4",
+	"bwB7B2lVbQQDeNo98hPO/HvJAvI/KIBfKwgBSx427tDfOuMvLlAaTvjKftVFuvvy6206BWSirnLDAH+S",
+	"7xWsHlbyPVl8f+blwZ+lEpOimdQqAkZFF4nVyCoZ22cJFQcONDV6DQ+adl22aSMUfTpiAgZ2a1PaWiPZ",
+	"J+Hp1rV2RIDKBRnLVDPvp0LTFqTCMaFT3QoIu7LbRn46/eSf0kEW2YoNvkWc4xeMjnWfiqhS3MXSuoef",
+	"aKJZwiLIUIL+CBjHAv0xCZzYvJ8JiKgTFxBrfyNc+zgb7NmkzdLLM4lKmqHntq7WcComQs5FSLxM7RF3",
+	"yXlCZlRri9c1GSrGWjgxzgxRacI0aUbUsJG0MwqwPC+28LQQLoDeEqlirTb5JIjbSA6RNv5zmFyHk3As",
+	"HDQIWADO7Oj9OuQCBgaB2WSwWlBhisXF+m/gyxRYYyHTzkwv2y5CY2x8RzQXESMjZvxxCUjMdTSmasTi",
+	"7P4nBNlvhgSpYrnVMlj1q2KDlCcmD1lC8gmym2ZUG/9gXu/cyDQary94/ibXXJbNn/tRfX5w56+s/tw+",
+	"NLoSDttOSFa2tRTnsrcY6vWQFzJO0bUYFzDvH42MkKCTo0Ozjd7xYdDQEz6bsfinmYTmkqlw9AEtLp30",
+	"b/SOvny57SLoNDGrpHp5sLVY37Pt6sGDanaV4I/Ehb6hAghBc5EVC9XgSJnb3QaObIYV2LQxk7oPnVlD",
+	"yxLkiXZi34nCXJZj+1edSxU2HNo5XDIyZSL1brkce7y+LmuLCe5Z2CxqZ2vS108IzaBSUWpt8tU9iKHu",
+	"nIGd7jzf2DvIKq+FVnPGWIV4i0ye0ijvXxblSltJEtXGl9r4UhtfdmZ8+bIVP/Aml00mlhqK1VCsYn9t",
+	"rLXk8YQuisR7sQdVAWDufD1MlJRDMf/5v/8PoVqz6SBxf3lziv13zBJ+yRSYGgQj2rAZ9pk0fOrjpM2Y",
+	"qTkAEhK6Z/POlyySIrYIR0M/Wys/uZpSH0QFxhSLazLR24NCNnzoyubYl6SaKQjWysdpMpZQAGe+xE5W",
+	"BIdEVAiJWdnZo1JlM7Tjh/rnfpahrwpkN6udX26Tt2BxghDecd5v3PU/sjtrCYnoSDFWqarOfcJB7327",
+	"NRTMBEG2io0v2zvzaphXw7wa5tUwr4Z5NczbWRd/zKlxAADivLNgk4eBeXOqDTtI5IY+/7/YW4i9JSCC",
+	"zbPW/gFhNBrnhStBYHlHHL1k0Bk8ktpkzTDJAMvCBGDaCvqiYMdChBYOoR9l1oQyIKGRIWFX7u+KDSax",
+	"t2RfSJEs2uQUster9+7ckEhk/7UpiP0D1wbW64Mcbd+Z0q7xI2xMaUdoN2zLodHOujaJ9mU7GZpdMG8V",
+	"BaekJafyMPVM8oSO1rUjxEcqx3rB3p7hMxsHda0VoaXvNQF73YtOIQZ+1SiHyw0IS6F6B/bd261Zse3g",
+	"hpG9vHFkRt5qXI+q2yA8Mc9O7U0t6vPzfYtoHf/wdm3X5hkLrnuvfQsRP/l+Fntpp7NZsnj4DmxnLJIq",
+	"1kQbGU2IGSs5F4TO6QLE3ny8aJNfFMhaSkKYSUgSFo+YIkrOEQbEq3BAXzShUrSV3dIQQydMgG+sB7da",
+	"jhLbXyBO5N3bd59c5b6rmQWx9heNyKPVJm/dRRxkRAUZsL6A0cRt8hGZGxWEQ7WYMdhsipWHudDpcMgj",
+	"q6F8hpeEATjQuBh5n9o2efPrIQF2S8nO/UNmtjm5W1l2+yod22h9rnLxR5nEi4AMaDTxbs6IaisNfkup",
+	"MJgA9TxTgsuCeluV0CmAFo5u23jM78u+KtSUZEtl0bJFiebCIytV1IzV7LlwS65I1E2illTbbWoZgZHt",
+	"OnOy8EwpqRq9xvvCj8T/iFok1gQ/7ryyF+wP9ouZHOo1DqF2831wAXcik8EWlHxuh+wV/bcw2xU0/ZM0",
+	"hAmZjsaO9w+h8eVUXrKpXZHmGtYO2h/+1QIBQwW4ArKIizb5yYVSzGneCuDPXDcHsya1YVVAyi3r4yyz",
+	"jXVGiE+iyMruoKH/wExBFu9IaXhgxl7z2h2mb8aE5mv7cPD8tq1v5mwwlnKyOS20WOX5iYZobX+HDohM",
+	"4oKRLws6k6mJ5JTl0e0J1ca7XBcnfeFiouE3zSLFjF4XGY1nVc4FU61rjkM/hTWOw74ouh+LUzmY85id",
+	"5MUzVlsIR8xYJeCo3Rer7Xd+Be/MHkrreiOPOC/dfRvbAg68+J6qKUGlkdb+jMdiJsANLe9OgSVlZ31d",
+	"SK5nS0tegnlO4UssS6rR7g0KjiAHkEpOfry4OD0nTMQzyQU4QVDxZ5eQ65Epi4YmcpSywJezSRIH4v7R",
+	"b/xLv/Fr2O6LC4iFxUUtJetoPoJqJ8iGAqiOd+JiNJBNJRxNBd8j/7IPakOVgY/0BRgk2JXBYbXJa1Eu",
+	"jT+mOitNe9gp7xAGmgzYQooYvQkX2IsUy/ekmpFwbMzM5fXARSENwQWBeJWsJFci5QyVaGVnytQliwmN",
+	"Y8W0RgdKTKh2QcHQhElBDV1NuOkRSsZ2gEzEECIsCCUiBdbIYS/en14e+7fBz2IBjfT7IuSCmc/UQB8q",
+	"oG9NmuFh96jzovP8+OgoDEjYuXoxbHdDsCH6cVruO0sHCY+y9/pOAw5S9wXVZChTRWIW8SlN3JA09OOy",
+	"Q3pOEm6Ywjb0/0zjUZ5mVB6wIZbPxxobedG+sJSE33OLEVjSKY+HaSxg0CzlYdllxzQtL9DA1TSgsd24",
+	"YqUjF4adtRHzbcegWN3XJu+cEQQH8KC2KTz+lquVWpyBNWgk5HDYtuQSs9gyOyyvC2eo9/QpLF57TNVA",
+	"KgvGDlzzM91273+qZaq3tgzhouzVMJRlD90ADd64+75sOYd4JSS4GQIEuVcXOSg0mXP1FCwv3bcxyZ2I",
+	"BzAlfZvRFVuboNwOfAaW8lkx6OpYsEIty8OICleXLheK6+DLkrGqMk2vtQktqzRZ+0ErpZel89dt0tmC",
+	"ucTU0AHVJZB5Ld7Q31SIPXWbbREH+tTjAyswSzmQSCT+4c9p4RM5jZTezzUp3HVCFDNqYdmKMvDuIlE8",
+	"6xzBJgv9jvLEtaErj/vnsw9PNKKbSKYJ5EHZwSdSWpmezlYMVyPo3jBaT7E3vv2E2NEDclg19t2QdGEU",
+	"AGxWD4UIOSdNSr7/6ZwMcbkCuIniU1AuOpYMCkb3Bbvi2rR6JLSLAoHP4Yp1CdvkU5Yhv2oDe30Rrtp+",
+	"i3IUCZ2t4LNPWbfYrtgcKkMhODwkOYvo2n1xBpSBoRMh/HHw2v4RuvBsjUCmIH4KN63QPvAhkgrDEweU",
+	"QUiQKV0gvRvFfWPNrNAOF3yaTiHH1ynQXBg2YrBbS8H7Xr+x+LWo2DhMs3eFba0RKLOp3lRn3CwBAN/x",
+	"NUPDxEX1lhQmz2ZTETNF5nRBhlxwPT7pCxeuL4XrGxIrOZutz5R/rPgYS5vn+PirKWxeG1U2FTUvkvqj",
+	"tadUT5ihJhpfP9tvsC46nO2fzz74UiXAlMgQIjLBuDKjqVWKmyGF1OQegSSCEMuHKKbTKcv4AIc662/R",
+	"VAOsW0ZRqsh8zJPlhbUSA97tKmZIk+fnkIQaprCaO2oYfeFllCtkYNVvweY49AFbOCMHVDKRQwKqk/1K",
+	"s9D6G3Tw1tfGZH6GmPUik7mlDo0b6LJAtujVE99S3b2LPXwrc/g2brPbaby1zftujeAeLiS/1ohqjajW",
+	"iB6XRoTQIwMX9464NitET3Mws9FLXhzzE41mLcUiC5/yN5RzYno5xArQfGrAjWPGrC/ss/apJ74mbUDG",
+	"ck4SKUYYK2sMm86s5ignPtaWcAM0vOSqsoBqwmbGElBfHHVITBdfs7M9n9rWTgiXK3D3DIAyVWzEJoXh",
+	"3t5P716yeI3bXtVVX0DiNWZ5HH56uswqrnGJr13JvIGhGoZ+/4coDOGOkYaKD56dte2IQqfrNq1YJuEf",
+	"xU16H38JW9g9h+sl05cBF1fQF/MxNRAsYDl5UW8GNmkvOMUXAwtQ2XXOaOcvzqKnHHN/ovvCQYGeC3RI",
+	"wM+tFyIaKylkigX3DZ1gKU8QD5mLHyUIopdm1hu3LxwQaLXJBz5h4Mj34oQbglnRmoQJ1SbnO2GAV7Dg",
+	"gcuKdIjpjUyFCYO+QEugq/2vfTe2zC6YcA2Fy1BI5deh8DpPEkLJYadDxky5CbvZ9wXPXjaQ8eJrE14X",
+	"LBNeu/Gb70J2VXAl23FnEmdbrfqayFotojzleSOy2/JaXj1YV5WHDyY/Z5YrEsuXMyZxP4qAHlPFnvKn",
+	"fxg5YeLLRsjPxaXkEbP81hJulGCWBWMYTzVQVMSBv+yFgAlIwoVVBWZIT8jBBzShImLtvvie61lCF6A5",
+	"EsxJfy187eaAKGmVBDAvXEoeAxuaMJHJEHDOWMX1uHNs+XvGqrqHHQwBwzrObljvT7GqM/S/IjRSUmsf",
+	"A5VwMVmhJ+CvIWkKSSLFYiYMp8kJ1i2CsThO/fPZB1/mKKIzOuAJN4vWKv74AzPnduHj97ikWzPJN9n7",
+	"L+wI7sgl7T/dhrzBQKNO0IDtRMNpBK9o/Nd3z1697XyX5zf/mEUVEZfaABqK4o6s/2v33eGroxf2nODy",
+	"u3InH+mCkjeYCQE04q7bS//5v/7/n5Thv5M5iyEwz4p1rxnDzeeGKqMLRUyeH3SPLg6PCrnYWqfLZU6O",
+	"L7rPet0jd4drYxYzaPXWgI5lDFeeTq1wd+twePji2YvD4BqqgscCctT5/2UxmVIYRSOroBqawIZg6F6j",
+	"13j/078edLqvDt8dvT4+6LyBEjQzyuOlj/gDsn4YU2bG0g48oip2LylP89lF93neMaFQEMbealmKHV3p",
+	"rdVTkEoUu64rK/68FAJ1Rg1DVfSGGKj8xi9B/tTBqUx4tKj8sLv99pnZ9yOzDivIrAspP1KxcKPTdxY5",
+	"LEqxwd4/fl2R2gHSIPabWJBAyANXyB/3wzUBI6RgRQnzWyUJ81sqzVr5Yq7nZqwROdiaK4AGBjroi0sm",
+	"UhaQEZjxInuuMqEE58H+n6mpDsglTXjMDWZzg3mqTTYLqL5wEiogil2CkbWKqCLN0Iqbz0Kaz0NLR2Fr",
+	"WXphqHJfbCO9SPP48JWLwS3aQlv3K9b+ZvfxEQg1DM6mhe6X9yTVnGA5ZQq/ctRxwuutiJdE1/FF5zgX",
+	"XfsQh0D3oLI2et3jTlHYlY/gd4pyzWJ0sxDFBwGZJS7Q2EnMoYRCcIU89e5xBxjFFXqMsEtZUcwcvzzq",
+	"dDqY9nqqeIYxjo6fda6XYTmfUTVJINOUC0uJVJv88wOGJRO2HMKr7soRPF81gDN7GglwaZ1/WDFhoHJU",
+	"6bPFr7rqgiUBu/qz3WedFd/9NBweaCz5FHMNXKoAVPIrxQFsnvXBYWfl9+EygAMUEm+gRch3M/dTATRo",
+	"Bp809MrKVrij2zl8FjSAXTZ6DQuAHK0TkC0upMJy3hMP8kmcMvICrPB5bR3nCLBAwfAp+93Ki17j9ZQp",
+	"HtGnb8Y8oiPpAYtT4+E7S5CoNAe/wHaF7TzSQXE9nr3Ay4ZeeQJ4Ce8o3vTi2UsERSAKfhaGJwV8dWgJ",
+	"DcRJo9f4QCcM2MQpveQJHslLplAydrfEVcgy16AqkIs1pvqaMdVvTiTuHlE9RSnnunOvQVYeIrlsJZOB",
+	"LWi/YOGWxQ8BoSPFmOW+RsJVOOikGcL1HrFMJgywDfpxp9PqYTIYvmrAIjl1DMCrQ0HBPBz6iywOA1dl",
+	"jhqmuBi14Q2fcXh57V5MNwv/gOffQ3ciaZj9R35kv4Rt8tojRxdz6d8TkJhFVtoBKPO1cgq1bvqiGeKn",
+	"LRCTMybC1olV6X4imk/TxFDBwOiM6+YqJ6dRxFisS4DtsAM5XGzJ2oDw7bECNjw8O8Vswb0mRgFZetnH",
+	"phSY9ZQu6H+3uO1AWujkE51yhJcjtcpM+hQWH9drr83pC4h1uUIwmjAOHapbNZca3dbotka3VdGtlxI1",
+	"wn14hOv3ooa69+Ly+uoy/B4TsMd92A+0x5U74MKiisV6TO/rUFIyZVrTEcu6tp5bvGoYnZ4QIe25spyV",
+	"CMZiFrfJa4d9DzuHaFF1XyJc94U2EvFxTOY8SaDXBtyPNQYAX5VA77MVrrWxTFWOavuiHJNZLPxQAd22",
+	"1ufln+NSvXcr9aDp+Q54UkH/+4ZM+0bQcJvV6DV+YUSlgpg5Sy4ZGUs944YmxD+DmwARvAnErJCYTaV3",
+	"NkE/Qotz2jmwey0o+UFO2e92vdRoLdQzcsajRq9hZaYFIpZuuocY1FEdD5dXfytEfLhlXc5qtS7jV5Ac",
+	"AiFASz6xw2KHg9tOMGJ8dUzHmfvmVy6zahH0NYmgN1IYGhnipkmkIpompVDKO0khdckWlTx2eOsTTQw3",
+	"CYP20Rrr/ECUh9VHuRjlPcVxxjGUDarsWPOGG7RyNKGmJX7YhdFxQWJFh6ZVsO0cnxBKokSCygc3Q0If",
+	"FFmm2hBudF/Y38HaxacsIMfdDmmGePNnfHSdW65iTElfPA63HJovzmFmjyHYZMd2CqkZ2AjQx5fRIExu",
+	"whZOs//8W0rtLOA9cjqz3/1RzqGkqV1Ge89/aywLMCswaMI+0ivoVO2i0O3yihGYu/ADikVyOmUiXn67",
+	"Fd/JApISFjK1RJTdSixUchK//GGvbuPHxEwXvjSkl9IyBQYb7Sfa+E4xOhmiPeGD61D1PReCKcsDsiH9",
+	"MubRGNoXk5jHMCQAGAOmzaYx2GOSsM/YtbcwGpyK0cVpvxYLLBbLEs02vdSwK8xOsIwoMzRxQfJKqWZM",
+	"xeTvMv2YIacLe8UO/L+Qv9sF9Ed+zJJZcUVR8TZQ3PcU2y3hvIeMxQMaTba1/rnjszZh0v5aa65VEiIr",
+	"jOwHkEaPS+p+mjGRix7L2fchb5/qdOAoZrPuh76IgfuSC16BYEnINNTGuXkcN+y5ZDp/GLNfMiUv6Avo",
+	"WoTNiuQQfDf+LivjFzOGie9UjFiQtfCmU5+lJX2ZVHuy83JHQafT6YtoTMH7o3RgVVMn6MmELfRJ3npy",
+	"VRU5K16z0U6YBQoEGdJBqhnsRF9gUkB5UbDaoBfpzj302c83xLTB1jWkkMOIbieT/32x3s3zGIJKz4Fs",
+	"divp79mbg6uODzmx4pirTGcgpxN5yRLgsrkY7Hk5F5TFvBXXuVjuvdqi2jos33lGRntx9eAxX9GPr3vY",
+	"O/LejbuIvy2nu1nHlSr+6nXcr8Auu41krDXoO8hy5JZL/H4H4rz8yT8aA0YVU69TM7Yj8H6p1T3vTpWM",
+	"08i5P8tlPOmMt7VM86qdl9hQdbkpViIjmhD8BGmGIwlWxvbTaBpDoc+wVXp17+lTeGIstem97LzswHt/",
+	"zZbhOvQYcW1Q6ARQSPiAi8BJLMWGiukxZui5OsMsPuACuj4XTJWaOa563U1YiO/VgSuXDtqifytXZJZQ",
+	"UXibVCO94lXnIKWb3qAaZDZWHRDwb+lWloDIFbZY/N2iB/uhmC7IjCqj2+Wegas+9BGy5HRAlEyYDsCS",
+	"iml1aATJxbs+IVxcckNdrcXs1Zhop29YEPL69D2gJbCm6IU2bEqgzABuiCbNrPwGDuCE/PjhBeFixLRp",
+	"Fb5HZ/zAvmjFB8EZl8bckESOLAZE0Aigp/gGe8uqVS/VepbDpYrW2uq/pWqUWAbOb/VyRTXc9UJaFGR2",
+	"Z6PIEpxWz8NVzc4LKxm5uu5mD7t1MmEwOdNS7+mn8wtC86zSEbPDzAtgO/GEdi4ZLwh+fwDx8/AGXyuf",
+	"RGM6g8TYgbxkCN3KEzhwxfCuT+NU2Q2OiT2PpPm3MxLJ2FKuFGixD4gFJbOpj3+3q0ZHjPjqsa78M1Z8",
+	"tio5JTqiQuAri9Qd0VUH8m2+cWOKbiRSgqwBUdSwA58jWkLFhdc7rnn9A7/QJBlIqmIdkCkTKfF/XOvE",
+	"HpAJl3qCK66Z0FKRETVsThe6RxRwJub8V30B3elHqXNd0XjKBeSggeYD555iJMiBJQ5ocI2lKAShqf2f",
+	"sdAtK67NFZFzYVUAMEGGVwcxs+LmAC5gtjTUG3cdHgw1yEnGjELR8QQYDPabtyqXpY5zCR2SiwSBb11F",
+	"Ce+n0Kk1nVl5zmLgAbhWpBlR7TvmwlrZQU/YolViMTGna86Ja0ZNIiZ0qskQZ21Zx+Uhef39hfcxaowW",
+	"zJxVljTVkEaMMDHigukeLDQwdx30hVFU6CHwRp9kDcyV6wiCGSxx+v7t7hdmiEWaSpMpnc3wyIJH81JG",
+	"dJAmFMqK9EUq8PcDu29EQZSCJ3VPCAf2ddxwKlBSyeHQcqTCR0pLn7UHXsGFvaJFEwIVuKG+PeZBNynR",
+	"PMFMlSJNBoT6hX2iiUiN4sDwFNcT+5tdJ1AqKf5t2BS+kipG2FWUKlTqKbQDpAOZYtVMMIW3eq5EP6SO",
+	"B32BFailcHIXGuY6yUfm2QlzCflyxuyLhZCpiPLy8WGptrirD1BaIZz6GiLKqCJzTvZwqaEqHUZOgvnN",
+	"NXi2nMITHpAVqLhIgVmBbSgZQlwx+r4o2jXytb1OQyhPiJlLi920FPiKIJMvpWllTaVXhEtBa3k3IBf5",
+	"YkV8OjjArvPavlMBBykPI5La6BMSLaKEAWNzL7HHoC/kJVOKx0yf2HPM7PnVJ2SW4T+L2jQZMQF9o+J8",
+	"gdhwyKCQHTLL//j37HknQvtiQE00JhFyUQx2gg5gVlZcZgm4YypiORzCV9kssBDtYIDy1k+EJHTAkvIh",
+	"cUS1YqneuFBex/6zr7mgXcul5HSWGpSP7IpGwHDsDS6OIisH4QSIHQ46UHBYPkQIm7NCzwdUS6F1tqHD",
+	"YSvwuWs4SZ9RWT7nbqAr0YvVBgC3QFihfwtQmu7ltrSgCORIE4w8QdEkJRUR0rQCqBGZwAjOMteXdvoG",
+	"bistmopwEfLAjdLIUVlZdQB/GUNnDLc7TzQAWG6ZaAyGvAHTltpIJOWEi1EPz4PlIWCryzkPdjKPEkah",
+	"RQiI0hxhwFPa9TaPsaE5ReiMNG9VE+O3kl3ymImIAYuMqAjIbCyNtFy/LwoftUxOSIP9yzPrpOWLWBfT",
+	"cg4LqexnfIw5ck/4qmVn2r4ytI98xl9C5NM3ssQyI6B6JZY8swod0na2bKRJBTl794Y8e3b8DHich33u",
+	"W5lC0ULoNKUTBpNyhc3sEkJ9UMVczwDfdVumBkJYV6BBqblD1vitYSKlIk27BDA8KS2T43rsPorfww6w",
+	"hGrUyIiRJ/j9sUxiprK28NMiYPOfWjGMH1IeMxLLKMWE/uZHqiaxlUDIuAGplEYApG1k4f0j+46VetuY",
+	"Dw0Zp3GcWMY7lpoRGuGscffxnYV3uZvXCCYuLB+yyoTrm0OaKFYK2l8quAF4qEjCLlmiS4xQtwIPrPui",
+	"gKxht6HPomvxm8ktKQ7GXmmdSgu8D4rNfnWADXvzFr6LwELW1KKIMWOO8RQ6W5fZADRbW4PlLC/RY0C0",
+	"LiPd6+MTrBMLyGUkgJ9qjbp7WRk1FGwAVwfFfmnlziNrnROvRV6tz6MlOKIs7m1AOYLI4RDRPqAouAQr",
+	"Y+ka+h5TEjFl+NCZVElCZxp5xxpsBXQCpvfvixpguR0RqjVY+ZD7TBWpSPgvYbsvyuos9AOHghuOw60o",
+	"w3NiT9Nq9Q/K0Vkddrjgzl9iNwIWY5VBH9bO9SqBqsJb2/PhqR9BUa1iyz/3o/GP3MmYvxSD1e30jru9",
+	"Tqd9+Ox/NgIoBpqRVbXuqVHnVR4zXiCkzxkhNYKGZnaFIYB8TpXlilv3TP7icg/8FhTa7VQJRmOdTuc5",
+	"BuFV/GanW91W//oaUVTxTfzbv62tDZZHhQJNc0Fe+sqZJ4WQHY2VqCyo4CMh7WNg0l315tdigf48Dz+b",
+	"AIc86ln+TAsabi0XyWqT99iRTJq85uYmi+7yXi1Vz/E2lp3X0Mly2Bz0/AylNtYzSOIfyArqzKlFamrC",
+	"LNbk8VfMsvzUXJWQU8q/Xc7lkhKrca6uZR64KFUfOWosZxodQmpNxpxWE151JnW4Nyb1Zh0Z1LwKedW6",
+	"rbt3nlXOu93ItYoZxFb1yvkYvCQgcwgtG7AIWVOeBPwNMDRIXnrt5l6zNM/SXD52tQcOKzO0JaqsztK6",
+	"e2dpKwihZmpLTO3a9t0XW2NiREdsyoRpD7mgCdS73KSqoqczfwzKE0NEvcVk2Tu+YgaWz+2dn823y76y",
+	"uVZlSQyCkyHRp+ITJfVwJb1V5lbdzt641dt1u17zKuRVa3buvhjVDELZ2pmxbhPwwnu99wkYU27kgyrC",
+	"Gpp6cGGZA9RU/VqZFU711M/um2VUOM+qLOe4mHV/VGA/16ioOlA62hvrOV21hzXbQbazYsfui+WgmKvG",
+	"ciCETaose7yAiTKf9FfMZnA63z6b2RbZ3MFQfo26qrOiF3tjRWer9rlmRciKVuzYfbEiezjlcNiOWcTj",
+	"zZwoD+Gis5mSl1jJTbF/sgiNUFkWhQs2gkiwr5g3ubX5Hpfmm2VNdusdMfmNtb9yZj6pmKltHIIuPKfq",
+	"Iy8bGQFWfWSwFWdc0hGXib06Y3y5N8Z4voLIar6IfPH6ft0XWzSKLtqlZjXruGIeG+2CKQsexOwFXzET",
+	"tPPLRv7t8kAKyYt55h/8tjilyj6fuBz+W7G36ihuAFnyloiqfuFFkbst0Wx15vZsb8zt4jrx1LwNedu1",
+	"3bov1janycSMlUxH43aG2DZxOAgPjEnhOTDNuw0jc6ZYDv2+Yk5XmOC5n843y/C20y6DRp7HX5U3WZou",
+	"LGnVx6IiS1tNq9U526u9cbZf1hJLzeCQwa3bu3vjc4UOm+vZ2znwH5EsyGBBQkg0vKmBaBhgP07ov1nu",
+	"vhyQta04Yf3yVu3uqQHwyFsxzSbP9mNKDfR9t1P4F6hk9bCMFF9wwbT5dvlnqUdrJfbCuiXWViTP6n7K",
+	"/UVV/LK8azUjc4ysvFP3xr+kmnyG3Mg2pgzfED+RpwbZJzGrEpRR//TXDM2kmoAx6szN5duNm/C7WBUv",
+	"Pd/aVRDky1n1I89KnGsFYVaHZMf7Y2CriaRmY46Nrdy2++FmX778fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
