@@ -6663,6 +6663,10 @@ export interface components {
          * @enum {string}
          */
         TrayStatus: "queued" | "assembled" | "checked" | "delivered" | "cancelled";
+        TrayDiet: {
+            code: components["schemas"]["Diet"];
+            name: string;
+        };
         /**
          * @description `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
          * @enum {string}
@@ -6705,10 +6709,7 @@ export interface components {
             unit: string;
             room: string;
             bed: string;
-            diets: {
-                code: components["schemas"]["Diet"];
-                name: string;
-            }[];
+            diets: components["schemas"]["TrayDiet"][];
             allergens: components["schemas"]["Allergen"][];
             /** @description The IDDSI level the patient's diets allow, when any limits it. */
             texture?: number;

@@ -41,6 +41,7 @@ import (
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
+	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -58,6 +59,7 @@ type Server struct {
 	*alertsHandlers
 	*inventoryHandlers
 	*kitchenHandlers
+	*traylineHandlers
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
@@ -80,6 +82,7 @@ type (
 	tasksHandlers     = tasks.Handlers
 	inventoryHandlers = inventory.Handlers
 	kitchenHandlers   = kitchen.Handlers
+	traylineHandlers  = trayline.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -237,6 +240,7 @@ func New(d Deps) (http.Handler, error) {
 		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inv,
 		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
+		traylineHandlers:  trayline.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
