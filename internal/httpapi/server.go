@@ -224,6 +224,8 @@ func New(d Deps) (http.Handler, error) {
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	// Census changes move and re-check queued tray tickets (trayline), told by clinical through a hook.
+	clinical.SetCensusHook(trayline.CensusHook{Clock: d.Clock})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
