@@ -40,13 +40,15 @@ CREATE TABLE tray_tickets (
     checked_by   uuid,
     history      jsonb       NOT NULL DEFAULT '[]',
     starts_at    timestamptz NOT NULL,
+    -- When tray_late opened for the ticket (45 minutes after its meal's start, not delivered).
+    late_at      timestamptz,
     created_at   timestamptz NOT NULL,
     updated_at   timestamptz NOT NULL,
     UNIQUE (org_id, site_id, date, day_part, patient_id)
 );
 CREATE INDEX tray_tickets_list_idx ON tray_tickets (org_id, site_id, date, day_part, unit, room, bed);
 CREATE INDEX tray_tickets_patient_queued_idx ON tray_tickets (org_id, patient_id) WHERE status = 'queued';
-CREATE INDEX tray_tickets_late_idx ON tray_tickets (starts_at) WHERE status IN ('queued', 'assembled', 'checked');
+CREATE INDEX tray_tickets_late_idx ON tray_tickets (starts_at) WHERE status IN ('queued', 'assembled', 'checked') AND late_at IS NULL;
 
 -- +goose Down
 DROP TABLE tray_tickets;

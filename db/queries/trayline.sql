@@ -79,12 +79,13 @@ SET unit = @unit, room = @room, bed = @bed, diets = @diets, allergens = @allerge
     conflict = @conflict, updated_at = @updated_at
 WHERE org_id = @org_id AND id = @id;
 
--- name: LateTrayTickets :many
--- Tickets not delivered although their meal started before the cut-off.
-SELECT id, org_id, site_id, day_part, unit, room, bed, starts_at FROM tray_tickets
-WHERE status IN ('queued', 'assembled', 'checked') AND starts_at <= @cutoff
-ORDER BY starts_at, id
-LIMIT 500;
+-- name: MarkLateTrayTickets :many
+-- Tickets not delivered although their meal started before the cut-off, marked once.
+UPDATE tray_tickets t SET late_at = @now
+WHERE t.id IN (SELECT x.id FROM tray_tickets x
+               WHERE x.status IN ('queued', 'assembled', 'checked') AND x.late_at IS NULL AND x.starts_at <= @cutoff
+               ORDER BY x.starts_at, x.id LIMIT @max_rows FOR UPDATE SKIP LOCKED)
+RETURNING t.id, t.org_id, t.site_id, t.day_part, t.unit, t.room, t.bed, t.starts_at;
 
 -- name: TrayQueue :many
 -- A site's tickets of a meal in order, for its tray-line screens.

@@ -865,6 +865,7 @@ type TrayTicket struct {
 	CheckedBy   *uuid.UUID
 	History     []byte
 	StartsAt    time.Time
+	LateAt      *time.Time
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }

@@ -63,7 +63,7 @@ func (q *Queries) GetDietRules(ctx context.Context, arg GetDietRulesParams) (Die
 }
 
 const getTrayTicketForUpdate = `-- name: GetTrayTicketForUpdate :one
-SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, created_at, updated_at FROM tray_tickets WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at FROM tray_tickets WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetTrayTicketForUpdateParams struct {
@@ -96,58 +96,11 @@ func (q *Queries) GetTrayTicketForUpdate(ctx context.Context, arg GetTrayTicketF
 		&i.CheckedBy,
 		&i.History,
 		&i.StartsAt,
+		&i.LateAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
 	return i, err
-}
-
-const lateTrayTickets = `-- name: LateTrayTickets :many
-SELECT id, org_id, site_id, day_part, unit, room, bed, starts_at FROM tray_tickets
-WHERE status IN ('queued', 'assembled', 'checked') AND starts_at <= $1
-ORDER BY starts_at, id
-LIMIT 500
-`
-
-type LateTrayTicketsRow struct {
-	ID       uuid.UUID
-	OrgID    uuid.UUID
-	SiteID   uuid.UUID
-	DayPart  string
-	Unit     string
-	Room     string
-	Bed      string
-	StartsAt time.Time
-}
-
-// Tickets not delivered although their meal started before the cut-off.
-func (q *Queries) LateTrayTickets(ctx context.Context, cutoff time.Time) ([]LateTrayTicketsRow, error) {
-	rows, err := q.db.Query(ctx, lateTrayTickets, cutoff)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []LateTrayTicketsRow{}
-	for rows.Next() {
-		var i LateTrayTicketsRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.OrgID,
-			&i.SiteID,
-			&i.DayPart,
-			&i.Unit,
-			&i.Room,
-			&i.Bed,
-			&i.StartsAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const listDietRules = `-- name: ListDietRules :many
@@ -181,7 +134,7 @@ func (q *Queries) ListDietRules(ctx context.Context, orgID uuid.UUID) ([]DietRul
 }
 
 const listTrayTickets = `-- name: ListTrayTickets :many
-SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, created_at, updated_at FROM tray_tickets
+SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at FROM tray_tickets
 WHERE org_id = $1 AND site_id = $2 AND date = $3 AND day_part = $4
   AND ($5::text IS NULL OR status = $5)
   AND ($6::text IS NULL OR unit = $6)
@@ -235,6 +188,7 @@ func (q *Queries) ListTrayTickets(ctx context.Context, arg ListTrayTicketsParams
 			&i.CheckedBy,
 			&i.History,
 			&i.StartsAt,
+			&i.LateAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -248,8 +202,63 @@ func (q *Queries) ListTrayTickets(ctx context.Context, arg ListTrayTicketsParams
 	return items, nil
 }
 
+const markLateTrayTickets = `-- name: MarkLateTrayTickets :many
+UPDATE tray_tickets t SET late_at = $1
+WHERE t.id IN (SELECT x.id FROM tray_tickets x
+               WHERE x.status IN ('queued', 'assembled', 'checked') AND x.late_at IS NULL AND x.starts_at <= $2
+               ORDER BY x.starts_at, x.id LIMIT $3 FOR UPDATE SKIP LOCKED)
+RETURNING t.id, t.org_id, t.site_id, t.day_part, t.unit, t.room, t.bed, t.starts_at
+`
+
+type MarkLateTrayTicketsParams struct {
+	Now     *time.Time
+	Cutoff  time.Time
+	MaxRows int32
+}
+
+type MarkLateTrayTicketsRow struct {
+	ID       uuid.UUID
+	OrgID    uuid.UUID
+	SiteID   uuid.UUID
+	DayPart  string
+	Unit     string
+	Room     string
+	Bed      string
+	StartsAt time.Time
+}
+
+// Tickets not delivered although their meal started before the cut-off, marked once.
+func (q *Queries) MarkLateTrayTickets(ctx context.Context, arg MarkLateTrayTicketsParams) ([]MarkLateTrayTicketsRow, error) {
+	rows, err := q.db.Query(ctx, markLateTrayTickets, arg.Now, arg.Cutoff, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []MarkLateTrayTicketsRow{}
+	for rows.Next() {
+		var i MarkLateTrayTicketsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.DayPart,
+			&i.Unit,
+			&i.Room,
+			&i.Bed,
+			&i.StartsAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const mealTickets = `-- name: MealTickets :many
-SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, created_at, updated_at FROM tray_tickets
+SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at FROM tray_tickets
 WHERE org_id = $1 AND site_id = $2 AND date = $3 AND day_part = $4
 FOR UPDATE
 `
@@ -297,6 +306,7 @@ func (q *Queries) MealTickets(ctx context.Context, arg MealTicketsParams) ([]Tra
 			&i.CheckedBy,
 			&i.History,
 			&i.StartsAt,
+			&i.LateAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -311,7 +321,7 @@ func (q *Queries) MealTickets(ctx context.Context, arg MealTicketsParams) ([]Tra
 }
 
 const queuedTicketsOfPatients = `-- name: QueuedTicketsOfPatients :many
-SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, created_at, updated_at FROM tray_tickets WHERE org_id = $1 AND patient_id = ANY ($2::uuid[]) AND status = 'queued'
+SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at FROM tray_tickets WHERE org_id = $1 AND patient_id = ANY ($2::uuid[]) AND status = 'queued'
 ORDER BY id FOR UPDATE
 `
 
@@ -352,6 +362,7 @@ func (q *Queries) QueuedTicketsOfPatients(ctx context.Context, arg QueuedTickets
 			&i.CheckedBy,
 			&i.History,
 			&i.StartsAt,
+			&i.LateAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -614,7 +625,7 @@ UPDATE tray_tickets
 SET items = $1, selected = $2, conflict = $3, notes = $4, status = $5,
     assembled_by = $6, checked_by = $7, history = $8, updated_at = $9
 WHERE org_id = $10 AND id = $11
-RETURNING id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, created_at, updated_at
+RETURNING id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at
 `
 
 type UpdateTrayTicketParams struct {
@@ -668,6 +679,7 @@ func (q *Queries) UpdateTrayTicket(ctx context.Context, arg UpdateTrayTicketPara
 		&i.CheckedBy,
 		&i.History,
 		&i.StartsAt,
+		&i.LateAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)

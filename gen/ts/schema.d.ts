@@ -6148,8 +6148,11 @@ export interface components {
             }[];
             menu?: components["schemas"]["StateMenu"];
             /**
-             * @description Tray-line screens only: the tray queue (filtered by `config.units`). Empty until the
-             *     clinical tray line arrives.
+             * @description Tray-line screens only: the tray queue (filtered by `config.units`) of the site's day part
+             *     in progress, else the next to begin, by unit, room and bed, cancelled tickets left out:
+             *     `ticketId`, `status`, `unit`, `room`, `bed`, `diets` (`code`, `name`), `allergens`,
+             *     `texture` (IDDSI level, when limited), `items` (`recipeId`, `name`, `check`, `reasons`)
+             *     and `conflict`. No patient names or MRNs. Every ticket change hints the screen.
              */
             trays?: {
                 [key: string]: unknown;
@@ -6774,7 +6777,8 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
+             *     reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered
+             *     45 minutes after its meal's start; subject a tray ticket); later kinds such as `lot_expiring` and
              *     `certification_lapse` arrive with their capabilities.
              * @example sensor_offline
              */

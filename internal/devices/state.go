@@ -185,7 +185,24 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 			s.Production, s.Handoffs = prod, hand
 		}
 	case TrayLine:
-		s.Trays = &[]map[string]any{}
+		// The queue of the day part in progress, else the next to begin.
+		trays := []map[string]any{}
+		if h.trays != nil {
+			cfg, err := decodeConfig(row.Config)
+			if err != nil {
+				return s, err
+			}
+			parts, err := decodeDayParts(row.DayParts)
+			if err != nil {
+				return s, err
+			}
+			if p, _ := menuDayPart(parts, "", local); p != nil {
+				if trays, err = h.trays.Queue(ctx, row.OrgID, row.SiteID, s.Date.Time, p.Name, cfg.units()); err != nil {
+					return s, err
+				}
+			}
+		}
+		s.Trays = &trays
 	case MenuBoard:
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
@@ -224,7 +241,7 @@ func (h *Handlers) nextTimedChange(row db.DeviceState, now time.Time) time.Time 
 	local := now.In(loc)
 	y, m, d := local.Date()
 	next := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
-	if Kind(row.Kind) != MenuBoard {
+	if k := Kind(row.Kind); k != MenuBoard && k != TrayLine {
 		return next
 	}
 	parts, err := decodeDayParts(row.DayParts)

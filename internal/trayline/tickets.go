@@ -15,6 +15,7 @@ import (
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
@@ -314,6 +315,9 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 				return err
 			}
 			res.Cancelled = int(n)
+			if err := alerts.Close(ctx, tx, now, a.OrgID, KindTrayLate, cancel...); err != nil {
+				return err
+			}
 		}
 		if err := audit.RecordSite(ctx, q, a.OrgID, siteID, uuid.Nil, now); err != nil {
 			return err
@@ -509,6 +513,9 @@ func (h *Handlers) SetTrayStatus(ctx context.Context, req api.SetTrayStatusReque
 			return err
 		}
 		if to == statusDelivered {
+			if err := alerts.Close(ctx, tx, now, a.OrgID, KindTrayLate, t.ID); err != nil {
+				return err
+			}
 			if _, err := events.Publish(ctx, q, a.OrgID, EventTrayDelivered, now, api.TrayDeliveredData{
 				TicketId: t.ID, SiteId: t.SiteID, PatientId: t.PatientID, DayPart: t.DayPart, Date: openapi_types.Date{Time: t.Date.Time},
 			}); err != nil {
