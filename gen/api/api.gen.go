@@ -9831,6 +9831,34 @@ type ListTrayTicketsParams struct {
 	Unit *string `form:"unit,omitempty" json:"unit,omitempty"`
 }
 
+// GenerateTrayTicketsParams defines parameters for GenerateTrayTickets.
+type GenerateTrayTicketsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetTrayStatusParams defines parameters for SetTrayStatus.
+type SetTrayStatusParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWasteLogsParams defines parameters for ListWasteLogs.
 type ListWasteLogsParams struct {
 	// SiteId Only this site's logs.
@@ -11406,13 +11434,13 @@ type ServerInterface interface {
 	ListTrayTickets(ctx echo.Context, orgId OrgId, params ListTrayTicketsParams) error
 	// GenerateTrayTickets Generate the tray tickets of a meal
 	// (POST /orgs/{orgId}/tray-tickets/generate)
-	GenerateTrayTickets(ctx echo.Context, orgId OrgId) error
+	GenerateTrayTickets(ctx echo.Context, orgId OrgId, params GenerateTrayTicketsParams) error
 	// SetTraySelections Set a ticket's selections
 	// (PUT /orgs/{orgId}/tray-tickets/{id}/selections)
 	SetTraySelections(ctx echo.Context, orgId OrgId, id Id) error
 	// SetTrayStatus Move a ticket to a status
 	// (POST /orgs/{orgId}/tray-tickets/{id}/status)
-	SetTrayStatus(ctx echo.Context, orgId OrgId, id Id) error
+	SetTrayStatus(ctx echo.Context, orgId OrgId, id Id, params SetTrayStatusParams) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -16655,8 +16683,28 @@ func (w *ServerInterfaceWrapper) GenerateTrayTickets(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateTrayTicketsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GenerateTrayTickets(ctx, orgId)
+	err = w.Handler.GenerateTrayTickets(ctx, orgId, params)
 	return err
 }
 
@@ -16703,8 +16751,28 @@ func (w *ServerInterfaceWrapper) SetTrayStatus(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetTrayStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.SetTrayStatus(ctx, orgId, id)
+	err = w.Handler.SetTrayStatus(ctx, orgId, id, params)
 	return err
 }
 
@@ -39817,8 +39885,9 @@ func (response ListTrayTickets503JSONResponse) VisitListTrayTicketsResponse(w ht
 }
 
 type GenerateTrayTicketsRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Body  *GenerateTrayTicketsJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateTrayTicketsParams
+	Body   *GenerateTrayTicketsJSONRequestBody
 }
 
 type GenerateTrayTicketsResponseObject interface {
@@ -39966,6 +40035,22 @@ func (response GenerateTrayTickets415JSONResponse) VisitGenerateTrayTicketsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateTrayTickets422JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -40160,9 +40245,10 @@ func (response SetTraySelections503JSONResponse) VisitSetTraySelectionsResponse(
 }
 
 type SetTrayStatusRequestObject struct {
-	OrgId OrgId `json:"orgId"`
-	Id    Id    `json:"id"`
-	Body  *SetTrayStatusJSONRequestBody
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetTrayStatusParams
+	Body   *SetTrayStatusJSONRequestBody
 }
 
 type SetTrayStatusResponseObject interface {
@@ -40310,6 +40396,22 @@ func (response SetTrayStatus415JSONResponse) VisitSetTrayStatusResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetTrayStatus422JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48774,10 +48876,11 @@ func (sh *strictHandler) ListTrayTickets(ctx echo.Context, orgId OrgId, params L
 }
 
 // GenerateTrayTickets operation middleware
-func (sh *strictHandler) GenerateTrayTickets(ctx echo.Context, orgId OrgId) error {
+func (sh *strictHandler) GenerateTrayTickets(ctx echo.Context, orgId OrgId, params GenerateTrayTicketsParams) error {
 	var request GenerateTrayTicketsRequestObject
 
 	request.OrgId = orgId
+	request.Params = params
 
 	var body GenerateTrayTicketsJSONRequestBody
 	var err error
@@ -48871,11 +48974,12 @@ func (sh *strictHandler) SetTraySelections(ctx echo.Context, orgId OrgId, id Id)
 }
 
 // SetTrayStatus operation middleware
-func (sh *strictHandler) SetTrayStatus(ctx echo.Context, orgId OrgId, id Id) error {
+func (sh *strictHandler) SetTrayStatus(ctx echo.Context, orgId OrgId, id Id, params SetTrayStatusParams) error {
 	var request SetTrayStatusRequestObject
 
 	request.OrgId = orgId
 	request.Id = id
+	request.Params = params
 
 	var body SetTrayStatusJSONRequestBody
 	var err error
@@ -50921,137 +51025,137 @@ var swaggerSpec = []string{
 	"GMcC/TEJnNi8nwmIqFMXEGt/I1z7OBvs2aTN0ssziUqaoee2rtZwKiZCzkVIvEztEXfJeUJmVGuL1zUZ",
 	"KsZaODHODFFpwjRpRtSwkbQzCrA8L7bwtBAugN4SqWKtNvkoiNtIDpE2/nOYXIeTcCwcNAhYAM7s6P06",
 	"5AIGBoHZZLBaUGGKxcX6b+DLFFhjIdPOTC/bLkJjbHxHNBcRIyNm/HEJSMx1NKZqxOLs/icE2W+GBKli",
-	"udUyWPWrYoOUJyYPWULyCbKbZlQb/2Be79zINBqvL3j+Otdcls2f+1F9fnDnr6z+3D40uhIO205IVra1",
-	"FOeytxjq9ZAXMk7RtRgXMO8fjYyQoJOjQ7ON3slR0NATPpux+KeZhOaSqXD0AS0unfRv9I6/fLntIug0",
-	"MaukenmwtVjfs+3qwYNqdpXgj8SFvqECCEFzkRUL1eBImdvdBo5shhXYtDGTug+dWUPLEuSJdmLficJc",
-	"lmP7V51LFTYc2jlcMTJlIvVuuRx7vLoua4sJ7lnYLGpna9LXTwnNoFJRam3y1T2Ioe6CgZ3uIt/YO8gq",
-	"r4VWc8ZYhXiLTJ7SKO9fFuVKW0kS1caX2vhSG192Znz5shU/8CaXTSaWGorVUKxif22steTxhC6KxHux",
-	"B1UBYO58PUyUlEMx//m//w+hWrPpIHF/eXOK/XfMEn7FFJgaBCPasBn2mTR86uOkzZipOQASErpn886X",
-	"LJIitghHQz9bKz+5mlIfRAXGFItrMtHbg0I2fOjK5tiXpJopCNbKx2kyllAAZ77ETlYEh0RUCIlZ2dmj",
-	"UmUztOOH+ud+lqGvCmQ3q51fbpM3YHGCEN5x3m/c9T+yO2sJiehIMVapqs59wkHvfbs1FMwEQbaKjS/b",
-	"O/NqmFfDvBrm1TCvhnk1zNtZF3/MqXEAAOK8s2CTh4F5c6oNO0jkhj7/v9hbiL0lIILNs9b+AWE0GueF",
-	"K0FgeUccvWLQGTyS2mTNMMkAy8IEYNoK+qJgx0KEFg6hH2XWhDIgoZEhYZ/d3xUbTGJvyb6QIlm0yRlk",
-	"r1fv3bkhkcj+a1MQ+3uuDazXeznavjOlXeNH2JjSjtBu2JZDo511bRLty3YyNLtg3ioKTklLTuVh6pnk",
-	"CR2ta0eIj1SO9YK9PcdnNg7qWitCS99rAva6l51CDPyqUQ6XGxCWQvUO7Lu3W7Ni28ENI3tx48iMvNW4",
-	"HlW3QXhinp3am1rU5+f7FtE6/uHt2q7NMxZc9177FiJ+8v0s9tJOZ7Nk8fAd2M5ZJFWsiTYymhAzVnIu",
-	"CJ3TBYi9+XjRJr8okLWUhDCTkCQsHjFFlJwjDIhX4YC+aEKlaCu7pSGGTpgA31gPbrUcJba/QJzI2zdv",
-	"P7rKfZ9nFsTaXzQij1abvHEXcZARFWTA+gJGE7fJB2RuVBAO1WLGYLMpVh7mQqfDIY+shvIJXhIG4EDj",
-	"YuR9atvkza+HBNgtJTv3D5nZ5uRuZdntq3Rso/W5ysUfZBIvAjKg0cS7OSOqrTT4LaXCYALUs0wJLgvq",
-	"bVVCpwBaOLpt4zG/L/uqUFOSLZVFyxYlmguPrFRRM1az58ItuSJRN4laUm23qWUERrbrzMnCM6WkavQa",
-	"7wo/Ev8japFYE/yk89JesD/YL2ZyqNc4gtrN98EF3IlMBltQ8oUdslf038BsV9D0T9IQJmQ6GjveP4TG",
-	"l1N5xaZ2RZprWDtof/hXCwQMFeAKyCIu2uQnF0oxp3krgD9z3RzMmtSGVQEpt6yPs8w21hkhPooiK7uD",
-	"hv4DMwVZvCOl4YEZe81rd5i+GROar+3DwfPbtr6Zs8FYysnmtNBilecnGqK1/R06IDKJC0a+LOhMpiaS",
-	"U5ZHtydUG+9yXZz2hYuJht80ixQzel1kNJ5VORdMta45Dv0U1jgO+6LofixO5WDOY3aaF89YbSEcMWOV",
-	"gON2X6y23/kVvDN7KK3rjTzionT3bWwLOPDie6qmBJVGWvszHouZADe0vDsFlpSd9XUhuZ4tLXkJ5jmF",
-	"L7EsqUa7Nyg4ghxAKjn58fLy7IIwEc8kF+AEQcWfXUGuR6YsGprIUcoCX84mSRyI+0e/8S/9xq9huy8u",
-	"IRYWF7WUrKP5CKqdIBsKoDreqYvRQDaVcDQVfI/8yz6oDVUGPtIXYJBgnw0Oq01eiXJp/DHVWWnao055",
-	"hzDQZMAWUsToTbjEXqRYvifVjIRjY2YurwcuCmkILgjEq2QluRIpZ6hEKztTpq5YTGgcK6Y1OlBiQrUL",
-	"CoYmTApq6GrCTY9QMrYDZCKGEGFBKBEpsEYOe/Hu7OrEvw1+FgtopN8XIRfMfKIG+lABfWvSDI+6x53n",
-	"nWcnx8dhQMLO5+fDdjcEG6Ifp+W+s3SQ8Ch7r+804CB1X1BNhjJVJGYRn9LEDUlDPy47pGck4YYpbEP/",
-	"zzQe5WlG5QEbYvl8rLGRF+0LS0n4PbcYgSWd8niYxgIGzVIell12TNPyAg1cTQMa240rVjpyYdhZGzHf",
-	"dgyK1X1t8s4ZQXAAD2qbwuNvuVqpxRlYg0ZCDodtSy4xiy2zw/K6cIZ6h4eweO0xVQOpLBg7cM3PdNu9",
-	"/1DLVG9tGcJF2athKMseugEavHb3fdlyDvFKSHAzBAhyry5yUGgy5+opWF66b2OSOxEPYEr6NqMrtjZB",
-	"uR34BCzlk2LQ1bFghVqWhxEVri5dLhTXwZclY1Vlml5rE1pWabL2g1ZKL0vnr9ukswVziamhA6pLIPNa",
-	"vKG/qRB76jbbIg70qccHVmCWciCRSPzDn9LCJ3IaKb2fa1K465QoZtTCshVl4N1FonjaOYZNFvot5Ylr",
-	"Q1ce98/n759oRDeRTBPIg7KDT6S0Mj2drRiuRtC9YbSeYm98+ymxowfksGrsuyHpwigA2KweChFyTpqU",
-	"fP/TBRnicgVwE8WnoFx0LBkUjO4L9plr0+qR0C4KBD6HK9YlbJOPWYb8qg3s9UW4avstylEkdLaCTz5l",
-	"3WK7YnOoDIXg8JDkLKJr98U5UAaGToTwx8Er+0fowrM1ApmC+CnctEL7wIdIKgxPHFAGIUGmdIH0bhT3",
-	"jTWzQjtc8Gk6hRxfp0BzYdiIwW4tBe97/cbi16Ji4zDN3hW2tUagzKZ6U51xswQAfMfXDA0TF9VbUpg8",
-	"m01FzBSZ0wUZcsH1+LQvXLi+FK5vSKzkbLY+U/6x4mMsbZ7j46+msHltVNlU1LxI6o/WnlI9YYaaaHz9",
-	"bL/Guuhwtn8+f+9LlQBTIkOIyATjyoymViluhhRSk3sEkghCLB+imE6nLOMDHOqsv0FTDbBuGUWpIvMx",
-	"T5YX1koMeLermCFNnp9DEmqYwmruqGH0hZdRrpCBVb8Fm+PQB2zhjBxQyUQOCahO9ivNQutv0MFbXxuT",
-	"+Rli1otM5pY6NG6gywLZoldPfEt19y728K3M4du4zW6n8dY277s1gnu4kPxaI6o1olojelwaEUKPDFzc",
-	"O+LarBAd5mBmo5e8OOYnGs1aikUWPuVvKOfE9HKIFaD51IAbx4xZX9hn7VNPfE3agIzlnCRSjDBW1hg2",
-	"nVnNUU58rC3hBmh4yVVlAdWEzYwloL447pCYLr5mZ3s+ta2dEC5X4O4ZAGWq2IhNCsO9vZ/evWTxCre9",
-	"qqu+gMRrzPI4/PR0mVVc4xJfu5J5A0M1DP3+D1EYwh0jDRUfPDtr2xGFTtdtWrFMwj+Km/Qu/hK2sHsO",
-	"10umLwMurqAv5mNqIFjAcvKi3gxs0l5wii8GFqCy65zRzl+cRU855v5E94WDAj0X6JCAn1svRDRWUsgU",
-	"C+4bOsFSniAeMhc/ShBEL82sN25fOCDQapP3fMLAke/FCTcEs6I1CROqTc53wgCvYMEDlxXpENNrmQoT",
-	"Bn2BlkBX+1/7bmyZXTDhGgqXoZDKr0PhdZ4khJKjToeMmXITdrPvC569bCDjxdcmvC5ZJrx24zffheyq",
-	"4Eq2484kzrZa9TWRtVpEecrzRmS35bW8erCuKg8fTH7BLFckli9nTOJ+FAE9pood8sM/jJww8WUj5Ofi",
-	"SvKIWX5rCTdKMMuCMYynGigq4sBf9kLABCThwqoCM6Qn5OADmlARsXZffM/1LKEL0BwJ5qS/Er52c0CU",
-	"tEoCmBeuJI+BDU2YyGQIOGes4nrSObH8PWNV3aMOhoBhHWc3rHdnWNUZ+l8RGimptY+BSriYrNAT8NeQ",
-	"NIUkkWIxE4bT5BTrFsFYHKf++fy9L3MU0Rkd8ISbRWsVf/yBmQu78PE7XNKtmeTr7P2XdgR35JL2n25D",
-	"XmOgUSdowHai4TSCVzT+69unL990vsvzm3/MooqIS20ADUVxR9b/tfv26OXxc3tOcPlduZMPdEHJa8yE",
-	"ABpx1+2l//xf//+PyvDfyZzFEJhnxbrXjOHmC0OV0YUiJs8OuseXR8eFXGyt0+UyJyeX3ae97rG7w7Ux",
-	"ixm0emtAxzKGK0+nVri7dTg6ev70+VFwDVXBYwE57vz/sphMKYyikVVQDU1gQzB0r9FrvPvpXw863ZdH",
-	"b49fnRx0XkMJmhnl8dJH/AFZP4wpM2NpBx5RFbuXlKf59LL7LO+YUCgIY2+1LMWOrvTW6ilIJYpd15UV",
-	"f14KgTqnhqEqekMMVH7jlyB/6uBMJjxaVH7Y3X77zOz7kVlHFWTWpZQfqFi40ek7ixwWpdhg7x+/rkjt",
-	"AGkQ+00sSCDkgSvkj/vhmoARUrCihPmtkoT5LZVmrXwx13Mz1ogcbM0VQAMDHfTFFRMpC8gIzHiRPVeZ",
-	"UILzYP/P1FQH5IomPOYGs7nBPNUmmwVUXzgJFRDFrsDIWkVUkWZoxc0nIc2noaWjsLUsvTBUuS+2kV6k",
-	"eXL00sXgFm2hrfsVa3+z+/gIhBoGZ9NC98t7kmpOsJwxhV857jjh9UbES6Lr5LJzkouufYhDoHtQWRu9",
-	"7kmnKOzKR/A7RblmMbpZiOKDgMwSF2jsJOZQQiG4Qp5696QDjOIzeoywS1lRzJy8OO50Opj2eqZ4hjGO",
-	"T552rpdhuZhRNUkg05QLS4lUm/zzA4YlE7YcwsvuyhE8WzWAc3saCXBpnX9YMWGgclTps8WvuuqCJQG7",
-	"+rPdp50V3/04HB5oLPkUcw1cqgBU8ivFAWye9cFRZ+X34TKAAxQSr6FFyHcz91MBNGgGnzT0s5WtcEe3",
-	"c/Q0aAC7bPQaFgA5WicgW1xIheW8px7kkzhl5DlY4fPaOs4RYIGC4VP2u5UXvcarKVM8ooevxzyiI+kB",
-	"i1Pj4TtLkKg0B7/AdoXtPNJBcT2ePsfLhn72BPAC3lG86fnTFwiKQBT8LAxPCvjqyBIaiJNGr/GeThiw",
-	"iTN6xRM8kldMoWTsbomrkGWuQVUgF2tM9TVjqt+cSNw9ojpEKee6c69BVh4iuWwlk4EtaL9g4ZbFDwGh",
-	"I8WY5b5GwlU46KQZwvUesUwmDLAN+kmn0+phMhi+asAiOXUMwKtDQcE8HPqLLA4DV2WOGqa4GLXhDZ9w",
-	"eHntXkw3C/+A599BdyJpmP1HfmS/hG3yyiNHF3Pp3xOQmEVW2gEo87VyCrVu+qIZ4qctEJMzJsLWqVXp",
-	"fiKaT9PEUMHA6Izr5ionp1HEWKxLgO2oAzlcbMnagPDtsQI2PDw7xWzBvSZGAVl62cemFJj1lC7of7e4",
-	"7UBa6OQTnXKElyO1ykz6DBYf12uvzekLiHW5QjCaMI4cqls1lxrd1ui2RrdV0a2XEjXCfXiE6/eihrr3",
-	"4vL66jL8HhOwx33YD7THlTvgwqKKxXpM7+tQUjJlWtMRy7q2Xli8ahidnhIh7bmynJUIxmIWt8krh32P",
-	"OkdoUXVfIlz3hTYS8XFM5jxJoNcG3I81BgBflUDv0xWutbFMVY5q+6Ick1ks/FAB3bbW5+Vf4FK9cyv1",
-	"oOn5DnhSQf/7hkz7RtBwm9XoNX5hRKWCmDlLrhgZSz3jhibEP4ObABG8CcSskJhNpXc2QT9Ci3PaObB7",
-	"JSj5QU7Z73a91Ggt1DNyxqNGr2FlpgUilm66RxjUUR0Pl1d/K0R8tGVdzmq1LuOXkBwCIUBLPrGjYoeD",
-	"204wYnx1TMe5++ZXLrNqEfQ1iaDXUhgaGeKmSaQimialUMo7SSF1xRaVPHZ46xNNDDcJg/bRGuv8QJSH",
-	"1Ue5GOU9xXHGMZQNquxY84YbtHI0oaYlftiF0XFBYkWHplWw7ZycEkqiRILKBzdDQh8UWabaEG50X9jf",
-	"wdrFpywgJ90OaYZ48yd8dJ1brmJMSV88Drccmi8uYGaPIdhkx3YKqRnYCNDHl9EgTG7CFk6z//RbSu0s",
-	"4D1yOrPf/VHOoaSpXUZ7z39rLAswKzBowj7Qz9Cp2kWh2+UVIzB34QcUi+R0ykS8/HYrvpMFJCUsZGqJ",
-	"KLuVWKjkJH75w17dxo+JmS58aUivpGUKDDbaT7TxnWJ0MkR7wnvXoep7LgRTlgdkQ/plzKMxtC8mMY9h",
-	"SAAwBkybTWOwxyRhn7Brb2E0OBWji9N+JRZYLJYlmm16qWGfMTvBMqLM0MQFySulmjEVk7/L9EOGnC7t",
-	"FTvw/0L+bhfQH/kxS2bFFUXF20Bx3zNst4TzHjIWD2g02db6547P2oRJ+2utuVZJiKwwsh9AGj0uqftx",
-	"xkQueixn34e8PdTpwFHMZt0PfRED9yUXvALBkpBpqI1z8zhu2HPJdP4wZr9kSl7QF9C1CJsVySH4bvxd",
-	"VsYvZgwT36kYsSBr4U2nPktL+jKp9mTn5Y6CTqfTF9GYgvdH6cCqpk7Qkwlb6NO89eSqKnJWvGajnTAL",
-	"FAgypINUM9iJvsCkgPKiYLVBL9Kde+iTn2+IaYOta0ghhxHdTib/+2K9m+cxBJVeANnsVtLfszcHVx0f",
-	"cmLFMVeZzkBOJ/KKJcBlczHY83IuKIt5K65zsdx7uUW1dVi+i4yM9uLqwWO+oh9f96h37L0bdxF/W053",
-	"s44rVfzV67hfgV12G8lYa9B3kOXILZf4/Q7EefmTfzQGjCqmXqVmbEfg/VKre96dKRmnkXN/lst40hlv",
-	"a5nmVTuvsKHqclOsREY0IfgJ0gxHEqyM7cNoGkOhz7BVenXv8BCeGEttei86Lzrw3l+zZbgOPUZcGxQ6",
-	"ARQSPuAicBJLsaFieowZeq7OMIsPuICuzwVTpWaOq153Exbie3XgyqWDtujfyhWZJVQU3ibVSK941QVI",
-	"6aY3qAaZjVUHBPxbupUlIHKFLRZ/t+jBfiimCzKjyuh2uWfgqg99gCw5HRAlE6YDsKRiWh0aQXLxrk8J",
-	"F1fcUFdrMXs1JtrpGxaEvDp7B2gJrCl6oQ2bEigzgBuiSTMrv4EDOCU/vn9OuBgxbVqF79EZP7AvWvFB",
-	"cMalMTckkSOLARE0AugpvsHesmrVS7We5XCporW2+m+pGiWWgfNbvVxRDXe9kBYFmd3ZKLIEp9XzcFWz",
-	"88JKRq6uu9nDbp1MGEzOtNR79vHiktA8q3TE7DDzAthOPKGdS8YLgt8fQPw8vMHXyifRmM4gMXYgrxhC",
-	"t/IEDlwxvOvTOFN2g2NizyNp/u2cRDK2lCsFWuwDYkHJbOrj3+2q0REjvnqsK/+MFZ+tSk6JjqgQ+Moi",
-	"dUd01YF8k2/cmKIbiZQga0AUNezA54iWUHHh9Y5rXv/ALzRJBpKqWAdkykRK/B/XOrEHZMKlnuCKaya0",
-	"VGREDZvThe4RBZyJOf9VX0B3+lHqXFc0nnIBOWig+cC5pxgJcmCJAxpcYykKQWhq/2csdMuKa3NF5FxY",
-	"FQBMkOHng5hZcXMAFzBbGuqNuw4PhhrkJGNGoeh4AgwG+81blctSx4WEDslFgsC3rqKEd1Po1JrOrDxn",
-	"MfAAXCvSjKj2HXNhreygJ2zRKrGYmNM158Q1oyYREzrVZIiztqzj6oi8+v7S+xg1RgtmzipLmmpII0aY",
-	"GHHBdA8WGpi7DvrCKCr0EHijT7IG5sp1BMEMljh9/3b3CzPEIk2lyZTOZnhkwaN5JSM6SBMKZUX6IhX4",
-	"+4HdN6IgSsGTuieEA/s6bjgVKKnkcGg5UuEjpaXP2gOv4MJe0aIJgQrcUN8e86CblGieYKZKkSYDQv3C",
-	"PtFEpEZxYHiK64n9za4TKJUU/zZsCl9JFSPsc5QqVOoptAOkA5li1Uwwhbd6rkQ/pI4HfYEVqKVwchca",
-	"5jrJR+bZCXMJ+XLG7IuFkKmI8vLxYam2uKsPUFohnPoaIsqoInNO9nCpoSodRk6C+c01eLacwhMekBWo",
-	"uEiBWYFtKBlCXDH6vijaNfK1vU5DKE+ImUuL3bQU+Iogky+laWVNpVeES0FreTcgF/liRXw6OMCu89q+",
-	"UwEHKQ8jktroUxItooQBY3MvscegL+QVU4rHTJ/ac8zs+dWnZJbhP4vaNBkxAX2j4nyB2HDIoJAdMsv/",
-	"+PfseSdC+2JATTQmEXJRDHaCDmBWVlxlCbhjKmI5HMJX2SywEO1ggPLWT4QkdMCS8iFxRLViqV67UF7H",
-	"/rOvuaBdy6XkdJYalI/sM42A4dgbXBxFVg7CCRA7HHSg4LB8iBA2Z4WeD6iWQutsQ4fDVuBz13CSPqOy",
-	"fM7dQFeiF6sNAG6BsEL/FqA03cttaUERyJEmGHmCoklKKiKkaQVQIzKBEZxnri/t9A3cVlo0FeEi5IEb",
-	"pZGjsrLqAP4yhs4YbneeaACw3DLRGAx5A6YttZFIygkXox6eB8tDwFaXcx7sZB4ljEKLEBClOcKAp7Tr",
-	"bR5jQ3OK0Blp3qomxm8lu+IxExEDFhlREZDZWBppuX5fFD5qmZyQBvuXZ9ZJyxexLqblHBZS2c/4GHPk",
-	"nvBVy860fWVoH/mEv4TIp29kiWVGQPVKLHluFTqk7WzZSJMKcv72NXn69OQp8DgP+9y3MoWihdBpSicM",
-	"JuUKm9klhPqgirmeAb7rtkwNhLCuQINSc4es8VvDREpFmnYJYHhSWibH9dh9FL+HHWAJ1aiRESNP8ftj",
-	"mcRMZW3hp0XA5j+1Yhg/pDxmJJZRign9zQ9UTWIrgZBxA1IpjQBI28jC+0f2HSv1tjEfGjJO4zixjHcs",
-	"NSM0wlnj7uM7C+9yN68RTFxYPmSVCdc3hzRRrBS0v1RwA/BQkYRdsUSXGKFuBR5Y90UBWcNuQ59F1+I3",
-	"k1tSHIy90jqVFngfFJv96gAb9uYtfBeBhaypRRFjxhzjKXS2LrMBaLa2BstZXqLHgGhdRrrXxydYJxaQ",
-	"y0gAP9UadfeyMmoo2AA+HxT7pZU7j6x1TrwSebU+j5bgiLK4twHlCCKHQ0T7gKLgEqyMpWvoe0xJxJTh",
-	"Q2dSJQmdaeQda7AV0AmY3r8vaoDldkSo1mDlQ+4zVaQi4b+E7b4oq7PQDxwKbjgOt6IMz6k9TavVPyhH",
-	"Z3XY4YI7f4ndCFiMVQZ9WDvXqwSqCm9tz4enfgRFtYot/8KPxj9yJ2P+UgxWt9M76fY6nfbR0//ZCKAY",
-	"aEZW1bqnRp2Xecx4gZA+ZYTUCBqa2RWGAPI5VZYrbt0z+YvLPfBbUGi3UyUYjXU6nWcYhFfxm51udVv9",
-	"q2tEUcU38W//trY2WB4VCjTNBXnhK2eeFkJ2NFaisqCCj4S0j4FJd9WbX4kF+vM8/GwCHPKoZ/kzLWi4",
-	"tVwkq03eYUcyafKam5ssust7tVQ9x9tYdl5DJ8thc9DzE5TaWM8giX8gK6gzpxapqQmzWJPHXzHL8lNz",
-	"VULOKP92OZdLSqzGubqWeeCiVH3kuLGcaXQEqTUZc1pNeNWZ1NHemNTrdWRQ8yrkVeu27t55VjnvdiPX",
-	"KmYQW9Ur52PwkoDMIbRswCJkTXkS8DfA0CB56ZWbe83SPEtz+djVHjiqzNCWqLI6S+vunaWtIISaqS0x",
-	"tWvbd19sjYkRHbEpE6Y95IImUO9yk6qKns78MShPDBH1FpNl7/iKGVg+t7d+Nt8u+8rmWpUlMQhOhkSf",
-	"ik+U1MOV9FaZW3U7e+NWb9btes2rkFet2bn7YlQzCGVrZ8a6TcAL7/XeJ2BMuZEPqghraOrBhWUOUFP1",
-	"a2VWONUzP7tvllHhPKuynJNi1v1xgf1co6LqQOl4b6znbNUe1mwH2c6KHbsvloNirhrLgRA2qbLs8QIm",
-	"ynzSXzGbwel8+2xmW2RzB0P5Neqqzoqe740Vna/a55oVIStasWP3xYrs4ZTDYTtmEY83c6I8hIvOZkpe",
-	"YSU3xf7JIjRCZVkULtgIIsG+Yt7k1uZ7XJpvljXZrXfE5DfW/sqZ+ahiprZxCLrwnKqPvGhkBFj1kcFW",
-	"nHFJR1wm9uqM8cXeGOPFCiKr+SLyxev7dV9s0Si6aJea1azjinlstAumLHgQsxd8xUzQzi8b+bfLAykk",
-	"L+aZf/Db4owq+3zicvhvxd6qo7gBZMlbIqr6hedF7rZEs9WZ29O9MbfL68RT8zbkbdd2675Y25wmEzNW",
-	"Mh2N2xli28ThIDwwJoXnwDTvNozMmWI59PuKOV1hghd+Ot8sw9tOuwwaeR5/Vd5kabqwpFUfi4osbTWt",
-	"VudsL/fG2X5ZSyw1g0MGt27v7o3PFTpsrmdvF8B/RLIggwUJIdHwpgaiYYD9OKH/Zrn7ckDWtuKE9ctb",
-	"tbunBsAjb8U0mzzbjyk10PfdTuFfoJLVwzJSfMEl0+bb5Z+lHq2V2AvrllhbkTyr+yn3F1Xxy/Ku1YzM",
-	"MbLyTt0b/5Jq8glyI9uYMnxD/ESeGmSfxKxKUEb9018zNJNqAsaoczeXbzduwu9iVbz0bGtXQZAvZ9WP",
-	"PC1xrhWEWR2SneyPga0mkpqNOTa2ctvuh5t9+fL/BQAA//8=",
+	"udUyWPWrYoOUJyYPWULyCbKbZlQb/2Be79zINBqvL3j+Otdcls2f+1F9fnDnb6P6c4+m1GpAbjspW9lY",
+	"U1yMvQVhr8fMkLKKvsm4AJr/aGSUCK0gHRxu9E6Ogoae8NmMxT/NJHSnTIUjMOiR6eBDo3f85cttF0Gn",
+	"iVkFC8qDrXHBno1fdVROzqvQM1WAQGisskKpGhgq89rbgKHNoAZbRmYy/6HzemhZfj3RDnQ4QZwjCWw+",
+	"q3OZxoZDO4crRqZMpN4pmCOfV9clfTG9PgvaRd1wTfL8KaEZUCvKzE2ewgcxE14wsBJe5Bt7B0HndeBq",
+	"riCrjm+RR1Qa5f0LslxlLImx2vRTm35q08/OTD9ftuIH3uCzycBT47hvH8ftqLs3VnryeEIXReK9WKOq",
+	"ADB3vh4mRsuhmP/83/+HUK3ZdJC4v7wxx/47Zgm/YgoMHYIRbdgMu1waPvVR2mbM1BwACQnds3nfTRZJ",
+	"EVuEo6GbrpWfXE2pD+ECU47FNZno7UEZHT50RXvsS1LNFISK5eM0GUsogDNf4CcrwUMiKoTEnPDsUamy",
+	"GdrxQ/V1P8vQ1ySym9XOL7fJG7B3QQDxOO927rov2Z21hER0pBirVNPnPuGg9/09nNEkkyTZNjS+bO+L",
+	"rHFijRNrnFjjxBon1jjxUdj7PmA+kYMfEOOeBdo8DMicU23YQSJH62PofrG3EHtLQASbM22wsmVAGI3G",
+	"edFOkHbeCUmvGHRFj6Q2WSNQMsCSOAEY1oK+KFjREB+GQ+jFmTXgDEhoZEjYZ/d3xeaa2FezL6RIFm1y",
+	"Bpn71fuWbkiisv/aFMD/nmsD6/VejrbvymnX+BE25bQjtBu25dBoZ12LSPuynQzNLpi3yYJD1pJTeZh6",
+	"JnlCR+taMeIjlePcYG/P8ZmNg7rWhtHS95pgxe5lpxD/v2qUw+Xmi6UwxQP77u3WrNhyccPIXtw4MiNv",
+	"Na5H1WkRnphnp/am9vz5+b5FpJJ/eLuWc/OMBdd9576FaKd8P4t9xNPZLFk8fPe5cxZJFWuijYwmxIyV",
+	"nAtC53QBYm8+XrTJLwpkLSUhzCQkCYtHTBEl5wgD4lU4oC+aUCXbym5piKETJsAz14NbLUeJ7S8QI/P2",
+	"zduPrmrh55lFwPYXjcij1SZv3EUcZEQFGbC+gNHEbfIBmRsVhEOlnDFYjIpVl7nQ6XDII6vefIKXhAG4",
+	"77gYeY/eNjUD1kMC7BSTnfuHtKo4uVtZdvsKJduojK5q8weZxIuADGg08U7WiGorDX5LqTCY/PUs06DL",
+	"gnpbfdJpjxaObtt0ze/LvqrzlGRLZdGyRXnqwiMr9duM1ey5aE2uSNQNspb04m3qOIGF7jpzsvBMKaka",
+	"vca7wo/E/4haJNZDP+m8tBfsD/aLmRzqNY6gbvV9cAF3IpPBFpR8YYfsrQRvYLYraPonaQgTMh2NHe8f",
+	"QtPPqbxiU7sizTWsHbQ//KsFAoYKcERk8R5t8pML5JjTvA3Cn9lagRmj2rAqIOWWtYGW2cY6I8RHUWRl",
+	"d9DQf2CmIIt3pDQ8MGOvee0OU1djQvO1fTh4ftu2P3M2GEs52ZwSW6xw/URDpLq/QwdEJnHByJeFvMnU",
+	"RHLK8sj+hGrjHb6L075w8eDwm2aRYkaviwrHsyrngqnWNbeln8Iat2VfFJ2fxakczHnMTvPCIasthCNm",
+	"rBJw3O6L1fY7v4J3Zg+ldb2RR1yU7r6NbQEHXnxP1XSo0khrZ8hjMRPghpZ3p8CSsrO+LiDYs6UlL8E8",
+	"p/AlliXVaPcGBUeQA0ijJz9eXp5dECbimeQCnCCo+LMryHPJlEVDEzlKWeBL+SSJA3H/6Df+pd/4NWz3",
+	"xSVE4uKilhKVNB9BpRdkQwFUBjx1ESLIphKOpoLvkX/ZB7WhysBH+gIMEuyzwWG1yStRbgswpjory3vU",
+	"Ke8QhrkM2EKKGL0Jl9iHFUsXpZqRcGzMzOU0wUUhDcEFgWiZrBxZIuUMlWhlZ8rUFYsJjWPFtEYHSkyo",
+	"diHJ0IBKQf1gTbjpEUrGdoBMxBCgLAglIgXWyGEv3p1dnfi3wc9iYfH0tC9CLpj5RA304AL61qQZHnWP",
+	"O887z06Oj8OAhJ3Pz4ftbgg2RD9Oy31n6SDhUfZe32XBQeq+oJoMZapIzCI+pYkbkoZeZHZIz0jCDVPY",
+	"gv+faTzKU6zKAzbE8vlYYxMz2heWkvB7bjECSzrl8TCNxRuapRw0u+yYouYFGriaBjS2G1es8uSCwLMW",
+	"ar7lGhTq+9rknTOC4AAe1DaFx99ytVJ7N7AGjYQcDtuWXGIWW2aHpYXhDPUOD2Hx2mOqBlJZMHbgGr/p",
+	"tnv/oZap3toyhIuyV8NQlvh0AzR47e77suUc4pWQ4GYIEOReXeSg0GDP1ZKwvHTfxiR3Ih7AlPRthmZs",
+	"bYJyO/AJWMonxaCjZcEKtSwPIypcTb5cKK6DL0vGqso0vdYmtKzSZK0XrZRels5ft0lnC+YSU0MHVJdA",
+	"5rVgRX9TIfLVbbZFHOhTjw+swCylbyKR+Ic/pYVP5DRSej/XpHDXKVHMqIVlK8rAu4tE8bRzDJss9FvK",
+	"E9eCrzzun8/fP9GIbiKZJpCFZQefSGllejpbMVyNoHvDaD3F3vj2U2JHD8hh1dh3Q9KFUQCwWT0UIuSc",
+	"NCn5/qcLMsTlCuAmik9BqexYMiiW3RfsM9em1SOhXRQIuw5XrEvYJh+z6gCrNrDXF+Gq7bcoR5HQ2Qo+",
+	"+XR9i+2KjbEyFILDQ5KziK7dF+dAGRg6EcIfB6/sH6ELDtcIZArip3DTCu0DHyKpMDxxQBmEBJnSBdK7",
+	"Udw3Fc2KDHHBp+kU0pOdAs2FYSMGu7WUOuD1G4tfi4qNwzR7V9jWGoEym+pNNdbNEgDw3W4zNExcSHBJ",
+	"YfJsNhUxU2ROF2TIBdfj075wyQJSuJ4psZKz2foqAY8VH2NZ9xwffzVF3WujyqaC7kVSf7T2lOrpOtRE",
+	"4+tn+zXWhIez/fP5e1+mBZgSGUJEJhhXZjS1SnEzpJAY3SOQgRBi6RTFdDplGR/gUGP+DZpqgHXLKEoV",
+	"mY95srywVmLAu121EGny7CCSUMMUVrJHDaMvvIxyNRis+i3YHIc+YAtn5IAqLnJIQHWyX2kW2p6DDt76",
+	"2pjMzxDwXmQyt9ShcQNdCskWfYriW6q7d7GHb2UO38ZtdjuNt7Z5360J3sPlfdYaUa0R1RrR49KIEHpk",
+	"4OLeEddmhegwBzMbveTFMT/RaNZSLLLwKX9DOSeml0OsAM2nBtw4Zsz6wj5rn3ri6/EGZCznJJFihLGy",
+	"xrDpzGqOcuJjbQk3QMNLrioLqCZsZiwB9cVxh8R08TU72/Opbe2EcLkCd88AKFPFRmxSGO7t/fTuJYtX",
+	"uO1VXfUFJF5jlsfhp6fLrOIal/jalcwbGKph6Pd/iLIU7hhpqDfh2Vnbjih0um7TimUS/lHcpHfxl7CF",
+	"nYO4XjJ9GXBxBX0xH1MDwQKWkxf1ZmCT9oJTfDGwAJVd54x2/uIsesox9ye6LxwU6LlAhwT83HohorGS",
+	"QqbYbMDQCZYxBfGQufhRgiB6aWZ9gfvCAYFWm7znEwaOfC9OuCGYUq1JmFBtcr4TBngFqyW4rEiHmF7L",
+	"VJgw6Au0BLq+B9p3osvsggnXUDYNhVR+HYrO8yQhlBx1OmTMlJuwm31f8OxlAxkvvjbhdcky4bUbv/ku",
+	"ZFcFV7IddyZxttWqr4ms1SLKU543Irstr+XVg3WUefhg8gtmuSKxfDljEvejCOgxVeyQH/5h5ISJLxsh",
+	"PxdXkkfM8ltLuFGCWRaMYTzVQFERB/6yFwImIAkXVhWYIT0hBx/QhIqItfvie65nCV2A5kgwJ/2V8HWr",
+	"A6KkVRLAvHAleQxsaMJEJkPAOWMV15POieXvGavqHnUwBAxrWLthvTvDitbQ+4vQSEmtfQxUwsVkhZ6A",
+	"v4akKSSJFIuZMJwmp1g1CcbiOPXP5+99kaWIzuiAJ9wsWqv44w/MXNiFj9/hkm7NJF9n77+0I7gjl7T/",
+	"dBvyGgONOkEDthMNpxG8ovFf3z59+abzXZ7f/GMWVURcagNoKIo7sv6v3bdHL4+f23OCy+9qpXygC0pe",
+	"YyYE0Ii7bi/95//6/39Uhv9O5iyGwDwr1r1mDDdfGKqMLlRAeXbQPb48Oi7kYmudLtdIObnsPu11j90d",
+	"roVbzKDNXQO6tTFceTq1wt2tw9HR86fPj4JrqAoeC8hx5/+XxWRKYRSNrIJqaAIbgqF7jV7j3U//etDp",
+	"vjx6e/zq5KDzGurXzCiPlz7iD8j6YUyZGUs78Iiq2L2kPM2nl91nebeIQjUZe6tlKXZ0pbdWT0EqUey6",
+	"jrT481II1Dk1DFXRG2Kg8hu/BPlTB2cy4dGi8sPu9ttnZt+PzDqqILMupfxAxcKNTt9Z5LAoxeaC//h1",
+	"RWoHSIPYb2JBAiEPXCF/3A/XBIyQghUlzG+VJMxvqTRr5Yu5npuxRuRgW7IAmjfooC+umEhZQEZgxovs",
+	"ucqEEpwH+3+mpjogVzThMTeYzQ3mqTbZLKD6wkmogCh2BUbWKqKKNEMrbj4JaT4NLR2FrWXphaHKfbGN",
+	"9CLNk6OXLga3aAtt3a9Y+5vdx0cg1DA4mxY6f96TVHOC5Ywp/MpxxwmvNyJeEl0nl52TXHTtQxwC3YPK",
+	"2uh1TzpFYVc+gt8pyjWL0c1CFB8EZJa4QGMnMYcSqsgV8tS7Jx1gFJ/RY4Qd2opi5uTFcafTwbTXM8Uz",
+	"jHF88rRzvQzLxYyqSQKZplxYSqTa5J8fMCyZsOUQXnZXjuDZqgGc29NIgEvr/MOKCQOVo0qfLX7VlSYs",
+	"CdjVn+0+7az47sfh8EBjyaeYa+BSBaCSXykOYPOsD446K78PlwEcoJB4De1Rvpu5nwqgQTP4pKGfrWyF",
+	"O7qdo6dBA9hlo9ewAMjROgHZ4kIqLOc99SCfxCkjz8EKn9fWcY4ACxQMn7LfrbzoNV5NmeIRPXw95hEd",
+	"SQ9YnBoP31mCRKU5+AW2K2znkQ6K6/H0OV429LMngBfwjuJNz5++QFAEouBnYXhSwFdHltBAnDR6jfd0",
+	"woBNnNErnuCRvGIKJWN3S1yFLHMNqgK5WGOqrxlT/eZE4u4R1SFKOdeZfA2y8hDJZSuZDGxB8wcLtyx+",
+	"CAgdKcYs9zUSrsJBJ80QrveIZTJhgC3gTzqdVg+TwfBVAxbJqWMAXh0KCubh0F9kcRi4KnPUMMXFqA1v",
+	"+ITDyysHY7pZ+Ac8/w46M0nD7D/yI/slbJNXHjm6mEv/noDELLLSDkCZr5VTqHXTF80QP22BmJwxEbZO",
+	"rUr3E9F8miaGCgZGZ1w3V7c5jSLGYl0CbEcdyOFiS9YGhG+PFbDh4dkpZgvuNTEKyNLLPjalwKyndEH/",
+	"u8VtB9JCJ5/olCO8HKlVZtJnsPi4XnttzF9ArMvlhdGEceRQ3aq51Oi2Rrc1uq2Kbr2UqBHuwyNcvxc1",
+	"1L0Xl9dXl+H3mIA97sN+oD2u3AEXFlUs1mN6X4eSkinTmo5Y1rH2wuJVw+j0lAhpz5XlrEQwFrO4TV45",
+	"7HvUOUKLqvsS4bovtJGIj2My50kCnT7gfqwxAPiqBHqfrnCtjWWqclTbF+WYzGLhhwrotrU+L/8Cl+qd",
+	"W6kHTc93wJMK+t83ZNo3gobbrEav8QsjKhXEzFlyxchY6hk3NCH+GdwEiOBNIGaFxGwqvbMJuiFanNPO",
+	"gd0rQckPcsp+t+ulRmuhnpEzHjV6DSszLRCxdNM9wqCO6ni4vPpbIeKjLetyVqt1Gb+E5BAIAVryiR0V",
+	"2yPcdoIR46tjOs7dN79ymVWLoK9JBL2WwtDIEDdNIhXRNCmFUt5JCqkrtqjkscNbn2hiuEkYtM7WWOcH",
+	"ojysPsrFKO+njjOOoWxQZceaN9yglaMJNS3xwy6MjgsSKzo0rYJt5+SUUBIlElQ+uBkS+qDIMtWGcKP7",
+	"wv4O1i4+ZQE56XZIM8SbP+Gj69xyFWNK+uJxuOXQfHEBM3sMwSY7tlNIzcBGgD6+jAZhchO2cJr9p99S",
+	"amcB75HTmf3uj3IOJU3tMtp7/ltjWYBZgUET9oF+hibbLgrdLq8YgbkLP6BYJKdTJuLlt1vxnSwgKWEh",
+	"U0tE2a3EQiUn8csf9uo2fkzMdOFLQ3olLVNgsNF+oo3vFKOTIdoT3rv2Vt9zIZiyPCAb0i9jHo2heTKJ",
+	"eQxDAoAxYNpsGoM9Jgn7hD2DC6PBqWAbef+NV2KBxWJZotmmlxr2GbMTLCPKDE1ckLxSqhlTMfm7TD9k",
+	"yOnSXrED/y/k73YB/ZEfs2RWXFFUvA0U9z3DXk047yFj8YBGk22tf+74rE2YtL/WmmuVhMgKI/sBpNHj",
+	"krofZ0zkosdy9n3I20OdDhzFbNb90BcxcF9ywSsQLAmZhto4N4/jhj2XTOcPY/ZLpuQFfQFdi7BZkRyC",
+	"78bfZWX8YsYw8Z2KEQuyBuJ06rO0pC+Tak92Xu4o6HQ6fRGNKXh/lA6sauoEPZmwhT7NG1+uqiJnxWs2",
+	"2gmzQIEgQzpINYOd6AtMCigvClYb9CLduYc++fmGmDbYuoYUchjR7WTyvy/Wu3keQ1DpBZDNbiX9PXtz",
+	"cNXxISdWHHOV6QzkdCKvWAJcNheDPS/ngrKYt+I6F8u9l1tUW4flu8jIaC+uHjzmK5r5dY96x967cRfx",
+	"t+V0N+u4UsVfvY77Fdhlt5GMtQZ9B1mO3HKJ3+9AnJc/+UdjwKhi6lVqxnYE3i+1uufdmZJxGjn3Z7mM",
+	"J53xtpZpXrXzCruxLjfFSmREE4KfIM1wJMHK2D6MpjEU+gxbpVf3Dg/hibHUpvei86ID7/01W4br0GPE",
+	"tUGhE0Ah4QMuAiexFBsqpseYoefqDLP4gAvoOV0wVWrmuOp1N2EhvlcHrlw6aIv+rVyRWUJF4W1SjfSK",
+	"V12AlG56g2qQ2Vh1QMC/pVtZAiJX2GLxd4se7IdiuiAzqoxul3sGrvrQB8iS0wFRMmE6AEsqptWhESQX",
+	"7/qUcHHFDXW1FrNXY6KdvmFByKuzd4CWwJqiF9qwKYEyA7ghmjSz8hs4gFPy4/vnhIsR06ZV+B6d8QP7",
+	"ohUfBGdcGnNDEjmyGBBBI4Ce4hvsLatWvVTrWQ6XKlprq/+WqlFiGTi/1csV1XDXC2lRkNmdjSJLcFo9",
+	"D1c1Oy+sZOTqups97NbJhMHkTEu9Zx8vLgnNs0pHzA4zL4DtxBPauWS8IPj9AcTPwxt8rXwSjekMEmMH",
+	"8oohdCtP4MAVw7s+jTNlNzgm9jyS5t/OSSRjS7lSoMU+IBaUzKY+/t2uGh0x4qvHuvLPWPHZquSU6IgK",
+	"ga8sUndEVx3IN/nGjSm6kUgJsgZEUcMOfI5oCRUXXu+45vUP/EKTZCCpinVApkykxP9xrQ98QCZc6gmu",
+	"uGZCS0VG1LA5XegeUcCZmPNf9QX0xh+lznVF4ykXkIMGmg+ce4qRIAeWOKA7NpaiEISm9n/GQresuDZX",
+	"RM6FVQHABBl+PoiZFTcHcAGzpaHeuOvwYKhBTjJmFIqOJ8BgsNu9VbksdVxIaK9cJAh86ypKeDeFTq3p",
+	"zMpzFgMPwLUizYhq3zEX1soOesIWrRKLiTldc05cJ2sSMaFTTYY4a8s6ro7Iq+8vvY9RY7Rg5qyypKmG",
+	"NGKEiREXTPdgoYG566AvjKJCD4E3+iRrYK5cRxDMYInTN393vzBDLNJUmkzpbIZHFjyaVzKigzShUFak",
+	"L1KBvx/YfSMKohQ8qXtCOLCv44ZTgZJKDoeWIxU+Ulr6rD3wCi7sFS2aEKjADfXtMQ+6SYnmCWaqFGky",
+	"INQv7BNNRGoUB4anuJ7Y3+w6gVJJ8W/DpvCVVDHCPkepQqWeQjtAOpApVs0EU3ir50r0Q+p40BdYgVoK",
+	"J3ehYa6TfGSenTCXkC9nzL5YCJmKKC8fH5Zqi7v6AKUVwqmvIaKMKjLnZA+XGqrSYeQkmN9cg2fLKTzh",
+	"AVmBiosUmBXYhpIhxBWj74uiXSNf2+s0hPKEmLm02E1Lga8IMvlSmlbWVHpFuBT0pXcDcpEvVsSngwNs",
+	"Wa/tOxVwkPIwIqmNPiXRIkoYMDb3EnsM+kJeMaV4zPSpPcfMnl99SmYZ/rOoTZMRE9A3Ks4XiA2HDArZ",
+	"IbP8j3/PnncitC8G1ERjEiEXxWAn6ABmZcVVloA7piKWwyF8lc0CC9EOBihv/URIQgcsKR8SR1Qrluq1",
+	"C+V17D/7mgvatVxKTmepQfnIPtMIGI69wcVRZOUgnACxw0EHCg7Lhwhhc1bo+YBqKbTONnQ4bAU+dw0n",
+	"6TMqy+fcDXQlerHaAOAWCCv0bwFK073clhYUgRxpgpEnKJqkpCJCmlYANSITGMF55vrSTt/AbaVFUxEu",
+	"Qh64URo5KiurDuAvY+iM4XbniQYAyy0TjcGQN2DaUhuJpJxwMerhebA8BGx1OefBTuZRwii0CAFRmiMM",
+	"eEq73uYxNjSnCJ2R5q1qYvxWsiseMxExYJERFQGZjaWRluv3ReGjlskJabB/eWadtHwR62JazmEhlf2M",
+	"jzFH7glftexM21eG9pFP+EuIfPpGllhmBFSvxJLnVqFD2s6WjTSpIOdvX5OnT0+eAo/zsM99K1MoWgid",
+	"pnTCYFKusJldQqgPqpjrGeC7bsvUQAjrCjQoNXfIGr81TKRUpGmXAIYnpWVyXI/dR/F72AGWUI0aGTHy",
+	"FL8/lknMVNYWfloEbP5TK4bxQ8pjRmIZpZjQ3/xA1SS2EggZNyCV0giAtI0svH9k37FSbxvzoSHjNI4T",
+	"y3jHUjNCI5w17j6+s/Aud/MawcSF5UNWmXB9c0gTxUpB+0sFNwAPFUnYFUt0iRHqVuCBdV8UkDXsNvRZ",
+	"dC1+M7klxcHYK61TaYH3QbHZrw6wYW/ewncRWMiaWhQxZswxnkJn6zIbgGZra7Cc5SV6DIjWZaR7fXyC",
+	"dWIBuYwE8FOtUXcvK6OGgg3g80GxX1q588ha58QrkVfr82gJjiiLextQjiByOES0DygKLsHKWLqGvseU",
+	"REwZPnQmVZLQmUbesQZbAZ2A6f37ogZYbkeEag1WPuQ+U0UqEv5L2O6LsjoL/cCh4IbjcCvK8Jza07Ra",
+	"/YNydFaHHS6485fYjYDFWGXQh7VzvUqgqvDW9nx46kdQVKvY8i/8aPwjdzLmL8VgdTu9k26v02kfPf2f",
+	"jQCKgWZkVa17atR5mceMFwjpU0ZIjaChmV1hCCCfU2W54tY9k7+43AO/BYV2O1WC0Vin03mGQXgVv9np",
+	"VrfVv7pGFFV8E//2b2trg+VRoUDTXJAXvnLmaSFkR2MlKgsq+EhI+xiYdFe9+ZVYoD/Pw88mwCGPepY/",
+	"04KGW8tFstrkHXYkkyavubnJoru8V0vVc7yNZec1dLIcNgc9P0GpjfUMkvgHsoI6c2qRmpowizV5/BWz",
+	"LD81VyXkjPJvl3O5pMRqnKtrmQcuStVHjhvLmUZHkFqTMafVhFedSR3tjUm9XkcGNa9CXrVu6+6dZ5Xz",
+	"bjdyrWIGsVW9cj4GLwnIHELLBixC1pQnAX8DDA2Sl165udcszbM0l49d7YGjygxtiSqrs7Tu3lnaCkKo",
+	"mdoSU7u2fffF1pgY0RGbMmHaQy5oAvUuN6mq6OnMH4PyxBBRbzFZ9o6vmIHlc3vrZ/Ptsq9srlVZEoPg",
+	"ZEj0qfhEST1cSW+VuVW3szdu9Wbdrte8CnnVmp27L0Y1g1C2dmas2wS88F7vfQLGlBv5oIqwhqYeXFjm",
+	"ADVVv1ZmhVM987P7ZhkVzrMqyzkpZt0fF9jPNSqqDpSO98Z6zlbtYc12kO2s2LH7Yjko5qqxHAhhkyrL",
+	"Hi9goswn/RWzGZzOt89mtkU2dzCUX6Ou6qzo+d5Y0fmqfa5ZEbKiFTt2X6zIHk45HLZjFvF4MyfKQ7jo",
+	"bKbkFVZyU+yfLEIjVJZF4YKNIBLsK+ZNbm2+x6X5ZlmT3XpHTH5j7a+cmY8qZmobh6ALz6n6yItGRoBV",
+	"HxlsxRmXdMRlYq/OGF/sjTFerCCymi8iX7y+X/fFFo2ii3apWc06rpjHRrtgyoIHMXvBV8wE7fyykX+7",
+	"PJBC8mKe+Qe/Lc6oss8nLof/VuytOoobQJa8JaKqX3he5G5LNFuduT3dG3O7vE48NW9D3nZtt+6Ltc1p",
+	"MjFjJdPRuJ0htk0cDsIDY1J4DkzzbsPInCmWQ7+vmNMVJnjhp/PNMrzttMugkefxV+VNlqYLS1r1sajI",
+	"0lbTanXO9nJvnO2XtcRSMzhkcOv27t74XKHD5nr2dgH8RyQLMliQEBINb2ogGgbYjxP6b5a7LwdkbStO",
+	"WL+8Vbt7agA88lZMs8mz/ZhSA33f7RT+BSpZPSwjxRdcMm2+Xf5Z6tFaib2wbom1Fcmzup9yf1EVvyzv",
+	"Ws3IHCMr79S98S+pJp8gN7KNKcM3xE/kqUH2ScyqBGXUP/01QzOpJmCMOndz+XbjJvwuVsVLz7Z2FQT5",
+	"clb9yNMS51pBmNUh2cn+GNhqIqnZmGNjK7ftfrjZly//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

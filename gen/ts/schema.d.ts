@@ -12398,7 +12398,21 @@ export interface operations {
     generateTrayTickets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -12439,6 +12453,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -12497,7 +12512,21 @@ export interface operations {
     setTrayStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -12541,6 +12570,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
