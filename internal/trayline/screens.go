@@ -19,6 +19,11 @@ type Screens struct{ pool *pgxpool.Pool }
 
 func NewScreens(pool *pgxpool.Pool) Screens { return Screens{pool: pool} }
 
+type screenDiet struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
 // Queue lists the site's tickets of the date and day part (cancelled ones left out) by unit,
 // room and bed: status, where, diets, allergens, texture, items with their checks, conflict.
 func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) ([]map[string]any, error) {
@@ -31,28 +36,16 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 		if len(units) > 0 && !slices.Contains(units, r.Unit) {
 			continue
 		}
-		var items []Item
-		if err := json.Unmarshal(r.Items, &items); err != nil {
-			return nil, err
-		}
-		its := make([]map[string]any, 0, len(items))
-		for _, it := range items {
-			m := map[string]any{"recipeId": it.RecipeID, "name": it.Name, "check": it.Check}
-			if len(it.Reasons) > 0 {
-				m["reasons"] = it.Reasons
-			}
-			its = append(its, m)
-		}
-		diets := make([]map[string]any, 0, len(r.Diets))
+		diets := make([]screenDiet, 0, len(r.Diets))
 		for _, d := range r.Diets {
-			diets = append(diets, map[string]any{"code": d, "name": dietName(d)})
+			diets = append(diets, screenDiet{Code: d, Name: dietName(d)})
 		}
 		allergens := r.Allergens
 		if allergens == nil {
 			allergens = []string{}
 		}
 		t := map[string]any{"ticketId": r.ID, "status": r.Status, "unit": r.Unit, "room": r.Room, "bed": r.Bed,
-			"diets": diets, "allergens": allergens, "items": its, "conflict": r.Conflict}
+			"diets": diets, "allergens": allergens, "items": json.RawMessage(r.Items), "conflict": r.Conflict}
 		if r.Texture != nil {
 			t["texture"] = *r.Texture
 		}
