@@ -952,27 +952,54 @@ func (e EvidenceTemperatureUnit) Valid() bool {
 	}
 }
 
+// Defines values for GuideRowOutcome.
+const (
+	GuideRowOutcomeCreated   GuideRowOutcome = "created"
+	GuideRowOutcomeError     GuideRowOutcome = "error"
+	GuideRowOutcomeUnchanged GuideRowOutcome = "unchanged"
+	GuideRowOutcomeUnmatched GuideRowOutcome = "unmatched"
+	GuideRowOutcomeUpdated   GuideRowOutcome = "updated"
+)
+
+// Valid indicates whether the value is a known member of the GuideRowOutcome enum.
+func (e GuideRowOutcome) Valid() bool {
+	switch e {
+	case GuideRowOutcomeCreated:
+		return true
+	case GuideRowOutcomeError:
+		return true
+	case GuideRowOutcomeUnchanged:
+		return true
+	case GuideRowOutcomeUnmatched:
+		return true
+	case GuideRowOutcomeUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Hl7Action.
 const (
-	Admitted    Hl7Action = "admitted"
-	DietOrdered Hl7Action = "diet_ordered"
-	Discharged  Hl7Action = "discharged"
-	Transferred Hl7Action = "transferred"
-	Updated     Hl7Action = "updated"
+	Hl7ActionAdmitted    Hl7Action = "admitted"
+	Hl7ActionDietOrdered Hl7Action = "diet_ordered"
+	Hl7ActionDischarged  Hl7Action = "discharged"
+	Hl7ActionTransferred Hl7Action = "transferred"
+	Hl7ActionUpdated     Hl7Action = "updated"
 )
 
 // Valid indicates whether the value is a known member of the Hl7Action enum.
 func (e Hl7Action) Valid() bool {
 	switch e {
-	case Admitted:
+	case Hl7ActionAdmitted:
 		return true
-	case DietOrdered:
+	case Hl7ActionDietOrdered:
 		return true
-	case Discharged:
+	case Hl7ActionDischarged:
 		return true
-	case Transferred:
+	case Hl7ActionTransferred:
 		return true
-	case Updated:
+	case Hl7ActionUpdated:
 		return true
 	default:
 		return false
@@ -1294,6 +1321,36 @@ const (
 func (e PolicyPublishedEventEvent) Valid() bool {
 	switch e {
 	case PolicyPublishedEventEventPolicyPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PurchaseOrderStatus.
+const (
+	PurchaseOrderStatusCancelled         PurchaseOrderStatus = "cancelled"
+	PurchaseOrderStatusClosed            PurchaseOrderStatus = "closed"
+	PurchaseOrderStatusDraft             PurchaseOrderStatus = "draft"
+	PurchaseOrderStatusPartiallyReceived PurchaseOrderStatus = "partially_received"
+	PurchaseOrderStatusReceived          PurchaseOrderStatus = "received"
+	PurchaseOrderStatusSubmitted         PurchaseOrderStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the PurchaseOrderStatus enum.
+func (e PurchaseOrderStatus) Valid() bool {
+	switch e {
+	case PurchaseOrderStatusCancelled:
+		return true
+	case PurchaseOrderStatusClosed:
+		return true
+	case PurchaseOrderStatusDraft:
+		return true
+	case PurchaseOrderStatusPartiallyReceived:
+		return true
+	case PurchaseOrderStatusReceived:
+		return true
+	case PurchaseOrderStatusSubmitted:
 		return true
 	default:
 		return false
@@ -2101,6 +2158,39 @@ func (e WebhookTestEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for Weekday.
+const (
+	Fri Weekday = "fri"
+	Mon Weekday = "mon"
+	Sat Weekday = "sat"
+	Sun Weekday = "sun"
+	Thu Weekday = "thu"
+	Tue Weekday = "tue"
+	Wed Weekday = "wed"
+)
+
+// Valid indicates whether the value is a known member of the Weekday enum.
+func (e Weekday) Valid() bool {
+	switch e {
+	case Fri:
+		return true
+	case Mon:
+		return true
+	case Sat:
+		return true
+	case Sun:
+		return true
+	case Thu:
+		return true
+	case Tue:
+		return true
+	case Wed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkOrderResolvedEventEvent.
 const (
 	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
@@ -2902,6 +2992,18 @@ type CreateOrgRequest struct {
 	Name string `json:"name"`
 }
 
+// CreatePurchaseOrderRequest defines model for CreatePurchaseOrderRequest.
+type CreatePurchaseOrderRequest struct {
+	// DeliverOn The expected delivery, a local date of the site.
+	//
+	// Example: 2026-03-04
+	DeliverOn *openapi_types.Date      `json:"deliverOn,omitempty"`
+	Lines     []PurchaseOrderLineInput `json:"lines"`
+	Note      *string                  `json:"note,omitempty"`
+	SiteId    openapi_types.UUID       `json:"siteId"`
+	VendorId  openapi_types.UUID       `json:"vendorId"`
+}
+
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
 	DietOrderId openapi_types.UUID `json:"dietOrderId"`
@@ -3633,6 +3735,32 @@ type Guide struct {
 	UpdatedAt time.Time            `json:"updatedAt"`
 }
 
+// GuideImportResult defines model for GuideImportResult.
+type GuideImportResult struct {
+	// Created Example: 1
+	Created int `json:"created"`
+
+	// Errors Example: 0
+	Errors int `json:"errors"`
+
+	// Results One result per data row, in file order.
+	Results []GuideRowResult `json:"results"`
+
+	// Rows Data rows read (the header and blank lines aside).
+	//
+	// Example: 3
+	Rows int `json:"rows"`
+
+	// Unchanged Example: 0
+	Unchanged int `json:"unchanged"`
+
+	// Unmatched Example: 1
+	Unmatched int `json:"unmatched"`
+
+	// Updated Example: 1
+	Updated int `json:"updated"`
+}
+
 // GuideRef defines model for GuideRef.
 type GuideRef struct {
 	Id    openapi_types.UUID `json:"id"`
@@ -3650,6 +3778,32 @@ type GuideRequest struct {
 	// SiteIds The sites the guide is for; empty or absent means every site.
 	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
 	Title   string                `json:"title"`
+}
+
+// GuideRowOutcome defines model for GuideRowOutcome.
+type GuideRowOutcome string
+
+// GuideRowResult defines model for GuideRowResult.
+type GuideRowResult struct {
+	// ItemId The inventory item the row was matched to.
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+
+	// Line The row's line number in the file (the header is line 1).
+	//
+	// Example: 2
+	Line    int             `json:"line"`
+	Outcome GuideRowOutcome `json:"outcome"`
+
+	// Reason Why the row is unmatched or an error.
+	//
+	// Example: price "abc" is not an amount such as 12.50
+	Reason *string `json:"reason,omitempty"`
+
+	// Sku Example: PRD-LEM-115
+	Sku string `json:"sku"`
+
+	// VendorItemId The vendor item created, updated or unchanged.
+	VendorItemId *openapi_types.UUID `json:"vendorItemId,omitempty"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -3849,6 +4003,12 @@ type HuddleRequest struct {
 	DayPart *string            `json:"dayPart,omitempty"`
 	Notes   *string            `json:"notes,omitempty"`
 	SiteId  openapi_types.UUID `json:"siteId"`
+}
+
+// ImportGuideRequest defines model for ImportGuideRequest.
+type ImportGuideRequest struct {
+	// File The order guide, a CSV file.
+	File openapi_types.File `json:"file"`
 }
 
 // IngestHl7Request defines model for IngestHl7Request.
@@ -4909,6 +5069,118 @@ type PublicSurvey struct {
 	Title           string           `json:"title"`
 }
 
+// PurchaseOrder defines model for PurchaseOrder.
+type PurchaseOrder struct {
+	CancelledAt *time.Time          `json:"cancelledAt"`
+	ClosedAt    *time.Time          `json:"closedAt"`
+	CreatedAt   time.Time           `json:"createdAt"`
+	DeliverOn   *openapi_types.Date `json:"deliverOn"`
+	Id          openapi_types.UUID  `json:"id"`
+	Lines       []PurchaseOrderLine `json:"lines"`
+	Note        *string             `json:"note"`
+
+	// OrderListId The order list the order was drafted from.
+	OrderListId *openapi_types.UUID `json:"orderListId"`
+
+	// ReceivedAt When the last line was received in full.
+	ReceivedAt *time.Time `json:"receivedAt"`
+
+	// RequisitionId The requisition the order was drafted from.
+	RequisitionId *openapi_types.UUID `json:"requisitionId"`
+	SiteId        openapi_types.UUID  `json:"siteId"`
+
+	// Status Example: submitted
+	Status      PurchaseOrderStatus `json:"status"`
+	SubmittedAt *time.Time          `json:"submittedAt"`
+
+	// TotalCents The sum of the lines' totals.
+	//
+	// Example: 8500
+	TotalCents int64              `json:"totalCents"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	VendorId   openapi_types.UUID `json:"vendorId"`
+}
+
+// PurchaseOrderLine defines model for PurchaseOrderLine.
+type PurchaseOrderLine struct {
+	Description *string            `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// InvoicePriceCents The price per pack last received at when it differed from the ordered price (the invoice price).
+	//
+	// Example: 4390
+	InvoicePriceCents *int64             `json:"invoicePriceCents"`
+	ItemId            openapi_types.UUID `json:"itemId"`
+
+	// LineTotalCents packs × priceCents, half-even to the cent.
+	//
+	// Example: 8500
+	LineTotalCents int64 `json:"lineTotalCents"`
+
+	// PackSize An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PackSize Quantity `json:"packSize"`
+
+	// PackUnit Example: case
+	PackUnit string `json:"packUnit"`
+
+	// Packs An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Packs Quantity `json:"packs"`
+
+	// PriceCents The ordered price of one pack.
+	//
+	// Example: 4250
+	PriceCents int64 `json:"priceCents"`
+
+	// ReceivedPacks An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ReceivedPacks Quantity `json:"receivedPacks"`
+
+	// Sku Example: PRD-LEM-115
+	Sku          string             `json:"sku"`
+	VendorItemId openapi_types.UUID `json:"vendorItemId"`
+}
+
+// PurchaseOrderLineInput defines model for PurchaseOrderLineInput.
+type PurchaseOrderLineInput struct {
+	// Packs A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Packs PositiveQuantityInput `json:"packs"`
+
+	// PriceCents Price of one pack agreed for this order (the vendor item's price when absent).
+	//
+	// Example: 4250
+	PriceCents *int64 `json:"priceCents,omitempty"`
+
+	// VendorItemId An active vendor item of the order's vendor, for an active inventory item.
+	VendorItemId openapi_types.UUID `json:"vendorItemId"`
+}
+
+// PurchaseOrderReceipt defines model for PurchaseOrderReceipt.
+type PurchaseOrderReceipt struct {
+	// Id The receipt's id, the `source.id` of its ledger rows (source type `purchase_order_receipt`).
+	Id            openapi_types.UUID `json:"id"`
+	PurchaseOrder PurchaseOrder      `json:"purchaseOrder"`
+	Txns          []StockTxn         `json:"txns"`
+}
+
+// PurchaseOrderStatus Example: submitted
+type PurchaseOrderStatus string
+
 // Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 // requests at most 6 decimal places (more answers 400); quantities converted into an item's
 // base unit keep up to 9.
@@ -5127,6 +5399,38 @@ type QuoteTotals struct {
 type ReassignTaskRequest struct {
 	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
 	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// ReceiveLineInput defines model for ReceiveLineInput.
+type ReceiveLineInput struct {
+	LineId openapi_types.UUID `json:"lineId"`
+
+	// LocationId An active storage location of the order's site.
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Lot A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+	// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+	// answers 400. Other movements name an existing lot.
+	Lot *LotRef `json:"lot,omitempty"`
+
+	// Packs A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Packs PositiveQuantityInput `json:"packs"`
+
+	// PriceCents The invoice price of one pack, when it differs from the ordered price.
+	//
+	// Example: 4390
+	PriceCents *int64 `json:"priceCents,omitempty"`
+}
+
+// ReceivePurchaseOrderRequest defines model for ReceivePurchaseOrderRequest.
+type ReceivePurchaseOrderRequest struct {
+	// CloseShort Close the order after this receipt even though lines are outstanding (status `closed`).
+	//
+	// Example: false
+	CloseShort *bool              `json:"closeShort,omitempty"`
+	Lines      []ReceiveLineInput `json:"lines"`
 }
 
 // Recipient defines model for Recipient.
@@ -6910,6 +7214,145 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
+// Vendor defines model for Vendor.
+type Vendor struct {
+	// AccountNumber Example: FL-20931
+	AccountNumber *string            `json:"accountNumber"`
+	Active        bool               `json:"active"`
+	Contact       VendorContact      `json:"contact"`
+	CreatedAt     time.Time          `json:"createdAt"`
+	Id            openapi_types.UUID `json:"id"`
+
+	// LeadTimeDays Example: 2
+	LeadTimeDays int `json:"leadTimeDays"`
+
+	// MinOrderCents Example: 25000
+	MinOrderCents int64 `json:"minOrderCents"`
+
+	// Name Example: Freshline Produce
+	Name      string    `json:"name"`
+	OrderDays []Weekday `json:"orderDays"`
+
+	// OrderEmail Example: orders@freshline.example
+	OrderEmail *string   `json:"orderEmail"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+// VendorContact defines model for VendorContact.
+type VendorContact struct {
+	// Email Example: dana@freshline.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Dana Ruiz
+	Name *string `json:"name,omitempty"`
+
+	// Phone Example: +1 512 555 0100
+	Phone *string `json:"phone,omitempty"`
+}
+
+// VendorInput defines model for VendorInput.
+type VendorInput struct {
+	// AccountNumber Example: FL-20931
+	AccountNumber *string `json:"accountNumber,omitempty"`
+
+	// Active Inactive vendors take no new purchase orders (true when absent).
+	//
+	// Example: true
+	Active  *bool          `json:"active,omitempty"`
+	Contact *VendorContact `json:"contact,omitempty"`
+
+	// LeadTimeDays Days between ordering and delivery (0 when absent).
+	//
+	// Example: 2
+	LeadTimeDays *int `json:"leadTimeDays,omitempty"`
+
+	// MinOrderCents The vendor's minimum order in cents (0 when absent).
+	//
+	// Example: 25000
+	MinOrderCents *int64 `json:"minOrderCents,omitempty"`
+
+	// Name Example: Freshline Produce
+	Name string `json:"name"`
+
+	// OrderDays The weekdays the vendor takes orders.
+	OrderDays *[]Weekday `json:"orderDays,omitempty"`
+
+	// OrderEmail Example: orders@freshline.example
+	OrderEmail *openapi_types.Email `json:"orderEmail,omitempty"`
+}
+
+// VendorItem defines model for VendorItem.
+type VendorItem struct {
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description Example: Lemons, fancy, 115 count
+	Description *string            `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+	ItemId      openapi_types.UUID `json:"itemId"`
+
+	// PackSize An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PackSize Quantity `json:"packSize"`
+
+	// PackUnit Example: case
+	PackUnit  string `json:"packUnit"`
+	Preferred bool   `json:"preferred"`
+
+	// PriceCents Example: 4250
+	PriceCents int64 `json:"priceCents"`
+
+	// Sku Example: PRD-LEM-115
+	Sku       string             `json:"sku"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+	VendorId  openapi_types.UUID `json:"vendorId"`
+}
+
+// VendorItemInput defines model for VendorItemInput.
+type VendorItemInput struct {
+	// Active Example: true
+	Active *bool `json:"active,omitempty"`
+
+	// Description Example: Lemons, fancy, 115 count
+	Description *string `json:"description,omitempty"`
+
+	// ItemId The inventory item the vendor sells this way.
+	ItemId openapi_types.UUID `json:"itemId"`
+
+	// PackSize A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PackSize PositiveQuantityInput `json:"packSize"`
+
+	// PackUnit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	PackUnit Unit `json:"packUnit"`
+
+	// Preferred The preferred way to buy the item (suggestions and order lists use it). At most one vendor
+	// item per inventory item is preferred: making one preferred clears the others' flag.
+	//
+	//
+	// Example: true
+	Preferred *bool `json:"preferred,omitempty"`
+
+	// PriceCents Price of one pack in cents.
+	//
+	// Example: 4250
+	PriceCents int64 `json:"priceCents"`
+
+	// Sku The vendor's code; unique per vendor (a second item with the same SKU answers 409).
+	//
+	// Example: PRD-LEM-115
+	Sku string `json:"sku"`
+}
+
 // WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
 type WalkthroughSubmittedData struct {
 	SiteId        *openapi_types.UUID `json:"siteId"`
@@ -7162,6 +7605,9 @@ type WebhookTestEventEvent string
 //
 // Example: https://hooks.harborview-kitchens.example/sous
 type WebhookUrl = string
+
+// Weekday Example: tue
+type Weekday string
 
 // WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
 type WorkOrderResolvedData struct {
@@ -8008,6 +8454,94 @@ type CreatePositionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListPurchaseOrdersParams defines parameters for ListPurchaseOrders.
+type ListPurchaseOrdersParams struct {
+	// SiteId Only this site's orders.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// VendorId Only this vendor's orders.
+	VendorId *openapi_types.UUID `form:"vendorId,omitempty" json:"vendorId,omitempty"`
+
+	// Status Only orders in this status.
+	Status *PurchaseOrderStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreatePurchaseOrderParams defines parameters for CreatePurchaseOrder.
+type CreatePurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelPurchaseOrderParams defines parameters for CancelPurchaseOrder.
+type CancelPurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ClosePurchaseOrderParams defines parameters for ClosePurchaseOrder.
+type ClosePurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReceivePurchaseOrderParams defines parameters for ReceivePurchaseOrder.
+type ReceivePurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitPurchaseOrderParams defines parameters for SubmitPurchaseOrder.
+type SubmitPurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRoutinesParams defines parameters for ListRoutines.
 type ListRoutinesParams struct {
 	// SiteId Only this site's routines.
@@ -8356,6 +8890,69 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListVendorsParams defines parameters for ListVendors.
+type ListVendorsParams struct {
+	// Active Only active (true) or inactive (false) vendors.
+	Active *bool `form:"active,omitempty" json:"active,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateVendorParams defines parameters for CreateVendor.
+type CreateVendorParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ImportVendorGuideParams defines parameters for ImportVendorGuide.
+type ImportVendorGuideParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListVendorItemsParams defines parameters for ListVendorItems.
+type ListVendorItemsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateVendorItemParams defines parameters for CreateVendorItem.
+type CreateVendorItemParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWasteLogsParams defines parameters for ListWasteLogs.
 type ListWasteLogsParams struct {
 	// SiteId Only this site's logs.
@@ -8581,6 +9178,12 @@ type UpdatePositionJSONRequestBody = PositionRequest
 // SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
 type SetPositionMembersJSONRequestBody = PositionMembersRequest
 
+// CreatePurchaseOrderJSONRequestBody defines body for CreatePurchaseOrder for application/json ContentType.
+type CreatePurchaseOrderJSONRequestBody = CreatePurchaseOrderRequest
+
+// ReceivePurchaseOrderJSONRequestBody defines body for ReceivePurchaseOrder for application/json ContentType.
+type ReceivePurchaseOrderJSONRequestBody = ReceivePurchaseOrderRequest
+
 // CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
 type CreateRoutineJSONRequestBody = RoutineRequest
 
@@ -8637,6 +9240,18 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
+
+// CreateVendorJSONRequestBody defines body for CreateVendor for application/json ContentType.
+type CreateVendorJSONRequestBody = VendorInput
+
+// UpdateVendorJSONRequestBody defines body for UpdateVendor for application/json ContentType.
+type UpdateVendorJSONRequestBody = VendorInput
+
+// ImportVendorGuideMultipartRequestBody defines body for ImportVendorGuide for multipart/form-data ContentType.
+type ImportVendorGuideMultipartRequestBody = ImportGuideRequest
+
+// CreateVendorItemJSONRequestBody defines body for CreateVendorItem for application/json ContentType.
+type CreateVendorItemJSONRequestBody = VendorItemInput
 
 // CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
 type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
@@ -9671,6 +10286,27 @@ type ServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListPurchaseOrders List purchase orders
+	// (GET /orgs/{orgId}/purchase-orders)
+	ListPurchaseOrders(ctx echo.Context, orgId OrgId, params ListPurchaseOrdersParams) error
+	// CreatePurchaseOrder Create a purchase order
+	// (POST /orgs/{orgId}/purchase-orders)
+	CreatePurchaseOrder(ctx echo.Context, orgId OrgId, params CreatePurchaseOrderParams) error
+	// GetPurchaseOrder Read a purchase order
+	// (GET /orgs/{orgId}/purchase-orders/{id})
+	GetPurchaseOrder(ctx echo.Context, orgId OrgId, id Id) error
+	// CancelPurchaseOrder Cancel a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/cancel)
+	CancelPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params CancelPurchaseOrderParams) error
+	// ClosePurchaseOrder Close a purchase order short
+	// (POST /orgs/{orgId}/purchase-orders/{id}/close)
+	ClosePurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params ClosePurchaseOrderParams) error
+	// ReceivePurchaseOrder Receive a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/receive)
+	ReceivePurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params ReceivePurchaseOrderParams) error
+	// SubmitPurchaseOrder Submit a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
+	SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params SubmitPurchaseOrderParams) error
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
@@ -9797,6 +10433,24 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// ListVendors List vendors
+	// (GET /orgs/{orgId}/vendors)
+	ListVendors(ctx echo.Context, orgId OrgId, params ListVendorsParams) error
+	// CreateVendor Create a vendor
+	// (POST /orgs/{orgId}/vendors)
+	CreateVendor(ctx echo.Context, orgId OrgId, params CreateVendorParams) error
+	// UpdateVendor Update a vendor
+	// (PUT /orgs/{orgId}/vendors/{id})
+	UpdateVendor(ctx echo.Context, orgId OrgId, id Id) error
+	// ImportVendorGuide Import an order guide
+	// (POST /orgs/{orgId}/vendors/{id}/import-guide)
+	ImportVendorGuide(ctx echo.Context, orgId OrgId, id Id, params ImportVendorGuideParams) error
+	// ListVendorItems List a vendor's items
+	// (GET /orgs/{orgId}/vendors/{id}/items)
+	ListVendorItems(ctx echo.Context, orgId OrgId, id Id, params ListVendorItemsParams) error
+	// CreateVendorItem Add a vendor item
+	// (POST /orgs/{orgId}/vendors/{id}/items)
+	CreateVendorItem(ctx echo.Context, orgId OrgId, id Id, params CreateVendorItemParams) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -12616,6 +13270,295 @@ func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
 	return err
 }
 
+// ListPurchaseOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPurchaseOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPurchaseOrdersParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "vendorId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "vendorId", ctx.QueryParams(), &params.VendorId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter vendorId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPurchaseOrders(ctx, orgId, params)
+	return err
+}
+
+// CreatePurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePurchaseOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePurchaseOrder(ctx, orgId, params)
+	return err
+}
+
+// GetPurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPurchaseOrder(ctx, orgId, id)
+	return err
+}
+
+// CancelPurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelPurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CancelPurchaseOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelPurchaseOrder(ctx, orgId, id, params)
+	return err
+}
+
+// ClosePurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) ClosePurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ClosePurchaseOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClosePurchaseOrder(ctx, orgId, id, params)
+	return err
+}
+
+// ReceivePurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) ReceivePurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReceivePurchaseOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReceivePurchaseOrder(ctx, orgId, id, params)
+	return err
+}
+
+// SubmitPurchaseOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPurchaseOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitPurchaseOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPurchaseOrder(ctx, orgId, id, params)
+	return err
+}
+
 // ListRoutines converts echo context to params.
 func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
 	var err error
@@ -14070,6 +15013,233 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// ListVendors converts echo context to params.
+func (w *ServerInterfaceWrapper) ListVendors(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListVendorsParams
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListVendors(ctx, orgId, params)
+	return err
+}
+
+// CreateVendor converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateVendor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateVendorParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateVendor(ctx, orgId, params)
+	return err
+}
+
+// UpdateVendor converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateVendor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateVendor(ctx, orgId, id)
+	return err
+}
+
+// ImportVendorGuide converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportVendorGuide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ImportVendorGuideParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportVendorGuide(ctx, orgId, id, params)
+	return err
+}
+
+// ListVendorItems converts echo context to params.
+func (w *ServerInterfaceWrapper) ListVendorItems(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListVendorItemsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListVendorItems(ctx, orgId, id, params)
+	return err
+}
+
+// CreateVendorItem converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateVendorItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateVendorItemParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateVendorItem(ctx, orgId, id, params)
+	return err
+}
+
 // ListWasteLogs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
 	var err error
@@ -14656,6 +15826,19 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/vendors", wrapper.ListVendors, options.OperationMiddlewares["listVendors"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/vendors", wrapper.CreateVendor, options.OperationMiddlewares["createVendor"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/vendors/:id", wrapper.UpdateVendor, options.OperationMiddlewares["updateVendor"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/vendors/:id/items", wrapper.ListVendorItems, options.OperationMiddlewares["listVendorItems"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/vendors/:id/items", wrapper.CreateVendorItem, options.OperationMiddlewares["createVendorItem"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/vendors/:id/import-guide", wrapper.ImportVendorGuide, options.OperationMiddlewares["importVendorGuide"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/purchase-orders", wrapper.ListPurchaseOrders, options.OperationMiddlewares["listPurchaseOrders"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders", wrapper.CreatePurchaseOrder, options.OperationMiddlewares["createPurchaseOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/purchase-orders/:id", wrapper.GetPurchaseOrder, options.OperationMiddlewares["getPurchaseOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/submit", wrapper.SubmitPurchaseOrder, options.OperationMiddlewares["submitPurchaseOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/receive", wrapper.ReceivePurchaseOrder, options.OperationMiddlewares["receivePurchaseOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/cancel", wrapper.CancelPurchaseOrder, options.OperationMiddlewares["cancelPurchaseOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/close", wrapper.ClosePurchaseOrder, options.OperationMiddlewares["closePurchaseOrder"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
@@ -27104,6 +28287,1033 @@ func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersRespons
 	return err
 }
 
+type ListPurchaseOrdersRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListPurchaseOrdersParams
+}
+
+type ListPurchaseOrdersResponseObject interface {
+	VisitListPurchaseOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListPurchaseOrders200ResponseHeaders struct {
+	Link *string
+}
+
+type ListPurchaseOrders200JSONResponse struct {
+	Body    []PurchaseOrder
+	Headers ListPurchaseOrders200ResponseHeaders
+}
+
+func (response ListPurchaseOrders200JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPurchaseOrders400JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPurchaseOrders401JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPurchaseOrders403JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPurchaseOrders404JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPurchaseOrders406JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPurchaseOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPurchaseOrders503JSONResponse) VisitListPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePurchaseOrderParams
+	Body   *CreatePurchaseOrderJSONRequestBody
+}
+
+type CreatePurchaseOrderResponseObject interface {
+	VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type CreatePurchaseOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePurchaseOrder201JSONResponse struct {
+	Body    PurchaseOrder
+	Headers CreatePurchaseOrder201ResponseHeaders
+}
+
+func (response CreatePurchaseOrder201JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePurchaseOrder400JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePurchaseOrder401JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePurchaseOrder403JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePurchaseOrder404JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePurchaseOrder406JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePurchaseOrder409JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreatePurchaseOrder413JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePurchaseOrder415JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePurchaseOrder422JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePurchaseOrder503JSONResponse) VisitCreatePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrderRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetPurchaseOrderResponseObject interface {
+	VisitGetPurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type GetPurchaseOrder200JSONResponse PurchaseOrder
+
+func (response GetPurchaseOrder200JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPurchaseOrder400JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPurchaseOrder401JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPurchaseOrder403JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPurchaseOrder404JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPurchaseOrder406JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPurchaseOrder503JSONResponse) VisitGetPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CancelPurchaseOrderParams
+}
+
+type CancelPurchaseOrderResponseObject interface {
+	VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type CancelPurchaseOrder200JSONResponse PurchaseOrder
+
+func (response CancelPurchaseOrder200JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CancelPurchaseOrder400JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CancelPurchaseOrder401JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CancelPurchaseOrder403JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelPurchaseOrder404JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CancelPurchaseOrder406JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelPurchaseOrder409JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CancelPurchaseOrder422JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelPurchaseOrder503JSONResponse) VisitCancelPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ClosePurchaseOrderParams
+}
+
+type ClosePurchaseOrderResponseObject interface {
+	VisitClosePurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type ClosePurchaseOrder200JSONResponse PurchaseOrder
+
+func (response ClosePurchaseOrder200JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ClosePurchaseOrder400JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClosePurchaseOrder401JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClosePurchaseOrder403JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ClosePurchaseOrder404JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ClosePurchaseOrder406JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ClosePurchaseOrder409JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ClosePurchaseOrder422JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClosePurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ClosePurchaseOrder503JSONResponse) VisitClosePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ReceivePurchaseOrderParams
+	Body   *ReceivePurchaseOrderJSONRequestBody
+}
+
+type ReceivePurchaseOrderResponseObject interface {
+	VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type ReceivePurchaseOrder200JSONResponse PurchaseOrderReceipt
+
+func (response ReceivePurchaseOrder200JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReceivePurchaseOrder400JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReceivePurchaseOrder401JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReceivePurchaseOrder403JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReceivePurchaseOrder404JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ReceivePurchaseOrder406JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReceivePurchaseOrder409JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReceivePurchaseOrder413JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReceivePurchaseOrder415JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ReceivePurchaseOrder422JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceivePurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReceivePurchaseOrder503JSONResponse) VisitReceivePurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SubmitPurchaseOrderParams
+}
+
+type SubmitPurchaseOrderResponseObject interface {
+	VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error
+}
+
+type SubmitPurchaseOrder200JSONResponse PurchaseOrder
+
+func (response SubmitPurchaseOrder200JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitPurchaseOrder400JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SubmitPurchaseOrder401JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SubmitPurchaseOrder403JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitPurchaseOrder404JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitPurchaseOrder406JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SubmitPurchaseOrder409JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitPurchaseOrder422JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitPurchaseOrder503JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRoutinesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListRoutinesParams
@@ -33089,6 +35299,956 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type ListVendorsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListVendorsParams
+}
+
+type ListVendorsResponseObject interface {
+	VisitListVendorsResponse(w http.ResponseWriter) error
+}
+
+type ListVendors200ResponseHeaders struct {
+	Link *string
+}
+
+type ListVendors200JSONResponse struct {
+	Body    []Vendor
+	Headers ListVendors200ResponseHeaders
+}
+
+func (response ListVendors200JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListVendors400JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListVendors401JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListVendors403JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListVendors404JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListVendors406JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendors503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListVendors503JSONResponse) VisitListVendorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateVendorParams
+	Body   *CreateVendorJSONRequestBody
+}
+
+type CreateVendorResponseObject interface {
+	VisitCreateVendorResponse(w http.ResponseWriter) error
+}
+
+type CreateVendor201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateVendor201JSONResponse struct {
+	Body    Vendor
+	Headers CreateVendor201ResponseHeaders
+}
+
+func (response CreateVendor201JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateVendor400JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateVendor401JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateVendor403JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateVendor404JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateVendor406JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateVendor409JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateVendor413JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateVendor415JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateVendor422JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateVendor503JSONResponse) VisitCreateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendorRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateVendorJSONRequestBody
+}
+
+type UpdateVendorResponseObject interface {
+	VisitUpdateVendorResponse(w http.ResponseWriter) error
+}
+
+type UpdateVendor200JSONResponse Vendor
+
+func (response UpdateVendor200JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateVendor400JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateVendor401JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateVendor403JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateVendor404JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateVendor406JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateVendor409JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateVendor413JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateVendor415JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateVendor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateVendor503JSONResponse) VisitUpdateVendorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuideRequestObject struct {
+	OrgId         OrgId `json:"orgId"`
+	Id            Id    `json:"id"`
+	Params        ImportVendorGuideParams
+	MultipartBody *multipart.Reader
+	Body          io.Reader
+}
+
+type ImportVendorGuideResponseObject interface {
+	VisitImportVendorGuideResponse(w http.ResponseWriter) error
+}
+
+type ImportVendorGuide200JSONResponse GuideImportResult
+
+func (response ImportVendorGuide200JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportVendorGuide400JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportVendorGuide401JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ImportVendorGuide403JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportVendorGuide404JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ImportVendorGuide406JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ImportVendorGuide409JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ImportVendorGuide413JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportVendorGuide415JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ImportVendorGuide422JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportVendorGuide503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ImportVendorGuide503JSONResponse) VisitImportVendorGuideResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItemsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ListVendorItemsParams
+}
+
+type ListVendorItemsResponseObject interface {
+	VisitListVendorItemsResponse(w http.ResponseWriter) error
+}
+
+type ListVendorItems200ResponseHeaders struct {
+	Link *string
+}
+
+type ListVendorItems200JSONResponse struct {
+	Body    []VendorItem
+	Headers ListVendorItems200ResponseHeaders
+}
+
+func (response ListVendorItems200JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListVendorItems400JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListVendorItems401JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListVendorItems403JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListVendorItems404JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListVendorItems406JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVendorItems503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListVendorItems503JSONResponse) VisitListVendorItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItemRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateVendorItemParams
+	Body   *CreateVendorItemJSONRequestBody
+}
+
+type CreateVendorItemResponseObject interface {
+	VisitCreateVendorItemResponse(w http.ResponseWriter) error
+}
+
+type CreateVendorItem201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateVendorItem201JSONResponse struct {
+	Body    VendorItem
+	Headers CreateVendorItem201ResponseHeaders
+}
+
+func (response CreateVendorItem201JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateVendorItem400JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateVendorItem401JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateVendorItem403JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateVendorItem404JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateVendorItem406JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateVendorItem409JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateVendorItem413JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateVendorItem415JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateVendorItem422JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVendorItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateVendorItem503JSONResponse) VisitCreateVendorItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWasteLogsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListWasteLogsParams
@@ -35592,6 +38752,27 @@ type StrictServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListPurchaseOrders List purchase orders
+	// (GET /orgs/{orgId}/purchase-orders)
+	ListPurchaseOrders(ctx context.Context, request ListPurchaseOrdersRequestObject) (ListPurchaseOrdersResponseObject, error)
+	// CreatePurchaseOrder Create a purchase order
+	// (POST /orgs/{orgId}/purchase-orders)
+	CreatePurchaseOrder(ctx context.Context, request CreatePurchaseOrderRequestObject) (CreatePurchaseOrderResponseObject, error)
+	// GetPurchaseOrder Read a purchase order
+	// (GET /orgs/{orgId}/purchase-orders/{id})
+	GetPurchaseOrder(ctx context.Context, request GetPurchaseOrderRequestObject) (GetPurchaseOrderResponseObject, error)
+	// CancelPurchaseOrder Cancel a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/cancel)
+	CancelPurchaseOrder(ctx context.Context, request CancelPurchaseOrderRequestObject) (CancelPurchaseOrderResponseObject, error)
+	// ClosePurchaseOrder Close a purchase order short
+	// (POST /orgs/{orgId}/purchase-orders/{id}/close)
+	ClosePurchaseOrder(ctx context.Context, request ClosePurchaseOrderRequestObject) (ClosePurchaseOrderResponseObject, error)
+	// ReceivePurchaseOrder Receive a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/receive)
+	ReceivePurchaseOrder(ctx context.Context, request ReceivePurchaseOrderRequestObject) (ReceivePurchaseOrderResponseObject, error)
+	// SubmitPurchaseOrder Submit a purchase order
+	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
+	SubmitPurchaseOrder(ctx context.Context, request SubmitPurchaseOrderRequestObject) (SubmitPurchaseOrderResponseObject, error)
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
@@ -35718,6 +38899,24 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// ListVendors List vendors
+	// (GET /orgs/{orgId}/vendors)
+	ListVendors(ctx context.Context, request ListVendorsRequestObject) (ListVendorsResponseObject, error)
+	// CreateVendor Create a vendor
+	// (POST /orgs/{orgId}/vendors)
+	CreateVendor(ctx context.Context, request CreateVendorRequestObject) (CreateVendorResponseObject, error)
+	// UpdateVendor Update a vendor
+	// (PUT /orgs/{orgId}/vendors/{id})
+	UpdateVendor(ctx context.Context, request UpdateVendorRequestObject) (UpdateVendorResponseObject, error)
+	// ImportVendorGuide Import an order guide
+	// (POST /orgs/{orgId}/vendors/{id}/import-guide)
+	ImportVendorGuide(ctx context.Context, request ImportVendorGuideRequestObject) (ImportVendorGuideResponseObject, error)
+	// ListVendorItems List a vendor's items
+	// (GET /orgs/{orgId}/vendors/{id}/items)
+	ListVendorItems(ctx context.Context, request ListVendorItemsRequestObject) (ListVendorItemsResponseObject, error)
+	// CreateVendorItem Add a vendor item
+	// (POST /orgs/{orgId}/vendors/{id}/items)
+	CreateVendorItem(ctx context.Context, request CreateVendorItemRequestObject) (CreateVendorItemResponseObject, error)
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
@@ -38887,6 +42086,238 @@ func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id
 	return nil
 }
 
+// ListPurchaseOrders operation middleware
+func (sh *strictHandler) ListPurchaseOrders(ctx echo.Context, orgId OrgId, params ListPurchaseOrdersParams) error {
+	var request ListPurchaseOrdersRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPurchaseOrders(ctx.Request().Context(), request.(ListPurchaseOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPurchaseOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPurchaseOrdersResponseObject); ok {
+		return validResponse.VisitListPurchaseOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePurchaseOrder operation middleware
+func (sh *strictHandler) CreatePurchaseOrder(ctx echo.Context, orgId OrgId, params CreatePurchaseOrderParams) error {
+	var request CreatePurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePurchaseOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePurchaseOrder(ctx.Request().Context(), request.(CreatePurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePurchaseOrderResponseObject); ok {
+		return validResponse.VisitCreatePurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPurchaseOrder operation middleware
+func (sh *strictHandler) GetPurchaseOrder(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetPurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPurchaseOrder(ctx.Request().Context(), request.(GetPurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPurchaseOrderResponseObject); ok {
+		return validResponse.VisitGetPurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelPurchaseOrder operation middleware
+func (sh *strictHandler) CancelPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params CancelPurchaseOrderParams) error {
+	var request CancelPurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelPurchaseOrder(ctx.Request().Context(), request.(CancelPurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelPurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelPurchaseOrderResponseObject); ok {
+		return validResponse.VisitCancelPurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClosePurchaseOrder operation middleware
+func (sh *strictHandler) ClosePurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params ClosePurchaseOrderParams) error {
+	var request ClosePurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClosePurchaseOrder(ctx.Request().Context(), request.(ClosePurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClosePurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClosePurchaseOrderResponseObject); ok {
+		return validResponse.VisitClosePurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReceivePurchaseOrder operation middleware
+func (sh *strictHandler) ReceivePurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params ReceivePurchaseOrderParams) error {
+	var request ReceivePurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body ReceivePurchaseOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReceivePurchaseOrder(ctx.Request().Context(), request.(ReceivePurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReceivePurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReceivePurchaseOrderResponseObject); ok {
+		return validResponse.VisitReceivePurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPurchaseOrder operation middleware
+func (sh *strictHandler) SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params SubmitPurchaseOrderParams) error {
+	var request SubmitPurchaseOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPurchaseOrder(ctx.Request().Context(), request.(SubmitPurchaseOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPurchaseOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPurchaseOrderResponseObject); ok {
+		return validResponse.VisitSubmitPurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListRoutines operation middleware
 func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
 	var request ListRoutinesRequestObject
@@ -40405,6 +43836,244 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListVendors operation middleware
+func (sh *strictHandler) ListVendors(ctx echo.Context, orgId OrgId, params ListVendorsParams) error {
+	var request ListVendorsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListVendors(ctx.Request().Context(), request.(ListVendorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListVendors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListVendorsResponseObject); ok {
+		return validResponse.VisitListVendorsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateVendor operation middleware
+func (sh *strictHandler) CreateVendor(ctx echo.Context, orgId OrgId, params CreateVendorParams) error {
+	var request CreateVendorRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateVendorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateVendor(ctx.Request().Context(), request.(CreateVendorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateVendor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateVendorResponseObject); ok {
+		return validResponse.VisitCreateVendorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateVendor operation middleware
+func (sh *strictHandler) UpdateVendor(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateVendorRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateVendorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateVendor(ctx.Request().Context(), request.(UpdateVendorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateVendor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateVendorResponseObject); ok {
+		return validResponse.VisitUpdateVendorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportVendorGuide operation middleware
+func (sh *strictHandler) ImportVendorGuide(ctx echo.Context, orgId OrgId, id Id, params ImportVendorGuideParams) error {
+	var request ImportVendorGuideRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "multipart/form-data") {
+		if reader, err := ctx.Request().MultipartReader(); err != nil {
+			return err
+		} else {
+			request.MultipartBody = reader
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "text/csv") {
+		request.Body = ctx.Request().Body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportVendorGuide(ctx.Request().Context(), request.(ImportVendorGuideRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportVendorGuide")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportVendorGuideResponseObject); ok {
+		return validResponse.VisitImportVendorGuideResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListVendorItems operation middleware
+func (sh *strictHandler) ListVendorItems(ctx echo.Context, orgId OrgId, id Id, params ListVendorItemsParams) error {
+	var request ListVendorItemsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListVendorItems(ctx.Request().Context(), request.(ListVendorItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListVendorItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListVendorItemsResponseObject); ok {
+		return validResponse.VisitListVendorItemsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateVendorItem operation middleware
+func (sh *strictHandler) CreateVendorItem(ctx echo.Context, orgId OrgId, id Id, params CreateVendorItemParams) error {
+	var request CreateVendorItemRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateVendorItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateVendorItem(ctx.Request().Context(), request.(CreateVendorItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateVendorItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateVendorItemResponseObject); ok {
+		return validResponse.VisitCreateVendorItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWasteLogs operation middleware
 func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
 	var request ListWasteLogsRequestObject
@@ -40935,1388 +44604,1476 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3dciO3kigKvwqCa0dY2lNkFylRalExMSNLaku2/iyp3V42WyRYBZKwikA1gBJFW71iLr/rb1+cN9jX",
-	"5xnOeZN5khNIAPXHIkWqZXv2Gk/ELLdYKBSQyEzkf/5WC/gk5owwJWud32rkEU/iiMC/DyIilP7HA44S",
-	"ov9Bw1qn5jf3WsMtvF33fd+v7+r/eav/x0//jzRrXu2eMj1aEia56PHhMKKM1LzahEiJR6TWqd3AIzTC",
-	"ikzxDHVrH3B0X6cMxYIPiOzW0BhLxLhCA0IYGhMsQjQUfIIkZQFBze2O36p5NR4TRsIDVevUWn5rp+5v",
-	"1f3WbcvvNFsd3/+p5tUEkTx6MGNYEkXZL1/P3C+SPBBB1azWqU2xYJSNal5NUkVOV9s0xnq8wiqRtQ6s",
-	"Sf+dDH4hgVoDdoGGnZrFGkAheaABqX3+/NkzhyFzp/HzX8fxZx3Hx89e7ZAwmcB5yGQywUIv9JIRFGNF",
-	"CVOIMjTmidQgzg4MhxOq1DxwmtudVtsCB0cRESPCZK3zcy0mmCVK1j6636kmTT3TglEBVmTEYTVDzsOa",
-	"Vwt4qBe/u9Paa7d8/60+cxzHBta1Bx7gQRLp9etTwIGi3Ex6wHA8nkX4kcqaVzuhDwQ+kDsX+CfJg9lM",
-	"rH+ZSUUmGqkObzUAyaPe8RWss/bZK66/uOxQJKPcsv2d5tvy0q6xHJfWMuEhEVgVVsO46uE4jmiABxHJ",
-	"r+r6x4vL6/P8whgNaBRRVvv80asNiEaOg5pXC7Eil8OvqVDjWqfW3Hvr1/3telOjeUiJuhQhEeZA9Hqz",
-	"f9U6tcPDk0s7DBYdcCapVISpXoDFgI9nISz44+LzWALX46vTw6PT4xxwD9P50WFuftR86/voPsARwN0u",
-	"rvXNxUF+cRGf9iQPaTJ5tfW00EjgCbKzarA+CwqvtI5VaXS35tUok0okGY5ccBRwFhCm9NQhklNCDIlw",
-	"fWiVNLileZSmwTjCARFwuhfJZEBExpWE5gFXRFAewne+rnm1s5pXOwKE5IkINHxxqAy8hMqYnGMjlKiX",
-	"wYOwgCdMEXG6BuMfRngEXzHk2jOUN1sDvoMmwPcE2FlHiYR4tYlgmiB8v7W13d7RB8DwBGSEIZ7QSKPO",
-	"0eVxzauN6APRQ789uNB/TmgYRhoK378/vbioffZqgnONQNtAVJI81jq1dy9g9Qmj+kC3P+h/x5pul5yw",
-	"4eAalocRl+SayCRSRV5+gAL9KEQAcjSlaow4I+gBC4pZkOPrmqgSBq+bV+a+63d833J3MwJIK91Ye7AT",
-	"1HfDt6S+N/SbdQPRt3t4EBj+rY98blL/rd6MnVQQXD3ELw1Z58OrYcfQ19ihhQnD/QZYkvfmLKJBtvxa",
-	"p7ZV82rkMSaB/bPRttg50n8PcSSJV6OKTFY7dmw+zAOsaX61dwb2HaWHG6L8lGCmzB2iEdD9+TXWuA5r",
-	"tpgV4OwyPzTicn2n1da/WIzo1Op+ow2knS0LSG+lhX10NFQ750yN64RZ5PPQ1EhiXyIBGcTTBGdBfmaO",
-	"zM828ENpa58dkdyMCVlOHnyI1Jjk1pnRxl8k8RdJ/NcmiQKaV4j0WnlAEmggL8xnmG3AluGx/fufBEvN",
-	"bjI0NX+nWGr+/D8KSc0MGZLqv/9roijorUZaMXhQ5sKMTJFMBjIQNNZLN4IKVRJJEgiiPCTHfMoQL4ks",
-	"Wpt6SKW5RXi4l+EheTCw+7mGIyJUw74CmxsxPhw2QhLQkIQaIkNMo0SQQyMX+d5alooIS3VEIvpAxCyj",
-	"Lv3rjQWLk8X1Bmud2nQsSdD78dPWw97tr9fb7Cx+G3wIm8MTuTP6Fm/NjomffEcvVft+9/tJ6/EHjd2J",
-	"iGqd2lipWHbevBlzfi8bYy17iwdKpvV7qoIxYbJh7WFvJE+k4RRm36fsgSpAlqoToenT7DwUvyfFm/F5",
-	"oAeChIQpiiOAvADgkgmmevEST/59yZLN1UIFkcUv7BW+sI4ZBHa1HisSHIT9CWZ4RERKCauRl6aFj17N",
-	"AK6jP9/bC75vDX7cnXwXb8vb5sNPb9n11vTvO+TE/+Wsjd+FrdF7evlp98d7OKsjg5E3BkFLB8UQjmPB",
-	"H0iIBNEQzJ+NxeU5saXd2XaQs0NWhQaxr0jK2QVXGipXXGEpaTJBLTTS2uqQigkJDcowEo8Fj/ho1sgb",
-	"G4y6UTI1XB9fHJzl1XlBGI6K6qP5I3affKGaf3Z5CF+yOv61/g5qjSboAsN/visqtqut4wvU/CXq/Fan",
-	"7UxqFep87fL6qL6312zWKpT6vCYP0+d1+ZJGmVJSQbvPndjpOrtbbWy4V6vUwA1amUPR3zeYFM5kPMYj",
-	"ipE+tUSQfRRHBEviUA6lp4EiOqFKI5w1Y56uYSF48SXn6NAYaBdYSNudpoN0Omh1TmS4AdwplMgyyw7N",
-	"ExIiuOU8hJG+wUioNX4P1P5PCUlghTljrlJkEqu8CBgmArj+eXpJESF4aj2C2TXnLt2Y9smqwN5aHVOG",
-	"WyAb6bVXqGDbziCvj0KjTrpLmbtpwVyb32t5lmbH9xtbTWCKOQC89f1mCoCaohPCE4XwUBGB3spaBo6y",
-	"QLEWMFprAKO1FBjNEjAMCuSA4T8LCY2hDb81B4ndBYjwRTtvrrHz5tKd+6Wdp/SQ23zL3wY59AicIGdU",
-	"zhkEpjiKBhyLEGEWIowmhCUIfiiqTVhmKpNmQCM9ERea3ViBqhZhFsoAx2C0H/Opc34ZaVX/coJZyIfD",
-	"7DfzLtw6I0EjfetInBj7uhoTkNBDLO41b15B8lqVE7cz11q6/96Aj60ce0MIm4N4s7PlcM2qDidcIa2J",
-	"ZTAEFkz1EdgNmr+qlrztTm9di2m1lTSDAvgLKk8rxLMrLNIHxcOLuVACU5WeXerpyY7vStCApL+484no",
-	"aKyeOaDWmge0kx2QRsieg27+dMwu7Fmc8cFgVkRedxLWIJMdhVVEXg/wZndAaMcPziefEdntlJsrSnqI",
-	"RyGRCg2pkKp0Ly1G6xArDOqfJqhV17zMffwKbtrPi/nhKodMfN/Xh8zFaMVv+k3jgpznhM1WZ8tvtPOQ",
-	"cjJ7UU5ZV7oLt9aWqcJWpluv+krzS4A/L5WsCv63a4NfI/gpGxGpDsIJVfOqWTihUqb6c+r7tlcLCLcg",
-	"maMNSUYTTRFIkhgbX99gprVwMG1t5rW6LNbh/Obk6e4f3W438f3WztPx1enh08nB9deX1z+cHn+4azZa",
-	"jbfbfqPZ3N5q+41mo7nVaN6d3lw+3Vy+vzH/ozHH3/Jb/tstv9mq+zu+//R0cHR7d+A37w6ObnsHfvPp",
-	"/OYb2PHT1VOr0W40n56eDs6eLo6fnt5fnB5eHh2j97fv6m+77PiHiyf9Qn5WPeHTtzfnp7cnd+Z/v708",
-	"ucgNabV9v8uuTo+emk9PqSZwd3d3cn5odla5kUbTPDy9ubw7v/5Hs7VV327Xtax8d3d3c3Nwd3Pz9HR0",
-	"eXz37cHF8R046u7u7u7Onp6ae299f7vZenr39PTUbG2h84PTC3Rze3d3c3xwe3t2fPfh4G7vbdPfvnt/",
-	"c/D0tNHydzbb7Xbdb8Jmzp+eftDggIV22dUPzafm0+nT9oe77Wbr7kCv++7uTk96t/10bL6xfXdwe3t8",
-	"cXR3cHZ6qH87Pz560o8qH59e5L7wtOj/yiA8ONMLeXdw947zEJkba3Z3crbrN1u7T2noxJ0JYLi7Obx9",
-	"uvnh7gYcqnbY26dcwMQ/IFzCzNt6Ojq4OxLJaH5ef6ep53SxB3cmLOHp/PLpGstxl10e3TwdPX39j7N/",
-	"HD0dHp5c3j3r479zfvh/tL65OLgr+ODTZ0/VvvHu+pbKzykZV7tQB1gFY8SHaMgTgSz5yTxJxoIHREp9",
-	"u25DGFASKWPbCIkCO5exVRoGbMNnwDrNlOARLNURWe2FHvJ5TRpYS2pxdQLYmhrxZ6/GExVwkCogDgVW",
-	"bu0EllPATZRttWJbrXSF7XZbbxNsFoJgCTAJqQzGWIwIGnKBEnbP+JSh8+sLlA0vrETeU2vVKaxk6/mV",
-	"FL5rnyMaIvfYBIOpMdW8mIWUjZANvwFLqGbdQxzQiKoZmmKJcCQIDmcow4HCQsPEvEueA1q6pvObk3oL",
-	"aRyAj2u44EARIREWBMGNwkbFjwjyi3FrpN/QlxOgtb4WuZidguUrj9dnZMKZ9NA9iSHOK+YJC6WHBjwZ",
-	"jZW+fdSYoABLAntOpLmS9I8EB+PFZvhcUNRvtYAqYdxUnClMmSYbF+jVqQ0FIXonc16bLJAqFjxMwO74",
-	"avqO8d04QRnAAHKNOCMPJDJ0G2Ot7m/7gCxASFecgoDRbK/PYD5qfYFEwzM6JEd4phXRpleT90mtU7u6",
-	"PqqfHZ/XmzBxwqjlHEMcKLA5+I1WO1svwF5jTvq89baxmxsAniL9xec1ozKCVMjpFH4uCOaLD3sUJYqw",
-	"4mFPxwRE1PSn5ccdihkacR7K1z3wVgafgyiqx4mIuSRoGPFElM5+/qy2dtrusN6dXdcPruptv/qo4Hf7",
-	"nQEerXgM3poU9BfBrE8wKx2ElufPuJqzrEYcYkMi2LnmlWrKkXOzFqnD+jLOWtv+Vr3Z3M38V5cs992W",
-	"vzLwCQD/pZ5pA5qX+Klzrumt7UYb0HTdeVrFeVo+HETul/Y2BIsIEhD6UGkvf7lhKCUPONdz8AIdwvGU",
-	"TzdwngZ9esj4i+DSE6RuRR6kOFJjQdLQ6IL8V44DNkhwfnm0YvSscScNsQK3MxXVJjd/Lws+t5YM8NMs",
-	"MdJtZ0Y6s60qCPuFEes4RnkQJEIQBlaw5nYqXsqD4dDGWWyBtGWAeMvh79U9c+c8pEMN/QK09L11TowH",
-	"rHiUGkfqMuD6/DRoqKK47K1e7IrGDD/jiv6FU7acobpLhmH0DZ+QX1/Je5zIsjLwnJ/IAEiuCaGf/9uA",
-	"CHgCYcnXHIvwxrgMiqDKjKcIK9T0O9ttyysUnRAPDYiaEsLQQBB8P8RSAcuIElYSjq3V3yQIZHbo0Hgp",
-	"MiCBax1yM4zi8gdZqb/UBL3I4PzZq41T94bevH5W2NBvNQLTQURzNpODIPiq9WPNwWCl7ErwkSBSFqIK",
-	"YfrPYLvTcw4EZqHRSgJjEvzbu/besf+1FlkEtcf7t+a71t7Wrp7WeS9StEbfWbTWT404ZcANsiERD0Tc",
-	"0gkpMdKdznY7d1WtkZ0D15ULv8KUue9rPkgn5FfOgF4mRNAAvzkc0wCPuMmnOjfGiFthlcii8O5MFS6w",
-	"VcGworhSqamv44qkLCSPtU6zSr+v0tcFnj5ruqw2UDYz2+SWs0m2nE2yK6wFMf2+sSDenV8/PV1fHt9d",
-	"nx6eHFwfdYWz17WP79pN/+7rde0QS8SV3HUryKeESGNo2R42gxbeI/5gN9wK2vgt2Rk2w1YAngcwMRxk",
-	"FgabhpI9e2etDRpHUwi9QCCqMJSsYZNax0drUcKvNEpVGJNeEKbxcixa3cydolTJKA0o5SzLeXNyhlvO",
-	"FvzPgSzW1XFBpkfpBVXpM/eQICMt4AorQDOu0IwoZH2PeUnsv6MDveCiXeou//2dtJkN6NJcnAXXFRcj",
-	"zOivxubJGcR+XgmOlKA4yp/j2tft60E9b5Wour0hZA4iW4cEq0QQE/gb0949mYFtigwgZhbSNyijAWwN",
-	"jBe9iEqTaAfBZNI4UR+MJNVqf9ZXM0TgxYJrctFgOWZhPkp1u+43C9uCQZSNDLLC/X1lj3tRDIo5//0s",
-	"9BZRmcZCRzM0NqmruYjPVID8i77+i4aj2EO6tQHBkieyF5KH3t/vtx4u3n5aHvz946efpruDWoY71RzZ",
-	"bCyHSMYB7SRCpLEDKY6omufJ5r9V8T4usdRq57d4EBHUbGmcxMgkZiJj3Le+7lkDHUYEM6MSGL/3KOIP",
-	"RIJ8pd+YoTjCijRA2FWRtdCCFoNAdcouI+f4/vxXyNV/cRwH7ASZbh4xTWEBJ3ACSiiBmRwSURIR/k+t",
-	"M/BK9QXSFP6vvyyF//r4m2JU/Ujv4NUy5K/NfOhoLiE896VVg+Pfrh4cv3Xb3O2095YEx+t11tvtnZ0v",
-	"iI7fum2+XRAdv2CrL3Lepy/JlSts5HDDKa05QXGdVKUJfyATmxdVrRPiZ9dxsFhzLKTGZwnuBf2zyAFw",
-	"+Qh2siPItj33uWZzO/tcO/+59jEcl2U+hxGWGrtPF4/2ag9UUpWiUhaNAxP9UdUIJoLdOCSNabjVm4gv",
-	"r1HQfp0aBQClyqsgT5lwFRjVtDqByaYtoSmmirIRyAW42nifS2eyJtQseSn7IUtNsr/9lXT0V9LRP2vS",
-	"UWxI63fOOboJMLuhFR4S469BMsAMVACqCFJ4hLBCWwg3Jo2cw6QcMOR80+kdMCIKPqIF4AGJNKLFhIHh",
-	"WprfJ0SNuQbTNyCAxBiEoTdcjOSbVcwFb/Q8qwyFkOLc0kISEUVu8Si3uGuiqCAmUEzBk3R5R8dnx7fH",
-	"L1qhwiuNDM09pK9AYCe/vcjnAIdzVOGHggfWx+FvdXz/ZQ6KPLACQh80fw95cL9uoLVXU3hkXPe17ZMf",
-	"965+aoEAqmUe9TqOlhfaRwHqn8GS9L6Qi43juKE1+yz1OsDsTbp4oCoiZUXm9VAQOUbSPiwQTUCkdGYD",
-	"Mvt2PPgmoJf023c/HV/ffn9zKk8nKv7p8HTn9Jfw/vybc//vv3wbXX44fvzpl4tfLm5H9OzwW5/8eKDf",
-	"+e6H5vd0+H2DzL6NyMkBvfzleOvy9vvmxS/ft8+PDuTpJBqHh6c757dB++Lofevi6GB6fjil+MeLX09/",
-	"4TRo7TWD2ak8ZRfNv1P9yYPHy9tvJ+etY//s9gd6MTlXF63vt3+68ds//XLweHZ7+ivM8+uo/fcP3/7y",
-	"0+G3e42gFbHB5J0f/vhtlAXKnLJaZ8/3tYIFsHA7Fgqy4/1J62I3+Fb8ffp2cNu8v9qWZ+He8ATvJMe8",
-	"PfqJttj3j7s/TGvGIwxexpWd1zRcPfZhYhzsYxrLCr/5x7VRnIvRxTJbpvWR8ykrecg/fv5Y4VQH86IV",
-	"uaoK/NnQ1nLS+M9/iVl/iVl/iVl/vJj1Ech1XsYCmQqgpAWhkAxxEikU4hmKsShGoa1gnbSxF4Y2bfSF",
-	"X4i+SKNZchEY/o6JwFgzYMMNb/kFCSKkjGUIq8fv6Ok+r05nLw2YMBCuiHIGubAcBfUSWK4EmN99o97S",
-	"9bcXrx+2txIurLGHQTbhjWqgrwUd0fAriW4FnqEzk4C5bDdAGYoH9wfhL4lUkzmrsj7BAEsT52KDdJ3X",
-	"HVGmOMIo4gVPB14SaLravgL/JRxFPWZaj4lVXk3YWLZe/DA65FIdDBVcGzs7Db/dau5u7TW3/O3VqyyE",
-	"L4ozti4MAHesvqwk1qqx0JydYBa6/bZ3IYQ4H1S8a4OKbVBPtri1LwB7x/62FlLYexZn6Po5H45s/q2P",
-	"rPK08iW+tnb33ppEHiAAF24/n8YDQelZ6UIPDUjEp/qKKOZuGFSp/C68cYWFs0auiwl6/EUpReBlyGDe",
-	"sXO58t0B5xHcGhFXcu1Q+zUxbC72HYzHaYJD+fFrpDwUMSSPBK3W7l7GBG8fmZyL1qBSJsQWJcEow/dC",
-	"1s4X8Ztcub9X4zetl/Mb2PCfwm22y9ymvpXnNW5hvz+nab0qp6k3gdMAkgk8Imc8qKwLNy2T48tr8dE1",
-	"zswee/rVCX68JZP4HfiVwNnB3N9bW5m8Mcc8fhdXdwlk84WZxAxJxQWxef9l2P38OwKvlcsVAdU5g5zR",
-	"2zPIFYJnjtyaf6+SLP9N0QVILFfpck7dyz+roC4bF/hfutRlZWWtFtQjyde/bPnbX1DBMg/ECvvWmOBI",
-	"jWcFeJoaaHqrRpf/AvL7ZwbuOsTZnoPH/5zf8dbqO26tumNTqC2/Y7+8XyJit7NGwCdvXLSn3aahxDiO",
-	"ZjdEKcpGZbtAZm4pWFlcwd13ER7Zy7Pt+7kC5PrBFRE2GrbpA7re4nKMLTjKOEO4dKcirECUn2h9/z7V",
-	"93Nl+kHs/W73+/PWjz98XXvVqLTdnIOryA1R6yXqLnhosnLH5u9bI7WQTwmNQWhZ2X+SbtqCtDK9zXgg",
-	"9U3LUPoN66KbS9TNuZMWl7FOzbTr5EotdH29HIjrvXGbc1G9wEPl/YVqBtU0o7glUh2YmolzZEykcrU3",
-	"TXkMa3sSCAcBiVUpqHFZ5cXUNJcru9hsthbUXbQMraFXsG7Zxe01Unq2l5ZdbK9UdtHXFPueTdIs7Io7",
-	"O0vBxi4aqMI9tWKu9R+RSG0l6NRJZTM0V0qKTn0LCXtpGrRGzPdyPgs6kUSg6ZgjPmUSZJ5CNodmjSZy",
-	"wzwEnsmHCDOuxkWd7p/ec+otyHdeYwWtwgoKFu4TLmOqcIQuEiWoFem/PNd5gb/X02zUBIFX5jMPcHBf",
-	"58M6NHRbNzVgPot5QZrAbmYo+vPTBFbNsf5DkwheIUNgcfT/XNb1n5wVvZtljfxxWdEfsFTkjJck7hv6",
-	"6LxDMua2KnKWx1auqFMt6TR3Oq3fv6lJ80tKvry4GYn1zp/zKJx5wC5c4rjtPpKzeu7MdytpFr0uAGNN",
-	"hy/ykq3KEEO/DcUfzMnlC5NZ3az5dnc7jxMVcsdUP0IRLyoIfyHEPzFCgE9tTHBoS6Tkzd0hyVnnwAzw",
-	"/vos3bg5YiSIsdg3wOtkpKBO7c1D8/eIRgVPczAmE6jlO+RiAv6ZRNC6IEMCsmYuJlEJKBD42atdY0XO",
-	"qC1NW9zXhzFW+kaOyDBtfPYp4QqjjdPj23dIa0c4pqifztHf7KC+6FsVBxLWJRJaRGRQJJGFqK/gcZdJ",
-	"EnAWSpQwRaPc3FS/AXbl0EOkMWqgfrfmcsa7tX3xr6199a9bO77fb0Alzwy2C8YVQLMEAlc8osGs+nx5",
-	"TIy+9ZV8BgZ1M03fQ6HAQ1WnRA3rdlhdS+UQnlS3mLXZ6TK99xhe+koifZ15qP+pBMQNLpA1mUkPRB5J",
-	"R0wrxBEP7uWmFpP41CbL9afm7SllIZ92GWXIQrsSop/+dWt/ugJEs3HPQPTDhw8HiRprkTmwUmYRopcs",
-	"A6hESuOZwvcEZD8Iau2g/tcECyKQIDia/GsXcmC7tb5nZNE+aLv/2q1R9oAjGvYg87lb66PpmDALUkEk",
-	"YQoKc9m0aDvaQ8YLHCKuP/DA70mINq7fHaKd3ba/WQZC5Uo8tGAJS2HzGZzEeEKU5SqHOMYDKMdgY1ir",
-	"kC9IB9mtaFUMxckgooGW7u7RxvZWrgroZgN9GHMtE6Mxj0KJqEITPNNaH+CFfmUfYdZltnyJhwTX+gBU",
-	"ZzDg0EK1BZL5JmZySoRE2/52GUCf3v6kts6m/uDH+ybb+3vcku2H693k2+3g3c746C058CcXTX7V+nQD",
-	"vl+oSoRVTkp1LaM0uucTUzNATvDjGWEjNQZLQRUjO0yE5KIC12L8KSEogMeucitB/TPK7vvIkKHjbrEg",
-	"D5QnEsV4VOLbZPYtRDuf/nI6Pf/l7+r86FydH337/vzofuf86GDn/OhrfMp8t79PCQFfmqu4aRa33o6g",
-	"MP4JLLAaL8CcYzkGTgM8BjzUjKQPT/vFXczVnddTGRhki32s22DSujEjLTuX+VWfhtWLddfhVxLRsLiq",
-	"FQxMw2rEoeHS1WX3YELDyuvvNCSTmCvCgtl3pIL3n+N7IvOsGEk8JFr5FUSJGdq4UYLGelOSTLRoE2jq",
-	"uyHgxU0Y1agHogXawOj9+9Mj9LC9iWIiNFdWhIWaZYOWtA9hGXrONJRT4glB92RmMqDdD24hGyaZxEMa",
-	"JB4CjPPg9De7TM9BGWptozFPhNTMj3GFRMIQHmHKOjAfmL/0ycScSYI2jMXJQ30n7PTthOZWjiM8I6GZ",
-	"HN631NNPoajq13ZUB+nD6DfQbX4j1pAQ0iHIJCrdjOUuXbbdaqE+zU6ld09mPUESScL+PpqOaUQKSzev",
-	"U4mkolGkN6hFDQ9t+3tdNjcRZb1Ekj7aMJCWYy5UNNtsoO/IzBRPhlrHsWYJeYPYhv4lkUR4mjHC8QWR",
-	"zVIPBZHGCmHykMy1TFgYc8qUMVWA2cxx7Ozq22ygd/ZSRwMy5JAsRLosHaH3I9HGtu/rHTX1/7T0/2zp",
-	"/9l2bCu/1E34nlG2zRUl0Ub78RF+1+DdM/vU2KD36iHJU8yDrwF+lFl8e+gHTbJH6m/D1qC+PdzF9T3c",
-	"3q1vBa2hT3YGzXC7tYif5GisrolsERdst8Ht7v5uVtHrAlH1Co806H8tMu22X82NQQIrLMN68cwrE/xI",
-	"J8kEnHawIvNXth5NuSMibBHFkOJK1qERn07wSDMHjfsb6d2TxBHHIaASBmOaZtcTO1F/c13mSJrVzPGe",
-	"zL6QO14aG2elQJzDOWDp+f1JIr6SKGfEXXtP/oI9Gavrl+3qJsDs1mWLVe1N4dFXEsWCgvQY8JA00BlR",
-	"aYF1QXAI+m2dMkmYpIo+kGjmAeldeugU/nGm72TfQ034q9nosgM2Q2YdRubVe9J8GdyRG9MxViCzUQXs",
-	"ZAJcN2X7mt5N5rOBq1e4Fbps22/mbo4AM5QqfvA79CRz8nWZvHP+uyrxzAJrRQFtZ/t5Or6hIwYFlxbJ",
-	"N2d8SgSUlh+TR3RyfnBYvzk5aLV3HNMTeJqyf31HeZrIXFNJgEEuruMr1ya20WU/EEGHMy0Tcw1tqFb/",
-	"iAOFBjNFsrBwz3HkGAsJV0rAJzGG0wM/JJMKMwWJq2Vwbg13gibxB3u4HW4Hu+TtsIWbAz/YC9+S3eEO",
-	"bg+2g62wRZpDH+8N3ga74Q5pD7fx1qAVNEOfPC+ZSQe/pYcSY420eqa7n/36Hq4PP/62s/35f1SThbW4",
-	"VFGEpOplghvYZipQypp3voyQ39t6rlUrNkTylTSuroULf8b0Nr9wW0P2Sxb+Gfp/gMgFOuDXOLw2iOz6",
-	"Udj8hVxTiTe/SGN6SveQ+t5B+4RBvbSTn+kZYYueUxKFWoOZmNKeWXOgSaJpR6vdMAeCEU6igYhm19TQ",
-	"rg9l37KNIzvmpQ5aPpdzZhqeu+37n/MA+x+CDGud2t/eaArjjDAl35in8s0P6RePYS0AvirtIhUEJzjS",
-	"J2B0WL1KmVt2A11wLRmPoDHHVFClCGvUoDM6G0Y0eNkZBO7lDGQHDOEASrY4lkSlg4rtB0IeoYJcGTh7",
-	"KwNnJZC4tcmMNRrvs0LgkIfdu26HVrpaGwBxhFkvJYkMCnohQ6iJHmHNhY1rzaTooY2WVSxwMIa3bBE+",
-	"CBHQ43qppFYAUCstree6g6wGrqsIL8aiK0yBt095EoVoxNGAzLi9YYuLD3CshR1CUMtDseCo1fYQYYqI",
-	"WFBJUMJg2STcBNC+42JAw9AYd9YG7DB9Ow9UKq3WiBghoZEScDihDAkeaeEMjelo7FLocqDbeh3cykS7",
-	"r6T55AYXKPOTG9GFcxTxaaoapVoNgOUb8M69ACIyEQ9k1gsiLkuoprVAeKi/nj4vAKDpvw4AIsruv5r/",
-	"HIAhxpoRKfMbCHt0QoxepsCcwDiamFhvUHoBHDkl6Ys4UbXGm+dLKWPI2FJJQ8vU6QHR60/7Fu2jgt78",
-	"e3EuYEupnGftRshQgsH1YIzZiIAGtbFIyd8EtTbbqrEKgyzdL224v3DHWrKbMxNdgzniVY7HWDbKWFw+",
-	"D31XQXelRfaT8km0Wq9zEvOAyvezWrokwOoLfphBqDj9EWdkX5OCFt7tYHUA4XB4EL2MNTCuejibIoPq",
-	"BVcoe9AxWJ9ZWZxte+4rZQTfeSWwmn2m5mdw3mi+wFK0zzucwDSAtBgp0ca3N5cXwFInXKqCLcmg6gVX",
-	"73jCwhcDcAhvZ7C7zBvCGFfIDSiCZvu1pBZL7iEnxmYJUpKm9AGJOBvpe8UFohWsEIBDV3gWcRzecn6G",
-	"xehlWBSbOXqK814Es8wLwhppzQVnBxRvma3XFeHga+QxSO96SX8lrs6B2fWEMHWdqiSvKMH9nScCBKDs",
-	"RCgLoiQkKFccOZPccj+WpLbXkdMqjE/VqwMrsVmWNbXBOCN6ZmInAPAmwOw9w4kac0F/fSEEE5jAeT3z",
-	"MMx5Q8Gom0FZBqb89IuLHWVByGV4N1eGt979QnhfcKvROdMRWPQBIwMsBLXukZLFaaOvf2jYdfY9ZP6G",
-	"bfY3keTG0I3jGOkXJbGSNmjraix4MhqntnTTZ0kmE5J+ah+ZQ0yv9OmYWI4ASACzKzyyOpbljTfGevJ1",
-	"Imern7Ap7I0VNuE++AHTyN1QpVwQO0hvSS9iQByS6WUZlAvrnIHkVM7WcC/3ktwniopUOj+VKDdquVTW",
-	"9rf0ocri1nML5xxNMJtpsVVOuQhRMCbBvURYIW6iRspLtXP1Bnqy4hKt44FKpB+aqUCgspNLt1h9rDYq",
-	"oWrBr8A/F+5LEOcmQpy5Np6w7A01JjMYEJKIDgiEa8xQwKWKZpudLutrCIC02M8Dod9Al0bHWXBEHdSv",
-	"Ot++1he6rG87XvSsO76/Cf7cLLA1k1TAbmyQCtz6G5IQ1Ld4nUPOvhYH8qaOEMQtA3uTBa6Xy6CSkJY5",
-	"XDgOZah/rUfVIZ/ZRoTk4qByD+eFupu5oB53hU3wzNCDEpSANS5nO17mYvmc0W2J+P47ka/FkPcGQebX",
-	"HnDGiLEI6NOOtGwYJtbVoB9PJqVC7mbZJcwrrTg3KzS3y+0h/YpxyUr8QNloP6ecwYlrMRXPgCOP8QNB",
-	"A0IYsl1dGuiaxMSmspV0UsvUKzyHvwOjWHw0aAODBZE/gL8FAtOwUOafFhe0tsrCwQxkjNxWvpJdFhIc",
-	"QvS15kFaVwJYucwV6Jmx2UE5plLJJIo2SwPdcL/LysS8kITzXyizGgiYsjiSR6Euy51u7lT1EoyObHBK",
-	"kbDj4ouWnbZnb3F94pSNjDJeferV2jkekpfxIsUB4s6dA1CjbLQuC4KIxGsScBG+Z/r0X6yl6okFw1HP",
-	"kFpGcqf2QcF9P4f0r2DBOjCJ+/o89H6M+RB0YGtPLHDAEG1QlcnXIYEELKiaRJW+WYJkAoF2XSbHOCab",
-	"GcLGWCiKo7Qlyb5FVNhexEfWmoMTMJuGpERBiDoDzC3n55jNrPolXwR3fZv3rGk2z+icoOCCLXMiyp7v",
-	"O7KaM7HsvcY5QFd7o5KUYjot4UjNJte+tEtkko/xrVqoHfsmG5iPi61ngbErvWyH6yn+BFnhz1HjXqh5",
-	"LcSMc9PD3XMhq/l4zFw6WumgP3z4UC9H3i47snKgrgWgtX6+mMElhRnyVjhwphO4Wk/Odl1CWSeNW0Rj",
-	"DOZxSUYT66AScFfCDXF+c/J7GTrh41SiKYmiunUfDhJl42eZZWcgfWt9dUByJuIaAE0mccyFIiFEBJms",
-	"4hfBLp2oB3a/HmB5BsTcl3KGwY5RoZ8zYDbbr2+Y+kqivrXy1vW2+y7YkDNSNGVa98dGv7zMvtZ1umzO",
-	"olnprNUXQroLQHtjTT1lD9Qk2eW86TgMIasSR1dCz6yg34trnZb76TcbhJw/lBplD7294PvW4MfdyXfx",
-	"trxtPvz0ll1vTf++Q078X87a+F3YGr2nl592f7w3RWQKMb3PRcFkMQQ/289/TIfxwS8kAEZsjeIsIFU5",
-	"GjzNIU+TKEwVIS3Y7SOWRJFlsW6cZhr6Z0PftgVQARRYFeIYQqxI3RZoL20i7fv729yUcyNdU4oMvud4",
-	"htGhzdgrD3+geH6//Yiy+75hGCYC08tiuuUYa/5owtv7UuHhsN+xMo6m51kaPAXRIExfIz/X9HBDJ8Nh",
-	"Dv52IV7tsa5H1h+wgHgtaOWTnsgPFJ+Z9wu/3ZjJymcMEIDSaWZ7lacNqarztyWfEEMLWKV19CGIDAQ2",
-	"rEnDBDhcMmLyXZHxcTAIZ9V3LU2Tu2UC30Mb2CXioCwn3Qr9NJsglf3gL2t83wQbnBbrpLGjpGFCNvm7",
-	"y9KkU2nn1O97aEgFkahfCEa3igg135BGXQCnqnRPZLaJLgsigoXmJYJIHj2Q8OtZH5B9E+WC5JB9KhFV",
-	"RnsoIjoNVwjYcTm2lflRerWW9Mx+0C0P8Qz1JWGSix4fDrUG2NeqpG25Zp6gEVZkimdI0khfdUMuUNPv",
-	"sglliSJyPz0jbOMOjAe5z1yieE9QeW/nNR2zKEMmc5vb3n8XV5caGgCrLovop4SGxq602zKB4fnP2Gk2",
-	"PdRXWN73JlRfb/AFh8RIP7CeUsAFfSojgQPSZUZABY0gIeDzzk+uX7Q7UGQCPD4RpEceg0RIqq+ADTMI",
-	"wuwiolLXYhe0LVCYEyWpVj2UREJro3Mf2EcR1qvQByaRTIIxwhL1I656ID1RNuqbQOh+oLFgaG+hXoRj",
-	"SfoIC0EfsmLKVGS5N1oUL4X5FY+4CnHSWKs817spnn83rW0SCz4gsluzUpAyCvSYYBEaJiepJs/mdidf",
-	"2i/7msHFgzWYtyOeJe88y9YzAlwWiQfVJtxQRJW9mTK2oBE1b4uw3Apw1zBvqiSJhpp1lwn22TVmzdaW",
-	"Cz3AfG/c4M9ZGuoKTMKV61jlC2boZ6gDDoy/mrmkXAUKIwx4ovZRn4YgYYUk9baEqcfEaFGm29rB1amm",
-	"KRu0pIm+zJO8jOjN8xJv8SxZmYcFnrCEkCHW+0VsVlmhOSMVW4nhWdnJiMg0rLhRS0NpmCUXW8aeQ4+M",
-	"YrOjSU82R2AFyimQwMIr/dDcc0dYVYk1xbuwg3AuQxJHFgnM5+fBC09PX/0qM3mm9jAWnbZXgVVFfuuh",
-	"Sl7rVaBbAceKEbuVX689Q+rFTb7L74ayIddfnGLB3Cr1YgIclb5sR1R+65mQ6RwBB5wFRDBp+Z6GbN6L",
-	"XZ/qi82UUHkBhyshuUOIJZj+HJ4ePzi1NYouhxBIvIytfTBef1eUD2qDFZE0tIj/LHPME8rntJTVb6m8",
-	"Xsxh/PgcLFwOI3x/ftcfK90BrlYXmAX4sCyrNlJo3eSwzS1Qo1bNy+GNQyzo/bgKXuUvidzEmkBz3KY4",
-	"nX1YMZepgTOPpQdoyHmIXLUsF3l0wxOJsl4qRtd6f4PeHR2gCf6FC8QoI2ijP6EREC0ZAfkMqRz3PS1Z",
-	"iUQqHBDMenJMosg8QH0lCOmxREn9h22xCiQ4JlgBI+Ezw08knpD+pufi/9LqA8fv37z/rsuGPBGKaE3C",
-	"6LlYobGro2TLBSFozg0+CpCEAyz0cbqQXi5JA/W1rPiYmiswgKPLBgnYuGloIxtsmSEIdrN6jhJ4ZoVB",
-	"ezQaFvrPkT5PvWE49nk4QI9vCwbNx22jWa8GQIAqz+DmAhDUvNooShSc60TPBb17AxKZbLYoiSk84lGU",
-	"yAAs1EkUj22nioALBv8JOEvMNSbwdEAEvKz4BCuNpgFVAi63ezqlNa82wAwzrB+MecA1iPQ6ubiHAvBk",
-	"CE9oYBK2cRSPcW8E/XFGJMLKLEgCFDgPe+HMdGtT5LGIrtnOF2LsFSTwV1s9TLCHPguqyERzV4Ups4HQ",
-	"9n1PnyzEafMhogocdEapheRHxqcsbwdwc+ilC0KgNLZxihYWnhu2YOWzqoIHBB2cNVO7JpZaC1SmBqVE",
-	"prxb1cWeFrL7DWq7rCBeWmr/nJX+FgKDLJu1Ms5Yiu1pHIpkBKB4oIIzvUQ40gmVQREOc1sOKrPoDs6a",
-	"9S1EwUw9pESkG96wtn0yidWslBWY76g8r0mlJfSWA+DcjftcaL+cEyrnOjGngF0gkGYQlBXcPm3ePOEh",
-	"BIwA3KLwGbitpi2cYxWMc9qCrf5X0CZNY+i5pdumf9lA2zT6ufsyxRJ7tnaq9OMFaTmDcE5KzrC2UsiI",
-	"qU2XLeG6LSg8J7XhSLrGBYI82MT0RraPAecRwazUfH1VDXhF1STCUr2XbupSqiKWCskEeu8Nk0jfFJ6L",
-	"lzDWHCv00SFikOGZSEPtL1O45+2oxzENELiVhzggiLAR3NCx4OFm1W5iQYb0sTiH5Ins3e9+P2k9Posj",
-	"RiQ1N5SdqwAiz51m/kgqkUFKOmJkgWEbrlqtf1IwWnlZnECa3ccFirmkNhBUL+l56/Y8/C5jwkxIA7+v",
-	"hJf9xIo6VpLmJT6fwzhnHl4GplMWJ8+7NcpSnjXAbPTNuvrWQuo2hTb62f76m/smGzaaIc6K6fS/FeCw",
-	"Wke1z2Xg/46gnAdbElJ1zJRYwG4WFfNKNe/T0EmeU0EVcdWTDE7fUEVKqmL2oGovtsHKbysZR57lAk6R",
-	"d/cQtLL0ajimPZP4n9pOLOP+uISVzMPA5vDrAS6w6eDqFN2TmaE6M3tasMoZ741p2Abdrq23WiW10o7j",
-	"reWVWpGt07jICFr+VsNvNJtbjd3VTJ/gaDQI+rwRchVrASAaUjwJxiTMGQswq7AXWKycjmkwNhZ/m5hn",
-	"a7SY6FGYWxIbPrU2omVlsysrXIRziVrWUeul5lwBcXWWnXyZZYOGzn9mqMlzhJxbZ87qQeNa/pSqsOpr",
-	"V/a0zB8Ca3dYJp+dkMdDHnFh+JytkbrqK6Wtufc99+2Fq30fhza4Yw339h+zobkFH9pKwEXMsfECKE7k",
-	"GCqMmTLTgQCtHkLFrNPa2v9TdwFhaTQGlVA85fkLP8BxNbPvQ32WPpCORdcRfSCsyNVvOaOjsTKJJmqB",
-	"ycZVOl6VQdnAEBcnsnhdxv7iCslkER/FNcLzN3H12iYLa9TkP/SisjPPclj4NlTTX77JKbAJ08DUOCyI",
-	"giD3dPdW/KNK2op0xvM5LgXxb87X2wQX9BtYyRsL9zcr7q+C5Qc0rmTjffPoZcAMVgKmU+pKH7Y+i6ov",
-	"v3pl7bklmVLby9e0mLYWVeiedwotY0GayQAlLXAMWeL8uIA/rRovVFJMKYlCiQYzG4CVbdmEZPT1afVt",
-	"Lf2ZiYjuA7j6+8ghvx2aFn9yw7vMjLesS7/h0Mu+4hCx30AHCGp85Cr0w5JyJRv9quCHHFtczuzWCmta",
-	"xm6+IzOzSEPRVfXLHI/7fbhRnnp/P/L8/cgvdxLtFU4iJc4lBJebsrnKlF9MjouocMFV6KiqgzCkS7tC",
-	"whrYDUdH4DA1ZdVIaJHLpEZdXd7cIlNx+TfIPvxsLoL+ptdlJqhAKzWNlL46pj0mjQkKsAg9TeD2bwoF",
-	"EPQ/ZTlSBAVJRBkWsy7LqrVCbb00vFkLLtlMxqaRsBBtbPvbmyVvQuqEhq3UHOIWLdHZqLlTOsSK6H8f",
-	"QojcvHQ7oFFE2ejAludZRXuB6ldsttrY9e1wq4cRrqjaOdV23pgztpVHnv1SrlffattYYiZz4PPSOkxm",
-	"HV75LPLQyy+hmmzyx/yysNd5VMgwrNny0Rm+J+hmzAVBR8JDtosCOj1DO/4OFJ0vM6V1UCn71qGmkG7i",
-	"+60ddCkU/RV9IGFYfQE9+4UUm3LUgmf434MxYXWuZ881pklPNq2QlS9Kue19aWTrmtdnip/ZbP/SRFvN",
-	"Fmq328hvQqHN3Jzb/rpK9EI7o8On1PlfEhgAzVa03L2EB7BQrjN+pNHddhD8bS4b5Ms5xXrBX0KttfjV",
-	"HECFE8kcQWtzJq/2QFiyCtur4mHpwedMK5avpRtPj69wLu67OffQ+uwNNv8y7rYWyn4Z/qXk2tzOF5Ft",
-	"ggCZqyPrexWoOs9BNPP4z//4X4YVTg0rhOKUrvHrmmzlWevjhg3b3nRpLlDvVLk64/tG86YTgn7lDFJm",
-	"Se5xWo0UEhDkV6ZoBFWzxiqS8x9MPiktZODW1xz0MLrCDzSag/CWvzaXfTnRPEsLWWhQ2aTC9PdnfZfx",
-	"YdNBqPG+e6gPf4d9qOwANjcqPdQPOFPQO8CF4ededFkjXbYhiQJ1N03h3IdICkkUlFUyATtMT2cjuPuI",
-	"C63DsoBEEQn7RSnXLha6wnCTaZctxIpMMA1o8HaOogicTbFC1kYFCE/T9ysefu9WVfHsML/QyufZ2qse",
-	"Z9vJne0pe+A0IFeYLgoTDezIBjVDezGmEC6K3BNkn0DK1ASLexIiPWg+uCRtBlndcsJOZ4gbjHB2Yi0w",
-	"ypWo2r6xIvdVXOHIduCp9DTY78M4D2rw6sEFQ8H221bb9ysLdc/FBBoHQbrEwgKWUWDulP6UIMlF2FIV",
-	"K1mJL39UzGQ1sjbysAQSO7Ac5jmcBy7Rc/zIYL0twu8y4HJ0AKOdb2xAAmyrBzkW8+UEkbLIIRdow1Yd",
-	"ckWxzLjNlegEJnolKsmSAV+TTNwKVyaSwsH+qWQyj2JLCaWIZH84qZRw3BALYTKR7yLTH7w4XR31XXfY",
-	"nou76nu5H0NKlCGVtGuutD1zjYUMqm7Z0XU9SGa9KzYbXVZHfWO3tPPPYLZc5LDt6uGiwtzwvnmXxbzf",
-	"SV12gxma8ESN7TMOy+txERLR72T5a1m9emj4C8/NKxPBegnTQA5tFuj59YUrBGZ6glydHhViDz1TV9EU",
-	"LYE30fl1URKZAyEE7+Ug6KLeUiBoWS7m+n/ze9AyY7bAoqhSnm/eZgcFVq5staoXqjumsLObpCji2iby",
-	"ddNCux5jpsSsvle2Abe2n9UlGJnmP7GMDC9yQ+ck5NJqixNXspcI04mt1HzIQ/JCKC3s/ABEYtzPNoAP",
-	"qio30CGWxEMyxgExNvoQyzExxcToiEExlY3+7v2n+mQ7NpV2dr/7/nz7qtzOw/xaVt/WSxWH9VeCh4fk",
-	"u8oEn37KHOC2MvG5aaCmh/rAJ+DZ5dFNfQsIz0MyieOITJx+F2cF/oBT5MOnc6QDGF5A/oU4D2c4rDA1",
-	"LT8ikG0VlObaUIJOJiT0UBJDojOWZNPUmVHkUWU5hZJAgRkIQ2bctPUoHM3F5dXl9XfLkqaW3jcO9pWO",
-	"oAuOYi7uUR0JEtGRaTK2vDNjRWBUPiC3+vyN1nGL5f3LSMP08yx3J/OrFPAAM9dCpdT8o8IxliZvPQfG",
-	"29zQ6oASLtUC+Qd+Ns2bNMPHUFSIptkjVJGJhzCz7T5CEtAJjlxHlg1oxQM+yR0UDRBWqPl2b89IT12m",
-	"Kbpb22ruNNrdWt/8Cp+KBpumJOaEP4Bv6oEIPAK5EHpJKY6arfRjcaQ5yFy/ED1tzcv366j/289+fe/j",
-	"b02v+fbzRrfbSP9sfd78t/9RTUwJU4cRl+SaSOhmNE9VyfMhQDDNzZgQAPcwwqMRCc8oIxUQP+FTUzsp",
-	"0s+BG9oXcsECOTPXAxYUSiTkuq1WEblpmcaHmkUh95JEMZeqFDlNmdrZrj0rygbOGjm/gNIeq+kqYUo/",
-	"XpA5CXXZ9BgSOv+2IhNTqcG12O2YkpcRV2ijDz10+5seclHNRtqJuPKMyxfEpS6zOcBuDjC3uA9BOYvI",
-	"9fe2OC71uTXQQVosCkoouK6PJF+ytcsGWk9xHXn1avt27gPVRxt98hgTsAnZTCwHO3sMcCNoaRIOa9/V",
-	"V6PK5Fd1GbQZS6KoKvYga538TGlahVmIRQhjwXUEC3z+HLy0HWLKBjZwESr7qJ9vR9zPdrBZGVNWSZzt",
-	"AnHuLaJNB8tqdF92ECts5PWXayliEXFaPKDStFAacOsEL9dlJkLzyVykR2mjeQRCaiyIHPMoXBI3nMv1",
-	"cK2uV0neyHW5Xmn4AofBs37ArNn1cqz+3o37XO6Ivfp7yQrU46jm4Vl2a08UBobIlR6wV1nApXK/AcJV",
-	"cuAF0Kng/vOLcDztP/9//3/kSOVPQPyy78ugWAGBHHrkDtueRekovYzH5cg/42A5cBQOKCO+hTeRuZwr",
-	"3LNcflkpDzODSbJbG/lTllWZr8nc9QTVeKZEEMep93P3lGmxRnKtioBjAO5RiSZcqyILM6dewweda9D/",
-	"Ahismk3mpKmVcjoz6aMiJTFDzeKEKxbbyCaqiGHgTI3rhIXmpDxkDQjLKyG8Up0Ug+jWY7e0hof1qeUB",
-	"kUfGBZ7n7Jy9jHByFOAOaTERLkrPt42Hnk/Or3ZS6bkvzfBMoLd+IlizSaB8oXq3burgWtGBK4eZwD5g",
-	"dy814DzPamzrNWx651NbtXgTahCyfdspwpgNE61trs5VSiRXqtOmONyZbpBMJXOX4QMiulkeGFBWJ9kJ",
-	"fjw1g91ZuD8Xk/OLowTWS11clRoXo4PpQPdSfGBDOnqOpZgvHMJYk0m5omnHvOiMO/M0dOKUsLTe3fpx",
-	"tYvCMw4M4lRESqMN2+TblFCOIkjY06NlavSiIteqDcIAqCJ1GfCYhJv7pi31lErTXbZ/o7+Udvjpv6jX",
-	"5wsyXrPiNAYGi3HklD0QpriYabx/GaosSjM/Mh2goVy4vtyrE8wLBRmWoYxe4EE6+LP3coU3V7RhTZR6",
-	"IQuIsTgjDyRaXUC5sm8UeVTew5hVUBiTaHhGh+QIz6RdnAmL2tp5tt22V5P3yfzRvTdt9i0lFElkvkvz",
-	"ZimOfud5d4cW71eHht6+O70MGq05YFSTQq78QooySwnii2re5kpJry6Opu/MiZEAqk8JsXvWdJQPxl1a",
-	"bhgGaZjw6Fk9+JpHJOXghmtUXMVQjNxUTCfTPB80rh1p7mS5b4qRQFL8ALwDE4KZBNMjDHjpJd2aI4Aq",
-	"+JT9yTYGGcCw+OAvxei1JMATLAZcgEP4OxMBKL+wlPEzgt8NHTE+HL5s/SEl6lKEK1YF8NZwaNhKiC+R",
-	"frJXvcICl8FAvVDWCfHsCosqS07+ChsIgu+HWCrk73R8/z//4381/c6W76EoYcEYNZv2x+3Olm/8mZQx",
-	"IlBzp7OlH7T8ju8XEH+pgGTWVJJRWyspmZgyh3frB7VqEf1XGy6/1Kvkxi3guuk8S07MCPZnVrD9M6SP",
-	"VWTV0jKd0DrBj7dkEr9bw/32Dt6j7EXvVReWsDe1NSWaqOPnb+g/Um8BEC9Gglv8QrYb4QGpyIG+EtQ4",
-	"jWxdOTzaz2otQ9VV/Uc8IcxmkvalOd+eU7BKUrorJWxiPFDr9RSRD5CgjVlhSVBUtrwivQ2taxg30b4t",
-	"PUsVgScy17nPlGywhX3TTNkBQdx0Flopem55fQrzFFrJdDKsyy1pw8HberlkSYE3rQkqdrlhT8wEPUMX",
-	"KIlKDjurkJlChdg0SXRZueCCyw9UPLg3PQ+yKL4SDjTQwSKAOy8iQLfLDCQGaeVkBBhos7GxNCcRW/Sz",
-	"jq/MZgEFXEiIsFhQNWTBKdyukB16i0e32eC5FNHs0TIyfGl8A84VnFpaR69QcancA+O3Yv5VpTgRJuTg",
-	"WW3vCAZ99mpQQ/3clH5feD2gLd+yxjS15O2zmSWrXBoanu6miCi7J+ERD9a2KC9TdqCaCF+lBLdey5Ub",
-	"W0CORVCBg66+Me3L8mrMFc/leFUMubGdWBeP0Hdc9Yg1rN8Wv/Go2tijKTlvMNzg0OiJcfhzE03H4M43",
-	"fNMylEkiFRpDSXVCQlc3v5/fWH81Tkom8TVmo5WCdMzAfJL5l6gM6T1sZnPks5gFfMBSkTP+wuv4D3Ae",
-	"z19FEUSICz5lCE/xbD/Psu3NE0CtOzBRI8rQu+N3lyb6FW247k8RV9JEuq4WXF6hADWrOdaq3usrbiQ1",
-	"541OeaQg2PY1WhrerU/u2gxdj3ZWd3kvwq6CIzd17857cu1OlqCfiVF/GfZBzHgFm4c4eSioBoqAIAGh",
-	"D6Z5tavJ1/+5W/uf3drHfq46BExXEAPLRbI1lEHnbpjCxmGh7OkKsfiwsgstIpfcEMu8ENXWoEREK370",
-	"vYjmTlK/7TkALj6ecFGV0d+vQug9WdD/YphEEbonM1fXCuq0UVuzSBAZcyZJoTHiPSGxRBiNsRwXxftc",
-	"kc4fBnu3v15vs7P4bfAhbA5P5M7oW7w1OyZ+8h29VO0fP/00XSvd2XGKuR6FZEJtb0Yr3t6TWdrSEVIJ",
-	"vUJ7XL078DEYuXfECbQoNF3nUP+xjmNavyezfmN5cdJ5WJrygybOPxhjyMAT0kGWMlv2W3KEYZG2V5sg",
-	"AR8xaquufnnNU1NgEeCVK4C6vNSpRczMYrt6QkzunflcmLRtWWXGnH0PemJpHYMEAuK6M0zUat1i7EM3",
-	"BIK0rM20y2BOAolVrvOYjdawpVayj8o35nm/HO66blu1lzVOyzzmoWUoN8mgIMQvss28SmHhjMm/mNGW",
-	"ReghplEiSJpxvlzwX6OysUu1+pLYIT1PFhOR6ijtvb2ihvJ8mJhB0kWZ6iOo1FuByGWW2kDHcD2m2VY2",
-	"9rXL+o912729rucDq5XNJor4lAiIAx+TR3RyfnBYvzk5aLV30iqXeGrStu7JzIna+rNdZkDxlUSDmSLS",
-	"mAemYx4RG2EOnQ4kCXp9ZFgGoiyIkpCEmw2kvyAwC/kEDaiaCxA3L/74aevhGabv7oZK8UmUSqKMlYpl",
-	"580bjXiyMU79AHVbCUC6IilvNKNcjUMWLuj0LHMFoUv4VkCcEoqvwFKdJ6ri2ooFHxIpTQOdzNGFxiQK",
-	"XRq7cQq5LFHJJ9BVkNEARxCyL8EaYjeJBBlhEUZEyi7jQyQ4NPYXYV8/oVIRLZ+HlCiqKGYe6odK9OEH",
-	"omiAFAnGjAbmURBO+sj2xbFvYTFDE8zwiAhoozEmw/wQ/beH+mMcBHEfnRwcHl7Vs6eQkCfxkKgZiggO",
-	"iwluEJEQKqFBGk6ghQN0coDJiqFKopJLOAv/moLu86aHMx7g6JYahjfvHgB3RbnG0PM2TGXXuuKXq50C",
-	"ZhYo0VCJfkcgS3+ZN8viWKG/TRwL/gBSuyC/mLDRj1/g2SptLv1k9ZagZvS82GyruD5X9c1WNl0zGOf3",
-	"Ld2/foQPcCRC2MGCSyitfa0HokK3aNcZ95kGAJKYQpiv1QCgMgKpwsNZbUi7FQnJdfq3BVhN62OMplzc",
-	"Q+qsKbpKXewawiNMmTQaQRxh9pV0rwY43qw2yJklfImcsVIVbbsOa5SnrFy8xmRwzqA/vUQhlPJT+ZOV",
-	"ylZcfN4o8YpF4opxUCkppSeXg18BS02F07VqKxmMT5vNFsl9nX6nxS5tWf+2ldthllxWuVxBfeUF98jM",
-	"hzbCxPS+9Def6/v2Wp24qrMwK7oFLobwYcoNl/ARc86JaTrgWSOvHONYj4mJxmHOUF9/v2/rWmYcq7/Z",
-	"ybdsQHzYZaCkUxbKr5BlcR7qf3C8wazJmJAgdyfr09tAB1reUYlgJLS5aLa6rJZxY2jJpDwUOof1kEYR",
-	"CRFlRuDgjKxS4aG4EtBql7bBISz5eo3xtwLPzigjKw7/jnJ5v+JY07z1G9O71b3zsXTcz/TpMJytKrU5",
-	"hwZwOgWeZM6/s+Ag++kh9gZ87LrcZj8OOTRhK4HSvjshLOnBOD2mCD47RAk865kGj13Wz4HMPr/Xv+i3",
-	"KyDUL7QftY1v+05By9CLxwZY+84BbJ4Zi7iNZ3WY10Cn4EcGHkHCwm2kAWVKwpoOTF0G83j6NhPcloEw",
-	"XVBspmkCWcLQVDhfNhkxPDGN/4ld5kbfnFKjm/j+VgA/wj9Jf7PRZQdIg9IU89VHZqN1+sZJMyCWQvPd",
-	"stN7qKT0/VbTyi1w6BRnpLWsaG40EjTSupbEiSKQH7CABX23mJvn7koqnRqUb35nmBD0T5PIbr2ftd3T",
-	"v8JV6ZTrTpd12RMcAHrSx/OUvfVUHIqeuuypXq8X/l+/XMbkJzTAwX2dD+umOojVTjOupT8yRxNPWgEM",
-	"E+gOATe/kJ5tsOmhsVa1h0OzBlSiEvSEhoIzlX3xDXL2gqKQteqH0Yb5MAAu/TYfDrUeahF6064lR4ro",
-	"KYdN+ltzxPtkaw9DHY0Uk6CGNkvshBnhoqesT6L+1ezGdF3Q05fp/iltdog+JSQhdkJD6fo4STR0lhQE",
-	"v+pZCqzBLhDaMFppC4w1ZqYSQ0BPaVNsQSI8A8rLiQNmuEQbjNtVb+oPVjKcJR/O6cUFTANJIYcIcL+7",
-	"w4DGjRaQIKlxeQ+yQH4HZbGiOPm8Ug2Ud6OwWlDrwnE/TYgxCax1e6NvSFYzWy6g9yaEsnia3Zj/GlOu",
-	"Vm6hsS2WCrh2hpj6Z4OTfbApGJTsb0IKP46meAb1KfRlb6obxHgWcRwiHOLYxqk5RttlGZZKhCPJbbtN",
-	"wOW+N4dr0iCl7NsMBNuu3bzkRBkTHmPCUAwcqvLIsWWPcw0XoaN4uYNyMRnHCFLfHJfrg1u4bHpowqVy",
-	"Vdu1ktdljEyJVMYD4SGszJCW72kBLROjrAjn7oqMkUNpGM3L06hjl4JhdrdauGVOdq/s87i6sh5W4x7X",
-	"rMQG1NtrKlWeihJ/y2/t1P2tOnSkL6g/VRgfpvaFZ3IgXD6QfslhZ1X4XMpoU646IGpKTEAWXJXPn8yJ",
-	"w353No0uO4bDMVU0c+xcJMyVfi+d1zJJb+5eLp+YppOVgKIvAOj0L0Yrjb8U1qXmdrAUhu6W5Gz+jpVo",
-	"Y0gjY+IczDL4WSj3NxvIwIwzg9NdBlRtXICgR5gWL8tgmqX9uu9nxfRfE94Ze1xgR4DnWjGLeHCPNt7f",
-	"Hm7mCgmBFDPFxuO5b4tyPDjQ6CH941s86i+ilNtmu+Nvd/z2TyvnHGoiXOnEofncZ3NZVWX7z7HirMdQ",
-	"7qKvPGtIg8kOOm1s0GWpzRymgOnNgcrXO7U5M6btbqdJwcLHc3wnd76paSRHA567NnK8pVKDp1VuqANb",
-	"lK6yW3YD3ZJHEFbAxCQou0dqTIN7RiT0kEanR0c3pyiCDKsu2+jTMJS0B82St/ooop8SGlJJQvSf//G/",
-	"Uf7pLrgZ9Fe84u8k6COC5UxfysGYTPe7zD6H7/f8PoI8wdyE5sF2H5FHJciEwH1Lg/tSHwpT4s5+FVKb",
-	"CRY9s0aNukkUZX8FnEl9XTPVC7AY8PEstO1wAyxCigOYikFj4YhPe5KHNJnYP2KusJTmb9PzumebMOun",
-	"Q+j4Bv+iAyizN6ajcS8WXBHIRx9GCQ17gmiCcWfMSKI0kjEaQBnyEVFQcMH8Af8d4wiWc8/lGKaNcKC4",
-	"JO7bIaZi5v5giXL/VMmA9IaE2PYEXOCol5VKgw6G2aEW/9wu/tku/rlT/HO39CcJ0h/s0Zb+bpb+bpX+",
-	"3ir9vT3X23rBEc7LrpQoV/6runRbrpT54cllpTRAyRoecqDGqsvzBZ2hX6378vHV6eHR6fGKLZgPU/ii",
-	"wxx8UfOt76P7AHBxhdJ/FS2Znf/UgHQRM4O8pOru5JdHN2l38vQWNqGHVKEBiTgbabF/vmwuVAJc6xQB",
-	"bypOMsWHinakTIsKlufCF7+yXdOBG8vVU5UWYBENq3L5oX1T5hmRphsqxGPCv03HS8+UdROIJcadbLtv",
-	"hWalm67+urFR7XeZpCNWB2kVSgBqxk3VioH2lEklksq+5hccBZwFhCkBvig5JRYbVm9xDrtbUloB7jsb",
-	"mRhaHzrYwG3XAOOAyLCngQ6Obt0YCM4A6SlntugyU2sSUiSYBa8ak1k6OFe0zKghFg8irLQypnWSIuyW",
-	"ilLmrIAULuC8Kgji+rDeApslrMadnkSX1+d3l34TvUGX50d3l/5WYyWXlTGRXBFBeVWi6jnBkcwRHI7j",
-	"iJoY0I3Lo5t6a9Npi2lmainc8+uaVzurebWjNfvZA/pWVQsNVT8TeDVvEDwkWrbHLH+gYIEIibCVQ6/P",
-	"DWQKdUFDVbNotagRvlBf4hBUlX3DNNyaaMPUNfVQP7ue9V9Z6c3+PupbK3E/bS8K572Z34UrApy/5Av1",
-	"Oxf3+q/y97m+hMA6HeMr0fYc3qTnlafSSlbvUk/mOoFzw99Ng15IA3KmpSF9JBJR1YHGHrbUrQfk5qH3",
-	"t4dIsytNpvNWgS4Dn+pGP9NwjJ+u4/t1SD/VSoMNkHANJQy70CeOuEDX7w7R1tbWXjnuaeGM8y2QcmW/",
-	"ut3wt+3Pdf2flvvPz+j2o/lXx/xnw/232210u+G/bP7b5r9t/PT087/Ui+M2KwvkHbuc9hKIGYIEboRN",
-	"O619V9EqRPN5jkX1EDP870tCsFbpUzW/SmYqr1R0Hceh8bCsE3AxMMEDFXKcDMZYjL7Msb9iOMeEPwAB",
-	"VsfPi5nlnmF6L9nLgjhYeIhHYWrEW1lwOLffreKjNv/7MMKyykr1Q7PeQhuniDI70EPHiEygOEgw89Al",
-	"4olKH/3nf/zvzcrAaMH5pBL+Li+iwqNoPQMu78FzvdwhcgV8USwgKDvAyg8/UEnVortS7665Zzu8SpuJ",
-	"sAILzE9agqCXx84SemUpGhoaBifzSFHFD4/ZCI/g+TvKcER/XdhrgqQjG0M31DSXxElIFcqef6VlmZgL",
-	"U2IqHVzRVSJ9ZcUsFzPtS5KZC5/KTbQiTP6UNg2LzqaqSUPV6fxRHRoqMQPaMxwLwcWiuq7mbZunowdm",
-	"4cm1RWXpl4JLz+H0J1L95QM0TiaY1QXBISgwlhM20KmSaMoFtBKb4BkKoOXAvqmlDiEmeg0lu+VlvqBO",
-	"Wh1qcWW/w4Wl209ub6+QGQSakadJyOgLWnw0zVykkQzAWef6U2g4FhuY+NvPdy8B6BRW5S0unZ8BtqoE",
-	"FyiCHprgYEwZySALxehdoIaNXW6gQ7uRgcAsSPuTezb2T4MZ1tZvdNkFmRol0WW+4zAk4X4udiHtSZBE",
-	"oR4wxiyMsrTuHEwbXQY9MqDzGhxXTy+JhH20se37mx1w5NkARVitRNnYfdQPidI/9m0KGsHB2LjeICkd",
-	"GnhoZmfFR9OQI2GF+Ef4VHOzg7QumsZcw7WjbxsI0E/dcijkRAJKKXxPOhDcbyKJ6qgfR5j13HnCtC27",
-	"g3KV4QgzFOHg3jYBIcZZrPcQamm1b3+xDUmGXAxoGBIGc27ZOdP6aYJHEBmSCxinWhPjKOLT9KjTLbhG",
-	"JqpnaqaZbr4O0kZez7YJafV69syeknbszu/KzBpwNoxooGDSvdKkLkYRmf2YvRt6dgcTCx5oyh9ERE/R",
-	"cvADrkQlmpIoAglcY1Piyh65Vi25jCCoWhBomjRTC6xIL6ITag+8pRd3gMCUBT87DXYfCaK0SAZle/vX",
-	"+o861CbvI0kCzsCpqw/beJd7ivNepK96PW1zq7RgeAJpaKx4Ci4RyfaIIWrMw54+FBxFfGrRp21ni7Ea",
-	"m5OQnjVg6PHpKWVHamZ18PN37AR9002o7xLa4CPSdJlxdfrcylw7czAJSXcyWo3kQpGwBw97+iHsuJ3b",
-	"8VcS9Q85U4Sp+i0MoAaLDCHlt6/JR+6nRzdHpFaR7CUMP2Aa2R21U+zPzlnPb+KfEOPTlc8PCogyHPUM",
-	"Y9Nz+4ATg2RUSC6L+GhEIKEssSmFJL0R9YZ/rFs9sX4a9ouLHyRylq2ac9N4ILbtYkwcmGlBIBIGSUKW",
-	"8bpvb4BRSQ/Q1/tAA49EM6huHc02i+ALOSMr736CI0NGPctcKxluABxcAxgyEnGo9W9g3xiawaMNjNKZ",
-	"LG55SOLZpucKdOgNZ6dOJYIbwizCvCCLJLTVLC7iK+mQ1oaWaGgAc9NvmKRjyB0poWksuOIBjwD+TQ+1",
-	"gZoOmFn/AxESzLMCKYGZHBIB6lZY4iMpH5QxwffmK1oqG2C5GDfdAL3dhAl9KZnLOEs31d+lGmg8USsf",
-	"Gk9UwCf6u9b4k/tmwBkj1iduAl3SVZgb1dqEAz7Regplo06O/8JVzgX8R+92jB8IGhDC0ASHgFU4LbkC",
-	"izXtRxjqn4ZkEnOltcL6d2TWzyAG/mWDzQGWpIPaj49poCI0WuAK+o1sOoKEm72HY9q71zPZaxn4V5aA",
-	"C9eA4GykwfnA7zUMReWV9JUsTmz8rz1ICijMbsMJTbZANn0hmBVILGEmmF0/Cgk0y+wg/ZMxkxc/N/8d",
-	"zZylzL6Tko6n77SRmVdLSIkkUP93xFkmY+S/AVP0bH2Fxd8YY4nsoA4ij/asDQMbCiLHLkPCJsJqueiN",
-	"fdQvHUuu7mL6wQ8QmWrMR1ykjM28iAOwXvQiHtznLt2UDVq0BMcCZdIKKlTa+YaCT8zfqWHKzGS9+AU6",
-	"KS7V7qDiBIrbBvIEUvIcmBCoO4BWlYAvTN0TJJEl+Be/oJEGR5p6Zin8tagsEUaxIAFODFtU0uVdmvQ/",
-	"NMQTGs1Mivri1QCkelB7I5W4DkC0MJWkXaans/ClK9GSRDYjZVKlPDRLhu7Ny4gXHMWEhbZpq8vUHoNV",
-	"ljqs20iBmtaEyqC6OfeVPBY7OTQ3uTuYjV0U4pnc7CAs7wFZMBTJNK6U0pQAlwmVoCUWpObczPpwwEuS",
-	"E2kLptBMbIPKSmGdMiBNx1gsPHsmJbMg8zoKdiDHNm+zqiqyxSweEbgJx3RUXLIl2ylcxiOBmTK8iSfB",
-	"OJtYH7aHsNEG8IDb9KBUS0hvXUkV6UGtgx55DKD8TtXn4NoiEg3IjNs+2aWKzRs4X5vZrsOeb4Sl6vEp",
-	"K4GlsJWIYLvIQgHctLcQQzCBKRqdMTZrmoDiQlbrSFlTUftK72ObPwjFhjTp5TSlLKXWKmQbECqTujtN",
-	"tqz9kL1BQGHoGQAV9TybU2Zuibq9OYx+YapNmP5vTr/roPyM7iu2HWvFZ/Yq1ElLffoKh/x169HViOb6",
-	"uspcEYFUe4GGhD2tqfeqdUE7xCjz2a2YY5QOuTUTtPcSHlVzjQjS1bJKURU7oMbCYvGHsvsF68ri66BE",
-	"BKR3ZTpgxnwE18pmWBAT7OJdk1CTB9uzLK0A4qyLZ7rNMbBthxmOERanssVqClOlb+RvA5cya1ijyZl1",
-	"dzvv6Quy5zzQBcXy5GzXKJcm13GiJbLUVQ38SutaToCf4Fnat3Qc7bopC7p1NiPWYEQxFpKAqej85qQ+",
-	"FGCUcPY4w2kzmU9LarlrMJ10Xi4E+Um6+gMYhXQIrkiVLnbDaLWeUXch0SucbVZ/krJeIkl26aWTZHfe",
-	"/BK0XqVoFNnGqtbYoO9WI4DLMRcqmrnrRCbDIQ0oYaoHda7Sr11whQjjyWhsC2DZYN7U1uJs+/tQ+VC/",
-	"aSskpS390lKNG/q9iKtNCCYwPZpdrymnXCyxZWkJEfDDqW62zlpaDZGFRgdHEWcjjczppPC+ad6rCU2T",
-	"UQFts3b6DmXtbe5phhpRViApD0mudWSrkA/IguFyjIXDdNfXukcnkyQzWhQXAERjp+rkCnG6l03Qivlq",
-	"3pjkOnhX7s01ZqfAq2FhD5yGcK9qMojxDHwzsKucmpQqNziOHaLIRDyQWc/0UCmchXkCGV/w0MrIJgdJ",
-	"/wTKJp2YwBuwiOiTmhi9GRSlwiecvGGeFbgM9Elgo4jUE5l+GNjjOMd0QKPLuLWddoxlzxk0ZJFzmXnG",
-	"OCtRIu1BSwT0BsUmCtDvoIDHMzioVKzMRSXMWXrBPVYwyNYg4CWzpBo/srGAmhpGPWfPd/ZGmCRnPKx5",
-	"tbzFD7x1JXMdpMqUrW52+syKBhNX2b6yWIe8GQACIvJ2pdywQSIh/7Zseal5tTlDSOmzzpZhXUJl40PN",
-	"q5VMA7COgjqd+yWvB+d+dn8XdMvc83zhfa9W1O5ywwoaErj05jWmmq2wb1QX8/Kc0lH8ubCeajkfgqTz",
-	"ErmtSZ9K1TbouiT82rx0I62ahPSyNFlzaSBFmazm1SplNZv0Pi9faejmJSTTsum+8ENJKMn94grh6SMq",
-	"iQimq3fuhoeg2apbuuKBuUtNLE/pyqt5NX3DuHb6KTM1pFdi3uZsCkwX4o9y7DH7u8zLsicFdlQM9i0A",
-	"ci5yxPle5yNFC9ImOFe9fNKWEX9wKi+nrlRIIk1j+TaMR7PL+iU/MnQbhS7tgxnqw/y2gFhI9VImlGFl",
-	"3J4THMd6vS4PLK13uKiorx5kS4IdW69w2nnfQVtfYYuzpszgUzP2CtP5eYod/J+b6Xs9+sAOdnNV+rlX",
-	"95+7aWIe0WDWiJNBROV48RRXMO7KDXOvm/CB51+/hnFzr5crTi5KWjHDTC2d9GUl8KxhMWfxu7cCz47c",
-	"IPfqFEf3aiy0QNmQycDEkSwpROAG37ix6URc3Ju2/g1BJI8elkzDxT0ElF7bgWaOz6mHfwYl3To2FuHz",
-	"qnUSlmDJc3UKFqLqcy9WYsNzLy0EwPN1GkoH+Nwr8zT83BuV+PlsmYcKtHwWCAuR6bk3FxIxVJaAf95W",
-	"RrkeWA6cRsZjhSM+SgjagPz8grEiVYrMK0NCoEQBeCaNUlUIeV3E0RbxzAqGU01Ec+TtzZWrneM98/xk",
-	"EaV7C8OEcrGWpc9VXH80JJWdatOyCYHpta8vQXOnVfYtrshWXlS8qJ9LddfyVAJOtb7JXLZ+BgzWYlOD",
-	"Z63qz3MPeKIuh2mx74q+Cbm8e6018kRJGtpVwnt9tIGfWbRZ6IJSUNIWXK8OgqoonD56SUyceW1J4E9u",
-	"A/OrGeKxIGxMFsVXuhOhDP0///c7tAFy0D46JJGkEOTEHogA04FEh+j//b/Q3ps2+he01aqO8HSBnI4E",
-	"39W82mFl1DyULamAU2n3ZlgaM5nbzjwoSq/mEKQKbO+WQOaIjAQhEmVjPISZERLBfjzBkS2KWQw1227W",
-	"Sv2bu93wt6a37aK0f2t6W4t6lr+jJArTYLzSOepn1UfIh0PrhDEFXsAuGXKoPgO2M8qsD1gLtqkjM8YC",
-	"T4gCC75mncWNuAjt1Spgudow2IRjFf0mz2K42dvyWlTfJLQqVU/vqJLYfr9qfKD0f3Gz4lzPt5dPkjYu",
-	"+H1qurlOBgDk3Maz1a9Trw1O8FqLEOVDXBHwi3a7eOlLlvGSWpcO2Uq5T1jch3zKGnOdiqqbFOTxpzjT",
-	"6QTM9kkccZx2wTCueHjppW382v5S/KuuQmjMqiMNLUTBHb+ozWDmgPuiZsALkftLunIUULgKHU7I4yGP",
-	"qoOQAx7xRGh+2v/b9fU333z9dSmw+G/Nd629rd0iy//bz35976D+DteHH3/b+VzJ6U+i3YMF1SxAPMNs",
-	"LgkkpGEH9V1aQR9tHPjNTQ/q0EC8krA/tvSPlhLhh7ebXpf1sxQE+HFLjwopUT2biNVHGy41kAuXG2gK",
-	"2uib5fLoppRZ71ZihGG3hIwLFNIebIaY+1hJls3NVAGoY7E7D6WTs1300IJoBaWvL0UfSBaxtXF8vbvZ",
-	"cdnAEtnrEejp8BptnL0DTeLwWv9DZL4JRFmXWTus3PTA8jOhiggJTgtsy0lAWLE9l68k+MWaMKH+V8uA",
-	"6Zn6vifR7ikbEamuiUyiigKWWuyVC7ADIhXuKeQOO6k2dfptKPKoXHCWqfompNJL8xBhDyTiMUkhs1mg",
-	"2Gfvm9RFVnEgfGrieHLeR2tJg3LVG4ZLcEaMC4IhwpSAEj19ATCQfdM2b2n7XDu02q5nZoyJyJI705a6",
-	"YRZs4WLxV0qaOvn/2HvX7EZuLF10Krjqe1aS3SRFvfIhrVp9ZGWmM+1Upiwp7XKZvgqIAZIoBQE6ECGK",
-	"duVaNYfz48ygJ3JmUiO5C3sDCEQQQQYp2dV9b/9wWiQRCDw2gI39+L7kxTlWZmZqHaxHMUZFa4Mbj1fx",
-	"UKZxGM5/PRlNsZV8MVZYmbwPZ7k1PGe5iFmAvaLfvaVKq5RAnlPkstsNyqxF63m1o7w8h9NU1F3ohnLK",
-	"GnT4kym5IedpZyel8/CJZztBi9Rwd9yJISOv+hBuhJGQMwpwrorrXyJb/jSLSCulc/CgI9SozMCRTyaM",
-	"JqCHYwO5FO2ejYV3lo8UxABiYtnM5NIHUqssQVHgJ9uO5iqvmawaeVG4b57qk2hIw8eV3vIOSAt34SmD",
-	"pFvC4w5hiWIYvSj4PUsVTQiPXRp4KU+5R37g2WQgIvPCt3QIAR2GMNIJdeT5e+/Ywg5cnGP7DNpuNQP3",
-	"zcX7szDcbull4a4ddlygM/aUq3AXSq98d3r51afL79+/+WHnMUyfRWZ4A43XQS57cmDXcnAql0fA3z9c",
-	"hrddlbh41u1k4cMM03IaLGys4DUW33ZLCKfT+6sc0C0golRP6qsOYb1xj0Snr6//n9P+XlSaYR6Iey/P",
-	"tnlsvSGnOqBmWGrG9FPR93JPuiQyyqGh/BgyoXJlHO4xMO5RP2IJgb707lLEOqH6EB1jFoPKpMQUGpc8",
-	"I0ksXUZVD/ediCi9Cc4nC9KiRc4thl+KgSAu5ev88mOHCKn/rw+Gi/evuwcdzAlzfuzSdNiQOruWo2OI",
-	"ZcQCJvjXwJcYsUUN2cbNwOrEqJmRkWf88rCt2+UAYaAGI+aEx1hmr9+uRmOB7i1Tp2e5cGTfeXiiq7Yj",
-	"ZobfBgZjDJeZIduR5QyKFiW3KUZnm3wJasw4JkIHgrh4pvSrbmUu4nanXI1tbAuNOnAcIhlrCmj+cKoU",
-	"cTj6rW3ID/Mq0ZXjA/VTjsmX3tBxG9gvVD41IT+UDGWa4qlnOq3rngIgag4nQuUaga3XuxGONDAnGiGo",
-	"EEh4Vwb3VEizLu0iIY9D9W6lNdJomiKmKKKL4tED68f4aiLSypBmwICKuEk1iDE0G4iE2bT0Yv21O2SW",
-	"5IpETleB2jseLI/5RQ8pFwQgezskcgn/mEl0hQPU8Q483Ug7QoXmDUpKZOYviDn6SM1y+Zzc62MmGgcE",
-	"HDrUu0DCYnRiEDacSKbKu+b51df9fj+0bWrhcB1vZklAjbKofK/f3z84PHr+IlTan9QwWdaGSqXTyYoG",
-	"lPdGb1ckK5uWC4SEOrOIVBXRTRKAXDB89ywzmbcVTRzSj4X0QP1IxtIpJkmj26XR3Ue34pKNQjdBQzgQ",
-	"aOP3NMmZSYEObXeCmNAgA9Pyj7//R/vEZtHh3dYsz03upiHs8Hd5HCfsSRgULcjsenjYgmXoqeBCnCXg",
-	"UYokVXe15j79owJdHTcGRW7ZUJ+TLZP+G01gKKP2Zga+lffkstJqxtMOn+110fB1TFo42YVR7Q9h1N6I",
-	"IHtb+ugntYPWkxLjAG7JSV6AuTUzqviTtdZUvc3iq0Ar1S+qqsX+Mfe1Os5eaG9ozNEECBrLNsPuueKC",
-	"1tGMPWTHoIw4JKEUwcBpQm7NYUCuPCupNZF2yIe3uvDZ5Ye3J+T8w4eLgRilyCQB5IAdfN5ZFBVpvX13",
-	"tfuV/u/6avft9RXq4pR8vn7bfQkPdfE2MqXpHaEpG4hMJpDCHPfIKSRv2WYCopoiNDO+hej86l1kjZaN",
-	"7KtrOZZalkfAMpKbS5R3jiqCpuwGYQp1M7/Ko/le3DORyXTx3mByNifzpEYPWLvQdNWnrvCXzs4tVexz",
-	"AxLqq4yKmKYxklFjwMxYpouKlpMuyFgistsf6IFdZg87TZLuLE9neiJHiczTMHlY+gFAiwMQUDQ1gMZg",
-	"PkYJcbl0Jmxc34mBYBHdY4qBmgNER/qLZ4D40m6sXV2Y5gS9wxOWjD7wEXttMLBdVw+eHzViIL3LyyP0",
-	"9sNl9/Sie9RvAmQGONl1jE/GDwJlbEAWT/WtO5Op41WAVHNdpvF4aFm14lYdj6ekKNND4wm0tyZsx31R",
-	"qc6Fv/g8TtDmbvAyffKjNVM/DL/p8euxjgbGmllgwCW0vuV7GkThqxBU4xW7ZwJt5ghkwDOXYdtrjHTa",
-	"2GNxrxfoVzX85ZB9O59Ik95bSvttFIOWymStdnipyzxNYEdIeO0cQFMqARheHkYxEmWZLGZqtUyqpppI",
-	"BbeQQ7p0BNf2iFAhxWIqcwU5R8piJ0ECkt5fUzbkM24koRo9Z6ih3da13/G4mI3e6zyE63fCFTIKYAEm",
-	"VX3CTFsNdsxh/3B7ekvXv+Zr8tI+UtWHscM2UKL25V5ghxgn7LMKw4AVSWEwGZhkpucGwk8RbKB12H+F",
-	"izYY97ik69j31UiWDPKx3tKEiiE7s4PkBpqL7Plh0G+4LYV5wyvyE5Kxml47NlYuNsAXNw9/4CIIMS5q",
-	"UCxPSczVLKELh+GdC/5Ljowkzg3uwQyUrHHvP37fRajavVf7bw9OD2vYVx+Fj6qf32TCbdpl46G7wAdC",
-	"wwYh4A0loRm2vpmnAl0/kxlNNunfveTxYxBnQ+eE7Wch+05kCnZWi7WPgllquT9LnfIq9SakfLgYufA6",
-	"tGIrsFx+DpeaQUCB3mu5qPKaFj+Wu97ZeejqCrr3NAW3s67Je8Fr95z35Vusv2gKLLHli9dUH0FuHl1j",
-	"9l6+3N8/6jSZ2NLK9LVw064OOej/j4ILADPndtbzXhe1dkrNXDHc21kWttjkvAW27G+x8VWYw93yu93e",
-	"/HpdyDi0c0Xvr9xKtuJm0hBNvocW2LLEmd+bixu+4hM+VvruAt9R+u57eKFuYOlmvpm25dwAgJ+Ixhsj",
-	"TAgncMcWBZOTozZCC8czRSJbQeS7CFpvX58OhOCCdcibz2Qk8zRjxteg63HEi+whS6lqYzJ8CiCsCFwH",
-	"zqghnzGSyiTp5jOFOGlawRiIhIpxDiCuWiJsFxI2yoC81HgToUsxaYG3gANlgUO3by/xi84YFblepzuG",
-	"10YxhXlqRebzfMJAtLTAUY5mkGpSy2xCb8Z0bYSCHbcL4BVEbrdbKqigWz3JMBh60+eGLGHpYqsnJ3x4",
-	"x8R2j8qhTOh6Dq/gwzxL1x+owSflUIo82+7RdLueprnK6JBRcaOv/smIq8k29bDxeJvHtn0d8CvFi63m",
-	"Z8wSmvGtRguprrZ58o7P+TbPaSF82OrBfLZdH6c8udvqOZkkuRpuJfhTtZX0TLXspvE2j7q9dItHZbrV",
-	"ANndeosn5VYboMpSOr9l6Xbbp8qT2YQbx9GmD2dySjO51ZMpYzfbTo05/TZ9MORPdwbaDbUVMAM77cRa",
-	"kFUHnU0TGzjuLMbKUozzDGGtegQAzMEhgZXJ0UBYjD6DjWjQx519uhUxOpxEhGak39s/MjFq2IQ7Nssg",
-	"8jy5jUzwAdZlXj8aCCR3waoz4PHETEhi8nV141pRLH/VWtSfyN4++T//G1+U3LZDMTdoH197g5XIrfKd",
-	"QX1yvuZln8eQAkpHxdO5iVPYGMRNy0Jq9Dc/fLuO9LKqSo0r9HLx66vTsOH6vlpy/+ho71XY5hIOUL7L",
-	"Kg6pT99eBMNqVGXsFB+Hyj2sj7W9gzjZOx7XjdfV8o3yji2a2zD0kK+zCEOFofd7zOUbrlLHcS9Hjh8d",
-	"QW7UspGWxwm75lMm8+wKEYlDDgD4ocBvNAiVXmYKEq6nLMtToZBCTqHv13C79shrpJYnr/ole9WrvmcU",
-	"Pnhetgr3Q1dymXImCr/Lqhn45BXVMzFh68+oayi0bJFZGidbX7lFobn8IIc0CTP8ngJgXALcxl1k+EWa",
-	"q+jdu+Pz84i09g+7E5mn7U4zDuy9PWSk8tLYWj/1937+qd999fPf9n/qdw9+bh//1O8e4VfBpLYPcszF",
-	"dvYG53PahE2qSh61JiTAwhGXXzOnyV2Xi+5QyoSl3RkVWbrovqrmcu4fbra1WneNe2l4hrMm5KMf9g/7",
-	"B929vRcrXHCfRL2UxDRjPm38CRE58iYQShKZuSUKdS16ARr0p4pl0ztgQyOshUQM5np1AV9xBnD8NgLc",
-	"PQBKAxdj5DOgKXNGhubO+Q8y+2DqC1uT8XheV409xrfNz9kgwi/fOKpjZUCemamO5Wst5KySYeKGwmE0",
-	"FDNXI/RuZJeE3z7asM+bT0Olz977vNpqmm1y1zdSffXyMjw3AJzbMk6ZGXjE2RSMZohdDKilQ8ZnloNU",
-	"QbrTiAg2N7py5GYhGoiW1Wbxp1KYQkTGLNNHakwX5N8I/EYSPjLR6249nCCqhV729qCYUZVp5RqB+Q/7",
-	"/R75BLqxYyiDRC98kKtML7REZiGVd/VW5u2vz9fv3iv2uesJ0y14ZsDtFx3Y1kI7X5jOfr8f2PEakBiH",
-	"xOSczjBqehsv+tf8npHIxZcgJekdF3HxpclLALpN/3cgCQXLKqYuJVxlJvfDxGIjzb2WQUwH0qeqQYQt",
-	"0+ZY1Fpz4pIWMslgss0tRAGHUgp8W3ajLdZeOssO7/1qAChsK7/kzPyuz5+tibc3fk0TP4ieb3SCVLX0",
-	"OufEucf3XU3vlsTAQxkQb8AHPCZRYaiPMNPiNudJ1tWLVk+KIq2rj5/O37wmZ9eYFNAhU8GmUvAhWOYH",
-	"ImMPesFHvhM40mvFvIQoVtxuo4vP12RXpmO1+5tMx+/jL7vWj7BrkxS68J7d3/T/vkQVXFfXXNB0izeW",
-	"vS2lYktr/tzlQjTn9PvsZVAECP1SZpILrmUAf0N0IfXGpuMoExqKss0ZBLIUeT2KzFnKTJCocbcAjQcM",
-	"Zyj3uSIgfmMCtH4wAgV/ezDlnsJkxwRgkmBlY/ePSYR/REBnkJEiMamSFQLswaZsBy0jI5kOBO4QpGUZ",
-	"7MqzTpiIZ5KLTGmRqmwQpprbPHPwBLoG78W3i4EQCM3VoiRO8zFgR4t7nkqhDxmamFFHvCLsprdrKdi0",
-	"UMkrbVsDYfYtbJdgN+g76hgaH+BsMk4mfawx43iySY8mX6718dvTCuAFdn+nSNKx6MCu4/CFfWNZ0N0T",
-	"y0LOYk5D1wDgzQqD5r2VuQCBs+hdiPOQ6BsehGcjjjj45fRojSkXKiNzh/wG9H7OVlYCzeNTOma7M/B6",
-	"4t9/nbHiw5zdztyHMR+Vu+k//BQBwbpP1vIViOuzQDmm67pkh3hBhkXDZuDgGPewaWuvM3cssDl/LEDb",
-	"pwbwYEhVpkgrAnieb9kiwqh3Lkj09ZtrsnsraRojeM+umdHd3+7Y4kvUKO5QTej+0fPllnyQc5YOqWJk",
-	"wh7I1bvT7v7RcwdvoQWg3PtXo5fP4/7LvZcvD4cv4udHr+j+iFHaHx4d0bi/d0QPbkeHo73b/dv+7cv9",
-	"/WG8dxQ/H+4d3fZH/T7tv9zZJsIe904YAUXURM69oWsB6xWYe8DQA6Dh5JbBgBKuz6nijioGAp8yHURq",
-	"HP9Q6UD9gkjh6nOcpdAWQNUvIPANWdNAQDNuFybQG41VPp5RmZTfTNN6tnz+a0Biv1qal8OX+3sHa08J",
-	"ROv29wPzBicf3jrxbnCr86XOmQ0jWwpB/r3iiR/FFL40yH+VXGy2mQTSBgQlX8sp+/UJg34rgbGgjaOC",
-	"TZMEMwUek0UHxux0m3Qk85yLg28YUezGuV6K1ITP1kpSJeEilSPktqKJx79j7ipjfW+DVAsXvGJJe/TV",
-	"ZUzTOGEKFrluvcVvSGO8EpUpe0qjXcx92miwQfddbv5nhekgWgmPC5rUGc0m+jgoK87/+Pt/RO1G+71M",
-	"xx+XhPSdWyjkW7NQ/lhxPUHn2Jwr5vEj6UnHHBi9o85TyImB/TSbsCInxqeEsuOknjCNFCeoGLo18hwW",
-	"YpF/pY+pxztOpkzkN3DkrfCeeGmK1biuOV24s5IrEtMFmdE0820Y+uwsGTWeeeUgOK04PJHWFTU+Obwr",
-	"3Cn69wpe4VG/wcm2vRdFd6oU71YFXMWGRfrFZZS9UlN89N2JnF+keoifpLpHuHmKrGWvTdUuN3f8nBtD",
-	"25MggtENDshbFnazrsV+CAIQTKm591nDYS+8bclpGMHU2LNXH2o0M1lYEBNrDNBQJ3bHb/yqsb50GA5V",
-	"g8zCkDrpXgD9G9poI9Jy8N8nBhPtHgjWF4iaqK/VPDuTCmN0ow7WgHdUes9SOmbtDonkjOl77I0JtY5I",
-	"C98HxBYF2AiAaaQmMzb4woGovNFHh7yRuW6yYGOASsRrSvErFxFp2Trb5JZlc6ZfPJcDUfhVvE2nQyKu",
-	"VK6bC6QtCHOh2Alxr+iQyGDBAJ5Ki2GOkD6XKzdrM6QwWfYBD1byhpc+yRyArfTb9WIqD1/5OlpUvCRe",
-	"H9n8wnMIlmd9b18f7vpONZzQlA4zliqAM4LVZuDv0jxhqkfO5HQqMUr21jL6Wa8fkCLe6q1XXz7amPWc",
-	"slFBfHbY71fxyhp5JPePnpdN5vuBPn5Kx4HEm5Sut2l+BYX+4CTehorOLKFrt8CLJJCp5CeB4iiYytbd",
-	"lT6VT71lKxysCrh4Ao8vYNfExWkbJVTEakiBIj2ayTRLKc+s+V6qO1WywLjSQEiAhcty7ZdYGp8LYJt8",
-	"DdpHCIrNfr/SYI6lvliio2tpwoZDCcG6wDPlafHFdTwxbiVeMIZh9L/h075jbKYIJROqJu0euWIiJjwb",
-	"COpYvqMHw5vZRfreDsIKKBL9O3zxpwhJ0hn5gd1eyeEdy6oLSslc3cTs/ubHu4P7jy9/uf718lB8mL0c",
-	"/hDvjd6p5+Nv6MHiDevn3/JP2dGff/nL/MVtg2SMYlzsKAWF5wKpn6wVO+whq4TO8Adv40H0MyoIhKnf",
-	"ssJfn0h516UJv2OKtIQk/Q751CF7HfKeyJR80AMKyXmwMQ/E0rjD/ODgV8fsxbffnR9elCNCftrvvjrt",
-	"vvvm2/OPF92/1GIbr0i4vGaCTLnI9VUBs4KnXGTGWL5FWnfZN12zel2e/WZ6/XWJe9G4WtUEEI1uGSoF",
-	"eAmkGaHmULS5EtJEKNCMzCd8OEHLMngNXEROKUO+LBYzun2goHnNheQi27qSR0Oe6B5U2hKeG3C0NHfv",
-	"mAeu8umUpouAg8dBhwVuBR/ZnKkMAZEbR4K8sRWGzAPTVFzBlXb5ZdGMxwc309R4HgABkXDYIUecpYYh",
-	"7PzyhGBJaJUpjJDN1Uf8M8JUrkfaPRyg2ahMT9Hcjj9QYd9TZaiXLyMGtvsxGaG0/kb4BqywLk+oDG5Y",
-	"eOSmdEYy2XF7YspmjGaq8fT6Xujq7Lq3bOjTXoQqM5crz/hYBzT2afQVT7NJQKR+/PHHH7vn593XryNw",
-	"i9kvIrKLf0fFhcG4usb0nlmzjL6U5cNJJfTv1ct+t3/Y3dsPkf94u3+/++rn3w6/tLr41773V/vfaxhN",
-	"Ys4yYNXazFcPj4QG0bn9Q7ICZj8wduQpMAn7rtrHyokNIViybq+GKly7AkYJHW9gaYcUvrcJDRorG6Nl",
-	"vJN5EB/ArGg4xoTMCoTXOEyAtBnuomiQ63HBUiUFWPI844DPr7MfxnIOAJbr/fOldQeS1tsOOQcF6XOH",
-	"nHbIxzYsIQiXKa+It08UiVdpzfd73QMCPnN9kR7SlJGWyFNg/dWPLGNjWyjQCsVQEFT6SRByCtyqVBR3",
-	"JX9PwqEuZChsc/GOhvIKqaDnuP3VruzSjmEXxzpEHZv1vy6T+/eBmGjMGpRNZNwQwOAcC6+HXAggjwCL",
-	"OiokW8AH+EPmGu1l+Bf1r7s0l7viZWAPKbheIDgBgJgUUPUCYS84Gsp3XVO8QUJ26Y1n+Fj5O/PKSkF4",
-	"f+m70+HSV5+wZUXHtkRK3BRcwGU5IJ9Q37AKrWbJ+GcIWzFj33NFLeXK4f7hfsVy1e9vCmyxWiiDwlcc",
-	"IwFGvClPKnlDrz+9CXVwzO9Z5YT75vRjsOiUW7DZoux3n99//Lie/QzbY9/mqgr2KwkxDo4YhFJtgJOS",
-	"UPEWHwrpEYB3p+psR2oF+YspYZPxZmCKMu4o9CrmwqDplQ61/QagdkEDTNijl3GWNhmDa27UzJTT5I2I",
-	"g0aLH6xGfZFKAiW1cCsMWIst8HqJUxoSBkc0SSCraZQyfdEHj3U+G6c0ZrH10Tl1fZZQYQDSIGKcCiKB",
-	"1VGmfgqVfv32uFTwuOGbrlg7ENnc4pGXesMVkcjt4kagAS4UzIH3yvIodwqhdfJWJ/COEbGZiQCLL1sG",
-	"zAvDVkwYflNCzyw0Ca9MXBFAxhIYo/gwobmqym+JDz7MXRfCbLquDPUz5e4u0KCscus3IBezVMKXGUtn",
-	"KS8hb9XtMabvNTd9bzsIZBHZYRnbMFdoGwSGRg9d/aFrioAtFsWWS1G2atMZv4G8RceSD755E9+xY2DZ",
-	"bxKusgrNu1dm2dhtV7GnYKwYJS8gEH5drq/MHf2aZjRk2qnQBANZBX5J7hkQyMJadgUCJj4o3fBGYeoM",
-	"C5B9IaI8ESHn+uIwkumwfHE4WK01VGmsbPuKtwfXZ4hru/FSrRDnBxZtbCZgA75vmDOL/ebLxRK589pl",
-	"wwyROrQisHY6QX8Idga5z+SILEtLD0cO/YhPggK6oc/tUbdbCCN7cnxLd/U0l077mrXXDDOMJhJtO618",
-	"qz75yST9NV20L1jVg+2abqe0jGO+AT72lgZ+eG99d6o+hcCxIqTo2mCBILNyh9CMTKXKyHP3yyyhw2p0",
-	"8/7hMgyCb7j8t5//HQyV/9YaDHr4V425EvaQ4SmglW15vxunLHCInht+ZK2Xnfgh+BR5pg1oMgCbPVOQ",
-	"l6HCJrdANO2ULuj/HE6Y6Mo047+uiqKtpkyv1RiXvfTndEHJ2QRvKo9gJDDrHAcsKEgwGV/ZcIW1mpOF",
-	"vwTXPqQBwI47JDPAcoeoupCzjQ6HrAI5u/Mvb49evel/9bRxCym3jpQQg2yj0bJ1dGyr6wfuOy29wfPF",
-	"JDcsB/fNllkcmlCCTmdZDSGhbf9vYfL8hJ1TH3LDs2BYDrfVWb3YQ4iJD0fNG8o100ivRP24XeXpfSj7",
-	"45Qo+EULFvJcqpkUsV7EEAXLsx55bURQ6wvgdDkhQhIeB4JAG4Xh+Evgi1aWpbKO9e0ugL+YIdvAVFAW",
-	"phomc2tpWX8DnVBx96PMzwvqim15vm0Ij6U2ce3wu7n8Rm8YQ0LwnZdSvoRjWT6liugARag5s0hLsHuW",
-	"Ekq+ufr00UHxKqkFIeZjJLBMpMraPfLeYxuuPetIaypTRryE7PaJfTVnyuISAXlxJm2kwjM1EC7AAMI9",
-	"SD7Tx8yraqTH3n7vqBzn0cXj8re9zt7RF3dm/rbXefWl5txcd9aLDc/35T4TgeQj6B1niclZq/ZilRbQ",
-	"bawG+FvnJqCprAZ/HvvxTAFpKRdaWBza9kkAphk3mnIHAd7vl5waok6/Z7T768/6n3731c3Pv/U7B6/C",
-	"gTne/r7cxuFEguVOjgg1H4hdRqQF8ZBH/Y4+ZDMuhpCgJbMC2HUkUwOhpV9bdqtupCVUyYAK7PP99djn",
-	"xWHknc5yDndxkBwp43+vhr2vb1HzgyzArSVnOKYpJCA+UwTKk1ZsggOP2ifmNzfeGJnVK1v/vdv7fhPc",
-	"+3/GCWrrK3hgl0m6bSefwRGaJ5nqGd4AA2hghI+KmCyY2hXSG5fWjKUE5fiERAumot1IyKh9MhDRlFEB",
-	"UdnlPWbf7Clti5ygf7jNTVAyvBg5X2BawD/bhnaYSYHc+Y8XVyckEjPTxI8XV6Slh0RCgN6rf/z9f+31",
-	"IbJNkZgBrLFMFen/4+//6znEe2GqtA2gNvta+4REGXvIVDQQkL3MHrKirx0ivHClDmixYH2LwMhouZHz",
-	"VMk0Qht09IGLu8hEToZRGuDNIf72K7cjmRwsW9RcTLBVYUJvnL363bJewfNkx5+YR1ZVp+BqCamEE/T2",
-	"j5roTWIWdIfYmQ63a0aV4vd1rXbiE/5ZDWVavmcc7q812uFDft1eKzp+g0Ord4UqD2Ja0hnLQwHnWbah",
-	"0UpXul7Ng1Kd0huCLp/KUfA7bX9uAa3a/sJJ+z/gqrIEIxySSWCPiUBrwzkle71eZI+UqHxM4Abkle33",
-	"ent9vfchCccNbp2Rxc+MzIkfnZBomicZdwV0M/RI6VL2SC8V16MeEToQRq3VR5hR1vY7/X7fi0/GjfhG",
-	"yIhQYs7FSn4H9HIHl5FlKDFt0Yec17Sdjp1wrLOSz2ErahAN4E/GpX3O//IjNMb/BqOlz2xD/J/OdRuD",
-	"v1xjc/2vfmTqo4RYge9ymYUoBkBtomJ9IP5pUXK78BTDoHDBUmvlCFDkPD1LymaUJzBMdYQnionsMXde",
-	"xdJ7PmRnEMj21axuv23E+QEN9Rg/6MMlzeorBTteeEOVmcmLXvu6ayy6TYxXZweYdj+LrMLoVcegWeto",
-	"unKMjHsnhOmTWatGhs8B9AVL7kWmwClEgdDR+qYAjuRe8hhtJwkXd3CB28AhxcucJralATaTpQkvTdTS",
-	"kigNkp0zN0NO/jr+qt2E8K0Q7oAGUeIJ2YpryFVfEHEUFgzvgnzY36ljqmJbxq5m9AF/D12Lymw4ZWly",
-	"lpP/87/BQAEps1CWpDKHoIoJTUZd4JAztnE9V0V2oUGvjLkC5bMCq3EAMVIN4v3KL28UJBgC+fLGsVOh",
-	"aanAI3ovK8avNFgrRahKnqMvtBB1ifmkhfBDk0QGTvMRuMPtUJVPVFNBo/PUa8NbfKz03VdFI0rfX7kW",
-	"lb6+tM0rV8yWCr52DfdHYjv3TC0xz1cp5YrFRE1kmpGU33b0tTGDaNYNrQWPXrRVu7PNy3VGshaa8g7t",
-	"zbbjWyArdrHDCqxvYcvzLXuHdZY9f39YNm4Ythc4BeIOBjPhdwrBIU8QCYwqAsFtvW3QdFbuMssLOBDb",
-	"o3/XGqxWi/UDcCXX+wkgy9uFoU8l9kyZ4lwRCB1hsRv/Ezi7YKkSvPK67agcaHF41G8Uyemdf/2mG83m",
-	"u0vthrLtEqoqlEXH++Veru7fZnrnlgql7eOyv75Eqriscy7rjFV4cyhBMD9CC9QtVVxVLD0qv0V5ae3r",
-	"S9OfyH6f/I+y6XofBaEkHOsGrqx3ViSePpCUZstNau3194/In8gesBRUWqF/27gVVrsttpuD/v8gRkCI",
-	"YsM8NYBpWj86ISZHn8Q5Iy+QG9ZDgwdp6FWBt8OU7GW1NgAHS1UGqCjOq24BxqzF2qVhwmuX4NFPtHJB",
-	"F4QmKaPxgkhw6niguE+FJFtotE+pvtau+TosyShO6SiLSK6rIWpiKDS07hu1T0hkhy0qk7d1CJ9Oc0Ag",
-	"bUNCWsyGuh9xpAdQPz0QOPwzPSMw3iJGbg9FoqLlEWL1rpwTQDtUFgQ5riCOQgeMuu6UdYZbJrbJZQpX",
-	"KN/ME011IBzC1+Z13ldXWI/3zWnRCP/Roj3et29s0+xUXbsrYnmqzuR0lmcFvxumdB8TRocTOMPMEcUV",
-	"qerZ5myr07EHApXs0s6F5Lg8JSqfkpY9LIujT+vkenHcskTOSd/QqajK9qgGIqoKdlTdJU9IRh/0C6NC",
-	"4F0hc5xBDxWZJYar31Q6EPimExyGlbeIHokKfTuCk/6BDrNkUXT636od+LeByOhDx/gQcAUWz0flNVm0",
-	"WVfWWW5NyDTvV7ot72RphJdrevX8ecN7kR2I5To2uFxl9CHw/IuXey+aPR5uwPP9F4eNaqjaxktdCo6V",
-	"1+QKJ2ppckKb6yWjSvGxuKbqbjvw71ODq4a4MHr7Ui4uLKPq7pky8F8RBhNGbQTGdXg0IHM0s6Xs97rk",
-	"iZNww/xRjUW2RTeIAG0WOxgYKMtzvSVDyO8R03Yp5ZRgaumGmUq1SVDnlx+Jnw27eQZUYOhGKVOT7dT2",
-	"FB92QC6eUT27+fMvB/f96f7HF8Nv0h/nL2+v9+4uDtWH+NXoHX2ev5FH47/wffHdw4vv55X78N7+ZlF/",
-	"pWaEF9KYq4ylj+SRWZkgAoXWAoJuGLbgYTdWzmtD5kBFOa0G1jmcSZAHqy/Jci5Y2iFSEEoO+l2tgJZS",
-	"btbFHG7YZJ8RZ9WA+VhZNYGJjfhuLtlMptm65IoUSlWSK2BT0/vdEO/qWAiMzmMmmL7wBJIssFRT1u91",
-	"gMYQxgF/Yb0ljGLbsu6cx7bAFuaOpeViOuCa12Bc/ylJGKG5DSVhVGf3j0rCWJIqSMK4NKCp5Rouqbhj",
-	"Ma5GMsj7/QNGaDzlwn6YUkHHxW9cqBkbZtJ9ASj16QmJVEZHI1ARXaQUVYjlxClYCYpnpSBczPLMT5qC",
-	"JpiEegy4hhdDAr55Tl8A4XVVwHlbcknQdadro/JTmbAVDccYLyCA0XIfuWZEmzcb3rFN8/MsTNw+1PeR",
-	"sJ3w98upcfaoRoYp0/j3GZuGfJ21CTqCPWSfhpgcGEzB1VKvC5GW9dOPAMpRFg9VueAsDVwz/JOcnQYD",
-	"LdI0Tx6dVISwlkjus9ZJ+bRQF+YAw254LelYebIDtDwJm3gB/YnfMKUELhZsfaiAKedAvOKcnY4ylp4j",
-	"4lpNfCJVd3qZxzlDnL5EirEBZ4NMYNffIhal3y7HJh4errUVjlM6ZLUNsUCJB/1K0GP/5dqam7hb9K3M",
-	"eloSrjf313L4qISvUOwpl2kDLjLdlgtbdm1wqflVXUwkkgfXF7kaUrG6xDWbzmqctfoSnF3TccP1mrHp",
-	"7JKK8XrAZFfQD+x/TN4QVrJiiW2ZuOUOj7BoYuYWxF5hUZLi60y8g5CwlGqyth51SNQFRO/Vnx8bXgTc",
-	"Hr4Ut3/59owcHR0ekZS5fUAXRjPw5eXnD2+Qe6hA1np9fXV9ennd7hD2MKNg+CqdOwNRWHQB2jKye250",
-	"TKK3l2+++9Pr0/cffjz56sd3nz5f/ul5Z6/f2Tvs7L08+erH8/cfP1+/+VM/6hFvJ0Zg3QobqjoGhx/Y",
-	"RGIJU5ShVxIvWGqmu98dyXRO0xis/RM6mzGhgF4oH05IQjOWAhqpw1Anf82nMxaTVn//+KAP7NIHxwf9",
-	"9knxMltLNge/o37XSDftlg7v/NcMhBRD5iP+6WYDiRsXYBrHofbTINylcUZTBTkFKSBXV7M6Gg5jwLv9",
-	"VMf48lGDffSY+aAznoJSnDBIXGjYipAecWPPSt0Jj0swuIHk4qOcF8Hr5R2iaGhzXUnvCI2XvT4Z1vMd",
-	"FK2w9Ye6og+D02EYsfjUw2jwDRBTuiAzlupRtpi6akiFYDHB86FD0BmWSXgklEqZ1cIUuFc+UwB6nhri",
-	"zTI6/86YZVc8rPcl9JZVUl8/zVixtayG3bJ3k6/fXO90di4+XcH/PsO/p9dn73Y6O6/ffHhz/SZwI4UI",
-	"isn6fulSepASjFEy1lvIw/p8+cGQePJMF0zplCG6L08S2CLL44AUIv29V/ujA3rY7ff7/e4L/c9L/Y+H",
-	"BbW3C0wbDYpSunbNOCR9HOsS2FI2qZW0J0JoUcP1yN76dZfO5LocAE9FDciJftASz55JYYPPl5I8jcSr",
-	"TKZ0zDx+YaoPKvjyxn4ZkYyObWoaR6bXuH2MgP32QSAEy9RAAGRwB4GEgROWTfEYxY1xr98nqZyDVQDZ",
-	"w+CBfy84av9UQ7254t7b8BLbRIm+ws7bMbT69LIR9QcEsCcIYB8+J+TwrvG+eKVLI4RzIygJs9+bgBl3",
-	"i8OX1onwpW/GDwfu54Lm2YSJjA8BCUeLClAvcIhyQOJMoB3iAlI+IddnNoPQg5SpfMoIz44tlO1Eq0JR",
-	"RgEa3KTzAJtN1CFsOJFocgEqu8CkO2KiYtybbBZBZZ46dPKism9ffHe+/+fvv1q7ZdinLVdS/QArmeTh",
-	"jHTcdlTN0BdHlFZ3ZAKEnLBQDLS8PZ24QLRXvYJyxUZ5IphSPfI1LCtquDeGdEZveYLZs7dswoU+38aK",
-	"tOA47RB9udF7ep7qVTxWHcMAgo7vNkmoiHFKmolvcRQHzCfDuq3oB4M9hR3RZ8mdkHOrE2GXScrHk4wI",
-	"OV8+i+FEbLwl60bqc9fujGGzKhi/vddzRWjmHWuebgdI6HzKqjhnZsPEG5PlZK4xihcCpMp7T5Mhr+71",
-	"IfUwKKxOzQgZS8YYICj0+oeCvZ1GtEmNL9bFWlytKo4Nwa25ui+vKR7X9UGXf6YIjz0Hhh6Y2RQQScTy",
-	"4acI1nPLYmIpE81kbhXSWU/paUyTyORpiKhx1N1o1x00ZH8z3N71gacNUsiu6fgabSehHDKTPeafSivc",
-	"OHN2+zmtKLiTLJup491dOpv1lMwdReKuPnx2t96k3csKTc/IUbEjddy2XLel+xtGjfytj+vUW8ZrmoXk",
-	"oXoJhB0eYnCtAaHBrdC84prXiRxUVnpL9O7d8fl55WLSPzjuL8dS7/8MIdTHP/W7R/jn/73TEEaHC+u6",
-	"DQMGTpnuYcU/PWUpH9Ldswkf0rFsZuo2kudq9AfdH53gNLNhnvJs4XyKlYP7d/CnzGoAChAw6f2FDa4y",
-	"yBkm7Bw4l6tRmQe9fm9v76D3ohHnLw8BDUVaoQN+LEoUMlZiqlNGAXTDM8ig5/uE2EduRpQnLNZPzlMp",
-	"xq4IadFsIIymCF5tVcKtd+UMGAMVY9Y+IVEClCMRyaREuFX9AoixTQwZCXCLGRc5EmLTrBi5ExLZqm+w",
-	"1jg6IZGJybhJWa7YTcwyNsyw2UMptNYaA2mVLkOAcwexDVOmdVNLL22vOVYBJim7l3fMDgeLgYEM3oYB",
-	"HksBnGbUYI/0xw9l9I7FXniBbT4iUgdab2rB10Ip+9ZK7Kd7aTDM6XRsxD6U+wDi90yRz4qlXShpUu+N",
-	"SCLsvHXHHe3t+6Q+d2yWVTBMzuWvPEno7lGvT1r8gsYn5OziM/l0RfZe3ByShN8xck6H+os/tzcOJUB4",
-	"76y4GPHZjt/J8OoXSqZf04zN6eLx7JgKqrsZY32OIRO4i5A+q10bwyEylt7T5IoNpYhrIIjlKDNapnmF",
-	"icPApEN8u3pmSdNVQdD1vBzP/dwPyD94XsbbPmpA6x9qcXh8laq5EA2ZUjWsW6fkmx+uSetN/Prq1Cjf",
-	"0R2Po3aHoNV478iyLBlKLapIdJpnE5ma4KNj8hWjqY1gGHqvwwiGqLeC2el9KD8Ue2nix+HiayMY9YZh",
-	"niyN8qt+0J9XDVSrIIjM6C85sx096EMWQYcox3PVI28ecHPQZ3p08enqmuzqe/uuqTjcNb0O1ul6ep0H",
-	"LGbFTFUa7w+YeUNYCLIzvWHbFNENnFb6/vm+uZ61QYxnIrO6WKhEZngVZvogg49wInOFJi2rSk0YXDOW",
-	"rfd176zPgStxcbl398mvLJUmwwSu6BZVO2WOaxMj4luuiIlnFyRhowyx3AhX7d4yeNQqLpzmkJKWDGSl",
-	"YOkyS/s1zm1p5rwxWidJWyKhbpZmVRLdiqdytauy0ll8bbBPE5qyD1zcLW+SWXiLuDLcg0N2YhgIMwUc",
-	"d3rq9bHbI7pSSGAHzSWVGQRo8gzlZJayey5zBR69wvl2qCVbV1s5tn95+Zfs4MO8f/vnuz3x6sfZvjq6",
-	"v3yRf3M4fPt88volO+1PP+7Ji/1frg6CApLWGBsMemXCxR3JJPA5dUj025zd3uRp8mUXknR2f9n9Dcbh",
-	"S0RakGmj2h0SmR+59yMX94DwhXk6u4gx5v2OX6hK5+rvn+btj+p9FSUXLqRZbWwwyEJ8WgLPWFqlW99P",
-	"amKvamBLsxUtfI9DHfS8mWmwKJJGN98KQRKz6Taht9kOdFK38GNdYBpEZ67+FbEjNgq9UyrfLFiviQPD",
-	"TIsXCLTBVmcergMpQaDH4BjMKI83maQZ0rJssAuD0FkWpBCCSiNsE9NDD92klICzab6Nhef05MeXlqps",
-	"uCF095MlXI9SRk4xqp3ySvAG0BOk+sX6hOxRfwjtzqO5cbDbDpmoerfAdM3Hb0/NMY6WtvXfZ6dqjIRU",
-	"EME023t+ly1wrJU3UK7CLd1QUSvmvB5m6T8jTJJnBQ2YBGnGQI8zXoP3px9PC9twByxgaiLnuoge7Apu",
-	"/Fpj6pYwTRtjLom8GXiyh8701JuvL/glUzG2riSPTwu+5HCWLPBSKZ3d20XW7GX/JISlx4Ai/ZEARb8D",
-	"KtEVHws5GgWzSBikpoH9umDtLfhYT0jkiB4jcyU3vnu8ks+pMkZUi/vYC2RMD3n8OP5hU8VXi60chPpp",
-	"vQ4+mqN0/QOO23YTElz31NNC9Bny1uV7UFAxuMY8fZiL9BkE07KgJc1M98ZJd02CSxscPUYoi8NnK2hS",
-	"91BYMjbJLynGw9Kq+vPpy4S3m8IclJtR7okvuh1vJVSEcsWyfY3P1CRhKizUMzVDDqZuKc84FYTOZqm8",
-	"ZzGRKUnZX8HjYlHNgUAYVjpuAj3yw0QSU09nIGBVU2E8Z8iOL0DlTJkLO+Vj0ZWjEWlhIBzEQv4Grusv",
-	"u6Zpavc3Hn8JR8TZMfDjPm2bwUqLTQ5GelZWW8jxAwlrsbedNTJvbrowoJdPkLta7L823GZTyh/bkrIw",
-	"l8XYybsb+/Wy909JVA2IfyhPtbIA/qg01eq663mjVmD3OEYzZFnVelJYuj2+O1d0SXiueAijdhusWbq4",
-	"0BrlytAeC6wyYymXMSYlgjPdLCVySmb603wiFaIFcQcTBW48KJvmQiGm0JTHgo8nWfNMRmzlIwjUHxfN",
-	"sTKcyJZrGMjhRnwdTdpVRkejxxBb/Q74G9V4R1nkGrcKiqwOME5OANI6BSx94Pat+s6fkpWqZgBFTNP4",
-	"c5DcHdNbHlgMMEsK2oy8vsdkSpUi0TjqkOgO/pW/6n+T2+iE3MsknzISTRP4Sv+TqRn871b/fyCiYQ6f",
-	"R8kNPjfL9L+/wL9jmkSk9fmKDHOVySlNF+0T9I+RiNHhRJeJ5a9MRD2iG64sCiK2bSAMeQw0F5o/Qnz4",
-	"E0KHqVQKC3KGjBQuyJmacnBYg9MvZsOEpkyVQzr0dnOn/5G/6ivirZ4ciDnTUqxm+t9b+N8wnwHd+w0U",
-	"BKT1X/Q/Y0AIZUgODj0p72pQ5fKGltGM2WUenKuYLnCXoWTKRE5uJU0B/HOuMD5bD9KMQybA7YKYKIae",
-	"WW5Rh7BEMVeQi4GYpXKcMqX8SLJnNiJWr1jvGcjTziS5ZWMueuRjKUAWYmwnFOJjY7oYCN1OM66rnR1s",
-	"/VX2gwv2Cm5jSS5gpMOJXRtUHnaaYC0daGjNGsvYawgKCZxHLvxk5eYOT5tQlafNf8Cq69Me3kmEECVz",
-	"miQgUBuF55l7uulm7fCcM5GHZRoE2cTG2UgyJ+etQsxxLQcibeJixaxOx/BWlx5icWFkP8idjaRAoRWh",
-	"D3bDehTZlbUmfbZ+JT9TOABQtEdOkzldKMKms2xhglL0z4rQNOX3zAPfyRMuaLogLi1gUdIkwkdkTZj6",
-	"Sh+3Hd7SiK1KR4SB/pSOl9dCI+u4s4tvyVgYXsP46trmhnXJP0SvKstG2RYMAeUbWn+baGDhcZDDu9P4",
-	"r7n6Q0N6lhLZqglslnwIWjbd6EYI8UDrt//sko3WBw91ME2uPnaI26Ah8lFmJr4tkbg3bBREtNqo61PW",
-	"wVxTtT6z5FzeMz12l1h6owAfLHsmVVYDVo0I+EBxJRiJdOmItFI2ZHyWKTCayBkTXIwtlK7Zy0+KSCeu",
-	"MB8/tooIRVR2xwnu8vR5GTV/7+WrVyHU6uYI1WsilsxQuZFes3b+kPilylLdFCX6sSTKK8KeipZNnyjy",
-	"PsBL6G8FPEYkgkjJPB2yHo8ji9ObyrlqtPg2sOZmD3VMhAmLxyzFVNh5yrOMCTASgHijj0BvHQB0S+/0",
-	"YgAUCQX0A4neU/A5hgFcqZzDkkokxls3F4zrB7EhdzmEV0PPaudUq6YJH2ZPlTJtM2nX9uZqItOMjlkI",
-	"W/LnZTDSw/4rA3gHUZNTs+8dA+RXPhrxob6c38CvkcuCjczn1txSwiR0eAc8fPMJS1kH6fQmco4AG1wR",
-	"ek85XGraJ4ZBcmiGSOl5BrLWGC+1+mnyPmbTmcyYGC663yKfZq5Ym8SSCAmpsnaoMWU4nLQvuhOKQNSG",
-	"MFVvl9Qdli7TyHGodgqVESRsIpPYZH23MBtFZQOhewz79b1JDdEbLZxzGJzt7cvI0qoHlotx1+7SQ6ky",
-	"/woZzPe+H+tDZN2sFwfNl84OoDNf0DQ8HKYtdlS895MWTZIiD7CNxrgEqLQBxoAkepTr1fb3zVHUakMo",
-	"No5dxuIr6ss2PCM+yKC9cLZmQN34VLLYRkSxLJQ5+igW3k1VH9R6YEe9kBwPmSdt0AbHQRMtqmSCwziL",
-	"nDVgGDLrpbMGFXxnc0xpp/E48fUOg5IWVJLJkFIEMtlxa7vUOxS0ymR5a7r2sPkgs5AhJa6JVMJshTAK",
-	"31qrrlP6n1xFX44Wl+iBGmJKa9HudfHxpXNwWaWyJ9EmC+gPT8G4wLy7wmBoj2a448Z42jTS1jZfc40U",
-	"/mIYzStqp0IrWEGO4EIF7JFLwG5ImaEZMIl/6HnWXY+PIVExTRlkK4NKAdxz8PQbOpwA/bkFf9Dnq4kv",
-	"cecxgHUA1hdqnf6bMHuA69v0ogZ8RaZ1BjnEc59IMqUxmn6x0q2S5jfR+M02AvCPG+kJG4Cevn860+r1",
-	"g4OT2XaRbDycUryjIm40Qv563+6QtaaFNXcwLIj3sDlVGeCPeN/L1FBl39zTlFMxZJUkdYh3fmycDdz/",
-	"GkzZFRbc8vS2tpCNxLPpkW8r72zEJ4hXnYTR+yqPWvf5wcEW6oG7EzqlwObeBndOe64tawdusCp6QWmd",
-	"l2XaiZ2b0Y7ZrGr24yrAyn8GcOVH4FJN6cM1m87ehiA9xyljirylk5SJCdOXO0rKvPHlZXW411RXPyxp",
-	"xvt1mvGUi/+8jdsK0WsDVf/3gG8268qNqzf/HgRYc7jmkFB5gTdxugD90wzHKGXsV/jrFhR1sGOUPdX1",
-	"Q3eVz2bJ4oplGRfjALe63erfJnRcs/X94+//YeEXYHtAujKwpANOBHId+lJzFCbxWQ217LfES6Oomo4K",
-	"NkWtjI0SOtYKG+ir2EKsRf9YtHOG9dExs46KWynvXNbvP/7+H2Veyxpay+clEX8eFvGKQIW61QkMe1BO",
-	"8hkm++vqFpdoqm8GxnRKHHWMPpMw7was9Eki5918RqZMKTpmzWyv1uz0uHXl1dKku4+KJFpyFRsiQEOQ",
-	"P5bVhA0q6P+cONdl9864Lm1Oqj9KdcFJAYBQGOPKfsdImguSzVlyz8hEqhnPaELsCzF8VeZJjKAcen+e",
-	"Skf6ldIFSH9vCV13PRLzU1PS1Jg/fR4aMEbihMLl6VbmWcdC0igmYkP4gAnSeqsjGXvILO9bIuUdi0k+",
-	"a2/DUBPIuJnxYXkELlI+BDO/TMnePtjQ1BJN5BZhXgVrDb60EIaw6Kf3bBEwpyRSMfWYJITfT32qpZOA",
-	"dWshFxsyquITQQoIpmZSKLYiXe0RMGwN4/5herycswkVdz/K/LxY37+PJiIqZr9iaL14fickyw2rDt9G",
-	"Wgp0+r2451mN2u4227XDbKxojxHkDaVyM2q19XICGDCfVW3q1ZZoEY1BG3xshjK6QjNJygxqDMIgFN3p",
-	"VLerYlz8aasXkFq1ZKvcmPUrqwo+uCTx/ntXNXsb9eLx+/HyGXyBaQ9kymhCRozFt3R4t/l5/LhddwMa",
-	"iLVUZsi6qgcZvHlirEgmy3xmvo6ApGb4wFa2yyfbw4s5udY/koXM/y/yo8wLcuYJS2ZEf2G0tQCjdEPt",
-	"ILiTV9u0SnxVnmSBC932YmCoCZocwZVdTi84wBpTlowD8y96Ow3gzMrHU9H8+r7X0Ux/0jssFUAAICIr",
-	"ghkwqJgJPCHO6S8FIy2J0VCQ6xHZxR21C2CevT5Qp2UKoHJUL8AJrd9mT+FKXoz5qQH5s98zy/7sf/cJ",
-	"a/K/OjMvLMbFzcOm9DTY2/qnfvuyFMNhBuh2QeyUkTu2MAzJJrTH/vJMET0EpKUYI5GVt+vFjEVtT0bs",
-	"PFdBKEzrQgJxTcf1PsiGGMe/n4Yc4JQIoAo30D22RxkG3N1HPXy9OVCxjzYcCMEymFOAdE1a+i7IHjLk",
-	"G/7ukujZax+XsKiGVOz+pr//EjUFkNoIwJh7/l6v097w+Z53A2nsMI5X50ZdF5jbVQtNGfBbv/+YvPRh",
-	"POWInKVyeDeSafwMw4UO9glNZhN6yzLSivmYm9DNIQUrwkAkLINnbXzQ+w750CGfoNDndofkgv+SM5uB",
-	"45/DytEKzNktzNJA1MyCubIDKREd98j7jPCYiYyPuN5rLYI7xfw6ITO97aYMitDkeCBSpmRyb0KcBGOx",
-	"8hFweTYx/k014TN7pvhtrTISeVNdsduddt998+35x4vu9ffdv/z828svQat0WYBrSBoAXh5Q6TM6nLCY",
-	"ZLJHIi0YHovsaKmtpBVZOQI0Aj1lPG73BiJywOiGoWGJAkTXO+NsCBUXMOqwVpZisAsY9dvFQBTg5hGI",
-	"bERaGOOL23uyILOEDjFkDBuPkb4LiLdbECGJ124LvSkVw9nL0yFThvHKTNDpxfsq6C5Ed7h27zisfdfD",
-	"8nnplwzMkboLe/SziZakTJJYFr3RRxM1yVEuuo7dazkdGi4tyGoFy1MsBesRxyOlR4+nGWOCjDhLYowR",
-	"AL12xob6OKPqjqRyjrHRYJHHMnOUFANthJJ9yxSPbfba4+gX0VWvxQ9RnmJO38cryBf1/jKRmVQdIpOY",
-	"AXFnqsrprOujaZdYJfR0ZY8Dx3CVbAmPsU0GcRmuZT2gBjBtNaXjsqK1liDclltLXPlOzn3CzAjaE8H1",
-	"CZiptAzesqHUW7FW/FhQ4e7sjHMtfvWHMYsJFnlGgP9QkRYAIwBjCQAhFEldjW4UX+vaTLrGllnQGxNv",
-	"BkH+z6yQmSE0sTlLg+VZcqoMnuUKoWfKjppx9utxetyKwjVag7AAv7ktjKfk8+WHR08REIUC7eeX34dt",
-	"tNyRc30vwdNeIgmiPlzU3Q1ORURowtIsPCN/EEvp0wexUHVXRLHgM7+rlRpe6OGiWeqWdc+g5vMEzKvF",
-	"Qf5Bjsm8fNXxiI829MJj/c4Nj9uyJ6WeAaUkCFXRqUhBZa0HD1YvvKWMceVa2ynOcI/mpBhIb+Yr+335",
-	"IC2fiN5xYva29fcMdfdaDrdEZo6fmLG4mp2K1de1uxoAMdRr0uCJFFJzk8gxmNv00SYojg26lLHsLGV6",
-	"VhUdMZAKQwePE2Zy24yhBv8KRFIsvy+oh7q9aCmNPGPCXSJsf/iUjtnuDN6Jf/91xooPc3Y7cx/GfBRE",
-	"DtpC3xnxhDV2h0xR5BsCAv3Kwp64oOuicL7fLjLk0wWgFhaTltPM8b4HEC5wC6w4fHfv9zYgrcRjcX3R",
-	"0d4uHq9Nyr5au23ZMeyUBMGMl3W9rF/GF97xu6wR5imQgWQFvXqPnBLbDPwuM/RueLquOnIRCWcgIMGN",
-	"ZwsTIIL+ebvDHpMokfOIcDGSHRLpbuZTc2Wd8PEkInOaCkjEioYpz/iQJhGxf5XvhImc76C05dOdzo5+",
-	"HAYFy5YXoysVXINX7hSuEzcYiyGdGirolneBG/F7fUvnYy5U+5hEUypywDtBTgcQoHaHRIaHOxqIVmQ3",
-	"8ggZgvAXXWiSx3HCIlItgt/rEjSPeXYz4gCTtFRwIMwvuqjhMYHZWa4Svm6XhxTbrjdDbJIeVnizPpz8",
-	"FwOCZlF7ebCLh8OjXWN0N8Z2tA/gNfrUv6CojCcJfo784y+q3GrsRSYy4jkQrcKRwIckzYVgaQcx8k+s",
-	"jR9E0Ao0TBrwYd4y4k5T0op0s6ITQt16EGwgIHwt1Wp8pA/YqN0j0VCfKkliIOnMiGhpyYGvEW/9mBhQ",
-	"pEhYqnZ9s2Axz1gMlccMXt8B85er+MR/ifUCI5sStF7vh3FK54LcLkzG4pRRUYG+MX6FGHGasFd6Fdma",
-	"G3ghzLReOy0xaPECFtJprjIyseSixrYH6ZsZHZNWpCuOIKaHjpFdj/DshETcyCxYYyAEmmdsIHSpjqNr",
-	"5JliyWhDmkAw7YBVq63FbTEQFpNEVxmywblzRunmmT4omnE14pbkY0hFEyScrfEm1ge6ZhXFoaEBbY2H",
-	"vMoTGDx3fM1/Awqma0PGM8v0gFn2ow7hYpjkit8jrV68FHdcOt1/07rkWxttPOVC/31wgND3q6YCH1t9",
-	"VSneaWKjN3qiesLrxzv43rphtJecdQPpdR9THHbe2gh83f2XvSO8i/sdtrkQVkD0E2dBfdHUE8aYNJNE",
-	"BWEPdJitjACHhlRivgeD2EV8498HDYNhk3xl5pY3fm+DLhOPPTcoVxBb2CCk/TEh7NcTNg0amxKZpwSk",
-	"yDkCkHmsIAOLYpreRSU3Mk3v4C46nlROZPPL8vtrcWlOBdkCmsYLYHh+uDbO5DqlC4OSWQvwmqV00Ytt",
-	"IThM9VddxFXgwztmDHF4ALuSy7BRvxvgL7ZiG4AN92QQhzco1f6Q/VNwSZcnLQRLWp62PwqVtCIsPTti",
-	"H7hgj6cF1LXfaLlzjIC9AN25nrxG5M+fvKJa4CZy/pqz7EwGLexu1evDq+y7Ll3D/UhCu7msnE4oZPLc",
-	"VDju0IAqpnShDFsnUw6vF5EkSWvvH3//X0d93+fM6HDSITFXGRfDrH1iUM4AvZAwmDn9rLej/fRzuWc/",
-	"7RySHxikk70/+6zlwtmUSgHra3eackzaSgMTjkN1PuxodkozHFyhDy4LZ1lk77gB8/BSh08qcFcmi1J1",
-	"SAS5lRFp0SLLso0XlUp2ZRWBpO0fCwaYCWwJNv1YdyilQo1YamhF7SfkIbUJmsbWdWNwnHY6O9ASqMtv",
-	"Qfm4qU3vLLIxw9eEeSpN1F8q56QVFaMS2eG4SSSgk8L7o3bHEbrywJ7fUMF2ynKRwlFAGjVXikPiEMZh",
-	"PSXKpJnCEjDhTH7qadRG1zz8vARfSlrRkCqmx+GWwnD8y15fXw0BZ/y08tSQCrg5GhDVTJYhYzzuuL4+",
-	"5cEDbp/Vo3srswku82qwhG7EMiPhmsX4WUzpbMZiG8xS8WMnCUvHrA51ST+qG4iIOLYwhLzYDWY+4Ynu",
-	"Gb5FDyNcsM3HDPB3JkaXa+ThOjVvCXuw4zrWFxkz0spSPp3qu3s+m7GU6AFrF4zx7MEDSDA5LICaIAxp",
-	"uAcx+On12btPOzVI8A1GC3HgdauaQ1BzFoziBM//FWPiNCDbH11wLg6BGXcDjU3FwuaLGTSm2CC8bef8",
-	"b+Ld1YJWeHf9lm/3TuzR42vYMl5BDtFEMQzpCSbeVxlKbTPCmZVHuyp6NZRucKSr09EIodmX4SpFdyLz",
-	"4vRXGOJjtwx4h5DzcPWqzvBnW2WNf0pOmb5yTOlMoQHI/g6Wvjmgw7ZmUil+qzUTt6RL556tdceOd/B2",
-	"qxYqY9OKz/HT2emH4EHBHmqQmmEpA4G2Pm5FlixwIRcArmbh+TzaMR/p2RnS9FZOFnEaZF4K8+TYGEPd",
-	"INeJsmyU12lJ9D0/Z7Hf2p0kIAfBkw1SfhBtuKmrsDxubzEgyjC0gzPHwKacEHoL35mYqTvGZiZkAS7+",
-	"PeI085RB8Bka3uYTmQB6iv4tT03QnDRsH6ayjN4xU1mMmqdq98iZfrOW40iPcOSiHhUSErgXQswaywwT",
-	"fulFJohDsDkoes+Uqx/PzSkA6rox2es8GjraoYI+BTD0m4eZLIFCb5S56F+ZizrXO8MobcT0USN+74W+",
-	"OMp0odX77aTQw0HTM6cXBusYsbL7mkwwyh/k6xjjprB6FCpkaQa0UkWGCaMpi8HPc5dr5UxNWDL6wEfs",
-	"NV0o1Oy0qsLBpQCKFSDm0xSgAOGDW5ZR+4REiAwQOXkimRwIfTxgpGGhyllVDzGBJMYnGlVuQpWBDjE4",
-	"QaR12H/VrkELMigawVuoAlHXrw+G2ZRUuJVUnhmbnrrCXzo7uiOftwBpGdKMjWW6qNwM9zbIZN4wR8pN",
-	"VuPkmAvzRICAeikvypcX0zjL8n9UpvkPnrN3Aej1zxitHYiAJi2tlXa5UEworifehH9tZs1zBoRmPLUZ",
-	"m9rZ2yD8w6Q8ufn2RKb+jDqHgICnPqN6TXZ0F6nefGTO3DNLqjcM8i85M6OlV6AeH7keCu5SJswdFrhR",
-	"PyJGp9+gXfV79qd0/IfrCw3mqjlYPXajMWQ9GeT9/v5zcmZoQLegfqkZySue/Q6qlyU5UCHliiQcg77X",
-	"DadPsrQp31Eha3v7AQ7r7XbsrbiN6ga+DLuzveJhfa+NlQ/SoiXXVUDxOBmIkMIAB3a7R06LNA+V0QUw",
-	"wQBhVR2M76N0gSdCxloXQeo8fRXQqk2e20quwucT9Lr+QDKemO3Fxt5kpFm1peSR6uanmizXull+q5tA",
-	"ZjRXTFmPC2eKtMBjY8wMcOuE6BK0vQEMpswKbxyiVrZPQFBIylQ+xU1lWroSm/4uSxG+bLl14AEzKWSZ",
-	"tJDWYF8Dd3SyINFPg51/Hez8HGFgCLgdoLqKp+FfS+6FBn60N46muLxjrUx6D5/gJtaxwUs/p0ndvpRI",
-	"GkO08VqxQrtSBa5V79UmTCibUEGiEU+YTSYDhSGCeeVjIYP+VV0+ZOm++Ph1h3xz8ebrDvmB3V7oufn6",
-	"/VsCMapgmDR2kyNyzr8iBtcbvnm592qfzPgDSxSRApKxYjYQrYODzt6LF53n/b79lYMpuN0xbHxFcChY",
-	"WRcz/MPw70RnGFLZhbRhnxLs6vuv9T6aslGu9N0ML1Qmiw17Za5LTl26BVaeTbkuIY7JtBW5jtREzvGq",
-	"pselR35w7BfFtwUBcaG8P1PAHz4QGB4AmZ4o5AiLbpIfScKnPEPzt5JTbIHCeCwIswLeuhFuG6rayUbO",
-	"bJj/n2tF08U6e+IZFqC1Y9v4xQoxU2ugZh4F2LU1m7FLRg1vZ+liGfUqVyz18C8am+/P3btCRvzVEF4N",
-	"sirsUJgzz+9ZaDa+pwmPoVNPxCkRs4zyDS5WoPPaytZkGZiqA5EIXzoQfWcoBq8sQkxN+Mq8KNpzaDIQ",
-	"xQJ5cjHxCgCALmJYKDJnKVtFKv4YoCoH7tAwwMVr4zZRLuXHK+93+2RIZEID/U8Jeqmd8VDsS3DO/6gQ",
-	"mLDA9cxoomn38aEwzkp8cysnRkkovhvp72yITOBG8bggmdOEpfWRKqDRo2UWItOVF14CoTNak6i0v0Mi",
-	"6HL1N92PRpE2ulnvqIjlaFTXsFkq4xyR3yemJLll2ZwxuIZBWPIf0lTzrlWRPl5b9aU5RVwI12xUExRz",
-	"7d4y+Mc8vjL+Z5zyBFDGaI408Y8OANoP2Fs3iZSqcmTZ8SwJZ0UkmkcP/UBVxj7IEJfitqbxzbO9zCNb",
-	"uqefHpr/D8PaFzJrluK2Dbq+feYrqth2qPyrTyiVsYLtbzOGs1rgBxN2tsx0RloAdoV8ZeBRFZAZ1X5c",
-	"9vomJIWrMPYhmKxgJxgCxH6FaBAoNloziS6PcpLg9jD6YVodD0e/Djq/JB6eW8PDxwfxrCDrF2u1DMhp",
-	"ZrV2j7l0UuUyRGaSJ4h7iGCNup3ynqXFcQBxgnyqlZRUmtCKoRQZnXKh3wyNzfJU4LPLObHeO5Zkoaqp",
-	"BQXS6jl4glj15xhytOgwI99cffpYxFzcsYXBkePK0vZ/z1I+WgxE9NA1FP9dxccCzICRBfrWp1tK58aQ",
-	"YEKXZjRVxiY7DRpKg8lPJrgLtDtiwjPiDrl8e0YODg5e6eZ9vj7DNlvDx5QnCVdsKEVMZikbcgXn5GfF",
-	"ANtYn8ZgFIihd5HWGKO2vtoj7SBayzpkPuHDCZnShWUTljlkW+FIlGJR9vv7z7v9g25//7r/6rjfP+73",
-	"/1IXk7UcgBa8+7yP0VqRsnGe0JScXrwnMXOYoAojNykZsTnQtCs0YqoJnWnFdsYEUEB7owdRkoAKB5+f",
-	"KaLfjGkSNAT/5inny6LEnO2wQ2iiJMbrGP+oJx1QLiITRpdGDaEmzLLbhNHStt+SWUIqGRcVsbaZH9hS",
-	"iHP1h2PEMMgA4Dsgo/k3mY7fx192UQCi9jFJ2VCOBVcMMnSwniRlNAYtb8ggifF2QSDdRcTGNGsySZmP",
-	"dtKK4M+oXY0BXRPiwfr9/vMmwPDQ9oY44NiTsklks0spWjDMlQtfbThQau5fSxvUaZZpnTaMI+VPoT4p",
-	"scF6hQq41rvyvcA2AvVala1mP0nRiga5LwopYpCenyeM/JKzHI0G24Unxiai6XwVlBCcpdhWkkl5B+l5",
-	"3s5l3Q6OqKHmtV7gArOGoWqnF6W3jShPWExaIzTzazmE8CxhqLWM/VZflnSPgdsSxPglhNYYL0FqrC0x",
-	"i8lRvx+1zRBKQVQ+1Euj12SsGu0wpBXNUXp6GVMZ+iL0X55Lpb3h3gK1v1+7wZhcdd0IbE/hlMmkY6P1",
-	"RRJwpUFQedxuxOnAmxLqabHc5CYC/tCAWQ1rio7JnPLMYu5Tfd2c0Ww4YekJZL9Divxxab1wRXIIs57T",
-	"BYC2YuR1es/SgVCZ9GOVPZIHQ5iqT864fUIiPyMNqzcyheVZTPYfHk4GIkJZjY4h8BndKzLPhnLK9L3X",
-	"udMK4riUZSlncTlLG/uLSfcm/b5Irurs4EvC4a01MbfXXqOfKfLu+vqCYNkT0seY9Fyk+rCFbFw9UHzK",
-	"Yt14s04wVNf218QL4WI/evVqs6Vfuzm/97dplAZPjjqlzdILavU2MLurrNjRC09eKA3SaG54FA9pRhM5",
-	"zg0CrVEVzNpWEVFmC7IqmnmDIsMJnektCOsZCO81mA8Q/euSh3LppT0oBU6bTM/QLbYAjDZMZJb5z0rN",
-	"v5pIKUhcBd6WG0ywNin+5hcu7iUfspsZhXGfyYQPF71ZfptwNYGic5ne3aDWiHCbuCOVc/w6S1tWymYy",
-	"zUo1aVVbjka9mA15jHUHraW6E2M6BsLI3ogLmvBfq2AEa3dIM/hX3t62ijAs5PjG8zQuL1TwhteAvm1h",
-	"bimc257hq9q56sA9xlm9lM5BeZKndZjcb/G0NStNEcVtVGlCVWbPylGeFEpPC0Kk9fnSR4AFU6h8xPXX",
-	"8Tg1xkZWWaGUrdCZoL2ukVabwOzhmJltzdv7HcDldloUxNvXbL/efmtXObTONMrtwaWzRbe0sinHPEZQ",
-	"XNiGB0JfI7kgL4nRwWo6Zd9T0eX3+4eP2cVdIMMyrDJsgr0VPtZdJRG3fr3WjuBHZtV4rGkVOShNQEXI",
-	"12EnmVVzzVRW59jz1bljvDvCPny7MKldKiu8EZ2Q6t8BiFc49Hmm7KWOJxleM5coMNyD2zjhKs+v6fQ/",
-	"x8lWGfSgb80b9j/MpeZPdc8bqVpcck+xYiKeSS4ySBqIYDlE5PPlBxP9McGMIThTIYQJDsshoXGc6su5",
-	"QqFqDSdseKev+3RMuSA0M3pCcetpd1zKCsQLoGFjRpWayxSyIEcpHcN5Si5ZzFM2zJSN1BoIBOtyeuf2",
-	"C7gUPXf4cq1n5geZ3n3SqsWl0SzqFtyyDgJatYf1o4sYExjq61hseTG5R2qvT6U6AeepU2zI3nscevl2",
-	"dCPNrfRzO0xbeeC9hz0TtT8MwQ2hOjX/nG0hKCDBzSGgpv5Re0RAOnvwLsWGecqzxRWAuaDKOePfssVp",
-	"rpdE4MJRDu8Cu+kdW+hVS+MubAdqKGfshFhlvnTwvPvwgpy+viZcjPURZPcfXNdcvwItmTZw53jnoUtn",
-	"vHvHvEgrbCFk5DCastS2FT+9tcL3zQ/XO0t0Hrj9GOzFZwpaqfTedscEaUW6Kpma7h2Tr6BGCJE/GJ6e",
-	"nb25urq5/vTtm4/wDYvaHXJPEx6TvSMyRby33kB8us30NqhPVMDjS9mYq4ylHZLIsf5B36NHKVMT7Dci",
-	"6WhNHV5XdFRvbwjofc+H7Fq3sWZeyIwCKiKWfGY61AGPNhJz6V1ZF+JiTFoRov+ZKIhd/T0ylNRMARbs",
-	"Wm6tpXnwGvhdHnSP1LTQ2ox/0U91LH6HvpheSUDPMQZkiCPYnat/h6f+hBPy+s3378/eVCZkIOaAi3ib",
-	"yrliqbJJZ1rlx46pHjnFWU/kWG/EMR1mhPtCCM0pBqCm33oBcTGSFhGVDjMvhE8X+58+WUdR35XMceUo",
-	"ZAJdAm3HEmku0EkRU1jH9lDrFGSakDUvRyMOLgu4NNuIiGmeZLyLZA2g6clUHeujNGVDqgydhhdMod/W",
-	"wRQ8Lai2QJ4OJ1QBjBZGqSKuypAJlSsyQgP9uw8vOgOByH5gXPBzAORYdWzADdrxAUc4JtYwAZoFTTOh",
-	"52YgBuJf/oWcScid5FKogeiS0yTRr56gTpCyBPnGTU4rZBh+vvxgnUoAyhabxJBo934vIrOUjfiDzS9I",
-	"nFGNkFY0lkBU2tsdTmNQFDxiJJqhXnS8uwsPapXo+GX/ZV/X2tNNA6cenrSQqEKnLDmjivXIe8On8Pnz",
-	"+9eqR675lKmMTmf4bcXHBnVhiCWYhAhXJPptgPahwc4xGeyg1Bt8AhT4wU6HDIxl6UzGDApCMS4yLPIl",
-	"OgHsDBrHikQmdjDCnv/0G8TqdyzowZef9ZZ22N83pUcMPY8497mgeTbRs6IFLUbQxMP+nimsP+KQnBLL",
-	"nIER+LFkyI4CNBpgUCq8I4QKY3n0TpaOB/txCHVe0oxhnLAluSKH+6+MZ5JElyxLF10gbbfeMNIy18w2",
-	"VPADGEtwOWUURAbMrfSeclCESIuC8V7e662a6j5kNM3ahojApFHbdh31D+DleiDLbzcQODGL0PmpX3Xj",
-	"vSc6toAAoAiazKYO2FYhBinNkkUP6jXG2Jtc3Ak5FxFiZNrkbutR0LUkWlVHe9BQTqcceLBPSMpmzEQW",
-	"OJ+MabQzvEfvYzadyYyJ4aL7LVtEPSOH9omJgZqjMeCatfaOCBBimfSdDnneJw57SVetT3k84dvGt2HW",
-	"ZYHmAnJx1D+w67108A7EG2DXcoMOywtcONFDd8ZSE6Fp5LL4Qr8BLiPGXVv88kwRYywYiFQmMPeJPpWd",
-	"29K97ZlF4EQXGLmUCVMkpeJuoCfB6gOM0HjKhf0wpYKOi98MJrfUUpjR0ahtf9DXE5b2yCf7OkXGsJpu",
-	"gajGxPNDBID+2LVL8IRQ/N3eo8Bcgj96i2Xfxhfojcs+C4N86lMNTemC3LKauPuWSalQUbtHKjOhKAQt",
-	"YIQCz1gXtL2ITOScqHyo16LPaKRIhqaMY70ELYcQiqPZIfydANO8yCn8v2tbhxUSxZjhgIIVYy6fRuQK",
-	"qh6bJ4CdOXbbi/6IQcz43hY4ZVz2iIEW8ku3dcXePgSYi3wEPDrGsmU2NN0qLU2KTDAfDhtmG/EM7N8c",
-	"lMMuiWQ6rg5CMHcCIR4hsa5uTMYs0007OMExoHEB9mvmxzzQ1T8eE4zc1McPIhfD+TntWI8AgE440cfJ",
-	"nk8W2Gwhhdm7qsyWpWHVh3uXCxM6ACd9lwvQuzvWgGD1ftWBIS6UQq2tgiOlbTcG66MYCH35gOVnrEW3",
-	"IA7gHLpyNeoumeQvq+WWgg+cM6RDLlJ99sQD8UZkLJ2lXDEr72jtwkkRnk+SujcSqDyyGohvwHqmtC5y",
-	"rNv/N3sU/Q2T3cjfBuJv3W4X/tM/RwZAvYvYwn8jEZ3NEo7BWbt/VVJEBAsuhXz8zYs1AC9utZwXOPQ3",
-	"ksg5S4f60JuwB/Lu/PSse/XudP/ouTXwpnTuNnx9cezoa51W0hygcLmLig1TlumXDoSLfTI6C49RL4HG",
-	"4Z8w/PgnNV/ps3Gw8yUiLbxMk6hyJQdwCQ7w0UjzZfzGHRNUBItNQaBRNnGn3Kp4HsgkhRCemY1EgsrN",
-	"SYC+15LLDPzT/2oaZiTrX50jzY6dfQ1KbdeEcbkVgJu0jd4qYrc6leCtjlVnhlKojGqx4FOE+KYpV1Ic",
-	"4zLXU8zR6YTqp1bEYj4asVSfZibBTMSgziAIxx1b2E3GzBxaHFwmIlW6brwv0oyABRpJ3eYTxYY3VoW2",
-	"ynWMWpWdK135LVNZl41GMs1KmXL6+gn7XcqQJo/QPJNTmvEhKj16d3NWiwmdzZiA1iCVtHEzImiIAY6C",
-	"DLhC/o3KAwbCLvGNnKC8OIcDqpt6Qz8Bl/f+wwNCEsJeW8CzhmyQhDgrJDITgafzljm7qYlQkgleTJZs",
-	"pdZM6uyjuk7PRIo3AL39WOcP8par0PKLyv6EqIPfoEMhIi300Og31DnKDVaj73mI6n1jcMAEgrnsSgFu",
-	"pt3CFRmZ8xDxppx/zpcZzhDEPhD+d0IiargCl0IJ8eoG6iaU5WKM59OK3R5bh8EtCkL3aMVyviIGCiqv",
-	"DWMz/XTa9K2MOavQ0KFh46CvL/IKEPeNdKIertcJAvZ7rlw8zJ2IK6NIO18cboxZEShnD8wrPaZA4qt1",
-	"Psu6mdExfqm7uMR2mSF5p74q6osLSv0KBs0e7vl0NivcAwZQD3awwHBVXhSCelEu/qCsNmjdvUjf65Er",
-	"NB/IPOuYDO+l25m+lRYnlx4Rt0cPRGSboW+iunGRF4Y0nzBzGwVNx8L3g6Kn2o46VHddVwvp7JAGC0EC",
-	"2PQuF3pL08/BmAS4QdHYlPAhExhwb0xDF6mcpZxlmFoKHkvn5Sgxv2YsnSqPlcoZlXY6O/csRXbknb1e",
-	"v9eH+MUZE3TGd453Dnr93gHCqE3A4Lvbm7Mk6cINc/ev8zvV+6sJvg4yJuiJh0PnB3ZLvmULcsUMuwpG",
-	"NOsBKJlVVY+AZdCg8dnYZ72J3fEYLycX7qJ2DOiSpIXbp4nndBP8Pt453vmaZd/M75AGy2Qk6mbu9/se",
-	"NxGassu6VMn7+9uObi64CWgy3jneeRO/vjoF5+s9fNo/Otp7BXAJ+qUv4v7w8HafvaJ7o4Ph0Uv9Q7bY",
-	"Od759O2FnikFVnwOtNd64Pd++fH0x28fztLR91c3L64XP3z37tP4xWR4f0Fn/DxJ5+8pvRi++3wpMW0T",
-	"daB17oZvfvj2Cg2PAfhetiCKZeADPOwf1lXlxmz3o8zeyhzhLA77zxs9cOo4EEr+g53jn37u7Kh8OtWC",
-	"e7xzgYcfCAQs0XvUiEpyAURiY4WMQujf8G/3O8c7KATAJF5cNneOd4RFQNmleTbZBbM6BM9IFZDYS4j6",
-	"95h39eKcp1JrP1MKYWKxvmjBN84naYxMbmM47O/1BuKtPqpMiKdZ6s70YeIYXZWGHPX9BTGBD4WXgCRy",
-	"aOiLZpSnYJb1fj42DlQXBQKGHf0MiztwIBS7W8rHk8w12zOc7b/CiIuyeapHPsH+9v7C6TaEGiTFHjm1",
-	"cTRoZjXsVV6Ahn0PUL8YhQY2xRlNaZKwhIxzVHeM3Z09DJnR1UaIfiFA9RI5XGDlyJhigd0JR2wg3l9g",
-	"YkCid1sYB9QkD/rFoFMzWKR1uP+K3LKFFHG7R34oAGtTCF5QNqZ8IKC9cMvX12SxcL0B9Y9nhCInFEWd",
-	"tePHWPLC5FcZUGOtcvG/MkXCCcguHGuR17oVQjdgjCYefjSzp5tdReao33xH/AALAHDf6JRlwHFf4/4s",
-	"iux6dj/wZ/yMvkemsq9kvNhsL3VOj7VgBXbMd453DHNiF4liujMq9LC+2mm8HUK/LWTDl7Lz1OKPbX1E",
-	"YGQLM3tRuCG26O6VKfelcduLJ5a9P6jgcIi/N04rXd0lzdgHPq3PQjNld4uCXzrFU90LCJ5s/LApDg08",
-	"xJFbfT58RWM3GfqRvfWPfAafgkwhgHLLc0g/9Wr9U564n0kxSjjGERzuHax/9oIuACZEyg80RTbQw72j",
-	"Jt0zLj6G6DdAlKcf3t/fqMHfssUl05defLhBb6+lPKdiYeYDNMWjfoOeXqH16KtcLVae8FpG9T4GG2Jx",
-	"5rnVXZztdgk95niXebbqfL+Xd8xS+QFmHIuti934mXXb8Ew1fmelchajf94d3VZ3H4hTc4ju9w+DNwKo",
-	"Y04Vuv/drWBIk0Rv9IqOGEI+zRjNdH2+3uOSnEwjVEYXJo7A0s+zBcE0R9KyZ1+hHbRrDghjivJ6bSw+",
-	"xbWj7vRAXoV/3vFhmg33hJ3jnTS7+fMvB/f96f7HF8Nv0h/nL2+v9+4uDtWH+NXoHX2ev5FH47/wffHd",
-	"w4vv583Pi0t8zUYnxmEAjMBdQI2yvcXe+N/b3LptbpPt6nPhXl2/a6GwP9n2hJkZtXdlCDjCXRKDIg2D",
-	"X2HSWFrOWjUtm0BqrsHnbOfRGk5ucKhWqjcAVtVctzHFg9fUSsf+YE3hUULlxGi5H40ESrFktFacCv24",
-	"7rw7Aw837uxGmIrrn0N/F2xOpAC8TjweUfxkngG7i76alA8LOUIvCwgsGrPtvRmLLd2eq28vcbXADdja",
-	"1geCVm7N7tJs7kChazNkMcHl3jDpFEEX5ZCL+fKl7zZXC+IufO6i12CtuTA0noI/0lzgQksQYPnZRaHz",
-	"/PNOUDMXF+tvV50dweZeOcdY16VZN6Zz0T3cb36klofg/3t3MdszD8y5shx2/vt69P/j65E7E86sg7J6",
-	"NDxTm92KGp0SZutecUhI4XBsa29FLcXFOIE9uF3Z8gHwGdtovdKCzQeiVAHY7PBFccfcWGLSMp6uNkY6",
-	"69Mndtcw55/pkQtsFYbdDIS9FdkK7SOYU5IoWTnJ1l/kOpgOOBA88yLnisvbUM6A5SKVmceenGpJIjHL",
-	"Cr/sU962zB3Ebjn/fev6r3s2nPqr5GTlSuPKyfV/G/X++9T6Y267bx5M1AytSCMCUnjC+5T3YZvusuJs",
-	"gphQfcoE7hrulvEDuFpkOv5IpyzqVIMOYUlhcKlzhg3EEOh9CFUYK4juJnLQ78Z0ARF/Wcpp0iNv9HVD",
-	"mdAqRpY5ZnoD8aGIjj0wSTw2ZBfYEt09RX+ayDw9wYGG4CS/PGkd9vsdcth/1R4IFwyPtwpyWgkoJ2uv",
-	"NvagTHMhPG/WQLh72ISqCQs7tTZ3Ll2a+fyM19z/Cj4mE0zhQ0YbOQqToDyxW8qO2EYn3t5/hRMPon6M",
-	"QxNDYlyQlll5XNn0niX3laXQWHdWuXL+OfcHn456k0tcewtL3386c+9/39Ue7crC4wgYe1G0n/I0tC/t",
-	"FkAqtabipXsjhMPb4IBEjjv6zHZhhcdFMEQr0n/ecBG1O9XwFKD6w19vDOCTwRSktXa8jNDiEyoR7Q4E",
-	"oLhARCkHAoIoTASpbgRGqOg2VB7WP9qvbowlBeixi9teSUMZiEKRxgtgKzIFbuB+doP3M+gL8gOhVdFc",
-	"N9sd/EbmmR0cFt/IPIvaA2F3rPIRHVm9BVtWUKO6Y14/hwrLGIAKIOyDF6izXKABFdjKaSlC3ISaZ/pu",
-	"3yPfsllGXuEluUcugBEXj37I1rApZHmqZBqdoGIj2IOeoDHD9AL9XosG+YGLuyLpLUpZ8qfBji4/2Ina",
-	"T2vw/MBVdmUE8o3FONlMI7Cb9NqCZ9B/ozJsH+f3E2KfVkFEjwyIKAT3rScCHe3rsjOo56DX7+3tHfRe",
-	"WC4lCPwTSFWvB/R0DA3bOZe/8iShu0e9PmnxCxqfkLOLz+TTFdl7cXNIEn7HyDkd6i/+3IYhCbX08Hhv",
-	"f5OW7jVpqdkJHtfgn32NohHgU0l2AkQXgSv2zDDxmNioikrBxV0AjgNTYPM0waS7E1JaE06nTpEMaipT",
-	"5lVfdKmKzfCf/878e7m3loPUnsSUiWn9U61O7Jr1vPvbHVt8WXlMYn4Lcuw7oiZI7LVpZJj1DtGF+nBA",
-	"broyqyjsnPDmz2kSDYRf3ZCqDLjo7tgC31MkBUK1fk1+ojJBan3oCNLa6xoQOtEchBArwjOTgakvrMMJ",
-	"i2EHHksZk1Z0pr/pnkmRpTI5JrOU3wPv3pQ+dOmY/elg7+jgeV9fKPl0msPUQ6bU+1H3oxSse06z4SQy",
-	"sZ+6+9GbazqOXEMPIKO6fChEOHQRadlkPOcULBienqnKBRzScX1siKguXvsrPdGgNi6fF8sTbBoMAziU",
-	"s4U3uZjzVQYjHey8+n/Ze7flNnI1XfBVMOzZYbI7JZEUJdlUrJitkl1VXmVbWpK8qlcvrnKCmSCJVhJg",
-	"JZCSWYeJfTUx1zMT0W8w1/MM02/ST7ID/w/kgSclJVKSXXlTZZGZSQAJ/Of/+wYvD8Pmy9bLl53gKDw8",
-	"eEXbA0ZpMzg4oGGzdUD3+4POoNVv95v9l+12ELYOwsOgddBvDppN2nzZqy3DvigsakE4FJl8m/NILnfr",
-	"LVjVvX8ugpLV8+sNW71R+N27CagWem3I3FWUnoWdtkCMltp6xXdR5paVMtarmZe/+OC7Vbn8/mSnfXDo",
-	"EYCNDLeyG1Zrgf1FZUF4+BdsVwhVoY29Sz5I6JWceRVfwqQfT/U9QvPCxiKuv87D8/z9H78XHMwTp1gw",
-	"7uoY7J3+tNgoC/QnfrNMg65reYP8xShcpnxvzfYzf+Jv7aWgxgvVLwBDIHYFdlbFQBE0krcIzwBEfQBO",
-	"hcUbPtL6X5qH+o1u/mQ49dQTyN2UpGCE843w0N9snCKgQXat5UbMaBnSKWLtp/Th2OnfE9A8+wvUwGCA",
-	"yrXqO7rFrHMjtRyMlUzqcxxDnuVrwobxjGxIkJTlyEJOOF86pFNH6ThmIjGXwv/z1+qYThEOnUjjO7pC",
-	"DLuurtBTRhFg3GPacwBRewQ2sV5jUfMT28GZtQqCOu3aLhKLPdIT1g2faXLYb3bwqcLKKZLTyFwRpSFk",
-	"gNU9N0CmlO0J9tkcsJ7wMVh9xSFwj+AfLhBgq+BohNU+3OI4WO8e8MIIJe1mc5ecYNJ3wHQwAlwntKQo",
-	"GcSwIaBxNKVhWAoatcAJzuydwts33m+KSzVv2wCwzYJ0dk8ACk4aYF9kAeUOwnomEOxoc9ucWjnGl2Wc",
-	"Ga7x3fAoSjXNjII4CDutTrNN+0Gn36ZHh/1XR61X4atWq9k6Cg5etZ/IBrorzG0ODViPdwa637srcZGR",
-	"GhDP5p33puxz9t7SsfL8a11W8Gi+vK/lJeQOeAh+N201nbDYbQPMnN0gdyVzdRF8zJYYZe5p97LALvHk",
-	"21+TcWFzeiR/5o0gAJCAe23Ce5peeEhG1GbXrHTLAKGdDBOzAnOZTbb+S9rGsl/llEo9cVK7kb2HLazx",
-	"VxzkWM9wy4UUrOR+qNGWmVqIu7giS06jCHGhMlMrg9GlYpqrNMrHq2WIuQxApxpD+/8ucT2wFt6/gMEI",
-	"8JD1XI7ZSBpFKKSRG6nFhHdhyRc2tWfVY2gXYQ8LtLI2XbPKscsyZPVhxgi2KWxIldsRO2CwtN+20xP+",
-	"uYWshGvMuR4Yo9939EzwMbRS2h77wzzNo2MogOdHkxHtM006zeZuT7jnYt8oWoQRRewvEK0BnZB6AbMy",
-	"fV7eOO2SQcwYaXtkEkvSPvB6ZiNaOCGSCAu/1JiH6HLoXF37+E8Y+88sVBi20nRqu4xyo86CNHbqKW0S",
-	"Djhmk4iaEXNtXzKa3ghOZZ4qJwqQgrH4LuwJc2VqQSkSRFJhrUCuCqLVJEFE+RjrH2z7baEUwssj7mPD",
-	"1HG2xlSnmH0zFdwrqxKOSUwzJKuFIaZTMyy7OqcyZE9bim0G0K0d/fCX953zNSqpZ+aw1Xo53Ch32kXn",
-	"eFl5ewhvQKtomUG0HKTWmxU2X3apXInEOK5UOlYb+lh7r1lk30/mz09C6k8gJlN6mW5tsRxNWWngzHQ7",
-	"zU7pF22pyhe/YacgVgv+3ao28PlUSZStKTQbKdM/aY4hQKF7t3V0d9kEFzfc8hbvIYj4chvpz5KLeejE",
-	"zBjKnvVCkVhGzLMYlxC/SM0nhVGONOfVE4WuJIf0lT6RoRqtd5r7SJt1i+CBJ4JYqFYPdriXxguADA5O",
-	"QU/MlsJ3jguAERbaMfv+VYkcPtpvhTp0a2rr6UKNiefpbbo+T6oxta1A5+Lm06vgL+3+vx6Nf5h01FXr",
-	"5t9eiov9278dsu+b//7ugH4btocf+dnPR/96XV6zzs51q5r1sfspsYIj3fGC3eZbSx+3OamEuPlWxn0e",
-	"hkw8YqT/D1BIt5nEPy4bJMLzgiFDaYJ9dY9Ev4UfuxtZLKVjgzS6ceQ80k9EGEFBqYXnC2WQjJnQAMj7",
-	"58uzD/fCEDubMHEy4X9G+uqHQYk5GoD7gbEV5AANQ25+hkbnOTaSAkeLo/9YLBBgXudvyf5uM12pZwEK",
-	"djXisCgvVDpGNz5SN6+xsQlEMLfVpnQcbW6rPWSH/c2MZK0d5sZe7bAN7rC/nbx/t5kdFg9VieYWscQm",
-	"zVpUjOG8sk3lfsAQOIKzePikNp1Y3m1RPiTiZrLVTgoZD+802MxqlrfX8OqFZye/Jx7cHzHXpoCQqzz8",
-	"vWpK/xrts6xTIb+NcjINRNM9zLMcUu9KnbmgLsPDogxE/4qoIHXNjUQDCeY5igplORLGXC/Ar/KNfDiL",
-	"hz6pIz8G1tpPGrvkkmuGlGLdwq/v3PKQHTtXJ8dk0RM5KouY0RDgeaW0zeA2SWorV2xEn04mWMSyrPjE",
-	"ThJ7B8wsl2l8ELoP9CCfUB5VVV6LD96F2UdrHzu7q7OTlyfjcBbXzKE0L3/tyq4zc3JBXU+ShYBBWHoD",
-	"8QE6hhpmPLSBjGQSq11yHlFhCaxs4rw/zXjDPIt8BxjX8JiT87fzpxg5cPAcg11jTvodB9jxxSzhonEE",
-	"J4vO20eAx3dH7p5mCqwDUm0H2ATxT9++OtpvHQIvJ7fv/5+a3x4dHr4xb2a5XQMUP+1Dcmq5y8vbOelM",
-	"thqZelS5gtwF4VPKl+cajXoK42UzYhD36fqCMBUMtcXybtYG2aOh3htFR5ipvKckXOidnZgzwhRQlN20",
-	"He+dQvwYmhIrvlCEC83iATUWgxhykZINWh4pJEDs9sTJ66ufToAEb8y1R/DPNjYBDowhhJ+8tCeC1EM2",
-	"lsOYTkY8UB5JBNd7sZTjvT4LPQK+4ZAz5fUEkDsCHwMWYeCD9knIVTAyu8IjkyhRlgQyNr4BUn1TRc5e",
-	"XxLFgFEZGgVPXl9lk5VxT3BBzi7e/3TWbJE9cvb+9U9nzf1dcvKulQ2BjOkExLGOk8AYcaH9DjBMRQg/",
-	"gnwRdm3MSHriRga0n0Q0njo6Ccd3N6ZGUqKeuYZIoyJ+IsZ0MmGhD5UjMTMyFVIpJ802cAVS88+XgE8H",
-	"kUnHQVk//2trp038t77RT8T81TlooI+N9JRQDAY1owqKZ+AdqQKRJdVw477tl6HklsaCi2HXEqyxEFp1",
-	"RvQGijFiIN/i4Y7SdGp51YD6yFyE/AbQFOvWOusSBemM2N/W7yeK3jBgrYKmICkY6dPQ3doTOPJIKqu6",
-	"IdNkmYyYeSooR3MbEzqeQmVbzFQSaeVjNbbZE16WpHN8gn5P1H07Ht8jvrrm8AI84ocJ6hBm/ojZv2OP",
-	"bcNRAtqxzZDD28d6ZprXUABsK7Ht5eYw8MiV5c4ddLdWfiMbakxviWaf9S45SZ/CVU9wyNgNOBoo0PnL",
-	"EMwwp/1I/f3l9zv7DS/9ckADHnE9xW86DVu/DJV9hIc9AZ+3mo1u7tMCDQoUKU9gJwlYVSWJvpWpxACS",
-	"NyMnFLZ2ST1ChI+eANnSys8E6TJwLnoKWFQuMe62iYyJfS22SJ2rOfgT2hO5F1bgxrMnDrvNZiQZ0u5A",
-	"f3UIUMUR7uRvOYss54w9P0rL2B7XvlF6RkJxkSux6hJcN9J69cqDf+/DMGCVzYewUT3si35/8YHUz9++",
-	"3tlvkMOOh+cOBKBHjATECn8WksMO3kbMxQdkQMc8mnpkyG8skvOYh2GEtqzqiXazCdcXVhgPcyTFkMWW",
-	"fI2r3JZ2V8SMKmSYdE0NQIlK6hypwfAQ6jgRQHqaVrPLJApRniHruiWPAKHSOM6dV1g991apIolKbGTv",
-	"NMs/A1e85dJGp5QvbLazXNg+ysUiQBs4suGYC2S4TGE6C0loGNNO4cnmJ/O8Of5bW8hnx+MfEyF7IsuW",
-	"AzwAlO/nbjrJqGGBTdjarv5uRrHo0ujUNlJasp9iX2an2SE++AxZtR9U3oOUTasfXe3hhMaKAbeV2XLQ",
-	"F5CToBkXRnuXfAPMTI76MgHV5l+efbz89P27o0/fnL3+26d3b9+/vfJJvUPef5NjOD0mnda+o5jwbA+I",
-	"jDKGs1bTazabqdA/Jn2r6OSA0L4ZcCv3NewIMCVuGdNETaRORycHRqDPLEp+BxlxD/AMmoPEdTRKIXKV",
-	"TG1XxLFtcpYS9ZF5xC3l2sgEPI1Zy0fKoztfkvfP/3yiFsgPkBxck/qbi6PG7j//M3nPYz0ip0hm5pGL",
-	"EZ0oYJ+PySkQ6kaMDmDpjVmG792IeGSKVRrIKf1TS4ZojNYuMbs9c2hG0dHOTftfWHzkZ9s9W1EUW2aP",
-	"GFn+7t059IhAhSd0Czc/N/sgOpqfW4H5yziakfEmsTgzTG27FFbBbVsgA++J1Mh0yFRo1a8aZx1kBQgQ",
-	"2L0DGY8bs6wi8LqBF//0B6yrdOoO18VsiT9fnn2Ad42U/qjWU/PO6jhYldMLECXvL7+3ZZaormyngOXE",
-	"U7dgcFk1udch//V//D9wfg72Dhsoxl8R/+T0h5+wkR55HKGV/qeT0x8yYjY71BcKmHGBvsw48cZIAebM",
-	"95cnOKz3lyc7Rkic+KRud7IVYan+8rIr94n/2n3czYAhU6ozv+ER/+SNT+pWRebqH1CeA/Skf3IBjHYo",
-	"8WFiJztt3HzpyHP6njgjAE0so3ZP3qDlfWEW9c3FhVt0q8HfXFzsvHT1NvjLlhotV1vkOfvI8rIXbKJU",
-	"FNAx7Dzb4yXj8XEGrOIkJfaxO5bOeqfZ8pCXttPa94yQM/951UBCgYV5cR9pmU9CbV4EVIhjpBXexoLg",
-	"p9UBDYwQuWhutyf8IOKCBzTySd0yqZI8keqCeM1b+O3vo6MH56W8xeg52llW1nwpiAh0vzzHz/Pm4ghP",
-	"U92pKleXvPQ8N44JReozuBE53xF8BsVGKjKgsW0owHgyqhxXI2vSuBvFg1LXjQXiJ2vGwp9Y3BGeJDys",
-	"LWnCukd4TGGyeEW9bRo2emu3FZSxlg4fpRsiC3t5tWXLX+ySN9Ko2X9/+f1vP/3vvR4G3n57c/729Lfv",
-	"Ty6+Obv469s3P/5mlDv+p91sHzb3m+3my/1mq/3bb9Zp/+nk9dWnk2brt/eX35lVb/12/lt792C31YvP",
-	"377+rfXbb61ms73fOTg8+umnn75/f/rT+4vffnt99uanP598eNOLz//a+q3129vfOj/+1Gm1fzrpxWYk",
-	"raAX18quwffR0Zv4aDsBP7BCSr67C3Ac13h530dHc3eWe3czby17S7Pvz721Vme/2dr/F/OGfvvNqCV4",
-	"dac/mH/vzL+695cnv52cpO/0ni9jQeNzKrtt2ig1SWe8YOt5d115Eqo6dNVzmj7VQhnIoz2nL5QzL6Dn",
-	"drlIMoLlQTHVtSvNOToHn+iEf7pm01yJ+YzbMFdb3np4bfkHmVOspL7U6WhY46KM/9MTzu+qz3k+DRd/",
-	"srNOwUndsrdLRXKNxXDhzvZDQtNrv61FrQBF52pbLQCzsQpHnYTVLy8UrGyqMO0FAB8wSHWqqjoE5m62",
-	"RnA6zadtDTD7kP/Apmn7pPdrrc9ozOLFDZWoMVz0/eT1FZhKIWd6B11YZ67lcgrO0FyQV0itWcgrTCIq",
-	"dqyFWutm983lHMwfS5IO6e+vRMBIFYF1qUKHQYADMh6Zjevm8RqXRU0zJAwX9ezClSh4nO9NBY2mShPB",
-	"GBKZ6xg+Tsdi46GZP4NNDe6ZwNh5nUMe9KzGUQBVBQFlJKhMwajy2IQ9sRSckJTEJtwlJyR7D6FL/CrG",
-	"jP8ooqnFIISj/yILoS+sFjlJQj7rxMx6KeQeTso7Dhbp+2wfrsRqODPDzrJILlJrprD7hCa/t3qc1lvm",
-	"C73f4ridFbVkbPb+meHlcCHai2AhSg/PnpHikJxHv2RI9p51jL4ze8vvJWApHxe/0mJgZELpDggMuPAq",
-	"pjyaMeVLwTNmG/8CJMF6CI3pgd0WRmP+B54LgMEjW4BfULmUkf9G0RcCXuX0eirg76PX71s8NW8PAOTT",
-	"UkvgBL6ehWSWE0BUYCqXPwBbtz8lPlravpciSV5zEc6oReMVpnqRzKrFO+GCSb2gc1fWWmKi2vzYUlWI",
-	"kyylBS1CFmh+bgEzSN0uAfHNwvgzysV8tkzpwVKVFuIwzku8Z5l+STXzC2UH+/xUtF1ElwKE/VEYpGJC",
-	"yfiTHAwiLtiS4QDW7xKFfNhZOJbnp/Wy47dS59kdeg9tB3eup+KybbMVBZc9/rmot69aTRkBZ9c8p5fs",
-	"ByXKebeqd6CNw8xGRjfs3oVwXoncyopyuVOsPqIC9RqMjNSVHDNojmM00s59tUUPVr5msIgkjCXglmX4",
-	"eBcwKYSesc9Myd/MD86VsSDaj03mc22Jbbhr26dj1hMyQJSsgGW4PwIb3Vx4KWYYd0FKgWNLgZS7EZro",
-	"h1SzWzo1CjQObfWO+X3FIygYM/c2YD0cTx5MYV7RojZltjzYJ3Uu1IQFWmbtDQvpduCNo3DaSAPXw6Vw",
-	"OSG8RvLAXb+YYMZ86RG79cOqavjB8cyn71yyuzo98GXkbfH8lA/jYY3UXSG8tNKqGKv2CA00v0mxFeU1",
-	"C4s2/rEtKTV3modYVo8y3RCz4SmbRFFLw1Pba54A4x5it6r2cIINWDLX0WJZ2U4WcFk012PdCFs1rxZR",
-	"pT+q+ee1mt1Oyz7P2r1vJjyYL9wGON8G9HOwAf9sdo5M1Kfro7+M25/vw2KB61bGcrzCPaIeWYZVQYll",
-	"1p7N7BXsPScv7upbmIlDuMNb23gP10JTLIfgSAZJFKEAA9A0x88rNTsmcziOEEJAMMddYs47+BvG3NqB",
-	"r7joCRg5WlkxMLyxCYIcRVMHQAmJ69dX8ykOLhz3UK5A9UsTh9hZaw/2M2ibXynJ1uyfx1ltq4Uertys",
-	"xL9m06KQ/mv/1dUvFx3xbvIy+DFsDb5Xh8M/0/3pG9ZMfuBn+uBff/6329JqwJwTwDOWUHwHabEpEfL2",
-	"2OFoW0DCCA/YLrlIDwtsPm/+hJyfXS5qbRhFR7nzkR6P3aXKaL03GzpNtFTz5NEVtwU3MGN3PQH+wFem",
-	"7ypohIdAI2T1R1vW8Es9DzwBoMEjhmwaCw8nVPimzLyoxjvNFhYB345YDKLnRiJKb1rGZO6cCZB8aeoW",
-	"ZpWp2xntU+qQ2WaBStA8g2yfeZmPevS8rUZD5w92EnK9E8nhHTGF29icmDEFUPICWEKaFivGGoq5w9uR",
-	"JHXEc0x7wWIH197A8iGMUaanqQHQUdiTFjMlkxgcgpFtlIPgpZUk84lDhDO5Vy3P3Tyjq6p08oIFCo+w",
-	"gTWgccxtsytkSLGzjmvWE1omQJRXdzWDWJsJMGy2pH9ORNn3UZ+P8XCtHHQMLkIOdDZdfOWRW9YfSXmt",
-	"PIQ0HtPJhIuhQqhXnNRi4Wfcq1xVE0yQp60cLpt7nH6eb2zTmBEys3LwNvDWLHIN12xpQMcs9zs5LJWv",
-	"dT/dt5nR2Y2Xw+BekCM96B8GO0fhS7bzatBs7WCR/MtXtB8sq8uhgZbxRpKkhcU0Z8otBKljpsIty0y6",
-	"Gd0Us/mWDxHxDJZR3Kw7QqPaY8eYbIY6T86S+kutK3CWnL+0YHjmNC9evpBqtmOevfYa9tkgdYNWDO7l",
-	"nYPT8l5De4ZswYFdp8J2gd0LEcKw/DGwnLsACZwu1Img5Ds5Zr8YNbYBamK2hPDXhiBAOHQGraBNX7Fm",
-	"/yjcDw7oS3Y4aIXtwLwyLF0oXf6gjcegy99xn/iqEWNvjEpYkyIY9/T2OIKz51f5+ccsIwP7i0Sg2FLL",
-	"EurD7qod22aePrA4T3tIf6LWQc5z91rqFOUZNWwExC45xU9In0VSDB20yjyHcTezYJbbIObeMbSB16E7",
-	"HMhDLYWzYz8cNzzSTzTGsuYtjp4AkwQ9Trh+o0VoM4B/Sywbh6llF+dLYJ3v8yjiYngShjFTqtattdpN",
-	"8o5eM3I5MtLkdeyR0xEP6FCSt+/IYfOwZSS5GRYVENIwIshiip3Fmv9CfmRhaKRMqRwbcBeAnzWl/z0Y",
-	"MbEjzUN23RjLKpig2cyU13s6peQU07GTkRTms39pkf1WmxwcHJBmq9OueTUL/rV8dPdQCsUdsJ5isIds",
-	"W4qhUgiPmcKbFZ35kmKHvPc8sBgXI5CFoSLUUWbVKZmwWEmBDYv28CNXVt94nlZWN3bJ2ax7252LwBk3",
-	"eUkIbmF40J0pn9Txg5VyGEOsM+fwKXNlW5Wwd4vPNURi+bxOYXW3mbOr1NMK9XS/17WUDgu+3XL6bdYa",
-	"fYI0XJVO++rSabPatpyyLWqXsumzxTt4+5XPycJqG8ugqdPzC9ygGjJ2dTnmGtL/EyTSQNA4C6AcMRoj",
-	"T+UGlC5Crs4p3UpnbkRnNiud+cx1ZqXAvhT+ss1CTD+J4kFfa1WSFwJzU0QCxnwJgI6uKIOANs4CsAH+",
-	"yt3gCtuLouFEvoQgGr78t2tItTJiVIQq9/3hTqtz1exk3w+NGDmViRliq9MsL1VbmVQ1AvW//sf/jUL+",
-	"FoU8wIVMXIpxzbwLbLmZYe9ftfezYduW2W6NC6P1pmWktle7YSIxAzZqDOgMzukNj8DhuH+QDjbYmsmb",
-	"mypE99WF6NjNAyJ0m0nbLIvDfQPRNSpwjFhDYnWNhxNAjHGsyNhNm/ddUz9g8Pj2qPnHxHcsggzwrHpC",
-	"MZ2WB2O9MJbxYQoGwLqpEBIgkdUiisENBOnwHD4pGf7aAnxt6fysJO4KcbqugQwvb6tl+5VyfTrleq/d",
-	"sMxbAhn2WAFGFOpVfLGKL24yvshuNublLWkMXriBl/l6Z8Kdqgd5Xd8xPauLHxaCqmT2VyazKwm6KZny",
-	"HdP3FCjbcT02mIGAuWQJiJw3MqZTMpY3rOCNeMQHLwMoncxPRwzcEhn3hB9QEbAoYuGs04IcBeCyWNCT",
-	"rM8RHoe8CJRkN1nnCRuNAcLU1jUgYIpmpN5pvtpKKiQTp5Vn8vw9k0rLVVqu8hP+yGmcR7TvubiRPFgB",
-	"4v3WXjCLz+3S+dHUEnGh3lsjx4PF0uoFcWN4wlppN8tS3WDQAASzBe5TO/j18DGDZntJcxA8eP3er2dY",
-	"1E0jYz6dYp6wuUTvdK5aB93WvtM7N2vostYaSfz9rMUoZBOpoOch4oLhW6Zjo8vsUNvto4Oj9qyEfo23",
-	"eWS/+d9ysHlg3REtNY1g0URiNr85OB/+umMG9u3+SWeneQojmFA+M/2Dq9ZhpmnM9zODmGCP9IphLlzW",
-	"9Ln7/7bGKnVqXm3M9Eia6wMahyXGHLMBA0jAWrf2V66o41jrtDttWBG3oUufilRLm582u90s7sykbyQP",
-	"cc4iiaJ7pN/siV8v8ZY/7FXq7atJvfFM+j/D5BuPIjXvYGKrthNAQPvpW8nmuwmRPtxrLnTqyl0Dx8k/",
-	"Bl7cARc0WnRTUbyRMReJws56+5R05ZD0uc+YIObQ7pIzwUjEb1hP1IXUxBzXRvoLjkPDCGTgcXQ/dJzm",
-	"/KCq32KRuol7QOMaSBHaR+eeR+Fh5gqYTfpTtyMeYXP8zJABvEjzKAJ4UtsgjwiqERtoaA8wK5Gjbn21",
-	"jbSjk0NPmXicU4xriuw1WOxgslut1S9YHSt15B/S9DDqsmBoNAs2xoP0tcWoL6Gv19wwyzxme5Y9OMOP",
-	"ldNzMq/K6lVZvU1m9XiqCR7R7787s5dqUkfe6KQFctCjuN1Y5i9Thw8sP6+cz8r5fCTnc7PKrAoAby3N",
-	"uZaEfdJEZ0nBvZcd0KchvUDuM0Wo0wrI+aB0yoPhdjU5SS+JjA6PjYuHaGlWVuc8rabRFj0R26dbx+wY",
-	"foYDOa05gqlqyrto5EdHEOweGxtfkynyC4ulZZ50HmBP+OaBLsps13jXXvAJvxvwOA1K/2p1hOceYv6Z",
-	"iYjf/V1yKgWSZOieyFRlzIgl84dYOTX7UvMx84iCQU1JQIVFy5c3LJ7QKdFyyPSIxZtxO/FVuXss9OKT",
-	"up0LFcpmNUBZ0ZxDonwcx7SySCqL5EuxSBzJKHMSvPK0K0/7y/G0UfFlJsoTONh7akTjJ2Mme8+NCZKz",
-	"fF4oMkn6EQ9IxMW1R/xfb1n/UxJHdqB7fO9XLa+ZAHuGQiM3cIkZ247EUlONSfyegMu6KBxidsNlouCh",
-	"OZusk9KZkZOi3ZZr6jE/G26yAu7SPHErQfaHhCVguYxm6B/9MGm/+/zqL7edN/Hh1bT1ke+fTQ5O1MvX",
-	"g+Z3o/afrzvvfjn81+Dlh3HNqyVxVOvWRlpPVHdvj04mu0omyvWypy9traeWVhKwkpDiXKImzPtGRGSY",
-	"Xp4WonJnvwpKMtgCzyNWuWckyFNJ0r9KHqpZ1xZzlSNq/NQsOGpEGZHGfbvlijWOIXQKklFpOVHkVsbX",
-	"XAxdnbBgt4V8prka0qPGLewjUPpmBKOZw7OTi1XW7umydnCg7nIrZta/vSaQyR2ORt4qqBTGV6AwjJB5",
-	"Mn0BR2F5Retf4Ou761mxHLtsPSvWraieKNIWLIIweeTaVpxv+cpW10CDE1q7rrW1pK7VSeovvq4Vy5Eo",
-	"hHhQLpdoqLA65JzFAfzMfnOLuqtdUFUz5WQx5YqFxkKPNYl53yOTyIw+03cDKUMoAqJCc22Oc6vThNBW",
-	"wCegY3Damn6Go28RYfMKpPNyv9lserVEcH0e81Sz73cOmvMsC5cTGl+Dk3nLhfEiqNLZcPrshsV0yB44",
-	"pFethSM6XDSgCyO8CQhjlQ0kZsIo7ZlhrBrFgEZqZhjtxcNoHTQXjONsMNhRjCopSMhVAP02mVmSfZIf",
-	"0HqrstNuLhwPfAxltUzoVRtboSo4HdF4yL6Z2Ftz5oVyIZfPF1TjFa1m+8CraRaPzQXGPHLFeYoFSWwF",
-	"akg1O06zOGHCyBEJ6TTHw5Fr5oc5KRT2WYFjZskUhunW3Cy6GWrSzy/JwRF+rOlnt0dewjPyFx0dmM9+",
-	"L9c/RCMefhQa8OjcNe0mdBbFqPNa96hgBrm+Xv1yJtKr6uWvpnr5Z6ffn1/t8uuYDrRKi3ot+ZQ1rK4y",
-	"9l3z9MRYU8jbhM4VqSvGiA/b/AqOt9/oGheaofekeiI2b4OFZESjwY55rKOACACayB1sj9jjTwI4/x7R",
-	"9DORmCa2whEejDVNjhaYB6wn0jugBNp8bQWMsQydCMZRwT8VEWxIU1r0MZ1CDbOm1yix3JiAs+KWNHui",
-	"3mk2G9soLUYB8ZQZ3o1YPVuwZGYU4ratlDt+bhMmyKzJsVX74o755GyHxbbBlm2BZfq2dLQCDs42awEq",
-	"F6JyIf54LgQ+6U6HITRGQ+Ux3OkxrCXNlkVeHViJMdJg4R+rtgOt1qqyo6rs2GQPxc/W5H20KPPd/RPo",
-	"+qTdE9bVCa0PY7wIIx/tZROqNFzmZyLAB7lG6pZbGAQYYie8QB5S8osUrIE8usRnnyfGUvE31pLh3IiH",
-	"Zfgqk6cyeaqoaRU1fa42UJV23lrbzRpK+dmjCzochVy00BxI+FfM0jgmB8xzVPBvQl6AM4dyoVuqQO/3",
-	"RB3o4wPzwBBgCKwCb5AxvTa/QQS7Jb7d9L5HYqaTWJjfACBDsNoxl3wD5UlpoVEdKjRlFNq6vAUlmY0u",
-	"ll5m1Z1amnFhENT8sP1dZPEvIlBwWwOaFrXkgNotBS4WdBLfKm2fjBOlidIUqf4VHbNtAB5mJksVuKwC",
-	"l1XgcmNgk5UVX1nxlRVf2oqvQpllzPh2ZcZX8KkbhE99miDgHurGp+7EB+8iY2LNbPZ6f0qAs9IjXFgm",
-	"9UY3c2pInyGqeb5O3UOkcoQudxfkkdC9mdZ5eNQn96PLmudtsbrXE8XeeShCtYkI4wrlIqPmEVyAcwMi",
-	"heup641wv3acR8nzesJ5VTmnCpvvM7gAyHyEEtwsCy034+QMZJy6KstYLu7jsOCBfT6lGvfgoy3fQabp",
-	"YIATfizj9NcaXdA10i6Sw6KFsIDb9YZTKF2jg4GZZWXjVjZuZeMusXGdvKzM3MeJVhf1U2XvVsnzB8Ii",
-	"WJLNTHk+uuVsDbXnZjqn9uNCi3RZR28hUt4TjsJ0wyDCr3FsW7Afq/BgZTpVptPjhAetgKlMp8cxnVKB",
-	"XplOX0uj+YwV4yyJRzdhngnAkytPWA3v9HMK7+TZJqX4Oi0AJr6Raz6p5yJ/Y3nDFDIdpsSJUHxgqRMb",
-	"q2GiyDKUqJ5YDBOVKzXIVUfYd/xoqFHPxKhymFE/v/w3vf/uttn/1+uWePW3SVsd3FwcJX/uBN8ejl6/",
-	"ZCfN8YeWPG//fLlfFjLq5711HlohRlVy+d6IUY+QlGFCJcthP64Av1JzQGfigoxkohip03DMtRE0RioY",
-	"uWJsRzCDwoZH+lOA8fCIMQI9Ekvgeg1Jn4Vd8v7ig9cTgo6ZhyXackD6PNYjj7j+B4+Y58PELNwvjSIW",
-	"D5nAkjH8izPlkZAz42GGRhoC+vEgokNFVBKMCFUkEWM6mbCQBDJkWDaerknoIEoAjEQikkcKQXJMBB1j",
-	"AZr5uydkohUPmbvGPCFfG7YhqJLTiAse0GiB4CXnERVkwKhOYtYlfpBdeh5LuOyN0CyexFyxpeXp+LpL",
-	"w5rYgnm3BdbENUGG0UW4JpaldE1Yk2WjFEmszLsy+43Uz//a2tknE8mFNpsroDHzCPtMAx1Nia0gbBRn",
-	"0vlxyTjNEwujHNPP75gY6pHxOJrPH3wF7sgO+aKfdFfu2c3x++9royqc4/64tJJsLXgF23mukq1BLBS2",
-	"73PBWmiXip86fG1I+D3vGugSC3epZcxC9D4+ipjRcLMl1BeMhrn9lFecVlguqZ52YhfU5iSiYsfK2Vo3",
-	"u3XD8A/zqtj+0J7TWjugtZbq5hOrFEn95F1rZ7+BOAtGIdbPXl+aD+B+YIfmNyxEV8Qsj4yHVPBfQGC8",
-	"UGTAWC6Q2xM3MqD9JKLxlIQc9XvMAjkUXDGPjKWCv5kw8lQxJhwaGOi+kbwlYyqmhIsdtBbc6euJgMbx",
-	"FFjsUoL5P+FUfRJxZd0xCUXikdkeU4Jfe+nlNIp80pd6lFe4PVFa415yzVB7dwktAVLm7AK7lsiwNzsz",
-	"Igc9kTMeCEzUVnm4i04GA+Z48BN0PaVyv2V+5pj4MkAWhIAp36Fq9ISxgRSuNO6APlv6Gj2iONBCwIBf",
-	"KFhAcDFV4fqdWx6yJ7BB3nGlP9r9fQrbu4wt4uw/49jCG4FtjkZdQZGbz5eocohylqYelyH7wdywwO7w",
-	"3fn0kU4yZAOaRLrhGe8ZP5cx8c1OLQ7O3bfMJsIIZ36I9tHFe5lIxkam5T5K/0EjEHFfhlXipNtKo6S4",
-	"We5hm+QfsJ5lku6vrRgl6dMri+S5o0albmQqh1JVG1gZ9hUYGnu/mv/9/pB47HzwwDzSOF1GvbPQaBQd",
-	"jIyqjfl4bAMIAVVshwvFhOKa37Bo2jgmE8xs7jABjwhGFIonY9UTzrv391BJqgkNmEJtk0nb92evT78/",
-	"c7J2QvUoE7XmkbXZUrolbl7buHljLlK3b168Lm+Cwxw5sP9SUVBj6e5xPtBCo2zMqFCebZTbQTIkRbju",
-	"CRv3ddhd8zYJ2CA2uFxH4wTNYsKEjs1jsN2scUwiqllMxkwpY1L1REpdgm/PSCzc/2lN5y2d7pL31rTQ",
-	"EgDKxhM9hfdM4rnaAPOcW6p6ImbQRo8vHmaXMgi7otFrbraI2CUneJ9gDI3QjC4ZbKEp00AERUVPcGN1",
-	"DCiwNEQyoJG111IgcBi+TfIN5U7Eb1g6AQUsU1Nr68nU1GM90U94pHe4IHmbWDJVNIoB79YuBi6qsswv",
-	"qX1oQdowLqZkT3ANE1OpFapGfIImdHbp0vj8Bk20vEU8ZyEe32UkD5lWpNPcX2TrvaeTgvJ9SGshZxrl",
-	"qxTKiBKhPwU07svRNIwpxEgjeftpQLURvGlCm+ny8ff3dGJGua1aW4ViBey0u2ye9zmDZZ3xZzctTCDg",
-	"KXSYGnbDPnLi4CszMr7gFpD3dGK9RBDgaYTd6qaSRk1RHq1n1sh4uCgjAd7x0qjHKUBHqhFjOoMj9+Em",
-	"Fp5ovxCMQLUHpUulMMmtF4/++DbRxxdjj+PM1w3O41o8v9A80H3ImASRxAKx+WFa7vOS3vBqhz0R+hLv",
-	"ebb+rhkirMLdofjctffwebPb1/V4s8NVAR5/FYDHuTeak+hGsUTTp8c6PptAUjc/TPADlJax2ZMuJQwm",
-	"NLXmc+qejCVQ44JXMmLRDUPOWKsMeqKe0wsemOwWDmyQGOXU2CXvEJEkZkQxbSX9+ccrYrUQlimB/vCP",
-	"QZAZE99MBVUFuaExpwK9zxnZj/Kd/YDejE/qXKgJC7RcoQUsFLGtwny6vrZ02WYKEF92910Bonszb0PY",
-	"UHcqnH6zZbab6xuTQo92mHH+zU955JZG1zvcKAOrf0rqsNLmcW5ptwVSOyPl1xDya5j5hZsWmvlwiraN",
-	"SJkdj6rw6IvpHX8OJU6axroo8MuopaIwLV/dlNumq+Am8+ondZARrapORehhqA0NWQ/DedjyIhUjA7N1",
-	"HmT8f8e0k/kbszGfWPpUQmGjRQ1rH5gnxYRbdQ734NA8VdH3qflx5SxGhuhrYM8RaqMIn5xN55OIhUMW",
-	"k1jekgnDOAK5haw9vo2QDwYsVmlhRU/0pbzuplYh+ZOzRcl//Z//F/yquYC49hpCC6ELI1l4MCIxm0R0",
-	"6ng9xvKGgZmbTHoCov1UO8u37r5UhA40i6GQPGbkmk00GrzyhsW3MdeaiQbUiBv/kfznf6SWNco7IWF2",
-	"PcEVidhAk0RgIDsk9X5ExTXhGPP+hcUSICPYZyOJuCZN+AyyEo1d8oYGI1woVxxpRCn7PIHah56gzuSD",
-	"ynRYBijkTJcMIPlolDBihSzFbi0SSKUxE8IVGUR0aAbn/MueSB/AFUwaikQWJVZsYsk8MvstPYqZGsko",
-	"VKTuf/fmqif28GjtKKY1F0Nj/7ea5L/BPf/rQZMkImLK5VDCBmQrcoEOMww+HicgDLqp6wBV/vkC/gKY",
-	"RjoHRDuUSRQiB4rSMriGnRDa+o58xAtJUcxbMC4PFyoZDHjAmdCf4EZ/aZ3/JcxxQRZh3jMxc9ugY/Jw",
-	"LQcjumAK6iPK6Lr8DWtqvOKti4Pr+ZcPuxRAV5x7WCnEzEpexw8Njc6a39I1r8biWAIDbO5L4r7E6CEk",
-	"Q7rmkNXwC/OLqZrt1tq7BzUPImrlHE6KCJWp51vmnj7cA3XE3VrUX2PnXZohO5/hDcx2wd77IDVhQibD",
-	"kZUSwBeVaY2FAsHGUHwrHgBBlQogXiaB/cVd8sEmZm+pIlaH7D4XEHuwvNe2ivJS7z5OxJ7tgv71KSB1",
-	"L1nqlMhByqcNc/egqJJcsykLSX86r+Th35rUKermAj7TNZsSDql5gOwNj4nvDJQuEUkU+SRm2MwGKv7E",
-	"GkJcj2RifDnzZFvTCCYL7hpb1gBDoRrDZel4QMEZo0NaGjB7NYpPfNgu+UtqIBAuCBVTrPBPHxtIccNi",
-	"rY57IgsUAliurZCEx71Qc8p5JbLAfQJ3l9aDg3jiQxLdWZv9Y4ilXJ93O5NSAVUMrfiSgio/+a3mz5+J",
-	"ezsTI6iU+x8NPvHSCSncAFuMYIXMjGR1g96Mg2NvMXoA2+wmFFH8YuPBlWmC6wn3jCIv950Z8WOLgP5Z",
-	"Q0rxhSIfL96BK2S9tELCnNT9QrZwqZvyGkfjY+OhuIvD215eKpFemKjNqT9xKv35Za5zm3ClzMWFN6/g",
-	"PklrvHu9hLUd2daKtHPPr3LWj5WzDtPz66Sq+2SZRZ+d+EfJWl+wIVcaeo6JCmKGdS5DqtkthaAeZqqR",
-	"rRfH7uJnVhZPme6SMRfmUvMRVI7KkPVE3T8/u7wiC7UA+iDmeh+7vZiwQT9Ly4vX7QLY7IAPffOrwYgF",
-	"1xB6G1IulCb+NRehb4mCceV+MJ80jom0bd0DzqJQpfy7PHZNLmBK+yjXfNsNpXoALYFzXlTNDO6l65+m",
-	"C7TPC5S7UOicdlT3hA+lqebZkGLxd4lbeNvQJMB7wGKu/pRMIiqO0+XkagPqBLPGVjI9bUbevFDzL6XR",
-	"0THnYhjzKDKyiSaa1YzFbktfb2kU9SWNw099mat7/965W+n3206449JtNeOOm/5O5fSB3ToNU3oO6Q1L",
-	"kJHMtx5JBJ7qLefc80Kg8jgqAMt7ZhNRghJqt+/mtOwy3yVNv4csYpotUqcYXcprsLfABXXNRBEn0sEd",
-	"pRF2iIH9yPqXMrhmWtmUPDYFYxCYdDrN1rFRkhBvEkOIcUK0ymnE7IdJQCcbUBuvYaap2pgRcKUOx6kV",
-	"gNVB39TWx5eyhY3vLS8scdv5rIT1A8nbHKLMw7fhd0wv24PN7SjZc1CEW9GzVZRt4zUlmz8IT5AWOc01",
-	"3GG8y9jAnvVGMJ/FhwkeC+v1IP1JwTb1GwV37ZqxieoJ7tQQVh5Q8zQBpQzO8ePmAmALJDEbMB1gYNjo",
-	"HpaB872XNwgmhY+HQg7nMJURDXnEvzm36OGCIr8etc14KSN5+z0VoRwMVNpem/Nc2OeJBKSCEQPPJOLD",
-	"ERxX66m8+TyROS+ltCRZ8Ga3k4p4SoFo8WErwfh1dOKlZEyPapHvBdTFtlab5bcY5SHmetduboVf3Tcf",
-	"+inJkUiiqHG8Wkz2hJWTu+Q0YjS2IHt4mS1Gwwwy/KDrp7YfbiKmY34Vrz9FYPDKPn8ORgm8l3QrvMAN",
-	"9wUZJwtDxeeJGjFs8gd0BWNHED6mQwbcYmMjTcg1mzagBIcg0ro5ZVK4U+ZhQWgApTiWBrkn4HAgoIHx",
-	"lgmdTBiNFeBi4KHk+ZjwC2eSJELziARmrVk4Z9X0xHKzJo80nIhrIW8F8WECP7Cpj0FerORIpwj/hrKi",
-	"ngBjR49ocVRe0bQB6ZqzbaDUNP0xh0Pv2/jwBa7WRk0hIxKu5DOI+Gr2WRt9b04KabXNG6FEsRsWMzJh",
-	"VCTaNm1PUZAKAqYSQqQOIwSflrGtIgZOBgC15xrSmil6HI1YrLNMpN2na8R5qdJfraXlQrxpwYc5WpXB",
-	"VUVf76niwKLBrU/QBQRx+1gm34Ty+OkIg5CBn5LDnRTNCZKeHpJTgrRqNcmYiwR93hAUjpfhCFnlFESU",
-	"j1PoR8yXunlCdnSXvOdCpwX3VoEWQswvVIaqnwjzmmEsu+Qk89Gt4euwKG3uFkIDaUAa9akj/gc4DWMr",
-	"mxGyEOmOUI9eY3WB6IkZ5qMfR0ykWUtQd/aHbCgC+wCGkvTZVCImJKQ601IfEtBJT9QHMWOk7ZFJLEn7",
-	"wMPkMMD8kETYNGnDwzKXTOm2bTVPihiEz/yE1T09UcdGN8rHmEm2UfPGxpKr5zhzixC06daC1r0Kzo9+",
-	"+Mv7zjmUAU14zNQCJpYWNkKX1jP5aa7A5/FymP5YTaVYfMNiu+soGVE1+moTjSUEtKsxwiKoiopgS5rq",
-	"/XxtymMpqZjdyOsn5LUzvz6jKSwVixHmUNxojfqcGG15d6Qkqe4JyFyCuM2lJj0ihTXSjZriATU6aMJE",
-	"CFgTuRdgFEvIVUDjENCLJESsXbGmeeZUkdgmeKFRObVa8zFwz4IuAjKeVTWoJuF6miqyY0SpK5k1JR/F",
-	"CiW2+TAOvqhNOmqP4aU8RhVK5Z188eIXz9JjhISBq2qt+nK8wxX6Rcal2W8Ci55nTF0jFwGDDQJcPtW+",
-	"B3Yv8XnoN7BTqSccHwf2RIdTQskt64+kvCYhiziIQzkgXAOOKWeqmzUs/fny7IOX/Wmeu2sErrnbSEN7",
-	"uzFzNcLVozVFHRR+bJuouVIgoeAGzhSpc4iukVDeGjGZDqUnBpRHLGwQ4wmojCbQ9V2nKyEFM4OexDJg",
-	"8PQRixlKXHXNJw71nWvnVfTEiEKtPkzDiEUfHgm1m+ax5nMbVENesTq0m2eDw/WD7iTCaBxxFkN9dMNy",
-	"h9Eh6IZY55Fd8VGuaXyX/Gi7udyPz9yZYS7ZN4z3X7OJ3u0JX08nRmijjZpC5gs6ZqFbp3ogx2O6o5iR",
-	"wtp2TMMvwKOh2rqwpFz3BGYVrFoq9g7YRASo49k+gmOwXIZZjxq8FfvajFeJcP2AsQtep5C3XRIzlYyZ",
-	"BcNFp8guhmLgrUPDj3nJuON8u2F3NVPGU8rtIxpjVDJ/ctLZiTD9HlGRF0OHvIHLfVKXt8J2ZoNObHTx",
-	"/0DsIEXAI5YhksC1LxRRST89xSod2hw4rJ2BWg+/H0d2V3uFkRw8LOxc12RRWBaz0jZUnZclx3NbMN2s",
-	"67RnsGazebikPQMeuAGgw4JAVIzAaViw4fPj/nsN4q67luoXynCHQg4GuyELeMhCI+DZ50kEDqnlfV00",
-	"Cfix2trNFvAOXWRsTD+/xZtaiHXt/pptxfBqSk9h2c1K1cp3qzzcvsr01Er7yu7Ne7SfwJ3rdZ/gmIpa",
-	"b2utKPhjFWHAl9DBopdaTfVM+Rrt08hZdk4YL0HzSaXuHMJueuNihN2N8QYME76Kj+g78zUJZZAgIk19",
-	"JG+N2gwloURTdY3UgJCAKoXGS/AHjYYu0utAhiv9biVeegbCRcXU/uQS+N3vcHoPYx79+6+1PqT6av9E",
-	"TqWMzATlEIYVS9uVHjChY4SsHOySk768YaTTIv////dtF3AbjPUYJoG2fnoUkTHl5ucpEH0u4YdvXbWb",
-	"GT90OWr3Zv+o5tUgh4s4jv9w7SDlQB2blEIRl80p2glrNobFTWJmJl9bQmidHzAwg68nr+F1lZHXxhDB",
-	"3VK5xhuWc0N3ZJwMsx88Oa7sCQ4tlUaEC/Kextfo2GFcbAy9zMkkkjRkIX6IuSQ4EB4C0aYiqSfqtvFN",
-	"+VCtkYkdUhdSsMadQs2YbAo/cI3VS5vUrqgCu/xuZCYQBnganrJeYftib9tyqnRADhZ7Wz1tj7OWX6EK",
-	"WevtrVQUW86voZCs+vg2U0nyhVeEwDkkFDdeGU2aUw+lg7z5Hbcq0ou7/75G9HdMOzX0MPL+Svw9sfir",
-	"pNKmzvd3TK9zuJ8Utncpi12ueAo3yF2Grsv2QirAeupFKCFMidguKz1i41wcOIUbeqhpjI0VmUyqLNvN",
-	"W7aVaK9E+5fXK/bkPV/Ytbptu2+UhGG0ImR7OeIDTexVKZsadKNZGjUJl9IognQ8NKU8NM76vR3Uujxn",
-	"dphPic72jwcHhxdKp/ZV6zBj1jHLX/gWPpue0xgghBMRjMrLsPCVmbDUZry1H5Fkh4QS4KrUNeS1Y3FM",
-	"Xh6C8B3RiPcTyGGthwpk9q+6Li0ZB63aP+4R8sWdUzbmm+6XSuRtNOg7Ss+vk1nuk2cQ9lU5ifYCyg2Z",
-	"OkZ0ZBpAvYHrVcWcFKn7SiZxwLr2Jt8j9hNEOHP7CGEFesKHdjbfI84waniEKsWHwpIahwkQXgN1Af6i",
-	"otN1bVnPsR84PMpFMV97HJ4y6IszxJ+1qwCfJ4rFRelx0D8Mdo7Cl2zn1aDZ2mnvdw4Oj16+ov0AdnWY",
-	"sBmZSFotNIB2mofdZtNMM+YyRrTiER+Ocs1spzN2IKF9meACWmIxK+5gtuUE7PaFZmm7Dl/0NgPOlVpK",
-	"1dJ6L2W18tlyINnK3SqSXEWSu7ULIN0n1G69Uur5Pj4FFzdMaBlPd1KbrWzlcEA1jSRQAwDzBAsBx195",
-	"GVZ1jrY5EVwrj0xoTCJ2wyKo++iJlKl6l3zLI6PRusT/2Sd18wAiY3L5w8eGR/yAajaU8dQodKOmbph/",
-	"J351T9yf0pncQaRvWf5zEbOeyIXMYkbNahAtJRYJucUyDtCIxghxmuWcGzke1NwSuSgb9ttbIuuFbthb",
-	"9x6x2K+MNwYvyzJg5VYbOlopFwrdNQ0luQFVbIcLxcxA+A2LpsUCyNogkkm8xDX7ueCVjennd0wM9ajW",
-	"bTWbZasycbCu5NTtBlKHynOP3Dm+MJ6SoZShWjJG98QNDBW3J6kbVQ6lBVy4j6Dys4GTOUZOKygOpH3F",
-	"RLEUFkGWFha6wsMWVQ72pYwYFc8VeJwX9+hdxZ8zW/oeRaCFJ6xXDArPr0izvwYPN912+FLvxbdoxfyO",
-	"kevubG6yOnOpCxwCBAgS5NgmCatKsIGxT6EhnGtST9sGLNGhbfDjooHtNaCBjVLiqif6MhmOMOwO3fKu",
-	"XxCV9YAGWsbK/WL6IwX9PWGxpfCG8D6J+IAVlTqC1ED9KHbiBxGoPhiv7ThKn/1CkQEd82gKfTuODMio",
-	"SUoG/DMLewKH1YBengRljZ08mhvUDtxBmSNGu0SV4EEbiR09wLpnWDRmGj0BmD1GAzqIAFgZ7AolnWYT",
-	"Nbm5oNN8tT4L310mBZ3JwgGsYM6mGDKtSKe5vyyAUJR2TxpHcEYd3MZ1nBjH0NkVZmiAeGM+HMQMzrvZ",
-	"Bh9TWjUv08fdGqaIWKYA37GxFNbGeQd7ESY4oXGtW+s0ITko45DF55Kb8dZaB+t78//warCt3/EBe02n",
-	"qtZtt7yauk5q3dr5xeudd2/e77TgwXCuYAS4+8xP7LYPsvEyGoxA06bft1/uHh3kjY/1KJoWvO+tYrIX",
-	"FPd6enuNxtjZ+xZ64kYQbtkPn3GJKn+8okW/ZxmYmLE9Hk5qCEbGXU783QzpYE5YBWzNia36xqDGnBOb",
-	"841Xe71kldP7HdOzCm+T7slzkHKVzNksQvZ9juNjewIbLO4yU0yBIm9HMmKkrhjAmhAaRUBVbWaRO4S2",
-	"0qthoUgy5yKgwAqE3yNnQ8rbOaLKktWOuILFrYN9TABy1gFl501/IMgWUvcsLbm7sZt3X7iChnQHfJmO",
-	"5RnZ3ViRNi+GvkCz+WCB2dxufl1m84LXtVWoy0qhVEbss4Aif0Q7lKesAEvMz7fZNUQwDiTlFN4QCz2C",
-	"aGEhETImiNYXpoVs2JBPruQ1ExaUg92A2LawG2WakFM4k9xYs2JlqdjqYuWPisWlmUtzU61tq9Ss+Sor",
-	"hA1iFjKhOY1sfSsbUx7VujVFx/99ROO+jI05s3ONrLVq1z1/CTLiq8LTS9YCBC3IsNyYF/DNtGzNiFeL",
-	"JeRprPKu5Ytz71Nclq192QIzh9GW2xiVxNxwKH7BGudkkfUblwojOHyPVXyGPryywtOONgdtewS4NiAC",
-	"YouFm9LLoIFcn8P7BOFDASNq1NglsEctwh4c1Vl8W/PA+SVDZhtzXsiYTiHG3YcaqRuGQEh4+uIXishb",
-	"cYw9zTzMuPStWz1P7UnqVITYKV3gr+kJ+0iP0LEUw7x73nWY8Pg7q6htsEtEyHREXk+MGRVmelkq3DO2",
-	"dgNw6XFRZoF7U3t9Je//mvI6Dak6qfGk9KAFQV6LET6otDBfIUpL9jmsH4m2y7btMLR7O3cZ0ziuMK8F",
-	"1pxT8d7FRnV6RQ6cEwTA9iPUTnxW0ekqOr2mJoaNzcAyloJtSv+ucgbu5AwtnqYXK8lCrfpLIosXBCEk",
-	"jkrJaQauEWe9J8b0mhEjWKZdIiRgK8YWE7io2QG/H5QqaFKr4uStIHWjjxy3Cv5ATyx2MdyjQdGv9jDM",
-	"YzswASmQIiYjVsEHgCLMrjBakEZKkpjRYGSuSbWugmDbjcRlElZd47xSrTnnY2Uu1iyeL6m3m53Gg3Uq",
-	"YvoWdGrFzfQ8wuHmxRQPwBPb4SXj3nNSJpIr4G4vECA2JOYqKLgEQFWlceNPSR2+cLii9sOIKt0o1K5K",
-	"sTMy+3wCJ99q5V3yztw8khHY5+7o0JiRiA00MU9MRMSUIj4XQZSE7M14oqd/MsaQv0t863N/A6xPvuue",
-	"hhHBV+ZpSAlFKHbx1Skxvx7hXw6yV2pLLNkohcNmwddsXu2uGlpy/xLahTERs2Zr9wqaNXnKRkFv+Qhd",
-	"PcIaQ6PN1pKhmYdtZGgLNxGMN7TEUdl4Xbin1VwyqsI+XTw46CYpMbgTo7/SM5eeGSmIOV+Fca0ASc2f",
-	"pi+wDNaJrJUODJyTe5S8vpNrop66s1XVuX7pwbUIRev6Ke3NBNLmVDNgLazTUJKC9yGYXzHw76VqGnVy",
-	"f6qZWqS+eiKvv44zXHGz418o8vHiHTGCG9PKRRjyWejxdYktCqnmlDexzyIphmk1LUS/oO2iJyzJnxrJ",
-	"W+O0OExCvwEEjPYGzN0XA3XuQiRphWgZDmVJEjviSmfZDxe8e2GXelkGA1zXtUNhjytTMTuCl16hiIFJ",
-	"7U3EcBmASDFvMuARs6plElHNxXAX771m01K2BjMKXY1o++Cw1q29Grw8DJsvWy9fdoKj8PDgFW0PGKXN",
-	"4OCAhs3WAd3vDzqDVr/db/ZftttB2DoID4PWQb85MMbBy3v0RSr+C6t1Oy/brf175ErwLa+lNeBsV2rj",
-	"a1AbY3vGM+/P/P24tLxLszCXWsY2VAOidCBjR4xaB85crq3wN9uki1f5KXmTf82mvhHLDJr9x0mk+YTG",
-	"es9Yrjsh1dTPip/wF6xeMFcR30gGv0vOP3znkT+fv/nOIz+y/rkRzd+9/dZzhCQ9cUDe828wMGXGYfQL",
-	"pDwIkHsAOQUHBAPQWseEiilavswYueTyr98Ra9SG2P1ABTClTIHBl090I8+s29wllxKLqNKFwTY+eHzK",
-	"R6HdcNyEXqie8G04ZcfISt8VZilS9/MyVgaa6R2lY0bHPgFODcGyi53hzkVPmAfzIIlobJxmGIbVpuYN",
-	"oIsA5IaBNB/aSjIsPJOxvSPkYyYUhMrs6HtCUWG0qCYRM2+6RSb8M4swDmeZYF62XrWN90CJ4iFLXwjZ",
-	"3/daR0feYbOJN4G6p1HUE/Wjw5fN//yPzn67iVVu0NiBUL7pe6/ji28g0QudZqzpt7EUQ+NmRzQeshhe",
-	"q3szPdFp7YPFcJVuoFRLpz+QaX+SV/7pBjx2Sppq5/4iTyawRAPLl934Gc0L1/kNrBYA1lv4Y3yQJTtY",
-	"irK+no1TMDuK8YaeQJNOpVHMmdLe+qI0IeYfMal4DDFQZ/ml1tEie+Uj/NT9LJa1kncLpMhM/s7sijlj",
-	"YktoErlpbxVSojKwnIFV9s1Ys2px7lAZxWY9nS1nC0Gh7/16zaZVorCiur5vJaGZUWpuLDYX+zKcYn18",
-	"rVs7fF/bEKddfv+uyCFCtbkrfYdjRS6tvgNlOqI3DBnolP0DNRH8HUQMytPrjs9LI81zT8RswHQwamxV",
-	"TeKclvvnYDHahB9q+UKdDeyWnAZdpB5fw0849Vjl4Z6D/4Xv5I5T9WhO2N3xGtg9aCAtOKWYNFwW73tj",
-	"DE5jAlr+P3v9iE+cy5W3WFMMmbtSWj0BZb1Z7h8QTRBjZZHFKWPMn5ekGZpJaS0Nk+HcH5wayC3iyuyA",
-	"+8F7JAjw1rJFsXZAj1wI++WFUNz7vzuF/njRdxjB3q8I3rdSdb4RYeEIjfhkl3zAahnjc8agWrPCS3PC",
-	"YiquVVYrM7bFnbai3/E/9gTyXQqZZ1WFj1AOBAFTEBnP8e9YNxd/NXTdZCd3tGnFVv+DDk1lwVzdTTeb",
-	"hhzka2jgxp7IKVYPBIiZ7LK6G2gLe3iZjBm4PZeVan70OsBN1dQUzsizL6f5iJieS1tJc8d/GFOhl1XH",
-	"uQq8O8SDDWtR4STCmEKhnPm3wkBcTjbYIGGfkZCNJVStmQO0UoL0RFGEFB9gxrm4JgbES3euC3TWzDAL",
-	"gQQIuBr4s/PyxSNKEpUEI2PWFXJ2gUyi0PYs3fKQCSz3v7txqcC/sJZky5cTkrUlm6t5tOX6RCZa8dC+",
-	"fNUTi4J3D5aG2LOWk4abrKF/xMr4/Dy22mVq5U05k3GNMvj0hoWGoaU5sBuuapT6o7WWnhZl/gsF2sHL",
-	"vKz8+dtWifmEag4D/9X+6+0K3JMTYi/yjMM5kolimNiypSUE2++5EeFBEsdMaBJypgn0xKtUATEBwGos",
-	"dqgFPQFSTSnb05qvWQFXM+0NMRYCoKFZunwYDnCqo4x1Apai3LbdV9kSO77cVI4vdl1PIy54QKNFWAgz",
-	"lPFBdmlJyvjvmD7HgT/c3bUrcKfscj9YXnhldyzu9cSvH1lsfXUM2yUWDhL4IaIZfxQxo+E2kF3cC81J",
-	"Grezl7jg7owsYuAO8t9t1CZfuhNfKMLDdUuc+2kd8YTqUVYfmwrD2qy1sRY7yry4BSTFVc395+4KUjfq",
-	"wBieWP0QSRl3iZwwaPYMpLz2SMjVqJEvs7fKYSs0NenI1i4+T2f9FVLV3I9Iq5VN5Sz3Ru+RVsXYVNH8",
-	"XgUTcB8kAPfmS+MAZO+7Mmo32/2fO4NOTGefPQO6GTeYzCQ7BloZlXHCaAnwWTGzAcuRjEKwzeq92niK",
-	"V/dqUGFjTD8nk7bAF5Pu66fsVN+EGChv1NkZPzp1yvMRk/9Ye7HuEnNbLj5Jz3fVqF7RmuQIsieZ9Cqj",
-	"Cu5DbTKz9cDffAJExlxtqR3QMQQD8nFqG0Gvd5rNxoZ4cnPq4SuW7s2vSrqXNYI3rwMqufwsoqooLZ5C",
-	"PObrd54auNaN7IWy5rXaJW/AmrYAVlmmsVhDMHMzSFgjU3tYTH5rY5oPE6+XLA0m5Ot+7ilit3/47SAr",
-	"sVqJ1T+qWL1kGpLdRpqox5GusUw0FyvIui/sBRlZ3pKoJ1kH1pTH6kFhUjeqtaOkbr5fdpDUUqvZWPnm",
-	"xFpwZK7FaOUMt67beG9LC0jLrzvQLH7PRQKsq02vNoxpwNIP9pte7ZoL81DNxvCek5h9iuSw5tUiLq5Z",
-	"+FoGpUsf+kfmXMxT9s6mF+zf6nwktUxBPNynlwEVs1desfHEfaZpPGT6ig5LLgYzy2qmd2HcJ8vY922t",
-	"W+sYNTLmwvx7fx8iv5Zb+J0cpiTCgZQRi0lufcBAsRvwdO5bZWN+A5nEZCQT0PyCfdZnASaMAwbLmWc9",
-	"7sywHue/e7nsu30CHy35rtVc8V3x98yJiBOY+LcXb/7yp9cnb9/97fibv31/9vHiT4deq+m1Ol7r5fE3",
-	"f3v/9sPHqzd/at6nN0rTWKszMUsnbEtElh+fewTzrXwqG8vPpFKliTcayo8zPeE0aPrRMwjkx8wcSDAe",
-	"Ryy4jrjSXULtx+acAn5gWtKB5KIQsJfpUbYVilwYxwLC+iJjl7eT9W0P8YTFXIY8IHEisuJG6L+G9EHa",
-	"cGuJQO3tL1Tu91RP2EYIQCtpd1DEeAgmPGGxuwuGnRvn7YhqKCqEexNXABgz0HXqmFAi2G1PZD8KQAs0",
-	"ZBmkIrhXwKDPFXDe+zMqxifU/AWRq+y3AXeEC0BF7gm7pmmbeoHcR2GREKMKA2Bmxc044AWxkFBFzs8u",
-	"r8gerhh87Gj975s+yWa8KpHiZMpTM+9nhkdlKXyNlsJTaeLSfq09CNtMr1UGdnVsKgP70QzsNU/+HWb0",
-	"llPFzoCsMsVVpjiXKY5T86yEp/GQUN1q2szcOcgKusFSz5nw9469fcd0ZoY+LBhfqdhKxVYq9otVsZXe",
-	"25QG+Y7pddXHdgJVG0yNu21C3mplY0tCajJlmsAWZiGpy0FeJRGleRQRLUkgMcvEhEeEJBMj3ho9QeOs",
-	"1R5A7iMqhPk3cFGlAIaC3WZBM1ADx1lwK/97jnCiz4aJ8HoilIJ5xKwxc1SzFH+cyBjDUP0piROxI+Qt",
-	"hISu2UTvkveOO9ZpXS2LVFNckZgNjNWBhVNdgmQfMFQp2IYKqfJ6uYruVDr0jxTdqUzP6thUpmdlelbV",
-	"Sk/RWv+4kY89a4I9QgXowqztewSEESxnTb7IjNxbUocE7eLkJJipQt42PJKIEIy6fIpUDgjXCqBnuthY",
-	"FYxYmEQsLJquMSOJoIMBCzQLd8mPMr5WFo6YcFFM3hIt5YNNzItE2NP5Qd5uJgP5EAWeLUZBGpHmq26r",
-	"nZeZ8FbmlPHiws17qWiqNQ1GYyaQg8J2P3k1sxARs3JRJFGU++ibafrR3aZHYfPhXWZX6Tsmzm54iOuD",
-	"98ybDSVtmoHRsctNDKozDqTnam+sremgeKLWrWWCDT96u4YZqDTViap1zUHCAs7Yxmv5GlaP3ak/FkyZ",
-	"rKTQTHYytohqG7aQyqvtRHyQtxdMJdFSIIucjHOcB3A0K2X+R8+fXCQiFzuxhT7bMyVUQMXer5oOT2XI",
-	"fl/ByKhkdMOgCDvmAqqZ6RCp0ulkAtEpRfxfb1n/UxJHs8/1G9iAbXa5OfYYT+oJ0HCftaVcd6SBKVMi",
-	"1HnxMWukFV9GlUuBMbUAgH8sghGhUSRvMZHj6BWopX1XDFYIGsDTKqdWVuWkECtzwPBA+m7YHsFF8i3S",
-	"bU/0ZTj1gK0DGU3MP+AJdMzI7YhBkAvBiWwV2ZCwz1xphJdzq2V+TzE7pUSxuCf0KJbJcESMUt6xSGsx",
-	"U8mYpUPcJScEu9nNBeY2KI7nGErMY8jBWAsYdkOmAXjo2AwDGUhyqH8pt20o4VmW08RNwdZhAaxcT1AB",
-	"cMBINm8mCCjd8ExzL0wXCEKoIjHTRm09DKnX7j3Qag+GLoJjcBdukfmpS3deygl9cwsMNFnVYeJ2vzkJ",
-	"bu+7rZ1uZ7vHt6oKzHC/aPxeuykIhaMhUB7lWfTMblk3UWA+TWBVmNBmF7FwR6XG1PbSCOZtXKHMWQQJ",
-	"bA69HAyW96S85kyTmJnJzbHv5bpT+lOCVphnYcviFFALRMsscpmlnZ0Ft98Q9+xW0c7ecaUv3bKV6Ymx",
-	"q4eSnitYqBnC1QkTIQf6k4V9L2jflpYXOLhLvGslVa3r1MERPlM+3QwP657j7C8j182jYq011OfHIJs/",
-	"yKsVkLvwHkDx9t71eAFzL20bzID55z8XhsAK1W/zqH7QYwLgm2DHWun7fKH9lvMXJv0xtEwgEwXNybdF",
-	"GKMDoKcwkzBKlpKYDbnSLGYhXMY1N+b7lTHL7WXAGm/pMyDuqYx7Arb8bQFkNM790EJTuy5jwo2adiCk",
-	"ZDkGaSMPQnqMSNdh2o/vpoCVB1bd5ZH1Xy2Lm25Vl2NFoRNrT9ntYd7EmVmwdQJfQhqPAyAiInyXsNrh",
-	"VE1GdMgpMV5AErNjMokYVcw4BgMej8lEaqoUT8bYQLwLU3e6sHxEtpw9UljkbXUSIEqFNaPuBI/F61J1",
-	"9vuaptXSLn98rt3sW66Ndhr/CWqjvzL99mWAdD8wgPgMVDhqPkLzagc4SK1CL6fPi2rhPhp9qRe8utz7",
-	"TDhj02hRq9AWIHWT5wzUnem6BzocdDKJ5Y2R3XcI29cs4CELNy5snZCtJN/XgdddsO2fO2p3maqG1WJm",
-	"L2QBV9YeeIriCjyXkHYpmC0gSBi4KMaH8O2od0M8xz5hN8Z7qIdU02769dvQ93rCT61I3yN+zqY1f1qm",
-	"ZvOFnbrf2CUwDPPrgjFLOebHoU/qmaPTE6mn08iRSDgk8RxtYKHvPZYR66ZE0ZYQGwWw8YY6zX0PCIKE",
-	"K+cACqGcbHdly3bm5EHeShqMh9lls5gR6z1xD7mOr/JZuDHpps4UROqnnKdeR5sMnS/CQnRaBJuMYhnJ",
-	"4XS3vGtRmPhWKXWeXN25Tfjlqb11GMVDs08GqSb0aiyOZey2OBb/FxRFTmzEYV5okIUyI60WgYRIt9Ms",
-	"z939BkaytGAyQpp9KUkkbz1iyQ1zsimiwbVaKAEqV+f51Uqc4HlHcth/Z4G+n4WyFWdFr8CQu5phzXWe",
-	"R4E9d0k+bo5r+uE0uJcw2I2k1sukNsxV98pr6NL4UbgwFfntqjC9sm89zZjD308PAhUC1CNiwFJyzXUw",
-	"YsIjlIykmnBNI/PvGyYS1sgaut+efDiBUiHyixTsOFdEhARgIZ32xITG2oIXyfEk0SwkXBCuAQ0pEddC",
-	"3orsIXlEpF1i0VhXsEwCHjg2vy85lyhn4AAsYFTM887nhcPOLQ/Z8R08l67AZ39VAF2z58A58Z5yQX7A",
-	"12q2Hx8zs9zm1Y9ZzAO6dzriAR3K9YPXmm01cl2udmjNuiG8fKkU23p8WlfAHZsqPP1jGmEp4IctobpL",
-	"n+Sk4LxOkfFwmTW19yvGJlbHfhF696xMmLdQDtp5mBkFQVvNHqs+cdMypjKUVkY9S+7sp0IhuMRKrqVI",
-	"BKeWhxrgAACyOjNyZGxsI4KmEZRhR8Y4hB59wC8Iye1IRsvx95eZM0u68tNTct/YFZ2em7HCAjLowoHG",
-	"0KxerB8zej2gSrsezVq31jzs7jdhKe0tncItUSKCUe7yVst8nV3ebprb08tDLgSyULvrj4rXN9uFxws+",
-	"HOVH04avf1+Xk3pt++a5yx7HRf0EMujZdrF+scTSuEc3ZAYsi6poGVyvUP87IwBCAbhbNib/+R/EGb6k",
-	"PqaaxZxGZg9k6CgRC4csbni2wwPue6FInypGEsHTRhW4VmokNuFiSMxXNzRK0IcMzGo59Fr7jDHgoOzQ",
-	"GxbToXE5lS7QA5K3gKXbn/YEhnz8Povk7TmN/2SOs58rEUPUXWzUkHaWuUeROo2idKqqYaQ3PAvDROD4",
-	"kojdsAjLMstREyArAYSbllV898R6Jd8LranFISl40+uSGcD+eKYF0u71rDm8fnNZXbR74OaGaLbZmsOj",
-	"S4dnHraRoeHmz+1nkm1newjcUuQAo9M5WOyeBSN0x21RTXJfyohR8WwLyc1Gf2eWoETANXftfcKu6e3r",
-	"VZTDEPE1ba2s/DmVk3/93AH4RqUgRv/kNXwymUTTx4scLzYL9mj47wkGlDcbkP4xBp1onaUxFVNrNZAI",
-	"eICoduFqLuAqHVOhsImvS2IWMD4xvhUaEr6xKk6l0qdmHD4YK/CZ71mLIW9DLDMeGl7Kyd6nERUBU15P",
-	"wA8PWGykpb5leFzybbVgHniEK5XYuHgg45jZfkPyl4QKzTW3iBqWOTlkAR/TqCfwYEGLlFkEM+h0rCSQ",
-	"4oaBD+kHVDHfIz6jwcj8X/7i/9f/+H8bntlAsYu552wssBV2yAmsp7VyBBtSAO34Gcc0JbcyiUKiESku",
-	"J/CdPVS3yVwj3ENjq71QDdQaPUHILwyKNNLSEOJzoZLBgAecCf0JdpCfdQSbKXmZ8Qj2ljsa6ZBsPywh",
-	"QuqReRXYeUusb2ussNuYa83ELsxP4MKbEUIpjTSjhBmpnEFqjMz+lDAaR9w8hX2e8HjqmS8FkVFoPrOb",
-	"6hiuNiNw9TN4MYwXTytceWPLN7An2vxoRJUm9W/ffHvW2CVvzE24ZorU7SP6bCBjZp6tZUinzj62m+kX",
-	"KVgDNomASh6YWNjF3CSzz3MaYKALRTnkzAhx8+SxvGFjsJzHdIqvVo/YmNRvqdL232hyIsMEfLwTyaHy",
-	"G7ikxHd7/hMX/szK2rmrbF3NtrNv54XK3SsT7dvT7LqnCfZ0w97WUl6DhwDVsNDJDY8zBro1SdzCB7FU",
-	"ubMGo0wZNfyQacoj5XvplrEbpEtoloGCg1W3c0kPmHmnfalH8LVqeISaQabHw+6921iKIZxcqJfCCVMl",
-	"zdjNNdCMpUdUkEN3sAnCVHp2a8iBQ2s0z4eflrHr/86ORHZZ2hvuFsFulYnZY1IgfYvZruZ+EGRSmEdT",
-	"McU16MO2tBfBOIuibWnkCfROGbSeE1ANS3yKR8yARcgs9/dfnXVc2sLOGfulnYZI6ly9zrt2p7m/02od",
-	"gXFsTmgRu6zdNBrZ7SfzBYTpKMyiZt9OzauZ7Vfr1oyQt3+l2qzWbb189QrYobZDNQxvEF/mdgNh2e+M",
-	"7S13m9i563+/z4zsnQsjZTS9Iq1QtDZILG8zNVPF0LIc3toFbfMGQa6y7W3uS+K+LBapvfJqaXwqs6O7",
-	"tfbugUXB3PaBt0cz6q+7AV0ac2n13AepCRMIUAJaHdE/nAIn9UXmlAUN9vGvBpTbOZ0R2F/cJR+cJqQz",
-	"+/gPmk4Fd8OucmoglfG28kpxvYjqnv4sVherobApQkt0LSxouglSpz81o0Hbcw3v1gZLqfbQwHKujaMn",
-	"82YjOWmgM70gs2aMDZbEFjyLBlrGu+RbHmnwfaY9gSZJ0Yr3yDUXYYopROq+Mbp9BLtR/IZ5xNfSJ+yz",
-	"/buxPE6Kv1A+UEq2Gie9Mq9vfeLXZ4sl8TzjkF9AFBeMAfAEuILdXhwmeGlLxgGIhmWVxtVn8YO5fuU4",
-	"KNjyeHphQObUFQeUg3hs5tGlF4zPnNXFKxRSzXbMs9dbJnRw7xzZyztHpuW9xvVMg8pXVhXcbe/ClfcN",
-	"KF99FuuFk3PmbhVN/hqiyRBNshEi82qfWUDZ2CZp2eRq48henUV9XDBmUYk/xCkdR/wL1YCSf4geGz1v",
-	"a/97Yr307MONCDOBd+ls17UlsnjXszMoLPZzXccJaxiFlMJB1wE1t7Fk8MvThpYsYWXScCPCuPhOSsjk",
-	"4g33E835Z5TttsitYCUkN51yK4qWJ5SSdzVszAyV1MN4iikfzwIqe2QQM/aL+Uefxo0sc+ZljRwOrrAn",
-	"cujLJKZiCGUr5gymLb9AIZSvgynR+1s+aGybCmaOxFOGjy3qeAp6Paafr9h4kse1dn/v768Ay95SdHbh",
-	"gm23IWPm5awpI9cLk83cuVISbrtrY9Y+qTo4qt7Ze7dtzAjubcYaF+3ald0cM2PbdmfHwr6OOQ2wWdPu",
-	"OUmtSoJsunPkHofr2ZNZ5ssttREi0CFynC8PUJpOIQRobDosd77DeCviTJITEjLwtKBDIH0u1kTDQyF2",
-	"YA7uiJtVnkIdAVbTCAlcklgO/GBD0HZfLBADW7DjmmXtOLIGuOPCGWw7g17JuMpKel6NKY9m6MDlO4pp",
-	"zcVwPRgQuJW4W7sYp6YkkInQUKL2QpEbGnMqAsCyGUR0OFyLYYPcATQwXox04FKeRnoDTpeUHlHcDANL",
-	"4GCIWDlqB0X6U4K4tfNGFczz0q3Qw+VN8Xl3ipvi5WtIm9kbFzfV2u8rYbNhg2rmeNzLmrL7esdsZBfn",
-	"XdSF/oA42SIL6pJpVfY0d4m8YTHx3VffRnR4zuKACe275EJfyuueSOs/zemev8kWmXOB5Rek3pd61Fjb",
-	"JCLrY5P0xCJwkmW21bw0uKdpNTf5Wrd90Gx6tQVLWevWDmoPOvkbt5oqKVa15m6NmPYewnO1+bMErCOJ",
-	"b9h0udVzid8Xi8nWaEnFD14Q+zuuILZIeAaCiUjBFKkLiT0z2yzOWoasZtdiXV3yuNUfMKIgkoqpHDvr",
-	"IirW9lXz1bos8CHUPlkf9tzSWowZjciAsbBPoZQWhAbmOf/+a+2aTQFhUoaffk5oxLXZfJNYjidmNN/L",
-	"W6goNFrQXPO/LSBIVQGN2Hv6udY9SHOY5t2IIawq/kDMAjkeMyh8Kjw94tcsmoIpO5WJ2YnppUQmsQMl",
-	"K/6wJWG1PyYmKvdLA3ojkxgb4zHDBefumxxUxTuLQfEawSX+kRvSjyMejHDJQh7CkMwISZ8pvWoMioth",
-	"xD4FI8kDlhsNTgWqStPfOHHdGCxSbNVDNfusC/vt1BgztW6rfS8K9SIn7IiK67/J5D1Tig4Z6CEqrs2M",
-	"/xfyN7PyLkY0YtEk/yp2lxGv53csdCasmRGHA7xm5yse+qpM6avIwKcSPFOW+MmTJ94xgwO5dxhSF+Ki",
-	"qSQl9WujHhPBf07YsU2sW/hQKQhKhexyjziZCZf0hBQEJaaC1k3kDXTpeWLUBfSn8bHlaTUndcfIpjGe",
-	"3rtUOoAm4nAcbKLT6NrxLuUUPql3mvspCPgiVb/Cr4HnLnBsloMl4rl/ymz/rEKuNOjXpkGfUl2u4Sua",
-	"k7CtMo5FG72yPKtzs47l2Xz+hud6h21pQAa+3XZtESrLqqKowoTdRHGRs6Putp4Lttoaubbcdl1ZSoSH",
-	"58Eor25CDwm3VDqv0nlff7Rls0qvUkWbEs7fMb2eZH72BWk49BfKohu7YEU+RuHNByhA0qeicJeciYAR",
-	"2hNuKZFfWc1EVRzTA+ZU6p3mq0aXBHIyzY2EcKE0oyFQPmNrAt7WE3jfRiIVLneaKqQq0FApjz9UoKEy",
-	"uqpzUxldldFV1cpuvFb2Mf32PS5uuM76nJ+CaPc9F1qRiItrZYRhZst1iQ/lej6hQorpWCaABasAzkoK",
-	"BgiuMQv4BKR+HU1QNqY8QnzQmA1YzMC2jBm5ZhMNWaxZgADPQmmqkbwVjjXXjKeBZIBGzu0kCj+zfQ5S",
-	"sJ5QSd++jGPiW2S/E+0TJizlJk6q3ml2EI0FID9poCEPCGm2bIYh8dO5KH/jCbW3uRf9lLm1dJnycvRV",
-	"QfNnywCDs8r9Qsox6bQQG9G+V7N7Lj6QVrPZ3u8cHB5Zk8u8sI+KpbZLObmcW6Ht5Vz+/msNNqgzhEos",
-	"R1lDqJ0ZQqXWam6lvJqW18wcye9/3v9x/PLf4tbV54Mfbl6d99sfpofvgs53qvltePRnuv+RvTzjrYvb",
-	"g78Y+yqJo1q3NtJ6orp7e3Qy2VUyUbt20lbg7K310HsXjGRvsTSGgjmkx4TRYERgAQhXqSwIWBX0r4L+",
-	"zz3oD5ueEbwjnIMt3KL9EDOVRHp5yek5i9MIjodl8qjgneYEUHP/74NYjj2iZcMn9ZANaBLpLqFRBBEe",
-	"6G4xyh69G894KwJVfMiVjnk/ccjItm4GtOKH80uENvxwfklUIGNG6sYlkQBWOOYiUSRkOgYUQwUw0xNp",
-	"jJGGl5W2Go/EOQbFwlkvrWQ1Q4MStGIVa2psCPMMV6NmHqgaG8qGXNjlvwM26DK33M8SHC4/wDLwcJ0y",
-	"Y/sa4OHMP4vhC9yLxhwxTnF+/5trW5CUb9e6La+2D//t1Lodr3ZQ6x7+7i2OfZjTVOvWOrvtg7siIfPB",
-	"jtxwmvPDacJwcFCtZq3bhrE1YWxNGFsTxtbyaofw3yP470u48lWtu5+OOR9OsQN+udsCqreJQrnjTjLc",
-	"PKFK8Ruz4vs4J4ln48BsCRmzWne/+fv9IzMzgZhsFV55NRRYZkxZCMYMyQZfzOvAeExuevkYTunQzNJI",
-	"TO6leOuEZUA2wS4DAa3nAh77V612d98dOojW2LCFTCawWyJ5w6LpLmz7O4M6a0coUdotMeSsLqqqf7/w",
-	"LBm+bPc6n3+ebLWFpEY0Zk8bWykk6gAB0YwpJOMk0jyNbHjE//WW9T8lceSmsPcrOES/+8ckoFGE7HuE",
-	"DikXPRFLTS3kC7CXTmJ2w2WCoZw8CgxWFQessUtyPjYS3TAzE22dsI0EPS7N3DZZRPwQ1f2MHOrSotas",
-	"HwjNFf7yMeyphd5yJQcf6MM+vTtppEYaiX6hnLgwL36LfiU+tzxgg7nec7xMaSvjPDZV2sAId8z0NvSE",
-	"Y/WALy3vMtXEti4+vBHxim4CZcEtzsquZPipe4CPXtFh2WCZGUdFWr6yb2kScwEtN7TY6RtQ8fSdS2gQ",
-	"UDM4EsiQWToRTeMh055xeWD4xPh97DOGCsz1f7nAy+WA+Les/zGO/J6o5w2GgIq9X801v/uNXXIFD1RI",
-	"YdZ1NH11H3/obegbtZGjNeOhZSkhE84C1hNyQNjPCZ8gv0W8COYUZ9ZHtBM/on0WYSLFtUpF09yBphbr",
-	"qu5jItmH7E66DlwRIc1VQcxCJjSnUdeYoDK6sWaPYCxUDqNlxCcpYVleLi0zYczRXCdpY47kk/JlmdWc",
-	"R75qw4Y2r/AKhUX6jtYFK72iw60ClGo6LCMv14BuwKuXScUtpwmMFKlyBFWOYAONATn9dLd6yqTXWnZc",
-	"2hQQsohpttie03T4QqH0VVpOVE7c1s1wlHUijQ/Z2CWnMrT0qJiuj2GBHi5wX8MQUeDOCJ1Sm/nUCqXq",
-	"YG4OcErzmKGVsokt+sjhH03V9QpPxnxLFMgIMFzChJ1oH2IoAu2gCR1a3thyYCmOgKvbE8648YiP9W/m",
-	"X1QBobD5nNRhdMR+FGLFDf2f7L35chu5sif8Kvh44wtTJ4oUqcWyqJiYq/bS7bl2W0dSj8+dyxMqsAok",
-	"cVgE2ABKNLvDEfMO84bzJBPIBGqhilRR1mK5+ZetYhXWROYvE7kYryvFXDH0T1H2J0pmUnNAW2bMFn0x",
-	"lkncI/3GdEGgoX5jJyChfwk7nnCBA4BCYSFeptlpvoOqX7vw/0sZkmZWAIwMLN1pqE/qFiTw1Uz9Ag2l",
-	"goKo5+9ek/39/eOdeplrJJbMYFzpdcocFQvX2IpSHbBvG9fngEX6Dot9ARHAAnOXSrY8SOczWTkI9Kus",
-	"D5v05AI/WT+aMklyD7WrKZFYQlyxroeDl1HrKH7FWsfDTreF7i6vjukgildMKT8g97a2N2bjh78pMQxW",
-	"1S/LD929DXp1AbNCSYirRI7upZQZ1ZO1tcxwTK4+N9dEKj7iS+unZGq4WFVaDTnQZqSKn6wfU5yym/fo",
-	"U2n1oBU36XvE31a3Oi97nc6KATsmWXvEbyxrrD3Y4s36LaPd2+8dHvcOj28b7aW8y1i/vxxcngPY5252",
-	"n1wt7EhKqF2dH7eax/Zr0KDG0GhsVxrUgfexFRr/DBp2OhZ1xoWQCP/op8XaKInu5V7B76G06/gViMvy",
-	"bnYPlmiPXfMYnQLxm5GiEfvIRWrgxrxT1+uwM7TcyWXVvskjEmqxv3PxT7iYsPiNjHAV6qzhEUYqcKmw",
-	"MPaYj8YV8Rjub302lkZm/fmnFxY2Lr15yaazLJpj07gC5BBF3oOPajYSHVUFJ4BRBSy29VphR2vKzJgK",
-	"44zdnXMqRkDiU/qlWLvG5Tu3b3EDrOCDHJF52fZT2N67uGda5rpZNq8MO21v8599yUEHnr0qh38/fQEt",
-	"MqUipQmMjzSdxtJzT8OddqZ8OF1Ez1j0QqMq0gxXcthwh0jVF15TOcluwy31uVLbWZOoKPwhBWuTsMi0",
-	"QmdydkbzSzoCBY6SKFWKCdMXho58UmKwr0tl//RZN09ImB36rK0iBwzxGtfLPjJNtSEDliUV7gvQQWkU",
-	"MZ3HZriOCoC8MIQTgmyejFIeM5016V0hsSDFWxqNITwj1TQhXBNKDjodIugUgobHjAw5S9bYdvSkwrgT",
-	"+KIWdjddRZr2Svu6njypgb0IOO4ELeqI+bJYf9nJRPWUcjtQKgAd34NknrKYp9PbZfPdRK6XSm8YhF66",
-	"CufTASfyGlniZlcPevKQWbW2WHKJ6O6AJZcI9J5x5GbUWgaSS+gSkaR7eGcoiQKnhCRxMVfhRPy1gOnc",
-	"g3s6KAjWVl126cmD33bpyfa6656uu36QayuDEvs2BFlACBvcWGXkts7/CEBiVi51ZlmEJk14YM/Zb+cf",
-	"NNrSNVPXcPamOwG8W8JELwicUoxR4Ub3hRcYLo3Knc3UPzPjcM23eS0+pgCrIxeOG8/CZILbC0CypsQb",
-	"HBXAzesbajZJ5AhQ5ndkjAGqx7T1SE/OEYRP6Yjt/mvGbFcr0nt0j3uHR24XhjxhjrbQvtD+12wEsR1A",
-	"GvXmewxBrH+wRq/7ar/TOfCes7vXXTzht7fR6brjX2d5d3H6u7WG9nVru/o+bVf3B4K24OR+M6PVlPHf",
-	"V7RHjh52vUB6snAPqiYWV5DQHs2QSEVCu2wsDhG9hLEULMxBjBdq6AqpJ4hfqqxQfRHqiIrXMmZh4PQK",
-	"9AfN7FEkM0fBZV3uFEnmY6mZczL1jp/OSIMPTzChRrl3YInecEUNSRjVmJ8e2DBBPMFidP4mzbNPF5ek",
-	"uB3IrXegcZhZX5TtX5mBLWcPYZt8tqPgmgDBiZFdxbmSYlSIaclsVdyQJrtmatEXMyUHCZv6aBfwXwhj",
-	"ZihPdOhCioXEgDuuvRkQwN5pSepLV2i5aL3ThicJ8fSVr6Cr3x9mGylT82kIH/WIlRFhgC7uliA0oaW5",
-	"XrEvUarsoQoJTZgypDmHkMOhXSESwrO2E+bog6LHcq59jhQ0XfaFi4u0TDcZSKpiDe5aMFY7W0qQCJHE",
-	"uCY0SeScxT27fHahqbLwOLQIJcxhcWhfv/L0iwPk3kuMxRnN+rq2MeRUUSSiImJJwuLChh2TMHJaUXgC",
-	"3sVmLv16ZnHRsG22lTkXFd4iiLbZf+B0wX9Fz1hkpNrVhg6HGxoi3WY+uSlSSAM2AykVGVE9YYZEYxZN",
-	"WIyXJHjqG73Gfxz9/d3ex+N/nJ02giLAtI2kglu0964RNKDgnZXKr9qHG/jXFtfjIXPRPaV5bhkNv3Jo",
-	"uKTJ1PVkeQxd589GzlByMxegUrvmFWRBR+9ro8CvN8hoSMeKiTEDYgICCtaS1vbi+qnAv+W2f2HwH4C4",
-	"2aoAf3n7pOPcTntBOJbxz9t1mTKmuIPJcjeW0WPk7rs1FbQDOyVbJ171Fi6W4bG/MC7pCP6GGJvBmtek",
-	"6b+AZRWSOP9mDfFj9hMA3/6+mxYTWhTh+oY3yTfB2gWaVt/Ytf4GqBVvKEQ2Yld2cD8qcNr6yG195LZ2",
-	"xr92Fegnz9H7gYuJk0exjNLpUqK9h7mS3PVXLk9jUjxFI5sm1FvdilbDEFLIzKgyu0Oppq2YGurMi1aW",
-	"w6WQd3Szb5FwyBMWBt7A0BfM5cOlmoDpCL9BTzln0YMroZ0eOfv154D8j7O3PwfkMxucEanIz+/fkaGl",
-	"Kx8mwMhgYZgOCB0pxrgYOR82+0vMogQSWdijHxBKFKOx3WYXSAVmm6nUhrzqHu+RGf/CErB1UQL2OAsO",
-	"9veD7tFR8LLTsdOiSRL0hf/qkHzkP5HmQXef0IG8ZjuZhWqtZapNTl0Dex1/q4xg8qEtUKdxbKkSRcKD",
-	"WqAqyGQJXFi6KN8F1uafv80gVtfP5EELJm7vPNffeW4i85DuVgg+6PXR3Iz8JP90W7H1O9qG2d8NI6C8",
-	"9NKyGh0MZLxoQchqo9d4+bHxAEaBG/S8Jhb/nE3ldUHCgyilhftAlxsFpFjzoHMMFyV4d9PLwADRhi6q",
-	"Etver8zy0fq52NrG7D/dKb+veH9LgOvPzB3OR7DalQ86eqERLJImN5qEqUqyOA/b8Q7WEHMi3yWdwCJi",
-	"+ltd9FbQ7rJBBgHG30ogpNHMkLWfwE51APCACwrhmjeim6oELrS4JHBfW+jfsodFyaQi7Gqm+DU1LCBT",
-	"+qVFR+y/7XcP9192Op2A8Ok0BRILyzGmdT7ZhmY9jtON007qnrqndLsJ1p1iHm8aVA8oGkKaZ9SMcyuR",
-	"R+JVNb/qBtiv9RBSDK2oT6bOQ++5wR5TK7hMC80w1UxBEo/5WKLVfkwtZy5FgBXk847PztAXy9FghbdI",
-	"s5ghZK2dfqXG3BdFlflbzfnnbhue3PfiThbzeipWcY7ba4HttcD2WmB7LbDVXn4k3wPP4R82OmpOtWGt",
-	"RK7JzvzZvkLsK8slcqCqVuZuDO5bXs2n1wzyuUZSmyyFGRngZX5AuGHToC8sYJIC6/HwqYUSQ8gilqUO",
-	"C0hoZEjYF/d3zbRgmBGsL6RIFm1yBncO9TOu1c8KXZlLDNbrgxxtnk/MrvF3mE7MjtBu2IZDo51Vya1s",
-	"Y/cyNLtg/kIKnIctOZWHqWeSJ3S0KokUflI7zRHs7Tl+s3ZQ32Uhpnx4dcow7bc6r/4SZZjgi3l2am9L",
-	"LJyf7ztkY/cfb5YsZ56x4G3GnB8hY06+n6WSC7NZsnj6vDnnLJIq1kQbGU2IGSs5F4TO6QLE3ny8aJPP",
-	"CmQtJSHMJCQJi61KruQcYUBchQP6oukL+ybSQK1dAfcRPSykR6cstr9Arvh3b999cv6WUEUVftGIPKDS",
-	"Lj7EQUZUkAHrCxhN3CYfkblRqF8iBRnbkZfiRbjQ6XDII86EuYJGwgCidqxm6wJ5NrntWA0JMMY9O/dP",
-	"aY9wcre27PZ3q/W+GWC1fow3+SiTeBGQAY0m3mYUUc2gXj8VBtXWl6CzgjAtCepNNU8XQ2Dh6KbpYvy+",
-	"PGi6ei9baouWDQJrCp9UKpMZq3ng6/Zckdim9lhSXzfxQIGYm5vMycIzpaSCcrD5j8T/iGYTjOQ66Bzb",
-	"B/YH22Mmh3qNPYi4eQwu4E5kMtiAki/skL0G/xZmW0HTv0pDmJDpaOx4P9Y4mcprBtVEmitYO2h/+Jcr",
-	"RmK5PFPERw62ya8ufnNO8wDOv7K3A9q6tGF1QModvRqW2cYqI8QnUWRl36Ch/8xMQRbfk9LwxIx9y2vv",
-	"0egWE5qv7dPB87smLJizwVjKyUbF1nQ6yN5YqroW5P6+MjWRnLK8xlpCtSExS/g1U4uTvkAnCld/jUWK",
-	"mZVFH/GsyrmACgdnCRVkyMCE3oMSVDCFkDTPlISj/FYYpmaKa7bT7osLbhiBVe6VptKa85id5Fee1RZC",
-	"KF110NlfVdPts1/Bb2YPpXW9lUdclN6+i20BB15sp27lt9JIH5mh7NUSrla4n3tc/lcxE+CGlnenwJKy",
-	"s77qLsCzpVlCRcsdsEYv/+4Gy5JqdP8GBUeQA8iKRn65vDy7IEzEUI7fnk1U/Nm1bTdXFg1N5ChlgXdC",
-	"SBIH4v6r3/hbv/HPsN0XrjA0LCqJqFKc+cJzI7ijRjYUgE/jiUtIgWwq4WgqeIP8y36oDVUGOumLrLI/",
-	"DKtNTkU5oHFMdRZQsNcp7xC6UQ7YQooYbxMuMYMcOl2kmpEQyr/iPQQ8FNIQXBCoZpc5UiVSzlCJVnam",
-	"TF2zmNA4VkxrvECJiSvj7lJnKIh80ISbHqFkbAfIRAx5SQShRKTAGjnsxfuz6wPfGvwsFpD+uC9CLpi5",
-	"ogayhwB9a9IM97r7naPOy4P9/TAgYefL0bDdDcGG6Mdpue8sHSQ8ytr18aEOUvcF1WQoU0ViFvEpTdyQ",
-	"NGRRsUN6SRJumMLkwf9K4xHW0rFzLA/YEMvnY43pV2hfWErC/txiYNHD0nh81Zimi1LBisd22THa1As0",
-	"uGoa0NhuXNE/pePI0Cd/8cliwMXwuck7ZwTBATypbQqPv+VqpcQ0YA0aCTkcti25xCy2zK5cQhkWrz2m",
-	"aiCVBWMtl7KmUFNZpnpjyxAuyoMahvwkb4MGr917XzecQ1wJCW6HAEF+q4sc1BWBxuRPUAn6YY1J7kQ8",
-	"gSnpB0MjdzVBuR24ApZypRjk4ipYoZblYUSF8ybMheIq+LJkrKpN0yttQssqTZY0ykrpZen8vE06GzCX",
-	"mBo6oLoEMkEp8RjTLpt/yW6gxSADiyMw8ZpUmJCLxi0rMPMEPRmR+I+v0kIXOY2U2ueaFN46IYoZtbBs",
-	"RRlou0gUh5192GSh31GeuORB5XH/dv7hhUZ0E8k0geRrdvCJlFamp7OK4WoE3WtG6yn21tZPiB09IIeq",
-	"sd8PSRdGAcCmeihEyDlpUvLm1wsyxOUKXLVj+AqCfGLJIMynL9gXrs1Oj4R2USDRRlixLmGbfMKMHSs2",
-	"sNcXYdX2W5SjSOhsBVepmAg5F5Ahr5jSI0MhODwkOYvo2n1xDpSBrhMh/NE6tX+EVhZJEWsEMgXxU3ip",
-	"QvvAj0gqDE8cUAYhQaZ0gfRuFPfp0PymTbng03Ta6HUzBZoLw0YMdqusq2X6jcWvRcXGYZoHV9hWGoFu",
-	"rdTqo8PMEgDwefoyNEzGXBupFiWFybPZVMRMkTldkCEXXI9P+uL3lKWWhwgX7R0rOZutLuj6veJjDEjL",
-	"8fGzCUfbGlXWhaIVSf27tafUDwahJhrfPNuvMZrNp68nLgUTMCUyBI9MMK7MaGqV4mZII8OvWY+An3i4",
-	"AwdNMZ1OWcYHOETHvUVTDbBuGUWpIvMxT5YX1koMaDvGus4yMxazmCTUMIUxeKhh9IWXUS4Mz6rfgs1x",
-	"6AO2cEaONGFgJALVyfbSLCRsBR1857kxmd9mMS0zmbuWHYINdI7+G2RYiO+o7n6LPXwjc/gm12Z303i3",
-	"Nu9vS9/zBOrUViPaakRbjei71IgQemTg4tER13qFaDcHM2tvyYtjfqHRrKVYZOFT3kI5JqaXQywsDgTV",
-	"1yGlfl/Yb+1XL/BxqgMylnOSSFcWkRrDpjOrOcqJ97Ul3AANL11VWUA1YTNjCagv9jskpovnfNmeT23j",
-	"SwgXK/DtEQBlqliLTQrDvfs9vWtkcYrbXveqvoDEt5jl+7inp8us4gaXeO5K5i0M1TC893+KpAfuGGko",
-	"7eDZWduOKHS6btOKZRL+Wdyk9/HXcAdzHnC9ZPpytSL6Yj6mBpwFsJpKrjcDm7QPnOKLjgWo7LrLaHdf",
-	"nHlPOeb+QveFgwI95+iQwD23XohorKSQKdaOM3Ri+bxG8ZBd8aMEQfTSzDIa9oUDAjtt8oFPGFzke3HC",
-	"DUlBxdMkTKg2Od8JA3xyAdLIRUU6xPRapsL4+iLcEDqbMaq0z6GT2QUTro1V1VFI5c/tlKCsCSV7nQ4Z",
-	"M+Um7GbfFzxrbCDjxXMTXpcsE173c29+H7KrxlWyHXcmcTbVqm+IrGoR5SnPG5Hdlm/l1ZPFwj+9M/kF",
-	"s1yRWL6cMYnHUQT0mCq2y3f/NHLCxPoqoFxcSx4xy28t4UYJRlkwhv5UA0VFHPjHXgiYgCRcWFVghvSE",
-	"HHxAEyoi1u6LN1zPEroAzZFgTPqpIE4TDIiSVkkA88K15DGwoQkTmQyByxmruB50Dix/z1hVd6+DLmAa",
-	"gurcsN6fwV9TyFpCaKSk1t4HKuFiUqEn4K8haQpJIsViJgynCRaQx7E4Tv3b+Qdf4iuiMzrgCTeLnSr+",
-	"+DMzF3bh4/e4pBszyddZ+5d2BN/IJe1/3Ya8RkejTtCA7UTDaQRNNP7t3eHx285PeXzzL5lXEXGhDaCh",
-	"KO7I+t+67/aO96HYDS7/r/jdR7qg5DVGQgCNuOf20f/93//nkzL8DzJnMTjmWbHuNWN4+cJQZXQhW83L",
-	"Vnf/cm+/EIutdbqcAefgsnvY6+67N1zymZhBgh4sBO8KmNKpFe5uHfb2jg6P9oIbqAo+C8h+5//PfDKl",
-	"MIpGVkE1NIENQde9Rq/x/tf/2ep0j/fe7Z8etDqvO/uw3zxe6sQfkNXDmDIzlnbgEVWxa6Q8zcPL7ku/",
-	"EHYMWcoY+6plKXZ0pVbrhyCVKHZVLj38eckF6pwahqroLT5Q+Ytfg/yr1plMeLSo/bF7/e6R2Y8js/Zq",
-	"yKxLKT9SsXCj098scliUYlqk//pnRWgHSIPYb2JBAiEPrJA/7ocbAkZIwYoS5vdaEub3VJqV8sXcjM1Y",
-	"IXLAkqkDArg+6ItrJlIWkBGY8SJ7rjKhBOfB/svUVAfkmiY85gajucE81SbrBVRfOAkVEMWuwchaR1SR",
-	"ZmjFzZWQ5grSuIc7y9ILXZX7YhPpRZoHe8fOB7doC915XLH2d7uP34FQQ+dsWshZ9khSzQmWM6awl/2O",
-	"E15vRbwkug4uOwe56HoIcQh0Dypro9c96BSFXfkI/qQo1yzGaxai+CAgs8Q5GjuJOZQyLsepdw86wCi+",
-	"4I0RpkcripmDV/udTgfDXs8UzzDG/sFh52YalosZVZMEIk25sJRItcm7HzBMmbDhEI67lSN4WTWAcyiq",
-	"AFxa5x0rJqxYX+q22KtLIFcSsNXddg87Ff1+Gg5bGlM+xVwDlyoAlfxJcQDrZ93a61T2D48BHKCQeD2m",
-	"asR+mrmfCqBBM+jS0C9WtsIb3c7eYdAAdtnoNSwAcrROQLY4lwrLeU88yCdxysgRWOHz3DruIqANZeCn",
-	"7A8rL3qN0ylTPKK7r8c8oiPpAYtT46GfJUhUmoNfYLvCdh7poLgeh0f42NAvngBeQRvFl44OXyEoAlHw",
-	"mzA8KeCrPUtoIE4avcYHOmHAJs7oNU/wSF4zhZKxuyGuQpa5AlWBXNxiqueMqX53IvH+EdUuSjmXU3UF",
-	"svIQyUUrmQxsQcp7C7csfsiLx1gMYp/CQSfNEJ77usqYvPag09npYTAYNjVgkZw6BuDVoaBgHg79QxaH",
-	"gcsyRw1TXIza0MIVDo/FoavDjOFm4Z/w/fs4wI7sf/Ij+zVsk1OPHJ3PpW8ngMo3XCAo87lyCrlu+qIZ",
-	"YtcWiEHp8J0Tq9L9SjSfpomhgoHRGdcNSyTrNIoYi3UJsO11IIaLLVkbEL59r4AND8+9YrbgUQOjgCy9",
-	"7GNTCsx6Shf03y1ua0kLnXygU47wcqRWm0mfweLjej1oSuECYv2zQStMGHsO1VXNZYtut+h2i27rolsv",
-	"JbYI9+kRrt+LLdTdlqiqumf7noA97sPDQHtcuRYXFlUsVmN6n4eSkinTmo5YVkX6wuJVw+j0hAhpz5Xl",
-	"rEQwFrO4TU4d9t3r7KFF1fVEuO4LbSTi45jMeZJA3Wp4H3MMAL4qgd7Diqu1sUxVjmr7ouyTWUz8UAPd",
-	"7qyOy7/ApXrvVupJw/Md8KSC/vuaSHuodwib1eg1PjOiUkHMnCXXjIylnnFDE+K/wU0AD94EfFZIzKYy",
-	"qzCi6AIs2O0c2J0KSn6WU/aHXS81Wgn1jJzxqNFrWJlpgYilm+4eOnXUx8Pl1d8IEe9tmJezXq7L+BiC",
-	"Q8AF6EYpys5xdid21wlGjFf7dJy7Pp+5zNqKoOckgl5LYWhkiJsmkYpompRcKb9JCqlrtqh1Y4evvtAE",
-	"aoAEBKYNeX7Ay8Pqo1yMgkw64YxjSBtU+2LNG27QytGEnJbYsXOj44LEig7NTsG2c3BCKIkSCSofvAwB",
-	"fZBkmWpDuNF9YX8HaxefsoAcdDukGeLLV/jpqmu5mj4lffF9XMuh+eICZvY9OJvcs51CaqbzokgZDcLk",
-	"JmzhNPur31NqZwHtyOnM9vuLnENKU7uM9p3/XlkAjSbsI/3S6B1mXuh2ecUIzF3YgWKRnE6ZiJdbt+I7",
-	"WUBQwkKmloiyV4mFSk7ilzv26jZ2Jma60NOQXkvLFBhstJ9o4yfF6GSI9oQPqYjGjaDxhgvBFNZDckP6",
-	"PObRmEwZTUjMYxgSAIwB02bdGOwxSdhVNEbvj2w0OBWji9M+LRY5W9eoYV8wOsEyoszQxAXJM6WaMRWT",
-	"/5Tpxww5XdonduD/H/lPu4D+yI9ZMiuuKCreWJnojBo4qjDvIWPxgEaTTa1/7visDJi0v2411zoBkTVG",
-	"9jNIo+9L6n6aMZGLHsvZH0Le7up04Chmve6HdxED15NzXgFnSYg01MZd8zhu2HPBdP4wZr9kSl7QF1C1",
-	"CIsVySHc3fi3rIxfzBgGvlMxYgFBZqAJnfooLenTpNqTnac7CjqdTl9EYwq3P0oHVjV1gp5M2EKfEMg3",
-	"Ped4r7ScRc6K12y0E2aBAkGG1Eo1g53oCwwKKC8KZhv0It1dD135+YYYNrhzAynkMKLbyeR/X6y+5vke",
-	"nEovgGzuV9I/8m0Orjp+5MSKY64ynYGcTuQ1S4DL5mKw5+VcUBbzVlznYrl3vEG2dVi+i4yMHuSqB4/5",
-	"jVKN+5fdvd6+v934FvG34XTX67hSxc9ex30GdtlNJONWg/4GWY7cconf34M4L3f5Z2PAqGLqNDVjOwJ/",
-	"L1Vd8+5MyTiN3PVnOY0nnfG2lmmetfO6W1Ea+pQkMqIJwS5IMxxJsDK2d6NpDIk+w51S073dXfhiLLXp",
-	"veq86kC7/8yW4Sb0GHFtUOgEkEi4xUXgJJZiQ8X0GCP0XJ5hFre4IKlmqmCq1Mxx1ZvXhAX/Xh24dOmg",
-	"LfpWuSKzhIpCa1KNdEVTFyClm96gGmQ2Vh0QuN/SO1kAIldYYvEPix5sRzFdkBlVRrfLNQOrOvoIUXI6",
-	"IEomTAdY9xmoAo0guXjXJ4SLa26oy7VYKL4NTdyyIOT07D2gJbCm6IU2bEogzQBuiCbNLP0GDuCE/PLh",
-	"iHAxYtrsFPqjM96yDa2oLk7TmBuSyJHFgAgaAfQUW7CvVK16KdezHC5ltIZK2qVslJgGzm/1ckY13PVC",
-	"WBREdmejyAKcqufhsmbniZWMrM672cNqnUwYDM601Hv26eKS0DyqdMTsMPME2E48oZ1LxguC/Q/Afx5a",
-	"8LnySTSmMwiMHchrhtCtPIGWS4Z3cxpnym5wTOx5JM2/n5NIxpZypUCLfUCyer3OZ11CSTGfPdalf8aM",
-	"z1Ylp0RHVAhsskjdEa06kG/zjRtTvEYiJcgaEEUNa/kY0RIqLjTvuObNDj7TJBlIqmIdkCkTKfF/GEUX",
-	"rYRbOB8pBid4wqWe4IprJrRUZEQNm9OF7hEFnIm5+6u+iKQY8lHqrq5oPOUCYtBA84FzT9ETpGWJI4Z1",
-	"BSoUhKb2H2OhW5Zcmysi58KqAGCCDL+0YmbFTQseYLQ05Bt3FR4MNchJxoxC0vEEGMwYltKqXJY6LmQ0",
-	"YaZEENhqFSW8n0Kl1nRm5TmLgQfgWpFmRLXBeva4VnbQE7bYaS/V919xTmbOOhIxoVNNhjhryzqu98jp",
-	"m0t/x6jRWzC7rLKkqYY0YoSJERdM92ChgbnroC+MokIPgTf6IGtgrlxH4MxgiTNJmBr5C6+YM0Ms0lSa",
-	"TOlshkcWbjSvZUQHaUIhrUhfpAJ/b9l9Iwq8FDype0Jo2ea44VSgpJLDoeVIhU5KSx8lXPCIJlVc2Cta",
-	"NCGQgRvy22McdJMSzROMVCnSZECoX9gXmojUKKgETxTXE/ubXSdQKin+XaiUTdiXKFWo1FMoB0gHMsWs",
-	"mWAK3+m5FP0QOh70BWaglsLJXSiY6yQfmWcnzAXkyxmzDQshUxHl6ePDUm5xlx+gtEI49Yr1ee3cON3R",
-	"t1zJsXW4G7cUKqez1CBvZF9oBMRmX3B36FkqAMc87JlF4zlmDPDuIViYE/L9o0oCZZMNHQ53Ah+3hLTk",
-	"o+nKe+wGWim5LBIEmQUuZb4V2EHdy+0oQVGIkyYo+EHRHCEVEdLsBJAfMIERnGfXHtphTTxKtGgmwEXI",
-	"L+1LI0egWrX4n8dQFcFt9wsN4IXbAxSDEWfANI+ZJpGUEy5GPQK5/S39gJ0mpzqsYh0ljEJ5CGCjuXSB",
-	"r7Srax1jMWuKsAlQjrSw1PitZNc8ZiJicDwiKgIyG0sj7Ynvi0KnlsCFNFi7OrNM2TOBOREtILPi1Hbj",
-	"/Yvx5ECvlpS1bTK0n1zhLyGe0VuPQ2l9sW54hcOcBfNI29mykSYV5Pzda3J4eHAIWRe9yHd9ZWByB8Xm",
-	"lE6wcr1LamWXEHJDKubyxfuKyzI14L5YgQSk5g5VYV/DREpFmnYJYHhSTgLLW8euU+wPq38SLJcO/PQE",
-	"+x/LJGYqKwk+LQpr31XFMH5OecxILKMUg7mbH6maxJb7YFZ8kFKlEQBpG1lof2TbqMTsYz40ZJzGccIs",
-	"t5KaERrhrHH3sc1CW+7lFZKNC8uHLJB0NVNIE7IQFZF/KrgBaKBIwq5Zggc/E0w7gQdVfVFAVbDbUGPP",
-	"lXfNigJI0Rp7hWUqLehqFQu96gCLteblWxeBhSuplSBjxhzjKVQ1LrMBKLS1Qo5bXqLHgGZcNLLXxSaY",
-	"IxSk1kgAP9Ua9bayImIo6H9fWsVaWeWqEysN06ciz9TmJSUcURb31kg4QeRwiEgPJCg8gpWxdA01bymJ",
-	"mDJ86MxpJKEzjbxjhVwFOgGz65si+i+XokFIi1nvuI9SkIqEfwvbfVFWZaAWNCRbcByuIgXLiT1N1dAf",
-	"UpFZ/WW44M5WbjcCFqPKmAtr5+pUQEbZjW258NUvoKTUseNe+NH4T77JkLvkf9Pt9A66vU6nvXf4vxoB",
-	"JILMyKpe5cyoc5z7CxcI6SojpEbQ0FZXRefhOVWWK25cL/er8zv3W1AotVLHEYl1Op2X6IBVs89Ot76d",
-	"9vQGUdSxS//jHyvzQuUegUDTXJBXPmviScFdQ2MWIgsq+EhI+xmY86paPhULvMtxafzAXcNimupudqDY",
-	"0nKCpDZ5j9WopMnzLa6z5i3v1VLmFK9f33v+lCx+yUHPK0izsJpBEv9BlkxlTi1SUxOrO1MeP2OW5afm",
-	"MkScUf7jci4XkFaPc3Ut88BFqfvJfmM5ymQPwioy5lRNePWZ1N6DManXq8hgy6uQV63aukfnWeWYy7Vc",
-	"qxg9alWvnI9BIwGZg1vRgEXImvIA0B+AoUHgyqmb+5aleZbmYnHrfbBXm6EtUWV9ltZ9cJZWQQhbprbE",
-	"1G5s32OxNSZGdARl7ttDLmgCuQ7Xqap4y5V/BqlpwZvaYrKsjWfMwPK5vfOz+XHZVzbXuiyJgWMqBHnU",
-	"/KKkHlbSW21u1e08GLd6u2rXt7wKedWKnXssRjUDN6Z2ZqxbB7zwXeJiboEx5UY+yCCroaADF5Y5QD7N",
-	"58qscKpnfnY/LKPCedZlOQfFiOv9Avu5QUX1gdL+g7Ges6o93LIdZDsVO/ZYLAfFXD2WA+5LUmWRwwVM",
-	"NGLCnthnjYlwOj8+m9kU2XyDofwGddVnRUcPxorOq/Z5y4qQFVXs2GOxouWC9Ws4Ue6+Q2czJa8xi5di",
-	"/2IRGqEyD3r06UEvoGfMm9zavMGl+WFZk916R0x+Y+2vnJlPKmZqkwtB555T95NXjYwA634y2IgzLumI",
-	"y8RenzG+ejDGeFFBZFu+iHzx5n49Fls0ii7apUIlq7hi7hdreDRhpniDmDXwjJmgnV828h9XC7wL46qP",
-	"zwYQ+2zJo24PR0W+tUSN9dnW4YOxrcubZLHlWsi1buzWYzGtOU0mZqxkOhq3Myy2jneB419MCt+B0d1t",
-	"GJkzxXJQ94x5WGGCF346Pywr20xvDBp5dHZd3mRpurCkdT+Liiytmlbrc7bjB+Nsn1cSy5bBIYNbtXeP",
-	"xucKdRNXs7cL4D8iWZDBgoQQPnZbWcgwwCqLUFWxXFM3ICsLLML65QW43VcD4JF3YppNnu3HlBqo5m2n",
-	"8DfIT/S0jBQbuGTa/Lj8s1R5sxZ7Yd0SayuSZ/0byIfzl/i8vGtbRuYYWXmnHo1/STW5goi3NgaC3uIZ",
-	"kQf92C8xVg7UTP/1c4ZmUk3AzHTu5vLjekT4XayLl15ufAkQ5MtZt5PDEueqIMz6kOzg4RhYNZFs2Zhj",
-	"Y5Xb9jjc7OvX/xcAAP//",
+	"7L3bciO3kij6KwjORFjaU2QXKVFqsWNiRpbUbtm6WVK7vWy2SLAKJGEVgWoAJYq2esU8nuezH84f7Ofz",
+	"Def8yXzJDiSAurF4U8v27DWeiFlusVAoIJGZyHv+Vgv4JOaMMCVrnd9q5BFP4ojAvw8jIpT+xwOOEqL/",
+	"QcNap+Y3D1rDHbxb933fr+/r/3mt/8dP/480a17tnjI9WhImuejx4TCijNS82oRIiUek1qndwCM0wopM",
+	"8Qx1ax9wdF+nDMWCD4js1tAYS8S4QgNCGBoTLEI0FHyCJGUBQc3djt+qeTUeE0bCQ1Xr1Fp+a6/u79T9",
+	"1m3L7zRbHd//qebVBJE8ejBjWBJF2S9fz9wvkjwQQdWs1qlNsWCUjWpeTVJFTtfbNMZ6vMIqkbUOrEn/",
+	"nQx+IYHaAHaBhp2axRpAIXmgAal9/vzZM4chc6fx81/H8Wcdx8fPXu2IMJnAechkMsFCL/SSERRjRQlT",
+	"iDI05onUIM4ODIcTqtQ8cJq7nVbbAgdHEREjwmSt83MtJpglStY+ut+pJk0904JRAVZkxGE1Q87DmlcL",
+	"eKgXv7/XOmi3fP+1PnMcxwbWtQce4EES6fXrU8CBotxMeshwPJ5F+JHKmld7Rx8IfCB3LvBPkgezmVj/",
+	"MpOKTDRSHd1qAJJHveMrWGfts1dcf3HZoUhGuWX7e83X5aVdYzkurWXCQyKwKqyGcdXDcRzRAA8ikl/V",
+	"9Y8Xl9fn+YUxGtAooqz2+aNXGxCNHIc1rxZiRS6HX1OhxrVOrXnw2q/7u/WmRvOQEnUpQiLMgej1Zv+q",
+	"dWpHR+8u7TBYdMCZpFIRpnoBFgM+noWw4I+Lz2MJXE+uTo+OT09ywD1K50dHuflR87Xvo/sARwB3u7jW",
+	"NxeH+cVFfNqTPKTJ5MXW00IjgSfIzqrBuhIUXmkd69Lofs2rUSaVSDIcueAo4CwgTOmpQySnhBgS4frQ",
+	"KmlwR/MoTYNxhAMi4HQvksmAiIwrCc0DroigPITvfF3zamc1r3YMCMkTEWj44lAZeAmVMTnHRihRz4MH",
+	"YQFPmCLidAPGP4zwCL5iyLVnKG+2AXwHTYDvO2BnHSUS4tUmgmmC8P3Wzm57Tx8AwxOQEYZ4QiONOseX",
+	"JzWvNqIPRA/99vBC/zmhYRhpKHz//vTiovbZqwnONQLtAlFJ8ljr1N4+g9UnjOoD3f2g/x1rul1ywoaD",
+	"a1geRVySayKTSBV5+SEK9KMQAcjRlKox4oygBywoZkGOr2uiShi8bl6Z+67f8X3L3c0IIK10Y+3BXlDf",
+	"D1+T+sHQb9YNRF8f4EFg+Lc+8rlJ/dd6M3ZSQXD1EL80ZJMPr4cdQ19jhxYmDPcbYEnem7OIBtnya53a",
+	"Ts2rkceYBPbPRtti50j/PcSRJF6NKjJZ79ix+TAPsKb59d4Z2HeUHm6I8lOCmTJ3iEZA9+fXWOM6rNli",
+	"VoCzy/zIiMv1vVZb/2IxolOr+402kHa2LCC9tRb20dFQ7ZwzNa4TZpHPQ1MjiX2JBGQQTxOcBfmZOTI/",
+	"28APpa19dkRyMyZkOXnwIVJjkltnRht/kcRfJPFfmyQKaF4h0mvlAUmggbwwn2G2AVuGx/bvfxAsNbvJ",
+	"0NT8nWKp+fP/KCQ1M2RIqv/+r4mioLcaacXgQZkLMzJFMhnIQNBYL90IKlRJJEkgiPKQHPMpQ7wksmht",
+	"6iGV5hbh4UGGh+TBwO7nGo6IUA37CmxuxPhw2AhJQEMSaogMMY0SQY6MXOR7G1kqIizVMYnoAxGzjLr0",
+	"rzcWLE4W1xusdWrTsSRB78dPOw8Ht79e77Kz+HXwIWwO38m90bd4Z3ZC/OQ7eqna9/vfT1qPP2jsTkRU",
+	"69TGSsWy8+rVmPN72Rhr2Vs8UDKt31MVjAmTDWsPeyV5Ig2nMPs+ZQ9UAbJUnQhNn2bnofg9Kd6Mq4Ee",
+	"CBISpiiOAPICgEsmmOrFSzz59yVLNlcLFUQWv3BQ+MImZhDY1WasSHAQ9ieY4RERKSWsR16aFj56NQO4",
+	"jv587yD4vjX4cX/yXbwrb5sPP71m1zvTv+2Rd/4vZ238NmyN3tPLT/s/3sNZHRuMvDEIWjoohnAcC/5A",
+	"QiSIhmD+bCwuz4kt7c6ug5wdsi40iH1FUs4uuNJQueIKS0mTCWqhkdZWh1RMSGhQhpF4LHjER7NG3thg",
+	"1I2SqeH65OLwLK/OC8JwVFQfzR+x++Qz1fyzyyP4ktXxr/V3UGs0QRcY/vNdUbFdbx1foOYvUed3Om1n",
+	"UqtQ52uX18f1g4Nms1ah1Oc1eZg+r8uXNMqUkgrafe7ETjfZ3Xpjw4NapQZu0Mociv6+waRwJuMxHlGM",
+	"9KklgrxBcUSwJA7lUHoaKKITqjTCWTPm6QYWgmdfco4OjYF2gYW03Wk6SKeD1udEhhvAnUKJLLPs0Dwh",
+	"IYJbzkMY6RuMhFrj90Dt/5SQBFaYM+YqRSaxyouAYSKA65+nlxQRgqfWI5hdc+7SjWmfrAvsnfUxZbgD",
+	"spFee4UKtusM8vooNOqku5S5mxbMtfm9lmdpdny/sdMEppgDwGvfb6YAqCk6ITxRCA8VEei1rGXgKAsU",
+	"GwGjtQEwWkuB0SwBw6BADhj+SkhoDG34rTlI7C9AhC/aeXODnTeX7twv7Tylh9zmW/4uyKHH4AQ5o3LO",
+	"IDDFUTTgWIQIsxBhNCEsQfBDUW3CMlOZNAMa6Ym40OzGClS1CLNQBjgGo/2YT53zy0ir+pd3mIV8OMx+",
+	"M+/CrTMSNNK3jsSJsa+rMQEJPcTiXvPmNSSvdTlxO3OtpfvvDfjYyrE3hLA5iDc7Ow7XrOrwjiukNbEM",
+	"hsCCqT4Cu0HzV9WSd93pbWoxrbaSZlAAf0HlaYV4doVF+qB4eDEXSmCq0rNLPT3Z8V0JGpD0F3c+ER2N",
+	"1YoDam14QHvZAWmE7Dno5k/H7MKexRkfDGZF5HUnYQ0y2VFYReTlAG92B4R28uB88hmR3U65uaKkh3gU",
+	"EqnQkAqpSvfSYrQOscKg/mmCWnfNy9zHL+Cm/byYH65zyMT3fX3IXIzW/KbfNC7IeU7YbHV2/EY7Dykn",
+	"sxfllE2lu3BnY5kqbGW69bqvNL8E+PNSybrgf70x+DWCn7IRkeownFA1r5qFEyplqj+nvm97tYBwC5I5",
+	"2pJkNNEUgSSJsfH1DWZaCwfT1nZeq8tiHc5v3j3d/b3b7Sa+39p7Ork6PXp6d3j99eX1D6cnH+6ajVbj",
+	"9a7faDZ3d9p+o9lo7jSad6c3l083l+9vzP9ozPF3/Jb/esdvtur+nu8/PR0e394d+s27w+Pb3qHffDq/",
+	"+QZ2/HT11Gq0G82np6fDs6eLk6en9xenR5fHJ+j97dv66y47+eHiSb+Qn1VP+PTtzfnp7bs787/fXr67",
+	"yA1ptX2/y65Oj5+aT0+pJnB3d/fu/MjsrHIjjaZ5eHpzeXd+/fdma6e+265rWfnu7u7m5vDu5ubp6fjy",
+	"5O7bw4uTO3DU3d3d3Z09PTUPXvv+brP19Pbp6anZ2kHnh6cX6Ob27u7m5PD29uzk7sPh3cHrpr979/7m",
+	"8Olpq+Xvbbfb7brfhM2cPz39oMEBC+2yqx+aT82n06fdD3e7zdbdoV733d2dnvRu9+nEfGP37vD29uTi",
+	"+O7w7PRI/3Z+cvykH1U+Pr3IfeFp0f+VQXh4phfy9vDuLechMjfW7O7d2b7fbO0/paETdyaA4e7m6Pbp",
+	"5oe7G3Co2mGvn3IBE3+HcAkzb+vp+PDuWCSj+Xn9vaae08Ue3JmwhKfzy6drLMdddnl883T89PXfz/5+",
+	"/HR09O7ybqWP/8754f/e+ubi8K7gg0+fPVX7xrubWyo/p2Rc7UIdYBWMER+iIU8EsuQn8yQZCx4QKfXt",
+	"ugthQEmkjG0jJArsXMZWaRiwDZ8B6zRTgkewVEdktWd6yOc1aWAtqcXVCWAbasSfvRpPVMBBqoA4FFi5",
+	"tRNYTgE3UbbVim210hW22229TbBZCIIlwCSkMhhjMSJoyAVK2D3jU4bOry9QNrywEnlPrVWnsJKd1Ssp",
+	"fNc+RzRE7rEJBlNjqnkxCykbIRt+A5ZQzbqHOKARVTM0xRLhSBAczlCGA4WFhol5l6wCWrqm85t39RbS",
+	"OAAf13DBgSJCIiwIghuFjYofEeQX49ZIv6EvJ0BrfS1yMTsFy1cer8/IhDPpoXsSQ5xXzBMWSg8NeDIa",
+	"K337qDFBAZYE9pxIcyXpHwkOxovN8LmgqN9qAVXCuKk4U5gyTTYu0KtTGwpC9E7mvDZZIFUseJiA3fHF",
+	"9B3ju3GCMoAB5BpxRh5IZOg2xlrd3/UBWYCQrjgFAaPZ3pzBfNT6AomGZ3RIjvFMK6JNrybvk1qndnV9",
+	"XD87Oa83YeKEUcs5hjhQYHPwG612tl6Avcac9HnrdWM/NwA8RfqLqzWjMoJUyOkUfi4I5osPexQlirDi",
+	"YU/HBETU9Kflxx2KGRpxHsqXPfBWBp/DKKrHiYi5JGgY8USUzn7+rHb22u6w3p5d1w+v6m2/+qjgd/ud",
+	"AR6teQzehhT0F8FsTjBrHYSW58+4mrOsRhxiQyLYueaVasqRc7MWqcP6Ms5au/5Ovdncz/xXlyz33Za/",
+	"NvAJAP+5nmkDmuf4qXOu6Z3dRhvQdNN5WsV5Wj4cRO6X9i4EiwgSEPpQaS9/vmEoJQ8413PwAh3B8ZRP",
+	"N3CeBn16yPiL4NITpG5FHqQ4UmNB0tDogvxXjgM2SHB+ebxm9KxxJw2xArczFdUmN/8gCz63lgzw0ywx",
+	"0u1mRjqzrSoI+4URmzhGeRAkQhAGVrDmbipeysPh0MZZ7IC0ZYB4y+Hv9T1z5zykQw39ArT0vXVOjAes",
+	"eJQaR+oy4Pr8NGioorjsrV7sisYMr3BF/8IpW85Q3SXDMPqGT8ivL+Q9TmRZGVjlJzIAkhtC6Of/NiAC",
+	"nkBY8jXHIrwxLoMiqDLjKcIKNf3ObtvyCkUnxEMDoqaEMDQQBN8PsVTAMqKElYRja/U3CQKZHTo0XooM",
+	"SOBah9wMo7j8QVbqLzVBLzI4f/Zq49S9oTevnxU29FuNwHQQ0ZzN5CAIvmr9WHMwWCm7EnwkiJSFqEKY",
+	"/jPY7vScA4FZaLSSwJgE/+lt++DE/1qLLILa4/2n5tvWwc6+ntZ5L1K0Rt9ZtNZPjThlwA2yIREPRNzS",
+	"CSkx0r3Objt3VW2QnQPXlQu/wpS572s+SCfkV86AXiZE0AC/OhrTAI+4yac6N8aIW2GVyKLw7kwVLrBV",
+	"wbCiuFKpqW/iiqQsJI+1TrNKv6/S1wWerjRdVhsom5ltcsfZJFvOJtkV1oKYft9YEO/Or5+eri9P7q5P",
+	"j94dXh93hbPXtU/u2k3/7utN7RBLxJXcdSvIp4RIY2jZHTaDFj4g/mA/3Ana+DXZGzbDVgCeBzAxHGYW",
+	"BpuGkj17a60NGkdTCD1DIKowlGxgk9rER2tRwq80SlUYk54RpvF8LFrfzJ2iVMkoDSjlLMt5c3KGW84W",
+	"/I+BLNbVcUGmx+kFVekz95AgIy3gCitAM67QjChkfY95Sey/owO94KJd6i7//Z20mQ3o0lycBdcVFyPM",
+	"6K/G5skZxH5eCY6UoDjKn+PG1+3LQT1vlai6vSFkDiJbhwSrRBAT+BvT3j2ZgW2KDCBmFtI3KKMBbA2M",
+	"F72ISpNoB8Fk0jhRH4wk1Wp/1lczRODFgmty0WA5YWE+SnW37jcL24JBlI0MssL9fWWPe1EMijn/N1no",
+	"LaIyjYWOZmhsUldzEZ+pAPkXff0XDUexh3RrA4IlT2QvJA+9v93vPFy8/rQ8+PvHTz9N9we1DHeqObLZ",
+	"WA6RjAPaSYRIYwdSHFE1z5PNf6vifVxiqdXOb/EgIqjZ0jiJkUnMRMa4b33dswY6ighmRiUwfu9RxB+I",
+	"BPlKvzFDcYQVaYCwqyJroQUtBoHqlF1GzvH9+a+Qq//iOA7YCTLdPGKawgJO4ASUUAIzOSSiJCL8n1pn",
+	"4IXqC6Qp/F9/WQr/9ck3xaj6kd7Bi2XIX5v50PFcQnjuS+sGx79ePzh+57a532kfLAmO1+ust9t7e18Q",
+	"Hb9z23y9IDp+wVaf5bxPX5JrV9jI4YZTWnOC4iapShP+QCY2L6paJ8Qr13G4WHMspMZnCe4F/bPIAXD5",
+	"CPayI8i2Pfe5ZnM3+1w7/7n2CRyXZT5HEZYau08Xj/ZqD1RSlaJSFo0DE/1R1Qgmgt04JI1puNObiC+v",
+	"UdB+mRoFAKXKqyBPmXAVGNW0OoHJpi2hKaaKshHIBbjaeJ9LZ7Im1Cx5KfshS02yv/2VdPRX0tE/atJR",
+	"bEjrd845ugkwu6EVHhLjr0EywAxUAKoIUniEsEI7CDcmjZzDpBww5HzT6R0wIgo+ogXgAYk0osWEgeFa",
+	"mt8nRI25BtM3IIDEGIShV1yM5Kt1zAWv9DzrDIWQ4tzSQhIRRW7xKLe4a6KoICZQTMGTdHnHJ2cntyfP",
+	"WqHCa40MzT2kr0BgJ789y+cAh3Nc4YeCB9bH4e90fP95Doo8sAJCHzR/D3lwv2mgtVdTeGRc97Xddz8e",
+	"XP3UAgFUyzzqZRwtz7SPAtQ/gyXpfSEXG8dxQ2v2Wep1gNmrdPFAVUTKiszroSByjKR9WCCagEjpzAZk",
+	"9u148E1AL+m3b386ub79/uZUnk5U/NPR6d7pL+H9+Tfn/t9++Ta6/HDy+NMvF79c3I7o2dG3PvnxUL/z",
+	"3Q/N7+nw+waZfRuRd4f08peTncvb75sXv3zfPj8+lKeTaBwene6d3wbti+P3rYvjw+n50ZTiHy9+Pf2F",
+	"06B10Axmp/KUXTT/RvUnDx8vb7+dnLdO/LPbH+jF5FxdtL7f/enGb//0y+Hj2e3przDPr6P23z58+8tP",
+	"R98eNIJWxAaTt37447dRFihzymqdA9/XChbAwu1YKMiO9yeti/3gW/G36evBbfP+aleehQfDd3gvOeHt",
+	"0U+0xb5/3P9hWjMeYfAyru28puH6sQ8T42Af01hW+M0/boziXIwultkyrY+cT1nJQ/7x88cKpzqYF63I",
+	"VVXgz4a2lpPGf/5LzPpLzPpLzPrjxayPQK7zMhbIVAAlLQiFZIiTSKEQz1CMRTEKbQ3rpI29MLRpoy/8",
+	"QvRFGs2Si8Dw90wExoYBG254yy9IECFlLENYPX5PT/d5fTp7bsCEgXBFlDPIheUoqOfAci3A/O4b9Zau",
+	"v714/bC9tXBhgz0MsglvVAN9LeiIhl9JdCvwDJ2ZBMxluwHKUDy4Pwx/SaSazFmV9QkGWJo4Fxuk67zu",
+	"iDLFEUYRL3g68JJA0/X2FfjP4SjqMdN6TKzyesLGsvXih9ERl+pwqODa2Ntr+O1Wc3/noLnj765fZSF8",
+	"VpyxdWEAuGP1ZSWx1o2F5uwdZqHbb3sfQojzQcX7NqjYBvVki9v4ArB37G8bIYW9Z3GGrp/z4cjm3/rI",
+	"Kk8rX+JrZ//gtUnkAQJw4fbzaTwQlJ6VLvTQgER8qq+IYu6GQZXK78IbV1g4a+SmmKDHX5RSBJ6HDOYd",
+	"O5cr3x1wHsGtEXElNw613xDD5mLfwXicJjiUH79EykMRQ/JI0GrtH2RM8PaRybloDSplQmxREowyfC9k",
+	"7XwRv8mV+3sxftN6Pr+BDf8p3Ga3zG3qO3le4xb2+3Oa1otymnoTOA0gmcAjcsaDyrpw0zI5Pr8WH93g",
+	"zOyxp1+d4MdbMonfgl8JnB3M/b2zk8kbc8zjd3F1l0A2X5hJzJBUXBCb91+G3c+/I/BauVwRUJ0zyBm9",
+	"PYNcIXjm2K359yrJ8t8UXYDEcpUu59S9/LMK6rJxgf+lS11WVtZqQT2SfP3Llr/7BRUs80CssG+NCY7U",
+	"eFaAp6mBprdqdPkvIL9/ZOBuQpztOXj8j/kd76y/49a6OzaF2vI79sv7JSJ2O2sEfPLKRXvabRpKjONo",
+	"dkOUomxUtgtk5paClcUV3H0b4ZG9PNu+nytArh9cEWGjYZs+oOstLsfYgqOMM4RLdyrCCkT5idb371N9",
+	"P1emH8Te7/a/P2/9+MPXtReNStvPObiK3BC1nqPugocmK3ds/r41Ugv5lNAYhJa1/Sfppi1IK9PbjAdS",
+	"37QMpd+wLrq5RN2cO2lxGevUTLtJrtRC19fzgbjZG7c5F9UzPFTeX6hmUE0zilsi1aGpmThHxkQqV3vT",
+	"lMewtieBcBCQWJWCGpdVXkxNc7myi81ma0HdRcvQGnoFm5Zd3N0gpWd3adnF9lplF31Nse/ZJM3Crriz",
+	"sxRs7KKBKtxTa+Za/xGJ1FaCTp1UNkNzraTo1LeQsOemQWvEfC/ns6ATSQSajjniUyZB5ilkc2jWaCI3",
+	"zEPgmXyIMONqXNTp/uE9p96CfOcNVtAqrKBg4X7HZUwVjtBFogS1Iv2X5zov8Pd6mo2aIPDKfOYBDu7r",
+	"fFiHhm6bpgbMZzEvSBPYzwxFf36awLo51n9oEsELZAgsjv6fy7r+k7Oi97OskT8uK/oDloqc8ZLEfUMf",
+	"nXdIxtxWRc7y2MoVdaolneZep/X7NzVpfknJl2c3I7He+XMehTMP2IVLHLfdR3JWz735biXNotcFYKzp",
+	"8FlesnUZYui3ofiDObl8YTKrmzVf7+/mcaJC7pjqRyjiRQXhL4T4B0YI8KmNCQ5tiZS8uTskOescmAHe",
+	"X5+lGzdHjAQxFvsGeJ2MFNSpvXpo/h7RqOBpDsZkArV8h1xMwD+TCFoXZEhA1szFJCoBBQI/e7VrrMgZ",
+	"taVpi/v6MMZK38gRGaaNzz4lXGG0dXpy+xZp7QjHFPXTOfrbHdQXfaviQMK6REKLiAyKJLIQ9RU87jJJ",
+	"As5CiRKmaJSbm+o3wK4ceog0Rg3U79Zczni39kb8a+uN+tedPd/vN6CSZwbbBeMKoFkCgSse0WBWfb48",
+	"Jkbf+kqugEHdTNP3UCjwUNUpUcO6HVbXUjmEJ9UtZm13ukzvPYaXvpJIX2ce6n8qAXGLC2RNZtIDkUfS",
+	"EdMKccSDe7mtxSQ+tcly/al5e0pZyKddRhmy0K6E6Kd/3XkzXQOi2bgVEP3w4cNhosZaZA6slFmE6CXL",
+	"ACqR0nim8D0B2Q+CWjuo/zXBgggkCI4m/9qFHNhure8ZWbQP2u6/dmuUPeCIhj3IfO7W+mg6JsyCVBBJ",
+	"mILCXDYt2o72kPECh4jrDzzwexKireu3R2hvv+1vl4FQuRIPLVjCUth8BicxnhBlucoRjvEAyjHYGNYq",
+	"5AvSQXYrWhVDcTKIaKClu3u0tbuTqwK63UAfxlzLxGjMo1AiqtAEz7TWB3ihX3mDMOsyW77EQ4JrfQCq",
+	"MxhwaKHaAsl8EzM5JUKiXX+3DKBPr39SO2dTf/DjfZMd/C1uyfbD9X7y7W7wdm98/Joc+pOLJr9qfboB",
+	"3y9UJcIqJ6W6llEa3fOJqRkgJ/jxjLCRGoOloIqRHSVCclGBazH+lBAUwGNXuZWg/hll931kyNBxt1iQ",
+	"B8oTiWI8KvFtMvsWop1Pfzmdnv/yN3V+fK7Oj799f358v3d+fLh3fvw1PmW+29+nhIAvzVXcNIvbbEdQ",
+	"GP8dLLAaL8CcYzkGTgM8BjzUjKQPT/vFXczVnddTGRhki32s22DSujEjLTuX+VWfhtWLddfhVxLRsLiq",
+	"NQxMw2rEoeHS1WX3YELDyuvvNCSTmCvCgtl3pIL3n+N7IvOsGEk8JFr5FUSJGdq6UYLGelOSTLRoE2jq",
+	"uyHgxU0Y1agHogXawuj9+9Nj9LC7jWIiNFdWhIWaZYOW9AbCMvScaSinxBOC7snMZEC7H9xCtkwyiYc0",
+	"SDwEGOfB6W93mZ6DMtTaRWOeCKmZH+MKiYQhPMKUdWA+MH/pk4k5kwRtGYuTh/pO2OnbCc2tHEd4RkIz",
+	"ObxvqaefQlHVr+2oDtKH0W+g2/xGrCEhpEOQSVS6Gctdumy31UJ9mp1K757MeoIkkoT9N2g6phEpLN28",
+	"TiWSikaR3qAWNTy06x902dxElPUSSfpoy0BajrlQ0Wy7gb4jM1M8GWodx5ol5A1iW/qXRBLhacYIxxdE",
+	"Nks9FEQaK4TJQzLXMmFhzClTxlQBZjPHsbOrb7uB3tpLHQ3IkEOyEOmydITej0Rbu76vd9TU/9PS/7Oj",
+	"/2fXsa38Urfhe0bZNleURFvtx0f4XYP3wOxTY4Peq4ckTzEPvgb4UWbx7aEfNMkBqb8OW4P67nAf1w9w",
+	"e7++E7SGPtkbNMPd1iJ+kqOxuiayRVyw3Qa3u/u7WUWvC0TVKzzSoP+1yLTbfjU3BgmssAzrxTOvTPAj",
+	"nSQTcNrBisxf2Xo05Y6IsEUUQ4orWYdGfDrBI80cNO5vpXdPEkcch4BKGIxpml1P7ET97U2ZI2lWM8d7",
+	"MvtC7nhpbJyVAnEO54Cl5/cnifhKopwRd+M9+Qv2ZKyuX7armwCzW5ctVrU3hUdfSRQLCtJjwEPSQGdE",
+	"pQXWBcEh6Ld1yiRhkir6QKKZB6R36aFT+MeZvpN9DzXhr2ajyw7ZDJl1GJlX70nzZXBHbk3HWIHMRhWw",
+	"kwlw3ZTta3o3mc8Grl7hVuiyXb+ZuzkCzFCq+MHv0JPMyddl8s7576rEMwusNQW0vd3VdHxDRwwKLi2S",
+	"b874lAgoLT8mj+jd+eFR/ebdYau955iewNOU/es7ytNE5ppKAgxycR1fuTaxjS77gQg6nGmZmGtoQ7X6",
+	"RxwoNJgpkoWFe44jx1hIuFICPokxnB74IZlUmClIXC2Dc2e4FzSJPzjA7XA32Cevhy3cHPjBQfia7A/3",
+	"cHuwG+yELdIc+vhg8DrYD/dIe7iLdwatoBn6ZLVkJh38lh5KjDXS6pnufvbrB7g+/Pjb3u7nf64mC2tx",
+	"qaIISdXzBDewzVSglDXvfBkhv7f1XKtWbIjkK2lcXQsXvsL0Nr9wW0P2Sxb+Gfp/gMgFOuDXOLw2iOz6",
+	"Udj8hVxTiVe/SGN6SveQ+t5B+4RBvbSTn+kZYYueUxKFWoOZmNKeWXOgSaJpR6vdMAeCEU6igYhm19TQ",
+	"rg9l37KNIzvmpQ5aPpdzZhqeu+v7n/MA+2dBhrVO7Z9eaQrjjDAlX5mn8tUP6RdPYC0AvirtIhUEJzjS",
+	"J2B0WL1KmVt2A11wLRmPoDHHVFClCGvUoDM6G0Y0eN4ZBO7lDGSHDOEASrY4lkSlg4rtB0IeoYJcGTgH",
+	"awNnLZC4tcmMNRrvs0LgkIfdu26HVrraGABxhFkvJYkMCnohQ6iJHmHNhY1rzaTooa2WVSxwMIa3bBE+",
+	"CBHQ43qppFYAUCstree6g6wHrqsIL8aiK0yBt095EoVoxNGAzLi9YYuLD3CshR1CUMtDseCo1fYQYYqI",
+	"WFBJUMJg2STcBtC+5WJAw9AYdzYG7DB9Ow9UKq3WiBghoZEScDihDAkeaeEMjelo7FLocqDbeRncykS7",
+	"r6T55BYXKPOTG9GFcxTxaaoapVoNgOUb8M49AyIyEQ9k1gsiLkuoprVAeKi/nj4vAKDpvwwAIsruv5r/",
+	"HIAhxpoRKfMbCHt0QoxepsCcwDiamFhvUHoBHDkl6Ys4UbXGm+dLKWPI2FJJQ8vU6QHR60/7Fr1BBb35",
+	"9+JcwJZSOc/ajZChBIPrwRizEQENamuRkr8Nam22VWMVBlm6X9pwf+GOtWQ3Zya6BnPEixyPsWyUsbh8",
+	"Hvqugu5Ki+wn5ZNotV7mJOYBle9ntXRJgNUX/CiDUHH6Y87IG00KWni3g9UhhMPhQfQ81sC46uFsigyq",
+	"F1yh7EHHYH1mZXG27bmvlBF874XAavaZmp/BeaP5AkvRPu9wAtMA0mKkRFvf3lxeAEudcKkKtiSDqhdc",
+	"veUJC58NwCG8ncHuMm8IY1whN6AImt2XklosuYecGJslSEma0gck4myk7xUXiFawQgAOXeFZxHF4y/kZ",
+	"FqPnYVFs5ugpznsRzDIvCGukNRecHVC8ZXZeVoSDr5HHIL3rJf2VuDoHZtcTwtR1qpK8oAT3N54IEICy",
+	"E6EsiJKQoFxx5Exyy/1YktpeRk6rMD5Vrw6sxGZZ1tQG44zomYmdAMCbALP3DCdqzAX99ZkQTGAC5/XM",
+	"wzDnDQWjbgZlGZjy088udpQFIZfh3Vwb3nr3C+F9wa1G50xHYNEHjAywENS6R0oWp62+/qFh19n3kPkb",
+	"ttnfRpIbQzeOY6RflMRK2qCtq7HgyWic2tJNnyWZTEj6qTfIHGJ6pU/HxHIEQAKYXeGR1bEsb7wx1pOv",
+	"Ezlb/4RNYW+ssAn3wQ+YRu6GKuWC2EF6S3oRA+KQTC/LoFxY5wwkp3K2hnu5l+Q+UVSk0vmpRLlRy6Wy",
+	"tr+jD1UWt55bOOdogtlMi61yykWIgjEJ7iXCCnETNVJeqp2rN9CTFZdoHQ9UIv3QTAUClZ1cusXqY7VR",
+	"CVULfgH+uXBfgjg3EeLMtfGEZW+pMZnBgJBEdEAgXGOGAi5VNNvudFlfQwCkxX4eCP0GujQ6zoIj6qB+",
+	"1fn2tb7QZX3b8aJn3fH9bfDnZoGtmaQCdmODVODW35KEoL7F6xxy9rU4kDd1hCBuGdibLHC9XAaVhLTM",
+	"4cJxKEP9az2qDvnMNiIkFweVezgv1N3MBfW4K2yCZ4YelKAErHE52/EyF8vnjG5LxPffiXwthrw3CDK/",
+	"9oAzRoxFQJ92pGXDMLGuBv14MikVcjfLLmFeacW5WaG5XW4P6VeMS1biB8pGb3LKGZy4FlPxDDjyGD8Q",
+	"NCCEIdvVpYGuSUxsKltJJ7VMvcJz+DswisVHg7YwWBD5A/hbIDANC2X+aXFBa6ssHMxAxsht5SvZZSHB",
+	"IURfax6kdSWAlctcgZ4Z2x2UYyqVTKJoszTQDd90WZmYF5Jw/gtlVgMBUxZH8ijUZbnTzZ2qXoLRkQ1O",
+	"KRJ2XHzRstP27C2uT5yykVHGq0+9WjvHQ/I8XqQ4QNy5cwBqlI02ZUEQkXhNAi7C90yf/rO1VD2xYDjq",
+	"GVLLSO7UPii47+eQ/gUsWIcmcV+fh96PMR+CDmztiQUOGKItqjL5OiSQgAVVk6jSN0uQTCDQrsvkGMdk",
+	"O0PYGAtFcZS2JHljERW2F/GRtebgBMymISlREKLOAHPL+TlmM6t+yWfBXd/mPWuazTM6Jyi4YMuciHLg",
+	"+46s5kwsBy9xDtDV3qgkpZhOSzhSs8mNL+0SmeRjfKsWase+ygbm42LrWWDsWi/b4XqKP0FW+HPUuGdq",
+	"Xgsx49z0cPdcyGo+HjOXjlY66A8fPtTLkbfLjqwcqGsBaK2fz2ZwSWGGvBUOnOkErtZ3Z/suoayTxi2i",
+	"MQbzuCSjiXVQCbgr4YY4v3n3exk64eNUoimJorp1Hw4SZeNnmWVnIH1rfXVAcibiGgBNJnHMhSIhRASZ",
+	"rOJnwS6dqAd2vx5geQbE3JdyhsGOUaFXGTCb7Zc3TH0lUd9aeet6230XbMgZKZoyrftjq19eZl/rOl02",
+	"Z9GsdNbqCyHdBaC9saaesgdqkuxy3nQchpBViaMroWdW0O/FtU7L/fSbDULOH0qNsofeQfB9a/Dj/uS7",
+	"eFfeNh9+es2ud6Z/2yPv/F/O2vht2Bq9p5ef9n+8N0VkCjG9q6JgshiCn+3nP6bD+OAXEgAjtkZxFpCq",
+	"HA2e5pCnSRSmipAW7N4glkSRZbFunGYa+mdD37YFUAEUWBXiGEKsSN0WaC9tIu37+9vclHMjXVOKDL7n",
+	"eIbRkc3YKw9/oHh+v/2Isvu+YRgmAtPLYrrlGGv+aMLb+1Lh4bDfsTKOpudZGjwF0SBMXyM/1/RwQyfD",
+	"YQ7+diFe7bGuR9YfsIB4LWjlk57IDxSfmfcLv92YycpnDBCA0mlme5WnDamq87clnxBDC1ildfQhiAwE",
+	"NqxJwwQ4XDJi8l2R8XEwCGfVdy1Nk7tlAt9DW9gl4qAsJ90K/TSbIJX94C9rfN8GG5wW66Sxo6RhQjb5",
+	"u8vSpFNp59Tve2hIBZGoXwhGt4oINd+QRl0Ap6p0T2S2iS4LIoKF5iWCSB49kPDrWR+QfRvlguSQfSoR",
+	"VUZ7KCI6DdcI2HE5tpX5UXq1lvTMftAtD/EM9SVhkoseHw61BtjXqqRtuWaeoBFWZIpnSNJIX3VDLlDT",
+	"77IJZYki8k16RtjGHRgPcp+5RPGeoPLezms6ZlGGTOY2t73/Lq4uNTQAVl0W0U8JDY1dab9lAsPzn7HT",
+	"bHuor7C8702ovt7gCw6JkX5gPaWAC/pURgIHpMuMgAoaQULA552fXL9od6DIBHh8IkiPPAaJkFRfAVtm",
+	"EITZRUSlrsUuaFugMCdKUq16KImE1kbnPvAGRVivQh+YRDIJxghL1I+46oH0RNmobwKh+4HGgqG9hXoR",
+	"jiXpIywEfciKKVOR5d5oUbwU5lc84irESWOt8lzvpnj+3bS2SSz4gMhuzUpByijQY4JFaJicpJo8m7ud",
+	"fGm/7GsGFw83YN6OeJa8s5KtZwS4LBIPqk24oYgqezNlbEEjat4WYbkV4K5h3lRJEg016y4T7Mo1Zs3W",
+	"lgs9wHxv3ODPWRrqGkzCletY5wtm6GeoAw6Mv5q5pFwFCiMMeKLeoD4NQcIKSeptCVOPidGiTLe1w6tT",
+	"TVM2aEkTfZkneRnRm+cl3uJZsjIPCzxhCSFDrPez2KyyQnNGKrYSw0rZyYjINKy4UUtDaZglF1vGnkOP",
+	"jGKzo0lPNkdgBcopkMDCK/3I3HPHWFWJNcW7sINwLkMSRxYJzOfnwQtPT1/8KjN5pvYwFp22V4FVRX7r",
+	"oUpe61WgWwHHihG7lV+vrSD14ibf5ndD2ZDrL06xYG6VejEBjkpftiMqv7UiZDpHwAFnARFMWr6nIZv3",
+	"Yten+mIzJVSeweFKSO4QYgmmr8LTkwentkbR5RACiZextQ/G6++K8kFtsCKShhbxVzLHPKF8TktZ/ZbK",
+	"68Ucxo+rYOFyGOH787v+WOkOcLW6wCzAh2VZtZFC6yaHbW6BGrVqXg5vHGJB78d18Cp/SeQm1gSa4zbF",
+	"6ezDirlMDZx5LD1EQ85D5KplucijG55IlPVSMbrW+xv09vgQTfAvXCBGGUFb/QmNgGjJCMhnSOW472nJ",
+	"SiRS4YBg1pNjEkXmAeorQUiPJUrqP2yLVSDBMcEKGAmfGX4i8YT0tz0X/5dWHzh5/+r9d1025IlQRGsS",
+	"Rs/FCo1dHSVbLghBc27wUYAkHGChj9OF9HJJGqivZcXH1FyBARxdNkjAxk1DG9lgywxBsJvVc5TAMysM",
+	"2qPRsNB/jvR56g3Dsc/DAXp8WzBoPm4bzXo1AAJUeQY3F4Cg5tVGUaLgXCd6LujdG5DIZLNFSUzhEY+i",
+	"RAZgoU6ieGw7VQRcMPhPwFlirjGBpwMi4GXFJ1hpNA2oEnC53dMprXm1AWaYYf1gzAOuQaTXycU9FIAn",
+	"Q3hCA5OwjaN4jHsj6I8zIhFWZkESoMB52AtnplubIo9FdM12vhBjryCBv9rqYYI99FlQRSaauypMmQ2E",
+	"tu97+mQhTpsPEVXgoDNKLSQ/Mj5leTuAm0MvXRACpbGNU7Sw8NywBSufVRU8IOjwrJnaNbHUWqAyNSgl",
+	"MuXdqi72tJDdb1DbZQ3x0lL756z0txAYZNmslXHGUmxP41AkIwDFAxWc6SXCkU6oDIpwmNtyUJlFd3jW",
+	"rO8gCmbqISUi3fCWte2TSaxmpazAfEfleU0qLaG3HADnbtznQvvlnFA514k5BewCgTSDoKzg9mnz5gkP",
+	"IWAE4BaFK+C2nrZwjlUwzmkLtvpfQZs0jaHnlm6b/mUDbdPoVfdliiX2bO1U6ccL0nIG4ZyUnGFtpZAR",
+	"U5suW8J1W1B4TmrDkXSNCwR5sInpjWwfA84jglmp+fq6GvCaqkmEpXov3dSlVEUsFZIJ9N4bJpG+KTwX",
+	"L2GsOVboo0PEIMMzkYban6dwz9tRT2IaIHArD3FAEGEjuKFjwcPtqt3EggzpY3EOyRPZu9//ftJ6XIkj",
+	"RiQ1N5SdqwAiz51m/kgqkUFKOmJkgWEbrlqtf1IwWnlZnECa3ccFirmkNhBUL2m1dXsefpcxYSakgd9X",
+	"wst+Yk0dK0nzElfnMM6Zh5eB6ZTFyWq3RlnKswaYrb5ZV99aSN2m0FY/219/+43Jho1miLNiOv1vBTis",
+	"11Htcxn4vyMo58GWhFSdMCUWsJtFxbxSzfs0dJLnVFBFXPUkg9M3VJGSqpg9qNqLbbDy21rGkZVcwCny",
+	"7h6CVpZeDce0ZxL/U9uJZdwfl7CSeRjYHH49wAU2HV6donsyM1RnZk8LVjnjvTEN26DbjfVWq6RW2nG8",
+	"jbxSa7J1GhcZQcvfafiNZnOnsb+e6RMcjQZBVxsh17EWAKIhxZNgTMKcsQCzCnuBxcrpmAZjY/G3iXm2",
+	"RouJHoW5JbHhUxsjWlY2u7LCRTiXqGUdtV5qzhUQV2fZyZdZNmjo/GeGmjxHyLl15qweNK7lT6kKq752",
+	"ZU/L/CGwdodl8tk78njEIy4Mn7M1Utd9pbQ1977nvr1wte/j0AZ3bODe/mM2NLfgI1sJuIg5Nl4AxYkc",
+	"Q4UxU2Y6EKDVQ6iYdVpb+3/qLiAsjcagEoqnrL7wAxxXM/s+1GfpA+lYdB3RB8KKXP2WMzoaK5NoohaY",
+	"bFyl43UZlA0McXEii9dl7C+ukEwW8VFcIzx/FVevbbKwRk3+Q88qO7OSw8K3oZr+8k1OgU2YBqbGYUEU",
+	"BLmnu7fiH1XSVqQzns9xKYh/e77eJrigX8FKXlm4v1pzfxUsP6BxJRvvm0fPA2awFjCdUlf6sPVZVH35",
+	"xStrzy3JlNpevqbFtLWoQve8U2gZC9JMBihpgWPIEufHBfxp3XihkmJKSRRKNJjZAKxsyyYko69Pq29r",
+	"6c9MRHQfwNV/gxzy26Fp8Sc3vMvMeMu69BsOvewrDhH7DXSIoMZHrkI/LClXstGvCn7IscXlzG6jsKZl",
+	"7OY7MjOLNBRdVb/M8bjfhxvlqff3I8/fj/xyJ9Fe4yRS4lxCcLkpm+tM+cXkuIgKF1yFjqo6CEO6tCsk",
+	"rIHdcHQEDlNTVo2EFrlMatTV5c0tMhWXf4Psw8/mIuhve11mggq0UtNI6atj2mPSmKAAi9DTBG7/plAA",
+	"Qf9TliNFUJBElGEx67KsWivU1kvDm7Xgks1kbBoJC9HWrr+7XfImpE5o2ErNIW7REp2NmjulI6yI/vcR",
+	"hMjNS7cDGkWUjQ5teZ51tBeofsVm643d3A63fhjhmqqdU23njTljW3lk5ZdyvfrW28YSM5kDn5fWYTLr",
+	"8MpnkYdefgnVZJM/5ueFvc6jQoZhzZaPzvA9QTdjLgg6Fh6yXRTQ6Rna8/eg6HyZKW2CStm3jjSFdBPf",
+	"b+2hS6Hor+gDCcPqC2jlF1JsylELnuF/D8aE1bmePdeYJj3ZtEJWvijlrvelka0bXp8pfmaz/UsT7TRb",
+	"qN1uI78JhTZzc+76myrRC+2MDp9S539JYAA0W9Ny9xwewEK5yfiRRnfbQfC3uWyQL+cUmwV/CbXR4tdz",
+	"ABVOJHMEbcyZvNoDYck6bK+Kh6UHnzOtWL6Wbjw9vsK5uO/m3EObszfY/PO420Yo+2X4l5JrczdfRLYJ",
+	"AmSujqzvVaDqPAfRzOM//+N/GlY4NawQilO6xq8bspWV1sctG7a97dJcoN6pcnXG3xjNm04I+pUzSJkl",
+	"ucdpNVJIQJBfmaIRVM0a60jOfzD5pLSQgVtfc9DD6Ao/0GgOwjv+xlz2+USzkhay0KCySYXp78/6LuPD",
+	"poNQ4333UB/+DvtQ2QFsblR6qB9wpqB3gAvDz73oska6bEsSBepumsL5BiIpJFFQVskE7DA9nY3g7iMu",
+	"tA7LAhJFJOwXpVy7WOgKw02mXbYQKzLBNKDB2zmKInA2xRpZGxUgPE3fr3j4vVtVxbOj/EIrn2drr3qc",
+	"bSd3tqfsgdOAXGG6KEw0sCMb1AztxZhCuChyT5B9AilTEyzuSYj0oPngkrQZZHXLCTudIW4wwtmJtcAo",
+	"16Jq+8aa3FdxhSPbgafS02C/D+M8qMGrBxcMBbuvW23fryzUPRcTaBwE6RILC1hGgblT+lOCJBdhS1Ws",
+	"ZCW+/FExk9XI2sjDEkjs0HKYVTgPXKLn+JHBeluE32XA5egARjvf2IAE2FYPcizmywkiZZFDLtCWrTrk",
+	"imKZcdtr0QlM9EJUkiUDviSZuBWuTSSFg/1TyWQexZYSShHJ/nBSKeG4IRbCZCLfRqY/eHG6Ouq77rA9",
+	"F3fV93I/hpQoQypp11xpe+YaCxlU3bKj63qQzHpXbDe6rI76xm5p55/BbLnIYdvVw0WFueF98y6Leb+T",
+	"uuwGMzThiRrbZxyW1+MiJKLfyfLXsnr10PAXnptXJoL1EqaBHNos0PPrC1cIzPQEuTo9LsQeeqauoila",
+	"Am+i8+uiJDIHQgjey0HQRb2lQNCyXMz1/+b3oGXGbIFFUaU837zNDgqsXNlqVc9Ud0xhZzdJUcS1TeTr",
+	"poV2PcZMiVn9oGwDbu2u1CUYmeY/sYwML3JD5yTk0mqLE1eylwjTia3UfMRD8kwoLez8AERi3M82gA+q",
+	"KjfQEZbEQzLGATE2+hDLMTHFxOiIQTGVrf7+/af6ZDc2lXb2v/v+fPeq3M7D/FpW3zZLFYf1V4KHh+S7",
+	"ygSffsoc4LYy8blpoKaH+sAn4Nnl8U19BwjPQzKJ44hMnH4XZwX+gFPkw6dzpAMYXkD+hTgPZzisMDUt",
+	"PyKQbRWU5tpSgk4mJPRQEkOiM5Zk29SZUeRRZTmFkkCBGQhDZty09SgczcXl1eX1d8uSppbeNw72lY6g",
+	"C45iLu5RHQkS0ZFpMra8M2NFYFQ+ILf6/I3WcYvl/fNIw/TzLHcn86sU8AAz10Kl1PyjwjGWJm+tAuNt",
+	"bmh1QAmXaoH8Az+b5k2a4WMoKkTT7BGqyMRDmNl2HyEJ6ARHriPLFrTiAZ/kHooGCCvUfH1wYKSnLtMU",
+	"3a3tNPca7W6tb36FT0WDbVMSc8IfwDf1QAQegVwIvaQUR81W+rE40hxkrl+Inrbm5ft11P/tZ79+8PG3",
+	"ptd8/Xmr222kf7Y+b//bP1cTU8LUUcQluSYSuhnNU1WyOgQIprkZEwLgHkZ4NCLhGWWkAuLv+NTUTor0",
+	"c+CG9oVcsEDOzPWABYUSCbluq1VEblqm8aFmUci9JFHMpSpFTlOm9nZrK0XZwFkj5xdQ2mM1XSVM6ccL",
+	"MiehLpseQ0Ln31ZkYio1uBa7HVPyMuIKbfWhh25/20MuqtlIOxFXnnH5grjUZTYH2M0B5hb3IShnEbn+",
+	"3hbHpT63BjpMi0VBCQXX9ZHkS7Z22UDrKa4jr15t3859qPpoq08eYwI2IZuJ5WBnjwFuBC1NwmG9cfXV",
+	"qDL5VV0GbcaSKKqKPchaJ68oTaswC7EIYSy4jmCBq8/BS9shpmxgCxeh8gb18+2I+9kOtitjyiqJs10g",
+	"zoNFtOlgWY3uyw5ijY28/HItRSwiTosHVJoWSgNuneDlusxEaD6Zi/QobTSPQEiNBZFjHoVL4oZzuR6u",
+	"1fU6yRu5LtdrDV/gMFjpB8yaXS/H6u/duM/ljtjrv5esQT2Oah5Wslt7ojAwRK70gL3KAi6V+w0QrpID",
+	"L4BOBfefX4Tjaf/5f/3fyJHKn4D4Zd+XQbECAjn0yB22PYvSUXoZj8uRf8bBcuAoHFBGfAtvInM5V7hn",
+	"ufyyUh5mBpNktzHypyyrMl+TuesJqvFMiSCOU7/J3VOmxRrJtSoCjgG4RyWacK2KLMycegkfdK5B/zNg",
+	"sG42mZOm1srpzKSPipTEDDWLE65ZbCObqCKGgTM1rhMWmpPykDUgLK+E8EJ1UgyiW4/d0hoe1qeWB0Qe",
+	"GRd4nrNz9jLCyVGAO6TFRLgoPd82HlqdnF/tpNJzX5rhmUBv/USwZpNA+Uz1btPUwY2iA9cOM4F9wO6e",
+	"a8BZzWps6zVseudTW7V4G2oQsje2U4QxGyZa21yfq5RIrlSnTXG4M90gmUrmLsMHRHSzPDCgrE+yE/x4",
+	"aga7s3B/LibnZ0cJbJa6uC41LkYH04HuufjAhnS0iqWYLxzBWJNJuaZpx7zojDvzNPTOKWFpvbvN42oX",
+	"hWccGsSpiJRGW7bJtymhHEWQsKdHy9ToRUWuVRuEAVBF6jLgMQm335i21FMqTXfZ/o3+Utrhp/+sXp/P",
+	"yHjNitMYGCzGkVP2QJjiYqbx/nmosijN/Nh0gIZy4fpyr04wLxRkWIYyeoGH6eDP3vMV3lzRhg1R6pks",
+	"IMbijDyQaH0B5cq+UeRReQ9jVkFhTKLhGR2SYzyTdnEmLGpnb2W7ba8m75P5o3tv2uxbSiiSyHyX5u1S",
+	"HP3eaneHFu/Xh4bevju9DBqtOWBUk0Ku/EKKMksJ4otq3uZKSa8vjqbvzImRAKpPCbF71nSUD8ZdWm4Y",
+	"BmmY8GilHnzNI5JycMM1Kq5iKEZuKqaTaZ4PGteONHeyfGOKkUBS/AC8AxOCmQTTIwx47iXdmiOAKviU",
+	"/ck2BhnAsPjgL8XopSTAd1gMuACH8HcmAlB+YSnjFYLfVSKCMZbkUoREPG8X1oN+uSCB36nbqafds4bY",
+	"CMIW8yJZ8ZJr+a29ur9T93fL0uA62t9mal0BDFq9SzG6xEOXy3mLHDYbpKOvxOkHwkL+rJIW6Zs5hW2J",
+	"YmXrJ4wYHw6fiRmUKIDomltb3+FlK2U+BwrZq15hgctgoJ4pC4d4doVFlaUvL+IMBMH3QywV8vc6vv+f",
+	"//E/m35nx/dQlLBgjJpN++NuZ8c3/m7KGBGoudfZ0Q9afsf3C4xxqQBt1lTSYVprGSEwZY4vbR70rFW4",
+	"X206xVKvoxu34FZO51lyYkbxO7OKz58hna6jy5SW6ZSaCX68JZP47Qbu2bfwHmXPeq+68IiV5Kyp2USl",
+	"r5bg/ki9FkC8GAlu8TOv5QgPSEWO/JWgxqlo6w7i0ZusFjdU5dV/xBPCbKZxX5rz7TkFvKTFuVLTJgYI",
+	"tV5OUf0ACfyYFZYERYfLK9Lb0LqocSO+saWJqSLwROY6O5qSHrbwc5pJPSCIm85Ta0VXLq9fYp5Cq6FO",
+	"hnW5JW05eFsvqCwZeEzriopdbtkTM0Hx0CVMopJD1yrsppAlNk00XdY2uGjzAxUP7k1PjCzKs4QDDXS4",
+	"CODOywzQ7TIDiUFaWRsBBtpsfSzNScQW/axjNLNpQYEfEiIsFlSVWXAKt2tkD9/i0W02eC6FOHu0jAyf",
+	"G/+CcwXJltZZLFTkKvdI+a2Yn1cpToQJOVxpDTiGQZ+9GtTYPzetARZeD2jHt6wxTT16vTLzaJ1LQ8PT",
+	"3RQRZfckPObBxh6HZcowVJvh65Ro12u5cmMLyLEIKnDQ1TemfVlejbniuRzAiiE3tlPv4hH6jqsesYGo",
+	"bfEbj6qNgZqS8wblLQ6NwBiHP7fRdAzhHoZvWoYySaRCYyi5T0jo+ir08xvrr8dJySS+xmy0VhCXGZgv",
+	"QvAlKmV6D5vZHPksZgEfsFTkjD/zOv4Dggvmr6IIMggEnzKEp3j2Js+y7c0TQC1EcGEgytDbk7eXJjoa",
+	"bbnuYBFX0kRCr5d8UKEANas51rrRDVfcSGouWiHlkYJg2/dqafi/PrlrM3Qz2lk/JGIRdhUc/an7f97T",
+	"b3eyBP1MDsPzsA9yCirYPORRQME9UAQECQh9MM3NXc3G/s/d2v/o1j72c9VDYLqCGFguoq6hDDp3wxS+",
+	"DgtlcdfI1YCVXWgRueSmWma9qLYWJiJa86PvRTR3kvptzwFw8fGEi6rQ/n4VZO/Jgv4owySK0D2Zubpn",
+	"UMeP2ppWgsiYM0kKjTPvCYklwmiM5bgo3ueKuP4wOLj99XqXncWvgw9hc/hO7o2+xTuzE+In39FL1f7x",
+	"00/TjdLhHaeY62FJJtT27rTi7T2ZpS0/IdXUK7RP1rsDH5SRe0ecQAtL05UQ9R/rOKb1ezLrN5YXr52H",
+	"pSlPafJAgjGGDE0hHWQps2XhJUcYFml7+QkS8BGjtirvl9fENQU4AV65ArnLS+FaxMws+usnTOXemc+V",
+	"StvaVWZU2vegZ5rWMUggIO4/w0St1i3GPnRDIIjP2tS7DOYkkHjnOtPZaB5biif7qHxlnvfL4dCbtt17",
+	"XmO9LKIitAzlJhkUhPhFtpkXKTydMflnM9qyCD3ENEoESSsSLBf8N6h87VLxviS2TM+TxcykOkr74KCo",
+	"oawOIzRIuqiSwQgqOVcgcpmlNtAJXI9pNp6Nje6y/mPddvev6/nAamWzzSI+JQLyBMbkEb07Pzyq37w7",
+	"bLX30iqoeGrS+u7JzIna+rNdZkDxlUSDmSLSmAemYx4Rm4EAnTAkCXp9ZFgGoiyIkpCE2w2kvyAwC/kE",
+	"DaiaSyAwL/74aedhBdN3d0Ol+CRKJXPGSsWy8+qVRjzZGKd+orqtFCFdEZ1XmlGuxyELF3R6lrmC4SV8",
+	"KyBOCcXXYKnOU1lxbcWCD4mUpsFS5ghFYxKFrsyBcRq6LGLJJ9B1klHwJJGASrCG2E0iQUZYhBGRssv4",
+	"EAkekQ7qi7Cvn1CpiJbPQ0oUVRQzD/VDJfrwA1E0QIoEY0YD8ygIJ31k+ybZt7CYoQlmeEQEtFkZk2F+",
+	"iP7bQ/0xDoK4j94dHh1d1bOnkLAp8ZCoGYoIDosJkBCxEiqhQRpOoMUHdPqAyYqhbKKSSzgL/4aC7mrT",
+	"wxkPcHRLDcObdw+Au6Jcg2q1DVPZta755WqngJkFSnhUot8xyNJf5s2yOFbofxTHgj+A1C7ILyas+OMX",
+	"eLZKm0s/Wb0lqCk+LzbbKr+rqgLayrcbBmv9vq0dNo8AA45ECDtccAmltdH1QFToJu46J69oECGJKZT6",
+	"Ug0iKiPUKjyc1Ya0W5G4prC5Ar2mNTZGUy7uIbXaFOWlLrYR4RGmTBqNII4w+0q6VwMcb1cb5MwSvkTO",
+	"WKvKul2HNcpTVi5uZDJ8ZyjGQkkUQqlHlT9ZqWxFztVGiRcsIliMk0tJKT25HPwKWGoq4G5Ue8tgfNqM",
+	"uEjum/TDLXbxy/r7rd0uteSyyuWS6isvuEdmPrQVJqY3qr+9qi/gS3Vqq87SregmuRjCRyk3XMJHzDkn",
+	"pimFZ428coxjPSYmGoc5Q339/b6te5pxrP52J9/SA/Fhl4GSTlkov0KWxXmo/8HxBrMmY0KC3K6sj3MD",
+	"HWp5RyWCkdDmKtrqw1rGjaFll/JQ6BzWQxpFJESUGYGDM7JOBZDiSkCrXdomibDk6w3G3wo8O6OMrDn8",
+	"O8rl/ZpjTXPfb0xvX/fOx9Jxr+jjYjhbVep7Dg3gdAo8yZx/Z8FB9tND7A342HVBzn4ccmjSVwKlfXdC",
+	"WNKDcXpMEXx2iBJ41jMNQLusnwOZfX6vf9FvV0CoX2hPaxsj952ClqEXjw2w3jgHsHlmLOI23tlhXgOd",
+	"gh8ZeAQJC7eRBpQpGWw6dHUZzOPp20xwWybEdMmxmcgJZJFD0+l8WW3E8ATuPqg+ope51Ten1Ogmvr8T",
+	"wI/wT9LfbnTZIdKgNMWe9ZHZaJ2+cdIMiKXQfDf19B4qKX2/1bRyCxw6xRlpLSuaG40EjbSuJXGiCOSP",
+	"LGBB3y3m5rm7kkqnBuWbIxomBP31JLJb72dtGfWvcFU65brTZV32BAeAnvTxPGVvPRWHoqcue6rX64X/",
+	"1y+XMfkJDXBwX+fDuqkeY7XTjGvpj8zRxJNWAMMEuofAzS+kZxuwemisVe3h0KwBlagEPaGh4ExlX3yF",
+	"nL2gKGSt+2G0ZT4MgEu/zYdDrYdahN62a8mRInrKYZP+1hzxPtna1FBnJcUkqLHOEjthRrjoKeujqX81",
+	"uzFdOfT0Zbp/Spthok8JSYid0FC6Pk4SDZ0lBcGvepYCa7ALhDadVtoCY42ZqcQQ0FPaNF2QCM+A8nLi",
+	"gBku0RbjdtXb+oOVDGfJh3N6cQHTQFLIIQLc7+4woLGnBSRIalzegyyQ30FZrChOPq9UA+XdKKwW1EJx",
+	"3E8TYkwCa93e6huS1cyWC+jNCqEsnmY35r/GlKuVW2h8jKUCrp0hpv7Z4GQfbAoGJfvbUOIBR1M8g/ol",
+	"+rI31S9iPIs4DhEOcWzj1Byj7bIMSyXCkeS2HSvgct+bwzVpkFL2bYaKbedvXnKijAmPMWEoBg5VdQaw",
+	"ZY9zDTmh43y5w3YxWcsIUt+clOvHW7hse2jCpXJV/bWS12WMTIlUxgPhIazMkJbvaQEtE6OsCOfuioyR",
+	"Q+kgzcvTqHSXomN2t164ZU52r+wDur6yHlbjHtesxCZc2GsqVZ4WRFS3KiKq54NiUvvCihwZly+mX3LY",
+	"WRU+lzLalKsOiJoSE5AFV+Xqk3nnsN+dTaPLTuBwTJXVHDsXCXOtAUrntUzSm7uXyyem6WQtoOgLQL/A",
+	"xWit8ZfCutTcDpbC0N2SnM3fsRJtDWlkTJyDWQY/C+X+dgMZmHFmcLrLgKqNCxD0CNMCaBlMs7Rw9/2s",
+	"2cJLwjtjjwvsCPBcK2YRD+7R1vvbo+1coSmQYqbYeDzf2KItDw40ekj/5BaP+oso5bbZ7vi7Hb/909o5",
+	"qZoI1zpxaE742VxWVdUg5lhx1oMqd9FXnjWkSWUHnTa+6LLUZg5TwPTmQOXLndqcGdN2P9SkYOHjOb6T",
+	"O9/UNJKjAc9dGzneUqnB0yo31KEtWljZTb2BbskjCCtgYhKU3SM1psE9IxJ6jKPT4+ObUxRBBl6XbfVp",
+	"GErag2baO30U0U8JDakkIfrP//hfKP90H9wM+ite8XcS9BHBcqYv5WBMpm+6zD6H7/f8PoI80tyE5sFu",
+	"H5FHJciEwH1Lg/tSnxJTAtF+FVLfCRY9s0aNukkUZX8FnEl9XTPVC7AY8PEstO2SAyxCigOYikHj6YhP",
+	"e5KHNJnYP2KusJTmb9MTvWebdOunQ+gICP+iAyjDOKajcS8WXBGoVzCMEhr2BNEE486YkURpJGM0gDL1",
+	"I6KgIIf5A/47xhEs557LMUwb4UBxSdy3Q0zFzP3BEuX+qZIB6Q0Jse0ruMBRLyulBx0us0Mt/rlb/LNd",
+	"/HOv+Od+6U8SpD/Yoy393Sz93Sr9vVP6e3eu9/mCI5yXXSlRrjxcdWm/XKn7o3eXldIAJRt4yIEaqy7P",
+	"Z3QOf7Hu3CdXp0fHpydrtug+SuGLjnLwRc3Xvo/uA8DFNUpDVrTsdv5TA9JFzAzykqq7118e36Td69Nb",
+	"2IQeUoUGJOJspMX++bLKUClyo1MEvKk4yRQfKtrVMi0qWJ4LX/zKdtUHbizXT1VagEU0rKr1AO29Ms+I",
+	"NN1yIR4T/m06onqm7J9ALDHuZNudLTQr3Xb1+Y2N6k2XSTpidZBWoUSkZtxUrRloT5lUIqnse3/BUcBZ",
+	"QJgS4IuSU2KxYf0W+LC7JaU34L6zkYmh9aGDDdx2lTAOiAx7Gujw+NaNgeAMkJ5yZosuM7VIIUWCWfCq",
+	"MZmlg3NF7YwaYvEgwkorY1onKcJuqShlzgpI4QLOq4Igro/qLbBZwmrc6Ul0eX1+d+k30St0eX58d+nv",
+	"NNZyWRkTyRURlFclMp8THMkcweE4jqiJAd26PL6pt7adtphmLpfCPb+uebWzmlc73uywDfpWVZMNVT8T",
+	"eDVvEDwkWrbHLH+gYIEIibCVZa/PDWQKdWNDVbNoVenGBi/7lzgEVWVfOQ23JtoydW891M+uZ/1XVpq1",
+	"/wb1rZW4n7afhfPezu/CFYnOX/KF+q52jtUFxTOq9izrdIyvRNtzeJOeV55KK1m9Sz2Z6xTPDX83DZwh",
+	"DciZlob0kUhEVQcyqG0pZA/IzUPvb4+QZleaTOetAl0GPtWtfqbhGD9dx/frkH6qlQYbIOEajhh2oU8c",
+	"cYGu3x6hnZ2dg3Lc08IZ51tk5crCdbvhb7uf6/o/Lfefn9HtR/OvjvnPlvtvt9vodsN/2f637X/b+unp",
+	"53+pF8dtVxZQPHE1D0ogZggS/BE27dbeuIpnIZrPcyyqh5jhf18SgrVOH7P5VTJTmaeiKz0OjYdlk4CL",
+	"gQkeqJDjZDDGYvRljv01wzkm/AEIsDp+Xsws9wzTe8leFsTBwkM8ClMj3tqCw7n9bhUftfnfRxGWVVaq",
+	"H5r1Fto6RZTZgR46QWQCxWOCmYcuEU9U+ug//+N/bVcGRgvOJ5Xwd3kRFR5F6xlweQ+e6/UPkSvgi2IB",
+	"QdkBVn74gUqqFt2VenfNA9sBWNpMhDVYYH7SEgS9PHaW0CtL0dDQMDiZR4oqfnjCRngEz99ShiP668Je",
+	"JCQd2Ri6oab5KE5CqlD2/Csty8RcmBJk6eCKriPpK2tmuZhpn5PMXPhUbqI1YfKntPFYdDZVTTyqTueP",
+	"6uBRiRnQvuNECC4W1f01b9s8HT0wC0+uLWpbsBRceg6nP5HqLx+icTLBrC4IDkGBsZywgU6VRFMuoNXc",
+	"BM9QAC0p3pha+xBiotdQslte5gsupdXDFld+PFpY2v/d7e0VMoNAM/I0CRl9QYuPptmPNJIBOOtc/xIN",
+	"x2KDG393dXcbgE5hVd7i1goZYKtKtIEi6KEJDsaUkQyy0KzABWrY2OUGOrIbGQjMgrR/vWdj/zSYYW39",
+	"RpddkKlREl3mOw5DEr7JxS6kPSuSKNQDxpiFUZbWnYNpo8ughwp05oPj6uklkbCPtnZ9f7sDjjwboAir",
+	"lSgb+wb1Q6L0j32bgkZwMDauN0hKhwYvmtlZ8dE0bElYIf4RPtXc7iCti6Yx13Dt6NsGAvRTtxwKOZGA",
+	"Ugrfkw4E95tIojrqxxFmPXeeMG3L7qBchTrCDEU4uLdNYohxFus9hFpa7dtfbMOaIRcDGoaEwZw7ds60",
+	"vp7gEUSG5ALGqdbEOIr4ND3qdAuu0Y3qmZp6ptuzg7SR17NtQlq9nj2zp6Qd3fO7MrMGnA0jGiiY9KA0",
+	"qYtRRGY/Zu+Gnt3BxIIHmvIHEdFTtBz8gCtRiaYkikAC19iUuLJYrpVPLiMIqhYEmibN1AIr0ovohNoD",
+	"b+nFHSIwZcHPToN9gwRRWiSDss79a/1HHWrX95EkAWfg1NWHbbzLPcV5L9JXvZ62uVNaMDyBNDRWPAWX",
+	"iGR7CBE15mFPHwqOIj616NO2s8VYjc1JSM8aMPT49JSyIzWzOvj5e3aCvuk21XcJbfARaboQuTqObmWu",
+	"3T2YhKQ7Ga1GcqFI2IOHPf0QdtzO7fgrifpHnCnCVP0WBlCDRYaQ8tvX5CPfpEc3R6RWkewlDD9gGtkd",
+	"tVPsz85Zz2/inxDj07XPDwrMMhz1DGPTc/uAE4NkVEgui/hoRCChLLEphSS9EfWGf6xbPbF+GvaLix8k",
+	"cpatmnPTmCK27YRMHJhpUSESBklClvG6b2+BUUkP0Nf7QAOPRDOofh7NtovgCzkja+9+giNDRj3LXCsZ",
+	"bgAcXAMYMhJxqPVvYN9YQTG6LYzSmSxueUji2bbnCnToDWenTiWCG8IswrwgiyS00ywu4ivpkNaGlmho",
+	"AHPTb5ikY8gdKaFpLLjiAY8A/k0PtYGaDplZ/wMREsyzAimBmRwSAepWWOIjKR+UMcH35itaKhtguRg3",
+	"3QC93YQJfSmZyzhLN9XfpRpoPFFrHxpPVMAn+rvW+JP7ZsAZI9YnbgJd0lWYG9XahAM+0XoKZaNOjv/C",
+	"Vc4F/EfvdowfCBoQwtAEh4BVOC25Aos17WkY6p+GZBJzpbXC+ndk1s8gBv5lg80BlqSD2o+PaaAiNOLg",
+	"CvrRbDuChJu9h2Pau9cz2WsZ+FeWgAvXgOBspMH5wO81DEXllfSVLE5s/K89SAoozG7DCU22QDZ9IZgV",
+	"SCxhJphdPwoJNFPtIP2TMZMXPzf/Hc2cpcy+k5KOp++0kZlXS0iJJFAfesRZJmPkvwFT9Gx9hcXfGGOJ",
+	"7KAOIo/2rA0DGwoixy5DwibCarnolX3ULx1Lri5n+sEPEJlqzEdcpIzNvIgDsF70Ih7c5y7dlA1atATH",
+	"AmXSCipU2vmGgk/M36lhysxkvfgFOiku1e6g4gSK2wbyBFLyHJgQqDuAVpWAL0zdEySRJfgXv6CRBkea",
+	"emYp/LWoLBFGsSABTgxbVNLlXZr0PzTEExrNTIr64tUApHpQeyOVuA5BtDCVxl2mp7PwpSvRkkQ2I2VS",
+	"pTw0S4buzcuIFxzFhIW2qa/L1B6DVZY6rNtKgZrWhMqguj33lTwWOzk0N7k7mK19FOKZ3O4gLO8BWTAU",
+	"UTWulNKUAJcJlaAlFqTm3Mz6cMBLkhNpC6bQTGyDykphnTIgTcdYLDx7JiWzIPM6CnYgxzZvs6pqtsUs",
+	"HhG4Ccd0VFyyJdspXMYjgZkyvIknwTibWB+2h7DRBvCA2/SgVEtIb11JFelBrYMeeQyg/E7V5+DaIhIN",
+	"yIzbPuqlit5bOF+7267Dnm+EperxKSuBpbCViGC7yEKB5LT3FEMwgSkqnjE2a5qA4kJW60hZU1H7Su9j",
+	"mz8IxYY06eU0pSyl1ipkWxAqk7o7Tbas/ZC9QUBh6BkAFfU8m1Nmbom6vTmMfmGqTZj+gE6/66D8jO4r",
+	"tl1vxWcOKtRJS336Cof8devR1Yjm+v7KXBGBVHuBhpU9ran3qnVBO8Qo89mtmGOUDrk1E7T3Eh5Vc40I",
+	"0tWySlEVO6DGwmLxh7L7BevK4uugRASkd2U6YMZ8BNfKZlgQE+ziXRNZkwfbsyytAOKsy2u6zTGwbYcZ",
+	"jhEWp7LFagpTpW/kbwOXMmtYo8mZdXc77+kLsuc80AXF8t3ZvlEuTa7jREtkqasa+JXWtZwAP8GztK/t",
+	"ONp3UxZ062xGrMGIYiwkAVPR+c27+lCAUcLZ4wynzWQ+LanlrsF00nm5EOQn6eoPYBTSIbgiVbrYLaPV",
+	"ekbdhUSvcLZd/UnKeokk2aWXTpLdefNL0HqVolFkG+9aY4O+W40ALsdcqGjmrhOZDIc0oISpHtS5Sr92",
+	"wRUijCejsS2AZYN5U1uLs+2/gcqH+k1bISlt+ZiWatzS70VcbUMwgenh7XqROeViiS1LS4iAH051s3XW",
+	"0mqILDQ6OIo4G2lkTieF901zZ01omowKaJv2Ek9R1t7mnmaoEWUFkvKQ5FpHtgr5gCwYLsdYOEx3fc97",
+	"dDJJMqNFcQFANHaqTq4Qp3vZBK2Yr+aNSa7De+XeXON+CrwaFvbAaQj3qiaDGM/ANwO7yqlJqXKD49gh",
+	"ikzEA5n1TI+dwlmYJ5DxBQ+tjGxykPRPoGzSiQm8AYuIPqmJ0ZtBUSp8wskb5lmBy0AfDTaKSD2R6YeB",
+	"PY5zTAc0uoxb22nHWPacQUMWOZeZZ4yzEiXSHrREQG9QbKIA/Q4KeDyDg0rFylxUwpylF9xjBYNsDQJe",
+	"Mkuq8SMbC6ipYdRz9nxnb4RJcsbDmlfLW/zAW1cy10GqTNnqZqfPrGgwcZXtK4t1yJsBICAib1fKDRsk",
+	"EvJvy5aXmlebM4SUPutsGdYlVDY+1LxayTQA6yio07lf8npw7mf3d0G3zD3PN2bwakXtLjesoCGBS29e",
+	"Y6rZDgxGdTEvzykdxZ8L66mW8yFIOi+R254FqVRtg65Lwq/NSzfSqklIL0uTNZcGUpTJal6tUlazSe/z",
+	"8pWGbl5CMpXn7ws/lISS3C+uEJ4+opKIYLq+5254CJqtuqUrHpi71MTylK68mlfTNwwUHMxfFIb0Sszb",
+	"nE2B6UL8UY49Zn+XeVn2pMCOisG+BUDORY443+t8pGhB2gTnqpdP2jLiD07l5dSVCkmkaSzflvFodlm/",
+	"5EeGbrTQxX8wQ32Y3xYQC6leyoQyrIzbc4LjWK/X5YGl9Q4XFfXVg2xJsBPrFdZMUm+64aCtr7DFWVNm",
+	"8KkZe4Xp/DzmbN0lu2qm7/XoQzvYzVXp517ff+6miXlEg1kjTgYRlePFU1zBuCs3zL1uwgdWv34N4+Ze",
+	"L1ecXJS0YoaZWjrpy0rgWcNizuJ3bwWeHbtB7tUpju7VWGiBsiGTgYkjWVKIwA2+cWPTibi475kYVkEk",
+	"jx6WTMPFve12YgaaOT6nHv4ZlHTr2FiEz+vWSViCJavqFCxE1VUvVmLDqpcWAmB1nYbSAa56ZZ6GV71R",
+	"iZ8ryzxUoOVKICxEplVvLiRiqCwB/7ytjHI9tBw4jYzHCkd8lBC0Bfn5BWNFqhSZV4aEQIkC8EwapaoQ",
+	"8rqIoy3imRUMp5qI5sjbmytXO8d75vnJIkr3FoYJ5WItS5+ruP5oSCo7GadlE/QxRgQuQXOnVfa1rshW",
+	"XlS8qJ9LddfyVAJOtb7JXLZ+BgzWYlODZ6Pqz3MPeKIuh2mx74q+Cbm8e6018kRJGtpVwnt9tIVXLNos",
+	"dEEpKGkLrlcHQVUUTh89JybOvLYk8Ce3gfnVDPFYEDYmi+Ir3YlQhv6///ct2gI56A06IpGkEOTEHogA",
+	"04FER+j//3/Qwas2+he006qO8HSBnI4E39a82lFl1DyULamAU7k9EwxLYyZz25kHRenVHIJUge3tEsgc",
+	"k5EgRKJsjIcwM0Ii2I8nOLJFMYuhZrvNWqm/d7cb/tb0dl2U9m9Nb2dRT/u3lERhGoxXOkf9rPoI+XBo",
+	"nTCmwAvYJUMO1WfAdkaZ9QFrwTZ1ZMZY4AlRYMHXrLO4ERehvV4FLFcbBptwrKLfZCWGm70tr0X1TUKr",
+	"UvX0jiqJ7ferxgdK/xc3s871BHz+JGnjgt+nppvrZABAzm08W/0m9drgBE8n+lq8JjKJ1MLa5gXcquyy",
+	"CcaUYvJYZQVhAR+S1WqgeYhiIiA4Agk+heSQIY1c6te6ofWwt2s+tRurOCrBp1VtUex3TSK+qbjrYrJY",
+	"iAYRZveQjS4R1pfXdoFId6q2nDDrV14NnYSBoWQdgNujXTWwhEWw6RRHMgyp5ZeZX0d6stnRLUSla30c",
+	"ZQxak4YXEc5iKliyjOeUTXV8q5RGh8V9yKesMdf0qrrfRZ4VFWc6nYAHKIkjjtOGKiaqA156bsfQtr+U",
+	"lVUXtDQW+pGGFqIQ2bGoo2nmy/2ivuML+eSXNHgpcMPF6MCnl8b4mheDNqaASpGpxGXmkT/tCVNZSd80",
+	"pgaPkxHG+RQEY/tpmxq9utw6ZQskbsGnX0lTPMN6nV3/es1R88yN2mHNIkNrVbEenoFzHRbsoF/o5lLW",
+	"gGYpACDox0EAIsdMlkNRGooFDQjq1vAg6NZcFCtmCE8gskZC6IVEzVaj7VfmFZiu0NmEV9fH9bOT83qz",
+	"2V7SznTJeZoR5jAtdnnIIpfeR4pdjY1bntsCYXrNGfSrEP4deTziUXUCR8AjnggNlP4/XV9/883XX5eS",
+	"Mv6p+bZ1sLP/v5l71+3GbWxd9FVwvM4eJXVLsnyriz169HJcValK6uLYrtRKRzkmREISWhSgEKRlJV1j",
+	"9DvsH/sN1ovsN+knOQNzAiRIgRIlu9LrRyqWRIIgMDExMS/fVzaX/+PnfvfFefc17Y5++f3pF6+V/CZ+",
+	"dl6DBARHWz0tlQK6iEenJLAlWQFpnfcP2h3A8IJcz8R8eai/NIMIXzxvdwYiKMq34MsjfVXEWXprilgD",
+	"0rJl1TKxddUIBqat8o8vryuoJLYn6EiwXShph+KZprrWPqziB3Ba8gzUq+TZ6ii9efeM3B1CpleqTf+U",
+	"37Ei27X16upZ+9QiKShijhawgVxckda712CaXFzpP5Iirku4GAgTw1LtDnjNZzxliYKALzVQPFCSYebl",
+	"iYKcggNoUP91iMO0ARv9TfzsrRgzVWtGCunloAPpgCyvKQfcBesRyBMmWim7T21iKyquRKW6ax3CxB2L",
+	"5ZzlI9MubVEbbfU8vcAzIXKBOZBO5oaJQgDUfwu3RSkYhm8FYSJNAN4sMGZSgJSja6np1xrD2KK2hfPC",
+	"+JyuPioS1WwdUyOr+E387D02VmcXV1mI8zFab/+5DYcyifxUKJuJvApV8sVEsGT81l8h3NCw5CJiHuaf",
+	"fndIlT6OA/FYgQNiFZRZizZrxY7y6hzOElHnDGuySb6Jnzn74zZ80Z29hC78W5F9CVrAauT2nQgZedGH",
+	"VE3MIp9TgMJWXP8S2OvP04C0ErqA7COEaZYpEqRPGI3Bh4Ed5FK0e7aOKPcaJyAGUE/A5gaHxFOWas0B",
+	"z0+2H83dBWayauRFod481ztRSP3blVZ5R6SFWnjGALCA8KhDWKwYZn4LfscSRWPCoxxCo4Tx0COfeToZ",
+	"iMA88DUNIRnOkO3mQh04uTJTtrQDF2XYP4NUXkUveHX59sIPVV56mP/Vjjt5kQi+KVf+Vyg98s351Tcf",
+	"r358++rz3sMo4S2qRoMjXg5X78iBXcveqVwdAVd/5OgYdlXi4tmkyfybGZY0NljY2MBLvHxXleCHInFX",
+	"OSADQTa+ntQXHcJ64x4Jzl/e/H/n/YOgNMPcUzNUnm1z22YneHVAzbDUjKlzBCu/SZcExjg0dEkhEypT",
+	"JlkpArZS6mZ7Ikii1i5FniiaD8EpVoCpVEosP8wLDyWJZF6N2kO9ExClleBisiQtWuAVYOq6GAiSl8u+",
+	"v/rQIULq/+uN4fLty+5RB+tp8xyg0nTYdGS7loNTyAPHC0zhhIF+MmKLFrLNOYTViRmHIyPP+OVxW/cr",
+	"B9OCFoyYEx7hNQf9djWTFWxvmeR2Vl7K4SZenOmm7YjZs4opqsD8VzND9kVWq89alAwTrGwxtWbUuMBN",
+	"diMkwPJU6UcNZSaidqfcjO1sCx3isB0ikXUCTCiwqxQ5jPqpbaitdRrRjeMN9VOOhevO0HFbFCVUNjPp",
+	"kpSEMklw1zMvrdueAZh0BjtC5RiBvYezGow0sM4aIaiQ7zhHhvwun2Vd0iK+aG31bKUt0mCWIB4zIjPj",
+	"1gPrx8S5A9JKkaLFADLlk2rQtmg6EDGzkB7F+mt3yDzOFAlyWwVa7ziQZuYXPaRcEIA775AgB0vBKsxr",
+	"HKCOs+HpTtoRKixvMFICM39evOYHWpar++RBH6t4OaCH0VBrgZhFGAAmLJxIpspa8/31t/1+36c2tXDk",
+	"L97MdYYWZdH4Qb9/eHR88vSZ72p3Uv1Eg1salblNVnSgrBsdrUjWdi0TCKd3YdH8KqIbxwBXg7CmWsAQ",
+	"taBiiQN0g5AOICpJWTKzTrLGZx/diys28p0EDVmLp48/0jhjBj7Cp+4EMWmVBuLqX//87/aZrUDGs61Z",
+	"ntucTX28C2+yKIrZo7DPWoDuzdDaBUPbY0Et5Z6ABxmSVE1r/dv6RwW2OioGRYYs1Ptky0AnBBMYyqC9",
+	"nUd77Tm5bLSa8bTDZ9+66PgmFkKc7MKptkUcgyqohdtoZZ6b63Km7cgivK2FuoSLHkC9/6iO/3pCdxzA",
+	"3SJBtADCbOZUcSdrY2xml8VXgaWrX1TVENVDzmt1fOfQX9+YYyS5GoKrJk3ENacZNO4hJKWtxovrHyFI",
+	"UXKWD7mgybJB9kJNeBCdlGBT7SIYTqKF13+bsvv0FMylHCcuQaoHGpOh2a7ItePHtU7cDnn3Wl98cfXu",
+	"9Rl5/+7d5UCMEuQJAurXDt6f+zwVab1+c73/jf7v5nr/9c01nhYo+XTzuvscburikM5oMiU0YQORyhgA",
+	"KqIeOYfSXNtNwMtUhKYm3Be8v34TWLdqIw/wRga9lmWJaRu2BHPMc3Z6ZaIl28dHctlcl6/y1sbb3hrE",
+	"5eZUzdRYKhtVgW76PL/4S2dvSBX7ZDKwNuDsi4gmEVz7BdMhxzJZVuywZEnGEnE7/8D8mlVuyPM47s6z",
+	"ZK4nchTLLPFTQybvAJLeA/BHEwNXDw5ulJC8UtoUBelTO9DnYsRaMTDEgMZOf/EE8Lzaje2/S9Mdb+7P",
+	"hMWjd3zEXhqGgyKj4+lJI37pajjx9bur7vllF4KPG20nYEGo4/MzkRq4xqbb8oSMaJjKJGfNASARfU3j",
+	"8dCyasWtOh6PSUCJUctcoJ01YV/cFZXqXLiLz2F8bp7kVCbHf7Dt7BZZNTUQHE5pz1gzC/u6gsW6epKE",
+	"GivlA+K9ZndMoFcfYWp4muMn9BrjWDeOqdzpBfrNsgZYXbEEuPwRvKEE6tAooSGR8Ub79Upf8zhpez7h",
+	"tXMAXamk1zlVdsVIlGWymKn1MqmaWiIVVFoOYBgBOBYCQoUUy5nMIIdjqiwyHpSXav2asJDPuZGEam60",
+	"If53Uz4Kpn1jmecxzM2acI2MAhSMASKZMNNXgwx23D/enbw4f7/ma/LK3lK12PGFbe5S7cOdXCsxjtkn",
+	"5Qd5LEp+YTKwhFjPDRQXIJRM67j/AhetN6t9xdaxz6uRLOll2x7SmIqQXdhBygeai/TpsTeyuYN2hCqQ",
+	"hof4R6TaNm+dc21zsQV7hLn5HRdeAglRg1F8TiKu5jFd5gwNmeC/Zsg3lQfqHRCZkr/w7YcfuwhEfvDi",
+	"8PXR+XENt/aD0K/1/dtMuC2qbzx0l3iDb9igwKehJDRjTjHzVHCnpDKl8Tbvdyd59BA8cd8+Yd+zkP1c",
+	"ZArubcukgoJZ6rk7S53yKnUmpLy5GLlwXmiNKrBMrTnrAIOUB61ruaiyVhc/ll+9s3ff1Q1072gCgXHd",
+	"kvOAl/l9zpevsf2iK+9MnmLl4AUZe/k8FsnMz58fHp50mkxsaWW6VrjpV4cc9f9XwfSCddEbjVi31U6p",
+	"m2uGezfPwg5KzllgqxEhmwGGCB0t97Xb2x+vCxmHfq55++t8JVtxM0XmpppPC2xZ4szvzcUNH/ERbyt9",
+	"d4nPKH33IzxQd7B0Mt/O2soDFYCOi84bI0wIFjNly4KnLyeuQw/HE0UC20DgBjFar1+eD4TggnXIq09k",
+	"JLMkZSYaAom5llaX3acJVW2EOkkAYhthSSFcFvI5I4mM4242V4iCqQ2MgYipGGcA0a0lwr5CzEYpUFOb",
+	"eCe8UkRaEM/gQEiTc5e0V9ij54yKTK/TPcNappjCKuQC12IxYSBaWuAoRzdItWRxPqG3Y7oxh8KO2yWw",
+	"xiJz55AKKuhOdzKsT9j2vpDFLFnudOeEh1MmdrtVhjKmmxkavTfzNNm8oXrvlKEUWbrbrclub5pkKqUh",
+	"o+JWH/3jEVeTXdph4/Eut+36OGDPi5Y7zc+YxTTlO40WEhnucueUL/gu92khvN/pxmy+2zvOeDzd6T4Z",
+	"x5kKdxL8mdpJemZadpNol1tzXbrDrTLZaYCstt7hTrmTAlRpQhdDluymPlUWzyfchLa2vTmVM5rKne5M",
+	"GLvddWrM7rftjb6If+6g3dJaATdwbp1YD7LqYLBpYlPbc48xOiQQSgdAC3sE6CkgIIGNydFAWARWg3xr",
+	"uCVy/3QrYDScBISmpN87PDFZdNiFKZunkBsfDwOTHoFtmcePBgKpu7DpFFiasc6dGDQG3blWEMnftBX1",
+	"F3JwSP7v/8EHxcO2LysI/eMbT7ASmbN+MJh+eTR8NeYRUsBgqsRitwlbG4e46ZnPjP7u8/ebKI2rptS4",
+	"Qh4avbw+9zuu76pXHp6cHLzw+1z8KdTTtBKQ+vj9pTfxR1XGTvGx77r7zdnAU8jknfKobryuV0+UU7Zs",
+	"7sPQQ77JIwwN+p7/PZdqegFU1luuUkOAHQAR0FQ3ExisWbXqpOVRzG74jMksvUa8eV8AAH4o0HkN/rBT",
+	"OwOPIQlLs0QoJAhVGPs1zN098pKNaBan5EW/5K960XecwkdPy15hbyWzTDgTRdxl3Qx8dC7VMzFhm/eo",
+	"G7ho1SOzMk62vXKPfHP5ToY09vO3nwMcaAzM9V3kb0cSw+DNm9P37wPSOjzuTmSWtH1chuQ3KSpYDgcH",
+	"yDfoFNq1fu4f/PJzv/vil38c/tzvHv3SPv253z3Br7xld+/kmIvd/A15zGkbrsAqNeCGlAALNl9+zILG",
+	"0y4X3VDKmCXdORVpsuy+qJZXHx5vp1ptuCZ/qH+G0ybU0u8Oj/tH3YODZ2tCcB9FvZRENM1JW7QYnBGR",
+	"ISsOoSSWab5Eoa3lStjjEYkNi/rjzUXEBvDWW43WBfTcOZCt2Bz1/AYwGrgYI1sNTVjuZGgenH8n03em",
+	"Pb83GbfnTc3YbXzXCqItchCzrbM61qYMmpnqWDbuQs4qNTD5UOQIPMXM1Qh9PrIrwm9vbfjO209DtZC5",
+	"eJ7TWk23DZzEVqavXl6GxQxg0VsmKDNnpjJbyzEi0wMmdcj43DJMKyjIGhHBFsZWDvJZCAaiZa1Z/KmU",
+	"phCQMUv1lhrRJfkzgd9IzEcmvz5fD2eIWaSXvd0o5lSl2rhG2pXjfr9HPoJtnPNPQika3shVqhdaLFOf",
+	"ybtelTn69elm7b1Gz91MmO7BE0NdsuyAWvNpvp6XePew79F4DSjqfWLyns4xr3uXKPq3/I6RIM8vQcLp",
+	"KRdR8aWpnAAyZfd3oIAGzyoWV8VcpaY6xWSLpxM2ECCDWLCkd1WD910mRbOY5GbHJS3kCcNyoCHkKfuK",
+	"HlxfdiMVaw+d5YD3YTVFFdTKrxkzv+v9x6XR34oQf+vHNImD6PnGIEjVSq8LTryHKgRftsrniSQG/M9Q",
+	"NAD66ykJCkd9gLUgw4zHaVcvWj0pirSuP3x8/+olubjBsoUOmQk2k4KH4JkfiJTd6wUfuEHgQK8V8xCi",
+	"WHG6DS4/3ZB9mYzV/u8yGb+NvuzbOMK+LaPownP2f9f/+xJUULvz7oKlWzyxHG0pXbay5t/n1RrNGVs/",
+	"OTUeHrrWhJnyhxvpgcQRXSgOsgVDyqSGomxzBoksReWRIguWsBxSA8ItQNIEw+mrzq6CHzmd8ZC2wgik",
+	"4aQIYq2CAlCY7IgACJ7BatGvf0oC/CMAspqUFKVTlboV4IY313bQMzKSyUCghiAty09annXCRDSXXKRK",
+	"i1RFQZhmhlmaAyjoFpwHD5cDIRB4sUVJlGRjYAYQdzyRQm8yNDajjmh0+JqO1lKgtNDIK6mtgTB6C/sl",
+	"2C3GjjqGpA0Y+UyQSW9rzASebFmmqehrffj+vALJga+/V5QRWez3/MXhC/vEsqDnd6wKOYs49R0DgBXR",
+	"D4n6WmYCBM5iM1oInScK07ORJQLicnq0xpQLlZJFjusJ5K25r6wEicpndMz25xD1xL//PmfFhwUbzvMP",
+	"Yz4qv6Z782MkBOt3sp4vT16fxa4yr66v7BAnydCB54EAx7iHXdt4nJkyj3L+UFByzAwkQ0hVqkgrAMSs",
+	"79kywKx3Lkjw7asbsj+UNIkQT2vfzOj+71O2/BI0yjtUE3p48nS1J+/kgiUhVYxM2D25fnPePTx5mgNw",
+	"aAEov/2L0fOnUf/5wfPnx+Gz6OnJC3o4YpT2w5MTGvUPTujRcHQ8OhgeDvvD54eHYXRwEj0ND06G/VG/",
+	"T/vP93bJsEfdCSOgiJrIhTN0LeA0BHcPOHqAEoIMGQwo4XqfKs6oYiDwLvOCSHzmbiodaF8QKfL2ckZq",
+	"6AtwphQEJ4aKbyCgG8OlSfRGZ5ULMQYKoDpNG6VH8d88EvvNyrwcPz88ONq4SyAXg6sPzBNy+XDWiXOC",
+	"W1/R9Z7ZNLKVFOSvlU+8jW9nc+7x3yUX2ykTT9mAoORbOWO/PWLSbyUxFqxxNLBpHGOlwEPq/MCZnexS",
+	"MGXuy/PgG2YU5+NcL0VqwucbJalScJHIETIX0thhVzNnlbE+t0GpRZ68YinZ9NFlTJMoZgoWue69RZhI",
+	"IjwSlQnZSqNdzH3SaLDB9l3t/ieF5SDaCI8KEuw5TSd6Oygbzv/6538H7Ub6XibjDytC+iZfKOR7s1D+",
+	"WHE9w+DYgivmsN/pSccaGK1RFwnUxIA+TSesqIlxCf/sOKlHLHTFCSqGboM8+4VYZN/oberhgZMZE9kt",
+	"bHlroidOIWU1r2tBl/leyRWJ6JLMaZK6Pgy9d5acGk+c6yA5rdg8kbQbLT4ZTotwiv69AiF60m+ws+0e",
+	"RdEvVcp3q8JpY8cC/eAyDmCpKy62+kQuLhM9xI/S3APCPEVdtdOn6is3D/y8N462R8Eso1tskEPmD7Nu",
+	"RKfwQiTMqDn3Wcdhz6+25MyPT2382es3NZqaKizIiTUOaGgTX8ft/LqxvloDBIqUffotgNwTfbQBaeXk",
+	"DmcGte2OdSANAXAd9bGapxdSYY5u0MEW8IxK71hCx6zdIYGcM32OvTWp1gFp4fOAtqiAQwG4j8RUxnof",
+	"OBCVJ7r4lbcy010WbAxgjnhMKX7lIiAt22abDFm6YPrBCzkQRVzFUTodEnClMt1doORCIA7Fzkj+iA4J",
+	"DFoNIL60GNYI6X25crI2QwqTZW9wgC9veemTzAB6Sz9dL6by8JWPo0XDK+L1gS0unYBgedYPDvXmrs9U",
+	"4YQmNExZogBwCVabAehLspipHrmQs5nELNmh5Wu1UT+gvB1q1asPH22sek7YqKC1PO73q4hqjSKShydP",
+	"yy7zQ887fkzGnsKbhG72aX4DF/3BRbwNDZ15TDeqwMvYU6nkFoHiKJjGNp2VPpZ3vVUvHKwKOHgCSzug",
+	"60TFbhvEVEQqpHO9XIK5TNKE8tS676WaqpIHJr8a6Gbw4rJcu1esjM8lcAm/BOvDBxZnv1/rMMervlga",
+	"uxtp0oZ9BcH6gifKseKL43hswkq84IPE7H/FkjuWkCljc0UomVA1affINRMR4elAUGVxoIN7w4rcRXL2",
+	"DsIKKBL8Fb74S6BP/brJz2x4LcMpS6sLSslM3Ubs7van6dHdh+e/3vx2dSzezZ+Hn6OD0Rv1dPwdPVq+",
+	"Yv3se/4xPfmvX/+2eDZsUIxRjIsdJa/wXCKxn/Vi+yNkldQZfu8oHsRno4JAmvqQFfH6WMppl8Z8yhRp",
+	"CUn6HfKxQw465C2RCXmnBxSK80AxD8TKuMP84OBXx+zZ9z+8P74sZ4T8fNh9cd5989337z9cdv9Wi768",
+	"puDyhgky4yLTRwWsCp5xkRpn+Q5l3eXYdM3qzevst7Prb0rMuibUqiaAuTRkaBTgIZCmhJpN0dZKSJOh",
+	"QFOymPBwgp5liBrkGTmlCvmyWMzp7omC5jGXkot050YeDMqi36DSF//cQKCleXjH3HCdzWY0WXoCPDm4",
+	"medU8IEtmEoRsrlxJsgr26DPPTBLxDUcaVcfFsx5dHQ7S0zkATAaCQcNOeIsMfyP76/OCF4JvTIXI6h0",
+	"9RZ3jzCN65HOb/YwAlSmp+huxx0of+ypMtSrhxEDLP6QilBafyJ8BV7YvE6oDL9YRORmdE5S2cl1YsLm",
+	"jKaq8fS6Uejq7OZP2TKmvfQ1Nqxwo+yd10GhfRx9w5N04hGpn3766afu+/fdly8DCIvZLwKyj38HxYHB",
+	"hLrG9I5Zt4w+lGXhpJL69+J5v9s/7h4c+qjdHO3f77745ffjL60u/nXo/NX+aw1fVcRZCpyJ28Xq4Rbf",
+	"IOZhf5+sgNsPnB1ZAjzxbqj2oXJiUwhWvNvrwRQ3roBRTMdbeNqhhO91TL3OysZoGW9k5sUHMCsatjEh",
+	"0wKDNvLT222HDCka1HpcskRJAZ48xzngsqcd+tGmPZDqWn8+t+FA0nrdIe/BQPrUIecd8qENSwjSZcor",
+	"4vUjZeJVevPjQfeIQMxcH6RDmjDSElkCnO76llX0bgtWWiGQ88JePwpCToFblYjirOTqJBzqQob8Phdn",
+	"ayivkAp6Tq5f7couaQy7ODYh6tiq/02V3F8HYqIxJ1w6kVFDAIP3ePFmyAUP8siIJZbVcwf4AHfI8k47",
+	"Ff5F+5sOzeVXcZmOKIReIDkBgJgUELEDHTsEGspnXXN5g4Ls0hMv8Lbyd+aRlQvh+aXvzsOVrz5iz4oX",
+	"2xHLcVtwgbzKASm++oboaz2Px79D2IoZ+5Eraklhjg+PDyueq35/W2CL9ULpFb5iG/Hwnc54XKkbevnx",
+	"le8Fx/yOVXa4784/eC+dcQuHW1z7w6e3Hz5sRofE/tin5U153yv28cmOGKRSbYGTElPxGm/y2RGAd6fq",
+	"fEdqDT2NucIW483BFWXCURhVzIRB0yvTejUAtfM6YPwRvZSzpMkY3HBjZiacxq9E5HVafLYW9WUiCVyp",
+	"hVthwlpkoeHddBQsGBzROIaqplHC9EEfItbZfJzQiEU2Rpeb6/OYCgOQBhnjVBAJnL0ycUuo9ON3x6WC",
+	"2/Xfq54ZxF63iOmlt+GKSGSfyUegAS4UzIHzyPIodwqhzeWtTuBzvttmLgK8fNUzYB7o92LC8Jsr9MxC",
+	"l/DIxBUBZCyBOYr3E5qpqvwaabyF2/x0kj7MppvKUD9R+dkFOpRWTv0G5GKeSPgyZck84SXkrTodY969",
+	"5qTvqANPFZEdlrFNc4W+QWJocN/VH7rmEvDFothyKcpebTrnt1C32NlbsOFEyinE5k1+x54Bjr+NuUJR",
+	"cCyA4ppVZ7ddxY6BsWaUXL4+6W0P6N1zIv2XNKU+106FBB7oNPBLcseAHhzWcn6Bx8UHVzc8UZg263j+",
+	"8IGGUFHIBVDUyiRkVS7YdVZDlWjL9q94und9lscLGf0bL9XPKAgvMZDqc+dFZgLWezFX58xiv7lysULd",
+	"v3HZYBMd7IVn7XS88RB8GWRnkyOyKi09HDmMIz4KCuiWMbcHnW4hjezR8S3zo6c5dNrHbDxmmGE0mWi7",
+	"WeU7vZNbTNLf8Ir2AeveYLeu2yktI61vgY+9o4Mfnlv/OtWYgmdbEVJ0bbKAlze/Q2hKZlKl5Gn+yzym",
+	"YTW7+fB4FQbBdVz++Ze/gqPyz63BoId/1bgrQYeE54BWtuP5bpwwzyb63rDfa7vszE3Bh+tz0GQANnui",
+	"oC5D+V1unmzaGV3S/wwnTHRlkvLf1mXRVkumN1qMq1H693RJycUETyoP4Eww6xwHzCtIMBnf2HSFjZaT",
+	"hb+E0D6UAYDGDckcsNwhq84XbKNhyCqQs3v/8frkxav+N4+bt5BwG0jxcdw2Gi3bRsf2un7gftDS691f",
+	"THHDanLffJVnoglp6Wye1lAm2v77MOxVSGP2nrqQG44Hw7LMra/qxTeEnHh/1rwhhTOddK6oH7frLLnz",
+	"VX+cEwW/aMFCJk41lyLSixiyYHnaIy+NCGp7AYIuZ0RIwiNPEmijNBx3CXzRxrJUNrC+2wHwVzNkW7gK",
+	"ysL0xU/ubj0tm0+gEyqmP8nsfUFdsSv1vk3hseQreT/c11x9ojOMfiFIwglVDENQq7YZFSGL44dFPaED",
+	"D2thB5IltEuxgPpr4Ttsh3RcGutavGOZNhMtia1YvtU6RheojC5Yi/UxLUroSB9tR4mc9XYp+ClDO9S4",
+	"j2KqUuS0Xzg8uHBWM9nYu4KN/5pxNCHr3ty55LFffYuTQzNY5ZJQFODKgE/+0HSDMkKzp24tm9kkV5Dk",
+	"JwTuKNubzwGTvUEwaeuQXM7qv4NhjnC29naX+ytf9w7wMyyqGvznsjyV11Ud0UV5fioIIbm665TU50bt",
+	"64dnrmArPxoyDaL0QvL+GgmZ698BvWNOwymu6XwpQ7YXktpGfDRiiVlYxZpjkWmhZVgoJDSnv2qXSwOP",
+	"XviEbDPdwTYIO1ywmzUrQr+hIv/3/2D/4KIOmdB41AVuD3NmCau1to3Xh27/2pRKNgXR0fdYDMIVKDwP",
+	"5FM4VVs1v2H6y5MoR1BQr59SnrzDk2YjYCXnctt+rtD7XF697L579b57cHCyRq80lY01usXCAuX4QEin",
+	"U8Ymx3F3ZtiZuNIgrwhhdUx8C7OR4sjdDlsc3huJS23O5DrZuazKCx78S8THeksGtYAjDQmnT5QRNdAr",
+	"dKiYSNtNZC339HrB8Kri4AFsB6+M0xO7L0I/nyjzU8fCapobuOU0g3u2R3avCBlOyMb5vjJlHit7Ba+1",
+	"h+CGJwq49PVrBViZ2ONRgMijylbcJHKhcqpOoDYP5ubhtxiysBVBzWo859UDRmNjCCyY+y3ObtepDKc3",
+	"96KZB7bcMfOojWO/irAPJqVrEWA6cMppHC9v7fJ2VnpuIrgGQjla47a1MqI/OChgK5JcdiwWCd2KUONm",
+	"JC3B7lhCKPnu+uOHnD1FSX12j/iYQwgwlipt98hbMRAJegZVrXuStGYyYcTB0Gqf2UdzpiyULBj/qbTJ",
+	"5U/UQOQ54ZChT7K53mVfVJPzDw57J+XU/C56OH8/6BycfMndnL8fdF58qXF1bnLPii1dsqvvTATyRWJC",
+	"M4ujds/3Fusct93GnlvX27UNzwWroQzD93iiyJRBCQt1CJLOPMw66BsqvyAgsv+a0RjR8dw3o93fftH/",
+	"9Lsvbn/5vd85euGvpXBccqt9DCcSki3kiFDzgVjPB2lBCdtJv0MiAGkLAVNDpgUXh9bciHqsH1vOhN3K",
+	"sVtlmC3oqg4301UV/kPHoSoXcDgFyZEy+mu1Unlzj5r7Hj2EzXKOY5oAZswTReB60opMPddJ+8z8lo83",
+	"FtP0yglbzjZ82MR2/3c4PW17yOrvw9oshOoJeD2zOFU9Q/VmMOiM8FERkSVT+0I649LShyWU4zMSLJkK",
+	"9gMhg/bZQAQzRgUU0pZ1zKHRKW0Ldqd/GGamjhQejDSdMC2QUtuGfphJAbizD5fXZyQQc9PFD5fXpKWH",
+	"REJN1Yt//fN/H/ShGEmRiAETjUwU6f/rn//7KZToILqVNXuMXmufkSBl96kKBgJMN3afFu/aIcKpMOlA",
+	"4AESJgLICzHYfWGWKJkEaOsF77iYBqbYzQ+sB09mHkvmOtdIBjbDXmpiSdirnj/RFWavXlvW++Qd2XEn",
+	"5oFN1cUktIRUMsB7hydNfD1i7s1gszPt79ecKsXv6nqdi4//ZxXKpBwaOj7cmGeBN7ltO73ouB32rd41",
+	"0RcQ05KpWB6KJg41b6ObPfNwVdkl5M3Sq2wFX0n95Qtonfrz46x9xlVlOSE51P+DjgnAasM5JQe9XmC3",
+	"lKC8TaACcq7t93oHfa37kDfxFlVnYCkPArPjB2ckmGVxyvMLdDf0SOmr7JZeulyPekDoQBizVm9hxlg7",
+	"7PT7faekFBXxrZABocTsi5WSfHjLPVxGllTS9EVvck7X9jp2wrHNSgm+bahBArc7GVf2PvfLD9AZ9xss",
+	"cL2wHXF/eq/76P3lBrvrfvUTUx8kpHf/kJmAw2qUeJ5Ssbl2+ry4ctdIDWAMXLLEBqY9rKaPT2y5XewG",
+	"hqkuZqOYSB/ip1csueMhu4Dao2/mdfq2UTwBOuqQNNL7K5rWNwqpF36FCqGARo+7wUt3jAHQmEefRFoh",
+	"YfbjEq/JDbzOSfQPzgjTO7M2jQwFH9gLlo+ZzIAGlgIHv00nBATJO8kjDHfHXEzhALdFDiEv01DannoI",
+	"KFcmvDRRK0uiNEh2zvIZyuWv467abTi6C+HeFH7YiR42b77gTiw8GM4B+bi/V0cuzHYsN0zpPf7uOxat",
+	"C4/lnpP/+3/AQVH4Y0kiM8iD94YGCkAYQzgQcQXGZwUJ8ajfNKpWenijui4fLrMzjlXvdQXR/tJ1V9vx",
+	"Kw3WWhGq8p3qAy0UyiEEUCH80CWRQp7zCDKY7VCVd1TTQKP91OnDa7yt9N03RSdK31/nPSp9fWW7V26Y",
+	"rVz4Mu+4OxK7ZdTVcql+k1CuWETURCYpSfiwo4+N6CPc0lvw4EVbTRWyUEq5k6yFrrxje7LtuB7Iil/s",
+	"uMLEUvjyXM/ecZ1nz9UPXtc3n5tMw6iDcQX8TiGe/xmCN1NFoB5pp6SAtVpmdQHXhVlNvETfAEdyrU+A",
+	"DMwuDIjS5zESrghk+7MoH/8z2LtgqRI88ubqqJwbf+yPoqwU362PrPgVzfbapVah7LqEqgZl8eL98ltu",
+	"ihxtY3fuaFDad1xNsS7x4K/anKs2Y5WRCq4gWNKuBWpIFVcVT4/KhigvrUN9aPoLOeyT/1V2XR+iIJSE",
+	"Y9PAle3OisTTe5LQdLVLrYP+4Qn5CzkAYrlKL/RvW/fCWreFujnq/y9iBIQoFmaJwbjW9tEZMbBqJMoY",
+	"eUYiulQugRdIQ6/KldR30uHrzFoPgwdVKQBZ5onQFhPaeqxz5Bx47Aqj1Zk2LuiS0DhhNFoSCUEdh8fk",
+	"scg/Cov2Mc3X2jVfB/8fQKAtIJluhqiJYT3Utm/QPiOBHbagzLfdIXw2y4A0og0YIhEL9XtEgR5AffdA",
+	"4PDPqcmUYyKyQdGg6HmA9Cpr5wQA6pXlrYkqJBF5pBAHxXYYBgz7lIM7VeOBeEdTGwiH8KV5nPPVNbbj",
+	"fHNedMK9teiP8+0r2zU7VTf5EbE8VRdyNs/SgpIbUbhOCaPhBFMCUeVwRap2ttnb6mzsgUAju6S5OKxg",
+	"nkA+W8tulsXWp21yvTiGLJYL0jcMmKqiHtVABFXBDqpa8oyk9F4/MCgEPr/IbGeYS0fmcabcBw0EPukM",
+	"h2HtKaJHgsLeDmCnv6dhGi+Ll/5z9QX+PBApve+YGAKuwOL+oLwmiz7rxjqrvfG55t1Gm1Xze5wY7giv",
+	"tvTi6dOG5yI7EKttbHG4Sum95/5nzw+eNbvd34Gnh8+OG7VQ9Y2XXsk7Vk6XK2mMpcnxKdcrRpXiY3FD",
+	"1XQ3vqZzA4WNUJ5afam8lCelavpEGcTmAOu/gjZymeQQoiBzNLVX2e/1lWe5hBuyxmr5qJvx27Bor1nm",
+	"l2egIE9j16wqvfq35Pxbn5WkUqkPrQX1XyU1yTJ9NXhc2oAH8IqNGucS7pQcdlNNBXUTxTqVlFJVk1Ha",
+	"JHt0i6OLmbQilc+Zml/qZaSSlrXLYQVSga71md6zj+rfnAx2xJA08KJInYc7xwRIrHDfoQkDGqKUIiRJ",
+	"C72PJMCko6BsVZs+rR5btzvNrKyZSpbEpoJRfFrNSPN5Dpq4A8Xq1ygKvJJyRhCba0uol1oUmfdXH4gL",
+	"J7Y9hIxn6EYJU5Pd5DLBm3MkXCfEld7+169Hd/3Z4Ydn4XfJT4vnw5uD6eWxehe9GL2hT7NX8mT8N34o",
+	"frh/9uOi4p06ONyubLLUDb98jLlKd119uZSsRdiAizYyqmyZROSQX1RWvWHDpKKMSwK7LliIACRGqCJy",
+	"IVjSIVIQSo76XX0cLGGWbCra3LLLLqXwugFzwcZrKjsbEQZfsblM0k3oFAlcVUGnABNDWx8hes7wIggB",
+	"jZlgCU19KBV4VdP6nk2MUJBUBX9huyWSJ9uz7oJH9oIdnI8ry8W8QN69BuP6b0Gx8M2tD8WiOrt/FIrF",
+	"ilQBisWVYZ0pt3BFxZRFuBrJIOv3jxih0YwL+2FGBR0Xv3Gh5ixMZf4F0PwlZyRQKR2N4MCW5y1ShWDY",
+	"nILPrrhXCsL1XuuizkAXDCIhVqzDg6GuwNy319nDx1UZ++yVK4KuX7oW1iCRMVvTccy4BAZdLfdB3o1g",
+	"+27DM3bpfpZ6Y5toX/u99l8PlCS3p5oZVth5bUh5q0XrEE4Eu08/hoiu5MUw01KvLyItmzUzAi4MWdxU",
+	"JdO3PPrNAGQzdu5Ne0qSLH4wKgvygviLe78yVqjZwPA1nJ50rDzZAVqdhG1i8u7Eb4nJAcd8tjlxx1yX",
+	"G+xRxs71CeM9QtbXZAtTNdXLPMoYnkRiKcb5yYQ58lNkhvXb5Uzh4+ONnvtxQkNW2xHLNHHUr6Qg959v",
+	"bLlJ8POGqqmNe8ZcK/eXMnwQYo4vE5zLpAGZu+7Lpb12Y6q3+VVdTmQq119yHVKx/oobNpvXpE7QZMzS",
+	"GzpuuF5TNptfUTHezDiVX+giIzwEeAUbWbPEdkS+yTcPv2gi9A1kQho/ToKPM9lHQsJSqoG9edAmUVee",
+	"cFC/f2x5EMh1+IrP6ur1BTk5OT4hCcv1gL4YgzJXV5/evULy5gKa/OXN9c351U27Q9j9nIIburTvDEQR",
+	"XwFnUGB1bnBKgtdXr374y8vzt+9+OvvmpzcfP1395WnnoN85OO4cPD/75qf3bz98unn1l37QI44mRmai",
+	"BY3jLjDFQQRHnYIXCjyUkYQpSjFHAA9Yaq5fvzuSyYImEcTeJnQ+Z0IBP3MWTkhMU5YAnUtOQkf+ns3m",
+	"LCKt/uHpUZ/QlPSPTo/67bPiYbaVdAHOMP2ske7akIZT9zEDIUXIXMoE3W1gwecCAlU41G5RUn5onNNE",
+	"gbswAeqvao1Vw2H05Jo81ja+utXgO8YS+DBpigVIroFS7DCphFBomotNu7d1nLNuh8cl6FUgmfggF0Up",
+	"SVlDFB1tbitpjdB42eudYTNhZNEL277vVfRmcB76KZ/OHZBL1wExo0syZ4keZUtKpEIqBIsI7g8dgqHp",
+	"VMItPiyqtBbnMX/kEwWscYnxx5bpDffGLL3mfrsvpkNWwQ77OGeFalmPW27PJt++utnr7F1+vIb/fYJ/",
+	"z28u3ux19l6+evfq5pXnRAr5TJPN76Wv0oMUY8agiaVAVeSnq3eoIiEOPacJnTGkR+JxDCqyPA7Iwdo/",
+	"eHE4OqLH3X6/3+8+0/881/84YNoH+0BV2uBSSjeumZyKEMe6hFadTmol7ZEgblW4mRpNP+4qd7mulqNQ",
+	"UYMSq298Z6IAF1LYUpAVlCwj8StRmhbVGxV8eWu/DEhKx7ZQlAPwMY/ap4jAYm8ERvVUDQRwLnWwHH2I",
+	"Jea4jaJiPOj3sVpbjgz9Otzw1yJ08ZfAX2K15tzb8BDbxIi+xpe3Y2jt6VUn6mdkACTIAOjfJ2Q43a4O",
+	"HDmwGlWCG31v0tfyUxw+tE6Er1w3vr+MJhM0SydMpDwEKGEtKsBdySHnKIGgDfA2cwEF2FB5N59DIlDC",
+	"VDZjhKenlgtook2hIKXArWaK64AOOOgQFk4kulwUE6lv0nNm52LcmygLrzFPc3q3orHvn/3w/vC/fvxm",
+	"o8qwd1uy6foBVjLO/JB+qHZUzdAXW5Q2d6S2iJAZWBpuPrs7cWECa3JEMsVGWSyYUj3yLSwrashLQzqn",
+	"Qx5jLfuQTbjQ+9tYkRZspx2iDzdap2eJXsVj1TEUqpiG0iYxFRFOSTPxLbZij/skrFNFnw14N76I3kum",
+	"Qi6sTYSvTBI+nqREyMXqXgw7YmOVrDup912rGf1uVXB+O4/nitDU2dYc2w6o5PiMVYHijcLEE5MNddc4",
+	"xQsBUmXd02TIq7reZx56hTU3M3zOkjGm6wq9/uHC3l4j3unGB+tiLa43FfGy/OjeHDwErwfsECeAoQdm",
+	"PgNIV7G6+SmC7QxZhGRcJhEspeOdEqyFN1B2U7gm9QXAb5Tmo56Pdt1GQw63Iz7anAbeoKDzho5v0Hfi",
+	"q+g0tZzurrQmjLNgw09JxcCdpOlcne7v0/m8p2SmLDruvt589ndW0vnDCkvPyFGhkTq5Wq5T6a7CqJG/",
+	"Rjkz8Uua+uSheggEDQ8Z8daB0OBUaB5xw+tEDhorPSV48+b0/fvKwaR/dNpfrWw4/AUKGk5/7ndP8M//",
+	"d68hDjEXNnTrZ1yYMf2Glfj0jCU8pPsXEx7SsWzm6jaSl7foDro7Ot5pZmGW8HSZxxQrG/dXiKfMa+BC",
+	"EHH67aXNlzI4NibDSG+OopojfdTr9w4OjnrPmix3awNXwtHaoAOCcUoUUzk3Arg6LA02WnQY+T4j9pbb",
+	"EeUxi/Sdi0SKcX4JadF0IIylCFFtVSL+y68z0ChUjFn7jAQxcLYGJJUS+Wr0AyDjPTZsrkDObkLkiM1F",
+	"02Lkzkhgm77FVqPgjAQmJ+M2YZlitxFLWZhit0MptNUaAeu3voYAaTGSQyRM26baSh1rWTbHHGsAk4Td",
+	"ySmzw8EioHCHp2GCx0o6tRk10JHu+KGMTg0QU7n7SOnl6b1pBR8LV9mnVjKx84d6kw7Px0bs/aCkTOmN",
+	"9JNiSReuNEAYRiSRt8+G404ODl1W5CmbV6DQ9t7L33gc0/2TXp+0+CWNzsjF5Sfy8ZocPLs9JjGfMvKe",
+	"hvqL/2pvnUqA/GhpcTDi8z33Jf2rXyiZfEtTtqDLCylGfLxljmkQwl2QnxwoaO52jO0FOd1SS5uCwD/e",
+	"rs3hEClL7mh8zUIpohoOJzlKjZVpHmHyMLAEGJ+unoATi4uxKhjOn5arK5665TFHT8uEZScbkw/9PfaP",
+	"r1I1B6KQKVVDW35Ovvt8Q1qvopfX58b4DqY8Ctodgl7jgxNLU204yakiwXmWTmRiko9OyTeMJjaDIXQe",
+	"hxkMQW8NNfZbX7U2vqWp5oCDr80n1grD3Fka5Rf9vh9UspyoVsHzmdNfM2Zf9KgPNT0donKi8B55dY/K",
+	"Qe/pweXH6xuyr8/t+6Zh/6vpdbDJ1tPr3OMxK2aq0nl3wMwT/EKQXmiFbQu2twhabYOWWspNbpJbXJcL",
+	"FcsUj8JMb2TwEXZkrtClZU2pCYNjxqr3vu6Z9RWpJTLz/Nl98htLpKn3giO6pSVL2EzemR+gPqWVX2Kq",
+	"SwSJ2ShFMHzCVbu3CuW2jky4OSeHZVNdK1j6mhV9bVEknZlzxmiTJO1IJbNdmnBJdFdThNeEKhvnC19P",
+	"aMLecTFdVZKpX0VcT+RCEClCdoaHVa38J1RN9NTrbbdHdKMAJwGWSyJTSNDkKcrJPGF3XGYKInpF8O1Y",
+	"S7ZutrJt//r8b+nRu0V/+F/TA/Hip/mhOrm7epZ9dxy+fjp5+Zyd92cfDuTl4a/XR14BSWqcDYb+I+Zi",
+	"SlIJhNgdEvy+YMPbLIm/7EPJ3P6v+7/DOHwJSAvq3lS7QwLzI3d+NCn6Cqvm9hHxz/kdv1CVl6s/f5qn",
+	"P+jtqzRDcCBNa3ODQRai8xKUzcoq3fl8UpN7VcP7kq7p4Vscam/kzVZKGBoOY5vvRMGBta3b8APvxtqh",
+	"e/ihLjENsjPX/4pILlul3imVbZes1ySAYabFSQTaQtWZm2tpHgB21TsGc8qjbSZpjry2W2hhEDpLI+3D",
+	"M2qENGTe0MEaKpXDbVv9ZvlNHPlxpaUqG/kQ5ueTFZSdUn1cMaqd8kpwBtARpPrF+oj0238Ib/GDyYXx",
+	"tXOcsOrZAounH66emiOOraj1r6OpGuOSFUy6zXTPV1GBY228gXHl7+mWhlox5/WgZ/8TQcscL6jHJUhT",
+	"BnaciRq8Pf9wXviGEdxdTeRCX6IHu0K8t9GZuiNo2tYIaCJrRhHkYKU9tvJ1Bb/kKsbeleTxcaHQctQz",
+	"C4NWApdwtMgGXfZvwjt7CETZHwkX9hUwwq75WMjRyFtFwqA0DfzXc5pqIQSKQ5ZihP6MBPoD1NkG5khu",
+	"i2LhILagyjhRLQprz4NfEPLoYYxKpolvljsFCPXdeh18aMrxlb/zxgzC/EL3rscFzJwl/iUhvIYB8kvh",
+	"XCRPIJmW9fykNTDdWxfdPRL/lhHK7Zi3Vp9lb/JLxjb1JcV44JCX59OViVWCK7cbVY6qQnQ7zkqoCOWa",
+	"ZfsS76kpwlR4Uc+0DDWYuqc85VQQOp8n8o5FRCYkYX+HiIvlGNAdxJWOSqBHPk8kMe10BgKpYISJnC0m",
+	"PJyAMGGhu83mHIuuHI1ICxPhIBfydwhdf9k3XVP7v/Poiz8jzo6Bm/dp+wxeWuyyN9Ozstp8gR8oWIsc",
+	"ddaMOWXLhQFv+Qi1q4X+bYgssZIoY3tSFuayGDuEbWbsN8vev6VQ1SP+vjrVygL4o8pUq+uu54zaKlfN",
+	"nAEmhLaT/NJdGLvFpSvCc819iNG7ID/T5aW2KNem9liYozlLuIywKBGC6WYpkXMy158WE6kQu4vnoG0Q",
+	"xoNrk0woRPia8Ujw8SRtXsmIvfSdgbbkod8tm2NtOpG9rmEiRz7im3jmr1M6Gj2EGfwr4G9U8x1lUWvc",
+	"KjjGO2S4JPMJAMwnwGzBEiVFNXb+mLTeNQMoIppElr3PV95yzyIAPVPQ5xGd8Xh5SmZUKRKMgw4JpvCv",
+	"/E3/Gw+DM3In42zGSDCL4Sv9T6rm8L+h/v9ABGEGn0fxLd43T/W/v8K/YxoHpPXpmoSZSuWMJsv2GcbH",
+	"SMBoONHXRPI3JoIe0R1XFpoH+zYQhsoJugvdHyFbwxmhYSKVwgs5Q36YPMmZmutgs4agX8TCmCZMlVM6",
+	"tLqZ6n/kb/qIONSTAzlnWorVXP87hP+Fmf4X3lHvMlqP/qr/GQNer34VLez6TcpaDZpcVWgpTZld5t65",
+	"iugStQwlMyYyMpQ0ASjehcL8bMAv4lAJMFwSk8XQM8st6BAWWyQfwQgXAzFP5DhhSrmZZE9sRqxesc49",
+	"UKedSjJkYy565EMpQRZybCcU8mMjuhwI3U8zruuDHWzzUfZdnuzlVWNxJmCk/YVdWzTuD5pgKx3oaM0a",
+	"S9lLSArx7Ed5+sla5Q53m1SVx61/wKbryx7eyJwfOY5BoLZKzzPndPOatcPznonML9MgyCY3zmaS5XLe",
+	"KsQc17In0yYqVsz6cgxndQH17KWRfS97NFJ0+VaE3tgNB1lgV9aG8tn6lfxE4QDApT1yHi/oUhE2m6dL",
+	"k5Sif1aEJgm/Yw74ThZzQZMlycsCliVLwr9F1qSpr41x2+Etjdi6ckQY6I/JeHUtNPKO535xj6h60YMa",
+	"BT7x0bXd9duSf4hdVZaNsi8YEsq39P42scD84yDD6Xn090z9oSk9K4VsNTCDFHo22+pEuCXW4PrkoQ6W",
+	"ydXnDnGbNEQ+yNTkt8USdcNWSURN6IhztAyso95023t5x/TYXeHVWyX44LUXUqU1SIrIRwGEc4KRQF8d",
+	"kJaBBlTgNJFzJrgYW2Bro8vPikwnrrAeP7KGCEWOBCDql0nI8jp9XuawOHj+4sXDQBc3ZCyZocpHesPa",
+	"+UPylypLdVvM9qbOy7rK9DVpT0XPZo+Uee9hCXVVwRoq4UQuVKPFt4U31zIBe1SEQ1y8SHiaMgFOAhBv",
+	"wzNNDew0nerFACgSCshAYq1T8D6GCVyJXMCSiiXmW38F6uF8PiG9upZ4GBrVpmnMw/SxSqZtJe3GtwFM",
+	"UjpmPmzJX1ahgY/7LwzgHWRNzozeOwXIr2w04qE+nN/Cr0FeBRuYz62FJWiKaTgFVszFhCWsg+SWE7lA",
+	"gA2uCL2jHA417TPD5xqaIVJ6nhHlFA+1+m7yNmKzuUyZCJfd75HdNlOsTSJJhIRSWTvUWDLsL9oX3QlF",
+	"WHhDX6zVJc03y7zSKGc07hQmI0jYRMaRqfpuYTWKSgdCv7Hlhc4VLexzmJzt6GXDjz6Td1yMu1ZLh1Kl",
+	"7hHSW+99N9abyKZZLzaaL509wEq/pEkNfC/2xY6K83zSonFc1AG20RkXy4WFMSCxHuV6s/1tcxS12hSK",
+	"rXOX8fI17aVb7hHvpNdfON8woPn4VKrYRkSx1Fc5+iBO7G1NH7R6QKNeSo6bzKN2aIvtoIkVVXLBYZ5F",
+	"xhrwfZn10tmA0b+3PcJ7bvHk4utsBiUrqCSTPqMIZLKTr+3S26GgVSbLWdO1m807mfocKVFNphJWK/hR",
+	"+DZ6dXOj/9FN9NVscYkRqBBLWot+b8qPL+2DqyaV3Ym2WUB/eAnGJdbdFQ5DuzXDGTfC3aaRtbb9mmtk",
+	"8BfDaB5ROxXawPIydhcmYI9cAXZDwgzphyn8w8izfvXoFAoVk4RBtTKYFMAECXe/ouGETBmbW/AHvb+a",
+	"/JJ8PwawDsD6QqvTfRJWD3B9ml7WgK/IpM4hh+wKE0lmNELXLza6U9H8Nha/USMA/7iVnbAF6Onbx3Ot",
+	"3tzncDK7LpKth1OKN1REjUbIXe+7bbLWtbDhDIYX4jlsQVUK+CPO9zIxxPW3dzThVISsUqQO+c4PzbOB",
+	"81+DKbvGC3fcva0vZCvxbLrl28Y7W7F74lEnZvSuymrYfXp0tIN5kJ8Jc6PA1t56Nafd11atg3ywKnZB",
+	"aZ2XZToXu3xGO0ZZ1ejjKsDK/wRw5QfgUs3o/Q2bzV/7ID3HCWOKvKaThIkJ04c7mlNd+jgtjw+a2urH",
+	"Jcv4sM4ynnHxP7dzOyF6bWHqfw34ZrOu8nF15t+BAGsO1+wTKifxJkqWYH+a4RgljP0Gfw3BUAc/RjlS",
+	"XT9019l8Hi+vWZpyMVarK8+q+tcxHdeovn/9878t/AKoByQPBE864EQg86grNSd+Sq31UMtuT5wyiqrr",
+	"qOA21cbYKKZjbbAZHiDdQ2xF/1j0c47t0TGzgYqhlNO86vdf//zvMstsDcns05KIP/WLeEWgfK/V8Qy7",
+	"V06yORb76+aWV+iqbwbGdE5y6hi9J2HdDXjp41guutmczJhSdMya+V6t2+lh68pppcnrPiiTaCVUbGg5",
+	"seSWjGW1YIMK+p+TPHTZnZrQpa1JdUepLjnJAxAKY1zRd4wkmSDpgsV3jEykmvOUxsQ+ENNXZRZHCMqh",
+	"9fNM5hR8CV2C9PdW0HU3IzE/NiVNjfvT5aEBZyROKByehjJLOxaSRjERGcIHLJDWqo6k7D61LIyxlFMW",
+	"kWze3oWhxlNxM+dheQQuEx6Cm18m5OAQfGhqhbR1hzSvgrUGH1oIg1/0kzu29LhTYqmYekgRwtczn2rp",
+	"JGDdWsjFhvzGeIeXAoKpuRSKrSlXewAMW8O8f5gep+ZsQsX0J5m9L9b317FERMXtVwytk8+fC8lqx6rD",
+	"t5WVAi/9VtzxtMZsz5XtxmE2XrSHCPKWUrkdtdpmOQEMmE+qtvRqR7SIxqANLjZDGV2hmSSlBjUGYRCK",
+	"1+lU1VUxLu601QtIrVmyU23M5pVVBR9ckXj3ueu6vTMB44PEeHUPvsSyBzJjNCYjxqIhDafb78cP07pb",
+	"0EBspDJDDmQ9yBDNE2NFUlnmM3NtBCQ1wxt28l0+mg4v5uRG/0iWMvt/yE8yK6jSJyyeE/2FsdY8/O4N",
+	"rQOvJq/2aZ34qixOPQe63cXAUBM02YIrWk4vOMAaU5aMA+svensN4MzK21PR/fp3ryN9/6g1LBVAACAC",
+	"K4IpMKiYCTwjedBfCkZaMjFksio1nKfqPA3aBTDPQR+o01IFUDmq52Fo10+zu3ClLsb81ICK3X0zy8Xu",
+	"fvcRW3K/ujAPLMYln4dt6Wnwbevv+v3LSg6HGaDhktgpI1O2NHzlJrXH/vJEET0EpKUYI4GVt5vlnCHB",
+	"bGWeqyAUpnc+gbih4/oYZEOM469nIXs4JTyowg1sj91RhgF390E332wPVOyiDXtSsAzmFCBdk5Y+C7L7",
+	"FNm/f7gievbapyUsqpCK/d/191+CpgBSWwEYcyfe67y0M3xu5N1AGucYx+tro24KzO2qh6YM+K2ff0qe",
+	"uzCeckQuEhlORzKJnmC60NEhofF8QocsJa2Ij7lJ3QwpeBEGImYp3Gvzg952yLsO+QgXfWp3SCb4rxmz",
+	"FTjuPqxyWoEFG8IsDUTNLJgjO5AS0XGPvE0Jj5hI+YhrXWsR3CnW1wmZarWbMLiExqcDkTAl4zuT4iQY",
+	"i5SLgMvTiYlvqgmf2z3F7WuVkciZ6orf7rz75rvv33+47N782P3bL78//+L1SpcFuIakAeDlAZU+peGE",
+	"RSSVPRJowXBYZEcrfSWtwMoRoBHoKeNRuzcQQQ6MbhgaVihAdLtzzpD2vIBRh7WykoNdwKgPlwNRgJsH",
+	"ILIBaWGOL6r3eEnmMQ0xZQw7j5m+S8i3WxIhidNvC70pFcPZy5KQKcN4ZSbo/PJtFXQXsjvyfu/lWPv5",
+	"G5b3S/dKzxypqT+in060JKWSRLJ4G701UVMclWfXsTstp6Hh0oKqVvA8RVKwHsl5pPTo8SRlTJARZ3GE",
+	"OQJg185ZqLczqqYkkQvMjQaPPF6zQEkx0EYo2UOmeGSr1x5Gv4ihei1+iPIUcfo2WkO+qPXLRKZSdYiM",
+	"IwbEnYkql7NuzqZdYZXQ05U+DBwjb2RHeIxdKojLcC2bATWAaaspHZcVrY0E4fa6jcSVb+TCJcwMoD8B",
+	"HJ+AmUrL4JCFUqtibfgxr8Hd2RtnWvzqN2MWEbzkCQH+Q0VaAIwAjCUAhFAUdTU6UXyrWzPlGjtWQW9N",
+	"vOkF+b+wQmaG0OTmrAyW48mpMniWG4Q3U3bUTLBfj9PDVhSu0RqEBfgtV2E8IZ+u3j14ioAoFGg/v3wd",
+	"ttHyi7zX5xLc7SWSIOrNRU1vcSoCQmOWpP4Z+YNYSh8/iYWqaZHFgvd8VS81PNDBRbPULZvuQcvnEZhX",
+	"i438nRyTRfmo4xAfbRmFx/bzMDyqZUdKHQdKSRCqolORgspa926sTnpLGeMq722n2MMdmpNiIJ2Zr+j7",
+	"8kZa3hGd7cTots3nDDV9KcMdkZmjR2YsrlanYvN1/a4mQIR6TRo8kUJqbmM5Bneb3toExbHBkDJeO0+Y",
+	"nlVFRwykwtDB44SZ2jbjqMG/PJkUq8/z2qG5LlopI0+ZyA8R9n34jI7Z/hyeiX//fc6KDws2nOcfxnzk",
+	"RQ7awd4Z8Zg1DofMUOQbAgL9xvyROG/oogi+D5cp8ukCUAuLSCu3zPG8BxAucAqsBHz37w62IK3EbXHz",
+	"paODfdxem1z7YqPasmPYKQmCGS8betm8jC+d7XfVIswSIANJC3r1Hjknthv4XWro3XB3XbflIhLOQECB",
+	"G0+XJkEE4/NWw56SIJaLgHAxkh0S6NfMZubIOuHjSUAWNBFQiBWECU95SOOA2L/KZ8JYLvZQ2rLZXmdP",
+	"3w6DgteWF2N+lXcNXue7cJ24wViEdGaooFvOAW7E7/QpnY+5UO1TEsyoyADvBDkdQIDaHRIYHu5gIFqB",
+	"VeQBMgThL/qiSRZFMQtI9RL8Xl9Bs4intyMOMEkrFw6E+UVfanhMYHZWm4Sv2+Uhxb5rZYhd0sMKT9ab",
+	"k/tgQNAsWi8PdnGzf7RrnO7G2Y7+ATxGn7sHFJXyOMbPgbv9BZVTjT3IBEY8B6JVBBJ4SJJMCJZ0ECP/",
+	"zPr4QQStQMOkAR/mkJF8NyWtQHcrOCM0Xw+CDQSkryXajA/0Bhu0eyQI9a4SxwaSzoyIlpYM+Brx1I+F",
+	"AUWJhKVq1ycLFvGURdB4xODxHXB/5Q2fuQ+xUWBkU4Lea30YJXQhyHBpKhZnjIoK9I2JK0SI04RvpVeR",
+	"bblBFMJM601uJXo9XsBCOstUSiaWXNT49qB8M6Vj0gp0wwHk9NAxsusRnp6RgBuZBW8MpEDzlA2EvqqT",
+	"0zXyVLF4tCVNILh2wKvV1uK2HAiLSaKb9Png8n1G6e6Zd1A05WrELclHSEUTJJyd8SY2J7qmFcOhoQNt",
+	"Q4S8yhPo3Xdcy38LCqYbQ8YzT/WAWfajDuEijDPF75BWL1rJOy7t7r9rW/K1zTaecaH/PjpC6Pt1U4G3",
+	"rT+qFM80udFb3VHd4fXtHXxu3TDaQ86mgXReH0sc9l7bDHz9+s97J3gWd1/Y1kJYAdF3XHjtRdOOH2PS",
+	"TBIVhN3TMF2bAQ4dqeR8DwZRnvGNfx81TIaNs7WVW874vfaGTBz2XK9cQW5hg5T2h6Sw30zYzOtsimWW",
+	"EJCiPBCAzGMFGVgQ0WQalMLINJnCWXQ8qezI5pfV59fi0pwLsgM0jZPA8PR4Y57JTUKXBiWzFuA1Teiy",
+	"F9mLYDPVX3URV4GHU2YccbgB51euwkZ9NcBf7MUuABv5nV4cXq9Uu0P2b8ElXZ00Hyxpedr+KFTSirD0",
+	"7Ii944I9nBZQt36r5S5nBOx56M715DUif/7oXKoFbiIXLzlLL6TXw56ver15lWPXpWO4m0lolcva6YSL",
+	"TJ2b8ucdGlDFhC6VYetkKsfrRSRJ0jr41z//90nfjTkzGk46JOIq5SJM22cG5QzQCwmDmdP3Ohrt51/K",
+	"b/bz3jH5zKCc7O3FJy0XuU+plLC+UdOUc9LWOphwHKrzYUezU5ph7wq9z6twVkV2yg2Yh1M6fFaBuzJV",
+	"lKpDAqitDEiLFlWWbTyoVKorqwgkbXdbMMBM4Euw5cf6hRIq1IglhlbUfkIeUlugaXxdtwbHaa+zBz2B",
+	"ttwelLeb2vLOohrTf0xYJNJk/SVyQVpBMSqBHY7bWAI6KTw/aHdyQlfu0fkNDezcWC5KOApIo+ZGsU8c",
+	"/Dis50SZMlNYAiadyS09DdoYmoefV+BLSSsIqWJ6HIYUhuM/Dvr6aAg44+eVu0Iq4ORoQFRTWYaMcbjj",
+	"+nqXhwi4vVeP7lCmE1zm1WQJ3YlVRsINi/GTmNH5nEU2maUSx45jloxZHeqSvlV3EBFx7MWQ8mIVzGLC",
+	"Y/1m+BQ9jHDANh9TwN+ZGFuuUYTr3DzFH8GO6lhfZMRIK034bKbP7tl8zhKiB6xdMMazewcgwdSwAGqC",
+	"MKThDsTgx5cXbz7u1SDBNxgtxIHXvWoOQc2ZN4sTIv/XjIlzj2x/yJNzcQjMuBtobCqWtl7MoDFFBuFt",
+	"t+B/k+iuFrQiuuv2fLdn4hs9vIUd8xVkiC6K0GcnmHxfZSi1zQinVh7tqujVULrBlq7ORyOEZl+FqxTd",
+	"icyK3V9hio9VGfAMIRf+5lWd48/2yjr/lJwxfeSY0blCB5D9HTx9C0CHbc2lUnyoLZN8SZf2Pdvqnh1v",
+	"7+lWLVXKZpWY48eL83fejYLd1yA1w1IGAm293Yo0XuJCLgBczcJzebQjPtKzE9JkKCfLKPEyL/l5cmyO",
+	"oe5Q/hJl2Siv05LoO3HOQt9aTeKRA+/OBiU/iDbcNFRYHrfXmBBlGNohmGNgU84IHcJ3JmdqytjcpCzA",
+	"wb9Hcss8YZB8ho63xUTGgJ6if8sSkzQnDduHaSylU2Yai9DyVO0eudBP1nIc6BEO8qxHhYQE+QMhZ42l",
+	"hgm/9CCTxCHYAgy9JypvH/fNGQDq5mNy0HkwdHSOCvoYwNCv7ueyBAq9VeWie2Qu2twcDKO0EdNHjfi9",
+	"FfrgKJOlNu93k0IHB03PnF4YrGPEyuo1GWOWP8jXKeZNYfMoVMjSDGilioQxowmLIM4zzbRxpiYsHr3j",
+	"I/aSLhVadtpU4RBSAMMKEPNpAlCA8CFflkH7jASIDBDk8kRSORB6e8BMw8KUs6YeYgJJzE80ptyEKgMd",
+	"YnCCSOu4/6JdgxZkUDS8p1AFoq4f702zKZlwa6k8UzY7zy/+0tnTL/JpB5CWkKZsLJNl5WR4sEUl85Y1",
+	"UvlkNS6OuTR3eAioV+qiXHkxnbMs/ydlmn/vPjv1QK9/wmxtTwY0aWmrtMuFYkJxPfEm/Ws7b17uQGjG",
+	"U5uymZ29LdI/TMlTPt+OyNTvUe8hIeCx96heE42eZ6o3H5mL/J4V0xsG+deMmdHSK1CPj9wMBXclY5Zv",
+	"FqioH5Cj02/Qr3qd/TEZ/+H2QoO5ag5Wj6/RGLKeDLJ+//ApuTA0oDtQv9SM5DVPv4LpZUkOlM+4IjHH",
+	"pO9Nw+mSLG3Ld1TI2sGhh8N6N429E7dR3cCXYXd2Nzxs7LWx8UFatBS68hgeZwPhMxhgw273yHlR5qFS",
+	"ugQmGCCsqoPxfZAt8EjIWJsySPNIXwW0apv7dpIr//4Eb12/IZlIzO5iY08y0qzaUvFIVfmpJsu1bpZf",
+	"6y6QOc0UUzbiwpkiLYjYGDcDnDohuwR9bwCDKdMiGoeole0zEBSSMJXNUKnMSkdi876rUoQPW+0dRMBM",
+	"CVkqLaQ1+NcgHB0vSfDzYO9Pg71fAkwMgbADNFeJNPypFF5oEEd7ldMUlzXW2qJ3/w5uch0bPPRTEtfp",
+	"pVjSCLKNN4oV+pUqcK1aV5s0oXRCBQlGPGa2mAwMhgDmlY+F9MZX9fU+T/flh2875LvLV992yGc2vNRz",
+	"8+3b1wRyVMExafwmJ+Q9/4YYXG/45vnBi0My5/csVkQKKMaK2EC0jo46B8+edZ72+/ZXDq7gdsew8RXJ",
+	"oeBlXc7xD8O/E1xgSmUXyoZdSrDrH7/VejRho0zpsxkeqEwVG76VOS7l5tIQWHm25bqEPCbTV+Q6UhO5",
+	"wKOaHpce+ZyzXxTfFgTEhfH+RAF/+EBgegBUeqKQIyy6KX4kMZ/xFN3fSs6wBwrzsSDNCnjrRqg2VPUl",
+	"GwWzYf5/qRXNPNfZEU+/AG0c28YPVoiZWgM18yDArp3ZjPNiVL86S5arqFeZYomDf9HYff8+f5bPib8e",
+	"wqtBVYUdCrPnuW/mm40facwjeKlH4pSIWEr5FgcrsHltYxuqDEzTnkwE/SZMRDLxYY9CUPJDpgeiPLSv",
+	"33UP+y+ODhoBKK+DMJUipeFG/wj28MJc/HWRCRiNtMlsXRX5Ox/6XBMzLoCLNweILC6vgXpcbWNVcF8n",
+	"TE0gI+gykVEWet8HMOltLxtu9Gwa4WKpLh5o7NWqJoHv1X+ObIccFbJx3h8T5qssioXclHpembzq7LhD",
+	"thM4aVkKd0RfdJPYBPWO7ONRvRYPe0kFJVcZ98EZbmwOaGDL7f35gJwcHJKTkxPSP+j3V4PmGxr9Uju+",
+	"6NbZEqalkaaqelK30FzVqCH+Qu6gxyYEIySceedZEk6oMpxJirTgjID06+DUaTfKdtpVM1b1V+WQqw/I",
+	"Q5YuGBPYQX0q10Zqnn3W6td39rBTct1uAq5d0Y6rliOO4BNFTEuGaYoLBM9d35ud0HSbqdutIT8dZbz6",
+	"lgvUvGju4isb9CUUksYmkKPCiyPas0aHsh1U/EMVUVOSZ7PwTdz6qwKgV5AOnBg5m0GS2oiKcNkhBwcn",
+	"mHr2iACMW7A3zGk4vTa1hE3pDvQ9Nti0ktK0+gRAMzQl6atDO094yFatmuPDk2ZGjYnZOFh+Vy+77169",
+	"7x4cnDwKOnlnD9fRLnnKcEl+u0MLoHtdrWfOp8IZ4dL4uGP5ALtCi/9ue59dIBv3lF2Ev4yk3GQx5FLu",
+	"iUvb8DZGcB1tqFgcK4QkX9BlI+TtpmvkUmIUcIV61F0wTWhES0vGA0dhf9ZvADzj2bKIVrdUNh4bBD+k",
+	"FIWNLuYqVfpETHja7pFz4yqSwo7MQMDtc9gUS6PHVfHIUzJDTkbA7Ms7Ah505ThTnwAufCXtsU5cyjqg",
+	"SofEEXoJQQLDab5ll7boGn2xfof2xntLxgKmRxrALj00RopalCgWSsigZbNKadv195+c1NAXlTLqsn56",
+	"CMh1RZts1B8+lfCZxlPD+n9tQVtrKkoWxaW9HOAVCksAuiYizgXAaYOwkoosWMJIfseqA/Qh2NE53mLD",
+	"/c7p4y4KvXx75fm567LpQP9b6lBqZ9xXjuKd8z+qKsUvcD0zmpht9fDqlDxx63YoJ8ZvX3w30t/ZqhVP",
+	"kO9hdSvnMUvqi0cgyIbJUlAsrpyKD6hmIVJU+98hAbxy9Tf9Ho2Og7pbb6iI5GhU17E5HF7AyzoxV+ZH",
+	"PYUv+Md01TxrXfGN01dt3iW4JebdRs+9Ynm/d6zHMbevLckZJzwG4G+apexRanIOPSlQ2xQvVWmr7XiW",
+	"hLMiEs0Lej5TlbJ30oMOu3O22vbHMHPLjhnjj3/e+sPo74RMm6HO7EJ4Z+/5hiq2G1He+h1Kpawg4N+O",
+	"dLwWi9FUgq2Sj5MWmJZIIQ7eEgFgJe2HAcplWxj862jvoL6rIAwMgfWuwv0PrJetuTl/lA3O3Znt/Ey3",
+	"DrVdHZtdSTycTEOHsg7Es0J2V6zV8qHWzGqtjrnKpSoHbZhLHiMVAfIn6H7KO5YU2wGU7vGZNlISaaod",
+	"wBU640I/GTqbZonAe1dhqpxnrMhC1VLzCqS1c3AHsebPKcCm0DAl311//FCcLKZsaaDduXHm9ciPLOGj",
+	"5UAE913FEm2jdBUfC8jMCSz3lt7dErowsX1TTTSniTJpUjNv7pIXj8TUW4F1R0zFRNQhV68vyNHR0Qvd",
+	"vU83F9hnm4sw43HMzVlpnrCQK9gnP8FBFPFw4egawdsF2mIM2vpQi8dWTGDpkMWEhxMyo0tCkwSAgzIA",
+	"QMGRKB2wDvuHT7v9o27/8Kb/4rTfP+33/1ZXJrXqtvOefd5GeLZN2DiLaULOL9+SiOU0HQqLKSkZsQUZ",
+	"0TBVmFekJnSuDds5ExFkYhSjB4WLANQOn58oop+MyAXUh8juGOerosTydJ4OobGSWEJjUpYd6YDrAjJh",
+	"dGXUEP3RLLv6sGbNs58owqNOcQTmoiLWFowBewqlp+5wjBjm/QOiJoCM/S6T8dvoyz4KQNA+JQkL5Vhw",
+	"xQA0A9uJE0YjsPJCBrhCwyUBBAoRmWwpA+7EXADSVgB/Bu1qWeaGqgvW7/efNvEYQd8bUnPhm5SzFHbw",
+	"MtojFz7a0JLWnL9WFNR5mmqb1g/t7E6h3imxw3qFCjjW59f3PGoE2rUmW40+STCxBeAoFLK2ZnFsylF/",
+	"zViGToPdKgYjU2T0fh26L+yl2FeSSjkFxBxHc9lMwNyXVPNYx7fEbK5G9aWXpaeNKI9ZRFojzLzTcggV",
+	"U8KwXZuUKn1Y0m+stR6K8XOodjGJe4nxtkQsIif9ftA2QygFUVmol0avyVg10jCkFSxQenopUymmB+q/",
+	"nCzH9pa6BVp/u1HBGPg43QnsT5EnmWqdp62huCSSQPUEgsqjdiNnL2/Kca/FcpuTCKQoe9xq2FJwShaU",
+	"p5YGj+rj5pym4YQlZwBIB6h1p6X1whXJoPJ5QZfAo4LF0MkdSwZCpdItH3Z4F/Uy07o0iVjUPiOBCxKD",
+	"zRuZwutZRA7v788GIkBZDU6hFhkzHmWWhnLG9Lk3z3AtuNwTliacRWXgNHxfxMEziHgF3klnDx/irzit",
+	"KYO9cTr9RJE3NzeXBK89Iyaqm4lEb7YAkKUHis9YpDtv1glWz9r3NSU8uNhPXrzYbunXKue3rppGaXDk",
+	"qFNSlk6dqaPArFZZo9GL5FofMpGx3HArDmlKYznODCmMMRXM2lYBUUYFWRPNPEGRcELnWgVhOwPhPAZL",
+	"9IM/rSQNrzy0B1dBHmWqZ2iIPQCnDROpJeO3UvMnU7wEWFJApXqLmGcGdc/8wsWd5CG7nVMY97mMebjs",
+	"zbNhzNUELl3IZHqLViMyYKBGKsPudFZUVsLmMklLLWlTW45GvYiFPMK2vd5S/RJjOmYzJtLeiAsa89+q",
+	"+IAbNaQZ/GtHt60LYfty0XE/jcoLFRLUa3DYd3C3FPnmjuOr+nLVgXtI/vgKwgLlcZbU0WS9xt3WrDRF",
+	"FLeFnjFVqd0rR1nsZKlA1bLeX/qIeWguKm9x/U2hpsZ0RSotjLI1NhP0N++ktSYQ0CtiRq05uj/nnNjN",
+	"ioIS+Br16+hbu8qhd6ZTuQ4u7S26pxWlHPEIeWpADQ+EPkZyQZ6bSJuqeSn7nIotf9g/fogWz2sLVpmO",
+	"QAn21qQ97yuJVHKbrXbEIzarxonpV+SgNAEVId8EZ2xWzQ1TaV1gzzXnTvHsCHp4uDRoKyotohEdn+nf",
+	"AdYV2PR5quyhjscpHjNXWCnzG3cJwlXu3/DS/54gW2XQvbE1Z9j/sJCaO9U9Z6RqqcIcw4qJaC65SKGO",
+	"P4DlEJBPV+9MQcYEQTxgT4WqItgsQ0KjKNGHc4VC1QonLJzq4z4dUy4ITY2dUJx62p0cRQJS+NGxMadK",
+	"LWQCwESjhI5hPyVXLOIJC1Nli6cGAvGzc7tz9wVcys07fr4xMmOT5pxJnqGnEVC9Fri1TzK9hBMOoSAw",
+	"9bIKB1PqBwH7LJMppDleGcOlbj2vmjhgtDvovvoS42HD4wBetrpW81tqT2elNgHZuVPoe+c5OV/ZbgSj",
+	"zYMACztMOwX4nZsdD7g7DF59U52af4/W8QqIV/d4rOA/SgV5pLMHz1IszBKeLq8BvhUt2jn/ni3PM73i",
+	"POeZckEXuGWnbKmVAo26oG1UKOfsjNizQmlfe/PuGTl/eUO4GOsdzqo3VBtcPwIdpbY64HTvvkvnvDtl",
+	"Tm0V9hAwOBhNWGL7ip9eW+H77vPN3gqBJ2o3w7bwREEvlVadUyZIK9BNycS83in5BlqEovij8Pzi4tX1",
+	"9e3Nx+9ffYBvWNDukDsa84gcnJAZIrz3BuLjMNVaVm/YgMCfsDFXKUs6JJZj/YM+pkNOLr43YufqgwA8",
+	"rnhRrT0xt++Oh+xG97FmXsicAg8CXvnEvFAHAuZIxa2Vvr6IizFpBYj3b5Is9vX3yElaMwV4Ydeyaa/M",
+	"g9PBHzJv9KWmh9Yl/au+q2MRO/W591oCXq7xT0Oawv5C/RXu+gtOyMtXP769eFWZkIFYABPCMJELxRJl",
+	"YWb0iQJfTPXIOc56LMdaEUc0TAl3hRC6UwxAzXvrBcTFSFoOFJPSb8pB9GX/6dJzFu1dywxXjsrm+oy7",
+	"kr+JVySZwBhIRGEd2z2zo/d9IL5EnDw5GnGIiMCZ3CZczLI45V2kZwRDUibqVO/UCQupMgSaTq6GfloH",
+	"QXe0oNoLsOIBgLOxLhWRVEMmVKbICP3/b9496wwEYvmD78Kt+pdj1bH5PBgmAOagiFi/BxguNEmFnpuB",
+	"GIj/+A9yISEhkkuhBqJLzuNYP3qCJkfCYgo1GgbFCjCFPl29szErgGGPDBREsH93EEDeJL+3iAJx7rMj",
+	"pBWMpX550tsPZxHYIQ4VMk3R7Drd34cbtcV1+rz/vK9b7emuQcwQd1qApqAzFl9QxXrkrWFQ/PTp7UvV",
+	"Izd8xlRKZ3P8thLCg7awqBI8ToQrEvw+QPfTYO+UDPZQ6g0iIQr8YK9DBsZxdSEjBhfCZVykeMmX4AzQ",
+	"MmkUKRKYasEA3/zn36E6v2NhDr/8olXacf/QXD1iGNjEuc8EzdKJnhUtaBHSJBz3D8zF+iMOyTmxXJlY",
+	"cx9JhnyoQJwJ/qoi+EKoMI5NZ2fpONmcx9DmFU0ZVgZbWmtyfPjCBD5JcMXSZNk9hxiTWeekZU6xbWjg",
+	"M/hicDmlFEQGvLn0jnIwhEiLQmxA3mlVTfU7pDRJ24Z60ACn2X6d9I/g4Xogy083oLcRCzC2qh916zwn",
+	"OLUQgGAIGiyTDrhuIcUpSeNlD9o1vt7bTEyFXIgAWTEsnJsNWOhWYn0SQHdTKGcznqZcjM9IwubMJC7k",
+	"IR/T6dyvH7yN2GwuUybCZfd7tgx6Rg7tHRMDLk8jKKRpHZwQoMA2gB0d8rRPcrRl3bTe5XGHb5vQiVmX",
+	"BX4ryMVJ/8iu99LGOxCvgE87H3RYXhAhCu67c5aYBFAjl8UX+glw1jHR4OKXogppIBIZw9zHelfOo6L5",
+	"055Yzg2MsJErGTNFEiqmAz0J1h5ghEYzLuyHGRV0XPxmWLiklsKUjkZt+4M+/bCkRz7axykyhtU0BGpa",
+	"U8EPCQb6Y9cuwTNC8Xd7TANvDP7oLJZDm76gFZe9Fwb53CUXntElGbKaSvuWAVFQQbtHKjOhKOREYAIE",
+	"T1kXrL2ATOSCqCzUa9HlMFYkRU/JqV6CljUYxdFoCFcTILALOYf/d23vsEGiGDOsz7BizNnWiFxBzmuR",
+	"AfBlTnP1oj9ijjQ+twUxnxwvwoAJu1e3dcOOHgKWBT4C5lzjODMKTfcKs/0niICDHbOdeALudQ7GYZcE",
+	"MhlXB8GLloCkDgClUzcmY5bqrh2d4RjQqKD3MfNjbujqH08JJobq7Qe5imD/nHVswAFgJnPRx8leTJbY",
+	"bSGF0V2gEctdLYZVb+5dLkxmAuz0XS7A7u5Y/4S1+1UHhrgwCrW1CnGatlUMNgQyEPrwAcvPOKOGIA4Q",
+	"e7rOW9SvZOBerJVbym3IYy0dcpnovScaiFciZck84YpZeUdnGk6KcEKeNH8igcYDa4G4/rEnStsip7r/",
+	"/7Bb0T8Q3ob8YyD+0e124T/9c2Ao07rIJvQPEtD5POaY+7X/dyVFQPDClYySfzipDBAkrl7n5CX9g8Ry",
+	"wZJQb3oTdk/evD+/6F6/OT88eWr9xwld5ApfHxw7+linjbS8zqL8ioqFCUv1QwciT60yNguP0C6BzuGf",
+	"MPz4JzVf6b1xsPclIC08TJOgciQHOEkOhFFI7G3C0h2TswSLTUEeUzrJd7l16UKAHQUZQnOb6ASNm50A",
+	"Q7uliByEv/9kOmYk6095nM6OnX0MSm3XZInlKwCVtE0OK1LDOpXcsI41Z0IpVEq1WPAZknrRhCspTnGZ",
+	"6ynmGNNC81MbYhEfjbC61kDKiAjMGYTdnLKlVTJm5tDjkGMPUaXbxvMiTQk4uJHGfTFRLLy1JrQ1riO0",
+	"quxc6caHTKVdNhrJJC1h4+jjJ+i7hCExPqFZKmc05SEaPVq75V6LCZ3PmYDegB7lJoqJMKEGKhowbwr5",
+	"NyYP+B+7xPWhgvGSxzPQ3NQK/Qwi6of391gMB7q2IGTxuTgJyZ2cyEUMgdQhy92yJgFKxngwWXHFWi9s",
+	"7n7VbToeWDwBaPVjY0tYWqh8yy8ohyuCDn6D8YrAllbrJ9TF4Q07gxvYCOpDb7DBeHLF7EoBNub9ItIZ",
+	"mP0QEabz8J8rM5whbZ0nu/CMBDQNiDdTEY9uYG7aInfcn9Zoe+wd5s4oyAykFcf8mhQraLw2S868Z25N",
+	"D2XEWYV4Hh0bR319kFfAsWekE+1wvU6Qos+JFONmnou4MoZ0HupDxZgWeXh2w7zWYxpzAVsmmSdcgIVH",
+	"x/ilfsXg9wUb3mZJ/GVfH9r2f0/pWJ8e9VFRH1xQ6k0JHg0TqVRpv9fTCBRo83kRfTAQ+qDBPMNVeZAP",
+	"3FXl6Q1ls0Hb7gVgT49co/tAZmnHYLqtnM70qbTYufSI5Dp6IALbDX0S1Z0LnCynxYSZ0yhYOpawDww9",
+	"1e4QhRu+fnXdLADYAfAV5CBg17tcaJWm74Mx4Xj6paTAWEVnU8xDJjCf37iGLhM5TzhLEUwKAqJ5EMV1",
+	"Ju2nLJkph4c6dypB+XOi0I900Ov3+pAeOWeCzvne6d5Rr987QuD0CTh893sLFsddOGHu/30xVb2/m9xu",
+	"L0einnjYdD6zIfmeLck1M3yqmDCtB6DkVlU9Ap5Bg79vU6u1EpvyCA8nl/lB7RT4JEgL1adJF80n+G20",
+	"d7r3LUu/W0yR+NoUPOpuHvb7DhsxurLLtlQpuPz7nu4uhAloPN473XsVvbw+h9juHXw6PDk5eAEAifqh",
+	"z6J+eDw8ZC/owegoPHmuf0iXe6d7H7+/1DOlwIvPx3udvXs98Ae//nT+0/f3F8nox+vbZzfLzz+8+Th+",
+	"NgnvLumcv4+TxVtKL8M3n64kAjWhDbQp3PDd5++v0fHoIexhS6JYCiHG4/5xXVP5mO1/kOlrmSGA5XH/",
+	"aaMbznPWw1L8YO/05186eyqbzbTgnu5d4uYHAgFL9A4topJcAHX4WCGHMMY33NP93ukeCoEeUuewuXe6",
+	"Jyzm6T7N0sk+uNUhN0cqj8ReQVGB1lDG768X5yKR2vqZUchCi/RBC77JQ57GyZQrhuP+QW8gXuutymSQ",
+	"mqWeuz5MmmTeZBiDq/TtJTF5FUWUgMQyNITFc8oTcMs6P5+a+GyeZAKOHX0PizqwIRTaLeHjSZp323Gc",
+	"Hb7AhI6ye6pHPoJ+e3uZ2zaEGu6EHjm3aTroZjV81U7+h30OkL0agwaU4pwmNI5ZTMYZmjvG787uQ2Zs",
+	"tRHiXQowvQTg+WiNj65Y4HPGERuIt5dYdxBrbQvjgJbkUb8YdGoGi7SOD1+QIVtKEbV75HNBUZNAboSy",
+	"KesDAf2FU74+Jotl/jZg/vGUUGSBpmizdtwUTl64/CoDarxVeXqxTJBiEooXx8TgFyFYI6aA4uZHU7u7",
+	"2VVktvrtNeI7WACA9E5nLGWJqg1//v/s/d1yG7mWNgjfCoL9dZjsTkkkRUk2FTviVcmuKu+ybG1J3rV3",
+	"N3c5wUyQRCsJsBKgaNbPF+/RxMzpzET0DUzM8VzD9J30lUxgLQCZSZFUUiIl2cWTKiuZP0gksP7X82Sn",
+	"7OXifpDP+AfmHpnS38h4upos9UmPO+EJ3ZxX2lC8t8PFDlLD7oyoMNP6qlJaHMJ7O5DG34vJU4c4fm8V",
+	"gYUzzMqi+QNxp+5d2vN+Lz327Irb2R80cDiU99uklbndBdXsHR8ubnKz5+5lJ/4eZFftnENtZumL7ekw",
+	"wBbO3HL98A2N/ccwlzTuvuQj5BRkCvWZ99RD5qpXd1+VW+6nUvQSjnUErcb+3dee0ykAg0r5jqZ9fGbj",
+	"oMzr2RQfQ7xboMY3FzebKw34Bza9YMbpxYtLvO2VlGdUTO33AEvxoF7iTS8xevTNWE2XanizRo0cA4GY",
+	"6Ty/uzPd7rbQQ9S7ROicRfr9Rl4zR94PKPEsdil2m2c2Y0OdavPOSo1ZjPl5r7qd7d4RJ1aJNuutuR4B",
+	"3GNCFab/vVcQ0SQxgl7RHkOQ5xGj2twvb/f4Hio7CKXp1NYRYFW8HrApwS5KUnW6L7MOagsUhA1F5d7a",
+	"Rnwyt2OR9kAmxadTH3bY4CdU2pVUf/rbz/s39WHz/VH05/Tvk5fdq8b1eUu9i1/1vqeH4zfyoP9vvCn+",
+	"8vnor5Py+uICH7OSxmjNwTrwDqg1tu8hG7di7i4xt4q4+pilV++WWrjY1yaesPFjoa8MBUcoJbHm0nL2",
+	"ZyGNW9vZmKbFEMgCN/iMVR5s4Ywt8vRS8wbgqcvbNvb0uW7qzIs9sqXwoEXll9Ht9yi1oBRLencup8w+",
+	"XqTvTiHDjZLdLqbM/fN8b4JNiBTA0IHqEZefHGvgczWuSVFZyB5mWWDBYjDb+c142i3vefbpBXZW8IBd",
+	"bL0j6IzX7J1m6wPNc5uhSQqce8udmxVdFEsuJredvu5YTYl3+LyjV2Kv+TI0nkI+0jpw87YgEPGx88zm",
+	"eToNar/F+d3eVVARbJI7z3PU71C9E9OJ2Gk1y6vU4hR8fb6Ye7McfdPMdqhs3aM/sHvkdcKpS1DOqoYX",
+	"ajWvqJSWsKJ7iZKQwjPXLPSKqoqLfgIyuDYj8oHiCcfostKCTTqicAOI2eGD4sB6LDGp2kxXDSudjfaJ",
+	"vRvm8zO75BxHhWU3HeG8IndDdwm2rCRKzmiyux25ALsNO4LrXOVc5rxFcgS8lqlETC180dSsJBIzneVl",
+	"1+ltWR/EiZyt1/Xl6oaT/C45XrrTuPLrehvU22qtx/F233y2VTN0ZjUi3kVu8a7TH3btLkt0E9SEGi0z",
+	"x9fwXsaPkGqRaf89HbIwmC06hC2FxaU+GdYRERD6EqqwVhDTTWS/vhPTKVT86ZTTZJcAWL6ypVWM3GaV",
+	"3e2Id1l17L5t4nEluyOW5vwU89dAjtNjnGgoTsqfT6qtej0AYOKO8MXw6FWQk5mCcnKna+MUZToWIpfN",
+	"6gjvhw2oGrD5Sa3Vk0sX9nt+RDf3S8gx2WKKPEmUXUfzaU/XnJZyM7aSxmt8CRoPqn5sQhNLYnyRlt15",
+	"XLn2nlvpK0eaeZeu8ufl9dwja0cj5BI/3izS9+zCvVtf7cGpLFRHRr/Ypb1ObegeupPhtCwMFd/yG6Ec",
+	"3hUHJLIfGJ3tywrbWTFENTT//MRFWAtmy1OA3B9//WTxpCxkIV0Yx9OEZn+hEVELoADFFyJK2RFQRGEr",
+	"SM0gsELFjGHmYvOjO/TJRlLMaTTz9goWSkdkhjQ6gNXQnvAJ/LNP6J/BuyAjMEYVrbtZC/CIHGs3OSz+",
+	"JMc6rHWEk1hFFR06uwVH5utrMjVvrkODpQ84CFD2wTNQWy4wgKpTKhQtVIjbUnNtfPtd8gMbafIKneRd",
+	"ck7N/KDqh24N10I2TpVMw2M0bAT7bD5Qn2F7gXmuA5t8x8V11vQWpiz5U6dizu9Uwtp6A57vuNKXdkG+",
+	"cRAqq1kETkjfeeIpvL81Ge5f5/fvCK06i1F6YDFKobjvDhDKer3ea5pzR3Cf/d36bqOxv3vk2JOh8M/s",
+	"LywETE/6MLDKmfyFJwndO9itkyo/p/ExOT3/SD5cksbRpxZJ+DUjZzQyB/5WgymZN9JWu9FcZaSNMiO1",
+	"kuBhA/5H3qIohSdVWDtzqC3nuNgjy71ra6NmTAourufAcWAL7DhNsOnumBT2hLepU6R/HsqU5W6fvdIs",
+	"NsPz95k3ld66XaS2llAmtvUPjTmxZ/fz3q/XbPr7UjWJ/S2yZzS2p2aGxl7XRoZd71BdaJQDstEXnEcI",
+	"34Xw5I9pEnZE/nYRVUDYAyW18EPWFAi3zd8p36gMrSf2ReBCuAMiM1pFCLUiXNsOTOOwRgMWgwTuSxmT",
+	"anhqjuycSqFTmbTJKOU3wLQ/pJ93aJ/9ab9xsH9YNw4lHw7H8OmhU+ptb+e9FGznjOpoENraT/P64Zsr",
+	"2g/9QPeho7qoFEKcupBUXTOeTwpmnM4v1IwDDu24eWyIcFG99jfmQ4PZeFtf3P7AdsAwgZEcTXMfF3u+",
+	"ilinncqr3svDuP6y8fJlKzqKDw9e0WaPUVqPDg5oXG8c0P1ur9VrdJvdevdlsxnFjYP4MGocdOu9ep3W",
+	"X3Yqi7AvCpNaEA5FGqH6bSSXu/UWzOrevxQxz6r5+YalXis8927K6bleG3J1F6VnYaXNEaOlll7xW5S5",
+	"ZKmMDSrm4y+gGLOzcvn9yU7z4DAggEoZb2Q1LNcC+/PKgnDzz1muEKpCG3uXvJfQKznzKb6El3481fcI",
+	"zQtri7j+ehue59//8XvBwTxxigXjrqD1cvrTYqPM0Z/4yyINuqrlDfIXo3CZ8p2Y5Wf+xGfteczkueoX",
+	"gCEQuwI7q1JgIBrICcIzADU/gFNh8Ub4Gu56aW4a1tr5neHUU0cgNdTYYx3eboSH/mbjFHVTKhzoPTdi",
+	"RsuYThHKnzmHCDv9OwKaZ3+BGhgMULlWfWxkSHXWueEtB2Mlk+otCqPA0kFhw3jGZSSIJ1GykBPOl47p",
+	"FJ4BzWtibE6F/+fP1SmdIto6kcZ3dIUYdl5doadMEoDQx7RnD6L2CGxivcai5ie2gzNrFQR12rZdJBZ7",
+	"pCOsGz7T5LBfb+FdhZVTJKeRuSJKQ8gAq3tugKspWxPss9lgHRFisPqKQ+AewT9cIMBWwdEEq324xXGw",
+	"3j3ghRFKmvX6LjnBpG+P6WgAuE5oSVHSS2FBQOOoZ3lYCBo1xwnO7J3C1zfer8elum3bALDNnHR2RwAK",
+	"jg+wz7OAchthNRMIVrS57JZaOcaPZZwZrvHb8CTxmmZGQRzErUar3qTdqNVt0qPD7qujxqv4VaNRbxxF",
+	"B6+aT2QD3RXmNpsGrMc7A91n7kycZGQexL1557We3M5eWzpWnv+siwoezY/3tbyE3AEPIWz7VtMRS90y",
+	"wMwZlI6bBWLrIviQLTDK3N3uZYFd4s63T5NpYXEGJL/njSAAkIB7LcJ7ml64SQbUZtesdMvwpp0ME7MC",
+	"c5FNtvpH2sS0X+WUSnXspHYt+w4bmOOvOMixmuGWCylYyf1Qoy0ztRB3cUmWnCYJ4kJlplaG0kvFNFdp",
+	"lI9XyxhzGYBONYT2/13iemAte0ABgxHgIau5HLORNIpQSCPXvMWEV2HJFza1Z9VjaBdhDwu0stZds8qx",
+	"yzJk9WHGCLYpbEiV2xE7YDDfb9vqiPDcQlbCOWZf94zRHzr2JzgMrZS2x/4wzyLpCBDg/sloQLtMk1a9",
+	"vtsR7r7YN4oWYUIR+wtEa0RHpFrArPT3yxunbdJLGSPNgIxSSZoHQccsRAsnRMbCwi/VbkN0OXSutr39",
+	"J4z9ZxYqDFtpOrVdRrlRZ0Ea++qelQkHnLJRQs2IubYfGU1vBKcyd5UjBUjBWHwXd4Q501tQikSJVFgr",
+	"kKuCaNRJlFA+xPoH235bKIUI8oD+2DB1nM0x1R6zb6aCe2lVwjFJaYZkNTfEdGqGZWfnVMbsaUuxzQDa",
+	"laMf/nLWOl+hknrmHTZaL4cL5U676BxPK28P4QVoFS0yiBaD1AazwubLLpUrkRjHmfJjtaGPldeaRfb9",
+	"ZP78JKT+BGLSs9e0K/PlqCe9gT3TbtVbpT/0G7jxgi/sFMRywb+7rQ18PlUSZWsKzULK9I/PMUQodO+2",
+	"ju4um+Dihlta5D0EEV9sI/1ZcnEbOjEzhrJ7vVAklQkLLMYlxC+8+aQwyuFzXh1R6EpySF/+jgzVaLVV",
+	"30dWrgmCB54IYqFaA1jhgY8XANcc7IKOmC2Fbx0XACMstGP2+6sSOXy03wp16NbU1tO5GhP301s/P0+q",
+	"MbWtQOfi5tOr6C/N7t+Ohj+MWuqqcfNvL8XF/uTvh+z7+n+8O6Dfxs3+R/7h56O/XZfXrLPvulHN+tj9",
+	"lFjB4Ve8YJN8a+njNieVEDffyrTL45iJR4z0/wEK6daT+Mdpg0R4XjBkKE2wru6R6LfwY3cji3m2N0ij",
+	"G0cuIN2xiBMoKLXwfLGMxkMmNADy/vnyw/t7YYh9GDFxMuJ/Rnbsh0GJORqA+4GxFeQAjWNuHkOT8xwb",
+	"SYGjxdF/zBcI8F7nb8n+bt3P1LMABbsacJiUF8qP0Y2PVM1nrK0DEcwttSkdJutbag9ZYX83I1lphbmx",
+	"b1fYGlfY30/O3q1nhaV9VaK5RSywSbMWFWM4L21TuR8wBI7gQ9p/UptOLO62KB8ScW+y0U4KmfbvNNjM",
+	"bJa31/DsuXsnvyYe3B9xq00BIVd5/Pu2Kf1rtM+yToX8MsrJNBBN9zDPcki9S3XmnLqMAIsyEP0roYJU",
+	"NTcSDSRY4CgqlOVIGHI9B78qNPLhQ9oPSRX5MbDWflTbJZdcM6QUaxeevjPhMTt2rk6OyaIjclQWKaMx",
+	"wPNKaZvBbZLUVq7YiD4djbCIZVHxiX1J7B0wb7lI44PQfaAH+YTyaFvlNX/jXZh1tPK2s6s623l5Mg5n",
+	"cc1sSvPxV67s+mB2Lqjr0XguYBCW3kB8gA6hhhk3bSQTOU7VLjlPqLAEVjZx3p1mvGGBRb4DjGu4zcn5",
+	"29u7GDlwcB+DXWN2+h0b2PHFLOCicQQn8/bbR4DHd1vunmYKzAMyeUfYBPFP37462m8cAi8nt9//n+rf",
+	"Hh0evjFfZrFdAxQ/zUNyaqnRy9s5/k02Gpl6VLmC3AXxU8qX5xqNegrjZT1iENfp6oLQC4bKfHk3a4Ps",
+	"0VjvDZIjzFTeUxLO9c5OzB5hCijKbpqO904hfgz1xIovFOFCs7RHjcUg+lx4skHLI4UEiO2OOHl99dMJ",
+	"kOANuQ4I/tnEJsCeMYTwyEu7I0g1ZkPZT+lowCMVkLHgei+VcrjXZXFAwDfsc6aCjgByR+BjwCIMvNE+",
+	"ibmKBmZVBGSUjJUlgUyNb4BM4lSRD68viWJA2AyNgievr7KXlWlHcEE+XJz99KHeIHvkw9nrnz7U93fJ",
+	"ybtGNgQypCMQxzodR8aIi+1vgGEqYngI8kXYuTEj6YgbGdHuOKHp1NFJOL67ITWSEvXMNUQaFQnHYkhH",
+	"IxaHUDmSMiNTIZVyUm8CVyA1/3wJ+HQQmXQclNXzvzZ2miR8Gxr9RMxfrYMa+thITwnFYFAzqqB4Br6R",
+	"KhBZUg0X7tt+GUomNBVc9NuWYI3F0KozoDdQjJEC+RaPd5SmU8urBtRH5iTkN4CmWDfXWZcoSGfE/rZ+",
+	"P1H0hgFrFTQFScFIl8bu0o7AkSdSWdUNmSbLZMTMXUE5msuY0OkUKttSpsaJViFWY5s1EWRJOscnGHZE",
+	"NbTjCQMSqmsOHyAgYTxGHcLMHyn7D+yxrTlKQDu2Ge55e9vAvOY1FADbSmx7utkMPHFlubc2upursJYN",
+	"NaUTotlnvUtO/F246ggOGbseRwMFOn8ZghnmtB+pnl1+v7NfC/yPPRrxhOsp/tKq2fplqOwjPO4ION6o",
+	"19q5owUaFChSHsFKEjCrShI9kV5iAMmbkRMKW7ukHiDCR0eAbGnk3wTpMvBd9BSwqFxi3C0TmRL7WWyR",
+	"Ole34E9oR+Q+WIEbz+447DabkWRIuwP91TFAFSe4kr/lLLGcM3b/KC1Tu127RukZCcVFrsSqTXDeSOPV",
+	"qwD+vQ/DgFk2B2GhBtgXfXbxnlTP377e2a+Rw1aA+w4EYECMBMQKfxaTwxZeRszJB6RHhzyZBqTPbyyS",
+	"85DHcYK2rOqIZr0O5xdmGDdzIkWfpZZ8javcknZnpIwqZJh0TQ1AiUqqHKnBcBPqdCyA9NRXs8txEqM8",
+	"Q9Z1Sx4BQqV2nNuvMHvuq1JFxmpsI3unWf4ZuOItlzY6pXxus53lwg5RLhYB2sCRjYdcIMOlh+ksJKFh",
+	"TDuFO5tH5nlzwre2kM+OJzwmQnZEli0HeAAo389ddJJRwwKbsLVdw92MYtGl0altpLRkP8W+zFa9RULw",
+	"GbJqP6i8Bynrqx9d7eGIpooBt5VZctAXkJOgGRdGc5d8A8xMjvpyDKotvPzw8fLT9++OPn3z4fXfP717",
+	"e/b2KiTVFjn7JsdwekxajX1HMRHYHhCZZAxnjXpQr9e90D8mXavoZI/QrhlwI/czrAgwJSaMaaJGUvvR",
+	"yZ4R6DOTkl9BRtwDPIPmIHEdjVKMXCVT2xVxbJucpUR9ZG4xoVwbmYC7MWv58Dy6t0vy/uVfTtQc+QGS",
+	"g2tSfXNxVNv9l38hZzzVA3KKZGYBuRjQkQL2+ZScAqFuwmgPpt6YZfjdjYhHplilgZwyPLVkiMZobROz",
+	"2jOHZpAc7dw0/5WlR2G23LMZRbFl1oiR5e/enUOPCFR4Qrdw/XO9C6Kj/rkRmb+Mo5kYbxKLM2Nv23lY",
+	"BbdsgQy8I7yR6ZCp0KpfNs4qyAoQILB6ezId1mZZReBzAy/+6Q9YV+nUHc6LWRJ/vvzwHr41UvqjWvfm",
+	"ndVxMCunFyBKzi6/t2WWqK5sp4DlxFMTMLismtxrkf/+X/5P2D8He4c1FOOvSHhy+sNP2EiPPI7QSv/T",
+	"yekPGTGbHeoLBcy4QF9mnHhjpABz5tnlCQ7r7PJkxwiJk5BU7Uq2IszrryA7c5+Er93hdgYM6anOwlpA",
+	"wpM3IalaFZmrf0B5DtCT4ckFMNqhxIcXO9lp4uLzI8/pe+KMADSxjNo9eYOW94WZ1DcXF27SrQZ/c3Gx",
+	"89LV2+CTLTVarrYocPaR5WUv2EReFNAhrDzb4yXT4XEGrOIkJfaxO5bOaqveCJCXttXYD4yQM/95VUNC",
+	"gbl58RBpmU9ibT4EVIhjpBW+xpzgp9UBNYwQuWhuuyPCKOGCRzQJSdUyqZI8keqceM1bePb3ydGD81LB",
+	"fPQc7Swra74URAS6X4Hj53lzcYS7qepUlatLXrifa8eEIvUZXIic7wg+g2LDiwxobOsLMJ6MKsfZyJo0",
+	"7kbxoNR1Y4H4yZqx8BHzO8LHYx5XFjRh3SM8pjBZvKTe1oeN3tplBWWspcNHfkFkYa+gsmj6i13yRhrV",
+	"u2eX3//20/+/08HA229vzt+e/vb9ycU3Hy7++vbNj78Z5Y7/adabh/X9erP+cr/eaP72m3Xafzp5ffXp",
+	"pN747ezyOzPrjd/Of2vuHuw2Oun529e/NX77rVGvN/dbB4dHP/300/dnpz+dXfz22+sPb37688n7N530",
+	"/K+N3xq/vf2t9eNPrUbzp5NOakbSiDpppewcfJ8cvUmPNhPwAyuk5Le7AMdxhY/3fXJ068py327mq2Vf",
+	"afb7ua/WaO3XG/v/ar7Qb78ZtQSf7vQH8++d25/u7PLkt5MT/03v+THmND572W3TRt4knfGCrefdduVJ",
+	"qOrQVc9peq+FMpBHu09fKGdeQM/tYpFkBMuDYqorV5pzdA4+0RH/dM2muRLzGbfhVm154+G15e9lTrGS",
+	"6kKno2aNizL+T0c4v6t6y/OpufiTfWsPTuqmvVkqkmsshgu3tx8Sml75a81rBSg6V5tqAZiNVTjqJKx+",
+	"eaFgZr3CtCcAfEDP61S17RC4dbE1gv1rPm1rgFmH/Ac29e2Twa+VLqMpS+c3VKLGcNH3k9dXYCrFnOkd",
+	"dGGduZbLKThDc05ewVuzkFcYJVTsWAu10s6uu5VzMH8sSDr45y9FwPCKwLpUscMgwAEZj8zGdfN4jYui",
+	"phkShot6tuFMFDzO96aCJlOliWAMicx1Cof9WGw8NPNnsKnB3RMYO69zyIOB1TgKoKogoIwElR6MKo9N",
+	"2BELwQlJSWzCXXJCsu8Qu8SvYsz4jyKZWgxC2PovshD63GqRk3HMZ52YWS+F3MNJecfBIj3L1uFSrIYP",
+	"ZthZFslFas0r7D6hyR8sH6f1lvlc77c4bmdFLRibvX5meDlciOY8WIjSw7N7pDgk59EvGJK9ZhWj74O9",
+	"5PcSsJSPi19pMTAyoXQHBAaceJVSnsyY8qXgGbOFfwGSYDWERr9hN4XRmH/AcwEweGQL8AsqlzLy3yj6",
+	"QsCrnF73Av4+ev2+xVO37QGAfFpoCZzAz7OQzHIEiApM5fIHYOt2pyRESzsMPJLkNRfxjFo0XqHXi2RW",
+	"Ld4JF0yqBZ27tNYSE9XmYQtVIb5kKS1oEbJA83MLmEGqdgpIaCYmnFEu5tgipQdTVVqIwzgv8ZpF+sVr",
+	"5hfKDvb5qWg7iS4FCOujMEjFhJLpJ9nrJVywBcMBrN8FCvmwNXcsz0/rZdtvqc6zK/Qe2g6uXE3FZctm",
+	"Iwouu/1zUW9ftZoyAs7OeU4v2QMlynk3qnegjcO8jUxu2L0L4YISuZUl5XKnWH1EBeo1GBmpKjlk0BzH",
+	"aKKd+2qLHqx8zWARSZxKwC3L8PEu4KUQesbe05O/mQfeKmNBtB+bzOfaEttw17ZPh6wjZIQoWRHLcH8E",
+	"Nrq58FLKMO6ClALHlgIpdyE00fepZhM6NQo0jW31jnm+4gkUjJlrazAfjicPXuG2okVtymx5cEiqXKgR",
+	"i7TM2hvm0u3AF0fhtJYGrodL4XJCeIXkgTt/PsGM+TEgdunH26rhB8czn75zya5qv+HLyNvi/ikfxsMa",
+	"qbtCeL7SqhirDgiNNL/x2IrymsVFG//YlpSaK81NLKtHmW6I2fCUTaKoheGpzTVPgHEPsVtVeTjBBkyZ",
+	"62ixrGwnc7gs6quxbsSNSlBJqNIf1e37NertVsPez9q9b0Y8ul24DXC+NejnYD3+2awcOVafro/+Mmx+",
+	"vg+LBc5bGcvxCteIemQZtg1KLLL2bGavYO85eXFX38JMHMJt3srae7jmmmI5BEfSGycJCjAATXP8vFKz",
+	"Y3ILxxFCCAjmuEvMfgd/w5hbO/ATFx0BI0crKwWGNzZCkKNk6gAoIXH9+up2ioMLxz2UK1D90sQhdtba",
+	"jf0M2uaXSrIV++fxrTbVQg9nrlfiX7NpUUj/tfvq6peLlng3ehn9GDd636vD/p/p/vQNq49/4B/0wd9+",
+	"/rdJaTVg9gngGUsovoO02JQIOTl2ONoWkDDBDbZLLvxmgcUX3N4h5x8u57U2DJKj3P7w22N3oTJa7cvG",
+	"ThMt1Dx5dMVNwQ3M2F1PgD/wlem7LTTCQ6ARsvqjDWv4hZ4H7gDQ4AlDNo25mxMqfD0zL6rxVr2BRcCT",
+	"AUtB9NxIROn1ZUzmypkAyZembuGtMnU7o31KbTLbLLAVNM8g22c+5qNuvWCj0dDbG3scc72TyP4dMYVJ",
+	"anbMkAIoeQEswafFirGGYu5wMpCkiniOvhcsdXDtNSwfwhil3001gI7CnrSUKTlOwSEY2EY5CF5aSXI7",
+	"cYhwJveq5bmbZ3RZlU5esEDhETawRjRNuW12hQwpdtZxzTpCyzEQ5VVdzSDWZgIMmy3pvyWi7Peo3o7x",
+	"cK0cdAxOQg501k++CsiEdQdSXqsAIY2HdDTioq8Q6hVfar7wM+5VrqoJXpD7Vg6XzT32x/ONbRozQuat",
+	"HLwNfDWLXMM1WxjQMdP9TvZL5Wvdo7s2Mzq78HIY3HNypAfdw2jnKH7Jdl716o0dLJJ/+Yp2o0V1OTTS",
+	"Ml1LkrQwmWZPuYkgVcxUuGmZSTejm2IW3+IhIp7BIoqbVUdoVHvqGJPNUG+Ts3h/qXEFzpLzl+YMz+zm",
+	"+dMXU812zL1XnsMu63k3aMngXt45OC3vNbRnyBYc2XkqLBdYvRAhjMtvA8u5C5DAfqJOBCXfySH7xaix",
+	"NVATswWEvzYEAcKh1WtETfqK1btH8X50QF+yw14jbkbmk2HpQunyB208Bl3+ivvEV40Ye2NUwooUwbim",
+	"N8cRnN1/m59/zDIysL9IAorNW5ZQH3ZX7dgm8/SRxXnaQ/oTtQpynrvWUqeowKhhIyB2ySkeIV2WSNF3",
+	"0Cq3OYzbmQWz2AYx1w6hDbwK3eFAHmopnB374bAWkO5YYyzrtsXREWCSoMcJ56+1CG0G8G+BZeMwtezk",
+	"fAms812eJFz0T+I4ZUpV2pVGs07e0WtGLgdGmrxOA3I64BHtS/L2HTmsHzaMJDfDogJCGkYEWUyxD6nm",
+	"v5AfWRwbKVMqxwbcBeBnTen/iAZM7Ehzk103xrIKJqrXM+V1RqeUnGI6djSQwhz71wbZbzTJwcEBqTda",
+	"zUpQseBfi0d3D6VQXAGrKQa7yTalGLYK4TFTeLOiM19S7JD3ngcW43wEsjhWhDrKrColI5YqKbBh0W5+",
+	"5MrqGs/TyuraLvkw6962b0XgjJu8IAQ3Nzzo9lRIqnhgqRzGEOvMPnzKXNlGJezd4nMFkVg+r1OY3U3m",
+	"7LbqaYl6ut/nWkiHBb9uOP02a40+QRpum0776tJps9q2nLItapey6bP5K3jzlc/judU2lkFT+/0L3KAa",
+	"MnZVOeQa0v8jJNJA0DgLoJwwmiJP5RqULkKu3lK6W525Fp1Z3+rMZ64ztwrsS+EvWy/E9JMoHvS1liV5",
+	"ITA3RSRgzJcA6OiSMgho4ywAG+BT7gZX2FwUDV/kSwii4cd/u4JUKyNGRaxyvx/uNFpX9Vb2e9+IkVM5",
+	"NkNstOrlpWojk6pGoP73//w/UMhPUMgDXMjIpRhXzLvAkpsZ9v5Vcz8btm2ZbVe4MFpvWkZqB5UbJsZm",
+	"wEaNAZ3BOb3hCTgc9w/SwQJbMXlzsw3RfXUhOnbzgAjdetI2i+Jw30B0jQocI9aQWF0T4AsgxjhWZOz6",
+	"5n3X1A8YPKHdauExCR2LIAM8q45QTPvyYKwXxjI+TMEAWDcVQgIksppHMbiGIB3uwyclw19ZgK8snZ+V",
+	"xF0iTlc1kOHjbbRsf6tcn0653ms1LPKWQIY9VoARhfo2vriNL64zvshu1ublLWgMnruAF/l6H4TbVQ/y",
+	"ur5jelYXPywEtZXZX5nM3krQdcmU75i+p0DZjOuxxgwEvEuWgMh5I0M6JUN5wwreSEBC8DKA0sk8OmHg",
+	"lsi0I8KIioglCYtnnRbkKACXxYKeZH2OcDvkRaAku8g6T9hoDBCmtq4BAVM0I9VW/dVGUiGZON16Js/f",
+	"M9lqua2W2/oJf+Q0ziPa91zcSB4tAfF+a0+Yxed26fxkaom4UO+tkOPBYmn1grgxPGGttHvLUt1g0AAE",
+	"bwvcp3bwq+FjRvXmguYguPHqvV/PsKibJsZ8OsU8YX2B3mldNQ7ajX2nd25W0GWNFZL4+1mLUcxGUkHP",
+	"Q8IFw69Mh0aX2aE2m0cHR81ZCf0aLwvIfv2fc7B5YN0RLTVNYNLE2Cx+s3He/3XHDOzb/ZPWTv0URjCi",
+	"fOb1D64ah5mmMb/PDGKEPdJLhjl3Wv199/9thVlqVYLKkOmBNOdHNI1LjDllPQaQgJV25a9cUcex1mq2",
+	"mjAjbkGX3hVeS5tHm9VuJnfmpW8kj/GdxThJ7pF+szt+tcRbfrNvU29fTeqNZ9L/GSbfeJKo2w4mtmo7",
+	"AQS0n6GVbKF7IdKFa82JTl25c2A7hcfAi9vjgibzLiqKNzLkYqyws97exc8ckj53GRPEbNpd8kEwkvAb",
+	"1hFVITUx27Xmn+A4NIxABh5H96Bjn/ODqn6LRepePAAa10iK2N46dz8KNzNnwNv4R00GPMHm+JkhA3iR",
+	"5kkC8KS2QR4RVBPW09AeYGYiR936ahNpRyeHnjLxeEsxriiyV2Cxg5fdaK1+wepYqiP/kKaHUZcFQ6Ne",
+	"sDEepK8tRn0Jfb3iglnkMdu9HMAefqycnpN526zeNqu3zqwe95rgEf3+uzN7XpM68kYnLZCDHsXt2jJ/",
+	"mTp8YPn51vncOp+P5HyuV5ltA8AbS3OuJGGfNNFZUnDvZRv0aUgvkPtMEeq0AnI+KO15MNyqJif+lMTo",
+	"8NS4eIiWZmV1ztOqG23REam9u3XMjuExHMhpzRb0qinvopEfHUGwu21qfE2myC8slZZ50nmAHRGaG7oo",
+	"s53jXXvCJ/ytx1MflP7V6ojA3cT8MxMRv4e75FQKJMnQHZGpypQRS+YPsXJq1qXmQxYQBYOakogKi5Yv",
+	"b1g6olOiZZ/pAUvX43bip3LXWOjFJ3U75yqU9WqAsqI5h0T5OI7p1iLZWiRfikXiSEaZk+BbT3vraX85",
+	"njYqvsxEeQIHe08NaPpkzGRn3JggOcvnhSKjcTfhEUm4uA5I+OuEdT+N08QOdI/v/arlNRNgz1Bo5AYu",
+	"MWPbkVRqqjGJ3xFwWhuFQ8puuBwruGnOJmt5OjNyUrTbck095rHxOivgLs0dNxJkf0hYAqbLaIbu0Q+j",
+	"5rvPr/4yab1JD6+mjY98/8Po4ES9fN2rfzdo/vm69e6Xw79FL98PK0FlnCaVdmWg9Ui19/boaLSr5Fi5",
+	"Xnb/0Va6a2klATMJKc4FasJ8b0REhtfL00Js3dmvgpIMlsDziFXuGQnyVJL0r5LHata1xVzlgBo/NQuO",
+	"GlFGpHHfJlyx2jGETkEyKi1Hikxkes1F39UJCzYp5DPN2ZAeNW5hF4HS1yMYzTs8O7m4zdo9XdYONtRd",
+	"bsXM/DdXBDK5w9HIWwVbhfEVKAwjZJ5MX8BWWFzR+hf4+e56VizHLlvPinUrqiOKtAXzIEweubYV37d8",
+	"ZatroMEXWrmutbGgrtVJ6i++rhXLkSiEeFAul2iosDrknKURPGa/vkHd1SyoqplyspRyxWJjoaeapLwb",
+	"kFFiRp/pu56UMRQBUaG5Ntu50apDaCviI9Ax+NqafoatbxFh8wqk9XK/Xq8HlbHg+jzlXrPvtw7qt1kW",
+	"Lkc0vQYnc8KF8SKo0tlwuuyGpbTPHjikV425IzqcN6ALI7wJCGOVDSRlwijtmWEsG0WPJmpmGM35w2gc",
+	"1OeM40Ovt6MYVVKQmKsI+m0ysyQ7kh/QarOy06zPHQ8chrJaJvSyha1QFZwOaNpn34zspTnzQrmQy+cL",
+	"qvGMRr15EFQ0S4fmBGMeueI8xaJxagVqTDU79lmceMzIEYnpNMfDkWvmh3dSKOyzAsfMkikM0825mXQz",
+	"1HE3PyUHR3hY089ujbyEe+RPOjowx34v1z9EEx5/FBrw6Nw5zTp0FqWo8xr3qGAGub5a/XIm0rfVy19N",
+	"9fLPTr8/v9rl1yntaeWLei35lDWsrjL2XXP3sbGmkLcJnStSVYyREJb5FWzvsNY2LjRD70l1RGq+BovJ",
+	"gCa9HXNbRwERATSR29gBsdufRLD/A6LpZyIxTWyFI9wYa5ocLTCPWEf4K6AE2vxsBYyxDJ0IxlHBPxUR",
+	"rE89LfqQTqGGWdNrlFhuTMBZMSH1jqi26vXaJkqLUUA8ZYZ3LVbPBiyZGYW4aSvljsetwwSZNTk2al/c",
+	"8T4522G+bbBhW2CRvi0drYCNs8lagK0LsXUh/nguBN7pTochNkbD1mO402NYSZotirw6sBJjpMHEP1Zt",
+	"B1qt28qObWXHOnsofrYm76NFme/un0DXx3dPWFcntj6M8SKMfLSnjajScFqYiYAQ5BqpWm5hEGCInfAC",
+	"eUjJL1KwGvLokpB9HhlLJVxbS4ZzIx6W4duaPFuTZxs13UZNn6sNtE07b6ztZgWl/OzRBR2OQi5aaDYk",
+	"/CtlPo7JAfMcFfybmBfgzKFcaEIV6P2OqAJ9fGRuGAMMgVXgNTKk1+YZRLAJCe2iDwOSMj1OhXkGABmC",
+	"1Y655BsoT/KFRlWo0JRJbOvy5pRk1tpYeplVd2ppxoVBUPNg+1xk8S8iUHBbA+qLWnJA7ZYCFws6SWiV",
+	"dkiGY6WJ0hSp/hUdsk0AHmYmyzZwuQ1cbgOXawOb3FrxWyt+a8WXtuK3ocwyZnxza8Zv4VPXCJ/6NEHA",
+	"PdSNT92JD95FxsSa2ezV7pQAZ2VAuLBM6rV25tSQLkNU83ydeoBI5Qhd7k7II6EHM63zcKtP7qGLmudt",
+	"sXrQEcXeeShCtYkI4wrlIqPmFlyAcwMiheup641wTzvOo+QFHeG8qpxThc33GVwAZD5iCW6WhZabcXJ6",
+	"MvWuyiKWi/s4LLhhn0+pxj34aMt3kGna6+ELP5Zx+muFzukaaRbJYdFCmMPtesMplK7RXs+85dbG3dq4",
+	"Wxt3gY3r5OXWzH2caHVRP23t3W3y/IGwCJZkM1Oej245W0PtuZnO3n6ca5Eu6ugtRMo7wlGYrhlE+DWO",
+	"bQP24zY8uDWdtqbT44QHrYDZmk6PYzp5gb41nb6WRvMZK8ZZEo9uwjwTgCdXnrAc3ulnD+8U2Cal9NoX",
+	"AJPQyLWQVHORv6G8YQqZDj1xIhQfWOrE2nKYKLIIJaoj5sNE5UoNctUR9hs/GmrUMzGqHGbUzy//Te+/",
+	"m9S7f7tuiFd/HzXVwc3F0fjPrejbw8Hrl+ykPnzfkOfNny/3y0JG/by3yk23iFFbuXxvxKhHSMowocaL",
+	"YT+uAL9Sc0Bn4oIM5FgxUqXxkGsjaIxUMHLF2I5gBsW1gHSnAOMREGMEBiSVwPUaky6L2+Ts4n3QEYIO",
+	"WYAl2rJHujzVg4C4/oeAmPvDi1m4X5okLO0zgSVj+BdnKiAxZ8bDjI00BPTjXkL7iqhxNCBUkbEY0tGI",
+	"xSSSMcOycT8nsYMoATASiUgeHoLkmAg6xAI083dHyLFWPGbuHHOHfG3YmqBKThMueESTOYKXnCdUkB6j",
+	"epyyNgmj7NTzVMJpb4Rm6Sjlii0sT8fPXRrWxBbMuyWwIq4JMozOwzWxLKUrwposGqUYp8p8K7PeSPX8",
+	"r42dfTKSXGizuCKasoCwzzTSyZTYCsJa8U1aPy4Yp7ljYZRD+vkdE309MB5H/fmDr8AV2Saf90h35p5d",
+	"HL//vjKqwjmuj0sryVaCV7Cd52q8MYiFwvJ9LlgLzVLxU4evDQm/510DXWLiLrVMWYzex0eRMhqvt4T6",
+	"gtE4t57yitMKywXV007sgtocJVTsWDlbaWeXrhn+4bYqtg/ac1prB7TWQt18YpUiqZ68a+zs1xBnwSjE",
+	"6ofXl+YAXA/s0PyGxeiKmOmRaZ8K/gsIjBeK9BjLBXI74kZGtDtOaDolMUf9nrJI9gVXLCBDqeBvJow8",
+	"VYwJhwYGum8gJ2RIxZRwsYPWgtt9HRHRNJ0Ci50nmP8TvmpIEq6sOyahSDwxy2NK8OfAn06TJCRdqQd5",
+	"hdsRpTXuJdcMtXeb0BIgZc4usHOJDHuzb0ZkryNyxgOBF7VVHu6kk16POR78MbqeUrlnmccck1BGyIIQ",
+	"MRU6VI2OMDaQwpnGFdBlCz9jQBQHWggY8AsFEwgupiqcvzPhMXsCG+QdV/qjXd+nsLzL2CLO/jOOLXwR",
+	"WOZo1BUUuTm+QJVDlLM09biM2Q/mgjl2R+j2Z4h0kjHr0XGia4HxnvG4TEloVmpxcO66RTYRRjjzQ7S3",
+	"Ll7LxHhoZFrukP8HTUDEfRlWiZNuS42S4mK5h22Sv8FqlolfXxsxSvzdtxbJc0eN8m6kl0Ne1UZWhn0F",
+	"hsber+Z/vz8kHns7eGBuaZwuo95ZbDSKjgZG1aZ8OLQBhIgqtsOFYkJxzW9YMq0dkxFmNneYgFtEAwrF",
+	"k6nqCOfdh3uoJNWIRkyhtsmk7dmH16fff3CydkT1IBO15paV2VK6BW5e07h5Qy6823dbvC5ugsMcObD/",
+	"UlFQY371OB9orlE2ZFSowDbK7SAZkiJcd4SN+zrsrts2CdggNrhcReMEzWLChE7NbbDdrHZMEqpZSoZM",
+	"KWNSdYSnLsGvZyQWrn9f0zmh011yZk0LLQGgbDjSU/jOJL1VG2DuM6GqI1IGbfT44eHtPIOwKxq95maJ",
+	"iF1ygtcJxtAIzeiSwRaaMg1EUFR0BDdWR48CS0MiI5pYe80DgcPwbZKvL3cSfsP8CyhgmZpaW096U491",
+	"RHfME73DBcnbxJKpolEMeLd2MnBSlWV+8fahBWnDuJiSHcE1vJjyVqga8BGa0NmpC+PzazTR8hbxLQvx",
+	"+C4juc+0Iq36/jxb74yOCsr3Ia2FnGmUr1IoI0qE/hTRtCsH0zilECNN5ORTj2ojeH1Cm+ny8fczOjKj",
+	"3FStrUKxAnbaXTbPWc5gWWX82UVzEwi4Cx2mhl2wj5w4+MqMjC+4BeSMjqyXCALcR9itbipp1BTl0Wpm",
+	"jUz78zIS4B0vjHqcAnSkGjCmMzjyEC5i8YkOC8EIVHtQulQKk9x68eiPbxJ9fD72OL75qsF5nIvnF5oH",
+	"ug+ZkiiRWCB2e5iW+7ykN7zcYR8LfYnXPFt/1wwRZuHuUHzu3Hv4vNnlq3q82ebaAh5/FYDHuS+ak+hG",
+	"sSTTp8c6/jCCpG5+mOAHKC1TsyZdShhMaGrNZ++eDCVQ44JXMmDJDUPOWKsMOqKa0wsBmOwWDqw3Nsqp",
+	"tkveISJJyohi2kr6849XxGohLFMC/REegyAzJr55FVQV5IamnAr0PmdkP8p39gN6MyGpcqFGLNJyiRaw",
+	"UMS2CvPp+tr8tM0UIL5s77sCRPdl3sawoO5UON16wyw31zcmhR7sMOP8m0cFZEKT6x1ulIHVPyV1WGnz",
+	"ODe1mwKpnZHyKwj5Fcz8wkVzzXzYRZtGpMy2x7bw6IvpHX8OJU6aproo8MuopaIwLV/dlFumy+Am8+rH",
+	"O8iIVlWlIg4w1IaGbIDhPGx5kYqRnlk6DzL+v2Payfy12ZhPLH22QmGtRQ0rb5gnxYRbtg/3YNM8VdH3",
+	"qXm4chYjQ/Q1sOcItVGET86mC0nC4j5LSSonZMQwjkAmkLXHrxHzXo+lyhdWdERXyuu2twrJn5wtSv77",
+	"f/3f4anmBOLaawgthC6MZOHRgKRslNCp4/UYyhsGZu541BEQ7afaWb5V96MitKdZCoXkKSPXbKTR4JU3",
+	"LJ2kXGsmalAjbvxH8l//6S1rlHdCwtt1BFckYT1NxgID2TGpdhMqrgnHmPcvLJUAGcE+G0nENanDMchK",
+	"1HbJGxoNcKJccaQRpezzCGofOoI6kw8q02EaoJDTTxlA8tFkzIgVshS7tUgklcZMCFekl9C+GZzzLzvC",
+	"34AreGkoEpmXWLGJJXPL7Fl6kDI1kEmsSDX87s1VR+zh1tpRTGsu+sb+b9TJP8M1/7+DOhmLhCmXQ4lr",
+	"kK3IBTrMMPhwOAZh0PauA1T55wv4C2Aa/h0Q7VCOkxg5UJSW0TWshNjWd+QjXkiKYr6CcXm4UONej0ec",
+	"Cf0JLgwX1vlfwjvOySLc9kzMu63RMXm4loMRXTAF9RFldF3+ghU1XvHS+cH1/MeHVQqgK8493CrEzEpe",
+	"xQ+Njc66vaQrQYWlqQQG2NyPxP2I0UNIhrTNJqvgD+aJXs22K83dg0oAEbVyDidFhErv+Za5pgvXQB1x",
+	"u5J0V1h5l2bIzmd4A287Z+29l5owIcf9gZUSwBeVaY25AsHGUEIrHgBBlQogXiaRfeIueW8TsxOqiNUh",
+	"u88FxB4s75WtorzUu48TsWe7oH99CkjdS+adEtnzfNrw7gEUVZJrNmUx6U5vK3n4tyZVirq5gM90zaaE",
+	"Q2oeIHvjYxI6A6VNxDhJQpIybGYDFX9iDSGuB3JsfDlzZ1vTCCYLrhpb1gBDoRrDZX48oOCM0SEtDZg9",
+	"G8Un3myX/MUbCIQLQsUUK/z9bSMpbliq1XFHZIFCAMu1FZJwuxfqlnJeiixwn8DdpfXgIJ74kER31mb/",
+	"GGIp1+fdzKRURBVDK76koMq//Ebz58/EvZ2JEWyV+x8NPvHSCSlcABuMYMXMjGR5g96Mg2MvMXoA2+xG",
+	"FFH8UuPBlWmC6wh3jyIv950Z8WOLgP5ZQ0rxhSIfL96BK2S9tELCnFTDQrZwoZvyGkcTYuOhuIvD255e",
+	"KpFeeFGbU3/iVPrzy1znFuFSmYsTbz7BfZLWePVqCWs7so0Vaefuv81ZP1bOOvb710lVd2SRRZ/t+EfJ",
+	"Wl+wPlcaeo6JilKGdS59qtmEQlAPM9XI1otjd/EzK4unTLfJkAtzqjkElaMyZh1RDc8/XF6RuVoAfRBz",
+	"fojdXkzYoJ+l5cXzdgFstsf7oXlqNGDRNYTe+pQLpUl4zUUcWqJgnLkfzJHaMZG2rbvHWRIrz7/LU9fk",
+	"AqZ0iHIttN1QqgPQEvjO86qZwb10/dN0jvZ5gXIXCp19R3VHhFCaau4NKZZwl7iJtw1NArwHLObqTsko",
+	"oeLYTydXa1AnmDW2kulpM/Lmg5p/KY2OjtkX/ZQniZFNdKxZxVjstvR1QpOkK2kaf+rKXN37987d8r9v",
+	"OuGOU7fRjDsu+juV03s2cRqm9Dv4CxYgI5lfAzIWuKs3nHPPC4Gtx7EFsLxnNhElKKF2+a5Pyy7yXXz6",
+	"PWYJ02yeOsXoUl6DvQUuqGsmijiRDu7IR9ghBvYj617K6JppZVPy2BSMQWDSatUbx0ZJQrxJ9CHGCdEq",
+	"pxGzB5OIjtagNl7Dm3q1MSPgSm2OUysAtxt9XUsfP8oGFn6wuLDELecPJawfSN7mEGUevgy/Y3rRGqxv",
+	"RsmegyLciJ7dRtnWXlOy/o3wBGmR01zDHca7jA0cWG8E81m8P8ZtYb0epD8p2KZhreCuXTM2Uh3BnRrC",
+	"ygNq7iaglME5ftycAGyBJGU9piMMDBvdwzJwvjN5g2BSeHso5HAOUxnRkEf8u+UWPVxQ5Oejsh4vZSAn",
+	"31MRy15P+fbanOfCPo8kIBUMGHgmCe8PYLtaT+XN55HMeSmlJcmcL7uZVMRTCkSLD7sVjF9HJ54nY3pU",
+	"i3wvoi62tdwsn2CUh5jzXbu5FX7V0BwMPcmRGCdJ7Xi5mOwIKyd3yWnCaGpB9vA0W4yGGWR4oOuntgfX",
+	"EdMxT8XzTxEYfGufPwejBL6LXwovcMF9QcbJ3FDx+VgNGDb5A7qCsSMIH9I+A26xoZEm5JpNa1CCQxBp",
+	"3ewyKdwuC7AgNIJSHEuD3BGwORDQwHjLhI5GjKYKcDFwU/J8TPiFM0nGQvOERGauWXzLqumIxWZNHml4",
+	"LK6FnAgSwgv8wKYhBnmxksO/Ivwbyoo6AowdPaDFUQVF0waka862gVJT/zCHQx/a+PAFztZaTSEjEq7k",
+	"M4j4avZZG31vdgppNM0XoUSxG5YyMmJUjLVt2p6iIBUETCWESO0nCD4tU1tFDJwMAGrPNaQ1PXocTViq",
+	"s0ykXacrxHmp0l+tpeVCvL7gw2ytrcG1jb7eU8WBRYNLn6ALCOL2sUy+EeXp0xEGIQM/JYc7Hs0Jkp4B",
+	"klOCtGrUyZCLMfq8MSicIMMRssopSigfeuhHzJe694Ts6C4540L7gnurQAsh5hcqQ9UfC/OZYSy75CTz",
+	"0a3h67Aobe4WQgM+II361BH/A5yGsZXNCFmMdEeoR6+xukB0xAzz0Y8DJnzWEtSdfZANRWAfQF+SLptK",
+	"xISEVKcv9SERHXVEtZcyRpoBGaWSNA8CTA4DzA8ZC5smrQVY5pIp3aat5vGIQXjPT1jd0xFVbHSjfIiZ",
+	"ZBs1r60tuXqOb24RgtbdWtC4V8H50Q9/OWudQxnQiKdMzWFiaWAjdGk9k3/NJfg8QQ7TH6upFEtvWGpX",
+	"HSUDqgZfbaKxhIB2NUZYBLWlItiQpjq7XZvyWEoqZTfy+gl57czTZzSFpWIxwhyKG61RnxOjjeCOlCTV",
+	"HQGZSxC3udRkQKSwRrpRUzyiRgeNmIgBayL3AYxiibmKaBoDepGEiLUr1jT3nCqS2gQvNCp7qzUfAw8s",
+	"6CIg41lVg2oSzqdekR0jSl3JrCn5KJYosfWHcfBDrdNRewwv5TGqULbeyRcvfnEvPUZIGLiqVqovxytc",
+	"oV9iXJr9OrDoBcbUNXIRMNggwBVSHQZg95KQx2ENO5U6wvFxYE90PCWUTFh3IOU1iVnCQRzKHuEacEw5",
+	"U+2sYenPlx/eB9mf5r67RuCaq400tJcbM1cjXD1aU9RB4ae2iZorBRIKLuBMkSqH6BqJ5cSIST+UjuhR",
+	"nrC4RownoDKaQNd37WdCCmYGPUplxODuA5YylLjqmo8c6jvXzqvoiAGFWn14DSMWQ7gl1G6a25rjNqiG",
+	"vGJVaDfPBofzB91JhNE04SyF+uia5Q6jfdANqc4ju+KtXNP4LvnRdnO5h89cmWEu2S+M11+zkd7tiFBP",
+	"R0Zoo43qIfMFHbLYzVM1ksMh3VHMSGFtO6bhCXBrqLYuTCnXHYFZBauWir0DNhEB6ni2j+AYLJd+1qMG",
+	"X8V+NuNVIlw/YOyC1ynkpE1SpsZDZsFw0Smyk6EYeOvQ8GM+Mq640C7YXc2U8ZRy64imGJXM7xz/diL2",
+	"vyMq8nzokDdwekiqciJsZzboxFob/w/EDlJEPGEZIgmc+0IRNe76Xaz80G6Bw9o3UKvh9+PI7mqvMJKD",
+	"x4WV65osCtNiZtqGqvOy5PjWEvSLdZX2DFav1w8XtGfADdcAdFgQiIoR2A1zFnx+3P9egbjrrqX6hTLc",
+	"vpC93m7MIh6z2Ah49nmUgENqeV/nvQQ8rLJyswV8QxcZG9LPb/GiBmJdu79mWzGCitJTmHYzU5Xy3SoP",
+	"t68yPbXUvrJr8x7tJ3Dlat0nOKai1ttYKwo+bEsY8CV0sOiFVlM1U75G+9Rylp0TxgvQfLzUvYWw6y+c",
+	"j7C7Nt6A/pgv4yP6zvxMYhmNEZGmOpATozZjSSjRVF0jNSAkoEqh8RJ8oNHQRXodyHD535bipWcgXFRM",
+	"7SMXwO9+h6/3MObRf/+10oVUX+WfyKmUiXlB2YdhpdJ2pUdM6BQhK3u75KQrbxhpNcj/+/982wbcBmM9",
+	"xuNIWz89SciQcvN4CkSfC/jhG1fNesYPXY7avd49qgQVyOEijuM/XDtIOVDHOqVQxGVzivaFNRvC5I5T",
+	"Zl6+soDQOj9gYAZfTV7D5yojr40hgqtl6xqvWc713ZZxMsweeHJc2RMcmpdGhAtyRtNrdOwwLjaEXubx",
+	"KJE0ZjEexFwSbIgAgWi9SOqIqm18UyFUa2Rih1SFFKx2p1AzJpvCA66xemGT2hVVYJffjcwEwgB3w1PW",
+	"K2xe7G1aTpUOyMFkb6qn7XHm8itUISt9vaWKYsP5NRSS2z6+9VSSfOEVIbAPCcWFV0aT5tRD6SBvfsUt",
+	"i/Ti6r+vEf0d004NPYy8fyv+nlj8baXSuvb3d0yvsrmfFLZ3IYtdrngKF8hdhq7L9kIqwHrqRSghTInY",
+	"Lis9YMNcHNjDDT3UNMbGikwmbS3b9Vu2W9G+Fe1fXq/Yk/d8Ydfqpu2+wTiOkyUh28sB72liz/JsatCN",
+	"ZmnUJJxKkwTS8dCU8tA46/d2UKvynNlhPiU62z8eHByeK52aV43DjFnHTH/hVzg2PacpQAiPRTQoL8Pi",
+	"V+aFpTbjrfyIJDsklgBXpa4hr52KY/LyEITvgCa8O4Yc1mqoQGb9quvSkrHXqPzjHiFfXDllY75+vWxF",
+	"3lqDvgO/f53MckeeQdhX5STaCyg3ZOoY0ZFpBPUGrlcVc1KkGio5TiPWtheFAbFHEOHMrSOEFeiIENrZ",
+	"woA4w6gWEKoU7wtLahyPgfAaqAvwiYpOV7VlA8d+4PAo58V87XZ4yqAvviE+1s4CHB8rlhalx0H3MNo5",
+	"il+ynVe9emOnud86ODx6+Yp2I1jV8ZjNyETSaKABtFM/bNfr5jVTLlNEKx7w/iDXzHY6YwcS2pVjnEBL",
+	"LGbFHbxtOQG7eaFZ2q7DD73JgPNWLXm1tNpHWa58NhxItnJ3G0neRpLblQsg3SfULr1S6vk+PgUXN0xo",
+	"mU53vM1WtnI4opomEqgBgHmCxYDjr4IMqzpH2zwWXKuAjGhKEnbDEqj76AjPVL1LvuWJ0WhtEv4ckqq5",
+	"AZEpufzhYy0gYUQ168t0ahS6UVM3LLwTv7oj7k/pTO4g0rcs/7mIWUfkQmYpo2Y2iJYSi4TcZBkHaEBT",
+	"hDjNcs61HA9qbopclA377S2R9Vw37K37jljsV8Ybg49lGbBysw0drZQLhe6ahpLciCq2w4ViZiD8hiXT",
+	"YgFkpZfIcbrANfu54JUN6ed3TPT1oNJu1OtlqzJxsK7k1K0GUoXK84DcOb44nZK+lLFaMEZ3xzUMFZcn",
+	"qRpVDqUFXLhDUPlZw5c5Rk4rKA6kXcVEsRQWQZbmFrrCzeZVDnalTBgVzxV4nBfX6F3FnzNL+h5FoIU7",
+	"rFYMCvffkmZ/DR6uX3b4Ue/Ft2jF/I6R625vrrM6c6ELHAMECBLk2CYJq0qwgbFLoSGca1L1bQOW6NA2",
+	"+HFRw/Ya0MBGKXHVEV057g8w7A7d8q5fEJV1j0Zapso90T+koL9HLLUU3hDeJwnvsaJSR5AaqB/FTvwo",
+	"AdUH47UdR/7eLxTp0SFPptC348iAjJqkpMc/s7gjcFg16OUZo6yxL4/mBrUDd1DmiNEuUSUE0EZiRw+w",
+	"7hkWjXmNjgDMHqMBHUQAzAx2hZJWvY6a3JzQqr9anYXvLpOCzmThAFYwZ1P0mVakVd9fFEAoSrsnjSM4",
+	"ow4u4zodG8fQ2RVmaIB4Yw72Ugb73SyDj55WLcj0cbuCKSKWKcB3bCiFtXHewVqEFxzRtNKutOqQHJRp",
+	"zNJzyc14K42D1b35fwQVWNbveI+9plNVaTcbQUVdjyvtyvnF6513b852GnBj2FcwAlx95hG7zYNsvIxG",
+	"A9C0/vfmy92jg7zxsRpF05zvvVFM9oLiXk1vr9AYO3vdXE/cCMIN++EzLtHWH9/Sot+zDEzM2B4PJzUE",
+	"I+MuJ/5uhnQwJ6wCtubERn1jUGPOic35xsu9XrLM6f2O6VmFt0735DlIua3MWS9C9n2242N7Amss7jKv",
+	"6IEiJwOZMFJVDGBNCE0SoKo2b5HbhLbSq2ahSDLnIqLACoS/I2eD5+0cUGXJagdcweRWwT4mADnrgLLz",
+	"pj8QZAupO5aW3F3YzrsvXEFDugO+9GN5RnY3VqTdFkNfoNl8MMdsbta/LrN5zufaKNTlVqFsjdhnAUX+",
+	"iHYo96wAC8zPt9k5RDAOJOUUvhCLA4JoYTERMiWI1hf7QjZsyCdX8poJC8rBbkBsW9iNMk3IHs4kN9as",
+	"WFkqtrxY+aNiaWnm0tyrVjZValZ/lRXCRimLmdCcJra+lQ0pTyrtiqLD/zGgaVemxpzZuUbWWrXr7r8A",
+	"GfFV4e4lawGiBmRYbswH+GZatmYkqKQS8jRWeVfyxbn3KS7L5r5sgZnDaMstjK3EXHMofs4c52SR9RsX",
+	"CiPYfI9VfIY+vLLC0442B217BLg2IAJSi4Xr6WXQQK7ewvsE4UMBI2pQ2yWwRi3CHmzVWXxbc8PbU4bM",
+	"Nma/kCGdQoy7CzVSNwyBkHD3pS8UkRNxjD3NPM649K1bfZvak1SpiLFTusBf0xH2lgGhQyn6efe87TDh",
+	"8TnLqG2wS0RIP6KgI4aMCvN6WSo8MLZ2DXDpcVJmgXu9vb6U939Fee1Dqk5qPCk9aEGQV1KEDyotzJeI",
+	"0pJ9DqtHou20bToM7b7OXcY0jivOa4EV36l47Xyj2p+RA+cEAbD5CLUTn9vo9DY6vaImhoXNwDKWgq1L",
+	"/y5zBu7kDC3uphdLyUKt+hsnFi8IQkgclZLTDFwjznpHDOk1I0awTNtESMBWTC0mcFGzA34/KFXQpFbF",
+	"yYkgVaOPHLcKPqAj5rsY7tag6Jd7GOa2LXgBKZAiJiNWwRuAIszOMFqQJkqSlNFoYM7xWldBsO1G4jQJ",
+	"q67xvbzWvOVjZS7WLJ4vqTbrrdqDdSpi+hZ06pab6XmEw82HKW6AJ7bDS8a9b0mZRC6Bu71AgNiYmLOg",
+	"4BIAVZXGhT8lVfjB4YragwlVulaoXZViZ2DW+Qh2vtXKu+SduXggE7DP3dahKSMJ62li7jgWCVOKhFxE",
+	"yThmb4YjPf2TMYbCXRJan/sbYH0KXfc0jAh+MndDSihCsYuvSol5eoJ/OcheqS2xZK0UDpsFX7N5tbtq",
+	"aMn9S2jnxkTMnK3cK2jm5CkbBYPFI3T1CCsMjdYbC4ZmbraWoc1dRDDe2BJHZeN14Z5GfcGoCut0/uCg",
+	"m6TE4E6M/vJ7zu8ZKYjZX4VxLQFJze+mL7AM1omspQ4M7JN7lLy+kyuinrq9ta1z/dKDawmK1tVT2usJ",
+	"pN1SzYC1sEpDiQfvQzC/YuA/8GoadXJ3qpmap746Iq+/jjNccbPiXyjy8eIdMYIb08pFGPJZ6PFViS0K",
+	"qWbPm9hliRR9X00L0S9ou+gIS/KnBnJinBaHSRjWgIDRXoC5+2Kgzp2IJK0QLcOhLEhiJ1zpLPvhgncv",
+	"7FQvymCA67pyKOxxZSpmR/DUKxQx8FJ7I9FfBCBSzJv0eMKsahklVHPR38Vrr9m0lK3BjEJXA9o8OKy0",
+	"K696Lw/j+svGy5et6Cg+PHhFmz1GaT06OKBxvXFA97u9Vq/RbXbr3ZfNZhQ3DuLDqHHQrfeMcfDyHn2R",
+	"iv/CKu3Wy2Zj/x65EvzKK2kN2NtbtfE1qI2h3eOZ92f+flxa3oVZmEstUxuqAVHak6kjRq0CZy7XVvib",
+	"ZdLGs0JP3hRes2loxDKDZv/hONF8RFO9ZyzXnZhqGmbFT/gEqxfMWSQ0kiFsk/P33wXkz+dvvgvIj6x7",
+	"bkTzd2+/DRwhSUcckDP+DQamzDiMfoGUBwFyDyCn4IBgAFrrmFAxRcuXGSOXXP71O2KN2hi7H6gAppQp",
+	"MPjyka7lmXXru+RSYhGVnxhs44Pbez4K7YbjXuiF6ojQhlN2jKwMXWGWItUwL2NlpJneUTpldBgS4NQQ",
+	"LDvZGe5cdIS5MY/GCU2N0wzDsNrUfAF0EYDcMJLmoK0kw8IzmdorYj5kQkGozI6+IxQVRotqkjDzpRtk",
+	"xD+zBONwlgnmZeNV03gPlCgeM/9ByP5+0Dg6Cg7rdbwI1D1Nko6oHh2+rP/Xf7b2m3WscoPGDoTy9d+9",
+	"ih++hkQvdJqxpk9SKfrGzU5o2mcpfFb3ZTqi1dgHi+HKLyCvpf0DMu1P8srfL8Bjp6Spdu4v8mQCSzSw",
+	"fNmFn9G8cJ1fwGoOYL2FP8YbWbKDhSjrq9k4BbOjGG/oCDTplI9izpT2VuelCTH/iEnFY4iBOsvPW0fz",
+	"7JWP8Kj7WSwrJe/mSJGZ/J1ZFbeMiQ2hSeRee6OQElsDyxlYZb+MNavm5w6VUWzW09lwthAU+t6v12y6",
+	"TRRuqa7vW0lo3sibG/PNxa6Mp1gfX2lXDs8qa+K0y6/fJTlEqDZ3pe+wrcil1XegTAf0hiEDnbJ/oCaC",
+	"v6OEQXl61fF5aaR57oiU9ZiOBrWNqkl8p8X+OViMNuGHWr5QZwOrJadB56nH1/AIpx63ebjn4H/hN7lj",
+	"Vz2aE3Z3vAZWDxpIc3YpJg0XxfveGIPTmICW/8+eP+Aj53LlLVaPIXNXSqsjoKw3y/0DoglirMyzOGWK",
+	"+fOSNEMzKa2FYTJ89wenBnKTuDQ74B54jwQBXlq2KNYO6JELYb+8EIr7/nen0B8v+g4j2PsVwfuWqs43",
+	"Ii5soQEf7ZL3WC1jfM4UVGtWeGl2WErFtcpqZYa2uNNW9Dv+x45Avksh86yqcAjlQBQxBZHxHP+OdXPx",
+	"qbHrJju5o00rtfofdKiXBbfqbtrZa8hevoYGLuyInGINQICYl11UdwNtYQ8vkzEDt/tyq5ofvQ5wXTU1",
+	"hT3y7MtpPiKm58JW0tz276dU6EXVca4C7w7xYMNaVDiJMKRQKGf+rTAQl5MNNkjYZSRmQwlVa2YDLZUg",
+	"HVEUIcUbmHHOr4kB8dK+1QU6a2aYiUACBJwNfOxt+RIQJYkaRwNj1hVydpEcJ7HtWZrwmAks97+7canA",
+	"v7CSZMuXE5KVJZurebTl+kSOteKx/fiqI+YF7x4sDbFnLScN11lD/4iV8fn32GiXqZU35UzGFcrg/QVz",
+	"DUNLc2AX3LZR6o/WWnpalPkvFGiHIPOy8vtvUyXmI6o5DPxX+6+3S3BPTog9KTAO50COFcPEli0tIdh+",
+	"z40Ij8ZpyoQmMWeaQE+88gqICQBWY6lDLegIkGpK2Z7WfM0KuJq+N8RYCICGZunyYTjAqY4y1glYinLb",
+	"dl9lU+z4cr0cn++6niZc8Igm87AQZijjo+zUkpTx3zF9jgN/uLtrZ+BO2eUeWF54ZVfM7/XEnx9ZbH11",
+	"DNslJg4S+DGiGX8UKaPxJpBd3AfNSRq3she44G6PzGPgjvK/rdUmX7gSXyjC41VLnLu+jnhE9SCrj/XC",
+	"sDJrbazEjnJb3AKS4rLm/nN3BqkadWAMT6x+SKRM20SOGDR7RlJeByTmalDLl9lb5bARmho/spWLz/1b",
+	"f4VUNfcj0mpkr/Ih90XvkVbF2FTR/F4GE3AfJAD35UvjAGTfe2vUrrf7P7cHnZjOjj0Duhk3mMwkOwZa",
+	"GZVxwmgJ8FkpswHLgUxisM2qncpwimd3KlBhY0w/J5M2wBfj1/VTdqqvQwyUN+rsGz86dcrzEZP/WHmy",
+	"7hJzGy4+8ft726i+pTXJEWSPMulVRhXch9pkZumBv/kEiIy52lI7oGMIBuTj1DaCXm3V67U18eTm1MNX",
+	"LN3rX5V0L2sEr18HbOXys4iqorR4CvGYr995auBaN7IXyprXape8AWvaAlhlmcZiDcHMxSBhjUztYDH5",
+	"xMY0HyZeL5kPJuTrfu4pYje/+e0gt2J1K1b/qGL1kmlIdhtpoh5Juo7TaEAV28Hs0eKIqT3PZplmwU4t",
+	"J57vfAlIeMNELFP8t9JUj1W4SRSPYh1zCYTVQvmyzZ0t5q1z7/8Bp2nV4Czef/dRoD5w4u98qPs+a3is",
+	"nT0o8+CI5D5e/LLwa6W0EMtP/CVe+/wAMzB0TUXEkgQVjBgnSVCJEqkKfy9gvG1lGihmCb9h6QeRP6W1",
+	"ArDtfiWoJFyweQsTsdUD0qMimgak0ThA+q0Vbt9C3FzJI3ae8oidmgl172eRYUqR8TbsOK+kpom9y8uD",
+	"et3srej6EjqZKo0K/mnB4wFKHY8oMz/Iz+wH0Woe1M1nRDilc3sWwMPPQXa3O6D8kKMmLBMhNXMvDEsf",
+	"QJRjd8g9PvvqYMag3M5OW7m1C9d+u6LG3SHXmsHOdf+et6IO7IrStybYVsUsu8iLh5JgyvfJeOS39mp9",
+	"/aOiOtp2+H8VeZfiR81bPfiLmfYnT7+8TmlPg3VWGC4CM+KuySETW4/QyDnbXO1PypMbwS1eqI6wv2FB",
+	"oxi7KkkQeKSKC5fUawEBsRe7BEzuli8U/uZB3TIBGQKlYp/fMAFILI5WMHd1cHt8DjcZDwcIx2eZYgun",
+	"pgDomMPvh8Z5HPp//2//F6nnOQrBBoyZphwplskktRWaAy76q5Kn+EyUncjlGamC3HnKtNRCXZ/p77yq",
+	"u6/CWlXVrCz7V4MsLsz/RpNkW4Nsa5Bt3iCLjUaYNcbwno9jet3Ll1oUFYK3QTm66ZxrMfawzbxuIcLv",
+	"naYt2GJlLcfl3EHlImZ3k1jO2Im+yhpUQoCQPRPguLMowK4ox1VyW+GOZp0qHxMraRR9x/SsRfTAMPtW",
+	"7W7V7h82DrJWZWzV8FYprrsO/176YjORhvtCys9TRHsoex8hO76gNNVZj8TvSKv2qg6Lz4mFGumySA6Z",
+	"IqFXGOEuOfEAMkgImyNPIoIOAc1Pbyo8AOPYQHhgbdq0IKUOcpR6W/261a9r1q9+4W3169bpnOd0PgP/",
+	"D5bo0/t/eyB/n07r5pUtILpyaErLPMrM8wSJDR28miJjY6aGQYmEbQ+bO5Qp4LSyzyMWaRY/sXY2w3vO",
+	"ynnW1c1E3kFRWW+V8+Mr58ZXppxhlW0181YzP1PNbNbn7SS5GshUP756trvxqRS05XdTNhdezPlbjVyl",
+	"5bT4cV7XQu+lUcSFyvFcyQEk1RUJ4R4jHZKExUbzpnKinNZ1+RlSxeH913/COIniv7DAgl52hC0t6Jpv",
+	"ORZc1wISWeppYIAZKTIeOaI3UqUCiwIySPQBS3rveI+9plOFVZ/uNyo6wnLaQfVNn0F9hbmPpd+ylHfH",
+	"5p9hInXYhieNRSJhvpSW0XXN2hMxDAoGPZQ3XPR36A1LaZ+RSCrt3trPKqiOdrFMonor7F7D8iConQjw",
+	"5vA53A2In3+orChcay0mPaAi+/DmewqwrlIAnYC/cf64YLsdcYGfTBEaRePhOKGatbPLzYWhXyOf3NuE",
+	"ZCw0T2zTLywBnssscEF6Ru8At56wy8Jcdmytv0uzP0MC/1bI9GOtwtoC83GX4Or29qJ5TeT3nqFNkjcs",
+	"3bELkWiZsJQC/XijTv4ZfixMDqzFWsHA9FUiqiNcnQg5lcKh4KRuxiwYA04UTYHdnNPECHqAPaN+ZhDl",
+	"LBvZDYvBeg1z0nHnBza1C07RISPXbJqRccARQKBzI0UWjVSZ8ahxoi1Z+pzBH9u+EFtfY+4SkFazuSH7",
+	"2Uqh51P9kq04T6OXmazmX29XsEadFHu7QgNHIjWOODYK5d1OfR9sbEskWDC+m3WM7y4wOfdf1X8v35gx",
+	"70tssu+lrFVv7OFRYXn80bN55sM+U4em+XQOTe4LXjX22w33kdfr4rgnrtnJKQ75Hk6O/ixwEdJIy7Q8",
+	"LwhdMgx60z+VSp/0tNl0lcZBc/fw1cHhQbNxtP+qsb/CQj6srL5er7mI3YSP9P2FadlpPDK6SXxPRexe",
+	"+OBo16zdn8dUaK6n2ZGUUZBnucGtvKDkOI1WloO22NuJw0+wJT65UfweVMa4d5NuBf99Cqb/vE93Q5Ox",
+	"28svj16uoilmVIR9+HyP2Y4tbyRSM70ABONQaXPmv7FGNNt2/21LrlZLoINUfgYxd1QKT53q9tFzr6PC",
+	"dlbeBd5HL5W/MGHJ/tAyUYQC6BxGuZ40rH4J4/6S4urbFPc2xb0tIdsG0v8QgXQUz4+rblM51ij1FpQ1",
+	"X9gTHPvRQijUO1iRsBM/YxNTD8JOdaNauTvfve+XjZyKLXkOQHd9WCfgrtmGXvMYhJjEZIrMRHE5P9GI",
+	"qDEDt++Mi7E2L1sPKv2URswf2K97n1SzIXzncco+JbKPeu6axa9lVJoPoXtkNsYo5TJF33LA+4M5mMP2",
+	"b3U+kFr6kKQ7ehlRMXvmFRuO3DFtLHx9RfslJ4OZaTWvd0FFH2ZzSD9/W2lXWkZRD7kw/97fh4gD17Ai",
+	"38k+mdDkeocLEkmZsJTk5gcVKi7A01u/KpsT6MlxSgZyDP21gn3WHyKMn0dg5eR0GHGm1E79sF03mj//",
+	"28tFv+0TOLTgt0Z9yW/F55kdkY7hxb+9ePOXP70+efvu78ff/P37Dx8v/nQYNOpBoxU0Xh5/8/ezt+8/",
+	"Xr35U71yL1Mg1cVQb92YQnPVen773KPf3cqnsgC/mVTa6u619pmnmZ5wOtQfegbovikzGxIQpQYsuk64",
+	"0m1C7WGzT4nZFVl3kFl62DAk/Va2tEVcaGmxfkU1xEBY271/aInFRyzlMuYRScciYzwCUnbAFPYs3Lbn",
+	"217+QuWepzrCsiMakUKaLRQxAZFmMCMIOcFVMOzcOCcDqpnL/WX97ikDXaeOCSWCTToieyhgM9CYGe/W",
+	"3N2mu81YCVckHjMSzqiY0AfC8mN2iVqa8Lgj7Jx67vosxTeiqULmEIhFHtsZN+OAD8Ri48yff7i8Ins4",
+	"Y3BYEQqDui+mcvbGy3rZnUx5yjxe0fDYWgpfo6XwVJq4fE4VN8Im4QS2BvZ222wN7EczsFfc+XeY0RvG",
+	"MnAG5BbEYAsfn8MlSL15VsLTuA9+Z3HdLYrX5fZBhj8AlnrOhL937O07pjMz9GF5n62K3arYrYr9YlXs",
+	"Vu+tS4N8x/Sq6uNJ0QnK4OW7ZULeamVjS0JqMmWawBJmManKXl4lEaV5khAtSSQxy8REQIQkIyPeah1B",
+	"04x/n4qYjBIqhPk31Fz3Ujm0QalJFjQDNXCcBbfyz6NJymg8JV3WH4ugI2IpWEDMHLPY0a/iw4lMMQzV",
+	"nZJ0LHaEnEBI6JqN9C45g8aD7AsCOqTIeKuxKr9nrA5kU2lD2A2jXUQKtiZ2lbxe3kZ3tjr0jxTd2Zqe",
+	"222zNT23pueWwuQp+PYfN/KxZ02wp6oGPoOcKTQdennwIjNyJ6QKCdr5yUkwU4Wc1AIyFlC2L/IpUtkj",
+	"XKuOkBNhuxCjAYvHCYuLpmvKyFjQXs9Cdfwo02uFSOQ5wO7MHpUPNjEvxsLuzvdy8vQ1w9lkFKQRqb9q",
+	"N5p5mQlf5ZYyns/mdC8VTbWm0WDIhIYdZilRg4qZiIQVAIL9oW+mSwubi6ZHYfHhVWZV6TtenN3wGOcH",
+	"r7ltNpS0aXq5rqE5JgbVLN/R+Sztjft2EVUywYaHVml68oXHxpGtOKNnhdYksHrsSv2xYMpkJYXmZUdm",
+	"8YHts14LqbzaHov3cnIBHdALK5MzGYd+uRWYW2X+R8+fXIxFLnZiC302Z0qoiIq9XzXtn8qYLc6iXDAl",
+	"kxug8BilXEA1M+0jWAQdjSA6pUj464R1P43TZPa+YQ1Z2c0qN9se40kdARrus8b72IrkREY0ITH2AsVE",
+	"8yGr+Yovo8qlwJhaRJMEi5NkwghNEjnBRM6PDlyDQIETUQxmCJsBXZVTIwdkEFFBUtZjuCFDN+yA4CSF",
+	"HgkEcQq6U83AuoB/eCiEyYBBkEumENvDKrI+YZ+50grAF9xsmecpZl9prFjaEXqQynF/QIxS3rGYCSlT",
+	"4yHzQ9wlJwQp7s0J5jJgzOMYSvS8bwix0hF5CArEFWnVW8dmGLGED+kIOgdSuZr0WMK9uIiScczcK9g6",
+	"rMAMqiOomBpjD3lezAvqAdV4T3MtvK6ZA8T11kZtrcBl1xFzwBtg7YFWe4ihBFfANliwS915e+ZRl26/",
+	"lBP65hIY6HgZ7aRb/WYnuLXvlrZfznaNb1QVmOHeVgdfFJgxLApCYWsIlEc5MWmOrpwoMEfHMCtMaLOK",
+	"WLyjvDG1uTSC+RpXKHPmoR2bTS97vcU9Ka850yRl5uVm6CkL3SndqeUnDDAQD1BLmjOhUbS46YidaFCM",
+	"GefL96iglFgTleVpwgWPaDLH3SLnCRWkx8D0apMwyk49TyWc9kZolo5SSxc8tyfm0k1bmZ4YO3sFIkdW",
+	"bIoZMUD9WQ+3ox1cntXxrk4dHOFTNuosGaRdSPcfJwApzBunvfPqQ31WLJlW+WQbebkCcicWFVCpVgt7",
+	"7WqkgrmPtgkywfz9nwupYLMUhoFxJi+c9/28c+8lJu5Sy5TFF4C69lGkjMYb6DGJjTYCO9ZKX6eTnRhf",
+	"oJedQgA1PEqo2LEaADA/c789QisKtp7asGbPeD1evjnINXhNS/9rjGFc4kbJUpKyPlcawNzMaVxzY75f",
+	"GbPcnnbN2Ejl4UoAcg5s+YnRxvZ5RkdnD5praldlCtyGcqwVj5klXyxqcmvBF0DlWscQbM3gkal7Baw8",
+	"sOrOGPwekWFR3HSjuhwrCp1Ye1LOQs40NJyvEvjCPv/KBRPGrTXfEvkfp2o0oH1OifECxik7JqOEUcWM",
+	"Y9Dj6ZCMpKZK8fEQG4h34dWdLiwfkV2FntBO8qY6CeAKZ0bdpQPP8Tyvzn5f0bRaSP2P97WLfcO10U7j",
+	"P0Ft9Fem3/4QKEXPQIV70IWc2jHqzSn0cvq8qBbuo9EXesF3s87ZnU1OnEIDDY4ubwklmdeRT+C6fsd0",
+	"puse6HDQ0SiVN0Z23yFsX7OIxyxeu7B1QnYr+b5wy96ShxVs+2dt2t+XWqwgZvZiFnFl7YGnKK7AfQlp",
+	"l4LZAoKEgYtifIjQjno3xn0cEnZjvIdqTDVt+5/fxmHQEaG3IsOAhDmb1vyJUSH4wb56WNslMAzzdMFY",
+	"bB+ZxiGpZo5OR3hPp0ailMVMaE4Th+yNIlYN+KjY957KhLU9HDrHtInlSudGBO8HHWFexpVzyIkA2Dg/",
+	"EbZs2b45eZC34oPx8HbZW8yI9Y64h1zHT/ks3Bi/qDMF4f2Uc+91NEnf+SIstnD0bDRIZSL7093yrkXh",
+	"xTdVxvo81J1bhF+e2lsBnxAhw3teEwYVlqaABuzFxIyiyImNNM4LDTJXZvhqEUiItFv1/dLf5w2MZGHB",
+	"ZALdB1pKkshJAOwNRdmUAA3EPAmwdXWeX63ECe53AtG3/2CRvp+FshFnRS/BkLu6zRABFwQOVG5JPo7c",
+	"Ssc9KLmOiTINiEBrSK2XSW2Ys+6V19Cl8aNwYh5X/H5pUFDKfnWfMYe/nx4EKo6V89arlFxzHQ2YCAgl",
+	"A6lGXNPE/PuGiTGrZQ3db0/en0CpEPlFCnacKyJSsPpjOu2IEU21BS+Sw9FYIysM14CGNBbXQk5EdpM8",
+	"ItIuOUMdMR/LsSMiKoTUlhZo0b60gJQcKp+rNB7aOh/cmuY4gbltF4TDzoTH7Dir15mPJmkLfPaXBdD1",
+	"02Il2XzuGeWC/ICf1Sw/PmRmus2nH7KUR3TvdMAj2perB68122jkulzt0Ip1Q3j6Qim28fi03gJ3rKvw",
+	"9I9phHnAD1tCdZc+yUnB2zpFpv1F1tTerxibWB77RejdD2XCvIVy0NbDzCgI2mr2WPWJ65YxW0NpadSz",
+	"5Mp+KhSCS6zkWohEgI1p6NYiZHVm5MjU2EYETaMqcvApjT36gF8Qk8lAJqy2qjmzoCvf75L7xq7o9NyM",
+	"FSaQQRcONIZm9WLdlNHrHlXa9WhW2pX6YXu/DlNpL2kVLknGIhrkTm80zM/Z6c26udyfHnMhoOvEn39U",
+	"PL/eLNxe8P4gP5om/LxCR0k2dRsNnz227LGdsk8hg55tF+sT2BDrEZW4RtdkBiyKqmgZXS9R/zsDAEIB",
+	"uFs2JP/1nzmC1yHVngkzQ0dBUqia43ols1SvrlHFkrsqMpBJjJw0AQFyK/AhIwa8Njp/jyUErGikvAUs",
+	"3e60IzDkE3ZZIifnNP2T2c5hrkQMUXexUUPat8zdilRpkvhXVTUjveFeGCYCx5ck7IYlWJZZjpoAWQkg",
+	"3LSo4rsjViv5nmtNzQ9JwZdelcwA1sczLZB2n2fF4XXri+qic0R1axqiWWYrDo8uHJ7l8Hn40HDx59Yz",
+	"yZbzDI1zDjDav4PF7pkzQrfd5tUkd6VMGBXPtpDcLPR3ZgpKBFxz594n7OovX62iHIaIn2ljZeXPqZz8",
+	"6+cOwC8qBTH6J6/hkWHn0SLH882CPRr/x1jdnxNvYUD6R+SRt87SkIqpo5K0NHfahau5gLN0SoXCJr52",
+	"RsxdRUMidHyZlm7dGCtwLAysxZC3IRYZDzXEgzNnd2lCRcRU0BHw4B5LjbTUE4bbJd9WC+ZBQLhSYxsX",
+	"j2SaMttvSP6CFKTcImpgrynktIc06QjcWNAiZSbBDNqPlURS3DDwIcOIKhYGJGQ0Gpj/y1/C//6f/3ct",
+	"MAsodTH3nI0FtsIOObG0/WDlCNanANrhaFHJRI6TmGhEissJfGcPVW0y1wj32NhqL1QNtUZHEPILgyKN",
+	"jFow5EKNez0ecSb0J1hBYdYRbF4pyIxHsLfc1vBDsv2whFhOc9t5S6xva6wwxzMK7ydw4h2roZBA868B",
+	"PiUzSI2R2Z0SRtOEm7sg/T/w7gsik5gpz/Z+DGebEbj6GTwZxou71dPfT3xPtHloQpUm1W/ffPuhtkve",
+	"AOd3/P+x967LbSNJ/uir1HL3hMk5EEXqYlt0nNhV2+0e7/iisdTTOzucMIpAkawhWMVGFSSzOxxx3uG8",
+	"4XmSf2RmFQhQIAXqLje/dFsgLnXJyvzlnT7ddK8YiKFOBbzb6pjPPT52xPSbVqKFREJd5HFicY98k8K9",
+	"z0uAoS0F5bBPwMThzVN9LqaInKd8Tltrx2LKmhfcWPdvgpzUYQIv7yR6ZMIWLSkLPc1/kSpcWlk3d7NY",
+	"VyA7tzvPTOFZndnQt/d32dOMcrqRtq3WE9QQMBoWM7nxdQDQHSTxCx+l2hTOGo4y76gRxsJymZgwyEnG",
+	"EUiP8YUHCg9W080lP2CwpwNtx/izaQWMwyDz4+Fo7yLVaoQnF+OlaMLcYLtNuAeTseyYK/bcH2xGZSoD",
+	"Rxp66Ks1wvvx0zr1+d+LI7G4Lc8N94vgSGUGNKYVtW8BcoXnkZFpBa/mak5rMECydDfhOMusbdPmn5c1",
+	"imMUDSt0inv0gC36adbvcEkIe7Ou1INORYv/vYPO/k63+2Jtl/9CF+q96hbUWamFZkmaNXrdl0dH2B1q",
+	"owoz9Y1JsIO0mXdrCFt8Z+oeuRpiF+7/dp0ZuScrLWU8v2PbzrqmD2/jgLbLgKAQ2fau8CPzP5aD1I6C",
+	"Rm6fWuDoXmMPm7nfx4FftGXfkAC9G3Nl9NxHbZlQVKAEpTpV//ACnDWr4JQrGhzSXy0Mt/MyI3JfbLOP",
+	"XhLyJTr+g7pTUd1wq5wDpDra1rXanZLqZL+q9cFqxGzKpSV6rixoTgS50p/DaJT20uLeOmMptwEBLK/a",
+	"+PZkwbIlJzd05jcs0AxgsCx1xbN4ZHXaZm9lYlH3mfcVQZIyig/YRKo4rynEmiGA7pCK3Rh5LgIWWh0y",
+	"8dX93VptJ6Uv1DeUsju1k57B9m3e+PXR1pJ4nHbIJ2DFRTCAmoA0SO3lYaKWtmIcWNGwrtA4+6r+Avev",
+	"HQdHLE+nFwcEp648oEKJx06xunTF+OCsVq9QzK3YgXdvtkyk4F45spdXjszqa43rkRqVz5wouBrv4p3X",
+	"NSiffVWbmZMLcHdrTf4erMloTXIWItjaR2ZQBmySh02uB0fu7oXVxxtjqkL80U7pe8Q/My0M+UfrMch5",
+	"F/vfV5u5Z28OImAC7/PZboolFvauRwcoXO3npk0z0QKBlJeDbmLV3NaKwa92G7pmCWudhrfCjMt7UoMn",
+	"lx+4HmsuvqNutkVhBbdM8rZdbmXW8oBc8qqEjaWhsmaczsnlE7iCygEbpkL8Bv8Y8LS18JwFi0QOX66w",
+	"rwrVl1nK1QjDVuAM5im/2EKoGAdTI/e3vtHYJRUsHYmHNB+7quN50esp/3omprNiXWv/9/7+mmLZd2Sd",
+	"rVywu03IWNqcDXnkZmaypSfXcsK7ztpYxifbDI5t7uy10zaWGPdd2hqrqHZtNsfS2O46s6Myr+OSBLhd",
+	"aPeYuNaWg9x25sg1Dtejb2ZZDLe0wEQwQ+RVMTzAWD5HEyBgOgp3vgK8letMsmMWC9S0MEMgfy/FRONL",
+	"0XYAB3csYZXnGEdA0TRKYy9JCge+MRB02RcVbOAOcFynLo5jGxR3rJzBXXvQtzxui5IeV2LKvQEdvH3H",
+	"CGulGm1WBgQfZf7RHtmpOYt0piyGqD0z7JynkqsIa9kMEz4abdRhg11RaGBaXenAuzyBe2OdLq0DZiQM",
+	"g0LgcIgUOeoGxQZzRnVrL4MqnOepX6Gb85vy+65kN+XbN+A2yw9WJ9W637fM5pYB1dLxuBaacnS9A4Ts",
+	"7bxVWeg3sJNVIahTYU3d09xj+lykLPQ/vU346ESkkVA29M6FgdaTvsrjP+F0X37IBZlLReEXrDnQdtza",
+	"GBKxzWuT9FVVcZJV2OoyN7gmtLo0+UZv77DTCRoVS9noNQ4bNzr5t46atlxsm5p7Z41pr8E818OfFcU6",
+	"svRczFejnlP6vRxMtkFKKl14xtx3fEBsueEZMiamlTCsqTTlzNxlcNaqympuLTaVJfcb/YEjihJthCl0",
+	"Z61qxbp31jnatAt8jLFPToc9cW0tpoInbChEPOAYSotMg/yc//i9MRFzrDCp4y+/ZjyRFohvlurpDEbz",
+	"Z32BEYUgBeGe/6xokGoinogP/Gujd5j7MGFv1AhXlT6QikhPpwIDn0pvT+REJHOEsnOdASXmtzKdpb4o",
+	"WfnDrgmr+5iamcKXhvxcZyklxpOHC8/dD4VSFe9dDYo3VFzin4Uh/TKW0ZiWLJYxDglGyAbC2HVjMFKN",
+	"EvElGmsZicJoaCoYVZp/49hnY4jEiHUvteKrLdHbawAzjV5371ot1Ms9YcdcTf6usw/CGD4SKIe4msCM",
+	"/439HVbe24jGIpkVt6K9qvF6kWIxM2FDjzge4A0zX+nQb8OUvgsPfM7BF8KSrjy44508OOh7xyH10C6a",
+	"c1LWnIB4zJT8NROvnGPdlQ/VihFXWNweMM8z8Za+0ooRxzSYukl9A717noG4wPw0OXV9WuGk7gBvmtLp",
+	"vUqkY9FEGo4vm+gluvV9lwoCnzUPOvt5EfAqUb9Gr8H3Vig2q4sl0rl/SG//skDeStDvTYI+pLjcQFeE",
+	"k3BXYRxVhL5Fnttzswny7Dx+4LnZYVtpkMFf7zq2iITlNqJoWxP2NoKLPI66Gj2XsNoGvrYCua4NJaLD",
+	"c+Mqr35CNzG3bGXeVuZ9/9aW2xV6W1F0W8z5J2E348yPPiCNhv7MuOrG3lhRtFEElw0UyOlzVthmn1Qk",
+	"GO8rv5TUX9ksWVV8pwfyqTQPOketHov0bF4YCZPKWMFjbPlMqQn0WF/Rc7diqfC+01wgbQ0NW+HxhzI0",
+	"bEHX9txsQdcWdG1jZW89VvY+9fZdqc6lXeQ5P0Sj3Q9SWcMSqSYGmOECy/VYiOF6IeNKq/lUZ1gL1mA5",
+	"K60EVnBNRSRnyPWbBEHFlMuE6oOmYihSgdgyFWwiZha9WMsFAgJXStOM9YXyXXNhPC1qBgh8biczdM3l",
+	"OWgl+spkA7cZr1joKvsd25AJ5Vpu0qSaB50DqsaCJT95ZNEPiG62xQxjFuZzMeGtO9TeFTb6IX1r+TIV",
+	"+ehRSfIvlgEH54T7Z62n7KBLtRHdvgL1fP7Iup3O3v7B4fMXDnLBhv1sRI5d6vHlwgrdnc/lH783kEA9",
+	"EKqxHHWB0N4CCNVaq0srFTSsngg4kn/+df+X6cv/TbtnXw//cn50Mtj7OH/+Pjr4yXTexi/+m+//LF5+",
+	"kt3PF4d/BXyVpUmj1xhbOzO93V0+m7WNzkzbTdoxnN2NXnrtgJHFLtauoQCH9BUTPBozXAAmTc4LIrE1",
+	"+m+N/o/d6I9ELxg9EV8qW3iH+CEVJkvs6pDTE5HmFpyAwuRJwHvJiUXNw38MUz0NmNWtkDVjMeRZYnuM",
+	"JwlaeDC7BYQ9aTcBaCuKRHwsjU3lIPOVkV3cDErFjyenVNrw48kpM5FOBWuCSqKxWOFUqsywWNgUqxga",
+	"LDM90wBGWsEitBU0Eq8YlANngzySFYaGIWjlKNYcbCh4h49Rgxea1i15Qz675b+ibNBpYbkfZXG44gDr",
+	"lIc7qDO276E8HPyzbL4gWgQ4Akpxkf7h3i465fcavW7Q2Mf/HjR6B0HjsNF7/i2otn3AaWr0GgftvcOr",
+	"LCGXjR2F4XQuD6eDw6FBdTuN3h6OrYNj6+DYOji2btB4jv99gf99iXceNXr7+ZiL5hQ34JftLrZ6mxni",
+	"O/4k48Mzbow8hxXfpzlpOhuHQBI6FY3efufb9S0zS4aYxSocBQ1iWDCmhQkGhuSML7AdZI8pTK9ow6lt",
+	"mllpiSlsSrCJWQZ5E1IZMmh7yeCxf9bd6+37Q4fWGme20NkMqSXR5yKZt5HsrzTqbGyhJG63Asg5WbSN",
+	"/n3iXjLabL+dj99Pth4hmTFPxcPaVkqOOqyACGOK2TRLrMwtGwELf78Qgy9Zmvgp7P6OCtG38BWLeJJQ",
+	"9z3GR1yqvkq15a7kC3YvnaXiXOqMTDnFKjAUVRyJVpsVdGxqdCNgJtYpYbdi9DiFud1mEPFNRPcjUqhr",
+	"s1pYP2Saa/TlV0hTldrylg/eUId9eHUSuEZuiX5mPLuAjb9DvZLeW79gA9wf+L5MeSrj5dpUeQIjPrGU",
+	"29BXvqsH/uj6LnPLXOrizRMRz/htVFnwi7M2Kxk/dY3io2d8VNdYBuPYNi1fm7c0S6XClBtezvSNuHr4",
+	"zCUCBBwGxyIdC9dOxPJ0JGwAKg8On4HeJ76SqQDu/+tnul0PWXghBj+nSdhXzSJgiLja/R3u+Ra22uwM",
+	"X2iohVnPt+lrhvShd3EIYqPQ1kzGrksJm0kRib7SQyZ+zeSM+lukVWVOaWYDqnYSJnwgEnKk+FSpZF44",
+	"0NzVumqG5EgO0buTr4M0TGm4K0pFLJSVPOkBBNXJuYM9SojY+BotYznLG5YV+dIqCANHcxOnDRzJB+2X",
+	"Bat5ufLVHhI0bOEZMYt8jzYtVnrGR3daoNTyUR1+uUHpBrp7FVe8YzcBcJGtj2DrI7iFxICCfLpaPC24",
+	"10Y4Lk8KiEUirKjGc5aPnhnivsbqmSmw2yYMxzglEnTIVpu91rFrj0ru+hQX6OYM9w0OkRjuEtOpRcyv",
+	"HVPaHszbKzhlZSoIpdwGid6z+cdyM1mjycCvzCCPQOASZ+LYhmhDUYSDZnzk+sbWK5biG3D1+sqDm4CF",
+	"FP8G/+IGGwrDddbE0TF3KaaIG269rhTLVFB8Sgo/cTbTRiLasmMx76uxTuIe6zemc4Yv6jdaAQv9TfTh",
+	"iVQ0AGwUFpIzDab5Frt+7eK/z3TImnkDMDYAujPYn9QtSOC7mfoFGuoUG6J+fvua7e/vH7XqVa7R1DJD",
+	"yNSsU+a4mruXrWjVgfu2cX8OXKRH2OwLiQAXWLpSsuVBupjJykFQXGV92GQmp/TI+tGUSVJ6qF1NiQwI",
+	"ccW6Hg6eRzsv4pdi52jY6e5QuMvLIz6I4hVTWhyQW1vbS7Pxw9+UGAar+pctDt2tDXp1A7NCS4gviR7d",
+	"SiszbiZre5nRmFx/bmmYTuVILq1fqjMr1arWasSBNiNVemT9mOJMXPajTzXoQSs86XvMe6t3Os97nc6K",
+	"ATsmWXvEb4A11h5s0bN+xWj39nuHR73Do6tGe6avM9bHV4PLcwC47mb3yfXCjrTG3tWL41bz2H4LGtxa",
+	"Ho1hpVEdeBeD0Phn0IDpAOqMCykR/tIP87VZEt2zvULcQ2nX6SkUl+Xd7B4s0Z44lzEFBdIzo5RH4oNU",
+	"mUWPeadu1GFnCNzJVdW+zCMSDtjfhfgnUk1E/EZHtAp11vAFZSpInVJj7LEcjSvyMdzf5mSsrc6/56+e",
+	"AmxcuvNMTGd5NsemeQXEIYq8hy7VfEn0oio5AY0qaLGt9xbxYk2bGVthnIHd+czVCEl8yr8We9e4eudw",
+	"l7TICt7rEbso234K23ud8ExgrptV88qx09ab/+RbDjrw7FU5+vvhG2ixKVcZT3B8rOk0lp67GrbaufLh",
+	"dBEzE9EzQ6pIM1zJYcMW02lfeU3lVe4NB+pzrbbzV5Ki8JtWos3CItMKncnZGc3P+AgVOM6iLE2Fsn1l",
+	"+cgXJUb7uk7hT1918xUL80Ofv6vIAUNy43rZx6aZsWwg8qLCfYU6KI8iYRa5Ge5DBUBeGMIrRmyejTIZ",
+	"C5O/0odCUkOKH3k0xvSMzPCEScM4O+h0mOJTTBoeCzaUIllj2zGTCuNO4JtawG66jjTtlfZ1M3lQA3sR",
+	"cFwLWtQR82Wx/ryTi+oplzBQrhAd34JknopYZtOrZfP1RK6XSm8Epl66DufTgWT6nFjiZq4HM7nLqlpb",
+	"LLlEdNfAkksEess4cjNqLQPJJXRJSNJdvDaUJIFTQpK0mKtwIv1awHTuwi0dFAJrq5xdZnLn3i4z2bq7",
+	"bsnd9Z24rSxJ7KsQZAEhbOCxysltXfwRgsS8XeoMWIRhTbwA5+znz+8N2dKNSM/x7E1bAd5bwkTPGJ5S",
+	"ylGR1vSVFxiujMq1zdQ/Cetwzc2iFu9TgNWRC0eNJ2Eyoe1FIFlT4g1eFMDN60tqNkv0CFHmIzLGINVT",
+	"2XqiJxcIIqd8JHb/NRPwqRXlPbpHvcMXbheGMhGOtsi+0P7XbIS5HUga9eZ7hEmsv4lGr/tyv9M58JGz",
+	"u+ddOuFXv6PTdce/zvLu0vR3aw3t29Z29ThtV7cHgrbg5HYro9WU8Y8r22OBHna9QHqwdA+eTgBXsBCO",
+	"Zsh0ykJYNhGHhF7CWCsRLkCMF2oUCmkmhF+qrFB9FZqIq9c6FmHg9AqKB83tUSw3R6GzbhEUyS7G2ggX",
+	"ZOoDP52Rhi6+ooIa5a8jS/SGK25ZIrih+vTIhhnhCRFT8Ddrnnw6PWPF7SBu3cKX48z6qmz/yg1sC/YQ",
+	"ttkvMAppGBKcGsEqXqRajQo5LbmtSlrWFOcinffVLNWDREx9tgvGL4SxsFwmJnQpxUpTwp003gyIYO+4",
+	"JPW1a7RctN4ZK5OEefparKDr3x/mG6kz+2mID/UYyIgwoBB3IAjDeGmuX8TXKEvhUIWMJyK1rHmBKYdD",
+	"WCEW4rW2E+YUg2LG+sL4GilkuuwrlxcJTDcZaJ7GBsO1cKwwW86ICInEpGE8SfSFiHuwfLDQPAV4HAJC",
+	"CRewOITbv3j6pQFKHyUm4pxmfV/bGGuqpCziKhJJIuLChh2xMHJaUfgKo4vthfbrmedF47bBWy6kqogW",
+	"IbQt/kLTxfgVMxOR1emusXw43NAQ6TbzwU2RSlu0GWidshE3E2FZNBbRRMTkJKFT3+g1/vLir2/3Phz9",
+	"z8lxIygCTHhJpiSgvbeNoIEN70Aqv2wfbhBfW1yPu6xF95DmuWU0/NKh4ZImUzeS5T50nd8bC4ayMHMh",
+	"KoU1ryALPnpXGwV+u0RGQz5OhRoLJCYkoGAtaW0d1w8F/oHb/oHBf4DiZqsC/OHtk45zO+2F4FjOP6/W",
+	"ZcqY4homy91YR/dRu+/KUtAO7JRsneTqLTiW8bJ3GJd0BO8hptdQz2vW9E/gsirNXHyzwfwxeATBt/d3",
+	"82JBiyJc39CTfBmsnZJp9Q2s9Q2gVryhENmIXcHgvlfgtI2R28bIbe2Mf+wu0A9eo/e9VBMnj2IdZdOl",
+	"Qnt345Lc9S6XhzEpHpORzTDurW5Fq2GIJWRmPLW7Q51Od2JuuTMvgixHp5APdIO7WDiUiQgDb2DoK+Hq",
+	"4XLD0HREz1CknLPooUuo1WMnH38K2H+f/PhTwH4RgxOmU/bTu7dsCHTl0wQEG8ytMAHjo1QIqUYuhg1+",
+	"iUWUYCELOPoB4ywVPIZtdolUaLaZamPZy+7RHpvJryJBWxdnaI8DcLC/H3RfvAiedzowLZ4kQV/5pw7Z",
+	"B/kDax509xkf6HPRyi1Uay1TbXbsXrDX8V5lApN3bYE6jmOgShIJd2qBqiCTJXABdFH2Bdbmnz/PMFfX",
+	"z+ROGyZufZ7rfZ6byDyiuxWCD796b2FGfpK/u63Yxh1t0+yvhxFIXnppWY0OBjqe72DKaqPXeP6hcQdG",
+	"gUv0vCYX/7OY6vOChEdRygv+QFcbBaVY86BzhI4S8t30cjDAjOXzqsK2tyuzfLb+Qmxtc/Yf7pTfVr4/",
+	"EOD6M3ON8xGsDuXDDz0zBBZZU1rDwixN8jwP+HCLeog5ke+KTlATMXPTEL0VtLtskCGA8acSCGk0c2Tt",
+	"J9CqTgAeSMUxXfNSdlOVwMU3Lgnc1wD9d+CwpDqpSLuapfKcWxGwKf+6w0fi/9nvHu4/73Q6AZPTaYYk",
+	"FpZzTOs8sk3Nup+gG6ed1D11Dxl2E6w7xTLeNKkeUTSmNM+4HS+sRB6JV/X8qptgvzZCKBVkRX0wdR6/",
+	"vjDYU2kFV2mhGWZGpFjE42KsyWo/5sCZSxlgBfnc8tUZ+mo5G6xwF2sWK4SstdOv1Jj7qqgy39Sc/9lt",
+	"w4PHXlzLYl5PxSrOcesW2LoFtm6BrVtgq718T7EHnsPfbXbUuVCxTjcqzeweYYM5JTS5AmUs5JGV5yJs",
+	"sxM08tcvcVa/DDM7BcSBc+qVxrVzIWPxyhdwXVEyLBU8ZtIyq3V1GbC/udWoUwiMZsuawCwRKUnlLyGj",
+	"bfmFKsFXYq2VZarw4SrtaAB8hqtHW10nwp4oHzNY+kav8fb9zl7naB9YqJuTmzW8k0f4TtcmrxFzxf9r",
+	"mAozTqQSvgb+YlHecMXZ50z+1sDsJAXX/u8uO+zuscPDQ9bpdjpw4lYAgu7hpo32OhEMOxE8PpNT8YbP",
+	"qd/MVKpPaSzS19S3cO8QVFo/xrd++Owk1XGGgUEa7qbH/9GYaupQm8GZxV9+dNPHP0zlAlS2pC1O6RpV",
+	"Woi8N6vTUiDibaWWp16p5Tznb16WzLI0GnMDy13DJuDY6g4wUn+ql+SMTkd3UMoljg3jbvg9TG5xXCdg",
+	"jqsEDA8TEztwtgIGZxg7jAVsKpWcZlN3A+ZL4L9iPjegk8I5zvMMQIizGtroaTabJfMKdXS9iFpVssQd",
+	"zQctWvLwfPzhGW9tAE8b9k7NsjuqM7KVqg8iVTfb/1UqHHGqO/ZwO26+LaXxtFrKP6a6G+de7NTCA0XJ",
+	"16iW/KsUzLwAx0MHstN4nhkqQmZYkw8MdiFxbUX8dcsnwvUSci1rTWsBFpQGGOtexsbc3Ctk+Bm5WA4Z",
+	"thL/cUr8zlbi//Ek/lYOPxU5fDuilHjxvYvSXTmFKe1gwPqD+ZtZ3hIaRSqp1RRDzw17ffq33lVB5EOZ",
+	"VMeQU8JYX9EN1ohkCO8MrfhqdyNzHrbZa51kU4WGaNeTHThJwCJuxI5URigjgW8mcyo7oBhXcxpkj4Vm",
+	"koVBX4WFKYUBC2c8moSsCf9jRv4mWu7al0xJizekMhJwB/aFjyavWHiw1z6En/6jG+ztH7QPO64iRF8V",
+	"mpWF0oppGLApt1jXwmrGFZPqXCir0zmDn2EqGDNPMEOn7PQvP7Pm5Qm12uwXacc6s33FlXs3i3BBcO2o",
+	"tqtiYjqzcxaJJMGYeH1BJRncEMapzkbjAi6iUXhbyFgnMUbZS2tgJG3210xbrMkBGClgkZ5OOdU6Q8Y9",
+	"SAWn1hO/wo0Gvvnz2dudlxjK5OhjytMJPvL68/u3+FxfCRVTVgBHRuI6/xwzY9MsslnKEybSVKesyZkX",
+	"u266vpIHfAuJpRjV+Pr0bwHT5yJlh+zDD1hCF/7Y6wSdTqevUn1hWqXKHzCuixS9Ba6cR5t9Aqx3IY1g",
+	"gkdjv4hhXjqjyZkSF7BAQCxO4FDPl76CDRRfpbG0TJzWjsVyOBSpwQcUxZ1hW5VMuc0JWVNp2g7MgUAX",
+	"Q4iLELq6dK74nOgrhZgBP5AKbrQC+ksSf7A8O6OKwOc8kTHMwq04oBKBxwMrqaRcGcAb2O7uHXIZX7fX",
+	"AFHiGmOXYB8vl6/UXeNeGg3J4Z+Q8T2OvAbkeO3InNcHEzQVnMQifIOargN3KwcFmkkWFNhUAGwnyJlS",
+	"gBwpAFLpp3118vnNzvsfP+x0u4dBv/FeTLUyARtyFc0D1u0eMkSZ/UbQDYCvBP3GfwD/6vQbAd0ML1lv",
+	"lb916OuOEna0RxI3jV4HX4pNwrHonhXTmoEEcZfKHgvEnDqzkaa0DPeVABa00WsUVqoRNIgBvqv/mWiP",
+	"6EdfGBx4fo5x7PlBpr+IKTR6ndoUgrRBZEKt8auQJ1YzyrlSLOMtAN0agjZAr0RfABQK2G0Nhr0yueHm",
+	"uNY7MivDEf6sL4poxYgkMUsYyvRAEgcsR3AkboBRMuSUzCO3AOAWwpqHClhYF4XwDhdiUwH3IP7/knHi",
+	"ahNCeUtXSagNbA17cO+G8gEI4BQz7Rr+z5+pFBFIRbiSiqFIC9F0SDzOcnGwd9ipFiNX2htySVPbkHJt",
+	"Tz+Q0HW8/XSOti7/78HlzxcWb+k4yqP0/d/UFBHHho2rpMMlJZsyf1A8gFQo1K/BPzEBB9SuSKtzkWKb",
+	"c1S1BtwIuqUJmqL2WmHrFeOopxc+nWvQS54BFuZsxVVwZFEieEq+iWGyaPkCQ3hmWMnPgBvImj4lHYtl",
+	"+tehVIMbWvcasYAs5mGjForSp75oeRTiYlPfAwz6DiMOtnL8buX45ru93ttA7Oyeggz8bD1E38rprZ5Z",
+	"PxkxjnMkglR7l36SC24Ar+jRaj3yF7iFwS0BU+JCGEt1pgMypuTmVSxJ6lPX+blIASdH2ti8LTfokDCm",
+	"AKcV9BUZYFG4WjkVrBkOsTN23g47YKHVIRNf3d81W11Tl+u+0iqZ36XGWqmS4nq916PNe2TDGj/CFtkw",
+	"Qs89Nxga76xq2Ozk1s2HBgvm/WNYEBvIqTxMM9My4aNVjZHpkdqte3FvP9Mzawd1qSky0PeKJsPds04h",
+	"G69qlMPlVsj5coHg3YF3b7ZmxQbIa0b28sqRWX2tcT0qyww+cZGf2hUk4G/eXZzvcknvWsYG//BmpoaL",
+	"nAVvDQ3fg6FhsZ8F2W5IcD94L9jPItJpbJixOpqg3/tCMX7BKTLgYjxvs1/I68tZiDMJWSJi0JJTfUEw",
+	"IK7CAX3VRDUcZLe2GDWosMZOD28FjhLDL+iUf/vj20+uhvDXGbqwE20NIY9Wm/3oLtIgI67YQPQVjiZu",
+	"sw/E3LhiEuvWjdGdXOyBIJXJhkMZSaHsF3xJGKAzW6rRah/t6go+qyEBWQDyc/+Q+n99fZFkt1d06j0z",
+	"wGdcD4UPOonnARvwaOKtNE7H/DXjylIq9nMMyERhWhLUm2ZTu7r4AEc3bYHq9+WuauWVZEtt0bJBs4jC",
+	"I5Xab85q7lj3XSgS2xj7JZV3k6qK2EfiMnNqOF9/o9d4V/iR+R+pFAB1JznoHMEF+AG+mMuhXmMPu0jc",
+	"BxdwJzIZbEDJpzBkbwD4EWdbQdMftWVCYSgW8f4htuCe6nMxhRVprmDtqP3RXy0UMD4u3XfDabOPrifR",
+	"BV80JfojGyKofoOxog5IuWalvmW2scoI8UkVWdkNNPSfhC3I4ltSGh6YsW957S0WkogZX6ztw8Hz6zbh",
+	"uxCDsdaTjapUmGyQ32ECppO4YOTLw49dcJiDczJlCTeWxSKR5yKdv+orKgxIvxkRpcKaVf41Oqv6Qom0",
+	"1WYnCVdsKLAsTI+Ffgoha56kGo/yj8qKdJZKI1rtvrqisAVfbyEcCQtKwH4bQ/cq7Hd+BW/MHkrreiWP",
+	"OC3dfR3bAg28+J46ZgYgiNJI75mh7NUSriDcP3tc/kcxE9CGlnenwJLys77KF+DZ0izhascdsEZv8dz9",
+	"VCRwBDnATt/sz2dnJ6dMqHimpbJwNknxF+fw3oWyaHmiR5kIfGG9JHEg7h/9xp/6jX+G7b46KwRss4in",
+	"qXSZi0aOsO4asaEA6/S+ck0WiU0lkkwFb4h/wYPG8tTiR/oKDRLiq6VhtdmxKjfpwWCFRbX60g5RaeCB",
+	"mGsVkzfhjLqiU/hEZgQLx9bODPkh8KLSltGCcMs4y4uDJlrPSIlOYaYiPRcx43GcCmPIgRIzbnzkuk5g",
+	"anDRMGl7jLMxDFCoGHttKsaZC3+XuBfvTs4P/Nt8zsdQp9O+CqUS9gu32BET6duwZrjX3e+86Dw/2N8P",
+	"AxZ2vr4Ytrsh2hD9OIH7zrJBIqP8vT5mxEHqvuKGDXWWslhEcsoTNySDeSAwpOcskVakPIFR/iuLRyJm",
+	"gznOsTxgy4DPx4ZaivK+wkwQ/J5bjABIpzweYZhWyZw1XecFF5/Preug5AUaupoGPIaNK9Zc7Dgy9A1N",
+	"fQNULJv71OSdM4LQAB7UNkXHH7haqdkqWoNGSg+HbSCXWMTA7KjQP56h3u4uLl57zNOBTgGM7bg2rMan",
+	"Nu4anZmNLUO0KHdqGMpj+a+ABq/dfd82nENcCQmuhgDBwqtLHBTb3SrX0FhF4q6NSe5EPIAp6TtDI9c1",
+	"Qbkd+IIs5UsqsL90wQq1LA8jrlyF3IVQXAVfloxVtWl6pU1oWaUphRQuS+enbdLZgLnE3PIBNyWQiUqJ",
+	"x5iwbP4m2EDAIAPAEdRMXKfUZJrHOyAwF01ncyLxD3/JCp9Y0Ejp/dKwwl2vWCpsOge2klp8d5EoDjv7",
+	"uMnKvOUycQ1xy+P++fP7Z4bQTaSzBBuKw+ATrUGmZ7OK4RoC3WtG6yn2yre/YjB6RA5VY78dki6MAoFN",
+	"9VCY0hesydmbj6dsSMsV4E2cnsIUz1hT6mFfYX5lq8dCWBRsHhlWrEvYZp+oC+WKDez1VVi1/YByUhY6",
+	"W8GXTE2UvlCY41tsU5mjEBoekRwgunZffUbKoNCJEP/YOYY/QpBFWsWGgExB/BRuqtA+6CGWKSsTB5RR",
+	"SLApnxO921T6Ft9+01wdNExWcwq0VFaMBO5WWVfL9RtMIi4oNg7T3LnCttIIlNtUr+p4YpcAgO89n6Nh",
+	"NpbG6nReUpjyOnAqFim74HM2lEqa8au++jUTGfAQ5TqYxamezVyq8hPCx9RkZYGPn0yLla1RZV17lSKp",
+	"P1p7Sv0sD26j8eWz/dplnFtnfHBthZEpsSFGZKJxZcYzUIqbriZxj2FJ3rDlUuRNNhU5H5DY8eVHMtUg",
+	"69ZRlKXsYoyZ7mUeIg29O0YOgI2T6C0iZgm3IqXsEtIw+srLKJcqjwWkxAUNfSDmzsiRJQKNRKg6wVcw",
+	"waSog7eeGpOhsihFJnPD/A7cwA26BsbXVHdvYg/fyBy+idvsehrv1uZ9s5a0D1eTaKsRbTWirUb0uDQi",
+	"gh45uLh3xLVeIdpdgJm1XvLimJ8ZMmulIgL4tHhDOSemt4BYAZlPLbpxsLwRPAtPPaPLmQkwCzfRrmQQ",
+	"t1ZMZ9hyYeJjbZm0SMNLrioAVBMxs0BAfbXfofrcT9fZvpjadas43DwDoEwVa7FJYbjX99O7l8yPadvr",
+	"uuoLSHyLWR5L3YAlVnGJSzx1JfMKhmoF+f0fopqBO0YGU/w9O2vDiEKn6zZBLLPw9+ImvYu/hS3q4yfN",
+	"kunLoosr6KuLMbcYLACcvKg3I5uEC07xpcACUnadM9r5i/PoKcfcn5m+clCg5wIdEvRzm7mKxqlWOqPi",
+	"d5ZPgM8bEg+5i58kCKGXvLjBy75yQKDVZu/lRKAj34sTaRklaBsWJtzYBd8JA7pyitLIZUU6xPRaZ8qG",
+	"QV+RJZDx2QxrL7gyebldMJHGgqpOQmpxHaZkZZIwzvY6HTYWqZuwm31fyfxlAx3Pn5rwOhO58Lodv/lt",
+	"yK4armQYdy5xNtWqL4msahHlKc8bkd2Wb+XVg/V3e/hg8lOBFT2BL+dM4n4UATPmqdiVu79bPRHq21rI",
+	"L9W5lhFW5AXCjRLKshCC4qkGKVdx4C97IWADLC1qAjYjeiIOPuAJV5Fo99UbaWYJn6PmyCgn/VgxpwkG",
+	"LNWgJKB54VzLGNnQRKhchuTlRA86B8Dfc1bV3etQCJjBpDo3rHcn+NcUO3EyHqXaGB8DlUg1qdAT6Fcq",
+	"oxqlIhbKSp5QCVQai+PUP39+D5ydBNeMD2Qi7bxVxR9/EvYUFj5+R0u6MZN8nb//DEZw4+prvzfchrhy",
+	"Jp2ggdvpysnjKxr//vbw6MfOD4v85j/nUUXMpTaghpJKR9b/3n27d7T/AgvC4/J/pOc+8DlnrykTAmnE",
+	"XYdL////+/99Sq38jV2IGAPzQKx7zRhvPrU8taZQT+X5Tnf/bG+/kIttTLZcceXgrHvY6+67O1xD1Vhg",
+	"01lX5ZNWnk9BuPvC8nsvDl/sBZdQFT4WsP3O/5XHZGplUx6Bgmp5ghuifAH+dx//ttPpHu293T8+2Om8",
+	"7uzjfst46SP+gKwexlTYsY6xJE0au5eUp3l41n1eauzm26DCrcBSYHSlt9ZPQSpR7Kr+8PTzUgjUZ24F",
+	"qaJXxEAtbvwWLJ7aOdGJjOa1H3a3Xz8z+35k1l4NmXWm9Qeu5m505sYiR0QZtfr9xz8rUjtQGsR+E0ul",
+	"VYAHVsgf98MlAaO0EkUJ82stCYPFvlfJF3s5N2OFyEFLpgkY4vqgr86FykTARmjGc93enFDC8wD/F+nU",
+	"BFTSWlrK5kbzVJutF1B95SRUwFJxjkbWOqKKNUMQN1+Utl+wLHfYWpZeFKrcV5tIL9Y82DtyMbhFW2jr",
+	"fsUaVnd/BEKNgrN5oQ/3PUk1J1hOREpf2e844fWjipdE18FZ52Ahuu5CHCLdo8ra6HUPOkVhVz6CP6Rc",
+	"GhGTm4WlchCwWeICjZ3EHGodl/PUuwcdZBRfyWNEpdGKYubg5T52Z8mUtCeFkmn7B4edy2VYTmc8nSSY",
+	"aSoVUCI3dvH5gaCSCRsO4ahbOYLnVQP4DKeRIZc2iw+nQoFYX/ps8auuKXpJwFZ/tnvYqfjup+Fwx1DJ",
+	"p1gaX/HOA5XFleIA1s96Z69T+X28jOCAhMTrMU9H4oeZ+6kAGozAT1r+FWQr3tHt7B0GDWSXjV4DAJCj",
+	"dYayxYVUAOd95UE+izPBXqAVflFbxzkCAChYORW/USuh46lIZcR3X49lxEfaAxanxuN3liBRaQ5+gbvU",
+	"D8hkg+J6HL6gy5Z/9QTwEt9RvOnF4UsCRSgKflYW+wJ5fLXXoXJ9GbZw5xOBbOKEn8uEjuS5SEkydjfE",
+	"VcQyV6AqlItbTPWUMdWvTiTePqLaJSmHJuZKIzBQkIdILlvJ5mBrmOqpbwAyCRgfpUJgmw6qVYsHnTVD",
+	"vO4qzQZMJAZQTKfVo2QwetVARHrqGIBXh4KCeTj0F7FDCVWZ41akUo3a+IYvvmlLyIYydWXp+ir8HZ9/",
+	"Fwf0IfjH4sh+C9vs2CNHF3Pp3xOwWEQg7RCU+Vo5hVo3fdUM6dMAxPRMqLD1ClS6j8zIaZZYrgQanWnd",
+	"ArSjmyyKhIhNCbDtdXy7lxJeI/j2WAEbHZ5bxWzB/RbtBbL0ss/3sJvyOf8vwG07GqDT5SZ2C6RWm0mf",
+	"4OLTet1VGNgyYv29wStMGHsO1VXNZYtut+h2i27rolsvJbYI9+ERrt+LLdS9F5fXk8vwe0zAnvbhbqA9",
+	"rdyOVIAq5qsxva9DydlUGMNHAqMlgemcAl61gk9fMaWZ6wXMlBCxiNvs2GHfvc4eWVTdl5g0fWWsJnwc",
+	"swuZJNjLAu+nGgOIr0qg97DCtTbWWbpAtX1VjsksFn6ogW5bq/PyT2mp3rmVetD0fAc8ueL/tSbTvhE0",
+	"3GY1eo1fBEszxeyFSM4FG2szk5YnzD9Dm4ARvAnGrLBYTLV3NtmUz9GC3V4Au2PF2U96Kn7DbsejlVDP",
+	"6pmMGr0GyEwAIkA33T0K6qiPh8urvxEi3tuwLmfNHg5HmByCIUBLPrG9s87Rxk2alycYCVkd0/HZffOJ",
+	"y6ytCHpKIug1dW5nbppMp8zwRJjbkkLpuZjX8tjRrc8Ms9ImImA4bazzg1EeoI9iS10vnWjGMZYNqu1Y",
+	"84YbsnI0saYlfdiF0UnF4pQPbbEF78ErxlmUaFT58GZM6MMiy9xYJq3pK/gdrV1yKgJ20O2wZkg3f6FH",
+	"V7nlasaU9NXjcMuR+eIUZ/YYgk1u2U6hjUAbAfn4chrEyU3E3Gn2X37NOMwC36OnM+v6QF64AFK45z8b",
+	"ywIMBAZPxAf+tdE7zKPQYXnVCM1d9IFURHo6FSpefjuI72SOSQlznQER5bcygEpO4pc/7NVt+piamcKX",
+	"hvxcA1MQuNF+oo0fUsEnQ7InvM9UNG4EjTdSKZECD8iH9MtYRmM2FTxhsYxxSAgwBsLYdWOAY5KIL9GY",
+	"oj/y0dBUrClO+1jNqVisSIxY91IrvlJ2AjCi3NAkFVtUSrVjriZ/19mHHDmdwRUY+L+xv8MC+iM/Fsms",
+	"uKKkeFss7nvCLR5VnPdQiHjAo8mm1j93fFYmTMKvW821TkJkjZH9hNLocUndTzOhFqIHOPtdyNtdkw0c",
+	"xazX/cgXMXBfcsErGCyJmYbGOjeP44Y9l0yXt733v+RKXtBX2LWImhXpIfpu/F0g4+czaoKbcjUSASNm",
+	"YBif+iwt7cukwslelDuiJvnRmKP3JzUBqKZO0LOJmJtXiy6IVVXkQLzmo50IAAqMGNJOZgTuRF9RUkB5",
+	"UajaoBfpzj30xc83pLTB1iWksIAR3U4u//tqtZvnMQSVniLZ3K6kv2dvDq06PeTEimOuOpuhnE70uUiQ",
+	"yy7EYM/LuaAs5kFcL8Ry72iDauu4fKc5Gd2Jq4eO+aXWgPtn3b3evvdu3ET8bTjd9TquTuMnr+M+Abvs",
+	"JpJxq0HfQJYTt1zi97cgzsuf/L0xEDwV6XFmxzAC75eq7nl3kuo4i5z7s1zGk89k2+hsUbXzvNu47GU7",
+	"ZomOeMLoE6wZjjRaGdu70TTGQp9hq/Tq3u4uPjHWxvZedl528L3/zJfhMvQYSWNJ6ARYSHhHqsBJrFQM",
+	"U2HGlKHn6gyLeEcqlhmRFkyVRjiuetlNWIjvNYErl47aon+rTNks4arwNp2OTMWrTlFKN71BNchtrCZg",
+	"6N8yrTwBUabUYvE3QA/woZjP2Yyn1rTLPQOrPvQBs+RMwFKdCBOgJZXS6sgIshDv5hWT6lxa7mot5q+m",
+	"RDtzxYKw45N3iJbQmmLmxoopwzIDtCGGNfPyGzSAV+zP718wqUbC2Fbhe3wmd+BFFR9EZ1wWS8sSjT2k",
+	"CTQi6Cm+AW6pWvVSrWc9XKpojT2wS9UoqQyc3+rlimq064W0KMzszkeRJzhVz8NVzV4UVrK6uu5mj7p1",
+	"CmUpOROo9+TT6Rnji6zSkYBhLgpgO/FEdi4dzxl9f4Dx8/gGXyufRWM+w8TYgT4XBN3KE9hxxfAuT+Mk",
+	"hQ2OGZxH1vzrZxbpGChXK7LYBwxAyWzq499h1fhIMF891pV/porPoJJzZiKuFL2ySN0RrzqQPy42bszJ",
+	"jcRKkDVgKV80dS+j4sLrHde8/IFfeJIMNE9jE7CpUBnzf9iUz3cSCXA+SgWe4InUZkIrboQyOmUjbsUF",
+	"n5seS5EzCee/6qtIq6EcZc51xeOpVJiDhpoPnntOkSA7QBwxritSoWI8g/9ZgG55cW2ZMn2hQAVAE2T4",
+	"dScWIG528AJlS2O9cdfhwXJLnGQsOBYdT5DBjHEpQeUC6jjV0UTYEkHQW6so4d0UO7VmM5DnIkYeQGvF",
+	"mhE3WFORu7WCQU/EvFViMbHkK87JzFlHIqFMZtiQZg2s43yPHb858z5GQ9GCubMKSDMd8kgwoUZSCdPD",
+	"hUbmboK+silXZoi80SdZI3OVJsJgBiDOJBHpyDu8YiksA6SZGjblsxkdWfRonuuID7KEY1mRvsoU/b4D",
+	"+8ZSjFLwpO4JYQdeJ63kiiSVHg6BIxU+Ulr6KJFKRjyp4sJe0eIJwwrcWN+e8qCbnBmZUKZKkSYDxv3C",
+	"PjNMZTaVyPBSaSbwG6wTKpWc/rZiil/JUsHE1yhLSann2A6QD3RGVTPRFN7quRL9mDoe9BVVoNbKyV1s",
+	"mOskH7vIT5hLyNczAS9WSmcqWpSPD0u1xV19gNIK0dQr1ue1C+N0Rx+4kmPr6BsHCtXTWWaJN4qvPEJi",
+	"gxucDz0vBeCYB5xZMp5TxQAfHkKNObHeP6kk2DbZ8uGwFfi8JaIln01X3mM30ErJBUgQZRaGlPm34A6a",
+	"3sKOEhSFOGuigh8UzRE6ZUrbVoD1ARMcwefc7WEc1qSjxItmAlqEhdO+NHICqlWL/8sYuyK47X5mELxI",
+	"OEAxGnEGwshYGBZpPZFq1GNY2x/oB+00C6qjLtZRIji2h0A2upAu+JRxfa1jambNCTYhytEAS63fSnEu",
+	"Y6Eigccj4ipgs7G2Gk58XxU+CgSutKXe1bllCs4E1UQEQAbiFD7j44vp5OBXgZQNvDKER77QLyGd0SuP",
+	"Q2l94fmq1f0MYJ5oO1821uSKfX77mh0eHhxi1UUv8t23cjDZIrE55ROBk3JFrWAJsTZkKly9eN9xWWcW",
+	"wxcrkIA20qEq+tYw0TplTVgCHJ7WkwB469h9lL5H3T8ZN4TGmdWv6PtjncQizVuCT4vC2n+qYhg/ZTIW",
+	"LNZRRsnczQ88ncTAfagqPkqp0giQtK0uvH8E76jE7GM5tGycxXEigFtpIxiPaNa0+/TOwrvczSskm1TA",
+	"hwBIup4prIlViIrIP1PSIjRIWSLORUIHPxdMrcCDqr4qoCrcbeyx59q75k0BtNoZe4VlqgF07RQbvZqA",
+	"mrUu2rfOA4ArGUiQsRCO8RS6GpfZADbaujzbv2FLfFNQk3CiAUm6HVxyJqeg0sNkqVW+8MKWBCcgXWrt",
+	"WgRueVP9FeABGJgZI4RyKdBeAZxQYVIUlSOFTNwYUhbL2o/lqHR+3Sk26Cq3ulhpDT9Wi/JwXjwjXxBx",
+	"b41YVUwPhwQvUWzjJdwOOEzYaJezSKRWDp0NjyV8ZohhrRDmSJxo631TVDnK/W8IR1OpPelTI3TKwj+F",
+	"7b4q60/YgBorPDi2WlH35RUc4Wp9A+ufgdI0nEtnoIeNwMWosiDj2rnmGFjGdmMDMj71Z9SM6hiPT/1o",
+	"/CM3sh4vBf10O72Dbq/Tae8d/m8jwOqTOVnVa9cZdY4WQcoFQvqSE1IjaBhQkCli+YKnwIo3btL7zQW7",
+	"+y0o9HepE/0kOp3Oc4r6qvnNTre+cfj4ElHUMYb/z/+sLEa1CENEmpaKvfSlGl8VYkQMlT4CJCNHSsNj",
+	"aEOsevOxmpMDydUOxBgRAFLVn2lhh6flqkxt9o5aYGm7KPK4zoS4vFdL5Vq8Un/rRVvypCmHd79gbYfV",
+	"DJL5B/IKLhcc4GE6AYWdy/gJsyw/NVeW4oTL75dzuSy4epyrC8yDFqXuI/uN5dSWPczlyJlTNeHVZ1J7",
+	"d8akXq8igy2vIl61auvunWeVEz3Xcq1iyiroews+hi8J2AXGMg1ERKxpkXX6HTA0zJY5dnPfsjTP0lwC",
+	"cL0H9moztCWqrM/SunfO0ioIYcvUlpjape27L7Ym1IiPsLd+eygVT7DA4jpVlVxri8ewHi6GcAMmy9/x",
+	"hBnYYm5v/Wy+X/aVz7UuSxIYDYuZJTWfKKmHlfRWm1t1O3fGrX5ctetbXkW8asXO3RejmmHsVDs31q0D",
+	"XnQvc4m+yJgWRj4sW2uwi4RUwBywiOdTZVY01RM/u++WUdE867Kcg2Ka936B/VyiovpAaf/OWM9J1R5u",
+	"2Q6xnYoduy+WQ2KuHsvBmCmd5unKBUw0EgpO7JPGRDSd75/NbIpsbmAov0Rd9VnRiztjRZ+r9nnLiogV",
+	"VezYfbGi5S75azjRImaIz2apPqfSYan4l4jICJWH7VMgEYUePWHe5NbmDS3Nd8uaYOsdMfmNhV+lsJ/S",
+	"WKSbOARdTFDdR142cgKs+8hgI864pCMuE3t9xvjyzhjjaQWRbfki8cXL+3VfbNGmfN4udUdZxRUXwbhW",
+	"RhNhix7E/AVPmAnC/PKRf79a4HUYV318NsCEayCPul94UeRbS9RYn20d3hnbOrtMFluuRVzr0m7dF9O6",
+	"4MnEjlOdjcbtHIut410Y+hazwnNodHcbxi5EKhag7gnzsMIET/10vltWtpneGDQWKeF1eRPQdGFJ6z4W",
+	"FVlaNa3W52xHd8bZfllJLFsGRwxu1d7dG58rNGtczd5Okf+oZM4GcxZiztpVvSjDgFo7YivHciPfgK3s",
+	"6ojrt+j67Z4aII+8FtNsynw/ptxiC3GYwp+wKNLDMlJ6wZkw9vvln6V2n7XYi+iWWFuRPOt7IO8uXuKX",
+	"5V3bMjLHyMo7dW/8S6eTL5he0Kbs0ysiIxaZRvAkJSagmumffsrQTKcTNDN9dnP5fiMi/C7WxUvPN3YC",
+	"BIvlrPuRwxLnqiDM+pDs4O4YWDWRbNmYY2OV23Y/3Ozbt/8TAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

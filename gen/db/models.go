@@ -446,6 +446,42 @@ type PositionMember struct {
 	UserID     uuid.UUID
 }
 
+type PurchaseOrder struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	SiteID        uuid.UUID
+	VendorID      uuid.UUID
+	DeliverOn     pgtype.Date
+	Status        string
+	Note          *string
+	RequisitionID *uuid.UUID
+	OrderListID   *uuid.UUID
+	CreatedBy     *uuid.UUID
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	SubmittedAt   *time.Time
+	ReceivedAt    *time.Time
+	ClosedAt      *time.Time
+	CancelledAt   *time.Time
+}
+
+type PurchaseOrderLine struct {
+	ID                uuid.UUID
+	OrgID             uuid.UUID
+	PoID              uuid.UUID
+	Position          int32
+	VendorItemID      uuid.UUID
+	ItemID            uuid.UUID
+	Sku               string
+	Description       *string
+	PackSize          decimal.Decimal
+	PackUnit          string
+	Packs             decimal.Decimal
+	PriceCents        int64
+	ReceivedPacks     decimal.Decimal
+	InvoicePriceCents *int64
+}
+
 type RateEvent struct {
 	Bucket      string
 	Key         string
@@ -585,6 +621,7 @@ type SupplySetting struct {
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
 	UpdatedAt           time.Time
+	OverReceiptPercent  decimal.Decimal
 }
 
 type SupportInquiry struct {
@@ -741,6 +778,39 @@ type User struct {
 	PasswordHash string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+type Vendor struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Name          string
+	AccountNumber *string
+	ContactName   *string
+	ContactEmail  *string
+	ContactPhone  *string
+	OrderEmail    *string
+	LeadTimeDays  int32
+	MinOrderCents int64
+	OrderDays     []string
+	Active        bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type VendorItem struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	VendorID    uuid.UUID
+	ItemID      uuid.UUID
+	Sku         string
+	Description *string
+	PackSize    decimal.Decimal
+	PackUnit    string
+	PriceCents  int64
+	Preferred   bool
+	Active      bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type WasteLog struct {

@@ -2334,6 +2334,371 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/vendors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List vendors
+         * @description The organization's vendors by name. Filter `active`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
+         */
+        get: operations["listVendors"];
+        put?: never;
+        /**
+         * Create a vendor
+         * @description Adds a vendor: its account, contact, order e-mail, lead time, minimum order and order days. A name already used answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["createVendor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a vendor
+         * @description Replaces the vendor's fields (absent optional fields take their defaults). A name another vendor has answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        put: operations["updateVendor"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a vendor's items
+         * @description How the vendor sells inventory items: SKU, pack size and unit, price per pack, by SKU. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide.
+         */
+        get: operations["listVendorItems"];
+        put?: never;
+        /**
+         * Add a vendor item
+         * @description Adds how the vendor sells an inventory item. The pack unit must be a unit the item converts to its base unit (400 otherwise); a SKU the vendor already has answers 409. `preferred: true` clears the flag of the item's other vendor items (at most one preferred per item).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["createVendorItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}/import-guide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an order guide
+         * @description A distributor's order guide as CSV: `multipart/form-data` with the file in the part `file`, or the
+         *     file itself as `text/csv`. Columns by header name, case-insensitively and in any order: `sku`,
+         *     `description`, `pack` (pack size), `pack_unit`, `price` (per pack; `42.5`, `$1,234.50`), and
+         *     optionally `item`, matched to an inventory item by exact name or SKU (case-insensitively). Without
+         *     an `item` column, or with an empty cell, a row is matched through the vendor item already holding
+         *     its SKU. Quoted fields, commas and line breaks in quotes, a UTF-8 byte order mark and CRLF line
+         *     ends are accepted.
+         *
+         *     A structural error (a required column missing, a file that is not CSV, over 5 MB or over 20,000
+         *     rows) answers 400 and writes nothing. Otherwise each row is `created` (a new SKU), `updated` (the
+         *     SKU exists and a field differs), `unchanged`, `unmatched` (no item found) or `error` (with its line
+         *     number and reason), all in the response; the valid rows are applied in one transaction.
+         *     Importing the same file again changes nothing.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["importVendorGuide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List purchase orders
+         * @description Purchase orders, newest first. Filters `siteId`, `vendorId`, `status`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: a member limited to some sites sees their sites' orders only.
+         */
+        get: operations["listPurchaseOrders"];
+        put?: never;
+        /**
+         * Create a purchase order
+         * @description Drafts a purchase order to a vendor for a site. Each line names a vendor item of the order's
+         *     vendor and a number of packs (> 0), priced at the vendor item's price unless `priceCents` is
+         *     given. An unknown vendor item, a vendor item of another vendor, an inactive vendor item or
+         *     inventory item, or packs ≤ 0 answer 400 with details and write nothing.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["createPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a purchase order
+         * @description One purchase order with its lines, what was received of each and the invoice prices.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the order's site.
+         */
+        get: operations["getPurchaseOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a purchase order
+         * @description A draft becomes `submitted`: its lines are frozen and it counts as on order. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["submitPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a purchase order
+         * @description Receives packs of the order's lines (a submitted or partially received order; 409 naming the state
+         *     otherwise). Each line writes `receipt` ledger rows at the location (packs × pack size, in the
+         *     item's base unit), creates or tops up the lot (an item without `shelfLifeDays` and without an
+         *     expiry here gets a lot with no expiry; no `lot`: the unlotted stock) and updates the
+         *     moving-average cost at the received price: `priceCents` (the invoice price) when given, the
+         *     ordered price otherwise. An invoice price other than the ordered one is recorded on the line.
+         *     Receipts accumulate: the order is `partially_received` until every line is received in full,
+         *     then `received`; `closeShort` closes it (`closed`) with lines outstanding. Receiving more than
+         *     the organization's over-receipt tolerance (10 % over the ordered packs) answers 409 and writes
+         *     nothing. Concurrent receipts of one order are serialized, so a line is never over-received.
+         *
+         *     `Idempotency-Key`: the same key with the same body answers the first result again and writes
+         *     nothing; with another body, 422.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["receivePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a purchase order
+         * @description A draft or submitted order (nothing received) becomes `cancelled`. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["cancelPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a purchase order short
+         * @description A submitted or partially received order with lines outstanding becomes `closed`: nothing more is expected. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["closePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/catering/clients": {
         parameters: {
             query?: never;
@@ -6405,6 +6770,330 @@ export interface components {
              * @example 5000
              */
             varianceFlagCents: number;
+        };
+        VendorContact: {
+            /** @example Dana Ruiz */
+            name?: string | null;
+            /**
+             * Format: email
+             * @example dana@freshline.example
+             */
+            email?: string | null;
+            /** @example +1 512 555 0100 */
+            phone?: string | null;
+        };
+        /**
+         * @example tue
+         * @enum {string}
+         */
+        Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+        Vendor: {
+            /** Format: uuid */
+            id: string;
+            /** @example Freshline Produce */
+            name: string;
+            /** @example FL-20931 */
+            accountNumber: string | null;
+            contact: components["schemas"]["VendorContact"];
+            /** @example orders@freshline.example */
+            orderEmail: string | null;
+            /** @example 2 */
+            leadTimeDays: number;
+            /**
+             * Format: int64
+             * @example 25000
+             */
+            minOrderCents: number;
+            orderDays: components["schemas"]["Weekday"][];
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        VendorInput: {
+            /** @example Freshline Produce */
+            name: string;
+            /** @example FL-20931 */
+            accountNumber?: string | null;
+            contact?: components["schemas"]["VendorContact"];
+            /**
+             * Format: email
+             * @example orders@freshline.example
+             */
+            orderEmail?: string | null;
+            /**
+             * @description Days between ordering and delivery (0 when absent).
+             * @example 2
+             */
+            leadTimeDays?: number;
+            /**
+             * Format: int64
+             * @description The vendor's minimum order in cents (0 when absent).
+             * @example 25000
+             */
+            minOrderCents?: number;
+            /** @description The weekdays the vendor takes orders. */
+            orderDays?: components["schemas"]["Weekday"][];
+            /**
+             * @description Inactive vendors take no new purchase orders (true when absent).
+             * @example true
+             */
+            active?: boolean;
+        };
+        VendorItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            /** @example Lemons, fancy, 115 count */
+            description: string | null;
+            packSize: components["schemas"]["Quantity"];
+            /** @example case */
+            packUnit: string;
+            /**
+             * Format: int64
+             * @example 4250
+             */
+            priceCents: number;
+            preferred: boolean;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        VendorItemInput: {
+            /**
+             * Format: uuid
+             * @description The inventory item the vendor sells this way.
+             */
+            itemId: string;
+            /**
+             * @description The vendor's code; unique per vendor (a second item with the same SKU answers 409).
+             * @example PRD-LEM-115
+             */
+            sku: string;
+            /** @example Lemons, fancy, 115 count */
+            description?: string | null;
+            packSize: components["schemas"]["PositiveQuantityInput"];
+            packUnit: components["schemas"]["Unit"];
+            /**
+             * Format: int64
+             * @description Price of one pack in cents.
+             * @example 4250
+             */
+            priceCents: number;
+            /**
+             * @description The preferred way to buy the item (suggestions and order lists use it). At most one vendor
+             *     item per inventory item is preferred: making one preferred clears the others' flag.
+             * @example true
+             */
+            preferred?: boolean;
+            /** @example true */
+            active?: boolean;
+        };
+        ImportGuideRequest: {
+            /**
+             * Format: binary
+             * @description The order guide, a CSV file.
+             */
+            file: string;
+        };
+        /** @enum {string} */
+        GuideRowOutcome: "created" | "updated" | "unchanged" | "unmatched" | "error";
+        GuideRowResult: {
+            /**
+             * @description The row's line number in the file (the header is line 1).
+             * @example 2
+             */
+            line: number;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            outcome: components["schemas"]["GuideRowOutcome"];
+            /**
+             * Format: uuid
+             * @description The vendor item created, updated or unchanged.
+             */
+            vendorItemId?: string;
+            /**
+             * Format: uuid
+             * @description The inventory item the row was matched to.
+             */
+            itemId?: string;
+            /**
+             * @description Why the row is unmatched or an error.
+             * @example price "abc" is not an amount such as 12.50
+             */
+            reason?: string;
+        };
+        GuideImportResult: {
+            /**
+             * @description Data rows read (the header and blank lines aside).
+             * @example 3
+             */
+            rows: number;
+            /** @example 1 */
+            created: number;
+            /** @example 1 */
+            updated: number;
+            /** @example 0 */
+            unchanged: number;
+            /** @example 1 */
+            unmatched: number;
+            /** @example 0 */
+            errors: number;
+            /** @description One result per data row, in file order. */
+            results: components["schemas"]["GuideRowResult"][];
+        };
+        /**
+         * @example submitted
+         * @enum {string}
+         */
+        PurchaseOrderStatus: "draft" | "submitted" | "partially_received" | "received" | "closed" | "cancelled";
+        PurchaseOrderLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorItemId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            description: string | null;
+            packs: components["schemas"]["Quantity"];
+            packSize: components["schemas"]["Quantity"];
+            /** @example case */
+            packUnit: string;
+            /**
+             * Format: int64
+             * @description The ordered price of one pack.
+             * @example 4250
+             */
+            priceCents: number;
+            /**
+             * Format: int64
+             * @description packs × priceCents, half-even to the cent.
+             * @example 8500
+             */
+            lineTotalCents: number;
+            receivedPacks: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @description The price per pack last received at when it differed from the ordered price (the invoice price).
+             * @example 4390
+             */
+            invoicePriceCents: number | null;
+        };
+        PurchaseOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            deliverOn: string | null;
+            status: components["schemas"]["PurchaseOrderStatus"];
+            note: string | null;
+            lines: components["schemas"]["PurchaseOrderLine"][];
+            /**
+             * Format: int64
+             * @description The sum of the lines' totals.
+             * @example 8500
+             */
+            totalCents: number;
+            /**
+             * Format: uuid
+             * @description The requisition the order was drafted from.
+             */
+            requisitionId: string | null;
+            /**
+             * Format: uuid
+             * @description The order list the order was drafted from.
+             */
+            orderListId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the last line was received in full.
+             */
+            receivedAt: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+        };
+        PurchaseOrderLineInput: {
+            /**
+             * Format: uuid
+             * @description An active vendor item of the order's vendor, for an active inventory item.
+             */
+            vendorItemId: string;
+            packs: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: int64
+             * @description Price of one pack agreed for this order (the vendor item's price when absent).
+             * @example 4250
+             */
+            priceCents?: number;
+        };
+        CreatePurchaseOrderRequest: {
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @description The expected delivery, a local date of the site.
+             * @example 2026-03-04
+             */
+            deliverOn?: string | null;
+            note?: string | null;
+            lines: components["schemas"]["PurchaseOrderLineInput"][];
+        };
+        ReceiveLineInput: {
+            /** Format: uuid */
+            lineId: string;
+            packs: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: uuid
+             * @description An active storage location of the order's site.
+             */
+            locationId: string;
+            lot?: components["schemas"]["LotRef"];
+            /**
+             * Format: int64
+             * @description The invoice price of one pack, when it differs from the ordered price.
+             * @example 4390
+             */
+            priceCents?: number;
+        };
+        ReceivePurchaseOrderRequest: {
+            lines: components["schemas"]["ReceiveLineInput"][];
+            /**
+             * @description Close the order after this receipt even though lines are outstanding (status `closed`).
+             * @example false
+             */
+            closeShort?: boolean;
+        };
+        PurchaseOrderReceipt: {
+            /**
+             * Format: uuid
+             * @description The receipt's id, the `source.id` of its ledger rows (source type `purchase_order_receipt`).
+             */
+            id: string;
+            purchaseOrder: components["schemas"]["PurchaseOrder"];
+            txns: components["schemas"]["StockTxn"][];
         };
         CateringClient: {
             /** Format: uuid */
@@ -12490,6 +13179,1169 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVendors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only active (true) or inactive (false) vendors.
+                 * @example true
+                 */
+                active?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendors. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "name": "Freshline Produce",
+                     *         "accountNumber": "FL-20931",
+                     *         "contact": {
+                     *           "name": "Dana Ruiz",
+                     *           "email": "dana@freshline.example",
+                     *           "phone": "+1 512 555 0100"
+                     *         },
+                     *         "orderEmail": "orders@freshline.example",
+                     *         "leadTimeDays": 2,
+                     *         "minOrderCents": 25000,
+                     *         "orderDays": [
+                     *           "mon",
+                     *           "thu"
+                     *         ],
+                     *         "active": true,
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Vendor"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVendor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Freshline Produce",
+                 *       "accountNumber": "FL-20931",
+                 *       "contact": {
+                 *         "name": "Dana Ruiz",
+                 *         "email": "dana@freshline.example",
+                 *         "phone": "+1 512 555 0100"
+                 *       },
+                 *       "orderEmail": "orders@freshline.example",
+                 *       "leadTimeDays": 2,
+                 *       "minOrderCents": 25000,
+                 *       "orderDays": [
+                 *         "mon",
+                 *         "thu"
+                 *       ],
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "name": "Freshline Produce",
+                     *       "accountNumber": "FL-20931",
+                     *       "contact": {
+                     *         "name": "Dana Ruiz",
+                     *         "email": "dana@freshline.example",
+                     *         "phone": "+1 512 555 0100"
+                     *       },
+                     *       "orderEmail": "orders@freshline.example",
+                     *       "leadTimeDays": 2,
+                     *       "minOrderCents": 25000,
+                     *       "orderDays": [
+                     *         "mon",
+                     *         "thu"
+                     *       ],
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateVendor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Freshline Produce",
+                 *       "accountNumber": "FL-20931",
+                 *       "contact": {
+                 *         "name": "Dana Ruiz",
+                 *         "email": "dana@freshline.example",
+                 *         "phone": "+1 512 555 0100"
+                 *       },
+                 *       "orderEmail": "orders@freshline.example",
+                 *       "leadTimeDays": 2,
+                 *       "minOrderCents": 25000,
+                 *       "orderDays": [
+                 *         "mon",
+                 *         "thu"
+                 *       ],
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "name": "Freshline Produce",
+                     *       "accountNumber": "FL-20931",
+                     *       "contact": {
+                     *         "name": "Dana Ruiz",
+                     *         "email": "dana@freshline.example",
+                     *         "phone": "+1 512 555 0100"
+                     *       },
+                     *       "orderEmail": "orders@freshline.example",
+                     *       "leadTimeDays": 2,
+                     *       "minOrderCents": 25000,
+                     *       "orderDays": [
+                     *         "mon",
+                     *         "thu"
+                     *       ],
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVendorItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendor items. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *         "sku": "PRD-LEM-115",
+                     *         "description": "Lemons, fancy, 115 count",
+                     *         "packSize": "1",
+                     *         "packUnit": "case",
+                     *         "priceCents": 4250,
+                     *         "preferred": true,
+                     *         "active": true,
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["VendorItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVendorItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                 *       "sku": "PRD-LEM-115",
+                 *       "description": "Lemons, fancy, 115 count",
+                 *       "packSize": "1",
+                 *       "packUnit": "case",
+                 *       "priceCents": 4250,
+                 *       "preferred": true,
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorItemInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor item. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *       "sku": "PRD-LEM-115",
+                     *       "description": "Lemons, fancy, 115 count",
+                     *       "packSize": "1",
+                     *       "packUnit": "case",
+                     *       "priceCents": 4250,
+                     *       "preferred": true,
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VendorItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importVendorGuide: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "guide.csv"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ImportGuideRequest"];
+                /**
+                 * @example sku,description,pack,pack_unit,price,item
+                 *     PRD-LEM-115,"Lemons, fancy, 115 count",1,case,"$42.50",Lemons
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What each row did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": 1,
+                     *       "created": 1,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "unmatched": 0,
+                     *       "errors": 0,
+                     *       "results": [
+                     *         {
+                     *           "line": 2,
+                     *           "sku": "PRD-LEM-115",
+                     *           "outcome": "created",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GuideImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPurchaseOrders: {
+        parameters: {
+            query?: {
+                /** @description Only this site's orders. */
+                siteId?: string;
+                /** @description Only this vendor's orders. */
+                vendorId?: string;
+                /** @description Only orders in this status. */
+                status?: components["schemas"]["PurchaseOrderStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchase orders. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "deliverOn": "2026-03-04",
+                     *         "status": "submitted",
+                     *         "note": null,
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packs": "2",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "priceCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "receivedPacks": "0",
+                     *             "invoicePriceCents": null
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "requisitionId": null,
+                     *         "orderListId": null,
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T14:05:00Z",
+                     *         "submittedAt": "2026-03-02T14:05:00Z",
+                     *         "receivedAt": null,
+                     *         "closedAt": null,
+                     *         "cancelledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "deliverOn": "2026-03-04",
+                 *       "lines": [
+                 *         {
+                 *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                 *           "packs": "2"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePurchaseOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft order. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "draft",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": null,
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "submitted",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "submitted",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receivePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "lineId": "0192f3a4-0000-7000-8000-0000000000c4",
+                 *           "packs": "2",
+                 *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *           "lot": {
+                 *             "code": "L-0304",
+                 *             "expiresOn": "2026-03-20"
+                 *           },
+                 *           "priceCents": 4390
+                 *         }
+                 *       ],
+                 *       "closeShort": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReceivePurchaseOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The receipt: the order after it and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c5",
+                     *       "purchaseOrder": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "deliverOn": "2026-03-04",
+                     *         "status": "received",
+                     *         "note": null,
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packs": "2",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "priceCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "receivedPacks": "2",
+                     *             "invoicePriceCents": 4390
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "requisitionId": null,
+                     *         "orderListId": null,
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-04T13:10:00Z",
+                     *         "submittedAt": "2026-03-02T14:05:00Z",
+                     *         "receivedAt": "2026-03-04T13:10:00Z",
+                     *         "closedAt": null,
+                     *         "cancelledAt": null
+                     *       },
+                     *       "txns": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c6",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "receipt",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "57.5",
+                     *           "unit": "lb",
+                     *           "unitCost": "152.695652173913",
+                     *           "valueCents": 8780,
+                     *           "avgCostAfter": "152.695652173913",
+                     *           "onHandAfter": "57.5",
+                     *           "reason": "receipt",
+                     *           "source": {
+                     *             "type": "purchase_order_receipt",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c5"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrderReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "cancelled",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "closed",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "1",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": "2026-03-05T15:00:00Z",
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

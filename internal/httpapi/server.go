@@ -36,6 +36,7 @@ import (
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
+	"github.com/sous-app/sous/internal/purchasing"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/surveys"
@@ -56,6 +57,7 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*inventoryHandlers
+	*purchasingHandlers
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
@@ -64,19 +66,20 @@ type Server struct {
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers      = auth.Handlers
-	orgsHandlers      = orgs.Handlers
-	apiKeyHandlers    = apikeys.Handlers
-	auditHandlers     = audit.Handlers
-	devicesHandlers   = devices.Handlers
-	webhookHandlers   = webhooks.Handlers
-	publicHandlers    = public.Handlers
-	clinicalHandlers  = clinical.Handlers
-	alertsHandlers    = alerts.Handlers
-	cateringHandlers  = catering.Handlers
-	surveysHandlers   = surveys.Handlers
-	tasksHandlers     = tasks.Handlers
-	inventoryHandlers = inventory.Handlers
+	authHandlers       = auth.Handlers
+	orgsHandlers       = orgs.Handlers
+	apiKeyHandlers     = apikeys.Handlers
+	auditHandlers      = audit.Handlers
+	devicesHandlers    = devices.Handlers
+	webhookHandlers    = webhooks.Handlers
+	publicHandlers     = public.Handlers
+	clinicalHandlers   = clinical.Handlers
+	alertsHandlers     = alerts.Handlers
+	cateringHandlers   = catering.Handlers
+	surveysHandlers    = surveys.Handlers
+	tasksHandlers      = tasks.Handlers
+	inventoryHandlers  = inventory.Handlers
+	purchasingHandlers = purchasing.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -220,20 +223,21 @@ func New(d Deps) (http.Handler, error) {
 	alerts.SetOpenHook(tasks.AlertHook{})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
-		authHandlers:      auth.NewHandlers(authSvc),
-		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers:    keys,
-		auditHandlers:     audit.NewHandlers(d.Pool),
-		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
-		devicesHandlers:   devs,
-		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
-		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
-		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
-		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
-		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
-		inventoryHandlers: inv,
-		metaHandlers:      meta,
+		authHandlers:       auth.NewHandlers(authSvc),
+		orgsHandlers:       orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:     keys,
+		auditHandlers:      audit.NewHandlers(d.Pool),
+		webhookHandlers:    webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:     public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
+		devicesHandlers:    devs,
+		clinicalHandlers:   clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		alertsHandlers:     alerts.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers:   catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:    surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:      tasks.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers:  inv,
+		purchasingHandlers: purchasing.NewHandlers(d.Pool, d.Clock),
+		metaHandlers:       meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and

@@ -1,0 +1,128 @@
+-- Vendors.
+
+-- name: ListVendors :many
+SELECT * FROM vendors
+WHERE org_id = @org_id
+  AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active))
+  AND (sqlc.narg(after_name)::text IS NULL OR (lower(name), id) > (sqlc.narg(after_name)::text, sqlc.narg(after_id)::uuid))
+ORDER BY lower(name), id
+LIMIT @lim;
+
+-- name: GetVendor :one
+SELECT * FROM vendors WHERE org_id = @org_id AND id = @id;
+
+-- name: InsertVendor :one
+INSERT INTO vendors (id, org_id, name, account_number, contact_name, contact_email, contact_phone, order_email,
+                     lead_time_days, min_order_cents, order_days, active, created_at, updated_at)
+VALUES (@id, @org_id, @name, @account_number, @contact_name, @contact_email, @contact_phone, @order_email,
+        @lead_time_days, @min_order_cents, @order_days, @active, @now, @now)
+ON CONFLICT DO NOTHING
+RETURNING *;
+
+-- name: UpdateVendor :one
+UPDATE vendors SET name = @name, account_number = @account_number, contact_name = @contact_name,
+    contact_email = @contact_email, contact_phone = @contact_phone, order_email = @order_email,
+    lead_time_days = @lead_time_days, min_order_cents = @min_order_cents, order_days = @order_days,
+    active = @active, updated_at = @now
+WHERE org_id = @org_id AND id = @id
+RETURNING *;
+
+-- name: VendorNameTaken :one
+SELECT EXISTS (SELECT 1 FROM vendors WHERE org_id = @org_id AND lower(name) = lower(@name) AND id <> @id);
+
+-- Vendor items.
+
+-- name: ListVendorItems :many
+SELECT * FROM vendor_items
+WHERE org_id = @org_id AND vendor_id = @vendor_id
+  AND (sqlc.narg(after_sku)::text IS NULL OR (lower(sku), id) > (sqlc.narg(after_sku)::text, sqlc.narg(after_id)::uuid))
+ORDER BY lower(sku), id
+LIMIT @lim;
+
+-- name: AllVendorItems :many
+SELECT * FROM vendor_items WHERE org_id = @org_id AND vendor_id = @vendor_id;
+
+-- name: GetVendorItems :many
+SELECT * FROM vendor_items WHERE org_id = @org_id AND id = ANY(@ids::uuid[]);
+
+-- name: ClearPreferred :exec
+UPDATE vendor_items SET preferred = false, updated_at = @now
+WHERE org_id = @org_id AND item_id = ANY(@item_ids::uuid[]) AND preferred AND NOT (id = ANY(@keep::uuid[]));
+
+-- name: InsertVendorItem :one
+INSERT INTO vendor_items (id, org_id, vendor_id, item_id, sku, description, pack_size, pack_unit, price_cents,
+                          preferred, active, created_at, updated_at)
+VALUES (@id, @org_id, @vendor_id, @item_id, @sku, @description, @pack_size, @pack_unit, @price_cents,
+        @preferred, @active, @now, @now)
+ON CONFLICT DO NOTHING
+RETURNING *;
+
+-- name: UpsertVendorItems :execrows
+-- The rows of an order-guide import, created or updated by SKU in one statement.
+INSERT INTO vendor_items (id, org_id, vendor_id, item_id, sku, description, pack_size, pack_unit, price_cents,
+                          preferred, active, created_at, updated_at)
+SELECT u.id, @org_id, @vendor_id, u.item_id, u.sku, NULLIF(u.description, ''), u.pack_size, u.pack_unit, u.price_cents,
+       false, true, @now, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@item_ids::uuid[]) AS item_id, unnest(@skus::text[]) AS sku, unnest(@descriptions::text[]) AS description, unnest(@pack_sizes::numeric[]) AS pack_size, unnest(@pack_units::text[]) AS pack_unit, unnest(@prices::bigint[]) AS price_cents) AS u
+ON CONFLICT (org_id, vendor_id, lower(sku)) DO UPDATE SET
+    item_id = EXCLUDED.item_id, description = EXCLUDED.description, pack_size = EXCLUDED.pack_size,
+    pack_unit = EXCLUDED.pack_unit, price_cents = EXCLUDED.price_cents, updated_at = EXCLUDED.updated_at;
+
+-- name: MatchItemsByNameOrSku :many
+-- Inventory items whose exact name or SKU (case-insensitively) is among keys, for guide rows.
+SELECT id, name, sku FROM inventory_items
+WHERE org_id = @org_id AND (lower(name) = ANY(@keys::text[]) OR lower(sku) = ANY(@keys::text[]));
+
+-- Purchase orders.
+
+-- name: InsertPurchaseOrder :one
+INSERT INTO purchase_orders (id, org_id, site_id, vendor_id, deliver_on, status, note, requisition_id, order_list_id,
+                             created_by, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @vendor_id, @deliver_on, 'draft', @note, @requisition_id, @order_list_id,
+        @created_by, @now, @now)
+RETURNING *;
+
+-- name: InsertPurchaseOrderLines :exec
+INSERT INTO purchase_order_lines (id, org_id, po_id, position, vendor_item_id, item_id, sku, description, pack_size,
+                                  pack_unit, packs, price_cents)
+SELECT u.id, @org_id, @po_id, u.position, u.vendor_item_id, u.item_id, u.sku, NULLIF(u.description, ''), u.pack_size,
+       u.pack_unit, u.packs, u.price_cents
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@positions::int[]) AS position, unnest(@vendor_item_ids::uuid[]) AS vendor_item_id, unnest(@item_ids::uuid[]) AS item_id, unnest(@skus::text[]) AS sku, unnest(@descriptions::text[]) AS description, unnest(@pack_sizes::numeric[]) AS pack_size, unnest(@pack_units::text[]) AS pack_unit, unnest(@packs::numeric[]) AS packs, unnest(@prices::bigint[]) AS price_cents) AS u;
+
+-- name: GetPurchaseOrder :one
+SELECT * FROM purchase_orders WHERE org_id = @org_id AND id = @id;
+
+-- name: LockPurchaseOrder :one
+SELECT * FROM purchase_orders WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: PurchaseOrderLines :many
+SELECT * FROM purchase_order_lines WHERE org_id = @org_id AND po_id = ANY(@po_ids::uuid[]) ORDER BY po_id, position;
+
+-- name: ListPurchaseOrders :many
+SELECT * FROM purchase_orders
+WHERE org_id = @org_id
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(site_ids)::uuid[] IS NULL OR site_id = ANY(sqlc.narg(site_ids)::uuid[]))
+  AND (sqlc.narg(vendor_id)::uuid IS NULL OR vendor_id = sqlc.narg(vendor_id))
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(before_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(before_at)::timestamptz, sqlc.narg(before_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @lim;
+
+-- name: SetPurchaseOrderStatus :one
+UPDATE purchase_orders SET status = @status, updated_at = @now,
+    submitted_at = CASE WHEN @status = 'submitted' THEN @now ELSE submitted_at END,
+    received_at  = CASE WHEN @status = 'received' THEN @now ELSE received_at END,
+    closed_at    = CASE WHEN @status = 'closed' THEN @now ELSE closed_at END,
+    cancelled_at = CASE WHEN @status = 'cancelled' THEN @now ELSE cancelled_at END
+WHERE org_id = @org_id AND id = @id
+RETURNING *;
+
+-- name: ReceiveLines :exec
+UPDATE purchase_order_lines l SET received_packs = l.received_packs + u.packs,
+    invoice_price_cents = COALESCE(NULLIF(u.invoice_price, -1), l.invoice_price_cents)
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@packs::numeric[]) AS packs, unnest(@invoice_prices::bigint[]) AS invoice_price) AS u
+WHERE l.org_id = @org_id AND l.id = u.id;
+
+-- name: OverReceiptPercent :one
+SELECT COALESCE((SELECT over_receipt_percent FROM supply_settings WHERE org_id = @org_id), 10)::numeric;

@@ -1,0 +1,106 @@
+package inventory
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+)
+
+// ReceiptLine is stock received into a storage location at a cost: what a purchase order
+// receipt posts.
+type ReceiptLine struct {
+	// Field names the request line in errors ("lines.0").
+	Field      string
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	// Quantity is in the item's base unit, positive.
+	Quantity decimal.Decimal
+	// CostPerBase is the received cost in cents per base unit; the moving average takes it in.
+	CostPerBase decimal.Decimal
+	// Lot is the lot to create or top up by code (nil: the unlotted stock). Without ExpiresOn an
+	// item with a shelf life gets today + shelf life, other items a lot with no expiry.
+	Lot *LotInput
+}
+
+// LotInput names a lot by code, with its expiry (a local date of the site) when known.
+type LotInput struct {
+	Code      string
+	ExpiresOn *time.Time
+}
+
+// Receive posts receipt ledger rows of a site in the caller's transaction: it checks each
+// location (of the site, active) and lot, creates or tops up the lots, locks the items' cost rows
+// and updates their moving averages at the received costs. A bad line is a 400 naming its field;
+// nothing is written then, as the caller's transaction rolls back. It returns the rows written.
+func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source Source, actor *uuid.UUID, now time.Time, lines []ReceiptLine) ([]Txn, error) {
+	site, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})
+	if err != nil {
+		return nil, notFound(err, "Site")
+	}
+	today := localDate(now, site.Timezone)
+	var itemIDs, locIDs []uuid.UUID
+	for _, l := range lines {
+		itemIDs, locIDs = append(itemIDs, l.ItemID), append(locIDs, l.LocationID)
+	}
+	refs, err := resolveRefs(ctx, q, orgID, itemIDs, locIDs, nil)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]movement, 0, len(lines))
+	for _, l := range lines {
+		it, err := refs.checkItem(l.Field+".itemId", l.ItemID)
+		if err != nil {
+			return nil, err
+		}
+		loc, err := refs.checkLocation(l.Field+".locationId", l.LocationID, siteID)
+		if err != nil {
+			return nil, err
+		}
+		if !loc.Active {
+			return nil, apierr.InvalidField(l.Field+".locationId", "\""+loc.Name+"\" is inactive and takes no new stock")
+		}
+		if !l.Quantity.IsPositive() {
+			return nil, apierr.InvalidField(l.Field+".quantity", "must be positive for a receipt")
+		}
+		cost := l.CostPerBase
+		m := movement{kind: KindReceipt, reason: KindReceipt, itemID: it.ID, locationID: loc.ID, qty: l.Quantity, cost: &cost, unit: it.Units.Base, expiredOK: true}
+		if l.Lot != nil {
+			ref := api.LotRef{Code: l.Lot.Code}
+			if l.Lot.ExpiresOn != nil {
+				if l.Lot.ExpiresOn.Before(today) {
+					return nil, apierr.InvalidField(l.Field+".lot.expiresOn", "is in the past: expired stock is not received")
+				}
+				ref.ExpiresOn = &openapi_types.Date{Time: *l.Lot.ExpiresOn}
+			}
+			lot, err := findOrCreateLot(ctx, q, orgID, siteID, it, ref, now, today, l.Field+".lot")
+			if err != nil {
+				return nil, err
+			}
+			m.lotID = &lot.ID
+		}
+		ms = append(ms, m)
+	}
+	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor}
+	if err := p.lock(ctx, itemIDs); err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if err := p.post(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.finish(ctx); err != nil {
+		return nil, err
+	}
+	return p.txns, nil
+}
+
+// TxnToAPI is a ledger row as the API shows it; baseUnit is its item's base unit.
+func TxnToAPI(t Txn, baseUnit string) api.StockTxn { return txnToAPI(t, baseUnit) }
