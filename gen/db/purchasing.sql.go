@@ -718,7 +718,7 @@ func (q *Queries) PurchaseOrderLines(ctx context.Context, arg PurchaseOrderLines
 
 const receiveLines = `-- name: ReceiveLines :exec
 UPDATE purchase_order_lines l SET received_packs = l.received_packs + u.packs,
-    invoice_price_cents = COALESCE(u.invoice_price, l.invoice_price_cents)
+    invoice_price_cents = COALESCE(NULLIF(u.invoice_price, -1), l.invoice_price_cents)
 FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::numeric[]) AS packs, unnest($4::bigint[]) AS invoice_price) AS u
 WHERE l.org_id = $1 AND l.id = u.id
 `

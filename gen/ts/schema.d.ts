@@ -2351,7 +2351,7 @@ export interface paths {
          * List vendors
          * @description The organization's vendors by name. Filter `active`. Pages with `limit` and `cursor` (`Link` header).
          *
-         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (vendors serve every site).
          */
         get: operations["listVendors"];
         put?: never;
@@ -2423,7 +2423,7 @@ export interface paths {
          * List a vendor's items
          * @description How the vendor sells inventory items: SKU, pack size and unit, price per pack, by SKU. Pages with `limit` and `cursor` (`Link` header).
          *
-         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide.
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (vendors serve every site).
          */
         get: operations["listVendorItems"];
         put?: never;

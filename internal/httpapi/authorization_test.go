@@ -104,7 +104,9 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 		path += "?" + query.Encode()
 	}
 	req := env.Call(o.method, strings.TrimPrefix(path, "/"))
-	if o.op.RequestBody != nil {
+	if fx.raw != nil {
+		req.Raw(fx.rawType, fx.raw)
+	} else if o.op.RequestBody != nil {
 		for ct, media := range o.op.RequestBody.Value.Content {
 			example := media.Example
 			if example == nil {

@@ -36,6 +36,10 @@ type walkCall struct {
 	// siteless marks a site-scoped write whose audit row names no site, because what it writes
 	// (a membership, an invitation) may span sites; its entries are for members with every site.
 	siteless bool
+	// raw, when set, is the body sent as is with rawType, in place of the examples (an upload
+	// whose content matters, such as a CSV file).
+	raw     []byte
+	rawType string
 }
 
 // walkFixture prepares, at site A and as the owner, what one call of an operation acts on.
@@ -179,6 +183,44 @@ var walkFixtures = map[string]walkFixture{
 	"getWasteLog": func(w *walker) walkCall {
 		id := w.waste()
 		return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+	},
+	// Purchasing.
+	"createVendor": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]}}
+	},
+	"updateVendor": func(w *walker) walkCall {
+		return walkCall{path: map[string]string{"id": w.vendor()}, body: map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]}}
+	},
+	"listVendorItems": func(w *walker) walkCall { return walkCall{path: map[string]string{"id": w.vendor()}} },
+	"createVendorItem": func(w *walker) walkCall {
+		item := w.create("inventory-items", w.itemBody())
+		return walkCall{path: map[string]string{"id": w.vendor()}, body: map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500}}
+	},
+	"importVendorGuide": func(w *walker) walkCall {
+		body := w.itemBody()
+		body["name"] = "Walk item " + uuid.NewString()[:8]
+		w.create("inventory-items", body)
+		return walkCall{path: map[string]string{"id": w.vendor()}, rawType: "text/csv",
+			raw: []byte("sku,description,pack,pack_unit,price,item\nW-2,Walk,4,each,$5.00," + body["name"].(string) + "\n")}
+	},
+	"listPurchaseOrders": func(w *walker) walkCall { return walkCall{ids: []string{w.purchaseOrder(false)}} },
+	"createPurchaseOrder": func(w *walker) walkCall {
+		vendor, vi := w.vendorItem()
+		return walkCall{body: map[string]any{"vendorId": vendor, "siteId": w.siteA, "lines": []map[string]any{{"vendorItemId": vi, "packs": "2"}}}}
+	},
+	"getPurchaseOrder":    func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"submitPurchaseOrder": func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"cancelPurchaseOrder": func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"closePurchaseOrder":  func(w *walker) walkCall { return poFixture(w.purchaseOrder(true)) },
+	"receivePurchaseOrder": func(w *walker) walkCall {
+		id := w.purchaseOrder(true)
+		var po struct {
+			Lines []struct{ ID string } `json:"lines"`
+		}
+		w.ownerCall(http.MethodGet, "purchase-orders/"+id).Do().Expect(http.StatusOK).Decode(&po)
+		fx := poFixture(id)
+		fx.body = map[string]any{"lines": []map[string]any{{"lineId": po.Lines[0].ID, "packs": "1", "locationId": w.location()}}}
+		return fx
 	},
 	"listStock":     stockFixture,
 	"listStockTxns": stockFixture,
@@ -557,3 +599,32 @@ func (w *walker) routineBody() map[string]any {
 }
 
 func (w *walker) routine() string { return w.create("routines", w.routineBody()) }
+
+// vendor creates a vendor and returns its id.
+func (w *walker) vendor() string {
+	w.env.T.Helper()
+	return w.create("vendors", map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]})
+}
+
+// vendorItem creates a vendor selling a new item by 4 each a pack, and returns both ids.
+func (w *walker) vendorItem() (vendor, vendorItem string) {
+	w.env.T.Helper()
+	vendor = w.vendor()
+	item := w.create("inventory-items", w.itemBody())
+	return vendor, w.create("vendors/"+vendor+"/items", map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500})
+}
+
+// purchaseOrder drafts (and, if submitted, submits) a purchase order at site A; returns its id.
+func (w *walker) purchaseOrder(submitted bool) string {
+	w.env.T.Helper()
+	vendor, vi := w.vendorItem()
+	id := w.create("purchase-orders", map[string]any{"vendorId": vendor, "siteId": w.siteA, "lines": []map[string]any{{"vendorItemId": vi, "packs": "2"}}})
+	if submitted {
+		w.ownerCall(http.MethodPost, "purchase-orders/"+id+"/submit").Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func poFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
