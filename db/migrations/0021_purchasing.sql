@@ -95,6 +95,54 @@ CREATE TABLE purchase_order_lines (
 );
 CREATE INDEX purchase_order_lines_po_idx ON purchase_order_lines (org_id, po_id, position);
 
+-- Requisitions: internal requests to move stock between locations of a site; once approved,
+-- fulfilled by transfers (transfer_out FEFO, transfer_in at the same cost, lots carried over) or
+-- turned into purchase orders.
+CREATE TABLE requisitions (
+    id               uuid PRIMARY KEY,
+    org_id           uuid        NOT NULL,
+    site_id          uuid        NOT NULL,
+    from_location_id uuid        NOT NULL,
+    to_location_id   uuid        NOT NULL,
+    needed_on        date,
+    note             text,
+    status           text        NOT NULL DEFAULT 'draft'
+                     CHECK (status IN ('draft', 'submitted', 'approved', 'partially_fulfilled', 'fulfilled', 'cancelled')),
+    created_by       uuid REFERENCES users (id) ON DELETE SET NULL,
+    approved_by      uuid REFERENCES users (id) ON DELETE SET NULL,
+    created_at       timestamptz NOT NULL,
+    updated_at       timestamptz NOT NULL,
+    submitted_at     timestamptz,
+    approved_at      timestamptz,
+    fulfilled_at     timestamptz,
+    cancelled_at     timestamptz,
+    UNIQUE (org_id, id),
+    FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (org_id, site_id, from_location_id) REFERENCES storage_locations (org_id, site_id, id),
+    FOREIGN KEY (org_id, site_id, to_location_id) REFERENCES storage_locations (org_id, site_id, id),
+    CHECK (from_location_id <> to_location_id)
+);
+CREATE INDEX requisitions_list_idx ON requisitions (org_id, created_at DESC, id DESC);
+CREATE INDEX requisitions_site_idx ON requisitions (org_id, site_id, status);
+
+CREATE TABLE requisition_lines (
+    id             uuid PRIMARY KEY,
+    org_id         uuid        NOT NULL,
+    requisition_id uuid        NOT NULL,
+    position       integer     NOT NULL,
+    item_id        uuid        NOT NULL,
+    quantity       numeric     NOT NULL CHECK (quantity > 0),
+    unit           text        NOT NULL,
+    quantity_base  numeric     NOT NULL CHECK (quantity_base > 0),
+    fulfilled_base numeric     NOT NULL DEFAULT 0 CHECK (fulfilled_base >= 0),
+    UNIQUE (org_id, id),
+    FOREIGN KEY (org_id, requisition_id) REFERENCES requisitions (org_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (org_id, item_id) REFERENCES inventory_items (org_id, id)
+);
+CREATE INDEX requisition_lines_req_idx ON requisition_lines (org_id, requisition_id, position);
+
+ALTER TABLE purchase_orders ADD FOREIGN KEY (org_id, requisition_id) REFERENCES requisitions (org_id, id) ON DELETE SET NULL (requisition_id);
+
 -- The over-receipt tolerance of the organization: a receipt taking a line over its ordered packs
 -- by more than this percentage is refused.
 ALTER TABLE supply_settings ADD COLUMN over_receipt_percent numeric NOT NULL DEFAULT 10 CHECK (over_receipt_percent >= 0);
@@ -103,5 +151,7 @@ ALTER TABLE supply_settings ADD COLUMN over_receipt_percent numeric NOT NULL DEF
 ALTER TABLE supply_settings DROP COLUMN over_receipt_percent;
 DROP TABLE purchase_order_lines;
 DROP TABLE purchase_orders;
+DROP TABLE requisition_lines;
+DROP TABLE requisitions;
 DROP TABLE vendor_items;
 DROP TABLE vendors;

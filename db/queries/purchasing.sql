@@ -126,3 +126,58 @@ WHERE l.org_id = @org_id AND l.id = u.id;
 
 -- name: OverReceiptPercent :one
 SELECT COALESCE((SELECT over_receipt_percent FROM supply_settings WHERE org_id = @org_id), 10)::numeric;
+
+-- Requisitions.
+
+-- name: InsertRequisition :one
+INSERT INTO requisitions (id, org_id, site_id, from_location_id, to_location_id, needed_on, note, created_by, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @from_location_id, @to_location_id, @needed_on, @note, @created_by, @now, @now)
+RETURNING *;
+
+-- name: InsertRequisitionLines :exec
+INSERT INTO requisition_lines (id, org_id, requisition_id, position, item_id, quantity, unit, quantity_base)
+SELECT u.id, @org_id, @requisition_id, u.position, u.item_id, u.quantity, u.unit, u.quantity_base
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@positions::int[]) AS position, unnest(@item_ids::uuid[]) AS item_id,
+             unnest(@quantities::numeric[]) AS quantity, unnest(@units::text[]) AS unit, unnest(@bases::numeric[]) AS quantity_base) AS u;
+
+-- name: GetRequisition :one
+SELECT * FROM requisitions WHERE org_id = @org_id AND id = @id;
+
+-- name: LockRequisition :one
+SELECT * FROM requisitions WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: RequisitionLines :many
+SELECT * FROM requisition_lines WHERE org_id = @org_id AND requisition_id = ANY(@requisition_ids::uuid[]) ORDER BY requisition_id, position;
+
+-- name: RequisitionPurchaseOrders :many
+SELECT requisition_id, id FROM purchase_orders WHERE org_id = @org_id AND requisition_id = ANY(@requisition_ids::uuid[]) ORDER BY created_at, id;
+
+-- name: ListRequisitions :many
+SELECT * FROM requisitions
+WHERE org_id = @org_id
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(site_ids)::uuid[] IS NULL OR site_id = ANY(sqlc.narg(site_ids)::uuid[]))
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(before_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(before_at)::timestamptz, sqlc.narg(before_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @lim;
+
+-- name: SetRequisitionStatus :one
+UPDATE requisitions SET status = @status, updated_at = @now,
+    submitted_at = CASE WHEN @status = 'submitted' THEN @now ELSE submitted_at END,
+    approved_at  = CASE WHEN @status = 'approved' THEN @now ELSE approved_at END,
+    approved_by  = CASE WHEN @status = 'approved' THEN sqlc.narg(actor)::uuid ELSE approved_by END,
+    fulfilled_at = CASE WHEN @status = 'fulfilled' THEN @now ELSE fulfilled_at END,
+    cancelled_at = CASE WHEN @status = 'cancelled' THEN @now ELSE cancelled_at END
+WHERE org_id = @org_id AND id = @id
+RETURNING *;
+
+-- name: FulfillLines :exec
+UPDATE requisition_lines l SET fulfilled_base = l.fulfilled_base + u.base
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@bases::numeric[]) AS base) AS u
+WHERE l.org_id = @org_id AND l.id = u.id;
+
+-- name: PreferredVendorItems :many
+-- The preferred, active vendor item of each item among item_ids, with its vendor active.
+SELECT vi.* FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE vi.org_id = @org_id AND vi.item_id = ANY(@item_ids::uuid[]) AND vi.preferred AND vi.active AND v.active;

@@ -1459,6 +1459,36 @@ func (e ReportPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for RequisitionStatus.
+const (
+	RequisitionStatusApproved           RequisitionStatus = "approved"
+	RequisitionStatusCancelled          RequisitionStatus = "cancelled"
+	RequisitionStatusDraft              RequisitionStatus = "draft"
+	RequisitionStatusFulfilled          RequisitionStatus = "fulfilled"
+	RequisitionStatusPartiallyFulfilled RequisitionStatus = "partially_fulfilled"
+	RequisitionStatusSubmitted          RequisitionStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the RequisitionStatus enum.
+func (e RequisitionStatus) Valid() bool {
+	switch e {
+	case RequisitionStatusApproved:
+		return true
+	case RequisitionStatusCancelled:
+		return true
+	case RequisitionStatusDraft:
+		return true
+	case RequisitionStatusFulfilled:
+		return true
+	case RequisitionStatusPartiallyFulfilled:
+		return true
+	case RequisitionStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin     Role = "admin"
@@ -3004,6 +3034,23 @@ type CreatePurchaseOrderRequest struct {
 	VendorId  openapi_types.UUID       `json:"vendorId"`
 }
 
+// CreateRequisitionRequest defines model for CreateRequisitionRequest.
+type CreateRequisitionRequest struct {
+	// FromLocationId The storage location of the site the stock comes from.
+	FromLocationId openapi_types.UUID     `json:"fromLocationId"`
+	Lines          []RequisitionLineInput `json:"lines"`
+
+	// NeededOn Example: 2026-03-03
+	NeededOn *openapi_types.Date `json:"neededOn,omitempty"`
+
+	// Note Example: For Tuesday's banquet prep
+	Note   *string            `json:"note,omitempty"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// ToLocationId The storage location of the site the stock goes to (not the source).
+	ToLocationId openapi_types.UUID `json:"toLocationId"`
+}
+
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
 	DietOrderId openapi_types.UUID `json:"dietOrderId"`
@@ -3722,6 +3769,22 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// FulfillLineInput defines model for FulfillLineInput.
+type FulfillLineInput struct {
+	LineId openapi_types.UUID `json:"lineId"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+}
+
+// FulfillRequisitionRequest defines model for FulfillRequisitionRequest.
+type FulfillRequisitionRequest struct {
+	// Lines Quantities to move now, in each line's unit; absent, every line's outstanding quantity.
+	Lines *[]FulfillLineInput `json:"lines,omitempty"`
 }
 
 // Guide defines model for Guide.
@@ -5506,6 +5569,98 @@ type ReportPublishedEvent struct {
 
 // ReportPublishedEventEvent defines model for ReportPublishedEvent.Event.
 type ReportPublishedEventEvent string
+
+// Requisition defines model for Requisition.
+type Requisition struct {
+	ApprovedAt     *time.Time          `json:"approvedAt"`
+	CancelledAt    *time.Time          `json:"cancelledAt"`
+	CreatedAt      time.Time           `json:"createdAt"`
+	FromLocationId openapi_types.UUID  `json:"fromLocationId"`
+	FulfilledAt    *time.Time          `json:"fulfilledAt"`
+	Id             openapi_types.UUID  `json:"id"`
+	Lines          []RequisitionLine   `json:"lines"`
+	NeededOn       *openapi_types.Date `json:"neededOn"`
+	Note           *string             `json:"note"`
+
+	// PurchaseOrderIds The purchase orders drafted from the requisition (to-po).
+	PurchaseOrderIds []openapi_types.UUID `json:"purchaseOrderIds"`
+	SiteId           openapi_types.UUID   `json:"siteId"`
+
+	// Status Example: approved
+	Status       RequisitionStatus  `json:"status"`
+	SubmittedAt  *time.Time         `json:"submittedAt"`
+	ToLocationId openapi_types.UUID `json:"toLocationId"`
+	UpdatedAt    time.Time          `json:"updatedAt"`
+}
+
+// RequisitionFulfillment defines model for RequisitionFulfillment.
+type RequisitionFulfillment struct {
+	// Id The fulfillment's id, the `source.id` of its ledger rows (source type `requisition`).
+	Id          openapi_types.UUID `json:"id"`
+	Requisition Requisition        `json:"requisition"`
+	Txns        []StockTxn         `json:"txns"`
+}
+
+// RequisitionLine defines model for RequisitionLine.
+type RequisitionLine struct {
+	// BaseUnit Example: lb
+	BaseUnit string `json:"baseUnit"`
+
+	// FulfilledBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FulfilledBase Quantity           `json:"fulfilledBase"`
+	Id            openapi_types.UUID `json:"id"`
+	ItemId        openapi_types.UUID `json:"itemId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Unit Example: case
+	Unit string `json:"unit"`
+}
+
+// RequisitionLineInput defines model for RequisitionLineInput.
+type RequisitionLineInput struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RequisitionPurchaseOrders defines model for RequisitionPurchaseOrders.
+type RequisitionPurchaseOrders struct {
+	PurchaseOrders []PurchaseOrder `json:"purchaseOrders"`
+	Requisition    Requisition     `json:"requisition"`
+}
+
+// RequisitionStatus Example: approved
+type RequisitionStatus string
 
 // Role Ranked owner > admin > manager > inspector > viewer; `staff` is accepted as an alias of inspector on input.
 //
@@ -8542,6 +8697,105 @@ type SubmitPurchaseOrderParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListRequisitionsParams defines parameters for ListRequisitions.
+type ListRequisitionsParams struct {
+	// SiteId Only this site's requisitions.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only requisitions in this status.
+	Status *RequisitionStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateRequisitionParams defines parameters for CreateRequisition.
+type CreateRequisitionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ApproveRequisitionParams defines parameters for ApproveRequisition.
+type ApproveRequisitionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelRequisitionParams defines parameters for CancelRequisition.
+type CancelRequisitionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FulfillRequisitionParams defines parameters for FulfillRequisition.
+type FulfillRequisitionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitRequisitionParams defines parameters for SubmitRequisition.
+type SubmitRequisitionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RequisitionToPurchaseOrdersParams defines parameters for RequisitionToPurchaseOrders.
+type RequisitionToPurchaseOrdersParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRoutinesParams defines parameters for ListRoutines.
 type ListRoutinesParams struct {
 	// SiteId Only this site's routines.
@@ -9183,6 +9437,12 @@ type CreatePurchaseOrderJSONRequestBody = CreatePurchaseOrderRequest
 
 // ReceivePurchaseOrderJSONRequestBody defines body for ReceivePurchaseOrder for application/json ContentType.
 type ReceivePurchaseOrderJSONRequestBody = ReceivePurchaseOrderRequest
+
+// CreateRequisitionJSONRequestBody defines body for CreateRequisition for application/json ContentType.
+type CreateRequisitionJSONRequestBody = CreateRequisitionRequest
+
+// FulfillRequisitionJSONRequestBody defines body for FulfillRequisition for application/json ContentType.
+type FulfillRequisitionJSONRequestBody = FulfillRequisitionRequest
 
 // CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
 type CreateRoutineJSONRequestBody = RoutineRequest
@@ -10307,6 +10567,30 @@ type ServerInterface interface {
 	// SubmitPurchaseOrder Submit a purchase order
 	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
 	SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params SubmitPurchaseOrderParams) error
+	// ListRequisitions List requisitions
+	// (GET /orgs/{orgId}/requisitions)
+	ListRequisitions(ctx echo.Context, orgId OrgId, params ListRequisitionsParams) error
+	// CreateRequisition Create a requisition
+	// (POST /orgs/{orgId}/requisitions)
+	CreateRequisition(ctx echo.Context, orgId OrgId, params CreateRequisitionParams) error
+	// GetRequisition Read a requisition
+	// (GET /orgs/{orgId}/requisitions/{id})
+	GetRequisition(ctx echo.Context, orgId OrgId, id Id) error
+	// ApproveRequisition Approve a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/approve)
+	ApproveRequisition(ctx echo.Context, orgId OrgId, id Id, params ApproveRequisitionParams) error
+	// CancelRequisition Cancel a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/cancel)
+	CancelRequisition(ctx echo.Context, orgId OrgId, id Id, params CancelRequisitionParams) error
+	// FulfillRequisition Fulfill a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/fulfill)
+	FulfillRequisition(ctx echo.Context, orgId OrgId, id Id, params FulfillRequisitionParams) error
+	// SubmitRequisition Submit a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/submit)
+	SubmitRequisition(ctx echo.Context, orgId OrgId, id Id, params SubmitRequisitionParams) error
+	// RequisitionToPurchaseOrders Turn a requisition into purchase orders
+	// (POST /orgs/{orgId}/requisitions/{id}/to-po)
+	RequisitionToPurchaseOrders(ctx echo.Context, orgId OrgId, id Id, params RequisitionToPurchaseOrdersParams) error
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
@@ -13559,6 +13843,332 @@ func (w *ServerInterfaceWrapper) SubmitPurchaseOrder(ctx echo.Context) error {
 	return err
 }
 
+// ListRequisitions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRequisitions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRequisitionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRequisitions(ctx, orgId, params)
+	return err
+}
+
+// CreateRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRequisitionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRequisition(ctx, orgId, params)
+	return err
+}
+
+// GetRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRequisition(ctx, orgId, id)
+	return err
+}
+
+// ApproveRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApproveRequisitionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveRequisition(ctx, orgId, id, params)
+	return err
+}
+
+// CancelRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CancelRequisitionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelRequisition(ctx, orgId, id, params)
+	return err
+}
+
+// FulfillRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) FulfillRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FulfillRequisitionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FulfillRequisition(ctx, orgId, id, params)
+	return err
+}
+
+// SubmitRequisition converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitRequisition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitRequisitionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitRequisition(ctx, orgId, id, params)
+	return err
+}
+
+// RequisitionToPurchaseOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) RequisitionToPurchaseOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RequisitionToPurchaseOrdersParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RequisitionToPurchaseOrders(ctx, orgId, id, params)
+	return err
+}
+
 // ListRoutines converts echo context to params.
 func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
 	var err error
@@ -15839,6 +16449,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/receive", wrapper.ReceivePurchaseOrder, options.OperationMiddlewares["receivePurchaseOrder"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/cancel", wrapper.CancelPurchaseOrder, options.OperationMiddlewares["cancelPurchaseOrder"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/purchase-orders/:id/close", wrapper.ClosePurchaseOrder, options.OperationMiddlewares["closePurchaseOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/requisitions", wrapper.ListRequisitions, options.OperationMiddlewares["listRequisitions"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions", wrapper.CreateRequisition, options.OperationMiddlewares["createRequisition"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/requisitions/:id", wrapper.GetRequisition, options.OperationMiddlewares["getRequisition"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/submit", wrapper.SubmitRequisition, options.OperationMiddlewares["submitRequisition"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/approve", wrapper.ApproveRequisition, options.OperationMiddlewares["approveRequisition"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/cancel", wrapper.CancelRequisition, options.OperationMiddlewares["cancelRequisition"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/fulfill", wrapper.FulfillRequisition, options.OperationMiddlewares["fulfillRequisition"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/to-po", wrapper.RequisitionToPurchaseOrders, options.OperationMiddlewares["requisitionToPurchaseOrders"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
@@ -29314,6 +29932,1177 @@ func (response SubmitPurchaseOrder503JSONResponse) VisitSubmitPurchaseOrderRespo
 	return err
 }
 
+type ListRequisitionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRequisitionsParams
+}
+
+type ListRequisitionsResponseObject interface {
+	VisitListRequisitionsResponse(w http.ResponseWriter) error
+}
+
+type ListRequisitions200ResponseHeaders struct {
+	Link *string
+}
+
+type ListRequisitions200JSONResponse struct {
+	Body    []Requisition
+	Headers ListRequisitions200ResponseHeaders
+}
+
+func (response ListRequisitions200JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRequisitions400JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRequisitions401JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRequisitions403JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRequisitions404JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRequisitions406JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequisitions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRequisitions503JSONResponse) VisitListRequisitionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisitionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRequisitionParams
+	Body   *CreateRequisitionJSONRequestBody
+}
+
+type CreateRequisitionResponseObject interface {
+	VisitCreateRequisitionResponse(w http.ResponseWriter) error
+}
+
+type CreateRequisition201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRequisition201JSONResponse struct {
+	Body    Requisition
+	Headers CreateRequisition201ResponseHeaders
+}
+
+func (response CreateRequisition201JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRequisition400JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRequisition401JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRequisition403JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRequisition404JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRequisition406JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateRequisition409JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateRequisition413JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRequisition415JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRequisition422JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRequisition503JSONResponse) VisitCreateRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisitionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRequisitionResponseObject interface {
+	VisitGetRequisitionResponse(w http.ResponseWriter) error
+}
+
+type GetRequisition200JSONResponse Requisition
+
+func (response GetRequisition200JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRequisition400JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRequisition401JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRequisition403JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRequisition404JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRequisition406JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRequisition503JSONResponse) VisitGetRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisitionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ApproveRequisitionParams
+}
+
+type ApproveRequisitionResponseObject interface {
+	VisitApproveRequisitionResponse(w http.ResponseWriter) error
+}
+
+type ApproveRequisition200JSONResponse Requisition
+
+func (response ApproveRequisition200JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ApproveRequisition400JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ApproveRequisition401JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ApproveRequisition403JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ApproveRequisition404JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ApproveRequisition406JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ApproveRequisition409JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ApproveRequisition422JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ApproveRequisition503JSONResponse) VisitApproveRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisitionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CancelRequisitionParams
+}
+
+type CancelRequisitionResponseObject interface {
+	VisitCancelRequisitionResponse(w http.ResponseWriter) error
+}
+
+type CancelRequisition200JSONResponse Requisition
+
+func (response CancelRequisition200JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CancelRequisition400JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CancelRequisition401JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CancelRequisition403JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelRequisition404JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CancelRequisition406JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelRequisition409JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CancelRequisition422JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelRequisition503JSONResponse) VisitCancelRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisitionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params FulfillRequisitionParams
+	Body   *FulfillRequisitionJSONRequestBody
+}
+
+type FulfillRequisitionResponseObject interface {
+	VisitFulfillRequisitionResponse(w http.ResponseWriter) error
+}
+
+type FulfillRequisition200JSONResponse RequisitionFulfillment
+
+func (response FulfillRequisition200JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response FulfillRequisition400JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response FulfillRequisition401JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response FulfillRequisition403JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response FulfillRequisition404JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response FulfillRequisition406JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition409JSONResponse struct{ ConflictJSONResponse }
+
+func (response FulfillRequisition409JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response FulfillRequisition413JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response FulfillRequisition415JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response FulfillRequisition422JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FulfillRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response FulfillRequisition503JSONResponse) VisitFulfillRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisitionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SubmitRequisitionParams
+}
+
+type SubmitRequisitionResponseObject interface {
+	VisitSubmitRequisitionResponse(w http.ResponseWriter) error
+}
+
+type SubmitRequisition200JSONResponse Requisition
+
+func (response SubmitRequisition200JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitRequisition400JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SubmitRequisition401JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SubmitRequisition403JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitRequisition404JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitRequisition406JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SubmitRequisition409JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitRequisition422JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitRequisition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitRequisition503JSONResponse) VisitSubmitRequisitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrdersRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RequisitionToPurchaseOrdersParams
+}
+
+type RequisitionToPurchaseOrdersResponseObject interface {
+	VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error
+}
+
+type RequisitionToPurchaseOrders200JSONResponse RequisitionPurchaseOrders
+
+func (response RequisitionToPurchaseOrders200JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RequisitionToPurchaseOrders400JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RequisitionToPurchaseOrders401JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RequisitionToPurchaseOrders403JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RequisitionToPurchaseOrders404JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RequisitionToPurchaseOrders406JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RequisitionToPurchaseOrders409JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RequisitionToPurchaseOrders422JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequisitionToPurchaseOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RequisitionToPurchaseOrders503JSONResponse) VisitRequisitionToPurchaseOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRoutinesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListRoutinesParams
@@ -38773,6 +40562,30 @@ type StrictServerInterface interface {
 	// SubmitPurchaseOrder Submit a purchase order
 	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
 	SubmitPurchaseOrder(ctx context.Context, request SubmitPurchaseOrderRequestObject) (SubmitPurchaseOrderResponseObject, error)
+	// ListRequisitions List requisitions
+	// (GET /orgs/{orgId}/requisitions)
+	ListRequisitions(ctx context.Context, request ListRequisitionsRequestObject) (ListRequisitionsResponseObject, error)
+	// CreateRequisition Create a requisition
+	// (POST /orgs/{orgId}/requisitions)
+	CreateRequisition(ctx context.Context, request CreateRequisitionRequestObject) (CreateRequisitionResponseObject, error)
+	// GetRequisition Read a requisition
+	// (GET /orgs/{orgId}/requisitions/{id})
+	GetRequisition(ctx context.Context, request GetRequisitionRequestObject) (GetRequisitionResponseObject, error)
+	// ApproveRequisition Approve a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/approve)
+	ApproveRequisition(ctx context.Context, request ApproveRequisitionRequestObject) (ApproveRequisitionResponseObject, error)
+	// CancelRequisition Cancel a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/cancel)
+	CancelRequisition(ctx context.Context, request CancelRequisitionRequestObject) (CancelRequisitionResponseObject, error)
+	// FulfillRequisition Fulfill a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/fulfill)
+	FulfillRequisition(ctx context.Context, request FulfillRequisitionRequestObject) (FulfillRequisitionResponseObject, error)
+	// SubmitRequisition Submit a requisition
+	// (POST /orgs/{orgId}/requisitions/{id}/submit)
+	SubmitRequisition(ctx context.Context, request SubmitRequisitionRequestObject) (SubmitRequisitionResponseObject, error)
+	// RequisitionToPurchaseOrders Turn a requisition into purchase orders
+	// (POST /orgs/{orgId}/requisitions/{id}/to-po)
+	RequisitionToPurchaseOrders(ctx context.Context, request RequisitionToPurchaseOrdersRequestObject) (RequisitionToPurchaseOrdersResponseObject, error)
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
@@ -42318,6 +44131,268 @@ func (sh *strictHandler) SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id I
 	return nil
 }
 
+// ListRequisitions operation middleware
+func (sh *strictHandler) ListRequisitions(ctx echo.Context, orgId OrgId, params ListRequisitionsParams) error {
+	var request ListRequisitionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRequisitions(ctx.Request().Context(), request.(ListRequisitionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRequisitions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRequisitionsResponseObject); ok {
+		return validResponse.VisitListRequisitionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRequisition operation middleware
+func (sh *strictHandler) CreateRequisition(ctx echo.Context, orgId OrgId, params CreateRequisitionParams) error {
+	var request CreateRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRequisitionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRequisition(ctx.Request().Context(), request.(CreateRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRequisitionResponseObject); ok {
+		return validResponse.VisitCreateRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRequisition operation middleware
+func (sh *strictHandler) GetRequisition(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRequisition(ctx.Request().Context(), request.(GetRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRequisitionResponseObject); ok {
+		return validResponse.VisitGetRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApproveRequisition operation middleware
+func (sh *strictHandler) ApproveRequisition(ctx echo.Context, orgId OrgId, id Id, params ApproveRequisitionParams) error {
+	var request ApproveRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveRequisition(ctx.Request().Context(), request.(ApproveRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveRequisitionResponseObject); ok {
+		return validResponse.VisitApproveRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelRequisition operation middleware
+func (sh *strictHandler) CancelRequisition(ctx echo.Context, orgId OrgId, id Id, params CancelRequisitionParams) error {
+	var request CancelRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelRequisition(ctx.Request().Context(), request.(CancelRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelRequisitionResponseObject); ok {
+		return validResponse.VisitCancelRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FulfillRequisition operation middleware
+func (sh *strictHandler) FulfillRequisition(ctx echo.Context, orgId OrgId, id Id, params FulfillRequisitionParams) error {
+	var request FulfillRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body FulfillRequisitionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FulfillRequisition(ctx.Request().Context(), request.(FulfillRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FulfillRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FulfillRequisitionResponseObject); ok {
+		return validResponse.VisitFulfillRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitRequisition operation middleware
+func (sh *strictHandler) SubmitRequisition(ctx echo.Context, orgId OrgId, id Id, params SubmitRequisitionParams) error {
+	var request SubmitRequisitionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitRequisition(ctx.Request().Context(), request.(SubmitRequisitionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitRequisition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitRequisitionResponseObject); ok {
+		return validResponse.VisitSubmitRequisitionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RequisitionToPurchaseOrders operation middleware
+func (sh *strictHandler) RequisitionToPurchaseOrders(ctx echo.Context, orgId OrgId, id Id, params RequisitionToPurchaseOrdersParams) error {
+	var request RequisitionToPurchaseOrdersRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RequisitionToPurchaseOrders(ctx.Request().Context(), request.(RequisitionToPurchaseOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RequisitionToPurchaseOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RequisitionToPurchaseOrdersResponseObject); ok {
+		return validResponse.VisitRequisitionToPurchaseOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListRoutines operation middleware
 func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
 	var request ListRoutinesRequestObject
@@ -44604,1476 +46679,1512 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bciO3kij6KwjORFjaU2QXKVFqsWNiRpbUbtm6WVK7vWy2SLAKJGEVgWoAJYq2esU8nuezH84f7Ofz",
+	"7L3bciO3kij6KwjORLS0p8guUqLUYsfEjCyp3bJ1s6R2e9m0SLAKJGEVgWoAJYq2esU8nuezH84f7Ofz",
 	"Def8yXzJDiSAurF4U8v27DWeiFlusVAoIJGZyHv+Vgv4JOaMMCVrnd9q5BFP4ojAvw8jIpT+xwOOEqL/",
-	"QcNap+Y3D1rDHbxb933fr+/r/3mt/8dP/480a17tnjI9WhImuejx4TCijNS82oRIiUek1qndwCM0wopM",
-	"8Qx1ax9wdF+nDMWCD4js1tAYS8S4QgNCGBoTLEI0FHyCJGUBQc3djt+qeTUeE0bCQ1Xr1Fp+a6/u79T9",
-	"1m3L7zRbHd//qebVBJE8ejBjWBJF2S9fz9wvkjwQQdWs1qlNsWCUjWpeTVJFTtfbNMZ6vMIqkbUOrEn/",
-	"nQx+IYHaAHaBhp2axRpAIXmgAal9/vzZM4chc6fx81/H8Wcdx8fPXu2IMJnAechkMsFCL/SSERRjRQlT",
-	"iDI05onUIM4ODIcTqtQ8cJq7nVbbAgdHEREjwmSt83MtJpglStY+ut+pJk0904JRAVZkxGE1Q87DmlcL",
-	"eKgXv7/XOmi3fP+1PnMcxwbWtQce4EES6fXrU8CBotxMeshwPJ5F+JHKmld7Rx8IfCB3LvBPkgezmVj/",
-	"MpOKTDRSHd1qAJJHveMrWGfts1dcf3HZoUhGuWX7e83X5aVdYzkurWXCQyKwKqyGcdXDcRzRAA8ikl/V",
-	"9Y8Xl9fn+YUxGtAooqz2+aNXGxCNHIc1rxZiRS6HX1OhxrVOrXnw2q/7u/WmRvOQEnUpQiLMgej1Zv+q",
-	"dWpHR+8u7TBYdMCZpFIRpnoBFgM+noWw4I+Lz2MJXE+uTo+OT09ywD1K50dHuflR87Xvo/sARwB3u7jW",
-	"NxeH+cVFfNqTPKTJ5MXW00IjgSfIzqrBuhIUXmkd69Lofs2rUSaVSDIcueAo4CwgTOmpQySnhBgS4frQ",
-	"KmlwR/MoTYNxhAMi4HQvksmAiIwrCc0DroigPITvfF3zamc1r3YMCMkTEWj44lAZeAmVMTnHRihRz4MH",
-	"YQFPmCLidAPGP4zwCL5iyLVnKG+2AXwHTYDvO2BnHSUS4tUmgmmC8P3Wzm57Tx8AwxOQEYZ4QiONOseX",
-	"JzWvNqIPRA/99vBC/zmhYRhpKHz//vTiovbZqwnONQLtAlFJ8ljr1N4+g9UnjOoD3f2g/x1rul1ywoaD",
-	"a1geRVySayKTSBV5+SEK9KMQAcjRlKox4oygBywoZkGOr2uiShi8bl6Z+67f8X3L3c0IIK10Y+3BXlDf",
-	"D1+T+sHQb9YNRF8f4EFg+Lc+8rlJ/dd6M3ZSQXD1EL80ZJMPr4cdQ19jhxYmDPcbYEnem7OIBtnya53a",
-	"Ts2rkceYBPbPRtti50j/PcSRJF6NKjJZ79ix+TAPsKb59d4Z2HeUHm6I8lOCmTJ3iEZA9+fXWOM6rNli",
-	"VoCzy/zIiMv1vVZb/2IxolOr+402kHa2LCC9tRb20dFQ7ZwzNa4TZpHPQ1MjiX2JBGQQTxOcBfmZOTI/",
-	"28APpa19dkRyMyZkOXnwIVJjkltnRht/kcRfJPFfmyQKaF4h0mvlAUmggbwwn2G2AVuGx/bvfxAsNbvJ",
-	"0NT8nWKp+fP/KCQ1M2RIqv/+r4mioLcaacXgQZkLMzJFMhnIQNBYL90IKlRJJEkgiPKQHPMpQ7wksmht",
-	"6iGV5hbh4UGGh+TBwO7nGo6IUA37CmxuxPhw2AhJQEMSaogMMY0SQY6MXOR7G1kqIizVMYnoAxGzjLr0",
-	"rzcWLE4W1xusdWrTsSRB78dPOw8Ht79e77Kz+HXwIWwO38m90bd4Z3ZC/OQ7eqna9/vfT1qPP2jsTkRU",
-	"69TGSsWy8+rVmPN72Rhr2Vs8UDKt31MVjAmTDWsPeyV5Ig2nMPs+ZQ9UAbJUnQhNn2bnofg9Kd6Mq4Ee",
-	"CBISpiiOAPICgEsmmOrFSzz59yVLNlcLFUQWv3BQ+MImZhDY1WasSHAQ9ieY4RERKSWsR16aFj56NQO4",
-	"jv587yD4vjX4cX/yXbwrb5sPP71m1zvTv+2Rd/4vZ238NmyN3tPLT/s/3sNZHRuMvDEIWjoohnAcC/5A",
-	"QiSIhmD+bCwuz4kt7c6ug5wdsi40iH1FUs4uuNJQueIKS0mTCWqhkdZWh1RMSGhQhpF4LHjER7NG3thg",
-	"1I2SqeH65OLwLK/OC8JwVFQfzR+x++Qz1fyzyyP4ktXxr/V3UGs0QRcY/vNdUbFdbx1foOYvUed3Om1n",
-	"UqtQ52uX18f1g4Nms1ah1Oc1eZg+r8uXNMqUkgrafe7ETjfZ3Xpjw4NapQZu0Mociv6+waRwJuMxHlGM",
-	"9KklgrxBcUSwJA7lUHoaKKITqjTCWTPm6QYWgmdfco4OjYF2gYW03Wk6SKeD1udEhhvAnUKJLLPs0Dwh",
-	"IYJbzkMY6RuMhFrj90Dt/5SQBFaYM+YqRSaxyouAYSKA65+nlxQRgqfWI5hdc+7SjWmfrAvsnfUxZbgD",
-	"spFee4UKtusM8vooNOqku5S5mxbMtfm9lmdpdny/sdMEppgDwGvfb6YAqCk6ITxRCA8VEei1rGXgKAsU",
-	"GwGjtQEwWkuB0SwBw6BADhj+SkhoDG34rTlI7C9AhC/aeXODnTeX7twv7Tylh9zmW/4uyKHH4AQ5o3LO",
-	"IDDFUTTgWIQIsxBhNCEsQfBDUW3CMlOZNAMa6Ym40OzGClS1CLNQBjgGo/2YT53zy0ir+pd3mIV8OMx+",
-	"M+/CrTMSNNK3jsSJsa+rMQEJPcTiXvPmNSSvdTlxO3OtpfvvDfjYyrE3hLA5iDc7Ow7XrOrwjiukNbEM",
-	"hsCCqT4Cu0HzV9WSd93pbWoxrbaSZlAAf0HlaYV4doVF+qB4eDEXSmCq0rNLPT3Z8V0JGpD0F3c+ER2N",
-	"1YoDam14QHvZAWmE7Dno5k/H7MKexRkfDGZF5HUnYQ0y2VFYReTlAG92B4R28uB88hmR3U65uaKkh3gU",
-	"EqnQkAqpSvfSYrQOscKg/mmCWnfNy9zHL+Cm/byYH65zyMT3fX3IXIzW/KbfNC7IeU7YbHV2/EY7Dykn",
-	"sxfllE2lu3BnY5kqbGW69bqvNL8E+PNSybrgf70x+DWCn7IRkeownFA1r5qFEyplqj+nvm97tYBwC5I5",
-	"2pJkNNEUgSSJsfH1DWZaCwfT1nZeq8tiHc5v3j3d/b3b7Sa+39p7Ork6PXp6d3j99eX1D6cnH+6ajVbj",
-	"9a7faDZ3d9p+o9lo7jSad6c3l083l+9vzP9ozPF3/Jb/esdvtur+nu8/PR0e394d+s27w+Pb3qHffDq/",
-	"+QZ2/HT11Gq0G82np6fDs6eLk6en9xenR5fHJ+j97dv66y47+eHiSb+Qn1VP+PTtzfnp7bs787/fXr67",
-	"yA1ptX2/y65Oj5+aT0+pJnB3d/fu/MjsrHIjjaZ5eHpzeXd+/fdma6e+265rWfnu7u7m5vDu5ubp6fjy",
-	"5O7bw4uTO3DU3d3d3Z09PTUPXvv+brP19Pbp6anZ2kHnh6cX6Ob27u7m5PD29uzk7sPh3cHrpr979/7m",
-	"8Olpq+Xvbbfb7brfhM2cPz39oMEBC+2yqx+aT82n06fdD3e7zdbdoV733d2dnvRu9+nEfGP37vD29uTi",
-	"+O7w7PRI/3Z+cvykH1U+Pr3IfeFp0f+VQXh4phfy9vDuLechMjfW7O7d2b7fbO0/paETdyaA4e7m6Pbp",
-	"5oe7G3Co2mGvn3IBE3+HcAkzb+vp+PDuWCSj+Xn9vaae08Ue3JmwhKfzy6drLMdddnl883T89PXfz/5+",
-	"/HR09O7ybqWP/8754f/e+ubi8K7gg0+fPVX7xrubWyo/p2Rc7UIdYBWMER+iIU8EsuQn8yQZCx4QKfXt",
-	"ugthQEmkjG0jJArsXMZWaRiwDZ8B6zRTgkewVEdktWd6yOc1aWAtqcXVCWAbasSfvRpPVMBBqoA4FFi5",
-	"tRNYTgE3UbbVim210hW22229TbBZCIIlwCSkMhhjMSJoyAVK2D3jU4bOry9QNrywEnlPrVWnsJKd1Ssp",
-	"fNc+RzRE7rEJBlNjqnkxCykbIRt+A5ZQzbqHOKARVTM0xRLhSBAczlCGA4WFhol5l6wCWrqm85t39RbS",
-	"OAAf13DBgSJCIiwIghuFjYofEeQX49ZIv6EvJ0BrfS1yMTsFy1cer8/IhDPpoXsSQ5xXzBMWSg8NeDIa",
-	"K337qDFBAZYE9pxIcyXpHwkOxovN8LmgqN9qAVXCuKk4U5gyTTYu0KtTGwpC9E7mvDZZIFUseJiA3fHF",
-	"9B3ju3GCMoAB5BpxRh5IZOg2xlrd3/UBWYCQrjgFAaPZ3pzBfNT6AomGZ3RIjvFMK6JNrybvk1qndnV9",
-	"XD87Oa83YeKEUcs5hjhQYHPwG612tl6Avcac9HnrdWM/NwA8RfqLqzWjMoJUyOkUfi4I5osPexQlirDi",
-	"YU/HBETU9Kflxx2KGRpxHsqXPfBWBp/DKKrHiYi5JGgY8USUzn7+rHb22u6w3p5d1w+v6m2/+qjgd/ud",
-	"AR6teQzehhT0F8FsTjBrHYSW58+4mrOsRhxiQyLYueaVasqRc7MWqcP6Ms5au/5Ovdncz/xXlyz33Za/",
-	"NvAJAP+5nmkDmuf4qXOu6Z3dRhvQdNN5WsV5Wj4cRO6X9i4EiwgSEPpQaS9/vmEoJQ8413PwAh3B8ZRP",
-	"N3CeBn16yPiL4NITpG5FHqQ4UmNB0tDogvxXjgM2SHB+ebxm9KxxJw2xArczFdUmN/8gCz63lgzw0ywx",
-	"0u1mRjqzrSoI+4URmzhGeRAkQhAGVrDmbipeysPh0MZZ7IC0ZYB4y+Hv9T1z5zykQw39ArT0vXVOjAes",
-	"eJQaR+oy4Pr8NGioorjsrV7sisYMr3BF/8IpW85Q3SXDMPqGT8ivL+Q9TmRZGVjlJzIAkhtC6Of/NiAC",
-	"nkBY8jXHIrwxLoMiqDLjKcIKNf3ObtvyCkUnxEMDoqaEMDQQBN8PsVTAMqKElYRja/U3CQKZHTo0XooM",
-	"SOBah9wMo7j8QVbqLzVBLzI4f/Zq49S9oTevnxU29FuNwHQQ0ZzN5CAIvmr9WHMwWCm7EnwkiJSFqEKY",
-	"/jPY7vScA4FZaLSSwJgE/+lt++DE/1qLLILa4/2n5tvWwc6+ntZ5L1K0Rt9ZtNZPjThlwA2yIREPRNzS",
-	"CSkx0r3Objt3VW2QnQPXlQu/wpS572s+SCfkV86AXiZE0AC/OhrTAI+4yac6N8aIW2GVyKLw7kwVLrBV",
-	"wbCiuFKpqW/iiqQsJI+1TrNKv6/S1wWerjRdVhsom5ltcsfZJFvOJtkV1oKYft9YEO/Or5+eri9P7q5P",
-	"j94dXh93hbPXtU/u2k3/7utN7RBLxJXcdSvIp4RIY2jZHTaDFj4g/mA/3Ana+DXZGzbDVgCeBzAxHGYW",
-	"BpuGkj17a60NGkdTCD1DIKowlGxgk9rER2tRwq80SlUYk54RpvF8LFrfzJ2iVMkoDSjlLMt5c3KGW84W",
-	"/I+BLNbVcUGmx+kFVekz95AgIy3gCitAM67QjChkfY95Sey/owO94KJd6i7//Z20mQ3o0lycBdcVFyPM",
-	"6K/G5skZxH5eCY6UoDjKn+PG1+3LQT1vlai6vSFkDiJbhwSrRBAT+BvT3j2ZgW2KDCBmFtI3KKMBbA2M",
-	"F72ISpNoB8Fk0jhRH4wk1Wp/1lczRODFgmty0WA5YWE+SnW37jcL24JBlI0MssL9fWWPe1EMijn/N1no",
-	"LaIyjYWOZmhsUldzEZ+pAPkXff0XDUexh3RrA4IlT2QvJA+9v93vPFy8/rQ8+PvHTz9N9we1DHeqObLZ",
-	"WA6RjAPaSYRIYwdSHFE1z5PNf6vifVxiqdXOb/EgIqjZ0jiJkUnMRMa4b33dswY6ighmRiUwfu9RxB+I",
-	"BPlKvzFDcYQVaYCwqyJroQUtBoHqlF1GzvH9+a+Qq//iOA7YCTLdPGKawgJO4ASUUAIzOSSiJCL8n1pn",
-	"4IXqC6Qp/F9/WQr/9ck3xaj6kd7Bi2XIX5v50PFcQnjuS+sGx79ePzh+57a532kfLAmO1+ust9t7e18Q",
-	"Hb9z23y9IDp+wVaf5bxPX5JrV9jI4YZTWnOC4iapShP+QCY2L6paJ8Qr13G4WHMspMZnCe4F/bPIAXD5",
-	"CPayI8i2Pfe5ZnM3+1w7/7n2CRyXZT5HEZYau08Xj/ZqD1RSlaJSFo0DE/1R1Qgmgt04JI1puNObiC+v",
-	"UdB+mRoFAKXKqyBPmXAVGNW0OoHJpi2hKaaKshHIBbjaeJ9LZ7Im1Cx5KfshS02yv/2VdPRX0tE/atJR",
-	"bEjrd845ugkwu6EVHhLjr0EywAxUAKoIUniEsEI7CDcmjZzDpBww5HzT6R0wIgo+ogXgAYk0osWEgeFa",
-	"mt8nRI25BtM3IIDEGIShV1yM5Kt1zAWv9DzrDIWQ4tzSQhIRRW7xKLe4a6KoICZQTMGTdHnHJ2cntyfP",
-	"WqHCa40MzT2kr0BgJ789y+cAh3Nc4YeCB9bH4e90fP95Doo8sAJCHzR/D3lwv2mgtVdTeGRc97Xddz8e",
-	"XP3UAgFUyzzqZRwtz7SPAtQ/gyXpfSEXG8dxQ2v2Wep1gNmrdPFAVUTKiszroSByjKR9WCCagEjpzAZk",
-	"9u148E1AL+m3b386ub79/uZUnk5U/NPR6d7pL+H9+Tfn/t9++Ta6/HDy+NMvF79c3I7o2dG3PvnxUL/z",
-	"3Q/N7+nw+waZfRuRd4f08peTncvb75sXv3zfPj8+lKeTaBwene6d3wbti+P3rYvjw+n50ZTiHy9+Pf2F",
-	"06B10Axmp/KUXTT/RvUnDx8vb7+dnLdO/LPbH+jF5FxdtL7f/enGb//0y+Hj2e3przDPr6P23z58+8tP",
-	"R98eNIJWxAaTt37447dRFihzymqdA9/XChbAwu1YKMiO9yeti/3gW/G36evBbfP+aleehQfDd3gvOeHt",
-	"0U+0xb5/3P9hWjMeYfAyru28puH6sQ8T42Af01hW+M0/boziXIwultkyrY+cT1nJQ/7x88cKpzqYF63I",
-	"VVXgz4a2lpPGf/5LzPpLzPpLzPrjxayPQK7zMhbIVAAlLQiFZIiTSKEQz1CMRTEKbQ3rpI29MLRpoy/8",
-	"QvRFGs2Si8Dw90wExoYBG254yy9IECFlLENYPX5PT/d5fTp7bsCEgXBFlDPIheUoqOfAci3A/O4b9Zau",
-	"v714/bC9tXBhgz0MsglvVAN9LeiIhl9JdCvwDJ2ZBMxluwHKUDy4Pwx/SaSazFmV9QkGWJo4Fxuk67zu",
-	"iDLFEUYRL3g68JJA0/X2FfjP4SjqMdN6TKzyesLGsvXih9ERl+pwqODa2Ntr+O1Wc3/noLnj765fZSF8",
-	"VpyxdWEAuGP1ZSWx1o2F5uwdZqHbb3sfQojzQcX7NqjYBvVki9v4ArB37G8bIYW9Z3GGrp/z4cjm3/rI",
-	"Kk8rX+JrZ//gtUnkAQJw4fbzaTwQlJ6VLvTQgER8qq+IYu6GQZXK78IbV1g4a+SmmKDHX5RSBJ6HDOYd",
-	"O5cr3x1wHsGtEXElNw613xDD5mLfwXicJjiUH79EykMRQ/JI0GrtH2RM8PaRybloDSplQmxREowyfC9k",
-	"7XwRv8mV+3sxftN6Pr+BDf8p3Ga3zG3qO3le4xb2+3Oa1otymnoTOA0gmcAjcsaDyrpw0zI5Pr8WH93g",
-	"zOyxp1+d4MdbMonfgl8JnB3M/b2zk8kbc8zjd3F1l0A2X5hJzJBUXBCb91+G3c+/I/BauVwRUJ0zyBm9",
-	"PYNcIXjm2K359yrJ8t8UXYDEcpUu59S9/LMK6rJxgf+lS11WVtZqQT2SfP3Llr/7BRUs80CssG+NCY7U",
-	"eFaAp6mBprdqdPkvIL9/ZOBuQpztOXj8j/kd76y/49a6OzaF2vI79sv7JSJ2O2sEfPLKRXvabRpKjONo",
-	"dkOUomxUtgtk5paClcUV3H0b4ZG9PNu+nytArh9cEWGjYZs+oOstLsfYgqOMM4RLdyrCCkT5idb371N9",
-	"P1emH8Te7/a/P2/9+MPXtReNStvPObiK3BC1nqPugocmK3ds/r41Ugv5lNAYhJa1/Sfppi1IK9PbjAdS",
-	"37QMpd+wLrq5RN2cO2lxGevUTLtJrtRC19fzgbjZG7c5F9UzPFTeX6hmUE0zilsi1aGpmThHxkQqV3vT",
-	"lMewtieBcBCQWJWCGpdVXkxNc7myi81ma0HdRcvQGnoFm5Zd3N0gpWd3adnF9lplF31Nse/ZJM3Crriz",
-	"sxRs7KKBKtxTa+Za/xGJ1FaCTp1UNkNzraTo1LeQsOemQWvEfC/ns6ATSQSajjniUyZB5ilkc2jWaCI3",
-	"zEPgmXyIMONqXNTp/uE9p96CfOcNVtAqrKBg4X7HZUwVjtBFogS1Iv2X5zov8Pd6mo2aIPDKfOYBDu7r",
-	"fFiHhm6bpgbMZzEvSBPYzwxFf36awLo51n9oEsELZAgsjv6fy7r+k7Oi97OskT8uK/oDloqc8ZLEfUMf",
-	"nXdIxtxWRc7y2MoVdaolneZep/X7NzVpfknJl2c3I7He+XMehTMP2IVLHLfdR3JWz735biXNotcFYKzp",
-	"8FlesnUZYui3ofiDObl8YTKrmzVf7+/mcaJC7pjqRyjiRQXhL4T4B0YI8KmNCQ5tiZS8uTskOescmAHe",
-	"X5+lGzdHjAQxFvsGeJ2MFNSpvXpo/h7RqOBpDsZkArV8h1xMwD+TCFoXZEhA1szFJCoBBQI/e7VrrMgZ",
-	"taVpi/v6MMZK38gRGaaNzz4lXGG0dXpy+xZp7QjHFPXTOfrbHdQXfaviQMK6REKLiAyKJLIQ9RU87jJJ",
-	"As5CiRKmaJSbm+o3wK4ceog0Rg3U79Zczni39kb8a+uN+tedPd/vN6CSZwbbBeMKoFkCgSse0WBWfb48",
-	"Jkbf+kqugEHdTNP3UCjwUNUpUcO6HVbXUjmEJ9UtZm13ukzvPYaXvpJIX2ce6n8qAXGLC2RNZtIDkUfS",
-	"EdMKccSDe7mtxSQ+tcly/al5e0pZyKddRhmy0K6E6Kd/3XkzXQOi2bgVEP3w4cNhosZaZA6slFmE6CXL",
-	"ACqR0nim8D0B2Q+CWjuo/zXBgggkCI4m/9qFHNhure8ZWbQP2u6/dmuUPeCIhj3IfO7W+mg6JsyCVBBJ",
-	"mILCXDYt2o72kPECh4jrDzzwexKireu3R2hvv+1vl4FQuRIPLVjCUth8BicxnhBlucoRjvEAyjHYGNYq",
-	"5AvSQXYrWhVDcTKIaKClu3u0tbuTqwK63UAfxlzLxGjMo1AiqtAEz7TWB3ihX3mDMOsyW77EQ4JrfQCq",
-	"MxhwaKHaAsl8EzM5JUKiXX+3DKBPr39SO2dTf/DjfZMd/C1uyfbD9X7y7W7wdm98/Joc+pOLJr9qfboB",
-	"3y9UJcIqJ6W6llEa3fOJqRkgJ/jxjLCRGoOloIqRHSVCclGBazH+lBAUwGNXuZWg/hll931kyNBxt1iQ",
-	"B8oTiWI8KvFtMvsWop1Pfzmdnv/yN3V+fK7Oj799f358v3d+fLh3fvw1PmW+29+nhIAvzVXcNIvbbEdQ",
-	"GP8dLLAaL8CcYzkGTgM8BjzUjKQPT/vFXczVnddTGRhki32s22DSujEjLTuX+VWfhtWLddfhVxLRsLiq",
-	"NQxMw2rEoeHS1WX3YELDyuvvNCSTmCvCgtl3pIL3n+N7IvOsGEk8JFr5FUSJGdq6UYLGelOSTLRoE2jq",
-	"uyHgxU0Y1agHogXawuj9+9Nj9LC7jWIiNFdWhIWaZYOW9AbCMvScaSinxBOC7snMZEC7H9xCtkwyiYc0",
-	"SDwEGOfB6W93mZ6DMtTaRWOeCKmZH+MKiYQhPMKUdWA+MH/pk4k5kwRtGYuTh/pO2OnbCc2tHEd4RkIz",
-	"ObxvqaefQlHVr+2oDtKH0W+g2/xGrCEhpEOQSVS6Gctdumy31UJ9mp1K757MeoIkkoT9N2g6phEpLN28",
-	"TiWSikaR3qAWNTy06x902dxElPUSSfpoy0BajrlQ0Wy7gb4jM1M8GWodx5ol5A1iW/qXRBLhacYIxxdE",
-	"Nks9FEQaK4TJQzLXMmFhzClTxlQBZjPHsbOrb7uB3tpLHQ3IkEOyEOmydITej0Rbu76vd9TU/9PS/7Oj",
-	"/2fXsa38Urfhe0bZNleURFvtx0f4XYP3wOxTY4Peq4ckTzEPvgb4UWbx7aEfNMkBqb8OW4P67nAf1w9w",
-	"e7++E7SGPtkbNMPd1iJ+kqOxuiayRVyw3Qa3u/u7WUWvC0TVKzzSoP+1yLTbfjU3BgmssAzrxTOvTPAj",
-	"nSQTcNrBisxf2Xo05Y6IsEUUQ4orWYdGfDrBI80cNO5vpXdPEkcch4BKGIxpml1P7ET97U2ZI2lWM8d7",
-	"MvtC7nhpbJyVAnEO54Cl5/cnifhKopwRd+M9+Qv2ZKyuX7armwCzW5ctVrU3hUdfSRQLCtJjwEPSQGdE",
-	"pQXWBcEh6Ld1yiRhkir6QKKZB6R36aFT+MeZvpN9DzXhr2ajyw7ZDJl1GJlX70nzZXBHbk3HWIHMRhWw",
-	"kwlw3ZTta3o3mc8Grl7hVuiyXb+ZuzkCzFCq+MHv0JPMyddl8s7576rEMwusNQW0vd3VdHxDRwwKLi2S",
-	"b874lAgoLT8mj+jd+eFR/ebdYau955iewNOU/es7ytNE5ppKAgxycR1fuTaxjS77gQg6nGmZmGtoQ7X6",
-	"RxwoNJgpkoWFe44jx1hIuFICPokxnB74IZlUmClIXC2Dc2e4FzSJPzjA7XA32Cevhy3cHPjBQfia7A/3",
-	"cHuwG+yELdIc+vhg8DrYD/dIe7iLdwatoBn6ZLVkJh38lh5KjDXS6pnufvbrB7g+/Pjb3u7nf64mC2tx",
-	"qaIISdXzBDewzVSglDXvfBkhv7f1XKtWbIjkK2lcXQsXvsL0Nr9wW0P2Sxb+Gfp/gMgFOuDXOLw2iOz6",
-	"Udj8hVxTiVe/SGN6SveQ+t5B+4RBvbSTn+kZYYueUxKFWoOZmNKeWXOgSaJpR6vdMAeCEU6igYhm19TQ",
-	"rg9l37KNIzvmpQ5aPpdzZhqeu+v7n/MA+2dBhrVO7Z9eaQrjjDAlX5mn8tUP6RdPYC0AvirtIhUEJzjS",
-	"J2B0WL1KmVt2A11wLRmPoDHHVFClCGvUoDM6G0Y0eN4ZBO7lDGSHDOEASrY4lkSlg4rtB0IeoYJcGTgH",
-	"awNnLZC4tcmMNRrvs0LgkIfdu26HVrraGABxhFkvJYkMCnohQ6iJHmHNhY1rzaTooa2WVSxwMIa3bBE+",
-	"CBHQ43qppFYAUCstree6g6wHrqsIL8aiK0yBt095EoVoxNGAzLi9YYuLD3CshR1CUMtDseCo1fYQYYqI",
-	"WFBJUMJg2STcBtC+5WJAw9AYdzYG7DB9Ow9UKq3WiBghoZEScDihDAkeaeEMjelo7FLocqDbeRncykS7",
-	"r6T55BYXKPOTG9GFcxTxaaoapVoNgOUb8M49AyIyEQ9k1gsiLkuoprVAeKi/nj4vAKDpvwwAIsruv5r/",
-	"HIAhxpoRKfMbCHt0QoxepsCcwDiamFhvUHoBHDkl6Ys4UbXGm+dLKWPI2FJJQ8vU6QHR60/7Fr1BBb35",
-	"9+JcwJZSOc/ajZChBIPrwRizEQENamuRkr8Nam22VWMVBlm6X9pwf+GOtWQ3Zya6BnPEixyPsWyUsbh8",
-	"Hvqugu5Ki+wn5ZNotV7mJOYBle9ntXRJgNUX/CiDUHH6Y87IG00KWni3g9UhhMPhQfQ81sC46uFsigyq",
-	"F1yh7EHHYH1mZXG27bmvlBF874XAavaZmp/BeaP5AkvRPu9wAtMA0mKkRFvf3lxeAEudcKkKtiSDqhdc",
-	"veUJC58NwCG8ncHuMm8IY1whN6AImt2XklosuYecGJslSEma0gck4myk7xUXiFawQgAOXeFZxHF4y/kZ",
-	"FqPnYVFs5ugpznsRzDIvCGukNRecHVC8ZXZeVoSDr5HHIL3rJf2VuDoHZtcTwtR1qpK8oAT3N54IEICy",
-	"E6EsiJKQoFxx5Exyy/1YktpeRk6rMD5Vrw6sxGZZ1tQG44zomYmdAMCbALP3DCdqzAX99ZkQTGAC5/XM",
-	"wzDnDQWjbgZlGZjy088udpQFIZfh3Vwb3nr3C+F9wa1G50xHYNEHjAywENS6R0oWp62+/qFh19n3kPkb",
-	"ttnfRpIbQzeOY6RflMRK2qCtq7HgyWic2tJNnyWZTEj6qTfIHGJ6pU/HxHIEQAKYXeGR1bEsb7wx1pOv",
-	"Ezlb/4RNYW+ssAn3wQ+YRu6GKuWC2EF6S3oRA+KQTC/LoFxY5wwkp3K2hnu5l+Q+UVSk0vmpRLlRy6Wy",
-	"tr+jD1UWt55bOOdogtlMi61yykWIgjEJ7iXCCnETNVJeqp2rN9CTFZdoHQ9UIv3QTAUClZ1cusXqY7VR",
-	"CVULfgH+uXBfgjg3EeLMtfGEZW+pMZnBgJBEdEAgXGOGAi5VNNvudFlfQwCkxX4eCP0GujQ6zoIj6qB+",
-	"1fn2tb7QZX3b8aJn3fH9bfDnZoGtmaQCdmODVODW35KEoL7F6xxy9rU4kDd1hCBuGdibLHC9XAaVhLTM",
-	"4cJxKEP9az2qDvnMNiIkFweVezgv1N3MBfW4K2yCZ4YelKAErHE52/EyF8vnjG5LxPffiXwthrw3CDK/",
-	"9oAzRoxFQJ92pGXDMLGuBv14MikVcjfLLmFeacW5WaG5XW4P6VeMS1biB8pGb3LKGZy4FlPxDDjyGD8Q",
-	"NCCEIdvVpYGuSUxsKltJJ7VMvcJz+DswisVHg7YwWBD5A/hbIDANC2X+aXFBa6ssHMxAxsht5SvZZSHB",
-	"IURfax6kdSWAlctcgZ4Z2x2UYyqVTKJoszTQDd90WZmYF5Jw/gtlVgMBUxZH8ijUZbnTzZ2qXoLRkQ1O",
-	"KRJ2XHzRstP27C2uT5yykVHGq0+9WjvHQ/I8XqQ4QNy5cwBqlI02ZUEQkXhNAi7C90yf/rO1VD2xYDjq",
-	"GVLLSO7UPii47+eQ/gUsWIcmcV+fh96PMR+CDmztiQUOGKItqjL5OiSQgAVVk6jSN0uQTCDQrsvkGMdk",
-	"O0PYGAtFcZS2JHljERW2F/GRtebgBMymISlREKLOAHPL+TlmM6t+yWfBXd/mPWuazTM6Jyi4YMuciHLg",
-	"+46s5kwsBy9xDtDV3qgkpZhOSzhSs8mNL+0SmeRjfKsWase+ygbm42LrWWDsWi/b4XqKP0FW+HPUuGdq",
-	"Xgsx49z0cPdcyGo+HjOXjlY66A8fPtTLkbfLjqwcqGsBaK2fz2ZwSWGGvBUOnOkErtZ3Z/suoayTxi2i",
-	"MQbzuCSjiXVQCbgr4YY4v3n3exk64eNUoimJorp1Hw4SZeNnmWVnIH1rfXVAcibiGgBNJnHMhSIhRASZ",
-	"rOJnwS6dqAd2vx5geQbE3JdyhsGOUaFXGTCb7Zc3TH0lUd9aeet6230XbMgZKZoyrftjq19eZl/rOl02",
-	"Z9GsdNbqCyHdBaC9saaesgdqkuxy3nQchpBViaMroWdW0O/FtU7L/fSbDULOH0qNsofeQfB9a/Dj/uS7",
-	"eFfeNh9+es2ud6Z/2yPv/F/O2vht2Bq9p5ef9n+8N0VkCjG9q6JgshiCn+3nP6bD+OAXEgAjtkZxFpCq",
-	"HA2e5pCnSRSmipAW7N4glkSRZbFunGYa+mdD37YFUAEUWBXiGEKsSN0WaC9tIu37+9vclHMjXVOKDL7n",
-	"eIbRkc3YKw9/oHh+v/2Isvu+YRgmAtPLYrrlGGv+aMLb+1Lh4bDfsTKOpudZGjwF0SBMXyM/1/RwQyfD",
-	"YQ7+diFe7bGuR9YfsIB4LWjlk57IDxSfmfcLv92YycpnDBCA0mlme5WnDamq87clnxBDC1ildfQhiAwE",
-	"NqxJwwQ4XDJi8l2R8XEwCGfVdy1Nk7tlAt9DW9gl4qAsJ90K/TSbIJX94C9rfN8GG5wW66Sxo6RhQjb5",
-	"u8vSpFNp59Tve2hIBZGoXwhGt4oINd+QRl0Ap6p0T2S2iS4LIoKF5iWCSB49kPDrWR+QfRvlguSQfSoR",
-	"VUZ7KCI6DdcI2HE5tpX5UXq1lvTMftAtD/EM9SVhkoseHw61BtjXqqRtuWaeoBFWZIpnSNJIX3VDLlDT",
-	"77IJZYki8k16RtjGHRgPcp+5RPGeoPLezms6ZlGGTOY2t73/Lq4uNTQAVl0W0U8JDY1dab9lAsPzn7HT",
-	"bHuor7C8702ovt7gCw6JkX5gPaWAC/pURgIHpMuMgAoaQULA552fXL9od6DIBHh8IkiPPAaJkFRfAVtm",
-	"EITZRUSlrsUuaFugMCdKUq16KImE1kbnPvAGRVivQh+YRDIJxghL1I+46oH0RNmobwKh+4HGgqG9hXoR",
-	"jiXpIywEfciKKVOR5d5oUbwU5lc84irESWOt8lzvpnj+3bS2SSz4gMhuzUpByijQY4JFaJicpJo8m7ud",
-	"fGm/7GsGFw83YN6OeJa8s5KtZwS4LBIPqk24oYgqezNlbEEjat4WYbkV4K5h3lRJEg016y4T7Mo1Zs3W",
-	"lgs9wHxv3ODPWRrqGkzCletY5wtm6GeoAw6Mv5q5pFwFCiMMeKLeoD4NQcIKSeptCVOPidGiTLe1w6tT",
-	"TVM2aEkTfZkneRnRm+cl3uJZsjIPCzxhCSFDrPez2KyyQnNGKrYSw0rZyYjINKy4UUtDaZglF1vGnkOP",
-	"jGKzo0lPNkdgBcopkMDCK/3I3HPHWFWJNcW7sINwLkMSRxYJzOfnwQtPT1/8KjN5pvYwFp22V4FVRX7r",
-	"oUpe61WgWwHHihG7lV+vrSD14ibf5ndD2ZDrL06xYG6VejEBjkpftiMqv7UiZDpHwAFnARFMWr6nIZv3",
-	"Yten+mIzJVSeweFKSO4QYgmmr8LTkwentkbR5RACiZextQ/G6++K8kFtsCKShhbxVzLHPKF8TktZ/ZbK",
-	"68Ucxo+rYOFyGOH787v+WOkOcLW6wCzAh2VZtZFC6yaHbW6BGrVqXg5vHGJB78d18Cp/SeQm1gSa4zbF",
-	"6ezDirlMDZx5LD1EQ85D5KplucijG55IlPVSMbrW+xv09vgQTfAvXCBGGUFb/QmNgGjJCMhnSOW472nJ",
-	"SiRS4YBg1pNjEkXmAeorQUiPJUrqP2yLVSDBMcEKGAmfGX4i8YT0tz0X/5dWHzh5/+r9d1025IlQRGsS",
-	"Rs/FCo1dHSVbLghBc27wUYAkHGChj9OF9HJJGqivZcXH1FyBARxdNkjAxk1DG9lgywxBsJvVc5TAMysM",
-	"2qPRsNB/jvR56g3Dsc/DAXp8WzBoPm4bzXo1AAJUeQY3F4Cg5tVGUaLgXCd6LujdG5DIZLNFSUzhEY+i",
-	"RAZgoU6ieGw7VQRcMPhPwFlirjGBpwMi4GXFJ1hpNA2oEnC53dMprXm1AWaYYf1gzAOuQaTXycU9FIAn",
-	"Q3hCA5OwjaN4jHsj6I8zIhFWZkESoMB52AtnplubIo9FdM12vhBjryCBv9rqYYI99FlQRSaauypMmQ2E",
-	"tu97+mQhTpsPEVXgoDNKLSQ/Mj5leTuAm0MvXRACpbGNU7Sw8NywBSufVRU8IOjwrJnaNbHUWqAyNSgl",
-	"MuXdqi72tJDdb1DbZQ3x0lL756z0txAYZNmslXHGUmxP41AkIwDFAxWc6SXCkU6oDIpwmNtyUJlFd3jW",
-	"rO8gCmbqISUi3fCWte2TSaxmpazAfEfleU0qLaG3HADnbtznQvvlnFA514k5BewCgTSDoKzg9mnz5gkP",
-	"IWAE4BaFK+C2nrZwjlUwzmkLtvpfQZs0jaHnlm6b/mUDbdPoVfdliiX2bO1U6ccL0nIG4ZyUnGFtpZAR",
-	"U5suW8J1W1B4TmrDkXSNCwR5sInpjWwfA84jglmp+fq6GvCaqkmEpXov3dSlVEUsFZIJ9N4bJpG+KTwX",
-	"L2GsOVboo0PEIMMzkYban6dwz9tRT2IaIHArD3FAEGEjuKFjwcPtqt3EggzpY3EOyRPZu9//ftJ6XIkj",
-	"RiQ1N5SdqwAiz51m/kgqkUFKOmJkgWEbrlqtf1IwWnlZnECa3ccFirmkNhBUL2m1dXsefpcxYSakgd9X",
-	"wst+Yk0dK0nzElfnMM6Zh5eB6ZTFyWq3RlnKswaYrb5ZV99aSN2m0FY/219/+43Jho1miLNiOv1vBTis",
-	"11Htcxn4vyMo58GWhFSdMCUWsJtFxbxSzfs0dJLnVFBFXPUkg9M3VJGSqpg9qNqLbbDy21rGkZVcwCny",
-	"7h6CVpZeDce0ZxL/U9uJZdwfl7CSeRjYHH49wAU2HV6donsyM1RnZk8LVjnjvTEN26DbjfVWq6RW2nG8",
-	"jbxSa7J1GhcZQcvfafiNZnOnsb+e6RMcjQZBVxsh17EWAKIhxZNgTMKcsQCzCnuBxcrpmAZjY/G3iXm2",
-	"RouJHoW5JbHhUxsjWlY2u7LCRTiXqGUdtV5qzhUQV2fZyZdZNmjo/GeGmjxHyLl15qweNK7lT6kKq752",
-	"ZU/L/CGwdodl8tk78njEIy4Mn7M1Utd9pbQ1977nvr1wte/j0AZ3bODe/mM2NLfgI1sJuIg5Nl4AxYkc",
-	"Q4UxU2Y6EKDVQ6iYdVpb+3/qLiAsjcagEoqnrL7wAxxXM/s+1GfpA+lYdB3RB8KKXP2WMzoaK5NoohaY",
-	"bFyl43UZlA0McXEii9dl7C+ukEwW8VFcIzx/FVevbbKwRk3+Q88qO7OSw8K3oZr+8k1OgU2YBqbGYUEU",
-	"BLmnu7fiH1XSVqQzns9xKYh/e77eJrigX8FKXlm4v1pzfxUsP6BxJRvvm0fPA2awFjCdUlf6sPVZVH35",
-	"xStrzy3JlNpevqbFtLWoQve8U2gZC9JMBihpgWPIEufHBfxp3XihkmJKSRRKNJjZAKxsyyYko69Pq29r",
-	"6c9MRHQfwNV/gxzy26Fp8Sc3vMvMeMu69BsOvewrDhH7DXSIoMZHrkI/LClXstGvCn7IscXlzG6jsKZl",
-	"7OY7MjOLNBRdVb/M8bjfhxvlqff3I8/fj/xyJ9Fe4yRS4lxCcLkpm+tM+cXkuIgKF1yFjqo6CEO6tCsk",
-	"rIHdcHQEDlNTVo2EFrlMatTV5c0tMhWXf4Psw8/mIuhve11mggq0UtNI6atj2mPSmKAAi9DTBG7/plAA",
-	"Qf9TliNFUJBElGEx67KsWivU1kvDm7Xgks1kbBoJC9HWrr+7XfImpE5o2ErNIW7REp2NmjulI6yI/vcR",
-	"hMjNS7cDGkWUjQ5teZ51tBeofsVm643d3A63fhjhmqqdU23njTljW3lk5ZdyvfrW28YSM5kDn5fWYTLr",
-	"8MpnkYdefgnVZJM/5ueFvc6jQoZhzZaPzvA9QTdjLgg6Fh6yXRTQ6Rna8/eg6HyZKW2CStm3jjSFdBPf",
-	"b+2hS6Hor+gDCcPqC2jlF1JsylELnuF/D8aE1bmePdeYJj3ZtEJWvijlrvelka0bXp8pfmaz/UsT7TRb",
-	"qN1uI78JhTZzc+76myrRC+2MDp9S539JYAA0W9Ny9xwewEK5yfiRRnfbQfC3uWyQL+cUmwV/CbXR4tdz",
-	"ABVOJHMEbcyZvNoDYck6bK+Kh6UHnzOtWL6Wbjw9vsK5uO/m3EObszfY/PO420Yo+2X4l5JrczdfRLYJ",
-	"AmSujqzvVaDqPAfRzOM//+N/GlY4NawQilO6xq8bspWV1sctG7a97dJcoN6pcnXG3xjNm04I+pUzSJkl",
-	"ucdpNVJIQJBfmaIRVM0a60jOfzD5pLSQgVtfc9DD6Ao/0GgOwjv+xlz2+USzkhay0KCySYXp78/6LuPD",
-	"poNQ4333UB/+DvtQ2QFsblR6qB9wpqB3gAvDz73oska6bEsSBepumsL5BiIpJFFQVskE7DA9nY3g7iMu",
-	"tA7LAhJFJOwXpVy7WOgKw02mXbYQKzLBNKDB2zmKInA2xRpZGxUgPE3fr3j4vVtVxbOj/EIrn2drr3qc",
-	"bSd3tqfsgdOAXGG6KEw0sCMb1AztxZhCuChyT5B9AilTEyzuSYj0oPngkrQZZHXLCTudIW4wwtmJtcAo",
-	"16Jq+8aa3FdxhSPbgafS02C/D+M8qMGrBxcMBbuvW23fryzUPRcTaBwE6RILC1hGgblT+lOCJBdhS1Ws",
-	"ZCW+/FExk9XI2sjDEkjs0HKYVTgPXKLn+JHBeluE32XA5egARjvf2IAE2FYPcizmywkiZZFDLtCWrTrk",
-	"imKZcdtr0QlM9EJUkiUDviSZuBWuTSSFg/1TyWQexZYSShHJ/nBSKeG4IRbCZCLfRqY/eHG6Ouq77rA9",
-	"F3fV93I/hpQoQypp11xpe+YaCxlU3bKj63qQzHpXbDe6rI76xm5p55/BbLnIYdvVw0WFueF98y6Leb+T",
-	"uuwGMzThiRrbZxyW1+MiJKLfyfLXsnr10PAXnptXJoL1EqaBHNos0PPrC1cIzPQEuTo9LsQeeqauoila",
-	"Am+i8+uiJDIHQgjey0HQRb2lQNCyXMz1/+b3oGXGbIFFUaU837zNDgqsXNlqVc9Ud0xhZzdJUcS1TeTr",
-	"poV2PcZMiVn9oGwDbu2u1CUYmeY/sYwML3JD5yTk0mqLE1eylwjTia3UfMRD8kwoLez8AERi3M82gA+q",
-	"KjfQEZbEQzLGATE2+hDLMTHFxOiIQTGVrf7+/af6ZDc2lXb2v/v+fPeq3M7D/FpW3zZLFYf1V4KHh+S7",
-	"ygSffsoc4LYy8blpoKaH+sAn4Nnl8U19BwjPQzKJ44hMnH4XZwX+gFPkw6dzpAMYXkD+hTgPZzisMDUt",
-	"PyKQbRWU5tpSgk4mJPRQEkOiM5Zk29SZUeRRZTmFkkCBGQhDZty09SgczcXl1eX1d8uSppbeNw72lY6g",
-	"C45iLu5RHQkS0ZFpMra8M2NFYFQ+ILf6/I3WcYvl/fNIw/TzLHcn86sU8AAz10Kl1PyjwjGWJm+tAuNt",
-	"bmh1QAmXaoH8Az+b5k2a4WMoKkTT7BGqyMRDmNl2HyEJ6ARHriPLFrTiAZ/kHooGCCvUfH1wYKSnLtMU",
-	"3a3tNPca7W6tb36FT0WDbVMSc8IfwDf1QAQegVwIvaQUR81W+rE40hxkrl+Inrbm5ft11P/tZ79+8PG3",
-	"ptd8/Xmr222kf7Y+b//bP1cTU8LUUcQluSYSuhnNU1WyOgQIprkZEwLgHkZ4NCLhGWWkAuLv+NTUTor0",
-	"c+CG9oVcsEDOzPWABYUSCbluq1VEblqm8aFmUci9JFHMpSpFTlOm9nZrK0XZwFkj5xdQ2mM1XSVM6ccL",
-	"MiehLpseQ0Ln31ZkYio1uBa7HVPyMuIKbfWhh25/20MuqtlIOxFXnnH5grjUZTYH2M0B5hb3IShnEbn+",
-	"3hbHpT63BjpMi0VBCQXX9ZHkS7Z22UDrKa4jr15t3859qPpoq08eYwI2IZuJ5WBnjwFuBC1NwmG9cfXV",
-	"qDL5VV0GbcaSKKqKPchaJ68oTaswC7EIYSy4jmCBq8/BS9shpmxgCxeh8gb18+2I+9kOtitjyiqJs10g",
-	"zoNFtOlgWY3uyw5ijY28/HItRSwiTosHVJoWSgNuneDlusxEaD6Zi/QobTSPQEiNBZFjHoVL4oZzuR6u",
-	"1fU6yRu5LtdrDV/gMFjpB8yaXS/H6u/duM/ljtjrv5esQT2Oah5Wslt7ojAwRK70gL3KAi6V+w0QrpID",
-	"L4BOBfefX4Tjaf/5f/3fyJHKn4D4Zd+XQbECAjn0yB22PYvSUXoZj8uRf8bBcuAoHFBGfAtvInM5V7hn",
-	"ufyyUh5mBpNktzHypyyrMl+TuesJqvFMiSCOU7/J3VOmxRrJtSoCjgG4RyWacK2KLMycegkfdK5B/zNg",
-	"sG42mZOm1srpzKSPipTEDDWLE65ZbCObqCKGgTM1rhMWmpPykDUgLK+E8EJ1UgyiW4/d0hoe1qeWB0Qe",
-	"GRd4nrNz9jLCyVGAO6TFRLgoPd82HlqdnF/tpNJzX5rhmUBv/USwZpNA+Uz1btPUwY2iA9cOM4F9wO6e",
-	"a8BZzWps6zVseudTW7V4G2oQsje2U4QxGyZa21yfq5RIrlSnTXG4M90gmUrmLsMHRHSzPDCgrE+yE/x4",
-	"aga7s3B/LibnZ0cJbJa6uC41LkYH04HuufjAhnS0iqWYLxzBWJNJuaZpx7zojDvzNPTOKWFpvbvN42oX",
-	"hWccGsSpiJRGW7bJtymhHEWQsKdHy9ToRUWuVRuEAVBF6jLgMQm335i21FMqTXfZ/o3+Utrhp/+sXp/P",
-	"yHjNitMYGCzGkVP2QJjiYqbx/nmosijN/Nh0gIZy4fpyr04wLxRkWIYyeoGH6eDP3vMV3lzRhg1R6pks",
-	"IMbijDyQaH0B5cq+UeRReQ9jVkFhTKLhGR2SYzyTdnEmLGpnb2W7ba8m75P5o3tv2uxbSiiSyHyX5u1S",
-	"HP3eaneHFu/Xh4bevju9DBqtOWBUk0Ku/EKKMksJ4otq3uZKSa8vjqbvzImRAKpPCbF71nSUD8ZdWm4Y",
-	"BmmY8GilHnzNI5JycMM1Kq5iKEZuKqaTaZ4PGteONHeyfGOKkUBS/AC8AxOCmQTTIwx47iXdmiOAKviU",
-	"/ck2BhnAsPjgL8XopSTAd1gMuACH8HcmAlB+YSnjFYLfVSKCMZbkUoREPG8X1oN+uSCB36nbqafds4bY",
-	"CMIW8yJZ8ZJr+a29ur9T93fL0uA62t9mal0BDFq9SzG6xEOXy3mLHDYbpKOvxOkHwkL+rJIW6Zs5hW2J",
-	"YmXrJ4wYHw6fiRmUKIDomltb3+FlK2U+BwrZq15hgctgoJ4pC4d4doVFlaUvL+IMBMH3QywV8vc6vv+f",
-	"//E/m35nx/dQlLBgjJpN++NuZ8c3/m7KGBGoudfZ0Q9afsf3C4xxqQBt1lTSYVprGSEwZY4vbR70rFW4",
-	"X206xVKvoxu34FZO51lyYkbxO7OKz58hna6jy5SW6ZSaCX68JZP47Qbu2bfwHmXPeq+68IiV5Kyp2USl",
-	"r5bg/ki9FkC8GAlu8TOv5QgPSEWO/JWgxqlo6w7i0ZusFjdU5dV/xBPCbKZxX5rz7TkFvKTFuVLTJgYI",
-	"tV5OUf0ACfyYFZYERYfLK9Lb0LqocSO+saWJqSLwROY6O5qSHrbwc5pJPSCIm85Ta0VXLq9fYp5Cq6FO",
-	"hnW5JW05eFsvqCwZeEzriopdbtkTM0Hx0CVMopJD1yrsppAlNk00XdY2uGjzAxUP7k1PjCzKs4QDDXS4",
-	"CODOywzQ7TIDiUFaWRsBBtpsfSzNScQW/axjNLNpQYEfEiIsFlSVWXAKt2tkD9/i0W02eC6FOHu0jAyf",
-	"G/+CcwXJltZZLFTkKvdI+a2Yn1cpToQJOVxpDTiGQZ+9GtTYPzetARZeD2jHt6wxTT16vTLzaJ1LQ8PT",
-	"3RQRZfckPObBxh6HZcowVJvh65Ro12u5cmMLyLEIKnDQ1TemfVlejbniuRzAiiE3tlPv4hH6jqsesYGo",
-	"bfEbj6qNgZqS8wblLQ6NwBiHP7fRdAzhHoZvWoYySaRCYyi5T0jo+ir08xvrr8dJySS+xmy0VhCXGZgv",
-	"QvAlKmV6D5vZHPksZgEfsFTkjD/zOv4Dggvmr6IIMggEnzKEp3j2Js+y7c0TQC1EcGEgytDbk7eXJjoa",
-	"bbnuYBFX0kRCr5d8UKEANas51rrRDVfcSGouWiHlkYJg2/dqafi/PrlrM3Qz2lk/JGIRdhUc/an7f97T",
-	"b3eyBP1MDsPzsA9yCirYPORRQME9UAQECQh9MM3NXc3G/s/d2v/o1j72c9VDYLqCGFguoq6hDDp3wxS+",
-	"DgtlcdfI1YCVXWgRueSmWma9qLYWJiJa86PvRTR3kvptzwFw8fGEi6rQ/n4VZO/Jgv4owySK0D2Zubpn",
-	"UMeP2ppWgsiYM0kKjTPvCYklwmiM5bgo3ueKuP4wOLj99XqXncWvgw9hc/hO7o2+xTuzE+In39FL1f7x",
-	"00/TjdLhHaeY62FJJtT27rTi7T2ZpS0/IdXUK7RP1rsDH5SRe0ecQAtL05UQ9R/rOKb1ezLrN5YXr52H",
-	"pSlPafJAgjGGDE0hHWQps2XhJUcYFml7+QkS8BGjtirvl9fENQU4AV65ArnLS+FaxMws+usnTOXemc+V",
-	"StvaVWZU2vegZ5rWMUggIO4/w0St1i3GPnRDIIjP2tS7DOYkkHjnOtPZaB5biif7qHxlnvfL4dCbtt17",
-	"XmO9LKIitAzlJhkUhPhFtpkXKTydMflnM9qyCD3ENEoESSsSLBf8N6h87VLxviS2TM+TxcykOkr74KCo",
-	"oawOIzRIuqiSwQgqOVcgcpmlNtAJXI9pNp6Nje6y/mPddvev6/nAamWzzSI+JQLyBMbkEb07Pzyq37w7",
-	"bLX30iqoeGrS+u7JzIna+rNdZkDxlUSDmSLSmAemYx4Rm4EAnTAkCXp9ZFgGoiyIkpCE2w2kvyAwC/kE",
-	"DaiaSyAwL/74aedhBdN3d0Ol+CRKJXPGSsWy8+qVRjzZGKd+orqtFCFdEZ1XmlGuxyELF3R6lrmC4SV8",
-	"KyBOCcXXYKnOU1lxbcWCD4mUpsFS5ghFYxKFrsyBcRq6LGLJJ9B1klHwJJGASrCG2E0iQUZYhBGRssv4",
-	"EAkekQ7qi7Cvn1CpiJbPQ0oUVRQzD/VDJfrwA1E0QIoEY0YD8ygIJ31k+ybZt7CYoQlmeEQEtFkZk2F+",
-	"iP7bQ/0xDoK4j94dHh1d1bOnkLAp8ZCoGYoIDosJkBCxEiqhQRpOoMUHdPqAyYqhbKKSSzgL/4aC7mrT",
-	"wxkPcHRLDcObdw+Au6Jcg2q1DVPZta755WqngJkFSnhUot8xyNJf5s2yOFbofxTHgj+A1C7ILyas+OMX",
-	"eLZKm0s/Wb0lqCk+LzbbKr+rqgLayrcbBmv9vq0dNo8AA45ECDtccAmltdH1QFToJu46J69oECGJKZT6",
-	"Ug0iKiPUKjyc1Ya0W5G4prC5Ar2mNTZGUy7uIbXaFOWlLrYR4RGmTBqNII4w+0q6VwMcb1cb5MwSvkTO",
-	"WKvKul2HNcpTVi5uZDJ8ZyjGQkkUQqlHlT9ZqWxFztVGiRcsIliMk0tJKT25HPwKWGoq4G5Ue8tgfNqM",
-	"uEjum/TDLXbxy/r7rd0uteSyyuWS6isvuEdmPrQVJqY3qr+9qi/gS3Vqq87SregmuRjCRyk3XMJHzDkn",
-	"pimFZ428coxjPSYmGoc5Q339/b6te5pxrP52J9/SA/Fhl4GSTlkov0KWxXmo/8HxBrMmY0KC3K6sj3MD",
-	"HWp5RyWCkdDmKtrqw1rGjaFll/JQ6BzWQxpFJESUGYGDM7JOBZDiSkCrXdomibDk6w3G3wo8O6OMrDn8",
-	"O8rl/ZpjTXPfb0xvX/fOx9Jxr+jjYjhbVep7Dg3gdAo8yZx/Z8FB9tND7A342HVBzn4ccmjSVwKlfXdC",
-	"WNKDcXpMEXx2iBJ41jMNQLusnwOZfX6vf9FvV0CoX2hPaxsj952ClqEXjw2w3jgHsHlmLOI23tlhXgOd",
-	"gh8ZeAQJC7eRBpQpGWw6dHUZzOPp20xwWybEdMmxmcgJZJFD0+l8WW3E8ATuPqg+ope51Ten1Ogmvr8T",
-	"wI/wT9LfbnTZIdKgNMWe9ZHZaJ2+cdIMiKXQfDf19B4qKX2/1bRyCxw6xRlpLSuaG40EjbSuJXGiCOSP",
-	"LGBB3y3m5rm7kkqnBuWbIxomBP31JLJb72dtGfWvcFU65brTZV32BAeAnvTxPGVvPRWHoqcue6rX64X/",
-	"1y+XMfkJDXBwX+fDuqkeY7XTjGvpj8zRxJNWAMMEuofAzS+kZxuwemisVe3h0KwBlagEPaGh4ExlX3yF",
-	"nL2gKGSt+2G0ZT4MgEu/zYdDrYdahN62a8mRInrKYZP+1hzxPtna1FBnJcUkqLHOEjthRrjoKeujqX81",
-	"uzFdOfT0Zbp/Spthok8JSYid0FC6Pk4SDZ0lBcGvepYCa7ALhDadVtoCY42ZqcQQ0FPaNF2QCM+A8nLi",
-	"gBku0RbjdtXb+oOVDGfJh3N6cQHTQFLIIQLc7+4woLGnBSRIalzegyyQ30FZrChOPq9UA+XdKKwW1EJx",
-	"3E8TYkwCa93e6huS1cyWC+jNCqEsnmY35r/GlKuVW2h8jKUCrp0hpv7Z4GQfbAoGJfvbUOIBR1M8g/ol",
-	"+rI31S9iPIs4DhEOcWzj1Byj7bIMSyXCkeS2HSvgct+bwzVpkFL2bYaKbedvXnKijAmPMWEoBg5VdQaw",
-	"ZY9zDTmh43y5w3YxWcsIUt+clOvHW7hse2jCpXJV/bWS12WMTIlUxgPhIazMkJbvaQEtE6OsCOfuioyR",
-	"Q+kgzcvTqHSXomN2t164ZU52r+wDur6yHlbjHtesxCZc2GsqVZ4WRFS3KiKq54NiUvvCihwZly+mX3LY",
-	"WRU+lzLalKsOiJoSE5AFV+Xqk3nnsN+dTaPLTuBwTJXVHDsXCXOtAUrntUzSm7uXyyem6WQtoOgLQL/A",
-	"xWit8ZfCutTcDpbC0N2SnM3fsRJtDWlkTJyDWQY/C+X+dgMZmHFmcLrLgKqNCxD0CNMCaBlMs7Rw9/2s",
-	"2cJLwjtjjwvsCPBcK2YRD+7R1vvbo+1coSmQYqbYeDzf2KItDw40ekj/5BaP+oso5bbZ7vi7Hb/909o5",
-	"qZoI1zpxaE742VxWVdUg5lhx1oMqd9FXnjWkSWUHnTa+6LLUZg5TwPTmQOXLndqcGdN2P9SkYOHjOb6T",
-	"O9/UNJKjAc9dGzneUqnB0yo31KEtWljZTb2BbskjCCtgYhKU3SM1psE9IxJ6jKPT4+ObUxRBBl6XbfVp",
-	"GErag2baO30U0U8JDakkIfrP//hfKP90H9wM+ite8XcS9BHBcqYv5WBMpm+6zD6H7/f8PoI80tyE5sFu",
-	"H5FHJciEwH1Lg/tSnxJTAtF+FVLfCRY9s0aNukkUZX8FnEl9XTPVC7AY8PEstO2SAyxCigOYikHj6YhP",
-	"e5KHNJnYP2KusJTmb9MTvWebdOunQ+gICP+iAyjDOKajcS8WXBGoVzCMEhr2BNEE486YkURpJGM0gDL1",
-	"I6KgIIf5A/47xhEs557LMUwb4UBxSdy3Q0zFzP3BEuX+qZIB6Q0Jse0ruMBRLyulBx0us0Mt/rlb/LNd",
-	"/HOv+Od+6U8SpD/Yoy393Sz93Sr9vVP6e3eu9/mCI5yXXSlRrjxcdWm/XKn7o3eXldIAJRt4yIEaqy7P",
-	"Z3QOf7Hu3CdXp0fHpydrtug+SuGLjnLwRc3Xvo/uA8DFNUpDVrTsdv5TA9JFzAzykqq7118e36Td69Nb",
-	"2IQeUoUGJOJspMX++bLKUClyo1MEvKk4yRQfKtrVMi0qWJ4LX/zKdtUHbizXT1VagEU0rKr1AO29Ms+I",
-	"NN1yIR4T/m06onqm7J9ALDHuZNudLTQr3Xb1+Y2N6k2XSTpidZBWoUSkZtxUrRloT5lUIqnse3/BUcBZ",
-	"QJgS4IuSU2KxYf0W+LC7JaU34L6zkYmh9aGDDdx2lTAOiAx7Gujw+NaNgeAMkJ5yZosuM7VIIUWCWfCq",
-	"MZmlg3NF7YwaYvEgwkorY1onKcJuqShlzgpI4QLOq4Igro/qLbBZwmrc6Ul0eX1+d+k30St0eX58d+nv",
-	"NNZyWRkTyRURlFclMp8THMkcweE4jqiJAd26PL6pt7adtphmLpfCPb+uebWzmlc73uywDfpWVZMNVT8T",
-	"eDVvEDwkWrbHLH+gYIEIibCVZa/PDWQKdWNDVbNoVenGBi/7lzgEVWVfOQ23JtoydW891M+uZ/1XVpq1",
-	"/wb1rZW4n7afhfPezu/CFYnOX/KF+q52jtUFxTOq9izrdIyvRNtzeJOeV55KK1m9Sz2Z6xTPDX83DZwh",
-	"DciZlob0kUhEVQcyqG0pZA/IzUPvb4+QZleaTOetAl0GPtWtfqbhGD9dx/frkH6qlQYbIOEajhh2oU8c",
-	"cYGu3x6hnZ2dg3Lc08IZ51tk5crCdbvhb7uf6/o/Lfefn9HtR/OvjvnPlvtvt9vodsN/2f637X/b+unp",
-	"53+pF8dtVxZQPHE1D0ogZggS/BE27dbeuIpnIZrPcyyqh5jhf18SgrVOH7P5VTJTmaeiKz0OjYdlk4CL",
-	"gQkeqJDjZDDGYvRljv01wzkm/AEIsDp+Xsws9wzTe8leFsTBwkM8ClMj3tqCw7n9bhUftfnfRxGWVVaq",
-	"H5r1Fto6RZTZgR46QWQCxWOCmYcuEU9U+ug//+N/bVcGRgvOJ5Xwd3kRFR5F6xlweQ+e6/UPkSvgi2IB",
-	"QdkBVn74gUqqFt2VenfNA9sBWNpMhDVYYH7SEgS9PHaW0CtL0dDQMDiZR4oqfnjCRngEz99ShiP668Je",
-	"JCQd2Ri6oab5KE5CqlD2/Csty8RcmBJk6eCKriPpK2tmuZhpn5PMXPhUbqI1YfKntPFYdDZVTTyqTueP",
-	"6uBRiRnQvuNECC4W1f01b9s8HT0wC0+uLWpbsBRceg6nP5HqLx+icTLBrC4IDkGBsZywgU6VRFMuoNXc",
-	"BM9QAC0p3pha+xBiotdQslte5gsupdXDFld+PFpY2v/d7e0VMoNAM/I0CRl9QYuPptmPNJIBOOtc/xIN",
-	"x2KDG393dXcbgE5hVd7i1goZYKtKtIEi6KEJDsaUkQyy0KzABWrY2OUGOrIbGQjMgrR/vWdj/zSYYW39",
-	"RpddkKlREl3mOw5DEr7JxS6kPSuSKNQDxpiFUZbWnYNpo8ughwp05oPj6uklkbCPtnZ9f7sDjjwboAir",
-	"lSgb+wb1Q6L0j32bgkZwMDauN0hKhwYvmtlZ8dE0bElYIf4RPtXc7iCti6Yx13Dt6NsGAvRTtxwKOZGA",
-	"Ugrfkw4E95tIojrqxxFmPXeeMG3L7qBchTrCDEU4uLdNYohxFus9hFpa7dtfbMOaIRcDGoaEwZw7ds60",
-	"vp7gEUSG5ALGqdbEOIr4ND3qdAuu0Y3qmZp6ptuzg7SR17NtQlq9nj2zp6Qd3fO7MrMGnA0jGiiY9KA0",
-	"qYtRRGY/Zu+Gnt3BxIIHmvIHEdFTtBz8gCtRiaYkikAC19iUuLJYrpVPLiMIqhYEmibN1AIr0ovohNoD",
-	"b+nFHSIwZcHPToN9gwRRWiSDss79a/1HHWrX95EkAWfg1NWHbbzLPcV5L9JXvZ62uVNaMDyBNDRWPAWX",
-	"iGR7CBE15mFPHwqOIj616NO2s8VYjc1JSM8aMPT49JSyIzWzOvj5e3aCvuk21XcJbfARaboQuTqObmWu",
-	"3T2YhKQ7Ga1GcqFI2IOHPf0QdtzO7fgrifpHnCnCVP0WBlCDRYaQ8tvX5CPfpEc3R6RWkewlDD9gGtkd",
-	"tVPsz85Zz2/inxDj07XPDwrMMhz1DGPTc/uAE4NkVEgui/hoRCChLLEphSS9EfWGf6xbPbF+GvaLix8k",
-	"cpatmnPTmCK27YRMHJhpUSESBklClvG6b2+BUUkP0Nf7QAOPRDOofh7NtovgCzkja+9+giNDRj3LXCsZ",
-	"bgAcXAMYMhJxqPVvYN9YQTG6LYzSmSxueUji2bbnCnToDWenTiWCG8IswrwgiyS00ywu4ivpkNaGlmho",
-	"AHPTb5ikY8gdKaFpLLjiAY8A/k0PtYGaDplZ/wMREsyzAimBmRwSAepWWOIjKR+UMcH35itaKhtguRg3",
-	"3QC93YQJfSmZyzhLN9XfpRpoPFFrHxpPVMAn+rvW+JP7ZsAZI9YnbgJd0lWYG9XahAM+0XoKZaNOjv/C",
-	"Vc4F/EfvdowfCBoQwtAEh4BVOC25Aos17WkY6p+GZBJzpbXC+ndk1s8gBv5lg80BlqSD2o+PaaAiNOLg",
-	"CvrRbDuChJu9h2Pau9cz2WsZ+FeWgAvXgOBspMH5wO81DEXllfSVLE5s/K89SAoozG7DCU22QDZ9IZgV",
-	"SCxhJphdPwoJNFPtIP2TMZMXPzf/Hc2cpcy+k5KOp++0kZlXS0iJJFAfesRZJmPkvwFT9Gx9hcXfGGOJ",
-	"7KAOIo/2rA0DGwoixy5DwibCarnolX3ULx1Lri5n+sEPEJlqzEdcpIzNvIgDsF70Ih7c5y7dlA1atATH",
-	"AmXSCipU2vmGgk/M36lhysxkvfgFOiku1e6g4gSK2wbyBFLyHJgQqDuAVpWAL0zdEySRJfgXv6CRBkea",
-	"emYp/LWoLBFGsSABTgxbVNLlXZr0PzTEExrNTIr64tUApHpQeyOVuA5BtDCVxl2mp7PwpSvRkkQ2I2VS",
-	"pTw0S4buzcuIFxzFhIW2qa/L1B6DVZY6rNtKgZrWhMqguj33lTwWOzk0N7k7mK19FOKZ3O4gLO8BWTAU",
-	"UTWulNKUAJcJlaAlFqTm3Mz6cMBLkhNpC6bQTGyDykphnTIgTcdYLDx7JiWzIPM6CnYgxzZvs6pqtsUs",
-	"HhG4Ccd0VFyyJdspXMYjgZkyvIknwTibWB+2h7DRBvCA2/SgVEtIb11JFelBrYMeeQyg/E7V5+DaIhIN",
-	"yIzbPuqlit5bOF+7267Dnm+EperxKSuBpbCViGC7yEKB5LT3FEMwgSkqnjE2a5qA4kJW60hZU1H7Su9j",
-	"mz8IxYY06eU0pSyl1ipkWxAqk7o7Tbas/ZC9QUBh6BkAFfU8m1Nmbom6vTmMfmGqTZj+gE6/66D8jO4r",
-	"tl1vxWcOKtRJS336Cof8devR1Yjm+v7KXBGBVHuBhpU9ran3qnVBO8Qo89mtmGOUDrk1E7T3Eh5Vc40I",
-	"0tWySlEVO6DGwmLxh7L7BevK4uugRASkd2U6YMZ8BNfKZlgQE+ziXRNZkwfbsyytAOKsy2u6zTGwbYcZ",
-	"jhEWp7LFagpTpW/kbwOXMmtYo8mZdXc77+kLsuc80AXF8t3ZvlEuTa7jREtkqasa+JXWtZwAP8GztK/t",
-	"ONp3UxZ062xGrMGIYiwkAVPR+c27+lCAUcLZ4wynzWQ+LanlrsF00nm5EOQn6eoPYBTSIbgiVbrYLaPV",
-	"ekbdhUSvcLZd/UnKeokk2aWXTpLdefNL0HqVolFkG+9aY4O+W40ALsdcqGjmrhOZDIc0oISpHtS5Sr92",
-	"wRUijCejsS2AZYN5U1uLs+2/gcqH+k1bISlt+ZiWatzS70VcbUMwgenh7XqROeViiS1LS4iAH051s3XW",
-	"0mqILDQ6OIo4G2lkTieF901zZ01omowKaJv2Ek9R1t7mnmaoEWUFkvKQ5FpHtgr5gCwYLsdYOEx3fc97",
-	"dDJJMqNFcQFANHaqTq4Qp3vZBK2Yr+aNSa7De+XeXON+CrwaFvbAaQj3qiaDGM/ANwO7yqlJqXKD49gh",
-	"ikzEA5n1TI+dwlmYJ5DxBQ+tjGxykPRPoGzSiQm8AYuIPqmJ0ZtBUSp8wskb5lmBy0AfDTaKSD2R6YeB",
-	"PY5zTAc0uoxb22nHWPacQUMWOZeZZ4yzEiXSHrREQG9QbKIA/Q4KeDyDg0rFylxUwpylF9xjBYNsDQJe",
-	"Mkuq8SMbC6ipYdRz9nxnb4RJcsbDmlfLW/zAW1cy10GqTNnqZqfPrGgwcZXtK4t1yJsBICAib1fKDRsk",
-	"EvJvy5aXmlebM4SUPutsGdYlVDY+1LxayTQA6yio07lf8npw7mf3d0G3zD3PN2bwakXtLjesoCGBS29e",
-	"Y6rZDgxGdTEvzykdxZ8L66mW8yFIOi+R254FqVRtg65Lwq/NSzfSqklIL0uTNZcGUpTJal6tUlazSe/z",
-	"8pWGbl5CMpXn7ws/lISS3C+uEJ4+opKIYLq+5254CJqtuqUrHpi71MTylK68mlfTNwwUHMxfFIb0Sszb",
-	"nE2B6UL8UY49Zn+XeVn2pMCOisG+BUDORY443+t8pGhB2gTnqpdP2jLiD07l5dSVCkmkaSzflvFodlm/",
-	"5EeGbrTQxX8wQ32Y3xYQC6leyoQyrIzbc4LjWK/X5YGl9Q4XFfXVg2xJsBPrFdZMUm+64aCtr7DFWVNm",
-	"8KkZe4Xp/DzmbN0lu2qm7/XoQzvYzVXp517ff+6miXlEg1kjTgYRlePFU1zBuCs3zL1uwgdWv34N4+Ze",
-	"L1ecXJS0YoaZWjrpy0rgWcNizuJ3bwWeHbtB7tUpju7VWGiBsiGTgYkjWVKIwA2+cWPTibi475kYVkEk",
-	"jx6WTMPFve12YgaaOT6nHv4ZlHTr2FiEz+vWSViCJavqFCxE1VUvVmLDqpcWAmB1nYbSAa56ZZ6GV71R",
-	"iZ8ryzxUoOVKICxEplVvLiRiqCwB/7ytjHI9tBw4jYzHCkd8lBC0Bfn5BWNFqhSZV4aEQIkC8EwapaoQ",
-	"8rqIoy3imRUMp5qI5sjbmytXO8d75vnJIkr3FoYJ5WItS5+ruP5oSCo7GadlE/QxRgQuQXOnVfa1rshW",
-	"XlS8qJ9LddfyVAJOtb7JXLZ+BgzWYlODZ6Pqz3MPeKIuh2mx74q+Cbm8e6018kRJGtpVwnt9tIVXLNos",
-	"dEEpKGkLrlcHQVUUTh89JybOvLYk8Ce3gfnVDPFYEDYmi+Ir3YlQhv6///ct2gI56A06IpGkEOTEHogA",
-	"04FER+j//3/Qwas2+he006qO8HSBnI4E39a82lFl1DyULamAU7k9EwxLYyZz25kHRenVHIJUge3tEsgc",
-	"k5EgRKJsjIcwM0Ii2I8nOLJFMYuhZrvNWqm/d7cb/tb0dl2U9m9Nb2dRT/u3lERhGoxXOkf9rPoI+XBo",
-	"nTCmwAvYJUMO1WfAdkaZ9QFrwTZ1ZMZY4AlRYMHXrLO4ERehvV4FLFcbBptwrKLfZCWGm70tr0X1TUKr",
-	"UvX0jiqJ7ferxgdK/xc3s871BHz+JGnjgt+nppvrZABAzm08W/0m9drgBE8n+lq8JjKJ1MLa5gXcquyy",
-	"CcaUYvJYZQVhAR+S1WqgeYhiIiA4Agk+heSQIY1c6te6ofWwt2s+tRurOCrBp1VtUex3TSK+qbjrYrJY",
-	"iAYRZveQjS4R1pfXdoFId6q2nDDrV14NnYSBoWQdgNujXTWwhEWw6RRHMgyp5ZeZX0d6stnRLUSla30c",
-	"ZQxak4YXEc5iKliyjOeUTXV8q5RGh8V9yKesMdf0qrrfRZ4VFWc6nYAHKIkjjtOGKiaqA156bsfQtr+U",
-	"lVUXtDQW+pGGFqIQ2bGoo2nmy/2ivuML+eSXNHgpcMPF6MCnl8b4mheDNqaASpGpxGXmkT/tCVNZSd80",
-	"pgaPkxHG+RQEY/tpmxq9utw6ZQskbsGnX0lTPMN6nV3/es1R88yN2mHNIkNrVbEenoFzHRbsoF/o5lLW",
-	"gGYpACDox0EAIsdMlkNRGooFDQjq1vAg6NZcFCtmCE8gskZC6IVEzVaj7VfmFZiu0NmEV9fH9bOT83qz",
-	"2V7SznTJeZoR5jAtdnnIIpfeR4pdjY1bntsCYXrNGfSrEP4deTziUXUCR8AjnggNlP4/XV9/883XX5eS",
-	"Mv6p+bZ1sLP/v5l71+3GbWxd9FVwvM4eJXVLsnyriz169HJcValK6uLYrtRKRzkmREISWhSgEKRlJV1j",
-	"9DvsH/sN1ovsN+knOQNzAiRIgRIlu9LrRyqWRIIgMDExMS/fVzaX/+PnfvfFefc17Y5++f3pF6+V/CZ+",
-	"dl6DBARHWz0tlQK6iEenJLAlWQFpnfcP2h3A8IJcz8R8eai/NIMIXzxvdwYiKMq34MsjfVXEWXprilgD",
-	"0rJl1TKxddUIBqat8o8vryuoJLYn6EiwXShph+KZprrWPqziB3Ba8gzUq+TZ6ii9efeM3B1CpleqTf+U",
-	"37Ei27X16upZ+9QiKShijhawgVxckda712CaXFzpP5Iirku4GAgTw1LtDnjNZzxliYKALzVQPFCSYebl",
-	"iYKcggNoUP91iMO0ARv9TfzsrRgzVWtGCunloAPpgCyvKQfcBesRyBMmWim7T21iKyquRKW6ax3CxB2L",
-	"5ZzlI9MubVEbbfU8vcAzIXKBOZBO5oaJQgDUfwu3RSkYhm8FYSJNAN4sMGZSgJSja6np1xrD2KK2hfPC",
-	"+JyuPioS1WwdUyOr+E387D02VmcXV1mI8zFab/+5DYcyifxUKJuJvApV8sVEsGT81l8h3NCw5CJiHuaf",
-	"fndIlT6OA/FYgQNiFZRZizZrxY7y6hzOElHnDGuySb6Jnzn74zZ80Z29hC78W5F9CVrAauT2nQgZedGH",
-	"VE3MIp9TgMJWXP8S2OvP04C0ErqA7COEaZYpEqRPGI3Bh4Ed5FK0e7aOKPcaJyAGUE/A5gaHxFOWas0B",
-	"z0+2H83dBWayauRFod481ztRSP3blVZ5R6SFWnjGALCA8KhDWKwYZn4LfscSRWPCoxxCo4Tx0COfeToZ",
-	"iMA88DUNIRnOkO3mQh04uTJTtrQDF2XYP4NUXkUveHX59sIPVV56mP/Vjjt5kQi+KVf+Vyg98s351Tcf",
-	"r358++rz3sMo4S2qRoMjXg5X78iBXcveqVwdAVd/5OgYdlXi4tmkyfybGZY0NljY2MBLvHxXleCHInFX",
-	"OSADQTa+ntQXHcJ64x4Jzl/e/H/n/YOgNMPcUzNUnm1z22YneHVAzbDUjKlzBCu/SZcExjg0dEkhEypT",
-	"JlkpArZS6mZ7Ikii1i5FniiaD8EpVoCpVEosP8wLDyWJZF6N2kO9ExClleBisiQtWuAVYOq6GAiSl8u+",
-	"v/rQIULq/+uN4fLty+5RB+tp8xyg0nTYdGS7loNTyAPHC0zhhIF+MmKLFrLNOYTViRmHIyPP+OVxW/cr",
-	"B9OCFoyYEx7hNQf9djWTFWxvmeR2Vl7K4SZenOmm7YjZs4opqsD8VzND9kVWq89alAwTrGwxtWbUuMBN",
-	"diMkwPJU6UcNZSaidqfcjO1sCx3isB0ikXUCTCiwqxQ5jPqpbaitdRrRjeMN9VOOhevO0HFbFCVUNjPp",
-	"kpSEMklw1zMvrdueAZh0BjtC5RiBvYezGow0sM4aIaiQ7zhHhvwun2Vd0iK+aG31bKUt0mCWIB4zIjPj",
-	"1gPrx8S5A9JKkaLFADLlk2rQtmg6EDGzkB7F+mt3yDzOFAlyWwVa7ziQZuYXPaRcEIA775AgB0vBKsxr",
-	"HKCOs+HpTtoRKixvMFICM39evOYHWpar++RBH6t4OaCH0VBrgZhFGAAmLJxIpspa8/31t/1+36c2tXDk",
-	"L97MdYYWZdH4Qb9/eHR88vSZ72p3Uv1Eg1salblNVnSgrBsdrUjWdi0TCKd3YdH8KqIbxwBXg7CmWsAQ",
-	"taBiiQN0g5AOICpJWTKzTrLGZx/diys28p0EDVmLp48/0jhjBj7Cp+4EMWmVBuLqX//87/aZrUDGs61Z",
-	"ntucTX28C2+yKIrZo7DPWoDuzdDaBUPbY0Et5Z6ABxmSVE1r/dv6RwW2OioGRYYs1Ptky0AnBBMYyqC9",
-	"nUd77Tm5bLSa8bTDZ9+66PgmFkKc7MKptkUcgyqohdtoZZ6b63Km7cgivK2FuoSLHkC9/6iO/3pCdxzA",
-	"3SJBtADCbOZUcSdrY2xml8VXgaWrX1TVENVDzmt1fOfQX9+YYyS5GoKrJk3ENacZNO4hJKWtxovrHyFI",
-	"UXKWD7mgybJB9kJNeBCdlGBT7SIYTqKF13+bsvv0FMylHCcuQaoHGpOh2a7ItePHtU7cDnn3Wl98cfXu",
-	"9Rl5/+7d5UCMEuQJAurXDt6f+zwVab1+c73/jf7v5nr/9c01nhYo+XTzuvscburikM5oMiU0YQORyhgA",
-	"KqIeOYfSXNtNwMtUhKYm3Be8v34TWLdqIw/wRga9lmWJaRu2BHPMc3Z6ZaIl28dHctlcl6/y1sbb3hrE",
-	"5eZUzdRYKhtVgW76PL/4S2dvSBX7ZDKwNuDsi4gmEVz7BdMhxzJZVuywZEnGEnE7/8D8mlVuyPM47s6z",
-	"ZK4nchTLLPFTQybvAJLeA/BHEwNXDw5ulJC8UtoUBelTO9DnYsRaMTDEgMZOf/EE8Lzaje2/S9Mdb+7P",
-	"hMWjd3zEXhqGgyKj4+lJI37pajjx9bur7vllF4KPG20nYEGo4/MzkRq4xqbb8oSMaJjKJGfNASARfU3j",
-	"8dCyasWtOh6PSUCJUctcoJ01YV/cFZXqXLiLz2F8bp7kVCbHf7Dt7BZZNTUQHE5pz1gzC/u6gsW6epKE",
-	"GivlA+K9ZndMoFcfYWp4muMn9BrjWDeOqdzpBfrNsgZYXbEEuPwRvKEE6tAooSGR8Ub79Upf8zhpez7h",
-	"tXMAXamk1zlVdsVIlGWymKn1MqmaWiIVVFoOYBgBOBYCQoUUy5nMIIdjqiwyHpSXav2asJDPuZGEam60",
-	"If53Uz4Kpn1jmecxzM2acI2MAhSMASKZMNNXgwx23D/enbw4f7/ma/LK3lK12PGFbe5S7cOdXCsxjtkn",
-	"5Qd5LEp+YTKwhFjPDRQXIJRM67j/AhetN6t9xdaxz6uRLOll2x7SmIqQXdhBygeai/TpsTeyuYN2hCqQ",
-	"hof4R6TaNm+dc21zsQV7hLn5HRdeAglRg1F8TiKu5jFd5gwNmeC/Zsg3lQfqHRCZkr/w7YcfuwhEfvDi",
-	"8PXR+XENt/aD0K/1/dtMuC2qbzx0l3iDb9igwKehJDRjTjHzVHCnpDKl8Tbvdyd59BA8cd8+Yd+zkP1c",
-	"ZArubcukgoJZ6rk7S53yKnUmpLy5GLlwXmiNKrBMrTnrAIOUB61ruaiyVhc/ll+9s3ff1Q1072gCgXHd",
-	"kvOAl/l9zpevsf2iK+9MnmLl4AUZe/k8FsnMz58fHp50mkxsaWW6VrjpV4cc9f9XwfSCddEbjVi31U6p",
-	"m2uGezfPwg5KzllgqxEhmwGGCB0t97Xb2x+vCxmHfq55++t8JVtxM0XmpppPC2xZ4szvzcUNH/ERbyt9",
-	"d4nPKH33IzxQd7B0Mt/O2soDFYCOi84bI0wIFjNly4KnLyeuQw/HE0UC20DgBjFar1+eD4TggnXIq09k",
-	"JLMkZSYaAom5llaX3acJVW2EOkkAYhthSSFcFvI5I4mM4242V4iCqQ2MgYipGGcA0a0lwr5CzEYpUFOb",
-	"eCe8UkRaEM/gQEiTc5e0V9ij54yKTK/TPcNappjCKuQC12IxYSBaWuAoRzdItWRxPqG3Y7oxh8KO2yWw",
-	"xiJz55AKKuhOdzKsT9j2vpDFLFnudOeEh1MmdrtVhjKmmxkavTfzNNm8oXrvlKEUWbrbrclub5pkKqUh",
-	"o+JWH/3jEVeTXdph4/Eut+36OGDPi5Y7zc+YxTTlO40WEhnucueUL/gu92khvN/pxmy+2zvOeDzd6T4Z",
-	"x5kKdxL8mdpJemZadpNol1tzXbrDrTLZaYCstt7hTrmTAlRpQhdDluymPlUWzyfchLa2vTmVM5rKne5M",
-	"GLvddWrM7rftjb6If+6g3dJaATdwbp1YD7LqYLBpYlPbc48xOiQQSgdAC3sE6CkgIIGNydFAWARWg3xr",
-	"uCVy/3QrYDScBISmpN87PDFZdNiFKZunkBsfDwOTHoFtmcePBgKpu7DpFFiasc6dGDQG3blWEMnftBX1",
-	"F3JwSP7v/8EHxcO2LysI/eMbT7ASmbN+MJh+eTR8NeYRUsBgqsRitwlbG4e46ZnPjP7u8/ebKI2rptS4",
-	"Qh4avbw+9zuu76pXHp6cHLzw+1z8KdTTtBKQ+vj9pTfxR1XGTvGx77r7zdnAU8jknfKobryuV0+UU7Zs",
-	"7sPQQ77JIwwN+p7/PZdqegFU1luuUkOAHQAR0FQ3ExisWbXqpOVRzG74jMksvUa8eV8AAH4o0HkN/rBT",
-	"OwOPIQlLs0QoJAhVGPs1zN098pKNaBan5EW/5K960XecwkdPy15hbyWzTDgTRdxl3Qx8dC7VMzFhm/eo",
-	"G7ho1SOzMk62vXKPfHP5ToY09vO3nwMcaAzM9V3kb0cSw+DNm9P37wPSOjzuTmSWtH1chuQ3KSpYDgcH",
-	"yDfoFNq1fu4f/PJzv/vil38c/tzvHv3SPv253z3Br7xld+/kmIvd/A15zGkbrsAqNeCGlAALNl9+zILG",
-	"0y4X3VDKmCXdORVpsuy+qJZXHx5vp1ptuCZ/qH+G0ybU0u8Oj/tH3YODZ2tCcB9FvZRENM1JW7QYnBGR",
-	"ISsOoSSWab5Eoa3lStjjEYkNi/rjzUXEBvDWW43WBfTcOZCt2Bz1/AYwGrgYI1sNTVjuZGgenH8n03em",
-	"Pb83GbfnTc3YbXzXCqItchCzrbM61qYMmpnqWDbuQs4qNTD5UOQIPMXM1Qh9PrIrwm9vbfjO209DtZC5",
-	"eJ7TWk23DZzEVqavXl6GxQxg0VsmKDNnpjJbyzEi0wMmdcj43DJMKyjIGhHBFsZWDvJZCAaiZa1Z/KmU",
-	"phCQMUv1lhrRJfkzgd9IzEcmvz5fD2eIWaSXvd0o5lSl2rhG2pXjfr9HPoJtnPNPQika3shVqhdaLFOf",
-	"ybtelTn69elm7b1Gz91MmO7BE0NdsuyAWvNpvp6XePew79F4DSjqfWLyns4xr3uXKPq3/I6RIM8vQcLp",
-	"KRdR8aWpnAAyZfd3oIAGzyoWV8VcpaY6xWSLpxM2ECCDWLCkd1WD910mRbOY5GbHJS3kCcNyoCHkKfuK",
-	"HlxfdiMVaw+d5YD3YTVFFdTKrxkzv+v9x6XR34oQf+vHNImD6PnGIEjVSq8LTryHKgRftsrniSQG/M9Q",
-	"NAD66ykJCkd9gLUgw4zHaVcvWj0pirSuP3x8/+olubjBsoUOmQk2k4KH4JkfiJTd6wUfuEHgQK8V8xCi",
-	"WHG6DS4/3ZB9mYzV/u8yGb+NvuzbOMK+LaPownP2f9f/+xJUULvz7oKlWzyxHG0pXbay5t/n1RrNGVs/",
-	"OTUeHrrWhJnyhxvpgcQRXSgOsgVDyqSGomxzBoksReWRIguWsBxSA8ItQNIEw+mrzq6CHzmd8ZC2wgik",
-	"4aQIYq2CAlCY7IgACJ7BatGvf0oC/CMAspqUFKVTlboV4IY313bQMzKSyUCghiAty09annXCRDSXXKRK",
-	"i1RFQZhmhlmaAyjoFpwHD5cDIRB4sUVJlGRjYAYQdzyRQm8yNDajjmh0+JqO1lKgtNDIK6mtgTB6C/sl",
-	"2C3GjjqGpA0Y+UyQSW9rzASebFmmqehrffj+vALJga+/V5QRWez3/MXhC/vEsqDnd6wKOYs49R0DgBXR",
-	"D4n6WmYCBM5iM1oInScK07ORJQLicnq0xpQLlZJFjusJ5K25r6wEicpndMz25xD1xL//PmfFhwUbzvMP",
-	"Yz4qv6Z782MkBOt3sp4vT16fxa4yr66v7BAnydCB54EAx7iHXdt4nJkyj3L+UFByzAwkQ0hVqkgrAMSs",
-	"79kywKx3Lkjw7asbsj+UNIkQT2vfzOj+71O2/BI0yjtUE3p48nS1J+/kgiUhVYxM2D25fnPePTx5mgNw",
-	"aAEov/2L0fOnUf/5wfPnx+Gz6OnJC3o4YpT2w5MTGvUPTujRcHQ8OhgeDvvD54eHYXRwEj0ND06G/VG/",
-	"T/vP93bJsEfdCSOgiJrIhTN0LeA0BHcPOHqAEoIMGQwo4XqfKs6oYiDwLvOCSHzmbiodaF8QKfL2ckZq",
-	"6AtwphQEJ4aKbyCgG8OlSfRGZ5ULMQYKoDpNG6VH8d88EvvNyrwcPz88ONq4SyAXg6sPzBNy+XDWiXOC",
-	"W1/R9Z7ZNLKVFOSvlU+8jW9nc+7x3yUX2ykTT9mAoORbOWO/PWLSbyUxFqxxNLBpHGOlwEPq/MCZnexS",
-	"MGXuy/PgG2YU5+NcL0VqwucbJalScJHIETIX0thhVzNnlbE+t0GpRZ68YinZ9NFlTJMoZgoWue69RZhI",
-	"IjwSlQnZSqNdzH3SaLDB9l3t/ieF5SDaCI8KEuw5TSd6Oygbzv/6538H7Ub6XibjDytC+iZfKOR7s1D+",
-	"WHE9w+DYgivmsN/pSccaGK1RFwnUxIA+TSesqIlxCf/sOKlHLHTFCSqGboM8+4VYZN/oberhgZMZE9kt",
-	"bHlroidOIWU1r2tBl/leyRWJ6JLMaZK6Pgy9d5acGk+c6yA5rdg8kbQbLT4ZTotwiv69AiF60m+ws+0e",
-	"RdEvVcp3q8JpY8cC/eAyDmCpKy62+kQuLhM9xI/S3APCPEVdtdOn6is3D/y8N462R8Eso1tskEPmD7Nu",
-	"RKfwQiTMqDn3Wcdhz6+25MyPT2382es3NZqaKizIiTUOaGgTX8ft/LqxvloDBIqUffotgNwTfbQBaeXk",
-	"DmcGte2OdSANAXAd9bGapxdSYY5u0MEW8IxK71hCx6zdIYGcM32OvTWp1gFp4fOAtqiAQwG4j8RUxnof",
-	"OBCVJ7r4lbcy010WbAxgjnhMKX7lIiAt22abDFm6YPrBCzkQRVzFUTodEnClMt1doORCIA7Fzkj+iA4J",
-	"DFoNIL60GNYI6X25crI2QwqTZW9wgC9veemTzAB6Sz9dL6by8JWPo0XDK+L1gS0unYBgedYPDvXmrs9U",
-	"4YQmNExZogBwCVabAehLspipHrmQs5nELNmh5Wu1UT+gvB1q1asPH22sek7YqKC1PO73q4hqjSKShydP",
-	"yy7zQ887fkzGnsKbhG72aX4DF/3BRbwNDZ15TDeqwMvYU6nkFoHiKJjGNp2VPpZ3vVUvHKwKOHgCSzug",
-	"60TFbhvEVEQqpHO9XIK5TNKE8tS676WaqpIHJr8a6Gbw4rJcu1esjM8lcAm/BOvDBxZnv1/rMMervlga",
-	"uxtp0oZ9BcH6gifKseKL43hswkq84IPE7H/FkjuWkCljc0UomVA1affINRMR4elAUGVxoIN7w4rcRXL2",
-	"DsIKKBL8Fb74S6BP/brJz2x4LcMpS6sLSslM3Ubs7van6dHdh+e/3vx2dSzezZ+Hn6OD0Rv1dPwdPVq+",
-	"Yv3se/4xPfmvX/+2eDZsUIxRjIsdJa/wXCKxn/Vi+yNkldQZfu8oHsRno4JAmvqQFfH6WMppl8Z8yhRp",
-	"CUn6HfKxQw465C2RCXmnBxSK80AxD8TKuMP84OBXx+zZ9z+8P74sZ4T8fNh9cd5989337z9cdv9Wi768",
-	"puDyhgky4yLTRwWsCp5xkRpn+Q5l3eXYdM3qzevst7Prb0rMuibUqiaAuTRkaBTgIZCmhJpN0dZKSJOh",
-	"QFOymPBwgp5liBrkGTmlCvmyWMzp7omC5jGXkot050YeDMqi36DSF//cQKCleXjH3HCdzWY0WXoCPDm4",
-	"medU8IEtmEoRsrlxJsgr26DPPTBLxDUcaVcfFsx5dHQ7S0zkATAaCQcNOeIsMfyP76/OCF4JvTIXI6h0",
-	"9RZ3jzCN65HOb/YwAlSmp+huxx0of+ypMtSrhxEDLP6QilBafyJ8BV7YvE6oDL9YRORmdE5S2cl1YsLm",
-	"jKaq8fS6Uejq7OZP2TKmvfQ1Nqxwo+yd10GhfRx9w5N04hGpn3766afu+/fdly8DCIvZLwKyj38HxYHB",
-	"hLrG9I5Zt4w+lGXhpJL69+J5v9s/7h4c+qjdHO3f77745ffjL60u/nXo/NX+aw1fVcRZCpyJ28Xq4Rbf",
-	"IOZhf5+sgNsPnB1ZAjzxbqj2oXJiUwhWvNvrwRQ3roBRTMdbeNqhhO91TL3OysZoGW9k5sUHMCsatjEh",
-	"0wKDNvLT222HDCka1HpcskRJAZ48xzngsqcd+tGmPZDqWn8+t+FA0nrdIe/BQPrUIecd8qENSwjSZcor",
-	"4vUjZeJVevPjQfeIQMxcH6RDmjDSElkCnO76llX0bgtWWiGQ88JePwpCToFblYjirOTqJBzqQob8Phdn",
-	"ayivkAp6Tq5f7couaQy7ODYh6tiq/02V3F8HYqIxJ1w6kVFDAIP3ePFmyAUP8siIJZbVcwf4AHfI8k47",
-	"Ff5F+5sOzeVXcZmOKIReIDkBgJgUELEDHTsEGspnXXN5g4Ls0hMv8Lbyd+aRlQvh+aXvzsOVrz5iz4oX",
-	"2xHLcVtwgbzKASm++oboaz2Px79D2IoZ+5Eraklhjg+PDyueq35/W2CL9ULpFb5iG/Hwnc54XKkbevnx",
-	"le8Fx/yOVXa4784/eC+dcQuHW1z7w6e3Hz5sRofE/tin5U153yv28cmOGKRSbYGTElPxGm/y2RGAd6fq",
-	"fEdqDT2NucIW483BFWXCURhVzIRB0yvTejUAtfM6YPwRvZSzpMkY3HBjZiacxq9E5HVafLYW9WUiCVyp",
-	"hVthwlpkoeHddBQsGBzROIaqplHC9EEfItbZfJzQiEU2Rpeb6/OYCgOQBhnjVBAJnL0ycUuo9ON3x6WC",
-	"2/Xfq54ZxF63iOmlt+GKSGSfyUegAS4UzIHzyPIodwqhzeWtTuBzvttmLgK8fNUzYB7o92LC8Jsr9MxC",
-	"l/DIxBUBZCyBOYr3E5qpqvwaabyF2/x0kj7MppvKUD9R+dkFOpRWTv0G5GKeSPgyZck84SXkrTodY969",
-	"5qTvqANPFZEdlrFNc4W+QWJocN/VH7rmEvDFothyKcpebTrnt1C32NlbsOFEyinE5k1+x54Bjr+NuUJR",
-	"cCyA4ppVZ7ddxY6BsWaUXL4+6W0P6N1zIv2XNKU+106FBB7oNPBLcseAHhzWcn6Bx8UHVzc8UZg263j+",
-	"8IGGUFHIBVDUyiRkVS7YdVZDlWjL9q94und9lscLGf0bL9XPKAgvMZDqc+dFZgLWezFX58xiv7lysULd",
-	"v3HZYBMd7IVn7XS88RB8GWRnkyOyKi09HDmMIz4KCuiWMbcHnW4hjezR8S3zo6c5dNrHbDxmmGE0mWi7",
-	"WeU7vZNbTNLf8Ir2AeveYLeu2yktI61vgY+9o4Mfnlv/OtWYgmdbEVJ0bbKAlze/Q2hKZlKl5Gn+yzym",
-	"YTW7+fB4FQbBdVz++Ze/gqPyz63BoId/1bgrQYeE54BWtuP5bpwwzyb63rDfa7vszE3Bh+tz0GQANnui",
-	"oC5D+V1unmzaGV3S/wwnTHRlkvLf1mXRVkumN1qMq1H693RJycUETyoP4Eww6xwHzCtIMBnf2HSFjZaT",
-	"hb+E0D6UAYDGDckcsNwhq84XbKNhyCqQs3v/8frkxav+N4+bt5BwG0jxcdw2Gi3bRsf2un7gftDS691f",
-	"THHDanLffJVnoglp6Wye1lAm2v77MOxVSGP2nrqQG44Hw7LMra/qxTeEnHh/1rwhhTOddK6oH7frLLnz",
-	"VX+cEwW/aMFCJk41lyLSixiyYHnaIy+NCGp7AYIuZ0RIwiNPEmijNBx3CXzRxrJUNrC+2wHwVzNkW7gK",
-	"ysL0xU/ubj0tm0+gEyqmP8nsfUFdsSv1vk3hseQreT/c11x9ojOMfiFIwglVDENQq7YZFSGL44dFPaED",
-	"D2thB5IltEuxgPpr4Ttsh3RcGutavGOZNhMtia1YvtU6RheojC5Yi/UxLUroSB9tR4mc9XYp+ClDO9S4",
-	"j2KqUuS0Xzg8uHBWM9nYu4KN/5pxNCHr3ty55LFffYuTQzNY5ZJQFODKgE/+0HSDMkKzp24tm9kkV5Dk",
-	"JwTuKNubzwGTvUEwaeuQXM7qv4NhjnC29naX+ytf9w7wMyyqGvznsjyV11Ud0UV5fioIIbm665TU50bt",
-	"64dnrmArPxoyDaL0QvL+GgmZ698BvWNOwymu6XwpQ7YXktpGfDRiiVlYxZpjkWmhZVgoJDSnv2qXSwOP",
-	"XviEbDPdwTYIO1ywmzUrQr+hIv/3/2D/4KIOmdB41AVuD3NmCau1to3Xh27/2pRKNgXR0fdYDMIVKDwP",
-	"5FM4VVs1v2H6y5MoR1BQr59SnrzDk2YjYCXnctt+rtD7XF697L579b57cHCyRq80lY01usXCAuX4QEin",
-	"U8Ymx3F3ZtiZuNIgrwhhdUx8C7OR4sjdDlsc3huJS23O5DrZuazKCx78S8THeksGtYAjDQmnT5QRNdAr",
-	"dKiYSNtNZC339HrB8Kri4AFsB6+M0xO7L0I/nyjzU8fCapobuOU0g3u2R3avCBlOyMb5vjJlHit7Ba+1",
-	"h+CGJwq49PVrBViZ2ONRgMijylbcJHKhcqpOoDYP5ubhtxiysBVBzWo859UDRmNjCCyY+y3ObtepDKc3",
-	"96KZB7bcMfOojWO/irAPJqVrEWA6cMppHC9v7fJ2VnpuIrgGQjla47a1MqI/OChgK5JcdiwWCd2KUONm",
-	"JC3B7lhCKPnu+uOHnD1FSX12j/iYQwgwlipt98hbMRAJegZVrXuStGYyYcTB0Gqf2UdzpiyULBj/qbTJ",
-	"5U/UQOQ54ZChT7K53mVfVJPzDw57J+XU/C56OH8/6BycfMndnL8fdF58qXF1bnLPii1dsqvvTATyRWJC",
-	"M4ujds/3Fusct93GnlvX27UNzwWroQzD93iiyJRBCQt1CJLOPMw66BsqvyAgsv+a0RjR8dw3o93fftH/",
-	"9Lsvbn/5vd85euGvpXBccqt9DCcSki3kiFDzgVjPB2lBCdtJv0MiAGkLAVNDpgUXh9bciHqsH1vOhN3K",
-	"sVtlmC3oqg4301UV/kPHoSoXcDgFyZEy+mu1Unlzj5r7Hj2EzXKOY5oAZswTReB60opMPddJ+8z8lo83",
-	"FtP0yglbzjZ82MR2/3c4PW17yOrvw9oshOoJeD2zOFU9Q/VmMOiM8FERkSVT+0I649LShyWU4zMSLJkK",
-	"9gMhg/bZQAQzRgUU0pZ1zKHRKW0Ldqd/GGamjhQejDSdMC2QUtuGfphJAbizD5fXZyQQc9PFD5fXpKWH",
-	"REJN1Yt//fN/H/ShGEmRiAETjUwU6f/rn//7KZToILqVNXuMXmufkSBl96kKBgJMN3afFu/aIcKpMOlA",
-	"4AESJgLICzHYfWGWKJkEaOsF77iYBqbYzQ+sB09mHkvmOtdIBjbDXmpiSdirnj/RFWavXlvW++Qd2XEn",
-	"5oFN1cUktIRUMsB7hydNfD1i7s1gszPt79ecKsXv6nqdi4//ZxXKpBwaOj7cmGeBN7ltO73ouB32rd41",
-	"0RcQ05KpWB6KJg41b6ObPfNwVdkl5M3Sq2wFX0n95Qtonfrz46x9xlVlOSE51P+DjgnAasM5JQe9XmC3",
-	"lKC8TaACcq7t93oHfa37kDfxFlVnYCkPArPjB2ckmGVxyvMLdDf0SOmr7JZeulyPekDoQBizVm9hxlg7",
-	"7PT7faekFBXxrZABocTsi5WSfHjLPVxGllTS9EVvck7X9jp2wrHNSgm+bahBArc7GVf2PvfLD9AZ9xss",
-	"cL2wHXF/eq/76P3lBrvrfvUTUx8kpHf/kJmAw2qUeJ5Ssbl2+ry4ctdIDWAMXLLEBqY9rKaPT2y5XewG",
-	"hqkuZqOYSB/ip1csueMhu4Dao2/mdfq2UTwBOuqQNNL7K5rWNwqpF36FCqGARo+7wUt3jAHQmEefRFoh",
-	"YfbjEq/JDbzOSfQPzgjTO7M2jQwFH9gLlo+ZzIAGlgIHv00nBATJO8kjDHfHXEzhALdFDiEv01DannoI",
-	"KFcmvDRRK0uiNEh2zvIZyuWv467abTi6C+HeFH7YiR42b77gTiw8GM4B+bi/V0cuzHYsN0zpPf7uOxat",
-	"C4/lnpP/+3/AQVH4Y0kiM8iD94YGCkAYQzgQcQXGZwUJ8ajfNKpWenijui4fLrMzjlXvdQXR/tJ1V9vx",
-	"Kw3WWhGq8p3qAy0UyiEEUCH80CWRQp7zCDKY7VCVd1TTQKP91OnDa7yt9N03RSdK31/nPSp9fWW7V26Y",
-	"rVz4Mu+4OxK7ZdTVcql+k1CuWETURCYpSfiwo4+N6CPc0lvw4EVbTRWyUEq5k6yFrrxje7LtuB7Iil/s",
-	"uMLEUvjyXM/ecZ1nz9UPXtc3n5tMw6iDcQX8TiGe/xmCN1NFoB5pp6SAtVpmdQHXhVlNvETfAEdyrU+A",
-	"DMwuDIjS5zESrghk+7MoH/8z2LtgqRI88ubqqJwbf+yPoqwU362PrPgVzfbapVah7LqEqgZl8eL98ltu",
-	"ihxtY3fuaFDad1xNsS7x4K/anKs2Y5WRCq4gWNKuBWpIFVcVT4/KhigvrUN9aPoLOeyT/1V2XR+iIJSE",
-	"Y9PAle3OisTTe5LQdLVLrYP+4Qn5CzkAYrlKL/RvW/fCWreFujnq/y9iBIQoFmaJwbjW9tEZMbBqJMoY",
-	"eUYiulQugRdIQ6/KldR30uHrzFoPgwdVKQBZ5onQFhPaeqxz5Bx47Aqj1Zk2LuiS0DhhNFoSCUEdh8fk",
-	"scg/Cov2Mc3X2jVfB/8fQKAtIJluhqiJYT3Utm/QPiOBHbagzLfdIXw2y4A0og0YIhEL9XtEgR5AffdA",
-	"4PDPqcmUYyKyQdGg6HmA9Cpr5wQA6pXlrYkqJBF5pBAHxXYYBgz7lIM7VeOBeEdTGwiH8KV5nPPVNbbj",
-	"fHNedMK9teiP8+0r2zU7VTf5EbE8VRdyNs/SgpIbUbhOCaPhBFMCUeVwRap2ttnb6mzsgUAju6S5OKxg",
-	"nkA+W8tulsXWp21yvTiGLJYL0jcMmKqiHtVABFXBDqpa8oyk9F4/MCgEPr/IbGeYS0fmcabcBw0EPukM",
-	"h2HtKaJHgsLeDmCnv6dhGi+Ll/5z9QX+PBApve+YGAKuwOL+oLwmiz7rxjqrvfG55t1Gm1Xze5wY7giv",
-	"tvTi6dOG5yI7EKttbHG4Sum95/5nzw+eNbvd34Gnh8+OG7VQ9Y2XXsk7Vk6XK2mMpcnxKdcrRpXiY3FD",
-	"1XQ3vqZzA4WNUJ5afam8lCelavpEGcTmAOu/gjZymeQQoiBzNLVX2e/1lWe5hBuyxmr5qJvx27Bor1nm",
-	"l2egIE9j16wqvfq35Pxbn5WkUqkPrQX1XyU1yTJ9NXhc2oAH8IqNGucS7pQcdlNNBXUTxTqVlFJVk1Ha",
-	"JHt0i6OLmbQilc+Zml/qZaSSlrXLYQVSga71md6zj+rfnAx2xJA08KJInYc7xwRIrHDfoQkDGqKUIiRJ",
-	"C72PJMCko6BsVZs+rR5btzvNrKyZSpbEpoJRfFrNSPN5Dpq4A8Xq1ygKvJJyRhCba0uol1oUmfdXH4gL",
-	"J7Y9hIxn6EYJU5Pd5DLBm3MkXCfEld7+169Hd/3Z4Ydn4XfJT4vnw5uD6eWxehe9GL2hT7NX8mT8N34o",
-	"frh/9uOi4p06ONyubLLUDb98jLlKd119uZSsRdiAizYyqmyZROSQX1RWvWHDpKKMSwK7LliIACRGqCJy",
-	"IVjSIVIQSo76XX0cLGGWbCra3LLLLqXwugFzwcZrKjsbEQZfsblM0k3oFAlcVUGnABNDWx8hes7wIggB",
-	"jZlgCU19KBV4VdP6nk2MUJBUBX9huyWSJ9uz7oJH9oIdnI8ry8W8QN69BuP6b0Gx8M2tD8WiOrt/FIrF",
-	"ilQBisWVYZ0pt3BFxZRFuBrJIOv3jxih0YwL+2FGBR0Xv3Gh5ixMZf4F0PwlZyRQKR2N4MCW5y1ShWDY",
-	"nILPrrhXCsL1XuuizkAXDCIhVqzDg6GuwNy319nDx1UZ++yVK4KuX7oW1iCRMVvTccy4BAZdLfdB3o1g",
-	"+27DM3bpfpZ6Y5toX/u99l8PlCS3p5oZVth5bUh5q0XrEE4Eu08/hoiu5MUw01KvLyItmzUzAi4MWdxU",
-	"JdO3PPrNAGQzdu5Ne0qSLH4wKgvygviLe78yVqjZwPA1nJ50rDzZAVqdhG1i8u7Eb4nJAcd8tjlxx1yX",
-	"G+xRxs71CeM9QtbXZAtTNdXLPMoYnkRiKcb5yYQ58lNkhvXb5Uzh4+ONnvtxQkNW2xHLNHHUr6Qg959v",
-	"bLlJ8POGqqmNe8ZcK/eXMnwQYo4vE5zLpAGZu+7Lpb12Y6q3+VVdTmQq119yHVKx/oobNpvXpE7QZMzS",
-	"GzpuuF5TNptfUTHezDiVX+giIzwEeAUbWbPEdkS+yTcPv2gi9A1kQho/ToKPM9lHQsJSqoG9edAmUVee",
-	"cFC/f2x5EMh1+IrP6ur1BTk5OT4hCcv1gL4YgzJXV5/evULy5gKa/OXN9c351U27Q9j9nIIburTvDEQR",
-	"XwFnUGB1bnBKgtdXr374y8vzt+9+OvvmpzcfP1395WnnoN85OO4cPD/75qf3bz98unn1l37QI44mRmai",
-	"BY3jLjDFQQRHnYIXCjyUkYQpSjFHAA9Yaq5fvzuSyYImEcTeJnQ+Z0IBP3MWTkhMU5YAnUtOQkf+ns3m",
-	"LCKt/uHpUZ/QlPSPTo/67bPiYbaVdAHOMP2ske7akIZT9zEDIUXIXMoE3W1gwecCAlU41G5RUn5onNNE",
-	"gbswAeqvao1Vw2H05Jo81ja+utXgO8YS+DBpigVIroFS7DCphFBomotNu7d1nLNuh8cl6FUgmfggF0Up",
-	"SVlDFB1tbitpjdB42eudYTNhZNEL277vVfRmcB76KZ/OHZBL1wExo0syZ4keZUtKpEIqBIsI7g8dgqHp",
-	"VMItPiyqtBbnMX/kEwWscYnxx5bpDffGLL3mfrsvpkNWwQ77OGeFalmPW27PJt++utnr7F1+vIb/fYJ/",
-	"z28u3ux19l6+evfq5pXnRAr5TJPN76Wv0oMUY8agiaVAVeSnq3eoIiEOPacJnTGkR+JxDCqyPA7Iwdo/",
-	"eHE4OqLH3X6/3+8+0/881/84YNoH+0BV2uBSSjeumZyKEMe6hFadTmol7ZEgblW4mRpNP+4qd7mulqNQ",
-	"UYMSq298Z6IAF1LYUpAVlCwj8StRmhbVGxV8eWu/DEhKx7ZQlAPwMY/ap4jAYm8ERvVUDQRwLnWwHH2I",
-	"Jea4jaJiPOj3sVpbjgz9Otzw1yJ08ZfAX2K15tzb8BDbxIi+xpe3Y2jt6VUn6mdkACTIAOjfJ2Q43a4O",
-	"HDmwGlWCG31v0tfyUxw+tE6Er1w3vr+MJhM0SydMpDwEKGEtKsBdySHnKIGgDfA2cwEF2FB5N59DIlDC",
-	"VDZjhKenlgtook2hIKXArWaK64AOOOgQFk4kulwUE6lv0nNm52LcmygLrzFPc3q3orHvn/3w/vC/fvxm",
-	"o8qwd1uy6foBVjLO/JB+qHZUzdAXW5Q2d6S2iJAZWBpuPrs7cWECa3JEMsVGWSyYUj3yLSwrashLQzqn",
-	"Qx5jLfuQTbjQ+9tYkRZspx2iDzdap2eJXsVj1TEUqpiG0iYxFRFOSTPxLbZij/skrFNFnw14N76I3kum",
-	"Qi6sTYSvTBI+nqREyMXqXgw7YmOVrDup912rGf1uVXB+O4/nitDU2dYc2w6o5PiMVYHijcLEE5MNddc4",
-	"xQsBUmXd02TIq7reZx56hTU3M3zOkjGm6wq9/uHC3l4j3unGB+tiLa43FfGy/OjeHDwErwfsECeAoQdm",
-	"PgNIV7G6+SmC7QxZhGRcJhEspeOdEqyFN1B2U7gm9QXAb5Tmo56Pdt1GQw63Iz7anAbeoKDzho5v0Hfi",
-	"q+g0tZzurrQmjLNgw09JxcCdpOlcne7v0/m8p2SmLDruvt589ndW0vnDCkvPyFGhkTq5Wq5T6a7CqJG/",
-	"Rjkz8Uua+uSheggEDQ8Z8daB0OBUaB5xw+tEDhorPSV48+b0/fvKwaR/dNpfrWw4/AUKGk5/7ndP8M//",
-	"d68hDjEXNnTrZ1yYMf2Glfj0jCU8pPsXEx7SsWzm6jaSl7foDro7Ot5pZmGW8HSZxxQrG/dXiKfMa+BC",
-	"EHH67aXNlzI4NibDSG+OopojfdTr9w4OjnrPmix3awNXwtHaoAOCcUoUUzk3Arg6LA02WnQY+T4j9pbb",
-	"EeUxi/Sdi0SKcX4JadF0IIylCFFtVSL+y68z0ChUjFn7jAQxcLYGJJUS+Wr0AyDjPTZsrkDObkLkiM1F",
-	"02Lkzkhgm77FVqPgjAQmJ+M2YZlitxFLWZhit0MptNUaAeu3voYAaTGSQyRM26baSh1rWTbHHGsAk4Td",
-	"ySmzw8EioHCHp2GCx0o6tRk10JHu+KGMTg0QU7n7SOnl6b1pBR8LV9mnVjKx84d6kw7Px0bs/aCkTOmN",
-	"9JNiSReuNEAYRiSRt8+G404ODl1W5CmbV6DQ9t7L33gc0/2TXp+0+CWNzsjF5Sfy8ZocPLs9JjGfMvKe",
-	"hvqL/2pvnUqA/GhpcTDi8z33Jf2rXyiZfEtTtqDLCylGfLxljmkQwl2QnxwoaO52jO0FOd1SS5uCwD/e",
-	"rs3hEClL7mh8zUIpohoOJzlKjZVpHmHyMLAEGJ+unoATi4uxKhjOn5arK5665TFHT8uEZScbkw/9PfaP",
-	"r1I1B6KQKVVDW35Ovvt8Q1qvopfX58b4DqY8Ctodgl7jgxNLU204yakiwXmWTmRiko9OyTeMJjaDIXQe",
-	"hxkMQW8NNfZbX7U2vqWp5oCDr80n1grD3Fka5Rf9vh9UspyoVsHzmdNfM2Zf9KgPNT0donKi8B55dY/K",
-	"Qe/pweXH6xuyr8/t+6Zh/6vpdbDJ1tPr3OMxK2aq0nl3wMwT/EKQXmiFbQu2twhabYOWWspNbpJbXJcL",
-	"FcsUj8JMb2TwEXZkrtClZU2pCYNjxqr3vu6Z9RWpJTLz/Nl98htLpKn3giO6pSVL2EzemR+gPqWVX2Kq",
-	"SwSJ2ShFMHzCVbu3CuW2jky4OSeHZVNdK1j6mhV9bVEknZlzxmiTJO1IJbNdmnBJdFdThNeEKhvnC19P",
-	"aMLecTFdVZKpX0VcT+RCEClCdoaHVa38J1RN9NTrbbdHdKMAJwGWSyJTSNDkKcrJPGF3XGYKInpF8O1Y",
-	"S7ZutrJt//r8b+nRu0V/+F/TA/Hip/mhOrm7epZ9dxy+fjp5+Zyd92cfDuTl4a/XR14BSWqcDYb+I+Zi",
-	"SlIJhNgdEvy+YMPbLIm/7EPJ3P6v+7/DOHwJSAvq3lS7QwLzI3d+NCn6Cqvm9hHxz/kdv1CVl6s/f5qn",
-	"P+jtqzRDcCBNa3ODQRai8xKUzcoq3fl8UpN7VcP7kq7p4Vscam/kzVZKGBoOY5vvRMGBta3b8APvxtqh",
-	"e/ihLjENsjPX/4pILlul3imVbZes1ySAYabFSQTaQtWZm2tpHgB21TsGc8qjbSZpjry2W2hhEDpLI+3D",
-	"M2qENGTe0MEaKpXDbVv9ZvlNHPlxpaUqG/kQ5ueTFZSdUn1cMaqd8kpwBtARpPrF+oj0238Ib/GDyYXx",
-	"tXOcsOrZAounH66emiOOraj1r6OpGuOSFUy6zXTPV1GBY228gXHl7+mWhlox5/WgZ/8TQcscL6jHJUhT",
-	"BnaciRq8Pf9wXviGEdxdTeRCX6IHu0K8t9GZuiNo2tYIaCJrRhHkYKU9tvJ1Bb/kKsbeleTxcaHQctQz",
-	"C4NWApdwtMgGXfZvwjt7CETZHwkX9hUwwq75WMjRyFtFwqA0DfzXc5pqIQSKQ5ZihP6MBPoD1NkG5khu",
-	"i2LhILagyjhRLQprz4NfEPLoYYxKpolvljsFCPXdeh18aMrxlb/zxgzC/EL3rscFzJwl/iUhvIYB8kvh",
-	"XCRPIJmW9fykNTDdWxfdPRL/lhHK7Zi3Vp9lb/JLxjb1JcV44JCX59OViVWCK7cbVY6qQnQ7zkqoCOWa",
-	"ZfsS76kpwlR4Uc+0DDWYuqc85VQQOp8n8o5FRCYkYX+HiIvlGNAdxJWOSqBHPk8kMe10BgKpYISJnC0m",
-	"PJyAMGGhu83mHIuuHI1ICxPhIBfydwhdf9k3XVP7v/Poiz8jzo6Bm/dp+wxeWuyyN9Ozstp8gR8oWIsc",
-	"ddaMOWXLhQFv+Qi1q4X+bYgssZIoY3tSFuayGDuEbWbsN8vev6VQ1SP+vjrVygL4o8pUq+uu54zaKlfN",
-	"nAEmhLaT/NJdGLvFpSvCc819iNG7ID/T5aW2KNem9liYozlLuIywKBGC6WYpkXMy158WE6kQu4vnoG0Q",
-	"xoNrk0woRPia8Ujw8SRtXsmIvfSdgbbkod8tm2NtOpG9rmEiRz7im3jmr1M6Gj2EGfwr4G9U8x1lUWvc",
-	"KjjGO2S4JPMJAMwnwGzBEiVFNXb+mLTeNQMoIppElr3PV95yzyIAPVPQ5xGd8Xh5SmZUKRKMgw4JpvCv",
-	"/E3/Gw+DM3In42zGSDCL4Sv9T6rm8L+h/v9ABGEGn0fxLd43T/W/v8K/YxoHpPXpmoSZSuWMJsv2GcbH",
-	"SMBoONHXRPI3JoIe0R1XFpoH+zYQhsoJugvdHyFbwxmhYSKVwgs5Q36YPMmZmutgs4agX8TCmCZMlVM6",
-	"tLqZ6n/kb/qIONSTAzlnWorVXP87hP+Fmf4X3lHvMlqP/qr/GQNer34VLez6TcpaDZpcVWgpTZld5t65",
-	"iugStQwlMyYyMpQ0ASjehcL8bMAv4lAJMFwSk8XQM8st6BAWWyQfwQgXAzFP5DhhSrmZZE9sRqxesc49",
-	"UKedSjJkYy565EMpQRZybCcU8mMjuhwI3U8zruuDHWzzUfZdnuzlVWNxJmCk/YVdWzTuD5pgKx3oaM0a",
-	"S9lLSArx7Ed5+sla5Q53m1SVx61/wKbryx7eyJwfOY5BoLZKzzPndPOatcPznonML9MgyCY3zmaS5XLe",
-	"KsQc17In0yYqVsz6cgxndQH17KWRfS97NFJ0+VaE3tgNB1lgV9aG8tn6lfxE4QDApT1yHi/oUhE2m6dL",
-	"k5Sif1aEJgm/Yw74ThZzQZMlycsCliVLwr9F1qSpr41x2+Etjdi6ckQY6I/JeHUtNPKO535xj6h60YMa",
-	"BT7x0bXd9duSf4hdVZaNsi8YEsq39P42scD84yDD6Xn090z9oSk9K4VsNTCDFHo22+pEuCXW4PrkoQ6W",
-	"ydXnDnGbNEQ+yNTkt8USdcNWSURN6IhztAyso95023t5x/TYXeHVWyX44LUXUqU1SIrIRwGEc4KRQF8d",
-	"kJaBBlTgNJFzJrgYW2Bro8vPikwnrrAeP7KGCEWOBCDql0nI8jp9XuawOHj+4sXDQBc3ZCyZocpHesPa",
-	"+UPylypLdVvM9qbOy7rK9DVpT0XPZo+Uee9hCXVVwRoq4UQuVKPFt4U31zIBe1SEQ1y8SHiaMgFOAhBv",
-	"wzNNDew0nerFACgSCshAYq1T8D6GCVyJXMCSiiXmW38F6uF8PiG9upZ4GBrVpmnMw/SxSqZtJe3GtwFM",
-	"UjpmPmzJX1ahgY/7LwzgHWRNzozeOwXIr2w04qE+nN/Cr0FeBRuYz62FJWiKaTgFVszFhCWsg+SWE7lA",
-	"gA2uCL2jHA417TPD5xqaIVJ6nhHlFA+1+m7yNmKzuUyZCJfd75HdNlOsTSJJhIRSWTvUWDLsL9oX3QlF",
-	"WHhDX6zVJc03y7zSKGc07hQmI0jYRMaRqfpuYTWKSgdCv7Hlhc4VLexzmJzt6GXDjz6Td1yMu1ZLh1Kl",
-	"7hHSW+99N9abyKZZLzaaL509wEq/pEkNfC/2xY6K83zSonFc1AG20RkXy4WFMSCxHuV6s/1tcxS12hSK",
-	"rXOX8fI17aVb7hHvpNdfON8woPn4VKrYRkSx1Fc5+iBO7G1NH7R6QKNeSo6bzKN2aIvtoIkVVXLBYZ5F",
-	"xhrwfZn10tmA0b+3PcJ7bvHk4utsBiUrqCSTPqMIZLKTr+3S26GgVSbLWdO1m807mfocKVFNphJWK/hR",
-	"+DZ6dXOj/9FN9NVscYkRqBBLWot+b8qPL+2DqyaV3Ym2WUB/eAnGJdbdFQ5DuzXDGTfC3aaRtbb9mmtk",
-	"8BfDaB5ROxXawPIydhcmYI9cAXZDwgzphyn8w8izfvXoFAoVk4RBtTKYFMAECXe/ouGETBmbW/AHvb+a",
-	"/JJ8PwawDsD6QqvTfRJWD3B9ml7WgK/IpM4hh+wKE0lmNELXLza6U9H8Nha/USMA/7iVnbAF6Onbx3Ot",
-	"3tzncDK7LpKth1OKN1REjUbIXe+7bbLWtbDhDIYX4jlsQVUK+CPO9zIxxPW3dzThVISsUqQO+c4PzbOB",
-	"81+DKbvGC3fcva0vZCvxbLrl28Y7W7F74lEnZvSuymrYfXp0tIN5kJ8Jc6PA1t56Nafd11atg3ywKnZB",
-	"aZ2XZToXu3xGO0ZZ1ejjKsDK/wRw5QfgUs3o/Q2bzV/7ID3HCWOKvKaThIkJ04c7mlNd+jgtjw+a2urH",
-	"Jcv4sM4ynnHxP7dzOyF6bWHqfw34ZrOu8nF15t+BAGsO1+wTKifxJkqWYH+a4RgljP0Gfw3BUAc/RjlS",
-	"XT9019l8Hi+vWZpyMVarK8+q+tcxHdeovn/9878t/AKoByQPBE864EQg86grNSd+Sq31UMtuT5wyiqrr",
-	"qOA21cbYKKZjbbAZHiDdQ2xF/1j0c47t0TGzgYqhlNO86vdf//zvMstsDcns05KIP/WLeEWgfK/V8Qy7",
-	"V06yORb76+aWV+iqbwbGdE5y6hi9J2HdDXjp41guutmczJhSdMya+V6t2+lh68pppcnrPiiTaCVUbGg5",
-	"seSWjGW1YIMK+p+TPHTZnZrQpa1JdUepLjnJAxAKY1zRd4wkmSDpgsV3jEykmvOUxsQ+ENNXZRZHCMqh",
-	"9fNM5hR8CV2C9PdW0HU3IzE/NiVNjfvT5aEBZyROKByehjJLOxaSRjERGcIHLJDWqo6k7D61LIyxlFMW",
-	"kWze3oWhxlNxM+dheQQuEx6Cm18m5OAQfGhqhbR1hzSvgrUGH1oIg1/0kzu29LhTYqmYekgRwtczn2rp",
-	"JGDdWsjFhvzGeIeXAoKpuRSKrSlXewAMW8O8f5gep+ZsQsX0J5m9L9b317FERMXtVwytk8+fC8lqx6rD",
-	"t5WVAi/9VtzxtMZsz5XtxmE2XrSHCPKWUrkdtdpmOQEMmE+qtvRqR7SIxqANLjZDGV2hmSSlBjUGYRCK",
-	"1+lU1VUxLu601QtIrVmyU23M5pVVBR9ckXj3ueu6vTMB44PEeHUPvsSyBzJjNCYjxqIhDafb78cP07pb",
-	"0EBspDJDDmQ9yBDNE2NFUlnmM3NtBCQ1wxt28l0+mg4v5uRG/0iWMvt/yE8yK6jSJyyeE/2FsdY8/O4N",
-	"rQOvJq/2aZ34qixOPQe63cXAUBM02YIrWk4vOMAaU5aMA+svensN4MzK21PR/fp3ryN9/6g1LBVAACAC",
-	"K4IpMKiYCTwjedBfCkZaMjFksio1nKfqPA3aBTDPQR+o01IFUDmq52Fo10+zu3ClLsb81ICK3X0zy8Xu",
-	"fvcRW3K/ujAPLMYln4dt6Wnwbevv+v3LSg6HGaDhktgpI1O2NHzlJrXH/vJEET0EpKUYI4GVt5vlnCHB",
-	"bGWeqyAUpnc+gbih4/oYZEOM469nIXs4JTyowg1sj91RhgF390E332wPVOyiDXtSsAzmFCBdk5Y+C7L7",
-	"FNm/f7gievbapyUsqpCK/d/191+CpgBSWwEYcyfe67y0M3xu5N1AGucYx+tro24KzO2qh6YM+K2ff0qe",
-	"uzCeckQuEhlORzKJnmC60NEhofF8QocsJa2Ij7lJ3QwpeBEGImYp3Gvzg952yLsO+QgXfWp3SCb4rxmz",
-	"FTjuPqxyWoEFG8IsDUTNLJgjO5AS0XGPvE0Jj5hI+YhrXWsR3CnW1wmZarWbMLiExqcDkTAl4zuT4iQY",
-	"i5SLgMvTiYlvqgmf2z3F7WuVkciZ6orf7rz75rvv33+47N782P3bL78//+L1SpcFuIakAeDlAZU+peGE",
-	"RSSVPRJowXBYZEcrfSWtwMoRoBHoKeNRuzcQQQ6MbhgaVihAdLtzzpD2vIBRh7WykoNdwKgPlwNRgJsH",
-	"ILIBaWGOL6r3eEnmMQ0xZQw7j5m+S8i3WxIhidNvC70pFcPZy5KQKcN4ZSbo/PJtFXQXsjvyfu/lWPv5",
-	"G5b3S/dKzxypqT+in060JKWSRLJ4G701UVMclWfXsTstp6Hh0oKqVvA8RVKwHsl5pPTo8SRlTJARZ3GE",
-	"OQJg185ZqLczqqYkkQvMjQaPPF6zQEkx0EYo2UOmeGSr1x5Gv4ihei1+iPIUcfo2WkO+qPXLRKZSdYiM",
-	"IwbEnYkql7NuzqZdYZXQ05U+DBwjb2RHeIxdKojLcC2bATWAaaspHZcVrY0E4fa6jcSVb+TCJcwMoD8B",
-	"HJ+AmUrL4JCFUqtibfgxr8Hd2RtnWvzqN2MWEbzkCQH+Q0VaAIwAjCUAhFAUdTU6UXyrWzPlGjtWQW9N",
-	"vOkF+b+wQmaG0OTmrAyW48mpMniWG4Q3U3bUTLBfj9PDVhSu0RqEBfgtV2E8IZ+u3j14ioAoFGg/v3wd",
-	"ttHyi7zX5xLc7SWSIOrNRU1vcSoCQmOWpP4Z+YNYSh8/iYWqaZHFgvd8VS81PNDBRbPULZvuQcvnEZhX",
-	"i438nRyTRfmo4xAfbRmFx/bzMDyqZUdKHQdKSRCqolORgspa926sTnpLGeMq722n2MMdmpNiIJ2Zr+j7",
-	"8kZa3hGd7cTots3nDDV9KcMdkZmjR2YsrlanYvN1/a4mQIR6TRo8kUJqbmM5Bneb3toExbHBkDJeO0+Y",
-	"nlVFRwykwtDB44SZ2jbjqMG/PJkUq8/z2qG5LlopI0+ZyA8R9n34jI7Z/hyeiX//fc6KDws2nOcfxnzk",
-	"RQ7awd4Z8Zg1DofMUOQbAgL9xvyROG/oogi+D5cp8ukCUAuLSCu3zPG8BxAucAqsBHz37w62IK3EbXHz",
-	"paODfdxem1z7YqPasmPYKQmCGS8betm8jC+d7XfVIswSIANJC3r1Hjknthv4XWro3XB3XbflIhLOQECB",
-	"G0+XJkEE4/NWw56SIJaLgHAxkh0S6NfMZubIOuHjSUAWNBFQiBWECU95SOOA2L/KZ8JYLvZQ2rLZXmdP",
-	"3w6DgteWF2N+lXcNXue7cJ24wViEdGaooFvOAW7E7/QpnY+5UO1TEsyoyADvBDkdQIDaHRIYHu5gIFqB",
-	"VeQBMgThL/qiSRZFMQtI9RL8Xl9Bs4intyMOMEkrFw6E+UVfanhMYHZWm4Sv2+Uhxb5rZYhd0sMKT9ab",
-	"k/tgQNAsWi8PdnGzf7RrnO7G2Y7+ATxGn7sHFJXyOMbPgbv9BZVTjT3IBEY8B6JVBBJ4SJJMCJZ0ECP/",
-	"zPr4QQStQMOkAR/mkJF8NyWtQHcrOCM0Xw+CDQSkryXajA/0Bhu0eyQI9a4SxwaSzoyIlpYM+Brx1I+F",
-	"AUWJhKVq1ycLFvGURdB4xODxHXB/5Q2fuQ+xUWBkU4Lea30YJXQhyHBpKhZnjIoK9I2JK0SI04RvpVeR",
-	"bblBFMJM601uJXo9XsBCOstUSiaWXNT49qB8M6Vj0gp0wwHk9NAxsusRnp6RgBuZBW8MpEDzlA2EvqqT",
-	"0zXyVLF4tCVNILh2wKvV1uK2HAiLSaKb9Png8n1G6e6Zd1A05WrELclHSEUTJJyd8SY2J7qmFcOhoQNt",
-	"Q4S8yhPo3Xdcy38LCqYbQ8YzT/WAWfajDuEijDPF75BWL1rJOy7t7r9rW/K1zTaecaH/PjpC6Pt1U4G3",
-	"rT+qFM80udFb3VHd4fXtHXxu3TDaQ86mgXReH0sc9l7bDHz9+s97J3gWd1/Y1kJYAdF3XHjtRdOOH2PS",
-	"TBIVhN3TMF2bAQ4dqeR8DwZRnvGNfx81TIaNs7WVW874vfaGTBz2XK9cQW5hg5T2h6Sw30zYzOtsimWW",
-	"EJCiPBCAzGMFGVgQ0WQalMLINJnCWXQ8qezI5pfV59fi0pwLsgM0jZPA8PR4Y57JTUKXBiWzFuA1Teiy",
-	"F9mLYDPVX3URV4GHU2YccbgB51euwkZ9NcBf7MUuABv5nV4cXq9Uu0P2b8ElXZ00Hyxpedr+KFTSirD0",
-	"7Ii944I9nBZQt36r5S5nBOx56M715DUif/7oXKoFbiIXLzlLL6TXw56ver15lWPXpWO4m0lolcva6YSL",
-	"TJ2b8ucdGlDFhC6VYetkKsfrRSRJ0jr41z//90nfjTkzGk46JOIq5SJM22cG5QzQCwmDmdP3Ohrt51/K",
-	"b/bz3jH5zKCc7O3FJy0XuU+plLC+UdOUc9LWOphwHKrzYUezU5ph7wq9z6twVkV2yg2Yh1M6fFaBuzJV",
-	"lKpDAqitDEiLFlWWbTyoVKorqwgkbXdbMMBM4Euw5cf6hRIq1IglhlbUfkIeUlugaXxdtwbHaa+zBz2B",
-	"ttwelLeb2vLOohrTf0xYJNJk/SVyQVpBMSqBHY7bWAI6KTw/aHdyQlfu0fkNDezcWC5KOApIo+ZGsU8c",
-	"/Dis50SZMlNYAiadyS09DdoYmoefV+BLSSsIqWJ6HIYUhuM/Dvr6aAg44+eVu0Iq4ORoQFRTWYaMcbjj",
-	"+nqXhwi4vVeP7lCmE1zm1WQJ3YlVRsINi/GTmNH5nEU2maUSx45jloxZHeqSvlV3EBFx7MWQ8mIVzGLC",
-	"Y/1m+BQ9jHDANh9TwN+ZGFuuUYTr3DzFH8GO6lhfZMRIK034bKbP7tl8zhKiB6xdMMazewcgwdSwAGqC",
-	"MKThDsTgx5cXbz7u1SDBNxgtxIHXvWoOQc2ZN4sTIv/XjIlzj2x/yJNzcQjMuBtobCqWtl7MoDFFBuFt",
-	"t+B/k+iuFrQiuuv2fLdn4hs9vIUd8xVkiC6K0GcnmHxfZSi1zQinVh7tqujVULrBlq7ORyOEZl+FqxTd",
-	"icyK3V9hio9VGfAMIRf+5lWd48/2yjr/lJwxfeSY0blCB5D9HTx9C0CHbc2lUnyoLZN8SZf2Pdvqnh1v",
-	"7+lWLVXKZpWY48eL83fejYLd1yA1w1IGAm293Yo0XuJCLgBczcJzebQjPtKzE9JkKCfLKPEyL/l5cmyO",
-	"oe5Q/hJl2Siv05LoO3HOQt9aTeKRA+/OBiU/iDbcNFRYHrfXmBBlGNohmGNgU84IHcJ3JmdqytjcpCzA",
-	"wb9Hcss8YZB8ho63xUTGgJ6if8sSkzQnDduHaSylU2Yai9DyVO0eudBP1nIc6BEO8qxHhYQE+QMhZ42l",
-	"hgm/9CCTxCHYAgy9JypvH/fNGQDq5mNy0HkwdHSOCvoYwNCv7ueyBAq9VeWie2Qu2twcDKO0EdNHjfi9",
-	"FfrgKJOlNu93k0IHB03PnF4YrGPEyuo1GWOWP8jXKeZNYfMoVMjSDGilioQxowmLIM4zzbRxpiYsHr3j",
-	"I/aSLhVadtpU4RBSAMMKEPNpAlCA8CFflkH7jASIDBDk8kRSORB6e8BMw8KUs6YeYgJJzE80ptyEKgMd",
-	"YnCCSOu4/6JdgxZkUDS8p1AFoq4f702zKZlwa6k8UzY7zy/+0tnTL/JpB5CWkKZsLJNl5WR4sEUl85Y1",
-	"UvlkNS6OuTR3eAioV+qiXHkxnbMs/ydlmn/vPjv1QK9/wmxtTwY0aWmrtMuFYkJxPfEm/Ws7b17uQGjG",
-	"U5uymZ29LdI/TMlTPt+OyNTvUe8hIeCx96heE42eZ6o3H5mL/J4V0xsG+deMmdHSK1CPj9wMBXclY5Zv",
-	"FqioH5Cj02/Qr3qd/TEZ/+H2QoO5ag5Wj6/RGLKeDLJ+//ApuTA0oDtQv9SM5DVPv4LpZUkOlM+4IjHH",
-	"pO9Nw+mSLG3Ld1TI2sGhh8N6N429E7dR3cCXYXd2Nzxs7LWx8UFatBS68hgeZwPhMxhgw273yHlR5qFS",
-	"ugQmGCCsqoPxfZAt8EjIWJsySPNIXwW0apv7dpIr//4Eb12/IZlIzO5iY08y0qzaUvFIVfmpJsu1bpZf",
-	"6y6QOc0UUzbiwpkiLYjYGDcDnDohuwR9bwCDKdMiGoeole0zEBSSMJXNUKnMSkdi876rUoQPW+0dRMBM",
-	"CVkqLaQ1+NcgHB0vSfDzYO9Pg71fAkwMgbADNFeJNPypFF5oEEd7ldMUlzXW2qJ3/w5uch0bPPRTEtfp",
-	"pVjSCLKNN4oV+pUqcK1aV5s0oXRCBQlGPGa2mAwMhgDmlY+F9MZX9fU+T/flh2875LvLV992yGc2vNRz",
-	"8+3b1wRyVMExafwmJ+Q9/4YYXG/45vnBi0My5/csVkQKKMaK2EC0jo46B8+edZ72+/ZXDq7gdsew8RXJ",
-	"oeBlXc7xD8O/E1xgSmUXyoZdSrDrH7/VejRho0zpsxkeqEwVG76VOS7l5tIQWHm25bqEPCbTV+Q6UhO5",
-	"wKOaHpce+ZyzXxTfFgTEhfH+RAF/+EBgegBUeqKQIyy6KX4kMZ/xFN3fSs6wBwrzsSDNCnjrRqg2VPUl",
-	"GwWzYf5/qRXNPNfZEU+/AG0c28YPVoiZWgM18yDArp3ZjPNiVL86S5arqFeZYomDf9HYff8+f5bPib8e",
-	"wqtBVYUdCrPnuW/mm40facwjeKlH4pSIWEr5FgcrsHltYxuqDEzTnkwE/SZMRDLxYY9CUPJDpgeiPLSv",
-	"33UP+y+ODhoBKK+DMJUipeFG/wj28MJc/HWRCRiNtMlsXRX5Ox/6XBMzLoCLNweILC6vgXpcbWNVcF8n",
-	"TE0gI+gykVEWet8HMOltLxtu9Gwa4WKpLh5o7NWqJoHv1X+ObIccFbJx3h8T5qssioXclHpembzq7LhD",
-	"thM4aVkKd0RfdJPYBPWO7ONRvRYPe0kFJVcZ98EZbmwOaGDL7f35gJwcHJKTkxPSP+j3V4PmGxr9Uju+",
-	"6NbZEqalkaaqelK30FzVqCH+Qu6gxyYEIySceedZEk6oMpxJirTgjID06+DUaTfKdtpVM1b1V+WQqw/I",
-	"Q5YuGBPYQX0q10Zqnn3W6td39rBTct1uAq5d0Y6rliOO4BNFTEuGaYoLBM9d35ud0HSbqdutIT8dZbz6",
-	"lgvUvGju4isb9CUUksYmkKPCiyPas0aHsh1U/EMVUVOSZ7PwTdz6qwKgV5AOnBg5m0GS2oiKcNkhBwcn",
-	"mHr2iACMW7A3zGk4vTa1hE3pDvQ9Nti0ktK0+gRAMzQl6atDO094yFatmuPDk2ZGjYnZOFh+Vy+77169",
-	"7x4cnDwKOnlnD9fRLnnKcEl+u0MLoHtdrWfOp8IZ4dL4uGP5ALtCi/9ue59dIBv3lF2Ev4yk3GQx5FLu",
-	"iUvb8DZGcB1tqFgcK4QkX9BlI+TtpmvkUmIUcIV61F0wTWhES0vGA0dhf9ZvADzj2bKIVrdUNh4bBD+k",
-	"FIWNLuYqVfpETHja7pFz4yqSwo7MQMDtc9gUS6PHVfHIUzJDTkbA7Ms7Ah505ThTnwAufCXtsU5cyjqg",
-	"SofEEXoJQQLDab5ll7boGn2xfof2xntLxgKmRxrALj00RopalCgWSsigZbNKadv195+c1NAXlTLqsn56",
-	"CMh1RZts1B8+lfCZxlPD+n9tQVtrKkoWxaW9HOAVCksAuiYizgXAaYOwkoosWMJIfseqA/Qh2NE53mLD",
-	"/c7p4y4KvXx75fm567LpQP9b6lBqZ9xXjuKd8z+qKsUvcD0zmpht9fDqlDxx63YoJ8ZvX3w30t/ZqhVP",
-	"kO9hdSvnMUvqi0cgyIbJUlAsrpyKD6hmIVJU+98hAbxy9Tf9Ho2Og7pbb6iI5GhU17E5HF7AyzoxV+ZH",
-	"PYUv+Md01TxrXfGN01dt3iW4JebdRs+9Ynm/d6zHMbevLckZJzwG4G+apexRanIOPSlQ2xQvVWmr7XiW",
-	"hLMiEs0Lej5TlbJ30oMOu3O22vbHMHPLjhnjj3/e+sPo74RMm6HO7EJ4Z+/5hiq2G1He+h1Kpawg4N+O",
-	"dLwWi9FUgq2Sj5MWmJZIIQ7eEgFgJe2HAcplWxj862jvoL6rIAwMgfWuwv0PrJetuTl/lA3O3Znt/Ey3",
-	"DrVdHZtdSTycTEOHsg7Es0J2V6zV8qHWzGqtjrnKpSoHbZhLHiMVAfIn6H7KO5YU2wGU7vGZNlISaaod",
-	"wBU640I/GTqbZonAe1dhqpxnrMhC1VLzCqS1c3AHsebPKcCm0DAl311//FCcLKZsaaDduXHm9ciPLOGj",
-	"5UAE913FEm2jdBUfC8jMCSz3lt7dErowsX1TTTSniTJpUjNv7pIXj8TUW4F1R0zFRNQhV68vyNHR0Qvd",
-	"vU83F9hnm4sw43HMzVlpnrCQK9gnP8FBFPFw4egawdsF2mIM2vpQi8dWTGDpkMWEhxMyo0tCkwSAgzIA",
-	"QMGRKB2wDvuHT7v9o27/8Kb/4rTfP+33/1ZXJrXqtvOefd5GeLZN2DiLaULOL9+SiOU0HQqLKSkZsQUZ",
-	"0TBVmFekJnSuDds5ExFkYhSjB4WLANQOn58oop+MyAXUh8juGOerosTydJ4OobGSWEJjUpYd6YDrAjJh",
-	"dGXUEP3RLLv6sGbNs58owqNOcQTmoiLWFowBewqlp+5wjBjm/QOiJoCM/S6T8dvoyz4KQNA+JQkL5Vhw",
-	"xQA0A9uJE0YjsPJCBrhCwyUBBAoRmWwpA+7EXADSVgB/Bu1qWeaGqgvW7/efNvEYQd8bUnPhm5SzFHbw",
-	"MtojFz7a0JLWnL9WFNR5mmqb1g/t7E6h3imxw3qFCjjW59f3PGoE2rUmW40+STCxBeAoFLK2ZnFsylF/",
-	"zViGToPdKgYjU2T0fh26L+yl2FeSSjkFxBxHc9lMwNyXVPNYx7fEbK5G9aWXpaeNKI9ZRFojzLzTcggV",
-	"U8KwXZuUKn1Y0m+stR6K8XOodjGJe4nxtkQsIif9ftA2QygFUVmol0avyVg10jCkFSxQenopUymmB+q/",
-	"nCzH9pa6BVp/u1HBGPg43QnsT5EnmWqdp62huCSSQPUEgsqjdiNnL2/Kca/FcpuTCKQoe9xq2FJwShaU",
-	"p5YGj+rj5pym4YQlZwBIB6h1p6X1whXJoPJ5QZfAo4LF0MkdSwZCpdItH3Z4F/Uy07o0iVjUPiOBCxKD",
-	"zRuZwutZRA7v788GIkBZDU6hFhkzHmWWhnLG9Lk3z3AtuNwTliacRWXgNHxfxMEziHgF3klnDx/irzit",
-	"KYO9cTr9RJE3NzeXBK89Iyaqm4lEb7YAkKUHis9YpDtv1glWz9r3NSU8uNhPXrzYbunXKue3rppGaXDk",
-	"qFNSlk6dqaPArFZZo9GL5FofMpGx3HArDmlKYznODCmMMRXM2lYBUUYFWRPNPEGRcELnWgVhOwPhPAZL",
-	"9IM/rSQNrzy0B1dBHmWqZ2iIPQCnDROpJeO3UvMnU7wEWFJApXqLmGcGdc/8wsWd5CG7nVMY97mMebjs",
-	"zbNhzNUELl3IZHqLViMyYKBGKsPudFZUVsLmMklLLWlTW45GvYiFPMK2vd5S/RJjOmYzJtLeiAsa89+q",
-	"+IAbNaQZ/GtHt60LYfty0XE/jcoLFRLUa3DYd3C3FPnmjuOr+nLVgXtI/vgKwgLlcZbU0WS9xt3WrDRF",
-	"FLeFnjFVqd0rR1nsZKlA1bLeX/qIeWguKm9x/U2hpsZ0RSotjLI1NhP0N++ktSYQ0CtiRq05uj/nnNjN",
-	"ioIS+Br16+hbu8qhd6ZTuQ4u7S26pxWlHPEIeWpADQ+EPkZyQZ6bSJuqeSn7nIotf9g/fogWz2sLVpmO",
-	"QAn21qQ97yuJVHKbrXbEIzarxonpV+SgNAEVId8EZ2xWzQ1TaV1gzzXnTvHsCHp4uDRoKyotohEdn+nf",
-	"AdYV2PR5quyhjscpHjNXWCnzG3cJwlXu3/DS/54gW2XQvbE1Z9j/sJCaO9U9Z6RqqcIcw4qJaC65SKGO",
-	"P4DlEJBPV+9MQcYEQTxgT4WqItgsQ0KjKNGHc4VC1QonLJzq4z4dUy4ITY2dUJx62p0cRQJS+NGxMadK",
-	"LWQCwESjhI5hPyVXLOIJC1Nli6cGAvGzc7tz9wVcys07fr4xMmOT5pxJnqGnEVC9Fri1TzK9hBMOoSAw",
-	"9bIKB1PqBwH7LJMppDleGcOlbj2vmjhgtDvovvoS42HD4wBetrpW81tqT2elNgHZuVPoe+c5OV/ZbgSj",
-	"zYMACztMOwX4nZsdD7g7DF59U52af4/W8QqIV/d4rOA/SgV5pLMHz1IszBKeLq8BvhUt2jn/ni3PM73i",
-	"POeZckEXuGWnbKmVAo26oG1UKOfsjNizQmlfe/PuGTl/eUO4GOsdzqo3VBtcPwIdpbY64HTvvkvnvDtl",
-	"Tm0V9hAwOBhNWGL7ip9eW+H77vPN3gqBJ2o3w7bwREEvlVadUyZIK9BNycS83in5BlqEovij8Pzi4tX1",
-	"9e3Nx+9ffYBvWNDukDsa84gcnJAZIrz3BuLjMNVaVm/YgMCfsDFXKUs6JJZj/YM+pkNOLr43YufqgwA8",
-	"rnhRrT0xt++Oh+xG97FmXsicAg8CXvnEvFAHAuZIxa2Vvr6IizFpBYj3b5Is9vX3yElaMwV4Ydeyaa/M",
-	"g9PBHzJv9KWmh9Yl/au+q2MRO/W591oCXq7xT0Oawv5C/RXu+gtOyMtXP769eFWZkIFYABPCMJELxRJl",
-	"YWb0iQJfTPXIOc56LMdaEUc0TAl3hRC6UwxAzXvrBcTFSFoOFJPSb8pB9GX/6dJzFu1dywxXjsrm+oy7",
-	"kr+JVySZwBhIRGEd2z2zo/d9IL5EnDw5GnGIiMCZ3CZczLI45V2kZwRDUibqVO/UCQupMgSaTq6GfloH",
-	"QXe0oNoLsOIBgLOxLhWRVEMmVKbICP3/b9496wwEYvmD78Kt+pdj1bH5PBgmAOagiFi/BxguNEmFnpuB",
-	"GIj/+A9yISEhkkuhBqJLzuNYP3qCJkfCYgo1GgbFCjCFPl29szErgGGPDBREsH93EEDeJL+3iAJx7rMj",
-	"pBWMpX550tsPZxHYIQ4VMk3R7Drd34cbtcV1+rz/vK9b7emuQcwQd1qApqAzFl9QxXrkrWFQ/PTp7UvV",
-	"Izd8xlRKZ3P8thLCg7awqBI8ToQrEvw+QPfTYO+UDPZQ6g0iIQr8YK9DBsZxdSEjBhfCZVykeMmX4AzQ",
-	"MmkUKRKYasEA3/zn36E6v2NhDr/8olXacf/QXD1iGNjEuc8EzdKJnhUtaBHSJBz3D8zF+iMOyTmxXJlY",
-	"cx9JhnyoQJwJ/qoi+EKoMI5NZ2fpONmcx9DmFU0ZVgZbWmtyfPjCBD5JcMXSZNk9hxiTWeekZU6xbWjg",
-	"M/hicDmlFEQGvLn0jnIwhEiLQmxA3mlVTfU7pDRJ24Z60ACn2X6d9I/g4Xogy083oLcRCzC2qh916zwn",
-	"OLUQgGAIGiyTDrhuIcUpSeNlD9o1vt7bTEyFXIgAWTEsnJsNWOhWYn0SQHdTKGcznqZcjM9IwubMJC7k",
-	"IR/T6dyvH7yN2GwuUybCZfd7tgx6Rg7tHRMDLk8jKKRpHZwQoMA2gB0d8rRPcrRl3bTe5XGHb5vQiVmX",
-	"BX4ryMVJ/8iu99LGOxCvgE87H3RYXhAhCu67c5aYBFAjl8UX+glw1jHR4OKXogppIBIZw9zHelfOo6L5",
-	"055Yzg2MsJErGTNFEiqmAz0J1h5ghEYzLuyHGRV0XPxmWLiklsKUjkZt+4M+/bCkRz7axykyhtU0BGpa",
-	"U8EPCQb6Y9cuwTNC8Xd7TANvDP7oLJZDm76gFZe9Fwb53CUXntElGbKaSvuWAVFQQbtHKjOhKOREYAIE",
-	"T1kXrL2ATOSCqCzUa9HlMFYkRU/JqV6CljUYxdFoCFcTILALOYf/d23vsEGiGDOsz7BizNnWiFxBzmuR",
-	"AfBlTnP1oj9ijjQ+twUxnxwvwoAJu1e3dcOOHgKWBT4C5lzjODMKTfcKs/0niICDHbOdeALudQ7GYZcE",
-	"MhlXB8GLloCkDgClUzcmY5bqrh2d4RjQqKD3MfNjbujqH08JJobq7Qe5imD/nHVswAFgJnPRx8leTJbY",
-	"bSGF0V2gEctdLYZVb+5dLkxmAuz0XS7A7u5Y/4S1+1UHhrgwCrW1CnGatlUMNgQyEPrwAcvPOKOGIA4Q",
-	"e7rOW9SvZOBerJVbym3IYy0dcpnovScaiFciZck84YpZeUdnGk6KcEKeNH8igcYDa4G4/rEnStsip7r/",
-	"/7Bb0T8Q3ob8YyD+0e124T/9c2Ao07rIJvQPEtD5POaY+7X/dyVFQPDClYySfzipDBAkrl7n5CX9g8Ry",
-	"wZJQb3oTdk/evD+/6F6/OT88eWr9xwld5ApfHxw7+linjbS8zqL8ioqFCUv1QwciT60yNguP0C6BzuGf",
-	"MPz4JzVf6b1xsPclIC08TJOgciQHOEkOhFFI7G3C0h2TswSLTUEeUzrJd7l16UKAHQUZQnOb6ASNm50A",
-	"Q7uliByEv/9kOmYk6095nM6OnX0MSm3XZInlKwCVtE0OK1LDOpXcsI41Z0IpVEq1WPAZknrRhCspTnGZ",
-	"6ynmGNNC81MbYhEfjbC61kDKiAjMGYTdnLKlVTJm5tDjkGMPUaXbxvMiTQk4uJHGfTFRLLy1JrQ1riO0",
-	"quxc6caHTKVdNhrJJC1h4+jjJ+i7hCExPqFZKmc05SEaPVq75V6LCZ3PmYDegB7lJoqJMKEGKhowbwr5",
-	"NyYP+B+7xPWhgvGSxzPQ3NQK/Qwi6of391gMB7q2IGTxuTgJyZ2cyEUMgdQhy92yJgFKxngwWXHFWi9s",
-	"7n7VbToeWDwBaPVjY0tYWqh8yy8ohyuCDn6D8YrAllbrJ9TF4Q07gxvYCOpDb7DBeHLF7EoBNub9ItIZ",
-	"mP0QEabz8J8rM5whbZ0nu/CMBDQNiDdTEY9uYG7aInfcn9Zoe+wd5s4oyAykFcf8mhQraLw2S868Z25N",
-	"D2XEWYV4Hh0bR319kFfAsWekE+1wvU6Qos+JFONmnou4MoZ0HupDxZgWeXh2w7zWYxpzAVsmmSdcgIVH",
-	"x/ilfsXg9wUb3mZJ/GVfH9r2f0/pWJ8e9VFRH1xQ6k0JHg0TqVRpv9fTCBRo83kRfTAQ+qDBPMNVeZAP",
-	"3FXl6Q1ls0Hb7gVgT49co/tAZmnHYLqtnM70qbTYufSI5Dp6IALbDX0S1Z0LnCynxYSZ0yhYOpawDww9",
-	"1e4QhRu+fnXdLADYAfAV5CBg17tcaJWm74Mx4Xj6paTAWEVnU8xDJjCf37iGLhM5TzhLEUwKAqJ5EMV1",
-	"Ju2nLJkph4c6dypB+XOi0I900Ov3+pAeOWeCzvne6d5Rr987QuD0CTh893sLFsddOGHu/30xVb2/m9xu",
-	"L0einnjYdD6zIfmeLck1M3yqmDCtB6DkVlU9Ap5Bg79vU6u1EpvyCA8nl/lB7RT4JEgL1adJF80n+G20",
-	"d7r3LUu/W0yR+NoUPOpuHvb7DhsxurLLtlQpuPz7nu4uhAloPN473XsVvbw+h9juHXw6PDk5eAEAifqh",
-	"z6J+eDw8ZC/owegoPHmuf0iXe6d7H7+/1DOlwIvPx3udvXs98Ae//nT+0/f3F8nox+vbZzfLzz+8+Th+",
-	"NgnvLumcv4+TxVtKL8M3n64kAjWhDbQp3PDd5++v0fHoIexhS6JYCiHG4/5xXVP5mO1/kOlrmSGA5XH/",
-	"aaMbznPWw1L8YO/05186eyqbzbTgnu5d4uYHAgFL9A4topJcAHX4WCGHMMY33NP93ukeCoEeUuewuXe6",
-	"Jyzm6T7N0sk+uNUhN0cqj8ReQVGB1lDG768X5yKR2vqZUchCi/RBC77JQ57GyZQrhuP+QW8gXuutymSQ",
-	"mqWeuz5MmmTeZBiDq/TtJTF5FUWUgMQyNITFc8oTcMs6P5+a+GyeZAKOHX0PizqwIRTaLeHjSZp323Gc",
-	"Hb7AhI6ye6pHPoJ+e3uZ2zaEGu6EHjm3aTroZjV81U7+h30OkL0agwaU4pwmNI5ZTMYZmjvG787uQ2Zs",
-	"tRHiXQowvQTg+WiNj65Y4HPGERuIt5dYdxBrbQvjgJbkUb8YdGoGi7SOD1+QIVtKEbV75HNBUZNAboSy",
-	"KesDAf2FU74+Jotl/jZg/vGUUGSBpmizdtwUTl64/CoDarxVeXqxTJBiEooXx8TgFyFYI6aA4uZHU7u7",
-	"2VVktvrtNeI7WACA9E5nLGWJqg1//v/s/d1yG7mWNgjfCoL9dZjsTkkkRUk2FTviVcmuKu+ybG1J3rV3",
-	"N3c5wUyQRCsJsBKgaNbPF+/RxMzpzET0DUzM8VzD9J30lUxgLQCZSZFUUiIl2cWTKiuZP0gksP7X82Sn",
-	"7OXifpDP+AfmHpnS38h4upos9UmPO+EJ3ZxX2lC8t8PFDlLD7oyoMNP6qlJaHMJ7O5DG34vJU4c4fm8V",
-	"gYUzzMqi+QNxp+5d2vN+Lz327Irb2R80cDiU99uklbndBdXsHR8ubnKz5+5lJ/4eZFftnENtZumL7ekw",
-	"wBbO3HL98A2N/ccwlzTuvuQj5BRkCvWZ99RD5qpXd1+VW+6nUvQSjnUErcb+3dee0ykAg0r5jqZ9fGbj",
-	"oMzr2RQfQ7xboMY3FzebKw34Bza9YMbpxYtLvO2VlGdUTO33AEvxoF7iTS8xevTNWE2XanizRo0cA4GY",
-	"6Ty/uzPd7rbQQ9S7ROicRfr9Rl4zR94PKPEsdil2m2c2Y0OdavPOSo1ZjPl5r7qd7d4RJ1aJNuutuR4B",
-	"3GNCFab/vVcQ0SQxgl7RHkOQ5xGj2twvb/f4Hio7CKXp1NYRYFW8HrApwS5KUnW6L7MOagsUhA1F5d7a",
-	"Rnwyt2OR9kAmxadTH3bY4CdU2pVUf/rbz/s39WHz/VH05/Tvk5fdq8b1eUu9i1/1vqeH4zfyoP9vvCn+",
-	"8vnor5Py+uICH7OSxmjNwTrwDqg1tu8hG7di7i4xt4q4+pilV++WWrjY1yaesPFjoa8MBUcoJbHm0nL2",
-	"ZyGNW9vZmKbFEMgCN/iMVR5s4Ywt8vRS8wbgqcvbNvb0uW7qzIs9sqXwoEXll9Ht9yi1oBRLencup8w+",
-	"XqTvTiHDjZLdLqbM/fN8b4JNiBTA0IHqEZefHGvgczWuSVFZyB5mWWDBYjDb+c142i3vefbpBXZW8IBd",
-	"bL0j6IzX7J1m6wPNc5uhSQqce8udmxVdFEsuJredvu5YTYl3+LyjV2Kv+TI0nkI+0jpw87YgEPGx88zm",
-	"eToNar/F+d3eVVARbJI7z3PU71C9E9OJ2Gk1y6vU4hR8fb6Ye7McfdPMdqhs3aM/sHvkdcKpS1DOqoYX",
-	"ajWvqJSWsKJ7iZKQwjPXLPSKqoqLfgIyuDYj8oHiCcfostKCTTqicAOI2eGD4sB6LDGp2kxXDSudjfaJ",
-	"vRvm8zO75BxHhWU3HeG8IndDdwm2rCRKzmiyux25ALsNO4LrXOVc5rxFcgS8lqlETC180dSsJBIzneVl",
-	"1+ltWR/EiZyt1/Xl6oaT/C45XrrTuPLrehvU22qtx/F233y2VTN0ZjUi3kVu8a7TH3btLkt0E9SEGi0z",
-	"x9fwXsaPkGqRaf89HbIwmC06hC2FxaU+GdYRERD6EqqwVhDTTWS/vhPTKVT86ZTTZJcAWL6ypVWM3GaV",
-	"3e2Id1l17L5t4nEluyOW5vwU89dAjtNjnGgoTsqfT6qtej0AYOKO8MXw6FWQk5mCcnKna+MUZToWIpfN",
-	"6gjvhw2oGrD5Sa3Vk0sX9nt+RDf3S8gx2WKKPEmUXUfzaU/XnJZyM7aSxmt8CRoPqn5sQhNLYnyRlt15",
-	"XLn2nlvpK0eaeZeu8ufl9dwja0cj5BI/3izS9+zCvVtf7cGpLFRHRr/Ypb1ObegeupPhtCwMFd/yG6Ec",
-	"3hUHJLIfGJ3tywrbWTFENTT//MRFWAtmy1OA3B9//WTxpCxkIV0Yx9OEZn+hEVELoADFFyJK2RFQRGEr",
-	"SM0gsELFjGHmYvOjO/TJRlLMaTTz9goWSkdkhjQ6gNXQnvAJ/LNP6J/BuyAjMEYVrbtZC/CIHGs3OSz+",
-	"JMc6rHWEk1hFFR06uwVH5utrMjVvrkODpQ84CFD2wTNQWy4wgKpTKhQtVIjbUnNtfPtd8gMbafIKneRd",
-	"ck7N/KDqh24N10I2TpVMw2M0bAT7bD5Qn2F7gXmuA5t8x8V11vQWpiz5U6dizu9Uwtp6A57vuNKXdkG+",
-	"cRAqq1kETkjfeeIpvL81Ge5f5/fvCK06i1F6YDFKobjvDhDKer3ea5pzR3Cf/d36bqOxv3vk2JOh8M/s",
-	"LywETE/6MLDKmfyFJwndO9itkyo/p/ExOT3/SD5cksbRpxZJ+DUjZzQyB/5WgymZN9JWu9FcZaSNMiO1",
-	"kuBhA/5H3qIohSdVWDtzqC3nuNgjy71ra6NmTAourufAcWAL7DhNsOnumBT2hLepU6R/HsqU5W6fvdIs",
-	"NsPz95k3ld66XaS2llAmtvUPjTmxZ/fz3q/XbPr7UjWJ/S2yZzS2p2aGxl7XRoZd71BdaJQDstEXnEcI",
-	"34Xw5I9pEnZE/nYRVUDYAyW18EPWFAi3zd8p36gMrSf2ReBCuAMiM1pFCLUiXNsOTOOwRgMWgwTuSxmT",
-	"anhqjuycSqFTmbTJKOU3wLQ/pJ93aJ/9ab9xsH9YNw4lHw7H8OmhU+ptb+e9FGznjOpoENraT/P64Zsr",
-	"2g/9QPeho7qoFEKcupBUXTOeTwpmnM4v1IwDDu24eWyIcFG99jfmQ4PZeFtf3P7AdsAwgZEcTXMfF3u+",
-	"ilinncqr3svDuP6y8fJlKzqKDw9e0WaPUVqPDg5oXG8c0P1ur9VrdJvdevdlsxnFjYP4MGocdOu9ep3W",
-	"X3Yqi7AvCpNaEA5FGqH6bSSXu/UWzOrevxQxz6r5+YalXis8927K6bleG3J1F6VnYaXNEaOlll7xW5S5",
-	"ZKmMDSrm4y+gGLOzcvn9yU7z4DAggEoZb2Q1LNcC+/PKgnDzz1muEKpCG3uXvJfQKznzKb6El3481fcI",
-	"zQtri7j+ehue59//8XvBwTxxigXjrqD1cvrTYqPM0Z/4yyINuqrlDfIXo3CZ8p2Y5Wf+xGfteczkueoX",
-	"gCEQuwI7q1JgIBrICcIzADU/gFNh8Ub4Gu56aW4a1tr5neHUU0cgNdTYYx3eboSH/mbjFHVTKhzoPTdi",
-	"RsuYThHKnzmHCDv9OwKaZ3+BGhgMULlWfWxkSHXWueEtB2Mlk+otCqPA0kFhw3jGZSSIJ1GykBPOl47p",
-	"FJ4BzWtibE6F/+fP1SmdIto6kcZ3dIUYdl5doadMEoDQx7RnD6L2CGxivcai5ie2gzNrFQR12rZdJBZ7",
-	"pCOsGz7T5LBfb+FdhZVTJKeRuSJKQ8gAq3tugKspWxPss9lgHRFisPqKQ+AewT9cIMBWwdEEq324xXGw",
-	"3j3ghRFKmvX6LjnBpG+P6WgAuE5oSVHSS2FBQOOoZ3lYCBo1xwnO7J3C1zfer8elum3bALDNnHR2RwAK",
-	"jg+wz7OAchthNRMIVrS57JZaOcaPZZwZrvHb8CTxmmZGQRzErUar3qTdqNVt0qPD7qujxqv4VaNRbxxF",
-	"B6+aT2QD3RXmNpsGrMc7A91n7kycZGQexL1557We3M5eWzpWnv+siwoezY/3tbyE3AEPIWz7VtMRS90y",
-	"wMwZlI6bBWLrIviQLTDK3N3uZYFd4s63T5NpYXEGJL/njSAAkIB7LcJ7ml64SQbUZtesdMvwpp0ME7MC",
-	"c5FNtvpH2sS0X+WUSnXspHYt+w4bmOOvOMixmuGWCylYyf1Qoy0ztRB3cUmWnCYJ4kJlplaG0kvFNFdp",
-	"lI9XyxhzGYBONYT2/13iemAte0ABgxHgIau5HLORNIpQSCPXvMWEV2HJFza1Z9VjaBdhDwu0stZds8qx",
-	"yzJk9WHGCLYpbEiV2xE7YDDfb9vqiPDcQlbCOWZf94zRHzr2JzgMrZS2x/4wzyLpCBDg/sloQLtMk1a9",
-	"vtsR7r7YN4oWYUIR+wtEa0RHpFrArPT3yxunbdJLGSPNgIxSSZoHQccsRAsnRMbCwi/VbkN0OXSutr39",
-	"J4z9ZxYqDFtpOrVdRrlRZ0Ea++qelQkHnLJRQs2IubYfGU1vBKcyd5UjBUjBWHwXd4Q501tQikSJVFgr",
-	"kKuCaNRJlFA+xPoH235bKIUI8oD+2DB1nM0x1R6zb6aCe2lVwjFJaYZkNTfEdGqGZWfnVMbsaUuxzQDa",
-	"laMf/nLWOl+hknrmHTZaL4cL5U676BxPK28P4QVoFS0yiBaD1AazwubLLpUrkRjHmfJjtaGPldeaRfb9",
-	"ZP78JKT+BGLSs9e0K/PlqCe9gT3TbtVbpT/0G7jxgi/sFMRywb+7rQ18PlUSZWsKzULK9I/PMUQodO+2",
-	"ju4um+Dihlta5D0EEV9sI/1ZcnEbOjEzhrJ7vVAklQkLLMYlxC+8+aQwyuFzXh1R6EpySF/+jgzVaLVV",
-	"30dWrgmCB54IYqFaA1jhgY8XANcc7IKOmC2Fbx0XACMstGP2+6sSOXy03wp16NbU1tO5GhP301s/P0+q",
-	"MbWtQOfi5tOr6C/N7t+Ohj+MWuqqcfNvL8XF/uTvh+z7+n+8O6Dfxs3+R/7h56O/XZfXrLPvulHN+tj9",
-	"lFjB4Ve8YJN8a+njNieVEDffyrTL45iJR4z0/wEK6daT+Mdpg0R4XjBkKE2wru6R6LfwY3cji3m2N0ij",
-	"G0cuIN2xiBMoKLXwfLGMxkMmNADy/vnyw/t7YYh9GDFxMuJ/Rnbsh0GJORqA+4GxFeQAjWNuHkOT8xwb",
-	"SYGjxdF/zBcI8F7nb8n+bt3P1LMABbsacJiUF8qP0Y2PVM1nrK0DEcwttSkdJutbag9ZYX83I1lphbmx",
-	"b1fYGlfY30/O3q1nhaV9VaK5RSywSbMWFWM4L21TuR8wBI7gQ9p/UptOLO62KB8ScW+y0U4KmfbvNNjM",
-	"bJa31/DsuXsnvyYe3B9xq00BIVd5/Pu2Kf1rtM+yToX8MsrJNBBN9zDPcki9S3XmnLqMAIsyEP0roYJU",
-	"NTcSDSRY4CgqlOVIGHI9B78qNPLhQ9oPSRX5MbDWflTbJZdcM6QUaxeevjPhMTt2rk6OyaIjclQWKaMx",
-	"wPNKaZvBbZLUVq7YiD4djbCIZVHxiX1J7B0wb7lI44PQfaAH+YTyaFvlNX/jXZh1tPK2s6s623l5Mg5n",
-	"cc1sSvPxV67s+mB2Lqjr0XguYBCW3kB8gA6hhhk3bSQTOU7VLjlPqLAEVjZx3p1mvGGBRb4DjGu4zcn5",
-	"29u7GDlwcB+DXWN2+h0b2PHFLOCicQQn8/bbR4DHd1vunmYKzAMyeUfYBPFP37462m8cAi8nt9//n+rf",
-	"Hh0evjFfZrFdAxQ/zUNyaqnRy9s5/k02Gpl6VLmC3AXxU8qX5xqNegrjZT1iENfp6oLQC4bKfHk3a4Ps",
-	"0VjvDZIjzFTeUxLO9c5OzB5hCijKbpqO904hfgz1xIovFOFCs7RHjcUg+lx4skHLI4UEiO2OOHl99dMJ",
-	"kOANuQ4I/tnEJsCeMYTwyEu7I0g1ZkPZT+lowCMVkLHgei+VcrjXZXFAwDfsc6aCjgByR+BjwCIMvNE+",
-	"ibmKBmZVBGSUjJUlgUyNb4BM4lSRD68viWJA2AyNgievr7KXlWlHcEE+XJz99KHeIHvkw9nrnz7U93fJ",
-	"ybtGNgQypCMQxzodR8aIi+1vgGEqYngI8kXYuTEj6YgbGdHuOKHp1NFJOL67ITWSEvXMNUQaFQnHYkhH",
-	"IxaHUDmSMiNTIZVyUm8CVyA1/3wJ+HQQmXQclNXzvzZ2miR8Gxr9RMxfrYMa+thITwnFYFAzqqB4Br6R",
-	"KhBZUg0X7tt+GUomNBVc9NuWYI3F0KozoDdQjJEC+RaPd5SmU8urBtRH5iTkN4CmWDfXWZcoSGfE/rZ+",
-	"P1H0hgFrFTQFScFIl8bu0o7AkSdSWdUNmSbLZMTMXUE5msuY0OkUKttSpsaJViFWY5s1EWRJOscnGHZE",
-	"NbTjCQMSqmsOHyAgYTxGHcLMHyn7D+yxrTlKQDu2Ge55e9vAvOY1FADbSmx7utkMPHFlubc2upursJYN",
-	"NaUTotlnvUtO/F246ggOGbseRwMFOn8ZghnmtB+pnl1+v7NfC/yPPRrxhOsp/tKq2fplqOwjPO4ION6o",
-	"19q5owUaFChSHsFKEjCrShI9kV5iAMmbkRMKW7ukHiDCR0eAbGnk3wTpMvBd9BSwqFxi3C0TmRL7WWyR",
-	"Ole34E9oR+Q+WIEbz+447DabkWRIuwP91TFAFSe4kr/lLLGcM3b/KC1Tu127RukZCcVFrsSqTXDeSOPV",
-	"qwD+vQ/DgFk2B2GhBtgXfXbxnlTP377e2a+Rw1aA+w4EYECMBMQKfxaTwxZeRszJB6RHhzyZBqTPbyyS",
-	"85DHcYK2rOqIZr0O5xdmGDdzIkWfpZZ8javcknZnpIwqZJh0TQ1AiUqqHKnBcBPqdCyA9NRXs8txEqM8",
-	"Q9Z1Sx4BQqV2nNuvMHvuq1JFxmpsI3unWf4ZuOItlzY6pXxus53lwg5RLhYB2sCRjYdcIMOlh+ksJKFh",
-	"TDuFO5tH5nlzwre2kM+OJzwmQnZEli0HeAAo389ddJJRwwKbsLVdw92MYtGl0altpLRkP8W+zFa9RULw",
-	"GbJqP6i8Bynrqx9d7eGIpooBt5VZctAXkJOgGRdGc5d8A8xMjvpyDKotvPzw8fLT9++OPn3z4fXfP717",
-	"e/b2KiTVFjn7JsdwekxajX1HMRHYHhCZZAxnjXpQr9e90D8mXavoZI/QrhlwI/czrAgwJSaMaaJGUvvR",
-	"yZ4R6DOTkl9BRtwDPIPmIHEdjVKMXCVT2xVxbJucpUR9ZG4xoVwbmYC7MWv58Dy6t0vy/uVfTtQc+QGS",
-	"g2tSfXNxVNv9l38hZzzVA3KKZGYBuRjQkQL2+ZScAqFuwmgPpt6YZfjdjYhHplilgZwyPLVkiMZobROz",
-	"2jOHZpAc7dw0/5WlR2G23LMZRbFl1oiR5e/enUOPCFR4Qrdw/XO9C6Kj/rkRmb+Mo5kYbxKLM2Nv23lY",
-	"BbdsgQy8I7yR6ZCp0KpfNs4qyAoQILB6ezId1mZZReBzAy/+6Q9YV+nUHc6LWRJ/vvzwHr41UvqjWvfm",
-	"ndVxMCunFyBKzi6/t2WWqK5sp4DlxFMTMLismtxrkf/+X/5P2D8He4c1FOOvSHhy+sNP2EiPPI7QSv/T",
-	"yekPGTGbHeoLBcy4QF9mnHhjpABz5tnlCQ7r7PJkxwiJk5BU7Uq2IszrryA7c5+Er93hdgYM6anOwlpA",
-	"wpM3IalaFZmrf0B5DtCT4ckFMNqhxIcXO9lp4uLzI8/pe+KMADSxjNo9eYOW94WZ1DcXF27SrQZ/c3Gx",
-	"89LV2+CTLTVarrYocPaR5WUv2EReFNAhrDzb4yXT4XEGrOIkJfaxO5bOaqveCJCXttXYD4yQM/95VUNC",
-	"gbl58RBpmU9ibT4EVIhjpBW+xpzgp9UBNYwQuWhuuyPCKOGCRzQJSdUyqZI8keqceM1bePb3ydGD81LB",
-	"fPQc7Swra74URAS6X4Hj53lzcYS7qepUlatLXrifa8eEIvUZXIic7wg+g2LDiwxobOsLMJ6MKsfZyJo0",
-	"7kbxoNR1Y4H4yZqx8BHzO8LHYx5XFjRh3SM8pjBZvKTe1oeN3tplBWWspcNHfkFkYa+gsmj6i13yRhrV",
-	"u2eX3//20/+/08HA229vzt+e/vb9ycU3Hy7++vbNj78Z5Y7/adabh/X9erP+cr/eaP72m3Xafzp5ffXp",
-	"pN747ezyOzPrjd/Of2vuHuw2Oun529e/NX77rVGvN/dbB4dHP/300/dnpz+dXfz22+sPb37688n7N530",
-	"/K+N3xq/vf2t9eNPrUbzp5NOakbSiDpppewcfJ8cvUmPNhPwAyuk5Le7AMdxhY/3fXJ068py327mq2Vf",
-	"afb7ua/WaO3XG/v/ar7Qb78ZtQSf7vQH8++d25/u7PLkt5MT/03v+THmND572W3TRt4knfGCrefdduVJ",
-	"qOrQVc9peq+FMpBHu09fKGdeQM/tYpFkBMuDYqorV5pzdA4+0RH/dM2muRLzGbfhVm154+G15e9lTrGS",
-	"6kKno2aNizL+T0c4v6t6y/OpufiTfWsPTuqmvVkqkmsshgu3tx8Sml75a81rBSg6V5tqAZiNVTjqJKx+",
-	"eaFgZr3CtCcAfEDP61S17RC4dbE1gv1rPm1rgFmH/Ac29e2Twa+VLqMpS+c3VKLGcNH3k9dXYCrFnOkd",
-	"dGGduZbLKThDc05ewVuzkFcYJVTsWAu10s6uu5VzMH8sSDr45y9FwPCKwLpUscMgwAEZj8zGdfN4jYui",
-	"phkShot6tuFMFDzO96aCJlOliWAMicx1Cof9WGw8NPNnsKnB3RMYO69zyIOB1TgKoKogoIwElR6MKo9N",
-	"2BELwQlJSWzCXXJCsu8Qu8SvYsz4jyKZWgxC2PovshD63GqRk3HMZ52YWS+F3MNJecfBIj3L1uFSrIYP",
-	"ZthZFslFas0r7D6hyR8sH6f1lvlc77c4bmdFLRibvX5meDlciOY8WIjSw7N7pDgk59EvGJK9ZhWj74O9",
-	"5PcSsJSPi19pMTAyoXQHBAaceJVSnsyY8qXgGbOFfwGSYDWERr9hN4XRmH/AcwEweGQL8AsqlzLy3yj6",
-	"QsCrnF73Av4+ev2+xVO37QGAfFpoCZzAz7OQzHIEiApM5fIHYOt2pyRESzsMPJLkNRfxjFo0XqHXi2RW",
-	"Ld4JF0yqBZ27tNYSE9XmYQtVIb5kKS1oEbJA83MLmEGqdgpIaCYmnFEu5tgipQdTVVqIwzgv8ZpF+sVr",
-	"5hfKDvb5qWg7iS4FCOujMEjFhJLpJ9nrJVywBcMBrN8FCvmwNXcsz0/rZdtvqc6zK/Qe2g6uXE3FZctm",
-	"Iwouu/1zUW9ftZoyAs7OeU4v2QMlynk3qnegjcO8jUxu2L0L4YISuZUl5XKnWH1EBeo1GBmpKjlk0BzH",
-	"aKKd+2qLHqx8zWARSZxKwC3L8PEu4KUQesbe05O/mQfeKmNBtB+bzOfaEttw17ZPh6wjZIQoWRHLcH8E",
-	"Nrq58FLKMO6ClALHlgIpdyE00fepZhM6NQo0jW31jnm+4gkUjJlrazAfjicPXuG2okVtymx5cEiqXKgR",
-	"i7TM2hvm0u3AF0fhtJYGrodL4XJCeIXkgTt/PsGM+TEgdunH26rhB8czn75zya5qv+HLyNvi/ikfxsMa",
-	"qbtCeL7SqhirDgiNNL/x2IrymsVFG//YlpSaK81NLKtHmW6I2fCUTaKoheGpzTVPgHEPsVtVeTjBBkyZ",
-	"62ixrGwnc7gs6quxbsSNSlBJqNIf1e37NertVsPez9q9b0Y8ul24DXC+NejnYD3+2awcOVafro/+Mmx+",
-	"vg+LBc5bGcvxCteIemQZtg1KLLL2bGavYO85eXFX38JMHMJt3srae7jmmmI5BEfSGycJCjAATXP8vFKz",
-	"Y3ILxxFCCAjmuEvMfgd/w5hbO/ATFx0BI0crKwWGNzZCkKNk6gAoIXH9+up2ioMLxz2UK1D90sQhdtba",
-	"jf0M2uaXSrIV++fxrTbVQg9nrlfiX7NpUUj/tfvq6peLlng3ehn9GDd636vD/p/p/vQNq49/4B/0wd9+",
-	"/rdJaTVg9gngGUsovoO02JQIOTl2ONoWkDDBDbZLLvxmgcUX3N4h5x8u57U2DJKj3P7w22N3oTJa7cvG",
-	"ThMt1Dx5dMVNwQ3M2F1PgD/wlem7LTTCQ6ARsvqjDWv4hZ4H7gDQ4AlDNo25mxMqfD0zL6rxVr2BRcCT",
-	"AUtB9NxIROn1ZUzmypkAyZembuGtMnU7o31KbTLbLLAVNM8g22c+5qNuvWCj0dDbG3scc72TyP4dMYVJ",
-	"anbMkAIoeQEswafFirGGYu5wMpCkiniOvhcsdXDtNSwfwhil3001gI7CnrSUKTlOwSEY2EY5CF5aSXI7",
-	"cYhwJveq5bmbZ3RZlU5esEDhETawRjRNuW12hQwpdtZxzTpCyzEQ5VVdzSDWZgIMmy3pvyWi7Peo3o7x",
-	"cK0cdAxOQg501k++CsiEdQdSXqsAIY2HdDTioq8Q6hVfar7wM+5VrqoJXpD7Vg6XzT32x/ONbRozQuat",
-	"HLwNfDWLXMM1WxjQMdP9TvZL5Wvdo7s2Mzq78HIY3HNypAfdw2jnKH7Jdl716o0dLJJ/+Yp2o0V1OTTS",
-	"Ml1LkrQwmWZPuYkgVcxUuGmZSTejm2IW3+IhIp7BIoqbVUdoVHvqGJPNUG+Ts3h/qXEFzpLzl+YMz+zm",
-	"+dMXU812zL1XnsMu63k3aMngXt45OC3vNbRnyBYc2XkqLBdYvRAhjMtvA8u5C5DAfqJOBCXfySH7xaix",
-	"NVATswWEvzYEAcKh1WtETfqK1btH8X50QF+yw14jbkbmk2HpQunyB208Bl3+ivvEV40Ye2NUwooUwbim",
-	"N8cRnN1/m59/zDIysL9IAorNW5ZQH3ZX7dgm8/SRxXnaQ/oTtQpynrvWUqeowKhhIyB2ySkeIV2WSNF3",
-	"0Cq3OYzbmQWz2AYx1w6hDbwK3eFAHmopnB374bAWkO5YYyzrtsXREWCSoMcJ56+1CG0G8G+BZeMwtezk",
-	"fAms812eJFz0T+I4ZUpV2pVGs07e0WtGLgdGmrxOA3I64BHtS/L2HTmsHzaMJDfDogJCGkYEWUyxD6nm",
-	"v5AfWRwbKVMqxwbcBeBnTen/iAZM7Ehzk103xrIKJqrXM+V1RqeUnGI6djSQwhz71wbZbzTJwcEBqTda",
-	"zUpQseBfi0d3D6VQXAGrKQa7yTalGLYK4TFTeLOiM19S7JD3ngcW43wEsjhWhDrKrColI5YqKbBh0W5+",
-	"5MrqGs/TyuraLvkw6962b0XgjJu8IAQ3Nzzo9lRIqnhgqRzGEOvMPnzKXNlGJezd4nMFkVg+r1OY3U3m",
-	"7LbqaYl6ut/nWkiHBb9uOP02a40+QRpum0776tJps9q2nLItapey6bP5K3jzlc/judU2lkFT+/0L3KAa",
-	"MnZVOeQa0v8jJNJA0DgLoJwwmiJP5RqULkKu3lK6W525Fp1Z3+rMZ64ztwrsS+EvWy/E9JMoHvS1liV5",
-	"ITA3RSRgzJcA6OiSMgho4ywAG+BT7gZX2FwUDV/kSwii4cd/u4JUKyNGRaxyvx/uNFpX9Vb2e9+IkVM5",
-	"NkNstOrlpWojk6pGoP73//w/UMhPUMgDXMjIpRhXzLvAkpsZ9v5Vcz8btm2ZbVe4MFpvWkZqB5UbJsZm",
-	"wEaNAZ3BOb3hCTgc9w/SwQJbMXlzsw3RfXUhOnbzgAjdetI2i+Jw30B0jQocI9aQWF0T4AsgxjhWZOz6",
-	"5n3X1A8YPKHdauExCR2LIAM8q45QTPvyYKwXxjI+TMEAWDcVQgIksppHMbiGIB3uwyclw19ZgK8snZ+V",
-	"xF0iTlc1kOHjbbRsf6tcn0653ms1LPKWQIY9VoARhfo2vriNL64zvshu1ublLWgMnruAF/l6H4TbVQ/y",
-	"ur5jelYXPywEtZXZX5nM3krQdcmU75i+p0DZjOuxxgwEvEuWgMh5I0M6JUN5wwreSEBC8DKA0sk8OmHg",
-	"lsi0I8KIioglCYtnnRbkKACXxYKeZH2OcDvkRaAku8g6T9hoDBCmtq4BAVM0I9VW/dVGUiGZON16Js/f",
-	"M9lqua2W2/oJf+Q0ziPa91zcSB4tAfF+a0+Yxed26fxkaom4UO+tkOPBYmn1grgxPGGttHvLUt1g0AAE",
-	"bwvcp3bwq+FjRvXmguYguPHqvV/PsKibJsZ8OsU8YX2B3mldNQ7ajX2nd25W0GWNFZL4+1mLUcxGUkHP",
-	"Q8IFw69Mh0aX2aE2m0cHR81ZCf0aLwvIfv2fc7B5YN0RLTVNYNLE2Cx+s3He/3XHDOzb/ZPWTv0URjCi",
-	"fOb1D64ah5mmMb/PDGKEPdJLhjl3Wv199/9thVlqVYLKkOmBNOdHNI1LjDllPQaQgJV25a9cUcex1mq2",
-	"mjAjbkGX3hVeS5tHm9VuJnfmpW8kj/GdxThJ7pF+szt+tcRbfrNvU29fTeqNZ9L/GSbfeJKo2w4mtmo7",
-	"AQS0n6GVbKF7IdKFa82JTl25c2A7hcfAi9vjgibzLiqKNzLkYqyws97exc8ckj53GRPEbNpd8kEwkvAb",
-	"1hFVITUx27Xmn+A4NIxABh5H96Bjn/ODqn6LRepePAAa10iK2N46dz8KNzNnwNv4R00GPMHm+JkhA3iR",
-	"5kkC8KS2QR4RVBPW09AeYGYiR936ahNpRyeHnjLxeEsxriiyV2Cxg5fdaK1+wepYqiP/kKaHUZcFQ6Ne",
-	"sDEepK8tRn0Jfb3iglnkMdu9HMAefqycnpN526zeNqu3zqwe95rgEf3+uzN7XpM68kYnLZCDHsXt2jJ/",
-	"mTp8YPn51vncOp+P5HyuV5ltA8AbS3OuJGGfNNFZUnDvZRv0aUgvkPtMEeq0AnI+KO15MNyqJif+lMTo",
-	"8NS4eIiWZmV1ztOqG23REam9u3XMjuExHMhpzRb0qinvopEfHUGwu21qfE2myC8slZZ50nmAHRGaG7oo",
-	"s53jXXvCJ/ytx1MflP7V6ojA3cT8MxMRv4e75FQKJMnQHZGpypQRS+YPsXJq1qXmQxYQBYOakogKi5Yv",
-	"b1g6olOiZZ/pAUvX43bip3LXWOjFJ3U75yqU9WqAsqI5h0T5OI7p1iLZWiRfikXiSEaZk+BbT3vraX85",
-	"njYqvsxEeQIHe08NaPpkzGRn3JggOcvnhSKjcTfhEUm4uA5I+OuEdT+N08QOdI/v/arlNRNgz1Bo5AYu",
-	"MWPbkVRqqjGJ3xFwWhuFQ8puuBwruGnOJmt5OjNyUrTbck095rHxOivgLs0dNxJkf0hYAqbLaIbu0Q+j",
-	"5rvPr/4yab1JD6+mjY98/8Po4ES9fN2rfzdo/vm69e6Xw79FL98PK0FlnCaVdmWg9Ui19/boaLSr5Fi5",
-	"Xnb/0Va6a2klATMJKc4FasJ8b0REhtfL00Js3dmvgpIMlsDziFXuGQnyVJL0r5LHata1xVzlgBo/NQuO",
-	"GlFGpHHfJlyx2jGETkEyKi1Hikxkes1F39UJCzYp5DPN2ZAeNW5hF4HS1yMYzTs8O7m4zdo9XdYONtRd",
-	"bsXM/DdXBDK5w9HIWwVbhfEVKAwjZJ5MX8BWWFzR+hf4+e56VizHLlvPinUrqiOKtAXzIEweubYV37d8",
-	"ZatroMEXWrmutbGgrtVJ6i++rhXLkSiEeFAul2iosDrknKURPGa/vkHd1SyoqplyspRyxWJjoaeapLwb",
-	"kFFiRp/pu56UMRQBUaG5Ntu50apDaCviI9Ax+NqafoatbxFh8wqk9XK/Xq8HlbHg+jzlXrPvtw7qt1kW",
-	"Lkc0vQYnc8KF8SKo0tlwuuyGpbTPHjikV425IzqcN6ALI7wJCGOVDSRlwijtmWEsG0WPJmpmGM35w2gc",
-	"1OeM40Ovt6MYVVKQmKsI+m0ysyQ7kh/QarOy06zPHQ8chrJaJvSyha1QFZwOaNpn34zspTnzQrmQy+cL",
-	"qvGMRr15EFQ0S4fmBGMeueI8xaJxagVqTDU79lmceMzIEYnpNMfDkWvmh3dSKOyzAsfMkikM0825mXQz",
-	"1HE3PyUHR3hY089ujbyEe+RPOjowx34v1z9EEx5/FBrw6Nw5zTp0FqWo8xr3qGAGub5a/XIm0rfVy19N",
-	"9fLPTr8/v9rl1yntaeWLei35lDWsrjL2XXP3sbGmkLcJnStSVYyREJb5FWzvsNY2LjRD70l1RGq+BovJ",
-	"gCa9HXNbRwERATSR29gBsdufRLD/A6LpZyIxTWyFI9wYa5ocLTCPWEf4K6AE2vxsBYyxDJ0IxlHBPxUR",
-	"rE89LfqQTqGGWdNrlFhuTMBZMSH1jqi26vXaJkqLUUA8ZYZ3LVbPBiyZGYW4aSvljsetwwSZNTk2al/c",
-	"8T4522G+bbBhW2CRvi0drYCNs8lagK0LsXUh/nguBN7pTochNkbD1mO402NYSZotirw6sBJjpMHEP1Zt",
-	"B1qt28qObWXHOnsofrYm76NFme/un0DXx3dPWFcntj6M8SKMfLSnjajScFqYiYAQ5BqpWm5hEGCInfAC",
-	"eUjJL1KwGvLokpB9HhlLJVxbS4ZzIx6W4duaPFuTZxs13UZNn6sNtE07b6ztZgWl/OzRBR2OQi5aaDYk",
-	"/CtlPo7JAfMcFfybmBfgzKFcaEIV6P2OqAJ9fGRuGAMMgVXgNTKk1+YZRLAJCe2iDwOSMj1OhXkGABmC",
-	"1Y655BsoT/KFRlWo0JRJbOvy5pRk1tpYeplVd2ppxoVBUPNg+1xk8S8iUHBbA+qLWnJA7ZYCFws6SWiV",
-	"dkiGY6WJ0hSp/hUdsk0AHmYmyzZwuQ1cbgOXawOb3FrxWyt+a8WXtuK3ocwyZnxza8Zv4VPXCJ/6NEHA",
-	"PdSNT92JD95FxsSa2ezV7pQAZ2VAuLBM6rV25tSQLkNU83ydeoBI5Qhd7k7II6EHM63zcKtP7qGLmudt",
-	"sXrQEcXeeShCtYkI4wrlIqPmFlyAcwMiheup641wTzvOo+QFHeG8qpxThc33GVwAZD5iCW6WhZabcXJ6",
-	"MvWuyiKWi/s4LLhhn0+pxj34aMt3kGna6+ELP5Zx+muFzukaaRbJYdFCmMPtesMplK7RXs+85dbG3dq4",
-	"Wxt3gY3r5OXWzH2caHVRP23t3W3y/IGwCJZkM1Oej245W0PtuZnO3n6ca5Eu6ugtRMo7wlGYrhlE+DWO",
-	"bQP24zY8uDWdtqbT44QHrYDZmk6PYzp5gb41nb6WRvMZK8ZZEo9uwjwTgCdXnrAc3ulnD+8U2Cal9NoX",
-	"AJPQyLWQVHORv6G8YQqZDj1xIhQfWOrE2nKYKLIIJaoj5sNE5UoNctUR9hs/GmrUMzGqHGbUzy//Te+/",
-	"m9S7f7tuiFd/HzXVwc3F0fjPrejbw8Hrl+ykPnzfkOfNny/3y0JG/by3yk23iFFbuXxvxKhHSMowocaL",
-	"YT+uAL9Sc0Bn4oIM5FgxUqXxkGsjaIxUMHLF2I5gBsW1gHSnAOMREGMEBiSVwPUaky6L2+Ts4n3QEYIO",
-	"WYAl2rJHujzVg4C4/oeAmPvDi1m4X5okLO0zgSVj+BdnKiAxZ8bDjI00BPTjXkL7iqhxNCBUkbEY0tGI",
-	"xSSSMcOycT8nsYMoATASiUgeHoLkmAg6xAI083dHyLFWPGbuHHOHfG3YmqBKThMueESTOYKXnCdUkB6j",
-	"epyyNgmj7NTzVMJpb4Rm6Sjlii0sT8fPXRrWxBbMuyWwIq4JMozOwzWxLKUrwposGqUYp8p8K7PeSPX8",
-	"r42dfTKSXGizuCKasoCwzzTSyZTYCsJa8U1aPy4Yp7ljYZRD+vkdE309MB5H/fmDr8AV2Saf90h35p5d",
-	"HL//vjKqwjmuj0sryVaCV7Cd52q8MYiFwvJ9LlgLzVLxU4evDQm/510DXWLiLrVMWYzex0eRMhqvt4T6",
-	"gtE4t57yitMKywXV007sgtocJVTsWDlbaWeXrhn+4bYqtg/ac1prB7TWQt18YpUiqZ68a+zs1xBnwSjE",
-	"6ofXl+YAXA/s0PyGxeiKmOmRaZ8K/gsIjBeK9BjLBXI74kZGtDtOaDolMUf9nrJI9gVXLCBDqeBvJow8",
-	"VYwJhwYGum8gJ2RIxZRwsYPWgtt9HRHRNJ0Ci50nmP8TvmpIEq6sOyahSDwxy2NK8OfAn06TJCRdqQd5",
-	"hdsRpTXuJdcMtXeb0BIgZc4usHOJDHuzb0ZkryNyxgOBF7VVHu6kk16POR78MbqeUrlnmccck1BGyIIQ",
-	"MRU6VI2OMDaQwpnGFdBlCz9jQBQHWggY8AsFEwgupiqcvzPhMXsCG+QdV/qjXd+nsLzL2CLO/jOOLXwR",
-	"WOZo1BUUuTm+QJVDlLM09biM2Q/mgjl2R+j2Z4h0kjHr0XGia4HxnvG4TEloVmpxcO66RTYRRjjzQ7S3",
-	"Ll7LxHhoZFrukP8HTUDEfRlWiZNuS42S4mK5h22Sv8FqlolfXxsxSvzdtxbJc0eN8m6kl0Ne1UZWhn0F",
-	"hsber+Z/vz8kHns7eGBuaZwuo95ZbDSKjgZG1aZ8OLQBhIgqtsOFYkJxzW9YMq0dkxFmNneYgFtEAwrF",
-	"k6nqCOfdh3uoJNWIRkyhtsmk7dmH16fff3CydkT1IBO15paV2VK6BW5e07h5Qy6823dbvC5ugsMcObD/",
-	"UlFQY371OB9orlE2ZFSowDbK7SAZkiJcd4SN+zrsrts2CdggNrhcReMEzWLChE7NbbDdrHZMEqpZSoZM",
-	"KWNSdYSnLsGvZyQWrn9f0zmh011yZk0LLQGgbDjSU/jOJL1VG2DuM6GqI1IGbfT44eHtPIOwKxq95maJ",
-	"iF1ygtcJxtAIzeiSwRaaMg1EUFR0BDdWR48CS0MiI5pYe80DgcPwbZKvL3cSfsP8CyhgmZpaW096U491",
-	"RHfME73DBcnbxJKpolEMeLd2MnBSlWV+8fahBWnDuJiSHcE1vJjyVqga8BGa0NmpC+PzazTR8hbxLQvx",
-	"+C4juc+0Iq36/jxb74yOCsr3Ia2FnGmUr1IoI0qE/hTRtCsH0zilECNN5ORTj2ojeH1Cm+ny8fczOjKj",
-	"3FStrUKxAnbaXTbPWc5gWWX82UVzEwi4Cx2mhl2wj5w4+MqMjC+4BeSMjqyXCALcR9itbipp1BTl0Wpm",
-	"jUz78zIS4B0vjHqcAnSkGjCmMzjyEC5i8YkOC8EIVHtQulQKk9x68eiPbxJ9fD72OL75qsF5nIvnF5oH",
-	"ug+ZkiiRWCB2e5iW+7ykN7zcYR8LfYnXPFt/1wwRZuHuUHzu3Hv4vNnlq3q82ebaAh5/FYDHuS+ak+hG",
-	"sSTTp8c6/jCCpG5+mOAHKC1TsyZdShhMaGrNZ++eDCVQ44JXMmDJDUPOWKsMOqKa0wsBmOwWDqw3Nsqp",
-	"tkveISJJyohi2kr6849XxGohLFMC/REegyAzJr55FVQV5IamnAr0PmdkP8p39gN6MyGpcqFGLNJyiRaw",
-	"UMS2CvPp+tr8tM0UIL5s77sCRPdl3sawoO5UON16wyw31zcmhR7sMOP8m0cFZEKT6x1ulIHVPyV1WGnz",
-	"ODe1mwKpnZHyKwj5Fcz8wkVzzXzYRZtGpMy2x7bw6IvpHX8OJU6aproo8MuopaIwLV/dlFumy+Am8+rH",
-	"O8iIVlWlIg4w1IaGbIDhPGx5kYqRnlk6DzL+v2Payfy12ZhPLH22QmGtRQ0rb5gnxYRbtg/3YNM8VdH3",
-	"qXm4chYjQ/Q1sOcItVGET86mC0nC4j5LSSonZMQwjkAmkLXHrxHzXo+lyhdWdERXyuu2twrJn5wtSv77",
-	"f/3f4anmBOLaawgthC6MZOHRgKRslNCp4/UYyhsGZu541BEQ7afaWb5V96MitKdZCoXkKSPXbKTR4JU3",
-	"LJ2kXGsmalAjbvxH8l//6S1rlHdCwtt1BFckYT1NxgID2TGpdhMqrgnHmPcvLJUAGcE+G0nENanDMchK",
-	"1HbJGxoNcKJccaQRpezzCGofOoI6kw8q02EaoJDTTxlA8tFkzIgVshS7tUgklcZMCFekl9C+GZzzLzvC",
-	"34AreGkoEpmXWLGJJXPL7Fl6kDI1kEmsSDX87s1VR+zh1tpRTGsu+sb+b9TJP8M1/7+DOhmLhCmXQ4lr",
-	"kK3IBTrMMPhwOAZh0PauA1T55wv4C2Aa/h0Q7VCOkxg5UJSW0TWshNjWd+QjXkiKYr6CcXm4UONej0ec",
-	"Cf0JLgwX1vlfwjvOySLc9kzMu63RMXm4loMRXTAF9RFldF3+ghU1XvHS+cH1/MeHVQqgK8493CrEzEpe",
-	"xQ+Njc66vaQrQYWlqQQG2NyPxP2I0UNIhrTNJqvgD+aJXs22K83dg0oAEbVyDidFhErv+Za5pgvXQB1x",
-	"u5J0V1h5l2bIzmd4A287Z+29l5owIcf9gZUSwBeVaY25AsHGUEIrHgBBlQogXiaRfeIueW8TsxOqiNUh",
-	"u88FxB4s75WtorzUu48TsWe7oH99CkjdS+adEtnzfNrw7gEUVZJrNmUx6U5vK3n4tyZVirq5gM90zaaE",
-	"Q2oeIHvjYxI6A6VNxDhJQpIybGYDFX9iDSGuB3JsfDlzZ1vTCCYLrhpb1gBDoRrDZX48oOCM0SEtDZg9",
-	"G8Un3myX/MUbCIQLQsUUK/z9bSMpbliq1XFHZIFCAMu1FZJwuxfqlnJeiixwn8DdpfXgIJ74kER31mb/",
-	"GGIp1+fdzKRURBVDK76koMq//Ebz58/EvZ2JEWyV+x8NPvHSCSlcABuMYMXMjGR5g96Mg2MvMXoA2+xG",
-	"FFH8UuPBlWmC6wh3jyIv950Z8WOLgP5ZQ0rxhSIfL96BK2S9tELCnFTDQrZwoZvyGkcTYuOhuIvD255e",
-	"KpFeeFGbU3/iVPrzy1znFuFSmYsTbz7BfZLWePVqCWs7so0Vaefuv81ZP1bOOvb710lVd2SRRZ/t+EfJ",
-	"Wl+wPlcaeo6JilKGdS59qtmEQlAPM9XI1otjd/EzK4unTLfJkAtzqjkElaMyZh1RDc8/XF6RuVoAfRBz",
-	"fojdXkzYoJ+l5cXzdgFstsf7oXlqNGDRNYTe+pQLpUl4zUUcWqJgnLkfzJHaMZG2rbvHWRIrz7/LU9fk",
-	"AqZ0iHIttN1QqgPQEvjO86qZwb10/dN0jvZ5gXIXCp19R3VHhFCaau4NKZZwl7iJtw1NArwHLObqTsko",
-	"oeLYTydXa1AnmDW2kulpM/Lmg5p/KY2OjtkX/ZQniZFNdKxZxVjstvR1QpOkK2kaf+rKXN37987d8r9v",
-	"OuGOU7fRjDsu+juV03s2cRqm9Dv4CxYgI5lfAzIWuKs3nHPPC4Gtx7EFsLxnNhElKKF2+a5Pyy7yXXz6",
-	"PWYJ02yeOsXoUl6DvQUuqGsmijiRDu7IR9ghBvYj617K6JppZVPy2BSMQWDSatUbx0ZJQrxJ9CHGCdEq",
-	"pxGzB5OIjtagNl7Dm3q1MSPgSm2OUysAtxt9XUsfP8oGFn6wuLDELecPJawfSN7mEGUevgy/Y3rRGqxv",
-	"RsmegyLciJ7dRtnWXlOy/o3wBGmR01zDHca7jA0cWG8E81m8P8ZtYb0epD8p2KZhreCuXTM2Uh3BnRrC",
-	"ygNq7iaglME5ftycAGyBJGU9piMMDBvdwzJwvjN5g2BSeHso5HAOUxnRkEf8u+UWPVxQ5Oejsh4vZSAn",
-	"31MRy15P+fbanOfCPo8kIBUMGHgmCe8PYLtaT+XN55HMeSmlJcmcL7uZVMRTCkSLD7sVjF9HJ54nY3pU",
-	"i3wvoi62tdwsn2CUh5jzXbu5FX7V0BwMPcmRGCdJ7Xi5mOwIKyd3yWnCaGpB9vA0W4yGGWR4oOuntgfX",
-	"EdMxT8XzTxEYfGufPwejBL6LXwovcMF9QcbJ3FDx+VgNGDb5A7qCsSMIH9I+A26xoZEm5JpNa1CCQxBp",
-	"3ewyKdwuC7AgNIJSHEuD3BGwORDQwHjLhI5GjKYKcDFwU/J8TPiFM0nGQvOERGauWXzLqumIxWZNHml4",
-	"LK6FnAgSwgv8wKYhBnmxksO/Ivwbyoo6AowdPaDFUQVF0waka862gVJT/zCHQx/a+PAFztZaTSEjEq7k",
-	"M4j4avZZG31vdgppNM0XoUSxG5YyMmJUjLVt2p6iIBUETCWESO0nCD4tU1tFDJwMAGrPNaQ1PXocTViq",
-	"s0ykXacrxHmp0l+tpeVCvL7gw2ytrcG1jb7eU8WBRYNLn6ALCOL2sUy+EeXp0xEGIQM/JYc7Hs0Jkp4B",
-	"klOCtGrUyZCLMfq8MSicIMMRssopSigfeuhHzJe694Ts6C4540L7gnurQAsh5hcqQ9UfC/OZYSy75CTz",
-	"0a3h67Aobe4WQgM+II361BH/A5yGsZXNCFmMdEeoR6+xukB0xAzz0Y8DJnzWEtSdfZANRWAfQF+SLptK",
-	"xISEVKcv9SERHXVEtZcyRpoBGaWSNA8CTA4DzA8ZC5smrQVY5pIp3aat5vGIQXjPT1jd0xFVbHSjfIiZ",
-	"ZBs1r60tuXqOb24RgtbdWtC4V8H50Q9/OWudQxnQiKdMzWFiaWAjdGk9k3/NJfg8QQ7TH6upFEtvWGpX",
-	"HSUDqgZfbaKxhIB2NUZYBLWlItiQpjq7XZvyWEoqZTfy+gl57czTZzSFpWIxwhyKG61RnxOjjeCOlCTV",
-	"HQGZSxC3udRkQKSwRrpRUzyiRgeNmIgBayL3AYxiibmKaBoDepGEiLUr1jT3nCqS2gQvNCp7qzUfAw8s",
-	"6CIg41lVg2oSzqdekR0jSl3JrCn5KJYosfWHcfBDrdNRewwv5TGqULbeyRcvfnEvPUZIGLiqVqovxytc",
-	"oV9iXJr9OrDoBcbUNXIRMNggwBVSHQZg95KQx2ENO5U6wvFxYE90PCWUTFh3IOU1iVnCQRzKHuEacEw5",
-	"U+2sYenPlx/eB9mf5r67RuCaq400tJcbM1cjXD1aU9RB4ae2iZorBRIKLuBMkSqH6BqJ5cSIST+UjuhR",
-	"nrC4RownoDKaQNd37WdCCmYGPUplxODuA5YylLjqmo8c6jvXzqvoiAGFWn14DSMWQ7gl1G6a25rjNqiG",
-	"vGJVaDfPBofzB91JhNE04SyF+uia5Q6jfdANqc4ju+KtXNP4LvnRdnO5h89cmWEu2S+M11+zkd7tiFBP",
-	"R0Zoo43qIfMFHbLYzVM1ksMh3VHMSGFtO6bhCXBrqLYuTCnXHYFZBauWir0DNhEB6ni2j+AYLJd+1qMG",
-	"X8V+NuNVIlw/YOyC1ynkpE1SpsZDZsFw0Smyk6EYeOvQ8GM+Mq640C7YXc2U8ZRy64imGJXM7xz/diL2",
-	"vyMq8nzokDdwekiqciJsZzboxFob/w/EDlJEPGEZIgmc+0IRNe76Xaz80G6Bw9o3UKvh9+PI7mqvMJKD",
-	"x4WV65osCtNiZtqGqvOy5PjWEvSLdZX2DFav1w8XtGfADdcAdFgQiIoR2A1zFnx+3P9egbjrrqX6hTLc",
-	"vpC93m7MIh6z2Ah49nmUgENqeV/nvQQ8rLJyswV8QxcZG9LPb/GiBmJdu79mWzGCitJTmHYzU5Xy3SoP",
-	"t68yPbXUvrJr8x7tJ3Dlat0nOKai1ttYKwo+bEsY8CV0sOiFVlM1U75G+9Rylp0TxgvQfLzUvYWw6y+c",
-	"j7C7Nt6A/pgv4yP6zvxMYhmNEZGmOpATozZjSSjRVF0jNSAkoEqh8RJ8oNHQRXodyHD535bipWcgXFRM",
-	"7SMXwO9+h6/3MObRf/+10oVUX+WfyKmUiXlB2YdhpdJ2pUdM6BQhK3u75KQrbxhpNcj/+/982wbcBmM9",
-	"xuNIWz89SciQcvN4CkSfC/jhG1fNesYPXY7avd49qgQVyOEijuM/XDtIOVDHOqVQxGVzivaFNRvC5I5T",
-	"Zl6+soDQOj9gYAZfTV7D5yojr40hgqtl6xqvWc713ZZxMsweeHJc2RMcmpdGhAtyRtNrdOwwLjaEXubx",
-	"KJE0ZjEexFwSbIgAgWi9SOqIqm18UyFUa2Rih1SFFKx2p1AzJpvCA66xemGT2hVVYJffjcwEwgB3w1PW",
-	"K2xe7G1aTpUOyMFkb6qn7XHm8itUISt9vaWKYsP5NRSS2z6+9VSSfOEVIbAPCcWFV0aT5tRD6SBvfsUt",
-	"i/Ti6r+vEf0d004NPYy8fyv+nlj8baXSuvb3d0yvsrmfFLZ3IYtdrngKF8hdhq7L9kIqwHrqRSghTInY",
-	"Lis9YMNcHNjDDT3UNMbGikwmbS3b9Vu2W9G+Fe1fXq/Yk/d8Ydfqpu2+wTiOkyUh28sB72liz/JsatCN",
-	"ZmnUJJxKkwTS8dCU8tA46/d2UKvynNlhPiU62z8eHByeK52aV43DjFnHTH/hVzg2PacpQAiPRTQoL8Pi",
-	"V+aFpTbjrfyIJDsklgBXpa4hr52KY/LyEITvgCa8O4Yc1mqoQGb9quvSkrHXqPzjHiFfXDllY75+vWxF",
-	"3lqDvgO/f53MckeeQdhX5STaCyg3ZOoY0ZFpBPUGrlcVc1KkGio5TiPWtheFAbFHEOHMrSOEFeiIENrZ",
-	"woA4w6gWEKoU7wtLahyPgfAaqAvwiYpOV7VlA8d+4PAo58V87XZ4yqAvviE+1s4CHB8rlhalx0H3MNo5",
-	"il+ynVe9emOnud86ODx6+Yp2I1jV8ZjNyETSaKABtFM/bNfr5jVTLlNEKx7w/iDXzHY6YwcS2pVjnEBL",
-	"LGbFHbxtOQG7eaFZ2q7DD73JgPNWLXm1tNpHWa58NhxItnJ3G0neRpLblQsg3SfULr1S6vk+PgUXN0xo",
-	"mU53vM1WtnI4opomEqgBgHmCxYDjr4IMqzpH2zwWXKuAjGhKEnbDEqj76AjPVL1LvuWJ0WhtEv4ckqq5",
-	"AZEpufzhYy0gYUQ168t0ahS6UVM3LLwTv7oj7k/pTO4g0rcs/7mIWUfkQmYpo2Y2iJYSi4TcZBkHaEBT",
-	"hDjNcs61HA9qbopclA377S2R9Vw37K37jljsV8Ybg49lGbBysw0drZQLhe6ahpLciCq2w4ViZiD8hiXT",
-	"YgFkpZfIcbrANfu54JUN6ed3TPT1oNJu1OtlqzJxsK7k1K0GUoXK84DcOb44nZK+lLFaMEZ3xzUMFZcn",
-	"qRpVDqUFXLhDUPlZw5c5Rk4rKA6kXcVEsRQWQZbmFrrCzeZVDnalTBgVzxV4nBfX6F3FnzNL+h5FoIU7",
-	"rFYMCvffkmZ/DR6uX3b4Ue/Ft2jF/I6R625vrrM6c6ELHAMECBLk2CYJq0qwgbFLoSGca1L1bQOW6NA2",
-	"+HFRw/Ya0MBGKXHVEV057g8w7A7d8q5fEJV1j0Zapso90T+koL9HLLUU3hDeJwnvsaJSR5AaqB/FTvwo",
-	"AdUH47UdR/7eLxTp0SFPptC348iAjJqkpMc/s7gjcFg16OUZo6yxL4/mBrUDd1DmiNEuUSUE0EZiRw+w",
-	"7hkWjXmNjgDMHqMBHUQAzAx2hZJWvY6a3JzQqr9anYXvLpOCzmThAFYwZ1P0mVakVd9fFEAoSrsnjSM4",
-	"ow4u4zodG8fQ2RVmaIB4Yw72Ugb73SyDj55WLcj0cbuCKSKWKcB3bCiFtXHewVqEFxzRtNKutOqQHJRp",
-	"zNJzyc14K42D1b35fwQVWNbveI+9plNVaTcbQUVdjyvtyvnF6513b852GnBj2FcwAlx95hG7zYNsvIxG",
-	"A9C0/vfmy92jg7zxsRpF05zvvVFM9oLiXk1vr9AYO3vdXE/cCMIN++EzLtHWH9/Sot+zDEzM2B4PJzUE",
-	"I+MuJ/5uhnQwJ6wCtubERn1jUGPOic35xsu9XrLM6f2O6VmFt0735DlIua3MWS9C9n2242N7Amss7jKv",
-	"6IEiJwOZMFJVDGBNCE0SoKo2b5HbhLbSq2ahSDLnIqLACoS/I2eD5+0cUGXJagdcweRWwT4mADnrgLLz",
-	"pj8QZAupO5aW3F3YzrsvXEFDugO+9GN5RnY3VqTdFkNfoNl8MMdsbta/LrN5zufaKNTlVqFsjdhnAUX+",
-	"iHYo96wAC8zPt9k5RDAOJOUUvhCLA4JoYTERMiWI1hf7QjZsyCdX8poJC8rBbkBsW9iNMk3IHs4kN9as",
-	"WFkqtrxY+aNiaWnm0tyrVjZValZ/lRXCRimLmdCcJra+lQ0pTyrtiqLD/zGgaVemxpzZuUbWWrXr7r8A",
-	"GfFV4e4lawGiBmRYbswH+GZatmYkqKQS8jRWeVfyxbn3KS7L5r5sgZnDaMstjK3EXHMofs4c52SR9RsX",
-	"CiPYfI9VfIY+vLLC0442B217BLg2IAJSi4Xr6WXQQK7ewvsE4UMBI2pQ2yWwRi3CHmzVWXxbc8PbU4bM",
-	"Nma/kCGdQoy7CzVSNwyBkHD3pS8UkRNxjD3NPM649K1bfZvak1SpiLFTusBf0xH2lgGhQyn6efe87TDh",
-	"8TnLqG2wS0RIP6KgI4aMCvN6WSo8MLZ2DXDpcVJmgXu9vb6U939Fee1Dqk5qPCk9aEGQV1KEDyotzJeI",
-	"0pJ9DqtHou20bToM7b7OXcY0jivOa4EV36l47Xyj2p+RA+cEAbD5CLUTn9vo9DY6vaImhoXNwDKWgq1L",
-	"/y5zBu7kDC3uphdLyUKt+hsnFi8IQkgclZLTDFwjznpHDOk1I0awTNtESMBWTC0mcFGzA34/KFXQpFbF",
-	"yYkgVaOPHLcKPqAj5rsY7tag6Jd7GOa2LXgBKZAiJiNWwRuAIszOMFqQJkqSlNFoYM7xWldBsO1G4jQJ",
-	"q67xvbzWvOVjZS7WLJ4vqTbrrdqDdSpi+hZ06pab6XmEw82HKW6AJ7bDS8a9b0mZRC6Bu71AgNiYmLOg",
-	"4BIAVZXGhT8lVfjB4YragwlVulaoXZViZ2DW+Qh2vtXKu+SduXggE7DP3dahKSMJ62li7jgWCVOKhFxE",
-	"yThmb4YjPf2TMYbCXRJan/sbYH0KXfc0jAh+MndDSihCsYuvSol5eoJ/OcheqS2xZK0UDpsFX7N5tbtq",
-	"aMn9S2jnxkTMnK3cK2jm5CkbBYPFI3T1CCsMjdYbC4ZmbraWoc1dRDDe2BJHZeN14Z5GfcGoCut0/uCg",
-	"m6TE4E6M/vJ7zu8ZKYjZX4VxLQFJze+mL7AM1omspQ4M7JN7lLy+kyuinrq9ta1z/dKDawmK1tVT2usJ",
-	"pN1SzYC1sEpDiQfvQzC/YuA/8GoadXJ3qpmap746Iq+/jjNccbPiXyjy8eIdMYIb08pFGPJZ6PFViS0K",
-	"qWbPm9hliRR9X00L0S9ou+gIS/KnBnJinBaHSRjWgIDRXoC5+2Kgzp2IJK0QLcOhLEhiJ1zpLPvhgncv",
-	"7FQvymCA67pyKOxxZSpmR/DUKxQx8FJ7I9FfBCBSzJv0eMKsahklVHPR38Vrr9m0lK3BjEJXA9o8OKy0",
-	"K696Lw/j+svGy5et6Cg+PHhFmz1GaT06OKBxvXFA97u9Vq/RbXbr3ZfNZhQ3DuLDqHHQrfeMcfDyHn2R",
-	"iv/CKu3Wy2Zj/x65EvzKK2kN2NtbtfE1qI2h3eOZ92f+flxa3oVZmEstUxuqAVHak6kjRq0CZy7XVvib",
-	"ZdLGs0JP3hRes2loxDKDZv/hONF8RFO9ZyzXnZhqGmbFT/gEqxfMWSQ0kiFsk/P33wXkz+dvvgvIj6x7",
-	"bkTzd2+/DRwhSUcckDP+DQamzDiMfoGUBwFyDyCn4IBgAFrrmFAxRcuXGSOXXP71O2KN2hi7H6gAppQp",
-	"MPjyka7lmXXru+RSYhGVnxhs44Pbez4K7YbjXuiF6ojQhlN2jKwMXWGWItUwL2NlpJneUTpldBgS4NQQ",
-	"LDvZGe5cdIS5MY/GCU2N0wzDsNrUfAF0EYDcMJLmoK0kw8IzmdorYj5kQkGozI6+IxQVRotqkjDzpRtk",
-	"xD+zBONwlgnmZeNV03gPlCgeM/9ByP5+0Dg6Cg7rdbwI1D1Nko6oHh2+rP/Xf7b2m3WscoPGDoTy9d+9",
-	"ih++hkQvdJqxpk9SKfrGzU5o2mcpfFb3ZTqi1dgHi+HKLyCvpf0DMu1P8srfL8Bjp6Spdu4v8mQCSzSw",
-	"fNmFn9G8cJ1fwGoOYL2FP8YbWbKDhSjrq9k4BbOjGG/oCDTplI9izpT2VuelCTH/iEnFY4iBOsvPW0fz",
-	"7JWP8Kj7WSwrJe/mSJGZ/J1ZFbeMiQ2hSeRee6OQElsDyxlYZb+MNavm5w6VUWzW09lwthAU+t6v12y6",
-	"TRRuqa7vW0lo3sibG/PNxa6Mp1gfX2lXDs8qa+K0y6/fJTlEqDZ3pe+wrcil1XegTAf0hiEDnbJ/oCaC",
-	"v6OEQXl61fF5aaR57oiU9ZiOBrWNqkl8p8X+OViMNuGHWr5QZwOrJadB56nH1/AIpx63ebjn4H/hN7lj",
-	"Vz2aE3Z3vAZWDxpIc3YpJg0XxfveGIPTmICW/8+eP+Aj53LlLVaPIXNXSqsjoKw3y/0DoglirMyzOGWK",
-	"+fOSNEMzKa2FYTJ89wenBnKTuDQ74B54jwQBXlq2KNYO6JELYb+8EIr7/nen0B8v+g4j2PsVwfuWqs43",
-	"Ii5soQEf7ZL3WC1jfM4UVGtWeGl2WErFtcpqZYa2uNNW9Dv+x45Avksh86yqcAjlQBQxBZHxHP+OdXPx",
-	"qbHrJju5o00rtfofdKiXBbfqbtrZa8hevoYGLuyInGINQICYl11UdwNtYQ8vkzEDt/tyq5ofvQ5wXTU1",
-	"hT3y7MtpPiKm58JW0tz276dU6EXVca4C7w7xYMNaVDiJMKRQKGf+rTAQl5MNNkjYZSRmQwlVa2YDLZUg",
-	"HVEUIcUbmHHOr4kB8dK+1QU6a2aYiUACBJwNfOxt+RIQJYkaRwNj1hVydpEcJ7HtWZrwmAks97+7canA",
-	"v7CSZMuXE5KVJZurebTl+kSOteKx/fiqI+YF7x4sDbFnLScN11lD/4iV8fn32GiXqZU35UzGFcrg/QVz",
-	"DUNLc2AX3LZR6o/WWnpalPkvFGiHIPOy8vtvUyXmI6o5DPxX+6+3S3BPTog9KTAO50COFcPEli0tIdh+",
-	"z40Ij8ZpyoQmMWeaQE+88gqICQBWY6lDLegIkGpK2Z7WfM0KuJq+N8RYCICGZunyYTjAqY4y1glYinLb",
-	"dl9lU+z4cr0cn++6niZc8Igm87AQZijjo+zUkpTx3zF9jgN/uLtrZ+BO2eUeWF54ZVfM7/XEnx9ZbH11",
-	"DNslJg4S+DGiGX8UKaPxJpBd3AfNSRq3she44G6PzGPgjvK/rdUmX7gSXyjC41VLnLu+jnhE9SCrj/XC",
-	"sDJrbazEjnJb3AKS4rLm/nN3BqkadWAMT6x+SKRM20SOGDR7RlJeByTmalDLl9lb5bARmho/spWLz/1b",
-	"f4VUNfcj0mpkr/Ih90XvkVbF2FTR/F4GE3AfJAD35UvjAGTfe2vUrrf7P7cHnZjOjj0Duhk3mMwkOwZa",
-	"GZVxwmgJ8FkpswHLgUxisM2qncpwimd3KlBhY0w/J5M2wBfj1/VTdqqvQwyUN+rsGz86dcrzEZP/WHmy",
-	"7hJzGy4+8ft726i+pTXJEWSPMulVRhXch9pkZumBv/kEiIy52lI7oGMIBuTj1DaCXm3V67U18eTm1MNX",
-	"LN3rX5V0L2sEr18HbOXys4iqorR4CvGYr995auBaN7IXyprXape8AWvaAlhlmcZiDcHMxSBhjUztYDH5",
-	"xMY0HyZeL5kPJuTrfu4pYje/+e0gt2J1K1b/qGL1kmlIdhtpoh5Juo7TaEAV28Hs0eKIqT3PZplmwU4t",
-	"J57vfAlIeMNELFP8t9JUj1W4SRSPYh1zCYTVQvmyzZ0t5q1z7/8Bp2nV4Czef/dRoD5w4u98qPs+a3is",
-	"nT0o8+CI5D5e/LLwa6W0EMtP/CVe+/wAMzB0TUXEkgQVjBgnSVCJEqkKfy9gvG1lGihmCb9h6QeRP6W1",
-	"ArDtfiWoJFyweQsTsdUD0qMimgak0ThA+q0Vbt9C3FzJI3ae8oidmgl172eRYUqR8TbsOK+kpom9y8uD",
-	"et3srej6EjqZKo0K/mnB4wFKHY8oMz/Iz+wH0Woe1M1nRDilc3sWwMPPQXa3O6D8kKMmLBMhNXMvDEsf",
-	"QJRjd8g9PvvqYMag3M5OW7m1C9d+u6LG3SHXmsHOdf+et6IO7IrStybYVsUsu8iLh5JgyvfJeOS39mp9",
-	"/aOiOtp2+H8VeZfiR81bPfiLmfYnT7+8TmlPg3VWGC4CM+KuySETW4/QyDnbXO1PypMbwS1eqI6wv2FB",
-	"oxi7KkkQeKSKC5fUawEBsRe7BEzuli8U/uZB3TIBGQKlYp/fMAFILI5WMHd1cHt8DjcZDwcIx2eZYgun",
-	"pgDomMPvh8Z5HPp//2//F6nnOQrBBoyZphwplskktRWaAy76q5Kn+EyUncjlGamC3HnKtNRCXZ/p77yq",
-	"u6/CWlXVrCz7V4MsLsz/RpNkW4Nsa5Bt3iCLjUaYNcbwno9jet3Ll1oUFYK3QTm66ZxrMfawzbxuIcLv",
-	"naYt2GJlLcfl3EHlImZ3k1jO2Im+yhpUQoCQPRPguLMowK4ox1VyW+GOZp0qHxMraRR9x/SsRfTAMPtW",
-	"7W7V7h82DrJWZWzV8FYprrsO/176YjORhvtCys9TRHsoex8hO76gNNVZj8TvSKv2qg6Lz4mFGumySA6Z",
-	"IqFXGOEuOfEAMkgImyNPIoIOAc1Pbyo8AOPYQHhgbdq0IKUOcpR6W/261a9r1q9+4W3169bpnOd0PgP/",
-	"D5bo0/t/eyB/n07r5pUtILpyaErLPMrM8wSJDR28miJjY6aGQYmEbQ+bO5Qp4LSyzyMWaRY/sXY2w3vO",
-	"ynnW1c1E3kFRWW+V8+Mr58ZXppxhlW0181YzP1PNbNbn7SS5GshUP756trvxqRS05XdTNhdezPlbjVyl",
-	"5bT4cV7XQu+lUcSFyvFcyQEk1RUJ4R4jHZKExUbzpnKinNZ1+RlSxeH913/COIniv7DAgl52hC0t6Jpv",
-	"ORZc1wISWeppYIAZKTIeOaI3UqUCiwIySPQBS3rveI+9plOFVZ/uNyo6wnLaQfVNn0F9hbmPpd+ylHfH",
-	"5p9hInXYhieNRSJhvpSW0XXN2hMxDAoGPZQ3XPR36A1LaZ+RSCrt3trPKqiOdrFMonor7F7D8iConQjw",
-	"5vA53A2In3+orChcay0mPaAi+/DmewqwrlIAnYC/cf64YLsdcYGfTBEaRePhOKGatbPLzYWhXyOf3NuE",
-	"ZCw0T2zTLywBnssscEF6Ru8At56wy8Jcdmytv0uzP0MC/1bI9GOtwtoC83GX4Or29qJ5TeT3nqFNkjcs",
-	"3bELkWiZsJQC/XijTv4ZfixMDqzFWsHA9FUiqiNcnQg5lcKh4KRuxiwYA04UTYHdnNPECHqAPaN+ZhDl",
-	"LBvZDYvBeg1z0nHnBza1C07RISPXbJqRccARQKBzI0UWjVSZ8ahxoi1Z+pzBH9u+EFtfY+4SkFazuSH7",
-	"2Uqh51P9kq04T6OXmazmX29XsEadFHu7QgNHIjWOODYK5d1OfR9sbEskWDC+m3WM7y4wOfdf1X8v35gx",
-	"70tssu+lrFVv7OFRYXn80bN55sM+U4em+XQOTe4LXjX22w33kdfr4rgnrtnJKQ75Hk6O/ixwEdJIy7Q8",
-	"LwhdMgx60z+VSp/0tNl0lcZBc/fw1cHhQbNxtP+qsb/CQj6srL5er7mI3YSP9P2FadlpPDK6SXxPRexe",
-	"+OBo16zdn8dUaK6n2ZGUUZBnucGtvKDkOI1WloO22NuJw0+wJT65UfweVMa4d5NuBf99Cqb/vE93Q5Ox",
-	"28svj16uoilmVIR9+HyP2Y4tbyRSM70ABONQaXPmv7FGNNt2/21LrlZLoINUfgYxd1QKT53q9tFzr6PC",
-	"dlbeBd5HL5W/MGHJ/tAyUYQC6BxGuZ40rH4J4/6S4urbFPc2xb0tIdsG0v8QgXQUz4+rblM51ij1FpQ1",
-	"X9gTHPvRQijUO1iRsBM/YxNTD8JOdaNauTvfve+XjZyKLXkOQHd9WCfgrtmGXvMYhJjEZIrMRHE5P9GI",
-	"qDEDt++Mi7E2L1sPKv2URswf2K97n1SzIXzncco+JbKPeu6axa9lVJoPoXtkNsYo5TJF33LA+4M5mMP2",
-	"b3U+kFr6kKQ7ehlRMXvmFRuO3DFtLHx9RfslJ4OZaTWvd0FFH2ZzSD9/W2lXWkZRD7kw/97fh4gD17Ai",
-	"38k+mdDkeocLEkmZsJTk5gcVKi7A01u/KpsT6MlxSgZyDP21gn3WHyKMn0dg5eR0GHGm1E79sF03mj//",
-	"28tFv+0TOLTgt0Z9yW/F55kdkY7hxb+9ePOXP70+efvu78ff/P37Dx8v/nQYNOpBoxU0Xh5/8/ezt+8/",
-	"Xr35U71yL1Mg1cVQb92YQnPVen773KPf3cqnsgC/mVTa6u619pmnmZ5wOtQfegbovikzGxIQpQYsuk64",
-	"0m1C7WGzT4nZFVl3kFl62DAk/Va2tEVcaGmxfkU1xEBY271/aInFRyzlMuYRScciYzwCUnbAFPYs3Lbn",
-	"217+QuWepzrCsiMakUKaLRQxAZFmMCMIOcFVMOzcOCcDqpnL/WX97ikDXaeOCSWCTToieyhgM9CYGe/W",
-	"3N2mu81YCVckHjMSzqiY0AfC8mN2iVqa8Lgj7Jx67vosxTeiqULmEIhFHtsZN+OAD8Ri48yff7i8Ins4",
-	"Y3BYEQqDui+mcvbGy3rZnUx5yjxe0fDYWgpfo6XwVJq4fE4VN8Im4QS2BvZ222wN7EczsFfc+XeY0RvG",
-	"MnAG5BbEYAsfn8MlSL15VsLTuA9+Z3HdLYrX5fZBhj8AlnrOhL937O07pjMz9GF5n62K3arYrYr9YlXs",
-	"Vu+tS4N8x/Sq6uNJ0QnK4OW7ZULeamVjS0JqMmWawBJmManKXl4lEaV5khAtSSQxy8REQIQkIyPeah1B",
-	"04x/n4qYjBIqhPk31Fz3Ujm0QalJFjQDNXCcBbfyz6NJymg8JV3WH4ugI2IpWEDMHLPY0a/iw4lMMQzV",
-	"nZJ0LHaEnEBI6JqN9C45g8aD7AsCOqTIeKuxKr9nrA5kU2lD2A2jXUQKtiZ2lbxe3kZ3tjr0jxTd2Zqe",
-	"222zNT23pueWwuQp+PYfN/KxZ02wp6oGPoOcKTQdennwIjNyJ6QKCdr5yUkwU4Wc1AIyFlC2L/IpUtkj",
-	"XKuOkBNhuxCjAYvHCYuLpmvKyFjQXs9Cdfwo02uFSOQ5wO7MHpUPNjEvxsLuzvdy8vQ1w9lkFKQRqb9q",
-	"N5p5mQlf5ZYyns/mdC8VTbWm0WDIhIYdZilRg4qZiIQVAIL9oW+mSwubi6ZHYfHhVWZV6TtenN3wGOcH",
-	"r7ltNpS0aXq5rqE5JgbVLN/R+Sztjft2EVUywYaHVml68oXHxpGtOKNnhdYksHrsSv2xYMpkJYXmZUdm",
-	"8YHts14LqbzaHov3cnIBHdALK5MzGYd+uRWYW2X+R8+fXIxFLnZiC302Z0qoiIq9XzXtn8qYLc6iXDAl",
-	"kxug8BilXEA1M+0jWAQdjSA6pUj464R1P43TZPa+YQ1Z2c0qN9se40kdARrus8b72IrkREY0ITH2AsVE",
-	"8yGr+Yovo8qlwJhaRJMEi5NkwghNEjnBRM6PDlyDQIETUQxmCJsBXZVTIwdkEFFBUtZjuCFDN+yA4CSF",
-	"HgkEcQq6U83AuoB/eCiEyYBBkEumENvDKrI+YZ+50grAF9xsmecpZl9prFjaEXqQynF/QIxS3rGYCSlT",
-	"4yHzQ9wlJwQp7s0J5jJgzOMYSvS8bwix0hF5CArEFWnVW8dmGLGED+kIOgdSuZr0WMK9uIiScczcK9g6",
-	"rMAMqiOomBpjD3lezAvqAdV4T3MtvK6ZA8T11kZtrcBl1xFzwBtg7YFWe4ihBFfANliwS915e+ZRl26/",
-	"lBP65hIY6HgZ7aRb/WYnuLXvlrZfznaNb1QVmOHeVgdfFJgxLApCYWsIlEc5MWmOrpwoMEfHMCtMaLOK",
-	"WLyjvDG1uTSC+RpXKHPmoR2bTS97vcU9Ka850yRl5uVm6CkL3SndqeUnDDAQD1BLmjOhUbS46YidaFCM",
-	"GefL96iglFgTleVpwgWPaDLH3SLnCRWkx8D0apMwyk49TyWc9kZolo5SSxc8tyfm0k1bmZ4YO3sFIkdW",
-	"bIoZMUD9WQ+3ox1cntXxrk4dHOFTNuosGaRdSPcfJwApzBunvfPqQ31WLJlW+WQbebkCcicWFVCpVgt7",
-	"7WqkgrmPtgkywfz9nwupYLMUhoFxJi+c9/28c+8lJu5Sy5TFF4C69lGkjMYb6DGJjTYCO9ZKX6eTnRhf",
-	"oJedQgA1PEqo2LEaADA/c789QisKtp7asGbPeD1evjnINXhNS/9rjGFc4kbJUpKyPlcawNzMaVxzY75f",
-	"GbPcnnbN2Ejl4UoAcg5s+YnRxvZ5RkdnD5praldlCtyGcqwVj5klXyxqcmvBF0DlWscQbM3gkal7Baw8",
-	"sOrOGPwekWFR3HSjuhwrCp1Ye1LOQs40NJyvEvjCPv/KBRPGrTXfEvkfp2o0oH1OifECxik7JqOEUcWM",
-	"Y9Dj6ZCMpKZK8fEQG4h34dWdLiwfkV2FntBO8qY6CeAKZ0bdpQPP8Tyvzn5f0bRaSP2P97WLfcO10U7j",
-	"P0Ft9Fem3/4QKEXPQIV70IWc2jHqzSn0cvq8qBbuo9EXesF3s87ZnU1OnEIDDY4ubwklmdeRT+C6fsd0",
-	"puse6HDQ0SiVN0Z23yFsX7OIxyxeu7B1QnYr+b5wy96ShxVs+2dt2t+XWqwgZvZiFnFl7YGnKK7AfQlp",
-	"l4LZAoKEgYtifIjQjno3xn0cEnZjvIdqTDVt+5/fxmHQEaG3IsOAhDmb1vyJUSH4wb56WNslMAzzdMFY",
-	"bB+ZxiGpZo5OR3hPp0ailMVMaE4Th+yNIlYN+KjY957KhLU9HDrHtInlSudGBO8HHWFexpVzyIkA2Dg/",
-	"EbZs2b45eZC34oPx8HbZW8yI9Y64h1zHT/ks3Bi/qDMF4f2Uc+91NEnf+SIstnD0bDRIZSL7093yrkXh",
-	"xTdVxvo81J1bhF+e2lsBnxAhw3teEwYVlqaABuzFxIyiyImNNM4LDTJXZvhqEUiItFv1/dLf5w2MZGHB",
-	"ZALdB1pKkshJAOwNRdmUAA3EPAmwdXWeX63ECe53AtG3/2CRvp+FshFnRS/BkLu6zRABFwQOVG5JPo7c",
-	"Ssc9KLmOiTINiEBrSK2XSW2Ys+6V19Cl8aNwYh5X/H5pUFDKfnWfMYe/nx4EKo6V89arlFxzHQ2YCAgl",
-	"A6lGXNPE/PuGiTGrZQ3db0/en0CpEPlFCnacKyJSsPpjOu2IEU21BS+Sw9FYIysM14CGNBbXQk5EdpM8",
-	"ItIuOUMdMR/LsSMiKoTUlhZo0b60gJQcKp+rNB7aOh/cmuY4gbltF4TDzoTH7Dir15mPJmkLfPaXBdD1",
-	"02Il2XzuGeWC/ICf1Sw/PmRmus2nH7KUR3TvdMAj2perB68122jkulzt0Ip1Q3j6Qim28fi03gJ3rKvw",
-	"9I9phHnAD1tCdZc+yUnB2zpFpv1F1tTerxibWB77RejdD2XCvIVy0NbDzCgI2mr2WPWJ65YxW0NpadSz",
-	"5Mp+KhSCS6zkWohEgI1p6NYiZHVm5MjU2EYETaMqcvApjT36gF8Qk8lAJqy2qjmzoCvf75L7xq7o9NyM",
-	"FSaQQRcONIZm9WLdlNHrHlXa9WhW2pX6YXu/DlNpL2kVLknGIhrkTm80zM/Z6c26udyfHnMhoOvEn39U",
-	"PL/eLNxe8P4gP5om/LxCR0k2dRsNnz227LGdsk8hg55tF+sT2BDrEZW4RtdkBiyKqmgZXS9R/zsDAEIB",
-	"uFs2JP/1nzmC1yHVngkzQ0dBUqia43ols1SvrlHFkrsqMpBJjJw0AQFyK/AhIwa8Njp/jyUErGikvAUs",
-	"3e60IzDkE3ZZIifnNP2T2c5hrkQMUXexUUPat8zdilRpkvhXVTUjveFeGCYCx5ck7IYlWJZZjpoAWQkg",
-	"3LSo4rsjViv5nmtNzQ9JwZdelcwA1sczLZB2n2fF4XXri+qic0R1axqiWWYrDo8uHJ7l8Hn40HDx59Yz",
-	"yZbzDI1zDjDav4PF7pkzQrfd5tUkd6VMGBXPtpDcLPR3ZgpKBFxz594n7OovX62iHIaIn2ljZeXPqZz8",
-	"6+cOwC8qBTH6J6/hkWHn0SLH882CPRr/x1jdnxNvYUD6R+SRt87SkIqpo5K0NHfahau5gLN0SoXCJr52",
-	"RsxdRUMidHyZlm7dGCtwLAysxZC3IRYZDzXEgzNnd2lCRcRU0BHw4B5LjbTUE4bbJd9WC+ZBQLhSYxsX",
-	"j2SaMttvSP6CFKTcImpgrynktIc06QjcWNAiZSbBDNqPlURS3DDwIcOIKhYGJGQ0Gpj/y1/C//6f/3ct",
-	"MAsodTH3nI0FtsIOObG0/WDlCNanANrhaFHJRI6TmGhEissJfGcPVW0y1wj32NhqL1QNtUZHEPILgyKN",
-	"jFow5EKNez0ecSb0J1hBYdYRbF4pyIxHsLfc1vBDsv2whFhOc9t5S6xva6wwxzMK7ydw4h2roZBA868B",
-	"PiUzSI2R2Z0SRtOEm7sg/T/w7gsik5gpz/Z+DGebEbj6GTwZxou71dPfT3xPtHloQpUm1W/ffPuhtkve",
-	"AOd3/P+x967LbSNJ/uir1HL3hMk5EEXqYlt0nNhV2+0e7/iisdTTOzucMIpAkawhWMVGFSSzOxxx3uG8",
-	"4XmSf2RmFQhQIAXqLje/dFsgLnXJyvzlnT7ddK8YiKFOBbzb6pjPPT52xPSbVqKFREJd5HFicY98k8K9",
-	"z0uAoS0F5bBPwMThzVN9LqaInKd8Tltrx2LKmhfcWPdvgpzUYQIv7yR6ZMIWLSkLPc1/kSpcWlk3d7NY",
-	"VyA7tzvPTOFZndnQt/d32dOMcrqRtq3WE9QQMBoWM7nxdQDQHSTxCx+l2hTOGo4y76gRxsJymZgwyEnG",
-	"EUiP8YUHCg9W080lP2CwpwNtx/izaQWMwyDz4+Fo7yLVaoQnF+OlaMLcYLtNuAeTseyYK/bcH2xGZSoD",
-	"Rxp66Ks1wvvx0zr1+d+LI7G4Lc8N94vgSGUGNKYVtW8BcoXnkZFpBa/mak5rMECydDfhOMusbdPmn5c1",
-	"imMUDSt0inv0gC36adbvcEkIe7Ou1INORYv/vYPO/k63+2Jtl/9CF+q96hbUWamFZkmaNXrdl0dH2B1q",
-	"owoz9Y1JsIO0mXdrCFt8Z+oeuRpiF+7/dp0ZuScrLWU8v2PbzrqmD2/jgLbLgKAQ2fau8CPzP5aD1I6C",
-	"Rm6fWuDoXmMPm7nfx4FftGXfkAC9G3Nl9NxHbZlQVKAEpTpV//ACnDWr4JQrGhzSXy0Mt/MyI3JfbLOP",
-	"XhLyJTr+g7pTUd1wq5wDpDra1rXanZLqZL+q9cFqxGzKpSV6rixoTgS50p/DaJT20uLeOmMptwEBLK/a",
-	"+PZkwbIlJzd05jcs0AxgsCx1xbN4ZHXaZm9lYlH3mfcVQZIyig/YRKo4rynEmiGA7pCK3Rh5LgIWWh0y",
-	"8dX93VptJ6Uv1DeUsju1k57B9m3e+PXR1pJ4nHbIJ2DFRTCAmoA0SO3lYaKWtmIcWNGwrtA4+6r+Avev",
-	"HQdHLE+nFwcEp648oEKJx06xunTF+OCsVq9QzK3YgXdvtkyk4F45spdXjszqa43rkRqVz5wouBrv4p3X",
-	"NSiffVWbmZMLcHdrTf4erMloTXIWItjaR2ZQBmySh02uB0fu7oXVxxtjqkL80U7pe8Q/My0M+UfrMch5",
-	"F/vfV5u5Z28OImAC7/PZboolFvauRwcoXO3npk0z0QKBlJeDbmLV3NaKwa92G7pmCWudhrfCjMt7UoMn",
-	"lx+4HmsuvqNutkVhBbdM8rZdbmXW8oBc8qqEjaWhsmaczsnlE7iCygEbpkL8Bv8Y8LS18JwFi0QOX66w",
-	"rwrVl1nK1QjDVuAM5im/2EKoGAdTI/e3vtHYJRUsHYmHNB+7quN50esp/3omprNiXWv/9/7+mmLZd2Sd",
-	"rVywu03IWNqcDXnkZmaypSfXcsK7ztpYxifbDI5t7uy10zaWGPdd2hqrqHZtNsfS2O46s6Myr+OSBLhd",
-	"aPeYuNaWg9x25sg1Dtejb2ZZDLe0wEQwQ+RVMTzAWD5HEyBgOgp3vgK8letMsmMWC9S0MEMgfy/FRONL",
-	"0XYAB3csYZXnGEdA0TRKYy9JCge+MRB02RcVbOAOcFynLo5jGxR3rJzBXXvQtzxui5IeV2LKvQEdvH3H",
-	"CGulGm1WBgQfZf7RHtmpOYt0piyGqD0z7JynkqsIa9kMEz4abdRhg11RaGBaXenAuzyBe2OdLq0DZiQM",
-	"g0LgcIgUOeoGxQZzRnVrL4MqnOepX6Gb85vy+65kN+XbN+A2yw9WJ9W637fM5pYB1dLxuBaacnS9A4Ts",
-	"7bxVWeg3sJNVIahTYU3d09xj+lykLPQ/vU346ESkkVA29M6FgdaTvsrjP+F0X37IBZlLReEXrDnQdtza",
-	"GBKxzWuT9FVVcZJV2OoyN7gmtLo0+UZv77DTCRoVS9noNQ4bNzr5t46atlxsm5p7Z41pr8E818OfFcU6",
-	"svRczFejnlP6vRxMtkFKKl14xtx3fEBsueEZMiamlTCsqTTlzNxlcNaqympuLTaVJfcb/YEjihJthCl0",
-	"Z61qxbp31jnatAt8jLFPToc9cW0tpoInbChEPOAYSotMg/yc//i9MRFzrDCp4y+/ZjyRFohvlurpDEbz",
-	"Z32BEYUgBeGe/6xokGoinogP/Gujd5j7MGFv1AhXlT6QikhPpwIDn0pvT+REJHOEsnOdASXmtzKdpb4o",
-	"WfnDrgmr+5iamcKXhvxcZyklxpOHC8/dD4VSFe9dDYo3VFzin4Uh/TKW0ZiWLJYxDglGyAbC2HVjMFKN",
-	"EvElGmsZicJoaCoYVZp/49hnY4jEiHUvteKrLdHbawAzjV5371ot1Ms9YcdcTf6usw/CGD4SKIe4msCM",
-	"/439HVbe24jGIpkVt6K9qvF6kWIxM2FDjzge4A0zX+nQb8OUvgsPfM7BF8KSrjy44508OOh7xyH10C6a",
-	"c1LWnIB4zJT8NROvnGPdlQ/VihFXWNweMM8z8Za+0ooRxzSYukl9A717noG4wPw0OXV9WuGk7gBvmtLp",
-	"vUqkY9FEGo4vm+gluvV9lwoCnzUPOvt5EfAqUb9Gr8H3Vig2q4sl0rl/SG//skDeStDvTYI+pLjcQFeE",
-	"k3BXYRxVhL5Fnttzswny7Dx+4LnZYVtpkMFf7zq2iITlNqJoWxP2NoKLPI66Gj2XsNoGvrYCua4NJaLD",
-	"c+Mqr35CNzG3bGXeVuZ9/9aW2xV6W1F0W8z5J2E348yPPiCNhv7MuOrG3lhRtFEElw0UyOlzVthmn1Qk",
-	"GO8rv5TUX9ksWVV8pwfyqTQPOketHov0bF4YCZPKWMFjbPlMqQn0WF/Rc7diqfC+01wgbQ0NW+HxhzI0",
-	"bEHX9txsQdcWdG1jZW89VvY+9fZdqc6lXeQ5P0Sj3Q9SWcMSqSYGmOECy/VYiOF6IeNKq/lUZ1gL1mA5",
-	"K60EVnBNRSRnyPWbBEHFlMuE6oOmYihSgdgyFWwiZha9WMsFAgJXStOM9YXyXXNhPC1qBgh8biczdM3l",
-	"OWgl+spkA7cZr1joKvsd25AJ5Vpu0qSaB50DqsaCJT95ZNEPiG62xQxjFuZzMeGtO9TeFTb6IX1r+TIV",
-	"+ehRSfIvlgEH54T7Z62n7KBLtRHdvgL1fP7Iup3O3v7B4fMXDnLBhv1sRI5d6vHlwgrdnc/lH783kEA9",
-	"EKqxHHWB0N4CCNVaq0srFTSsngg4kn/+df+X6cv/TbtnXw//cn50Mtj7OH/+Pjr4yXTexi/+m+//LF5+",
-	"kt3PF4d/BXyVpUmj1xhbOzO93V0+m7WNzkzbTdoxnN2NXnrtgJHFLtauoQCH9BUTPBozXAAmTc4LIrE1",
-	"+m+N/o/d6I9ELxg9EV8qW3iH+CEVJkvs6pDTE5HmFpyAwuRJwHvJiUXNw38MUz0NmNWtkDVjMeRZYnuM",
-	"JwlaeDC7BYQ9aTcBaCuKRHwsjU3lIPOVkV3cDErFjyenVNrw48kpM5FOBWuCSqKxWOFUqsywWNgUqxga",
-	"LDM90wBGWsEitBU0Eq8YlANngzySFYaGIWjlKNYcbCh4h49Rgxea1i15Qz675b+ibNBpYbkfZXG44gDr",
-	"lIc7qDO276E8HPyzbL4gWgQ4Akpxkf7h3i465fcavW7Q2Mf/HjR6B0HjsNF7/i2otn3AaWr0GgftvcOr",
-	"LCGXjR2F4XQuD6eDw6FBdTuN3h6OrYNj6+DYOji2btB4jv99gf99iXceNXr7+ZiL5hQ34JftLrZ6mxni",
-	"O/4k48Mzbow8hxXfpzlpOhuHQBI6FY3efufb9S0zS4aYxSocBQ1iWDCmhQkGhuSML7AdZI8pTK9ow6lt",
-	"mllpiSlsSrCJWQZ5E1IZMmh7yeCxf9bd6+37Q4fWGme20NkMqSXR5yKZt5HsrzTqbGyhJG63Asg5WbSN",
-	"/n3iXjLabL+dj99Pth4hmTFPxcPaVkqOOqyACGOK2TRLrMwtGwELf78Qgy9Zmvgp7P6OCtG38BWLeJJQ",
-	"9z3GR1yqvkq15a7kC3YvnaXiXOqMTDnFKjAUVRyJVpsVdGxqdCNgJtYpYbdi9DiFud1mEPFNRPcjUqhr",
-	"s1pYP2Saa/TlV0hTldrylg/eUId9eHUSuEZuiX5mPLuAjb9DvZLeW79gA9wf+L5MeSrj5dpUeQIjPrGU",
-	"29BXvqsH/uj6LnPLXOrizRMRz/htVFnwi7M2Kxk/dY3io2d8VNdYBuPYNi1fm7c0S6XClBtezvSNuHr4",
-	"zCUCBBwGxyIdC9dOxPJ0JGwAKg8On4HeJ76SqQDu/+tnul0PWXghBj+nSdhXzSJgiLja/R3u+Ra22uwM",
-	"X2iohVnPt+lrhvShd3EIYqPQ1kzGrksJm0kRib7SQyZ+zeSM+lukVWVOaWYDqnYSJnwgEnKk+FSpZF44",
-	"0NzVumqG5EgO0buTr4M0TGm4K0pFLJSVPOkBBNXJuYM9SojY+BotYznLG5YV+dIqCANHcxOnDRzJB+2X",
-	"Bat5ufLVHhI0bOEZMYt8jzYtVnrGR3daoNTyUR1+uUHpBrp7FVe8YzcBcJGtj2DrI7iFxICCfLpaPC24",
-	"10Y4Lk8KiEUirKjGc5aPnhnivsbqmSmw2yYMxzglEnTIVpu91rFrj0ru+hQX6OYM9w0OkRjuEtOpRcyv",
-	"HVPaHszbKzhlZSoIpdwGid6z+cdyM1mjycCvzCCPQOASZ+LYhmhDUYSDZnzk+sbWK5biG3D1+sqDm4CF",
-	"FP8G/+IGGwrDddbE0TF3KaaIG269rhTLVFB8Sgo/cTbTRiLasmMx76uxTuIe6zemc4Yv6jdaAQv9TfTh",
-	"iVQ0AGwUFpIzDab5Frt+7eK/z3TImnkDMDYAujPYn9QtSOC7mfoFGuoUG6J+fvua7e/vH7XqVa7R1DJD",
-	"yNSsU+a4mruXrWjVgfu2cX8OXKRH2OwLiQAXWLpSsuVBupjJykFQXGV92GQmp/TI+tGUSVJ6qF1NiQwI",
-	"ccW6Hg6eRzsv4pdi52jY6e5QuMvLIz6I4hVTWhyQW1vbS7Pxw9+UGAar+pctDt2tDXp1A7NCS4gviR7d",
-	"SiszbiZre5nRmFx/bmmYTuVILq1fqjMr1arWasSBNiNVemT9mOJMXPajTzXoQSs86XvMe6t3Os97nc6K",
-	"ATsmWXvEb4A11h5s0bN+xWj39nuHR73Do6tGe6avM9bHV4PLcwC47mb3yfXCjrTG3tWL41bz2H4LGtxa",
-	"Ho1hpVEdeBeD0Phn0IDpAOqMCykR/tIP87VZEt2zvULcQ2nX6SkUl+Xd7B4s0Z44lzEFBdIzo5RH4oNU",
-	"mUWPeadu1GFnCNzJVdW+zCMSDtjfhfgnUk1E/EZHtAp11vAFZSpInVJj7LEcjSvyMdzf5mSsrc6/56+e",
-	"AmxcuvNMTGd5NsemeQXEIYq8hy7VfEn0oio5AY0qaLGt9xbxYk2bGVthnIHd+czVCEl8yr8We9e4eudw",
-	"l7TICt7rEbso234K23ud8ExgrptV88qx09ab/+RbDjrw7FU5+vvhG2ixKVcZT3B8rOk0lp67GrbaufLh",
-	"dBEzE9EzQ6pIM1zJYcMW02lfeU3lVe4NB+pzrbbzV5Ki8JtWos3CItMKncnZGc3P+AgVOM6iLE2Fsn1l",
-	"+cgXJUb7uk7hT1918xUL80Ofv6vIAUNy43rZx6aZsWwg8qLCfYU6KI8iYRa5Ge5DBUBeGMIrRmyejTIZ",
-	"C5O/0odCUkOKH3k0xvSMzPCEScM4O+h0mOJTTBoeCzaUIllj2zGTCuNO4JtawG66jjTtlfZ1M3lQA3sR",
-	"cFwLWtQR82Wx/ryTi+oplzBQrhAd34JknopYZtOrZfP1RK6XSm8Epl66DufTgWT6nFjiZq4HM7nLqlpb",
-	"LLlEdNfAkksEess4cjNqLQPJJXRJSNJdvDaUJIFTQpK0mKtwIv1awHTuwi0dFAJrq5xdZnLn3i4z2bq7",
-	"bsnd9Z24rSxJ7KsQZAEhbOCxysltXfwRgsS8XeoMWIRhTbwA5+znz+8N2dKNSM/x7E1bAd5bwkTPGJ5S",
-	"ylGR1vSVFxiujMq1zdQ/Cetwzc2iFu9TgNWRC0eNJ2Eyoe1FIFlT4g1eFMDN60tqNkv0CFHmIzLGINVT",
-	"2XqiJxcIIqd8JHb/NRPwqRXlPbpHvcMXbheGMhGOtsi+0P7XbIS5HUga9eZ7hEmsv4lGr/tyv9M58JGz",
-	"u+ddOuFXv6PTdce/zvLu0vR3aw3t29Z29ThtV7cHgrbg5HYro9WU8Y8r22OBHna9QHqwdA+eTgBXsBCO",
-	"Zsh0ykJYNhGHhF7CWCsRLkCMF2oUCmkmhF+qrFB9FZqIq9c6FmHg9AqKB83tUSw3R6GzbhEUyS7G2ggX",
-	"ZOoDP52Rhi6+ooIa5a8jS/SGK25ZIrih+vTIhhnhCRFT8Ddrnnw6PWPF7SBu3cKX48z6qmz/yg1sC/YQ",
-	"ttkvMAppGBKcGsEqXqRajQo5LbmtSlrWFOcinffVLNWDREx9tgvGL4SxsFwmJnQpxUpTwp003gyIYO+4",
-	"JPW1a7RctN4ZK5OEefparKDr3x/mG6kz+2mID/UYyIgwoBB3IAjDeGmuX8TXKEvhUIWMJyK1rHmBKYdD",
-	"WCEW4rW2E+YUg2LG+sL4GilkuuwrlxcJTDcZaJ7GBsO1cKwwW86ICInEpGE8SfSFiHuwfLDQPAV4HAJC",
-	"CRewOITbv3j6pQFKHyUm4pxmfV/bGGuqpCziKhJJIuLChh2xMHJaUfgKo4vthfbrmedF47bBWy6kqogW",
-	"IbQt/kLTxfgVMxOR1emusXw43NAQ6TbzwU2RSlu0GWidshE3E2FZNBbRRMTkJKFT3+g1/vLir2/3Phz9",
-	"z8lxIygCTHhJpiSgvbeNoIEN70Aqv2wfbhBfW1yPu6xF95DmuWU0/NKh4ZImUzeS5T50nd8bC4ayMHMh",
-	"KoU1ryALPnpXGwV+u0RGQz5OhRoLJCYkoGAtaW0d1w8F/oHb/oHBf4DiZqsC/OHtk45zO+2F4FjOP6/W",
-	"ZcqY4homy91YR/dRu+/KUtAO7JRsneTqLTiW8bJ3GJd0BO8hptdQz2vW9E/gsirNXHyzwfwxeATBt/d3",
-	"82JBiyJc39CTfBmsnZJp9Q2s9Q2gVryhENmIXcHgvlfgtI2R28bIbe2Mf+wu0A9eo/e9VBMnj2IdZdOl",
-	"Qnt345Lc9S6XhzEpHpORzTDurW5Fq2GIJWRmPLW7Q51Od2JuuTMvgixHp5APdIO7WDiUiQgDb2DoK+Hq",
-	"4XLD0HREz1CknLPooUuo1WMnH38K2H+f/PhTwH4RgxOmU/bTu7dsCHTl0wQEG8ytMAHjo1QIqUYuhg1+",
-	"iUWUYCELOPoB4ywVPIZtdolUaLaZamPZy+7RHpvJryJBWxdnaI8DcLC/H3RfvAiedzowLZ4kQV/5pw7Z",
-	"B/kDax509xkf6HPRyi1Uay1TbXbsXrDX8V5lApN3bYE6jmOgShIJd2qBqiCTJXABdFH2Bdbmnz/PMFfX",
-	"z+ROGyZufZ7rfZ6byDyiuxWCD796b2FGfpK/u63Yxh1t0+yvhxFIXnppWY0OBjqe72DKaqPXeP6hcQdG",
-	"gUv0vCYX/7OY6vOChEdRygv+QFcbBaVY86BzhI4S8t30cjDAjOXzqsK2tyuzfLb+Qmxtc/Yf7pTfVr4/",
-	"EOD6M3ON8xGsDuXDDz0zBBZZU1rDwixN8jwP+HCLeog5ke+KTlATMXPTEL0VtLtskCGA8acSCGk0c2Tt",
-	"J9CqTgAeSMUxXfNSdlOVwMU3Lgnc1wD9d+CwpDqpSLuapfKcWxGwKf+6w0fi/9nvHu4/73Q6AZPTaYYk",
-	"FpZzTOs8sk3Nup+gG6ed1D11Dxl2E6w7xTLeNKkeUTSmNM+4HS+sRB6JV/X8qptgvzZCKBVkRX0wdR6/",
-	"vjDYU2kFV2mhGWZGpFjE42KsyWo/5sCZSxlgBfnc8tUZ+mo5G6xwF2sWK4SstdOv1Jj7qqgy39Sc/9lt",
-	"w4PHXlzLYl5PxSrOcesW2LoFtm6BrVtgq718T7EHnsPfbXbUuVCxTjcqzeweYYM5JTS5AmUs5JGV5yJs",
-	"sxM08tcvcVa/DDM7BcSBc+qVxrVzIWPxyhdwXVEyLBU8ZtIyqzVr+mlQPlch0qC6Qtjf3ELVqRFGC8Ga",
-	"wEcRREnlLyEPbvk1LCFb4rqVFazw4SrFaQAsiKtHW3gnwnYpHzPYlUav8fb9zl7naB+4q5uTmzW8k0f4",
-	"TtdBrxFzxf9rmAozTqQSvjz+YlHecMXZ50z+1sDEJQXX/u8uO+zuscPDQ9bpdjpwGFdghe7hpj34OhEM",
-	"OxE8PpNT8YbPqRXNVKpPaSzS19TScO8QtF0/xrd++Owk1XGGMUMa7qbH/9GYampem8Fxxl9+dNPHP0zl",
-	"AlR2qy1O6RoFXIi8NyvhUiDibRGXp17E5Tznb17MzLI0GnMDy13DXOA47g7wWH+ql0SQTkd3UOUljg3j",
-	"bvg9zHtxXCdgjqsEDA8TEztwtgIGZxibjwVsKpWcZlN3A6ZS4L9iPjegrsI5zlMQQL6zGorqaTabJfMK",
-	"TXW99FpVzcQdzQetZ/LwfPzhGW9tbE8b9k7NsjsqQbKVqg8iVTfb/1XaHXGqO3Z+O26+rbLxtLrNP6aS",
-	"HOde7NTCA0XJ16iW/Kt0z7w2x0PHuNN4nhmqT2ZYkw8MNihxHUf8dcsnwrUZct1sTWsBFpQGGOtexsbc",
-	"3Ctk+Bm5WA4ZthL/cUr8zlbi//Ek/lYOPxU5fDuilHjxvYvSXTmFKe1gLPuDuaJZ3i0aRSqp1RRezw17",
-	"ffq33lXx5UOZVIeXUy5ZX9EN1ohkCO8MrfhqdyNzHrbZa51kU4U2ateuHThJwCJuxI5URigjgW8mc6pI",
-	"oBhXcxpkj4VmkoVBX4WFKYUBC2c8moSsCf9jRv4mWu7al0xJizekMhJwB7aMjyavWHiw1z6En/6jG+zt",
-	"H7QPO65YRF8V+piF0oppGLApt1jywmrGFZPqXCir0zmDn2EqGE5PMEOn7PQvP7Pm5Qm12uwXacc6s33F",
-	"lXs3i3BBcO2o7KtiYjqzcxaJJMFweX1B1RrcEMapzkbjAi6iUXhbyFgnMQbgS2tgJG3210xbLNcBGClg",
-	"kZ5OOZVBQ8Y9SAWnrhS/wo0Gvvnz2dudlxjl5OhjytMJPvL68/u3+FxfCRVTwgBHRuKaAh0zY9MsslnK",
-	"EybSVKesyZkXu266vsgHfAuJpRjw+Pr0bwHT5yJlh+zDD1hdF/7Y6wSdTqevUn1hWqWiIDCuixQdCa7S",
-	"R5t9Aqx3IY1ggkdjv4hhXlWjyZkSF7BAQCxO4FA7mL6CDRRfpbG0TJzWjsVyOBSpwQcUhaRhx5VMuc0J",
-	"WVNp2g5Mj0AXQ4iLELqSda4unegrhZgBP5AKbrQC+ksSf7A8O6Niwec8kTHMwq04oBKBxwOLrKRcGcAb",
-	"2AnvHXIZX9LXAFHiGmMDYR9Kl6/UXeNeGg3J4Z+Q8T2OlAfkeO3InNcHEzQVnMQisoP6sQN3K8cLmkkW",
-	"FNhUAGwnyJlSgBwpAFLpp3118vnNzvsfP+x0u4dBv/FeTLUyARtyFc0D1u0eMkSZ/UbQDYCvBP3GfwD/",
-	"6vQbAd0ML1lvlb916OuOEja7RxI3jV4HX4r9w7EenxXTmjEGcZcqIgvEnDqzkaaMDfeVABa00WsUVqoR",
-	"NIgBvqv/mWiP6EdfGBx4fo5x7PlBpr+IKTR6ndoUgrRBZEJd86uQJxY6yrlSLOMtAN0agjZAr0RfABQK",
-	"2G0Nhr0y7+HmuNY7MisjFf6sL4poxYgkMUsYyvRAEgcsR3AkboBRMuSUzCO3AOAWwprvN5bhHS7npmLy",
-	"QaIISiaOqw0RZcJYJec2sFjswb0bShkgo1NM5Wv4P3+mWkcgW+FKKoYiLYTrIQk6+8fB3mGnWhhdabXI",
-	"5VVtc8y14wWAhK4TM0CncRs48D0EDvCF3Vw6jvIoIwhuatCIY8PGVTLmkqpOqUUoZEC2FArk4J+Y4QPK",
-	"W6TVuUixjzoqbANuBN3SBH1Te92y9Ypx1PYLn8718CX/AgtztuJKRLIoETwlD8cwWfSUgSE8M6zkrcAN",
-	"ZE2f847VOP3rUDbCDa17jXtAFvOwsQ9F6VNftDwKcbGpBwMGfYdxC1s5frdyfPPdXu+zIHZ2T6EKfrYe",
-	"6G/l9FZbrZ/tGMc5EkGqvUtvywU3gFf0aLU2+gvcwuCWgClxIYylQtYBmWRyIy3WPPW58fxcpICTI21s",
-	"3vcbNFEYU4DTCvqKzLgoXK2cCtYMh9h6O++3HbDQ6pCJr+7vmr20qY12X2mVzO9S761USXG93uvR5k24",
-	"YY0fYQ9uGKHnnhsMjXdWdYR2cuvmQ4MF8142rLgN5FQepplpmfDRqs7L9Ejt3sC4t5/pmbWDutR1Geh7",
-	"RRfj7lmnkO5XNcrhcq/lfLlA8O7Auzdbs2KH5TUje3nlyKy+1rgelWUGn7jIT+0KEvA37y7Od7lmeC1j",
-	"g394M1PDRc6Ct4aG78HQsNjPgmw3JLgfvNnsZxHpNDbMWB1N0Ht+oRi/4BRfcDGet9kv5DvmLMSZhCwR",
-	"MWjJqb4gGBBX4YC+aqIaDrJbW4w9VFjEp4e3AkeJ4Rd07b/98e0nV6T46wwd4Ym2hpBHq81+dBdpkBFX",
-	"bCD6CkcTt9kHYm5cMYmF8cbolC42WZDKZMOhjKRQ9gu+JAzQJS7VaLWnd3WJoNWQgCwA+bl/SP2/vr5I",
-	"stsrOvWeGeAzrknDB53E84ANeDTxVhqnY/6acWUp1/s5hnWiMC0J6k3TtV3hfYCjm/ZY9ftyV8X4SrKl",
-	"tmjZoBtF4ZFK7TdnNXes+y4UiW2k/pLKu0nZRmxUcZk5NVzEQKPXeFf4kfkfqdYAtT856BzBBfgBvpjL",
-	"oV5jD9tU3AcXcCcyGWxAyacwZG8A+BFnW0HTH7VlQmFAF/H+Ifb4nupzMYUVaa5g7aj90V8tFDA+ut23",
-	"22mzj67p0QVfdD36IxsiqECEsaIOSLlmKcBltrHKCPFJFVnZDTT0n4QtyOJbUhoemLFvee0tVqqIGV+s",
-	"7cPB8+t2+bsQg7HWk43KYJhskN9hAqaTuGDky4OYXYiZg3MyZQk3lsUikecinb/qK6o8SL8ZEaXCmlX+",
-	"NTqr+kKJtNVmJwlXbCiw7kyPhX4KIWuepBqP8o/KinSWSiNa7b66ItqEr7cQjoQFJWC/jQGAFfY7v4I3",
-	"Zg+ldb2SR5yW7r6ObYEGXnxPHTMDEERppPfMUPZqCVcQ7p89Lv+jmAloQ8u7U2BJ+Vlf5QvwbGmWcLXj",
-	"Dlijt3jufuoaOIIcYCtx9uezs5NTJlQ801JZOJuk+ItzeO9CWbQ80aNMBL5yX5I4EPePfuNP/cY/w3Zf",
-	"nRXCvlnE01S6/EcjR1jYjdhQgIWAX7kujsSmEkmmgjfEv+BBY3lq8SN9hQYJ8dXSsNrsWJW7AGGwwqIc",
-	"fmmHqPbwQMy1ismbcEZt1yl8IjOChWNrZ4b8EHhRactoQbhlnOXVRxOtZ6REpzBTkZ6LmPE4ToUx5ECJ",
-	"GTc+/l0nMDW4aJi0PcbZGAYoVIzNPBXjzAXRS9yLdyfnB/5tPnNkqNNpX4VSCfuFW2y5ifRtWDPc6+53",
-	"XnSeH+zvhwELO19fDNvdEG2IfpzAfWfZIJFR/l4fM+IgdV9xw4Y6S1ksIjnliRuSwWwSGNJzlkgrUp7A",
-	"KP+VxSMRs8Ec51gesGXA52NDPUt5X2E+CX7PLUYApFMejzBMq2TOmq61g4vy59YFG3qBhq6mAY9h44pF",
-	"HTuODH3HVN9hFevyPjV554wgNIAHtU3R8QeuVurmitagkdLDYRvIJRYxMDvqJIBnqLe7i4vXHvN0oFMA",
-	"Yzuuz6vxCZK7RmdmY8sQLcqdGobyjIAroMFrd9+3DecQV0KCqyFAsPDqEgfFfrrKdUxWkbhrY5I7EQ9g",
-	"SvrO0Mh1TVBuB74gS/mSCmxgXbBCLcvDiCtXgnchFFfBlyVjVW2aXmkTWlZpSiGFy9L5aZt0NmAuMbd8",
-	"wE0JZKJS4jEmLJu/CTYQMMgAcAR1K9cpdbHm8Q4IzEVX25xI/MNfssInFjRSer80rHDXK5YKm86BraQW",
-	"310kisPOPm6yMm+5TFzH3fK4f/78/pkhdBPpLMGO5TD4RGuQ6dmsYriGQPea0XqKvfLtrxiMHpFD1dhv",
-	"h6QLo0BgUz0UpvQFa3L25uMpG9JyBXgTp6cwUTTWlMDYV5il2eqxEBYFu1OGFesSttknanO5YgN7fRVW",
-	"bT+gnJSFzlbwJVMTpS8UZgoX+2DmKISGRyQHiK7dV5+RMih0IsQ/do7hjxBkkVaxISBTED+Fmyq0D3qI",
-	"ZcrKxAFlFBJsyudE7zaVvoe43zRXTQ1T3pwCLZUVI4G7VdbVcv0GU5ELio3DNHeusK00AuU21ataqtgl",
-	"AOCb2+domI2lsTqdlxSmvJqcikXKLvicDaWSZvyqr37NRAY8RLkWaXGqZzOX8PyE8DF1cVng4yfTw2Vr",
-	"VFnXv6VI6o/WnlI/y4PbaHz5bL92eevWGR9c32JkSmyIEZloXJnxDJTipit63GNY2DdsuUR7k01Fzgck",
-	"tpT5kUw1yLp1FGUpuxhjvnyZh0hD746RA2BnJnqLiFnCrUgpu4Q0jL7yMsol3GMZKnFBQx+IuTNyZIlA",
-	"IxGqTvAVTDAp6uCtp8ZkqLhKkcncML8DN3CDtoTxNdXdm9jDNzKHb+I2u57Gu7V536zn7cNVNtpqRFuN",
-	"aKsRPS6NiKBHDi7uHXGtV4h2F2BmrZe8OOZnhsxaqYgAPi3eUM6J6S0gVkDmU4tuHCySBM/CU8/ocmYC",
-	"zMJNtCs8xK0V0xnWQZj4WFsmLdLwkqsKANVEzCwQUF/td6jK99N1ti+mdt0qDjfPAChTxVpsUhju9f30",
-	"7iXzY9r2uq76AhLfYpbHUjdgiVVc4hJPXcm8gqFaQX7/h6hm4I6RwRR/z87aMKLQ6bpNEMss/L24Se/i",
-	"b2GLGgVKs2T6sujiCvrqYswtBgsAJy/qzcgm4YJTfCmwgJRd54x2/uI8esox92emrxwU6LlAhwT93Gau",
-	"onGqlc6ohJ7lE+DzhsRD7uInCULoJS9u8LKvHBBotdl7ORHoyPfiRFpGCdqGhQk3dsF3woCunKI0clmR",
-	"DjG91pmyYdBXZAlkfDbD2guu2F5uF0yksaCqk5BaXIcpWZkkjLO9ToeNReom7GbfVzJ/2UDH86cmvM5E",
-	"Lrxux29+G7KrhisZxp1LnE216ksiq1pEecrzRmS35Vt59WAN5B4+mPxUYF1Q4Ms5k7gfRcCMeSp25e7v",
-	"Vk+E+rYW8kt1rmWEdX2BcKOEsiyEoHiqQcpVHPjLXgjYAAuUmoDNiJ6Igw94wlUk2n31RppZwueoOTLK",
-	"ST9WzGmCAUs1KAloXjjXMkY2NBEqlyF5UdKDzgHw95xVdfc6FAJmMKnODevdCf41xVafjEepNsbHQCVS",
-	"TSr0BPqVirFGqYiFspInVEiVxuI49c+f3wNnJ8E14wOZSDtvVfHHn4Q9hYWP39GSbswkX+fvP4MR3Lj6",
-	"2u8NtyGunEknaOB2uqL0+IrGv789PPqx88Miv/nPeVQRc6kNqKGk0pH1v3ff7h3tv8Cy8rj8H+m5D3zO",
-	"2WvKhEAacdfh0v////5/n1Irf2MXIsbAPBDrXjPGm08tT60p1FN5vtPdP9vbL+RiG5MtV1w5OOse9rr7",
-	"7g7XsTUW2NXW1QqlledTEO6+PP3ei8MXe8ElVIWPBWy/83/lMZla2ZRHoKBanuCGKF/G/93Hv+10ukd7",
-	"b/ePD3Y6rzv7uN8yXvqIPyCrhzEVdqxjLEmTxu4l5WkennWfl9rD+T6rcCuwFBhd6a31U5BKFLuqAT39",
-	"vBQC9ZlbQaroFTFQixu/BYundk50IqN57Yfd7dfPzL4fmbVXQ2adaf2Bq7kbnbmxyBFRRr2E//HPitQO",
-	"lAax38RSaRXggRXyx/1wScAorURRwvxaS8JgyfBV8sVezs1YIXLQkmkChrg+6KtzoTIRsBGa8VzPOCeU",
-	"8DzA/0U6NQEVxpaWsrnRPNVm6wVUXzkJFbBUnKORtY6oYs0QxM0Xpe0XLO4dtpalF4Uq99Um0os1D/aO",
-	"XAxu0Rbaul+xhjXiH4FQo+BsXmj0fU9SzQmWE5HSV/Y7Tnj9qOIl0XVw1jlYiK67EIdI96iyNnrdg05R",
-	"2JWP4A8pl0bE5GZhqRwEbJa4QGMnMYdax+U89e5BBxnFV/IYUWm0opg5eLmPPV4yJe1JoWTa/sFh53IZ",
-	"ltMZTycJZppKBZTIjV18fiCoZMKGQzjqVo7gedUAPsNpZMilzeLDqVAg1pc+W/yq67peErDVn+0ediq+",
-	"+2k43DFU8imWxle880BlcaU4gPWz3tnrVH4fLyM4ICHxeszTkfhh5n4qgAYj8JOWfwXZind0O3uHQQPZ",
-	"ZaPXAADkaJ2hbHEhFcB5X3mQz+JMsBdohV/U1nGOAAAKVk7Fb9SQ6HgqUhnx3ddjGfGR9oDFqfH4nSVI",
-	"VJqDX+AudRUy2aC4Hocv6LLlXz0BvMR3FG96cfiSQBGKgp+Vxe5CHl/tdahcX4Y94vlEIJs44ecyoSN5",
-	"LlKSjN0NcRWxzBWoCuXiFlM9ZUz1qxOJt4+odknKoYm50ggMFOQhkstWsjnYGqZ66tuITALGR6kQ2OyD",
-	"atXiQWfNEK+7SrMBE4kBFNNp9SgZjF41EJGeOgbg1aGgYB4O/UXsc0JV5rgVqVSjNr7hi2/9ErKhTF1Z",
-	"ur4Kf8fn38UBfQj+sTiy38I2O/bI0cVc+vcELBYRSDsEZb5WTqHWTV81Q/o0ADE9EypsvQKV7iMzcpol",
-	"liuBRmdatwDt6CaLIiFiUwJsex3fNKaE1wi+PVbARofnVjFbcL9Fe4EsvezznfCmfM7/C3DbjgbodLkV",
-	"3gKp1WbSJ7j4tF53FQa2jFh/b/AKE8aeQ3VVc9mi2y263aLbuujWS4ktwn14hOv3Ygt178Xl9eQy/B4T",
-	"sKd9uBtoTyu3IxWgivlqTO/rUHI2FcbwkcBoSWA6p4BXreDTV0xp5joKMyVELOI2O3bYd6+zRxZV9yUm",
-	"TV8Zqwkfx+xCJgn2ssD7qcYA4qsS6D2scK2NdZYuUG1flWMyi4UfaqDb1uq8/FNaqndupR40Pd8BT674",
-	"f63JtG8EDbdZjV7jF8HSTDF7IZJzwcbazKTlCfPP0CZgBG+CMSssFlPtnU025XO0YLcXwO5YcfaTnorf",
-	"sGfyaCXUs3omo0avATITgAjQTXePgjrq4+Hy6m+EiPc2rMtZs4fDESaHYAjQkk9s76xztHGr5+UJRkJW",
-	"x3R8dt984jJrK4Kekgh6Tf3fmZsm0ykzPBHmtqRQei7mtTx2dOszw6y0iQgYThvr/GCUB+ij2JjXSyea",
-	"cYxlg2o71rzhhqwcTaxpSR92YXRSsTjlQ1ts5HvwinEWJRpVPrwZE/qwyDI3lklr+gp+R2uXnIqAHXQ7",
-	"rBnSzV/o0VVuuZoxJX31ONxyZL44xZk9hmCTW7ZTaCPQRkA+vpwGcXITMXea/ZdfMw6zwPfo6cy6bpIX",
-	"LoAU7vnPxrIAA4HBE/GBf230DvModFheNUJzF30gFZGeToWKl98O4juZY1LCXGdARPmtDKCSk/jlD3t1",
-	"mz6mZqbwpSE/18AUBG60n2jjh1TwyZDsCe8zFY0bQeONVEqkwAPyIf0yltGYTQVPWCxjHBICjIEwdt0Y",
-	"4Jgk4ks0puiPfDQ0FWuK0z5WcyoWKxIj1r3Uiq+UnQCMKDc0ScUWlVLtmKvJ33X2IUdOZ3AFBv5v7O+w",
-	"gP7Ij0UyK64oKd4Wi/uecItHFec9FCIe8GiyqfXPHZ+VCZPw61ZzrZMQWWNkP6E0elxS99NMqIXoAc5+",
-	"F/J212QDRzHrdT/yRQzcl1zwCgZLYqahsc7N47hhzyXT5c3z/S+5khf0FXYtomZFeoi+G38XyPj5jFrp",
-	"plyNRMCIGRjGpz5LS/syqXCyF+WOqNV+NObo/UlNAKqpE/RsIubm1aILYlUVORCv+WgnAoACI4a0kxmB",
-	"O9FXlBRQXhSqNuhFunMPffHzDSltsHUJKSxgRLeTy/++Wu3meQxBpadINrcr6e/Zm0OrTg85seKYq85m",
-	"KKcTfS4S5LILMdjzci4oi3kQ1wux3DvaoNo6Lt9pTkZ34uqhY36pNeD+WXevt++9GzcRfxtOd72Oq9P4",
-	"yeu4T8Auu4lk3GrQN5DlxC2X+P0tiPPyJ39vDARPRXqc2TGMwPulqnvenaQ6ziLn/iyX8eQz2TY6W1Tt",
-	"PO82LnvZjlmiI55Qf/iUNcORRitjezeaxljoM2yVXt3b3cUnxtrY3svOyw6+95/5MlyGHiNpLAmdAAsJ",
-	"70gVOImVimEqzJgy9FydYRHvSMUyI9KCqdIIx1UvuwkL8b0mcOXSUVv0b5UpmyVcFd6m05GpeNUpSumm",
-	"N6gGuY3VBAz9W6aVJyDKlFos/gboAT4U8zmb8dSadrlnYNWHPlD//oClOhEmQEsqpdWREWQh3s0rJtW5",
-	"tNzVWsxfTYl25ooFYccn7xAtoTXFzI0VU4ZlBmhDDGvm5TdoAK/Yn9+/YFKNhLGtwvf4TO7Aiyo+iM64",
-	"LJaWJRp7SBNoRNBTfAPcUrXqpVrPerhU0Rp7YJeqUVIZOL/VyxXVaNcLaVGY2Z2PIk9wqp6Hq5q9KKxk",
-	"dXXdzR516xTKUnImUO/Jp9MzxhdZpSMBw1wUwHbiiexcOp4z+v4A4+fxDb5WPovGfIaJsQN9Lgi6lSew",
-	"44rhXZ7GSQobHDM4j6z5188s0jFQrlZksQ8YgJLZ1Me/w6rxkWC+eqwr/0wVn0El58xEXCl6ZZG6I151",
-	"IH9cbNyYkxuJlSBrwFK+aOpeRsWF1zuuefkDv/AkGWiexiZgU6Ey5v+wKZ/vJBLgfJQKPMETqc2EVtwI",
-	"ZXTKRtyKCz43PZYiZxLOf9VXkVZDOcqc64rHU6kwBw01Hzz3nCJBdoA4YlxXpELFeAb/swDd8uLaMmX6",
-	"QoEKgCbI8OtOLEDc7OAFypbGeuOuw4PlljjJWHAsOp4ggxnjUoLKBdRxqqOJsCWCoLdWUcK7KXZqzWYg",
-	"z0WMPIDWijUjbrCmIndrBYOeiHmrxGJiyVeck5mzjkRCmcywIc0aWMf5Hjt+c+Z9jIaiBXNnFZBmOuSR",
-	"YEKNpBKmhwuNzN0EfWVTrswQeaNPskbmKk2EwQxAnEki0pF3eMVSWAZIMzVsymczOrLo0TzXER9kCcey",
-	"In2VKfp9B/aNpRil4EndE8IOvE5ayRVJKj0cAkcqfKS09FEilYx4UsWFvaLFE4YVuLG+PeVBNzkzMqFM",
-	"lSJNBoz7hX1mmMpsKpHhpdJM4DdYJ1QqOf1txRS/kqWCia9RlpJSz7EdIB/ojKpmoim81XMl+jF1POgr",
-	"qkCtlZO72DDXST52kZ8wl5CvZwJerJTOVLQoHx+Waou7+gClFaKpV6zPaxfG6Y4+cCXH1tE3DhSqp7PM",
-	"Em8UX3mExAY3OB96XgrAMQ84s2Q8p4oBPjyEGnNivX9SSbBtsuXDYSvweUtESz6brrzHbqCVkguQIMos",
-	"DCnzb8EdNL2FHSUoCnHWRAU/KJojdMqUtq0A6wMmOILPudvDOKxJR4kXzQS0CAunfWnkBFSrFv+XMXZF",
-	"cNv9zCB4kXCAYjTiDISRsTAs0noi1ajHsLY/0A/aaRZUR12so0RwbA+BbHQhXfAp4/pax9TMmhNsQpSj",
-	"AZZav5XiXMZCRQKPR8RVwGZjbTWc+L4qfBQIXGlLvatzyxScCaqJCIAMxCl8xscX08nBrwIpG3hlCI98",
-	"oV9COqNXHofS+sLzVav7GcA80Xa+bKzJFfv89jU7PDw4xKqLXuS7b+VgskVic8onAiflilrBEmJtyFS4",
-	"evG+47LOLIYvViABbaRDVfStYaJ1ypqwBDg8rScB8Nax+yh9j7p/Mm4IjTOrX9H3xzqJRZq3BJ8WhbX/",
-	"VMUwfspkLFiso4ySuZsfeDqJgftQVXyUUqURIGlbXXj/CN5RidnHcmjZOIvjRAC30kYwHtGsaffpnYV3",
-	"uZtXSDapgA8BkHQ9U1gTqxAVkX+mpEVokLJEnIuEDn4umFqBB1V9VUBVuNvYY8+1d82bAmi1M/YKy1QD",
-	"6NopNno1ATVrXbRvnQcAVzKQIGMhHOMpdDUuswFstHV5tn/DlvimoCbhRAOSdDu45ExOQaWHyVKrfOGF",
-	"LQlOQLrU2rUI3PKm+ivAAzAwM0YI5VKgvQI4ocKkKCpHCpm4MaQslrUfy1Hp/LpTbNBVbnWx0hp+rBbl",
-	"4bx4Rr4g4t4asaqYHg4JXqLYxku4HXCYsNEuZ5FIrRw6Gx5L+MwQw1ohzJE40db7pqhylPvfEI6mUnvS",
-	"p0bolIV/Ctt9VdafsAE1VnhwbLWi7ssrOMLV+gbWPwOlaTiXzkAPG4GLUWVBxrVzzTGwjO3GBmR86s+o",
-	"GdUxHp/60fhHbmQ9Xgr66XZ6B91ep9PeO/zfRoDVJ3OyqteuM+ocLYKUC4T0JSekRtAwoCBTxPIFT4EV",
-	"b9yk95sLdvdbUOjvUif6SXQ6necU9VXzm51ufePw8SWiqGMM/5//WVmMahGGiDQtFXvpSzW+KsSIGCp9",
-	"BEhGjpSGx9CGWPXmYzUnB5KrHYgxIgCkqj/Twg5Py1WZ2uwdtcDSdlHkcZ0JcXmvlsq1eKX+1ou25ElT",
-	"Du9+wdoOqxkk8w/kFVwuOMDDdAIKO5fxE2ZZfmquLMUJl98v53JZcPU4VxeYBy1K3Uf2G8upLXuYy5Ez",
-	"p2rCq8+k9u6MSb1eRQZbXkW8atXW3TvPKid6ruVaxZRV0PcWfAxfErALjGUaiIhY0yLr9DtgaJgtc+zm",
-	"vmVpnqW5BOB6D+zVZmhLVFmfpXXvnKVVEMKWqS0xtUvbd19sTagRH2Fv/fZQKp5ggcV1qiq51haPYT1c",
-	"DOEGTJa/4wkzsMXc3vrZfL/sK59rXZYkMBoWM0tqPlFSDyvprTa36nbujFv9uGrXt7yKeNWKnbsvRjXD",
-	"2Kl2bqxbB7zoXuYSfZExLYx8WLbWYBcJqYA5YBHPp8qsaKonfnbfLaOiedZlOQfFNO/9Avu5REX1gdL+",
-	"nbGek6o93LIdYjsVO3ZfLIfEXD2WgzFTOs3TlQuYaCQUnNgnjYloOt8/m9kU2dzAUH6Juuqzohd3xoo+",
-	"V+3zlhURK6rYsftiRctd8tdwokXMEJ/NUn1OpcNS8S8RkREqD9unQCIKPXrCvMmtzRtamu+WNcHWO2Ly",
-	"Gwu/SmE/pbFIN3EIupiguo+8bOQEWPeRwUaccUlHXCb2+ozx5Z0xxtMKItvyReKLl/frvtiiTfm8XeqO",
-	"soorLoJxrYwmwhY9iPkLnjAThPnlI/9+tcDrMK76+GyACddAHnW/8KLIt5aosT7bOrwztnV2mSy2XIu4",
-	"1qXdui+mdcGTiR2nOhuN2zkWW8e7MPQtZoXn0OjuNoxdiFQsQN0T5mGFCZ766Xy3rGwzvTFoLFLC6/Im",
-	"oOnCktZ9LCqytGparc/Zju6Ms/2ykli2DI4Y3Kq9uzc+V2jWuJq9nSL/UcmcDeYsxJy1q3pRhgG1dsRW",
-	"juVGvgFb2dUR12/R9ds9NUAeeS2m2ZT5fky5xRbiMIU/YVGkh2Wk9IIzYez3yz9L7T5rsRfRLbG2InnW",
-	"90DeXbzEL8u7tmVkjpGVd+re+JdOJ18wvaBN2adXREYsMo3gSUpMQDXTP/2UoZlOJ2hm+uzm8v1GRPhd",
-	"rIuXnm/sBAgWy1n3I4clzlVBmPUh2cHdMbBqItmyMcfGKrftfrjZt2//JwAA//8=",
+	"QcNap+Y3D1rDHbxb933fr+/r/3mj/8dP/480a17tnjI9WhImuejx4TCijNS82oRIiUek1qndwCM0wopM",
+	"8Qx1ax9xdF+nDMWCD4js1tAYS8S4QgNCGBoTLEI0FHyCJGUBQc3djt+qeTUeE0bCQ1Xr1Fp+a6/u79T9",
+	"1m3L7zRbHd//sebVBJE8ejBjWBJF2S9fzdwvkjwQQdWs1qlNsWCUjWpeTVJFTtfbNMZ6vMIqkbUOrEn/",
+	"nQx+IYHaAHaBhp2axRpAIXmgAal9/vzZM4chc6fx01/H8Wcdx8+fvdoRYTKB85DJZIKFXuglIyjGihKm",
+	"EGVozBOpQZwdGA4nVKl54DR3O622BQ6OIiJGhMla56daTDBLlKz97H6nmjT1TAtGBViREYfVDDkPa14t",
+	"4KFe/P5e66Dd8v03+sxxHBtY1x54gAdJpNevTwEHinIz6SHD8XgW4Ucqa17tPX0g8IHcucA/SR7MZmL9",
+	"y0wqMtFIdXSrAUge9Y6vYJ21z15x/cVlhyIZ5Zbt7zXflJd2jeW4tJYJD4nAqrAaxlUPx3FEAzyISH5V",
+	"1z9cXF6f5xfGaECjiLLa55+92oBo5DisebUQK3I5/IoKNa51as2DN37d3603NZqHlKhLERJhDkSvN/tX",
+	"rVM7Onp/aYfBogPOJJWKMNULsBjw8SyEBf+8+DyWwPXk6vTo+PQkB9yjdH50lJsfNd/4ProPcARwt4tr",
+	"fX1xmF9cxKc9yUOaTF5sPS00EniC7KwarCtB4ZXWsS6N7te8GmVSiSTDkQuOAs4CwpSeOkRySoghEa4P",
+	"rZIGdzSP0jQYRzggAk73IpkMiMi4ktA84IoIykP4zlc1r3ZW82rHgJA8EYGGLw6VgZdQGZNzbIQS9Tx4",
+	"EBbwhCkiTjdg/MMIj+Arhlx7hvJmG8B30AT4vgd21lEiIV5tIpgmCN9v7ey29/QBMDwBGWGIJzTSqHN8",
+	"eVLzaiP6QPTQbw4v9J8TGoaRhsJ3H04vLmqfvZrgXCPQLhCVJI+1Tu3dM1h9wqg+0N2P+t+xptslJ2w4",
+	"uIblUcQluSYyiVSRlx+iQD8KEYAcTakaI84IesCCYhbk+LomqoTB6+aVue/6Hd+33N2MANJKN9Ye7AX1",
+	"/fANqR8M/WbdQPTNAR4Ehn/rI5+b1H+jN2MnFQRXD/FLQzb58HrYMfQ1dmhhwnC/AZbkgzmLaJAtv9ap",
+	"7dS8GnmMSWD/bLQtdo7030McSeLVqCKT9Y4dmw/zAGuaX++dgX1H6eGGKD8lmClzh2gEdH9+hTWuw5ot",
+	"ZgU4u8yPjLhc32u19S8WIzq1ut9oA2lnywLSW2thPzsaqp1zpsZ1wizyeWhqJLEvkYAM4mmCsyA/M0fm",
+	"Zxv4vrS1z45IbsaELCcPPkRqTHLrzGjjL5L4iyT+a5NEAc0rRHqtPCAJNJAX5jPMNmDL8Nj+/Q+CpWY3",
+	"GZqav1MsNX/+H4WkZoYMSfXf/zVRFPRWI60YPChzYUamSCYDGQga66UbQYUqiSQJBFEekmM+ZYiXRBat",
+	"TT2k0twiPDzI8JA8GNj9VMMREaphX4HNjRgfDhshCWhIQg2RIaZRIsiRkYt8byNLRYSlOiYRfSBillGX",
+	"/vXGgsXJ4nqDtU5tOpYk6P3waefh4PbX6112Fr8JPobN4Xu5N/oG78xOiJ98Sy9V+37/u0nr8XuN3YmI",
+	"ap3aWKlYdl6/HnN+LxtjLXuLB0qm9XuqgjFhsmHtYa8lT6ThFGbfp+yBKkCWqhOh6dPsPBS/J8WbcTXQ",
+	"A0FCwhTFEUBeAHDJBFO9eIkn/75kyeZqoYLI4hcOCl/YxAwCu9qMFQkOwv4EMzwiIqWE9chL08LPXs0A",
+	"rqM/3zsIvmsNftiffBvvytvmw49v2PXO9G975L3/y1kbvwtbow/08tP+D/dwVscGI28MgpYOiiEcx4I/",
+	"kBAJoiGYPxuLy3NiS7uz6yBnh6wLDWJfkZSzC640VK64wlLSZIJaaKS11SEVExIalGEkHgse8dGskTc2",
+	"GHWjZGq4Prk4PMur84IwHBXVR/NH7D75TDX/7PIIvmR1/Gv9HdQaTdAFhv98W1Rs11vHF6j5S9T5nU7b",
+	"mdQq1Pna5fVx/eCg2axVKPV5TR6mz+vyJY0ypaSCdp87sdNNdrfe2PCgVqmBG7Qyh6K/bzApnMl4jEcU",
+	"I31qiSBvURwRLIlDOZSeBorohCqNcNaMebqBheDZl5yjQ2OgXWAhbXeaDtLpoPU5keEGcKdQIsssOzRP",
+	"SIjglvMQRvoGI6HW+D1Q+z8lJIEV5oy5SpFJrPIiYJgI4Prn6SVFhOCp9Qhm15y7dGPaJ+sCe2d9TBnu",
+	"gGyk116hgu06g7w+Co066S5l7qYFc21+r+VZmh3fb+w0gSnmAPDG95spAGqKTghPFMJDRQR6I2sZOMoC",
+	"xUbAaG0AjNZSYDRLwDAokAOGvxISGkMbfmsOEvsLEOGLdt7cYOfNpTv3SztP6SG3+Za/C3LoMThBzqic",
+	"MwhMcRQNOBYhwixEGE0ISxD8UFSbsMxUJs2ARnoiLjS7sQJVLcIslAGOwWg/5lPn/DLSqv7lPWYhHw6z",
+	"38y7cOuMBI30rSNxYuzrakxAQg+xuNe8eQ3Ja11O3M5ca+n+ewM+tnLsDSFsDuLNzo7DNas6vOcKaU0s",
+	"gyGwYKqPwG7Q/FW15F13eptaTKutpBkUwF9QeVohnl1hkT4oHl7MhRKYqvTsUk9PdnxXggYk/cWdT0RH",
+	"Y7XigFobHtBedkAaIXsOuvnTMbuwZ3HGB4NZEXndSViDTHYUVhF5OcCb3QGhnTw4n3xGZLdTbq4o6SEe",
+	"hUQqNKRCqtK9tBitQ6wwqH+aoNZd8zL38Qu4aT8v5ofrHDLxfV8fMhejNb/pN40Lcp4TNludHb/RzkPK",
+	"yexFOWVT6S7c2VimCluZbr3uK80vAf68VLIu+N9sDH6N4KdsRKQ6DCdUzatm4YRKmerPqe/bXi0g3IJk",
+	"jrYkGU00RSBJYmx8fYOZ1sLBtLWd1+qyWIfzm/dPd3/vdruJ77f2nk6uTo+e3h9ef3V5/f3pyce7ZqPV",
+	"eLPrN5rN3Z2232g2mjuN5t3pzeXTzeWHG/M/GnP8Hb/lv9nxm626v+f7T0+Hx7d3h37z7vD4tnfoN5/O",
+	"b76GHT9dPbUa7Ubz6enp8Ozp4uTp6cPF6dHl8Qn6cPuu/qbLTr6/eNIv5GfVEz59c3N+evv+zvzvN5fv",
+	"L3JDWm3f77Kr0+On5tNTqgnc3d29Pz8yO6vcSKNpHp7eXN6dX/+92dqp77brWla+u7u7uTm8u7l5ejq+",
+	"PLn75vDi5A4cdXd3d3dnT0/Ngze+v9tsPb17enpqtnbQ+eHpBbq5vbu7OTm8vT07uft4eHfwpunv3n24",
+	"OXx62mr5e9vtdrvuN2Ez509P32twwEK77Or75lPz6fRp9+PdbrN1d6jXfXd3pye92306Md/YvTu8vT25",
+	"OL47PDs90r+dnxw/6UeVj08vcl94WvR/ZRAenumFvDu8e8d5iMyNNbt7f7bvN1v7T2noxJ0JYLi7Obp9",
+	"uvn+7gYcqnbYm6dcwMTfIVzCzNt6Oj68OxbJaH5ef6+p53SxB3cmLOHp/PLpGstxl10e3zwdP33197O/",
+	"Hz8dHb2/vFvp479zfvi/t76+OLwr+ODTZ0/VvvHu5pbKzykZV7tQB1gFY8SHaMgTgSz5yTxJxoIHREp9",
+	"u+5CGFASKWPbCIkCO5exVRoGbMNnwDrNlOARLNURWe2ZHvJ5TRpYS2pxdQLYhhrxZ6/GExVwkCogDgVW",
+	"bu0EllPATZRttWJbrXSF7XZbbxNsFoJgCTAJqQzGWIwIGnKBEnbP+JSh8+sLlA0vrETeU2vVKaxkZ/VK",
+	"Ct+1zxENkXtsgsHUmGpezELKRsiG34AlVLPuIQ5oRNUMTbFEOBIEhzOU4UBhoWFi3iWrgJau6fzmfb2F",
+	"NA7AxzVccKCIkAgLguBGYaPiRwT5xbg10m/oywnQWl+LXMxOwfKVx+szMuFMeuiexBDnFfOEhdJDA56M",
+	"xkrfPmpMUIAlgT0n0lxJ+keCg/FiM3wuKOq3WkCVMG4qzhSmTJONC/Tq1IaCEL2TOa9NFkgVCx4mYHd8",
+	"MX3H+G6coAxgALlGnJEHEhm6jbFW93d9QBYgpCtOQcBotjdnMD9rfYFEwzM6JMd4phXRpleT90mtU7u6",
+	"Pq6fnZzXmzBxwqjlHEMcKLA5+I1WO1svwF5jTvq89aaxnxsAniL9xdWaURlBKuR0Cj8XBPPFhz2KEkVY",
+	"8bCnYwIiavrT8uMOxQyNOA/lyx54K4PPYRTV40TEXBI0jHgiSmc/f1Y7e213WO/OruuHV/W2X31U8Lv9",
+	"zgCP1jwGb0MK+otgNieYtQ5Cy/NnXM1ZViMOsSER7FzzSjXlyLlZi9RhfRlnrV1/p95s7mf+q0uW+27L",
+	"Xxv4BID/XM+0Ac1z/NQ51/TObqMNaLrpPK3iPC0fDiL3S3sXgkUECQh9qLSXP98wlJIHnOs5eIGO4HjK",
+	"pxs4T4M+PWT8RXDpCVK3Ig9SHKmxIGlodEH+K8cBGyQ4vzxeM3rWuJOGWIHbmYpqk5t/kAWfW0sG+GmW",
+	"GOl2MyOd2VYVhP3CiE0cozwIEiEIAytYczcVL+XhcGjjLHZA2jJAvOXw9/qeuXMe0qGGfgFa+t46J8YD",
+	"VjxKjSN1GXB9fho0VFFc9lYvdkVjhle4on/hlC1nqO6SYRh9zSfk1xfyHieyrAys8hMZAMkNIfTTfxsQ",
+	"AU8gLPmKYxHeGJdBEVSZ8RRhhZp+Z7dteYWiE+KhAVFTQhgaCILvh1gqYBlRwkrCsbX6mwSBzA4dGi9F",
+	"BiRwrUNuhlFc/iAr9ZeaoBcZnD97tXHq3tCb188KG/qtRmA6iGjOZnIQBF+1fqw5GKyUXQk+EkTKQlQh",
+	"TP8ZbHd6zoHALDRaSWBMgv/0rn1w4n+lRRZB7fH+U/Nd62BnX0/rvBcpWqNvLVrrp0acMuAG2ZCIByJu",
+	"6YSUGOleZ7edu6o2yM6B68qFX2HK3Pc1H6QT8itnQC8TImiAXx+NaYBH3ORTnRtjxK2wSmRReHemChfY",
+	"qmBYUVyp1NQ3cUVSFpLHWqdZpd9X6esCT1eaLqsNlM3MNrnjbJItZ5PsCmtBTL9vLIh359dPT9eXJ3fX",
+	"p0fvD6+Pu8LZ69ond+2mf/fVpnaIJeJK7roV5FNCpDG07A6bQQsfEH+wH+4EbfyG7A2bYSsAzwOYGA4z",
+	"C4NNQ8mevbPWBo2jKYSeIRBVGEo2sElt4qO1KOFXGqUqjEnPCNN4Phatb+ZOUapklAaUcpblvDk5wy1n",
+	"C/7HQBbr6rgg0+P0gqr0mXtIkJEWcIUVoBlXaEYUsr7HvCT239GBXnDRLnWX//5O2swGdGkuzoLriosR",
+	"ZvRXY/PkDGI/rwRHSlAc5c9x4+v25aCet0pU3d4QMgeRrUOCVSKICfyNae+ezMA2RQYQMwvpG5TRALYG",
+	"xoteRKVJtINgMmmcqA9Gkmq1P+urGSLwYsE1uWiwnLAwH6W6W/ebhW3BIMpGBlnh/r6yx70oBsWc/9ss",
+	"9BZRmcZCRzM0NqmruYjPVID8i77+i4aj2EO6tQHBkieyF5KH3t/udx4u3nxaHvz9w6cfp/uDWoY71RzZ",
+	"bCyHSMYB7SRCpLEDKY6omufJ5r9V8T4usdRq57d4EBHUbGmcxMgkZiJj3Le+7lkDHUUEM6MSGL/3KOIP",
+	"RIJ8pd+YoTjCijRA2FWRtdCCFoNAdcouI+f4/vxXyNV/cRwH7ASZbh4xTWEBJ3ACSiiBmRwSURIR/k+t",
+	"M/BC9QXSFP6vviyF//rk62JU/Ujv4MUy5K/NfOh4LiE896V1g+PfrB8cv3Pb3O+0D5YEx+t11tvtvb0v",
+	"iI7fuW2+WRAdv2Crz3Lepy/JtSts5HDDKa05QXGTVKUJfyATmxdVrRPiles4XKw5FlLjswT3gv5Z5AC4",
+	"fAR72RFk2577XLO5m32unf9c+wSOyzKfowhLjd2ni0d7tQcqqUpRKYvGgYn+qGoEE8FuHJLGNNzpTcSX",
+	"1yhov0yNAoBS5VWQp0y4CoxqWp3AZNOW0BRTRdkI5AJcbbzPpTNZE2qWvJT9kKUm2d/+Sjr6K+noHzXp",
+	"KDak9TvnHN0EmN3QCg+J8dcgGWAGKgBVBCk8QlihHYQbk0bOYVIOGHK+6fQOGBEFH9EC8IBEGtFiwsBw",
+	"Lc3vE6LGXIPpaxBAYgzC0GsuRvL1OuaC13qedYZCSHFuaSGJiCK3eJRb3DVRVBATKKbgSbq845Ozk9uT",
+	"Z61Q4bVGhuYe0lcgsJPfnuVzgMM5rvBDwQPr4/B3Or7/PAdFHlgBoQ+av4c8uN800NqrKTwyrvva7vsf",
+	"Dq5+bIEAqmUe9TKOlmfaRwHqn8GS9KGQi43juKE1+yz1OsDsdbp4oCoiZUXm9VAQOUbSPiwQTUCkdGYD",
+	"MvtmPPg6oJf0m3c/nlzffndzKk8nKv7x6HTv9Jfw/vzrc/9vv3wTXX48efzxl4tfLm5H9OzoG5/8cKjf",
+	"+fb75nd0+F2DzL6JyPtDevnLyc7l7XfNi1++a58fH8rTSTQOj073zm+D9sXxh9bF8eH0/GhK8Q8Xv57+",
+	"wmnQOmgGs1N5yi6af6P6k4ePl7ffTM5bJ/7Z7ff0YnKuLlrf7f5447d//OXw8ez29FeY59dR+28fv/nl",
+	"x6NvDhpBK2KDyTs//OGbKAuUOWW1zoHvawULYOF2LBRkx/uT1sV+8I342/TN4LZ5f7Urz8KD4Xu8l5zw",
+	"9uhH2mLfPe5/P60ZjzB4Gdd2XtNw/diHiXGwj2ksK/zmP2+M4lyMLpbZMq2PnE9ZyUP+8+efK5zqYF60",
+	"IldVgT8b2lpOGv/pLzHrLzHrLzHrjxezfgZynZexQKYCKGlBKCRDnEQKhXiGYiyKUWhrWCdt7IWhTRt9",
+	"4ReiL9JollwEhr9nIjA2DNhww1t+QYIIKWMZwurxe3q6z+vT2XMDJgyEK6KcQS4sR0E9B5ZrAeZ336i3",
+	"dP3txeuH7a2FCxvsYZBNeKMa6CtBRzR8JdGtwDN0ZhIwl+0GKEPx4P4w/CWRajJnVdYnGGBp4lxskK7z",
+	"uiPKFEcYRbzg6cBLAk3X21fgP4ejqMdM6zGxyusJG8vWix9GR1yqw6GCa2Nvr+G3W839nYPmjr+7fpWF",
+	"8FlxxtaFAeCO1ZeVxFo3Fpqz95iFbr/tfQghzgcV79ugYhvUky1u4wvA3rG/bYQU9p7FGbp+zocjm3/r",
+	"I6s8rXyJr539gzcmkQcIwIXbz6fxQFB6VrrQQwMS8am+Ioq5GwZVKr8Lb1xh4ayRm2KCHn9RShF4HjKY",
+	"d+xcrnx3wHkEt0bEldw41H5DDJuLfQfjcZrgUH78EikPRQzJI0GrtX+QMcHbRybnojWolAmxRUkwyvC9",
+	"kLXzRfwmV+7vxfhN6/n8Bjb8p3Cb3TK3qe/keY1b2O/PaVovymnqTeA0gGQCj8gZDyrrwk3L5Pj8Wnx0",
+	"gzOzx55+dYIfb8kkfgd+JXB2MPf3zk4mb8wxj9/F1V0C2XxhJjFDUnFBbN5/GXY//Y7Aa+VyRUB1ziBn",
+	"9PYMcoXgmWO35t+rJMt/U3QBEstVupxT9/LPKqjLxgX+ly51WVlZqwX1SPL1L1v+7hdUsMwDscK+NSY4",
+	"UuNZAZ6mBpreqtHlv4D8/pGBuwlxtufg8T/md7yz/o5b6+7YFGrL79gv75eI2O2sEfDJaxftabdpKDGO",
+	"o9kNUYqyUdkukJlbClYWV3D3XYRH9vJs+36uALl+cEWEjYZt+oCut7gcYwuOMs4QLt2pCCsQ5Sda379P",
+	"9f1cmX4Qe7/d/+689cP3X9VeNCptP+fgKnJD1HqOugsemqzcsfn71kgt5FNCYxBa1vafpJu2IK1MbzMe",
+	"SH3TMpR+w7ro5hJ1c+6kxWWsUzPtJrlSC11fzwfiZm/c5lxUz/BQeX+hmkE1zShuiVSHpmbiHBkTqVzt",
+	"TVMew9qeBMJBQGJVCmpcVnkxNc3lyi42m60FdRctQ2voFWxadnF3g5Se3aVlF9trlV30NcV+YJM0C7vi",
+	"zs5SsLGLBqpwT62Za/1HJFJbCTp1UtkMzbWSolPfQsKemwatEfODnM+CTiQRaDrmiE+ZBJmnkM2hWaOJ",
+	"3DAPgWfyIcKMq3FRp/uH95x6C/KdN1hBq7CCgoX7PZcxVThCF4kS1Ir0X57rvMDf62k2aoLAK/OZBzi4",
+	"r/NhHRq6bZoaMJ/FvCBNYD8zFP35aQLr5lj/oUkEL5AhsDj6fy7r+k/Oit7Pskb+uKzoj1gqcsZLEvcN",
+	"fXTeIRlzWxU5y2MrV9SplnSae53W79/UpPklJV+e3YzEeufPeRTOPGAXLnHcdh/JWT335ruVNIteF4Cx",
+	"psNnecnWZYih34biD+bk8oXJrG7WfLO/m8eJCrljqh+hiBcVhL8Q4h8YIcCnNiY4tCVS8ubukOSsc2AG",
+	"+HB9lm7cHDESxFjsG+B1MlJQp/b6ofl7RKOCpzkYkwnU8h1yMQH/TCJoXZAhAVkzF5OoBBQI/OzVrrEi",
+	"Z9SWpi3u6+MYK30jR2SYNj77lHCF0dbpye07pLUjHFPUT+fob3dQX/StigMJ6xIJLSIyKJLIQtRX8LjL",
+	"JAk4CyVKmKJRbm6q3wC7cugh0hg1UL9bcznj3dpb8a+tt+pfd/Z8v9+ASp4ZbBeMK4BmCQSueESDWfX5",
+	"8pgYfeuVXAGDupmm76FQ4KGqU6KGdTusrqVyCE+qW8za7nSZ3nsML72SSF9nHup/KgFxiwtkTWbSA5FH",
+	"0hHTCnHEg3u5rcUkPrXJcv2peXtKWcinXUYZstCuhOinf915O10Dotm4FRD9+PHjYaLGWmQOrJRZhOgl",
+	"ywAqkdJ4pvA9AdkPglo7qP8VwYIIJAiOJv/ahRzYbq3vGVm0D9ruv3ZrlD3giIY9yHzu1vpoOibMglQQ",
+	"SZiCwlw2LdqO9pDxAoeI6w888HsSoq3rd0dob7/tb5eBULkSDy1YwlLYfAYnMZ4QZbnKEY7xAMox2BjW",
+	"KuQL0kF2K1oVQ3EyiGigpbt7tLW7k6sCut1AH8dcy8RozKNQIqrQBM+01gd4oV95izDrMlu+xEOCa30A",
+	"qjMYcGih2gLJfBMzOSVCol1/twygT29+VDtnU3/ww32THfwtbsn2w/V+8s1u8G5vfPyGHPqTiya/an26",
+	"Ad8vVCXCKielupZRGt3ziakZICf48YywkRqDpaCKkR0lQnJRgWsx/pQQFMBjV7mVoP4ZZfd9ZMjQcbdY",
+	"kAfKE4liPCrxbTL7BqKdT385nZ7/8jd1fnyuzo+/+XB+fL93fny4d378FT5lvtvfp4SAL81V3DSL22xH",
+	"UBj/PSywGi/AnGM5Bk4DPAY81IykD0/7xV3M1Z3XUxkYZIt9rNtg0roxIy07l/lVn4bVi3XX4SuJaFhc",
+	"1RoGpmE14tBw6eqyezChYeX1dxqSScwVYcHsW1LB+8/xPZF5VowkHhKt/AqixAxt3ShBY70pSSZatAk0",
+	"9d0Q8OImjGrUA9ECbWH04cPpMXrY3UYxEZorK8JCzbJBS3oLYRl6zjSUU+IJQfdkZjKg3Q9uIVsmmcRD",
+	"GiQeAozz4PS3u0zPQRlq7aIxT4TUzI9xhUTCEB5hyjowH5i/9MnEnEmCtozFyUN9J+z07YTmVo4jPCOh",
+	"mRzet9TTT6Go6td2VAfpw+g30G1+I9aQENIhyCQq3YzlLl2222qhPs1OpXdPZj1BEknC/ls0HdOIFJZu",
+	"XqcSSUWjSG9Qixoe2vUPumxuIsp6iSR9tGUgLcdcqGi23UDfkpkpngy1jmPNEvIGsS39SyKJ8DRjhOML",
+	"IpulHgoijRXC5CGZa5mwMOaUKWOqALOZ49jZ1bfdQO/spY4GZMghWYh0WTpC70eirV3f1ztq6v9p6f/Z",
+	"0f+z69hWfqnb8D2jbJsrSqKt9uMj/K7Be2D2qbFB79VDkqeYB18D/Ciz+PbQD5rkgNTfhK1BfXe4j+sH",
+	"uL1f3wlaQ5/sDZrhbmsRP8nRWF0T2SIu2G6D29393ayi1wWi6hUeadD/WmTabb+aG4MEVliG9eKZVyb4",
+	"kU6SCTjtYEXmr2w9mnJHRNgiiiHFlaxDIz6d4JFmDhr3t9K7J4kjjkNAJQzGNM2uJ3ai/vamzJE0q5nj",
+	"PZl9IXe8NDbOSoE4h3PA0vP7k0S8kihnxN14T/6CPRmr65ft6ibA7NZli1XtTeHRK4liQUF6DHhIGuiM",
+	"qLTAuiA4BP22TpkkTFJFH0g084D0Lj10Cv8403ey76Em/NVsdNkhmyGzDiPz6j1pvgzuyK3pGCuQ2agC",
+	"djIBrpuyfU3vJvPZwNUr3Apdtus3czdHgBlKFT/4HXqSOfm6TN45/12VeGaBtaaAtre7mo5v6IhBwaVF",
+	"8s0ZnxIBpeXH5BG9Pz88qt+8P2y19xzTE3iasn99R3mayFxTSYBBLq7jlWsT2+iy74mgw5mWibmGNlSr",
+	"f8SBQoOZIllYuOc4coyFhCsl4JMYw+mBH5JJhZmCxNUyOHeGe0GT+IMD3A53g33yZtjCzYEfHIRvyP5w",
+	"D7cHu8FO2CLNoY8PBm+C/XCPtIe7eGfQCpqhT1ZLZtLBb+mhxFgjrZ7p7ie/foDrw59/29v9/M/VZGEt",
+	"LlUUIal6nuAGtpkKlLLmnS8j5A+2nmvVig2RvJLG1bVw4StMb/MLtzVkv2Thn6H/B4hcoAN+hcNrg8iu",
+	"H4XNX8g1lXj9izSmp3QPqe8dtE8Y1Es7+ZmeEbboOSVRqDWYiSntmTUHmiSadrTaDXMgGOEkGohodk0N",
+	"7fpQ9i3bOLJjXuqg5XM5Z6bhubu+/zkPsH8WZFjr1P7ptaYwzghT8rV5Kl9/n37xBNYC4KvSLlJBcIIj",
+	"fQJGh9WrlLllN9AF15LxCBpzTAVVirBGDTqjs2FEg+edQeBezkB2yBAOoGSLY0lUOqjYfiDkESrIlYFz",
+	"sDZw1gKJW5vMWKPxPisEDnnYvet2aKWrjQEQR5j1UpLIoKAXMoSa6BHWXNi41kyKHtpqWcUCB2N4yxbh",
+	"gxABPa6XSmoFALXS0nquO8h64LqK8GIsusIUePuUJ1GIRhwNyIzbG7a4+ADHWtghBLU8FAuOWm0PEaaI",
+	"iAWVBCUMlk3CbQDtOy4GNAyNcWdjwA7Tt/NApdJqjYgREhopAYcTypDgkRbO0JiOxi6FLge6nZfBrUy0",
+	"eyXNJ7e4QJmf3IgunKOIT1PVKNVqACxfg3fuGRCRiXggs14QcVlCNa0FwkP99fR5AQBN/2UAEFF2/2r+",
+	"cwCGGGtGpMxvIOzRCTF6mQJzAuNoYmK9QekFcOSUpC/iRNUab54vpYwhY0slDS1TpwdErz/tW/QWFfTm",
+	"34tzAVtK5TxrN0KGEgyuB2PMRgQ0qK1FSv42qLXZVo1VGGTpfmnD/YU71pLdnJnoGswRL3I8xrJRxuLy",
+	"eei7CrorLbKflE+i1XqZk5gHVL6f1dIlAVZf8KMMQsXpjzkjbzUpaOHdDlaHEA6HB9HzWAPjqoezKTKo",
+	"XnCFsgcdg/WZlcXZtue+UkbwvRcCq9lnan4G543mCyxF+7zDCUwDSIuREm19c3N5ASx1wqUq2JIMql5w",
+	"9Y4nLHw2AIfwdga7y7whjHGF3IAiaHZfSmqx5B5yYmyWICVpSh+QiLORvldcIFrBCgE4dIVnEcfhLedn",
+	"WIyeh0WxmaOnOO9FMMu8IKyR1lxwdkDxltl5WREOvkYeg/Sul/RX4uocmF1PCFPXqUryghLc33giQADK",
+	"ToSyIEpCgnLFkTPJLfdjSWp7GTmtwvhUvTqwEptlWVMbjDOiZyZ2AgBvAsw+MJyoMRf012dCMIEJnNcz",
+	"D8OcNxSMuhmUZWDKTz+72FEWhFyGd3NteOvdL4T3BbcanTMdgUUfMDLAQlDrHilZnLb6+oeGXWffQ+Zv",
+	"2GZ/G0luDN04jpF+URIraYO2rsaCJ6Nxaks3fZZkMiHpp94ic4jplT4dE8sRAAlgdoVHVseyvPHGWE++",
+	"SuRs/RM2hb2xwibcBz9gGrkbqpQLYgfpLelFDIhDMr0sg3JhnTOQnMrZGu7lXpL7RFGRSuenEuVGLZfK",
+	"2v6OPlRZ3Hpu4ZyjCWYzLbbKKRchCsYkuJcIK8RN1Eh5qXau3kBPVlyidTxQifRDMxUIVHZy6Rarj9VG",
+	"JVQt+AX458J9CeLcRIgz18YTlr2lxmQGA0IS0QGBcI0ZCrhU0Wy702V9DQGQFvt5IPQb6NLoOAuOqIP6",
+	"Vefb1/pCl/Vtx4uedcf3t8GfmwW2ZpIK2I0NUoFbf0sSgvoWr3PI2dfiQN7UEYK4ZWBvssD1chlUEtIy",
+	"hwvHoQz1r/WoOuQz24iQXBxU7uG8UHczF9TjrrAJnhl6UIISsMblbMfLXCyfM7otEd9/J/K1GPLBIMj8",
+	"2gPOGDEWAX3akZYNw8S6GvTjyaRUyN0su4R5pRXnZoXmdrk9pF8xLlmJHygbvc0pZ3DiWkzFM+DIY/xA",
+	"0IAQhmxXlwa6JjGxqWwlndQy9QrP4e/AKBYfDdrCYEHkD+BvgcA0LJT5p8UFra2ycDADGSO3lVeyy0KC",
+	"Q4i+1jxI60oAK5e5Aj0ztjsox1QqmUTRZmmgG77tsjIxLyTh/BfKrAYCpiyO5FGoy3KnmztVvQSjIxuc",
+	"UiTsuPiiZaft2VtcnzhlI6OMV596tXaOh+R5vEhxgLhz5wDUKBttyoIgIvGaBFyEH5g+/WdrqXpiwXDU",
+	"M6SWkdypfVBw388h/QtYsA5N4r4+D70fYz4EHdjaEwscMERbVGXydUggAQuqJlGlb5YgmUCgXZfJMY7J",
+	"doawMRaK4ihtSfLWIipsL+Ija83BCZhNQ1KiIESdAeaW83PMZlb9ks+Cu77Ne9Y0m2d0TlBwwZY5EeXA",
+	"9x1ZzZlYDl7iHKCrvVFJSjGdlnCkZpMbX9olMsnH+FYt1I59nQ3Mx8XWs8DYtV62w/UUf4Ks8Oeocc/U",
+	"vBZixrnp4e65kNV8PGYuHa100B8/fqyXI2+XHVk5UNcC0Fo/n83gksIMeSscONMJXK3vz/ZdQlknjVtE",
+	"YwzmcUlGE+ugEnBXwg1xfvP+9zJ0wsepRFMSRXXrPhwkysbPMsvOQPrW+uqA5EzENQCaTOKYC0VCiAgy",
+	"WcXPgl06UQ/sfj3A8gyIuS/lDIMdo0KvMmA22y9vmHolUd9aeet6230XbMgZKZoyrftjq19eZl/rOl02",
+	"Z9GsdNbqCyHdBaC9saaesgdqkuxy3nQchpBViaMroWdW0O/FtU7L/fSbDULOH0qNsofeQfBda/DD/uTb",
+	"eFfeNh9+fMOud6Z/2yPv/V/O2vhd2Bp9oJef9n+4N0VkCjG9q6JgshiCn+znf06H8cEvJABGbI3iLCBV",
+	"ORo8zSFPkyhMFSEt2L1FLIkiy2LdOM009M+Gvm0LoAIosCrEMYRYkbot0F7aRNr397e5KedGuqYUGXzP",
+	"8QyjI5uxVx7+QPH8fvsRZfd9wzBMBKaXxXTLMdb80YS396XCw2G/Y2UcTc+zNHgKokGYvkZ+qunhhk6G",
+	"wxz87UK82mNdj6w/YAHxWtDKJz2R7yk+M+8Xfrsxk5XPGCAApdPM9ipPG1JV529LPiGGFrBK6+hDEBkI",
+	"bFiThglwuGTE5Lsi4+NgEM6q71qaJnfLBL6HtrBLxEFZTroV+mk2QSr7wV/W+L4NNjgt1kljR0nDhGzy",
+	"d5elSafSzqnf99CQCiJRvxCMbhURar4hjboATlXpnshsE10WRAQLzUsEkTx6IOFXsz4g+zbKBckh+1Qi",
+	"qoz2UER0Gq4RsONybCvzo/RqLemZ/aBbHuIZ6kvCJBc9PhxqDbCvVUnbcs08QSOsyBTPkKSRvuqGXKCm",
+	"32UTyhJF5Nv0jLCNOzAe5D5zieI9QeW9ndd0zKIMmcxtbnv/XVxdamgArLosop8SGhq70n7LBIbnP2On",
+	"2fZQX2F535tQfb3BFxwSI/3AekoBF/SpjAQOSJcZARU0goSAzzs/uX7R7kCRCfD4RJAeeQwSIam+ArbM",
+	"IAizi4hKXYtd0LZAYU6UpFr1UBIJrY3OfeAtirBehT4wiWQSjBGWqB9x1QPpibJR3wRC9wONBUN7C/Ui",
+	"HEvSR1gI+pAVU6Yiy73RongpzK94xFWIk8Za5bneTfH8u2ltk1jwAZHdmpWClFGgxwSL0DA5STV5Nnc7",
+	"+dJ+2dcMLh5uwLwd8Sx5ZyVbzwhwWSQeVJtwQxFV9mbK2IJG1LwtwnIrwF3DvKmSJBpq1l0m2JVrzJqt",
+	"LRd6gPneuMGfszTUNZiEK9exzhfM0M9QBxwYfzVzSbkKFEYY8ES9RX0agoQVktTbEqYeE6NFmW5rh1en",
+	"mqZs0JIm+jJP8jKiN89LvMWzZGUeFnjCEkKGWO9nsVllheaMVGwlhpWykxGRaVhxo5aG0jBLLraMPYce",
+	"GcVmR5OebI7ACpRTIIGFV/qRueeOsaoSa4p3YQfhXIYkjiwSmM/Pgxeenr74VWbyTO1hLDptrwKrivzW",
+	"Q5W81qtAtwKOFSN2K79eW0HqxU2+y++GsiHXX5xiwdwq9WICHJW+bEdUfmtFyHSOgAPOAiKYtHxPQzbv",
+	"xa5P9cVmSqg8g8OVkNwhxBJMX4WnJw9ObY2iyyEEEi9jax+N198V5YPaYEUkDS3ir2SOeUL5nJay+i2V",
+	"14s5jD+vgoXLYYTvz+/650p3gKvVBWYBPizLqo0UWjc5bHML1KhV83J44xALej+ug1f5SyI3sSbQHLcp",
+	"TmcfVsxlauDMY+khGnIeIlcty0Ue3fBEoqyXitG1Ptygd8eHaIJ/4QIxygja6k9oBERLRkA+QyrHfU9L",
+	"ViKRCgcEs54ckygyD1BfCUJ6LFFS/2FbrAIJjglWwEj4zPATiSekv+25+L+0+sDJh9cfvu2yIU+EIlqT",
+	"MHouVmjs6ijZckEImnODjwIk4QALfZwupJdL0kB9LSs+puYKDODoskECNm4a2sgGW2YIgt2snqMEnllh",
+	"0B6NhoX+c6TPU28Yjn0eDtDj24JB83HbaNarARCgyjO4uQAENa82ihIF5zrRc0Hv3oBEJpstSmIKj3gU",
+	"JTIAC3USxWPbqSLggsF/As4Sc40JPB0QAS8rPsFKo2lAlYDL7Z5Oac2rDTDDDOsHYx5wDSK9Ti7uoQA8",
+	"GcITGpiEbRzFY9wbQX+cEYmwMguSAAXOw144M93aFHksomu284UYewUJ/NVWDxPsoc+CKjLR3FVhymwg",
+	"tH3f0ycLcdp8iKgCB51RaiH5kfEpy9sB3Bx66YIQKI1tnKKFheeGLVj5rKrgAUGHZ83Uroml1gKVqUEp",
+	"kSnvVnWxp4XsfoPaLmuIl5baP2elv4XAIMtmrYwzlmJ7GociGQEoHqjgTC8RjnRCZVCEw9yWg8osusOz",
+	"Zn0HUTBTDykR6Ya3rG2fTGI1K2UF5jsqz2tSaQm95QA4d+M+F9ov54TKuU7MKWAXCKQZBGUFt0+bN094",
+	"CAEjALcoXAG39bSFc6yCcU5bsNX/CtqkaQw9t3Tb9C8baJtGr7ovUyyxZ2unSj9ekJYzCOek5AxrK4WM",
+	"mNp02RKu24LCc1IbjqRrXCDIg01Mb2T7GHAeEcxKzdfX1YDXVE0iLNUH6aYupSpiqZBMoPfeMIn0TeG5",
+	"eAljzbFCHx0iBhmeiTTU/jyFe96OehLTAIFbeYgDgggbwQ0dCx5uV+0mFmRIH4tzSJ7I3v3+d5PW40oc",
+	"MSKpuaHsXAUQee4080dSiQxS0hEjCwzbcNVq/ZOC0crL4gTS7D4uUMwltYGgekmrrdvz8LuMCTMhDfy+",
+	"El72E2vqWEmal7g6h3HOPLwMTKcsTla7NcpSnjXAbPXNuvrWQuo2hbb62f76229NNmw0Q5wV0+l/K8Bh",
+	"vY5qn8vA/x1BOQ+2JKTqhCmxgN0sKuaVat6noZM8p4Iq4qonGZy+oYqUVMXsQdVebIOV39YyjqzkAk6R",
+	"d/cQtLL0ajimPZP4n9pOLOP+eQkrmYeBzeHXA1xg0+HVKbonM0N1Zva0YJUz3hvTsA263VhvtUpqpR3H",
+	"28grtSZbp3GREbT8nYbfaDZ3GvvrmT7B0WgQdLURch1rASAaUjwJxiTMGQswq7AXWKycjmkwNhZ/m5hn",
+	"a7SY6FGYWxIbPrUxomVlsysrXIRziVrWUeul5lwBcXWWnXyZZYOGzn9mqMlzhJxbZ87qQeNa/pSqsOor",
+	"V/a0zB8Ca3dYJp+9J49HPOLC8DlbI3XdV0pbc+977tsLV/shDm1wxwbu7T9mQ3MLPrKVgIuYY+MFUJzI",
+	"MVQYM2WmAwFaPYSKWae1tf+n7gLC0mgMKqF4yuoLP8BxNbPvQ32WPpCORdcRfSCsyNVvOaOjsTKJJmqB",
+	"ycZVOl6XQdnAEBcnsnhdxv7iCslkER/FNcLz13H12iYLa9TkP/SssjMrOSx8G6rpL9/kFNiEaWBqHBZE",
+	"QZB7unsr/lElbUU64/kcl4L4t+frbYIL+jWs5LWF++s191fB8gMaV7Lxvnn0PGAGawHTKXWlD1ufRdWX",
+	"X7yy9tySTKnt5WtaTFuLKnTPO4WWsSDNZICSFjiGLHH+vIA/rRsvVFJMKYlCiQYzG4CVbdmEZPT1afVt",
+	"Lf2ZiYjuA7j6b5FDfjs0Lf7khneZGW9Zl37DoZd9xSFiv4EOEdT4yFXohyXlSjb6VcEPOba4nNltFNa0",
+	"jN18S2ZmkYaiq+qXOR73+3CjPPX+fuT5+5Ff7iTaa5xESpxLCC43ZXOdKb+YHBdR4YKr0FFVB2FIl3aF",
+	"hDWwG46OwGFqyqqR0CKXSY26ury5Rabi8m+QffjZXAT9ba/LTFCBVmoaKX11THtMGhMUYBF6msDt3xQK",
+	"IOh/ynKkCAqSiDIsZl2WVWuF2nppeLMWXLKZjE0jYSHa2vV3t0vehNQJDVupOcQtWqKzUXOndIQV0f8+",
+	"ghC5eel2QKOIstGhLc+zjvYC1a/YbL2xm9vh1g8jXFO1c6rtvDFnbCuPrPxSrlffettYYiZz4PPSOkxm",
+	"HV75LPLQyy+hmmzyx/y8sNd5VMgwrNny0Rm+J+hmzAVBx8JDtosCOj1De/4eFJ0vM6VNUCn71pGmkG7i",
+	"+609dCkU/RV9JGFYfQGt/EKKTTlqwTP878GYsDrXs+ca06Qnm1bIyhel3PW+NLJ1w+szxc9stn9pop1m",
+	"C7XbbeQ3odBmbs5df1MleqGd0eFT6vwvCQyAZmta7p7DA1goNxk/0uhuOwj+NpcN8uWcYrPgL6E2Wvx6",
+	"DqDCiWSOoI05k1d7ICxZh+1V8bD04HOmFcvX0o2nx1c4F/fdnHtoc/YGm38ed9sIZb8M/1Jybe7mi8g2",
+	"QYDM1ZH1vQpUnecgmnn853/8T8MKp4YVQnFK1/h1Q7ay0vq4ZcO2t12aC9Q7Va7O+FujedMJQb9yBimz",
+	"JPc4rUYKCQjylSkaQdWssY7k/AeTT0oLGbj1NQc9jK7wA43mILzjb8xln080K2khCw0qm1SY/v6s7zI+",
+	"bDoINd53D/Xh77APlR3A5kalh/oBZwp6B7gw/NyLLmuky7YkUaDupimcbyGSQhIFZZVMwA7T09kI7j7i",
+	"QuuwLCBRRMJ+Ucq1i4WuMNxk2mULsSITTAMavJ2jKAJnU6yRtVEBwtP0/YqH37lVVTw7yi+08nm29qrH",
+	"2XZyZ3vKHjgNyBWmi8JEAzuyQc3QXowphIsi9wTZJ5AyNcHinoRID5oPLkmbQVa3nLDTGeIGI5ydWAuM",
+	"ci2qtm+syX0VVziyHXgqPQ32+zDOgxq8enDBULD7ptX2/cpC3XMxgcZBkC6xsIBlFJg7pT8lSHIRtlTF",
+	"Slbiyx8VM1mNrI08LIHEDi2HWYXzwCV6jh8ZrLdF+F0GXI4OYLTzjQ1IgG31IMdivpwgUhY55AJt2apD",
+	"riiWGbe9Fp3ARC9EJVky4EuSiVvh2kRSONg/lUzmUWwpoRSR7A8nlRKOG2IhTCbyXWT6gxenq6O+6w7b",
+	"c3FXfS/3Y0iJMqSSds2VtmeusZBB1S07uq4Hyax3xXajy+qob+yWdv4ZzJaLHLZdPVxUmBveN++ymPc7",
+	"qctuMEMTnqixfcZheT0uQiL6nSx/LatXDw1/4bl5ZSJYL2EayKHNAj2/vnCFwExPkKvT40LsoWfqKpqi",
+	"JfAmOr8uSiJzIITgvRwEXdRbCgQty8Vc/29+D1pmzBZYFFXK883b7KDAypWtVvVMdccUdnaTFEVc20S+",
+	"blpo12PMlJjVD8o24NbuSl2CkWn+E8vI8CI3dE5CLq22OHEle4kwndhKzUc8JM+E0sLOD0Akxv1sA/ig",
+	"qnIDHWFJPCRjHBBjow+xHBNTTIyOGBRT2erv33+qT3ZjU2ln/9vvznevyu08zK9l9W2zVHFYfyV4eEi+",
+	"rUzw6afMAW4rE5+bBmp6qA98Ap5dHt/Ud4DwPCSTOI7IxOl3cVbgDzhFPnw6RzqA4QXkX4jzcIbDClPT",
+	"8iMC2VZBaa4tJehkQkIPJTEkOmNJtk2dGUUeVZZTKAkUmIEwZMZNW4/C0VxcXl1ef7ssaWrpfeNgX+kI",
+	"uuAo5uIe1ZEgER2ZJmPLOzNWBEblA3Krz99oHbdY3j+PNEw/z3J3Mr9KAQ8wcy1USs0/KhxjafLWKjDe",
+	"5oZWB5RwqRbIP/Czad6kGT6GokI0zR6hikw8hJlt9xGSgE5w5DqybEErHvBJ7qFogLBCzTcHB0Z66jJN",
+	"0d3aTnOv0e7W+uZX+FQ02DYlMSf8AXxTD0TgEciF0EtKcdRspR+LI81B5vqF6GlrXr5fR/3ffvLrBz//",
+	"1vSabz5vdbuN9M/W5+1/++dqYkqYOoq4JNdEQjejeapKVocAwTQ3Y0IA3MMIj0YkPKOMVED8PZ+a2kmR",
+	"fg7c0L6QCxbImbkesKBQIiHXbbWKyE3LND7ULAq5lySKuVSlyGnK1N5ubaUoGzhr5PwCSnuspquEKf14",
+	"QeYk1GXTY0jo/NuKTEylBtdit2NKXkZcoa0+9NDtb3vIRTUbaSfiyjMuXxCXuszmALs5wNziPgTlLCLX",
+	"39viuNTn1kCHabEoKKHguj6SfMnWLhtoPcV15NWr7du5D1UfbfXJY0zAJmQzsRzs7DHAjaClSTist66+",
+	"GlUmv6rLoM1YEkVVsQdZ6+QVpWkVZiEWIYwF1xEscPU5eGk7xJQNbOEiVN6ifr4dcT/bwXZlTFklcbYL",
+	"xHmwiDYdLKvRfdlBrLGRl1+upYhFxGnxgErTQmnArRO8XJeZCM0nc5EepY3mEQipsSByzKNwSdxwLtfD",
+	"tbpeJ3kj1+V6reELHAYr/YBZs+vlWP2dG/e53BF7/feSNajHUc3DSnZrTxQGhsiVHrBXWcClcr8BwlVy",
+	"4AXQqeD+84twPO0//6//GzlS+RMQv+z7MihWQCCHHrnDtmdROkov43E58s84WA4chQPKiG/hTWQu5wr3",
+	"LJdfVsrDzGCS7DZG/pRlVeZrMnc9QTWeKRHEceq3uXvKtFgjuVZFwDEA96hEE65VkYWZUy/hg8416H8G",
+	"DNbNJnPS1Fo5nZn0UZGSmKFmccI1i21kE1XEMHCmxnXCQnNSHrIGhOWVEF6oTopBdOuxW1rDw/rU8oDI",
+	"I+MCz3N2zl5GODkKcIe0mAgXpefbxkOrk/OrnVR67kszPBPorZ8I1mwSKJ+p3m2aOrhRdODaYSawD9jd",
+	"cw04q1mNbb2GTe98aqsWb0MNQvbWdoowZsNEa5vrc5USyZXqtCkOd6YbJFPJ3GX4gIhulgcGlPVJdoIf",
+	"T81gdxbuz8Xk/Owogc1SF9elxsXoYDrQPRcf2JCOVrEU84UjGGsyKdc07ZgXnXFnnobeOyUsrXe3eVzt",
+	"ovCMQ4M4FZHSaMs2+TYllKMIEvb0aJkavajItWqDMACqSF0GPCbh9lvTlnpKpeku27/RX0o7/PSf1evz",
+	"GRmvWXEaA4PFOHLKHghTXMw03j8PVRalmR+bDtBQLlxf7tUJ5oWCDMtQRi/wMB382Xu+wpsr2rAhSj2T",
+	"BcRYnJEHEq0voFzZN4o8Ku9hzCoojEk0PKNDcoxn0i7OhEXt7K1st+3V5H0yf3QfTJt9SwlFEpnv0rxd",
+	"iqPfW+3u0OL9+tDQ23enl0GjNQeMalLIlV9IUWYpQXxRzdtcKen1xdH0nTkxEkD1KSF2z5qO8sG4S8sN",
+	"wyANEx6t1IOveURSDm64RsVVDMXITcV0Ms3zQePakeZOlm9NMRJIih+Ad2BCMJNgeoQBz72kW3MEUAWf",
+	"sj/ZxiADGBYf/KUYvZQE+B6LARfgEP7WRADKLyxlvELwu0pEMMaSXIqQiOftwnrQLxck8Dt1O/W0e9YQ",
+	"G0HYYl4kK15yLb+1V/d36v5uWRpcR/vbTK0rgEGrdylGl3jocjlvkcNmg3T0lTj9QFjIn1XSIn0zp7At",
+	"UawAP6CNnakS8TzsGAo+OSvY/Kp6jBbl9HkxXfEAitESCcVX14rk2QwDcht9/vkTEpLwkpXrGFg83nkO",
+	"HjucyuZ7xwW6TYgM8eyVRAPMPiVEoViQeI5VvDDqKf5CJzniBIS7NFDLVCtYJ0Jrka5TwrPSYlcj+g0d",
+	"MT4cPpMFUqKAdawJyPU9u7Yk7HPIPXvVKyxwGQzUM5W+EM+usKgyaedl+YEg+H6IpUL+Xsf3//M//mfT",
+	"7+z4HooSFoxRs2l/3O3s+CawgzJGBGrudXb0g5bf8f2CBLBUUzRrKinrrbWsbZgydwFvHt2v6IT8avOG",
+	"lrrX3bgF4mc6z5ITM/TmMP3PUMPWUdpLy3Ta+wQ/3pJJ/G6DOIR38B5lz3qvusKOVVmsT8WkX6xWVf5I",
+	"Aw6AeDES3OJnyp8RHpCKYhBXghrvuS2wiUdvs6LzUH5a/xFPCLMp9X3L9nuO7ZfMFa6mugl2Q62Xs8h8",
+	"hEoVmBWWBNW1yyvS20DUhS28tTW4qSLwROZamJraNbbCeVoyYEAQNy3W1hI+lhfqMU+hp1Ynw7rckrYc",
+	"vK27f+5ehR4tFbvcsidmsj+gHZ5EpcgFa5kyFVux6RbryhNALEJ+oL6vTfOXLJy5hAMNdLgI4C6cAqDb",
+	"ZQYSg7SEPAIMtGUpsDQnEVv0sxEAmfEWKlmREGGxoHzSglO4XSNN/haPbrPBc7ny2aNlZPjcQC+cq7y3",
+	"tKBoofRcuRnQb8VE1EpxIkzI4Uqz1zEM+uzVoJnEuemBsfB6QDu+ZY1pjt2blSl261waGp7upogouyfh",
+	"MQ82dq0ts/pAWSW+Ti8CvZYrN7aAHIugAgddfWPal+XVmCueS3atGHJjW1IvHqHvuOoRmwj2Br/xqNrq",
+	"rSk5L8hvceh4xzj8uY2mY4hrMnzTMpRJIhUaQ28J0IqMF7mf31h/PU5KJvE1ZqO1ohXNwHy1jS+xnaT3",
+	"sJnNkc9iFvARS0XO+DOv4z8gimb+KopAAxN8yhCe4tnbPMvOFDZ9NeJ7whBl6N3Ju0uTBoC2XBu8iCtp",
+	"Qv7Xy7KpUICa1Rxr3TCeK24kNReWk/JIQbBt8LY0z0Wf3LUZuhntrB/7swi7ChEtaZzLfEiL3ckS9DPJ",
+	"Os/DPkieqWDzkDAElSVBERAkIPTBdPF3xUn7P3Vr/6Nb+7mfK5MD0xXEwHK3AA1l0LkbpsJ7WKj/vEZS",
+	"EqzsQovIJX/sMjNNtVk8EdGaH/0gormT1G97DoCLjydcVG759yuVfE8WNAIaJlGE7snMFfiDgpXUFm8T",
+	"RMacSVLoEHtPSCwRRmMsx0XxPlet+PvBwe2v17vsLH4TfAybw/dyb/QN3pmdED/5ll6q9g+ffpxuVPfB",
+	"cYq5Zq1kQm2TWive3pNZ2tsWcqq9Qp9wvTtwthq5F0xQFDo66Vn6j3Uc0/o9mfUby6s0z8PS1GE1CU/B",
+	"GEMqspAOspTZ/geSIwyLtE0rBQn4iFFbfvrLiz+bSrMAr1wl6OU1ny1iZq6r9TMDc+/MJwWm/RsrU4ft",
+	"e9AcUOsYJBCQ4JJholbrFmMfuiEQrWqdR10GcxLIMHUtGG3Ymq05lX1UvjbP++W4/037Sz6vg2QWOhRa",
+	"hnKTDApC/CLbzItUWM+Y/LMZbVmEHmIaJYKkpTeWC/4blHh3OadfEkSp58mCw1IdpX1wUNRQVsfLGiRd",
+	"VLJjBCXLKxC5zFIb6ASuxzTt1CYBdFn/sa5xnQakrucDq5VNq4z4lAhIiBmTR/T+/PCofvP+sNXeS8v9",
+	"4qnJX70nMydq6892mQHFK4kGM0WkMQ9MxzwiNtUGWr5IEvT6yLAMRFkQJSEJtxtIf0FgFvIJGlA1lylj",
+	"Xvzh087DCqbv7oZK8UmUakONlYpl5/VrjXiyMU4donVbEkW6alGvNaNcj0MWLuj0LHOV8Uv4VkCcEoqv",
+	"wVKdS77i2ooFHxIpTSexzOOPxiQKXT0P4x136fKST6C9KqPgMiUBlWANsZtEgoywCCMiZZfxIRI8Ih3U",
+	"F2FfP6FSES2fh5QoqihmHuqHSvThB6JogBQJxowG5lEQTvrINgizb2ExQxPM8IgI6Cc0JsP8EP23h/pj",
+	"HARxH70/PDq6qmdPITNZ4iFRMxQRHBYzfSE0K1RCgzScQC8baGkDkxVjNkUll3AW/g0F3dWmhzMe4OiW",
+	"GoY37x4Ad0W52NpqG6aya13zy9VOATML1KqpRL9jkKW/zJtlcazQ6CuOBX8AqV2QX0z8/M9f4NkqbS79",
+	"ZPWWoHj+vNhsy1mvKn9pSzxvGJX4+/Yw2TzUETgSIexwwSWUNgHQA1Ghbb5rEb6iE4okpiLwS3VCqQzF",
+	"rPBwVhvSbkXiuh/nKlGbHvAYTbm4hxoCpvo0dUG8CI8wZdJoBHGE2SvpXg1wvF1tkDNL+BI5Y612AnYd",
+	"1ihPWbmKl0lln6EYCyVRCDVNVf5kpbKlZ1cbJV6wWmYxIDQlpfTkcvArYKkp9bxRkTmD8WnX7SK5b9L4",
+	"udiuMmtkuXZf4JLLKpc0ra+84B6Z+dBWmJgmwP72qgaYL9WSsDodvaJt6mIIH6XccAkfMeecmO4rnjXy",
+	"yjGO9ZiYaBzmDPX19/u2wG/GsfrbnXzvGsSHXQZKOmWhfIUsi/NQ/6PjDWZNxoQESYxZw/IGOtTyjkoE",
+	"I6FNyrVltrWMG0NvOuWh0DmshzSKSIgoMwIHZ2SdUjfFlYBWu7QfGGHJVxuMvxV4dkYZWXP4t5TL+zXH",
+	"mi7WX5sm1u6dn0vHvaJhkeFsVTUecmgAp1PgSeb8OwsOsp8eYm/Ax67dd/bjkEM3yhIo7bsTwpIejNNj",
+	"iuCzQ5TAs57pdNtl/RzI7PN7/Yt+uwJC/UIfZtsBvO8UtAy9eGyA9dY5gM0zYxG3gf0O8xroFPzIwCNI",
+	"WLiNNKBMbWzTiq7LYB5P32aC23o4ph2UTblPoFwCdFfP149HDE/g7oMyO3qZW31zSo1u4vs7AfwI/yT9",
+	"7UaXHSINSlPVXB+ZjdbpGyfNgFgKTR08+s5091BJ6futppVb4NApzkhrWdHcaCRopHUtiRNFIFFqAQv6",
+	"djE3z92VVDo1KN8F1DAhaCQpkd16P+s/qn+Fq9Ip150u67InOAD0pI/nKXvrqTgUPXXZU71eL/y/frmM",
+	"yU9ogIP7Oh/WTZkkq51mXEt/ZI4mnrQCGCbQJgdufiE922nYQ2Otag+HZg2oRCXoCQ0FZyr74mvk7AVF",
+	"IWvdD6Mt82EAXPptPhxqPdQi9LZdS44U0VMOm/S35oj3yRZhh4JCKSZBMwGW2AkzwkVPWcNY/avZjWk/",
+	"o6cv0/1T2vUVfUpIQuyEhtL1cZJo6CwpCH7VsxRYg10g9KO10hYYa8xMJYaAnpD9JxIkwjOgvJw4YIZL",
+	"tMW4XfW2/mAlw1ny4ZxeXMA0kBRyiAD3uzsM6GBrAQmSGpf3IAvkd1AWK4qTzyvVQHk3CqsFRX8c99OE",
+	"GJPAWre3+oZkNbPlApoQQyiLp9mN+a8x5WrlFjp8Y6mAa2eIqX82ONkHm4JByf421DLB0RTPoFCPvuxN",
+	"mZcYzyKOQ4RDHNs4NcdouyzDUolwJLntOwy43PfmcE0apJR9m4plRBX7khNlTHiMCUMxcKgqqIEte5zr",
+	"PBuTilbyxaxEI0h9fVJulGDhsu2hCZfKta/QSl6XMTIlUhkPhIewMkNavqcFtEyMsiKcuysyRg41sjQv",
+	"T9MvXC6a2d164ZY52b2y4e36ynpYjXtcsxKbWWSvqVR5WpA60KoIuZ4PikntCyuSwVxipH7JYWdV+FzK",
+	"aFOuOiBqSkxAFlyVq0/mvcN+dzaNLjuBwzHlhHPsXCTM9cAondcySW/uXi6fmKaTtYCiLwD9AhejtcZf",
+	"CutScztYCkN3S3I2f8dKtDWkkTFxDmYZ/CyU+9sNZGDGmcHpLgOqNi5A0CNMr6tlMM3qH7jvZ11FXhLe",
+	"GXtcYEeA51oxi3hwj7Y+3B5t5yqqgRQzxcbj+dZWJ3pwoNFD+ie3eNRfRCm3zXbH3+347R/XTr7WRLjW",
+	"iUMXzs/msqoqezLHirNma7mLvvKsIR8wO+i0w0uXpTZzmAKmNwcqX+7U5syYts2nJgULH8/xndz5pqaR",
+	"HA147trI8ZZKDZ5WuaEObXVOc5Pc8ESiBx7gQRJhMWugW/IIwgqYmARl90iNaXDPiIRm+uj0+PjmFEWQ",
+	"atplW30ahpL2oGv8Th9F9FNCQypJiP7zP/4Xyj/dBzeD/opX/J0EfUSwnOlLORiT6dsus8/h+z2/jyBh",
+	"OjehebDbR+RRCTIhcN/S4L7UkMfU+rRfhRoPBIueWaNG3SSKsr8CzqS+rpnqBVgM+HgW2r7gARYhxQFM",
+	"xaDDesSnPclDmkzsHzFXWErzt2n+37Pd6PXTIbS+hH/RAdQbHdPRuBcLrggU5hhGCQ17gmiCcWfMSKI0",
+	"kjEaQD+GEVFQecb8Af8d4wiWc8/lGKaNcKC4JO7bIaZi5v5giXL/VMmA9IaE2D4tXOCol9WMhFau2aEW",
+	"/9wt/tku/rlX/HO/9CcJ0h/s0Zb+bpb+bpX+3in9vTvX5H/BEc7LrpQoVwexuoZlrqfD0fvLSmmAkg08",
+	"5ECNVZfnM1rkv1gb+pOr06Pj05M1e9EfpfBFRzn4ouYb30f3AeDiGjVQK3rTO/+pAekiZgZ5SRXCMiPo",
+	"8vgGSTKCmqfpLWxCD6lCAxJxNtJi/3z9cCiJutEpAt5UnGSKDxV9mVkuxQ2++AqZgwduLNdPVVqARTSs",
+	"KmoCfewyz4g0baEhHhP+bZLpPFPfUiCWGHeybUMYmpVuu0YUxkb1tsskHbE6SKtQC1UzbqrWDLSnTCph",
+	"LrJi26qfahccBZwFhCkBvig5JRYbUtCsrIcEu1tSYwbuOxuZGFofOtjAbfsU44DIsKeBDo9v3RgIzgDp",
+	"KWe26DJTdBdSJJgFrxqTWTo4V73RqCEWDyKstDKmdZIi7JaKUuasgBQu4LwqCOL6qN4CmyWsxp2eRJfX",
+	"53eXfhO9Rpfnx3eX/k5jLZeVMZFcEUF5Vcb+OcGRzBEcjuOI2rTNy+ObemvbaYtpin4p3POrmlc7q3m1",
+	"480O26BvVdnkUPUzgVfzBsFDomV7zPIHChaIkAhbQvn63ECmUCA5VDWLVpVubPCyf4lDUFU2UNRwa6It",
+	"U+DZQ/3setZ/ZTWI+29R31qJ+2mfZTjv7fwuXDX0/CVfKGRs51hdOT+jas+yTsf4SrQ9hzfpeeWptJLV",
+	"u9STsuBqCsm5TuWQBuRMS0P6SCSiqgOlAmzNbw/IzUMfbo+QZleaTOetAl0GPtWtfqbhGD9dx/frkH6q",
+	"lQYbIOE66xh2oU8ccYGu3x2hnZ2dg3Lc08IZ53vB5eofdrvhb7uf6/o/Lfefn9Dtz+ZfHfOfLfffbrfR",
+	"7Yb/sv1v2/+29ePTT/9SL47brqwUeuKKe5RAzBBUskDY9BV860r7hWg+z7GoHmKG/31JCNY6DfvmV8lM",
+	"CSpREe0YGg/LJgEXAxM8UCHHyWCMxejLHPtrhnNM+AMQYHX8vJhZ7hmm95K9LIiDhYd4FKZGvLUFh3P7",
+	"3So+avO/jyIsq6xU3zfrLbR1iiizAz10gsgEqiQFMw9dIp6o9NF//sf/2q4MjBacTyrh7/IiKjyK1jPg",
+	"8h4gl8BcnebiNB2xsgOs/PADlVQtuiv17poHttW1tJkIa7DA/KQlCHp57CyhV5aioaFhcDKPFFX88ISN",
+	"8Aiev6MMR/TXhU13SDqyMXRDTZddnIRUoez5Ky3LxFyYWnvp4Ir2Oukra2a5mGmfk8xc+FRuojVh8qf0",
+	"q1l0NlXdaqpO549qVVOJGdCn5kQILhYVuDZv2zwdPTALT64t6s+xFFx6Dqc/keovH6JxMsGsLggOQYGx",
+	"nLCBTpVEUy6gp+IEz1AAvVfemqYSEGKi11CyW17mK4ulZfIWlzg9WtjD4v3t7RUyg0Az8jQJGX1Bi4+m",
+	"q5U0kgE461yjHg3HYicnf3d1GyeATmFV3uIeIhlgq2oRgiLooQkOxpSRDLLQlcMFatjY5QY6shsZCMwM",
+	"XNWYSs/G/mkww9r6jS67IFOjJLrMdxyGJHybi11Im7MkUagHjDELoyytOwfTRpdBsyBoQQnH1dNLImEf",
+	"be36/nYHHHk2QBFWK1E29i3qh0TpH/s2BY3gYGxcb5CUDp2MNLOz4qPpTJSwQvwjfKq53UFaF01jruHa",
+	"0bcNBOinbjkUciIBpRS+Jx0I7jeRRHXUjyPMeu48YdqW3UG53HqEGYpwcG+7IRHjLNZ7CLW02re/2M5M",
+	"Qy4GNAwJgzl37JxpIUnBI4gMyQWMU62JcRTxaXrU6RZcRyfVM8UjTVtzB2kjr2fbhLR6PXtmT0GYGR9o",
+	"fldm1oCzYUQDBZMelCZ1MYrI7Mfs3dCzO5hY8EBT/iAieoqWgx9wJSrRlEQRSOAamxJX/831rMplBEHV",
+	"gkDTpJlaYEV6EZ1Qe+AtvbhDBKYs+NlpsG+RIEqLZFC/vH+t/6hDk4Y+kiTgDJy6+rCNd7mnOO9F+qrX",
+	"0zZ3SguGJ5CGxoqn4BKRbLMsosY87OlDwVHEpxZ92na2GKuxOQnpWQOGHp+eUnakZlYHP3/PTtA3bdX6",
+	"LqENPiJNuy1XsNStDEIxQorBJCTdyWg1kgtFwh487OmHsON2bsevJOofcaYIU/VbGEANFhlCym9fk498",
+	"mx7dHJFaRbKXMPyAaWR31E6xPztnPb+Jf0KMT9c+P6ikzHDUM4xNz+0DTgySUSG5LOKjEYGEssSmFJL0",
+	"RtQb/qFu9cT6adgvLn6QyFm2as5NB5bY9s0ycWCmF4tIGCQJWcbrvr0FRiU9QF/vAw08Es2gzH802y6C",
+	"L+SMrL37CY4MGfUsc61kuAFwcA1gyEjEoda/gX1jBVUXtzBKZ7K45SGJZ9ueK9ChN5ydOpUIbgizCPOC",
+	"LJLQTrO4iFfSIa0NLdHQAOam3zBJx5A7UkLTWHDFAx4B/JseagM1HTKz/gciJJhnBVICMzkkAtStsMRH",
+	"Uj4oY4LvzVe0VDbAcjFuugF6uwkT+lIyl3GWbqq/SzXQeKLWPjSeqIBP9Het8Sf3zYAzRqxP3AS6pKsw",
+	"N6q1CQd8ovUUykadHP+Fq5wL+I/e7Rg/EDQghKEJDgGrcFpyBRZr+jAx1D8NySTmSmuF9W/JrJ9BDPzL",
+	"BpsDLEkHtR8f00BF6DjDFTRe2nYECTd7D8e0d69nstcy8K8sAReuAcHZSIPzgd9rGIrKK+mVLE5s/K89",
+	"SAoozG7DCU22QDZ9IZgVSCxhJphdPwoJdA3uIP2TMZMXPzf/Hc2cpcy+k5KOp++0kZlXS0iJJFAIfcRZ",
+	"JmPkvwFT9Gx9hcXfGGOJ7KAOIo/2rA0DGwoixy5DwibCarnotX3ULx1LrgBt+sGPEJlqzEdcpIzNvIgD",
+	"sF70Ih7c5y7dlA1atATHAmXSCipU2vmGgk/M36lhysxkvfgFOiku1e6g4gSK2wbyBFLyHJgQqDuAVpWA",
+	"L0zdEySRJfgXv6CRBkeaemYp/LWoLBFGsSABTgxbVNLlXZr0PzTEExrNTIr64tUApHpQeyOVuA5BtDAl",
+	"9V2mp7PwpSvRkkQ2I2VSpTw0S4buzcuIFxzFhIW2e7XL1B6DVZY6rNtKgZrWhMqguj33lTwWOzk0N7k7",
+	"mK19FOKZ3O4gLO8BWTBUCzaulNKUAJcJlaAlFqTm3Mz6cMBLkhNpC6bQTGyDykphnTIgTcdYLDx7JiWz",
+	"IPM6CnYgxzZvs6o8vMUsHhG4Ccd0VFyyJdspXMYjgZkyvIknwTibWB+2h7DRBvCA2/SgVEtIb11JFelB",
+	"rYMeeQyg/E7V5+DaIhINyIyzsKp0/RbOF6m367DnG2GpenzKSmApbCUi2C6yUAk8bbLGEExgqudnjM2a",
+	"JqC4kNU6UtZU1L7S+9jmD0KxIU16OU0pS6m1CtkWhMqk7k6TLWs/ZG8QUBh6BkBFPc/mlJlbom5vDqNf",
+	"mGoTphGm0+86KD+j+4rtS13xmYMKddJSn77CIX/denQ1orkG1zJXRCDVXqAza09r6r1qXdAOMcp8divm",
+	"GKVDbs0E7b2ER9VcI4J0taxSVMUOqLGwWPyh7H7BurL4OigRAeldmQ6YMR/BtbIZFsQEu3jXLdnkwfYs",
+	"SyuAOGtnnG5zDGzbYYZjhMWpbLGawlTpG/nbwKXMGtZocmbd3c57+oLsOQ90QbF8f7ZvlEuT6zjRElnq",
+	"qgZ+pXUtJ8BP8Cxt4DyO9t2UBd06mxFrMKIYC0nAVHR+874+FGCUcPY4w2kzmU9LarlrMJ10Xi4E+Um6",
+	"+gMYhXQIrkiVLnbLaLWeUXch0SucbVd/krJeIkl26aWTZHfe/BK0XqVoFNkO09bYoO9WI4DLMRcqmrnr",
+	"RCbDIQ0oYaoHda7Sr11whQjjyWhsC2DZYN7U1uJs+2+h8qF+01ZISnubpqUat/R7EVfbEExgmtW7pntO",
+	"uVhiy9ISIuCHU91snbW0GiILjQ6OIs5GGpnTSeF908VcE5omowLapk3zU5S1t7mnGWpEWYGkPCS51pGt",
+	"Qj4gC4bLMRYO012D/x6dTJLMaFFcABCNnaqTK8TpXjZBK+areWMSZQ9cs9bKvdmHUPITU1jYA6ch3Kua",
+	"DGI8A98M7CqnJqXKDY5jhygyEQ9k1jPNpApnYZ5Axhc8tDKyyUHSP4GySScm8AYsIvqkJkZvBkWp8Akn",
+	"b5hnBS4DDWPYKCL1RKYfBvY4zjEd0Ogybm2nHWPZcwYNWeRcZp4xzkqUSHvQEgG9QbGJAvQ7KODxDA4q",
+	"FStzUQlzll5wjxUMsjUIeMksqcaPbCygpoZRz9nznb0RJskZD2teLW/xA29dyVwHqTJlq5udPrOiwcRV",
+	"tq8s1iFvBoCAiLxdKTdskEjIvy1bXmpebc4QUvqss2VYl1DZ+FDzaiXTAKyjoE7nfsnrwbmf3d8F3TL3",
+	"PN+BxKsVtbvcsIKGBC69eY2pZluNGNXFvDyndBR/LqynWs6HIOm8RG6bc6RStQ26Lgm/Ni/dSKsmIb0s",
+	"TdZcGkhRJqt5tUpZzSa9z8tXGrp5CclUnr8v/FASSnK/uEJ4+ohKIgLgbf6Gh6DZqlu64oG5S00sT+nK",
+	"q3k1fcNAwcH8RWFIr8S8zdkUmC7EH+XYY/Z3mZdlTwrsqBjsWwDkXOSI873OR4oWpE1wrnr5pC0j/uBU",
+	"Xk5dqZBEmsbybRmPZpf1S35kaLs8i23qAcxvC4iFVC9lQhlWxu05wXGs1+vywNJ6h4uK+upBtiTYifUK",
+	"ayapN91w0NZX2OKsKTP41Iy9wnR+HnO27pJdNdN3evShHezmqvRzr+8/d9PEPKLBrBEng4jK8eIprmDc",
+	"lRvmXjfhA6tfv4Zxc6+XK04uSloxw0wtnfRlJfCsYTFn8bu3As+O3SD36hRH92ostEDZkMnAxJEsKUTg",
+	"Bt+4selEXNz3TAyrIJJHD0um4eLetvUxA80cn1MP/wxKunVsLMLndeskLMGSVXUKFqLqqhcrsWHVSwsB",
+	"sLpOQ+kAV70yT8Or3qjEz5VlHirQciUQFiLTqjcXEjFUloB/3lZGuR5aDpxGxmOFIz5KCNqC/PyCsSJV",
+	"iswrQ0KgRAF4Jo1SVQh5XcTRFvHMCoZTTURz5O3Nlaud4z3z/GQRpXsLw4RysZalz1VcfzQklS2707IJ",
+	"+hgjApegudMqG7hXZCsvKl7Uz6W6a3kqAada32QuWz8DBmuxqcGzUfXnuQc8UZfDtNh3Rd+EXN691hp5",
+	"oiQN7SrhvT7awisWbRa6oBSUtAXXq4OgKgqnj54TE2deWxL4k9vA/GqGeCwIG5NF8ZXuRChD/9//+w5t",
+	"gRz0Fh2RSFIIcmIPRIDpQKIj9P//P+jgdRv9C9ppVUd4ukBOR4Lval7tqDJqHsqWVMCp3IcMhqUxk7nt",
+	"zIOi9GoOQarA9m4JZI7JSBAiUTbGQ5gZIRHsxxMc2aKYxVCz3Wat1Mi+2w1/a3q7Lkr7t6a3U93D3qu9",
+	"oyQK02C80jnqZ9VHyIdD64QxBV7ALhlyqD4DtjPKrA9YC7apIzPGAk+IAgu+Zp3FjbgI7fUqYLnaMNiE",
+	"YxX9Jisx3OxteS2qd0k0pFGUtVvbsHuNfm+96NUvLCJf2pv9cG7aJbv74gZ6aRu7IpbYJdqMnAl/IIjx",
+	"KWRCQIicfu2VRJrG3tpemq5yln2kmafCBsvcTtYOPJ87u1XtZqsqAX2d0KpcTY3Sldz29yvHCFafL27b",
+	"n+t++vxJ0s4Vv09RP9fKAoCc23i2+k0K9sEJnk60XHRNZBKphcXtC8ylsp8wWNOK2YOVJaQFfEhW2wHM",
+	"QxQTAdExSFiaGNLI5f6ti+Kwt2s+tRurOCrBp1V9cex3TSUGU3LZBeWxEA0izO6BBiXCWnrZLnDpnaot",
+	"J8wGFqyGTsLAUrYOwO3RrhpYwiLYdIojGYbU8svMryM92ezoFqLStT6OMgatScOLCGcxFSxZxnM4teNb",
+	"pTxKLO5DPmWNua5n1Q1P8qyoONPpBFyASRz9b+bedbtxG1sXfRUc99mjpNWSLN/qYo8evRxXVaqScpXb",
+	"diUr3coxIRKS0KIAhSAtK+kao99h/9hvsF5kv0k/yRmYEyBBCpQo2ZVeP1KxJBIEgYmJiXn5PklzRh1M",
+	"64GbduVGPumvVWV+RFMM0Yz1aBEOqT113M1FMH/XDh742MufhOGnpA3rxUEuPqH33bWDt14BXpu5omVW",
+	"hT8nBfJSKSAFP4Qc8TQmF3AyMo82tfGNuHJrDhNy8UwheopJOzC1lqBRXeXGzWUHZYV26FM9shjOJirY",
+	"jn6Jzqd6BF7mAwBZX3YEIHUQy1zK5vA84SEjgz06DAd7No2ZCkJnkFqlIPdGkYPD3knfW1iC/PdFg1fX",
+	"r7sf3lx2Dw5O1hA3r5lPvAIn00hXhxjh0u+RS9f2PLkGIU73uRh9n8C/Yw8XMvZX8IQyllmiByX4w/X1",
+	"t99+802lKucPB28PXx29KJ+X/vC3fvfVefct7Y5+/u35F+8x6V384rwGCgp8G3paKhWUEY9OSWBr8gLS",
+	"Ou8ftDsA4gbJvon58lB/aQYRvnjZ7gxEUNTvwZdH+qqIs/TOVDEHpGXr6mViC+sRDU4bzJ9e31RgaWxP",
+	"0JNku1DSDsUzTXm1fVjFEeS05BmoN8mL1VF69+EFuT+EVL9Un/30KaZId269uX7RPrVQGoqYsyVsIBfX",
+	"pPXhLZgmF9f6j6QI7BMuBsIEMVW7A2GTGU9ZoiDiTw0WExw4zLw8U5BUcgAN6r8OcZg2gOO/i1+8F2Om",
+	"as1IIb0khCAdkOY35QC8YV1CecZMK2UPqc1sRsWVqFR3rUOYuGexnLN8ZNqlLWqjrZ7nl3gmRC4wCdZJ",
+	"3TFhKOB6aOG2KAXD+L0gTKQJ4NsFxkwKkHPW0pQcbG0MY4vaFs6REYzyxrQn45+1hWyNrOJ38YtLbKzO",
+	"Lq7SUOdjtN7+cxsOZRL5uXA2M7kVquSLCWHK+L2/RLyhYclFxDzUT/3ukCoWkbnE470dTqugzFq0aUt2",
+	"lFfncJaIOm9ok03yXfzC2R+3IQzv7CV04d+K7EvQAlclt+9EyMirPuTqYhnBnAIWuuL6l8Bef54GpJXQ",
+	"BaSfIU63TCELTlsMMTixsINcinbPFpLlYYMExAAKStjcANF46pKtOeD5yfajubvATFaNvCjUm+d6Jwqp",
+	"f7vSKu+ItFALzxggVhAedQiLFcPUf8HvWaJoTHiUY6iUQD565EeeTgYiMA98S0PIhjRsy7lQB06y1JQt",
+	"7cBFGfbPQNVX4SveXL2/8GPVlx7mf7XjTl4lhG/Klf8VSo98d379zafrH96/+XHvMTTZBaxKgyNezlfg",
+	"yIFdy96pXB0BV3/k8Ch2VeLi2aTJ/JsZ1rQ2WNjYwGu8fFeV4MeicVc5QENBOYae1FcdwnrjHgnOX9/+",
+	"f+f9g6A0w9xTNFaebXPb5ihIdUDNsNSMqXMEK79JlwTGODR8WSETKlMmWy0CulrqpvsiSqbWLkWiMJoP",
+	"wSmWAKpUSqw/zStPJYlkXo7cQ70TEKWV4GKyJC1aAFZg7YIYCJLXS19ef+wQIfX/9cZw9f5196iDBdV5",
+	"ElhpOmw+ul3LwSkUAuAFpnLGYH8ZsUUL2SadwurElNORkWf88rit+5WjqUELRswJj/Cag367msoMtrdM",
+	"cjsrr+VxM2/OdNN2xOxZxVTVYAK0mSH7Iqvlhy1KhgmWNpliQ2piICa9FTKgear0o4YyE1G7U27GdraF",
+	"ERHYDpHJPAEqHNhViiRW/dQ2FFc7jejG8Yb6KUfkAmfouK2KEyqbmXxZSkKZJLjrmZfWbc8ATTyDHaFy",
+	"jMDew1kNRhpoh40QVNiXnCNDfpfPsi5pEV+4vnq20hZpMEsQkBuhuXHrgfVjEh0C0kqRo8cgcuWTauDW",
+	"aDoQMbOYLsX6a3fIPM4UCXJbBVrvOJh25hc9pFwQwLvvkCBHy8Ey3BscoI6z4elO2hEqLG8wUgIzf17A",
+	"7kdalqv75EEfy7g5wMfRUGuBmEWYAUBYOJFMlbXm5c23/X7fpza1cOQv3sx1hhZl0fhBv394dHzy/IXv",
+	"andS/UyTWxqVuU1WdKCsGx2tSNZ2LROIp3hh4RwrohvHgFeEuLZawBC2omKJA3aHkA4iLklZMrNOssZn",
+	"H92LazbynQQNW4+njz/QOGMGP8Sn7gQxebUG4+xf//zv9pktQcezrVme25xNfeG2d1kUxexJ6IctQvtm",
+	"bPWCou+psLZyT8CjDEmqprX+bf2jAlsdFYMiQxbqfbJlsDOCCQxl0N7Oo732nFw2Ws142uGzb110fBMN",
+	"JU524VTbIo5BFRRDbrQyz811eQA4shB/a7FO4SJwnnCZNAjK31I1vbLXPrXjv57RHwdwt0gQLZBQmzlV",
+	"3MnaGJvZZfFVcAnrF1U1RPWY81od4T301zfmGEmuhuCqWTNxzWkGjXsISWmr8eLmBwhSlJzlQy5osmyQ",
+	"vlITHkQnJdhUuwiGk2nj9d+m7CE9BXMpBwpMkOuDxmRotity4/hxrRO3Qz681RdfXH94e0YuP3y4GohR",
+	"gkRRwP3bwftzn6cirbfvbva/0f/d3uy/vb3B0wIln2/fdl/CTV0c0hlNpoQmbCBSGQNCSdQj51CbbbsJ",
+	"gKmK0NSE+4LLm3eBdas28gBvpFBsWZqgtqHLMMc8Z6dXJlqyfXwkl811CUvvbbztvYHcbs7VTY2lslEV",
+	"6KbP84u/dPaGVLHPJgVvA9GCiGgSwbVfMB92LJNlxQ5LlmQsEbj1d8yvWSUHPY/j7jxL5noiR7HMEj83",
+	"aPIBOAk8CI80MXwF4OBGCclL5U1VmD61A38yRqwVA0MMeAz1F88A0K3d2P67Mt3x5v5MWDz6wEfstaG4",
+	"KDI6np80IhivhhPffrjunl91Ifi40XYCGow6QkcTqYFrbL41T8iIhqlMctokQJLR1zQeDy2rVtyq4/GU",
+	"DKQYtcwF2lkT9sVdUanOhbv4HMrv5klO7/NytCexnd0qu6YGgkMq7hlrZnF/V8B4V0+SUGSnfEjMN+ye",
+	"CfTqI04RT3MAjV5jIPPGMZV7vUC/WdYg6yuWaC1v0DtKqB6NEhoSGW+0X6/1NU+TtucTXjsH0JVKep1T",
+	"ZlmMRFkmi5laL5OqqSVSgSXmgIYSgGMhIFRIsZzJDHI4pspCI0J9sdavCQv5nBtJqCbHZ6JMKXEIFixG",
+	"LU+MZZ7HMDdrwjUyClhABolmwkxfDTTccf94d/bq/P2ar8lre4sn93XGhc1dqn24k2slxjH7rPwon0XN",
+	"N0wG1pDruYHqEsQSah33X+Gi9ZY1rNg69nk1kiW9dOtDGlMRsgs7SPlAc5E+P/ZGNnfQjlAG1PAQ/4Rc",
+	"6+atc7J1m3TdbB/Emz9w4WUQETUg1eck4moe02VO0ZEJ/kuGhGN5oN5BESr5C99//KGLSPQHrw7fHp0f",
+	"15CrPwr+XN+/zYRbVIXGQ3eFN/iGDSq8GkpCM+ocM08FeU4qUxpv8373kkePAZT37RP2PQvZz0WmIF+3",
+	"VDoomKWeu7PUKa9SZ0LKm4uRC+eF1qgCS9Wb004wSHnQupaLKm158WP51Tt7D13dQPeeJhAY1y05D3id",
+	"3+d8+RbbL7ryweQpVg5ekLGXz2ORzPzy5eHhSafJxJZWpmuFm351yFH/fxVUP1gYv9GIdVvtlLq5Zrh3",
+	"8yzsoOScBbYaEbIZYAjR0nJfu7398bqQcejnmre/yVeyFTeDMmDKObXAliXO/N5c3PARn/C20ndX+IzS",
+	"dz/AA3UHSyfz7aytPFAB8MjovDHChGhBU7YsiBpz5kL0cDxTJLANBG4Qo/X29flACC5Yh7z5TEYyS1Jm",
+	"oiGQmGt5ldlDmlDVRqybBDDWEZcWwmUhnzOSyDjuZnOFMKjawBiImIpxBhjtWiLsK8RslAI3uYl3witF",
+	"pAXxDA6MRDl5TXuFPnzOqMj0Ot0ztHWKKSxDL4BNFhMGoqUFjnJ0g1RrVucTejemG3Mo7LhdAW0wUrcO",
+	"qaCC7nQnw/qEbe8LWcyS5U53Tng4ZWK3W2UoY7qZotN7M0+TzRuq904ZSpGlu92a7PamSaZSGjIq7vTR",
+	"Px5xNdmlHTYe73Lbro8D+sRoudP8jFlMU77TaCGT5S53TvmC73KfFsKHnW7M5ru944zH053uk3GcqXAn",
+	"wZ+pnaRnpmU3iXa5NdelO9wqk50GyGrrHe6UOylAlSZ0MWTJbupTZfF8wk1oa9ubUzmjqdzpzoSxu12n",
+	"xux+297oi/jnDtotrRVwA+fWifUgqw4GmyY2tT33GKNDArGUALWyR4CfBAIS2JgcDYSF4DXQx4ZcJPdP",
+	"twJGw0lAaEr6vcMTk0WHXZiyeQq58fEwMOkR2JZ5/GggkLsNm06BphuBDoiB49CdawWR/FVbUX8iB4fk",
+	"//4ffFA8bPuygtA/vmPNuC/mEVIA4arEYrcJWxuHuOmZz4z+7sfvN3FaV02pcYU9Nnp9c+53XN9Xrzw8",
+	"OTl45fe5+FOop2klIPXp+ytv4o+qjJ3iY991D5uzgaeQyTvlUd143ayeKKds2dyHoYd8k0cYGvQ9/3su",
+	"1fQCuMy3XKWGAT0AJqipbiYwYMNq1UnLo5jd8hmTWXqDhAO+AAD8UMAzGwBqp3YGHkMSlmaJUMgQqzD2",
+	"a6jbe+Q1G9EsTsmrfslf9arvOIWPnpe9wt5KZplwJoq4y7oZ+ORcqmdiwjbvUbdw0apHZmWcbHvlHvnm",
+	"8oMMaewn8D8HPNiYLGgcd5HAH1ksg3fvTi8vA9I6PO5OZJa0fWSW5FcpKmAeBwdIOOkU2rX+1j/4+W/9",
+	"7quf/3H4t3736Of26d/63RP8ylt290GO+Y6wFHnMaRuyyCo35IaUAMs2UH7MgsbTLhfdUMqYJd05FWmy",
+	"7L6qllcfHm+nWm24Jn+of4bTJtziHw6P+0fdg4MXa0Jwn0S9lEQ0zVl7tBicEZEhLRKhJJZpvkShreVK",
+	"2OMJmS2L+uPNRcQG8dhbjdYF+OQ5sO3YHPX8BjAauBgjXRFNWO5kaB6c/yDTD6Y9vze5GQSM3cZ3rSDa",
+	"Igcx2zqrY23KoJmpjqVjL+SsUgOTD0UOwVTMXI3Q5yO7Ivz21idG4immoVrIXDxvAwDPB5kaOImtTF+9",
+	"vAyNHeDit0xQZs5MZbaWY6QmAFDykPG5pRhXUJA1IoItjK0c5LMQDETLWrP4UylNISBjluotNaJL8kcC",
+	"v5GYj0x+fb4ezhC0Si97u1HMqUq1cY28O8f9fo98Ats4JyCFUjS8katUL7RYpj6Td70qc/Tr883ae42e",
+	"u50w3YNnhrtm2QG15tN8PS/z8mHfo/HWq/daqLVLOse87l2i6N/ye0aCPL8EGcenXETFl6ZyAti03d+B",
+	"Axw8q1hcFXOVmuoUky2eTthAgAxiwZLeVQ3ge5kVz4LSmx2XtJAoDsuBhpCn7Ct6cH3ZjVSsPXSWA96H",
+	"1RRVUCu/ZMz8rvefL5ZOvOmjXnOW7vSYJnEQPd8YBKla6XXBiUuoQvBlq/w4kcSgPxqODoD/PSVB4agP",
+	"sBZkmPE47epFqydFkdbNx0+Xb16Ti1ssW+iQmWAzKXgInvmBSNmDXvCBGwQO9FoxDyGKFafb4OrzLdmX",
+	"yVjt/yaT8fvoy76NI+zbMoouPGf/N/2/L0EFtj3vLli6xRPL0ZbSZStr/jKv1mhO2fvZqfHw8PUmzJQ/",
+	"3EoPJI7oQnGQLRhSJjUUZZszSGQpKo8UWbCE5ZAaEG4Bli4YTl91dhX8yOmMh7UXRiANJ0UQaxUUgMJk",
+	"RwRQEA1Wi379UxLgHwGwFaWkKJ2q1K2ckcBOaNBBz8hIJgOBGoK0LEFtedYJE9FccpEqLVIVBWGaGWZp",
+	"DqCgW3AePFwOhEDkzRYlUZKNgRpC3PNECr3J0NiMOsIR4ms6WkuB0kIjr6S2BsLoLeyXYHcYO+oYlj6g",
+	"ZDRBJr2tMRN4smWZpqKv9fH78wokB77+XlFGZMH/8xeHL+wTy4Ke37Eq5Czi1HcMAFpMPybuW5kJEDgL",
+	"zmkhdJ4pTM9GmhCIy+nRGlMuVEoWObArsPfmvrISJi6f0THbn0PUE//++5wVHxZsOM8/jPmo/JruzU+R",
+	"EKzfyXq+PHl9FrvKvLq+skOcJEMHngcCHOMedm3jcWbKPMr5Y8HJMjOQDCFVqSKtABCzvmfLALPeuSDB",
+	"t29uyf5Q0iRCPK19M6P7v03Z8kvQKO9QTejhyfPVnnyQC5aEVDEyYQ/k5t159/DkeQ7AoQWg/PavRi+f",
+	"R/2XBy9fHocvoucnr+jhiFHaD09OaNQ/OKFHw9Hx6GB4OOwPXx4ehtHBSfQ8PDgZ9kf9Pu2/3Nslwx51",
+	"J4yAImoiF87QtYDUEtw94OgBThAyZDCghOt9qjijioHAu8wLIvOdu6l0oH1BpMjbyynJoS9AmlMw3Bgu",
+	"xoGAbgyXJtEbnVUuxBgogOo0bZQexX/1SOw3K/Ny/PLw4GjjLoFkHK4+ME/I5cNZJ84Jbn1F1yWzaWQr",
+	"KchfK594G9/O5tzjv0sutlMmnrIBQcm3csZ+fcKk30piLFjjaGDTOMZKgcfU+YEzO9mlYMrcl+fBN8wo",
+	"zse5XorUhM83SlKl4CKRI6SupLFDr2fOKmN9boNSizx5xXLy6aPLmCZRzBQsct17izCRRHgkKjPylUa7",
+	"mPuk0WCD7bva/c8Ky0G0ER4VLOhzmk70dlA2nP/1z/8O2o30vUzGH1eE9F2+UMj3ZqH8vuJ6hsGxBVfM",
+	"oT/Uk441MFqjLhKoiQF9mk5YURPjMj7acVJPWOiKE1QM3QZ59guxyL7R29TjAyczJrI72PLWRE+cQspq",
+	"XteCLvO9kisS0SWZ0yR1fRh67yw5NZ4510FyWrF5Ims7WnwynBbhFP17BUL0pN9gZ9s9iqJfqpTvVsVT",
+	"x44F+sFlHMBSV1xw/YlcXCV6iJ+kuUeEeYq6aqdP1VduHvi5NI62J8Eso1tskEPmD7NuRKfwQiTMqDn3",
+	"Wcdhz6+25MyPT2382es3NZqaKizIiTUOaGgTX8ft/Lqxvl4DBIqcjfotgN0VfbQBaeXsHmcGte2edSAN",
+	"AXAd9bGapxdSYY5u0MEW8IxK71lCx6zdIYGcM32OvTOp1gFp4fOAt6qAQwG4j8RUxnofOBCVJ7r4lXcy",
+	"010WbAxgjnhMKX7lIiAt22abDFm6YPrBCzkQRVzFUTodEnClMt1d4GRDIA7Fzkj+iA4JDFoNIL60GNYI",
+	"6X25crI2QwqTZW9wgC/veOmTzAB6Sz9dL6by8JWPo0XDK+L1kS2unIBgedYPDvXmrs9U4YQmNExZogBw",
+	"CVabAehLspipHrmQs5nELNmhJey1UT/gPB5q1asPH22sek7YqOA1Pe73q4hqjSKShyfPyy7zQ887fkrG",
+	"nsKbhG72aX4DF/3ORbwNDZ15TDeqwKvYU6nkFoHiKJjGNp2VPpV3vVUvHKwKOHgCTT+g60TFbhvEVEQq",
+	"pHO9XIK5TNKE8tS676WaqpIHJr8a+Ibw4rJcu1esjM8VkEm/BuvDBxZnv1/rMMervlgew1tp0oZ9BcH6",
+	"gmfKseKL43hswkq8IATF7H/FknuWkCljc0UomVA1affIDRMR4elAUGVxoIMHQ4vdRXb+DsIKKBL8Gb74",
+	"U6BP/brJH9nwRoZTllYXlJKZuovY/d1P06P7jy9/uf31+lh8mL8Mf4wORu/U8/F39Gj5hvWz7/mn9OS/",
+	"fvnr4sWwQTFGMS52lLzCc4XMjtaL7Y+QVVJn+IOjeBCfjQoCaepDVsTrYymnXRrzKVOkJSTpd8inDjno",
+	"kPdEJuSDHlAozgPFPBAr4w7zg4NfHbMX3//l8viqnBHyt8Puq/Puu+++v/x41f1rLfrymoLLWybIjItM",
+	"HxWwKnjGRWqc5TuUdZdj0zWrN6+z386uvy1RK5tQq5oA5tKQoVGAh0CaEmo2RVsrIU2GAk3JYsLDCXqW",
+	"IWqQZ+SUKuTLYjGnuycKmsdcSS7SnRt5NCiLfoNKX/xzA4GW5uEdc8NNNpvRZOkJ8OTgZp5TwUe2YCpF",
+	"yObGmSBvbIM+98AsETdwpF19WDDn0dHdLDGRB8BoJBw05IizxBCAXl6fEbwSemUuRlDp6i3uHmEa1yOd",
+	"3+xhBKhMT9HdjjtQ/thTZahXDyMGWPwxFaG0/kT4BryweZ1QGX6xiMjN6JykspPrxITNGU1V4+l1o9DV",
+	"2c2fsmVMe+lrbFjhRtk7r4NC+zT6hifpxCNSP/3000/dy8vu69cBhMXsFwHZx7+D4sBgQl1jes+sW0Yf",
+	"yrJwUkn9e/Wy3+0fdw8Ofdx+jvbvd1/9/Nvxl1YX/zp0/mr/uYawLOIsBdLM7WL1cItvEPOwv09WwO0H",
+	"zo4sSSC+5YRqHysnNoVgxbu9Hkxx4woYxXS8hacdSvjextTrrGyMlvFOZl58ALOiYRsTMi0waCM/v+F2",
+	"yJCiQa3HFUuUFODJc5wDLn3eoR9t2gOprvXnSxsOJK23HXIJBtLnDjnvkI9tWEKQLlNeEW+fKBOv0psf",
+	"DrpHBGLm+iAd0oSRlsgSIPXXt6yid1uw0gqDoBf2+kkQcgrcqkQUZyVXJ+FQFzLk97k4W0N5hVTQc3L9",
+	"ald2SWPYxbEJUcdW/W+q5P46EBONOeHSiYwaAhhc4sWbIRc8yCMjllha1x3gA9whyzvtVPgX7W86NJdf",
+	"xWU6ohB6geQEAGJSwMQPfPwQaCifdc3lDQqyS0+8wNvK35lHVi6E55e+Ow9XvvqEPStebEcsx23BBfIq",
+	"B6T46huir/U8Hv8OYStm7AeuqCWFOT48Pqx4rvr9bYEt1gulV/iKbcRDeDvjcaVu6PWnN74XHPN7Vtnh",
+	"vjv/6L10xi0cbnHtXz6///hxMzok9sc+LW/K+16xj1B4xCCVaguclJiKt3iTz44AvDtV5ztSa+hpzBW2",
+	"GG8OrigTjsKoYiYMml6Z1qsBqJ3XAeOP6KWcJU3G4JYbMzPhNH4jIq/T4kdrUV8lksCVWrgVJqxFFhre",
+	"TUfBgsERjWOoaholTB/0IWKdzccJjVhkY3S5uT6PqTAAaZAxTgWRQNosE7eESj9+d1wquF3/veqZQex1",
+	"i5heehuuiET2mXwEGuBCwRw4jyyPcqcQ2lze6gQ+Jzxu5iLAy1c9A+aBfi8mDL+5Qs8sdAmPTFwRQMYS",
+	"mKP4MKGZqsqvkcY7uM1PJ+nDbLqtDPUzlZ9doENp5dRvQC7miYQvU5bME15C3qrTMebda076jjrwVBHZ",
+	"YRnbNFfoGySGBg9d/aFrLgFfLIotl6Ls1aZzfgd1i529BRtOpJxCbN7kd+wZ4Pi7mCsUBccCKK5ZdXbb",
+	"VewYGGtGyeXrk972gN//ypLyv6Yp9bl24KqCux/oNPBLcs+AHx7Wcn6Bx8UHVzc8UZg263j+8IGGUFHI",
+	"BVDUyiRkVS7YdVZDlWjL9q94und9lsfrzf1W3rwfURBeYyDV586LzASs92KuzpnFfnPlojprm5cNNtHB",
+	"XnjWTscbD8GXQXY2OSKr0tLDkcM44pOggG4Zc3vU6RbSyJ4c3zI/eppDp33MxmOGGUaTibabVb7TO7nF",
+	"JP0Nr2gfsO4Nduu6ndIy0voW+Ng7OvjhufWvU40peLYVIUXXJgsQ9kBDSEjnMxoTfHiH0JTMpErJ8/yX",
+	"eUzDanbz4fEqDILruPzjz38GR+UfW4NBD/+qcVeCDgnPAa1sx/PdOGGeTfQyU8DSoe2yMzcFH67PQZMB",
+	"2OyZgroM5Xe5ebJpZ3RJ/zOcMNGVScp/XZdFWy2Z3mgxrkbpL+mSkosJnlQewZlg1jkOmFeQYDK+sekK",
+	"Gy0nC38JoX0oAwCNG5I5YLlDVp0v2EbDkFUgZ/f+8Pbk1Zv+N0+bt5BwG0jxcdw2Gi3bRsf2un7g/qKl",
+	"17u/mOKG1eS++SrPRBPS0tk8raFMtP33YdirkMbskrqQG44Hw7LMra/qxTeEnHh/1rwhhTOddK6oH7eb",
+	"LLn3VX+cEwW/aMFCJk41lyLSixiyYHnaI6+NCGp7AYIuZ0RIwiNPEmijNBx3CXzRxrJUNrC+2wHwFzNk",
+	"W7gKysL0xU/ubj0tm0+gEyqmP8nssqCu2JV636bwWPKVvB/ua64+0RlGvxAk4YQqhiGoVduMipDF8eOi",
+	"ntCBx7WwA8kS2qVYQP218B22QzoujXUt3rFMm4mWxFYs32odowtURhesxfqYFiV0pI+2o0TOersU/JSh",
+	"HWrcRzFVKXLaLxweXDirmWzsXcHGf8k4mpB1b+5c8tSvvsXJoRmsckkoCnBlwCd/bLpBGaHZU7eWzWyS",
+	"K0jyMwJ3lO3Nl4DJ3iCYtHVILmf138EwRzhbe7vL/ZWvewf4GRZVDf5zWZ7K66qO6KI8PxWEkFzddUrq",
+	"c6P29cMzV7CVnwyZBlF6IXl/jYTM9e+A3jGn4RTXdL6UIdsLSW0jPhqxxCysYs2xyLTQMiwUEprTX7XL",
+	"pYFHr3xCtpnuYBuEHS7Y7ZoVod9Qkf/7f7B/cFGHTGg86gK3hzmzhNVa28brQ7d/Y0olm4Lo6HssBuEK",
+	"FJ4H8imcqq2a3zD95UmUIyio108pT97hSbMRsJJztW0/V+h9rq5fdz+8ueweHJys0StNZWONbrGwQDk+",
+	"ENLplLHJcdydGXYmrjTIK0JYHRPfwmykOHK3wxaH90biUpszuU52rqryggf/EvGx3pJBLeBIQ8LpM2VE",
+	"DfQKHSom0nYTWcs9vV4wvKo4eADbwSvj9MTui9DPZ8r81LGwmuYGbjnN4J7tkd0rQoYTsnG+r02Zx8pe",
+	"wWvtIbjhmQIuff1aAVYm9ngUIPKoshU3iVyonKoTqM2DuXn4HYYsbEVQsxrPefWA0dgYAgvmYYuz200q",
+	"w+ntg2jmgS13zDxq49ivIuyDSelaBJgOnHIax8s7u7ydlZ6bCK6BUI7WuG2tjOhfHBSwFUkuOxaLhG5F",
+	"qHEzkpZg9ywhlHx38+ljzp6ipD67R3zMIQQYS5W2e+S9GIgEPYOq1j1JWjOZMOJgaLXP7KM5UxZKFoz/",
+	"VNrk8mdqIPKccMjQJ9lc77Kvqsn5B4e9k3Jqfhc9nL8ddA5OvuRuzt8OOq++1Lg6N7lnxZYu2dV3JgL5",
+	"IjGhmcVRu+d7i3WO225jz63r7dqG54LVUIbhezxTZMqghIU6BElnHmYd9A2VXxAQ2X/JaIzoeO6b0e6v",
+	"P+t/+t1Xdz//1u8cvfLXUjguudU+hhMJyRZyRKj5QKzng7SghO2k3yERgLSFgKkh04KLQ2tuRD3Wjy1n",
+	"wm7l2K0yzBZ0VYeb6aoK/6HjUJULOJyC5EgZ/blaqby5R819jx7CZjnHMU0AM+aZInA9aUWmnuukfWZ+",
+	"y8cbi2l65YQtZxs+bGK7/zucnrY9ZPX3YW0WQvUMvJ5ZnKqeoXozGHRG+KiIyJKpfSGdcWnpwxLK8RkJ",
+	"lkwF+4GQQftsIIIZowIKacs65tDolLYFu9M/DDNTRwoPRppOmBZIqW1DP8ykANzZx6ubMxKIuenix6sb",
+	"0tJDIqGm6tW//vm/D/pQjKRIxICJRiaK9P/1z//9HEp0EN3Kmj1Gr7XPSJCyh1QFAwGmG3tIi3ftEOFU",
+	"mHQg8AAJEwHkhRjsvjBLlEwCtPWCD1xMA1Ps5gfWgyczjyVzk2skA5thLzWxJOxVz5/oCrNXry3rffKO",
+	"7LgT88im6mISWkIqGeC9w5Mmvh4x92aw2Zn292tOleL3db3Oxcf/swplUg4NHR9uzLPAm9y2nV503A77",
+	"Vu+a6AuIaclULA9FE4eat9HNnnm4quwS8mbpVbaCr6T+8gW0Tv35cdZ+xFVlOSE51P+DjgnAasM5JQe9",
+	"XmC3lKC8TaACcq7t93oHfa37kDfxDlVnYCkPArPjB2ckmGVxyvMLdDf0SOmr7JZeulyPekDoQBizVm9h",
+	"xlg77PT7faekFBXxnZABocTsi5WSfHjLPVxGllTS9EVvck7X9jp2wrHNSgm+bahBArc7Gdf2PvfLj9AZ",
+	"9xsscL2wHXF/utR99P5yi911v/qJqY8S0rv/kpmAw2qUeJ5Ssbl2+ry4ctdIDWAMXLHEBqY9rKZPT2y5",
+	"XewGhqkuZqOYSB/jp1csuechu4Dao2/mdfq2UTwBOuqQNNKHa5rWNwqpF36FCqGARo+7xUt3jAHQmEef",
+	"RVohYfbjEq/JDbzJSfQPzgjTO7M2jQwFH9gLlo+ZzIAGlgIHv00nBATJe8kjDHfHXEzhALdFDiEv01Da",
+	"nnoIKFcmvDRRK0uiNEh2zvIZyuWv467abTi6C+HeFH7YiR42b77gTiw8GM4B+bi/V0cuzHYsN0zpA/7u",
+	"OxatC4/lnpP/+3/AQVH4Y0kiM8iD94YGCkAYQzgQcQXGZwUJ8ajfNKpWenijui4fLrMzjlXvdQXR/sp1",
+	"V9vxKw3WWhGq8p3qAy0UyiEEUCH80CWRQp7zCDKY7VCVd1TTQKP91OnDW7yt9N03RSdK39/kPSp9fW27",
+	"V26YrVz4Ou+4OxK7ZdTVcql+k1CuWETURCYpSfiwo4+N6CPc0lvw6EVbTRWyUEq5k6yFrrxje7LtuB7I",
+	"il/suMLEUvjyXM/ecZ1nz9UPXtc3n5tMw6iDcQX8TiGe/xmCN1NFoB5pp6SAtVpmdQHXhVlNvETfAEdy",
+	"rU+ADMwuDIjS5zESrghk+7MoH/8z2LtgqRI88ubqqJwbf+yPoqwU362PrPgVzfbapVah7LqEqgZl8eL9",
+	"8ltuihxtY3fuaFDad1xNsS7x4K/anKs2Y5WRCq4gWNKuBWpIFVcVT4/KhigvrUN9aPoTOeyT/1V2XR+i",
+	"IJSEY9PAle3OisTTB5LQdLVLrYP+4Qn5EzkAYrlKL/RvW/fCWreFujnq/y9iBIQoFmaJwbjW9tEZMbBq",
+	"JMoYeUEiulQugRdIQ6/KldR30uHrzFoPgwdVKQBZ5onQFhPaeqxz5Bx47Aqj1Zk2LuiS0DhhNFoSCUEd",
+	"h8fkqcg/Cov2Kc3X2jVfB/8fQKAtIJluhqiJYT3Utm/QPiOBHbagzLfdIXw2y4A0og0YIhEL9XtEgR5A",
+	"ffdA4PDPqcmUYyKyQdGg6HmA9Cpr5wQA6pXlrYkqJBF5pBAHxXYYBgz7lIM7VeOBeEdTGwiH8LV5nPPV",
+	"DbbjfHNedMK9teiP8+0b2zU7Vbf5EbE8VRdyNs/SgpIbUbhOCaPhBFMCUeVwRap2ttnb6mzsgUAju6S5",
+	"OKxgnkA+W8tulsXWp21yvTiGLJYL0jcMmKqiHtVABFXBDqpa8oyk9EE/MCgEPr/IbGeYS0fmcabcBw0E",
+	"PukMh2HtKaJHgsLeDmCnf6BhGi+Ll/5j9QX+OBApfeiYGAKuwOL+oLwmiz7rxjqrvfG55t1Gm1Xze5wY",
+	"7givtvTq+fOG5yI7EKttbHG4SumD5/4XLw9eNLvd34Hnhy+OG7VQ9Y2XXsk7Vk6XK2mMpcnxKddrRpXi",
+	"Y3FL1XQ3vqZzA4WNUJ5afam8lCelavpMGcTmAOu/gjZymeQQoiBzNLVX2e/1lWe5hBuyxmr5qJvx27Bo",
+	"r1nml2egIE9j16wqvfq35Pxbn5WkUqkPrQX1XyU1yTJ9NXhc2oAH8JqNGucS7pQcdltNBXUTxTqVlFJV",
+	"k1HaJHt0i6OLmbQilc+Zmp/rZaSSlrXLYQVSgW70md6zj+rfnAx2xJA08KJInYc7xwRIrHDfoQkDGqKU",
+	"IiRJC72PJMCko6BsVZs+rR5btzvNrKyZSpbEpoJRfFrNSPN5Dpq4A8Xq1ygKvJZyRhCba0uol1oUmcvr",
+	"j8SFE9seQsYzdKOEqclucpngzTkSrhPiSu/+65ej+/7s8OOL8Lvkp8XL4e3B9OpYfYhejd7R59kbeTL+",
+	"Kz8Uf3l48cOi4p06ONyubLLUDb98jLlKd119uZSsRdiAizYyqmyZROSQX1RWvWHDpKKMSwK7LliIACRG",
+	"qCJyIVjSIVIQSo76XX0cLGGWbCra3LLLLqXwugFzwcZrKjsbEQZfs7lM0k3oFAlcVUGnABNDWx8hes7w",
+	"IggBjZlgCU19KBV4VdP6nk2MUJBUBX9huyWSJ9uz7oJH9oIdnI8ry8W8QN69BuP6b0Gx8M2tD8WiOru/",
+	"F4rFilT1cOTyYiFPzHw+T+T9Iysdn6TgcgfmuUTOPmzHRjzK4hF/bFe/SrDemaXaMkvGIhbtWB3auEaz",
+	"lGPuZSAC77+5ymK3ukWKoPDdesZWKrtz2X4cp9aTVzE6I/7kNYxbiuXTIoNW1kWlP44c5UWGK8H+FSFo",
+	"WlXo6JPyattcWOjMx1u80Q8ZWlcxMipu2rVqxBHahqUiSVm5NpS3r1wm4nZqTZFIVeWs8pBQxVYr+eLh",
+	"Ws36DVVblQs2Lf5sXjS5C/O/vWfb3mcNCx1905TX563y85e6Ux3cTjExDaZ1F3/QVxjsWreLHcH1jNE8",
+	"XR3DuuHbMCglB4gn63a+8vv2SAm+DWxXVbFiLruLu9LZDa/erBLM6vBSUVgugq441leDOW2siMy1oUEs",
+	"q/BrKqYswuMhGWT9/hEjNJpxYT/MqKDj4jcu1JyFqcy/AN7p5IwEKqWjEUQQ8kIaqpCdhVMIIhf3SkG4",
+	"lkQXBhG6YCCyEUIJHgyFrua+vc4ePq5KIW2v9L50Lc5WImO2puNYAqRPoXAQC/JuBNt3G56xS/ez1LtH",
+	"oMPXn0by9VDy8hXZzLbGzr9P2cxrV9dB7gn2kH4KEe7TC6qrzQ59EWnZNO4RkLPJ4qY8Im7irr+aWEEz",
+	"RoOMnXvz8JMkix8NE4hEdf7zxFc2UY1HBV/D6UnHypMdoNVJ2CZJ1J34LUHiIO7ENmeSm+vy7SzK2Pko",
+	"ZcklcijVlK9RNdXLPMoYusZjKca5q5w58lOUKvTb5dK14+ONqSTjhIastiOW+uyoX6mJ67/c2HKTbLxb",
+	"qqY2ES/mWrm/luGjIBx9pYlcJg2sD92XK3vtxtpD86u6mshUrr/kJqRi/RW3bDavyeWlyZilt3TccL2m",
+	"bDa/pmK8mQI1v9CF6noMEiA2smaJ7QjFmG8eftFELEYozTGBxQQfZ9LhhYSlVIPD+KhNoq5e9qB+/9jS",
+	"M53r8JUg6vXbC3JycnxCEpbrAX0xZgldX3/+8Ibc0zhjBVfO69ub2/Pr23aHsIc5hbyI0r4zEEXCD/ho",
+	"Aqtzg1MSvL1+85c/vT5//+Gns29+evfp8/WfnncO+p2D487By7Nvfrp8//Hz7Zs/9YMecTQxUmUuaBx3",
+	"gboYUorUKYRFIWQeSZiiFJNW0eOv5vr1uyOZLGgSQTLYhM7nTCht6syycEJimrIE+AVzVmTy92w2ZxFp",
+	"9Q9Pj/qEpqR/dHrUb58VD7OtpAuIzupnjXTXhjScuo8ZCClC5nJ46W73yLkWMsicwqF2q+TzKMacJgri",
+	"1wlw0VaL/hsOoyf5+am2cY9XBN4xlkDQTlOsiHcNlGKHSSXk5qW52LR7Wyfe1e3wuAS9CiQTH+WiqG0u",
+	"a4iio81tJa0RGi97vTNsZjAvemHb972K3gzOQz8H6bmDuu5GxGZ0SeYs0aNsWTJVSIVgEcH9oUMwVzKV",
+	"cIsPHDWtBR7PH/lMAY1xYryAZb7tvTFLb7jf7ovpkFXAbD/NWaFa1hPp2LPJt29u9zp7V59u4H+f4d/z",
+	"24t3e529128+vLl94wmRQIL9ZPN76av0IMVYwmKSewCm4/P1B1SR4Peb04TOGPJ1wvGVcFEeh32ZjNV+",
+	"/+DV4eiIHnf7/X6/+0L/81L/47C7HOwDd36DSynduGZybmwc6xJ9SjqplbQn4lxQ4WauXv246zwHYLU+",
+	"mooa2gJ9o/U9X0hha5NXYFuNxK+kDbWo3qjgyzv7ZUBSOrbIJRyYOHjUPkVIQHsjBZZaNRBAAtpBfKQh",
+	"Yh7hNoqK8aDfR0ewHJHg2ze3ZB9u+HORS/OnwF/zv+bc2/AQ28SIvsGXt2No7enVqP6PSElNkJLav0/I",
+	"cLqdxxlJWRv5nI2+N/UU+SkOH1onwtduXom/rjsTNEsnTKQ8BG4LLSpAps4hCT6BLCJ9ButyAYhAAAUx",
+	"n0NmesJUNmOEp6eWnHKiTaEgpUD2a9AeZDJ+HwUdwsKJRJeLYiL1TTpcWR73JsrCa8zTnG+4aOz7F3+5",
+	"PPyvH77ZqDLs3R3TpfoBVjLOakK/YQ1wDQx9sUVpc0dqiyiOYaEYsmi7O3FhMr3kiGSKjbJYMKV65FtY",
+	"VtSw6Yd0Toc8RnClIZtwofe3sSIt2E47RB9utE7PEr2Kx6pjOP0xL7pNYioinJJm4ltsxR73SVinin40",
+	"bDL4InovmQq5sDYRvjJJ+HiSEiEXq3sx7IiNVbLupN53rWb0x/khG8N5PFeEps625th2wG3MZ6zKXGQU",
+	"Jp6YbO5lTRizECBV1j1Nhryq633moVdYczPD5ywZY/2Y0OsfLuw1icLmi3XzwbpYi+tNRbwsP7o3j03i",
+	"9RCWdDJq9MDMZ8AxIFY3P0WwnSGLkB3WVCakdLxTxZ/wZm7dFq5JfQEQbqb5qOejXbfRkMPtmDg3x84b",
+	"IIzc0vEt+k58ECMGXMTdldbkFS3Y8HNSMXAnaTpXp/v7dD7vKZkpS9ewrzef/Z2VdP6wwtIzclRopE6u",
+	"lutUuqswauSvURJ3/JqmPnmoHgJBw0OJpnUgNDgVmkfc8jqRg8ZKTwnevTu9vKwcTPpHp/3VUtvDn6HC",
+	"9vRv/e4J/vn/7jUkxuDC5hL6KcBmTL9hJWFyxhIe0v2LCQ/pWDZzdRvJy1t0B90dHe80szBLeLrMk9wq",
+	"G/dXiKfMa/DrkALl/ZVN4DfAiiblXW+Oolq0d9Tr9w4Ojnovmix3awNX8iO1QXfHRQDlbion6wJXB4tc",
+	"hwymYp4Re8vdiPKYRfrORSLFOL+EtGg6EMZShDRLVWKizq8zWH1UjFn7jASxDKe6vVRKJFDUD4ASTPwF",
+	"7Rubs4lgsTQtRu6MBLbpO2w1Cs5IYJKE7xKWKXYXsZSFKXY7lEJbrdFAmGtIKqfMsJUlTNum2koda1k2",
+	"xxxrAJOE3csps8PBojuZpfg0zDheqe8zowY60h0/lNGpCQKXu48cs57em1bwsXCVfWqlNDB/qLcK5nxs",
+	"xN6Pks+U3kg/K5Z04UqDzGZEEomkbTju5ODQwVSCsvkKxOWl/JXHMd0/6fVJi1/R6IxcXH0mn27IwYu7",
+	"YxLzKSOXNNRf/Fd769xWJOxNi4MRn++5L+lf/ULJ5FuasgVdXkgx4uMti56CEO6ChKdAQXN3Y2wvyPk/",
+	"W9oUDBPGRLs2qVikLLmn8Q0LpYhqSEXlKDVWpnmESQxGTBp8unoGTiwuxqpHrHP/ebnc97lbr330vMyg",
+	"e7KxGsbfY//4KlVzIAqZUnn1QNVJ8d2Pt6T1Jnp9c26M72DKo6DdIeg1PjgBqMKUqR65YQLOkcF5lk5k",
+	"YrLhT8k3jCY2gyF0HocZDEHPtyKwuFa998EH4Vua8mI4+NoCN60wzJ2lUX7V7/tRzsuVExWAyTn9JWP2",
+	"RY/6UGTeIYg4ps9KPfLmAZWD3tODq083t2Rfn9v3TcP+V9PrYGPqj/JMtjtTlc67A2ae4BeC9EIrbJv4",
+	"9nWSo+Lt0kBjWUuMEssUj8JMb2TwEXZkrtClZU2pCYNjxqr3vkn+1upj81Ln/Nl98itLpAEggCO65clN",
+	"2Ezemx+gYLqVX2LKnQWJ2ShFdibCVbu3ii1cVa+7kcQ9PqcsdhNm8zHaJEk7chtulyleEt3VmrU1ocrG",
+	"BWw3E5qwD1xMV5Vk6lcRNxO5EESKkJ3hYVUr/wlVEz31etvtEd0o4JuB5ZLIFCqGeIpyMk/YPZeZgohe",
+	"EXw71pKtm61s27+8/Gt69GHRH/7X9EC8+ml+qE7ur19k3x2Hb59PXr9k5/3ZxwN5dfjLzZFXQJK4Lq8d",
+	"+OhiLqYklXr7ijok+G3BhndZEn/ZBwyH/V/2f4Nx+BKQFgAxqHaHBOZH7vxoakYVwjjsIwS18zt+oSov",
+	"V3/+NE9/1NtXeS/hQJrWFquBLETnJWzFlVW68/mkJveqhogwXdPD9zjU3sibLd01vHDGNt+JEw7BVpoD",
+	"m3V2pJHTPfxYl5gG5ULrf0Vowa1S75TKtkvWaxLAMNPiJAJtoerMzbUFMcAD4B2DOeXRNpM0p8uZvbyZ",
+	"Fgahu8LbvPUqjYpQzBs64JclfIZt4Rgs4Z4jP660VGUjH8L8fLJSCVICbChGtVNeCc4AOoJUv1jtuK3a",
+	"4DO9tW0zc0Wwee36wgde4sVGQHZOZnR7WQrX8vWvnQPXVs8WiObzePXUHAJ3Ra1/HU3VGCj3jYi20lZf",
+	"RQWOtfEGxpW/p1saasWc16Pw/k9E0XW8oB6XIE0Z2HEmavD+/ON54RtGtiE1kQt9iR7sChP0Rmfqjii+",
+	"W0PyiqxZPaQD3vvUytcV/JKrGHtXksenxebNYXgtLm8J7czRIht02b8JgPcxmLm/J37tVwCtveFjIUcj",
+	"bxUJA6wE8F/PacqxEDLiLMUI/RkJ9AcoFQrMkdyitMBBbEGVcaLaaqCeB1Ar5NHjymNNE98sdwoQ6rv1",
+	"OvjYtKA5f+eNGYT5he5dT4vgPkv8S0J4DQMkPMW5SJ5BMi3r+VkUYbq3RoF4olJqI5TblVGvPsve5JeM",
+	"bepLivHAIS/PpysTq4yrbjeq5c2F6HaclVARyjXL9jXeU4MKovCinmkZQEF0T3nKqSC2pI7IhCTs7xBx",
+	"saRXuoO40lEJ9MiPE0lMO52BQG5CYSJniwkPJyBMiLxksznHoitHI9LCRDjIhfwNQtdf9k3X1P5vPPri",
+	"z4izY+DmfTplgLbL3kzPymrzBX6gYC1y1FkzKr8tFwa85ROAqRT6tyHU2UqijO1JWZjLYuwwCJux3yx7",
+	"/xbkFI/4+4BTKgvg98JNqa67njNqqyWzcwYgZeVCWVe6C2O3uHRFeG64j8JkFyoSurzSFuXa1B6Luzln",
+	"CZcRFiVCMN0sJXJO5vrTYiIVgsnyHEUYwnhwbZIJhZCzMx4JPp6kzSsZsZe+M1DDnfNx2Rxr04nsdQ0T",
+	"OfIRd0sRvQsvpaMRHrEfCfX1dIBw1XxHWdQaIwYxHF46ZLgk8wkwHiVAtcYSJUU1dk6XlFzg6D+mugz6",
+	"VjOAIqJJZEEofOUtDywCFF4FfR7RGY+Xp2RGlSLBOOiQYAr/yl/1v/EwOCP3Ms5mjASzGL7S/6RqDv8b",
+	"6v8PRBBm8HkU3+F981T/+wv8O6ZxQFqfb0iYqVTOaLJsn2F8jASMhhN9TSR/ZSLoEd1xZbEisW8DYbhF",
+	"obvQ/RHSh50RGiZSKbyQMyQszJOcqbkONmsI+kUsjGnCVDmlQ6ubqf5H/qqPiEM9OZBzpqVYzfW/Q/hf",
+	"mOl/4R31LgO4E/qfMRBI6FfRwq7fpKzV/AAgWlEyu8y9cxXRJWoZSmZMZGQoaQLcEAuF+dkAqMmhEmC4",
+	"JCaLoWeWW9AhLLbQkoIRLgZinshxwpRyM8me2YxYvWKde6BOO5VkyMZc9MjHUoIs5NhOKOTHRnQ5ELqf",
+	"ZlzXBzvY5qPshzzZy6vG4kzASPsLu7Zo3B80wVY60NGaNZay15AU4tmP8vSTtcod7japKk9b/4BN15c9",
+	"vJPIMEEWNI5BoLZKzzPndPOatcNzyUTml2kQZJMbZzPJcjlvFWKOa9mTaRMVK2Z9OYazuvQQiysj+z6l",
+	"zpAz1rci9MZuSHEDu7I2lM/Wr+RnCgcALu2R83hBl4qw2TxdmqQU/bMiNEn4PXPQILOYC5osSV4WsCxZ",
+	"Ev4tsiZNfW2M2w5vacTWlSPCQH9Kxh40pCbe8dwv7hFVL5xlo8AnPrq2u35b8nexq8qyUfYFQ0L5lt7f",
+	"JhaYfxxkOD2P/p6p3zWlZ6WQrQb3mkLPZludCLcEv16fPNTBMrn63CFuk4bIR5ma/LZYom54csStHC0D",
+	"66g33XYp75keu2u8eqsEH7z2Qqq0BtobCdKAAVkwEuirA9IyWNUKnCZyzgQXY8u0YnT5WZHpxBXW40fW",
+	"EKFI2qUt55FMQpbX6fMyqdrBy1evHocCviFjKUcUMyO9Ye38LvlLlaW6LYlQU+dlXWX6mrSnomezJ8q8",
+	"99DWu6pgDUphIheq0eLbwptrMQc9KsLBRFwkPE2ZACcBiDfGCLTqAB4UOtWLAVAkFLDTxVqn4H0ME7gS",
+	"uYAlFcu03dhHsB3IYT6fkF5dC3IIjWrTNOZh+lQl07aSduPbAEg+HTMf2PnPq1wVx/1XBoEZsiZnRu+d",
+	"AuRXNhrxUB/O7+DXIK+CDczn1sIyhsY0nAJN+2LCEtZBtvWJXCDABleE3lMOh5r2GUF0sdAMkdLzjLD7",
+	"eKjVd5P3EZvNZcpEuOx+z5ZaMjLF2iSSREgolbVDjSXD/qJ90Z1Q5CmiIt96aL5Z5pVGULuPlHK5yQgS",
+	"NpFxZKq+W1iNotKB0G+cIJh/lCta2OcwOdvRy/qh2miV91yMu1ZLh1Kl7hHSW+99P9abyKZZLzaaL509",
+	"IO+5okkNnwT2xY6K83zSonFc1AG20RkXy4WFMSCxHuV6s/19cxS12hSKrXOX8fI17aVb7hEfpNdfON8w",
+	"oPn4VKrYRkSx1Fc56uQYd/9suRsPTkpUjq/qqBx3ARtNGGjUK8lxk3nSDm2xHTSxokouOMyzyFgDAlqz",
+	"XjobSKP2tqccyi2eXHydzaBkBZVk0mcUgUx28rVdejsUtMpkOWu6drP5IFOfIyWqyVTCaoUdUb1zo/8r",
+	"gOJWs8UlRqBCLGkt+r0pP760D66aVHYn2goz+PcuwbjCurvCYWi3ZjjjRrjbNLLWtl9zjQz+YhjXgODm",
+	"BtZqhY9wTcAeuQbshoQZFjpT+IeRZ/3q0SkUKiYJg2plMCmAmhzufkPDCZkyNrfgD3p/Nfkl+X4MYB2A",
+	"9YVWp/skrB7g+jS9rAFfkUmdQw7pviaSzGiErl9sdKei+W0sfqNGAP5xKzvh6SGwG+EzPuRwMrsukq2H",
+	"U4p3VESNRsiHzr3dJmtdCxvOYHghnsMWVKWAP+J8LxMSgCV8d08TTkXIKkXqkO/82DwbOP81mLIbvHDH",
+	"3dv6QrYSz6Zbvm28sxXdPB51YkbvqzTb3edHRzuYB/mZMDcKbO2tV3PafW3VOsgHq2IXlNZ5WaZzsctn",
+	"tGOUVY0+rgKs/E8AV34ELtWMPtyy2fytD9JznDCmyFs6SZiYMH24ozn3uo9k/figqa1+XLKMD+ss4xkX",
+	"/3M7txOi1xam/teAbzbrKh9XZ/4dCLDmcM0+oSph1S/B/jTDMUoY+xX+GoKhDn6McqS6fuhusvk8Xt6w",
+	"NOVi7CEBsKr+bUzHNarvX//8bwu/AOoB2azBkw44EUiF70rNiZ/jdT3UstsTp4yi6joqyPa1MTaK6Vgb",
+	"bIaYUvcQW9E/Fv2cY3t0zGygYijlNK/6/dc//7sk9AerUCwg1M9LIv7cL+IVgfK9Vscz7F45yeZY7K+b",
+	"W16jq74ZGNM5ybkM9Z6EdTfgpY9juehmczJjStExUw3pX9Dt9Lh15bTS5HUflUm0Eio2PPFYckvGslqw",
+	"QQX9z0keuuxOTejS1qS6o1SXnOQBCIUxrug7RpJMkHTB4ntGJlLNeUpjYh+I6asyiyME5dD6eSZzTuiE",
+	"LkH6eyvoupuRmJ+aI7HG/ekSI4IzEicUDk9Dmek9x7Jvi8gQPmCBtFZ1JGUPqaUFj6Wcsohk8/YulIme",
+	"ips5D8sjcJXwENz8MiEHh+BDqzR1sFOaV0GjiA8thMEv+sk9W3rcKbFUTP3OfHNbBtQ9LhimcsjFRm7Q",
+	"v5g7/HQyai6FYmvK1R4Bw9Yw7x+mx6k5m1Ax/Ulml8X6/jqWiKi4/YqhdfL5cyFZ7Vh1+LayUuCl34t7",
+	"ntaY7bmy3TjMxov2O7ARWqncjut3s5wABsxnVVt6tSNaRGPQBheboYyu0EySUoMagzAIxet0quqqGBd3",
+	"2uoFpNYs2ak2ZvPKqoIPrki8+9x13d6ZEfxRYry6B19h2QOZMRqTEWPRkIbT7ffjx2ndLWggNnLrwtYO",
+	"gwzRPDFWJJVlgl3XRkCWXbxhJ9/lk+nwYk5u9Y9kKbP/h/wksyQHapmweE70F8Za662YCv2G1oFXk1f7",
+	"tE58VRanngPd7mJgqAmabMEVLacXHGCNKUvGgfUXvb0GcGbl7anofv27F6UqVed+vNTCFcg5E4EVwRQY",
+	"VMwEnpE86C8FIy2J2VBQ6xHYxR20C2Cegz5Qp6UKoHKUy0NmKeX00+wuXKmLMT+VBaKz99DVbXTvaQKm",
+	"r27MfbPXpmH3u0/YkvvVhXlgMS75PGxLT4NvW3/Xb19WcjjMAA2XxE4ZmbLlGWE0nNjUHvvLM4W8oy3F",
+	"GAmsvN0u5wzZRyvzXAWhML3zCcQtHdfHIBtiHH89C9nDKeFBFW5ge+yOMgy4u4+6+XZ7oGIXbdiTgmUw",
+	"pwDpmrT0WZA9pIBUSv5yTfTstU9LWFQhFfu/6e+/BE0BpLYCMOZOvNd5aWf43Mi7gTTOMY7X10bdFpjb",
+	"VQ9NGfBbP/+UvHRhPOWIXCQynI5kEj3DdKGjQ0Lj+YQOWUpaER9zk7oZUvAiDETMUrjX5ge975APHfIJ",
+	"Lvrc7pBM8F8yZitw3H1Y5bQCCzaEWRqImlkwR3YgJaLjHnmfEh4xkfIR17rWIrhTrK8TMtVqN2FwCY1P",
+	"ByJhSsb3JsVJMBYpFwGXpxMT31QTPrd7itvXKiORM9UVv9159913319+vOre/tD968+/vfzi9UqXBbiG",
+	"pAHg5QGVPqXhhEUklT0SaMGACmawfYybpuQDaQVWjgCNQE8Zj9q9gQhyYHTD0LBCAaLbnXMWQsMFjDqs",
+	"lZUc7AJGfbgciALcPACRDUgLc3xRvcdLMo9piClj2HnM9F1Cvt2SCEmcflvoTakYzl6WhEwZxiszQedX",
+	"76ugu5Ddkfd7L8faz9+wvF+6V3rmSE39Ef10oiUplSSSxdvorYma4qg8u47dazkNDZcWVLWC5ymSgvVI",
+	"ziOlR48nKWOCjDiLI8wRALt2zkK9nVE1JYlcYG40eOTxmgVKioE2QskeMsUjW732OPpFDNVr8UOUp4jT",
+	"Wup63UetXyYylapDZBwxIO5MVPo4hnrdv5g9kjs+b2RHeIxdKojLcC2bATWAaaspHZcVrU03vLHXbSSu",
+	"fCcXLmFmAP0J4PgEzFRaBocslFoVa8OPeQ3uzt440+JXvxmziOAlzwjwHyrSAmAEYCwBIISiqKvRieJb",
+	"3Zop19ixCnpr4k0vyP+FFTIzhCY3Z2WwHE9OlcGz3CC8mbKjZoL9epwet6JwjdYgLMBvuQrjCfl8/eHR",
+	"UwREoUD7+eXrsI2WX+RSn0twt5dIgqg3FzW9w6kICI1Zkvpn5HdiKX36JBaqpkUWC97zVb3U8EAHF81S",
+	"t2y6By2fJ2BeLTbyD3JMFuWjjkN8tGUUHtvPw/Colh0pdRwoJUGoik5FCipr3buxOuktZYyrvLedYg93",
+	"aE6KgXRmvqLvyxtpeUd0thOj2zafM9T0tQx3RGaOnpixuFqdis3X9buaABHqNWnwRAqpuYvlGNxtemsT",
+	"FMcGQ8p47TxhelYVHTGQCkMHjxNmatuMowb/8mRSrD7Pa4fmumiljDxlIj9E2PfhMzpm+3N4Jv799zkr",
+	"PizYcJ5/GPORFzloB3tnxGPWOBwyQ5FvCAj0K/NH4ryhiyL4PlymyKcLQC0sIq3cMsfzHkC4wCmwEvDd",
+	"vz/YgrQSt8XNl44O9nF7bXLtq41qy45hpyQIZrxs6GXzMr5ytt9VizBLgAwkLejVe+Sc2G7gd6mhd8Pd",
+	"dd2Wi0g4AwEFbjxdmgQRjM9bDXtKglguAsLFSHZIoF8zm5kj64SPJwFZ0ERAIVYQJjzlIY0DYv8qnwlj",
+	"udhDactme509fTsMCl5bXoz5Vd41eJPvwnXiBmMR0pmhgm45B7gRv9endD7mQrVPSTCjIgO8E+R0AAFq",
+	"d0hgeLiDgWgFVpEHyBCEv+iLJlkUxSwg1Uvwe30FzSKe3o04wCStXDgQ5hd9qeExgdlZbRK+bpeHFPuu",
+	"lSF2SQ8rPFlvTu6DAUGzaL082MXN/tGucbobZzv6B/AYfe4eUFTK4xg/B+72F1RONfYgExjxHIhWEUjg",
+	"IUkyIVjSQYz8M+vjBxG0Ag2TBnyYQ0by3ZS0At2t4IzQfD0INhCQvpZoMz7QG2zQ7pEg1LtKHBtIOjMi",
+	"Wloy4GvEUz8WBhQlEpaqXZ8sWMRTFkHjEYPHd8D9lTd85j7ERoGRTQl6r/VhlNCFIMOlqVicMSoq0Dcm",
+	"rhAhThO+lV5FtuUGUQgzrbe5lej1eAEL6SxTKZlYclHj24PyzZSOSSvQDQeQ00PHyK5HeHpGAm5kFrwx",
+	"kALNUzYQ+qpOTtfIU8Xi0ZY0geDaAa9WW4vbciAsJolu0ueDy/cZpbtn3kHRlKsRtyQfIRVNkHB2xpvY",
+	"nOiaVgyHhg60DRHyKk+gd99xLf8tKJhuDRnPPNUDZtmPOoSLMM4Uv0davWgl77i0u/+mbcm3Ntt4xoX+",
+	"++gIoe/XTQXetv6oUjzT5EZvdUd1h9e3d/C5dcNoDzmbBtJ5fSxx2HtrM/D167/sneBZ3H1hWwthBUTf",
+	"ceG1F007foxJM0lUEPZAw3RtBjh0pJLzPRhEecY3/n3UMBk2ztZWbjnj99YbMnHYc71yBbmFDVLaH5PC",
+	"fjthM6+zKZZZQkCK8kAAMo8VZGBBRJNpUAoj02QKZ9HxpLIjm19Wn1+LS3MuyA7QNE4Cw/PjjXkmtwld",
+	"GpTMWoDXNKHLXmQvgs1Uf9VFXAUeTplxxOEGnF+5Chv11QB/sRe7AGzkd3pxeL1S7Q7ZvwWXdHXSfLCk",
+	"5Wn7vVBJK8LSsyP2gQv2eFpA3fqdlrucEbDnoTvXk9eI/PmTc6kWuIlcvOYsvZBeD3u+6vXmVY5dl47h",
+	"biahVS5rpxMuMnVuyp93aEAVE7pUhq2TqRyvF5EkSevgX//83yd9N+bMaDjpkIirlIswbZ8ZlDNALyQM",
+	"Zk7f62i0v/1cfrO/7R2THxmUk72/+KzlIvcplRLWN2qack7aWgcTjkN1Puxodkoz7F2hD3kVzqrITrkB",
+	"83BKh88qcFemilJ1SAC1lQFp0aLKso0HlUp1ZRWBpO1uCwaYCXwJtvxYv1BChRqxxNCK2k/IQ2oLNI2v",
+	"687gOO119qAn0Jbbg/J2U1veWVRj+o8Ji0SarL9ELkgrKEYlsMNxF0tAJ4XnB+1OTujKPTq/oYGdG8tF",
+	"CUcBadTcKPaJgx+H9ZwoU2YKS8CkM7mlp0EbQ/Pw8wp8KWkFIVVMj8OQwnD84aCvj4aAM35euSukAk6O",
+	"BkQ1lWXIGIc7rq93eYiA23v16A5lOsFlXk2W0J1YZSTcsBg/ixmdz1lkk1kqcew4ZsmY1aEu6Vt1BxER",
+	"x14MKS9WwSwmPNZvhk/RwwgHbPMxBfydibHlGkW4zs1T/BHsqI71RUaMtNKEz2b67J7N5ywhesDaBWM8",
+	"e3AAEkwNC6AmCEMa7kAMfnp98e7TXg0SfIPRQhx43avmENScebM4IfJ/w5g498j2xzw5F4fAjLuBxqZi",
+	"aevFDBpTZBDedgv+N4nuakErortuz3d7Jr7R41vYMV9BhuiiCH12gsn3VYZS24xwauXRropeDaUbbOnq",
+	"fDRCaPZVuErRncis2P0VpvhYlQHPEHLhb17VOf5sr6zzT8kZ00eOGZ0rdADZ38HTtwB02NZcKsWH2jLJ",
+	"l3Rp37Ot7tnx9p5u1VKlbFaJOX66OP/g3SjYQw1SMyxlINDW261I4yUu5ALA1Sw8l0c74iM9OyFNhnKy",
+	"jBIv85KfJ8fmGOoO5S9Rlo3yOi2JvhPnLPSt1SQeOfDubFDyg2jDTUOF5XF7iwlRhqEdgjkGNuWM0CF8",
+	"Z3KmpozNTcoCHPx7JLfMEwbJZ+h4W0xkDOgp+rcsMUlz0rB9mMZSOmWmsQgtT9XukQv9ZC3HgR7hIM96",
+	"VEhIkD8QctZYapjwSw8ySRyCLcDQe6by9nHfnAGgbj4mB51HQ0fnqKBPAQz95mEuS6DQW1Uuukfmos3N",
+	"wTBKGzF91Ijfe6EPjjJZavN+Nyl0cND0zOmFwTpGrKxekzFm+YN8nWLeFDaPQoUszYBWqkgYM5qwCOI8",
+	"00wbZ2rC4tEHPmKv6VKhZadNFQ4hBTCsADGfJgAFCB/yZRm0z0iAyABBLk8klQOhtwfMNCxMOWvqISaQ",
+	"xPxEY8pNqDLQIQYniLSO+6/aNWhBBkXDewpVIOr68d40m5IJt5bKM2Wz8/ziL509/SKfdwBpCWnKxjJZ",
+	"Vk6GB1tUMm9ZI5VPVuPimCtzh4eAeqUuypUX0znL8n9Spvn37rNTD/T6Z8zW9mRAk5a2SrtcKCYU1xNv",
+	"0r+28+blDoRmPLUpm9nZ2yL9w5Q85fPtiEz9HnUJCQFPvUf1mmj0PFO9+chc5PesmN4wyL9kzIyWXoF6",
+	"fORmKLhrGbN8s0BF/YgcnX6DftXr7E/J+He3FxrMVXOwenyNxpD1ZJD1+4fPyYWhAd2B+qVmJG94+hVM",
+	"L0tyoHzGFYk5Jn1vGk6XZGlbvqNC1g4OPRzWu2nsnbiN6ga+DLuzu+FhY6+NjQ/SoqXQlcfwOBsIn8EA",
+	"G3a7R86LMg+V0iUwwQBhVR2M76NsgSdCxtqUQZpH+iqgVdvct5Nc+fcneOv6DclEYnYXG3uSkWbVlopH",
+	"qspPNVmudbP8VneBzGmmmLIRF84UaUHExrgZ4NQJ2SXoewMYTJkW0ThErWyfgaCQhKlshkplVjoSm/dd",
+	"lSJ82GrvIAJmSshSaSGtwb8G4eh4SYK/Dfb+Y7D3c4CJIRB2gOYqkYb/KIUXGsTR3uQ0xWWNtbbo3b+D",
+	"m1zHBg/9nMR1eimWNIJs441ihX6lClyr1tUmTSidUEGCEY+ZLSYDgyGAeeVjIb3xVX29z9N99fHbDvnu",
+	"6s23HfIjG17pufn2/VsCOargmDR+kxNyyb8hBtcbvnl58OqQzPkDixWRAoqxIjYQraOjzsGLF53n/b79",
+	"lYMruN0xbHxFcih4WZdz/MPw7wQXmFLZhbJhlxLs5odvtR5N2ChT+myGBypTxYZvZY5Lubk0BFaebbku",
+	"IY/J9BW5jtRELvCopselR37M2S+KbwsC4sJ4f6aAP3wgMD0AKj1RyBEW3RQ/kpjPeIrubyVn2AOF+ViQ",
+	"ZgW8dSNUG6r6ko2C2TD/P9eKZp7r7IinX4A2jm3jByvETK2BmnkUYNfObMZ5MapfnSXLVdSrTLHEwb9o",
+	"7L6/zJ/lc+Kvh/BqUFVhh8Lsee6b+WbjBxrzCF7qiTglIpZSvsXBCmxe29iGKgPTtCcTQb8JE5FMfNij",
+	"EJT8mOmBKA/t2w/dw/6ro4NGAMrrIEylSGm40T+CPbwwF39dZAJGI20yW1dF/s6HPtfEjAvg4s0BIovL",
+	"a6AeV9tYFdy3CVMTyAi6SmSUhd73AUx628uGGz2bRrhYqosHGnuzqknge/WfI9shR4VsnPenhPkqi2Ih",
+	"N6WeVyavOjvukO0ETlqWwh3RF90kNkG9I/t0VK/Fw15TQcl1xn1whhubAxrYcnt/PCAnB4fk5OSE9A/6",
+	"/dWg+YZGv9SOL7p1toRpaaSpqp7ULTRXNWqIv5B76LEJwQgJZ955loQTqgxnkiItOCMg/To4ddqNsp12",
+	"1YxV/VU55OoD8pClC8YEdlCfyrWRmmeftfr1nT3slFy3m4BrV7TjquWII/hMEdOSYZriAsFz1/dmJzTd",
+	"Zup2a8hPRxmvvuUCNS+au/jKBn0JhaSxCeSo8OKI9qLRoWwHFf9YRdSU5NksfBO3/qoA6BWkAydGzmaQ",
+	"pDaiIlx2yMHBCaaePSEA4xbsDXMaTm9MLWFTugN9jw02raQ0rT4B0AxNSfrq0M4THrJVq+b48KSZUWNi",
+	"Ng6W3/Xr7oc3l92Dg5MnQSfv7OE62iVPGS7Jb3doAXSvq/XM+VQ4I1waH3csH2FXaPHfbe+zC2TjnrKL",
+	"8JeRlJsshlzKPXFpG97GCK6jDRWLY4WQ5Au6bIS83XSNXEmMAq5Qj7oLpgmNaGnJeOAo7M/6DYBnPFsW",
+	"0eqWysZjg+CHlKKw0cVcpUqfiAlP2z1yblxFUtiRGQi4fQ6bYmn0uCoeeUpmyMkImH15R8CDrhxn6jPA",
+	"ha+kPdaJS1kHVOmQOEIvIUhgOM237NIWXaMv1u/Q3nhvyVjA9EgD2KWHxkhRixLFQgkZtGxWKW27+f6z",
+	"kxr6qlJGXdZPjwG5rmiTjfrDpxJ+pPHUsP7fWNDWmoqSRXFpLwd4hcISgK6JiHMBcNogrKQiC5Ywkt+x",
+	"6gB9DHZ0jrfYcL9z+riLQi/fXnl+7rpsOtD/ljqU2hn3laN45/z3qkrxC1zPjCZmWz2+OiVP3Lobyonx",
+	"2xffjfR3tmrFE+R7XN3KecyS+uIRCLJhshQUiyun4gOqWYgU1f53SACvXP1Nv0ej46Du1jsqIjka1XVs",
+	"DocX8LJOzJX5UU/hC/4+XTXPWld84/RVm3cJbol5t9Fzr1je7x3rcczta0tyxgmPAfibZil7kpqcQ08K",
+	"1DbFS1XaajueJeGsiETzgp4fqUrZB+lBh905W237Y5i5ZceM8ac/b/1u9HdCps1QZ3YhvLP3fEMV240o",
+	"b/0OpVJWEPBvRzpei8VoKsFWycdJC0xLpBAHb4kAsJL24wDlsi0M/nW0d1DfVRAGhsB6V+H+B9bL1tyc",
+	"P8oG5+7Mdn6mW4faro7NriQeTqahQ1kH4lkhuyvWavlQa2a1Vsdc51KVgzbMJY+RigD5E3Q/5T1Liu0A",
+	"Svf4TBspiTTVDuAKnXGhnwydTbNE4L2rMFXOM1ZkoWqpeQXS2jm4g1jz5xRgU2iYku9uPn0sThZTtjTQ",
+	"7tw483rkB5bw0XIggoeuYom2UbqKjwVk5gSWe0vvbgldmNi+qSaa00SZNKmZN3fJi0di6q3AuiOmYiLq",
+	"kOu3F+To6OiV7t7n2wvss81FmPE45uasNE9YyBXsk5/hIIp4uHB0jeDtAm0xBm19qMVjKyawdMhiwsMJ",
+	"mdEloUkCwEEZAKDgSJQOWIf9w+fd/lG3f3jbf3Xa75/2+3+tK5Naddt5zz7vIzzbJmycxTQh51fvScRy",
+	"mg6FxZSUjNiCjGiYKswrUhM614btnIkIMjGK0YPCRQBqh8/PFNFPRuQC6kNkd4zzVVFieTpPh9BYSSyh",
+	"MSnLjnTAdQGZMLoyaoj+aJZdfViz5tnPFOFRpzgCc1ERawvGgD2F0lN3OEYM8/4BURNAxn6Tyfh99GUf",
+	"BSBon5KEhXIsuGIAmoHtxAmjEVh5IQNcoeGSAAKFiEy2lAF3Yi4AaSuAP4N2tSxzQ9UF6/f7z5t4jKDv",
+	"Dam58E3KWQo7eBntkQsfbWhJa85fKwrqPE21TeuHdnanUO+U2GG9QgUc6/Prex41Au1ak61GnySY2AJw",
+	"FApZW7M4NuWov2QsQ6fBbhWDkSkyulyH7gt7KfaVpFJOATHH0Vw2EzD3JdU81vEtMZurUX3pZelpI8pj",
+	"FpHWCDPvtBxCxZQwbNcmpUoflvQba62HYvwSql1M4l5ivC0Ri8hJvx+0zRBKQVQW6qXRazJWjTQMaQUL",
+	"lJ5eylSK6YH6LyfLsb2lboHW329UMAY+TncC+1PkSaZa52lrKC6JJFA9gaDyqN3I2cubctxrsdzmJAIp",
+	"yh63GrYUnJIF5amlwaP6uDmnaThhyRkA0gFq3WlpvXBFMqh8XtAl8KhgMXRyz5KBUKl0y4cd3kW9zLQu",
+	"TSIWtc9I4ILEYPNGpvB6FpHDh4ezgQhQVoNTqEXGjEeZpaGcMX3uzTNcCy73hKUJZ1EZOA3fF3HwDCJe",
+	"gXfS2cOH+CtOa8pgb51OP1Pk3e3tFcFrz4iJ6mYi0ZstAGTpgeIzFunOm3WC1bP2fU0JDy72k1evtlv6",
+	"tcr5vaumURocOeqUlKVTZ+ooMKtV1mj0IrnWh0xkLDfcikOa0liOM0MKY0wFs7ZVQJRRQdZEM09QJJzQ",
+	"uVZB2M5AOI/BEv3gP1aShlce2oOrII8y1TM0xB6A04aJ1JLxW6n5D1O8BFhSQKV6h5hnBnXP/MLFveQh",
+	"u5tTGPe5jHm47M2zYczVBC5dyGR6h1YjMmCgRirD7nRWVFbC5jJJSy1pU1uORr2IhTzCtr3eUv0SYzpm",
+	"MybS3ogLGvNfq/iAGzWkGfwbR7etC2H7ctFxP43KCxUS1Gtw2HdwtxT55o7jq/py1YF7TP74CsIC5XGW",
+	"1NFkvcXd1qw0RRS3hZ4xVandK0dZ7GSpQNWy3l/6iHloLipvcf1NoabGdEUqLYyyNTYT9DfvpLUmENAr",
+	"YkatObo/55zYzYqCEvga9evoW7vKoXemU7kOLu0tuqcVpRzxCHlqQA0PhD5GckFemkibqnkp+5yKLX/Y",
+	"P36MFs9rC1aZjkAJ9takPe8riVRym612xCM2q8aJ6VfkoDQBFSHfBGdsVs0tU2ldYM81507x7Ah6eLg0",
+	"aCsqLaIRHZ/p3wHWFdj0earsoY7HKR4zV1gp8xt3CcJV7t/w0v+eIFtl0L2xNWfYf7eQmjvVPWekaqnC",
+	"HMOKiWguuUihjj+A5RCQz9cfTEHGBEE8YE+FqiLYLENCoyjRh3OFQtUKJyyc6uM+HVMuCE2NnVCcetqd",
+	"HEUCUvjRsTGnSi1kAsBEo4SOYT8l1yziCQtTZYunBgLxs3O7c/cFXMrNO365MTJjk+acSZ6hpxFQvRa4",
+	"tU8yvYQTDqEgMPWyCgdT6gcB+1EmU0hzvDaGS916XjVxwGh30H31JcbDhscBvGx1rea31J7OSm0CsnOn",
+	"0PfOc3K+st0IRpsHARZ2mHYK8Ds3Ox5wdxi8+qY6Nf8ereMVEK/u8VjBv5cK8khnD56lWJglPF3eAHwr",
+	"WrRz/j1bnmd6xXnOM+WCLnDLTtlSKwUadUHbqFDO2RmxZ4XSvvbuwwty/vqWcDHWO5xVb6g2uH4EOkpt",
+	"dcDp3kOXznl3ypzaKuwhYHAwmrDE9hU/vbXC992Pt3srBJ6o3QzbwjMFvVRadU6ZIK1ANyUT83qn5Bto",
+	"EYrij8Lzi4s3Nzd3t5++f/MRvmFBu0PuacwjcnBCZojw3huIT8NUa1m9YQMCf8LGXKUs6ZBYjvUP+pgO",
+	"Obn43oidqw8C8LjiRbX2xNy+ex6yW93Hmnkhcwo8CHjlM/NCHQiYIxW3Vvr6Ii7GpBUg3r9JstjX3yMn",
+	"ac0U4IVdy6a9Mg9OB/+SeaMvNT20Lulf9F0di9ipz703EvByjX8a0hT2F+rPcNefcEJev/nh/cWbyoQM",
+	"xAKYEIaJXCiWKAszo08U+GKqR85x1mM51oo4omFKuCuE0J1iAGreWy8gLkbScqCYlH5TDqIv+0+XnrNo",
+	"70ZmuHJUNtdn3JX8TbwiyQTGQCIK69jumR297wPxJeLkydGIQ0QEzuQ24WKWxSnvIj0jGJIyUad6p05Y",
+	"SJUh0HRyNfTTOgi6owXVXoAVDwCcjXWpiKQaMqEyRUbo/3/34UVnIBDLH3wXbtW/HKuOzefBMAEwB0XE",
+	"+j3AcKFJKvTcDMRA/OEP5EJCQiSXQg1El5zHsX70BE2OhMUUajQMihVgCn2+/mBjVgDDHhkoiGD//iCA",
+	"vEn+YBEF4txnR0grGEv98qS3H84isEMcKmSaotl1ur8PN2qL6/Rl/2Vft9rTXYOYIe60AE1BZyy+oIr1",
+	"yHvDoPj58/vXqkdu+YyplM7m+G0lhAdtYVEleJwIVyT4bYDup8HeKRnsodQbREIU+MFehwyM4+pCRgwu",
+	"hMu4SPGSL8EZoGXSKFIkMNWCAb75336D6vyOhTn88rNWacf9Q3P1iGFgE+c+EzRLJ3pWtKBFSJNw3D8w",
+	"F+uPOCTnxHJlYs19JBnyoQJxJviriuALocI4Np2dpeNkcx5Dm9c0ZVgZbGmtyfHhKxP4JME1S5Nl9xxi",
+	"TGadk5Y5xbahgR/BF4PLKaUgMuDNpfeUgyFEWhRiA/Jeq2qq3yGlSdo21IMGOM3266R/BA/XA1l+ugG9",
+	"jViAsVX9qDvnOcGphQAEQ9BgmXTAdQspTkkaL3vQrvH13mViKuRCBMiKYeHcbMBCtxLrkwC6m0I5m/E0",
+	"5WJ8RhI2ZyZxIQ/5mE7nfv3gfcRmc5kyES6737Nl0DNyaO+YGHB5GkEhTevghAAFtgHs6JDnfZKjLeum",
+	"9S6PO3zbhE7MuizwW0EuTvpHdr2XNt6BeAN82vmgw/KCCFHw0J2zxCSAGrksvtBPgLOOiQYXvxRVSAOR",
+	"yBjmPta7ch4VzZ/2zHJuYISNXMuYKZJQMR3oSbD2ACM0mnFhP8yooOPiN8PCJbUUpnQ0atsf9OmHJT3y",
+	"yT5OkTGspiFQ05oKfkgw0B+7dgmeEYq/22MaeGPwR2exHNr0Ba247L0wyOcuufCMLsmQ1VTatwyIggra",
+	"PVKZCUUhJwITIHjKumDtBWQiF0RloV6LLoexIil6Sk71ErSswSiORkO4mgCBXcg5/L9re4cNEsWYYX2G",
+	"FWPOtkbkCnJeiwyAL3Oaqxf9EXOk8bktiPnkeBEGTNi9uq0bdvQQsCzwETDnGseZUWi6V5jtP0EEHOyY",
+	"7cQzcK9zMA67JJDJuDoIXrQEJHUAKJ26MRmzVHft6AzHgEYFvY+ZH3NDV/94SjAxVG8/yFUE++esYwMO",
+	"ADOZiz5O9mKyxG4LKYzuAo1Y7moxrHpz73JhMhNgp+9yAXZ3x/onrN2vOjDEhVGorVWI07StYrAhkIHQ",
+	"hw9YfsYZNQRxgNjTTd6ifiUD92Kt3FJuQx5r6ZCrRO890UC8ESlL5glXzMo7OtNwUoQT8qT5Ewk0HlgL",
+	"xPWPPVPaFjnV/f+H3Yr+gfA25B8D8Y9utwv/6Z8DQ5nWRTahf5CAzucxx9yv/b8rKQKCF65klPzDSWWA",
+	"IHH1Oicv6R8klguWhHrTm7AH8u7y/KJ78+788OS59R8ndJErfH1w7OhjnTbS8jqL8isqFiYs1Q8diDy1",
+	"ytgsPEK7BDqHf8Lw45/UfKX3xsHel4C08DBNgsqRHOAkORBGIbG3CUt3TM4SLDYFeUzpJN/l1qULAXYU",
+	"ZAjNbaITNG52AgztliJyEP7+D9MxI1n/kcfp7NjZx6DUdk2WWL4CUEnb5LAiNaxTyQ3rWHMmlEKlVIsF",
+	"nyGpF024kuIUl7meYo4xLTQ/tSEW8dEIq2sNpIyIwJxB2M0pW1olY2YOPQ459hBVum08L9KUgIMbadwX",
+	"E8XCO2tCW+M6QqvKzpVufMhU2mWjkUzSEjaOPn6CvksYEuMTmqVyRlMeotGjtVvutZjQ+ZwJ6A3oUW6i",
+	"mAgTaqCiAfOmkH9j8oD/sUtcHyoYL3k8A81NrdDPIKJ++PCAxXCgawtCFp+Lk5DcyYlcxBBIHbLcLWsS",
+	"oGSMB5MVV6z1wubuV92m44HFE4BWPza2hKWFyrf8gnK4IujgNxivCGxptX5CXRzesDO4gY2gPvQGG4wn",
+	"V8yuFGBj3i8inYHZDxFhOg//uTLDGdLWebILz0hA04B4MxXx6Abmpi1yx/1pjbbH3mHujILMQFpxzK9J",
+	"sYLGa7PkzHvm1vRQRpxViOfRsXHU1wd5BRx7RjrRDtfrBCn6nEgxbua5iCtjSOehPlSMaZGHZzfMGz2m",
+	"MRewZZJ5wgVYeHSMX+pXDH5bsOFdlsRf9vWhbf+3lI716VEfFfXBBaXelODRMJFKlfZ7PY1AgTafF9EH",
+	"A6EPGswzXJUH+cBdVZ7eUDYbtO1eAPb0yA26D2SWdgym28rpTJ9Ki51Lj0iuowcisN3QJ1HducDJclpM",
+	"mDmNgqVjCfvA0FPtDlG44etX180CgB0AX0EOAna9y4VWafo+GBOOp19KCoxVdDbFPGQC8/mNa+gqkfOE",
+	"sxTBpCAgmgdRXGfSfsqSmXJ4qHOnEpQ/Jwr9SAe9fq8P6ZFzJuic753uHfX6vSMETp+Aw3e/t2Bx3IUT",
+	"5v7fF1PV+7vJ7fZyJOqJh03nRzYk37P/n71/XW4cx/YF8VdB6PxPpLQPbUuyfEk5OuK4nFlVWZUXt+3s",
+	"6t5bXUmIhCRsU4CKgOxUXf4xnyZmvs5MxH6BeYB5htlvsp9kAmsBIKmLLcmS7czih+5KU7yAILB+6/pb",
+	"E3LJbD9VTJg2E1Bwq6pdAp5By7/vUquNELvmMRon595Qa0M/CVJF8WnTRf0HfhNX2pXvmP7h9hobX9uC",
+	"RzPMZr2e60aMruyiLlUILv9WMcOFMAFN+pV25XX86vIUYrs38Ffz4KDxEggSzUOP4nrU6jbZS9ro7UcH",
+	"x+YHPam0Kx9+PDdfSoEXn/crQeWzmfjGL/84/cePn8/S3t8uPx1dTX766/cf+keD6Oacjvi7JL19Q+l5",
+	"9P3HC4lETagD3Rdu+OGnHy/R8TinYQ+bEMU0hBhb9daiW/k523sv9bdyjASWrfrhUhec+q6HhfhBpf1v",
+	"/wwqajwcmoXbrpwj+MGCgC16gxpRYV1A6/C+wh7CGN/IW/eVdgUXgZnSnLFZaVeE4zzdo2M92AO3OuTm",
+	"SDVnxV5AUYGRUNbvbzbnbSqN9jOkkIUWG0MLjviQp3UyecHQqjd2O+JbA1U2g9Rude/6sGmS/pZRAq7S",
+	"N+fE5lVkUQKSyMg2LB5RnoJbNvdz28ZnfZIJOHbMNSwOABAy6Zby/kD7YeccZ82XmNBRdE/tkg8g396c",
+	"e92GUNs7YZecujQddLPaftW5/A/3HGj2ahUaEIojmtIkYQnpj1HdsX539jliVlfrId+lANVLAJ+Pkfjo",
+	"ioV+zjhjHfHmHOsOEiNtYR5Qk9yvZ5NO7WSRaqv5knTZRIq4tkt+ylrUpJAboVzKekfAeMHKN2aymPi3",
+	"AfWPa0KxCzRFnTXIp3DyzOU3NaHWW+XTi2WKLSaheLFPLH8RkjViCiiCH9UO3dwuslC/ukR8CxsAmN7p",
+	"kGmWqoXhz+yUvZzfD+IZ/8TYI1P6GxlPVpOlPuhxLz2hm/NKG5L3drjYwdawOyMqzLS+rCwtDuG9HUnj",
+	"H8XgqWMcXxsiMHGGWVk0fyDu1L1Le94fS489u2I2+oMKDof0fhu0Mre7oJq95cPFRW723L3sxD+C7Kqd",
+	"c8jNXPpiezoMsIUzdzc+fENj/zHMJY37L/kIMQWZQn7mmjhkrnp5/1W55X4mRS/hmEfQauzff+05nQAx",
+	"qJRvadrHZzYOlnk9G+JjyHcLrfHNxc3mSgP+kU0umDF68eIl3vZKyndUTOz3AE3xoL7Em16i9+ibsZrc",
+	"ifBmjRo5BgIxwzy/uzNsd1voIfAukTpnEb7fyGvmmvcDSzyLXYjdxpnN2BBTbdxZqTGLMT7vodvp7h1x",
+	"akG0WW/NtQjgHrdUYfjfWwURTRIj6BXtMSR5HjGqzf3yeo+vobKDUJpObB4BZsXrAZsQrKIkVYd9mXZQ",
+	"WwAQ1hWVe2vr8cnMjkXogZ0Unw4+7LDBTqi0K6n+9Pdf9m/qw+b7o+iH9B+3x92rxvV5S72NX/a+p4fj",
+	"1/Kg/6+8Kf76+ehvt8vjxQU+ZiXEaM3hOvAGqFW215CNpZi7T8ytIq4+ZuHV+6UWLvaNiScs/FhoK0PC",
+	"EUpJzLm0Pfszl8bMdjaqadEFssAMfscqD9ZwxpZ5+k71Buipl9dt7OlzzdSpF3tkTeFBi8ovo9n3WGpB",
+	"KZb07l1OmX68CO/OIMKNkt0upsz88/3eBLslUkCHDoRHXH5yrKGfqzFNimAhexhlgQWLzmxnN+NpM9bz",
+	"9NML3VnBAna+9Y6gU1azN5qtDTTPbIYiKTDube/cLOmimHJxO2v0dcdqQrzB5w29JfaaT0PjKcQjrQE3",
+	"bwtCIz52nuk8T4eg9luc329dBRXBbnPn+R71O1TvxPRW7LSay0NqcQq+PlvMvVmufdPUdqiU5tGf2Dzy",
+	"mHDmApTT0PBCrWYVLYUSVnTfARJS+M41C62iquKin4AMrk2JfGjxhGN0UWnBbjuicAPw2eGD4sBaLDGp",
+	"2khXDTOdDfrE3gzz8Zldco6jwrSbjnBWkbuhuwRLVhIlp5DsfkMuwGrDjuA6lzmXGW+RHEFfy1Qipxa+",
+	"aGpWEomZzuKym7S2rA3iRE5pdX252HCa3yUnd+40rvy6Lp16JWo9jrX7+rPNmqFTqxH5LnKLd5P2sCt3",
+	"uQObICfUoMwcW8NbGT9BqEWm/fd0yMJgOukQthQml/pgWEdE0NCXUIW5ghhuIvv1nZhOIONPp5wmuwTI",
+	"8pVNrWJktqvsbke8zbJj920Rj0vZHbE0Z6eYvwZynJ7gRENyUv58Um3V6wEQE3eET4ZHq4KcTiWUk3tN",
+	"GweU6ViIXDSrI7wdNqBqwOYHtVYPLl3Y7/kRzdwvIcZkkynyTaLsOprf9nTDYSk3YyshXuNLQDzI+rEB",
+	"TUyJ8Uladudx5cp7ZsJXrmnmfVjlz8vj3COjoxFyiR9v5ul7du7e0lZ7cCgL4cjgi13am0RD99CdjKdl",
+	"oat4xm6EdHiXHJDIfmAw26cVtrNkiGpo/vmJi7AWTKenQHN//PWT5ZOylIV0oR9PE5r9hUpELYAEFJ+I",
+	"KGVHQBKFzSA1g8AMFTOGqYvNj+7QJ+tJMafRzNoraCgdkSnSaABWQ3vCJ7DPPqF9Bu+CHYHRq2jNzVqA",
+	"R+RYu8lh8Sc51mGtI5zEKkJ06PQWHJnPr8lg3lyHCksfeBAg7YNnpLZcoANVp1QoWsgQt6nm2tj2u+RH",
+	"NtLkJRrJu+ScmvlB6IdqDVdCNk6VTMMTVGwE+2w+UJ9heYF5riObfMvFdVb0FqYs+UunYs7vVMLaZh2e",
+	"b7nSl3ZBvnYUKqtpBE5I33viGby/VRnWz/P7N6RWneYoPbAcpZDcdw8JZb1e7zXNuSO4z/5ufbfR2N89",
+	"ct2TIfHP7C9MBExP+zCwyjv5K08SunewWydVfk7jE3J2/pF8uCSNo08tkvBrRt7RyBz4ew2mZN5IW+1G",
+	"c5WRNpYZqZUEDxvwP/MaxVJ8UoW1M6e15RwTe2R779rcqCmVgovrOXQcWAI7ThMsujshhT3hdeoU2z8P",
+	"Zcpyt89eaZqb4fnbzNsKb80mqW3ElYll/UOjTuzZ/bz32zWb/HEnTGJ9i+wZxPatmaGw15WRYdU7ZBca",
+	"cMBu9AXjEdx3ITz5Y5qEHZG/XUQVNOyBlFr4ISsKhNvm75QvVIbSE/sicCHcAZkZLRBCrgjXtgLTGKzR",
+	"gMUggftSxqQanpkjO2dS6FQmbTJK+Q102h/Szzu0z/6y3zjYP6wbg5IPh2P49FAp9aa3814KtvOO6mgQ",
+	"2txP8/rh6yvaD/1A96GiuggKIU5dSKquGM8HBbOezi/UlAEO5bh5bohwUb72N+ZDg9o4ixezH9gOGCYw",
+	"kqNJ7uNizVeR67RTedk7Pozrx43j41Z0FB8evKTNHqO0Hh0c0LjeOKD73V6r1+g2u/XucbMZxY2D+DBq",
+	"HHTrvXqd1o87lUXcF4VJLQiHYhuh+iyTy/24BbO69y9FzrNqfr5hqdcKz72/5fRcqw17dRelZ2GlzRGj",
+	"Sy294rdY5pI7ZWxQMR9/QYsxOyuX35/uNA8OAwKslPFWVsPdKLA/Ly0IN/+c5QquKtSxd8l7CbWSU5/i",
+	"S3jpx4O+Ryhe2JjH9bdZep5/++cfBQPz1AEL+l0B9XL4ablR5uAn/rIIQVfVvEH+ohcuA99bs/zMn/is",
+	"Pc+ZPBd+gRgCuSuwsiqFDkQDeYv0DNCaH8ipMHkjfAV3vTQ3DWvt/M5w8NQR2Bpq7LkOZwvhob7ZGEXd",
+	"lApHes+NmNEyphOk8mfOIMJK/46A4tlfIQcGHVSuVB8LGVKdVW54zcFoyaQ608IosO2gsGA862UkiG+i",
+	"ZCknnC0d0wk8A4rXxNicCv/Nn6tTOkG2dSKN7egSMey8ukRPmSRAoY9hzx547ZHYxFqNReQntoIzKxUE",
+	"OG3bKhLLPdIR1gyfKnLYr7fwrsLKKZJDZK6I0uAywOyeG+jVlK0J9tlssI4I0Vl9xcFxj+QfzhFgs+Bo",
+	"gtk+3PI4WOse+MIIJc16fZecYtC3x3Q0AF4n1KQo6aWwIKBw1Hd5WEgaNccIzvSdwtc31q/npZrVbYDY",
+	"Zk44uyOABcc72OdpQLmNsJoKBCvaXDYDKyf4sYwxwzV+G54kHmmmAOIgbjVa9SbtRq1ukx4ddl8eNV7G",
+	"LxuNeuMoOnjZfCId6D43t9k0oD3e6+h+587EScbOg7g3773WN7ez1y7tK89/1kUJj+bHdTUvIXfAQgjb",
+	"vtR0xFK3DDByBqnjZoHYvAg+ZAuUMne3tTSwS9z59mkyLSzOgOT3vBEEQBKw1iJcU/XCTTKgNrpmpVvG",
+	"N+1kmJgWmIt0stU/0jam/SoHKtWxk9q17DtsYY6/YifHaopbzqVgJfdDlbZM1ULexTui5DRJkBcqU7Uy",
+	"ll4qJrlMo7y/WsYYywB2qiGU/+8SVwNruwcUOBiBHrKaizEbSaMIhTByzWtMeBWmfGFRe5Y9hnoR1rBA",
+	"KWvdFaucuChDlh9mlGAbwoZQuR2xIwbz9batjgjPLWUlnGP2dc8o/aHr/gSHoZTS1tgf5rtIugYIcP9k",
+	"NKBdpkmrXt/tCHdfrBtFjTChyP0FojWiI1ItcFb6++WV0zbppYyRZkBGqSTNg6BjFqKlEyJjYemXarMU",
+	"XY6dq21v/wl9/5mGCsNWmk5slVFu1JmTxr6678qEA07ZKKFmxFzbj4yqN5JTmbvKkQKmYEy+izvCnOk1",
+	"KEWiRCrMFchlQTTqJEooH2L+gy2/LaRCBHlCfyyYOsnmmGrP2TeVwX1nVsIJSWnGZDXXxXRmhmVn50zG",
+	"7GlTsc0A2pWjH//6rnW+Qib11DtsNV8OF8q9etE5nra8PoQXoFa0SCFaTFIbTAubLztVbonAOM6UH6t1",
+	"fay81iyz7yfz5ych9ScQk757TbsyX476pjewZ9qtemvpD/0abrzgCzuAuFvw75a5gc8nS2LZnEKzkDL8",
+	"8TGGCIXu/drR/WkTXNxw2xZ5D0nEF+tIP0guZqkTM2Uou9cLRVKZsMByXIL/wqtPCr0cPubVEYWqJMf0",
+	"5e/IEEarrfo+duW6RfLAU0EsVWsAKzzw/gLoNQe7oCOmU+FbJwXCCEvtmP3+cokYPupvhTx0q2rryVzE",
+	"xP30xs/PkyKmthnoXNx8ehn9tdn9+9Hwx1FLXTVu/vVYXOzf/uOQfV//97cH9Nu42f/IP/xy9Pfr5ZF1",
+	"+l23iqyPXU+JGRx+xQt2my8tfdzipCXEzbcy7fI4ZuIRPf1/gkS6zQT+cdogEJ4XDBlLE6yrNQL9ln7s",
+	"fmYx3+0NwujGkAtIdyziBBJKLT1fLKPxkAkNhLw/XH54vxaH2IcRE6cj/gN2x34YlZhrA7AeGVtBDtA4",
+	"5uYxNDnPdSMp9Ghx7T/mCwR4r/M3ZH+37mfqWZCCXQ04TMoL5cfoxkeq5jPWNsEI5pbahA6TzS21h6yw",
+	"f5iRrLTC3NjLFbbBFfaP03dvN7PC0r5aorhFLNBJsxIVozjfWaayHjEEjuBD2n9SnU4srrZY3iXi3mSr",
+	"lRQy7d+rsJnZXF5fw7Pn7p38mnhwfcRMmQJSrvL4j7Io/WvUz7JKhfwyysk0EE1rqGc5pt47MXNOXkaA",
+	"SRnI/pVQQaqaG4kGEixwLSqU7ZEw5HoOf1Vo5MOHtB+SKvbHwFz7UW2XXHLNsKVYu/D0nVsesxNn6uQ6",
+	"WXRErpVFymgM9LxS2mJwGyS1mSvWo09HI0xiWZR8Yl8SawfMWy5CfBC6D7Qgn1AelVle8zfehVlHK287",
+	"u6qznZdvxuE0rqlNaT7+ypldH8zOBbgejecSBmHqDfgH6BBymHHTRjKR41TtkvOECtvAygbOu5Osb1hg",
+	"me+A4xpuc3r+ZnYXYw8c3Meg15idfs8Gdv1iFvSicQ1O5u23j0CP77bcmmoKzAN28o6wCOK/ffvyaL9x",
+	"CH05uf3+/63+7dHh4WvzZRbrNdDip3lIzmxr9OX1HP8mW/VMPapcwd4F8VPKl+fqjXoK5WUzYhDX6eqC",
+	"0AuGynx5N62D7NFY7w2SI4xUrikJ51pnp2aPMAUtym6aru+dQv4Y6hsrvlCEC83SHjUag+hz4ZsN2j5S",
+	"2ACx3RGnr65+PoUmeEOuA4J/NrEIsGcUITxybHcEqcZsKPspHQ14pAIyFlzvpVIO97osDgjYhn3OVNAR",
+	"0NwR+jFgEgbeaJ/EXEUDsyoCMkrGyjaBTI1tgJ3EqSIfXl0SxaBhMxQKnr66yl5Wph3BBflw8e7nD/UG",
+	"2SMf3r36+UN9f5ecvm1kQyBDOgJxrNNxZJS42P4GHKYihodgvwg7N2YkHXEjI9odJzSduHYSrt/dkBpJ",
+	"iThzDZ5GRcKxGNLRiMUhZI6kzMhUCKWc1pvQK5Cafx4DPx14Jl0Pyur53xo7TRK+CQ0+EfNX66CGNja2",
+	"p4RkMMgZVZA8A99IFRpZUg0X7tt6GUpuaSq46LdtgzUWQ6nOgN5AMkYKzbd4vKM0ndi+atD6yJyE/Q2g",
+	"KNbNdVYlCtIZub+t3U8UvWHQtQqKgqRgpEtjd2lH4MgTqSx0Q6TJdjJi5q4AjuYyJnQ6gcy2lKlxolWI",
+	"2dhmTQRZkM71Eww7ohra8YQBCdU1hw8QkDAeI4Yw80fK/h1rbGuuJaAd21TveXvbwLzmNSQA20xse7rZ",
+	"DDxxabkzG93NVVjLhprSW6LZZ71LTv1duOoIDhG7HkcFBSp/GZIZ5tCPVN9dfr+zXwv8jz0a8YTrCf7S",
+	"qtn8ZcjsIzzuCDjeqNfauaOFNiiQpDyClSRgVpUk+lZ6iQFN3oycUFjaJfUAGT46AmRLI/8m2C4D30VP",
+	"gIvKBcbdMpEpsZ/FJqlzNUN/Qjsi98EKvfHsjsNqsylJhm13oL46BqriBFfyt5wltueM3T9Ky9Ru164B",
+	"PSOhuMilWLUJzhtpvHwZwL/3YRgwy+YgLNQA66LfXbwn1fM3r3b2a+SwFeC+AwEYECMBMcOfxeSwhZcR",
+	"c/IB6dEhTyYB6fMby+Q85HGcoC6rOqJZr8P5hRnGzZxI0Wepbb7GVW5JuzNSRhV2mHRFDdASlVQ5tgbD",
+	"TajTsYCmpz6bXY6TGOUZdl23zSNAqNROcvsVZs99VarIWI2tZ+8siz9Dr3jbSxuNUj632M72wg5RLhYJ",
+	"2sCQjYdcYIdLT9NZCELDmHYKdzaPzPfNCd/YRD47nvCECNkRWbQc6AEgfT930WnWGha6CVvdNdzNWiy6",
+	"MDq1hZS22U+xLrNVb5EQbIYs2w8y70HK+uxHl3s4oqli0NvKLDmoC8hJ0KwXRnOXfAOdmVzryzFAW3j5",
+	"4ePlp+/fHn365sOrf3x6++bdm6uQVFvk3Te5DqcnpNXYdy0mAlsDIpOsw1mjHtTrdS/0T0jXAp3sEdo1",
+	"A27kfoYVAarELWOaqJHUfnSyZwT61KTkV5AR90DPoDlIXNdGKcZeJRNbFXFii5ylRDwyt7ilXBuZgLsx",
+	"K/nwfXRnU/L+5V9O1Rz5AZKDa1J9fXFU2/2XfyHveKoH5AybmQXkYkBHCrrPp+QMGuomjPZg6o1aht/d",
+	"iHjsFKs0NKcMz2wzRKO0tolZ7ZlBM0iOdm6a/4OlR2G23LMZRbFl1oiR5W/fnkONCGR4QrVw/XO9C6Kj",
+	"/rkRmb+MoZkYaxKTM2Ov23laBbdsoRl4R3gl0zFToVZ/1zirICtAgMDq7cl0WJvuKgKfG/rin/2IeZUO",
+	"7nBezJL44fLDe/jW2NIfYd2rdxbjYFbOLkCUvLv83qZZIlzZSgHbE0/dgsJlYXKvRf7rf/2/YP8c7B3W",
+	"UIy/JOHp2Y8/YyE99nGEUvqfT89+zBqz2aG+UNAZF9qXGSPeKCnQOfPd5SkO693l6Y4REqchqdqVbEWY",
+	"x68gO3OfhK/c4XZGDOlbnYW1gISnr0NStRCZy39AeQ7Uk+HpBXS0Q4kPL3a608TF50eew3vilABUsQzs",
+	"nr5GzfvCTOrriws36RbBX19c7By7fBt8sm2NlsstCpx+ZPuyF3QiLwroEFaerfGS6fAkI1ZxkhLr2F2X",
+	"zmqr3giwL22rsR8YIWf+72UNGwrMjYuH2Jb5NNbmQ0CGOHpa4WvMcX5aDKihh8h5c9sdEUYJFzyiSUiq",
+	"tpMqyTdSneOveQPP/j45enBcKpjPnqOdZmXVl4KIQPMrcP15Xl8c4W6qOqhyeckL93PthFBsfQYXYs93",
+	"JJ9BseFFBhS29QUoTwbKcTayIo37WTwoddVYIH6yYix8xPyK8PGYx5UFRVhruMcUBovvyLf1bqM3dllB",
+	"GuvS7iO/IDK3V1BZNP3FKnkjjerdd5ff//7z/7/TQcfb76/P35z9/v3pxTcfLv725vVPvxtwx/9r1puH",
+	"9f16s368X280f//dGu0/n766+nRab/z+7vI7M+uN389/b+4e7DY66fmbV783fv+9Ua8391sHh0c///zz",
+	"9+/Ofn538fvvrz68/vmH0/evO+n53xq/N35/83vrp59bjebPp53UjKQRddLKsnPwfXL0Oj3ajsMPtJAl",
+	"v90FGI4rfLzvk6OZK5f7dlNfLftK09/PfbVGa7/e2P8f5gv9/ruBJfh0Zz+af+/Mfrp3l6e/n576b7rm",
+	"x5hT+Oxltw0beZV0ygq2lnfbpSch1KGpnkN6j0IZyaPdpy+UUy+g5naxSDKC5UE+1ZUzzTkaB5/oiH+6",
+	"ZpNcivmU2TCTW954eG75e5kDVlJdaHTUrHKxjP3TEc7uqs5YPjXnf7Jv7clJ3bQ3l/LkGo3hwu3th7im",
+	"V/5a80oBisbVtkoApn0VrnUSZr+8UDCzHjDtCUAf0POYqsoKgZmLrRLsX/NpSwPMOuQ/sokvnwx+q3QZ",
+	"TVk6v6ASEcN5309fXYGqFHOmd9CEdepaLqbgFM05cQWvzUJcYZRQsWM11Eo7u24m5mD+WBB08M+/kwHD",
+	"A4E1qWLHQYADMhaZ9evm+RoXeU0zJgzn9WzDmSh4nO1NBU0mShPBGDYy1ykc9mOx/tDMnsGiBndP6Nh5",
+	"nWMeDCziKKCqAocyNqj0ZFR5bsKOWEhOSJbkJtwlpyT7DrEL/CrGjP0okonlIISt/yJzoc/NFjkdx3za",
+	"iJm2UsgaRspbDhrpu2wd3snV8MEMO4siOU+teYXdJ1T5g7vHaa1lPtf6LY7baVELxmavnxpejheiOY8W",
+	"Yunh2T1SHJKz6BcMyV6zitL3wV7yxxK0lI/LX2k5MDKhdA8FBpx4lVKeTKnyS9EzZgv/AiTBagyNfsNu",
+	"i6Mx/4DnQmDwyBrgF5QuZeS/AfqCw2s5XPcCfh1cXzd5alYfAMqnhZrAKfw8TcksR8CowFQufgC6bndC",
+	"QtS0w8AzSV5zEU/BorEKPS6SaVi8ly6YVAuYe2euJQaqzcMWQiG+5FIoaBmyAPm5JcwgVTsFJDQTE06B",
+	"izm2CPRgqpYW4jDOS7xmEb54ZH6h7GCfH0TbSXQhQFgfhUEqJpRMP8leL+GCLRgOcP0uAOTD1tyxPD/U",
+	"y7bfnZhnV+gaaAdXrgZx2bLZCsBlt38u8PZVw5QRcHbOc7hkDyyRzrtV3IEyDvM2MrlhayfCBUvEVu5I",
+	"lzvD7CMqENdgZKSq5JBBcRyjiXbmq016sPI1o0UkcSqBtyzjx7uAl0LqGXtP3/zNPHAmjQXZfmwwn2vb",
+	"2Ia7sn06ZB0hI2TJiljG+yOw0M25l1KGfhdsKXBiWyDlLoQi+j7V7JZODICmsc3eMc9XPIGEMXNtDebD",
+	"9cmDV5gFWkRTZtODQ1LlQo1YpGVW3jC33Q58cRROGyngergUXk4IrxA8cOfPbzBjfgyIXfpxmTX8YH/m",
+	"01cu2VXtN/wy8ra4f5Z342GO1H0uPJ9pVfRVB4RGmt94bkV5zeKijn9iU0rNleYmtqvHMtUQ0+4pG0RR",
+	"C91T2yueAOUefLeq8vAGGzBlrqLFdmU7ndPLor5a1424UQkqCVX6o5q9X6PebjXs/aze+3rEo9nEbaDz",
+	"rUE9B+vxz2blyLH6dH3012Hz8zpdLHDeltEcr3CNqEeWYaVTYpG2ZyN7BX3PyYv76ham/BBu81Y2XsM1",
+	"VxXLMTiS3jhJUIABaZrrzys1OyEzPI7gQkAyx11i9jvYG0bd2oGfuOgIGDlqWSl0eGMjJDlKJo6AEgLX",
+	"r65mQxxcuN5DuQTVL00cYmWt3djPoGz+Tkm2Yv08vtW2SujhzM1K/Gs2KQrpv3VfXv160RJvR8fRT3Gj",
+	"97067P9A9yevWX38I/+gD/7+y7/eLg0DZp8An7GE5DsIi02IkLcnjkfbEhImuMF2yYXfLLD4gtkdcv7h",
+	"cl5pwyA5yu0Pvz12F4LRal82dki0EHny7IrbohuY0ruegH/gK8O7khrhIdQIWf7RlhF+oeWBOwAQPGHY",
+	"TWPu5oQMX9+ZF2G8VW9gEvDtgKUgem4ksvT6NCZz5ZSD5EuDW3irDG6n0GepTWaLBUpB8wyifeZjPurW",
+	"C7bqDZ3d2OOY651E9u/xKdymZscMKZCSF8gSfFis6Gsoxg5vB5JUkc/R14Kljq69hulD6KP0u6kG1FFY",
+	"k5YyJccpGAQDWygHzksrSWYDh0hnslYuz/19Ru/K0skLFkg8wgLWiKYpt8WuECHFyjquWUdoOYZGeVWX",
+	"M4i5mUDDZlP6Z0SU/R7VWR8P18pRx+Ak5Ehn/eSrgNyy7kDKaxUgpfGQjkZc9BVSveJLzRd+xrzKZTXB",
+	"C3JfyuGiuSf+eL6wTWNEyLyVo7eBr2aZa7hmCx06Zrrfyv5S8Vr36K6NjE4vvBwH95wY6UH3MNo5io/Z",
+	"zstevbGDSfLHL2k3WpSXQyMt040ESQuTafaUmwhSxUiFm5apcDOaKWbxLR4i8hksanGz6ggNtKeuY7IZ",
+	"6mxzFm8vNa7AWHL20pzhmd08f/piqtmOuffKc9hlPW8G3TG443sHp+VaQ3uG3YIjO0+F5QKrFzyE8fLb",
+	"wPbcBUpgP1GngpLv5JD9amBsA62J2YKGv9YFAcKh1WtETfqS1btH8X50QI/ZYa8RNyPzyTB1Yen0B20s",
+	"Br38Fev4V40Ye20gYcUWwbimt9cjOLt/GZ9/zDQy0L9IAsDmNUvID7svd2ybcfrI8jztYfsTtQpznrvW",
+	"tk5RgYFhIyB2yRkeIV2WSNF31CqzPYzbmQazWAcx1w6hDLwK1eHQPNS2cHbdD4e1gHTHGn1ZsxpHR4BK",
+	"ghYnnL/RJLQpwr8Fmo3j1LKT8yV0ne/yJOGifxrHKVOq0q40mnXyll4zcjkw0uRVGpCzAY9oX5I3b8lh",
+	"/bBhJLkZFhXg0jAiyHKKfUg1/5X8xOLYSJmlYmzQuwDsrAn9n9GAiR1pbrLrxrgswET1egZe7+iEkjMM",
+	"x44GUphj/6NB9htNcnBwQOqNVrMSVCz51+LRrQEKxRWwGjDYTbYtYCgB4TFDeNOiM59S7Jj3ngcX43wG",
+	"sjhWhLqWWVVKRixVUmDBot382CurayxPK6tru+TDtHnbnvHAGTN5gQturnvQ7amQVPHAnXIYXaxT+/Ap",
+	"Y2VblbD3i88VROLycZ3C7G4zZlfC0x3wtN7nWtgOC37dcvhtWht9gjBcGU776sJp02i7HNgW0WXZ8Nn8",
+	"Fbz9zOfx3Gwb20FT+/0LvUE1ROyqcsg1hP9H2EgDSeMsgXLCaIp9KjcAuki5OgO6JWZuBDPrJWY+c8ws",
+	"AexL6V+2WYrpJwEetLXuCvKCY26CTMAYLwHS0TvSIKCMs0BsgE+5n1xhe140fJEvwYmGH//NClJtGTEq",
+	"YpX7/XCn0bqqt7Lf+0aMnMmxGWKjVV9eqjYyqWoE6n/9L/8nCvlbFPJAFzJyIcYV4y6w5KaGvX/V3M+G",
+	"bUtm2xUuDOpNlpHaQeWGibEZsIExaGdwTm94AgbH+k46WGArBm9uShfdV+eiYzcP8NBtJmyzyA/3DXjX",
+	"qMAxYg6JxZoAXwA5xjEjY9cX77uifuDgCe1WC09I6LoIMuCz6gjFtE8PxnxhTOPDEAyQdVMhJFAiq3kt",
+	"BjfgpMN9+KTN8FcW4CtL52clce8Qp6sqyPDxtpq2X4Lr04HrWqthkbUEMuyxHIwo1Ev/Yulf3KR/kd1s",
+	"zMpbUBg8dwEvsvU+CLerHmR1fcf0NBY/zAVVyuyvTGaXEnRTMuU7ptcUKNsxPTYYgYB3yQIQOWtkSCdk",
+	"KG9YwRoJSAhWBrR0Mo9OGJglMu2IMKIiYknC4mmjBXsUgMliSU+yOke4HfZFoCS7yBpPWGgMFKY2rwEJ",
+	"UzQj1Vb95VZCIZk4LS2T52+ZlChXolxpJ/yZwziPqN9zcSN5dAeJ9xt7wjQ/twvnJxPbiAtxb4UYDyZL",
+	"qxfEjeEJc6XdWy5VDQYFQPC20PvUDn41fsyo3lxQHAQ3Xr326xkmddPEqE9nGCesL8Cd1lXjoN3Yd7hz",
+	"swKWNVYI4u9nJUYxG0kFNQ8JFwy/Mh0aLLNDbTaPDo6a0xL6FV4WkP36f8/R5oF2R7TUNIFJE2Oz+M3G",
+	"ef+3HTOwb/dPWzv1MxjBiPKp1z+4ahxmSGN+nxrECGuk7xjm3Gn1993/1xVmqVUJKkOmB9KcH9E0XmLM",
+	"KesxoASstCt/44q6HmutZqsJM+IW9NK7wqO0ebRZ7WZyp176RvIY31mMk2SN8Jvd8asF3vKbvQy9fTWh",
+	"N55J/2cYfONJomYNTCzVdgII2n6GVrKF7oVIF641Jzq4cufAdgpPoC9ujwuazLuoKN7IkIuxwsp6exc/",
+	"c9j0ucuYIGbT7pIPgpGE37COqAqpidmuNf8E10PDCGTo4+gedOJjfpDVb7lI3YsH0MY1kiK2t87dj8LN",
+	"zBnwNv5RtwOeYHH81JCBvEjzJAF6UlsgjwyqCetpKA8wM5Fr3fpyG2FHJ4eeMvA4A4wriuwVutjBy241",
+	"V7+gddyJkX9K1cPAZUHRqBd0jAfhteWoXwKvV1wwiyxmu5cD2MOPFdNzMq+M6pVRvU1G9bhHgke0+++P",
+	"7Hkkdc0bnbTAHvQobjcW+cvg8IHp56XxWRqfj2R8bhbMSgfw1sKcK0nYJw10Lim497IN+jRNL7D3mSLU",
+	"oQL2fFDa98Fwq5qc+lMSg+GpMfGQLc3K6pylVTdo0RGpvbs1zE7gMRya05ot6KEpb6KRn1yDYHfb1Nia",
+	"TJFfWSpt50lnAXZEaG7ovMx2jnftCZ/wtx5PvVP6N4sRgbuJ+WcmIv4Id8mZFNgkQ3dEBpUpI7aZP/jK",
+	"qVmXmg9ZQBQMakIiKixbvrxh6YhOiJZ9pgcs3YzZiZ/KXWOpF5/U7JwLKJtFgGVFc46J8nEM01IjKTWS",
+	"L0UjcU1GmZPgpaVdWtpfjqWNwJepKE9gYO+pAU2frDPZO25UkJzm80KR0bib8IgkXFwHJPztlnU/jdPE",
+	"DnSP7/2m5TUToM9QKOSGXmJGtyOp1FRjEL8j4LQ2CoeU3XA5VnDTnE7W8u3MyGlRb8sV9ZjHxpvMgLs0",
+	"d9yKk/0hbgmYLoMM3aMfR823n1/+9bb1Oj28mjQ+8v0Po4NTdfyqV/9u0PzhuvX218O/R8fvh5WgMk6T",
+	"Srsy0Hqk2nt7dDTaVXKsXC27/2gr3XVpkICZhBDnApgw3xsZkeH18m0hSnP2q2hJBkvgefgq94wEeSpJ",
+	"+jfJYzVt2mKsckCNnZo5R40oI9KYb7dcsdoJuE5BMiotR4rcyvSai77LExbsthDPNGdDeNSYhV0kSt+M",
+	"YDTv8OzkYhm1e7qoHWyo+8yKqflvrkhkco+hkdcKSsD4CgDDCJknwwvYCoszWv8KP9+fz4rp2Mvms2Le",
+	"iuqIYtuCeRQmj5zbiu+7fGarK6DBF1o5r7WxIK/VSeovPq8V05EouHhQLi9RUGEx5JylETxmv75F7GoW",
+	"oGoqnSylXLHYaOipJinvBmSUmNFneNeTMoYkICo012Y7N1p1cG1FfAQYg6+t6WfY+pYRNg8greP9er0e",
+	"VMaC6/OUe2Tfbx3UZ7ssXI5oeg1G5i0XxoqgSmfD6bIbltI+e+CQXjbmjuhw3oAujPAmIIxVNpCUCQPa",
+	"U8O4axQ9mqipYTTnD6NxUJ8zjg+93o5iVElBYq4iqLfJ1JLsSH5Aq83KTrM+dzxwGNJqmdB3LWyFUHA2",
+	"oGmffTOyl+bUC+VcLp8vqMYzGvXmQVDRLB2aE4x65JLzFIvGqRWoMdXsxEdx4jEjRySmk1wfjlwxP7yT",
+	"QmGfJThmmkxhmG7OzaSboY67+Sk5OMLDmn52a+QY7pE/6ejAHPtjufohmvD4o9DAR+fOadahsihFzGus",
+	"kcEMcn21/OVMpJfZy19N9vIvDt+fX+7yq5T2tPJJvbb5lFWsrrLuu+buY6NNYd8mNK5IVTFGQljmV7C9",
+	"w1rbmNAMrSfVEan5GiwmA5r0dsxtXQuICKiJ3MYOiN3+JIL9HxBNPxOJYWIrHOHGmNPk2gLziHWEvwJS",
+	"oM3PVsAYzdCJYBwV/FMRwfrUt0Uf0gnkMGt6jRLLjQl6VtySekdUW/V6bRupxSggnjLCuxGtZwuazBQg",
+	"bltLuedxm1BBplWOreoX97xPTneYrxtsWRdYhLdLeytg42wzF6A0IUoT4s9nQuCd7jUYYqM0lBbDvRbD",
+	"StJskefVkZUYJQ0m/rFyO1BrLTM7ysyOTdZQ/GJV3kfzMt9fP4Gmj6+esKZObG0YY0UY+WhPG1Gl4bQw",
+	"EwEhyDVStb2FQYAhd8IL7ENKfpWC1bCPLgnZ55HRVMKNlWQ4M+JhEb5S5SlVntJrWnpNn6sOVIadt1Z2",
+	"swIoP3t2QcejkPMWmg0J/0qZ92Ny4DxHgH8d8wKdOaQL3VIFuN8RVWgfH5kbxkBDYAG8Rob02jyDCHZL",
+	"Qrvow4CkTI9TYZ4BRIagtWMs+QbSk3yiURUyNGUS27y8OSmZtTamXmbZnVqacaET1DzYPhe7+BcZKLjN",
+	"AfVJLTmidtsCFxM6SWhBOyTDsdJEaYqt/hUdsm0QHmYqS+m4LB2XpeNyY2STpRZfavGlFr+0Fl+6MpdR",
+	"45ulGl/Sp26QPvVpnIB7iI1PXYkP1kXWiTXT2avdCYGelQHhwnZSr7Uzo4Z0GbKa5/PUA2QqR+pyd0Ke",
+	"CT2YKp2HW31yD11UPG+T1YOOKNbOQxKqDUQYUyjnGTW34AKMGxApXE9cbYR72kmeJS/oCGdV5YwqLL7P",
+	"6AIg8hFLMLMstdyUkdOTqTdVFnW5WMdgwQ37fFI11uhHu3wFmaa9Hr7wYymnv1XonKqRZrE5LGoIc3q7",
+	"3nAKqWu01zNvWeq4pY5b6rgLdFwnL0s193G81UV8KvXdMnj+QFoE22QzA89H15ytovbcVGevP87VSBdV",
+	"9BY85R3hWphumET4FY5tC/pj6R4sVadSdXoc96AVMKXq9Diqkxfoper0tRSaT2kxTpN4dBXmmRA8ufSE",
+	"u+mdfvH0ToEtUkqvfQIwCY1cC0k15/kbyhumsNOhb5wIyQe2dWLtbpoosoglqiPm00TlUg1y2RH2Gz8a",
+	"a9QzUaocZ9Qvx/+q99/e1rt/v26Il/8YNdXBzcXR+IdW9O3h4NUxO60P3zfkefOXy/1lKaN+2VvlpiVj",
+	"VCmX12aMeoSgDBNqvJj24wr4KzUHdiYuyECOFSNVGg+5NoLGSAUjV4zuCGpQXAtIdwI0HgExSmBAUgm9",
+	"XmPSZXGbvLt4H3SEoEMWYIq27JEuT/UgIK7+ISDm/vBilu6XJglL+0xgyhj+xZkKSMyZsTBjIw2B/biX",
+	"0L4iahwNCFVkLIZ0NGIxiWTMMG3cz0nsKEqAjEQik4enIDkhgg4xAc383RFyrBWPmTvH3CGfG7YhqpKz",
+	"hAse0WSO4CXnCRWkx6gep6xNwig79TyVcNproVk6SrliC9PT8XMvTWtiE+bdEliR1wQ7jM7jNbFdSlek",
+	"NVk0SjFOlflWZr2R6vnfGjv7ZCS50GZxRTRlAWGfaaSTCbEZhLXim7R+WjBOc8fCKIf081sm+npgLI76",
+	"8ydfgSuyTT7vke7MPbs4/vhjZVaFc1wfl1aSrUSvYCvP1XhrFAuF5ftcuBaaS/lPHb82BPyedw70EhN3",
+	"qWXKYrQ+PoqU0XizKdQXjMa59ZQHTissF2RPO7ELsDlKqNixcrbSzi7dMP3DLBTbB+051NoB1FqIzacW",
+	"FEn19G1jZ7+GPAsGEKsfXl2aA3A9dIfmNyxGU8RMj0z7VPBfQWC8UKTHWM6R2xE3MqLdcULTCYk54nvK",
+	"ItkXXLGADKWCv5kw8lQxJhwbGGDfQN6SIRUTwsUOagtu93VERNN0Al3sfIP5v+CrhiThyppjEpLEE7M8",
+	"JgR/DvzpNElC0pV6kAfcjlgacS+5ZojebUKXIClzeoGdS+ywN/1mRPY6Iqc8EHhRm+XhTjrt9Zjrgz9G",
+	"01Mq9yzzmBMSygi7IERMhY5VoyOMDqRwpnEFdNnCzxgQxaEtBAz4hYIJBBNTFc7fueUxewId5C1X+qNd",
+	"32ewvJfRRZz+Zwxb+CKwzFGpKwC5Ob4AysHLuXTrcRmzH80Fc/SO0O3PENtJxqxHx4muBcZ6xuMyJaFZ",
+	"qcXBuesW6UTo4cwP0d66eC0T46GRablD/h80ARH3ZWglTrrdqZQUF8saukn+BqtpJn59bUUp8XcvNZLn",
+	"zhrlzUgvhzzURlaGfQWKxt5v5j9/PMQfO+s8MLc0RpeBdxYbRNHRwEBtyodD60CIqGI7XCgmFNf8hiWT",
+	"2gkZYWRzhwm4RTSgkDyZqo5w1n24hyCpRjRiCtEmk7bvPrw6+/6Dk7UjqgeZqDW3rEyn0i0w85rGzBty",
+	"4c2+WfG6uAgOY+TQ/ZeKAoz51eNsoLlK2ZBRoQJbKLeDzZAU4bojrN/XcXfN6iSgg1jnchWVE1SLCRM6",
+	"NbfBcrPaCUmoZikZMqWMStURvnUJfj0jsXD9+5zOWzrZJe+saqElEJQNR3oC35mkM7kB5j63VHVEyqCM",
+	"Hj88vJ3vIOySRq+5WSJil5zidYIxVEKzdsmgC02YhkZQVHQEN1pHj0KXhkRGNLH6micCh+HbIF9f7iT8",
+	"hvkXUNBlamJ1PelVPdYR3TFP9A4XJK8TS6aKSjHw3drJwElVtvOL1w8tSRv6xZTsCK7hxZTXQtWAj1CF",
+	"zk5d6J/foIqW14hnNMST+5TkPtOKtOr783S9d3RUAN+HlBZyplG+SqGMKBH6U0TTrhxM4pSCjzSRt596",
+	"VBvB6wPaTC/vf39HR2aU28q1VShWQE+7T+d5l1NYVhl/dtHcAALuQsepYRfsIwcOvjIl4wsuAXlHR9ZK",
+	"BAHuPewWm5ZUaoryaDW1Rqb9eREJsI4Xej3OgDpSDRjTGR15CBex+FSHBWcEwh6kLi3FSW6teLTHt8k+",
+	"Pp97HN98Vec8zsXzc81Duw+ZkiiRmCA2O0zb+3xJa/hug30s9CVe82ztXTNEmIX7XfG5c9ewebPLV7V4",
+	"s81VEh5/FYTHuS+ak+gGWJLJ03MdfxhBUDc/TLADlJapWZMuJAwqNLXqszdPhhJa44JVMmDJDcOesRYM",
+	"OqKaw4UAVHZLB9YbG3Cq7ZK3yEiSMqKYtpL+/OMVsSiEaUqAH+EJCDKj4ptXQaggNzTlVKD1OSX7Ub6z",
+	"H9GaCUmVCzVikZZ3oIClIrZZmE9X1+anbSoB8bi97xIQ3Zd5E8OCuhdwuvWGWW6ubkwKPdhhxvg3jwrI",
+	"LU2ud7gBA4s/S2LY0upxbmq3RVI7JeVXEPIrqPmFi+aq+bCLts1ImW2PMvHoi6kdfw4pTpqmuijwl4Gl",
+	"ojBdPrspt0zvopvMw483kJGtqkpFHKCrDRXZAN15WPIiFSM9s3QepPx/x7ST+RvTMZ9Y+pRCYaNJDStv",
+	"mCflhLtrH+7BpnmqpO8z83DlNEaG7GugzxFqvQifnE4XkoTFfZaSVN6SEUM/ArmFqD1+jZj3eixVPrGi",
+	"I7pSXre9Vkj+4nRR8l//2/8BTzUnEFdeQ2jBdWEkC48GJGWjhE5cX4+hvGGg5o5HHQHefqqd5lt1PypC",
+	"e5qlkEieMnLNRhoVXnnD0tuUa81EDXLEjf1I/vM/vGaN8k5IeLuO4IokrKfJWKAjOybVbkLFNeHo8/6V",
+	"pRIoI9hnI4m4JnU4BlGJ2i55TaMBTpRLjjSilH0eQe5DR1Cn8kFmOkwDJHL6KQNKPpqMGbFClmK1Fomk",
+	"0hgJ4Yr0Eto3g3P2ZUf4G3AFLw1JIvMCKzawZG6ZPUsPUqYGMokVqYbfvb7qiD3cWjuKac1F3+j/jTr5",
+	"73DN/++gTsYiYcrFUOIaRCtyjg4zDD4cjkEYtL3pAFn++QT+ApmGfwdkO5TjJMYeKErL6BpWQmzzO/Ie",
+	"L2yKYr6CMXm4UONej0ecCf0JLgwX5vlfwjvOiSLMWibm3TZomDwc5WBEF0xBfsQyWJe/YEXEK14637me",
+	"//iwSoF0xZmHJSBmWvIqdmhsMGt2SVeCCktTCR1gcz8S9yN6DyEY0jabrII/mCd6mG1XmrsHlQA8assZ",
+	"nBQZKr3lu8w1XbgG8ojblaS7wsq7NEN2NsNreNs5a++91IQJOe4PrJSAflEZaswVCNaHElrxAAyqVEDj",
+	"ZRLZJ+6S9zYwe0sVsRiy+1xI7EHzXlkryku9dYyIPVsF/dtTUOpeMm+UyJ7vpw3vHkBSJblmExaT7mQW",
+	"5OHfmlQpYnOBn+maTQiH0DxQ9sYnJHQKSpuIcZKEJGVYzAYQf2oVIa4HcmxsOXNnm9MIKguuGpvWAEOh",
+	"Gt1lfjwAcEbpkLYNmD0bxSfebJf81SsIhAtCxQQz/P1tIyluWKrVSUdkjkIgy7UZknC7F2oGnO9kFljH",
+	"cXdpLTjwJz4k0J2V2T+GWMrVeTczKRVRxVCLX1JQ5V9+q/HzZ2LeTvkISnD/s9EnXjohhQtgix6smJmR",
+	"3F2gN2Xg2EsMDmCZ3Ygii19qLLhliuA6wt2j2Jf73oj4iWVA/6whpPhCkY8Xb8EUslZaIWBOqmEhWrjQ",
+	"THmFowmx8FDc18Pbnr5UIL3wojam/sSh9OcXuc4twjtlLk68+QTrBK3x6tUC1nZkW0vSzt2/jFk/Vsw6",
+	"9vvXSVV3ZJFGn+34R4laX7A+VxpqjomKUoZ5Ln2q2S0Fpx5GqrFbL47d+c+sLJ4w3SZDLsyp5hBkjsqY",
+	"dUQ1PP9weUXmogDaIOb8EKu9mLBOP9uWF8/bBbLZHu+H5qnRgEXX4HrrUy6UJuE1F3FoGwXjzP1ojtRO",
+	"iLRl3T3Oklj5/rs8dUUuoEqHKNdCWw2lOkAtge88L5sZzEtXP03noM8LlLuQ6OwrqjsihNRUc28IsYS7",
+	"xE28LWgSYD1gMld3QkYJFSd+OrnaAJxg1NhKpqeNyJsPav6lNBo6Zl/0U54kRjbRsWYVo7Hb1NdbmiRd",
+	"SdP4U1fm8t6/d+aW/33bAXecuq1G3HHR3wtO79mtQ5il38FfsIAZyfwakLHAXb3lmHteCJQWR0lguWY0",
+	"ESUooXb5bg5lF9kuPvwes4RpNg9O0buUR7A30AvqmokiT6SjO/IedvCB/cS6lzK6ZlrZkDwWBaMTmLRa",
+	"9caJAUnwN4k++DjBW+UQMXswiehoA7DxCt7Uw8aUgFtqc5xZAVhu9E0tffwoW1j4weLEErecPyyh/UDw",
+	"Nsco8/Bl+B3Ti9ZgfTsgew5AuBWcLb1sG88p2fxGeIKwyFmu4A79XUYHDqw1gvEs3h/jtrBWD7Y/Keim",
+	"Ya1grl0zNlIdwR0MYeYBNXcTkMrgDD9uToBugSRlPaYjdAwb7GEZOd87eYNkUnh7SORwBtMyoiHP+Ddj",
+	"Fj1cUOTno7IZK2Ugb7+nIpa9nvLltTnLhX0eSWAqGDCwTBLeH8B2tZbK688jmbNSlpYkc77sdkIRTykQ",
+	"LT9sKRi/jko834zpUTXyvYg639bdavktenmIOd+Vm1vhVw3NwdA3ORLjJKmd3C0mO8LKyV1yljCaWpI9",
+	"PM0mo2EEGR7o6qntwU34dMxT8fwzJAYv9fPnoJTAd/FL4QUuuC9IOZnrKj4fqwHDIn9gVzB6BOFD2mfQ",
+	"W2xopAm5ZpMapOAQZFo3u0wKt8sCTAiNIBXHtkHuCNgcSGhgrGVCRyNGUwW8GLgped4n/MKpJGOheUIi",
+	"M9csntFqOmKxWpNnGh6LayFvBQnhBX5kkxCdvJjJ4V8R/g1pRR0Byo4e0OKogqJqA9I1p9tAqql/mOOh",
+	"D61/+AJna6OqkBEJV/IZeHw1+6wN3pudQhpN80UoUeyGpYyMGBVjbYu2JyhIBQFVCSlS+wmST8vUZhFD",
+	"TwYgtecawpqePY4mLNVZJNKu0xX8vFTpr1bTci5en/BhtlapcJXe1zUhDjQaXPoETUAQt4+l8o0oT5+u",
+	"YRB24KfkcMezOUHQM8DmlCCtGnUy5GKMNm8MgBNkPEIWnKKE8qGnfsR4qXtPiI7ukndcaJ9wbwG04GJ+",
+	"oTJW/bEwnxnGsktOMxvdKr6Oi9LGbsE14B3SiKeu8T/QaRhd2YyQxdjuCHH0GrMLREdMdT76acCEj1oC",
+	"3NkHWVcE1gH0JemyiUROSAh1+lQfEtFRR1R7KWOkGZBRKknzIMDgMND8kLGwYdJagGkuGeg2bTaPZwzC",
+	"e37C7J6OqGKhG+VDjCRbr3ltY8HVc3xzyxC06dKCxloJ50c//vVd6xzSgEY8ZWpOJ5YGFkIvjTP517yD",
+	"nyfIcfpjNpVi6Q1L7aqjZEDV4KsNNC4hoF2OESZBla0ItoRU72ZzUx4LpFJ2I6+fsK+defoUUthWLEaY",
+	"Q3KjVepzYrQR3BOSpLojIHIJ4jYXmgyIFFZJNzDFI2owaMREDFwTuQ9ggCXmKqJpDOxFEjzWLlnT3HOi",
+	"SGoDvFCo7LXWvA88sKSLwIxnoQZhEs6nHshOkKVuyagp+SjuALHNu3HwQ23SUHsMK+UxslBK6+SLF7+4",
+	"lx7DJQy9qlbKL8crXKJfYkya/Tp00QuMqmvkInCwgYMrpDoMQO8lIY/DGlYqdYTrx4E10fGEUHLLugMp",
+	"r0nMEg7iUPYI18BjyplqZwVLP1x+eB9kf5r77hqBa6420tBebtRcjXT1qE1RR4Wf2iJqrhRIKLiAM0Wq",
+	"HLxrJJa3Rkz6oXREj/KExTViLAGVtQl0ddd+JqRgZtCjVEYM7j5gKUOJq675yLG+c+2sio4YUMjVh9cw",
+	"YjGEW0LuprmtOW6dathXrArl5tngcP6gOokwmiacpZAfXbO9w2gfsCHVeWZXvJUrGt8lP9lqLvfwqSsz",
+	"ziX7hfH6azbSux0R6snICG3UUT1lvqBDFrt5qkZyOKQ7ihkprG3FNDwBbg3Z1oUp5bojMKpgYalYO2AD",
+	"EQDH03UEJ6C59LMaNfgq9rMZqxLp+oFjF6xOIW/bJGVqPGSWDBeNIjsZioG1DgU/5iPjigvtgt3VTBlL",
+	"KbeOaIpeyfzO8W8nYv87siLPpw55DaeHpCpvha3MBkystfG/0NhBiognLGMkgXNfKKLGXb+LlR/aDDms",
+	"fQO1Gn8/juy+8gojOXhcWLmuyKIwLWamras6L0tOZpagX6yrlGewer1+uKA8A264AaLDgkBUjMBumLPg",
+	"8+P+twr4XXdtq19Iw+0L2evtxiziMYuNgGefRwkYpLbv67yXgIdVVi62gG/oPGND+vkNXtRArmv313Qp",
+	"RlBRegLTbmaqsny1ysP1qwyn7tSv7Npco/wErlyt+gTHVES9rZWi4MPKhgFfQgWLXqg1VTPwNehTy2l2",
+	"ThgvYPPxUneGYddfOJ9hd2N9A/pjflc/ou/MzySW0RgZaaoDeWtgM5aEEk3VNbYGhADUUmy8BB9oELrY",
+	"XgciXP63O/nSMxIuKib2kQvod7/D13tY59F/+63ShVBf5b+RMykT84KyD8NKpa1Kj5jQKVJW9nbJaVfe",
+	"MNJqkP/3//m2DbwNRnuMx5G2dnqSkCHl5vEUGn0u6A/fuGrWs/7Qy7V2r3ePKkEFYrjI4/hPVw6yHKlj",
+	"nVJI4rIxRfvCmg1hcscpMy9fWdDQOj9g6Ay+mryGz7WMvDaKCK6W0jTesJzruy3jZJg98OS8sqc4NC+N",
+	"CBfkHU2v0bBDv9gQapnHo0TSmMV4EGNJsCECJKL1IqkjqrbwTYWQrZGJHVIVUrDavULNqGwKD7jC6oVF",
+	"aldUgV5+PzMTCAPcDU+Zr7B9sbdtObW0Qw4me1s1bY8zl18hhKz09e4Eii3H11BIlnV8m8kk+cIzQmAf",
+	"EooLbxkkzcHD0k7e/Iq7y9OLq39dJfo7ph0MPax5fyn+nlj8lVJpU/v7O6ZX2dxPStu7sItdLnkKF8h9",
+	"iq6L9kIowFrqRSohDInYKis9YMOcH9jTDT1UNcbCikwmlZrt5jXbUrSXov3LqxV78povrFrdtt43GMdx",
+	"cofL9nLAe5rYs3w3NahGs23UJJxKkwTC8VCU8lA/6/d2UKv2ObPDfEp2tn8+2Dk8Vzo1rxqHWWcdM/2F",
+	"X+HY5JymQCE8FtFgeRkWvzQvLLUZb+UnbLJDYgl0Veoa4tqpOCHHhyB8BzTh3THEsFZjBTLrV10vLRl7",
+	"jco/13D54spZ1ufr10sp8jbq9B34/etkljvyDNy+KifRXkC6IVMnyI5MI8g3cLWqGJMi1VDJcRqxtr0o",
+	"DIg9ggxnbh0hrUBHhFDOFgbEKUa1gFCleF/YpsbxGBpeQ+sCfKKik1V12cB1P3B8lPN8vnY7PKXTF98Q",
+	"H2tnAY6PFUuL0uOgexjtHMXHbOdlr97Yae63Dg6Pjl/SbgSrOh6zKZlIGg1UgHbqh+163bxmymWKbMUD",
+	"3h/kitnOpvRAQrtyjBNoG4tZcQdvu5yA3b7QXFqvww+9TYdzCUsellb7KHeDz5YdyVbulp7k0pPcrlxA",
+	"031C7dJbCp7XsSm4uGFCy3Sy43W2ZTOHI6ppIqE1AHSeYDHw+Ksg46rOtW0eC65VQEY0JQm7YQnkfXSE",
+	"71S9S77liUG0Ngl/CUnV3IDIlFz++LEWkDCimvVlOjGAbmDqhoX38ld3xPotnck9jfRtl/+cx6wjci6z",
+	"lFEzG0RLiUlCbrKMATSgKVKcZjHnWq4Pam6KnJcN6+1tI+u5Ztgb9x0x2W8Zaww+lu2AlZttqGilXCg0",
+	"1zSk5EZUsR0uFDMD4TcsmRQTICu9RI7TBabZLwWrbEg/v2WirweVdqNeXzYrEwfrUk7daiBVyDwPyL3j",
+	"i9MJ6UsZqwVjdHfcwFBxeZKqgXJILeDCHYLMzxq+zAn2tILkQNpVTBRTYZFkaW6iK9xsXuZgV8qEUfFc",
+	"icd5cY3el/w5taTXSAIt3GG1ZFC4f9k0+2uwcP2yw4+6Vr9FK+Z3jFx3e3OT2ZkLTeAYKECwQY4tkrBQ",
+	"ggWMXQoF4VyTqi8bsI0ObYEfFzUsrwEENqDEVUd05bg/QLc7VMu7ekEE6x6NtEyVe6J/SAG/Ryy1LbzB",
+	"vU8S3mNFUEeSGsgfxUr8KAHog/HaiiN/7xeK9OiQJxOo23HNgAxMUtLjn1ncETisGtTyjFHW2JdHdYPa",
+	"gTsqc+RolwgJAZSR2NEDrXvGRWNeoyOAs8cgoKMIgJnBqlDSqtcRyc0JrfrL1bvw3adS0KkoHNAK5nSK",
+	"PtOKtOr7ixwIRWn3pH4Ep9TBZVynY2MYOr3CDA0Yb8zBXspgv5tl8NG3VQsyPG5XMETEMgB8y4ZSWB3n",
+	"LaxFeMERTSvtSqsOwUGZxiw9l9yMt9I4WN2a/2dQgWX9lvfYKzpRlXazEVTU9bjSrpxfvNp5+/rdTgNu",
+	"DPsKRoCrzzxit3mQjZfRaABI639vHu8eHeSVj9VaNM353lvlZC8A92q4vUJh7PR1cy1xIwi3bIdPmUSl",
+	"PV62RV8zDUxM6R4Pb2oISsZ9Rvz9HdJBnbAAbNWJrdrGAGPOiM3ZxndbveQuo/c7pqcBb5PmyXOQcqXM",
+	"2SxD9jrb8bEtgQ0md5lX9ESRtwOZMFJVDGhNCE0SaFVt3iK3CW2mV81SkWTGRUShKxD+jj0bfN/OAVW2",
+	"We2AK5jcKujHBChnHVF2XvWHBtlC6o5tS+4ubOfNF66gIN0RX/qxPCO9GzPSZsXQF6g2H8xRm5v1r0tt",
+	"nvO5tkp1WQJKqcQ+CyryR9RDue8KsED9fJOdQwTj0KScwhdicUCQLSwmQqYE2fpin8iGBfnkSl4zYUk5",
+	"2A2IbUu7sUwRsqczyY01S1aWit2drPxRsXTpzqW5V61sK9Ws/jJLhI1SFjOhOU1sfisbUp5U2hVFh/9z",
+	"QNOuTI06s3ONXWvVrrv/AmbEl4W7L5kLEDUgwnJjPsA3k2VzRoJKKiFOY8G7kk/OXSe5LJv7ZRPMHEdb",
+	"bmGUEnPDrvg5c5yTRdZuXCiMYPM9VvIZ2vDKCk872hy17RHw2oAISC0Xrm8vgwpydYbvE4QPBY6oQW2X",
+	"wBq1DHuwVaf5bc0NZ6cMO9uY/UKGdAI+7i7kSN0wJELC3Ze+UETeihOsaeZx1kvfmtWzrT1JlYoYK6UL",
+	"/Ws6wt4yIHQoRT9vnrcdJzw+567WNlglIqQfUdARQ0aFeb0sFB4YXbsGvPQ4KdPEvV5fv7Pv/4ry2rtU",
+	"ndR40vagBUFeSZE+aGlhfocoXbLOYXVPtJ22bbuh3de5T5nGccV5FFjxnYrXzleq/Rk5ck4QANv3UDvx",
+	"WXqnS+/0ikgMC5uBZiwF2xT+3mUM3NsztLibXtzZLNTC3zixfEHgQuIISg4ZuEae9Y4Y0mtGjGCZtImQ",
+	"wK2YWk7gIrIDfz+AKiCphTh5K0jV4JHrrYIP6Ij5Joa7NQD93RaGuW0LXkAKbBGTNVbBGwAQZmcYFKSJ",
+	"kiRlNBqYczzqKnC23UicJmHhGt/Lo+aMjZWZWNN8vqTarLdqD8ZU5PQtYGrZm+l5uMPNhylugCfWw5f0",
+	"e89ImUTeQXd7gQSxMTFnQcIlEKoqjQt/Qqrwg+MVtQcTqnStkLsqxc7ArPMR7HyLyrvkrbl4IBPQz93W",
+	"oSkjCetpYu44FglTioRcRMk4Zq+HIz35i1GGwl0SWpv7G+j6FLrqaRgR/GTuhi2hCMUqviol5ukJ/uUo",
+	"e6W2jSVrS/GwWfI1G1e7L4eWrJ9CO9cnYuZs5VpBMydPWSgYLB6hy0dYYWi03lgwNHOzjQxt7iKC8ca2",
+	"cVQ2XufuadQXjKqwTucPDqpJlhjcqcEvv+f8npGCmP1VGNcdJKn53fQFpsE6kXWnAQP7ZI2U17dyRdZT",
+	"t7fKPNcv3bmWoGhdPaS9GUfaDDQD18IqBSWevA/J/IqO/8DDNGJyd6KZmgdfHZHHr5OMV9ys+BeKfLx4",
+	"S4zgxrBykYZ8mnp81cYWhVCz75vYZYkUfZ9NC94vKLvoCNvkTw3krTFaHCdhWIMGjPYCjN0XHXXuRGzS",
+	"Ct4yHMqCIHbClc6iH85598JO9aIIBpiuK7vCHlemYnQET71CEQMvtTcS/UUEIsW4SY8nzELLKKGai/4u",
+	"XnvNJkvpGswAuhrQ5sFhpV152Ts+jOvHjePjVnQUHx68pM0eo7QeHRzQuN44oPvdXqvX6Da79e5xsxnF",
+	"jYP4MGocdOs9oxwcr1EXqfivrNJuHTcb+2vESvArr4QasLdL2PgaYGNo93hm/Zm/H7ct78IozKWWqXXV",
+	"gCjtydQ1Rq1Cz1yurfA3y6SNZ4W+eVN4zSahEcsMiv2H40TzEU31ntFcd2KqaZglP+ETLC6Ys0hoJEPY",
+	"JufvvwvID+evvwvIT6x7bkTzd2++DVxDko44IO/4N+iYMuMw+AIhDwLNPaA5BQcGA0CtE0LFBDVfZpRc",
+	"cvm374hVamOsfqACOqVMoIMvH+lavrNufZdcSkyi8hODZXxwe9+PQrvhuBd6oToitO6UHSMrQ5eYpUg1",
+	"zMtYGWmmd5ROGR2GBHpqCJad7BR3LjrC3JhH44SmxmiGYVg0NV8ATQRobhhJc9BmkmHimUztFTEfMqHA",
+	"VWZH3xGKCoOimiTMfOkGGfHPLEE/nO0Ec9x42TTWAyWKx8x/ELK/HzSOjoLDeh0vArinSdIR1aPD4/p/",
+	"/kdrv1nHLDco7EAqX//dq/jha9johU6yrum3qRR9Y2YnNO2zFD6r+zId0Wrsg8Zw5ReQR2n/gAz9SR78",
+	"/QI8cSBNtTN/sU8mdImGLl924WdtXrjOL2A1h7De0h/jjWyzg4Us66vpOAW1o+hv6AhU6ZT3Yk6l9lbn",
+	"hQkx/ohBxRPwgTrNz2tH8/SVj/Co9TSWlYJ3c6TIVPzOrIoZZWJLbBK5194qpUSpYDkFa9kvY9Wq+bFD",
+	"ZYDNWjpbjhYCoO/9ds0mZaCwbHW9biaheSOvbsxXF7synmB+fKVdOXxX2VBPu/z6vSOGCNnmLvUdthW5",
+	"tHgHYDqgNww70Cn7ByIR/B0lDNLTq66fl8Y2zx2Rsh7T0aC2VZjEd1psn4PGaAN+iPKFPBtYLTkEnQeP",
+	"r+ARDh7LONxzsL/wm9yzqx7NCLvfXwOrBxWkObsUg4aL/H2vjcJpVEDb/8+eP+AjZ3LlNVbPIXNfSKsj",
+	"IK03i/0DowlyrMzTOGWK8fMl2wxNhbQWusnw3R8cGshN4p3RAffANQIEeOmySbF2QI+cCPvluVDc978/",
+	"hP543ncYwd5vSN53J3S+FnFhCw34aJe8x2wZY3OmAK1Z4qXZYSkV1yrLlRna5E6b0e/6P3YE9rsUMt9V",
+	"FQ6hHIgipsAznuu/Y81cfGrsqslO7ynTSi3+A4Z6WTCTd9POXkP28jk0cGFH5IA1AAFiXnZR3g2UhT08",
+	"TcYM3O7LEpofPQ9wUzk1hT3y7NNpPiKn58JS0tz276dU6EXZcS4D7x7xYN1aVDiJMKSQKGf+rdARl5MN",
+	"1knYZSRmQwlZa2YD3SlBOqIoQoo3MOOcnxMD4qU9UwU6rWaYicAGCDgb+NhZ+RIQJYkaRwOj1hVidpEc",
+	"J7GtWbrlMROY7n9/4VKh/8JKki2fTkhWlmwu59Gm6xM51orH9uOrjpjnvHuwNMSatZw03GQO/SNmxuff",
+	"Y6tVplbeLKcyrpAG7y+YqxjaNgd2wZWFUn+20tKzosx/oQAdgszKyu+/baWYj6jmMPDf7L/e3MF7ckrs",
+	"SYExOAdyrBgGtmxqCcHye25EeDROUyY0iTnTBGrilQcgJoBYjaWOtaAjQKopZWta8zkrYGr62hCjIQAb",
+	"mm2XD8OBnuooY52ApSi3bfVVNsWuX66X4/NN17OECx7RZB4XwlTL+Cg7dcmW8d8xfY4Df7i5a2fgXtnl",
+	"Hri88MqumF/riT8/stj66jpsLzFxEMCPkc34o0gZjbfB7OI+aE7SuJW9wAR3e2ReB+4o/9tGdfKFK/GF",
+	"IjxeNcW56/OIR1QPsvxYLwwr09rGSt1RZsUtMCneVdx/7s4gVQMHRvHE7IdEyrRN5IhBsWck5XVAYq4G",
+	"tXyavQWHrbSp8SNbOfncv/VX2KpmvUZajexVPuS+6BphVfRNFdXvu2gC1mECcF9+aR6A7HuXSu1mq/9z",
+	"e9CJ6ezYM2g34waTqWQn0FZGZT1htAT6rJRZh+VAJjHoZtVOZTjBszsVyLAxqp+TSVvoF+PX9VNWqm9C",
+	"DCyv1Nk3fvTWKc9HTP5z5cm6T8xtOfnE7++yUL1sa5JrkD3KpNcyULBOa5OppQf25hMwMuZyS+2ATsAZ",
+	"kPdTWw96tVWv1zbUJzcHD1+xdK9/VdJ9WSV48xhQyuVn4VVFafEU4jGfv/PUxLVuZC+UVa/VLnkN2rQl",
+	"sMoijcUcgqmLQcIamdrBZPJb69N8mHi9ZN6ZkM/7WVPEbn/z20GWYrUUq39WsXrJNAS7jTRRjyRdx2k0",
+	"oIrtYPRoscfUnmejTNNkp7Ynnq98CUh4w0QsU/y30lSPVbhNFo9iHvMSDKuF9GUbO1vct869/wecplWd",
+	"s3j/3Ueh+sCJv/eh7vts4LF29iDNgyOT+3jxy8KvlaWFWH7iL/Ha50eYga5rKiKWJAgwYpwkQSVKpCr8",
+	"vaDjbStDoJgl/IalH0T+lNYKxLb7laCScMHmLUzkVg9Ij4poEpBG4wDbb61w+xby5koesfOUR+zMTKh7",
+	"P8sMs1Qz3oYd55XUNLF3OT6o183eiq4voZKp0qjgn5Y8HqjU8Ygy84P9mf0gWs2DuvmMSKd0bs8Cevg5",
+	"zO52Byw/5KgJy0RIzdwLw9IHEuXYHXKPz746qDEot7PTVi7twrXfrqhxd8i1ZrBz3b/nragDu6L0zATb",
+	"rJi7LvLiYUky5XUiHvmtvVpd/6gIR2WF/1cRdyl+1LzWg7+YaX/y8MurlPY0aGeF4SIxI+6aHDOxtQiN",
+	"nLPF1f6kfHMjuMUL1RH2N0xoFGOXJQkCj1Rx4ZJ6LSAg9mIXgMnd8oXC3zypWyYgQ2ip2Oc3TAATi2sr",
+	"mLs6mB2f403GwwHS8dlOsYVTUyB0zPH3Q+E8Dv2//vf/m9TzPQpBB4yZphxbLJPb1GZoDrjor9o8xUei",
+	"7ETeHZEqyJ2nDEstxPoMv/NQty5grQo1K8v+1SiLC/O/1SBZqZCVCtn2FbLYIMK0Mob3fBzVay1bapFX",
+	"CN4G5ei2Y65F30MZeS0pwtcO0xZ0sWU1x7t7By3nMbu/ieWUnuizrAESAqTsuYUed5YF2CXluExuK9xR",
+	"rVPL+8SWVIq+Y3paI3qgm72E3RJ2/7R+kI2CsYXhEhQ3nYe/Fl5sx9OwLqX8PCDaQ9n7CNHxBampTnsk",
+	"fkda2Ks6Lj4nFmqkyyI5ZIqEHjDCXXLqCWSwIWyueRIRdAhsfnpb7gEYxxbcAxtD04KUOsi11CvxtcTX",
+	"DeOrX3glvpZG5zyj8xnYf7BEn97+2wP5+3SomwdbYHTlUJSWWZSZ5QkSGyp4NcWOjRkMA4iEbU+bO5Qp",
+	"8LSyzyMWaRY/MTqb4T1ncJ42dTORd1AE6xKcHx+cG18ZOMMqK5G5ROZnisxmfc4GydVApvrx4dnuxqcC",
+	"aNvfTdlYeDHmbxG5SpdD8ZM81kLtpQHiQuZ4LuUAguqKhHCPkQ5JwmKDvKm8VQ51XXyGVHF4//kfME6i",
+	"+K8ssKSXHWFTC7rmW44F17WARLb1NHSAGSkyHrlGb6RKBSYFZJToA5b03vIee0UnCrM+3W9UdITtaQfZ",
+	"N30G+RXmPrb9lm15d2L+GSZSh2140lgkEuZLaRld16w+EcOgYNBDecNFf4fesJT2GYmk0u6t/awCdLSL",
+	"aRLVGbd7DdODIHciwJvD53A3IH7+IbOicK3VmPSAiuzDm+8pQLtKgXQC/sb544LtdsQFfjJFaBSNh+OE",
+	"atbOLjcXhn6NfHJvE5Kx0DyxRb+wBHgussAF6Rncgd56wi4Lc9mJ1f4uzf4MCfxbYacfqxXWFqiPuwRX",
+	"t9cXzWtif++ptknyhqU7diESLROWUmg/3qiT/w4/FiYH1mKtoGD6LBHVES5PhJxJ4VhwUjdjlowBJ4qm",
+	"0N2c08QIeqA9o35mkOUsG9kNi0F7DXPScedHNrELTtEhI9dskjXjgCPAQOdGil00UmXGo8aJts3S5wz+",
+	"xNaF2Pwac5eAtJrNLenPVgo9n+yXbMX5NnqZymr+9WYFbdRJsTcrFHAkUuOIYwMob3fq+6Bj20aCBeW7",
+	"WUf/7gKVc/9l/Y/lCzPmfYlt1r0sq9UbfXhUWB5/9mie+bDP1KBpPp1Bk/uCV439dsN95M2aOO6JGzZy",
+	"ikNew8jRnwUuQhppmS7fF4TeMQx60z+TSp/2tNl0lcZBc/fw5cHhQbNxtP+ysb/CQj6srL5er7mI3YSP",
+	"9PrCdNlpPDLYJL6nInYvfHC0a9buL2MqNNeT7EjKKMiz3OBWXlBynEYry0Gb7O3E4SfYEp/cKP4IKmPc",
+	"u0m3gv8+A9V/3qe7ocnY7eXjo+NVkGIKIuzD51vMdmx5JZGa6QUiGMdKm1P/jTaiWVn9V6ZcrRZAB6n8",
+	"DHzuCApPHer23nOPUWE7S+8C66OXyl+ZsM3+UDNRhALpHHq5ntStfgnj/pL86mWIuwxxlylkpSP9T+FI",
+	"R/H8uHCb22SLGQEucictQQfw7CkA8i99BxFA/rVXpgHIP2PrZACFF9pKbX5uLp53ZT4djVJ5c08K3RyV",
+	"434Vo5fK4ds1rOXeOOnx4tOW1Bp6jYJS0qWKfcyZov7G3xh8R8Re9s7NNXwHOZM9/6d9evN49+ig4o1l",
+	"0DkA9xmLWVxUzIyyhfpA5VuZkqsxUzGdQMxJ/DJmmoxSNpr2UFq6yQfoAG5t3KMCeFeNlqt+bzOti9QE",
+	"vwDXqJ/Pbb/VquenxVBZOv+ll86nRVR6jnXzEBXVLBU0ITZkhM2+tYyuDTpDXypoRA9M6lpCzNZHp7P2",
+	"E1q6mFkAnd1DsMTDOaX2wte0O7lkK+uNPMLaKs2GJJLihqVaIWtyLsh90hGFFvj55va5iN7iqnXUH9iP",
+	"XEcDJkJS5UKNWKRluqc07fVmbPXch7ynij2/+58yircuAmYQ9kDI2SS2rIoi64DBitXyue+8zVr5vIpk",
+	"tZ9SIfpTKkR3lrNvUvfxq+aPNQyOu8vXc2J0y0XseeQtK9jLcMq6FexpAc6XUuCKysVa3p37q9dzZy8u",
+	"XfcydqZ2fYrTCbcni1HPmxfTuLeYfRkN6Tumi+rRw6IRpfugRMvn7j7YIIQWwLNEsw2Xnq8h6J9X3fkM",
+	"fuzZPfBUoXizZnVKhUWp0A4nbJN8Tn0eyHzQ3u1ejEG40HyfcqGyzkbAqCf/HUrg0F2x7Yj9Mhh3ikPf",
+	"uBugBMoSKEugLIHyzxJgt3J0PWR+cHj9ObC2TOMnjgbgE8y1oFiZ5jbyfETdAJfLkk7zE0JFNhgpGDHS",
+	"Tk2B7IqudRj9l42phZMOVyo7L1H2S0fZZUlbSpgtYfZpqFqe0NG5Z8XJUwHtO3ljW4eBFdmG+DdzQeuA",
+	"UBICDvdY+kmOdYheUjgfalh8MDywFaZQqchFvyPwbznWpIrlizFJpMb884T1tIFBiHxnT+AidKXoUMWK",
+	"5yNWxkxpLuyzqMZ6XjgrkkoHhCYJ4QJAF+5HI9id5IPtiE5GLN2BSLwVoZwpg+O+wPmFwgA7iVmPjhPd",
+	"7gjwJvNCcXFtl0wJgEzR8NAQAs18rhg6+yVfDd0Rrug3loLtEsiRy2sQ1ULVvb9JrfB4nnN2t7Oib6PS",
+	"dER4UTxTSO1vH+6SS8h0AAoE3zgZv2teMcpKi82JtG9+jaGUPUs0OMlKrQtUPrn0hEfKRfgWJ+O5JCOs",
+	"VT8MmkIB+Veo0JqdgFyU/rEqd3v7xerLL8AXk9OUrhrNlRvwrag3Os2t1B3v0B39pD297vgYNbato93j",
+	"5mH9GKs1m49TY5vH96cotK0XF+qOW5a+znZqgFsvtgXRZdND02JC66IK29kPl6+w3Wk1D+pGU3uWS+d4",
+	"A0uHizVWTvOhK8etlNzqWbx4YIhf3tqBpfPPdWxXqwYMDawvMGN72Sntaf2qrNQuU4s2bXHbJfnEJvfT",
+	"VmlPu7ZxNJlre1759rb91qsZWFj/92w90mWq8J/ZYli2frr0Npfe5qepmn5K6NNyZySfCvmwTWmALuS8",
+	"m7MIOnnvoc3qlbM9q0bmfynrsTRlsW362e4I77omXJGuHPcHBtdS8w9fXAXJU8UrbVEWF+R2IBNmWVFT",
+	"s0qZAUjAR65VRwAhBfqAbf6wU48LunMKPuVrFpOu1ANySydql5xaBtSBVLbMa0AVETIbTkdUsY1prdDH",
+	"NF/j5dH+pLiWiLbO6ryLF/zQNEkZjSfmYR0xmu6an9Mkdsl7S7POvYZvXk1sNWssJwCv5H1N7R9bsRgV",
+	"x1P2VC+JYJYlgllW+ftym3z+80vz8Jea+QM18+UE09eQk7mO/j4FXvdr8153QMt/CptLXf9L1fWvxqmY",
+	"0s640HL6A283pVOONQqvRWxJ9gTSnQA5QUCkTZVIJo6vHDQ2croEcZFEYiHG0zvbwVIxsTerLSAzcsNe",
+	"mcjIXrgLdNlWgVtW/GyI9WgDtECg/WMB/QJcbFw16ysHpyF6YilczGOU4n3BUMWVK+ksXWCDi8cMojDv",
+	"uBhr87L1oNJPacT8gf16FiZiQ/jO45R9SmQfYfWaxa9ktDSsdI/MxhilXKYIggPeH1SmOQf83+p8ILX0",
+	"JO7u6GVExfSZV2w4csc0TftMX9H+kpPBzLSa17ugog+zOaSfv620Ky2D0UMuzL/39yF+zDWsyLeyT25p",
+	"cr3DBYmkTFhKcvODoI0L8GzmV2W7KPTkOCUDOQYRIthn/SHCjgMRKCs5SCNOh9qpH7brRkfJ/3a86Ld9",
+	"Uj9c/FujfsdvxeeZHZGO4cW/vXj917+8On3z9h8n3/zj+w8fL/5yGDTqQaMVNI5PvvnHuzfvP169/kt9",
+	"PY041UVy/PpClM9vn3UYjlDMLMNuBGDvpVKJ5ZulF8pwwmGoP/T0xEIkZWZDctEn0YBF1wlXug0agdun",
+	"xOyKrJ+6WXqYdyn9ViZDes0Uag6aqmvVEdUQI9Jt9/6hzUccsZTLmEckHQvBUnupuTVcCUXwIDoQYNzl",
+	"L1TueaojbDqkESmk2UIRExBpBjOC0C9cBcPOjfN2QDVz3VLEGFQF4PQCrFMnhBLBbjsieyhQctGYEarh",
+	"7pYoyYwV0iHHjIRTEBP6gHR+zK61DU143BF2TjNnmc9cHNFUAeMwJgac2Bk344APxGJCFTn/cHlF9nDG",
+	"4LAiFAa1yAF2ZU69y//l3/hO3iQrU54yTbGoeJSawteoKTwVEi9vS+NG2CqpVKlgl9umVLAfS8Feceff",
+	"o0ZvmzjLKpAladZKzrecGlJMcvtaeLC8eraEpZHTC1d21d1NfZXbBxntFWjqORV+bd/bd0xnaugDk7FK",
+	"iC0htoTYLxViS9zbFIJ8x/Sq8PGkvFpBZTSe21ZjlNDIupPcMiFvtLK+JSE1mTBNYAlD1WovD0lEaZ4k",
+	"REsSSYwyMRFA1pMRb7WOoCkjKRtCKhgVMRklVAjzb+hS6wuOBbvNnGYAAyeZcyv/PJfv1GX9sQg6IpaC",
+	"BcTMMYsD2+AWH05kim6o7oSkY7Ej5C24hK7ZSO+Sd9CqOfuCOZZvZP2GPsY9o3WQaqter7XB7YbeLiKh",
+	"ZfIqXqNZUP4Imz+Py6V3p8TQP5N3p1Q9y21Tqp6l6vkncrk8xG2yIc/HwGzHR/d87FkV7Mm4cCBmKgXL",
+	"aZMvMiX3llQhQDs/OAlqqpC3tYCMBTQ6FvkQqexh+YC8FVhpa7ZGPAZ+8rzqmjIyFrTXA2bXXfKTTK8V",
+	"cPJQQbgoBm+JlvLBKubFWNjd+V7ePn2+fTYZBWlE6i/bQMnhZSZ8lRkwtqL/w4gJiL1LeV0J1oNoqjWN",
+	"BkMmNOwwX5lmJiJhhWxrf+ibyZ0ZzUXVo7D48CqzqvQ9L85ueIzzg9fMqg2r5DcvVjGoZh7/n6u+sW45",
+	"fyUTbHhoFQ4Cn6psDNmKU3pW4AgArceu1J8KqkyWUmhedoSl+xvXkJaH7bF4L28vmBonCykEcjIO7XIr",
+	"MEsw/7PHTy7GIuc7sYk+21MlVETF3m+a9s9kzP64o0esksmNgVoySrmAbGbaJ1WDyXQ0Au+UIuFvt6z7",
+	"aZwm0/cNa64jG2579Cd1BCDcZ433sRnJiYxoQmIs14+J5kNW8xlfSE+HPrWIJgkmJ8mEEZok8hYDOT9x",
+	"PZBjTSiBBCeiGMwQknK4LKdGjp8tooJALSFsyNANOyA4SSE2XWUd0ZXxJCDdiWagXcA/PKHe7YCBk0um",
+	"4NvDLLI+YZ+50iogShI3W+Z5itlXGiuWdoSrtjSgbESQeeGUqfGQ+SHuklP4mcXmBHMZuR1IX7voss2R",
+	"CbAjZNqngv+KPff6TJuXbp2YYcQSPqQ9H+sqMSc9lnAvLqJkHDP3CjYPK0D+OiomRtkD7QpeECoo4Z7m",
+	"WnhdMwe3VJGU/X/svelyG0myJvoqMZi5JuDcJAhw0QLa2By1VKrWtFRii6yu09NoUwYyA0A0EhGojEhS",
+	"qDKZzTvcH/cN7ovcNzlPMubuEbmAAJggCS4q/KkSE7nE4uH++W5BbG3Q+revlmQ6Iu2hVLsNUMIn8Bis",
+	"OKX+vn341Jk/L/WYPjyCA83WpaR76oeT4Gnfk3ZOzo7GtyoKYLhXxcGT6sGBRME4Hg1F/KjEJuHqxo4C",
+	"uJrhqghlgYpEvGdyMLU9NwLsxjnxnGV9OuDQ6+FwdU7KWyksSwVMbqGDdyU7ZTB3XaMDMsRjmUwrhbLE",
+	"WvxyxJ41GCFA+cpzVIhL3FHn7zeJVDLiyRJ1i50mXLGhQOjVY2FU3HqaarztB2VFOkulEUt5xgdp7Jlf",
+	"tjo5MW71Ku21RTUpZiYwu/5uOm67wZW7bV/bchxH+JCJOmsG6Qjp5uPEtNNl43Rv3nyoj6p7uRM+xUFe",
+	"L4D8jVUBVCvVwj27aSPpfNO20UO6/P7H0kv6oFYtMVAmP3vt+3H73mss3JnVqYg/i0in8c8qFTzeQo5J",
+	"DNIIcazjvl4meza+Qi57gYBieJZwteckQKNXPHpPqShUdsaZNYeg9eT8jRR3N01XzATAMJE4CFnOUjGS",
+	"xopUxHibtBLg+znAcnfbRIgZqTFUmIUbUE8Qy1+CNHbfAxldfGgp1G7qlEkQ05k1Mhaut3ZVkjsEb1ol",
+	"BegI227Qe513342NIg+cuAPAX5Q6WWE33aosp4hCz9YeMtsDdsKl9dc3fLmaAZ+FArUW9hJXO56b2ZiP",
+	"JGegBWSpOGGzRHAjQDEYynTKZtpyY2Q2pQTiNk7dy8L6FtlNWlS7Rd5WJgE+4WHUdTLwlO7Lxdm3DaHV",
+	"Kh3Mfd8R+5Zjo73Ef4DY6O9Mvv0hqoU+AhGeF1wriR0Qb16g15PnVbFwE4m+Uguu0+kYTzZ77QUaSnBS",
+	"eWsIybKMfADV9UdhC1l3S4UjLwtzHbN9KyIZi/jOma1nsjvO98SRvet5W8H2jxra37QpboXN7Mciksbh",
+	"gQcp/ojnEt0uFdiCjESgigI6ROhG3Y7pHIdMXID20Iy55b385/dxGPRVmKPIMGBhCdPCn2QVwh/c1MNW",
+	"m+Ew4OvUmA8/mcYhaxaKTl/lmk6LRamIhbKSJ0xTbjyxWDOWs2ree6oT0UNErDMLKhD6SJABgzZ01DkM",
+	"+gom48M59KUSaYm3+7BlN3N2K20lN8bj7IpZLLD1vroBX6etfBRqTE7U5bphTk85zbWOAzbyuoiISWlR",
+	"YjZOdaJH83Z91aIy8W2FsT4OceeJ8OmJvfrUE+kY6GSYS8KgIdIUG3TkbGJBUJTYRhqXmQZbyjPyaBF0",
+	"iPSOOoe19+cHHMnKgMkEsw+s1izRl1jldYE3JVjBdhkH2Kk6jy9Wwnf8Revbv0Rkb4ZQtqKs2DU15KgM",
+	"cuGe95pH4IvKrfHHsSvuuFs518lRZrEi0B241uu4NuCuG/k1bO36UbQw98t+n1opKON2PfeY498PXwQq",
+	"jo3X1pucTah4e8A4G2szk5Yn8O8LoTLRKhK637/+6TWGCrHftBInpSAiqjQe83lfzXjqGmnC0DIrYiYV",
+	"kxarIWVqovSlKl5S6cHIPpKMWF7Lsa8irpS2jOJXV51LV5BSYuRzk8dTF+dDRxOuM1zbXoU57F3KWJwU",
+	"8TrLq0m6AJ/DdQZ0+7C1kpw/9yOXihU1+WG9Yblh66cilRHffzOWER/pzY3XVmzVcl0vdmjDuCG6fSUX",
+	"27p92u4Kd9xV4OkfE4TlBT9cCNV18qTEBa/KFJ2OVqGp/d/JNrHe9kuldz/VMfNWwkGPbgej0GhrxX3F",
+	"J941j9kBpbVWz5qU/VBVCM4okmtlJQJKTCO1lkpWFyBHp4CNGEGjJjX1NpZy9LF+QUy9XVqbwpkVWfn5",
+	"Kbmp7YrPT2GsuIACs3AwMbSIFxukgk+G3Fifo9noNTrPe4cdXEr3yFHlkSRT0bh0e7cLPxe3H3Tg8fz2",
+	"WCqFWSf5/S+q93cOKq9XcjQuj+YAf94go6RYuq2az+6b97hM2YfgQY82i/UBMMTdsEqi0TuCAausKlZH",
+	"kzXif2+MhVCE6//0//+/zANf1pxyK1LJE6CBojoKNWdtBS7Dwze6GnAjWKZknqiC92pr2FgnMTWSChg2",
+	"nEUdMoLV8tVr3TumWAdlj1+IlI9A5TTW30Eg5T3W0h3M+4pMPuFAJPrylKf/HY5zWAoRo6q7lKih3SxL",
+	"r2JNniT5VE0Lm3jBu8hMhIovS8SFSCgss15rAupKgOamVRHffbVZyPdSNLXcJIU7vWkzA6SPRxog7bdn",
+	"w+ENOqviokt9o+9oiEBmGw6Prxyea9Rz+6ER8ZfomRXk7A6BX4pSweh8Dq52z5IR+uO2LCZ5oHUiuHq0",
+	"geRA6B9gCWoYXEv33sTsmj++WUQ5DpG2aWth5Y8pnPz77x1AO6oVA/lTlvDUYefeLMfLYcE+j/+VmZv3",
+	"p15pkP4lRZnolKUpV3Pf0h27nAEPcuZqqfAubFNNSXw9hv3uZqBbEZAIfQ97bDMXIljBa2HgEEMZQ6wC",
+	"Dy2qBwd3D3jCVSRM0Fe+aT9wS3sp6LiU02oRHgRMGpM5u3ik01S4fEP2V2qOJl1FDco1RZ/2lCd9RQcL",
+	"U6RgEWDQ+VhZpNWFQB0yjLgRYcBCwaMx/F//Fv7n//7/WgEQUOpt7iWMhVhhr9rmU4kRx6IdvmEbu9RZ",
+	"EjNLleJKDN/joaZz5gJzjwGrPTMtkhp9xdhvAoM0iu7foVQmGw5lJIWyX5CCwiIjmPqa5uAR8ZY/GvmQ",
+	"XD4sY8q1/6TMW+Z021I30DbOT9HC+1akSsMocUamBEgBZA7mTPA0kfAW8XUm03mADUWZTmK45ojqBO+G",
+	"Efj4GboZx0un1bdbzO/g+NGEG8ua735496nVZj/AQ7RmhjXdKwZiqFMB77Y65nOPjx0x/aaVaCGRKIzk",
+	"wYnFPfJNCvc+LwGGttot9RMwcXjzVF+IKSLnKZ/T1tqxmLLmJTfW/ZsgJ3WYwMt7iR6ZsEVLykJP81+k",
+	"ChdW1s3dFOsKZOd255kpPaszG7rT7LOnGeV0I21brSeoIWA0LGZy4+sAoDtI4hc+SrUpnTUcZd5RI4yF",
+	"5TIxYZCTjCOQHuOFBwoPVtPNJT9gsKfYFBd+Nq2AcRhkfjwc7V2mWo3w5GK8FE2YGw1jh3swGcuOuWLP",
+	"/cFmVKYycKShh75aI7wfP61Tn/9dHInitjw33C+CI5UZ0Jimhm5IrvA8MjKt4NVczWkNBpktbsJxVlnb",
+	"pm10r2oUr1E0rNAp7tEDVrTFrN/GkhB2slG3xoF7xpbidT4cHHUO97rdFwiO4YRWa5cddEAil9plHqCZ",
+	"juMsGm53Flpl0l+5NGv0ui9fvfq2cR/L+sYk2EHazO0aworvTN0j10Ps0v3fbjIj9+RSSxnP78gjFB0G",
+	"SfVlIWZ2NrTCh7dxQNtVQFCKbHtf+pH5H6tBaq+CRm6fKnB0r3HQPt6ob+3ND3yW99ndkAC9G3Nl9NxP",
+	"2jKhqEAJSnWq/uEFOGsug1OuaHBIf7WoqbqTGZH7YtE7/ZIv0PEf1J2K6oZb5Rwg1dG2btTulFQn+1Wt",
+	"D1YjZlMtLdFzZUFzIsiV/hxGo7SXFvfWGUu5DQhgedXGtycLFi05uaEzv6FAM4DBstQVz+KR1WmbvZOJ",
+	"Rd1n3lcESaooPmATqeK8phBrhgC6Qyp2Y+SFCFhodcjEV/d3a7WdlL5Q31DKtmonPYft27zx66OtJfE4",
+	"7ZBPwIqLYAA1AWmQ2qvDRC1txTiwomFdoXH+Vf0F7l87Do5Ynk4vDghOXXVApRKPnXJ16SXjg7O6fIVi",
+	"bsUevHuzZSIF99qRvbx2ZFbfaFyP1Kh87kTB9XgX77ypQfn8q9rMnFyCuztr8vdgTUZrkrMQwdY+MoMy",
+	"YJM8bHI9OHJ3F1Yfb4xZFuKPdkrfI/6ZaWHIP1qPQc672P++2sw9e3sQARP4kM92UyxR2LseHaBwtZ+b",
+	"Ns1ECwRSXg66iVVzWysGv9pt6JolrHUa3gkzru5JDZ5cfeBmrLn8jrrZFqUV3DHJu3a5VVnLA3LJ6xI2",
+	"FobKmnE6J5dP4AoqB2yYCvEb/GPA01bhOQuKRA5frrCvStWXWcrVCMNW4AzmKb/YQqgcB1Mj97e+0dgl",
+	"FSwciYc0H7uq43nR6yn/ei6ms3Jda//34eGaYtlbss4uXbDtJmQsbM6GPHIzM9nCk2s54bazNhbxyS6D",
+	"Y5c7e+O0jQXGvU1b4zKqXZvNsTC2bWd2LM3ruCIB7hbaPSauteMgd505coPD9eibWZbDLS0wEcwQOSmH",
+	"BxjL52gCBExH4c7XgLdqnUn2msUCNS3MEMjfSzHR+FK0HcDBHUtY5TnGEVA0jdLYS5LCgW8NBF32xRI2",
+	"sAUc16mL49gGxR2XzmDbHvQdj9uhpMeVmHJvQAdv3zPCWqlGm5UBwUeZf7RHdmrOIp0piyFqzwy74Knk",
+	"KsJaNsOEj0Ybddhg1xQamC6vdOBdnsC9sU6X1gEzEoZBIXA4RIocdYNigzmjurVXQRXO88yv0O35TfV9",
+	"17Kb6u0bcJvFB5cn1brfd8zmjgHVwvG4EZpydL0HhOztvMuy0G9hJ1uGoM6ENXVPc4/pC5Gy0P/0LuGj",
+	"U5FGQtnQOxcGWk/6Ko//hNN99SEXZC4VhV+w5kDbcWtjSMQ2r03SV8uKk6zCVle5wQ2h1ZXJN3oHx51O",
+	"0FiylI1e47hxq5N/56hpx8V2qblba0x7A+a5Hv6sKNaRpRdivhr1nNHv1WCyDVJS6cIz5r7jA2KrDc+Q",
+	"MTGthGFNpSlnZpvBWasqq7m12FSW3G/0B44oSrQRptSddVkr1oPzzqtNu8DHGPvkdNhT19ZiKnjChkLE",
+	"A46htMg0yM/5j98bEzHHCpM6/vJrxhNpgfhmqZ7OYDR/1pcYUQhSEO75H0sapJqIJ+Ij/9roHec+TNgb",
+	"NcJVpQ+kItLTqcDAp8rbEzkRyRyh7FxnQIn5rUxnqS9KVv2wa8LqPqZmpvSlIb/QWUqJ8eThwnP3p1Kp",
+	"ig+uBsVbKi7xz9KQfhnLaExLFssYhwQjZANh7LoxGKlGifgSjbWMRGk0NBWMKs2/8dpnY4jEiHUvteKr",
+	"rdDbGwAzjV734EYt1Ks9YcdcTf6us4/CGD4SKIe4msCM/wv7O6y8txGNRTIrb0V7VeP1MsViZsKGHnE8",
+	"wBtmvtKh34UpfRce+JyDF8KSrjy44508OOh7xyH10C6ac1LWnIB4zJT8NRMnzrHuyodqxYgrFLcHzPNM",
+	"vKWvtGLEMQ2mblLfQO+eZyAuMD9NTl2fVjipe8CbpnR6rxPpWDSRhuPLJnqJbn3fpZLAZ82jzmFeBHyZ",
+	"qF+j1+B7lyg2q4sl0rl/SG//okDeSdDvTYI+pLjcQFeEk7CtMI5lhL5Dnrtzswny7Dx+4LnZYVtpkMFf",
+	"tx1bRMJyF1G0qwl7F8FFHkddj54rWG0DX1uJXNeGEtHhuXWVVz+h25hbdjJvJ/O+f2vL3Qq9nSi6K+b8",
+	"o7CbceZHH5BGQ39mXHVjb6wo2yiCqwYK5PQ5K2yzTyoSjPeVX0rqr2wWrCq+0wP5VJpHnVetHov0bF4a",
+	"CZPKWMFjbPlMqQn0WF/Rc3diqfC+01wg7QwNO+HxhzI07EDX7tzsQNcOdO1iZe88VvY+9fZ9qS6kLfKc",
+	"H6LR7keprGGJVBMDzLDAcj0WYrheyLjSaj7VGdaCNVjOSiuBFVxTEckZcv0mQVAx5TKh+qCpGIpUILZM",
+	"BZuImUUv1mKBgMCV0jRjfal811wYT4uaAQKf28sMXXN5DlqJvjLZwG3GCQtdZb/XNmRCuZabNKnmUeeI",
+	"qrFgyU8eWfQDoputmGHMwnwuJrxzh9r70kY/pG8tX6YyH31VkfzFMuDgnHD/rPWUHXWpNqLbV6Cezz+x",
+	"bqdzcHh0/PyFg1ywYT8bkWOXeny5tELb87n84/cGEqgHQjWWoy4QOiiAUK21urJSQcPqiYAj+edfD3+Z",
+	"vvxfaff86/FfLl6dDg5+mj//EB39aDrv4hf/kx/+LF5+kt3Pl8d/BXyVpUmj1xhbOzO9/X0+m7WNzkzb",
+	"TdoxnP2NXnrjgJFiF2vXUIBDesIEj8YMF4BJk/OCSOyM/juj/2M3+iPRC0ZPxFfKFm4RP6TCZIldHXJ6",
+	"KtLcghNQmDwJeC85sah5+I9hqqcBs7oVsmYshjxLbI/xJEELD2a3gLAn7SYAbUWRiI+lsakcZL4ysoub",
+	"Qan40+kZlTb86fSMmUingjVBJdFYrHAqVWZYLGyKVQwNlpmeaQAjraAIbQWNxCsG1cDZII9khaFhCFo1",
+	"ijUHGwre4WPU4IWmdUfekM9u+a8pG3RWWu5HWRyuPMA65eGO6ozteygPB/+smi+IFgGOgFJcpn+4t4tO",
+	"+YNGrxs0DvG/R43eUdA4bvSefwuW2z7gNDV6jaP2wfF1lpCrxo7ScDpXh9PB4dCgup1G7wDH1sGxdXBs",
+	"HRxbN2g8x/++wP++xDtfNXqH+ZjL5hQ34JftLrZ6mxniO/4k48Mzboy8gBU/pDlpOhvHQBI6FY3eYefb",
+	"zS0zC4aYYhVeBQ1iWDCmwgQDQ3LGF9gOsseUple24dQ2zay0xJQ2JdjELIO8CakMGbS9YvA4PO8e9A79",
+	"oUNrjTNb6GyG1JLoC5HM20j21xp1NrZQErdbAeScLNpF/z5xLxlttt/Ox+8nW4+QzJin4mFtKxVHHVZA",
+	"hDHFbJolVuaWjYCFv1+KwZcsTfwU9n9HhehbeMIiniTUfY/xEZeqr1JtuSv5gt1LZ6m4kDojU065CgxF",
+	"FUei1WYlHZsa3QiYiXVK2J0YPc5gbncZRHwb0f2IFOrarBbWD5nmGn35BGlqqba844O31GEfXp0ErpFb",
+	"op8Zzy5g47eoV9J76xdsgPsD35cpT2W8WpsqT2DEJxZyG/rKd/XAH13fZW6ZS128fSLiOb+LKgt+cdZm",
+	"JeOnblB89JyP6hrLYBy7puVr85ZmqVSYcsOrmb4RVw+fuUSAgMPgWKRj4dqJWJ6OhA1A5cHhM9D7xFcy",
+	"FcD9f/1Mt+shCy/F4Oc0CfuqWQYMEVf7v8M938JWm53jCw21MOv5Nn3NkD70Pg5BbJTamsnYdSlhMyki",
+	"0Vd6yMSvmZxRf4t0WZlTmtmAqp2ECR+IhBwpPlUqmZcONHe1rpohOZJD9O7k6yANUxruilIRC2UlT3oA",
+	"QXVy4WCPEiI2vkbLWM7yhmVlvrQKwsDR3MRpA0fyQftlwWperXx1gAQNW3hOzCLfo02LlZ7z0VYLlFo+",
+	"qsMvNyjdQHev4opbdhMAF9n5CHY+gjtIDCjJp+vFU8G9NsJxeVJALBJhxXI8Z/nomSHua6yemRK7bcJw",
+	"jFMiQYdstdkbHbv2qOSuT3GBbs9w3+IQieEuMJ1axPzGMaXdwby7glNWpoJQyl2Q6D2bfyw3kzWaDPzK",
+	"DPIIBC5xJl7bEG0oinDQjI9c39h6xVJ8A65eX3lwE7CQ4t/gX9xgQ2G4zpo4OuYuxRRxw63XlWKZCopP",
+	"SeEnzmbaSERbdizmfTXWSdxj/cZ0zvBF/UYrYKG/iT48kYoGgI3CQnKmwTTfYdevffz3uQ5ZM28AxgZA",
+	"dwb7k7oFCXw3U79AQ51iQ9TP796ww8PDV616lWs0tcwQMjXrlDmu5u5lK1p14L5t3J8DF+kRNvtCIsAF",
+	"lq6UbHWQLmZy6SAorrI+bDKTM3pk/WiqJCk91F5OiQwIccW6Hg+eR3sv4pdi79Ww092jcJeXr/ggildM",
+	"qTggd7a2V2bjh78pMQxW9S8rDt2dDXp1A7NSS4gviR7dSSszbiZre5nRmFx/bmmYTuVILqxfqjMr1arW",
+	"asSBNiNVemT9mOJMXPWjTzXoQSs86QfMe6v3Os97nc6KATsmWXvEb4E11h5s2bN+zWgPDnvHr3rHr64b",
+	"7bm+yVgfXw0uzwHgupvdJ9cLO9Iae1cXx63msf0WNLi1PBrDSqM68D4GofHPoAHTAdQZl1Ii/KU/zddm",
+	"SXTPD0pxD5Vdp6dQXFZ3s3u0QHviQsYUFEjPjFIeiY9SZRY95p26UYedIXAnV1X7Ko9IOGB/F+KfSDUR",
+	"8Vsd0SrUWcMXlKkgdUqNscdyNF6Sj+H+NqdjbXX+PX/1DGDjwp3nYjrLszk2zSsgDlHmPXSp5kuiF8uS",
+	"E9Coghbbem8RL9a0mbFLjDOwO5+5GiGJT/nXcu8aV+8c7pIWWcEHPWKXVdtPaXtvEp4JzHWzal45dtp5",
+	"8598y0EHnr0qR38/fAMtNuUq4wmOjzWdxtJzV8NWO1c+nC5iZiJ6ZkgVaYYrOWzYYjrtK6+pnOTecKA+",
+	"12o7fyUpCr9pJdosLDOt0JmcndH8nI9QgeMsytJUKNtXlo98UWK0r+sU/vRVN09YmB/6/F1lDhiSG9fL",
+	"PjbNjGUDkRcV7ivUQXkUCVPkZrgPlQB5aQgnjNg8G2UyFiZ/pQ+FpIYUP/BojOkZmeEJk4ZxdtTpMMWn",
+	"mDQ8FmwoRbLGtmMmS4w7gW9qAbvpOtK0V9rXzeRBDexlwHEjaFFHzFfF+vNOLqqnXMJAuUJ0fAeSeSpi",
+	"mU2vl803E7leKr0VmHrpOpxPB5LpC2KJm7kezGSbVbV2WHKB6G6AJRcI9I5x5GbUWgWSC+iSkKS7eGMo",
+	"SQKngiRpMVfhRPq1hOnchTs6KATWVjm7zGTr3i4z2bm77sjd9Z24rSxJ7OsQZAkhbOCxysltXfwRgsS8",
+	"XeoMWIRhTbwA5+znzx8M2dKNSC/w7E1bAd5bwUTPGJ5SylGR1vSVFxiujMqNzdQ/Cutwze2iFu9TgNWR",
+	"C68aT8JkQtuLQLKmxBu8KIGbN1fUbJboEaLMR2SMQaqnsvVETy4QRE75SOz/aybgUyvKe3Rf9Y5fuF0Y",
+	"ykQ42iL7QvtfsxHmdiBp1JvvK0xi/U00et2Xh53OkY+c3b/o0gm//h2drjv+dZZ3n6a/X2to33a2q8dp",
+	"u7o7ELQDJ3dbGa2mjH9c2R4Fetj3AunB0j14OgFcwUI4miHTKQth2UQcEnoJY61EWIAYL9QoFNJMCL8s",
+	"s0L1VWgirt7oWISB0ysoHjS3R7HcHIXOuiIokl2OtREuyNQHfjojDV08oYIa1a8jS/SGK25ZIrih+vTI",
+	"hhnhCRFT8Ddrnn46O2fl7SBu3cKX48z6qmr/yg1sBXsI2+wXGIU0DAlOjWAVL1OtRqWcltxWJS1riguR",
+	"zvtqlupBIqY+2wXjF8JYWC4TE7qUYqUp4U4abwZEsPe6IvW1a7Rctt4ZK5OEefoqVtD17w/zjdSZ/TTE",
+	"h3oMZEQYUIg7EIRhvDLXL+JrlKVwqELGE5Fa1rzElMMhrBAL8VrbCXOKQTFjfWl8jRQyXfaVy4sEppsM",
+	"NE9jg+FaOFaYLWdEhERi0jCeJPpSxD1YPlhongI8DgGhhAUsDuH2L55+aYDSR4mJOKdZ39c2xpoqKYu4",
+	"ikSSiLi0Ya9YGDmtKDzB6GJ7qf165nnRuG3wlkuplkSLENoWf6HpYvyKmYnI6nTfWD4cbmiIdJv54KZI",
+	"pS3aDLRO2YibibAsGotoImJyktCpb/Qaf3nx13cHH1/9x+nrRlAGmPCSTElAe+8aQQMb3oFUftk+3iC+",
+	"trwe26xF95DmuUU0/NKh4YomUzeS5T50nd8bBUMpzFyISmHNl5AFH72vjQK/XSGjIR+nQo0FEhMSULCW",
+	"tHaO64cC/8Bt/8DgP0Bxs1MB/vD2Sce5nfZCcCznn9frMlVMcQOT5X6so/uo3XdtKWgHdiq2TnL1lhzL",
+	"eNk7jCs6gvcQ02uo5zVr+idwWZVmLr7ZYP4YPILg2/u7ebmgRRmub+hJvgrWzsi0+hbW+hZQK95QiGzE",
+	"rmBw3ytw2sXI7WLkdnbGP3YX6Aev0ftBqomTR7GOsulCob3tuCT3vcvlYUyKr8nIZhj3Vrey1TDEEjIz",
+	"ntr9oU6nezG33JkXQZajU8gHusFdLBzKRISBNzD0lXD1cLlhaDqiZyhSzln00CXU6rHTn34M2P88/eHH",
+	"gP0iBqdMp+zH9+/YEOjKpwkINphbYQLGR6kQUo1cDBv8EosowUIWcPQDxlkqeAzb7BKp0Gwz1cayl91X",
+	"B2wmv4oEbV2coT0OwMHhYdB98SJ43unAtHiSBH3lnzpmH+WfWPOoe8j4QF+IVm6hWmuZarPX7gUHHe9V",
+	"JjC5bQvU6zgGqiSRsFUL1BIyWQAXQBdVX2Bt/vnzDHN1/Uy22jBx5/Nc7/PcROYR3a0QfPjVewsz8pP8",
+	"3W3FLu5ol2Z/M4xA8tJLy+XoYKDj+R6mrDZ6jecfG1swClyh5zW5+J/FVF+UJDyKUl7yB7raKCjFmked",
+	"V+goId9NLwcDzFg+X1bY9m5lls/WL8TWLmf/4U75XeX7AwGuPzM3OB/B6lA+/NAzQ2CRNaU1LMzSJM/z",
+	"gA+3qIeYE/mu6AQ1ETO3DdFbQbuLBhkCGP9WASGNZo6s/QRayxOAB1JxTNe8kt20TODiGxcE7huA/ntw",
+	"WFKdLEm7mqXyglsRsCn/usdH4r8fdo8Pn3c6nYDJ6TRDEgurOaZ1HtmlZt1P0I3TTuqeuocMuwnWnWIZ",
+	"b5pUjygaU5pn3I4LK5FH4st6ftVNsF8bIZQKsqI+mDqPXy8M9lRawVVaaIaZESkW8bgca7Lajzlw5koG",
+	"WEk+t3x1hr5azAYr3cWa5Qoha+30KzXmviqrzLc153922/DgsRc3spjXU7HKc9y5BXZugZ1bYOcW2Gkv",
+	"31Psgefw282OuhAq1ulGpZndI2wwp4QmV6CMhTyy8kKEbXaKRv76Jc7ql2FmZ4A4cE69yrj2LmUsTnwB",
+	"1xUlw1LBYyYts1qzpp8G5XOVIg2WVwj7m1uoOjXCaCFYE/gogiip/CXkwS2/hhVkS1x3aQUrfHiZ4jQA",
+	"FsTVoy28E2G7lJ8y2JVGr/Huw95B59UhcFc3JzdreCeP8J2ug14j5or/+zAVZpxIJXx5/GJR3nLF2edM",
+	"/tbAxCUF1/7vLjvuHrDj42PW6XY6cBhXYIXu8aY9+DoRDDsRPD6XU/GWz6kVzVSqT2ks0jfU0vDgGLRd",
+	"P8Z3fvjsNNVxhjFDGu6mx//RmGpqXpvBccZffnDTxz/M0gVY2q22PKUbFHAh8t6shEuJiHdFXJ56EZeL",
+	"nL95MTPL0mjMDSx3DXOB47h7wGP9qV4QQTodbaHKSxwbxt3we5j34rhOwBxXCRgeJib24GwFDM4wNh8L",
+	"2FQqOc2m7gZMpcB/xXxuQF2Fc5ynIIB8ZzUU1bNsNkvmSzTV9dJrVTUTdzQftJ7Jw/Pxh2e8tbE9bdh7",
+	"Ncu2VIJkJ1UfRKputv+rtDviVFt2fjtuvquy8bS6zT+mkhwXXuzUwgNlyddYLvlX6Z55bY6HjnGn8Twz",
+	"VJ/MsCYfGGxQ4jqO+OuWT4RrM+S62ZpWARaUBhjrXsbG3NwrZPgZuVgOGXYS/3FK/M5O4v/xJP5ODj8V",
+	"OXw3opR48b2L0n05hSntYSz7g7miWd4tGkUqqdUUXs8Ne3P2t9518eVDmSwPL6dcsr6iG6wRyRDeGVrx",
+	"1e5H5iJsszc6yaYKbdSuXTtwkoBF3Ig9qYxQRgLfTOZUkUAxruY0yB4LzSQLg74KS1MKAxbOeDQJWRP+",
+	"x4z8TbTctS+ZkhZvSGUk4A5sGR9NTlh4dNA+hp/+Wzc4ODxqH3dcsYi+KvUxC6UV0zBgU26x5IXVjCsm",
+	"1YVQVqdzBj/DVDCcnmCGTtnZX35mzasTarXZL9KOdWb7iiv3bhbhguDaUdlXxcR0ZucsEkmC4fL6kqo1",
+	"uCGMU52NxiVcRKPwtpCxTmIMwJfWwEja7K+ZtliuAzBSwCI9nXIqg4aMe5AKTl0pfoUbDXzz5/N3ey8x",
+	"ysnRx5SnE3zkzecP7/C5vhIqpoQBjozENQV6zYxNs8hmKU+YSFOdsiZnXuy66foiH/AtJJZywOObs78F",
+	"TF+IlB2zj3/C6rrwx0En6HQ6fZXqS9OqFAWBcV2m6EhwlT7a7BNgvUtpBBM8GvtFDPOqGk3OlLiEBQJi",
+	"cQKH2sH0FWyg+CqNpWXitHYslsOhSA0+oCgkDTuuZMptTsiaStN2YHoEuhhCXITQlaxzdelEXynEDPiB",
+	"VHCjFdBfkviD5dkZFQu+4ImMYRZuxQGVCDweWGQl5coA3sBOeO+Ry/iSvgaIEtcYGwj7ULp8pbaNe2k0",
+	"JId/RMb3OFIekOO1I3NRH0zQVHASRWQH9WMH7laNFzSTLCixqQDYTpAzpQA5UgCk0k/76vTz270PP3zc",
+	"63aPg37jg5hqZQI25CqaB6zbPWaIMvuNoBsAXwn6jf8G/KvTbwR0M7xkvVX+zqGvO0rY7B5J3DR6HXwp",
+	"9g/HenxWTGvGGMRdqogsEHPqzEaaMjbcVwJY0EavUVqpRtAgBvi+/meiA6IffWlw4Pk5xrHnB5n+IqbQ",
+	"6HVqUwjSBpEJdc1fhjyx0FHOlWIZ7wDozhC0AXol+gKgUMJuazDstXkPt8e13pG5NFLhz/qyjFaMSBKz",
+	"gKFMDyRxwHIER+IGGCVDTsk8cgsAbiGs+X5jGd7jcm4qJh8kiqBi4rjeEFEljFVybgOLxQHcu6GUATI6",
+	"w1S+hv/zZ6p1BLIVrqRiKNJSuB6SoLN/HB0cd5YLo2utFrm8qm2OuXG8AJDQTWIG6DTuAge+h8ABXtjN",
+	"peMojzKC4LYGjTg2bLxMxlxR1Sm1CIUMyJZSgRz8EzN8QHmLtLoQKfZRR4VtwI2gW5qgb2qvW7ZOGEdt",
+	"v/TpXA9f8C+wMGcrrkQkixLBU/JwDJOipwwM4ZlhFW8FbiBr+px3rMbpX4eyEW5o3WvcA7KYh419KEuf",
+	"+qLlUYiLTT0YMOgtxi3s5Ph25fjmu73eZ0Hs7J5CFfxsPdDfyemdtlo/2zGOcySCVLtNb8slN4BX9Gi1",
+	"NvoL3MLgloApcSmMpULWAZlkciMt1jz1ufH8QqSAkyNtbN73GzRRGFOA0wr6isy4KFytnArWDIfYejvv",
+	"tx2w0OqQia/u75q9tKmNdl9plcy3qfcuVUlxvT7o0eZNuGGNH2EPbhih554bDI13VnWEdnLr9kODBfNe",
+	"Nqy4DeRUHaaZaZnw0arOy/RI7d7AuLef6Zm1g7rSdRnoe0UX4+55p5Tut2yUw8Vey/lygeDdg3dvtmbl",
+	"DstrRvby2pFZfaNxPSrLDD5xmZ/aFSTgb94vzne1ZngtY4N/eDNTw2XOgneGhu/B0FDsZ0m2GxLcD95s",
+	"9rOIdBobZqyOJug9v1SMX3KKL7gcz9vsF/IdcxbiTEKWiBi05FRfEgyIl+GAvmqiGg6yW1uMPVRYxKeH",
+	"twJHieEXdO2/++HdJ1ek+OsMHeGJtoaQR6vNfnAXaZARV2wg+gpHE7fZR2JuXDGJhfHG6JQuN1mQymTD",
+	"oYykUPYLviQM0CUu1Wi1p3d1iaDVkIAsAPm5f0j9v76+SLLbKzr1nhngM65Jw0edxPOADXg08VYap2P+",
+	"mnFlKdf7OYZ1ojCtCOpN07Vd4X2Ao5v2WPX7sq1ifBXZUlu0bNCNovTIUu03ZzVb1n0LRWIXqb+g8m5S",
+	"thEbVVxlTg0XMdDoNd6XfmT+R6o1QO1Pjjqv4AL8AF/M5VCvcYBtKu6DC7gTmQw2oOQzGLI3APyAs11C",
+	"0z9py4TCgC7i/UPs8T3VF2IKK9JcwdpR+6O/WihgfHS7b7fTZj+5pkeXvOh69Ec2RFCBCGNFHZByw1KA",
+	"i2xjlRHikyqzslto6D8KW5LFd6Q0PDBj3/HaO6xUETNerO3DwfObdvm7FIOx1pONymCYbJDfYQKmk7hk",
+	"5MuDmF2ImYNzMmUJN5bFIpEXIp2f9BVVHqTfjIhSYc0q/xqdVX2pRNpqs9OEKzYUWHemx0I/hZA1T1ON",
+	"R/kHZUU6S6URrXZfXRNtwtdbCEfCghJw2MYAwCX2O7+Ct2YPlXW9lkecVe6+iW2BBl5+Tx0zAxBEZaT3",
+	"zFAOaglXEO6fPS7/o5gJaEOru1NiSflZX+UL8GxplnC15w5Yo1c8dz91DRxBDrCVOPvz+fnpGRMqnmmp",
+	"LJxNUvzFBby3UBYtT/QoE4Gv3JckDsT9o9/4t37jn2G7r85LYd8s4mkqXf6jkSMs7EZsKMBCwCeuiyOx",
+	"qUSSqeAt8S940FieWvxIX6FBQny1NKw2e62qXYAwWKEoh1/ZIao9PBBzrWLyJpxT23UKn8iMYOHY2pkh",
+	"PwReVNoyWhBuGWd59dFE6xkp0SnMVKQXImY8jlNhDDlQYsaNj3/XCUwNLhombY9xNoYBChVjM0/FOHNB",
+	"9BL34v3pxZF/m88cGep02lehVMJ+4RZbbiJ9G9YMD7qHnRed50eHh2HAws7XF8N2N0Qboh8ncN9ZNkhk",
+	"lL/Xx4w4SN1X3LChzlIWi0hOeeKGZDCbBIb0nCXSipQnMMp/ZfFIxGwwxzlWB2wZ8PnYUM9S3leYT4Lf",
+	"c4sRAOlUxyMM0yqZs6Zr7eCi/Ll1wYZeoKGracBj2LhyUceOI0PfMdV3WMW6vE9N3jkjCA3gQW1TdPyB",
+	"q1W6uaI1aKT0cNgGcolFDMyOOgngGert7+Pitcc8HegUwNie6/NqfILkvtGZ2dgyRIuyVcNQnhFwDTR4",
+	"4+77tuEc4qWQ4HoIEBReXeKg2E9XuY7JKhLbNia5E/EApqTvDI3c1ATlduALspQvqcAG1iUr1KI8jLhy",
+	"JXgLobgKviwYq2rT9Eqb0KJKUwkpXJTOT9ukswFzibnlA24qIBOVEo8xYdn8TbCBgEEGgCOoW7lOqYs1",
+	"j/dAYBZdbXMi8Q9/yUqfKGik8n5pWOmuE5YKm86BraQW310miuPOIW6yMu+4TFzH3eq4f/784ZkhdBPp",
+	"LMGO5TD4RGuQ6dlsyXANge41o/UUe+3bTxiMHpHDsrHfDUmXRoHAZvlQmNKXrMnZ25/O2JCWK8CbOD2F",
+	"iaKxpgTGvsIszVaPhbAo2J0yXLIuYZt9ojaXKzaw11fhsu0HlJOy0NkKvmRqovSlwkzhch/MHIXQ8Ijk",
+	"ANG1++ozUgaFToT4x95r+CMEWaRVbAjIlMRP6aYl2gc9xDJlZeKAMgoJNuVzonebSt9D3G+aq6aGKW9O",
+	"gZbKipHA3arqarl+g6nIJcXGYZqtK2wrjUC5TfW6lip2AQD45vY5GmZjaaxO5xWFKa8mp2KRsks+Z0Op",
+	"pBmf9NWvmciAhyjXIi1O9WzmEp6fED6mLi4FPn4yPVx2RpV1/VvKpP5o7Sn1szy4jcZXz/Ybl7dunfHB",
+	"9S1GpsSGGJGJxpUZz0Apbrqixz2GhX3Dlku0N9lU5HxAYkuZH8hUg6xbR1GWsssx5stXeYg09O4YOQB2",
+	"ZqK3iJgl3IqUsktIw+grL6Ncwj2WoRKXNPSBmDsjR5YINBKh6gRfwQSTsg7eempMhoqrlJnMLfM7cAM3",
+	"aEsY31DdvY09fCNz+CZus5tpvDub9+163j5cZaOdRrTTiHYa0ePSiAh65ODi3hHXeoVovwAza73k5TE/",
+	"M2TWSkUE8Kl4QzUnpldArIDMpxbdOFgkCZ6Fp57R5cwEmIWbaFd4iFsrpjOsgzDxsbZMWqThBVcVAKqJ",
+	"mFkgoL467FCV76frbC+mdtMqDrfPAKhSxVpsUhruzf307iXz17TtdV31JSS+wyyPpW7AAqu4wiWeupJ5",
+	"DUO1gvz+D1HNwB0jgyn+np21YUSh03WbIJZZ+Ht5k97H38IWNQqUZsH0ZdHFFfTV5ZhbDBYATl7Wm5FN",
+	"wgWn+FJgASm7zhnt/MV59JRj7s9MXzko0HOBDgn6uc1cReNUK51RCT3LJ8DnDYmH3MVPEoTQS17c4GVf",
+	"OSDQarMPciLQke/FibSMErQNCxNubMF3woCunKE0clmRDjG90ZmyYdBXZAlkfDbD2guu2F5uF0yksaCq",
+	"k5AqrsOUrEwSxtlBp8PGInUTdrPvK5m/bKDj+VMTXuciF1534ze/C9lVw5UM484lzqZa9RWRtVxEecrz",
+	"RmS35Tt59WAN5B4+mPxMYF1Q4Ms5k7gfRcCMeSr25f7vVk+E+rYW8kt1oWWEdX2BcKOEsiyEoHiqQcpV",
+	"HPjLXgjYAAuUmoDNiJ6Igw94wlUk2n31VppZwueoOTLKSX+tmNMEA5ZqUBLQvHChZYxsaCJULkPyoqRH",
+	"nSPg7zmr6h50KATMYFKdG9b7U/xriq0+GY9SbYyPgUqkmizRE+hXKsYapSIWykqeUCFVGovj1D9//gCc",
+	"nQTXjA9kIu28tYw//ijsGSx8/J6WdGMm+SZ//zmM4NbV135vuA1x5Uw6QQO30xWlx1c0/uu741c/dP5U",
+	"5Df/OY8qYi61ATWUVDqy/q/ddwevDl9gWXlc/p/ouY98ztkbyoRAGnHX4dJ//u//51Nq5W/sUsQYmAdi",
+	"3WvGePOZ5ak1pXoqz/e6h+cHh6VcbGOyxYorR+fd41730N3hOrbGArvaulqhtPJ8CsLdl6c/eHH84iC4",
+	"gqrwsYAddv6vPCZTK5vyCBRUyxPcEOXL+L//6W97ne6rg3eHr4/2Om86h7jfMl74iD8gq4cxFXasYyxJ",
+	"k8buJdVpHp93n1faw/k+q3ArsBQYXeWt9VOQKhS7qgE9/bwQAvWZW0Gq6DUxUMWN34Liqb1TnchoXvth",
+	"d/vNM7PvR2Yd1JBZ51p/5GruRmduLXJElFEv4X/8c0lqB0qD2G9ipbQK8MAl8sf9cEXAKK1EWcL8WkvC",
+	"YMnwVfLFXs3NWCFy0JJpAoa4PuirC6EyEbARmvFczzgnlPA8wP9FOjUBFcaWlrK50TzVZusFVF85CRWw",
+	"VFygkbWOqGLNEMTNF6XtFyzuHbYWpReFKvfVJtKLNY8OXrkY3LIttHW/Yg1rxD8CoUbB2bzU6PuepJoT",
+	"LKcipa8cdpzw+kHFC6Lr6LxzVIiubYhDpHtUWRu97lGnLOyqR/BPKZdGxORmYakcBGyWuEBjJzGHWsfV",
+	"PPXuUQcZxVfyGFFptLKYOXp5iD1eMiXtaalk2uHRcedqGZazGU8nCWaaSgWUyI0tPj8QVDJhwyG86i4d",
+	"wfNlA/gMp5EhlzbFh1OhQKwvfLb8Vdd1vSJgl3+2e9xZ8t1Pw+GeoZJPsTS+4p0HKsWV8gDWz3rvoLP0",
+	"+3gZwQEJiTdjno7En2bupxJoMAI/aflXkK14R7dzcBw0kF02eg0AQI7WGcoWF1IBnPfEg3wWZ4K9QCt8",
+	"UVvHOQIAKFg5Fb9RQ6LXU5HKiO+/GcuIj7QHLE6Nx+8sQKLKHPwCd6mrkMkG5fU4fkGXLf/qCeAlvqN8",
+	"04vjlwSKUBT8rCx2F/L46qBD5foy7BHPJwLZxCm/kAkdyQuRkmTsboiriGWuQFUoF3eY6iljql+dSLx7",
+	"RLVPUg5NzEuNwEBBHiK5bCWbg61hqqe+jcgkYHyUCoHNPqhWLR501gzxuqs0GzCRGEAxnVaPksHoVQMR",
+	"6aljAF4dCkrm4dBfxD4nVGWOW5FKNWrjG7741i8hG8rUlaXrq/B3fP59HNCH4B/Fkf0WttlrjxxdzKV/",
+	"T8BiEYG0Q1Dma+WUat30VTOkTwMQ0zOhwtYJqHQ/MSOnWWK5Emh0pnUL0I5usigSIjYVwHbQ8U1jKniN",
+	"4NtjBWx0eO4UswX3W7QXyNLLPt8Jb8rn/N8Bt+1pgE5XW+EVSK02kz7Fxaf12lYY2CJi/b3Bl5gwDhyq",
+	"WzaXHbrdodsduq2Lbr2U2CHch0e4fi92UPdeXF5PLsPvMQF72oftQHtauT2pAFXMV2N6X4eSs6kwho8E",
+	"RksC0zkDvGoFn54wpZnrKMyUELGI2+y1w74HnQOyqLovMWn6ylhN+DhmlzJJsJcF3k81BhBfVUDv8RLX",
+	"2lhnaYFq+6oak1ku/FAD3bZW5+Wf0VK9dyv1oOn5Dnhyxf99TaZ9I2i4zWr0Gr8IlmaK2UuRXAg21mYm",
+	"LU+Yf4Y2ASN4E4xZYbGYau9ssimfowW7XQC714qzH/VU/IY9k0croZ7VMxk1eg2QmQBEgG66BxTUUR8P",
+	"V1d/I0R8sGFdzpo9HF5hcgiGAC34xA7OO682bvW8OMFIyOUxHZ/dN5+4zNqJoKckgt5Q/3fmpsl0ygxP",
+	"hLkrKZReiHktjx3d+swwK20iAobTxjo/GOUB+ig25vXSiWYcY9mg2o41b7ghK0cTa1rSh10YnVQsTvnQ",
+	"lhv5Hp0wzqJEo8qHN2NCHxZZ5sYyaU1fwe9o7ZJTEbCjboc1Q7r5Cz26yi1XM6akrx6HW47MF2c4s8cQ",
+	"bHLHdgptBNoIyMeX0yBObiLmTrP/8mvGYRb4Hj2dWddN8tIFkMI9/6OxKMBAYPBEfORfG73jPAodlleN",
+	"0NxFH0hFpKdToeLFt4P4TuaYlDDXGRBRfisDqOQkfvXDXt2mj6mZKX1pyC80MAWBG+0n2vhTKvhkSPaE",
+	"D5mKxo2g8VYqJVLgAfmQfhnLaMymgicsljEOCQHGQBi7bgxwTBLxJRpT9Ec+GpqKNeVpv1ZzKhYrEiPW",
+	"vdSKr5SdAIwoNzRJxYpKqXbM1eTvOvuYI6dzuAID/y/s77CA/siPRTIrrygp3haL+55yi0cV5z0UIh7w",
+	"aLKp9c8dn5UJk/DrTnOtkxBZY2Q/ojR6XFL300yoQvQAZ9+GvN032cBRzHrdj3wRA/clF7yCwZKYaWis",
+	"c/M4bthzyXR583z/S67kBX2FXYuoWZEeou/G3wUyfj6jVropVyMRMGIGhvGpz9LSvkwqnOyi3BG12o/G",
+	"HL0/qQlANXWCnk3E3JwUXRCXVZED8ZqPdiIAKDBiSHuZEbgTfUVJAdVFoWqDXqQ799AXP9+Q0gZbV5BC",
+	"ASO6nVz+99VqN89jCCo9Q7K5W0l/z94cWnV6yIkVx1x1NkM5negLkSCXLcRgz8u5oCrmQVwXYrn3aoNq",
+	"67h8ZzkZbcXVQ8f8SmvAw/PuQe/QezduI/42nO56HVen8ZPXcZ+AXXYTybjToG8hy4lbLvD7OxDn1U/+",
+	"3hgInor0dWbHMALvl1re8+401XEWOfdntYwnn8m20VlRtfOi27jqZXvNEh3xhPrDp6wZjjRaGdv70TTG",
+	"Qp9hq/Lq3v4+PjHWxvZedl528L3/zJfhKvQYSWNJ6ARYSHhPqsBJrFQMU2HGlKHn6gyLeE8qlhmRlkyV",
+	"RjiuetVNWIrvNYErl47aon+rTNks4ar0Np2OzJJXnaGUbnqDapDbWE3A0L9lWnkCokypxeJvgB7gQzGf",
+	"sxlPrWlXewYu+9BH6t8fsFQnwgRoSaW0OjKCFOLdnDCpLqTlrtZi/mpKtDPXLAh7ffoe0RJaU8zcWDFl",
+	"WGaANsSwZl5+gwZwwv784QWTaiSMbZW+x2dyD1605IPojMtiaVmisYc0gUYEPeU3wC3LVr1S61kPFypa",
+	"Yw/sSjVKKgPnt3qxohrteiktCjO781HkCU7L5+GqZheFlaxeXnezR906hbKUnAnUe/rp7JzxIqt0JGCY",
+	"RQFsJ57IzqXjOaPvDzB+Ht/ga+WzaMxnmBg70BeCoFt1AnuuGN7VaZymsMExg/PImn/9zCIdA+VqRRb7",
+	"gAEomU19/DusGh8J5qvHuvLPVPEZVHLOTMSVoleWqTviyw7kD8XGjTm5kVgFsgYs5UVT9yoqLr3ecc2r",
+	"H/iFJ8lA8zQ2AZsKlTH/h035fC+RAOejVOAJnkhtJrTiRiijUzbiVlzyuemxFDmTcP6rvoq0GspR5lxX",
+	"PJ5KhTloqPnguecUCbIHxBHjuiIVKsYz+J8F6JYX15Yp05cKVAA0QYZf92IB4mYPL1C2NNYbdx0eLLfE",
+	"ScaCY9HxBBnMGJcSVC6gjjMdTYStEAS9dRklvJ9ip9ZsBvJcxMgDaK1YM+IGaypyt1Yw6ImYtyosJpZ8",
+	"xTmZOetIJJTJDBvSrIF1XByw12/PvY/RULRg7qwC0kyHPBJMqJFUwvRwoZG5m6CvbMqVGSJv9EnWyFyl",
+	"iTCYAYgzSUQ68g6vWArLAGmmhk35bEZHFj2aFzrigyzhWFakrzJFv+/BvrEUoxQ8qXtC2IPXSSu5Ikml",
+	"h0PgSKWPVJY+SqSSEU+WcWGvaPGEYQVurG9PedBNzoxMKFOlTJMB435hnxmmMptKZHipNBP4DdYJlUpO",
+	"f1sxxa9kqWDia5SlpNRzbAfIBzqjqploCm/1XIl+TB0P+ooqUGvl5C42zHWSj13mJ8wl5OuZgBcrpTMV",
+	"FeXjw0ptcVcfoLJCNPUl6/PGhXG6ow9cybF19I0DherpLLPEG8VXHiGxwQ3Oh56XAnDMA84sGc+pYoAP",
+	"D6HGnFjvn1QSbJts+XDYCnzeEtGSz6ar7rEb6FLJBUgQZRaGlPm34A6aXmFHCcpCnDVRwQ/K5gidMqVt",
+	"K8D6gAmO4HPu9jAOa9JR4mUzAS1C4bSvjJyA6rLF/2WMXRHcdj8zCF4kHKAYjTgDYWQsDIu0nkg16jGs",
+	"7Q/0g3aaguqoi3WUCI7tIZCNFtIFnzKur3VMzaw5wSZEORpgqfVbKS5kLFQk8HhEXAVsNtZWw4nvq9JH",
+	"gcCVttS7OrdMwZmgmogAyECcwmd8fDGdHPwqkLKBV4bwyBf6JaQzeu1xqKwvPL9sdT8DmCfazpeNNbli",
+	"n9+9YcfHR8dYddGLfPetHEy2SGxO+UTgpFxRK1hCrA2ZClcv3ndc1pnF8MUlSEAb6VAVfWuYaJ2yJiwB",
+	"Dk/rSQC8dew+St+j7p+MG0LjzOoT+v5YJ7FI85bg07Kw9p9aMowfMxkLFusoo2Tu5keeTmLgPlQVH6VU",
+	"ZQRI2laX3j+CdyzF7GM5tGycxXEigFtpIxiPaNa0+/TO0rvczSskm1TAhwBIup4prIlViMrIP1PSIjRI",
+	"WSIuREIHPxdMrcCDqr4qoSrcbeyx59q75k0BtNobe4VlqgF07ZUbvZqAmrUW7VvnAcCVDCTIWAjHeEpd",
+	"jatsABttXZ3t37AlvimpSTjRgCTdHi45k1NQ6WGy1CpfeGFLghOQLnpr8SA6Ggj6Cm9iJhuNys5duooH",
+	"ojLEUhv+FXADWJ4ZI+hySdNeZZxQKVMUriOFbN8YUi+r+pLlqKZ+3Su39Ko2x1hpP3+tioJyXqAjJxFx",
+	"b40gVkwPhwRIUdDjJdxAOH7YmpezSKRWDp3VjyV8ZojFrRD/SM5oHX5bVlKqHXMIeVNxPumTKXTKwn8L",
+	"231V1biwZTXWhHCMeEmlmBM49Ms1FKyYBmrWcC6dSR82Ahdjmc0Z186108DCtxubnPGpP6MuVcfcfOZH",
+	"4x+5lb15IUyo2+kddXudTvvg+H81AqxXmZNVvQafUedVEdZcIqQvOSE1goYBlZpinC95Csx747a+31x4",
+	"vN+CUkeYOvFSotPpPKc4sZrf7HTrm5NfXyGKOubz//iPleWrisBFpGmp2Etf3PGkFFViqFgSYB85Uhoe",
+	"Q6vjsje/VnNyOblqgxhVAtBr+Wda2BNqsY5Tm72nplnaFmUh1xkdF/dqocCLNwPceZmXPM3KIeQvWA1i",
+	"NYNk/oG85sslB0CZTkDF5zJ+wizLT80Vsjjl8vvlXC5vrh7n6gLzoEWp+8hhYzEZ5gCzP3LmtJzw6jOp",
+	"g60xqTeryGDHq4hXrdq6e+dZ1dTQtVyrnOQKGmLBx/AlAbvE6KeBiIg1FXmq3wFDw/ya127uO5bmWZpL",
+	"Ga73wEFthrZAlfVZWnfrLG0JIeyY2gJTu7J998XWhBrxEXbjbw+l4gmWZFynqpIzrngMK+hi0Ddgsvwd",
+	"T5iBFXN752fz/bKvfK51WZLA+FnMRan5REU9XEpvtblVt7M1bvXDql3f8SriVSt27r4Y1Qyjrdq5sW4d",
+	"8KJ7mUsNRsZUGPmw0K3BvhNSAXPAsp9PlVnRVE/97L5bRkXzrMtyjsqJ4Ycl9nOFiuoDpcOtsZ7TZXu4",
+	"YzvEdpbs2H2xHBJz9VgORlnpNE9wLmGikVBwYp80JqLpfP9sZlNkcwtD+RXqqs+KXmyNFX1ets87VkSs",
+	"aMmO3RcrWuyrv4YTFVFGfDZL9QUVG0vFv0RERqg80J9CjyhY6QnzJrc2b2lpvlvWBFvviMlvLPwqhf2U",
+	"xiLdxCHooojqPvKykRNg3UcGG3HGBR1xkdjrM8aXW2OMZ0uIbMcXiS9e3a/7Yos25fN2pZ/KKq5YhO9a",
+	"GU2ELXsQ8xc8YSYI88tH/v1qgTdhXPXx2QBTtIE86n7hRZlvLVBjfbZ1vDW2dX6VLHZci7jWld26L6Z1",
+	"yZOJHac6G43bORZbx7swWC5mpefQ6O42jF2KVBSg7gnzsNIEz/x0vltWtpneGDSKJPK6vAlourSkdR+L",
+	"yixtOa3W52yvtsbZfllJLDsGRwxu1d7dG58rtXdczd7OkP+oZM4GcxZiltt13SvDgJpBYvPHauvfgK3s",
+	"A4nrV/QJd08NkEfeiGk2Zb4fU26x6ThM4d+wjNLDMlJ6wbkw9vvln5UGobXYi+hWWFuZPOt7ILcXL/HL",
+	"4q7tGJljZNWdujf+pdPJF8wqaFO+6jWREUVuEjzp8hFAzfRPP2VoptMJmpk+u7l8vxERfhfr4qXnGzsB",
+	"gmI5637kuMK5lhBmfUh2tD0GtpxIdmzMsbGl23Y/3Ozbt/8TAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

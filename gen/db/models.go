@@ -507,6 +507,37 @@ type RefreshToken struct {
 	RevokedAt  *time.Time
 }
 
+type Requisition struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	FromLocationID uuid.UUID
+	ToLocationID   uuid.UUID
+	NeededOn       pgtype.Date
+	Note           *string
+	Status         string
+	CreatedBy      *uuid.UUID
+	ApprovedBy     *uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	SubmittedAt    *time.Time
+	ApprovedAt     *time.Time
+	FulfilledAt    *time.Time
+	CancelledAt    *time.Time
+}
+
+type RequisitionLine struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	RequisitionID uuid.UUID
+	Position      int32
+	ItemID        uuid.UUID
+	Quantity      decimal.Decimal
+	Unit          string
+	QuantityBase  decimal.Decimal
+	FulfilledBase decimal.Decimal
+}
+
 type Routine struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID

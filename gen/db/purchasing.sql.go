@@ -79,6 +79,23 @@ func (q *Queries) ClearPreferred(ctx context.Context, arg ClearPreferredParams) 
 	return err
 }
 
+const fulfillLines = `-- name: FulfillLines :exec
+UPDATE requisition_lines l SET fulfilled_base = l.fulfilled_base + u.base
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::numeric[]) AS base) AS u
+WHERE l.org_id = $1 AND l.id = u.id
+`
+
+type FulfillLinesParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+	Bases []decimal.Decimal
+}
+
+func (q *Queries) FulfillLines(ctx context.Context, arg FulfillLinesParams) error {
+	_, err := q.db.Exec(ctx, fulfillLines, arg.OrgID, arg.Ids, arg.Bases)
+	return err
+}
+
 const getPurchaseOrder = `-- name: GetPurchaseOrder :one
 SELECT id, org_id, site_id, vendor_id, deliver_on, status, note, requisition_id, order_list_id, created_by, created_at, updated_at, submitted_at, received_at, closed_at, cancelled_at FROM purchase_orders WHERE org_id = $1 AND id = $2
 `
@@ -107,6 +124,39 @@ func (q *Queries) GetPurchaseOrder(ctx context.Context, arg GetPurchaseOrderPara
 		&i.SubmittedAt,
 		&i.ReceivedAt,
 		&i.ClosedAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
+const getRequisition = `-- name: GetRequisition :one
+SELECT id, org_id, site_id, from_location_id, to_location_id, needed_on, note, status, created_by, approved_by, created_at, updated_at, submitted_at, approved_at, fulfilled_at, cancelled_at FROM requisitions WHERE org_id = $1 AND id = $2
+`
+
+type GetRequisitionParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetRequisition(ctx context.Context, arg GetRequisitionParams) (Requisition, error) {
+	row := q.db.QueryRow(ctx, getRequisition, arg.OrgID, arg.ID)
+	var i Requisition
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromLocationID,
+		&i.ToLocationID,
+		&i.NeededOn,
+		&i.Note,
+		&i.Status,
+		&i.CreatedBy,
+		&i.ApprovedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SubmittedAt,
+		&i.ApprovedAt,
+		&i.FulfilledAt,
 		&i.CancelledAt,
 	)
 	return i, err
@@ -281,6 +331,92 @@ func (q *Queries) InsertPurchaseOrderLines(ctx context.Context, arg InsertPurcha
 		arg.PackUnits,
 		arg.Packs,
 		arg.Prices,
+	)
+	return err
+}
+
+const insertRequisition = `-- name: InsertRequisition :one
+
+INSERT INTO requisitions (id, org_id, site_id, from_location_id, to_location_id, needed_on, note, created_by, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+RETURNING id, org_id, site_id, from_location_id, to_location_id, needed_on, note, status, created_by, approved_by, created_at, updated_at, submitted_at, approved_at, fulfilled_at, cancelled_at
+`
+
+type InsertRequisitionParams struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	FromLocationID uuid.UUID
+	ToLocationID   uuid.UUID
+	NeededOn       pgtype.Date
+	Note           *string
+	CreatedBy      *uuid.UUID
+	Now            time.Time
+}
+
+// Requisitions.
+func (q *Queries) InsertRequisition(ctx context.Context, arg InsertRequisitionParams) (Requisition, error) {
+	row := q.db.QueryRow(ctx, insertRequisition,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromLocationID,
+		arg.ToLocationID,
+		arg.NeededOn,
+		arg.Note,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i Requisition
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromLocationID,
+		&i.ToLocationID,
+		&i.NeededOn,
+		&i.Note,
+		&i.Status,
+		&i.CreatedBy,
+		&i.ApprovedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SubmittedAt,
+		&i.ApprovedAt,
+		&i.FulfilledAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
+const insertRequisitionLines = `-- name: InsertRequisitionLines :exec
+INSERT INTO requisition_lines (id, org_id, requisition_id, position, item_id, quantity, unit, quantity_base)
+SELECT u.id, $1, $2, u.position, u.item_id, u.quantity, u.unit, u.quantity_base
+FROM (SELECT unnest($3::uuid[]) AS id, unnest($4::int[]) AS position, unnest($5::uuid[]) AS item_id,
+             unnest($6::numeric[]) AS quantity, unnest($7::text[]) AS unit, unnest($8::numeric[]) AS quantity_base) AS u
+`
+
+type InsertRequisitionLinesParams struct {
+	OrgID         uuid.UUID
+	RequisitionID uuid.UUID
+	Ids           []uuid.UUID
+	Positions     []int32
+	ItemIds       []uuid.UUID
+	Quantities    []decimal.Decimal
+	Units         []string
+	Bases         []decimal.Decimal
+}
+
+func (q *Queries) InsertRequisitionLines(ctx context.Context, arg InsertRequisitionLinesParams) error {
+	_, err := q.db.Exec(ctx, insertRequisitionLines,
+		arg.OrgID,
+		arg.RequisitionID,
+		arg.Ids,
+		arg.Positions,
+		arg.ItemIds,
+		arg.Quantities,
+		arg.Units,
+		arg.Bases,
 	)
 	return err
 }
@@ -473,6 +609,72 @@ func (q *Queries) ListPurchaseOrders(ctx context.Context, arg ListPurchaseOrders
 	return items, nil
 }
 
+const listRequisitions = `-- name: ListRequisitions :many
+SELECT id, org_id, site_id, from_location_id, to_location_id, needed_on, note, status, created_by, approved_by, created_at, updated_at, submitted_at, approved_at, fulfilled_at, cancelled_at FROM requisitions
+WHERE org_id = $1
+  AND ($2::uuid IS NULL OR site_id = $2)
+  AND ($3::uuid[] IS NULL OR site_id = ANY($3::uuid[]))
+  AND ($4::text IS NULL OR status = $4)
+  AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $7
+`
+
+type ListRequisitionsParams struct {
+	OrgID    uuid.UUID
+	SiteID   *uuid.UUID
+	SiteIds  []uuid.UUID
+	Status   *string
+	BeforeAt *time.Time
+	BeforeID *uuid.UUID
+	Lim      int32
+}
+
+func (q *Queries) ListRequisitions(ctx context.Context, arg ListRequisitionsParams) ([]Requisition, error) {
+	rows, err := q.db.Query(ctx, listRequisitions,
+		arg.OrgID,
+		arg.SiteID,
+		arg.SiteIds,
+		arg.Status,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Requisition{}
+	for rows.Next() {
+		var i Requisition
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.FromLocationID,
+			&i.ToLocationID,
+			&i.NeededOn,
+			&i.Note,
+			&i.Status,
+			&i.CreatedBy,
+			&i.ApprovedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SubmittedAt,
+			&i.ApprovedAt,
+			&i.FulfilledAt,
+			&i.CancelledAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listVendorItems = `-- name: ListVendorItems :many
 
 SELECT id, org_id, vendor_id, item_id, sku, description, pack_size, pack_unit, price_cents, preferred, active, created_at, updated_at FROM vendor_items
@@ -624,6 +826,39 @@ func (q *Queries) LockPurchaseOrder(ctx context.Context, arg LockPurchaseOrderPa
 	return i, err
 }
 
+const lockRequisition = `-- name: LockRequisition :one
+SELECT id, org_id, site_id, from_location_id, to_location_id, needed_on, note, status, created_by, approved_by, created_at, updated_at, submitted_at, approved_at, fulfilled_at, cancelled_at FROM requisitions WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type LockRequisitionParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) LockRequisition(ctx context.Context, arg LockRequisitionParams) (Requisition, error) {
+	row := q.db.QueryRow(ctx, lockRequisition, arg.OrgID, arg.ID)
+	var i Requisition
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromLocationID,
+		&i.ToLocationID,
+		&i.NeededOn,
+		&i.Note,
+		&i.Status,
+		&i.CreatedBy,
+		&i.ApprovedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SubmittedAt,
+		&i.ApprovedAt,
+		&i.FulfilledAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
 const matchItemsByNameOrSku = `-- name: MatchItemsByNameOrSku :many
 SELECT id, name, sku FROM inventory_items
 WHERE org_id = $1 AND (lower(name) = ANY($2::text[]) OR lower(sku) = ANY($2::text[]))
@@ -670,6 +905,51 @@ func (q *Queries) OverReceiptPercent(ctx context.Context, orgID uuid.UUID) (deci
 	var column_1 decimal.Decimal
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const preferredVendorItems = `-- name: PreferredVendorItems :many
+SELECT vi.id, vi.org_id, vi.vendor_id, vi.item_id, vi.sku, vi.description, vi.pack_size, vi.pack_unit, vi.price_cents, vi.preferred, vi.active, vi.created_at, vi.updated_at FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE vi.org_id = $1 AND vi.item_id = ANY($2::uuid[]) AND vi.preferred AND vi.active AND v.active
+`
+
+type PreferredVendorItemsParams struct {
+	OrgID   uuid.UUID
+	ItemIds []uuid.UUID
+}
+
+// The preferred, active vendor item of each item among item_ids, with its vendor active.
+func (q *Queries) PreferredVendorItems(ctx context.Context, arg PreferredVendorItemsParams) ([]VendorItem, error) {
+	rows, err := q.db.Query(ctx, preferredVendorItems, arg.OrgID, arg.ItemIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []VendorItem{}
+	for rows.Next() {
+		var i VendorItem
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.VendorID,
+			&i.ItemID,
+			&i.Sku,
+			&i.Description,
+			&i.PackSize,
+			&i.PackUnit,
+			&i.PriceCents,
+			&i.Preferred,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const purchaseOrderLines = `-- name: PurchaseOrderLines :many
@@ -740,6 +1020,79 @@ func (q *Queries) ReceiveLines(ctx context.Context, arg ReceiveLinesParams) erro
 	return err
 }
 
+const requisitionLines = `-- name: RequisitionLines :many
+SELECT id, org_id, requisition_id, position, item_id, quantity, unit, quantity_base, fulfilled_base FROM requisition_lines WHERE org_id = $1 AND requisition_id = ANY($2::uuid[]) ORDER BY requisition_id, position
+`
+
+type RequisitionLinesParams struct {
+	OrgID          uuid.UUID
+	RequisitionIds []uuid.UUID
+}
+
+func (q *Queries) RequisitionLines(ctx context.Context, arg RequisitionLinesParams) ([]RequisitionLine, error) {
+	rows, err := q.db.Query(ctx, requisitionLines, arg.OrgID, arg.RequisitionIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RequisitionLine{}
+	for rows.Next() {
+		var i RequisitionLine
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.RequisitionID,
+			&i.Position,
+			&i.ItemID,
+			&i.Quantity,
+			&i.Unit,
+			&i.QuantityBase,
+			&i.FulfilledBase,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const requisitionPurchaseOrders = `-- name: RequisitionPurchaseOrders :many
+SELECT requisition_id, id FROM purchase_orders WHERE org_id = $1 AND requisition_id = ANY($2::uuid[]) ORDER BY created_at, id
+`
+
+type RequisitionPurchaseOrdersParams struct {
+	OrgID          uuid.UUID
+	RequisitionIds []uuid.UUID
+}
+
+type RequisitionPurchaseOrdersRow struct {
+	RequisitionID *uuid.UUID
+	ID            uuid.UUID
+}
+
+func (q *Queries) RequisitionPurchaseOrders(ctx context.Context, arg RequisitionPurchaseOrdersParams) ([]RequisitionPurchaseOrdersRow, error) {
+	rows, err := q.db.Query(ctx, requisitionPurchaseOrders, arg.OrgID, arg.RequisitionIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RequisitionPurchaseOrdersRow{}
+	for rows.Next() {
+		var i RequisitionPurchaseOrdersRow
+		if err := rows.Scan(&i.RequisitionID, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setPurchaseOrderStatus = `-- name: SetPurchaseOrderStatus :one
 UPDATE purchase_orders SET status = $1, updated_at = $2,
     submitted_at = CASE WHEN $1 = 'submitted' THEN $2 ELSE submitted_at END,
@@ -781,6 +1134,55 @@ func (q *Queries) SetPurchaseOrderStatus(ctx context.Context, arg SetPurchaseOrd
 		&i.SubmittedAt,
 		&i.ReceivedAt,
 		&i.ClosedAt,
+		&i.CancelledAt,
+	)
+	return i, err
+}
+
+const setRequisitionStatus = `-- name: SetRequisitionStatus :one
+UPDATE requisitions SET status = $1, updated_at = $2,
+    submitted_at = CASE WHEN $1 = 'submitted' THEN $2 ELSE submitted_at END,
+    approved_at  = CASE WHEN $1 = 'approved' THEN $2 ELSE approved_at END,
+    approved_by  = CASE WHEN $1 = 'approved' THEN $3::uuid ELSE approved_by END,
+    fulfilled_at = CASE WHEN $1 = 'fulfilled' THEN $2 ELSE fulfilled_at END,
+    cancelled_at = CASE WHEN $1 = 'cancelled' THEN $2 ELSE cancelled_at END
+WHERE org_id = $4 AND id = $5
+RETURNING id, org_id, site_id, from_location_id, to_location_id, needed_on, note, status, created_by, approved_by, created_at, updated_at, submitted_at, approved_at, fulfilled_at, cancelled_at
+`
+
+type SetRequisitionStatusParams struct {
+	Status string
+	Now    time.Time
+	Actor  *uuid.UUID
+	OrgID  uuid.UUID
+	ID     uuid.UUID
+}
+
+func (q *Queries) SetRequisitionStatus(ctx context.Context, arg SetRequisitionStatusParams) (Requisition, error) {
+	row := q.db.QueryRow(ctx, setRequisitionStatus,
+		arg.Status,
+		arg.Now,
+		arg.Actor,
+		arg.OrgID,
+		arg.ID,
+	)
+	var i Requisition
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromLocationID,
+		&i.ToLocationID,
+		&i.NeededOn,
+		&i.Note,
+		&i.Status,
+		&i.CreatedBy,
+		&i.ApprovedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SubmittedAt,
+		&i.ApprovedAt,
+		&i.FulfilledAt,
 		&i.CancelledAt,
 	)
 	return i, err

@@ -2699,6 +2699,250 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/requisitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List requisitions
+         * @description Requisitions, newest first. Filters `siteId`, `status`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: a member limited to some sites sees their sites' requisitions only.
+         */
+        get: operations["listRequisitions"];
+        put?: never;
+        /**
+         * Create a requisition
+         * @description An internal request for stock to move from one storage location of a site to another, in
+         *     `draft`. Each line names an item, a quantity and a unit the item converts to its base unit;
+         *     anything else answers 400 and writes nothing.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["createRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a requisition
+         * @description One requisition with its lines, what was fulfilled of each and the purchase orders drafted from it.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the requisition's site.
+         */
+        get: operations["getRequisition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a requisition
+         * @description The transition `submit`: a draft becomes `submitted`. Any other state answers 409 naming it.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["submitRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a requisition
+         * @description The transition `approve`: a submitted requisition becomes `approved` and counts against the site's projected stock. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the requisition's site.
+         */
+        post: operations["approveRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a requisition
+         * @description The transition `cancel`: a draft, submitted or approved requisition becomes `cancelled`. Any other state answers 409 naming it.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up; an approved one needs `manageSupply`), at the requisition's site.
+         */
+        post: operations["cancelRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/fulfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fulfill a requisition
+         * @description Moves the stock: for each line, a `transfer_out` from the source location, first expiring
+         *     first out (expired lots are left), and a `transfer_in` of the same lots at the destination, at
+         *     the same cost, all in one transaction. Optional per-line quantities (in the line's unit; default:
+         *     what is outstanding). The requisition becomes `fulfilled`, or `partially_fulfilled` until every
+         *     line is done. Only an approved (or partially fulfilled) requisition is fulfilled: otherwise 409
+         *     `Requisition is not approved`. Stock short at the source answers 409 with the shortage and
+         *     moves nothing; more than outstanding answers 400.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["fulfillRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/to-po": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a requisition into purchase orders
+         * @description Drafts, from an approved requisition's outstanding lines, one purchase order per preferred vendor:
+         *     each line is bought through the item's preferred vendor item, in whole packs rounded up, at its
+         *     price. The orders and the requisition are linked both ways. A line whose item has no preferred
+         *     (active) vendor item answers 400 naming it; a requisition that is not approved, or already has
+         *     purchase orders, answers 409. Nothing is written then.
+         *
+         *     Permission: `manageSupply` (manager and up), at the requisition's site.
+         */
+        post: operations["requisitionToPurchaseOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/catering/clients": {
         parameters: {
             query?: never;
@@ -7094,6 +7338,103 @@ export interface components {
             id: string;
             purchaseOrder: components["schemas"]["PurchaseOrder"];
             txns: components["schemas"]["StockTxn"][];
+        };
+        /**
+         * @example approved
+         * @enum {string}
+         */
+        RequisitionStatus: "draft" | "submitted" | "approved" | "partially_fulfilled" | "fulfilled" | "cancelled";
+        RequisitionLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["Quantity"];
+            /** @example case */
+            unit: string;
+            quantityBase: components["schemas"]["Quantity"];
+            fulfilledBase: components["schemas"]["Quantity"];
+            /** @example lb */
+            baseUnit: string;
+        };
+        Requisition: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            fromLocationId: string;
+            /** Format: uuid */
+            toLocationId: string;
+            /** Format: date */
+            neededOn: string | null;
+            note: string | null;
+            status: components["schemas"]["RequisitionStatus"];
+            lines: components["schemas"]["RequisitionLine"][];
+            /** @description The purchase orders drafted from the requisition (to-po). */
+            purchaseOrderIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            approvedAt: string | null;
+            /** Format: date-time */
+            fulfilledAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+        };
+        RequisitionLineInput: {
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+        };
+        CreateRequisitionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock comes from.
+             */
+            fromLocationId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock goes to (not the source).
+             */
+            toLocationId: string;
+            /**
+             * Format: date
+             * @example 2026-03-03
+             */
+            neededOn?: string | null;
+            /** @example For Tuesday's banquet prep */
+            note?: string | null;
+            lines: components["schemas"]["RequisitionLineInput"][];
+        };
+        FulfillLineInput: {
+            /** Format: uuid */
+            lineId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+        };
+        FulfillRequisitionRequest: {
+            /** @description Quantities to move now, in each line's unit; absent, every line's outstanding quantity. */
+            lines?: components["schemas"]["FulfillLineInput"][];
+        };
+        RequisitionFulfillment: {
+            /**
+             * Format: uuid
+             * @description The fulfillment's id, the `source.id` of its ledger rows (source type `requisition`).
+             */
+            id: string;
+            requisition: components["schemas"]["Requisition"];
+            txns: components["schemas"]["StockTxn"][];
+        };
+        RequisitionPurchaseOrders: {
+            requisition: components["schemas"]["Requisition"];
+            purchaseOrders: components["schemas"]["PurchaseOrder"][];
         };
         CateringClient: {
             /** Format: uuid */
@@ -14333,6 +14674,764 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRequisitions: {
+        parameters: {
+            query?: {
+                /** @description Only this site's requisitions. */
+                siteId?: string;
+                /** @description Only requisitions in this status. */
+                status?: components["schemas"]["RequisitionStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requisitions. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "approved",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "0",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": null,
+                     *         "cancelledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Requisition"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                 *       "neededOn": "2026-03-03",
+                 *       "note": "For Tuesday's banquet prep",
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                 *           "quantity": "1",
+                 *           "unit": "case"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft requisition. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:00:00Z",
+                     *       "submittedAt": null,
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRequisition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "approved",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "submitted",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "approved",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "cancelled",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": "2026-03-02T16:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    fulfillRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "lineId": "0192f3a4-0000-7000-8000-0000000000f2",
+                 *           "quantity": "1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FulfillRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The fulfillment: the requisition after it and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f3",
+                     *       "requisition": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "fulfilled",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "28.75",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": "2026-03-03T12:00:00Z",
+                     *         "cancelledAt": null
+                     *       },
+                     *       "txns": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c6",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "transfer_out",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "-28.75",
+                     *           "unit": "lb",
+                     *           "unitCost": "147.826086956522",
+                     *           "valueCents": -4250,
+                     *           "avgCostAfter": "147.826086956522",
+                     *           "onHandAfter": "0",
+                     *           "reason": "transfer_out",
+                     *           "source": {
+                     *             "type": "requisition",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f3"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         },
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c8",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "transfer_in",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "28.75",
+                     *           "unit": "lb",
+                     *           "unitCost": "147.826086956522",
+                     *           "valueCents": 4250,
+                     *           "avgCostAfter": "147.826086956522",
+                     *           "onHandAfter": "28.75",
+                     *           "reason": "transfer_in",
+                     *           "source": {
+                     *             "type": "requisition",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f3"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequisitionFulfillment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requisitionToPurchaseOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition and the draft purchase orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisition": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "approved",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "0",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000c3"
+                     *         ],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": null,
+                     *         "cancelledAt": null
+                     *       },
+                     *       "purchaseOrders": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "deliverOn": "2026-03-04",
+                     *           "status": "draft",
+                     *           "note": null,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "sku": "PRD-LEM-115",
+                     *               "description": "Lemons, fancy, 115 count",
+                     *               "packs": "2",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500,
+                     *               "receivedPacks": "0",
+                     *               "invoicePriceCents": null
+                     *             }
+                     *           ],
+                     *           "totalCents": 8500,
+                     *           "requisitionId": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *           "orderListId": null,
+                     *           "createdAt": "2026-03-02T14:00:00Z",
+                     *           "updatedAt": "2026-03-02T14:05:00Z",
+                     *           "submittedAt": null,
+                     *           "receivedAt": null,
+                     *           "closedAt": null,
+                     *           "cancelledAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequisitionPurchaseOrders"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -222,9 +222,25 @@ var walkFixtures = map[string]walkFixture{
 		fx.body = map[string]any{"lines": []map[string]any{{"lineId": po.Lines[0].ID, "packs": "1", "locationId": w.location()}}}
 		return fx
 	},
-	"listStock":     stockFixture,
-	"listStockTxns": stockFixture,
-	"listLots":      stockFixture,
+	"createRequisition": func(w *walker) walkCall {
+		item, from := w.stock()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
+			"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}}}
+	},
+	"listRequisitions":   func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"getRequisition":     func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"submitRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"cancelRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"approveRequisition": func(w *walker) walkCall { return reqFixture(w.requisition("submit")) },
+	"fulfillRequisition": func(w *walker) walkCall {
+		fx := reqFixture(w.requisition("submit", "approve"))
+		fx.body = map[string]any{}
+		return fx
+	},
+	"requisitionToPurchaseOrders": func(w *walker) walkCall { return reqFixture(w.requisition("submit", "approve")) },
+	"listStock":                   stockFixture,
+	"listStockTxns":               stockFixture,
+	"listLots":                    stockFixture,
 	// Tasks and routines.
 	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
 	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
@@ -626,5 +642,24 @@ func (w *walker) purchaseOrder(submitted bool) string {
 }
 
 func poFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// requisition creates a requisition at site A moving 1 lb of stocked, preferred-vendor-bought
+// lemons, takes it through steps, and returns its id.
+func (w *walker) requisition(steps ...string) string {
+	w.env.T.Helper()
+	item, from := w.stock()
+	vendor := w.vendor()
+	w.create("vendors/"+vendor+"/items", map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500, "preferred": true})
+	id := w.create("requisitions", map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
+		"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}})
+	for _, s := range steps {
+		w.ownerCall(http.MethodPost, "requisitions/"+id+"/"+s).Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func reqFixture(id string) walkCall {
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }
