@@ -347,3 +347,21 @@ WITH taken AS (
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
        (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs;
+
+-- name: ParStockOfSite :many
+-- Each active item with a par level at the site: its par, reorder point, units, average cost,
+-- and what is on hand and available there (not in a lot expired before @today). Driven by the
+-- par levels of the site, each item's balances looked up by its id (LATERAL).
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku, pl.par, pl.reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = pl.org_id AND sc.item_id = pl.item_id AND sc.site_id = pl.site_id), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_par_levels pl
+JOIN inventory_items i ON i.org_id = pl.org_id AND i.id = pl.item_id AND i.active
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = pl.org_id AND sb.item_id = pl.item_id AND sb.site_id = pl.site_id
+      AND (lo.expires_on IS NULL OR lo.expires_on >= @today::date)
+) b ON true
+WHERE pl.org_id = @org_id AND pl.site_id = @site_id
+ORDER BY lower(i.name), i.id;

@@ -181,3 +181,20 @@ WHERE l.org_id = @org_id AND l.id = u.id;
 -- The preferred, active vendor item of each item among item_ids, with its vendor active.
 SELECT vi.* FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
 WHERE vi.org_id = @org_id AND vi.item_id = ANY(@item_ids::uuid[]) AND vi.preferred AND vi.active AND v.active;
+
+-- name: OnOrderLines :many
+-- What is on order at the site: the outstanding packs of submitted and partially received orders.
+SELECT l.item_id, l.pack_size, l.pack_unit, (l.packs - l.received_packs)::numeric AS outstanding
+FROM purchase_orders po JOIN purchase_order_lines l ON l.org_id = po.org_id AND l.po_id = po.id
+WHERE po.org_id = @org_id AND po.site_id = @site_id AND po.status IN ('submitted', 'partially_received') AND l.packs > l.received_packs;
+
+-- name: RequisitionedBySite :many
+-- What approved requisitions of the site still have to take, per item, in the base unit.
+SELECT l.item_id, sum(l.quantity_base - l.fulfilled_base)::numeric AS outstanding
+FROM requisitions r JOIN requisition_lines l ON l.org_id = r.org_id AND l.requisition_id = r.id
+WHERE r.org_id = @org_id AND r.site_id = @site_id AND r.status IN ('approved', 'partially_fulfilled') AND l.quantity_base > l.fulfilled_base
+GROUP BY l.item_id;
+
+-- name: AllPreferredVendorItems :many
+SELECT vi.*, v.name AS vendor_name FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE vi.org_id = @org_id AND vi.preferred AND vi.active AND v.active;

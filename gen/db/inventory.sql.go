@@ -1654,6 +1654,75 @@ func (q *Queries) ParLevelsOf(ctx context.Context, arg ParLevelsOfParams) ([]Inv
 	return items, nil
 }
 
+const parStockOfSite = `-- name: ParStockOfSite :many
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku, pl.par, pl.reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = pl.org_id AND sc.item_id = pl.item_id AND sc.site_id = pl.site_id), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_par_levels pl
+JOIN inventory_items i ON i.org_id = pl.org_id AND i.id = pl.item_id AND i.active
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = pl.org_id AND sb.item_id = pl.item_id AND sb.site_id = pl.site_id
+      AND (lo.expires_on IS NULL OR lo.expires_on >= $1::date)
+) b ON true
+WHERE pl.org_id = $2 AND pl.site_id = $3
+ORDER BY lower(i.name), i.id
+`
+
+type ParStockOfSiteParams struct {
+	Today  pgtype.Date
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+}
+
+type ParStockOfSiteRow struct {
+	ID            uuid.UUID
+	Name          string
+	BaseUnit      string
+	Units         []byte
+	ShelfLifeDays *int32
+	Sku           *string
+	Par           decimal.Decimal
+	ReorderPoint  decimal.Decimal
+	AvgCost       decimal.Decimal
+	Available     decimal.Decimal
+}
+
+// Each active item with a par level at the site: its par, reorder point, units, average cost,
+// and what is on hand and available there (not in a lot expired before @today). Driven by the
+// par levels of the site, each item's balances looked up by its id (LATERAL).
+func (q *Queries) ParStockOfSite(ctx context.Context, arg ParStockOfSiteParams) ([]ParStockOfSiteRow, error) {
+	rows, err := q.db.Query(ctx, parStockOfSite, arg.Today, arg.OrgID, arg.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ParStockOfSiteRow{}
+	for rows.Next() {
+		var i ParStockOfSiteRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.BaseUnit,
+			&i.Units,
+			&i.ShelfLifeDays,
+			&i.Sku,
+			&i.Par,
+			&i.ReorderPoint,
+			&i.AvgCost,
+			&i.Available,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setCountLineResult = `-- name: SetCountLineResult :exec
 UPDATE count_lines SET expected = $1, variance = $2, value_cents = $3, flagged = $4
 WHERE org_id = $5 AND count_id = $6 AND item_id = $7 AND location_id = $8

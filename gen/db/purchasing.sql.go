@@ -14,6 +14,63 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const allPreferredVendorItems = `-- name: AllPreferredVendorItems :many
+SELECT vi.id, vi.org_id, vi.vendor_id, vi.item_id, vi.sku, vi.description, vi.pack_size, vi.pack_unit, vi.price_cents, vi.preferred, vi.active, vi.created_at, vi.updated_at, v.name AS vendor_name FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE vi.org_id = $1 AND vi.preferred AND vi.active AND v.active
+`
+
+type AllPreferredVendorItemsRow struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	VendorID    uuid.UUID
+	ItemID      uuid.UUID
+	Sku         string
+	Description *string
+	PackSize    decimal.Decimal
+	PackUnit    string
+	PriceCents  int64
+	Preferred   bool
+	Active      bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	VendorName  string
+}
+
+func (q *Queries) AllPreferredVendorItems(ctx context.Context, orgID uuid.UUID) ([]AllPreferredVendorItemsRow, error) {
+	rows, err := q.db.Query(ctx, allPreferredVendorItems, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AllPreferredVendorItemsRow{}
+	for rows.Next() {
+		var i AllPreferredVendorItemsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.VendorID,
+			&i.ItemID,
+			&i.Sku,
+			&i.Description,
+			&i.PackSize,
+			&i.PackUnit,
+			&i.PriceCents,
+			&i.Preferred,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.VendorName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const allVendorItems = `-- name: AllVendorItems :many
 SELECT id, org_id, vendor_id, item_id, sku, description, pack_size, pack_unit, price_cents, preferred, active, created_at, updated_at FROM vendor_items WHERE org_id = $1 AND vendor_id = $2
 `
@@ -896,6 +953,50 @@ func (q *Queries) MatchItemsByNameOrSku(ctx context.Context, arg MatchItemsByNam
 	return items, nil
 }
 
+const onOrderLines = `-- name: OnOrderLines :many
+SELECT l.item_id, l.pack_size, l.pack_unit, (l.packs - l.received_packs)::numeric AS outstanding
+FROM purchase_orders po JOIN purchase_order_lines l ON l.org_id = po.org_id AND l.po_id = po.id
+WHERE po.org_id = $1 AND po.site_id = $2 AND po.status IN ('submitted', 'partially_received') AND l.packs > l.received_packs
+`
+
+type OnOrderLinesParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+}
+
+type OnOrderLinesRow struct {
+	ItemID      uuid.UUID
+	PackSize    decimal.Decimal
+	PackUnit    string
+	Outstanding decimal.Decimal
+}
+
+// What is on order at the site: the outstanding packs of submitted and partially received orders.
+func (q *Queries) OnOrderLines(ctx context.Context, arg OnOrderLinesParams) ([]OnOrderLinesRow, error) {
+	rows, err := q.db.Query(ctx, onOrderLines, arg.OrgID, arg.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OnOrderLinesRow{}
+	for rows.Next() {
+		var i OnOrderLinesRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.PackSize,
+			&i.PackUnit,
+			&i.Outstanding,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const overReceiptPercent = `-- name: OverReceiptPercent :one
 SELECT COALESCE((SELECT over_receipt_percent FROM supply_settings WHERE org_id = $1), 10)::numeric
 `
@@ -1083,6 +1184,44 @@ func (q *Queries) RequisitionPurchaseOrders(ctx context.Context, arg Requisition
 	for rows.Next() {
 		var i RequisitionPurchaseOrdersRow
 		if err := rows.Scan(&i.RequisitionID, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const requisitionedBySite = `-- name: RequisitionedBySite :many
+SELECT l.item_id, sum(l.quantity_base - l.fulfilled_base)::numeric AS outstanding
+FROM requisitions r JOIN requisition_lines l ON l.org_id = r.org_id AND l.requisition_id = r.id
+WHERE r.org_id = $1 AND r.site_id = $2 AND r.status IN ('approved', 'partially_fulfilled') AND l.quantity_base > l.fulfilled_base
+GROUP BY l.item_id
+`
+
+type RequisitionedBySiteParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+}
+
+type RequisitionedBySiteRow struct {
+	ItemID      uuid.UUID
+	Outstanding decimal.Decimal
+}
+
+// What approved requisitions of the site still have to take, per item, in the base unit.
+func (q *Queries) RequisitionedBySite(ctx context.Context, arg RequisitionedBySiteParams) ([]RequisitionedBySiteRow, error) {
+	rows, err := q.db.Query(ctx, requisitionedBySite, arg.OrgID, arg.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RequisitionedBySiteRow{}
+	for rows.Next() {
+		var i RequisitionedBySiteRow
+		if err := rows.Scan(&i.ItemID, &i.Outstanding); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -2943,6 +2943,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/order-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Order suggestions
+         * @description The site's items whose projected quantity is at or below their reorder point (or their par when
+         *     the reorder point is 0): projected = on hand (available: lots expired before today left out) +
+         *     on order (submitted and partially received orders, what is outstanding) − approved requisitions
+         *     of the site not yet fulfilled. Suggested packs = ceil((par − projected) / pack) of the item's
+         *     preferred vendor item. Grouped by vendor (the items without a preferred vendor item last, with
+         *     vendorId null); every number each suggestion came from is shown. `vendorId` keeps one vendor.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the site.
+         */
+        get: operations["listOrderSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/catering/clients": {
         parameters: {
             query?: never;
@@ -7435,6 +7468,86 @@ export interface components {
         RequisitionPurchaseOrders: {
             requisition: components["schemas"]["Requisition"];
             purchaseOrders: components["schemas"]["PurchaseOrder"][];
+        };
+        /**
+         * @description One item at or below its reorder point (or par when it has none), with every number the
+         *     suggestion came from, in the item's base unit: projected = onHand + onOrder − requisitioned;
+         *     needed = par − projected; packs = ceil(needed / packQuantity) of the preferred vendor item.
+         */
+        OrderSuggestion: {
+            /** Format: uuid */
+            itemId: string;
+            /** @example Lemons */
+            itemName: string;
+            /**
+             * @description The item's base unit, the unit of every quantity here.
+             * @example lb
+             */
+            unit: string;
+            onHand: components["schemas"]["Quantity"];
+            onOrder: components["schemas"]["Quantity"];
+            requisitioned: components["schemas"]["Quantity"];
+            projected: components["schemas"]["Quantity"];
+            par: components["schemas"]["Quantity"];
+            reorderPoint: components["schemas"]["Quantity"];
+            needed: components["schemas"]["Quantity"];
+            /**
+             * Format: uuid
+             * @description The preferred vendor item; null when the item has none (no packs then).
+             */
+            vendorItemId: string | null;
+            sku: string | null;
+            /**
+             * @description The pack size in packUnit, a decimal string.
+             * @example 1
+             */
+            packSize: string | null;
+            packUnit: string | null;
+            /**
+             * @description One pack in the item's base unit, a decimal string.
+             * @example 28.75
+             */
+            packQuantity: string | null;
+            /**
+             * Format: int64
+             * @example 2
+             */
+            packs: number;
+            /**
+             * Format: int64
+             * @description The vendor item's price per pack.
+             */
+            priceCents: number | null;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            lineTotalCents: number;
+        };
+        OrderSuggestionGroup: {
+            /**
+             * Format: uuid
+             * @description The vendor; null for the items without a preferred vendor item.
+             */
+            vendorId: string | null;
+            /** @example Freshline Produce */
+            vendorName: string | null;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            totalCents: number;
+            suggestions: components["schemas"]["OrderSuggestion"][];
+        };
+        OrderSuggestions: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date-time
+             * @description When the numbers were read.
+             */
+            at: string;
+            vendors: components["schemas"]["OrderSuggestionGroup"][];
         };
         CateringClient: {
             /** Format: uuid */
@@ -15441,6 +15554,81 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderSuggestions: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+                /** @description Only this vendor's suggestions. */
+                vendorId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "at": "2026-03-02T14:00:00Z",
+                     *       "vendors": [
+                     *         {
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "totalCents": 8500,
+                     *           "suggestions": [
+                     *             {
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "itemName": "Lemons",
+                     *               "unit": "lb",
+                     *               "onHand": "10",
+                     *               "onOrder": "0",
+                     *               "requisitioned": "5",
+                     *               "projected": "5",
+                     *               "par": "40",
+                     *               "reorderPoint": "15",
+                     *               "needed": "35",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "sku": "PRD-LEM-115",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "packQuantity": "28.75",
+                     *               "packs": 2,
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderSuggestions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
