@@ -574,4 +574,3 @@ func packsFor(it inventory.Item, vi db.VendorItem, need decimal.Decimal) (decima
 	}
 	return need.DivRound(perPack, 12).Ceil(), nil
 }
-
