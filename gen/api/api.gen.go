@@ -300,19 +300,19 @@ func (e AuditEntryActorKind) Valid() bool {
 
 // Defines values for CastType.
 const (
-	Image   CastType = "image"
-	Message CastType = "message"
-	Recipe  CastType = "recipe"
+	CastTypeImage   CastType = "image"
+	CastTypeMessage CastType = "message"
+	CastTypeRecipe  CastType = "recipe"
 )
 
 // Valid indicates whether the value is a known member of the CastType enum.
 func (e CastType) Valid() bool {
 	switch e {
-	case Image:
+	case CastTypeImage:
 		return true
-	case Message:
+	case CastTypeMessage:
 		return true
-	case Recipe:
+	case CastTypeRecipe:
 		return true
 	default:
 		return false
@@ -697,6 +697,27 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EffectiveMenuSource.
+const (
+	Cycle    EffectiveMenuSource = "cycle"
+	None     EffectiveMenuSource = "none"
+	Override EffectiveMenuSource = "override"
+)
+
+// Valid indicates whether the value is a known member of the EffectiveMenuSource enum.
+func (e EffectiveMenuSource) Valid() bool {
+	switch e {
+	case Cycle:
+		return true
+	case None:
+		return true
+	case Override:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngagementFinalizedEventEvent.
 const (
 	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
@@ -1069,6 +1090,66 @@ func (e InvoiceStatus) Valid() bool {
 	}
 }
 
+// Defines values for LabelsRequestFormat.
+const (
+	Pdf LabelsRequestFormat = "pdf"
+	Zpl LabelsRequestFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestFormat enum.
+func (e LabelsRequestFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Zpl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestSize.
+const (
+	A4Sheet LabelsRequestSize = "a4_sheet"
+	N2x1    LabelsRequestSize = "2x1"
+	N4x2    LabelsRequestSize = "4x2"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestSize enum.
+func (e LabelsRequestSize) Valid() bool {
+	switch e {
+	case A4Sheet:
+		return true
+	case N2x1:
+		return true
+	case N4x2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestTemplate.
+const (
+	LabelsRequestTemplateAllergen LabelsRequestTemplate = "allergen"
+	LabelsRequestTemplatePrep     LabelsRequestTemplate = "prep"
+	LabelsRequestTemplateUseBy    LabelsRequestTemplate = "use_by"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestTemplate enum.
+func (e LabelsRequestTemplate) Valid() bool {
+	switch e {
+	case LabelsRequestTemplateAllergen:
+		return true
+	case LabelsRequestTemplatePrep:
+		return true
+	case LabelsRequestTemplateUseBy:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MappedBy.
 const (
 	Organization MappedBy = "organization"
@@ -1327,6 +1408,24 @@ func (e PolicyPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for ProductionRunSource.
+const (
+	AdHoc     ProductionRunSource = "ad_hoc"
+	Generated ProductionRunSource = "generated"
+)
+
+// Valid indicates whether the value is a known member of the ProductionRunSource enum.
+func (e ProductionRunSource) Valid() bool {
+	switch e {
+	case AdHoc:
+		return true
+	case Generated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PurchaseOrderStatus.
 const (
 	PurchaseOrderStatusCancelled         PurchaseOrderStatus = "cancelled"
@@ -1540,6 +1639,93 @@ func (e RoleInput) Valid() bool {
 	case RoleInputStaff:
 		return true
 	case RoleInputViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventType.
+const (
+	RunEventTypeHandoff   RunEventType = "handoff"
+	RunEventTypeNote      RunEventType = "note"
+	RunEventTypePhoto     RunEventType = "photo"
+	RunEventTypePortioned RunEventType = "portioned"
+	RunEventTypeStatus    RunEventType = "status"
+	RunEventTypeTempCheck RunEventType = "temp_check"
+	RunEventTypeWaste     RunEventType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventType enum.
+func (e RunEventType) Valid() bool {
+	switch e {
+	case RunEventTypeHandoff:
+		return true
+	case RunEventTypeNote:
+		return true
+	case RunEventTypePhoto:
+		return true
+	case RunEventTypePortioned:
+		return true
+	case RunEventTypeStatus:
+		return true
+	case RunEventTypeTempCheck:
+		return true
+	case RunEventTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventRequestType.
+const (
+	RunEventRequestTypeNote      RunEventRequestType = "note"
+	RunEventRequestTypePhoto     RunEventRequestType = "photo"
+	RunEventRequestTypePortioned RunEventRequestType = "portioned"
+	RunEventRequestTypeTempCheck RunEventRequestType = "temp_check"
+	RunEventRequestTypeWaste     RunEventRequestType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventRequestType enum.
+func (e RunEventRequestType) Valid() bool {
+	switch e {
+	case RunEventRequestTypeNote:
+		return true
+	case RunEventRequestTypePhoto:
+		return true
+	case RunEventRequestTypePortioned:
+		return true
+	case RunEventRequestTypeTempCheck:
+		return true
+	case RunEventRequestTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunStatus.
+const (
+	RunStatusDone       RunStatus = "done"
+	RunStatusHolding    RunStatus = "holding"
+	RunStatusInProgress RunStatus = "in_progress"
+	RunStatusPlanned    RunStatus = "planned"
+	RunStatusPrepped    RunStatus = "prepped"
+)
+
+// Valid indicates whether the value is a known member of the RunStatus enum.
+func (e RunStatus) Valid() bool {
+	switch e {
+	case RunStatusDone:
+		return true
+	case RunStatusHolding:
+		return true
+	case RunStatusInProgress:
+		return true
+	case RunStatusPlanned:
+		return true
+	case RunStatusPrepped:
 		return true
 	default:
 		return false
@@ -2426,6 +2612,40 @@ type AllergyCategory string
 // AllergySeverity defines model for Allergy.Severity.
 type AllergySeverity string
 
+// Amount A quantity with its unit.
+type Amount struct {
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// AmountInput A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+type AmountInput struct {
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
 	// Active False after revocation.
@@ -2490,6 +2710,84 @@ type AuditEntry struct {
 // AuditEntryActorKind defines model for AuditEntry.Actor.Kind.
 type AuditEntryActorKind string
 
+// BatchCard defines model for BatchCard.
+type BatchCard struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity   `json:"batchQuantity"`
+	Batches       int        `json:"batches"`
+	Contains      []Allergen `json:"contains"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Date           openapi_types.Date `json:"date"`
+	DayPart        *string            `json:"dayPart,omitempty"`
+	Lines          []CardLine         `json:"lines"`
+	MayContain     []Allergen         `json:"mayContain"`
+	Note           *string            `json:"note,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// RaisedToMinBatch The need was below the recipe's minimum batch and was raised to it.
+	RaisedToMinBatch bool               `json:"raisedToMinBatch"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	RecipeVersion    int                `json:"recipeVersion"`
+	RunId            openapi_types.UUID `json:"runId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity           `json:"scaleFactor"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	Station     *string            `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
+	Steps  []string  `json:"steps"`
+
+	// SubRecipes Each sub-recipe as its own section, scaled to what this run needs of it.
+	SubRecipes []CardSection `json:"subRecipes"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UseBy When the run's product must be used by (its status time once prepped, plus the shelf life).
+	UseBy *time.Time `json:"useBy,omitempty"`
+}
+
 // Brand defines model for Brand.
 type Brand struct {
 	// Accent A colour as `#RRGGBB`.
@@ -2516,6 +2814,74 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CardLine defines model for CardLine.
+type CardLine struct {
+	// AsPurchased For items, the whole run's quantity as purchased (EP / trim yield), in `unit`.
+	AsPurchased *Quantity `json:"asPurchased,omitempty"`
+
+	// BatchQuantity The exact quantity for one batch.
+	BatchQuantity Quantity `json:"batchQuantity"`
+
+	// Display One batch's quantity for a cook, in a sensible unit of the same family, 3 significant digits.
+	//
+	// Example: 1.5 kg
+	Display string              `json:"display"`
+	ItemId  *openapi_types.UUID `json:"itemId,omitempty"`
+	Name    string              `json:"name"`
+	Note    *string             `json:"note,omitempty"`
+
+	// Quantity The exact quantity for the whole run (edible portion).
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// CardSection defines model for CardSection.
+type CardSection struct {
+	Lines []CardLine `json:"lines"`
+	Name  string     `json:"name"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity           `json:"quantity"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+	Steps       []string `json:"steps"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit    Unit `json:"unit"`
+	Version int  `json:"version"`
+}
+
 // Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
 type Cast struct {
 	// Caption `image` only, when given.
@@ -2538,6 +2904,11 @@ type Cast struct {
 	//
 	// Example: /v1/board/media/content/0192f3a4-0000-7000-8000-0000000000e1
 	MediaUrl *string `json:"mediaUrl,omitempty"`
+
+	// Recipe `recipe` only: the recipe card as it was when cast: `id`, `name`, `version`, `yield`,
+	// `portion`, `ingredients` (`name`, `quantity`, `unit`, `display`), `steps`, `contains`,
+	// `mayContain`.
+	Recipe *map[string]interface{} `json:"recipe,omitempty"`
 
 	// RecipeId `recipe` only.
 	//
@@ -3051,6 +3422,33 @@ type CreateRequisitionRequest struct {
 	ToLocationId openapi_types.UUID `json:"toLocationId"`
 }
 
+// CreateRunRequest Exactly one of `portions` and `quantity` with `unit`.
+type CreateRunRequest struct {
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	RecipeId openapi_types.UUID     `json:"recipeId"`
+	SiteId   openapi_types.UUID     `json:"siteId"`
+	Station  *string                `json:"station,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit *StandardUnit `json:"unit,omitempty"`
+}
+
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
 	DietOrderId openapi_types.UUID `json:"dietOrderId"`
@@ -3285,6 +3683,27 @@ type CreatedWebhookSubscription struct {
 // Example: rd
 type Credential string
 
+// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+// holding cold.
+type CriticalLimits struct {
+	// CookMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	CookMinTempF *TemperatureF `json:"cookMinTempF,omitempty"`
+
+	// HoldColdMaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldColdMaxTempF *TemperatureF `json:"holdColdMaxTempF,omitempty"`
+
+	// HoldHotMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldHotMinTempF *TemperatureF `json:"holdHotMinTempF,omitempty"`
+}
+
 // DayPart defines model for DayPart.
 type DayPart struct {
 	// End A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
@@ -3418,16 +3837,19 @@ type DeviceState struct {
 	Date   openapi_types.Date `json:"date"`
 	Device StateDevice        `json:"device"`
 
-	// Handoffs Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
-	// Empty until production runs arrive.
+	// Handoffs Today's production handoffs to the wallboard's stations, when `config.showHandoffs` is
+	// true: `runId`, `recipe`, `station`, `from`, `note`, `at`.
 	Handoffs []map[string]interface{} `json:"handoffs"`
 
 	// Menu The menu of the current day part (menu boards only).
 	Menu *StateMenu `json:"menu,omitempty"`
 	Org  StateOrg   `json:"org"`
 
-	// Production Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
-	// kinds, and everywhere until production runs arrive with the kitchen capability.
+	// Production Production timers, on kitchen wallboards: the site's runs of today that are prepped, in
+	// progress or holding at `config.stations` (all when none is configured): `runId`,
+	// `recipeId`, `recipe`, `portions`, `quantity`, `unit`, `station`, `status`, `since`, and
+	// `holdDeadline` while holding (4 h, or the recipe's shelf life when shorter). Empty on other
+	// kinds.
 	Production []map[string]interface{} `json:"production"`
 
 	// ServerTime The server's clock (UTC) when the state was read; not covered by the `ETag`.
@@ -3522,6 +3944,23 @@ type DietOrderType string
 //
 // Example: 2026-03-02 14:00:00-06:00
 type DueAt = string
+
+// EffectiveMenu defines model for EffectiveMenu.
+type EffectiveMenu struct {
+	Date   openapi_types.Date  `json:"date"`
+	Items  []MenuItem          `json:"items"`
+	MenuId *openapi_types.UUID `json:"menuId,omitempty"`
+	SiteId openapi_types.UUID  `json:"siteId"`
+
+	// Source Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+	Source EffectiveMenuSource `json:"source"`
+
+	// Week The cycle week the date falls in.
+	Week *int `json:"week,omitempty"`
+}
+
+// EffectiveMenuSource Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+type EffectiveMenuSource string
 
 // Email An email address; compared case-insensitively.
 //
@@ -3771,6 +4210,46 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
+// Forecast defines model for Forecast.
+type Forecast struct {
+	Covers    int                `json:"covers"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []ForecastItem     `json:"items"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// ForecastItem defines model for ForecastItem.
+type ForecastItem struct {
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity           `json:"portions"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+}
+
+// ForecastRequest defines model for ForecastRequest.
+type ForecastRequest struct {
+	// Covers Expected covers; negative answers 400.
+	Covers  int                `json:"covers"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart string             `json:"dayPart"`
+	Items   *[]struct {
+		// Portions A non-negative exact decimal string, at most 6 decimal places.
+		//
+		// Example: 24
+		Portions PositiveQuantityInput `json:"portions"`
+		RecipeId openapi_types.UUID    `json:"recipeId"`
+	} `json:"items,omitempty"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // FulfillLineInput defines model for FulfillLineInput.
 type FulfillLineInput struct {
 	LineId openapi_types.UUID `json:"lineId"`
@@ -3785,6 +4264,24 @@ type FulfillLineInput struct {
 type FulfillRequisitionRequest struct {
 	// Lines Quantities to move now, in each line's unit; absent, every line's outstanding quantity.
 	Lines *[]FulfillLineInput `json:"lines,omitempty"`
+}
+
+// GenerateRunsRequest defines model for GenerateRunsRequest.
+type GenerateRunsRequest struct {
+	Date openapi_types.Date `json:"date"`
+
+	// DayParts Only these day parts of the site; all of them when absent.
+	DayParts *[]string          `json:"dayParts,omitempty"`
+	SiteId   openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateRunsResult defines model for GenerateRunsResult.
+type GenerateRunsResult struct {
+	Created   int             `json:"created"`
+	Removed   int             `json:"removed"`
+	Runs      []ProductionRun `json:"runs"`
+	Unchanged int             `json:"unchanged"`
+	Updated   int             `json:"updated"`
 }
 
 // Guide defines model for Guide.
@@ -3867,6 +4364,12 @@ type GuideRowResult struct {
 
 	// VendorItemId The vendor item created, updated or unchanged.
 	VendorItemId *openapi_types.UUID `json:"vendorItemId,omitempty"`
+}
+
+// HandoffRequest defines model for HandoffRequest.
+type HandoffRequest struct {
+	Note    *string `json:"note,omitempty"`
+	Station string  `json:"station"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -4426,6 +4929,28 @@ type KioskConfig struct {
 	Theme Theme `json:"theme"`
 }
 
+// LabelsRequest defines model for LabelsRequest.
+type LabelsRequest struct {
+	Format LabelsRequestFormat `json:"format"`
+	Items  []struct {
+		Count    int                 `json:"count"`
+		RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+		RunId    *openapi_types.UUID `json:"runId,omitempty"`
+	} `json:"items"`
+	SiteId   openapi_types.UUID    `json:"siteId"`
+	Size     *LabelsRequestSize    `json:"size,omitempty"`
+	Template LabelsRequestTemplate `json:"template"`
+}
+
+// LabelsRequestFormat defines model for LabelsRequest.Format.
+type LabelsRequestFormat string
+
+// LabelsRequestSize defines model for LabelsRequest.Size.
+type LabelsRequestSize string
+
+// LabelsRequestTemplate defines model for LabelsRequest.Template.
+type LabelsRequestTemplate string
+
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
 //
 // Example: 11:00
@@ -4650,6 +5175,19 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// Menu defines model for Menu.
+type Menu struct {
+	CreatedAt  time.Time          `json:"createdAt"`
+	CycleWeeks int                `json:"cycleWeeks"`
+	Id         openapi_types.UUID `json:"id"`
+	Items      []MenuItem         `json:"items"`
+	Name       string             `json:"name"`
+	Overrides  []MenuOverride     `json:"overrides"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+}
+
 // MenuBoardConfig `config` of `menu_board` devices.
 type MenuBoardConfig struct {
 	// DayPart Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
@@ -4674,6 +5212,74 @@ type MenuBoardConfig struct {
 	//
 	// Example: dark
 	Theme Theme `json:"theme"`
+}
+
+// MenuDateItemInput defines model for MenuDateItemInput.
+type MenuDateItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+}
+
+// MenuDateRequest defines model for MenuDateRequest.
+type MenuDateRequest struct {
+	Items []MenuDateItemInput `json:"items"`
+}
+
+// MenuItem defines model for MenuItem.
+type MenuItem struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover Quantity           `json:"portionsPerCover"`
+	PriceCents       *int64             `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	Week             *int               `json:"week,omitempty"`
+	Weekday          *int               `json:"weekday,omitempty"`
+}
+
+// MenuItemInput defines model for MenuItemInput.
+type MenuItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+
+	// Week The week of the cycle, 1 to cycleWeeks.
+	Week int `json:"week"`
+
+	// Weekday ISO weekday, 1 Monday to 7 Sunday.
+	Weekday int `json:"weekday"`
+}
+
+// MenuOverride defines model for MenuOverride.
+type MenuOverride struct {
+	Date  openapi_types.Date `json:"date"`
+	Items []MenuItem         `json:"items"`
+}
+
+// MenuRequest defines model for MenuRequest.
+type MenuRequest struct {
+	CycleWeeks int                `json:"cycleWeeks"`
+	Items      []MenuItemInput    `json:"items"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
 }
 
 // Movement defines model for Movement.
@@ -5197,6 +5803,51 @@ type PositionRequest struct {
 // Example: 24
 type PositiveQuantityInput = string
 
+// ProductionRun defines model for ProductionRun.
+type ProductionRun struct {
+	Batches   int                `json:"batches"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart,omitempty"`
+
+	// Explain How the run's quantity was reached.
+	Explain      RunExplain         `json:"explain"`
+	HoldingSince *time.Time         `json:"holdingSince,omitempty"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity What is made, in `unit` (the recipe's yield unit).
+	Quantity      Quantity            `json:"quantity"`
+	RecipeId      openapi_types.UUID  `json:"recipeId"`
+	RecipeName    string              `json:"recipeName"`
+	RecipeVersion int                 `json:"recipeVersion"`
+	SiteId        openapi_types.UUID  `json:"siteId"`
+	Source        ProductionRunSource `json:"source"`
+	Station       *string             `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status      RunStatus `json:"status"`
+	StatusSince time.Time `json:"statusSince"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit      Unit      `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// ProductionRunSource defines model for ProductionRun.Source.
+type ProductionRunSource string
+
 // PublicAcceptRequest defines model for PublicAcceptRequest.
 type PublicAcceptRequest struct {
 	// Agree Must be true; the client agrees to the quote's terms.
@@ -5613,6 +6264,166 @@ type ReceivePurchaseOrderRequest struct {
 	Lines      []ReceiveLineInput `json:"lines"`
 }
 
+// Recipe defines model for Recipe.
+type Recipe struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+	Archived  bool            `json:"archived"`
+	Category  string          `json:"category"`
+
+	// CostCents The cost of one yield from the items' moving-average costs, averaged over the sites stocking them (weighted by on-hand).
+	CostCents int64 `json:"costCents"`
+
+	// CostComplete False when an item lacks a cost; those are listed in `uncostedItems` and count as zero.
+	CostComplete bool      `json:"costComplete"`
+	CreatedAt    time.Time `json:"createdAt"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Id             openapi_types.UUID `json:"id"`
+	Ingredients    []RecipeIngredient `json:"ingredients"`
+
+	// MaxBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MaxBatch *Quantity `json:"maxBatch,omitempty"`
+
+	// MayContain The recipe's own may-contain list united with its sub-recipes', at any depth.
+	MayContain []Allergen `json:"mayContain"`
+
+	// MinBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MinBatch *Quantity `json:"minBatch,omitempty"`
+	Name     string    `json:"name"`
+
+	// Portion A quantity with its unit.
+	Portion          Amount         `json:"portion"`
+	PortionCostCents int64          `json:"portionCostCents"`
+	ShelfLifeHours   *int           `json:"shelfLifeHours,omitempty"`
+	Station          *string        `json:"station,omitempty"`
+	Steps            []string       `json:"steps"`
+	UncostedItems    []UncostedItem `json:"uncostedItems"`
+	UpdatedAt        time.Time      `json:"updatedAt"`
+
+	// Version The version shown (the current one, unless a version was asked for).
+	Version int `json:"version"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
+// RecipeAllergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+type RecipeAllergens map[string]AllergenPresence
+
+// RecipeIngredient defines model for RecipeIngredient.
+type RecipeIngredient struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+
+	// Name The item's or sub-recipe's name.
+	Name string  `json:"name"`
+	Note *string `json:"note,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeIngredientInput One line: an inventory item (`itemId`, in any unit the item converts) or a sub-recipe
+// (`recipeId`, in any unit of its yield's family); exactly one of the two.
+// `trimYieldPercent` (items only) is the edible share of what is purchased: the quantity is the
+// edible portion and costs and requisitions use as-purchased = EP / (trim / 100).
+type RecipeIngredientInput struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+	Note   *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+	RecipeId *openapi_types.UUID   `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	TrimYieldPercent *PositiveQuantityInput `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeRequest A recipe's whole definition; every PUT makes a new version.
+type RecipeRequest struct {
+	Category string `json:"category"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits *CriticalLimits         `json:"criticalLimits,omitempty"`
+	Ingredients    []RecipeIngredientInput `json:"ingredients"`
+
+	// MaxBatch The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches.
+	MaxBatch   *PositiveQuantityInput `json:"maxBatch,omitempty"`
+	MayContain *[]Allergen            `json:"mayContain,omitempty"`
+
+	// MinBatch The smallest batch worth making, in the yield unit; a smaller need is raised to it.
+	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
+	Name     string                 `json:"name"`
+
+	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Portion        AmountInput `json:"portion"`
+	ShelfLifeHours *int        `json:"shelfLifeHours,omitempty"`
+	Station        *string     `json:"station,omitempty"`
+	Steps          *[]string   `json:"steps,omitempty"`
+
+	// Yield A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Yield AmountInput `json:"yield"`
+}
+
+// RecipeVersionSummary defines model for RecipeVersionSummary.
+type RecipeVersionSummary struct {
+	CreatedAt time.Time           `json:"createdAt"`
+	CreatedBy *openapi_types.UUID `json:"createdBy,omitempty"`
+	Name      string              `json:"name"`
+	Version   int                 `json:"version"`
+}
+
 // Recipient defines model for Recipient.
 type Recipient struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -5863,6 +6674,96 @@ type RoutineRequest struct {
 	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
 }
 
+// RunEvent defines model for RunEvent.
+type RunEvent struct {
+	ActorId   *openapi_types.UUID `json:"actorId,omitempty"`
+	ActorKind *string             `json:"actorKind,omitempty"`
+	At        time.Time           `json:"at"`
+
+	// Data What the event recorded (status from/to, tempF, probe, portions, station, note…).
+	Data  map[string]interface{} `json:"data"`
+	Id    openapi_types.UUID     `json:"id"`
+	RunId openapi_types.UUID     `json:"runId"`
+	Type  RunEventType           `json:"type"`
+}
+
+// RunEventType defines model for RunEvent.Type.
+type RunEventType string
+
+// RunEventRequest `temp_check` needs `tempF` (and may name a `probe`), `portioned` needs `portions`, `waste`
+// needs `quantity` (in the run's unit) and may give a `reason`; `note` and `photo` take `text`
+// and `mediaKey`.
+type RunEventRequest struct {
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+	Probe    *string                `json:"probe,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	Reason   *string                `json:"reason,omitempty"`
+
+	// TempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	TempF *TemperatureF       `json:"tempF,omitempty"`
+	Text  *string             `json:"text,omitempty"`
+	Type  RunEventRequestType `json:"type"`
+}
+
+// RunEventRequestType defines model for RunEventRequest.Type.
+type RunEventRequestType string
+
+// RunExplain How the run's quantity was reached.
+type RunExplain struct {
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity            `json:"batchQuantity"`
+	Batches       int                 `json:"batches"`
+	Covers        *int                `json:"covers,omitempty"`
+	ForecastId    *openapi_types.UUID `json:"forecastId,omitempty"`
+
+	// ForecastPortions Portions the forecast named for the recipe, overriding covers × portionsPerCover.
+	ForecastPortions *Quantity `json:"forecastPortions,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity `json:"portions"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover *Quantity `json:"portionsPerCover,omitempty"`
+	RaisedToMinBatch bool      `json:"raisedToMinBatch"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
 // RunNowResult defines model for RunNowResult.
 type RunNowResult struct {
 	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
@@ -5873,6 +6774,9 @@ type RunNowResult struct {
 	Occurrence DueAt  `json:"occurrence"`
 	Tasks      []Task `json:"tasks"`
 }
+
+// RunStatus planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+type RunStatus string
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -6150,6 +7054,12 @@ type SetCountLinesRequest struct {
 	Lines []SetCountLine `json:"lines"`
 }
 
+// SetRunStatusRequest defines model for SetRunStatusRequest.
+type SetRunStatusRequest struct {
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
+}
+
 // ShareLink defines model for ShareLink.
 type ShareLink struct {
 	// Token Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
@@ -6412,7 +7322,9 @@ type StateMenu struct {
 	// InProgress Whether the site's local time is within `dayPart`.
 	InProgress bool `json:"inProgress"`
 
-	// Items The day part's menu items. Always empty until menus arrive with the culinary capability.
+	// Items The effective menu of the site's date for the day part (override over cycle): `recipeId`,
+	// `name`, `dayPart`, `priceCents` (when `config.showPrices`), `contains` and `mayContain`
+	// (when `config.showAllergens`).
 	Items []map[string]interface{} `json:"items"`
 }
 
@@ -7183,6 +8095,12 @@ type TxnSource struct {
 
 	// Type Example: adjustment
 	Type string `json:"type"`
+}
+
+// UncostedItem defines model for UncostedItem.
+type UncostedItem struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+	Name   string             `json:"name"`
 }
 
 // Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
@@ -8582,6 +9500,35 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListForecastsParams defines parameters for ListForecasts.
+type ListForecastsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// From From this date.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Up to this date.
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
+// UpsertForecastParams defines parameters for UpsertForecast.
+type UpsertForecastParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateGuideParams defines parameters for CreateGuide.
 type CreateGuideParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -8662,6 +9609,20 @@ type CreateInvitationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateLabelsParams defines parameters for CreateLabels.
+type CreateLabelsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListLotsParams defines parameters for ListLots.
 type ListLotsParams struct {
 	// SiteId Only this site's lots.
@@ -8706,6 +9667,38 @@ type UploadMediaParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListMenusParams defines parameters for ListMenus.
+type ListMenusParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateMenuParams defines parameters for CreateMenu.
+type CreateMenuParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetEffectiveMenuParams defines parameters for GetEffectiveMenu.
+type GetEffectiveMenuParams struct {
+	// SiteId The site.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// Date A local date of the site.
+	Date openapi_types.Date `form:"date" json:"date"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
 // ListOrderSuggestionsParams defines parameters for ListOrderSuggestions.
 type ListOrderSuggestionsParams struct {
 	// SiteId The site.
@@ -8723,6 +9716,91 @@ type ListPositionsParams struct {
 
 // CreatePositionParams defines parameters for CreatePosition.
 type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListProductionRunsParams defines parameters for ListProductionRuns.
+type ListProductionRunsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Date A local date of the site.
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+
+	// Status Only this status.
+	Status *RunStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Station Only this station.
+	Station *string `form:"station,omitempty" json:"station,omitempty"`
+}
+
+// CreateProductionRunParams defines parameters for CreateProductionRun.
+type CreateProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GenerateProductionRunsParams defines parameters for GenerateProductionRuns.
+type GenerateProductionRunsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateProductionRunEventParams defines parameters for CreateProductionRunEvent.
+type CreateProductionRunEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// HandoffProductionRunParams defines parameters for HandoffProductionRun.
+type HandoffProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetProductionRunStatusParams defines parameters for SetProductionRunStatus.
+type SetProductionRunStatusParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -8811,6 +9889,52 @@ type ReceivePurchaseOrderParams struct {
 
 // SubmitPurchaseOrderParams defines parameters for SubmitPurchaseOrder.
 type SubmitPurchaseOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRecipesParams defines parameters for ListRecipes.
+type ListRecipesParams struct {
+	// Q Only recipes whose name contains this text.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Category Only this category (case-insensitively).
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Archived Only archived (true) or active (false) recipes; both when absent.
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateRecipeParams defines parameters for CreateRecipe.
+type CreateRecipeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveRecipeParams defines parameters for ArchiveRecipe.
+type ArchiveRecipeParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -9525,6 +10649,9 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
+type UpsertForecastJSONRequestBody = ForecastRequest
+
 // CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
 type CreateGuideJSONRequestBody = GuideRequest
 
@@ -9543,11 +10670,23 @@ type UpdateInventoryItemJSONRequestBody = UpdateInventoryItemRequest
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
+// CreateLabelsJSONRequestBody defines body for CreateLabels for application/json ContentType.
+type CreateLabelsJSONRequestBody = LabelsRequest
+
 // UploadMediaMultipartRequestBody defines body for UploadMedia for multipart/form-data ContentType.
 type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateMenuJSONRequestBody defines body for CreateMenu for application/json ContentType.
+type CreateMenuJSONRequestBody = MenuRequest
+
+// UpdateMenuJSONRequestBody defines body for UpdateMenu for application/json ContentType.
+type UpdateMenuJSONRequestBody = MenuRequest
+
+// SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
+type SetMenuDateJSONRequestBody = MenuDateRequest
 
 // CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
 type CreatePositionJSONRequestBody = PositionRequest
@@ -9558,11 +10697,32 @@ type UpdatePositionJSONRequestBody = PositionRequest
 // SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
 type SetPositionMembersJSONRequestBody = PositionMembersRequest
 
+// CreateProductionRunJSONRequestBody defines body for CreateProductionRun for application/json ContentType.
+type CreateProductionRunJSONRequestBody = CreateRunRequest
+
+// GenerateProductionRunsJSONRequestBody defines body for GenerateProductionRuns for application/json ContentType.
+type GenerateProductionRunsJSONRequestBody = GenerateRunsRequest
+
+// CreateProductionRunEventJSONRequestBody defines body for CreateProductionRunEvent for application/json ContentType.
+type CreateProductionRunEventJSONRequestBody = RunEventRequest
+
+// HandoffProductionRunJSONRequestBody defines body for HandoffProductionRun for application/json ContentType.
+type HandoffProductionRunJSONRequestBody = HandoffRequest
+
+// SetProductionRunStatusJSONRequestBody defines body for SetProductionRunStatus for application/json ContentType.
+type SetProductionRunStatusJSONRequestBody = SetRunStatusRequest
+
 // CreatePurchaseOrderJSONRequestBody defines body for CreatePurchaseOrder for application/json ContentType.
 type CreatePurchaseOrderJSONRequestBody = CreatePurchaseOrderRequest
 
 // ReceivePurchaseOrderJSONRequestBody defines body for ReceivePurchaseOrder for application/json ContentType.
 type ReceivePurchaseOrderJSONRequestBody = ReceivePurchaseOrderRequest
+
+// CreateRecipeJSONRequestBody defines body for CreateRecipe for application/json ContentType.
+type CreateRecipeJSONRequestBody = RecipeRequest
+
+// UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
+type UpdateRecipeJSONRequestBody = RecipeRequest
 
 // CreateRequisitionJSONRequestBody defines body for CreateRequisition for application/json ContentType.
 type CreateRequisitionJSONRequestBody = CreateRequisitionRequest
@@ -10597,6 +11757,12 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error
 	// ListGuides List guides
 	// (GET /orgs/{orgId}/guides)
 	ListGuides(ctx echo.Context, orgId OrgId) error
@@ -10636,6 +11802,9 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error
 	// ListLots List lots
 	// (GET /orgs/{orgId}/lots)
 	ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error
@@ -10657,6 +11826,24 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error
 	// ListOrderSuggestions Order suggestions
 	// (GET /orgs/{orgId}/order-suggestions)
 	ListOrderSuggestions(ctx echo.Context, orgId OrgId, params ListOrderSuggestionsParams) error
@@ -10675,6 +11862,33 @@ type ServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error
 	// ListPurchaseOrders List purchase orders
 	// (GET /orgs/{orgId}/purchase-orders)
 	ListPurchaseOrders(ctx echo.Context, orgId OrgId, params ListPurchaseOrdersParams) error
@@ -10696,6 +11910,27 @@ type ServerInterface interface {
 	// SubmitPurchaseOrder Submit a purchase order
 	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
 	SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id Id, params SubmitPurchaseOrderParams) error
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
 	// ListRequisitions List requisitions
 	// (GET /orgs/{orgId}/requisitions)
 	ListRequisitions(ctx echo.Context, orgId OrgId, params ListRequisitionsParams) error
@@ -12960,6 +14195,88 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListForecasts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListForecasts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListForecastsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListForecasts(ctx, orgId, params)
+	return err
+}
+
+// UpsertForecast converts echo context to params.
+func (w *ServerInterfaceWrapper) UpsertForecast(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpsertForecastParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpsertForecast(ctx, orgId, params)
+	return err
+}
+
 // ListGuides converts echo context to params.
 func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
 	var err error
@@ -13334,6 +14651,42 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 	return err
 }
 
+// CreateLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateLabelsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateLabels(ctx, orgId, params)
+	return err
+}
+
 // ListLots converts echo context to params.
 func (w *ServerInterfaceWrapper) ListLots(ctx echo.Context) error {
 	var err error
@@ -13550,6 +14903,186 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 	return err
 }
 
+// ListMenus converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMenus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMenusParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMenus(ctx, orgId, params)
+	return err
+}
+
+// CreateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateMenuParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateMenu(ctx, orgId, params)
+	return err
+}
+
+// GetEffectiveMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEffectiveMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEffectiveMenuParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Required query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEffectiveMenu(ctx, orgId, params)
+	return err
+}
+
+// GetMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMenu(ctx, orgId, id)
+	return err
+}
+
+// UpdateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMenu(ctx, orgId, id)
+	return err
+}
+
+// SetMenuDate converts echo context to params.
+func (w *ServerInterfaceWrapper) SetMenuDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "date" -------------
+	var date openapi_types.Date
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "date", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetMenuDate(ctx, orgId, id, date)
+	return err
+}
+
 // ListOrderSuggestions converts echo context to params.
 func (w *ServerInterfaceWrapper) ListOrderSuggestions(ctx echo.Context) error {
 	var err error
@@ -13712,6 +15245,328 @@ func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
+// ListProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListProductionRunsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "station" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "station", ctx.QueryParams(), &params.Station, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter station: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// CreateProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRun(ctx, orgId, params)
+	return err
+}
+
+// GenerateProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateProductionRunsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// GetProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProductionRun(ctx, orgId, id)
+	return err
+}
+
+// GetBatchCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchCard(ctx, orgId, id)
+	return err
+}
+
+// ListProductionRunEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRunEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRunEvents(ctx, orgId, id)
+	return err
+}
+
+// CreateProductionRunEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRunEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRunEvent(ctx, orgId, id, params)
+	return err
+}
+
+// HandoffProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) HandoffProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params HandoffProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.HandoffProductionRun(ctx, orgId, id, params)
+	return err
+}
+
+// SetProductionRunStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetProductionRunStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetProductionRunStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetProductionRunStatus(ctx, orgId, id, params)
 	return err
 }
 
@@ -14001,6 +15856,243 @@ func (w *ServerInterfaceWrapper) SubmitPurchaseOrder(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SubmitPurchaseOrder(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRecipesParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "archived" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "archived", ctx.QueryParams(), &params.Archived, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter archived: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipes(ctx, orgId, params)
+	return err
+}
+
+// CreateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRecipe(ctx, orgId, params)
+	return err
+}
+
+// GetRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipe(ctx, orgId, id)
+	return err
+}
+
+// UpdateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRecipe(ctx, orgId, id)
+	return err
+}
+
+// ArchiveRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveRecipe(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipeVersions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipeVersions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipeVersions(ctx, orgId, id)
+	return err
+}
+
+// GetRecipeVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipeVersion(ctx, orgId, id, version)
 	return err
 }
 
@@ -16619,6 +18711,31 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/fulfill", wrapper.FulfillRequisition, options.OperationMiddlewares["fulfillRequisition"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/requisitions/:id/to-po", wrapper.RequisitionToPurchaseOrders, options.OperationMiddlewares["requisitionToPurchaseOrders"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/order-suggestions", wrapper.ListOrderSuggestions, options.OperationMiddlewares["listOrderSuggestions"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes", wrapper.ListRecipes, options.OperationMiddlewares["listRecipes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes", wrapper.CreateRecipe, options.OperationMiddlewares["createRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.GetRecipe, options.OperationMiddlewares["getRecipe"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.UpdateRecipe, options.OperationMiddlewares["updateRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions", wrapper.ListRecipeVersions, options.OperationMiddlewares["listRecipeVersions"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions/:version", wrapper.GetRecipeVersion, options.OperationMiddlewares["getRecipeVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes/:id/archive", wrapper.ArchiveRecipe, options.OperationMiddlewares["archiveRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus", wrapper.ListMenus, options.OperationMiddlewares["listMenus"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/menus", wrapper.CreateMenu, options.OperationMiddlewares["createMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/effective", wrapper.GetEffectiveMenu, options.OperationMiddlewares["getEffectiveMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.GetMenu, options.OperationMiddlewares["getMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.UpdateMenu, options.OperationMiddlewares["updateMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id/dates/:date", wrapper.SetMenuDate, options.OperationMiddlewares["setMenuDate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.ListForecasts, options.OperationMiddlewares["listForecasts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.UpsertForecast, options.OperationMiddlewares["upsertForecast"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.ListProductionRuns, options.OperationMiddlewares["listProductionRuns"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.CreateProductionRun, options.OperationMiddlewares["createProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/generate", wrapper.GenerateProductionRuns, options.OperationMiddlewares["generateProductionRuns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id", wrapper.GetProductionRun, options.OperationMiddlewares["getProductionRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/card", wrapper.GetBatchCard, options.OperationMiddlewares["getBatchCard"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/status", wrapper.SetProductionRunStatus, options.OperationMiddlewares["setProductionRunStatus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.ListProductionRunEvents, options.OperationMiddlewares["listProductionRunEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.CreateProductionRunEvent, options.OperationMiddlewares["createProductionRunEvent"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/handoff", wrapper.HandoffProductionRun, options.OperationMiddlewares["handoffProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/labels", wrapper.CreateLabels, options.OperationMiddlewares["createLabels"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
@@ -25673,6 +27790,293 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListForecastsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListForecastsParams
+}
+
+type ListForecastsResponseObject interface {
+	VisitListForecastsResponse(w http.ResponseWriter) error
+}
+
+type ListForecasts200JSONResponse []Forecast
+
+func (response ListForecasts200JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListForecasts400JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListForecasts401JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListForecasts403JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListForecasts404JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListForecasts406JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListForecasts503JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecastRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params UpsertForecastParams
+	Body   *UpsertForecastJSONRequestBody
+}
+
+type UpsertForecastResponseObject interface {
+	VisitUpsertForecastResponse(w http.ResponseWriter) error
+}
+
+type UpsertForecast200JSONResponse Forecast
+
+func (response UpsertForecast200JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpsertForecast400JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpsertForecast401JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpsertForecast403JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpsertForecast404JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpsertForecast406JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpsertForecast409JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpsertForecast413JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpsertForecast415JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response UpsertForecast422JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpsertForecast503JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGuidesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -27465,6 +29869,197 @@ func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w 
 	return err
 }
 
+type CreateLabelsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateLabelsParams
+	Body   *CreateLabelsJSONRequestBody
+}
+
+type CreateLabelsResponseObject interface {
+	VisitCreateLabelsResponse(w http.ResponseWriter) error
+}
+
+type CreateLabels200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response CreateLabels200ApplicationpdfResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type CreateLabels200TextResponse string
+
+func (response CreateLabels200TextResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateLabels400JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateLabels401JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateLabels403JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateLabels404JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateLabels406JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateLabels409JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateLabels413JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateLabels415JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateLabels422JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateLabels503JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLotsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListLotsParams
@@ -28379,6 +30974,846 @@ func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type ListMenusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListMenusParams
+}
+
+type ListMenusResponseObject interface {
+	VisitListMenusResponse(w http.ResponseWriter) error
+}
+
+type ListMenus200JSONResponse []Menu
+
+func (response ListMenus200JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMenus400JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMenus401JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMenus404JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListMenus406JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMenus503JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateMenuParams
+	Body   *CreateMenuJSONRequestBody
+}
+
+type CreateMenuResponseObject interface {
+	VisitCreateMenuResponse(w http.ResponseWriter) error
+}
+
+type CreateMenu201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateMenu201JSONResponse struct {
+	Body    Menu
+	Headers CreateMenu201ResponseHeaders
+}
+
+func (response CreateMenu201JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateMenu400JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateMenu401JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateMenu403JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateMenu404JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateMenu406JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateMenu409JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateMenu413JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateMenu415JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateMenu422JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateMenu503JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GetEffectiveMenuParams
+}
+
+type GetEffectiveMenuResponseObject interface {
+	VisitGetEffectiveMenuResponse(w http.ResponseWriter) error
+}
+
+type GetEffectiveMenu200JSONResponse EffectiveMenu
+
+func (response GetEffectiveMenu200JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEffectiveMenu400JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEffectiveMenu401JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEffectiveMenu403JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEffectiveMenu404JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEffectiveMenu406JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEffectiveMenu503JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetMenuResponseObject interface {
+	VisitGetMenuResponse(w http.ResponseWriter) error
+}
+
+type GetMenu200JSONResponse Menu
+
+func (response GetMenu200JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetMenu400JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetMenu401JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetMenu403JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetMenu406JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMenu503JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateMenuJSONRequestBody
+}
+
+type UpdateMenuResponseObject interface {
+	VisitUpdateMenuResponse(w http.ResponseWriter) error
+}
+
+type UpdateMenu200JSONResponse Menu
+
+func (response UpdateMenu200JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateMenu400JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateMenu401JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateMenu403JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMenu404JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateMenu406JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateMenu409JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMenu413JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateMenu415JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMenu503JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDateRequestObject struct {
+	OrgId OrgId              `json:"orgId"`
+	Id    Id                 `json:"id"`
+	Date  openapi_types.Date `json:"date"`
+	Body  *SetMenuDateJSONRequestBody
+}
+
+type SetMenuDateResponseObject interface {
+	VisitSetMenuDateResponse(w http.ResponseWriter) error
+}
+
+type SetMenuDate200JSONResponse Menu
+
+func (response SetMenuDate200JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetMenuDate400JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetMenuDate401JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetMenuDate403JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetMenuDate404JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetMenuDate406JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetMenuDate409JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetMenuDate413JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetMenuDate415JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetMenuDate503JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOrderSuggestionsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListOrderSuggestionsParams
@@ -29166,6 +32601,1341 @@ func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersRespons
 type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListProductionRunsParams
+}
+
+type ListProductionRunsResponseObject interface {
+	VisitListProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRuns200JSONResponse []ProductionRun
+
+func (response ListProductionRuns200JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRuns400JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRuns401JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRuns403JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRuns404JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRuns406JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRuns503JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateProductionRunParams
+	Body   *CreateProductionRunJSONRequestBody
+}
+
+type CreateProductionRunResponseObject interface {
+	VisitCreateProductionRunResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRun201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateProductionRun201JSONResponse struct {
+	Body    ProductionRun
+	Headers CreateProductionRun201ResponseHeaders
+}
+
+func (response CreateProductionRun201JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRun400JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRun401JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRun403JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRun404JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRun406JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRun409JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRun413JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRun415JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRun422JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRun503JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateProductionRunsParams
+	Body   *GenerateProductionRunsJSONRequestBody
+}
+
+type GenerateProductionRunsResponseObject interface {
+	VisitGenerateProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type GenerateProductionRuns200JSONResponse GenerateRunsResult
+
+func (response GenerateProductionRuns200JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateProductionRuns400JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateProductionRuns401JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateProductionRuns403JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateProductionRuns404JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateProductionRuns406JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateProductionRuns409JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateProductionRuns413JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateProductionRuns415JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateProductionRuns422JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateProductionRuns503JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetProductionRunResponseObject interface {
+	VisitGetProductionRunResponse(w http.ResponseWriter) error
+}
+
+type GetProductionRun200JSONResponse ProductionRun
+
+func (response GetProductionRun200JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetProductionRun400JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetProductionRun401JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetProductionRun403JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetProductionRun404JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetProductionRun406JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetProductionRun503JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCardRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetBatchCardResponseObject interface {
+	VisitGetBatchCardResponse(w http.ResponseWriter) error
+}
+
+type GetBatchCard200JSONResponse BatchCard
+
+func (response GetBatchCard200JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchCard400JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchCard401JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchCard403JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchCard404JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetBatchCard406JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBatchCard503JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEventsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListProductionRunEventsResponseObject interface {
+	VisitListProductionRunEventsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRunEvents200JSONResponse []RunEvent
+
+func (response ListProductionRunEvents200JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRunEvents400JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRunEvents401JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRunEvents403JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRunEvents404JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRunEvents406JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRunEvents503JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateProductionRunEventParams
+	Body   *CreateProductionRunEventJSONRequestBody
+}
+
+type CreateProductionRunEventResponseObject interface {
+	VisitCreateProductionRunEventResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRunEvent200JSONResponse RunEvent
+
+func (response CreateProductionRunEvent200JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRunEvent400JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRunEvent401JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRunEvent403JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRunEvent404JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRunEvent406JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRunEvent409JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRunEvent413JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRunEvent415JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRunEvent422JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRunEvent503JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params HandoffProductionRunParams
+	Body   *HandoffProductionRunJSONRequestBody
+}
+
+type HandoffProductionRunResponseObject interface {
+	VisitHandoffProductionRunResponse(w http.ResponseWriter) error
+}
+
+type HandoffProductionRun200JSONResponse ProductionRun
+
+func (response HandoffProductionRun200JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response HandoffProductionRun400JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response HandoffProductionRun401JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response HandoffProductionRun403JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response HandoffProductionRun404JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response HandoffProductionRun406JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response HandoffProductionRun409JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response HandoffProductionRun413JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response HandoffProductionRun415JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response HandoffProductionRun422JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response HandoffProductionRun503JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetProductionRunStatusParams
+	Body   *SetProductionRunStatusJSONRequestBody
+}
+
+type SetProductionRunStatusResponseObject interface {
+	VisitSetProductionRunStatusResponse(w http.ResponseWriter) error
+}
+
+type SetProductionRunStatus200JSONResponse ProductionRun
+
+func (response SetProductionRunStatus200JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetProductionRunStatus400JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetProductionRunStatus401JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetProductionRunStatus403JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetProductionRunStatus404JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetProductionRunStatus406JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetProductionRunStatus409JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetProductionRunStatus413JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetProductionRunStatus415JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetProductionRunStatus422JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetProductionRunStatus503JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -30193,6 +34963,985 @@ func (response SubmitPurchaseOrder422JSONResponse) VisitSubmitPurchaseOrderRespo
 type SubmitPurchaseOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SubmitPurchaseOrder503JSONResponse) VisitSubmitPurchaseOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRecipesParams
+}
+
+type ListRecipesResponseObject interface {
+	VisitListRecipesResponse(w http.ResponseWriter) error
+}
+
+type ListRecipes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListRecipes200JSONResponse struct {
+	Body    []Recipe
+	Headers ListRecipes200ResponseHeaders
+}
+
+func (response ListRecipes200JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipes400JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipes401JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipes403JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipes404JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipes406JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipes503JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRecipeParams
+	Body   *CreateRecipeJSONRequestBody
+}
+
+type CreateRecipeResponseObject interface {
+	VisitCreateRecipeResponse(w http.ResponseWriter) error
+}
+
+type CreateRecipe201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRecipe201JSONResponse struct {
+	Body    Recipe
+	Headers CreateRecipe201ResponseHeaders
+}
+
+func (response CreateRecipe201JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRecipe400JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRecipe401JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRecipe403JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRecipe404JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRecipe406JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateRecipe409JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateRecipe413JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRecipe415JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRecipe422JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRecipe503JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRecipeResponseObject interface {
+	VisitGetRecipeResponse(w http.ResponseWriter) error
+}
+
+type GetRecipe200JSONResponse Recipe
+
+func (response GetRecipe200JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipe400JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipe401JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipe403JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipe404JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipe406JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipe503JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRecipeJSONRequestBody
+}
+
+type UpdateRecipeResponseObject interface {
+	VisitUpdateRecipeResponse(w http.ResponseWriter) error
+}
+
+type UpdateRecipe200JSONResponse Recipe
+
+func (response UpdateRecipe200JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRecipe400JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRecipe401JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRecipe403JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRecipe404JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRecipe406JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateRecipe409JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateRecipe413JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRecipe415JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRecipe503JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ArchiveRecipeParams
+}
+
+type ArchiveRecipeResponseObject interface {
+	VisitArchiveRecipeResponse(w http.ResponseWriter) error
+}
+
+type ArchiveRecipe200JSONResponse Recipe
+
+func (response ArchiveRecipe200JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRecipe400JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveRecipe401JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveRecipe403JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveRecipe404JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ArchiveRecipe406JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveRecipe409JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveRecipe413JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ArchiveRecipe415JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ArchiveRecipe422JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveRecipe503JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersionsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListRecipeVersionsResponseObject interface {
+	VisitListRecipeVersionsResponse(w http.ResponseWriter) error
+}
+
+type ListRecipeVersions200JSONResponse []RecipeVersionSummary
+
+func (response ListRecipeVersions200JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipeVersions400JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipeVersions401JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipeVersions403JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipeVersions404JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipeVersions406JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipeVersions503JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+}
+
+type GetRecipeVersionResponseObject interface {
+	VisitGetRecipeVersionResponse(w http.ResponseWriter) error
+}
+
+type GetRecipeVersion200JSONResponse Recipe
+
+func (response GetRecipeVersion200JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipeVersion400JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipeVersion401JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipeVersion403JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipeVersion404JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipeVersion406JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -40741,6 +46490,12 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx context.Context, request UpsertForecastRequestObject) (UpsertForecastResponseObject, error)
 	// ListGuides List guides
 	// (GET /orgs/{orgId}/guides)
 	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
@@ -40780,6 +46535,9 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx context.Context, request CreateLabelsRequestObject) (CreateLabelsResponseObject, error)
 	// ListLots List lots
 	// (GET /orgs/{orgId}/lots)
 	ListLots(ctx context.Context, request ListLotsRequestObject) (ListLotsResponseObject, error)
@@ -40801,6 +46559,24 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx context.Context, request ListMenusRequestObject) (ListMenusResponseObject, error)
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx context.Context, request CreateMenuRequestObject) (CreateMenuResponseObject, error)
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx context.Context, request GetEffectiveMenuRequestObject) (GetEffectiveMenuResponseObject, error)
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx context.Context, request GetMenuRequestObject) (GetMenuResponseObject, error)
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx context.Context, request UpdateMenuRequestObject) (UpdateMenuResponseObject, error)
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx context.Context, request SetMenuDateRequestObject) (SetMenuDateResponseObject, error)
 	// ListOrderSuggestions Order suggestions
 	// (GET /orgs/{orgId}/order-suggestions)
 	ListOrderSuggestions(ctx context.Context, request ListOrderSuggestionsRequestObject) (ListOrderSuggestionsResponseObject, error)
@@ -40819,6 +46595,33 @@ type StrictServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx context.Context, request ListProductionRunsRequestObject) (ListProductionRunsResponseObject, error)
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx context.Context, request CreateProductionRunRequestObject) (CreateProductionRunResponseObject, error)
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx context.Context, request GenerateProductionRunsRequestObject) (GenerateProductionRunsResponseObject, error)
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx context.Context, request GetProductionRunRequestObject) (GetProductionRunResponseObject, error)
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx context.Context, request GetBatchCardRequestObject) (GetBatchCardResponseObject, error)
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx context.Context, request ListProductionRunEventsRequestObject) (ListProductionRunEventsResponseObject, error)
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx context.Context, request CreateProductionRunEventRequestObject) (CreateProductionRunEventResponseObject, error)
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx context.Context, request HandoffProductionRunRequestObject) (HandoffProductionRunResponseObject, error)
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx context.Context, request SetProductionRunStatusRequestObject) (SetProductionRunStatusResponseObject, error)
 	// ListPurchaseOrders List purchase orders
 	// (GET /orgs/{orgId}/purchase-orders)
 	ListPurchaseOrders(ctx context.Context, request ListPurchaseOrdersRequestObject) (ListPurchaseOrdersResponseObject, error)
@@ -40840,6 +46643,27 @@ type StrictServerInterface interface {
 	// SubmitPurchaseOrder Submit a purchase order
 	// (POST /orgs/{orgId}/purchase-orders/{id}/submit)
 	SubmitPurchaseOrder(ctx context.Context, request SubmitPurchaseOrderRequestObject) (SubmitPurchaseOrderResponseObject, error)
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx context.Context, request ListRecipesRequestObject) (ListRecipesResponseObject, error)
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx context.Context, request CreateRecipeRequestObject) (CreateRecipeResponseObject, error)
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx context.Context, request GetRecipeRequestObject) (GetRecipeResponseObject, error)
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx context.Context, request UpdateRecipeRequestObject) (UpdateRecipeResponseObject, error)
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx context.Context, request ArchiveRecipeRequestObject) (ArchiveRecipeResponseObject, error)
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx context.Context, request ListRecipeVersionsRequestObject) (ListRecipeVersionsResponseObject, error)
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
 	// ListRequisitions List requisitions
 	// (GET /orgs/{orgId}/requisitions)
 	ListRequisitions(ctx context.Context, request ListRequisitionsRequestObject) (ListRequisitionsResponseObject, error)
@@ -43294,6 +49118,81 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListForecasts operation middleware
+func (sh *strictHandler) ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error {
+	var request ListForecastsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListForecasts(ctx.Request().Context(), request.(ListForecastsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListForecasts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListForecastsResponseObject); ok {
+		return validResponse.VisitListForecastsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpsertForecast operation middleware
+func (sh *strictHandler) UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error {
+	var request UpsertForecastRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body UpsertForecastJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpsertForecast(ctx.Request().Context(), request.(UpsertForecastRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpsertForecast")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpsertForecastResponseObject); ok {
+		return validResponse.VisitUpsertForecastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListGuides operation middleware
 func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
 	var request ListGuidesRequestObject
@@ -43768,6 +49667,55 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 	return nil
 }
 
+// CreateLabels operation middleware
+func (sh *strictHandler) CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error {
+	var request CreateLabelsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateLabels(ctx.Request().Context(), request.(CreateLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateLabelsResponseObject); ok {
+		return validResponse.VisitCreateLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListLots operation middleware
 func (sh *strictHandler) ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error {
 	var request ListLotsRequestObject
@@ -43972,6 +49920,232 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 		return err
 	} else if validResponse, ok := response.(UpdateMemberResponseObject); ok {
 		return validResponse.VisitUpdateMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMenus operation middleware
+func (sh *strictHandler) ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error {
+	var request ListMenusRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMenus(ctx.Request().Context(), request.(ListMenusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMenus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMenusResponseObject); ok {
+		return validResponse.VisitListMenusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateMenu operation middleware
+func (sh *strictHandler) CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error {
+	var request CreateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateMenu(ctx.Request().Context(), request.(CreateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateMenuResponseObject); ok {
+		return validResponse.VisitCreateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEffectiveMenu operation middleware
+func (sh *strictHandler) GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error {
+	var request GetEffectiveMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEffectiveMenu(ctx.Request().Context(), request.(GetEffectiveMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEffectiveMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEffectiveMenuResponseObject); ok {
+		return validResponse.VisitGetEffectiveMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetMenu operation middleware
+func (sh *strictHandler) GetMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMenu(ctx.Request().Context(), request.(GetMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMenuResponseObject); ok {
+		return validResponse.VisitGetMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateMenu operation middleware
+func (sh *strictHandler) UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateMenu(ctx.Request().Context(), request.(UpdateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateMenuResponseObject); ok {
+		return validResponse.VisitUpdateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetMenuDate operation middleware
+func (sh *strictHandler) SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error {
+	var request SetMenuDateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Date = date
+
+	var body SetMenuDateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetMenuDate(ctx.Request().Context(), request.(SetMenuDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetMenuDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetMenuDateResponseObject); ok {
+		return validResponse.VisitSetMenuDateResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -44197,6 +50371,358 @@ func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id
 		return err
 	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
 		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRuns operation middleware
+func (sh *strictHandler) ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error {
+	var request ListProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRuns(ctx.Request().Context(), request.(ListProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunsResponseObject); ok {
+		return validResponse.VisitListProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRun operation middleware
+func (sh *strictHandler) CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error {
+	var request CreateProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRun(ctx.Request().Context(), request.(CreateProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunResponseObject); ok {
+		return validResponse.VisitCreateProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateProductionRuns operation middleware
+func (sh *strictHandler) GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error {
+	var request GenerateProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body GenerateProductionRunsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateProductionRuns(ctx.Request().Context(), request.(GenerateProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateProductionRunsResponseObject); ok {
+		return validResponse.VisitGenerateProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetProductionRun operation middleware
+func (sh *strictHandler) GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetProductionRun(ctx.Request().Context(), request.(GetProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetProductionRunResponseObject); ok {
+		return validResponse.VisitGetProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchCard operation middleware
+func (sh *strictHandler) GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetBatchCardRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchCard(ctx.Request().Context(), request.(GetBatchCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchCardResponseObject); ok {
+		return validResponse.VisitGetBatchCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRunEvents operation middleware
+func (sh *strictHandler) ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListProductionRunEventsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRunEvents(ctx.Request().Context(), request.(ListProductionRunEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRunEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunEventsResponseObject); ok {
+		return validResponse.VisitListProductionRunEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRunEvent operation middleware
+func (sh *strictHandler) CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error {
+	var request CreateProductionRunEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateProductionRunEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRunEvent(ctx.Request().Context(), request.(CreateProductionRunEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRunEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunEventResponseObject); ok {
+		return validResponse.VisitCreateProductionRunEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// HandoffProductionRun operation middleware
+func (sh *strictHandler) HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error {
+	var request HandoffProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body HandoffProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.HandoffProductionRun(ctx.Request().Context(), request.(HandoffProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "HandoffProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(HandoffProductionRunResponseObject); ok {
+		return validResponse.VisitHandoffProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetProductionRunStatus operation middleware
+func (sh *strictHandler) SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error {
+	var request SetProductionRunStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body SetProductionRunStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetProductionRunStatus(ctx.Request().Context(), request.(SetProductionRunStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetProductionRunStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetProductionRunStatusResponseObject); ok {
+		return validResponse.VisitSetProductionRunStatusResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -44429,6 +50955,236 @@ func (sh *strictHandler) SubmitPurchaseOrder(ctx echo.Context, orgId OrgId, id I
 		return err
 	} else if validResponse, ok := response.(SubmitPurchaseOrderResponseObject); ok {
 		return validResponse.VisitSubmitPurchaseOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipes operation middleware
+func (sh *strictHandler) ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error {
+	var request ListRecipesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipes(ctx.Request().Context(), request.(ListRecipesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipesResponseObject); ok {
+		return validResponse.VisitListRecipesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRecipe operation middleware
+func (sh *strictHandler) CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error {
+	var request CreateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRecipe(ctx.Request().Context(), request.(CreateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRecipeResponseObject); ok {
+		return validResponse.VisitCreateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipe operation middleware
+func (sh *strictHandler) GetRecipe(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipe(ctx.Request().Context(), request.(GetRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeResponseObject); ok {
+		return validResponse.VisitGetRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRecipe operation middleware
+func (sh *strictHandler) UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRecipe(ctx.Request().Context(), request.(UpdateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRecipeResponseObject); ok {
+		return validResponse.VisitUpdateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveRecipe operation middleware
+func (sh *strictHandler) ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error {
+	var request ArchiveRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveRecipe(ctx.Request().Context(), request.(ArchiveRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveRecipeResponseObject); ok {
+		return validResponse.VisitArchiveRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipeVersions operation middleware
+func (sh *strictHandler) ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListRecipeVersionsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipeVersions(ctx.Request().Context(), request.(ListRecipeVersionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipeVersions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipeVersionsResponseObject); ok {
+		return validResponse.VisitListRecipeVersionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipeVersion operation middleware
+func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error {
+	var request GetRecipeVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipeVersion(ctx.Request().Context(), request.(GetRecipeVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipeVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeVersionResponseObject); ok {
+		return validResponse.VisitGetRecipeVersionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -46983,1528 +53739,1694 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bciO3kij6KwjORLS0p8guUqLUYsfEjCyp3bJ1s6R2e9m0SLAKJGEVgWoAJYq2esU8nuezH84f7Ofz",
-	"Def8yXzJDiSAurF4U8v27DWeiFlusVAoIJGZyHv+Vgv4JOaMMCVrnd9q5BFP4ojAvw8jIpT+xwOOEqL/",
-	"QcNap+Y3D1rDHbxb933fr+/r/3mj/8dP/480a17tnjI9WhImuejx4TCijNS82oRIiUek1qndwCM0wopM",
-	"8Qx1ax9xdF+nDMWCD4js1tAYS8S4QgNCGBoTLEI0FHyCJGUBQc3djt+qeTUeE0bCQ1Xr1Fp+a6/u79T9",
-	"1m3L7zRbHd//sebVBJE8ejBjWBJF2S9fzdwvkjwQQdWs1qlNsWCUjWpeTVJFTtfbNMZ6vMIqkbUOrEn/",
-	"nQx+IYHaAHaBhp2axRpAIXmgAal9/vzZM4chc6fx01/H8Wcdx8+fvdoRYTKB85DJZIKFXuglIyjGihKm",
-	"EGVozBOpQZwdGA4nVKl54DR3O622BQ6OIiJGhMla56daTDBLlKz97H6nmjT1TAtGBViREYfVDDkPa14t",
-	"4KFe/P5e66Dd8v03+sxxHBtY1x54gAdJpNevTwEHinIz6SHD8XgW4Ucqa17tPX0g8IHcucA/SR7MZmL9",
-	"y0wqMtFIdXSrAUge9Y6vYJ21z15x/cVlhyIZ5Zbt7zXflJd2jeW4tJYJD4nAqrAaxlUPx3FEAzyISH5V",
-	"1z9cXF6f5xfGaECjiLLa55+92oBo5DisebUQK3I5/IoKNa51as2DN37d3603NZqHlKhLERJhDkSvN/tX",
-	"rVM7Onp/aYfBogPOJJWKMNULsBjw8SyEBf+8+DyWwPXk6vTo+PQkB9yjdH50lJsfNd/4ProPcARwt4tr",
-	"fX1xmF9cxKc9yUOaTF5sPS00EniC7KwarCtB4ZXWsS6N7te8GmVSiSTDkQuOAs4CwpSeOkRySoghEa4P",
-	"rZIGdzSP0jQYRzggAk73IpkMiMi4ktA84IoIykP4zlc1r3ZW82rHgJA8EYGGLw6VgZdQGZNzbIQS9Tx4",
-	"EBbwhCkiTjdg/MMIj+Arhlx7hvJmG8B30AT4vgd21lEiIV5tIpgmCN9v7ey29/QBMDwBGWGIJzTSqHN8",
-	"eVLzaiP6QPTQbw4v9J8TGoaRhsJ3H04vLmqfvZrgXCPQLhCVJI+1Tu3dM1h9wqg+0N2P+t+xptslJ2w4",
-	"uIblUcQluSYyiVSRlx+iQD8KEYAcTakaI84IesCCYhbk+LomqoTB6+aVue/6Hd+33N2MANJKN9Ye7AX1",
-	"/fANqR8M/WbdQPTNAR4Ehn/rI5+b1H+jN2MnFQRXD/FLQzb58HrYMfQ1dmhhwnC/AZbkgzmLaJAtv9ap",
-	"7dS8GnmMSWD/bLQtdo7030McSeLVqCKT9Y4dmw/zAGuaX++dgX1H6eGGKD8lmClzh2gEdH9+hTWuw5ot",
-	"ZgU4u8yPjLhc32u19S8WIzq1ut9oA2lnywLSW2thPzsaqp1zpsZ1wizyeWhqJLEvkYAM4mmCsyA/M0fm",
-	"Zxv4vrS1z45IbsaELCcPPkRqTHLrzGjjL5L4iyT+a5NEAc0rRHqtPCAJNJAX5jPMNmDL8Nj+/Q+CpWY3",
-	"GZqav1MsNX/+H4WkZoYMSfXf/zVRFPRWI60YPChzYUamSCYDGQga66UbQYUqiSQJBFEekmM+ZYiXRBat",
-	"TT2k0twiPDzI8JA8GNj9VMMREaphX4HNjRgfDhshCWhIQg2RIaZRIsiRkYt8byNLRYSlOiYRfSBillGX",
-	"/vXGgsXJ4nqDtU5tOpYk6P3waefh4PbX6112Fr8JPobN4Xu5N/oG78xOiJ98Sy9V+37/u0nr8XuN3YmI",
-	"ap3aWKlYdl6/HnN+LxtjLXuLB0qm9XuqgjFhsmHtYa8lT6ThFGbfp+yBKkCWqhOh6dPsPBS/J8WbcTXQ",
-	"A0FCwhTFEUBeAHDJBFO9eIkn/75kyeZqoYLI4hcOCl/YxAwCu9qMFQkOwv4EMzwiIqWE9chL08LPXs0A",
-	"rqM/3zsIvmsNftiffBvvytvmw49v2PXO9G975L3/y1kbvwtbow/08tP+D/dwVscGI28MgpYOiiEcx4I/",
-	"kBAJoiGYPxuLy3NiS7uz6yBnh6wLDWJfkZSzC640VK64wlLSZIJaaKS11SEVExIalGEkHgse8dGskTc2",
-	"GHWjZGq4Prk4PMur84IwHBXVR/NH7D75TDX/7PIIvmR1/Gv9HdQaTdAFhv98W1Rs11vHF6j5S9T5nU7b",
-	"mdQq1Pna5fVx/eCg2axVKPV5TR6mz+vyJY0ypaSCdp87sdNNdrfe2PCgVqmBG7Qyh6K/bzApnMl4jEcU",
-	"I31qiSBvURwRLIlDOZSeBorohCqNcNaMebqBheDZl5yjQ2OgXWAhbXeaDtLpoPU5keEGcKdQIsssOzRP",
-	"SIjglvMQRvoGI6HW+D1Q+z8lJIEV5oy5SpFJrPIiYJgI4Prn6SVFhOCp9Qhm15y7dGPaJ+sCe2d9TBnu",
-	"gGyk116hgu06g7w+Co066S5l7qYFc21+r+VZmh3fb+w0gSnmAPDG95spAGqKTghPFMJDRQR6I2sZOMoC",
-	"xUbAaG0AjNZSYDRLwDAokAOGvxISGkMbfmsOEvsLEOGLdt7cYOfNpTv3SztP6SG3+Za/C3LoMThBzqic",
-	"MwhMcRQNOBYhwixEGE0ISxD8UFSbsMxUJs2ARnoiLjS7sQJVLcIslAGOwWg/5lPn/DLSqv7lPWYhHw6z",
-	"38y7cOuMBI30rSNxYuzrakxAQg+xuNe8eQ3Ja11O3M5ca+n+ewM+tnLsDSFsDuLNzo7DNas6vOcKaU0s",
-	"gyGwYKqPwG7Q/FW15F13eptaTKutpBkUwF9QeVohnl1hkT4oHl7MhRKYqvTsUk9PdnxXggYk/cWdT0RH",
-	"Y7XigFobHtBedkAaIXsOuvnTMbuwZ3HGB4NZEXndSViDTHYUVhF5OcCb3QGhnTw4n3xGZLdTbq4o6SEe",
-	"hUQqNKRCqtK9tBitQ6wwqH+aoNZd8zL38Qu4aT8v5ofrHDLxfV8fMhejNb/pN40Lcp4TNludHb/RzkPK",
-	"yexFOWVT6S7c2VimCluZbr3uK80vAf68VLIu+N9sDH6N4KdsRKQ6DCdUzatm4YRKmerPqe/bXi0g3IJk",
-	"jrYkGU00RSBJYmx8fYOZ1sLBtLWd1+qyWIfzm/dPd3/vdruJ77f2nk6uTo+e3h9ef3V5/f3pyce7ZqPV",
-	"eLPrN5rN3Z2232g2mjuN5t3pzeXTzeWHG/M/GnP8Hb/lv9nxm626v+f7T0+Hx7d3h37z7vD4tnfoN5/O",
-	"b76GHT9dPbUa7Ubz6enp8Ozp4uTp6cPF6dHl8Qn6cPuu/qbLTr6/eNIv5GfVEz59c3N+evv+zvzvN5fv",
-	"L3JDWm3f77Kr0+On5tNTqgnc3d29Pz8yO6vcSKNpHp7eXN6dX/+92dqp77brWla+u7u7uTm8u7l5ejq+",
-	"PLn75vDi5A4cdXd3d3dnT0/Ngze+v9tsPb17enpqtnbQ+eHpBbq5vbu7OTm8vT07uft4eHfwpunv3n24",
-	"OXx62mr5e9vtdrvuN2Ez509P32twwEK77Or75lPz6fRp9+PdbrN1d6jXfXd3pye92306Md/YvTu8vT25",
-	"OL47PDs90r+dnxw/6UeVj08vcl94WvR/ZRAenumFvDu8e8d5iMyNNbt7f7bvN1v7T2noxJ0JYLi7Obp9",
-	"uvn+7gYcqnbYm6dcwMTfIVzCzNt6Oj68OxbJaH5ef6+p53SxB3cmLOHp/PLpGstxl10e3zwdP33197O/",
-	"Hz8dHb2/vFvp479zfvi/t76+OLwr+ODTZ0/VvvHu5pbKzykZV7tQB1gFY8SHaMgTgSz5yTxJxoIHREp9",
-	"u+5CGFASKWPbCIkCO5exVRoGbMNnwDrNlOARLNURWe2ZHvJ5TRpYS2pxdQLYhhrxZ6/GExVwkCogDgVW",
-	"bu0EllPATZRttWJbrXSF7XZbbxNsFoJgCTAJqQzGWIwIGnKBEnbP+JSh8+sLlA0vrETeU2vVKaxkZ/VK",
-	"Ct+1zxENkXtsgsHUmGpezELKRsiG34AlVLPuIQ5oRNUMTbFEOBIEhzOU4UBhoWFi3iWrgJau6fzmfb2F",
-	"NA7AxzVccKCIkAgLguBGYaPiRwT5xbg10m/oywnQWl+LXMxOwfKVx+szMuFMeuiexBDnFfOEhdJDA56M",
-	"xkrfPmpMUIAlgT0n0lxJ+keCg/FiM3wuKOq3WkCVMG4qzhSmTJONC/Tq1IaCEL2TOa9NFkgVCx4mYHd8",
-	"MX3H+G6coAxgALlGnJEHEhm6jbFW93d9QBYgpCtOQcBotjdnMD9rfYFEwzM6JMd4phXRpleT90mtU7u6",
-	"Pq6fnZzXmzBxwqjlHEMcKLA5+I1WO1svwF5jTvq89aaxnxsAniL9xdWaURlBKuR0Cj8XBPPFhz2KEkVY",
-	"8bCnYwIiavrT8uMOxQyNOA/lyx54K4PPYRTV40TEXBI0jHgiSmc/f1Y7e213WO/OruuHV/W2X31U8Lv9",
-	"zgCP1jwGb0MK+otgNieYtQ5Cy/NnXM1ZViMOsSER7FzzSjXlyLlZi9RhfRlnrV1/p95s7mf+q0uW+27L",
-	"Xxv4BID/XM+0Ac1z/NQ51/TObqMNaLrpPK3iPC0fDiL3S3sXgkUECQh9qLSXP98wlJIHnOs5eIGO4HjK",
-	"pxs4T4M+PWT8RXDpCVK3Ig9SHKmxIGlodEH+K8cBGyQ4vzxeM3rWuJOGWIHbmYpqk5t/kAWfW0sG+GmW",
-	"GOl2MyOd2VYVhP3CiE0cozwIEiEIAytYczcVL+XhcGjjLHZA2jJAvOXw9/qeuXMe0qGGfgFa+t46J8YD",
-	"VjxKjSN1GXB9fho0VFFc9lYvdkVjhle4on/hlC1nqO6SYRh9zSfk1xfyHieyrAys8hMZAMkNIfTTfxsQ",
-	"AU8gLPmKYxHeGJdBEVSZ8RRhhZp+Z7dteYWiE+KhAVFTQhgaCILvh1gqYBlRwkrCsbX6mwSBzA4dGi9F",
-	"BiRwrUNuhlFc/iAr9ZeaoBcZnD97tXHq3tCb188KG/qtRmA6iGjOZnIQBF+1fqw5GKyUXQk+EkTKQlQh",
-	"TP8ZbHd6zoHALDRaSWBMgv/0rn1w4n+lRRZB7fH+U/Nd62BnX0/rvBcpWqNvLVrrp0acMuAG2ZCIByJu",
-	"6YSUGOleZ7edu6o2yM6B68qFX2HK3Pc1H6QT8itnQC8TImiAXx+NaYBH3ORTnRtjxK2wSmRReHemChfY",
-	"qmBYUVyp1NQ3cUVSFpLHWqdZpd9X6esCT1eaLqsNlM3MNrnjbJItZ5PsCmtBTL9vLIh359dPT9eXJ3fX",
-	"p0fvD6+Pu8LZ69ond+2mf/fVpnaIJeJK7roV5FNCpDG07A6bQQsfEH+wH+4EbfyG7A2bYSsAzwOYGA4z",
-	"C4NNQ8mevbPWBo2jKYSeIRBVGEo2sElt4qO1KOFXGqUqjEnPCNN4Phatb+ZOUapklAaUcpblvDk5wy1n",
-	"C/7HQBbr6rgg0+P0gqr0mXtIkJEWcIUVoBlXaEYUsr7HvCT239GBXnDRLnWX//5O2swGdGkuzoLriosR",
-	"ZvRXY/PkDGI/rwRHSlAc5c9x4+v25aCet0pU3d4QMgeRrUOCVSKICfyNae+ezMA2RQYQMwvpG5TRALYG",
-	"xoteRKVJtINgMmmcqA9Gkmq1P+urGSLwYsE1uWiwnLAwH6W6W/ebhW3BIMpGBlnh/r6yx70oBsWc/9ss",
-	"9BZRmcZCRzM0NqmruYjPVID8i77+i4aj2EO6tQHBkieyF5KH3t/udx4u3nxaHvz9w6cfp/uDWoY71RzZ",
-	"bCyHSMYB7SRCpLEDKY6omufJ5r9V8T4usdRq57d4EBHUbGmcxMgkZiJj3Le+7lkDHUUEM6MSGL/3KOIP",
-	"RIJ8pd+YoTjCijRA2FWRtdCCFoNAdcouI+f4/vxXyNV/cRwH7ASZbh4xTWEBJ3ACSiiBmRwSURIR/k+t",
-	"M/BC9QXSFP6vviyF//rk62JU/Ujv4MUy5K/NfOh4LiE896V1g+PfrB8cv3Pb3O+0D5YEx+t11tvtvb0v",
-	"iI7fuW2+WRAdv2Crz3Lepy/JtSts5HDDKa05QXGTVKUJfyATmxdVrRPiles4XKw5FlLjswT3gv5Z5AC4",
-	"fAR72RFk2577XLO5m32unf9c+wSOyzKfowhLjd2ni0d7tQcqqUpRKYvGgYn+qGoEE8FuHJLGNNzpTcSX",
-	"1yhov0yNAoBS5VWQp0y4CoxqWp3AZNOW0BRTRdkI5AJcbbzPpTNZE2qWvJT9kKUm2d/+Sjr6K+noHzXp",
-	"KDak9TvnHN0EmN3QCg+J8dcgGWAGKgBVBCk8QlihHYQbk0bOYVIOGHK+6fQOGBEFH9EC8IBEGtFiwsBw",
-	"Lc3vE6LGXIPpaxBAYgzC0GsuRvL1OuaC13qedYZCSHFuaSGJiCK3eJRb3DVRVBATKKbgSbq845Ozk9uT",
-	"Z61Q4bVGhuYe0lcgsJPfnuVzgMM5rvBDwQPr4/B3Or7/PAdFHlgBoQ+av4c8uN800NqrKTwyrvva7vsf",
-	"Dq5+bIEAqmUe9TKOlmfaRwHqn8GS9KGQi43juKE1+yz1OsDsdbp4oCoiZUXm9VAQOUbSPiwQTUCkdGYD",
-	"MvtmPPg6oJf0m3c/nlzffndzKk8nKv7x6HTv9Jfw/vzrc/9vv3wTXX48efzxl4tfLm5H9OzoG5/8cKjf",
-	"+fb75nd0+F2DzL6JyPtDevnLyc7l7XfNi1++a58fH8rTSTQOj073zm+D9sXxh9bF8eH0/GhK8Q8Xv57+",
-	"wmnQOmgGs1N5yi6af6P6k4ePl7ffTM5bJ/7Z7ff0YnKuLlrf7f5447d//OXw8ez29FeY59dR+28fv/nl",
-	"x6NvDhpBK2KDyTs//OGbKAuUOWW1zoHvawULYOF2LBRkx/uT1sV+8I342/TN4LZ5f7Urz8KD4Xu8l5zw",
-	"9uhH2mLfPe5/P60ZjzB4Gdd2XtNw/diHiXGwj2ksK/zmP2+M4lyMLpbZMq2PnE9ZyUP+8+efK5zqYF60",
-	"IldVgT8b2lpOGv/pLzHrLzHrLzHrjxezfgZynZexQKYCKGlBKCRDnEQKhXiGYiyKUWhrWCdt7IWhTRt9",
-	"4ReiL9JollwEhr9nIjA2DNhww1t+QYIIKWMZwurxe3q6z+vT2XMDJgyEK6KcQS4sR0E9B5ZrAeZ336i3",
-	"dP3txeuH7a2FCxvsYZBNeKMa6CtBRzR8JdGtwDN0ZhIwl+0GKEPx4P4w/CWRajJnVdYnGGBp4lxskK7z",
-	"uiPKFEcYRbzg6cBLAk3X21fgP4ejqMdM6zGxyusJG8vWix9GR1yqw6GCa2Nvr+G3W839nYPmjr+7fpWF",
-	"8FlxxtaFAeCO1ZeVxFo3Fpqz95iFbr/tfQghzgcV79ugYhvUky1u4wvA3rG/bYQU9p7FGbp+zocjm3/r",
-	"I6s8rXyJr539gzcmkQcIwIXbz6fxQFB6VrrQQwMS8am+Ioq5GwZVKr8Lb1xh4ayRm2KCHn9RShF4HjKY",
-	"d+xcrnx3wHkEt0bEldw41H5DDJuLfQfjcZrgUH78EikPRQzJI0GrtX+QMcHbRybnojWolAmxRUkwyvC9",
-	"kLXzRfwmV+7vxfhN6/n8Bjb8p3Cb3TK3qe/keY1b2O/PaVovymnqTeA0gGQCj8gZDyrrwk3L5Pj8Wnx0",
-	"gzOzx55+dYIfb8kkfgd+JXB2MPf3zk4mb8wxj9/F1V0C2XxhJjFDUnFBbN5/GXY//Y7Aa+VyRUB1ziBn",
-	"9PYMcoXgmWO35t+rJMt/U3QBEstVupxT9/LPKqjLxgX+ly51WVlZqwX1SPL1L1v+7hdUsMwDscK+NSY4",
-	"UuNZAZ6mBpreqtHlv4D8/pGBuwlxtufg8T/md7yz/o5b6+7YFGrL79gv75eI2O2sEfDJaxftabdpKDGO",
-	"o9kNUYqyUdkukJlbClYWV3D3XYRH9vJs+36uALl+cEWEjYZt+oCut7gcYwuOMs4QLt2pCCsQ5Sda379P",
-	"9f1cmX4Qe7/d/+689cP3X9VeNCptP+fgKnJD1HqOugsemqzcsfn71kgt5FNCYxBa1vafpJu2IK1MbzMe",
-	"SH3TMpR+w7ro5hJ1c+6kxWWsUzPtJrlSC11fzwfiZm/c5lxUz/BQeX+hmkE1zShuiVSHpmbiHBkTqVzt",
-	"TVMew9qeBMJBQGJVCmpcVnkxNc3lyi42m60FdRctQ2voFWxadnF3g5Se3aVlF9trlV30NcV+YJM0C7vi",
-	"zs5SsLGLBqpwT62Za/1HJFJbCTp1UtkMzbWSolPfQsKemwatEfODnM+CTiQRaDrmiE+ZBJmnkM2hWaOJ",
-	"3DAPgWfyIcKMq3FRp/uH95x6C/KdN1hBq7CCgoX7PZcxVThCF4kS1Ir0X57rvMDf62k2aoLAK/OZBzi4",
-	"r/NhHRq6bZoaMJ/FvCBNYD8zFP35aQLr5lj/oUkEL5AhsDj6fy7r+k/Oit7Pskb+uKzoj1gqcsZLEvcN",
-	"fXTeIRlzWxU5y2MrV9SplnSae53W79/UpPklJV+e3YzEeufPeRTOPGAXLnHcdh/JWT335ruVNIteF4Cx",
-	"psNnecnWZYih34biD+bk8oXJrG7WfLO/m8eJCrljqh+hiBcVhL8Q4h8YIcCnNiY4tCVS8ubukOSsc2AG",
-	"+HB9lm7cHDESxFjsG+B1MlJQp/b6ofl7RKOCpzkYkwnU8h1yMQH/TCJoXZAhAVkzF5OoBBQI/OzVrrEi",
-	"Z9SWpi3u6+MYK30jR2SYNj77lHCF0dbpye07pLUjHFPUT+fob3dQX/StigMJ6xIJLSIyKJLIQtRX8LjL",
-	"JAk4CyVKmKJRbm6q3wC7cugh0hg1UL9bcznj3dpb8a+tt+pfd/Z8v9+ASp4ZbBeMK4BmCQSueESDWfX5",
-	"8pgYfeuVXAGDupmm76FQ4KGqU6KGdTusrqVyCE+qW8za7nSZ3nsML72SSF9nHup/KgFxiwtkTWbSA5FH",
-	"0hHTCnHEg3u5rcUkPrXJcv2peXtKWcinXUYZstCuhOinf915O10Dotm4FRD9+PHjYaLGWmQOrJRZhOgl",
-	"ywAqkdJ4pvA9AdkPglo7qP8VwYIIJAiOJv/ahRzYbq3vGVm0D9ruv3ZrlD3giIY9yHzu1vpoOibMglQQ",
-	"SZiCwlw2LdqO9pDxAoeI6w888HsSoq3rd0dob7/tb5eBULkSDy1YwlLYfAYnMZ4QZbnKEY7xAMox2BjW",
-	"KuQL0kF2K1oVQ3EyiGigpbt7tLW7k6sCut1AH8dcy8RozKNQIqrQBM+01gd4oV95izDrMlu+xEOCa30A",
-	"qjMYcGih2gLJfBMzOSVCol1/twygT29+VDtnU3/ww32THfwtbsn2w/V+8s1u8G5vfPyGHPqTiya/an26",
-	"Ad8vVCXCKielupZRGt3ziakZICf48YywkRqDpaCKkR0lQnJRgWsx/pQQFMBjV7mVoP4ZZfd9ZMjQcbdY",
-	"kAfKE4liPCrxbTL7BqKdT385nZ7/8jd1fnyuzo+/+XB+fL93fny4d378FT5lvtvfp4SAL81V3DSL22xH",
-	"UBj/PSywGi/AnGM5Bk4DPAY81IykD0/7xV3M1Z3XUxkYZIt9rNtg0roxIy07l/lVn4bVi3XX4SuJaFhc",
-	"1RoGpmE14tBw6eqyezChYeX1dxqSScwVYcHsW1LB+8/xPZF5VowkHhKt/AqixAxt3ShBY70pSSZatAk0",
-	"9d0Q8OImjGrUA9ECbWH04cPpMXrY3UYxEZorK8JCzbJBS3oLYRl6zjSUU+IJQfdkZjKg3Q9uIVsmmcRD",
-	"GiQeAozz4PS3u0zPQRlq7aIxT4TUzI9xhUTCEB5hyjowH5i/9MnEnEmCtozFyUN9J+z07YTmVo4jPCOh",
-	"mRzet9TTT6Go6td2VAfpw+g30G1+I9aQENIhyCQq3YzlLl2222qhPs1OpXdPZj1BEknC/ls0HdOIFJZu",
-	"XqcSSUWjSG9Qixoe2vUPumxuIsp6iSR9tGUgLcdcqGi23UDfkpkpngy1jmPNEvIGsS39SyKJ8DRjhOML",
-	"IpulHgoijRXC5CGZa5mwMOaUKWOqALOZ49jZ1bfdQO/spY4GZMghWYh0WTpC70eirV3f1ztq6v9p6f/Z",
-	"0f+z69hWfqnb8D2jbJsrSqKt9uMj/K7Be2D2qbFB79VDkqeYB18D/Ciz+PbQD5rkgNTfhK1BfXe4j+sH",
-	"uL1f3wlaQ5/sDZrhbmsRP8nRWF0T2SIu2G6D29393ayi1wWi6hUeadD/WmTabb+aG4MEVliG9eKZVyb4",
-	"kU6SCTjtYEXmr2w9mnJHRNgiiiHFlaxDIz6d4JFmDhr3t9K7J4kjjkNAJQzGNM2uJ3ai/vamzJE0q5nj",
-	"PZl9IXe8NDbOSoE4h3PA0vP7k0S8kihnxN14T/6CPRmr65ft6ibA7NZli1XtTeHRK4liQUF6DHhIGuiM",
-	"qLTAuiA4BP22TpkkTFJFH0g084D0Lj10Cv8403ey76Em/NVsdNkhmyGzDiPz6j1pvgzuyK3pGCuQ2agC",
-	"djIBrpuyfU3vJvPZwNUr3Apdtus3czdHgBlKFT/4HXqSOfm6TN45/12VeGaBtaaAtre7mo5v6IhBwaVF",
-	"8s0ZnxIBpeXH5BG9Pz88qt+8P2y19xzTE3iasn99R3mayFxTSYBBLq7jlWsT2+iy74mgw5mWibmGNlSr",
-	"f8SBQoOZIllYuOc4coyFhCsl4JMYw+mBH5JJhZmCxNUyOHeGe0GT+IMD3A53g33yZtjCzYEfHIRvyP5w",
-	"D7cHu8FO2CLNoY8PBm+C/XCPtIe7eGfQCpqhT1ZLZtLBb+mhxFgjrZ7p7ie/foDrw59/29v9/M/VZGEt",
-	"LlUUIal6nuAGtpkKlLLmnS8j5A+2nmvVig2RvJLG1bVw4StMb/MLtzVkv2Thn6H/B4hcoAN+hcNrg8iu",
-	"H4XNX8g1lXj9izSmp3QPqe8dtE8Y1Es7+ZmeEbboOSVRqDWYiSntmTUHmiSadrTaDXMgGOEkGohodk0N",
-	"7fpQ9i3bOLJjXuqg5XM5Z6bhubu+/zkPsH8WZFjr1P7ptaYwzghT8rV5Kl9/n37xBNYC4KvSLlJBcIIj",
-	"fQJGh9WrlLllN9AF15LxCBpzTAVVirBGDTqjs2FEg+edQeBezkB2yBAOoGSLY0lUOqjYfiDkESrIlYFz",
-	"sDZw1gKJW5vMWKPxPisEDnnYvet2aKWrjQEQR5j1UpLIoKAXMoSa6BHWXNi41kyKHtpqWcUCB2N4yxbh",
-	"gxABPa6XSmoFALXS0nquO8h64LqK8GIsusIUePuUJ1GIRhwNyIzbG7a4+ADHWtghBLU8FAuOWm0PEaaI",
-	"iAWVBCUMlk3CbQDtOy4GNAyNcWdjwA7Tt/NApdJqjYgREhopAYcTypDgkRbO0JiOxi6FLge6nZfBrUy0",
-	"eyXNJ7e4QJmf3IgunKOIT1PVKNVqACxfg3fuGRCRiXggs14QcVlCNa0FwkP99fR5AQBN/2UAEFF2/2r+",
-	"cwCGGGtGpMxvIOzRCTF6mQJzAuNoYmK9QekFcOSUpC/iRNUab54vpYwhY0slDS1TpwdErz/tW/QWFfTm",
-	"34tzAVtK5TxrN0KGEgyuB2PMRgQ0qK1FSv42qLXZVo1VGGTpfmnD/YU71pLdnJnoGswRL3I8xrJRxuLy",
-	"eei7CrorLbKflE+i1XqZk5gHVL6f1dIlAVZf8KMMQsXpjzkjbzUpaOHdDlaHEA6HB9HzWAPjqoezKTKo",
-	"XnCFsgcdg/WZlcXZtue+UkbwvRcCq9lnan4G543mCyxF+7zDCUwDSIuREm19c3N5ASx1wqUq2JIMql5w",
-	"9Y4nLHw2AIfwdga7y7whjHGF3IAiaHZfSmqx5B5yYmyWICVpSh+QiLORvldcIFrBCgE4dIVnEcfhLedn",
-	"WIyeh0WxmaOnOO9FMMu8IKyR1lxwdkDxltl5WREOvkYeg/Sul/RX4uocmF1PCFPXqUryghLc33giQADK",
-	"ToSyIEpCgnLFkTPJLfdjSWp7GTmtwvhUvTqwEptlWVMbjDOiZyZ2AgBvAsw+MJyoMRf012dCMIEJnNcz",
-	"D8OcNxSMuhmUZWDKTz+72FEWhFyGd3NteOvdL4T3BbcanTMdgUUfMDLAQlDrHilZnLb6+oeGXWffQ+Zv",
-	"2GZ/G0luDN04jpF+URIraYO2rsaCJ6Nxaks3fZZkMiHpp94ic4jplT4dE8sRAAlgdoVHVseyvPHGWE++",
-	"SuRs/RM2hb2xwibcBz9gGrkbqpQLYgfpLelFDIhDMr0sg3JhnTOQnMrZGu7lXpL7RFGRSuenEuVGLZfK",
-	"2v6OPlRZ3Hpu4ZyjCWYzLbbKKRchCsYkuJcIK8RN1Eh5qXau3kBPVlyidTxQifRDMxUIVHZy6Rarj9VG",
-	"JVQt+AX458J9CeLcRIgz18YTlr2lxmQGA0IS0QGBcI0ZCrhU0Wy702V9DQGQFvt5IPQb6NLoOAuOqIP6",
-	"Vefb1/pCl/Vtx4uedcf3t8GfmwW2ZpIK2I0NUoFbf0sSgvoWr3PI2dfiQN7UEYK4ZWBvssD1chlUEtIy",
-	"hwvHoQz1r/WoOuQz24iQXBxU7uG8UHczF9TjrrAJnhl6UIISsMblbMfLXCyfM7otEd9/J/K1GPLBIMj8",
-	"2gPOGDEWAX3akZYNw8S6GvTjyaRUyN0su4R5pRXnZoXmdrk9pF8xLlmJHygbvc0pZ3DiWkzFM+DIY/xA",
-	"0IAQhmxXlwa6JjGxqWwlndQy9QrP4e/AKBYfDdrCYEHkD+BvgcA0LJT5p8UFra2ycDADGSO3lVeyy0KC",
-	"Q4i+1jxI60oAK5e5Aj0ztjsox1QqmUTRZmmgG77tsjIxLyTh/BfKrAYCpiyO5FGoy3KnmztVvQSjIxuc",
-	"UiTsuPiiZaft2VtcnzhlI6OMV596tXaOh+R5vEhxgLhz5wDUKBttyoIgIvGaBFyEH5g+/WdrqXpiwXDU",
-	"M6SWkdypfVBw388h/QtYsA5N4r4+D70fYz4EHdjaEwscMERbVGXydUggAQuqJlGlb5YgmUCgXZfJMY7J",
-	"doawMRaK4ihtSfLWIipsL+Ija83BCZhNQ1KiIESdAeaW83PMZlb9ks+Cu77Ne9Y0m2d0TlBwwZY5EeXA",
-	"9x1ZzZlYDl7iHKCrvVFJSjGdlnCkZpMbX9olMsnH+FYt1I59nQ3Mx8XWs8DYtV62w/UUf4Ks8Oeocc/U",
-	"vBZixrnp4e65kNV8PGYuHa100B8/fqyXI2+XHVk5UNcC0Fo/n83gksIMeSscONMJXK3vz/ZdQlknjVtE",
-	"YwzmcUlGE+ugEnBXwg1xfvP+9zJ0wsepRFMSRXXrPhwkysbPMsvOQPrW+uqA5EzENQCaTOKYC0VCiAgy",
-	"WcXPgl06UQ/sfj3A8gyIuS/lDIMdo0KvMmA22y9vmHolUd9aeet6230XbMgZKZoyrftjq19eZl/rOl02",
-	"Z9GsdNbqCyHdBaC9saaesgdqkuxy3nQchpBViaMroWdW0O/FtU7L/fSbDULOH0qNsofeQfBda/DD/uTb",
-	"eFfeNh9+fMOud6Z/2yPv/V/O2vhd2Bp9oJef9n+4N0VkCjG9q6JgshiCn+znf06H8cEvJABGbI3iLCBV",
-	"ORo8zSFPkyhMFSEt2L1FLIkiy2LdOM009M+Gvm0LoAIosCrEMYRYkbot0F7aRNr397e5KedGuqYUGXzP",
-	"8QyjI5uxVx7+QPH8fvsRZfd9wzBMBKaXxXTLMdb80YS396XCw2G/Y2UcTc+zNHgKokGYvkZ+qunhhk6G",
-	"wxz87UK82mNdj6w/YAHxWtDKJz2R7yk+M+8Xfrsxk5XPGCAApdPM9ipPG1JV529LPiGGFrBK6+hDEBkI",
-	"bFiThglwuGTE5Lsi4+NgEM6q71qaJnfLBL6HtrBLxEFZTroV+mk2QSr7wV/W+L4NNjgt1kljR0nDhGzy",
-	"d5elSafSzqnf99CQCiJRvxCMbhURar4hjboATlXpnshsE10WRAQLzUsEkTx6IOFXsz4g+zbKBckh+1Qi",
-	"qoz2UER0Gq4RsONybCvzo/RqLemZ/aBbHuIZ6kvCJBc9PhxqDbCvVUnbcs08QSOsyBTPkKSRvuqGXKCm",
-	"32UTyhJF5Nv0jLCNOzAe5D5zieI9QeW9ndd0zKIMmcxtbnv/XVxdamgArLosop8SGhq70n7LBIbnP2On",
-	"2fZQX2F535tQfb3BFxwSI/3AekoBF/SpjAQOSJcZARU0goSAzzs/uX7R7kCRCfD4RJAeeQwSIam+ArbM",
-	"IAizi4hKXYtd0LZAYU6UpFr1UBIJrY3OfeAtirBehT4wiWQSjBGWqB9x1QPpibJR3wRC9wONBUN7C/Ui",
-	"HEvSR1gI+pAVU6Yiy73RongpzK94xFWIk8Za5bneTfH8u2ltk1jwAZHdmpWClFGgxwSL0DA5STV5Nnc7",
-	"+dJ+2dcMLh5uwLwd8Sx5ZyVbzwhwWSQeVJtwQxFV9mbK2IJG1LwtwnIrwF3DvKmSJBpq1l0m2JVrzJqt",
-	"LRd6gPneuMGfszTUNZiEK9exzhfM0M9QBxwYfzVzSbkKFEYY8ES9RX0agoQVktTbEqYeE6NFmW5rh1en",
-	"mqZs0JIm+jJP8jKiN89LvMWzZGUeFnjCEkKGWO9nsVllheaMVGwlhpWykxGRaVhxo5aG0jBLLraMPYce",
-	"GcVmR5OebI7ACpRTIIGFV/qRueeOsaoSa4p3YQfhXIYkjiwSmM/Pgxeenr74VWbyTO1hLDptrwKrivzW",
-	"Q5W81qtAtwKOFSN2K79eW0HqxU2+y++GsiHXX5xiwdwq9WICHJW+bEdUfmtFyHSOgAPOAiKYtHxPQzbv",
-	"xa5P9cVmSqg8g8OVkNwhxBJMX4WnJw9ObY2iyyEEEi9jax+N198V5YPaYEUkDS3ir2SOeUL5nJay+i2V",
-	"14s5jD+vgoXLYYTvz+/650p3gKvVBWYBPizLqo0UWjc5bHML1KhV83J44xALej+ug1f5SyI3sSbQHLcp",
-	"TmcfVsxlauDMY+khGnIeIlcty0Ue3fBEoqyXitG1Ptygd8eHaIJ/4QIxygja6k9oBERLRkA+QyrHfU9L",
-	"ViKRCgcEs54ckygyD1BfCUJ6LFFS/2FbrAIJjglWwEj4zPATiSekv+25+L+0+sDJh9cfvu2yIU+EIlqT",
-	"MHouVmjs6ijZckEImnODjwIk4QALfZwupJdL0kB9LSs+puYKDODoskECNm4a2sgGW2YIgt2snqMEnllh",
-	"0B6NhoX+c6TPU28Yjn0eDtDj24JB83HbaNarARCgyjO4uQAENa82ihIF5zrRc0Hv3oBEJpstSmIKj3gU",
-	"JTIAC3USxWPbqSLggsF/As4Sc40JPB0QAS8rPsFKo2lAlYDL7Z5Oac2rDTDDDOsHYx5wDSK9Ti7uoQA8",
-	"GcITGpiEbRzFY9wbQX+cEYmwMguSAAXOw144M93aFHksomu284UYewUJ/NVWDxPsoc+CKjLR3FVhymwg",
-	"tH3f0ycLcdp8iKgCB51RaiH5kfEpy9sB3Bx66YIQKI1tnKKFheeGLVj5rKrgAUGHZ83Uroml1gKVqUEp",
-	"kSnvVnWxp4XsfoPaLmuIl5baP2elv4XAIMtmrYwzlmJ7GociGQEoHqjgTC8RjnRCZVCEw9yWg8osusOz",
-	"Zn0HUTBTDykR6Ya3rG2fTGI1K2UF5jsqz2tSaQm95QA4d+M+F9ov54TKuU7MKWAXCKQZBGUFt0+bN094",
-	"CAEjALcoXAG39bSFc6yCcU5bsNX/CtqkaQw9t3Tb9C8baJtGr7ovUyyxZ2unSj9ekJYzCOek5AxrK4WM",
-	"mNp02RKu24LCc1IbjqRrXCDIg01Mb2T7GHAeEcxKzdfX1YDXVE0iLNUH6aYupSpiqZBMoPfeMIn0TeG5",
-	"eAljzbFCHx0iBhmeiTTU/jyFe96OehLTAIFbeYgDgggbwQ0dCx5uV+0mFmRIH4tzSJ7I3v3+d5PW40oc",
-	"MSKpuaHsXAUQee4080dSiQxS0hEjCwzbcNVq/ZOC0crL4gTS7D4uUMwltYGgekmrrdvz8LuMCTMhDfy+",
-	"El72E2vqWEmal7g6h3HOPLwMTKcsTla7NcpSnjXAbPXNuvrWQuo2hbb62f76229NNmw0Q5wV0+l/K8Bh",
-	"vY5qn8vA/x1BOQ+2JKTqhCmxgN0sKuaVat6noZM8p4Iq4qonGZy+oYqUVMXsQdVebIOV39YyjqzkAk6R",
-	"d/cQtLL0ajimPZP4n9pOLOP+eQkrmYeBzeHXA1xg0+HVKbonM0N1Zva0YJUz3hvTsA263VhvtUpqpR3H",
-	"28grtSZbp3GREbT8nYbfaDZ3GvvrmT7B0WgQdLURch1rASAaUjwJxiTMGQswq7AXWKycjmkwNhZ/m5hn",
-	"a7SY6FGYWxIbPrUxomVlsysrXIRziVrWUeul5lwBcXWWnXyZZYOGzn9mqMlzhJxbZ87qQeNa/pSqsOor",
-	"V/a0zB8Ca3dYJp+9J49HPOLC8DlbI3XdV0pbc+977tsLV/shDm1wxwbu7T9mQ3MLPrKVgIuYY+MFUJzI",
-	"MVQYM2WmAwFaPYSKWae1tf+n7gLC0mgMKqF4yuoLP8BxNbPvQ32WPpCORdcRfSCsyNVvOaOjsTKJJmqB",
-	"ycZVOl6XQdnAEBcnsnhdxv7iCslkER/FNcLz13H12iYLa9TkP/SssjMrOSx8G6rpL9/kFNiEaWBqHBZE",
-	"QZB7unsr/lElbUU64/kcl4L4t+frbYIL+jWs5LWF++s191fB8gMaV7Lxvnn0PGAGawHTKXWlD1ufRdWX",
-	"X7yy9tySTKnt5WtaTFuLKnTPO4WWsSDNZICSFjiGLHH+vIA/rRsvVFJMKYlCiQYzG4CVbdmEZPT1afVt",
-	"Lf2ZiYjuA7j6b5FDfjs0Lf7khneZGW9Zl37DoZd9xSFiv4EOEdT4yFXohyXlSjb6VcEPOba4nNltFNa0",
-	"jN18S2ZmkYaiq+qXOR73+3CjPPX+fuT5+5Ff7iTaa5xESpxLCC43ZXOdKb+YHBdR4YKr0FFVB2FIl3aF",
-	"hDWwG46OwGFqyqqR0CKXSY26ury5Rabi8m+QffjZXAT9ba/LTFCBVmoaKX11THtMGhMUYBF6msDt3xQK",
-	"IOh/ynKkCAqSiDIsZl2WVWuF2nppeLMWXLKZjE0jYSHa2vV3t0vehNQJDVupOcQtWqKzUXOndIQV0f8+",
-	"ghC5eel2QKOIstGhLc+zjvYC1a/YbL2xm9vh1g8jXFO1c6rtvDFnbCuPrPxSrlffettYYiZz4PPSOkxm",
-	"HV75LPLQyy+hmmzyx/y8sNd5VMgwrNny0Rm+J+hmzAVBx8JDtosCOj1De/4eFJ0vM6VNUCn71pGmkG7i",
-	"+609dCkU/RV9JGFYfQGt/EKKTTlqwTP878GYsDrXs+ca06Qnm1bIyhel3PW+NLJ1w+szxc9stn9pop1m",
-	"C7XbbeQ3odBmbs5df1MleqGd0eFT6vwvCQyAZmta7p7DA1goNxk/0uhuOwj+NpcN8uWcYrPgL6E2Wvx6",
-	"DqDCiWSOoI05k1d7ICxZh+1V8bD04HOmFcvX0o2nx1c4F/fdnHtoc/YGm38ed9sIZb8M/1Jybe7mi8g2",
-	"QYDM1ZH1vQpUnecgmnn853/8T8MKp4YVQnFK1/h1Q7ay0vq4ZcO2t12aC9Q7Va7O+FujedMJQb9yBimz",
-	"JPc4rUYKCQjylSkaQdWssY7k/AeTT0oLGbj1NQc9jK7wA43mILzjb8xln080K2khCw0qm1SY/v6s7zI+",
-	"bDoINd53D/Xh77APlR3A5kalh/oBZwp6B7gw/NyLLmuky7YkUaDupimcbyGSQhIFZZVMwA7T09kI7j7i",
-	"QuuwLCBRRMJ+Ucq1i4WuMNxk2mULsSITTAMavJ2jKAJnU6yRtVEBwtP0/YqH37lVVTw7yi+08nm29qrH",
-	"2XZyZ3vKHjgNyBWmi8JEAzuyQc3QXowphIsi9wTZJ5AyNcHinoRID5oPLkmbQVa3nLDTGeIGI5ydWAuM",
-	"ci2qtm+syX0VVziyHXgqPQ32+zDOgxq8enDBULD7ptX2/cpC3XMxgcZBkC6xsIBlFJg7pT8lSHIRtlTF",
-	"Slbiyx8VM1mNrI08LIHEDi2HWYXzwCV6jh8ZrLdF+F0GXI4OYLTzjQ1IgG31IMdivpwgUhY55AJt2apD",
-	"riiWGbe9Fp3ARC9EJVky4EuSiVvh2kRSONg/lUzmUWwpoRSR7A8nlRKOG2IhTCbyXWT6gxenq6O+6w7b",
-	"c3FXfS/3Y0iJMqSSds2VtmeusZBB1S07uq4Hyax3xXajy+qob+yWdv4ZzJaLHLZdPVxUmBveN++ymPc7",
-	"qctuMEMTnqixfcZheT0uQiL6nSx/LatXDw1/4bl5ZSJYL2EayKHNAj2/vnCFwExPkKvT40LsoWfqKpqi",
-	"JfAmOr8uSiJzIITgvRwEXdRbCgQty8Vc/29+D1pmzBZYFFXK883b7KDAypWtVvVMdccUdnaTFEVc20S+",
-	"blpo12PMlJjVD8o24NbuSl2CkWn+E8vI8CI3dE5CLq22OHEle4kwndhKzUc8JM+E0sLOD0Akxv1sA/ig",
-	"qnIDHWFJPCRjHBBjow+xHBNTTIyOGBRT2erv33+qT3ZjU2ln/9vvznevyu08zK9l9W2zVHFYfyV4eEi+",
-	"rUzw6afMAW4rE5+bBmp6qA98Ap5dHt/Ud4DwPCSTOI7IxOl3cVbgDzhFPnw6RzqA4QXkX4jzcIbDClPT",
-	"8iMC2VZBaa4tJehkQkIPJTEkOmNJtk2dGUUeVZZTKAkUmIEwZMZNW4/C0VxcXl1ef7ssaWrpfeNgX+kI",
-	"uuAo5uIe1ZEgER2ZJmPLOzNWBEblA3Krz99oHbdY3j+PNEw/z3J3Mr9KAQ8wcy1USs0/KhxjafLWKjDe",
-	"5oZWB5RwqRbIP/Czad6kGT6GokI0zR6hikw8hJlt9xGSgE5w5DqybEErHvBJ7qFogLBCzTcHB0Z66jJN",
-	"0d3aTnOv0e7W+uZX+FQ02DYlMSf8AXxTD0TgEciF0EtKcdRspR+LI81B5vqF6GlrXr5fR/3ffvLrBz//",
-	"1vSabz5vdbuN9M/W5+1/++dqYkqYOoq4JNdEQjejeapKVocAwTQ3Y0IA3MMIj0YkPKOMVED8PZ+a2kmR",
-	"fg7c0L6QCxbImbkesKBQIiHXbbWKyE3LND7ULAq5lySKuVSlyGnK1N5ubaUoGzhr5PwCSnuspquEKf14",
-	"QeYk1GXTY0jo/NuKTEylBtdit2NKXkZcoa0+9NDtb3vIRTUbaSfiyjMuXxCXuszmALs5wNziPgTlLCLX",
-	"39viuNTn1kCHabEoKKHguj6SfMnWLhtoPcV15NWr7du5D1UfbfXJY0zAJmQzsRzs7DHAjaClSTist66+",
-	"GlUmv6rLoM1YEkVVsQdZ6+QVpWkVZiEWIYwF1xEscPU5eGk7xJQNbOEiVN6ifr4dcT/bwXZlTFklcbYL",
-	"xHmwiDYdLKvRfdlBrLGRl1+upYhFxGnxgErTQmnArRO8XJeZCM0nc5EepY3mEQipsSByzKNwSdxwLtfD",
-	"tbpeJ3kj1+V6reELHAYr/YBZs+vlWP2dG/e53BF7/feSNajHUc3DSnZrTxQGhsiVHrBXWcClcr8BwlVy",
-	"4AXQqeD+84twPO0//6//GzlS+RMQv+z7MihWQCCHHrnDtmdROkov43E58s84WA4chQPKiG/hTWQu5wr3",
-	"LJdfVsrDzGCS7DZG/pRlVeZrMnc9QTWeKRHEceq3uXvKtFgjuVZFwDEA96hEE65VkYWZUy/hg8416H8G",
-	"DNbNJnPS1Fo5nZn0UZGSmKFmccI1i21kE1XEMHCmxnXCQnNSHrIGhOWVEF6oTopBdOuxW1rDw/rU8oDI",
-	"I+MCz3N2zl5GODkKcIe0mAgXpefbxkOrk/OrnVR67kszPBPorZ8I1mwSKJ+p3m2aOrhRdODaYSawD9jd",
-	"cw04q1mNbb2GTe98aqsWb0MNQvbWdoowZsNEa5vrc5USyZXqtCkOd6YbJFPJ3GX4gIhulgcGlPVJdoIf",
-	"T81gdxbuz8Xk/Owogc1SF9elxsXoYDrQPRcf2JCOVrEU84UjGGsyKdc07ZgXnXFnnobeOyUsrXe3eVzt",
-	"ovCMQ4M4FZHSaMs2+TYllKMIEvb0aJkavajItWqDMACqSF0GPCbh9lvTlnpKpeku27/RX0o7/PSf1evz",
-	"GRmvWXEaA4PFOHLKHghTXMw03j8PVRalmR+bDtBQLlxf7tUJ5oWCDMtQRi/wMB382Xu+wpsr2rAhSj2T",
-	"BcRYnJEHEq0voFzZN4o8Ku9hzCoojEk0PKNDcoxn0i7OhEXt7K1st+3V5H0yf3QfTJt9SwlFEpnv0rxd",
-	"iqPfW+3u0OL9+tDQ23enl0GjNQeMalLIlV9IUWYpQXxRzdtcKen1xdH0nTkxEkD1KSF2z5qO8sG4S8sN",
-	"wyANEx6t1IOveURSDm64RsVVDMXITcV0Ms3zQePakeZOlm9NMRJIih+Ad2BCMJNgeoQBz72kW3MEUAWf",
-	"sj/ZxiADGBYf/KUYvZQE+B6LARfgEP7WRADKLyxlvELwu0pEMMaSXIqQiOftwnrQLxck8Dt1O/W0e9YQ",
-	"G0HYYl4kK15yLb+1V/d36v5uWRpcR/vbTK0rgEGrdylGl3jocjlvkcNmg3T0lTj9QFjIn1XSIn0zp7At",
-	"UawAP6CNnakS8TzsGAo+OSvY/Kp6jBbl9HkxXfEAitESCcVX14rk2QwDcht9/vkTEpLwkpXrGFg83nkO",
-	"HjucyuZ7xwW6TYgM8eyVRAPMPiVEoViQeI5VvDDqKf5CJzniBIS7NFDLVCtYJ0Jrka5TwrPSYlcj+g0d",
-	"MT4cPpMFUqKAdawJyPU9u7Yk7HPIPXvVKyxwGQzUM5W+EM+usKgyaedl+YEg+H6IpUL+Xsf3//M//mfT",
-	"7+z4HooSFoxRs2l/3O3s+CawgzJGBGrudXb0g5bf8f2CBLBUUzRrKinrrbWsbZgydwFvHt2v6IT8avOG",
-	"lrrX3bgF4mc6z5ITM/TmMP3PUMPWUdpLy3Ta+wQ/3pJJ/G6DOIR38B5lz3qvusKOVVmsT8WkX6xWVf5I",
-	"Aw6AeDES3OJnyp8RHpCKYhBXghrvuS2wiUdvs6LzUH5a/xFPCLMp9X3L9nuO7ZfMFa6mugl2Q62Xs8h8",
-	"hEoVmBWWBNW1yyvS20DUhS28tTW4qSLwROZamJraNbbCeVoyYEAQNy3W1hI+lhfqMU+hp1Ynw7rckrYc",
-	"vK27f+5ehR4tFbvcsidmsj+gHZ5EpcgFa5kyFVux6RbryhNALEJ+oL6vTfOXLJy5hAMNdLgI4C6cAqDb",
-	"ZQYSg7SEPAIMtGUpsDQnEVv0sxEAmfEWKlmREGGxoHzSglO4XSNN/haPbrPBc7ny2aNlZPjcQC+cq7y3",
-	"tKBoofRcuRnQb8VE1EpxIkzI4Uqz1zEM+uzVoJnEuemBsfB6QDu+ZY1pjt2blSl261waGp7upogouyfh",
-	"MQ82dq0ts/pAWSW+Ti8CvZYrN7aAHIugAgddfWPal+XVmCueS3atGHJjW1IvHqHvuOoRmwj2Br/xqNrq",
-	"rSk5L8hvceh4xzj8uY2mY4hrMnzTMpRJIhUaQ28J0IqMF7mf31h/PU5KJvE1ZqO1ohXNwHy1jS+xnaT3",
-	"sJnNkc9iFvARS0XO+DOv4z8gimb+KopAAxN8yhCe4tnbPMvOFDZ9NeJ7whBl6N3Ju0uTBoC2XBu8iCtp",
-	"Qv7Xy7KpUICa1Rxr3TCeK24kNReWk/JIQbBt8LY0z0Wf3LUZuhntrB/7swi7ChEtaZzLfEiL3ckS9DPJ",
-	"Os/DPkieqWDzkDAElSVBERAkIPTBdPF3xUn7P3Vr/6Nb+7mfK5MD0xXEwHK3AA1l0LkbpsJ7WKj/vEZS",
-	"EqzsQovIJX/sMjNNtVk8EdGaH/0gormT1G97DoCLjydcVG759yuVfE8WNAIaJlGE7snMFfiDgpXUFm8T",
-	"RMacSVLoEHtPSCwRRmMsx0XxPlet+PvBwe2v17vsLH4TfAybw/dyb/QN3pmdED/5ll6q9g+ffpxuVPfB",
-	"cYq5Zq1kQm2TWive3pNZ2tsWcqq9Qp9wvTtwthq5F0xQFDo66Vn6j3Uc0/o9mfUby6s0z8PS1GE1CU/B",
-	"GEMqspAOspTZ/geSIwyLtE0rBQn4iFFbfvrLiz+bSrMAr1wl6OU1ny1iZq6r9TMDc+/MJwWm/RsrU4ft",
-	"e9AcUOsYJBCQ4JJholbrFmMfuiEQrWqdR10GcxLIMHUtGG3Ymq05lX1UvjbP++W4/037Sz6vg2QWOhRa",
-	"hnKTDApC/CLbzItUWM+Y/LMZbVmEHmIaJYKkpTeWC/4blHh3OadfEkSp58mCw1IdpX1wUNRQVsfLGiRd",
-	"VLJjBCXLKxC5zFIb6ASuxzTt1CYBdFn/sa5xnQakrucDq5VNq4z4lAhIiBmTR/T+/PCofvP+sNXeS8v9",
-	"4qnJX70nMydq6892mQHFK4kGM0WkMQ9MxzwiNtUGWr5IEvT6yLAMRFkQJSEJtxtIf0FgFvIJGlA1lylj",
-	"Xvzh087DCqbv7oZK8UmUakONlYpl5/VrjXiyMU4donVbEkW6alGvNaNcj0MWLuj0LHOV8Uv4VkCcEoqv",
-	"wVKdS77i2ooFHxIpTSexzOOPxiQKXT0P4x136fKST6C9KqPgMiUBlWANsZtEgoywCCMiZZfxIRI8Ih3U",
-	"F2FfP6FSES2fh5QoqihmHuqHSvThB6JogBQJxowG5lEQTvrINgizb2ExQxPM8IgI6Cc0JsP8EP23h/pj",
-	"HARxH70/PDq6qmdPITNZ4iFRMxQRHBYzfSE0K1RCgzScQC8baGkDkxVjNkUll3AW/g0F3dWmhzMe4OiW",
-	"GoY37x4Ad0W52NpqG6aya13zy9VOATML1KqpRL9jkKW/zJtlcazQ6CuOBX8AqV2QX0z8/M9f4NkqbS79",
-	"ZPWWoHj+vNhsy1mvKn9pSzxvGJX4+/Yw2TzUETgSIexwwSWUNgHQA1Ghbb5rEb6iE4okpiLwS3VCqQzF",
-	"rPBwVhvSbkXiuh/nKlGbHvAYTbm4hxoCpvo0dUG8CI8wZdJoBHGE2SvpXg1wvF1tkDNL+BI5Y612AnYd",
-	"1ihPWbmKl0lln6EYCyVRCDVNVf5kpbKlZ1cbJV6wWmYxIDQlpfTkcvArYKkp9bxRkTmD8WnX7SK5b9L4",
-	"udiuMmtkuXZf4JLLKpc0ra+84B6Z+dBWmJgmwP72qgaYL9WSsDodvaJt6mIIH6XccAkfMeecmO4rnjXy",
-	"yjGO9ZiYaBzmDPX19/u2wG/GsfrbnXzvGsSHXQZKOmWhfIUsi/NQ/6PjDWZNxoQESYxZw/IGOtTyjkoE",
-	"I6FNyrVltrWMG0NvOuWh0DmshzSKSIgoMwIHZ2SdUjfFlYBWu7QfGGHJVxuMvxV4dkYZWXP4t5TL+zXH",
-	"mi7WX5sm1u6dn0vHvaJhkeFsVTUecmgAp1PgSeb8OwsOsp8eYm/Ax67dd/bjkEM3yhIo7bsTwpIejNNj",
-	"iuCzQ5TAs57pdNtl/RzI7PN7/Yt+uwJC/UIfZtsBvO8UtAy9eGyA9dY5gM0zYxG3gf0O8xroFPzIwCNI",
-	"WLiNNKBMbWzTiq7LYB5P32aC23o4ph2UTblPoFwCdFfP149HDE/g7oMyO3qZW31zSo1u4vs7AfwI/yT9",
-	"7UaXHSINSlPVXB+ZjdbpGyfNgFgKTR08+s5091BJ6futppVb4NApzkhrWdHcaCRopHUtiRNFIFFqAQv6",
-	"djE3z92VVDo1KN8F1DAhaCQpkd16P+s/qn+Fq9Ip150u67InOAD0pI/nKXvrqTgUPXXZU71eL/y/frmM",
-	"yU9ogIP7Oh/WTZkkq51mXEt/ZI4mnrQCGCbQJgdufiE922nYQ2Otag+HZg2oRCXoCQ0FZyr74mvk7AVF",
-	"IWvdD6Mt82EAXPptPhxqPdQi9LZdS44U0VMOm/S35oj3yRZhh4JCKSZBMwGW2AkzwkVPWcNY/avZjWk/",
-	"o6cv0/1T2vUVfUpIQuyEhtL1cZJo6CwpCH7VsxRYg10g9KO10hYYa8xMJYaAnpD9JxIkwjOgvJw4YIZL",
-	"tMW4XfW2/mAlw1ny4ZxeXMA0kBRyiAD3uzsM6GBrAQmSGpf3IAvkd1AWK4qTzyvVQHk3CqsFRX8c99OE",
-	"GJPAWre3+oZkNbPlApoQQyiLp9mN+a8x5WrlFjp8Y6mAa2eIqX82ONkHm4JByf421DLB0RTPoFCPvuxN",
-	"mZcYzyKOQ4RDHNs4NcdouyzDUolwJLntOwy43PfmcE0apJR9m4plRBX7khNlTHiMCUMxcKgqqIEte5zr",
-	"PBuTilbyxaxEI0h9fVJulGDhsu2hCZfKta/QSl6XMTIlUhkPhIewMkNavqcFtEyMsiKcuysyRg41sjQv",
-	"T9MvXC6a2d164ZY52b2y4e36ynpYjXtcsxKbWWSvqVR5WpA60KoIuZ4PikntCyuSwVxipH7JYWdV+FzK",
-	"aFOuOiBqSkxAFlyVq0/mvcN+dzaNLjuBwzHlhHPsXCTM9cAondcySW/uXi6fmKaTtYCiLwD9AhejtcZf",
-	"CutScztYCkN3S3I2f8dKtDWkkTFxDmYZ/CyU+9sNZGDGmcHpLgOqNi5A0CNMr6tlMM3qH7jvZ11FXhLe",
-	"GXtcYEeA51oxi3hwj7Y+3B5t5yqqgRQzxcbj+dZWJ3pwoNFD+ie3eNRfRCm3zXbH3+347R/XTr7WRLjW",
-	"iUMXzs/msqoqezLHirNma7mLvvKsIR8wO+i0w0uXpTZzmAKmNwcqX+7U5syYts2nJgULH8/xndz5pqaR",
-	"HA147trI8ZZKDZ5WuaEObXVOc5Pc8ESiBx7gQRJhMWugW/IIwgqYmARl90iNaXDPiIRm+uj0+PjmFEWQ",
-	"atplW30ahpL2oGv8Th9F9FNCQypJiP7zP/4Xyj/dBzeD/opX/J0EfUSwnOlLORiT6dsus8/h+z2/jyBh",
-	"OjehebDbR+RRCTIhcN/S4L7UkMfU+rRfhRoPBIueWaNG3SSKsr8CzqS+rpnqBVgM+HgW2r7gARYhxQFM",
-	"xaDDesSnPclDmkzsHzFXWErzt2n+37Pd6PXTIbS+hH/RAdQbHdPRuBcLrggU5hhGCQ17gmiCcWfMSKI0",
-	"kjEaQD+GEVFQecb8Af8d4wiWc8/lGKaNcKC4JO7bIaZi5v5giXL/VMmA9IaE2D4tXOCol9WMhFau2aEW",
-	"/9wt/tku/rlX/HO/9CcJ0h/s0Zb+bpb+bpX+3in9vTvX5H/BEc7LrpQoVwexuoZlrqfD0fvLSmmAkg08",
-	"5ECNVZfnM1rkv1gb+pOr06Pj05M1e9EfpfBFRzn4ouYb30f3AeDiGjVQK3rTO/+pAekiZgZ5SRXCMiPo",
-	"8vgGSTKCmqfpLWxCD6lCAxJxNtJi/3z9cCiJutEpAt5UnGSKDxV9mVkuxQ2++AqZgwduLNdPVVqARTSs",
-	"KmoCfewyz4g0baEhHhP+bZLpPFPfUiCWGHeybUMYmpVuu0YUxkb1tsskHbE6SKtQC1UzbqrWDLSnTCph",
-	"LrJi26qfahccBZwFhCkBvig5JRYbUtCsrIcEu1tSYwbuOxuZGFofOtjAbfsU44DIsKeBDo9v3RgIzgDp",
-	"KWe26DJTdBdSJJgFrxqTWTo4V73RqCEWDyKstDKmdZIi7JaKUuasgBQu4LwqCOL6qN4CmyWsxp2eRJfX",
-	"53eXfhO9Rpfnx3eX/k5jLZeVMZFcEUF5Vcb+OcGRzBEcjuOI2rTNy+ObemvbaYtpin4p3POrmlc7q3m1",
-	"480O26BvVdnkUPUzgVfzBsFDomV7zPIHChaIkAhbQvn63ECmUCA5VDWLVpVubPCyf4lDUFU2UNRwa6It",
-	"U+DZQ/3setZ/ZTWI+29R31qJ+2mfZTjv7fwuXDX0/CVfKGRs51hdOT+jas+yTsf4SrQ9hzfpeeWptJLV",
-	"u9STsuBqCsm5TuWQBuRMS0P6SCSiqgOlAmzNbw/IzUMfbo+QZleaTOetAl0GPtWtfqbhGD9dx/frkH6q",
-	"lQYbIOE66xh2oU8ccYGu3x2hnZ2dg3Lc08IZ53vB5eofdrvhb7uf6/o/Lfefn9Dtz+ZfHfOfLfffbrfR",
-	"7Yb/sv1v2/+29ePTT/9SL47brqwUeuKKe5RAzBBUskDY9BV860r7hWg+z7GoHmKG/31JCNY6DfvmV8lM",
-	"CSpREe0YGg/LJgEXAxM8UCHHyWCMxejLHPtrhnNM+AMQYHX8vJhZ7hmm95K9LIiDhYd4FKZGvLUFh3P7",
-	"3So+avO/jyIsq6xU3zfrLbR1iiizAz10gsgEqiQFMw9dIp6o9NF//sf/2q4MjBacTyrh7/IiKjyK1jPg",
-	"8h4gl8BcnebiNB2xsgOs/PADlVQtuiv17poHttW1tJkIa7DA/KQlCHp57CyhV5aioaFhcDKPFFX88ISN",
-	"8Aiev6MMR/TXhU13SDqyMXRDTZddnIRUoez5Ky3LxFyYWnvp4Ir2Oukra2a5mGmfk8xc+FRuojVh8qf0",
-	"q1l0NlXdaqpO549qVVOJGdCn5kQILhYVuDZv2zwdPTALT64t6s+xFFx6Dqc/keovH6JxMsGsLggOQYGx",
-	"nLCBTpVEUy6gp+IEz1AAvVfemqYSEGKi11CyW17mK4ulZfIWlzg9WtjD4v3t7RUyg0Az8jQJGX1Bi4+m",
-	"q5U0kgE461yjHg3HYicnf3d1GyeATmFV3uIeIhlgq2oRgiLooQkOxpSRDLLQlcMFatjY5QY6shsZCMwM",
-	"XNWYSs/G/mkww9r6jS67IFOjJLrMdxyGJHybi11Im7MkUagHjDELoyytOwfTRpdBsyBoQQnH1dNLImEf",
-	"be36/nYHHHk2QBFWK1E29i3qh0TpH/s2BY3gYGxcb5CUDp2MNLOz4qPpTJSwQvwjfKq53UFaF01jruHa",
-	"0bcNBOinbjkUciIBpRS+Jx0I7jeRRHXUjyPMeu48YdqW3UG53HqEGYpwcG+7IRHjLNZ7CLW02re/2M5M",
-	"Qy4GNAwJgzl37JxpIUnBI4gMyQWMU62JcRTxaXrU6RZcRyfVM8UjTVtzB2kjr2fbhLR6PXtmT0GYGR9o",
-	"fldm1oCzYUQDBZMelCZ1MYrI7Mfs3dCzO5hY8EBT/iAieoqWgx9wJSrRlEQRSOAamxJX/831rMplBEHV",
-	"gkDTpJlaYEV6EZ1Qe+AtvbhDBKYs+NlpsG+RIEqLZFC/vH+t/6hDk4Y+kiTgDJy6+rCNd7mnOO9F+qrX",
-	"0zZ3SguGJ5CGxoqn4BKRbLMsosY87OlDwVHEpxZ92na2GKuxOQnpWQOGHp+eUnakZlYHP3/PTtA3bdX6",
-	"LqENPiJNuy1XsNStDEIxQorBJCTdyWg1kgtFwh487OmHsON2bsevJOofcaYIU/VbGEANFhlCym9fk498",
-	"mx7dHJFaRbKXMPyAaWR31E6xPztnPb+Jf0KMT9c+P6ikzHDUM4xNz+0DTgySUSG5LOKjEYGEssSmFJL0",
-	"RtQb/qFu9cT6adgvLn6QyFm2as5NB5bY9s0ycWCmF4tIGCQJWcbrvr0FRiU9QF/vAw08Es2gzH802y6C",
-	"L+SMrL37CY4MGfUsc61kuAFwcA1gyEjEoda/gX1jBVUXtzBKZ7K45SGJZ9ueK9ChN5ydOpUIbgizCPOC",
-	"LJLQTrO4iFfSIa0NLdHQAOam3zBJx5A7UkLTWHDFAx4B/JseagM1HTKz/gciJJhnBVICMzkkAtStsMRH",
-	"Uj4oY4LvzVe0VDbAcjFuugF6uwkT+lIyl3GWbqq/SzXQeKLWPjSeqIBP9Het8Sf3zYAzRqxP3AS6pKsw",
-	"N6q1CQd8ovUUykadHP+Fq5wL+I/e7Rg/EDQghKEJDgGrcFpyBRZr+jAx1D8NySTmSmuF9W/JrJ9BDPzL",
-	"BpsDLEkHtR8f00BF6DjDFTRe2nYECTd7D8e0d69nstcy8K8sAReuAcHZSIPzgd9rGIrKK+mVLE5s/K89",
-	"SAoozG7DCU22QDZ9IZgVSCxhJphdPwoJdA3uIP2TMZMXPzf/Hc2cpcy+k5KOp++0kZlXS0iJJFAIfcRZ",
-	"JmPkvwFT9Gx9hcXfGGOJ7KAOIo/2rA0DGwoixy5DwibCarnotX3ULx1LrgBt+sGPEJlqzEdcpIzNvIgD",
-	"sF70Ih7c5y7dlA1atATHAmXSCipU2vmGgk/M36lhysxkvfgFOiku1e6g4gSK2wbyBFLyHJgQqDuAVpWA",
-	"L0zdEySRJfgXv6CRBkeaemYp/LWoLBFGsSABTgxbVNLlXZr0PzTEExrNTIr64tUApHpQeyOVuA5BtDAl",
-	"9V2mp7PwpSvRkkQ2I2VSpTw0S4buzcuIFxzFhIW2e7XL1B6DVZY6rNtKgZrWhMqguj33lTwWOzk0N7k7",
-	"mK19FOKZ3O4gLO8BWTBUCzaulNKUAJcJlaAlFqTm3Mz6cMBLkhNpC6bQTGyDykphnTIgTcdYLDx7JiWz",
-	"IPM6CnYgxzZvs6o8vMUsHhG4Ccd0VFyyJdspXMYjgZkyvIknwTibWB+2h7DRBvCA2/SgVEtIb11JFelB",
-	"rYMeeQyg/E7V5+DaIhINyIyzsKp0/RbOF6m367DnG2GpenzKSmApbCUi2C6yUAk8bbLGEExgqudnjM2a",
-	"JqC4kNU6UtZU1L7S+9jmD0KxIU16OU0pS6m1CtkWhMqk7k6TLWs/ZG8QUBh6BkBFPc/mlJlbom5vDqNf",
-	"mGoTphGm0+86KD+j+4rtS13xmYMKddJSn77CIX/denQ1orkG1zJXRCDVXqAza09r6r1qXdAOMcp8divm",
-	"GKVDbs0E7b2ER9VcI4J0taxSVMUOqLGwWPyh7H7BurL4OigRAeldmQ6YMR/BtbIZFsQEu3jXLdnkwfYs",
-	"SyuAOGtnnG5zDGzbYYZjhMWpbLGawlTpG/nbwKXMGtZocmbd3c57+oLsOQ90QbF8f7ZvlEuT6zjRElnq",
-	"qgZ+pXUtJ8BP8Cxt4DyO9t2UBd06mxFrMKIYC0nAVHR+874+FGCUcPY4w2kzmU9LarlrMJ10Xi4E+Um6",
-	"+gMYhXQIrkiVLnbLaLWeUXch0SucbVd/krJeIkl26aWTZHfe/BK0XqVoFNkO09bYoO9WI4DLMRcqmrnr",
-	"RCbDIQ0oYaoHda7Sr11whQjjyWhsC2DZYN7U1uJs+2+h8qF+01ZISnubpqUat/R7EVfbEExgmtW7pntO",
-	"uVhiy9ISIuCHU91snbW0GiILjQ6OIs5GGpnTSeF908VcE5omowLapk3zU5S1t7mnGWpEWYGkPCS51pGt",
-	"Qj4gC4bLMRYO012D/x6dTJLMaFFcABCNnaqTK8TpXjZBK+areWMSZQ9cs9bKvdmHUPITU1jYA6ch3Kua",
-	"DGI8A98M7CqnJqXKDY5jhygyEQ9k1jPNpApnYZ5Axhc8tDKyyUHSP4GySScm8AYsIvqkJkZvBkWp8Akn",
-	"b5hnBS4DDWPYKCL1RKYfBvY4zjEd0Ogybm2nHWPZcwYNWeRcZp4xzkqUSHvQEgG9QbGJAvQ7KODxDA4q",
-	"FStzUQlzll5wjxUMsjUIeMksqcaPbCygpoZRz9nznb0RJskZD2teLW/xA29dyVwHqTJlq5udPrOiwcRV",
-	"tq8s1iFvBoCAiLxdKTdskEjIvy1bXmpebc4QUvqss2VYl1DZ+FDzaiXTAKyjoE7nfsnrwbmf3d8F3TL3",
-	"PN+BxKsVtbvcsIKGBC69eY2pZluNGNXFvDyndBR/LqynWs6HIOm8RG6bc6RStQ26Lgm/Ni/dSKsmIb0s",
-	"TdZcGkhRJqt5tUpZzSa9z8tXGrp5CclUnr8v/FASSnK/uEJ4+ohKIgLgbf6Gh6DZqlu64oG5S00sT+nK",
-	"q3k1fcNAwcH8RWFIr8S8zdkUmC7EH+XYY/Z3mZdlTwrsqBjsWwDkXOSI873OR4oWpE1wrnr5pC0j/uBU",
-	"Xk5dqZBEmsbybRmPZpf1S35kaLs8i23qAcxvC4iFVC9lQhlWxu05wXGs1+vywNJ6h4uK+upBtiTYifUK",
-	"ayapN91w0NZX2OKsKTP41Iy9wnR+HnO27pJdNdN3evShHezmqvRzr+8/d9PEPKLBrBEng4jK8eIprmDc",
-	"lRvmXjfhA6tfv4Zxc6+XK04uSloxw0wtnfRlJfCsYTFn8bu3As+O3SD36hRH92ostEDZkMnAxJEsKUTg",
-	"Bt+4selEXNz3TAyrIJJHD0um4eLetvUxA80cn1MP/wxKunVsLMLndeskLMGSVXUKFqLqqhcrsWHVSwsB",
-	"sLpOQ+kAV70yT8Or3qjEz5VlHirQciUQFiLTqjcXEjFUloB/3lZGuR5aDpxGxmOFIz5KCNqC/PyCsSJV",
-	"iswrQ0KgRAF4Jo1SVQh5XcTRFvHMCoZTTURz5O3Nlaud4z3z/GQRpXsLw4RysZalz1VcfzQklS2707IJ",
-	"+hgjApegudMqG7hXZCsvKl7Uz6W6a3kqAada32QuWz8DBmuxqcGzUfXnuQc8UZfDtNh3Rd+EXN691hp5",
-	"oiQN7SrhvT7awisWbRa6oBSUtAXXq4OgKgqnj54TE2deWxL4k9vA/GqGeCwIG5NF8ZXuRChD/9//+w5t",
-	"gRz0Fh2RSFIIcmIPRIDpQKIj9P//P+jgdRv9C9ppVUd4ukBOR4Lval7tqDJqHsqWVMCp3IcMhqUxk7nt",
-	"zIOi9GoOQarA9m4JZI7JSBAiUTbGQ5gZIRHsxxMc2aKYxVCz3Wat1Mi+2w1/a3q7Lkr7t6a3U93D3qu9",
-	"oyQK02C80jnqZ9VHyIdD64QxBV7ALhlyqD4DtjPKrA9YC7apIzPGAk+IAgu+Zp3FjbgI7fUqYLnaMNiE",
-	"YxX9Jisx3OxteS2qd0k0pFGUtVvbsHuNfm+96NUvLCJf2pv9cG7aJbv74gZ6aRu7IpbYJdqMnAl/IIjx",
-	"KWRCQIicfu2VRJrG3tpemq5yln2kmafCBsvcTtYOPJ87u1XtZqsqAX2d0KpcTY3Sldz29yvHCFafL27b",
-	"n+t++vxJ0s4Vv09RP9fKAoCc23i2+k0K9sEJnk60XHRNZBKphcXtC8ylsp8wWNOK2YOVJaQFfEhW2wHM",
-	"QxQTAdExSFiaGNLI5f6ti+Kwt2s+tRurOCrBp1V9cex3TSUGU3LZBeWxEA0izO6BBiXCWnrZLnDpnaot",
-	"J8wGFqyGTsLAUrYOwO3RrhpYwiLYdIojGYbU8svMryM92ezoFqLStT6OMgatScOLCGcxFSxZxnM4teNb",
-	"pTxKLO5DPmWNua5n1Q1P8qyoONPpBFyASRz9b+bebrtxG1sXfRUc99mjpNWSSv6rH3v06OW4qlKV2FVu",
-	"25WsdCvHhEhIQosCFIK0rKRrjL4812df7DdYL7LfpJ/kDMwJkCAFSpTsSu+LVCyJBEFgYmJi/nyfpDmj",
-	"Dqb1wE27ciMf99eqMj+iKYZoxnq0CIfUnjru5iKYv2sH933s5U/C8FPShvXiIBef0Pvu2sFbrwCvzVzR",
-	"MqvCn5MCeakUkIIfQo54GpMLOBmZR5va+EZcuTWHCbl4phA9xaQdmFpL0KiucuPmsv2yQjvwqR5ZDGcT",
-	"FWxHv0TnUz0CL/MBgKwvOwKQOohlLmVzeJ7wkJHBHh2Ggz2bxkwFoTNIrVKQe6PI/kHvuO8tLEH++6LB",
-	"q+s33Yu3l939/eM1xM1r5hOvwMk00tUhRrj0e+TStT1PrkGI030uRt8n8O/Zw7mM/RU8oYxlluhBCf5w",
-	"ff3tt998U6nK+cP+u4PXhy/L56U//K3ffX3WfUe7o59/e/HFe0x6H788q4GCAt+GnpZKBWXEoxMS2Jq8",
-	"gLTO+vvtDoC4QbJvYr480F+aQYQvXrU7AxEU9Xvw5aG+KuIsvTNVzAFp2bp6mdjCekSD0wbzpzc3FVga",
-	"2xP0JNkulLRD8UxTXm0fVnEEOS15Bupt8nJ1lN5fvCT3B5Dql+qznz7FFOnOrbfXL9snFkpDEXO2hA3k",
-	"/Jq0Lt6BaXJ+rf9IisA+4WIgTBBTtTsQNpnxlCUKIv7UYDHBgcPMyzMFSSX70KD+6wCHaQM4/vv45Qcx",
-	"ZqrWjBTSS0II0gFpflMOwBvWJZRnzLRS9pDazGZUXIlKddc6hIl7Fss5y0emXdqiNtrqeX6JZ0LkApNg",
-	"ndQdE4YCrocWbotSMIzfC8JEmgC+XWDMpAA5Zy1Nyf7WxjC2qG3hHBnBKG9MezL+WVvI1sgqfh+/vMTG",
-	"6uziKg11Pkbr7T+34VAmkZ8LZzOTW6FKvpgQpow/+EvEGxqWXETMQ/3U7w6pYhGZSzze2+G0CsqsRZu2",
-	"ZEd5dQ5niajzhjbZJN/HL539cRvC8M5eQhf+rci+BC1wVXL7ToSMvO5Dri6WEcwpYKErrn8J7PVnaUBa",
-	"CV1A+hnidMsUsuC0xRCDEws7yKVo92whWR42SEAMoKCEzQ0Qjacu2ZoDnp9sP5q7C8xk1ciLQr15pnei",
-	"kPq3K63yDkkLtfCMAWIF4VGHsFgxTP0X/J4lisaERzmGSgnko0d+5OlkIALzwHc0hGxIw7acC3XgJEtN",
-	"2dIOXJRh/wxUfRW+4u3Vh3M/Vn3pYf5XO+rkVUL4plz5X6H0yPdn1998uv7hw9sf9x5Dk13AqjQ44uV8",
-	"BY4c2LXsncrVEXD1Rw6PYlclLp5Nmsy/mWFNa4OFjQ28wct3VQl+LBp3lQM0FJRj6El93SGsN+6R4OzN",
-	"7f9z1t8PSjPMPUVj5dk2t22OglQH1AxLzZg6R7Dym3RJYIxDw5cVMqEyZbLVIqCrpW66L6Jkau1SJAqj",
-	"+RCcYAmgSqXE+tO88lSSSOblyD3UOwFRWgkuJkvSogVgBdYuiIEgeb305fXHDhFS/19vDFcf3nQPO1hQ",
-	"nSeBlabD5qPbtRycQCEAXmAqZwz2lxFbtJBt0imsTkw5HRl5xi+P2rpfOZoatGDEnPAIr9nvt6upzGB7",
-	"yyS3s/JaHjfz5lQ3bUfMnlVMVQ0mQJsZsi+yWn7YomSYYGmTKTakJgZi0lshA5qnSj9qKDMRtTvlZmxn",
-	"WxgRge0QmcwToMKBXaVIYtVPbUNxtdOIbhxvqJ9yRC5who7bqjihspnJl6UklEmCu555ad32DNDEM9gR",
-	"KscI7D2c1WCkgXbYCEGFfck5MuR3+SzrkhbxheurZyttkQazBAG5EZobtx5YPybRISCtFDl6DCJXPqkG",
-	"bo2mAxEzi+lSrL92h8zjTJEgt1Wg9Y6DaWd+0UPKBQG8+w4JcrQcLMO9wQHqOBue7qQdocLyBiMlMPPn",
-	"Bex+pGW5uk/u97GMmwN8HA21FohZhBkAhIUTyVRZa17efNvv931qUwtH/uLNXGdoURaN7/f7B4dHxy9e",
-	"+q52J9XPNLmlUZnbZEUHyrrR0YpkbdcygXiK5xbOsSK6cQx4RYhrqwUMYSsqljhgdwjpIOKSlCUz6yRr",
-	"fPbRvbhmI99J0LD1ePr4A40zZvBDfOpOEJNXazDO/vXP/26f2hJ0PNua5bnN2dQXbnufRVHMnoR+2CK0",
-	"b8ZWLyj6ngprK/cEPMqQpGpa69/WPyqw1VExKDJkod4nWwY7I5jAUAbt7Tzaa8/JZaPVjKcdPvvWRcc3",
-	"0VDiZBdOtS3iGFRBMeRGK/PMXJcHgCML8bcW6xQuAucJl0mDoPwtVdMre+1TO/7rGf1xAHeLBNECCbWZ",
-	"U8WdrI2xmV0WXwWXsH5RVUNUjzmv1RHeQ399Y46R5GoIrpo1E9ecZtC4h5CUthrPb36AIEXJWT7kgibL",
-	"BukrNeFBdFKCTbWLYDiZNl7/bcoe0hMwl3KgwAS5PmhMhma7IjeOH9c6cTvk4p2++Pz64t0puby4uBqI",
-	"UYJEUcD928H7c5+nIq1372+ef6P/u715/u72Bk8LlHy+fdd9BTd1cUhnNJkSmrCBSGUMCCVRj5xBbbbt",
-	"JgCmKkJTE+4LLm/eB9at2sgDvJFCsWVpgtqGLsMc85ydXployfbxkVw21yUsfbDxtg8Gcrs5Vzc1lspG",
-	"VaCbPssv/tLZG1LFPpsUvA1ECyKiSQTXfsF82LFMlhU7LFmSsUTg1t8xv2aVHPQsjrvzLJnriRzFMkv8",
-	"3KDJBXASeBAeaWL4CsDBjRKSl8qbqjB9agf+ZIxYKwaGGPAY6i+eAaBbu7H9d2W64839mbB4dMFH7I2h",
-	"uCgyOl4cNyIYr4YT311cd8+uuhB83Gg7AQ1GHaGjidTANTbfmidkRMNUJjltEiDJ6Gsaj4eWVStu1fF4",
-	"SgZSjFrmAu2sCfvirqhU58JdfA7ld/Mkpw95OdqT2M5ulV1TA8EhFfeMNbO4vytgvKsnSSiyUz4k5ht2",
-	"zwR69RGniKc5gEavMZB545jKvV6g3yxrkPUVS7SWN+gdJVSPRgkNiYw32q/X+pqnSdvzCa+dA+hKJb3O",
-	"KbMsRqIsk8VMrZdJ1dQSqcASc0BDCcCxEBAqpFjOZAY5HFNloRGhvljr14SFfM6NJFST4zNRppQ4AAsW",
-	"o5bHxjLPY5ibNeEaGQUsIINEM2GmrwYa7qh/tDt7df5+zdfktb3Fk/s648LmLtU+3Mm1EuOYfVZ+lM+i",
-	"5hsmA2vI9dxAdQliCbWO+q9x0XrLGlZsHfu8GsmSXrr1IY2pCNm5HaR8oLlIXxx5I5s7aEcoA2p4iH9C",
-	"rnXz1jnZuk26brYP4s0XXHgZREQNSPUZibiax3SZU3Rkgv+SIeFYHqh3UIRK/sIPH3/oIhL9/uuDd4dn",
-	"RzXk6o+CP9f3bzPhFlWh8dBd4Q2+YYMKr4aS0Iw6x8xTQZ6TypTG27zfveTRYwDlffuEfc9C9nORKcjX",
-	"LZUOCmap5+4sdcqr1JmQ8uZi5MJ5oTWqwFL15rQTDFIetK7lokpbXvxYfvXO3kNXN9C9pwkExnVLzgPe",
-	"5Pc5X77D9ouuXJg8xcrBCzL28nkskplfvTo4OO40mdjSynStcNOvDjns/4+C6gcL4zcasW6rnVI31wz3",
-	"bp6FHZScs8BWI0I2AwwhWlrua7e3P14XMg79XPP2N/lKtuJmUAZMOacW2LLEmd+bixs+4hPeVvruCp9R",
-	"+u4HeKDuYOlkvp21lQcqAB4ZnTdGmBAtaMqWBVFjzlyIHo5nigS2gcANYrTevTkbCMEF65C3n8lIZknK",
-	"TDQEEnMtrzJ7SBOq2oh1kwDGOuLSQrgs5HNGEhnH3WyuEAZVGxgDEVMxzgCjXUuEfYWYjVLgJjfxTnil",
-	"iLQgnsGBkSgnr2mv0IfPGRWZXqd7hrZOMYVl6AWwyWLCQLS0wFGObpBqzep8Qu/GdGMOhR23K6ANRurW",
-	"IRVU0J3uZFifsO19IYtZstzpzgkPp0zsdqsMZUw3U3R6b+ZpsnlD9d4pQymydLdbk93eNMlUSkNGxZ0+",
-	"+scjria7tMPG411u2/VxQJ8YLXeanzGLacp3Gi1kstzlzilf8F3u00L4sNON2Xy3d5zxeLrTfTKOMxXu",
-	"JPgztZP0zLTsJtEut+a6dIdbZbLTAFltvcOdcicFqNKELoYs2U19qiyeT7gJbW17cypnNJU73Zkwdrfr",
-	"1Jjdb9sbfRH/3EG7pbUCbuDcOrEeZNXBYNPEprbnHmN0SCCWEqBW9gjwk0BAAhuTo4GwELwG+tiQi+T+",
-	"6VbAaDgJCE1Jv3dwbLLosAtTNk8hNz4eBiY9Atsyjx8NBHK3YdMp0HQj0AExcBy6c60gkr9qK+pPZP+A",
-	"/O//hQ+Kh21fVhD6x3esGffFPEIKIFyVWOw2YWvjEDc985nR3/34/SZO66opNa6wx0Zvbs78juv76pUH",
-	"x8f7r/0+F38K9TStBKQ+fX/lTfxRlbFTfOy77mFzNvAUMnmnPKobr5vVE+WULZv7MPSQb/IIQ4O+53/P",
-	"pZqeA5f5lqvUMKAHwAQ11c0EBmxYrTppeRSzWz5jMktvkHDAFwCAHwp4ZgNA7dTOwGNIwtIsEQoZYhXG",
-	"fg11e4+8YSOaxSl53S/5q173Hafw4YuyV9hbySwTzkQRd1k3A5+cS/VMTNjmPeoWLlr1yKyMk22v3CPf",
-	"XF7IkMZ+Av8zwIONyYLGcRcJ/JHFMnj//uTyMiCtg6PuRGZJ20dmSX6VogLmsb+PhJNOoV3rb/39n//W",
-	"777++R8Hf+t3D39un/yt3z3Gr7xldxdyzHeEpchjTtuQRVa5ITekBFi2gfJjFjSedrnohlLGLOnOqUiT",
-	"Zfd1tbz64Gg71WrDNflD/TOcNuEWvzg46h929/dfrgnBfRL1UhLRNGft0WJwSkSGtEiEklim+RKFtpYr",
-	"YY8nZLYs6o83FxEbxGNvNVoX4JPnwLZjc9TzG8Bo4GKMdEU0YbmToXlw/kKmF6Y9vze5GQSM3cZ3rSDa",
-	"Igcx2zqrY23KoJmpjqVjL+SsUgOTD0UOwVTMXI3Q5yO7Ivz21idG4immoVrIXDxvAwDPhUwNnMRWpq9e",
-	"XobGDnDxWyYoM2emMlvLMVITACh5yPjcUowrKMgaEcEWxlYO8lkIBqJlrVn8qZSmEJAxS/WWGtEl+SOB",
-	"30jMRya/Pl8PpwhapZe93SjmVKXauEbenaN+v0c+gW2cE5BCKRreyFWqF1osU5/Ju16VOfr1xWbtvUbP",
-	"3U6Y7sEzw12z7IBa82m+npd5+aDv0Xjr1Xst1NolnWNe9y5R9G/5PSNBnl+CjONTLqLiS1M5AWza7u/A",
-	"AQ6eVSyuirlKTXWKyRZPJ2wgQAaxYEnvqgbwvcyKZ0HpzY5LWkgUh+VAQ8hT9hU9uL7sRirWHjrLAe+D",
-	"aooqqJVfMmZ+1/vPF0sn3vRRbzhLd3pMkziInm8MglSt9LrgxCVUIfiyVX6cSGLQHw1HB8D/npCgcNQH",
-	"WAsyzHicdvWi1ZOiSOvm46fLt2/I+S2WLXTITLCZFDwEz/xApOxBL/jADQIHeq2YhxDFitNtcPX5ljyX",
-	"yVg9/00m4w/Rl+c2jvDcllF04TnPf9P/+xJUYNvz7oKlWzyxHG0pXbay5i/zao3mlL2fnRoPD19vwkz5",
-	"w630QOKILhQH2YIhZVJDUbY5g0SWovJIkQVLWA6pAeEWYOmC4fRVZ1fBj5zOeFh7YQTScFIEsVZBAShM",
-	"dkQABdFgtejXPyEB/hEAW1FKitKpSt3KKQnshAYd9IyMZDIQqCFIyxLUlmedMBHNJRep0iJVURCmmWGW",
-	"5gAKugXnwcPlQAhE3mxREiXZGKghxD1PpNCbDI3NqCMcIb6mo7UUKC008kpqayCM3sJ+CXaHsaOOYekD",
-	"SkYTZNLbGjOBJ1uWaSr6Wh+/P6tAcuDr7xVlRBb8P39x+MI+sSzo+R2rQs4iTn3HAKDF9GPivpOZAIGz",
-	"4JwWQueZwvRspAmBuJwerTHlQqVkkQO7Antv7isrYeLyGR2z53OIeuLff5+z4sOCDef5hzEflV/Tvfkp",
-	"EoL1O1nPlyevz2JXmVfXV3aIk2TowPNAgGPcw65tPM5MmUc5fyw4WWYGkiGkKlWkFQBi1vdsGWDWOxck",
-	"+PbtLXk+lDSJEE/ruZnR579N2fJL0CjvUE3owfGL1Z5cyAVLQqoYmbAHcvP+rHtw/CIH4NACUH7716NX",
-	"L6L+q/1Xr47Cl9GL49f0YMQo7YfHxzTq7x/Tw+HoaLQ/PBj2h68ODsJo/zh6Ee4fD/ujfp/2X+3tkmGP",
-	"uhNGQBE1kQtn6FpAagnuHnD0ACcIGTIYUML1PlWcUcVA4F3mBZH5zt1UOtC+IFLk7eWU5NAXIM0pGG4M",
-	"F+NAQDeGS5Pojc4qF2IMFEB1mjZKj+K/eiT2m5V5OXp1sH+4cZdAMg5XH5gn5PLhrBPnBLe+ouuS2TSy",
-	"lRTkr5VPvI1vZ3Pu8d8lF9spE0/ZgKDkWzljvz5h0m8lMRascTSwaRxjpcBj6vzAmZ3sUjBl7svz4Btm",
-	"FOfjXC9FasLnGyWpUnCRyBFSV9LYodczZ5WxPrdBqUWevGI5+fTRZUyTKGYKFrnuvUWYSCI8EpUZ+Uqj",
-	"Xcx90miwwfZd7f5nheUg2giPChb0OU0nejsoG87/+ud/B+1G+l4m448rQvo+Xyjke7NQfl9xPcXg2IIr",
-	"5tAf6knHGhitURcJ1MSAPk0nrKiJcRkf7TipJyx0xQkqhm6DPPuFWGTf6G3q8YGTGRPZHWx5a6InTiFl",
-	"Na9rQZf5XskVieiSzGmSuj4MvXeWnBrPnOsgOa3YPJG1HS0+GU6LcIr+vQIhetxvsLPtHkXRL1XKd6vi",
-	"qWPHAv3gMg5gqSsuuP5ELq4SPcRP0twjwjxFXbXTp+orNw/8XBpH25NgltEtNsgh84dZN6JTeCESZtSc",
-	"+6zjsOdXW3Lmx6c2/uz1mxpNTRUW5MQaBzS0ia/jdn7dWF+vAQJFzkb9FsDuij7agLRydo9Tg9p2zzqQ",
-	"hgC4jvpYzdNzqTBHN+hgC3hGpfcsoWPW7pBAzpk+x96ZVOuAtPB5wFtVwKEA3EdiKmO9DxyIyhNd/Mo7",
-	"mekuCzYGMEc8phS/chGQlm2zTYYsXTD94IUciCKu4iidDgm4UpnuLnCyIRCHYqckf0SHBAatBhBfWgxr",
-	"hPS+XDlZmyGFybI3OMCXd7z0SWYAvaWfrhdTefjKx9Gi4RXx+sgWV05AsDzr+wd6c9dnqnBCExqmLFEA",
-	"uASrzQD0JVnMVI+cy9lMYpbs0BL22qgfcB4PterVh482Vj0nbFTwmh71+1VEtUYRyYPjF2WX+YHnHYGu",
-	"6CYbj5F40Q/riFGIFPhTWSwXBmYQa7XBxQOQV3Oa5IhdSPwq9BQ7ByYD6AvyrfKHEoC6GCVyloei9ROf",
-	"qSLf54TME2lQdv5EpHivx/KPRAroP/nX//v/Aeyh4T1g0elACGDiI3+CbukL8hZOyRxomf9EQsbjlrnw",
-	"OXxrw0BtK8nzhCGwqguW6/NubxG31JeuGnEXbCb9dlvMBbstVY7kd72C6q8G9Qb4ltsEI3GUt7sDpmOb",
-	"W9wx9wufvqJOLDqErmVSOXjVe3ncrOwonN54j+RIWx1OiT5P637oD58bPHu/6XNtvlyji1W17rFRjdR2",
-	"U6KNk1zS1oJGP1MEQa3nWhHQcFo6wtgebS7AzJfmdsFyUEBXWv9sd5+jKLa50RTMNyqNr8FPX5FfdJtD",
-	"uqLRkTlX84QllWhkPNwN5turw8wJILceQMlbtU1awNqttWQ6YcJ7NN2y8swmC+TKL7fFjKIp9Ed1jlwB",
-	"QXGuzH6u3iqjYSv58+XtrLiK7rHLqyT/K6rXZx9WttBvE5l5XB3FdtfcaVbdnH3kLY/cFsxwrcWHdxyt",
-	"VlDcnD3/DrmLUxTvX90Z3yVMTQDq/yqRURZuX/eYv2bpIZWqRneKGky08hy+Ut/xwCwwNH5MRNCCmD55",
-	"jg++3s4yhtK7yaOSO5DhbGUf6R+zsaewO2lgWHwDF/3OIDENHWnzmG48Yl/Fnkp4F2QER8E0tskX/6ns",
-	"VVmN8sKpCwIbhCsChZ8sKrw5QUxFpEI618exYC6TNKE8tekhUk1VKcKXXw18lnhx+dzkXrEyPldUv/Ab",
-	"8G75wIjt92sTMvCqL5Yn+1aasjQf4Iy+4JlyvMRFuCc2aUu8IJzH6lLFknuWkCljc0Wo3vom7R65YSIi",
-	"PB0IqizPSPDQxSd0gXA86CBslSLBn+GLPwVE4hL/kQ1vZDhlafXApmSm7iJ2f/fT9PD+46tfbn+9PhIX",
-	"81fhj9H+6L16Mf6OHi7fsn72Pf+UHv/XL39dvBw2KPYtxsWOkld4rpA53GZJ+DOwKqnZ/ME52CL+LxUE",
-	"yiCHrMgHjaWcdmnMp0yBzdDvkE8dst8hH/Rp8UIPKIA/wMF/IFbGHeYHB786Zi+//8vl0VU54/hvB93X",
-	"Z933331/+fGq+9dado81gB63TJAZF1nKLOrMjIvUWO87wAaVcx9rVm+O47Sd31jLdm4O2lQ+NQFMzyFD",
-	"pxMGGajeiNHpYmtxpcmApSlZTHg4wcwFMJryY3YJgaksFg0ODbWFKNtY5rWNPBr0z2Mn+ucGEnmapw+Z",
-	"G26y2YwmS08CUQ6e6zlAfWQLplKkBGmcafzWNuizAGeJuIGQyerDgjmPDu9miclsAQxwwkFDjjhLDMH8",
-	"5fUpwSuhV+ZiJC2p3uLuEaZxPdL5zR7Gqcr0FN3tuAPlz22qDPWqvWWIax6DOELrIw5v4UCW16GX4b2L",
-	"jK8ZnZNUdnKdmLA5o6lqPL1ulmN1dvOnbJkzufQ1Nqxw7+2d1UHtfhp9w5N04hGpn3766afu5WX3zZsA",
-	"0q7sFwF5jn8HxZHSpFKN6T2zYT+aklkWTiquktev+t3+UXf/wMcd7Wj/fvf1z78dfWl18a8D56/2n2sI",
-	"cSPOUjByt8sFxZOoZxDztFKfrEBYGYJpWZJA/pSTCvhYObEpqivZE+vBujeugFFMx1tkcgBExLuYeoPh",
-	"jdHY3svMiz9lVjRsY0KmBcdB5OfP3g55XDSoJb5iiZICDohO8MmlZz7ws5l4KHu0/nxl081I612HXIKB",
-	"9LlDzjrkYxuWEKRjl1fEuyeq9Kj05of97qFx2MsRCWnCSEtkieJiDGbAKjuMBcOvMFR7aVWeBIGxwEVN",
-	"RHFWcnUSDnUhQ/6YnrM1lFdIBZ0x1692ZZc0hl0cmxAbLarUJqSgrwNh1phzOJ3IqCFA1iVevBnSy4Ns",
-	"N2IJlIhvdpb6JMAdsrzTDoJU0f6mQ3P5VVwmTQqpPZD8CkCfagIxYv0vJLKUz7rm8gaAP6UnnuNt5e/M",
-	"IysXwvNL352FK199wp4VL7YjVvi24FV5FS1SyPYNkex6nrh/h7AVM/YDV9SSDh4dHB1UIqP9/rYOxPVC",
-	"6RW+YhtZhRQH0IAK7tent74XHPN7Vtnhvjv76L10xi3dQnHtXz5/+PhxM/o49sc+LW/K+17G91V5Iwap",
-	"+lvg8MVUvMObfHYE4CmrOt+RWkN/aK6wYA9zcEUZFzZmrWXCoDWXaWMbgCZ7HTB+x2fKNwdC9RjccmNm",
-	"JpzGb0XkdVrkPuSrRBK4Ugu3woKIyFIPuenOCEgxonEMVfOjhOmDPmREZvNxQiMWtasRoHlMhQHghYpE",
-	"KogeeprKxC3R14/fHfcUbtd/r3pmkNvHMvKU3oYrIpHdMB+BBrijMAfOI8uj3CmENpe3OoF/C3TKjV0E",
-	"ePmqZ8A8sCZKp4ffXKFnFrqERyauCCCvCqyBeZjQTFXl10jjHdzmpyv3YYLeVob6mcrPLtChtHLqNyBq",
-	"80TClylL5gkvIbvW6Rjz7jUnfUcdeKrU7bCMbRkV9A0Kj4KHrv7QNZeALxbFlktR9mrTOb8DXIzO3oIN",
-	"J1JCvM/mD+8ZYqK7mCsUBccCKK5ZdXbbVewYGGtGyeWDlt72ZMzD5VU2jLmasOgNTanPtQNX9eb2MqBr",
-	"wy/JPUsApVev5fwCj4sPrm4cV4I26+KE+ECT3yPkQh8cRjIJyweHw/VWQ5XI1faveLp3fZbH6+39Vt68",
-	"H1EQ3mCins+dF5kJWO/FXJ0ziy3sykV11jYvG2yig73wrJ2ONx6CL4Psv3JEVqWlhyOHIfYnQZnfMub2",
-	"qNMtlCk8OX56fvQ0h077mI3HDDOMptJhN6t8p3dyi5X7G17RPmDdG+zWdTulZSafLfhXdnTww3PrX6ca",
-	"U/BsK0KKrk1GJeyBhmklpatDaEpmUqXkRf7LPKZhtXru4GgVZst1XP7x5z+Do/KPrcGgh3/VuCtBh4Rn",
-	"gIa74/lunDDPJnqZKWCB03bZqVviCdfnpBwAnPtMQd2v8rvcPNVaM7qk/xlOmOjKJOW/rqvSqkLybLQY",
-	"V6P0l3RJyfkETyqP4OQy6xwHzCtIMBnf2HSFjZaThVeH0D6UmYLGDckcuIKgasMXbKNhyCqUBnt/eHf8",
-	"+m3/m6fNW0i4DaQ4D9p/d/D68OVew9GybXRsr+sH7i9ZkVW8AnfmZyCfr2ZINSHFn83TGkpu238fR5IK",
-	"acwuqQvp5ngwLIvx+vRAfEOoufRXZRrSYdNJ54r6cbvJkntfdfEZUfCLFixMwVZzKSK9iKHKiqc98saI",
-	"oLYXIOhySoQkPPIUGTVKw3GXwBdtLEtlA+u7HQB/ybZNg6sIk48LiafMelo2n0AnVEx/ktllQY3mOSsZ",
-	"yr/1S8Km8Fhyv7wf7muuPtEZRr8QJOGEKpYnU1dsMypCFsePi3pCBx7Xwg4knmiXIkDP18IP245JozTW",
-	"tXwaMm0mWhJbsXz+dYyBgLyT5h/1MS1K6EgfbUeJ3C13sgwdVuM+iqlKCSRSGkZyuAXOaqbab1cymzxd",
-	"t+7NnUue+tW3ODk0o+0oCUVB3gH8N49NNygn7HpwEbKZLT0BSX5G4I6yvdk4vXfrkFw5I3g7w5w7+ddl",
-	"btl83TvEIrCoavhFyvJUXld1RGrl+akg0OXqrlNSnxu1r5/+o8Ld8WTIh8gCcbWh/qJccYFrOl/KkO2F",
-	"JVgRH41YYhZWseZYZFpoGZYzCc3pr9pl6InD1/2dqjm2QXBcqWwqvy+WIPzv/0WKpPwOmdB41AXuOHNm",
-	"CatYLo3Xh1v3s03Jkq3ZWYFari/aearym/IkyhEANtnam2LyDo6bjYCVnKtt+7lCH3l1/aZ78fayu79/",
-	"3KRMZXfd4laSOEUeZe6bvJrDX/qxpsajOia+hdlIceRuhy0O743EpTZncp3sXFXlBQ/+kanr4MpsyaAW",
-	"fDVeoFfoUDGRtpvIWu7p7a8pPKmpWgJCIPDKOD2x+yL085kyP3UsbLu5gVvO3No6lEalIla2cEI2zve1",
-	"KSNe2St4rT0ENzxThEeYcRkg8kWPRwEi2ytb0Z3Ihcqp4HU/SDA3D7/DkIWtOG+GITKvHjAaG0NgwTxs",
-	"cXa7SWU4vX0QzTyw5Y6ZR20c+1UGJzApXYsA04FTTuN4eWeXt7PScxPBNRDK0Rq3rZURrS9hPRMVx2KR",
-	"0K0INW5G0hLsniWEku9uPn3M2fmU1Gf3iI85hABjqdJ2j3wQA5GgZ1DVuidJayYTRhyM1vapfTRnylIV",
-	"gPGfSptc/kwNRJ4TDhn6JJvrXfZ1NTl//6B3XE7N76KH87f9zv7xl9zN+dt+5/WXGlfnJves2NIlu/rO",
-	"RCAfOSY0szhq93xvsc5x223suXW9XdvwqLEaSlp8j2eKTBmUsFCHgPPUw9yIvqHyCwLjzy8ZjW2JY/Fm",
-	"tPvrz/qffvf13c+/9TuHr/21FI5LbrWP4URCsoUcEWo+EOv5IC2ASDjud0gEIMAhYLbJtOB605obWTX0",
-	"Y8uZsFs5dst8qC4d6sFmOtTCf+g4VOUCDqcgOVJGf64i4WzuUXPf4+q4pnKOY5oAJuEzReB60opMPddx",
-	"+9T8lo83FtP0yglbzjZ80MR2/3c4PW1710xlcepHAbAv+Qy8nlmcqp6hEjYYx0b4qIjIkqnnQjrj0tKH",
-	"JZTjUxIsmQqeB0IG7dOBCGaMCgBqKeuYA6NT2hZMWf8wzAxOCTwYaeBhWiCltg39MJMCcLofr25OSSDm",
-	"posfr25ISw+JhJqq1//65//c70MxkiIRA6ZDmSjS/9c//+cLKNFB9FRr9hi91j4lQcoeUhUMBJhu7CEt",
-	"3rVDhFNh0oHAAyRMBJAXYrChwyxRMgnQ1gsuuJgGptjND9wMT2YeS+Ym10gGls1eamJJ2KueP9EVZq9e",
-	"W9b75B3ZcSfmkU3VxSS0hFQywHsHjVAlxNybwWZn2t+vOVWK39f1Ohcf/88qlEk5NHR0sDHPAm9y23Z6",
-	"0XE77Fu9a6IvIKYlU7FaE7/ZoeZtdLNnHq4qu4S8WXrVcvqvo/7yBbRO/flxfH/EVWU5xzngS4GOCcBq",
-	"wzkl+71eYLeUoLxNoAJyru33evt9rfuQl/sOVWdgKbUCs+MHpySYZXHK8wt0N/RI6avsll66XI96QOhA",
-	"GLNWb2HGWDvo9Pt9p6QUFfGdkAGhxOyLFcgneMs9XEaWtNz0RW9yTtf2OnbCsc0KxJNtqEECtzsZ1/Y+",
-	"98uP0Bn3GyxwPbcdcX+61H30/nKL3XW/+ompjxLSu/+SmYDDapR4nlKxuXb6rLhy10gNYFhdscQGpj2s",
-	"+U9PnL5d7AaGqS5mo5hIH+OnVyy55yE7h9qjb+Z1+rZRPAE66pCA04drmtY3CqkXfoUKoYBGj7vFS3eM",
-	"AdCYR59FimkeG3gv1uQG3gAUndYB+6eE6Z1Zm0aG4hnshYWtjZrRKdMHYsEWeTohIJTfSx5huDvmYgoH",
-	"uC1yCHmZ5tz21ENwvjLhpYlaWRKlQbJzls9QLn8dd9XWhS78u4IV7k3hBw8VXhPYLtN8wc1deDCcA/JR",
-	"3191EfI527HcMKUP+LvvWLQuPJZ7Tv73/wIHReGPJYnMIA/eGxooAAcNoVXEFRifFaTtw37TqFrp4Y3q",
-	"uny8H844Vr3XFcakK9ddbcevNFhrRajKp68PtFAohxCThfBDl0QKec4jyGC2Q1XeUU0DjfZTpw/v8LbS",
-	"d98UnSh9f5P3qPT1te1euWG2cuGbvOPuSOyWUVfL1f9NQrliEVETmaQk4cOOPjaij3BLb8GjF201VchC",
-	"deZOsha68o7sybbjeiArfrGjCtNf4ctzPXtHdZ49Vz94Xd98bjINow7GFfA7hXxRp0gOQhWBeqSdkgLW",
-	"apnVBVwXZjXxEgRr4wL0CZDN2oUBUfo8RsIVgWx/FuXjfwp7FyxVgkfeXB2Vc+OP/FGUleK79ZEVv6LZ",
-	"XrvUKpRdl1DVoCxevF9+y02Ro23szh0NSvuOqynWhWNx32dzrtqMVcZTuIJgSbsWqCFVXFU8PSobory0",
-	"DvSh6U/koE/+R9l1fYCCUBKOTQNXtjsrEk8fSELT1S619vsHx+RPZB+Iiyu90L9t3Qtr3Rbq5rD/P4gR",
-	"EKJYmCWGQ0XbR6fEwPaSKGPkJYnoUrkEsSANvSoXZ99Jh68zaz0McVSlAJSeJ0JbzhHrsc6Rc+CxK4yp",
-	"p9q4oEtC44TRaEkkBHUcnrynIpcrLNqnNF9r13wdvVQAgbaAZLoZoiaGVVvbvkH7lAR22IynEXC2aag1",
-	"6WyWASlZGzBEIhbq94gCPYD67oHA4Z9TkynHRGSDokHR8wDp+9bOCUDtKcuLGFVIyPJIIQ6K7TAMGPYp",
-	"B3eqxgPxjqY2EA7hG/M456sbbMf55qzohHtr0R/n27e2a3aqbvMjYnmqzuVsnuUcZBaF64QwGk4wJRBV",
-	"Dlekamebva3Oxh4INLJLmovDCuYJ5LO17GZZbH3aJteLA/Gk+4ZhXVXUoxqIoCrYQVVLnpKUPugHBoXA",
-	"5xeZ7Qxz6cg8zpT7oIHAJ53iMKw9RfRIUNjbAez0DzRM42Xx0n+svsAfByKlDx0TQ8AVWNwflNdk0Wfd",
-	"WGe1Nz7XvNtos2p+jxPDHeHVll6/eNHwXGQHYrWNLQ5XKX3w3P/y1f7LZrf7O/Di4OVRoxaqvvHSK3nH",
-	"yulyJY2xNDk+5XrNqFJ8LG6pmu7GB3pmqFYQZV2rL5WX8qRUTZ8pwwgSYP1X0EauvByiHmSOpvYq+72+",
-	"8jSXcEMGXi0fdTN+GxbtNcv88gwU5GnsmlWlV/+WnNLrs5JUKvWhtaCWrqQmWSbZBo9LG/BMX7NR41zC",
-	"nZLDbqupoG6iWKeSUqpqMkqbZI9ucXQxk1ak8jlT83O9jFTSsnY5rEAq0I0+03v2Uf2bk8GOGJIGXhSp",
-	"mXHnmABJKu47NGFAc5lShCRpofeRBJh0FJStatOn1WPrdqeZlTVTyZLYVDCKT6sZaT7PQRN3oPD/GkWB",
-	"11LOCGJzbQn1Uosic3n9kbhwYttDyHiGbpQwNdlNLhO8OUfCdUJc6d1//XJ4358dfHwZfpf8tHg1vN2f",
-	"Xh2pi+j16D19kb2Vx+O/8gPxl4eXPywq3qn9g+3KJkvd8MvHmKt019WXS8lahA24aCNj35ZJRA65WmXV",
-	"G7Z1Ksq4JLDrgoUIQGKEKiIXgiUdIgWh5LDf1cfBEmbJpqLNLbs8dxhq1g2YS2ZTU9lpF2PepH9u5zJJ",
-	"N6FTJHBVBZ0CTAxtfYToOcOLIAQ0ZoIlNPWhVOBVTet7NjGOQlIV/IXtlkhEbc+6Cx7ZCx7PfJC/QN69",
-	"BuP6b0Gx8M2tD8WiOru/F4rFilT1cOTyYiFPzHw+T+T9Iysdn6Tgcgdm40TOLkrm6Eb5H2XxiD+2q18l",
-	"WO/MUm2ZJXB47Fgd2rhGs5Rj7mW4BO+/ucpit7pFiqDw3XrGViq7c9l+HGfrk1cxOiP+5DWMW4rl0yKD",
-	"VtZFpT+OHOVFhivB/hUhaFpV6OiT8mrbXFjozMc7vNEPGVpXMTIqbtq1asQR2oalIklZuTaUt69cJuJ2",
-	"ak2RSFXlrPKQUMVWK/n8LEv5XH9D1Vblgrw5J1zD1eRGfZv2wt6zbe+zhoWOvmnK6/Mq8ca9Sneqg9sp",
-	"JqbBtO7iD/oKg13rdrEjuO5meNdaxqzq8G0YlJIDxJN1O1/5fXukBN8GtquqWDGX3cVd6eyGV29WCWZ1",
-	"eKkoLBdBVxzrq8GcNlZE5trQbJdV+DUVUxbh8ZAMsn7/kBEazbiwH2ZU0HHxGxdqzsJU5l/ogyJLTkmg",
-	"UjoaQQQhL6ShCtlZOIUgcnGvFIRrSXRhEKELBiIbIZTgwVDoau7b6+zh48pvXVzpfelanK1ExmxNx7EE",
-	"SAALqExIkHcj2L7b8Ixdup+l3j0CHb7+NJKvh5KXr8hmtjV2/kPKZl67ug5yT7CH9FOIcJ9eUF1tduiL",
-	"SMumcY+A/FcWN+URcRN3/dXECpoxGmTszJuHnyRZ/GiYQCRC9p8nvrKJajwq+BpOTzpWnuwArU7CNkmi",
-	"7sRvCRIHcSe2OZPcXJdvZ1HGzkYpSy6RQ6mmfI2qqV7mUcbQNR5LMc5d5cyRn6JUod8ul64dHW1MJRkn",
-	"NGS1HbHUZ4f9Sk1c/9XGlptk491SNbWJeDHXyv2NDB8F4egrTeQyaWB96L5c2Ws31h6aX9XVRKZy/SU3",
-	"IRXrr7hls3lNLi9Nxiy9peOG6zVls/k1FePNFPv5hS5U12OQALGRNUtsRyjGfPPwiyZiMUJpjgksJvg4",
-	"kw4vJCylGhzGR20SdfWy+/X7x5ae6VyHrwRRr9+dk+Pjo2OSsFwP6IsxS+j6+vPFW3JP44wVXDlvbm9u",
-	"z65v2x3CHuYU8iJK+85AFAk/4KMJrM4NTkjw7vrtX/705uzDxU+n3/z0/tPn6z+96Oz3O/tHnf1Xp9/8",
-	"dPnh4+fbt3/qBz3iaGKkYl/QOO6GsQynkFKkTiAsCiHzSMIUpZi0ih5/Ndev3x3JZEGTCJLBJnQ+Z0Jp",
-	"U2eWhRMS05QlwC+IIJy66b9nszmLSKt/cHLYJzQl/cOTw377tHiYbSVdQHRWP2ukuzak4dR9zEBIETKX",
-	"w0t3u0fOtJBB5hQOtVsln0cx5jRREL9OGFVSVIv+Gw6jJ/n5qbZxj1cE3jGWIY0xGQxexjFQih0mlZCb",
-	"l+Zi0+5tnXhXt8PjEvQqkEx8lIuitrmsIYqONreVtEZovOz1zrDRq+L0wrbvexW9GZyFfg7SMwd13Y2I",
-	"zeiSzFmiR9myZKqQCsEigvtDh2CuZCrhFh84aloLPJ4/8pkiQf7hQxSUI21jlt5wv90X0yGrgNl+mrNC",
-	"tawn0rFnk2/f3u519q4+3cD/PsO/Z7fn7/c6e2/eXry9fesJkUCC/WTze+mr9CDFWMJiknsApuPz9QWq",
-	"SPD7zWlCZwz5OuH4Srgoj8NzmYzV8/7+64PRIT3q9vv9fvel/ueV/sdhd9l/rt+9yaWUblwzZgLtWJfo",
-	"U9JJraQ9EeeCCjdz9erHXec5AKv10VTU0BboG63v+VwKW5u8AttqJH4lbahF9UYFX97ZLwOS0rFFLuHA",
-	"xMGj9glCAtobKbDUqoEAEtAO4iMNEfMIt1FUjPv9PjqC5YgE3769Jc/hhj8XuTR/Cvw1/2vOvQ0PsU2M",
-	"6Bt8eTuG1p5ejer/SONplwsS6m4k/n1ChtPtPM5IytrI52z0vamnyE9x+NA6Eb5280r8dd2ZoFk6YSLl",
-	"IXBbaFEhIU0SDknwCWQR6TNYlwtABAIoiPkcMtMTprIZIzw9seSUE20KBSkFsl+D9iCT8Yco6BAWTiS6",
-	"XBQTqW/S4cryuDdRFl5jnuZ8w0Vj37/8y+XBf/3wzUaVYe/umC7VD7CScVYT+g1rgGtg6IstSps7UltE",
-	"cQwLxZBF292JC5PpJUckU2yUxYIp1SPfwrJCK24gQjqnQx4juNKQTbjQ+9tYkRZspx2iDzdap2eJXsVj",
-	"1UH6XlMS1CYxFRFOSTPxLbZij/skrFNFPxo2GXwRvZdMhVxYmwhfmSR8PEmJkIvVvRh2xMYqWXdS77tW",
-	"M/rj/JCN4TyeK0JTZ1tzbDvgNuYzVmUuMgoTT0w297ImjFkIkCrrniZDXtX1PvPQK6y5meFzloyxfkzo",
-	"9Q8X9ppEYfPFuvlgXazF9aYiXpYf3ZvHJvF6CEs6GTV6YOYz4BgQq5ufItjOkEXIDmsqE1I63qniT3gz",
-	"t24L16S+AAg303zU89Gu22jIwXZMnJtj5w0QRm7p+BZ9Jz6IEQMu4u5Ka/KKFmz4OakYuJM0nauT58/p",
-	"fN5TMlOWruG53nye76yk84cVlp6Ro0IjdXK1XKfSXYVRI3+NkrjjNzT1yUP1EAgaHko0rQOhwanQPOKW",
-	"14kcNFZ6SvD+/cnlZeVg0j886a+W2h78DBW2J3/rd4/xz/97ryExBhc2l9BPATZj+g0rCZMzlvCQPj+f",
-	"8JCOZTNXt5G8vEV30N3R8U4zC7OEp8s8ya2ycX+FeMq8Br8OKVA+XNkEfgOsaFLe9eYoqkV7h71+b3//",
-	"sPeyyXK3NnAlP1IbdHdcBFDupnKyLnB1sMh1yGAq5imxt9yNKI9ZpO9cJFKM80tIi6YDYSxFSLNUJSbq",
-	"/DqD1UfFmLVPSRDLcKrbS6VEAkX9ACjBxF/QvrE5mwgWS9Ni5E5JYJu+w1aj4JQEJkn4LmGZYncRS1mY",
-	"YrdDKbTVGg2EuYakcsoMW1nCtG2qrdSxlmVzzLEGMEnYvZwyOxwsupNZik/DjOOV+j4zaqAj3fFDGZ2a",
-	"IHC5+8gx6+m9aQUfC1fZp1ZKA/OHeqtgzsZG7P0o+UzpjfSzYkkXrjTIbEYkkUjahuOO9w8cTCUom69A",
-	"XF7KX3kc0+fHvT5p8SsanZLzq8/k0w3Zf3l3RGI+ZeSShvqL/2pvnduKhL1pcTDi8z33Jf2rXyiZfEtT",
-	"tqDLcylGfLxl0VMQwl2Q8BQoaO5ujO0FOf9nS5uCYcKYaNcmFYuUJfc0vmGhFFENqagcpcbKNI8wicGI",
-	"SYNPV8/AicXFWPWIde6/KJf7vnDrtQ9flBl0jzdWw/h77B9fpWoORCFTKq8eqDopvvvxlrTeRm9uzozx",
-	"HUx5FLQ7BL3G+8cAVZgy1SM3TMA5MjjL0olMTDb8CfmG0cRmMITO4zCDIej5VgQW16oPPvggfEtTXgwH",
-	"X1vgphWGubM0yq/7fT/KeblyogIwOae/ZMy+6GEfisw7BBHH9FmpR94+oHLQe3pw9enmljzX5/bnpmH/",
-	"q+l1sDH1R3km252pSufdATNP8AtBeq4Vtk18+zrJUfF2aaCxrCVGiWWKR2GmNzL4CDsyV+jSsqbUhMEx",
-	"Y9V73yR/a/Wxealz/uw++ZUl0gAQwBHd8uQmbCbvzQ9QMN3KLzHlzoLEbJQiOxPhqt1bxRauqtfdSOIe",
-	"n1MWuwmz+RhtkqQduQ23yxQvie5qzdqaUGXjArabCU3YBRfTVSWZ+lXEzUQuBJEiZKd4WNXKf0LVRE+9",
-	"3nZ7RDcK+GZguSQyhYohnqKczBN2z2WmIKJXBN+OtGTrZivb9i+v/poeXiz6w/+a7ovXP80P1PH99cvs",
-	"u6Pw3YvJm1fsrD/7uC+vDn65OfQKSBLX5bUDH13MxZSkUm9fUYcEvy3Y8C5L4i/PAcPh+S/Pf4Nx+BKQ",
-	"FgAxqHaHBOZH7vxoakYVwjg8Rwhq53f8QlVerv78aZ7+qLev8l7CgTStLVYDWYjOStiKK6t05/NJTe5V",
-	"DRFhuqaHH3CovZE3W7preOGMbb4TJxyCrTQHNuvsSCOne/ixLjENyoXW/4rQglul3imVbZes1ySAYabF",
-	"SQTaQtWZm2sLYoAHwDsGc8qjbSZpTpcze3kzLQxCd4W3eetVGhWhmDd0wC9L+AzbwjFYwj1HflxpqcpG",
-	"PoT5+WSlEqQE2FCMaqe8EpwBdASpfrHacVu1wWd6a9tm5opg89r1hQ+8xIuNgOyczOj2shSu5etfOweu",
-	"rZ4tEM3n8eqpOQTuilr/OpqqMVDuWxFtpa2+igoca+MNjCt/T7c01Io5r0fh/T8RRdfxgnpcgjRlYMeZ",
-	"qMGHs49nhW8Y2YbURC70JXqwK0zQG52pO6L4bg3JK7Jm9ZAOeO9TK19X8EuuYuxdSR6fFps3h+G1uLwl",
-	"tDNHi2zQZf8mAN7HYOb+nvi1XwG09oaPhRyNvFUkDLASwH89pynHQsiIsxQj9Kck0B+gVCgwR3KL0gIH",
-	"sQVVxolqq4F6HkCtkEePK481TXyz3ClAqO/W6+Bj04Lm/J03ZhDmF7p3PS2C+yzxLwnhNQyQ8BTnInkG",
-	"ybSs52dRhOneGgXiiUqpjVBuV0a9+ix7k18ytqkvKcYDh7w8n65MrDKuut2oljcXottxVkJFKNcs2zd4",
-	"Tw0qiMKLeqZlAAXRPeUpp4LYkjoiE5Kwv0PExZJe6Q7iSkcl0CM/TiQx7XQGArkJhYmcLSY8nIAwIfKS",
-	"zeYci64cjUgLE+EgF/I3CF1/eW66pp7/xqMv/ow4OwZu3qdTBmi77M30rKw2X+AHCtYiR501o/LbcmHA",
-	"Wz4BmEqhfxtCna0kytielIW5LMYOg7AZ+82y929BTvGIvw84pbIAfi/clOq66zmjtloyO2cAUlYulHWl",
-	"uzB2i0tXhOeG+yhMdqEiocsrbVGuTe2xuJtzlnAZYVEiBNPNUiJnZK4/LSZSIZgsz1GEIYwH1yaZUAg5",
-	"O+OR4ONJ2rySEXvpOwM13Dkfl82xNp3IXtcwkSMfcbcU0bvwUjoa4RH7kVBfTwcIV813lEWtMWIQw+Gl",
-	"Q4ZLMp8A41ECVGssUVJUY+d0Sck5jv5jqsugbzUDKCKaRBaEwlfe8sAiQOFV0OcRnfF4eUJmVCkSjIMO",
-	"Cabwr/xV/xsPg1NyL+Nsxkgwi+Er/U+q5vC/of7/QARhBp9H8R3eN0/1v7/Av2MaB6T1+YaEmUrljCbL",
-	"9inGx0jAaDjR10TyVyaCHtEdVxYrEvs2EIZbFLoL3R8hfdgpoWEilcILOUPCwjzJmZrrYLOGoF/Ewpgm",
-	"TJVTOrS6mep/5K/6iDjUkwM5Z1qK1Vz/O4T/hZn+F95R7zKAO6H/GQOBhH4VLez6TcpazQ8AohUls8vc",
-	"O1cRXaKWoWTGREaGkibADbFQmJ8NgJocKgGGS2KyGHpmuQUdwmILLSkY4WIg5okcJ0wpN5Psmc2I1SvW",
-	"uQfqtFNJhmzMRY98LCXIQo7thEJ+bESXA6H7acZ1fbCDbT7KXuTJXl41FmcCRtpf2LVF4/6gCbbSgY7W",
-	"rLGUvYGkEM9+lKefrFXucLdJVXna+gdsur7s4b1EhgmyoHEMArVVep45p5vXrB2eSyYyv0yDIJvcOJtJ",
-	"lst5qxBzXMueTJuoWDHryzGc1aWHWFwZ2fcpdYacsb4VoTd2Q4ob2JW1oXy2fiU/UzgAcGmPnMULulSE",
-	"zebp0iSl6J8VoUnC75mDBpnFXNBkSfKygGXJkvBvkTVp6mtj3HZ4SyO2rhwRBvpTMvagITXxjud+cY+o",
-	"euEsGwU+8dG13fXbkr+LXVWWjbIvGBLKt/T+NrHA/OMgw+lZ9PdM/a4pPSuFbDW41xR6NtvqRLgl+PX6",
-	"5KEOlsnV5w5xmzREPsrU5LfFEnXDkyNu5WgZWEe96bZLec/02F3j1Vsl+OC151KlNdDeSJAGDMiCkUBf",
-	"HZCWwapW4DSRcya4GFumFaPLT4tMJ66wHj+yhghF0i5tOY9kErK8Tp+XSdX2X71+/TgU8A0ZSzmimBnp",
-	"DWvnd8lfqizVbUmEmjov6yrT16Q9FT2bPVHmvYe23lUFa1AKE7lQjRbfFt5ciznoUREOJuIi4WnKBDgJ",
-	"QLwxRqBVB/Cg0KleDIAioYCdLtY6Be9jmMCVyAUsqVim7cY+gu1ADvP5hPTqWpBDaFSbpjEP06cqmbaV",
-	"tBvfBkDy6Zj5wM5/XuWqOOq/NgjMkDU5M3rvBCC/stGIh/pwfge/BnkVbGA+txaWMTSm4RRo2hcTlrAO",
-	"sq1P5AIBNrgi9J5yONS0Twmii4VmiJSeZ4Tdx0Otvpt8iNhsLlMmwmX3e7bUkpEp1iaRJEJCqawdaiwZ",
-	"9hfti+6EIk8RFfnWQ/PNMq80gtp9pJTLTUaQsImMI1P13cJqFJUOhH7jBMH8o1zRwj6HydmOXtYP1Uar",
-	"vOdi3LVaOpQqdY+Q3nrv+7HeRDbNerHRfOnsAXnPFU1q+CSwL3ZUnOeTFo3jog6wjc64WC4sjAGJ9SjX",
-	"m+0fmqOo1aZQbJ27jJevaS/dco+4kF5/4XzDgObjU6liGxHFUl/lqJNj3P2z5W7cPy5ROb6uo3LcBWw0",
-	"YaBRryTHTeZJO7TFdtDEiiq54DDPImMNCGjNeulsII3a255yKLd4cvF1NoOSFVSSSZ9RBDLZydd26e1Q",
-	"0CqT5azp2s3mQqY+R0pUk6mE1Qo7onrnRv9XAMWtZotLjECFWNJa9HtTfnxpH1w1qexOtBVm8O9dgnGF",
-	"dXeFw9BuzXDGjXC3aWStbb/mGhn8xTCuAcHNDazVCh/hmoA9cg3YDQkzLHSm8A8jz/rVoxMoVEwSBtXK",
-	"YFIANTnc/ZaGEzJlbG7BH/T+avJL8v0YwDoA6wutTvdJWD3A9Wl6WQO+IpM6hxzSfU0kmdEIXb/Y6E5F",
-	"89tY/EaNAPzjVnbC00NgN8JnfMjhZHZdJFsPpxTvqYgajZAPnXu7Tda6FjacwfBCPIctqEoBf8T5XiYk",
-	"AEv47p4mnIqQVYrUId/5sXk2cP5rMGU3eOGOu7f1hWwlnk23fNt4Zyu6eTzqxIzeV2m2uy8OD3cwD/Iz",
-	"YW4U2Npbr+a0+9qqdZAPVsUuKK3zskznYpfPaMcoqxp9XAVY+T8BXPkRuFQz+nDLZvN3PkjPccKYIu/o",
-	"JGFiwvThjubc6z6S9aP9prb6UckyPqizjGdc/J/buZ0QvbYw9b8GfLNZV/m4OvPvQIA1h2v2CVUJq34J",
-	"9qcZjlHC2K/w1xAMdfBjlCPV9UN3k83n8fKGpSkXYw8JgFX172I6rlF9//rnf1v4BVAPyGYNnnTAiUAq",
-	"fFdqjv0cr+uhlt2eOGUUVddRQbavjbFRTMfaYDPElLqH2Ir+sejnHNujY2YDFUMpp3nV77/++d8lod9f",
-	"hWIBoX5REvEXfhGvCJTvtTqeYffKSTbHYn/d3PIaXfXNwJjOSM5lqPckrLsBL30cy0U3m5MZU4qOmWpI",
-	"/4Jup8etK6eVJq/7qEyilVCx4YnHklsyltWCDSrof07y0GV3akKXtibVHaW65CQPQCiMcUXfMZJkgqQL",
-	"Ft8zMpFqzlMaE/tATF+VWRwhKIfWzzOZc0IndAnS31tB192MxPzUHIk17k+XGBGckTihcHgaykzvOZZ9",
-	"W0SG8AELpLWqIyl7SC0teCzllEUkm7d3oUz0VNzMeVgegauEh+DmlwnZPwAfWqWp/Z3SvAoaRXxoIQx+",
-	"0U/u2dLjTomlYup35pvbMqDuccEwlUMuNnKD/sXc4aeTUXMpFFtTrvYIGLaGef8wPU7N2YSK6U8yuyzW",
-	"99exRETF7VcMrZPPnwvJaseqw7eVlQIv/UHc87TGbM+V7cZhNl6034GN0Erldly/m+UEMGA+q9rSqx3R",
-	"IhqDNrjYDGV0hWaSlBrUGIRBKF6nU1VXxbi401YvILVmyU61MZtXVhV8cEXi3eeu6/bOjOCPEuPVPfgK",
-	"yx7IjNGYjBiLhjScbr8fP07rbkEDsZFbF7Z2GGSI5omxIqksE+y6NgKy7OINO/kun0yHF3Nyq38kS5n9",
-	"X+QnmSU5UMuExXOivzDWWm/FVOg3tA68mrzap3Xiq7I49RzodhcDQ03QZAuuaDm94ABrTFkyDqy/6O01",
-	"gDMrb09F9+vfvShVqTr346UWrkDOmQisCKbAoGIm8JTkQX8pGGlJzIaCWo/ALu6gXQDz7PeBOi1VAJWj",
-	"XB4ySymnn2Z34UpdjPmpLBCdvYeubqN7TxMwfXVj7pu9MQ27333Cltyvzs0Di3HJ52Fbehp82/q7fvuy",
-	"ksNhBmi4JHbKyJQtTwmj4cSm9thfninkHW0pxkhg5e12OWfIPlqZ5yoIhemdTyBu6bg+BtkQ4/jrWcge",
-	"TgkPqnAD22N3lGHA3X3UzbfbAxW7aMOeFCyDOQVI16Slz4LsIQWkUvKXa6Jnr31SwqIKqXj+m/7+S9AU",
-	"QGorAGPuxHudl3aGz428G0jjHON4fW3UbYG5XfXQlAG/9fNPyCsXxlOOyHkiw+lIJtEzTBc6PCA0nk/o",
-	"kKWkFfExN6mbIQUvwkDELIV7bX7Qhw656JBPcNHndodkgv+SMVuB4+7DKqcVWLAhzNJA1MyCObIDKREd",
-	"98iHlPCIiZSPuNa1FsGdYn2dkKlWuwmDS2h8MhAJUzK+NylOgrFIuQi4PJ2Y+Kaa8LndU9y+VhmJnKmu",
-	"+O3Ouu+/+/7y41X39ofuX3/+7dUXr1e6LMA1JA0ALw+o9CkNJywiqeyRQAsGVDCD7WPcNCUfSCuwcgRo",
-	"BHrKeNTuDUSQA6MbhoYVChDd7pyzEBouYNRhrazkYBcw6sPlQBTg5gGIbEBamOOL6j1eknlMQ0wZw85j",
-	"pu8S8u2WREji9NtCb0rFcPayJGTKMF6ZCTq7+lAF3YXsjrzfeznWfv6G5f3SvdIzR2rqj+inEy1JqSSR",
-	"LN5Gb03UFEfl2XXsXstpaLi0oKoVPE+RFKxHch4pPXo8SRkTZMRZHGGOANi1cxbq7YyqKUnkAnOjwSOP",
-	"1yxQUgy0EUr2kCke2eq1x9EvYqheix+iPEWc1lLX6z5q/TKRqVQdIuOIAXFnotLHMdTr/sXskdzxeSM7",
-	"wmPsUkFchmvZDKgBTFtN6bisaG264a29biNx5Xu5cAkzA+hPAMcnYKbSMjhkodSqWBt+zGtwd/bGmRa/",
-	"+s2YRQQveUaA/1CRFgAjAGMJACEURV2NThTf6tZMucaOVdBbE296Qf7PrZCZITS5OSuD5Xhyqgye5Qbh",
-	"zZQdNRPs1+P0uBWFa7QGYQF+y1UYT8jn64tHTxEQhQLt55evwzZafpFLfS7B3V4iCaLeXNT0DqciIDRm",
-	"Seqfkd+JpfTpk1iomhZZLHjPV/VSwwMdXDRL3bLpHrR8noB5tdjIL+SYLMpHHYf4aMsoPLafh+FRLTtS",
-	"6jhQSoJQFZ2KFFTWundjddJbyhhXeW87xR7u0JwUA+nMfEXflzfS8o7obCdGt20+Z6jpGxnuiMwcPTFj",
-	"cbU6FZuv63c1ASLUa9LgiRRScxfLMbjb9NYmKI4NhpTx2nnC9KwqOmIgFYYOHifM1LYZRw3+5cmkWH2e",
-	"1w7NddFKGXnKRH6IsO/DZ3TMns/hmfj33+es+LBgw3n+YcxHXuSgHeydEY9Z43DIDEW+ISDQr8wfifOG",
-	"Lorg+3CZIp8uALWwiLRyyxzPewDhAqfASsD3+f3+FqSVuC1uvnS0/xy31ybXvt6otuwYdkqCYMbLhl42",
-	"L+MrZ/tdtQizBMhA0oJevUfOiO0GfpcaejfcXddtuYiEMxBQ4MbTpUkQwfi81bAnJIjlIiBcjGSHBPo1",
-	"s5k5sk74eBKQBU0EFGIFYcJTHtI4IPav8pkwlos9lLZsttfZ07fDoOC15cWYX+Vdgzf5LlwnbjAWIZ0Z",
-	"KuiWc4Ab8Xt9SudjLlT7hAQzKjLAO0FOBxCgdocEhoc7GIhWYBV5gAxB+Iu+aJJFUcwCUr0Ev9dX0Czi",
-	"6d2IA0zSyoUDYX7RlxoeE5id1Sbh63Z5SLHvWhlil/SwwpP15uQ+GBA0i9bLg13c7B/tGqe7cbajfwCP",
-	"0WfuAUWlPI7xc+Buf0HlVGMPMoERz4FoFYEEHpIkE4IlHcTIP7U+fhBBK9AwacCHOWQk301JK9DdCk4J",
-	"zdeDYAMB6WuJNuMDvcEG7R4JQr2rxLGBpDMjoqUlA75GPPVjYUBRImGp2vXJgkU8ZRE0HjF4fAfcX3nD",
-	"p+5DbBQY2ZSg91ofRgldCDJcmorFGaOiAn1j4goR4jThW+lVZFtuEIUw03qbW4lejxewkM4ylZKJJRc1",
-	"vj0o30zpmLQC3XAAOT10jOx6hKenJOBGZsEbAynQPGUDoa/q5HSNPFUsHm1JEwiuHfBqtbW4LQfCYpLo",
-	"Jn0+uHyfUbp75h0UTbkacUvyEVLRBAlnZ7yJzYmuacVwaOhA2xAhr/IEevcd1/LfgoLp1pDxzFM9YJb9",
-	"qEO4CONM8Xuk1YtW8o5Lu/tv2pZ8Z7ONZ1zovw8PEfp+3VTgbeuPKsUzTW70VndUd3h9ewefWzeM9pCz",
-	"aSCd18cSh713NgNfv/6r3jGexd0XtrUQVkD0Hedee9G048eYNJNEBWEPNEzXZoBDRyo534NBlGd849+H",
-	"DZNh42xt5ZYzfu+8IROHPdcrV5Bb2CCl/TEp7LcTNvM6m2KZJQSkKA8EIPNYQQYWRDSZBqUwMk2mcBYd",
-	"Tyo7svll9fm1uDRnguwATeMkMLw42phncpvQpUHJrAV4TRO67EX2IthM9VddxFXg4ZQZRxxuwPmVq7BR",
-	"Xw3wF3uxC8BGfqcXh9cr1e6Q/VtwSVcnzQdLWp623wuVtCIsPTtiF1ywx9MC6tbvtNzljIA9D925nrxG",
-	"5M+fnEu1wE3k4g1n6bn0etjzVa83r3LsunQMdzMJrXJZO51wkalzU/68QwOqmNClMmydTOV4vYgkSVr7",
-	"//rn/zzuuzFnRsNJh0RcpVyEafvUoJwBeiFhMHP6Xkej/e3n8pv9be+I/MignOzD+WctF7lPqZSwvlHT",
-	"lHPS1jqYcByq82FHs1OaYe8KfcircFZFdsoNmIdTOnxagbsyVZSqQwKorQxIixZVlm08qFSqK6sIJG13",
-	"WzDATOBLsOXH+oUSKtSIJYZW1H5CHlJboGl8XXcGx2mvswc9gbbcHpS3m9ryzqIa039MWCTSZP0lckFa",
-	"QTEqgR2Ou1gCOik8P2h3ckJX7tH5DQ3s3FguSjgKSKPmRrFPHPw4rGdEmTJTWAImncktPQ3aGJqHn1fg",
-	"S0krCKliehyGFIbjD/t9fTQEnPGzyl0hFXByNCCqqSxDxjjccX29y0ME3N6rR3co0wku82qyhO7EKiPh",
-	"hsX4WczofM4im8xSiWPHMUvGrA51Sd+qO4iIOPZiSHmxCmYx4bF+M3yKHkY4YJuPKeDvTIwt1yjCdWae",
-	"4o9gR3WsLzJipJUmfDbTZ/dsPmcJ0QPWLhjj2YMDkGBqWAA1QRjScAdi8NOb8/ef9mqQ4BuMFuLA6141",
-	"h6DmzJvFCZH/G8bEmUe2P+bJuTgEZtwNNDYVS1svZtCYIoPwtlvwv0l0VwtaEd11e77bM/GNHt/CjvkK",
-	"MkQXReizE0y+rzKU2maEUyuPdlX0aijdYEtXZ6MRQrOvwlWK7kRmxe6vMMXHqgx4hpALf/OqzvFne2Wd",
-	"f0rOmD5yzOhcoQPI/g6evgWgw7bmUik+1JZJvqRL+55tdc+Ot/d0q5YqZbNKzPHT+dmFd6NgDzVIzbCU",
-	"gUBbb7cijZe4kAsAV7PwXB7tiI/07IQ0GcrJMkq8zEt+nhybY6g7lL9EWTbK67Qk+k6cs9C3VpN45MC7",
-	"s0HJD6INNw0VlsftHSZEGYZ2COYY2JRTQofwncmZmjI2NykLcPDvkdwyTxgkn6HjbTGRMaCn6N+yxCTN",
-	"ScP2YRpL6ZSZxiK0PFW7R871k7UcB3qEgzzrUSEhQf5AyFljqWHCLz3IJHEItgBD75nK28d9cwaAuvmY",
-	"7HceDR2do4I+BTD024e5LIFCb1W56B6ZizY3B8MobcT0USN+H4Q+OMpkqc373aTQwUHTM6cXBusYsbJ6",
-	"TcaY5Q/ydYJ5U9g8ChWyNANaqSJhzGjCIojzTDNtnKkJi0cXfMTe0KVCy06bKhxCCmBYAWI+TQAKED7k",
-	"yzJon5IAkQGCXJ5IKgdCbw+YaViYctbUQ0wgifmJxpSbUGWgQwxOEGkd9V+3a9CCDIqG9xSqQNT1471p",
-	"NiUTbi2VZ8pmZ/nFXzp7+kU+7wDSEtKUjWWyrJwM97eoZN6yRiqfrMbFMVfmDg8B9UpdlCsvpnOW5f+4",
-	"TPPv3WenHuj1z5it7cmAJi1tlXa5UEworifepH9t583LHQjNeGpTNrOzt0X6hyl5yufbEZn6PeoSEgKe",
-	"eo/qNdHoeaZ685E5z+9ZMb1hkH/JmBktvQL1+MjNUHDXMmb5ZoGK+hE5Ov0G/arX2Z+S8e9uLzSYq+Zg",
-	"9fgajSHrySDr9w9ekHNDA7oD9UvNSN7w9CuYXpbkQPmMKxJzTPreNJwuydK2fEeFrO0feDisd9PYO3Eb",
-	"1Q18GXZnd8PDxl4bGx+kRUuhK4/hcToQPoMBNux2j5wVZR4qpUtgggHCqjoY30fZAk+EjLUpgzSP9FVA",
-	"q7a5bye58u9P8Nb1G5KJxOwuNvYkI82qLRWPVJWfarJc62b5ne4CmdNMMWUjLpwp0oKIjXEzwKkTskvQ",
-	"9wYwmDItonGIWtk+BUEhCVPZDJXKrHQkNu+7KkX4sNXeQQTMlJCl0kJag38NwtHxkgR/G+z9x2Dv5wAT",
-	"QyDsAM1VIg3/UQovNIijvc1pissaa23Ru38HN7mODR76OYnr9FIsaQTZxhvFCv1KFbhWratNmlA6oYIE",
-	"Ix4zW0wGBkMA88rHQnrjq/p6n6f76uO3HfLd1dtvO+RHNrzSc/Pth3cEclTBMWn8Jsfkkn9DDK43fPNq",
-	"//UBmfMHFisiBRRjRWwgWoeHnf2XLzsv+n37KwdXcLtj2PiK5FDwsi7n+Ifh3wnOMaWyC2XDLiXYzQ/f",
-	"aj2asFGm9NkMD1Smig3fyhyXcnNpCKw823JdQh6T6StyHamJXOBRTY9Lj/yYs18U3xYExIXx/kwBf/hA",
-	"YHoAVHqikCMsuil+JDGf8RTd30rOsAcK87EgzQp460aoNlT1JRsFs2H+f64VzTzX2RFPvwBtHNvGD1aI",
-	"mVoDNfMowK6d2YzzYlS/OkuWq6hXmWKJg3/R2H1/mT/L58RfD+HVoKrCDoXZ89w3883GDzTmEbzUE3FK",
-	"RCylfIuDFdi8trENVQamaU8mgn4TJiKZ+LBHISj5MdMDUR7adxfdg/7rw/1GAMrrIEylSGm40T+CPTw3",
-	"F39dZAJGI20yW1dF/s4HPtfEjAvg4s0BIovLa6AeV9tYFdx3CVMTyAi6SmSUhd73AUx628uGGz2bRrhY",
-	"qosHGnu7qknge/WfI9shR4VsnPenhPkqi2IhN6WeVyavOjvukO0ETlqWwh3RF90kNkG9I/t0VK/Fw95Q",
-	"Qcl1xn1whhubAxrYcnt/3CfH+wfk+PiY9Pf7/dWg+YZGv9SOL7p1toRpaaSpqp7ULTRXNWqIv5B76LEJ",
-	"wQgJZ955loQTqgxnkiItOCMg/To4ddqNsp121YxV/VU55OoD8pClC8YEdlCfyrWRmmeftfr1nT3olFy3",
-	"m4BrV7TjquWII/hMEdOSYZriAsFz1/dmJzTdZup2a8hPRxmvvuUCNS+au/jKBn0JhaSxCeSo8OKI9rLR",
-	"oWwHFf9YRdSU5NksfBO3/qoA6BWkAydGzmaQpDaiIlx2yP7+MaaePSEA4xbsDXMaTm9MLWFTugN9jw02",
-	"raQ0rT4B0AxNSfrq0M4THrJVq+bo4LiZUWNiNg6W3/Wb7sXby+7+/vGToJN39nAd7ZKnDJfktzu0ALrX",
-	"1XrmfCqcES6NjzuWj7ArtPjvtvfZBbJxT9lF+MtIyk0WQy7lnri0DW9jBNfRhorFsUJI8gVdNkLebrpG",
-	"riRGAVeoR90F04RGtLRkPHAU9mf9BsAzni2LaHVLZeOxQfBDSlHY6GKuUqVPxISn7R45M64iKezIDATc",
-	"PodNsTR6XBWPPCEz5GQEzL68I+BBV44z9RngwlfSHuvEpawDqnRIHKGXECQwnOZbdmmLrtEX63dob7y3",
-	"ZCxgeqQB7NJDY6SoRYlioYQMWjarlLbdfP/ZSQ19XSmjLuunx4BcV7TJRv3hUwk/0nhqWP9vLGhrTUXJ",
-	"ori0lwO8QmEJQNdExLkAOG0QVlKRBUsYye9YdYA+Bjs6x1tsuN85fdxFoZdvrzw/d102Heh/Sx1K7Yz7",
-	"ylG8c/57VaX4Ba5nRhOzrR5fnZInbt0N5cT47YvvRvo7W7XiCfI9rm7lLGZJffEIBNkwWQqKxZVT8QHV",
-	"LESKav87JIBXrv6m36PRcVB36z0VkRyN6jo2h8MLeFkn5sr8qKfwBX+frppnrSu+cfqqzbsEt8S82+i5",
-	"Vyzv9471OOb2tSU544THAPxNs5Q9SU3OgScFapvipSpttR3PknBWRKJ5Qc+PVKXsQnrQYXfOVtv+GGZu",
-	"2TFj/OnPW78b/Z2QaTPUmV0I7+w931DFdiPKW79DqZQVBPzbkY7XYjGaSrBV8nHSAtMSKcTBWyIArKT9",
-	"OEC5bAuDfx3tHdR3FYSBIbDeVbj/gfWyNTfnj7LBuTuznZ/p1qG2q2OzK4mHk2noUNaBeFbI7oq1Wj7U",
-	"mlmt1THXuVTloA1zyWOkIkD+BN1Pec+SYjuA0j0+00ZKIk21A7hCZ1zoJ0Nn0ywReO8qTJXzjBVZqFpq",
-	"XoG0dg7uINb8OQHYFBqm5LubTx+Lk8WULQ20OzfOvB75gSV8tByI4KGrWKJtlK7iYwGZOYHl3tK7W0IX",
-	"JrZvqonmNFEmTWrmzV3y4pGYeiuw7oipmIg65PrdOTk8PHytu/f59hz7bHMRZjyOuTkrzRMWcgX75Gc4",
-	"iCIeLhxdI3i7QFuMQVsfavHYigksHbKY8HBCZnRJaJIAcFAGACg4EqUD1kH/4EW3f9jtH9z2X5/0+yf9",
-	"/l/ryqRW3Xbes8+HCM+2CRtnMU3I2dUHErGcpkNhMSUlI7YgIxqmCvOK1ITOtWE7ZyKCTIxi9KBwEYDa",
-	"4fMzRfSTEbmA+hDZHeN8VZRYns7TITRWEktoTMqyIx1wXUAmjK6MGqI/mmVXH9asefYzRXjUKY7AXFTE",
-	"2oIxYE+h9NQdjhHDvH9A1ASQsd9kMv4QfXmOAhC0T0jCQjkWXDEAzcB24oTRCKy8kAGu0HBJAIFCRCZb",
-	"yoA7MReAtBXAn0G7Wpa5oeqC9fv9F008RtD3htRc+CblLIUdvIz2yIWPNrSkNeevFQV1lqbapvVDO7tT",
-	"qHdK7LBeoQKO9fn1PY8agXatyVajTxJMbAE4CoWsrVkcm3LUXzKWodNgt4rByBQZXa5D94W9FPtKUimn",
-	"gJjjaC6bCZj7kmoe6/iWmM3VqL70svS0EeUxi0hrhJl3Wg6hYkoYtmuTUqUPS/qNtdZDMX4F1S4mcS8x",
-	"3paIReS43w/aZgilICoL9dLoNRmrRhqGtIIFSk8vZSrF9ED9l5Pl2N5St0DrHzYqGAMfpzuB/SnyJFOt",
-	"87Q1FJdEEqieQFB51G7k7OVNOe61WG5zEoEUZY9bDVsKTsiC8tTS4FF93JzTNJyw5BQA6QC17qS0Xrgi",
-	"GVQ+L+gSeFSwGDq5Z8lAqFS65cMO76JeZlqXJhGL2qckcEFisHkjU3g9i8jBw8PpQAQoq8EJ1CJjxqPM",
-	"0lDOmD735hmuBZd7wtKEs6gMnIbvizh4BhGvwDvp7OFD/BWnNWWwt06nnyny/vb2iuC1p8REdTOR6M0W",
-	"ALL0QPEZi3TnzTrB6ln7vqaEBxf78evX2y39WuX8wVXTKA2OHHVKytKpM3UUmNUqazR6kVzrQyYylhtu",
-	"xSFNaSzHmSGFMaaCWdsqIMqoIGuimScoEk7oXKsgbGcgnMdgiX7wHytJwysP7cFVkEeZ6hkaYg/AacNE",
-	"asn4rdT8hyleAiwpoFK9Q8wzg7pnfuHiXvKQ3c0pjPtcxjxc9ubZMOZqApcuZDK9Q6sRGTBQI5Vhdzor",
-	"Kithc5mkpZa0qS1Ho17EQh5h215vqX6JMR2zGRNpb8QFjfmvVXzAjRrSDP6No9vWhbB9uei4n0blhQoJ",
-	"6jU47Du4W4p8c8fxVX256sA9Jn98BWGB8jhL6miy3uFua1aaIorbQs+YqtTulaMsdrJUoGpZ7y99xDw0",
-	"F5W3uP6mUFNjuiKVFkbZGpsJ+pt30loTCOgVMaPWHN2fc07sZkVBCXyN+nX0rV3l0DvTqVwHl/YW3dOK",
-	"Uo54hDw1oIYHQh8juSCvTKRN1byUfU7Flj/oHz1Gi+e1BatMR6AEe2vSnp8riVRym612xCM2q8aJ6Vfk",
-	"oDQBFSHfBGdsVs0tU2ldYM81507w7Ah6eLg0aCsqLaIRHZ/p3wHWFdj0earsoY7HKR4zV1gp8xt3CcJV",
-	"7t/w0v+eIFtl0L2xNWfYf7eQmjvVPWekaqnCHMOKiWguuUihjj+A5RCQz9cXpiBjgiAesKdCVRFsliGh",
-	"UZTow7lCoWqFExZO9XGfjikXhKbGTihOPe1OjiIBKfzo2JhTpRYyAWCiUULHsJ+SaxbxhIWpssVTA4H4",
-	"2bndufsCLuXmHb3aGJmxSXPOJM/Q0wioXgvc2ieZXsIJh1AQmHpZhYMp9YOA/SiTKaQ5XhvDpW49r5o4",
-	"YLQ76L76EuNhw+MAXra6VvNbak9npTYB2blT6HvnOTlf2W4Eo82DAAs7TDsF+J2bHQ+4OwxefVOdmn+P",
-	"1vEKiFf3eKzg30sFeaSzB89SLMwSni5vAL4VLdo5/54tzzK94jznmXJBF7hlp2yplQKNuqBtVCjn7JTY",
-	"s0JpX3t/8ZKcvbklXIz1DmfVG6oNrh+BjlJbHXCy99Clc96dMqe2CnsIGByMJiyxfcVP76zwfffj7d4K",
-	"gSdqN8O28ExBL5VWnVMmSCvQTcnEvN4J+QZahKL4w/Ds/Pztzc3d7afv336Eb1jQ7pB7GvOI7B+TGSK8",
-	"9wbi0zDVWlZv2IDAn7AxVylLOiSWY/2DPqZDTi6+N2Ln6oMAPK54Ua09MbfvnofsVvexZl7InAIPAl75",
-	"zLxQBwLmSMWtlb6+iIsxaQWI92+SLJ7r75GTtGYK8MKuZdNemQeng3/JvNGXmh5al/Qv+q6ORezU594b",
-	"CXi5xj8NaQrPF+rPcNefcELevP3hw/nbyoQMxAKYEIaJXCiWKAszo08U+GKqR85w1mM51oo4omFKuCuE",
-	"0J1iAGreWy8gLkbScqCYlH5TDqIv+0+XnrNo70ZmuHJUNtdn3JX8TbwiyQTGQCIK69jumR297wPxJeLk",
-	"ydGIQ0QEzuQ24WKWxSnvIj0jGJIyUSd6p05YSJUh0HRyNfTTOgi6owXVXoAVDwCcjXWpiKQaMqEyRUbo",
-	"/39/8bIzEIjlD74Lt+pfjlXH5vNgmACYgyJi/R5guNAkFXpuBmIg/vAHci4hIZJLoQaiS87iWD96giZH",
-	"wmIKNRoGxQowhT5fX9iYFcCwRwYKInh+vx9A3iR/sIgCce6zI6QVjKV+edJ7Hs4isEMcKmSaotl18vw5",
-	"3KgtrpNX/Vd93WpPdw1ihrjTAjQFnbH4nCrWIx8Mg+Lnzx/eqB655TOmUjqb47eVEB60hUWV4HEiXJHg",
-	"twG6nwZ7J2Swh1JvEAlR4Ad7HTIwjqtzGTG4EC7jIsVLvgSngJZJo0iRwFQLBvjmf/sNqvM7Fubwy89a",
-	"pR31D8zVI4aBTZz7TNAsnehZ0YIWIU3CUX/fXKw/4pCcEcuViTX3kWTIhwrEmeCvKoIvhArj2HR2lo6T",
-	"zXkEbV7TlGFlsKW1JkcHr03gkwTXLE2W3TOIMZl1TlrmFNuGBn4EXwwup5SCyIA3l95TDoYQaVGIDch7",
-	"raqpfoeUJmnbUA8a4DTbr+P+ITxcD2T56Qb0NmIBxlb1o+6c5wQnFgIQDEGDZdIB1y2kOCVpvOxBu8bX",
-	"e5eJqZALESArhoVzswEL3UqsTwLobgrlbMbTlIvxKUnYnJnEhTzkYzqd+/WDDxGbzWXKRLjsfs+WQc/I",
-	"ob1jYsDlaQSFNK39YwIU2Aawo0Ne9EmOtqyb1rs87vBtEzox67LAbwW5OO4f2vVe2ngH4i3waeeDDssL",
-	"IkTBQ3fOEpMAauSy+EI/Ac46Jhpc/FJUIQ1EImOY+1jvynlUNH/aM8u5gRE2ci1jpkhCxXSgJ8HaA4zQ",
-	"aMaF/TCjgo6L3wwLl9RSmNLRqG1/0KcflvTIJ/s4RcawmoZATWsq+CHBQH/s2iV4Sij+bo9p4I3BH53F",
-	"cmDTF7TisvfCIJ+55MIzuiRDVlNp3zIgCipo90hlJhSFnAhMgOAp64K1F5CJXBCVhXotuhzGiqToKTnR",
-	"S9CyBqM4Gg3hagIEdiFn8P+u7R02SBRjhvUZVow52xqRK8h5LTIAvsxJrl70R8yRxue2IOaT40UYMGH3",
-	"6rZu2NFDwLLAR8CcaxxnRqHpXmG2/wQRcLBjthPPwL3OwTjskkAm4+ogeNESkNQBoHTqxmTMUt21w1Mc",
-	"AxoV9D5mfswNXf3jCcHEUL39IFcR7J+zjg04AMxkLvo42YvJErstpDC6CzRiuavFsOrNvcuFyUyAnb7L",
-	"BdjdHeufsHa/6sAQF0ahtlYhTtO2isGGQAZCHz5g+Rln1BDEAWJPN3mL+pUM3Iu1cku5DXmspUOuEr33",
-	"RAPxVqQsmSdcMSvv6EzDSRFOyJPmTyTQeGAtENc/9kxpW+RE9/8fdiv6B8LbkH8MxD+63S78p38ODGVa",
-	"F9mE/kECOp/HHHO/nv9dSREQvHAlo+QfTioDBImr1zl5Sf8gsVywJNSb3oQ9kPeXZ+fdm/dnB8cvrP84",
-	"oYtc4euDY0cf67SRltdZlF9RsTBhqX7oQOSpVcZm4RHaJdA5/BOGH/+k5iu9Nw72vgSkhYdpElSO5AAn",
-	"yYEwCom9TVi6Y3KWYLEpyGNKJ/kuty5dCLCjIENobhOdoHGzE2BotxSRg/D3f5iOGcn6jzxOZ8fOPgal",
-	"tmuyxPIVgEraJocVqWGdSm5Yx5ozoRQqpVos+AxJvWjClRQnuMz1FHOMaaH5qQ2xiI9GWF1rIGVEBOYM",
-	"wm5O2dIqGTNz6HHIsYeo0m3jeZGmBBzcSOO+mCgW3lkT2hrXEVpVdq5040Om0i4bjWSSlrBx9PET9F3C",
-	"kBif0CyVM5ryEI0erd1yr8WEzudMQG9Aj3ITxUSYUAMVDZg3hfwbkwf8j13y/7P3b8uN5NiaIPwqMPbf",
-	"FuTeLoqkqENQVmatVERmRmYcVJKismpvVoaD7iCJLSfAdIBSMA+/zdVYz23PmPULzAPMM0y/yX6SMawF",
-	"wN15EkmRkiKSF1UZcvoBDgfW8VvfysdQwXjx+Qw0N41AP4WMeuPzZyyGA1mbNWSZFeIkxAc5sRcxJFI7",
-	"zIdlLQBKJuiYTIViXRTWh1/NPXMRWPQAjPhxuSUsLVSztl9YTFeEAR7BfEXoSqvNE+bl4W13hnxiI5yf",
-	"egMFMwMr5nYKdGPezzKdodWHyDDt03/5NcMZtq2bgS48JSHVIZmJVETXDcxNV+SO+mmBtMfRIXZGATKQ",
-	"TgTmF0Cs4OZzUXL2Pb013ZExZxON5zGwcVAzjryCHnt2daIdbvYJtujLZYpRmfslrqwh7VN9KBh1hsNz",
-	"CvPKzGnCBahMMky5AAuP9vCgecXwtzvW+TRKkz/2jdO2/5umPeM9GlfROC646m0JHo1SqVRB35vPCC3Q",
-	"hsMs+2Ap9EGCzZiuiQfNIndVHt5QNBuM7Z4R9lTJFYYP5EgHltNtyjszXmmmucyMeBndFqEbhvFEzeDC",
-	"HMrprs+sNwqWjmvYB4aeqgREocI3r25uCwR2QHwFGAQc+h4XRqSZ62BOOHq/lGQcqxhsSnjEBOL5bWjo",
-	"IpXDlDONZFKQEPVJlHwwaV+zdKByfah9UAnKn1OFcaR6tVatATxyyAQd8lKrdFCtVQ+QOL0PAd/96h1L",
-	"kj3wMPf/4+5GVf/DYrtn9kg0Hx6Uzk+sQ35kY3LFbD9VBEybCSiEVVWVQGTQ8u87aLURYjc8Rufkwjtq",
-	"LegnQcooPi1c1H/gN3GpVfqO6R/ubrDxtS14NMNs1Gq5bsQYyi7aUoXk8m8lM1xIE9CkV2qVXsevrs4g",
-	"t3sLfzUOD+svgSDRPPQ4rkXNToO9pPXuQXR4Yn7Q41Kr9OHHC/OlFETxea8UlD6bia//8o+zf/z4+Tzt",
-	"/u3q0/H1+Ke/fv+hd9yPbi/okL9L0rs3lF5E33+8lEjUhDbQfemGH3768QoDjzMa9rAxUUxDirFZa867",
-	"lZ+z/fdSfytHSGDZrB0tdcGZ73pYyB+UWv/+z6CkRoOBWbit0gUqP1gQsEVv0SIqrAtoHd5T2EMY8xt5",
-	"777UKuEiMFOaczZLrZJwnKf7dKT7+xBWB2yOVDNW7CUUFRgJZeP+ZnPepdJYPwMKKLTYOFpwxKc8bZDJ",
-	"C4ZmrV5ti2+NqrIIUrvVfejDwiT9LaMEQqVvLojFVWRZApLIyDYsHlKeQlg293PL5mc9yAQCO+YaFgeg",
-	"EDLplvJeX/th5wJnjZcI6CiGp6rkA8i3NxfetiHU9k6okjMH08Ewq+1XncN/uOdAs1dr0IBQHNKUJglL",
-	"SG+E5o6Nu7PPEbO2Whf5LgWYXgL4fIzEx1As9HPGGWuLNxdYd5AYaQvzgJbkQS2bdGoni5SbjZekw8ZS",
-	"xJUq+SlrUZMCNkI5yHpbwHjByzdushj7twHzj2tCsQs0RZs1yEM4eRbym5hQG63y8GKZYotJKF7sEctf",
-	"hGSNCAFF5Ue1025uF1lVv7pEfAsbAJje6YBplqq56c/slP1c3A/yGf/E3CNT+hsZj1eTpT7pcS89oZvz",
-	"UgvAe3tc7GFr2L0hFWZaX5aWFofw3o6k8Y9i8tQxjq+tIhA4w6wsmj0Qd+r+lT3vj6XHnl0xnf1BA4cD",
-	"vN8mrcztLqlmb/lgfpGbPXc/O/GPILtq7wKwmUtfbE+HATZx5hbrh29o7D+GuaR+/yUfIacgU8BnrqmH",
-	"zFUv778qt9zPpegmHHEEzfrB/dde0DEQg0r5lqY9fGb9cJnXsyk+hny30BrfXNxorDTgH9n4khmnFy9e",
-	"4m2vpXxHxdh+D7AUD2tLvOkVRo++GanxQg1v1qiRYyAQM53nd3em290Weoh6l0idM0+/38ob5pr3A0s8",
-	"i12K3eaZzdhQp9q8s1IjFmN+3qtuZ7u3xZlVoo1ac6ZHAPe4owrT/94riGiSGEGvaJchyfOQUW3ul7d7",
-	"fA2VHYTSdGxxBIiK1302JlhFScpO92XWQWWOgrChqNxb24hP5nbM0x7YSfHp1IcdNvgJpVYp1Z/+/svB",
-	"bW3QeH8c/ZD+4+6kc12/uWiqt/HL7vf0aPRaHvb+jTfEXz8f/+1ueX1xiY9ZSWM0Z3AdeAfUGttryMad",
-	"mLtPzK0irj5m6dX7pRYu9o2JJyz8mOsrA+AIpSRiLm3P/iykMbWdjWlaDIHMcYPfsdKDLZyRZZ5eaN4A",
-	"PfXyto09faabOvFij2wpPGhR+WU0/R5LLSjFku69yymzj+fpu3PIcKNkt4spc/98vzfB7ogU0KED1SMu",
-	"PznS0M/VuCZFZSG7mGWBBYvBbOc342lT3vPk0wvdWcEDdrH1tqATXrN3mq0PNMtthiIpcO5t79wMdFGE",
-	"XNxNO32dkRoT7/B5R2+JveZhaDyFfKR14GZtQWjExy4ym+fpNKj9Fhf3e1dBSbC73Hm+R/0e1XsxvRN7",
-	"zcbyKrU4BV+fL+beLNe+aWI7lHbu0Z/YPfI64dwlKCdVwwu1mle0lJawonuBkpDCd66Z6xWVFRe9BGRw",
-	"ZULkQ4snHKPLSgt21xaFG0DMDh8UB9ZjiUnZZroqiHQ22if2bpjPz1TJBY4KYTdt4bwid0N3CZasJEpO",
-	"aLL7HbkAqw3bguscci5z3iI5hL6WqUROLXzR1KwkEjOd5WU36W1ZH8SJnJ3X9eXqhrP8LjlduNO48ut6",
-	"F9Tbaa3H8XZff7aoGTqxGpHvIrd4N+kPu3KXBboJMKFGy8zwNbyX8ROkWmTae08HLAwmQYewpRBc6pNh",
-	"bRFBQ19CFWIFMd1EDmp7MR0D4k+nnCZVAmT5ykKrGJnuKltti7cZOvbAFvE4yO6QpTk/xfzVl6P0FCca",
-	"wEn580m5WasFQEzcFh4Mj14FOZsAlJN7XRunKNORELlsVlt4P6xPVZ/NTmqtnly6tN/zI7q5X0KOyYIp",
-	"8k2i7Dqa3fZ0w2kpN2Mrabz6l6DxAPVjE5oIifEgLbvzuHLlPVPpK9c08z5d5c/L67lH1o5GyCV+vFmk",
-	"79mFe3e+2oNTWaiOjH6xS3uT2tA9dC/jaZkbKp7yGwEO78ABiewFRmd7WGErA0OUQ/PPT1yElWASngLN",
-	"/fHXT5ZPylIW0rlxPE1o9hcaEZUAACgeiChlWwCIwiJIzSAQoWLGMHGx+dEd+mQjKeY0mnl7BQulLTJD",
-	"Gh3AcmhP+AT+2Sf0z+BdsCMwRhWtu1kJ8IgcaTc5LP4kRzqstIWTWEUVHTq7BUfm8TWZmjfXocHSAx4E",
-	"gH3wjNSWCwyg6pQKRQsIcQs118a3r5If2VCTl+gkV8kFNfODqh+qNVwJ2ShVMg1P0bAR7LP5QD2G5QXm",
-	"uY5s8i0XN1nRW5iy5C/tkjm/XQormw14vuVKX9kF+dpRqKxmETghfe+J5/D+1mRYH+f370itOslRemg5",
-	"SgHcdw8JZa1W6zbMuUO4z0G1Vq3XD6rHrnsyAP/M/kIgYHrWg4GV3slfeZLQ/cNqjZT5BY1PyfnFR/Lh",
-	"itSPPzVJwm8YeUcjc+DvFZiSWSNttuqNVUZaX2akVhI8bMD/zFsUS/FJFdbOjNaWM1zsoe29a7FREyYF",
-	"Fzcz6DiwBHaUJlh0d0oKe8Lb1Cm2fx7IlOVun73SJDfD8/eZt5XemgapbSSUiWX9A2NO7Nv9vP/bDRv/",
-	"sVBNYn2L7BqN7VszQ2GvKyPDqndAFxrlgN3oC84jhO9CePLHNAnbIn+7iCpo2AOQWvghKwqE2+bvlC9U",
-	"htIT+yJwIdwBmRmtIgSsCNe2AtM4rFGfxSCBe1LGpByemyN751LoVCYtMkz5LXTaH9DPe7TH/nJQPzw4",
-	"qhmHkg8GI/j0UCn1prv3Xgq2947qqB9a7Kd5/fD1Ne2FfqAHUFFdVAohTl1Iyq4YzycFs57OL9SEAw7l",
-	"uHluiHAeXvsb86HBbJzWF9Mf2A4YJjCSw3Hu42LNV5HrtF162T05imsn9ZOTZnQcHx2+pI0uo7QWHR7S",
-	"uFY/pAedbrNb7zQ6tc5JoxHF9cP4KKofdmrdWo3WTtqledwXhUktCIdiG6HaNJPL/XoLZnX/X4qcZ+X8",
-	"fMNSrxSee3/L6ZleG/bqLkrPwkqbIUaXWnrFb7HMJQtlbFAyH39OizE7K1ffn+01Do8CAqyU8VZWw2It",
-	"cDALFoSbf8ZyhVAV2thV8l5CreTEp/gSXvrxVN8jFC9sLOL62zQ9z7//84+Cg3nmFAvGXUHr5fSn5UaZ",
-	"oT/xl3kadFXLG+QvRuEy5Xtnlp/5E5+17zmTZ6pfIIZA7gqsrEqhA1Ff3iE9A7TmB3IqBG+Er+CuV+am",
-	"YaWV3xlOPbUFtoYaea7D6UJ4qG82TlEnpcKR3nMjZrSM6Rip/JlziLDSvy2gePZXwMBggMqV6mMhQ6qz",
-	"yg1vORgrmZSnWhgFth0UFoxnvYwE8U2ULOWE86VjOoZnQPGaGJlT4b/5c3VKx8i2TqTxHR0Qw86rA3rK",
-	"JAEKfUx7diFqj8Qm1mssan5iKzizUkFQpy1bRWK5R9rCuuETRQ4HtSbeVVg5RXIamSuiNIQMEN1zC72a",
-	"sjXBPpsN1hYhBquvOQTukfzDBQIsCo4miPbhlsfBevfAF0YoadRqVXKGSd8u01EfeJ3QkqKkm8KCgMJR",
-	"3+VhLmnUDCc4s3cKX994v56Xatq2AWKbGenstgAWHB9gn2UB5TbCaiYQrGhz2ZRaOcWPZZwZrvHb8CTx",
-	"mmZCQRzGzXqz1qCdqNlp0OOjzsvj+sv4Zb1eqx9Hhy8bT2QD3RfmNpsGrMd7A93v3Jk4ydh5EPfmvdf6",
-	"5nb22qVj5fnPOg/waH5c1/IScg88hLDlS02HLHXLADNnAB03C8TiIviAzTHK3N3WssCucOfbp8m0sDgD",
-	"kt/zRhAAScBai3BN0ws3SZ/a7JqVbhnftJNhYlJgzrPJVv9I25j265xSKY+c1K5k32ELc/wVBzlWM9xy",
-	"IQUruR9qtGWmFvIuLsiS0yRBXqjM1MpYeqkY55BG+Xi1jDGXAexUAyj/rxJXA2u7BxQ4GIEespzLMRtJ",
-	"owiFNHLFW0x4FUK+sKg9Q4+hXYQ1LFDKWnPFKqcuy5Dhw4wRbFPYkCq3I3bEYL7ettkW4YWlrIRzzL7u",
-	"GqM/dN2f4DCUUtoa+6N8F0nXAAHunwz7tMM0adZq1bZw98W6UbQIE4rcXyBaIzok5QJnpb9f3jhtkW7K",
-	"GGkEZJhK0jgM2mYhWjohMhKWfqkyTdHl2Lla9vafMPafWagwbKXp2FYZ5UadBWnsq/uuTDjglA0TakbM",
-	"tf3IaHojOZW5qxwqYApG8F3cFuZMb0EpEiVSIVYgh4Ko10iUUD5A/IMtvy1AIYI8oT8WTJ1mc0y15+yb",
-	"QHAvRCWckpRmTFYzQ0znZlh2ds5lzJ4Wim0G0Cod//jXd82LFZDUE++wVbwcLpR77aILPG15ewgvQKto",
-	"nkE0n6Q2mBQ2XzZUbonEOM6UH6sNfay81iyz7yfz5ych9ScQk757Tas0W476pjewZ1rNWnPpD/0abjzn",
-	"CzsFsVjwV3fYwOeDklgWU2gWUqZ/fI4hQqF7v3V0P2yCi1tu2yLvI4n4fBvpB8nFNHViZgxl93qhSCoT",
-	"FliOS4hfePNJYZTD57zaolCV5Ji+/B0ZqtFys3aAXbnukDzwTBBL1RrACg98vAB6zcEuaItJKHzztEAY",
-	"Yakds99fLpHDR/utgEO3prYez9SYuJ/e+Pl5Uo2pLQKdi9tPL6O/Njp/Px78OGyq6/rtv52Iy4O7fxyx",
-	"72v/8faQfhs3eh/5h1+O/36zvGadfNetatbHrqdEBIdf8YLd5UtLH7c4aQlx861MOzyOmXjESP+fAEi3",
-	"mcQ/ThskwvOCIWNpgnW1RqLf0o/dzyzmu71BGt04cgHpjEScAKDU0vPFMhoNmNBAyPvD1Yf3a3GIfRgy",
-	"cTbkP2B37IdRibk2AOuRsRXkAI1jbh5Dk4tcN5JCjxbX/mO2QID3unhDDqo1P1PPghTsus9hUl4oP0Y3",
-	"PlI2n7GyCUYwt9TGdJBsbqk9ZIX9w4xkpRXmxr5bYRtcYf84e/d2Myss7aklilvEHJs0K1ExhvPCMpX1",
-	"iCFwBB/S3pPadGJ+tcXyIRH3JlutpJBp716Dzczm8vYanj1z7+TXxIPrI6bKFJBylcd/7IrSv0b7LKtU",
-	"yC+jnEwD0bSGeZZj6l2oM2fgMgIEZSD7V0IFKWtuJBpIsMC1qFC2R8KA6xn8VaGRDx/SXkjK2B8DsfbD",
-	"SpVccc2wpVir8PS9Ox6zU+fq5DpZtEWulUXKaAz0vFLaYnCbJLXIFRvRp8MhgljmgU/sS2LtgHnLeRof",
-	"hO4DPcgnlEc7lNfsjXdp1tHK286u6mzn5ZtxOItrYlOaj78ysuuD2bmgroejmYRBCL2B+AAdAIYZN20k",
-	"EzlKVZVcJFTYBlY2cd4ZZ33DAst8BxzXcJuzizfTuxh74OA+BrvG7PR7NrDrFzOnF41rcDJrv30Eeny3",
-	"5dY0U2AesJN3hEUQ/+Xbl8cH9SPoy8nt9/8vtW+Pj45emy8z366BFj+NI3JuW6Mvb+f4N9lqZOpR5Qr2",
-	"LoifUr4812jUUxgvmxGDuE5XF4ReMJRmy7tJG2Sfxnq/nxxjpnJNSTjTOzsze4QpaFF223B97xTyx1Df",
-	"WPGFIlxolnapsRhEjwvfbND2kcIGiK22OHt1/fMZNMEbcB0Q/LOBRYBdYwjhkRO7I0g5ZgPZS+mwzyMV",
-	"kJHgej+VcrDfYXFAwDfscaaCtoDmjtCPAUEYeKMDEnMV9c2qCMgwGSnbBDI1vgF2EqeKfHh1RRSDhs1Q",
-	"KHj26jp7WZm2BRfkw+W7nz/U6mSffHj36ucPtYMqOXtbz4ZABnQI4lino8gYcbH9DThMRQwPwX4Rdm7M",
-	"SNriVka0M0poOnbtJFy/uwE1khL1zA1EGhUJR2JAh0MWh4AcSZmRqZBKOas1oFcgNf88AX46iEy6HpTl",
-	"i7/V9xokfBMa/UTMX83DCvrY2J4SwGCAGVUAnoFvpAqNLKmGCw9svQwldzQVXPRatsEai6FUp09vAYyR",
-	"QvMtHu8pTce2rxq0PjInYX8DKIp1c51ViYJ0Ru5v6/cTRW8ZdK2CoiApGOnQ2F3aFjjyRCqruiHTZDsZ",
-	"MXNXUI7mMiZ0OgZkW8rUKNEqRDS2WRNBlqRz/QTDtiiHdjxhQEJ1w+EDBCSMR6hDmPkjZf+BNbYV1xLQ",
-	"jm2i97y9bWBe8wYAwBaJbU83m4EnDpY7tdHdXIWVbKgpvSOafdZVcubvwlVbcMjYdTkaKFD5y5DMMKf9",
-	"SPnd1fd7B5XA/9ilEU+4HuMvzYrFLwOyj/C4LeB4vVZp5Y4W2qAASHkIK0nArCpJ9J30EgOavBk5obC0",
-	"S+o+Mny0BciWev5NsF0GvoseAxeVS4y7ZSJTYj+LBalzNUV/Qtsi98EKvfHsjsNqswlJhm13oL46Bqri",
-	"BFfyt5wltueM3T9Ky9Ru145RekZCcZGDWLUIzhupv3wZwL8PYBgwy+YgLNQA66LfXb4n5Ys3r/YOKuSo",
-	"GeC+AwEYECMBEeHPYnLUxMuIOfmQdOmAJ+OA9PitZXIe8DhO0JZVbdGo1eD8wgzjZk6k6LHUNl/jKrek",
-	"3Rkpowo7TLqiBmiJSsocW4PhJtTpSEDTU49ml6MkRnmGXddt8wgQKpXT3H6F2XNflSoyUiMb2TvP8s/Q",
-	"K9720kanlM8strO9sEOUi0WCNnBk4wEX2OHS03QWktAwpr3Cnc0j831zwjcWyGfHE54SIdsiy5YDPQDA",
-	"93MXnWWtYaGbsLVdw2rWYtGl0aktpLTNfop1mc1ak4TgM2RoP0Deg5T16EeHPRzSVDHobWWWHNQF5CRo",
-	"1gujUSXfQGcm1/pyBKotvPrw8erT92+PP33z4dU/Pr198+7NdUjKTfLum1yH01PSrB+4FhOBrQGRSdbh",
-	"rF4LarWaF/qnpGMVnewS2jEDrud+hhUBpsQdY5qoodR+dLJrBPrEpORXkBH3QM+gOUhc10Ypxl4lY1sV",
-	"cWqLnKVEfWRucUe5NjIBd2NW8uH76E5D8v7lX87UDPkBkoNrUn59eVyp/su/kHc81X1yjs3MAnLZp0MF",
-	"3edTcg4NdRNGuzD1xizD725EPHaKVRqaU4bnthmiMVpbxKz2zKHpJ8d7t41/ZelxmC33bEZRbJk1YmT5",
-	"27cXUCMCCE+oFq59rnVAdNQ+1yPzl3E0E+NNIjgz9radp1VwyxaagbeFNzIdMxVa9YvGWQZZAQIEVm9X",
-	"poPKZFcR+NzQF//8R8RVOnWH82KWxA9XH97Dt8aW/qjWvXlndRzMyvkliJJ3V99bmCWqK1spYHviqTsw",
-	"uKya3G+S//zf/y/YP4f7RxUU4y9JeHb+489YSI99HKGU/uez8x+zxmx2qC8UdMaF9mXGiTdGCnTOfHd1",
-	"hsN6d3W2Z4TEWUjKdiVbEeb1V5CdeUDCV+5wKyOG9K3OwkpAwrPXISlbFZnDP6A8B+rJ8OwSOtqhxIcX",
-	"O9tr4OLzI8/pe+KMADSxjNo9e42W96WZ1NeXl27SrQZ/fXm5d+LwNvhk2xothy0KnH1k+7IXbCIvCugA",
-	"Vp6t8ZLp4DQjVnGSEuvYXZfOcrNWD7AvbbN+EBghZ/7vZQUbCszMi4fYlvks1uZDAEIcI63wNWYEP60O",
-	"qGCEyEVzW20RRgkXPKJJSMq2kyrJN1KdEa95A8/+Pjl+cF4qmM2eo51lZc2XgohA9ytw/XleXx7jbio7",
-	"VeVwyXP3c+WUUGx9Bhdiz3ckn0Gx4UUGFLb1BBhPRpXjbGRFGvezeFDqqrFA/GTFWPiI2RXhoxGPS3OK",
-	"sNYIjylMFi/A2/qw0Ru7rADGunT4yC+ILOwVlOZNf7FK3kijWufd1fe///z/b7cx8Pb764s3579/f3b5",
-	"zYfLv715/dPvRrnj/zVqjaPaQa1ROzmo1Ru//26d9p/PXl1/OqvVf3939Z2Z9frvF783qofVeju9ePPq",
-	"9/rvv9drtcZB8/Do+Oeff/7+3fnP7y5///3Vh9c//3D2/nU7vfhb/ff6729+b/70c7Pe+PmsnZqR1KN2",
-	"Wlp2Dr5Pjl+nx9sJ+IEVsuS3uwTHcYWP931yPHXlct9u4qtlX2ny+7mvVm8e1OoH/2q+0O+/G7UEn+78",
-	"R/PvvelP9+7q7PezM/9N1/wYMwqfvey2aSNvkk54wdbzbjl4Eqo6dNVzmt5roYzk0e7TF8qZF1BzO18k",
-	"GcHyoJjqykhzjs7BJzrkn27YOAcxn3AbprDl9Ydjy9/LnGIl5blOR8UaF8v4P23h/K7ylOdTcfEn+9ae",
-	"nNRNe2OpSK6xGC7d3n5IaHrlrzWrFKDoXG2rBGAyVuFaJyH65YWCmfUK054A9AFdr1PVrkJg6mJrBPvX",
-	"fNrSALMO+Y9s7Msng99KHUZTls4uqESN4aLvZ6+uwVSKOdN76MI6cy2XU3CG5oy8grdmIa8wTKjYsxZq",
-	"qZVdN5VzMH/MSTr45y9kwPCKwLpUseMgwAEZj8zGdfN8jfOiphkThot6tuBMFDzO96aCJmOliWAMG5nr",
-	"FA77sdh4aObPYFGDuyd07LzJMQ8GVuMooKqCgDI2qPRkVHluwraYS05IluQmrJIzkn2H2CV+FWPGfxTJ",
-	"2HIQwtZ/kYXQZ6JFzkYxn3RiJr0UsoaT8paDRfouW4cLuRo+mGFnWSQXqTWvUH1Ckz9YPE7rLfOZ3m9x",
-	"3M6KmjM2e/3E8HK8EI1ZtBBLD8/ukeKQnEc/Z0j2mlWMvg/2kj+WoKV8XP5Ky4GRCaV7KDDgxOuU8mTC",
-	"lF+KnjFb+JcgCVZjaPQbdlscjfkHPBcCg0e2AL8guJSR/0bRFwJey+l1L+DX0evrgqem7QGgfJprCZzB",
-	"z5OUzHIIjApM5fIHYOt2xiRESzsMPJPkDRfxhFo0XqHXi2RSLd5LF0zKBZ27EGuJiWrzsLmqEF9yKS1o",
-	"GbJA83NLmEHKdgpIaCYmnFAu5tg8pQdTtbQQh3Fe4TXz9IvXzC+UHezzU9F2El0KENZHYZCKCSXTT7Lb",
-	"Tbhgc4YDXL9zFPJRc+ZYnp/Wy7bfQp1nV+ga2g6uXE3FZctmKwouu/1zUW9ftZoyAs7OeU4v2QNLwHm3",
-	"qnegjMO8jUxu2dpAuGCJ3MoCuNw5oo+oQL0GIyNlJQcMiuMYTbRzXy3owcrXjBaRxKkE3rKMH+8SXgqp",
-	"Z+w9ffM388ApGAuy/dhkPte2sQ13Zft0wNpCRsiSFbGM90dgoZsLL6UM4y7YUuDUtkDKXQhF9D2q2R0d",
-	"GwWaxha9Y56veAKAMXNtBebD9cmDV5hWtKhNmYUHh6TMhRqySMusvGFmux344iicNlLA9XApvJwQXiF5",
-	"4M6f3WDG/BgQu/TjHWr4wfHMp69csqvab/hl5G1x/ywfxkOM1H0hPI+0KsaqA0IjzW89t6K8YXHRxj+1",
-	"kFJzpbmJ7eqxTDXEZHjKJlHU3PDU9oonwLiH2K0qPbzBBkyZq2ixXdnOZvSyqK3WdSOul4JSQpX+qKbv",
-	"V6+1mnV7P2v3vh7yaBq4DXS+FajnYF3+2awcOVKfbo7/Omh8XqeLBc7bMpbjNa4R9cgybBeUmGft2cxe",
-	"wd5z8uK+uoWJOITbvKWN13DNNMVyDI6kO0oSFGBAmub680rNTskUjyOEEJDMsUrMfgd/w5hbe/ATF20B",
-	"I0crK4UOb2yIJEfJ2BFQQuL61fV0ioML13soB1D90sQhVtbajf0MyuYXSrIV6+fxrbZVQg9nblbi37Bx",
-	"UUj/rfPy+tfLpng7PIl+iuvd79VR7wd6MH7NaqMf+Qd9+Pdf/u1uaTVg9gnwGUsA30FabEyEvDt1PNqW",
-	"kDDBDVYll36zwOILpnfIxYerWaUN/eQ4tz/89qjOVUarfdnYaaK5mifPrrgtuoEJu+sJ+Ae+Mn23o0Z4",
-	"CDVChj/asoaf63ngDgANnjDspjFzcwLC13fmRTXerNURBHzXZymInluJLL0exmSunAiQfGnqFt4qU7cT",
-	"2mepTWaLBXaC5hlk+8zHfNStF2w1Gjq9sUcx13uJ7N0TU7hLzY4ZUCAlL5Al+LRYMdZQzB3e9SUpI5+j",
-	"rwVLHV17BeFDGKP0u6kC1FFYk5YyJUcpOAR9WygHwUsrSaYTh0hnshaW5/4+o4tQOnnBAsAjLGCNaJpy",
-	"W+wKGVKsrOOatYWWI2iUV3aYQcRmAg2bhfRPiSj7PcrTMR6ulaOOwUnIkc76yVcBuWOdvpQ3KkBK4wEd",
-	"DrnoKaR6xZeaLfyMe5VDNcELcl/K4bK5p/54vrBNY0bIvJWjt4GvZplruGZzAzpmut/K3lL5Wvfojs2M",
-	"Ti68HAf3jBzpYeco2juOT9jey26tvocg+ZOXtBPNw+XQSMt0I0nSwmSaPeUmgpQxU+GmZSLdjG6KWXzz",
-	"h4h8BvNa3Kw6QqPaU9cx2Qx1ujmL95fq1+AsOX9pxvDMbp49fTHVbM/ce+U57LCud4MWDO7k3sFpudbQ",
-	"nmG34MjOU2G5wOqFCGG8/DawPXeBEthP1Jmg5Ds5YL8aNbaB1sRsTsNfG4IA4dDs1qMGfclqneP4IDqk",
-	"J+yoW48bkflkCF1YGv6gjcegl79infiqEWOvjUpYsUUwrunt9QjO7r/Lzz8mjAzsL5KAYvOWJeDD7sOO",
-	"bTNPH1mep31sf6JWYc5z19rWKSowatgIiCo5xyOkwxIpeo5aZbqHcSuzYObbIObaAZSBl6E6HJqH2hbO",
-	"rvvhoBKQzkhjLGva4mgLMEnQ44TzNwpCmyD8m2PZOE4tOzlfQtf5Dk8SLnpncZwypUqtUr1RI2/pDSNX",
-	"fSNNXqUBOe/ziPYkefOWHNWO6kaSm2FRASENI4Isp9iHVPNfyU8sjo2UWSrHBr0LwM8a0/8W9ZnYk+Ym",
-	"VTfGZRVMVKtlyusdHVNyjunYYV8Kc+xf6+Sg3iCHh4ekVm82SkHJkn/NH90aSqG4AlZTDHaTbUsx7BTC",
-	"Y6bwJkVnHlLsmPeeBxfjbAayOFaEupZZZUqGLFVSYMGi3fzYK6tjPE8rqytV8mHSvW1NReCMmzwnBDcz",
-	"POj2VEjKeGChHMYQ68Q+fMpc2VYl7P3icwWRuHxepzC728zZ7dTTAvW03uea2w4Lft1y+m3SGn2CNNwu",
-	"nfbVpdMmte1yyraoXZZNn81ewdtHPo9mom1sB03t9y/0BtWQsSvLAdeQ/h9iIw0kjbMEygmjKfap3IDS",
-	"RcrVKaW705kb0Zm1nc585jpzp8C+lP5lm6WYfhLFg77WoiQvBObGyASM+RIgHV0Ag4AyzgKxAT7lfnKF",
-	"7UXR8EW+hCAafvw3K0i1ZcSoiFXu96O9evO61sx+7xkxci5HZoj1Zm15qVrPpKoRqP/5v/2fKOTvUMgD",
-	"XcjQpRhXzLvAkpsY9sF14yAbti2ZbZW4MFpvvIzUDkq3TIzMgI0ag3YGF/SWJ+BwrB+kgwW2YvLmdhei",
-	"++pCdOz2ARG6zaRt5sXhvoHoGhU4RsSQWF0T4AsgxzgiMqq+eN8V9QMHT2i3WnhKQtdFkAGfVVsopj08",
-	"GPHCCOPDFAyQdVMhJFAiq1ktBjcQpMN9+KTN8FcW4CtL52clcReI01UNZPh4W4Xt75Tr0ynXtVbDPG8J",
-	"ZNhjBRhRqO/ii7v44ibji+x2Y17enMLgmQt4nq/3Qbhd9SCv6zumJ3Xxw0JQO5n9lcnsnQTdlEz5juk1",
-	"Bcp2XI8NZiDgXbIERM4bGdAxGchbVvBGAhKClwEtncyjEwZuiUzbIoyoiFiSsHjSacEeBeCyWNKTrM4R",
-	"bod9ESjJLrLOExYaA4WpxTUgYYpmpNysvdxKKiQTpzvP5Pl7Jjstt9NyOz/hz5zGeUT7notbyaMFJN5v",
-	"7AmT/NwunZ+MbSMu1Hsr5HgQLK1eEDeGJ8RKu7dcqhoMCoDgbaH3qR38avyYUa0xpzgIbrx67dczBHXT",
-	"xJhP55gnrM3RO83r+mGrfuD0zu0Kuqy+QhL/ICsxitlQKqh5SLhg+JXpwOgyO9RG4/jwuDEpoV/hZQE5",
-	"qP3XHG0eWHdES00TmDQxMovfbJz3f9szA/v24Ky5VzuHEQwpn3j9w+v6UaZpzO8TgxhijfSCYc6cVn/f",
-	"g39bYZaapaA0YLovzfkRTeMlxpyyLgNKwFKr9DeuqOux1mw0GzAjbkEvvSu8ljaPNqvdTO7ES99KHuM7",
-	"i1GSrJF+szt+tcRbfrPvUm9fTeqNZ9L/GSbfeJKoaQcTS7WdAIK2n6GVbKF7IdKBa82JTl25c2A7hafQ",
-	"F7fLBU1mXVQUb2TAxUhhZb29i585bPrcYUwQs2mr5INgJOG3rC3KQmpitmvFP8H10DACGfo4uged+pwf",
-	"oPotF6l78QDauEZSxPbWuftRuJk5A97GP+quzxMsjp8YMpAXaZ4kQE9qC+SRQTVhXQ3lAWYmcq1bX24j",
-	"7ejk0FMmHqcU44oie4UudvCyW8XqF6yOhTryT2l6GHVZMDRqBRvjQfractQvoa9XXDDzPGa7lwPYw4+V",
-	"03Myb5fV22X1NpnV414TPKLff39mz2tS17zRSQvsQY/idmOZv0wdPhB+vnM+d87nIzmfm1VmuwDw1tKc",
-	"K0nYJ010Lim497MN+jRNL7D3mSLUaQXs+aC074PhVjU586ckRoenxsVDtjQrq3OeVs1oi7ZI7d2tY3YK",
-	"j+HQnNZsQa+a8i4a+ck1CHa3TY2vyRT5laXSdp50HmBbhOaGLsps57hqT/iEv3V56oPSv1kdEbibmH9m",
-	"IuKPsErOpcAmGbotMlWZMmKb+UOsnJp1qfmABUTBoMYkosKy5ctblg7pmGjZY7rP0s24nfip3DWWevFJ",
-	"3c6ZCmWzGmBZ0Zxjonwcx3Rnkewski/FInFNRpmT4DtPe+dpfzmeNiq+zER5Agd7X/Vp+mSdyd5xY4Lk",
-	"LJ8XigxHnYRHJOHiJiDhb3es82mUJnag+3z/Ny1vmAB7hkIhN/QSM7YdSaWmGpP4bQGntVA4pOyWy5GC",
-	"m+ZssqZvZ0bOinZbrqjHPDbeJALuytxxK0H2h4QlYLqMZugc/zhsvP388q93zdfp0fW4/pEffBgenqmT",
-	"V93ad/3GDzfNt78e/T06eT8oBaVRmpRapb7WQ9Xa36fDYVXJkXK17P6jrXTXpZUEzCSkOOeoCfO9kREZ",
-	"Xi/fFmLnzn4VLclgCTyPWOW+kSBPJUn/JnmsJl1bzFX2qfFTs+CoEWVEGvftjitWOYXQKUhGpeVQkTuZ",
-	"3nDRczhhwe4K+UxzNqRHjVvYQaL0zQhG8w7PTi7usnZPl7WDDXWfWzEx/40ViUzucTTyVsFOYXwFCsMI",
-	"mSfTF7AV5iNa/wo/349nRTj2snhWxK2otii2LZhFYfLI2FZ83+WRra6ABl9oZVxrfQ6u1UnqLx7XinAk",
-	"CiEelMtLFFRYHXLB0ggec1Dbou5qFFTVBJwspVyx2FjoqSYp7wRkmJjRZ/quK2UMICAqNNdmO9ebNQht",
-	"RXwIOgZfW9PPsPUtI2xegTRPDmq1WlAaCa4vUu41+0HzsDbdZeFqSNMbcDLvuDBeBFU6G06H3bKU9tgD",
-	"h/SyPnNER7MGdGmENwFhrLKBpEwYpT0xjEWj6NJETQyjMXsY9cPajHF86Hb3FKNKChJzFUG9TWaWZEfy",
-	"A1ptVvYatZnjgcMAq2VCL1rYClXBeZ+mPfbN0F6aMy+UC7l8vqQaz6jXGodBSbN0YE4w5pED5ykWjVIr",
-	"UGOq2anP4sQjRo5JTMe5Phy5Yn54J4XCPgM4ZpZMYZhuzs2km6GOOvkpOTzGw5p+dmvkBO6RP+n40Bz7",
-	"Y7n6IZrw+KPQwEfnzmnUoLIoRZ1XXwPBDHJ9NfxyJtJ36OWvBr38i9Pvzw+7/CqlXa08qNc2n7KG1XXW",
-	"fdfcfWSsKezbhM4VKSvGSAjL/Bq2d1hpGReaofek2iI1X4PFpE+T7p65rWsBEQE1kdvYAbHbn0Sw/wOi",
-	"6WciMU1shSPcGDFNri0wj1hb+CsAAm1+tgLGWIZOBOOo4J+KCNajvi36gI4Bw6zpDUosNyboWXFHam1R",
-	"btZqlW1Ai1FAPGWGdyNWzxYsmQmFuG0r5Z7HbcIEmTQ5tmpf3PM+Odthtm2wZVtgnr5dOloBG2ebWICd",
-	"C7FzIf58LgTe6V6HITZGw85juNdjWEmazYu8OrISY6TBxD8WtgOt1h2yY4fs2GQNxS/W5H20KPP99RPo",
-	"+vjqCevqxNaHMV6EkY/2tCFVGk4LMxEQglwjZdtbGAQYcie8wD6k5FcpWAX76JKQfR4aSyXcWEmGcyMe",
-	"luHbmTw7k2cXNd1FTZ+rDbRLO2+t7GYFpfzs2QUdj0IuWmg2JPwrZT6OyYHzHBX865gX6MwBLnRHFej9",
-	"tihD+/jI3DAGGgKrwCtkQG/MM4hgdyS0iz4MSMr0KBXmGUBkCFY75pJvAZ7kgUZlQGjKJLa4vBmQzEoL",
-	"oZcZulNLMy4MgpoH2+diF/8iAwW3GFAPaskRtdsWuAjoJKFV2iEZjJQmSlNs9a/ogG2D8DAzWXaBy13g",
-	"che43BjZ5M6K31nxOyt+aSt+F8pcxoxv7Mz4HX3qBulTnyYIuI+68akr8cG7yDqxZjZ7uTMm0LMyIFzY",
-	"TuqVVubUkA5DVvM8Tj1ApnKkLncn5JnQg4nSebjVJ/fQecXzFqwetEWxdh5AqDYRYVyhXGTU3IILcG5A",
-	"pHA9drUR7mmneZa8oC2cV5VzqrD4PqMLgMxHLMHNstRyE05OV6beVZnX5WIdhwU37POBaqzRj3b5CjJN",
-	"u1184ccyTn8r0RlVI41ic1i0EGb0dr3lFKBrtNs1b7mzcXc27s7GnWPjOnm5M3MfJ1pd1E87e3eXPH8g",
-	"LYJtspkpz0e3nK2h9txMZ28/zrRI51X0FiLlbeFamG6YRPgVjm0L9uMuPLgznXam0+OEB62A2ZlOj2M6",
-	"eYG+M52+lkLzCSvGWRKPbsI8E4InB09YTO/0i6d3CmyRUnrjAcAkNHItJOVc5G8gb5nCToe+cSKAD2zr",
-	"xMpimigyjyWqLWbTROWgBjl0hP3Gj8Ya9UyMKscZ9cvJv+mDt3e1zt9v6uLlP4YNdXh7eTz6oRl9e9R/",
-	"dcLOaoP3dXnR+OXqYFnKqF/2V7npjjFqJ5fXZox6hKQME2o0n/bjGvgrNQd2Ji5IX44UI2UaD7g2gsZI",
-	"BSNXjO0IZlBcCUhnDDQeATFGYEBSCb1eY9JhcYu8u3wftIWgAxYgRFt2SYenuh8QV/8QEHN/eDFL90uT",
-	"hKU9JhAyhn9xpgISc2Y8zNhIQ2A/7ia0p4gaRX1CFRmJAR0OWUwiGTOEjfs5iR1FCZCRSGTy8BQkp0TQ",
-	"AQLQzN9tIUda8Zi5c8wd8tiwDVGVnCdc8IgmMwQvuUioIF1G9ShlLRJG2akXqYTTXgvN0mHKFZsLT8fP",
-	"vTStiQXMuyWwIq8JdhidxWtiu5SuSGsyb5RilCrzrcx6I+WLv9X3DshQcqHN4opoygLCPtNIJ2NiEYSV",
-	"4ps0f5ozTnPHwigH9PNbJnq6bzyO2vMnX4Ersk0+65HuzH27OP74Y2VWhQtcH1dWkq1Er2Arz9VoaxQL",
-	"heX7XLgWGkvFTx2/NiT8njcGeomJu9IyZTF6Hx9Fymi8WQj1JaNxbj3lFacVlnPQ007sgtocJlTsWTlb",
-	"amWXbpj+YVoV2wftO621B1prrm4+s0qRlM/e1vcOKsizYBRi+cOrK3MArofu0PyWxeiKmOmRaY8K/isI",
-	"jBeKdBnLBXLb4lZGtDNKaDomMUf9nrJI9gRXLCADqeBvJow8VYwJxwYGuq8v78iAijHhYg+tBbf72iKi",
-	"aTqGLna+wfxf8FVDknBl3TEJIPHELI8xwZ8DfzpNkpB0pO7nFW5bLK1xr7hmqL1bhC5BUubsAjuX2GFv",
-	"8s2I7LZFzngg8KIW5eFOOut2meuDP0LXUyr3LPOYUxLKCLsgREyFjlWjLYwNpHCmcQV02NzPGBDFoS0E",
-	"DPiFggkEF1MVzt+74zF7AhvkLVf6o13f57C8l7FFnP1nHFv4IrDM0agrKHJzfI4qhyjn0q3HZcx+NBfM",
-	"sDtCtz9DbCcZsy4dJboSGO8Zj8uUhGalFgfnrptnE2GEMz9Ee+vitUyMBkam5Q75f9AERNyXYZU46bbQ",
-	"KCkuljVsk/wNVrNM/PrailHi776zSJ47a5R3I70c8qo2sjLsKzA09n8z//njIfHY6eCBuaVxuox6Z7HR",
-	"KDrqG1Wb8sHABhAiqtgeF4oJxTW/Zcm4ckqGmNncYwJuEfUpgCdT1RbOuw/3UUmqIY2YQm2TSdt3H16d",
-	"f//Bydoh1f1M1JpbliahdHPcvIZx8wZceLdvWrzOL4LDHDl0/6WioMb86nE+0EyjbMCoUIEtlNvDZkiK",
-	"cN0WNu7ruLumbRKwQWxwuYzGCZrFhAmdmttguVnllCRUs5QMmFLGpGoL37oEv56RWLj+Pabzjo6r5J01",
-	"LbQEgrLBUI/hO5N0Chtg7nNHVVukDMro8cPD2/kOwg40esPNEhFVcobXCcbQCM3aJYMtNGYaGkFR0Rbc",
-	"WB1dCl0aEhnRxNprnggchm+TfD25l/Bb5l9AQZepsbX1pDf1WFt0RjzRe1yQvE0smSoaxcB3aycDJ1XZ",
-	"zi/ePrQkbRgXU7ItuIYXU94KVX0+RBM6O3VufH6DJlreIp6yEE/vM5J7TCvSrB3MsvXe0WFB+T6ktJAz",
-	"jfJVCmVEidCfIpp2ZH8cpxRipIm8+9Sl2ghen9Bmevn4+zs6NKPcFtZWoVgBO+0+m+ddzmBZZfzZRTMT",
-	"CLgLHaeGXbCPnDj4yoyML7gE5B0dWi8RBLiPsFvdtKRRU5RHq5k1Mu3NykiAdzw36nEO1JGqz5jO6MhD",
-	"uIjFZzosBCNQ7QF0aSlOcuvFoz++Tfbx2dzj+OarBudxLp5faB7afciURIlEgNj0MG3v8yW94cUO+0jo",
-	"K7zm2fq7ZogwC/eH4nPnruHzZpev6vFmm2tHePxVEB7nvmhOohvFkoyfnuv4wxCSuvlhgh+gtEzNmnQp",
-	"YTChqTWfvXsykNAaF7ySPktuGfaMtcqgLco5vRCAyW7pwLojo5wqVfIWGUlSRhTTVtJffLwmVgshTAn0",
-	"R3gKgsyY+OZVUFWQW5pyKtD7nJD9KN/Zj+jNhKTMhRqySMsFWsBSEVsU5tPVtflpmwAgnrQOHADRfZk3",
-	"MSyoexVOp1Y3y83VjUmh+3vMOP/mUQG5o8nNHjfKwOqfJXXY0uZxbmq3RVI7IeVXEPIrmPmFi2aa+bCL",
-	"ts1ImW2PHfDoi6kdfw4QJ01TXRT4y6ilojBdHt2UW6aL6Cbz6sc7yMhWVaYiDjDUhoZsgOE8LHmRipGu",
-	"WToPMv6/Y9rJ/I3ZmE8sfXZCYaOghpU3zJNywi3ah/uwaZ4K9H1uHq6cxciQfQ3sOUJtFOGTs+lCkrC4",
-	"x1KSyjsyZBhHIHeQtcevEfNul6XKAyvaoiPlTctbheQvzhYl//nf/wc81ZxAXHkNoYXQhZEsPOqTlA0T",
-	"OnZ9PQbyloGZOxq2BUT7qXaWb9n9qAjtapYCkDxl5IYNNRq88paldynXmokKYMSN/0j+1//0ljXKOyHh",
-	"7dqCK5KwriYjgYHsmJQ7CRU3hGPM+1eWSqCMYJ+NJOKa1OAYZCUqVfKaRn2cKAeONKKUfR4C9qEtqDP5",
-	"AJkO0wBATj9lQMlHkxEjVshSrNYikVQaMyFckW5Ce2Zwzr9sC38DruClASQyK7FiE0vmltmzdD9lqi+T",
-	"WJFy+N3r67bYx621p5jWXPSM/V+vkf8K1/z/DmtkJBKmXA4lrkC2IhfoMMPgg8EIhEHLuw6A8s8D+Atk",
-	"Gv4dkO1QjpIYe6AoLaMbWAmxxXfkI17YFMV8BePycKFG3S6POBP6E1wYzsX5X8E7zsgiTHsm5t026Jg8",
-	"XMvBiC6ZAnzEMrouf8GKGq946ezgev7jwyoF0hXnHu4UYmYlr+KHxkZnTS/pUlBiaSqhA2zuR+J+xOgh",
-	"JENaZpOV8AfzRK9mW6VG9bAUQERtOYeTIkOl93yXuaYD1wCOuFVKOiusvCszZOczvIa3nbH23ktNmJCj",
-	"Xt9KCegXlWmNmQLBxlBCKx6AQZUKaLxMIvvEKnlvE7N3VBGrQ6rPhcQeLO+VraK81FvHidi3VdC/PQWl",
-	"7hXzTons+n7a8O4BgCrJDRuzmHTG00oe/q1JmaJuLvAz3bAx4ZCaB8re+JSEzkBpETFKkpCkDIvZQMWf",
-	"WUOI674cGV/O3NliGsFkwVVjYQ0wFKoxXObHAwrOGB3StgGzZ6P4xJtVyV+9gUC4IFSMEeHvbxtJcctS",
-	"rU7bIgsUAlmuRUjC7V6oKeW8kFlgncDdlfXgIJ74kER3Vmb/GGIpV+fdyKRURBVDK35JQZV/+a3mz5+J",
-	"ezsRI9gp9z8bfeKVE1K4ALYYwYqZGcniAr0JB8deYvQAltkNKbL4pcaDW6YIri3cPYp9ue/NiJ9aBvTP",
-	"GlKKLxT5ePkWXCHrpRUS5qQcFrKFc92UVziaEAsPxX09vO3pSyXSCy9qc+pPnEp/fpnr3CJcKHNx4s0n",
-	"WCdpjVevlrC2I9saSDt3/13O+rFy1rHfv06quiPzLPpsxz9K1vqS9bjSUHNMVJQyxLn0qGZ3FIJ6mKnG",
-	"br04dhc/s7J4zHSLDLgwp5pDgByVMWuLcnjx4eqazNQC6IOY80Os9mLCBv1sW148rwpks13eC81Toz6L",
-	"biD01qNcKE3CGy7i0DYKxpn70RypnBJpy7q7nCWx8v13eeqKXMCUDlGuhbYaSrWBWgLfeRaaGdxLVz9N",
-	"Z2ifFyh3AejsK6rbIgRoqrk3pFjCKnETbwuaBHgPCObqjMkwoeLUTydXG1AnmDW2kulpM/Lmg5p/KY2O",
-	"jtkXvZQniZFNdKRZyVjsFvp6R5OkI2kaf+rIHO79e+du+d+3nXDHqdtqxh0X/b3K6T27cxpm6XfwF8xh",
-	"RjK/BmQkcFdvOeeeFwI7j2NHYLlmNhElKKF2+W5Oy87zXXz6PWYJ02yWOsXoUl6DvYFeUDdMFHkiHd2R",
-	"j7BDDOwn1rmS0Q3TyqbksSgYg8Ck2azVT42ShHiT6EGME6JVTiNmDyYRHW5AbbyCN/VqY0LALbU5zq0A",
-	"3G30TS19/ChbWPjBfGCJW84flrB+IHmbY5R5+DL8jul5a7C2HSV7AYpwK3p2F2XbOKZk8xvhCdIi57mC",
-	"O4x3GRs4sN4I5rN4b4Tbwno92P6kYJuGlYK7dsPYULUFd2oIkQfU3E0AlME5ftycAN0CScq6TEcYGDa6",
-	"h2XkfO/kLZJJ4e0ByOEcpmVEQ57xb8oterigyM9HaTNeSl/efU9FLLtd5ctrc54L+zyUwFTQZ+CZJLzX",
-	"h+1qPZXXn4cy56UsLUlmfNntpCKeUiBaftidYPw6KvF8M6ZHtcj3I+piW4vN8juM8hBzvis3t8KvHJqD",
-	"oW9yJEZJUjldLCbbwsrJKjlPGE0tyR6eZsFomEGGB7p6antwEzEd81Q8/xyJwXf2+XMwSuC7+KXwAhfc",
-	"F2SczAwVX4xUn2GRP7ArGDuC8AHtMegtNjDShNywcQUgOASZ1s0uk8LtsgABoRFAcWwb5LaAzYGEBsZb",
-	"JnQ4ZDRVwIuBm5LnY8IvnEkyEponJDJzzeIpq6Yt5ps1eabhkbgR8k6QEF7gRzYOMciLSA7/ivBvgBW1",
-	"BRg7uk+LowqKpg1I15xtA1BT/zDHQx/a+PAlztZGTSEjEq7lM4j4avZZG31vdgqpN8wXoUSxW5YyMmRU",
-	"jLQt2h6jIBUETCWkSO0lSD4tU4sihp4MQGrPNaQ1PXscTViqs0ykXacrxHmp0l+tpeVCvB7wYbbWzuDa",
-	"RV/XVHFg0eDSJ+gCgrh9LJNvSHn6dA2DsAM/JUd7ns0Jkp4BNqcEaVWvkQEXI/R5Y1A4QcYjZJVTlFA+",
-	"8NSPmC917wnZ0Sp5x4X2gHurQAsh5hcqY9UfCfOZYSxVcpb56NbwdVyUNncLoQEfkEZ96hr/A52GsZXN",
-	"CFmM7Y5Qj94gukC0xUTno5/6TPisJag7+yAbisA6gJ4kHTaWyAkJqU4P9SERHbZFuZsyRhoBGaaSNA4D",
-	"TA4DzQ8ZCZsmrQQIc8mUbsOieTxjEN7zE6J72qKMhW6UDzCTbKPmlY0lVy/wzS1D0KZLC+prAc6Pf/zr",
-	"u+YFwICGPGVqRieWOhZCL61n8q+5gJ8nyHH6I5pKsfSWpXbVUdKnqv/VJhqXENAOY4QgqF0rgi1pqnfT",
-	"2JTHUlIpu5U3T9jXzjx9QlPYVixGmAO40Rr1OTFaD+5JSVLdFpC5BHGbS00GRAprpBs1xSNqdNCQiRi4",
-	"JnIfwCiWmKuIpjGwF0mIWDuwprnnWJHUJnihUNlbrfkYeGBJF4EZz6oaVJNwPvWK7BRZ6pbMmpKPYoES",
-	"23wYBz/UJh21x/BSHgOFsvNOvnjxi3vpMULC0KtqJXw5XuGAfolxaQ5q0EUvMKaukYvAwQYBrpDqMAC7",
-	"l4Q8DitYqdQWrh8H1kTHY0LJHev0pbwhMUs4iEPZJVwDjylnqpUVLP1w9eF9kP1p7ls1AtdcbaShvdyY",
-	"uRrp6tGaoo4KP7VF1FwpkFBwAWeKlDlE10gs74yY9ENpiy7lCYsrxHgCKmsT6Oqu/UxIwcygh6mMGNy9",
-	"z1KGElfd8KFjfefaeRVt0aeA1YfXMGIxhFsCdtPc1hy3QTXsK1aGcvNscDh/UJ1EGE0TzlLAR1ds7zDa",
-	"A92Q6jyzK97KFY1XyU+2mss9fOLKjHPJfmG8/oYNdbUtQj0eGqGNNqqnzBd0wGI3T+VIDgZ0TzEjhbWt",
-	"mIYnwK0BbV2YUq7bArMKVi0VawdsIgLU8WQdwSlYLr2sRg2+iv1sxqtEun7g2AWvU8i7FkmZGg2YJcNF",
-	"p8hOhmLgrUPBj/nIuOJCu2CrminjKeXWEU0xKpnfOf7tROx/R1bk2dQhr+H0kJTlnbCV2aATKy38LzR2",
-	"kCLiCcsYSeDcF4qoUcfvYuWHNkUOa99ArcbfjyO7r7zCSA4eF1auK7IoTIuZaRuqzsuS06kl6BfrKuUZ",
-	"rFarHc0pz4AbboDosCAQFSOwG2Ys+Py4/70EcdeqbfULMNyekN1uNWYRj1lsBDz7PEzAIbV9X2e9BDys",
-	"tHKxBXxDFxkb0M9v8KI6cl27vyZLMYKS0mOYdjNTpeWrVR5uX2V6aqF9ZdfmGuUncOVq1Sc4pqLW21op",
-	"Cj5s1zDgS6hg0XOtpnKmfI32qeQsOyeM57D5eKk7xbDrL5zNsLuxvgG9EV/Uj+g78zOJZTRCRppyX94Z",
-	"tRlLQomm6gZbA0ICaik2XoIPNBq62F4HMlz+t4V86RkJFxVj+8g59Lvf4es9rPPov/9W6kCqr/RfyLmU",
-	"iXlB2YNhpdJWpUdM6BQpK7tVctaRt4w06+T//X++bQFvg7Ee41GkrZ+eJGRAuXk8hUafc/rD168btaw/",
-	"9HKt3Wud41JQghwu8jj+05WDLEfqWKMUQFw2p2hfWLMBTO4oZeblS3MaWucHDJ3BV5PX8LmWkdfGEMHV",
-	"snONNyznem7LOBlmDzw5r+wZDs1LI8IFeUfTG3TsMC42gFrm0TCRNGYxHsRcEmyIAIlovUhqi7ItfFMh",
-	"oDUysUPKQgpWuVeoGZNN4QFXWD23SO2aKrDL72dmAmGAu+Ep8QrbF3vbllNLB+RgsrdV0/Y4c/kVqpCV",
-	"vt5CRbHl/BoKyV0d32aQJF84IgT2IaG48JbRpDn1sHSQN7/iFkV6cfWva0R/x7RTQw9r3r8Tf08s/nZS",
-	"aVP7+zumV9ncT0rbO7eLXQ48hQvkPkPXZXshFWA99SKVEKZEbJWV7rNBLg7s6YYeahpjYUUmk3aW7eYt",
-	"251o34n2L69W7MlrvrBqddt2X38Ux8mCkO1Vn3c1sWf5bmpQjWbbqEk4lSYJpOOhKOWhcdbv7aBW7XNm",
-	"h/mU7Gz/fHBweKZ0alzXj7LOOmb6C7/CsfEFTYFCeCSi/vIyLH5pXlhqM97ST9hkh8QS6KrUDeS1U3FK",
-	"To5A+PZpwjsjyGGtxgpk1q+6WVoyduulf64R8sWVs2zM16+XncjbaNC37/evk1nuyDMI+6qcRHsBcEOm",
-	"TpEdmUaAN3C1qpiTIuVQyVEasZa9KAyIPYIMZ24dIa1AW4RQzhYGxBlGlYBQpXhP2KbG8QgaXkPrAnyi",
-	"ouNVbdnAdT9wfJSzYr52Ozxl0BffEB9rZwGOjxRLi9LjsHMU7R3HJ2zvZbdW32scNA+Pjk9e0k4Eqzoe",
-	"sQmZSOp1NID2aketWs28ZsplimzFfd7r54rZzifsQEI7coQTaBuLWXEHb7ucgN2+0FzarsMPvc2A804t",
-	"ebW02kdZrHy2HEi2cncXSd5FklulS2i6T6hdekup53V8Ci5umdAyHe95m21Z5HBENU0ktAaAzhMsBh5/",
-	"FWRc1bm2zSPBtQrIkKYkYbcsAdxHW/hO1VXyLU+MRmuR8JeQlM0NiEzJ1Y8fKwEJI6pZT6Zjo9CNmrpl",
-	"4b381W2xfktnck8jfdvlPxcxa4tcyCxl1MwG0VIiSMhNlnGA+jRFitMs51zJ9UHNTZGLsmG9vW1kPdMN",
-	"e+O+I4L9lvHG4GPZDli52YaKVsqFQndNAyQ3oortcaGYGQi/Zcm4CIAsdRM5Sue4Zr8UvLIB/fyWiZ7u",
-	"l1r1Wm1ZVCYO1kFO3WogZUCeB+Te8cXpmPSkjNWcMbo7bmCouDxJ2ahygBZw4Q4B8rOCL3OKPa0AHEg7",
-	"iokiFBZJlmYCXeFms5CDHSkTRsVzJR7nxTV6H/hzYkmvAQIt3GE1MCjcf9c0+2vwcP2yw4+6Vr9FK+b3",
-	"jFx3e3OT6My5LnAMFCDYIMcWSVhVggWMHQoF4VyTsi8bsI0ObYEfFxUsrwENbJQSV23RkaNeH8PuUC3v",
-	"6gVRWXdppGWq3BP9Qwr6e8hS28Ibwvsk4V1WVOpIUgP4UazEjxJQfTBeW3Hk7/1CkS4d8GQMdTuuGZBR",
-	"k5R0+WcWtwUOqwK1PCOUNfbl0dygduCOyhw52iWqhADKSOzogdY946Ixr9EWwNljNKCjCICZwapQ0qzV",
-	"UJObE5q1l6t34bvPpKATWTigFczZFD2mFWnWDuYFEIrS7knjCM6og8u4TkfGMXR2hRkaMN6Yg92UwX43",
-	"y+Cjb6sWZPq4VcIUEcsU4Fs2kMLaOG9hLcILDmlaapWaNUgOyjRm6YXkZryl+uHq3vw/gxIs67e8y17R",
-	"sSq1GvWgpG5GpVbp4vLV3tvX7/bqcGPYVzACXH3mEdXGYTZeRqM+aFr/e+OkenyYNz5Wa9E043tvlZO9",
-	"oLhX09srFMZOXjfTEzeCcMt++IRLtPPHd23R14SBiQnb4+FNDcHIuM+Jv79DOpgTVgFbc2KrvjGoMefE",
-	"5nzjxV4vWeT0fsf0pMLbpHvyHKTcTuZsliF7ne342J7ABsFd5hU9UeRdXyaMlBUDWhNCkwRaVZu3yG1C",
-	"i/SqWCqSzLmIKHQFwt+xZ4Pv29mnyjar7XMFk1sG+5gA5awjys6b/tAgW0jdtm3J3YWtvPvCFRSkO+JL",
-	"P5ZnZHcjIm1aDH2BZvPhDLO5Ufu6zOYZn2urVJc7hbIzYp8FFfkj2qHcdwWYY36+yc4hgnFoUk7hC7E4",
-	"IMgWFhMhU4JsfbEHsmFBPrmWN0xYUg52C2Lb0m4sU4Ts6UxyY83AylKxxWDlj4qlS3cuzb1qaVtQs9rL",
-	"DAgbpSxmQnOaWHwrG1CelFolRQf/rU/TjkyNObN3g11rVdXdfw4z4svC3ZfEAkR1yLDcmg/wzXhZzEhQ",
-	"SiXkaazyLuXBueuAy7K5XxZg5jjacgtjJzE3HIqfMcc5WWT9xrnCCDbfY4HP0IdXVnja0eaobY+B1wZE",
-	"QGq5cH17GTSQy1N8nyB8KHBE9StVAmvUMuzBVp3ktzU3nJ4y7Gxj9gsZ0DHEuDuAkbplSISEuy99oYi8",
-	"E6dY08zjrJe+daunW3uSMhUxVkoX+te0hb1lQOhAil7ePW85Tnh8zqLWNlglIqQfUdAWA0aFeb0sFR4Y",
-	"W7sCvPQ4KZPEvd5eX9j3f0V57UOqTmo8aXvQgiAvpUgftLQwXyBKl6xzWD0Sbadt22Fo93XuM6ZxXHFe",
-	"C6z4TsVrZxvV/owcOScIgO1HqJ343EWnd9HpFTUxLGwGlrEUbFP6d5EzcG/P0OJuerGwWahVf6PE8gVB",
-	"CImjUnKagWvkWW+LAb1hxAiWcYsICdyKqeUELmp24O8HpQqa1Ko4eSdI2egj11sFH9AWs10Md2tQ9Is9",
-	"DHPbJryAFNgiJmusgjcARZidYbQgTZQkKaNR35zjta6CYNutxGkSVl3je3mtOeVjZS7WJJ8vKTdqzcqD",
-	"dSpy+hZ06q430/MIh5sPU9wAT2yHLxn3npIyiVxAd3uJBLExMWcB4BIIVZXGhT8mZfjB8YragwlVulLA",
-	"rkqx1zfrfAg732rlKnlrLu7LBOxzt3VoykjCupqYO45EwpQiIRdRMorZ68FQj/9ijKGwSkLrc38DXZ9C",
-	"Vz0NI4KfzN2wJRShWMVXpsQ8PcG/HGWv1LaxZGUpHjZLvmbzavdhaMn6ENqZMREzZyvXCpo5ecpCwWD+",
-	"CB0eYYWh0Vp9ztDMzTYytJmLCMYb28ZR2XhduKdemzOqwjqdPTioJllicGdGf/k95/eMFMTsr8K4FpCk",
-	"5nfTFwiDdSJroQMD+2QNyOtbuSLrqdtbO5zrlx5cS1C0rp7S3kwgbUo1A9fCKgUlnrwPyfyKgf/Aq2nU",
-	"yZ2xZmqW+mqLvP46zXjFzYp/ocjHy7fECG5MKxdpyCepx1dtbFFINfu+iR2WSNHzaFqIfkHZRVvYJn+q",
-	"L++M0+I4CcMKNGC0F2Duvhiocydik1aIluFQ5iSxE650lv1wwbsXdqrnZTDAdV05FPa4MhWzI3jqNYoY",
-	"eKn9oejNIxAp5k26PGFWtQwTqrnoVfHaGzZeytZgRqGrPm0cHpVapZfdk6O4dlI/OWlGx/HR4Uva6DJK",
-	"a9HhIY1r9UN60Ok2u/VOo1PrnDQaUVw/jI+i+mGn1jXGwckadZGK/8pKreZJo36wRq4Ev/JKWgP29k5t",
-	"fA1qY2D3eOb9mb8fty3v3CzMlZapDdWAKO3K1DVGLUPPXK6t8DfLpIVnhb55U3jDxqERywyK/QejRPMh",
-	"TfW+sVz3YqppmIGf8AlWL5izSGgkQ9giF++/C8gPF6+/C8hPrHNhRPN3b74NXEOStjgk7/g3GJgy4zD6",
-	"BVIeBJp7QHMKDgwGoLVOCRVjtHyZMXLJ1d++I9aojbH6gQrolDKGDr58qCv5zrq1KrmSCKLyE4NlfHB7",
-	"349Cu+G4F3qh2iK04ZQ9IytDB8xSpBzmZayMNNN7SqeMDkICPTUEy052hjsXbWFuzKNRQlPjNMMwrDY1",
-	"XwBdBGhuGElz0CLJEHgmU3tFzAdMKAiV2dG3haLCaFFNEma+dJ0M+WeWYBzOdoI5qb9sGO+BEsVj5j8I",
-	"OTgI6sfHwVGthheBuqdJ0hbl46OT2v/6n82DRg1RblDYgVS+/ruX8cNXsNELHWdd0+9SKXrGzU5o2mMp",
-	"fFb3ZdqiWT8Ai+HaLyCvpf0DMu1P8srfL8BTp6Spdu4v9smELtHQ5csu/KzNC9f5BaxmENZb+mO8kW12",
-	"MJdlfTUbp2B2FOMNbYEmnfJRzAlob3lWmhDzj5hUPIUYqLP8vHU0y175CI9az2JZKXk3Q4pM5O/Mqpgy",
-	"JrbEJpF77a1SSuwMLGdgLftlrFk1O3eojGKzns6Ws4Wg0Pd/u2HjXaJw1+p6XSSheSNvbsw2FzsyHiM+",
-	"vtQqHb0rbainXX79LsghAtrcQd9hW5Erq+9AmfbpLcMOdMr+gZoI/o4SBvD0suvnpbHNc1ukrMt01K9s",
-	"VU3iO833z8FitAk/1PIFnA2slpwGnaUeX8EjnHrc5eGeg/+F3+SeXfVoTtj98RpYPWggzdilmDScF+97",
-	"bQxOYwLa/n/2/D4fOpcrb7F6Dpn7UlptAbDeLPcPjCbIsTLL4pQp5s+XbDM0kdKaGybDd39waiA3iQuz",
-	"A+6BayQI8NJlQbF2QI8MhP3yQiju+9+fQn+86DuMYP83JO9bqDpfi7iwhfp8WCXvES1jfM4UVGsGvDQ7",
-	"LKXiRmVYmYEFd1pEv+v/2BbY71LIfFdVOIRyIIqYgsh4rv+OdXPxqbGrJju7p0wrtfofdKiXBVO4m1b2",
-	"GrKbx9DAhW2RU6wBCBDzsvNwN1AW9nCYjBm43Zc71fzoOMBNYWoKe+TZw2k+Iqfn3FLS3PbvpVToeeg4",
-	"h8C7RzzYsBYVTiIMKADlzL8VBuJyssEGCTuMxGwgAbVmNtBCCdIWRRFSvIEZ52xMDIiX1lQV6KSZYSYC",
-	"GyDgbOBjp+VLQJQkahT1jVlXyNlFcpTEtmbpjsdMINz//sKlQv+FlSRbHk5IVpZsDvNo4fpEjrTisf34",
-	"qi1mBe8eLA2xZi0nDTeJoX9EZHz+PbZaZWrlzXIm4woweH/BTMPQtjmwC25XKPVnKy09L8r8Fwq0Q5B5",
-	"Wfn9ty2IOVSr76lRr8fU4qrTa5t5eaEKtJfDVP4Hi8w6/mVEheZ6DIVG2rxAhyWYl+HGZYRHkaHkQpMy",
-	"GrM8BdKSuz4TWHdVPIsrUqu0co/4i8O5kbKf1VYOqsdij9STMR17FGmF/GtbSKNMAKKiRp0B19ryk0P2",
-	"DRo6pA7sCuepwOesjNjWFKrIKuQ///v/IHQ4TMGyBlGkuG0rb/Gkygn0MdOkO0q6PElYXCVXOM3MPDO6",
-	"UeQvJGI8KZfNHJi7+hetkH04peIQqkhE0RbDlHVZat7zlolYpgieJN+lcjREQlR7vOyuyrC5lMy8GswB",
-	"hAa1BR5/EyMm5tS6FGIEKhGc/mypkIgOGKZnOabgRJWE7g6hL9hj9mnLBwnuIXs3DuMH84Wucst2ieb7",
-	"7m6bxcAWldGGMLE4Yy9UbroBYjhrJG7GH7Nxx28lOsmM3sySVaumhvAN8LMVRNG//+YAvUtxqAMoWLPB",
-	"+wm2joQLdi01Tc6xZf7JYa0WlARjsflspYNDs8TE91SYvwDEKwUsMPNYWFnRzV+tdMtxaJjDV5DVKtXt",
-	"n5ZIBGg18IgqtRpBnlhvmPKI2YE0G4c1c8Ru+1KrdDiHei8nZ/x58yhBHJOJXRjLT2DUAGdGT02VX2JL",
-	"l6/jFfZDfJsy1TcfgVxYRpUVKEemdvq8dGB+p+xsqU1ZKTD9+cnNmSLDURr1qTIS5emidEOqOZz8m/3X",
-	"mwXMbWfEnhQQLkhfjhRDaI7VgAQJhLhxQqNRmjKhScyZthaBd6GZAGpYljrepbYAv0wpy8qRR92C3vTV",
-	"rQN5i3yuEJCzwzF63nqJzkWk6Hna+vHMSHQd/70nOluvnidc8Igms9icLhIqSJdBz7UWCaPs1ItUwmmv",
-	"zbsNU67YTA/zO6YvcOAPD9jbGbjX+3IPXN79yq6YzVaBPz+ysGgs5a6YBXLpDIvnLWSWmDiAIMbYj+Gj",
-	"SBmNt8FN5z5oTkC5lT1HPLk9gmn2hIo9uymMCs//ttGo4tyVaDyreFUDteMroYZU9zOr0AvDB5moM8St",
-	"tN7OXBl74c4gZePQGhcA8ZuJlGmLyCEDuopIypuAxFz1K/lCQevebqXRnh/ZyuVz/q2/wmZ767UCrWev",
-	"8iH3Rdew/jG7VgwgLiI6WofLyH35pZmMsu+9MyU3y1+U24PejvTHnkHDPDeYzCQ7hcZ4KutqpyUQgKbM",
-	"xkf6MonBNiu3S4Mxnt0uAUbYmH5OJm2h451f10/JtbMJMbC8UWff+NGbvz0fMfnPlSfrPjG3Zfis3987",
-	"qp1dY7aM290vvyVVwTrN2SaWHvibT8ApnauOsQM6hWBAPtNuMQDlZq1W2VCn/5x6+Iqle+2rku7LGsGb",
-	"1wE7ufws8sIoLZ5CPOYRyE9Nve9G9kJZ81pVyWuwpi0FZ4aVKqIgJy4GCWtkahvL4e5sTPNh4vWK+WBC",
-	"Hrm8pojd/ua3g9yJ1Z1Y/bOK1SumAa5npIl6JOmK+TG2h9mj+RFTe57HnRTp2m1XX1+7G+RQFgEJlaZ6",
-	"pMJt8pAVK7GW4IgvFGDZ3Nn8zrvu/T/gNK0anMX7Vx+FrMwDMxY/dC1MxuzH2tkDoCrHXjSj+S8Lv5aW",
-	"FmL5ib/Ca58f5ReGrqmIWJKgghGjJAlKUSJV4e85PftzyJSYJfyWpR9E/pTmCtT8BxZOMmthIt4kIF0q",
-	"onFA6vVDbCC6wu2byPwvecQucjgRfL9VoTCzYS/LolZKjZlgFYeRu7Bn1eYAUdYFnwipmXthWPrQBiJ2",
-	"h9zjs6+eQ8Zkp61cnI5rv1Xy0EBz0P171oo6tCtqGixjcb2LLloVT7NOxiO/tVdjJhoW1dGOo+iryLsU",
-	"P+oTo3jmpV9epbSrwTorDBeppS1oNeutYD1CQJZhhI0WkK2+PwNkZxy61ZZkWFCrWe8Axi3jwiW1SkBA",
-	"7MUuAZO75QuFv3la2kxAhtAUusdvmQAuOdcYOXd1MD0+1/kBDwdIKGx73RdOTYGSOteBCKh/cOj/+X/8",
-	"36SW77IMNmDMNOUJYpbuUgtJ7nPRW7X9m89E2YlcnJEqyJ2nTEvN1fWZ/s6runUV1npg1xVk/2pNFwrz",
-	"v9Uk2c4g2xlk2zfIYqMRJo0xvOfjmF5r+VLzokLwNihHt51zLcYedpnXXZOTtdO0BVtsWctxcffD5SJm",
-	"97fhnrATPcoaVIIt4LqDLr2utMuCchyS2wp3NOvUGjVKi42i75ietIgeGGbfqd2d2v3TxkE2qoytGt4p",
-	"xU3j8NfSF9uJNKzbFGeWItpH2fsI2fE50FRnPZKsgNlWNDs2YScWKqTDIjlgioReYYRVcuYp8LClfa79",
-	"IxF0AHzEelvhARjHFsIDG9OmBSl1mGsKvNOvO/26Yf3qF95Ov+6czllO5zPw/2CJPr3/tw/y9+m0bl7Z",
-	"ziULQc8TJHaeLSSnhkGJhC1P/D+QKTDNs89DKP5/Yu1shveclfOkq5uJvMOist4p58dXzvWvTDnDKttp",
-	"5p1mfqaa2azP6SS56stUP756trvxqRS07VCrbC68mPO3GrlMl9Pip3ldC7WXRhEXkOM5yAEk1RUJ4R5D",
-	"HZKExUbzpvJOOa3r8jOkjMP7X/8TxkkU/5UFlra7LSy0oGO+5UhwXQkI6jGFPeyGioyGrlUtKVOBoICs",
-	"qUufJd23vMte0bFC1Kdn/RJtYbvyAvqmxwBfYe5jG4japr2n5p9hInXYgieNRCJhvpSW0U3F2hMxDAoG",
-	"PZC3XPT26C1LaY+RSCrt3trPKqiOVhEmUZ4Ku1cQHgTYiQBvDp/D3YD4+QdkReFaazHpPhXZhzffU4B1",
-	"lQLpBPyN88cFq7bFJX4yRWgUjQajhGrWyi43F4Z+jXxybxOSkdA8sUW/sAR4LrPABekavQNMdsIuC3PZ",
-	"qbX+rsz+DAn8W2GvQmsVVuaYj1WCq9vbi+Y1kSlvovGjvGXpnl2IRMuEpcZ4IuV6jfxX+LEwObAWKwUD",
-	"06NEVFs4nAg5l8Kx4KRuxiwZA04UTRlRLOU0MYIeiFupnxnkac1GdstisF7DnHTc+5GN7YJTdMDIDRtn",
-	"7cTgCHDoupFiH7BUmfGoUaKR/3XW4E9tXYjF15i7BKTZaGzJfrZS6PmgX7IV5xsBZyar+debFaxRJ8Xe",
-	"rFDAkUiNI46Bi22vdgA2tm2FXDC+GzWM784xOQ9e1lbgC5v1JbZZ97KsVQ+McYXl8WfP5pkP+0wdmsbT",
-	"OTS5L3hdP2jV3UferIvjnrhhJ6c45DWcHP3Z8j7SSMt0+c5mdMEw6G3vXCp91tXA6Fg/bFSPXh4eHTbq",
-	"xwcv6wcrLOSj0urr9YYDraTVn+sL02Wn8diTWboXPjyumrX7S8ZgaY+kjII8yw1u5QUlR2m0shy0YG8n",
-	"Dj/BlvjkRvFHkcbS/PscTP9Zn+6WJiO3l0+OT1bRFBMqwj58tsdsx5Y3EqmZXiCCcbz6OfPfWCOa7ar/",
-	"dpCr1RLoIJWfQcwdlcJTp7p99NzrqLCVwbvA++im8lcmbLtitEwUoUA6h1GuJw2rX8G4v6S4+i7FvUtx",
-	"7yBku0D6nyKQjuL5cdVtvmPEXGjzZe6kJegAnj0FQP6lFxAB5F97ZRqA/DO2TgZQeKGt1Obn5uJ5V+a7",
-	"XigLIXQzTI77TYxuKgdv1/CWfcuV7GlLWg3desEo6VDFPuZcUX/jb4x+R4297J0ba8QOci57/k/7dNeH",
-	"YpSzOUDvQ2OLomFmjC20B0rfypRcj5iK6RhyTuKXEdNkmLLhZITS0k0+wAZwa+MeE8CHarRc9XubaZ1n",
-	"JvgFuEb9fG77rVY9PymGdqXzX3rpfFrUSs+xbh6yopqlgibEpoygTh5yt0Y7Q2dN6NUETOpaQs7WZ6ez",
-	"9hNaupxZQLhoixA88XBGqb3wNe2+8xdW1ht55LtWkUiKW5ZqhazJuST3aVtQMUYwHEtU3jGv5TJ686vW",
-	"0X5gP3Id9ZkISZkLNWSRlum+0rTbnfLVcx/ynir2/O5/yizeuhowU2EPVDmb1C2rapF1lMGK1fK577zN",
-	"Wvm8iWStn51B9Kc0iBaWs2/S9vGr5o81HI7F5es5MbrlIva85t1VsO/SKetWsKcFdb6UAVc0LtaK7txf",
-	"vZ47e37pupexU7XrE5xOuD1ZbHty6jWK2ZexkL5jumgePbCR5C58sNOWzzx8sEEVWlCeO2224dLzNQT9",
-	"86o7n9If+3YPPFUq3qxZnVJhtVRohxO2SB5Tn1dkPmnvdi/mIFxqvke5UFlnI2DUc/29IVyx7Yz9Mjru",
-	"DIe+8TDATlHuFOVOUe4U5Z8lwW7l6Hqa+cHp9efA2jKpP3E0oD7BXQuKlWluI8/WqBvgclkyaH5KqMgG",
-	"IwUjRtqpCSW7YmgdRv9l69TCSUcrlZ3vtOyXrmWXJW3Zqdmdmn0aqpYnDHTuW3HyVIr2nby1rcPAi2xB",
-	"/pu5pHVAKAlBD3dZ+kmOdIhRUjgfalh8MjywFaZQqchFry3wbznSpIzlizFJpEb8ecK62qhByHxnT+Ai",
-	"dKXoUMWK56OujJnSXNhnUY31vHBWJJUOCE0SwgUoXbgfjWB3kg+2IzoZsnQPMvFWhHKmjB73Bc4vFCbY",
-	"Scy6dJToVltANJkXiosrVTIhADJDw6uGEGjmc8XQ2S/5aui2cEW/sRSsSgAjl7cgyoWqe3+TSuHxPBfs",
-	"bmVF38akaYvwsnimkNrfPqySK0A6AAWCb5yM3zVvGGWlxeZE2jO/xlDKngENTrNS6wKVTw6e8EhYhG9x",
-	"Mp4LGGGt+mGwFAqaf4UKrekJyGXpH6tyt3tQrL78AmIxOUvput5YuQHfinajs9x2tuMC29FP2tPbjo9R",
-	"Y9s8rp40jmonWK3ZeJwa27x+f4pC21pxoe65ZenrbCcGuPViWxBdFh6aFgGt8ypspz9cvsJ2r9k4rBlL",
-	"7VkunZMNLB0u1lg5jYeuHLdScqtn/uKBIX55aweWzj/X8V2tGTAwan2OG9vNTmlN2le7Su0dtGjTHrdd",
-	"kk/scj9tlfZkaBtHk4W2Z5VvbztuvZqDhfV/zzYivYMK/5k9hmXrp3fR5l20+Wmqpp9S9Wm5N5RPpfmw",
-	"TWmAIeR8mLOodPLRQ4vqldM9q4bmfynrsjRlsW362WoLH7omXJGOHPX6Rq+l5h++uArAU8UrbVEWF+Su",
-	"LxNmWVFTs0qZUZCgH7lWbQGEFBgDtvhhZx4XbOcUYso3LCYdqfvkjo5VlZxZBtS+VLbMq08VETIbTluU",
-	"sY1ppdDHNF/j5bX9aXEtEW2D1fkQL8ShaZIyGo/Nw9piONk1P2dJVMl7S7POvYVvXk1sFTWWE4DX8r6m",
-	"9o9tWAyL49n1VN8RwSxLBLOs8fflNvn855cW4d9Z5g+0zJcTTF8DJnMd+31Ced1vzXvbAT3/Cd28s/W/",
-	"VFv/epSKCeuMCy0nP/B2IZ1ypFF4zWNLsieQzhjICQIiLVQiGTu+crDYyNkSxEUSiYUYTxe2g6VibG9W",
-	"mUNm5Ia9MpGRvbAKdNnWgFtW/GyI9WgDtEBg/WMB/Ry9WL9u1FZOTkP2xFK4mMcoxXuCoYkrV7JZOsAG",
-	"F48YZGHecTHS5mVrQamX0oj5Awe1LE3EBvCdRyn7lMgeqtUbFr+S0dJqpXNsNsYw5TJFJdjnvX5pknPA",
-	"/60u+lJLT+Lujl5FVEyeec0GQ3dM07TH9DXtLTkZzEyreb1LKnowmwP6+dtSq9Q0OnrAhfn3wQHkj7mG",
-	"FflW9sgdTW72uCCRlAlLSW5+UGnjAjyf+lXZLgpdOUpJX45AhAj2WX+IsONABMZKTqURZ0Pt1Y5aNWOj",
-	"5H87mffbAakdzf+tXlvwW/F5ZkekI3jxby9f//Uvr87evP3H6Tf/+P7Dx8u/HAX1WlBvBvWT02/+8e7N",
-	"+4/Xr/9SW88iTnWRHL82V8vnt886DEcoZpZhNwJl76XSTpdvll4o0xNOh/pDT08sRFJmNiQXPRL1WXST",
-	"cKVbYBG4fUrMrsj6qZulh7hL6bcyGdAbptBy0FTdqLYoh5iRbrn3Dy0ecchSLmMekXQkBEvtpebWcCUU",
-	"wYPoQAXjLn+hcs9TbWHhkEakkEYTRUxApBnMEFK/cBUMOzfOuz7VzHVLESMwFYDTC3SdOiWUCHbXFtlD",
-	"gZKLxoxQDXe3RElmrACHHDESTqiY0Cek82N2rW1owuO2sHOaBcs8cnFIUwWMwwgMOLUzbsYBH4jFhCpy",
-	"8eHqmuzjjMFhRSgMal4A7Nqcuij+5d94IW+SlSlPCVMsGh47S+FrtBSeShMv70vjRtgqqdTOwN5tm52B",
-	"/VgG9oo7/x4zetvEWdaA3JFmrRR8y5khRZDb18KD5c2zJTyNnF24cqhuMfVVbh9ktFdgqedM+LVjb98x",
-	"/f+x96fLbSTJnij+KjGY+ZuA80+C4KYFtLE5KqlUrWmpxBZZXedMo00ZyAwA0UhEoDIiCaHKZDbvcD/c",
-	"N7gvct9knuSau0fkAgJggiS4qPClSkzkEouH+8/3AobeMhhrJ2J3InYnYp+qiN3JvbuSID8Ju6n4eNC6",
-	"WkFjmi1tqzFNeOTMSZ5M2HtrnG1JacvmwjIkYcxaHZRFEjNWJgmzmkWavExCBRj1BOyt1VM8FSwVEwwF",
-	"4ypm04QrBf/GLrV5wrESs8JohmLgtDBulb/n4536YpipoKdirUTAYI1FHLgGt/RxplMyQ/XnLM3UntIz",
-	"NAmNxdS22Uds1VzsYKnKN1X9xj7GA0AdrHnc6bS6aHYjaxfT2DJ5E6vRVaH8Cx7+slzeWXd2MvTPZN3Z",
-	"Qc/dsdlBzx30/BOZXG5jNrkjy8cIjuO9Wz72HQR7sFo46DPVSpTQ5LMC5M5YEx20y52TCFOVnrUClils",
-	"dKzKLlI9oPQBPVOUaQtHI86wPnkZuqaCZYoPBljZtc1+1enYYE0erphUVects1rfGmJ+zpQ7nT/r2cPH",
-	"2xeLUeFGrPOqiyU5cp6Ju3JFGDvW/2kqFPretR43gpuJaG4tj0YToSyesDwzDRYiEZVo6/zSD/O1Ec1V",
-	"6FEhPnoKqMpeM3FxKWNaH3rmKmzYJL55NcTgVuTy/7HijZum8zcKxkaXNqlBkIcqgyLb8KBngxoBiHoc",
-	"pf5agTJFSCFMdkqp+3eOkOqL7Uz9rGefhcmSlSUESjyO9HLHMHfC/M/uP/mcqZLtxAX6bA9KmIir/T8s",
-	"H77Rsfi2pkes0ckliFo2TaXCaGY+ZE2QyXw6ReuUYeEfM9H/kqXJ4nvDlu/IRsee7Ek9hRLuq6X3uIjk",
-	"REc8YTGl68fMyolo5RFfVJ6ObGoRTxIKTtKJYDxJ9IwcOb9KO9KZZZxhgBMzAleIinL4KKeDUn22iCuG",
-	"uYR4IEM/7IDRIoXUdFX0VF/H84D151YgusB/5AX1ZiOBRi6dom2PosiGTHyVxpqAGc38asH3jHBTyoxI",
-	"e8pnW4JQBhYEE06FySYiH2KbvcafRQw3wGNsNtJ57qKPNqdKgD2l0yFX8nfquTcUFiZ9fArDiDVupLuf",
-	"8iopJj3W+C6poiSLhZ+Ci8MKqH4dV3MAe4iucIKYQYnvhGdxurAGM25YKiyIrQ1a//bUkkxHpD2UarcB",
-	"SvgEHoMVp9Tftw+fOvfnpR7Th0dwoNm6lHRP/XASPO170s7J2dH4VkUBDPeqOHhSPTiQKBjHo6GIH5XY",
-	"JFzd2FEAVzNcFaEsUJGI90wOprbnRoDduCCes6xPBxx6PRiszkl5K4VlqYDJLXTwrmSn9Oeua3RAhngs",
-	"k2mlUJZYi1+O2LMGIwQoX3mOCnGJO+r8/SaRSkY8WaJusbOEKzYQCL26LIyKW89Sjbf9qKxIp6k0YinP",
-	"+CCNPffLVicnxq1epb22qCbFTAVm199Nx203uHK37WtbjuMIHzJRZ80gHSHdfJyYdrpsnO7Nmw/1UXUv",
-	"d8KnOMjrBZC/sSqAaqVauGc3bSSdb9o2ekiX3/9Yekkf1qolBsrkZ699P27fe42FO7c6FfFnEek0/kWl",
-	"gsdbyDGJQRohjnXc18tkz8ZXyGUvEFAMTxOu9pwEaHSLR+8pFYXKzjiz5gC0npy/keLupumKmQAYJhIH",
-	"IctZKobSWJGKGG+TVgJ8vwBY7m4bCzElNYYKs3AD6gli+RlIY/c9kNHFh5ZC7aZOmQQxnVkjY+F6a1cl",
-	"uUPwplVSgI6x7Qa913n33dgo8sCJOwD8RamTFXbTrcpyiij0bO0hsz1gJ1xaf33Dl6sZ8FkoUGthL3G1",
-	"47mZjvhQcgZaQJaKUzZNBDcCFIOBTCdsqi03RmYTSiBu49S9LKxvkd2kRbVb5G1lEuATHkZdJwPP6L5c",
-	"nH3bEFqt0sHc9x2xbzk22kv8B4iN/s7k25+iWugjEOF5wbWS2AHx5gV6PXleFQs3kegrteA6nY7xZLPX",
-	"XqChBCeVt4aQLMvIB1BdfxK2kHW3VDjysjDXMdu3IpKxiO+c2Xomu+N8TxzZu563FWz/qKH9TZviVtjM",
-	"fiwiaRweeJDij3gu0e1SgS3ISASqKKBDhG7U7ZjOccjEJWgPzZhb3s1/fh+HQU+FOYoMAxaWMC38SVYh",
-	"/MFNPWy1GQ4Dvk6N+fCTaRyyZqHo9FSu6bRYlIpYKCt5wjTlxhOLNSM5rea9pzoRXUTEOrOgAqGPBBkw",
-	"aEPHnaOgp2AyPpxDz5RIS7zdhy27mbNbaSu5MR5nV8xiga331A34Om3lo1BjcqIu1w1zespZrnUcsqHX",
-	"RURMSosS01GqEz2ct+urFpWJbyuM9XGIO0+ET0/s1aeeSMdAJ4NcEgYNkabYoCNnEwuCosQ20rjMNNhS",
-	"npFHi6BDpHvcOaq9Pz/iSFYGTCaYfWC1ZomeYZXXBd6UYAXbZRxgp+o8vlgJ3/EXrW//EpG9GULZirJi",
-	"19SQozLIhXveax6BLyq3xh/HrrjjbuVcJ0eZxYpAd+Bar+PagLtu5NewtetH0cLcL/t9aqWgjNv13GOO",
-	"fz98Eag4Nl5bb3I2puLtAeNspM1UWp7Avy+FykSrSOh+//rn1xgqxH7XSpyWgoio0njM5z015alrpAlD",
-	"y6yImVRMWqyGlKmx0jNVvKTSg5F9JBmxvJZjT0VcKW0Zxa+uOpeuIKXEyOcmjycuzoeOJlxnuLbdCnPY",
-	"m8lYnBbxOsurSboAn6N1BnT7sLWSnD/3I5eKFTX5Yb1huWHrJyKVEd9/M5IRH+rNjddWbNVyXS92aMO4",
-	"Ibp9JRfbun3a7gp33FXg6Z8ThOUFP1wI1XXypMQFr8oUnQ5Xoan9P8g2sd72S6V3P9Ux81bCQY9vB6PQ",
-	"aGvFfcUn3jWP2QGltVbPmpT9UFUIzimSa2UlAkpMI7WWSlYXIEengI0YQaMmNfU2lnL0sX5BTL1dWpvC",
-	"mRVZ+fkpuantis/PYKy4gAKzcDAxtIgX66eCjwfcWJ+j2eg2Os+7Rx1cSvfIceWRJFPRqHT7wQH8XNx+",
-	"2IHH89tjqRRmneT3v6je3zmsvF7J4ag8mkP8eYOMkmLptmo+u2/e4zJlH4IHPdos1gfAEHfDKolG7wgG",
-	"rLKqWB2N14j/vREWQhGu/9P/+38zD3xZc8KtSCVPgAaK6ijUnLUVuAwP3+iqz41gmZJ5ogreq61hI53E",
-	"1EgqYNhwFnXICFbLV69175hgHZQ9filSPgSV01h/B4GU91hLtz/vKTL5hH2R6NkZT/87HOewFCJGVXcp",
-	"UUO7WZZexZo8SfKpmhY28YJ3kZkIFV+WiEuRUFhmvdYE1JUAzU2rIr57arOQ76VoarlJCnd602YGSB+P",
-	"NEDab8+Gw+t3VsVFl/pG39EQgcw2HB5fOTzXqOf2QyPiL9EzK8jZHQK/FKWC0fkcXO2eJSP0x21ZTHJf",
-	"60Rw9WgDyYHQP8AS1DC4lu69idk1f3yziHIcIm3T1sLKH1M4+fffO4B2VCsG8qcs4anDzr1ZjpfDgn0e",
-	"/yszN+9PvdIg/WuKMtEpSxOu5r6lO3Y5Ax7kzNVS4V3YppqS+LoM+91NQbciIBH6HvbYZi5EsILXwsAh",
-	"hjKGWAUeWlQPDu7u84SrSJigp3zTfuCWdibouJTTahEeBEwakzm7eKTTVLh8Q/Y3ao4mXUUNyjVFn/aE",
-	"Jz1FBwtTpGARYND5WFmk1aVAHTKMuBFhwELBoxH8X/8e/p///f+0AiCg1NvcSxgLscJetc2nEkOORTt8",
-	"wzY201kSM0uV4koM3+OhpnPmAnOPAas9My2SGj3F2O8CgzSK7t+hVCYbDGQkhbJfkILCIiOY+prm4BHx",
-	"lj8a+ZBcPixjyrX/pMxb5nTbUjfQNs5P0cL7VqRKwyhxRqYESAFk9udM8DSR8BbxdSrTeYANRZlOYrjm",
-	"iOoU74YR+PgZuhnHS6fVt1vM7+D40YQby5rvfnz3qdVmP8JDtGaGNd0r+mKgUwHvtjrmc4+PHTH9rpVo",
-	"IZEojOTBicVd8k0K9z4vAQa22i31EzBxePNEX4oJIucJn9PW2pGYsOaMG+v+TZCTOkzg5b1ED03YoiVl",
-	"oaf5L1KFCyvr5m6KdQWyc7vzzJSe1ZkN3Wn22dOMcrqRtq3WY9QQMBoWM7nxdQDQHSTxCx+l2pTOGo4y",
-	"76gRxsJymZgwyEnGEUiX8cIDhQer6eaSHzDYU2yKCz+bVsA4DDI/Ho72ZqlWQzy5GC9FE+ZGw9jhHkzG",
-	"siOu2HN/sBmVqQwcaeiBr9YI78dP69TnfxdHorgtzw33i+BIZQo0pqmhG5IrPI+MTCt4NVdzWoN+Zoub",
-	"cJxV1rZpG92rGsVrFA0rdIp79IAVbTHrt7EkhJ1s1K2x756xpXidD4fHnaO9g4MXCI7hhFZrlx12QCKX",
-	"2mUeopmO4ywabncWWmXSX7k0a3QPXr569W3jPpb1jUmwg7SZ2zWEFd+ZuEeuh9il+7/dZEbuyaWWMp7f",
-	"kUcoOgyS6lkhZnY2tMKHt3FA21VAUIpse1/6kfkfq0Fqr4JGbp8qcHS3cdg+2ahv7c0PfJb32d2QAL0b",
-	"c2X03M/aMqGoQAlKdar+4QU4ay6DU65ocEh/taipupMZkfti0Tt9xhfo+E/qTkV1w61yDpDqaFs3andK",
-	"qpP9qtYHqxGzqZaW6LqyoDkR5Ep/DqNR2kuLe+uMpdwGBLC8auPbkwWLlpzc0JnfUKAZwGBZ6opn8cjq",
-	"tM3eycSi7jPvKYIkVRQfsLFUcV5TiDVDAN0hFbsx8lIELLQ6ZOKr+7u12k5KX6hvKGVbtZNewPZt3vj1",
-	"0daSeJx2yCdgxUUwgJqANEjt1WGilrZiHFjRsK7QuPiq/gr3rx0HRyxPpxcHBKeuOqBSicdOubr0kvHB",
-	"WV2+QjG3Yg/evdkykYJ77cheXjsyq280rkdqVL5wouB6vIt33tSgfPFVbWZOLsHdnTX5e7AmozXJWYhg",
-	"ax+ZQRmwSR42uR4cubsLq483xiwL8Uc7pe8R/8y0MOQfrccg513sf09t5p69PYiACXzIZ7splijsXY8O",
-	"ULjaz02bZqIFAikvB93EqrmtFYNf7TZ0zRLWOg3vhBlX96QGT64+cDPWXH5H3WyL0grumORdu9yqrOUB",
-	"ueR1CRsLQ2XNOJ2TyydwBZUDNkiF+B3+0edpq/CcBUUihy9X2FOl6sss5WqIYStwBvOUX2whVI6DqZH7",
-	"W99o7JIKFo7EQ5qPXdXxvOj1hH+9EJNpua61//voaE2x7C1ZZ5cu2HYTMhY2Z0MeuZmZbOHJtZxw21kb",
-	"i/hkl8Gxy529cdrGAuPepq1xGdWuzeZYGNu2MzuW5nVckQB3C+0eE9facZC7zhy5weF69M0sy+GWFpgI",
-	"ZoiclsMDjOVzNAECpqNw52vAW7XOJHvNYoGaFmYI5O+lmGh8KdoO4OCOJKzyHOMIKJpGaewlSeHAtwaC",
-	"LvtiCRvYAo7r1MVxbIPijktnsG0P+o7H7VDS40pMuTegg7fvGWGtVMPNyoDgo8w/2iU7NWeRzpTFELVn",
-	"hl3yVHIVYS2bQcKHw406bLBrCg1Mllc68C5P4N5Yp0vrgBkJw6AQOBwiRY66QbH+nFHd2qugCud57lfo",
-	"9vym+r5r2U319g24zeKDy5Nq3e87ZnPHgGrheNwITTm63gNC9nbeZVnot7CTLUNQ58Kauqe5y/SlSFno",
-	"f3qX8OGZSCOhbOidC32txz2Vx3/C6b76kAsyl4rCL1izr+2otTEkYpvXJumpZcVJVmGrq9zghtDqyuQb",
-	"3cOTTidoLFnKRrdx0rjVyb9z1LTjYrvU3K01pr0B81wPf1YU68jSSzFfjXrO6fdqMNkGKal04Rlz3/EB",
-	"sdWGZ8iYmFbCsKbSlDOzzeCsVZXV3FpsKkvuN/oDRxQl2ghT6s66rBXr4UXn1aZd4GOMfXI67JlrazER",
-	"PGEDIeI+x1BaZBrk5/zHH42xmGOFSR1/+S3jibRAfNNUT6Ywmr/oGUYUghSEe/7HkgapJuKJ+Mi/Nron",
-	"uQ8T9kYNcVXpA6mI9GQiMPCp8vZEjkUyRyg71xlQYn4r01nqi5JVP+yasLqPqakpfWnAL3WWUmI8ebjw",
-	"3P1QKlXxwdWgeEvFJf5ZGtKvIxmNaMliGeOQYISsL4xdNwYj1TARX6KRlpEojYamglGl+Tde+2wMkRix",
-	"7qVWfLUVensDYKbRPTi8UQv1ak/YEVfj/9TZR2EMHwqUQ1yNYcb/hf0nrLy3EY1EMi1vRXtV4/UyxWJm",
-	"woYecTzAG2a+0qHfhSl9Fx74nIMXwpKuPLjjnTw46HvHIXXRLppzUtYcg3jMlPwtE6fOse7Kh2rFiCsU",
-	"twfM80y8pae0YsQxDaZuUt9A755nIC4wP01OXJ9WOKl7wJsmdHqvE+lYNJGG48smeolufd+lksBnzePO",
-	"UV4EfJmoX6PX4HuXKDariyXSuX9Ib/+iQN5J0O9Ngj6kuNxAV4STsK0wjmWEvkOeu3OzCfLsPH7gudlh",
-	"W2mQwV+3HVtEwnIXUbSrCXsXwUUeR12PnitYbQNfW4lc14YS0eG5dZVXP6HbmFt2Mm8n875/a8vdCr2d",
-	"KLor5vyTsJtx5kcfkEZDf2ZcdWNvrCjbKIKrBgrk9DkrbLNPKhKM95RfSuqvbBasKr7TA/lUmsedV60u",
-	"i/R0XhoJk8pYwWNs+UypCfRYT9Fzd2Kp8L7TXCDtDA074fGnMjTsQNfu3OxA1w507WJl7zxW9j719n2p",
-	"LqUt8pwfotHuR6msYYlUYwPMsMByXRZiuF7IuNJqPtEZ1oI1WM5KK4EVXFMRySly/SZBUDHhMqH6oKkY",
-	"iFQgtkwFG4upRS/WYoGAwJXSNCM9U75rLoynRc0Agc/tZYauuTwHrURPmazvNuOUha6y32sbMqFcy02a",
-	"VPO4c0zVWLDkJ48s+gHRzVbMMGZhPhcT3rlD7X1pox/St5YvU5mPvqpI/mIZcHBOuH/WesKOD6g2ottX",
-	"oJ7PP7ODTufw6Pjk+QsHuWDDfjEixy71+HJphbbnc/nHHw0kUA+EaixHXSB0WAChWmt1ZaWChtVjAUfy",
-	"L78d/Tp5+b/Sg4uvJ3+9fHXWP/x5/vxDdPyT6byLX/xPfvSLePlJHnyenfwN8FWWJo1uY2Tt1HT39/l0",
-	"2jY6M203acdw9jd66Y0DRopdrF1DAQ7pKRM8GjFcACZNzgsisTP674z+j93oj0QvGD0RXylbuEX8kAqT",
-	"JXZ1yOmZSHMLTkBh8iTgveTEoubhPwapngTM6lbImrEY8CyxXcaTBC08mN0Cwp60mwC0FUUiPpbGprKf",
-	"+crILm4GpeLPZ+dU2vDns3NmIp0K1gSVRGOxwolUmWGxsClWMTRYZnqqAYy0giK0FTQSrxhUA2eDPJIV",
-	"hoYhaNUo1hxsKHiHj1GDF5rWHXlDPrvlv6Zs0HlpuR9lcbjyAOuUhzuuM7bvoTwc/LNqviBaBDgCSnGZ",
-	"/uHeA3TKHza6B0HjCP973OgeB42TRvf5t2C57QNOU6PbOG4fnlxnCblq7CgNp3N1OB0cDg3qoNPoHuLY",
-	"Oji2Do6tg2M7CBrP8b8v8L8v8c5Xje5RPuayOcUN+GX7AFu9TQ3xHX+S8eEpN0Zewoof0Zw0nY0TIAmd",
-	"ikb3qPPt5paZBUNMsQqvggYxLBhTYYKBITnjC2wH2WNK0yvbcGqbZlZaYkqbEmxilkHehFSGDNpeMXgc",
-	"XRwcdo/8oUNrjTNb6GyK1JLoS5HM20j21xp1NrZQErdbAeScLNpF/z5xLxlttt/Ox+8nW4+QzIin4mFt",
-	"KxVHHVZAhDHFbJIlVuaWjYCFf8xE/0uWJn4K+3+gQvQtPGURTxLqvsf4kEvVU6m23JV8we6l01RcSp2R",
-	"KadcBYaiiiPRarOSjk2NbgTMxDol7E6MHucwt7sMIr6N6H5ECnVtVgvrh0xzjb58ijS1VFve8cFb6rAP",
-	"r04C18gt0c+MZxew8VvUK+m99Qs2wP2B78uUpzJerU2VJzDiEwu5DT3lu3rgj67vMrfMpS7ePhHxgt9F",
-	"lQW/OGuzkvFTNyg+esGHdY1lMI5d0/K1eUvTVCpMueHVTN+Iq4fPXCJAwGFwLNKxcO1ELE+Hwgag8uDw",
-	"Geh94iuZCuD+v32m2/WAhTPR/yVNwp5qlgFDxNX+H3DPt7DVZhf4QkMtzLq+TV8zpA+9j0MQG6W2ZjJ2",
-	"XUrYVIpI9JQeMPFbJqfU3yJdVuaUZtanaidhwvsiIUeKT5VK5qUDzV2tq2ZIjuQQvTv5OkjDlIa7olTE",
-	"QlnJky5AUJ1cOtijhIiNr9EyktO8YVmZL62CMHA0N3HawJF80H5ZsJpXK18dIkHDFl4Qs8j3aNNipRd8",
-	"uNUCpZYP6/DLDUo30N2ruOKW3QTARXY+gp2P4A4SA0ry6XrxVHCvjXBcnhQQi0RYsRzPWT58Zoj7Gqun",
-	"psRumzAc45RI0CFbbfZGx649KrnrU1yg2zPctzhEYrgLTKcWMb9xTGl3MO+u4JSVqSCUchckes/mH8vN",
-	"eI0mA78ygzwCgUucidc2RBuKIhw05UPXN7ZesRTfgKvbUx7cBCyk+Df4FzfYUBiusyaOjrlLMUXccOt1",
-	"pVimguJTUviJs6k2EtGWHYl5T410EndZrzGZM3xRr9EKWOhvog+PpaIBYKOwkJxpMM132PVrH/99oUPW",
-	"zBuAsT7QncH+pG5BAt/N1C/QQKfYEPXzuzfs6OjoVate5RpNLTOETM06ZY6ruXvZilYduG8b9+fARXqE",
-	"zb6QCHCBpSslWx2ki5lcOgiKq6wPm8z4nB5ZP5oqSUoPtZdTIgNCXLGuJ/3n0d6L+KXYezXoHOxRuMvL",
-	"V7wfxSumVByQO1vbK7Pxw9+UGPqr+pcVh+7OBr26gVmpJcSXRA/vpJUZN+O1vcxoTK4/tzRMp3IoF9Yv",
-	"1ZmValVrNeJAm5EqPbJ+THEmrvrRJxr0oBWe9EPmvdV7nefdTmfFgB2TrD3it8Aaaw+27Fm/ZrSHR92T",
-	"V92TV9eN9kLfZKyPrwaX5wBw3c3uk+uFHWmNvauL41bz2H4LGtxaHo1gpVEdeB+D0Phn0IDpAOqMSykR",
-	"/tIP87VZEgcXh6W4h8qu01MoLqu7eXC8QHviUsYUFEjPDFMeiY9SZRY95p26UYedAXAnV1X7Ko9IOGB/",
-	"F+KfSDUW8Vsd0SrUWcMXlKkgdUqNsUdyOFqSj+H+NmcjbXX+PX/1HGDjwp0XYjLNszk2zSsgDlHmPXSp",
-	"5kuiF8uSE9Coghbbem8RL9a0mbFLjDOwO5+5GiKJT/jXcu8aV+8c7pIWWcEHPWSzqu2ntL03Cc8E5rpZ",
-	"Na8cO+28+U++5aADz16Vo78fvoEWm3CV8QTHx5pOY+m6q2GrnSsfThcxUxE9M6SKNMOVHDZsMZ32lNdU",
-	"TnNvOFCfa7Wdv5IUhd+1Em0WlplW6EzOzmh+wYeowHEWZWkqlO0py4e+KDHa13UKf/qqm6cszA99/q4y",
-	"BwzJjetlH5tkxrK+yIsK9xTqoDyKhClyM9yHSoC8NIRTRmyeDTMZC5O/0odCUkOKH3k0wvSMzPCEScM4",
-	"O+50mOITTBoeCTaQIllj2zHjJcadwDe1gN10HWnaK+3rZvygBvYy4LgRtKgj5qti/XknF9UTLmGgXCE6",
-	"vgPJPBGxzCbXy+abiVwvld4KTL10Hc4nfcn0JbHEzVwPZrzNqlo7LLlAdDfAkgsEesc4cjNqrQLJBXRJ",
-	"SNJdvDGUJIFTQZK0mKtwIv1awnTuwh0dFAJrq5xdZrx1b5cZ79xdd+Tu+k7cVpYk9nUIsoQQNvBY5eS2",
-	"Lv4IQWLeLnUKLMKwJl6Ac/bL5w+GbOlGpJd49iatAO+tYKJnDE8p5ahIa3rKCwxXRuXGZuqfhHW45nZR",
-	"i/cpwOrIhVeNJ2Eyoe1FIFlT4vVflMDNmytqNkv0EFHmIzLGINVT2XqiJxcIIid8KPb/NRXwqRXlPQ5e",
-	"dU9euF0YyEQ42iL7Qvtf0yHmdiBp1JvvK0xi/V00ugcvjzqdYx85u395QCf8+nd0Dtzxr7O8+zT9/VpD",
-	"+7azXT1O29XdgaAdOLnbymg1ZfzjyvYo0MO+F0gPlu7B0zHgChbC0QyZTlkIyybikNBLGGslwgLEeKFG",
-	"oZBmTPhlmRWqp0ITcfVGxyIMnF5B8aC5PYrl5ih01hVBkWw20ka4IFMf+OmMNHTxlApqVL+OLNEbrrhl",
-	"ieCG6tMjG2aEJ0RMwd+sefbp/IKVt4O4dQtfjjPrqar9KzewFewhbLNfYRTSMCQ4NYRVnKVaDUs5Lbmt",
-	"SlrWFJcinffUNNX9REx8tgvGL4SxsFwmJnQpxUpTwp003gyIYO91Repr12i5bL0zViYJ8/RVrKDr3x/m",
-	"G6kz+2mAD3UZyIgwoBB3IAjDeGWuX8TXKEvhUIWMJyK1rDnDlMMBrBAL8VrbCXOKQTEjPTO+RgqZLnvK",
-	"5UUC0036mqexwXAtHCvMljMiQiIxaRhPEj0TcReWDxaapwCPQ0AoYQGLQ7j9i6dfGqD0UWIizmnW97WN",
-	"saZKyiKuIpEkIi5t2CsWRk4rCk8xutjOtF/PPC8atw3eMpNqSbQIoW3xV5ouxq+YqYisTveN5YPBhoZI",
-	"t5kPbopU2qLNQOuUDbkZC8uikYjGIiYnCZ36Rrfx1xd/e3f48dV/nL1uBGWACS/JlAS0964RNLDhHUjl",
-	"l+2TDeJry+uxzVp0D2meW0TDLx0armgydSNZ7kPX+aNRMJTCzIWoFNZ8CVnw4fvaKPDbFTIa8FEq1Egg",
-	"MSEBBWtJa+e4fijwD9z2Twz+AxQ3OxXgT2+fdJzbaS8Ex3L+eb0uU8UUNzBZ7sc6uo/afdeWgnZgp2Lr",
-	"JFdvybGMl73DuKIjeA8xvYZ6XrOmfwKXVWnm4psN5o/BIwi+vb+blwtalOH6hp7kq2DtnEyrb2GtbwG1",
-	"4g2FyEbsCgb3vQKnXYzcLkZuZ2f8c3eBfvAavR+kGjt5FOsomywU2tuOS3Lfu1wexqT4moxshnFvdStb",
-	"DUMsITPlqd0f6HSyF3PLnXkRZDk6hXygG9zFwoFMRBh4A0NPCVcPlxuGpiN6hiLlnEUPXUKtLjv7+aeA",
-	"/c+zH38K2K+if8Z0yn56/44NgK58moBg/bkVJmB8mAoh1dDFsMEvsYgSLGQBRz9gnKWCx7DNLpEKzTYT",
-	"bSx7efDqkE3lV5GgrYsztMcBODg6Cg5evAiedzowLZ4kQU/5p07YR/kDax4fHDHe15eilVuo1lqm2uy1",
-	"e8Fhx3uVCUxu2wL1Oo6BKkkkbNUCtYRMFsAF0EXVF1ibf/4yxVxdP5OtNkzc+TzX+zw3kXlEdysEH371",
-	"3sKM/CT/cFuxizvapdnfDCOQvPTScjk66Ot4vocpq41u4/nHxhaMAlfoeU0u/mcx0ZclCY+ilJf8ga42",
-	"Ckqx5nHnFTpKyHfTzcEAM5bPlxW2vVuZ5bP1C7G1y9l/uFN+V/n+QIDrz8wNzkewOpQPP/TMEFhkTWkN",
-	"C7M0yfM84MMt6iHmRL4rOkFNxMxtQ/RW0O6iQYYAxr9VQEijmSNrP4HW8gTgvlQc0zWvZDctE7j4xgWB",
-	"+wag/x4cllQnS9Kupqm85FYEbMK/7vGh+O9HBydHzzudTsDkZJIhiYXVHNM6j+xSs+4n6MZpJ3VP3UOG",
-	"3QTrTrGMN02qRxSNKc1TbkeFlcgj8WU9v+om2K+NEEoFWVEfTJ3HrxcGeyqt4CotNMPMiBSLeMxGmqz2",
-	"Iw6cuZIBVpLPLV+doacWs8FKd7FmuULIWjv9So25p8oq823N+Z/dNjx47MWNLOb1VKzyHHdugZ1bYOcW",
-	"2LkFdtrL9xR74Dn8drOjLoWKdbpRaWb3COvPKaHJFShjIY+svBRhm52hkb9+ibP6ZZjZOSAOnFO3Mq69",
-	"mYzFqS/guqJkWCp4zKRlVmvW9NOgfK5SpMHyCmF/dwtVp0YYLQRrAh9FECWVv4Q8uOXXsIJsiesurWCF",
-	"Dy9TnPrAgrh6tIV3ImyX8nMGu9LoNt592DvsvDoC7urm5GYN7+QRvtN10GvEXPF/H6TCjBKphC+PXyzK",
-	"W644+5zJ3xuYuKTg2v//gJ0cHLKTkxPWOeh04DCuwAoHJ5v24OtEMOxE8PhCTsRbPqdWNBOpPqWxSN9Q",
-	"S8PDE9B2/Rjf+eGzs1THGcYMabibHv9HY6KpeW0Gxxl/+dFNH/8wSxdgabfa8pRuUMCFyHuzEi4lIt4V",
-	"cXnqRVwuc/7mxcw0S6MRN7DcNcwFjuPuAY/1p3pBBOl0uIUqL3FsGHfD72Lei+M6AXNcJWB4mJjYg7MV",
-	"MDjD2HwsYBOp5CSbuBswlQL/FfO5AXUVznGeggDyndVQVM+z6TSZL9FU10uvVdVM3NF80HomD8/HH57x",
-	"1sb2tGHv1TTbUgmSnVR9EKm62f6v0u6IU23Z+e24+a7KxtPqNv+YSnJcerFTCw+UJV9jueRfpXvmtTke",
-	"OsadxvPMUH0yw5q8b7BBies44q9bPhauzZDrZmtaBVhQGmCsexkbcXOvkOEX5GI5ZNhJ/Mcp8Ts7if/n",
-	"k/g7OfxU5PDdiFLixfcuSvflBKa0h7HsD+aKZnm3aBSppFZTeD037M3537vXxZcPZLI8vJxyyXqKbrBG",
-	"JAN4Z2jFV7sfmcuwzd7oJJsotFG7du3ASQIWcSP2pDJCGQl8M5lTRQLFuJrTILssNOMsDHoqLE0pDFg4",
-	"5dE4ZE34HzPyd9Fy175kSlq8IZWRgDuwZXw0PmXh8WH7BH76bwfB4dFx+6TjikX0VKmPWSitmIQBm3CL",
-	"JS+sZlwxqS6FsjqdM/gZpoLh9AQzdMrO//oLa16dUKvNfpV2pDPbU1y5d7MIFwTXjsq+KiYmUztnkUgS",
-	"DJfXM6rW4IYwSnU2HJVwEY3C20JGOokxAF9aAyNps79l2mK5DsBIAYv0ZMKpDBoy7n4qOHWl+A1uNPDN",
-	"Xy7e7b3EKCdHHxOejvGRN58/vMPnekqomBIGODIS1xToNTM2zSKbpTxhIk11ypqcebHrpuuLfMC3kFjK",
-	"AY9vzv8eMH0pUnbCPv6A1XXhj8NO0Ol0eirVM9OqFAWBcc1SdCS4Sh9t9gmw3kwawQSPRn4Rw7yqRpMz",
-	"JWawQEAsTuBQO5iegg0UX6WxtEyc1o7FcjAQqcEHFIWkYceVTLnNCVlTadoOTI9AF0OIixC6knWuLp3o",
-	"KYWYAT+QCm60AvpLEn+wPDujYsGXPJExzMKtOKASgccDi6ykXBnAG9gJ7z1yGV/S1wBR4hpjA2EfSpev",
-	"1LZxL42G5PBPyPgeR8oDcrx2ZC7rgwmaCk6iiOygfuzA3arxgmacBSU2FQDbCXKmFCBHCoBUemlPnX1+",
-	"u/fhx497BwcnQa/xQUy0MgEbcBXNA3ZwcMIQZfYawUEAfCXoNf4b8K9OrxHQzfCS9Vb5O4e+7ihhs3sk",
-	"cdPodvCl2D8c6/FZMakZYxAfUEVkgZhTZzbSlLHhvhLAgja6jdJKNYIGMcD39T8THRL96JnBgefnGMee",
-	"H2T6i5hCo9upTSFIG0Qm1DV/GfLEQkc5V4plvAOgO0PQBuiV6AuAQgm7rcGw1+Y93B7Xekfm0kiFv+hZ",
-	"Ga0YkSRmAUOZLkjigOUIjsQNMEqGnJJ55BYA3EJY8/3GMrzH5dxUTD5IFEHFxHG9IaJKGKvk3AYWi0O4",
-	"d0MpA2R0jql8Df/nL1TrCGQrXEnFQKSlcD0kQWf/OD486SwXRtdaLXJ5Vdscc+N4ASChm8QM0GncBQ58",
-	"D4EDvLCbS8dRHmUEwW0NGnFs2GiZjLmiqlNqEQoZkC2lAjn4J2b4gPIWaXUpUuyjjgpbnxtBtzRB39Re",
-	"t2ydMo7afunTuR6+4F9gYc5WXIlIFiWCp+ThGCRFTxkYwjPDKt4K3EDW9DnvWI3Tvw5lI9zQute4B2Qx",
-	"Dxv7UJY+9UXLoxAXm3owYNBbjFvYyfHtyvHNd3u9z4LY2T2FKvjZeqC/k9M7bbV+tmMc50gEqXab3pYZ",
-	"N4BX9HC1Nvor3MLgloApMRPGUiHrgEwyuZEWa5763Hh+KVLAyZE2Nu/7DZoojCnAaQU9RWZcFK5WTgRr",
-	"hgNsvZ332w5YaHXIxFf3d81e2tRGu6e0Subb1HuXqqS4Xh/0cPMm3LDGj7AHN4zQc88NhsY7qzpCO7l1",
-	"+6HBgnkvG1bcBnKqDtNMtUz4cFXnZXqkdm9g3NvP9MzaQV3pugz0vaKL8cFFp5Tut2yUg8Vey/lygeDd",
-	"g3dvtmblDstrRvby2pFZfaNxPSrLDD4xy0/tChLwN+8X57taM7yWscE/vJmpYZaz4J2h4XswNBT7WZLt",
-	"hgT3gzeb/SwincaGGaujMXrPZ4rxGaf4gtlo3ma/ku+YsxBnErJExKAlp3pGMCBehgN6qolqOMhubTH2",
-	"UGERny7eChwlhl/Qtf/ux3efXJHir1N0hCfaGkIerTb70V2kQUZcsb7oKRxN3GYfiblxxSQWxhuhU7rc",
-	"ZEEqkw0GMpJC2S/4kjBAl7hUw9We3tUlglZDArIA5Of+IfX/+voiyW6v6NR7po/PuCYNH3USzwPW59HY",
-	"W2mcjvlbxpWlXO/nGNaJwrQiqDdN13aF9wGObtpj1e/LtorxVWRLbdGyQTeK0iNLtd+c1WxZ9y0UiV2k",
-	"/oLKu0nZRmxUcZU5NVzEQKPbeF/6kfkfqdYAtT857ryCC/ADfDGXQ93GIbapuA8u4E5k0t+Aks9hyN4A",
-	"8CPOdglN/6wtEwoDuoj3D7DH90RfigmsSHMFa0ftj/5qoYDx0e2+3U6b/eyaHs140fXoz2yIoAIRxoo6",
-	"IOWGpQAX2cYqI8QnVWZlt9DQfxK2JIvvSGl4YMa+47V3WKkiZrxY24eD5zft8jcT/ZHW443KYJisn99h",
-	"AqaTuGTky4OYXYiZg3MyZQk3lsUikZcinZ/2FFUepN+MiFJhzSr/Gp1VPVMibbXZWcIVGwisO9NloZ9C",
-	"yJpnqcaj/KOyIp2m0ohWu6euiTbh6y2EQ2FBCThqYwDgEvudX8Fbs4fKul7LI84rd9/EtkADL7+njpkB",
-	"CKIy0ntmKIe1hCsI988el/9ZzAS0odXdKbGk/Kyv8gV4tjRNuNpzB6zRLZ67n7oGjiD72Eqc/eXi4uyc",
-	"CRVPtVQWziYp/uIS3lsoi5YnepiJwFfuSxIH4v7Ra/xbr/HPsN1TF6WwbxbxNJUu/9HIIRZ2IzYUYCHg",
-	"U9fFkdhUIslU8Jb4FzxoLE8tfqSn0CAhvloaVpu9VtUuQBisUJTDr+wQ1R7ui7lWMXkTLqjtOoVPZEaw",
-	"cGTt1JAfAi8qbRktCLeMs7z6aKL1lJToFGYq0ksRMx7HqTCGHCgx48bHv+sEpgYXDZO2yzgbwQCFirGZ",
-	"p2KcuSB6iXvx/uzy2L/NZ44MdDrpqVAqYb9wiy03kb4Na4aHB0edF53nx0dHYcDCztcXg/ZBiDZEP07g",
-	"vtOsn8gof6+PGXGQuqe4YQOdpSwWkZzwxA3JYDYJDOk5S6QVKU9glP/K4qGIWX+Oc6wO2DLg87GhnqW8",
-	"pzCfBL/nFiMA0qmORximVTJnTdfawUX5c+uCDb1AQ1dTn8ewceWijh1Hhr5jqu+winV5n5q8c0YQGsCD",
-	"2qbo+ANXq3RzRWvQUOnBoA3kEosYmB11EsAz1N3fx8Vrj3ja1ymAsT3X59X4BMl9ozOzsWWIFmWrhqE8",
-	"I+AaaPDG3fdtwznESyHB9RAgKLy6xEGxn65yHZNVJLZtTHIn4gFMSd8ZGrmpCcrtwBdkKV9SgQ2sS1ao",
-	"RXkYceVK8BZCcRV8WTBW1abplTahRZWmElK4KJ2ftklnA+YSc8v73FRAJiolHmPCsvmbYAMBg/QBR1C3",
-	"cp1SF2se74HALLra5kTiH/6SlT5R0Ejl/dKw0l2nLBU2nQNbSS2+u0wUJ50j3GRl3nGZuI671XH/8vnD",
-	"M0PoJtJZgh3LYfCJ1iDTs+mS4RoC3WtG6yn22refMhg9IodlY78bki6NAoHN8qEwpWesydnbn8/ZgJYr",
-	"wJs4PYWJorGmBMaewizNVpeFsCjYnTJcsi5hm32iNpcrNrDbU+Gy7QeUk7LQ2Qq+ZGqs9ExhpnC5D2aO",
-	"Qmh4RHKA6No99Rkpg0InQvxj7zX8EYIs0io2BGRK4qd00xLtgx5imbIycUAZhQSb8DnRu02l7yHuN81V",
-	"U8OUN6dAS2XFUOBuVXW1XL/BVOSSYuMwzdYVtpVGoNymel1LFbsAAHxz+xwNs5E0VqfzisKUV5NTsUjZ",
-	"jM/ZQCppRqc99VsmMuAhyrVIi1M9nbqE5yeEj6mLS4GPn0wPl51RZV3/ljKpP1p7Sv0sD26j0dWz/cbl",
-	"rVtnfHB9i5EpsQFGZKJxZcozUIqbruhxl2Fh37DlEu1NNhE5H5DYUuZHMtUg69ZRlKVsNsJ8+SoPkYbe",
-	"HSMHwM5M9BYRs4RbkVJ2CWkYPeVllEu4xzJUYkZD74u5M3JkiUAjEapO8BVMMCnr4K2nxmSouEqZydwy",
-	"vwM3cIO2hPEN1d3b2MM3Modv4ja7mca7s3nfruftw1U22mlEO41opxE9Lo2IoEcOLu4dca1XiPYLMLPW",
-	"S14e8zNDZq1URACfijdUc2K6BcQKyHxq0Y2DRZLgWXjqGV3OTIBZuIl2hYe4tWIyxToIYx9ry6RFGl5w",
-	"VQGgGoupBQLqqaMOVfl+us72Ymo3reJw+wyAKlWsxSal4d7cT+9eMn9N217XVV9C4jvM8ljqBiywiitc",
-	"4qkrmdcwVCvI7/8Q1QzcMTKY4u/ZWRtGFDpdtwlimYV/lDfpffwtbFGjQGkWTF8WXVxBT81G3GKwAHDy",
-	"st6MbBIuOMWXAgtI2XXOaOcvzqOnHHN/ZnrKQYGuC3RI0M9t5ioapVrpjEroWT4GPm9IPOQufpIghF7y",
-	"4gYve8oBgVabfZBjgY58L06kZZSgbViYcGMLvhMGdOUcpZHLinSI6Y3OlA2DniJLIOPTKdZecMX2crtg",
-	"Io0FVZ2EVHEdpmRlkjDODjsdNhKpm7CbfU/J/GV9Hc+fmvC6ELnwuhu/+V3IrhquZBh3LnE21aqviKzl",
-	"IspTnjciuy3fyasHayD38MHk5wLrggJfzpnE/SgCZsRTsS/3/7B6LNS3tZBfqkstI6zrC4QbJZRlIQTF",
-	"U/VTruLAX/ZCwAZYoNQEbEr0RBy8zxOuItHuqbfSTBM+R82RUU76a8WcJhiwVIOSgOaFSy1jZENjoXIZ",
-	"khclPe4cA3/PWdXBYYdCwAwm1blhvT/DvybY6pPxKNXG+BioRKrxEj2BfqVirFEqYqGs5AkVUqWxOE79",
-	"y+cPwNlJcE15XybSzlvL+ONPwp7DwsfvaUk3ZpJv8vdfwAhuXX3tj4bbEFfOpBM0cDtdUXp8ReO/vjt5",
-	"9WPnhyK/+S95VBFzqQ2ooaTSkfV/PXh3+OroBZaVx+X/mZ77yOecvaFMCKQRdx0u/Z///X99Sq38nc1E",
-	"jIF5INa9Zow3n1ueWlOqp/J87+Do4vColIttTLZYceX44uCke3Dk7nAdW2OBXW1drVBaeT4B4e7L0x++",
-	"OHlxGFxBVfhYwI46/788JlMrm/IIFFTLE9wQ5cv4v//573udg1eH745eH+913nSOcL9lvPARf0BWD2Mi",
-	"7EjHWJImjd1LqtM8uTh4XmkP5/uswq3AUmB0lbfWT0GqUOyqBvT080II1GduBami18RAFTd+C4qn9s50",
-	"IqN57Yfd7TfPzL4fmXVYQ2ZdaP2Rq7kbnbm1yBFRRr2E//HPJakdKA1iv4mV0irAA5fIH/fDFQGjtBJl",
-	"CfNbLQmDJcNXyRd7NTdjhchBS6YJGOL6oKcuhcpEwIZoxnM945xQwvMA/xfpxARUGFtayuZG81SbrRdQ",
-	"PeUkVMBScYlG1jqiijVDEDdflLZfsLh32FqUXhSq3FObSC/WPD585WJwy7bQ1v2KNawR/wiEGgVn81Kj",
-	"73uSak6wnImUvnLUccLrRxUviK7ji85xIbq2IQ6R7lFlbXQPjjtlYVc9gj+kXBoRk5uFpbIfsGniAo2d",
-	"xBxoHVfz1A+OO8govpLHiEqjlcXM8csj7PGSKWnPSiXTjo5POlfLsJxPeTpOMNNUKqBEbmzx+b6gkgkb",
-	"DuHVwdIRPF82gM9wGhlyaVN8OBUKxPrCZ8tfdV3XKwJ2+WcPTjpLvvtpMNgzVPIplsZXvPNApbhSHsD6",
-	"We8ddpZ+Hy8jOCAh8WbE06H4Yep+KoEGI/CTln8F2Yp3HHQOT4IGsstGtwEAyNE6Q9niQiqA8556kM/i",
-	"TLAXaIUvaus4RwAABSsn4ndqSPR6IlIZ8f03IxnxofaAxanx+J0FSFSZg1/gA+oqZLJ+eT1OXtBly796",
-	"AniJ7yjf9OLkJYEiFAW/KIvdhTy+OuxQub4Me8TzsUA2ccYvZUJH8lKkJBkPNsRVxDJXoCqUiztM9ZQx",
-	"1W9OJN49otonKYcm5qVGYKAgD5FctpLNwdYg1RPfRmQcMD5MhcBmH1SrFg86a4Z43VWaDZhIDKCYTqtL",
-	"yWD0qr6I9MQxAK8OBSXzcOgvYp8TqjLHrUilGrbxDV9865eQDWTqytL1VPgHPv8+DuhD8I/iyH4L2+y1",
-	"R44u5tK/J2CxiEDaISjztXJKtW56qhnSpwGI6alQYesUVLqfmZGTLLFcCTQ607oFaEc3WRQJEZsKYDvs",
-	"+KYxFbxG8O2xAjY6PHeK2YL7LdoLZOlln++EN+Fz/u+A2/Y0QKerrfAKpFabSZ/h4tN6bSsMbBGx/tHg",
-	"S0wYhw7VLZvLDt3u0O0O3dZFt15K7BDuwyNcvxc7qHsvLq8nl+H3mIA97cN2oD2t3J5UgCrmqzG9r0PJ",
-	"2UQYw4cCoyWB6ZwDXrWCT06Z0sx1FGZKiFjEbfbaYd/DziFZVN2XmDQ9ZawmfByzmUwS7GWB91ONAcRX",
-	"FdB7ssS1NtJZWqDanqrGZJYLP9RAt63VefnntFTv3Uo9aHq+A55c8X9fk2nfCBpusxrdxq+CpZlidiaS",
-	"S8FG2kyl5Qnzz9AmYARvgjErLBYT7Z1NNuVztGC3C2D3WnH2k56I37Fn8nAl1LN6KqNGtwEyE4AI0M3B",
-	"IQV11MfD1dXfCBEfbliXs2YPh1eYHIIhQAs+scOLzquNWz0vTjAScnlMx2f3zScus3Yi6CmJoDfU/525",
-	"aTKdMsMTYe5KCqWXYl7LY0e3PjPMSpuIgOG0sc4PRnmAPoqNeb10ohnHWDaotmPNG27IytHEmpb0YRdG",
-	"JxWLUz6w5Ua+x6eMsyjRqPLhzZjQh0WWubFMWtNT8Dtau+REBOz4oMOaId38hR5d5ZarGVPSU4/DLUfm",
-	"i3Oc2WMINrljO4U2Am0E5OPLaRAnNxZzp9l/+S3jMAt8j55MresmOXMBpHDP/2gsCjAQGDwRH/nXRvck",
-	"j0KH5VVDNHfRB1IR6clEqHjx7SC+kzkmJcx1BkSU38oAKjmJX/2wV7fpY2pqSl8a8EsNTEHgRvuJNn5I",
-	"BR8PyJ7wIVPRqBE03kqlRAo8IB/SryMZjdhE8ITFMsYhIcDoC2PXjQGOSSK+RCOK/shHQ1Oxpjzt12pO",
-	"xWJFYsS6l1rxlbITgBHlhiapWFEp1Y64Gv+nzj7myOkCrsDA/wv7T1hAf+RHIpmWV5QUb4vFfc+4xaOK",
-	"8x4IEfd5NN7U+ueOz8qESfh1p7nWSYisMbKfUBo9Lqn7aSpUIXqAs29D3u6brO8oZr3uR76IvvuSC17B",
-	"YEnMNDTWuXkcN+y6ZLq8eb7/JVfygp7CrkXUrEgP0Hfj7wIZP59SK92Uq6EIGDEDw/jEZ2lpXyYVTnZR",
-	"7oha7Ucjjt6f1ASgmjpBz8Zibk6LLojLqsiBeM1HOxYAFBgxpL3MCNyJnqKkgOqiULVBL9Kde+iLn29I",
-	"aYOtK0ihgBEHnVz+99RqN89jCCo9R7K5W0l/z94cWnV6yIkVx1x1NkU5nehLkSCXLcRg18u5oCrmQVwX",
-	"Yrn7aoNq67h85zkZbcXVQ8f8SmvAo4uDw+6R927cRvxtON31Oq5O4yev4z4Bu+wmknGnQd9ClhO3XOD3",
-	"dyDOq5/8o9EXPBXp68yOYATeL7W8591ZquMscu7PahlPPpVto7OiauflQeOql+01S3TEE+oPn7JmONRo",
-	"ZWzvR5MYC32Grcqru/v7+MRIG9t92XnZwff+M1+Gq9BjKI0loRNgIeE9qQInsVIxSIUZUYaeqzMs4j2p",
-	"WGZEWjJVGuG46lU3YSm+1wSuXDpqi/6tMmXThKvS23Q6NEtedY5SuukNqkFuYzUBQ/+WaeUJiDKlFou/",
-	"A3qAD8V8zqY8taZd7Rm47EMfqX9/wFKdCBOgJZXS6sgIUoh3c8qkupSWu1qL+asp0c5csyDs9dl7REto",
-	"TTFzY8WEYZkB2hDDmnn5DRrAKfvLhxdMqqEwtlX6Hp/KPXjRkg+iMy6LpWWJxh7SBBoR9JTfALcsW/VK",
-	"rWc9WKhojT2wK9UoqQyc3+rFimq066W0KMzszkeRJzgtn4erml0UVrJ6ed3NLnXrFMpSciZQ79mn8wvG",
-	"i6zSoYBhFgWwnXgiO5eO54y+38f4eXyDr5XPohGfYmJsX18Kgm7VCey5YnhXp3GWwgbHDM4ja/7tM4t0",
-	"DJSrFVnsAwagZDrx8e+wanwomK8e68o/U8VnUMk5MxFXil5Zpu6ILzuQPxYbN+LkRmIVyBqwlBdN3auo",
-	"uPR6xzWvfuBXniR9zdPYBGwiVMb8Hzbl871EApyPUoEneCy1GdOKG6GMTtmQWzHjc9NlKXIm4fxXPRVp",
-	"NZDDzLmueDyRCnPQUPPBc88pEmQPiCPGdUUqVIxn8D8L0C0vri1TpmcKVAA0QYZf92IB4mYPL1C2NNYb",
-	"dx0eLLfESUaCY9HxBBnMCJcSVC6gjnMdjYWtEAS9dRklvJ9gp9ZsCvJcxMgDaK1YM+IGaypyt1Yw6LGY",
-	"tyosJpZ8xTmZOutIJJTJDBvQrIF1XB6y128vvI/RULRg7qwC0kwHPBJMqKFUwnRxoZG5m6CnbMqVGSBv",
-	"9EnWyFyliTCYAYgzSUQ69A6vWArLAGmmhk34dEpHFj2alzri/SzhWFakpzJFv+/BvrEUoxQ8qXtC2IPX",
-	"SSu5IkmlBwPgSKWPVJY+SqSSEU+WcWGvaPGEYQVurG9PedBNzoxMKFOlTJMB435hnxmmMptKZHipNGP4",
-	"DdYJlUpOf1sxwa9kqWDia5SlpNRzbAfI+zqjqploCm91XYl+TB0PeooqUGvl5C42zHWSj83yE+YS8vVU",
-	"wIuV0pmKivLxYaW2uKsPUFkhmvqS9Xnjwjjd0Qeu5Ng6+saBQvVkmlnijeIrj5DY4AbnQ89LATjmAWeW",
-	"jOdUMcCHh1BjTqz3TyoJtk22fDBoBT5viWjJZ9NV99gNdKnkAiSIMgtDyvxbcAdNt7CjBGUhzpqo4Adl",
-	"c4ROmdK2FWB9wARH8Dl3exiHNeko8bKZgBahcNpXRk5Addni/zrCrghuu58ZBC8SDlCMRpy+MDIWhkVa",
-	"j6UadhnW9gf6QTtNQXXUxTpKBMf2EMhGC+mCTxnX1zqmZtacYBOiHA2w1PqtFJcyFioSeDwirgI2HWmr",
-	"4cT3VOmjQOBKW+pdnVum4ExQTUQAZCBO4TM+vphODn4VSNnAK0N45Av9EtIZvfY4VNYXnl+2up8BzBNt",
-	"58vGmlyxz+/esJOT4xOsuuhFvvtWDiZbJDYnfCxwUq6oFSwh1oZMhasX7zsu68xi+OISJKCNdKiKvjVI",
-	"tE5ZE5YAh6f1OADeOnIfpe9R90/GDaFxZvUpfX+kk1ikeUvwSVlY+08tGcZPmYwFi3WUUTJ38yNPxzFw",
-	"H6qKj1KqMgIkbatL7x/CO5Zi9pEcWDbK4jgRwK20EYxHNGvafXpn6V3u5hWSTSrgQwAkXc8U1sQqRGXk",
-	"nylpERqkLBGXIqGDnwumVuBBVU+VUBXuNvbYc+1d86YAWu2NvMIy0QC69sqNXk1AzVqL9q3zAOBKBhJk",
-	"JIRjPKWuxlU2gI22rs7279gS35TUJJxoQJJuD5ecyQmo9DBZapUvvLAlwQlIF721eBAdDQQ9hTcxkw2H",
-	"ZecuXcUDURliqQ3/CrgBLM+MEHS5pGmvMo6plCkK16FCtm8MqZdVfclyVFO/7pVbelWbY6y0n79WRUE5",
-	"L9CRk4i4u0YQK6YHAwKkKOjxEm4gHD9szctZJFIrB87qxxI+NcTiVoh/JGe0Dr8tKynVjjmEvKk4n/TJ",
-	"FDpl4b+F7Z6qalzYshprQjhGvKRSzCkc+uUaClZMAzVrMJfOpA8bgYuxzOaMa+faaWDh241NzvjUX1CX",
-	"qmNuPvej8Y/cyt68ECZ00OkeH3Q7nfbhyf9qBFivMiereg0+o86rIqy5REhfckJqBA0DKjXFOM94Csx7",
-	"47a+31x4vN+CUkeYOvFSotPpPKc4sZrf7BzUNye/vkIUdczn//EfK8tXFYGLSNNSsZe+uONpKarEULEk",
-	"wD5yqDQ8hlbHZW9+rebkcnLVBjGqBKDX8s+0sCfUYh2nNntPTbO0LcpCrjM6Lu7VQoEXbwa48zIveZqV",
-	"Q8hfsBrEagbJ/AN5zZcZB0CZjkHF5zJ+wizLT80Vsjjj8vvlXC5vrh7nOgDmQYtS95GjxmIyzCFmf+TM",
-	"aTnh1WdSh1tjUm9WkcGOVxGvWrV1986zqqmha7lWOckVNMSCj+FLAjbD6Ke+iIg1FXmq3wFDw/ya127u",
-	"O5bmWZpLGa73wGFthrZAlfVZ2sHWWdoSQtgxtQWmdmX77outCTXkQ+zG3x5IxRMsybhOVSVnXPEYVtDF",
-	"oG/AZPk7njADK+b2zs/m+2Vf+VzrsiSB8bOYi1LziYp6uJTeanOrg87WuNWPq3Z9x6uIV63YuftiVFOM",
-	"tmrnxrp1wIvuZS41GBlTYeTDQrcG+05IBcwBy34+VWZFUz3zs/tuGRXNsy7LOS4nhh+V2M8VKqoPlI62",
-	"xnrOlu3hju0Q21myY/fFckjM1WM5GGWl0zzBuYSJhkLBiX3SmIim8/2zmU2RzS0M5Veoqz4rerE1VvR5",
-	"2T7vWBGxoiU7dl+saLGv/hpOVEQZ8ek01ZdUbCwV/xIRGaHyQH8KPaJgpSfMm9zavKWl+W5ZE2y9Iya/",
-	"sfCrFPZTGot0E4egiyKq+8jLRk6AdR/pb8QZF3TERWKvzxhfbo0xni8hsh1fJL54db/uiy3alM/blX4q",
-	"q7hiEb5rZTQWtuxBzF/whJkgzC8f+ferBd6EcdXHZ31M0QbyqPuFF2W+tUCN9dnWydbY1sVVsthxLeJa",
-	"V3brvpjWjCdjO0p1Nhy1cyy2jndhsFzMSs+h0d1tGJuJVBSg7gnzsNIEz/10vltWtpneGDSKJPK6vAlo",
-	"urSkdR+LyixtOa3W52yvtsbZfl1JLDsGRwxu1d7dG58rtXdczd7Okf+oZM76cxZiltt13SvDgJpBYvPH",
-	"auvfgK3sA4nrV/QJd0/1kUfeiGk2Zb4fE26x6ThM4d+wjNLDMlJ6wYUw9vvln5UGobXYiziosLYyedb3",
-	"QG4vXuLXxV3bMTLHyKo7dW/8S6fjL5hV0KZ81WsiI4rcJHjS5SOAmumffsrQTKdjNDN9dnP5fiMi/C7W",
-	"xUvPN3YCBMVy1v3ISYVzLSHM+pDseHsMbDmR7NiYY2NLt+1+uNm3b/9fAAAA//8=",
+	"7P3tciK5ligM34qCcyLKPgNUgsEuUzEx47Zdu9ztr7ZdXf1BG0SmABWJlCUpjel27Zif7+/33MP5/VzD",
+	"cylzJU9oScovEgyUu/ecPb0jdpchhVJaWmtpfa/fKz6fRpwRpmSl83uFPOJpFBL4+ygkQuk/HnAYE/0H",
+	"DSqditc4bA73cKvmeZ5XO9D/eaP/4yX/I41KtTKhTI+WhEkuenw4DCkjlWplSqTEI1LpVG7hERphRWZ4",
+	"jrqVjzic1ChDkeADIrsVNMYSMa7QgBCGxgSLAA0FnyJJmU9Qo9XxmpVqhUeEkeBIVTqVptfcr3l7Na95",
+	"1/Q6jWbH836uVCuCSB4+mDEsDsP0m2/m7htJHoigal7pVGZYMMpGlWpFUkXO1ts0xnq8wiqWlQ6sSX+O",
+	"B5+IrzaAna9hp+aRBlBAHqhPKl++fKmaw5CZ0/jlr+P4Rx3Hr1+qlWPCZAznIePpFAu90CtGUIQVJUwh",
+	"ytCYx1KDOD0wHEypUovAabQ6zbYFDg5DIkaEyUrnl0pEMIuVrPzqvqeaNPVMS0b5WJERh9UMOQ8q1YrP",
+	"A734g/3mYbvpeW/0meMoMrCuPHAfD+JQr1+fAvYV5WbSI4aj8TzEj1RWqpX39IHACzLnAn+SLJjNxPqb",
+	"uVRkqpHq+E4DkDzqHV/DOitfqvn155cdiHiUWba333hTXNoNluPCWqY8IAKr3GoYVz0cRSH18SAk2VXd",
+	"/Hh5dXORXRijPg1Dyipffq1WBkQjx1GlWgmwIlfDb6hQ40qn0jh849W8Vq2h0TygRF2JgAhzIHq96V+V",
+	"TuX4+P2VHQaL9jmTVCrCVM/HYsDH8wAW/Ovy81gB19Prs+OTs9MMcI+T+dFxZn7UeON5aOLjEOBuF9f8",
+	"2+VRdnEhn/UkD2g8fbH1NNFI4Cmys2qwPguKamEd69LoQaVaoUwqEac4csmRz5lPmNJTB0jOCDEkwvWh",
+	"ldLgnuZRmgajEPtEwOlextMBESlXEpoHXBNBeQDv+aZSrZxXqpUTQEgeC1/DFwfKwEuolMk5NkKJ2g4e",
+	"hPk8ZoqIsw0Y/zDEI3iLIdeeobz5BvAdNAC+74GddZSISbUyFUwThOc191rtfX0ADE9BRhjiKQ016pxc",
+	"nVaqlRF9IHrot0eX+uOUBkGoofD9h7PLy8qXakVwrhGoBUQlyWOlU3m3BauPGdUH2vqo/4403a44YcPB",
+	"NSyPQy7JDZFxqPK8/Aj5+lGAAORoRtUYcUbQAxYUMz/D1zVRxQx+bn6y8F6v43mWu5sRQFrJxtqDfb92",
+	"ELwhtcOh16gZiL45xAPf8G995AuTem/0ZuykguDyIV5hyCYvXg87hp7GDi1MGO43wJJ8MGcRDtLlVzqV",
+	"vUq1Qh4j4tuP9bbFzpH+PMShJNUKVWS63rFj82LuY03z6/1mYH+j9HBDlJ9jzJS5QzQCuo/fYI3rsGaL",
+	"WT5OL/NjIy7X9ptt/Y3FiE6l5tXbQNrpsoD01lrYr46GKhecqXGNMIt8VTQzktjXSEAG8TTBWZCfmyPz",
+	"0g38UNjaF0ckt2NCVpMHHyI1Jpl1prTxF0n8RRL/tUkih+YlIr1WHpAEGsgK8ylmG7CleGw//5NgqdlN",
+	"iqbmc4Kl5uP/VUhqZkiRVH/+r4mioLcaacXgQZELMzJDMh5IX9BIL90IKlRJJIkviKoiOeYzhnhBZNHa",
+	"1EMizS3Dw8MUD8mDgd0vFRwSoer2J7C5EePDYT0gPg1IoCEyxDSMBTk2cpFX3chSEWKpTkhIH4iYp9Sl",
+	"v721YHGyuN5gpVOZjSXxez9+3ns4vPvtpsXOozf+x6AxfC/3R9/ivfkp8eLv6JVqTw6+nzYff9DYHYuw",
+	"0qmMlYpk5/XrMecTWR9r2Vs8UDKrTajyx4TJurWHvZY8loZTmH2fsQeqAFnKToQmT9PzUHxC8jfj80D3",
+	"BQkIUxSHAHkBwCVTTPXiJZ7++4olm6uFCiLzbzjMvWETMwjsajNWJDgI+1PM8IiIhBLWIy9NC79WKwZw",
+	"Hf363qH/fXPw48H0u6gl7xoPP79hN3uzn/bJe+/TeRu/C5qjD/Tq88GPEzirE4ORtwZBCwfFEI4iwR9I",
+	"gATREMyejcXlBbGl3Wk5yNkh60KD2J9IytklVxoq11xhKWk8RU000trqkIopCQzKMBKNBQ/5aF7PGhuM",
+	"ulEwNdycXh6dZ9V5QRgO8+qj+RC5V26p5p9fHcObrI5/o9+DmqMpusTwz3d5xXa9dXyFmr9Cnd/rtJ1J",
+	"rUSdr1zdnNQODxuNSolSn9XkYfqsLl/QKBNKymn3mRM722R3640NDiulGrhBK3Mo+v0Gk4K5jMZ4RDHS",
+	"pxYL8hZFIcGSOJRDyWmgkE6p0ghnzZhnG1gItr7kHB0aA+0SC2m703CQTgatz4kMN4A7hRJZZNmBeUIC",
+	"BLdcFWGkbzASaI2/Cmr/55jEsMKMMVcpMo1UVgQMYgFc/yK5pIgQPLEeweyacxduTPtkXWDvrY8pwz2Q",
+	"jfTaS1SwljPI66PQqJPsUmZuWjDXZvdanKXR8bz6XgOYYgYAbzyvkQCgouiU8FghPFREoDeykoKjKFBs",
+	"BIzmBsBorgRGowAMgwIZYHjPQkJjaN1rLkDiYAkifNXOGxvsvLFy515h5wk9ZDbf9Fogh56AE+ScygWD",
+	"wAyH4YBjESDMAoTRlLAYwRd5tQnLVGXSDGikJ+JCsxsrUFVCzALp4wiM9mM+c84vI63qb95jFvDhMP3O",
+	"/BZunZGgob51JI6NfV2NCUjoARYTzZvXkLzW5cTt1LWW7L834GMrx94SwhYg3ujsOVyzqsN7rpDWxFIY",
+	"Agum+gjsBs2nsiW33OltajEtt5KmUAB/QelpBXh+jUXyIH94ERdKYKqSs0s8PenxXQvqk+Qbdz4hHY3V",
+	"MwfU3PCA9tMD0gjZc9DNno7ZhT2Lcz4YzPPI607CGmTSo7CKyMsB3uwOCO30wfnkUyK7m3FzRckq4mFA",
+	"pEJDKqQq3EvL0TrACoP6pwlq3TWvch+/gJv2y3J+uM4hE8/z9CFzMVrznV7DuCAXOWGj2dnz6u0spJzM",
+	"npdTNpXugr2NZaqgmerW6/6k8TXAX5RK1gX/m43BrxH8jI2IVEfBlKpF1SyYUikT/TnxfdurBYRbkMzR",
+	"jiSjqaYIJEmEja9vMNdaOJi2drNaXRrrcHH7/un+791uN/a85v7T6fXZ8dP7o5tvrm5+ODv9eN+oN+tv",
+	"Wl690Wjttb16o97Yqzfuz26vnm6vPtya/2jM8fa8pvdmz2s0a96+5z09HZ3c3R95jfujk7vekdd4urj9",
+	"G+z46fqpWW/XG09PT0fnT5enT08fLs+Or05O0Ye7d7U3XXb6w+WT/kF2Vj3h07e3F2d37+/Nf7+9en+Z",
+	"GdJse16XXZ+dPDWenhJN4P7+/v3FsdlZ6UbqDfPw7Pbq/uLm743mXq3VrmlZ+f7+/vb26P729unp5Or0",
+	"/tujy9N7cNTd39/fnz89NQ7feF6r0Xx69/T01GjuoYujs0t0e3d/f3t6dHd3fnr/8ej+8E3Da91/uD16",
+	"etppevu77Xa75jVgMxdPTz9ocMBCu+z6h8ZT4+nsqfXxvtVo3h/pdd/f3+tJ71tPp+Ydrfuju7vTy5P7",
+	"o/OzY/3dxenJk35U+vjsMvOGp2X/K4Lw6Fwv5N3R/TvOA2RurPn9+/MDr9E8eEpCJ+5NAMP97fHd0+0P",
+	"97fgULXD3jxlAib+DuESZt7m08nR/YmIR4vzevsNPaeLPbg3YQlPF1dPN1iOu+zq5Pbp5Ombv5///eTp",
+	"+Pj91f2zPv5754f/e/Nvl0f3OR988uyp3Dfe3dxS+SUh43IX6gArf4z4EA15LJAlP5klyUhwn0ipb9cW",
+	"hAHFoTK2jYAosHMZW6VhwDZ8BqzTTAkewlIdkVW29JAvatLAWhKLqxPANtSIv1QrPFY+B6kC4lBg5dZO",
+	"YDkF3ETpVku21UxW2G639TbBZiEIlgCTgEp/jMWIoCEXKGYTxmcMXdxconR4biVyQq1VJ7eSvedXknuv",
+	"fY5ogNxjEwymxlTzYhZQNkI2/AYsoZp1D7FPQ6rmaIYlwqEgOJijFAdyCw1i81vyHNCSNV3cvq81kcYB",
+	"eLmGC/YVERJhQRDcKGyUf4kgn4xbI3mHvpwArfW1yMX8DCxfWbw+J1POZBVNSARxXhGPWSCraMDj0Vjp",
+	"20eNCfKxJLDnWJorSX9JsD9ebobPBEX9XvGpEsZNxZnClGmycYFencpQEKJ3suC1SQOpIsGDGOyOL6bv",
+	"GN+NE5QBDCDXiHPyQEJDtxHW6n7LA2QBQrrmFASMRntzBvOr1hdIODynQ3KC51oRbVQrchJXOpXrm5Pa",
+	"+elFrQETx4xazjHEvgKbg1dvttP1Auw15iTPm2/qB5kB4CnSb3xeMyoiSImcTuHrnGC+/LBHYawIyx/2",
+	"bExARE2+Wn3cgZijEeeBfNkDb6bwOQrDWhSLiEuChiGPReHsF89qb7/tDuvd+U3t6LrW9sqPCr637xng",
+	"0ZrHUN2Qgv4imM0JZq2D0PL8OVcLltWQQ2xICDvXvFLNOHJu1jx1WF/GebPl7dUajYPUf3XFMu9temsD",
+	"nwDwt/VMG9Bs46fOuKb3WvU2oOmm8zTz8zQ9OIjMN+0WBIsI4hP6UGov394wlJAHnOsFeIGO4XiKp+s7",
+	"T4M+PWT8RXDpCVKzIg9SHKmxIElodE7+K8YBGyS4uDpZM3rWuJOGWIHbmYpyk5t3mAafW0sG+GlWGOla",
+	"qZHObKsMwl5uxCaOUe77sRCEgRWs0UrES3k0HNo4iz2QtgwQ7zh8Xt8zd8EDOtTQz0FL31sXxHjA8kep",
+	"caQmfa7PT4OGKoqL3urlrmjM8DOu6E+cstUM1V0yDKO/8Sn57YW8x7EsKgPP+YkMgOSGEPrlvw2IgCcQ",
+	"Fn/DsQhujcsgD6rUeIqwQg2v02pbXqHolFTRgKgZIQwNBMGTIZYKWEYYs4JwbK3+JkEgtUMHxkuRAglc",
+	"65CbYRSXP8lK/bUm6GUG5y/Vyjhxb+jN62e5Df1eITAdRDSnMzkIgq9aP9YcDFbKrgUfCSJlLqoQpv8C",
+	"tjs950BgFhitxDcmwf/xrn146n2jRRZB7fH+j8a75uHegZ7WeS8StEbfWbTWT404ZcANsiERD0Tc0Skp",
+	"MNL9Tquduao2yM6B68qFX2HK3Ps1H6RT8htnQC9TIqiPXx+PqY9H3ORTXRhjxJ2wSmReeHemChfYqmBY",
+	"Xlwp1dQ3cUVSFpDHSqdRpt+X6esCz541XZYbKBupbXLP2SSbzibZFdaCmLzfWBDvL26enm6uTu9vzo7f",
+	"H92cdIWz17VP79sN7/6bTe0QK8SVzHUryOeYSGNoaQ0bfhMfEm9wEOz5bfyG7A8bQdMHzwOYGI5SC4NN",
+	"Q0mfvbPWBo2jCYS2EIhKDCUb2KQ28dFalPBKjVIlxqQtwjS2x6L1zdwJShWM0oBSzrKcNSenuOVswf8c",
+	"yGJdHZdkdpJcUKU+8yoSZKQFXGEFaMYVmhOFrO8xK4n9d3Sg51y0K93lf7yTNrUBXZmLM+e64mKEGf3N",
+	"2Dw5g9jPa8GREhSH2XPc+Lp9OahnrRJltzeEzEFk65BgFQtiAn8j2puQOdimyABiZiF9gzLqw9bAeNEL",
+	"qTSJdhBMJo0T9cFIUs32F301QwReJLgmFw2WUxZko1RbNa+R2xYMomxkkBXu72t73MtiUMz5v01DbxGV",
+	"SSx0OEdjk7qaifhMBMi/6Ou/aDiKPaQ7GxAseSx7AXno/TTZe7h883l18PePn3+eHQwqKe6Uc2SzsQwi",
+	"GQe0kwiRxg6kOKJqkSebf8vifVxiqdXO7/AgJKjR1DiJkUnMRMa4b33d8zo6DglmRiUwfu9RyB+IBPlK",
+	"/2KOohArUgdhV4XWQgtaDALVKb2MnOP7y18hV//FcRywE2S6RcQ0hQWcwAkooQRmckhEQUT4v7XOwAvV",
+	"F0hS+L/5uhT+m9O/5aPqR3oHL5Yhf2PmQycLCeGZN60bHP9m/eD4vbvGQad9uCI4Xq+z1m7v739FdPze",
+	"XePNkuj4JVvdynmf/EiuXWEjgxtOac0IipukKk35A5navKhynRA/u46j5ZpjLjU+TXDP6Z95DoCLR7Cf",
+	"HkG67YXXNRqt9HXt7Ovap3Bclvkch1hq7D5bPrpaeaCSqgSV0mgcmOjPqkYwFezWIWlEg73eVHx9jYL2",
+	"y9QoACiVXgVZyoSrwKim5QlMNm0JzTBVlI1ALsDlxvtMOpM1oabJS+kXaWqS/e6vpKO/ko7+WZOOIkNa",
+	"f3DO0a2P2S0t8ZAYfw2SPmagAlBFkMIjhBXaQ7g+rWccJsWAIeebTu6AEVHwEi0AD0ioES0iDAzX0nw/",
+	"JWrMNZj+BgJIhEEYes3FSL5ex1zwWs+zzlAIKc4sLSAhUeQOjzKLuyGKCmICxRQ8SZZ3cnp+ene61QoV",
+	"XmtkYO4hfQUCO/l9K58DHM5JiR8KHlgfh7fX8bztHBRZYPmEPmj+HnB/smmgdbWi8Mi47iut9z8eXv/c",
+	"BAFUyzzqZRwtW9pHAepfwJL0IZeLjaOorjX7NPXax+x1snigKiJlSeb1UBA5RtI+zBGNT6R0ZgMy/3Y8",
+	"+JtPr+i3734+vbn7/vZMnk1V9PPx2f7Zp2By8bcL76dP34ZXH08ff/50+enybkTPj7/1yI9H+jff/dD4",
+	"ng6/r5P5tyF5f0SvPp3uXd1937j89H374uRInk3DcXB8tn9x57cvTz40L0+OZhfHM4p/vPzt7BOnfvOw",
+	"4c/P5Bm7bPxE9SuPHq/uvp1eNE+987sf6OX0Ql02v2/9fOu1f/509Hh+d/YbzPPbqP3Tx28//Xz87WHd",
+	"b4ZsMH3nBT9+G6aBMmes0jn0PK1gASzcjoWC7Hhv2rw88L8VP83eDO4ak+uWPA8Oh+/xfnzK26OfaZN9",
+	"/3jww6xiPMLgZVzbeU2D9WMfpsbBPqaRLPGb/7oxinMxulxly7Q+cj5jBQ/5r19+LXGqg3nRilxlBf5s",
+	"aGsxafyXv8Ssv8Ssv8SsP1/M+hXIdVHGApkKoKQFoYAMcRwqFOA5irDIR6GtYZ20sReGNm30hZeLvkii",
+	"WTIRGN6+icDYMGDDDW96OQkioIylCKvH7+vpvqxPZ9sGTBgIl0Q5g1xYjILaBpZrAeYP32h15frby9cP",
+	"21sLFzbYwyCd8FbV0TeCjmjwSqI7gefo3CRgrtoNUIbi/uQo+BRLNV2wKusT9LE0cS42SNd53RFliiOM",
+	"Qp7zdOAVgabr7cv3tuEo6jHVekys8nrCxqr14ofRMZfqaKjg2tjfr3vtZuNg77Cx57XWr7IQbBVnbF0Y",
+	"AO5IfV1JrHVjoTl7j1ng9ts+gBDibFDxgQ0qtkE96eI2vgDsHfv7Rkhh71mcouuXbDiy+VsfWelpZUt8",
+	"7R0cvjGJPEAALtx+MY0HgtLT0oVVNCAhn+krIp+7YVCl9L3wi2ssnDVyU0zQ4y8LKQLbIYP5jZ3Lle/2",
+	"OQ/h1gi5khuH2m+IYQux72A8ThIcio9fIuUhjyFZJGg2Dw5TJnj3yORCtAaVMia2KAlGKb7nsna+it9k",
+	"yv29GL9pbs9vYMP/EG7TKnKb2l6W17iF/fGcpvminKbWAE4DSCbwiJxzv7Qu3KxIjtvX4qMbnJk99uSt",
+	"U/x4R6bRO/ArgbODuc97e6m8scA8/hBXdwFki4WZxBxJxQWxef9F2P3yBwKvmckVAdU5hZzR21PI5YJn",
+	"Ttya/6iSLP9N0QVILFPpckHdyz4roS4bF/hfutRlaWWtJtQjyda/bHqtr6hgmQViiX1rTHCoxvMcPE0N",
+	"NL1Vo8t/Bfn9MwN3E+JsL8Djfy3ueG/9HTfX3bEp1JbdsVfcLxGR21nd59PXLtrTbtNQYhSF81uiFGWj",
+	"ol0gNbfkrCyu4O67EI/s5dn2vEwBcv3gmggbDdvwAF3vcDHGFhxlnCFcuFMRViDKT7W+P0n0/UyZfhB7",
+	"vzv4/qL54w/fVF40Ku0g4+DKc0PU3EbdBQ9NWu7YfL4zUgv5HNMIhJa1/SfJpi1IS9PbjAdS37QMJe+w",
+	"LrqFRN2MO2l5GevETLtJrtRS19f2QNzsF3cZF9UWHqrqX6hmUE0zijsi1ZGpmbhAxkQqV3vTlMewtieB",
+	"sO+TSBWCGldVXkxMc5myi41Gc0ndRcvQ6noFm5ZdbG2Q0tNaWXaxvVbZRU9T7Ac2TbKwS+7sNAUbu2ig",
+	"EvfUmrnWf0YitZWgEyeVzdBcKyk68S3EbNs0aI2YH+RiFnQsiUCzMUd8xiTIPLlsDs0aTeSGeQg8kw8R",
+	"ZlyN8zrdP73ntLok33mDFTRzK8hZuN9zGVGFQ3QZK0GtSP/1uc5L/L1VzUZNEHhpPvMA+5MaH9agodum",
+	"qQGLWcxL0gQOUkPRPz5NYN0c6z81ieAFMgSWR/8vZF3/g7OiD9KskT8vK/ojloqc84LEfUsfnXdIRtxW",
+	"RU7z2IoVdcolncZ+p/nHNzVpfE3Jl62bkVjv/AUPg3kV2IVLHLfdRzJWz/3FbiWNvNcFYKzpcCsv2boM",
+	"MfDaUPzBnFy2MJnVzRpvDlpZnCiRO2b6EQp5XkH4CyH+iRECfGpjggNbIiVr7g5IxjoHZoAPN+fJxs0R",
+	"I0GMxb4OXicjBXUqrx8af0Q0Knia/TGZQi3fIRdT8M/EgtYEGRKQNTMxiUpAgcAv1coNVuSc2tK0+X19",
+	"HGOlb+SQDJPGZ59jrjDaOTu9e4e0doQjivrJHP3dDuqLvlVxIGFdIqFFRAZFElmA+goed5kkPmeBRDFT",
+	"NMzMTfUvwK4cVBGpj+qo3624nPFu5a341+Zb9a97+57Xr0MlzxS2S8blQLMCAtc8pP68/Hx5RIy+9Uo+",
+	"A4OamaZfRYHAQ1WjRA1rdlhNS+UQnlSzmLXb6TK99wh+9EoifZ1VUf9zAYg7XCBrMpNVEHkkHTGtEIfc",
+	"n8hdLSbxmU2W68/Mr2eUBXzWZZQhC+1SiH7+1723szUgmo57BqIfP348itVYi8y+lTLzEL1iKUAlUhrP",
+	"FJ4QkP0gqLWD+t8QLIhAguBw+q9dyIHtVvpVI4v2Qdv9126Fsgcc0qAHmc/dSh/NxoRZkAoiCVNQmMum",
+	"RdvRVWS8wAHi+gUPfEICtHPz7hjtH7S93SIQSldSRUuWsBI2X8BJjKdEWa5yjCM8gHIMNoa1DPn8ZJDd",
+	"ilbFUBQPQupr6W6Cdlp7mSqgu3X0ccy1TIzGPAwkogpN8VxrfYAX+idvEWZdZsuXVJHgWh+A6gwGHFqo",
+	"tkAy78RMzoiQqOW1igD6/OZntXc+8wY/Thrs8KeoKdsPNwfxty3/3f745A058qaXDX7d/HwLvl+oSoRV",
+	"Rkp1LaM0umcTU1NATvHjOWEjNQZLQRkjO46F5KIE1yL8OSbIh8eucitB/XPKJn1kyNBxt0iQB8pjiSI8",
+	"KvBtMv8Wop3PPp3NLj79pC5OLtTFybcfLk4m+xcnR/sXJ9/gM+a5/X2OCfjSXMVNs7jNdgSF8d/DAsvx",
+	"Asw5lmPgJMBjwAPNSPrwtJ/fxULdeT2VgUG62MeaDSatGTPSqnNZXPVZUL5Ydx2+kogG+VWtYWAaliMO",
+	"DVauLr0HYxqUXn9nAZlGXBHmz78jJbz/Ak+IzLJiJPGQaOVXECXmaOdWCRrpTUky1aKNr6nvloAXN2ZU",
+	"ox6IFmgHow8fzk7QQ2sXRURorqwICzTLBi3pLYRl6DmTUE6JpwRNyNxkQLsv3EJ2TDJJFWmQVBFgXBVO",
+	"f7fL9ByUoWYLjXkspGZ+jCskYobwCFPWgfnA/KVPJuJMErRjLE5V1HfCTt9OaG7lKMRzEpjJ4feWevoJ",
+	"FFXtxo7qIH0Y/Tq6y27EGhICOgSZRCWbsdyly1rNJurT9FR6EzLvCRJLEvTfotmYhiS3dPNzKpFUNAz1",
+	"BrWoUUUt77DLFiairBdL0kc7BtJyzIUK57t19B2Zm+LJUOs40iwhaxDb0d/EkoiqZoxwfH5os9QDQaSx",
+	"Qpg8JHMtExZEnDJlTBVgNnMcO736duvonb3U0YAMOSQLkS5LRuj9SLTT8jy9o4b+T1P/Z0//p+XYVnap",
+	"u/A+o2ybK0qinfbjI3yvwXto9qmxQe+1iiRPMA/eBvhRZPHtoec3yCGpvQmag1preIBrh7h9UNvzm0OP",
+	"7A8aQau5jJ9kaKymiWwZF2y3we3uPjfK6HWJqHqNRxr0v+WZdtsr58YggeWWYb145idT/Ein8RScdrAi",
+	"8yldj6bcERG2iGJAcSnr0IhPp3ikmYPG/Z3k7omjkOMAUAmDMU2z66mdqL+7KXMkjXLmOCHzr+SOV8bG",
+	"WSoQZ3AOWHp2f5KIVxJljLgb78lbsidjdf26Xd36mN25bLGyvSk8eiVRJChIjz4PSB2dE5UUWBcEB6Df",
+	"1iiThEmq6AMJ51UgvasqOoM/zvWd7FVRAz416l12xObIrMPIvHpPmi+DO3JnNsYKZDaqgJ1MgesmbF/T",
+	"u8l8NnCt5m6FLmt5jczN4WOGEsUPvoeeZE6+LpJ3xn9XJp5ZYK0poO23nqfjWzpiUHBpmXxzzmdEQGn5",
+	"MXlE7y+Ojmu374+a7X3H9ASeJexf31FVTWSuqSTAIBPX8cq1ia132Q9E0OFcy8RcQxuq1T9iX6HBXJE0",
+	"LLzqOHKEhYQrxefTCMPpgR+SSYWZgsTVIjj3hvt+g3iDQ9wOWv4BeTNs4sbA8w+DN+RguI/bg5a/FzRJ",
+	"Y+jhw8Eb/yDYJ+1hC+8Nmn4j8Mjzkpl08Ft5KBHWSKtnuv/Fqx3i2vDX3/dbX/5nOVlYi0sZRUiqthPc",
+	"wDZTglLWvPN1hPzB1nMtW7EhklfSuLqWLvwZ09viwm0N2a9Z+Bfo/wEiF+iA3+DgxiCy60dh8xcyTSVe",
+	"f5LG9JTsIfG9g/YJg3pJJz/TM8IWPackDLQGMzWlPdPmQNNY045Wu2EOBCOcRAMRza6poV0fSt9lG0d2",
+	"zI86aPVczplpeG7L875kAfY/BRlWOpX/8VpTGGeEKfnaPJWvf0jeeAprAfCVaReJIDjFoT4Bo8PqVcrM",
+	"suvokmvJeASNOWaCKkVYvQKd0dkwpP52Z+C7H6cgO2II+1CyxbEkKh1UbD8Q8ggV5IrAOVwbOGuBxK1N",
+	"pqzReJ8VAoc87N51O7TS1cYAiELMeglJpFDQCxlCTfQQay5sXGsmRQ/tNK1igf0x/MoW4YMQAT2ul0hq",
+	"OQA1k9J6rjvIeuC6DvFyLLrGFHj7jMdhgEYcDcic2xs2v3gfR1rYIQQ1qygSHDXbVUSYIiISVBIUM1g2",
+	"CXYBtO+4GNAgMMadjQE7TH6dBSqVVmtEjJDASAk4mFKGBA+1cIbGdDR2KXQZ0O29DG6lot0raV65wwVK",
+	"/eRGdOEchXyWqEaJVgNg+Rt457aAiIzFA5n3/JDLAqppLRAe6rcnz3MAaHgvA4CQssmrxdcBGCKsGZEy",
+	"34GwR6fE6GUKzAmMo6mJ9QalF8CRUZK+ihOVa7xZvpQwhpQtFTS0VJ0eEL3+pG/RW5TTm/8ozgVsKZHz",
+	"rN0IGUowuO6PMRsR0KB2lin5u6DWpls1VmGQpfuFDfeX7lhLdgtmohswR7zI8RjLRhGLi+eh7yrorrTM",
+	"flI8iWbzZU5iEVDZflYrlwRYfcmPUwjlpz/hjLzVpKCFdztYHUE4HB6E27EGxlUPp1OkUL3kCqUPOgbr",
+	"UyuLs20vvKWI4PsvBFazz8T8DM4bzRdYgvZZhxOYBpAWIyXa+fb26hJY6pRLlbMlGVS95Oodj1mwNQCH",
+	"8OsUdldZQxjjCrkBedC0XkpqseQecGJsliAlaUofkJCzkb5XXCBazgoBOHSN5yHHwR3n51iMtsOiyMzR",
+	"U5z3QphlURDWSGsuODsgf8vsvawIB28jj35y10v6G3F1Dsyup4Spm0QleUEJ7iceCxCA0hOhzA/jgKBM",
+	"ceRUcst8WZDaXkZOKzE+la8OrMRmWdbUBuOM6JmKnQDAWx+zDwzHaswF/W1LCMYwgfN6ZmGY8YaCUTeF",
+	"svRN+emtix2lQchFeDfWhrfe/VJ4X3Kr0TnTEVj0ASN9LAS17pGCxWmnr7+o23X2q8h8hm32d5HkxtCN",
+	"owjpH0piJW3Q1tVY8Hg0Tmzpps+SjKckedVbZA4xudJnY2I5AiABzK7wyOpYljfeGuvJN7Gcr3/CprA3",
+	"VtiE++AHTEN3QxVyQewgvSW9iAFxSKaXZVAuqHEGklMxW8P9uBdnXpFXpJL5qUSZUaulsra3pw9V5ree",
+	"WTjnaIrZXIutcsZFgPwx8ScSYYW4iRopLtXO1RvoyfJLtI4HKpF+aKYCgcpOLt1i9bHaqISyBb8A/1y6",
+	"L0Gcmwhx5tp4wrJ31JjMYUBAQjogEK4xRz6XKpzvdrqsryEA0mI/C4R+HV0ZHWfJEXVQv+x8+1pf6LK+",
+	"7XjRs+74/i74c9PA1lRSAbuxQSpw6+9IQlDf4nUGOftaHMiaOgIQtwzsTRa4Xi6DSkJa5nDhOJSh/o0e",
+	"VYN8ZhsRkomDyjxcFOpuF4J63BU2xXNDD0pQAta4jO14lYvlS0q3BeL770S+FkM+GARZXLvPGSPGIqBP",
+	"O9SyYRBbV4N+PJ0WCrmbZRcwr7DizKzQ3C6zh+QtxiUr8QNlo7cZ5QxOXIupeA4ceYwfCBoQwpDt6lJH",
+	"NyQiNpWtoJNapl7iOfwDGMXyo0E7GCyI/AH8LRCYhoUyf1pc0NoqCwZzkDEyW3kluywgOIDoa82DtK4E",
+	"sHKZK9AzY7eDMkyllEnkbZYGusHbLisS81ISzr6hyGogYMriSBaFuixzuplT1UswOrLBKUWCjosvWnXa",
+	"VXuL6xOnbGSU8fJTL9fO8ZBsx4sUB4g7dw5AjbLRpiwIIhJviM9F8IHp099aS9UTC4bDniG1lOTO7IOc",
+	"+34B6V/AgnVkEvf1eej9GPMh6MDWnpjjgAHaoSqVrwMCCVhQNYkqfbP48RQC7bpMjnFEdlOEjbBQFIdJ",
+	"S5K3FlFheyEfWWsOjsFsGpACBSHqDDB3nF9gNrfql9wK7vo271nTbJbROUHBBVtmRJRDz3NktWBiOXyJ",
+	"c4Cu9kYlKcR0WsKRmk1ufGkXyCQb41u2UDv2dTowGxdbSwNj1/qxHa6n+AfICv8YNW5LzWspZlyYHu5V",
+	"F7KajcfMpKMVDvrjx4+1YuTtqiMrBupaAFrr59YMLs7NkLXCgTOdwNX6/vzAJZR1krhFNMZgHpdkNLUO",
+	"KgF3JdwQF7fv/yhDJ7ycSjQjYViz7sNBrGz8LLPsDKRvra8OSMZEXAGgyTiKuFAkgIggk1W8FeySiXpg",
+	"9+sBlqdAzLwpYxjsGBX6OQNmo/3yhqlXEvWtlbemt913wYackbwp07o/dvrFZfa1rtNlCxbNUmetvhCS",
+	"XQDaG2vqGXugJsku403HQQBZlTi8FnpmBf1eXOu0zFe/2yDk7KFUKHvoHfrfNwc/Hky/i1ryrvHw8xt2",
+	"szf7aZ+89z6dt/G7oDn6QK8+H/w4MUVkcjG9z0XBpDEEv9jX/5oM44NPxAdGbI3izCdlORo8ySFPkihM",
+	"FSEt2L1FLA5Dy2LdOM009NeGvm0LoBwosMrFMQRYkZot0F7YRNL39/eFKRdGuqYUKXwv8ByjY5uxVxz+",
+	"QPHifvshZZO+YRgmArOaxnTLMdb80YS396XCw2G/Y2UcTc/zJHgKokGYvkZ+qejhhk6Gwwz87UKqlcea",
+	"Hll7wALitaCVT3IiP1B8bn6f++7WTFY8Y4AAlE4z2ys9bUhVXbwt+ZQYWsAqqaMPQWQgsGFNGibA4YoR",
+	"k++KjI+DQTirvmtpktwtY3gf2sEuEQelOelW6KfpBInsB5+s8X0XbHBarJPGjpKECdnk7y5Lkk6lnVP/",
+	"voqGVBCJ+rlgdKuIUPMOadQFcKpK90Smm+gyPyRYaF4iiOThAwm+mfcB2XdRJkgO2acSUWW0hzyi02CN",
+	"gB2XY1uaH6VXa0nP7Afd8QDPUV8SJrno8eFQa4B9rUralmvmCRphRWZ4jiQN9VU35AI1vC6bUhYrIt8m",
+	"Z4Rt3IHxIPeZSxTvCSondl7TMYsyZDK3ue39d3l9paEBsOqykH6OaWDsSgdNExiefY2dZreK+grLSW9K",
+	"9fUGb3BIjPQD6ykFXNCnMhLYJ11mBFTQCGICPu/s5PqHdgeKTIHHx4L0yKMfC0n1FbBjBkGYXUhU4lrs",
+	"grYFCnOsJNWqh5JIaG104QVvUYj1KvSBSSRjf4ywRP2Qqx5IT5SN+iYQuu9rLBjaW6gX4kiSPsJC0Ie0",
+	"mDIVae6NFsULYX75Iy5DnCTWKsv1bvPn301qm0SCD4jsVqwUpIwCPSZYBIbJSarJs9HqZEv7pW8zuHi0",
+	"AfN2xLPiN8+y9ZQAV0XiQbUJNxRRZW+mlC1oRM3aIiy3Atw1zJsqScKhZt1Fgn12jWmztdVCDzDfWzf4",
+	"S5qGugaTcOU61nmDGfoF6oAD4y9nLglXgcIIAx6rt6hPA5CwApJ4W4LEY2K0KNNt7ej6TNOUDVrSRF/k",
+	"SdWU6M3zAm+pWrIyD3M8YQUhQ6z3VmxWWaE5JRVbieFZ2cmIyDQouVELQ2mQJhdbxp5Bj5Ri06NJTjZD",
+	"YDnKyZHA0iv92NxzJ1iViTX5u7CDcCZDEocWCczrF8ELT89e/Cozeab2MJaddrUEq/L8topKeW21BN1y",
+	"OJaP2C19e+UZUs9v8l12N5QNuX7jDAvmVqkX4+Ow8GY7ovRdz4RMZwjY58wngknL9zRks17s2kxfbKaE",
+	"yhYcroDkDiFWYPpzeHr64NTWMLwaQiDxKrb20Xj9XVE+qA2WR9LAIv6zzDFLKF+SUla/J/J6Pofx1+dg",
+	"4XIY4f2Lu/611B3ganWBWYAPi7JqPYHWbQbb3AI1alWqGbxxiAW9H9fBq+wlkZlYE2iG2+Snsw9L5jI1",
+	"cBax9AgNOQ+Qq5blIo9ueSxR2kvF6FofbtG7kyM0xZ+4QIwygnb6UxoC0ZIRkM+QynG/qiUrEUuFfYJZ",
+	"T45JGJoHqK8EIT0WK6k/2BarQIJjghUwEj43/ETiKenvVl38X1J94PTD6w/fddmQx0IRrUkYPRcrNHZ1",
+	"lGy5IATNucFHAZKwj4U+ThfSyyWpo76WFR8TcwUGcHTZIAYbNw1sZIMtMwTBblbPUQLPrTBoj0bDQn8c",
+	"6fPUG4ZjX4QD9Pi2YNB83DaarVYACFDlGdxcAIJKtTIKYwXnOtVzQe9en4Qmmy2MIwqPeBjG0gcLdRxG",
+	"Y9upwueCwT8+Z7G5xgSeDYiAHys+xUqjqU+VgMttQme0Uq0MMMMM6wdj7nMNIr1OLiZQAJ4M4Qn1TcI2",
+	"DqMx7o2gP86IhFiZBUmAAudBL5ibbm2KPObRNd35Uoy9hgT+cquHCfbQZ0EVmWruqjBlNhDa/r6qTxbi",
+	"tPkQUQUOOqPUQvIj4zOWtQO4OfTSBSFQGts4RXMLzwxbsvJ5WcEDgo7OG4ldE0utBSpTg1IiU96t7GJP",
+	"Ctn9DrVd1hAvLbV/SUt/C4FBlk1bGacsxfY0DkQ8AlA8UMGZXiIc6ZRKPw+HhS37pVl0R+eN2h6iYKYe",
+	"UiKSDe9Y2z6ZRmpeyArMdlRe1KSSEnqrAXDhxn3JtV/OCJULnZgTwC4RSFMIyhJunzRvnvIAAkYAbmHw",
+	"DNzW0xYusPLHGW3BVv/LaZOmMfTC0m3Tv3SgbRr93H2ZYIk9WztV8vKctJxCOCMlp1hbKmRMTcnfZ2yz",
+	"xavKFQ4yujlVEsXMdnnKkUxab2g1ZL9345Jy+KvHQ52nIqySl9k5lu/3jEXx5puOuMktLewem5gDLAIA",
+	"gjHQ+KYMwZySMKiiiAtQn7nx6JIAYVjH7vYQu7aLcZAzW1oTfLd2wduDMaI2y7rAIm0d6gVhX0PUOk0F",
+	"ebD1DOop+g84DwlmhZ796xpO1tRoQyzVB+mmLmS4YqmQjKFl4zAOtYBRdWE2xghodQU6RAwSg2NpLont",
+	"7DSL5vfTiPoIohGG2CeIsBEIdpHgwW7ZbiJBhvQxP4fksexNDr6fNh+fZS1GkzGCjZ0rB6KqO83skZQi",
+	"g5R0xMgSfwhIaFhO4PrnopqGlyRJoVxY2oL4Yb2k550ii/C7iggzkTB8Ugov+4o1VfM4SWd9PvV1wauw",
+	"CkzbMR9rt9vpm3X1rWHdbQrt9NP99XffmiTqcI44y1dh+D0Hh/Ua8X0pAv8PBOUi2OKAqlOmxBJ2s6wG",
+	"XGKwOQucwjITVBFXdMvg9C1VpGBhSB+U7cX25fl9LZvas1zA2X+c+AIdUKsVHNGeqReRmNzsff/rClay",
+	"CANb+kEPcPFwR9dnaELmhurM7EmdM+fzMR4FG6u9sbnD2jZKzX/VjZyZa7J1GuUZQdPbq3v1RmOvfrCe",
+	"xRz80wZBn7ddr2NkAkRDisf+mAQZGxNmJWYmi5WzMfXHxlFk8zltaR8TdAxzS2Kj7jZGtLTaemlhlGAh",
+	"v8/696uJF0BAOKZlJ19nEKOBc7saaqo6Qs6sM2Mso1Ele0plWPWNlsyPtUa+WZRBTqVbJTHdgER3lAz/",
+	"olVz5Y+/30LAhR+SrI6TxExVU4X2RXRMa+qCQLBnZzrOj07KMRfItYwEbWvKUrUtpIysvx19iNBjsmQ7",
+	"Uzw/NuB5EeiYaqm/l0kKIlFU1z3UbTQdgakkwR2/oAwQuJw4tcZgA31DPnMNC4x+YePvEKCUsb9hicy8",
+	"piZ4uYxtJljz+jaDL+0ts+TxD0S45uiLSC3idUUF6eOQvEsu2XUhuaFjML/QTc0ANzHLGAEUifLY/bzd",
+	"Ih4YdiIXD/wU+2Mk40HNQBUKCSqJ+AyKhpqmSAAjON6ZcUtSCaXkTOwJWNfqler65HZrJi5b6vq6OEh5",
+	"ZU7nj86LLGLIDjSFyJMKJWDIHczRjt6mgT9EK0C2E4oEiSKiNegwtullYxIOUUiHZHep8rX69jHImKGB",
+	"HIYX8TlzD1nml1hWiopyytmLl0Mer0sI33FJh085JMnacKpZi2eGHy7w+tJb0tWUL0rRvnXqrDrm9+Tx",
+	"mIdcGG3AFqBf9yeFI3C/r7p3L13th8jdQZvc6n/KhhYWnFxdG65WXsfCH2NbxGA9D1/K/BZcZu/AsE6m",
+	"0nhsZmMeOuJLDFdYosi9FO2cXqPXSAk6Nfaq3SqEsGucNr61BUnnq9d4l5T5SpYEPlhGzFVWN/3uZRTi",
+	"JfZ7GJbdkqnGppX/qktnZJIOQmKscla+hZSWIZ7ScF5FexDiD65wplBAR9ToO6kq0ai30aTUKehqu69x",
+	"47BlN+dSAeTznwDrHG6gHRIArKzoY2rlbCQlaPz5SaNP0krtTzD5WvPVEk6c4b8Ol35dQrfuDtyMdF9O",
+	"tF2KI1vJlZuc27YS1+ZyzybCxMNycbJ4nafXuMWGh+TqXsSL/D2cv3TLcUOWGIttgD2KYjk2khj0ZfIF",
+	"uMEht8pGeduAuSS+jrAkfYFKqDb6vKnTx1G5masPBU37YDSwivqIPhCW52F3nNHRWJnKDGpJjINrDbSu",
+	"acZmUrjEiuXrMgELrvJqmiKRXyM8fx2Vr226tKhr9kVb1Wl9ljrg3dB+bvUmZ2AggZxcG+FHQBRMd19N",
+	"fWWmhLsJFR4Xst53FxtUQMz2a1jJawv312vub4mytpzNGfwr7NT8KHueVjvxsQiMimJyQjQGakzqQFxk",
+	"FfU1Rep/LUnqP0HEgMgUe9foLykbCRJA07U+2kl+5uhX/w3iSBX1LSfv71ZRH+gWgsWsUAzzpmKxzZdf",
+	"oOosg1yx101Ryl8LpZwvuPBiG+pY9uYXb8i1sCTToWv1mpZzmGWNvRZjSVdfj9LwkyXxpJZFLePS66YZ",
+	"FYRljY1SK6AmbyvdstGm+/q0+rYF39wkUvcBXP23yLEAOzSpGe2Gd5kZbxm4/oVDL/sTh4j9OjpCUBo0",
+	"09gPlpTp9OCV5UxkLofVLH+jbKhVTPc7MjeLNHytrOy54/R/DE/OUu8fR55/HPllTqK9xkkkxLmC4DJT",
+	"NtaZ8qvJcRkVLhEIHFV1EIYqa67/kAZ23dERxFmbauwksMhlKqpcX93eIdOo6XcoWvTFXIf93WqXmVwE",
+	"NCHzekJfHYSzd1RVE7j9TKFuIlhWigkmyI9DyrCYd1na5AVK8idZ0Vp8S2cyPu2YBWin5bV2C0GISew6",
+	"bCWxLOUD2NJRC6d0jBXRfx9DZt2i3WZAw5Cy0ZGt6ruO9wqKZrP5emM3j8NYP/uQfqXqHI1twdJn35Rp",
+	"8f/7NubCbJiEA181Kd9s1lEtnkUWetkllJNN9pi3y5ZdRIWMDaPpoXM8Ieh2zAVBJ6KKbPNFdHaO9r19",
+	"6FVXZEqboFL6rmNNId3Y85r76Eoo+hv6SIKg/AJ69g0JNmWoBc/xv/tjwmpadvwt0882OdmksHa2l0Wr",
+	"+rUJsRtenwl+prP9SwPtNZqo3W4jrwH9OTJztrxNnahL40wcPiU5AwWBAdBsTePANjyABXKT8SON7scu",
+	"CnHRd/S1nGIz15BQGy1+PYdR7kRS19HGnKlaeSAsXoftlfGw5OAzLg3L15KNJ8eXOxf33ozvY3P2Bpvf",
+	"jrtthLJfh38JuTZa2d4zDRAgM+1nvGoJqi5yEM08/vM//rdhhTPDCqGnRWTjHTZkK89Gn+zYbO9dVx0D",
+	"2qQo157srbE/0ClBv3EGlbZI5nHSxATqFshXptYkVfP6OpLzn0w+CS2k4NbXHLQ+vsYPNFyA8J63MZfd",
+	"nmiepYU0o6hoWGL6/fO+KxRhq0hQE7QPZhEOOfrgItXHSKW1gUDLQZe9n/mhKzbRZTuSKFB3k8pPbyEB",
+	"QxIF1ZhNng/T09nE7z7iQuuwzCdhSIJ+Xsq1iwVjKzcFetKFWJEJpgEN3s6RF4HTKdYo9lACwrPk9yUP",
+	"v3erKnl2nF1o6fN07WWP0+1kzvaMPXDqk2tMl2WX+nZknZqhvQhTyDJF7gmyT8CqNsViQgKkBy2GiwPZ",
+	"LuMIyXSGuMEUaSfWAqNci6rtL9b1AnGFQ9u4tzTSzL4fxoGjzteDc4aC1ptm2/Oqzxn+3dazS8wtYBUF",
+	"Zk7pH5JbuQxbylIsS/Hlz0q1LEfWehaWQGJHlsM8h/PAJXqOHxmst737XOGcDB3AaBcbOSA+tkWHHYv5",
+	"eoJIWOSQC7RjixW7Wtpm3O5adAITvRCVpDWEXpJM3ArXJpLcwf5DyWQRxVYSSh7J/nRSKeC4IRbCZCzf",
+	"hXi0eOQ11I+ZSanruVAf4/KwXwaUKEMqPCAIzzDUXDGiDljIoFi3HV3Tg2Ta8nK33mU11Dd2Szv/HGbL",
+	"JBzbXCaXTOaG981vWcT7ncRxOZijKY/V2D7jsLweFwER/U5a9iZtc6efI3hufjIVrBczDeTAFo+6uLl0",
+	"9cNNK9Hrs5NcymLVtGMwtU7hl+jiJi+JLIAQvL4ZCLpkuQQIWpaLuP5vdg9aZkwXmBdVivMt2uygLuu1",
+	"LXK9pbpj+kG5SfIi7sxUp6n5nIdE1CLMlJjXDos24GbrWV2CkVn2FavI8DIzdEFCLqw2P3EpewkxndoG",
+	"T8c8IFtCaWnDSCAS44S3CVzQjKmOjrEkVSQj7BNjow+wHBNTg5yOGNRg3ekfTD7Xpq3IFOg9+O77i9Z1",
+	"sQuo+baovm1WYQ7WXwoeHpDvSuuC9BPmALeVSetNYgPBN0qUeXZ1clvbA8KrIhlHUUimTr+L0r4AwCmy",
+	"WdcZ0gEMzyH/UpyHMxyWmJpWHxHItgoqeu8oQadTElRRHEF9NCzJrilPq8ijSksRSQJ1aSF7mXHTDTR3",
+	"NJdX11c3362qtbLyvnGwL3UEXXIUcTFBNSRISEemN3kCzcqaiTHZPN7y8zdaxx2Wk+1Iw8WV5Y0LXnnw",
+	"D3OdVws9Q0scY0nNl+fAeJcZWh4qyaVaIv/A16bnM4T5yXwAH1VkWkWY2ZC2gPh0ikPXyHUHOviCT3If",
+	"hQOEFWq8OTw00lOXaYruVvYa+/V2t9I338KrwsGu6aQx5Q/gm3ogAo9ALoQW1IqjRjN5WRRqDrLQZlRP",
+	"q+XRtM1n7d9+8WqHv/7eqDbefNnpduvJx+aX3X/7n+XEFDN1HHJJboiEJsiLVBU/H10H09yOCQFwD0M8",
+	"GhEIPiuB+Hs+MyWXIRwKuKH9QSZYIGPmesCCQmVFHMZkhRRrOq3zoWZRyP1IoohLVcicpUzttyrPirK+",
+	"s0YuLqCwx3K6iply8bklBZegnLseQwLn31Zkago8hjZjuWNCS0Ou0E4/5Oos6O9WkctqNdJOyFXVuHxB",
+	"XOoyWzrMzQHmFvciqIKpp4PC9C5IVZ9bHR0lNaah8qKZRA/LdHrpsoHWU9LAXoX6du4j1Uc7ffIYEbAJ",
+	"2QIuDnb2GOBG0NIkHNZbV5adKlOWpcugO3kchmWxB6aHw6bp5tWKXeDz5wCaD1QjTtjADs5D5W0aJfQN",
+	"lqSf7mC3NLKulDjbOeI8XEabDpbl6L7qINbYyMsv11LEMuK0eECl6bw84NYJXmznZMJ5M5EehY1mEQip",
+	"sSByzMNgRd5oJg9pgyhqRz5rD1/iMHjWD7hNxG0WBf+YwGfbLGQlu7UnCgMD5CoW2qvM51K57wDhSjnw",
+	"EuiUcP/FRTie9p//v/8/cqTyD0D8ou/LoFgOgRx6lEUI546ymvK4DPmnHCwDjtwBpcS39CYyl3OJe5bL",
+	"r6sAamYwqVgbI3/CslYkcskxgSK+MyKI49RvM/eU6cxOMh2OgWO4VLUp16rIuslbW/mg7U+2hMG61UQ2",
+	"C/5PpI+SyPgUNfMTrlmjczGNIBPDwJka1wgLzElVkTUgrC6g+ELlVQ2iW4/dytKf1qeWBUQWGZd4ntNz",
+	"rqaEk6EAd0jLiXBZVT/br/j5mn7lTio995UZngr01k8EazYFdLZU7zYtHbNRdODaYSawD9jdtgac51mN",
+	"7diOJbRyprbZ0S60LmBvbYNJYzaMtba5PlcpkFyhvLvicGe6QTKRzF2FBxDRzfJkLtn2+YwC/HhmBruz",
+	"cB+Xk/PWUQKbla5ZlxqXo4NpXL8tPrAhHT3HUswbjmFsUvNqHdOO+aEz7izS0HunhCVl8jePq10WnnFk",
+	"EKckUhrt6EvS4rAP5rdXEkbLxOhFRabDO4QBUEVq0ucRCXbfIogVn1FJUMtrof6tflPSGLi/aQg2xs87",
+	"u8qT8FxNWwOD5Thyxh4IU1zMNd5vhyrLyoydkCGOQ8iwQfpyLy9+sHbRD73AQsmPLRXeTK3HDVFqSxYQ",
+	"YXFOHki4voBybX+R51FZD2NawGBMwuE5HZITPJd2cSYsam+/nQuTapRpEHISLx7dB0Y/x8Rx8zyJ+FiS",
+	"GmWQ0KsPPjS1KgsGy2cgosX79aGht+9OL4VGcwEY5aSQqdqYoMxKgviqVjmZDlTri6PJbxbESADV55jY",
+	"PWs6ygbjruxSBIM0THj4rB58w0OScHDDNUquYihnYBqtkVmWDxrXjjR3snxraphCUbQBeAemBDMJpkcY",
+	"sO0l3VwggDL4FP3JNgYZwLD84K/E6KUkwPdYDLgAh/B3JgJQfmUHpGcEP1ez4EoERGy3C+tBv1pSwM2p",
+	"24mnvWoNsSGELWZFsvwl1/Sa+zVvr+a1itLgOtrfZmpdDgxavUswusBDV8t5yxw2G5QjexanHwgL+FYl",
+	"DZNfZhS2FYoV4Ad0vzdVArfDjqHg0/Ocza8k5LUgpy+K6Yr70MOGSOjZslYkz2YYkNno9ucPRWGvWLGO",
+	"ncXjvW3w2OFUOt87LtBdTGSA568kGmD2OSYKSuwssIoXRj3FX+gkR5yAcJcEaplqdetEaC3TdQp4Vljs",
+	"Goges+1ST0/TCp0QPuSqjtl2LknuszGjuXIs1cUoqo1LtBXyTrauf7a0BvFXFzHerILFVsW/NpTDv7qs",
+	"crGMVLLF5ah1S0eMD4db3q6UKLiV1q1Ss3bQgG1StM1Nkv60mlvgKhioLe0JFuHlajVxIAieDLFUyNvv",
+	"eN5//sf/bnidPa+Kwpj5Y9Ro2C9bnT3PxAxRxohAjf3Onn7Q9Dqet3a5tRNLhHk7UHMtQy6mzMl2myeO",
+	"KDolv9mUtJWRG27cEs0mmWfFiRlW7pjoP0LDX8ceVFimMwxN8eMdmUbvNghxeQe/o2yr35UX77XasHXX",
+	"mcye57XgP9M2CCBejgR3eEvVJsQDUlJt5VpQE5hhW77g0du0DSI0RNMfoilhtlpD30oUPSdRFCxhrsuf",
+	"iaNEzZcz9n2EUjCY5ZYE/d6KK9LbQNRFxLy1XeGoIvBE2vYoZr9iRJTtuZdUoxgQxE3T/7Xk2tU1gM1T",
+	"6PLeSbEus6QdB28bSbIgskHX4JJd7tgTM4lF0CxBokJQjDV6mh5CGEkfs6TyBYS5ZAdqUdC0I04j5Qs4",
+	"UEdHywDuInUAul1mIDFImhoiwEBb8QRLcxKRRT8bXJL6BaBINgkQFksqMy85hbs1KjDc4dFdOnihDEP6",
+	"aBUZbhtDiDNF/VcW2M1VtS+2py7ImqXiRBCTo2dFqxMY9KVagfamF6Yr69LrAe15ljUm6Ztvns3eXOfS",
+	"0PB0N0VI2YQEJ9zf2Gu7yqAItSj5Ot0x9Vqu3dgcciyDChz0soLA8GN5PeaKZ/KoS4bc+pitHqHvuPIR",
+	"m+iMBr/xqNyhoik5qyPucKE/Mw4fd9FsDCFzhm9ahgI1Z8fQ7dR0YTGaVXZj/fU4KZlGN5iN1gqENQOz",
+	"hVy+xiyX3MNmNkc+y1nARywVOedbXsd/QoDW4lUUgnIv+IwhPMPzt1mWndoC9NWIJ4QhytC703dXJsME",
+	"7UCrSxLoWaTJJlkvgatEAWqUc6wXUG+xNOxxZQqVPrkbM3Qz2tm6nmZq3suaQJIQqsVoKbuTFehn8sC2",
+	"wz7Iyyqrkg3pexBuoRUBQXxCHwi0lHN9T/q/dCv/q1v5tZ+pwATT5cTAYv9KDWXQueum52CQ60i2Rr4b",
+	"rAwKSRdc/assgOUel1iEa770gwgXTlL/uuoAuPx4gmWdnP64LkwTsqQ19TAOQzQhc1dBE3phUFsdURAZ",
+	"cSbJ20zmOpoQEkmE0RjLcV68zzRC+mFwePfbTYudR2/8j0Fj+F7uj77Fe/NT4sXf0SvV/vHzz7Ot6vYW",
+	"7yRBphTSU5RrFz0hc3DY2/34BLogCoKDmtsd+PGN3AvWTQo9xvUs/ccajmhtQub9+uoGUIuwNC1eTC6d",
+	"P8aQ5S6kgyxltiOn5AjDIvX1OIC6jnzEqO1s9fV9pUwTG4BXpsnU6nZSFjFTr+j6SaeZ3yzmm0LVzaVZ",
+	"6fZ3SEt1WscgvoDcqRQTtVq3HPvQLYFAaOuX7DKYk0DyMrdqio2ItOXM0pfK1+Z5v5hSQtlD79D/vjn4",
+	"8WD6XdSSd42Hn9+wm73ZT/vkvffpvI3fBc3RB3r1+eDHyfN9uQEAJemtKdAtQ7mNBzkhfplt5kWat6VM",
+	"fmtGWxShh5iGsSBJVZfVgv8G3eNcOvPXxOfqedK4w0RHaR8e5jWU50OxDZIuqwYzgm5oJYhcZKl1dArX",
+	"Y5LRbPNLuqz/WNO4Tn1S0/OB1cpm7IZ8RgTkWo3JI3p/cXRcu31/1GzvJ52E8MykRk/I3Ina+rVdZkDx",
+	"SqLBXBFpzAOmErl5Ak2IJfF7fWRYBqLMD+OABLt1pN8gMAv4FA2oWkjCMj/88fPewzNM390NpeKTKJQd",
+	"GysVyc7r1xrxZH2c+NprttqOdIXIXmtGuR6HzF3QyVlmmu4V8C2HOAUUX4OlumiPkmsrEnxIpDS97dNg",
+	"EjQmYeBKxZjAC1eJQfIpQX5IGQVvPPGpBGuI3SQSZIRFEBIpu4wPkeAh6aC+CPr6CZWKaPk8oERRRTGr",
+	"on6gRB++IIr6SBF/zKhvHvnBtI9sy3r7KyzmaIoZHhEBHa7HZJgdoj9XUX+MfT/qo/dHx8fXtfQpJL1L",
+	"PCRqjkKCg3wSOUT9BUpokAZT6K4MTZZhsnw4sCjlEscLLZc2cAneZXv7uIYeKISpNNn+v//POzBsaf2z",
+	"54+JP+nbUhY8VpIG4CqdIh4RJhHusn5pn/6+KRvasQ2F+j7nkwtrvu7rEw4hDisSfCSIlFU3bszD4D1X",
+	"ydAuM2P195rVjDk0P9X/6K9MuVRbK9N2Sh1DkOWUqt0qwgP+QMysxzwMLqzh3a6gy9y0Pg+D0sq3mWVv",
+	"anUvvnSb32dAsdnPyxJiT1Lv7Cb60fMWq3Pu4/COmnty0asEXq5i+cfnTd/KrnXNN5f7kswsUD2rlGud",
+	"gAr2dU5Qy5qyEf44igR/IKbvzyeT0fPrVzhEC5tLXlm+JWjnuKht2TYDzxXktaX3N4yT/mO76m4efA0X",
+	"GSHsaInskrSl1AMRjtVY30i+Xj+yfQCf6c0rialR/lK9eUuDw0sc4+X21zsRE8tXMx0CNA/RHHLGxQSq",
+	"mpiuANSlFSA8wpRJo0hGIWavpPupj6PdcjuuWcLXiKdrNbi067C+HMqKdQVNcY05irBQEgVQZVllT1Yq",
+	"Wwz7eVvWC9bvzYeoJ6SUnFwGfjksNcXnNyp7aTD+COpzL5D7pLS8B2Q/67ubmCKMxjSVE28VlpPelEpJ",
+	"lnSrMMWkc7hb8HRmRAIEIgQy86GdICao0ep4Xmm76bJu+5QNeaVamWHBTC6Uk1nyklL6fK0CGZmO9m5D",
+	"yyF8nHDDFXzEnHNs+gFXrW9AjnGkx0RE4zBnqK/f37clx1OO1d/tZLspIz7sMrDtUBbIV8iyuCrqf3S8",
+	"wazJWB4hrTrhGrKOjrSYrGLBSGDLBNjC/1o1igQxNR4DF+cwpGFIAkSZEYE4I+sU38qvBIwhq8ZfEBZ/",
+	"s8H4O4Hn55SRNYd/R7mcrDn2ljDJxd+wIjNo4wG/+bVw3M+00C5rYmKqzmTQIGmClWCJOf/OkoPsJ4fY",
+	"G/AxBBl0WebLIR/3q6hfAKX97ZSwuAfj9Jg8+OwQJfC8p+8Y6GGSAZl9PtHf6F+XQMgOkfCkNzKP+k6v",
+	"T9GLRwZYb13cgHlmHCk21chhXh2dQfgB8AgS5G4jDShTrZ9NGJ+xLoN5qvo2E9xW6DINym0RkBgKuAjM",
+	"RrmOFojhKdx9UPhLL3Onb06p3o09b8+HL+FP0t+td9kR0qA0fRb0kdkgr37ST5KzXGS4vjPdPVSwFfxe",
+	"kWM+Aw6d4IyND4QkzpGgoVbRJY4VgdTNJSzou+XcPHNXUum0Z+NacO0sNROCnp0S2a2bABbo7emaYiY1",
+	"Pzpd1mVPcADoSR/PU/qrp/xQ9NRlT7VaLfd//eMiJj+hAfYnNT6smcJt1qiRci39kgWaeHKtPDUt6ZtY",
+	"yKq5smQVjTEL+HBo1oAKVIKe0FBwptI3vkbOzJQXstZ9MdoxLwbAJe/mwyEazB1C79q1ZEgRPWWwSb9r",
+	"gXifbFsIKHGWYBK0N2GxnTAlXPSExlxGVOEQ6W/NbkxbMD19ke7N7Hok+hyTmNgJDaXr4yTh0BngEHyr",
+	"Z8mxBrtAPp1yZqUtsPGZmQoMAT0h+ycSJMRzoLyMOGCGS7TDuF31rn5hKcNZ8eKMOSWHaSApZBAB7nd3",
+	"GFo4cIAESY3LCcgC2R0UxYr85AsiiyHPW4XVkjJkjvtpQoyIb50iO31DsprZcjHS/0AEVFWzG/Ov8QBo",
+	"5Ra6T2GpTEerBDH11wYn+2CKMijZ34XqSjic4TmUDtOXvSk8FeF5yHGAcIAjG97oGG2XpVgqEQ4lBxKf",
+	"G1zuVxdwTRqklH2bHGpEFfsjJ8qYqCoTvWTgUGZkwZY9LrTgjAjTsqq5S3FoKT8fkgGC1N9Oi61bLFx2",
+	"q2jKpXINdbSS12WMzIhUxnFVRViZIU2vqgW0VIyyIpy7K1JGDlX7NC9PEsJcdqzZ3XpRuhnZvayr+gbK",
+	"elCOe1yzEpvraK+pRHlakszULEkCWYylSuwLz8Spu1RtMGZZ7FyyzrRps2a4CXe1GJqciVXq9O1pO4Vl",
+	"T+e9owCQQ/QBdVAfOjFr+rBde6CjG3bkMxR8Cj3kuKE57PxjyRmukv4W7uqFZvKExWsBSl8K+gdcjNYa",
+	"fyWsd9bBrCyadeHm5Gzx3pWdLIKI2NYhAOQBF7NmJkmLbMq0/mBstlr2cvZTU4nKnIQ9oL6+MJN2lFBA",
+	"PhGOSbCbHk2XpS3KcueUJKss6dKXOUdTucNwUQZc1YjOen0nBAfm6sybkndaaAzhHLlu92nvb7N0OeZC",
+	"EbFbR6eG1pkh9y4DhveS2JIy/CWWEXiuVc2Q+xO08+HueDdTtRLkMmjNT3Dw1laAewA3iHWw9E/v8Ki/",
+	"jPbvGu2O1+p47Z/XLnChsWYtfL3VA7+Y67eMByxcLmkbyIzosjOkoXIbcvgGOdf95HySLlpdljiPYAqY",
+	"3jTjesFTWzDMAsMzhGzhkzZ1T883MfZkKLjqLsIMtyy1SdAyf+yRrYBs7sZbHkv0wH08iEMs5nV0Rx5B",
+	"/AKjmaBsgtSY+hOm6VhLx2cnJ7dnKIR0/i7b6dMgkLQ35Dzo7fVRSD/HNKCSBOg//+P/oOzTA/C36bdU",
+	"898Tv48IlnPNxP0xmb3tMvsc3t/z+giKUmQmNA9afUQelSBTAhIE9SeFpmemnrJ9K9TRIVj0zBo16sZh",
+	"mH7yOZNaAGGq52Mx4ON5IMxx+FgEFPswFcMhBKTNepIHNJ7aDxFXWErzeRTGirDeUBBinw6xcn/RAdR0",
+	"HtPRuBcJrggUPxqGMQ16gmiCcWfMSKw0kjHqQ8+bEVFQ3ct8gH/HOITlTLgcw7Qh9hWXxL07wFTM3QcW",
+	"K/enigekNyTE9sLiAoe9tC6vRvjMoeY/tvIf2/mP+/mPB4WPxE++sEdb+NwofG4WPu8VPrfyMvjyI1yU",
+	"xilRrtZseZ3gTN+c4/dXpfINJRuEigA1ll39UMP7m2fjNy/cuLULXl1g5Y/TFjVyLhWZFmo1XZ8dn5yd",
+	"3q3Xe/I4gS86zsAXNd54Hpr4gItr1Jm2UycrytTTMiBdxswgQa+8A//VyS2SZAR1pZNKbyYGlyrwGbOR",
+	"FhPrlbLS3ZudIuBNyUkm+LB4I8csk0YMb3yFzMEDN5br5+wtwSIalBWOgl6hqa9H4qkDyg78bRKWq6aG",
+	"sEAsNnEVttVrYFa665r9GKvb2y6TdMRqIHdDvWnNuKlaM+OEMqmEucjyrQF/qVxyLff5hCkB3jU5IxYb",
+	"1m/rDrtbUccL7jsbohvYYBKw6tsWVcalkmJPHR2d3LkxEKUE0lPGENNlprA55AoxC141JvNkcKZCrlGs",
+	"LB6EWGn1UmtZeditFKXMWQEpXMJ5lRDEzXGtCVZYWI07PYmubi7ur7wGeo2uLk7ur7y9+lpOOGP0uSaC",
+	"8rKqKBcEhzJDcDiKQmpT469ObmvNXaf/JmVQCnHP31SqlfNKtXKy2WEb9C0rTR+ofirwat4geEC0SI5Z",
+	"9kDBphIQYcvU31wYyOSK0AeqYtGq1DEPcQNf4+JUpU1qNdwaaMcU0dfaSnI9g8KT1Hnvv9VqDti9+0lH",
+	"fzjv3ewuXMeJ7CWfKxZv53i+O0lK1VXLOh3jK9D2At4k55Wl0lJW73KwioKrKdaJZoIqRRjkwzlj2ZA+",
+	"Eomo6kA5FttXoQrkVkUf7o6RZleaTBftHF0GXuKdfqrhGM9jx/NqkIetlQYb8uG6lxl2oU9cK4Y3747R",
+	"3t7eYTEAcOmMi/02MzVmu93g99aXmv6n6f75Bd39av7qmH923L/dbr3bDf5l9992/23n56df/qWWH7db",
+	"Wo35dDgkENp3YQ0PG6Wyr1nkISHktW42vZIzLQ4sMY/8AfUXlrCPj2NiOp7bCv8SarZAyRZ7Y7BYK9dz",
+	"PyQm+1RD4JUpXS1oYHI/GDd2eQrBckMufJKlSPi1JgX7G4hMz6WypwudETJZ0rpCz4L082QdaIjDUL+z",
+	"/nwN+2IZiIRAzYmVEeepK71VIE6GoM4Uwqbr71tXeDdAi6niecMCZvjfV0SxrtNOdxG/mSkQKUoCxgPj",
+	"bdwk+GhgAmlKNADpj7EYfV2Qy5qhTVP+AKy7PAVJzO29GyQSjRUziINFFfEwSAzaa4ucF/a9ZYRpS2gc",
+	"h1iWLOv6h0atiXbOEGV2YBWdIjKFGob+vIquEI9V8ug//+P/7JbmlgjOp6Xwd6llJYRhvWQudSyx30EU",
+	"F/hlmU9QeoClL36gkqplUpbeXePQmpelTeZa4/LMTlqAYDWLnQX0SrPcNDQMTmaRopRY2QiP4Pk7ynBI",
+	"f1vaEo8kI+tDN9T0wMdxQBVKn7/SUnDEhamEmwwuaX6X/GRNfmym3aYeRO5VmYnWhMk/pJvcsrMp6yVX",
+	"djp/ViO5UsyALnKnQnCxrP2E+bVNddQD0wyPyrLuWSvBpedwmjcpf/MRGsdTzGqC4ABUX8sJ6+hMSTTj",
+	"Asz5UzxHPnRGe2taPkG4lV5DweJ9la37mRSxXV6A/Hhph6n3d3fXyAwCnbqqSchomlrxMD0npZEpwXHt",
+	"2uhpOOb7LHqt55ssAnRyq6ou7/CVArasUjCYEKpoiv0xZSSFLPTMckFLNv2jjo7tRgYCMwNXNaayauNg",
+	"NZhhbf16l12SmTEvuOIhOAhI8DYTx5O0TovDQA8YYxaEaWWMDEzrXQat/KBBNBxXTy+JBH200/K83Q4y",
+	"uQwgwcNqJUrHvkX9gCj9Zd9m8RLsj40bGup6QJ9Bzeys4mH6BsYsFwsMr2rsdtAlz6StwLWjbxvIcUpc",
+	"1CjgRAJKKTwhHciPMlF1NdSPQsx67jxh2qbdQbEZSogZCrE/sb0KiQmc0HsItMzZt9/YvolDLgY0CAiD",
+	"OffsnEmZZ8FDiJLK5NxQrcNzFPJZctTJFly/RdUzpZ31nK0E0kaQTLcJlUn07KklDmFm4gGyuzKz+pwN",
+	"Q+ormPSwMKmL10VmP2bvhp7dwUSC+5ryByHRUzQd/IArUYlmJAxBd9PYFLvqrK6jZCapEgq/+JomzdQC",
+	"K9KDlBFzMk29uCMERlD42tk+3iJBlBbJoLtI/0Z/qEELpT6SxOfGIagP20Ra9BTnvVBf9Xraxl5hwfAE",
+	"MnlZ/hRcLqdtZUnUmAc9fSg4DPnMok/bzhZhNTYnIatWkdHjk1NKj9TM6uDn7dsJ+qbpad/lBMNLpHHa",
+	"unLibmUQlhRQDMZE6U5GxpG+mknQg4c9/RB23M7s+JVE/WPOFGGqdgcDqMEiQ0jZ7WvykW+To1sgUmuC",
+	"6MUMP2Aa2h21E+xPz1nPb2IBEeOztc8P+hwwHPYMY9Nze4ATg3iUy88N+WhEICc3tlnZJLkR9YZ/rFkL",
+	"Q+0s6OcXP4jlPF0156Y/WmS7WpqYSNMpTcQM8iwt43Xv3gFzpB6gr/eBBh4J59CEJ5zv5sEXcEbW3v0U",
+	"h4aMepa5ljJcHzi4BjAkdeMAYcu+sYKayDsYJTNZ3Koiiee7VVfjSG84PXUqEdwQZhHmBzJPQnuN/CJe",
+	"SYe0NsxKQwOYm/6FqdsA6XcFNI0EV9znIcC/UUVtoKYjZtb/QCCHDXQLgZkcEgHqVlDgIwkflBHBE/MW",
+	"LZUNsFyOm26A3m7MhL6UzGWcZuzr91INNB6rtQ+Nx8rnU/1eazbMvNPnjBEbC8KdScGswtyo1pvg86nW",
+	"UygbdTL8F65yLuAfvdsxfiBoQAhDUxwAVuGkahUs1nRJZKh/FpBpxJXWCmvfkXk/hRhEJhhs9rEkHdR+",
+	"fEyCdqEfHFfQFnHXESTc7D0c0d5Ez2SvZeBfaQ0DuAYEZyMNzgc+0TAUpVfSK5mf2Hjue5Agk5vdhtaa",
+	"zJl0+lxgN5BYzExih34UEOjp30H6K+Ngyb9u8T2aOUuZvichnaq+00ZmXi0hxZJAm5IRZ6mMkX0HTNGz",
+	"JWqWv2OMJbKDOog82rM2DGwoiBy7bCFbS0DLRa/to37hWDLl4ZMXfoQobWM+4iJhbOaH2AfrRS/k/iRz",
+	"6SZs0KIluKQok1ZQodLOZ412VKaGKTOTjf/I0Ul+qXYHJSeQ3zaQJ5BS1YEJgboDaFUK+NzUPUFiWYB/",
+	"/g0aaXCoqWeewF+LyhJhFAni49iwRSVd6rrJoEZDPKXh3FT5WL4agFQPyhclEtcRiBam4Y1LlncWvmQl",
+	"WpJIZ6RMqoSHpvUkeosy4iVHEWHAJDPFLsZgz6cO63YSoCZl9VKo7i68JYvFTg7NTO4OZucABXgudzsI",
+	"ywkgC4Za/sYJV5gS4DKlErTEnNScmVkfDvjXMiJtzhSaim1QnC6oUQak6RiLhWfPZLXnZF5HwQ7k2Ka+",
+	"lzVvsZjFQwI34ZiO8ku2ZDuDy3gkMFOGN/HYH6cT68OuImy0AZMUnWsGk9y6kirSg3IxPfLoQwWzstfB",
+	"tUUkGpA5Z0FZY5kdnG0hY9dhzzfEUvX4jBXAkttKSLBdZK5PR9IClSGYwPS2SRmbNU1AfTardSSsKa99",
+	"JfexzaWFem2a9DKaUlqVwCpkOxBklTjKTcEB+yJ7g4DC0DMAyut5Nr/S3BI1e3MY/cIU7DFtqp1+10HZ",
+	"Gd1bZsZKVfKawxJ10lKfvsKhBIiNBdCIZidCMlOHJdFeoG96T2vqvXJd0A4xynx6K2YYpUNuzQTtvYRH",
+	"5VwjhNTNtNheyQ6osbBY/KFssmRdPo7wgIZUQcDfxJYpcJJwynwE18pmkBMT7OJ3HSVATnjPsrQciE2o",
+	"nfGK222OgW07zHCMMD+VrfeVmyr5RfY2cOnjhjWa/HF3t/OeviB7LnYhp1i+Pz8wyqXJ+51qiSwJcgB+",
+	"pXUtJ8BP8dzphr1xeOCmzOnW6YxYgxFFWEgCpqKL2/e1oQCjhLPHGU6bynxaUstcg8mki3IhyE/SlXDB",
+	"KKBDcGKrZLE7RqutGnUXkh6D+W75KynrxZKkl14ySXrnLS5B61WKhqFp/4assUHfrUYAh0DgcO6uExkP",
+	"h9SnhKn/j723W24cx9JFXwXHc3aktFt2Sv7JP0dHb5czszK7nJlu29k1Ne06JkRCEkcUoCJIK1V1MqKv",
+	"TpzrvS/mDeZF5k36SU5gLQAESVAiZWf1vjgTMdVpEQTxswAsrJ/vuwOoQPu1jyIjjIt8OtMYgjqg3dpa",
+	"jG3/FMBj1ZsaZM4yj1u02556LxFZH8JQVIGCEtdcLjbYspSGCPJhrm4aqtICyvII7+AkEXyqhNlWCu//",
+	"kosMNwC1jEpiC49KZ5g+zQdqQ01iXlpSAyKFuiPrC/mYNRSXM5oaSQ8Fz1IaZnfxYpEXRotyA2DR6Kpe",
+	"OVjG5mUMd8KvusakmN8LtbV6+6YfAmoyjaFh9yKO4FxVy2BJ1+CbgV451yR7uaHLpREUmaf3bH2HVI+l",
+	"ucAnEBUPD7WOjPl46ie4bMYLDNkCiwg4n/HeDBel0ieMvoHPSrsM0LnxacL2c2k/DNvjzNl04EZX7Na6",
+	"2hmVd8agIcs7F9YzowXKk9QTLQmsN8DrKY3+KxKK5RomyqqVjve8ZukF91jJILsHoVKFJRX9yGgBRRi4",
+	"O2PPN/ZGqMQxHu4N9lyLH3jrKuY6SBurWt109YUVDSr22b6KKBnXDAChNK5dySk2ziXkolctL3uDvZoh",
+	"pPJZY8vQLqGq8WFvsFcxDUA7Stdp5xf3Huz8bP4u3S2d5y4/2GCvfLtzipVuSODSq9+Y9jQRGF5d8OXa",
+	"paP8c6k9fj0fwutdjVxTZ1mtWofrV5RfjdGA2iqCM1S1yT2TElXWyfYGe15dTQNA1PUrNbquhoS8MPPS",
+	"DxWlxPnFYImqKaqoCCC37gkP4da+U9rzAM9SjAKrHHl7gz11wgBmq3tQ4NKrbN44N6VNFyLXnO2x+Lu6",
+	"lxVPSttROUy8NJC1yBHje63HGJe0TXCuDtwERlR/qNWXrSsVEqptFGgPPZq3PKj4kYM+Rt5i0grUr3PM",
+	"olg1ZRFzmqHbc0GXS9VekxNpIWObcNFVIY2q+EZ7hdUmqTp9YEZbHWHNGYRY+D2WvaRxvR6cW3PIbqvp",
+	"L6r0mS5s6vL6udv7z001S5HE4fpgmY+TWM6aq7iEcpemmHkdwwe2v34F5WqvV0F7m9KdsBjiStmXs5Su",
+	"D7TkNL97k9L1a1PIvLqiyTybpUqhPJD5GONINoBymMLXpqytSKTzO4x+TpkUyf2GakQ616R7WBDr+Go9",
+	"/GtAxXylYxG+tsUM2SAl2zA7GkV124teadj2UuMAbMcsqUzgtlfqa3jbG1753Ap54hHLrYPQKEzb3mxc",
+	"xICyAv+88cZHn3GDNahzKmhGEzHNGekBVkXJWGEvRfjKhDGA6wDPJF6qSsHSTTta057p2XD8i6i2vAc1",
+	"xO/a3lPfT5pW+qAxTMiJtax8znP8xRGEhDdDiKhpTBgcgnimRb4sAk/mfhOQ10ZgSO1noGAtRjyqTgD6",
+	"tQcizz5NLF+Ch3rGwaBQt0YDZhlYnoWA9OiWRmNDG2DRpOas8AdBebgnprvExOFrGwJ/nA7UWzOhs5Tx",
+	"GWuKrzQzgjigpAd60Ck5Z4mMIciJ37MUTAeSnJP/+g/y8ukJ+QM5OvRHeJpATrME3+4N9s69sdAA4eMZ",
+	"pypLKBSzMZNOd+pDUXnVERDfsL3dMDKv2TRlTJKizIBQjkoi2I8XNNG4wuVQs+PRXikFYP9Pt7fRb6PB",
+	"sYnv/200OPra/5M3mP9tzJLIBuNV5lE980+hmEy0EwbBjsAuGQlAYgLbWcy1D1gpttaRuaQpXbAMLPhq",
+	"6yx3xERot0ODMzhJFMOxyn6TrRKOfduMy/ZWpMxAZHSi/79nqZuE5ABd7wBeuQsv5q5h4t2yLsz4NGVe",
+	"dOH5eAxsxGpGghmQgZkS08Eu8IelTnYThLbso4ZVpSNfaGUI7JsO7emmDu1I0W6Fu8oBqzmuscAp4WxK",
+	"s/i+BJLmyyoZPAbx6xaU37pYf4NZfAwK2B2ntMLQvPM63JLhU1tPXvHKk0mcJAWDdEfWRPVeuz3jgeRF",
+	"lc7qDzvVbujdgznBLTN3eRXpJuoE2IW4Z4SLFSQeQlyxeu2JJEoxOSV0jAib6IzWj5TGmVE8mk1PWmfr",
+	"1OZum2z5oAS/ZxyCBK9yLnflu+22IfhQvTja1SRz0HsdSK9TiB3EHxaYhYPDWRqrbfTSm+nvHmfZ/bx1",
+	"iGWedN7FjcnPp6OkbAGo4v6HOW+vIBToUFc592kIOdcBSf6P6ZPZ97CKDWFvpeYdt/KiT7oD3kHNYx+k",
+	"h9JfvSrVt8MhBxdPZy5Gv/g9sBLL9PdtNDZD/QeD7HS8aH0XVQ1m8P1CHZXFqmgUfHuTGPmUEnCdlUEm",
+	"vJQ7KXxI+o3++JAsWQqhsCTVe/kkTgxERNutGfp2JVa6Y56pSsXKxyOqv4uAXUhRYyLweUTGCeVzODsk",
+	"oTKOtDHLdPnI1+XSot08OjkHt1ibAXfW+qaCVQ1JdXqwdfkX7bAzW0xdoyhdqemoSlDLNdy0cJpXwYZm",
+	"7HKImn2rArdB03kkVvygxhLtJ4h0t6JyTe8XEO+TLxNBLQMpxvDCSyXJ7kAkezLcuJX5ofwxHmOqRovE",
+	"EMdrUTNTfbDrRJ0icm/XBo58KvajMKKWdsNmcRCrT+hqd41enVeA10BW2WXqwm9JVL3Uc4xnIl1DfBGa",
+	"XsUKzKD60xpCaTs/Wcwb7KupWD2RCLKnYww1JAfsqO7mFutio/KGdujbekQxnG22YDP6JfrTqr17bQcA",
+	"QrzNCECeAOa0lm1fyzQOGbndo+Pwds/kLFFO6ALiqCUE2koyOjw4GXqzSOd52Tx2efV6/+LNh/3R6MSb",
+	"nc54JNL3G+YTS+BkaukaEC1cqh9WulrMqeeutYdtLkbfJ/AabHW3HdBDe3Pi3eRkwc7YiTm/qrfrarwd",
+	"YV/OReLPOw5FIvJUzW7wL1dX33//3XeVXOJ/Gb09fHn0vGzl/Ze/Dfdfnu2/pfuTn3979tVr3H2XPD9r",
+	"AG4Fj4ySrwruQxRHr0hgkAQC0jsbjvoDgGGGFKVU/3ioftTSAD+86A9ueVCgDsCPR6pUFLPsTqP2BKRn",
+	"cKREaoCkEM9Z3Vg/vb6uwDCalqD/yzShtM0V39RwQuZjFfeVU5NnoN6kz+uj9O7iObk/hASFTBKOBi2b",
+	"pNV7c/W8/8pAx0miLeJwEp5fkd7FW9Cxzq/UP9IiHBEAbnXolewPINhjEWcslRCnSDX2KNz49bw8kRAK",
+	"O4IK1b8OcZi2GL7eJc/f8ymTjfqwWiOyQTogOWEeA9CccWTZON9exr5kJh8Ld+BUZqppA8L4PUvEktmR",
+	"6ZfO2q2XDhsV65kQscLUHSfgWAfPAMlfD893wRlGHXLCeJYCQnWg9b0AWmP5KUedtXqsUSn1FglMn0IY",
+	"rK3NDCb9vpV6/y55/gEra1LwK5tNMUabFVm34lCkkZ8EdTuFd7GVfNWBVyJ5Hz3I18Aj5uH8He6PqWQR",
+	"WQq0r5nhNBuUXosm2NqMcn0OFylv8uG2Oe3fJc+dg14jrbQFI6Er/5lqOkELHEGrqPKQkZdDyDDC5Mcl",
+	"BTYjwJoGxGoof5YFpJfSFQTNI9OOyND0PmM0AdcbNjAWvH9g0t9tsEMKYgBpsGypgRc9aCpGr/E8Mu1o",
+	"b/fQk9UgLxL3zTN1EoXUf1ypLe+I9HAXXjBAaCNxNCAskQwTFnl8z1JJExJHFjOwBGp3QH6Ms9ktD/QH",
+	"39IQcjiQpSSwQh04Id5ztjYDF+XYPk02VYVre3P5/tzPNlX6mL9rxwOb24w9jaW/C6VPvju7+u7T1V/f",
+	"v/nxgWBmBkawi4/NkQOzlr1TWR8Bd/+wcIBmVeLi2baT+Q8zROJosbCxgtdYfNctwY+96K5ygEKFJFI1",
+	"qS8HhB1MD0hw9vrm/zobjoLSDMeeVPfybOvXtsduVAdUD0vDmDp3yXJP9kmglUNNlBwyLnOpY+wj0oP8",
+	"RydJCVHh1e5SpDeh+hC8QuACmQmBqBkWL0OQSFgQlQPcdwIi1Sa4mq1JjxYwW5hxyW85sSgvH64+DggX",
+	"6n/VwXD5/vX+0QBhYGzoemk6TBadWcvBK0hfxAIWpA/xbbU6RwthJj1YnZgoM9HyjD8e91W7LHow1KDF",
+	"nMQRlhkN+9UELNC9RWr1LJuB7MYLn6qqzYiZS5fOBca0LT1DpiN10IQeJeMUE7I1RALVkRs6KQfytuJM",
+	"qk+NRc6j/qBcjWlsD+M44DgEOBWRApklnCpF6o36ah8gYZxKVOX4QvOUI96SM3SxyeXnMl/oLB9KQpGm",
+	"eOrpTqu6F8AHlMOJULlGYOvh0gkjrdaFEYIKf6pzZbBv+TTr0i7iCzKs3q2URhosUqTUQXIdPHpg/ejw",
+	"zID0MmTZ1Ai0dlI1vDDNbnnCDBJdsf76A7JMckkCq6tA7QMHw1k/0bCSwFg1IIHF+EPwkGscoIFz4KlG",
+	"mhEqNG9QUgI9f17KnQdqlvVzcjRE8JkY4JJpqHaBhEUYt0hYOBNMlnfND9ffD4dD37aphMN2vJ0NEDXK",
+	"ovLRcHh4dHzy7LmvtDupzuFaojjtpFRanaxoQHlvdHZFsrFpOUf88HMDX14R3SQBlEXkcVAChmBbFU0c",
+	"EMe4cBggSMbShbH2tb77qFZcsYnvJqj5Nj1t/CtNcqZRz3zbHSc6G0hj+v7j7//ZPzXAOXi31cuzy93U",
+	"5+9+l0dRwhpdTd861OuxEEKtJeBBiiSV80ZDvXooQVfHjUGSMQvVOdnTiF/BDIYy6HczzW+8J28JDMNe",
+	"Fw133Y0/N052YVTrYI6kEiActmqZZ7qcjcCIDKT1Rmx/KATGk1ikLaJibqicX5qyj+3BwCY3D+BuBl1a",
+	"IP+3M6q4k7XVyfQIYWjNi6rqa3vIfa1zuAi6xKu+xGqsb9Jwm0HlHnxrSms8v/4reFtKVv9xzGm6bhF0",
+	"2+DnRCMl6FS7CIYTH+y132bsS/YK1CULb5wiWx9NyFgfV+TaseMaI+6AXLxVhc+vLt6ekg8XF5e3fJIi",
+	"1et4nTE5wPetzVOS3tt310+/U/9/c/307c013hYo+Xzzdv8FvLSPQ7qg6ZzQlN3yTCQQzxMdkDNAlDHN",
+	"BIIASWim/ZbBh+t3gTGrtrIAbyVB7xmiz76mItTXPOekl9rt093RY2VzU5j1e+M4NCG29VV/z/waFNWa",
+	"ytatQFV9Zgt/HeyNqWSfdeLAFmIxHtE0grJfMYtnKtJ1RQ9L12QqkKjgdwwUqtP7nyXJ/jJPl2oiJ4nI",
+	"Uz+7f3oBHFweXGqaan4uMHCjhFiAH53Lrm7tUiyM610yUMSAiVz98ARgaPut9b9L3RxvENOMJZOLeMJe",
+	"a0q3IjTl2UkjPLpjBa75Rd9eXO2fXe6DF3Wr7gS0b02U7NpTA2VMllickgkNM5FaWknAv1NlWo+HklUj",
+	"brWAuceIugKxMe5XK9DOmjAdd0WlOhfu4huYRdolWuu9TaJ/FN3ZxQZoqyCc23d8Y80MW0GNQqB+kwRo",
+	"AOljHrlm94yjVR/RFePMwn4dtCbuae1TuVcL9Lt1A5OUZKna5TXmWAmLrFVkRiqSrfrrlSrzOPGHPuE1",
+	"cwBNqcQJOuAQxUiUZbKYqc0y2Tp0uZIGEQOGWwCGhYBQLvh6IXIIRplLA+gMqChqf4UA/1hLQjXRIudl",
+	"CrVD0GDRa3miNXPrw9y+E26QUUAw1Ph5M6bbqgFtj4fHjWK6df+0/Wu/Jq/MK57g80XMTRBW48edoDE+",
+	"Tdhn6ccmL5BqYDIQ+UbNDeTEIgJi73j4EhetNxmzpuuY7zVIltCExpU4PZpQHrJzM0h2oGOePTv2ejZ3",
+	"2B0hebnlJb7lXjOPebT1KMNe/6CK6sCu9pKgX76IuZcxjzdQa5yRKJbLhK4tJV3O419yBiq9ddQ72Icl",
+	"e+H7j3/dR+al0cvDt0dnx34FKn4QaYt6v8uEGyyo9oH3+IJv2CAvvS3JUSuqSD1PBVlkJjKadOnfvYij",
+	"h9Dg+M4J089C9q3IaNl1qCNRMEstd2dpUF6lzoSUDxctF06HNmwFP+j1Y2nWGIQ8qL025jQpeyKKh+Wu",
+	"D/a+7KsK9u9pCo5xVZPzgdf2PefHt1h/0ZQLHXBZuXhB6KGdxyIq+8WLw8OTQZuJLa1MVwvX7RqQo+F/",
+	"K6gtEc5nqxLr1jooNXPDcO9mWdhhk3MWWN0jZCLAEFiu53a73/16Xcg4tHND76/tSjbiprGRNAiFEtiy",
+	"xOnn7cUNP/EJXyv9donfKP32V/igamDpZt5N27KOCiB1QOONFibEOJyzdUFMbpm60cLxRJLAVBC4Toze",
+	"29dnt5zHnA3Im89kIvI0Y9obAhHG2mACBNJU9hGhLwVmGETTB3dZGC8ZSUWS7OdLieDtSsG45Qnl0xyY",
+	"ZZREmC4kbJIRkWfG3wldikgP/BkxMHBassZ+Jfjkt70lozxX63RP0zRLJhE8p4BjW80YiJYSOBqjGaSK",
+	"tLGc0bsp3RpDYcbtMmUSED/AosIppzu9yTDRout7IUtYut7pzVkczhnf7VURioRup6T3vhxn6fYD1fum",
+	"CAXPs91eTXfraZrLjIaM8jt19U8msZztUg+bTnd5bdfPAV14tN5pfqYsoVm802ghc/sub87jVbzLe0oI",
+	"v+z0Yr7crY+LOJnv9J5IklyGOwn+Qu4kPQslu2m0y6t2L93hVZHuNEBmt97hTbHTBiizlK7GLN1t+5R5",
+	"spzF2rXV9eVMLGgmdnozZexu16nRp1/XF30ef2ug7aitgBnYaifGgiwH6GyamdB2azFGgwQiQALW9gEB",
+	"VjVwSGBlYnLLDXGAJmzQlGjWPt0LGA1nAaEZGR4cnugoOmzCnC0ziI1PxoEOj8C69Ocntxy5irHqbMa4",
+	"gWciGkRMNa4XROJXpUX9kYwOyX/9B34oGfd9UUFoH98ZTaPu8wgpQId2gQSp6NHaIK5b5lOj//zjD82z",
+	"7Qctm5Zb+SZ6fX3mN1zfV0senpyMXvptLv4Q6nlWcUh9+uHSG/gjK2Mn46mv3Jft0cBziOSdx1HTeF3X",
+	"b5Rztm5vw1BDvs0iDBX6vv9DLOT8XPBJPO24SoFALp4GwF85V9UEmiJB1o20cZSwm3jBRJ5dI02SzwEA",
+	"DwpSCU2b4eTOwGdIyrI85eA4UosPfL9Ehilj/IC8ZhOaJxl5OSzZq14OHaPw0bOyVdibki3SmPHC77Jp",
+	"Bj45RdVMzNj2M+oGCtUtMrVxMvWVW+Sbyws6ZsmOUCLmPl3ce5fRZG+w9+sy8SbAdkQKqm7wac5dlBHS",
+	"C9Kcv48CiISl5lLYCwywTzAgy5Qh1TUXq/4A7o72JEig5xt8A83+AF9OU2sYIkDJ2CUWBRu2GaJoVLPk",
+	"PwA3TMa/avs+LI+9V3uHX0ZO3C/+dfzlcG+wR4/VPYZl3onP2GJpbnVWVFK23INN8268dhye29lzbdyD",
+	"7oBT/yZ+9AsR0kStE59VO1EPyYomyX6YiHAOsP0DErx79+rDh4D0Do/3ZyJP+zYbTTXiiUR0/18Fr4Dt",
+	"jUavhsNySmnvb8PRz38b7r/8+f8+/Ntw/+jn/qu/DfdP8CdvgumFmMY7IiBZ72oXMvcqd/uW4BfDBlb+",
+	"zIom8/2Y74dCJCzdX1Kepev9l1VEhMPjbkqEcUzaj/pnOGtG7yyaeHF4PDzaH42eb3A2f+LNUgJc/iW4",
+	"I54jbSmhJBGZPYygrnXNwfeIzPMFZMD2vH/NSOLNu9wHepMlsGGabAz7AqjHMZ8inShNmTWntQ9DuRDZ",
+	"ha7P7zdphzZWAfPrnCvXBTSxc/zSxuBYPVMa9dWVs0q2lx0KC5FazFyD0NuRrQm/efWRQd+KaahiDxTf",
+	"24L1diEyjQDTSQdQy0vTTANvVU+7H5dMgykoOUbqMCANClm8zHR2h4TUwwnhbKVvhYGdheCW98y9DR+V",
+	"AnICMmWZUh4juiZ/IPCMJPFEZ5LY9XCKoLJq2ZuDYkllpq6RBU4j+QS3QEMihEmX+GIsM7XQEpH5Lneb",
+	"tzJnf322fffesM/dzJhqwRPNLbkewLbm2/nKhx56do/2D4eeHW+batMAhfyBLjGDYZd4ke/je0YCG0kV",
+	"wBY9j3lU/KhzhKKYZaXn6ocAfAiYRpjEMtN5WDovIpuxWw4yiKl56lTVhExl1mpDGqVPXNJDImdMfBtD",
+	"RL4vvcf12rTaYo15ZQt2Hmwrv+RMP1fnz1dEdmj/qdcxy3b6TBuPn5pvdPdV76NNbrgPkG/ji8v6cSaI",
+	"RmfXHHpAz/GKBIVLKsCsp3EeJ9m+WrRqUiTpXX/89OHNa3J+gwk6A7LgbCF4HIIP6pZn7Ita8IEb7hCo",
+	"taI/QiQr7DjB5ecb8lSkU/n0N5FO30dfnxqP2VOTMLQP33n6m/qfr0GFVsk2F+50xRfLfsVSsdqa/2Dz",
+	"krSEteB7+OxkMwFpQFlMU6YTfW6EB8WK70ManEmNkzoIGmU7ZhCyVeTYSbJiKbMoOOBYBBZdGE4fDkEN",
+	"0bVoTF1OfoYRyMJZ4a6tw19QmOyIAEq5hldS3X9FAvxHAGyiGSmSBCsZWqckMBMaDNAGOBHpLccdgvQk",
+	"Q7NEedYJ49FSxDyTSqQqG4SuZpxnFipE1eB8eLy+5RyR8XuURGk+Beo2fh+ngqtDhiZ61BEuHLvp7FoS",
+	"Ni1U8krb1i3X+xa2i7M79JIONIs2UKZrd6o61ph2sZoEZJ272vv4w1kFfAa7v1ckzBlyLttx+MF8sSzo",
+	"9o26kLMopr5rANDW+zkr3oqcg8AZ8HyDevVEYiIC0viBB1qN1pTGXGZkZYkXEsj8NFbhEmdFvKBT9nQJ",
+	"/n38978vWfHHio2X9o9pPCl30335MULfVZ+MjdcTwWrg5nTXVckBccJpHUQtcOVND7BpW68zc+bZnD8W",
+	"nIkLDT4SUplJ0gsA5O4Htg4wvyPmJPj+zQ15OhY0jRAC76me0ae/zdn6a9AqwlbO6OHJs3pLLsSKpSGV",
+	"jMzYF3L97mz/8OSZhZpRAlDu/cvJi2fR8MXoxYvj8Hn07OQlPZwwSofhyQmNhqMTejSeHE9G48PxcPzi",
+	"8DCMRifRs3B0Mh5OhkM6fLG3Sy4J7p0wApLImVg5Q9cD0nkwbIJJEzj7yJjBgJJYnVPFHZXfcnxLdxCZ",
+	"qd1DZQD1cyK4rU9MHHQ/mJSkYKDUXOm3HJoxXuuUBjTLuqiAsAFUp2mr9BR2KHdgvqvNy/GLw9HR1lMC",
+	"yfLc/UB/wcqHs06cG9zm3MUPzARM1oLtv1XkfBfbzvYo+38XMe+2mXgSZDgl34sF+/URw9srIeCgjaOC",
+	"TZMEc2IektEKFsh0F3Osfs9mfLSMnbfj3CxFchYvt0pSJbUoFROklqeJQ3+t7ypTdW+DpCIbpmU4s9XV",
+	"ZUrTKGESFrlqvcFSSSO8EpUZs0ujXcx92mqwQfetN/+zxMQnpYRHJGU6Z3lJs5k6DsqK8z/+/p9Bv9V+",
+	"L9Lpx5qQvrMLhfygF8rvK66n6AZexZI59ORq0jHbS+2oqxSyv0SBtK6zv1xGdjNO8hFTunGCiqHbIs9+",
+	"Ieb5bpDpnVKS1mHCfmRs3kAG801IWVTXmghZzHZYl8J7lqZxxLp95pN+64HcL5jkimaercnXj0sUYw5Q",
+	"04LSnBVsMcXwdElwU0P0ndKFHu6HXjCe34FetcEZ7eSlV8NkV3RtFbJYWkqEsq9SB5s4riNbDmJ9Cw0t",
+	"ScRKU2AnIpwX3mn1vAItfTJsoT7t7pRWnSqFD1dJtbBhgfpwGVa11BSXYW0mVpepGuJHqe4BXvMCpsJp",
+	"U7XL7f3oSh5f0wzsXbtQs+xMv2O4ay5Zeq6W0s6xPwCS3JxYYv3fwwf6vxvnwUPIYzu1ach3c5F23/jL",
+	"09uCvaW0NTb6pe2ZsrPAPFgmXLfaFjF4aOgDFP7YdFSuGJv7j3P1JKLrFmwlXoFyvttBuv7/xbx9Rs2U",
+	"1a0W6olNP1In/4CMlJJfaAH6NNNxNYfbgmwcGagYmq8/Ef1QfeOD4OpwzQR5Tq5z9e/Sh55v/k5FnKB/",
+	"xbcHD9ywrFr3jVibHkufrS2qLdE1qqYdSe9KinwHcditq57d+3DoY50w+nwnyKZvpZs3hUC10rG986W9",
+	"z48CWU073NvGzB9luxWc0IuQt6DaGWK86Qf+u7xY+HmWdJDH5tGGGDM9LDYqA+rE7riN3zTWVxsILWQm",
+	"wjn0Qr7SeNTLLCA9S0l9qkG779kAotAB1p8EqjXnQmKKZjDAGtBxQ+9ZSqesPyCBWDIe8+mdzrQNSA+/",
+	"NwHHh0XDBLTHVAMjeT94yytfdOkL7kSummzIKdF2XzyNeUB6ps4+GbNsxdSHV+KWF8FGziVpQIJYylw1",
+	"N6NzxhGHUbKC/1J9XYOVAuBnjyFEhIynvOJu0kMKk2VecHgP7uLSXyIH5GX1daX8l4ev7KMpKq6J10e2",
+	"unSi5MqzPjpUJ9ThyTMSzmhKw4ylEvB2YbVpfPY0T5g8IOdisRCYJDlOGQW2ExMKJwF/Vl0Vk1hmfQS9",
+	"Stkkl4Y46Hg4rAJqtwrTOzx5Vt7uDj19BI7963w6ZdKPLv6J65QMmhGRkjFLxEqjzCNUF/g9AfF4SVML",
+	"2DyjEgLO+gPXi6CJaUC+pf0oAaTDSSoWNj5TffGJLNI9XpFlKjTI6h+J4O/UWP6BCA7tJ//4f/8noN5r",
+	"3kkWnd5yzlgEpVWzVAFbwylZ0nAuyR9JyOKkpws+hV+NKtY3krxMGfJquKQvvpCPDsF8qmjdsnnBFsJv",
+	"zExizm5KwAH2rRdwd2mh52Mvu1wlcJS7vQHT0em+4oy5X/hUiSaxGBC6kf778MXB85N2qBPh/Nrrp7qZ",
+	"6SbI+Fdwcqo/Prf49qjtd026VKvCsgp70woi4wFXyI3kR08kQXKmpdoIaDgv2fVNi7bj79il2S2CFDag",
+	"S7X/dHvP2Si6vKjx0lohozXwgNXkF2NJIFtN75Em7pLMWFoJ0UvGu9FVefcwbbG02gNs8mbbJj0u9C6Z",
+	"zRj3+ms6Ao+YCFq7+VldTG80xf5RnSNXQFCcK7Nvt7fKaBggN7u8nRVX2XvM8irJf23r9emHlSP0+1Tk",
+	"Hv9fcdy1v/RUD2cfCekDjwU9XBt5zpzoAyMobsqW/4TcJVIA36+fjG9TJmdAWYesud1hb2w3Sx+pgNq4",
+	"U9RioqXn8pX5rgd6gaHyo8PkDIfFowe+Y/d2ljGU3m32BHuBhbuV+aR/zKYeXK+0hWLxHRT6nTFCW3qX",
+	"lwndesW+TDxAaC7GJI6CrmxbgMqnsheoHvoIty6I9iGxJID7w6LC+xQklEcypEt1HQuWIs1SGmcmZlrI",
+	"uSyFvdnS2jimCpfvTW6J2vhcUtXh1+CN83HRmN83RiljKUBKUv+6ERqVxIc3qgo8kU7oRBEDlehY/lhd",
+	"WeRScKnBhSRL71lK5owtJaHq6Jv1D8g14xGJs1tOpeHLDL7s4xf2M9WGADMRqSTBn+CHPwZE4BL/kY2v",
+	"RThnWfXCJkUu7yJ2f/fT/Oj+44tfbn69OuYXyxfhj9Fo8k4+m/6ZHq3fsGH+Q/wpO/nXX/5t9XzcAuup",
+	"GBczSl7hUdMR86kJHfanJVQyc+MvzsUW6V8oJ4CCM2ZFklQixHyfJvGcSdAZhgPyaUBGA/Je3RYv1IAC",
+	"9h9c/G95bdxhfnDwq2P2/Ie/fDi+LKfh/e1w/+XZ/rs///Dh4+X+vzWSO27Ac7xhnCxinmfMgI4uYp5p",
+	"7X0Hp3k5Iahh9VoY325+biXbVh00+S1yBpQOY4ZGJ4y8oeogRqOLgWISOi2MZmQ1i8MZhvOC0mSv2SUA",
+	"3rJYtLg0NLovumjmjZU8GPPdoyf65wai29vH1OsXrvPFgqZrT1S95U7xXKA+shWTGTJCtk6/e2Mq9GmA",
+	"i5RfQxxR/WPBMo6O7hapDvcGCigSww45iVkKrE8R+XB1SrAktEoXRs7K6ivuGaErVyNtX96e/ls0d+AO",
+	"lD/gvzLUdX1L85Y+BHCSNkdIvIELmYUhK7M7FWkQC7okmRjYPTFlS0Yz2Xp63dSf6uzar3RMJFr7KhtX",
+	"OOT3zpqYVj5NvovTbOYRqZ9++umn/Q8f9l+/DiAXwfwQkKf476C4Uur8gim9ZyYWjmZkkYeziqnk5Yvh",
+	"/vB4f3TomTB39x/uv/z5t+OvvX3816Hzr/6f+n/yngVRzDJQcrslSOFN1DOINtfKJysQawke0zxNIanA",
+	"yY95qJyYvK1aSPFmrqatK2CS0GmH8GZACHybUG+EaGsw7nci98IP6xUNxxgXWUFxF/lwhrsST/EWUFKX",
+	"LJWCwwXRcT4VHzgGMfWQWXoYW9X++cLkYJDe2wH5AArS5wE5G5CPfVhCkKNYXhFvHyn9udKav472j7TB",
+	"XkxISFNGejxPZcynoAbUyUENF1q5ecc/fvv4QzWx9q7k7kk41IUM+X16ztFQXiEVcH67v5qVXdoxzOLY",
+	"Fs9oQIW3AcV+GwTrlotuwbKZiFriI3/AwtsRnT1BQhOWAkLYdmOpTwLcIbONdgCEi/q3XZrLXXHQS0IK",
+	"8e6QEQY8D3IGPmL1X4juLt91dfEWeK+lL57ja+Xf9CcrBeH7pd/OwtpPn7BlRcd2pIrqil1cBHUMi//b",
+	"Ft7xzxC2Ysb+GktqOOePD48PK57R4bCrAXGzUHqFrzhG6oxSgBlXgX3+9MbXwWl8zyon3J/PPnqLLmLD",
+	"tleU/cvn9x8/biefwvaYr9mqvP3Stq9Kjxjkr3aAYU8of4sv+fQIoNORTbYjuYH9XpcwWH9LMEVpEzam",
+	"cuRck/WUDrXDFpw5XgOM3/CZxS3i/xLKb2KtZqYxTd7wyGu0sDbky1QQKKmEW2KWcGSYZ90cQMQjnNAk",
+	"AdC0ScrURR/ShPLlNKURi/pVD9AyoVzzrwBMB+VEDT3NROoitKnP7057Aa+rf9ctM0jtaghZS72JJRFI",
+	"bm9HoAXtBMyB88nyKA8KobXy1iTwb9IUcRnbmQiweN0yoD/Y4KVTw69LqJmFJuGVKZYEiDc4JoZ/mdFc",
+	"VuVXS+MdvOZNHIp9lBA3laF+Iu3dBRqUVW79GkN7mQr4MWPpMo1LxB5Ne4zue8NN39kOPNBNZlimBlsA",
+	"2gbZ+MGXffXHvi4CtlgU21jwslWbLuM7gEUc7K3YeCYE+PtMUt2e5qW9S2KJouBoAEWZurHbrGJHwdgw",
+	"Sk4WNjyt1yeSOFxf5uMkljMWvaYZ9Zl2oNTB0hQDtm78kdyzFEha1Fq2BTwmPijd2q8EdTb5CfGDOr6H",
+	"i5W6OExEGpYvDkedYndt+4qve9dnebze3Hey5v2IgvAaA/V85rxIT8BmK2Z9zgy1TAk2rzJr25cNVjHA",
+	"VnjWzsDrD8HOkLGI1pAkVZOWAxw5dLE/CslYR5/bg263kLv76PRZ1bBc85mt1ww9jDr9dzetfKc+lYKg",
+	"t3TRfGBTD3ZruifUevSYodYbo6ebu1P1KXiOFS74vglGJewLDbNKSNeA0IwshMzIM/tkmdCwCilxeFxH",
+	"WXYNl3/4+U9gqPxD7/b2AP/VYK7ECAeYjLwrjTLStTZk1P5OnNs+X1xCt2PqX+X8jS75dbCnMQuvY32z",
+	"e9QtyGR7dIn9crH12h0sxdu1PfpHo9PRiIEvDqKyA9TiMS3liSTrmCUIZd4/eOxMLXz81+JM97CDdsiE",
+	"sP4nc85NGUfWXrDE3c1E6EWWlUVEw44EW1c5L8i18JWOQtMGKdJQjj6uhVOvpqY8t/IcOYxc0vjP6mCT",
+	"Zgcoll15VLrkaIM2E54BLdOOlqZpyjzq/IdcZupqrm6Ipy4CE5S37LDA4PREAiyX9Bv/PWAqC7qm/yOc",
+	"Mb6vVvmvm0BUqoi5W++u9XihD3RNyfkMbSYPIIfXGgcOWPNkfGcCp7be4QzPHwQZAQoU6H4hWQJpNeS7",
+	"+9z+NAxZhVtz71/enrx8M/zucSOo0ti4dJ0Pjd4evjx6vtdytEwdA9Pq5oH7S17kN9Rw9/2wD8t6rOZW",
+	"fJRlKhbLrGHHNe33kXXLkCbsA/3i34ozDXu2+bjBHgIkkh80KUO0JN1Ip0TzuF3n6b0P/OuMSHiiBAuT",
+	"QeRS8EgtYgBBibMD8lqLoLq5gPv3lHBB4sgDz9AqINBdAkqfSYQ0IT67maJ+ybsG5FaEqQHbw5y6221h",
+	"M8rnP4n8Q8HR77HaZAnbnuRmggmxuNMOt5v1LzrD6BeCNJxRyWxaR+WWSHnIkuRh8RfQgIfVsINmizdk",
+	"f/LmY8F7d6N0LY11I7GryNqJlsBaZPa+8byIgLVeZtraqv5cUUmilE4yFkHI305R3GVk7wZDdkJlRiCk",
+	"G/F38RWwGmmclF1ZlW3iQFPPnSKP3fVu2cMt1NuSUDiKbj5+eOBTOXXAA1uYL0wSHEjyEwJvlG++rRMN",
+	"OqvO5dyEbiaC2MkEKavcdt07+jQsqgai27I8lddVkzJdnp8KQLzd7gal7XPr7uvnoa2QyD4aMQHSkV5u",
+	"yQQr537hmrZLGeJOMRk0iicTluqFVaw5FukaeppuX0B16qd+GRny6OVwp7yyLgQLtRzLcn8xGeq//oMU",
+	"6UEDMqPJZJ/dqz0N7yxhFWq19fpwMxC7JE+a7MEa51dz+uBjJQKWJ1FMAE/ZZAEWk3d40m4EjORcdm2n",
+	"zssrRuDy6vX+xZsP+6PRSZuEud33FjenzUk3K5Mw27wyfxLahmyz6pj4FmarjWMXFJxW4tISwaaKdlmR",
+	"F7z4RzrDLJb6SIZtwZdtCvsKHUvGs34bWduMl7M5fxKYqcE+7LTEnIvQzidSPxoY/kD9QszvGc9Eum7M",
+	"iGuVtGZkCydk63xfaUCD2lkRN+pD8MITSeIIY78DtDAdxFGAFIvSYEukYiVJT+N7qnaQYKk/fofOU4N9",
+	"0Q7ic1m9YLRWhkCD+dLh7nadiXB+84W38wWVG6Y/tXXs61TioFK6GgEmJmQxTZL1nVnezkq3KoKrIJT9",
+	"xm5dtRFtTqY/4xUXR5FaIgnVDg/S4+yepYSSP19/+qgdusDizQWJ4mkMhutEyKx/QN7zW56iZVA2OkpI",
+	"byFSRhwKlf6p+XTMpOHMBOU/EybN5Ym85TY7BXKFSL5Up+zLaprQ6PDgpJwktI++lt9Gg9HJV+tw+W00",
+	"ePm1wemyzVHEOzqH6n0mnC4KaHqWRP0DXy82uZD2W/uQXGtXF0J/n6VH7RDYjyeSzBkk01ECIgiAxadE",
+	"c/is4mxm2NXANlTuIFBP/5LTxCRbFz2j+7/+rP4z3H959/Nvw8HRS39Wl2OSq7cxnAkI+xITQvUfxFg+",
+	"SA/AWk6GAxIBR08IkOoiIxSs2/roQXpX9dlyTH5HCCkXV9Bl8zts1Fg99kPHoCpWcDkFyREi+lMVQ3R7",
+	"i9rbHuvjmokljmkKlAFPJIHypKdpBclJ/1Q/s+ONaX1leDg3YPSwje7+zzB6mvqumATGRB8eienkE7B6",
+	"5kkmD0gA4eWagkgLH+URWTP5lAtnXHrqsoRyfEqCNZPB04CLoH96y4MFoxwgo8p7zKHeU/qG60g9GOca",
+	"MQk+DFcwnBYI7u9DO/SkANvNx8vrUxLwpW7ix8tr0lNDIiC78+U//v6/RkNIi5QkYlkKZL+SDP/x9//1",
+	"DByUSG5i1B69r/VPSZCxL5kMbjmobuxLVvR1QLiT6zYAxwOEbgUQoaapm8I8lSLVrs/gIubzQKfd+nmV",
+	"4MvMo8lc2x1Jo6abotqXhK068Ifcw+w175bNNnlHdtyJeWBVTT4JJSGVXJSDw1b4NnzpjaU1M+1v15JK",
+	"Gd83tdqKT4P7OBRp2TV0fLg14gtfcut2WjFwG+xbvRu8LyCmJVWxis6x3aDmrXS7ZR5KlU1C3njhKrDH",
+	"t9n+7ALatP35aXZ+xFWlFxaJAekO9pgAtDacUzI6OAjMkRKUjwncgJyyw4OD0VDtfRKSxO9w6wwMt3ug",
+	"T/zglASLPMliW0A1Q42UKmWO9FJxNeoBobdcq7XqCNPK2uFgOBw6ye24Ed9xERBK9LlYAZ+DXu7hMhrs",
+	"lRqrDjmnaXsDM+FYZwVszlTUIpXEnYwr857740dojPsLptqfm4a4jz6oNnqf3GBz3Z9+YvKjgESTv+Ta",
+	"4VD3Ei8zyrejOJwVJXf11ACa3iVLjWO6vtdAjGRb7LVv4buBYWry2UjGs4fY6SVL7+OQnUMW5HfLpv22",
+	"lT8BGlr4ETL65YpmzZVC6IV/QwVXQKvP3WDRHX0ANImjzzzDMI+tgWiNUcrXAIqp9oDRKWHqZFaqEcaY",
+	"oL6wMlmaCzpn6kLM2coGNgOB2L2II3R3JzGfwwWuQzQzyJmR1KKljh/COCBqE16aqNqSKA2SmTM7Q1b+",
+	"Bu6q7RIHVAj3NvdDnTgsbgMgqKtH1shyqJ1zQT4eNse57Zj4nNEv+Nx3LdrkHrOWk//6DzBQFPZYkooc",
+	"MnK8roEC+lTzTUexBOWzQoR1NGzrVSt9vFWGqY+WsxSEVrZeV2LMLl1ztRm/0mBtFKEftEDYPAkBaXRj",
+	"hmC3hfBDk3gGGRcTyKUwQ1U+UXUFrc5Tpw1v8bXSb98VjSj9fm1bVPr5yjSvXDGrFXxtG+6OxG4RdZUF",
+	"V4zDdymNJYuInIk0I2k8HhDg1I+6WwsevGiroUIGNNgayXpoyjs2N9uBa4Gs2MWOK0T8hS3PtewdN1n2",
+	"3P3Ba/qOlzrSMBqgXwF/k0jnfIrcnVQSyIzcKShg4y5TX8BNblbtL0HYyJjDfiIPyJndQ8BLb30ksSSQ",
+	"d8QiO/6ncHbBUiV45bXbUTlL59jvRamlAW/2rPg3mu67S+OGsusSqiqURceH5V5u8xx10Tt3VChNH+vJ",
+	"HoVhceTTOes6Y0UhwhIEwTWUQI2pjGXF0iPzMcpL71Bdmv5IDofkv5VN1wi/XxaObQNX1jsrEk+/kJRm",
+	"9Sb1RsPDE/JHMhoeHJ5UW6GedW6F0W6L7eZo+N+IFhAiWZinmuJU6UenRAOIkyhn5DmJ6FqSMZuIFBNW",
+	"QRoqDE+6HVvUWg+BO5UZUEzZQGhDCWos1hbDCz5rWKmUGk1+FZydKuWCrglNUkajNRHg1HFo7B+L+73Q",
+	"aB9TfW1c803szwE42gKSq2qInFG18fUCpfsG/VMSmGHTlkZA/Keh2kkXixw4w/uAZhSxUPUjCtQAqrdv",
+	"OQ7/kupIOcYj4xQNipYHyK6/cU4A9FOSALHiogpHuPUU4qCYBsOAYZsszFzVH4hvtNWBcAhf6885P11j",
+	"Pc4vZ0Uj3FeL9ji/vjFNM1N1Y6+I5ak6F4tlbinCDR7gK8JoOMOQQNxyYkmqerY+25p07FuOSnZp54ph",
+	"BccpxLP1zGFZHH1KJ1eLA5Hth/1T2yh3e5S3PKgKdlDdJU9JRr+oDwaFwNtC+jjDWDqyTHLpfuiW45dO",
+	"cRg23iIOSFDo2wGc9F9omCXrotN/qHbgD7c8o18G2oeAK7B4PyivyaLNqrJBvTU+07xbaTtcEY8Rwx3h",
+	"ek0vnz1reS8yA1Gvo8PlKqNfPO8/fzF63u51fwOeHT4/blVD1TZe6pJ3rJwmV8IYS5Pj21yvGJUynvIb",
+	"Kudt9aqqno9MqMj3oLYvaVN5MirnT6TmUgwwEzXoI5W9JcsAmaOZKWV+VyVPrYQLznyJ7G7Eb8v04XaR",
+	"X56BgjiNXaOq1OpvqzFqUpXNUUkyE+rSSkzpamgSEHe3CcVJxNY0uAuRXbFJ61jCnYLDbqqhoG6g2KAS",
+	"UiobIkrbRI92uLroSStC+Zyp+blZRiphWTuxayVCsmt1p/eco+qZE8GOaLYa6BiCsAieHDORT2f63KEp",
+	"IyLPZEYRHKmH1kcSYNBRUNaqdZvq19Zut5namunIvohfaxjpeNmVja2E+Lml3fGSFXyiXwd7NA1nEKbl",
+	"vc2HNGNTka4bKLJktkHo1WMj65j6a2UbBvkJWYj7mE/3NTEUvCAHRP8ZoYpvyJckogPrkKMF6a1YPJ1p",
+	"rUtDA/e9bB0+97jMlNKWsMzjFnyrhliHZGqI4gRipSm0UKlTSk6V4CWxxDgvEuRcPWQRyADGAqARg0ry",
+	"K0uFP99zF6LpNM7ikCYXFlBqM3d/qXSXiPlpyqLYTG/bZREv2Xv7phfdl375jmbhrEs89IKuzwXPdNJ9",
+	"k9XriSRixcmCrvdDLI3ZQErPNtRT6pIj8/G+tok9gYg3BNlaZrNHAbhdxLxzBxsxRHRm/9b2AJib88K5",
+	"uzTbqJczlkwu4gl7J/J0g0OuObedLTumlpYWTGsR++y85a11l6ycFkBACL7fc5FwBWcDA0FGSxBFVM4x",
+	"Aq/vD8+B3bDtnG4gXLC7s+t9sxu6+U4hRbXNo7zMzTSWFlwZXbTY8j2iVtlYq1PcxUVXPag2hB+1WaeX",
+	"KZOMG/KFDYjYWte8FyEd5wlN18W2EbEU0oBQv3hFAr3JqAvnBPYQwypn95NbbsqQOBsQps6VIOdzLla8",
+	"9JZSazOaASujur7qMuo+oWHSzNuTlDFtZ2kYNGf77c5A/b4b5lEjIZRInW32iQROeS8Vpsn/9OQyF/6X",
+	"9kRYHQBFsjRe/KQWiGM4b/uh9hAb/kT/Ks7Fzy1ms93lrB7eqXTNVxij5GZvkF6AEx6A4VVJIhikLHOW",
+	"DmOX+lZbTOct7wVmpCsvazMi7DtPJEEUzvJl11piVuLglgfVWQhID+mYBE/WfW3rIiyKxwlDK6iqYKXx",
+	"ZkxSQ/RK25W1dS3WlKP6Pb1TaaUMYvt55KbNSpIrjU7u2wrJH8mbS/KU9FQDyVMyGg77DyRJNKJe9V7u",
+	"LPob6Cq+4Tpo/OrOi6L9atjVkGP3odVMJIxEbBLzGGOWkaPu8vONL0ymbplxL0Qd4cEerLg/gkbuZ5ve",
+	"rKW3JBHxi4UXzi+h6ZTJjAC4Dy7wX/J4CaffTCSRtL6gAjLqlFB8LyWcqTuXJHKZxBkm2bBfcpoQDRZ0",
+	"UL8zdNbqi/E5Hm7W8R9/eORC6SN2fFYizWZKOkEN8A4MvlGMjI6dyARA4uxOHt7p+lEQ3dQuE9aN+eL5",
+	"s61A2849oysAX+0WUu7vsCviYCdVXffff+I7qnpdK3dXdvPmp4GzHO6YLna3XQwN8Mp364fBYN43Y7LV",
+	"0kPNHcYM2kaUShiVHfRci7H1LfCzroRYECTU6IjP3gj9/uHqI3E5QLrjvnuGbpIyOdvNhJviy5a+zokG",
+	"z+7+9Zej++Hi8OPz8M/pT6sX45vR/PJYXkQvJ+/os/yNOJn+W3zI//Ll+V9XlUCu0WE3hLFSM/zyMY1l",
+	"tquh2krJRlhsKOQVhDNOyfdiwX7tCqQ22BPp9KP3gnUO60ECjrkLJg53VDBN4DFAwRLG0gFRSi85Gu5H",
+	"dF0GGt+Gb9b1oHBo5TcNmMtA37BTmsVoq/TPrdo9t0FKp1CqAikN3jh1pQnRPouFwG5jQR7reh+WaguF",
+	"Y1FzPIc7fH5iGoL1OoS0kG0PLdtfxZEp8HC6YtsB27wW4/pPgZ72za0Pero6u78X9HRNqg5w5Oxt0pNe",
+	"slym4v6BoGCPgk3WXQ2YpGJxUfLcbpX/SZ5M4oc29ZvktTiz1IhIBsTbOwKptYYzK8ExaJhsT6CsLmUI",
+	"11w8L5JVoL96mdhfin7JidERRPwbAH45I/7ocF8dxfJxwW4r66LSHkeOLB5XLS+mJgRtAbic/aS82rZj",
+	"cDnz8RZf9PN8NYGrTIqXdgVYcYS2JapKWt5cW8rbN0ZUcRu1AU+luuXUycOpZHXQq2S8cWf9jspOyFpt",
+	"vb7tzZm7GOjNO11bn7fEBPNNk4WyqoNLl5pTHdxBMTEtpnWX0KlvMNiPb5xtHL4tg1KKFfIkqC9rz7uD",
+	"ivoOsF23ipq67C7uSmO3dL0daJLZw0v4SVYEXXFsBk5y6qiJzJVIPFfIK8rnLMLrIbnNh8MjRmi0iLn5",
+	"Y0E5nRbPYi6XLMyE/UFdFFl6SgKZ0ckEgm0t5gyVSKkeU8i3KN4VnMRKEl3uImiC5rVEtHH4MJjD9Ht7",
+	"gz38XLnXRUlvpxvJMVKRsA0NR7QcdQuFi1hgmxF0bzZ8Y5fm55n3jMDYyIYYrW9GbRN3Cs3QjW+KzGg0",
+	"EHL2JfsUYlSFlwlPqR2qEOkZxINJfM/6RBQvWbu4TlH4VYfVtqMhztmZN1YpTfPkwdw+EhK1/feJb6yi",
+	"aosKdsNpycDIkxmg+iR0CtZwJr5j4CKEaLPtoAu6nD3OopydTTKWfoh5njXJTEblXC3zKGcYRZoIPrVR",
+	"pcyRnwLVY9gvozwdH2/NupqmNGSNDXmtKz4aVuCjhi+21twmcfWGyrnJWU1itbm/FuGDeJd8KF6xSFto",
+	"H6otl6bsVpgu/VRezkQmNhe5DinfXOKGLZYNae80nbLshk7b+sPZYnlF+XSrUN7Ygi6q/UNIM7CSDUts",
+	"R9YSe3j4RRNpSyBCRMfgp/g57RLnApZSA2XJgw6JJmi5UfP50dEybffwWr7B1dtzcnJyfEJSZvcBVRij",
+	"/K6uPl+8Ifc0yVlBcP/65vrm7OqmPyDsy5JCClHp3LnlRW4c2GgCs+cGr0jw9urNX/74+uz9xU+n3/30",
+	"7tPnqz8+G4yGg9HxYPTi9LufPrz/+PnmzR+HwQFxdmJCU3bLVzRJ9sNEhHPIvpOvIJQGsksiAVOUYX43",
+	"WvzlUnV/fyLSFU0jyJuc0eWScalUnUUezkhCM5beco3Dh1X/e75Ysoj0hoevjoaEZmR49Opo2D8tPmZq",
+	"yVaQyKC+NVFNG9Nw7n7mlgsesoFGh0xlBs0+IGcQhkSTOMKhdgElrRdjSVMJqR4po1LwKj5my2H04AQ8",
+	"1jHusYpAHxMR0gTzJqEzjoJSnDCZgDTWzIpN/6BzjmrTCY9L0LuB5Lww5nfaOloC1g+wrMHDqD/tRtNG",
+	"mxuK5kAPlFeRqJqyUKRAI6yzQdRifJqJAVG7+9sBWaZizAYmMEwOiA46GKiVxP7x9/90I3eLUWypN6d5",
+	"W5OkAUUztwtrIlTtvDN07tp+qFuLV0Y4NAd7Kyrh2YzySEwm230gaLrKtckSwdRgvGGKNonObsFXQdGT",
+	"AOJTJIGf3gaIQbSga7xzURLArAT9AQlsV+07ZqqCAQmg08Et14+MZSIgPb0bpzl/IpFpjpiPTNXBRkmA",
+	"m0pwSgI1rBq1EYYzIBmdMw21dsvhwYJFMf2BrQNf8J95+KgkfRuSzMTYS0v5LQII1Rj5TluvuvS2jarE",
+	"UqAzfusCDW4Pz6kukG7rYutqgKdNQl/wPHaQ93di5YigjUhFUhgaenmLIc7rLzvYUzfzY4r7RjDLiUhZ",
+	"SGVbh7YpfunI8INJI01lGggYvwB7gQHON5k9A0gFS2NI8MNuAXGFruCSpefqx4NduTCrFXWKOYdQuxvx",
+	"wQkJbIAkfgsnZJfKH5IoYgeiiDhzW+FSK5blz9OnhhXyUawKYOGySBeqT3vri7pjtL5IqLvmVj+N0wpT",
+	"f0NXmmA4lgnlnEXkH//P/yTLlC2X+t8xv1umYpoyKeFvze8K/44ArsQo3wtxzyScQHIeLwnEKA6gDIkl",
+	"mcRcB+QYQm38IOwR8DmwLNqP7VkqWXVuC868NKTqvnwWZt6spjOHTd4NGlItXLJU7QVEP5Ehdh6v0AOC",
+	"yCuZgFd8VItZYx6V/eQTSQL7x/soKAcjTVl2HftNYwkdswo15qclK25fXrMGy2aihM/2/ZubvcHe5adr",
+	"+J/P8N+zm/N3e4O9128u3ty88Y7nkmaz7f1SpdQgJQiIp6ECAPT/89XFoEglWtKULhggVaOFn8S8PA5P",
+	"RTqVT4ejl4eTI3q8PxwOh/vP1X9eqP8Mi/8bPYXk2BZFKd16rdATaMbajp8eAN/SUZL2Jk1xW2t3JGDx",
+	"emyQ1EaejR7akPIrGyZZR1umvlDAn3U7jXv+XHCjgNRIILXE10AIelTd5eHHO/Oj0henhgchzsh4TeKo",
+	"j6ko9kWlRcaZvOWQvjzA3JqxycEp7sej4RB95WJCgu/f3JCn8MKfisz8PwZ+BPENroGW95U2dsZr7LwZ",
+	"Q2NyrAc+/kiT+X7MSaiakfqv0iKcd3PKX7B7lrRzy+srsUZns4Zu/GiTCF+5obd+lOic0zybMZ7FIc2U",
+	"iISUk5CmaQyQWilgEsh4yvdjDvwiACy/XALOVcpkvmAkzl5pC0c2eyJveZDR6bmIzC1EpFNIqWLhTKBX",
+	"SjKe+SYdSpbHvc1m4b2CYhPKlf3w/C8fDv/1r99t3TLM2wPdpOYBliLJG6LjwgYaDHurxyPqiQQXHqFJ",
+	"AguFo1XfnE4x17gRYkJyySZ5wpmUB+R7WFZUp4SFdEnHcYJULWM2i7k636aS9EA/QAuBvquQREzBNiDC",
+	"uQYY7JOE8ginpJ34Fkexx8MUNm1FhlEdO6LOkjkXK2M2wi6TNJ7OMsLFqn4Ww4nYektWjVTnrtkZG/JS",
+	"4oy5n48loZlzrDnmLyXOWbxgOrB1ZVgy9YaJRmWD5NIQ6VUIkCzvPW2GvLrX+yxoXmG1aobPnzRFNEqu",
+	"1j8UPGgTqGYX63ZzULEWN+u+WMx6N9qHb2F5iNxygo6L9Cs1cdXDTxKsZ8wiSMs0OGcZne6EH9qcPay9",
+	"t6rAgOgrII66He2mg4Yc7nUy8G4PL2zBV3BDpzfoXvIRFmjrmnsqbQi9XrHx57Si4M6ybClfPX1Kl8sD",
+	"KXJpyN+fqsPn6c6btP1YoelpOSp2pIHdlpu2dHfDaJC/VpBQyWvqg2G5qdrJYYcHwFfjY2lhONefuImb",
+	"RA4qK30lePfu1YcPlYvJ8OjVsA7ce/gz4PW++ttw/wT/+X/utaTZj7lJt/BuBPGCqR5WckoWLI1D+vR8",
+	"Fod0KtpFA2jJszW6g+6OjneaWZincba2roPKwf0NQk6WDWBCSay2p/eXJn9c07RpAC2AS6hCgB4dDA9G",
+	"o6OD522Wu9GBK9ZrpdDdxTwA8ExpET7AG2RAZVCjw2yVU2JeuZvQOGGRenOVCj61RUiPZrdca4qQiaJ9",
+	"cBpXxJbTzF+UT1n/lASJCOeqvkwIsqB8TdQHANAVn6B+Y9Ja0IJGs2LkTklgqr7DWqPglAQ6j+ouZblk",
+	"dxHLWJhhs0PBldYa3XJdhmRiznAAloCoAbFTUxrba45RgEnK7sWcmeFg0Z3IM/waJmXV0EL1qMEe6Y4f",
+	"yuhcx8mVmw9BuL7W61rws1DKfLUCNGo/6sXUO5tqsfdzbjOpDtLPkqX7UFLzPGmRBOoFG7F0Mjp0GFoA",
+	"hLtCmPdB/BonCX16cjAkvfiSRqfk/PIz+XRNRs/vjkkSzxn5QEP1w7/2O6f/wGqjWXExipd7bif9q59L",
+	"kX5PM7aCZOpJPO3q/AnhLYgJDyRUdzfF+gISsXsguOspVTBMGeP9xrwrnrH0nibXLBTclyzxTqyImGRa",
+	"y9Sf0LlTyHCBX5dPwIgV86k8ICb+4VkZPPiZi/589KwEuzw62Yqt52+xf3ylbLgQhUxKm2BZNVL8+ccb",
+	"0nsTvb4+08p3MI+joD8g6FgfnQDxWcbkAblmHO6RwVmezUSqEwZfke8YTU2QZ+h8DoM8Ay9UC0L1yvc+",
+	"MhLspQYrhouvgctUG4Z+szTKL4dDP2dyObm0gmeypL/kzHT0aAiQ1QOC/EXqrnRA3nzBzUGd6cHlp+sb",
+	"8lTd25/qiv1dU+tga3S09Ey2O1OVxrsDpr/gF4LsXG3YJjfg28SPJ90yZRKRNeUvJiLDqzBTBxn8CSdy",
+	"LC3+EahSMwbXjHqAQ5sQ9/pnrSPNfnsIsHoazhyu6H19o0kZ2twN0T+a2fAWj8gwnCRsAtB8QP/aP6gz",
+	"lVa31xJzaWvi0oeH3SduTpEdo22SJHeLFOuWTFcS3ToC5oZortZwmNcss86Z3brUMkvNeoBqhgL82du4",
+	"GU3ZRczn9R088+9f14AiJ3jITvEmrU6mGZUzJZdKJzggqlKgcgK1KhUZZHzHGQrxMmX3scglRGQVwVPH",
+	"atmpais6xS8v/i07ulgNx/86H/GXPy0P5cn91fP8z8fh22ez1y/Y2XDxcSQuD3+5PvJKb5o05SWOkzgE",
+	"1iiSCXW2RgMS/LZi47s8Tb4+BaCmp788/Q3G4WtAeoA5L/sDEuiHsfNQw+Mi1FTwFNl2nef4g6x0rvly",
+	"rL/+oN5XxCCH23LWCDYAshCdlWjkalvIzpenhth5fwJ9QxgPtvA9DrXXLWhQiilqTPriIBnI3wF5Hctl",
+	"QtckohkF6T0lXJA4kr6ABuCV6IJAOU7pdicEJIWH30HRr4M9bOHHpsQCiAXb/BRZ1DqlTkiZd0u2aONd",
+	"0dPiBHJ32If1y40JzUB57ocXpXHUZZKWdL3ohD+FQneJr3nzjVttz7qHDs9fCYq+K/I8ylpJflxpqcqG",
+	"HUJ7eapl8paw6YtRHZRXgjOAjiA1L1YzbvULAoR8dJm5whO+cX3hBz9gYS0gOyejuK0s+ZLjzd22HJ3V",
+	"iw8Slzx8e2rP9lnb1r/NTtWaE/QNjzrtVt9kC5wqNQw0P39LO2qRxZw3E47+70gY6phoPfZKmjHQ47RL",
+	"4/3Zx7PCcD0A85yciZUqoga7fDnebundkbC0M/soz9vhWbRH+eq8+bqCX7JjY+tK8vi4NKSWcdRQkJaI",
+	"nZxdZMte9k/iGn0IPejvSdX5Dfg5r+MpF5OJNwuYAdYVGNeXNIsRyCKKWYbhA6ckUH9AqndgAGg1IQVc",
+	"xFZUaguvyeY+8HAHhXH0MHgTXYUffq/V22odfGwLSGP7vDVe0xZ033pcsupF6l8S3KsY3CBjFcxF+gSS",
+	"ofxg03q6O6N4PRIUjhbKbjA49W+Zl1oBM27MDy7GA4e8PJ+uTDi7qQGzcZpRhacpRHfgrISKUG5Ytq/x",
+	"nQZUN4mFDnTNAOqmWhpnMeXEQCIQkZKU/Tu4gxC+GhuIKx03gQPy40wQXc/glmvOD+3WW83icAbChCQz",
+	"JtR0yvfFZEJ6GKUHgZq/gV/961PdNPn0tzj66g/XM2PgBqU6MA6myd4w1Mpq83mlAHAgcrazVrbXrgsD",
+	"evkIYHjF/tuS1akWxWNaUhbmshhbebdjv132/inIdx7x9wHfVRbA74V7V113B86o1SFPlozrKPUG6S6U",
+	"3aJoPZBdh7E9GMw2outLpVFujDsyFINLlsZCo1CDp18vJXJGluqvFRAAMQ5Yy5owFXyMUDbNuUR2zUUc",
+	"8Xg6y9ojUWArfXeguBszw26hJhtjnUy5llEmdsS34fheZ3QywSv2A6FaHw/QtxqMKQqsGOSAgcvLgIzX",
+	"ZDkDVoNUCcuSpVLwqmOfrik5x9F/CDoAtK1hAHlE08iAiPnSk78wRAuX0GYkZnhFFlRKEkyDAQnm8F/x",
+	"q/pvMg5Oyb1I8gUjwSKBn9R/MrmE/xmr/73lQZjD35PkDt9bZuq/v8B/pzQJSO/zNQlzmYkFTdf9U82I",
+	"FTAazlSZSPzKeHBAVMOloQrDtgF1yj1LIaoemz+BxCV5SmiYCqnZJWKGVBE2ApvqcgWRRcTChKZMluNN",
+	"1HYzV/8Rv6or4lhNDgTEKSmWS/XfMfxPmKv/Qh/VKQO4Yeo/U+DKV12BTJxf0TGwDcBNbZTMLHPvXEV0",
+	"jbsMJQvGczIWNAUa/JXE4HHgDowhTWG8JjrE4kAvt0ATxZiCMb/lNlHJCXN7YsJ11Yp13gGcnUyQMZvG",
+	"/IB8LEXvQgDwjELwbkTXt1y1U4/rZmcH236VvbCRaN5tLMk5jLQ/Mb9D5X6nCdYygIY2rLGMvYaIFc95",
+	"ZGNjNm7u8LaOo3nc5Aysujkn451AMn2yokkCAtUpdlDf03U3G4fnA+O5X6ZBkHXgnglzs3LeK8Rc0754",
+	"7tPFitmcK+KsLqDMuDR5c55NnQHgl3dFqINdXQJiTgKzsrbAn9R7zSYThngqbv/1tyBM3qS5FmOhE10Z",
+	"kh+G6zBh/VfE4du55YGaFdg+7ZIPCgLSgPRgvZp9QW0cYEORkFhfkFZhertlyQhuef1FS8Bl7jK2t5ug",
+	"GWrSsdH5b6a2NFuboCxgkj+lUw+SZhvLvLXJe5aJFwq9ldMVP93YXL8e+7vodGW5LNuhLS/XI8cY+8dB",
+	"hPOz6N9z+bvGOtUy/BrohSm0bNHpNtqRY3hzVNUA8webg6piE01FPopMB/4lAvelR0dr9UBBbHrtg7gH",
+	"8rorLN0p8gnLnjeTycLPSrcGjSZQpQPS05TAyOUllozHfEq0u1WfI6dFCFgsEcspMkqQIZ2NudqFQ2Yx",
+	"nuKstCBGL16+fBjZ8pZQLotGq0d6y9r5XQK7Kku1TpOzEamrteG0CdVoQzxY0bLFI6Uk1BdjaSvYgHCd",
+	"ipVstfg6WJINXrVni3DwtFdpnGWMg4ECxBv9E2rrUH9lwBWFCGSSKUFP1J6C7zEMHkvFCpZUIrJ+a/tE",
+	"N4BsO58Qd94IkA2VKrU4icPssXLJTYrx1t4AFzmdMh9Rzs91Jrnj4UvN3gHhpAu9770CuNh8MonDmPHs",
+	"Dp4GNj040H/3gLhwRSUwSgOf12rGUjZQm9gtn4kVgrPFktB7GsOFqn9KEJk21EMk1TwjuzleqNXb5H3E",
+	"FkuRMR6u939gayUZuWR9EgnCBeQQm6HGXGo/mgHyaEMPecFnag9Lm4IFoAZq3xoUKTAgYQYHwwQspkxm",
+	"txzRb4AzPbIbLZxzGLXu7MuaQNRDDe5eX72J8PdTdYhsJdazB83Xwd6YJWJ1SdPNZKZ6VJzvkx5NkiJB",
+	"so+GwESsDL4DSdQoN18Z3rdH4G0M3+gc1I3FN9SXdTwjLoTXVrncMqB2fCrpfRMiWeZLqXWCr/cx9Pq3",
+	"0WB08tXGX/82Grz82hCDvRuTLOyolyLGQ+ZRG9ThOGijRZXMfxjjkbMGVcqG0f/XfxC9XgYkFTlAWc5o",
+	"Mtln94wb6JKQ8awVpX6TxmPF1zkMSlpQSSZ9ShHI5MCu7VLvUNAqk+Ws6cbD5kJkPiNO1BAlhWkcOzLC",
+	"WKX/GxAqVMPoBXq/Qsz1Ldq9LXGgdA7WVSpzEnXim/i9c1OQ4jsrjJXmaNaIYnDatNLWuq+5Vgp/MYwb",
+	"CBSsglVPfeKuCnhArgDUImWEM7AUYUYker1V16NXkMGZpgzSuEGlAGpbePsNDWdkztjSoGKo81XHttjz",
+	"GFBMACcWtU73S5i5EKvb9LoBlUakTcbAxZilZDUTZEEjNDtjpTuhCXTR+PU2AtDhnfSEx6dPaYXt/cXi",
+	"7Oy6SDoPp+DvKI9ajZCP2aXbIWtMC1vuYFgQ72EA7EgSMXV+FykJQBO+u6dpTHnIKtn7EGv90BgfuP+1",
+	"mLJrLLjj6W1sIZ3Es+2RbyrfcuafEs6mCGIGcapw1UkYVSp5aWD3nx0d7aAe2DuhVQpMUrJ35zTnWl07",
+	"sINV0QtK67ws01bs7Ixq5OKm/biKPPO/AzHHAwC7FvTLjYFsrcLBT1PGJHlLZynjM6YudxSioxY0Ifjx",
+	"8rI6HrXV1Y9LmvFhk2a8iPn/vo3bCeqsg6r/Lag/9Lqy4+rMv4ON1p7qwydUJZ6jNeifejgmKWO/MsQa",
+	"hXWYzapkOM1Dd50vl8n6mmVZzKceAimz1b9N6LRh6/vH3//T4FLA9oBONbCkA4CG2uvKgfcngELcydo7",
+	"KLXESeGomo4w+MFYoycJnSqFDfRVbCHWoh4W7VxifXTKjKNiLMTcpkP/4+//WRL6UR2jBoT6WUnEn/lF",
+	"vErH7enWwDPsXjnJl4iCoKpbX6Gpvh1K1RmxPNjqTMKcH7DSJ4lY7edLsmBS0imTLakD0ez0sHXl1NKm",
+	"uw+KYqq5qVPUkTHdl0xFNVmEcvo/ZtZ1uT/XrkuTD+uOUlNglAc5Fca4st8BrDXJViy5Z2Qm5DLOaELM",
+	"BzF0VuRJhGglan9eCCO3WUrXIP0HNWaG7Swej82v3WD+dEm1wRiJEwqXp7HI1Zmj8QYYjzRZGCZnq62O",
+	"ZOwL6E73YFcXcxaRfNnfhW7bk+2zjMPyCFymcQhmfpGS0SHY0CpVjXYKMSsouPGjhTD4RT+9RwT8ijkl",
+	"EZLJ35mruKND3WOCYdJiUbYyg/5Fv+GnIpRLwSXbkCr3AHy6ljkHMD1OvtuM8vlPIv9QrO9vo4nwitmv",
+	"GFonl8AKSb1h1eHrpKVAp9/z+zhrUNvtZrt1mLUV7XdgsjZSubW+1AWr3S4nAI7zWTamfe2IVNEaMMLF",
+	"hSgjO7STpEzD6SAEQ9GdQXW7KsbFnbZmAWlUS3bKy9m+sqqojDWJd7+7qdm7qBcP34/rZ/AlplyQBaMJ",
+	"mTAWjSnwcnQ8jx+263agENuUimLBbVFGwZvHp5JkwsFJpbykI+yv4si8sJPt8tH28GJObtRDshb5/0F+",
+	"EnlqQWJmLFkS9YPW1g5qqsKwpXbg3cmrbdokvjJPMs+Fbncx0CQUbY7gyi6nFhyAsElD5Ia5Hwd7LXDe",
+	"ysdT0fzmvjexTHxSOyzlwIzAAyOCGbDv6Qk8JdbpLzgjPYHRUJBnEpjFHfQLUKDREGh3MwkwPdLlmDB0",
+	"xOpr5hSu5OToR2WBGOx92Vd17N/TFFRfVZnbs9e6Yve3T1iT+9O5/mAxLnYeuvKTYW+b3/rtay2GQw/Q",
+	"eE3MlJE5W58SRsOZCe0xT55I5KzvScZIYOTtZr1kgY8hrAqAoVvnE4gbOm32QbYEf/52GrKHbMMDt9xC",
+	"99gdfhkAiR/08k13BGcXhtkTgqXxrgACnPTUXZB9yQDClfzliqjZ678q4WCFlD/9Tf3+NWgLXtUJ2Tl2",
+	"/L1Op53hcz3vGuvZgj9vzsu6KcDIqxaaMhK6+v4r8sLFNxUTcp6KcD4RafQEw4WODglNljM6ZhnpRfE0",
+	"1qGbIQUrwi1PWAbvmvig9wNyMSCfoNDn/oDkPP4lZyb7xz2HpeVbWLExzNItb5gFfWUHQks6PSDvMxJH",
+	"jGfxJFZ7rYG2p5jbx0Wmtt2UQRGavLrlKZMiudchTkhA50ADx9lM+zflLF6aM8Vta5XN0pnqit3ubP/d",
+	"n3/48PFy/+av+//2828vvnqt0mUBbmCvANx9gOvPgIKMZOKABEowIHsadB9tpinZQHqBkSNAQlBTFkf9",
+	"g1seWMR4nUhQ40ZR9S5jFkLFBb48rJVaDHaBLz9e3/IC9T0AkdVMgWKJ23uyJsuEhhgyho3HSN81xNut",
+	"CRfEabfBJBWS4ezlacikZkvVE3R2+b6KRgzRHbbde5aEwPawfF66JT1zJOd+j342U5KUCRKJojfqaKI6",
+	"MctG17F7Jaeh5mGFjFqwPEWCswNiOUjV6MVpxhgnk5glEcYIgF67ZKE6zqick1SsMDYaLPJYZoWSomGV",
+	"ULLHTMaRyZx7GHU3uuqV+CHCVBTT99EG4m61v8xEJuSAiCRiQPqeynIqbUt6TZduQ01X9jBgDlvJjtAc",
+	"u2Qvl6FitoN5AKdaW+I1I1rbXnhjym0lPX8nVi7ZegDtCeD6BJRdSgbHLBRqK1aKH/Mq3IO9aa7Er/kw",
+	"ZhHBIk8IcGdL0gNQBqByARCGIqGs1Y3ie1WbTtfYMQO7M2m7l/3g3AiZHkIdm1MbLMeSU2V/L1cIPZNm",
+	"1LSzX43Tw1YUrtEGdAd4ZrewOCWfry4ePEVAMg8sn1+/DVN9uSMf1L0ET3uBBNrqcJHzO5yKgNCEpZl/",
+	"Rn4nhvvHD2Khcl5EseA739RKDR90MNkMp822d1DzeQTW/uIgvxBTsipfdRxGqI5eeKzfuuFxW3ak1DGg",
+	"lAShKjoVKaisde/B6oS3lPG1bGsHxRnu8L8UA+nMfGW/Lx+k5RPROU703rb9niHnr0W4I75zZPe79puY",
+	"m8y0LTsVq29qdzUAIlRrUmOZFFJzl4gpmNvU0cYpjg26lLHsMmVqViWdMJCKmCttTU+Yzm3Thhr8lyeS",
+	"ov49rx5q96JaCnvGuL1EmP7ECzplT5fwTfz3vy9Z8ceKjZf2j2k88aIW7aDvTOKEtXaHLFDkW4IR/cr8",
+	"njiv66Jwvo/XGUM9WbL0nkWkZzVzvO8BfAzcAisO36f3ow5snngsbi86GT3F47VN2Zdbty0zhoOSIOjx",
+	"Mq6X7cv40jl+6xphngJLilE8SCwPyBkxzcDfMs17h6frpiMXUXhuOSS4xdlaB4igf97ssK9IkIhVQGI+",
+	"EQNkc88X+so6i6ezgKxoyiERKwjTOItDmgTE/Kt8J0zEag+lLV/sDfbU6zAoWLa8GG0p7xq8tqdwk7jB",
+	"WIR0wTCJr+dc4Cbxvbqlx9OYy/4rEiwozwFrBckuQID6AxKkIs9izoJb3gvMRh4gdRI+UYVmeRQlLCDV",
+	"Ivi7KkHzKM7uJjFANNUK3nL9RBXVBC8wO/Uq4ed+eUix7WozxCapYYUvq8PJ/TCgdxa1lwe7eNk/2g1G",
+	"d21sR/sAXqPP3AuKzOIkwb8D9/gLKrcac5EJtHje8l7hSIhDkuacs3SA+PynxsaP8AtaoGHSgCh0zIg9",
+	"TUkvUM0KTgm164GzWw7ha6lS4wN1wAb9AxKE6lRJEg2Hp0dESUsORJZ468fEgCJFQheDmwWL4oxFUHnE",
+	"4PMDMH/Zik/djxgvMCJYQOvVfhildMXJeK0zFheM8grsjvYrRIgRhb1Sq8jU3MILoaf1xmqJXosX0LMu",
+	"cpmRmWFd1bY9SN/M6JT0AlVxADE9dIq0gyTOTkkQa5kFawyEQMcZu+Wq1MDyWMaZZMmkI38imHbAqtVX",
+	"4ra+5QYPRVXps8HZc0aq5uk+SJrFchIb9pOQ8jYoPDvjTWwPdM0qikNLA9oWD3mVQNF77riafwduqhvN",
+	"UrTM1IAZWqgBiXmY5DK+R77BqBZ3XDrdf1O65FsTbbyIufr30RHC7m+aCnxt81Wl+KaOje70RvWEV68P",
+	"8LtNw2guOdsG0uk+pjjsvTUR+Kr7Lw5O8C7udtjkQhgBUW+ce/VFXY8f31JPEuWEfaFhtjECHBpSifm+",
+	"vY1sxDf++6hlMGySb8zccsbvrddl4tAKe+UKYgtbhLQ/JIT9ZsYWXmNTIvKUgBRZRwBSshUsaUFE03lQ",
+	"ciPTdA530emsciLrJ/XvN+LSnHGyAzSNE8Dw7HhrnMlNStcaobMRXDZL6fogMoXgMFU/7SOuQhzOmTbE",
+	"4QFsS9Yhq74Z2DC2YheADfumFwPYK9XukP1TMFHrk+aDRC1P2++FiFoRlgMzYhcxZw/nS1S13ym5s1SJ",
+	"Bx4eeDV5rVixPzlFlcDNxOp1zLJz4bWw21WvDq+y77p0DXcjCc3msnE6oZDOc5P+uEMN6JjStTQIadJi",
+	"BSOKJemN/vH3/3UydH3OjIazAYlimcU8zPqnhC2W2RqREwmDmVPvOjva334u9+xve8fkRwbpZO/PPyu5",
+	"sDalUsD61p2mHJO20cCE41CdDzOag9IMe1foF5uFUxfZeazBPJzU4dMK3JXOopQDEkBuZUB6tMiy7ONF",
+	"pZJdWUUg6bvHggZmAluCST9WHUoplxOWar5V8xcStJoETW3rutM4TnuDPWgJ1OW2oHzcNKZ3FtmY/mvC",
+	"KhU66i8VK9ILilEJzHDcJQKQUeH7QX9gmW5jz57fUsG2ynKRwlFAGrVXin3i8BlSuVmkxO/bQay14yOz",
+	"2ZyNursfsfaMSJ0UCwtWB1+5ibJBHwMJ4HEN6JX0gpBKgEgcU5i8fxkN1UUWUAzPKm+FlMM9V8PNZqIM",
+	"cOOw7A2VTgL+evOukoWxyGa4KVVDO1Qj6sSSW7aOz3xBl0sWmdCbitfdADI2pNbT5VI1EPF7TGEI0DHb",
+	"4WoWJ6pn+BU1jGAO0H9mgBY005pnK3+cwYj0+9ujJn4cETHSy9J4sWDRgOTLJUuJGrB+QfzPvjhwDjrj",
+	"BjAeuOZ+dwARP70+f/dprwEzv8VoIWK+alV7sO6YeWNOIU7hmjF+5pHtjzaUGIdAj7sGEad8bbLbNHZU",
+	"pPHodgtVaOOLVoJW+KLdlu/2TezRw2vYMbpChGhQCX1ajY5OlpoZXY9wZuTRrIqDBvI7UEDkGcC6+nzF",
+	"7/n+TOSFriIxIMlsGfANLlb+6mWTmdK0ypgqpVgwdUFa0KVEc5V5DnbJFeDo9pZCynis9Ci7pEuntKl1",
+	"z4y39y4u11IfJI6H9NP52YX3WGNfGjCtYSkDD7pSDniWrHEhW9uWWXguHXoUT9TshDQdi9k6Sr0cVX5G",
+	"IRMRqRpkO1GWjfI6LYm+45Ut9luzk3jkwHuyQYIS4jK3dWyWx+0thm9pon1wPWmQl1NCx/CbjvCaM7bU",
+	"ARZgpjgg9h6RMgiVQzPhaiYSwHpRz/JUh/gJzYuiK8vonOnKItSTZf+AnKsvKzkO1AgHNkZTInWD/SBE",
+	"2LFM6kl1P6RDTjhbgVr6RNr68dxcAPyvHZPR4MEg2xbD9DEgtN98WYoSfHanPEv3gl/Uud11R2krTpQG",
+	"8XvP1TVXpGulDe4mhQ5qm5o5tTDYQIuV2ddEgjkJIF+vMMoLq0ehQrJtwFaVJEwYTVkEXql5rpQzOWPJ",
+	"5CKesNd0LVGzU6pKDA4QUKwA4ZqmAFwIf9ACl/qUBIhjEFh5Ipm45ep4wLjIQpUzqh4iGAmMptSq3IxK",
+	"DXSiUY1I73j4st+AbaQxP7x3Zgmirj7vDQoqqXAbSU8ztrAA3ABWSCX7vAOkTEgzNhXpunKPHXXIu+6Y",
+	"0WUnq3Uqz6V+w8MjXsvicuVFNw7RGY6eGeJx/HvkPWfnHpD6zxhb7onXJj2lle7HXDIuYzXxOlitm+3R",
+	"mjvaMfpmbGFmr0Owik7QsvPtiEzzGfUBwhce+4w6aLOj27j69iNzbt+pqd4wyL/kTI+WWoFqfMR24Lor",
+	"kTB7WOBG/YCIomGLdjXv2Z/S6e+uL7SYq/bQ+tiN1gD75DYfDg+fkXNNmLoDSU7DSF7H2TdQvQzrgvQp",
+	"VySJMUR923C6dFRdmaEKWRsdeti+d9uxd2KBahr4MkjQ7oqH8RS3Vj5Ij5YcbR7F4/SW+xQGOLD7B+Ss",
+	"SEqRGV0DZw5QezWBDj9IF3gkHK9t8a7WL1mB2Ory3k5y5T+foNfNB5L2G+0uNuYmI/SqLaW6VDc/2Wa5",
+	"Ns3yW9UEsqS5ZNL4h2ImSQ/8S9rMALdOiIVB2xuAdoqs8B0ixmb/FASFpEzmC9xUFqUrse5vXYrwY/XW",
+	"gb9OJ7xlwgBwg30NnOfJmgR/u93777d7PwcYxgJOEqiu4hf57yVnSAuv3xtL6FzesTam6PtPcB2Z2eKj",
+	"n9OkaV9KBI0gNnqrWKFdqQIuq/ZqHdSUzSgnwSROmEl9A4UhgHmNp1x4vcGqvM/Sffnx+wH58+Wb7wfk",
+	"Rza+VHPz/fu3BCJqwTCp7SYn5EP8HdEo5PDLi9HLQ7KMv7BEEsEhdSxit7x3dDQYPX8+eDYcmqcxmIL7",
+	"A81bWISygpV1vcR/LGmaPZEkOMcA0H1IcnbJ067/+r3aR1M2yaW6m+GFSufcYa/0dcmqS+OYU9BDO7GC",
+	"QtSVbiuyQsmZWOFVTY3LAfnRcnUUvxZUzYXy/kQC0/otx2AGyEtFIUcQd52qSZJ4EWdo/pZigS2QGD0G",
+	"QWHA8DfBbUNWO9nK9Q7z/3OjaNrIbEc8/QK0dWxbf1giwmsDMM6D4MV25n22qbP+7Sxd1zG6cslSB62j",
+	"tfn+g/2Wz4i/GXCsRQ6IGQp95rk9883GX2kSR9CpR2LAiFhG4w4XK9B5TWVbciJ01Z64CdUTxiOR+pBS",
+	"wYX6MVcDUR7atxf7h8OXR6NWcM+bAFcFz2i41T6CLTzXhb8tjgKjkVKZjanC9vnQZ5pYxBxYiy2cZVG8",
+	"AZiyXkddcN+mTM4gfukyFVEeevsDCPqmlS0PejaPcLFUFw9U9qa+k8Dv8n9MTIOcLWTrvD8mKFlZFAu5",
+	"KbW8MnnV2XGHbCco1bIU7ogV6Ybcceod2ccjxS0+9ppySq7y2Ae+uLU6IMwt1/eHETkZHZKTkxMyHA2H",
+	"daf5lkq/No4vmnU6gsq02qmqltQOO1fVa4hPyD20WLtguIA77zJPwxmVmuFJkh7cEZCoHow6/VaxWbvu",
+	"jNX9q3LJVRfkMctWjHFsoLqVKyXVxsr1hs2NPRyUTLfbYHZru2Ndc8QRfCKJrknzYsUcoX43t2Yn7N92",
+	"221ngFJnM673coU7L6q72GWNFYVC0loFcrbw4or2vNWlbIct/qEbUVs6bL3wtd/6m8K1V3AZHB85W0BI",
+	"3YTycD0go9EJBso9Ilxkh3CtJQ3n1zrzsS05g3rHOJtqIU31LwD2ok6grw9tQU9bqu748KSdUqN9Ng7y",
+	"4NXr/Ys3H/ZHo5NHwVIf7OE62iWqGorY1x0SA9Xqava1nQpnhEvj447lA/QKJf67nX1mgWw9U3YR/jLu",
+	"c5vFYKXc45c27m304Dq7oWRJIhFAfUXXrXDC266RS4FewBpRqrtg2pCelpaMBzzDPFY9AEb2fF14q3sy",
+	"n0413iASoMJBl8Qyk+pGTOKsf0DOtKlIcDMytxxeX8KhWBq9WBaffEUWyCAJCIO2IWBBl44x9Qmg2FfC",
+	"HpvEpbwHVMmbYgSKQkjDcG6P7NIR3bBfbD6hvf7e/4+9d1tu41jTBV8lAz07BKxdAAEQJCUwVsymKdmS",
+	"JVlcJGWvA5ZViaoEkM1CJlyZIARbnthXE3M9MxH9BnM9zzD9Jv0kE/n/mVlVQIEEeJYXLrqXBdYhKw//",
+	"+f++grGA5ZEWXsxMjd1FVUoUiyTU+7LxQiPe2duPudLQFwtN30X5dBtI7gVpcq38KBMJP9HkQo9SOR2O",
+	"zhzE7Ir+l1l2acPD0UIbDADtxCR3ATDwIAimIjOWMuLvWA6A3gbp2qNDrqnvcmO8iUAv3r7wfh+6XHei",
+	"H6VrZuWKlzXPlK75Q/XQlG+4hp1NrLa6fS+NL9z61JcjG7fPfhuY31yPTUmS73ZdNkcJS1e3ukCSDYul",
+	"oLVd5fpToPeGSLE4/oCE8MmLfzPfsZY7aIb1mopYDgarBjYB5wWirCN7pXf1FH7gwwzVvuuqVqHcWI15",
+	"l6JK9MPGyL1iftw37B6yt1/ZQDRMeQIw5XSq2Z10ELVLSqA2abVaJNl281nYnAtbYv32o5+o0uydLMGy",
+	"vXG12uZumL3lhhXjd+9vPRhZn5B6PYycm9DzuXu+oYrdjNbvag2lNDvFSzemSF+JHGn71pap0kkVTEsk",
+	"PIdoiQBoldrt4O+mGxj8V5H0QTdaRm8YAUef/anAgV2dWP+jaHDenIevnJc3R8S3inuvsD1ylYY5gj3Y",
+	"ngvUfNlZLTq1dlVXyphTv6s8xMRE8gSJE5DtwYxTXrI0UwfQaMjHxkhJpe12gFDomAvzZhisnqYC710G",
+	"1cq9Y2kvLFpqpRvS2TmoQZz50wWQFxpp8v3Zhx8yz+KCzS0QPbfBvAb5kaV8MO+J8HNdsdTYKHXFhwIq",
+	"c0LHFGa0W0pnNrdvu4kmNFW2TGpcWrtUip5i+63AuiO2YyIOyOm3x2R3d/eFGd7H82Mcs6tFGPMk4dZX",
+	"mqQs4gr05EdwRBG9F1zXGL4uNBZjWDNOLbqtWMASkNmIRyMypnNC0xRgjqYA14IzUXCw2s32fr25W2+2",
+	"z5svus1mt9n8+6o2qeWwXanv8yZG3zZlw2lCU3J08obEzJOKKGz9pGTAZmRAI62wrkiN6MQYthMmYqjE",
+	"yGYPGhcBVh7+/UwR82bEWaBl+PE543x5KzFfzhMQmiiJLTS2ZDm3O+C6kIwYXZo1xKq0x251WnPFu58p",
+	"wuMgc4G5WNjWDjoCRwqNsvnpGDCs+wf8T4BE+02mwzfx7zu4AcJal6QskkPBFQOID3xOkjIag5UXMUBB",
+	"6s8J4GWI2FZLWSgqlodLrYbwn2FtsS3zmq4L1mw299eJGMHY1yQSwy8pVincIMroXC58tSVRXeF/LQmo",
+	"I62NTVsORJ1fQqMpccDmhApw6/31jRIxAs91JtsKeZJiYQuAZyjkmJ0miW1H/WXKphg0uFnHYGybjN5f",
+	"hUUMuhTHSrSUF4Dvk5NcrhLQx5JWvDYXW2KuVmPxo+eFtw0oT1hMqgOsvDP7EDqmhOXmtiVVxlkyX2yk",
+	"Hm7j59DtYgv3UhttiVlM9prNsGanUAqippE5Go115motCUOq4Qx3T0MzpbE80PxXrsqxtqFsgae/uVbA",
+	"WLA7MwgcT1YnqY3MM9ZQUtiSQEwFG5XHtbWCvXxdRn6zLTfxRKBEuSSshk8Ku2RGuXakfdS4mxOqoxFL",
+	"DwE+DzD2uoXzwhWZQufzjM6B9QWbodNLlvaE0jLfPpxjiTTHzMjSNGZx7ZCEeUgbfLzdU3g9i0n78+fD",
+	"nghxr4Zd6EXGikc51ZEcM+P3+grXjHk+ZTrlLC7CvOH3Imqfxe/L0FmCCr6kvON0RRvseW7QzxR5fX5+",
+	"QvDaQ2KzulORGmULcF5moviYxWbw9pxg96z7XtvCg4d978WLzY7+SuH8Ji+mcTfk9lFQEJa5PtOcAHNS",
+	"5QqJnhXXluEoWcsNVXFENU3kcGopbKypYM+2ComyIsiZaPYNikQjOjEiCJ/TE7nXYIt++KelouGllzbg",
+	"Kqij1GaF+jgCCNowodN5cdf8yTYvAfIVEL9+QoQ2ixFo/8LFpeQR+zShMO8TmfBo3phM+wlXI7h0JtOL",
+	"T2g1Il8HSqQiSFCwJLJSNpGpLjzJmNpyMGjELOIxPrs0Wmo+YkiHbMyEbgy4oAn/dRHN8FoJaSf/LCfb",
+	"rkphl9Wioz6NiwcVCtRXoMbfINyS1ZvnAl+LH7c4cbepH19CWKA8maarSL2+RW1rT5oiirtGz4Qq7XTl",
+	"YJrkqlSga9nolyYiNNqLiiqueV2qaW1yJaUzo+wKmwnG6wfprAmEH4uZFWs52e8ZMm5mRUEL/Arxm5O3",
+	"7pTD6OygvAwu6BYz0gWhHPMYWXVADPeEcSO5IM9tpk2t+Cj3ngVbvt3s3EaK+96CZV4mEIKNK8qed5RE",
+	"4rvrrXZET7anJpfTX9gHhQVY2OTXgS/bU3POlF6V2Mubc130HUEO9+cWbUXpLBsRlJn+AXDEgNLnWjmn",
+	"jica3cwlDk1/402ScAv3X/PRj5NkW5j00txabtofLKWWX+pGbqZWEpvlDCsm4onkQkMffwjHISQfT9/Z",
+	"howRgniAToWuIlCWEaFxnBrnXOGmqkYjFl0Yd58OKReEamsnZF5PLfAoElDCj4GNCVVqJlMAJhqkdAj6",
+	"lJyymKcs0so1T/UEon17u/PmB7hQm9d5fm1mxhXN5RZ5jJFGwCCboWofTc0RTjmkgsDUmy4wRulyyLKf",
+	"ZHoBZY6n1nBZdZ6XTRww2nNYxOYSG2FDdwAvWz6r/paV3lnhmYBDHWTyPvcez652MzrU9ZMAMzdNN0rw",
+	"527ORcDz01AqbxaX5nGkTukGKZU9JVbwQ4mgkt3ZgHcpFk1TrudnADaLFu2Ev2Xzo6k5cSX+TLGhC8Ky",
+	"F2xuhAKN6yBtVCQn7JA4X6Gg116/OyBHL88JF0Oj4Zx4Q7HBzSswUOq6A7qVz3U64fULluutwhECBgej",
+	"KUvdWPFf37rN9/1P55UlulGUbpYb4pmCUSojOi+YINXQPEqm9vO65Bt4IjTF70ZHx8evzs4+nX94++oH",
+	"+IWFtYBc0oTHpLVHxohH3+iJD31tpKxR2MAXkLIhV5qlAUnk0PzBuOlQk4vfjUi/xhGA12UfaqQn1vZd",
+	"8oidmzGuWBcyocDagFc+sx8UQMIcicON0DcXcTEk1RDZCWyRxY75HRlUVywBXlh33N9L65Ab4F+mpdmX",
+	"FSN0IelfzF2Bwxc1fu+ZBHRfG5+GMoWdmfpf4a4/44K8fPXjm+NXCwvSEzPgbeincqZYqhzMjPEo8MNU",
+	"gxzhqidyaARxTCNNeH4TwnCyCVjx3eYAcTGQjrHFlvTbdhBz2f/Ik4lmzzuTUzw5ajoxPu5S/SZekU4F",
+	"5kBiCufY6czA6H2g6UScPDkYcMiIgE/uCi7G00TzOpJJgiEpU9U1mjplEVWW7jNXq2HeFiDojtmo7gLs",
+	"eACYb+xLRdzXiAk1VWSA8f/X7w6CnkDmAYhd5Lv+5VAFrp4H0wTAcxQTF/cAw4WmWpi16Yme+Ld/I8cS",
+	"CiK5FKon6uQoScyrR2hypCyh0KNhUawAU+jj6TuXswLQ+NhCQYQ7l60Q6ib5Z4cokPiYHSHVcCjNx5PG",
+	"TjSOwQ7JETdTjWZXd2cHbjQWV/d583nTPLVhhgY5Q9S0AE1Bxyw5poo1yBvL9/jx45uXqkHO+ZgpTccT",
+	"/HUhhQfPwqZKiDgRrkj4Ww/DT71Kl/QquOstIiFu+F4lID0buDqWMYML4TIuNF7ye3gIaJk0jhUJbbdg",
+	"iF/+j9+gOz9wMIe//9OItE6zba8eMExs4tpPBZ3qkVkVs9FiJHXoNFv2YvNPnJIj4pg9sec+lgzZW4Hm",
+	"E+JVWfKFUGEDmznNEuSqOTvwzFOqGXYGOxJu0mm/sIlPEp4ync7rR5BjsuecVK0XW4MH/ASxGDxOmsKW",
+	"gWguvaQcDCFSpZAbkJdGVFPzDZqmumaJEi1wmhvXXnMXXm4msvh2C9EbsxBzq+ZVn3LvCbsOAhAMQYtl",
+	"EkDoFkqcUp3MG/BcG+v9NBUXQs5EiBweDs7NJSzMUxLjCWC4KZLjMdeai+EhSdmE2cIFn/Kxg/Zx/fBN",
+	"zMYTqZmI5vW3bB427D50d4wsFD6NoZGm2tojQNhtATsCst8kHhvaPNpoedTwNZs6secyw2+FfbHX3HXn",
+	"vaB4e+IVsH/7SYfjBRmi8HN9wlJbAGr3ZfaDeQP4OjYbnP0l60LqiVQmsPaJ0co+K+rf9swxhGCGjZzK",
+	"hCmSUnHRM4vg7AFGaDzmwv1jTAUdZn+znGHS7EJNB4Oa+4PxfljaIB/c6xQZwmnqA5Gu7eCHAgPzz7o7",
+	"goeE4t+dmwbRGPxj7rC0XfmCEVzuXpjkozwV8pjOSZ+t6LSvWhAFFdYaZGElFIWaCCyA4JrVwdoLyUjO",
+	"iJpG5izmGZcV0Rgp6Zoj6DiOcTtaCZGXBAjsQo7gf+tudPhAohizHNVwYqxva7dcRiXskAHwY7pevJh/",
+	"Yo00vrcKOR+PF2HBhPNX18yDc3IIOCH4AHh+beDMCjQzKqz2HyECDg7MDeIZhNc5GId1Esp0uDgJpWgJ",
+	"SEEBUDqr5mTItBna7iHOAY0zMiK7PvaGuvljl2BhqFE/yKwE+nMcuIQDwEz6rY+LPRvNcdhCCiu7QCIW",
+	"h5pNq1HudS5sZQJo+joXYHcHLj7h7H4VwBRnRqGxViFPU3OCwaVAesI4H3D8bDCqD9sBck9n/onmkyzc",
+	"i7NyC7UNPtcSkJPU6J64J14JzdJJyhVz+x2DabgoIpfypP6NBB4eOgskHx97powt0jXj/+JU0ReEtyFf",
+	"euJLvV6H/zN/Di3BWx25j76QkE4mCcfar51/V1KEBC9cqij5kitlgCTx4nW5uqQvJJEzlkZG6Y3YZ/L6",
+	"/dFx/ez1UXtv38WPUzrzAt84joFx64yR5vssip+oWJQybV7aE760ytosPEa7BAaH/wnTj/9J7U9GN/Yq",
+	"v4ekis40CRdccoCT5EBvhTTkNi0d2JolOGwK6pj0yGu5q8qFADsKKoQmrtAJHm41AaZ2Cxk5SH//yQ7M",
+	"7qw/+Tydmzv3Gty1dVsl5k8ACmlXHJaVhgULtWGBM2ciKZSmZlvwMVKQ0ZQrKbp4zM0Sc8xpoflpDLGY",
+	"DwbYXWshZUQM5gzCbl6wuRMyduUw4uCxh6gyz0Z/kWoCAW4knZ+NFIs+ORPaGdcxWlVurczD+0zpOhsM",
+	"ZKoL2DjG/QR5lzKk8Sd0quWYah6h0WOkm49ajOhkwgSMBuQot1lMhAm1UNGAeZPtf2vyQPyxTvIxVDBe",
+	"fD4DzU0j0A8ho97+/Bmb4UDWZvQxZSFOQnyQE5mTIZHaZz4sawugZIKOyVIo1kVhffjVPDMXgUUPwIgf",
+	"l1vC1kJVdvzCYroiDPAXzFeErrXavGFVHt5ySeQTG+Hq1BsomJJaMXdSgDt6J8t0hlYfIsK0T//l9wxn",
+	"SLJXUl14SEKqQ1JaqYiuG5ibrskd9dMV0h5Hh7UzCioD6UJg/ooSK3j4yio5+53emu7LmLMFmnwMbOw2",
+	"jSOvgBHQ7k60w805QULBXKYYlbnf4soa0j7Vh4JRZ3V4TmGemTlNuACVSSYpF2Dh0SH+aD4x/G3G+p+m",
+	"afL7jnHadn7TdGi8R+MqGscFd71twaNRKpUq6HuzjEDYNplk2QcLoQ8SrGS6Fl5UBu6qfHlD0WwwtnsG",
+	"2NMgZxg+kFMdWEy3Je/MeKWZ5jIz4mV0T4RuGMYTNYMLc1VOsxGz3ihYOo5eEAw9VQuIQoVvPt08FgDs",
+	"APgKahBw6HUujEgz98GccPR+KckwVjHYlPCICaznt6Ghk1ROUs40gklBQtQnUfLBpB3N0rHKsWb7oBK0",
+	"P6cK40itRrPRhPLICRN0wivdym6j2dhF4PQRBHx3GjOWJHXwMHf+fXahGv9ua7tLGR3NwoPS+Yn1yVs2",
+	"J2fMsr9iwbSZgEJYVTUIRAYt/r4rrTZC7ILH6JyceEetC3wSpIri05aL+gV+E1e6le+Y/n52gTTdtuHR",
+	"DLPdbOa4kzGUXbSlCsnl3ypmuJAmoMmw0q28il+eHUFu9xL+1d7ba70AgETz0oO4GXX6bfaCtga70d5z",
+	"8wc9r3QrH96emJVSEMXnw0pQ+WwmvvXL347+9vbzcTr48ezTwfn8p7+8/jA8GEWXJ3TC3yfp7A2lJ9Hr",
+	"j6cSgZrQBrou3fD9T2/PMPBYQi/E5kQxDSnGTrOz6lF+znZ+kPpbOUUAy05zf60bjjxHYyF/UOn+459B",
+	"RU3HY7Nxu5UTVH6wIeCIXqJFVNgXQHQ+VMh4jPmNvHdf6VZwE5gpzTmblW5FOMzTHTrVox0Iq0NtjlQl",
+	"O/YUmgqMhLJxf3M4Z6k01s+YQhVabBwt+MWnPG2QyQuGTrPV6IlvjaqyFaT2qPvQhy2T9I+MEgiVvjkh",
+	"tq4iyxKQREaWXnlCeQph2dyfuzY/64tMILBj7mFxAAohk24pH460H3YucNZ+gQUdxfBUg3wA+fbmxNs2",
+	"hFruhAY5cmU6GGa17Nq5+g/3HqCmtQYNCMUJTWmSsIQMp2ju2Lg7+xwxa6sNEO9SgOklAM/HSHwMxQL7",
+	"NM5YT7w5wb6DxEhbmAe0JHeb2aRTO1mk2mm/IH02lyKuNchPGUVNCrURypWs9wSMF7x84yaLuf8aMP+4",
+	"JhQ5qynarEG+hJNnIb+FCbXRKl9eLFMkxITmxSGx+EUI1ogloKj8qHbazZ0iq+o3l4jv4AAA0jsdM81S",
+	"tTL9mV2yk4v7QT7jn5h7ZEp/I+P5ZrLUJz2uhSd0c17pQvFenYs6EtnWJ1SYaX1RWVscwnc7kMbfi8lT",
+	"hzh+YxWBhTPMyqLygbhLd87sdb+vPfbsjuXsDxo4HMr7bdLKPO6UavaOj1c3udlrd7ILfw+yu+onUJu5",
+	"9s32chhgB2fuav3wDY39YphbWtff8hFyCjKF+swb6iFz14vr78pt92MpBgnHOoJOa/f6e0/oHIBBpXxH",
+	"0yG+s7W3zufZFB9DvFsg8jc3t9sbDfgtm58y4/TizWt87bmU76mY2/UAS3GvucaXnmH06Jupml+p4c0e",
+	"NXIMBGKm8/zpznS7O0K3Ue8SoXNW6fdLeWHdZIsSz2KXYrd5ZjM21Kk276zUlMWYn/eq29nuPXFklWi7",
+	"2Sn1COAZM6ow/e+9gogmiRH0ig4YgjxPGNXmeXm7x/dQ2UEoTee2jgCr4vWIzQl2UZKq032ZdVBboSBs",
+	"KCr31Tbik7kdq7QH8j4+nvqwwwY/odKtpPrTX3/ZvWyO2z8cRN+nf5s975+3Lk466l38YvCa7k9fyb3h",
+	"33lb/OXzwY+z9fXFKb5mI43RKcE68A6oNbZvIBu3Yu46MbeJuPqYpVevl1q42e9MPGHjx0pfGQqOUEpi",
+	"zSWQnulcSGPpOBvTtBgCWeEGv2eVW1s4U4s8faV5A/DU69s29vJSN3Xhwx7YUrjVpvLbaPk71tpQiiWD",
+	"a7dTZh+v0nfHkOFGyW43U+b+eb43wWZECmDoQPWI209ONfC5GtekqCzkALMssGExmO38ZrxsyXtefHuB",
+	"nRU8YBdb7wm64DV7p9n6QGVuMzRJgXNvmX6zootiycVs2enrT9WceIfPO3prnDVfhsZTyEdaB67sCAIR",
+	"HzvJbJ7H06B2LU6u966CimCz3HWeUb9OdT2mM1HvtNdXqcUp+OP5Yu7LcvRNC8ehsnWP/oXdI68Tjl2C",
+	"clE1PFObeUVraQkruq9QElJ45pqVXlFVcTFMQAbXFkQ+UDzhGF1WWrBZTxQeADE7fFEcWI8lJlWb6aph",
+	"pbPRPrF3w3x+pkFOcFRYdtMTzityD3S3YMtKouSCJrvekQuw27AnuM5VzmXOWyQnwGuZSsTUwg9NzU4i",
+	"MdNZXvYuvS3rgziRs/W6vl7dcJQ/JYdXnjSu/L7eBvW2WuthvN1Xn23VDF3YjYh3kdu8d+kPu3aXK3QT",
+	"1IQaLVPia3gv4ydItch0+AMdszBYLDqEI4XFpT4Z1hMREPoSqrBWENNNZLdZj+kcKv50ymnSIACWr2xp",
+	"FSPLrLKNnniXVcfu2iYeV7I7YWnOTzH/GslpeogTDcVJ+etJtdNsBgBM3BO+GB69CnK0UFBOrnVtnKJM",
+	"p0Lkslk94f2wEVUjVp7U2jy5dGrX8yO6uV9DjskWU+RJouw+Kqc9veO0lJuxjTRe62vQeFD1YxOaWBLj",
+	"i7TsyePKtfcspa8caeZ1uspfl9dzD6wdjZBL/HizSN+TC/dufbVbp7JQHRn9Yrf2XWpD99J6htOyMlS8",
+	"5DdCObwrDkjkMDA625cVdrNiiGpo/vMTF2EtWCxPAXJ//OsniydlIQvpyjieJjT7FxoRtQAKUHwhopQ9",
+	"AUUUtoLUDAIrVMwYFm42f3Q/fbKRFHMZzby9goXSE5khjQ5gNbQXfAL/7BP6Z/AtyAiMUUXrbtYC/EVO",
+	"tZscFn+SUx3WesJJrKKKDp3dgiPz9TWZmjf3ocEyBBwEKPvgGagtFxhA1SkVihYqxG2puTa+fYO8ZRNN",
+	"XqCT3CAn1MwPqn7o1nAtZNNUyTQ8RMNGsM9mgYYM2wvMex3Y5DsuLrKmtzBlyZ97FXN9rxLW7jbg+Y4r",
+	"fWY35CsHobKZReCE9LUXHsP3W5Ph5nV+/0Bo1UWM0j2LUQrFfdeAUDabzUHbXDuB5+w2mo1Wa7dx4NiT",
+	"ofDPnC8sBEyPhjCwynv5K08SurPXaJIqP6HxITk++Ug+nJHWwacOSfgFI+9pZH74aw2mpGyknW6rvclI",
+	"W+uM1EqC2w34n3mLYi08qcLeKaG2LHGxJ5Z719ZGLZgUXFyUwHFgC+w0TbDp7pAUzoS3qVOkfx7LlOUe",
+	"n33SIjbD0/eZ7yu9tVykdiehTGzrHxtzYsee553fLtj89yvVJPa3yIHR2J6aGRp7XRsZdr1DdaFRDshG",
+	"X3AeIXwXwps/pknYE/nHRVQBYQ+U1MIfsqZAeGz+SflGZWg9sR8CN8ITEJnRKkKoFeHadmAahzUasRgk",
+	"8FDKmFTDY/NL/VgKncqkSyYpvwSm/TH9XKdD9ufd1t7uftM4lHw8nsLSQ6fUm0H9BylY/T3V0Si0tZ/m",
+	"88NX53QY+oHuQkd1USmEOHUhqbpmPJ8UzDidn6kFBxzacfPYEOGqeu1vzEKD2bisL5YX2A4YJjCSk3lu",
+	"cbHnq4h12qu8GDzfj5vPW8+fd6KDeH/vBW0PGKXNaG+Pxs3WHt3tDzqDVr/db/aft9tR3NqL96PWXr85",
+	"aDZp83mvsgr7ojCpBeFQpBFqLiO5XK+3YFZ3/lTEPKvm5xu2eq3w3uspp0u9NuTqLkrPwk4rEaNrbb3i",
+	"Wqxzy5UyNqiYxV9BMWZn5ez1Ub29tx8QQKWM72U3XK0FdsvKgvDwl2xXCFWhjd0gP0jolVxYiq/hox9O",
+	"9T1A88KdRVx/W4bn+cc/fy84mEdOsWDcFbReTn9abJQS/Yl/WaVBN7W8Qf5iFC5TvjOz/cw/8V07HjO5",
+	"VP0CMARiV2BnVQoMRCM5Q3gGoOYHcCos3ghfwlPPzEPDWjd/Mpx66gmkhpp6rMPlRnjobzZOUT+lwoHe",
+	"cyNmtIzpHKH8mXOIsNO/J6B59leogcEAlWvVx0aGVGedG95yMFYyqS5RGAWWDgobxjMuI0E8iZKFnHC+",
+	"dEzn8A5oXhNTcyn8b/5andI5oq0TaXxHV4hh59UVesokAQh9THsOIGqPwCbWayxqfmI7OLNWQVCnXdtF",
+	"YrFHesK64QtNDrvNDj5VWDlFchqZK6I0hAywuucSuJqyPcE+mwPWEyEGq885BO4R/MMFAmwVHE2w2odb",
+	"HAfr3QNeGKGk3Ww2yBEmfQdMRyPAdUJLipJBChsCGkc9y8NK0KgSJzizdwqrb7xfj0u1bNsAsE1JOrsn",
+	"AAXHB9jLLKDcQdjMBIIdbW5bUiuHuFjGmeEa14Ynidc0CwpiL+60Os027Uedfpse7PdfHLRexC9arWbr",
+	"INp70X4kG+i6MLc5NGA9Xhvofu+uxElG5kE8m9fe68nt7L1rx8rzy7qq4NH88aaWl5B18BDCrm81nbDU",
+	"bQPMnEHpuNkgti6Cj9kKo8w97UYW2BmefPs2mRY2Z0DyZ94IAgAJuNEmvKHphYdkRG12zUq3DG/ayTCx",
+	"KDBX2WSbL9J9TPt5TqlUp05q17J1uIc5/gMHOTYz3HIhBSu5b2u0ZaYW4i5ekSWnSYK4UJmplaH0UjHP",
+	"VRrl49UyxlwGoFONof2/QVwPrGUPKGAwAjxkNZdjNpJGEQpp5Jq3mPAuLPnCpvasegztIuxhgVbWpmtW",
+	"OXRZhqw+zBjBNoUNqXI7YgcM5vttOz0RnljISrjGnOuBMfpDx/4EP0Mrpe2x38+zSDoCBHh+MhnRPtOk",
+	"02w2esI9F/tG0SJMKGJ/gWiN6IRUC5iV/nl547RLBiljpB2QSSpJey/omY1o4YTIVFj4pdoyRJdD5+ra",
+	"x3/C2H9mocKwlaZz22WUG3UWpLGf7lmZcMApmyTUjJhru8hoeiM4lXmqnChACsbiu7gnzJXeglIkSqTC",
+	"WoFcFUSrSaKE8jHWP9j220IpRJAH9MeGqcNsjqn2mH0LFdxXViUckpRmSFalIaZjMyw7O8cyZo9bim0G",
+	"0K0cvP3L+87JBpXUC99wr/VyuFGutYtO8LL17SG8Aa2iVQbRapDaYFHYfN2lcmskxnGm/Fht6GPjvWaR",
+	"fT+Zf34SUn8CMenZa7qVcjnqSW/gzHQ7zc7aC/0KHrxihZ2CuFrwN7a1gU+nSmLdmkKzkTL943MMEQrd",
+	"662j68smuLjklhZ5B0HEV9tI30sulqETM2Moe9YzRVKZsMBiXEL8wptPCqMcPufVE4WuJIf05Z/IUI1W",
+	"O81dZOWaIXjgkSAWqjWAHR74eAFwzcEp6InFUvjOYQEwwkI7Zn9/sUYOH+23Qh26NbX1vFRj4nl64+fn",
+	"UTWmthXoXFx+ehH9pd3/68H47aSjzluXf38uTndnf9tnr5v//m6Pfhu3hx/5h18O/nqxvmZd/NZ71awP",
+	"3U+JFRx+xws2y7eWPmxz0hri5luZ9nkcM/GAkf5/gUK6u0n847RBIjwvGDKUJthXN0j0W/ix65HFPNsb",
+	"pNGNIxeQ/lTECRSUWni+WEbTMRMaAHm/P/vww40wxD5MmDia8O+RHft2UGKOBuBmYGwFOUDjmJvX0OQk",
+	"x0ZS4Ghx9B/lAgG+6+QN2W00/Uw9CVCw8xGHSXmm/Bjd+EjVLGPtLhDB3Fab03Fyd1vtNjvsb2YkG+0w",
+	"N/btDrvDHfa3o/fv7maHpUO1RnOLWGGTZi0qxnC+sk3lZsAQOIIP6fBRbTqxutti/ZCI+5J77aSQ6fBa",
+	"g83M5vr2Gl5denbye+LW/RFLbQoIucrj37dN6X9E+yzrVMhvo5xMA9F0A/Msh9R7pc4sqcsIsCgD0b8S",
+	"KkhVcyPRQIIFjqJCWY6EMdcl+FWhkQ8f0mFIqsiPgbX2k1qDnHHNkFKsW3h7fcZjduhcnRyTRU/kqCxS",
+	"RmOA55XSNoPbJKmtXLERfTqZYBHLquIT+5HYO2C+cpXGB6F7Sw/yEeXRtsqr/OCdmn208bGzuzo7eXky",
+	"DmdxLRxKs/gbV3Z9MCcX1PVkWgoYhKU3EB+gY6hhxkMbyUROU9UgJwkVlsDKJs7784w3LLDId4BxDY85",
+	"OnmzfIqRAwfPMdg15qRfc4AdX8wKLhpHcFJ23j4CPL47cjc0U2AekMk7wiaIf/v2xcFuax94Obld/39r",
+	"fnuwv//KrMxquwYoftr75NhSo69v5/gvudfI1IPKFeQuiB9TvjzVaNRjGC93IwZxn24uCL1gqJTLu0Ub",
+	"ZIfGemeUHGCm8oaSsNQ7OzJnhCmgKLtsO947hfgx1BMrPlOEC83SATUWgxhy4ckGLY8UEiB2e+Lo5fnP",
+	"R0CCN+Y6IPjPNjYBDowhhL88tyeCVGM2lsOUTkY8UgGZCq53UinHO30WBwR8wyFnKugJIHcEPgYswsAH",
+	"7ZKYq2hkdkVAJslUWRLI1PgGyCROFfnw8owoBoTN0Ch49PI8+1iZ9gQX5MPp+58/NFtkh3x4//LnD83d",
+	"Bjl618qGQMZ0AuJYp9PIGHGx/RtgmIoYXoJ8EXZuzEh64lJGtD9NaDp3dBKO725MjaREPXMBkUZFwqkY",
+	"08mExSFUjqTMyFRIpRw128AVSM1/Pgd8OohMOg7K6smPrXqbhG9Co5+I+Vdnr4Y+NtJTQjEY1IwqKJ6B",
+	"NVIFIkuq4cZd2y9DyYymgoth1xKssRhadUb0EooxUiDf4nFdaTq3vGpAfWQuQn4DaIp1c511iYJ0Ruxv",
+	"6/cTRS8ZsFZBU5AUjPRp7G7tCRx5IpVV3ZBpskxGzDwVlKO5jQmdzqGyLWVqmmgVYjW22RNBlqRzfIJh",
+	"T1RDO54wIKG64LAAAQnjKeoQZv6Rsn/HHtuaowS0Y1vgnrePDcxnXkABsK3Etpebw8ATV5a7dNDdXIW1",
+	"bKgpnRHNPusGOfJP4aonOGTsBhwNFOj8ZQhmmNN+pPr+7HV9txb4Pw5oxBOu5/iXTs3WL0NlH+FxT8Dv",
+	"rWatm/u1QIMCRcoT2EkCZlVJomfSSwwgeTNyQmFrl9QjRPjoCZAtrfyXIF0GfoueAxaVS4y7bSJTYpfF",
+	"FqlztQR/Qnsit2AFbjx74rDbbEGSIe0O9FfHAFWc4E7+lrPEcs7Y86O0TO1x7RulZyQUF7kSqy7BeSOt",
+	"Fy8C+O9dGAbMsvkRNmqAfdHvT38g1ZM3L+u7NbLfCfDcgQAMiJGAWOHPYrLfwduIuXiPDOiYJ/OADPml",
+	"RXIe8zhO0JZVPdFuNuH6wgzjYU6kGLLUkq9xldvS7oqUUYUMk66pAShRSZUjNRgeQp1OBZCe+mp2OU1i",
+	"lGfIum7JI0Co1A5z5xVmz60qVWSqpjayd5zln4Er3nJpo1PKS5vtLBd2iHKxCNAGjmw85gIZLj1MZyEJ",
+	"DWOqF55sXpnnzQnf2EI+O57wkAjZE1m2HOABoHw/d9NRRg0LbMLWdg0bGcWiS6NT20hpyX6KfZmdZoeE",
+	"4DNk1X5QeQ9S1lc/utrDCU0VA24rs+WgLyAnQTMujHaDfAPMTI76cgqqLTz78PHs0+t3B5+++fDyb5/e",
+	"vXn/5jwk1Q55/02O4fSQdFq7jmIisD0gMskYzlrNoNlseqF/SPpW0ckBoX0z4Fbuz7AjwJSYMaaJmkjt",
+	"RycHRqAvTEp+BxlxD/AMmoPEdTRKMXKVzG1XxKFtcpYS9ZF5xIxybWQCnsas5cPz6C6X5P3pT0eqRH6A",
+	"5OCaVF+dHtQaf/oTec9TPSLHSGYWkNMRnShgn0/JMRDqJowOYOqNWYbrbkQ8MsUqDeSU4bElQzRGa5eY",
+	"3Z45NKPkoH7Z/u8sPQiz7Z7NKIots0eMLH/37gR6RKDCE7qFm5+bfRAdzc+tyPzLOJqJ8SaxODP2tp2H",
+	"VXDbFsjAe8IbmQ6ZCq36q8ZZBVkBAgR270Cm49oiqwgsN/DiH7/Fukqn7nBezJb4/uzDD7DWSOmPat2b",
+	"d1bHwawcn4IoeX/22pZZorqynQKWE0/NwOCyanKnQ/7rf/+/4fzs7ezXUIy/IOHR8dufsZEeeRyhlf7n",
+	"o+O3GTGbHeozBcy4QF9mnHhjpABz5vuzIxzW+7OjuhESRyGp2p1sRZjXX0F25S4JX7qfuxkwpKc6C2sB",
+	"CY9ehaRqVWSu/gHlOUBPhkenwGiHEh8+7Kjexs3nR57T98QZAWhiGbV79Aot71Mzqa9OT92kWw3+6vS0",
+	"/tzV2+CbLTVarrYocPaR5WUv2EReFNAx7Dzb4yXT8WEGrOIkJfaxO5bOaqfZCpCXttPaDYyQM//vRQ0J",
+	"BUrz4iHSMh/F2iwEVIhjpBVWoyT4aXVADSNELprb7YkwSrjgEU1CUrVMqiRPpFoSr3kD736dHNw6LxWU",
+	"o+doZ1lZ86UgItD9Chw/z6vTAzxNVaeqXF3yyvNcOyQUqc/gRuR8R/AZFBteZEBj21CA8WRUOc5G1qRx",
+	"PYoHpa4bC8RP1oyFryjvCJ9OeVxZ0YR1g/CYwmTxFfW2Pmz0xm4rKGNdO3zkN0QW9goqq6a/2CVvpFGz",
+	"//7s9Zef/7deDwNvX16dvDn+8vro9JsPpz++efXTF6Pc8f+1m+395m6z3Xy+22y1v3yxTvvPRy/PPx01",
+	"W1/en31nZr315eRLu7HXaPXSkzcvv7S+fGk1m+3dzt7+wc8///z6/fHP70+/fHn54dXP3x/98KqXnvzY",
+	"+tL68uZL56efO632z0e91IykFfXSyrpz8Do5eJUe3E/AD6yQNdfuFBzHDRbvdXKwdOd6a7ewatkqLa6f",
+	"W7VWZ7fZ2v3vZoW+fDFqCZbu+K357/ry0r0/O/pydOTX9IaLUdL47GW3TRt5k3TBC7aed9eVJ6GqQ1c9",
+	"p+m9FspAHu05faaceQE9t6tFkhEst4qpblxpztE5+EQn/NMFm+dKzBfchqXa8tbta8t/kDnFSqornY6a",
+	"NS7W8X96wvld1SXPp+biT/arPTipm/b2WpFcYzGcurN9m9D0xqtV1gpQdK7uqwVgMVbhqJOw+uWZgpn1",
+	"CtNeAPABA69T1bZDYOlmawT7z3zc1gCzD/lbNvftk8FvlT6jKUvLGypRY7jo+9HLczCVYs50HV1YZ67l",
+	"cgrO0CzJK3hrFvIKk4SKurVQK93svqWcg/nHiqSDf/+VCBheEViXKnYYBDgg45HZuG4er3FV1DRDwnBR",
+	"zy5ciYLH+d5U0GSuNBGMIZG5TuFnPxYbD838GWxqcM8Exs6LHPJgYDWOAqgqCCgjQaUHo8pjE/bESnBC",
+	"siY2YYMckWwdYpf4VYwZ/1Ekc4tBCEf/WRZCL60WOZrGfNGJWfRSyA2clHccLNL32T68Eqvhgxl2lkVy",
+	"kVrzCY1HNPmDq8dpvWVe6v0Wx+2sqBVjs/cvDC+HC9Eug4VYe3j2jBSH5Dz6FUOy92xi9H2wt/y+Bizl",
+	"w+JXWgyMTChdA4EBF56nlCcLpvxa8IzZxj8FSbAZQqM/sPeF0Zh/wVMBMHhgC/ArKpcy8t8o+kLAaz29",
+	"7gX8TfT6TYunlu0BgHxaaQkcwZ8XIZnlBBAVmMrlD8DW7c9JiJZ2GHgkyQsu4gW1aLxCrxfJolq8Fi6Y",
+	"VAs698paS0xUm5etVIX4kWtpQYuQBZqfW8AMUrVTQEIzMeGCcjG/rVJ6MFVrC3EY5xnes0q/eM38TNnB",
+	"Pj0VbSfRpQBhfxQGqZhQMv0kB4OEC7ZiOID1u0Ih73dKx/L0tF52/K7UeXaH3kDbwZ2bqbhs29yLgsse",
+	"/1TU2x9aTRkBZ+c8p5fsD2uU896r3oE2DvM1MrlkNy6EC9bIrVxRLneM1UdUoF6DkZGqkmMGzXGMJtq5",
+	"r7bowcrXDBaRxKkE3LIMH+8UPgqhZ+wzPfmbeeFSGQui/dhkPteW2Ia7tn06Zj0hI0TJiliG+yOw0c2F",
+	"l1KGcRekFDi0FEi5G6GJfkg1m9G5UaBpbKt3zPsVT6BgzNxbg/lwPHnwCcuKFrUps+XBIalyoSYs0jJr",
+	"byil24EVR+F0Jw1ct5fC6wnhDZIH7vpyghnzx4DYrR9vq4ZvHc98/M4lu6v9gV9H3hbPz/phPKyRui6E",
+	"5yutirHqgNBI80uPrSgvWFy08Q9tSam50zzEsnqs0w2xGJ6ySRS1Mjx1f80TYNxD7FZVbk+wAVPmOlos",
+	"K9tRCZdFczPWjbhVCSoJVfqjWn5eq9nttOzzrN37asKj5cJtgPOtQT8HG/DPZufIqfp0cfCXcfvzTVgs",
+	"cN7WsRzPcY+oB5Zh26DEKmvPZvYK9p6TF9f1LSzEIdzhrdx5D1epKZZDcCSDaZKgAAPQNMfPKzU7JEs4",
+	"jhBCQDDHBjHnHfwNY27V4U9c9ASMHK2sFBje2ARBjpK5A6CExPXL8+UUBxeOeyhXoPq1iUPsrLUH+wm0",
+	"zV8pyTbsn8evuq8WerjybiX+BZsXhfSP/Rfnv552xLvJ8+inuDV4rfaH39Pd+SvWnL7lH/TeX3/5+2xt",
+	"NWDOCeAZSyi+g7TYnAg5O3Q42haQMMED1iCn/rDA5guWT8jJh7Oy1oZRcpA7H/54NFYqo81WNnaaaKXm",
+	"yaMr3hfcwILd9Qj4A38wfbeFRrgNNEJWf3TPGn6l54EnADR4wpBNo/RwQoWvZ+ZFNd5ptrAIeDZiKYie",
+	"S4kovb6Mydy5ECD52tQtfFWmbhe0z1qHzDYLbAXNE8j2mcV80KMX3Gs0dPlgT2Ou64kcXhNTmKXmxIwp",
+	"gJIXwBJ8WqwYayjmDmcjSaqI5+h7wVIH117D8iGMUfrTVAPoKOxJS5mS0xQcgpFtlIPgpZUky4lDhDO5",
+	"US3P9TyjV1Xp5AULFB5hA2tE05TbZlfIkGJnHdesJ7ScAlFe1dUMYm0mwLDZkv4lEWXXo7oc4+FaOegY",
+	"nIQc6KyffBWQGeuPpLxQAUIaj+lkwsVQIdQrflS58DPuVa6qCT6Q+1YOl8099L/nG9s0ZoTMVzl4G1g1",
+	"i1zDNVsZ0DHT/U4O18rXulf3bWZ0cePlMLhLcqR7/f2ofhA/Z/UXg2arjkXyz1/QfrSqLodGWqZ3kiQt",
+	"TKY5U24iSBUzFW5aFtLN6KaYzbd6iIhnsIriZtMRGtWeOsZkM9RlchbvL7XOwVly/lLJ8MxpLp++mGpW",
+	"N8/eeA77bODdoCsG9/zawWl5o6E9QbbgyM5TYbvA7oUIYbz+MbCcuwAJ7CfqSFDynRyzX40auwNqYraC",
+	"8NeGIEA4dAatqE1fsGb/IN6N9uhztj9oxe3ILBmWLqxd/qCNx6DXv+Mm8VUjxl4ZlbAhRTDu6fvjCM6e",
+	"v83PP2QZGdhfJAHF5i1LqA+7rnbsPvP0kcV52kH6E7UJcp6711KnqMCoYSMgGuQYfyF9lkgxdNAqyxzG",
+	"3cyCWW2DmHvH0AZehe5wIA+1FM6O/XBcC0h/qjGWtWxx9ASYJOhxwvV3WoS2APi3wrJxmFp2cr4G1vk+",
+	"TxIuhkdxnDKlKt1Kq90k7+gFI2cjI01epgE5HvGIDiV5847sN/dbRpKbYVEBIQ0jgiym2IdU81/JTyyO",
+	"jZRZK8cG3AXgZ83p/4hGTNSleUjDjXFdBRM1m5nyek/nlBxjOnYyksL89t9bZLfVJnt7e6TZ6rQrQcWC",
+	"f60e3Q2UQnEHbKYY7CG7L8WwVQgPmcJbFJ35kmKHvPc0sBjLEcjiWBHqKLOqlExYqqTAhkV7+JErq288",
+	"Tyuraw3yYdG97S5F4IybvCIEVxoedGcqJFX84Uo5jCHWhXP4mLmye5Ww14vPDUTi+nmdwuzeZ85uq56u",
+	"UE83W66VdFjw13tOvy1ao4+Qhtum0/5w6bRFbbuesi1ql3XTZ+U7+P4rn6el1TaWQVP78wvcoBoydlU5",
+	"5hrS/xMk0kDQOAugnDCaIk/lHShdhFxdUrpbnXknOrO51ZlPXGduFdjXwl92txDTj6J40Ne6KskLgbk5",
+	"IgFjvgRAR68og4A2zgKwAb7lenCF+4ui4Yd8DUE0XPw3G0i1dcSoiFXu7/v1Vue82cn+PjRi5FhOzRBb",
+	"neb6UrWVSVUjUP/rf/5fKORnKOQBLmTiUowb5l1gyy0Me/e8vZsN27bMditcGK03X0dqB5VLJqZmwEaN",
+	"AZ3BCb3kCTgcNw/SwQbbMHlzuQ3R/eFCdOzyFhG6u0nbrIrDfQPRNSpwjFhDYnVNgB+AGONYkdHwzfuu",
+	"qR8weEJ71MJDEjoWQQZ4Vj2hmPblwVgvjGV8mIIBsG4qhARIZFVGMXgHQTo8h49Khr+xAN9YOj8piXuF",
+	"ON3UQIbFu9ey/a1yfTzleqPdsMpbAhn2UAFGFOrb+OI2vniX8UV2eWde3orG4NINvMrX+yDcqbqV1/Ud",
+	"04u6+HYhqK3M/oPJ7K0EvSuZ8h3TNxQo9+N63GEGAr4lS0DkvJExnZOxvGQFbyQgIXgZQOlkXp0wcEtk",
+	"2hNhREXEkoTFi04LchSAy2JBT7I+R3gc8iJQkt1knSdsNAYIU1vXgIApmpFqp/niXlIhmTjdeiZP3zPZ",
+	"armtltv6Cf/KaZwHtO+5uJQ8ugLE+429YBGf26Xzk7kl4kK9t0GOB4ul1TPixvCItdLuK9fqBoMGIPha",
+	"4D61g98MHzNqtlc0B8GDN+/9eoJF3TQx5tMx5gmbK/RO57y1123tOr1zuYEua22QxN/NWoxiNpEKeh4S",
+	"LhiuMh0bXWaH2m4f7B20FyX0S7wtILvN/5aDzQPrjmipaQKTJqZm85uD88OPdTOwb3ePOvXmMYxgQvnC",
+	"5++dt/YzTWP+vjCICfZIXzHM0mn1z939+waz1KkElTHTI2muj2garzHmlA0YQAJWupUfuaKOY63T7rRh",
+	"RtyGXvtUeC1tXm12u5nchY++lDzGbxbTJLlB+s2e+M0Sb/nDvk29/WFSbzyT/k8w+caTRC07mNiq7QQQ",
+	"0H6GVrKF7oNIH+41Fzp15a6B4xQeAi/ugAualN1UFG9kzMVUYWe9fYqfOSR97jMmiDm0DfJBMJLwS9YT",
+	"VSE1Mce15t/gODSMQAYeR/eiQ5/zg6p+i0XqPjwAGtdIitg+Ovc8Cg8zV8DX+FfNRjzB5viFIQN4keZJ",
+	"AvCktkEeEVQTNtDQHmBmIkfd+uI+0o5ODj1m4nFJMW4osjdgsYOPvdda/YLVcaWO/Jc0PYy6LBgazYKN",
+	"cSt9bTHq19DXG26YVR6zPcsBnOGHyuk5mbfN6m2zeneZ1eNeEzyg3399Zs9rUkfe6KQFctCjuL2zzF+m",
+	"Dm9Zfr51PrfO5wM5n3erzLYB4HtLc24kYR810bmm4N7JDujjkF4g95ki1GkF5HxQ2vNguF1NjvwlidHh",
+	"qXHxEC3Nyuqcp9U02qInUvt065gdwms4kNOaI+hVU95FIz85gmD32NT4mkyRX1kqLfOk8wB7IjQPdFFm",
+	"O8cNe8En/NuApz4o/ZvVEYF7iPnPTET8HjbIsRRIkqF7IlOVKSOWzB9i5dTsS83HLCAKBjUnERUWLV9e",
+	"snRC50TLIdMjlt6N24lL5e6x0IuP6naWKpS71QDriuYcEuXDOKZbi2RrkXwtFokjGWVOgm897a2n/fV4",
+	"2qj4MhPlERzsHTWi6aMxk73nxgTJWT7PFJlM+wmPSMLFRUDC32as/2maJnagO3znNy0vmAB7hkIjN3CJ",
+	"GduOpFJTjUn8noDLuigcUnbJ5VTBQ3M2WcfTmZGjot2Wa+oxr43vsgLuzDzxXoLstwlLwHQZzdA/eDtp",
+	"v/v84i+zzqt0/3ze+sh3P0z2jtTzl4Pmd6P29xedd7/u/zV6/sO4ElSmaVLpVkZaT1R3Z4dOJg0lp8r1",
+	"svtF2+ipaysJmElIca5QE2a9EREZPi9PC7F1Z/8QlGSwBZ5GrHLHSJDHkqQ/Sh6rRdcWc5UjavzULDhq",
+	"RBmRxn2bccVqhxA6BcmotJwoMpPpBRdDVycs2KyQzzRXQ3rUuIV9BEq/G8FovuHJycVt1u7xsnZwoK5z",
+	"Kxbmv70hkMk1jkbeKtgqjD+AwjBC5tH0BRyF1RWtf4E/X1/PiuXY69azYt2K6okibUEZhMkD17bi965f",
+	"2eoaaPCDNq5rba2oa3WS+quva8VyJAohHpTLazRUWB1ywtIIXrPbvEfd1S6oqoVyspRyxWJjoaeapLwf",
+	"kEliRp/pu4GUMRQBUaG5Nse51WlCaCviE9Ax+NmafoajbxFh8wqk83y32WwGlang+iTlXrPvdvaayywL",
+	"ZxOaXoCTOePCeBFU6Ww4fXbJUjpktxzSi1bpiPbLBnRqhDcBYayygaRMGKW9MIyrRjGgiVoYRrt8GK29",
+	"Zsk4PgwGdcWokoLEXEXQb5OZJdkv+QFtNiv1drN0PPAzlNUyoa/a2ApVwfGIpkP2zcTemjMvlAu5fD6l",
+	"Gq9oNdt7QUWzdGwuMOaRK85TLJqmVqDGVLNDn8WJp4wckJjOczwcuWZ++CaFwj4rcMwsmcIw3ZybSTdD",
+	"nfbzU7J3gD9r+tntkefwjPxFB3vmt9/X6x+iCY8/Cg14dO6adhM6i1LUea0bVDCDXN+sfjkT6dvq5T9M",
+	"9fIvTr8/vdrllykdaOWLei35lDWszjP2XfP0qbGmkLcJnStSVYyRELb5ORzvsNY1LjRD70n1RGpWg8Vk",
+	"RJNB3TzWUUBEAE3kDnZA7PEnEZz/gGj6mUhME1vhCA/GmiZHC8wj1hP+DiiBNn+2AsZYhk4E46jgPxUR",
+	"bEg9LfqYzqGGWdMLlFhuTMBZMSPNnqh2ms3afZQWo4B4zAzvnVg992DJLCjE+7ZSrnndXZggiybHvdoX",
+	"13xPznYotw3u2RZYpW/XjlbAwbnPWoCtC7F1If71XAh80rUOQ2yMhq3HcK3HsJE0WxV5dWAlxkiDiX+o",
+	"2g60WreVHdvKjrvsofjFmrwPFmW+vn8CXR/fPWFdndj6MMaLMPLRXjahSsNlYSYCQpBrpGq5hUGAIXbC",
+	"M+QhJb9KwWrIo0tC9nliLJXwzloynBtxuwzf1uTZmjzbqOk2avpUbaBt2vne2m42UMpPHl3Q4SjkooXm",
+	"QMJ/pczHMTlgnqOCfxXzApw5lAvNqAK93xNVoI+PzANjgCGwCrxGxvTCvIMINiOh3fRhQFKmp6kw7wAg",
+	"Q7DaMZd8CeVJvtCoChWaMoltXV5JSWati6WXWXWnlmZcGAQ1L7bvRRb/IgIFtzWgvqglB9RuKXCxoJOE",
+	"VmmHZDxVmihNkepf0TG7D8DDzGTZBi63gctt4PLOwCa3VvzWit9a8Wtb8dtQ5jpmfHtrxm/hU+8QPvVx",
+	"goA7qBsfuxMfvIuMiTWz2av9OQHOyoBwYZnUa93MqSF9hqjm+Tr1AJHKEbrcXZBHQg8WWufhUZ/cS1c1",
+	"z9ti9aAnir3zUIRqExHGFcpFRs0juADnBkQK13PXG+HedphHyQt6wnlVOacKm+8zuADIfMQS3CwLLbfg",
+	"5Axk6l2VVSwXN3FY8MA+nVKNG/DRrt9BpulggB/8UMbpbxVa0jXSLpLDooVQwu16ySmUrtHBwHzl1sbd",
+	"2rhbG3eFjevk5dbMfZhodVE/be3dbfL8lrAIlmQzU54PbjlbQ+2pmc7efiy1SFd19BYi5T3hKEzvGET4",
+	"JY7tHuzHbXhwazptTaeHCQ9aAbM1nR7GdPICfWs6/VEazResGGdJPLgJ80QAnlx5wtXwTr94eKfANiml",
+	"F74AmIRGroWkmov8jeUlU8h06IkTofjAUifWroaJIqtQonqiHCYqV2qQq46wa/xgqFFPxKhymFG/PP+7",
+	"3n03a/b/etESL/42aau9y9OD6fed6Nv90cvn7Kg5/qElT9q/nO2uCxn1y84mD90iRm3l8o0Rox4gKcOE",
+	"mq6G/TgH/ErNAZ2JCzKSU8VIlcZjro2gMVLByBVjO4IZFNcC0p8DjEdAjBEYkFQC12tM+izukvenPwQ9",
+	"IeiYBViiLQekz1M9CojrfwiIeT58mIX7pUnC0iETWDKG/+JMBSTmzHiYsZGGgH48SOhQETWNRoQqMhVj",
+	"OpmwmEQyZlg27uckdhAlAEYiEcnDQ5AcEkHHWIBm/t0TcqoVj5m7xjwhXxt2R1AlxwkXPKJJieAlJwkV",
+	"ZMConqasS8Iou/QklXDZK6FZOkm5YivL03G514Y1sQXzbgtsiGuCDKNluCaWpXRDWJNVoxTTVJm1MvuN",
+	"VE9+bNV3yURyoc3mimjKAsI+00gnc2IrCGvFL+n8tGKc5omFUY7p53dMDPXIeBzNpw++Andkh7zsle7K",
+	"Hbs5fv99Y1SFE9wfZ1aSbQSvYDvP1fTeIBYK2/epYC2014qfOnxtSPg97RroNSbuTMuUxeh9fBQpo/Hd",
+	"llCfMhrn9lNecVphuaJ62oldUJuThIq6lbOVbnbrHcM/LKti+6Idp7XqoLVW6uYjqxRJ9ehdq75bQ5wF",
+	"oxCrH16emR/gfmCH5pcsRlfETI9Mh1TwX0FgPFNkwFgukNsTlzKi/WlC0zmJOer3lEVyKLhiARlLBf9m",
+	"wshTxZhwaGCg+0ZyRsZUzAkXdbQW3OnriYim6RxY7DzB/J/xU0OScGXdMQlF4onZHnOCfw785TRJQtKX",
+	"epRXuD2xtsY945qh9u4SugZImbML7Fwiw97ilxE56Imc8UDgQ22Vh7voaDBgjgd/iq6nVO5d5jWHJJQR",
+	"siBETIUOVaMnjA2kcKZxB/TZymUMiOJACwEDfqZgAsHFVIXr6zMes0ewQd5xpT/a/X0M23sdW8TZf8ax",
+	"hRWBbY5GXUGRm99XqHKIcq5NPS5j9tbcUGJ3hO58hkgnGbMBnSa6FhjvGX+XKQnNTi0Ozt23yibCCGd+",
+	"iPbRxXuZmI6NTMv95P+DJiDivg6rxEm3K42S4ma5gW2Sf8BmlonfX/dilPinby2Sp44a5d1IL4e8qo2s",
+	"DPsDGBo7v5n/+f028djl4IF5pHG6jHpnsdEoOhoZVZvy8dgGECKqWJ0LxYTiml+yZF47JBPMbNaZgEdE",
+	"IwrFk6nqCefdhzuoJNWERkyhtsmk7fsPL49ff3CydkL1KBO15pGVxVK6FW5e27h5Yy6827csXlc3wWGO",
+	"HNh/qSioMb97nA9UapSNGRUqsI1ydSRDUoTrnrBxX4fdtWyTgA1ig8tVNE7QLCZM6NQ8BtvNaockoZql",
+	"ZMyUMiZVT3jqElw9I7Fw//uazhmdN8h7a1poCQBl44mewzqTdKk2wDxnRlVPpAza6HHh4es8g7ArGr3g",
+	"ZouIBjnC+wRjaIRmdMlgC82ZBiIoKnqCG6tjQIGlIZERTay95oHAYfg2yTeU9YRfMv8BClim5tbWk97U",
+	"Yz3Rn/JE17kgeZtYMlU0igHv1k4GTqqyzC/ePrQgbRgXU7InuIYPU94KVSM+QRM6u3RlfP4OTbS8Rbxk",
+	"IR5eZyQPmVak09wts/Xe00lB+d6mtZAzjfJVCmVEidCfIpr25WgepxRipImcfRpQbQSvT2gzvX78/T2d",
+	"mFHeV62tQrECdtp1Ns/7nMGyyfizm0oTCHgKHaaG3bAPnDj4gxkZX3ELyHs6sV4iCHAfYbe6aU2jpiiP",
+	"NjNrZDosy0iAd7wy6nEM0JFqxJjO4MhDuInFRzosBCNQ7UHp0lqY5NaLR3/8PtHHy7HH8cs3Dc7jXDy9",
+	"0DzQfciURInEArHlYVru8zW94asd9qnQZ3jPk/V3zRBhFq4PxeeuvYHPm92+qcebHa4t4PEfAvA4t6I5",
+	"iW4USzJ/fKzjDxNI6uaHCX6A0jI1e9KlhMGEptZ89u7JWAI1LnglI5ZcMuSMtcqgJ6o5vRCAyW7hwAZT",
+	"o5xqDfIOEUlSRhTTVtKffDwnVgthmRLoj/AQBJkx8c2noKoglzTlVKD3uSD7Ub6zt+jNhKTKhZqwSMsr",
+	"tICFIrZVmI/X1+anbaEA8Xl31xUgupV5E8OGulbh9Jsts91c35gUelRnxvk3rwrIjCYXdW6UgdU/a+qw",
+	"tc3j3NTeF0jtgpTfQMhvYOYXbio18+EU3TciZXY8toVHX03v+FMocdI01UWBv45aKgrT9aubctv0KrjJ",
+	"vPrxDjKiVVWpiAMMtaEhG2A4D1tepGJkYLbOrYz/75h2Mv/ObMxHlj5boXCnRQ0bH5hHxYS76hzuwKF5",
+	"rKLvY/Ny5SxGhuhrYM8RaqMIn5xNF5KExUOWklTOyIRhHIHMIGuPqxHzwYClyhdW9ERfyouutwrJn50t",
+	"Sv7r//g/4a3mAuLaawgthC6MZOHRiKRsktC54/UYy0sGZu500hMQ7afaWb5V90dF6ECzFArJU0Yu2ESj",
+	"wSsvWTpLudZM1KBG3PiP5D//w1vWKO+EhK/rCa5IwgaaTAUGsmNS7SdUXBCOMe9fWSoBMoJ9NpKIa9KE",
+	"3yArUWuQVzQa4US54kgjStnnCdQ+9AR1Jh9UpsM0QCGnnzKA5KPJlBErZCl2a5FIKo2ZEK7IIKFDMzjn",
+	"X/aEfwBX8NFQJFKWWLGJJfPI7F16lDI1kkmsSDX87tV5T+zg0aorpjUXQ2P/t5rkv8E9/8tek0xFwpTL",
+	"ocQ1yFbkAh1mGHw8noIw6HrXAar88wX8BTAN/w2IdiinSYwcKErL6AJ2QmzrO/IRLyRFMatgXB4u1HQw",
+	"4BFnQn+CG8OVdf5n8I0lWYRlz8R82x06JrfXcjCiU6agPmIdXZe/YUONV7y1PLieX3zYpQC64tzDrULM",
+	"rORN/NDY6KzlLV0JKixNJTDA5v5I3B8xegjJkK45ZBX8g3mjV7PdSruxVwkgoraew0kRodJ7vuvc04d7",
+	"oI64W0n6G+y8MzNk5zO8gq8t2Xs/SE2YkNPhyEoJ4IvKtEapQLAxlNCKB0BQpQKIl0lk39ggP9jE7Iwq",
+	"YnVI46mA2IPlvbFVlJd6N3EidmwX9G+PAal7xrxTIgeeTxu+PYCiSnLB5iwm/fmykof/1qRKUTcX8Jku",
+	"2JxwSM0DZG98SEJnoHSJmCZJSFKGzWyg4o+sIcT1SE6NL2eebGsawWTBXWPLGmAoVGO4zI8HFJwxOqSl",
+	"AbNXo/jEhzXIX7yBQLggVMyxwt8/NpLikqVaHfZEFigEsFxbIQmPe6aWlPOVyAI3CdydWQ8O4om3SXRn",
+	"bfYPIZZyfd7tTEpFVDG04tcUVPmPv9f8+RNxbxdiBFvl/q8Gn3jmhBRugHuMYMXMjOTqBr0FB8feYvQA",
+	"ttlNKKL4pcaDW6cJrifcM4q83NdmxA8tAvpnDSnFZ4p8PH0HrpD10goJc1INC9nClW7KSxxNiI2H4joO",
+	"b3v5Won0wofanPojp9KfXuY6twmvlLk48WYJbpK0xrs3S1jbkd1bkXbu+duc9UPlrGN/fp1Udb+ssuiz",
+	"E/8gWetTNuRKQ88xUVHKsM5lSDWbUQjqYaYa2Xpx7C5+ZmXxnOkuGXNhLjU/QeWojFlPVMOTD2fnpFQL",
+	"oA9irg+x24sJG/SztLx4XQPAZgd8GJq3RiMWXUDobUi5UJqEF1zEoSUKxpl7a36pHRJp27oHnCWx8vy7",
+	"PHVNLmBKhyjXQtsNpXoALYHfXFbNDO6l65+mJdrnGcpdKHT2HdU9EUJpqnk2pFjCBnETbxuaBHgPWMzV",
+	"n5NJQsWhn06u7kCdYNbYSqbHzcibBTX/pTQ6OuZcDFOeJEY20almFWOx29LXGU2SvqRp/Kkvc3Xvr527",
+	"5f9+3wl3nLp7zbjjpr9WOf3AZk7DrP0N/oYVyEjmrwGZCjzV95xzzwuBrcexBbC8YTYRJSihdvvenZZd",
+	"5bv49HvMEqZZmTrF6FJeg70BLqgLJoo4kQ7uyEfYIQb2E+ufyeiCaWVT8tgUjEFg0uk0W4dGSUK8SQwh",
+	"xgnRKqcRsxeTiE7uQG28hC/1amNBwK11OI6tANwe9Lva+rgo97Dxg9WFJW47f1jD+oHkbQ5R5vbb8Dum",
+	"V+3B5v0o2RNQhPeiZ7dRtjuvKbn7g/AIaZHjXMMdxruMDRxYbwTzWXw4xWNhvR6kPynYpmGt4K5dMDZR",
+	"PcGdGsLKA2qeJqCUwTl+3FwAbIEkZQOmIwwMG93DMnC+9/ISwaTw8VDI4RymdURDHvFvyS26vaDIz0fl",
+	"bryUkZy9piKWg4Hy7bU5z4V9nkhAKhgx8EwSPhzBcbWeyqvPE5nzUtaWJCUrez+piMcUiBYfdisY/xid",
+	"eJ6M6UEt8p2IutjW1Wb5DKM8xFzv2s2t8KuG5sfQkxyJaZLUDq8Wkz1h5WSDHCeMphZkDy+zxWiYQYYX",
+	"un5q++NdxHTMW/H6YwQG39rnT8EogXXxW+EZbrivyDgpDRWfTNWIYZM/oCsYO4LwMR0y4BYbG2lCLti8",
+	"BiU4BJHWzSmTwp2yAAtCIyjFsTTIPQGHAwENjLdM6GTCaKoAFwMPJc/HhJ85k2QqNE9IZOaaxUtWTU+s",
+	"NmvySMNTcSHkTJAQPuAtm4cY5MVKDv+J8N9QVtQTYOzoES2OKiiaNiBdc7YNlJr6lzkc+tDGh09xtu7U",
+	"FDIi4Vw+gYivZp+10ffmpJBW26wIJYpdspSRCaNiqm3T9hwFqSBgKiFE6jBB8GmZ2ipi4GQAUHuuIa3p",
+	"0eNowlKdZSLtPt0gzkuV/sNaWi7E6ws+zNHaGlzb6OsNVRxYNLj1CbqAIG4fyuSbUJ4+HmEQMvBTsl/3",
+	"aE6Q9AyQnBKkVatJxlxM0eeNQeEEGY6QVU5RQvnYQz9ivtR9J2RHG+Q9F9oX3FsFWggxP1MZqv5UmGWG",
+	"sTTIUeajW8PXYVHa3C2EBnxAGvWpI/4HOA1jK5sRshjpjlCPXmB1geiJBeajn0ZM+KwlqDv7IhuKwD6A",
+	"oSR9NpeICQmpTl/qQyI66YnqIGWMtAMySSVp7wWYHAaYHzIVNk1aC7DMJVO6bVvN4xGD8JmfsLqnJ6rY",
+	"6Eb5GDPJNmpeu7Pk6gl+uUUIuuvWgtaNCs4P3v7lfecEyoAmPGWqhImlhY3Qa+uZ/Gdegc8T5DD9sZpK",
+	"sfSSpXbXUTKiavSHTTSuIaBdjREWQW2pCO5JU71frk15KCWVskt58Yi8dubtC5rCUrEYYQ7Fjdaoz4nR",
+	"VnBNSpLqnoDMJYjbXGoyIFJYI92oKR5Ro4MmTMSANZFbAKNYYq4imsaAXiQhYu2KNc0z54qkNsELjcre",
+	"as3HwAMLugjIeFbVoJqE66lXZIeIUrdm1pR8FFcosbsP4+BC3aWj9hBeykNUoWy9k69e/OJZeoiQMHBV",
+	"bVRfjne4Qr/EuDS7TWDRC4ypa+QiYLBBgCukOgzA7iUhj8Madir1hOPjwJ7oeE4ombH+SMoLErOEgziU",
+	"A8I14JhyprpZw9L3Zx9+CLJ/muc2jMA1dxtpaG83Zq5GuHq0pqiDwk9tEzVXCiQU3MCZIlUO0TUSy5kR",
+	"k34oPTGgPGFxjRhPQGU0ga7v2s+EFMwMepLKiMHTRyxlKHHVBZ841HeunVfREyMKtfrwGUYshvBIqN00",
+	"jzW/26Aa8opVod08GxzOH3QnEUbThLMU6qNrljuMDkE3pDqP7IqPck3jDfKT7eZyL1+4M8NcsiuM91+w",
+	"iW70RKjnEyO00Ub1kPmCjlns5qkayfGY1hUzUljbjml4Azwaqq0LU8p1T2BWwaqlYu+ATUSAOl7sIzgE",
+	"y2WY9ajBqthlM14lwvUDxi54nULOuiRlajpmFgwXnSI7GYqBtw4NP2aRcceFdsM2NFPGU8rtI5piVDJ/",
+	"cvzXidj/HVGRy6FDXsHlIanKmbCd2aATa138XyB2kCLiCcsQSeDaZ4qoad+fYuWHtgQOa79AbYbfjyO7",
+	"rr3CSA4eF3aua7IoTIuZaRuqzsuSw6Ut6DfrJu0ZrNls7q9oz4AH3gHQYUEgKkbgNJRs+Py4/1GBuGvD",
+	"Uv1CGe5QyMGgEbOIxyw2Ap59niTgkFre17KPgJdVNm62gDV0kbEx/fwGb2oh1rX712IrRlBReg7Tbmaq",
+	"sn63yu3tq0xPXWlf2b15g/YTuHOz7hMcU1Hr3VsrCr5sSxjwNXSw6JVWUzVTvkb71HKWnRPGK9B8vNRd",
+	"Qtj1N5Yj7N4Zb8BApiyi6gpr8Vt3BeDlIFoj1jaI2Eh1MqGpPiQDnkD3jGskCUhobBrzv1qGpIoI7uZG",
+	"VQtIGNP5CU11uAHEFsmjmruxlKPu+jFvBrz7pPB2v0UAIq5g0opDy8KWKwZgpr789TEiq1/7+o8TNMeu",
+	"fv/zFe/X8nZvz9bF7bDiAJKpiEYr3m231iqKv06zlOzhlqqscI4yyWEMJv+nBnJ8TxlsxEhewp5stZtB",
+	"xZoMV7GDw9Tl/roLv+Gn5iZkraafASAFWBX6j98qE5naKr7KAmX+9c+Kmi2wBTZrOVqDEP33f95A47uT",
+	"v47SX1icbYjlTvXlICeDnTq0NCCPj1EMuCs6t/4ZFjH5z/9A/Qb/i8KHVOGAAgRKmivd4brWJXiQAws7",
+	"hwcJPVDjK/cEHibLnGKuTS3nLBkzMX2mspsmEJAFpy5Xj+MHYR7JhlTzS2ZfaoPVpNNsGv/YXWnTnCOa",
+	"5TnB32KxKyCyMPOajxn5VQp2NXqKJQSYJlzQtAxabE3V/HGiWOqV8yP3Xuak75qi9RHF5dpxZTe591q9",
+	"4w7Nal2XU3VbTXe9pvt94/W9Tp9t1dkWwnlD8BvqN89aGruoFNbOTQyn/CoC3O/Mn0ksoylCoFZHcmYc",
+	"kVgSSjRVF8hFDxWPa9G/EHyh+bYinyuUVPq/XUnQlbmkVMztK1fwvXyHn3cbEQtyqg8arfJv5FjKxHyg",
+	"HMKwUmlh0CImdIocCYMGOerLS0Y6LfL//b/fdgEokExSGU8jbRPDSULGlJvXUxGBai4VxK3zdjMTxOuJ",
+	"2Gb/oBJUoGgYiQO8iFyPRcAIyX9mRaz2gzUbw+ROU2Y+fpUYzQ8YZPNm7gIs17q+Au6WrWS9Y0dh6I6M",
+	"kzn2h0d3Eo5waF4aGeP5PU0vMJOIhRhjAM+aToxCYDH+iMWLcCACZD7xIqknqjZApkJoD8jEDqkKKVjt",
+	"WqFmvAqFPzgkr5WoKOdUQSLoeihgEAZ4Gh7TLL9/sXffcmptSw4m+75AVB5mLv+AKmSj1btSUdxzQScK",
+	"yS1wzN20LnzlLQhwDgnFjbeOJs2phw0t96uJV7Ldf1Mj+jumnRq6jQm9FX+PLv62Uumuzvd34J2vfbgf",
+	"lSdmJW16rlsHN8h1hq4rL4baM+upF7FrMeZuYT30iI1zhUce3/a2pjF28mcyaWvZ3r1luxXtW9H+9YGT",
+	"PDrICMIk3bfdN5rGcXJFyPZsxAea2Ks8fTekUC1vt4RLaZJA/TegINw2zvraDmpTYm07zMes9PnnrYPD",
+	"K3Jorf2MynUxh9a+RQ6tGb8wHyy1GW/lJ2R1JbEEfGR1AYXUqTgkz/dB+I5owvtTSAFuminTVF2sLRkH",
+	"rco/bxDyxZ2zbszX75etyLvToO/In18ns9wvTyDsq3IS7Rn0tzF1iHQ8NIICdweOhDkpUg2VnKYR69qb",
+	"woDYXxBS2+0jxLHriRDwU8KAOMOoFhCqFB8KFmNd5ZQRisayfaOi801t2cDR7ZVXY2DUwB6Hxwz64hfi",
+	"a+0swO9TxdKi9Njr70f1g/g5q78YNFv19m5nb//g+Qvaj2BXx1O2IBNJq4UGUL253202zWemXKZIjzPi",
+	"w1EOPeV4wQ4ktC+nOIGWydqKO/ja9QTs/QvNte06XOj7DDhv1ZJXS5stytXK554DyVbubiPJ20hyt3LK",
+	"IpnGhNqtt5Z6volPwcUlE1qm87q32dZtVY2opokELjqgOmQxEMepICNHco2NPAVyORWQCU1Jwi5ZAnUf",
+	"PUEtUpZqkG+xcaFLwl9CUjUPIDIlZ28/1gISRlSzoUznRqEbNXXJwmsJk3qiWmhrrN20xyH/4fUZj9mh",
+	"9YlULmLWE7mQWcqomQ2ipcSuFDdZxgEa0RQ5NbKccy2bq/wUuSgbArxhBK7cDXvj1hG7y9bxxmCxLOVy",
+	"brYBQolyodBd09ADGlHF6lwoZgbCL1kyL3bcVQaJnKYrXLNfVnUAtJrNdVsQcLCux9HtBlKFVueAXDu+",
+	"OJ2ToZSxWjFG98Q7GCpuT1I1qhxKC7hwP0GrYQ0/5hBJlKEbjfYVE8XOCkT1Le2shIeVtar1pUwYFU+V",
+	"6YoX9+h13YYLW/oGPQiFJ2zWfQjPv692wy3j1UN6uH7b4aLeiODfivm6kevubN5lO+BKFzgGzElkZLVd",
+	"+VaVIGJOnwICGdek6vvULbO+RZThooZ4DqCBjVLiqif6cjocYdgd4NkcQA0q6wGNtEyVe6N/SUF/Z12I",
+	"EN4nCR+wolJHVFSoH0XotygB1QfjtRAX/tnPFBnQMU/mABTh2GeNmqRkwD+zuCdwWDUAj5iirLEfj+YG",
+	"tQN33FlICiZRJQSAW2BHDzxiWWeH+YyeAJBYowFdrwbMTNbZgZrcXNBpvtic9v06k4IuZOEAxz5nUwyZ",
+	"VqTT3F0VQChKu0eNIzijDm7jOp0ax9DZFWZoALGqoD+SwXk32+Cj5/EOMn3crWCKiGUK8B0bS2FtnHew",
+	"F7GjgKZZM4FMY5aeSG7GW2ntbe7N/zOowLZ+xwfsJZ2rSrfdCirqYlrpVk5OX9bfvXpfb8GD4VzBCHD3",
+	"mVc02nvZeBmNRqBp/d/bzxsHe3njYzNO4JL1vlcSsILi3kxvb4DEtHhfqSduBOE9++ELLtHWH982cdyw",
+	"DEws2B63Z9EHI+M6J/7qyrAPwhK8WwVszYl79Y1BjTknNucbX+31kquc3u+YXlR4d+mePAUpt5U5d0vJ",
+	"dJPj+NCewB0Wd5lP9MwEs5FMGKkqBjiahCZJQCiexdwhtJVeNYt9mTkXEQUaWvw7kgS6V0B3MwQAyYgr",
+	"mNwq2McEOE4cM1Pe9I8lglX2hH2gvbGbd1+4AgQ01yjtx/KE7G6sSFsWQ1+h2bxXYja3m38ss7lkue61",
+	"O3urULZG7JPgvnpAO5R7GroV5ueb7BoiGNcjI6lhhVgcEISnjomQKUF4+NgXsiECHDmXF0xYFEh2CWLb",
+	"4jyu04Ts8TNzY82KlaViVxcrf1QsXQtA2eZk/HTcV6lZHq4hSlnMhOY0sfWtbEx5UulWFB3/jxFN+zI1",
+	"5kzdtpKrhnv+Cij+F4Wnr1kLEAHMg/lyFn8zX7dmJKikEvI0VnlX8sW5Nykuy+Z+3QIzBwqe2xhbiXnH",
+	"ofiSOc7JIus3rhRGcPgeqvgMfXhlhacdbY5L5QCAVEEEpJZ8xfOZooFcXSKYAOFDAZR4VGsQ2KMW0h2O",
+	"6iKhCgesv8UpQypVc17ImM4hxt2HGqlLhsi7ePrSZ4rImTjEnmYeKzKeAquZc6sHS0iKpEpFjJ3SBcLU",
+	"nrCPDAgdSzHMu+ddR0KG77mKSxW7RIT0Iwp6YsyoMJ+XpcIDY2vXAHgJJ2WRKcbb62tAJa0tr31I1UmN",
+	"R8VEKgjySop4tWsL8ytE6Zp9DptHou203XcY2q3OdcY0jivOa4ENv6l4b7lR7a/IsUGAALj/CLUTn9vo",
+	"9DY6vaEmho3NwDKWgt2V/r3KGfAB6VVsuMXT5DhhSIHLK6PIBPU3TSxeEISQOColpxm4RmKvnhjTC0aM",
+	"YJl3iZAA5p9aEpqiZgfCOFCqoEmtipMzQapGHzkyT3xBT5S7GO7RoOiv9jDMYzvwAVIgJ2nG5IkPAEWY",
+	"XWG0IE2UJCmj0chc47WugmDbpcRpElZd43d5rbnkY2Uu1iKBDKm2m53arXUqksgUdOqWDPhphMPNwhQP",
+	"wCPb4WvGvZekTEL7EMj87Y7N/5OUTQIyVazeR/oPV9KCL4RjmU6FN6PBpAVIUsQYrU5SNoGIt5AzaCoh",
+	"lJy8/NZc8/eTd+TNmy5Gz6FypSf85dQX5Zg3r0AJDfx4gArB1mtyQfoyiYkU5k0BoaRXMR6CvaBXIQkX",
+	"rAbP1yPWExE85Zm5k4O1uXzk8USzt2hlhqSqNB0MNsUbRZPqHa7VY1rWviVwEg8KcJRQLFXptoNKOhXr",
+	"xbvjG6JQKv4rtF58bpkzx8bAHlzpVqaKferP1+8jwem8swi2mZH8ZFX+28nLb+utxi75r//5/5T3VfYd",
+	"4uBSYSwQLO9MEsqLK1D5+a9HP3/7od0M2s2fj5o/BLvNYLf587cvj0c8Mip/IjWZcPbzt2c///XvV5dJ",
+	"lpnkeDq3cZutQbyBOjxJudB266yFuFkUimtbxIm8gt3hFNmzYmKuguYAYJtSGo20OanCHxzpkv0xoUrX",
+	"Cn0WUtRHAIANVqr1IBvknbl5JBOIJTkzj6aMJGygiXniVCRMKRJyESXTmL0aT/T8z0aMhA0S2vjwN0CJ",
+	"HzqkDxgR/Mk8DfnyAf1aM1KlJGOa8HxmUj/DDvDaWpihFijU1oBc1+9Bbt7uURq/N3O2cV+7mZMnRV+R",
+	"jdDVzm0wNIqozSVDMw+7k6GVbqJr6C5azRWjKuzT2zFfHBlfy585f2akIOZ8FcZ1BYNU/jR9hS0bTmRd",
+	"GWyDc3KD9ox3ckNKKHe2tj0ZX3siKJH6Zo0Yd5P0WVLNgAu0SfOjB5pF4Nlikjrwahp1cn+umSpTXz2R",
+	"11+HGemi2fHPFPl4+o5w5bzAIkfjIi/jpqy/BdeNCvwQ0meJFEPf+QFuLbQI9kRf0jRWQKFOuCYOPzes",
+	"BcaptTdgnVkxqeQuJGKaJJjZwaGsKLhKuNJZpt4lmp7ZqV6VbQercmPn8mFlqnU14dJzFDHwUTsTMays",
+	"Rckw4AmzqsX4jVwMG3jvBZuvZWswo9DViLb39ivdyovB8/24+bz1/HknOoj3917Q9oBR2oz29mjcbO3R",
+	"3f6gM2j12/1m/3m7HcWtvXg/au31mwNjHDyv3NT97Txvt3ZvkNfHVd5Ia8DZ3qqNP4LaGNsznkUqzb9v",
+	"yNZ851RGWqY2rQCidCBTYmVmFZiNuLbC32yTLl4Vemb78ILNQyOWGQDTjKeJ5hOa6h1judZjqmmYFeri",
+	"G6xeAE6i0EiGsEtOfvguIN+fvPouID+x/okRzd+9+TZwbM09sUfe828wiWLGYfQLpOfJAHnuGDFPeqZQ",
+	"ax0SKuZo+TJj5JKzH78j1qiNsVOPCqCRnvcEzgbkSlxmvtkgZxILfv3EYMs5PN6T9Wo3HPdBz1RPhDb0",
+	"XzeyMnRFxIpUw7yMlZFmuq50yug4BG4mKVh2sTPcuegJ82AeTROaGqcZhmG1qVkBdBGeKXOvND/aqmcs",
+	"kpapvSPmYyYUpHXs6HtCUWG0qCYJMyvdIhP+mSWYM7I02c9bL9rGe6BE8Zj5BSG7u0Hr4CDYbzbxJlD3",
+	"NEl6onqw/7z5n//R2W03sSIbmhARdt6vexUXHqO6is4V8hVzRWapFEPjZic0HbIUltWtTE90WrtgMZz7",
+	"DeS1tH9Bpv1JXvn7DXjolDTVzv1VUcqYUD1htkWfEbvxMw5srvMbWJWweVqofnyQZYJdyQiymY1TMDuK",
+	"8YaeQJNO+YzbQhtKtaykBWtlsADmEPJ1zvLz1lGZvfIRXnUzi2WjcHiJFFmMiPNk2Zi4J+Sj3GffK/zR",
+	"1sByBta6K2PNqvKgujKKzXo691zZAgp957cLNt8WtdweAulfM5yPUsabG+XmYl/Gc+zlqnQr++8rNzMh",
+	"y+MIdv9eUe8CnVGuTQuOFTmz+s4SRl4yAraVsv9ATQT/jhIGmeIqWBcpI1omCECUsgHT0ah2r2oSv2m1",
+	"fw4Woy1OQS1fqAmF3ZLToGXq8SW8wqnHbc3IU/C/cE2uOVUP5oRdH6+B3YMGUskpxQKXVfG+V8bgNCYg",
+	"+Fuu6EuN+MS5XHmL1eOdXZfS6gloQcnq1AB9C/HAyixOKCeh0WhNSryFlNbKMBl++61TA7lJvDI74F54",
+	"gwQB3rpuA4cd0AMn/7++EIpb/+vLvR4u+g4j2PkNgWavVJ3/P3vvttxGkrQJvkosZsYEzCRBgAcdQGvb",
+	"UamkKk2rSmyR1bX/NsqUgcwAEM1EBCoikhCqTGZztbZ7O3vxv8Damu3dPsP+b/I/yVq4R+QBBMgECBCU",
+	"lDdVYiIPcXT/3MP989ciLm2hMZ+2yc8Y2WltTgWqNU8SsDtMUXGl87jOiUtEcNlncDBNtekLORNMQe6Z",
+	"v0bwEsqBKGIaPOOFWnHOzMWvxj7z+eUdKcXK6X/QoZksuBEj2su7IYfFeE94sC8KijUAAWI7uypGFFKY",
+	"7x/SaRvu9mWtmh88RGdb8Z+lPfLoQz9/Qf7plbQHhe0/UlSYVZHcPlr8DvHg3FpUeIkwoRDUbf+t0RFX",
+	"kA3OSThgJGYTCRHWLsBytQTpi7IIKb/AtnN5TAyIl94NxoJFmGEHAov14GjgZ2/Kl4BoSXQajS2sK53Z",
+	"RTJNYpdfO+MxE5iadneSbalW0FqSrRj6TtaWbD4+36WWEZka7ar7c3B3LnHe3VsaYn51QRpuM9/rAbO4",
+	"iv3YKSOCkzfVIOMaKVvZA0uBoSvJ4xZcHRz6rdEgvCrL/CcatEOQW1nF/berdKgJE+nt9NrRPEosrBVp",
+	"KatAO5auJLHyjhViTbShykWcnOXHN0Ok0d6Uz2t1ED9aj7YXa8VEfrEVfpzEctOWLye0NUUKoWjXNEmr",
+	"EzTYGf6VsSsNmQbVGBUYhmBmmQo3qzTYjcOl0OdMvZLXDJl0TrDERsRe2e3S6HWPXpza0Yj4tOJpQgQf",
+	"xid+xilYiNJvBI0ZY1eNXhf/EdN5o9e1o+6m7GIKQZ3Qb7uerplSUBALO1IqQdF9tkk3nza23qnPv22U",
+	"1WE3o34vFotqLK0HV1wWn3/byDMi0up+EVirtdbbsh8FJeHd2QIPXjUpVyTFKm89x6E/mBO7VzP6R3tz",
+	"QN5evCduC2PdIzp38QW5Y9Kd8bcCV4HJJbthECNwVbgdCkoksnsUg/1UNIbUBrw/KDIvZ98Bzglo2IDN",
+	"JURFZtIyLJAwrwLtr9IEspHuIoDz+o00i7wVT3TR5FhZlx+23V6ZIRY0yL60wlpifzuidA1jQKQ75aGw",
+	"O2s5JCggghoQrAkIHlTnfl5rNd2mWXceECHSmuSjzmnclIK6AAYqgZWyMl3Puj1kwyHD4jSr7NxfgcUC",
+	"FTBQY2kMiXQpgwXg0UIyWPvDE028oIB/FHFLFrQKcIcLMpTKc28l1DBt+iL0ciIE5x8dGvcO+/JWm/ws",
+	"F572UCArJimkYKHPA3O1YbZuX//AzGs/gMuBxpLQrJ0Y2GWFea8Uv5dLskBvNjoT0scrmuaS9io0rGp6",
+	"X+6k8Cuu3KSsBOLS1qDGXVEr6qSzC09EaXOVoUf2000QsqzO4xcGHWyf3q6BjNZGEbDJG72GRyWuHWuA",
+	"hPK+XYEWFmep1ufbO8/UMsHDu4VR3qeBvkJJ3lmcAXRRxieH+htNd9SPhmXqcDdayCmfLXhOayupdpt+",
+	"CSZcLYq3W2lj37J3i1U0bE8gJWwIJFlS+FIaVjhnO5NoQ+cuSasY1IHhEBv4LFfGGjjRXPsPH4//sNaM",
+	"tWasNWPtdPyaSoY8kMfQGkOH9ov68E/7v88bM3lWU/mV/FNO5a92U6FksY9PqRlv0UtVua6X9ie76DjF",
+	"aNL8LHVIuGkFC87SJ3obOOQC7cPv865uBEQeRC6vURvK96lW/LXirxV/rfi/OcX/Pjth81pFDh8ABkDB",
+	"wQOdjkZM31447DLnwUYNiMQkUyX/ySLDYvJ7SoXhZg61YiCgaMASpCvhirjahmQquTCkiTleXEHd2dmY",
+	"CSydU76La9Jp9Qqf+IunfyTNbBx7BQZLFmcEltJqY0+u2iL/pS+kIPjypk4HE24MFJePQWVzmiRzojwH",
+	"LNyng4zKRaZGGwqFgFrk3//3/0HodKokhlT9nnINjgndF0UyciENmTNDhmky5EnC4ja5wGFm9pvRlSZ/",
+	"IRHjSbNpx8C+NetoixzCLS0PibCWKNCUD5my/bxmIpYKOUXJD0qmU9v5ub/ezJGKZ0ShZOnTkCWDjHl9",
+	"gdffxkgVd+Yy7UQKmSIQdZYvFRLRCcMDYI7MNKJNQv+GMKu5xNzXqvvKgZyneFJ5MxD6vZ2hi8Ky/RoO",
+	"a/MzURwxC4LzLrZXtMSP+MNFZsPPC2qwe5Kjo3U1LvYAp60kiv7xp+e5rfKu2MOrnxcKriZcsEtpaOIQ",
+	"1PPTTidoCMZiO22N41O7xMSPVNi/gNtWClhg9rOwsqKrvznpViiDai9fIJl81/3pasFCZVS8ggARi7ye",
+	"dBag3MnRacdecdu+0Wuc3iwD2z31qwzlTHbfqqquvhitWxjVBzA6AqesuTFU2RKrXIEQn3AT8UYxPbaT",
+	"QM5dUdw1LIMbO30VS05xp9ToaWu4BFSmLklaj0amqYrGVFuJsr9T3Sk1HG7+0/3r7S3nuy+JuykgXJCx",
+	"TDVDxjqnAV1dD850QKJUKSYMiTkzDhFkmaVMQMEKpnzp7L6AdEWtXWHVIhkt6M3sQHkir9nENhjy1F1z",
+	"EOxhEROXOUkxIdOVAMxzpzAnqRAtvVyvvkq44BFNlsVjnydUkCGjJlWsR8Iov/VcSbjtte3bVHHNliZe",
+	"/sDMOTb8/ufUbgTuTEr0H6xuZOVPLC84ij8/sLA4qmSg2AXywQOLxy1kKgwcMHPGH1gkVfyLUIzGOzn0",
+	"nGZL0gsov7JXiCe/R5B9KqHiwG0Kq8KLv231ZHTlSrSWVbwuQB10l/tCM2F4L4i6RNxKZ+2slLHn/g7S",
+	"VDLBCFOgNU2kVD0ipwwqjkZSXgUk5nrcKtbPcFmfAZHwPrDLClk0txkRVPiU9xUFJbKWrV1VIuv1F5tN",
+	"uTpHsnt51Fm7zDQsO9eV94UZ3QD9I+lMOa/+tlrVm5Sj9jNfuRh1Pt81lNxuCerCHsxwZHbtEWTv+cbk",
+	"kOyMGKqvNKFa85FAyg1ugPoP/SNjmcSAzZr9xmSOd/cbQJ1roZ+XSStOfy7t7Tdh2h1OEEwwyNb1PpPi",
+	"tiEGqoM61+OdEtg+bjH529qDdZeY23ESVba/60Sq7RDLfiW5UdNcelVRBQVxWfl8Y2Hp7Ta6YXX4QIE0",
+	"3jXoDJwBN2MVSfOk01lXV6wKVyyoh69Yune+KuleFQRvXwfUcvlRnASjtNiHeCwS8+477tu37Il28Fq3",
+	"yWtA06kGsr6cQrBMDrrwMHJNnHQ6faSbmDmf5v3E6wXLnAlFQt8NRezuN79rZC1Wa7H6rYrVC2aAxdJK",
+	"E/1A0hVOO+0bD1R6i8f0w0Ih+xuUc2eeVS6jmQtIaAGe/b821KTa/4tLEe6Ge+48641t75dDQrfjnPit",
+	"5MDjHJYbME2oECxeNRDwRKOquPqQigt84s52OH9A3pCxNCThgt3SEtxHS7Pxu52dpOP7DVWO5bVXy7SA",
+	"A2qisX2kW6n80GK+/jFcWwxgZZ+y0vrw/kJwSPcEAnZLn5XXsEe6R53ALhIWUW2qabEhBLn6eNlGr3Hy",
+	"/LYwYUW5ZvGl/ImL72wDstLIOqIJe0MjI+3N3fZRI2jMOUti24XfC60/ymNIrmDNVlTa8dKG/n5jXLYe",
+	"tow//50plNNH9+AfGDEBdeVjDAJ2m6Ow+t2eK25NvHTBRcRWL6p8QHfFR1iSzVUPOXCz1PBku+cb2UzA",
+	"+D5OhkKViiJDN0QZ90jot2+IbICh375hHr0S2rUceq2Jm480UdpB/Km9CajJdSuw9/QF3vREZwE117hZ",
+	"NZlyu4u2xSi48oyktDf2eVBSTbkUhOhRZyORuUHGw6Kwq2wH4Rh/SMVOKf9UKpYq+1LeTq3qa1VfUdXT",
+	"+ONYRvvV82sEspW1+0ptvutjvLI5Wx/m1ayIG578CULjg7GM7KLdZXbT4or1CH9jB/dKTPX60zSRsfPc",
+	"lDmwyL/9K/GqIIsJyXKFuTASkGIvp2+GopJjlj31BIsi54grIFL1BSob+/qbxM9nEDFncZ695HBakd8x",
+	"IAXQlr/5iUdvwSJMC7xzoC8y0kd8pk2yVWN6WKgmINy4uh8aeke04UlCnEANXGkbI1MoJgMplyy2bdZY",
+	"ScZX6HIPwDv6AlPOkCzSsAm5poLrMYvd0YDtbkSV4kwjWHXKO9wdxPzBrai7nGOPA2XCLkNk89vOznD9",
+	"kNiB2Gk6d26vl6AhcJziYXqcBewvOIay4wpAba56XKPXCZxfqXYc1Wjyy3Mc2Qfcwoe17B5p9DprgM3y",
+	"9tVpsjSB4pZNViPCGhFWRoR+tTk+6PkTXd1ttiVQeCchqLWsdsHzueiYuv+JSO0jqbXa16bVduEmqVXU",
+	"tlPvSqcej595tJJSOIyoim/lQ3F2tT8NScUTby3n1jPIGpcz0kPjn4uRYjHk/WZ2fYqVTq3CAGEZEPaJ",
+	"RllasrX25dXBUHEm4mROYq6nCZ2fEZ0ODrAZmlBdKLarWWQWGgB0Jv5rgrFYnxFt2NTa3JD3zIQOSKS4",
+	"4RFNnCMAy0ulmh0M5jtRgyCaX9mhvrcK9BNW1oEwnsT+VlKFWZfxj+mYfhzRpNFrDBVjoLMEFbTwN4N1",
+	"5f6KWMLgC66Slr2E0rhwz1hGMkEV6i9xo0Bm+r9lJEVqihdU8Q0q1YZGjIqPesySZMj1OP+VjUb5H+Wf",
+	"hlLGH+N54csjllDDC+8eJamB1toBphxA1xWf8fwO2/RPhT/TafH5CU+uyk9PZJKkOip0b6ILLZzYvtgJ",
+	"8hemjIrUFG6fSnWV/6WZRjXn/5bzwh9G0dmAKVW8libTMTes8EYjJ9TIwt+KsY/lj87GDKJ2so58DqrB",
+	"GHd77x9+KN2Y+Ff+ZucP99I72Eq4muXVT1xcssn0jX3x09NG0BjLJP5RmuL141Pbjmr4y+pjFJJUnyMn",
+	"A5CEPGufNm725al9B4oP+xcBPVydZoV2CuGZHoCYMR9B8rGE9sY8Ajjwe/mrRvHJv1iYdc5UBFu68bxT",
+	"RljBTQh50n5eavFJ+zlJ8ib8nSUyNf/2/+Rfv86v/L74mvUAVwH+JWBfT+j8Fc67nXa7//Jl/VslwLcK",
+	"kj4AElSpeLsGel0GkrdwslzEjYpNpw43sinspIsZczrqmo0YgBXw272RSUw4JpI7OQuqxs+1vec7esWs",
+	"mus+PSX/3//7pg0+znTwAbUj7I9VO6XTPn66ZKu4y/naO37aIetul6N8rX6XGgO1xH+/8Y3CHvht2dre",
+	"wkpeOqF+4H+yg0fJIJEiJkqmn+yI/jrm+soPuzYyuoJBzbZE0Lj266v7+bcFZK/Zd/Oi7Hq6GarP4cEK",
+	"RF9U7zWw3zKwR0ybD/HXAu3ZNfJb3QbuoetwI9FGMToJiEzijNjnAaKsX2Mr71+7KuvtQuEquF4OmAX5",
+	"UFHGg56AB/7KgTwt1SDe6O0uJdjzUyUHdk2cH1g5ZDI89LxR3cvyAvTgemrNRUbaD36Mxiy62izi0s9O",
+	"1WBLP9S1hNpquCUtblP9RZQ8WR6TOZ0yAXkpYb4yw4CEFtPa/ztoySD1YzqWRkKUZjij2rAQ+98mL4l9",
+	"2sqUVLFSiGcehelMkr4A+x74eLLvuic/sk9RCoo9JDRhypAmuCFC+KPtHMdh68wVc7T2CxejoPh1DGOA",
+	"frAYowK0QZZXM5MH2tARI5GUCRcjotKEkWb3GIAb+ff/7X+QZx34p/0sF+SIjCGaVMBvJ93ibydkIhUj",
+	"4xaIW0oGCpws2C8ALnTC+gL7IejEfg/xDF1WGgZFMvsrrp+QNLWhw+EWQk9RXOwzMmC1yF0qFtfILYG+",
+	"7fSwHxb4Cg1Wdut8e/rr89pTdauWqpVUfYS7lqUQSeVsBVxAldRwWc7e6/T2cExFLIfDB8hbX6q8L5jR",
+	"hRMA5/RAdZTrdddIp6vPvA5yeeozmiQDSVWMVNqEm12pph+xHY8nLcK57S4VnZMTohiN5yXXEfs0ldW1",
+	"keveTpVRfdReH7Xv/qgd1n19zF7DiG8CRpxTrR2IMJJQkqeVPyyW8NttP1DCx7tbM9cdj8C/ufg4VXKk",
+	"mNbwt7O44d+xFKxHhlLNqIoJxs1P6JzoKz7F8/0zaxbT6Cq7IYAMTzGHP1xAv31NUCAWf+EJd+Q1K+IY",
+	"xzfhPKP+cIBOGDGKCk2jDPyMuXDAyNHo6kgxJvQZfAsyQ6UFPDl0MmMmFcPwg1Tv0D6/WAi/u/B0CvuD",
+	"QZmcL8x1ddhzwUzWjRr71NjnKwwzLO6LGgPVGOjrw0A/gaotY6BU7xQCuSCIAyxwsprU392XlUYrljhp",
+	"kzc36amyQmA5RVWbnNMRw4pkJITjhxAUdxilSksVkmb4jourkGBqcmvTI9aMGxC+gcGPWk48u5ZmzEdK",
+	"woUnvryLFMl8xbGs6/97HKZ16wfg+9s7JLVaUjvs9o9uVDZs+Wfd6AEULJFZbYG4qjTwRQqrO5AZRNxV",
+	"geOvYOk1tlFdgYqIJQmqGJEmSdCIEqlLfy/HQsXiaTFL+DVT5fqjJ9XZE6PjUkRgebqwJFpAhlRE84B0",
+	"u6cEChmt8XpoiriWPGLnhVJm2L91q7Utr8xWtbBa42hpPTVfxvHc3dVZUStt0/po6K/EDsPStwLCvgIv",
+	"+c/ns14o3pbftkkoHcCgrHolRLy6fy9bUaduRd2s57YCChUfWrfk2yZFOYpbu0ocxUsypSMIt5+W1dEi",
+	"8QUXVzdVWNhPO53jKFUJ/IOdEcWSv/Qbgn0y/UYIVUitVlAMTq4nUoHdmHdqURh+rrHddqmzypO650Jz",
+	"qzw03ys6NEAgWmouAjZXV3UI/FngeUAfChQ/RBJ4Wiq+6lJH4BVPtC/A6iIZXN1Vu96hXmwTFy7ptAIC",
+	"Yi8mWbBs9sonGn8jqUiY1iTMBWRIuO6LEb9mok1eCuJSF4pPBzfbR5E42V0OCBWEC4r8FqVbVV9w2wEj",
+	"1dy9TCrX9H//P/4v0nHOJXLS6SAGjJmhPMGyejPlquaOuRitImy4SKfTZH5LsRQ3kLdHZZTkzl6pGlbp",
+	"+lx/F1Xdpgprs3qsa8j+9cjCSuO/0zouNSCrAdnuAVlsNcIiGMN3Pgz02siWWuW1gt6gHN01n1jZ91Dz",
+	"idX+so0rCZWwWFXkWMQUm3rM7qaPWMCJGZUqqIQAk3JnVBMvpjKOME+r4oQ7wjq9QRn920HRD8wsIqJ7",
+	"VoKo1W6tdr9ZP8hWlbFTw7VS3DZfxUb64pHltS1RRIcoe/cVvfIyQ48k25FO7TWdZZ+puRYZsEhOmCZh",
+	"pjDCNnkp5gT9DXajs2I8ik/eWBYaux33ALRjB+6BrWnTkpQ6zZVlrV9r/bpt/ZotvFq/1kbnMqPzEdh/",
+	"sET3b/8dgvzdn9YtKltgd+Y0SeYFizK3PEFiQ2aooQJCSHM1DEok7HknPOZVck3YpymLDIv3rJ1t8x6z",
+	"cl40dXORd1pW1rVyfnjl3P3KlDOssloz15r5kWpmuz5vHpLrsVTm4dWz2437UtAf8PPanYWXz/ydRm7S",
+	"alr8rKhrfQopKxU3LoQcwKG6JiG8Y2pCkrDYal4lZ9prXX8+Q5rYvH/7V2gn0fwPFrj8jr5woQUDO5ep",
+	"4KYVENRj2rbWyKkm6dS9z5AmFRgUYDGHTA0J9Zglw3d8yL6nc41Rn/43KvqCfZpyNScQfTNiEF9h3wOQ",
+	"RUiCP5/Zf4aJNGEPvpSKRMJ4ATVVy+EJLDoBjZ7Iay5GB/SaKWSb0Mb3OhtVUB29cphE84bbvYXhQRA7",
+	"4eqawXT4F5Bs/CGyovSsQ0xmTEU+8VjtwqIrzIKBv3H8uGDtvviAU6YJjaJ0kibUsF7+uH0wzNbIR9+b",
+	"kKTC8ISwa6bmuAR44WSBCzK0egdoOIRbFvaxM4f+Luz+DAn8WxNuSNOjwtYK+NgmuLozvGi7iTQfUo2o",
+	"4H/4DGd5zdSBW4jEyIQpC55Is9sh/wl+LA0OrMVWCWBmUSK6L3ycCHklha8rp/yIySGMLQ4UVYxopjhN",
+	"rKAPiJZ2bbmRwTIkecuuXTm6sCAdD/7K5m7BQZbTFZvjWGRXBjKeZy2Fwi1cadsenSYGqU+WNf7Mcbu6",
+	"+Br7loCcHB3tCD87KfR4ol/yFZdlzOSQ1f7r7Rpo1Euxt2vUGE+kwRbHVqG8O+gcA8YGYcN0CXwfddC/",
+	"uwJyHr/ofK5eO3zZTOyyNHtVVG/x8LS0PL710zw7sY/UoDnan0FTmMHL7nGv6yd5uyaO/+KWjZxykzcw",
+	"cswnVyHIJ/bd/SDr3iAVKjeDXo9eSW1eDg3kFXZPj9pPX5w+PT3qPjt+0T1eYyE/bay/Xq+Q/Mjpz82F",
+	"adVhfGZ1k/iRith3+BSpiguZi+6KYhTkWaFxm2YaricHXbC3F4cfYUt89K34nJOgDlya4SuA/sumDrJi",
+	"/cJ89nwdTbGgItzHV6Qb4s9FkIjsbNxkoSRF+G/RiGF1imIdcrUm25OVyo/A545KYd9H3Zn3PNNRYS8P",
+	"7wLrY6jkH46umhtEJlCrQQrn5dqrW/0C2v0l+dXrI+76iLsOIasd6d+EIx3F88OqW+UrJtzCjr7g3PMl",
+	"iAZzSHMLiHfK+TpIgc/4UuCJzIrvgLaKpDa63ReORqBHwt9D0rQvagUkjKhhI6nmYUBCqqIxeCwfjEug",
+	"2NGDGY/ZmSMX0CvYBRSjoOiNlKSZlWZSjOgxVVhvGd2z9vbWcroBX7OiCs+A/wQWR7aDRnxtGszHN+wT",
+	"UORm+rWBJC7LsvN/L2W8Tuind0yMzLjR61phtwYLgZ800rSK5oALzYSV29csmbfKrWHCYCWeZQ3y79lC",
+	"u/zaIU2jUtYCCixMY2yC+7Hlh/KMDKQZo8efDrRjGM4a7HyVy1rrP7Esb3ggZcKoeITsBcjrlG/6XPrk",
+	"Gdfu54VaAXUJrbqE1ooSWtlW8Psl28mFHW8Fv4NTT7snHXdB2kVp8p1WgUHsvoW2+BrcWHn5PpTJO6+d",
+	"dVq5dta6NbG2URHrkyM9axzZ9txRIWuScaQ1jm8ORU4w5jjNFojSjjuFLo/gRAbve5Wvo+7pSdDITpt/",
+	"lKnVnM+OVpKL7ajwVCrsUmbxW2TCWHOZFGpGvUIpCeWV7mIwK9RjOqpINbdR7RNYMusxdhT0R83U8aUz",
+	"dagMnm5QbsWh5gOLk/GA84ZdItVo+8QdL2PgL3U1W5tup5Buq03e5hIdVlSZxqIQsZObAlYmUIiEwRxN",
+	"wyYWdl8zZXQAXBjFyqz5zfgqrgjszieaDOmEJ3OMGllg3Ch+L8i/Rg2JJdNESOM/aX+FF1rZ1BdOKtp3",
+	"xXw4ZGCJwYc408j9SrwkJnQgrxnxcrzI0VGIMhral59lkcE8Pz5Y4ZX0Zdlv+iXvNK/uYG+D8KCTzvEq",
+	"eg8nnfYa2bAM6twXodwXdWwDXuwdTOwAQuwfK1TkhK0cXMKnbFe0KgVTcQkLMFyviyzXFmJtIdYWYm0h",
+	"Pm4LsVtR8ayrem6JT3HaYYecQg5w11xCdWDLplxCytsPd9u2ZVOnsdyOXXW8djtz0GWpZmf5MC3nELp5",
+	"nNY0Y8XYAcaRKJkkB5CWoWQ6GpOCSdoK+mJC5wdOIZMEqqn6szionJEZlPCXk6NfzDHaD8xkluBWjkZq",
+	"vFvj3Rrv1ni3xrtf94nItvFujUK3TN61BkB76MOH6kHF6dI84WlCI6bLBdtjNuQCIh7JbCwTBpttQq+A",
+	"S1ywmUeFZ0SlQgckgiKyOZSjCZRUJRMaM3LF2BTTVz2WNGM2J1MuBPB7FCAinjSkmrkwIneVGigcF7Op",
+	"GRcClUunBVNqxn3RDAt6od1te7ka9ki/kWKCqWbJsEfOUcpBNTsvqeEP90O/0YIDkiyCx7UlogIOQcZU",
+	"jBhpnnRetDY4j7gBHX8BqVJAj/UxQH0M8PUfA2zXLLKCwpqoBQlVW0q1pVRbSrWlVFtKtaV001JaqjBq",
+	"4+lLceFvx8RD6F0I0yqZOK0H8sofOgW0r+TS71nCjDWmsnHg2hk/mAvag0xSKoiQJJHCWjMDRmgcoxt9",
+	"wkSqrT3UaZFBasAwzMw58KqDHQg5pS+z15oZj+BLY6omCdN6G7YUvn6rQVk7Aa0LpmUNVWuouiZURWdS",
+	"jVRrpFoj1a8Vqd7QEjU+rUNMKoNbh4UeOsbk0Odgrww2eQ2BFP5EwGU74CsWKr3vIfrjtgzpv/ue3RsX",
+	"FseojAz9L+XU10raGm75bl6J+GGZ0sw1RS7xrAKs8PHFN5Xf0r1H3pcb8ws3SBWywMqjWIvMreZi0fyk",
+	"8DrfDV/s0Wg1SXb4p/tXlQA6QoHKdkYd5THNA+mahYi4YBkpRRZhN1Ry4jK3fDQexNi1HodIzKLd3O5s",
+	"PMDpjsm3dW0u1+ZyfbJT28u1vVznfCw/2SkpixoCbjUkTgpWNN6+ggi54M/VJgQRqYVJJUqmrqNjmlIz",
+	"zjfJdQELFUNfSlRSXPBJOoFXODuGC8NGQKi3DI1m/IOrzekPhZsW7GfiKM5IiKSFYUBCpCN8OEazO/Lr",
+	"NcMIRK7wwhNS7DSRIpmvMskLY1OFuQzCCu03gEAuf7i9ggvM8TwWp28o1QRARpryuFGVCazUIRDjtiEw",
+	"DSu/jZyR1cVi9oULfPLx0X4hhdd0quT1HdVFl7Cx3s2+ai2mdxsQiQ/TZMjLX6tIqDrslvhaB1SzXwos",
+	"3dmLv6OaOTLTqm8+2oBWvahgC3+6rx89bz87zdUu0LECJSpjMYvLnLXHOWR7IxW5TJmO6RzK8YjfU2bI",
+	"VLHpYvGGt7Edht/uQY/q18Yd7KgZi72R68434I4VDKrZArSjsranKtt+69IUlcVQzVX05XMVlbTSHgt9",
+	"r2YmEsRiDiVoQlywORlKhWWtIJ5DXjP0QFmop42EclZZ4S7AfLZp9l5HHhQQLvoiBJLysFgSzOozTVx9",
+	"roBQ4uUSgIVVlEb2zdwU6n+d9QUVc2QDYolmpVSAvNiRZwy6iVUQP7C/IjINSZMLPWWRkepQGzoc3qAx",
+	"L0zk6hqhjgEo3/37pAHaVAPmKuyeKmebumVdLbKJMqhsdd6Y513x3bifM4jk0E8NiL5JQATSdBEN4Yxs",
+	"F/tkq+bzBgbHKmcMFqwoiNGdc3Hkmrcm5KijJTYn5Ciq80oArgwu1iC+X1yxq1w870UJkOSMHCBtAzIb",
+	"UzxxzGSsRWmMAsEi1mIqE/pr3J7+pJGvEWqxFkKCg8LieN6vUEvtPqi15WN3H2xRhZaUZ63Ntp7Yv7ag",
+	"342lvnmsyoL+OHR7YF+JJHbNGkWF01Kha07YI8Vy40VFltUz87s3dMEwWLVsRLnQqG2c436q5D9ZlFXh",
+	"3nUxsyo67iU2fetugFpR1oqyVpS1ovxWao85ObqZZt6w8tiiAkWZ+Fj0J7YG1CeYa0FBi0pF/EZerlEz",
+	"8R5urCQrOs3PCBV5Y6RgxEo7vaBk13StQ+u/bJ1auunpjUj9Wst+zVo2Wwm1mq3V7GNSsyhZ9+voPHTi",
+	"ZF+K9id57XjvwIrswfk384fWAaEkBD08ZOqjTE2Y5WMQLO+fHYYHGGhH2KcpV1yM+gL/lqkhTbjIYpJI",
+	"V+gnYUNj1SCcfOdf4CL0WXCaTpi7H3VlzLThwtfkMX2R3RVJbSCJhHABShfeRyPYneQ9dJUmZMrUAZzE",
+	"OxHKmbZ6HOvzc2FtajhgJzEb0jQxvb4AbzLXthPaUBFzMWq1yYIAyIFGphpCqPUTTqkynCbJ/GP+C0mF",
+	"4QlSKPcFtIdrEkvB2gSrZRYQRFMqkr0kd2m3Sp/nBWd3D8HNjGtmIU1fhB/KdwppsteHbXIBkQ56LJXx",
+	"4+zmtQiMwMkOv9kb6YhhtaMJrB0XaHAGITbEjKkoDlcxPOGBYhHe4GA8lmCEHEnYf71dAymUND94varp",
+	"r5sDUDil/3xf8FcV6xw3SlXDvwBfTAEpXXaP8pfvBjd65FZjx1uwYzZo+8eO5pPAiaVWPlV6N7ODTksv",
+	"PbnsHuetpdejV1Kbl0PD7Bu7J8/az4+edp4/fXH69PToqPrqiJ5usDquuLB3F/W7XcGbBE5JU7XM/jMr",
+	"r8WPVMS+153yQj3wy1IxCtJnsYFrLyZQaOuKLhceqsoBrWlhQ9t/vwJQtWziICvTJUEdnByddixSe5RL",
+	"5/kWlg4XG6yco/uuHL9SCqtn9eKBJn55aweWzm+b2K4OBkysWl9hxg7zW3qL+IpQO8qEmyxwImHxiCmi",
+	"5CyvQlkbv3VoUXWL2y3JPZvcCCQei2sbW5O7tnNzMgM8O/dbr2dgXUC7Hq1Hug4V/pYthmzT1N7mWuE+",
+	"Jm8zSs09qz4jD6Zyb+y6Vr3pAF3IRTdnWekUvYcuqleKxbBdLI2n2JApxWJyzUQsVa8vMtc14ZoMZDoa",
+	"m6wKn0+uguCp8pMuKYv7Ui9TGl1pouwqZVZBBo4kuy+mikcMfcAuftjD4xJ2VuBTvmIxGUgzJjM6123y",
+	"Els2G0vt0rzGVBMh8+b0RZNGhl+zVrFhy8q9cHNWXktIsLTg4sWa864QzZja9pejn4MikmiTn2/Umbdd",
+	"EzuNGisIwEt5XtQGev/AYlpuDzDQLUEWidRrIo2YJfyaqbLOPFnDbD8u4YbyTnvHJkCBMKQimgek2z3F",
+	"QMI1Xg9NEdeSR+zcLnlnjjpssyaqsO28lIYm7i3PTzsdO7XR1QX/gzmsYf/8pQAs8IrV6VbhTguNsDYx",
+	"UOUwfs3ic3eXhUb6Km30Gucfvj949/qng273FEhY7EZ6W73J0RGCGgAv2GHYLO+4BmcFXvKfz2e9sNjf",
+	"rgH+dpMVtTjYt2Q8nWZsNTBQFQepmx2LfDke/hqZ3xOZVxNMX0NM5ib4fUF53Y3mM+yAlv+Cbq6x/peK",
+	"9S9TJRbQGRdGLk7wbkM6ZWpQeK1iS3I3kMEcyAkCIl2oRDIncoiUBxaxkZcViIskEgsxrvRtGXRUzN3L",
+	"WivIjHyz1yYycg+W+Kmqip8tsR5tgRYI0H9W1GCZXuxeHnXWPpyG0xOesd9RrflIMIS4ci3MMujafRKn",
+	"DE5hfuIiBX7KTtAYKRqx7MJxJz8mYhOY51Sxj4kcoVq9YvH3MqqsVgbP7MaYKi4VKkHH07jIMOb+1udj",
+	"aWTGWemvXkRULN55ySZTf81QNWLmko4qDgazw2q794GKEYzmhH560+g1TrpAKCrsv4+P4fyYG1iR7+SI",
+	"zGhydcAFiaRMmCKF8UGl7bgGb/yqXen1oUwVGQOZYgCMN+8jJMeNAKwUVBrxGOqg87QHfI3F356v+u2Y",
+	"dJ6u/q3bueW38vfsjlApdPzNh9d/+8v3L9+++5ez7/7lx/e/fPjL06DbCbonQff52Xf/8tPbn3+5fP2X",
+	"zmaIWBldBjkrtXxx+2zCcIRipir9di6Val2+XXqhXE94HZpd2j+xEFHMbkguRiQas+gq4dr0kCDS7VNi",
+	"d0WG/2DpYdylzLayKzYMyMFQfaX7ohniiXTP9z908YhTpriMeURUKgRT7lH7angSkuBBdKCC8Y8/0YXv",
+	"6b5w4ZBWpJCjExQxAZG2MVM4+oWnoNmFds7G1Ni347PAEomcXqDr9BnWS+6L/KNAyUVjYCi1b3dESbat",
+	"EA6ZMhIuqJgwO5AuthnKE3NxTRMe94Ub09xZlkUuTqnSTAHfIdVSnLkRt+2ACWIxoZqcv7+4JIc4YnBZ",
+	"EwqNWuUAu7S33ub/ynp8K2+Skyn7DFMsA48aKXyNSGFfmri6LY0bYaekUjXArrdNDbAfCmCvufPvgNG7",
+	"Js5yALImzVrL+VaAIeUgt6+FByuDZxUsjQIuXNtVdzv1VWEf5LRXgNQLEH5j39sPzOQw9J7BWLWKrVVs",
+	"rWK/VBVb671taZAfmFlXfeyVVytoTNOlZTWmCY2cO8kvE/LWaOdbEtKQOYO6bFaPk6YcFlUS0YYnCTGS",
+	"RBJPmZgIIOrJirdWX1DFiGITCAWjIibThAph/z2iXOQJx4LNcqcZqIGz3LlV/J6PdxqwUSqCvoilYAGx",
+	"Y8ziAFUnxY8TqdANNZgTlYoDIWfgErpiU9MmP8lrVwvead2c5RtZv7kmig2htDvUfO+B2w29XUQKtqbX",
+	"6KZSxqr8Rb1ce3dqHfoteXdq6Flvmxp61tDzG3K53MdtsiXPx9huxwf3fBw6CLY3Lhw4M5WCFdDkkxzk",
+	"zkgTDmiXH04CTBVy1gpIKmIAdcUjUjnE9AE5E5hpa7dGnAI/eRG6KkZSQYdDYHZtk1+lutLAyUMF4aJ8",
+	"eAsVie8LMT+kwu3On+Vs//H2+WCUpBHpvOgBJUcmM2FWbihjJ/rfT5mAs3cpr6B86QYqmhpDo/GECQM7",
+	"LMtMi1w93GL4sr/03fzWiOYy9CgtPnzKripzR8fZNY9xfPCZm7Bhnfjm1RCDFkr+Pla8sWk6fyMXbHhp",
+	"HQ6CLFTZGrIND3rW4AgA1ONW6q8lKJOHFNrOTjF1f+sIqbraTsXPcvaB6TRZSSFQkHFolzuBWSvzb/38",
+	"5EMqCr4TF+izOyihIyoO/zR09ErG7PMtNWK1TK6tqiVTxQVEM9MRaVqdTKdT8E5pEv45Y4OPqUoW3xu2",
+	"fEU23PboT+oL0HCfDL7HRSQnMqIJiTFdPyaGT1gri/hCejr0qUVQuR9imBNGaJLIGR7k/MrNWKaGUAIB",
+	"TkQzGCEk5fBRTt0CP1tEBYFcQtiQoW92QHCQQlc7uy8GMp4HZDA3DNAF/CMj1JuNGTi5pALfHkaRjQj7",
+	"xLXRAdGS+NGy39PMdSnVTPWFz7a0StmKINthxXQ6YVkT2+Ql/Mxie4N9jMzGMstd9NHmyATYF1KNqOB/",
+	"YM29ETO20ydnthmxhIl092NeJcakxxLexUWUpDHzXXBxWAHy11Ext2AP0BV0EDIo4Z32WeiuHYMZ1UQx",
+	"Y9XWGqV/+2JJpiOsPdBq9wFK8ARsgxW71N93aD914fdLNaFvH4GGprelpPvVb3eCX/t+aWfL2a3xnaoC",
+	"29yb6uCLqsEBi4JQ2BoC5VFBTNqrax8U2KspjAoTxq4iFh/oDEzt7hjBzsYlypxldTrsppfD4eqclO85",
+	"M0Qx27mFCt6l7JTB3FWNDtARDzSZhjNhULT44Yi9aNCMWeMry1FBKbGlyt+vEi54RJMl5hY5T6ggQwbQ",
+	"q0fCKL/1XEm47bUwTE0V12ypzHjHtbnww1YlJ8aNXqm8NisnxUwZZNdvp+K2a1yx2vadJcehhftM1Lml",
+	"kW4hbd5OSDtd1k735vWb+qiqlzvlk2/k2xWQv7GsgCqlWrhn1y0knU3aLmpIF9//WGpJH1XiErPG5Adv",
+	"fT/us/cKA3dhpGLxBxZJFf8iFKPxDnJMYquNAMc66et1shfjK/SyVwighqcJFQdOAzR6+aMPlIqCtDPO",
+	"rTm0Vk8m39Bwd910ZCYWDOMSt0qWEsVGXBumWAy3ccMtfL+0sNzddsXYFM0YJGah2pongOVnVhu771kd",
+	"nX9oKdRuSkW4VdOp0TxmrrZ2WZM7BK9bBQPoBMpu4Hvd6b5rG0YeOHVnAX9OdbLCb7pTXY4RhV6s7TPb",
+	"w86ES+uv7vhynAEfmLBmrZ1LGO14rqdjOuKUWCsgVeyMTBNGNbOGwZCrCZlKQ7Xm6QQTiNvQda8Lq3tk",
+	"1ylR7QZ5V5kE8ISHUXfpwHO8L1Nnn9eEVqtsMPd9t9h3HBvtNf4eYqO/Mv32TbCFPgIVnhGuFdSOVW9e",
+	"oVfT52W1sIlGX2kFV6l0DDubvPQKDTQ4mrwVlGRRR+7BdP2BmVzX3dPgyGhh7hK237OIxyzeurD1QraW",
+	"fF84snc1b0vY/lFD+02L4pbEzGHMIq4dHtgL+SPsSzh2KcEWECQMTBRrQ4Su1e0Y93FI2LW1HpoxNbSX",
+	"/fw2DoO+CDMUGQYkLGBa+yd6heAH1/Ww1SbQDPt1LMwHn1RxSJq5odMXmaXTIpFiMROG04RIzI1HEavH",
+	"fFrOe1cyYT1AxDI11gSCMxIQwNYaOukcB31hO+PDOeRMMFWQ7T5s2fWc3MtayZzx0Lu8FwtivS82kOs4",
+	"lY/CjMkWdZE3zNkp55nVcURG3hZhMRotgk3HSiZyNG9XNy1KHd9VGOvjUHd+EX55aq/66olkbNfJMNOE",
+	"QYMpBQU6MjGxoCgKYkPFRaFBlsqMLFoEDkR6J53jyvPzGlqyMmAygewDIyVJ5AxYXhdkUwIMtsskQG3q",
+	"PL5YCV/xF7xv/2SR2Qyh7MRYMbdwyCENcn487y2PwJPK3XIeR24cx93rcB0PygwwAm3haL3K0Ya9a6Nz",
+	"DVOZPwoH5mHF75dGBaXdrGcn5vD3/kmg4lh7a71JyRWStweEkrHUU25oYv99zUTKWnlC99uXP7+EUCHy",
+	"hxTsrBBEhEzjMZ33xZQqV0jTNi01LCZcEG6ADSkVV0LORP6SUg1G8hPqiOVcjn0RUSGkIRi/umpfOkJK",
+	"DpHPTRpPXJwPbk17ncDY9krC4WDGY3aWx+ssZ5N0AT7HtznQzX65ktx57k+UC5Jz8tvxtsNtp37CFI/o",
+	"4asxj+hIru+8NmynnutqsUNrxg3h7Sul2M7906Ym7thW4Om3CcIywg8XQnWXPilIwZs6RarRKjR1+Cf6",
+	"Jm73/SL17vsqbt5SOOjJ/WAUOG0Ne6j4xG3LmBoo3er1rLiy98VCcIGRXCuZCDAxDc1apKzOQY5UFhsR",
+	"hEZNLOqtDeboA39BjLVdWuvCmRVZ+dku2dR3Refntq0wgAyycCAxNI8XGyhGr4ZUG5+j2eg1Ok97xx0Y",
+	"SvfISemRJBXRuHB7t2t/zm8/6tjHs9tjLgRknWT3Pyvf3zkqvV7w0bjYmiP4eY2Mknzoduo+e2jZ4zJl",
+	"9yGDHm0W6x4wxHZEJa7RLcGAVV4VI6OrW9T/wRiIUJir//Rv/0o88CXNCTVMcZrYNZCzo2Bx1lbgMjx8",
+	"oasB1YykgmeJKnCvNJqMZRJjIamAQMFZsCEjO1qevda9YwI8KAf0mik6sianNv4OBClvgUt3MO8LdPmE",
+	"A5bI2TlVf7HbOSyEiCHrLiZqSNfLwqtIkyZJ1lXdgiJe9l3oJgLDlyTsmiUYllmtNAFWJQB306qI775Y",
+	"L+R7KZpa7pKCmV63mAGsj0caIO2nZ83mDTqr4qILdaO31ES7zNZsHl3ZPFeo5/5Nw8VfWM8kX85uE/ih",
+	"KBBGZ31w3D1LWui327KY5IGUCaPi0QaS24X+zg5BBYdr4d5N3K7Z4+tFlEMTcZp2Flb+mMLJv/7aATij",
+	"UhCrf4oaHivsPJjneDksOKTxP1O9eX3qlQ7pXxXoRGcsTaiY+5LuUOXMyiDnruYC7oIy1ZjE1yNQ725q",
+	"bSsEEqGvYQ9l5kIAK3AtDBxiKGKIVeChhXxw9u4BTaiImA76whftt9LSzBhul2JaLcCDgHCtU+cXj6RS",
+	"zOUbkr9hcTTuGDUw1xTOtCc06QvcWJAiZQfBNjprK4mkuGZgQ4YR1SwMSMhoNLb/l3+E//7f/+9WYBeQ",
+	"8j73AsYCrHBQLvMp2IgCaYcv2EZmMk1iYpApriDwPR5qusNcK9xji9We6BZqjb4g5A8GQRp59e+QC50O",
+	"hzziTJiPsILCPCMY65pm4BHwlt8aWZNcPiwhwpX/xMxb4mzbQjXQNvRP4MD7UqRC2lZCj3QBkFqQOZgT",
+	"RlXC7VvYpylX8wAKihKZxPaaW1RncLdtgY+fwZuhvbhbfbnF7A4KH02oNqT55vWb9602eW0fwjHTpOle",
+	"MWBDqZh9t5ExnXt87BbTH1KwFiwSAZE80LG4h2eTzL3Pa4ChKVdLfW+FuH3zRF6zCSDnCZ3j1Joxm5Dm",
+	"jGrj/o2QEytMwOWDRI502MIhJaFf8x+5CBdG1vVd5+Nql52bnSe68KxMTeh2s8+eJpjTDWvbSHkFFgJE",
+	"w0ImN7zOAnQHSfzAR0rqwl6DVmYVNcKYGcoTHQbZknELpEdofgIFG6vp+pJtMDunUBTX/qxbAaG2kdn2",
+	"cGtvpqQYwc6FeCnsMNXStt3eA8lYZkwFeeo3NkGaysAtDTn0bI32/fBpqXz+d74l8tuy3HA/CG6pTO0a",
+	"k1jQDZarfR4EmRT21VTMcQwGqclvgnaWRdu6ZXRvWhQvQTWssCke8AQsL4tZvYwlIuxkrWqNA/eMKcTr",
+	"vDs66RwfdLvPABzbHVrmLjvqWI1cKJd5BG46Cr1ouNlZKJWJf2XarNHrPn/x4vPadSyrO5PsDOJk7tYR",
+	"ln9n4h65G2IX7v+8SY/ck0s9ZTS7I4tQdBhEyVmuZmofWn6Gt3ZA201AUIhse1v4kfgfy0FqL4JG5p/K",
+	"cXSvcdQ+Xatu7eYbPs3q7K65AP0x5srouZ+lIUwgQQlodWT/8AqcNJfBKUcaHOJfLSyq7nRG5L6Y106f",
+	"0YV1/I0ep4K54UY5A0hVrK2Nyp2i6WQ+iduD1VDYlKkleo4WNFsEmdGfwWjQ9tzA3DpnKTUBAixv2vjy",
+	"ZMGiJydzdGY35GjGYrBUOfIsGhmp2uQNTwzYPvO+QEhSRvEBueIizjiFSDO0oDtEshvNr1lAQiNDwj65",
+	"v1ur/aT4heqOUrJTP+mlnb71C78+Wi6Jx+mH/AK8uAAGwBLgGlZ7uZlgpa1oBzAaVlUal5/EX+39t7aD",
+	"ApbH3QsNsruu3KACxWOnyC69pH12ry4foZgadmDfvd4woYF7Z8ue39kyIzdq1yN1Kl86VXA33oU7N3Uo",
+	"X34S67mTC3C39iZ/Dd5k8CY5D5Gd2kfmULbYJAubvB0cubtzr493xiwL8Qc/pa8R/0S3IOQfvMdWz7vY",
+	"/75Y73j2/iDCduBd1tt1sUTu73p0gMJxPzeNSlnLKqSMDroJrLmtFY1ffWzoiiXcemi4FWFcnpMKMrn8",
+	"wGaiufiOqtkWhRGsheS2j9zKomWPUvKuhI2FppJmrOZ45BM4QuWADBVjf9h/DKhq5SdnQZ7I4ekK+6LA",
+	"vkwUFSMIW7F7MEv5hRJCxTiYCrm/1Z3GLqlgYUvs033sWMcz0usJ/XTJJtMir7X/+/j4FrLsHXlnlw7Y",
+	"bhMyFiZnTRm5npts4clbJeGuszYW8UmdwVHnzm6ctrEguHfpa1y2am/N5lho264zO5bmddzQANuFdo9J",
+	"atUSZNuZIxtsrkdfzLIYbmmsEIEMkbNieIA2dA4uQIvpMNz5DvBW5pkkL0nMwNKCDIHsvRgTDS8F34Hd",
+	"uGNuR3kOcQQYTSMk1JLEcOB7A0GXfbFEDOwAx3Wq4jiyBrnj0h7s+gS9lnE1SnpciSkPBnTg9gPNjOFi",
+	"tB4NCDxK/KM99FNTEslUGAhRe6LJNVWcigi4bIYJHY3WqrBB7iAamCxnOvBHnlZ6A0+XlAHR3DYDQ+Cg",
+	"iRg56hpFBnOCvLU3QRX088KP0P3lTfl9d4qb8u1rSJvFB5cn1brfa2GzZUC1sD02QlNuXR/Yhez9vMuy",
+	"0O/hJ1uGoC6Y0VV3c4/Ia6ZI6H96k9DROVMREyb0hwsDKa/6Iov/tLv75kMuyJwLDL8gzYE049bakIis",
+	"z03SF8vISVZhq5vSYENodaPzjd7RaacTNJYMZaPXOG3ca+dvHTXVUqxOzd1ZYdoNhOft8GcFWUeqrtl8",
+	"Neq5wN/LwWRrpKTihSfEfccHxJYLnoFgIlIwTZpCYs7MLoOzVjGrubFYV5c8bPQHtChKpGa6UJ11WSnW",
+	"o8vOi3WrwMcQ++Rs2HNX1mLCaEKGjMUDCqG0IDTwnPMffzau2BwYJmX88feUJtzYxTdVcjK1rflRziCi",
+	"0GpBe8//vKRAqo5own6inxq90+wM086NGMGo4gcUi+RkwiDwqfT2hF+xZA5Qdi5TuxKzW4lMlSclK3/Y",
+	"FWF1HxNTXfjSkF7LVGFiPJ5wwb77rkBV8c5xUHyP5BK/FZr065hHYxyymMfQJNtCMmDa3NYGzcUoYR+j",
+	"seQRK7QGuwJRpdk3XvpsDJZodttLDftkSuvtlQUzjV73aKMS6uWasGMqrv5Fpj8xremIgR6i4sr2+H8i",
+	"/2JH3vuIxiyZFqeivarwenHFQmbCmifisIHXzHzFTV+HKX0VJ/CZBM+VJV7Z+8E7nuDA2Ts0qQd+0UyS",
+	"kuaVVY+p4L+n7MwdrDv6UCkISoX89oB4mQm39IUUBCWmhtRNrBvoj+eJVReQn8Ynrk6r3akHVjZNcPfe",
+	"pdKBNBGb42kTvUY3vu5SQeGT5knnOCMBX6bqb7Fr4L1LDJvVZIm47/d52r+okGsN+rVp0H2qyzVsRbsT",
+	"dhXGsWyh18iz3jfrIM/O4wee6222lQ4Z+HXXsUWoLOuIopoTdhvBRR5H3Y2eS1htjbO2wnK9NZQIN8+9",
+	"WV59h+7jbql1Xq3zvn5vy3aVXq2KtiWcf2BmPcn86APSsOlPtGM39s6Koo8iuOmgAEmficI2eS8iRmhf",
+	"+KHE+sp6waviKz3gmUrzpPOi1SORnM4LLSFcaMNoDCWfMTUBH+sLfG4rngp/dpoppNrRUCuPb8rRUIOu",
+	"et/UoKsGXXWs7NZjZR/Sbj/k4pqbPM95H4V2f+LCaJJwcaWtMMyxXI+EEK4XEiqkmE9kClywGuispGDA",
+	"4KpYxKcg9ZsIQdmE8gT5QRUbMsUAWypGrtjUwCnWIkFA4Kg09VjOhK+aa9vTwmKAVs4dpBqvuTwHKVhf",
+	"6HTgJuOMhI7Z76UJCROu5CZ2qnnSOUE2FqD8pJGBc0A4Zst7GJMw64sOt36g9rYw0fs8W8uGqShHX5Q0",
+	"fz4M0Din3D9IOSEnXeRGdPNqV8+Hn0m30zk6Pjl9+sxBLjthv2iWYZdqcrkwQrs7c/nHnw1YoB4IVRiO",
+	"qkDoKAdClcbqxkgFDSOvmN2SP/5+/Ovk+f+qupefTv96/eJ8cPTz/Om76OQH3XkTP/tv9PgX9vw9736Y",
+	"nf7N4qtUJY1eY2zMVPcOD+l02tYy1W3XaSdwDtd66cYBI/ksVuZQsJv0jDAajQkMAOE6kwURq53+tdP/",
+	"sTv9YdEzgk/EN2gLd4gfFNNpYlaHnJ4zlXlwAgyTRwXvNSeQmof/GCo5CYiRrZA0YzakaWJ6hCYJeHgg",
+	"u8Uqe7RuAmutCFTxMddG8UHqmZFd3AxoxZ/PL5Da8OfzC6IjqRhpWpNEAlnhhItUk5gZBSyGGmimp9KC",
+	"kVaQh7Zai8QbBuXA2SCLZLVNgxC0chRrBjaEfYePUbMv1K0tnYZ8cMN/B23QRWG4HyU5XLGBVejhTqq0",
+	"7Wugh7P/LLsvcC1aOGKN4uL6t/d24VD+qNHrBo1j+O9Jo3cSNE4bvaefg+W+D7ubGr3GSfvo9C5PyE1n",
+	"R6E5nZvN6UBzsFHdTqN3BG3rQNs60LYOtK0bNJ7Cf5/Bf5/DnS8aveOszUV3imvw83YXSr1NNcodv5Ph",
+	"4SnVml/bET/GPkncG6d2SUjFGr3jzufNPTMLjph8FF4EDRRYtk25C8Y2yTlf7HSgP6bQvaIPp7JrZqUn",
+	"pjApwTpuGZBNsMpAQJsbDo/jy+5R79hvOvDWOLeFTKewWhJ5zZJ5G5b9nU6dtT2UKO1WADmni+ro3y/8",
+	"lAwn20/n4z8nux0h6TFVbL++ldJBHTAg2jbFZJImhmeejYCEf87Y4GOqEt+Fwz/BIPocnpGIJglW3yN0",
+	"RLnoCyUNdZQvUL10qtg1lym6coosMBhVHLFWmxRsbCx0w2xPjDPCtuL0uLB922YQ8X1U9yMyqCuLWjt+",
+	"IDRvsZfPYE0ttZZrOXhPG3b/5qSVGpkn+on24sJO/A7tSnxvdcIGe3/g6zJlqYw3uamyBEZ4YiG3oS98",
+	"VQ/40dVdpoa41MX7JyJe0m2wLPjBuTUrGT61AfnoJR1VdZbZdtRFy2/NW5oqLiDlhpYzfSMq9p+5hICA",
+	"2saRSMbMlRMxVI2YCazJA80n1u5jn9BVYO//2we8XQ5JOGODX1QS9kWzCBgiKg7/tPd8Dlttcgkv1FjC",
+	"rOfL9DVD/NDbOLRqo1DWjMeuSgmZchaxvpBDwn5P+RTrW6hlNKfYswGynYQJHbAED1J8qlQyL2xo6riu",
+	"miEeJIdwupONA9dESHtXpFjMhOE06VkIKpNrB3sEY7H2HC1jPs0KlhXl0ioIY7fmOoc2dkvutV6WHc2b",
+	"zFdHsKDtFF6isMjmaF2y0ks62ilBqaGjKvJyDeoGvHuVVNzxMYGVIvUZQX1GsIXEgIJ+uls95dJrLRyX",
+	"JQXELGGGLcdzho6eaJS+2sipLojbpm2OdkaktSFbbfJKxq48Kh7XKxig+wvc76GJKHAXhE6lxfzKCaV6",
+	"Y26PcMpwxRClbGOJPrD7x1B9dYslY38lGmQEAJc4ZS9NCD4UgThoSkeubmw1shRfgKvXFx7cBCTE+Df7",
+	"L6qhoLC9TprQOuIuxRhxQ423lWKuGManKPsTJVOpOaAtM2bzvhjLJO6RfmMyJ/CifqMVkNDfhB++4gIb",
+	"AIXCQjxMs918A1W/DuHflzIkzawAGBnYdaehPqkbkMBXM/UDNJQKCqJ+ePOKHB8fv2hVY66RWDKDcaVv",
+	"M+aomLuXrSjVAfO2dn0OGKRHWOwLFgEMMHdUsuVGupjJpY3AuMrqsElfXeAjt7emvCS5h9rLVyKxC3HF",
+	"uJ4OnkYHz+Ln7ODFsNM9wHCX5y/oIIpXdCnfIFsb2xu98c1fdzEMVtUvyzfd1hq9uoBZoSTEx0SOtlLK",
+	"jOqrW2uZYZtcfW6uiVR8xBfGT8nUcLGqtBpKoPWWKj5ye5vilN08R59IawetOEk/Iv60+qDztNfprGiw",
+	"E5KVW/y9FY2VG1s8Wb+jtUfHvdMXvdMXd7X2Um7S1sfHweUlgL3uevfe1cKOpITa1fl2q7htPwcNagyN",
+	"xnakwRx4G1ul8VvQsN2xqDMupET4S9/Nb82S6F4eFeIeSrOOT4G6LM9m92Rh7bFrHmNQID4zUjRiP3GR",
+	"Gjgx71SNOuwMrXRyrNo3ZURCLfZ3If4JF1cs/l5GOApVxvAZZipwqbAw9piPxkvyMdzf+nwsjcy+569e",
+	"WNi4cOclm0yzbI518wpQQhRlD16q+JLo2bLkBHCqgMe22lvYs1vKzJglzhk7Ox+oGMESn9BPxdo1ju/c",
+	"3sUNiIJ3ckRmZd9PYXo3Cc+0wnU9Nq8MO9Wn+V98yUEHnr0ph3/vv4AWmVCR0gTaR5rOYum5q2GrnRkf",
+	"zhbRUxY90WiKNMOVEjZsEan6wlsqZ9lpuF19rtR29ko0FP6QgrVJWBRaoXM5O6f5JR2BAUdJlCrFhOkL",
+	"Q0eelBj861LZPz3r5hkJs02fvasoAUM8xvW6j0xSbciAZaTCfQE2KI0ipvPcDPehAiAvNOGMoJgno5TH",
+	"TGev9KGQWJDiNY3GkJ6RapoQrgklJ50OEXQCScNjRoacJbf4dvTVEudO4Ita2Nl0FWnaK/3r+mqvDvYi",
+	"4NgIWlRR82W1/rSTqeoJ5bahVAA63oJmnrCYp5O7dfNmKtdrpe8ZpF66CueTASfyGkXiekcP+mqXrFo1",
+	"llxYdBtgyYUFumUcud5qLQPJBXSJSNJd3BhKosIpIUkczFU4EX8tYDp3YUsbBcHaqsMufbXz0y59VR93",
+	"bem46ys5tjKose9CkAWEsMaJVbbcbos/ApCYlUudWhGhSRMu2H32y4d3Gn3pmqlr2HuTVgD3ljDREwK7",
+	"FHNUuNF94RWGo1HZ2E39AzMO19wvavEhFVgVvfCi8UW4THB6AUhW1HiDZwVw8+qGmU0SOQKU+YicMbDq",
+	"kbYe15MLBOETOmKH/5wy+6kV9B7dF73TZ24Whjxhbm2hf6H9z+kIcjtgaVTr7wtIYv2DNXrd58edzomP",
+	"nD287uIOv/sdna7b/lWG9xC7f1ipaZ9r39Xj9F1tDwTV4GS7zGgVdfzjyvbI0cOhV0h7S/eg6sriChLa",
+	"rRkSqUhoh43FIaKXMJaChTmI8UoNQyH1FeKXZV6ovgh1RMUrGbMwcHYFxoNm/iiSuaPgsC4PiiSzsdTM",
+	"BZn6wE/npMGLZ0ioUf46iETvuKKGJIxq5KcHMUwQT7AYg79J8/z9xSUpTgdK6xa8HHrWF2X/V+Zgy8VD",
+	"2Ca/2lZwTWDBiZEdxZmSYlTIacl8VdyQJrtmat4XUyUHCZv4bBeIXwhjZihPdOhSioXEhDuuvRsQwN7L",
+	"ktaXrtBy0XunDU8S4tdXPoKufn+YTaRMzfshPNQjVkeEAYa42wWhCS319SP7FKXKbqqQ0IQpQ5ozSDkc",
+	"2hEiIVxrO2WOMSh6LGfac6Sg67IvXF6kFbrJQFIVawjXgrba3lKCixCXGNeEJomcsbhnh88ONFUWHocW",
+	"oYQ5LA7t7R/9+sUGch8lxuJszfq6tjFwqigSURGxJGFxYcJekDByVlF4BtHFZib9eGZ50TBt9i0zLpZE",
+	"iyDaZn/F7kL8ip6yyEh1qA0dDtd0RLrJ3LsrUkgDPgMpFRlRfcUMicYsumIxHpLgrm/0Gn999rc3Rz+9",
+	"+F/OXzaCIsC0L0kFt2jvTSNoQME7q5Wft0/XiK8tjscuuej26Z5bRMPPHRouWTJVI1kewtb5s5ELlNzN",
+	"BajUjvmSZUFHbyujwM83ltGQjhUTYwaLCRZQcOvSqg+u9wX+rbT9hsF/AOqmNgG+ef+kk9zOekE4lsnP",
+	"u22ZMqbYwGV5GMvoIbj77qSCdmCn5OvEo97CwTJc9gfGJRvBnxDja7DmNWn6J2BYhSQuvllD/ph9BMC3",
+	"P++mRUKLIlxf8yT5Jli7QNfq93as7wG14jWVyFriyjbuawVOdYxcHSNX+xm/7SrQe+fofcfFldNHsYzS",
+	"yQLR3m6OJA/9kct+XIov0cmmCfVet6LXMAQKmSlV5nAo1eQgpoY696LV5XAo5APd7F0kHPKEhYF3MPQF",
+	"c3y4VBNwHeEzGCnnPHpwJNTqkfOffwjIfzt//UNAfmWDcyIV+eHtGzK068qnCTAymBumA0JHijEuRi6G",
+	"zf4SsygBIgu79QNCiWI0ttPsEqnAbTOR2pDn3RdHZMo/sQR8XZSAP86Cg+PjoPvsWfC007HdokkS9IV/",
+	"6pT8xL8jzZPuMaEDec1amYfqVs9Um7x0Lzjq+FNlBJO79kC9jGO7KlEl7NQDtWSZLIALuy7KZ4GV5ecv",
+	"U8jV9T3ZacHE+szz9jPPdXQerrsVig+++mBhRr6Tf7qpqOOO6jT7zTAC6kuvLZejg4GM5weQstroNZ7+",
+	"1NiBU+DGer4lF/8Dm8jrgoYHVUoL54GOGwW0WPOk8wIOSvDsppeBAaINnS8jtt2uzvLZ+rnaqnP297fL",
+	"t5Xvbxfg7Xtmg/0RrA7lgw890QgWSZMbTcJUJVmeh/1wC2uIOZXvSCewiJi+b4jeirW76JBBgPGfSyCk",
+	"0cyQte9Aa3kC8IALCumaN7KblilceOOCwn1lof+B3SxKJkvSrqaKX1PDAjKhnw7oiP3luHt6/LTT6QSE",
+	"TyYpLLGwnGNa5ZE6Nethgm6cdVJ11+0z7Ca4bRfzeN2kekDRkNI8pWace4k8El9W86tqgv2tEUKKoRd1",
+	"b+Y8fD132CO1gmNaaIapZgpIPGZjiV77MbWSuZQBVtDPLc/O0BeL2WCFu0izyBByq59+pcXcF0WT+b7u",
+	"/A9uGvYee7GRx7yaiVXsY30sUB8L1McC9bFAbb18TbEHXsLvNjvqmolYqrWomd0jZDDHhCZHUEZCGhl+",
+	"zcI2OQcnf3WKs+o0zOTCIg7oU6/UroMZj9mZJ3BdQRmmGI0JN8RISZq+G5jPVYg0WM4Q9nc3UFU4wnAg",
+	"SNPKUQBRXPhLIINbfgxLyBal7lIGK3h4meE0sCKIikdLvBNBuZSfUzsrjV7jzbuDo86LYytdXZ9cr+07",
+	"aQTvdBX0GjEV9L8OFdPjhAvm6fHzQfmeCko+pPyPBiQuCXvtv3TJafeInJ6ekk6307GbcQVW6J6uW4Ov",
+	"E9lmJ4zGl3zCvqdzLEUz4eK9ipl6hSUNj06ttevb+MY3n5wrGacQMyTt3fj4PxoTicVrU7ud4ZfXrvvw",
+	"h146AEur1Ra7tAGBCy7v9ShcCou4JnH50klcrjP55tXMNFXRmGo73BXcBU7iHlgZ63f1ggqSarQDlpc4",
+	"1oS65vcg78VJnYA4qRIQ2EyEHdi9FRC7h6H4WEAmXPBJOnE3QCoF/Cumc23NVbuPsxQEq99JBUP1Ip1O",
+	"k/kSS/V27bWKzcRtzb3ymexfju9f8FbG9jhhb8U03REFSa1V96JV15v/VdYdSqodH347aV6zbHxZ1eYf",
+	"EyXHtVc7lfBAUfM1lmv+VbZnxs2x7xh3bM8TjfxkmjTpQEOBEldxxF839Iq5MkOumq1u5WBBSAtj3cvI",
+	"mOoHhQy/gBTLIEOt8R+nxu/UGv/b0/i1Hv5S9PB2VCnK4gdXpYd8Yrt0ALHsezuKJlm1aFCpaFZjeD3V",
+	"5NXF33t3xZcPebI8vBxzyfoCbzCaJUP7ztCwT+Yw0tdhm7ySSToR4KN25dqtJAlIRDU74EIzobmVm8kc",
+	"GQkEoWKOjeyRUF+lYdAXYaFLYUDCKY2uQtK0/yOa/8Fa7trHVHADNygeMXsHlIyPrs5IeHLUPrU//cdu",
+	"cHR80j7tOLKIvijUMQu5YZMwIBNqgPLCSEIF4eKaCSPVnNifbVcgnB5hhlTk4q+/kObNDrXa5FduxjI1",
+	"fUGFezeJYEBg7JD2VRA2mZo5iViSQLi8nCFbg2vCWMl0NC7gImyF94WMZRJDAD432rakTf6WSgN0HRYj",
+	"BSSSkwlFGjQQ3APFKFal+N3eqO03f7l8c/Acopzc+phQdQWPvPrw7g081xdMxJgwQEGQuKJAL4k2Ko1M",
+	"qmhCmFJSkSYlXu267nqSD/stWCzFgMdXF38PiLxmipySn74Ddl37x1En6HQ6faHkTLdKpCC2XTMFBwmO",
+	"6aNN3lusN+OaEUajsR/EMGPVaFIi2MwOkF0sTuFgOZi+sBPIPnFtcJgojh2J+XDIlIYHBIakQcWVVLjJ",
+	"CUlTSJwOSI+AI4YQBiF0lHWOl471hQDMAB9QjGop7PpLEr+xvDhDsuBrmvDY9sKNuEUlDLYHkKwoKrTF",
+	"G1AJ7y1IGU/pq+2ihDGGAsI+lC4bqV3jXmwN6uEfQPA9jpQHkHjtSF9XBxPYFehEHtmB9ditdCvHC+qr",
+	"NCiIqcCKnSATSgFIpMAulb7qi/MP3x+8e/3TQbd7GvQb79hECh2QIRXRPCDd7ikBlNlvBN3AypWg3/iP",
+	"Vn51+o0Ab7Yvud0rv3Xo67YSFLuHJa4bvQ68FOqHAx+fYZOKMQZxFxmRGWBOmZpIYsaG+0pgB7TRaxRG",
+	"qhE0UAC+rf6Z6AjXj5xpaHi2j6Ht2UbGv1AoNHqdyisE1gYuE6yavwx5AtFRJpViHtcAtHYErYFecX1Z",
+	"oFDAbrdg2DvzHu6Pa/1B5tJIhR/lrIhWNEsSvYChdM9q4oBkCA7VjRWUBCQl8cgtsHALYM3XG8vwFoZz",
+	"XTW5lyiCkovjbkdEeWGs0nNreCyO7L1rahm7jC4gla/h//wFuY6sbrVXFBsyVQjXgyXo/B8nR6ed5cro",
+	"Tq9Fpq8qu2M2jhewS2iTmAHcjXXgwNcQOEBzvzl3EuVRRhDc16ERx5qMl+mYG6Y6phaBkrG6pUCQA39C",
+	"ho813iIprpmCOupgsA2oZnhL09qb0tuWrTNCwdovfDqzwxfOF0iYiRVHEUmihFGFJxzDJK8pY5vwRJPS",
+	"aQVMIGn6nHdg4/SvA91ob2g9aNwDiJj9xj4UtU911fIo1MW6Jxi20TuMW6j1+G71+PqzffuZBYqzBwpV",
+	"8L31QL/W07W1Wj3bMY4zJAKrdpenLTOqLV6Ro9XW6K/2FmJvCYhgM6YNElkH6JLJnLTAeepz4+k1UxYn",
+	"R1KbrO63tURtmwLoVtAX6MYF5Wr4hJFmOITS21m97YCERoaEfXJ/V6yljWW0+0KKZL5Lu3epSQrj9U6O",
+	"1i/Cbcf4Edbgti300nONptHOqorQTm/dv2l2wPwpGzBu2+VUbqaeSp7Q0arKy/hI5drAMLcf8JlbG3Wj",
+	"6rJd3yuqGHcvO4V0v2WtHC7WWs6GyyreA/vu9casWGH5lpY9v7NlRm7UrkflmYEnZtmuXbEE/M2H+f4u",
+	"c4ZXcjb4h9dzNcwyEVw7Gr4GR0M+nwXdrlFx773Y7AcWSRVroo2MruD0fCYInVGML5iN523yK54dUxJC",
+	"T0KSsNhayUrOEAbEy3BAXzTBDLe6WxqIPRRA4tODW61Eie0vcLT/5vWb946k+NMUDsITaTQij1abvHYX",
+	"sZERFWTA+gJaE7fJTyjcqCAciPHGcChdLLLAhU6HQx5xJsxHeEkYwJE4F6PVJ72rKYJWQwL0AGT7fp/2",
+	"f3V7EXW3N3SqPTOAZ1yRhp9kEs8DMqDRlffSOBvz95QKg7neTyGsE5RpSVGvm67tiPctHF23xqqfl12R",
+	"8ZV0S2XVskY1isIjS63fTNTs2PbNDYk6Un/B5F2HthEKVdwUTg0XMdDoNd4WfiT+R+QawPInJ50X9oL9",
+	"wX4x00O9xhGUqXgIKeB2ZDJYYyVf2CZ7B8Br6O2SNf2zNIQJCOhC2T+EGt8Tec0mdkSaK0Q7WH/4VwsU",
+	"jI9u9+V22uRnV/RoRvOqR9+yIwIJIrRhVUDKhlSAi2JjlRPivSiKsntY6D8wU9DFWzIa9izYa1m7RaaK",
+	"mNB8bPcHzzet8jdjg7GUV2vRYOh0kN2hAyKTuODky4KYXYiZg3NckYRqQ2KW8Gum5md9gcyD+JtmkWJG",
+	"rzpfw70qZ4KpVpucJ1SQIQPemR4JfRdC0jxXErbya2GYmiquWavdF3dEm9DbPYQjZqwRcNyGAMAl/js/",
+	"gvcWD6VxvVNGXJTu3sS3gA0vvqeKm8EuiFJLH1igHFVSrla5f/C4/FtxE+CElmenIJKyvb7qLMCLpWlC",
+	"xYHbYI1e/tzD8Bq4BTmAUuLkx8vL8wvCRDyVXBi7N9HwZ9f2vbmxaGgiRykLPHNfkjgQ949+4z/3G7+F",
+	"7b64LIR9k4gqxV3+o+YjIHZDMRQAEfCZq+KIYirh6Cr4HuWXfVAbqgx8pC/AIcE+GWxWm7wU5SpAEKyQ",
+	"0+GXZgi5hwdsLkWMpwmXWHYdwydSzUg4Nmaq8RwCLgppCA4INYSSjH00kXKKRrSyPWXqmsWExrFiWuMB",
+	"Skyo9vHvMrFdsxc14aZHKBnbBjIRQzFPQShxQfQc5uLt+fWJf5vPHBlKNemLkAtmPlIDJTdhfWvSDI+6",
+	"x51nnacnx8dhQMLOp2fDdjcEH6Jvp5W+03SQ8Ch7r48ZcZC6L6gmQ5kqErOIT2jimqQhm8Q26SlJuGGK",
+	"JraV/0zjEYvJYA59LDfYECvnY401S2lfQD4JfM8NRmCXTrk9TBMpkjlputIOLsqfGhds6BUaHDUNaGwn",
+	"rkjq2HHL0FdM9RVWgZf3S9N3zgmCDdirbwq3v5VqpWqu4A0aCTkctu1yiVlshR1WEoA91Ds8hMFrj6ka",
+	"SGXB2IGr86p9guShlqle2zOEg7JTx1CWEXAHNHjl7vu8Zh/ipZDgbggQ5Ke6KEGhnq5wFZNFxHbtTHI7",
+	"Yg+upK8MjWzqgnIz8BFEykfFoIB1wQu1qA8jKhwFb64UV8GXBWdV5TW90ie0aNKUQgoXtfOX7dJZQ7jE",
+	"1NAB1SWQCUaJx5h22PxNdgItBhlYHIHVyqXCKtY0PrAKM69qmy0S//DHtPCJfI2U3s81Kdx1RhQzam7F",
+	"ijLw7uKiOO0cwyQL/YbyxFXcLbf7lw/vnmhEN5FME6hYbhufSGl1ejpd0lyNoPuW1voVe+fbz4htPSCH",
+	"ZW3fzpIutAKAzfKmECFnpEnJ9z9fkCEOVwA3UXwKEkVjiQmMfQFZmq0eCe2gQHXKcMm4hG3yHstcrpjA",
+	"Xl+Ey6bfohxFQucr+JiKKyFnAjKFi3UwMxSCzcMlZxFduy8+wMrA0IkQ/jh4af8IrS6SItYIZArqp3DT",
+	"EusDHyKpMDxxQBmUBJnQOa53o7ivIe4nzbGpQcqbM6C5MGzEYLbKtlpm30AqcsGwcZhm5wbbSidQ5lO9",
+	"q6SKWQAAvrh9hobJmGsj1bxkMGVsciJmiszonAy54Hp81he/pyy1MkS4EmmxktOpS3j+gvAxVnHJ8fEX",
+	"U8OldqrcVr+luNQfrT+lepYHNdH45t5+5fLWjXM+uLrFIJTIECIywbkypak1ipuO9LhHgNg3bLlEe51O",
+	"WCYHOJSUeY2uGhDdMopSRWZjyJcvyxCu8d0xSACozIRvYTFJqGEKs0vQwugLr6Ncwj3QULEZNn3A5s7J",
+	"kSYMnERgOtmvQIJJ0QZvfWlCBslVikLmnvkdMIFrlCWMNzR37+MPX8sdvs6x2WYWb+3zvl/N2/0xG9UW",
+	"UW0R1RbR47KIEHpk4OLBEdftBtFhDmZuPSUvtvmJRreWYpGFT/kbyjkxvRxiBeg+NXCMAyRJ9ln71BO8",
+	"nOoAsnAT6YiHqDFsMgUehCsfa0u4gTW8cFRlAdUVmxq7gPriuIMs31/uYXvetU1ZHO6fAVBeFbdik0Jz",
+	"Nz+ndy+Zv8Rpr3pUX0DiNWZ5LLwBC6LihpT40o3MOwSqYXjuvw82A7eNNKT4e3HWti0Kna3btGqZhH8W",
+	"J+lt/DlsYaFArhdcXwaOuIK+mI2pgWABK8mLdjOISXvBGb4YWIDGrjuMdufFWfSUE+5PdF84KNBzgQ4J",
+	"nHPruYjGSgqZIoWeoVdWzmtUD9kRP2oQRC8ZucHzvnBAoNUm7/gVg4N8r064IZigrUmYUG1yuRMGeOUC",
+	"tJHLinSI6ZVMhQmDvkBPIKHTKXAvOLK9zC+YcG2sqY5KKr9uu2R4khBKjjodMmbKddj1vi949rKBjOdf",
+	"mvK6ZJny2s65+TZ0V4WjZNvuTOOsa1XfUFnLVZRfed6J7Ka81ld7KyC3/2DyCwa8oFYuZ0LiYQwBPaaK",
+	"HfLDP428YuLzrZCfi2vJI+D1tQs3SjDLgjGMpxooKuLAX/ZKwARAUKoDMsX1hBJ8QBMqItbui++5niZ0",
+	"DpYjwZz0l4I4SzAgSlojAdwL15LHIIaumMh0SEZKetI5sfI9E1Xdow6GgGlIqnPNensOf02g1CehkZJa",
+	"+xiohIurJXYC/opkrJFiMROG0wSJVLEtTlL/8uGdleyouKZ0wBNu5q1l8vEHZi7swMdvcUjXFpKvsvdf",
+	"2hbcm33tz4abEEdn0gkaMJ2OlB5e0fgPb05fvO58l+c3/5hFFRGX2gAWiuJuWf+H7pujF8fPgFYehv9n",
+	"fO4nOqfkFWZCwBpx1+2lf//v/+d7ZfgfZMZiCMyzat1bxnDzhaHK6AKfytOD7vHl0XEhF1vrdJFx5eSy",
+	"e9rrHrs7XMXWmEFVW8cViiNPJ1a5e3r6o2enz46CG6gKHgvIcec/ZTGZUhhFI2ugGprAhAhP4//2578f",
+	"dLovjt4cvzw56LzqHMN883jhI36DrG7GhJmxjIGSRsXuJeVunl52n5bKw/k6q/ZWK1Js60pvrZ6CVFqx",
+	"qwrQ488LIVAfqGFoit4RA5Xf+DnInzo4lwmP5pUfdrdvnpn9MDrrqILOupTyJyrmrnX63iqHRSnWEv7H",
+	"b0tSO0AbxH4SS9QqVgYu0T/uhxsKRkjBihrm90oaBijDV+kXczM3Y4XKAU+mDgjg+qAvrplIWUBG4MZz",
+	"NeOcUoL9YP/P1EQHSIzNDWZzg3uqTW5XUH3hNFRAFLsGJ2sVVUWaoVU3H4U0H4HcO2wtai8MVe6LdbQX",
+	"aZ4cvXAxuEVfaOth1RpwxD8CpYbB2bRQ6PuBtJpTLOdM4VeOO055vRbxguo6ueyc5KprF+oQ1j2YrI1e",
+	"96RTVHblLfidolyzGI9ZiOKDgEwTF2jsNOZQyricp9496YCg+IQnRkiNVlQzJ8+PocZLKrg5L1CmHZ+c",
+	"dm7SsFxMqbpKINOUC7sSqTb55wcMKRPWbMKL7tIWPF3WgA92NxKQ0jr/sGLCqvWFzxa/6qqulxTs8s92",
+	"TztLvvt+ODzQSPkUc+0Z7zxQya8UG3B7rw+OOku/D5cBHKCSeDWmasS+m7qfCqBBM/ikoZ+sboU7up2j",
+	"06AB4rLRa1gA5NY6Ad3iQiqs5D3zIJ/EKSPPwAufc+u4gwALFAyfsD+wINHLCVM8ooevxjyiI+kBizPj",
+	"4TsLkKjUBz/AXawqpNNBcTxOn+FlQz/5BfAc3lG86dnpcwRFoAp+EQaqC3l8ddRBur4UasTTKwZi4pxe",
+	"8wS35DVTqBm7a+IqFJkrUBXoxRpTfcmY6nenErePqA5Ry4GLeakT2K4gD5FctpLJwNZQyYkvI3IVEDpS",
+	"jEGxD+SqhY1OmiFcd0yzAWGJtiim0+phMhi+asAiOXECwJtDQcE9HPqLUOcEWeaoYYqLURve8NGXfgnJ",
+	"kCtHS9cX4Z/w/Ns4wA/Zf+Rb9nPYJi89cnQxl/49AYlZZLUdgDLPlVPguumLZoiftkBMTpkIW2fWpPuZ",
+	"aD5JE0MFA6czjlsAfnSdRhFjsS4BtqOOLxpTwmsI3x4rYMPNs1XMFjwsaa9dll73+Up4Ezqn/9XitgNp",
+	"odPNUng5UqsspM9h8HG8dhUGtohY/2zQJS6MI4fqlvWlRrc1uq3RbVV067VEjXD3j3D9XNRQ90GOvL64",
+	"DL/HBOxxHnYD7XHkDriwqGK+GtN7HkpKJkxrOmIQLWmFzoXFq4bRyRkRkriKwkQwFrO4TV467HvUOUKP",
+	"qvsS4bovtJGIj2My40kCtSzgfuQYAHxVAr2nS47WxjJVOarti3JMZpH4oQK6ba3Oy7/AoXrrRmqv6fkO",
+	"eFJB/+stmfaNoOEmq9Fr/MqISgUxM5ZcMzKWesoNTYh/BicBIngTiFkhMZtIf9hkFJ2DB7udA7uXgpIf",
+	"5IT9ATWTRyuhnpFTHjV6DaszLRCx66Z79P+zd23LbeRG+1Xw62apraFMyfauTV38pdh7qlrXKpIq3k0x",
+	"JYEzGA7CITABMJSZ1D5HHigvlupuYA7kUB6uLcVS8cplcXBufN3oIzl19JeH27u/k0R8smNezp41HF5j",
+	"cAi6AK3ZxE6uRq93LvW8vsBYyG6fjgs/5iPnWXsW9JhY0Buq/878Mpk2zPJc2M/FhcxSrHpZ7OjTryxz",
+	"0uUiYrhszPODXh7wHsXCvIE70YoTTBvU27AWFDek5RhgTksa2LvRScUSw1PXLOT74pRxFucan3z4MQb0",
+	"YZJlbh2Tzk4U/I7aLrkQEXtxPGKDG/r4mppuM8v19CmZqC/DLEfqi0tc2ZfgbPKZ9RTaCtQRkI2vokFc",
+	"3Fys/Mv++h8lh1VgP3pROF9N8tY7kMI3/3+wzsCAYfBcvOMfDsYvKy902F41Q3UXDWBErBcLoZL13oF9",
+	"5ysMSljpEoio+pSBqOQ5fnvg8NymwVRhGyOlfKkBFAQedFjowZ+M4POU9Ak/lyrODqKDt1IpYQADqim9",
+	"z2ScsYXgOUtkglNCAWMqrLtrDnBNcnEdZ+T9Uc2GluJsc9lnakXJYkVuxV2dOvGBohMAiCpFk1SszpTq",
+	"Mq7mv+nyXSU5XcFfYOL/x36DDQxXPhN50dxReng7TO57zh1eVVx3KkQy5fF8V+2fvz5bAybh1/3LtU9A",
+	"ZI+Z/YDc6Mviur8UQtWsB5D9PvjtM1tOPcXc/fYjW8TUj+SdV9BZEiMNrfNmHo+GYx9MVxXPD79Uj7xo",
+	"orBqERUr0inabsJXwONXBZXSNVzNRMQIDCzjixClpUOaVLjZdbojKrUfZxytP8ZG8DT1jJ7Nxcqe1lUQ",
+	"u7LIAXutZjsXICgwAqRhaQWexERRUEB7UyjbYGDp3jx0HdZ7Q2GDhxuSQi1GHI8q/j9R2808X4JT6SWS",
+	"zefl9A9szaFdp0aerXhw1WWBfDrXS5EjytZscBz4XNRm88Cua7Y8fr1DtnXcvsuKjO7F1EPXfKM04POr",
+	"45Px82Dd+BT2t+Ny737japM8+jfuI9DL7sIZ9y/oT+DlhJZreP8Z2Hl7yH8dTAU3wpyVLoMZBLtUd827",
+	"c6OTMvbmz3YaT17II6vLOmvn8vhg08p2xnId85zqwxs2uJlp1DIePYsXCSb6vDlsdT1+9gxbZNq68avR",
+	"qxH2+7dqGzZFj5m0jphOhImEh1JFnmMZkRphM4rQ83mGRTKUipVWmIaq0gqPqptmwoZ/r418unR8LYZe",
+	"pWFFzlWjN21mtqOrS+TSg6BQjSodq40Y2rfsYRWAKA2VWPwnSA8wUMJXrODG2aN2zcCugd5R/f6IGZ0L",
+	"G6EmlcLqSAlSs3d7yqRaSsd9rsWqawq0sx/ZEHZ2/hNKS6hNsSvrxIJhmgE6EMsGVfoNmsAp+/Hnb5lU",
+	"M2HdYWM8XsghdNQxIBrjykQ6lmusIU1CIwo9zR7gk65db+V61ulaRmusgd3KRklp4MJRr2dUo1NvhEVh",
+	"ZHc1iyrAqXsdPmt2nVjJ6e68m2Oq1imUo+BMoN7zXy6vGK+jSmcCplknwPbsifRcOlkxGn+K/vPYQ8iV",
+	"z+KMFxgYO9VLQaJbewFDnwxvcxnnBg44YXAf2eDPFyzWCVCuVqSxjxgIJcUi+L/DrvGZYCF7rE//TBmf",
+	"4UnOmY25UtRlk7pj3nUhv6sPLuNkRmItkTVihtdF3dtScaN7j5qbA7zneT7V3CQ2YguhShb+4wxfDXMJ",
+	"4nxsBN7gudR2TjtuhbLasBl34pav7JgZRCbh7VcTFWuVylnpTVc8WUiFMWj48sF7z8kTZAjEkeC+IhUq",
+	"xkv4x4HoViXXlobpWwVPAFRB3nwYJgLYzRD/QNHSmG/cV3hw3BGSZIJj0vEcASbDrYQnF1DHpY7nwrUI",
+	"gnrtooSfFliptSyAn4sEMYD2ig1ibjGnIvd7BZOei9VhC2ISybfck8JrR2KhbGlZSqsG6FiesLO3V8HG",
+	"aMlbsDJWAWmalMeCCTWTStgxbjSCu40myhmubIrYGIKsEVyljdGZAYgzz4WZBYNXIoVjIGkayxa8KOjK",
+	"okVzqWM+LXOOaUUmqlT0+xDOjRn0UgikHghhCN1JJ7kiTqXTFBCpMUhr6+NcKhnzvAuFw0OL5wwzcGN+",
+	"e4qDHnBmZU6RKk2ajBgPG/uVZap0RiLgGWnn8BvsEz4qOf3fiQWOUhrBxIe4NPSo51gOkE91SVkzURV+",
+	"OPYp+jF0PJooykCtlee7WDDXcz52W90wH5CvCwEdK6VLFdfp429aucV9foDWDtHSO/bnQsSyCGWEvYMI",
+	"cMJyOjT0U8QSYfCitU881tbZUxav4lzg/fedALVMlF4KY2Qi7CmQuwAyt6esqMQkEG4smwmF5ZUSIk/0",
+	"vElTgfneCFP+8++qvec0EzXlLs5YTGBDPkFYKAsgdVnFqWZcJTpNcVRRRCDJDKfElsJCWM6nIm/Tkt/7",
+	"jq164z1ePUpWo3nfVrjMelGUjtiI+MBjvJfwgXc3qLImeJyF6ZCdgaYVPGmohimWRqDXG1aYdjxND6MQ",
+	"4kWLDIGH7evgJ9rJ5EFoRvaO3nehFyR2O65VTlFT3mED1IVETc2NNkxpdxhhKsUcZ3BRWYisF8vpWHlT",
+	"o0KbUPs3tGZOMn0Xnb7PsICEP52vLMp5ErAmQX3XVFigNhZrPZdqNmZYBgGuGqq06gtKBb/jXHCspIEc",
+	"p2bE2Mr6EuAJ1f3mJGESzYME78JRiqVMhIoFIknMVcSKTDsN4DhRjUEBC5R2VOa7UuIBfFD6SJBdQfKA",
+	"YYIrNoEMjgq33kKXN9Dkmn65ITj7KHK09hfab0GB0hBtV9vGBlyxi+/fsJcvX7zEBJVBOvJjVXL3IUkY",
+	"Cz4XuCif/wu2ENNoGuFT64fi1Lp06OnZITRpK70ASmOludaGDWALcHpazyNgQ5kflMajQqmMW3q4MKdP",
+	"afxM54kwVfX0RVOuCUN1TOOHUiaCJTouKe598I6beQJATQUEkKG3ZoCk7XSj/xn00fm8yWTqWFYmSQ7A",
+	"m2krGI9p1XT61GejL//xFiFAKsAhkLl9eRk2wIRNzUdSqaRDKcqwXCxFbltAaA+jIH9OVEMAxdPGcoS+",
+	"Em5VP0GrYRbedgsN8umwWRPXRlTXtq50u4pAsiuB2WZCeOBpFIBuwwDWJNtc7V+ESrSX3GlduNCIhIIh",
+	"bjmTi0IbXGxp4owjVlXyPj0K0LCNF9HTQDRR+BGz5WzWtIPTX/FCtKbo++5GWZTMAPJshvKpjy8Pr+s5",
+	"ZX1FOWSmEPatpZd4+2npOL7oPwyb1c/adUS2mhrOVJ17L8g+iCQiGd8hsyim05Rkd5SJ8E94gHD9sIox",
+	"Z7EwTqZeQcpyXliCuC2SEpIzKtLfNt9z7eJC9EihPIYyxJ1ow26+vjmaqPbjFKt7Y/oMD8QdSXVO4dJ3",
+	"P+YwuRy8SNOV9NYPOAjcjC71PO6drzyCOYJ31s5jqx/x2dlHM38ZZhOafJJqfs2j6ng0fnE8Ho2OTl7+",
+	"9SDC1J4VWfWrhRqPXtce4A1Cuq4I6SA6sAJ2GN3Bb7kB8N65AvLvPpIgHEGjeE4f1zIxGo2+IZe6nmOO",
+	"jvtr3s82iKKPpeHXX7dm+qp9PJGmpWKvQh7M04YDjqW8UiD7yJnS0AwVtF09n6kVWeeClDxAqS0IZ+vD",
+	"HGL5rPWUV0fsJ6ovpl2dQfMu/ez6Wa3lwgkak8+eEaeKSPMS8jUmztgOkCw0qNLj3HIQKM1cgEgsk0cM",
+	"WWFpPufHOZdPF7l8iGE/5DoG8KBN6dvk+cF63NAJBspU4NRNeP1B6uTeQOrNNjLYYxVh1baje3DMakfR",
+	"3olazXhgeCHWOIadROwWHcWmIiZoqkN6nwCgYSjSmV/7HtICpPno6n4NTnoD2hpV9oe043uHtA5C2IPa",
+	"GqhtHN9DwZpQMz4TC6HcUSoVzzF75V1PVbJb1s0w2TD6x4NMVvXxiAGsXtv3YTVPF76qtfaFJIGuxhi2",
+	"07NF63nYSW+90ep4dG9o9d22U99jFWHVlpN7KKAq0DHtqFLW3SV40bfBSIbAVCv5MCewxRIdUgE4YIbU",
+	"xwpWtNTzsLonC1S0zr6Q86IZQ/+8AT8bVNRfUHp+b9Bz3nWGe9gh2Ok4sYeCHGJz/SAHHdK0qWLBGzJR",
+	"ZTp/xDBDy3n6MLOrZPMJivIN6uoPRd/eGxRddJ3zHooIijpO7KGgCC6nTtOjRMQyuRuJaocsXhRGLykv",
+	"mxF/FzEpoaqYCPLSIr+uR4xNfm/e0tY8WWiCo/fEFA4WfpXC/WISYXYxCHovor5NXh1UBNi3yXQnZFx7",
+	"I64Te39gfHVvwHjZQWR7XCRc3Dyvh4JFZ/jqqFV6Zhsq1p7OTsZz4ZoWxKqDRwyCsL5q5k/3FfhHgKu/",
+	"fDbFaHYgj74jfNvErTVq7A9bL+8Ntq42yWKPWoRaG6f1UKB1y/O5y4wuZ9lRJYvdhV3oLJewRjtUuvsD",
+	"Y7fCiFqoe8QY1ljgZVjOk4Wy3d6N0UEdb98Xm4CmG1vat1nchLRuWu2PbK/vDdnebyWWPcARwG07uwfD",
+	"uUYlzO3wdon4o/IVm67YDQYEfqzQ501EdTOxTma7SnLEtpbMxP2rS6r7VlPEyD8EmgNZnceCO6zPDkv4",
+	"GjNO/W+BlDq4EtY9Xfxs1VLtBS/iuAVtTfLsb4G8P3+J9+untgcyD2Ttk3ow/NJmfo1RBUcU2vsRz4g6",
+	"Ngla+ngEeGaG1o9ZNNNmjmqmC7+Wp+sREU6xr7z0zc5GgKjezr6DvGwhVwdh9hfJXtwfgHUTyR7GPIx1",
+	"HtvDoNnvv/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
