@@ -143,6 +143,55 @@ CREATE INDEX requisition_lines_req_idx ON requisition_lines (org_id, requisition
 
 ALTER TABLE purchase_orders ADD FOREIGN KEY (org_id, requisition_id) REFERENCES requisitions (org_id, id) ON DELETE SET NULL (requisition_id);
 
+-- Order lists: what to buy for a site over a period, each line with the numbers it came from;
+-- once ordered, read-only, with the purchase orders drafted from it.
+CREATE TABLE order_lists (
+    id              uuid PRIMARY KEY,
+    org_id          uuid        NOT NULL,
+    site_id         uuid        NOT NULL,
+    from_date       date        NOT NULL,
+    to_date         date        NOT NULL,
+    basis           text        NOT NULL CHECK (basis IN ('par', 'forecast', 'both')),
+    split_by_vendor boolean     NOT NULL,
+    status          text        NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'ordered')),
+    created_by      uuid REFERENCES users (id) ON DELETE SET NULL,
+    created_at      timestamptz NOT NULL,
+    updated_at      timestamptz NOT NULL,
+    ordered_at      timestamptz,
+    UNIQUE (org_id, id),
+    FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE,
+    CHECK (from_date <= to_date)
+);
+CREATE INDEX order_lists_list_idx ON order_lists (org_id, created_at DESC, id DESC);
+
+-- A line: needed, on hand, par and on order (base unit) as computed; the quantity to buy
+-- (editable, base unit), the vendor item and its packs, costed at the moving average.
+CREATE TABLE order_list_lines (
+    id               uuid PRIMARY KEY,
+    org_id           uuid        NOT NULL,
+    order_list_id    uuid        NOT NULL,
+    position         integer     NOT NULL,
+    item_id          uuid        NOT NULL,
+    needed           numeric     NOT NULL,
+    on_hand          numeric     NOT NULL,
+    par              numeric     NOT NULL,
+    on_order         numeric     NOT NULL,
+    requisitioned    numeric     NOT NULL,
+    quantity         numeric     NOT NULL CHECK (quantity >= 0),
+    vendor_item_id   uuid,
+    packs            numeric     NOT NULL DEFAULT 0,
+    unit_cost_cents  bigint      NOT NULL DEFAULT 0,
+    line_total_cents bigint      NOT NULL DEFAULT 0,
+    include          boolean     NOT NULL DEFAULT true,
+    UNIQUE (org_id, id),
+    FOREIGN KEY (org_id, order_list_id) REFERENCES order_lists (org_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (org_id, item_id) REFERENCES inventory_items (org_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (org_id, vendor_item_id) REFERENCES vendor_items (org_id, id) ON DELETE SET NULL (vendor_item_id)
+);
+CREATE INDEX order_list_lines_list_idx ON order_list_lines (org_id, order_list_id, position);
+
+ALTER TABLE purchase_orders ADD FOREIGN KEY (org_id, order_list_id) REFERENCES order_lists (org_id, id) ON DELETE SET NULL (order_list_id);
+
 -- The over-receipt tolerance of the organization: a receipt taking a line over its ordered packs
 -- by more than this percentage is refused.
 ALTER TABLE supply_settings ADD COLUMN over_receipt_percent numeric NOT NULL DEFAULT 10 CHECK (over_receipt_percent >= 0);
@@ -151,6 +200,8 @@ ALTER TABLE supply_settings ADD COLUMN over_receipt_percent numeric NOT NULL DEF
 ALTER TABLE supply_settings DROP COLUMN over_receipt_percent;
 DROP TABLE purchase_order_lines;
 DROP TABLE purchase_orders;
+DROP TABLE order_list_lines;
+DROP TABLE order_lists;
 DROP TABLE requisition_lines;
 DROP TABLE requisitions;
 DROP TABLE vendor_items;

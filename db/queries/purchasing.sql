@@ -198,3 +198,64 @@ GROUP BY l.item_id;
 -- name: AllPreferredVendorItems :many
 SELECT vi.*, v.name AS vendor_name FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
 WHERE vi.org_id = @org_id AND vi.preferred AND vi.active AND v.active;
+
+-- Order lists.
+
+-- name: InsertOrderList :one
+INSERT INTO order_lists (id, org_id, site_id, from_date, to_date, basis, split_by_vendor, created_by, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @from_date, @to_date, @basis, @split_by_vendor, @created_by, @now, @now)
+RETURNING *;
+
+-- name: InsertOrderListLines :exec
+INSERT INTO order_list_lines (id, org_id, order_list_id, position, item_id, needed, on_hand, par, on_order, requisitioned, quantity,
+                              vendor_item_id, packs, unit_cost_cents, line_total_cents, include)
+SELECT u.id, @org_id, @order_list_id, u.position, u.item_id, u.needed, u.on_hand, u.par, u.on_order, u.requisitioned, u.quantity,
+       NULLIF(u.vendor_item_id, '00000000-0000-0000-0000-000000000000'::uuid), u.packs, u.unit_cost, u.line_total, u.include
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@positions::int[]) AS position, unnest(@item_ids::uuid[]) AS item_id,
+             unnest(@neededs::numeric[]) AS needed, unnest(@on_hands::numeric[]) AS on_hand, unnest(@pars::numeric[]) AS par,
+             unnest(@on_orders::numeric[]) AS on_order, unnest(@requisitioneds::numeric[]) AS requisitioned,
+             unnest(@quantities::numeric[]) AS quantity, unnest(@vendor_item_ids::uuid[]) AS vendor_item_id,
+             unnest(@packs::numeric[]) AS packs, unnest(@unit_costs::bigint[]) AS unit_cost,
+             unnest(@line_totals::bigint[]) AS line_total, unnest(@includes::boolean[]) AS include) AS u;
+
+-- name: GetOrderList :one
+SELECT * FROM order_lists WHERE org_id = @org_id AND id = @id;
+
+-- name: LockOrderList :one
+SELECT * FROM order_lists WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: OrderListLines :many
+SELECT l.*, vi.vendor_id AS vendor_id, vi.sku AS sku, vi.description AS description, vi.pack_size AS pack_size,
+       vi.pack_unit AS pack_unit, vi.price_cents AS price_cents, v.name AS vendor_name
+FROM order_list_lines l
+LEFT JOIN vendor_items vi ON vi.org_id = l.org_id AND vi.id = l.vendor_item_id
+LEFT JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE l.org_id = @org_id AND l.order_list_id = ANY(@order_list_ids::uuid[])
+ORDER BY l.order_list_id, l.position;
+
+-- name: OrderListPurchaseOrders :many
+SELECT order_list_id, id FROM purchase_orders WHERE org_id = @org_id AND order_list_id = ANY(@order_list_ids::uuid[]) ORDER BY created_at, id;
+
+-- name: ListOrderLists :many
+SELECT * FROM order_lists
+WHERE org_id = @org_id
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(site_ids)::uuid[] IS NULL OR site_id = ANY(sqlc.narg(site_ids)::uuid[]))
+  AND (sqlc.narg(before_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(before_at)::timestamptz, sqlc.narg(before_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @lim;
+
+-- name: UpdateOrderListLine :one
+UPDATE order_list_lines SET quantity = @quantity, vendor_item_id = @vendor_item_id, packs = @packs, unit_cost_cents = @unit_cost_cents,
+    line_total_cents = @line_total_cents, include = @include
+WHERE org_id = @org_id AND order_list_id = @order_list_id AND id = @id
+RETURNING *;
+
+-- name: GetOrderListLine :one
+SELECT * FROM order_list_lines WHERE org_id = @org_id AND order_list_id = @order_list_id AND id = @id;
+
+-- name: TouchOrderList :exec
+UPDATE order_lists SET updated_at = @now WHERE org_id = @org_id AND id = @id;
+
+-- name: MarkOrderListOrdered :one
+UPDATE order_lists SET status = 'ordered', ordered_at = @now::timestamptz, updated_at = @now::timestamptz WHERE org_id = @org_id AND id = @id RETURNING *;

@@ -1264,6 +1264,45 @@ func (e MovementReason) Valid() bool {
 	}
 }
 
+// Defines values for OrderListStatus.
+const (
+	OrderListStatusDraft   OrderListStatus = "draft"
+	OrderListStatusOrdered OrderListStatus = "ordered"
+)
+
+// Valid indicates whether the value is a known member of the OrderListStatus enum.
+func (e OrderListStatus) Valid() bool {
+	switch e {
+	case OrderListStatusDraft:
+		return true
+	case OrderListStatusOrdered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrderListBasis.
+const (
+	OrderListBasisBoth     OrderListBasis = "both"
+	OrderListBasisForecast OrderListBasis = "forecast"
+	OrderListBasisPar      OrderListBasis = "par"
+)
+
+// Valid indicates whether the value is a known member of the OrderListBasis enum.
+func (e OrderListBasis) Valid() bool {
+	switch e {
+	case OrderListBasisBoth:
+		return true
+	case OrderListBasisForecast:
+		return true
+	case OrderListBasisPar:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	Landscape Orientation = "landscape"
@@ -1786,6 +1825,21 @@ func (e SecurityEventKind) Valid() bool {
 	case SignInFailed:
 		return true
 	case SignedOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SetOrderListStatusRequestStatus.
+const (
+	SetOrderListStatusRequestStatusOrdered SetOrderListStatusRequestStatus = "ordered"
+)
+
+// Valid indicates whether the value is a known member of the SetOrderListStatusRequestStatus enum.
+func (e SetOrderListStatusRequestStatus) Valid() bool {
+	switch e {
+	case SetOrderListStatusRequestStatusOrdered:
 		return true
 	default:
 		return false
@@ -4266,6 +4320,24 @@ type FulfillRequisitionRequest struct {
 	Lines *[]FulfillLineInput `json:"lines,omitempty"`
 }
 
+// GenerateOrderListRequest defines model for GenerateOrderListRequest.
+type GenerateOrderListRequest struct {
+	// Basis Example: par
+	Basis OrderListBasis `json:"basis"`
+
+	// From Example: 2026-03-02
+	From   openapi_types.Date `json:"from"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// SplitByVendor Lines ordered by vendor, then item (true), or by item (false, the default). Ordering drafts one purchase order per vendor either way.
+	//
+	// Example: true
+	SplitByVendor *bool `json:"splitByVendor,omitempty"`
+
+	// To Example: 2026-03-08
+	To openapi_types.Date `json:"to"`
+}
+
 // GenerateRunsRequest defines model for GenerateRunsRequest.
 type GenerateRunsRequest struct {
 	Date openapi_types.Date `json:"date"`
@@ -5312,6 +5384,134 @@ type MovementReason string
 //
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
+
+// OrderList defines model for OrderList.
+type OrderList struct {
+	// Basis Example: par
+	Basis            OrderListBasis       `json:"basis"`
+	CreatedAt        time.Time            `json:"createdAt"`
+	From             openapi_types.Date   `json:"from"`
+	Id               openapi_types.UUID   `json:"id"`
+	Lines            []OrderListLine      `json:"lines"`
+	OrderedAt        *time.Time           `json:"orderedAt"`
+	PurchaseOrderIds []openapi_types.UUID `json:"purchaseOrderIds"`
+	SiteId           openapi_types.UUID   `json:"siteId"`
+	SplitByVendor    bool                 `json:"splitByVendor"`
+
+	// Status `draft` (editable) until ordered; `ordered` is read-only.
+	Status OrderListStatus    `json:"status"`
+	To     openapi_types.Date `json:"to"`
+
+	// TotalCents The included lines' totals.
+	//
+	// Example: 8500
+	TotalCents int64     `json:"totalCents"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+// OrderListStatus `draft` (editable) until ordered; `ordered` is read-only.
+type OrderListStatus string
+
+// OrderListBasis Example: par
+type OrderListBasis string
+
+// OrderListLine One item to buy, with the numbers it came from, in the item's base unit: `needed` (par basis:
+// par − (onHand + onOrder − requisitioned)), `onHand`, `par`, `onOrder`; `quantity` to buy
+// (needed unless edited), `packs` = ceil(quantity / pack) of the vendor item, `unitCostCents`
+// one pack at the site's moving-average cost (the vendor item's price where the item has no
+// average yet) and `lineTotalCents` = packs × unitCostCents.
+type OrderListLine struct {
+	Description *string            `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Include Whether ordering the list buys this line (lines without a vendor item are never bought).
+	Include bool               `json:"include"`
+	ItemId  openapi_types.UUID `json:"itemId"`
+
+	// ItemName Example: Lemons
+	ItemName string `json:"itemName"`
+
+	// LineTotalCents Example: 8500
+	LineTotalCents int64 `json:"lineTotalCents"`
+
+	// Needed An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Needed Quantity `json:"needed"`
+
+	// OnHand An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	OnHand Quantity `json:"onHand"`
+
+	// OnOrder An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	OnOrder Quantity `json:"onOrder"`
+
+	// PackSize Example: 1
+	PackSize *string `json:"packSize"`
+
+	// PackUnit Example: case
+	PackUnit *string `json:"packUnit"`
+
+	// Packs An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Packs Quantity `json:"packs"`
+
+	// Par An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Par Quantity `json:"par"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Requisitioned An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Requisitioned Quantity `json:"requisitioned"`
+	Sku           *string  `json:"sku"`
+
+	// Unit Example: lb
+	Unit string `json:"unit"`
+
+	// UnitCostCents Example: 4250
+	UnitCostCents int64               `json:"unitCostCents"`
+	VendorId      *openapi_types.UUID `json:"vendorId"`
+	VendorItemId  *openapi_types.UUID `json:"vendorItemId"`
+	VendorName    *string             `json:"vendorName"`
+}
+
+// OrderListOrdered defines model for OrderListOrdered.
+type OrderListOrdered struct {
+	OrderList      OrderList       `json:"orderList"`
+	PurchaseOrders []PurchaseOrder `json:"purchaseOrders"`
+}
 
 // OrderSuggestion One item at or below its reorder point (or par when it has none), with every number the
 // suggestion came from, in the item's base unit: projected = onHand + onOrder − requisitioned;
@@ -7054,6 +7254,14 @@ type SetCountLinesRequest struct {
 	Lines []SetCountLine `json:"lines"`
 }
 
+// SetOrderListStatusRequest defines model for SetOrderListStatusRequest.
+type SetOrderListStatusRequest struct {
+	Status SetOrderListStatusRequestStatus `json:"status"`
+}
+
+// SetOrderListStatusRequestStatus defines model for SetOrderListStatusRequest.Status.
+type SetOrderListStatusRequestStatus string
+
 // SetRunStatusRequest defines model for SetRunStatusRequest.
 type SetRunStatusRequest struct {
 	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
@@ -8232,6 +8440,19 @@ type UpdateMemberRequest struct {
 	// Example: manager
 	Role    *RoleInput            `json:"role,omitempty"`
 	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
+}
+
+// UpdateOrderListLineRequest defines model for UpdateOrderListLineRequest.
+type UpdateOrderListLineRequest struct {
+	Include *bool `json:"include,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+
+	// VendorItemId Another active vendor item of the same inventory item.
+	VendorItemId *openapi_types.UUID `json:"vendorItemId,omitempty"`
 }
 
 // UpdateOrgRequest Fields present are changed; absent fields keep their value.
@@ -9699,6 +9920,46 @@ type GetEffectiveMenuParams struct {
 	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
 }
 
+// ListOrderListsParams defines parameters for ListOrderLists.
+type ListOrderListsParams struct {
+	// SiteId Only this site's lists.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// GenerateOrderListParams defines parameters for GenerateOrderList.
+type GenerateOrderListParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetOrderListStatusParams defines parameters for SetOrderListStatus.
+type SetOrderListStatusParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListOrderSuggestionsParams defines parameters for ListOrderSuggestions.
 type ListOrderSuggestionsParams struct {
 	// SiteId The site.
@@ -10687,6 +10948,15 @@ type UpdateMenuJSONRequestBody = MenuRequest
 
 // SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
 type SetMenuDateJSONRequestBody = MenuDateRequest
+
+// GenerateOrderListJSONRequestBody defines body for GenerateOrderList for application/json ContentType.
+type GenerateOrderListJSONRequestBody = GenerateOrderListRequest
+
+// UpdateOrderListLineJSONRequestBody defines body for UpdateOrderListLine for application/json ContentType.
+type UpdateOrderListLineJSONRequestBody = UpdateOrderListLineRequest
+
+// SetOrderListStatusJSONRequestBody defines body for SetOrderListStatus for application/json ContentType.
+type SetOrderListStatusJSONRequestBody = SetOrderListStatusRequest
 
 // CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
 type CreatePositionJSONRequestBody = PositionRequest
@@ -11844,6 +12114,24 @@ type ServerInterface interface {
 	// SetMenuDate Override one date of a menu
 	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
 	SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error
+	// ListOrderLists List order lists
+	// (GET /orgs/{orgId}/order-lists)
+	ListOrderLists(ctx echo.Context, orgId OrgId, params ListOrderListsParams) error
+	// GenerateOrderList Generate an order list
+	// (POST /orgs/{orgId}/order-lists/generate)
+	GenerateOrderList(ctx echo.Context, orgId OrgId, params GenerateOrderListParams) error
+	// GetOrderList Read an order list
+	// (GET /orgs/{orgId}/order-lists/{id})
+	GetOrderList(ctx echo.Context, orgId OrgId, id Id) error
+	// ExportOrderList Export an order list
+	// (GET /orgs/{orgId}/order-lists/{id}/export)
+	ExportOrderList(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateOrderListLine Edit an order list line
+	// (PATCH /orgs/{orgId}/order-lists/{id}/lines/{lineId})
+	UpdateOrderListLine(ctx echo.Context, orgId OrgId, id Id, lineId openapi_types.UUID) error
+	// SetOrderListStatus Order an order list
+	// (POST /orgs/{orgId}/order-lists/{id}/status)
+	SetOrderListStatus(ctx echo.Context, orgId OrgId, id Id, params SetOrderListStatusParams) error
 	// ListOrderSuggestions Order suggestions
 	// (GET /orgs/{orgId}/order-suggestions)
 	ListOrderSuggestions(ctx echo.Context, orgId OrgId, params ListOrderSuggestionsParams) error
@@ -15080,6 +15368,205 @@ func (w *ServerInterfaceWrapper) SetMenuDate(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetMenuDate(ctx, orgId, id, date)
+	return err
+}
+
+// ListOrderLists converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOrderLists(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOrderListsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOrderLists(ctx, orgId, params)
+	return err
+}
+
+// GenerateOrderList converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateOrderList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateOrderListParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateOrderList(ctx, orgId, params)
+	return err
+}
+
+// GetOrderList converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOrderList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOrderList(ctx, orgId, id)
+	return err
+}
+
+// ExportOrderList converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportOrderList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportOrderList(ctx, orgId, id)
+	return err
+}
+
+// UpdateOrderListLine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateOrderListLine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "lineId" -------------
+	var lineId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "lineId", ctx.Param("lineId"), &lineId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lineId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateOrderListLine(ctx, orgId, id, lineId)
+	return err
+}
+
+// SetOrderListStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetOrderListStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetOrderListStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetOrderListStatus(ctx, orgId, id, params)
 	return err
 }
 
@@ -18736,6 +19223,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.CreateProductionRunEvent, options.OperationMiddlewares["createProductionRunEvent"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/handoff", wrapper.HandoffProductionRun, options.OperationMiddlewares["handoffProductionRun"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/labels", wrapper.CreateLabels, options.OperationMiddlewares["createLabels"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/order-lists", wrapper.ListOrderLists, options.OperationMiddlewares["listOrderLists"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/order-lists/generate", wrapper.GenerateOrderList, options.OperationMiddlewares["generateOrderList"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/order-lists/:id", wrapper.GetOrderList, options.OperationMiddlewares["getOrderList"]...)
+	router.PATCH(options.BaseURL+"/orgs/:orgId/order-lists/:id/lines/:lineId", wrapper.UpdateOrderListLine, options.OperationMiddlewares["updateOrderListLine"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/order-lists/:id/status", wrapper.SetOrderListStatus, options.OperationMiddlewares["setOrderListStatus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/order-lists/:id/export", wrapper.ExportOrderList, options.OperationMiddlewares["exportOrderList"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
@@ -31800,6 +32293,963 @@ func (response SetMenuDate415JSONResponse) VisitSetMenuDateResponse(w http.Respo
 type SetMenuDate503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SetMenuDate503JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderListsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListOrderListsParams
+}
+
+type ListOrderListsResponseObject interface {
+	VisitListOrderListsResponse(w http.ResponseWriter) error
+}
+
+type ListOrderLists200ResponseHeaders struct {
+	Link *string
+}
+
+type ListOrderLists200JSONResponse struct {
+	Body    []OrderList
+	Headers ListOrderLists200ResponseHeaders
+}
+
+func (response ListOrderLists200JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListOrderLists400JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListOrderLists401JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListOrderLists402JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListOrderLists403JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOrderLists404JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListOrderLists406JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrderLists503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrderLists503JSONResponse) VisitListOrderListsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderListRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateOrderListParams
+	Body   *GenerateOrderListJSONRequestBody
+}
+
+type GenerateOrderListResponseObject interface {
+	VisitGenerateOrderListResponse(w http.ResponseWriter) error
+}
+
+type GenerateOrderList201ResponseHeaders struct {
+	Location *string
+}
+
+type GenerateOrderList201JSONResponse struct {
+	Body    OrderList
+	Headers GenerateOrderList201ResponseHeaders
+}
+
+func (response GenerateOrderList201JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateOrderList400JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateOrderList401JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GenerateOrderList402JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateOrderList403JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateOrderList404JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateOrderList406JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateOrderList409JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateOrderList413JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateOrderList415JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateOrderList422JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateOrderList503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateOrderList503JSONResponse) VisitGenerateOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderListRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetOrderListResponseObject interface {
+	VisitGetOrderListResponse(w http.ResponseWriter) error
+}
+
+type GetOrderList200JSONResponse OrderList
+
+func (response GetOrderList200JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOrderList400JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetOrderList401JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetOrderList402JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetOrderList403JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOrderList404JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetOrderList406JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrderList503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrderList503JSONResponse) VisitGetOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderListRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ExportOrderListResponseObject interface {
+	VisitExportOrderListResponse(w http.ResponseWriter) error
+}
+
+type ExportOrderList200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportOrderList200TextcsvResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportOrderList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ExportOrderList400JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ExportOrderList401JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ExportOrderList402JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ExportOrderList403JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ExportOrderList404JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ExportOrderList406JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportOrderList503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ExportOrderList503JSONResponse) VisitExportOrderListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLineRequestObject struct {
+	OrgId  OrgId              `json:"orgId"`
+	Id     Id                 `json:"id"`
+	LineId openapi_types.UUID `json:"lineId"`
+	Body   *UpdateOrderListLineJSONRequestBody
+}
+
+type UpdateOrderListLineResponseObject interface {
+	VisitUpdateOrderListLineResponse(w http.ResponseWriter) error
+}
+
+type UpdateOrderListLine200JSONResponse OrderList
+
+func (response UpdateOrderListLine200JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateOrderListLine400JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateOrderListLine401JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response UpdateOrderListLine402JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateOrderListLine403JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateOrderListLine404JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateOrderListLine406JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateOrderListLine409JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateOrderListLine413JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateOrderListLine415JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrderListLine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrderListLine503JSONResponse) VisitUpdateOrderListLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetOrderListStatusParams
+	Body   *SetOrderListStatusJSONRequestBody
+}
+
+type SetOrderListStatusResponseObject interface {
+	VisitSetOrderListStatusResponse(w http.ResponseWriter) error
+}
+
+type SetOrderListStatus200JSONResponse OrderListOrdered
+
+func (response SetOrderListStatus200JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetOrderListStatus400JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetOrderListStatus401JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetOrderListStatus402JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetOrderListStatus403JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetOrderListStatus404JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetOrderListStatus406JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetOrderListStatus409JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetOrderListStatus413JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetOrderListStatus415JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetOrderListStatus422JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetOrderListStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetOrderListStatus503JSONResponse) VisitSetOrderListStatusResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -46577,6 +48027,24 @@ type StrictServerInterface interface {
 	// SetMenuDate Override one date of a menu
 	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
 	SetMenuDate(ctx context.Context, request SetMenuDateRequestObject) (SetMenuDateResponseObject, error)
+	// ListOrderLists List order lists
+	// (GET /orgs/{orgId}/order-lists)
+	ListOrderLists(ctx context.Context, request ListOrderListsRequestObject) (ListOrderListsResponseObject, error)
+	// GenerateOrderList Generate an order list
+	// (POST /orgs/{orgId}/order-lists/generate)
+	GenerateOrderList(ctx context.Context, request GenerateOrderListRequestObject) (GenerateOrderListResponseObject, error)
+	// GetOrderList Read an order list
+	// (GET /orgs/{orgId}/order-lists/{id})
+	GetOrderList(ctx context.Context, request GetOrderListRequestObject) (GetOrderListResponseObject, error)
+	// ExportOrderList Export an order list
+	// (GET /orgs/{orgId}/order-lists/{id}/export)
+	ExportOrderList(ctx context.Context, request ExportOrderListRequestObject) (ExportOrderListResponseObject, error)
+	// UpdateOrderListLine Edit an order list line
+	// (PATCH /orgs/{orgId}/order-lists/{id}/lines/{lineId})
+	UpdateOrderListLine(ctx context.Context, request UpdateOrderListLineRequestObject) (UpdateOrderListLineResponseObject, error)
+	// SetOrderListStatus Order an order list
+	// (POST /orgs/{orgId}/order-lists/{id}/status)
+	SetOrderListStatus(ctx context.Context, request SetOrderListStatusRequestObject) (SetOrderListStatusResponseObject, error)
 	// ListOrderSuggestions Order suggestions
 	// (GET /orgs/{orgId}/order-suggestions)
 	ListOrderSuggestions(ctx context.Context, request ListOrderSuggestionsRequestObject) (ListOrderSuggestionsResponseObject, error)
@@ -50146,6 +51614,233 @@ func (sh *strictHandler) SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date 
 		return err
 	} else if validResponse, ok := response.(SetMenuDateResponseObject); ok {
 		return validResponse.VisitSetMenuDateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOrderLists operation middleware
+func (sh *strictHandler) ListOrderLists(ctx echo.Context, orgId OrgId, params ListOrderListsParams) error {
+	var request ListOrderListsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOrderLists(ctx.Request().Context(), request.(ListOrderListsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOrderLists")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOrderListsResponseObject); ok {
+		return validResponse.VisitListOrderListsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateOrderList operation middleware
+func (sh *strictHandler) GenerateOrderList(ctx echo.Context, orgId OrgId, params GenerateOrderListParams) error {
+	var request GenerateOrderListRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body GenerateOrderListJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateOrderList(ctx.Request().Context(), request.(GenerateOrderListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateOrderList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateOrderListResponseObject); ok {
+		return validResponse.VisitGenerateOrderListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOrderList operation middleware
+func (sh *strictHandler) GetOrderList(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetOrderListRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOrderList(ctx.Request().Context(), request.(GetOrderListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOrderList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOrderListResponseObject); ok {
+		return validResponse.VisitGetOrderListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportOrderList operation middleware
+func (sh *strictHandler) ExportOrderList(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ExportOrderListRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportOrderList(ctx.Request().Context(), request.(ExportOrderListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportOrderList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportOrderListResponseObject); ok {
+		return validResponse.VisitExportOrderListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateOrderListLine operation middleware
+func (sh *strictHandler) UpdateOrderListLine(ctx echo.Context, orgId OrgId, id Id, lineId openapi_types.UUID) error {
+	var request UpdateOrderListLineRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.LineId = lineId
+
+	var body UpdateOrderListLineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateOrderListLine(ctx.Request().Context(), request.(UpdateOrderListLineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateOrderListLine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateOrderListLineResponseObject); ok {
+		return validResponse.VisitUpdateOrderListLineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetOrderListStatus operation middleware
+func (sh *strictHandler) SetOrderListStatus(ctx echo.Context, orgId OrgId, id Id, params SetOrderListStatusParams) error {
+	var request SetOrderListStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body SetOrderListStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetOrderListStatus(ctx.Request().Context(), request.(SetOrderListStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetOrderListStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetOrderListStatusResponseObject); ok {
+		return validResponse.VisitSetOrderListStatusResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -54121,1312 +55816,1346 @@ var swaggerSpec = []string{
 	"nfGK222OgW07zHCMMD+VrfeVmyr5RfY2cOnjhjWa/HF3t/OeviB7LnYhp1i+Pz8wyqXJ+51qiSwJcgB+",
 	"pXUtJ8BP8dzphr1xeOCmzOnW6YxYgxFFWEgCpqKL2/e1oQCjhLPHGU6bynxaUstcg8mki3IhyE/SlXDB",
 	"KKBDcGKrZLE7RqutGnUXkh6D+W75KynrxZKkl14ySXrnLS5B61WKhqFp/4assUHfrUYAh0DgcO6uExkP",
-	"h9SnhKn/j723W24cx9JFXwXHc3aktFt2Sv7JP0dHb5czszK7nJlu29k1Ne06JkRCEkcUoCJIK1V1MqKv",
-	"TpzrvS/mDeZF5k36SU5gLQAESVAiZWf1vjgTMdVpEQTxswAsrJ/vuwOoQPu1jyIjjIt8OtMYgjqg3dpa",
-	"jG3/FMBj1ZsaZM4yj1u02556LxFZH8JQVIGCEtdcLjbYspSGCPJhrm4aqtICyvII7+AkEXyqhNlWCu//",
-	"kosMNwC1jEpiC49KZ5g+zQdqQ01iXlpSAyKFuiPrC/mYNRSXM5oaSQ8Fz1IaZnfxYpEXRotyA2DR6Kpe",
-	"OVjG5mUMd8KvusakmN8LtbV6+6YfAmoyjaFh9yKO4FxVy2BJ1+CbgV451yR7uaHLpREUmaf3bH2HVI+l",
-	"ucAnEBUPD7WOjPl46ie4bMYLDNkCiwg4n/HeDBel0ieMvoHPSrsM0LnxacL2c2k/DNvjzNl04EZX7Na6",
-	"2hmVd8agIcs7F9YzowXKk9QTLQmsN8DrKY3+KxKK5RomyqqVjve8ZukF91jJILsHoVKFJRX9yGgBRRi4",
-	"O2PPN/ZGqMQxHu4N9lyLH3jrKuY6SBurWt109YUVDSr22b6KKBnXDAChNK5dySk2ziXkolctL3uDvZoh",
-	"pPJZY8vQLqGq8WFvsFcxDUA7Stdp5xf3Huz8bP4u3S2d5y4/2GCvfLtzipVuSODSq9+Y9jQRGF5d8OXa",
-	"paP8c6k9fj0fwutdjVxTZ1mtWofrV5RfjdGA2iqCM1S1yT2TElXWyfYGe15dTQNA1PUrNbquhoS8MPPS",
-	"DxWlxPnFYImqKaqoCCC37gkP4da+U9rzAM9SjAKrHHl7gz11wgBmq3tQ4NKrbN44N6VNFyLXnO2x+Lu6",
-	"lxVPSttROUy8NJC1yBHje63HGJe0TXCuDtwERlR/qNWXrSsVEqptFGgPPZq3PKj4kYM+Rt5i0grUr3PM",
-	"olg1ZRFzmqHbc0GXS9VekxNpIWObcNFVIY2q+EZ7hdUmqTp9YEZbHWHNGYRY+D2WvaRxvR6cW3PIbqvp",
-	"L6r0mS5s6vL6udv7z001S5HE4fpgmY+TWM6aq7iEcpemmHkdwwe2v34F5WqvV0F7m9KdsBjiStmXs5Su",
-	"D7TkNL97k9L1a1PIvLqiyTybpUqhPJD5GONINoBymMLXpqytSKTzO4x+TpkUyf2GakQ616R7WBDr+Go9",
-	"/GtAxXylYxG+tsUM2SAl2zA7GkV124teadj2UuMAbMcsqUzgtlfqa3jbG1753Ap54hHLrYPQKEzb3mxc",
-	"xICyAv+88cZHn3GDNahzKmhGEzHNGekBVkXJWGEvRfjKhDGA6wDPJF6qSsHSTTta057p2XD8i6i2vAc1",
-	"xO/a3lPfT5pW+qAxTMiJtax8znP8xRGEhDdDiKhpTBgcgnimRb4sAk/mfhOQ10ZgSO1noGAtRjyqTgD6",
-	"tQcizz5NLF+Ch3rGwaBQt0YDZhlYnoWA9OiWRmNDG2DRpOas8AdBebgnprvExOFrGwJ/nA7UWzOhs5Tx",
-	"GWuKrzQzgjigpAd60Ck5Z4mMIciJ37MUTAeSnJP/+g/y8ukJ+QM5OvRHeJpATrME3+4N9s69sdAA4eMZ",
-	"pypLKBSzMZNOd+pDUXnVERDfsL3dMDKv2TRlTJKizIBQjkoi2I8XNNG4wuVQs+PRXikFYP9Pt7fRb6PB",
-	"sYnv/200OPra/5M3mP9tzJLIBuNV5lE980+hmEy0EwbBjsAuGQlAYgLbWcy1D1gpttaRuaQpXbAMLPhq",
-	"6yx3xERot0ODMzhJFMOxyn6TrRKOfduMy/ZWpMxAZHSi/79nqZuE5ABd7wBeuQsv5q5h4t2yLsz4NGVe",
-	"dOH5eAxsxGpGghmQgZkS08Eu8IelTnYThLbso4ZVpSNfaGUI7JsO7emmDu1I0W6Fu8oBqzmuscAp4WxK",
-	"s/i+BJLmyyoZPAbx6xaU37pYf4NZfAwK2B2ntMLQvPM63JLhU1tPXvHKk0mcJAWDdEfWRPVeuz3jgeRF",
-	"lc7qDzvVbujdgznBLTN3eRXpJuoE2IW4Z4SLFSQeQlyxeu2JJEoxOSV0jAib6IzWj5TGmVE8mk1PWmfr",
-	"1OZum2z5oAS/ZxyCBK9yLnflu+22IfhQvTja1SRz0HsdSK9TiB3EHxaYhYPDWRqrbfTSm+nvHmfZ/bx1",
-	"iGWedN7FjcnPp6OkbAGo4v6HOW+vIBToUFc592kIOdcBSf6P6ZPZ97CKDWFvpeYdt/KiT7oD3kHNYx+k",
-	"h9JfvSrVt8MhBxdPZy5Gv/g9sBLL9PdtNDZD/QeD7HS8aH0XVQ1m8P1CHZXFqmgUfHuTGPmUEnCdlUEm",
-	"vJQ7KXxI+o3++JAsWQqhsCTVe/kkTgxERNutGfp2JVa6Y56pSsXKxyOqv4uAXUhRYyLweUTGCeVzODsk",
-	"oTKOtDHLdPnI1+XSot08OjkHt1ibAXfW+qaCVQ1JdXqwdfkX7bAzW0xdoyhdqemoSlDLNdy0cJpXwYZm",
-	"7HKImn2rArdB03kkVvygxhLtJ4h0t6JyTe8XEO+TLxNBLQMpxvDCSyXJ7kAkezLcuJX5ofwxHmOqRovE",
-	"EMdrUTNTfbDrRJ0icm/XBo58KvajMKKWdsNmcRCrT+hqd41enVeA10BW2WXqwm9JVL3Uc4xnIl1DfBGa",
-	"XsUKzKD60xpCaTs/Wcwb7KupWD2RCLKnYww1JAfsqO7mFutio/KGdujbekQxnG22YDP6JfrTqr17bQcA",
-	"QrzNCECeAOa0lm1fyzQOGbndo+Pwds/kLFFO6ALiqCUE2koyOjw4GXqzSOd52Tx2efV6/+LNh/3R6MSb",
-	"nc54JNL3G+YTS+BkaukaEC1cqh9WulrMqeeutYdtLkbfJ/AabHW3HdBDe3Pi3eRkwc7YiTm/qrfrarwd",
-	"YV/OReLPOw5FIvJUzW7wL1dX33//3XeVXOJ/Gb09fHn0vGzl/Ze/Dfdfnu2/pfuTn3979tVr3H2XPD9r",
-	"AG4Fj4ySrwruQxRHr0hgkAQC0jsbjvoDgGGGFKVU/3ioftTSAD+86A9ueVCgDsCPR6pUFLPsTqP2BKRn",
-	"cKREaoCkEM9Z3Vg/vb6uwDCalqD/yzShtM0V39RwQuZjFfeVU5NnoN6kz+uj9O7iObk/hASFTBKOBi2b",
-	"pNV7c/W8/8pAx0miLeJwEp5fkd7FW9Cxzq/UP9IiHBEAbnXolewPINhjEWcslRCnSDX2KNz49bw8kRAK",
-	"O4IK1b8OcZi2GL7eJc/f8ymTjfqwWiOyQTogOWEeA9CccWTZON9exr5kJh8Ld+BUZqppA8L4PUvEktmR",
-	"6ZfO2q2XDhsV65kQscLUHSfgWAfPAMlfD893wRlGHXLCeJYCQnWg9b0AWmP5KUedtXqsUSn1FglMn0IY",
-	"rK3NDCb9vpV6/y55/gEra1LwK5tNMUabFVm34lCkkZ8EdTuFd7GVfNWBVyJ5Hz3I18Aj5uH8He6PqWQR",
-	"WQq0r5nhNBuUXosm2NqMcn0OFylv8uG2Oe3fJc+dg14jrbQFI6Er/5lqOkELHEGrqPKQkZdDyDDC5Mcl",
-	"BTYjwJoGxGoof5YFpJfSFQTNI9OOyND0PmM0AdcbNjAWvH9g0t9tsEMKYgBpsGypgRc9aCpGr/E8Mu1o",
-	"b/fQk9UgLxL3zTN1EoXUf1ypLe+I9HAXXjBAaCNxNCAskQwTFnl8z1JJExJHFjOwBGp3QH6Ms9ktD/QH",
-	"39IQcjiQpSSwQh04Id5ztjYDF+XYPk02VYVre3P5/tzPNlX6mL9rxwOb24w9jaW/C6VPvju7+u7T1V/f",
-	"v/nxgWBmBkawi4/NkQOzlr1TWR8Bd/+wcIBmVeLi2baT+Q8zROJosbCxgtdYfNctwY+96K5ygEKFJFI1",
-	"qS8HhB1MD0hw9vrm/zobjoLSDMeeVPfybOvXtsduVAdUD0vDmDp3yXJP9kmglUNNlBwyLnOpY+wj0oP8",
-	"RydJCVHh1e5SpDeh+hC8QuACmQmBqBkWL0OQSFgQlQPcdwIi1Sa4mq1JjxYwW5hxyW85sSgvH64+DggX",
-	"6n/VwXD5/vX+0QBhYGzoemk6TBadWcvBK0hfxAIWpA/xbbU6RwthJj1YnZgoM9HyjD8e91W7LHow1KDF",
-	"nMQRlhkN+9UELNC9RWr1LJuB7MYLn6qqzYiZS5fOBca0LT1DpiN10IQeJeMUE7I1RALVkRs6KQfytuJM",
-	"qk+NRc6j/qBcjWlsD+M44DgEOBWRApklnCpF6o36ah8gYZxKVOX4QvOUI96SM3SxyeXnMl/oLB9KQpGm",
-	"eOrpTqu6F8AHlMOJULlGYOvh0gkjrdaFEYIKf6pzZbBv+TTr0i7iCzKs3q2URhosUqTUQXIdPHpg/ejw",
-	"zID0MmTZ1Ai0dlI1vDDNbnnCDBJdsf76A7JMckkCq6tA7QMHw1k/0bCSwFg1IIHF+EPwkGscoIFz4KlG",
-	"mhEqNG9QUgI9f17KnQdqlvVzcjRE8JkY4JJpqHaBhEUYt0hYOBNMlnfND9ffD4dD37aphMN2vJ0NEDXK",
-	"ovLRcHh4dHzy7LmvtDupzuFaojjtpFRanaxoQHlvdHZFsrFpOUf88HMDX14R3SQBlEXkcVAChmBbFU0c",
-	"EMe4cBggSMbShbH2tb77qFZcsYnvJqj5Nj1t/CtNcqZRz3zbHSc6G0hj+v7j7//ZPzXAOXi31cuzy93U",
-	"5+9+l0dRwhpdTd861OuxEEKtJeBBiiSV80ZDvXooQVfHjUGSMQvVOdnTiF/BDIYy6HczzW+8J28JDMNe",
-	"Fw133Y0/N052YVTrYI6kEiActmqZZ7qcjcCIDKT1Rmx/KATGk1ikLaJibqicX5qyj+3BwCY3D+BuBl1a",
-	"IP+3M6q4k7XVyfQIYWjNi6rqa3vIfa1zuAi6xKu+xGqsb9Jwm0HlHnxrSms8v/4reFtKVv9xzGm6bhF0",
-	"2+DnRCMl6FS7CIYTH+y132bsS/YK1CULb5wiWx9NyFgfV+TaseMaI+6AXLxVhc+vLt6ekg8XF5e3fJIi",
-	"1et4nTE5wPetzVOS3tt310+/U/9/c/307c013hYo+Xzzdv8FvLSPQ7qg6ZzQlN3yTCQQzxMdkDNAlDHN",
-	"BIIASWim/ZbBh+t3gTGrtrIAbyVB7xmiz76mItTXPOekl9rt093RY2VzU5j1e+M4NCG29VV/z/waFNWa",
-	"ytatQFV9Zgt/HeyNqWSfdeLAFmIxHtE0grJfMYtnKtJ1RQ9L12QqkKjgdwwUqtP7nyXJ/jJPl2oiJ4nI",
-	"Uz+7f3oBHFweXGqaan4uMHCjhFiAH53Lrm7tUiyM610yUMSAiVz98ARgaPut9b9L3RxvENOMJZOLeMJe",
-	"a0q3IjTl2UkjPLpjBa75Rd9eXO2fXe6DF3Wr7gS0b02U7NpTA2VMllickgkNM5FaWknAv1NlWo+HklUj",
-	"brWAuceIugKxMe5XK9DOmjAdd0WlOhfu4huYRdolWuu9TaJ/FN3ZxQZoqyCc23d8Y80MW0GNQqB+kwRo",
-	"AOljHrlm94yjVR/RFePMwn4dtCbuae1TuVcL9Lt1A5OUZKna5TXmWAmLrFVkRiqSrfrrlSrzOPGHPuE1",
-	"cwBNqcQJOuAQxUiUZbKYqc0y2Tp0uZIGEQOGWwCGhYBQLvh6IXIIRplLA+gMqChqf4UA/1hLQjXRIudl",
-	"CrVD0GDRa3miNXPrw9y+E26QUUAw1Ph5M6bbqgFtj4fHjWK6df+0/Wu/Jq/MK57g80XMTRBW48edoDE+",
-	"Tdhn6ccmL5BqYDIQ+UbNDeTEIgJi73j4EhetNxmzpuuY7zVIltCExpU4PZpQHrJzM0h2oGOePTv2ejZ3",
-	"2B0hebnlJb7lXjOPebT1KMNe/6CK6sCu9pKgX76IuZcxjzdQa5yRKJbLhK4tJV3O419yBiq9ddQ72Icl",
-	"e+H7j3/dR+al0cvDt0dnx34FKn4QaYt6v8uEGyyo9oH3+IJv2CAvvS3JUSuqSD1PBVlkJjKadOnfvYij",
-	"h9Dg+M4J089C9q3IaNl1qCNRMEstd2dpUF6lzoSUDxctF06HNmwFP+j1Y2nWGIQ8qL025jQpeyKKh+Wu",
-	"D/a+7KsK9u9pCo5xVZPzgdf2PefHt1h/0ZQLHXBZuXhB6KGdxyIq+8WLw8OTQZuJLa1MVwvX7RqQo+F/",
-	"K6gtEc5nqxLr1jooNXPDcO9mWdhhk3MWWN0jZCLAEFiu53a73/16Xcg4tHND76/tSjbiprGRNAiFEtiy",
-	"xOnn7cUNP/EJXyv9donfKP32V/igamDpZt5N27KOCiB1QOONFibEOJyzdUFMbpm60cLxRJLAVBC4Toze",
-	"29dnt5zHnA3Im89kIvI0Y9obAhHG2mACBNJU9hGhLwVmGETTB3dZGC8ZSUWS7OdLieDtSsG45Qnl0xyY",
-	"ZZREmC4kbJIRkWfG3wldikgP/BkxMHBassZ+Jfjkt70lozxX63RP0zRLJhE8p4BjW80YiJYSOBqjGaSK",
-	"tLGc0bsp3RpDYcbtMmUSED/AosIppzu9yTDRout7IUtYut7pzVkczhnf7VURioRup6T3vhxn6fYD1fum",
-	"CAXPs91eTXfraZrLjIaM8jt19U8msZztUg+bTnd5bdfPAV14tN5pfqYsoVm802ghc/sub87jVbzLe0oI",
-	"v+z0Yr7crY+LOJnv9J5IklyGOwn+Qu4kPQslu2m0y6t2L93hVZHuNEBmt97hTbHTBiizlK7GLN1t+5R5",
-	"spzF2rXV9eVMLGgmdnozZexu16nRp1/XF30ef2ug7aitgBnYaifGgiwH6GyamdB2azFGgwQiQALW9gEB",
-	"VjVwSGBlYnLLDXGAJmzQlGjWPt0LGA1nAaEZGR4cnugoOmzCnC0ziI1PxoEOj8C69Ocntxy5irHqbMa4",
-	"gWciGkRMNa4XROJXpUX9kYwOyX/9B34oGfd9UUFoH98ZTaPu8wgpQId2gQSp6NHaIK5b5lOj//zjD82z",
-	"7Qctm5Zb+SZ6fX3mN1zfV0senpyMXvptLv4Q6nlWcUh9+uHSG/gjK2Mn46mv3Jft0cBziOSdx1HTeF3X",
-	"b5Rztm5vw1BDvs0iDBX6vv9DLOT8XPBJPO24SoFALp4GwF85V9UEmiJB1o20cZSwm3jBRJ5dI02SzwEA",
-	"DwpSCU2b4eTOwGdIyrI85eA4UosPfL9Ehilj/IC8ZhOaJxl5OSzZq14OHaPw0bOyVdibki3SmPHC77Jp",
-	"Bj45RdVMzNj2M+oGCtUtMrVxMvWVW+Sbyws6ZsmOUCLmPl3ce5fRZG+w9+sy8SbAdkQKqm7wac5dlBHS",
-	"C9Kcv48CiISl5lLYCwywTzAgy5Qh1TUXq/4A7o72JEig5xt8A83+AF9OU2sYIkDJ2CUWBRu2GaJoVLPk",
-	"PwA3TMa/avs+LI+9V3uHX0ZO3C/+dfzlcG+wR4/VPYZl3onP2GJpbnVWVFK23INN8268dhye29lzbdyD",
-	"7oBT/yZ+9AsR0kStE59VO1EPyYomyX6YiHAOsP0DErx79+rDh4D0Do/3ZyJP+zYbTTXiiUR0/18Fr4Dt",
-	"jUavhsNySmnvb8PRz38b7r/8+f8+/Ntw/+jn/qu/DfdP8CdvgumFmMY7IiBZ72oXMvcqd/uW4BfDBlb+",
-	"zIom8/2Y74dCJCzdX1Kepev9l1VEhMPjbkqEcUzaj/pnOGtG7yyaeHF4PDzaH42eb3A2f+LNUgJc/iW4",
-	"I54jbSmhJBGZPYygrnXNwfeIzPMFZMD2vH/NSOLNu9wHepMlsGGabAz7AqjHMZ8inShNmTWntQ9DuRDZ",
-	"ha7P7zdphzZWAfPrnCvXBTSxc/zSxuBYPVMa9dWVs0q2lx0KC5FazFyD0NuRrQm/efWRQd+KaahiDxTf",
-	"24L1diEyjQDTSQdQy0vTTANvVU+7H5dMgykoOUbqMCANClm8zHR2h4TUwwnhbKVvhYGdheCW98y9DR+V",
-	"AnICMmWZUh4juiZ/IPCMJPFEZ5LY9XCKoLJq2ZuDYkllpq6RBU4j+QS3QEMihEmX+GIsM7XQEpH5Lneb",
-	"tzJnf322fffesM/dzJhqwRPNLbkewLbm2/nKhx56do/2D4eeHW+batMAhfyBLjGDYZd4ke/je0YCG0kV",
-	"wBY9j3lU/KhzhKKYZaXn6ocAfAiYRpjEMtN5WDovIpuxWw4yiKl56lTVhExl1mpDGqVPXNJDImdMfBtD",
-	"RL4vvcf12rTaYo15ZQt2Hmwrv+RMP1fnz1dEdmj/qdcxy3b6TBuPn5pvdPdV76NNbrgPkG/ji8v6cSaI",
-	"RmfXHHpAz/GKBIVLKsCsp3EeJ9m+WrRqUiTpXX/89OHNa3J+gwk6A7LgbCF4HIIP6pZn7Ita8IEb7hCo",
-	"taI/QiQr7DjB5ecb8lSkU/n0N5FO30dfnxqP2VOTMLQP33n6m/qfr0GFVsk2F+50xRfLfsVSsdqa/2Dz",
-	"krSEteB7+OxkMwFpQFlMU6YTfW6EB8WK70ManEmNkzoIGmU7ZhCyVeTYSbJiKbMoOOBYBBZdGE4fDkEN",
-	"0bVoTF1OfoYRyMJZ4a6tw19QmOyIAEq5hldS3X9FAvxHAGyiGSmSBCsZWqckMBMaDNAGOBHpLccdgvQk",
-	"Q7NEedYJ49FSxDyTSqQqG4SuZpxnFipE1eB8eLy+5RyR8XuURGk+Beo2fh+ngqtDhiZ61BEuHLvp7FoS",
-	"Ni1U8krb1i3X+xa2i7M79JIONIs2UKZrd6o61ph2sZoEZJ272vv4w1kFfAa7v1ckzBlyLttx+MF8sSzo",
-	"9o26kLMopr5rANDW+zkr3oqcg8AZ8HyDevVEYiIC0viBB1qN1pTGXGZkZYkXEsj8NFbhEmdFvKBT9nQJ",
-	"/n38978vWfHHio2X9o9pPCl30335MULfVZ+MjdcTwWrg5nTXVckBccJpHUQtcOVND7BpW68zc+bZnD8W",
-	"nIkLDT4SUplJ0gsA5O4Htg4wvyPmJPj+zQ15OhY0jRAC76me0ae/zdn6a9AqwlbO6OHJs3pLLsSKpSGV",
-	"jMzYF3L97mz/8OSZhZpRAlDu/cvJi2fR8MXoxYvj8Hn07OQlPZwwSofhyQmNhqMTejSeHE9G48PxcPzi",
-	"8DCMRifRs3B0Mh5OhkM6fLG3Sy4J7p0wApLImVg5Q9cD0nkwbIJJEzj7yJjBgJJYnVPFHZXfcnxLdxCZ",
-	"qd1DZQD1cyK4rU9MHHQ/mJSkYKDUXOm3HJoxXuuUBjTLuqiAsAFUp2mr9BR2KHdgvqvNy/GLw9HR1lMC",
-	"yfLc/UB/wcqHs06cG9zm3MUPzARM1oLtv1XkfBfbzvYo+38XMe+2mXgSZDgl34sF+/URw9srIeCgjaOC",
-	"TZMEc2IektEKFsh0F3Osfs9mfLSMnbfj3CxFchYvt0pSJbUoFROklqeJQ3+t7ypTdW+DpCIbpmU4s9XV",
-	"ZUrTKGESFrlqvcFSSSO8EpUZs0ujXcx92mqwQfetN/+zxMQnpYRHJGU6Z3lJs5k6DsqK8z/+/p9Bv9V+",
-	"L9Lpx5qQvrMLhfygF8rvK66n6AZexZI59ORq0jHbS+2oqxSyv0SBtK6zv1xGdjNO8hFTunGCiqHbIs9+",
-	"Ieb5bpDpnVKS1mHCfmRs3kAG801IWVTXmghZzHZYl8J7lqZxxLp95pN+64HcL5jkimaercnXj0sUYw5Q",
-	"04LSnBVsMcXwdElwU0P0ndKFHu6HXjCe34FetcEZ7eSlV8NkV3RtFbJYWkqEsq9SB5s4riNbDmJ9Cw0t",
-	"ScRKU2AnIpwX3mn1vAItfTJsoT7t7pRWnSqFD1dJtbBhgfpwGVa11BSXYW0mVpepGuJHqe4BXvMCpsJp",
-	"U7XL7f3oSh5f0wzsXbtQs+xMv2O4ay5Zeq6W0s6xPwCS3JxYYv3fwwf6vxvnwUPIYzu1ach3c5F23/jL",
-	"09uCvaW0NTb6pe2ZsrPAPFgmXLfaFjF4aOgDFP7YdFSuGJv7j3P1JKLrFmwlXoFyvttBuv7/xbx9Rs2U",
-	"1a0W6olNP1In/4CMlJJfaAH6NNNxNYfbgmwcGagYmq8/Ef1QfeOD4OpwzQR5Tq5z9e/Sh55v/k5FnKB/",
-	"xbcHD9ywrFr3jVibHkufrS2qLdE1qqYdSe9KinwHcditq57d+3DoY50w+nwnyKZvpZs3hUC10rG986W9",
-	"z48CWU073NvGzB9luxWc0IuQt6DaGWK86Qf+u7xY+HmWdJDH5tGGGDM9LDYqA+rE7riN3zTWVxsILWQm",
-	"wjn0Qr7SeNTLLCA9S0l9qkG779kAotAB1p8EqjXnQmKKZjDAGtBxQ+9ZSqesPyCBWDIe8+mdzrQNSA+/",
-	"NwHHh0XDBLTHVAMjeT94yytfdOkL7kSummzIKdF2XzyNeUB6ps4+GbNsxdSHV+KWF8FGziVpQIJYylw1",
-	"N6NzxhGHUbKC/1J9XYOVAuBnjyFEhIynvOJu0kMKk2VecHgP7uLSXyIH5GX1daX8l4ev7KMpKq6J10e2",
-	"unSi5MqzPjpUJ9ThyTMSzmhKw4ylEvB2YbVpfPY0T5g8IOdisRCYJDlOGQW2ExMKJwF/Vl0Vk1hmfQS9",
-	"Stkkl4Y46Hg4rAJqtwrTOzx5Vt7uDj19BI7963w6ZdKPLv6J65QMmhGRkjFLxEqjzCNUF/g9AfF4SVML",
-	"2DyjEgLO+gPXi6CJaUC+pf0oAaTDSSoWNj5TffGJLNI9XpFlKjTI6h+J4O/UWP6BCA7tJ//4f/8noN5r",
-	"3kkWnd5yzlgEpVWzVAFbwylZ0nAuyR9JyOKkpws+hV+NKtY3krxMGfJquKQvvpCPDsF8qmjdsnnBFsJv",
-	"zExizm5KwAH2rRdwd2mh52Mvu1wlcJS7vQHT0em+4oy5X/hUiSaxGBC6kf778MXB85N2qBPh/Nrrp7qZ",
-	"6SbI+Fdwcqo/Prf49qjtd026VKvCsgp70woi4wFXyI3kR08kQXKmpdoIaDgv2fVNi7bj79il2S2CFDag",
-	"S7X/dHvP2Si6vKjx0lohozXwgNXkF2NJIFtN75Em7pLMWFoJ0UvGu9FVefcwbbG02gNs8mbbJj0u9C6Z",
-	"zRj3+ms6Ao+YCFq7+VldTG80xf5RnSNXQFCcK7Nvt7fKaBggN7u8nRVX2XvM8irJf23r9emHlSP0+1Tk",
-	"Hv9fcdy1v/RUD2cfCekDjwU9XBt5zpzoAyMobsqW/4TcJVIA36+fjG9TJmdAWYesud1hb2w3Sx+pgNq4",
-	"U9RioqXn8pX5rgd6gaHyo8PkDIfFowe+Y/d2ljGU3m32BHuBhbuV+aR/zKYeXK+0hWLxHRT6nTFCW3qX",
-	"lwndesW+TDxAaC7GJI6CrmxbgMqnsheoHvoIty6I9iGxJID7w6LC+xQklEcypEt1HQuWIs1SGmcmZlrI",
-	"uSyFvdnS2jimCpfvTW6J2vhcUtXh1+CN83HRmN83RiljKUBKUv+6ERqVxIc3qgo8kU7oRBEDlehY/lhd",
-	"WeRScKnBhSRL71lK5owtJaHq6Jv1D8g14xGJs1tOpeHLDL7s4xf2M9WGADMRqSTBn+CHPwZE4BL/kY2v",
-	"RThnWfXCJkUu7yJ2f/fT/Oj+44tfbn69OuYXyxfhj9Fo8k4+m/6ZHq3fsGH+Q/wpO/nXX/5t9XzcAuup",
-	"GBczSl7hUdMR86kJHfanJVQyc+MvzsUW6V8oJ4CCM2ZFklQixHyfJvGcSdAZhgPyaUBGA/Je3RYv1IAC",
-	"9h9c/G95bdxhfnDwq2P2/Ie/fDi+LKfh/e1w/+XZ/rs///Dh4+X+vzWSO27Ac7xhnCxinmfMgI4uYp5p",
-	"7X0Hp3k5Iahh9VoY325+biXbVh00+S1yBpQOY4ZGJ4y8oeogRqOLgWISOi2MZmQ1i8MZhvOC0mSv2SUA",
-	"3rJYtLg0NLovumjmjZU8GPPdoyf65wai29vH1OsXrvPFgqZrT1S95U7xXKA+shWTGTJCtk6/e2Mq9GmA",
-	"i5RfQxxR/WPBMo6O7hapDvcGCigSww45iVkKrE8R+XB1SrAktEoXRs7K6ivuGaErVyNtX96e/ls0d+AO",
-	"lD/gvzLUdX1L85Y+BHCSNkdIvIELmYUhK7M7FWkQC7okmRjYPTFlS0Yz2Xp63dSf6uzar3RMJFr7KhtX",
-	"OOT3zpqYVj5NvovTbOYRqZ9++umn/Q8f9l+/DiAXwfwQkKf476C4Uur8gim9ZyYWjmZkkYeziqnk5Yvh",
-	"/vB4f3TomTB39x/uv/z5t+OvvX3816Hzr/6f+n/yngVRzDJQcrslSOFN1DOINtfKJysQawke0zxNIanA",
-	"yY95qJyYvK1aSPFmrqatK2CS0GmH8GZACHybUG+EaGsw7nci98IP6xUNxxgXWUFxF/lwhrsST/EWUFKX",
-	"LJWCwwXRcT4VHzgGMfWQWXoYW9X++cLkYJDe2wH5AArS5wE5G5CPfVhCkKNYXhFvHyn9udKav472j7TB",
-	"XkxISFNGejxPZcynoAbUyUENF1q5ecc/fvv4QzWx9q7k7kk41IUM+X16ztFQXiEVcH67v5qVXdoxzOLY",
-	"Fs9oQIW3AcV+GwTrlotuwbKZiFriI3/AwtsRnT1BQhOWAkLYdmOpTwLcIbONdgCEi/q3XZrLXXHQS0IK",
-	"8e6QEQY8D3IGPmL1X4juLt91dfEWeK+lL57ja+Xf9CcrBeH7pd/OwtpPn7BlRcd2pIrqil1cBHUMi//b",
-	"Ft7xzxC2Ysb+GktqOOePD48PK57R4bCrAXGzUHqFrzhG6oxSgBlXgX3+9MbXwWl8zyon3J/PPnqLLmLD",
-	"tleU/cvn9x8/biefwvaYr9mqvP3Stq9Kjxjkr3aAYU8of4sv+fQIoNORTbYjuYH9XpcwWH9LMEVpEzam",
-	"cuRck/WUDrXDFpw5XgOM3/CZxS3i/xLKb2KtZqYxTd7wyGu0sDbky1QQKKmEW2KWcGSYZ90cQMQjnNAk",
-	"AdC0ScrURR/ShPLlNKURi/pVD9AyoVzzrwBMB+VEDT3NROoitKnP7057Aa+rf9ctM0jtaghZS72JJRFI",
-	"bm9HoAXtBMyB88nyKA8KobXy1iTwb9IUcRnbmQiweN0yoD/Y4KVTw69LqJmFJuGVKZYEiDc4JoZ/mdFc",
-	"VuVXS+MdvOZNHIp9lBA3laF+Iu3dBRqUVW79GkN7mQr4MWPpMo1LxB5Ne4zue8NN39kOPNBNZlimBlsA",
-	"2gbZ+MGXffXHvi4CtlgU21jwslWbLuM7gEUc7K3YeCYE+PtMUt2e5qW9S2KJouBoAEWZurHbrGJHwdgw",
-	"Sk4WNjyt1yeSOFxf5uMkljMWvaYZ9Zl2oNTB0hQDtm78kdyzFEha1Fq2BTwmPijd2q8EdTb5CfGDOr6H",
-	"i5W6OExEGpYvDkedYndt+4qve9dnebze3Hey5v2IgvAaA/V85rxIT8BmK2Z9zgy1TAk2rzJr25cNVjHA",
-	"VnjWzsDrD8HOkLGI1pAkVZOWAxw5dLE/CslYR5/bg263kLv76PRZ1bBc85mt1ww9jDr9dzetfKc+lYKg",
-	"t3TRfGBTD3ZruifUevSYodYbo6ebu1P1KXiOFS74vglGJewLDbNKSNeA0IwshMzIM/tkmdCwCilxeFxH",
-	"WXYNl3/4+U9gqPxD7/b2AP/VYK7ECAeYjLwrjTLStTZk1P5OnNs+X1xCt2PqX+X8jS75dbCnMQuvY32z",
-	"e9QtyGR7dIn9crH12h0sxdu1PfpHo9PRiIEvDqKyA9TiMS3liSTrmCUIZd4/eOxMLXz81+JM97CDdsiE",
-	"sP4nc85NGUfWXrDE3c1E6EWWlUVEw44EW1c5L8i18JWOQtMGKdJQjj6uhVOvpqY8t/IcOYxc0vjP6mCT",
-	"Zgcoll15VLrkaIM2E54BLdOOlqZpyjzq/IdcZupqrm6Ipy4CE5S37LDA4PREAiyX9Bv/PWAqC7qm/yOc",
-	"Mb6vVvmvm0BUqoi5W++u9XihD3RNyfkMbSYPIIfXGgcOWPNkfGcCp7be4QzPHwQZAQoU6H4hWQJpNeS7",
-	"+9z+NAxZhVtz71/enrx8M/zucSOo0ti4dJ0Pjd4evjx6vtdytEwdA9Pq5oH7S17kN9Rw9/2wD8t6rOZW",
-	"fJRlKhbLrGHHNe33kXXLkCbsA/3i34ozDXu2+bjBHgIkkh80KUO0JN1Ip0TzuF3n6b0P/OuMSHiiBAuT",
-	"QeRS8EgtYgBBibMD8lqLoLq5gPv3lHBB4sgDz9AqINBdAkqfSYQ0IT67maJ+ybsG5FaEqQHbw5y6221h",
-	"M8rnP4n8Q8HR77HaZAnbnuRmggmxuNMOt5v1LzrD6BeCNJxRyWxaR+WWSHnIkuRh8RfQgIfVsINmizdk",
-	"f/LmY8F7d6N0LY11I7GryNqJlsBaZPa+8byIgLVeZtraqv5cUUmilE4yFkHI305R3GVk7wZDdkJlRiCk",
-	"G/F38RWwGmmclF1ZlW3iQFPPnSKP3fVu2cMt1NuSUDiKbj5+eOBTOXXAA1uYL0wSHEjyEwJvlG++rRMN",
-	"OqvO5dyEbiaC2MkEKavcdt07+jQsqgai27I8lddVkzJdnp8KQLzd7gal7XPr7uvnoa2QyD4aMQHSkV5u",
-	"yQQr537hmrZLGeJOMRk0iicTluqFVaw5FukaeppuX0B16qd+GRny6OVwp7yyLgQLtRzLcn8xGeq//oMU",
-	"6UEDMqPJZJ/dqz0N7yxhFWq19fpwMxC7JE+a7MEa51dz+uBjJQKWJ1FMAE/ZZAEWk3d40m4EjORcdm2n",
-	"zssrRuDy6vX+xZsP+6PRSZuEud33FjenzUk3K5Mw27wyfxLahmyz6pj4FmarjWMXFJxW4tISwaaKdlmR",
-	"F7z4RzrDLJb6SIZtwZdtCvsKHUvGs34bWduMl7M5fxKYqcE+7LTEnIvQzidSPxoY/kD9QszvGc9Eum7M",
-	"iGuVtGZkCydk63xfaUCD2lkRN+pD8MITSeIIY78DtDAdxFGAFIvSYEukYiVJT+N7qnaQYKk/fofOU4N9",
-	"0Q7ic1m9YLRWhkCD+dLh7nadiXB+84W38wWVG6Y/tXXs61TioFK6GgEmJmQxTZL1nVnezkq3KoKrIJT9",
-	"xm5dtRFtTqY/4xUXR5FaIgnVDg/S4+yepYSSP19/+qgdusDizQWJ4mkMhutEyKx/QN7zW56iZVA2OkpI",
-	"byFSRhwKlf6p+XTMpOHMBOU/EybN5Ym85TY7BXKFSL5Up+zLaprQ6PDgpJwktI++lt9Gg9HJV+tw+W00",
-	"ePm1wemyzVHEOzqH6n0mnC4KaHqWRP0DXy82uZD2W/uQXGtXF0J/n6VH7RDYjyeSzBkk01ECIgiAxadE",
-	"c/is4mxm2NXANlTuIFBP/5LTxCRbFz2j+7/+rP4z3H959/Nvw8HRS39Wl2OSq7cxnAkI+xITQvUfxFg+",
-	"SA/AWk6GAxIBR08IkOoiIxSs2/roQXpX9dlyTH5HCCkXV9Bl8zts1Fg99kPHoCpWcDkFyREi+lMVQ3R7",
-	"i9rbHuvjmokljmkKlAFPJIHypKdpBclJ/1Q/s+ONaX1leDg3YPSwje7+zzB6mvqumATGRB8eienkE7B6",
-	"5kkmD0gA4eWagkgLH+URWTP5lAtnXHrqsoRyfEqCNZPB04CLoH96y4MFoxwgo8p7zKHeU/qG60g9GOca",
-	"MQk+DFcwnBYI7u9DO/SkANvNx8vrUxLwpW7ix8tr0lNDIiC78+U//v6/RkNIi5QkYlkKZL+SDP/x9//1",
-	"DByUSG5i1B69r/VPSZCxL5kMbjmobuxLVvR1QLiT6zYAxwOEbgUQoaapm8I8lSLVrs/gIubzQKfd+nmV",
-	"4MvMo8lc2x1Jo6abotqXhK068Ifcw+w175bNNnlHdtyJeWBVTT4JJSGVXJSDw1b4NnzpjaU1M+1v15JK",
-	"Gd83tdqKT4P7OBRp2TV0fLg14gtfcut2WjFwG+xbvRu8LyCmJVWxis6x3aDmrXS7ZR5KlU1C3njhKrDH",
-	"t9n+7ALatP35aXZ+xFWlFxaJAekO9pgAtDacUzI6OAjMkRKUjwncgJyyw4OD0VDtfRKSxO9w6wwMt3ug",
-	"T/zglASLPMliW0A1Q42UKmWO9FJxNeoBobdcq7XqCNPK2uFgOBw6ye24Ed9xERBK9LlYAZ+DXu7hMhrs",
-	"lRqrDjmnaXsDM+FYZwVszlTUIpXEnYwr857740dojPsLptqfm4a4jz6oNnqf3GBz3Z9+YvKjgESTv+Ta",
-	"4VD3Ei8zyrejOJwVJXf11ACa3iVLjWO6vtdAjGRb7LVv4buBYWry2UjGs4fY6SVL7+OQnUMW5HfLpv22",
-	"lT8BGlr4ETL65YpmzZVC6IV/QwVXQKvP3WDRHX0ANImjzzzDMI+tgWiNUcrXAIqp9oDRKWHqZFaqEcaY",
-	"oL6wMlmaCzpn6kLM2coGNgOB2L2II3R3JzGfwwWuQzQzyJmR1KKljh/COCBqE16aqNqSKA2SmTM7Q1b+",
-	"Bu6q7RIHVAj3NvdDnTgsbgMgqKtH1shyqJ1zQT4eNse57Zj4nNEv+Nx3LdrkHrOWk//6DzBQFPZYkooc",
-	"MnK8roEC+lTzTUexBOWzQoR1NGzrVSt9vFWGqY+WsxSEVrZeV2LMLl1ztRm/0mBtFKEftEDYPAkBaXRj",
-	"hmC3hfBDk3gGGRcTyKUwQ1U+UXUFrc5Tpw1v8bXSb98VjSj9fm1bVPr5yjSvXDGrFXxtG+6OxG4RdZUF",
-	"V4zDdymNJYuInIk0I2k8HhDg1I+6WwsevGiroUIGNNgayXpoyjs2N9uBa4Gs2MWOK0T8hS3PtewdN1n2",
-	"3P3Ba/qOlzrSMBqgXwF/k0jnfIrcnVQSyIzcKShg4y5TX8BNblbtL0HYyJjDfiIPyJndQ8BLb30ksSSQ",
-	"d8QiO/6ncHbBUiV45bXbUTlL59jvRamlAW/2rPg3mu67S+OGsusSqiqURceH5V5u8xx10Tt3VChNH+vJ",
-	"HoVhceTTOes6Y0UhwhIEwTWUQI2pjGXF0iPzMcpL71Bdmv5IDofkv5VN1wi/XxaObQNX1jsrEk+/kJRm",
-	"9Sb1RsPDE/JHMhoeHJ5UW6GedW6F0W6L7eZo+N+IFhAiWZinmuJU6UenRAOIkyhn5DmJ6FqSMZuIFBNW",
-	"QRoqDE+6HVvUWg+BO5UZUEzZQGhDCWos1hbDCz5rWKmUGk1+FZydKuWCrglNUkajNRHg1HFo7B+L+73Q",
-	"aB9TfW1c803szwE42gKSq2qInFG18fUCpfsG/VMSmGHTlkZA/Keh2kkXixw4w/uAZhSxUPUjCtQAqrdv",
-	"OQ7/kupIOcYj4xQNipYHyK6/cU4A9FOSALHiogpHuPUU4qCYBsOAYZsszFzVH4hvtNWBcAhf6885P11j",
-	"Pc4vZ0Uj3FeL9ji/vjFNM1N1Y6+I5ak6F4tlbinCDR7gK8JoOMOQQNxyYkmqerY+25p07FuOSnZp54ph",
-	"BccpxLP1zGFZHH1KJ1eLA5Hth/1T2yh3e5S3PKgKdlDdJU9JRr+oDwaFwNtC+jjDWDqyTHLpfuiW45dO",
-	"cRg23iIOSFDo2wGc9F9omCXrotN/qHbgD7c8o18G2oeAK7B4PyivyaLNqrJBvTU+07xbaTtcEY8Rwx3h",
-	"ek0vnz1reS8yA1Gvo8PlKqNfPO8/fzF63u51fwOeHT4/blVD1TZe6pJ3rJwmV8IYS5Pj21yvGJUynvIb",
-	"Kudt9aqqno9MqMj3oLYvaVN5MirnT6TmUgwwEzXoI5W9JcsAmaOZKWV+VyVPrYQLznyJ7G7Eb8v04XaR",
-	"X56BgjiNXaOq1OpvqzFqUpXNUUkyE+rSSkzpamgSEHe3CcVJxNY0uAuRXbFJ61jCnYLDbqqhoG6g2KAS",
-	"UiobIkrbRI92uLroSStC+Zyp+blZRiphWTuxayVCsmt1p/eco+qZE8GOaLYa6BiCsAieHDORT2f63KEp",
-	"IyLPZEYRHKmH1kcSYNBRUNaqdZvq19Zut5namunIvohfaxjpeNmVja2E+Lml3fGSFXyiXwd7NA1nEKbl",
-	"vc2HNGNTka4bKLJktkHo1WMj65j6a2UbBvkJWYj7mE/3NTEUvCAHRP8ZoYpvyJckogPrkKMF6a1YPJ1p",
-	"rUtDA/e9bB0+97jMlNKWsMzjFnyrhliHZGqI4gRipSm0UKlTSk6V4CWxxDgvEuRcPWQRyADGAqARg0ry",
-	"K0uFP99zF6LpNM7ikCYXFlBqM3d/qXSXiPlpyqLYTG/bZREv2Xv7phfdl375jmbhrEs89IKuzwXPdNJ9",
-	"k9XriSRixcmCrvdDLI3ZQErPNtRT6pIj8/G+tok9gYg3BNlaZrNHAbhdxLxzBxsxRHRm/9b2AJib88K5",
-	"uzTbqJczlkwu4gl7J/J0g0OuObedLTumlpYWTGsR++y85a11l6ycFkBACL7fc5FwBWcDA0FGSxBFVM4x",
-	"Aq/vD8+B3bDtnG4gXLC7s+t9sxu6+U4hRbXNo7zMzTSWFlwZXbTY8j2iVtlYq1PcxUVXPag2hB+1WaeX",
-	"KZOMG/KFDYjYWte8FyEd5wlN18W2EbEU0oBQv3hFAr3JqAvnBPYQwypn95NbbsqQOBsQps6VIOdzLla8",
-	"9JZSazOaASujur7qMuo+oWHSzNuTlDFtZ2kYNGf77c5A/b4b5lEjIZRInW32iQROeS8Vpsn/9OQyF/6X",
-	"9kRYHQBFsjRe/KQWiGM4b/uh9hAb/kT/Ks7Fzy1ms93lrB7eqXTNVxij5GZvkF6AEx6A4VVJIhikLHOW",
-	"DmOX+lZbTOct7wVmpCsvazMi7DtPJEEUzvJl11piVuLglgfVWQhID+mYBE/WfW3rIiyKxwlDK6iqYKXx",
-	"ZkxSQ/RK25W1dS3WlKP6Pb1TaaUMYvt55KbNSpIrjU7u2wrJH8mbS/KU9FQDyVMyGg77DyRJNKJe9V7u",
-	"LPob6Cq+4Tpo/OrOi6L9atjVkGP3odVMJIxEbBLzGGOWkaPu8vONL0ymbplxL0Qd4cEerLg/gkbuZ5ve",
-	"rKW3JBHxi4UXzi+h6ZTJjAC4Dy7wX/J4CaffTCSRtL6gAjLqlFB8LyWcqTuXJHKZxBkm2bBfcpoQDRZ0",
-	"UL8zdNbqi/E5Hm7W8R9/eORC6SN2fFYizWZKOkEN8A4MvlGMjI6dyARA4uxOHt7p+lEQ3dQuE9aN+eL5",
-	"s61A2849oysAX+0WUu7vsCviYCdVXffff+I7qnpdK3dXdvPmp4GzHO6YLna3XQwN8Mp364fBYN43Y7LV",
-	"0kPNHcYM2kaUShiVHfRci7H1LfCzroRYECTU6IjP3gj9/uHqI3E5QLrjvnuGbpIyOdvNhJviy5a+zokG",
-	"z+7+9Zej++Hi8OPz8M/pT6sX45vR/PJYXkQvJ+/os/yNOJn+W3zI//Ll+V9XlUCu0WE3hLFSM/zyMY1l",
-	"tquh2krJRlhsKOQVhDNOyfdiwX7tCqQ22BPp9KP3gnUO60ECjrkLJg53VDBN4DFAwRLG0gFRSi85Gu5H",
-	"dF0GGt+Gb9b1oHBo5TcNmMtA37BTmsVoq/TPrdo9t0FKp1CqAikN3jh1pQnRPouFwG5jQR7reh+WaguF",
-	"Y1FzPIc7fH5iGoL1OoS0kG0PLdtfxZEp8HC6YtsB27wW4/pPgZ72za0Pero6u78X9HRNqg5w5Oxt0pNe",
-	"slym4v6BoGCPgk3WXQ2YpGJxUfLcbpX/SZ5M4oc29ZvktTiz1IhIBsTbOwKptYYzK8ExaJhsT6CsLmUI",
-	"11w8L5JVoL96mdhfin7JidERRPwbAH45I/7ocF8dxfJxwW4r66LSHkeOLB5XLS+mJgRtAbic/aS82rZj",
-	"cDnz8RZf9PN8NYGrTIqXdgVYcYS2JapKWt5cW8rbN0ZUcRu1AU+luuXUycOpZHXQq2S8cWf9jspOyFpt",
-	"vb7tzZm7GOjNO11bn7fEBPNNk4WyqoNLl5pTHdxBMTEtpnWX0KlvMNiPb5xtHL4tg1KKFfIkqC9rz7uD",
-	"ivoOsF23ipq67C7uSmO3dL0daJLZw0v4SVYEXXFsBk5y6qiJzJVIPFfIK8rnLMLrIbnNh8MjRmi0iLn5",
-	"Y0E5nRbPYi6XLMyE/UFdFFl6SgKZ0ckEgm0t5gyVSKkeU8i3KN4VnMRKEl3uImiC5rVEtHH4MJjD9Ht7",
-	"gz38XLnXRUlvpxvJMVKRsA0NR7QcdQuFi1hgmxF0bzZ8Y5fm55n3jMDYyIYYrW9GbRN3Cs3QjW+KzGg0",
-	"EHL2JfsUYlSFlwlPqR2qEOkZxINJfM/6RBQvWbu4TlH4VYfVtqMhztmZN1YpTfPkwdw+EhK1/feJb6yi",
-	"aosKdsNpycDIkxmg+iR0CtZwJr5j4CKEaLPtoAu6nD3OopydTTKWfoh5njXJTEblXC3zKGcYRZoIPrVR",
-	"pcyRnwLVY9gvozwdH2/NupqmNGSNDXmtKz4aVuCjhi+21twmcfWGyrnJWU1itbm/FuGDeJd8KF6xSFto",
-	"H6otl6bsVpgu/VRezkQmNhe5DinfXOKGLZYNae80nbLshk7b+sPZYnlF+XSrUN7Ygi6q/UNIM7CSDUts",
-	"R9YSe3j4RRNpSyBCRMfgp/g57RLnApZSA2XJgw6JJmi5UfP50dEybffwWr7B1dtzcnJyfEJSZvcBVRij",
-	"/K6uPl+8Ifc0yVlBcP/65vrm7OqmPyDsy5JCClHp3LnlRW4c2GgCs+cGr0jw9urNX/74+uz9xU+n3/30",
-	"7tPnqz8+G4yGg9HxYPTi9LufPrz/+PnmzR+HwQFxdmJCU3bLVzRJ9sNEhHPIvpOvIJQGsksiAVOUYX43",
-	"WvzlUnV/fyLSFU0jyJuc0eWScalUnUUezkhCM5beco3Dh1X/e75Ysoj0hoevjoaEZmR49Opo2D8tPmZq",
-	"yVaQyKC+NVFNG9Nw7n7mlgsesoFGh0xlBs0+IGcQhkSTOMKhdgElrRdjSVMJqR4po1LwKj5my2H04AQ8",
-	"1jHusYpAHxMR0gTzJqEzjoJSnDCZgDTWzIpN/6BzjmrTCY9L0LuB5Lww5nfaOloC1g+wrMHDqD/tRtNG",
-	"mxuK5kAPlFeRqJqyUKRAI6yzQdRifJqJAVG7+9sBWaZizAYmMEwOiA46GKiVxP7x9/90I3eLUWypN6d5",
-	"W5OkAUUztwtrIlTtvDN07tp+qFuLV0Y4NAd7Kyrh2YzySEwm230gaLrKtckSwdRgvGGKNonObsFXQdGT",
-	"AOJTJIGf3gaIQbSga7xzURLArAT9AQlsV+07ZqqCAQmg08Et14+MZSIgPb0bpzl/IpFpjpiPTNXBRkmA",
-	"m0pwSgI1rBq1EYYzIBmdMw21dsvhwYJFMf2BrQNf8J95+KgkfRuSzMTYS0v5LQII1Rj5TluvuvS2jarE",
-	"UqAzfusCDW4Pz6kukG7rYutqgKdNQl/wPHaQ93di5YigjUhFUhgaenmLIc7rLzvYUzfzY4r7RjDLiUhZ",
-	"SGVbh7YpfunI8INJI01lGggYvwB7gQHON5k9A0gFS2NI8MNuAXGFruCSpefqx4NduTCrFXWKOYdQuxvx",
-	"wQkJbIAkfgsnZJfKH5IoYgeiiDhzW+FSK5blz9OnhhXyUawKYOGySBeqT3vri7pjtL5IqLvmVj+N0wpT",
-	"f0NXmmA4lgnlnEXkH//P/yTLlC2X+t8xv1umYpoyKeFvze8K/44ArsQo3wtxzyScQHIeLwnEKA6gDIkl",
-	"mcRcB+QYQm38IOwR8DmwLNqP7VkqWXVuC868NKTqvnwWZt6spjOHTd4NGlItXLJU7QVEP5Ehdh6v0AOC",
-	"yCuZgFd8VItZYx6V/eQTSQL7x/soKAcjTVl2HftNYwkdswo15qclK25fXrMGy2aihM/2/ZubvcHe5adr",
-	"+J/P8N+zm/N3e4O9128u3ty88Y7nkmaz7f1SpdQgJQiIp6ECAPT/89XFoEglWtKULhggVaOFn8S8PA5P",
-	"RTqVT4ejl4eTI3q8PxwOh/vP1X9eqP8Mi/8bPYXk2BZFKd16rdATaMbajp8eAN/SUZL2Jk1xW2t3JGDx",
-	"emyQ1EaejR7akPIrGyZZR1umvlDAn3U7jXv+XHCjgNRIILXE10AIelTd5eHHO/Oj0henhgchzsh4TeKo",
-	"j6ko9kWlRcaZvOWQvjzA3JqxycEp7sej4RB95WJCgu/f3JCn8MKfisz8PwZ+BPENroGW95U2dsZr7LwZ",
-	"Q2NyrAc+/kiT+X7MSaiakfqv0iKcd3PKX7B7lrRzy+srsUZns4Zu/GiTCF+5obd+lOic0zybMZ7FIc2U",
-	"iISUk5CmaQyQWilgEsh4yvdjDvwiACy/XALOVcpkvmAkzl5pC0c2eyJveZDR6bmIzC1EpFNIqWLhTKBX",
-	"SjKe+SYdSpbHvc1m4b2CYhPKlf3w/C8fDv/1r99t3TLM2wPdpOYBliLJG6LjwgYaDHurxyPqiQQXHqFJ",
-	"AguFo1XfnE4x17gRYkJyySZ5wpmUB+R7WFZUp4SFdEnHcYJULWM2i7k636aS9EA/QAuBvquQREzBNiDC",
-	"uQYY7JOE8ginpJ34Fkexx8MUNm1FhlEdO6LOkjkXK2M2wi6TNJ7OMsLFqn4Ww4nYektWjVTnrtkZG/JS",
-	"4oy5n48loZlzrDnmLyXOWbxgOrB1ZVgy9YaJRmWD5NIQ6VUIkCzvPW2GvLrX+yxoXmG1aobPnzRFNEqu",
-	"1j8UPGgTqGYX63ZzULEWN+u+WMx6N9qHb2F5iNxygo6L9Cs1cdXDTxKsZ8wiSMs0OGcZne6EH9qcPay9",
-	"t6rAgOgrII66He2mg4Yc7nUy8G4PL2zBV3BDpzfoXvIRFmjrmnsqbQi9XrHx57Si4M6ybClfPX1Kl8sD",
-	"KXJpyN+fqsPn6c6btP1YoelpOSp2pIHdlpu2dHfDaJC/VpBQyWvqg2G5qdrJYYcHwFfjY2lhONefuImb",
-	"RA4qK30lePfu1YcPlYvJ8OjVsA7ce/gz4PW++ttw/wT/+X/utaTZj7lJt/BuBPGCqR5WckoWLI1D+vR8",
-	"Fod0KtpFA2jJszW6g+6OjneaWZincba2roPKwf0NQk6WDWBCSay2p/eXJn9c07RpAC2AS6hCgB4dDA9G",
-	"o6OD522Wu9GBK9ZrpdDdxTwA8ExpET7AG2RAZVCjw2yVU2JeuZvQOGGRenOVCj61RUiPZrdca4qQiaJ9",
-	"cBpXxJbTzF+UT1n/lASJCOeqvkwIsqB8TdQHANAVn6B+Y9Ja0IJGs2LkTklgqr7DWqPglAQ6j+ouZblk",
-	"dxHLWJhhs0PBldYa3XJdhmRiznAAloCoAbFTUxrba45RgEnK7sWcmeFg0Z3IM/waJmXV0EL1qMEe6Y4f",
-	"yuhcx8mVmw9BuL7W61rws1DKfLUCNGo/6sXUO5tqsfdzbjOpDtLPkqX7UFLzPGmRBOoFG7F0Mjp0GFoA",
-	"hLtCmPdB/BonCX16cjAkvfiSRqfk/PIz+XRNRs/vjkkSzxn5QEP1w7/2O6f/wGqjWXExipd7bif9q59L",
-	"kX5PM7aCZOpJPO3q/AnhLYgJDyRUdzfF+gISsXsguOspVTBMGeP9xrwrnrH0nibXLBTclyzxTqyImGRa",
-	"y9Sf0LlTyHCBX5dPwIgV86k8ICb+4VkZPPiZi/589KwEuzw62Yqt52+xf3ylbLgQhUxKm2BZNVL8+ccb",
-	"0nsTvb4+08p3MI+joD8g6FgfnQDxWcbkAblmHO6RwVmezUSqEwZfke8YTU2QZ+h8DoM8Ay9UC0L1yvc+",
-	"MhLspQYrhouvgctUG4Z+szTKL4dDP2dyObm0gmeypL/kzHT0aAiQ1QOC/EXqrnRA3nzBzUGd6cHlp+sb",
-	"8lTd25/qiv1dU+tga3S09Ey2O1OVxrsDpr/gF4LsXG3YJjfg28SPJ90yZRKRNeUvJiLDqzBTBxn8CSdy",
-	"LC3+EahSMwbXjHqAQ5sQ9/pnrSPNfnsIsHoazhyu6H19o0kZ2twN0T+a2fAWj8gwnCRsAtB8QP/aP6gz",
-	"lVa31xJzaWvi0oeH3SduTpEdo22SJHeLFOuWTFcS3ToC5oZortZwmNcss86Z3brUMkvNeoBqhgL82du4",
-	"GU3ZRczn9R088+9f14AiJ3jITvEmrU6mGZUzJZdKJzggqlKgcgK1KhUZZHzHGQrxMmX3scglRGQVwVPH",
-	"atmpais6xS8v/i07ulgNx/86H/GXPy0P5cn91fP8z8fh22ez1y/Y2XDxcSQuD3+5PvJKb5o05SWOkzgE",
-	"1iiSCXW2RgMS/LZi47s8Tb4+BaCmp788/Q3G4WtAeoA5L/sDEuiHsfNQw+Mi1FTwFNl2nef4g6x0rvly",
-	"rL/+oN5XxCCH23LWCDYAshCdlWjkalvIzpenhth5fwJ9QxgPtvA9DrXXLWhQiilqTPriIBnI3wF5Hctl",
-	"QtckohkF6T0lXJA4kr6ABuCV6IJAOU7pdicEJIWH30HRr4M9bOHHpsQCiAXb/BRZ1DqlTkiZd0u2aONd",
-	"0dPiBHJ32If1y40JzUB57ocXpXHUZZKWdL3ohD+FQneJr3nzjVttz7qHDs9fCYq+K/I8ylpJflxpqcqG",
-	"HUJ7eapl8paw6YtRHZRXgjOAjiA1L1YzbvULAoR8dJm5whO+cX3hBz9gYS0gOyejuK0s+ZLjzd22HJ3V",
-	"iw8Slzx8e2rP9lnb1r/NTtWaE/QNjzrtVt9kC5wqNQw0P39LO2qRxZw3E47+70gY6phoPfZKmjHQ47RL",
-	"4/3Zx7PCcD0A85yciZUqoga7fDnebundkbC0M/soz9vhWbRH+eq8+bqCX7JjY+tK8vi4NKSWcdRQkJaI",
-	"nZxdZMte9k/iGn0IPejvSdX5Dfg5r+MpF5OJNwuYAdYVGNeXNIsRyCKKWYbhA6ckUH9AqndgAGg1IQVc",
-	"xFZUaguvyeY+8HAHhXH0MHgTXYUffq/V22odfGwLSGP7vDVe0xZ033pcsupF6l8S3KsY3CBjFcxF+gSS",
-	"ofxg03q6O6N4PRIUjhbKbjA49W+Zl1oBM27MDy7GA4e8PJ+uTDi7qQGzcZpRhacpRHfgrISKUG5Ytq/x",
-	"nQZUN4mFDnTNAOqmWhpnMeXEQCIQkZKU/Tu4gxC+GhuIKx03gQPy40wQXc/glmvOD+3WW83icAbChCQz",
-	"JtR0yvfFZEJ6GKUHgZq/gV/961PdNPn0tzj66g/XM2PgBqU6MA6myd4w1Mpq83mlAHAgcrazVrbXrgsD",
-	"evkIYHjF/tuS1akWxWNaUhbmshhbebdjv132/inIdx7x9wHfVRbA74V7V113B86o1SFPlozrKPUG6S6U",
-	"3aJoPZBdh7E9GMw2outLpVFujDsyFINLlsZCo1CDp18vJXJGluqvFRAAMQ5Yy5owFXyMUDbNuUR2zUUc",
-	"8Xg6y9ojUWArfXeguBszw26hJhtjnUy5llEmdsS34fheZ3QywSv2A6FaHw/QtxqMKQqsGOSAgcvLgIzX",
-	"ZDkDVoNUCcuSpVLwqmOfrik5x9F/CDoAtK1hAHlE08iAiPnSk78wRAuX0GYkZnhFFlRKEkyDAQnm8F/x",
-	"q/pvMg5Oyb1I8gUjwSKBn9R/MrmE/xmr/73lQZjD35PkDt9bZuq/v8B/pzQJSO/zNQlzmYkFTdf9U82I",
-	"FTAazlSZSPzKeHBAVMOloQrDtgF1yj1LIaoemz+BxCV5SmiYCqnZJWKGVBE2ApvqcgWRRcTChKZMluNN",
-	"1HYzV/8Rv6or4lhNDgTEKSmWS/XfMfxPmKv/Qh/VKQO4Yeo/U+DKV12BTJxf0TGwDcBNbZTMLHPvXEV0",
-	"jbsMJQvGczIWNAUa/JXE4HHgDowhTWG8JjrE4kAvt0ATxZiCMb/lNlHJCXN7YsJ11Yp13gGcnUyQMZvG",
-	"/IB8LEXvQgDwjELwbkTXt1y1U4/rZmcH236VvbCRaN5tLMk5jLQ/Mb9D5X6nCdYygIY2rLGMvYaIFc95",
-	"ZGNjNm7u8LaOo3nc5Aysujkn451AMn2yokkCAtUpdlDf03U3G4fnA+O5X6ZBkHXgnglzs3LeK8Rc0754",
-	"7tPFitmcK+KsLqDMuDR5c55NnQHgl3dFqINdXQJiTgKzsrbAn9R7zSYThngqbv/1tyBM3qS5FmOhE10Z",
-	"kh+G6zBh/VfE4du55YGaFdg+7ZIPCgLSgPRgvZp9QW0cYEORkFhfkFZhertlyQhuef1FS8Bl7jK2t5ug",
-	"GWrSsdH5b6a2NFuboCxgkj+lUw+SZhvLvLXJe5aJFwq9ldMVP93YXL8e+7vodGW5LNuhLS/XI8cY+8dB",
-	"hPOz6N9z+bvGOtUy/BrohSm0bNHpNtqRY3hzVNUA8webg6piE01FPopMB/4lAvelR0dr9UBBbHrtg7gH",
-	"8rorLN0p8gnLnjeTycLPSrcGjSZQpQPS05TAyOUllozHfEq0u1WfI6dFCFgsEcspMkqQIZ2NudqFQ2Yx",
-	"nuKstCBGL16+fBjZ8pZQLotGq0d6y9r5XQK7Kku1TpOzEamrteG0CdVoQzxY0bLFI6Uk1BdjaSvYgHCd",
-	"ipVstfg6WJINXrVni3DwtFdpnGWMg4ECxBv9E2rrUH9lwBWFCGSSKUFP1J6C7zEMHkvFCpZUIrJ+a/tE",
-	"N4BsO58Qd94IkA2VKrU4icPssXLJTYrx1t4AFzmdMh9Rzs91Jrnj4UvN3gHhpAu9770CuNh8MonDmPHs",
-	"Dp4GNj040H/3gLhwRSUwSgOf12rGUjZQm9gtn4kVgrPFktB7GsOFqn9KEJk21EMk1TwjuzleqNXb5H3E",
-	"FkuRMR6u939gayUZuWR9EgnCBeQQm6HGXGo/mgHyaEMPecFnag9Lm4IFoAZq3xoUKTAgYQYHwwQspkxm",
-	"txzRb4AzPbIbLZxzGLXu7MuaQNRDDe5eX72J8PdTdYhsJdazB83Xwd6YJWJ1SdPNZKZ6VJzvkx5NkiJB",
-	"so+GwESsDL4DSdQoN18Z3rdH4G0M3+gc1I3FN9SXdTwjLoTXVrncMqB2fCrpfRMiWeZLqXWCr/cx9Pq3",
-	"0WB08tXGX/82Grz82hCDvRuTLOyolyLGQ+ZRG9ThOGijRZXMfxjjkbMGVcqG0f/XfxC9XgYkFTlAWc5o",
-	"Mtln94wb6JKQ8awVpX6TxmPF1zkMSlpQSSZ9ShHI5MCu7VLvUNAqk+Ws6cbD5kJkPiNO1BAlhWkcOzLC",
-	"WKX/GxAqVMPoBXq/Qsz1Ldq9LXGgdA7WVSpzEnXim/i9c1OQ4jsrjJXmaNaIYnDatNLWuq+5Vgp/MYwb",
-	"CBSsglVPfeKuCnhArgDUImWEM7AUYUYker1V16NXkMGZpgzSuEGlAGpbePsNDWdkztjSoGKo81XHttjz",
-	"GFBMACcWtU73S5i5EKvb9LoBlUakTcbAxZilZDUTZEEjNDtjpTuhCXTR+PU2AtDhnfSEx6dPaYXt/cXi",
-	"7Oy6SDoPp+DvKI9ajZCP2aXbIWtMC1vuYFgQ72EA7EgSMXV+FykJQBO+u6dpTHnIKtn7EGv90BgfuP+1",
-	"mLJrLLjj6W1sIZ3Es+2RbyrfcuafEs6mCGIGcapw1UkYVSp5aWD3nx0d7aAe2DuhVQpMUrJ35zTnWl07",
-	"sINV0QtK67ws01bs7Ixq5OKm/biKPPO/AzHHAwC7FvTLjYFsrcLBT1PGJHlLZynjM6YudxSioxY0Ifjx",
-	"8rI6HrXV1Y9LmvFhk2a8iPn/vo3bCeqsg6r/Lag/9Lqy4+rMv4ON1p7qwydUJZ6jNeifejgmKWO/MsQa",
-	"hXWYzapkOM1Dd50vl8n6mmVZzKceAimz1b9N6LRh6/vH3//T4FLA9oBONbCkA4CG2uvKgfcngELcydo7",
-	"KLXESeGomo4w+MFYoycJnSqFDfRVbCHWoh4W7VxifXTKjKNiLMTcpkP/4+//WRL6UR2jBoT6WUnEn/lF",
-	"vErH7enWwDPsXjnJl4iCoKpbX6Gpvh1K1RmxPNjqTMKcH7DSJ4lY7edLsmBS0imTLakD0ez0sHXl1NKm",
-	"uw+KYqq5qVPUkTHdl0xFNVmEcvo/ZtZ1uT/XrkuTD+uOUlNglAc5Fca4st8BrDXJViy5Z2Qm5DLOaELM",
-	"BzF0VuRJhGglan9eCCO3WUrXIP0HNWaG7Swej82v3WD+dEm1wRiJEwqXp7HI1Zmj8QYYjzRZGCZnq62O",
-	"ZOwL6E73YFcXcxaRfNnfhW7bk+2zjMPyCFymcQhmfpGS0SHY0CpVjXYKMSsouPGjhTD4RT+9RwT8ijkl",
-	"EZLJ35mruKND3WOCYdJiUbYyg/5Fv+GnIpRLwSXbkCr3AHy6ljkHMD1OvtuM8vlPIv9QrO9vo4nwitmv",
-	"GFonl8AKSb1h1eHrpKVAp9/z+zhrUNvtZrt1mLUV7XdgsjZSubW+1AWr3S4nAI7zWTamfe2IVNEaMMLF",
-	"hSgjO7STpEzD6SAEQ9GdQXW7KsbFnbZmAWlUS3bKy9m+sqqojDWJd7+7qdm7qBcP34/rZ/AlplyQBaMJ",
-	"mTAWjSnwcnQ8jx+263agENuUimLBbVFGwZvHp5JkwsFJpbykI+yv4si8sJPt8tH28GJObtRDshb5/0F+",
-	"EnlqQWJmLFkS9YPW1g5qqsKwpXbg3cmrbdokvjJPMs+Fbncx0CQUbY7gyi6nFhyAsElD5Ia5Hwd7LXDe",
-	"ysdT0fzmvjexTHxSOyzlwIzAAyOCGbDv6Qk8JdbpLzgjPYHRUJBnEpjFHfQLUKDREGh3MwkwPdLlmDB0",
-	"xOpr5hSu5OToR2WBGOx92Vd17N/TFFRfVZnbs9e6Yve3T1iT+9O5/mAxLnYeuvKTYW+b3/rtay2GQw/Q",
-	"eE3MlJE5W58SRsOZCe0xT55I5KzvScZIYOTtZr1kgY8hrAqAoVvnE4gbOm32QbYEf/52GrKHbMMDt9xC",
-	"99gdfhkAiR/08k13BGcXhtkTgqXxrgACnPTUXZB9yQDClfzliqjZ678q4WCFlD/9Tf3+NWgLXtUJ2Tl2",
-	"/L1Op53hcz3vGuvZgj9vzsu6KcDIqxaaMhK6+v4r8sLFNxUTcp6KcD4RafQEw4WODglNljM6ZhnpRfE0",
-	"1qGbIQUrwi1PWAbvmvig9wNyMSCfoNDn/oDkPP4lZyb7xz2HpeVbWLExzNItb5gFfWUHQks6PSDvMxJH",
-	"jGfxJFZ7rYG2p5jbx0Wmtt2UQRGavLrlKZMiudchTkhA50ADx9lM+zflLF6aM8Vta5XN0pnqit3ubP/d",
-	"n3/48PFy/+av+//2828vvnqt0mUBbmCvANx9gOvPgIKMZOKABEowIHsadB9tpinZQHqBkSNAQlBTFkf9",
-	"g1seWMR4nUhQ40ZR9S5jFkLFBb48rJVaDHaBLz9e3/IC9T0AkdVMgWKJ23uyJsuEhhgyho3HSN81xNut",
-	"CRfEabfBJBWS4ezlacikZkvVE3R2+b6KRgzRHbbde5aEwPawfF66JT1zJOd+j342U5KUCRKJojfqaKI6",
-	"MctG17F7Jaeh5mGFjFqwPEWCswNiOUjV6MVpxhgnk5glEcYIgF67ZKE6zqick1SsMDYaLPJYZoWSomGV",
-	"ULLHTMaRyZx7GHU3uuqV+CHCVBTT99EG4m61v8xEJuSAiCRiQPqeynIqbUt6TZduQ01X9jBgDlvJjtAc",
-	"u2Qvl6FitoN5AKdaW+I1I1rbXnhjym0lPX8nVi7ZegDtCeD6BJRdSgbHLBRqK1aKH/Mq3IO9aa7Er/kw",
-	"ZhHBIk8IcGdL0gNQBqByARCGIqGs1Y3ie1WbTtfYMQO7M2m7l/3g3AiZHkIdm1MbLMeSU2V/L1cIPZNm",
-	"1LSzX43Tw1YUrtEGdAd4ZrewOCWfry4ePEVAMg8sn1+/DVN9uSMf1L0ET3uBBNrqcJHzO5yKgNCEpZl/",
-	"Rn4nhvvHD2Khcl5EseA739RKDR90MNkMp822d1DzeQTW/uIgvxBTsipfdRxGqI5eeKzfuuFxW3ak1DGg",
-	"lAShKjoVKaisde/B6oS3lPG1bGsHxRnu8L8UA+nMfGW/Lx+k5RPROU703rb9niHnr0W4I75zZPe79puY",
-	"m8y0LTsVq29qdzUAIlRrUmOZFFJzl4gpmNvU0cYpjg26lLHsMmVqViWdMJCKmCttTU+Yzm3Thhr8lyeS",
-	"ov49rx5q96JaCnvGuL1EmP7ECzplT5fwTfz3vy9Z8ceKjZf2j2k88aIW7aDvTOKEtXaHLFDkW4IR/cr8",
-	"njiv66Jwvo/XGUM9WbL0nkWkZzVzvO8BfAzcAisO36f3ow5snngsbi86GT3F47VN2Zdbty0zhoOSIOjx",
-	"Mq6X7cv40jl+6xphngJLilE8SCwPyBkxzcDfMs17h6frpiMXUXhuOSS4xdlaB4igf97ssK9IkIhVQGI+",
-	"EQNkc88X+so6i6ezgKxoyiERKwjTOItDmgTE/Kt8J0zEag+lLV/sDfbU6zAoWLa8GG0p7xq8tqdwk7jB",
-	"WIR0wTCJr+dc4Cbxvbqlx9OYy/4rEiwozwFrBckuQID6AxKkIs9izoJb3gvMRh4gdRI+UYVmeRQlLCDV",
-	"Ivi7KkHzKM7uJjFANNUK3nL9RBXVBC8wO/Uq4ed+eUix7WozxCapYYUvq8PJ/TCgdxa1lwe7eNk/2g1G",
-	"d21sR/sAXqPP3AuKzOIkwb8D9/gLKrcac5EJtHje8l7hSIhDkuacs3SA+PynxsaP8AtaoGHSgCh0zIg9",
-	"TUkvUM0KTgm164GzWw7ha6lS4wN1wAb9AxKE6lRJEg2Hp0dESUsORJZ468fEgCJFQheDmwWL4oxFUHnE",
-	"4PMDMH/Zik/djxgvMCJYQOvVfhildMXJeK0zFheM8grsjvYrRIgRhb1Sq8jU3MILoaf1xmqJXosX0LMu",
-	"cpmRmWFd1bY9SN/M6JT0AlVxADE9dIq0gyTOTkkQa5kFawyEQMcZu+Wq1MDyWMaZZMmkI38imHbAqtVX",
-	"4ra+5QYPRVXps8HZc0aq5uk+SJrFchIb9pOQ8jYoPDvjTWwPdM0qikNLA9oWD3mVQNF77riafwduqhvN",
-	"UrTM1IAZWqgBiXmY5DK+R77BqBZ3XDrdf1O65FsTbbyIufr30RHC7m+aCnxt81Wl+KaOje70RvWEV68P",
-	"8LtNw2guOdsG0uk+pjjsvTUR+Kr7Lw5O8C7udtjkQhgBUW+ce/VFXY8f31JPEuWEfaFhtjECHBpSifm+",
-	"vY1sxDf++6hlMGySb8zccsbvrddl4tAKe+UKYgtbhLQ/JIT9ZsYWXmNTIvKUgBRZRwBSshUsaUFE03lQ",
-	"ciPTdA530emsciLrJ/XvN+LSnHGyAzSNE8Dw7HhrnMlNStcaobMRXDZL6fogMoXgMFU/7SOuQhzOmTbE",
-	"4QFsS9Yhq74Z2DC2YheADfumFwPYK9XukP1TMFHrk+aDRC1P2++FiFoRlgMzYhcxZw/nS1S13ym5s1SJ",
-	"Bx4eeDV5rVixPzlFlcDNxOp1zLJz4bWw21WvDq+y77p0DXcjCc3msnE6oZDOc5P+uEMN6JjStTQIadJi",
-	"BSOKJemN/vH3/3UydH3OjIazAYlimcU8zPqnhC2W2RqREwmDmVPvOjva334u9+xve8fkRwbpZO/PPyu5",
-	"sDalUsD61p2mHJO20cCE41CdDzOag9IMe1foF5uFUxfZeazBPJzU4dMK3JXOopQDEkBuZUB6tMiy7ONF",
-	"pZJdWUUg6bvHggZmAluCST9WHUoplxOWar5V8xcStJoETW3rutM4TnuDPWgJ1OW2oHzcNKZ3FtmY/mvC",
-	"KhU66i8VK9ILilEJzHDcJQKQUeH7QX9gmW5jz57fUsG2ynKRwlFAGrVXin3i8BlSuVmkxO/bQay14yOz",
-	"2ZyNursfsfaMSJ0UCwtWB1+5ibJBHwMJ4HEN6JX0gpBKgEgcU5i8fxkN1UUWUAzPKm+FlMM9V8PNZqIM",
-	"cOOw7A2VTgL+evOukoWxyGa4KVVDO1Qj6sSSW7aOz3xBl0sWmdCbitfdADI2pNbT5VI1EPF7TGEI0DHb",
-	"4WoWJ6pn+BU1jGAO0H9mgBY005pnK3+cwYj0+9ujJn4cETHSy9J4sWDRgOTLJUuJGrB+QfzPvjhwDjrj",
-	"BjAeuOZ+dwARP70+f/dprwEzv8VoIWK+alV7sO6YeWNOIU7hmjF+5pHtjzaUGIdAj7sGEad8bbLbNHZU",
-	"pPHodgtVaOOLVoJW+KLdlu/2TezRw2vYMbpChGhQCX1ajY5OlpoZXY9wZuTRrIqDBvI7UEDkGcC6+nzF",
-	"7/n+TOSFriIxIMlsGfANLlb+6mWTmdK0ypgqpVgwdUFa0KVEc5V5DnbJFeDo9pZCynis9Ci7pEuntKl1",
-	"z4y39y4u11IfJI6H9NP52YX3WGNfGjCtYSkDD7pSDniWrHEhW9uWWXguHXoUT9TshDQdi9k6Sr0cVX5G",
-	"IRMRqRpkO1GWjfI6LYm+45Ut9luzk3jkwHuyQYIS4jK3dWyWx+0thm9pon1wPWmQl1NCx/CbjvCaM7bU",
-	"ARZgpjgg9h6RMgiVQzPhaiYSwHpRz/JUh/gJzYuiK8vonOnKItSTZf+AnKsvKzkO1AgHNkZTInWD/SBE",
-	"2LFM6kl1P6RDTjhbgVr6RNr68dxcAPyvHZPR4MEg2xbD9DEgtN98WYoSfHanPEv3gl/Uud11R2krTpQG",
-	"8XvP1TVXpGulDe4mhQ5qm5o5tTDYQIuV2ddEgjkJIF+vMMoLq0ehQrJtwFaVJEwYTVkEXql5rpQzOWPJ",
-	"5CKesNd0LVGzU6pKDA4QUKwA4ZqmAFwIf9ACl/qUBIhjEFh5Ipm45ep4wLjIQpUzqh4iGAmMptSq3IxK",
-	"DXSiUY1I73j4st+AbaQxP7x3Zgmirj7vDQoqqXAbSU8ztrAA3ABWSCX7vAOkTEgzNhXpunKPHXXIu+6Y",
-	"0WUnq3Uqz6V+w8MjXsvicuVFNw7RGY6eGeJx/HvkPWfnHpD6zxhb7onXJj2lle7HXDIuYzXxOlitm+3R",
-	"mjvaMfpmbGFmr0Owik7QsvPtiEzzGfUBwhce+4w6aLOj27j69iNzbt+pqd4wyL/kTI+WWoFqfMR24Lor",
-	"kTB7WOBG/YCIomGLdjXv2Z/S6e+uL7SYq/bQ+tiN1gD75DYfDg+fkXNNmLoDSU7DSF7H2TdQvQzrgvQp",
-	"VySJMUR923C6dFRdmaEKWRsdeti+d9uxd2KBahr4MkjQ7oqH8RS3Vj5Ij5YcbR7F4/SW+xQGOLD7B+Ss",
-	"SEqRGV0DZw5QezWBDj9IF3gkHK9t8a7WL1mB2Ory3k5y5T+foNfNB5L2G+0uNuYmI/SqLaW6VDc/2Wa5",
-	"Ns3yW9UEsqS5ZNL4h2ImSQ/8S9rMALdOiIVB2xuAdoqs8B0ixmb/FASFpEzmC9xUFqUrse5vXYrwY/XW",
-	"gb9OJ7xlwgBwg30NnOfJmgR/u93777d7PwcYxgJOEqiu4hf57yVnSAuv3xtL6FzesTam6PtPcB2Z2eKj",
-	"n9OkaV9KBI0gNnqrWKFdqQIuq/ZqHdSUzSgnwSROmEl9A4UhgHmNp1x4vcGqvM/Sffnx+wH58+Wb7wfk",
-	"Rza+VHPz/fu3BCJqwTCp7SYn5EP8HdEo5PDLi9HLQ7KMv7BEEsEhdSxit7x3dDQYPX8+eDYcmqcxmIL7",
-	"A81bWISygpV1vcR/LGmaPZEkOMcA0H1IcnbJ067/+r3aR1M2yaW6m+GFSufcYa/0dcmqS+OYU9BDO7GC",
-	"QtSVbiuyQsmZWOFVTY3LAfnRcnUUvxZUzYXy/kQC0/otx2AGyEtFIUcQd52qSZJ4EWdo/pZigS2QGD0G",
-	"QWHA8DfBbUNWO9nK9Q7z/3OjaNrIbEc8/QK0dWxbf1giwmsDMM6D4MV25n22qbP+7Sxd1zG6cslSB62j",
-	"tfn+g/2Wz4i/GXCsRQ6IGQp95rk9883GX2kSR9CpR2LAiFhG4w4XK9B5TWVbciJ01Z64CdUTxiOR+pBS",
-	"wYX6MVcDUR7atxf7h8OXR6NWcM+bAFcFz2i41T6CLTzXhb8tjgKjkVKZjanC9vnQZ5pYxBxYiy2cZVG8",
-	"AZiyXkddcN+mTM4gfukyFVEeevsDCPqmlS0PejaPcLFUFw9U9qa+k8Dv8n9MTIOcLWTrvD8mKFlZFAu5",
-	"KbW8MnnV2XGHbCco1bIU7ogV6Ybcceod2ccjxS0+9ppySq7y2Ae+uLU6IMwt1/eHETkZHZKTkxMyHA2H",
-	"daf5lkq/No4vmnU6gsq02qmqltQOO1fVa4hPyD20WLtguIA77zJPwxmVmuFJkh7cEZCoHow6/VaxWbvu",
-	"jNX9q3LJVRfkMctWjHFsoLqVKyXVxsr1hs2NPRyUTLfbYHZru2Ndc8QRfCKJrknzYsUcoX43t2Yn7N92",
-	"221ngFJnM673coU7L6q72GWNFYVC0loFcrbw4or2vNWlbIct/qEbUVs6bL3wtd/6m8K1V3AZHB85W0BI",
-	"3YTycD0go9EJBso9Ilxkh3CtJQ3n1zrzsS05g3rHOJtqIU31LwD2ok6grw9tQU9bqu748KSdUqN9Ng7y",
-	"4NXr/Ys3H/ZHo5NHwVIf7OE62iWqGorY1x0SA9Xqava1nQpnhEvj447lA/QKJf67nX1mgWw9U3YR/jLu",
-	"c5vFYKXc45c27m304Dq7oWRJIhFAfUXXrXDC266RS4FewBpRqrtg2pCelpaMBzzDPFY9AEb2fF14q3sy",
-	"n0413iASoMJBl8Qyk+pGTOKsf0DOtKlIcDMytxxeX8KhWBq9WBaffEUWyCAJCIO2IWBBl44x9Qmg2FfC",
-	"HpvEpbwHVMmbYgSKQkjDcG6P7NIR3bBfbD6hvf7e/4+9d1tu41jTBV8lAz07BKxdAAEQJCUwVsymKdmS",
-	"JVlcJGWvA5ZViaoEkM1CJlyZIARbnthXE3M9MxH9BnM9zzD9Jv0kE/n/mVlVQIEEeJYXLrqXBdYhKw//",
-	"+f++grGA5ZEWXsxMjd1FVUoUiyTU+7LxQiPe2duPudLQFwtN30X5dBtI7gVpcq38KBMJP9HkQo9SOR2O",
-	"zhzE7Ir+l1l2acPD0UIbDADtxCR3ATDwIAimIjOWMuLvWA6A3gbp2qNDrqnvcmO8iUAv3r7wfh+6XHei",
-	"H6VrZuWKlzXPlK75Q/XQlG+4hp1NrLa6fS+NL9z61JcjG7fPfhuY31yPTUmS73ZdNkcJS1e3ukCSDYul",
-	"oLVd5fpToPeGSLE4/oCE8MmLfzPfsZY7aIb1mopYDgarBjYB5wWirCN7pXf1FH7gwwzVvuuqVqHcWI15",
-	"l6JK9MPGyL1iftw37B6yt1/ZQDRMeQIw5XSq2Z10ELVLSqA2abVaJNl281nYnAtbYv32o5+o0uydLMGy",
-	"vXG12uZumL3lhhXjd+9vPRhZn5B6PYycm9DzuXu+oYrdjNbvag2lNDvFSzemSF+JHGn71pap0kkVTEsk",
-	"PIdoiQBoldrt4O+mGxj8V5H0QTdaRm8YAUef/anAgV2dWP+jaHDenIevnJc3R8S3inuvsD1ylYY5gj3Y",
-	"ngvUfNlZLTq1dlVXyphTv6s8xMRE8gSJE5DtwYxTXrI0UwfQaMjHxkhJpe12gFDomAvzZhisnqYC710G",
-	"1cq9Y2kvLFpqpRvS2TmoQZz50wWQFxpp8v3Zhx8yz+KCzS0QPbfBvAb5kaV8MO+J8HNdsdTYKHXFhwIq",
-	"c0LHFGa0W0pnNrdvu4kmNFW2TGpcWrtUip5i+63AuiO2YyIOyOm3x2R3d/eFGd7H82Mcs6tFGPMk4dZX",
-	"mqQs4gr05EdwRBG9F1zXGL4uNBZjWDNOLbqtWMASkNmIRyMypnNC0xRgjqYA14IzUXCw2s32fr25W2+2",
-	"z5svus1mt9n8+6o2qeWwXanv8yZG3zZlw2lCU3J08obEzJOKKGz9pGTAZmRAI62wrkiN6MQYthMmYqjE",
-	"yGYPGhcBVh7+/UwR82bEWaBl+PE543x5KzFfzhMQmiiJLTS2ZDm3O+C6kIwYXZo1xKq0x251WnPFu58p",
-	"wuMgc4G5WNjWDjoCRwqNsvnpGDCs+wf8T4BE+02mwzfx7zu4AcJal6QskkPBFQOID3xOkjIag5UXMUBB",
-	"6s8J4GWI2FZLWSgqlodLrYbwn2FtsS3zmq4L1mw299eJGMHY1yQSwy8pVincIMroXC58tSVRXeF/LQmo",
-	"I62NTVsORJ1fQqMpccDmhApw6/31jRIxAs91JtsKeZJiYQuAZyjkmJ0miW1H/WXKphg0uFnHYGybjN5f",
-	"hUUMuhTHSrSUF4Dvk5NcrhLQx5JWvDYXW2KuVmPxo+eFtw0oT1hMqgOsvDP7EDqmhOXmtiVVxlkyX2yk",
-	"Hm7j59DtYgv3UhttiVlM9prNsGanUAqippE5Go115motCUOq4Qx3T0MzpbE80PxXrsqxtqFsgae/uVbA",
-	"WLA7MwgcT1YnqY3MM9ZQUtiSQEwFG5XHtbWCvXxdRn6zLTfxRKBEuSSshk8Ku2RGuXakfdS4mxOqoxFL",
-	"DwE+DzD2uoXzwhWZQufzjM6B9QWbodNLlvaE0jLfPpxjiTTHzMjSNGZx7ZCEeUgbfLzdU3g9i0n78+fD",
-	"nghxr4Zd6EXGikc51ZEcM+P3+grXjHk+ZTrlLC7CvOH3Imqfxe/L0FmCCr6kvON0RRvseW7QzxR5fX5+",
-	"QvDaQ2KzulORGmULcF5moviYxWbw9pxg96z7XtvCg4d978WLzY7+SuH8Ji+mcTfk9lFQEJa5PtOcAHNS",
-	"5QqJnhXXluEoWcsNVXFENU3kcGopbKypYM+2ComyIsiZaPYNikQjOjEiCJ/TE7nXYIt++KelouGllzbg",
-	"Kqij1GaF+jgCCNowodN5cdf8yTYvAfIVEL9+QoQ2ixFo/8LFpeQR+zShMO8TmfBo3phM+wlXI7h0JtOL",
-	"T2g1Il8HSqQiSFCwJLJSNpGpLjzJmNpyMGjELOIxPrs0Wmo+YkiHbMyEbgy4oAn/dRHN8FoJaSf/LCfb",
-	"rkphl9Wioz6NiwcVCtRXoMbfINyS1ZvnAl+LH7c4cbepH19CWKA8maarSL2+RW1rT5oiirtGz4Qq7XTl",
-	"YJrkqlSga9nolyYiNNqLiiqueV2qaW1yJaUzo+wKmwnG6wfprAmEH4uZFWs52e8ZMm5mRUEL/Arxm5O3",
-	"7pTD6OygvAwu6BYz0gWhHPMYWXVADPeEcSO5IM9tpk2t+Cj3ngVbvt3s3EaK+96CZV4mEIKNK8qed5RE",
-	"4rvrrXZET7anJpfTX9gHhQVY2OTXgS/bU3POlF6V2Mubc130HUEO9+cWbUXpLBsRlJn+AXDEgNLnWjmn",
-	"jica3cwlDk1/402ScAv3X/PRj5NkW5j00txabtofLKWWX+pGbqZWEpvlDCsm4onkQkMffwjHISQfT9/Z",
-	"howRgniAToWuIlCWEaFxnBrnXOGmqkYjFl0Yd58OKReEamsnZF5PLfAoElDCj4GNCVVqJlMAJhqkdAj6",
-	"lJyymKcs0so1T/UEon17u/PmB7hQm9d5fm1mxhXN5RZ5jJFGwCCboWofTc0RTjmkgsDUmy4wRulyyLKf",
-	"ZHoBZY6n1nBZdZ6XTRww2nNYxOYSG2FDdwAvWz6r/paV3lnhmYBDHWTyPvcez652MzrU9ZMAMzdNN0rw",
-	"527ORcDz01AqbxaX5nGkTukGKZU9JVbwQ4mgkt3ZgHcpFk1TrudnADaLFu2Ev2Xzo6k5cSX+TLGhC8Ky",
-	"F2xuhAKN6yBtVCQn7JA4X6Gg116/OyBHL88JF0Oj4Zx4Q7HBzSswUOq6A7qVz3U64fULluutwhECBgej",
-	"KUvdWPFf37rN9/1P55UlulGUbpYb4pmCUSojOi+YINXQPEqm9vO65Bt4IjTF70ZHx8evzs4+nX94++oH",
-	"+IWFtYBc0oTHpLVHxohH3+iJD31tpKxR2MAXkLIhV5qlAUnk0PzBuOlQk4vfjUi/xhGA12UfaqQn1vZd",
-	"8oidmzGuWBcyocDagFc+sx8UQMIcicON0DcXcTEk1RDZCWyRxY75HRlUVywBXlh33N9L65Ab4F+mpdmX",
-	"FSN0IelfzF2Bwxc1fu+ZBHRfG5+GMoWdmfpf4a4/44K8fPXjm+NXCwvSEzPgbeincqZYqhzMjPEo8MNU",
-	"gxzhqidyaARxTCNNeH4TwnCyCVjx3eYAcTGQjrHFlvTbdhBz2f/Ik4lmzzuTUzw5ajoxPu5S/SZekU4F",
-	"5kBiCufY6czA6H2g6UScPDkYcMiIgE/uCi7G00TzOpJJgiEpU9U1mjplEVWW7jNXq2HeFiDojtmo7gLs",
-	"eACYb+xLRdzXiAk1VWSA8f/X7w6CnkDmAYhd5Lv+5VAFrp4H0wTAcxQTF/cAw4WmWpi16Yme+Ld/I8cS",
-	"CiK5FKon6uQoScyrR2hypCyh0KNhUawAU+jj6TuXswLQ+NhCQYQ7l60Q6ib5Z4cokPiYHSHVcCjNx5PG",
-	"TjSOwQ7JETdTjWZXd2cHbjQWV/d583nTPLVhhgY5Q9S0AE1Bxyw5poo1yBvL9/jx45uXqkHO+ZgpTccT",
-	"/HUhhQfPwqZKiDgRrkj4Ww/DT71Kl/QquOstIiFu+F4lID0buDqWMYML4TIuNF7ye3gIaJk0jhUJbbdg",
-	"iF/+j9+gOz9wMIe//9OItE6zba8eMExs4tpPBZ3qkVkVs9FiJHXoNFv2YvNPnJIj4pg9sec+lgzZW4Hm",
-	"E+JVWfKFUGEDmznNEuSqOTvwzFOqGXYGOxJu0mm/sIlPEp4ync7rR5BjsuecVK0XW4MH/ASxGDxOmsKW",
-	"gWguvaQcDCFSpZAbkJdGVFPzDZqmumaJEi1wmhvXXnMXXm4msvh2C9EbsxBzq+ZVn3LvCbsOAhAMQYtl",
-	"EkDoFkqcUp3MG/BcG+v9NBUXQs5EiBweDs7NJSzMUxLjCWC4KZLjMdeai+EhSdmE2cIFn/Kxg/Zx/fBN",
-	"zMYTqZmI5vW3bB427D50d4wsFD6NoZGm2tojQNhtATsCst8kHhvaPNpoedTwNZs6secyw2+FfbHX3HXn",
-	"vaB4e+IVsH/7SYfjBRmi8HN9wlJbAGr3ZfaDeQP4OjYbnP0l60LqiVQmsPaJ0co+K+rf9swxhGCGjZzK",
-	"hCmSUnHRM4vg7AFGaDzmwv1jTAUdZn+znGHS7EJNB4Oa+4PxfljaIB/c6xQZwmnqA5Gu7eCHAgPzz7o7",
-	"goeE4t+dmwbRGPxj7rC0XfmCEVzuXpjkozwV8pjOSZ+t6LSvWhAFFdYaZGElFIWaCCyA4JrVwdoLyUjO",
-	"iJpG5izmGZcV0Rgp6Zoj6DiOcTtaCZGXBAjsQo7gf+tudPhAohizHNVwYqxva7dcRiXskAHwY7pevJh/",
-	"Yo00vrcKOR+PF2HBhPNX18yDc3IIOCH4AHh+beDMCjQzKqz2HyECDg7MDeIZhNc5GId1Esp0uDgJpWgJ",
-	"SEEBUDqr5mTItBna7iHOAY0zMiK7PvaGuvljl2BhqFE/yKwE+nMcuIQDwEz6rY+LPRvNcdhCCiu7QCIW",
-	"h5pNq1HudS5sZQJo+joXYHcHLj7h7H4VwBRnRqGxViFPU3OCwaVAesI4H3D8bDCqD9sBck9n/onmkyzc",
-	"i7NyC7UNPtcSkJPU6J64J14JzdJJyhVz+x2DabgoIpfypP6NBB4eOgskHx97powt0jXj/+JU0ReEtyFf",
-	"euJLvV6H/zN/Di3BWx25j76QkE4mCcfar51/V1KEBC9cqij5kitlgCTx4nW5uqQvJJEzlkZG6Y3YZ/L6",
-	"/dFx/ez1UXtv38WPUzrzAt84joFx64yR5vssip+oWJQybV7aE760ytosPEa7BAaH/wnTj/9J7U9GN/Yq",
-	"v4ekis40CRdccoCT5EBvhTTkNi0d2JolOGwK6pj0yGu5q8qFADsKKoQmrtAJHm41AaZ2Cxk5SH//yQ7M",
-	"7qw/+Tydmzv3Gty1dVsl5k8ACmlXHJaVhgULtWGBM2ciKZSmZlvwMVKQ0ZQrKbp4zM0Sc8xpoflpDLGY",
-	"DwbYXWshZUQM5gzCbl6wuRMyduUw4uCxh6gyz0Z/kWoCAW4knZ+NFIs+ORPaGdcxWlVurczD+0zpOhsM",
-	"ZKoL2DjG/QR5lzKk8Sd0quWYah6h0WOkm49ajOhkwgSMBuQot1lMhAm1UNGAeZPtf2vyQPyxTvIxVDBe",
-	"fD4DzU0j0A8ho97+/Bmb4UDWZvQxZSFOQnyQE5mTIZHaZz4sawugZIKOyVIo1kVhffjVPDMXgUUPwIgf",
-	"l1vC1kJVdvzCYroiDPAXzFeErrXavGFVHt5ySeQTG+Hq1BsomJJaMXdSgDt6J8t0hlYfIsK0T//l9wxn",
-	"SLJXUl14SEKqQ1JaqYiuG5ibrskd9dMV0h5Hh7UzCioD6UJg/ooSK3j4yio5+53emu7LmLMFmnwMbOw2",
-	"jSOvgBHQ7k60w805QULBXKYYlbnf4soa0j7Vh4JRZ3V4TmGemTlNuACVSSYpF2Dh0SH+aD4x/G3G+p+m",
-	"afL7jnHadn7TdGi8R+MqGscFd71twaNRKpUq6HuzjEDYNplk2QcLoQ8SrGS6Fl5UBu6qfHlD0WwwtnsG",
-	"2NMgZxg+kFMdWEy3Je/MeKWZ5jIz4mV0T4RuGMYTNYMLc1VOsxGz3ihYOo5eEAw9VQuIQoVvPt08FgDs",
-	"APgKahBw6HUujEgz98GccPR+KckwVjHYlPCICaznt6Ghk1ROUs40gklBQtQnUfLBpB3N0rHKsWb7oBK0",
-	"P6cK40itRrPRhPLICRN0wivdym6j2dhF4PQRBHx3GjOWJHXwMHf+fXahGv9ua7tLGR3NwoPS+Yn1yVs2",
-	"J2fMsr9iwbSZgEJYVTUIRAYt/r4rrTZC7ILH6JyceEetC3wSpIri05aL+gV+E1e6le+Y/n52gTTdtuHR",
-	"DLPdbOa4kzGUXbSlCsnl3ypmuJAmoMmw0q28il+eHUFu9xL+1d7ba70AgETz0oO4GXX6bfaCtga70d5z",
-	"8wc9r3QrH96emJVSEMXnw0pQ+WwmvvXL347+9vbzcTr48ezTwfn8p7+8/jA8GEWXJ3TC3yfp7A2lJ9Hr",
-	"j6cSgZrQBrou3fD9T2/PMPBYQi/E5kQxDSnGTrOz6lF+znZ+kPpbOUUAy05zf60bjjxHYyF/UOn+459B",
-	"RU3HY7Nxu5UTVH6wIeCIXqJFVNgXQHQ+VMh4jPmNvHdf6VZwE5gpzTmblW5FOMzTHTrVox0Iq0NtjlQl",
-	"O/YUmgqMhLJxf3M4Z6k01s+YQhVabBwt+MWnPG2QyQuGTrPV6IlvjaqyFaT2qPvQhy2T9I+MEgiVvjkh",
-	"tq4iyxKQREaWXnlCeQph2dyfuzY/64tMILBj7mFxAAohk24pH460H3YucNZ+gQUdxfBUg3wA+fbmxNs2",
-	"hFruhAY5cmU6GGa17Nq5+g/3HqCmtQYNCMUJTWmSsIQMp2ju2Lg7+xwxa6sNEO9SgOklAM/HSHwMxQL7",
-	"NM5YT7w5wb6DxEhbmAe0JHeb2aRTO1mk2mm/IH02lyKuNchPGUVNCrURypWs9wSMF7x84yaLuf8aMP+4",
-	"JhQ5qynarEG+hJNnIb+FCbXRKl9eLFMkxITmxSGx+EUI1ogloKj8qHbazZ0iq+o3l4jv4AAA0jsdM81S",
-	"tTL9mV2yk4v7QT7jn5h7ZEp/I+P5ZrLUJz2uhSd0c17pQvFenYs6EtnWJ1SYaX1RWVscwnc7kMbfi8lT",
-	"hzh+YxWBhTPMyqLygbhLd87sdb+vPfbsjuXsDxo4HMr7bdLKPO6UavaOj1c3udlrd7ILfw+yu+onUJu5",
-	"9s32chhgB2fuav3wDY39YphbWtff8hFyCjKF+swb6iFz14vr78pt92MpBgnHOoJOa/f6e0/oHIBBpXxH",
-	"0yG+s7W3zufZFB9DvFsg8jc3t9sbDfgtm58y4/TizWt87bmU76mY2/UAS3GvucaXnmH06Jupml+p4c0e",
-	"NXIMBGKm8/zpznS7O0K3Ue8SoXNW6fdLeWHdZIsSz2KXYrd5ZjM21Kk276zUlMWYn/eq29nuPXFklWi7",
-	"2Sn1COAZM6ow/e+9gogmiRH0ig4YgjxPGNXmeXm7x/dQ2UEoTee2jgCr4vWIzQl2UZKq032ZdVBboSBs",
-	"KCr31Tbik7kdq7QH8j4+nvqwwwY/odKtpPrTX3/ZvWyO2z8cRN+nf5s975+3Lk466l38YvCa7k9fyb3h",
-	"33lb/OXzwY+z9fXFKb5mI43RKcE68A6oNbZvIBu3Yu46MbeJuPqYpVevl1q42e9MPGHjx0pfGQqOUEpi",
-	"zSWQnulcSGPpOBvTtBgCWeEGv2eVW1s4U4s8faV5A/DU69s29vJSN3Xhwx7YUrjVpvLbaPk71tpQiiWD",
-	"a7dTZh+v0nfHkOFGyW43U+b+eb43wWZECmDoQPWI209ONfC5GtekqCzkALMssGExmO38ZrxsyXtefHuB",
-	"nRU8YBdb7wm64DV7p9n6QGVuMzRJgXNvmX6zootiycVs2enrT9WceIfPO3prnDVfhsZTyEdaB67sCAIR",
-	"HzvJbJ7H06B2LU6u966CimCz3HWeUb9OdT2mM1HvtNdXqcUp+OP5Yu7LcvRNC8ehsnWP/oXdI68Tjl2C",
-	"clE1PFObeUVraQkruq9QElJ45pqVXlFVcTFMQAbXFkQ+UDzhGF1WWrBZTxQeADE7fFEcWI8lJlWb6aph",
-	"pbPRPrF3w3x+pkFOcFRYdtMTzityD3S3YMtKouSCJrvekQuw27AnuM5VzmXOWyQnwGuZSsTUwg9NzU4i",
-	"MdNZXvYuvS3rgziRs/W6vl7dcJQ/JYdXnjSu/L7eBvW2WuthvN1Xn23VDF3YjYh3kdu8d+kPu3aXK3QT",
-	"1IQaLVPia3gv4ydItch0+AMdszBYLDqEI4XFpT4Z1hMREPoSqrBWENNNZLdZj+kcKv50ymnSIACWr2xp",
-	"FSPLrLKNnniXVcfu2iYeV7I7YWnOTzH/GslpeogTDcVJ+etJtdNsBgBM3BO+GB69CnK0UFBOrnVtnKJM",
-	"p0Lkslk94f2wEVUjVp7U2jy5dGrX8yO6uV9DjskWU+RJouw+Kqc9veO0lJuxjTRe62vQeFD1YxOaWBLj",
-	"i7TsyePKtfcspa8caeZ1uspfl9dzD6wdjZBL/HizSN+TC/dufbVbp7JQHRn9Yrf2XWpD99J6htOyMlS8",
-	"5DdCObwrDkjkMDA625cVdrNiiGpo/vMTF2EtWCxPAXJ//OsniydlIQvpyjieJjT7FxoRtQAKUHwhopQ9",
-	"AUUUtoLUDAIrVMwYFm42f3Q/fbKRFHMZzby9goXSE5khjQ5gNbQXfAL/7BP6Z/AtyAiMUUXrbtYC/EVO",
-	"tZscFn+SUx3WesJJrKKKDp3dgiPz9TWZmjf3ocEyBBwEKPvgGagtFxhA1SkVihYqxG2puTa+fYO8ZRNN",
-	"XqCT3CAn1MwPqn7o1nAtZNNUyTQ8RMNGsM9mgYYM2wvMex3Y5DsuLrKmtzBlyZ97FXN9rxLW7jbg+Y4r",
-	"fWY35CsHobKZReCE9LUXHsP3W5Ph5nV+/0Bo1UWM0j2LUQrFfdeAUDabzUHbXDuB5+w2mo1Wa7dx4NiT",
-	"ofDPnC8sBEyPhjCwynv5K08SurPXaJIqP6HxITk++Ug+nJHWwacOSfgFI+9pZH74aw2mpGyknW6rvclI",
-	"W+uM1EqC2w34n3mLYi08qcLeKaG2LHGxJ5Z719ZGLZgUXFyUwHFgC+w0TbDp7pAUzoS3qVOkfx7LlOUe",
-	"n33SIjbD0/eZ7yu9tVykdiehTGzrHxtzYsee553fLtj89yvVJPa3yIHR2J6aGRp7XRsZdr1DdaFRDshG",
-	"X3AeIXwXwps/pknYE/nHRVQBYQ+U1MIfsqZAeGz+SflGZWg9sR8CN8ITEJnRKkKoFeHadmAahzUasRgk",
-	"8FDKmFTDY/NL/VgKncqkSyYpvwSm/TH9XKdD9ufd1t7uftM4lHw8nsLSQ6fUm0H9BylY/T3V0Si0tZ/m",
-	"88NX53QY+oHuQkd1USmEOHUhqbpmPJ8UzDidn6kFBxzacfPYEOGqeu1vzEKD2bisL5YX2A4YJjCSk3lu",
-	"cbHnq4h12qu8GDzfj5vPW8+fd6KDeH/vBW0PGKXNaG+Pxs3WHt3tDzqDVr/db/aft9tR3NqL96PWXr85",
-	"aDZp83mvsgr7ojCpBeFQpBFqLiO5XK+3YFZ3/lTEPKvm5xu2eq3w3uspp0u9NuTqLkrPwk4rEaNrbb3i",
-	"Wqxzy5UyNqiYxV9BMWZn5ez1Ub29tx8QQKWM72U3XK0FdsvKgvDwl2xXCFWhjd0gP0jolVxYiq/hox9O",
-	"9T1A88KdRVx/W4bn+cc/fy84mEdOsWDcFbReTn9abJQS/Yl/WaVBN7W8Qf5iFC5TvjOz/cw/8V07HjO5",
-	"VP0CMARiV2BnVQoMRCM5Q3gGoOYHcCos3ghfwlPPzEPDWjd/Mpx66gmkhpp6rMPlRnjobzZOUT+lwoHe",
-	"cyNmtIzpHKH8mXOIsNO/J6B59leogcEAlWvVx0aGVGedG95yMFYyqS5RGAWWDgobxjMuI0E8iZKFnHC+",
-	"dEzn8A5oXhNTcyn8b/5andI5oq0TaXxHV4hh59UVesokAQh9THsOIGqPwCbWayxqfmI7OLNWQVCnXdtF",
-	"YrFHesK64QtNDrvNDj5VWDlFchqZK6I0hAywuucSuJqyPcE+mwPWEyEGq885BO4R/MMFAmwVHE2w2odb",
-	"HAfr3QNeGKGk3Ww2yBEmfQdMRyPAdUJLipJBChsCGkc9y8NK0KgSJzizdwqrb7xfj0u1bNsAsE1JOrsn",
-	"AAXHB9jLLKDcQdjMBIIdbW5bUiuHuFjGmeEa14Ynidc0CwpiL+60Os027Uedfpse7PdfHLRexC9arWbr",
-	"INp70X4kG+i6MLc5NGA9Xhvofu+uxElG5kE8m9fe68nt7L1rx8rzy7qq4NH88aaWl5B18BDCrm81nbDU",
-	"bQPMnEHpuNkgti6Cj9kKo8w97UYW2BmefPs2mRY2Z0DyZ94IAgAJuNEmvKHphYdkRG12zUq3DG/ayTCx",
-	"KDBX2WSbL9J9TPt5TqlUp05q17J1uIc5/gMHOTYz3HIhBSu5b2u0ZaYW4i5ekSWnSYK4UJmplaH0UjHP",
-	"VRrl49UyxlwGoFONof2/QVwPrGUPKGAwAjxkNZdjNpJGEQpp5Jq3mPAuLPnCpvasegztIuxhgVbWpmtW",
-	"OXRZhqw+zBjBNoUNqXI7YgcM5vttOz0RnljISrjGnOuBMfpDx/4EP0Mrpe2x38+zSDoCBHh+MhnRPtOk",
-	"02w2esI9F/tG0SJMKGJ/gWiN6IRUC5iV/nl547RLBiljpB2QSSpJey/omY1o4YTIVFj4pdoyRJdD5+ra",
-	"x3/C2H9mocKwlaZz22WUG3UWpLGf7lmZcMApmyTUjJhru8hoeiM4lXmqnChACsbiu7gnzJXeglIkSqTC",
-	"WoFcFUSrSaKE8jHWP9j220IpRJAH9MeGqcNsjqn2mH0LFdxXViUckpRmSFalIaZjMyw7O8cyZo9bim0G",
-	"0K0cvP3L+87JBpXUC99wr/VyuFGutYtO8LL17SG8Aa2iVQbRapDaYFHYfN2lcmskxnGm/Fht6GPjvWaR",
-	"fT+Zf34SUn8CMenZa7qVcjnqSW/gzHQ7zc7aC/0KHrxihZ2CuFrwN7a1gU+nSmLdmkKzkTL943MMEQrd",
-	"662j68smuLjklhZ5B0HEV9tI30sulqETM2Moe9YzRVKZsMBiXEL8wptPCqMcPufVE4WuJIf05Z/IUI1W",
-	"O81dZOWaIXjgkSAWqjWAHR74eAFwzcEp6InFUvjOYQEwwkI7Zn9/sUYOH+23Qh26NbX1vFRj4nl64+fn",
-	"UTWmthXoXFx+ehH9pd3/68H47aSjzluXf38uTndnf9tnr5v//m6Pfhu3hx/5h18O/nqxvmZd/NZ71awP",
-	"3U+JFRx+xws2y7eWPmxz0hri5luZ9nkcM/GAkf5/gUK6u0n847RBIjwvGDKUJthXN0j0W/ix65HFPNsb",
-	"pNGNIxeQ/lTECRSUWni+WEbTMRMaAHm/P/vww40wxD5MmDia8O+RHft2UGKOBuBmYGwFOUDjmJvX0OQk",
-	"x0ZS4Ghx9B/lAgG+6+QN2W00/Uw9CVCw8xGHSXmm/Bjd+EjVLGPtLhDB3Fab03Fyd1vtNjvsb2YkG+0w",
-	"N/btDrvDHfa3o/fv7maHpUO1RnOLWGGTZi0qxnC+sk3lZsAQOIIP6fBRbTqxutti/ZCI+5J77aSQ6fBa",
-	"g83M5vr2Gl5denbye+LW/RFLbQoIucrj37dN6X9E+yzrVMhvo5xMA9F0A/Msh9R7pc4sqcsIsCgD0b8S",
-	"KkhVcyPRQIIFjqJCWY6EMdcl+FWhkQ8f0mFIqsiPgbX2k1qDnHHNkFKsW3h7fcZjduhcnRyTRU/kqCxS",
-	"RmOA55XSNoPbJKmtXLERfTqZYBHLquIT+5HYO2C+cpXGB6F7Sw/yEeXRtsqr/OCdmn208bGzuzo7eXky",
-	"DmdxLRxKs/gbV3Z9MCcX1PVkWgoYhKU3EB+gY6hhxkMbyUROU9UgJwkVlsDKJs7784w3LLDId4BxDY85",
-	"OnmzfIqRAwfPMdg15qRfc4AdX8wKLhpHcFJ23j4CPL47cjc0U2AekMk7wiaIf/v2xcFuax94Obld/39r",
-	"fnuwv//KrMxquwYoftr75NhSo69v5/gvudfI1IPKFeQuiB9TvjzVaNRjGC93IwZxn24uCL1gqJTLu0Ub",
-	"ZIfGemeUHGCm8oaSsNQ7OzJnhCmgKLtsO947hfgx1BMrPlOEC83SATUWgxhy4ckGLY8UEiB2e+Lo5fnP",
-	"R0CCN+Y6IPjPNjYBDowhhL88tyeCVGM2lsOUTkY8UgGZCq53UinHO30WBwR8wyFnKugJIHcEPgYswsAH",
-	"7ZKYq2hkdkVAJslUWRLI1PgGyCROFfnw8owoBoTN0Ch49PI8+1iZ9gQX5MPp+58/NFtkh3x4//LnD83d",
-	"Bjl618qGQMZ0AuJYp9PIGHGx/RtgmIoYXoJ8EXZuzEh64lJGtD9NaDp3dBKO725MjaREPXMBkUZFwqkY",
-	"08mExSFUjqTMyFRIpRw128AVSM1/Pgd8OohMOg7K6smPrXqbhG9Co5+I+Vdnr4Y+NtJTQjEY1IwqKJ6B",
-	"NVIFIkuq4cZd2y9DyYymgoth1xKssRhadUb0EooxUiDf4nFdaTq3vGpAfWQuQn4DaIp1c511iYJ0Ruxv",
-	"6/cTRS8ZsFZBU5AUjPRp7G7tCRx5IpVV3ZBpskxGzDwVlKO5jQmdzqGyLWVqmmgVYjW22RNBlqRzfIJh",
-	"T1RDO54wIKG64LAAAQnjKeoQZv6Rsn/HHtuaowS0Y1vgnrePDcxnXkABsK3Etpebw8ATV5a7dNDdXIW1",
-	"bKgpnRHNPusGOfJP4aonOGTsBhwNFOj8ZQhmmNN+pPr+7HV9txb4Pw5oxBOu5/iXTs3WL0NlH+FxT8Dv",
-	"rWatm/u1QIMCRcoT2EkCZlVJomfSSwwgeTNyQmFrl9QjRPjoCZAtrfyXIF0GfoueAxaVS4y7bSJTYpfF",
-	"FqlztQR/Qnsit2AFbjx74rDbbEGSIe0O9FfHAFWc4E7+lrPEcs7Y86O0TO1x7RulZyQUF7kSqy7BeSOt",
-	"Fy8C+O9dGAbMsvkRNmqAfdHvT38g1ZM3L+u7NbLfCfDcgQAMiJGAWOHPYrLfwduIuXiPDOiYJ/OADPml",
-	"RXIe8zhO0JZVPdFuNuH6wgzjYU6kGLLUkq9xldvS7oqUUYUMk66pAShRSZUjNRgeQp1OBZCe+mp2OU1i",
-	"lGfIum7JI0Co1A5z5xVmz60qVWSqpjayd5zln4Er3nJpo1PKS5vtLBd2iHKxCNAGjmw85gIZLj1MZyEJ",
-	"DWOqF55sXpnnzQnf2EI+O57wkAjZE1m2HOABoHw/d9NRRg0LbMLWdg0bGcWiS6NT20hpyX6KfZmdZoeE",
-	"4DNk1X5QeQ9S1lc/utrDCU0VA24rs+WgLyAnQTMujHaDfAPMTI76cgqqLTz78PHs0+t3B5+++fDyb5/e",
-	"vXn/5jwk1Q55/02O4fSQdFq7jmIisD0gMskYzlrNoNlseqF/SPpW0ckBoX0z4Fbuz7AjwJSYMaaJmkjt",
-	"RycHRqAvTEp+BxlxD/AMmoPEdTRKMXKVzG1XxKFtcpYS9ZF5xIxybWQCnsas5cPz6C6X5P3pT0eqRH6A",
-	"5OCaVF+dHtQaf/oTec9TPSLHSGYWkNMRnShgn0/JMRDqJowOYOqNWYbrbkQ8MsUqDeSU4bElQzRGa5eY",
-	"3Z45NKPkoH7Z/u8sPQiz7Z7NKIots0eMLH/37gR6RKDCE7qFm5+bfRAdzc+tyPzLOJqJ8SaxODP2tp2H",
-	"VXDbFsjAe8IbmQ6ZCq36q8ZZBVkBAgR270Cm49oiqwgsN/DiH7/Fukqn7nBezJb4/uzDD7DWSOmPat2b",
-	"d1bHwawcn4IoeX/22pZZorqynQKWE0/NwOCyanKnQ/7rf/+/4fzs7ezXUIy/IOHR8dufsZEeeRyhlf7n",
-	"o+O3GTGbHeozBcy4QF9mnHhjpABz5vuzIxzW+7OjuhESRyGp2p1sRZjXX0F25S4JX7qfuxkwpKc6C2sB",
-	"CY9ehaRqVWSu/gHlOUBPhkenwGiHEh8+7Kjexs3nR57T98QZAWhiGbV79Aot71Mzqa9OT92kWw3+6vS0",
-	"/tzV2+CbLTVarrYocPaR5WUv2EReFNAx7Dzb4yXT8WEGrOIkJfaxO5bOaqfZCpCXttPaDYyQM//vRQ0J",
-	"BUrz4iHSMh/F2iwEVIhjpBVWoyT4aXVADSNELprb7YkwSrjgEU1CUrVMqiRPpFoSr3kD736dHNw6LxWU",
-	"o+doZ1lZ86UgItD9Chw/z6vTAzxNVaeqXF3yyvNcOyQUqc/gRuR8R/AZFBteZEBj21CA8WRUOc5G1qRx",
-	"PYoHpa4bC8RP1oyFryjvCJ9OeVxZ0YR1g/CYwmTxFfW2Pmz0xm4rKGNdO3zkN0QW9goqq6a/2CVvpFGz",
-	"//7s9Zef/7deDwNvX16dvDn+8vro9JsPpz++efXTF6Pc8f+1m+395m6z3Xy+22y1v3yxTvvPRy/PPx01",
-	"W1/en31nZr315eRLu7HXaPXSkzcvv7S+fGk1m+3dzt7+wc8///z6/fHP70+/fHn54dXP3x/98KqXnvzY",
-	"+tL68uZL56efO632z0e91IykFfXSyrpz8Do5eJUe3E/AD6yQNdfuFBzHDRbvdXKwdOd6a7ewatkqLa6f",
-	"W7VWZ7fZ2v3vZoW+fDFqCZbu+K357/ry0r0/O/pydOTX9IaLUdL47GW3TRt5k3TBC7aed9eVJ6GqQ1c9",
-	"p+m9FspAHu05faaceQE9t6tFkhEst4qpblxpztE5+EQn/NMFm+dKzBfchqXa8tbta8t/kDnFSqornY6a",
-	"NS7W8X96wvld1SXPp+biT/arPTipm/b2WpFcYzGcurN9m9D0xqtV1gpQdK7uqwVgMVbhqJOw+uWZgpn1",
-	"CtNeAPABA69T1bZDYOlmawT7z3zc1gCzD/lbNvftk8FvlT6jKUvLGypRY7jo+9HLczCVYs50HV1YZ67l",
-	"cgrO0CzJK3hrFvIKk4SKurVQK93svqWcg/nHiqSDf/+VCBheEViXKnYYBDgg45HZuG4er3FV1DRDwnBR",
-	"zy5ciYLH+d5U0GSuNBGMIZG5TuFnPxYbD838GWxqcM8Exs6LHPJgYDWOAqgqCCgjQaUHo8pjE/bESnBC",
-	"siY2YYMckWwdYpf4VYwZ/1Ekc4tBCEf/WRZCL60WOZrGfNGJWfRSyA2clHccLNL32T68Eqvhgxl2lkVy",
-	"kVrzCY1HNPmDq8dpvWVe6v0Wx+2sqBVjs/cvDC+HC9Eug4VYe3j2jBSH5Dz6FUOy92xi9H2wt/y+Bizl",
-	"w+JXWgyMTChdA4EBF56nlCcLpvxa8IzZxj8FSbAZQqM/sPeF0Zh/wVMBMHhgC/ArKpcy8t8o+kLAaz29",
-	"7gX8TfT6TYunlu0BgHxaaQkcwZ8XIZnlBBAVmMrlD8DW7c9JiJZ2GHgkyQsu4gW1aLxCrxfJolq8Fi6Y",
-	"VAs698paS0xUm5etVIX4kWtpQYuQBZqfW8AMUrVTQEIzMeGCcjG/rVJ6MFVrC3EY5xnes0q/eM38TNnB",
-	"Pj0VbSfRpQBhfxQGqZhQMv0kB4OEC7ZiOID1u0Ih73dKx/L0tF52/K7UeXaH3kDbwZ2bqbhs29yLgsse",
-	"/1TU2x9aTRkBZ+c8p5fsD2uU896r3oE2DvM1MrlkNy6EC9bIrVxRLneM1UdUoF6DkZGqkmMGzXGMJtq5",
-	"r7bowcrXDBaRxKkE3LIMH+8UPgqhZ+wzPfmbeeFSGQui/dhkPteW2Ia7tn06Zj0hI0TJiliG+yOw0c2F",
-	"l1KGcRekFDi0FEi5G6GJfkg1m9G5UaBpbKt3zPsVT6BgzNxbg/lwPHnwCcuKFrUps+XBIalyoSYs0jJr",
-	"byil24EVR+F0Jw1ct5fC6wnhDZIH7vpyghnzx4DYrR9vq4ZvHc98/M4lu6v9gV9H3hbPz/phPKyRui6E",
-	"5yutirHqgNBI80uPrSgvWFy08Q9tSam50zzEsnqs0w2xGJ6ySRS1Mjx1f80TYNxD7FZVbk+wAVPmOlos",
-	"K9tRCZdFczPWjbhVCSoJVfqjWn5eq9nttOzzrN37asKj5cJtgPOtQT8HG/DPZufIqfp0cfCXcfvzTVgs",
-	"cN7WsRzPcY+oB5Zh26DEKmvPZvYK9p6TF9f1LSzEIdzhrdx5D1epKZZDcCSDaZKgAAPQNMfPKzU7JEs4",
-	"jhBCQDDHBjHnHfwNY27V4U9c9ASMHK2sFBje2ARBjpK5A6CExPXL8+UUBxeOeyhXoPq1iUPsrLUH+wm0",
-	"zV8pyTbsn8evuq8WerjybiX+BZsXhfSP/Rfnv552xLvJ8+inuDV4rfaH39Pd+SvWnL7lH/TeX3/5+2xt",
-	"NWDOCeAZSyi+g7TYnAg5O3Q42haQMMED1iCn/rDA5guWT8jJh7Oy1oZRcpA7H/54NFYqo81WNnaaaKXm",
-	"yaMr3hfcwILd9Qj4A38wfbeFRrgNNEJWf3TPGn6l54EnADR4wpBNo/RwQoWvZ+ZFNd5ptrAIeDZiKYie",
-	"S4kovb6Mydy5ECD52tQtfFWmbhe0z1qHzDYLbAXNE8j2mcV80KMX3Gs0dPlgT2Ou64kcXhNTmKXmxIwp",
-	"gJIXwBJ8WqwYayjmDmcjSaqI5+h7wVIH117D8iGMUfrTVAPoKOxJS5mS0xQcgpFtlIPgpZUky4lDhDO5",
-	"US3P9TyjV1Xp5AULFB5hA2tE05TbZlfIkGJnHdesJ7ScAlFe1dUMYm0mwLDZkv4lEWXXo7oc4+FaOegY",
-	"nIQc6KyffBWQGeuPpLxQAUIaj+lkwsVQIdQrflS58DPuVa6qCT6Q+1YOl8099L/nG9s0ZoTMVzl4G1g1",
-	"i1zDNVsZ0DHT/U4O18rXulf3bWZ0cePlMLhLcqR7/f2ofhA/Z/UXg2arjkXyz1/QfrSqLodGWqZ3kiQt",
-	"TKY5U24iSBUzFW5aFtLN6KaYzbd6iIhnsIriZtMRGtWeOsZkM9RlchbvL7XOwVly/lLJ8MxpLp++mGpW",
-	"N8/eeA77bODdoCsG9/zawWl5o6E9QbbgyM5TYbvA7oUIYbz+MbCcuwAJ7CfqSFDynRyzX40auwNqYraC",
-	"8NeGIEA4dAatqE1fsGb/IN6N9uhztj9oxe3ILBmWLqxd/qCNx6DXv+Mm8VUjxl4ZlbAhRTDu6fvjCM6e",
-	"v83PP2QZGdhfJAHF5i1LqA+7rnbsPvP0kcV52kH6E7UJcp6711KnqMCoYSMgGuQYfyF9lkgxdNAqyxzG",
-	"3cyCWW2DmHvH0AZehe5wIA+1FM6O/XBcC0h/qjGWtWxx9ASYJOhxwvV3WoS2APi3wrJxmFp2cr4G1vk+",
-	"TxIuhkdxnDKlKt1Kq90k7+gFI2cjI01epgE5HvGIDiV5847sN/dbRpKbYVEBIQ0jgiym2IdU81/JTyyO",
-	"jZRZK8cG3AXgZ83p/4hGTNSleUjDjXFdBRM1m5nyek/nlBxjOnYyksL89t9bZLfVJnt7e6TZ6rQrQcWC",
-	"f60e3Q2UQnEHbKYY7CG7L8WwVQgPmcJbFJ35kmKHvPc0sBjLEcjiWBHqKLOqlExYqqTAhkV7+JErq288",
-	"Tyuraw3yYdG97S5F4IybvCIEVxoedGcqJFX84Uo5jCHWhXP4mLmye5Ww14vPDUTi+nmdwuzeZ85uq56u",
-	"UE83W66VdFjw13tOvy1ao4+Qhtum0/5w6bRFbbuesi1ql3XTZ+U7+P4rn6el1TaWQVP78wvcoBoydlU5",
-	"5hrS/xMk0kDQOAugnDCaIk/lHShdhFxdUrpbnXknOrO51ZlPXGduFdjXwl92txDTj6J40Ne6KskLgbk5",
-	"IgFjvgRAR68og4A2zgKwAb7lenCF+4ui4Yd8DUE0XPw3G0i1dcSoiFXu7/v1Vue82cn+PjRi5FhOzRBb",
-	"neb6UrWVSVUjUP/rf/5fKORnKOQBLmTiUowb5l1gyy0Me/e8vZsN27bMditcGK03X0dqB5VLJqZmwEaN",
-	"AZ3BCb3kCTgcNw/SwQbbMHlzuQ3R/eFCdOzyFhG6u0nbrIrDfQPRNSpwjFhDYnVNgB+AGONYkdHwzfuu",
-	"qR8weEJ71MJDEjoWQQZ4Vj2hmPblwVgvjGV8mIIBsG4qhARIZFVGMXgHQTo8h49Khr+xAN9YOj8piXuF",
-	"ON3UQIbFu9ey/a1yfTzleqPdsMpbAhn2UAFGFOrb+OI2vniX8UV2eWde3orG4NINvMrX+yDcqbqV1/Ud",
-	"04u6+HYhqK3M/oPJ7K0EvSuZ8h3TNxQo9+N63GEGAr4lS0DkvJExnZOxvGQFbyQgIXgZQOlkXp0wcEtk",
-	"2hNhREXEkoTFi04LchSAy2JBT7I+R3gc8iJQkt1knSdsNAYIU1vXgIApmpFqp/niXlIhmTjdeiZP3zPZ",
-	"armtltv6Cf/KaZwHtO+5uJQ8ugLE+429YBGf26Xzk7kl4kK9t0GOB4ul1TPixvCItdLuK9fqBoMGIPha",
-	"4D61g98MHzNqtlc0B8GDN+/9eoJF3TQx5tMx5gmbK/RO57y1123tOr1zuYEua22QxN/NWoxiNpEKeh4S",
-	"LhiuMh0bXWaH2m4f7B20FyX0S7wtILvN/5aDzQPrjmipaQKTJqZm85uD88OPdTOwb3ePOvXmMYxgQvnC",
-	"5++dt/YzTWP+vjCICfZIXzHM0mn1z939+waz1KkElTHTI2muj2garzHmlA0YQAJWupUfuaKOY63T7rRh",
-	"RtyGXvtUeC1tXm12u5nchY++lDzGbxbTJLlB+s2e+M0Sb/nDvk29/WFSbzyT/k8w+caTRC07mNiq7QQQ",
-	"0H6GVrKF7oNIH+41Fzp15a6B4xQeAi/ugAualN1UFG9kzMVUYWe9fYqfOSR97jMmiDm0DfJBMJLwS9YT",
-	"VSE1Mce15t/gODSMQAYeR/eiQ5/zg6p+i0XqPjwAGtdIitg+Ovc8Cg8zV8DX+FfNRjzB5viFIQN4keZJ",
-	"AvCktkEeEVQTNtDQHmBmIkfd+uI+0o5ODj1m4nFJMW4osjdgsYOPvdda/YLVcaWO/Jc0PYy6LBgazYKN",
-	"cSt9bTHq19DXG26YVR6zPcsBnOGHyuk5mbfN6m2zeneZ1eNeEzyg3399Zs9rUkfe6KQFctCjuL2zzF+m",
-	"Dm9Zfr51PrfO5wM5n3erzLYB4HtLc24kYR810bmm4N7JDujjkF4g95ki1GkF5HxQ2vNguF1NjvwlidHh",
-	"qXHxEC3Nyuqcp9U02qInUvt065gdwms4kNOaI+hVU95FIz85gmD32NT4mkyRX1kqLfOk8wB7IjQPdFFm",
-	"O8cNe8En/NuApz4o/ZvVEYF7iPnPTET8HjbIsRRIkqF7IlOVKSOWzB9i5dTsS83HLCAKBjUnERUWLV9e",
-	"snRC50TLIdMjlt6N24lL5e6x0IuP6naWKpS71QDriuYcEuXDOKZbi2RrkXwtFokjGWVOgm897a2n/fV4",
-	"2qj4MhPlERzsHTWi6aMxk73nxgTJWT7PFJlM+wmPSMLFRUDC32as/2maJnagO3znNy0vmAB7hkIjN3CJ",
-	"GduOpFJTjUn8noDLuigcUnbJ5VTBQ3M2WcfTmZGjot2Wa+oxr43vsgLuzDzxXoLstwlLwHQZzdA/eDtp",
-	"v/v84i+zzqt0/3ze+sh3P0z2jtTzl4Pmd6P29xedd7/u/zV6/sO4ElSmaVLpVkZaT1R3Z4dOJg0lp8r1",
-	"svtF2+ipaysJmElIca5QE2a9EREZPi9PC7F1Z/8QlGSwBZ5GrHLHSJDHkqQ/Sh6rRdcWc5UjavzULDhq",
-	"RBmRxn2bccVqhxA6BcmotJwoMpPpBRdDVycs2KyQzzRXQ3rUuIV9BEq/G8FovuHJycVt1u7xsnZwoK5z",
-	"Kxbmv70hkMk1jkbeKtgqjD+AwjBC5tH0BRyF1RWtf4E/X1/PiuXY69azYt2K6okibUEZhMkD17bi965f",
-	"2eoaaPCDNq5rba2oa3WS+quva8VyJAohHpTLazRUWB1ywtIIXrPbvEfd1S6oqoVyspRyxWJjoaeapLwf",
-	"kEliRp/pu4GUMRQBUaG5Nse51WlCaCviE9Ax+NmafoajbxFh8wqk83y32WwGlang+iTlXrPvdvaayywL",
-	"ZxOaXoCTOePCeBFU6Ww4fXbJUjpktxzSi1bpiPbLBnRqhDcBYayygaRMGKW9MIyrRjGgiVoYRrt8GK29",
-	"Zsk4PgwGdcWokoLEXEXQb5OZJdkv+QFtNiv1drN0PPAzlNUyoa/a2ApVwfGIpkP2zcTemjMvlAu5fD6l",
-	"Gq9oNdt7QUWzdGwuMOaRK85TLJqmVqDGVLNDn8WJp4wckJjOczwcuWZ++CaFwj4rcMwsmcIw3ZybSTdD",
-	"nfbzU7J3gD9r+tntkefwjPxFB3vmt9/X6x+iCY8/Cg14dO6adhM6i1LUea0bVDCDXN+sfjkT6dvq5T9M",
-	"9fIvTr8/vdrllykdaOWLei35lDWszjP2XfP0qbGmkLcJnStSVYyRELb5ORzvsNY1LjRD70n1RGpWg8Vk",
-	"RJNB3TzWUUBEAE3kDnZA7PEnEZz/gGj6mUhME1vhCA/GmiZHC8wj1hP+DiiBNn+2AsZYhk4E46jgPxUR",
-	"bEg9LfqYzqGGWdMLlFhuTMBZMSPNnqh2ms3afZQWo4B4zAzvnVg992DJLCjE+7ZSrnndXZggiybHvdoX",
-	"13xPznYotw3u2RZYpW/XjlbAwbnPWoCtC7F1If71XAh80rUOQ2yMhq3HcK3HsJE0WxV5dWAlxkiDiX+o",
-	"2g60WreVHdvKjrvsofjFmrwPFmW+vn8CXR/fPWFdndj6MMaLMPLRXjahSsNlYSYCQpBrpGq5hUGAIXbC",
-	"M+QhJb9KwWrIo0tC9nliLJXwzloynBtxuwzf1uTZmjzbqOk2avpUbaBt2vne2m42UMpPHl3Q4SjkooXm",
-	"QMJ/pczHMTlgnqOCfxXzApw5lAvNqAK93xNVoI+PzANjgCGwCrxGxvTCvIMINiOh3fRhQFKmp6kw7wAg",
-	"Q7DaMZd8CeVJvtCoChWaMoltXV5JSWati6WXWXWnlmZcGAQ1L7bvRRb/IgIFtzWgvqglB9RuKXCxoJOE",
-	"VmmHZDxVmihNkepf0TG7D8DDzGTZBi63gctt4PLOwCa3VvzWit9a8Wtb8dtQ5jpmfHtrxm/hU+8QPvVx",
-	"goA7qBsfuxMfvIuMiTWz2av9OQHOyoBwYZnUa93MqSF9hqjm+Tr1AJHKEbrcXZBHQg8WWufhUZ/cS1c1",
-	"z9ti9aAnir3zUIRqExHGFcpFRs0juADnBkQK13PXG+HedphHyQt6wnlVOacKm+8zuADIfMQS3CwLLbfg",
-	"5Axk6l2VVSwXN3FY8MA+nVKNG/DRrt9BpulggB/8UMbpbxVa0jXSLpLDooVQwu16ySmUrtHBwHzl1sbd",
-	"2rhbG3eFjevk5dbMfZhodVE/be3dbfL8lrAIlmQzU54PbjlbQ+2pmc7efiy1SFd19BYi5T3hKEzvGET4",
-	"JY7tHuzHbXhwazptTaeHCQ9aAbM1nR7GdPICfWs6/VEazResGGdJPLgJ80QAnlx5wtXwTr94eKfANiml",
-	"F74AmIRGroWkmov8jeUlU8h06IkTofjAUifWroaJIqtQonqiHCYqV2qQq46wa/xgqFFPxKhymFG/PP+7",
-	"3n03a/b/etESL/42aau9y9OD6fed6Nv90cvn7Kg5/qElT9q/nO2uCxn1y84mD90iRm3l8o0Rox4gKcOE",
-	"mq6G/TgH/ErNAZ2JCzKSU8VIlcZjro2gMVLByBVjO4IZFNcC0p8DjEdAjBEYkFQC12tM+izukvenPwQ9",
-	"IeiYBViiLQekz1M9CojrfwiIeT58mIX7pUnC0iETWDKG/+JMBSTmzHiYsZGGgH48SOhQETWNRoQqMhVj",
-	"OpmwmEQyZlg27uckdhAlAEYiEcnDQ5AcEkHHWIBm/t0TcqoVj5m7xjwhXxt2R1AlxwkXPKJJieAlJwkV",
-	"ZMConqasS8Iou/QklXDZK6FZOkm5YivL03G514Y1sQXzbgtsiGuCDKNluCaWpXRDWJNVoxTTVJm1MvuN",
-	"VE9+bNV3yURyoc3mimjKAsI+00gnc2IrCGvFL+n8tGKc5omFUY7p53dMDPXIeBzNpw++Andkh7zsle7K",
-	"Hbs5fv99Y1SFE9wfZ1aSbQSvYDvP1fTeIBYK2/epYC2014qfOnxtSPg97RroNSbuTMuUxeh9fBQpo/Hd",
-	"llCfMhrn9lNecVphuaJ62oldUJuThIq6lbOVbnbrHcM/LKti+6Idp7XqoLVW6uYjqxRJ9ehdq75bQ5wF",
-	"oxCrH16emR/gfmCH5pcsRlfETI9Mh1TwX0FgPFNkwFgukNsTlzKi/WlC0zmJOer3lEVyKLhiARlLBf9m",
-	"wshTxZhwaGCg+0ZyRsZUzAkXdbQW3OnriYim6RxY7DzB/J/xU0OScGXdMQlF4onZHnOCfw785TRJQtKX",
-	"epRXuD2xtsY945qh9u4SugZImbML7Fwiw97ilxE56Imc8UDgQ22Vh7voaDBgjgd/iq6nVO5d5jWHJJQR",
-	"siBETIUOVaMnjA2kcKZxB/TZymUMiOJACwEDfqZgAsHFVIXr6zMes0ewQd5xpT/a/X0M23sdW8TZf8ax",
-	"hRWBbY5GXUGRm99XqHKIcq5NPS5j9tbcUGJ3hO58hkgnGbMBnSa6FhjvGX+XKQnNTi0Ozt23yibCCGd+",
-	"iPbRxXuZmI6NTMv95P+DJiDivg6rxEm3K42S4ma5gW2Sf8BmlonfX/dilPinby2Sp44a5d1IL4e8qo2s",
-	"DPsDGBo7v5n/+f028djl4IF5pHG6jHpnsdEoOhoZVZvy8dgGECKqWJ0LxYTiml+yZF47JBPMbNaZgEdE",
-	"IwrFk6nqCefdhzuoJNWERkyhtsmk7fsPL49ff3CydkL1KBO15pGVxVK6FW5e27h5Yy6827csXlc3wWGO",
-	"HNh/qSioMb97nA9UapSNGRUqsI1ydSRDUoTrnrBxX4fdtWyTgA1ig8tVNE7QLCZM6NQ8BtvNaockoZql",
-	"ZMyUMiZVT3jqElw9I7Fw//uazhmdN8h7a1poCQBl44mewzqTdKk2wDxnRlVPpAza6HHh4es8g7ArGr3g",
-	"ZouIBjnC+wRjaIRmdMlgC82ZBiIoKnqCG6tjQIGlIZERTay95oHAYfg2yTeU9YRfMv8BClim5tbWk97U",
-	"Yz3Rn/JE17kgeZtYMlU0igHv1k4GTqqyzC/ePrQgbRgXU7InuIYPU94KVSM+QRM6u3RlfP4OTbS8Rbxk",
-	"IR5eZyQPmVak09wts/Xe00lB+d6mtZAzjfJVCmVEidCfIpr25WgepxRipImcfRpQbQSvT2gzvX78/T2d",
-	"mFHeV62tQrECdtp1Ns/7nMGyyfizm0oTCHgKHaaG3bAPnDj4gxkZX3ELyHs6sV4iCHAfYbe6aU2jpiiP",
-	"NjNrZDosy0iAd7wy6nEM0JFqxJjO4MhDuInFRzosBCNQ7UHp0lqY5NaLR3/8PtHHy7HH8cs3Dc7jXDy9",
-	"0DzQfciURInEArHlYVru8zW94asd9qnQZ3jPk/V3zRBhFq4PxeeuvYHPm92+qcebHa4t4PEfAvA4t6I5",
-	"iW4USzJ/fKzjDxNI6uaHCX6A0jI1e9KlhMGEptZ89u7JWAI1LnglI5ZcMuSMtcqgJ6o5vRCAyW7hwAZT",
-	"o5xqDfIOEUlSRhTTVtKffDwnVgthmRLoj/AQBJkx8c2noKoglzTlVKD3uSD7Ub6zt+jNhKTKhZqwSMsr",
-	"tICFIrZVmI/X1+anbaEA8Xl31xUgupV5E8OGulbh9Jsts91c35gUelRnxvk3rwrIjCYXdW6UgdU/a+qw",
-	"tc3j3NTeF0jtgpTfQMhvYOYXbio18+EU3TciZXY8toVHX03v+FMocdI01UWBv45aKgrT9aubctv0KrjJ",
-	"vPrxDjKiVVWpiAMMtaEhG2A4D1tepGJkYLbOrYz/75h2Mv/ObMxHlj5boXCnRQ0bH5hHxYS76hzuwKF5",
-	"rKLvY/Ny5SxGhuhrYM8RaqMIn5xNF5KExUOWklTOyIRhHIHMIGuPqxHzwYClyhdW9ERfyouutwrJn50t",
-	"Sv7r//g/4a3mAuLaawgthC6MZOHRiKRsktC54/UYy0sGZu500hMQ7afaWb5V90dF6ECzFArJU0Yu2ESj",
-	"wSsvWTpLudZM1KBG3PiP5D//w1vWKO+EhK/rCa5IwgaaTAUGsmNS7SdUXBCOMe9fWSoBMoJ9NpKIa9KE",
-	"3yArUWuQVzQa4US54kgjStnnCdQ+9AR1Jh9UpsM0QCGnnzKA5KPJlBErZCl2a5FIKo2ZEK7IIKFDMzjn",
-	"X/aEfwBX8NFQJFKWWLGJJfPI7F16lDI1kkmsSDX87tV5T+zg0aorpjUXQ2P/t5rkv8E9/8tek0xFwpTL",
-	"ocQ1yFbkAh1mGHw8noIw6HrXAar88wX8BTAN/w2IdiinSYwcKErL6AJ2QmzrO/IRLyRFMatgXB4u1HQw",
-	"4BFnQn+CG8OVdf5n8I0lWYRlz8R82x06JrfXcjCiU6agPmIdXZe/YUONV7y1PLieX3zYpQC64tzDrULM",
-	"rORN/NDY6KzlLV0JKixNJTDA5v5I3B8xegjJkK45ZBX8g3mjV7PdSruxVwkgoraew0kRodJ7vuvc04d7",
-	"oI64W0n6G+y8MzNk5zO8gq8t2Xs/SE2YkNPhyEoJ4IvKtEapQLAxlNCKB0BQpQKIl0lk39ggP9jE7Iwq",
-	"YnVI46mA2IPlvbFVlJd6N3EidmwX9G+PAal7xrxTIgeeTxu+PYCiSnLB5iwm/fmykof/1qRKUTcX8Jku",
-	"2JxwSM0DZG98SEJnoHSJmCZJSFKGzWyg4o+sIcT1SE6NL2eebGsawWTBXWPLGmAoVGO4zI8HFJwxOqSl",
-	"AbNXo/jEhzXIX7yBQLggVMyxwt8/NpLikqVaHfZEFigEsFxbIQmPe6aWlPOVyAI3CdydWQ8O4om3SXRn",
-	"bfYPIZZyfd7tTEpFVDG04tcUVPmPv9f8+RNxbxdiBFvl/q8Gn3jmhBRugHuMYMXMjOTqBr0FB8feYvQA",
-	"ttlNKKL4pcaDW6cJrifcM4q83NdmxA8tAvpnDSnFZ4p8PH0HrpD10goJc1INC9nClW7KSxxNiI2H4joO",
-	"b3v5Won0wofanPojp9KfXuY6twmvlLk48WYJbpK0xrs3S1jbkd1bkXbu+duc9UPlrGN/fp1Udb+ssuiz",
-	"E/8gWetTNuRKQ88xUVHKsM5lSDWbUQjqYaYa2Xpx7C5+ZmXxnOkuGXNhLjU/QeWojFlPVMOTD2fnpFQL",
-	"oA9irg+x24sJG/SztLx4XQPAZgd8GJq3RiMWXUDobUi5UJqEF1zEoSUKxpl7a36pHRJp27oHnCWx8vy7",
-	"PHVNLmBKhyjXQtsNpXoALYHfXFbNDO6l65+mJdrnGcpdKHT2HdU9EUJpqnk2pFjCBnETbxuaBHgPWMzV",
-	"n5NJQsWhn06u7kCdYNbYSqbHzcibBTX/pTQ6OuZcDFOeJEY20almFWOx29LXGU2SvqRp/Kkvc3Xvr527",
-	"5f9+3wl3nLp7zbjjpr9WOf3AZk7DrP0N/oYVyEjmrwGZCjzV95xzzwuBrcexBbC8YTYRJSihdvvenZZd",
-	"5bv49HvMEqZZmTrF6FJeg70BLqgLJoo4kQ7uyEfYIQb2E+ufyeiCaWVT8tgUjEFg0uk0W4dGSUK8SQwh",
-	"xgnRKqcRsxeTiE7uQG28hC/1amNBwK11OI6tANwe9Lva+rgo97Dxg9WFJW47f1jD+oHkbQ5R5vbb8Dum",
-	"V+3B5v0o2RNQhPeiZ7dRtjuvKbn7g/AIaZHjXMMdxruMDRxYbwTzWXw4xWNhvR6kPynYpmGt4K5dMDZR",
-	"PcGdGsLKA2qeJqCUwTl+3FwAbIEkZQOmIwwMG93DMnC+9/ISwaTw8VDI4RymdURDHvFvyS26vaDIz0fl",
-	"bryUkZy9piKWg4Hy7bU5z4V9nkhAKhgx8EwSPhzBcbWeyqvPE5nzUtaWJCUrez+piMcUiBYfdisY/xid",
-	"eJ6M6UEt8p2IutjW1Wb5DKM8xFzv2s2t8KuG5sfQkxyJaZLUDq8Wkz1h5WSDHCeMphZkDy+zxWiYQYYX",
-	"un5q++NdxHTMW/H6YwQG39rnT8EogXXxW+EZbrivyDgpDRWfTNWIYZM/oCsYO4LwMR0y4BYbG2lCLti8",
-	"BiU4BJHWzSmTwp2yAAtCIyjFsTTIPQGHAwENjLdM6GTCaKoAFwMPJc/HhJ85k2QqNE9IZOaaxUtWTU+s",
-	"NmvySMNTcSHkTJAQPuAtm4cY5MVKDv+J8N9QVtQTYOzoES2OKiiaNiBdc7YNlJr6lzkc+tDGh09xtu7U",
-	"FDIi4Vw+gYivZp+10ffmpJBW26wIJYpdspSRCaNiqm3T9hwFqSBgKiFE6jBB8GmZ2ipi4GQAUHuuIa3p",
-	"0eNowlKdZSLtPt0gzkuV/sNaWi7E6ws+zNHaGlzb6OsNVRxYNLj1CbqAIG4fyuSbUJ4+HmEQMvBTsl/3",
-	"aE6Q9AyQnBKkVatJxlxM0eeNQeEEGY6QVU5RQvnYQz9ivtR9J2RHG+Q9F9oX3FsFWggxP1MZqv5UmGWG",
-	"sTTIUeajW8PXYVHa3C2EBnxAGvWpI/4HOA1jK5sRshjpjlCPXmB1geiJBeajn0ZM+KwlqDv7IhuKwD6A",
-	"oSR9NpeICQmpTl/qQyI66YnqIGWMtAMySSVp7wWYHAaYHzIVNk1aC7DMJVO6bVvN4xGD8JmfsLqnJ6rY",
-	"6Eb5GDPJNmpeu7Pk6gl+uUUIuuvWgtaNCs4P3v7lfecEyoAmPGWqhImlhY3Qa+uZ/Gdegc8T5DD9sZpK",
-	"sfSSpXbXUTKiavSHTTSuIaBdjREWQW2pCO5JU71frk15KCWVskt58Yi8dubtC5rCUrEYYQ7Fjdaoz4nR",
-	"VnBNSpLqnoDMJYjbXGoyIFJYI92oKR5Ro4MmTMSANZFbAKNYYq4imsaAXiQhYu2KNc0z54qkNsELjcre",
-	"as3HwAMLugjIeFbVoJqE66lXZIeIUrdm1pR8FFcosbsP4+BC3aWj9hBeykNUoWy9k69e/OJZeoiQMHBV",
-	"bVRfjne4Qr/EuDS7TWDRC4ypa+QiYLBBgCukOgzA7iUhj8Madir1hOPjwJ7oeE4ombH+SMoLErOEgziU",
-	"A8I14JhyprpZw9L3Zx9+CLJ/muc2jMA1dxtpaG83Zq5GuHq0pqiDwk9tEzVXCiQU3MCZIlUO0TUSy5kR",
-	"k34oPTGgPGFxjRhPQGU0ga7v2s+EFMwMepLKiMHTRyxlKHHVBZ841HeunVfREyMKtfrwGUYshvBIqN00",
-	"jzW/26Aa8opVod08GxzOH3QnEUbThLMU6qNrljuMDkE3pDqP7IqPck3jDfKT7eZyL1+4M8NcsiuM91+w",
-	"iW70RKjnEyO00Ub1kPmCjlns5qkayfGY1hUzUljbjml4Azwaqq0LU8p1T2BWwaqlYu+ATUSAOl7sIzgE",
-	"y2WY9ajBqthlM14lwvUDxi54nULOuiRlajpmFgwXnSI7GYqBtw4NP2aRcceFdsM2NFPGU8rtI5piVDJ/",
-	"cvzXidj/HVGRy6FDXsHlIanKmbCd2aATa138XyB2kCLiCcsQSeDaZ4qoad+fYuWHtgQOa79AbYbfjyO7",
-	"rr3CSA4eF3aua7IoTIuZaRuqzsuSw6Ut6DfrJu0ZrNls7q9oz4AH3gHQYUEgKkbgNJRs+Py4/1GBuGvD",
-	"Uv1CGe5QyMGgEbOIxyw2Ap59niTgkFre17KPgJdVNm62gDV0kbEx/fwGb2oh1rX712IrRlBReg7Tbmaq",
-	"sn63yu3tq0xPXWlf2b15g/YTuHOz7hMcU1Hr3VsrCr5sSxjwNXSw6JVWUzVTvkb71HKWnRPGK9B8vNRd",
-	"Qtj1N5Yj7N4Zb8BApiyi6gpr8Vt3BeDlIFoj1jaI2Eh1MqGpPiQDnkD3jGskCUhobBrzv1qGpIoI7uZG",
-	"VQtIGNP5CU11uAHEFsmjmruxlKPu+jFvBrz7pPB2v0UAIq5g0opDy8KWKwZgpr789TEiq1/7+o8TNMeu",
-	"fv/zFe/X8nZvz9bF7bDiAJKpiEYr3m231iqKv06zlOzhlqqscI4yyWEMJv+nBnJ8TxlsxEhewp5stZtB",
-	"xZoMV7GDw9Tl/roLv+Gn5iZkraafASAFWBX6j98qE5naKr7KAmX+9c+Kmi2wBTZrOVqDEP33f95A47uT",
-	"v47SX1icbYjlTvXlICeDnTq0NCCPj1EMuCs6t/4ZFjH5z/9A/Qb/i8KHVOGAAgRKmivd4brWJXiQAws7",
-	"hwcJPVDjK/cEHibLnGKuTS3nLBkzMX2mspsmEJAFpy5Xj+MHYR7JhlTzS2ZfaoPVpNNsGv/YXWnTnCOa",
-	"5TnB32KxKyCyMPOajxn5VQp2NXqKJQSYJlzQtAxabE3V/HGiWOqV8yP3Xuak75qi9RHF5dpxZTe591q9",
-	"4w7Nal2XU3VbTXe9pvt94/W9Tp9t1dkWwnlD8BvqN89aGruoFNbOTQyn/CoC3O/Mn0ksoylCoFZHcmYc",
-	"kVgSSjRVF8hFDxWPa9G/EHyh+bYinyuUVPq/XUnQlbmkVMztK1fwvXyHn3cbEQtyqg8arfJv5FjKxHyg",
-	"HMKwUmlh0CImdIocCYMGOerLS0Y6LfL//b/fdgEokExSGU8jbRPDSULGlJvXUxGBai4VxK3zdjMTxOuJ",
-	"2Gb/oBJUoGgYiQO8iFyPRcAIyX9mRaz2gzUbw+ROU2Y+fpUYzQ8YZPNm7gIs17q+Au6WrWS9Y0dh6I6M",
-	"kzn2h0d3Eo5waF4aGeP5PU0vMJOIhRhjAM+aToxCYDH+iMWLcCACZD7xIqknqjZApkJoD8jEDqkKKVjt",
-	"WqFmvAqFPzgkr5WoKOdUQSLoeihgEAZ4Gh7TLL9/sXffcmptSw4m+75AVB5mLv+AKmSj1btSUdxzQScK",
-	"yS1wzN20LnzlLQhwDgnFjbeOJs2phw0t96uJV7Ldf1Mj+jumnRq6jQm9FX+PLv62Uumuzvd34J2vfbgf",
-	"lSdmJW16rlsHN8h1hq4rL4baM+upF7FrMeZuYT30iI1zhUce3/a2pjF28mcyaWvZ3r1luxXtW9H+9YGT",
-	"PDrICMIk3bfdN5rGcXJFyPZsxAea2Ks8fTekUC1vt4RLaZJA/TegINw2zvraDmpTYm07zMes9PnnrYPD",
-	"K3Jorf2MynUxh9a+RQ6tGb8wHyy1GW/lJ2R1JbEEfGR1AYXUqTgkz/dB+I5owvtTSAFuminTVF2sLRkH",
-	"rco/bxDyxZ2zbszX75etyLvToO/In18ns9wvTyDsq3IS7Rn0tzF1iHQ8NIICdweOhDkpUg2VnKYR69qb",
-	"woDYXxBS2+0jxLHriRDwU8KAOMOoFhCqFB8KFmNd5ZQRisayfaOi801t2cDR7ZVXY2DUwB6Hxwz64hfi",
-	"a+0swO9TxdKi9Njr70f1g/g5q78YNFv19m5nb//g+Qvaj2BXx1O2IBNJq4UGUL253202zWemXKZIjzPi",
-	"w1EOPeV4wQ4ktC+nOIGWydqKO/ja9QTs/QvNte06XOj7DDhv1ZJXS5stytXK554DyVbubiPJ20hyt3LK",
-	"IpnGhNqtt5Z6volPwcUlE1qm87q32dZtVY2opokELjqgOmQxEMepICNHco2NPAVyORWQCU1Jwi5ZAnUf",
-	"PUEtUpZqkG+xcaFLwl9CUjUPIDIlZ28/1gISRlSzoUznRqEbNXXJwmsJk3qiWmhrrN20xyH/4fUZj9mh",
-	"9YlULmLWE7mQWcqomQ2ipcSuFDdZxgEa0RQ5NbKccy2bq/wUuSgbArxhBK7cDXvj1hG7y9bxxmCxLOVy",
-	"brYBQolyodBd09ADGlHF6lwoZgbCL1kyL3bcVQaJnKYrXLNfVnUAtJrNdVsQcLCux9HtBlKFVueAXDu+",
-	"OJ2ToZSxWjFG98Q7GCpuT1I1qhxKC7hwP0GrYQ0/5hBJlKEbjfYVE8XOCkT1Le2shIeVtar1pUwYFU+V",
-	"6YoX9+h13YYLW/oGPQiFJ2zWfQjPv692wy3j1UN6uH7b4aLeiODfivm6kevubN5lO+BKFzgGzElkZLVd",
-	"+VaVIGJOnwICGdek6vvULbO+RZThooZ4DqCBjVLiqif6cjocYdgd4NkcQA0q6wGNtEyVe6N/SUF/Z12I",
-	"EN4nCR+wolJHVFSoH0XotygB1QfjtRAX/tnPFBnQMU/mABTh2GeNmqRkwD+zuCdwWDUAj5iirLEfj+YG",
-	"tQN33FlICiZRJQSAW2BHDzxiWWeH+YyeAJBYowFdrwbMTNbZgZrcXNBpvtic9v06k4IuZOEAxz5nUwyZ",
-	"VqTT3F0VQChKu0eNIzijDm7jOp0ax9DZFWZoALGqoD+SwXk32+Cj5/EOMn3crWCKiGUK8B0bS2FtnHew",
-	"F7GjgKZZM4FMY5aeSG7GW2ntbe7N/zOowLZ+xwfsJZ2rSrfdCirqYlrpVk5OX9bfvXpfb8GD4VzBCHD3",
-	"mVc02nvZeBmNRqBp/d/bzxsHe3njYzNO4JL1vlcSsILi3kxvb4DEtHhfqSduBOE9++ELLtHWH982cdyw",
-	"DEws2B63Z9EHI+M6J/7qyrAPwhK8WwVszYl79Y1BjTknNucbX+31kquc3u+YXlR4d+mePAUpt5U5d0vJ",
-	"dJPj+NCewB0Wd5lP9MwEs5FMGKkqBjiahCZJQCiexdwhtJVeNYt9mTkXEQUaWvw7kgS6V0B3MwQAyYgr",
-	"mNwq2McEOE4cM1Pe9I8lglX2hH2gvbGbd1+4AgQ01yjtx/KE7G6sSFsWQ1+h2bxXYja3m38ss7lkue61",
-	"O3urULZG7JPgvnpAO5R7GroV5ueb7BoiGNcjI6lhhVgcEISnjomQKUF4+NgXsiECHDmXF0xYFEh2CWLb",
-	"4jyu04Ts8TNzY82KlaViVxcrf1QsXQtA2eZk/HTcV6lZHq4hSlnMhOY0sfWtbEx5UulWFB3/jxFN+zI1",
-	"5kzdtpKrhnv+Cij+F4Wnr1kLEAHMg/lyFn8zX7dmJKikEvI0VnlX8sW5Nykuy+Z+3QIzBwqe2xhbiXnH",
-	"ofiSOc7JIus3rhRGcPgeqvgMfXhlhacdbY5L5QCAVEEEpJZ8xfOZooFcXSKYAOFDAZR4VGsQ2KMW0h2O",
-	"6iKhCgesv8UpQypVc17ImM4hxt2HGqlLhsi7ePrSZ4rImTjEnmYeKzKeAquZc6sHS0iKpEpFjJ3SBcLU",
-	"nrCPDAgdSzHMu+ddR0KG77mKSxW7RIT0Iwp6YsyoMJ+XpcIDY2vXAHgJJ2WRKcbb62tAJa0tr31I1UmN",
-	"R8VEKgjySop4tWsL8ytE6Zp9DptHou203XcY2q3OdcY0jivOa4ENv6l4b7lR7a/IsUGAALj/CLUTn9vo",
-	"9DY6vaEmho3NwDKWgt2V/r3KGfAB6VVsuMXT5DhhSIHLK6PIBPU3TSxeEISQOColpxm4RmKvnhjTC0aM",
-	"YJl3iZAA5p9aEpqiZgfCOFCqoEmtipMzQapGHzkyT3xBT5S7GO7RoOiv9jDMYzvwAVIgJ2nG5IkPAEWY",
-	"XWG0IE2UJCmj0chc47WugmDbpcRpElZd43d5rbnkY2Uu1iKBDKm2m53arXUqksgUdOqWDPhphMPNwhQP",
-	"wCPb4WvGvZekTEL7EMj87Y7N/5OUTQIyVazeR/oPV9KCL4RjmU6FN6PBpAVIUsQYrU5SNoGIt5AzaCoh",
-	"lJy8/NZc8/eTd+TNmy5Gz6FypSf85dQX5Zg3r0AJDfx4gArB1mtyQfoyiYkU5k0BoaRXMR6CvaBXIQkX",
-	"rAbP1yPWExE85Zm5k4O1uXzk8USzt2hlhqSqNB0MNsUbRZPqHa7VY1rWviVwEg8KcJRQLFXptoNKOhXr",
-	"xbvjG6JQKv4rtF58bpkzx8bAHlzpVqaKferP1+8jwem8swi2mZH8ZFX+28nLb+utxi75r//5/5T3VfYd",
-	"4uBSYSwQLO9MEsqLK1D5+a9HP3/7od0M2s2fj5o/BLvNYLf587cvj0c8Mip/IjWZcPbzt2c///XvV5dJ",
-	"lpnkeDq3cZutQbyBOjxJudB266yFuFkUimtbxIm8gt3hFNmzYmKuguYAYJtSGo20OanCHxzpkv0xoUrX",
-	"Cn0WUtRHAIANVqr1IBvknbl5JBOIJTkzj6aMJGygiXniVCRMKRJyESXTmL0aT/T8z0aMhA0S2vjwN0CJ",
-	"HzqkDxgR/Mk8DfnyAf1aM1KlJGOa8HxmUj/DDvDaWpihFijU1oBc1+9Bbt7uURq/N3O2cV+7mZMnRV+R",
-	"jdDVzm0wNIqozSVDMw+7k6GVbqJr6C5azRWjKuzT2zFfHBlfy585f2akIOZ8FcZ1BYNU/jR9hS0bTmRd",
-	"GWyDc3KD9ox3ckNKKHe2tj0ZX3siKJH6Zo0Yd5P0WVLNgAu0SfOjB5pF4Nlikjrwahp1cn+umSpTXz2R",
-	"11+HGemi2fHPFPl4+o5w5bzAIkfjIi/jpqy/BdeNCvwQ0meJFEPf+QFuLbQI9kRf0jRWQKFOuCYOPzes",
-	"BcaptTdgnVkxqeQuJGKaJJjZwaGsKLhKuNJZpt4lmp7ZqV6VbQercmPn8mFlqnU14dJzFDHwUTsTMays",
-	"Rckw4AmzqsX4jVwMG3jvBZuvZWswo9DViLb39ivdyovB8/24+bz1/HknOoj3917Q9oBR2oz29mjcbO3R",
-	"3f6gM2j12/1m/3m7HcWtvXg/au31mwNjHDyv3NT97Txvt3ZvkNfHVd5Ia8DZ3qqNP4LaGNsznkUqzb9v",
-	"yNZ851RGWqY2rQCidCBTYmVmFZiNuLbC32yTLl4Vemb78ILNQyOWGQDTjKeJ5hOa6h1judZjqmmYFeri",
-	"G6xeAE6i0EiGsEtOfvguIN+fvPouID+x/okRzd+9+TZwbM09sUfe828wiWLGYfQLpOfJAHnuGDFPeqZQ",
-	"ax0SKuZo+TJj5JKzH78j1qiNsVOPCqCRnvcEzgbkSlxmvtkgZxILfv3EYMs5PN6T9Wo3HPdBz1RPhDb0",
-	"XzeyMnRFxIpUw7yMlZFmuq50yug4BG4mKVh2sTPcuegJ82AeTROaGqcZhmG1qVkBdBGeKXOvND/aqmcs",
-	"kpapvSPmYyYUpHXs6HtCUWG0qCYJMyvdIhP+mSWYM7I02c9bL9rGe6BE8Zj5BSG7u0Hr4CDYbzbxJlD3",
-	"NEl6onqw/7z5n//R2W03sSIbmhARdt6vexUXHqO6is4V8hVzRWapFEPjZic0HbIUltWtTE90WrtgMZz7",
-	"DeS1tH9Bpv1JXvn7DXjolDTVzv1VUcqYUD1htkWfEbvxMw5srvMbWJWweVqofnyQZYJdyQiymY1TMDuK",
-	"8YaeQJNO+YzbQhtKtaykBWtlsADmEPJ1zvLz1lGZvfIRXnUzi2WjcHiJFFmMiPNk2Zi4J+Sj3GffK/zR",
-	"1sByBta6K2PNqvKgujKKzXo691zZAgp957cLNt8WtdweAulfM5yPUsabG+XmYl/Gc+zlqnQr++8rNzMh",
-	"y+MIdv9eUe8CnVGuTQuOFTmz+s4SRl4yAraVsv9ATQT/jhIGmeIqWBcpI1omCECUsgHT0ah2r2oSv2m1",
-	"fw4Woy1OQS1fqAmF3ZLToGXq8SW8wqnHbc3IU/C/cE2uOVUP5oRdH6+B3YMGUskpxQKXVfG+V8bgNCYg",
-	"+Fuu6EuN+MS5XHmL1eOdXZfS6gloQcnq1AB9C/HAyixOKCeh0WhNSryFlNbKMBl++61TA7lJvDI74F54",
-	"gwQB3rpuA4cd0AMn/7++EIpb/+vLvR4u+g4j2PkNgWavVJ3/P3vvttxGkrQJvkosZsYEzCRBgAcdQGvb",
-	"UamkKk2rSmyR1bX/NsqUgcwAEM1EBCoikhCqTGZztbZ7O3vxv8Damu3dPsP+b/I/yVq4R+QBBMgECBCU",
-	"lDdVYiIPcXT/3MP989ciLm2hMZ+2yc8Y2WltTgWqNU8SsDtMUXGl87jOiUtEcNlncDBNtekLORNMQe6Z",
-	"v0bwEsqBKGIaPOOFWnHOzMWvxj7z+eUdKcXK6X/QoZksuBEj2su7IYfFeE94sC8KijUAAWI7uypGFFKY",
-	"7x/SaRvu9mWtmh88RGdb8Z+lPfLoQz9/Qf7plbQHhe0/UlSYVZHcPlr8DvHg3FpUeIkwoRDUbf+t0RFX",
-	"kA3OSThgJGYTCRHWLsBytQTpi7IIKb/AtnN5TAyIl94NxoJFmGEHAov14GjgZ2/Kl4BoSXQajS2sK53Z",
-	"RTJNYpdfO+MxE5iadneSbalW0FqSrRj6TtaWbD4+36WWEZka7ar7c3B3LnHe3VsaYn51QRpuM9/rAbO4",
-	"iv3YKSOCkzfVIOMaKVvZA0uBoSvJ4xZcHRz6rdEgvCrL/CcatEOQW1nF/berdKgJE+nt9NrRPEosrBVp",
-	"KatAO5auJLHyjhViTbShykWcnOXHN0Ok0d6Uz2t1ED9aj7YXa8VEfrEVfpzEctOWLye0NUUKoWjXNEmr",
-	"EzTYGf6VsSsNmQbVGBUYhmBmmQo3qzTYjcOl0OdMvZLXDJl0TrDERsRe2e3S6HWPXpza0Yj4tOJpQgQf",
-	"xid+xilYiNJvBI0ZY1eNXhf/EdN5o9e1o+6m7GIKQZ3Qb7uerplSUBALO1IqQdF9tkk3nza23qnPv22U",
-	"1WE3o34vFotqLK0HV1wWn3/byDMi0up+EVirtdbbsh8FJeHd2QIPXjUpVyTFKm89x6E/mBO7VzP6R3tz",
-	"QN5evCduC2PdIzp38QW5Y9Kd8bcCV4HJJbthECNwVbgdCkoksnsUg/1UNIbUBrw/KDIvZ98Bzglo2IDN",
-	"JURFZtIyLJAwrwLtr9IEspHuIoDz+o00i7wVT3TR5FhZlx+23V6ZIRY0yL60wlpifzuidA1jQKQ75aGw",
-	"O2s5JCggghoQrAkIHlTnfl5rNd2mWXceECHSmuSjzmnclIK6AAYqgZWyMl3Puj1kwyHD4jSr7NxfgcUC",
-	"FTBQY2kMiXQpgwXg0UIyWPvDE028oIB/FHFLFrQKcIcLMpTKc28l1DBt+iL0ciIE5x8dGvcO+/JWm/ws",
-	"F572UCArJimkYKHPA3O1YbZuX//AzGs/gMuBxpLQrJ0Y2GWFea8Uv5dLskBvNjoT0scrmuaS9io0rGp6",
-	"X+6k8Cuu3KSsBOLS1qDGXVEr6qSzC09EaXOVoUf2000QsqzO4xcGHWyf3q6BjNZGEbDJG72GRyWuHWuA",
-	"hPK+XYEWFmep1ufbO8/UMsHDu4VR3qeBvkJJ3lmcAXRRxieH+htNd9SPhmXqcDdayCmfLXhOayupdpt+",
-	"CSZcLYq3W2lj37J3i1U0bE8gJWwIJFlS+FIaVjhnO5NoQ+cuSasY1IHhEBv4LFfGGjjRXPsPH4//sNaM",
-	"tWasNWPtdPyaSoY8kMfQGkOH9ov68E/7v88bM3lWU/mV/FNO5a92U6FksY9PqRlv0UtVua6X9ie76DjF",
-	"aNL8LHVIuGkFC87SJ3obOOQC7cPv865uBEQeRC6vURvK96lW/LXirxV/rfi/OcX/Pjth81pFDh8ABkDB",
-	"wQOdjkZM31447DLnwUYNiMQkUyX/ySLDYvJ7SoXhZg61YiCgaMASpCvhirjahmQquTCkiTleXEHd2dmY",
-	"CSydU76La9Jp9Qqf+IunfyTNbBx7BQZLFmcEltJqY0+u2iL/pS+kIPjypk4HE24MFJePQWVzmiRzojwH",
-	"LNyng4zKRaZGGwqFgFrk3//3/0HodKokhlT9nnINjgndF0UyciENmTNDhmky5EnC4ja5wGFm9pvRlSZ/",
-	"IRHjSbNpx8C+NetoixzCLS0PibCWKNCUD5my/bxmIpYKOUXJD0qmU9v5ub/ezJGKZ0ShZOnTkCWDjHl9",
-	"gdffxkgVd+Yy7UQKmSIQdZYvFRLRCcMDYI7MNKJNQv+GMKu5xNzXqvvKgZyneFJ5MxD6vZ2hi8Ky/RoO",
-	"a/MzURwxC4LzLrZXtMSP+MNFZsPPC2qwe5Kjo3U1LvYAp60kiv7xp+e5rfKu2MOrnxcKriZcsEtpaOIQ",
-	"1PPTTidoCMZiO22N41O7xMSPVNi/gNtWClhg9rOwsqKrvznpViiDai9fIJl81/3pasFCZVS8ggARi7ye",
-	"dBag3MnRacdecdu+0Wuc3iwD2z31qwzlTHbfqqquvhitWxjVBzA6AqesuTFU2RKrXIEQn3AT8UYxPbaT",
-	"QM5dUdw1LIMbO30VS05xp9ToaWu4BFSmLklaj0amqYrGVFuJsr9T3Sk1HG7+0/3r7S3nuy+JuykgXJCx",
-	"TDVDxjqnAV1dD850QKJUKSYMiTkzDhFkmaVMQMEKpnzp7L6AdEWtXWHVIhkt6M3sQHkir9nENhjy1F1z",
-	"EOxhEROXOUkxIdOVAMxzpzAnqRAtvVyvvkq44BFNlsVjnydUkCGjJlWsR8Iov/VcSbjtte3bVHHNliZe",
-	"/sDMOTb8/ufUbgTuTEr0H6xuZOVPLC84ij8/sLA4qmSg2AXywQOLxy1kKgwcMHPGH1gkVfyLUIzGOzn0",
-	"nGZL0gsov7JXiCe/R5B9KqHiwG0Kq8KLv231ZHTlSrSWVbwuQB10l/tCM2F4L4i6RNxKZ+2slLHn/g7S",
-	"VDLBCFOgNU2kVD0ipwwqjkZSXgUk5nrcKtbPcFmfAZHwPrDLClk0txkRVPiU9xUFJbKWrV1VIuv1F5tN",
-	"uTpHsnt51Fm7zDQsO9eV94UZ3QD9I+lMOa/+tlrVm5Sj9jNfuRh1Pt81lNxuCerCHsxwZHbtEWTv+cbk",
-	"kOyMGKqvNKFa85FAyg1ugPoP/SNjmcSAzZr9xmSOd/cbQJ1roZ+XSStOfy7t7Tdh2h1OEEwwyNb1PpPi",
-	"tiEGqoM61+OdEtg+bjH529qDdZeY23ESVba/60Sq7RDLfiW5UdNcelVRBQVxWfl8Y2Hp7Ta6YXX4QIE0",
-	"3jXoDJwBN2MVSfOk01lXV6wKVyyoh69Yune+KuleFQRvXwfUcvlRnASjtNiHeCwS8+477tu37Il28Fq3",
-	"yWtA06kGsr6cQrBMDrrwMHJNnHQ6faSbmDmf5v3E6wXLnAlFQt8NRezuN79rZC1Wa7H6rYrVC2aAxdJK",
-	"E/1A0hVOO+0bD1R6i8f0w0Ih+xuUc2eeVS6jmQtIaAGe/b821KTa/4tLEe6Ge+48641t75dDQrfjnPit",
-	"5MDjHJYbME2oECxeNRDwRKOquPqQigt84s52OH9A3pCxNCThgt3SEtxHS7Pxu52dpOP7DVWO5bVXy7SA",
-	"A2qisX2kW6n80GK+/jFcWwxgZZ+y0vrw/kJwSPcEAnZLn5XXsEe6R53ALhIWUW2qabEhBLn6eNlGr3Hy",
-	"/LYwYUW5ZvGl/ImL72wDstLIOqIJe0MjI+3N3fZRI2jMOUti24XfC60/ymNIrmDNVlTa8dKG/n5jXLYe",
-	"tow//50plNNH9+AfGDEBdeVjDAJ2m6Ow+t2eK25NvHTBRcRWL6p8QHfFR1iSzVUPOXCz1PBku+cb2UzA",
-	"+D5OhkKViiJDN0QZ90jot2+IbICh375hHr0S2rUceq2Jm480UdpB/Km9CajJdSuw9/QF3vREZwE117hZ",
-	"NZlyu4u2xSi48oyktDf2eVBSTbkUhOhRZyORuUHGw6Kwq2wH4Rh/SMVOKf9UKpYq+1LeTq3qa1VfUdXT",
-	"+ONYRvvV82sEspW1+0ptvutjvLI5Wx/m1ayIG578CULjg7GM7KLdZXbT4or1CH9jB/dKTPX60zSRsfPc",
-	"lDmwyL/9K/GqIIsJyXKFuTASkGIvp2+GopJjlj31BIsi54grIFL1BSob+/qbxM9nEDFncZ695HBakd8x",
-	"IAXQlr/5iUdvwSJMC7xzoC8y0kd8pk2yVWN6WKgmINy4uh8aeke04UlCnEANXGkbI1MoJgMplyy2bdZY",
-	"ScZX6HIPwDv6AlPOkCzSsAm5poLrMYvd0YDtbkSV4kwjWHXKO9wdxPzBrai7nGOPA2XCLkNk89vOznD9",
-	"kNiB2Gk6d26vl6AhcJziYXqcBewvOIay4wpAba56XKPXCZxfqXYc1Wjyy3Mc2Qfcwoe17B5p9DprgM3y",
-	"9tVpsjSB4pZNViPCGhFWRoR+tTk+6PkTXd1ttiVQeCchqLWsdsHzueiYuv+JSO0jqbXa16bVduEmqVXU",
-	"tlPvSqcej595tJJSOIyoim/lQ3F2tT8NScUTby3n1jPIGpcz0kPjn4uRYjHk/WZ2fYqVTq3CAGEZEPaJ",
-	"RllasrX25dXBUHEm4mROYq6nCZ2fEZ0ODrAZmlBdKLarWWQWGgB0Jv5rgrFYnxFt2NTa3JD3zIQOSKS4",
-	"4RFNnCMAy0ulmh0M5jtRgyCaX9mhvrcK9BNW1oEwnsT+VlKFWZfxj+mYfhzRpNFrDBVjoLMEFbTwN4N1",
-	"5f6KWMLgC66Slr2E0rhwz1hGMkEV6i9xo0Bm+r9lJEVqihdU8Q0q1YZGjIqPesySZMj1OP+VjUb5H+Wf",
-	"hlLGH+N54csjllDDC+8eJamB1toBphxA1xWf8fwO2/RPhT/TafH5CU+uyk9PZJKkOip0b6ILLZzYvtgJ",
-	"8hemjIrUFG6fSnWV/6WZRjXn/5bzwh9G0dmAKVW8libTMTes8EYjJ9TIwt+KsY/lj87GDKJ2so58DqrB",
-	"GHd77x9+KN2Y+Ff+ZucP99I72Eq4muXVT1xcssn0jX3x09NG0BjLJP5RmuL141Pbjmr4y+pjFJJUnyMn",
-	"A5CEPGufNm725al9B4oP+xcBPVydZoV2CuGZHoCYMR9B8rGE9sY8Ajjwe/mrRvHJv1iYdc5UBFu68bxT",
-	"RljBTQh50n5eavFJ+zlJ8ib8nSUyNf/2/+Rfv86v/L74mvUAVwH+JWBfT+j8Fc67nXa7//Jl/VslwLcK",
-	"kj4AElSpeLsGel0GkrdwslzEjYpNpw43sinspIsZczrqmo0YgBXw272RSUw4JpI7OQuqxs+1vec7esWs",
-	"mus+PSX/3//7pg0+znTwAbUj7I9VO6XTPn66ZKu4y/naO37aIetul6N8rX6XGgO1xH+/8Y3CHvht2dre",
-	"wkpeOqF+4H+yg0fJIJEiJkqmn+yI/jrm+soPuzYyuoJBzbZE0Lj266v7+bcFZK/Zd/Oi7Hq6GarP4cEK",
-	"RF9U7zWw3zKwR0ybD/HXAu3ZNfJb3QbuoetwI9FGMToJiEzijNjnAaKsX2Mr71+7KuvtQuEquF4OmAX5",
-	"UFHGg56AB/7KgTwt1SDe6O0uJdjzUyUHdk2cH1g5ZDI89LxR3cvyAvTgemrNRUbaD36Mxiy62izi0s9O",
-	"1WBLP9S1hNpquCUtblP9RZQ8WR6TOZ0yAXkpYb4yw4CEFtPa/ztoySD1YzqWRkKUZjij2rAQ+98mL4l9",
-	"2sqUVLFSiGcehelMkr4A+x74eLLvuic/sk9RCoo9JDRhypAmuCFC+KPtHMdh68wVc7T2CxejoPh1DGOA",
-	"frAYowK0QZZXM5MH2tARI5GUCRcjotKEkWb3GIAb+ff/7X+QZx34p/0sF+SIjCGaVMBvJ93ibydkIhUj",
-	"4xaIW0oGCpws2C8ALnTC+gL7IejEfg/xDF1WGgZFMvsrrp+QNLWhw+EWQk9RXOwzMmC1yF0qFtfILYG+",
-	"7fSwHxb4Cg1Wdut8e/rr89pTdauWqpVUfYS7lqUQSeVsBVxAldRwWc7e6/T2cExFLIfDB8hbX6q8L5jR",
-	"hRMA5/RAdZTrdddIp6vPvA5yeeozmiQDSVWMVNqEm12pph+xHY8nLcK57S4VnZMTohiN5yXXEfs0ldW1",
-	"keveTpVRfdReH7Xv/qgd1n19zF7DiG8CRpxTrR2IMJJQkqeVPyyW8NttP1DCx7tbM9cdj8C/ufg4VXKk",
-	"mNbwt7O44d+xFKxHhlLNqIoJxs1P6JzoKz7F8/0zaxbT6Cq7IYAMTzGHP1xAv31NUCAWf+EJd+Q1K+IY",
-	"xzfhPKP+cIBOGDGKCk2jDPyMuXDAyNHo6kgxJvQZfAsyQ6UFPDl0MmMmFcPwg1Tv0D6/WAi/u/B0CvuD",
-	"QZmcL8x1ddhzwUzWjRr71NjnKwwzLO6LGgPVGOjrw0A/gaotY6BU7xQCuSCIAyxwsprU392XlUYrljhp",
-	"kzc36amyQmA5RVWbnNMRw4pkJITjhxAUdxilSksVkmb4jourkGBqcmvTI9aMGxC+gcGPWk48u5ZmzEdK",
-	"woUnvryLFMl8xbGs6/97HKZ16wfg+9s7JLVaUjvs9o9uVDZs+Wfd6AEULJFZbYG4qjTwRQqrO5AZRNxV",
-	"geOvYOk1tlFdgYqIJQmqGJEmSdCIEqlLfy/HQsXiaTFL+DVT5fqjJ9XZE6PjUkRgebqwJFpAhlRE84B0",
-	"u6cEChmt8XpoiriWPGLnhVJm2L91q7Utr8xWtbBa42hpPTVfxvHc3dVZUStt0/po6K/EDsPStwLCvgIv",
-	"+c/ns14o3pbftkkoHcCgrHolRLy6fy9bUaduRd2s57YCChUfWrfk2yZFOYpbu0ocxUsypSMIt5+W1dEi",
-	"8QUXVzdVWNhPO53jKFUJ/IOdEcWSv/Qbgn0y/UYIVUitVlAMTq4nUoHdmHdqURh+rrHddqmzypO650Jz",
-	"qzw03ys6NEAgWmouAjZXV3UI/FngeUAfChQ/RBJ4Wiq+6lJH4BVPtC/A6iIZXN1Vu96hXmwTFy7ptAIC",
-	"Yi8mWbBs9sonGn8jqUiY1iTMBWRIuO6LEb9mok1eCuJSF4pPBzfbR5E42V0OCBWEC4r8FqVbVV9w2wEj",
-	"1dy9TCrX9H//P/4v0nHOJXLS6SAGjJmhPMGyejPlquaOuRitImy4SKfTZH5LsRQ3kLdHZZTkzl6pGlbp",
-	"+lx/F1Xdpgprs3qsa8j+9cjCSuO/0zouNSCrAdnuAVlsNcIiGMN3Pgz02siWWuW1gt6gHN01n1jZ91Dz",
-	"idX+so0rCZWwWFXkWMQUm3rM7qaPWMCJGZUqqIQAk3JnVBMvpjKOME+r4oQ7wjq9QRn920HRD8wsIqJ7",
-	"VoKo1W6tdr9ZP8hWlbFTw7VS3DZfxUb64pHltS1RRIcoe/cVvfIyQ48k25FO7TWdZZ+puRYZsEhOmCZh",
-	"pjDCNnkp5gT9DXajs2I8ik/eWBYaux33ALRjB+6BrWnTkpQ6zZVlrV9r/bpt/ZotvFq/1kbnMqPzEdh/",
-	"sET3b/8dgvzdn9YtKltgd+Y0SeYFizK3PEFiQ2aooQJCSHM1DEok7HknPOZVck3YpymLDIv3rJ1t8x6z",
-	"cl40dXORd1pW1rVyfnjl3P3KlDOssloz15r5kWpmuz5vHpLrsVTm4dWz2437UtAf8PPanYWXz/ydRm7S",
-	"alr8rKhrfQopKxU3LoQcwKG6JiG8Y2pCkrDYal4lZ9prXX8+Q5rYvH/7V2gn0fwPFrj8jr5woQUDO5ep",
-	"4KYVENRj2rbWyKkm6dS9z5AmFRgUYDGHTA0J9Zglw3d8yL6nc41Rn/43KvqCfZpyNScQfTNiEF9h3wOQ",
-	"RUiCP5/Zf4aJNGEPvpSKRMJ4ATVVy+EJLDoBjZ7Iay5GB/SaKWSb0Mb3OhtVUB29cphE84bbvYXhQRA7",
-	"4eqawXT4F5Bs/CGyovSsQ0xmTEU+8VjtwqIrzIKBv3H8uGDtvviAU6YJjaJ0kibUsF7+uH0wzNbIR9+b",
-	"kKTC8ISwa6bmuAR44WSBCzK0egdoOIRbFvaxM4f+Luz+DAn8WxNuSNOjwtYK+NgmuLozvGi7iTQfUo2o",
-	"4H/4DGd5zdSBW4jEyIQpC55Is9sh/wl+LA0OrMVWCWBmUSK6L3ycCHklha8rp/yIySGMLQ4UVYxopjhN",
-	"rKAPiJZ2bbmRwTIkecuuXTm6sCAdD/7K5m7BQZbTFZvjWGRXBjKeZy2Fwi1cadsenSYGqU+WNf7Mcbu6",
-	"+Br7loCcHB3tCD87KfR4ol/yFZdlzOSQ1f7r7Rpo1Euxt2vUGE+kwRbHVqG8O+gcA8YGYcN0CXwfddC/",
-	"uwJyHr/ofK5eO3zZTOyyNHtVVG/x8LS0PL710zw7sY/UoDnan0FTmMHL7nGv6yd5uyaO/+KWjZxykzcw",
-	"cswnVyHIJ/bd/SDr3iAVKjeDXo9eSW1eDg3kFXZPj9pPX5w+PT3qPjt+0T1eYyE/bay/Xq+Q/Mjpz82F",
-	"adVhfGZ1k/iRith3+BSpiguZi+6KYhTkWaFxm2YaricHXbC3F4cfYUt89K34nJOgDlya4SuA/sumDrJi",
-	"/cJ89nwdTbGgItzHV6Qb4s9FkIjsbNxkoSRF+G/RiGF1imIdcrUm25OVyo/A545KYd9H3Zn3PNNRYS8P",
-	"7wLrY6jkH46umhtEJlCrQQrn5dqrW/0C2v0l+dXrI+76iLsOIasd6d+EIx3F88OqW+UrJtzCjr7g3PMl",
-	"iAZzSHMLiHfK+TpIgc/4UuCJzIrvgLaKpDa63ReORqBHwt9D0rQvagUkjKhhI6nmYUBCqqIxeCwfjEug",
-	"2NGDGY/ZmSMX0CvYBRSjoOiNlKSZlWZSjOgxVVhvGd2z9vbWcroBX7OiCs+A/wQWR7aDRnxtGszHN+wT",
-	"UORm+rWBJC7LsvN/L2W8Tuind0yMzLjR61phtwYLgZ800rSK5oALzYSV29csmbfKrWHCYCWeZQ3y79lC",
-	"u/zaIU2jUtYCCixMY2yC+7Hlh/KMDKQZo8efDrRjGM4a7HyVy1rrP7Esb3ggZcKoeITsBcjrlG/6XPrk",
-	"Gdfu54VaAXUJrbqE1ooSWtlW8Psl28mFHW8Fv4NTT7snHXdB2kVp8p1WgUHsvoW2+BrcWHn5PpTJO6+d",
-	"dVq5dta6NbG2URHrkyM9axzZ9txRIWuScaQ1jm8ORU4w5jjNFojSjjuFLo/gRAbve5Wvo+7pSdDITpt/",
-	"lKnVnM+OVpKL7ajwVCrsUmbxW2TCWHOZFGpGvUIpCeWV7mIwK9RjOqpINbdR7RNYMusxdhT0R83U8aUz",
-	"dagMnm5QbsWh5gOLk/GA84ZdItVo+8QdL2PgL3U1W5tup5Buq03e5hIdVlSZxqIQsZObAlYmUIiEwRxN",
-	"wyYWdl8zZXQAXBjFyqz5zfgqrgjszieaDOmEJ3OMGllg3Ch+L8i/Rg2JJdNESOM/aX+FF1rZ1BdOKtp3",
-	"xXw4ZGCJwYc408j9SrwkJnQgrxnxcrzI0VGIMhral59lkcE8Pz5Y4ZX0Zdlv+iXvNK/uYG+D8KCTzvEq",
-	"eg8nnfYa2bAM6twXodwXdWwDXuwdTOwAQuwfK1TkhK0cXMKnbFe0KgVTcQkLMFyviyzXFmJtIdYWYm0h",
-	"Pm4LsVtR8ayrem6JT3HaYYecQg5w11xCdWDLplxCytsPd9u2ZVOnsdyOXXW8djtz0GWpZmf5MC3nELp5",
-	"nNY0Y8XYAcaRKJkkB5CWoWQ6GpOCSdoK+mJC5wdOIZMEqqn6szionJEZlPCXk6NfzDHaD8xkluBWjkZq",
-	"vFvj3Rrv1ni3xrtf94nItvFujUK3TN61BkB76MOH6kHF6dI84WlCI6bLBdtjNuQCIh7JbCwTBpttQq+A",
-	"S1ywmUeFZ0SlQgckgiKyOZSjCZRUJRMaM3LF2BTTVz2WNGM2J1MuBPB7FCAinjSkmrkwIneVGigcF7Op",
-	"GRcClUunBVNqxn3RDAt6od1te7ka9ki/kWKCqWbJsEfOUcpBNTsvqeEP90O/0YIDkiyCx7UlogIOQcZU",
-	"jBhpnnRetDY4j7gBHX8BqVJAj/UxQH0M8PUfA2zXLLKCwpqoBQlVW0q1pVRbSrWlVFtKtaV001JaqjBq",
-	"4+lLceFvx8RD6F0I0yqZOK0H8sofOgW0r+TS71nCjDWmsnHg2hk/mAvag0xSKoiQJJHCWjMDRmgcoxt9",
-	"wkSqrT3UaZFBasAwzMw58KqDHQg5pS+z15oZj+BLY6omCdN6G7YUvn6rQVk7Aa0LpmUNVWuouiZURWdS",
-	"jVRrpFoj1a8Vqd7QEjU+rUNMKoNbh4UeOsbk0Odgrww2eQ2BFP5EwGU74CsWKr3vIfrjtgzpv/ue3RsX",
-	"FseojAz9L+XU10raGm75bl6J+GGZ0sw1RS7xrAKs8PHFN5Xf0r1H3pcb8ws3SBWywMqjWIvMreZi0fyk",
-	"8DrfDV/s0Wg1SXb4p/tXlQA6QoHKdkYd5THNA+mahYi4YBkpRRZhN1Ry4jK3fDQexNi1HodIzKLd3O5s",
-	"PMDpjsm3dW0u1+ZyfbJT28u1vVznfCw/2SkpixoCbjUkTgpWNN6+ggi54M/VJgQRqYVJJUqmrqNjmlIz",
-	"zjfJdQELFUNfSlRSXPBJOoFXODuGC8NGQKi3DI1m/IOrzekPhZsW7GfiKM5IiKSFYUBCpCN8OEazO/Lr",
-	"NcMIRK7wwhNS7DSRIpmvMskLY1OFuQzCCu03gEAuf7i9ggvM8TwWp28o1QRARpryuFGVCazUIRDjtiEw",
-	"DSu/jZyR1cVi9oULfPLx0X4hhdd0quT1HdVFl7Cx3s2+ai2mdxsQiQ/TZMjLX6tIqDrslvhaB1SzXwos",
-	"3dmLv6OaOTLTqm8+2oBWvahgC3+6rx89bz87zdUu0LECJSpjMYvLnLXHOWR7IxW5TJmO6RzK8YjfU2bI",
-	"VLHpYvGGt7Edht/uQY/q18Yd7KgZi72R68434I4VDKrZArSjsranKtt+69IUlcVQzVX05XMVlbTSHgt9",
-	"r2YmEsRiDiVoQlywORlKhWWtIJ5DXjP0QFmop42EclZZ4S7AfLZp9l5HHhQQLvoiBJLysFgSzOozTVx9",
-	"roBQ4uUSgIVVlEb2zdwU6n+d9QUVc2QDYolmpVSAvNiRZwy6iVUQP7C/IjINSZMLPWWRkepQGzoc3qAx",
-	"L0zk6hqhjgEo3/37pAHaVAPmKuyeKmebumVdLbKJMqhsdd6Y513x3bifM4jk0E8NiL5JQATSdBEN4Yxs",
-	"F/tkq+bzBgbHKmcMFqwoiNGdc3Hkmrcm5KijJTYn5Ciq80oArgwu1iC+X1yxq1w870UJkOSMHCBtAzIb",
-	"UzxxzGSsRWmMAsEi1mIqE/pr3J7+pJGvEWqxFkKCg8LieN6vUEvtPqi15WN3H2xRhZaUZ63Ntp7Yv7ag",
-	"342lvnmsyoL+OHR7YF+JJHbNGkWF01Kha07YI8Vy40VFltUz87s3dMEwWLVsRLnQqG2c436q5D9ZlFXh",
-	"3nUxsyo67iU2fetugFpR1oqyVpS1ovxWao85ObqZZt6w8tiiAkWZ+Fj0J7YG1CeYa0FBi0pF/EZerlEz",
-	"8R5urCQrOs3PCBV5Y6RgxEo7vaBk13StQ+u/bJ1auunpjUj9Wst+zVo2Wwm1mq3V7GNSsyhZ9+voPHTi",
-	"ZF+K9id57XjvwIrswfk384fWAaEkBD08ZOqjTE2Y5WMQLO+fHYYHGGhH2KcpV1yM+gL/lqkhTbjIYpJI",
-	"V+gnYUNj1SCcfOdf4CL0WXCaTpi7H3VlzLThwtfkMX2R3RVJbSCJhHABShfeRyPYneQ9dJUmZMrUAZzE",
-	"OxHKmbZ6HOvzc2FtajhgJzEb0jQxvb4AbzLXthPaUBFzMWq1yYIAyIFGphpCqPUTTqkynCbJ/GP+C0mF",
-	"4QlSKPcFtIdrEkvB2gSrZRYQRFMqkr0kd2m3Sp/nBWd3D8HNjGtmIU1fhB/KdwppsteHbXIBkQ56LJXx",
-	"4+zmtQiMwMkOv9kb6YhhtaMJrB0XaHAGITbEjKkoDlcxPOGBYhHe4GA8lmCEHEnYf71dAymUND94varp",
-	"r5sDUDil/3xf8FcV6xw3SlXDvwBfTAEpXXaP8pfvBjd65FZjx1uwYzZo+8eO5pPAiaVWPlV6N7ODTksv",
-	"PbnsHuetpdejV1Kbl0PD7Bu7J8/az4+edp4/fXH69PToqPrqiJ5usDquuLB3F/W7XcGbBE5JU7XM/jMr",
-	"r8WPVMS+153yQj3wy1IxCtJnsYFrLyZQaOuKLhceqsoBrWlhQ9t/vwJQtWziICvTJUEdnByddixSe5RL",
-	"5/kWlg4XG6yco/uuHL9SCqtn9eKBJn55aweWzm+b2K4OBkysWl9hxg7zW3qL+IpQO8qEmyxwImHxiCmi",
-	"5CyvQlkbv3VoUXWL2y3JPZvcCCQei2sbW5O7tnNzMgM8O/dbr2dgXUC7Hq1Hug4V/pYthmzT1N7mWuE+",
-	"Jm8zSs09qz4jD6Zyb+y6Vr3pAF3IRTdnWekUvYcuqleKxbBdLI2n2JApxWJyzUQsVa8vMtc14ZoMZDoa",
-	"m6wKn0+uguCp8pMuKYv7Ui9TGl1pouwqZVZBBo4kuy+mikcMfcAuftjD4xJ2VuBTvmIxGUgzJjM6123y",
-	"Els2G0vt0rzGVBMh8+b0RZNGhl+zVrFhy8q9cHNWXktIsLTg4sWa864QzZja9pejn4MikmiTn2/Umbdd",
-	"EzuNGisIwEt5XtQGev/AYlpuDzDQLUEWidRrIo2YJfyaqbLOPFnDbD8u4YbyTnvHJkCBMKQimgek2z3F",
-	"QMI1Xg9NEdeSR+zcLnlnjjpssyaqsO28lIYm7i3PTzsdO7XR1QX/gzmsYf/8pQAs8IrV6VbhTguNsDYx",
-	"UOUwfs3ic3eXhUb6Km30Gucfvj949/qng273FEhY7EZ6W73J0RGCGgAv2GHYLO+4BmcFXvKfz2e9sNjf",
-	"rgH+dpMVtTjYt2Q8nWZsNTBQFQepmx2LfDke/hqZ3xOZVxNMX0NM5ib4fUF53Y3mM+yAlv+Cbq6x/peK",
-	"9S9TJRbQGRdGLk7wbkM6ZWpQeK1iS3I3kMEcyAkCIl2oRDIncoiUBxaxkZcViIskEgsxrvRtGXRUzN3L",
-	"WivIjHyz1yYycg+W+Kmqip8tsR5tgRYI0H9W1GCZXuxeHnXWPpyG0xOesd9RrflIMIS4ci3MMujafRKn",
-	"DE5hfuIiBX7KTtAYKRqx7MJxJz8mYhOY51Sxj4kcoVq9YvH3MqqsVgbP7MaYKi4VKkHH07jIMOb+1udj",
-	"aWTGWemvXkRULN55ySZTf81QNWLmko4qDgazw2q794GKEYzmhH560+g1TrpAKCrsv4+P4fyYG1iR7+SI",
-	"zGhydcAFiaRMmCKF8UGl7bgGb/yqXen1oUwVGQOZYgCMN+8jJMeNAKwUVBrxGOqg87QHfI3F356v+u2Y",
-	"dJ6u/q3bueW38vfsjlApdPzNh9d/+8v3L9+++5ez7/7lx/e/fPjL06DbCbonQff52Xf/8tPbn3+5fP2X",
-	"zmaIWBldBjkrtXxx+2zCcIRipir9di6Val2+XXqhXE94HZpd2j+xEFHMbkguRiQas+gq4dr0kCDS7VNi",
-	"d0WG/2DpYdylzLayKzYMyMFQfaX7ohniiXTP9z908YhTpriMeURUKgRT7lH7angSkuBBdKCC8Y8/0YXv",
-	"6b5w4ZBWpJCjExQxAZG2MVM4+oWnoNmFds7G1Ni347PAEomcXqDr9BnWS+6L/KNAyUVjYCi1b3dESbat",
-	"EA6ZMhIuqJgwO5AuthnKE3NxTRMe94Ub09xZlkUuTqnSTAHfIdVSnLkRt+2ACWIxoZqcv7+4JIc4YnBZ",
-	"EwqNWuUAu7S33ub/ynp8K2+Skyn7DFMsA48aKXyNSGFfmri6LY0bYaekUjXArrdNDbAfCmCvufPvgNG7",
-	"Js5yALImzVrL+VaAIeUgt6+FByuDZxUsjQIuXNtVdzv1VWEf5LRXgNQLEH5j39sPzOQw9J7BWLWKrVVs",
-	"rWK/VBVb671taZAfmFlXfeyVVytoTNOlZTWmCY2cO8kvE/LWaOdbEtKQOYO6bFaPk6YcFlUS0YYnCTGS",
-	"RBJPmZgIIOrJirdWX1DFiGITCAWjIibThAph/z2iXOQJx4LNcqcZqIGz3LlV/J6PdxqwUSqCvoilYAGx",
-	"Y8ziAFUnxY8TqdANNZgTlYoDIWfgErpiU9MmP8lrVwvead2c5RtZv7kmig2htDvUfO+B2w29XUQKtqbX",
-	"6KZSxqr8Rb1ce3dqHfoteXdq6Flvmxp61tDzG3K53MdtsiXPx9huxwf3fBw6CLY3Lhw4M5WCFdDkkxzk",
-	"zkgTDmiXH04CTBVy1gpIKmIAdcUjUjnE9AE5E5hpa7dGnAI/eRG6KkZSQYdDYHZtk1+lutLAyUMF4aJ8",
-	"eAsVie8LMT+kwu3On+Vs//H2+WCUpBHpvOgBJUcmM2FWbihjJ/rfT5mAs3cpr6B86QYqmhpDo/GECQM7",
-	"LMtMi1w93GL4sr/03fzWiOYy9CgtPnzKripzR8fZNY9xfPCZm7Bhnfjm1RCDFkr+Pla8sWk6fyMXbHhp",
-	"HQ6CLFTZGrIND3rW4AgA1ONW6q8lKJOHFNrOTjF1f+sIqbraTsXPcvaB6TRZSSFQkHFolzuBWSvzb/38",
-	"5EMqCr4TF+izOyihIyoO/zR09ErG7PMtNWK1TK6tqiVTxQVEM9MRaVqdTKdT8E5pEv45Y4OPqUoW3xu2",
-	"fEU23PboT+oL0HCfDL7HRSQnMqIJiTFdPyaGT1gri/hCejr0qUVQuR9imBNGaJLIGR7k/MrNWKaGUAIB",
-	"TkQzGCEk5fBRTt0CP1tEBYFcQtiQoW92QHCQQlc7uy8GMp4HZDA3DNAF/CMj1JuNGTi5pALfHkaRjQj7",
-	"xLXRAdGS+NGy39PMdSnVTPWFz7a0StmKINthxXQ6YVkT2+Ql/Mxie4N9jMzGMstd9NHmyATYF1KNqOB/",
-	"YM29ETO20ydnthmxhIl092NeJcakxxLexUWUpDHzXXBxWAHy11Ext2AP0BV0EDIo4Z32WeiuHYMZ1UQx",
-	"Y9XWGqV/+2JJpiOsPdBq9wFK8ARsgxW71N93aD914fdLNaFvH4GGprelpPvVb3eCX/t+aWfL2a3xnaoC",
-	"29yb6uCLqsEBi4JQ2BoC5VFBTNqrax8U2KspjAoTxq4iFh/oDEzt7hjBzsYlypxldTrsppfD4eqclO85",
-	"M0Qx27mFCt6l7JTB3FWNDtARDzSZhjNhULT44Yi9aNCMWeMry1FBKbGlyt+vEi54RJMl5hY5T6ggQwbQ",
-	"q0fCKL/1XEm47bUwTE0V12ypzHjHtbnww1YlJ8aNXqm8NisnxUwZZNdvp+K2a1yx2vadJcehhftM1Lml",
-	"kW4hbd5OSDtd1k735vWb+qiqlzvlk2/k2xWQv7GsgCqlWrhn1y0knU3aLmpIF9//WGpJH1XiErPG5Adv",
-	"fT/us/cKA3dhpGLxBxZJFf8iFKPxDnJMYquNAMc66et1shfjK/SyVwighqcJFQdOAzR6+aMPlIqCtDPO",
-	"rTm0Vk8m39Bwd910ZCYWDOMSt0qWEsVGXBumWAy3ccMtfL+0sNzddsXYFM0YJGah2pongOVnVhu771kd",
-	"nX9oKdRuSkW4VdOp0TxmrrZ2WZM7BK9bBQPoBMpu4Hvd6b5rG0YeOHVnAX9OdbLCb7pTXY4RhV6s7TPb",
-	"w86ES+uv7vhynAEfmLBmrZ1LGO14rqdjOuKUWCsgVeyMTBNGNbOGwZCrCZlKQ7Xm6QQTiNvQda8Lq3tk",
-	"1ylR7QZ5V5kE8ISHUXfpwHO8L1Nnn9eEVqtsMPd9t9h3HBvtNf4eYqO/Mv32TbCFPgIVnhGuFdSOVW9e",
-	"oVfT52W1sIlGX2kFV6l0DDubvPQKDTQ4mrwVlGRRR+7BdP2BmVzX3dPgyGhh7hK237OIxyzeurD1QraW",
-	"fF84snc1b0vY/lFD+02L4pbEzGHMIq4dHtgL+SPsSzh2KcEWECQMTBRrQ4Su1e0Y93FI2LW1HpoxNbSX",
-	"/fw2DoO+CDMUGQYkLGBa+yd6heAH1/Ww1SbQDPt1LMwHn1RxSJq5odMXmaXTIpFiMROG04RIzI1HEavH",
-	"fFrOe1cyYT1AxDI11gSCMxIQwNYaOukcB31hO+PDOeRMMFWQ7T5s2fWc3MtayZzx0Lu8FwtivS82kOs4",
-	"lY/CjMkWdZE3zNkp55nVcURG3hZhMRotgk3HSiZyNG9XNy1KHd9VGOvjUHd+EX55aq/66olkbNfJMNOE",
-	"QYMpBQU6MjGxoCgKYkPFRaFBlsqMLFoEDkR6J53jyvPzGlqyMmAygewDIyVJ5AxYXhdkUwIMtsskQG3q",
-	"PL5YCV/xF7xv/2SR2Qyh7MRYMbdwyCENcn487y2PwJPK3XIeR24cx93rcB0PygwwAm3haL3K0Ya9a6Nz",
-	"DVOZPwoH5mHF75dGBaXdrGcn5vD3/kmg4lh7a71JyRWStweEkrHUU25oYv99zUTKWnlC99uXP7+EUCHy",
-	"hxTsrBBEhEzjMZ33xZQqV0jTNi01LCZcEG6ADSkVV0LORP6SUg1G8hPqiOVcjn0RUSGkIRi/umpfOkJK",
-	"DpHPTRpPXJwPbk17ncDY9krC4WDGY3aWx+ssZ5N0AT7HtznQzX65ktx57k+UC5Jz8tvxtsNtp37CFI/o",
-	"4asxj+hIru+8NmynnutqsUNrxg3h7Sul2M7906Ym7thW4Om3CcIywg8XQnWXPilIwZs6RarRKjR1+Cf6",
-	"Jm73/SL17vsqbt5SOOjJ/WAUOG0Ne6j4xG3LmBoo3er1rLiy98VCcIGRXCuZCDAxDc1apKzOQY5UFhsR",
-	"hEZNLOqtDeboA39BjLVdWuvCmRVZ+dku2dR3Refntq0wgAyycCAxNI8XGyhGr4ZUG5+j2eg1Ok97xx0Y",
-	"SvfISemRJBXRuHB7t2t/zm8/6tjHs9tjLgRknWT3Pyvf3zkqvV7w0bjYmiP4eY2Mknzoduo+e2jZ4zJl",
-	"9yGDHm0W6x4wxHZEJa7RLcGAVV4VI6OrW9T/wRiIUJir//Rv/0o88CXNCTVMcZrYNZCzo2Bx1lbgMjx8",
-	"oasB1YykgmeJKnCvNJqMZRJjIamAQMFZsCEjO1qevda9YwI8KAf0mik6sianNv4OBClvgUt3MO8LdPmE",
-	"A5bI2TlVf7HbOSyEiCHrLiZqSNfLwqtIkyZJ1lXdgiJe9l3oJgLDlyTsmiUYllmtNAFWJQB306qI775Y",
-	"L+R7KZpa7pKCmV63mAGsj0caIO2nZ83mDTqr4qILdaO31ES7zNZsHl3ZPFeo5/5Nw8VfWM8kX85uE/ih",
-	"KBBGZ31w3D1LWui327KY5IGUCaPi0QaS24X+zg5BBYdr4d5N3K7Z4+tFlEMTcZp2Flb+mMLJv/7aATij",
-	"UhCrf4oaHivsPJjneDksOKTxP1O9eX3qlQ7pXxXoRGcsTaiY+5LuUOXMyiDnruYC7oIy1ZjE1yNQ725q",
-	"bSsEEqGvYQ9l5kIAK3AtDBxiKGKIVeChhXxw9u4BTaiImA76whftt9LSzBhul2JaLcCDgHCtU+cXj6RS",
-	"zOUbkr9hcTTuGDUw1xTOtCc06QvcWJAiZQfBNjprK4mkuGZgQ4YR1SwMSMhoNLb/l3+E//7f/+9WYBeQ",
-	"8j73AsYCrHBQLvMp2IgCaYcv2EZmMk1iYpApriDwPR5qusNcK9xji9We6BZqjb4g5A8GQRp59e+QC50O",
-	"hzziTJiPsILCPCMY65pm4BHwlt8aWZNcPiwhwpX/xMxb4mzbQjXQNvRP4MD7UqRC2lZCj3QBkFqQOZgT",
-	"RlXC7VvYpylX8wAKihKZxPaaW1RncLdtgY+fwZuhvbhbfbnF7A4KH02oNqT55vWb9602eW0fwjHTpOle",
-	"MWBDqZh9t5ExnXt87BbTH1KwFiwSAZE80LG4h2eTzL3Pa4ChKVdLfW+FuH3zRF6zCSDnCZ3j1Joxm5Dm",
-	"jGrj/o2QEytMwOWDRI502MIhJaFf8x+5CBdG1vVd5+Nql52bnSe68KxMTeh2s8+eJpjTDWvbSHkFFgJE",
-	"w0ImN7zOAnQHSfzAR0rqwl6DVmYVNcKYGcoTHQbZknELpEdofgIFG6vp+pJtMDunUBTX/qxbAaG2kdn2",
-	"cGtvpqQYwc6FeCnsMNXStt3eA8lYZkwFeeo3NkGaysAtDTn0bI32/fBpqXz+d74l8tuy3HA/CG6pTO0a",
-	"k1jQDZarfR4EmRT21VTMcQwGqclvgnaWRdu6ZXRvWhQvQTWssCke8AQsL4tZvYwlIuxkrWqNA/eMKcTr",
-	"vDs66RwfdLvPABzbHVrmLjvqWI1cKJd5BG46Cr1ouNlZKJWJf2XarNHrPn/x4vPadSyrO5PsDOJk7tYR",
-	"ln9n4h65G2IX7v+8SY/ck0s9ZTS7I4tQdBhEyVmuZmofWn6Gt3ZA201AUIhse1v4kfgfy0FqL4JG5p/K",
-	"cXSvcdQ+Xatu7eYbPs3q7K65AP0x5srouZ+lIUwgQQlodWT/8AqcNJfBKUcaHOJfLSyq7nRG5L6Y106f",
-	"0YV1/I0ep4K54UY5A0hVrK2Nyp2i6WQ+iduD1VDYlKkleo4WNFsEmdGfwWjQ9tzA3DpnKTUBAixv2vjy",
-	"ZMGiJydzdGY35GjGYrBUOfIsGhmp2uQNTwzYPvO+QEhSRvEBueIizjiFSDO0oDtEshvNr1lAQiNDwj65",
-	"v1ur/aT4heqOUrJTP+mlnb71C78+Wi6Jx+mH/AK8uAAGwBLgGlZ7uZlgpa1oBzAaVlUal5/EX+39t7aD",
-	"ApbH3QsNsruu3KACxWOnyC69pH12ry4foZgadmDfvd4woYF7Z8ue39kyIzdq1yN1Kl86VXA33oU7N3Uo",
-	"X34S67mTC3C39iZ/Dd5k8CY5D5Gd2kfmULbYJAubvB0cubtzr493xiwL8Qc/pa8R/0S3IOQfvMdWz7vY",
-	"/75Y73j2/iDCduBd1tt1sUTu73p0gMJxPzeNSlnLKqSMDroJrLmtFY1ffWzoiiXcemi4FWFcnpMKMrn8",
-	"wGaiufiOqtkWhRGsheS2j9zKomWPUvKuhI2FppJmrOZ45BM4QuWADBVjf9h/DKhq5SdnQZ7I4ekK+6LA",
-	"vkwUFSMIW7F7MEv5hRJCxTiYCrm/1Z3GLqlgYUvs033sWMcz0usJ/XTJJtMir7X/+/j4FrLsHXlnlw7Y",
-	"bhMyFiZnTRm5npts4clbJeGuszYW8UmdwVHnzm6ctrEguHfpa1y2am/N5lho264zO5bmddzQANuFdo9J",
-	"atUSZNuZIxtsrkdfzLIYbmmsEIEMkbNieIA2dA4uQIvpMNz5DvBW5pkkL0nMwNKCDIHsvRgTDS8F34Hd",
-	"uGNuR3kOcQQYTSMk1JLEcOB7A0GXfbFEDOwAx3Wq4jiyBrnj0h7s+gS9lnE1SnpciSkPBnTg9gPNjOFi",
-	"tB4NCDxK/KM99FNTEslUGAhRe6LJNVWcigi4bIYJHY3WqrBB7iAamCxnOvBHnlZ6A0+XlAHR3DYDQ+Cg",
-	"iRg56hpFBnOCvLU3QRX088KP0P3lTfl9d4qb8u1rSJvFB5cn1brfa2GzZUC1sD02QlNuXR/Yhez9vMuy",
-	"0O/hJ1uGoC6Y0VV3c4/Ia6ZI6H96k9DROVMREyb0hwsDKa/6Iov/tLv75kMuyJwLDL8gzYE049bakIis",
-	"z03SF8vISVZhq5vSYENodaPzjd7RaacTNJYMZaPXOG3ca+dvHTXVUqxOzd1ZYdoNhOft8GcFWUeqrtl8",
-	"Neq5wN/LwWRrpKTihSfEfccHxJYLnoFgIlIwTZpCYs7MLoOzVjGrubFYV5c8bPQHtChKpGa6UJ11WSnW",
-	"o8vOi3WrwMcQ++Rs2HNX1mLCaEKGjMUDCqG0IDTwnPMffzau2BwYJmX88feUJtzYxTdVcjK1rflRziCi",
-	"0GpBe8//vKRAqo5own6inxq90+wM086NGMGo4gcUi+RkwiDwqfT2hF+xZA5Qdi5TuxKzW4lMlSclK3/Y",
-	"FWF1HxNTXfjSkF7LVGFiPJ5wwb77rkBV8c5xUHyP5BK/FZr065hHYxyymMfQJNtCMmDa3NYGzcUoYR+j",
-	"seQRK7QGuwJRpdk3XvpsDJZodttLDftkSuvtlQUzjV73aKMS6uWasGMqrv5Fpj8xremIgR6i4sr2+H8i",
-	"/2JH3vuIxiyZFqeivarwenHFQmbCmifisIHXzHzFTV+HKX0VJ/CZBM+VJV7Z+8E7nuDA2Ts0qQd+0UyS",
-	"kuaVVY+p4L+n7MwdrDv6UCkISoX89oB4mQm39IUUBCWmhtRNrBvoj+eJVReQn8Ynrk6r3akHVjZNcPfe",
-	"pdKBNBGb42kTvUY3vu5SQeGT5knnOCMBX6bqb7Fr4L1LDJvVZIm47/d52r+okGsN+rVp0H2qyzVsRbsT",
-	"dhXGsWyh18iz3jfrIM/O4wee6222lQ4Z+HXXsUWoLOuIopoTdhvBRR5H3Y2eS1htjbO2wnK9NZQIN8+9",
-	"WV59h+7jbql1Xq3zvn5vy3aVXq2KtiWcf2BmPcn86APSsOlPtGM39s6Koo8iuOmgAEmficI2eS8iRmhf",
-	"+KHE+sp6waviKz3gmUrzpPOi1SORnM4LLSFcaMNoDCWfMTUBH+sLfG4rngp/dpoppNrRUCuPb8rRUIOu",
-	"et/UoKsGXXWs7NZjZR/Sbj/k4pqbPM95H4V2f+LCaJJwcaWtMMyxXI+EEK4XEiqkmE9kClywGuispGDA",
-	"4KpYxKcg9ZsIQdmE8gT5QRUbMsUAWypGrtjUwCnWIkFA4Kg09VjOhK+aa9vTwmKAVs4dpBqvuTwHKVhf",
-	"6HTgJuOMhI7Z76UJCROu5CZ2qnnSOUE2FqD8pJGBc0A4Zst7GJMw64sOt36g9rYw0fs8W8uGqShHX5Q0",
-	"fz4M0Din3D9IOSEnXeRGdPNqV8+Hn0m30zk6Pjl9+sxBLjthv2iWYZdqcrkwQrs7c/nHnw1YoB4IVRiO",
-	"qkDoKAdClcbqxkgFDSOvmN2SP/5+/Ovk+f+qupefTv96/eJ8cPTz/Om76OQH3XkTP/tv9PgX9vw9736Y",
-	"nf7N4qtUJY1eY2zMVPcOD+l02tYy1W3XaSdwDtd66cYBI/ksVuZQsJv0jDAajQkMAOE6kwURq53+tdP/",
-	"sTv9YdEzgk/EN2gLd4gfFNNpYlaHnJ4zlXlwAgyTRwXvNSeQmof/GCo5CYiRrZA0YzakaWJ6hCYJeHgg",
-	"u8Uqe7RuAmutCFTxMddG8UHqmZFd3AxoxZ/PL5Da8OfzC6IjqRhpWpNEAlnhhItUk5gZBSyGGmimp9KC",
-	"kVaQh7Zai8QbBuXA2SCLZLVNgxC0chRrBjaEfYePUbMv1K0tnYZ8cMN/B23QRWG4HyU5XLGBVejhTqq0",
-	"7Wugh7P/LLsvcC1aOGKN4uL6t/d24VD+qNHrBo1j+O9Jo3cSNE4bvaefg+W+D7ubGr3GSfvo9C5PyE1n",
-	"R6E5nZvN6UBzsFHdTqN3BG3rQNs60LYOtK0bNJ7Cf5/Bf5/DnS8aveOszUV3imvw83YXSr1NNcodv5Ph",
-	"4SnVml/bET/GPkncG6d2SUjFGr3jzufNPTMLjph8FF4EDRRYtk25C8Y2yTlf7HSgP6bQvaIPp7JrZqUn",
-	"pjApwTpuGZBNsMpAQJsbDo/jy+5R79hvOvDWOLeFTKewWhJ5zZJ5G5b9nU6dtT2UKO1WADmni+ro3y/8",
-	"lAwn20/n4z8nux0h6TFVbL++ldJBHTAg2jbFZJImhmeejYCEf87Y4GOqEt+Fwz/BIPocnpGIJglW3yN0",
-	"RLnoCyUNdZQvUL10qtg1lym6coosMBhVHLFWmxRsbCx0w2xPjDPCtuL0uLB922YQ8X1U9yMyqCuLWjt+",
-	"IDRvsZfPYE0ttZZrOXhPG3b/5qSVGpkn+on24sJO/A7tSnxvdcIGe3/g6zJlqYw3uamyBEZ4YiG3oS98",
-	"VQ/40dVdpoa41MX7JyJe0m2wLPjBuTUrGT61AfnoJR1VdZbZdtRFy2/NW5oqLiDlhpYzfSMq9p+5hICA",
-	"2saRSMbMlRMxVI2YCazJA80n1u5jn9BVYO//2we8XQ5JOGODX1QS9kWzCBgiKg7/tPd8Dlttcgkv1FjC",
-	"rOfL9DVD/NDbOLRqo1DWjMeuSgmZchaxvpBDwn5P+RTrW6hlNKfYswGynYQJHbAED1J8qlQyL2xo6riu",
-	"miEeJIdwupONA9dESHtXpFjMhOE06VkIKpNrB3sEY7H2HC1jPs0KlhXl0ioIY7fmOoc2dkvutV6WHc2b",
-	"zFdHsKDtFF6isMjmaF2y0ks62ilBqaGjKvJyDeoGvHuVVNzxMYGVIvUZQX1GsIXEgIJ+uls95dJrLRyX",
-	"JQXELGGGLcdzho6eaJS+2sipLojbpm2OdkaktSFbbfJKxq48Kh7XKxig+wvc76GJKHAXhE6lxfzKCaV6",
-	"Y26PcMpwxRClbGOJPrD7x1B9dYslY38lGmQEAJc4ZS9NCD4UgThoSkeubmw1shRfgKvXFx7cBCTE+Df7",
-	"L6qhoLC9TprQOuIuxRhxQ423lWKuGManKPsTJVOpOaAtM2bzvhjLJO6RfmMyJ/CifqMVkNDfhB++4gIb",
-	"AIXCQjxMs918A1W/DuHflzIkzawAGBnYdaehPqkbkMBXM/UDNJQKCqJ+ePOKHB8fv2hVY66RWDKDcaVv",
-	"M+aomLuXrSjVAfO2dn0OGKRHWOwLFgEMMHdUsuVGupjJpY3AuMrqsElfXeAjt7emvCS5h9rLVyKxC3HF",
-	"uJ4OnkYHz+Ln7ODFsNM9wHCX5y/oIIpXdCnfIFsb2xu98c1fdzEMVtUvyzfd1hq9uoBZoSTEx0SOtlLK",
-	"jOqrW2uZYZtcfW6uiVR8xBfGT8nUcLGqtBpKoPWWKj5ye5vilN08R59IawetOEk/Iv60+qDztNfprGiw",
-	"E5KVW/y9FY2VG1s8Wb+jtUfHvdMXvdMXd7X2Um7S1sfHweUlgL3uevfe1cKOpITa1fl2q7htPwcNagyN",
-	"xnakwRx4G1ul8VvQsN2xqDMupET4S9/Nb82S6F4eFeIeSrOOT4G6LM9m92Rh7bFrHmNQID4zUjRiP3GR",
-	"Gjgx71SNOuwMrXRyrNo3ZURCLfZ3If4JF1cs/l5GOApVxvAZZipwqbAw9piPxkvyMdzf+nwsjcy+569e",
-	"WNi4cOclm0yzbI518wpQQhRlD16q+JLo2bLkBHCqgMe22lvYs1vKzJglzhk7Ox+oGMESn9BPxdo1ju/c",
-	"3sUNiIJ3ckRmZd9PYXo3Cc+0wnU9Nq8MO9Wn+V98yUEHnr0ph3/vv4AWmVCR0gTaR5rOYum5q2GrnRkf",
-	"zhbRUxY90WiKNMOVEjZsEan6wlsqZ9lpuF19rtR29ko0FP6QgrVJWBRaoXM5O6f5JR2BAUdJlCrFhOkL",
-	"Q0eelBj861LZPz3r5hkJs02fvasoAUM8xvW6j0xSbciAZaTCfQE2KI0ipvPcDPehAiAvNOGMoJgno5TH",
-	"TGev9KGQWJDiNY3GkJ6RapoQrgklJ50OEXQCScNjRoacJbf4dvTVEudO4Ita2Nl0FWnaK/3r+mqvDvYi",
-	"4NgIWlRR82W1/rSTqeoJ5bahVAA63oJmnrCYp5O7dfNmKtdrpe8ZpF66CueTASfyGkXiekcP+mqXrFo1",
-	"llxYdBtgyYUFumUcud5qLQPJBXSJSNJd3BhKosIpIUkczFU4EX8tYDp3YUsbBcHaqsMufbXz0y59VR93",
-	"bem46ys5tjKose9CkAWEsMaJVbbcbos/ApCYlUudWhGhSRMu2H32y4d3Gn3pmqlr2HuTVgD3ljDREwK7",
-	"FHNUuNF94RWGo1HZ2E39AzMO19wvavEhFVgVvfCi8UW4THB6AUhW1HiDZwVw8+qGmU0SOQKU+YicMbDq",
-	"kbYe15MLBOETOmKH/5wy+6kV9B7dF73TZ24Whjxhbm2hf6H9z+kIcjtgaVTr7wtIYv2DNXrd58edzomP",
-	"nD287uIOv/sdna7b/lWG9xC7f1ipaZ9r39Xj9F1tDwTV4GS7zGgVdfzjyvbI0cOhV0h7S/eg6sriChLa",
-	"rRkSqUhoh43FIaKXMJaChTmI8UoNQyH1FeKXZV6ovgh1RMUrGbMwcHYFxoNm/iiSuaPgsC4PiiSzsdTM",
-	"BZn6wE/npMGLZ0ioUf46iETvuKKGJIxq5KcHMUwQT7AYg79J8/z9xSUpTgdK6xa8HHrWF2X/V+Zgy8VD",
-	"2Ca/2lZwTWDBiZEdxZmSYlTIacl8VdyQJrtmat4XUyUHCZv4bBeIXwhjZihPdOhSioXEhDuuvRsQwN7L",
-	"ktaXrtBy0XunDU8S4tdXPoKufn+YTaRMzfshPNQjVkeEAYa42wWhCS319SP7FKXKbqqQ0IQpQ5ozSDkc",
-	"2hEiIVxrO2WOMSh6LGfac6Sg67IvXF6kFbrJQFIVawjXgrba3lKCixCXGNeEJomcsbhnh88ONFUWHocW",
-	"oYQ5LA7t7R/9+sUGch8lxuJszfq6tjFwqigSURGxJGFxYcJekDByVlF4BtHFZib9eGZ50TBt9i0zLpZE",
-	"iyDaZn/F7kL8ip6yyEh1qA0dDtd0RLrJ3LsrUkgDPgMpFRlRfcUMicYsumIxHpLgrm/0Gn999rc3Rz+9",
-	"+F/OXzaCIsC0L0kFt2jvTSNoQME7q5Wft0/XiK8tjscuuej26Z5bRMPPHRouWTJVI1kewtb5s5ELlNzN",
-	"BajUjvmSZUFHbyujwM83ltGQjhUTYwaLCRZQcOvSqg+u9wX+rbT9hsF/AOqmNgG+ef+kk9zOekE4lsnP",
-	"u22ZMqbYwGV5GMvoIbj77qSCdmCn5OvEo97CwTJc9gfGJRvBnxDja7DmNWn6J2BYhSQuvllD/ph9BMC3",
-	"P++mRUKLIlxf8yT5Jli7QNfq93as7wG14jWVyFriyjbuawVOdYxcHSNX+xm/7SrQe+fofcfFldNHsYzS",
-	"yQLR3m6OJA/9kct+XIov0cmmCfVet6LXMAQKmSlV5nAo1eQgpoY696LV5XAo5APd7F0kHPKEhYF3MPQF",
-	"c3y4VBNwHeEzGCnnPHpwJNTqkfOffwjIfzt//UNAfmWDcyIV+eHtGzK068qnCTAymBumA0JHijEuRi6G",
-	"zf4SsygBIgu79QNCiWI0ttPsEqnAbTOR2pDn3RdHZMo/sQR8XZSAP86Cg+PjoPvsWfC007HdokkS9IV/",
-	"6pT8xL8jzZPuMaEDec1amYfqVs9Um7x0Lzjq+FNlBJO79kC9jGO7KlEl7NQDtWSZLIALuy7KZ4GV5ecv",
-	"U8jV9T3ZacHE+szz9jPPdXQerrsVig+++mBhRr6Tf7qpqOOO6jT7zTAC6kuvLZejg4GM5weQstroNZ7+",
-	"1NiBU+DGer4lF/8Dm8jrgoYHVUoL54GOGwW0WPOk8wIOSvDsppeBAaINnS8jtt2uzvLZ+rnaqnP297fL",
-	"t5Xvbxfg7Xtmg/0RrA7lgw890QgWSZMbTcJUJVmeh/1wC2uIOZXvSCewiJi+b4jeirW76JBBgPGfSyCk",
-	"0cyQte9Aa3kC8IALCumaN7KblilceOOCwn1lof+B3SxKJkvSrqaKX1PDAjKhnw7oiP3luHt6/LTT6QSE",
-	"TyYpLLGwnGNa5ZE6Nethgm6cdVJ11+0z7Ca4bRfzeN2kekDRkNI8pWace4k8El9W86tqgv2tEUKKoRd1",
-	"b+Y8fD132CO1gmNaaIapZgpIPGZjiV77MbWSuZQBVtDPLc/O0BeL2WCFu0izyBByq59+pcXcF0WT+b7u",
-	"/A9uGvYee7GRx7yaiVXsY30sUB8L1McC9bFAbb18TbEHXsLvNjvqmolYqrWomd0jZDDHhCZHUEZCGhl+",
-	"zcI2OQcnf3WKs+o0zOTCIg7oU6/UroMZj9mZJ3BdQRmmGI0JN8RISZq+G5jPVYg0WM4Q9nc3UFU4wnAg",
-	"SNPKUQBRXPhLIINbfgxLyBal7lIGK3h4meE0sCKIikdLvBNBuZSfUzsrjV7jzbuDo86LYytdXZ9cr+07",
-	"aQTvdBX0GjEV9L8OFdPjhAvm6fHzQfmeCko+pPyPBiQuCXvtv3TJafeInJ6ekk6307GbcQVW6J6uW4Ov",
-	"E9lmJ4zGl3zCvqdzLEUz4eK9ipl6hSUNj06ttevb+MY3n5wrGacQMyTt3fj4PxoTicVrU7ud4ZfXrvvw",
-	"h146AEur1Ra7tAGBCy7v9ShcCou4JnH50klcrjP55tXMNFXRmGo73BXcBU7iHlgZ63f1ggqSarQDlpc4",
-	"1oS65vcg78VJnYA4qRIQ2EyEHdi9FRC7h6H4WEAmXPBJOnE3QCoF/Cumc23NVbuPsxQEq99JBUP1Ip1O",
-	"k/kSS/V27bWKzcRtzb3ymexfju9f8FbG9jhhb8U03REFSa1V96JV15v/VdYdSqodH347aV6zbHxZ1eYf",
-	"EyXHtVc7lfBAUfM1lmv+VbZnxs2x7xh3bM8TjfxkmjTpQEOBEldxxF839Iq5MkOumq1u5WBBSAtj3cvI",
-	"mOoHhQy/gBTLIEOt8R+nxu/UGv/b0/i1Hv5S9PB2VCnK4gdXpYd8Yrt0ALHsezuKJlm1aFCpaFZjeD3V",
-	"5NXF33t3xZcPebI8vBxzyfoCbzCaJUP7ztCwT+Yw0tdhm7ySSToR4KN25dqtJAlIRDU74EIzobmVm8kc",
-	"GQkEoWKOjeyRUF+lYdAXYaFLYUDCKY2uQtK0/yOa/8Fa7trHVHADNygeMXsHlIyPrs5IeHLUPrU//cdu",
-	"cHR80j7tOLKIvijUMQu5YZMwIBNqgPLCSEIF4eKaCSPVnNifbVcgnB5hhlTk4q+/kObNDrXa5FduxjI1",
-	"fUGFezeJYEBg7JD2VRA2mZo5iViSQLi8nCFbg2vCWMl0NC7gImyF94WMZRJDAD432rakTf6WSgN0HRYj",
-	"BSSSkwlFGjQQ3APFKFal+N3eqO03f7l8c/Acopzc+phQdQWPvPrw7g081xdMxJgwQEGQuKJAL4k2Ko1M",
-	"qmhCmFJSkSYlXu267nqSD/stWCzFgMdXF38PiLxmipySn74Ddl37x1En6HQ6faHkTLdKpCC2XTMFBwmO",
-	"6aNN3lusN+OaEUajsR/EMGPVaFIi2MwOkF0sTuFgOZi+sBPIPnFtcJgojh2J+XDIlIYHBIakQcWVVLjJ",
-	"CUlTSJwOSI+AI4YQBiF0lHWOl471hQDMAB9QjGop7PpLEr+xvDhDsuBrmvDY9sKNuEUlDLYHkKwoKrTF",
-	"G1AJ7y1IGU/pq+2ihDGGAsI+lC4bqV3jXmwN6uEfQPA9jpQHkHjtSF9XBxPYFehEHtmB9ditdCvHC+qr",
-	"NCiIqcCKnSATSgFIpMAulb7qi/MP3x+8e/3TQbd7GvQb79hECh2QIRXRPCDd7ikBlNlvBN3AypWg3/iP",
-	"Vn51+o0Ab7Yvud0rv3Xo67YSFLuHJa4bvQ68FOqHAx+fYZOKMQZxFxmRGWBOmZpIYsaG+0pgB7TRaxRG",
-	"qhE0UAC+rf6Z6AjXj5xpaHi2j6Ht2UbGv1AoNHqdyisE1gYuE6yavwx5AtFRJpViHtcAtHYErYFecX1Z",
-	"oFDAbrdg2DvzHu6Pa/1B5tJIhR/lrIhWNEsSvYChdM9q4oBkCA7VjRWUBCQl8cgtsHALYM3XG8vwFoZz",
-	"XTW5lyiCkovjbkdEeWGs0nNreCyO7L1rahm7jC4gla/h//wFuY6sbrVXFBsyVQjXgyXo/B8nR6ed5cro",
-	"Tq9Fpq8qu2M2jhewS2iTmAHcjXXgwNcQOEBzvzl3EuVRRhDc16ERx5qMl+mYG6Y6phaBkrG6pUCQA39C",
-	"ho813iIprpmCOupgsA2oZnhL09qb0tuWrTNCwdovfDqzwxfOF0iYiRVHEUmihFGFJxzDJK8pY5vwRJPS",
-	"aQVMIGn6nHdg4/SvA91ob2g9aNwDiJj9xj4UtU911fIo1MW6Jxi20TuMW6j1+G71+PqzffuZBYqzBwpV",
-	"8L31QL/W07W1Wj3bMY4zJAKrdpenLTOqLV6Ro9XW6K/2FmJvCYhgM6YNElkH6JLJnLTAeepz4+k1UxYn",
-	"R1KbrO63tURtmwLoVtAX6MYF5Wr4hJFmOITS21m97YCERoaEfXJ/V6yljWW0+0KKZL5Lu3epSQrj9U6O",
-	"1i/Cbcf4Edbgti300nONptHOqorQTm/dv2l2wPwpGzBu2+VUbqaeSp7Q0arKy/hI5drAMLcf8JlbG3Wj",
-	"6rJd3yuqGHcvO4V0v2WtHC7WWs6GyyreA/vu9casWGH5lpY9v7NlRm7UrkflmYEnZtmuXbEE/M2H+f4u",
-	"c4ZXcjb4h9dzNcwyEVw7Gr4GR0M+nwXdrlFx773Y7AcWSRVroo2MruD0fCYInVGML5iN523yK54dUxJC",
-	"T0KSsNhayUrOEAbEy3BAXzTBDLe6WxqIPRRA4tODW61Eie0vcLT/5vWb946k+NMUDsITaTQij1abvHYX",
-	"sZERFWTA+gJaE7fJTyjcqCAciPHGcChdLLLAhU6HQx5xJsxHeEkYwJE4F6PVJ72rKYJWQwL0AGT7fp/2",
-	"f3V7EXW3N3SqPTOAZ1yRhp9kEs8DMqDRlffSOBvz95QKg7neTyGsE5RpSVGvm67tiPctHF23xqqfl12R",
-	"8ZV0S2XVskY1isIjS63fTNTs2PbNDYk6Un/B5F2HthEKVdwUTg0XMdDoNd4WfiT+R+QawPInJ50X9oL9",
-	"wX4x00O9xhGUqXgIKeB2ZDJYYyVf2CZ7B8Br6O2SNf2zNIQJCOhC2T+EGt8Tec0mdkSaK0Q7WH/4VwsU",
-	"jI9u9+V22uRnV/RoRvOqR9+yIwIJIrRhVUDKhlSAi2JjlRPivSiKsntY6D8wU9DFWzIa9izYa1m7RaaK",
-	"mNB8bPcHzzet8jdjg7GUV2vRYOh0kN2hAyKTuODky4KYXYiZg3NckYRqQ2KW8Gum5md9gcyD+JtmkWJG",
-	"rzpfw70qZ4KpVpucJ1SQIQPemR4JfRdC0jxXErbya2GYmiquWavdF3dEm9DbPYQjZqwRcNyGAMAl/js/",
-	"gvcWD6VxvVNGXJTu3sS3gA0vvqeKm8EuiFJLH1igHFVSrla5f/C4/FtxE+CElmenIJKyvb7qLMCLpWlC",
-	"xYHbYI1e/tzD8Bq4BTmAUuLkx8vL8wvCRDyVXBi7N9HwZ9f2vbmxaGgiRykLPHNfkjgQ949+4z/3G7+F",
-	"7b64LIR9k4gqxV3+o+YjIHZDMRQAEfCZq+KIYirh6Cr4HuWXfVAbqgx8pC/AIcE+GWxWm7wU5SpAEKyQ",
-	"0+GXZgi5hwdsLkWMpwmXWHYdwydSzUg4Nmaq8RwCLgppCA4INYSSjH00kXKKRrSyPWXqmsWExrFiWuMB",
-	"Skyo9vHvMrFdsxc14aZHKBnbBjIRQzFPQShxQfQc5uLt+fWJf5vPHBlKNemLkAtmPlIDJTdhfWvSDI+6",
-	"x51nnacnx8dhQMLOp2fDdjcEH6Jvp5W+03SQ8Ch7r48ZcZC6L6gmQ5kqErOIT2jimqQhm8Q26SlJuGGK",
-	"JraV/0zjEYvJYA59LDfYECvnY401S2lfQD4JfM8NRmCXTrk9TBMpkjlputIOLsqfGhds6BUaHDUNaGwn",
-	"rkjq2HHL0FdM9RVWgZf3S9N3zgmCDdirbwq3v5VqpWqu4A0aCTkctu1yiVlshR1WEoA91Ds8hMFrj6ka",
-	"SGXB2IGr86p9guShlqle2zOEg7JTx1CWEXAHNHjl7vu8Zh/ipZDgbggQ5Ke6KEGhnq5wFZNFxHbtTHI7",
-	"Yg+upK8MjWzqgnIz8BFEykfFoIB1wQu1qA8jKhwFb64UV8GXBWdV5TW90ie0aNKUQgoXtfOX7dJZQ7jE",
-	"1NAB1SWQCUaJx5h22PxNdgItBhlYHIHVyqXCKtY0PrAKM69qmy0S//DHtPCJfI2U3s81Kdx1RhQzam7F",
-	"ijLw7uKiOO0cwyQL/YbyxFXcLbf7lw/vnmhEN5FME6hYbhufSGl1ejpd0lyNoPuW1voVe+fbz4htPSCH",
-	"ZW3fzpIutAKAzfKmECFnpEnJ9z9fkCEOVwA3UXwKEkVjiQmMfQFZmq0eCe2gQHXKcMm4hG3yHstcrpjA",
-	"Xl+Ey6bfohxFQucr+JiKKyFnAjKFi3UwMxSCzcMlZxFduy8+wMrA0IkQ/jh4af8IrS6SItYIZArqp3DT",
-	"EusDHyKpMDxxQBmUBJnQOa53o7ivIe4nzbGpQcqbM6C5MGzEYLbKtlpm30AqcsGwcZhm5wbbSidQ5lO9",
-	"q6SKWQAAvrh9hobJmGsj1bxkMGVsciJmiszonAy54Hp81he/pyy1MkS4EmmxktOpS3j+gvAxVnHJ8fEX",
-	"U8OldqrcVr+luNQfrT+lepYHNdH45t5+5fLWjXM+uLrFIJTIECIywbkypak1ipuO9LhHgNg3bLlEe51O",
-	"WCYHOJSUeY2uGhDdMopSRWZjyJcvyxCu8d0xSACozIRvYTFJqGEKs0vQwugLr6Ncwj3QULEZNn3A5s7J",
-	"kSYMnERgOtmvQIJJ0QZvfWlCBslVikLmnvkdMIFrlCWMNzR37+MPX8sdvs6x2WYWb+3zvl/N2/0xG9UW",
-	"UW0R1RbR47KIEHpk4OLBEdftBtFhDmZuPSUvtvmJRreWYpGFT/kbyjkxvRxiBeg+NXCMAyRJ9ln71BO8",
-	"nOoAsnAT6YiHqDFsMgUehCsfa0u4gTW8cFRlAdUVmxq7gPriuIMs31/uYXvetU1ZHO6fAVBeFbdik0Jz",
-	"Nz+ndy+Zv8Rpr3pUX0DiNWZ5LLwBC6LihpT40o3MOwSqYXjuvw82A7eNNKT4e3HWti0Kna3btGqZhH8W",
-	"J+lt/DlsYaFArhdcXwaOuIK+mI2pgWABK8mLdjOISXvBGb4YWIDGrjuMdufFWfSUE+5PdF84KNBzgQ4J",
-	"nHPruYjGSgqZIoWeoVdWzmtUD9kRP2oQRC8ZucHzvnBAoNUm7/gVg4N8r064IZigrUmYUG1yuRMGeOUC",
-	"tJHLinSI6ZVMhQmDvkBPIKHTKXAvOLK9zC+YcG2sqY5KKr9uu2R4khBKjjodMmbKddj1vi949rKBjOdf",
-	"mvK6ZJny2s65+TZ0V4WjZNvuTOOsa1XfUFnLVZRfed6J7Ka81ld7KyC3/2DyCwa8oFYuZ0LiYQwBPaaK",
-	"HfLDP428YuLzrZCfi2vJI+D1tQs3SjDLgjGMpxooKuLAX/ZKwARAUKoDMsX1hBJ8QBMqItbui++5niZ0",
-	"DpYjwZz0l4I4SzAgSlojAdwL15LHIIaumMh0SEZKetI5sfI9E1Xdow6GgGlIqnPNensOf02g1CehkZJa",
-	"+xiohIurJXYC/opkrJFiMROG0wSJVLEtTlL/8uGdleyouKZ0wBNu5q1l8vEHZi7swMdvcUjXFpKvsvdf",
-	"2hbcm33tz4abEEdn0gkaMJ2OlB5e0fgPb05fvO58l+c3/5hFFRGX2gAWiuJuWf+H7pujF8fPgFYehv9n",
-	"fO4nOqfkFWZCwBpx1+2lf//v/+d7ZfgfZMZiCMyzat1bxnDzhaHK6AKfytOD7vHl0XEhF1vrdJFx5eSy",
-	"e9rrHrs7XMXWmEFVW8cViiNPJ1a5e3r6o2enz46CG6gKHgvIcec/ZTGZUhhFI2ugGprAhAhP4//2578f",
-	"dLovjt4cvzw56LzqHMN883jhI36DrG7GhJmxjIGSRsXuJeVunl52n5bKw/k6q/ZWK1Js60pvrZ6CVFqx",
-	"qwrQ488LIVAfqGFoit4RA5Xf+DnInzo4lwmP5pUfdrdvnpn9MDrrqILOupTyJyrmrnX63iqHRSnWEv7H",
-	"b0tSO0AbxH4SS9QqVgYu0T/uhxsKRkjBihrm90oaBijDV+kXczM3Y4XKAU+mDgjg+qAvrplIWUBG4MZz",
-	"NeOcUoL9YP/P1EQHSIzNDWZzg3uqTW5XUH3hNFRAFLsGJ2sVVUWaoVU3H4U0H4HcO2wtai8MVe6LdbQX",
-	"aZ4cvXAxuEVfaOth1RpwxD8CpYbB2bRQ6PuBtJpTLOdM4VeOO055vRbxguo6ueyc5KprF+oQ1j2YrI1e",
-	"96RTVHblLfidolyzGI9ZiOKDgEwTF2jsNOZQyricp9496YCg+IQnRkiNVlQzJ8+PocZLKrg5L1CmHZ+c",
-	"dm7SsFxMqbpKINOUC7sSqTb55wcMKRPWbMKL7tIWPF3WgA92NxKQ0jr/sGLCqvWFzxa/6qqulxTs8s92",
-	"TztLvvt+ODzQSPkUc+0Z7zxQya8UG3B7rw+OOku/D5cBHKCSeDWmasS+m7qfCqBBM/ikoZ+sboU7up2j",
-	"06AB4rLRa1gA5NY6Ad3iQiqs5D3zIJ/EKSPPwAufc+u4gwALFAyfsD+wINHLCVM8ooevxjyiI+kBizPj",
-	"4TsLkKjUBz/AXawqpNNBcTxOn+FlQz/5BfAc3lG86dnpcwRFoAp+EQaqC3l8ddRBur4UasTTKwZi4pxe",
-	"8wS35DVTqBm7a+IqFJkrUBXoxRpTfcmY6nenErePqA5Ry4GLeakT2K4gD5FctpLJwNZQyYkvI3IVEDpS",
-	"jEGxD+SqhY1OmiFcd0yzAWGJtiim0+phMhi+asAiOXECwJtDQcE9HPqLUOcEWeaoYYqLURve8NGXfgnJ",
-	"kCtHS9cX4Z/w/Ns4wA/Zf+Rb9nPYJi89cnQxl/49AYlZZLUdgDLPlVPguumLZoiftkBMTpkIW2fWpPuZ",
-	"aD5JE0MFA6czjlsAfnSdRhFjsS4BtqOOLxpTwmsI3x4rYMPNs1XMFjwsaa9dll73+Up4Ezqn/9XitgNp",
-	"odPNUng5UqsspM9h8HG8dhUGtohY/2zQJS6MI4fqlvWlRrc1uq3RbVV067VEjXD3j3D9XNRQ90GOvL64",
-	"DL/HBOxxHnYD7XHkDriwqGK+GtN7HkpKJkxrOmIQLWmFzoXFq4bRyRkRkriKwkQwFrO4TV467HvUOUKP",
-	"qvsS4bovtJGIj2My40kCtSzgfuQYAHxVAr2nS47WxjJVOarti3JMZpH4oQK6ba3Oy7/AoXrrRmqv6fkO",
-	"eFJB/+stmfaNoOEmq9Fr/MqISgUxM5ZcMzKWesoNTYh/BicBIngTiFkhMZtIf9hkFJ2DB7udA7uXgpIf",
-	"5IT9ATWTRyuhnpFTHjV6DaszLRCx66Z79P+zd23LbeRG+1Xw62apraFMyfauTV38pdh7qlrXKpIq3k0x",
-	"JYEzGA7CITABMJSZ1D5HHigvlupuYA7kUB6uLcVS8cplcXBufN3oIzl19JeH27u/k0R8smNezp41HF5j",
-	"cAi6AK3ZxE6uRq93LvW8vsBYyG6fjgs/5iPnWXsW9JhY0Buq/878Mpk2zPJc2M/FhcxSrHpZ7OjTryxz",
-	"0uUiYrhszPODXh7wHsXCvIE70YoTTBvU27AWFDek5RhgTksa2LvRScUSw1PXLOT74pRxFucan3z4MQb0",
-	"YZJlbh2Tzk4U/I7aLrkQEXtxPGKDG/r4mppuM8v19CmZqC/DLEfqi0tc2ZfgbPKZ9RTaCtQRkI2vokFc",
-	"3Fys/Mv++h8lh1VgP3pROF9N8tY7kMI3/3+wzsCAYfBcvOMfDsYvKy902F41Q3UXDWBErBcLoZL13oF9",
-	"5ysMSljpEoio+pSBqOQ5fnvg8NymwVRhGyOlfKkBFAQedFjowZ+M4POU9Ak/lyrODqKDt1IpYQADqim9",
-	"z2ScsYXgOUtkglNCAWMqrLtrDnBNcnEdZ+T9Uc2GluJsc9lnakXJYkVuxV2dOvGBohMAiCpFk1SszpTq",
-	"Mq7mv+nyXSU5XcFfYOL/x36DDQxXPhN50dxReng7TO57zh1eVVx3KkQy5fF8V+2fvz5bAybh1/3LtU9A",
-	"ZI+Z/YDc6Mviur8UQtWsB5D9PvjtM1tOPcXc/fYjW8TUj+SdV9BZEiMNrfNmHo+GYx9MVxXPD79Uj7xo",
-	"orBqERUr0inabsJXwONXBZXSNVzNRMQIDCzjixClpUOaVLjZdbojKrUfZxytP8ZG8DT1jJ7Nxcqe1lUQ",
-	"u7LIAXutZjsXICgwAqRhaQWexERRUEB7UyjbYGDp3jx0HdZ7Q2GDhxuSQi1GHI8q/j9R2808X4JT6SWS",
-	"zefl9A9szaFdp0aerXhw1WWBfDrXS5EjytZscBz4XNRm88Cua7Y8fr1DtnXcvsuKjO7F1EPXfKM04POr",
-	"45Px82Dd+BT2t+Ny737japM8+jfuI9DL7sIZ9y/oT+DlhJZreP8Z2Hl7yH8dTAU3wpyVLoMZBLtUd827",
-	"c6OTMvbmz3YaT17II6vLOmvn8vhg08p2xnId85zqwxs2uJlp1DIePYsXCSb6vDlsdT1+9gxbZNq68avR",
-	"qxH2+7dqGzZFj5m0jphOhImEh1JFnmMZkRphM4rQ83mGRTKUipVWmIaq0gqPqptmwoZ/r418unR8LYZe",
-	"pWFFzlWjN21mtqOrS+TSg6BQjSodq40Y2rfsYRWAKA2VWPwnSA8wUMJXrODG2aN2zcCugd5R/f6IGZ0L",
-	"G6EmlcLqSAlSs3d7yqRaSsd9rsWqawq0sx/ZEHZ2/hNKS6hNsSvrxIJhmgE6EMsGVfoNmsAp+/Hnb5lU",
-	"M2HdYWM8XsghdNQxIBrjykQ6lmusIU1CIwo9zR7gk65db+V61ulaRmusgd3KRklp4MJRr2dUo1NvhEVh",
-	"ZHc1iyrAqXsdPmt2nVjJ6e68m2Oq1imUo+BMoN7zXy6vGK+jSmcCplknwPbsifRcOlkxGn+K/vPYQ8iV",
-	"z+KMFxgYO9VLQaJbewFDnwxvcxnnBg44YXAf2eDPFyzWCVCuVqSxjxgIJcUi+L/DrvGZYCF7rE//TBmf",
-	"4UnOmY25UtRlk7pj3nUhv6sPLuNkRmItkTVihtdF3dtScaN7j5qbA7zneT7V3CQ2YguhShb+4wxfDXMJ",
-	"4nxsBN7gudR2TjtuhbLasBl34pav7JgZRCbh7VcTFWuVylnpTVc8WUiFMWj48sF7z8kTZAjEkeC+IhUq",
-	"xkv4x4HoViXXlobpWwVPAFRB3nwYJgLYzRD/QNHSmG/cV3hw3BGSZIJj0vEcASbDrYQnF1DHpY7nwrUI",
-	"gnrtooSfFliptSyAn4sEMYD2ig1ibjGnIvd7BZOei9VhC2ISybfck8JrR2KhbGlZSqsG6FiesLO3V8HG",
-	"aMlbsDJWAWmalMeCCTWTStgxbjSCu40myhmubIrYGIKsEVyljdGZAYgzz4WZBYNXIoVjIGkayxa8KOjK",
-	"okVzqWM+LXOOaUUmqlT0+xDOjRn0UgikHghhCN1JJ7kiTqXTFBCpMUhr6+NcKhnzvAuFw0OL5wwzcGN+",
-	"e4qDHnBmZU6RKk2ajBgPG/uVZap0RiLgGWnn8BvsEz4qOf3fiQWOUhrBxIe4NPSo51gOkE91SVkzURV+",
-	"OPYp+jF0PJooykCtlee7WDDXcz52W90wH5CvCwEdK6VLFdfp429aucV9foDWDtHSO/bnQsSyCGWEvYMI",
-	"cMJyOjT0U8QSYfCitU881tbZUxav4lzg/fedALVMlF4KY2Qi7CmQuwAyt6esqMQkEG4smwmF5ZUSIk/0",
-	"vElTgfneCFP+8++qvec0EzXlLs5YTGBDPkFYKAsgdVnFqWZcJTpNcVRRRCDJDKfElsJCWM6nIm/Tkt/7",
-	"jq164z1ePUpWo3nfVrjMelGUjtiI+MBjvJfwgXc3qLImeJyF6ZCdgaYVPGmohimWRqDXG1aYdjxND6MQ",
-	"4kWLDIGH7evgJ9rJ5EFoRvaO3nehFyR2O65VTlFT3mED1IVETc2NNkxpdxhhKsUcZ3BRWYisF8vpWHlT",
-	"o0KbUPs3tGZOMn0Xnb7PsICEP52vLMp5ErAmQX3XVFigNhZrPZdqNmZYBgGuGqq06gtKBb/jXHCspIEc",
-	"p2bE2Mr6EuAJ1f3mJGESzYME78JRiqVMhIoFIknMVcSKTDsN4DhRjUEBC5R2VOa7UuIBfFD6SJBdQfKA",
-	"YYIrNoEMjgq33kKXN9Dkmn65ITj7KHK09hfab0GB0hBtV9vGBlyxi+/fsJcvX7zEBJVBOvJjVXL3IUkY",
-	"Cz4XuCif/wu2ENNoGuFT64fi1Lp06OnZITRpK70ASmOludaGDWALcHpazyNgQ5kflMajQqmMW3q4MKdP",
-	"afxM54kwVfX0RVOuCUN1TOOHUiaCJTouKe598I6beQJATQUEkKG3ZoCk7XSj/xn00fm8yWTqWFYmSQ7A",
-	"m2krGI9p1XT61GejL//xFiFAKsAhkLl9eRk2wIRNzUdSqaRDKcqwXCxFbltAaA+jIH9OVEMAxdPGcoS+",
-	"Em5VP0GrYRbedgsN8umwWRPXRlTXtq50u4pAsiuB2WZCeOBpFIBuwwDWJNtc7V+ESrSX3GlduNCIhIIh",
-	"bjmTi0IbXGxp4owjVlXyPj0K0LCNF9HTQDRR+BGz5WzWtIPTX/FCtKbo++5GWZTMAPJshvKpjy8Pr+s5",
-	"ZX1FOWSmEPatpZd4+2npOL7oPwyb1c/adUS2mhrOVJ17L8g+iCQiGd8hsyim05Rkd5SJ8E94gHD9sIox",
-	"Z7EwTqZeQcpyXliCuC2SEpIzKtLfNt9z7eJC9EihPIYyxJ1ow26+vjmaqPbjFKt7Y/oMD8QdSXVO4dJ3",
-	"P+YwuRy8SNOV9NYPOAjcjC71PO6drzyCOYJ31s5jqx/x2dlHM38ZZhOafJJqfs2j6ng0fnE8Ho2OTl7+",
-	"9SDC1J4VWfWrhRqPXtce4A1Cuq4I6SA6sAJ2GN3Bb7kB8N65AvLvPpIgHEGjeE4f1zIxGo2+IZe6nmOO",
-	"jvtr3s82iKKPpeHXX7dm+qp9PJGmpWKvQh7M04YDjqW8UiD7yJnS0AwVtF09n6kVWeeClDxAqS0IZ+vD",
-	"HGL5rPWUV0fsJ6ovpl2dQfMu/ez6Wa3lwgkak8+eEaeKSPMS8jUmztgOkCw0qNLj3HIQKM1cgEgsk0cM",
-	"WWFpPufHOZdPF7l8iGE/5DoG8KBN6dvk+cF63NAJBspU4NRNeP1B6uTeQOrNNjLYYxVh1baje3DMakfR",
-	"3olazXhgeCHWOIadROwWHcWmIiZoqkN6nwCgYSjSmV/7HtICpPno6n4NTnoD2hpV9oe043uHtA5C2IPa",
-	"GqhtHN9DwZpQMz4TC6HcUSoVzzF75V1PVbJb1s0w2TD6x4NMVvXxiAGsXtv3YTVPF76qtfaFJIGuxhi2",
-	"07NF63nYSW+90ep4dG9o9d22U99jFWHVlpN7KKAq0DHtqFLW3SV40bfBSIbAVCv5MCewxRIdUgE4YIbU",
-	"xwpWtNTzsLonC1S0zr6Q86IZQ/+8AT8bVNRfUHp+b9Bz3nWGe9gh2Ok4sYeCHGJz/SAHHdK0qWLBGzJR",
-	"ZTp/xDBDy3n6MLOrZPMJivIN6uoPRd/eGxRddJ3zHooIijpO7KGgCC6nTtOjRMQyuRuJaocsXhRGLykv",
-	"mxF/FzEpoaqYCPLSIr+uR4xNfm/e0tY8WWiCo/fEFA4WfpXC/WISYXYxCHovor5NXh1UBNi3yXQnZFx7",
-	"I64Te39gfHVvwHjZQWR7XCRc3Dyvh4JFZ/jqqFV6Zhsq1p7OTsZz4ZoWxKqDRwyCsL5q5k/3FfhHgKu/",
-	"fDbFaHYgj74jfNvErTVq7A9bL+8Ntq42yWKPWoRaG6f1UKB1y/O5y4wuZ9lRJYvdhV3oLJewRjtUuvsD",
-	"Y7fCiFqoe8QY1ljgZVjOk4Wy3d6N0UEdb98Xm4CmG1vat1nchLRuWu2PbK/vDdnebyWWPcARwG07uwfD",
-	"uUYlzO3wdon4o/IVm67YDQYEfqzQ501EdTOxTma7SnLEtpbMxP2rS6r7VlPEyD8EmgNZnceCO6zPDkv4",
-	"GjNO/W+BlDq4EtY9Xfxs1VLtBS/iuAVtTfLsb4G8P3+J9+untgcyD2Ttk3ow/NJmfo1RBUcU2vsRz4g6",
-	"Ngla+ngEeGaG1o9ZNNNmjmqmC7+Wp+sREU6xr7z0zc5GgKjezr6DvGwhVwdh9hfJXtwfgHUTyR7GPIx1",
-	"HtvDoNnvv/83AAD//w==",
+	"h9SnhKn/j71/XW4cx/LF0VfB8ZwdKe2mnbLTzpujo7fzVpldeXHZzqqpadcxIRKSOKIAFUFaqaqTEf3p",
+	"xPm894d5g3mReZN+kn9gLQAESVAiZWf1fNgTMdVpEQRxWQAW1uX3uwGoQPu1jyInjItiOtMYgjqg3dpa",
+	"jG3/FMBj1ZsaZM4yj1u024F6LxX5EMJQVIGSEtdcLjbYspSGCPJhrm4aqtICyvIY7+AkFXyqhNlWCu//",
+	"WogcNwC1jCpiC48qZ5g+zQO1oaYJryypgEih7sj6Qj5mLcXljGZG0iPB84xG+U2yWBSl0aLaAFg0uqrn",
+	"DpaxeRnDnfCrrjEp4bdCba3evumHgJpME2jYrUhiOFfVMljSNfhmoFfONclebuhyaQRFFtktW98g1WNl",
+	"LvAJRMXDQ60jYz6e+gkum8kCQ7bAIgLOZ7w3w0Wp8gmjb+Czyi4DdG58mrL9QtoPw/Y4czYduNGVu7Wu",
+	"dkbljTFoyOrOhfXMaInyJPVESwLrDfB6KqP/nERiuYaJsmql4z1vWHrBPVYxyO5BqFRpSUU/MlpAEQbu",
+	"xtjzjb0RKnGMh3vBnmvxA29dzVwHaWN1q5uuvrSiQcU+21cZJeOaASCUxrUrOcXGhYRc9LrlZS/YaxhC",
+	"ap81tgztEqobH/aCvZppANpRuU47v7j3YOdn83flbuk8d/nBgr3q7c4pVrkhgUuveWPa00RgeHXBlxuX",
+	"jurPlfb49XwIr3c1ck2dZbVqHa5fU341RgNqqwjOUNcm90xKVFUn2wv2vLqaBoBo6ldqdF0NCXlh5pUf",
+	"akqJ84vBElVTVFMRQG7dEx7CrX2ntOcBnqUYBVY78vaCPXXCAGare1Dg0qtt3jg3lU0XItec7bH8u76X",
+	"lU8q21E1TLwykI3IEeN7bcYYV7RNcK4GbgIjqj/U6svWlQoJ1TYKdIAezWse1vzI4RAjbzFpBerXOWZx",
+	"opqySDjN0e25oMulaq/JibSQsW246KqQRlV8rb3CapNUnT4wo62OsPYMQiz8Dsue06RZD86tOWS31fSD",
+	"Kn2mC5u6vH7u7v5zU81SpEm0PlgW4zSRs/YqzqHcuSlmXsfwge2vX0C5xut10N62dCcshrhS9uU8o+sD",
+	"LTnt715ldP3KFDKvrmg6z2eZUigPZDHGOJINoBym8KUpaysS2fwGo58zJkV6u6Eakc016R4WxDq+Wg//",
+	"GlAxn+tYhK9dMUM2SMk2zI5WUd32olcatr3UOgDbMUtqE7jtleYa3vaGVz63Qp54xHLrILQK07Y3Wxcx",
+	"oKzAP6+88dFn3GAN6pwKmtNUTAtGBoBVUTFW2EsRvjJhDOA6wDOJl6pKsHTbjta2Z3o2HP8iaizvoIH4",
+	"3dh7mvtJ20oPWsOEnFjL2uc8x18SQ0h4O4SImsaUwSGIZ1rsyyLwZO63AXltBIbUfgYK1mLEo+oFoN94",
+	"IIr808TyJXioZxwMCnVrNGCWoeVZCMmAbmk0NrQFFk1qzgp/EJSHe2K6S0wcvrYh8MfpQLM1EzrLGJ+x",
+	"tvhKMyOIA0oGoAedkpcslQkEOfFbloHpQJKX5L/+gzx7eEL+RB4d+SM8TSCnWYJv9oK9l95YaIDw8YxT",
+	"nSUUitmYSac7zaGoveoIiG/Y3mwYmVdsmjEmSVkmIJSjkgj24wVNNa5wNdTs+HCvkgKw/5fr6/j3w+DY",
+	"xPf/fhg8+jr8izeY/03C0tgG49XmUT3zT6GYTLQTBsGOwC4ZC0BiAttZwrUPWCm21pG5pBldsBws+Grr",
+	"rHbERGh3Q4MzOEkUw7GqfpOtEo5924zL9kZkzEBk9KL/v2WZm4TkAF3vAF65Cy/mrmHi/bIuzPi0ZV70",
+	"4fm4D2zEekaCGZDATInpYB/4w0on+wlCV/ZRw6rSky+0NgT2TYf2dFOHdqRot8Jd54DVHNdY4JRwNqV5",
+	"clsBSfNllQT3Qfy6BeW3KdbfYBbvgwJ2xymtMTTvvA63ZPg01pNXvIp0kqRpySDdkzVRvddtz7gjeVGt",
+	"s/rDTrUbendnTnDLzF1dRbqJOgF2IW4Z4WIFiYcQV6xeeyCJUkxOCR0jwiY6o/UjpXHmFI9m05PO2TqN",
+	"udsmWz4owe8YhyBBTSS/60YzpjLZ2mD7jRdQ+iuSYLeQj3fCneqTArhMk/zF+kfglG/OpRpFSXS2Khmv",
+	"CZLPB0geqeaDDNR1ZwjaEQSmq59wMHTYF+L9HRDop5rSOKMTAKhjZKkJ+7WLeMky/QXCEggkWdFq+H8l",
+	"g8y5UiBNnmfAnm4fsE1c5GAl3gv0TP6yQVQuCi53pUbud3b4AOA4mmAlc4CeHfS3UwgzxR8WmLCFK6+y",
+	"rLYxkW9mSryfHXr7EMsi7X3gG+uwT53N2AIA6P0PC95dlyyBxC4K7lMmC65j1/wf00qc72EdRsQaMMw7",
+	"buVln3QHvINaJD70F3XV8Wrf3w6yHryBvWk7/eJ3x0osKeS3Ue4NSyQMstPxsvV9tHqYwXcLpVWVq6JV",
+	"8O3eeOjTX8HLWsUj8bIzZfAh6fcP4UPYxWOaU5LpY3+SpAZNpOspDn27ECvdMc9UZWLlo5zV30VsN2Qz",
+	"MskaPCbjlPI5qBmSUJnE2u5puvzI1+XKot08OgUHD2qXAXfW+qaCdWVadTrYuvzLdtiZLaeuVZQu1HTU",
+	"JajjGm5bOO2rYEMzdlK19L5VQ2ah2TwWK37QIBT3c4m6W1G1pncLCA0rlqmglqwWw73hpYpk9+AcPhlt",
+	"3Mr8rA8YujNVo0USCPm2AKuZPth1TlcZ5LlrAw99t7F7Ic+t7Ibt4iBWnzAqw7WP9l4BXltqbZdpCr/l",
+	"2/WyFDKei0zrvGClFyuwmOtPa7St7VR2CW8xxWdi9UAiHqMOR9XoLbCjuptboosdVje0I9/WI8rh7LIF",
+	"m9GvMOXWXSNrOwCQDWBGAFJKMP25aiZdZknEyPUeHUfXeya9jXJCFxByLyEmW5LDo4OTkffeMi+qCv/5",
+	"xav9968/7B8enniBDOBW8W7DfOp7B0ymlq6AaOFS/bDS1WFOPdfyPWxzOfo+gde4vLvtgB6GpBPvJidL",
+	"Is/qntiT+1pX4+0I+/JSpP4U9UikosjU7Ib/cnHx3XcvXtTSzv/l8M3Rs0dPqg6Bf/nbaP/Z2f4buj/5",
+	"5ffHX71+gLfpk7MWjF9w3in5qkGExEn8nIQGdCIkg7PR4TAAxG7IZsv0j0fqRy0N8MPTYXDNwxKgAn58",
+	"pErFCctv9JU5JAMDOSYygzmG0N/qJvzp1WUNsdO0BF2lpgmVba78pkaeMh+reTqdmjwD9Tp70hylt++f",
+	"kNsjyGXJJeFo+7T5fIPXF0+Gzw3KoCTaeQIn4csLMnj/BnSslxfqH1kZuQpYyDpKTw4DiAtaJDnLJIS0",
+	"Um1aAOOQnpcHEqKmD6FC9a8jHKYtNtK36ZN3fMpkqz6s1ohskQ7IY5kngElofJ42JHyQsy+5Sd3DHTiT",
+	"uWpaQBi/ZalYMjsyw8pZu/XSYQOoPRMiVpjl5cSm6zgr4IMc4PkuOMMAVU4YzzMAMw+1vhdCayyV6WFv",
+	"rR5rVEq9BY3TpxAabbSZwSA1dFLv36ZPPmBlbQp+bbMpx2izIutWHIks9vPlbmd7L7eSrzpGT6Tv4ju5",
+	"pXjMPPTQo/0xlSwmS4GmWDOcZoPSa9HE5ZtRbs7hIuNt7v4up/3b9Ilz0GtQnq64NXTlP1NNJ2gJOWkV",
+	"VR4x8mwEyWiYJ7ukQHwFsOQAbg7lz/KQDDK6gvwKJGUSOXppZoym4KXFBiaCDw8MUoKNi8lADCBjmi01",
+	"RqcHeMfoNZ5Hph3d7R56slrkReK+eaZOooj6jyu15T0iA9yFFwzA/EgSB4SlkmFuK09uWSZpSpLYwktW",
+	"8A8PyE9JPrvmof7gGxpBug8S2oRWqEMnG2DO1mbg4gLbp3nJ6sh+r8/fvfQTk1U+5u/acWDT4LGnifR3",
+	"ofLJt2cXLz5d/Pju9U93NHobxMk+7lhHDsxa9k5lcwTc/cMiR5pViYtn207mP8wQtKXDwsYKXmHxXbcE",
+	"P0ynu8oBNRfyjdWkPgsIO5gekPDs1dX/52x0GFZmOPGgIlRnW7+2PcynPqB6WFrG1LlLVnuyT0KtHGpO",
+	"7YhxWUidjhGTAaTKOvlsSCCgdpcyEw7Vh/A5YlzIXAgEWLHQKoLEwuLtHOC+ExKpNsHVbE0GtERkw+Rc",
+	"fs2JBQT6cPExIFyo/1UHw/m7V/uPAkQMslkOlekwCZdmLYfPIdMVC1g8R4RC1uocLYWZDGB1Yk7VRMsz",
+	"/ng8VO2yQNNQgxZzksRY5nA0rOfqge4tMqtn2WR1N7T8VFVtRsxcunTaOGb46RkyHWniawwoGWeYu6/R",
+	"NKgO8tH5W5Dil+RSfWosCh4Pg2o1prEDDPmB4xCQd0QGvKdwqpRZWuqrQ0APcipRleML7VOO0FzO0CUG",
+	"9oHLYqETwiiJRJbhqac7repeAHVUASdC7RqBrYdLJ4y0WhdGCGpUu86Vwb7l06wru4gvHrV+t1IaabjI",
+	"kH0JeZjw6IH1oyN5Q3QglmDFdlI1EjXNr3nKDGhhuf6GAVmmhSSh1VWg9sCB+9ZPNAIpkJsFJLRwkIgz",
+	"c4kDFDgHnmqkGaFS8wYlJdTz52VnuqNm2TwnD0foRE0AWZtGahdIWYwhroRFM8Fkddf8cPndaDTybZtK",
+	"OGzHu9kAUaMsKz8cjY4eHZ88fuIr7U6qc7hW2HB7KZVWJysbUN0bnV2RbGxawRFq/qVBuq+JbpoCICdS",
+	"figBQ1y2miYO4HRcOGQhJGfZwlj7Ot99VCsu2MR3E9TUrJ42/kjTgmmAPN92x4lOHNPwz//4+38OTw3G",
+	"Et5t9fLsczf1hUa8LeI4Za2upm8dFXhfYLLWEnAnRZLKeauhXj2UoKvjxiDJmEXqnBxocLhwBkMZDvuZ",
+	"5jfek7fEEGKvy4a77sZfWie7NKr1MEdSCWgfW7XMM13OBuvEBv18Iw0EFALjSSKyDgFUV1TOz03Z+/Zg",
+	"YJPbB3A3gy4tSSK6GVXcydrqZLqHiMX2RVX3td3lvtY7XARd4nVfYj0sPG25zaByD741pTW+vPwRvC0V",
+	"q/844TRbd4jPbvFzopESdKpdBMMJJffab3P2JX8O6pJFws6Q2JGmZKyPK3Lp2HGNETcg79+owi8v3r85",
+	"JR/evz+/5pMMWYHH65zJAN+3Nk9JBm/eXj58of7/6vLhm6tLvC1Q8vnqzf5TeGkfh3RBszmhGbvmuUgh",
+	"nic+IGcAPmSaCVwSktBc+y3DD5dvQ2NW7WQB3sqXPzCcsEPNWqmvec5JL7Xbp7+jx8rmpoj8d8ZxaKKx",
+	"m6v+lvk1KKo1la1bgar6zBb+CvFr7LPOMdnCQcdjmsVQ9ismfE1Ftq7pYdmaTAVyWvyBgUKcLmr5E2dp",
+	"ur8ssqWayEkqisxLGEOz90DX5oEwp5mmcgMDN0qIxYLSsAfq1i7FwrjeJQNFDEjr1Q8PALF42Fn/O9fN",
+	"8QYxzVg6eZ9M2CvN/leGpjw+aUXSd6zADb/om/cX+2fn++BF3ao7AUNgG3u/9tRAGZNQmGRkQqNcZJaB",
+	"FKASVZnO46Fk1YhbI2DuPqKuQGyM+9UKtLMmTMddUanPhbv4ArNI+0RrvbN4C/eiO7swEl0VhJf2Hd9Y",
+	"M0Ns0WCbaN4kAUVC+khqLtkt42jVRyDOJLcIcQedOZ46+1Ru1QJ9sW4hHZMsU7u8hqerwNZ1iszIRLpV",
+	"f71QZe4n/tAnvGYOoCm1OEEHR6QciapMljO1WSY7hy7XMmYwSjsEw0JIKBd8vRAFBKPMpcH+BgAdtb9C",
+	"LkiiJaGek1PwKtveEWiw6LU80Zq59WFu3wk3yCiAXWqoxRnTbdXYx8ej41Yx3bp/2v51X5MX5hVPnsIi",
+	"4SYIq/XjTtAYn6bss/TD2JegRjAZCJKk5gbSpxEsc3A8eoaL1pu329B1zPdaJEto7ut6SkRKecRemkGy",
+	"A53w/PGx17O5w+4Iee4dL/Ed95p5wuOtRxn2+ntVVAd2dZcE/fL7hHvJFXkLC8sZiRO5TOnashcWPPm1",
+	"YKDSW0e9A5NZsRe++/jjPuZKHD47evPo7NivQCV34vdR7/eZcAMb1j3wHl/wDRtAGHRNhunEKqrnqeQV",
+	"zUVO0z79uxVJfBfGJN85YfpZyr4VGS27DssoCmal5e4sBdVV6kxI9XDRcuF0aMNW8L1eP5aRj0HIg9pr",
+	"E07TqieifFjterD3ZV9VsH9LM3CMq5qcD7yy7zk/vsH6y6a81wGXtYsXhB7aeSyjsp8+PTo6CbpMbGVl",
+	"ulq4bldAHo3+R8mCishPW5VYt9ag0swNw72bZWGHTc5ZYE2PkIkAQwzCgdvtYf/rdSnj0M4Nvb+0K9mI",
+	"m4bR0nglSmCrEqefdxc3/MQnfK3y2zl+o/Lbj/BB1cDKzbyftmUdFcD/gcYbLUwIhzln65LD3pK6o4Xj",
+	"gSShqSB0nRiDN6/OrjlPOAvI689kIoosZ9obAhHG2mACXONUDhHMMQMSISReAHdZlCwZyUSa7hdLiTj/",
+	"SsG45inl0wJIiJREmC6kbJITUeTG3wldiskA/BkJkLVaXs9hLfjk970lo7xQ63RPM3pLJhFnqUTuW80Y",
+	"iJYSOJqgGaQOyrKc0Zsp3RpDYcbtPGMSwGHAosIppzu9yTDRou97EUtZtt7pzVkSzRnf7VURiVTbinu/",
+	"nOTZ9gPV+6aIBC/y3V7NdutpVsicRozyG3X1TyeJnO1SD5tOd3lt188Bs3y83ml+piylebLTaCHJ/y5v",
+	"zpNVsst7Sgi/7PRisdytj4skne/0nkjTQkY7Cf5C7iQ9CyW7WbzLq3Yv3eFVke00QGa33uFNsdMGKPOM",
+	"rsYs2237lEW6nCXatdX35VwsKGan934zY+xm16nRp1/fF30ef2ug7amtgBnYaifGgiwDdDbNTGi7tRij",
+	"QQLBQgGW/YAAAR84JLAyMbnmhmNCc3to9jxrnx6EjEazkNCcjA6OTnQUHTZhzpY5xMan41CHR2Bd+vOT",
+	"a4601lg1gBxoJC+i8eZU4wZhLH5TWtSfyeER+a//wA+l46EvKgjt4zsDrzR9HhEFlNk+6DE1PVobxHXL",
+	"fGr0X3/6vn22/fh202orX8evLs/8huvbesmjk5PDZ36biz+Eep7XHFKfvj/3Bv7I2tjJZOor92V7NPAc",
+	"InnnSdw2XpfNG+WcrbvbMNSQb7MIQ4W+73+fCDl/KfgkmfZcpcA1mExDoDqdq2pCzaYhm0baJE7ZVbJg",
+	"osgvkVHL5wCAByX/iGZYcXJn4DMkY3mRcXAcqcUHvl8io4wxfkBeIWwIeTaq2KuejRyj8KPHVauwNyVb",
+	"ZAnjpd9lMxBLWVTNxIxtP6OuoFDTItMYJ1NftUW+uXxPxyzdEUrE3KfLe+8ynuwFe78tU28CbE9QqfoG",
+	"nxXcRRkhgzAr+Ls4hEhYai6Fg9BgQIUBWWYMWdG5WA0DuDvakyCFnm/wDbT7A3w5TZ0RqwAlY5dYFGzY",
+	"ZjSrw4Yl/w4QczL5Tdv3YXnsPd87+nLoxP3iX8dfjvaCPXqs7jEs9058zhZLc6uzopKx5R5smjfjtePw",
+	"3E60XELmYAec+jdR6b8XEU3VOvFZtVP1kKxomu5HqYjmwPAQkPDt2+cfPoRkcHS8PxNFNrTZaKoRDyQS",
+	"QfwmeA2X8fDw+WhUTSkd/G10+MvfRvvPfvn/Hv1ttP/ol+Hzv432T/Anb4LpezFNdgTLst7VPrz/dZr/",
+	"LcEvhjiu+pkVTef7Cd+PhEhZtr+kPM/W+8/qiAhHx/2UCOOYtB/1z3DeDvRaNvH90fHo0f7h4ZMNzuZP",
+	"vF1KYpqzKtwRL5DhllCSitweRlDX+sCDCXVfcaUlZMD2vH9NXuPNu9wHJpwlEKeabAz7AqjHCZ8i8yzN",
+	"mDWndQ9DeS/y97o+v9+kGzBdDfexd65cH3zN3vFLG4Nj9UxpgGBXzmrZXnYoLJpuOXMtQm9HtiH85tV7",
+	"xgcsp6GOPVB+bwss4HuRawSYXjqAWl6akRwozgba/bhkGkxByTGyzAG/VMSSZa6zOySkHk4IZyt9Kwzt",
+	"LITXfGDubfioEpATkinLlfIY0zX5E4FnJE0mOpPErodTxB9Wy94cFEsqc3WNLCE9ySe4BRq+KUy6xBcT",
+	"mauFlorcd7nbvJU5++vj7bv3hn3uasZUCx5oGtJ1ANuab+erHnoGBe9o1BsFrxU1+wNdYgbDLvEi3yW3",
+	"jIQ2kiqELXqe8Lj8UecIxQnLK8/VDyH4EDCNME1krvOwdF5EPmPXHGQQU/PUqaq5u6oE54ZfTJ+4ZICc",
+	"35j4NoaIfF96j+u16bTFGvPKFuw82FZ+LZh+rs6fr4js0P1TrxKW7/SZLh4/Nd/o7qvfR9vccB8g38YX",
+	"l/XTTBAN5K/pFoHJ5TkJS5dUiFlP4yJJ8321aNWkSDK4/Pjpw+tX5OUVJugEZMHZQvAkAh/UNc/ZF7Xg",
+	"QzfcIVRrRX+ESFbaccLzz1fkocim8uHvIpu+i78+NB6zhyZhaB++8/B39T9fwxoDl20u3OnKL1b9ipVi",
+	"jTX/weYlaQnrQA3y2clmAn6JqphmTCf6XAkPihXfhzQ4kxondRA0ynYCWJ9Ojp0kK5Yxi4IDjkUgXIbh",
+	"9OEQNMB/y8Y05eQXGIE8mpXu2ib8BYXJjgkA2mt4JdX95yTEf4RAPJuTMkmwlqF1SkIzoWGANsCJyK45",
+	"7hBkIBmaJaqzThiPlyLhuVQiVdsgdDXjIrdQIaoG58Pj9TXnSKIwoCTOiimw/PHbJBNcHTI01aOOyPLY",
+	"TWfXkrBpoZJX2bauud63sF2c3aCXNNCE68Cur92p6lhj2sVqEpB17urg4/dnNfAZ7P5emTBneNxsx+EH",
+	"88WqoNs3mkLO4oT6rgE8b6U3eSMKDgJneBYM6tUDiYkIyPgIHmg1WlOacJmTleXoSCHz01iFK/QmyYJO",
+	"2cMl+Pfx3/++ZOUfKzZe2j+myaTaTffl+wh9V30yNl5PBKuBm9NdVyUD4oTTOoha4MqbHmDTtl5n5syz",
+	"OX8s6TUXGnwkojKXZBACyN33bB1ifkfCSfjd6yvycCxoFiME3kM9ow9/n7P117BThK2c0aOTxx7gYbFi",
+	"WUQlIzP2hVy+Pds/OnlsoWaUAFR7/2zy9HE8enr49Olx9CR+fPKMHk0YpaPo5ITGo8MT+mg8OZ4cjo/G",
+	"o/HTo6MoPjyJH0eHJ+PRZDSigBLcP5cE904YAUnkTKycoRsInqJWjCZNoHckYwYDShJ1TpV3VH7N8S3d",
+	"QSQxdw+VAOrnRHBbn5g46H4wKWlJVqpp9a85NGO81ikNaJZ1UQFhA6hP01bpKe1Q7sC8aMzL8dOjw0db",
+	"TwnkVXT3A/0FKx/OOnFucJtzFz8wEzDZCLb/VpHzfWw726Ps/10kvN9m4kmQ4ZR8Jxbst3sMb6+FgIM2",
+	"jgo2TVPMiblLRitYILNdzLH6PZvx0TF23o5zuxTJWbLcKkm11KJMTBgEVtPUYUrXd5WpurdBUpEN0zL0",
+	"6urqMqVZnDIJi1y13mCpZDFeiark6pXRLuc+6zTYoPs2m/9ZYuKTUsJjkjGds7yk+UwdB1XF+R9//89w",
+	"2Gm/F9n0Y0NI39qFQr7XC+WPFddTdAOvEskcJns16ZjtpXbUVQbZX6JEWtfZXy55vxkneY8p3ThB5dBt",
+	"kWe/EPNiN8j0XilJ6yhlPzE2b+EN+ib8Paprbdw9ZjtsSuEty7IkZv0+80m/dUeaIExyRTPP1uTr++UU",
+	"MgeoaUFlzkpioXJ4+iS4qSF6oXShu/uhF4wXN6BXbXBGO3np9TDZFV1bhSyRlhKh6qvUwSaO68iWg1jf",
+	"UkNLU7HSbOmpiOald1o9r0FLn4w6qE+7O6VVpyrhw3X+NWxYqD4cdmLOUDWeZ2qI76W6O3jNS5gKp031",
+	"Lnf3oyt5fEVzsHftwuKzM1OToTk6Z9lLtZR2jv0BkOT2xBLr/x7d0f/dOg8e7ibbqU1DvpuLtP/GX53e",
+	"DkQ/la2x1S9tz5SdBebOMuG61baIwV1DH6Dwx7ajcsXY3H+cqycxXXdgK/EKlPPdHtL1fxfz9hk1U9a0",
+	"WqgnNv1InfwBOVRKfqkF6NNMx9UcbQuycWSgZmi+/ET0Q/WND4KrwzUX5Am5LNS/Kx96svk7NXGC/pXf",
+	"Du64YVm17huxNt2XPttYVFuia1RNO/IjVhT5HuKwW1c9u/fRyMc6YfT5XpBN30o3bwuB6qRje+dLe5/v",
+	"BbKa9ri3jZk/ynYrOKEXIW9BtTPEeNMP/Hd5pLhrDfLYPNoQY6aHxUZlQJ3YHbfxm8b6YgOhhcxFNIde",
+	"yOcaj3qZh2Rg2ctPNWj3LQsgCh1g/UmoWvNSSEzRDAOsAR039JZldMqGAQnFkvGET290pm1IBvi9CTg+",
+	"LBomoD1mGhjJ+8FrXvuiS19wIwrVZMNjirb78mnCQzIwdQ7JmOUrpj68Ete8DDZyLkkBCRMpC9XcnM4Z",
+	"RxxGyUqqVPV1DVYKgJ8DTeQnkymvuZv0kMJkmRcc3oObpPKXKAB5WX1dKf/V4av6aMqKG+L1ka3OnSi5",
+	"6qwfHqkT6ujkMYlmNKNRzjIJeLuw2jQ+e1akTB6Ql2KxEJgkOc4YBbYTEwonAX9WXRXTROZDBL3K2KSQ",
+	"hjjoeDSqA2p3CtM7Onlc3e6OPH20hJI+9IWdCCl38WtpDsvtx2PHYLleWAq2C21oCpoy406oBpq7Er51",
+	"T/R1u3F2ei71LQ71ELg31aqME4iqGJKC50lqKD5PNTgvi0OSIIfavuDp2nWfQhV7dgj94cWi09xXkRN8",
+	"HEtRWsQsRsa2BwTKVz1MT+Gi1+FSdL+WtCY3aH1etsIt1MWnzdbmCqvvLKstVzegm2Zok0cG+GBvLPJZ",
+	"davEIu1byHsvN9UnrnO6wEGwDkogcIScgLg+wDpV42QjtNUrD2SZ8PWchJyxGECglzQjMJDPr7n69z/+",
+	"//+bDAR/qzbYPxHBoUXwa1byFrN4CGcpFAsDEi5pFsIPUDw8JaEJeQx1W6/5AL9JCg4eFrUSWDyEl6O5",
+	"DMmfScSSdGBeJA+JejA0x6DDExXUD/triMdVxYmOQ9CWxYW4Tfh0X5//JBIyRzQEp7YHkiAr1gqCNmze",
+	"3IxKwoVVHsia5focV3J1ZWVKtRy6QP7rP0ilXb5othpUxb2FP+OK9WlUDPQAYViAEXlJ5mpSJNppgcFs",
+	"gOyMZfqQS8xFM0Y4u2UZGYtiOsu9QEW9grBV0aZH6j1bCL8Tqjrmlbc6b0UogH1MQCjh/d6AJdDLzkSj",
+	"+aV27DuJE90QfqK5SRFtZCp2elv2a2mvju0Wy+7sMn1e1AiMnbAWq8OVjtui3u1KrrxwfHTSTd40+Z13",
+	"QWxtZ505b8cKzBrbAdrIBurbtWqvfHol2QUS6APNSH99HivB/JWeOaNUabLBjayC8Nil4oi+keP6lDX2",
+	"jHKX3Hicf9L6VUOJF65+30kLbqirPaC13Nc6+KrNFxsfbO3rZTGdMunnQbKKBs2BYJ6lYqX5sDRjvEh4",
+	"DtwsSmkw1DJ4ZHJ1GXXinTSFJtzEpf1oJz1lmQlNB/Fnsl0pOb3mWsf4MzG6jK3hVB/SWs3QBVHJMPuI",
+	"VTaWGUMGQPcU9B3n//fE2/XE+8E5HJrCB7pci1gEhELQzoKmBIerln3x9ODJSdfz79IbUXc1002QyW8Q",
+	"jml2m23f7n1qdz+kXYDOTmB+d3B2baRptQrzUm0ENJpXIpBMi7Yjhdql2U8/gA3oXO0//y31Cs9tuiG/",
+	"GPUOuBp6j7S3HnUHqYqUXz3ZTqzr3cN0bIW1czo3HXUH4ELvkvmMcW9kWU89ol2FsJpDu85QCojRLyqz",
+	"76ghNZUCVYd2ZeGHUhkxuoMj/42tt8MR+l0mCk+kYnnc9bShOYezx2iV3/FYcBXTtqXuxEkbQXFvh/4T",
+	"cpeY5qqe6iCoZ0zO4Gp6nom4iPoDdLZplhV7kDtFHSZaetxEuffazSuGGUjoMWx7956ii93bWcZQercp",
+	"mdYIB14g80n/mE09NvCsg2LxAgr9wWwGHeNglynd6gw8Tz2QzS4aPo6CrmxbKP2narxaM0kLTF2Ql0AS",
+	"SQChlMVlnFyYUh7LiC5ZSAbhUmR5RpPcZHcKOZeVBB1bWrvxVeGq2dIt0Rifc6o6/AriBn2smeb3jfmU",
+	"WAowXdW/roTGT/QxI6gCD6QT5F1ma6Q66xiM6XIpuNQwqJJltywjc8aWklB19M2GB+SS8Zgk+TWn0jD7",
+	"h1/28Qv7uWpDiJgpVJLwL/DDn0MicIn/xMaXIpqzvO5akqKQNzG7vfl5/uj249Nfr367OObvl0+jn+LD",
+	"yVv5ePpX+mj9mo2K75NP+cm//vpvqyfjDqi05biYUfIKj5qOhE9NkqM/gbqGIZR8cVxwSFRJOQG8zjEr",
+	"4RxSIeb7NE3mTILOMArIp4AcBuSdui2+VwMKKOXgorzmjXGH+cHBr4/Zk+9/+HB8XgUM+dvR/rOz/bd/",
+	"/f7Dx/P9f2ulod+APH/FOFkkvMiZoUdYJDzX2vsOTokqdEHL6rWEI/0icpVsW3XQZOLLGZDPjRm6xzFH",
+	"gKqDGN3DBjRWaAALmpPVLIlmmHgISpO9ZleoQqpi0eHS0Bpo1Uczb63kzuxUHj3RPzeQh9s9+1e/cFks",
+	"FjRbe/J/Lcuj5wL1ka2YzJG7vjNQyGtToU8DXGT8EjIePL7GZRI/ullkOjEVyGpJAjvkJGEZ8NPG5MPF",
+	"KcGS0CpdGNn166+4Z4SuXI20fXk7UFHZ3MAdKH9qcm2om/pWvEjy/G5OZNoey/0aLmQWMLnKQ1smbC/o",
+	"kuQisHtixpaM5rLz9LogBfXZtV/pCXmw9lWmw4yc3LQ2TshPkxdJls88IvXzzz//vP/hw/6rVyFkTZsf",
+	"QvIQ/x2WV0qdCT2lt8xk7dCcLIpoVjOVPHs62h8d7x8eeSbM3f1H+89++f3462Af/3Xk/Gv4l+FfvGdB",
+	"nLC8p8X1lXnFN4gWFcInK5AVBrGdRZZB+rOTyX9XOTEIE43kx82ssltXwCSl0x6JmIBl/ial3iCKzk7K",
+	"t6LwEqXoFQ3HGBd5ScYd+x2N/ShyeQfQ23OWScHhguiEyZUfOAYx9dDuf/GkIL57tf/UZIuTwZuAfAAF",
+	"6XNAzgLycQhLCNBUqivizT0BNdVa8+Ph/iNtsBcTEtGMkQEvMpnwKagBwwpDvBp+w9pcbd7xT98+U0pN",
+	"rL0ruXsSDnUpQ/7oQ+doqK6QGo2Y3V/Nyq7sGGZxbMu8MvQn2ygtvg3XTsdFt2D5TMQdmVw+YOHt3DOe",
+	"dIYJywDLeDdnoztkttEO1UlZ/7ZLc7UrTlhORCEzF7ArgJFOziCaVf0X8lCrd11dvAMzReWLL/G16m/6",
+	"k7WC8P3Kb2dR46dP2LKyYzuS2vZlWSnDz0fl/20LRP9nCFs5Yz8mkhLGAbfk+Oj4qBbDORr1NSBuFkqv",
+	"8JXHSJP7FtCtawQ1n177OjhNblnthPvr2Udv0UVieMHLsj98fvfx43aaXGyP+Zqtytsvbfuq9YgB0k4P",
+	"r3ZK+Rt8yadHAPGnbLMdtQAVAYStLmFQyZdgitImbEw6L7imFa0cakcd2D29Bhi/4TNPOmQqpZRfJVrN",
+	"zBKavuax12hhbcjnmSBQUgm3RDyjmMVo0HLRShA5fULTFOCdJxljJtyuWE4zGrN4WPcALVPKNVMkAApS",
+	"TtTQ01xkLpa0+vzuBH3wuvp30zKTFYysZknKGoxpJJFE/TeX5Qh0IMiDOXA+WR3loBRaK29tAv86yzDQ",
+	"t5uJAIs3LQP6gy1eOjX8uoSaWWgSXpkSSYAikCOE1ZcZLWRdfrU03sBr3lDfxEded1Ub6gfS3l2gQXnt",
+	"1q/ZfpaZgB9zli2zpEJB2LbH6L633PSd7cADMmuGZWpQ0KBtgBsWftlXf+zrImCLRbFNBK9atekyuQEA",
+	"92BvxcYzIcDfZ+A/TJjvTZpIFAVHAyjLNI3dZhU7CsaGUXIif+Fpsz6RJtH6vBiniZyx+BXNqc+0A6UO",
+	"lqZY+JxQgj+SW5YBnaRay7aAx8QHpTv7laDONj8hflDH93CxUheHicii6sXhUa8sQ9u+8uve9Vkdr9e3",
+	"vax5P6EgvMKUIp85L9YTsNmK2ZwzQ4JZiQevzdr2ZYNVBNgKz9oJvP4Q7AwZi3gNcA4NaTnAkUMX+73Q",
+	"Iff0ud3pdivvnO7RBaTDfGbrNUMPowYq2k0r36lPlXTNLV00H9jUg92a7kkKPbzPpNCNeZ7t3an7FDzH",
+	"Chd836TNEfaFRnktpCsgNCcLIXPy2D5ZpjSqg98dHTf5YFzD5Z9++QsYKv80uL4+wH+1mCsxwgEmo+A9",
+	"J2JM82jGWrB/dljSnROsN+EusC/LlG5n/7oo+Gtd8muwp9HVLxN9s7vXLcjkpe8awN7tYCnfbuzRPxmd",
+	"jsYMfHGQxBKiFo8J9A8kWScsRdKl4cF9Y0rg4x/LM70pL33S4az/yZxzU8aVBqYtcTczEXmT1GQZ0bAj",
+	"FfBFwUsaYHylp9B0wbRHLPv7tnDq1dSGyFGdIyeZTRr/WRMW3+wA5bKrjkofNCnQZqIzIJDd0dI0VWpw",
+	"M3W9kLm6mqsb4qmLFQvl4b6ag+dbIJ0IyxbSb/z3wD4u6Jr+r2jG+L5a5b9tgnusc3tsvbs244U+0DUl",
+	"L2doM+mDieDnA8MBa5+MFyZwausdzjCSQ5AR4NWC7heRJZ0yjczlc/vTKDIqq+3kv7w5efZ69OJ+I6iy",
+	"xLh0nQ8dvjl69ujJXsfRMnUEptXtA/dDUeY3NBjC/AB1y2as5tYU4mUmFsu8Zcc17fdmC0c0ZR/oF/9W",
+	"nGuA5s3HDfYQwFv98K454rrqRjol2sftsshufTDFZ0TCEyVYmAwil4LHahEDXGOSH5BXWgTVzQXcv6eE",
+	"C5LEHiC5TgGB7hJQ+kwqpAnx2c0U9WvRNyC3JkwtSeQdE62CvXxG+fxnUXxA9A6/iCV5yrbDcZhgQizu",
+	"tMPtZvOLzjD6hcBNPWreEimPWJreLf4CGnC3GnbQbPGG7IeZua9M3H6ACZWxbgNN4CLvJlo2Dexd63kR",
+	"swzTf3P754pKAuACLIaQv52iuKscRC2G7JTKHLONkSkEXwGrkUZ03E0WnMSBtp47Re676/1wjjqotxWh",
+	"cBTdYnz3wKdt0A+yWJgkuH8G+MPmpNkOerYT81+q3HbdO/o0LKoWjIiqPFXXVTtchDs/NSoru90Fle1z",
+	"6+5rYCD+IAyBW5FE7HxLJlg19wvXtF3KEHeKyaBxMpmwTC+scs2xWNcA9179TfxpWMWwf/RstFNeWR8q",
+	"uEaOZbW/FtehTA8KyIymk312q/Y0vLNEdVKIzuvDzUDskzzZmvN/Dzn+W6a/OoliQgz0RnXyuubIG8k5",
+	"79tOnZdXjsD5xav9968/7B8enuztkE/ffW9xc9qcdLNmprpsT0LbkG1WHxPfwuy0ceyC19lJXDpibdZx",
+	"+Wvyghf/WGeYJVIfyZvgWTihY8l4Puwia5uRPTfnT55xQiOwD7soKPpchHY+kPpRYJjO9QsJv2U8F9m6",
+	"NSOuU9KakS2ckK3zfaGh1xpnRdKqD8ELDyRJYoz9DtHCdJDEIZLBS4OCl4mVJAPNRKDaQUIDMnCDzlOD",
+	"0teNjGBZv2D0A0L40uPudpmLaH71hXfzBVUbpj+1dexLFq06VJfVCDAxIU9omq5vzPJ2VrpVEVwFoeo3",
+	"dutqjGh7Mv0Zr7k4ytQSSah2eJABgvtQ8tfLTx+1QzcgUqi7e5xMEzBcp0LmwwPyjl/zDC2DstVRQgYL",
+	"kTHikD0OT82nEyYNuz8o/7kwaS4P5DW32SmQK0SKpTpln9XThA6PDk6qSUL76Gv5/TA4PPlqHS6/HwbP",
+	"vrY4XbY5inhP51Czz4TTRUmixdJ4eODrxSYX0n5nH5Jr7eqx43sJqdQOgf14IMmcQTIdJSCCQK1ySjTb",
+	"6CrJZ4YHGmxD1Q5OhIhvfi1oapKty57R/d9+Uf8Z7T+7+eX3UfDomT+ryzHJNdsYzQSEfYkJofoPYiwf",
+	"ZACwkiejgMTAJhoB+ZPICQXrtj56IPITdrVqTH5PsFsXAd3lHT9q1Vg99kPHoCpWcDkFyREi/kud7WB7",
+	"i7rbHpvjmosljmkG5GYPJIHyZKAJ0MnJ8FQ/s+ONaX1VIGs3YPSoi+7+zzB6mvoumARudx8eienkA7B6",
+	"FmkuD0gI4eWaLFULH+UxWTP5kAtnXAbqsoRyfErCNZPhw5CLcHh6zcMFoxzAbat7zJHeU4aGlVU9GBca",
+	"2xU+DFcwnBYI7h9CO/SkAC/nx/PLUxLypW7ix/NLMlBDIiC789k//v5/DkeQFilJzPKMRrnIJBn94+//",
+	"5zE4KJGG0ag9el8bnpIwZ18AdQ9UN/YlL/saEO7kugXgeIDQrRAi1DTJbFRkUmTa9Rm+T/g81Gm3fgZY",
+	"+DLzaDKXdkfS/E6mqPYlYasO/CH3MHvtu2W7Td6RHXdi7lhVm09CSUgtF+XgqBO+DV96Y2nNTPvbtaRS",
+	"Jrdtrbbi0+I+jkTGamBpWyO+8CW3bqcVgdtg3+rd4H0BMa2oinV0ju0GNW+l2y3zUKpqEvLGC9eBPb7N",
+	"9mcX0Kbtz08I+hOuKr2wSAKY3LDHhKC14ZySw4OD0BwpYfWYwA3IKTs6ODgcqb1PQpL4DW6dIdHEQKE+",
+	"8cNTEi6KNE9sAdUMNVKqlDnSK8XVqIeEXnOt1qojTCtrR8FoNHKS23EjvuEiJJToc7EGkw293MNlFOxV",
+	"GqsOOadpe4GZcKyzBottKuqQSuJOxoV5z/3xIzTG/QVT7V+ahriPPqg2ep9cYXPdn35m8qOARJMfCu1w",
+	"aHqJlznl21EczsqSu3pqAPf7nGXGMd3cayBGsiv22rfw3cAwtflsJOP5Xez0kmW3ScReQhbki2XbftvJ",
+	"nwANLf0IOf1yQfP2SiH0wr+hgiug0+eusOiOPgCaJvFnnmOYx9ZAtNYo5UuA71d7wOEpAA6DaoQxJqgv",
+	"rEyW5oLOmboQc7aygc1AdXwrkhjd3WnC53CB6xHNDHJmJLVsqQekujHhlYlqLInKIJk5szNk5S9wV22f",
+	"OKBSuLe5H5oUx0kXAEFdPfLbV0PtnAvy8ag9zm3HxOecfsHnvmvRJveYtZxonOfSHksyUUBGjtc1UJI0",
+	"oKkQspuV8lmj7H006upVq3y8U4ZpXU1IeFwNQqtar2sxZueuudqMX2WwNorQ91ogbJ6EgDS6MUNk7VL4",
+	"oUk8h4yLCeRSmKGqnqi6gk7nqdOGN/ha5bcXZSMqv1/aFlV+vjDNq1bMGgVf2Ya7I7FbRF1twZXj8CKj",
+	"iWQxkTOR5SRLxoG6NqKNsKe14M6Lth4qZOhNrJFsgKa8Y3OzDVwLZM0uBsu+gQFxGDyrWPaO2yx77v7g",
+	"NX0nSx1pGAfoV8DfJGFfEpmfkjlb5qp5kBm5U1DAxl2muYDb3KzaX4KwkQmH/UQekDO7h4CX3vpIEkkg",
+	"74jFdvxP4eyCpUrwymu3o2qWzrHfi9JIA97sWfFvNP13l9YNZdclVFcoy46Pqr3c5jnqo3fuqFCaPjaT",
+	"PUrD4qFP52zqjDWFCEsQBNdQAgXcDzVLjyzGKC+DI3Vp+jM5GpH/UTVdI1FYVTi2DVxV76xJPP1CMpo3",
+	"mzQ4HB2dkD+Tw9HB0Um9FepZ71YY7bbcbh6N/gfRAkIki4oMeaOI0o9OiaY6InHByBMS07UkYzYRmioC",
+	"pKHGRavbsUWtbS55CKUAvj4TCE0iysmYWYu1xfCCzxqWC6VGk98EZ6dKuaBrQtOM0XhNBDh1Sn9ELX1l",
+	"dPR4f/Ro/2hUD7za65SfBnrDfaqvrWv+cgutDnLpyBlVG98gVLpvODwloRk2bWkEbjIaqZ10sSg0D4/I",
+	"SBizSPUjDtUAqrevOQ7/kupIOcZj4xQNy5aHICKb5wRAPyUJESsuDqtGBuspxEExDYYBwzZZmLm6PxDf",
+	"6KoD4RC+0p9zfrrEepxfzspGuK+W7XF+fW2aZqbqyl4Rq1P1UiyWhU7jLfEAnxNGoxmGBOKWk0hS17P1",
+	"2damY19zVLIrO1cCKzjJIJ5tYA7L8ug7NXQmgGw/Gp7aRrnbo7zmYV2ww/oueUpy+kV9MCwF3hbSxxnG",
+	"0pFlWkj3Q9ccv3SKw7DxFnFAwtzhnFEn/Rca5em67PSf6h340zXP6ZdA+xBwBZbvh9U1WbZZVRY0W+On",
+	"sykr7YYr4jFiuCPcrOnZ48cd70VmIDyUHd0vVzn94nn/ydPDJ91e9zfg8dGT40411G3jlS55x8ppci2M",
+	"sTI5vs31glEpkym/onLeVa+q6/kLyH9Fvge1fUmbypNTOX8gNet7iJmoIWy4lFhaP5A5mptS5ndV8tRK",
+	"uODMl8juRvx2TB/uFvnlGSiI09g1qkqt/q4ao6Z/3ByVJHMBnFSmdD00SY1mp1CcVGxNg3sv8gs26RxL",
+	"uFNw2FU9FNQNFAtqIaWyJaK0S/Roj6uLnrQylM+Zml/aZaQWlrUTD3AqJLtUd3rPOaqeORHsiGargY4h",
+	"CIvgyTETxXSmzx2aMSKKXOYUwZEGaH0kIQYdhVWtWrepeW3td5tprJmePPH4tZaRTpZ9eaMriJ9b2p0s",
+	"2Zkt/jXYo1k0gzAt720+ojmbimzdQubrUEh5AliEzI2sY+qvlW0Y5Ac+CjsZEP1njCq+YbyTiA6sQ44W",
+	"ZLBiyXSmtS4NDTz0snX43OMyV0pbynKPW/CNGmIdkqkhilOIlabQQqVOKTlVgpcmEuO8SFhw9ZDFIAMY",
+	"C4BGDCrJbywT/nzPHfxHUZbkSUTT9xZQaiO4ZbV0n4j5acbixExv12WRLNk7+6YX3Zd+eUHzaNYnHnpB",
+	"1y8Fz3XSfZvV64EkYsXJgq73IyyN2UBKzzYkueqSI4vxvraJPYCINwTZWuazewG4XSS8dwdbMUR0Zv/W",
+	"9gCYm/NChd2ti3o5Y+nkfTJhb0WRbXDItee2s2XP1NLKguksYp+dt7y17pKV0wEICMH3By4SruAsMBBk",
+	"tAJRROUcI/CG/vAc2A27zukGwgW7O7veN7uhm++UUtTYPKrL3ExjZcFV0UUjh4KuIWq1jbU+xX1cdPWD",
+	"akP4UZd1ep4xybghX9iAiG0IWUVEx0VKs3W5bcQsgzQg1C+ek1BvMurCOYE9xLDK2f3kmpsyJMkDwtS5",
+	"EhZ8zsWKV95Sam1Oc+CPV9dXXUbdJzRMmnl7kjGm7Swtg+Zsv/20iB65RWa/aiWEEpmzzT6QRL3gJe03",
+	"+Z+eXOZdCDZ7AIrkWbL4WS0Qx3De9UPdITb8if51nItfOsxmt8tZM7xT6ZrPMUbJzd4ggxAnPATDq5JE",
+	"MEhZ5iwdxi71rbaczms+CM1I117WZkTYdx5Igiic1cuutcSsxME1D+uzEJIB0jEJnq6H2tZFWJyMU4ZW",
+	"UFXBSuPNmKSG+Lm2K2vrGr52zfV7eqfSShnE9vPYTZuVpFAandy3FZI/k9fn5CEZqAaSh+RwNBrekSTR",
+	"iHrde7mz6G+gq/iG66D1qzsviu6rYVdDjt2HVjORMhKzScITjFlGjrrzz1e+MJmmZca9EPWEB7uz4n4P",
+	"GrnntuoBWqtq6R1JRPxi4YXzS2k2ZTInAO6DC/zXIlnC6TcTaSytL6iEjDolFN/LCGfqziUJkONjkg37",
+	"taAp0WBBB807Q2+tvhyf49FmHf/+h0culD5ix2clsnympBPUAO/A4BvlyOjYiVwAJI5zYPfM/Oh1/SiJ",
+	"bhqXCevGfPrk8Vagbeee0ReAr3ELqfZ31BdxsJeqrvvvP/EdVb2plbsru33z08BZDndMH7vbLoYGeOXF",
+	"+m4wmLftmGyN9FBzhzGDthGlEkZlBz3XYmx9C/ysCyEWBAk1euKzt0K/f7j4SFwOkP64756hm2RMznYz",
+	"4Wb4sqWvc6LB85t//fXR7Whx9PFJ9Nfs59XT8dXh/PxYvo+fTd7Sx8VrcTL9t+SI//DlyY+rWiDX4VE/",
+	"hLFKM/zyMU1kvquh2krJRlhsKOQVhDNOyXdiwX7rC6QW7Ils+tF7wXoJ60ECjrkLJg53VDBN4DFAwRLG",
+	"soAopZc8Gu3HdF0FGt+Gb9b3oKBSrkS2daf8yFbnpmjLTmkWo63SP7dq99wGKZ1BqRqkNHjj1JUmQvss",
+	"FgK7jQV5bOp9WKorFI5FzfEc7vD5iWkI1usQ0kK2PbRsf5XEpsDd6YptB2zzOozrPwV62je3Pujp+uz+",
+	"UdDTDak6wJGzt0lPeslymYnbO4KC3Qs2WX81YJKJxfuK53ar/E+KdJLctanfJK/FmaVWRDIg3t4RSK0z",
+	"nFkFjkHDZHsCZXUpQ7jm4nmRvAb9NcjF/lIMK06MniDi3wDwyxnxe4f76imW9wt2W1sXtfY4cmTxuBp5",
+	"MQ0h6ArA5ewn1dW2HYPLmY83+KKf56sNXGVSvrQrwIojtB1RVbLq5tpR3r4xoorbqA14KvUtp0keTiVr",
+	"gl6l44076wsqeyFrdfX6djdn7mKgN+/0bX3RERPMN00WyqoJLl1pTn1wg3JiOkzrLqFT32Cw79842zp8",
+	"WwalEivkSVBfNp73BxX1HWC7bhUNddld3LXGbul6N9Aks4dX8JOsCLri2A6c5NTREJkLkXqukBeUz1mM",
+	"10NyXYxGjxih8SLh5o8F5XRaPku4XLIoF/YHdVFk2SkJZU4nEwi2tZgzVCKlekIh36J8V3CSKEl0uYug",
+	"CZrXEtHG4cNgDtPv7QV7+Llqr8uS3k63kmNkImUbGo5oOeoWChex0DYj7N9s+MYuzS9y7xmBsZEtMVrf",
+	"jNom6RWaoRvfFpnRaiDk7Ev+KcKoCi8TnlI7VCEyMIgHk+SWDYkoX7J2cZ2i8JsOq+1GQ1ywM2+sUpYV",
+	"6Z25fSQkavvvE99YRdUWFeyG05LAyJMZoOYk9ArWcCa+Z+AihGiz7aALupw9zuKCnU1yln1IeJG3yUxO",
+	"5Vwt87hgGEWaCj61UaXMkZ8S1WM0rKI8HR9vzbqaZjRirQ15pSt+NKrBR42ebq25S+LqFZVzk7OaJmpz",
+	"fyWiO/Eu+VC8EpF10D5UW85N2a0wXfqpPJ+JXGwuchlRvrnEFVssW9LeaTZl+RWddvWHs8XygvLpVqG8",
+	"sgVdVPu7kGZgJRuW2I6sJfbw8Ism0pZAhIiOwc/wc9olzgUspRbKkjsdEm3Qcoft50dPy7Tdwxv5Bhdv",
+	"XpKTk+MTkjG7D6jCGOV3cfH5/WtyS9OClQT3r64ur84uroYBYV+WFFKIKufONS9z48BGE5o9N3xOwjcX",
+	"r3/486uzd+9/Pn3x89tPny/+/Dg4HAWHx8Hh09MXP3949/Hz1es/j8ID4uzEhGbsmq9omu5HqYjmkH0n",
+	"n0MoDWSXxAKmKMf8brT4y6Xq/v5EZCuaxZA3OaPLJeNSqTqLIpqRlOYsu+Yahw+r/vdisWQxGYyOnj8a",
+	"EZqT0aPnj0bD0/JjppZ8BYkM6lsT1bQxjebuZ6654BELNDpkJnNo9gE5gzAkmiYxDrULKGm9GEuaSUj1",
+	"yBiVgtfxMTsOowcn4L6OcY9VBPqYioimmDcJnXEUlPKEyQWkseZWbIYHvXNU2054XILeDaTgpTG/19bR",
+	"EbA+wLIGD6P5tB9NG21vKJoDPVBeZaJqxiKRAY2wzgZRi/FhLgKidvc3AVlmYswCExgmA6KDDgK1ktg/",
+	"/v6fbuRuOYod9eas6GqSNKBo5nZhTYSqnTeGzl3bD3Vr8coIh2awt6ISns0oj8Vkst0HgqarQpssEUwN",
+	"xhumaJPo7BZ8FZY9CSE+RRL46U2IGEQLusY7FyUhzEo4DEhou2rfMVMVBiSETofXXD8ylomQDPRunBX8",
+	"gUSmOWI+MlUHGyUhbirhKQnVsGrURhjOkOR0zjTU2jWHBwsWJ/R7tg59wX/m4b2S9G1IMhNjLy3ltwgg",
+	"VGPkO2296tKbLqoSy4DO+I0LNLg9PKe+QPqti62rAZ62CX3J89hD3t+KlSOCNiIVSWFo5OUthjivH3aw",
+	"p27mxxS3rWCWE5GxiMquDm1T/NyR4TuTRprKNBAwfgH2AgOcbzJ7AkgFyxJI8MNuAXGFruCcZS/Vjwe7",
+	"cmHWK+oVcw6hdlfigxMS2AJJ/AZOyD6V3yVRxA5EGXHmtsKlVqzKn6dPLSvko1iVwMJVkS5Vn+7WF3XH",
+	"6HyRUHfNrX4apxWm/pautMFwLFPKOYvJP/5//5ssM7Zc6n8n/GaZiWnGpIS/Nb8r/DsGuBKjfC/ELZNw",
+	"Asl5siQQoxhAGZJIMkm4DsgxhNr4Qdgj4HNgWbQf27NUsurcFpx5aUjVffksyr1ZTWcOm7wbNKRauGSZ",
+	"2guIfiIj7DxeoQOCyCu5gFd8VIt5ax6V/eQDSUL7x7s4rAYjTVl+mfhNYykdsxo15qclK29fXrMGy2ei",
+	"gs/23eurvWDv/NMl/M9n+O/Z1cu3e8Heq9fvX1+99o7nkuaz7f1SpdQgpQiIp6ECAPT/88X7oEwlWtKM",
+	"LhggVaOFnyS8Og4PRTaVD0eHz44mj+jx/mg0Gu0/Uf95qv4zKv/v8CEkx3YoSunWa4WeQDPWdvz0APiW",
+	"jpK011mG21q3IwGLN2ODpDbybPTQRpRf2DDJJtoy9YUC/qLbadzzLwU3CkiDBFJLfAOEYEDVXR5+vDE/",
+	"Kn1xangQkpyM1ySJh5iKYl9UWmSSy2sO6csB5taMTQ5OeT8+HI3QVy4mJPzu9RV5CC/8pczM/3PoRxDf",
+	"4BroeF/pYme8xM6bMTQmx2bg4080ne8nnESqGZn/Ki2ieT+n/Ht2y9Jubnl9JdbobNbQjR9tE+ELN/TW",
+	"jxJdcFrkM8bzJKK5EpGIchLRLEsAUisDTAKZTPl+woFfBIDll0vAucqYLBaMJPlzbeHIZw/kNQ9zOn0p",
+	"YnMLEdkUUqpYNBPolZKM575Jh5LVce+yWXivoNiEamXfP/nhw9G//vhi65Zh3g50k9oHWIq0aImOi1po",
+	"MOytHo+oBxJceISmKSwUjlZ9czolXONGiAkpJJsUKWdSHpDvYFlRnRIW0SUdJylStYzZLOHqfJtKMgD9",
+	"AC0E+q5CUjEF24CI5hpgcEhSymOckm7iWx7FHg9T1LYVGUZ17Ig6S+ZcrIzZCLtMsmQ6ywkXq+ZZDCdi",
+	"5y1ZNVKdu2ZnbMlLSXLmfj6RhObOseaYv5Q458mC6cDWlWHJ1BsmGpUNkktLpFcpQLK693QZ8vpe77Og",
+	"eYXVqhk+f9IU0Si5Wv9Q8KBLoJpdrNvNQeVa3Kz7YjHr3egevoXlIXLLCTou06/UxNUPP0mwnjGLIS3T",
+	"4JzldLoTfmh79rD23qoCAdFXQBx1O9ptBw052utl4N0eXtiBr+CKTq/QveQjLNDWNfdU2hB6vWLjz1lN",
+	"wZ3l+VI+f/iQLpcHUhTSkL8/VIfPw503afuxUtPTclTuSIHdltu2dHfDaJG/TpBQ6Svqg2G5qtvJYYcH",
+	"wFfjY+lgONefuEraRA4qq3wlfPv2+YcPtYvJ6NHzURO49+gXwOt9/rfR/gn+8/+915FmP+Em3cK7ESQL",
+	"pnpYyylZsCyJ6MOXsySiU9EtGkBLnq3RHXR3dLzTzKIiS/K1dR3UDu5vEHKybAETShO1Pb07N/njmqZN",
+	"A2gBXEIdAvTRwejg8PDRwZMuy93owDXrtVLobhIeAnimtAgf4A0yoDKo0WG2yikxr9xMaJKyWL25ygSf",
+	"2iJkQPNrrjVFyETRPjiNK2LLaeYvyqdseErCVERzVV8uBFlQvibqAwDoik9QvzFpLWhBo3k5cqckNFXf",
+	"YK1xeEpCnUd1k7FCspuY5SzKsdmR4Eprja+5LkNyMWc4AEtA1IDYqSlN7DXHKMAkY7dizsxwsPhGFDl+",
+	"DZOyGmihetRgj3THD2V0ruPkqs2HIFxf63Ut+FkoZb5aAxq1H/Vi6p1Ntdj7ObeZVAfpZ8myfSipeZ60",
+	"SAL1go1YOjk8chhaAIS7Rpj3QfyWpCl9eHIwIoPknMan5OX5Z/Lpkhw+uTkmaTJn5AON1A//Ouyd/gOr",
+	"jeblxShZ7rmd9K9+LkX2Hc3ZCpKpJ8m0r/MngrcgJjyUUN3NFOsLScxugeBuoFTBKGOMD1vzrnjOslua",
+	"XrJIcF+yxFuxImKSay1Tf0LnTiHDBX5dPgAjVsKn8oCY+IfHVfDgxy7686PHFdjlw5Ot2Hr+FvvHV8qW",
+	"C1HEpLQJlnUjxV9/uiKD1/GryzOtfIfzJA6HAUHH+uEJEJ/lTB6QS8bhHhmeFflMZDph8Dl5wWhmgjwj",
+	"53MY5Bl6oVoQqle+85GRYC81WDFcfA1cptow9JuVUX42Gvk5k6vJpTU8kyX9tWCmo49GAFkdEOQvUnel",
+	"A/L6C24O6kwPzz9dXpGH6t7+UFfs75paB1ujo6Vnst2ZqjXeHTD9Bb8Q5C/Vhm1yA75N/HjaL1MmFXlb",
+	"/mIqcrwKM3WQwZ9wIifS4h+BKjVjcM1oBjh0CXFvftY60uy3RwCrp+HM4Yo+1DeajKHN3RD9o5kNb/GI",
+	"DMNJyiYAzQf0r8ODJlNpfXutMJd2Ji69e9h96uYU2THaJklyt0ixfsl0FdFtImBuiObqDId5yXLN+S1z",
+	"dNHs1jHZCMnX8KrbXcT61ZbWWdfRXdu1MWjO+qf6NG5GM/Y+4fPm+ZL7d9dLwLgTPGKneM9X5+aMypla",
+	"NUpjOSCqUiCaAqUvEznkoyc5LrFlxm4TUUiIFytDu47VpqCqrWk8vz79t/zR+9Vo/K/zQ/7s5+WRPLm9",
+	"eFL89Th683j26ik7Gy0+Horzo18vH3nXVpa2ZU2O0yQCTiuSC3XyxwEJf1+x8U2RpV8fAozUw18f/g7j",
+	"8DUkA0DEl8OAhPph4jzU4L0IhBU+RC5g5zn+IGuda7+666/fqfc1MSjgLp+3QiGALMRnFZK7xga389Wu",
+	"JbLfn97fEmSELXyHQ+11WhoMZYr6nL7WSAbyd0BeJXKZ0jWJaU5Bek8JFySJpS/cAlgv+uBjjjO63UUC",
+	"KevRCyj6NdjDFn5sS3uASLXNT5HjrVdih5RFv1SQLr4fPS1OmHmPU0K/3JpuDYTsfvBTmsR9JmlJ14te",
+	"6FgodOf4mjcbutP2rHvosBBWgPL74uKjrFXkx5WWumzYIbRXu0aecQU5vxzVoLoSnAF0BKl9sZpxa15f",
+	"ICClz8yVfvqN6ws/+AELawHZOVXGbWXF051s7rZlEK1fy5BW5e7bU3cu0sa2/m12qs6Mpa953Gu3+iZb",
+	"4FSpYaCX+lvaU8ct57ydDvW/I52pY0D2WFNpzkCP0w6Xd2cfz0qzegDGQzkTK1VEDXb16r7dDr0jnWpv",
+	"blRedEPb6I5B1nvzdQW/YmXH1lXk8X5JUi0fqiFIrdBOObvIlr3sn8SEehfy0j+SSPQbsIdeJlMuJhNv",
+	"jjIDJC4w/S9pniDMRpywHIMbTkmo/oBLcWjgcTVdBlzEVlRq+7PJNT/wMBtFSXw38BVdhR8csNPbah18",
+	"7AqXY/u8NZrUFnTful8q7UXmXxLcqxhcIZ8WzEX2AFK1/FDYerp7Y4zdE1CPFsp+ID3Nb5mXOsFGbsxe",
+	"LscDh7w6n65MOLupgdpxmlEHzylFN3BWQk0oNyzbV/hOC+acxEIHumaAnFMtTfKEcmIAG4jISMb+HZxV",
+	"CK6NDcSVjpvAAflpJoiuJ7jmmpFEOx1XsySagTAhBY4JhJ3yfTGZkAHGEEIY6e/g9f/6UDdNPvw9ib/6",
+	"gwnNGLiWMgdkwjTZGyRbW20+nxnAIcTOdtbJMtx3YUAv7wGqr9x/O3JONWKMTEuqwlwVYyvvduy3y94/",
+	"BZfPI/4+WL7aAvijUPnq6+7AGbUmIMuScR1D3yLdpbJbFm2G2esguztD7cZ0fa40yo1RUYYAccmyRGiM",
+	"bIhD0EuJnJGl+msF9ESMAxK0pnMFDyiUzQoukftzkcQ8mc7y7jgZ2ErfHSjpxxuxWyDMxkgsU65jDIwd",
+	"8W0ow5c5nUzwin1HINn7gxuuh4qKEskGGWrg8hKQ8ZosZ8C5kClhWbJMCl4PO6BrSl7i6N8FuwDa1jKA",
+	"PKZZbCDOfMnTXxhimUtoM9JGPCcLKiUJp2FAwjn8V/ym/puOw1NyK9JiwUi4SOEn9Z9cLuF/xup/r3kY",
+	"FfD3JL3B95a5+u+v8N8pTUMy+HxJokLmYkGz9fBU83WFjEYzVSYWvzEeHhDVcGmIzLBtQOxyyzKI+cfm",
+	"TyCtSp4SGmVCau6LhCGRhY0Pp7pcSbMRsyilGZPVaBi13czVf8Rv6oo4VpMD4XpKiuVS/XcM/xMV6r/Q",
+	"R3XKAKqZ+s8UmPxVVyBP6Dd0DGyDl1MbJTPL3DtXMV3jLkPJgvGCjAXNgKR/JTG0HZgNE0iiGK+JDgA5",
+	"0Mst1DQ2pmDCr7lNo3KC8B6YYGK1Yp13AAUoF2TMpgk/IB8rscUQnjyjEFoc0/U1V+3U47rZ2cG2X2Xf",
+	"2zg57zaWFhxG2g8b0KNyv9MEawmgoS1rLGevIJ7Gcx7ZyJ2Nmzu8raN87jd1BKtuzxh5K5Dqn6xomoJA",
+	"9Yps1Pd03c3W4fnAeOGXaRBkHVZogvCsnA9KMdekNJ77dLliNmeyOKsLCD3OTVafZ1NnAEfmXRHqYFeX",
+	"gIST0KysLeAszV6zyYQh2ovbf/0tCOI3SbjlWOg0XIbUjNE6StnwOXHYgK55qGYFtk+75MOSHjUkA1iv",
+	"Zl9QGwfYUCSk/ZeUWph8bzk8wmvefNHSg5m7jO3tJuCIhnRsDE0wU1uZrU1AGzDJn7KpB+ezi2Xe2uQ9",
+	"y8QL1N7J6Yqfbm2uX4/9Q3S6qlxW7dCWNeyeI6D94yCi+Vn874X8QyOxGvmHLeTHFFq26HUb7cmAvDnm",
+	"K8DsxvaQr8TEepGPItdhianAfenesWQ9QBWbXvsgboFa7wJL94rLwrIv26lu4WelW4NGE6rSIRlowmJk",
+	"GhNLxhM+Jdrdqs+R0zJALZGINBUbJchQ4iZc7cIRswhUSV5ZEIdPnz27GxX0lkAzi5WrR3rL2vlDws5q",
+	"S7VJ4rMRR6yz4bQNc2lDtFrZssU9JUw0F2NlK9iAv52Jley0+HpYkg2atmeLcNC+V1mS54yDgQLEG/0T",
+	"autQf+XAZIX4aJIpQU/VnoLvMQwey8QKllQq8mFn+0Q/+G47nxAV3wrfDZUqtThNovy+Mt1NAvTW3gBT",
+	"Op0yH43PL02eu+PRM80tAsGuC73vPQcw22IySaKE8fwGnoY2eTnUfw+AVnFFJfBdA9vYasYyFqhN7JrP",
+	"xAqh4xJJ6C1N4EI1PCWImxvpIZJqnpF7HS/U6m3yLmaLpcgZj9b737O1koxCsiGJBeECMpzNUGOmtx9r",
+	"AVm+oYe8ZFu1h6VNEAPIBbVvBWWCDkiYQekwAYsZk/k1R2weYHSP7UYL5xzG1Dv7sqY39RCXu9dXb5r+",
+	"7VQdIltp/+xB8zXYG7NUrM5ptplqVY+K830yoGlapm8O0RCYipVBnyCpGuX2K8O77vjAreEbvUPOsfiG",
+	"+vKeZ8R74bVVLrcMqB2fWvLhhEiW+xJ+ndDwfQwM//0wODz5aqPDfz8Mnn1tiRDfjecWdtRzkeAhc68N",
+	"6nEcdNGiKuY/jPEoWIsqZYP8/+s/iF4vAclEAUCbM5pO9tkt4wZYJWI870T436bxWPF1DoOKFlSRSZ9S",
+	"BDIZ2LVd6R0KWm2ynDXdeti8F7nPiBO3RElhksmOfDVW6f8GdA/1IH+B3q8IM5HLdm9La6icg02VypxE",
+	"vdgw/ujMGSQgz0tjpTmaNd4ZnDadtLX+a66Twl8O4wZ6B6tgNROzuKsCHpALgNzIGOEMLEWYr4leb9X1",
+	"+Dnkl2YZgyRzUCmAeBfefk2jGZkztjSYHep81bEt9jwGjBVAsUWt0/0SZi4k6ja9bsHMEVmbMXAxZhlZ",
+	"zQRZ0BjNzljpTlgHfTR+vY0AsHkvPeH+yV06IY9/sShAuy6S3sMp+FvK404j5OOd6XfIGtPCljsYFsR7",
+	"GMBOklRMnd9FRkLQhG9uaZZQHrEatgDEWt81xgfufx2m7BIL7nh6G1tIL/HseuSbyrec+aeEsylCrEGc",
+	"Klx1UkaVSl4Z2P3Hjx7toB7YO6FVCkzKtHfnNOdaUzuwg1XTCyrrvCrTVuzsjGpc5bb9uI6L89+BNuQO",
+	"cGIL+uXKAMrWweqnGWOSvKGzjPEZU5c7CtFRC5oS/Hh1WR0fdtXVjyua8VGbZrxI+H/fxu0ExNZD1f8W",
+	"xCR6XdlxdebfQW7rTkTiE6oKC9Ma9E89HJOMsd8YIqHCOsxndaqe9qG7LJbLdH3J8jzhUw+9ldnq36R0",
+	"2rL1/ePv/2lQM2B7QKcaWNIB3kPtddXA+xPASO5l7Q0qLXFSOOqmIwx+MNboSUqnSmEDfRVbiLWoh2U7",
+	"l1gfnTLjqBgLMbfJ2v/4+39WhP6wiaADQv24IuKP/SJeJwv3dCvwDLtXToolYjSo6tYXaKrvhqF1RixL",
+	"tzqTMOcHrPRpKlb7xZIsmJR0ymRHYkM0O91tXTm1dOnunaKYGm7qDHVkTPclU1FPFqGc/q+ZdV3uz7Xr",
+	"0uTDuqPUFhjlwXWFMa7tdwC6TfIVS28ZmQm5THKaEvNBDJ0VRRojloranxfCyG2e0TVI/0GDN2I7x8h9",
+	"s3+3mD9dym8wRuKEwuVpLAp15mg0BMZjTWWGydlqqyM5+wK60y3Y1cWcxaRYDnchA/dk+yyTqDoC51kS",
+	"gZlfZOTwCGxotaoOdwoxKwnC8aOlMPhFP7tFfP6aOSUVksk/mEm5p0PdY4Jh0iJldjKD/qDf8BMlyqXg",
+	"km1IlbsDel7HnAOYHiffbUb5/GdRfCjX97fRRHjN7FcOrZNLYIWk2bD68PXSUqDT7/htkreo7Xaz3TrM",
+	"2or2B/BsG6ncWl/mQululxOA7vksW9O+dkSq6AwY4eJCVJEduklSrsF+EIKh7E5Q367KcXGnrV1AWtWS",
+	"nfJytq+sOmZkQ+Ld725q9i7qxd334+YZfI4pF2TBaEomjMVjCqwhPc/ju+26PQjONqWiWOhdlFHw5vGp",
+	"JLlwUFwpr+gI+6skNi/sZLu8tz28nJMr9ZCsRfH/Ij+LIrMgMTOWLon6QWtrBw1VYdRRO/Du5PU2bRJf",
+	"WaS550K3uxhoiowuR3Btl1MLDiDipKGZw9yPg70OKHTV46lsfnvf2zgwPqkdlnLgbeChEcEcuAH1BJ4S",
+	"6/QXnJGBwGgoyDMJzeIOhyUo0OEISIFzCTA90mXAMGTJ6mvmFK7l5OhHVYEI9r7sqzr2b2kGqq+qzO3Z",
+	"K12x+9snrMn96aX+YDkudh76sqdhb9vf+v1rI4ZDD9B4TcyUkTlbnxJGo5kJ7TFPHkhk1B9Ixkho5O1q",
+	"vWShj7+sDoChW+cTiCs6bfdBdoSm/nYasocKxAMG3UH32B0cGuCS7/TyVX98aRck2hOCpfGuAKCcDNRd",
+	"kH3JAWCW/HBB1OwNn1dwsCLKH/6ufv8adgWv6oU7nTj+XqfTzvC5nneNRG2hqTfnZV2VUOl1C00Vp119",
+	"/zl56qKvigl5mYloPhFZ/ADDhR4dEZouZ3TMcjKIk2miQzcjClaEa56yHN418UHvAvI+IJ+g0OdhQAqe",
+	"/Fowk/3jnsPSskGs2Bhm6Zq3zIK+sgPdJp0ekHc5SWLG82SSqL3WAO9TzO3jIlfbbsagCE2fX/OMSZHe",
+	"6hAnpMdzgIuTfKb9m3KWLM2Z4ra1zrXpTHXNbne2//av33/4eL5/9eP+v/3y+9OvXqt0VYBbuDWAFQDI",
+	"BHIgSCO5OCChEgzIngbdR5tpKjaQQWjkCJAQ1JQl8fDgmocWz14nEjSYW1S9y4RFUHGJfg9rpRGDXaLf",
+	"j9fXvMSkD0FkNY+hWOL2nq7JMqURhoxh4zHSdw3xdmvCBXHabRBThWQ4e0UWMam5XPUEnZ2/q2MlQ3SH",
+	"bfeepUiwPayel25JzxzJud+jn8+UJOWCxKLsjTqaqE7MstF17FbJaaRZYiGjFixPseDsgFiGVDV6SZYz",
+	"xskkYWmMMQKg1y5ZpI4zKuckEyuMjQaLPJZZoaRoWCWU7DGTSWwy5+5GLI6ueiV+iDAVJ/RdvIFWXO0v",
+	"M5ELGRCRxgwo6TNZTaXtSP7pkoGo6crvBsxhK9kRmmOX7OUqVMx2MA9gfOtKC2dEa9sLr025rZTsb8XK",
+	"pYIPoT0hXJ+AUEzJ4JhFQm3FSvFjXoU72JsWSvzaD2MWEyzygACztyQDAGUAohkAYSgTyjrdKL5Ttel0",
+	"jR0zsHtTynu5GV4aIdNDqGNzGoPlWHLq3PTVCqFn0oyadvarcbrbisI12oLuAM/sFpZk5PPF+ztPEVDg",
+	"Awfp12/Do1/tyAd1L8HTXiC9tzpc5PwGpyIkNGVZ7p+RP4h///6DWKicl1Es+M43tVLDBx1MNsO4s+0d",
+	"1HwMSe4F5VPWhSgXC0KeXJ7W7CfvxZSsqlcdh6+qpxce67dueNyWHSl1DCgVQaiLTk0Kamvde7A64S1V",
+	"fC3b2qA8wx12mnIgnZmv7ffVg7R6IjrHid7btt8z5PyViHbEd47tftd9E3OTmbZlp2L1be2uB0BEak1q",
+	"LJNSam5SMQVzmzraOMWxQZcyll1mTM2qpBMGUpFwpa3pCdO5bdpQg//yRFI0v+fVQ+1e1Ehhzxm3lwjT",
+	"n2RBp+zhEr6J//73JSv/WLHx0v4xTSZe1KId9J1JkrLO7pAFinxHMKLfmN8T53VdlM738TpnqCdLlt2y",
+	"mAysZo73PYCPgVtgzeH78PawB9coHovbi04OH+Lx2qXss63blhnDoCIIeryM62X7Mj53jt+mRlhkwOFi",
+	"FA+SyANyRkwz8Ldcs/Lh6brpyEUUnmsOCW5JvtYBIuifNzvscxKmYhWShE9EgFzzxUJfWWfJdBaSFc04",
+	"JGKFUZbkSUTTkJh/Ve+EqVjtobQVi71gT70Og4Jlq4vRlvKuwUt7CreJG4xFRBcMk/gGzgVuktyqW3oy",
+	"TbgcPifhgvICsFaQigMEaBiQMBNFnnAWXvNBaDbyEImd8IkqNCviOGUhqRfB31UJWsRJfjNJAKKpUfCa",
+	"6yeqqKafgdlpVgk/D6tDim1XmyE2SQ0rfFkdTu6HAb2zrL062OXL/tFuMbprYzvaB/AafeZeUGSepCn+",
+	"HbrHX1i71ZiLTKjF85oPSkdCEpGs4JxlAeLznxobP8IvaIGGSQMa0zEj9jQlg1A1Kzwl1K4Hzq45hK9l",
+	"So0P1QEbDg9IGKlTJU01HJ4eESUtBdBs4q0fEwPKFAldDG4WLE5yFkPlMYPPB2D+shWfuh8xXmBEsIDW",
+	"q/0wzuiKk/FaZywuGOU12B3tV4gRIwp7pVaRqbmDF0JP65XVEr0WLyCPXRQyJzPDCatte5C+mdMpGYSq",
+	"4hBieugUSRFJkp+SMNEyC9YYCIFOcnbNVanAsmwmuWTppCe7I5h2wKo1VOK2vuYGD0VV6bPB2XNGqubp",
+	"PkiaJ3KSGG6WiPIuKDw7401sD3TNa4pDRwPaFg95nd7Re+64mn8P5qwrzaG0zNWAGdKqgCQ8SguZ3CIb",
+	"YtyIO66c7r8rXfKNiTZeJFz9+9EjhN3fNBX42uarSvlNHRvd6436Ca9eD/C7bcNoLjnbBtLpPqY47L0x",
+	"Efiq+08PTvAu7nbY5EIYAVFvvPTqi7oeP76lniTKCftCo3xjBDg0pBbzfX0d24hv/PejjsGwabExc8sZ",
+	"vzdel4lDeuyVK4gt7BDSfpcQ9qsZW3iNTakoMgJSZB0BSBhXcriFMc3mYcWNTLM53EWns9qJrJ80v9+K",
+	"S3PGyQ7QNE4Aw+PjrXEmVxlda4TOVnDZPKPrg9gUgsNU/bSPuApJNGfaEIcHsC3ZhKz6ZmDD2IpdADbs",
+	"m14MYK9Uu0P2T8FEbU6aDxK1Om1/FCJqTVgOzIi9Tzi7O5ujqv1GyZ0lcjzwsNSryevE2f3JKaoEbiZW",
+	"rxKWvxReC7td9erwqvquK9dwN5LQbC4bpxMK6Tw36Y871ICOGV1Lg5AmLVYwoliSweE//v5/Tkauz5nR",
+	"aBaQOJF5wqN8eErYYpmvETmRMJg59a6zo/3tl2rP/rZ3TH5ikE727uVnJRfWplQJWN+601Rj0jYamHAc",
+	"6vNhRjOozLB3hX6xWThNkZ0nGszDSR0+rcFd6SxKGZAQcitDMqBlluUQLyq17Mo6AsnQPRY0MBPYEkz6",
+	"sepQRrmcsEyzwZq/kD7WJGhqW9eNxnHaC/agJVCX24LqcdOa3llmY/qvCatM6Ki/TKzIICxHJTTDcZMK",
+	"QEaF74fDwPLwJp49v6OCbZXlMoWjhDTqrhT7xOEzpHKzWInft4NY68ZHZrM5W3V3P2LtGZE6KRYWrA6+",
+	"chNlwyEGEsDjBtArGYQRlQCROKYwef9yOFIXWUAxPKu9FVEO91wNN5uLKsCNw7I3UjoJ+OvNu0oWxiKf",
+	"4aZUD+1QjWjSXm7ZOj7zBV0uWWxCb2pedwPI2JJaT5dL1UDE7zGFIUDHbIerWZKqnuFX1DCCOUD/mQNa",
+	"0Exrnp38cQYj0u9vj9v4cUTMyCDPksWCxQEplkuWETVgQ0jnhjs2++LAOeiMG8B44JqZ3gFE/PTq5dtP",
+	"ey2Y+R1GCxHzVau6g3UnzBtzCnEKl4zxM49sf7ShxDgEetw1iDjla5PdprGjYo1Ht1uoQhdftBK00hft",
+	"tny3b2KP7l7DjtEVIkKDSuTTanR0stS87XqEcyOPZlUctJDfgQIizwDW1ecrfsf3Z6IodRWJAUlmy4Bv",
+	"cLHyVy/bzJSmVcZUKcWCqQvSgi4lmqvMc7BLrgBHd7AUUiZjpUfZJV05pU2te2a8vXdxuZb6IHE8pJ9e",
+	"nr33HmvsSwumNSxlYGlXygHP0zUuZGvbMgvPJWuPk4manYhmYzFbx5mXo8rPKGQiIlWDbCeqslFdpxXR",
+	"d7yy5X5rdhKPHHhPNkhQQlzmro7N6ri9wfCtpca1oZlBSYlPCR3DbzrCa87YUgdYgJnigNh7RMYgVA7N",
+	"hKuZSAHrRT0rMh3iJzQviq4sp3OmK4tRT5bDA/JSfVnJcahGOLQxmhKpG+wHIcKO5VJPqvshHXLC2QrU",
+	"0gfS1o/n5gLgf+2YHAZ3Btm2GKb3AaH9+stSVOCze+VZuhf8ss7trjtKO3GitIjfO66uuSJbK21wNyl0",
+	"UNvUzKmFwQItVmZfEynmJIB8PccoL6wehQqpwAFbVZIoZTRjMXil5oVSzuSMpZP3yYS9omuJmp1SVRJw",
+	"gIBiBQjXNAPgQviDlrjUpyREHIPQyhPJxTVXxwPGRZaqnFH1EMFIYDSlVuVmVGqgE41qRAbHo2fDFmwj",
+	"jfnhvTNLEHX1eW9QUEWF20h6mrOFBeAGsEIq2ecdIGUimrOpyNa1e+xhj7zrnhlddrI6p/Kc6zc8LOeN",
+	"LC5XXnTjEJ3h0WNDi45/H3rP2bkHpP4zxpZ74rXJQGml+wmXjMtETbwOVutne7Tmjm6MvjlbmNnrEayi",
+	"E7TsfDsi035GfYDwhfs+ow667Og2rr77yLy07zRUbxjkXwumR0utQDU+Yjtw3YVImT0scKO+Q0TRqEO7",
+	"2vdsS8b/PuGdNYdtIw0+rbglA7grdNe5QPlvQITfMh6L7J01H9Qt++gMxl2TYGHcc42nAfyu5qyCRwd3",
+	"OfY+ZdM/XOXqIO7d2QmwG505Csh1MRodPSYvNefsDjxDLSN5meTfQHs1xBXSp5+SNMEo/23D6TJ69SXX",
+	"Kpfr4ZGHMH23Q28nIq22ga/iLO2uuxlne2f9jQxoxVfp0d1Or7lP5wKdZ3hAzsq8HpnTNdAOATtaG27z",
+	"ndSpe4JC2xYybF27NZSyPu/tJFf+Ix563X6ma9fb7mJjLoNCr9pKtlB985NdlmvbLL9RTSBLWkgmjYst",
+	"YZIMwEWnLTVwcYdwIjRfAu6pyEv3K8KUDk9BUEjGZLHATWVRsSro/jalCD/WbB24PHXOYC4MhjmYKCH+",
+	"IF2T8G/Xe//zeu+XECOBwM8E1dVcS/+z4k/q4Dh9bTmxqzvWRpQDvxKkg1s7fPRzlrbtS6mgMYSXbxUr",
+	"NM3V8HnVXq3jwvIZ5SScJCkz2YOgc4Uwr8mUC69DXZX3OQvOP34XkL+ev/4uID+x8bmam+/evSEQlAy2",
+	"XW16OiEfkhdEA7nDL08Pnx2RZfKFpZIIDtl3Mbvmg0ePgsMnT4LHo5F5moA1fRho6scyGhgM1esl/mNJ",
+	"s/yBJOFLjKHdhzxxl3/u8sfv1D6asUkh1fUW76Q6bRF7pW+cVvkZJ5yCKt+LWBUC13RbkVhLzsQKb7tq",
+	"XA7IT5bupPy1ZLsu7z8PJJDVX3OMB4HUXhRyxMHX2a4kTRZJjh4EKRbYAokBeP8Pe++23Eaupgu+CoI9",
+	"O0yuTlIkRUk2FSumVbJddtmytSS5ah24yglmgiRaSYCVAEWzyjWxrybmemYi9hvM9TzD7DfpJ5nA/wN5",
+	"IJNSUqIOrsWL7lWmMpFIJPCf/++DujogSRyg2FCLL1mqegG+/z9Xbs2kuD2zPYs30I1rW/rBCkFyV2AL",
+	"3Qmh7dbU2Un3cbE4i+fLMGdTxeIM4EnpDMhJ8qyiPMj1mG0l2mjcUlidl32zoq/xI414CC+1IRKRkGnK",
+	"1/BNweZ1g93QVmKHLig9MW8CPlIR2CxkoT9MzULkl/b1+3q7+WK3VQox+zrMWik0DW4MMeEMj+3F9wtF",
+	"wWhoTGYX7UneuV0U3RlzAR50ggiaXr4C23N5jOWN+zpmagQlYKexDKdB4fsACYGbZUlFzy5DPCyLhwcG",
+	"e7UsSeB39R8DN6GMCLnxu28S1y2/FdN9k5v5wsdb/DrZJbsVGm1+F94SbjNbtSho4cpujlc4fdhLKig5",
+	"m/Ii/MobhwPO4fx4/94ie6022dvbI81Ws7lcd3DDoL+vXF+M86yJy1NKUi0Go9eQXIuJ11x0yWaxhASf",
+	"dzKNgxFVliRLkSr4CMj1D0GdWqnytttKxkX5teDkGge5z/SMMYETNF65MVKTcsNqc/Vk214u+n0TUvGS",
+	"dFy2HHEFnyliR7LUYlwgWvL1s7kVfHI5cbs2xmtGGC+/5QwlL5q7NiSJcFu4SUqbQBkRnrpoB6WcsluI",
+	"+LsKorKM4j8mEd17R7xfgLbIlBmwMVQlDqgI5h5ptfaw1nCDiJtrVLxNaHB5bptHy/JbmHtcvm6pKmz5",
+	"CQBfaTEIlpc2ZfjNDddp75UzamzaKwPeePay/v7VSb3V2tsIHH2SB7hFYTpcktye4YEws15sYE8+RWaF",
+	"c+uTXcs72BWQ0LiV7nMH5EadcpvNn4fOLnMYViRmILWfy7pkpaFiUaQQg35G56Wg1suekZWJpOyBKcMb",
+	"mzsyBfgj7s/mDYDUfjpPE/5VNR0OLWQjcsiCoou40sp4xITrWoMc2VCRFG5legJun4BSzK0eV+kju2SM",
+	"JJwA0phMBCLoKhNMfQZEAAuVo6u2S14GLPJfccTaQlTI4DJR2TkVvUJeXK+hC1PmOWMBK0wtQptZGruL",
+	"qpQoFkgomWbjhV7G83efMtW1Lxb65vPy6S6o5gvS5Eb5USQSfqLRpR7FcjocnTuU3hUtRLP00kaC6Aud",
+	"RIBVFJLMBUBihDiiisxYzEhyx3IA9C5g4QnAZkl9l5njbQR6/vaF5yehy7IL/SiNRyu/eFH/UeE3f6g2",
+	"pOIN17CriQVrd29HSmrfPvflyMbt098G5jfXplSQ5Ltbo9JRxOLV3UKQZMN6M0AHUJkWH2hfIlIszt8j",
+	"Przy4t/Me5RyB8203lARysFg1cQm4LxAlHVkr0xcPYUv+DBTtc+6rtsqM1dj3sWoEpNpY+ResWTet2zA",
+	"srdf24M1jHkESO90qtlGmrDaBVVk63SrLfKUu/XMbc6FLVG+g+snqjR7LwvggG9d8Le+G2ZvuWXR/eb9",
+	"rQfjOxRSl4MZug3DobvnO6rY7ZgRr9dQSrMzvHRtlvmV4Ju29W+ZbZ5UwbREzniIlghAp6ndDUFwuobB",
+	"fx3PITT0pQyRAdAc2p9yNOLVifU/8gbn7akMi6mNM1yGq+gLc9sjU6yZ4SiE7bnAbpie1bxTa7/qShlz",
+	"luyqBKVjInmE3BNImGHmKa9YnKoD6NXkY2OkxNI2jEAodMyFeTJMVk9jgfcu45JlnrG0FxYttcIN6ewc",
+	"1CDO/OkCTg4NNPnh/OOH1LO4ZHOL5c9tMK9BfmQxH8x7wv9SVyw2Nkpd8aGAyhzfka0Z7RbTmc3t24as",
+	"CY2VLZMaF9YuFQLQ2JY1sO6IbToJPXL2+pjs7u6+MNP7dHGMc3a1CGMeRdz6SpOYBVyBnvwEjigCIIPr",
+	"GsLb+cZi9GvGqUW3FQtYPDIb8WBExnROaBwDUtQUEG9wJXIOVrvZ3q83d+vN9kXzRbfZ7Dabf1/VabYc",
+	"tiv0fd6G6NvGbDiNaEyOTt+SkCW8LAq7ZykZsBkZ0EArrCtSIzoxhu2EiRAqMdLVg95PQOaHfz9TxDwZ",
+	"oSpoEQR/xjhf3kosKefxCI2UxC4kW/Wd2R1wnU9GjC6tGsJ92mO3Oq254tnPFOGhl616XdjWriYWZwq9",
+	"xtnlGDBsnQAIVUCV+03Gw7fh7zu4Afxal8QskEPBFQOUFBwnihkNwcoLGABJ9ecEIEdEaKulLJoXyyLO",
+	"Vn34T7+22Nl6Q+MKazab+2UiRjD3klxs+Cb5KoVbRBmdy4WPtjy0K/yvJQF1pLWxaYuxvLOf0GhKnLA5",
+	"oQLc+uT6RoEYgXGdybZCnsRY2AL4IwppeqdRZDt6f5myKQYNbtd0Gdo+rZPr4JxBl+JciZbyEiCSMpLL",
+	"VQImsaQVj83Elpir1Vh86XnuaQPKIxaS6gAr78w+hKYzYenNbUmVcZbMGxuph9v4OTQM2cK92EZbQhaS",
+	"vWbTr9kllIKoaWCORqPMWpWSMKTqz3D3NDRTGssDzX9lqhxra8oWGP3tjQLG4gWaSeB80jpJbWSesYai",
+	"3JYEbi/YqDyslQr2ljT5cVuu44lAiXJBWA1H8rtkRrl2vIfUuJsTqoMRiw8BgRBgCru588IVmULz+IzO",
+	"gTgH+8njKxb3hNIy24GdIdo0x8zI0jhkYe2Q+FlUIBze7im8noWk/eXLYU/4uFf9LrRzY8WjnOpAjpnx",
+	"e5MK15S8P2Y65izMI+Xh+yLwoYVATAFuvAo+pLhpd0Un8UVm0s8UeXNxcUrw2kNis7pTERtlC4hoZqH4",
+	"mIVm8vacYAOye1/bBYWHfe/Fi/WO/krh/DYrpnE3ZPaRlxOWmVbdjABzUuUaiZ4W1xZBUVnLDVVxQDWN",
+	"5HBqWYCsqWDPtvKJsiLImWj2CYoEIzoxIgjH6YnMYxDlwP/TUtHw0kMbcBXUUWrzhfo4AwjaMKHjeX7X",
+	"/Mn2fwF4GHDnfkaQOwuzaP/CxZXkAfs8obDuExnxYN6YTPsRVyO4dCbjy89oNSLlCUqkPM6StySyYjaR",
+	"sc6NZExtORg0QhbwEMcujJaalxjSIRszoRsDLmjEf10EhLxRQtrFP8/ItutS2EW16KhPw/xBhQL1FcD7",
+	"twi3pPXmmcDX4sstLtxd6seXQCooj6bxKl6016ht7UlTRHHXKxtRpZ2uHEyjTJUKNH4b/dJEkEt7UV7F",
+	"NW9KNZXmp1I6NcqusZlgvskknTWBCG4hs2ItI/sTkpHbWVGAIrBC/GbkrTvlMDs7qUQG53SLmemCUA55",
+	"iMREIIZ7wriRXJDnNtOmVryUe86CLd9udu4ixZPegmVqKxCCjWvKnneURO7Am612BKC2pyaT01/YB7kP",
+	"sLDJb8Kvtqfmgim9KrGXNee66DuCHO7PLWCN0mk2wisy/T2g2QGlz7VyTh2PNLqZSzSkyY23ScIt3H/D",
+	"Sz9Okm1h0Qtza5llf7CUWvZTNzIrtZIbLmNYMRFOJBcaoBB8OA4++XT23jZkjBAHBXQqdBWBsgwIDcPY",
+	"OOcKN1U1GLHg0rj7dEi5IFRbOyH1empeAsQBJfwY2JhQpWYyBmynQUyHoE/JGQt5zAKtXPNUTyBgemJ3",
+	"3v4A52rzOs9vzMy4ornMRx5jpBFg3Gao2kdTc4RjDqkgMPWmC6Rbuhj17ScZX0KZ45k1XFad52UTB4z2",
+	"DJyzucRG2NAdwMuWz2pyy0rvLDcmQHl7qbzPPCchqLsdo2z5JMDMLdOtEvyZmzMR8OwyFMqbxU/zOFKn",
+	"cIMUyp4CK/ihRFDB7mzAsxQLpjHX83PA60WLdsLfsfnR1Jy4An8m39AFYdlLNjdCgYZ1kDYqkBN2SJyv",
+	"kNNrb94fkKOXF4SLodFwTryh2ODmERgodd0B3cqXOp3w+iXL9FbhDAHGhNGYxW6u+K/XbvP98NNFZYmx",
+	"FaWbpdd4pmCWyojOSyZI1TdDydi+Xpd8ByNCU/xucHR8/Or8/PPFx3evPsAvzK955IpGPCStPTJGSP9G",
+	"T3zsayNljcIGyoWYDbnSLPZIJIfmD8ZNh5pcfG8ESzaOADwufVEjPbG274oH7MLMccV3IRMKxBd45TP7",
+	"Qh4kzJF73Qh9cxEXQ1L1keDBFlnsmN+RhHbFJ8AL644+fek7ZCb4l2lh9mXFDF1I+hdzl+cgWo3fey4B",
+	"INnGp6FMYWem/le468/4QV6++vHt8auFD9ITM6C+6MdyplisHFKP8SjwxVSDHOFXj+TQCOKQBprw7CaE",
+	"6aQLsOK9zQHiYiAd6Y0t6bftIOay/8jysabjncspnhw1nRgfd6l+E6+IpwJzICGFc+x0pmf0PjCdItSg",
+	"HAw4ZETAJ3cFF+NppHkd+TjBkJSx6hpNHbOAKsuYmqnVME/zELfIbFR3AXY8AFI69qUidG7AhJoqMsD4",
+	"/5v3B15PIHkDxC6yXf9yqDxXz4NpAqCKComLe4DhQmMtzLfpiZ74t38jxxIKIrkUqifq5CiKzKNHaHLE",
+	"LKLQo2GBwACW6dPZe5ezshgluHj+zlXLh7pJ/sUhCkRJzI6Qqj+U5uVJYycYh2CHZLivqUazq7uzAzca",
+	"i6v7vPm8aUZtmKlBzhA1LUBT0DGLjqliDfLWUmZ++vT2pWqQCz5mStPxBH9dSOHBWNhUCREnwhXxf+th",
+	"+KlX6ZJeBXe9BXXEDd+reKRnA1fHMmRwIVzGhcZLfvcPAXCUhqEivu0W9PHN//EbdOd7Diny938akdZp",
+	"tu3VA4aJTfz2U0GnemS+itloIfJidJote7H5Jy7JEXHkqNhzH0qGBLjAlArxqjT5QqhFdclqFi9TzdmB",
+	"Mc+oZtgZ7HjMSaf9wiY+iX/GdDyvH0GOyZ5zUrVebA0G+AliMXicNIUtA9FcekU5GEKkSiE3IK+MqKbm",
+	"HTSNdc1yTVrsOTevveYuPNwsZP7pFuU4ZD7mVs2jPmee43cdiiIYghbLxIPQLZQ4xTqaN2BcG+v9PBWX",
+	"Qs6EjzQoDhHPJSzMKJHxBDDcFMjxmGvNxfCQxGzCbOFCkvKxk07i+v7bkI0nUjMRzOvv2Nxv2H3o7hhZ",
+	"NgEaQiNNtbVHgPPcAnZ4ZL9JEnhtM7TR8qjhazZ1Ys9lCoEL+2KvuevOe07x9sQrIFBPFh2OF2SI/C/1",
+	"CYttAajdl+kP5gng69hscPqXtAupJ2IZwbePjFZOsqLJ0545khXMsJEzGTFFYioue+YjOHuAERqOuXD/",
+	"GFNBh+nfLO2aNLtQ08Gg5v5gvB8WN8hH9zhFhnCa+sBFbDv4ocDA/LPujuAhofh356ZBNAb/mDksbVe+",
+	"YASXuxcW+SjLJj2mc9JnKzrtqxZEQfm1Bln4EopCTQQWQHDN6mDt+WQkZ0RNA3MWs6TVimiMlHTNEXQ0",
+	"0bgdrYTISgIEdiFH8L91NzsckCjGLM03nBjr29otl7IxO2QAfJluIl7MP7FGGp9bhZxPghdh8ZizV9fM",
+	"wBk5BLQafABUyTZwZgWamRVW+48QAQcn5ibxDMLrHIzDOvFlPFxchEK0BGTxACidVWsyZNpMbfcQ14CG",
+	"KZ+T/T72hrr5Y5dgYahRP0hOBfpz7LmEAyB1JlsfP/ZsNMdpCyms7AKJmJ9quqxGude5sJUJoOnrXIDd",
+	"7bn4hLP7lQdLnBqFxlqFPE3NCQaXAukJ43zA8bPBqD5sB8g9nScjmleycC/Oys3VNiS5Fo+cxkb3hD3x",
+	"SmgWT2KumNvvGEzDjyIyKU+aPJHA4L6zQLLxsWfK2CJdM/+vThV9RXgb8rUnvtbrdfg/82ffcuTVkT7q",
+	"K/HpZBJxrP3a+U8lhU/wwqWKkq+ZUgZIEi9el6lL+koiOWNxYJTeiH0hb06Ojuvnb47ae/sufhzTWSLw",
+	"jePoGbfOGGlJn0X+FRULYqbNQ3siKa2yNgsP0S6ByeF/wvLjf1L7k9GNvcrvPqmiM038BZccEDk5MIQh",
+	"k7tNS3u2ZgkOm4I6Jj1KtNx15UKAHQUVQhNX6ASDW02Aqd1cRg7S33+yE7M7609Jns6tnXsM7tq6rRJL",
+	"TgAKaVcclpaGeQu1YZ4zZwIplKZmW/AxsrjRmCspunjMzSfmmNNC89MYYiEfDLC71kLKiBDMGUQuvWRz",
+	"J2Tsl8OIQ4I9RJUZG/1FqgkEuJG3fzZSLPjsTGhnXIdoVblvZQbvM6XrbDCQsc5h4xj3E+RdDIJOSEKn",
+	"Wo6p5gEaPUa6JVGLEZ1MmIDZgBzlNouJSKsWbRswb9L9b00eiD/WSTaGCsZLks9Ac9MI9EPIqLe/fMFm",
+	"OJC1KQNPUYiTkCTIieTTkEjtsyQsawugZISOyVIo1kVhk/CrGTMTgUUPwIgfl1vC1kJVdPz8fLrC9/AX",
+	"zFf4rrXaPGFVHt7ScWQTG/7q1BsomIJaMXdSgH57J810+lYfIkh3kv7L7hnOkKewoLrwkPhU+6SwUhFd",
+	"NzA3XZM76qdrpD3ODmtnFFQG0oXA/DUlVjD4yio5+56JNd2XITcnW0ahEaWQL8PAxm7TOPIKSBXt7kQ7",
+	"3JwT5GTMZIpRmSdbXFlDOkn1oWDUaR2eU5jnZk0jLkBlkknMBVh4dIg/mlf0f5ux/udpHP2+Y5y2nd80",
+	"HRrv0biKxnHBXW9b8GgQS6Vy+t58RuC8m0zS7INlIQAJVrBcCw8qwsdVSXlD3mwwtnsK2NMg5xg+kFPt",
+	"WUy3Je/MeKWp5jIrksjonvDdNIwnaibnZ6qcZiNmvVGwdBxDIxh6quYRhQrfvLoZFgDsAPgKahBw6nUu",
+	"jEgz98GacPR+KUlhajHYFPGACaznt6Gh01hOYs40gklBQjRJomSDSTuaxWOVIR5PgkrQ/hwrjCO1Gs1G",
+	"E8ojJ0zQCa90K7uNZmMXsedHEPDdacxYFNXBw9z5z9mlavynre0uJMU0Hx6Uzk+sT96xOTlnlkAXC6bN",
+	"AuTCqqpBIDJoKQxcabURYpc8ROfkNHHUukDJQaooPm25aPKB34aVbuV7pn+YXSLTuW14NNNsN5sZ+mkM",
+	"ZedtqVxy+beKmS6kCWg0rHQrr8KX50eQ272Cf7X39lovACDRPPQgbAadfpu9oK3BbrD33PxBzyvdysd3",
+	"p+ZLKYji82HFq3wxC9/65W9Hf3v35Tge/Hj++eBi/tNf3nwcHoyCq1M64SdRPHtL6Wnw5tOZRKAmtIFu",
+	"Sjf88NO7cww8FjA0sTlRTEOKsdPsrBoqWbOdD1K/llMEsOw090vdcJTQXObyB5XuP/7pVdR0PDYbt1s5",
+	"ReUHGwKO6BVaRLl9AVzxQ4Wk0ZjfyHr3lW4FN4FZ0oyzWelWhMM83aFTPdqBsDrU5khVsGPPoKnASCgb",
+	"9zeHcxZLY/2MKVShhcbRgl+SlKcNMiWCodNsNXritVFVtoLUHvUk9GHLJJMhgwhCpW9Pia2rSLMEJJKB",
+	"ZaieUB5DWDbz567NzyZFJhDYMfew0AOFkEq3mA9HOpl2JnDWfoEFHfnwVIN8BPn29jSxbQi19BMNcuTK",
+	"dDDMagnKM/Uf7jnA7msNGhCKExrTKGIRGU7R3LFxd/YlYNZWGyDepQDTSwCej5H4GIoFAm9csZ54e4p9",
+	"B5GRtrAOaEnuNtNFp3axSLXTfkH6bC5FWGuQn1KWnxhqI5QrWe8JmC94+cZNFvPkbcD845pQpP2maLN6",
+	"2RJOnob8FhbURquS8mIZI6coNC8OicUvQrBGLAFF5Ue1027uFFlVv75EfA8HAMDy6ZhpFquV6c/0kp1M",
+	"3A/yGf/E3CNT+jsZzteTpUnS40Z4QrfmlS4U79W5qCMXcH1ChVnWF5XS4hDe24E0/p5PnjrQ9lurCCyc",
+	"YVYWFU/EXbpzbq/7vfTc0zuWsz9o4HAo77dJKzPcGdXsPR+vbnKz1+6kF/7upXfVT6E2s/TN9nKYYAdX",
+	"7nr98B0Nk49hbmndfMsnyCnIGOozb6mHzF0vbr4rs92PpRhEHOsIOq3dm+89pXMABpXyPY2H+MzWXpnX",
+	"syk+hni3F/MJ3txurzXhd2x+xozTizeXeNsLKU+omNvvAZbiXrPEm55j9Oi7qZpfq+HNHjVyDARiqvOS",
+	"053qdneE7qLeJULnrNLvV/LSuskWJZ6FLsVu88xmbqhTbd5ZqSkLMT+fqG5nu/fEkVWi7Wan0COAMWZU",
+	"Yfo/8QoCGkVG0Cs6YAjyPGFUm/Gydk/SQ2UnoTSd2zoCrIrXIzYn2EVJqk73pdZBbYWCsKGozFvbiE/q",
+	"dqzSHkid+Xjqw04b/IRKtxLrz3/9ZfeqOW5/OAh+iP82e96/aF2edtT78MXgDd2fvpJ7w7/ztvjLl4Mf",
+	"Z+X1xRk+Zi2N0SnAOkgcUGts30I2bsXcTWJuHXH1KU2v3iy1cLNvTDxh48dKXxkKjlBKYs0l8MbpTEhj",
+	"6Tgb0zQfAlnhBp+wyp0tnKlFnr7WvAF46vK2jb280E1deLEHthTutKmSbbT8HqU2lGLR4MbtlNrHq/Td",
+	"MWS4UbLbzZS6fwllnmAzIgUwdKB6xO0npxoocY1rklcWcoBZFtiwGMx2fjNetuQ9Lz49R3ALHrCLrfcE",
+	"XfCaE6fZ+kBFbjM0SYFzb8mS06KLfMnFbNnp60/VnCQOX+LolThrSRkajyEfaR24oiMIXIbsNLV5Hk+D",
+	"2m9xerN35VUEm2Wu0zGd1yMuWJ3qekhnot5pl1ep+SX44/li7s0y9E0Lx6GydY/+hd2jRCccuwTlomp4",
+	"ptbzikppCSu6r1ESUiTMNSu9oqriYhiBDK4tiHygeMI5uqy0YLOeyA0AMTt8UOhZjyUkVZvpqmGls9E+",
+	"YeKGJfmZBjnFWWHZTU84r8gN6G7BlpVIyQVNdrMj52G3YU9wnamcS523QE6AGjSWiKmFLxqbnURCptO8",
+	"7Ca9LeuDOJGz9bq+Xd1wlD0lh9eeNK6Sfb0N6m211sN4u6++2KoZurAbEe8is3k36Q+7dpdrdBPUhBot",
+	"U+BrJF7GT5BqkfHwAx0z31ssOoQjhcWlSTKsJwLgRCZUYa0gppvIbrMe0jlU/OmY06hBACxf2dIqRpaJ",
+	"eRs98T6tjt21TTyuZHfC4oyfYv41ktP4EBcaipOy15Nqp9n0AJi4J5JiePQqyNFCQTm50bVxijKeCpHJ",
+	"ZvVE4oeNqBqx4qTW+smlM/s9P6Gb+y3kmGwxRZYkyu6jYtrTDael3IqtpfFa34LGg6ofm9DEkpikSMue",
+	"PK5ce89S+sqRZt6kq5LrsnrugbWjEXJRMt800vfkwr1bX+3OqSxUR0a/2K29SW3oHlpPcVpWhoqX/EYo",
+	"h3fFAZEcekZnJ2WF3bQYouqb//zMhV/zFstTeiL562eLJ2UhC+nKOJ4mNP0XGhE1DwpQkkJEKXsCiihs",
+	"BamZBFaomDks3Gz+6H76bCMp5jKaens5C6UnUkMaHcCqby/4DP7ZZ/TP4F2QERijitbdrHn4i5xqtzgs",
+	"/Cyn2q/1hJNYeRXtO7sFZ5bU16Rq3tyHBssQcBCg7IOnoLZcYABVx1QomqsQt6Xm2vj2DfKOTTR5gU5y",
+	"g5xSsz6o+qFbw7WQTWMlY/8QDRvBvpgPNGTYXmCe68Am33NxmTa9+TGL/tyrmOt7Fb+22YDne670ud2Q",
+	"rxyEynoWgRPSN154DO9vTYbb1/n9A6FVFzFK9yxGKRT33QBC2Ww2B21z7QTG2W00G63WbuPAsSdD4Z85",
+	"X1gIGB8NYWKVE/krjyK6s9dokio/peEhOT79RD6ek9bB5w6J+CUjJzQwP/y1BktSNNNOt9VeZ6atMjO1",
+	"kuBuE/5n1qIohSeV2zsF1JYFLvbEcu/a2qgFk4KLywI4DmyBncYRNt0dktyZSGzqGOmfxzJmmeHTV1rE",
+	"Znj6PvN9pbeWi9Q2EsrEtv6xMSd27Hne+e2SzX+/Vk1if4scGI2dUDNDY69rI8Oud6guNMoB2ehzziOE",
+	"73x48qc48nsiO1xAFRD2QEkt/CFtCoRhsyNlG5Wh9cS+CNwIIyAyo1WEUCvCte3ANA5rMGIhSOChlCGp",
+	"+sfml/qxFDqWUZdMYn4FTPtj+qVOh+zPu6293f2mcSj5eDyFTw+dUm8H9Q9SsPoJ1cHIt7Wf5vX9Vxd0",
+	"6CcT3YWO6rxS8HHpfFJ1zXhJUjDldH6mFhxwaMfNYkP4q+q1vzMfGszGZX2x/IHthGEBAzmZZz4u9nzl",
+	"sU57lReD5/th83nr+fNOcBDu772g7QGjtBns7dGw2dqju/1BZ9Dqt/vN/vN2Owhbe+F+0NrrNwfNJm0+",
+	"71VWYV/kFjUnHPI0Qs1lJJeb9Ras6s6f8phn1ex6w1av5Z57M+V0odeGXN156ZnbaQVitNTWy3+LMrdc",
+	"K2O9ivn4KyjG7Kqcvzmqt/f2PQKolOG97IbrtcBuUVkQHv6C7QqhKrSxG+SDhF7JhU/xLbz0w6m+B2he",
+	"2FjE9bdleJ5//PP3nIN55BQLxl1B62X0p8VGKdCf+JdVGnRdyxvkL0bhUuU7M9vP/BOftZNgJheqXwCG",
+	"QOwK7KyKgYFoJGcIzwDU/ABOhcUb/ksY9dwM6te62ZPh1FNPIDXUNME6XG6Eh/5m4xT1Yyoc6D03YkbL",
+	"kM4Ryp85hwg7/XsCmmd/hRoYDFC5Vn1sZIh12rmRWA7GSibVJQojz9JBYcN4ymUkSEKiZCEnnC8d0jk8",
+	"A5rXxNRcCv+bvVbHdI5o60Qa39EVYth1dYWeMooAQh/TngOI2iOwifUa85qf2A7OtFUQ1GnXdpFY7JGe",
+	"sG74QpPDbrODoworp0hGI3NFlIaQAVb3XAFXU7on2BdzwHrCx2D1BYfAPYJ/uECArYKjEVb7cIvjYL17",
+	"wAsjlLSbzQY5wqTvgOlgBLhOaElRMohhQ0DjaMLysBI0qsAJTu2d3Nc33m+CS7Vs2wCwTUE6uycABScJ",
+	"sBdZQJmDsJ4JBDva3LakVg7xYxlnhmv8NjyKEk2zoCD2wk6r02zTftDpt+nBfv/FQetF+KLVarYOgr0X",
+	"7UeygW4Kc5tDA9bjjYHuE3clLjIyD+LZvPHehNzO3ls6Vp79rKsKHs0fb2t5CVkHD8HvJq2mExa7bYCZ",
+	"MygdNxvE1kXwMVthlLnRbmWBnePJt0+TcW5zeiR75o0gAJCAW23CW5peeEhG1GbXrHRL8aadDBOLAnOV",
+	"Tbb+R7qPZb/IKJXq1EntWvod7mGN/8BBjvUMt0xIwUruuxptqamFuIvXZMlpFCEuVGpqpSi9VMwzlUbZ",
+	"eLUMMZcB6FRjaP9vENcDa9kDchiMAA9ZzeSYjaRRhEIauZZYTHgXlnxhU3taPYZ2EfawQCtr0zWrHLos",
+	"Q1ofZoxgm8KGVLmdsQMGS/ptOz3hn1rISrjGnOuBMfp9x/4EP0Mrpe2x38+ySDoCBBg/moxon2nSaTYb",
+	"PeHGxb5RtAgjithfIFoDOiHVHGZlMl7WOO2SQcwYaXtkEkvS3vN6ZiNaOCEyFRZ+qbYM0eXQubp2+M8Y",
+	"+08tVJi20nRuu4wys06DNPbVE1YmnHDMJhE1M+bafmQ0vRGcyowqJwqQgrH4LuwJc2ViQSkSRFJhrUCm",
+	"CqLVJEFE+RjrH2z7ba4UwssC+mPD1GG6xlQnmH0LFdzXViUckpimSFaFIaZjMy27OscyZI9bim0m0K0c",
+	"vPvLSed0jUrqhXe413o53Cg32kWneFl5ewhvQKtolUG0GqTWWxQ233apXInEOK5UMlcb+lh7r1lk38/m",
+	"n5+F1J9BTCbsNd1KsRxNSG/gzHQ7zU7pD/0KBl7xhZ2CuF7wN7a1gU+nSqJsTaHZSKn+SXIMAQrdm62j",
+	"m8smuLjilhZ5B0HEV9tIP0gulqETU2MoHeuZIrGMmGcxLiF+kZhPCqMcSc6rJ3JdSQ7pKxmRoRqtdpq7",
+	"yMo1Q/DAI0EsVKsHO9xL4gXANQenoCcWS+E7hznACAvtmP79RYkcPtpvuTp0a2rreaHGxPP0NlmfR9WY",
+	"2lagc3H1+UXwl3b/rwfjd5OOumhd/f25ONud/W2fvWn+5/s9+jpsDz/xj78c/PWyvGZdfNd71awP3U+J",
+	"FRzJjhdslm0tfdjmpBLi5rWM+zwMmXjASP+/QCHdZhL/uGyQCM8KhhSlCfbVLRL9Fn7sZmSxhO0N0ujG",
+	"kfNIfyrCCApKLTxfKIPpmAkNgLw/nH/8cCsMsY8TJo4m/Adkx74blJijAbgdGFtODtAw5OYxNDrNsJHk",
+	"OFoc/UexQID3On1LdhvNZKWeBCjYxYjDojxTyRzd/EjVfMbaJhDB3Fab03G0ua12lx32NzOTtXaYm/t2",
+	"h21wh/3t6OT9ZnZYPFQlmlvECps0bVExhvO1bSq3A4bAGXyMh49q04nV3RblQyLuTe61k0LGwxsNNrOa",
+	"5e01vLrw7GT3xJ37I5baFBBylYe/b5vS/4j2WdqpkN1GGZkGoukW5lkGqfdanVlQl+FhUQaif0VUkKrm",
+	"RqKBBPMcRYWyHAljrgvwq3wjHz7GQ59UkR8Da+0ntQY555ohpVg39/T6jIfs0Lk6GSaLnshQWcSMhgDP",
+	"K6VtBrdJUlu5YiP6dDLBIpZVxSf2JbF3wLzlKo0PQveOHuQjyqNtlVfxwTsz+2jtY2d3dXrysmQczuJa",
+	"OJTm469d2fXRnFxQ15NpIWAQlt5AfICOoYYZD20gIzmNVYOcRlRYAiubOO/PU94wzyLfAcY1DHN0+nb5",
+	"FCMHDp5jsGvMSb/hADu+mBVcNI7gpOi8fQJ4fHfkbmmmwDogk3eATRD/9vrFwW5rH3g5uf3+/9Z8fbC/",
+	"/8p8mdV2DVD8tPfJsaVGL2/nJG9yr5GpB5UryF0QPqZ8earRqMcwXjYjBnGfri8IE8FQKZZ3izbIDg31",
+	"zig6wEzlLSVhoXd2ZM4IU0BRdtV2vHcK8WNoQqz4TBEuNIsH1FgMYshFQjZoeaSQALHbE0cvL34+AhK8",
+	"MdcewX+2sQlwYAwh/OW5PRGkGrKxHMZ0MuKB8shUcL0TSzne6bPQI+AbDjlTXk8AuSPwMWARBg60S0Ku",
+	"gpHZFR6ZRFNlSSBj4xsgkzhV5OPLc6IYEDZDo+DRy4v0ZWXcE1yQj2cnP39stsgO+Xjy8uePzd0GOXrf",
+	"SqdAxnQC4ljH08AYcaH9G2CYihAegnwRdm3MTHriSga0P41oPHd0Eo7vbkyNpEQ9cwmRRkX8qRjTyYSF",
+	"PlSOxMzIVEilHDXbwBVIzX8+B3w6iEw6Dsrq6Y+tepv4b32jn4j5V2evhj420lNCMRjUjCoonoFvpHJE",
+	"llTDjbu2X4aSGY0FF8OuJVhjIbTqjOgVFGPEQL7Fw7rSdG551YD6yFyE/AbQFOvWOu0SBemM2N/W7yeK",
+	"XjFgrYKmICkY6dPQ3doTOPNIKqu6IdNkmYyYGRWUo7mNCR3PobItZmoaaeVjNbbZE16apHN8gn5PVH07",
+	"H98jvrrk8AE84odT1CHM/CNm/4k9tjVHCWjntsA9b4f1zGteQgGwrcS2l5vDwCNXlrt00N1a+bV0qjGd",
+	"Ec2+6AY5Skbhqic4ZOwGHA0U6PxlCGaY0X6kenL+pr5b85I/DmjAI67n+JdOzdYvQ2Uf4WFPwO+tZq2b",
+	"+TVHgwJFyhPYSQJWVUmiZzKRGEDyZuSEwtYuqUeI8NETIFta2TdBugx8Fz0HLCqXGHfbRMbEfhZbpM7V",
+	"EvwJ7YnMB8tx49kTh91mC5IMaXegvzoEqOIId/JrziLLOWPPj9Iytse1b5SekVBcZEqsugTXjbRevPDg",
+	"v3dhGrDK5kfYqB72RZ+cfSDV07cv67s1st/x8NyBAPSIkYBY4c9Cst/B24i5eI8M6JhHc48M+ZVFch7z",
+	"MIzQllU90W424frcCuNhjqQYstiSr3GV2dLuiphRhQyTrqkBKFFJlSM1GB5CHU8FkJ4m1exyGoUoz5B1",
+	"3ZJHgFCpHWbOK6ye+6pUkama2sjecZp/Bq54y6WNTikvbLazXNg+ysU8QBs4suGYC2S4TGA6c0lomFM9",
+	"N7J5ZJY3x39rC/nsfPxDImRPpNlygAeA8v3MTUcpNSywCVvb1W+kFIsujU5tI6Ul+8n3ZXaaHeKDz5BW",
+	"+0HlPUjZpPrR1R5OaKwYcFuZLQd9ARkJmnJhtBvkO2BmctSXU1Bt/vnHT+ef37w/+Pzdx5d/+/z+7cnb",
+	"C59UO+TkuwzD6SHptHYdxYRne0BklDKctZpes9lMhP4h6VtFJweE9s2EW5k/w44AU2LGmCZqInUyOzkw",
+	"An1hUbI7yIh7gGfQHCSuo1EKkatkbrsiDm2Ts5Soj8wQM8q1kQl4GtOWj4RHd7kk709/OlIF8gMkB9ek",
+	"+ursoNb405/ICY/1iBwjmZlHzkZ0ooB9PibHQKgbMTqApTdmGX53I+KRKVZpIKf0jy0ZojFau8Ts9tSh",
+	"GUUH9av2v7P4wE+3e7qiKLbMHjGy/P37U+gRgQpP6BZufmn2QXQ0v7QC8y/jaEbGm8TizDCx7RJYBbdt",
+	"gQy8JxIj0yFToVV/3TyrICtAgMDuHch4XFtkFYHPDbz4x++wrtKpO1wXsyV+OP/4Ab41UvqjWk/MO6vj",
+	"YFWOz0CUnJy/sWWWqK5sp4DlxFMzMLismtzpkP/63/9vOD97O/s1FOMviH90/O5nbKRHHkdopf/56Phd",
+	"Ssxmp/pMATMu0JcZJ94YKcCceXJ+hNM6OT+qGyFx5JOq3clWhCX6y0uv3CX+S/dzNwWGTKjO/JpH/KNX",
+	"PqlaFZmpf0B5DtCT/tEZMNqhxIcXO6q3cfMlM8/oe+KMADSxjNo9eoWW95lZ1FdnZ27RrQZ/dXZWf+7q",
+	"bfDJlhotU1vkOfvI8rLnbKJEFNAx7Dzb4yXj8WEKrOIkJfaxO5bOaqfZ8pCXttPa9YyQM//vRQ0JBQrz",
+	"4j7SMh+F2nwIqBDHSCt8jYLgp9UBNYwQuWhutyf8IOKCBzTySdUyqZIskWpBvOYtPPtNdHDnvJRXjJ6j",
+	"nWVlzZeciED3y3P8PK/ODvA0VZ2qcnXJK89z7ZBQpD6DG5HzHcFnUGwkIgMa24YCjCejynE10iaNm1E8",
+	"KHXdWCB+0mYsfERxR/h0ysPKiiasW4THFCaLr6m3TcJGb+22gjLW0uGjZEOkYS+vsmr5813yRho1+yfn",
+	"b77+/L/1ehh4+/rq9O3x1zdHZ999PPvx7aufvhrljv+v3WzvN3eb7ebz3War/fWrddp/Pnp58fmo2fp6",
+	"cv69WfXW19Ov7cZeo9WLT9++/Nr6+rXVbLZ3O3v7Bz///PObk+OfT86+fn358dXPPxx9eNWLT39sfW19",
+	"ffu189PPnVb756NebGbSCnpxpewavIkOXsUH9xPwAyuk5Lc7A8dxjY/3JjpYurPct1v4aulXWvx+7qu1",
+	"OrvN1u6/my/09atRS/Dpjt+Z/64vf7qT86OvR0fJN73lxyhofE5kt00bJSbpghdsPe+uK09CVYeuekbT",
+	"J1ooBXm05/SZcuYF9NyuFklGsNwpprp2pTlH5+AznfDPl2yeKTFfcBuWastbd68t/yAzipVUVzodNWtc",
+	"lPF/esL5XdUlz6fm4k/2rRNwUrfs7VKRXGMxnLmzfZfQ9Npfq6gVIO9c3VcLwGKswlEnYfXLMwUrmyhM",
+	"ewHABwwSnaq2HQJLN1sjOHnNx20NMPuQv2PzpH3S+63SZzRmcXFDJWoMF30/enkBplLIma6jC+vMtUxO",
+	"wRmaBXmFxJqFvMIkoqJuLdRKN71vKedg/rEi6ZA8/1oEjEQRWJcqdBgEOCHjkdm4bhavcVXUNEXCcFHP",
+	"LlyJgsf53lTQaK40EYwhkbmO4edkLjYemvoz2NTgxgTGzssM8qBnNY4CqCoIKCNBZQJGlcUm7ImV4ISk",
+	"JDZhgxyR9DuELvGrGDP+o4jmFoMQjv6zNIReWC1yNA35ohOz6KWQWzgp7zlYpCfpPrwWq+GjmXaaRXKR",
+	"WvMKjUc0+b3r52m9ZV7o/ebn7ayoFXOz9y9ML4ML0S6ChSg9PXtG8lNyHv2KKdl71jH6Ptpbfi8BS/mw",
+	"+JUWAyMVSjdAYMCFFzHl0YIpXwqeMd34ZyAJ1kNoTA7sfWE0Zh/wVAAMHtgC/IbKpYz8N4o+F/Aqp9cT",
+	"AX8bvX7b4qllewAgn1ZaAkfw50VIZjkBRAWmMvkDsHX7c+Kjpe17CZLkJRfhglo0XmGiF8miWrwRLphU",
+	"czr32lpLTFSbh61UhfiSpbSgRcgCzc8tYAap2iUgvlkYf0G5mN9WKT1YqtJCHOZ5jves0i+JZn6m7GSf",
+	"noq2i+hSgLA/cpNUTCgZf5aDQcQFWzEdwPpdoZD3O4VzeXpaLz1+1+o8u0Nvoe3gzvVUXLpt7kXBpcM/",
+	"FfX2h1ZTRsDZNc/oJftDiXLee9U70MZh3kZGV+zWhXBeidzKNeVyx1h9RAXqNZgZqSo5ZtAcx2iknftq",
+	"ix6sfE1hEUkYS8AtS/HxzuClEHrGjpmQv5kHLpWxINqPTeZzbYltuGvbp2PWEzJAlKyApbg/AhvdXHgp",
+	"Zhh3QUqBQ0uBlLkRmuiHVLMZnRsFGoe2esc8X/EICsbMvTVYD8eTB6+wrGhRmzJbHuyTKhdqwgIt0/aG",
+	"Qrod+OIonDbSwHV3KVxOCK+RPHDXFxPMmD96xG79cFs1fOd45uN3LtldnRz4MvI2f37Kh/GwRuqmEF5S",
+	"aZWPVXuEBppfJdiK8pKFeRv/0JaUmjvNIJbVo0w3xGJ4yiZR1Mrw1P01T4BxD7FbVbk7wQYsmetosaxs",
+	"RwVcFs31WDfCVsWrRFTpT2p5vFaz22nZ8azd+2rCg+XCbYDzrUE/BxvwL2bnyKn6fHnwl3H7y21YLHDd",
+	"yliOF7hH1APLsG1QYpW1ZzN7OXvPyYub+hYW4hDu8FY23sNVaIplEBzJYBpFKMAANM3x80rNDskSjiOE",
+	"EBDMsUHMeQd/w5hbdfgTFz0BM0crKwaGNzZBkKNo7gAoIXH98mI5xcGF4x7KFKh+a+IQO2vtwX4CbfPX",
+	"SrI1++fxre6rhR6u3KzEv2TzvJD+sf/i4tezjng/eR78FLYGb9T+8Ae6O3/FmtN3/KPe++svf5+VVgPm",
+	"nACesYTiO0iLzYmQs0OHo20BCSM8YA1ylhwW2Hze8gk5/Xhe1Nowig4y5yM5Ho2Vymi9Lxs6TbRS82TR",
+	"Fe8LbmDB7noE/IE/mL7bQiPcBRohrT+6Zw2/0vPAEwAaPGLIplF4OKHCN2HmRTXeabawCHg2YjGIniuJ",
+	"KL1JGZO5cyFA8q2pW3irVN0uaJ9Sh8w2C2wFzRPI9pmP+aBHz7vXaOjywZ6GXNcjObwhpjCLzYkZUwAl",
+	"z4ElJGmxfKwhnzucjSSpIp5j0gsWO7j2GpYPYYwyOU01gI7CnrSYKTmNwSEY2UY5CF5aSbKcOEQ4k1vV",
+	"8tzMM3pdlU5WsEDhETawBjSOuW12hQwpdtZxzXpCyykQ5VVdzSDWZgIMmy3pXxJR9ntUl2M8XCsHHYOL",
+	"kAGdTRZfeWTG+iMpL5WHkMZjOplwMVQI9YovVSz8jHuVqWqCF+RJK4fL5h4mv2cb2zRmhMxbOXgb+GoW",
+	"uYZrtjKgY5b7vRyWyte6R/dtZnRx42UwuAtypHv9/aB+ED5n9ReDZquORfLPX9B+sKouhwZaxhtJkuYW",
+	"05wptxCkipkKtywL6WZ0U8zmWz1FxDNYRXGz7gyNao8dY7KZ6jI5S+IvtS7AWXL+UsH0zGkuXr6QalY3",
+	"Y6+9hn02SNygayb3/MbJaXmrqT1BtuDArlNuu8DuhQhhWP4YWM5dgAROFupIUPK9HLNfjRrbADUxW0H4",
+	"a0MQIBw6g1bQpi9Ys38Q7gZ79DnbH7TCdmA+GZYulC5/0MZj0OXvuE181YixV0YlrEkRjHv6/jiC0/G3",
+	"+fmHLCMD+4tEoNgSyxLqw26qHbvPPH1gcZ52kP5ErYOc5+611CnKM2rYCIgGOcZfSJ9FUgwdtMoyh3E3",
+	"tWBW2yDm3jG0gVehOxzIQy2Fs2M/HNc80p9qjGUtWxw9ASYJepxw/UaL0BYA/1ZYNg5Tyy7Ot8A63+dR",
+	"xMXwKAxjplSlW2m1m+Q9vWTkfGSkycvYI8cjHtChJG/fk/3mfstIcjMtKiCkYUSQxRT7GGv+K/mJhaGR",
+	"MqVybMBdAH7WnP5HMGKiLs0gDTfHsgomaDZT5XVC55QcYzp2MpLC/PbvLbLbapO9vT3SbHXaFa9iwb9W",
+	"z+4WSiG/A9ZTDPaQ3Zdi2CqEh0zhLYrObEmxQ957GliMxQhkYagIdZRZVUomLFZSYMOiPfzIldU3nqeV",
+	"1bUG+bjo3naXInDGTV4RgisMD7oz5ZMq/nCtHMYQ68I5fMxc2b1K2JvF5xoisXxeJ7e695mz26qna9TT",
+	"7T7XSjos+Os9p98WrdFHSMNt02l/uHTaorYtp2zz2qVs+qx4B99/5fO0sNrGMmjq5PwCN6iGjF1VjrmG",
+	"9P8EiTQQNM4CKEeMxshTuQGli5CrS0p3qzM3ojObW535xHXmVoF9K/xlm4WYfhTFg77WdUleCMzNEQkY",
+	"8yUAOnpNGQS0ceaADfApN4Mr3F8UDV/kWwii4cd/u4ZUKyNGRagyf9+vtzoXzU7696ERI8dyaqbY6jTL",
+	"S9VWKlWNQP2v//5/oZCfoZAHuJCJSzGumXeBLbcw7d2L9m46bdsy261wYbTevIzU9ipXTEzNhI0aAzqD",
+	"U3rFI3A4bh+kgw22ZvLmahui+8OF6NjVHSJ0m0nbrIrDfQfRNSpwjlhDYnWNhy+AGONYkdFImvddUz9g",
+	"8Pj2qPmHxHcsggzwrHpCMZ2UB2O9MJbxYQoGwLqpEBIgkVURxeAGgnR4Dh+VDH9tAb62dH5SEvcacbqu",
+	"gQwf717L9rfK9fGU6612wypvCWTYQwUYUahv44vb+OIm44vsamNe3orG4MINvMrX+yjcqbqT1/U904u6",
+	"+G4hqK3M/oPJ7K0E3ZRM+Z7pWwqU+3E9NpiBgHdJExAZb2RM52Qsr1jOG/GID14GUDqZR0cM3BIZ94Qf",
+	"UBGwKGLhotOCHAXgsljQk7TPEYZDXgRK0pus84SNxgBhausaEDBFM1LtNF/cSyokFadbz+TpeyZbLbfV",
+	"cls/4V85jfOA9j0XV5IH14B4v7UXLOJzu3R+NLdEXKj31sjxYLG0ekbcHB6xVtq9ZaluMGgAgrcF7lM7",
+	"+fXwMYNme0VzEAy8fu/XEyzqppExn44xT9hcoXc6F629bmvX6Z2rNXRZa40k/m7aYhSyiVTQ8xBxwfAr",
+	"07HRZXaq7fbB3kF7UUK/xNs8stv8bxnYPLDuiJaaRrBoYmo2vzk4H36sm4m93j3q1JvHMIMJ5Quvv3fR",
+	"2k81jfn7wiQm2CN9zTQLlzUZd/fva6xSp+JVxkyPpLk+oHFYYs4xGzCABKx0Kz9yRR3HWqfdacOKuA1d",
+	"+lQkWto82ux2s7gLL30leYjvLKZRdIv0mz3x6yXesod9m3r7w6TeeCr9n2DyjUeRWnYwsVXbCSCg/fSt",
+	"ZPPdC5E+3GsudOrKXQPHyT8EXtwBFzQquikv3siYi6nCzno7SrJySPrcZ0wQc2gb5KNgJOJXrCeqQmpi",
+	"jmsteYLj0DACGXgc3YMOk5wfVPVbLFL34h7QuAZShHbozHgUBjNXwNskj5qNeITN8QtTBvAizaMI4Elt",
+	"gzwiqEZsoKE9wKxEhrr1xX2kHZ0ceszE45JiXFNkr8FiBy97r7X6OavjWh35L2l6GHWZMzSaORvjTvra",
+	"YtSX0NdrbphVHrM9yx6c4YfK6TmZt83qbbN6m8zq8UQTPKDff3NmL9GkjrzRSQvkoEdxu7HMX6oO71h+",
+	"vnU+t87nAzmfm1Vm2wDwvaU515Kwj5roLCm4d9ID+jikF8h9pgh1WgE5H5ROeDDcriZHySWR0eGxcfEQ",
+	"Lc3K6oyn1TTaoidiO7p1zA7hMRzIac0RTFRT1kUjPzmCYDdsbHxNpsivLJaWedJ5gD3hmwFdlNmuccNe",
+	"8Bn/NuBxEpT+zeoIzw1i/jMVEb/7DXIsBZJk6J5IVWXMiCXzh1g5NftS8zHziIJJzUlAhUXLl1csntA5",
+	"0XLI9IjFm3E78VO5eyz04qO6nYUKZbMaoKxoziBRPoxjurVIthbJt2KROJJR5iT41tPeetrfjqeNii81",
+	"UR7Bwd5RIxo/GjPZCTcmSMbyeabIZNqPeEAiLi494v82Y/3P0ziyE93hO79peckE2DMUGrmBS8zYdiSW",
+	"mmpM4vcEXNZF4RCzKy6nCgbN2GSdhM6MHOXttkxTj3lsuMkKuHMz4r0E2e8SloDlMpqhf/Bu0n7/5cVf",
+	"Zp1X8f7FvPWJ736c7B2p5y8Hze9H7R8uO+9/3f9r8PzDuOJVpnFU6VZGWk9Ud2eHTiYNJafK9bInH22t",
+	"UUsrCVhJSHGuUBPmeyMiMrxelhZi687+ISjJYAs8jVjljpEgjyVJf5Q8VIuuLeYqR9T4qWlw1IgyIo37",
+	"NuOK1Q4hdAqSUWk5UWQm40suhq5OWLBZLp9prob0qHEL+wiUvhnBaN7hycnFbdbu8bJ2cKBucisW1r+9",
+	"JpDJDY5G1irYKow/gMIwQubR9AUchdUVrX+BP99cz4rl2GXrWbFuRfVEnragCMLkgWtb8X3LV7a6Bhp8",
+	"obXrWlsr6lqdpP7m61qxHIlCiAflcomGCqtDTlkcwGN2m/eou9o5VbVQThZTrlhoLPRYk5j3PTKJzOxT",
+	"fTeQMoQiICo01+Y4tzpNCG0FfAI6Bl9b0y9w9C0ibFaBdJ7vNptNrzIVXJ/GPNHsu5295jLLwvmExpfg",
+	"ZM64MF4EVTqdTp9dsZgO2R2n9KJVOKP9ogmdGeFNQBirdCIxE0ZpL0zjulkMaKQWptEunkZrr1kwj4+D",
+	"QV0xqqQgIVcB9NukZkn6S3ZC661Kvd0snA/8DGW1TOjrNrZCVXA8ovGQfText2bMC+VCLl/OqMYrWs32",
+	"nlfRLB6bC4x55IrzFAumsRWoIdXsMMnihFNGDkhI5xkejkwzP7yTQmGfFjimlkxumm7NzaKbqU772SXZ",
+	"O8CfNf3i9shzGCN70cGe+e33cv1DNOLhJ6EBj85d025CZ1GMOq91iwpmkOvr1S+nIn1bvfyHqV7+xen3",
+	"p1e7/DKmA62Sol5LPmUNq4uUfdeMPjXWFPI2oXNFqoox4sM2v4Dj7de6xoVm6D2pnojN12AhGdFoUDfD",
+	"OgqIAKCJ3MH2iD3+JIDz7xFNvxCJaWIrHGFgrGlytMA8YD2R3AEl0ObPVsAYy9CJYJwV/Kcigg1pQos+",
+	"pnOoYdb0EiWWmxNwVsxIsyeqnWazdh+lxSggHjPDuxGr5x4smQWFeN9Wyg2P24QJsmhy3Kt9ccP7ZGyH",
+	"Ytvgnm2BVfq2dLQCDs591gJsXYitC/Gv50LgSDc6DKExGrYew40ew1rSbFXk1YGVGCMNFv6hajvQat1W",
+	"dmwrOzbZQ/GLNXkfLMp8c/8Euj5J94R1dULrwxgvwshHe9mEKg2X+akI8EGukarlFgYBhtgJz5CHlPwq",
+	"Bashjy7x2ZeJsVT8jbVkODfibhm+rcmzNXm2UdNt1PSp2kDbtPO9td2soZSfPLqgw1HIRAvNgYT/ilkS",
+	"x+SAeY4K/lXIc3DmUC40owr0fk9UgT4+MAOGAENgFXiNjOmleQYRbEZ8u+l9j8RMT2NhngFAhmC1Yy75",
+	"CsqTkkKjKlRoyii0dXkFJZm1LpZeptWdWpp5YRDUPNg+F1n88wgU3NaAJkUtGaB2S4GLBZ3Et0rbJ+Op",
+	"0kRpilT/io7ZfQAepibLNnC5DVxuA5cbA5vcWvFbK35rxZe24rehzDJmfHtrxm/hUzcIn/o4QcAd1I2P",
+	"3YkP3kXKxJra7NX+nABnpUe4sEzqtW7q1JA+Q1TzbJ26h0jlCF3uLsgioXsLrfMw1Gf30FXN87ZY3euJ",
+	"fO88FKHaRIRxhTKRUTMEF+DcgEjheu56I9zTDrMoeV5POK8q41Rh830KFwCZj1CCm2Wh5RacnIGME1dl",
+	"FcvFbRwWPLBPp1TjFny05TvINB0M8IUfyjj9rUILukbaeXJYtBAKuF2vOIXSNToYmLfc2rhbG3dr466w",
+	"cZ283Jq5DxOtzuunrb27TZ7fERbBkmymyvPBLWdrqD010zmxHwst0lUdvblIeU84CtMNgwi/xLndg/24",
+	"DQ9uTaet6fQw4UErYLam08OYTolA35pOf5RG8wUrxlkSD27CPBGAJ1eecD280y8JvJNnm5Tiy6QAmPhG",
+	"rvmkmon8jeUVU8h0mBAnQvGBpU6sXQ8TRVahRPVEMUxUptQgUx1hv/GDoUY9EaPKYUb98vzvevf9rNn/",
+	"62VLvPjbpK32rs4Opj90gtf7o5fP2VFz/KElT9u/nO+WhYz6ZWedQbeIUVu5fGvEqAdIyjChpqthPy4A",
+	"v1JzQGfigozkVDFSpeGYayNojFQwcsXYjmAGhTWP9OcA4+ERYwR6JJbA9RqSPgu75OTsg9cTgo6ZhyXa",
+	"ckD6PNYjj7j+B4+Y8eHFLNwvjSIWD5nAkjH8F2fKIyFnxsMMjTQE9ONBRIeKqGkwIlSRqRjTyYSFJJAh",
+	"w7LxZE1CB1ECYCQSkTwSCJJDIugYC9DMv3tCTrXiIXPXmBGytWEbgio5jrjgAY0KBC85jaggA0b1NGZd",
+	"4gfppaexhMteCc3iScwVW1mejp+7NKyJLZh3W2BNXBNkGC3CNbEspWvCmqyapZjGynwrs99I9fTHVn2X",
+	"TCQX2myugMbMI+wLDXQ0J7aCsJZ/k85PK+ZpRszNcky/vGdiqEfG42g+ffAVuCM95EWPdFfu2M3x++9r",
+	"oyqc4v44t5JsLXgF23mupvcGsZDbvk8Fa6FdKn7q8LUh4fe0a6BLLNy5ljEL0fv4JGJGw82WUJ8xGmb2",
+	"U1ZxWmG5onraiV1Qm5OIirqVs5VueuuG4R+WVbF90I7TWnXQWit185FViqR69L5V360hzoJRiNWPL8/N",
+	"D3A/sEPzKxaiK2KWR8ZDKvivIDCeKTJgLBPI7YkrGdD+NKLxnIQc9XvMAjkUXDGPjKWCfzNh5KliTDg0",
+	"MNB9IzkjYyrmhIs6Wgvu9PVEQON4Dix2CcH8n/FVfRJxZd0xCUXikdkec4J/9pLLaRT5pC/1KKtwe6K0",
+	"xj3nmqH27hJaAqTM2QV2LZFhb/HNiBz0RMZ4IPCitsrDXXQ0GDDHgz9F11Mq9yzzmEPiywBZEAKmfIeq",
+	"0RPGBlK40rgD+mzlZ/SI4kALARN+pmABwcVUuevrMx6yR7BB3nOlP9n9fQzbu4wt4uw/49jCF4FtjkZd",
+	"TpGb31eocohylqYelyF7Z24osDt8dz59pJMM2YBOI13zjPeMv8uY+Gan5ifn7ltlE2GEMztFO3T+Xiam",
+	"YyPTMj8l/0EjEHHfhlXipNu1Rkl+s9zCNskOsJ5lkuyvezFKktG3FslTR41K3MhEDiWqNrAy7A9gaOz8",
+	"Zv7n97vEY5eDB2ZI43QZ9c5Co1F0MDKqNubjsQ0gBFSxOheKCcU1v2LRvHZIJpjZrDMBQwQjCsWTseoJ",
+	"5937O6gk1YQGTKG2SaXtyceXx28+Olk7oXqUilozZGWxlG6Fm9c2bt6Yi8TtWxavq5vgMEcO7L9U5NRY",
+	"snucD1RolI0ZFcqzjXJ1JENShOuesHFfh921bJOADWKDy1U0TtAsJkzo2AyD7Wa1QxJRzWIyZkoZk6on",
+	"EuoS/HpGYuH+T2o6Z3TeICfWtNASAMrGEz2H70zipdoAM86Mqp6IGbTR44eHt0sYhF3R6CU3W0Q0yBHe",
+	"JxhDIzSlSwZbaM40EEFR0RPcWB0DCiwNkQxoZO21BAgcpm+TfENZj/gVS15AAcvU3Np6MjH1WE/0pzzS",
+	"dS5I1iaWTOWNYsC7tYuBi6os80tiH1qQNoyLKdkTXMOLqcQKVSM+QRM6vXRlfH6DJlrWIl6yEA9vMpKH",
+	"TCvSae4W2XondJJTvndpLeRMo3yVQhlRIvTngMZ9OZqHMYUYaSRnnwdUG8GbJLSZLh9/P6ETM8v7qrVV",
+	"KFbATrvJ5jnJGCzrzD+9qTCBgKfQYWrYDfvAiYM/mJHxDbeAnNCJ9RJBgCcRdqubSho1eXm0nlkj42FR",
+	"RgK845VRj2OAjlQjxnQKR+7DTSw80n4uGIFqD0qXSmGSWy8e/fH7RB8vxh7HN183OI9r8fRC80D3IWMS",
+	"RBILxJanabnPS3rD1zvsU6HP8Z4n6++aKcIq3ByKz1x7C583vX1djzc9XFvA4z8E4HHmi2YkulEs0fzx",
+	"sY4/TiCpm50m+AFKy9jsSZcSBhOaWvM5cU/GEqhxwSsZseiKIWesVQY9Uc3oBQ9MdgsHNpga5VRrkPeI",
+	"SBIzopi2kv700wWxWgjLlEB/+IcgyIyJb14FVQW5ojGnAr3PBdmP8p29Q2/GJ1Uu1IQFWl6jBSwUsa3C",
+	"fLy+tmTZFgoQn3d3XQGi+zJvQ9hQNyqcfrNltpvrG5NCj+rMOP/mUR6Z0eiyzo0ysPqnpA4rbR5nlva+",
+	"QGoXpPwaQn4NMz93U6GZD6fovhEp0+OxLTz6ZnrHn0KJk6axzgv8MmopL0zLVzdltul1cJNZ9ZM4yIhW",
+	"VaUi9DDUhoash+E8bHmRipGB2Tp3Mv6/Z9rJ/I3ZmI8sfbZCYaNFDWsfmEfFhLvuHO7AoXmsou9j83Dl",
+	"LEaG6GtgzxFqowifnU3nk4iFQxaTWM7IhGEcgcwga49fI+SDAYtVUljRE30pL7uJVUj+7GxR8l//x/8J",
+	"TzUXENdeQ2gudGEkCw9GJGaTiM4dr8dYXjEwc6eTnoBoP9XO8q26PypCB5rFUEgeM3LJJhoNXnnF4lnM",
+	"tWaiBjXixn8k//N/JJY1yjsh4e16gisSsYEmU4GB7JBU+xEVl4RjzPtXFkuAjGBfjCTimjThN8hK1Brk",
+	"FQ1GuFCuONKIUvZlArUPPUGdyQeV6bAMUMiZLBlA8tFoyogVshS7tUgglcZMCFdkENGhmZzzL3siGYAr",
+	"eGkoEilKrNjEkhkyfZYexUyNZBQqUvW/f3XREzt4tOqKac3F0Nj/rSb5b3DP/7LXJFMRMeVyKGENshWZ",
+	"QIeZBh+PpyAMuonrAFX+2QL+HJhG8g6IdiinUYgcKErL4BJ2QmjrO7IRLyRFMV/BuDxcqOlgwAPOhP4M",
+	"N/or6/zP4R0LsgjLnol5tw06JnfXcjCjM6agPqKMrsvesKbGy99aHFzPfnzYpQC64tzDrUJMreR1/NDQ",
+	"6KzlLV3xKiyOJTDAZv5I3B8xegjJkK45ZBX8g3lioma7lXZjr+JBRK2cw0kRoTLxfMvc04d7oI64W4n6",
+	"a+y8czNl5zO8grct2HsfpCZMyOlwZKUE8EWlWqNQINgYim/FAyCoUgHEyySwT2yQDzYxO6OKWB3SeCog",
+	"9mB5r20VZaXebZyIHdsF/dtjQOqes8QpkYOETxve3YOiSnLJ5iwk/fmykof/1qRKUTfn8Jku2ZxwSM0D",
+	"ZG94SHxnoHSJmEaRT2KGzWyg4o+sIcT1SE6NL2dGtjWNYLLgrrFlDTAVqjFclswHFJwxOqSlAbNXo/jE",
+	"wRrkL4mBQLggVMyxwj8ZNpDiisVaHfZEGigEsFxbIQnDPVNLyvlaZIHbBO7OrQcH8cS7JLrTNvuHEEuZ",
+	"Pu92KqUCqhha8SUFVfbl7zV//kTc24UYwVa5/6vBJ547IYUb4B4jWCEzM7m+QW/BwbG3GD2AbXYTiih+",
+	"sfHgyjTB9YQbI8/LfWNG/NAioH/RkFJ8psins/fgClkvLZcwJ1U/ly1c6aa8xNn42HgobuLwtpeXSqTn",
+	"XtTm1B85lf70MteZTXitzMWFN5/gNklrvHu9hLWd2b0VaWfG3+asHypnHSbn10lV98sqiz498Q+StT5j",
+	"Q6409BwTFcQM61yGVLMZhaAeZqqRrRfn7uJnVhbPme6SMRfmUvMTVI7KkPVE1T/9eH5BCrUA+iDmeh+7",
+	"vZiwQT9Ly4vXNQBsdsCHvnlqMGLBJYTehpQLpYl/yUXoW6JgXLl35pfaIZG2rXvAWRSqhH+Xx67JBUxp",
+	"H+Wab7uhVA+gJfCdi6qZwb10/dO0QPs8Q7kLhc5JR3VP+FCaasaGFIvfIG7hbUOTAO8Bi7n6czKJqDhM",
+	"lpOrDagTzBpbyfS4GXnzQc1/KY2OjjkXw5hHkZFNdKpZxVjstvR1RqOoL2kcfu7LTN37G+duJX+/74Q7",
+	"Lt29Ztxx09+onD6wmdMwpd8huWEFMpL5q0emAk/1Pefcs0Jg63FsASxvmU1ECUqo3b6b07KrfJck/R6y",
+	"iGlWpE4xupTVYG+BC+qSiTxOpIM7SiLsEAP7ifXPZXDJtLIpeWwKxiAw6XSarUOjJCHeJIYQ44RoldOI",
+	"6YNJQCcbUBsv4U0TtbEg4EodjmMrALcHfVNbHz/KPWx8b3VhidvOH0tYP5C8zSDK3H0bfs/0qj3YvB8l",
+	"ewqK8F707DbKtvGaks0fhEdIixxnGu4w3mVsYM96I5jP4sMpHgvr9SD9Sc429Ws5d+2SsYnqCe7UEFYe",
+	"UDOagFIG5/hxcwGwBZKYDZgOMDBsdA9LwflO5BWCSeHwUMjhHKYyoiGL+LfkFt1dUGTXo7IZL2UkZ2+o",
+	"COVgoJL22oznwr5MJCAVjBh4JhEfjuC4Wk/l1ZeJzHgppSVJwZe9n1TEYwpEiw+7FYx/jE68hIzpQS3y",
+	"nYC62Nb1ZvkMozzEXO/aza3wq/rmRz8hORLTKKodXi8me8LKyQY5jhiNLcgeXmaL0TCDDA90/dT2x03E",
+	"dMxT8fpjBAbf2udPwSiB75JshWe44b4h46QwVHw6VSOGTf6ArmDsCMLHdMiAW2xspAm5ZPMalOAQRFo3",
+	"p0wKd8o8LAgNoBTH0iD3BBwOBDQw3jKhkwmjsQJcDDyUPBsTfuZMkqnQPCKBWWsWLlk1PbHarMkiDU/F",
+	"pZAzQXx4gXds7mOQFys5kleE/4ayop4AY0ePaH5WXt60AemasW2g1DR5mMOh9218+AxXa6OmkBEJF/IJ",
+	"RHw1+6KNvjcnhbTa5otQotgVixmZMCqm2jZtz1GQCgKmEkKkDiMEn5axrSIGTgYAteca0poJehyNWKzT",
+	"TKTdp2vEeanSf1hLy4V4k4IPc7S2Btc2+npLFQcWDW59gi4giNuHMvkmlMePRxiEDPyU7NcTNCdIenpI",
+	"TgnSqtUkYy6m6POGoHC8FEfIKqcgonycQD9ivtS9J2RHG+SEC50U3FsFmgsxP1Mpqv5UmM8Mc2mQo9RH",
+	"t4avw6K0uVsIDSQBadSnjvgf4DSMrWxmyEKkO0I9eonVBaInFpiPfhoxkWQtQd3ZB9lQBPYBDCXps7lE",
+	"TEhIdSalPiSgk56oDmLGSNsjk1iS9p6HyWGA+SFTYdOkNQ/LXFKl27bVPAliEI75Gat7eqKKjW6UjzGT",
+	"bKPmtY0lV0/xzS1C0KZbC1q3Kjg/ePeXk84plAFNeMxUARNLCxuhS+uZ7Gteg8/jZTD9sZpKsfiKxXbX",
+	"UTKiavSHTTSWENCuxgiLoLZUBPekqU6Wa1MeSknF7EpePiKvnXn6gqawVCxGmENxozXqM2K05d2QkqS6",
+	"JyBzCeI2k5r0iBTWSDdqigfU6KAJEyFgTWQ+gFEsIVcBjUNAL5IQsXbFmmbMuSKxTfBCo3JitWZj4J4F",
+	"XQRkPKtqUE3C9TRRZIeIUlcya0o+iWuU2ObDOPihNumoPYSX8hBVKFvv5JsXv3iWHiIkDFxVa9WX4x2u",
+	"0C8yLs1uE1j0PGPqGrkIGGwQ4PKp9j2we4nPQ7+GnUo94fg4sCc6nBNKZqw/kvKShCziIA7lgHANOKac",
+	"qW7asPTD+ccPXvpPM27DCFxzt5GG9nZj5mqEq0drijoo/Ng2UXOlQELBDZwpUuUQXSOhnBkxmUylJwaU",
+	"RyysEeMJqJQm0PVdJyshBTOTnsQyYDD6iMUMJa665BOH+s618yp6YkShVh9ew4hFH4aE2k0zrPndBtWQ",
+	"V6wK7ebp5HD9oDuJMBpHnMVQH12z3GF0CLoh1llkVxzKNY03yE+2m8s9fOHOFHPJfmG8/5JNdKMnfD2f",
+	"GKGNNmoCmS/omIVunaqBHI9pXTEjhbXtmIYnwNBQbZ1bUq57ArMKVi3lewdsIgLU8WIfwSFYLsO0Rw2+",
+	"iv1sxqtEuH7A2AWvU8hZl8RMTcfMguGiU2QXQzHw1qHhx3xk3HG+3bANzZTxlDL7iMYYlcyenOTtRJj8",
+	"HVGRi6FDXsHlPqnKmbCd2aATa138XyB2kCLgEUsRSeDaZ4qoaT85xSqZ2hI4rH0DtR5+P87spvYKIzl4",
+	"mNu5rskityxmpW2oOitLDpe2YLJZ12nPYM1mc39FewYMuAGgw5xAVIzAaSjY8Nl5/6MCcdeGpfqFMtyh",
+	"kINBI2QBD1loBDz7MonAIbW8r0UvAQ+rrN1sAd/QRcbG9MtbvKmFWNfuX4utGF5F6Tksu1mpSvlulbvb",
+	"V6meuta+snvzFu0ncOd63Sc4p7zWu7dWFHzYljDgW+hg0SutpmqqfI32qWUsOyeMV6D5JFJ3CWE3ubEY",
+	"YXdjvAEDGbOAqmusxdfuCsDLQbRGrG0QoZHqZEJjfUgGPILuGddI4hHf2DTmf7X0SRUR3M2NquYRP6Tz",
+	"Uxprfw2ILZJFNXdzKUbdTea8HvDuk8LbfY0ARFzBouWnloYtV0zALH3x40NEVr/x8Z8maI5d//znK56v",
+	"5d2enn4Xt8PyE4imIhiteLbdWqso/jrNQrKHO6qy3DlKJYcxmJI/NZDje8pgIwbyCvZkq930KtZkuI4d",
+	"HJYu89dd+A1fNbMgpZp+BoAUYFXoP36rTGRsq/gqC5T5N48VNFtgC6zXclSCEP33f95C47uTX0bpL3yc",
+	"bYhlo/pykJHBTh1aGpDHxygG3BWd+f4pFjH5n/8D9Rv8LwofUoUDChAocaZ0h+tal+BB9izsHB4k9ECN",
+	"r9wTeJgsc4q5Nracs2TMxPSZSm+aQEAWnLpMPU4yCTMkG1LNr5h9qA1Wk06zafxjd6VNc45omucEf4uF",
+	"roDIwsxrPmbkVynY9egplhBgGnFB4yJosZKq+dNEsThRzo/ce5mRviVF6yOKy9JxZbe491q94w7Nal2X",
+	"UXVbTXezpvt97e97kz7bqrMthPOa4Dc02TylNHZeKZTOTQyn/DoC3O/Nn0kogylCoFZHcmYckVASSjRV",
+	"l8hFDxWPpehfCD7QvFuezxVKKpO/XUvQlbqkVMztI1fwvXyPr3cXEQtyqg8arfJv5FjKyLygHMK0Ymlh",
+	"0AImdIwcCYMGOerLK0Y6LfL//b+vuwAUSCaxDKeBtonhKCJjys3jqQhANRcK4tZFu5kK4nIittk/qHgV",
+	"KBpG4oBERJZjETBC8p9pEat9Yc3GsLjTmJmXXyVGsxMG2byeuwCfq6yvgLtlK1k37CgM3ZFxMsf+8OhO",
+	"whFOLZFGxng+ofElZhKxEGMM4FnTiVEILMQfsXgRDoSHzCeJSOqJqg2QKR/aA1KxQ6pCCla7UagZr0Lh",
+	"Dw7JayUqygVVkAi6GQoYhAGehsc0y+9f7N23nCptycFi3xeIysOs5R9Qhaz19a5VFPdc0IlCcgscs5nW",
+	"hW+8BQHOIaG48cpo0ox6WNNyv554Jd39tzWiv2faqaG7mNBb8ffo4m8rlTZ1vr8H77z04X5UnpiVtOmZ",
+	"bh3cIDcZuq68GGrPrKeex67FmLuF9dAjNs4UHiX4tnc1jbGTP5VJW8t285btVrRvRfu3B07y6CAjCJN0",
+	"33bfaBqG0TUh2/MRH2hir0rouyGFanm7JVxKowjqvwEF4a5x1jd2UusSa9tpPmalzz/vHBxekUNr7adU",
+	"ros5tPYdcmjN8IV5YanNfCs/IasrCSXgI6tLKKSOxSF5vg/Cd0Qj3p9CCnDdTJmm6rK0ZBy0Kv+8RcgX",
+	"d07ZmG+yX7Yib6NB31Fyfp3Mcr88gbCvyki0Z9DfxtQh0vHQAArcHTgS5qRI1VdyGgesa2/yPWJ/QUht",
+	"t48Qx64nfMBP8T3iDKOaR6hSfChYiHWVU0YoGsv2iYrO17VlPUe3V1yNgVEDexweM+iLb4iPtasAv08V",
+	"i/PSY6+/H9QPwues/mLQbNXbu529/YPnL2g/gF0dTtmCTCStFhpA9eZ+t9k0rxlzGSM9zogPRxn0lOMF",
+	"O5DQvpziAlomayvu4G3LCdj7F5ql7Tr80PcZcN6qpUQtrfdRrlc+9xxItnJ3G0neRpK7lTMWyDgk1G69",
+	"Uur5Nj4FF1dMaBnP64nNVrZVNaCaRhK46IDqkIVAHKe8lBzJNTbyGMjllEcmNCYRu2IR1H30BLVIWapB",
+	"XmPjQpf4v/ikagYgMibn7z7VPOIHVLOhjOdGoRs1dcX8GwmTeqKaa2us3bbHIfvi9RkP2aH1iVQmYtYT",
+	"mZBZzKhZDaKlxK4Ut1jGARrRGDk10pxzLV2r7BK5KBsCvGEErtgNe+u+I3aXlfHG4GNZyuXMagOEEuVC",
+	"obumoQc0oIrVuVDMTIRfsWie77irDCI5jVe4Zr+s6gBoNZtlWxBwsq7H0e0GUoVWZ4/cOL8wnpOhlKFa",
+	"MUc34gamituTVI0qh9ICLtxP0GpYw5c5RBJl6EajfcVEvrMCUX0LOythsKJWtb6UEaPiqTJd8fwevanb",
+	"cGFL36IHITfCet2HMP59tRtuGa8e0sNNth1+1FsR/FsxXzdy3Z3NTbYDrnSBQ8CcREZW25VvVQki5vQp",
+	"IJBxTapJn7pl1reIMlzUEM8BNLBRSlz1RF9OhyMMuwM8mwOoQWU9oIGWsXJPTB6S099pFyKE90nEByyv",
+	"1BEVFepHEfotiED1wXwtxEUy9jNFBnTMozkARTj2WaMmKRnwLyzsCZxWDcAjpihr7MujuUHtxB13FpKC",
+	"SVQJHuAW2NkDj1ja2WFeoycAJNZoQNerASuTdnagJjcXdJov1qd9v8mkoAtZOMCxz9gUQ6YV6TR3VwUQ",
+	"8tLuUeMIzqiD27iOp8YxdHaFmRpArCroj2Rw3s02+JTweHupPu5WMEXEUgX4no2lsDbOe9iL2FFA47SZ",
+	"QMYhi08lN/OttPbW9+b/6VVgW7/nA/aSzlWl2255FXU5rXQrp2cv6+9fndRbMDCcK5gB7j7ziEZ7L50v",
+	"o8EING3y9/bzxsFe1vhYjxO44HvfKwlYTnGvp7fXQGJavK/QEzeC8J798AWXaOuPb5s4blkGJhZsj7uz",
+	"6IORcZMTf31l2EdhCd6tArbmxL36xqDGnBOb8Y2v93rJdU7v90wvKrxNuidPQcptZc5mKZlucxwf2hPY",
+	"YHGXecWEmWA2khEjVcUAR5PQKPIIxbOYOYS20qtmsS9T5yKgQEOLf0eSQPcI6G6GACAZcQWLWwX7mADH",
+	"iWNmypr+oUSwyp6wA9obu1n3hStAQHON0slcnpDdjRVpy2LoGzSb9wrM5nbzj2U2F3yue+3O3iqUrRH7",
+	"JLivHtAO5QkN3Qrz8216DRGM65GR1PCFWOgRhKcOiZAxQXj4MClkQwQ4ciEvmbAokOwKxLbFeSzThJzg",
+	"Z2bmmhYrS8WuL1b+pFhcCkDZ5mSS5bivUrMsXEMQs5AJzWlk61vZmPKo0q0oOv6PEY37MjbmTN22kquG",
+	"G38FFP+L3OglawECgHkwb87C7+Zla0a8SiwhT2OVdyVbnHub4rJ07csWmDlQ8MzG2ErMDYfiC9Y4I4us",
+	"37hSGMHhe6jiM/ThlRWedrYZLpUDAFIFERBb8pWEzxQN5OoSwQQIHwqgxKNag8AetZDucFQXCVU4YP0t",
+	"LhlSqZrzQsZ0DjHuPtRIXTFE3sXTFz9TRM7EIfY081CR8RRYzZxbPVhCUiRVKkLslM4RpvaEHdIjdCzF",
+	"MOuedx0JGT7nOi5V7BIRMpmR1xNjRoV5vTQV7hlbuwbAS7goi0wxib1eAiqptLxOQqpOajwqJlJOkFdi",
+	"xKstLcyvEaUl+xzWj0TbZbvvMLT7OjcZ0zivMKsF1nyn/L3FRnVyRYYNAgTA/UeonfjcRqe30ek1NTFs",
+	"bAaWsRRsU/r3OmcgCUivYsPNnybHCUNyXF4pRSaov2lk8YIghMRRKTnNwDUSe/XEmF4yYgTLvEuEBDD/",
+	"2JLQ5DU7EMaBUgVNalWcnAlSNfrIkXniA3qi2MVwQ4Oiv97DMMN24AWkQE7SlMkTBwBFmF5htCCNlCQx",
+	"o8HIXJNoXQXBtiuJyySsusb3SrTmko+VuliLBDKk2m52anfWqUgik9OpWzLgpxEONx8mfwAe2Q4vGfde",
+	"kjIR7UMg87cNm/+nMZt4ZKpYvY/0H66kBR8IxzKeisSMBpMWIEkRY7Q6idkEIt5CzqCphFBy+vK1uebv",
+	"p+/J27ddjJ5D5UpPJJfTpCjHPHkFSqiXzAeoEGy9JhekL6OQSGGe5BFKehXjIdgLehUSccFqML4esZ4I",
+	"YJRn5k4O1ubykccTzd6hlemTqtJ0MFgXbxRNqvf4rR7Tsk5aAifhIAdHCcVSlW7bq8RTUS7eHd4ShVLx",
+	"X6H14kvLnDk2BvbgSrcyVexzf16+jwSXc2MRbLMi2cWq/LfTl6/rrcYu+a///v8U91X2HeLgUmEsECzv",
+	"TCLK81+g8vNfj35+/bHd9NrNn4+aH7zdprfb/Pn1y+MRD4zKn0hNJpz9/Pr857/+/foyySKTHE/nNm6z",
+	"NYjXUIenMRfabp1SiJt5oVjaIo7kNewOZ8ieFRJzFTQHANuU0mikzUkV/uBIl+yPEVW6luuzkKI+AgBs",
+	"sFKtB9kg783NIxlBLMmZeTRmJGIDTcyIUxExpYjPRRBNQ/ZqPNHzPxsx4jeIb+PD3wElvu+QPmBG8Ccz",
+	"GvLlA/q1ZqRKSco0kfCZSf0MO8BrpTBDLVCorQG5qd+D3L7dozB+b9Zs7b52syZPir4inaGrnVtjahRR",
+	"mwumZgbbyNQKN9ENdBet5opZ5fbp3ZgvjoyvlZy55MxIQcz5ys3rGgap7Gn6Bls2nMi6NtgG5+QW7Rnv",
+	"5ZqUUO5sbXsyvvVEUCT17RoxNpP0WVLNgAu0TvNjAjSLwLP5JLWXqGnUyf25ZqpIffVEVn8dpqSLZsc/",
+	"U+TT2XvClfMC8xyNi7yM67L+5lw3KvBFSJ9FUgyTzg9wa6FFsCf6ksahAgp1wjVx+Ll+zTNOrb0B68zy",
+	"SSV3IRHTKMLMDk5lRcFVxJVOM/Uu0fTMLvWqbDtYlWs7lw8rU62rCZdeoIiBl9qZiGGlFCXDgEfMqhbj",
+	"N3IxbOC9l2xeytZgRqGrEW3v7Ve6lReD5/th83nr+fNOcBDu772g7QGjtBns7dGw2dqju/1BZ9Dqt/vN",
+	"/vN2Owhbe+F+0NrrNwfGOHheua3723nebu3eIq+PX3ktrQFne6s2/ghqY2zPeBqpNP++JVvzxqmMtIxt",
+	"WgFE6UDGxMrMKjAbcW2Fv9kmXbzKT5jt/Us2941YZgBMM55Gmk9orHeM5VoPqaZ+WqiLT7B6ATiJfCMZ",
+	"/C45/fC9R344ffW9R35i/VMjmr9/+9pzbM29/5+9f1tuI0naBdFXiQ1b2wSslQQBHnQArW1vlUqq1mqp",
+	"Si2yuuafRpkykBkAopmIQEVEEkKVldlcjc3crpv/BcbGbO7mGeZ/k/9JxsI9Ig8gACZAgKCkvJEIIA9x",
+	"dP/cw/1zcU7e8+/wEMW2w+oXOJ4nQ6xzx4h90hONWuuCUDFH5MssyCWX//iBOFAbY6YeFVBGet4XOBpw",
+	"VuJP5jttcikx4DcbGEw5h8dnxXqNb47v0BPdF6Fz/R9ZWRn6IGJNmmFRxsrIMHOkjWJ0EkJtJilYfrEH",
+	"7lz0hX0wj9KEKms0QzOcNrUzgCbCE23vlfZLF/WMQdJSuTtiPmFCw7GOa31faCqsFjUkYXamu2TKP7ME",
+	"z4xcmezn3Rcn1nqgRPOYZRNCTk+D7rNnwdNOB28CdU+TpC+az54+7/zHv5+dnnQwIhuSEJF2Ppv3Jk48",
+	"enU1nWusV8w1mSkpRtbMTqgaMQXT6memL866p4AYrrIFlGnp7AW59idF5Z8twAuvpKnx5q+OFGNC94Vd",
+	"FgNG3MLPa2BzU1zAekk1T0fVjw9ylWBXVgTZDOOUYEfZ39AXCOl0duK2kIbSXBbSgrEyGABzAed1Hvll",
+	"6GgZXvkZXrUdYtnIHb5Eiix6xHlyG0zsifmo0O290h/VAMsDrKoz42DVcqe6torNWTp7jmwBhX78xzWb",
+	"10Et96dA+jbd+ShlMrixHC4OZDzHXK5Gr/H0fWM7CLncj+DW75p4F8iM8mlasK3IpdN3rmDkDSOArbT7",
+	"gJoIPkcJg5PiJqALxYiRCRIQKTZkJhq39qomsU+r7XNAjC44BbV8KSYUVktBgy5Tj9/DK7x6rGNGHoP9",
+	"hXNyx656MCPsbn8NrB4ESEt2KQa4rPL3vbaA00JAsLd80Jce86k3uYqINeM7u+tIqy8gBSWPUwP2LeQD",
+	"W4Y4IZyERuOKJfEWjrRWusmw7/c+GigM4trTAf/CLQ4I8NaqCRyuQQ98+P/luVD8/N8d7vVw3ndowfEf",
+	"SDS7VnW+FnFpC435tE1+xMhOa3MqUK15koDdYYqKa53HdU5cIoLLPoODaapNX8iZYApyz/x3BL9CORBF",
+	"TINnvFArzpm5+NbYZz6/vCOlWDn9Dzo0kwW3YkR7eTfksBjvCTf2RUGxBiBAbGdXxYhCCvP9Qzptw92+",
+	"rFXzg4fo7Cr+s7RHHn3o58/IP72S9qCw/UeKCrMqkttHi98hHpxbiwovESYUgrrt3xodcQXZ4JyEA0Zi",
+	"NpEQYe0CLFdLkL4oi5DyA2w7l8fEgHjp3WIsWIQZdiCwWA+OBr72tnwJiJZEp9HYwrrSmV0k0yR2+bUz",
+	"HjOBqWl3J9mWagVtJNmKoe9kY8nm4/NdahmRqdGuuj8Hd+cS5929pSHmVxek4S7zvR4wi6vYj70yIjh5",
+	"Uw0ybpCyld2wFBi6kjxuwdXBod8aDcKrssx/okE7BLmVVdx/+0qHmjCRrqfXjuZRYmGtSEtZBdqxdCWJ",
+	"lXesEGuiDVUu4uQiP74ZIo32tnxeq4P40Xq0vdgoJvKLrfDjJJabtnw5oa0pUghFu6FJWp2gwc7wL4xd",
+	"a8g0qMaowDAEM8tUuF2lwW4cLoX+wNQrecOQSecMS2xE7JXdLo1e9+TFuR2NiE8rniZE8GK840ecgoUo",
+	"/UbQmDF23eh18Y+Yzhu9rh11N2WXUwjqhH7b9XTDlIKCWNiRUgmK7rNtuvm0sfNO/fnrVlkddjPqn8Ri",
+	"UY2l9eCKy+LPX7fyjIi0ul8E1mqt9XbsR0FJeHe2wINXTcoVSbHKW89x6A/mxO7VjP7RXhyQt5c/EbeF",
+	"se4Rnbv4gtwx6c74W4GrwOSS3TCIEbgq3A4FJRLZPYrBfioaQ2oDXh8UmZez9wDnBDRswOYSoiIzaRkW",
+	"SJhXgfZXaQLZSHcRwHn9RppF3oonumhyrKzLD9vuoMwQCxrkUFphI7G/G1G6gTEg0r3yUNidtRwSFBBB",
+	"DQg2BAQPqnP/3Gg1rdOsew+IEGlN8lHnNG5LQV0AA5XASlmZbmbdHrPhkGFxmlV27i/AYoEKGKixNIZE",
+	"upTBAvBoIRms/eGJJl5QwB9F3JIFrQLc4YIMpfLcWwk1TJu+CL2cCMH5R4fGPcM+vNUmP8qFuz0UyIpJ",
+	"CilY6PPAXG2YndvXPzDz2g/gcqCxJDRrLwZ2WWHeK8Xv5ZIs0NuNzoT06YqmuaS9Cg2rmt6XOyn8iis3",
+	"KSuBuLQ1qHFX1Io66+zDE1HaXGXokf10G4Qsq/P4hUEH26e3GyCjjVEEbPJGr+FRiWvHBiChvG9XoIXF",
+	"War1+e7OM7VM8PBuYZQPaaCvUJJ3FmcAXZTxyaH+RtMd9aNhmTrcjxZyymcHntPaSqrdpl+CCVeL4t1W",
+	"2ji07N1hFQ3bE0gJGwJJlhS+lIYVztnOJNrQuUvSKgZ1YDjEFj7LlbEGTjTX/sPH4z+sNWOtGWvNWDsd",
+	"v6aSIQ/kMbTG0LF9oz7+w/7359ZMntVUfiX/lFP5q91UKFns7VNqxjv0UlWu66X9yS46TjGaND9LHRJu",
+	"WsGCs/SJ3gUOuUT78Pu8q1sBkQeRyxvUhvJ9qhV/rfhrxV8r/m9O8f+UnbB5rSKHDwADoODgETB+rXaK",
+	"2muQFWyxGNgbCHbNgl+3pAhNqOiRD0rCpa+FYWqquGakedY5IeGQUZMqqB0ZM/UJ2hESKchQMdZqk0ru",
+	"V+B7gUNJrk0BXNwOsYXevoMB2Zh71N7V3imX6OOjTxtQzTVAL7WK0aN71T0vMHooObl1BFZRHttrEy7Y",
+	"suHHepoBGVIRzQPS7Z4TZBGv/ngkVwUyJQ8WHa9qldtjr85/XCjwaVt8JQ1NnMZ+ft7pBA3BWGyxTOP0",
+	"3C488Vcq7CfgUpUClp19Lay66PoSWcq77qMrMgolN/EbOwcnuER92f3fUioMN3P/DsBPGrxm8GIow7+i",
+	"FKivYGr/fiW1cU0/OznvBI0bJmKp3m5Qgc7dUX0wo5PsLjecbxTTYzuUVjRAKVW7ekEI4IITaZJYwK6i",
+	"MdUMBtAVrNtC6U8Tbr6b/wMakBkOhhqoARsrOrTrysjiQn4O3yxO81KYUNwRW7DuZTJpM+Y9mQvub4F/",
+	"76SS7p8wYT56w+IbCZYuLIQCmHA7x07V+oOBaULFkVPDUHw008N7P7Mt4JPjERPA+777aiOv5GSaGua4",
+	"24wkg3ReKMOHhnxoFVnYbodGhr2cCjCcUhUS0Io+MBvPv6G8iL2sL2heXt/jkAK321TJf7HIsJh4AU6a",
+	"juY6INm8BuS/WdCDU/mf/9v/IHQ6VfKGxX1RkPO6RbgGFtmZfafFaww4520D7F3Zyy782zjTRAEDYTq1",
+	"fcfzFVAxziPTF66W+VSxIVOKxQQlNfbR8+BEUhusoAJeHKg9fkRvmLLiCCzYNnkLzhNP0kah8MqyRyrm",
+	"6soGEDPmGQ/xhCccSsUiqj24HEgzhilgmjS5GCkWcyZMX9jOZ8lc/iaClbntaLUy/sNsmMmcYQWYxZD3",
+	"HYLU9QXTq0HVH9xmyFXDIePiy6BwGeLbiUJe1L+V7e1bo7VP/rsaIdcIuUbI90HIVbd1ARcv96VBswrw",
+	"Z8/ZAkW08vA5A18Z/q1zDSpCfK/ckEXEL/WqQL8IRrZE+2tR+53xlnmT86hL0GgZj4sXYHipxl3NHGM2",
+	"N4/MifgDM0VQdh93W40laixRY4lHgiWKKKLW648j0HUbhXcQz9a29XUXNekx+2xByFoim6w8hNOimry6",
+	"/AdphlATNNI3YUB+vnpz9Dwgrz6+e9PqOc9LQPR1GpDC8wL0AuF/n6ysgkq5PGJIS2C/Dkgsk4QqjRUQ",
+	"7Cs/wTYlTf8DELQ6744ZM4GF8B6X0n4Nw7qB3vaDWS6v6kbSDmRxHHEY81GEMQzyseqrvrglgIOC2gj6",
+	"KxVwvxGcBFZTBWcn7fNO8Py83enYB25evfXV5T9q0XZ40YZr8VsUbiCwjv+w/zka2oeMRQRiSS5Ye3l0",
+	"IbbqXum5v9oBNtF4SfEiZrSTUoI90YWTgIE1fKzUaAVgGhXd5BmHijtyKP7mk33phPUFFzdMGKnm8FsL",
+	"i+kw5Ig3WOIOdcZF1gj7rWIgqWLSdIrAtgP8/AFeA9ILJH9faOnryThJCz8CA42DkWjkwXNpfCRFMu+R",
+	"s86LR+lfx0DcTCG84+J+8ZZlu6dgO5x1GhsSRZYata+Aydr4rI3P2visjc/aqfzFhpS+jvkCigSl/Zgc",
+	"w8d+3/2x70TTpXEfoRMxIbqUNQTflr3NkKrvcFVGdrNgYYPbGgMmmg5b4B0YOKGfYPSDviAxSzjkikjh",
+	"4knQbEaGcw9KcnyEcMzPuX3dtS/ZFyPJLEgOLkZIEF5g0XtxQWjBq+7LMBqJ9waPNrLhsuA/v8TlccjQ",
+	"hkwzuLVSXajf7sg+wZrMVEiN3Grk9miQW2nBPc0X3BIsV6UBp42dIz6/r3eH+Up9w10RURGxJCmi2SiR",
+	"uvR5edpZ9ywfNKc+yrlJZ9X3UnS6160aQVPEjeQR+1DIWMP+bbppl2/QzbZdoRG4SRSLGL9h8Qd3VWfF",
+	"bttma0C6nDTMdziTyG83EKS+gfm6KAgI+yD8couktrJ9o9PBhBtTfFHFxY5L8twtyU2lzgY5oZny/Mlr",
+	"3jW2kfcuZVzI5ZiB2mqqQ3EeIBQHU+UeWRyOTkcjpiE6fO25octiw/z2laHpXFsUL5ULMsfqToo5Y0ly",
+	"YUgTD/q4gqjz2ZiJvkA7pngV16TT6hVe8Rfiot5JMxvfHkmk0YR9ntpNQgZsKKHiakznJGFDQ2RqWuS/",
+	"9UUWGt/MJBvIAig5T5NkTrxkdRIhyAq1y9RoQ0XMxahViqwnxcD6vijQZ0LM+JwZMkyTIbd6vU0ucZhZ",
+	"7EzBv5CI8aTZvBV53yLHcEnL++gxun5FLHyb/KBkOrWdz05RmzkPQRZKvyI4P6HaBC4NwctqYuV968LV",
+	"0RMp1IGC1IV8qZCITpiLsMK686JNQv+EkFwzNkV7Gb+rzoQXFFMg1uRgXhaW7ddAxZqni+KIWQM47+Kq",
+	"tNFMvz5Y3RX4eQ0I3RR6YA9w2kqi6J9/PBpD7u+5UXbyvP3sfAP77qRk3d1GnNm2d7adE4IfrAy0z97W",
+	"BtwWod5GedsajmtMwM0wXnGnr6qBX9wpNTfCbvGKLknajeMM9pn/N6WGw8V/uL/erokmfkncRQHhgoxl",
+	"CvDf6urAFYBMEqZGnOmARKlSTBgSc2Z8XLGPN2YCDF+myJhrI9W8L6AYIXRelygQXMpfFrg8kTfMwnoN",
+	"VWhdc5DKATMJXV1EiuUWcdjivDIaVhwr1EJZrldfJVzwiCbLqq18SKggmdc2jPJLb/t4l5ZV/IGZD9jw",
+	"+7PQuhG4s+Sgf2F1CpX8jqUCw724tvvuJ2QqDNylkYrFH1kkVfyzUIzGe6E0nWZL0gsov7JXiCe/R5YZ",
+	"U1Hxt50GQq1cidayijcFqIPu8likTBjeLxzptriVztpZKWM/+CtIU8kE60dAdm0ipeoROWUCiKKkvA5I",
+	"zPW4laVKc+Ur0gZEwvPALivUyFpnRFDhC9q2lhsNWcs25m3Jev3F1kpcXQGxe3XSybF7RUcuLDvXlZ8K",
+	"M7oF+seS8mX3/vngaXT0LH7Ojl4MO92jk9Oz86fPnr+ggyhu/LoFPYaf+aoV+QrzXUPJnRJNTAt7MMOR",
+	"2XePoDafb0wOyS6IofpaE6o1HwksqM0NEAOgf2QskxiwWbPfmMzx6n7DPgCgn5dJK7gdr+zla47ClztB",
+	"sHxQtq4Pef69CzFQHdS5Hu8zPf+Ri8lfNx6su8TcnpOes/1dl0nb6LyksEnLRydfSeWzaS69qqiCgris",
+	"fL6xsPT2H0W2nBzYigAMy/INugBnwO1KBKR51ulsqitWBacX1MNXLN07X5V0rwqCd68Darn8KIJyUVoc",
+	"QjweO+P7YGKywKHuW/ZEO3it2+Q1oOlUGzJAAnw4lkS/bRQxrS0yX7gZK0mfdTp9TISaOZ/m/cTrJcuc",
+	"Ce/dmN1DxO5/87tG1mK1Fqvfqli9ZIbMxhKkiX4g6ZrRCB6pdI3H9GMqdLH0KkrACM6iiGZMX5Ah0Gjr",
+	"jEc7IKEFePZ/DNzzf3Epwt3XHATvadYb297NXKiHdJvuueLtTirc4hyWGzBNqBAQdbx0IHzeQzVx9TEV",
+	"LlPiznY4f0DekLHM0oJWtQT30dJau93OXort+g1VrtRhvy1U6gAychON7S3doErZjsVqvKfw3WJ5CvZ5",
+	"mlAuMI/CRONCcEj3DMpxlF4rb2CPdE86QcNzjFbTYkMoYeGrYTR6jbPn64qAKMo1i6/key6+wyzyIU00",
+	"nPjQhL2hkZH24m77pBE05pwlse1CId+ge5LHkFzDmq2otOOlDf3t1rjsvCgJ/vwPplBOn9yjurBnD45d",
+	"NDRujsLqz0Kk862JX11yEbHViyof0Co1Qn4tn3BXO98oyuaqhxy4WWp4stvzjWwmYHwPWd549RmHSkUW",
+	"Z+LrafVI6LdvSIDYOvTbN8yjV0K7lkOvNXHzkSZKO4g/RW6+CTe6FSAzNF70RGcBNTe4WTWZcruLtqh5",
+	"VRG1uDOS0t445EFJNeVSEKInna1E5japHwvCrrIdhGP8Md3bgYzX9kuVfakqV63qa1VfUdXT+NNYRofV",
+	"8xsEspW1+0ptvu9jvLI5Wx/m1clPW578CULjo7GM7KLdZ+2yxRW7v/ogrz9PExk7zw0bDhnSbVlgRf7j",
+	"3/PKEj4mJKsEyoWRgBR7xItUiCwp1qN4oqHUSI64AiJVX6CysY/P7rRYCL6+gIg5i/PsVw6nWfjkXxyQ",
+	"AmjLn/zEo7dgEaYF3jnQFxnLBd7TJtmqMT1kmQgINwRFoIbeEW14khAnUAMiGFQ+lalVnQQKKrLYtlkH",
+	"0EzFJvKGaX8DPKMvMOUMBhVSl26o4HrMYnc0YLsbUaU40whWnfIO9wcxPbP2Xc6xx4EyYZchsvl1b2e4",
+	"fkjsQOy1WGtur5eg4S9j6g/T4yxgf8ExlB1XAGrDxRY3ep3A+ZVqx1GNJr88x5G9wS18WMvulkavswHY",
+	"LG9fnSZLEyjWbLIaEdaIcPPKFHb9xHT+RFd3m+0IFN5ZfsJaVjs/UfuBmUXH1P1PRGofSa3Vvjattg83",
+	"Sa2idp16Vzr1OOChx7ZE48uUwnFEVbyWD8XZ1f40JBVPvLWcW88ga1zOSA+N/7wAZW7XpwLJSJhCwzwg",
+	"7DONsrRka+3L66Oh4kzEyZzEXE8TOr8gOh0cYTOgjgMm0cmZIJpFZqEBWLvUvQ0qX14QbdjU2tyQ98yE",
+	"DkikuOERTZwjoC9As2l2NJjvRQ2CaH5lh/reKtBPWFkHwngS+1tJFWZdxg/TMf00okmj1xgqxkBnCSpo",
+	"4TODdeU+RSxh8IZUXAs5s2s+QmlcuGYsI5mgCvVfcaNAZvrPMpIiNcUvVPEJKtWGRoyKT3rMkmTI9Tj/",
+	"lY1G+YfyT0Mp40/xvPDmEUuo4YVnj5LUQGvtAFMOoOuaz3h+hW3658LHdFq8f8KT6/LdE5kkqY4K3Zvo",
+	"Qgsnti92gvwXU0ZFagqXT6W6zj9pplHN+c9yXvhgFJ0NmFLF79JkOuaGFZ5o5IQCaZ//rBj7VH7pbMwg",
+	"aifryJ9BNRjjLu/90w+lGxP/yF/t/OFegir8uESlvH7PxRWbTN/YBz89bwSNsUziv0pT/P703LajGv7K",
+	"+fqo/uBYzewwP2ufN2735al9BooP+4mAHq5Os0I7hfBMD0DMmI8g+RjI7RoxjwAO/FZ+q1F88m8WZn1g",
+	"KoIt3XjeKSOs4DaEPGs/L7X4rP2cJHkT/sESmZr/+L/yt9/k3/y2+JjNAFcB/iVgX0/o/BXOu512u//y",
+	"Zf1rJcC3CpI+ABJUqXi7AXpdBpJ3cLJcxI2KTacON7Ip7KTLGcv4kUcMwAr47d7IJCYcE8mdnAVV4+fa",
+	"XvMdvWZWzXWfnpP/5/9+0wYfZzr4iNoR9seqndJpnz5dslXc1/naO33aIZtul5N8rX6XGsNUeWG4dxT2",
+	"wK/L1vYOVvLSCfUD/94OHiWDRIqYKJl+tiP6y5jraz/s2sjoGgY12xJB48avr+6fvy4ge82+mxdl19Pt",
+	"UH0OD1Yg+qJ6r4H9joE9Ytp8iL8WaM9ukN9qHbiHrsOFRBvF6CQgMokzYp8HiLJ+ja28Ny7Oe1tGxvh9",
+	"OWAW5ENFGQ96Am74GwfytFSDeKPrXUqw56dKDuya+HBk5ZDJ8BDUbK/oZXkBenAzteYiI+0LP0VjFl1v",
+	"F3HpZ6dqsKUf6lpC7TTckha3qX780mllTOZ0ygTkpYT5ygwDElpMa/930JJB6sd0LI2EKM1wRrVhIfa/",
+	"TV4Se7eVKalipRDPPArTmSR9AfY98PFk73V3fmKfoxQUe0howpQhTXBDhPCh7RzHYeuC0CGQoMkk5mIU",
+	"FN+OYQzQDxZjVIA2yPJqZvJIGzpiJJIy4WJEVJow0uyeAnAj//m//g/yrAN/2tdyQU7IOMDKkPa3s27x",
+	"tzMykYqRMdbJoGSgwMmC/coLnGE/BJ1AjQvAM3S0hE8IRTL7G66fkDS1ocPhDkJPUVwcMjJgtchdKhY3",
+	"yC2Bvu31sB8W+AoNVnbrfHv668+Np2qtlqqVVH2Eu5GlEEnlbAVcQJXUcFnO3uv09nhMRSyHw0MVicpK",
+	"cyIWcU4PVEe5XneNdLr6wusgl6c+o0kykFTFSKVNuNmXavortuPxpEU4t92VonNyBpWt5iXXEfs8ldW1",
+	"keveXpVRfdReH7Xv/6gd1n19zF7DiG8CRnygWjsQYSShJE8rf1gscdh6kz7e3Zq57ngE/ubi01TJkWJa",
+	"w2dnccPfsRSsR4ZSzaiKCcbNT+ic6Gs+xfP9C2sW0+g6uyCADE8xhw8uoN8+JiiWh/SEO/KGFXGM45tw",
+	"nlF/OEAnjBhFhaZRBn7GXDhg5Gh0daQYE/oC3gWZodICnhw6mTGTimH4Qar3aJ9fLoTfPaYykoW53qiU",
+	"ZNaNGvvU2OcrDDMs7osaA9UY6OvDQO9B1ZYxUKr3CoFcEMSRVD5teDmpf7lYYlAqcdImb27TU2WFwHKK",
+	"qjb5QEe+GnYIxw8hKO4wSpWWKiTN8B0X1yHB1OTWtkesGTcgvAODH7WceHYtzZiPlIQvnvjyLlIk8xXH",
+	"suWCrZvWD/AlJvdHarWkdtj6l25VNmz5a93oARQskVntgLiqNPBFCqs7kBlE3FWB469g6TV2UV2hruD7",
+	"bVfw9dV491ufN6teuVijd1UB3geq2rs5aVVxa1eJo3hJpnQE4fa3aveWiS+4uL6twsJ+2umcRqlK4A92",
+	"QRRL/tJvCPbZ9BshVCG1WkExOLmeSAV2Y96pRWH4Z43tdkudVZ7UAxeaW+Wh+V7RoQEC0VJzEbC5uqpD",
+	"4M8CzwP6UKD4IZLA01LxVZc6Ao94on0BVhfJ4Oqu2vUO9WKbuHBJpxUQEHsxyYJls0c+0fgbSUXCtCZh",
+	"LiBDwnVfjPgNE23yUhCXulC8O7jdPorEye7rgFBBuKDIb1G6VPUFtx0wUs3dw6RyTf/P//3/IB3nXCJn",
+	"nQ5iwJgZyhMsqzdTrmrumIvRKsIGLH68pliKG8j1URkluXNQqoZVuj7X30VVt63C2q4e6wayfzOysNL4",
+	"77WOSw3IakC2f0AWW42wCMbwmQ8DvbaypVZ5raA3KEf3zSdW9j3UfGK1v2zrSkIlLFYVORYxxbYes7vp",
+	"IxZwYkalCiohwKTcGdXEi6mMI8zTqjjhjrBOb1FGfz0o+oGZRUR0z0oQtdqt1e436wfZqTJ2arhWirvm",
+	"q9hKXzyyvLYliugYZe+holdeZuiRZDvSqb2ms+wzNdciAxbJCdMkzBRG2CYvxZygv8FudFaMR/HJG8tC",
+	"Y3fjHoB27ME9sDNtWpJS57myrPVrrV93rV+zhVfr19roXGZ0PgL7D5bo4e2/Y5C/h9O6RWUL7M6cJsm8",
+	"YFHmlidIbMgMNVRACGmuhkGJhD3vhMe8Sq4J+zxlkWHxgbWzbd5jVs6Lpm4u8s7LyrpWzg+vnLtfmXKG",
+	"VVZr5lozP1LNbNfn7UNyPZbKPLx6drvxUAr6I75eu7Pw8pm/08hNWk2LXxR1rU8hZaXixoWQAzhU1ySE",
+	"Z0xNSBIWW82r5Ex7revPZ0gTm/cf/w7tJJr/zgKX39EXLrRgYOcyFdy0AoJ6TNvWGjnVJJ265xnSpAKD",
+	"AizmkKkhoR6zZPiOD9n3dK4x6tP/RkVfsM9TruYEom9GDOIr7HMAsghJ8OcL+2eYSBP24E2pSCSMF1BT",
+	"tRyewKIT0OiJvOFidERvmEK2CW18r7NRBdXRK4dJNG+53VsYHgSxE66uGUyHfwDJxh8iK0r3OsRkxlTk",
+	"E4/VLiy6wiwY+IzjxwVr98VHnDJNaBSlkzShhvXy2+2NYbZGPvnehCQVhieE3TA1xyXACycLXJCh1TtA",
+	"wyHcsrC3XTj0d2n3Z0jgb024IU2PClsr4GOb4OrO8KLtJtJ8SDWigv/uM5zlDVNHbiESIxOmLHgizW6H",
+	"/H/hx9LgwFpslQBmFiWi+8LHiZBXUvi6csqPmBzC2OJAUcWIZorTxAr6gGhp15YbGSxDkrfsxpWjCwvS",
+	"8ehvbO4WHGQ5XbM5jkX2zUDG86ylULiFK23bo9PEIPXJssZfOG5XF19jnxKQs5OTPeFnJ4UeT/RLvuKy",
+	"jJkcstq/3m6ARr0Ue7tBjfFEGmxxbBXKu6POKWBsEDZMl8D3SQf9uysg5+mLzp/Va4cvm4l9lmaviuot",
+	"Hp6Wlse3fppnJ/aRGjQnhzNoCjN41T3tdf0k79bE8W/csZFTbvIWRo757CoE+cS+u29k3VukQuVm0JvR",
+	"K6nNy6GBvMLu+Un76Yvzp+cn3WenL7qnGyzkp43N1+s1kh85/bm9MK06jM+sbhJ/pSL2HT5HquJC5qL7",
+	"RjEK8qzQuG0zDTeTgy7Y24vDT7AlPvlW/JmToA5cmuErgP7Lpg6yYv3CfPZ8E02xoCLcy1ekG+LPRZCI",
+	"7GzcZKEkRfhv0YhhdYpiHXK1IduTlcqPwOeOSuHQR92Z9zzTUWEvD+8C62Oo5O+OrpobRCZQq0EK5+U6",
+	"qFv9Etr9JfnV6yPu+oi7DiGrHenfhCMdxfPDqlvlKyasYUdfcO75EkSDOaS5BcQ75XwdpMBnfCnwRGbF",
+	"d0BbRVIb3e4LRyPQI+FvIWnaB7UCEkbUsJFU8zAgIVXRGDyWD8YlUOzo0YzH7MKRC+gV7AKKUVD0RkrS",
+	"zEozKUb0mCqst4zuWXt5azndgK9ZUYVnwL8CiyPbQSO+Ng3m4xv2GShyM/3aQBKXZdn5v5UyXif08zsm",
+	"Rmbc6HWtsNuAhcBPGmlaRXPEhWbCyu0blsxb5dYwYbASz7IG+efsoF1+7ZCmUSlrAQUWpjE2wf3Y8kN5",
+	"QQbSjNHjTwfaMQxnDXa+ymWt9a9Yljc8kDJhVDxC9gLkdco3fS598oxr9/NCrYC6hFZdQmtFCa1sK/j9",
+	"ku3kwo63gt/Bqafds477QtpFafKdVoFB7L6FtvgG3Fh5+T6UyXuvnXVeuXbWpjWxdlER67MjPWuc2Pbc",
+	"USFrknGkNU5vD0VOMOY4zRaI0k47hS6P4EQGr3uVr6Pu+VnQyE6b/ypTqzmfnawkF9tT4alU2KXM4rfI",
+	"hLHhMinUjHqFUhLKK93FYFaox3RSkWpuq9onsGQ2Y+wo6I+aqeNLZ+pQGTzdotyKQ81HFifjAectu0Sq",
+	"0e6JO17GwF/qarY23U4h3VabvM0lOqyoMo1FIWInNwWsTKAQCYM5moZNLOy+YcroALgwipVZ84vxUVwR",
+	"2J1PNBnSCU/mGDWywLhRfF+Qv40aEkumiZDGv9L+Cg+0sqkvnFS0z4r5cMjAEoMXcaaR+5V4SUzoQN4w",
+	"4uV4kaOjEGU0tA+/yCKDeX58sMIr6cuy3/ZL3mle3cHeBuFBZ53TVfQeTjodNLJhGdS5L0K5L+rYBbw4",
+	"OJjYA4Q4PFaoyAlbObiET9m+aFUKpuISFmD4vi6yXFuItYVYW4i1hfi4LcRuRcWzqepZE5/itMMeOYUc",
+	"4K65hOrAlm25hJS3H+62bcumTmO5HbvqeG09c9BVqWZn+TAt5xC6fZzWNGPF2BHGkSiZJEeQlqFkOhqT",
+	"gknaCvpiQudHTiGTBKqp+rM4qJyRGZTwycnRL+YY7QdmMktwJ0cjNd6t8W6Nd2u8W+Pdr/tEZNd4t0ah",
+	"Oybv2gCgPfThQ/Wg4nRpnvA0oRHT5YLtMRtyARGPZDaWCYPNNqHXwCUu2MyjwguiUqEDEkER2RzK0QRK",
+	"qpIJjRm5ZmyK6aseS5oxm5MpFwL4PQoQEU8aUs1cGJH7lhooHBezqRkXApVLpwVTasZ90QwLeqHdbXu5",
+	"GvZIv5FigqlmybBHPqCUg2p2XlLDB/dDv9GCA5Isgse1JaICDkHGVIwYaZ51XrS2OI+4BR1/BqlSQI/1",
+	"MUB9DPD1HwPs1iyygsKaqAUJVVtKtaVUW0q1pVRbSrWldNtSWqowauPpS3Hh78bEQ+hdCNMqmTitB/LK",
+	"HzsFdKjk0u9Zwow1prJx4NoZP5gL2oNMUiqIkCSRwlozA0ZoHKMbfcJEqq091GmRQWrAMMzMOfCqgx0I",
+	"OaUvs8eaGY/gTWOqJgnTehe2FD5+p0FZewGtC6ZlDVVrqLohVEVnUo1Ua6RaI9WvFane0hI1Pq1DTCqD",
+	"W4eFHjrG5NjnYK8MNnkNgRT+RMBlO+AjFiq9HyD6Y12G9D98z+6NC4tjVEaG/pdy6mslbQ2XfDevRPyw",
+	"TGnmmiKXeFYBVnj54pPKT+neI+/LjfmlG6QKWWDlUaxF5k5zsWh+UniT74Yv9mi0miQ7/sP9VSWAjlCg",
+	"sp1RR3lM80C6ZiEiLlhGSpFF2A2VnLjMLR+NBzF2rcchErNoN7c7Gw9wumPybV2by7W5XJ/s1PZybS/X",
+	"OR/LT3ZKyqKGgDsNiZOCFY23ryBCLvhjtQlBRGphUomSqevomKbUjPNNclPAQsXQlxKVFBd8kk7gEc6O",
+	"4cKwERDqLUOjGf/ganP6Y+GiBfuZOIozEiJpYRiQEOkIH47R7I78es0wApEr/OIJKXaaSJHMV5nkhbGp",
+	"wlwGYYX2HUAgl9/cXsEF5ngei9M3lGoCICNNedyoygRW6hCIcdsQmIaV70bOyOpiMXvDJd75+Gi/kMJr",
+	"OlXy5o7qokvYWO9mX7UW07stiMSHaTLk5bdVJFQddkt8rQOq2c8Flu7swd9RzRyZadUnn2xBq15UsIWP",
+	"7u0nz9vPznO1C3SsQInKWMziMmftaQ7Z3khFrlKmYzqHcjzit5QZMlVsuli84W1sh+HXe9Cj+rVxBztq",
+	"xmJv5KbzDbhjBYNqtgDtqGzsqcq236Y0RWUxVHMVfflcRSWtdMBC36uZiQSxmEMJmhAXbE6GUmFZK4jn",
+	"kDcMPVAW6mkjoZxVVrgLMJ9tmr3WkQcFhIu+CIGkPCyWBLP6TBNXnysglHi5BGBhFaWRfTI3hfpfF31B",
+	"xRzZgFiiWSkVIC925BmDbmMVxA/sb4hMQ9LkQk9ZZKQ61oYOh7dozAsTubpGqGMAynf/IWmAttWAuQq7",
+	"p8rZpW7ZVItsowwqW5235nlffDfu5wwiOfRTA6JvEhCBNF1EQzgju8U+2ar5cwuDY5UzBgtWFMTo3rk4",
+	"cs1bE3LU0RLbE3IU1XklAFcGFxsQ3y+u2FUunp9ECZDkjBwgbQMyG1M8ccxkrEVpjALBItZiKhP6a9ye",
+	"/qSRbxBqsRFCgoPC4njer1BL7T6oteVjdx/sUIWWlGetzXae2L+xoN+Ppb59rMqC/jh2e+BQiSR2zRpF",
+	"hdNSoWtO2CPFcuNFRZbVM/O7N3TBMFi1bES50KhtnON+quS/WJRV4d53MbMqOu4lNn3nboBaUdaKslaU",
+	"taL8VmqPOTm6nWbesvLYogJFmfhY9Ce2BtQnmGtBQYtKRfxGXq5RM/Eebq0kKzrNLwgVeWOkYMRKO72g",
+	"ZDd0rUPrv2ydWrro6a1I/VrLfs1aNlsJtZqt1exjUrMoWQ/r6Dx24uRQiva9vHG8d2BF9uD8m/lD64BQ",
+	"EoIeHjL1SaYmzPIxCJb3zw7DAwy0I+zzlCsuRn2Bn2VqSBO+ZDFJpCv0k7ChsWoQTr7zN3AR+iw4TSfM",
+	"XY+6MmbacOFr8pi+yK6KpDaQREK4AKULz6MR7E7yE3SVJmTK1BGcxDsRypm2ehzr83NhbWo4YCcxG9I0",
+	"Mb2+AG8y17YT2lARczFqtcmCAMiBRqYaQqj1E06pMpwmyfxT/gtJheEJUij3BbSHaxJLwdoEq2UWEERT",
+	"KpI9JHdpt0qv5wVndw/BzYxrZiFNX4Qfy1cKabLHh21yCZEOeiyV8ePs5rUIjMDJDr/ZC+mIYbWjCawd",
+	"F2hwASE2xIypKA5XMTzhgWIR3uBgPJZghBxJ2L/eboAUSpofvF7V9NftASic0v95X/BXFeucNkpVw78A",
+	"X0wBKV11T/KH7wc3euRWY8c12DEbtMNjR/NZ4MRSK58qPZvZQaelh55ddU/z1tKb0SupzcuhYfaJ3bNn",
+	"7ecnTzvPn744f3p+clJ9dURPt1gd11zYq4v63a7gbQKnpKlaZv+Zldfir1TEvted8kI98stSMQrSZ7GB",
+	"Gy8mUGibii4XHqrKAa1pYUPbv18BqFo2cZCV6ZKgjs5OzjsWqT3KpfN8B0uHiy1Wzsl9V45fKYXVs3rx",
+	"QBO/vLUDS+fXbWxXBwMmVq2vMGOH+SW9RXxFqB1lwk0WOJGweMQUUXKWV6Gsjd86tKi6xe2W5IFNbgQS",
+	"j8W1ja3JXdu5OZkBnr37rTczsC6hXY/WI12HCn/LFkO2aWpvc61wH5O3GaXmgVWfkUdTeTB2XavedIAu",
+	"5KKbs6x0it5DF9UrxWLYLpbGU2zIlGIxuWEilqrXF5nrmnBNBjIdjU1Whc8nV0HwVPlOl5TFfamXKY2u",
+	"NVF2lTKrIANHkt0XU8Ujhj5gFz/s4XEJOyvwKV+zmAykGZMZnes2eYktm42ldmleY6qJkHlz+qJJI8Nv",
+	"WKvYsGXlXri5KK8lJFhacPFizXlXiGZMbfvL0c9BEUm0yY+36szbrom9Ro0VBOCV/FDUBvrwwGJabg8w",
+	"0C1BFonUGyKNmCX8hqmyzjzbwGw/LeGG8k57xyZAgTCkIpoHpNs9x0DCDR4PTRE3kkfsg13yzhx12GZD",
+	"VGHbeSUNTdxTnp93OnZqo+tL/jtzWMN+/LkALPAbq9Otwp0WGmFtYqDKYfyGxR/cVRYa6eu00Wt8+Pj9",
+	"0bvX74+63XMgYbEb6W31JkcnCGoAvGCHYbO84xqcFfiVf30+64XF/nYD8LefrKjFwV6T8XSesdXAQFUc",
+	"pG52LPLlePhrZH5PZF5NMH0NMZnb4PcF5XU3ms+wA1r+C7q5xvpfKta/SpVYQGdcGLk4wfsN6ZSpQeG1",
+	"ii3JXUAGcyAnCIh0oRLJnMghUh5YxEZeViAukkgsxLjS6zLoqJi7h7VWkBn5Zm9MZORuLPFTVRU/O2I9",
+	"2gEtEKD/rKjBMr3YvTrpbHw4DacnPGO/o1rzkWAIceVGmGXQtfskThmcwrznIgV+yk7QGCkaseyL005+",
+	"TMQmMM+pYp8SOUK1es3i72VUWa0MntmNMVVcKlSCjqdxkWHMfdYfxtLIjLPSf3sZUbF45RWbTP13hqoR",
+	"M1d0VHEwmB1W272PVIxgNCf085tGr3HWBUJRYf8+PYXzY25gRb6TIzKjyfURFySSMmGKFMYHlbbjGrz1",
+	"q3al14cyVWQMZIoBMN78FCE5bgRgpaDSiMdQR52nPeBrLP72fNVvp6TzdPVv3c6a38rvsztCpdDxNx9f",
+	"//0v3798++7fLr77t7/+9PPHvzwNup2gexZ0n19892/v3/7489Xrv3S2Q8TK6DLIWanli9tnG4YjFDNV",
+	"6bdzqVTr8t3SC+V6wuvQ7KvDEwsRxeyG5GJEojGLrhOuTQ8JIt0+JXZXZPgPlh7GXcpsK7tiw4AcDNXX",
+	"ui+aIZ5I93z/QxePOGWKy5hHRKVCMOVutY+GOyEJHkQHKhh/+xNdeJ/uCxcOaUUKOTlDERMQaRszhaNf",
+	"uAuaXWjnbEyNfTreCyyRyOkFuk5fYL3kvshfCpRcNAaGUvt0R5Rk2wrhkCkj4YKKCbMD6WKboTwxFzc0",
+	"4XFfuDHNnWVZ5OKUKs0U8B1SLcWFG3HbDpggFhOqyYefLq/IMY4YfK0JhUatcoBd2UvX+b+yHq/lTXIy",
+	"5ZBhimXgUSOFrxEpHEoTV7elcSPslVSqBtj1tqkB9kMB7A13/h0wet/EWQ5A1qRZGznfCjCkHOT2tfBg",
+	"ZfCsgqVRwIUbu+rWU18V9kFOewVIvQDht/a9/cBMDkPvGYxVq9haxdYq9ktVsbXe25UG+YGZTdXHQXm1",
+	"gsY0XVpWY5rQyLmT/DIhb412viUhDZkzqMtm9ThpymFRJRFteJIQI0kk8ZSJiQCinqx4a/UFVYwoNoFQ",
+	"MCpiMk2oEPbvEeUiTzgWbJY7zUANXOTOreL7fLzTgI1SEfRFLAULiB1jFgeoOim+nEiFbqjBnKhUHAk5",
+	"A5fQNZuaNnkvb1wteKd1c5ZvZP3mmig2hNLuUPO9B2439HYRKdiGXqPbShmr8hf1cu3dqXXot+TdqaFn",
+	"vW1q6FlDz2/I5XIft8mOPB9jux0f3PNx7CDYwbhw4MxUClZAk09ykDsjTTigXX44CTBVyFkrIKmIAdQV",
+	"j0jlENMH5Exgpq3dGnEK/ORF6KoYSQUdDoHZtU1+kepaAycPFYSL8uEtVCS+L8T8mAq3O3+Us8PH2+eD",
+	"UZJGpPOiB5QcmcyEWbmljJ3o/2nKBJy9S3kN5Uu3UNHUGBqNJ0wY2GFZZlrk6uEWw5f9V9/N10Y0l6FH",
+	"afHhXXZVmTs6zm54jOOD99yGDZvEN6+GGLRQ8vex4o1t0/kbuWDDrzbhIMhCla0h2/CgZwOOAEA9bqX+",
+	"UoIyeUih7ewUU/d3jpCqq+1U/ChnH5lOk5UUAgUZh3a5E5i1Mv/Wz08+pqLgO3GBPvuDEjqi4vgPQ0ev",
+	"ZMz+XFMjVsvkxqpaMlVcQDQzHZGm1cl0OgXvlCbhHzM2+JSqZPG5YctXZMNtj/6kvgAN99ngc1xEciIj",
+	"mpAY0/VjYviEtbKIL6SnQ59aBJX7IYY5YYQmiZzhQc4v3IxlagglEOBENIMRQlIOH+XULfCzRVQQyCWE",
+	"DRn6ZgcEByl0tbP7YiDjeUAGc8MAXcAfGaHebMzAySUV+PYwimxE2GeujQ6IlsSPln2fZq5LqWaqL3y2",
+	"pVXKVgTZDium0wnLmtgmL+FnFtsL7G1kNpZZ7qKPNkcmwL6QakQF/x1r7o2YsZ0+u7DNiCVMpLse8yox",
+	"Jj2W8CwuoiSNme+Ci8MKkL+OirkFe4CuoIOQQQnPtPdCd+0YzKgmihmrtjYo/dsXSzIdYe2BVrsPUII7",
+	"YBus2KX+umP7qku/X6oJfXsLNDRdl5LuV7/dCX7t+6WdLWe3xveqCmxzb6uDL6oGBywKQmFrCJRHBTFp",
+	"v934oMB+m8KoMGHsKmLxkc7A1P6OEexsXKHMWVanw256ORyuzkn5njNDFLOdW6jgXcpOGcxd1egAHfFA",
+	"k2k4EwZFix+O2IsGzZg1vrIcFZQSO6r8/Srhgkc0WWJukQ8JFWTIAHr1SBjll35QEi57LQxTU8U1Wyoz",
+	"3nFtLv2wVcmJcaNXKq/NykkxUwbZ9bupuO0aV6y2fWfJcWjhIRN11jTSLaTt2wlpp8va6Z68eVMfVfVy",
+	"p3zyjbxeAfkLywqoUqqFu3fTQtLZpO2jhnTx+Y+llvRJJS4xa0x+9Nb34z57rzBwl0YqFn9kkVTxz0Ix",
+	"Gu8hxyS22ghwrJO+Xid7Mb5CL3uFAGp4mlBx5DRAo5ff+kCpKEg749yaQ2v1ZPINDXfXTUdmYsEwLnGr",
+	"ZClRbMS1YYrFcBk33ML3KwvL3WXXjE3RjEFiFqqteQJYfma1sXuf1dH5i5ZC7aZUhFs1nRrNY+Zqa5c1",
+	"uUPwulUwgM6g7AY+153uu7Zh5IFTdxbw51QnK/yme9XlGFHoxdohsz3sTLi0/uqOL8cZ8JEJa9bauYTR",
+	"jud6OqYjTom1AlLFLsg0YVQzaxgMuZqQqTRUa55OMIG4DV33urC6R3aTEtVukPeVSQB3eBh1lw78gNdl",
+	"6uzPDaHVKhvMvd8t9j3HRnuNf4DY6K9Mv30TbKGPQIVnhGsFtWPVm1fo1fR5WS1so9FXWsFVKh3DziYv",
+	"vUIDDY4mbwUlWdSRBzBdf2Am13X3NDgyWpi7hO33LOIxi3cubL2QrSXfF47sXc3bErZ/1NB+26K4JTFz",
+	"HLOIa4cHDkL+CPsSjl1KsAUECQMTxdoQoWt1O8Z9HBJ2Y62HZkwN7WU/v43DoC/CDEWGAQkLmNZ+RK8Q",
+	"/OC6HrbaBJph346F+eCVKg5JMzd0+iKzdFokUixmwnCaEIm58Shi9ZhPy3nvSiasB4hYpsaaQHBGAgLY",
+	"WkNnndOgL2xnfDiHnAmmCrLdhy27npN7WSuZMx56l/diQaz3xRZyHafyUZgx2aIu8oY5O+VDZnWckJG3",
+	"RViMRotg07GSiRzN29VNi1LH9xXG+jjUnV+EX57aq756IhnbdTLMNGHQYEpBgY5MTCwoioLYUHFRaJCl",
+	"MiOLFoEDkd5Z57Ty/LyGlqwMmEwg+8BISRI5A5bXBdmUAIPtMglQmzqPL1bCV/wF79u/WGS2Qyh7MVbM",
+	"Gg45pEHOj+e95RF4Urk153Hk1nHcvQ7X8aDMACPQDo7Wqxxt2Ku2OtcwlfmjcGAeVvx+aVRQ2s16dmIO",
+	"nw9PAhXH2lvrTUqukbw9IJSMpZ5yQxP79w0TKWvlCd1vX/74EkKFyO9SsItCEBEyjcd03hdTqlwhTdu0",
+	"1LCYcEG4ATakVFwLORP5Q0o1GMl71BHLuRz7IqJCSEMwfnXVvnSElBwin5s0nrg4H9ya9nsCY9srCYej",
+	"GY/ZRR6vs5xN0gX4nK5zoJvDciW589z3lAuSc/Lb8bbDbad+whSP6PGrMY/oSG7uvDZsr57rarFDG8YN",
+	"4eUrpdje/dOmJu7YVeDptwnCMsIPF0J1lz4pSMHbOkWq0So0dfwH+ibW+36RevenKm7eUjjo2f1gFDht",
+	"DXuo+MRdy5gaKK31elZc2YdiIbjESK6VTASYmIZmLVJW5yBHKouNCEKjJhb11gZz9IG/IMbaLq1N4cyK",
+	"rPxsl2zru6LzD7atMIAMsnAgMTSPFxsoRq+HVBufo9noNTpPe6cdGEp3y1npliQV0bhwebdrf84vP+nY",
+	"27PLYy4EZJ1k1z8rX985KT1e8NG42JoT+HmDjJJ86PbqPnto2eMyZQ8hgx5tFusBMMRuRCWu0R3BgFVe",
+	"FSOj6zXq/2gMRCjM1X/6j38nHviS5oQapjhN7BrI2VGwOGsrcBkevtDVgGpGUsGzRBW4VhpNxjKJsZBU",
+	"QKDgLNiQkR0tz17rnjEBHpQjesMUHVmTUxt/BYKUt8ClO5j3Bbp8wgFL5OwDVX+x2zkshIgh6y4makjX",
+	"y8KjSJMmSdZV3YIiXvZZ6CYCw5ck7IYlGJZZrTQBViUAd9OqiO++2CzkeymaWu6SgpnetJgBrI9HGiDt",
+	"p2fD5g06q+KiC3Wjd9REu8w2bB5d2TxXqOf+TcPFX1jPJF/ObhP4oSgQRmd9cNw9S1rot9uymOSBlAmj",
+	"4tEGktuF/s4OQQWHa+Habdyu2e2bRZRDE3Ga9hZW/pjCyb/+2gE4o1IQq3+KGh4r7DyY53g5LDim8b9S",
+	"vX196pUO6V8U6ERnLE2omPuS7lDlzMog567mAq6CMtWYxNcjUO9uam0rBBKhr2EPZeZCACvwXRg4xFDE",
+	"EKvAQwv54OzVA5pQETEd9IUv2m+lpZkx3C7FtFqABwHhWqfOLx5JpZjLNyR/x+Jo3DFqYK4pnGlPaNIX",
+	"uLEgRcoOgm101lYSSXHDwIYMI6pZGJCQ0Whs/5e/h//5v/yfrcAuIOV97gWMBVjhqFzmU7ARBdIOX7CN",
+	"zGSaxMQgU1xB4Hs81HSHuVa4xxarPdEt1Bp9QcjvDII08urfIRc6HQ55xJkwn2AFhXlGMNY1zcAj4C2/",
+	"NbImuXxYQoQr/4mZt8TZtoVqoG3on8CB96VIhbSthB7pAiC1IHMwJ4yqhNunsM9TruYBFBQlMontd25R",
+	"XcDVtgU+fgYvhvbibvXlFrMrKLw0odqQ5pvXb35qtclrexOOmSZN94gBG0rF7LONjOnc42O3mH6XgrVg",
+	"kQiI5IGOxT08m2TueV4DDE25WupPVojbJ0/kDZsAcp7QOU6tGbMJac6oNu5vhJxYYQK+PkrkSIctHFIS",
+	"+jX/iYtwYWRd33U+rnbZudl5ogv3ytSEbjf77GmCOd2wto2U12AhQDQsZHLD4yxAd5DED3ykpC7sNWhl",
+	"VlEjjJmhPNFhkC0Zt0B6hOYnULCxmq4v2QazcwpFce3PuhUQahuZbQ+39mZKihHsXIiXwg5TLW3b7TWQ",
+	"jGXGVJCnfmMTpKkM3NKQQ8/WaJ8Pr5bK53/nWyK/LMsN94PglsrUrjGJBd1gudr7QZBJYR9NxRzHYJCa",
+	"/CJoZ1m0bVpG97ZF8RJUwwqb4gFPwPKymNXLWCLCTjaq1jhw95hCvM67k7PO6VG3+wzAsd2hZe6yk47V",
+	"yIVymSfgpqPQi4abnYVSmfgp02aNXvf5ixd/blzHsrozyc4gTuZ+HWH5eybulrshduH6P7fpkbtzqaeM",
+	"ZldkEYoOgyg5y9VM7UPLz/A2Dmi7DQgKkW1vCz8S/2M5SO1F0Mj8UzmO7jVO2ucb1a3dfsOnWZ3dDReg",
+	"P8ZcGT33ozSECSQoAa2O7B9egZPmMjjlSIND/NTCoupOZ0TujXnt9BldWMff6HEqmBtulDOAVMXa2qrc",
+	"KZpO5rNYH6yGwqZMLdFztKDZIsiM/gxGg7bnBubWOUupCRBgedPGlycLFj05maMzuyBHMxaDpcqRZ9HI",
+	"SNUmb3hiwPaZ9wVCkjKKD8g1F3HGKUSaoQXdIZLdaH7DAhIaGRL22X1urfaT4huqO0rJXv2kV3b6Ni/8",
+	"+mi5JB6nH/IL8OICGABLgGtY7eVmgpW2oh3AaFhVaVx9Fn+z169tBwUsj7sXGmR3XblBBYrHTpFdekn7",
+	"7F5dPkIxNezIPnuzYUID986WPb+zZUZu1a5H6lS+cqrgbrwLV27rUL76LDZzJxfgbu1N/hq8yeBNch4i",
+	"O7WPzKFssUkWNrkeHLmrc6+Pd8YsC/EHP6WvEf9EtyDkH7zHVs+72P++2Ox49v4gwnbgXdbbTbFE7u96",
+	"dIDCcT83jUpZyyqkjA66Cay5rRWNX31s6IolrD003IkwLs9JBZlcvmE70Vx8RtVsi8II1kJy10duZdFy",
+	"QCl5V8LGQlNJM1ZzPPIJHKFyQIaKsd/tHwOqWvnJWZAncni6wr4osC8TRcUIwlbsHsxSfqGEUDEOpkLu",
+	"b3WnsUsqWNgSh3QfO9bxjPR6Qj9fscm0yGvtP5+eriHL3pN3dumA7TchY2FyNpSRm7nJFu5cKwn3nbWx",
+	"iE/qDI46d3brtI0Fwb1PX+OyVbs2m2OhbfvO7Fia13FLA+wW2j0mqVVLkF1njmyxuR59MctiuKWxQgQy",
+	"RC6K4QHa0Dm4AC2mw3DnO8BbmWeSvCQxA0sLMgSy52JMNDwUfAd24465HeU5xBFgNI2QUEsSw4HvDQRd",
+	"9sUSMbAHHNepiuPIBuSOS3uw7xP0WsbVKOlxJaY8GNCBy480M4aL0WY0IHAr8bf20E9NSSRTYSBE7Ykm",
+	"N1RxKiLgshkmdDTaqMIGuYNoYLKc6cAfeVrpDTxdUgZEc9sMDIGDJmLkqGsUGcwJ8tbeBlXQz0s/QveX",
+	"N+Xn3SluypdvIG0Wb1yeVOt+r4XNjgHVwvbYCk25dX1kF7L38y7LQr+Hn2wZgrpkRlfdzT0ib5giof/p",
+	"TUJHH5iKmDChP1wYSHndF1n8p93dt29yQeZcYPgFaQ6kGbc2hkRkc26SvlhGTrIKW92WBltCq1udb/RO",
+	"zjudoLFkKBu9xnnjXjt/56iplmJ1au7eCtNuITzXw58VZB2pumHz1ajnEn8vB5NtkJKKXzwh7j0+ILZc",
+	"8AwEE5GCadIUEnNm9hmctYpZzY3FprrkYaM/oEVRIjXTheqsy0qxnlx1XmxaBT6G2Cdnw35wZS0mjCZk",
+	"yFg8oBBKC0IDzzn/+Ufjms2BYVLGn35LacKNXXxTJSdT25q/yhlEFFotaK/5/y0pkKojmrD39HOjd56d",
+	"Ydq5ESMYVXyBYpGcTBgEPpWenvBrlswBys5laldidimRqfKkZOUXuyKs7mViqgtvGtIbmSpMjMcTLth3",
+	"3xWoKt45DorvkVzi10KTfhnzaIxDFvMYmmRbSAZMm3Vt0FyMEvYpGksesUJrsCsQVZq946XPxmCJZuse",
+	"athnU1pvryyYafS6J1uVUC/XhB1Tcf1vMn3PtKYjBnqIimvb4/8P+Tc78t5HNGbJtDgV7VWF14srFjIT",
+	"NjwRhw28YeYrbvo6TOmrOIHPJHiuLPGbgx+84wkOnL1Dk3rgF80kKWleW/WYCv5byi7cwbqjD5WCoFTI",
+	"Lw+Il5lwSV9IQVBiakjdxLqB/nieWHUB+Wl84uq02p16ZGXTBHfvXSodSBOxOZ420Wt04+suFRQ+aZ51",
+	"TjMS8GWqfo1dA89dYtisJkvEfX/I0/5FhVxr0K9Ngx5SXW5gK9qdsK8wjmULvUae9b7ZBHl2Hj/w3Gyz",
+	"rXTIwK/7ji1CZVlHFNWcsLsILvI46m70XMJqG5y1FZbr2lAi3Dz3Znn1HbqPu6XWebXO+/q9LbtVerUq",
+	"2pVw/oGZzSTzow9Iw6Y/0Y7d2Dsrij6K4LaDAiR9Jgrb5CcRMUL7wg8l1lfWC14VX+kBz1SaZ50XrR6J",
+	"5HReaAnhQhtGYyj5jKkJeFtf4H078VT4s9NMIdWOhlp5fFOOhhp01fumBl016KpjZXceK/uQdvsxFzfc",
+	"5HnOhyi0+54Lo0nCxbW2wjDHcj0SQrheSKiQYj6RKXDBaqCzkoIBg6tiEZ+C1G8iBGUTyhPkB1VsyBQD",
+	"bKkYuWZTA6dYiwQBgaPS1GM5E75qrm1PC4sBWjl3lGr8zuU5SMH6QqcDNxkXJHTMfi9NSJhwJTexU82z",
+	"zhmysQDlJ40MnAPCMVvew5iEWV90uPMDtbeFiT7k2Vo2TEU5+qKk+fNhgMY55f5Rygk56yI3optXu3o+",
+	"/ki6nc7J6dn502cOctkJ+1mzDLtUk8uFEdrfmcs//2jAAvVAqMJwVAVCJzkQqjRWt0YqaBh5zeyW/Otv",
+	"p79Mnv/Pqnv1+fxvNy8+DE5+nD99F539oDtv4mf/nZ7+zJ7/xLsfZ+d/t/gqVUmj1xgbM9W942M6nba1",
+	"THXbddoJnOONHrp1wEg+i5U5FOwmvSCMRmMCA0C4zmRBxGqnf+30f+xOf1j0jOAd8S3awj3iB8V0mpjV",
+	"IacfmMo8OAGGyaOC95oTSM3Dfw6VnATEyFZImjEb0jQxPUKTBDw8kN1ilT1aN4G1VgSq+Jhro/gg9czI",
+	"Lm4GtOKPHy6R2vDHD5dER1Ix0rQmiQSywgkXqSYxMwpYDDXQTE+lBSOtIA9ttRaJNwzKgbNBFslqmwYh",
+	"aOUo1gxsCPsMH6NmH6hbOzoN+eiG/w7aoMvCcD9KcrhiA6vQw51VadvXQA9n/yy7L3AtWjhijeLi+rfX",
+	"duFQ/qTR6waNU/j3rNE7Cxrnjd7TP4Plvg+7mxq9xln75PwuT8htZ0ehOZ3bzelAc7BR3U6jdwJt60Db",
+	"OtC2DrStGzSewr/P4N/ncOWLRu80a3PRneIa/LzdhVJvU41yx+9kuHlKteY3dsRPsU8S98a5XRJSsUbv",
+	"tPPn9p6ZBUdMPgovggYKLNum3AVjm+ScL3Y60B9T6F7Rh1PZNbPSE1OYlGATtwzIJlhlIKDNLYfH6VX3",
+	"pHfqNx14a5zbQqZTWC2JvGHJvA3L/k6nzsYeSpR2K4Cc00V19O8XfkqGk+2n8/Gfk61HSHpMFTusb6V0",
+	"UAcMiLZNMZmkieGZZyMg4R8zNviUqsR34fgPMIj+DC9IRJMEq+8ROqJc9IWShjrKF6heOlXshssUXTlF",
+	"FhiMKo5Yq00KNjYWumG2J8YZYTtxelzavu0yiPg+qvsRGdSVRa0dPxCaa+zlC1hTS63lWg7e04Y9vDlp",
+	"pUbmiX6ivbiwE79HuxKfW52wwV4f+LpMWSrjbW6qLIER7ljIbegLX9UDfnR1l6khLnXx/omIV3QXLAt+",
+	"cNZmJcOrtiAfvaKjqs4y2466aPnavKWp4gJSbmg50zei4vCZSwgIqG0ciWTMXDkRQ9WImcCaPNB8Yu0+",
+	"9hldBfb6v3/Ey+WQhDM2+FklYV80i4AhouL4D3vNn2GrTa7ggRpLmPV8mb5miC96G4dWbRTKmvHYVSkh",
+	"U84i1hdySNhvKZ9ifQu1jOYUezZAtpMwoQOW4EGKT5VK5oUNTR3XVTPEg+QQTneyceCaCGmvihSLmTCc",
+	"Jj0LQWVy42CPYCzWnqNlzKdZwbKiXFoFYezW3OTQxm7Jg9bLsqN5m/nqBBa0ncIrFBbZHG1KVnpFR3sl",
+	"KDV0VEVebkDdgFevkop7PiawUqQ+I6jPCHaQGFDQT3erp1x6bYTjsqSAmCXMsOV4ztDRE43SVxs51QVx",
+	"27TN0c6ItDZkq01eydiVR8XjegUDdH+B+z00EQXugtCptJhfOaFUb8zdEU4ZrhiilF0s0Qd2/xiqr9dY",
+	"MvZXokFGAHCJU/bShOBDEYiDpnTk6sZWI0vxBbh6feHBTUBCjH+zf1ENBYXt96QJrSPuqxgjbqjxtlLM",
+	"FcP4FGV/omQqNQe0ZcZs3hdjmcQ90m9M5gQe1G+0AhL6i/DF11xgA6BQWIiHababb6Dq1zH8fSVD0swK",
+	"gJGBXXca6pO6AQl8NVM/QEOpoCDqxzevyOnp6YtWNeYaiSUzGFd6nTFHxdw9bEWpDpi3jetzwCA9wmJf",
+	"sAhggLmjki030sVMLm0ExlVWh036+hJvWd+a8pLkHmovX4nELsQV43o+eBodPYufs6MXw073CMNdnr+g",
+	"gyhe0aV8g+xsbG/1xjd/08UwWFW/LN90O2v06gJmhZIQnxI52kkpM6qv19Yywza5+txcE6n4iC+Mn5Kp",
+	"4WJVaTWUQJstVbxlfZvilN0+R59IawetOEk/If60+qjztNfprGiwE5KVW/y9FY2VG1s8Wb+jtSenvfMX",
+	"vfMXd7X2Sm7T1sfHweUlgP3e9e4nVws7khJqV+fbreK2/TNoUGNoNLYjDebA29gqjV+Dhu2ORZ1xISXC",
+	"f/XdfG2WRPfqpBD3UJp1vAvUZXk2u2cLa4/d8BiDAvGekaIRe89FauDEvFM16rAztNLJsWrflhEJtdjf",
+	"hfgnXFyz+HsZ4ShUGcNnmKnApcLC2GM+Gi/Jx3Cf9YexNDJ7n//20sLGhSuv2GSaZXNsmleAEqIoe/Cr",
+	"ig+Jni1LTgCnCnhsqz2FPVtTZsYscc7Y2flIxQiW+IR+LtaucXzn9ipuQBS8kyMyK/t+CtO7TXimFa6b",
+	"sXll2Kk+zf/iSw468OxNOfx8+AJaZEJFShNoH2k6i6Xnvg1b7cz4cLaInrLoiUZTpBmulLBhi0jVF95S",
+	"uchOw+3qc6W2s0eiofC7FKxNwqLQCp3L2TnNr+gIDDhKolQpJkxfGDrypMTgX5fKfvSsmxckzDZ99qyi",
+	"BAzxGNfrPjJJtSEDlpEK9wXYoDSKmM5zM9yLCoC80IQLgmKejFIeM5090odCYkGK1zQaQ3pGqmlCuCaU",
+	"nHU6RNAJJA2PGRlylqzx7ejrJc6dwBe1sLPpKtK0V/rX9fVBHexFwLEVtKii5stq/WknU9UTym1DqQB0",
+	"vAPNPGExTyd36+btVK7XSt8zSL10Fc4nA07kDYrEzY4e9PU+WbVqLLmw6LbAkgsLdMc4crPVWgaSC+gS",
+	"kaT7cmsoiQqnhCRxMFfhRPy1gOncFzvaKAjWVh126eu9n3bp6/q4a0fHXV/JsZVBjX0XgiwghA1OrLLl",
+	"ti7+CEBiVi51akWEJk34wu6znz++0+hL10zdwN6btAK4toSJnhDYpZijwo3uC68wHI3K1m7qH5hxuOZ+",
+	"UYsPqcCq6IUXjS/CZYLTC0CyosYbPCuAm1e3zGySyBGgzEfkjIFVj7T1uJ5cIAif0BE7/teU2VetoPfo",
+	"vuidP3OzMOQJc2sL/Qvtf01HkNsBS6Naf19AEuvvrNHrPj/tdM585OzxTRd3+N3P6HTd9q8yvMfY/eNK",
+	"Tfuz9l09Tt/V7kBQDU52y4xWUcc/rmyPHD0ce4V0sHQPqq4triCh3ZohkYqEdthYHCJ6CWMpWJiDGK/U",
+	"MBRSXyN+WeaF6otQR1S8kjELA2dXYDxo5o8imTsKDuvyoEgyG0vNXJCpD/x0Thr88gIJNcpvB5HoHVfU",
+	"kIRRjfz0IIYJ4gkWY/A3aX746fKKFKcDpXULHg4964uy/ytzsOXiIWyTX2wruCaw4MTIjuJMSTEq5LRk",
+	"vipuSJPdMDXvi6mSg4RNfLYLxC+EMTOUJzp0KcVCYsId194NCGDvZUnrS1douei904YnCfHrKx9BV78/",
+	"zCZSpuanIdzUI1ZHhAGGuNsFoQkt9fUT+xylym6qkNCEKUOaM0g5HNoRIiF813bKHGNQ9FjOtOdIQddl",
+	"X7i8SCt0k4GkKtYQrgVttb2lBBchLjGuCU0SOWNxzw6fHWiqLDwOLUIJc1gc2ss/+fWLDeQ+SozF2Zr1",
+	"dW1j4FRRJKIiYknC4sKEvSBh5Kyi8AKii81M+vHM8qJh2uxTZlwsiRZBtM3+ht2F+BU9ZZGR6lgbOhxu",
+	"6Ih0k3lwV6SQBnwGUioyovqaGRKNWXTNYjwkwV3f6DX+9uzvb07ev/ifPrxsBEWAaR+SCm7R3ptG0ICC",
+	"d1YrP2+fbxBfWxyPfXLRHdI9t4iGnzs0XLJkqkayPISt80cjFyi5mwtQqR3zJcuCjt5WRoF/3lpGQzpW",
+	"TIwZLCZYQMHapVUfXB8K/Ftp+w2D/wDUTW0CfPP+SSe5nfWCcCyTn3fbMmVMsYXL8jiW0UNw991JBe3A",
+	"TsnXiUe9hYNl+NofGJdsBH9CjI/Bmtek6e+AYRWSuPhmDflj9hYA3/68mxYJLYpwfcOT5Ntg7RJdq9/b",
+	"sb4H1Io3VCIbiSvbuK8VONUxcnWMXO1n/LarQB+co/cdF9dOH8UySicLRHv7OZI89kcuh3EpvkQnmybU",
+	"e92KXsMQKGSmVJnjoVSTo5ga6tyLVpfDoZAPdLNXkXDIExYG3sHQF8zx4VJNwHWE92CknPPowZFQq0c+",
+	"/PhDQP77h9c/BOQXNvhApCI/vH1DhnZd+TQBRgZzw3RA6EgxxsXIxbDZX2IWJUBkYbd+QChRjMZ2ml0i",
+	"FbhtJlIb8rz74oRM+WeWgK+LEvDHWXBwehp0nz0LnnY6tls0SYK+8Hedk/f8O9I8654SOpA3rJV5qNZ6",
+	"ptrkpXvAScefKiOY3LcH6mUc21WJKmGvHqgly2QBXNh1UT4LrCw/f55Crq7vyV4LJtZnnuvPPDfRebju",
+	"Vig+eOuDhRn5Tv7hpqKOO6rT7LfDCKgvvbZcjg4GMp4fQcpqo9d4+r6xB6fArfW8Jhf/I5vIm4KGB1VK",
+	"C+eBjhsFtFjzrPMCDkrw7KaXgQGiDZ0vI7bdrc7y2fq52qpz9g+3y3eV728X4Po9s8X+CFaH8sGLnmgE",
+	"i6TJjSZhqpIsz8O+uIU1xJzKd6QTWERM3zdEb8XaXXTIIMD4ryUQ0mhmyNp3oLU8AXjABYV0zVvZTcsU",
+	"LjxxQeG+stD/yG4WJZMlaVdTxW+oYQGZ0M9HdMT+cto9P33a6XQCwieTFJZYWM4xrXJLnZr1MEE3zjqp",
+	"uusOGXYTrNvFPN40qR5QNKQ0T6kZ514ij8SX1fyqmmC/NkJIMfSiHsych7fnDnukVnBMC80w1UwBicds",
+	"LNFrP6ZWMpcywAr6ueXZGfpiMRuscBVpFhlC1vrpV1rMfVE0me/rzv/opuHgsRdbecyrmVjFPtbHAvWx",
+	"QH0sUB8L1NbL1xR74CX8frOjbpiIpdqImtndQgZzTGhyBGUkpJHhNyxskw/g5K9OcVadhplcWsQBfeqV",
+	"2nU04zG78ASuKyjDFKMx4YYYKUnTdwPzuQqRBssZwv7hBqoKRxgOBGlaOQogigv/Fcjglh/DErJFqbuU",
+	"wQpuXmY4DawIouLREu9EUC7lx9TOSqPXePPu6KTz4tRKV9cn12v7TBrBM10FvUZMBf3/DxXT44QL5unx",
+	"80H5ngpKPqb89wYkLgn73X/rkvPuCTk/PyedbqdjN+MKrNA937QGXyeyzU4Yja/4hH1P51iKZsLFTypm",
+	"6hWWNDw5t9aub+Mb33zyQck4hZghaa/G2//ZmEgsXpva7Qy/vHbdhw966QAsrVZb7NIWBC64vDejcCks",
+	"4prE5UsncbnJ5JtXM9NURWOq7XBXcBc4iXtkZazf1QsqSKrRHlhe4lgT6prfg7wXJ3UC4qRKQGAzEXZk",
+	"91ZA7B6G4mMBmXDBJ+nEXQCpFPBXTOfamqt2H2cpCFa/kwqG6mU6nSbzJZbqeu21is3Ebc2D8pkcXo4f",
+	"XvBWxvY4YW/FNN0TBUmtVQ+iVTeb/1XWHUqqPR9+O2les2x8WdXmHxMlx41XO5XwQFHzNZZr/lW2Z8bN",
+	"cegYd2zPE438ZJo06UBDgRJXccR/b+g1c2WGXDVb3crBgpAWxrqHkTHVDwoZfgYplkGGWuM/To3fqTX+",
+	"t6fxaz38pejh3ahSlMUPrkqP+cR26Qhi2Q92FE2yatGgUtGsxvB6qsmry3/07oovH/JkeXg55pL1BV5g",
+	"NEuG9pmhYZ/NcaRvwjZ5JZN0IsBH7cq1W0kSkIhqdsSFZkJzKzeTOTISCELFHBvZI6G+TsOgL8JCl8KA",
+	"hFMaXYekaf8jmv/OWu67T6ngBi5QPGL2CigZH11fkPDspH1uf/ov3eDk9Kx93nFkEX1RqGMWcsMmYUAm",
+	"1ADlhZGECsLFDRNGqjmxP9uuQDg9wgypyOXffibN2x1qtckv3IxlavqCCvdsEsGAwNgh7asgbDI1cxKx",
+	"JIFweTlDtgbXhLGS6WhcwEXYCu8LGcskhgB8brRtSZv8PZUG6DosRgpIJCcTijRoILgHilGsSvGbvVDb",
+	"d/589eboOUQ5ufUxoeoabnn18d0buK8vmIgxYYCCIHFFgV4SbVQamVTRhDClpCJNSrzadd31JB/2XbBY",
+	"igGPry7/ERB5wxQ5J++/A3Zd++GkE3Q6nb5QcqZbJVIQ266ZgoMEx/TRJj9ZrDfjmhFGo7EfxDBj1WhS",
+	"ItjMDpBdLE7hYDmYvrATyD5zbXCYKI4diflwyJSGGwSGpEHFlVS4yQlJU0icDkiPgCOGEAYhdJR1jpeO",
+	"9YUAzAAvUIxqKez6SxK/sbw4Q7LgG5rw2PbCjbhFJQy2B5CsKCq0xRtQCe8tSBlP6avtooQxhgLCPpQu",
+	"G6l9415sDerhH0DwPY6UB5B47UjfVAcT2BXoRB7ZgfXYrXQrxwvq6zQoiKnAip0gE0oBSKTALpW+6osP",
+	"H78/evf6/VG3ex70G+/YRAodkCEV0Twg3e45AZTZbwTdwMqVoN/4L1Z+dfqNAC+2D1nvld859HVbCYrd",
+	"wxLXjV4HHgr1w4GPz7BJxRiDuIuMyAwwp0xNJDFjw70lsAPa6DUKI9UIGigA31Z/TXSC60fONDQ828fQ",
+	"9mwj4ycUCo1ep/IKgbWBywSr5i9DnkB0lEmlmMc1AK0dQRugV1xfFigUsNsaDHtn3sP9ca0/yFwaqfBX",
+	"OSuiFc2SRC9gKN2zmjggGYJDdWMFJQFJSTxyCyzcAljz9cYyvIXh3FRNHiSKoOTiuNsRUV4Yq/TcBh6L",
+	"E3vthlrGLqNLSOVr+I8/I9eR1a32G8WGTBXC9WAJOv/H2cl5Z7kyutNrkemryu6YreMF7BLaJmYAd2Md",
+	"OPA1BA7Q3G/OnUR5lBEE93VoxLEm42U65papjqlFoGSsbikQ5MBHyPCxxlskxQ1TUEcdDLYB1QwvaVp7",
+	"U3rbsnVBKFj7hVdndvjC+QIJM7HiKCJJlDCq8IRjmOQ1ZWwTnmhSOq2ACSRNn/MObJz+caAb7QWtB417",
+	"ABFz2NiHovaprloehbrY9ATDNnqPcQu1Ht+vHt98ttefWaA4e6BQBd9bD/RrPV1bq9WzHeM4QyKwavd5",
+	"2jKj2uIVOVptjf5iLyH2koAINmPaIJF1gC6ZzEkLnKc+N57eMGVxciS1yep+W0vUtimAbgV9gW5cUK6G",
+	"TxhphkMovZ3V2w5IaGRI2Gf3uWItbSyj3RdSJPN92r1LTVIYr3dytHkRbjvGj7AGt22hl54bNI12VlWE",
+	"dnrr/k2zA+ZP2YBx2y6ncjP1VPKEjlZVXsZbKtcGhrn9iPesbdStqst2fa+oYty96hTS/Za1crhYazkb",
+	"Lqt4j+yzNxuzYoXlNS17fmfLjNyqXY/KMwN3zLJdu2IJ+IuP8/1d5gyv5GzwN2/maphlIrh2NHwNjoZ8",
+	"Pgu6XaPiPnix2Y8skirWRBsZXcPp+UwQOqMYXzAbz9vkFzw7piSEnoQkYbG1kpWcIQyIl+GAvmiCGW51",
+	"tzQQeyiAxKcHl1qJEttf4Gj/zes3PzmS4s9TOAhPpNGIPFpt8tp9iY2MqCAD1hfQmrhN3qNwo4JwIMYb",
+	"w6F0scgCFzodDnnEmTCf4CFhAEfiXIxWn/SupghaDQnQA5Dt+0Pa/9XtRdTd3tCpds8A7nFFGt7LJJ4H",
+	"ZECja++lcTbmbykVBnO9n0JYJyjTkqLeNF3bEe9bOLppjVU/L/si4yvplsqqZYNqFIVbllq/majZs+2b",
+	"GxJ1pP6CybsJbSMUqrgtnBouYqDRa7wt/Ej8j8g1gOVPzjov7Bf2B/vGTA/1GidQpuIhpIDbkclgg5V8",
+	"aZvsHQCvobdL1vSP0hAmIKALZf8QanxP5A2b2BFprhDtYP3hpxYoGB/d7svttMmPrujRjOZVj75lRwQS",
+	"RGjDqoCULakAF8XGKifET6Ioyu5hof/ATEEX78hoOLBgr2XtDpkqYkLzsT0cPN+2yt+MDcZSXm9Eg6HT",
+	"QXaFDohM4oKTLwtidiFmDs5xRRKqDYlZwm+Yml/0BTIP4m+aRYoZvep8DfeqnAmmWm3yIaGCDBnwzvRI",
+	"6LsQkuYHJWErvxaGqanimrXafXFHtAld7yEcMWONgNM2BAAu8d/5Eby3eCiN650y4rJ09Ta+BWx48TlV",
+	"3Ax2QZRa+sAC5aSScrXK/aPH5d+KmwAntDw7BZGU7fVVZwFeLE0TKo7cBmv08vsehtfALcgBlBInf726",
+	"+nBJmIinkgtj9yYa/uzGPjc3Fg1N5ChlgWfuSxIH4v7Zb/zXfuPXsN0XV4WwbxJRpbjLf9R8BMRuKIYC",
+	"IAK+cFUcUUwlHF0F36P8sjdqQ5WBl/QFOCTYZ4PNapOXolwFCIIVcjr80gwh9/CAzaWI8TThCsuuY/hE",
+	"qhkJx8ZMNZ5DwJdCGoIDQg2hJGMfTaScohGtbE+ZumExoXGsmNZ4gBITqn38u0xs1+yXmnDTI5SMbQOZ",
+	"iKGYpyCUuCB6DnPx9sPNmX+azxwZSjXpi5ALZj5RAyU3YX1r0gxPuqedZ52nZ6enYUDCzudnw3Y3BB+i",
+	"b6eVvtN0kPAoe66PGXGQui+oJkOZKhKziE9o4pqkIZvENukpSbhhiia2lf9K4xGLyWAOfSw32BAr52ON",
+	"NUtpX0A+CbzPDUZgl065PUwTKZI5abrSDi7KnxoXbOgVGhw1DWhsJ65I6thxy9BXTPUVVoGX90vTd84J",
+	"gg04qG8Kt7+VaqVqruANGgk5HLbtcolZbIUdVhKAPdQ7PobBa4+pGkhlwdiRq/OqfYLksZap3tgzhIOy",
+	"V8dQlhFwBzR45a77c8M+xEshwd0QIMhPdVGCQj1d4Somi4jt25nkdsQBXElfGRrZ1gXlZuATiJRPikEB",
+	"64IXalEfRlQ4Ct5cKa6CLwvOqspreqVPaNGkKYUULmrnL9uls4FwiamhA6pLIBOMEo8x7bD5i+wEWgwy",
+	"sDgCq5VLhVWsaXxkFWZe1TZbJP7mT2nhFfkaKT2fa1K46oIoZtTcihVl4NnFRXHeOYVJFvoN5YmruFtu",
+	"988f3z3RiG4imSZQsdw2PpHS6vR0uqS5GkH3mtb6FXvn0y+IbT0gh2Vt382SLrQCgM3yphAhZ6RJyfc/",
+	"XpIhDlcAF1G8CxJFY4kJjH0BWZqtHgntoEB1ynDJuIRt8hOWuVwxgb2+CJdNv0U5ioTOV/ApFddCzgRk",
+	"ChfrYGYoBJuHS84iunZffISVgaETIXw4emk/hFYXSRFrBDIF9VO4aIn1gTeRVBieOKAMSoJM6BzXu1Hc",
+	"1xD3k+bY1CDlzRnQXBg2YjBbZVsts28gFblg2DhMs3eDbaUTKPOp3lVSxSwAAF/cPkPDZMy1kWpeMpgy",
+	"NjkRM0VmdE6GXHA9vuiL31KWWhkiXIm0WMnp1CU8f0H4GKu45Pj4i6nhUjtV1tVvKS71R+tPqZ7lQU00",
+	"vr23X7m8deOcD65uMQglMoSITHCuTGlqjeKmIz3uESD2DVsu0V6nE5bJAQ4lZV6jqwZEt4yiVJHZGPLl",
+	"yzKEa3x2DBIAKjPhU1hMEmqYwuwStDD6wusol3APNFRshk0fsLlzcqQJAycRmE72LZBgUrTBW1+akEFy",
+	"laKQuWd+B0zgBmUJ4y3N3fv4wzdyh29ybLadxVv7vO9X8/ZwzEa1RVRbRLVF9LgsIoQeGbh4cMS13iA6",
+	"zsHM2lPyYpufaHRrKRZZ+JQ/oZwT08shVoDuUwPHOECSZO+1dz3Br1MdQBZuIh3xEDWGTabAg3DtY20J",
+	"N7CGF46qLKC6ZlNjF1BfnHaQ5fvLPWzPu7Yti8P9MwDKq2ItNik0d/tzeveQ+Uuc9qpH9QUkXmOWx8Ib",
+	"sCAqbkmJL93IvEOgGobn/odgM3DbSEOKvxdnbdui0Nm6TauWSfhHcZLe/r/sfdtyGzmS9qvg58QfLU0U",
+	"ZZKS2hZ1saNWnxzR7tZKmvHMLidEsCpJYlkE2ACKMrvDEfsOe7EPtG+yT7KBTKAOZFEutS3ZUvDKVrEK",
+	"x8SXH4A8JO+H+5QoUJi1oy+LV1zRQN5OuUVjAYfk5X0zwqR74De+ZFhAm11/Ge3vi3PrKQ/uX5mB9FSg",
+	"7w0dUrznNisZT7WSKqMQepbPHM4bUg/5FT9pEGIveXCDVwPpicD+AftJzAAv8oM6EZaRg7Zhw5QbW+DO",
+	"MKInV6iNvFekZ0znKpN2GA0knQQyvlhg7AUfbC8/F0yFsW6rTkqqeO66ZEWaMs56nQ6bgvYd9r0fSJEX",
+	"NlLJ6qkpr2vIldenuTf/FLqrwVWya3euce67q95QWfUqKkheOET2U77TV58tgdznNya/AowL6nA5B4nH",
+	"2QiYKdfwQrz43aoZyPd3Un4hl0rEGNfXCW6ckpcFANlTjTSXSRQeByVgIwxQaiK2IHkiBB/xlMsYDgby",
+	"W2EWKV/hzpGRT/qZZH4nGDGt3CYBjxeWSiQIQzOQuQ7Jg5IedY4cvudQ1e11yATMoFOdb9brC/xrjqk+",
+	"GY+1MibYQKVCzmr2CfQrBWONNSQgreApBVKltnik/uvlTw7ZSXEt+Eikwq726/DxB7BXbuCT1zSk9wbJ",
+	"87z8a9eCj46+9nvLT4gPZ9KJWjidPig9FtH60/fHJ991vin8m3/MrYqYd23AHYoWXqz/1P2+d3L4EsPK",
+	"4/D/TN+94SvOzskTAmXEP3eP/vc//+sXbcVv7BYSNMxzaj3sjPHlK8u1NaV4Kl+3u4fXvcOSL7Yx2XrE",
+	"laPr7nG/e+jf8BlbE8Cstj5WKI08nzvlHsLT914ev+xFG6wKP4vYYef/5zaZSlrNY7dBtTzFCZEhjP/r",
+	"n//W7nRPet8fnh21O+edQ5xvkaxVEhbI9mbMwU5VgiFpdOILqXbz+Lr7dSU9XMiz6l51kOJaVym1uQtS",
+	"RWK3JaCnn9dMoC65BdqKfsAGqnjxfVR81b5QqYhXjT/2r/9xz+zH0Vm9BjrrWqk3XK5868xHqxyIM8ol",
+	"/O//rHHtQG2QhEmshFZxGFijf/wPGwpGKgllDfNrIw2DIcO36Re76ZuxReXgSaaJGPL6aCCXIDOI2ASP",
+	"8XzOOK+UcD24f0HPTUSBsYUlb248njpgdyuogfQaKmIalnjI2kRVsb2hUzc3UtkbDO493F/XXmSqPJD3",
+	"0V5s76h34m1wy2eh+4+r1jBG/Beg1Mg4m5cSfT+SVvOK5QI01XLY8crrO5msqa6j685RoboeQh2i3OOW",
+	"tdXvHnXKyq66BL/RXBhI6JqFaTGK2CL1hsZeY46VSqp+6t2jDgLFO7oxotBoZTVz9OoQc7xkUtiLUsi0",
+	"w6PjzmYYlqsF17MUPU2FdJLIjS2qHwGFTLhnE066tS34uq4Bl241MkRpU1SsQTq1vlZtuVafdb2iYOur",
+	"7R53aur9ZTxuGwr5lAgTIt4FolI8KTfg7l63e53a+vExkgNSEudTrifwzcL/VCINBrBKy9853YpvdDu9",
+	"46iFcNnqtxwB8rLOULd4kwqHvKeB5LMkA/YST+GL2Dr+IsARBSvm8BslJDqbgxYxf3E+FTGfqEBY/DYe",
+	"61mjRJU+hAHuUlYhk43K43H8kh5b/i4IwCsso/zSy+NXRIpQFfxVWswuFPhVr0Ph+jLMEc9ngDBxwZci",
+	"pSW5BE2asXtPXkWQuYVVoV7ccaqnzKl+9Srx0zOqF6Tl8Ii59hDYSVCgSN5byeZka6zVPKQRmUWMTzQA",
+	"JvugWLW40NneEJ/7SLMRg9Q4FtPZ75MzGBU1gljNPQCE7VBUOh4ehoeY54SizHELWsjJAZZwE1K/DNlY",
+	"aB+WbiCHv+P3r5OIKnL/KZbs++EBOwvM0dtchnIilkDstB2SshArpxTrZiD3hlS1I2JqAXK4f+q2dD8z",
+	"I+ZZarkEPHSmcYvwHN1kcQyQmAph63VC0pgKXyP69qUSNlo8n5SzRY8btNeJZdB9IRPenK/4XxxvaytH",
+	"nTZT4RVMrTFIX+Dg03g9lBnYOmP9vcVrjjB6ntXV9WXHbnfsdsdum7LboCV2DPfzM9wwFzuq+yhXXk/O",
+	"w+9LIvY0Dw9D7Wnk2kI6VrHazulDHErO5mAMnwBaSzrQuXJ81QKfnzKpmM8ozCRAAskBO/Pct9fp0Ymq",
+	"r4kJM5DGKuLHCbsVaYq5LPB9ijGA/KpCeo9rrtamKtMFqx3Iqk1mOfBDA3a7v90v/4qG6rUfqc/qnu+J",
+	"J5f8L3d42reilp+sVr/1FpjOJLO3kC6BTZVZCMtTFr6hSUAL3hRtVlgCcxUum6zmKzzBPiiI3Znk7Ac1",
+	"h98wZ/JkK9WzaiHiVr/ldKYjIk5uuj0y6mjOh6ujfy9G3LtnXM6GORxO0DkETYDW7sR6152Te6d6Xu9g",
+	"DKLepuPS1/nEddZOBT0lFXRO+d+Z7yZTmhmegvlUWkgvYdXoxo5e/cowK2wKEcNuY5wftPJw+1FMzBu0",
+	"E/U4wbBBjS/WwsENnXLsYUxLqtib0QnJEs3HtpzI9+iUcRanCrd8+DI69GGQZW4sE9YMpPsdT7vEHCJ2",
+	"1O2wvSG9fEOfbruWa2hTMpBfxrUcHV9cYc++BGOTT3xOoQzgGQHd8eUyiJ2bwcrv7G9+zbjrBZaj5gvr",
+	"s0neegNS986/tNYVmFMYPIU3/F2rf5xbobvhlRM87qIKNMRqPgeZrJfu1He6QqeElcqcEOWvMkeVvMav",
+	"Vhy221SZXJhSTWO+VA4UACc6dLT1jQY+G9N5wk+ZjKetqPWtkBK0w4C8SW+nIp6yOfCUJSLBJiHBGIGx",
+	"d7XBLZMUbuIpWX/kraGuWFPu9plcUbBYSA3cVaiFd+Sd4IAoP2gSkhWRUu2Uy9k/VPYmZ07X7olr+P9j",
+	"/3ADGJb8FNJFeURp420xuO8Ft7hUsd9jgGTE49l9T//88tnqMOl+3e1cmzhENmjZD6iNviyt+8sCZKF6",
+	"HLI/hL59YbKRl5i79350FzHyNXnjFTSWRE9DY/01j0fDvnemy5Pnh1/yTV40kJi1iJIVqTHe3YS3nI5f",
+	"LSiVruZyAhEjMDCMz4OXlgphUt3KLsIdUar9eMrx9kebyG1NvaJnM1iZ0yILYl0UOade89bOwBEFRoDU",
+	"zgzgTAwkOQVUB4WiDQaV7q+HbkJ/h+Q2uL/BFAoa0e3k+n8gt1/zfAlGpVcoNp9W0z/ybQ6NOn3k1YoH",
+	"V5UtUE+nagkpomyhBvtBz0VVNe/UdaGW+yf3iLaOw3eVi9GDXPXQMt9IDXh43e31D8Ptxseov3t29+49",
+	"rtLJk9/jPoFz2ftoxt0O+iN0OaHlGt5/AnVerfL31gi4Bn2W2alrQbiXqs95d6FVksX++rMaxpMvxIFR",
+	"WRG1c9ltbd6ynbFUxTyl/PCa7Q0nCk8ZD17E8wQDfQ73K0X3X7zAL6bK2P6rzqsOlvvPfBg2qcdEGEtK",
+	"J8JAwm0hI6+xNIw1mCl56Pk4w5C0hWSZAV06qjTgUXXzmrBk32siHy4dd4uhVKHZIuWyVJrSE1NT1BVq",
+	"6b1woBrlZ6wmYni/ZfZzB0ShKcXib449uIoSvmILrq05qOYMrKvoDeXvj5hWKZgIT1LJrY4OQQr1bk6Z",
+	"kEthuY+1mBdNjnbmAwPCzi5eI1vC0xSzMhbmDMMM0IQYtpeH36AGnLIff3rJhJyAsful+vhCtF1BNRXi",
+	"ZVyWCMtShTmkiTQi6SmX4F6pG/VKrGc1XotojTmwK9EoKQxcmOr1iGo06yW3KPTszluROzjV98NHzS4C",
+	"K1lVH3ezT9k6QVpyznTSe/HL1TXjhVfpBFwziwDYXj3ROZdKVozqH6H9PJYQYuWzeMoX6Bg7Uksg6lbt",
+	"QNsHw9vsxoV2E5wwtx7Z3r9eslglTnKVpBP7iDlSspgH+3c3anwCLESP9eGfKeKz25JzZmIuJRVZlu6Y",
+	"1y3I74qJm3K6RmIVyhoxzYuk7lVWXCreo+ZmBW95mo4U14mJ2BxkxsIfVvNVOxWOzscacAXPhDIzGnED",
+	"0ijNJtzCLV+ZPtOITODvrwYyVnIsJpm/uuLJXEj0QcOdD657TpYgbSccCY4rSqFkPHP/WEfd8uDaQjN1",
+	"K90WAI8gh+/aCTh108YH5C2N8cZ9hgfLLSHJFDgGHU8RYKY4lG7L5aTjSsUzsBWBoFLrJOH1HDO1Zgun",
+	"zyFBDKCxYnsxNxhTkfuxco2ewWq/AjGJ4FvWycKfjsQgTWbYmHrtoGPZY2ffXoc7RkPWgvlllRNNPeYx",
+	"MJATIcH0caAR3E00kFZzacaIjcHJGsFVmBiNGZxwpinoSbjwSgRY5pimNmzOFwtasnijuVQxH2Upx7Ai",
+	"A5lJ+r3t5o1ptFIIoh4Eoe2KE1ZwSZpKjccOkUqVVIY+ToUUMU/rUDhstHjKMAI3xrcnP+g9zoxIyVOl",
+	"LJMR42FgvzJMZlYLBDwtzMz95sYJN5Wc/rYwx1oyDQzexZmmTT3HdIB8pDKKmolH4ft9H6IfXcejgaQI",
+	"1Ep6vYsJc73mY7f5CvMO+WoBrmApVSbjInz8sBJb3McHqIwQdb1mfC4hFouQRtgbiDhNmI3amn6KWAIa",
+	"F1p1xmNlrDll8SpOAde/L8RJy0CqJWgtEjCnTtzBibk5ZYucJjlyY9gEJKZXSkg80fJmPAaM90aY8j//",
+	"nX/vNc1AjriNpywmsCGbIEyU5SB1mfupTrlM1HiMtcIickymPSK1FDrCUj6CtCpLfuxrhurcW7x6lMxr",
+	"87atbjGr+SKzpEbgHY9xXboXvLlBHjXB46xrDt0zULOCJQ3lMMXUCLR7wwzTlo/H+1Fw8aJOBsfD6nLw",
+	"Da1V8o40o3pH67tQCgq76RdHTlGZ77A9PAuJyic3SjOp7H6EoRRTbMFlfkNkPC2naeXlExUahMK+odJy",
+	"4vR1cvp2igkk/Ox8ZZDnCYc1CZ53jcA4aWOxUjMhJ32GaRDcUsMjrWKBUsLvOAWOmTRQ4xSKGL8yPgV4",
+	"Qnm/OTFMknnH4G2YSliKBGQMiCQxlxFbTJVVDhwHslSpwwKpLKX5zg/xHHxQ+EjHXR3zcNUEU2wCGazV",
+	"rXrjihy6T27olyHB2QeRozK+7vstKJBpku182Ngel+zy+3N2fHx0jAEqAzvydeW8e58YxpzPADvl43+5",
+	"IcQwmhp8aP2QnFplFi09a0iTMsITUKprnCql2Z4bAmyeUrPIqaGpr5Tqo0SpjBvauDCrTqn+qUoT0Hn2",
+	"9HmZ14SqaprxQyYSYImKM/J733vD9SxxQE0JBFChV1qAom1VqfyJK6N2ezMVY8umWZKkDninygDjMfWa",
+	"Zp/KLJXlX95CAoR0OOQ4t08vw/YwYFN5k5RJYZFFaZbCElJTAUKzHwX+OZAlAoqzjekIfSbcPH+Cku1p",
+	"2NvNleOn7XJOXBNRXtsi0+0qcswuc8p2CuCBp5QAugoDmJNss7d/A5koz9ypX9jRiEhBG4eciflCaexs",
+	"puMpR6zK+T5tCvBiGxeil4FoIPElZrLJpHwPTk9xQVSa6MuuR1lkZg7yzBT5qfcvD7vrGUV9RR4ykQj7",
+	"xtBOvLq1tBx39O/a5exn1TwiW68azmQRey9wH0QSSPp3cBbJ1HhM3B05ET7CCXTLD7MYcxaDtmLsD0hZ",
+	"yheGIG4LU0JxxoP0b8v7uWpyIdqkUBxDEfxOlGbDPw8PBrK6OcXs3hg+wwNxTVCdU7fo6zdzGFzO7UjH",
+	"K+FvP9xE4GDUHc/j2PnMIxgj+N6n8/jVj7jtbHIyfxVaEz75qKP5NYuqbqd/1O13Oge9439rRRjaMxer",
+	"ZrlQ485JYQFeEqSbXJBaUcuAG2E0B7/l2oH3vTMgv/eeBGEKSslzmpiWQafT+ZpM6hrW2ek2P3k/2xCK",
+	"JjcNf//71khfhY0nyrSQ7FWIg3laMsAxFFfKcR8xkcp9hge0dSWfyRXdzgWWvIesLZCz9Wr2MX3Wesir",
+	"A/aa8ospW0TQvOt8dn2u1mLhhBOTTx4RJ/dI8wz5BgNnbAdIFj7Iw+Pcckco9QwcJRbJE4as0DUf8+OC",
+	"i+eLXN7FsBlydR140KA0/eSwte431ENHmRyc6gWvOUj1HgykzreJwQ6rCKu2Td2jY1bVi/ZO1Cr7A7sd",
+	"YoFjWEjEbtFQbAQxQVPh0vsMAA1dkc5833eQFiDNe1c3+6DXGNDWpLI5pHUfHNJqBGEHamugtjF9jwVr",
+	"ICd8AnOQ9mAsJE8xeuVdW1W6tyw+w2DDaB/vOFlexhMGsKJv34fePF/4yvvaFJIATY3RbafhF5XtYa28",
+	"NUarbufB0Oq7bbO+wyrCqi0z91hAtUDDtIP8sO4u4kXvhksyBKbikA9jAhtM0SGkAweMkPpUwYq6ehF6",
+	"92yBivrZFHKOyj70hyX42ZCi5kTp8MGg56JuDnewQ7BTM2OPBTmk5ppBDhqkKZ37gpc4UX51/oRhhrrz",
+	"/GHmvszmIw7KN6SrORS9fDAouqyb5x0UERTVzNhjQZFbnGo8PkggFsndSFQYZPHFQqslxWXT8B8Q0yFU",
+	"7hNBVlpk1/WEscmPzbc0NM8WmtzUe2EKE+t+FWB/0Qno+1wIeiuipp+8auUC2PST0b2QcW2PuC7szYHx",
+	"1YMB41WNkO1wkXBxc74eCxat5quDSuqZbahYWDpbEc/Alm8Q8wKeMAi6/uUtf767wD8CXM352Qi92Z14",
+	"NK3hZRm31qSxOWwdPxhsXW+KxQ61CLU2ZuuxQOuWpzM71SqbTA9yLnYXdqGxXMJK3+Ghu58wdgsaClL3",
+	"hDGs1MGr0J1nC2X32zdGrcLfvik2OZkuDWnTz+IypNXLanNkO3kwZHu7VVh2AEcAt23uHg3nSpkwt8Pb",
+	"FeKPTFdstGJDdAj8UKLPYUR5MzFPZjVLcsS2pszE8StSqvuvRoiRfwg090Q+H3NuMT+768KfMeLU5wVS",
+	"KuAajH2++FnJpdoIXqBbgbayeDa/gXw4e4m367O2AzIPZNWZejT8Unp2g14FB+Ta+wHLiMI3yX3p/RHc",
+	"NjN8/ZSpmdIzPGa69H15vhYRYRab8qWv730JEBXD2bSS4wpy1Qhmc0p29HAAVi8kOxjzMFY7bY+DZu/f",
+	"/18AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -426,6 +426,40 @@ type MenuDateOverride struct {
 	UpdatedAt time.Time
 }
 
+type OrderList struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	SiteID        uuid.UUID
+	FromDate      pgtype.Date
+	ToDate        pgtype.Date
+	Basis         string
+	SplitByVendor bool
+	Status        string
+	CreatedBy     *uuid.UUID
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	OrderedAt     *time.Time
+}
+
+type OrderListLine struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	OrderListID    uuid.UUID
+	Position       int32
+	ItemID         uuid.UUID
+	Needed         decimal.Decimal
+	OnHand         decimal.Decimal
+	Par            decimal.Decimal
+	OnOrder        decimal.Decimal
+	Requisitioned  decimal.Decimal
+	Quantity       decimal.Decimal
+	VendorItemID   *uuid.UUID
+	Packs          decimal.Decimal
+	UnitCostCents  int64
+	LineTotalCents int64
+	Include        bool
+}
+
 type Org struct {
 	ID           uuid.UUID
 	Name         string

@@ -153,6 +153,69 @@ func (q *Queries) FulfillLines(ctx context.Context, arg FulfillLinesParams) erro
 	return err
 }
 
+const getOrderList = `-- name: GetOrderList :one
+SELECT id, org_id, site_id, from_date, to_date, basis, split_by_vendor, status, created_by, created_at, updated_at, ordered_at FROM order_lists WHERE org_id = $1 AND id = $2
+`
+
+type GetOrderListParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetOrderList(ctx context.Context, arg GetOrderListParams) (OrderList, error) {
+	row := q.db.QueryRow(ctx, getOrderList, arg.OrgID, arg.ID)
+	var i OrderList
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromDate,
+		&i.ToDate,
+		&i.Basis,
+		&i.SplitByVendor,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OrderedAt,
+	)
+	return i, err
+}
+
+const getOrderListLine = `-- name: GetOrderListLine :one
+SELECT id, org_id, order_list_id, position, item_id, needed, on_hand, par, on_order, requisitioned, quantity, vendor_item_id, packs, unit_cost_cents, line_total_cents, include FROM order_list_lines WHERE org_id = $1 AND order_list_id = $2 AND id = $3
+`
+
+type GetOrderListLineParams struct {
+	OrgID       uuid.UUID
+	OrderListID uuid.UUID
+	ID          uuid.UUID
+}
+
+func (q *Queries) GetOrderListLine(ctx context.Context, arg GetOrderListLineParams) (OrderListLine, error) {
+	row := q.db.QueryRow(ctx, getOrderListLine, arg.OrgID, arg.OrderListID, arg.ID)
+	var i OrderListLine
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.OrderListID,
+		&i.Position,
+		&i.ItemID,
+		&i.Needed,
+		&i.OnHand,
+		&i.Par,
+		&i.OnOrder,
+		&i.Requisitioned,
+		&i.Quantity,
+		&i.VendorItemID,
+		&i.Packs,
+		&i.UnitCostCents,
+		&i.LineTotalCents,
+		&i.Include,
+	)
+	return i, err
+}
+
 const getPurchaseOrder = `-- name: GetPurchaseOrder :one
 SELECT id, org_id, site_id, vendor_id, deliver_on, status, note, requisition_id, order_list_id, created_by, created_at, updated_at, submitted_at, received_at, closed_at, cancelled_at FROM purchase_orders WHERE org_id = $1 AND id = $2
 `
@@ -291,6 +354,110 @@ func (q *Queries) GetVendorItems(ctx context.Context, arg GetVendorItemsParams) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const insertOrderList = `-- name: InsertOrderList :one
+
+INSERT INTO order_lists (id, org_id, site_id, from_date, to_date, basis, split_by_vendor, created_by, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+RETURNING id, org_id, site_id, from_date, to_date, basis, split_by_vendor, status, created_by, created_at, updated_at, ordered_at
+`
+
+type InsertOrderListParams struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	SiteID        uuid.UUID
+	FromDate      pgtype.Date
+	ToDate        pgtype.Date
+	Basis         string
+	SplitByVendor bool
+	CreatedBy     *uuid.UUID
+	Now           time.Time
+}
+
+// Order lists.
+func (q *Queries) InsertOrderList(ctx context.Context, arg InsertOrderListParams) (OrderList, error) {
+	row := q.db.QueryRow(ctx, insertOrderList,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromDate,
+		arg.ToDate,
+		arg.Basis,
+		arg.SplitByVendor,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i OrderList
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromDate,
+		&i.ToDate,
+		&i.Basis,
+		&i.SplitByVendor,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OrderedAt,
+	)
+	return i, err
+}
+
+const insertOrderListLines = `-- name: InsertOrderListLines :exec
+INSERT INTO order_list_lines (id, org_id, order_list_id, position, item_id, needed, on_hand, par, on_order, requisitioned, quantity,
+                              vendor_item_id, packs, unit_cost_cents, line_total_cents, include)
+SELECT u.id, $1, $2, u.position, u.item_id, u.needed, u.on_hand, u.par, u.on_order, u.requisitioned, u.quantity,
+       NULLIF(u.vendor_item_id, '00000000-0000-0000-0000-000000000000'::uuid), u.packs, u.unit_cost, u.line_total, u.include
+FROM (SELECT unnest($3::uuid[]) AS id, unnest($4::int[]) AS position, unnest($5::uuid[]) AS item_id,
+             unnest($6::numeric[]) AS needed, unnest($7::numeric[]) AS on_hand, unnest($8::numeric[]) AS par,
+             unnest($9::numeric[]) AS on_order, unnest($10::numeric[]) AS requisitioned,
+             unnest($11::numeric[]) AS quantity, unnest($12::uuid[]) AS vendor_item_id,
+             unnest($13::numeric[]) AS packs, unnest($14::bigint[]) AS unit_cost,
+             unnest($15::bigint[]) AS line_total, unnest($16::boolean[]) AS include) AS u
+`
+
+type InsertOrderListLinesParams struct {
+	OrgID          uuid.UUID
+	OrderListID    uuid.UUID
+	Ids            []uuid.UUID
+	Positions      []int32
+	ItemIds        []uuid.UUID
+	Neededs        []decimal.Decimal
+	OnHands        []decimal.Decimal
+	Pars           []decimal.Decimal
+	OnOrders       []decimal.Decimal
+	Requisitioneds []decimal.Decimal
+	Quantities     []decimal.Decimal
+	VendorItemIds  []uuid.UUID
+	Packs          []decimal.Decimal
+	UnitCosts      []int64
+	LineTotals     []int64
+	Includes       []bool
+}
+
+func (q *Queries) InsertOrderListLines(ctx context.Context, arg InsertOrderListLinesParams) error {
+	_, err := q.db.Exec(ctx, insertOrderListLines,
+		arg.OrgID,
+		arg.OrderListID,
+		arg.Ids,
+		arg.Positions,
+		arg.ItemIds,
+		arg.Neededs,
+		arg.OnHands,
+		arg.Pars,
+		arg.OnOrders,
+		arg.Requisitioneds,
+		arg.Quantities,
+		arg.VendorItemIds,
+		arg.Packs,
+		arg.UnitCosts,
+		arg.LineTotals,
+		arg.Includes,
+	)
+	return err
 }
 
 const insertPurchaseOrder = `-- name: InsertPurchaseOrder :one
@@ -597,6 +764,65 @@ func (q *Queries) InsertVendorItem(ctx context.Context, arg InsertVendorItemPara
 	return i, err
 }
 
+const listOrderLists = `-- name: ListOrderLists :many
+SELECT id, org_id, site_id, from_date, to_date, basis, split_by_vendor, status, created_by, created_at, updated_at, ordered_at FROM order_lists
+WHERE org_id = $1
+  AND ($2::uuid IS NULL OR site_id = $2)
+  AND ($3::uuid[] IS NULL OR site_id = ANY($3::uuid[]))
+  AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $6
+`
+
+type ListOrderListsParams struct {
+	OrgID    uuid.UUID
+	SiteID   *uuid.UUID
+	SiteIds  []uuid.UUID
+	BeforeAt *time.Time
+	BeforeID *uuid.UUID
+	Lim      int32
+}
+
+func (q *Queries) ListOrderLists(ctx context.Context, arg ListOrderListsParams) ([]OrderList, error) {
+	rows, err := q.db.Query(ctx, listOrderLists,
+		arg.OrgID,
+		arg.SiteID,
+		arg.SiteIds,
+		arg.BeforeAt,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OrderList{}
+	for rows.Next() {
+		var i OrderList
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.FromDate,
+			&i.ToDate,
+			&i.Basis,
+			&i.SplitByVendor,
+			&i.Status,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.OrderedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listPurchaseOrders = `-- name: ListPurchaseOrders :many
 SELECT id, org_id, site_id, vendor_id, deliver_on, status, note, requisition_id, order_list_id, created_by, created_at, updated_at, submitted_at, received_at, closed_at, cancelled_at FROM purchase_orders
 WHERE org_id = $1
@@ -850,6 +1076,35 @@ func (q *Queries) ListVendors(ctx context.Context, arg ListVendorsParams) ([]Ven
 	return items, nil
 }
 
+const lockOrderList = `-- name: LockOrderList :one
+SELECT id, org_id, site_id, from_date, to_date, basis, split_by_vendor, status, created_by, created_at, updated_at, ordered_at FROM order_lists WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type LockOrderListParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) LockOrderList(ctx context.Context, arg LockOrderListParams) (OrderList, error) {
+	row := q.db.QueryRow(ctx, lockOrderList, arg.OrgID, arg.ID)
+	var i OrderList
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromDate,
+		&i.ToDate,
+		&i.Basis,
+		&i.SplitByVendor,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OrderedAt,
+	)
+	return i, err
+}
+
 const lockPurchaseOrder = `-- name: LockPurchaseOrder :one
 SELECT id, org_id, site_id, vendor_id, deliver_on, status, note, requisition_id, order_list_id, created_by, created_at, updated_at, submitted_at, received_at, closed_at, cancelled_at FROM purchase_orders WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
@@ -912,6 +1167,36 @@ func (q *Queries) LockRequisition(ctx context.Context, arg LockRequisitionParams
 		&i.ApprovedAt,
 		&i.FulfilledAt,
 		&i.CancelledAt,
+	)
+	return i, err
+}
+
+const markOrderListOrdered = `-- name: MarkOrderListOrdered :one
+UPDATE order_lists SET status = 'ordered', ordered_at = $1::timestamptz, updated_at = $1::timestamptz WHERE org_id = $2 AND id = $3 RETURNING id, org_id, site_id, from_date, to_date, basis, split_by_vendor, status, created_by, created_at, updated_at, ordered_at
+`
+
+type MarkOrderListOrderedParams struct {
+	Now   time.Time
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) MarkOrderListOrdered(ctx context.Context, arg MarkOrderListOrderedParams) (OrderList, error) {
+	row := q.db.QueryRow(ctx, markOrderListOrdered, arg.Now, arg.OrgID, arg.ID)
+	var i OrderList
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.FromDate,
+		&i.ToDate,
+		&i.Basis,
+		&i.SplitByVendor,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.OrderedAt,
 	)
 	return i, err
 }
@@ -987,6 +1272,125 @@ func (q *Queries) OnOrderLines(ctx context.Context, arg OnOrderLinesParams) ([]O
 			&i.PackUnit,
 			&i.Outstanding,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const orderListLines = `-- name: OrderListLines :many
+SELECT l.id, l.org_id, l.order_list_id, l.position, l.item_id, l.needed, l.on_hand, l.par, l.on_order, l.requisitioned, l.quantity, l.vendor_item_id, l.packs, l.unit_cost_cents, l.line_total_cents, l.include, vi.vendor_id AS vendor_id, vi.sku AS sku, vi.description AS description, vi.pack_size AS pack_size,
+       vi.pack_unit AS pack_unit, vi.price_cents AS price_cents, v.name AS vendor_name
+FROM order_list_lines l
+LEFT JOIN vendor_items vi ON vi.org_id = l.org_id AND vi.id = l.vendor_item_id
+LEFT JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
+WHERE l.org_id = $1 AND l.order_list_id = ANY($2::uuid[])
+ORDER BY l.order_list_id, l.position
+`
+
+type OrderListLinesParams struct {
+	OrgID        uuid.UUID
+	OrderListIds []uuid.UUID
+}
+
+type OrderListLinesRow struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	OrderListID    uuid.UUID
+	Position       int32
+	ItemID         uuid.UUID
+	Needed         decimal.Decimal
+	OnHand         decimal.Decimal
+	Par            decimal.Decimal
+	OnOrder        decimal.Decimal
+	Requisitioned  decimal.Decimal
+	Quantity       decimal.Decimal
+	VendorItemID   *uuid.UUID
+	Packs          decimal.Decimal
+	UnitCostCents  int64
+	LineTotalCents int64
+	Include        bool
+	VendorID       *uuid.UUID
+	Sku            *string
+	Description    *string
+	PackSize       *decimal.Decimal
+	PackUnit       *string
+	PriceCents     *int64
+	VendorName     *string
+}
+
+func (q *Queries) OrderListLines(ctx context.Context, arg OrderListLinesParams) ([]OrderListLinesRow, error) {
+	rows, err := q.db.Query(ctx, orderListLines, arg.OrgID, arg.OrderListIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OrderListLinesRow{}
+	for rows.Next() {
+		var i OrderListLinesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.OrderListID,
+			&i.Position,
+			&i.ItemID,
+			&i.Needed,
+			&i.OnHand,
+			&i.Par,
+			&i.OnOrder,
+			&i.Requisitioned,
+			&i.Quantity,
+			&i.VendorItemID,
+			&i.Packs,
+			&i.UnitCostCents,
+			&i.LineTotalCents,
+			&i.Include,
+			&i.VendorID,
+			&i.Sku,
+			&i.Description,
+			&i.PackSize,
+			&i.PackUnit,
+			&i.PriceCents,
+			&i.VendorName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const orderListPurchaseOrders = `-- name: OrderListPurchaseOrders :many
+SELECT order_list_id, id FROM purchase_orders WHERE org_id = $1 AND order_list_id = ANY($2::uuid[]) ORDER BY created_at, id
+`
+
+type OrderListPurchaseOrdersParams struct {
+	OrgID        uuid.UUID
+	OrderListIds []uuid.UUID
+}
+
+type OrderListPurchaseOrdersRow struct {
+	OrderListID *uuid.UUID
+	ID          uuid.UUID
+}
+
+func (q *Queries) OrderListPurchaseOrders(ctx context.Context, arg OrderListPurchaseOrdersParams) ([]OrderListPurchaseOrdersRow, error) {
+	rows, err := q.db.Query(ctx, orderListPurchaseOrders, arg.OrgID, arg.OrderListIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []OrderListPurchaseOrdersRow{}
+	for rows.Next() {
+		var i OrderListPurchaseOrdersRow
+		if err := rows.Scan(&i.OrderListID, &i.ID); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -1323,6 +1727,74 @@ func (q *Queries) SetRequisitionStatus(ctx context.Context, arg SetRequisitionSt
 		&i.ApprovedAt,
 		&i.FulfilledAt,
 		&i.CancelledAt,
+	)
+	return i, err
+}
+
+const touchOrderList = `-- name: TouchOrderList :exec
+UPDATE order_lists SET updated_at = $1 WHERE org_id = $2 AND id = $3
+`
+
+type TouchOrderListParams struct {
+	Now   time.Time
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) TouchOrderList(ctx context.Context, arg TouchOrderListParams) error {
+	_, err := q.db.Exec(ctx, touchOrderList, arg.Now, arg.OrgID, arg.ID)
+	return err
+}
+
+const updateOrderListLine = `-- name: UpdateOrderListLine :one
+UPDATE order_list_lines SET quantity = $1, vendor_item_id = $2, packs = $3, unit_cost_cents = $4,
+    line_total_cents = $5, include = $6
+WHERE org_id = $7 AND order_list_id = $8 AND id = $9
+RETURNING id, org_id, order_list_id, position, item_id, needed, on_hand, par, on_order, requisitioned, quantity, vendor_item_id, packs, unit_cost_cents, line_total_cents, include
+`
+
+type UpdateOrderListLineParams struct {
+	Quantity       decimal.Decimal
+	VendorItemID   *uuid.UUID
+	Packs          decimal.Decimal
+	UnitCostCents  int64
+	LineTotalCents int64
+	Include        bool
+	OrgID          uuid.UUID
+	OrderListID    uuid.UUID
+	ID             uuid.UUID
+}
+
+func (q *Queries) UpdateOrderListLine(ctx context.Context, arg UpdateOrderListLineParams) (OrderListLine, error) {
+	row := q.db.QueryRow(ctx, updateOrderListLine,
+		arg.Quantity,
+		arg.VendorItemID,
+		arg.Packs,
+		arg.UnitCostCents,
+		arg.LineTotalCents,
+		arg.Include,
+		arg.OrgID,
+		arg.OrderListID,
+		arg.ID,
+	)
+	var i OrderListLine
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.OrderListID,
+		&i.Position,
+		&i.ItemID,
+		&i.Needed,
+		&i.OnHand,
+		&i.Par,
+		&i.OnOrder,
+		&i.Requisitioned,
+		&i.Quantity,
+		&i.VendorItemID,
+		&i.Packs,
+		&i.UnitCostCents,
+		&i.LineTotalCents,
+		&i.Include,
 	)
 	return i, err
 }

@@ -3611,6 +3611,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/order-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List order lists
+         * @description Order lists, newest first. Filter `siteId`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["listOrderLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate an order list
+         * @description Computes what to buy for a site over `from`..`to`: with the `par` basis, each active item with
+         *     a par level at the site whose projected quantity (on hand, available, + on order − approved
+         *     requisitions) is below par, needing par − projected; quantities round up to whole packs of the
+         *     item's preferred vendor item and are costed at the moving-average price. Items without a
+         *     preferred vendor item are listed, not included. The `forecast` and `both` bases (ingredient
+         *     needs of the forecast production) are not available yet and answer 400.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        post: operations["generateOrderList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an order list
+         * @description One order list with its lines and the purchase orders drafted from it.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["getOrderList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/lines/{lineId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /** @description The line. */
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit an order list line
+         * @description Sets the line's quantity (base unit), its vendor item (another active vendor item of the same
+         *     inventory item) or whether it is included; the line is repriced (packs, unit cost, line total) and
+         *     so is the list's total. An ordered list is read-only: 409.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        patch: operations["updateOrderListLine"];
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order an order list
+         * @description `ordered` drafts one purchase order per vendor from the included lines with packs (at the vendor
+         *     items' prices; delivery on `from`) and makes the list read-only; the response links the orders.
+         *     Ordering again answers 409; a list with nothing to order, 400.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        post: operations["setOrderListStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an order list
+         * @description The included lines as CSV (`text/csv`, UTF-8, CRLF): vendor, sku, description, packs, pack_unit,
+         *     price (one pack, dollars) and line_total (dollars), by vendor then item.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["exportOrderList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/catering/clients": {
         parameters: {
             query?: never;
@@ -8643,6 +8843,126 @@ export interface components {
                 recipeId?: string;
                 count: number;
             }[];
+        };
+        /**
+         * @example par
+         * @enum {string}
+         */
+        OrderListBasis: "par" | "forecast" | "both";
+        /**
+         * @description One item to buy, with the numbers it came from, in the item's base unit: `needed` (par basis:
+         *     par − (onHand + onOrder − requisitioned)), `onHand`, `par`, `onOrder`; `quantity` to buy
+         *     (needed unless edited), `packs` = ceil(quantity / pack) of the vendor item, `unitCostCents`
+         *     one pack at the site's moving-average cost (the vendor item's price where the item has no
+         *     average yet) and `lineTotalCents` = packs × unitCostCents.
+         */
+        OrderListLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example Lemons */
+            itemName: string;
+            /** @example lb */
+            unit: string;
+            needed: components["schemas"]["Quantity"];
+            onHand: components["schemas"]["Quantity"];
+            par: components["schemas"]["Quantity"];
+            onOrder: components["schemas"]["Quantity"];
+            requisitioned: components["schemas"]["Quantity"];
+            quantity: components["schemas"]["Quantity"];
+            /** Format: uuid */
+            vendorItemId: string | null;
+            /** Format: uuid */
+            vendorId: string | null;
+            vendorName: string | null;
+            sku: string | null;
+            description: string | null;
+            /** @example 1 */
+            packSize: string | null;
+            /** @example case */
+            packUnit: string | null;
+            packs: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @example 4250
+             */
+            unitCostCents: number;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            lineTotalCents: number;
+            /** @description Whether ordering the list buys this line (lines without a vendor item are never bought). */
+            include: boolean;
+        };
+        OrderList: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            basis: components["schemas"]["OrderListBasis"];
+            splitByVendor: boolean;
+            /**
+             * @description `draft` (editable) until ordered; `ordered` is read-only.
+             * @enum {string}
+             */
+            status: "draft" | "ordered";
+            lines: components["schemas"]["OrderListLine"][];
+            /**
+             * Format: int64
+             * @description The included lines' totals.
+             * @example 8500
+             */
+            totalCents: number;
+            purchaseOrderIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            orderedAt: string | null;
+        };
+        GenerateOrderListRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @example 2026-03-02
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2026-03-08
+             */
+            to: string;
+            basis: components["schemas"]["OrderListBasis"];
+            /**
+             * @description Lines ordered by vendor, then item (true), or by item (false, the default). Ordering drafts one purchase order per vendor either way.
+             * @example true
+             */
+            splitByVendor?: boolean;
+        };
+        UpdateOrderListLineRequest: {
+            quantity?: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: uuid
+             * @description Another active vendor item of the same inventory item.
+             */
+            vendorItemId?: string;
+            include?: boolean;
+        };
+        SetOrderListStatusRequest: {
+            /** @enum {string} */
+            status: "ordered";
+        };
+        OrderListOrdered: {
+            orderList: components["schemas"]["OrderList"];
+            purchaseOrders: components["schemas"]["PurchaseOrder"][];
         };
         CateringClient: {
             /** Format: uuid */
@@ -18141,6 +18461,563 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderLists: {
+        parameters: {
+            query?: {
+                /** @description Only this site's lists. */
+                siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of order lists. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "from": "2026-03-02",
+                     *         "to": "2026-03-08",
+                     *         "basis": "par",
+                     *         "splitByVendor": true,
+                     *         "status": "draft",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "itemName": "Lemons",
+                     *             "unit": "lb",
+                     *             "needed": "35",
+                     *             "onHand": "10",
+                     *             "par": "40",
+                     *             "onOrder": "0",
+                     *             "requisitioned": "5",
+                     *             "quantity": "35",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *             "vendorName": "Freshline Produce",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "packs": "2",
+                     *             "unitCostCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "include": true
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z",
+                     *         "orderedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["OrderList"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateOrderList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "from": "2026-03-02",
+                 *       "to": "2026-03-08",
+                 *       "basis": "par",
+                 *       "splitByVendor": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["GenerateOrderListRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft order list. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOrderListLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /** @description The line. */
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": "40",
+                 *       "include": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrderListLineRequest"];
+            };
+        };
+        responses: {
+            /** @description The order list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setOrderListStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "ordered"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetOrderListStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The ordered list and its purchase orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderList": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "from": "2026-03-02",
+                     *         "to": "2026-03-08",
+                     *         "basis": "par",
+                     *         "splitByVendor": true,
+                     *         "status": "ordered",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "itemName": "Lemons",
+                     *             "unit": "lb",
+                     *             "needed": "35",
+                     *             "onHand": "10",
+                     *             "par": "40",
+                     *             "onOrder": "0",
+                     *             "requisitioned": "5",
+                     *             "quantity": "35",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *             "vendorName": "Freshline Produce",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "packs": "2",
+                     *             "unitCostCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "include": true
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "purchaseOrderIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000c3"
+                     *         ],
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z",
+                     *         "orderedAt": "2026-03-01T16:00:00Z"
+                     *       },
+                     *       "purchaseOrders": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "deliverOn": "2026-03-04",
+                     *           "status": "draft",
+                     *           "note": null,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "sku": "PRD-LEM-115",
+                     *               "description": "Lemons, fancy, 115 count",
+                     *               "packs": "2",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500,
+                     *               "receivedPacks": "0",
+                     *               "invoicePriceCents": null
+                     *             }
+                     *           ],
+                     *           "totalCents": 8500,
+                     *           "requisitionId": null,
+                     *           "orderListId": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *           "createdAt": "2026-03-02T14:00:00Z",
+                     *           "updatedAt": "2026-03-02T14:05:00Z",
+                     *           "submittedAt": null,
+                     *           "receivedAt": null,
+                     *           "closedAt": null,
+                     *           "cancelledAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderListOrdered"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportOrderList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example vendor,sku,description,packs,pack_unit,price,line_total
+                     *     Freshline Produce,PRD-LEM-115,"Lemons, fancy, 115 count",2,case,42.50,85.00
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
