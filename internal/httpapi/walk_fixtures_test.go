@@ -277,9 +277,24 @@ var walkFixtures = map[string]walkFixture{
 		return fx
 	},
 	"requisitionToPurchaseOrders": func(w *walker) walkCall { return reqFixture(w.requisition("submit", "approve")) },
-	"listStock":                   stockFixture,
-	"listStockTxns":               stockFixture,
-	"listLots":                    stockFixture,
+	"generateOrderList": func(w *walker) walkCall {
+		w.orderList()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "from": "2026-03-02", "to": "2026-03-08", "basis": "par"}}
+	},
+	"listOrderLists":     func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"getOrderList":       func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"exportOrderList":    func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"setOrderListStatus": func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"updateOrderListLine": func(w *walker) walkCall {
+		id, line := w.orderList()
+		fx := listFixture(id)
+		fx.path["lineId"] = line
+		fx.body = map[string]any{"quantity": "20"}
+		return fx
+	},
+	"listStock":     stockFixture,
+	"listStockTxns": stockFixture,
+	"listLots":      stockFixture,
 	// Tasks and routines.
 	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
 	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
@@ -758,5 +773,32 @@ func (w *walker) requisition(steps ...string) string {
 }
 
 func reqFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// orderList generates an order list at site A for an item below par bought through a
+// preferred vendor item, and returns its id and its line's.
+func (w *walker) orderList() (id, line string) {
+	w.env.T.Helper()
+	w.requisition()
+	var out struct {
+		ID    string `json:"id"`
+		Lines []struct {
+			ID      string `json:"id"`
+			Include bool   `json:"include"`
+		} `json:"lines"`
+	}
+	w.ownerCall(http.MethodPost, "order-lists/generate").JSON(map[string]any{"siteId": w.siteA, "from": "2026-03-02", "to": "2026-03-08", "basis": "par"}).
+		Do().Expect(http.StatusCreated).Decode(&out)
+	for _, l := range out.Lines {
+		if l.Include {
+			return out.ID, l.ID
+		}
+	}
+	w.env.T.Fatalf("order list %s without an included line", out.ID)
+	return "", ""
+}
+
+func listFixture(id string) walkCall {
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }
