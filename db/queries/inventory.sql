@@ -244,15 +244,20 @@ WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND
 
 -- name: GetSupplySettings :one
 SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
-       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents,
+       coalesce(s.over_receipt_percent, 10)::numeric AS over_receipt_percent
 FROM (SELECT 1) one
 LEFT JOIN supply_settings s ON s.org_id = @org_id::uuid;
 
--- name: UpsertSupplySettings :exec
-INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
-VALUES (@org_id, @variance_flag_percent, @variance_flag_cents, @now)
+-- name: UpsertSupplySettings :one
+-- over_receipt_percent NULL keeps the one set (10 at first).
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, over_receipt_percent, updated_at)
+VALUES (@org_id, @variance_flag_percent, @variance_flag_cents, coalesce(sqlc.narg(over_receipt_percent)::numeric, 10), @now)
 ON CONFLICT (org_id) DO UPDATE
-SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at;
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents,
+    over_receipt_percent = coalesce(sqlc.narg(over_receipt_percent)::numeric, supply_settings.over_receipt_percent),
+    updated_at = excluded.updated_at
+RETURNING over_receipt_percent;
 
 -- name: CreateWasteLog :one
 INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)

@@ -124,9 +124,6 @@ UPDATE purchase_order_lines l SET received_packs = l.received_packs + u.packs,
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@packs::numeric[]) AS packs, unnest(@invoice_prices::bigint[]) AS invoice_price) AS u
 WHERE l.org_id = @org_id AND l.id = u.id;
 
--- name: OverReceiptPercent :one
-SELECT COALESCE((SELECT over_receipt_percent FROM supply_settings WHERE org_id = @org_id), 10)::numeric;
-
 -- Requisitions.
 
 -- name: InsertRequisition :one

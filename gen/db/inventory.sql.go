@@ -1000,7 +1000,8 @@ func (q *Queries) GetStorageLocations(ctx context.Context, arg GetStorageLocatio
 
 const getSupplySettings = `-- name: GetSupplySettings :one
 SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
-       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents,
+       coalesce(s.over_receipt_percent, 10)::numeric AS over_receipt_percent
 FROM (SELECT 1) one
 LEFT JOIN supply_settings s ON s.org_id = $1::uuid
 `
@@ -1008,12 +1009,13 @@ LEFT JOIN supply_settings s ON s.org_id = $1::uuid
 type GetSupplySettingsRow struct {
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
+	OverReceiptPercent  decimal.Decimal
 }
 
 func (q *Queries) GetSupplySettings(ctx context.Context, orgID uuid.UUID) (GetSupplySettingsRow, error) {
 	row := q.db.QueryRow(ctx, getSupplySettings, orgID)
 	var i GetSupplySettingsRow
-	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents)
+	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents, &i.OverReceiptPercent)
 	return i, err
 }
 
@@ -2032,28 +2034,36 @@ func (q *Queries) UpsertCountLine(ctx context.Context, arg UpsertCountLineParams
 	return err
 }
 
-const upsertSupplySettings = `-- name: UpsertSupplySettings :exec
-INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
-VALUES ($1, $2, $3, $4)
+const upsertSupplySettings = `-- name: UpsertSupplySettings :one
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, over_receipt_percent, updated_at)
+VALUES ($1, $2, $3, coalesce($4::numeric, 10), $5)
 ON CONFLICT (org_id) DO UPDATE
-SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents,
+    over_receipt_percent = coalesce($4::numeric, supply_settings.over_receipt_percent),
+    updated_at = excluded.updated_at
+RETURNING over_receipt_percent
 `
 
 type UpsertSupplySettingsParams struct {
 	OrgID               uuid.UUID
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
+	OverReceiptPercent  *decimal.Decimal
 	Now                 time.Time
 }
 
-func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) error {
-	_, err := q.db.Exec(ctx, upsertSupplySettings,
+// over_receipt_percent NULL keeps the one set (10 at first).
+func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, upsertSupplySettings,
 		arg.OrgID,
 		arg.VarianceFlagPercent,
 		arg.VarianceFlagCents,
+		arg.OverReceiptPercent,
 		arg.Now,
 	)
-	return err
+	var over_receipt_percent decimal.Decimal
+	err := row.Scan(&over_receipt_percent)
+	return over_receipt_percent, err
 }
 
 const wasteTxns = `-- name: WasteTxns :many

@@ -1401,17 +1401,6 @@ func (q *Queries) OrderListPurchaseOrders(ctx context.Context, arg OrderListPurc
 	return items, nil
 }
 
-const overReceiptPercent = `-- name: OverReceiptPercent :one
-SELECT COALESCE((SELECT over_receipt_percent FROM supply_settings WHERE org_id = $1), 10)::numeric
-`
-
-func (q *Queries) OverReceiptPercent(ctx context.Context, orgID uuid.UUID) (decimal.Decimal, error) {
-	row := q.db.QueryRow(ctx, overReceiptPercent, orgID)
-	var column_1 decimal.Decimal
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
 const preferredVendorItems = `-- name: PreferredVendorItems :many
 SELECT vi.id, vi.org_id, vi.vendor_id, vi.item_id, vi.sku, vi.description, vi.pack_size, vi.pack_unit, vi.price_cents, vi.preferred, vi.active, vi.created_at, vi.updated_at FROM vendor_items vi JOIN vendors v ON v.org_id = vi.org_id AND v.id = vi.vendor_id
 WHERE vi.org_id = $1 AND vi.item_id = ANY($2::uuid[]) AND vi.preferred AND vi.active AND v.active

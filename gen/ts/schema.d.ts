@@ -7897,6 +7897,12 @@ export interface components {
              * @example 5000
              */
             varianceFlagCents: number;
+            /**
+             * @description A purchase order receipt may take a line at most this percentage over its ordered packs;
+             *     more answers 409. Always answered; left out of a change, it keeps its value (10 at first).
+             * @example 10
+             */
+            overReceiptPercent?: string;
         };
         VendorContact: {
             /** @example Dana Ruiz */

@@ -368,10 +368,11 @@ func (h *Handlers) ReceivePurchaseOrder(ctx context.Context, req api.ReceivePurc
 		for _, l := range lines {
 			byID[l.ID] = l
 		}
-		pct, err := q.OverReceiptPercent(ctx, req.OrgId)
+		settings, err := q.GetSupplySettings(ctx, req.OrgId)
 		if err != nil {
 			return err
 		}
+		pct := settings.OverReceiptPercent
 		ids := make([]uuid.UUID, 0, len(b.Lines))
 		for _, l := range lines {
 			ids = append(ids, l.ItemID)

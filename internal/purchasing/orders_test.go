@@ -240,3 +240,27 @@ func TestPurchaseOrderPermissionsAndSiteScope(t *testing.T) {
 		t.Fatalf("audit rows = %d", n)
 	}
 }
+
+func TestOverReceiptToleranceIsAnOrganizationSetting(t *testing.T) {
+	b, v, _, vi := setupPO(t)
+	var s struct {
+		OverReceiptPercent string `json:"overReceiptPercent"`
+	}
+	b.call(http.MethodGet, "supply-settings").Do().Expect(http.StatusOK).Decode(&s)
+	if s.OverReceiptPercent != "10" {
+		t.Fatalf("default = %q", s.OverReceiptPercent)
+	}
+	b.call(http.MethodPut, "supply-settings").JSON(map[string]any{"varianceFlagPercent": "10", "varianceFlagCents": 5000, "overReceiptPercent": "0"}).
+		Do().Expect(http.StatusOK).Decode(&s)
+	if s.OverReceiptPercent != "0" {
+		t.Fatalf("set = %q", s.OverReceiptPercent)
+	}
+	// Left out of a change, it keeps its value.
+	b.call(http.MethodPut, "supply-settings").JSON(map[string]any{"varianceFlagPercent": "5", "varianceFlagCents": 5000}).Do().Expect(http.StatusOK).Decode(&s)
+	if s.OverReceiptPercent != "0" {
+		t.Fatalf("kept = %q", s.OverReceiptPercent)
+	}
+	p := b.submit(b.createPO(v, map[string]any{"vendorItemId": vi.ID, "packs": "10"}))
+	b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": p.Lines[0].ID, "packs": "10.5", "locationId": b.loc}}}).Expect(http.StatusConflict)
+	b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": p.Lines[0].ID, "packs": "10", "locationId": b.loc}}}).Expect(http.StatusOK)
+}
