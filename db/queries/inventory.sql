@@ -370,3 +370,36 @@ LEFT JOIN LATERAL (
 ) b ON true
 WHERE pl.org_id = @org_id AND pl.site_id = @site_id
 ORDER BY lower(i.name), i.id;
+
+-- name: FindLotsByKeys :many
+-- The site's lots of (item, code) pairs, for a receipt of many lines at once.
+SELECT l.* FROM lots l
+JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@codes::text[]) AS code) k ON k.item_id = l.item_id AND k.code = l.code
+WHERE l.org_id = @org_id AND l.site_id = @site_id;
+
+-- name: CreateLots :many
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+SELECT k.id, @org_id, @site_id, k.item_id, k.code, k.expires_on, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@item_ids::uuid[]) AS item_id, unnest(@codes::text[]) AS code,
+             unnest(@expires::date[]) AS expires_on) k
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING *;
+
+-- name: LockStockCosts :many
+-- LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+SELECT @org_id, x.item_id, @site_id, 0, 0, @now FROM unnest(@item_ids::uuid[]) AS x(item_id) ORDER BY x.item_id
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING *;
+
+-- name: LocationBalancesOfPairs :many
+-- LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
+-- within each pair.
+SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
+FROM stock_balances b
+JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@location_ids::uuid[]) AS location_id) k
+  ON k.item_id = b.item_id AND k.location_id = b.location_id
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = @org_id
+ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b;

@@ -348,6 +348,61 @@ func (q *Queries) CreateLot(ctx context.Context, arg CreateLotParams) (Lot, erro
 	return i, err
 }
 
+const createLots = `-- name: CreateLots :many
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+SELECT k.id, $1, $2, k.item_id, k.code, k.expires_on, $3
+FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::uuid[]) AS item_id, unnest($6::text[]) AS code,
+             unnest($7::date[]) AS expires_on) k
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING id, org_id, site_id, item_id, code, expires_on, received_at
+`
+
+type CreateLotsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	Now     time.Time
+	Ids     []uuid.UUID
+	ItemIds []uuid.UUID
+	Codes   []string
+	Expires []pgtype.Date
+}
+
+func (q *Queries) CreateLots(ctx context.Context, arg CreateLotsParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, createLots,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Now,
+		arg.Ids,
+		arg.ItemIds,
+		arg.Codes,
+		arg.Expires,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const createStorageLocation = `-- name: CreateStorageLocation :one
 INSERT INTO storage_locations (id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -617,6 +672,53 @@ func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
 		&i.ReceivedAt,
 	)
 	return i, err
+}
+
+const findLotsByKeys = `-- name: FindLotsByKeys :many
+SELECT l.id, l.org_id, l.site_id, l.item_id, l.code, l.expires_on, l.received_at FROM lots l
+JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::text[]) AS code) k ON k.item_id = l.item_id AND k.code = l.code
+WHERE l.org_id = $3 AND l.site_id = $4
+`
+
+type FindLotsByKeysParams struct {
+	ItemIds []uuid.UUID
+	Codes   []string
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+}
+
+// The site's lots of (item, code) pairs, for a receipt of many lines at once.
+func (q *Queries) FindLotsByKeys(ctx context.Context, arg FindLotsByKeysParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, findLotsByKeys,
+		arg.ItemIds,
+		arg.Codes,
+		arg.OrgID,
+		arg.SiteID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const flushPosting = `-- name: FlushPosting :one
@@ -1586,6 +1688,59 @@ func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesPara
 	return items, nil
 }
 
+const locationBalancesOfPairs = `-- name: LocationBalancesOfPairs :many
+SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
+FROM stock_balances b
+JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::uuid[]) AS location_id) k
+  ON k.item_id = b.item_id AND k.location_id = b.location_id
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = $3
+ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b
+`
+
+type LocationBalancesOfPairsParams struct {
+	ItemIds     []uuid.UUID
+	LocationIds []uuid.UUID
+	OrgID       uuid.UUID
+}
+
+type LocationBalancesOfPairsRow struct {
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	ExpiresOn  pgtype.Date
+}
+
+// LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
+// within each pair.
+func (q *Queries) LocationBalancesOfPairs(ctx context.Context, arg LocationBalancesOfPairsParams) ([]LocationBalancesOfPairsRow, error) {
+	rows, err := q.db.Query(ctx, locationBalancesOfPairs, arg.ItemIds, arg.LocationIds, arg.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LocationBalancesOfPairsRow{}
+	for rows.Next() {
+		var i LocationBalancesOfPairsRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.LocationID,
+			&i.LotID,
+			&i.Quantity,
+			&i.ExpiresOn,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockStockCost = `-- name: LockStockCost :one
 INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
 VALUES ($1, $2, $3, 0, 0, $4)
@@ -1619,6 +1774,53 @@ func (q *Queries) LockStockCost(ctx context.Context, arg LockStockCostParams) (S
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const lockStockCosts = `-- name: LockStockCosts :many
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+SELECT $1, x.item_id, $2, 0, 0, $3 FROM unnest($4::uuid[]) AS x(item_id) ORDER BY x.item_id
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING org_id, item_id, site_id, on_hand, avg_cost, updated_at
+`
+
+type LockStockCostsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	Now     time.Time
+	ItemIds []uuid.UUID
+}
+
+// LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+func (q *Queries) LockStockCosts(ctx context.Context, arg LockStockCostsParams) ([]StockCost, error) {
+	rows, err := q.db.Query(ctx, lockStockCosts,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Now,
+		arg.ItemIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockCost{}
+	for rows.Next() {
+		var i StockCost
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.ItemID,
+			&i.SiteID,
+			&i.OnHand,
+			&i.AvgCost,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const parLevelsOf = `-- name: ParLevelsOf :many

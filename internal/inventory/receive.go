@@ -2,10 +2,11 @@ package inventory
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
@@ -54,6 +55,12 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 		return nil, err
 	}
 	ms := make([]movement, 0, len(lines))
+	type lotKey struct {
+		item uuid.UUID
+		code string
+	}
+	wanted := map[lotKey]*time.Time{} // the lots named, with the expiry a new one gets
+	var lotOf []*lotKey
 	for _, l := range lines {
 		it, err := refs.checkItem(l.Field+".itemId", l.ItemID)
 		if err != nil {
@@ -70,26 +77,117 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 			return nil, apierr.InvalidField(l.Field+".quantity", "must be positive for a receipt")
 		}
 		cost := l.CostPerBase
-		m := movement{kind: KindReceipt, reason: KindReceipt, itemID: it.ID, locationID: loc.ID, qty: l.Quantity, cost: &cost, unit: it.Units.Base, expiredOK: true}
-		if l.Lot != nil {
-			ref := api.LotRef{Code: l.Lot.Code}
-			if l.Lot.ExpiresOn != nil {
-				if l.Lot.ExpiresOn.Before(today) {
-					return nil, apierr.InvalidField(l.Field+".lot.expiresOn", "is in the past: expired stock is not received")
-				}
-				ref.ExpiresOn = &openapi_types.Date{Time: *l.Lot.ExpiresOn}
-			}
-			lot, err := findOrCreateLot(ctx, q, orgID, siteID, it, ref, now, today, l.Field+".lot")
+		ms = append(ms, movement{kind: KindReceipt, reason: KindReceipt, itemID: it.ID, locationID: loc.ID, qty: l.Quantity, cost: &cost, unit: it.Units.Base, expiredOK: true})
+		if l.Lot == nil {
+			lotOf = append(lotOf, nil)
+			continue
+		}
+		k := lotKey{it.ID, l.Lot.Code}
+		expires := l.Lot.ExpiresOn
+		if expires != nil && expires.Before(today) {
+			return nil, apierr.InvalidField(l.Field+".lot.expiresOn", "is in the past: expired stock is not received")
+		}
+		if expires == nil && it.ShelfLifeDays != nil {
+			t := today.AddDate(0, 0, *it.ShelfLifeDays)
+			expires = &t
+		}
+		if prev, seen := wanted[k]; !seen || prev == nil {
+			wanted[k] = expires
+		}
+		lotOf = append(lotOf, &k)
+	}
+	// The lots: found by (item, code) in one query, the missing ones created in another (a lot
+	// created meanwhile by a concurrent receipt is read again).
+	found := map[lotKey]db.Lot{}
+	if len(wanted) > 0 {
+		var f db.FindLotsByKeysParams
+		f.OrgID, f.SiteID = orgID, siteID
+		for k := range wanted {
+			f.ItemIds, f.Codes = append(f.ItemIds, k.item), append(f.Codes, k.code)
+		}
+		for attempt := 0; attempt < 2 && len(found) < len(wanted); attempt++ {
+			rows, err := q.FindLotsByKeys(ctx, f)
 			if err != nil {
 				return nil, err
 			}
-			m.lotID = &lot.ID
+			for _, r := range rows {
+				found[lotKey{r.ItemID, r.Code}] = r
+			}
+			var c db.CreateLotsParams
+			c.OrgID, c.SiteID, c.Now = orgID, siteID, now
+			for k, exp := range wanted {
+				if _, ok := found[k]; !ok {
+					c.Ids, c.ItemIds, c.Codes, c.Expires = append(c.Ids, uuid.Must(uuid.NewV7())), append(c.ItemIds, k.item), append(c.Codes, k.code), append(c.Expires, pgDate(exp))
+				}
+			}
+			if len(c.Ids) == 0 {
+				break
+			}
+			made, err := q.CreateLots(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range made {
+				found[lotKey{r.ItemID, r.Code}] = r
+			}
 		}
-		ms = append(ms, m)
 	}
-	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor}
+	for i, l := range lines {
+		k := lotOf[i]
+		if k == nil {
+			continue
+		}
+		lot, ok := found[*k]
+		if !ok {
+			return nil, errors.New("inventory: lot neither found nor created")
+		}
+		if e := l.Lot.ExpiresOn; e != nil && (!lot.ExpiresOn.Valid || !lot.ExpiresOn.Time.Equal(*e)) {
+			return nil, apierr.InvalidField(l.Field+".lot.expiresOn", fmt.Sprintf("lot %q of %q has another expiry", l.Lot.Code, refs.items[l.ItemID].Name))
+		}
+		ms[i].lotID = &lot.ID
+	}
+	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor, costs: map[uuid.UUID]*db.StockCost{}, buckets: map[ilKey][]*bucket{}}
+	// Every item's cost row locked in one statement, in id order.
+	distinct := make([]uuid.UUID, 0, len(itemIDs))
+	seenItem := map[uuid.UUID]bool{}
+	for _, id := range itemIDs {
+		if !seenItem[id] {
+			seenItem[id] = true
+			distinct = append(distinct, id)
+		}
+	}
+	costs, err := q.LockStockCosts(ctx, db.LockStockCostsParams{OrgID: orgID, SiteID: siteID, ItemIds: distinct, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	for i := range costs {
+		p.costs[costs[i].ItemID] = &costs[i]
+	}
 	if err := p.lock(ctx, itemIDs); err != nil {
 		return nil, err
+	}
+	// Every item × location's buckets read (and locked) in one statement.
+	var pairs db.LocationBalancesOfPairsParams
+	pairs.OrgID = orgID
+	for _, m := range ms {
+		k := ilKey{m.itemID, m.locationID}
+		if _, ok := p.buckets[k]; !ok {
+			p.buckets[k] = []*bucket{}
+			pairs.ItemIds, pairs.LocationIds = append(pairs.ItemIds, m.itemID), append(pairs.LocationIds, m.locationID)
+		}
+	}
+	bals, err := q.LocationBalancesOfPairs(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range bals {
+		b := &bucket{lotID: r.LotID, qty: r.Quantity}
+		if r.ExpiresOn.Valid {
+			t := r.ExpiresOn.Time
+			b.expiresOn = &t
+		}
+		k := ilKey{r.ItemID, r.LocationID}
+		p.buckets[k] = append(p.buckets[k], b)
 	}
 	for _, m := range ms {
 		if err := p.post(ctx, m); err != nil {

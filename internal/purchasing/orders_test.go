@@ -264,3 +264,28 @@ func TestOverReceiptToleranceIsAnOrganizationSetting(t *testing.T) {
 	b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": p.Lines[0].ID, "packs": "10.5", "locationId": b.loc}}}).Expect(http.StatusConflict)
 	b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": p.Lines[0].ID, "packs": "10", "locationId": b.loc}}}).Expect(http.StatusOK)
 }
+
+func TestReceiptLotsTopUpAndRefuseAnotherExpiry(t *testing.T) {
+	b, v, _, vi := setupPO(t)
+	p := b.submit(b.createPO(v, map[string]any{"vendorItemId": vi.ID, "packs": "3"}))
+	l := p.Lines[0].ID
+	var r receipt
+	// Two lines into the same new lot in one receipt: one lot, topped up.
+	b.receive(p, map[string]any{"lines": []any{
+		map[string]any{"lineId": l, "packs": "1", "locationId": b.loc, "lot": map[string]any{"code": "T1", "expiresOn": "2030-05-01"}},
+		map[string]any{"lineId": l, "packs": "1", "locationId": b.loc, "lot": map[string]any{"code": "T1"}},
+	}}).Expect(http.StatusOK).Decode(&r)
+	if len(r.Txns) != 2 || *r.Txns[0].LotID != *r.Txns[1].LotID {
+		t.Fatalf("txns = %+v", r.Txns)
+	}
+	if n := b.count(`SELECT count(*) FROM lots WHERE org_id = $1 AND code = 'T1' AND expires_on = '2030-05-01'`, b.org); n != 1 {
+		t.Fatalf("lots = %d", n)
+	}
+	e := b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": l, "packs": "1", "locationId": b.loc, "lot": map[string]any{"code": "T1", "expiresOn": "2030-06-01"}}}}).
+		Expect(http.StatusBadRequest).Err()
+	if e.Details[0].Field != "lines.0.lot.expiresOn" {
+		t.Fatalf("error = %+v", e)
+	}
+	b.receive(p, map[string]any{"lines": []any{map[string]any{"lineId": l, "packs": "1", "locationId": b.loc, "lot": map[string]any{"code": "T0", "expiresOn": "2020-01-01"}}}}).
+		Expect(http.StatusBadRequest)
+}
