@@ -848,8 +848,8 @@ type WasteLog struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
 	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	ItemID       uuid.UUID
+	LocationID   *uuid.UUID
+	ItemID       *uuid.UUID
 	LotID        *uuid.UUID
 	Quantity     decimal.Decimal
 	Unit         string
@@ -859,6 +859,8 @@ type WasteLog struct {
 	ValueCents   int64
 	CreatedBy    *uuid.UUID
 	CreatedAt    time.Time
+	RunID        *uuid.UUID
+	RecipeName   *string
 }
 
 type WebhookDelivery struct {

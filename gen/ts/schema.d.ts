@@ -6996,15 +6996,35 @@ export interface components {
          * @enum {string}
          */
         WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        /**
+         * @description Stock thrown away (`itemId` and `locationId`, with the waste ledger rows in `txnIds`), or the
+         *     output of a production run thrown away (`runId` and `recipeName`, written by the run's
+         *     `waste` event): a run's output was never stock, so it names no item or location, writes no
+         *     ledger row, and is valued at the run's cost at its pinned recipe version in proportion to the
+         *     quantity wasted.
+         */
         WasteLog: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             siteId: string;
-            /** Format: uuid */
-            locationId: string;
-            /** Format: uuid */
-            itemId: string;
+            /**
+             * Format: uuid
+             * @description The location the stock was taken from; null for a run's output.
+             */
+            locationId: string | null;
+            /**
+             * Format: uuid
+             * @description The inventory item wasted; null for a run's output.
+             */
+            itemId: string | null;
+            /**
+             * Format: uuid
+             * @description The production run whose output was wasted; null for stock.
+             */
+            runId: string | null;
+            /** @description The run's recipe (its pinned version's name); null for stock. */
+            recipeName: string | null;
             /** Format: uuid */
             lotId: string | null;
             quantity: components["schemas"]["Quantity"];
@@ -7015,7 +7035,8 @@ export interface components {
             note: string | null;
             /**
              * Format: int64
-             * @description What the waste cost, at the average cost (positive).
+             * @description What the waste cost (positive): stock at the average cost; a run's output at the run's
+             *     cost in proportion to the quantity wasted (0 when no ingredient has a cost yet).
              * @example 633
              */
             valueCents: number;
@@ -13331,6 +13352,11 @@ export interface operations {
                  * @example 0192f3a4-0000-7000-8000-000000000a01
                  */
                 itemId?: string;
+                /**
+                 * @description Only the waste of this production run's output.
+                 * @example 0192f3a4-0000-7000-8000-000000000c01
+                 */
+                runId?: string;
                 /**
                  * @description Only logs with this reason.
                  * @example spoilage
