@@ -613,6 +613,24 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EngagementStatus.
+const (
+	EngagementStatusFinalized EngagementStatus = "finalized"
+	EngagementStatusOpen      EngagementStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the EngagementStatus enum.
+func (e EngagementStatus) Valid() bool {
+	switch e {
+	case EngagementStatusFinalized:
+		return true
+	case EngagementStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngagementFinalizedEventEvent.
 const (
 	EngagementFinalizedEventEventEngagementFinalized EngagementFinalizedEventEvent = "engagement.finalized"
@@ -898,6 +916,72 @@ func (e Hl7Outcome) Valid() bool {
 	}
 }
 
+// Defines values for InspectionItemKind.
+const (
+	InspectionItemKindPassFail    InspectionItemKind = "pass_fail"
+	InspectionItemKindScore       InspectionItemKind = "score"
+	InspectionItemKindTemperature InspectionItemKind = "temperature"
+	InspectionItemKindText        InspectionItemKind = "text"
+)
+
+// Valid indicates whether the value is a known member of the InspectionItemKind enum.
+func (e InspectionItemKind) Valid() bool {
+	switch e {
+	case InspectionItemKindPassFail:
+		return true
+	case InspectionItemKindScore:
+		return true
+	case InspectionItemKindTemperature:
+		return true
+	case InspectionItemKindText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionResult.
+const (
+	InspectionResultFail        InspectionResult = "fail"
+	InspectionResultLessThannil InspectionResult = "<nil>"
+	InspectionResultPass        InspectionResult = "pass"
+)
+
+// Valid indicates whether the value is a known member of the InspectionResult enum.
+func (e InspectionResult) Valid() bool {
+	switch e {
+	case InspectionResultFail:
+		return true
+	case InspectionResultLessThannil:
+		return true
+	case InspectionResultPass:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionStatus.
+const (
+	InspectionStatusCompleted  InspectionStatus = "completed"
+	InspectionStatusInProgress InspectionStatus = "in_progress"
+	InspectionStatusScheduled  InspectionStatus = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the InspectionStatus enum.
+func (e InspectionStatus) Valid() bool {
+	switch e {
+	case InspectionStatusCompleted:
+		return true
+	case InspectionStatusInProgress:
+		return true
+	case InspectionStatusScheduled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MappedBy.
 const (
 	Organization MappedBy = "organization"
@@ -1099,6 +1183,42 @@ func (e PolicyPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for PolicyVersionStatus.
+const (
+	Draft     PolicyVersionStatus = "draft"
+	Published PolicyVersionStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyVersionStatus enum.
+func (e PolicyVersionStatus) Valid() bool {
+	switch e {
+	case Draft:
+		return true
+	case Published:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedDataScope.
+const (
+	ReportPublishedDataScopeAccount ReportPublishedDataScope = "account"
+	ReportPublishedDataScopeSite    ReportPublishedDataScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedDataScope enum.
+func (e ReportPublishedDataScope) Valid() bool {
+	switch e {
+	case ReportPublishedDataScopeAccount:
+		return true
+	case ReportPublishedDataScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReportPublishedEventEvent.
 const (
 	ReportPublishedEventEventReportPublished ReportPublishedEventEvent = "report.published"
@@ -1231,6 +1351,30 @@ func (e SecurityEventKind) Valid() bool {
 	}
 }
 
+// Defines values for SharedInspectionSectionsItemsOutcome.
+const (
+	SharedInspectionSectionsItemsOutcomeFail       SharedInspectionSectionsItemsOutcome = "fail"
+	SharedInspectionSectionsItemsOutcomeNotScored  SharedInspectionSectionsItemsOutcome = "not_scored"
+	SharedInspectionSectionsItemsOutcomePass       SharedInspectionSectionsItemsOutcome = "pass"
+	SharedInspectionSectionsItemsOutcomeUnanswered SharedInspectionSectionsItemsOutcome = "unanswered"
+)
+
+// Valid indicates whether the value is a known member of the SharedInspectionSectionsItemsOutcome enum.
+func (e SharedInspectionSectionsItemsOutcome) Valid() bool {
+	switch e {
+	case SharedInspectionSectionsItemsOutcomeFail:
+		return true
+	case SharedInspectionSectionsItemsOutcomeNotScored:
+		return true
+	case SharedInspectionSectionsItemsOutcomePass:
+		return true
+	case SharedInspectionSectionsItemsOutcomeUnanswered:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignoffDecidedDataDecision.
 const (
 	SignoffDecidedDataDecisionApproved SignoffDecidedDataDecision = "approved"
@@ -1308,40 +1452,40 @@ func (e TagTargetType) Valid() bool {
 
 // Defines values for TaskKind.
 const (
-	Cleaning       TaskKind = "cleaning"
-	Closing        TaskKind = "closing"
-	Inspection     TaskKind = "inspection"
-	Maintenance    TaskKind = "maintenance"
-	Opening        TaskKind = "opening"
-	Other          TaskKind = "other"
-	Prep           TaskKind = "prep"
-	Receiving      TaskKind = "receiving"
-	Safety         TaskKind = "safety"
-	TemperatureLog TaskKind = "temperature_log"
+	TaskKindCleaning       TaskKind = "cleaning"
+	TaskKindClosing        TaskKind = "closing"
+	TaskKindInspection     TaskKind = "inspection"
+	TaskKindMaintenance    TaskKind = "maintenance"
+	TaskKindOpening        TaskKind = "opening"
+	TaskKindOther          TaskKind = "other"
+	TaskKindPrep           TaskKind = "prep"
+	TaskKindReceiving      TaskKind = "receiving"
+	TaskKindSafety         TaskKind = "safety"
+	TaskKindTemperatureLog TaskKind = "temperature_log"
 )
 
 // Valid indicates whether the value is a known member of the TaskKind enum.
 func (e TaskKind) Valid() bool {
 	switch e {
-	case Cleaning:
+	case TaskKindCleaning:
 		return true
-	case Closing:
+	case TaskKindClosing:
 		return true
-	case Inspection:
+	case TaskKindInspection:
 		return true
-	case Maintenance:
+	case TaskKindMaintenance:
 		return true
-	case Opening:
+	case TaskKindOpening:
 		return true
-	case Other:
+	case TaskKindOther:
 		return true
-	case Prep:
+	case TaskKindPrep:
 		return true
-	case Receiving:
+	case TaskKindReceiving:
 		return true
-	case Safety:
+	case TaskKindSafety:
 		return true
-	case TemperatureLog:
+	case TaskKindTemperatureLog:
 		return true
 	default:
 		return false
@@ -1636,6 +1780,30 @@ func (e WebhookTestEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for WorkOrderPriority.
+const (
+	WorkOrderPriorityCritical WorkOrderPriority = "critical"
+	WorkOrderPriorityHigh     WorkOrderPriority = "high"
+	WorkOrderPriorityLow      WorkOrderPriority = "low"
+	WorkOrderPriorityMedium   WorkOrderPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderPriority enum.
+func (e WorkOrderPriority) Valid() bool {
+	switch e {
+	case WorkOrderPriorityCritical:
+		return true
+	case WorkOrderPriorityHigh:
+		return true
+	case WorkOrderPriorityLow:
+		return true
+	case WorkOrderPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkOrderResolvedEventEvent.
 const (
 	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
@@ -1645,6 +1813,51 @@ const (
 func (e WorkOrderResolvedEventEvent) Valid() bool {
 	switch e {
 	case WorkOrderResolvedEventEventWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderStatus.
+const (
+	WorkOrderStatusCancelled  WorkOrderStatus = "cancelled"
+	WorkOrderStatusInProgress WorkOrderStatus = "in_progress"
+	WorkOrderStatusOpen       WorkOrderStatus = "open"
+	WorkOrderStatusResolved   WorkOrderStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderStatus enum.
+func (e WorkOrderStatus) Valid() bool {
+	switch e {
+	case WorkOrderStatusCancelled:
+		return true
+	case WorkOrderStatusInProgress:
+		return true
+	case WorkOrderStatusOpen:
+		return true
+	case WorkOrderStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderTransitionRequestStatus.
+const (
+	WorkOrderTransitionRequestStatusCancelled  WorkOrderTransitionRequestStatus = "cancelled"
+	WorkOrderTransitionRequestStatusInProgress WorkOrderTransitionRequestStatus = "in_progress"
+	WorkOrderTransitionRequestStatusResolved   WorkOrderTransitionRequestStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderTransitionRequestStatus enum.
+func (e WorkOrderTransitionRequestStatus) Valid() bool {
+	switch e {
+	case WorkOrderTransitionRequestStatusCancelled:
+		return true
+	case WorkOrderTransitionRequestStatusInProgress:
+		return true
+	case WorkOrderTransitionRequestStatusResolved:
 		return true
 	default:
 		return false
@@ -1676,6 +1889,14 @@ func (e ListUnmappedCodesParamsStatus) Valid() bool {
 type AcceptInvitationRequest struct {
 	// Token Example: inv_9cQ2bX7mKp4sT1vZ8nR3wY6eH0jL5aFd2gUiOq7Xk
 	Token string `json:"token"`
+}
+
+// AcknowledgementMember defines model for AcknowledgementMember.
+type AcknowledgementMember struct {
+	AcknowledgedAt *time.Time         `json:"acknowledgedAt"`
+	Name           string             `json:"name"`
+	Role           string             `json:"role"`
+	UserId         openapi_types.UUID `json:"userId"`
 }
 
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
@@ -1769,6 +1990,16 @@ type AlertSeverity string
 
 // AlertStatus Example: open
 type AlertStatus string
+
+// AlertWorkOrderRequest defines model for AlertWorkOrderRequest.
+type AlertWorkOrderRequest struct {
+	// EquipmentId The equipment of the alert's site the excursion is about.
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+
+	// Title Defaults to "Repair: " followed by the alert's message.
+	Title *string `json:"title,omitempty"`
+}
 
 // Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
 // `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
@@ -2173,6 +2404,27 @@ type CreateDeviceRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// CreateEngagementRequest defines model for CreateEngagementRequest.
+type CreateEngagementRequest struct {
+	// Auditor Who audits (a person or firm; free text).
+	Auditor string               `json:"auditor"`
+	Name    string               `json:"name"`
+	Period  EngagementPeriod     `json:"period"`
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
+// CreateInspectionRequest defines model for CreateInspectionRequest.
+type CreateInspectionRequest struct {
+	// EngagementId The open audit engagement the inspection belongs to (one of its sites).
+	EngagementId *openapi_types.UUID `json:"engagementId,omitempty"`
+
+	// InspectorUserId The member who performs it (inspector role or higher, with access to the site).
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId,omitempty"`
+	ScheduledFor    time.Time           `json:"scheduledFor"`
+	SiteId          openapi_types.UUID  `json:"siteId"`
+	TemplateId      openapi_types.UUID  `json:"templateId"`
+}
+
 // CreateInvitationRequest defines model for CreateInvitationRequest.
 type CreateInvitationRequest struct {
 	Credentials *[]Credential `json:"credentials,omitempty"`
@@ -2195,6 +2447,15 @@ type CreateInvitationRequest struct {
 type CreateOrgRequest struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
+}
+
+// CreatePolicyRequest defines model for CreatePolicyRequest.
+type CreatePolicyRequest struct {
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+	Title   string      `json:"title"`
 }
 
 // CreateSignoffRequest defines model for CreateSignoffRequest.
@@ -2301,6 +2562,14 @@ type CreateWebhookRequest struct {
 	//
 	// Example: https://hooks.harborview-kitchens.example/sous
 	Url WebhookUrl `json:"url"`
+}
+
+// CreateWorkOrderRequest defines model for CreateWorkOrderRequest.
+type CreateWorkOrderRequest struct {
+	Description *string            `json:"description,omitempty"`
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+	Title       string             `json:"title"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -2643,10 +2912,29 @@ type Encounter struct {
 	VisitNumber string `json:"visitNumber"`
 }
 
-// EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
+// Engagement defines model for Engagement.
+type Engagement struct {
+	Auditor       string               `json:"auditor"`
+	CreatedAt     time.Time            `json:"createdAt"`
+	FinalizedAt   *time.Time           `json:"finalizedAt"`
+	Id            openapi_types.UUID   `json:"id"`
+	InspectionIds []openapi_types.UUID `json:"inspectionIds"`
+	Name          string               `json:"name"`
+	Period        EngagementPeriod     `json:"period"`
+
+	// Report Written when the engagement is finalized; frozen from then on.
+	Report    *EngagementReport    `json:"report"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Status    EngagementStatus     `json:"status"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// EngagementStatus defines model for Engagement.Status.
+type EngagementStatus string
+
+// EngagementFinalizedData `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 type EngagementFinalizedData struct {
 	EngagementId openapi_types.UUID `json:"engagementId"`
-	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
 // EngagementFinalizedEvent The delivery body of `engagement.finalized`.
@@ -2656,7 +2944,7 @@ type EngagementFinalizedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	// Data `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 	Data  EngagementFinalizedData       `json:"data"`
 	Event EngagementFinalizedEventEvent `json:"event"`
 
@@ -2674,6 +2962,63 @@ type EngagementFinalizedEvent struct {
 
 // EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
 type EngagementFinalizedEventEvent string
+
+// EngagementPeriod defines model for EngagementPeriod.
+type EngagementPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
+// EngagementReport Written when the engagement is finalized; frozen from then on.
+type EngagementReport struct {
+	AveragePercent  *string `json:"averagePercent"`
+	Failed          int     `json:"failed"`
+	InspectionCount int     `json:"inspectionCount"`
+	Inspections     []struct {
+		CompletedAt  *time.Time         `json:"completedAt"`
+		Findings     int                `json:"findings"`
+		InspectionId openapi_types.UUID `json:"inspectionId"`
+		Percent      *string            `json:"percent"`
+
+		// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+		Result       *InspectionResult  `json:"result"`
+		SiteId       openapi_types.UUID `json:"siteId"`
+		TemplateName string             `json:"templateName"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings whose corrective task was not done at finalization.
+	OpenFindings  int `json:"openFindings"`
+	Passed        int `json:"passed"`
+	TotalFindings int `json:"totalFindings"`
+}
+
+// Equipment defines model for Equipment.
+type Equipment struct {
+	CreatedAt  time.Time           `json:"createdAt"`
+	Id         openapi_types.UUID  `json:"id"`
+	Kind       string              `json:"kind"`
+	LocationId *openapi_types.UUID `json:"locationId"`
+	Make       *string             `json:"make"`
+	Model      *string             `json:"model"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+}
+
+// EquipmentRequest defines model for EquipmentRequest.
+type EquipmentRequest struct {
+	// Kind What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text).
+	Kind string `json:"kind"`
+
+	// LocationId The storage location it stands in.
+	LocationId *openapi_types.UUID `json:"locationId,omitempty"`
+	Make       *string             `json:"make,omitempty"`
+	Model      *string             `json:"model,omitempty"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial,omitempty"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -2849,6 +3194,24 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Finding defines model for Finding.
+type Finding struct {
+	CreatedAt    time.Time          `json:"createdAt"`
+	Critical     bool               `json:"critical"`
+	Id           openapi_types.UUID `json:"id"`
+	InspectionId openapi_types.UUID `json:"inspectionId"`
+	ItemKey      string             `json:"itemKey"`
+	Note         *string            `json:"note"`
+	Prompt       string             `json:"prompt"`
+	Section      string             `json:"section"`
+
+	// TaskId The corrective task (source `audit_finding`, `sourceId` this finding).
+	TaskId *openapi_types.UUID `json:"taskId"`
+
+	// TaskStatus The corrective task's status (open, done, missed, cancelled).
+	TaskStatus *string `json:"taskStatus"`
 }
 
 // Guide defines model for Guide.
@@ -3089,6 +3452,135 @@ type IngestHl7Request struct {
 
 	// SiteId The site (hospital) whose census the messages update.
 	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// Inspection defines model for Inspection.
+type Inspection struct {
+	Answers      []InspectionAnswer  `json:"answers"`
+	CompletedAt  *time.Time          `json:"completedAt"`
+	CompletedBy  *openapi_types.UUID `json:"completedBy"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	EngagementId *openapi_types.UUID `json:"engagementId"`
+	Findings     []Finding           `json:"findings"`
+
+	// Frozen Part of a finalized engagement; nothing about it changes any more.
+	Frozen          bool                `json:"frozen"`
+	Id              openapi_types.UUID  `json:"id"`
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId"`
+
+	// MaxScore Weighted points possible (decimal string).
+	MaxScore *string `json:"maxScore"`
+	Notes    *string `json:"notes"`
+
+	// Percent score / maxScore × 100, rounded half-even to one decimal.
+	Percent *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result       *InspectionResult `json:"result"`
+	ScheduledFor time.Time         `json:"scheduledFor"`
+
+	// Score Weighted points earned (decimal string).
+	Score *string `json:"score"`
+
+	// Sections The template's sections as they were when the inspection was made.
+	Sections     []InspectionSection `json:"sections"`
+	SiteId       openapi_types.UUID  `json:"siteId"`
+	Status       InspectionStatus    `json:"status"`
+	TemplateId   openapi_types.UUID  `json:"templateId"`
+	TemplateName string              `json:"templateName"`
+	UpdatedAt    time.Time           `json:"updatedAt"`
+}
+
+// InspectionAnswer defines model for InspectionAnswer.
+type InspectionAnswer struct {
+	Key           string                `json:"key"`
+	Note          *string               `json:"note,omitempty"`
+	Passed        *bool                 `json:"passed,omitempty"`
+	PhotoMediaIds *[]openapi_types.UUID `json:"photoMediaIds,omitempty"`
+	Score         *int                  `json:"score,omitempty"`
+
+	// TemperatureF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	TemperatureF *Fahrenheit `json:"temperatureF,omitempty"`
+	Text         *string     `json:"text,omitempty"`
+}
+
+// InspectionItem defines model for InspectionItem.
+type InspectionItem struct {
+	// Critical A failed critical item makes the inspection's result `fail` whatever the score.
+	Critical *bool `json:"critical,omitempty"`
+
+	// DueDays Days until the corrective task of a finding on this item is due (default 7).
+	DueDays *int `json:"dueDays,omitempty"`
+
+	// Key Unique within the template.
+	Key string `json:"key"`
+
+	// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+	// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+	Kind InspectionItemKind `json:"kind"`
+
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF *Fahrenheit `json:"maxF,omitempty"`
+
+	// MaxScore For `score` items (required there); a score below half of it fails the item.
+	MaxScore *int `json:"maxScore,omitempty"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF   *Fahrenheit `json:"minF,omitempty"`
+	Prompt string      `json:"prompt"`
+
+	// Weight The item's share of the score (0 for unscored).
+	Weight *int `json:"weight,omitempty"`
+}
+
+// InspectionItemKind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+type InspectionItemKind string
+
+// InspectionResponsesRequest defines model for InspectionResponsesRequest.
+type InspectionResponsesRequest struct {
+	// Answers Answers by item key; an answer replaces the item's previous one, items not named keep theirs.
+	Answers []InspectionAnswer `json:"answers"`
+
+	// Notes The inspection's overall notes (replaced when given).
+	Notes *string `json:"notes,omitempty"`
+}
+
+// InspectionResult `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+type InspectionResult string
+
+// InspectionSection defines model for InspectionSection.
+type InspectionSection struct {
+	Items []InspectionItem `json:"items"`
+	Title string           `json:"title"`
+}
+
+// InspectionStatus defines model for InspectionStatus.
+type InspectionStatus string
+
+// InspectionTemplate defines model for InspectionTemplate.
+type InspectionTemplate struct {
+	CreatedAt   time.Time           `json:"createdAt"`
+	Id          openapi_types.UUID  `json:"id"`
+	Name        string              `json:"name"`
+	PassPercent int                 `json:"passPercent"`
+	Sections    []InspectionSection `json:"sections"`
+	UpdatedAt   time.Time           `json:"updatedAt"`
+}
+
+// InspectionTemplateRequest defines model for InspectionTemplateRequest.
+type InspectionTemplateRequest struct {
+	Name string `json:"name"`
+
+	// PassPercent The weighted percentage at or above which an inspection passes.
+	PassPercent *int                `json:"passPercent,omitempty"`
+	Sections    []InspectionSection `json:"sections"`
 }
 
 // Invitation defines model for Invitation.
@@ -3630,6 +4122,52 @@ type PlanFeature string
 // PlanTier Example: pro
 type PlanTier string
 
+// Policy defines model for Policy.
+type Policy struct {
+	// AcknowledgedCurrent Whether the caller acknowledged the current version (on GET of one policy).
+	AcknowledgedCurrent *bool     `json:"acknowledgedCurrent,omitempty"`
+	CreatedAt           time.Time `json:"createdAt"`
+
+	// CurrentVersion The published version in force; null until one is published.
+	CurrentVersion *int               `json:"currentVersion"`
+	Id             openapi_types.UUID `json:"id"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList `json:"siteIds"`
+	Title     string     `json:"title"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	// Versions Every version, oldest first.
+	Versions []PolicyVersion `json:"versions"`
+}
+
+// PolicyAcknowledgement defines model for PolicyAcknowledgement.
+type PolicyAcknowledgement struct {
+	AcknowledgedAt time.Time          `json:"acknowledgedAt"`
+	PolicyId       openapi_types.UUID `json:"policyId"`
+	UserId         openapi_types.UUID `json:"userId"`
+	Version        int                `json:"version"`
+}
+
+// PolicyAcknowledgements defines model for PolicyAcknowledgements.
+type PolicyAcknowledgements struct {
+	PolicyId openapi_types.UUID `json:"policyId"`
+	Sites    []struct {
+		// Acknowledged Members with access to the site who acknowledged the current version.
+		Acknowledged []AcknowledgementMember `json:"acknowledged"`
+
+		// Pending Members with access to the site who have not.
+		Pending  []AcknowledgementMember `json:"pending"`
+		SiteId   openapi_types.UUID      `json:"siteId"`
+		SiteName string                  `json:"siteName"`
+	} `json:"sites"`
+
+	// Version The current version the roster is for; null (and nobody has acknowledged) before one is published.
+	Version *int `json:"version"`
+}
+
 // PolicyPublishedData `policy.published`: a policy version was published.
 type PolicyPublishedData struct {
 	PolicyId openapi_types.UUID `json:"policyId"`
@@ -3665,6 +4203,31 @@ type PolicyPublishedEvent struct {
 
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
+
+// PolicyVersion defines model for PolicyVersion.
+type PolicyVersion struct {
+	Body        string             `json:"body"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	PolicyId    openapi_types.UUID `json:"policyId"`
+	PublishedAt *time.Time         `json:"publishedAt"`
+
+	// Status `draft` until published; a `published` version never changes.
+	Status  PolicyVersionStatus `json:"status"`
+	Summary string              `json:"summary"`
+	Version int                 `json:"version"`
+}
+
+// PolicyVersionRequest defines model for PolicyVersionRequest.
+type PolicyVersionRequest struct {
+	// Body The policy text, Markdown.
+	Body string `json:"body"`
+
+	// Summary What changed in this version.
+	Summary *string `json:"summary,omitempty"`
+}
+
+// PolicyVersionStatus `draft` until published; a `published` version never changes.
+type PolicyVersionStatus string
 
 // Position defines model for Position.
 type Position struct {
@@ -3721,13 +4284,17 @@ type RegisterRequest struct {
 	Password NewPassword `json:"password"`
 }
 
-// ReportPublishedData `report.published`: a site or account report was generated.
+// ReportPublishedData `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 type ReportPublishedData struct {
-	ReportId openapi_types.UUID `json:"reportId"`
+	ReportId openapi_types.UUID       `json:"reportId"`
+	Scope    ReportPublishedDataScope `json:"scope"`
 
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedDataScope defines model for ReportPublishedData.Scope.
+type ReportPublishedDataScope string
 
 // ReportPublishedEvent The delivery body of `report.published`.
 type ReportPublishedEvent struct {
@@ -3736,7 +4303,7 @@ type ReportPublishedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `report.published`: a site or account report was generated.
+	// Data `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 	Data  ReportPublishedData       `json:"data"`
 	Event ReportPublishedEventEvent `json:"event"`
 
@@ -4077,6 +4644,56 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// ShareLink defines model for ShareLink.
+type ShareLink struct {
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url The public link (`{base}/share/insp/{token}`); reissuing rotates it.
+	Url string `json:"url"`
+}
+
+// SharedInspection The sanitized inspection report behind a share link. Display data only, no ids, no member emails.
+type SharedInspection struct {
+	// Date The local date it was performed (completed, else scheduled) in the site's zone.
+	Date     openapi_types.Date `json:"date"`
+	Findings []struct {
+		// CorrectiveAction The corrective task's status (`open`, `done`, `missed`, `cancelled`, or `none`).
+		CorrectiveAction string  `json:"correctiveAction"`
+		Critical         bool    `json:"critical"`
+		Note             *string `json:"note"`
+		Prompt           string  `json:"prompt"`
+		Section          string  `json:"section"`
+	} `json:"findings"`
+	MaxScore *string `json:"maxScore"`
+	Percent  *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result   *InspectionResult `json:"result"`
+	Score    *string           `json:"score"`
+	Sections []struct {
+		Items []struct {
+			Critical bool `json:"critical"`
+
+			// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+			// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+			Kind InspectionItemKind `json:"kind"`
+			Note *string            `json:"note"`
+
+			// Outcome `pass`, `fail`, `not_scored` or `unanswered`.
+			Outcome SharedInspectionSectionsItemsOutcome `json:"outcome"`
+			Prompt  string                               `json:"prompt"`
+		} `json:"items"`
+		Title string `json:"title"`
+	} `json:"sections"`
+	SiteName     string           `json:"siteName"`
+	Status       InspectionStatus `json:"status"`
+	TemplateName string           `json:"templateName"`
+}
+
+// SharedInspectionSectionsItemsOutcome `pass`, `fail`, `not_scored` or `unanswered`.
+type SharedInspectionSectionsItemsOutcome string
+
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
 	DecidedAt    *time.Time          `json:"decidedAt"`
@@ -4163,6 +4780,11 @@ type Site struct {
 	// Example: America/Chicago
 	Timezone Timezone `json:"timezone"`
 }
+
+// SiteIdList The sites it is for; empty means every site of the organization.
+//
+// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+type SiteIdList = []openapi_types.UUID
 
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
 // progress at the site's local time, else the next to begin. Null when the site has no day
@@ -4799,11 +5421,11 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 type WalkthroughSubmittedData struct {
-	SiteId        *openapi_types.UUID `json:"siteId"`
-	SubmissionId  openapi_types.UUID  `json:"submissionId"`
-	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+	RunId         openapi_types.UUID `json:"runId"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+	WalkthroughId openapi_types.UUID `json:"walkthroughId"`
 }
 
 // WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
@@ -4813,7 +5435,7 @@ type WalkthroughSubmittedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	// Data `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 	Data  WalkthroughSubmittedData       `json:"data"`
 	Event WalkthroughSubmittedEventEvent `json:"event"`
 
@@ -4996,12 +5618,37 @@ type WebhookTestEventEvent string
 // Example: https://hooks.harborview-kitchens.example/sous
 type WebhookUrl = string
 
-// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
+// WorkOrder defines model for WorkOrder.
+type WorkOrder struct {
+	// AlertId The alert it was opened from, if any.
+	AlertId *openapi_types.UUID `json:"alertId"`
+
+	// ClosedAt When it was resolved or cancelled.
+	ClosedAt       *time.Time         `json:"closedAt"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Description    string             `json:"description"`
+	EquipmentId    openapi_types.UUID `json:"equipmentId"`
+	Id             openapi_types.UUID `json:"id"`
+	Priority       WorkOrderPriority  `json:"priority"`
+	ResolutionNote *string            `json:"resolutionNote"`
+	SiteId         openapi_types.UUID `json:"siteId"`
+	StartedAt      *time.Time         `json:"startedAt"`
+
+	// Status `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+	Status    WorkOrderStatus `json:"status"`
+	Title     string          `json:"title"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+}
+
+// WorkOrderPriority defines model for WorkOrderPriority.
+type WorkOrderPriority string
+
+// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 type WorkOrderResolvedData struct {
-	// EquipmentId The equipment worked on, when the work order names one.
-	EquipmentId *openapi_types.UUID `json:"equipmentId"`
-	SiteId      openapi_types.UUID  `json:"siteId"`
-	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
+	// EquipmentId The equipment worked on (`GET /orgs/{orgId}/equipment/{equipmentId}`).
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	WorkOrderId openapi_types.UUID `json:"workOrderId"`
 }
 
 // WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
@@ -5011,7 +5658,7 @@ type WorkOrderResolvedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `work_order.resolved`: an equipment work order was resolved.
+	// Data `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 	Data  WorkOrderResolvedData       `json:"data"`
 	Event WorkOrderResolvedEventEvent `json:"event"`
 
@@ -5029,6 +5676,19 @@ type WorkOrderResolvedEvent struct {
 
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
+
+// WorkOrderStatus `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+type WorkOrderStatus string
+
+// WorkOrderTransitionRequest defines model for WorkOrderTransitionRequest.
+type WorkOrderTransitionRequest struct {
+	// ResolutionNote Required to resolve.
+	ResolutionNote *string                          `json:"resolutionNote,omitempty"`
+	Status         WorkOrderTransitionRequestStatus `json:"status"`
+}
+
+// WorkOrderTransitionRequestStatus defines model for WorkOrderTransitionRequest.Status.
+type WorkOrderTransitionRequestStatus string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -5318,6 +5978,20 @@ type ResolveAlertParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateAlertWorkOrderParams defines parameters for CreateAlertWorkOrder.
+type CreateAlertWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateApiKeyParams defines parameters for CreateApiKey.
 type CreateApiKeyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -5454,6 +6128,54 @@ type RevokeDeviceParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateEngagementParams defines parameters for CreateEngagement.
+type CreateEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FinalizeEngagementParams defines parameters for FinalizeEngagement.
+type FinalizeEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEquipmentParams defines parameters for ListEquipment.
+type ListEquipmentParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateEquipmentParams defines parameters for CreateEquipment.
+type CreateEquipmentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// After The id of an event of this organization within the last 30 days; the page starts after it.
@@ -5500,6 +6222,74 @@ type CreateHuddleParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateInspectionTemplateParams defines parameters for CreateInspectionTemplate.
+type CreateInspectionTemplateParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListInspectionsParams defines parameters for ListInspections.
+type ListInspectionsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only inspections in this state.
+	Status *InspectionStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// EngagementId Only the inspections of this engagement.
+	EngagementId *openapi_types.UUID `form:"engagementId,omitempty" json:"engagementId,omitempty"`
+}
+
+// CreateInspectionParams defines parameters for CreateInspection.
+type CreateInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteInspectionParams defines parameters for CompleteInspection.
+type CompleteInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareInspectionParams defines parameters for ShareInspection.
+type ShareInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateInvitationParams defines parameters for CreateInvitation.
 type CreateInvitationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -5525,6 +6315,62 @@ type ListMediaParams struct {
 
 // UploadMediaParams defines parameters for UploadMedia.
 type UploadMediaParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePolicyParams defines parameters for CreatePolicy.
+type CreatePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcknowledgePolicyParams defines parameters for AcknowledgePolicy.
+type AcknowledgePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePolicyVersionParams defines parameters for CreatePolicyVersion.
+type CreatePolicyVersionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PublishPolicyVersionParams defines parameters for PublishPolicyVersion.
+type PublishPolicyVersionParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -5788,6 +6634,46 @@ type TestWebhookParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWorkOrdersParams defines parameters for ListWorkOrders.
+type ListWorkOrdersParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// EquipmentId Only this equipment's.
+	EquipmentId *openapi_types.UUID `form:"equipmentId,omitempty" json:"equipmentId,omitempty"`
+
+	// Status Only work orders in this state.
+	Status *WorkOrderStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// CreateWorkOrderParams defines parameters for CreateWorkOrder.
+type CreateWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TransitionWorkOrderParams defines parameters for TransitionWorkOrder.
+type TransitionWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
 type CreateSupportInquiryParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -5832,6 +6718,9 @@ type UpdateOrgJSONRequestBody = UpdateOrgRequest
 // IngestHl7JSONRequestBody defines body for IngestHl7 for application/json ContentType.
 type IngestHl7JSONRequestBody = IngestHl7Request
 
+// CreateAlertWorkOrderJSONRequestBody defines body for CreateAlertWorkOrder for application/json ContentType.
+type CreateAlertWorkOrderJSONRequestBody = AlertWorkOrderRequest
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
@@ -5847,6 +6736,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateEngagementJSONRequestBody defines body for CreateEngagement for application/json ContentType.
+type CreateEngagementJSONRequestBody = CreateEngagementRequest
+
+// CreateEquipmentJSONRequestBody defines body for CreateEquipment for application/json ContentType.
+type CreateEquipmentJSONRequestBody = EquipmentRequest
+
+// UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
+type UpdateEquipmentJSONRequestBody = EquipmentRequest
+
 // CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
 type CreateGuideJSONRequestBody = GuideRequest
 
@@ -5856,6 +6754,18 @@ type UpdateGuideJSONRequestBody = GuideRequest
 // CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
 type CreateHuddleJSONRequestBody = HuddleRequest
 
+// CreateInspectionTemplateJSONRequestBody defines body for CreateInspectionTemplate for application/json ContentType.
+type CreateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// UpdateInspectionTemplateJSONRequestBody defines body for UpdateInspectionTemplate for application/json ContentType.
+type UpdateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// CreateInspectionJSONRequestBody defines body for CreateInspection for application/json ContentType.
+type CreateInspectionJSONRequestBody = CreateInspectionRequest
+
+// SetInspectionResponsesJSONRequestBody defines body for SetInspectionResponses for application/json ContentType.
+type SetInspectionResponsesJSONRequestBody = InspectionResponsesRequest
+
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
@@ -5864,6 +6774,12 @@ type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreatePolicyJSONRequestBody defines body for CreatePolicy for application/json ContentType.
+type CreatePolicyJSONRequestBody = CreatePolicyRequest
+
+// CreatePolicyVersionJSONRequestBody defines body for CreatePolicyVersion for application/json ContentType.
+type CreatePolicyVersionJSONRequestBody = PolicyVersionRequest
 
 // CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
 type CreatePositionJSONRequestBody = PositionRequest
@@ -5915,6 +6831,12 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// CreateWorkOrderJSONRequestBody defines body for CreateWorkOrder for application/json ContentType.
+type CreateWorkOrderJSONRequestBody = CreateWorkOrderRequest
+
+// TransitionWorkOrderJSONRequestBody defines body for TransitionWorkOrder for application/json ContentType.
+type TransitionWorkOrderJSONRequestBody = WorkOrderTransitionRequest
 
 // CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
 type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
@@ -6733,6 +7655,9 @@ type ServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -6781,6 +7706,30 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx echo.Context, orgId OrgId) error
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx echo.Context, orgId OrgId, id Id) error
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
@@ -6802,6 +7751,36 @@ type ServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx echo.Context, orgId OrgId) error
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -6832,6 +7811,27 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx echo.Context, orgId OrgId) error
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx echo.Context, orgId OrgId, id Id) error
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
@@ -6940,6 +7940,21 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx echo.Context, token string) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
@@ -7532,6 +8547,50 @@ func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
 	return err
 }
 
+// CreateAlertWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAlertWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAlertWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAlertWorkOrder(ctx, orgId, id, params)
+	return err
+}
+
 // ListApiKeys converts echo context to params.
 func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
 	var err error
@@ -8087,6 +9146,235 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEngagements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEngagements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEngagements(ctx, orgId)
+	return err
+}
+
+// CreateEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEngagement(ctx, orgId, params)
+	return err
+}
+
+// GetEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEngagement(ctx, orgId, id)
+	return err
+}
+
+// FinalizeEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) FinalizeEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FinalizeEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FinalizeEngagement(ctx, orgId, id, params)
+	return err
+}
+
+// ListEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEquipmentParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEquipment(ctx, orgId, params)
+	return err
+}
+
+// CreateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEquipmentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEquipment(ctx, orgId, params)
+	return err
+}
+
+// GetEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEquipment(ctx, orgId, id)
+	return err
+}
+
+// UpdateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEquipment(ctx, orgId, id)
+	return err
+}
+
 // ListEvents converts echo context to params.
 func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	var err error
@@ -8284,6 +9572,317 @@ func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
+// ListInspectionTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspectionTemplates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspectionTemplates(ctx, orgId)
+	return err
+}
+
+// CreateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspectionTemplate(ctx, orgId, params)
+	return err
+}
+
+// GetInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// UpdateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// ListInspections converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInspectionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "engagementId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "engagementId", ctx.QueryParams(), &params.EngagementId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engagementId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspections(ctx, orgId, params)
+	return err
+}
+
+// CreateInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspection(ctx, orgId, params)
+	return err
+}
+
+// GetInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspection(ctx, orgId, id)
+	return err
+}
+
+// CompleteInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteInspection(ctx, orgId, id, params)
+	return err
+}
+
+// SetInspectionResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetInspectionResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetInspectionResponses(ctx, orgId, id)
+	return err
+}
+
+// ShareInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareInspection(ctx, orgId, id, params)
 	return err
 }
 
@@ -8540,6 +10139,246 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListPolicies converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicies(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicies(ctx, orgId)
+	return err
+}
+
+// CreatePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicy(ctx, orgId, params)
+	return err
+}
+
+// GetPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPolicy(ctx, orgId, id)
+	return err
+}
+
+// AcknowledgePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) AcknowledgePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcknowledgePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcknowledgePolicy(ctx, orgId, id, params)
+	return err
+}
+
+// ListPolicyAcknowledgements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicyAcknowledgements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicyAcknowledgements(ctx, orgId, id)
+	return err
+}
+
+// CreatePolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicyVersion(ctx, orgId, id, params)
+	return err
+}
+
+// PublishPolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishPolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PublishPolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishPolicyVersion(ctx, orgId, id, version, params)
 	return err
 }
 
@@ -9707,6 +11546,165 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// ListWorkOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWorkOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWorkOrdersParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "equipmentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "equipmentId", ctx.QueryParams(), &params.EquipmentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter equipmentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWorkOrders(ctx, orgId, params)
+	return err
+}
+
+// CreateWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWorkOrder(ctx, orgId, params)
+	return err
+}
+
+// GetWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorkOrder(ctx, orgId, id)
+	return err
+}
+
+// TransitionWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) TransitionWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TransitionWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransitionWorkOrder(ctx, orgId, id, params)
+	return err
+}
+
+// GetSharedInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInspection(ctx, token)
+	return err
+}
+
 // CreateSupportInquiry converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 	var err error
@@ -9871,6 +11869,37 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies", wrapper.ListPolicies, options.OperationMiddlewares["listPolicies"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies", wrapper.CreatePolicy, options.OperationMiddlewares["createPolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id", wrapper.GetPolicy, options.OperationMiddlewares["getPolicy"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions", wrapper.CreatePolicyVersion, options.OperationMiddlewares["createPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions/:version/publish", wrapper.PublishPolicyVersion, options.OperationMiddlewares["publishPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledge", wrapper.AcknowledgePolicy, options.OperationMiddlewares["acknowledgePolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledgements", wrapper.ListPolicyAcknowledgements, options.OperationMiddlewares["listPolicyAcknowledgements"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.ListInspectionTemplates, options.OperationMiddlewares["listInspectionTemplates"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.CreateInspectionTemplate, options.OperationMiddlewares["createInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.GetInspectionTemplate, options.OperationMiddlewares["getInspectionTemplate"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.UpdateInspectionTemplate, options.OperationMiddlewares["updateInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections", wrapper.ListInspections, options.OperationMiddlewares["listInspections"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections", wrapper.CreateInspection, options.OperationMiddlewares["createInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections/:id", wrapper.GetInspection, options.OperationMiddlewares["getInspection"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspections/:id/responses", wrapper.SetInspectionResponses, options.OperationMiddlewares["setInspectionResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/complete", wrapper.CompleteInspection, options.OperationMiddlewares["completeInspection"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/share", wrapper.ShareInspection, options.OperationMiddlewares["shareInspection"]...)
+	router.GET(options.BaseURL+"/share/insp/:token", wrapper.GetSharedInspection, options.OperationMiddlewares["getSharedInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements", wrapper.ListEngagements, options.OperationMiddlewares["listEngagements"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements", wrapper.CreateEngagement, options.OperationMiddlewares["createEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements/:id", wrapper.GetEngagement, options.OperationMiddlewares["getEngagement"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements/:id/finalize", wrapper.FinalizeEngagement, options.OperationMiddlewares["finalizeEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment", wrapper.ListEquipment, options.OperationMiddlewares["listEquipment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/equipment", wrapper.CreateEquipment, options.OperationMiddlewares["createEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.GetEquipment, options.OperationMiddlewares["getEquipment"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.UpdateEquipment, options.OperationMiddlewares["updateEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.ListWorkOrders, options.OperationMiddlewares["listWorkOrders"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.CreateWorkOrder, options.OperationMiddlewares["createWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id", wrapper.GetWorkOrder, options.OperationMiddlewares["getWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/status", wrapper.TransitionWorkOrder, options.OperationMiddlewares["transitionWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/work-order", wrapper.CreateAlertWorkOrder, options.OperationMiddlewares["createAlertWorkOrder"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -12723,6 +14752,193 @@ func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.Res
 	return err
 }
 
+type CreateAlertWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateAlertWorkOrderParams
+	Body   *CreateAlertWorkOrderJSONRequestBody
+}
+
+type CreateAlertWorkOrderResponseObject interface {
+	VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateAlertWorkOrder200JSONResponse WorkOrder
+
+func (response CreateAlertWorkOrder200JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateAlertWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateAlertWorkOrder201ResponseHeaders
+}
+
+func (response CreateAlertWorkOrder201JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateAlertWorkOrder400JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateAlertWorkOrder401JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateAlertWorkOrder403JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateAlertWorkOrder404JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateAlertWorkOrder406JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateAlertWorkOrder409JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateAlertWorkOrder415JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateAlertWorkOrder422JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAlertWorkOrder503JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListApiKeysRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -15011,6 +17227,1091 @@ func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEngagementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListEngagementsResponseObject interface {
+	VisitListEngagementsResponse(w http.ResponseWriter) error
+}
+
+type ListEngagements200JSONResponse []Engagement
+
+func (response ListEngagements200JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEngagements400JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEngagements401JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEngagements403JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEngagements404JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEngagements406JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEngagements503JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEngagementParams
+	Body   *CreateEngagementJSONRequestBody
+}
+
+type CreateEngagementResponseObject interface {
+	VisitCreateEngagementResponse(w http.ResponseWriter) error
+}
+
+type CreateEngagement201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEngagement201JSONResponse struct {
+	Body    Engagement
+	Headers CreateEngagement201ResponseHeaders
+}
+
+func (response CreateEngagement201JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEngagement400JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEngagement401JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEngagement403JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEngagement404JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEngagement406JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEngagement409JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEngagement415JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEngagement422JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEngagement503JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagementRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEngagementResponseObject interface {
+	VisitGetEngagementResponse(w http.ResponseWriter) error
+}
+
+type GetEngagement200JSONResponse Engagement
+
+func (response GetEngagement200JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEngagement400JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEngagement401JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEngagement403JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEngagement404JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEngagement406JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEngagement503JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params FinalizeEngagementParams
+}
+
+type FinalizeEngagementResponseObject interface {
+	VisitFinalizeEngagementResponse(w http.ResponseWriter) error
+}
+
+type FinalizeEngagement200JSONResponse Engagement
+
+func (response FinalizeEngagement200JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response FinalizeEngagement400JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response FinalizeEngagement401JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response FinalizeEngagement403JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response FinalizeEngagement404JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response FinalizeEngagement406JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response FinalizeEngagement409JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response FinalizeEngagement422JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response FinalizeEngagement503JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEquipmentParams
+}
+
+type ListEquipmentResponseObject interface {
+	VisitListEquipmentResponse(w http.ResponseWriter) error
+}
+
+type ListEquipment200JSONResponse []Equipment
+
+func (response ListEquipment200JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEquipment400JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEquipment401JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEquipment403JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEquipment404JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEquipment406JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEquipment503JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEquipmentParams
+	Body   *CreateEquipmentJSONRequestBody
+}
+
+type CreateEquipmentResponseObject interface {
+	VisitCreateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type CreateEquipment201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEquipment201JSONResponse struct {
+	Body    Equipment
+	Headers CreateEquipment201ResponseHeaders
+}
+
+func (response CreateEquipment201JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEquipment400JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEquipment401JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEquipment403JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEquipment404JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEquipment406JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEquipment409JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEquipment415JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEquipment422JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEquipment503JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEquipmentResponseObject interface {
+	VisitGetEquipmentResponse(w http.ResponseWriter) error
+}
+
+type GetEquipment200JSONResponse Equipment
+
+func (response GetEquipment200JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEquipment400JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEquipment401JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEquipment403JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEquipment404JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEquipment406JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEquipment503JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateEquipmentJSONRequestBody
+}
+
+type UpdateEquipmentResponseObject interface {
+	VisitUpdateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type UpdateEquipment200JSONResponse Equipment
+
+func (response UpdateEquipment200JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEquipment400JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEquipment401JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateEquipment403JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEquipment404JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateEquipment406JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEquipment409JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateEquipment415JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateEquipment503JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEventsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListEventsParams
@@ -15946,6 +19247,1381 @@ func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.Res
 type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplatesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListInspectionTemplatesResponseObject interface {
+	VisitListInspectionTemplatesResponse(w http.ResponseWriter) error
+}
+
+type ListInspectionTemplates200JSONResponse []InspectionTemplate
+
+func (response ListInspectionTemplates200JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspectionTemplates400JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspectionTemplates401JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspectionTemplates403JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspectionTemplates404JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspectionTemplates406JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspectionTemplates503JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplateRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionTemplateParams
+	Body   *CreateInspectionTemplateJSONRequestBody
+}
+
+type CreateInspectionTemplateResponseObject interface {
+	VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type CreateInspectionTemplate201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspectionTemplate201JSONResponse struct {
+	Body    InspectionTemplate
+	Headers CreateInspectionTemplate201ResponseHeaders
+}
+
+func (response CreateInspectionTemplate201JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspectionTemplate400JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspectionTemplate401JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspectionTemplate403JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspectionTemplate404JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspectionTemplate406JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspectionTemplate409JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspectionTemplate415JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspectionTemplate422JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspectionTemplate503JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionTemplateResponseObject interface {
+	VisitGetInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type GetInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response GetInspectionTemplate200JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspectionTemplate400JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspectionTemplate401JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspectionTemplate403JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspectionTemplate404JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspectionTemplate406JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspectionTemplate503JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateInspectionTemplateJSONRequestBody
+}
+
+type UpdateInspectionTemplateResponseObject interface {
+	VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type UpdateInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response UpdateInspectionTemplate200JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInspectionTemplate400JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInspectionTemplate401JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInspectionTemplate403JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInspectionTemplate404JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateInspectionTemplate406JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInspectionTemplate409JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInspectionTemplate415JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInspectionTemplate503JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListInspectionsParams
+}
+
+type ListInspectionsResponseObject interface {
+	VisitListInspectionsResponse(w http.ResponseWriter) error
+}
+
+type ListInspections200JSONResponse []Inspection
+
+func (response ListInspections200JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspections400JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspections401JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspections403JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspections404JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspections406JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspections503JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionParams
+	Body   *CreateInspectionJSONRequestBody
+}
+
+type CreateInspectionResponseObject interface {
+	VisitCreateInspectionResponse(w http.ResponseWriter) error
+}
+
+type CreateInspection201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspection201JSONResponse struct {
+	Body    Inspection
+	Headers CreateInspection201ResponseHeaders
+}
+
+func (response CreateInspection201JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspection400JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspection401JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspection403JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspection404JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspection406JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspection409JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspection415JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspection422JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspection503JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionResponseObject interface {
+	VisitGetInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetInspection200JSONResponse Inspection
+
+func (response GetInspection200JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspection400JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspection401JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspection403JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspection404JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspection406JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspection503JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteInspectionParams
+}
+
+type CompleteInspectionResponseObject interface {
+	VisitCompleteInspectionResponse(w http.ResponseWriter) error
+}
+
+type CompleteInspection200JSONResponse Inspection
+
+func (response CompleteInspection200JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteInspection400JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteInspection401JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteInspection403JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteInspection404JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteInspection406JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteInspection409JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteInspection422JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteInspection503JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetInspectionResponsesJSONRequestBody
+}
+
+type SetInspectionResponsesResponseObject interface {
+	VisitSetInspectionResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetInspectionResponses200JSONResponse Inspection
+
+func (response SetInspectionResponses200JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetInspectionResponses400JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetInspectionResponses401JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetInspectionResponses403JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetInspectionResponses404JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetInspectionResponses406JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetInspectionResponses409JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetInspectionResponses415JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetInspectionResponses503JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareInspectionParams
+}
+
+type ShareInspectionResponseObject interface {
+	VisitShareInspectionResponse(w http.ResponseWriter) error
+}
+
+type ShareInspection200JSONResponse ShareLink
+
+func (response ShareInspection200JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareInspection400JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareInspection401JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareInspection403JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareInspection404JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareInspection406JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareInspection409JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareInspection422JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareInspection503JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -17282,6 +21958,982 @@ func (response GetPatient500JSONResponse) VisitGetPatientResponse(w http.Respons
 type GetPatient503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPoliciesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListPoliciesResponseObject interface {
+	VisitListPoliciesResponse(w http.ResponseWriter) error
+}
+
+type ListPolicies200JSONResponse []Policy
+
+func (response ListPolicies200JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicies400JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicies401JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicies403JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicies404JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicies406JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicies503JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePolicyParams
+	Body   *CreatePolicyJSONRequestBody
+}
+
+type CreatePolicyResponseObject interface {
+	VisitCreatePolicyResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicy201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicy201JSONResponse struct {
+	Body    Policy
+	Headers CreatePolicy201ResponseHeaders
+}
+
+func (response CreatePolicy201JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicy400JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicy401JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicy403JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicy404JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicy406JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicy409JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicy415JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicy422JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicy503JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetPolicyResponseObject interface {
+	VisitGetPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetPolicy200JSONResponse Policy
+
+func (response GetPolicy200JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPolicy400JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPolicy401JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPolicy403JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPolicy404JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPolicy406JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPolicy503JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcknowledgePolicyParams
+}
+
+type AcknowledgePolicyResponseObject interface {
+	VisitAcknowledgePolicyResponse(w http.ResponseWriter) error
+}
+
+type AcknowledgePolicy200JSONResponse PolicyAcknowledgement
+
+func (response AcknowledgePolicy200JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcknowledgePolicy400JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcknowledgePolicy401JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcknowledgePolicy403JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcknowledgePolicy404JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcknowledgePolicy406JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcknowledgePolicy409JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcknowledgePolicy422JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcknowledgePolicy503JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListPolicyAcknowledgementsResponseObject interface {
+	VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error
+}
+
+type ListPolicyAcknowledgements200JSONResponse PolicyAcknowledgements
+
+func (response ListPolicyAcknowledgements200JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicyAcknowledgements400JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicyAcknowledgements401JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicyAcknowledgements403JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicyAcknowledgements404JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicyAcknowledgements406JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicyAcknowledgements503JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreatePolicyVersionParams
+	Body   *CreatePolicyVersionJSONRequestBody
+}
+
+type CreatePolicyVersionResponseObject interface {
+	VisitCreatePolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicyVersion201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicyVersion201JSONResponse struct {
+	Body    PolicyVersion
+	Headers CreatePolicyVersion201ResponseHeaders
+}
+
+func (response CreatePolicyVersion201JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicyVersion400JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicyVersion401JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicyVersion403JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicyVersion404JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicyVersion406JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicyVersion409JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicyVersion415JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicyVersion422JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicyVersion503JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+	Params  PublishPolicyVersionParams
+}
+
+type PublishPolicyVersionResponseObject interface {
+	VisitPublishPolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type PublishPolicyVersion200JSONResponse Policy
+
+func (response PublishPolicyVersion200JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishPolicyVersion400JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishPolicyVersion401JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishPolicyVersion403JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishPolicyVersion404JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response PublishPolicyVersion406JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response PublishPolicyVersion409JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response PublishPolicyVersion422JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishPolicyVersion503JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -22450,6 +28102,671 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type ListWorkOrdersRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWorkOrdersParams
+}
+
+type ListWorkOrdersResponseObject interface {
+	VisitListWorkOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListWorkOrders200JSONResponse []WorkOrder
+
+func (response ListWorkOrders200JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWorkOrders400JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWorkOrders401JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWorkOrders403JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWorkOrders404JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWorkOrders406JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWorkOrders503JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWorkOrderParams
+	Body   *CreateWorkOrderJSONRequestBody
+}
+
+type CreateWorkOrderResponseObject interface {
+	VisitCreateWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateWorkOrder201ResponseHeaders
+}
+
+func (response CreateWorkOrder201JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWorkOrder400JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWorkOrder401JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWorkOrder403JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWorkOrder404JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWorkOrder406JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWorkOrder409JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWorkOrder415JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWorkOrder422JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWorkOrder503JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWorkOrderResponseObject interface {
+	VisitGetWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type GetWorkOrder200JSONResponse WorkOrder
+
+func (response GetWorkOrder200JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorkOrder400JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorkOrder401JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorkOrder403JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWorkOrder404JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWorkOrder406JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWorkOrder503JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params TransitionWorkOrderParams
+	Body   *TransitionWorkOrderJSONRequestBody
+}
+
+type TransitionWorkOrderResponseObject interface {
+	VisitTransitionWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type TransitionWorkOrder200JSONResponse WorkOrder
+
+func (response TransitionWorkOrder200JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransitionWorkOrder400JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TransitionWorkOrder401JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TransitionWorkOrder403JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransitionWorkOrder404JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response TransitionWorkOrder406JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response TransitionWorkOrder409JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response TransitionWorkOrder415JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response TransitionWorkOrder422JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TransitionWorkOrder503JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspectionRequestObject struct {
+	Token string `json:"token"`
+}
+
+type GetSharedInspectionResponseObject interface {
+	VisitGetSharedInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInspection200JSONResponse SharedInspection
+
+func (response GetSharedInspection200JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInspection400JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInspection404JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInspection406JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInspection429JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInspection503JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSupportInquiryRequestObject struct {
 	Params CreateSupportInquiryParams
 	Body   *CreateSupportInquiryJSONRequestBody
@@ -22682,6 +28999,9 @@ type StrictServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx context.Context, request ResolveAlertRequestObject) (ResolveAlertResponseObject, error)
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx context.Context, request CreateAlertWorkOrderRequestObject) (CreateAlertWorkOrderResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -22730,6 +29050,30 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx context.Context, request ListEngagementsRequestObject) (ListEngagementsResponseObject, error)
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx context.Context, request CreateEngagementRequestObject) (CreateEngagementResponseObject, error)
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx context.Context, request GetEngagementRequestObject) (GetEngagementResponseObject, error)
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx context.Context, request FinalizeEngagementRequestObject) (FinalizeEngagementResponseObject, error)
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx context.Context, request ListEquipmentRequestObject) (ListEquipmentResponseObject, error)
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx context.Context, request CreateEquipmentRequestObject) (CreateEquipmentResponseObject, error)
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx context.Context, request GetEquipmentRequestObject) (GetEquipmentResponseObject, error)
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx context.Context, request UpdateEquipmentRequestObject) (UpdateEquipmentResponseObject, error)
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -22751,6 +29095,36 @@ type StrictServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx context.Context, request ListInspectionTemplatesRequestObject) (ListInspectionTemplatesResponseObject, error)
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx context.Context, request CreateInspectionTemplateRequestObject) (CreateInspectionTemplateResponseObject, error)
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx context.Context, request GetInspectionTemplateRequestObject) (GetInspectionTemplateResponseObject, error)
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx context.Context, request UpdateInspectionTemplateRequestObject) (UpdateInspectionTemplateResponseObject, error)
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx context.Context, request ListInspectionsRequestObject) (ListInspectionsResponseObject, error)
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx context.Context, request CreateInspectionRequestObject) (CreateInspectionResponseObject, error)
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx context.Context, request GetInspectionRequestObject) (GetInspectionResponseObject, error)
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx context.Context, request CompleteInspectionRequestObject) (CompleteInspectionResponseObject, error)
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx context.Context, request SetInspectionResponsesRequestObject) (SetInspectionResponsesResponseObject, error)
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx context.Context, request ShareInspectionRequestObject) (ShareInspectionResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -22781,6 +29155,27 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx context.Context, request ListPoliciesRequestObject) (ListPoliciesResponseObject, error)
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx context.Context, request CreatePolicyRequestObject) (CreatePolicyResponseObject, error)
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx context.Context, request GetPolicyRequestObject) (GetPolicyResponseObject, error)
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx context.Context, request AcknowledgePolicyRequestObject) (AcknowledgePolicyResponseObject, error)
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx context.Context, request ListPolicyAcknowledgementsRequestObject) (ListPolicyAcknowledgementsResponseObject, error)
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx context.Context, request CreatePolicyVersionRequestObject) (CreatePolicyVersionResponseObject, error)
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx context.Context, request PublishPolicyVersionRequestObject) (PublishPolicyVersionResponseObject, error)
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
@@ -22889,6 +29284,21 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx context.Context, request ListWorkOrdersRequestObject) (ListWorkOrdersResponseObject, error)
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx context.Context, request CreateWorkOrderRequestObject) (CreateWorkOrderResponseObject, error)
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx context.Context, request GetWorkOrderRequestObject) (GetWorkOrderResponseObject, error)
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx context.Context, request TransitionWorkOrderRequestObject) (TransitionWorkOrderResponseObject, error)
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx context.Context, request GetSharedInspectionRequestObject) (GetSharedInspectionResponseObject, error)
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
@@ -23664,6 +30074,56 @@ func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// CreateAlertWorkOrder operation middleware
+func (sh *strictHandler) CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error {
+	var request CreateAlertWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateAlertWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAlertWorkOrder(ctx.Request().Context(), request.(CreateAlertWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAlertWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAlertWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateAlertWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListApiKeys operation middleware
 func (sh *strictHandler) ListApiKeys(ctx echo.Context, orgId OrgId) error {
 	var request ListApiKeysRequestObject
@@ -24197,6 +30657,283 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListEngagements operation middleware
+func (sh *strictHandler) ListEngagements(ctx echo.Context, orgId OrgId) error {
+	var request ListEngagementsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEngagements(ctx.Request().Context(), request.(ListEngagementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEngagements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEngagementsResponseObject); ok {
+		return validResponse.VisitListEngagementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEngagement operation middleware
+func (sh *strictHandler) CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error {
+	var request CreateEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEngagementJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEngagement(ctx.Request().Context(), request.(CreateEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEngagementResponseObject); ok {
+		return validResponse.VisitCreateEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEngagement operation middleware
+func (sh *strictHandler) GetEngagement(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEngagement(ctx.Request().Context(), request.(GetEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEngagementResponseObject); ok {
+		return validResponse.VisitGetEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FinalizeEngagement operation middleware
+func (sh *strictHandler) FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error {
+	var request FinalizeEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FinalizeEngagement(ctx.Request().Context(), request.(FinalizeEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FinalizeEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FinalizeEngagementResponseObject); ok {
+		return validResponse.VisitFinalizeEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEquipment operation middleware
+func (sh *strictHandler) ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error {
+	var request ListEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEquipment(ctx.Request().Context(), request.(ListEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEquipmentResponseObject); ok {
+		return validResponse.VisitListEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEquipment operation middleware
+func (sh *strictHandler) CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error {
+	var request CreateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEquipment(ctx.Request().Context(), request.(CreateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEquipmentResponseObject); ok {
+		return validResponse.VisitCreateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEquipment operation middleware
+func (sh *strictHandler) GetEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEquipment(ctx.Request().Context(), request.(GetEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEquipmentResponseObject); ok {
+		return validResponse.VisitGetEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEquipment operation middleware
+func (sh *strictHandler) UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEquipment(ctx.Request().Context(), request.(UpdateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEquipmentResponseObject); ok {
+		return validResponse.VisitUpdateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListEvents operation middleware
 func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
 	var request ListEventsRequestObject
@@ -24441,6 +31178,359 @@ func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params Crea
 		return err
 	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
 		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspectionTemplates operation middleware
+func (sh *strictHandler) ListInspectionTemplates(ctx echo.Context, orgId OrgId) error {
+	var request ListInspectionTemplatesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspectionTemplates(ctx.Request().Context(), request.(ListInspectionTemplatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspectionTemplates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionTemplatesResponseObject); ok {
+		return validResponse.VisitListInspectionTemplatesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspectionTemplate operation middleware
+func (sh *strictHandler) CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error {
+	var request CreateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspectionTemplate(ctx.Request().Context(), request.(CreateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitCreateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspectionTemplate operation middleware
+func (sh *strictHandler) GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspectionTemplate(ctx.Request().Context(), request.(GetInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionTemplateResponseObject); ok {
+		return validResponse.VisitGetInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInspectionTemplate operation middleware
+func (sh *strictHandler) UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInspectionTemplate(ctx.Request().Context(), request.(UpdateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitUpdateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspections operation middleware
+func (sh *strictHandler) ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error {
+	var request ListInspectionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspections(ctx.Request().Context(), request.(ListInspectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionsResponseObject); ok {
+		return validResponse.VisitListInspectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspection operation middleware
+func (sh *strictHandler) CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error {
+	var request CreateInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspection(ctx.Request().Context(), request.(CreateInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionResponseObject); ok {
+		return validResponse.VisitCreateInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspection operation middleware
+func (sh *strictHandler) GetInspection(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspection(ctx.Request().Context(), request.(GetInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionResponseObject); ok {
+		return validResponse.VisitGetInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteInspection operation middleware
+func (sh *strictHandler) CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error {
+	var request CompleteInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteInspection(ctx.Request().Context(), request.(CompleteInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteInspectionResponseObject); ok {
+		return validResponse.VisitCompleteInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetInspectionResponses operation middleware
+func (sh *strictHandler) SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetInspectionResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetInspectionResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetInspectionResponses(ctx.Request().Context(), request.(SetInspectionResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetInspectionResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetInspectionResponsesResponseObject); ok {
+		return validResponse.VisitSetInspectionResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareInspection operation middleware
+func (sh *strictHandler) ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error {
+	var request ShareInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareInspection(ctx.Request().Context(), request.(ShareInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareInspectionResponseObject); ok {
+		return validResponse.VisitShareInspectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -24751,6 +31841,237 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 		return err
 	} else if validResponse, ok := response.(GetPatientResponseObject); ok {
 		return validResponse.VisitGetPatientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPolicies operation middleware
+func (sh *strictHandler) ListPolicies(ctx echo.Context, orgId OrgId) error {
+	var request ListPoliciesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicies(ctx.Request().Context(), request.(ListPoliciesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicies")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPoliciesResponseObject); ok {
+		return validResponse.VisitListPoliciesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicy operation middleware
+func (sh *strictHandler) CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error {
+	var request CreatePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicy(ctx.Request().Context(), request.(CreatePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyResponseObject); ok {
+		return validResponse.VisitCreatePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPolicy operation middleware
+func (sh *strictHandler) GetPolicy(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetPolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPolicy(ctx.Request().Context(), request.(GetPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPolicyResponseObject); ok {
+		return validResponse.VisitGetPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcknowledgePolicy operation middleware
+func (sh *strictHandler) AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error {
+	var request AcknowledgePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcknowledgePolicy(ctx.Request().Context(), request.(AcknowledgePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcknowledgePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcknowledgePolicyResponseObject); ok {
+		return validResponse.VisitAcknowledgePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPolicyAcknowledgements operation middleware
+func (sh *strictHandler) ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListPolicyAcknowledgementsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicyAcknowledgements(ctx.Request().Context(), request.(ListPolicyAcknowledgementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicyAcknowledgements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPolicyAcknowledgementsResponseObject); ok {
+		return validResponse.VisitListPolicyAcknowledgementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicyVersion operation middleware
+func (sh *strictHandler) CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error {
+	var request CreatePolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreatePolicyVersionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicyVersion(ctx.Request().Context(), request.(CreatePolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyVersionResponseObject); ok {
+		return validResponse.VisitCreatePolicyVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PublishPolicyVersion operation middleware
+func (sh *strictHandler) PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error {
+	var request PublishPolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishPolicyVersion(ctx.Request().Context(), request.(PublishPolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishPolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishPolicyVersionResponseObject); ok {
+		return validResponse.VisitPublishPolicyVersionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -26073,6 +33394,182 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// ListWorkOrders operation middleware
+func (sh *strictHandler) ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error {
+	var request ListWorkOrdersRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWorkOrders(ctx.Request().Context(), request.(ListWorkOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWorkOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWorkOrdersResponseObject); ok {
+		return validResponse.VisitListWorkOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWorkOrder operation middleware
+func (sh *strictHandler) CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error {
+	var request CreateWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWorkOrder(ctx.Request().Context(), request.(CreateWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorkOrder operation middleware
+func (sh *strictHandler) GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorkOrder(ctx.Request().Context(), request.(GetWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkOrderResponseObject); ok {
+		return validResponse.VisitGetWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TransitionWorkOrder operation middleware
+func (sh *strictHandler) TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error {
+	var request TransitionWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body TransitionWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransitionWorkOrder(ctx.Request().Context(), request.(TransitionWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransitionWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransitionWorkOrderResponseObject); ok {
+		return validResponse.VisitTransitionWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedInspection operation middleware
+func (sh *strictHandler) GetSharedInspection(ctx echo.Context, token string) error {
+	var request GetSharedInspectionRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInspection(ctx.Request().Context(), request.(GetSharedInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInspectionResponseObject); ok {
+		return validResponse.VisitGetSharedInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateSupportInquiry operation middleware
 func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error {
 	var request CreateSupportInquiryRequestObject
@@ -26126,973 +33623,1136 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37chs5siCMvwqCZyNa2iXlIiVZlhwnzsqS3FLburQkt/tCiwVWgSRaRYANoCSzW56Yd9g/fm9w/v49",
-	"w/e9yTzJF8gE6sbiRbK6Z3fPTMS0xSoULolEIu/5RyOS44kUTBjd2PujwT7T8SRh8Pd+wpSxf9zRJGX2",
-	"Dx439hpBe7cz2KRbrSAIgtaO/c8r+58g+x9rN5qNWy5sa82ElqonB4OEC9ZoNsZMazpkjb3GFbwiQ2rY",
-	"PZ2SbuMjTW5bXJCJkn2muw0yopoIaUifMUFGjKqYDJQcE81FxEh7ay/oNJoNOWGCxfumsdfoBJ2XrWCz",
-	"FXSuO8Feu7MXBD83mg3FtEzusI1IkyR/8mbqn2h2xxQ308Ze454qwcWw0WxobtjJaoum1LY31KS6sQdz",
-	"sr/T/q8sMo+AXWRhZ6YTC6CY3fGINb58+dLEzdCF3fjlX9vxz9qOT1+ajQMmdAr7odPxmCo70XPByIQa",
-	"zoQhXJCRTLUFcb5hNB5zY2aB097a62w74NAkYWrIhG7s/dKYMCpSoxuf/HNuj6btaU6riBo2lDCbgZRx",
-	"o9mIZGwnv/Oys7vdCYJXds/pZIKwbtzJiPbTxM7f7gKNDJfY6b6gk9E0oZ+5bjQbx/yOwQCFfYE/WRHM",
-	"2LF9MtWGjS1SHVxbALLPdsUXMM/Gl2Z5/uVpxyodFqYdvGy/qk7tkupRZS5jGTNFTWk2QpoenUwSHtF+",
-	"woqzuvzx7PzytDgxwSOeJFw0vnxqNvrMIsd+o9mIqWHngzdcmVFjr9HefRW0gq1W26J5zJk5VzFTuCF2",
-	"vvlfjb3GwcHxuWsGk46k0FwbJkwvoqovR9MYJvxp/n4sgOvRxcnB4clRAbgHWf/koNA/ab8KAnIb0QTg",
-	"7ibX+fZsvzi5RN73tIx5On62+XTIUNExcb1asC4FRbMyj1XP6E6j2eBCG5XmOHImSSRFxISxXcdE3zOG",
-	"R0TaTas9g5uWRtkzOEloxBTs7lk67jOVUyVlacAFU1zGMM6bRrPxvtFsHAJCylRFFr40NggvZXIi58kI",
-	"Z+Zp8GAikqkwTJ08gvAPEjqEUfC49vDkTR8B334b4HsM5GzPqJQ1G2Ml7IEIgs7m1vZLuwGCjoFHGNAx",
-	"TyzqHJ4fNZqNIb9jtul3+2f255jHcWKh8P2Hk7OzxpdmQ0lpEWgLDpVmnxt7jbdPIPWp4HZDtz7avyf2",
-	"3C7YYaTgitlWZRK+TwS7Jzrt60jxicUmcs/NiHCjiWaRYqZJ9EjeC2KRKyfufzQsfbrL4BNh59UpBLt7",
-	"QeAIPbtDpuuXBrV3+4b7BNY+FHIw2IhZxGMW260aUJ6kih3Y/W/sBc1H3f0J1eaQJfyOqWmOjvbplTvR",
-	"HrvtAu2NO9Is6v342+bd7vXvl1vi/eRV9DFuD471y+F3dHN6xIL0HT8327c73487n3/oW6CrpLHXGBkz",
-	"0XsvXoykvNUbI4vN6o6z+9YtN9GICb3hOMwXWqa68SXfhxNxxw21EK/bEZ69zffDyFu41bMtWAHokWIx",
-	"E4bTBCCvALhsTLmdvKbj/7lgynbPPk+4Yro8wm5phMcwFrAqR2mzT7b7L6PWTvyKtXYHQbuFB+zVLu1H",
-	"FjeUhOMzpoIOmcoOCqxmpaPyqdlAwO3Z4Xu70fed/o8743eTLX3dvvv5lbjcvP/pJTsOfn2/Td/GneEH",
-	"fv7bzo+3sFeHiJFXiKCVjRKETiZK3rGYKGYhWNwbh8szZ3J7b8tDzjVZFRrMfaK5FGfSWKhcSEO15umY",
-	"dMjQ0v8BV2MWI8oINhkpmcjhdKN4fQPiVC/vy6Oz/ffFC1IxQZMyQcYfEz/kEy/O9+cHMJK7NS/tOKQz",
-	"HJMzCv+8K18Vq83jKy7OBRfk5t62Z1JrLsjG+eVha3e33W7UXJPFuxG6L96OFRqdnaTSfVnYsZPHrG61",
-	"tvFuo/ZOQ7TCTbHjIybFUz0Z0SGnxO5aqthrMkkY1cyjHMl2gyR8zI1FOCcYnDzizn2yuOPPIYo8c2SO",
-	"7b22h3TWaHVKhNQA7hTOdJVkx/iGxQRuuSahxN5gLCZSsKb9D/ktZSnMsCAeGcPGE1MUDONUAdU/zS4p",
-	"ppTM+DHo3VLuyo3p3qwK7M3VMWVg2+LcZyAa7G15EdduhUWdbJW6cNOCAFRca7WX9l4QbGy2gSgWAPAq",
-	"CNoZABqGj5lMDaEDwxR5pRs5OKoMxaOA0XkEMDoLgdGuAANRoACMYCkkLIZuBJ0ZSOzMQYSvWnn7EStv",
-	"L1x5UFl5dh4Ki+8EW8CHHoJa4T3XpnqK7mmS9CVVMaEiJpSMmUgJPCgdm4jq7LwAARrajqSy5MYxVI2E",
-	"ilhHdAJi8Ejee3UScqv2yTEVsRwM8mf4Ldw6Q8UTe+tomqLEakZsDOui6tbS5hU4r1Up8XaurMrW3+vL",
-	"keNjrxgTMxBv7216XEMxpHEsDUm4YDkMgQRzuwVugfirbspbfvceK4PUyx05FEACr92tmE4vqMpelDdv",
-	"IpVRlJts7zLdSb59F4pHLHvi9yfhw5FZskGdR27Qy3yDLEL2PHSLu4OrcHvxXvb70zLy+p0Y0ESXtsIJ",
-	"Is8HeFwdHLSjO6/lzg/Z9b3EK0o3iUxipg0ZcKVN5V6aj9YxNRTEP3ugVp3zIoXsMyg+v8ynh6tsMguC",
-	"wG6yVMMVxwzaqNSbpYTtzt5msLFdhJTn2ct8ymO5u3jz0TxV3Mll61U/aX8N8Ge5klXB/+rR4LcIfiKG",
-	"TJv9eMzNrGgWj7nWmfycaZPd1QLMLXDmZE2z4dieCKLZhKL2rD+1UrjFUL1elOpy68Hp1fHDzd+63W4a",
-	"BJ2XD0cXJwcPx/uXb84vfzg5+njT3uhsvNoKNtrtrc3tYKO90d7caN+cXJ0/XJ1/uML/WMwJNoNO8Goz",
-	"aHdawcsgeHjYP7y+2Q/aN/uH1739oP1wevUtrPjh4qGzsb3Rfnh42H//cHb08PDh7OTg/PCIfLh+23rV",
-	"FUc/nD3YD4q92g4fvrs6Pbk+vsH/fnd+fFZo0tkOgq64ODl8aD88ZJLAzc3N8ekBrqx2IRttfHlydX5z",
-	"evm3dmeztbXdsrzyzc3N1dX+zdXVw8Ph+dHNd/tnRzeg+rq5ubl5//DQ3n0VBFvtzsPbh4eHdmeTnO6f",
-	"nJGr65ubq6P96+v3Rzcf9292X7WDrZsPV/sPD2ud4OX69vZ2K2jDYk4fHn6w4ICJdsXFD+2H9sPJw9bH",
-	"m61252bfzvvm5sZ2erP1cIRjbN3sX18fnR3e7L8/ObDPTo8OH+yr2tcnZ4URHub9rwrC/fd2Im/3b95K",
-	"GRO8saY3x+93gnZn5yEzRtygSeDm6uD64eqHmytQUbpmrx4KJoi/gQEC++08HO7fHKp0ONtv8LJt+/Ta",
-	"/BtU9D+cnj9cUj3qivPDq4fDhzd/e/+3w4eDg+Pzm6Va8xuv2f5b59uz/ZuSVjt791Cvbe6Kx1OP7Bhf",
-	"Mp0mMyxhn5poROSADGSqiDt+ungkJ0pGTGt7u26BYS1NDOo2YmZAz4W6SiTAziAFBhdhlExgqv6QNZ6o",
-	"c56VpIG0ZBpXz4A9UiL+0mzI1EQSuAqw7MDMnZ7AUQq4ifKl1iyrk81we3vbLhN0FopRDTCJuY5GVA0Z",
-	"GUhFUnEr5L0gp5dnJG9emom+5U6rU5rJ5vKZlMZ17wmPiX+N5lUz4pYWi5iLIXEGLdCEWtI9oBFPuJmS",
-	"e6oJTRSj8ZTkOFCaaJzit2wZ0LI5nV4dtzrE4gAMbuFCI8OUJlQxAjeKGJYHUexXFpkiOOzl9KXZOAXd",
-	"1wEo2MpIncjI61ciGTOCWjJYnmItt9HESGJGimUm1hLWV+2JqMY7PT9c0QqHSrQBNaBstxxgnaAR7OZG",
-	"bMe/gXZqgWiylYsmuKwaPUzGTBb0hyuqg2UUpUoxAbx/eys7VHp/MMBt2NsEHEMgXkv4vbo+8lTGfGCh",
-	"X4IWbCdDvV95Ky21a+lI2v2zoOGG06qOfr4Cngq6RAH/q+RisZzphI59Qcm3csx+fyadeaqrJHCZdgwB",
-	"pB8JoV/+y4DoE8BIpG+sTHiFipIyqHKRkVBD2sHe1rajFYaPWZP0mblnTJC+YvR2QLUBkpGkIhqVaQPq",
-	"OtDRIJe+Y9TN5EACgwL4eCC5/otk868VvOeJ2V+ajVGm1LGLt+9KC/qjwaA7sIzmPXkIgobevrYUDGYq",
-	"LpQcKqZ1Jrpzw8bQ/ReQWGyffUVFjGxGhILQv73d3j0K3liJTXG3vf/WftvZ3dyx3XqdTYbW5J1Da/t2",
-	"omScOoYFDAlM3TF1zcesQkhf7m1tFzQ3j/DyASWCm8Up5cKPb+kgH7PfpYDzMmaKR/TFwYhHdCjRL+sU",
-	"WbBr5a7OsmrBM2iWYzMjRgw0Kx32ev7kMQpYLmL2ubHXruNq6rgURe+XCmz1Ylk7l8g2vSTW8ZJYVzm5",
-	"KRsf5aab08uHh8vzo5vLk4Pj/cvDrvJSyvbRzXY7uHnzWO7LNo8Yv6s38bczL7PfUqaRvdwatKMO3WVB",
-	"fyfejLbpK/Zy0I47EehbgLHaz/kq586Sv3vreCyLoxmEnqAfrGEPH8GJP0Yz7VAiqGXFa1joJxinno5F",
-	"qwv3GUpVRHFAKS9PF4XoHLe8BPx/B7I4Bc8Zuz/MLqhaS0GTKDa0DK5yDLSQhkyZIU7jWuTE/iuaDUqK",
-	"6YVGgj9fNe1sAl+ajXO8OEsKO6mGVPDfUdKTAjxeLpQkRnGaFPfx0dft80Ed6NKC2xscBcCfZ8CoSRVD",
-	"d6cJ792yqX19z/rgKWSpXsIFj2BpoCzoJVyjwx6Y0DWqju+Qk+psf7FXM/gdTJS0x8WC5UjERd+crVbQ",
-	"Li0LGlmJFZAV7u8Lt93zLG+4/69zhyNihXHnAZZMyQhdYAt+LhkD+a/z9b+pEc5t0rVzg9Iy1b2Y3fV+",
-	"ut28O3v122KXtx9/+/l+p9/IcaeeIuPCCoiEanfPERKLHcRIws0sTcZ/66yc3kHVSefXtJ8w0u5YnKQE",
-	"HTwJeoM7Df90gxwkjAoUCVDbP0zkHdPAX9kvpmSSUMM2gNk1IAZ6KYaA6JRfRl7d/+Vfhub/zXEcsBN4",
-	"ulnExAAFz3ACShhFhR4wVWER/k+NV3imOIUsFODN14UCXB59W/YlHNoVPJun/SX2Rw5nHMsLI63qEvhq",
-	"dZfAzev2zt727gKXQDvP1vb2y5df4RO4ed1+NccncM5Sn2SyyD7SK0fqFHDDC60FRvExDtpjecfGzhu8",
-	"XiakS+exP19yLLnY547yJfmzTAFodQte5luQL3tmuHZ7Kx9uuzjc9hFslyM+BwnVFrtP5rduNu645iZD",
-	"pdwGCR39VVENYyWuPJJOeLzZG6uvj3XYfp5YB4BS7VVQPJlwFaBoWu+27Zy1yT3lhosh8AW0XnlfcOJ2",
-	"KtTcZTt/kDtku2f/crX+l6v1/62u1hM8Wn+yp/VVRMUVr7GQoL2G6IgKEAG4YcTQIaGGbBK6Md4oGEyq",
-	"0UqIhYU7YMgMDGIZ4D5LLKJNmADFtcbnY2ZG0oLpW2BAJhSYoRdSDfWLVdQFL2w/qzQFR6rC1GKWMMOu",
-	"6bAwuUtmuGJoHjfwJpve4dH7o+ujJ83Q0JVaxngP2SsQyMkfT7I5wOYc1tih4IWzcQSbe0HwNANFEVgR",
-	"43eWvscyun2se1mzYegQTfeNreMfdy9+7gADanke8zyGlifqRwHqX0CT9KEUgUYnkw0r2ecBZxEVL7LJ",
-	"w6liWtfEmw0U0yOi3cvSoYmY1l5twKbfjfrfRvycf/f256PL6++vTvTJ2Ex+Pjh5efJrfHv67Wnw06/f",
-	"Jecfjz7//OvZr2fXQ/7+4LuA/bhvv3n3Q/t7Pvh+g02/S9jxPj//9Wjz/Pr79tmv32+fHu7rk3Eyig9O",
-	"Xp5eR9tnhx86Z4f796cH95z+ePb7ya+SR53ddjQ90SfirP0Tt0Pufz6//m582jkK3l//wM/Gp+as8/3W",
-	"z1fB9s+/7n9+f33yO/Tz+3D7p4/f/frzwXe7G1EnEf3x2yD+8bskD287EY293SCwAhbAwq9YGYgJDMad",
-	"s53oO/XT/av+dfv2Yku/j3cHx/RleiS3hz/zjvj+884P9w20CIOVcWXjNY9X930Yo4F9xCe6xm7+6dEo",
-	"LtXwbJEu09nI5b2oWMg/WUowY1QH9aJjueoSBTiHnmqo3C//YrP+xWb9i83669msT3BcZ3ks4KkASpYR",
-	"itmApokhMZ2SCVVlL7QVtJPO9wLPpvO+CEreF5k3S8EDI3iJHhiPdNjwzTtBiYOIuRA5wtr2L213X1Y/",
-	"Z091mEAI18RgAF9Y9YJ6CixXAsyfvtDmwvlvz58/LG8lXHjEGvp5h1dmg7xRfMjjbzS5VnRK3mPYyaLV",
-	"wMkopESYOSHFdzUpEZwp9X/rnAi1IZgdCFwpJkroBFtfkeqgCMQalmDEaGJG0xI8MVjWLhXJXyEq6f+c",
-	"hBN/PnCbj4DH9gw8/vvsijdXX3Fn1RVjRG9xxUF1vUxN/Mo2Ijl+4Q3kbpn2JFohuHIArcQvBaHk3qXs",
-	"iqRMmCLUwJ01toTrNiNc+XWFrOG7ne9POz/+8KbxrOa1nYKk/rE8rc5TxD0QNe0XLpkO/L5Ghor9lvLJ",
-	"mAnTWFkQzBb9BUFa66eLqhQREypINobTNRRd+Kpy8Twwvsr5zcc4fc6V4Z8OxMd9cV2QtZ8gajf/hWqI",
-	"anB8mTb7GPI+c4yZNj51whROrnNdU4RGEZuYinV2UeB8xmMUoubb7c6csHlHZjbsDB4bNb/1CN/ErYVR",
-	"89srRc0H9sR+EOMsnKTmJs1jSag3a9TI2SsGjfwVESG4Hbm07VzNV4ruyISkVDw1nsMi5gc9G86RaqbI",
-	"/UgSeS80cCIltzRLGlEFjS+BZsoBoUKaEUgYGbL+X68Cas4J3HjEDDqlGZRY9WOpJ9zQhJylRnHHaH99",
-	"0MYcxVXTklH0ZqkNzOjT6LYlBy3IcPlYH6fZcIw5/k47e5uZ4uSf7u+0arDIX+oN9QyuTvPdmGbCR/7J",
-	"4R07ufvbXxXeYUHAaOyiuN7LKMtPF7OCNNy4HjHy4fK9j/JwrA1RDFWEG6BaR/q213hx1/4zDGagXotG",
-	"bAxJFgZSjcGJI1W8pdiAwS1SMJsYBZGbX5qNS2rYe+5yBpTX9XFEjT1rCRsYv7jfUmkoWTs5un5LLN9D",
-	"J5yEWR/h+h4JVeiYF/Cp10RZ4i8gelXEJDTwuis0i6SINUmF4Umhb26/0EYqFjcJ2xhukLDb8G7t3cZr",
-	"9e+d1+bfN18GQbgBIdY5bOe0K4FmAQQuZMKjaf3+yglDTuobvQQGLewmbJJY0YFpcWYGLdesZe9b0KC2",
-	"HGat73WFXfsEPvpGE4uoTRL+VgHimlTEiai6CcTMSu2W1U1kdKvXLQGU986fL7zHr++5iOV9V3BBHLRr",
-	"Ifrbv2++vl8Bonm7JRD9+PHjfmpG9jKM3P1Rhui5yAGqibF4ZugtA6oOdrc9Er5hVDFFFKPJ+N+74Kbb",
-	"bYRNvGVC4GP/vdvg4o4mPO6Bc3a3EZL7ERMOpIppJgzEDjvPbde6SdDUFRNpB7iTtywma5dvD8jLne1g",
-	"vQqE2pk0yZwpLISNpXhU0TEzjqocpEpLVQOhCf0tZSSC1z4QnJHwPRe3IUHk8WdyYplbmWoyocMKtWHT",
-	"78CMePLryf3prz+Z08NTc3r43YfTw9uXp4f7L08P39ATEYDZBPOVgX3HUUscvbSgMf38nomhGQEvXkdQ",
-	"IM/OMUyw/iiBeOHwnNo9gUX0ZWzRP4S3YXkVM2lsbFcIg3yyn1vOStNCsQajeoqeuItQ9iSun6wn4t9o",
-	"wuPyrFYQeAZ+suCIkE2Vxwtnl1PvlMe1RPskZuOJNExE03eshmKd0lumiwSEaDpglhlTzKgpWbsyik/s",
-	"ojQbU3tM9foGuWKQDCYV3KIecGxkjZIPH04Oyd3WOpkwZWmJYSK2hAZu7deEuj4zG4mmY0Zu2RRdi/0D",
-	"P5E19NJoEguSJgGMa8Lur3eF7YML0tkiI5kqbY+skIaoVBA6pFzsQX8gjtmdmUihGVlDCahJQn9Fh65D",
-	"vEsmCZ2yGDuH793pCTMomtala7VH7GaEG+S6uBDH2MZ8ADepyRZDhb5nSnfFVqdDQp7vSu+WTXuKpZrF",
-	"4WtyP+IJK00dP+eaaMOTxC7QXpBNshXsdsVMR1z0Us1CsoaQ1iOpTDJd3yDv2BRzMdyyibH7UxbQ1uwT",
-	"K8Q1LaGD7YsS5/4dK6aRK0YHH7xMmIgnkguDrDOIcWSS9hMeFQj2+gZ5664i0mcDCV44rCuyFnY9mqxt",
-	"BYFdUdv+p2P/s2n/s+XJVnGq6zAeMn9IWDVZ2/78GZ5b8O7iOi022LU2iZYZ5sFogB9Vyr09CKI222Wt",
-	"V3Gn39oa7NDWLt3eaW1GnUHAXvbb8VZnHj0pnLGWPWTzqOD2drMx5sL/bted1zkM1oUVkzT/vUy0t4N6",
-	"agx8Q2kazhqJn4zpZz5Ox/ZHADPCX/l87Mm1giLGLcec1pIOi/h8TIeWOFjcX8vunnSSSBoDKlEQ7iy5",
-	"HruOwvXHEkfWrieOt2z6ldTxHGXuWjaugHNA0ovr00x9o0lBqfDoNQVz1oRagK9b1VVExbV3w6pbm6HD",
-	"bzSZKA48TyRjtkHeM5Pla1GMxnbfWIsLzYTmht+xZNqEo3feJCfwx3t7JwdN0oZf7Y2u2BdTgvNATs2u",
-	"ydJlUI+v3Y+osXI1hMjZVQDVzci+Pe/oUoxwbZZuha7YCtqFmyOigmTiCjyHFKeeK6we74I+uQbo3mdt",
-	"EdgLB/nl1vJzfMWHAiIZ5/E37+U9UxbGZMQ+k+PT/YPW1fF+Z/ulJ3qK3mfk395RTXvIfI5qgEHB+veN",
-	"zzq/0RU/MMUHU8INkRbatin7TCND+lPDtFcVx01PkSdUabhSIjmeUNg90IsLbagw4BFaBefm4GXUZkF/",
-	"l27HW9EOezXo0HY/iHbjV2xn8JJu97eizbjD2oOA7vZfRTvxS7Y92KKb/U7UjgO2nDPTHn4LN2VCLdLa",
-	"nm5+CVq7tDX49MfLrS//rf5YOPV+3Ymw0vOTGDdQGdSglLMlfN1B/uASpdTNGA/JNxpVr3MnvlgtWjNx",
-	"l5zlayb+BdKJAcsFkssbGl8iIvv0Vi7crJCj6sWvGhUm2RoyWxDITNColyUGxhRUqMsdcJbEVoIZY86M",
-	"PNfgOLVnxwqL0AeBFp6jAc8InyPZzY/kY7k81Hv40R5Z3JdXriPN3QqCL0WA/TfFBo29xr+9yGtovcC3",
-	"+sUP2YhHMBcAX510kTGCY5rYHUCZ1M5SF6a9Qc6k5YyHkOfrXnFjmNhofGk2DqQYJDx62h5E/uMcZPuC",
-	"0AhioTxJ4tpDxaUXY58hNLsKnN2VgbMSSPzcdE4a0RpiCBiIYPU+ebLjrh4NgElCRS87EjkU7EQGkGws",
-	"oZYKo6oXfd/IWscJFjQawVcuuj2rEdXLOLUSgDpZzLrturEyuC4SOh+LLigH2n4v0yQmQ0n6bCrdDVue",
-	"fEQnltlhjHSaZKIk6Ww3CROGqYnimpFUwLRZvA6gfStVn8cxE08C7CD7ughUrp3USARjMXIJNB5zQZRM",
-	"LHNGRnw48r5pBdBtPg9u5azdNxqHXJOK5HYbZF2kJIm8z0SjTKoBsBSkgq86evUiXvEgZichP4cVkSSX",
-	"H/vM4kCW9+81KQmKf9ZRhXOYMTZOUUJw63FzoxEVQwYiw9o8qXYd5Lh8qai8A+YxrCw4nLtiy8rM6EUu",
-	"Qf5+lu1BUb6KzNX9sMTZtpurMKjuRKfzPDsxC6hiPsiFUwKsPpMHOYTK3R9KwV5bbt9yq66x2Qd/BKir",
-	"9hToQmm2vIscqmfSkPzFHmJ9rlZw6hYyM0oVwV8+E1hxnZm+FXTsVvQRGdoX7QIgCxPLN2my9t3V+RnQ",
-	"kLHUpqQ8QVQ9k+atTEX8ZAAO4OscdudFzY+QhvgGZdBsPdc17Y57LBkq6YAtsCe9zxIphpaQek+AktgN",
-	"OHRBp4mk8bWU76kaPg2LJthHz0jZS6CXWc7PIi1SdNegBIz25vPyLDAa+xxll5vmvzPvMY+rHjNhLjMe",
-	"/BlZlp9kquDGz3eEiyhJY0YKaXZyVqXwsMKmPA9jUqNtqZ8dqEVxWk63BO2Q18r5LADgVUTFB0FTM5KK",
-	"//5ECKbQgTdOFWFYMFqBFjOHso4wkdGTw+ZyL7AqvNsrw9uufi68z6QTYbyuBFTYgJERVYo7e0BFxbIW",
-	"2gcbbp5hk+BvWGa4TrREzS6dTIj9UDPHWoJ4akZKpsNRpjzGjL06HbNsqNcENzG70u9HzFEEQALo3dCh",
-	"EyocbbxCdcGbVE9X32FMEUUN7VPNPgh6R3nib6hCtMGIEd/ILgkL2noks9NClItbUgDnVHWX9R/30sIQ",
-	"Zckh659rUmi1mCvbDjbtpury0gsTl5KMqZiSCdX6XqqYRCMW3WpCzUwxQjdV11evbzsrT9Fp2rkm9iV2",
-	"BQyV61z7ydptdcbjugk/A/2cuy7FvF2ESOHTYMO018yITaFBzBLeh9KvyZREUptkur7XFaGFAHCLYREI",
-	"4QY5R6Z+zhbtkbBuf0MrJ3RF6HIn9lxeynAdDJi5Z1HOqYCiFJFK2yOwphkjocPrAnKGlh0oyvYxsFsI",
-	"eyztZKcrICbN8hzea4ILEl7aVq1928oZ7gvuKoWXs0zd1Yzvhb/CxnSK58EozkD9VFCWLrIpfMnPbeXw",
-	"/Vc6vg5DPiCCzM49kkIwFIHtbieWN4xTp1u3r8fjSkownHYF8yozLvQKadILa8hGQRukpndcDF8XhDPY",
-	"ccum0ilQ5BG9Y1ji2+UH3SCXbMJcLEFFJnVEvcZU9icQivlbQ9awwJy8AwMD+A9RZfBPhwtWWhVxfwo8",
-	"RmEp3+iuiBmNwf3N0iArKwGsvOswZF9c3yMFolJLJMpKOoRu/Lorqod57hEujlAlNeDX4nCkiEJdUdjd",
-	"wq7aKaCMjDhlWLxnCdGy3W66W9zuOBdDFMbrd71eOqcD9jRaZCRA3NsvAGpcDB9LgsBx7JJFUsUfhN39",
-	"J0uptmMlaNLDo5YfuRP3omSvnkH64OtRfp+gHxxRsB7Ul4EM7BRoJQoYkzVucv46ZuABzwW44NqbJUrH",
-	"4A/VFXpEJ2w9R9gJVYbTJEtu+dohKiwvkUOnzaEp6AljVjlBhHsFzLWUp1RMnfilnwR3e5v3nC6ySOg8",
-	"o+B94gosym4Q+GM1o2LZfY59gKowKJJUXO/cwdGWTD760q4ck6IrZt1EXdsXecOi+2Ir919c6WPX3Hbx",
-	"T+AV/jli3BMlr7mYcYo1UJres9Bih/ctLMQDVDb648ePraqD5KItq/pTOgA67eeTCVxa6qGohQPrMYOr",
-	"9fj9jvfo38sc9ciIggeAqxVG4LqFm8/eEKdXx3+WohMG55rcsyRpOXtZPzVkJJMYyN4oc1Ow8mqfFVTE",
-	"DQCaTicTqQyLwQUGw7qeBLusox7o/XqA5TkQCyMVFIN7KEIvU2C2t59fMfWNJqHT8rbsskPvXScFK6sy",
-	"wRdXk7WwOs3QyjpdMaPRrLVO2gshWwWgPWpT80rvBfMxjWMIa6HJhbI9G8gc6pNwFx794cuXFzblkZXM",
-	"mzNOrMvcPnKj+S9u+E9ZM9n/lUVAiCG6o4Z+yjFD6FCT5egCPxq4wqkFFtp4zwXDEBSCWm8BHn2W+vIs",
-	"3kqnMB5Zo96DnuRhYo4N5HkHGTcAv5w6dh20Mvai1yhZZ54SLh6rK7I4EO36tN83yYArpklY8sd1rCnH",
-	"MTQykFEiNdP+jc4X0RVRwqiy2KWYlskdi99MQyLSJFknBT8h4t5a6Rn5yTIW8HgFnwUf9lIb2GBnyxxP",
-	"Besh1zKmUxKWa3KGVrhw6ZzxDRlSw+7plGieWOJn5f920BVjLlLD9Otsj6gzvaJzYyh87FZPcX3r+sVs",
-	"vFwQDKaSLq/42cW5hQbAqisS/lvKY9Q07HTQN7Y4jOtmvUlCQ/Vtb8wtwYMRPOoS+8LZzgAX7K4MFY1Y",
-	"VyDLAjxiysAzqNi5/dCtwLAxnPpUsR77HKVKc0sU1rAReBolzGTGpi7w3yBCpUZzy4waTZSVT2YGeE0S",
-	"amdhN0wTnUYjQjUJE2l6cJ9yMQzRFzSMLBYMHF3qJXSiWUioUvwuT9TCFYnohPZ5wi3GVD2dZsquziBO",
-	"5m5SpDNX5f3vZuHGEyX7THcb7l40KFKNGFUx+u5rbo9ne2sPIsdmRkNc3DclnI6pYS2XuW/mC394Fnxj",
-	"zxTyBq7y0Lw+3kwXOSNBAKhvSrh5DYe1QBYsohalU0etAHexeCg3miUDywRVD+zSOeaJnBdfg0B8r3zj",
-	"L3nY9wpEwkfQrjICNv0COYaA8NcTl4yqQKxiX6bmNQl5DHduzDL9e5zp0JGvxkzO+xcn9kw5vw176Ks0",
-	"qZkfenxfoS1Nd6zwZYkmLDjI4O76JDJrHBuVHxUXHLn0NkWmicc1N2qlKY/zYH5H2AvokZ/YfGuynS0c",
-	"sNLJKR2BuVe6q1t5mBUwLu525S7cI7QQ2kQThwQ4/Cx4s7LRz3uVYYCY24x5u92swaoyvW2SWlrbrEG3",
-	"Eo6VnRZrR28sOerlRb4troaLgbQjuvLYMEs7mYgmlZHzAtqzYy3xGi0cYKjsqoR2dM9CtmjXbN3biw2j",
-	"mp9A4SpI7hFiAaYvw9OjOy/IJMn5AHwpF5G1j2gH9tlrIF1HGUl95e6lxLF4UPI62H80mEjHs3mHPi2D",
-	"hQ/jgvFnV/2pVkHs02eAoCgHVV51I4PWVQHb/AQtajWaBbzxiAV55VfBq+IlUejYHtACtSl3517W9IVh",
-	"6bNYuk8GUsbEJ7DwvihXMtUkz9OI4vqHK/L2cJ+M6a9SEcEFI2vhmCdwaNkQjs+A61HYtJyVSrWhEaOi",
-	"p0csSfAFCY1irCdSo+0PV74BjuCIUQOERE6Rnmg6ZuF603uEZWHDRx9efHjXFQOZKsOsJGGvoXtLu0Y+",
-	"tYGL4CdQ+Ae01sAJR1TZ7fRejVKzDRJaXvFzJsBSAEdX9FPQevLY2bpd5D+4Pzk5xyg6dcyg2xoLC/tz",
-	"aPfTLhi2fRYOUD/IgcHScVfEotkAINgDKsHwASBoNBvDJDWwr2PbF9QFiViCAT1JOuHwSiZJqiPQWabJ",
-	"ZOSy4EVSCfgnkiLFa0zR+z5T8LGRY2osmkbcKLjcbvk9bzQbfSqooPbFSEYywbq2E6luIWs/G8AbHt3C",
-	"rGgyGdHeEHJvDllCDU5IAxSkjHvxFDNBG/a5jK75yudg7LQu3peR/fftTF9EoaIxFuyk2lX8rbseswwt",
-	"f/hSk8vokDszGVPSoEpR4AjzYiP5wXRVR2KVDgEn7riSwk4RADPmOoKE+2h0+1Sz5Kg2HGf/fbu1STio",
-	"/wacqWzBa05nysYTM62EFxVrnszKI1lumMUAOPXtvpQKpBRYs5laKRlg57B1OQR1Dc3MyquMZcxcMeUx",
-	"T+IlcFuN5z6lJhoVeG6X1qYkk2Hplpmpu7TceUNX1mXZrZNhidtb11U2eInnzCFc4DVzrK29qifcxd1V",
-	"cN3lr5vhfWiimbMqKHbnIlw38nX0pUwYFZXySKvKkSsy+AnV5oP2XVdinqg2VmKPmNaDNLH0tunt0KgT",
-	"cawTHxABoWKpxtP+NLHVl9/It/ZowiMC5roBjRhhYgj33ETJeL1uNRPFBvxzuQ8oA3a78/2483kpjvCs",
-	"7m7WVwlETb+bxS2pRQat+VAwVsfXIwBBiuOg+mnm9tcsTEgqMpGaOwc7O6WNGhCWMW0WfucTJtBULG9r",
-	"4eWGWFFSSbMAp+XBUEWwwsQWgelETNLl6uIqr+TUGGshzit0eka/KLIW5usL119jWF0yJVKU43L/KMFh",
-	"tZzHX6rA/xNBOQu2NObmSBg1h9zMy2WTya8nseff7hU3zCcPQZy+4oZVBK78Rd1aaGQw08UqKoalVMCL",
-	"w/4egmTzTV9dMk/PlBHuTwtIySwMXDCwbeAdRvYvTsgtm+Kpw96zfC1eBY4KVufM+Gjpz4l6tdoQrMr0",
-	"zGSdT8qEoBNsbgQb7fbmxs5qCsSsbO4fK6jyVpG5AdGIkWk0YnFB5KaiRup2WHk/4tEI9eYuwscle0Cv",
-	"POhbM+eW8mhEy/NB1obKxzMBMM4A1syUogr8lRw5+Tr9AHflufxpavqDXJhnQXfAJ6XixnVY9cbn86rS",
-	"h8hJ74v4s2P2+UAmUiGdc8m/Vv2ksjT/fdOPPXe2HyaxM5o/wmz41yxoZsIHLsVdGXOcHZZMUj2C/ESY",
-	"PzFSIBtjfVn0t3Ba9EzpzkRm5eYasjAsv/AjOqkn9iEkegjh6Dh0hSJmZap+LQUfjgw68Js5ig+fwm9V",
-	"AuUM7t7+Pn9eqMXwGSlyS3p5jvD+xaR+buO5yS6KAz0pf8VSCgtjQ5rYxYu8BzKBJQZQ7c8MOA9nq3fs",
-	"X16JGO2Ho4pz9Ppsujkw5L6AmbxwcH+x4vpqSH7EJ7VkPMRXTwNmtBIwvVBXGdhp/utGfvaUkTNTwhyS",
-	"i+c0/2zNSz05a1pZRIIskYGTNMe84g7npzn0aVU/jIpgylkSa9KfOseWfMno2BDa3QpdktgpepqGAK7w",
-	"NfHI75pmWWR8867A9o502S88erlPPCKGG2SfQLKAQupZmFIWLrgVBHUuBAWyuJjYPcpdZBG5ecemOEk8",
-	"0XWJkDyN+3OoUfH0/nnH8887foWd2F5hJ7LDueDAFbpsr9LlVx/HeadwzlXoT9UeoRCG6vNoWmBv+HME",
-	"ZkfMz8Rih1wYcnJxfnVNMOHoHxDV9QUvgnC92RVomrdCzUZ2vvbAad7+SSKq4qY94O43h8By+6eu+luQ",
-	"KE24oGraFZnfxRSSdGVuo5ZxyXtCnUYqYrK2FWytV3TymSkXltLwiFtWROetZnbpgBpm/z4Rd5JH7ILy",
-	"eebbyLXc4Ni0N6EczLjEvyHuDTi3jam6ZTGxjWbV1Vne9DpBIesO0x/Cte467vMkqbUdzspr+MWKygMj",
-	"DU0OsMpFrezixod2TUgPZBuXSM/Wq852Ic9jMYfYjK0ORY5siqUJ1GP9zC79U4yX87ClzoZZiy9/lS2z",
-	"Hlk3irD8PpWG7btyActw/jfbuOeLCyDWu/yA7lnxHEBrL233WURdnCfUgaaR+foDASM4bSdZc/GhPnwZ",
-	"262vdE6go2c6JRkonvWY+BmufEhKG/tPPSazKLbwoJSR7C8/KhUcx8PChE712wRL6ZS7a5HQF1LoeUtO",
-	"2Cw8jDkzeFSyAhPaF9GGOxfio13rFlRizNNq2ouuRcJy2XLorWDRdwlHvZ3JNw/xWzGR4V6mBOhPyVim",
-	"ZuTeSZheD0oShnu5X2meSg9qY8B7/GSsRC8VFsiWANi5n16e+ZBtTFd6cXJYsmY2MQMGhpfBl+T0snyD",
-	"z4AQzIEFCHo7Wl67vdkQEwk1CgtrwCqGfoLl+7/a3ywXAKFwFy6u+Gne5i7nlO+kzEy6ekstrDbTmlBh",
-	"1LS1W+UqO1tL2UrB7otDLDqGZ4WmM8bLymzLHdeSl4TysUsidSBj9kQozU1KCYcEFVrOJAgJnzbIAdWs",
-	"SfSERgy5/pjqEcOwbz4UEPa2Fu7c/tYab00wJnLn3fenWxfVTKP4tCqmPc6pH+ZfCx4Zs3e1jndhRhzg",
-	"tkKLf2b6bZIQ6AS8Oz+8am3CwWsSnU4mCRt754dJnooBKMVG4QwVjg5geAn55+I87OFgVqG7ZIuAtzUQ",
-	"RL1mFB+PWdwk6QQCEKhm6xgRaIWO3NdXMwgFBMcGITHjaGlrzs4vzi/fLXJmXHjfeNjXipZnkkykuiUt",
-	"oljCh5j/fHGpgxpTS9HEX7//6NJ+TfXt044GllytJk4P6uwjERU+u2slL2mNqJ05VS4D43Whab2KGqx2",
-	"6JfwxDU+1iL/KKF7VSsxrgNTAj6VjPk6LosAiiMcQFu0SK+I0PihR+lZoNVUYXm0fmKekW0/q85U1TiR",
-	"NZd1HUN8LdH5RmNF1uyoc1XInQdRwtywlo7khMXrrzFP+D3XmO43vLIjZRmowiclX32C50DuKoswmI8j",
-	"XxuCVqr0tKJn2kH2zYxnlWWN+G8pO8F+jEqZ5aixZNaS6D9o9MUXg1rc+FImLEPYrFjUjDsPRDlDADO7",
-	"L2473t8ajbX6NfqwgS9FH66AMaNC2ysQG9htzyCz3E5CP7vlF8tKzIdPVWhwWWIBDPM3/lwNn4vC1VcI",
-	"+5rIwiWEzdWSf9r8S7XGV9iO1W+tQhnwx/r75J+Wi6EvgoF5ImnPiy3PJDjEJPqQgCIruEygzPI//v6/",
-	"oDp3k0AlaQL1o+3Drb3NAJlWqKVNoIL2P/7+v6DSdgnxF94HOKcy+rc7s36Xs9hXqWP1SAtFXvZqCevg",
-	"282ht1k/83fsmj7xxLmKnjMlE1x6e+/PTYev8xhHiHbKSnS6WCdtpKJD1kt8cZDyfVRTMfSZrtyPYNKl",
-	"ojQlCOaqzggy6XNNJlIbFr92IV/cMHijCznU0MnDBdRltrU+IxJzvKykHVvs0YJvIalHFbQwpSb63Hut",
-	"WJYmN7O76UdM4noFc8o1HV7njWdsKvmrRVj4VPadFjw0Fzqel1wUq8H4JUK6VU9I45TtL/VPOYRGX5oN",
-	"CN09xYjjuTSNbAbOauZycQTBq2JtkBqF5WqcrIWn52MTLm5ZfCgjx0087c6fJXoTxeUqkZ92Lhe+bQk5",
-	"5kEFNrreg9p9rC9G0siCT3xNkyuXEnJ+Cyt51bd4RHCqw286rOfqofb3IIvhh4TWcgC5Obhh6+R+JHVG",
-	"Niimf4Sk9yOI5GUs9uHaYXFh4WpnmI0nl1QMV5JBsWHRKvs1zFLm4oa9+eMznwQ4HfjTqICvFV+F/1FW",
-	"ykxjcS0owtHELDDoRRz+0m38927jU1iwZ0N3pWtopaL8KzEVbp0wMyglW+YuEMz+10qCSKqSFQf9oJKZ",
-	"jbJfZ8X2529PPC8u4s+LabidV/5okCYJuWVT74kHnqXceVn5GhilFFm3jE00oWRE9ajMXhTCCn7o717/",
-	"frkl3k9eRR/j9uBYvxx+RzenRyxI3/Fzs/3jbz/fNxZ4Kc/l0meyVbExd1m6XCz6rcsW79YTsWYpUaJd",
-	"HUjzGJg3lAySVflCaZ9bdMJbt2wabiwOp5iFJTpMox0hGlFFI8OU9pDlwoX7QTUvO0mXtUexSA4Fd3Ei",
-	"Xx+lgS7hAK9CyMbi4AyHmLmyYHWDW+GbWVtblsCm1iLvviP2Ws3q/5Qw0bKV87EPq/hx48T1roA+GRhu",
-	"pWPbXE0N5xySD6pf4PuZMqCPTbDztBQ6n3KgO4JyVSiGtChk6llCoXIi/2RCW+VhXMXWA5micXQx5/WI",
-	"WCxvyv2a9B9Qoj4Lw8vLx+3ullnEOR0VJo5IOs+zfwixRTWIXCWpG+QIrsfMmusSV3dFWFNCylkrk1Uq",
-	"boFZuFRoi+uuQFB8o10JrTVwNhjJhLlyZxDhrFnUCwmSDJ+zPF7fIHYERUUsx6TPzUyGGfzwx98275YQ",
-	"fX831Eb/4M2b9zoyZqL3XryAzO0bCwrpv7CEcjUKWbqgs70shLBV8K2EOBUUX4GkeiVozbU1UXKAyctp",
-	"UsieR0YsgTQyeeSb90LRcsxIlHDBI5pA7LeGisJukUSxIVVxwrTuCjmAki97JFRxSHxZYxaDYY4bTkWT",
-	"hLFRITxghkfEsGgkeISvongcEpcPw31F1ZS48vsQPj9ig2IT+7tJwhGNoklIjvcPDi5a+Vsw+Gs6YGZK",
-	"EkbjsgEddP+xURak8RhCtyGCGzormwJVLZXwyqVHMrrLZb/3MqIJFGiv1UyBpqzqqrlch2LcXFccuV4f",
-	"hb00YRV16HcIvPTXKVIdjpXyWkwmSt4xLK9mx6p1c1ldqVpZXDZk/ZIgym2WbXZxJ8v8VF0sxiPNXn9u",
-	"sPHjbWlAkRgT+3MuoSxazzYkpbyhPkfikpBlzdB1/7lClmttfTXK9XpNxrVKWSHnswsZwSSYlNxLBcn8",
-	"XZgINwQKurkaudrUFwdbr9eI4BS+hs9YKe7PzQOSdFvZ4zUGuvAxI79LwZyHyBQyFWsSg/OxKe6sKwq3",
-	"gtYihfCxRyDuIrmiZHHMjlK2cwX4lbAUYzJK92VxYvNPepZksnzcH5PnsJydKc/btHIavIrKvOCLgLUb",
-	"CPZH1uIUc94F68vyPT1XBp56L4+aLGHzIXyQUcMFdAT3OcUw6abTskFWbRKzCbM4LAUJ7fih88TPKVa4",
-	"vlcMMidygGnWIffhN8SRuCYJP3ragHNCFVJfmlFONfQG2bf8jkmVYHHTKZgwHsbyuBPFNBOmSWJv5hrw",
-	"JGEx8cWypWCreJCWZwJS7cLEHUykbx7R/lrR6Xsu2IrN33Gpb1dsi0kbv8Wcjf6bT5XtXpJZAClbnetU",
-	"AQ0yU0iGJbj/e3M2Msw2sdeXI5/dMn84kJB8qQJK9+2YibQH7WybMvhcE6PotIeJ3boiLIDMvb+1T+zX",
-	"NRAKS2kHXcLL0AtoOXrJCQLrtTdA4TsNKYSd54jHvA1yAnYsoBEsLt1GFlAYxII5Y7oC+mna20xJ52aK",
-	"eRugNAaRKeSWgmSixUAvIujYV9PAaa6FuEsb3TQINiN4CH9i8ZV9YkGJ4UffQGkH4JvDrDRsodiby5Kb",
-	"3UMVoe+PhhVugUJnOKOdZsVSo6HiiZW1NE0Na3z6MpcEvZtPzQt3JddeDComvUIiJAdwf7qlh3m6LfsU",
-	"6zY64XqvK7riATaAPNjteci/eig3JQ9d8dBqtUr/tx9XMfmB9Gl025KDFnofO+k0p1p2kJkz8WAFwDh1",
-	"dUz4GPSEmFivSUZW1B4McA6kckrIAxkoKUw+4gvi9QVlJmvVgckaDgyAy8aWg4GVQx1Cr7u5FI4ieShg",
-	"kx1r5vA+lCrZekyCqD+Rug7zg0se8vxo9imuBuPEbffVc/+QJTkjv6UsZa5DPOl2O1ky8JoUAk9tLyXS",
-	"8JAVopHCcVugrMGeKgSBPGTJcBVL6BROXoEdwOaarAnpZr1uB6wlOAsGLsjFJUwDTqGACHC/+82AhG0O",
-	"kMCpSX0LvEBxBVW2otz5rFANJ+/KUDPHl9ZTP3sQJyxy2u21EI+sJbZSQc49Z0oPLceHqfPUHVNWuIWE",
-	"llQboNo5YtrHiJMh6BQQJcN1cJimyT2dgv+rveyx9Jsrj0hoTCfo3ZIR2q7IsVQTmmjp0uwBLofNGVzT",
-	"iJQ6dL5+Lk0zfuRZGdA22wVnt0Bd1C115HEmRRxkEq5mTtVl4yYwUt8eVSMaHVzWm1hs08WZGshkLtg9",
-	"0wYtEE1CDTbpBE0iCwRJOxbO3xU5IQfXc0vLM4c37+yIq1vN06fAu9dmpltdWI/rcQ9Sl/NSMvdMeCpz",
-	"/J2g87IVbLYgE3VJ/KnD+DjTLyzksUzmeWs/8thZ576TEdqMqvaZubf0zF+Vy3fm2GO/35uNrjiCzcFo",
-	"0wI5V6nwwaqV/VrE6c3cy9Uds+dkJaDYCwAyfKvhSu3PlTOp+RUshKG/JaWYvWM1WRvwBFWc/WkOPwfl",
-	"cH2DIMykQJzuCjjVaAIEOQKTUiyCaR4A7MfPw3+fE945eZyjR4D3VjCDmjxrH64P1guBCsDF3FO0eL4G",
-	"B6ZI3nnQ2Cbh0TUdhvNOynV7ey/Y2gu2f56nAqrVeqy045Au6wteVnUhiDOkOM+KUrjoa/c6FdwUNjoL",
-	"xe6KTGcOXUD3uKH6+XZtRo3p8nHZo+Dg0/R0p7C/mWqkcAaa/too0JZaCZ7XmaH2XdBbbZbcDXLNPgOz",
-	"AiomxcUtMSMe3QqmIXcsOTk8vDohCbtjie6KtZDHseY9SJK6GRKszcA1i8k//v6fpPh2J/Qp3Zvl5ywK",
-	"CaN6ai/laMTuX3eFew/j94KQgEd+oUN8sRUS9tkoNmZw3/LothI5jyF0blQLyoRR1cM5WtRNkyT/FUmh",
-	"7XUtTC+iqi9H09gl8IyoijmNoCsBqVATed/TMubp2P2YSEO1xt+Y67Y3UIy5twPIUQV/8T6E8Y34cNSb",
-	"KGkYZJodJCmPe4rZA+P3WLDUWCQT3I58x4bMUMWpwB/w74gmMJ1bqUfQbUIjIzXzY8eUq6n/IVLj/zRp",
-	"n/UGjMWoNZKKJr08FAtyruWbWv65Vf65Xf75svxzp/KTRdkDt7WV3+3K707l92bl91aZY52/hbO8K2fG",
-	"hxfVh4bl3R4cHJ/XcgOcPcJCDqex7vJ8Qi7bZ8sXe3RxcnB4crRi0tiDDL7koABf0n4VBOQ2AlxcIbSw",
-	"Jomst58iSOcRM3CJr8+nfH54leVTzm5hCJolUEXRF2GfDcuHSMNH7SLgTc1OZvhQk0BRWFbB0VwY8RuX",
-	"5xmosV7dS34OFvEaFcmVgYQzuWVEY/5GC5Q1+Btz9DXJJKERU65GX9PnC4pxpuvgKwUxmkPKxeuugIp/",
-	"wK1CiCGBmor1CQVrknZoo9LaTMxnEssLCKPAFqXvmcOG1ZMyw+rqM/N+tAwQ3HfOMzF2NnTQgbsyaWiA",
-	"yLFng+wfXvs2GmupOiONU1t0BcayQvZu4cALJZl942LFcRBDHB4k1EBSeFFNxriQlcK9gqNwBvtVcyAu",
-	"D1odV5shZsrvnibnl6c350GbvCDnp4c358HmxmpVZ0BFcsEUl3UxUqeMJrpw4FwNSIsWa+eHV63OupcW",
-	"s6Coirvnm0az8b7RbBw+MgM3oG9dNHJsCjViLW1QMoZ6UlQUNxQ0EDFTLjL58hQhU4o7jk3DodW81N3K",
-	"fI1B0NRmOrJwa5M1jJtukjC/nqHqQBbaG74mYbkqrmXntc8N4lfhkwwUL/lSfPD87OR19j6fSQ1Ipyd8",
-	"lbM9gzfZfhVPaS2p977/M7mLJdJ3TClqETpTLQ34Z6iOtkcs8F0ofROOW5N8uD4gllzZYzqrFegKsKmu",
-	"hbmEg3a6vSBoQeSTFRp8EVfnNIjkwu44kYpcvj0gm5ubu1W/p7k9ll1CtgKIHDNM2XXedLvxH1tfWvaf",
-	"jv/nF3L9Cf/aw3/W/L/d7ka3G/+P9f9Y/4+1nx9++R+tcrv1/1ZHRI58OGUFxIJA7CChcayY1q+hihkU",
-	"roqoZi0uNBOaG37HqrkFqaD/c4ELVpG8+fDEoufHdl1c95EAUz2ryZNMY7SwPMbhoo/OAzV8nI5GVA2/",
-	"zrC/ojvHWN7BAaz3n1dTX3o6u5fcZcE8LJpEJnGmxFuZcTh149bRURd6eJBQXael+qHd6pC1E8KFa9gk",
-	"R4SNIR1DNG2ScyJTk736x9//c73WMVpJOa6FvxXM5yRjcJYBHxuWlSsHzxWwRYmIkXwDawe+45qbeXel",
-	"XV171+Wk1C4SYQUSWOy0AsFmETsr6OVW66CBOFlEijp6eCSGdAjv33JBE/773FxWLGu5MfBNMR0eTWNu",
-	"SP7+G8vLTKQyoAjKGtdkrco+WTFEB7t9SgRsaahCRyvC5J+SBmre3tQlgarbnb8qA1QtZkD6JyyZW3v8",
-	"/NcuTsc2zN2TG/PS3iytz+vlJ1Y/8j4ZpWMqWr5cvaeEG+TEaHIvFWR9HNMpiUZYPRNytYCLiZ1DRW95",
-	"XszukOVhmF/58GBuapjj6+sLgo1AMmraI4TywgDKk1oSoJEzAGOdz39l4VhOkBZsLc+ONltHvzk/NU8O",
-	"2LpkFyAINsmYRiMuWA5ZSHbjHTWc7/IGOXAL6SsqoiyjctP5/lkww9zCja44Y/coJPrIWxrHLH5d8F3I",
-	"ch6lSWwbjKiIk6wQZhGmG10BObigdDiW2LNTgtKtW0GwvkeKRZztK03ytq9JGDNjH4YuBI3RaISmt3kl",
-	"mSG7Wcn/EYZqr+8RK4tmPtdw7WBhaCwl7FxcsnrCht6yPXDuR0+iFgknCRU9v5/QbcetoJLg1jYkCY1u",
-	"XZIxhsZiu4YYauS7Jy7h2UCqPo9jJqDPTddnlqlEyQQ8QwoO49xKYpIk8j4PT/ZL8InSTA+zk2D+UQ9p",
-	"l8I/WyZUcrC95/qULMdwcVXYayTFIOGRgU53K516H0WC68G143n2G1Mox2676Hj4Fauek0LVcxQu86rn",
-	"WURQZO+/yJ5J7FpRw3oJH3O34R07uX0Cqix47CXY11DNf+rqDYWX9kdr3/4ICZab1m6z0brcM1L2EnvV",
-	"227bm5UJwxsIQxOVEuMuEMnloGNmJOOe3RSaJPLeoc+26w2ynGNNjaZTYNj22S7lW4q9evgFL10HIWYr",
-	"DH1AGwyiMYudz4jjZ1ZKMq/9ztQVe4cVbxdW/NgK66+zrZs5pE6Q7KWC3lGeuBVtZ9if7zME44P/ExHy",
-	"fuX9g9xMgiY9JGy27wBwop8OS8FliRwOoe4vSV1IIctuRLvgH1tOTmydxGF58v1UT/NZS0nGVEzJxKWj",
-	"Qz8wTPimUgFBQuVU9hCRM4UG9nrvQ3mxZEoiqU0yXS+DL5aCrbz6MU3wGPUcca0luBFQcCznDJZDK38D",
-	"+aaQvpqsUZL15HCrSTSdrjdJnw0k2JSmhV3nmsANgZPAD3T5CG22y5P4Rnukda4lFhpA3OwXGHQMsSMV",
-	"NJ0oaWQkE4B/u0m24TTtC5z/HYMqrCBbKCr0gCkQt+IKHcnooJ4weoujWK6sT/V83PQN7HJToeylhJdx",
-	"Hm5qx+UWaFAYecVNk6mJ5NiO65Q/hTEjKQRzNnF0dMlmgTeq0wlHcmzlFC6GewX6C1e5VPCPXS3knocS",
-	"3mMaA1bR2O8oTNaCaY0KEp7EbDyRxkqFLchfn0EM7MuIzRHVbI9sf/6cOSraTbSNbtnErPsDCTd7zxUw",
-	"yq5loF95AC5cA0qKYROqwd1aGKraK+kbXe4Y7a89CAoo9e7cCTFaIO++5MwKRywVrg4+1D+CSu97UBof",
-	"1eTl4WbHoVAhLh8nOzpQrniI/VoOKdVM2QZDKXIeozgGdIF1igsMzMwYI6qJa7RH2Ge310jABorpkY+Q",
-	"cIGwli964V6FlW0ppPzKBvwInqmoPpIqI2z4IY1Ae9FLZHRbuHQzMujQEgwLXGjHqHDt+oOq8fA7U0xh",
-	"T86KXzon5am6FdTsQHnZcDzhKDU9mIhUHq1qAV/quqdYqivwL49gkYYm9vRMM/hbVlkTSiaKRTRFsmi0",
-	"j7vE8D8yoGOeTDFEff5sAFI9e5WKjOPaB9bCQj6P9PQavmwmlpPIe+RCm4yG5sHQvVke8UySCROxSwrv",
-	"I7VHoJXlWVmWDKhZjpwcquszoxSx2POhhc79xqztkJhO9foe8WXdKeRnQ1NKpUuAy5hrkBJLXHOh53tf",
-	"k7TA0pZUoTnbBqlt4hYXriyaw3CEZw9DMks8rz/BHuTUF+GryT/oMEsmDG7CER+Wp+yO7T1cxkNFhUHa",
-	"JNNolHdsN7tJKEoDtC9deFAmJWS3ruaG9SDXQY99jiD/Sd1wcG0xnRcensmNuEaLWRDdPNz+JlSbnrwX",
-	"FbCUlpIw6iZZysaYZWoWBDrA9Iw5YSsUNXOD5aSpLH1l97GLH3SVU2hRUspDap1AtgauMpm5E6Nl3UDu",
-	"BgGBoYcAKst5LqYMb4mWuzlQvsBsE5hf1st3e6TYox/FpXuvGWa3Rpx0p89e4RC/7iy6FtF83nhdSCKQ",
-	"SS+Q8LhnJfVevSzomqAwn9+KBULpkRuqmeK9RIf1VCOBcLU8VU/NCjhqWBz+cHE7Z165fx2kiIDwrlwG",
-	"zImPklbYjEtsgpu8T0KOcbA9R9JKIM6zhGfLHAHZ9pjhCWG5K5esptRV9kXxNvAhs0gaMWbW3+2yZy/I",
-	"nrdAlwTL4/c7KFxirOPYcmSZqRrolZW1PAM/hmLfmBd9lOz0sgpFBdk675FaMJIJVZqBquj06rg1UKCU",
-	"8Po4pLQ5z2c5tcI1mHU6yxcC/6R9/gFKYj4AU6TJJruGUm3TFfVSMKv1+iG56KWa5Zde1kl+581OwcpV",
-	"UJ4SE7c7ZYO9W5EB1yOpTDL114lOBwMecSZMTxsZ3WajXTKQDlAFyMUdE0aq6R7qS4RMhyMCHxDn5Jvp",
-	"YDJlR8FMO6P6AntBSUPVAA+AXLWEhjVUCWFSl55XcHoFDHRS0KY0mo2iCgTMFxX9BcQOVNUQrvtcrQAd",
-	"1ykDcuNvUS4CC3FR0C40s9IxmAQromij2ZiRDCvDeuHO6cir0lij2ajISliXpShfFJ4UBYPCY/+7xGwX",
-	"3heT4ELNxgK7W2hWYhnBxjHLQjZctlvk5fDjGS6s/Lg0n3rGB7xGiyyKyw+bsRnOC7XCDbhAXby+MUK3",
-	"er1m1WXLl1Sj2ai9vFwU8OyFA1U7h6XfZcqf5wHzVLrwxGcGs1tUoZlYRqFA8sCLsI5s1bxA4oLODRUa",
-	"UHY+LK1jxpLtbUGznmul2w+MPc1iEAmSY5rd35lpB4LaMt+iNbSwdEVYsWuF601XlaI/JSH07xIaxdxO",
-	"ZcwFdZWIx3QysfP1cSlZ/rV5WR5tI5ei6MhZqeorAq1eamimn0rBlMdUY/F91drdVrfn+W4mMuHRdGOS",
-	"9hOuR/O7uIB2F76Z/xzNmcs/v4R2M59XM+DNc6LHZpjbI/vYKDrdcJgz/9trRaeHvpH/9J4mt2ak7EW2",
-	"odM+2rUXBEb7xle+bdaRVLdYxmRDMS2TuwXdSHULDm6XriH2kZcPn0KKqT1nG/2yatz2AixZFjc9F1WX",
-	"fViLDcs+mguA5XHjlQ1c9snsGV72RS1+Lg07r0HLpUCYi0zLvpx7iCHSHf6sry+47yhw5qlLDU3kMGVk",
-	"DeKFS8ITFh4cMffJgDEImQZLCdogSy548yjaPJpZQ3DqD9HM8W7OpM+coT2z9GTeSW/OdVso+H5Vhqu5",
-	"/ngMjobzw7gjrC1iL0G80+LlpZxh3HnJVMJC6K1lZ1JQ8ocYSen0nlhAEnOCrJQtxSctmnkhU3M+yLK/",
-	"1uSRLsQBW+lHpkbz2M0SvgvJGl0yaZzonNQ02mXgrXfKqMmkO3yKjw5+tsARoVKLpTybAR0pJkZsnr+X",
-	"3xEuyP/z/39L1oAPek0OWKI5OF2IO6agEJ8mB+T//f+R3Rfb5H+QzU69x5l3LPNH8G2j2Tio9eKFNAo1",
-	"cKqsHptlPlyF5cyCovJpAUHqwPZ2AWQO2VAxpknepkmoQCYR9FljmrgkfWXXl612o+RY2vqPbjf+o93c",
-	"8l6jf7Sbm1/W/6PWRRQqGmfOQZV9tO/qt1AOBk4pjAknQE8SS8iGAbI8F84mZRnbzLAyoYqOmQGNoiWd",
-	"5YV4j9HVMvL4XBUU3UPKetylGI5rW5wb59uU14UO2RXVHrY/LzsYyNyPzjU+40iflz95eidZJus/J8eU",
-	"T20NQC4sPJ/9Y/JHwQ7WlgZbEfDzVjt/6gum8ZTcex7ZKrEYVN3G8l5szFRuqM+zX8Sfck8nY1AjZnWU",
-	"QZmGpsGsJvdTsttvBwvxrz4rGmq1hxZariLqvIo7uUHgqRNsB8EC5P6aNO0lFK5Dh2P2+UAm9U6RkUxk",
-	"qiw9Df/t8vLbb9+8qTg6/lv7bWd3c6dM8v/tl6C1u996S1uDT3+8/FJL6Y+Tnf050fXAnlEx45Qe83iP",
-	"hN7NOSRr+0F7vQl5McB/QrmHHfvQnUR48Gq92RVh7hINDzfXXYXAngsMCcmaD1WSyscqYYINe7OcH15V",
-	"In39TJAZ9lPIqUDJDdtFrPjBKrxsoacaQB2pnVkoHb/fIXcdsJ4ae30ZfsdyD5K1o8ud9T0fnQjlT8FN",
-	"x56ng0uy9v4tSBIHl/YPVSixy0VXODWoXm+C5mfMDVPaXvoJdeHt4Obo9uUbDXr6NnRo/+ogmJbkGz1O",
-	"dk7EkGlzyXSa1CTUs2yvnoMdYDm95RDL6LnazAixBjUSnbNIXkP19Oq4SZi4Y4mcsAwy66UTu/S+yVT2",
-	"NRsi79GvoGANcZo0SJ+7hlRCCoaGHEGYMApShoQKYKCxsGaW+bldl+nZNa3X62GPE6byYDMXe4SWJCdi",
-	"et/glYI4jpOdU+zM7dSyNAM5jPLZ1hKeQseRK7s6m14cKcSSCTpSgplUjZLJSX3UzYr3LBcxq8mmH7T6",
-	"VFuWUmq4MD04PYFyZ9FbgjyUZ/dwrMQ8gS6SY7bCgs9dy0eW/2o2FL2vv/H8ImgeqppddyJiZDcA9wf0",
-	"zJpQSC+puX0T+vb7JiRrit6DRQ9TH0oDhkUyYjQBPhwnyKVY3/C+uZnmQwEagI8em7jY3ppQD6plPfjy",
-	"eazO8rrNmoMvGunmvr2JIlp/XVmSt0nWkAqPGQQBEh43CUs0Q28qwe+Y0jQhPM7CUktxkxvkIzejrgjd",
-	"gG9pBAZmV0ArQ+qwUIjqlk094OIU5+eyf1YjAo8uTg7q03+WBqtf2lYzc7zElXJdv4TSkMf7l2/OL384",
-	"OfrYWJiPdkWGfyWON0sBW8ADf5Zrt3IWAkX6kUWc+lOJh2cZJau/zDBMYIWDjR0cYvOnkoT68N7iKYdo",
-	"e/Bws5u62yRsY7hBwv3D65v9oB2WdpjX+OGWd9t9tlyRUwWoA8scmJ7na5+pEO+YQ1eCIIJy8s68HUMJ",
-	"pmKddZd4yFKX3PcC2YdwD72qtZESXfozZ35JYplFeGwg3QmJtkTwfjQlazSPAUR3MNEVJAtBOb08axIh",
-	"sZa7wAruTYxRyczIpe3wLj7+LENNet/AOSO6dAoObZFDjlwNWTid60AwBg6f8eHWup1XlqACenBoTniM",
-	"bdrBetU7BHhvqTI+K3OPLBoPX9uuPcQc+L2jIvqUuB3yC5n16F6jpK/QW9T5b1OnxkmkyGIXuNF2qL5M",
-	"RbzeLHfjJ7uGSh24DiHWA0qYu1vFOeq7UdchXqXQie0cP5i/5RgMVgAd947GQqfgRQtFdCKpFN56btG2",
-	"7zEkaEzhRqiIETh7S40Q0lBKyyFBJaF9QWTIvqrjrEtUpM7iUJWtLEcajhXmOMRsh3j1wPlxtpqQrBlM",
-	"e+6SHGSb6jJYUNMVCfNhsvn5W2+SSZJqEma8CvTeLKQJcW8sSLkgkEK0ScIsABkjG64QQM3ChWcn6SGU",
-	"c97ApIRu/2pzIH4lZzl7T7YDjIzhkJGDRpYKJCxGIwZh0Ui62vJ5BdGrb4MgqCObFjmyha+mSUCOMu+8",
-	"HQSdza3tlzt1rYubWl+855FMZcaTFcvjF2ljgSqShVNLBaaoOfAZciqo6yryu9KvzLhIwAonDuGQQhaS",
-	"jBHD1NgX2F9Z9vG1/GskQZcAvWaOP9AkZS4ks47cCeI8c1zaiH/8/T9dcX9ghoEM4/F8jGxal8v4OI3j",
-	"hD1LRTef9HJ5usq86slzpS/INAFfxUhSfTtX3WdfauDVkTBo0meRvSfXXDhiOAJQhuuPU/AtlJPLTKuD",
-	"pwefX3U+8WWVfXCzc6XaX1Ji9VEVU59aT/RZ9aDzq1QiAJ9YpDZPLrWaUqW4WUtV1U85fJVUL/MPVVVj",
-	"/zXy2rwSoTDfOpijChA4lqeAvWCKq9WOGvbZ7AEzkmU2UZicmCak7y4DclXQknoVaZO8f2sbH1y+f/ua",
-	"nL5/f9EVA4WZ7aFYWRO/zzSKmqy9Pb568cb+//rqxdvrK+TFKflw/bb1Cj5qoTQypuqWUMW6wsgEQirj",
-	"DbLviv3jNCHDkybUONtCeHp1HHql5Ur61aU1X9Z8XnNfotYJUYV7VBNUZa/gpjBv5xdZNMt1Hb/6iiq6",
-	"w656Dgvl0GrueOYzFs2kEZpl2MAbVtflkLpid0yg8gwjLLnJQn82Vk7BtrLq8o4bn9qxJiegttLwSLq4",
-	"o1I80krOKEomS6+JS9vmeSy8dVem3wOYSsUSW/CHziFRttHmO1WHk999fLcs6W7VH2hYSW8ZH17t1+Pn",
-	"XbVlZ3u7vVtfgKteIXnrivXkmUbeXdSy0brin6D5sK7d5+W6tVvQi9kJzYHXVU0xJDZd/QxakC/beOiw",
-	"bvxiHZpld0clcZGvsSEHWX0G9CnXs3lmeJywaz5mMjVXGBFdd87hRR4/5iLkCpYoLPiAtYI0prDUSOtd",
-	"bukN4kuk7wYlaXE3KFSR33wZFIvIt2trmUplJTi6ipx7Xmhqd2LElmscr6HR7AGdgZPvrzyjur3MqwvW",
-	"mKIT+xJyq7cwwzim2QuPj/dOT0Oy1tlqjWSq1pur5eBvtzEjXsFsvfZL0P70S9Da/fTQ+SVobX5a3/sl",
-	"aG3jo1oj9ns55OKJ9cz91fKYbHbV5HVLWAAfDl0e5h5rh7WwdlhrQoVR09Zu1Xejs/U4/tpT5WzQuh0+",
-	"pRMUqVcDWRkHvuV3jITUaQA05s+EqjnZQ6e0gtyQxfeQ0XKDQKrBCcTtaeMUgzor0d0VEGmIumK7BSyG",
-	"7so5Xnwolc+2v4ZpT1AT20+wpFFNzQ0365Wpotd0lKWDTrBSwfinZYl+9DCrlIm0+41FIusqw81Bkkk9",
-	"B/NxJF2lJZdGF4NH9kiYK3pCVMP1U56YliUFdlM0Wbs6Oz89OiQH16gxapKxYGMpeKSx7JcVFdZfQ3WY",
-	"TLsdNgn1gxDNLJaAqzIJLz5UK6D4fP4vvAarBeO8+MP+8yWsxNxl08Vs/NmIZSVvqdnM8T7NFGWrJ6D7",
-	"UFCv1WSfU8xpnq5ljXOWcKWdnHLQ1wVB3OZMQ1aKTOmryT3UrkBnGKzyADknAJx1hvEKghQnU1+qvJhs",
-	"vNYfg8Jmx65imT3ZuPw9EuIfIcTeG5JrrSsqQ0h169o2wS5tKUBXIIXAejgGkm0Xd91KkhPJhdEWpSoE",
-	"wnXTT03mu2J7KAzcn3YFltgGK5NKhxA7LO64ksJKgFCcx0IdnVlxmQWqpYFoWaytkK2ucHQL5yVYDzO5",
-	"NF3OGUgwBEmy4IQp5mwc3iLmjClrZ+/2K95QuPxGrsH1kZvZwuGBH7GM6NkXs0jOYk7rXMwhyVN9RMVb",
-	"mQpAOO/ajU5ACcsLjUOi8UoVvPssLABy0WUOT6WICj6mQ/ZiAmGA+PevE5b/uGf9SfZjyAflZRY/fg5/",
-	"XbsmX9i2RtbzXpRu6bZlkxQEz3xik4Qaeyhxakv1treshjifQQI8ECnHzhsmolh7C3w337FpiCoRLlwJ",
-	"KaiSg56dL9yOvvjjlk2/hCvJonpEO9svZ2fyvlSQ/up4v1UoRg8IUF797uDVyzh41X71aivaiV9u79LO",
-	"gFEaRNvbNA7a23SzP9gatPudftB/1elEcXs7fhm1t/vBIAho8KrxFPUL0k5XJ0iP5H0BdGtYnN/KBq7i",
-	"TEQF6TMAKOH2noLayN7qjF+5BWIel+Klkpf8zyvYDApOq7AprmwY2FUws1BXwDT6U5efAiWborNrbfb9",
-	"FaoR/16DsW9m9mXrVae9ufSWwEjqIj1wI2T4UTgnxTrBC5Xpp8xn7p1RS/1ZOqavSms9A+RfJRePIyaz",
-	"FbL3BSXfyjH7/RkVQZXs0+UM/eh2/TUmFtB8qKfoqt13WV3pFbVMGZznY5Ee8clSTJopMDbAREw0KSSL",
-	"cbLKkBpGtBzDTYVFpHyGGSu6DKmKE6bhkNvZe+ceFaNIVM4vU4J2vvdqJWAD7zs7/Q/asg8SmPA4z+k5",
-	"oWZkr4My4/yPv/8nmtWWbrVUw7PZMu7ZQSHv3EH5a9H1dV6PsJDMx2460YxhxOa9gngCoKdmxLQLMPim",
-	"lL/Iw0k/o40RNygH3RJ8rkficiHpr9CyFeu0zlW1FWxYVds/lNh0dyXPqwCXK1TOrxaM/pn55Yk5SJHj",
-	"k9Ftrnuz7yvBLNvBCjfb01VuWO2yoCOoRuPhxEI7cDkEozSVYmjmSN5fKAviZ+nuK3SCuUm7MKfqklfX",
-	"EmZFBZ7DXZw+QymHpY5Btd4pY+rkPp+H/2n1CxZfalADjvrqbnVVAPLJ18H6jN1fFJSI5cW1O5bGW9Y6",
-	"GlFFIwOFMIWEsGrvIq/ShOkNcoBFhS0t7PssZF5TCInc+vYEWh50HS2jig3yZE1bQVD1aV5Ji9nZfllW",
-	"YnZqQHyOdUErgW6KLldtvYFGf2qopXjqfTdJ6NKTcGHb1JrYHA+EUHCdLWOZz8vEb1YZAxQZC2dzTcbg",
-	"3xbnRDdMqIh1RCGtcziRyijKjdfiSn2rS4J41hqSFmDjsrRdbDEDnwvIkHeY1datumuvUnM3L7eL7a8h",
-	"wVKtyIcNvtGlBO9eKktc3WDI0Id5ndGX1eUAvmVsogklI6pH6xvkilkZ2nQFzTITh59drr8Wphx1lcE0",
-	"Cf8DHvx7iImdGfnI+lcyumWmeqC0THUvZne9n243785e/Xb9++WWeD95FX2M24Nj/XL4Hd2cHrEgfcfP",
-	"zfaPv/18v9NfylQX4ZJVMq5DngvMzrS4OmLF3MY/FwgPekhTQWgyGdE+M5kZLpHytkUTfsuwCnrQJOdN",
-	"0m6SEyIVeW8BysUwAdv4666YgTvsDwK/CrOdd9+fbl2UrUi/dFq7+63j796dnl20fp4b/7jAX+CaCTLm",
-	"IrUcIzoMjLkwTmf6hEhmV/9wsd37AnW6q2uS3QdX6XhMayuZZC6sNQzIWaEk+MrOmHllprqKlkpczavM",
-	"NuHxZm+snJITPPEJh1M44Ey5TFWnl68JtoRZucYYOlj9pEiHXOcWCbKPlxdYyafbLAKqXs1dAfVT6lIt",
-	"ZV3pfObTlYjynrdlJ/tc+T+mE2JkMzt3WKdk9SqTRYNXdXezUR5pPpvWdeb4uIKeY57D6/ngDVeWcZhB",
-	"qZ9++umn1ulp6/AwBA28fxCSF/h3oRSg06oP6R3zEqDl/9JoVDFJ774KWsFWq92pS0JToDBBa/fTH1tf",
-	"1lr4V6fw1/p/zMmsEftSpo8zC2L109XrjiKugIahUK6yZBX6WjyZV410icv80hMwSOjwEUo9cJZ7m9Dh",
-	"/MqoKzhrHUvnqVMRdd2JhmtcSFNfbawgnj3O/99zlQvpO1NaClAaFOSQYp6XTn1MYU3grKWfr7zlgay9",
-	"bZJTuIQ/NMl+k5ytwxECy3z5RLz9yuDB+iJvFz+0W5sEzHNWMouoYmRNpEpzMST2k9kYTR+SUkl1Uxvc",
-	"+CyJR3L/SSVyfrxIkxDUOQ7Vi3elonDFE1Kk+EX6mhfWLFAMfziWJTgp4ExNGqYxTyrOa4fnR3UQHPI7",
-	"VkHn7/bPapuOuY9wyNt+/+Hk7Gx5yh2cjx8t66p2XUldmiuXQ3t1mmG7eYsf1RENyLSg5wkjekHGAdfC",
-	"18PC7N9OzYXaylS4xLslDO5sz6WL88wtfjK1abg4mkyWweCauztFcZociVjPrZwM/JqSBFoSJmKNhvDY",
-	"R/uVEpka+8mAJgm41g0UY3bdTGuSToaKxiz2ur/sboZCWOiMa0h/CjnfIZWYVEU/Pjv8XO57ebVd+7lL",
-	"clph9TGczgfBlVbDregBRsAMAnW0fybMAVLmZkOWodzMkTbDt3kIn6XhWk0ewOazYoAbsF4sBvD76mNS",
-	"uUz1wB9xTcZcA02GvOkjmuoq/pZyANcnTGJzygxWCqJ5RgUmZCosvsUkVFPDQ8PURHHNlnP5fu1z2PoC",
-	"OahxePRgGXr3GZgbOJyEn1v2R8tXabOIktU4KqtJXLJpnWdGBp2/sxv5ssi9hGtEhRy2hTaz2hN/iguJ",
-	"7hZAqeBoAG9n+ysnLJ1TabSamxIipPFhVk/JnuWswaxxAVuvyD64PusRyA/oqh0IeW+5hIFUUZlL2Fyc",
-	"0KWaO8XPLx+99nzWJXj9i6uQ1u1ZXQXSmYyif1H10Rls2UDIoWL6WSJOHqnE/SpWFszTzx5LkfGZjsP8",
-	"/9j71+U2jmxdFH2VDMwfAnoVQIBXiYyOtWBKtmiLIk1Sdns2bFaiKgHkZCELXVkghLZ84vw6L3B2xH6N",
-	"/Qx7v8l6kh05xsisKqBwJSnJnlwRa7YF1iUrL+M+vs++ZlWw104jZbi3q4He6pvyRarNFZ9oX7DsC7Yb",
-	"ul3SYvPcBk1ZW7ZTwXvLPudKYBPnDdd325VXt/NEPjm2m5T6Y4l2h1V9nFa/hqWHRTQkntqr7O/myhOH",
-	"Lk+F+LNS2V66wVlYbxZLJgrYD7ZbdqJOcIH+XL1EevuPf+3dN4e774+C75NfJi+7N627y339LnzVe8sP",
-	"x2/ig/5/yl3148ejnyYzueXW7ma19oVhlO+GvtSpSB7Ym7DU3hsSQs3yuqGNWnYLJR7F3YloBQCbNkfW",
-	"lOOGYlwjaZNnbCLO9pr1kE+LFvSqXNqGQ853WSybsHwudXZBZ2qOlvZQzGChL7CVZtG3wVaCk2kOLfGz",
-	"5djY+0JRJ2plftOvTa6+Rt1j3LMDwecWShntyOoTGdoLGpvXGM4dF/oAN7w15vWL2FRla1tmU81hq38m",
-	"m2puV4FNdUW1VcUnXHEFpFdAodYZN5t7gvFwKJX9x5Ar3s/+JpUeicA43vQDFLMnJ8zXKe/1gD3JwVQi",
-	"gCKPJIcyt+xe4zKr0TjN+0CWRwbeDgccXoz8KnifsbfhdbN16fbKuY1uPhpxEEp8tySOxJKBI9WfOfSw",
-	"7303DH/zYcM7thn+OJVKlBfR3ItyVJinM5Gd/bdWII0Gb+zAskDaQntbiY/pRYC+fmlEzex6cxGr8pQN",
-	"Y0hR3osai7ObZvsLbWvherkLC4UxO+QkGUcP9hEQNOBCrQUV8bhhalJg+Bm5kXh2P9kJml+ETRC08wv/",
-	"GSFOeqlIzjEjvxg/xhzzcEx8/VGs+pS8h8Ce+15WDanepVmjEkOKDezv53t6S1t6+wkPxMKB2EKavWbx",
-	"wc3my5VPXqeTz7gW2MmHJFkifB0HD/LfyvB1t4OIyXZmmdyiv+rLQZzGyy+5JkaLxVfciOGo/IqUJ32R",
-	"3qxJcoG0FY6+Y+nXugsfFw1nyRHbHgbnXizemsZaO2GAgIWXsgRfx4b8Dmi7EYqpPMn5ICVRRNgZSmWR",
-	"1xfrjw0dASfD59D2rr49ZQcH+wcsEU4OmIsxh3F19eHdG2xRzLLir2+ub9pXNzXgO+WQ8CjonY5yje1Y",
-	"+uRbmesfM//bqzc//v11++zdLyff/PL24sPV3w+9VtNr7Xutlyff/HJ+9v7DzZu/N/0Gy0liLLyc6bDX",
-	"CJ8Djr1jVgf+ZnSw9Mh8fr0XJxOehFBqPeAjYETlGoocWMRTkUC1miu1Zv81Ho5EyKrN3eO9JuMpa+4d",
-	"7zVrJ9nL7FPSiQwEvqtnhtblwV3+NR0Vq0Dkq3XMsKHX28KswVRb4vf9ZjNzGoFqNHkBzLgaiJCL+ef1",
-	"pnG2UrzpPZoan1c1+I2IhmBUJX5MzkDJNEwam3mipkakK57NYW0Yeco0PB7BUgEyVu/jySIg3Gyg69tK",
-	"RiKsfeyNZljdFpGNwj6/7FOMMljEUtDOpVzyAYghBwB2M8u25lIHXCkRMtQPiKc8ZWkMtzSWYFOWpK3s",
-	"K19o5rt/nIUztAx9kV7Lcrsv4l0x0292MRKZaCknfEkHcZh3QL97c1PxKpcX1/A/H+D/tm9O31a8yus3",
-	"797cvCllPBrxsmKq2e8yV5lJipDTwDL3cC3Yh6t3KCIhL+r4ezTrySgCEVmcB+w0arZe7fb2+H692Ww2",
-	"60fm/7w0/6eZ/b/WDjTkrHEp5yvPjCu4x7l280cTsGinPVLC1XJyLaXGC7i6EkB/HMw3bMATynOWxRsX",
-	"UnfM8AfDCXC0oRZEAVrQpALUXLPCfDSCPtdE6PFQMJke21rDgdF3fsqhPtgB0/bPQt9DZNXQtTWXYG+4",
-	"JrVsX6yzI8pBJF2JcvawH45+PN/9x0/frMNjdoq1uDikRRsBCBjH5VmqHNDgIlI7S5KPRPzY5BRTfbkV",
-	"QVJljBBjLXrjSAmtG+y7xFyNqrqjHNO5BB7+gVRGiPU1q4LM9AoMc1Hc1x7xTkMQT9dYxFWIS7KW7M7J",
-	"2xIfGXp8P6YLPl1q+hAjMO5UPLGKDz+ZJbI/SJmKJ/MCF8Te2ufODNII11MaTnnsDCKcuddLzXiak105",
-	"BQ6UjnIoZmtTUt7HjjVjFltyoQWRzwUEcPBlZdvMaYEyX7ZvhHBivMOQwYWNylrNb2v7PdkpWq7J+wRT",
-	"Qp7VIt6ssm8w17/QTIa5+LKZmBHAMZsp12mc8L6AlUDMV3xOV4TMNr7TMjS2aXNfDMxAkSPEYyA4IZx1",
-	"N9uZdPkZG50YNjqx3c1KIlfXJhGCxoqFuEHX1ly8ANQ/3ze0JMo+Ed0PyYz9MUjTkT7e2eGjUUPHY9fo",
-	"vmPUxs7W4tW9LFPEtI8yWeI5gbpIGOeP+ra8bXDYXxOI68x+mLXRPUsjUwAuWxnOixZjp8GBMA8rvIWA",
-	"04qbrbk3h4r2z2Z9FyHQVqGhzScCz7lUNrNWXp41FOYLZ9KHQ5HIgO+cDmTA+/F6kUjaee6J+UnPz07p",
-	"MhuvXKZTl/KZUblPEO4elS8TIc+cXWaUOBCG8VArAHJOccV2m3uNZqPV2mscrYXcQnG+mWyhMcVupfKN",
-	"Q4+4A1gUaTxR24SJthgmJk+YveW2x2UkQnPnJIlV313CqjztKLLxIOmoCy0B7jpICCJ1RO2E+VEc3CEu",
-	"U4zFreYF40SAyrxDWKKOshlMhDXiaTZzJ8y3j74lQgr/hPmUMkfO/dtQIC+RD9BJyN4APafmGgYtc1hJ",
-	"lghjVVqQIESvSbU1XVki7uM7YadDhLfxOMW3Yf5dhDPAXzRrxIWczR/u0TsR5rK/dvjAAVE2enoKvhau",
-	"sm8tpoGyl5aWUrT7tO3LuHFh+73Q7IMWSR2udDQdsCWxot9mSw5au/mevDsxSmszpAfxv2UU8Z2DRpNV",
-	"5SUPT9jp5Qd2cc1aR7f7LJJ3gp3zwPzwj9rGmV44bdD0DBsdDlr+I8tPv9Jx8h1PxYRPH45xoOFxt318",
-	"nsM5gNZD7H6tLUyxq1Qk9zxaiDD6Np6wuJeSfUivoDQ5wtfj2/ULC32ls/7awyKg6OEyQNGDNcDZykZc",
-	"Pr9aL3BlAqH1gqbZNvv+5xtWBTBdMpv9Oxn6NY8IdlsHtkmSOmK5Zn57nA7ihGpDjtk3gic2wRzkXocJ",
-	"Zr+xpDHzTC0GeB2rVEbostoqKSMw6M4Z2NZmOYlfsY5ohslvxP81FvZD95B4zWPatak22JuPKByMTveR",
-	"INV43Dv04PJPM+dgla1nznlJQCNbqZnB5yeM3lC6CZD5vTRXjkh6oAayvsKsY+wE4TuhFcW35GfovHJt",
-	"sbRRFlkC+RJQEUSNfEiHJD0CcSk3trMtQM97InNffYPrvtukTc/dtaYrJjeil1lITV/i49BaALd2jL5r",
-	"WTxwA5aZzULohAm51JPHTUkAkuY2u4E2qXBwN5XvjE2y6Nl82Mav/Hrm94T7RFqD4jCKX5Lful7uJMxs",
-	"yiXH9jXes6DUTONFDXoyVJqZkcpUIotvEt8jlZgjauLZWcWTjkKgwXIIr15HwanmlpRhMpDBADYTUNba",
-	"4DoBWbEqYgoWsKVoaHrndxn+UY7Ma+cgH922Y55h31p8RhdVvDlEzkycrYV0tenBgK98hAq9HHma3I72",
-	"wY6kuJmL2zijBbFzv3rvfZFyvJLtX1aNN3MAPlcx3uy5a+RmLQPFdW0YyBlo7OPy3Z1r0nGXzm2eawqV",
-	"PgKfFIBC6aURMi0SYzyzkUhkHGLpFaLl41FibcT1QixNgEXRFm4/Q9ZPxkobdzNlQxkq2R+sDznxmqCr",
-	"tm/xflhQZGlUzl63ZjzEzfiq3g6zd8TrRShssBctoBpnQ6HGiGIKcDYaczaxEmwkIenZnTLyjxo0Ap+o",
-	"ce2FUgFTcD8xpnQuRvXCRskR6d/dAwV6acy6oi9Vg70vBM0h7j7gEDMP+bSjzDg1Cv45TIUZvJKVFVAZ",
-	"QUHpykZjFQwWZvQ3eHh5dTg+xYOBLl63BYhGgXNsVyMakRO8/iZfp3oMH23rx0pwreKURVIJoHiADbVR",
-	"4I/8ffrMhdNzLtR4ETOuGtuom4OtsPu8mm1zBASqLcUtXKpT8qcLMCAuae+X9kBDpXDpiTCyzthFUjHf",
-	"nqwVdVOLT/ILjRMAlzYYQS0iCgK6u+bPmvEkkfci13UxjqTiyZS5VGGRWH4Zj858//iyko0MRTA3Y8vq",
-	"UGCiHwHcbUsItvIzjK9eONxy9fpZVM0M1n/7fTvLQECqaoby+TGC9KXzgOTIZ8rcO70SgZCjNTN/bZbY",
-	"0gSjH/41Nq4CNOVGUTypj0eO12w9qquN6eTLvjn3lHU+90H9WnPSg2iHsPaN9ecoaLdAmp7loCkpFnKc",
-	"fLkspjBmGEsnIroXzDLPWRIVAskFrlSIAHMWimFsxXGa8CnohjlM1jWqMh+7PW01nADRqsGCQt6/G49T",
-	"z+Y/CA0KE/syZVXAqUjFx/SEKXEvEgCsEyEbj2rbdKvNH/J4JIPiDFwmMrCkEK1dxCKe5f/ZsKB4poMN",
-	"X7qc/u+G9xdj/a1ZGPB0HSkldXIlqfg1wO63T81DsvpBN99snt3Pp+jn93kk1Z2RrVAewqpmTxtrHBqB",
-	"f7wCGpLaMfN/n4ju7TiJ/sAUvuXAKWznR8r6SzT7QlEpfHRu+nIBB1sH4AoDlntCN1mhyqymKVbJmPcf",
-	"s5f53FfcY6dJHNz14iR8oaF8cW83Q6eshrIPfMMqNLaTkYYdFYk0tTwL8ThlZx5757ELuOhDzWPIwcR4",
-	"kMS6yMOvXRXdRHRhlTpqwSqQ6IFCa95vsLM0QzbUjNuCJa4cvz3PoZYed1QidBzdG/khU6aECHU+bWws",
-	"wxwEOhWt58c6W2WdW+oZlDuHo3nzU/0/f/39ZTmUZnEDL6hJhGoqKMJKEX04jRvMNxsj1xnbm0fhqfp2",
-	"H0HuwSyZDGuNjvJdNREVJFI90a2tJ0J0EikCeHBWewRnZbb4KFd71J0iCCnuMB+2rI+MNfEILYIIwGAC",
-	"YNynwSOD+BSKLKfG+c2N2+arYi1w9QBlnqr4aYHal2ezmWoIK7txgwNa/MJi1Ch/Zcka6buSRBcU+xO1",
-	"UBhnXwNQTOT3O19D3Jt9GlB/AMSwQIOGsRIN5mrjzezJJBVCsZ4UUQh9Dah6RyJ4obFZK4knyLkOvZh4",
-	"zQR3CpUS4M7uCi1DoUs53TZsKUO8cbP9zCwBsdFSQnIjXwZxGmuPxVFYjpe6MT2GGR+wuzwkFeYesmUy",
-	"bJt4YX6K1kmfbcRMbrfWStADe93KZry38STfBOjDeHzCF1O4B7siiI0oHkqtC8CO+Za/sdl+i5WxCBle",
-	"8oJBT5dmVUiDQIEupD2yeMVaIc/vzNOuRO8BMc+NmwlLK+NO7SYrsibPTVYu0DHblTjDHwnzZGcth2zy",
-	"sBOFZ3RBPgX+5kSYTNiHq3cPXiJofoRWxj+epoNyhsSAYNhkCnvXaHvfjP0Wl8JnPBJJWr4in6nzcpPU",
-	"sEOJXjU7BNDs7tnSEl8vFw0vdInorN551T1o+TxCN2mmyN/FfTYpujq5Ov8NU9r4fBefRbGc26W5RHZh",
-	"I8xunZldMHPWSxWrW+ui9siN1st0eK42OJvI3MrPyPuiIi1qxJw6Idm22s/Qd6/jYEsYrfCRu7BnA6/4",
-	"+EXj/oGEvbUbgwiZJ2kiadfcRnEfIgxGtSmOc4OhMbx2lAizqpr3BOwKgrjABTNiBy8Loljjf4HdVrRA",
-	"599Xaoc6WbSUUvIBhI+PTe24UsQMccuvmf7/dx5oImdqjJOlQURkzjR2MtAjhKzqLHP09yBhC17gTOBq",
-	"5761QSMeqsXVl/ZaO6he17n21UqxZedwAZfgeK1wQU6lllqE4wQqaNMMMqLB2swOA3/Lo5+KcJnKxbx3",
-	"R2lxL8w7C5RWVsIeMz+KJz6Tqhd7DKg4x0NyWQeyP/DZhCfmdHnMDxKZyoBHPrP/VfQJoxiQy+ARFa9i",
-	"bodJwWtnsGfsVaVncBFXQ7bdYC4CgMhJ4iHxoaAD15P3xkuXfal0Dah81dgMuoqFkLCBah7zCVvA76iq",
-	"bwW5j2X1+Bdz0WAchhFQzhQvwd/NFXwcyvS2J6EoYu7CjqK/mEup+BdWZ/6R8PMcba4ZO8B2IyCPV8E3",
-	"G+WUfzEAfmdPL052dnP5bC+gSPbN5rLxAXSj23kHRacyivDffl79+TNejXVkfNqeHQXLhWUbMmDJWBEk",
-	"WwA1/vha2IJ2Q8OiOZpTZ/pXfTMs/4Rxdx6U6CjgkU6MGe8bBevXGswPjFaJIipAoxkxu2UM7Yno9Ysh",
-	"1KK5cgELP2E8CxFKYD2V2jKgehD+cg8+yb/EHFFLB02jN/IwTPhEse4U4wqIvl1ccfPxxiTBqgz8KnOK",
-	"7JOLK0tXly7rjbMSSyNe0HQ7HOuUDWwvLcX2oNY25X1W9c2DfchN8D62pDGZnjBf0p6FaIz5RPMfHWWu",
-	"8lx3oky1iHob9tZBaAeiWjWz3aYdZdPt5pFlMTinZ7QZHn2D5qnUPUmUw+Zb1yny2DqVWoz9V5Z00m0Y",
-	"QFvR0zbbXFeqd/KW/wZ9CzdUwT4CjnzbMuAxqYJorOU99qKFop8Iodm3fJAINRCyyB0NMCnfAiEEbGdl",
-	"/ntvD2Zx6VLgbctdleydCPavNrpjVsOb2z1876JptE7OqonMfT6STABXBWC4mM9/2ThAX7wAd0tsFHaD",
-	"mDtOS+1Fek55RSktEleIqQrlskMeMby9aHnBQAph9fr/7HTC31ve/h/VTqeB/733RylpzMz04aCIZqJ0",
-	"/ixF5GwcJ4rHCYMFypg5oRMmR/4W8uSugH5nfgA3rz+YUXb0l3mRuLCaoa3YFgUNuXTo4f7K1PBNwqdU",
-	"brqwUjpN+LQR2otAT5mf6lD3lMrgTlCMC3Wbu7IEMfepKudxFNtgFLs7SwvaSzdMfsq+SIHv/KKV1fcW",
-	"l+1zlffObJaGnbF3UomHt6mZp9+afbeEifdhdLavpUhP4/AL8M+ijCp57/UgnhAFV8KnmrpHhXaF70D/",
-	"o1m19b//v///g2Y+nSt4MPBYKHUqVZAxBEHNK1Him3tzEu2fvxa/7J+Vffaz0GZjnJ1+MPvChWtmeIZX",
-	"SJoiktlyAHSYh9n1WJ9r94Ma8tFIhOW8jEs446Ciko9GQN/RQ6xW4o8L4lBkBEsyEmxMb2FxgpY5/TON",
-	"jf09IK32YBK5chpJaLuOQ8GqaSKHQ2P0j0cjkbCAa1HL8BnEx3SO0g2aXxW16OfK7i5en769WMTCtsZs",
-	"YbuIGdWDWdEgZXgthCrj2HnvkJdxCmjeqYKeq6mjLEbsnpDJdHsanHXSQmajZWmh/Mi3eyd+0cOfsGWi",
-	"M14GNntOxYjUwE4znNr9aE9FeV6QBJZu93rYwTFfwqnqwFlmZZvG2gDIttt3EBzO/OP1ooiBHZWNGuh4",
-	"KGLAbxxp9Bzt3yFEMIGK6eoo1lp2o2nuSBdYauxTK3a+S81iPdUE/JpLVlyctt+Vg2t+XNC9AEcZ2tUT",
-	"EQiVRlM8yFlRMx28fNd6KHtmdQKedOPBNEzWwc5zNelYnIR4I/QRxb1RPKeFrZ9LkOQZ2yxL29w+KBXj",
-	"AKqLFfjbkUN8i5UUhIcAUWBCJzhhvAu/UbHFnRAjynWCx9Bgzu5IBFStoMc+GcSR6Cj825hw9KoxNQXS",
-	"w1J+J+hhBGqoaw12at5s9rFvZth35VIa+5bcC6HYRaSEO1F4EWV/lZgw84wX2j0fowhDKDJ3c9LyHtxO",
-	"4QCFH6NZ4s3HUVxolNiah2QTTDSAvtuCcgO3H1LFPPb2a6yzWK56bQN+T3fPnFYF8/JfY0FGmBH9wJAZ",
-	"idWQtFEGLI1r8IjsN2XjWrwcF0n/s4uCNdZq/d4M/Iy1OzQABWL3kJ3yVCQYT98UQHnBTF7L9Amkqu3p",
-	"0WVyk0USC8FWTWe+zXLTjsdsr7V2Hw0keavuxgUTTzGA7eYe6wVRy8Q07YWKwNndq9eZ70UA2N+aIbAR",
-	"H2uhra8vhWZViBWQCQgWAaQM0C8y+wHIf20QAKGUayeAo004mbArhgVzhb533onGl5WyNhtHBuqC05hR",
-	"ywqy8hJvk//PTuVvncqvPkb7weGFx834uH8rOLZrRHDg3ZZmOLflloJ0l4tgSmCv8dIPSbRoY0UxD6GE",
-	"ZOW2Qpt/hlvYHDbK/aQDrpjfk5GFLEWJ78O6yr6KSyN75vqygvPL99957PvLN9957GfRvTRr893ZtwwK",
-	"D8BptBBM7Fx+A++zv7xsvdplI/lRRJowu2UoOqq6t+e1jo68w2bT/lWCm17zqKE6y/iDBzwdCQuanb7Q",
-	"zD/FPHn9BlJIoQginkCl7PVP3zGpWSJ6Yy1CVpWQQ6PSZPwqyoI6fdeFLsKtCIVorNibqQfxBPtvzLw0",
-	"2M9kGso0+zXDkMlTgHpmY3cUBqahfB83ObKZUUU7IxZdc0qM54OtM5hkg9yZcYUwxC0TPfuRa4VRYf1/",
-	"Xbg1XQFLbnuWb6CVc7v2iwk2aEHT2YO6ybYGpHEdBgtJ6OdassZaJKwrolj1jZhbO7Ry7t61jGymvL9s",
-	"jVI5OxXUQZX/srLV+IlHMoSPeiS86FCkXG5gGYPRYh+2onSMHl2OJf0zj+4IC/raosEsSJxMsksbDjkG",
-	"8idQ/Byy3AWA5q9HsTKqdiISsQwX6gHtWfBUKHdaM7WSG+M2+ZXi7TPvX4q5WjbRXyTdsnDFy7IupWv+",
-	"uZIv5RuuQbOJbvfDkzDOg7/txgMyErLfeuY3m5wpxTV/SHqmHYlkcY7EwvHzCKuWcjiCmLQxlsTM+D3m",
-	"wyfP/s18x1o5HjOst1yFca+3aGCjJA7HUBbKBnQl64p0IgQgw0CtyWcZKr1rWY4pN1bj9STY7OeGjWaC",
-	"Fm7cW6ad6Palmad+IqMIymvHiPT14NRTGXnTJjm6WeAoO5+FzTmzJdbPW82Kq1Lr0R52nEYrA46h+owH",
-	"Kfv++uJ9FhS+E1ONzXJSW/ihn0Qie9OO8j/WCaqormVfWVL2e2HTiwmfkDVNuZURTzRF4oelvWWlZV2U",
-	"fQIRZylfQg/ohfb29l6Z4X24OSUCX7L+hzKKpAbkSjZKCHCrwT5oAd3nAD5vLOMQvs43YtOvGfsWIRbR",
-	"ZfQIfG3IpxYCxFjVcS/DNMtDEu8e1pt79ebuTfPVcbN53Gz+56KkUQkuVJkBcBZqgkPujyOesPblGQuF",
-	"Q3vQHjo8rCcmrMeDVKMnrwd8ZKT7SKhQW8A4nD3g0TenC//9QjPzZqxS4bVcUiTbVE5DzW8l4Rxoj/FI",
-	"x5hQoNbK3O6A63xC0J2BYoAmGiowXmwZL3g3QN17WZGcVDPb2hbe4EihuTc/HT0hwo4qg9DDDeDXjlki",
-	"grivpBZQe4TPiZDLZpTEgYDyzO6UyRSXg3g8sEZW5Pu4qj78pwXkWzsGLZrN5uE60B2Oi2ANpAb8kqJf",
-	"sAWIo7U7LPY8X2KEzAmodpoawV7eIZtfQuNf4oDNCVVg27rrS6iE8Lk2A7pAnhDKM0J+C5U6IgoZCfav",
-	"sRij5bwlbCqlXM6XNUlCdTSOlaVxfAeFhznJZWNvjsFwwWtzGUxhvaPZj54W3obw26zaw1iX2YeQP1LY",
-	"fGKDGMZiMF9spB5u45fa/EahsoRcDuOKHDSbfo2mMFZMjwE8dy0KjbUkDKv6E9w9jVToFANy5r9yccXa",
-	"hrIFnn62UsBQFb4ZBI4ni0ymRubdi4RHhS2pAYsNUN7C2lqoO2sGAHBbboTTmpa2mfr4JP+YTbhMLSoK",
-	"NzbXiKfBABmIMbPoHxfOi9RsDHUgEz5lVSoUgeaYpKN0GueLKXIwPOaYGVmahCKsnTA/XxCIj6c9hdeL",
-	"kO1+/HjSUT5B7R9DZQbGGONxGsRDYYw/F1OGsLHATZkmUoTF+nP8XmwnoMaCrLbNqxAe/a9LOxnL6lJx",
-	"0C80e3tzc8nw2hPWxKKZsUqMsoU6YzNRcihCM3g6J1hLYL+3QF968OrVZkd/oXA+y4tp3A25feQVhGUu",
-	"654TYFaqLJHoWTi7rAqVLDdCmeMpj+L+WKAxQqYCnW3tM00iyJpo9AZt/INRitxNoFxzr8GCJf9vc2H6",
-	"uZc24CqIXKZmhboWkDGaMqHSZFrcNX+DFgVMnTUAWevWclrn/yLVfSwDcTviMO+jOJLBNMdT7lUmcXJ3",
-	"i1YjAomgRCqWWHpzImuO8dybg131FoQMzEf0eV8MhUobPal4JP8922axUkLS5F/nZNsy7uyy7A/q07B4",
-	"UCEltKCdfYu2wSzDk/P+Zj+uBK9264zNXL0ZsnWcxuMyTfYtals6aZppiXgegkVcp1ZX9sZRZvRUoYbD",
-	"6Jcmto7QRUUVt5LgeG3UJ51mRtkSmwnG6wZprQks3g4tlVdO9jvoju2sKCgIWiB+c/LWnnIYHQ3KyeCC",
-	"bjEjnRHKoQwR7gfEcEcRuORLRjbYgo+y75mx5Xeb+w+R4i6bNw8YBUKwsSTRsKPjsV7Pase2Tjo1ObLy",
-	"mX1QWICZTb6qK5ROzY3Q6aLodt6cO0bfscBAZowNF5Lzykx/D8BrQOnLVFunTkYpupkzQe/cjdtEomfu",
-	"X/HRXybSPDPppQHm3LR/trhyfqkbuZlaiLiWM6yECkexVKkxAJkPx8FnH67eUQp0gCWNoFMhjw/KMmA8",
-	"DBPjnCNyLasGAxHcGXefOI1SshMyr6eW8VBD0gwDGxljU8J6Ce+DPmVXIpSJCFJtyxU6CtuQnd25/QEu",
-	"1Jbsv1wZnvw5Tu4AZv6KLItFB27eBgGrOtfFaC6hEBja63jZ/GFytyx0nwrPhA5WLxPIufc4XLat6AY3",
-	"6PGZ2GnaKg2VuznX6ZOfhlKBMLs0X0YslG6QUuFQYqZ+LhlRsjsb8C5NRHXX0EuHJudI/iCm7XEZsXJb",
-	"zdQ4QNz0TkzNqeVhHcSBDuKROGHWmC8onrfvjlj79Q2Tqm9UkJU/xOhqXoGRTJu9Pq58rPORrN+JXLkB",
-	"jtBMchfomOxY8V/f2s33/c83FW+u6gXED6FKvNBFvqXqUrqn9unpm+vr25uLH968J76nMu6ojrropkYM",
-	"OiJ9y6LmsSjuI3UdMR7hd2Mjo7HU4XXZhxrxhlBl9zIQQI+0YF3YiAPeA175gj7Ig7SOgi55I5XNRVL1",
-	"WZUInigVuGN+9xEtqnwJ8MJ6SgRNc+uQG+CP49L0yIIR2pjxv8xdnm2fMo7pdQzNixRAhmTazkT/T7jr",
-	"77ggr9/8dHb6ZmZBgOMlEaybxBMtEkAAMDaoMfnxw3SDtXHVo7hvBHHIg5TJ/CaE4WQTsOC7/wCw9V5s",
-	"sV54kObqWMxl/ysPQ5o97zoe48nRiNU8B0eHVwDNREqY6nHPYRt7GdwxssD0ehJSFuA027TgcBylso4w",
-	"lGDpxYk+Nqo0EQHXBBSayyiatxHbstmo9oJxEgy4hgbhNONzYYFQeqxZDwP0b98deR2FmAUQXJhjcaat",
-	"hnF85BhkNjABlgVPUmXWpqM66j/+g53Gyog+GSvdUXXWjiKg7UabYAmTOySVoN08pPJWf+e+5bNRInry",
-	"Y4O1Ce/eBtUYq/r9GKCkGzvBMARDwa+RywLsEWAXHe/swI3GJDp+2XzZNE9tmKFBUg81LZTb8qGITrkW",
-	"DXZGSJEfPpy91g12I4dCp3w4wl9ncmzwLKwzgpAQk5r5v3cwPtSpHLNOBXc9NVDhhu9UPNahyNJpHAq4",
-	"EC6TKsVL/vBP2H6zaYw2zXwqoPHxy//5OxSserYr649fjUjbb+7S1T2BmUdc+1IO9v1miy42/8QpaTOL",
-	"CYplqGEsEPcVAEIhoJRlRxhXFHnMaRbPLcB+cx+eecVTgcVy2oY993dfUWaS+VciTab1NiSB6JyzKrmZ",
-	"NXjAzxAsweOUctgyEG7l91yCIcSqHIL38b0R1dx8Q8qTtEYQi9TnYcd10NyDl5uJLL4dii4C4JX37atu",
-	"c+/xj23HEhiCVJ/tQWwVEvFJGk0b8FwKxt6OFRC1+oj+YbtPbEbBPCUypjrGg4J4OJRpKlX/hCViJIgA",
-	"xeVkaNAu8O6fhWI4ilOhgmn9BzH1G7QP7R0DrgE/nYfQVl5tHTBtTj01uHjssMlc66t5tNHyqOFrlNug",
-	"c5m66YN9cdDcs+e9oHg76g0PBrlJh+MFKRz/Y30kEipTon2Z/WDeAM4IpWuzv7zQjIIFHQU09lJDybtw",
-	"aUv3thcWWwRTYOwqjoRmCVd3HbMI1h4QjIdDqew/hlzxfvY3QhuLzS5Mea9Xs38A+q6kwS7s6zTQboIY",
-	"HUW2qBUqAMw/6/YInjCOf7d+FIRL8I+5w7Jr6wuM4LL3wiS38yDKQz5lXbGg+LRKdcXarzXYzEpoDkUL",
-	"WKEgU1EHa89ng3jC9DgYAIFPhtWsWYqhjGNzBC06Mm5HkhB5SYAkYawN/1u3o8MHMi0EoVvDiSHnk7Zc",
-	"BkJsi2XxY46deCG6E/feKiRlXAm14kNzIvNX18yDc3IIEPdlDxCCKbJFAs2MyuwmzQZxFLqB2UG8gPi3",
-	"BOOwzvw46c9OQmkBMYNzB+0Zi+akL1IztL0TnAMeZjBGtD50Q9388Zhh+RKQ3QEmE+jPoWczAtAV57Y+",
-	"LvZkMMVhq1iR7AKJWBxqNq3EZOw5Lj0R1qUCu9uzAQRr92sPpjgzCo21ComUmhUMNkfRUcb5gONH0aIu",
-	"bAdIDl27J5pPog4Ia+UWig9cMsRjl4nRPWFHvVGpSEaJ1MLud4x24aKoXE6SuzciR6pvLZB8AOuFNrbI",
-	"sRn/J6uKPmHHB/vUUZ/q9Tr8f/Nnn6Dh6oia9In5fDSKJIL57PyXjpXP8MK5ko9PuVoDyOLOXpcrHPrE",
-	"ongiksAovYH4yN6et0/r12/buweHjhecT5zAN46jZ9y6PFP3zCdqESQiNS/tKFf7RDaLDNEugcHhf8L0",
-	"439y+snoxk7lD59V0Zlm/oxL7tcINkpqBDCnvLFHRUVw2DQUGoG8W13PAxRuUMIzspVI8HDSBJh7LaTM",
-	"ID/9NxoY7ay/uUSa41Sn1+CurVMZlzsBKKRt9VZWu+XNFG951pwJYqVTbraFHCJ4GU+kjtUxHnOzxBKT",
-	"Tmh+GkMslL2eSIw2oy4LFYI5g0Dmd2JqhQytHEYcXDsO1+bZ6C/ylEEEGuHqJwMtgltrQlvjOkSryq4V",
-	"8uTptC56vThJC+0ixv0EeZcIJABgfJzGQ57KAI0eI91c1GLARyOhYDQgRyWlGZGdmDrboQ0k2/9k8kCA",
-	"sM7yQU4wXlzCAc1NI9BPIOW9+/EjA9p3kLUZOk5ZDJIxF4VEzGXIdHaFi5tShVIcoWMyFyu1YVIXHzXP",
-	"zIVI0QMw4scmf8bQlKbLjp9fzCf4Hv6CCQWfVTFDY96wKFFeQ0M1n3nwF+fGQMGUFHPZkwKo0ztZKtIn",
-	"fYgN8S4/l98zUiA8X0n53wnzObEgzJUSousG5iZcK1Uf9dMSaY+jw+IWDaV7fCZyvqQGCh6+sIyNvtNZ",
-	"0904lGIGYB8DG0S7DViCtDvRDjfnBKEIc6lcVOZui2sypF0uDgVjmhXKWYV5beY0kgpUpuMTSXkffzSf",
-	"OMfjkSItiXEVjeOCu34JN0gDZT4fjbL0ACF+ILF6CXFu8UVlNB7a1R8UzQagknM9LA12jeED4EDCNsc5",
-	"78x4pZnmMjPiZHRH+XYYxhM1g/NzZUgTYsiLE7B0LDAhGHq65khRzKebx0JPJ/SCQZEADr0ulRFp5j6Y",
-	"kxLWEww2RTIQSiMkL4aGLpN4lEiRYn8VZCxdlqPAaZOKZKhzeNsuqFTxKvciQQLiSqvRbDShfnEkFB/J",
-	"ynFlr9Fs7CHOwwACvjuNiYiiOniYO/81udMNY3eYv5RiQZqFB6Xzs+iyH8SUXQvLlwoVzWYCCmFV3WAQ",
-	"GSS4EFv7bITYnQzRObl0jtoxwN+wKopPqud0C3wWVo4r34n0+8kdAnxTW44Z5m6zmUNdxlB20ZYqZH9/",
-	"r5jhQpqAR/3KceVN+Pq6DcnXe/jX7sFB6xUAjZuXHoXNYL+7K17xVm8vOHhp/pBOK8eVix8ukae+clzR",
-	"sl/xKh/NxLf+9Uv7lx8+nia9n65vj26mP//49qJ/NAjuL/lInkfJ5Izzy+Dth6sYe5fQBlqVbvj+5x+u",
-	"MfA4vyhGxWuRQg5wv7m/6FFuznbex+m38RgRIfabh2vd0HbojoX8QeX4n796FT0eDs3GPa5covKDDQFH",
-	"9B4tosK+AIj0vkasZMxv5L37ynEFN4GZ0pyzWTmuKNvHvcPH6WAHwupQPBPrkh17JdJxonKcQuZwTpLY",
-	"WD9DDmVioXG04BeXk6QgkxMM+81Wo6O+NaqKSjzpqLvQB9UxukcS7cvZpWXVzLIELIoDAmYecZlAWDb3",
-	"52NKoLoqEAjsmHtE6IFCyKRbIvuD1A07FzjbfYUVF8XwVINdgHw7u3S2DeME9dJgbVtHg2FWwuXOFWjY",
-	"9wCoLRk0IBRHPOFRJCLWH6O5Q3F38TEQZKv1sAVcgemlxuDAxj0KxQJuNc5YR51dYmNAZKQtzANaknvN",
-	"bNI5TRar7u++Yl0xjVVYa7CfM0StBIoXtK0p7ygYL3j5xk1WU/c1YP7JlHFEu+Zos3r5GkuZhfxmJpSi",
-	"Va7+N04QShNabPpmyxvbCvuXsUYTlR9PrXazp4hU/eYS8R0cACPTEz4UqUj0wvRndslOLu4H+YxfMfco",
-	"dPpNHE43k6Uu6bGyY9fOeeW4QpwQdYTArY+4MtP6qrK2OITvtn3LfxSTpxZFZWsVgZUtQusl7XD20p1r",
-	"uu6Ptcee3TGf/UEDR0L9PSWtzOOueCreyaFcyONB1+5kF/7hZXfVL6F4cu2b6XIY4D7O3HL98A0P3WKY",
-	"W1qrb/kAOYU4gQLKLfWQuevV6rty2/00Vr1IYh3Bfmtv9b2XfAq98nH8jifIc7LfOljn8yjFJxACwjIi",
-	"7u/ubjTgH8T0ShinF29e42tv4vicK8v/CpbiQXONL73G6NE3Yz1dquHNHjVyDARipvPc6c50uz1CD1Hv",
-	"8Thdpt/v4zthSQoA+UaENsVOeWYzNtSplHfWeixCzM871W1t945qkxLdbe6XegTwjAnXmP53XkHAo8gI",
-	"es17AnFPRoKn5nl5u8c1OdEgdMqnVEdgifXElImPI5kIVrW6L7MOagsUBIWicl9NEZ/M7VikPcz8fkn1",
-	"QcMGP6FyXEnS23/8a+++Odx9fxR8n/wyedm9ad1d7ut34aveW344fhMf9P9T7qofPx79NFlfX1zhazbS",
-	"GPslHbnOASVjewvZ+CzmVom5TcTVhyy9ulpq4WZ/NPGEnRkLfWUoOEIpiUWRxE2QhTTmjrMxTYshkAVu",
-	"8LmoPNjCGRMYy1LzBhBb1rdt6PJSN3Xmwz6zpfCgTeW20fx3rLWhtIh6K7dTZh8v0nenkOFGyU6bKXP/",
-	"HDylEhMWK+GxhNQjbr94nOqUI6xlUVnEPcyywIbFYLb1m/GyOe959u258FsTPWAbW+8oPuM1O6eZfKAy",
-	"txm6mMC5r2H+Jiu6KJZcTOadvu5YT5lz+Jyjt8ZZc2VoMoF8JDlwZUcQcEPFZWbzfDkNSmtxudq78ipK",
-	"THLXOcKAOk/rIZ+o+v7u+iq1OAV/PV/MflkOknLmOFSe3aP/xu6R0wmnNkE5qxpe6M28orW0BInuJUoi",
-	"Vg7McaFXVNVS9SOQwbUZkW/UR4GCHX7qqMIDIGaHLwo98lhCVqVMVw0rnY32CZ0b5vIzDXaJo8Kym46y",
-	"XpF9oL0Fe0oiHc9ostWOnIftgB0l01zlXOa8BfFImvEmcZrjhUrMTmKhSLO87GN6W+SDWJHz7HX9eXVD",
-	"O39KTpaeNKndvn4O6j1rrc/j7b75SFUzfGY3IiBFbvM+pj9s212W6CaoCTVapsTXcF7Gz5BqiZP+ez4U",
-	"vjdbdAhHCotLXTKsowKgNGBcY60gppvYXrMe8ilU/KWJ5FGDvTHuhqbSKgHULHWptFBapvJeQAH2u6w6",
-	"do+aeGzJLtC5OD/F/GsQj5MTnGgoTspfz6r7zabH9puvah3liuHRq2DtmYJyttK1sYoyGSuVy2Z1lPPD",
-	"BlwPRHlSa/Pk0hWt5wd0c/8MOSYqpsjjptI+Kodyf+S0lJ2xjTRe68+g8YjgERKaWBLjirTo5Elt23vm",
-	"0lfvLEnlCl3lrsvruc+sHY2Qc6Sax1mk76sL9z77ag9OZaE6Akox3NqPqQ3tS+sZkMrCUPGc3wjl8LY4",
-	"IIr7ntHZrqzwOCuGqPrmP2+l8mvebHkKkFXjX28J8IkwBfnCOF7KePYvNCJqHhSguELEOO4oKKKgClIz",
-	"CKxQMWOYudn80f50S5EUcxnPvL2ChdJRmSGNDmDVpwtuwT+7Rf8MvgWquimqSO5mzcNf4nFqJ0eEt/E4",
-	"9WsdZSVWUUX71m7BkWXcTU7Nm/vQYOkDUAGUfUjNJolMU+hlxQBqmnCleaFCnErNgd24wX4Qo5S9Qie5",
-	"wS6BsgtVP3Rr2BaycaLjxD9Bw0aJj2aB+gLbC8x7LRrkO6nusqY3PxHR3zsVc32n4tceN+D5Tur0mjbk",
-	"G4txsplFYIX0ygtP4fvJZNi+zu+fiH06CyJ6QCCiUNy3Bt//rrl2BM/ZazQbrdZe46hiuZcqdL6wEDBp",
-	"92FglfP43zKK+M5Bo8mq8pKHJ+z08gO7uGato9t9Fsk7wc55YH74Rw2mpGyk+8et3U1G2lpnpCQJHjbg",
-	"X/MWxVqAT4W9U4L2XuJij4iOgmqjZkwKqe5K4DiwBXacRNh0d8IKZ8LZ1AkyogzjROQen33SLDbD1+8z",
-	"P1V6a75I7VFCmdjWPzTmxA6d553f78T0j6VqEvtbkATUsZVAY69tI8Oud6guNMoBGY4KziOE73x484ck",
-	"8jsq/7iA67TWYG0oqYU/ZE2B8Nj8k/KNygy5P+FDkHfTPAGhE0kRQq2ITKkD0ziswUCEIIH7cRyyqn9q",
-	"fqmfxipN4uiYjRJ5z1PhsSH/WOd98fe91sHeYdM4lHI4HMPSQ6fUWa/+Plaifs7TYOBT7af5fP/NDe/7",
-	"bqB70FFdVAo+Tp3PqrYZzyUFM5qTF3rGAYd23Dw2hL+oXvsbs9BgNs7ri/kFpgHDBAbxaJpbXOz5KoKR",
-	"diqvei8Pw+bL1suX+8FReHjwiu/2BOfN4OCAh83WAd/r9vZ7re5ut9l9ubsbhK2D8DBoHXSbvWaTN192",
-	"KouwLwqTWhAORYK85jySy2q9BbO687ciKFk1P9+w1WuF965mYSn12pC+pig9CzutRIyutfWKa7HOLUtl",
-	"rFcxi19+8O2sXL9t13cPDj0GsJHhk+yG5Vpgr6wsCA9/yXaFUBXa2A32PoZeyZml+DN89OdTfZ+heeHR",
-	"Iq6/z8Pz/PPXPwoOZtsqFoy7WopNqz8JG6VEf+JfFmnQTS1vkL8YhcuU78RsP/NPfNeOAzUuVb8ADIHY",
-	"FdhZlQBPxiCeIDwDsFUBOBUWb/jIO3ptHurXjvMnw6qnGcZWr6wRHvqbjVMEZI62tdyImTQO+RSx9oV1",
-	"iLDTv6OgefbfUAODASrbqm85x7LODWc5GCuZVeeINjwiLcGG8YxxQ2WcqQQ5YX3pkE8tr9lQqLG5FP43",
-	"f22a8CnCobPY+I62EIPm1RZ6xlEEGPeY9uxB1B6BTchrLGp+Rh2cWasgqNNj6iIh7JGOIjd8pslhr7mP",
-	"T1Ukp1hOI0vNdAohA6zuuQdGkWxPiI/mgHWUj8HqGwmBewT/sIEAqoLjEVb7SMJxIO8e8MIYZ7vNZoO1",
-	"MenbE2kwAFwntKQ46yWwIaBx1NEwLASNKnGCM3unsPrG+3W4VPO2DQDblKSzOwpQcFyAvcwCyh2EzUwg",
-	"2NHmtjm1coKLZZwZmeLayChymmZGQRyE+6395i7vBvvdXX502H111HoVvmq1mq2j4ODV7heygVaFuc2h",
-	"AetxZaD73F6Jk4z8WMRnvOpeR8FE964dK88v66KCR/PHbS0vFdfBQ/CPXavpSCR2G2Dm7B4J3ISti5BD",
-	"scAos0/bygK7xpNPb4uTwub0WP7MG0EAIAFbbcItTS88JANO2TWSbhkgtJVhalZgLrLJNl+kp5j2m5xS",
-	"qY6t1K5l6/AEc/wXDnJsZrjlQgokuR9qtGWmFuIuLsmS8yhCXKjM1MpgdLma5iqN8vHqOMRcBqBTDaH9",
-	"v8FsDyzB+xcwGAEesprLMRtJoxmHNHLNWUx4F5Z8YVN7Vj2GdhH2sEAra9M2q5zYLENWH2aMYEphQ6qc",
-	"RmyBwVy/7X5H+ZcEWQnXmHPdM0a/b+mZ4GdopaQe+8M815llKIDnR6MB74qU7TebjY6yz8W+UbQII47Y",
-	"XyBaAz5i1QJmpXte3jg9Zr1ECLbrsVESs90Dr2M2IsEJsbEi+KXaPESXRec6psffYuw/s1Bh2DrlU+oy",
-	"yo06C9LQpzvaJByw4/eWKS0ymt4ITmWeGo80IAVj8V3YUeZKZ0FpFkSxxlqBXBVEq8mCiMsh1j9Q+22h",
-	"FMLLI+5jw9RJNsc8dZh9MxXcS6sSTljCMySr0hDTqRkWzc5pHIovW4ptBnBcOfrhx/P9yw0qqWe+4Unr",
-	"5XCjrLSLLvGy9e0hvAGtokUG0WKQWm9W2Py5S+XWSIzjTLmxUuhj471GyL635p+3Kk5vQUw6epnjSrkc",
-	"daw0cGaO95v7ay808fWWr7BVEMsFf+O5NvDrqZJYt6bQbKRM/7gcQ4BCd7V1tLpsQqp7SeSdOwgivthG",
-	"+j6Wah46MTOGsme90CyJI+ERxiXEL5z5pDHK4XJeHVXoSrJIX+6JAtVodb+5h7RZEwQPbCtGUK0e7HDP",
-	"xQuADA5OQUfNlsLvnxQAIwjaMfv7qzVy+Gi/FerQydROp6UaE8/TmZufL6oxU6pAl+r+9lXw4273H0fD",
-	"H0b7+qZ1/58v1dXe5JdD8bb5X+8O+Lfhbv+DvPjX0T/u1tess9/6pJr1c/dTYgWH2/FKTPKtpZ+3OWkN",
-	"cfNtnHRlGAr1GSP9/w0K6R4n8Y/TBonwvGDIUJpgX22R6Cf4sdXIYo6ODdLoxpHzWHeswggKSgmeL4yD",
-	"8VCoFAB5v7++eL8VhtjFSKj2SH6v4RsfBiVmaQC2A2MryIFy6vcCR4ul/ygXCPBdl2dsr9F0M/VVgILd",
-	"DCRMygvtxmjHx6pmGWuPgQhmt9qUD6PH22oP2WG/mJFstMPs2J932CPusF/a5+8eZ4clfb1Gc4taYJNm",
-	"LSrGcF7aprIdMASO4CLpf1GbTi3utlg/JGK/5Ek7KeKkv9JgM7O5vr2GV5eenfyeeHB/xFybAkKuyvCP",
-	"56b0v6J9lnUq5LdRTqaBaNrCPMsh9S7VmSV1GR4WZSD6V8QVq6bSSDSQYJ6lqNDEkTCUaQl+lW/kw0XS",
-	"91kV+TGw1n5Ua7BrmQqkFDsuvL0+kaE4sa5Ojsmio3JUFongIcDzxjE1g1OSlCpXKKLPRyMsYllUfEIf",
-	"ib0D5isXaXwQug/0IL+gPHqu8io/eFdmH2187GhXZycvT8ZhLa6ZQ2kWf+PKrgtzckFdj8algEFYegPx",
-	"AT6EGmY8tEEcxeNEN9hlxBURWFHivDvNeMM8Qr4DjGt4TPvybP4UIwcOnmOwa8xJX3GALV/MAi4aS3BS",
-	"dt4+ADy+PXJbmikwD0i1HWATxH98++por3UIvJyS1v8/mt8eHR6+MSuz2K4Bip/dQ3ZK3OXr2znuS540",
-	"MvVZ5QpyF4RfUr58rdGoL2G8PI4YxH26uSB0gqFSLu9mbZAdHqY7g+gIM5VbSsJS76xtzojQQFF2v2t5",
-	"7zTix3BHrPhCM6lSkfS4sRhUXypHNkg8UkiAeNxR7dc3v7WBBG8oU4/hP3exCbBnDCH85SWdCFYNxTDu",
-	"J3w0kIH22FjJdCeJ4+FOV4QeA9+wL4X2OgrIHYGPAYsw8EF7LJQ6GJhd4bFRNNZEApkY3wCpvrlmF6+v",
-	"mRbAqAyNgu3XN9nHxklHScUurs5/u2i22A67OH/920Vzr8Ha71rZENiQj0Acp8k4MEZcSH8DDFMVwkuQ",
-	"L4Lmxoyko+7jgHfHEU+mlk7C8t0NuZGUqGfuINKomT9WQz4aidCHypFEGJkKqZR2cxe4Arn5z5eATweR",
-	"SctBWb38qVXfZf6Zb/QTM//aP6ihj430lFAMBjWjGopnYI10gciSp3DjHvXLcDbhiZKqf0wEayKEVp0B",
-	"v4dijATIt2RY1ymfEq8aUB+Zi5DfAJpi7VxnXaIgnRH7m/x+pvm9ANYqaAqKlWBdHtpbOwpHHsWaVDdk",
-	"mojJSJingnI0twmVJlOobEuEHkep9rEa2+wJL0vSWT5Bv6OqPo3H95iv7yQsgMf8cIw6RJh/JOK/sMe2",
-	"ZikBaWwz5PD0WM985h0UAFMlNl1uDoOMbFnu3EG3c+XXsqEmfMJS8TFtsLZ7itQdJSFj15NooEDnr0Aw",
-	"w5z2Y9Xz67f1vZrn/tjjgYxkOsW/7Neofhkq+5gMOwp+bzVrx7lfCzQoUKQ8gp2kYFZ1zNJJ7CQGkLwZ",
-	"OaGxtStOB4jw0VEgW1r5L0G6DPyWdApYVDYxbrdJnDBaFipSl3oO/oR3VG7BCtx4dOKw22xGkiHtDvRX",
-	"hwBVHOFO/laKiDhn6PzoNE7ouHaN0jMSSqpcidUxw3ljrVevPPjvPRgGzLL5ETaqh33R51fvWfXy7HV9",
-	"r8YO9z08dyAAPWYkIFb4i5Ad7uNtzFx8wHp8KKOpx/rynpCchzIMI7RldUftNptwfWGG8TBHseqLhMjX",
-	"pM5taXtFIrhGhknb1ACUqKwqkRoMD2GajBWQnrpq9ngchSjPkHWdyCNAqNROcucVZs+uKtdsrMcU2TvN",
-	"8s/AFU9c2uiUytJmO+LC9lEuFgHawJENh1Ihw6WD6SwkoWFM9cKTzSvzvDn+GRXy0Xj8E6bijsqy5QAP",
-	"AOX7uZvaGTUssAmT7eo3MopFm0bn1EhJZD/Fvsz95j7zwWfIqv2g8h6krKt+tLWHI55oAdxWZstBX0BO",
-	"gmZcGLsN9g0wM1nqyzGoNv/64sP17dt3R7ffXLz+5fbd2fnZjc+q++z8mxzD6Qnbb+1ZigmPekDiKGM4",
-	"azW9ZrPphP4J65Kii3uMd82AW7k/w44AU2IiRMr0KE7d6OKeEegzk5LfQUbcAzxDKkHiWhqlELlKptQV",
-	"cUJNznGM+sg8YsJlamQCnsas5cPx6M6X5P3tb21dIj9AcsiUVd9cHdUaf/sbO5dJOmCnSGbmsasBH2lg",
-	"n0/YKRDqRoL3YOqNWYbrbkQ8MsXqFMgp/VMiQzRG6zEzuz1zaAbRUf1+93+I5MjPtns2oyi2zB4xsvzd",
-	"u0voEYEKT+gWbn5sdkF0ND+2AvMv42hGxpvE4szQ2XYOVsFuWyAD7yhnZFpkKrTql42zCrICBAjs3l6c",
-	"DGuzrCKw3MCLf/oD1lVadYfzYrbE99cX72GtkdIf1boz70jHwaycXoEoOb9+S2WWqK6oU4A48fQEDC5S",
-	"kzv77H////4POD8HO4c1FOOvmN8+/eE3bKRHHkdopf+tffpDRsxGQ32hgRkX6MuME2+MFGDOPL9u47DO",
-	"r9t1IyTaPqvSTiYR5vSXl125x/zX9ufjDBjSUZ35NY/57Tc+q5KKzNU/oDwH6Em/fQWMdijx4cPa9V3c",
-	"fG7kOX3PrBGAJpZRu+03aHlfmUl9c3VlJ500+Jurq/pLW2+DbyZqtFxtkWftI+JlL9hEThTwIew86vGK",
-	"k+FJBqxiJSX2sVuWzup+s+UhL+1+a88zQs78n1c1JBQozYv7SMvcDlOzEFAhjpFWWI2S4CfpgBpGiGw0",
-	"97ij/CCSSgY88lmVmFRZnki1JF5zBu9+Gx09OC/llaPnpNayIvOlICLQ/fIsP8+bqyM8TVWrqmxd8sLz",
-	"XDthHKnP4EbkfEfwGRQbTmRAY1tfgfFkVDnORtaksRrFg3PbjQXiJ2vGwleUd4SPxzKsLGjC2iI8pjFZ",
-	"vKTe1oWNzmhbQRnr2uEjtyGysJdXWTT9xS55I42a3fPrt59++/90Ohh4+/Tm8uz009v21TcXVz+dvfn5",
-	"k1Hu+H92m7uHzb3mbvPlXrO1++kTOe2/tV/f3LabrU/n19+ZWW99uvy02zhotDrJ5dnrT61Pn1rN5u7e",
-	"/sHh0W+//fb2/PS386tPn15fvPnt+/b7N53k8qfWp9ans0/7P/+239r9rd1JzEhaQSeprDsHb6OjN8nR",
-	"0wT8wApZc+2uwHHcYPHeRkdzd663djOrlq3S7PrZVWvt7zVbe//DrNCnT0YtwdKd/mD+uz6/dOfX7U/t",
-	"tlvTLRejpPHZyW5KGzmTdMYLJs/72JYnoapDVz2n6Z0WykAe6Zy+0Na8gJ7bxSLJCJYHxVQ3rjSX6Bzc",
-	"8pG8vRPTXIn5jNswV1veenht+fs4p1hZdaHTUSPjYh3/p6Os31Wd83xqNv5EX+3ASe20764VyTUWw5U9",
-	"2w8JTW+8WmWtAEXn6qlaAGZjFZY6CatfXmiYWacw6QKAD+g5naqfOwTmbiYj2H3ml20NMPtQ/iCmrn3S",
-	"+73SFTwRSXlDJWoMG31vv74BUymUIq2jC2vNtVxOwRqaJXkFZ81CXmEUcVUnC7VynN03l3Mw/1iQdHDv",
-	"X4qA4RQBuVShxSDAARmPjOK6ebzGRVHTDAnDRj2P4UoUPNb35opHU50yJQQSmacJ/OzGQvHQzJ/Bpgb7",
-	"TGDsvMshD3qkcTRAVUFAGQkqHRhVHpuwoxaCE7I1sQkbrM2ydQht4lcLYfxHFU0JgxCO/osshF5aLdIe",
-	"h3LWiZn1UtgWTso7CRbpebYPl2I1XJhhZ1kkG6k1n9D4gia/t3yc5C3LUu+3OG5rRS0YG90/M7wcLsRu",
-	"GSzE2sOjM1IckvXoFwyJ7tnE6LugW/5YA5by8+JXEgZGJpRWQGDAhTcJl9GMKb8WPGO28a9AEmyG0OgO",
-	"7FNhNOZf8LUAGHxmC/BPVC5l5L9R9IWA13p63Qn4bfT6tsVT8/YAQD4ttATa8OdZSOZ4BIgKQufyB2Dr",
-	"dqfMR0vb9xyS5J1U4YxaNF6h04tsVi2uhAtm1YLOXVpriYlq87KFqhA/ci0tSAhZoPklAWawKk0B883E",
-	"+DPKxfy2SOnBVK0txGGc13jPIv3iNPMLTYP9+lQ0TaJNAcL+KAxSC6Xj5Dbu9SKpxILhANbvAoV8uF86",
-	"lq9P62XHb6nOox26hbaDOzdTcdm2eRIFlz3+a1Fvf2k1ZQQczXlOL9EPa5TzPqnegTYO8zVxdC+2LoTz",
-	"1sitLCmXO8XqI65Qr8HIWFXHQwHNcYJHqXVfqeiB5GsGi8jCJAbcsgwf7wo+CqFn6JmO/M28cK6MBdF+",
-	"KJkvUyK2kbZtnw9FR8UBomQFIsP9UdjoZsNLicC4C1IKnBAFUu5GaKLv81RM+NQo0CSk6h3zfi0jKBgz",
-	"99ZgPixPHnzCvKJFbSqoPNhnVan0SARpnLU3lNLtwIqjcHqUBq6HS+H1hPAGyQN7fTnBjPmjx2jrh89V",
-	"ww+OZ375ziXa1e7AryNvi+dn/TAe1kitCuG5SqtirNpjPEjlvcNWjO9EWLTxT6ik1NxpHkKsHut0Q8yG",
-	"pyiJoheGp56ueQKMe4jd6srDCTZgymxHC7GytUu4LJqbsW6ErYpXibhOP+j557Wax/steh7ZvW9GMpgv",
-	"3AY43xr0c4ie/Gh2TjzWt3dHPw53P27DYoHzto7leIN7RH9mGfYclFhk7VFmr2DvWXmxqm9hJg5hD2/l",
-	"0Xu4Sk2xHIIj642jCAUYgKZZft44FSdsDscRQggI5thg5ryDv2HMrTr8SaqOgpGjlZUAw5sYIchRNLUA",
-	"lJC4fn0zn+KQynIP5QpU/2ziEDtr6WB/BW3zSyXZhv3z+FVP1UIPVz6uxL8T06KQ/qn76ubfV/vq3ehl",
-	"8HPY6r3Vh/3v+d70jWiOf5AX6cE//vWfk7XVgDkngGccQ/EdpMWmTMWTE4ujTYCEER6wBrtyhwU2nzd/",
-	"Qi4vrstaGwbRUe58uOPRWKiMNlvZ0GqihZonj674VHADM3bXF8Af+Ivpu2dohIdAI2T1R0+s4Rd6HngC",
-	"QINHAtk0Sg8nVPg6Zl5U4/vNFhYBTwYiAdFzHyNKrytjMnfOBEj+bOoWvipTtzPaZ61DRs0Cz4LmK8j2",
-	"mcX8rEfPe9Jo6PzBHocyrUdxf0VMYZKYEzPkAEpeAEtwabFirKGYO5wMYlZFPEfXC5ZYuPYalg9hjNKd",
-	"phpAR2FPWiJ0PE7AIRhQoxwEL0mSzCcOEc5kq1qe1Tyjy6p08oIFCo+wgTXgSSKp2RUypNhZJ1PRUWk8",
-	"BqK8qq0ZxNpMgGGjkv45EUXrUZ2P8chUW+gYnIQc6KybfO2xiegO4vhOewhpPOSjkVR9jVCv+FHlws+4",
-	"V7mqJvhA6Vo5bDb3xP2eb2xLMSNkvsrC28CqEXKNTMXCgI6Z7ndxf618rX11lzKjsxsvh8FdkiM96B4G",
-	"9aPwpai/6jVbdSySf/mKd4NFdTk8SOPkUZKkhck0Z8pOBKtipsJOy0y6Gd0Us/kWDxHxDBZR3Gw6QqPa",
-	"E8uYbIY6T87i/KXWDThL1l8qGZ45zeXTF/JU1M2zN57Drug5N2jJ4F6uHFwabzW0r5AtOKB5KmwX2L0Q",
-	"IQzXPwbEuQuQwG6i2oqz7+Kh+LdRY49ATSwWEP5SCAKEw36vFezyV6LZPQr3ggP+Uhz2WuFuYJYMSxfW",
-	"Ln9IjceQrn/HNvFVI8beGJWwIUUw7umn4wjOnv+cn/+cZWRgf7EIFJuzLKE+bFXt2FPm6bHLcDnGLAIC",
-	"gA01iMdaoCmUQhJahZCVdnAuYc0zyhiJDedhEY7Z+dV7r6MQjw6wZOIe68okHQA1v01fhTQX1CFehGzJ",
-	"8GUKsDHQ0t6LeF8zPQ4GgFNAsCwI4bKkdnuuRu3EoimgMdNR8TjVEmxiuIZizTna5EepaTvNar3RtUge",
-	"sSz8O5Ge4nKvY1rlK83sFvj6as1glGqcaLNWZr8hos4eg8C+2VwBT4THxEcepNHUbAotVDpjVO3/vGCc",
-	"5ombmlJfXxVadsiXFkDQ5tiiCu0S98c1Sb2NFF4G1fJkOi+/fZ9rrp9IWa4xcZCtCLEs/4My7uUT6drA",
-	"irk167RP8+XYX6pU275ox2qtOmitJbXbqBRZtf2uVd+ruTY0Vr14fW1+QOAy198FgZQSfIQedmMNOIGa",
-	"ZNhnLJQhVZ0FcV9JLTwEizHPVEaeaiGU6wwzum8QTxCtRao6Wgv29HUUYoshzBHVkf/d4qZFUhOqGRSe",
-	"21o6/LPnLudR5AMw1eq+rlKNm4/arIj9FuwCixEHXHWzXwawbjnjAUHUEIHDtxe1ez1CbQJILfOsWNt3",
-	"mdecMD8r49MOoAQ5oDXONO4AovEpW0aLEIy0gi+0DfewmbAdxJa+gA3yTur0A+3vU9je65Xl01aPE1yR",
-	"DFawqMjN7+vWky9NTcah+MHcUGJ35MD+iHkZugNqHvPt73HCfLNTi4Oz963fLUCPLt4r1HhoZFruJ/cf",
-	"PAIR9+ewSqx0W84yVNgsW9gm+QdsZpm4/fUkRol7+rNF8rUXXDk30skhp2oDkmF/AUNj53fzP388pEx/",
-	"AYsi16DeRWg0SgopkDSRwyEFEAKuRV0qLZSWqbwX0bR2wkYiMSZGXSh4RAbX2FHWu/d3UEnqEQ/EHD7R",
-	"+cXr07cXVtaOeDrId/wC01+xgmhZ8+9QKuf2lYITlWKWo6WrXSN8Xo253VNWwOuMsqHgitBSE4EAKoDX",
-	"1FE24U6otfM2CdggoPkx3yYTCyllw+aYf6+dsIinOdgCQpHNWIcTQWZYhvI14dMGOyfTIo2B+284Sqew",
-	"ztSCn5mU+JwJ1x2F0Li08PB1rj+iR+hdd1gr7UialRBohAJ+bdeYQWALTQViznLVUa5Q6oWGMFJE9lrA",
-	"Feu64VOeoB/XI3kv3Acgru2UbL3YmXqio7pjGaV1qVjeJo6FLhrFANpJkxHkcOpz9mEu8WUG3VHSoiDw",
-	"HNVdSY6stCTiMU20pyuQOOejgvJ9QEWhOS0oX2OljShR6W3Ak248mIYJkppH8eS2xyGaSikLMAbXrkY7",
-	"56MnZywmO21lC3zOYNlk/NlNixltHdQTbdjnqu7/pjj453zkyOfjXISddNOaRk1RHm1m1pQXoFna3Q0o",
-	"fCy3fXdKRDdEIY/k7euE/W2Bymxxw8qw/oqCk47atOIEJxQptfVc1ckCj5ouX8uXLnzo1wHz8vX5prlN",
-	"uFRSW+pznW7jmlqK+U2cUhrZk7mluec/54c/l4MZuvO7mny8ICAe21dc3LjTN1ZXYsxVSzuWuC5jbmu+",
-	"sJeZeNWpYZlk8VSkx2wolbl0lCPy76iqX9J4QN+PDeTmeh/j28LYrsalIbAyqu9ifhCrnuwDCl8wEMGd",
-	"CDsK2px1ynxjEPqsqoVgPs7cD+aX2gmLKZHdI94AfmdTvBR7g6yxw/jD+K/uKPNlBQz4meK8OGE2Y8xL",
-	"tM8LAgf08jnkjpoFjW8wO/EUwjV/soZ4dwosbiduOqV+BHWCNegkmb5kExEuqPkvTUWN5lz0ExkZU0Lz",
-	"cSoqv/7hjH3XrH/bjXOe/luYMCWyZv6Ny4U27GfBqXtSsk/c9CuV03sxsRpm7W9wN5R6EPhij40Vnuon",
-	"7sbJC4HnBvrnppotk8IoQRmn7ft4WnaR77Kyd+ZKDON7ChJZDXaWapbGd0IxncYjzSZxgj0zFOiDCu9U",
-	"I4jJz6J7HQd3ItWINmKJEiCFxPb3my3oA1SxZY+hnKPViNmLWcBHj6A2XsOXOrXxp2mG+UvblrgoT7Dx",
-	"vXLX/EJl2/liDesHYHByNXQP34bfiXTRHmw+jZK9BEX4JHr2GTTmsclvn+AgPDGi1TpUuB5A7GWAjGg5",
-	"j207CXg9yHpZsE39WsFdA6CFjpJWDWHWiZunKShcsY6fNBdEkAhIRE+kAcaTESvRAmSx8xjBsejxHZXG",
-	"zmFaRzTk5MIcl9YjCIr8fFQex0sZxJO3XIVxr6ddQjHnuYiPoxhqMwYCPJNI9gdpjoz3zcdRnPNSNuTd",
-	"3cLr+DMJRMvE+ywY/1IcvJ/XIt8JuI1tLTfLJxjlYeZ6R5mLwq/qmx991hXIhqXGUQScSkvEZEeRnGyw",
-	"00jwhNoK8DLILNgUOLxwzbb4TWI65q14/amZgmf7/OswSmBd3FZ4gRvuT2SclIaKL8ca6JEznl2umBzy",
-	"vmDV7pQNjTQBOjakt0lEIEeQgoyVPWUeS8Qo4gEwApqzCKUjcDiwhMN4y4yPRoInwJtIh1LmY8IvrEky",
-	"VqmMWGDmGtipi1ZNRy02a5wx01ZsrO6AH9CHD/jB8pcS24v7RPhvIOjpKGr/5sVReUXTBqRrzrY5Mc9y",
-	"L8PZOQt9ig9f4Ww9qilkRMJN/BVEfFPxMTX6HqhQW7vADsy0uBeJYCPB1TilNPUUBalihM5qPq4fgeju",
-	"xQnVz4wijonNVKaQ1nT18g68EbNatE83iPNynf5lLS0b4nV1IuZoPRtcz9HXLVUcWDS49Rm6gCBuP5fJ",
-	"N+Iy+VLA0xbtkLPDuqtfhaSnx5CKzUirVpMNpRqnRK2KaIiucpKUUxBxOXTNLpgvtd8J2dEGO5cqBcuy",
-	"z6UiBVoIMb/QbJSIexmPNRursaa22AZrZz46Gb6OrRZzt4jBaAPSqE+x7GWCBUTGVjYjFOEJxqhBj95h",
-	"dYHqqEJEu8F+Hgjlspag7uhFFIqYADF5Pya6aqyljHhW6sMCPuqoai8Rgu16bJTEbPfAw+QwFDaysaI0",
-	"KXAVy3w8YZeqeVyNJD7z1uLJQFMHfA5mkilqXnu05OolfjnVRD42OPZ2lIhHP/x4vn8JZUAjmQhdAoPY",
-	"QuSMtfVM/jOXVCTm0f1KkD8J9POvmmhcQ0DbGiMsgnpG934iTXU+X5vyuZQUguJ9OTVl3j6jKUB6H4Mw",
-	"h+JGS9ididGWtyIlydOOyjABc6lJgPtCI92oKRlwo4NGRAGfXwCjWEKpA56EUHkeQ8TaFmsCR7hmCSV4",
-	"HYU6MQhmMXCP2kygF4BUDapJizpMiuwE6/LXzJqyD2qJEnv8MA4u1GM6ap/DS/kcVSjP3smfXvziWfoc",
-	"IWFxb8a2SX053mEL/SLj0uxZ/tE4Ch36IQS4fJ76QEuqmC8B4k/wYNBRFoHEkW5zi8zHQhFJEIfAG2wh",
-	"BI+zdisk4Hb/NM9tGIFr7jbSkG6XANYGDfpoTXHb/J+gR2GmDiQU3CCFZlUJ0TUWxhMjJt1QOqrHZSTC",
-	"GqIAIv4fToNFgqOZiJUwgyZOXxGygUgESlx9J0e2z106fpyOGnCo1YfPMGLRh0dC7SaANMrQp6AavJJV",
-	"kb8mmyeYPwRMFDyJpEigPrp2TG1XfdANSZrvZcNH4eBl2mA/E1qhffnMnczdSCuM99+JUdroKD+djozQ",
-	"zqHT22xsaOepGsTDIa9rYaSw8URAywFVunk0onHlp1SmHYVZBVJLxd4BSkSAOp7tIzgBy4Uebb4KVoWW",
-	"zXiVCFAAXYXgdap4cswSocdDQe1/6BTRZGgB3rrRpLDIuON82rCNVGjjKeX2EU8wKlmgzLZfR5D8WLyq",
-	"UxGWAw+8gcst1i/eZnRi7Rj/F6AsYhXISGBYGFbHXPtCMz3uulOs3dDm2uEsGOZmiAU4slXtFUZyyLCw",
-	"cx26Y35azExTqDovS07mtqDbrJu0Z4hms3m4CBvSPPAxwCvzAlELBqehZMPnx00kOQ3C2Ycy3L6Ke71G",
-	"KAIZitAIePFxFIFD2uORFgtAGs3LKhs3W8Aa2sjYkH88w5ta2N1r/zXbiuFVdDqFaTczVVm/W+Xh9lWm",
-	"p5baV7Q3t2g/gTs3RCeElxW13tNBFd4/gzb9WTpY0oVWUzVTvkb71HKWnRXGC8ASnNSd6yl0Nz4ubc2c",
-	"qdgfy2UITN+ZP7MwDsZD/NRBPDFqM4wZZynXdwiGCAko6BFfCTeELzQauggoBBku97elHeLl1Lilau07",
-	"/LwHo812IdVX+Q92GseR+cC4D8NKYkIqCoRKE8H0QES9Bmt343vB9lvs//6/vj1mQ/OPURKH4yAlPz2K",
-	"2JBL83pOlB+l5Cytm93mxuQs3aOKV4Ec7lloNsevth0EduRaDSG/ZjlF+uBUDGFyx4kghE8qWFo84C0g",
-	"ZWG51mXswt3y7Bo/spzr2yNjZRj98NmYVhdF8do4NCeNmFTsnCd36NhhXGwIvczjURTzUIT4I+aS4EB4",
-	"IFsykdRRFqhe+1CtkYkdVlWxErWVQs2YbBp/sI3VC5vUbrgGu3wW0WJBFgVPw5esV3h6sffUcmrtgBxM",
-	"9lOybz2rkC1UyEart1RRPHF+DYXkcx/f41SS/DVIrnDjraNJc+ph7SBvfscti/Ti7t/WiP5OpFYNPcSE",
-	"fhZ/X1z8PUulxzrf34l0k8P9NGbywxqsrvLFU7hBVhm6NtsLqQDy1ItQQpgSoS6rdCCGuTiwgxt6qGmM",
-	"jRWZTHq2bB/fsn0W7c+i/c/XK/bFe76wa/Wp7b7BOAyjJSHb64HspYyuctyF0I1GKPYxXMqjCNLx0JTy",
-	"0DjrWxrUprQrNMwvic72cCqyBbzarcPjPSudzPQX/gq/TS95Ym6KxioYbMC+/YrosXXluPIzj+7qUrEw",
-	"BrgqfQd57USdsJeHIHwHPJLdMeSwNicR03drS8Zeq/LrFiFf3DnrxnzdfnkWeY8a9B2482tllv3lKwj7",
-	"6pxEewHlhsDJyYMBQxZA16uKOSlW9ZFi9Zhu8j1GvyDCmd1HCCvQUT60s/kes4ZRzWNca9lXBOMcjgHi",
-	"G0jO8I2aTze1ZT1mOx4Ij7Is5kvH4UsGffEL8bU0C/D7WIvkbG1aRXN8x2JGJrJWCw2gevPwuNkEfn0Z",
-	"JzI1G3Eg+4NcM9vpjB3IeDce4wROSOahuIOvXU/APr3QXNuuw4V+yoDzs1pyammzRVmufJ44kExy9zmS",
-	"/BxJtvQKjNPWW0s9b+NT5Hi1F/oVZ9k1TAlpNCbjsFIiNJrzPr4DFoOEYYNVWORNb7Cb+A74LRPBlLiH",
-	"OBNVSrY3oanKjTWLLzmeqUU6+YMWydpg07lPrTyVd9B8lcUugkSEQqWSRxSSEEMuI7NcfPi/Bjzpxokx",
-	"uurEG6Eb9vkLmtleFZ6+pvgOgKDYfLkIv5muz56cxKCuydip5OMp2/gD2dyv6xPYtprcxnj2Dx7ZPyiZ",
-	"45wwInqPhcIIDt/n8hfQjtYAWOFGm+tGPoJSZCKcwfZlhwiGOJTVuRZNED4cyvoHtQaDPUpNUXBUZ1uS",
-	"zQPnpwzByMx5YUM+hWLxLpi19wJr1/H0JS80iyfqBMtQZKjZcAy4IJZJbx6NmVW5CrG4pQA51lH0SI/x",
-	"Yaz6+Uj8sYXxwPcsQyPziAXZjcjrqKHgynxenvVlv7lXAygRnJTZXmtHtJK969WD5TUud05qfFFE54Ig",
-	"ryRY8b22MF8iStcMTW+I5JxN25OiOWdHYDVDL2rLvBbY8JuK95ZqjGw8uX5KEABPbNznxOezgb+Rgf+M",
-	"NEIWuADLOFbisfTvMmdgJcxz8TS9WIrvTOpvHFGJNySUJSolqxlkitAYHTXkdwJZy46ZiqEdLqE27qJm",
-	"B8gVUKqgSUnFxRPFqkYfWTgsfEFHlbsY9tGg6Jd7GOax+/ABsUJUrwwLCx8AijC7AqjxIh2zRPBgYK5x",
-	"WlfXGgx6ntGYIHWN3+W05pyPlblYsy3YrLrb3K89WKdiG3ZBpz7D6X0dGL9mYYoH4Avb4WvWocxJGcjB",
-	"b9Ki7Iq6sci7GF3wXFsoHv/udAG1VUdtwG3FHpfaihWouS2eXldEseprh8JprpkYcdNRBP6mB/EEOC4t",
-	"SUsNgPnohsnAyL6iN+DYXAC8E0xyHApJP8Aqzok/pCa3IRbrIbygqV4UJgH9uLG9/Xm5rjAEg5feYDAB",
-	"PmpnpPqLCkuKwZmejARll0cRN25fA++9E9O1AiuiZSz5Ad89OKwcV171Xh6GzZetly/3g6Pw8OAV3+0J",
-	"zpvBwQEPm60Dvtft7fda3d1us/tydzcIWwfhYdA66DZ7zSZvvtwiXq7lv0XleP/lbmtvi4AMrvJGPZRw",
-	"tp+qafKZt+tzBn6GdMYzFWP+/ZVwdl2ncUL2IIhSY3KRzKwClqoxJ0H4m21yjFf5DtTHvxNT34hlAUng",
-	"4ThK5Ygn6U4vTob1kKfczzAS8A2kF8xVzDeSwT9ml++/89j3l2++89jPontpRPN3Z996Fqiiow7YufwG",
-	"rV8zDqNfIK7CAPQBQAskZLZBa50wrqZozYlIC49d//QdkyqIxkb5VQE9QyH3MSC7ylFayyOuNhvsOkYK",
-	"XzcxoE/w8Q6nILXDsR/0QneUTzZb3chKn4UiiLiZ4qqfl7FxkIq0rtNE8KGPHJTAi0EXW2NUqo4yD5bB",
-	"OOJJzaNhkDY1K4C1OQB6F8Tmx4Ar5B3mIeg4vCOUQ6E02OM0+o7SXBktmrJImJVusZH8KCI09gkh5GXr",
-	"1S4zljTTMhRuQdjentc6OvIOm028CdQ9j6KOqh4dvmz+P//n/t5uk6gD9ptNavFy617FhUe2Ns2nGZr2",
-	"JIlVv8HaLDIuZwLLalemo/Zbe2Ax3LgN5LS0e0Gm/Vle+bsNeGKVNE9tCRXiJwJ6MKA/0cbP4D9kmt/A",
-	"uqSRmdri8EFFKueH2jgFs6PodHUUmnTauUrFcmJ0tGZjkRjkxMjlCTha1vJz1lE5G4J51XYWy0YRwhIp",
-	"MhMkNLtizph4oiqD3Gc/aanBs4FlDay1yazRrCoPUGqj2MjTeeKQJCj0nd/vxPQ5GvkMgbwt2YX5Imdu",
-	"lJuL3Tic1kERVI4rh+eVR8I6y+/fNfno8Fixa9J3oEwH/F4gMpmmf6AmQr4KRNaHLBtYILO0F7UnVZP4",
-	"TYv9c7AYKaqIWn4p/v5icjurHp+DfV8Tt93SU/UVcWacE21EebQPI5OL4n1vjMFpTEDChaPrB3JkXa4i",
-	"+TDx4K9qWusoqB3KEgzGVo+ZHphDXGJxxgkG6deEnzH/letVWxgmw29/MFxWbhKX5lDtC7cAzMJb1628",
-	"oQF95mqbP18Ixa7/6jj9E9XWLzqPO79jUfdS1flGhYUjNJCjBnuPKTnjcyagWrPqDnPCEq7udJaQG1IF",
-	"CZUNWlzAjkIcRBXn0TbhJ5QDQSA0RMZzuCzk5uJbQ+MkvipBaZmNcCek/0GHOlkwl9w7zj4j7uUTdXBj",
-	"R+UUqwcCxHzsouSe8U4fIRdnBk7n8lk1f/Zig8dK3BXOyFefs/uAvR4L+8dzx7+fcICVL03B2zT/CvFA",
-	"YS2urEQYcsjGm//WGIjLyQYKEnYFC8UwTi3l1VIJ0lFFEVJ8gBlneWEAiJecVFhgZpiJwMZ4nA187bx8",
-	"8ZiOmR4HA2PWFXJ2ATCCYGH0RIZCYU3h6uroQl/+RpItX7PANpZstrCCagId5ylCYHXUJrSma0tD7P7P",
-	"ScPHLNT7jOV3+e94UqItkjfrmYwb1Nq5G5aSmeLbn6ux/zxlbo/cCe8oj83Z8jIvK3/+nqqObcRTCQP/",
-	"nf7rbAlSUpvRRZ5xOAfxWAtMbFFpCfHySSPCg3GSCJWyUIqUxUloxKZVQEIBo4ZI2EDqNE6mHQVSTWtq",
-	"nMnXrICr6QpQjYUAKKsEow7DAaztGVJplNurWaXLXdfTSCoZ8KgEbGUWSjzILl0TSvw7kV7iwB/u7tIM",
-	"rEESiNf9sQFvk72jvKEE/9yoPCMvP8SBXmPiIIEfYpfbB5UIHj4JJ/7IbUkraezOXuCC2zNShswc5P/2",
-	"qDb5wp34QjMZboqR0W1ZjIwRTwcZRIYThpVZa2Mj1Ix5cRtrubyD8NJewapGHRjDE6sfojhOjoFjCWmR",
-	"4juPhVIPaq78QibWtH0S+BI3so0BTNxX/wUhTLYDWGpln3KRW9Et0qoYmyqa38t6EbdpN7Qrv3azYbbe",
-	"z0bt47YY5s6gFdPZb18BDIkdTGaSnQDciM6wQoBQBjKEGG0YxFEItlm1UxlO8epOBSpsjOlnZdIT4Ii4",
-	"ff0l2+EeQwysb9TRF392SI2vR0z+uvFkrRJzT1x84s73czfcM9xFDjh5lEmvdVTBNpAXM1vv6ZlJy2FY",
-	"c7WlNCDkl87HqSmCXt1vNmuPhJ+aUw9/Yene/EtJ93WN4MfXAc9y+auIqqK0+BLiMV+/86XRqu3IXmgy",
-	"r3WDvQFrmlAyskxjsYZg5mYkedlvNjtYTD6hmObDxOu1cMGEfN3PliL26Q8/DfJZrD6L1f+uYvVapJDs",
-	"NtJEfx7pmsTjVKolIM5XdIEtdFwY9WSbYKeVUlNtECa1o9o4Smq/988dJOVBKu+FjZU/nlgLjsy1GK2c",
-	"wVy1G+9sbQFJuKu9VCTnUo0BjbPpVfoJD4T7Ya/pVe6kMg/NYdffInZ9JNWdCF/HwdqlD90jcy7moVxn",
-	"0wv0b305iNPYMeDaX68DrmavvBHDkf0t5UlfpDe8v+ZkCDOt5vOujPsExRD847eV48q+USNDqcx/7+1B",
-	"5JcwZ9/FfQcuG8xh+4OBQhtwHvlfU8yvF48TNojHoPmV+JheBJgwDgRMZx4Nd38GDTf/t5eL/rbH4KcF",
-	"f2s1l/yt+D5zIpIxfPi3V29+/Pvr9tm7X06++eXtxYervx96rabX2vdaL0+++eX87P2Hmzd/b27TGwVE",
-	"zxdqFmb2KegjST6tG8vPpNKzJn7UUH6S6QmrQd1PX0EgPxHmQILxOBDBXSR1esw4/WzOKYAUuZIO2HoY",
-	"sI/dUaYKRamMYwFhfZWhjtPH+tRDPBKJjEMZsGSssuJG6L+G9IFruEUFY29/oXPv0x1FjRCAVrK7jyLG",
-	"Q8TCkUjsXTDs3DgnA55CUSHcO7YFgIkAXadPGGdKTDoqeykALfBQZLhN4F4BsrrUgIXuz6gY3xG558cM",
-	"uCNSAfRiR9Gcujb1rLV+xBONRUKCawyAmRk344AFEiHjmmg8ccbgZwv3vm36JPviZYkUK1O+NCJ7Zng8",
-	"Wwp/RUvhS2nitf1aOghPmV57NrCfj82zgf3ZDOwNT/4KM/qJU8XWgHzOFD9ninOZ4sSZZ2t4Gg8J1a0m",
-	"2rUGuCvoBks9Z8I/hIQ3M0MfFox/VrHPKvZZxf5pVeyz3ntcEueN1MdXT+Rstwk7SzXFllScsqlIGWxh",
-	"EbJq3MurJKZTGUUsjVkQY5ZJKI+pmI2MeKt1/l/2vrW5bRxp96+g9CXSFi3Ll1ws16k6fpPJbM4mM17b",
-	"W9mqV1shREISRhSgBUArmlT++yl0A7xIlEzZlm+jb4nMCwg0nr6g+2lBVV5qT0VMpgkV0BUPGl5kBIaC",
-	"zfKgGaiB0zy4VXyfZ7Xus2Eqgp6IpWABsXPMYl9phS8nUmEYqj8nKhV7Qs4gJDRmU9MmX+Q1cGZnWtfI",
-	"cj8LroliA2t1YOJUlyCjOAxVCnZPiVRFvbyL7ux06F8purMzPXfbZmd67kzPXbbSY5TWP2zkY9+ZYA+Q",
-	"AVp5avsFCWEEK1iTr3Ijd0aacEBbfTgJZqqQs1ZAUhGDUVc8IpUDwo0G6pkuFlZFIxanCYvLpqtiJBV0",
-	"MGCRYXGbfJVqrB0dMeGifHhLjJR3NjEvUuF2529ydj8nkHdR4PlklJs6d066B4dFzIRVWVLG1Ymbt1LR",
-	"1BgajSZMYA8KV/0UNOxEJMzhokiTpPDT/8yzn242PUrCh3dVdLNe+nB2zWOcH7xn2WyoadMMrI5dbWJA",
-	"22an/5+qvbGxpoPkiUa3kQOb79le3wzUhppUN7p2I2ECp3LxWr6B1eMk9WvJlMlTCu3HTieOUe2eLaT6",
-	"ajsVv8nZBdNpspLIooBxvucBbM2dMv/LN5ZORSF24hJ9tmdK6IiK/R+GDt/LmK0+RblgWibXDJKwFReQ",
-	"zUyH2I+VTqcQndIk/DFj/W+pShafG7awANtKud32GE/qCdBw343r64oZyYmMaEJiOEQSMTF8wlpZxpdV",
-	"5VJgTC0C4h/HYERoksgZHuT49grU9ZbVDGYICsCzLKeDPMtJI1fmgOGGDP2wA4KTFDqm257oy3geQLcO",
-	"7Ghi/wFPoBNGZiMGQS4kJ3JZZEPCvnNtkF7Oz5Z9n2buk1LNVE+YkZLpcESsUt5zTGuK6XTCsiG2yRnB",
-	"anZ7gb0NkuM5hhKLHHIw1hKH3ZAZIB46tcPADiQF1r+sgV4s4Vmup4n/BJeHBbRyPUEF0AFjR1v7gcDS",
-	"Dc+098LnQoMQqolixqqtuzH1OtkDrXZn6iLYBjfxFtlXXfr9Ug/07S0w0HRdhYmXfrsTvOx70c7E2cn4",
-	"VlWBHe6z5u91QkEobA2BeFSASfvrxgcF9tcUZoUJY6WIxXs6M6a2d4xgV+MKMaeKEthuejkYrK5J+cCZ",
-	"IYrZj1vqvleoTunPCVphgaMtUxmhFkDLInMZlKj0xCK5fVXzPlLs3Ueape58rUdgO/vMtbn001anJsbN",
-	"HiI91zBRrFwU49qGr6p7Qfu2Nl7g4C7xrp/LJFPLlTo4wscs1FkzyJwP65bjzEmxFsZZZMXaaKhPqtuh",
-	"Uz75Rl6vgPyFtyCKd/du1hewsGjb6AxYfP5T6RC4Y/W7f1Y/qDEB8k2wYx36Pl1qv9X9C9P+BEomsBMF",
-	"LeBbFcfoANpT2I+wSpYSxYZcG6ZYDJdxw635fmXNcnfZmLGpb/gGcU9t3ROw5WclklFVeFGlqd2UinCr",
-	"pj0JKVnNQdoqkpCeItN1nNXj+0/AzAOn7orM+ier4qZb1eWYUehh7TGrPexK/G4nbJPAl5DW4wCKiATX",
-	"EmY7nuvpiA45JdYLSBU7JdOEUc2sYzDgakKm0lCteTrBAuI2fLrXhfUjsvXskdIkb6uSAFkqnBl1I3ks",
-	"Xpeps58bmlYrq/zxuU7Yt5wb7TX+I+RGvzD99jxIuu8YQHwCKhw1H6FFtQM9SJ1Cr6fPy2rhNhp9pRe8",
-	"Pt37d+GNTatFnUKrYOomT5moO9d1d3Q46HSq5LXF7hvA9gOLeMziewdbD7I75HsZfN0l2/6ps3bXyWpY",
-	"DzP7MYu4dvbAYyRX4L6EY5eS2QJAwsBFsT5E6EbdjnEfh4RdW++hGVNDu9mfP8Vh0BNhZkWGAQkLNq39",
-	"r+vUbP/gPj1stQkMw75dMOZajoUqDkkzd3R6IvN0WoUmEp5JvNA2sFT3rmTCulmjaNcQGwHYekPHnaMA",
-	"GgQJn84BLYQK2O7Tlt2Xkzt5K1kwHr4u/4oFWO+JW+A6LuWTcGMyoc4VROannGdexyEZel+Exei0CDYd",
-	"KZnI4bxd37UoffhWW+o8urrzQvj81N4mHcVjKyeDTBMGDaaUVF7EMfm/pCgKsKHiImiQSszIskXgQKR7",
-	"3Knfu/sXGMnKhMkE2+xLSRI5C4hrbljApoRGY12JADtX5+nlSpzhfsfmsH+wyNzOQtmKs2LWcMhdLXTN",
-	"9Z5HqXvuivO4pV7Td2+DewmDvZej9TpHG/aqW51rmNr8UTgxu+a368L02q16dmIO/398EqgYqB6RA5aS",
-	"MTfRiImAUDKSesoNTey/r5lIWSsv6P509tsZpAqRP6Vgp4UkImwAFtN5T0ypMo68SE6mqWEx4YJwA2xI",
-	"qRgLORP5Q4qMSG3i2FjXdJkEPnAsfl+xLxFnYANUdFQs9p0vgsPejMfs9IY+lz7B52hdAN2wp9Bz4gvl",
-	"gvwDl9WKH58wO9126SdM8Yjuvx/xiA7l5sFrw7Yaua6XO7Rh3hBevhLFth6fNjvijvtKPP1rGmEZ4YdL",
-	"obpJnxRQcFmnSDVcZU3t/8DYxPrYL1Lv/l4nzFtKBz2+mxkFQVvDHio/8b4xZmcorY161pTsx2IhuMRM",
-	"rpVMBO9dH2qgAwDK6tzIkcraRgRNI0jDTqxxCDX6wF8Qk9lIJqv591eZMyuq8rNdctvYFZ2f27HCBDKo",
-	"woHC0DxfrK8YHQ+oNr5Gs9FtdN50jzowle6W49ItSSqiUeHygwP75/zyw469Pbs85kJgF2p//dvy9Z3D",
-	"0uMFH46KozmEP//ctCf1xvbNU8ce34v6ETDoyVaxPtvG0iij92QGrIiq4DPrB1Xs9QGRSZzlQ68LrLhq",
-	"B+0qKHx8pSf8oQD80YEiNUTIG9ub1ou/XNnPuvPu9ZOzdvfCq24RfLmiw7qxFzuOnUWxvqFmXkKl71qz",
-	"cO8BmC9cGO1KeyIZ55U+WLpiJA6fUA2Za9aCoPb6f17g5XJAwhnr/0slYU80l0rCIqwHa5MreKAmRsZ0",
-	"3s1CPiG+6FMcQqg+rwvjcQsi9pRMOYtYT8gByeo98Q/aSEWHjHh3l+CX9VlM+nMSJrTPEixVKFRF5Bsa",
-	"hwB04XgKCu3es3nICq3yU4EuUVCHwsXQuhN4zFE4TqiqxVpdez6sKj1fGc+5gnqXxwvnwGwu1eKSw6y2",
-	"96qiJneTeM4VHW41nGPosA5ebmDs4NWrUHHLoRyLIrtIzi6Scx9NPnP9dLN6ytFrIzsuS+OLWcIMq7bn",
-	"sPgU0FcbOdUFuG3a4fhcPXLcOW61yXsZOzYQAQkmCibo7oD7AYaIgLsAOrWE+b0Dpd3GvL/AjOGKoZVy",
-	"HyL6wElmjoZllScD1DkaMAIMFyA4CSE8I9AOmtKhz8mpVYFJPvLEjqfbE4UUL8yysP/ybDDW7Gout06H",
-	"uhPnK8Vcscgkc8iekIWubNbUmffESCZxlxS7qrcCEuZkMvZ1Yy5wAEAjEgY4+DhlH5WchGQf/n0lQ9KE",
-	"UnTNrxnpW7nTRIqecBMSuLr8bIIGUk3ssC4+vidHR0cnrYdtwuaZFzbrwOZ4P55cVScIwZpyWMfjcg+1",
-	"sHbebiqErRBJrjPKgypJhK6BK+Z1XT/J6k/KN8i9ze3S1xRbu99P6WzO4HRfgwaPhmtid3B5nMtkSFVD",
-	"AuakTQTjH/aG9WNyXLdcE6n4kC/MX05aVCmqyG20kajiLevHFKdI3qJc/yUUV2n9oPLwiqRViwyHVQN2",
-	"IFl7xB+AHKvuYPtsIBWrNdrDo+7rk+7rk5tGeyVvM9YnVbz9FyBMW2Ls3BGm7QjT7kopu3GQWY83oy3I",
-	"bKdtkBY8JbKCl9+Z0jjj2bty+P8n0JNyQkVKE2yymDeSxF/DVjtzPpwvoqcseqXRFWmGKxE2bBGpesJ7",
-	"KqdZKoqVvpnixlhXTxQD4H9KwdokLIJW6ELOYYFC2noqnqSgJwwduih0xvkjB/7oqnVKwmzTZ88qImB4",
-	"igU5TvctdfLviYpW/v5FBYO8MIRTgjBPhimUNvlHDlw2Pmbw/EKjUU9AnwCaEK4Jhc6Ugk6swrXXDThL",
-	"4tt2mLSreUN7SUCjR+0teR906Tep+bJaf5PTp08otwOlyD54D5p5wmKeTm7WzbdTuV4rfWA6oglS10Vy",
-	"0udEXiMkbnb0oMdbbae4syXLQncLW3JBQO/ZjtxMWsuG5IJ1iZak+/HWpiQqnJIliZO5yk7EvxZsOvfD",
-	"PW0UNNZWHXbp8dZPu/R4d9y1Y8wtHlsZ1Ng3WZC3ocktiNu6/CMwErOiFGiWpEkzI5r918VnjbF0zdQ1",
-	"7L1JC9lASzbRKwK7VHtu6J7wCuOVxvqwO/QrdHbNHTvGPKACq6MXThrPImSCywuGZE2N139bMG6We7OQ",
-	"RA7BynxCwRiQevhGJ08uEYRP6JDt/zFl9lWVq3B4dXDSff3WrcKAJ8zJFsYX2n9M7a0TFI1633sCnV3+",
-	"ZI3uwbujTuc4aKQqsdrk+gB3+M3P6By47V9nevfx8/drDe3nLnb1NGNX92cE7YyT+20LWVPHP2pDyDXW",
-	"w75XSI/XrUeNrV1BQrs1QyIVCbHHY4jWSxhLwcLciPFKDVMh9Rjtl6ooVE+EOqLivYxZGDi/Inb0mZ40",
-	"MwtHwWFdgaAeWegRJ3zipwvS4I+nRArWE+W3AyT6wBU1JGFUGyDtxEaVaE+wGJO/SfP898srUlwOROsW",
-	"PBy+rCfK8a8swJbDQ9gmX+0ouIbumNbmkYrMlBTDYs2wj1VxQ5rQQK0npkr2EzbxXR0gfyGMmaE80WEL",
-	"syCENCO4TfswIBh7ZyWt72nMitE7ZO308pXPoOvdGWYLKVPz+wBu6hKrI8IAU9yxhwMtfes39j1KFdAA",
-	"EZowZUhzNuLRyE4o0ySE39pOmWMOih7Jmfa0Pxi67AlXxm1BN+lLqmIN6VowViQMQSFEEeMa2zmwuOtY",
-	"USdUWfM4tBZKmJvFob38m5dfHCD3WWIszmQ2IwlyJU8RFRFLkjJdEAkj5xWFp5BdbGbSzyc0nciWTUIv",
-	"cVGRLYLWNnPlzZC/oqcsMlLta0MHgw0DkW4xHz0U6biBPkipyJDqMTMkGrFozGI8JMFd3+g2/vH2nx8P",
-	"v5z8+/zMtSj0KrX7o5EKbq29j42gcU2T1F5+9K79eoP82uJ8bLUf5iOG5xat4XfOGi55MnUzWR7C1/nR",
-	"yAElD3OBVZqRBZXFYpNGlz+XxGhAR4qJEQNhAgEK1orW7uD6sYx/i7Z/YeM/AHWzcwH+8vFJh9zOe0Fz",
-	"LMPPm32Zsk1xi5Dlfiwj/QAOx41d8J2xU4p14lFv4WAZfvYHxiUfwZ8Q42N6wnME4R1IUCg9haWG+jF7",
-	"C3YvdufdVMzRvmaJLlP83LUl6CWGVj/Yub5LgfuGSmQjuLKDe6mG0y5Hbpcjt4sz7nqAPyoLwmcuxk4f",
-	"xTJKrdTorR9J7vsjl8cJKZ5hkA1IqjHqVowahpM0MXxKldkfSDXZi6mhYd57Ew6FfKKbvYqEA56wMPAB",
-	"hp5g3ynUG1FNIHSE92CmnIvowZFQq0vOf/s1IP/v/JdfA/KV9c+JVOTXTx/JwMqVLxNg0LZTB4QOFWPQ",
-	"4SYbTcyihCoWE7v1A+iIg0TqrpAKwjYTqQ15d3BySKb8O0sg1kUJ8k2JmBwdBQdv3wZvOh37WTRJgp7w",
-	"d70mX/j/kObxwRGhfXnNWlmEam1kqk3O3AMOO/5UGY3JbUegzuLYSiWqhK1GoCrEZMG4sHJRPgvcgEAH",
-	"anX9l2wztWt35nnDmecmOg/lblUjH/vHB0sz8h/5wy3FLu9oV2Z/S9Zq0JdeW1ZbB30Zz/egZLXRbbz5",
-	"0thCUGBJntfU4l+wibwuaHhQpbRwHui4UUCLNY87J3BQgmc33cwYINrQuW5tW2f5av1cbe1q9h9vl99X",
-	"vb8VwPV75hb7I1idygcveqXRWCRNbjQJU5VkdR72xS3o6UicynekExGyLd41RW+F7C4GZNDA+FvJCGk0",
-	"M8vaf0CrugC4zwWFcs2l6qYqhQtPXFC4763pv2c3i5JJRdnVVPFralhAJvT7Hh2y/3N08ProTafTCQif",
-	"TFIQsXChz3KNW3alWQ+TdOO8k7q77jHTboJ1u5jHmxbVgxUNJc1TakZ5lMhb4svxs/oF9mszhBTDKOqj",
-	"ufPw9jxgj9QKjmmhGabatYqajSRG7UfUInOpAqygn1uenaEnFqvBCleRZpEhZG2cfqXHXKtTbe1w/oVb",
-	"hkfPvbhVxLyei1X8xt2xwO5YYHcssDsW2HkvLyn3wCP8dqujZqw/knK8WcOrtJ9dsUDSHOTHAzI1kZyw",
-	"nJI5odqQmCX8mqn5aU8I30mSK6JZpJhZ2XgHfS/oH7ncp9d/wsp+jttrz/OZa/PVz+DdSdyL83ozm3vp",
-	"6lsQQ7uBF59Tu0lX8d27FsFPhIfDbYTy6hRwI9vrq6DD+38LLfRmuYRX9Xy5b94OJ5B9KKIkf7+6Or8k",
-	"TMRTyYWxe9Mq9xi75HrCdxJRQxM5TFngfZYkccnz/9tr/K3X+E/Y7glsa42TSiKqFGeep3oIJi3CUAAh",
-	"0FOXv44wlXBtWNwmHxC/7I3QEwJe0hPQn4N9Nzgs6EpWyn8aUZ2dPx52yiuEUdc+m0sRY4T1CgtO0UdL",
-	"NSPhyJipxux5+FFIQ3BCgPw6i7skUk77NBpjX0UoVY0JjWPFtA560Fwa2L9xImSCVKs01oSbLjZqM8S1",
-	"K+ZW9YgUoJHDWnw6vz72T4M/izmwpfREyAUz36iBYgOQb02a4eHBUedt583x0VEYkLDz/e2gfRDC4a8f",
-	"p0XfadpPeJQ916eTuRKKnqCaDGSqoEPrhCZuSBqKLuyQ3pCEG6aQa+SPNB4i9ab9xvKADbE4H2us1qA9",
-	"YSUJ3+cmAznSS+PxJJNNd6hN6JDaTzcuOc0rNDgP7tPYLlzRne04MfS1Ir62BCKSz03fYb22UxyP6lrj",
-	"9reoVqpjgePTUj9tC3Z4hgp7qLu/D5PXHlHVl+qas9meq3DRbff8fS1TvSnviJuUrdKe+4+8yTR47677",
-	"ueE3xJUmwc0mQJDXnCGCQiWR4x+1WLrlo16/Ix6BVOKFWSPO4dq4pbRbgW8AKd8Ug9K9QnvpRX0YUeGC",
-	"j7lSXGW+lBtKn9xPQ+nSaHyNmdXSi9q5/azPuzcAl5ga2qe6ZGSCU+JtTOiS7i4irmtq39oRWKcpFdbv",
-	"0XjPKsy8nicTEn/zt7TwilxGSs/nmhSuOiWKGTW3sKIMPLsoFK87R7DIQn+kPHG1RuVx/+vi8yuN1k0k",
-	"0wRqNe3gEymtTk+nFcPVaHSvGa2X2Buffkrs6MFyqBr7/Yh0YRRg2FQPhQg5I01KPvx2SQY4XYFrjgJ3",
-	"QU5ALBlkBfQE+861aXVJaCcF8vLDinkJ2+R3TPBfsYDdngirlt9aOYqELlbwzXXyhYLaYgVAZoXg8FDk",
-	"rEXX7okLkAyk6g3hP3tn9j+h1UVSxBoNmYL6KVxU4X3gTSQVhifOUAYlQSZ0jvJuFPfVk37RJlzwSTpp",
-	"dA8yB5oLw4YMVqvsq2X+jbVfi46Ns2m27rCtDALd2NjBJ5OYBQPAl/Vm1jAZcW2kmpccJg+zqYiZIjM6",
-	"JwMuuB6d9sR/U5ZaDBEuOTRWcjpd3f/hqdrHmL+S28fPJntlF1RZl7lSFPUnG0+pf3ZMTTRa32r0Xxef",
-	"iavYAlAiA+hBAcGVKU2tU9wMaWT4NesSOFYKW7DRFNPphGU4wCGZ5hcM1QB0yyhKFZmNeLI4sVZjwLNj",
-	"bAMjs2Axi0lCDVOYsoMeRk94HeWydqz7LdgMh95ncxfkSBMGQSJwnexbmgV+B/DBW88NZLBdYxFkbstS",
-	"CgvozgU37Gh6G3f3LvHwjcLhGzi+t/R4dzHv59ordecR7TyinUf0tDwiND0y4+LBLa71DtF+bsysPSUv",
-	"jvmVxrCWYpE1n/InBNZIyY7Lu7mJhVyi0KwpwM6j9l571yv8OdUBGckZSaRjUafGsMnUeo5yDAbIbDQn",
-	"3IAMLxxVWYNqzKbGClBPHHVITOfP+bA9/7SNDyFc+5n/3Nk6KUvFWtukMNzbn9O7h8zPcNnrHtUXLPGd",
-	"zfI0zunpIlQsocRzdzJvAFTD8Nz/MXKk3TbSwATn4axtRxQ6X7dp1TIJfxQX6VP8M2xl3d7KoS9HLdcT",
-	"sxE1kCyA5Iu53wwwaX9wji8mFqCz6w6j3Xlxlj3lwP2V7glnCnRdokMC59x6LqKRkkKmSDVt6NjivEb1",
-	"kB3xowZB66WZFUD3hDMEWm3ymY8ZHOR7dcINScHF0yRMqDY57oQB/oIN/1zbSmcxvZepMJ6OkBtCp1NG",
-	"lfYlN1lcMOHYyR+VVP47NCrkSUIoOex0yIgp98Hu63uCZw/ry3j+3JTXFcuU1/2cm9+H7qpxlGzHnWmc",
-	"Tb3qJZVVraK85Pkgslvynb56tNTZx89+vWQWFYnF5QwkHsYRcNGDPS7sKs9dHUclP1YkVawBFbSmw7wP",
-	"0qVFZcPo5JQISWgUWXAEOlogNnVYf9g5RIhzbyJc94Q2UgGDRExmFg77voIGk5rYhPLEgnaGP6/JlCkS",
-	"Jdyqm0/n8L+RTBVpHh+euOy0shNYzDQrISgmPoWkKSSJFIuZMJwmrdWJQJc4VZ/cTD1qPpCdGGsLC/p/",
-	"16T2AB8DLFaj2/jKiEoFMTOWXDMyknrKDU2IvwcXAUIGCShJErOJzCqgFLXaTEBui6s3OBOU/Con7E87",
-	"X2rY6Db+ng2FuHpWsO3klEeNbuNc8YiLIcjNwSFqkfp5R+XZ3ygSe7jZ5NYsvYhPIBoNNscSVUbnxBfn",
-	"3PoDI8arlciFe+dCmtEFNQzdvRvyjPILfwb5XXvnMuHRvPbN7vLb17DuWBxu0i3HhzW+9krKL1T4DaHv",
-	"rJNYlGKZ1f/+p8wNKQyNDHGfSaQimiYl3w0BtUJHuT8sKSEhBUMBKrz1R6PPqGLqLDUjOwhoz8nUdXWT",
-	"8nMl4zRycbNy4iOd8raWaZ7neH1QUXt7RhIZ0QT73CjSDIcSYLK9H01iSI0MW6VHd/f34Y6R1Kb7rvOu",
-	"A8/9TzYNy3pzyLVBZRJA6vUeFwExcswEUWygmB6hT+Mys1m8xwVJNVMFrNUMJ7OiO3LBcNeBKzDpK3Sz",
-	"Yvd/axcUnmad1YpHXYJd3/QaIciUhA7INRMp063MZeOKGD5h0OsRXhTTOdBi6Xa5x3vVi76AX6EDomTC",
-	"dICFtSAVqIZydaxPCRfX3FCXnVaoboZH3DAh5Oz8ExmzOcaS9VwbNiEQmMUF0aSZHVjgAE7J3z+/JVwM",
-	"mTatwvvolO/ZB60o36ZpzA1JJDQNwJj1TDnSD/8Ee0nVrJey4+VgoQYASpVL+XuYOOOXejEHBVe9YEhC",
-	"LCwbRWYSVn+HqzPIj6KNrM5U7BJGoxFhwqA7a6UXKM5o7odbDzEolAw4HQIjtF4twff3Wex9XV9dRKIR",
-	"nUIooS+vGZpk5Q/Yc+lDy59xruwCx8TuR9L85wU0d9AtIgWaHAHJCiKxDYCRypqzPt/WJcxjjjxS/uuI",
-	"CoGPLEp3RKs25C/5wo0o2sGkZGIGRFHD9rxXXTJoC493qLn8gq9Za4KATJhIif+PNdL2rJFGdKQY7OAx",
-	"l9DB334nExpY8Q2b0bnuEgXIxJwB3hORFAM+TJ3tTeMJt0+YUmta4b6neAC3Z4UjhnkFKRTEepf24yJq",
-	"snIEroiciZ5ApGuG3/diZjXOHvyA8SWo0HA1cQZ6o4nYigmUaSQAMCOYSmCu+8r6lzIaM1MSCHxqlSR8",
-	"Qvq9FDjVWAwYgHNFmhHVBgkDcK7soMds3movECisomugBlYsYkKnmgzwqy10XB+Ssw9X3klyPf8za9uK",
-	"phrQiBEmhlww3YWJBnDXQU8YRYUeADb6sBSAK9fRyBokVjiThKmht9hjzqwyhn01odMpbllwya5lRPtp",
-	"QuEgpidSgX/fg2Ynilkz3Yu6F4Q9+zhuOBWoqeRgYBGp8JLS1EcJFzyiSRUKeweKJtjuAiqCMHLUpETz",
-	"xE5fWSYDQv3EvtJEpEYhC4PiehxknTd6AjnLaanRSNb+45Sw71Ou7MZNpNEYHKSGRHRK+zzhZk4SKmLd",
-	"6roqJ4i+BT2BSfyldiBkuRuIi2nKKRN28oRMRZRX4Cy2GcH6qOKU4VxU7eoR1Da5N77SoFChoQiSTPeZ",
-	"hi7EkZRjLoZdpJ20n2B3frnRmg5IlDAKRV6wtXPEg7ssBlr0jlOGFVWw00DzevqBMvk3LFlEReBIHQNC",
-	"e6LwUrsaQhqkifTuGLJfZGxbFuLta/oskhOmfR+VQkOX6jYpN61IaXqxWHh5di+sgQlCkU8baVJBLj6+",
-	"J69fH7+G3KmFPtaZgdNCEZrQMZaru6NpO4WQ4aWYq/pwo3CUAJXayfFHZI1nBomUijRlgWYisPt95F6K",
-	"74uogOAI8lPYPX6K7x/JJGaKaIa5bJOiAvGvqhjGr2XmV9L8QtU4thsAa1sAOUsjSLgYE6QxdM93PQIr",
-	"LJoRHxgySuM4Ydo1TKIRfjWuft4P3z3LXbwKba0q1CPQORYiI5NZzGPMfQNsGYqc3WXMFsxFQ8FK/75X",
-	"rAEvV1OtjH2diTwDweMZCC2Lu6twCOr15GCA+hhwDn4qopPdNhFThg9cOIIkdKpxN61Av5xM9UPRRiuX",
-	"WKLhgdkc3B/OSEXCv4XtnigbnFQxgkFEt+crjhZOrXxVG2hwxG6tzMHc9zu3CwGTURVKg7lz9VeQKblx",
-	"HA3u+juYknWOxy79aPwtd+p0vsiI2ukeH3Q7nfbha6BhcVyw8JH1eECizkk1dUomSA3r/9oZBu6TGVUW",
-	"JxqbEpb8DLCI0C9BoYSwTryLdTqdNxjnq/nOzgb0PmdLQlEnrvfvf68878wDzyDTXJB3Phvo1JcDY100",
-	"+CFcEz4U0t4GcZeqJ5+JOZFmxJRLT4HEJSFdvHrpNS0oIl48+GuTTxkFZZZHtC7ssrhWCycC3gu693MB",
-	"a8hblGpzcS15xL5NKV8HkMTfQNwNZEazZmj23mcMWf7TPuGXnVP+cpEL5r0uch0A8RxMSt1bjuA8wNDk",
-	"PRY0H787fN3pFMCpWvDqg9Th1kDq/Sox2GEVYtWqpXtwzPpvKg37hsQMbD1qYdzFX2rNMY9j8JCAYBPJ",
-	"PosQmlhmgb4AQPun/cQz9+07SPOQBitf94bD2oC2IJX1Ie1g65BWIQg7UFsAtaXleyhYY2JIh8y66e0B",
-	"FzSBHJ51riqeReS3QcolHNpZmyx7xjMGsPzbPvqvebnwlX1rXUhikJcAuQQ17yi5h5XyVhutDjpbQ6tf",
-	"Vq36DqsQq1as3EMB1RQyQtpZsG6d4YXXkmsGIQ4ApjzIB5mRGgqVODRTjNgzBiv81HP/dS8WqPA760LO",
-	"cSNouNVvdI8K8LMkRfUNpaOtQc951RruYAdhp2LFHgpyUM3VgxxIMpEqS1At2ERDJqAJx3O2ifBzXj7M",
-	"bGrZ3CFQviRd9aHo7dag6KJqnXdQhFBUsWIPBUWLRIxrkChPsqDTqZLXWDyv2B8swiCUTvsTbuy/IfMC",
-	"czWeMTa5ufmAU/NiockuvRMmv7D2r5yZ31XM1CYHgi4Npu4t73Im0Lq39DdCxgUfcVHY6wPju60B42WF",
-	"kO1wEXFxeb0eChaNovN2qQBvFSrm2YuGR2NmiieI2QOeMQja78tG/nK9wNsAV337zKIWikfdN7wt4taC",
-	"NNaHrddbg62rZbHYoRai1tJqPRRozWgyNiMl0+Gondli67ALUuFiUrgPgu5uwciMKZYbdc8YwwofeOk/",
-	"58VC2cYdoeyMgATWxSYr04UprXtbVIS0almtj2wnW0O2ryuFZQdwCHCr1u7BcK7AB7Ia3i4Bf0QyJ/05",
-	"CaHI5ya6kzBA9hBgC1liz19FHALzlxPLac8cbDHyVqDZ5Nl6TKgBljr7CX8DFszHBVJ8wBXT5uXiZ4lR",
-	"pl47u4MStBXFs/4J5PbyJb4urtoOyByQlVfqwfBLqvE3qEtqu5Y26zMj8jIYeydWNIGb6e9+zqaZVGMI",
-	"M124b3m5GRF+FevaS28am7f3zKaz7ktel5CrQjDrm2TH2wOwaiHZwZiDscplexg0+/nz/wcAAP//",
+	"7L3vchs3ky98KyjuVoU6O6SHlGRbdG3tkSU5VmJJjiTHeRJaHHAGJBENAQbASGYib+09vB/OHZzP7zW8",
+	"5072St5CA5jBDIf/ZCXPOWefrdonFgeDARqNRnej+9d/NGI+nXFGmJKN3h8N8hlPZymBfx+mRCj9jzuc",
+	"ZkT/gyaNXiPsHHRHu3ivFYZh2Hqh/+el/p8w/z/SaQSNW8p0a0mY5GLAR6OUMtIIGlMiJR6TRq9xBY/Q",
+	"GCtyj+eo3/iI09sWZWgm+JDIfgNNsESMKzQkhKEJwSJBI8GnSFIWE9TZ64XdRtDgM8JIcqgavUY37D5v",
+	"hbutsHvdDXudbi8Mf24EDUEkT+9MG5alafHL67n7RZI7IqiaN3qNeywYZeNG0JBUkdPNJo2xbq+wymSj",
+	"B2PSf2fDX0mstqBdrGmn5jNNoITc0Zg0vnz5EpjFkN5q/PKP5fh7LcenL0HjiDCZwXrIbDrFQg/0ghE0",
+	"w4oSphBlaMIzqUlcLBhOplSpReJ09nrdfUscnKZEjAmTjd4vjRnBLFOy8cn9TvXW1D0taRVjRcYcRjPi",
+	"PGkEjZgnevAvnncP9rth+FKvOZ7NDK0bdzzGwyzV49ergGNFuen0kOHZZJ7iz1Q2gsZbekfgA966wD+J",
+	"T2bTsf5lLhWZaqY6utYEJJ/1jN/DOBtfgvL4y8NORDb2hh0+77ysDu0Sy0llLFOeEIFVaTSMqwGezVIa",
+	"42FK/FFd/nR+cXnmD4zRmKYpZY0vn4LGkGjmOGwEjQQrcjF6TYWaNHqNzsHLsBXutTqazRNK1IVIiDAL",
+	"osdb/KvRaxwdvb2wzWDQMWeSSkWYGsRYDPlknsCAPy1fjxV0PXl/enR8euIR9yjvHx15/aPOyzBEtzFO",
+	"ge52cN1vzw/9waX8fiB5QrPpk42ni8YCT5HtVZN1LSmCyjg23aMvGkGDMqlEVvDIOUcxZzFhSnedIHlP",
+	"iNkiXC9a7R7c1TJK78FZimMiYHXPs+mQiEIqCS0D3hNBeQLfed0IGu8aQeMYGJJnItb0xYky9BKqEHJO",
+	"jFCiHkcPwmKeMUXE6RaCf5TiMXzFbNeB2XnzLeg77AB934I46ymRkaAxFUxviDDs7u7tP9cLwPAUdIQR",
+	"ntJUs87xxUkjaIzpHdFNvzs8139OaZKkmgo/fDg9P298CRqCc81Ae7CpJPnc6DXePELUZ4zqBd37qP89",
+	"0/t2xQobCS6IblUW4YeIkXsks6GMBZ1pbkL3VE0QVRJJEguiAiQn/J4hzVyFcP+joeXTXU6f2HReHUJ4",
+	"0AtDK+jJnVG6fmlgfba37Ssw9zHjo1E7ITFNSKKXaoRpmglypNe/0QuDrc7+FEt1TFJ6R8S8YEf965Xd",
+	"0Y679QT1iTuRJB789Nvu3cH175d77N3sZfwx6Yzeyufj7/Du/ISE2ff0Qu3fvvhh2v3841ATXaSNXmOi",
+	"1Ez2nj2bcH4r2xPNzeKOkvvWLVXxhDDZthrmM8kz2fhSrMMpu6MKa4rXrQjNnxbrofgtnOr5EmxA9FiQ",
+	"hDBFcQqUF0BcMsVUD17i6X9fMWS9Zp9nVBBZ/sJB6QvbKBYwKytp81f2h8/j1ovkJWkdjMJOy2ywlwd4",
+	"GGveEBy2zxQzPCYi3ygwm422yqegYQjX058fHMQ/dIc/vZh+P9uT1527n1+yy937vz0nb8Nf3+3jN0l3",
+	"/IFe/Pbip1tYq2PDkVeGQSsLxRCezQS/IwkSRFPQXxvLywt7cr+35yhnm2xKDWJfkZSzc640Vd5zhaWk",
+	"2RR10VjL/xEVU5IYlmFkNhE85eN52z++gXGqh/flyfnhO/+AFIThtCyQzR8z98lHHpzvLo7gS/bUvNTf",
+	"Qd3xFJ1j+M/35aNis3F8xcG54oDc7e07JbXmgGxcXB63Dg46nUbNMemfjdC9fzpWZHS+k0rnpbdip9vM",
+	"brO2yUGj9kwzbGUWRX/fcFIyl7MJHlOM9KplgrxCs5RgSRzLoXw1UEqnVGmGs4bB6RZn7qPNHbcPjcmz",
+	"xObY73UcpfNGm0siIw3gTKFEVkV2Yp6QBMEpFyCM9AlGEsQZCfT/oN8yksEIPfNIKTKdKd8wTDIBUv8s",
+	"P6SIEDzXx6B3LbkrJ6Z9simxdzfnlJFua8a+QNGwt+dMXL0UmnXyWUrvpAUDyJ9rtZdOLwzbux0Qih4B",
+	"XoZhJydAQ9Ep4ZlCeKSIQC9loyBHVaHYihjdLYjRXUmMToUYhgU8YoRrKaE5tB12FyjxYgkjfNXMO1vM",
+	"vLNy5mFl5vl+8CbfDfdADz0Gt8I7KlV1F93jNB1yLBKEWYIwmhKWIfihtG1iLPP9AgJorDviQosbq1A1",
+	"UswSGeMZmMETfu/cSUZb1b+8xSzho1Hxm3kXTp2xoKk+dSTOjMWqJmQK88LiVsvmDTSvTSXxfuGsyuc/",
+	"GPKJ1WOvCGELFO/0dh2vGTOk8ZYrlFJGChqCCKZ6CewEzV91Q95zq7etDVJvdxRUAAu8drUSPH+PRf6g",
+	"vHgzLpTAVOVrl/tOiuV7L2hM8l/c+qR0PFFrFqi75QI9LxZIM+TAUddfHTMLuxbv+HA4LzOvW4kRTmVp",
+	"Kawh8nSEN7ODjXZy57zcxSa7vufmiJIB4mlCpEIjKqSqnEvL2TrBCoP5pzfUpmNe5ZB9Asfnl+XycJNF",
+	"JmEY6kXmYrzhN8OOceotSsJOt7cbtvd9SjmdvaynbKvdJbtb61RJt7CtN32l8zXEX9RKNiX/y63Jrxn8",
+	"lI2JVIfJlKpF0yyZUilz+zn3JtujBZRb0MxRU5LxVO8IJMkMG+/ZcK6tcM2hcse36orbg7Ortw83/97v",
+	"97Mw7D5/OHl/evTw9vDy9cXlj6cnH2867W775V7Y7nT2dvfDdqfd2W13bk6vLh6uLj5cmf/RnBPuht3w",
+	"5W7Y6bbC52H48HB4fH1zGHZuDo+vB4dh5+Hs6luY8cP7h257v915eHg4fPdwfvLw8OH89Oji+AR9uH7T",
+	"etlnJz+eP+gX/F51hw/fXZ2dXr+9Mf/73cXbc69Jdz8M++z96fFD5+EhtwRubm7enh2ZmdVOpN0xD0+v",
+	"Lm7OLv+9091t7e23tK58c3NzdXV4c3X18HB8cXLz3eH5yQ24vm5ubm7ePTx0Dl6G4V6n+/Dm4eGh091F",
+	"Z4en5+jq+ubm6uTw+vrdyc3Hw5uDl51w7+bD1eHDQ7MbPt/Z399vhR2YzNnDw4+aHDDQPnv/Y+eh83D6",
+	"sPfxZq/TvTnU4765udGd3uw9nJhv7N0cXl+fnB/fHL47PdK/nZ0cP+hHtY9Pz70vPCz7vyoJD9/pgbw5",
+	"vHnDeYLMiTW/efvuRdjpvnjILyNuzJXAzdXR9cPVjzdX4KK0zV4+eFcQ/w4XEKbf7sPx4c2xyMaL/YbP",
+	"O7pP582/MY7+h7OLh0ssJ312cXz1cPzw+t/f/fvxw9HR24ubtV7zG+fZ/vfut+eHNyWvdv7sod7b3Gfb",
+	"S498G18SmaULKuEQq3iC+AiNeCaQ3X7S35IzwWMipT5d9+BiLUuV8W0kRIGfy/gqjQC2F1Jw4cKU4CkM",
+	"1W2yxiN9zouWNIiW3OPqFLAtLeIvQYNnKuagVcDNDozc+gmspICTqJhqzbS6+Qj39/f1NMFnIQiWQJOE",
+	"yniCxZigERcoY7eM3zN0dnmOiualkchbar06pZHsrh9J6bv2OaIJco/N9aqaUC2LWULZGNkLLfCEatE9",
+	"wjFNqZqjeywRTgXByRwVPFAaaJKZd8k6ouVjOrt62+oizQPwcU0XHCsiJMKCIDhR2Lj8EUF+JbHyyaEP",
+	"py9B4wx8X0fgYCszdcpj51+JeUKQ8ZLB9ARp2YVGiiM1ESS/Yi1xffU+0bjxzi6ON7yFM060EVbgbNca",
+	"YJ2hER4Ul9hWfwPv1ArTZK8wTcy0avwwuTLp+Q83dAfzOM6EIAx0/85evqnk4WhklqG3CzxmiHjN4e/N",
+	"/ZFnPKEjTf0StWA5ifH7lZdSS7uWjLleP00aqiiu+uiXO+Axw2sc8L9yylbbmdboOGQYfcun5Pcn8pln",
+	"sioC13nHDIHklhT65b8MiT4BjVj2WtuEV8ZRUiZVYTIirFAn7O3tW1mh6JQEaEjUPSEMDQXBtyMsFYiM",
+	"NGPxpCwbjK/DBBoU1ndifDMFkeBCAWI8jLj+i2zzrzW8l5nZX4LGJHfq6MnrZ6UJ/dEg0B3cjBY9OQqC",
+	"h14/1hIMRsreCz4WRMrcdKeKTKH7L2Cx6D6HArPEqBmxMYT+6c3+wUn4Wltsgtrl/afOm+7B7gvdrfPZ",
+	"5GyNvrdsrZ/OBE8yq7DARQIRd0Rc0ympCNLnvb19z3OzRZQPOBHsKM4wZe77Wg7SKfmdM9gvUyJojJ8d",
+	"TWiMx9zEZZ0ZFexa2KOz7FpwCprW2NSEIAXNSpu9Xj/ZxgFLWUI+N3qdOq2mTksR+H6twVZvlnUKi2zX",
+	"WWJdZ4n1hbWb8u8bu+nm7PLh4fLi5Oby9Ojt4eVxXzgrZf/kZr8T3rzeVvvSzWNC7+qv+Dt5lNlvGZFG",
+	"vdwbdeIuPiDh8EWyG+/jl+T5qJN0Y/C3gGJ1WOhVNpylePbG6liaR3MKPcI/WKMebqGJb+OZtiwR1qri",
+	"NSr0Iy6nHs9Fmxv3OUtVTHFgKWdP+0Z0wVvOAv6/g1msg+ec3B/nB1TtTUGABBlrBVdYBZpxheZEIetx",
+	"9TWx/4rXBiXH9MpLgj/fNW3vBL4EjQtzcJYcdlyMMaO/G0uPM4h4eS84UoLi1F/HrY/bp6M6yKUVpzcE",
+	"CkA8z4hglQliwp1mdHBL5vrxPRlCpJCWeillNIapgbNgkFJpAvbgCl0a1/Gd0aS6+1/00QxxBzPB9XbR",
+	"ZDlhiR+bs9cKO6VpQSNtsQKzwvn93i73sps3s/6vioAjpI1xGwGWztHEhMB6cS65AvmP/fW/6SWcXaRr",
+	"GwYleSYHCbkb/O129+785W+rQ95++u3n+xfDRsE79RLZTMxjJON2dxoh0tyBFEdULcpk89+6W04XoGqt",
+	"82s8TAnqdDVPYmQCPJGJBrce/nkbHaUEM2MSGG//OOV3RIJ+pd+Yo1mKFWmDsqvADHRWDALTqTiMnLv/",
+	"yz8umv8353HgTtDpFhnTJCg4hRNYQgnM5IiIiorwf2q+whPlKeSpAK+/LhXg8uTbcizhWM/gySLtL01/",
+	"6HghsNz70qYhgS83Dwncve686O0frAgJ1ONs7e8/f/4VMYG7152XS2ICl0z1UVcW+Uty40wdjzec0eop",
+	"itsEaE/5HZnaaPB6mxCvHcfhcsuxFGJfBMqX7M+yBMDVJXheLEEx7YXPdTp7xef2/c/tn8ByWeFzlGKp",
+	"uft0eeugcUclVTkrFXeQ0NFfldUwFezKMemMJruDqfj6XIf9p8l1ACrVHgX+zoSjwJim9WHbNlgb3WOq",
+	"KBuDXoDrnfdeELd1oRYh28UPRUC2/e0fodb/CLX+vzXUema21p8caX0VY3ZFa25IzH0NkjFmYAJQRZDC",
+	"Y4QV2kW4PW17FybVbCXDhd4ZMCYKPqIV4CFJNaPNCAPHtTS/T4macE2mb0EBmWFQhp5xMZbPNnEXPNP9",
+	"bNIUAqm8oSUkJYpc47E3uEuiqCDmelzBk3x4xyfvTq5PHjVChTdqmZhzSB+BIE7+eNSdAyzOcc09FDyw",
+	"dxzhbi8MH3dB4RMrJvROy/eEx7fbhpcFDYXH5uq+sff2p4P3P3dBAdU6j3qai5ZH+keB6l/Ak/ShlIGG",
+	"Z7O2tuyLhLMYs2f54GFXESlr8s1GgsgJkvZhadPERErnNiDz7ybDb2N6Qb978/PJ5fUPV6fydKpmPx+d",
+	"Pj/9Nbk9+/Ys/Nuv36UXH08+//zr+a/n12P67ui7kPx0qN/5/sfOD3T0Q5vMv0vJ20N68evJ7sX1D53z",
+	"X3/YPzs+lKfTdJIcnT4/u473z48/dM+PD+/Pju4p/un899NfOY27B514fipP2Xnnb1R/8vDzxfV307Pu",
+	"Sfju+kd6Pj1T590f9n6+Cvd//vXw87vr09+hn9/H+3/7+N2vPx99d9COuykbTt+EyU/fpUV62ylr9A7C",
+	"UBtYQAs3Y6EgJzCcds9fxN+Jv92/HF53bt/vyXfJwegtfp6d8P3xz7TLfvj84sf7hrkRhlvGjS+vabJ5",
+	"7MPUXLBP6EzW3Jt/2prFuRifr/Jl2jtyfs8qN+SftCRYuFQH96JVueqAAmxATzVV7pd/qFn/ULP+oWb9",
+	"9WrWJ9iuizoW6FRAJa0IJWSEs1ShBM/RDItyFNoG3kkbe2H2po2+CEvRF3k0ixeBET43ERhbBmy45t2w",
+	"pEEklLGCYXX757q7L5vvs8cGTBgK1+RggF5YjYJ6DC03IsyfPtFg5fj3l48fprcRL2wxh2HR4ZVqo9eC",
+	"jmnyjUTXAs/RO5N2smo2sDM8SISFHeI/q4FEsFep/1tjItSmYHYhccUHSuiGe18BdeATsUYlmBCcqsm8",
+	"RE+TLKunasSfl5X0fw7gxJ9P3GALeuwv0OO/Lc54d/MZdzedscno9WccVudLxMzNrB3z6TN3QW6nqXei",
+	"NoIrG1Bb/JwhjO4tZFfMeUoEwgrOrKkWXLe54CqOK6Mafv/ih7PuTz++bjzp9doLz1L/WB5W9zHmHpia",
+	"+g0LpgN/XxuFivyW0dmUMNXY2BDMJ/3FkLQ2Tte4UliCMEP5N6yvwQ/hq9rFy8j4stA3twn6XGrDP56I",
+	"271x7dnajzC1g3+wmmE12L5EqkOT8r6wjYlUDjphDjvXhq4JhOOYzFTldnZV4nyuY3hZ851Od0navBUz",
+	"bT2CbbPm97aITdxbmTW/v1HWfKh37Ac2zdNJak7SIpcEu2uNGjt7w6SRvyIjxCxHYW3bUPONsjtyIylj",
+	"j83n0Iz5QS6mc2SSCHQ/4YjfMwmaSCksTYtG44I2D0Fm8hHCjKsJWBg5s/5f7wIKliRubDGCbmkEJVX9",
+	"LZczqnCKzjMlqFW0vz5pY4njKtBi1ESz1CZmDHF82+KjFiBcbhvjtJiOsSTe6UVvN3ec/N3jnTZNFvlL",
+	"o6GeINRpeRjTQvrI3zm940UR/vZXpXdoEhCc2CyudzzO8ekS4lnDjesJQR8u37ksD6vaIEGMi7ANrnUj",
+	"33qNZ3edP+PCDNxr8YRMAWRhxMUUgjgyQVuCjAicIt61iRKQufklaFxiRd5RixlQntfHCVZ6r6VkpNzk",
+	"fsu4wqh5enL9Bmm9B88oivI+op0eikRklReIqZdIaOHPIHuVJShS8LjPJIk5SyTKmKKp1zfVb0jFBUkC",
+	"RNrjNor6DRfW3m+8Ev/afaX+dfd5GEZtSLEuaLukXYk0Kyjwnqc0ntevL58Ro0l9I9fQoGW6iQKUCDxS",
+	"LUrUqGWbtfR5Cx7UluWsnV6f6bnP4KVvJNKMGqDotwoRm1wga6LKAISZttq1qpvy+FbuaAHI7208X3Rv",
+	"3r6nLOH3fUYZstSupehv/7r76n4Dihbt1lD048ePh5ma6MMwtudHmaIXrCCoRErzmcK3BKQ63Lv1UPSa",
+	"YEEEEgSn03/tQ5huvxEF5pSJQI/9136Dsjuc0mQAwdn9RoTuJ4RZkgoiCVOQO2wjt23rAJmrrgRx/YE7",
+	"fksS1Lx8c4Sev9gPd6pEqB1JgJYMYSVttMTDAk+JslLlKBOSixoKzfBvGUExPHaJ4ARF7yi7jZBhHrcn",
+	"Z1q55ZlEMzyuSBsy/w6uEU9/Pb0/+/Vv6uz4TJ0df/fh7Pj2+dnx4fOz49f4lIVwbWLwyuB+x0pL8/XS",
+	"hKb48zvCxmoCunidQAGcnbcwwPqtBOaF5XOs1wQmMeSJZv8InkblWSzA2OiuDA2KwX5u2VualjFrTFaP",
+	"H4m7imVPk/rBOiH+jUQ0KY9qA4Nn5AYLgQj5UGmycnSF9M5oUiu0TxMynXFFWDz/ntRIrDN8S6QvQJDE",
+	"I6KVMUGUmKPmlRJ0piclyRTrbSp32uiKABhMxqhmPdDYUBOjDx9Oj9Hd3g6aEaFliSIs0YIGTu1XCNs+",
+	"8zsSiacE3ZK5CS12P7iBNE2URoA0SQIEHBfA6u/0me6DMtTdQxOeCam3LOMKiYwhPMaU9aA/MMf0ysw4",
+	"kwQ1jQUUoMgd0ZHt0JwlsxTPSWI6h/ft7olyKqrWpW3VQ3oxoja69idiFduEjuAkVflkMJP3RMg+2+t2",
+	"UUSLVRnckvlAkEySJHqF7ic0JaWhm9epRFLRNNUT1AdkgPbCgz5b6IiyQSZJhJqG0nLChUrnO230PZkb",
+	"LIZbMlN6fcoGWlP/oo24QAs6WL44teHfiSDSaMUmwMccJoQlM06ZMqozmHFolg1TGnsCe6eN3tijCA3J",
+	"iEMUDumzvIWej0TNvTDUM+ro/+nq/9nV/7PnxJY/1B34nlH+jGCVqLn/+TP8rsl7YOapuUHPNUCS55wH",
+	"XwP+qEru/VEYd8gBab1MusPW3ugFbh3g/Ret3bg7CsnzYSfZ6y6TJ94ea+lNtkwK7u8HjSll7u9O3X5d",
+	"omC912aSpL+XhfZ+WC+NQW8oDcPeRppXpvgznWZT/UcIIzJ/FePRO1cbiiZvOaG4VnRoxqdTPNbCQfN+",
+	"Mz97slnKcQKshMG40+J6ajuKdrYVjqRTLxxvyfwrpeOFsblr1TiP50Ck+/OTRHwjkedU2HpO4ZI5GS/A",
+	"183qKsbs2oVh1c1N4fE3Es0EBZ0n5glpo3dE5XgtguBErxtpUSYJk1TRO5LOA9h6FwE6hX+802dyGKAO",
+	"/NVp99khmyMzDqOp6TlpuQzu8eb9BCttV0OKnJ4FSN1c7Ov9bkKKDV2D0qnQZ3thxzs5YsxQbq7A7wBx",
+	"6rTC6vb2/Mk1RHcxa6vI7m3k53vr9/EVHTPIZFym37zj90RoGqMJ+Yzenh0eta7eHnb3nzuhJ/B9Lv71",
+	"GRXoTeYwqoEG3u3fNw51vt1nPxJBR3NEFeKa2rop+YxjhYZzRaRzFSeBk8gzLCQcKTGfzjCsHvjFmVSY",
+	"KYgIrZJzd/Q87pBweID3k734BXk56uLOMIwPkpfkxeg53h/uxbtJl3RGIT4YvoxfJM/J/mgP7w67cScJ",
+	"yXrNTDr6rVyUGdZMq3u6+SVsHeDW6NMfz/e+/HP9trDu/bodoa3nRylu4DKoYSl7l/B1G/mDBUqpG7HZ",
+	"JN9I43pdOvDVbtGagVtwlq8Z+BeAEwOVCyyX1zi5NIzs4K1supmHUfXsV2kcJvkc8rsgsJmg0SAHBjYQ",
+	"VMaXO6IkTbQFMzWYGQXW4DTTe0cbi9AHghZOo4HICIeRbMeHim9ZHOqeeamHVvflnOtG5u6F4RefYP8s",
+	"yKjRa/zTs6KG1jPzVD77Mf/iCYwFyFdnXeSK4BSnegWMTapHKb1ht9E515rxGHC+7gVVirB240vQOOJs",
+	"lNL4cWsQu5cLkh0yhGPIhXIiiUpHFQsvRj5DanaVOAcbE2cjkrixyUI0mtsQheCCCGbvwJOtdrU1AWYp",
+	"ZoN8SxRU0AMZAdhYirUUNq5eE/uGml1rWOB4Am/Z7Pa8RtQg19RKBOrmOeu668bG5Hqf4uVc9B5TkO33",
+	"PEsTNOZoSObcnrDlwcd4ppUdQlA3QDPBUXc/QIQpImaCSoIyBsMmyQ6Q9g0XQ5okhD2KsKP8bZ+oVFqr",
+	"ETFCEqMl4GRKGRI81coZmtDxxMWmeaTbfRreKlS7b6T5ZJMLVNzbGNWFc5Ty+9w0yq0aIItnFXzV1qs3",
+	"8fyNmO+EYh9WTJLCfhwSzQM57t8rVDIU/6ytCvswV2ysowSZpTeLG08wGxMwGZrLrNodsOOKqRrnHSiP",
+	"UWXC0dIZa1VmwS9yCfb3kyyPMeWrzFxdDy2cdbulDoPqSnS7T7MSi4Ty8SBXDgm4+pwfFRQqd3/MGXml",
+	"tX2trdrG6hDiEaCu2mOoC6XZii4Kqp5zhYoHPcP1hVvBulvQwleqDP78ichq5pn7W8HHrk0flrO9fy8A",
+	"tjDSepNEze+uLs5Bhky5VCXniWHVc67e8IwljybgCN4uaHfhe34YV8g1KJNm76mOabvdE06Mkw7UAr3T",
+	"hyTlbKwFqYsEKJndwEPv8TzlOLnm/B0W48dx0cz0MVCcD1LoZVHz00xrJLptUCJGZ/dpdRb4Gvkc54eb",
+	"pL8TFzFvZj0lTF3mOvgTqix/45mAE79YEcriNEsI8mB2ClXF+7GipjyNYlLjbakfHbhFzbCsbwnaGV2r",
+	"0LOAgFcxZh8YztSEC/r7IymYQQfucsqnoXdpBV7MgsoyNkBGj06bK6LAqvTubExvPful9D7n1oRxvhJw",
+	"YQNHxlgIau8DKi6WZqR/aNtxRgEyf8M0ox0kufHs4tkM6RclsaolmKdqIng2nuTOY4PYK7MpyT/1CplF",
+	"zI/0+wmxEgGYAHpXeGyNCisbr4y74HUm55uvsIGIwgoPsSQfGL7DNHUnlJdtMCHINdJTMgVtHZPpYRmW",
+	"S1qcgeZUDZd1Lw8y7xNlyyHvn0rktVqtle2Hu3pRZXnq3sA5R1PM5miGpbznIkHxhMS3EmG1UIzQDtX2",
+	"NRjqzspDtJ52KpF+aLoChcp2Lt1g9bLay+O6AT+B/Fw6L0HcvQjizMFgw7CbakLm0CAhKR1C6dd0jmIu",
+	"VTrf6fVZpCkA2mLkEyFqowuj1C9Zoh6K6tY30nZCn0UWO3FgcSmjHbjALCKLCk0FHKWGqaTeAk1JCIos",
+	"X3vMGWl1wLftE1C3DO1NaSc9XAY5aVrncFETlKHoUrdqHepW9uLeC1fxHi4qdVcLsRfuCJviudkPSlAC",
+	"7ifPWbrqTuFLsW8rm++/0va1HPLBMMji2GPOGDEmsF7tVOuGSWZ96/rxdFqBBDPDrnBeZcRerwCT7s0h",
+	"/4q5g5T4jrLxK884gxXXaiqeg0Se4DtiSnxbfNA2uiQzYnMJKjapFeo1V2V/gqBYvjSoaQrM8Tu4YID4",
+	"ISyU+aflBW2tsmQ4Bx3Dm8o3ss8SghMIf9MySNtKQCsXOgzoizs95AmVWiFRdtIZ6iav+qy6mZduYf8L",
+	"VVEDcS2WR3wW6jNvdb1V1UMwNrLhKUWSnhZE61Y7sKe4XnHKxsYYr1/1euscj8jjZJHiQHF3fwFUo2y8",
+	"rQiCwLFLEnORfGB69R9tpeqOBcPpwGy1Ysud2gel++oFpg+/nuUPkYmDQwLmY/xlYANbB1pJAiaoSVWh",
+	"XycEIuApgxBcfbLE2RTiofpMTvCM7BQMO8NCUZzm4JavLKPC9FI+tt4cnIGfMCGVHYSoc8Bcc36G2dya",
+	"X/JRdNen+cD6In1B5xQFFxPnqSgHYei21YKL5eAp1gGqwhiTpBJ6ZzeO1GJy60O7sk38UMy6gdq2z4qG",
+	"fvhiq4hf3Ohl21x38XfQFf4+ZtwjLa+lnHFmaqAELrJQc4eLLfTyASoL/fHjx1Y1QHLVklXjKS0Brffz",
+	"0QIuK/Xge+Hg9pjA0fr23QsX0d/LA/XQBEMEgK0VhuC4hZNPnxBnV2//LEcnfJxKdE/StGXvy4aZQhOe",
+	"JiD2JnmYgrZXh8RzETeAaDKbzbhQJIEQGJPW9Sja5R0NwO83AC4viOh9yXMM9owJvc6B2dl/esfUNxJF",
+	"1svb0tOOXHQdZ6TsyoRYXImaUXWYkbZ1+mzBo1l7O6kPhHwWwPbGm1pUeveuj3GSQFoLTt8L3bMC5FAH",
+	"wu399IcrX+4typaVzIOFINZ1YR/Fpfkv9vOf8mZ8+CuJQRAfxlpVS0kyBjTHokJOefy4aAa5X97Ne4IV",
+	"aVmsLpal1v6xdUPKoypQCBcemLygmgdZHniwPkjBn3IePACftB8IqhOpJQkk1CweKXxKDMNglcOWQWgR",
+	"aDVY84+59r5gxGTlIHMRwCDIUR9INE9Bkxl8DzWxSypAReac1Yxp0UGuIMFf1kO9A44qrftI42zIg0ds",
+	"ilqf5akx0vap3w/QiAoiUVQKUbbaOjXfkEanjlMuiXRPZDGJPotTgoXecIJInt6R5PU8QpoBdpAXOoXs",
+	"U4moMip2mbHoJkvrMoFqcz30aIlVM2E+6JoneI6icpnSSNtbFuHaPEFjrMg9niNJU30ejLhAnbDPppRl",
+	"ishX+Rphextt4j0j5tLZBoLKW9uvASimDJn8Mm6h1s/fX2hqAK36LKW/ZTQxzpcXXRMu7H/GdrMToEhh",
+	"eTuYUn0GwBccayP9wF4nAi/oVRkLHJM+M1ocqM0ZgWApv3P9op2BIlMQhJkgA/I5zoSkWk42TSMIvkqJ",
+	"yu/f+mCSgFWZKUm1fq4kEtpkW/jAK5RiPQq9YBLJLJ4gLFGUcjUAFYOycWTCY6NYc8HIiupBimeSRAgL",
+	"Qe8K7BoqUIxneEhTqjmmGvy1UIl2gXHyCBxf9F6V17+fZ2DPBB8S2W9YVUEZK3NCsEhMOoOkent29nqQ",
+	"TLfwNcOLKwTkotyzm+drhGqxAVfFZ0FOrGuKqHoFm9UTC5pRfYPdSivgXVNPlSpJ0pHWC6sbdu0YC2zr",
+	"1ZoBCN8r1/hLkQm/gZBwScWbfME0/QKwSyD464VLLlUgfXPIM/UKRTQBNSQh+ZVEkl8rGFPDgFsfvj/V",
+	"e8qGsuhNX5VJQbHpzfOKbAnstjIPSzJhxUaGCOBHiVllNctiq9h80bUKhtEjaVJzolaa0qTAN7CC3WOP",
+	"YscWS5OvrLfBSjuntAWWHum2lOdxXtPZX+3KWdhD2Mv2wqllAvP5RfLmlbSf9igzOXN2MZatdlDDVWV5",
+	"G6BaWRvUsFuJx8pxnLVfb6zZ6uVJvvFnQ9mI6y/aiuEwSj2YGKeVLxc1xRe/tSaQ1tvAUOxWMGnlnqas",
+	"f9XbutcHm0n0foSEqzC5Y4gVnL6OT0/unG2XphcjCC9dJdY+mqtxB+gDCCZlJnXFzNcKR3+jFKXB/2gQ",
+	"lk0XoZg+raOFy2yD7y/O+lOtz9whioDtzEdVXbWdU+vK4zY3QM1ajcDjG8dYALW/CV/5h4TXsd6gnrQp",
+	"d2cf1vf1kYtbwE18nP2YQ7gsY/YC6sfG+AC9vpHFLsj3bH6U1bH5wuhngvJNDu58gu/dC19ysIKF8CyT",
+	"AgTu837jkmi1vIf6DTTiNiF4OC9Nwp4J7a80g30q1m8/g6mwOOJDNOI8QQ59xRH5imcSFSCjxtf04Qq9",
+	"OT5EU/wrF4hRRlAzmtIUxCsZg6AbUTmJAq0Di0wqHBPMBnJC0tQ8QJEShAxYpqT+w9YeAWE5IViByOdz",
+	"I/klnpJoJ3DhjPn6n3x49uH7PhvxTCiibT6tMNzrU2bicDks/ASCqlVw5QI2S4yF3nguJJdL0kaR1uo/",
+	"594XDOTos2EGLnua2EANC1sBsXvWIlUCz63abjeRpoX+c6x3np4wbNBFOkDxK0sGfeLaCixBA4igRSmH",
+	"WzsgQSNojNNMwQ6c6r6gqE1MUpONlmYzCo94mmYyBod7ls4mFsIx5oLBf2LOMqNwCHw/JAJeVnyKlRYo",
+	"MVUC1JBbek8bQWOIGWZYP5jwmKemKPOMi1soOUFG8ITGtzAqnM4meDAG4NgxSbEyA5JABc6TQTI3MOaK",
+	"fC4LlmLmNbLF1JCoSVYn6PBdJ3d2YijHbarNYmnLVdcpMjm80B+uTuq6E8PumVx9bGAhMGz/olJOIUJt",
+	"yZxEZGPgiTsqONNDBMJMqYyhWoS5Mf5UM+W4Npfs8F2ntYso+K5HlIh8wk3r8CfTmZpXcuP8gj2LlmMO",
+	"bLSaAGeu3ZdSdR9PiV4o9JMTdokCXlBQ1pxueW2gKU+IrQQ+pWmyhm6bWUdnWMUTzzqymEwl69nUHVoY",
+	"usWULxramkTrpHLOJXZtbVf5x0vWQUFhzyoouLZWqs+oTRqt+jQN+OKClqoPYHslJsidTc9uF/MYcp4S",
+	"zCq1vTa1+Dc0xVIs1Qfpuq4k7GGpkMwA2n2UpVreBi6IwnivrJJLR4hBnmMmzW7/Oq9tsbQnMxojuGse",
+	"4ZggwsZwzs0ET3bqtQgyop/LfUANu9sXP0y7n9fyCPU8ubavEokCt5r+ktQyg5R0zAips8AMAcHepuCk",
+	"C4rggTzHjQs045La6FA9pHYNCcuctki/ixlhJs6B39bSy35iQ5vysU5yGNgqMp2yWbZeV63qStbh1IzM",
+	"uCLrEXaTQs2omF+088rkhKZzxFk5qfyPEh02A+z+UiX+n0jKRbJlCVUnTIkl4mYZEFPuaThNnP52L6gi",
+	"DvnG8PQVVaRiGhcP6uaCY8VrLnPqJdBaKeAcF+4cgkoJgSuNWmCL5YL70wpRskgDm8muG7hop8P3p+iW",
+	"zM2uM73nYEPussK4wm0k7tZ2ujXKab09gJ9erNNZWRB0w9122O50dtsvNnP15jWf/9jA6bqJdwQYDSme",
+	"xROSeM4RzGr8I5Yr7yc0npgbDpueZpFKTEgp9C2JjanamtEKMNNanIdkIXvL3t4GuftaQLCdFSdf58mh",
+	"trac202B28jeOD0vD52VKnPXcdVrB0ZXlQ+x9bOs0s/eks9HPOXCmuYmSnPTVypTc+8H7ttLR/thltiI",
+	"jy18Fn/NhBYGfGTxGcucY4MI0CyTEwDXMuCfsQDb2BRHNsFC9r4jvx4hLA/RoBIgRNYf+DGe1Qv7CFBK",
+	"Itg6ll2hAl9Zql9zRscTZbJP1BIXlcOf3FRA2WgRFzyyfFzGi+HgVIowkPIY4fmzWf3YpkuRWvwPPQp8",
+	"Za2EhW8DxvHqSd6DmDD1McwFDVEQ+Z7P3qp/RRltc9M7qUT27yxiJcKV+zMYyTNL92cbzq9G5Md0VivG",
+	"I/PoccSMNyKmM+oqH7b+uLovPzne6cKQ6n2K5TEt31vLcFMXL8FWiSAtZGAnLbkIs5vz0xL5tKkTuGKY",
+	"UpImEnyjEJVVTNmEoER6tSKLcDw3YdIRkCt6hRzz26Y5BJJr3memvRVd+g3HXvYVx4hRGx0iQLrwcJNh",
+	"SHmu614Y1gV7eGJxtbDbysm7Stx8T+ZmkGZH16F4ORn350gjf/f+edvzz9t+3krsb7AS+eZcseG8Ljub",
+	"dPnV23HZLlxyFLpd1UMYcqgdCKwmdtvtI7ggNuBiJLHMZfKl3l9cXSODlvsHpCR+MQdBtBP0mQmi0EZN",
+	"O99fPcj40P9EMRZJoDe4/ZsCKoL+p6xGxqA4SynDYt5neYTMHBDm8phnrbgUPRmfRsYS1NwL93YqPvn8",
+	"0h2m0nCMW3ZEF60WVukIK6L/fcruOI3Je0yXXbTHtmWbmqaDGaZw4Y7cE2SfQGTmFItbkiDdaNFdnYP+",
+	"1xkKeXcGuxOOddvxkKap3Oj6y76xofNAcYXTI1OipdZ2sd+HdgFgW+nGJdGz97K774GU+gB4C7eqxuTI",
+	"h1gaQD3XL6zS3+WaeRm31N021/LLX3XrXM+sbZ+WP2RckUNb62Idz/+mGw9cZQzD9Rbc0v7m7wNo7azt",
+	"IYmxTVKGIuY4Vl+/IeAL1tuJmja52eXem3Y7G+0T6OiJdklOiifdJm6EG2+S0sL+XbfJIout3ChlJvvL",
+	"t0qFx81mIUxm8k1q6kCVu2uhyFUBGbibnCjwfkwoUWar5NVRpKsAD2cuJPfb1i0oI1pgwuqDroWics19",
+	"6M270bdoue6eyTWPzLtsxqNe7gQYztGUZ2pin3EY3gDqaUa9IgK4wIGEwi7w3LwyFWyQMU1kLQD02M8u",
+	"zx3egMHafX96XLrNDAx8i8mNhDfR2WX5BF8gIVwHehR092g5ERpBg804FNj05mBKcLoBls//an+LWgDk",
+	"cb63SfGPC3WxgGmuk7IyaYuFtUyppNYMMyXmrYOqVtndW6tWMnLvf2LVNjz3mi5cXlZGW+64VrykmE4t",
+	"AtoRT8gjqbQUURU2iXFo2StBQCtroyMsSYDkDMfEaP0JlhNiMAvomEHOZjN6cftba7o3Mwm9L77/4Wzv",
+	"fRUm1/xaNdO2C8WB8deShyfk+9oQySgXDnBamRv//Oo3QBHICXh2cXzV2oWNFyCZzWYpmbrgh1mBIwKS",
+	"ou3tIW/rAIeXmH8pz8MajhYdumuWCHRbBQgATSXodEqSAGUzSBXBkuyYdFZtdBRR2ZJAHisENjBu4HJL",
+	"S3N+8f7i8vtVYacrzxtH+1rT8pyjGRe3qIUESenYgPevrtNRc9XiX/HXr79JPrjG8vZxW8PUC66i/od1",
+	"9yMxZg6auAKqW2Nq5+Gv68h47TWtd1HDrZ2JS3jkHLe9kd/K6N70ltjMw+BZPlaMuSJEqwhqvnAEbc2N",
+	"9IYMbV50LL1ItJoSQlv7J5Zdsh3mpcWqHifUtCUDTH66Fjo2UFPmW50KD/gRUtypIi0Z8xlJdl4ZkPt7",
+	"Kg1WdXSlv5TDp0WPQg5+RORAEdRsaLCcR07YGJsMw8fxCc4SqupKjnyccAQPJXjniZAcEllGVExfGThU",
+	"LWp22tt7FR27bPnaDOqtr82AzQli6rMXnFQOvVt/3YE/n5rGzj9n/+xUo8nqV9B9NMhpnE9h+XKeMjkz",
+	"cB6PDGfOZ78U8x7yHPWIUNHY+nDct33QvqaFN9SMADtpZ0P3DnTGxXp8a8ifmhGh+zTwSPnLFSRYe2+E",
+	"IT7LKWF6UJuNSbNIkqUkeWMYfrPrvS3ypPRRluINm1cdqsW73q13acir2ObrsqhLxQo3jE89yt9ZiK/U",
+	"BhL9LSN2wyiREW1Xm6qPa7YvNPLyllc1vuQpyY8tb5NXgvoAqAMwOMi9L/wNA0nDQvKViWSFiKohKIJT",
+	"gpnUirBpoHnsMeLDr4y0nD5V14EFOgcyLF/4CzF+Kj2nvsjl12QFrFFvDOLI44bvLfZKjERo9o5KVbpD",
+	"+aqMf+hk+ayuTPn0x01Lm0KQ67GhwNlcI7fJkI+RTMWrQWmAq2igHqm2Jnj+Hos6/6Wf2jIUBN+OsFQo",
+	"fN4Lw//8j/+nE/Z2wwClGYsnqNOxP+71dkNjkFPGiECd571d/aAb9sKwtJ1X6rpmTOVN3ekuxpQv7qlK",
+	"gcktFZ6iHuUas8i1W6KJ5P0sX7Fr/Eg5YkttL9QysnVnXK4KHr8qMu0h5zZPGbIZt1JxgcdkkLqqXWVd",
+	"u6aU9xOZEx8hXAWz0pAgpbg6IihxQyWacalI8somHlNF4In0wE1NAJtN687jBoYEcQO+tpG6sjpazzwF",
+	"tK0qaWFIgcknch7/HL8+jymQWwzieoOr4ms8vi4aL4jN4tEqLnysawJ70ecrk2pK4ddVlJySIN2rF6RJ",
+	"Rg7Xxt4dQ6MvQQMAJM4M7sVSmYZ2Q2tFWZCsMHzpF+2quYzZzErX9HQ2ekrZLUmOefwVhlA3XBR6m6Yx",
+	"6rH4GYzCg72upwosdH12iH1Zvp9wxb18n5omVxareXmLazKd1bfYRvU3/I3H9R4LLTmswwKcF00OUHCM",
+	"G/NFm0AyFxvY4DJDNZoJ4EkQkjjQkMifWLTZHibT2SVm4438a6bhU2lLuSFjenPbZ7kIsPd7j7R+7+rv",
+	"Pk/yGqPSVL2E6liBgWczGRLRL/3Gf+s3PkVerA50VzqGflkoPiqNutc2yZpJKQltg3tMGBnUeC9rFysd",
+	"DvXmVSbSDT/6QaSLqE5CWxuWgCuW5+uyrbeWtpX07L8oqfqpUqGDtdZCsiyH7s/Lf7tdVudxlKUpuiVz",
+	"F7UNWQjURuS6Yl8lLNBbQmYSYTTBclJW17wUtB+HB9e/X+6xd7OX8cekM3orn4+/w7vzExJm39MLtf/T",
+	"bz/fN7aBNHNWzwIsJ5lSC0dqEWZubVkcO5+YBCVEaD078PyaJO4xJ4DK6SrCfm7hGW3dknnUXp16t0hL",
+	"k1xj7pzjCRY4VkRIR1nKbGo4lC3Vg7TwhILEfMyozSn8+ow+kz4E9PLS+1Yn8lnGLFxKmwdneO8sxmXk",
+	"SH210Vv2PaTVlLzQYYkTtZq+nPtMuWKqrFOnz6BPAkE+3KrBtniYDSQsPiqfmecL9c63RRJ8HFbgp4Lo",
+	"VkBfeVUfV6XXPknabHFoPvrgquqEtjT9Ec9MIM1qTXaLvF0X9vM1oF66nwKApKiTe3BQVrmXdOQN3DDp",
+	"siywMeSh1jByVaS20QmoG3nkj63Q0WdRTa1MG9mSblJaFEKIShVFqewzQ4pvpK0V2oTAtAlPia3rCmgY",
+	"ksSDCBmR4YqzJDttpL8gMEv4FA2pWsCNMy/+9Nvu3Rqh786G2kxRo8kUvU6Umsnes2dQoqY9yR2VLQvH",
+	"KNu27TMtKDeTkCWFJ19LL925wm8lxqmw+AYi1bnKa46tmeAjU6UFpx5MMJqQNMdrceVyTcSi5FOC4pQy",
+	"GuMUcEL029K5AZAgYyySlEjZZ3wElyg9FIkk0k+oVESQBII4qKKYBShKlIjgB6JojBSJJ4zG5lGcTCNk",
+	"Ua7sW1jM0RQzPCYCoFYmZOQ30X8HKJrgOJ5F6O3h0dH7VvEUgsMkHhE1RynBSTnYCu6JEyU0SZMpwHwA",
+	"2gd0Vg4bEbVSwjnrtr02W2tLv+MxTq+pEXiLnj7wPFbD+tf7pJQd64ZfXnLTCL0EMIs69jsG2+TrHNOW",
+	"x0poVbOZ4HfE1JHV36oNidzcSV2ZXP7J+ilBRvSi2mxzFNflNNi8vS1DJP5cYIrt4y5AIhHCDpccQnlm",
+	"t26ISgDpDgx6DbyFJCbN66ngLWrjQmouK+o9Q9ciI15xC5teaNC+MbrnAqoW2ZRCqhBUrpUIjzFlUtVX",
+	"Qd2p9zCZIXyNnrFRjrgdB1Qj0bbHK5MUSacE/c4ZsdGEcyjJIFECiSrKX1lb/XYDL1AGqcZbMO4qu6IU",
+	"nZJvpXzlPPqVuNTk75XOS39gy3d6Dh1d3u7boBeXMRcLNMaNwW0rVxBe3JopUoVMf6iZZAbJNtxZh+L4",
+	"VLh69RGBNdifyyl8lEvDFXLErHNmIDUC67WE8iEoITOieZgzFOnvRzZrq5BY0U7PByRBfGTqyQCi8TfI",
+	"irgARR+dbDBjMi65IVeTQmrINjrU+o7KBCNJYB12JndS67gzQSRhKkCJuzYc0TQlCaLMKByckU2yDcoj",
+	"Aat2JcgTYdnrLdpfCzx/RxnZsPn3lMvbDdsaKOZvDRKze+dTZbnXoNAYyVYXZuuxQX61lHOJWf/ekoWM",
+	"8kUcDPnEYVYXP444APVVSGnfnRKWDaCdblMmn22iBJ4PDFxrn0UeyezzW/2LfruGQlEJTNjCWEfOQCvY",
+	"i88MsV65Cz3zTEKtBBtl6DivjU7hXhBkBElKp5EmlEl4NPhifQb9BPo0E9ymJBiMH6gBhngGOIQAEe4n",
+	"BSOGp65smBlmMzKr1O5nYbgbw4/wT1Nl7hBpUppU1W+ghhXozVFeA9+ramux7/NzqGL0/dHQxi1I6Jxn",
+	"pPWsaGk0FjTVtpbEmSKNT1+WiqDvl0tz76yk0plBPkCiEUI2Ts1OPSqgGSF6DQpUW+O612d99gALgB70",
+	"8jwUbz2Um6KHPntotVql/9cvVzn5AQ1xfNvio5bJVLHWaSG19EcW9sSDNgCTzBZso1PwExq43ABNtKk9",
+	"GpkxoMouQQ9oJDhTxRefIecvKCtZm34YNc2HgXD5t/lopO1Qy9A7dizeVkQPHjfpby1s3odSyX7HSZAh",
+	"zjLbYbFx0UOBpal/NbMxmCK6++q+f8gBMdFvGcmI7dDsdL2cJB05TwqCX3UvJdHwkFfc48xqW+CsMT1V",
+	"BAJ6yCHuBUnxHHaepw6Y5hI1Gbej3tEfrBU4Kz7s2cUlTgNNwWMEON/dYgC4pyUkaGpc3oIu4M+gqlaU",
+	"O180qmHnXSmsluRdOOmnN+KMxNa73YzMltXClgvAZ7WhCZHW+AzMqrgjQhu3AFONpQKpXTCm/tnwZAQ+",
+	"BcOS0Q4k1+D0Hs8hV0If9qbGra0DjXCCZyoPEgVB22cFl0qEU8ktJCvwchQs8Jo0TCkjGxduiy+Yl5wq",
+	"A95mPeH8FKhDaMBWPC7AiUJ9gCoeuixfFoMi9e1JNfvd0mUnMFXFLSaBgvokjNwTqcwNRICwMk26YYC4",
+	"J5CkVeHcWVEIckhT0rI8D4t0gfFmdptFTnm6ey2K6ebGelLPe1CQhJZKtOTGU1nj74bd561wtwX1JUrm",
+	"Tx3HJ7l/YaWOpfIsDf2S4866cKhc0OZSdUjUvZZn7qhcvzJvHfe7tWn32QksjkEm8MS5yJgDNqis1ypN",
+	"b+Fcrq6Y3icbEUUfAFC3Q4w3an8h7JWam8FKGrpTkrPFM1ai5oimxsU5nBf0s1SOdtrI0Iwzw9N9Brva",
+	"XAGCHWEAjFbRtACLcN8voCKekt6FeFziR4Dn2jCD4oPND9dHO15SG2gx99jceL6CgLCY3znS6CbRyTUe",
+	"R8t2ynVnvxfu9cL9n5e5gGq9HhutOEArfjGHVV26+oIoLhC0vIO+dq0zRpW30DlsR5/lPnPoAro3Cyqf",
+	"btUW3JgWu1FvBUufwMkdb31z14i3BwJ3bHiypdaCp3XXUIc2QboWUb2NrslnUFbAxSQou0VqQuNbRiTg",
+	"jKPT4+OrU5SSO5LKPmtGNEkkHQCg9m6ETMUlKkmC/vM//ifyn76IXKGWoPw7iSNEsJzrQzmekPtXfWaf",
+	"w/cHYYQge8vr0DzYixD5rASZEjhvaXxbQVkx6db2q5qUKcFiYMaoWTdL0+KvmDOpj2umBjEWQz6ZJxbs",
+	"OcYioTiGrhjAZqf8fiB5QrOp/WPGFZbS/G1w0QcjQYh9OgI8Q/gXHULK94SOJ4OZ4IoAKvkozWgyEERv",
+	"GLfGjGRKMxmj+st3ZEwUFhQz8wf8d4JTGM4tlxPoNsWx4pK4byeYirn7g2XK/VNlQzIYEZIYrxEXOB0U",
+	"abuAz1ksavnPvfKf++U/n5f/fFH5k8T5D3ZpK393Kn93K3/vVv7eK2usy5dwUXelRLlU1Po04qLbo6O3",
+	"F7XaACVb3JDDbqw7PB+Be/5k2OIn70+Pjk9PNgQYP8rpi448+qLOyzBEtzHw4gZp6DWA4+7+1JB0mTCD",
+	"0Kx67P2L46scez8/hQFgAUG5aJe4tgjhAlnpW60i8E3NSub8UAO2y7SqYGUufPEbWxMApLHcPOtgCRfR",
+	"GhfJlQJwsuJmRBqsX02UJvzb4LkGaJbimAhbjDhw2HKJGekOxEpBPv8YU/aqz6C0MWirkI6OoHh0Pfhs",
+	"XQagElktav85N0WDmBJwFyXvieWGzQH8YXb1KO4ftQIE552N9EzsHTr4wG09WHMBUXBPGx0eX7s20hSN",
+	"t5c01m3RZwb3ACo9MEteNSHzvLFzGIGSos0QywcpVlBAhFWBe1eqUmatYCucZ656aGVDXB61urbiUkKE",
+	"Wz2JLi7Pbi7CDnqGLs6Oby7C3fZmteTARWISZ2sY/IzgVHobzha7hjTRi+OrVnfHWYt56lwlfPZ1I2i8",
+	"awSN4y2rNQD71iFXJMorhq9lg+AJVInEzF9Q8EAkRFgUi8szQ5kSRkWiGpatlpV5EOprLgRVLSqeplsH",
+	"NQ3GRoCi4niGCjU5DET0CkXWSxzl4Lmw3jv+LBwgjX/Il7AklleyqLvvc6ibIDqd4Kvs7QW+ydfL36W1",
+	"ot7lUizg3HMj3w38tGbo3LU0op+h5mkPaeJb2JUAtluAPlwfIS2u9DZd9Ar0GdypNqPCwjH3dL0wbEEm",
+	"mTYaXLV6GzRoxIVeccQFunxzhHZ3dw+qcU9LeyyHhOyFkImniNDzvOn3kz/2vrT0f7ruP7+g60/mXz3z",
+	"n6b7b7/f7veTf9n5t51/a/788Mu/tMrtdv65ToicuKTbCokZggxThJNEEClfQW1SKEcZY0lalEnCJFX0",
+	"jlRxaDHD/31FCJYv3lwSqx/5sV+HAXLC4Kq+tkByYm5Ytgm4GJrggRo9TsYTLL6y1PKG4RxTfgcbsD4f",
+	"Qcyt9Ezyc8keFsTRIkA8TXIn3saKw5n9bp0ctamcRymWdV6qHzutLmqeIspswwCdIDIF6J54HqALxDOV",
+	"P/rP//ifO7WB0YLzaX3JaUaXRKq4mwGXaxe4SgUQuQJ3USwmqFjA2g/fUUnVsrNSz65zYPGLpc3s2EAE",
+	"+p1WKBj43FlhLztbSw3Dkz5T1MnDAruiZh8UQB2LCOTbxySNKMMp/f0v2QkFsMTWuWfLUmyfEBxEkBlf",
+	"H4Tn46xA+8fCiiyoNstqIeYrVKuNPGU0zwqkEs9iK69iTrcyK20T2VOQ9I3rYQnKZwFU0s4/ZoCCF4BM",
+	"7rFEeRsTTWUGaupW1F2jFG/LZ3/4ACpfohoc0ArAynap9KW3N6TJ3wUgc9na1MFj1q3OX4WNWcsZ7TIl",
+	"3+eiYYuA15EwZ9jamyKTf7qmWWXu0Dm8upoHLnPRVDFwrV6cGz7eBqAl/h8J/jthpsQ6AFebemuri2zg",
+	"OyLwWKvzrs7I2pNghGlaUrr8/I5ccOQJIasaleVp1YVjC+h/zak1oiyhbCzXDWTTlMMtyCSIzNK1Z40P",
+	"AgXtH4dCdF5/VlYPAn++XkhnqZegRPlizvmMPKp+2uBeSx9xb7xlqJZjME/sFWjMhSCQlWFKyGkRr23f",
+	"BAJklWP3ajFBb01nGAI9a9cbMIvfrGCJpfQqH4ouE8R+K98SQXU7VWZfHUGtRHA5pX9pnqiNxlpMoLI6",
+	"+unjqp1N8S3ZaLNMeWKgRTaOM69zaNmkmy3Ctf+aSOp8o5VDqoE6bu75BEpE30rHcpzzuLSPFfHVBuyk",
+	"eY/T2wFlAxMUHQAw4O9gu94RFmiDbTKY4nhCGQGLcQV04PP1+TJl1qu5DzeQLbkZaerY2dj6jaLkHXdW",
+	"U8CXc+falo+EOyx4d+0XNubdZegMPg/WspEQdRiRmuROFbOQCbphkdnYWIauvFL31H24qxdS/+VDNMmm",
+	"mLUEwQncfbhC5uhUSXTPBRQXmeI5igE5+5WBBAYLQI+hEvJw4YOI5nCfjaXFfo+WIhC/vb5+j0wjuFQJ",
+	"tPlhrhpGXNiaBNI4FSHOz8GsazqWcfjDvfUg/ECd0qiC5QjQBWHrMFXhDilAdrMWlAVMZRfjbdMe2+jI",
+	"TmQoMIvzwl2BTRvSZIaxRe0+Oyf35n7JgSDhJNG6aRH2nENrZ2miG0wwS1IT06ENOI+m7T4DqPc7nNIE",
+	"lmtgztkINffCcKcHMYA2twlGK1HR9hWKEqL0j5FFAyE4npiovTY6tzj0Wr+wnmeDK5+xUuoUfKqz00Pn",
+	"3EvXBI+V1kggtzeP6EMJJ0ZdUfiW9CAv2CQhtFA0SzEbuPWEbrt2BpU6SrohSnF8a7HsiYkz1XNIEGUo",
+	"sr9YXP0RF0OaJIRBn7u2zxwQ14FqermmVCLFOUr5fYEU5abg8PjVwIDgmjI3jtK2UmQ+TSgYqnv3MERd",
+	"KSt/VqbXmLNRSmMFnR5UOnXpTcjMx8zd7Ge3MDPBY73zhynRXXQd/UAqUYnuiSm6qek0zByko6s44IEJ",
+	"xJghHOs9aboWWJFBSqfULnhXD+4QwS04/Owuv14hQZSY27LW0aX+o3Wo/4iQJDFnEA+qF9sEpg4U54MU",
+	"izEMuLNbGTA8AQQLVl4Fh2FgSx0QNeHJQC8KTlN+b9ln3/YGxfRM6dbA3n3q9vkqFUtqenX0C5/bDiJT",
+	"FCNyWBjwEWmKJTjgZTeyUi1D6VZGZjNtvJJkAA8H+iHMeN+b8TcSRbaAZOsaGlDDRWYj+dPX20e+ypdu",
+	"YZPaO6hBxvAdpqmd0X7O/cU6Ay4apE4gxu83Xj+AAGc4HRjBpvsOgSeG2biES5Hy8ZgAFkVm0UhIfiLq",
+	"Cf/UsspY6zSJyoMfZnJejJpzNMVsjma26oFJITF1BUTGAF+gXDERkvnn0CAhKR1CFft0jmIuVTrfKZNP",
+	"208bz36KU7ONBla41grcGCS4JjCAmeAEYSu+MVRJQ02M8p4sbwVI4vlOgIZkxCEcbe6tOpUITggzCPOC",
+	"LG+h3U55EN9Ix7Q2Kl1TA4SbfsPgP0HaeYVNZ4IrHvMU6N8J0D7spkNmxn9HhKQGAVsJzOSICLipSSpy",
+	"JJeDckbwrflKghUeYrmcN10DPd2MCX0omcO4QKrR36WaaDxTGy8az1TMp/q79t7Y+2bMGbNozzZGPh+F",
+	"OVFtOEnMp1OqFGXjnid/4SjnAv6jZwslDoeEMDTFCXAVTtyKwmA1mZqYoeg0IdMZV4TF8xaUScwpBqGp",
+	"hptjLEkP7X/+nOc46UXUjW7JTO24DQkn+8DWyc6PZZBfBXYPHAOCs7Em5x2/1TQUtUfSN7LcsQndHEA+",
+	"cal3m4lkEo2L7kt5cLDFMmbyYE2ZbfCf9JD+yUTYlD+3+J0c6Np+J986gT7TxqZfrSFlkgjdYMxZoWP4",
+	"34AuBuTzLNc0ar8xwRLZRj1EPtu1NgJsJIicuORqi6Gj9aJn9lFUWRYPUzr/4EdIajM3z1zkgs28iGO4",
+	"+BykPL71Dt1cDFq2hJgkyqRVVKi0/VkfJ5XFnbbpyQYAl/ZJeah2BjUrUJ42bE/YSoEjEwJzB9iqlvCl",
+	"rgeCZLJC//IXNNPgVO+eeU5/rSpLhNFMkBhn1qyVDrLFIIegEZ7SdG7QrZaPBig10EcpyzWuQ1AtNOUL",
+	"kBgXHJCPRGsSRY+USZXL0AJHabCoI55zNCPg2fJBniYQ0EHz6r85UXO40oKqOwtf8bnY6aFe525hmi9Q",
+	"gudyp4ewvDWF1wEA3ERhVboEukypBCuxpDV7PevFgQArT6UtRVEUahugjCYtymz1fcvhhp4Dg+ZS0nnd",
+	"DnYkxw4cv6bMheUsnhI4CSd0XB6y3bb3cBiPBWbKyCaexZOiY73YAcLGGsBDbpEFcishP3UlVWQAMGkD",
+	"8jkGKMq6z8GxRSQakjlnSV0Jjib2i23Ycdj1TbFUA37PKmQpTSUl2A6yVPQjLwjGEHRgqoB4VQKK2vn2",
+	"Y4VoKltf+XlsoUdsgV7sW0oFGo81yJoQZZ9HShqgHfshe4KAwTAwBCrbeRaOwpwSLXtyGPvCANWZMkbO",
+	"vushv0f3FVtVsOYzBzXmpN19+ggH6CsbDKoZzZUnlB7+WG69QF2tgbbUB/W2oG1ijPniVPQEpWNuLQTt",
+	"uYTH9VIjNe7+cW2Zl1x+QJ0mwz+U3S4ZV5GaA+hygAxR2ICF8BFcG5tJSU2wg3e17gyEzsCKtBKJi2J0",
+	"+TQnILYdZzhBWO7K4oaWusrf8E8Dh7ZjRKOB23FnOx/oA3LggldLhuXbdy+McWlgUqZaI8ujXEFeaVvL",
+	"KfBTPM/L703SF4O8ELZnWxc9wkUMmmEhCbiKzq7etkYCnBLOH2ckbaHzaU3NOwbzThf1QtCfpIMuwyih",
+	"I4hiVPlgm8aqDWzteAGj2qn/JGWDTJLi0Ms7Kc68xSFou0rRNLX1Aa2zQZ+tRgGXEy5UOnfHicxGIxpT",
+	"wtRAKh7f5l+7JGAdGBcgZXeEKS7mPeMvYTwbTxC8gGx+YO6DyZ0dXoTngusLQo1KHqoGBA8XriXj+DYu",
+	"IYMHOXAOTueAgU48b0ojaPguELjYqvgvIO246oaw3RduBei4zhlQxI36dhHcqfmGttdMW8dwZVAxRRtB",
+	"Y8EyrHzWGXc24KBqjTWCRsVWMuV/ffvC+8U3DLyf3d8lZdt77ldZCRpldddrVlIZ4Yp1UYVs2HIqRpcz",
+	"Ly9oYeWfS+OpV3wg4cxXUWwBklzNsPdWFW3AYvyY49tcT1WP14ZLqS0fUo2gUXt4WQChxQNHU9c/MhoG",
+	"2Lz0Q0VKe784kGa9RBWZaap1eiIPEpDqxFbNAyNczHVwRQaU85ZK81gIgnWBNYtJL6XTDyJnAj//3Ihj",
+	"nJ/feZwM4GHkaQlNc8PSZ1ElSCjaCWzx0+EcRdC/xUJNqB7KlDJsYw+neDbT43Up7TkU9jLAfd3Iopue",
+	"2JCf+sLTm1e0XuinUpd3m6K/rq/aIKbNg6NcNzOoadOeZcOUysnyLkztm/eumXvdhKqtf90EBi28XgUj",
+	"X1oVB5oZWMD8ZSXwvG05Z/m71wLPj10j9+o9Tm/VROiDrC2zoQmJXYGp5BpfubZ5R1zcmmq5bUEkT+9W",
+	"dFMgkZuGpo8v+Y3j3MS/2ECzL5tCPq3gknWQS0tZdd2Ltdyw7qWlBFgPOVVZwHWvLO7hdW/U8udaxKoa",
+	"tlxLhKXMtO7NpZsYQLLgn9e1CTuHVgLnSX5Y4ZSPM4KaADVUMp4gWQwi9OCVESGAtgQ3JeYOspS9s0yi",
+	"LZOZNQKnfhMtbO9goZLBguxZlCfLdnqwNAbUSxupfK7m+KMJ5CgtR4CyQWj6EDRnWrJBMKP+7rJ4kchD",
+	"7dHqTAZO/siAsFi/JwbvlYET3CiExOGdLjzgmboY5YU4akr6eBBC2vrhmZI0saOE9yLUxGsGbQa6BNVS",
+	"2mIo9UEZNUVNxo8qZQivrQhEqJT8rUTe4okgbEKWpYq4FaEM/X//7xvUBD3oFToiqaQQdMHuiNb5EZbo",
+	"CP2v/4EOnu2jf0G73fpkFZeT4rbgm0bQOKoNuQcEtvUBlaZZnv7hTWeRFJVXPQapI9ubFZQ5JmNBiERF",
+	"mwBhZpRE8GdNcWrxvcuhL3udRiknrfVv/X7yRyfYcwlnf3SC3S87/1abXfaGkjTJg4Mq66ifLalBOhpZ",
+	"p7DBqgM/ScIBSA9secrsnZRWbPOLlRkWeEoUeBS16CxPxCWbbQbm6WDusAkPKftx1wdww9xWw2raiM4n",
+	"CdnM4UBrQf8fkYaz2QuKTG1xkqVCbm1c5Uzw6Uwtic7MoX5qRI+8XSa1qwHBTRuDEkE2yMBGIkMyLTw4",
+	"TSLj4bFPaqvFrk/fxfK2qBuwdlQ2eCWTqKlFcgDX7YHFiA1QjFlM0tRK6jUfr4sfrcZtEwcn4lYtJ73H",
+	"PnktEEve0qzWodh/m9E6GA29RZ8qK23T1EqSUPz1mVdPkb6V1wz6c6KEXdksILI3cT9pa/NoYFjBS60T",
+	"VxdxQ8Ivm+3yoa8YxmMCkh2zVXAJsLhN+D1rL1SFrK8q5fNPuafTKfjFs1nKcV5yzdx1w0uPrQG8H67k",
+	"v3qEcHNNM9bUgrQeLpbVKC5uuB47wE4YrmDury+Ya1m4jh3eks9HPK2P8o15yjOhFYTony4vv/329etK",
+	"5O4/dd50D3ZflHWYf/olbB0ctt7g1ujTH8+/1Koub9MXh0uQ5sDewGwhQTuhSQ9FLuU3Qs3DsLMTAEYk",
+	"BAQJ+2NX/2h3Ivzwcifos6hID4Yfd3WrhBI1sCAJEWo62A4uHG6HAZvUqtLF8VUF9cqNxFh3bgiFFCil",
+	"JFv0BvexinHm9VRDqBPxYpFKb9+9QHddCAdQWh+Dky8PiWqeXL7Y6TmkHomsvgf76egSNd+9AdP46FL/",
+	"Q5Di5p+yPrN+fbkTgCtzShURUmuxKbZQbxC3a9flGwkXTx3oUP+ra8i0Jr7+bfrilI2JVJd5UlalRDav",
+	"LdoJ3AGhALcUcH2cmZbfqjUV+axc9JNBZBZS6aEFiLA7kvIZySmzU9qxa8+b/A6qZkH4vQmU8a73rGsY",
+	"Ssk0jZTgjJibSYYIUwLgMyOTxiUjk5PhqiB16pKpbNN6R7XpcUZEAbxicTjM1aj1mbhg940ADd6mL85M",
+	"Z0U63ErIvYJGxWhrBY/XccxFUl9qy0iINQO0osRUFVGCp6f1uVMbq+oJqaksF7aGWGobiUs4MB05nYCy",
+	"e9FdbToqL67hVLBlHoqYT8kGE76wLbcsLR40BL6vP/HcJHAB25Qfdywm6CCEeB4Tamiy7JCk+knk2h+q",
+	"CDUFvocralMGgCu4KUcTglMwLM0AKWc7bRdsnrvyBLABBJ2SmcW5qsnhxHKJ0VKMY3OV1y7WEn6RRm4e",
+	"6pMoxvXHlRZ5u6hppPCUACAOokmASCqJCQ9k9I4IiVNEkxyiqYQh1EYfqZr0WWQ/+AbHEDFhi3PnTB15",
+	"Ra5vydwRLsnM+GwljCo6zsn706P6Uhilj9VPbS/II4nNTKmsn0Lpk28PL19fXP54evKx8XXJfg61aZuU",
+	"Po8P3F6uXcpFCvjyI0dfcrvSbJ51kqz+MDN5LxtsbNPBsWn+WJFQD3Xl73JAnoOQTb2oBwEi7XEbRYfH",
+	"1zeHYScqrTCtCSwvr7Z9bb1nskpQS5YlNL0o5l6eSQtFVjm05fhiwmQmbbxGAuWdsR8SZEB4tXQpgomM",
+	"+hD1TJqAVJybHJU8O4WjhOcpS20jdyIktRC8n8xRExd4OCa+kfUZynOqzi7PA8S4/q8+GN6fHrd2A5N0",
+	"lcdFlJbDxay5vRz1IFjQNHAIAgZa0LKt0ZBtqmUTducOCIyR5Wfz496OHlcO1gg9WDZHNDFtOuFONdwJ",
+	"dG8ucj0rj/f1b8Nf6a4dxSz5XeStCZKyK+Qmspii0MRoKEz4s01IwNYvmXKWJ+NQJfWnhjxjyU5Q7sYN",
+	"tmm8lHAcgv+HC6i0BaeKzTyxX92BBCyvE925eWH5kpvsRo901EXOM5lBWDgUlLWeqGJ5dd9TKFaQwYlQ",
+	"MSPM6LU0MpSGMt2WCSrF3TyTIX+rTrMuSZG6K7SqbaU10mgqDN6/Qf43Rw/sH3v5GKGmMiXALO5FvqgW",
+	"zRGrPkuJg4wq9t9OgGZpJlGU6yrQe+BBZtonmqSUISinEaAoB+MyqTpXhkCBd+DpQToKFZo3KCmRXb/a",
+	"egBfqVkunpOd0KR6UUCnxLGWAilJLCwIiSecyLLUPLv6NgzDOrGpmSOf+GaeBKNRFp13wrC7u7f//EVd",
+	"a39R633aWyqVuU5WDKAsGz2piFYOLWMGrvXIocVWWDdNAQ7NwGZrBjOprRVNHPJ7GfcAt5EiYmqykM09",
+	"4ka2jx7FJRnVWYK2GFjNGH/EaUZsjnGduGPIhppZCMX//I//ufPKpakZ29Zuz21s07q6Pm+zJEnJk1yB",
+	"uAIQ60s3FBVAnwrALPcEfJUiCS73Je4+/VCCrm4Eg0RDEutzMr/bmAApo53tHHwr7eSy0mrp6cjnZl0M",
+	"fN39gFnswqm2hVsXS0iYWKtlHtp2pm6ZXmyHILoSShkagfPEFvtf88I1lrfvXdun9oOaIS8n4OMc47gG",
+	"O2nlyeIv1lpX9WM2XwX2dPmmqnrs/wyACxhvHc2NCxA0lseQ3btbrvWOKvJZ9UAZyVE+hSnUg1M0tIcB",
+	"uvK8pM5FGqB3b3Tjo8t3b16hs3fv3vfZSJgqb1C4OzDv5x5FiZpv3l49e63///rq2ZvrK6OLY/Th+k3r",
+	"JbzUMtbIFItbhAXpM8VTyBFO2ugQsqPcMAHtWCKs7N1CdHb1NnJOy438q2vrnzZdja8dB/RkjCjvHJXI",
+	"uLI3iLtZtvKrrugLoK0a159JPN14QxV9HcKbtQWPngK+LO/EVBLY+h77EWfvOtDDrSDXNqKmC56oIaKB",
+	"tKvBd8UCHHm4wL/zcPGK1Hc85BnAFxlrUULG+ZQLUh8ytV1wBRcf5DKdeQNkrM9XMRd1EXCEjicQHcOp",
+	"lhMzLiUdpgQ1y6E9OxvBvOeSd33wRoFtVx6Q1ONEz5AbMvpf/0Or1QES2j4mCZrgdNQidwSyy8EYMwPd",
+	"aIBfAZOnBWqWkuSNuU/csGjRZlQnWDCo7/sImksP3LA+8i/FAFTuGlrQ8zm6J8KzeIuwD9DTpzghGxsT",
+	"BcGuSH7w199Kb8TzmxUn8b6aVyhx830aRMOnRmTzRreAg1gShYvbvsKBHnyuLEAD3dFSqNiGAT0JUA+x",
+	"aCRfFYzRPxA8UbtNYMjC4bUlTJwJEqtguS2NGStphrX63gJgo+8ZmHDFzx4VAVQoud26eAwnBWxirA2K",
+	"yG9Dw7qbNC+U9c3aQ62I3/Sq7qyjRrW2N5mvWcJTW/xniwX04wttmde8ZTUkw8IwuFeQJj+a4lt731wI",
+	"qG+gikqWKhTpdyKoxEvuLCIOULv+yE0yclxbFE7/WpRzW4gDdId/4gPjwPCoREkGpyXMDb1w2INmZXef",
+	"769bZ8vi5fF8YPS3zBQDtLfcTlqshTb0olV+OWz9jFu/h62DQbv16V/+eRUY52aCVnMAFFM2PL8lYy5X",
+	"Q95AcWz9LAK6StR0rKlnL8jOK4TNygL81z2oATYLzYCxAYsoMi3Rv7zPaqMOppRtOY0i8NRbiP0NgBfv",
+	"4dgvbYVOHRq1noY+sCdYFKWyYe7N0Poc4c9kZ8Vkw7UYf7flWM6lGI01y18bIgJ3GWZPmIOIJD0UaYk7",
+	"MNu0GRnxG+0E+Wo37T8CFGqFLnI8EkFkkycEdVNfJkYB3NW72B/KUKSXMmq3dR9v4BtaEpr3PqvolYUQ",
+	"dKQrXVXko/TOTD+ZwErVuuj9krYIWFzykZ6WwjCs3moYqCJALSRTdEvmAHJoscYEgYJOxRb4BioX31Ge",
+	"SQSxwWZLMa4ssN8tITNTTF4+QscrzFD/2KsL81sS6HRdleYc3BYpgvZ668OEEqOcjukdYVVI1264wYnm",
+	"CLqaqYuL7UpxAM0TEdKSybAvBIvkOtEr5EEHlc+sGM/08YCwO6DaFU6zIM6NQGv3nzZQ8hcV7O1YK1/h",
+	"LZcaTvzqQoOQcdGdf3Jspxnv6gW8Wih0kavKoEgPZoKPbfZFvnxrtvK1PW7/Slzs5SVIsJQeZv7iGSbJ",
+	"lk7ajQy2p6wE4k+hZLI8xpRwi/M4MftI1OTKIuQn+Muw7gi/zy188wrEnykTXs3voKJiPIETszC74XCU",
+	"2x3pT7X2ZS/9iv1dWWNX6MUNon7hHCrEE6UsFWAXm875KH+njtGJK2W2UF9s0WEJWBeyrrjcFTilIJLQ",
+	"4CdSlQN7tTeuzbixV/CO5p7ammKhkgh0P+EWVayENrZRqqng6do7s0vd5mnSXeokh1sDGEolLcVDOyko",
+	"URYmxUrV8eR3H79fV427mu07rtS9TY6vDuv5867asru/3zmot77qozNvzVWihyP+/fvamAJZyT6UdFzX",
+	"7vP6QMNbCBLUA1pCr6vF3XtL5pvvQU3ydQsPHdZ9/3vK5e0RVGFfK+4rapyp3R5BVZ9b3U1ksc7kIoo8",
+	"TVJyTaeEZ+rK4J3W7XN4UKDDWfw7LywfPoMEUZlg0tS2lebiyxadb6Nj6zA4CEuhMwdhyXtQNl9r5T8X",
+	"VJ8vmwT9XHhN9UpMyPrwy2totLhBF+jk+iuPqG4t3/EYp1CaviYvJ9UP0T1O01ac8vjW1t+M3r7tnZ1F",
+	"qNnda014JnbqynCi3zmr5O52OqZUpucVaf4Sdj79ErYOPj10fwlbu592er+ErX3zU62P5B0fU/Y4ZSM/",
+	"WrYpc1mtarmBZnJvswyKz9zj9LZFWcvUz2jNMFNi3jqoJrJ197ZTzJ1Uzj9at8JneGbiizYjWZkHvqV3",
+	"BEXYhkNJU1j3lrKk+NFG8EHRWP85lLptI6hBOgNUPqlslKSNWlIT0meAI2gCZ/USkAS6KyO4O6A0uzyo",
+	"aUDNTVjqEOJl6oLv3Kg3loou7GuNFxmy/n/LiH2uT6hHl4/f+jOb+Aj1ehvPYFWkL3MrnXlV66uJUBxZ",
+	"ZBCLJwnQUD0UFVFvkYlJHGY0VS0tCvSiSNS8Or84OzlGR9cmfC5AU0amnNEYEFP6DOrDvEKRH+obBQi7",
+	"jyBJNJcAEAmK3n+o1vSLU8q0pf/MhfO14DvP/tD/+RJVEPXy4YJYLL5YjngtNVvY3md51ODmtfo+eLGG",
+	"NYX6BLFheNe8JlOVtSBI1QWuumpZhrcpkYA5nUfASnOPaG03NJwb77glZ12WUIVB/MHUlOsDCqh4sixD",
+	"HjyPsNgJAoQMe32pp99DkflHBMi6ChUhvJX4SaiBbdsGkKSjJUCfGQmBmq6YSnnVEWGJucLVLFURELab",
+	"YabyRD7dg/fh4bzPmEFlaWKUiGwMyKDsjgrOpvoMTS3VDVSFmaYntSQILc21FbHVZ1Zu/f/svetyGzm2",
+	"LvgqCO4fJvskKVIXX6To2MOSXWWVLUslyeWubnYpQSZIopUE2ImkaHbZE+fXeYCZeYb5Pc8wj7Kf5ATW",
+	"ApBIMpNM6mJX9faO2F2WlBckLuu+vg/HJdg14rQHBlEe6AOAAsPE103Bt20PMJXl9XdvukuBUvz8WlbO",
+	"anEZ3YfDL+wb8xvd3bG6yVnEaRGADFA4FOMlfS9nAjacBW7BjshYmwNQyETqWq5D45CerRHlQqWQLMIs",
+	"DzDNuO7PHF4Sn9AR25kCyB/++x9Tlv0wZ/2p+2HEh/nP9G9+GErdmNmoRYGvZ1vKzafrKwPiOZ7ZwKYx",
+	"TfWhxKFtjDoWpqbeAb0NuJQT0xo4oCpVpB5CI/sbtgixPoxbUtS+pEmEbe47ZkV3frthC6RB3VwNMKa7",
+	"B09XR/JWzlkyoIqRMftILl93m7sHT10jqN4A+a9/MXz+NGo/7zx/vj94Fj09eEF3h4zS9uDggEbtzgHd",
+	"6w/3h53+br/df767O4g6B9HTQeeg3x6227T9vHaXWjSUnTADiqixnHtTVwcCBvANwCtQQBbTZzChhGs9",
+	"pdfIteDgXeYDEaXdVyoBPF8QKdzzHH0WjEUvijaJjMFjeAN6AobRXxj0afRs/M5/EABbFx0p/q+CHfvd",
+	"yrrsP9/t7FVMVvnywLzB7Q/vnHglF+sri0+ZpfReCUs9VozpXnz3K5P8D8nFdsLEChKvx01Q8oOcsH89",
+	"YCBoiZYerHE0sGkcIwbFferNIfKR3KVwd2bLacxGqRhlcvNcvovUmE837qSlysJEDpFmgcYeFLzxVUY0",
+	"ZUTJCWgqMDodfrx2XUY0iWKm4JDr0dtOxyRClyiPHp+b7Wztk0qTDbZvQZWC0uaDBCM8yhi7pjQda3WQ",
+	"N5z/63/+v2GjkryXyejdyiZ97Q4KeWMOypfdrkcEeBnmXDEPql8vOlGMIR7jPAFwFZCn6Zgpg7byJMdO",
+	"YOdJPWDDBS5QNnUb9nPxJhaz77Saun+UbcLE7BpU3ppQm1fQv9wINacLpyu5IhFdkKmpwU1djbdHGGZC",
+	"QO46aFbPlCcyjKHFJwc3WexN/30pr3zQrqDZ7h5y0x/V9WMEy1h7OLBQvziPR5Mbig+8OJbz80RP8YM8",
+	"7h4xway/xxvT8idXjxKeyltWzEx8hw5HuoWC7LPimPzGLsnCVr0JNX7fxHxPq1hsISl8KYjkhkKHFGDf",
+	"Teu/wYeEZ+Ln+IMvmut3bH7uBRHzH9fZ1TJem9aDMU3oIGWJgv5vmHSDF5LMYqZa5FhOJhJbGPuWY8RG",
+	"CoGmpa9PoLZBG9gmkrBhRsWw324vAzxUimLuHjzNBzF3C6b4LClATOwndHNo6zu46FFx58Rd9d00phtP",
+	"wrm+Zl1yHmfBPGyTyXyWF36rwRisVtP+BzCLQbNvlAndMKYiUgMKpI3hVCZpQnlqo7hS3aicI+6uBkhi",
+	"vDjvbftXrMzPOfDfvAQlVIRdYX+/Nm6KV322TANXQJ9Q6PLhBU9Ujr7VemXxAnMWwL+DlWLY2G8Y/m4Y",
+	"mypCyZiqcaNFLpn2odOeoI53MPxomHyaSCgWYB+WIuF/wi/+HGJ1KiMfWP9SDm5YunyglJyp64jdXv9y",
+	"s3f77vk/r/51sS/eTp8PPkSd4Wv1dPQj3Vu8Yu3ZG36WHvzln3+dP+tvNKr9ebGzVLh5zpF7wQYzi9GC",
+	"l9Jt/KMneBAuggpC4+mY9lnq0nCxlDdNGvMbpkhdSNIOyFlAOgE5ITIhb/WEcjGKITd+1BMr8w7rg5O/",
+	"PGfP3vx0un+ezyL9bbf5ott8/eOb03fnzb+WgsGtqRe4YoJMuJhpixELBiZcpCZmeodymwGSNK/Pe59j",
+	"TLd6JNnccDmbTGiyKIglu37+AgPkHZsDWzJPVFq50PCVfWCRJzJJxCVYz0X1ejzau54kJsgJsCSEwykc",
+	"cpYYHorTiyOCV8KozMWIo7Z8S65sDx+uN4G7uaCGbGlNsuEG/kQVh7mXpnrV7jFYevfp8aPlxucrCPjY",
+	"C0gecSQL/k/olKQycOcOWcir15H6Ca/l1XVv2TJ9tih6mLHjvDhHWff/2fA7nmjDYWVL/fLLL780T0+b",
+	"L1+GEIG3vwjJDv47zBqoTFR9RG+Z9QC1/TcbjJdS0i+et5vt/WZntwhi3pMw7eaLv/+2/7nexH/tev9q",
+	"/GcJbrZ2+oG7Ybu0INxSNIkuw1i0VyDCAH7VLAH+LD8rdN99YrOVK4G09fghmztGY7pFu+gxdA5/H9PC",
+	"uEjlYq3X0lTqLLm65kSDGhcyzWCXouIGlu3AUKxVuVa+s0RJAUEDzw/xUdx3iwHWClAEtfx8bjMPpP59",
+	"QE5BCb8PSDcg7xpwhCAznz8R398TSc06SUuj+bnT3MMOS+2ZDWjCSF3MEmgZ0LesAtZZfJ4lIPtCpLeH",
+	"7QzUC+vscV8m4VRne6jYvfNUQ/6E+BLfl6/2ZOckhj0cmypxvT1TQLIw4fFS8drLs1dFMwiF/fkrf+y+",
+	"K7x0wi3cS3btT+9P3r3bDKiP47Fvc48q/K64iMTCMGRWlxn6Md/jTUVCA2BnVZkzotbAr5orAHGrzwy3",
+	"pwlzYbRyJgytXm4H7x6UysWydIsdTCHJBseUyaY5uOJGpyScxq9EVGgFf7Dq8zyRBK4kTEQKE+GRhT7L",
+	"0ZSl+pYhjWMorRsmjOnvZkqR2XSU0IhFNvbndLP2bE0xbkr6C2B0hd4emfh1fPr1pdb3Zhx/fbshZlgy",
+	"9RFbzCKC5b6Ga9cDkoBuBopk/0p/BBDiuVfmZznINq3bb2Ub3pFsVPMH8PJVN8C8sNgthuk3V+iVRR5a",
+	"sI+4AuYCaKxMCPs4pjO1vH9zDH/F6PEsKSEEybGwO0MFBpQumfh6J2GYGn6ZsmSacMU2W/n220vMek8c",
+	"FBQ82mkZ2fIZGBsUnIQfm/qHprkEnHvctlyKfJjEUEmqjPcQYv4mb1QzwGjXMVe4FbK59a5ZjZ7YU+z1",
+	"1qyZJa/QAP66+jzglCqK6DpMuegYl6hQUgAxdsb/7GPRRTlD9JYBdRGpS0F+eHWl9b8UjCCnVQmF0V1a",
+	"EfB1P+PbSva+pb1yg+KCDGUyYEZIYduxHh5X2dVrsB+84t+KBqiX6VrPk6Yve8tV+sAEFEHNfHupK2H+",
+	"HhAZR9uHDHBf2WWo1F1gG8y8BFl+Mb0xb9OlhEPp5kES1+/4beYRd3BVu1hVRlm8zbbwBsvAjSC7Kciy",
+	"6kvfVXmGCuyhrT4V8qw5C618vgvyN37hS0bvnnpFPBtlTfUASP7LTQlKESI/czxP2w8XcEKFTB9+WNvg",
+	"uPBSaJUyVC13S34v1bLpKDRJl8Z4u04iLysJwKeUClq2DBkKCOY6euWOkdwfT8O2e9xFblc5Ubihy8+P",
+	"o8B8SVNaFAxdom8EzGX8pftwbRDnBn6PA7h2xu0LxUxvKiLk3CnBnKG3tx6sYfO8VZgvR4Zczd5dIjQu",
+	"sHwjswBb8LDCmn0ODIOsZ1ytkG5utD2ZIbiFURQYoEFhlsqwOMPWlkOyulta2cx51s3j8XNttdfcMO8T",
+	"Ca+GMZWbggxmSmUx+nUn4X6b2ZFz2bd5oE++QeJPR/kBMN/wkOxYYN6iSEnZxzQgJXRZu4YuaxOuYzap",
+	"BcQ4FgHfplA9tbuE87npyJTyRRUt9qpkjRI6TENjtru5PyKUhNn5yUQeYI4YREDfY4PH+KtXiEhwbgos",
+	"fhc4BNuEZMEgfPCeYGcmmEipfc2mogU7jcZyutshuNM3LSFnrP1E+4J1X/BgmAedKifyvui48N6iz7lg",
+	"iMx8RdXN3doEu6YCs8gKtjSZUCgY4rSGDWyhyVMc0dReZX+vrzxCetsYOK2KDCN76cO6YZ8LJ2qYMDW+",
+	"27IneLMrWPHqftPrv/xz77Y92X33bPBj8sv8ef+qc3O+r95GL4av6dPZK3kw+ivfFT99fPbzfKlGsrO7",
+	"Xc9obhjFu2HEtf19zx7btXHLiaGdWV//viUoiFeqnN+dSEEAXGi5aK/jKrERLEXkXLAkIFIQSvbazYgu",
+	"8pHgTTVhd8AxsYV+6ybMrwksQf2o1Au8xNhf4q4sc8SDuwInUx/aASS0CF4EbsuICYSXJnXsMcrVmuOF",
+	"auc3/MdJ9BlLz5dPB/6xmis7kNiD5jCGeIpOKoytUHlvbA4CXEH4F44l1+9jP7s555G94A78witn0Xy0",
+	"/SQ3zAqL91V8p6INVOQ7LW+hL+U7rWxd8J0uTCNC/gkXVNywCI886c3a7T1GaDThwv4woYKOsr85FFj7",
+	"C+j8TI5IqFI6HIaAtWcJLpF6kcacQk9Idi/EnKez1Dc/YQgmcwxpUXyxjzyrXRF43XITp71yZcPrj0YG",
+	"hYJERyJjtmbg0F0Bpfuw/0M3jHD7YcM77jL8WcoFK644v2XFqLGPZ4dvB9pmBm8R21ag+MqMesE+pmcD",
+	"jIkNytD69EWkTlMykRCcv2UNIrOblsE4LA5HtUIfS6KxPOQkmcX3dkSQbuBMVCKZeNiaDqMl8TO8kQR2",
+	"P9kJWl2EbTIO/sJ/QXKUYcqSUyxfLWeesfi44LHHUoxMpStkwd33ZvC57SVE0/39jfhno4QOWOlAbNX5",
+	"XnsZV+35xidXgb3Q/osFxI25Fu4v5eCB4aPvSi6T7cwiuWX+qs7HMpXrL7kcULH+iis2mRZfkdJkxNIr",
+	"OtoCkf2CitHmJiR34cNiTq45Yncn0Lll5VtTW21HCAWIl5IEX2ewr4VEEqcSFon7KInKqH/BXVETnQxf",
+	"4em7+P6YHBzsH5CEOTmgL8aCn4uL929fIZ5HVkL68uryqntx1QgI+zilUB2U0zs94VCgsE8gtDI3PCTh",
+	"9xevfvrzy+7J21+Ovvvl9dn7iz8/DTrtoLMfdJ4ffffL6cm791ev/twOW8STxNiltARHpZB4B6IHkWSI",
+	"rMs+coAW0Rb9VH9+cyiTOU0i6Esc0+mUIffCZDYYk5imLIHWDteXSP4xm0y1Q9PePdxrE5qS9t7hXrtx",
+	"lL3MPiWd8wHDdw310Pp0cOO/piekGDC/tF0PG4CRLEEbTLUByCX77XbmmU5polgCGOtUSbHcDFFxGpfb",
+	"KtvBg6nxVVWD34jQYVpV4sd4BkqmYVKp58kggOgBNFYKvrYMb2Uavhys9mIm3sl5GYVuNtDqtpKWCJWP",
+	"vdYMm3uIs1HY5xd9ilYGGRXbyrF29Ul+lGNCgbpdz7JtUFIDKgSLCOoHZGJekFTCLa01rJYFNV72lU8U",
+	"Cd0PJ1G+47U2YuklL7b7YtpnS+AMZ1OWiZZCnc3SsYx8B/SHV1e1oHZ+dgn/eQ//2706fl0Lai9fvX11",
+	"9aowSDClRZ0Hy9+lr9KTFFNkJcA4Z58qRt5fvEURCUWEU5rQCcNWKR7HICLz84Chknbnxe5wj+432+12",
+	"u/lM/89z/T/t7P86O5CErnAppRvPjOtOxbl282cmoGynPVB1ohpsbpPUr7tgQ4ZHYOXM6ycUF/jlbyzO",
+	"XgE7Mp2lYyZSoHeN4ASQAU0SDng6iDgGeA1cAN+uXmE6nQIoTMLUbMIITw9tY85Y67swpdBM5yhtRydR",
+	"GCAna+QwgAqA6hyiQ7YvquyIYvpJ18+XPezNs59Od//y83ebibPN3RZkomwjXDAl41kJo1oZA9IHB/UE",
+	"ckjrNBkDkpmcK0fkYUUQF4ZTWw7JTLHhLBZMqRb5IdFXo6ruiQGd0j6PuX456bMxF1qIjRSpg8wMiEcb",
+	"QGI5UgFRqVbvEMxTDRJTEeGSVJLdnrwtJH4Tlu6l4NO5Mh+iBcaNkHOr+PCTScJH45QIOV8VuCD2Kp87",
+	"PUgtXI/NcIpjZxDp9F7PFaGpJ7s8Ba63s7ZZlgu5UzpCeAdtFgM4UXkE1G6gAu1duM2cFijyZUdAqqC9",
+	"w4jAhZXIudwxq0Di6k7Rek0+Mph+xrNaPQ08KvsGff0TRXjkxZn1xEyByFlPuUplQkcMVgLJwvA5fRYR",
+	"ixJllqF1F0yochQzEzlC8DKDvYmz7mY7ky4fEBWAICoA2d2uf2hzIb+Bm9uwEFfo2uqLV6QaAlT5TfZr",
+	"ouxz1n+fLNkf4zSdqsOdHTqdtpScOVSoHa02du4sXt3LMkVs9lEmSwInUMuEsX/US/bfxg0Ph/2loVhY",
+	"2g/LNjrIZi0hcii/G8N5cTnQMBwI/bDcWwzKcH6ztfdWIIT/1m7uIl7wJujg1WzjKeXCpu+KexkmTH/h",
+	"Uo5ywhI+oDvHYz6gI7kV94J7oj/p/uwULrP2ynm6cCmfJZX7COHuaUm5JsI0npxbfJUEwzABagWAmcyv",
+	"2G57r9VudTp7rWeVYA4LGY1CbYpdcxFqhx5BurCDSHuiFrEEbTHMfh4Re8s1ssLoO+eJFCN3CanTtCeM",
+	"jQeZTZUrJXbXQWIQi4YaRySM5eAGQUwldoLpF8wSBirzBuuRe8KmSREDlKbZzB0hDZN+9LWpowqPSGjy",
+	"8tcJmyl2HbGUDVIc9kAKbW9GANCiryGAL4EVownTVqVF1ESox1RZ05Uk7FbeMDsdLLqWsxTfhkl+Fi2h",
+	"5JpZAxnpzx/u0Rss/l0aPrAXFo3ePAVfC1fZt+bTQNlLC+s1uqPCHpSrbPs9UeS9YkkTrjQAHWZLYvur",
+	"zZYcdHZ9AIsbNk0b+f16Kv/F45juHLTapM7PaXREjs/fk7NL0nl2vU9ifsPIKR3oX/ylsXXGF04bdQxf",
+	"cND8jyw+/ULJ5Aeasjld3B8QTMHjrkf4PAcKBjgdCBVTnp4XKUtuaVwKx/9azokcpsY+NK8w6XIkvse3",
+	"qycWJ1ZlYDRP8+j7T9eh7x9UQDIuGnHx/CpV4soMmFIlCDNd8uOHK1IH5gljNoc3HOjUMKjXObCIIgY+",
+	"hioSdmfpWCamAOWQfMdoYhPMA+91mGAOW2tQTE5EORtCRp7oSrG0wDB3LnEcFKZblouV8u85m9J/zpj9",
+	"0L02EK0ERDlMlxZ59RGFA/BunZ9dXpEd7XHvmAcXf5o+B5tsPX3OCwIa2UotDd6fMPOGwk0wpgl7y8XN",
+	"6jZIiyfh0iAJDdgRcdixY6rG2pXSgqX4E5N4TWvagMRc3JB6+FufKvZ5B1gHd7hQ053fYBifw8YRSRhX",
+	"asbFiCQyhcomXvSy5YJGMDTT0rovmIEoT5Ze4BpQwVNg3fbIkkwtkHHAqSFL1J/SIi+5msZ0oT1JCvME",
+	"cGU8QtgyUzYIxUuFuIRpib3ouaeG2sfENFlE6o5YLCAsVow4CrJGSW58o/VaSG2+jJhkeUq7a+Zvic30",
+	"Cdgw6UyReiingCIVRlIw/d8JB37GgIQDKgYsjuEHmSCIeNhoFSNaZxyvqwkqy827mRLc0WqWcVxXaCNi",
+	"NszoaC3d6MxQgtVZq9JR5HOXbsNu/qiU5FXHU8gRtokhsJzId3WR784iW3l7yFk6kBNWxtMYGKrFAHH4",
+	"keQT2RtnwtKRlhMx1rKbAGLD3lEcsi/bqcs9HTlq1dxWtF9jJqDKDizrx92aObGooa+UAP3+VOzVGwBN",
+	"398SMbqRjxnfeSVKc49i0AnSQhXER0IOh4UFa8j9AL5YhoSVYRwdIeEMgKdAQRtiO0RY1mtUBDoEsz7i",
+	"sxSoG+Q5uU8nk3kEMqlsHeyykNLvqh5E981bAUu5uyrGQysGDQwgUikjfIE1YdYieQJ5e1ao0sxyn2zT",
+	"Xl81j13hOJlN6feb9TdivxX0U5mbinfGNqVs2XxYqCJ/Pf094R1Uo279YeS/xN+6gXcSljblmmP7Eu8p",
+	"KSpXeFHLPBlqyvVIecqpIHQ6TeQti7SOSNg/IHqgDUk7QDzpKARaxOMkCnoCTjUgfmsnDMk89ecSYOy2",
+	"9h5CrxdWqJuhqZ3fOBSnF6To7Bz4KWY7ZpB0OORCDbV02oqCGIZDJhNnlbDZtz0Y8JVbH6MCV8XJX5v0",
+	"2bYjyY4kv5nz29jtdzf3m/feV6mJL9j+RSXxSwfgS1XEL5+7ljdrq2TNtq8/KNvdHqyMu3Rl81zyByJr",
+	"NjDmam2aSrHklg+YdgC5jLD+Gfkd8SiRLiLRI/sLAPkqixiQcUEmM6HIlKqUTHgk+GhcHa3hpQFbvzso",
+	"4f0yE2tTY/a6ikkJN+Obujg9fJrSxQHDy8I4MI/IwePBMXkEvzErF6D6W61SycvfgzuV+B4UMeXrY8Fe",
+	"llEiwDGz7AaUTJiYIaUQYEsrrAkBgCMORVX9BTHx15aZ3NCEJeyFXPSEpUX3c2BPbBYeaTfdPdAAkErS",
+	"ZyMuWuRdLikPkzqmkJOP6KIn9DgV6rQVgNMl8OCNbmPGFlq4aeOZGIxLKwa3eHgJsXWKlAashMQQ160E",
+	"XnzgAueb4cVNkL36+a3icuOjnau9CjIvUxJzwYBvFTbUVolF69bi0Eun55SJWfGeho1sTqPDkLX7vJ5t",
+	"c0TnbqwlEVmrLv3TBYCs52bvr4cZWzkRWrJok48LEtqTtaEuu/wkP1E4AXBpixjeE5RZGE7Xf1aEJgm/",
+	"ZV7r6CzmgiYL4kqRFjm9sY7UekMwoJTSw5uxdaEFmOgHYFq4Ix9C8RnGV5cOt9hy+CJadIl4s/uum1U4",
+	"QClMPk/4IEUAhfMwm2LmSt+7uGADxqcVK4u6JLGlj1o//HOmvSAA94ljOW/OppYORVXjndfvvr1vC5b3",
+	"lCqfe6+m8xXpYTjAMYJIRnKZhvAOtG/LhNAFxcgwx/md+IFpC5OkcxbfMjKWaspTGltGY8NYJWdxhBlm",
+	"SiI2kVYcpwldgG5YIUiq0PXx0D32m7E9kVURFxTqCvtylga2vsJAs2PhIE9JHUBjU/YxPTIALbGUNywi",
+	"s2njLi33q4dcTvkgPwPnCR9YhtbOLtqqK9g12zUsLbXh40uzzVC09a/oqJx4o2Lh4eN1vBbU4ReU+lVg",
+	"nrx76R8Uw93r5qvtqwf9EsCCvCMXN1q2Qvkpqes9ra1xQDP56QI4gRuHJPxtzvrXsyT+jCWClpA6t50f",
+	"qKqQo9kXsVruo73p82Ipts7QFR6ud/KuskLYZU2Tr8LV7z8kz/3aGjkkx4kc3AxlEj1R0B6xt5tRxdQj",
+	"PtLeN7ACU5CGPRGzNLVginKWkpOAvA3IGVz0vhEQJEQndJBIpXIyR7kq/Tnrwyr1RMkqGNEDjVx01CIn",
+	"aUYzogi1BdEUAwVCai8voxA67ImEKRnfavnBUyIYi5RflqYtQ4+P0CScc/7tUheXt9RLlBOO1Obq5+Zf",
+	"//7b82Jem/wGLul5gGptKPJOkQoslS0S6o3hwXus+uKkHtp9BGkVvWQ8arR6InTVyqbhwdQrX9t6ZUQ5",
+	"5GwAD85qm+GsLBc3e7XN/QUyAuEOC2HLhggAKadoEcSAzDxgEYFPg9axIz32BTRxLLTz643b1sNIxXD1",
+	"gPLRdAmaBeqenyxXwkHE3I0bHND8F+YDYv6VBWukbgoKaaCZ0PB8RzL7GsBFN36/8zXYrd6nA9N/COE5",
+	"0KCRFKxFXO+dnj2epIwJMuQsjqBvElXvlA2eKGwGT+T8CFdbe1h4zRx3iilVxJ3dZ4pHTBUFxbdtWUfy",
+	"P739ENQ04rSQ8vMqQ42ajmUq1Rok4q25al1tyH2yfO4hd8zz3SUU6k9RlcwgdCdWbWG0W2sjcpO9bmOz",
+	"/2s590EGQhhPaMD+Be7BPhtILYqx0sXz3X1IgZnefuXKmEUEL3lCINuuSB0yPNAABBmdLF5RKZr7g37a",
+	"BRveI5y7NVhBYZnTsd1kZgpNEntlsrxAxzLqQf6B8GXKzpoHz3a/E4VntCRVBH9zIown5P3F23svEYAr",
+	"AFTC58dBaFiCeDacCDyFvau1fajHfm0qtAiNWZIWr8gXQnbYJuvtKNs2zY5hS3P33NESr5Zmhxdm9Squ",
+	"n2rTPWj5PABaRabI38oRmeddHa+PcMtsvS0BMvFZFMveLvVy9LmNsLx1lnbB0lkvVKxurfPawxttkOlw",
+	"r/com0hv5ZfkfV6R5jWip06MbNvsZ6ibl3JwRyzQ6IFRXpYDr/j4snG/McLe2o0DfSZNYjTbNdexHEGE",
+	"Qas2QXFuMDSG104TpldV0SGDXZGV19aCmhY7eNkglgr/BXZb3gJdfV+hHepk0UqGJGXCORH2e/iEjtjO",
+	"FN6J//7HlGU/zFl/6n4Y8WFhCcQd7J0hj5kNXW0UMRPc8hUrG/7FiqgVSmqzsyBif5EiBglylUak7ixz",
+	"9PcgFw1e4FLgaue2s0WjP6rFzZcOOzuoXqtc+2Kj2LJzGOQ2gpmvwJSPbz7G5576XbUIZwl06KQZJFWL",
+	"dIkdBv7OpyJi0TqViyn9nlDslul35vjlrYQ9JGEs5yHhYigDEurPnE2Myzrmo3FI5jTRpysgoS0KDYn9",
+	"V94njCXAr8IjakFN3+6Xkuax7exVhWewjDg1224wFwOA4EvkxJATowM35LfaS+cjLlTjkIQTKmZ60HVs",
+	"tIAN1AhIaLCLwp6oh1aQh4ZiAf6iLxrPoigG/uf8Jfh7fQWdRTy9NpWbKxf2hPmLvtQ0F8HqrD4Sft3I",
+	"TymOHTj0EPAvqOGbtXLyXwx1pNnT85Od3Vw822X44VBzb+ID6EZ3fQdFpTyO8efQV3/hkldjHRlbs98T",
+	"sFxYkcIHJJkJgys7gB5CfC1sQbuhYdEAXqLPiNOmpI7tAEeEuvMgWE/o40ETbcaHWsGGjZbfJXBIqF1h",
+	"vVtmAH+AXj+bQJmdKxew8Fbas2ART1kED4+Y6Z8QMiXuwUf+S2ybC7Y4wui1PIwSOhekv8C4AtZ75Fdc",
+	"f7w2SbDgBL9KnyL75PzKmqsLl/XKWYmFES8A9ZjMVErGFqvDxPagjDilI1IP9YNDyE3QEba8E54ekZCb",
+	"PQvRGP2J+h89oa8KHPoBTxWLh1v27kNoB6JaDb3dFj1h0+36kUUxOKdnlB6e+QZFU66GiFeCED5Vijzu",
+	"nErNx/5razr1twygbaigX27eL9Q7vuW/RV/klemQm6Z6wmxLYkC4GMQzxW+x1z1io4QxRb6n44SJMcNm",
+	"KzczAMP2PbCzwnYW+t97ezCLa5cCb1vvqmTvROZNsdUdyxpe3x7ge8um0To5mybS+3xkfAXiWMCI05//",
+	"vHVgmjN8zH5DDWs3iL7juNBeNM8pLpY1i0QFAsNDJfCExgRvz1teMJBcWL35n71e9Fsn2P9c7/Va+O+9",
+	"z4UMzkvTh4MynK+F8zdmhfDjMpazBJrQJi7Gjp22WfNrGNHkJtcSo38Bbt5ovKTszF9WRWJpNUNXkDsU",
+	"NHjp0Kf7G1PDVwldmEra0iLwNKGLVmQvAj2lf9WEuqeUD26YiXGhbnNXFsD+P1ZTAI7iLkQL7s7CWv3C",
+	"DeNP2VepXV5dtKLS5fyyfanK5aXN0rIz9pYLdv82eP30a73vXAd8qwCYSy8etTH3dRN55l2qN9xYzl9y",
+	"lh7LaB0Sbqj1Qj4tnPNwfexWK1zWLidcZFi4VXHPsuHDT+hCGXQKplxNP3BxK1Lv/Nf//L8P2n46l9HB",
+	"OCARVykXg4yuG2peTT2vvteTaH/7e7hUybtPPjClN8bJ8ftcxW6upmWjpMkjpa5ncYF5WF4PO5tBboWL",
+	"Tuh7MaHTKYtsFnwpAebovIsrKul0Cly6Q8SCx4shV56xnfOYkZl5C5EJWubmx1Rq+3tstFo15kDzluLU",
+	"V8TKupIjRuppwicTbfTPplOWkAFVrJHhP7GPqVdljEU8AK4hTBO1V3Z39vL49VmtpBemwmxhJ4weVfUi",
+	"fM4KK/AhZXjJmCgivH7nGB5wCsy8m+YAKha2YM5gA0am0/5uWcMqaSG90bK0kD/yu70Tv+j+T7hjolOu",
+	"A7M/NcWIBiDHzHBq96M9FcV5QSOwVHc4xOaU1RJO0RzLWSbbFNYGQLbdvsPA7a0+XpVFDOyobNRAyQmT",
+	"gA89Veg52r9DiGAOFdP1qVSK9+OFd6RzlNH2qTU738UcJgtlgOW9ZMXZcfdtMXj3x5LuBTjKAIeTsAET",
+	"abzAg5wVNZuD56PiRHyoV2dAk74cL6KkCjavq0nH4iTEMzMfkd8b+XOa2/pegiSTt1aSFOyDQjEOoP1Y",
+	"gX83hqvvsZLC4C1BFNigHx0R2offmWKLG8amJtcJHkOLOLsjYVC1gh77fCxj1hP4t5nB6a1L0+9oHpbS",
+	"G2YeZkCTVaNFjvWb9T4O9QyHrlxKYUuWeyEUu7DU4FrlXmSyv4LNiX7GE+Wej1GECRSZuznpBPdup3CE",
+	"BQ/RLPHq41TmGiXuTKa2DeYqQOvegTcMtx/y3T309mtVWSxXvVYdpvrY3bOiVcG8/OeMGSNMi3598A3J",
+	"znrI+zgjrvCI0B+Gwq9oXOXLcZaMvrgoqLBW1Xsz8DMqd2gAytTuU3JMU5ZgPH1bgoaSmbzk6SNIVdvT",
+	"o4rkJok5FoJtmk6/g3TbZs5sr3V2H4yE4U6NmyUTb2IAd5t7rBdELSPNtOcqApd3r6oy32UEG9/rIZAp",
+	"nSmmrK/PmSJ1iBUYExAsAkgZoF+k94OQaRYHQqqGxhHwdBgcbtgVk5y5Yr531YnGl62ODmIvpi44lcS0",
+	"rIDvY8knw7/1an/q1f4eYrQfHF543JKP+6ecY1shggPvBniV/JZbSwJSLIJNArvCS98ncdnGiiWNoIRk",
+	"47ZCmz8/k3DYTO4nHVNBwiGPLSQ6SvwQ1pWPhCyM7OnriwrOz9/9EJAfz1/9EJAPrH+u1+aHk+8JFB6A",
+	"02ghHskp/w7eZ3/zvPNil0z5RxYrwwnCI9YT9b29oPPsWfC03bZ/5eCmNwLTK55l/MEDXkyZJeVInygS",
+	"HmOevHkFKaSIDWKaQKXs5c8/EK5IwoYzxSJS55BDM6XJ+FUmC+r0XR+6CGt3IS40Y8XeTDWWc+y/0fPS",
+	"Ih+MacjT7LcZPE6WY3qiAr2xewID01C+73Vp101FO4n5hKcYmtCej2nzhiQb5M60K4Qhbp6o5Y+sFEaF",
+	"9f976dZ0BSze9izeQBvntvKLDSxhSdPZvbrJ7oy14zoMisVZslhtyZoplpA+i6UYaTFXObRy6t61jsyu",
+	"uL+sQqmcnQrTQeV/WdFq/ExjHsFHPRAfRcRSyrewjMFosQ/bUDpmHl3MVfGBxjeGa+LSAt2UJE7m2aUt",
+	"B4oD+RMofo6Id8ETBa2GgI/s8HOKcG+8e5rJTKid35KZKONnnYmHz7V4A7hLwgXHtPyYtejuRVP+VRIv",
+	"pWtflH8pXP0vlYYp3notM5vogN8/HeN8+eu+HBtzIfvdUP/OpmkKGVTuk6jpxiwpz5ZY4h8aY/2Sh1iM",
+	"6RttUyyNHwAQY7XyN/0dlbI9elivqYjkcFg2sGkioxnir47NlaTP0jljAH8DVSdfZKjmXeuyTd5Ytf+T",
+	"YNufGzYaDIq5cd8xAWVuX5uDGiU8jqHQdoZwZvdOQhXRRG6TrVtGx7LzmducS1uiegZrWVwV2pH2sOM0",
+	"WhlwCHVodJCSHy/P3mXh4Ru2UNg2x5XFWPqZJXy46InwY9PgMTUVHwkoJgmJvGU20ZjQubGrTZZlShNl",
+	"YvKTwi6zwgIvk4cCEWfJ5aIAiAz39vZe6OG9vzrGMVs/YMLjmCvAyCbTxKCKtch7BRjC0GAINnIEXxdq",
+	"sRk2tKWLOJLoPAYGYW5CFxYMRNvXcpgBt/nkB7tPm+29Znv3qv3isN0+bLf/WpY+KgC/KjIFTiJliBdG",
+	"s5gmpHt+QiLmcB9UgK4PGbI5GdJBqtCnV2M61dJ9ykSkLCoezl5dMQanC39+ohCrGXepjzKcbSqnoVa3",
+	"EnOudEBorCSmFkyTpbc74LrQYPUvgTJAO40pNS63kUveDaQ6QVYux8XStrYlODhSaPP1p2PIWNQTRfYS",
+	"boCwcUgSNpAjwRWDKiR8ToysedNEDhgUavYXhKe4HIYxDKtlmd/RVQ/hnxZ1sHI0mrXb7adVQDwc61EF",
+	"zAb8kryHcAekSmt3WJYbusYIWRFQ3TRlBtB3tVfWX0LtaeKA9QkVACbqri8gLcTn2lxoiTwxfBJoPDOR",
+	"OsorHjPyzxmbYcTijtiwJvlyuq5dEuqkcawklfIGShA9yWWjcI4rueS1Xi6TWT9p+aMXubch0QepDzHq",
+	"pfchZJKEQ3mHcIa2GPQXa6mH2/g5ID6boFmiN/tUAiHsQbsdNswUSkHUDGD6K5F1VZIwpB7Ocfe0UqZS",
+	"DM3pf3kRxsaWsgWefrJRwJh6fD0IHE8Wo0y1zLtlCY1zWxLIARDvLWpUwt+pGArAbbkVGG1a2HAa4pPC",
+	"QzKnPLX4KFTbXFOaDsaAsmxyjOFh7rxwRWZQETKnC1I3JSPQJpP0hEqlX1bhAfLoY6ZlaRKxqHFEQr80",
+	"EB9v9pSFACe7Hz8e9URoSH0OoUYDo40GxVsbfy66DAFkhpsyTTiL8pXo+L3YWGBaDLIqN0QjL8vEl5QH",
+	"XHmDfqLI66urcwPwf0TaWD4zE4lWtlBxrCeKT1ikB2/OCVYV2O/NEaUfvHix3dEvFc4nvpjG3eDtoyAn",
+	"LL38uyfArFRZI9GzwHZRPaqx3AzeHE1pLEczhsaIMRXM2VYhMQDixJpo5g1K+wfTFFkiQbl6r8HSpfBP",
+	"KwH7lZe24CqIYaZ6hfoWmjFeECbSZJHfNX+CZgVMorUAY+sai8hNG4P5Cxe3kg/Y9ZTCvE9lzAeLFtB8",
+	"qDFcOpfJzTVajQgpghIpX2wZrIgsZNvIPWkZWzYoCRnojxjREZswkbaGXNCY/2u54WKjhDSTf+nJtmIa",
+	"0PI8EOrTKH9QITlU0th+hwbCLNfjeX/LH1cAynvn3M1K5Rnygh3LWZEm+x61rTlpiiiOyB6MxFSlVlcO",
+	"Z3Fm9NShmkPrlzY2kZiL8iqunZcRq+ZAZfwnlWZG2RqbCcbrBmmtCSzjjixpqCf7HYjH3awoKA0qEb+e",
+	"vLWnHEZnBuVkcE636JEuCeWIRwj8A2K4JwzM5HNibLCSj7LvWbLld9v795HiLq+3Ch0FQrC1JuWwo+RM",
+	"VbPascHTnJrAHuCVfZBbgKVNvqk/1JyaK6bSsji3b84dou+Y4zrVxoYLyQVFpn8AMDag9HmqrFPH4xTd",
+	"zCVmXe/Gu4Sgl+7f8NFfJ9K8NOmFAWZv2r9YXNlf6pY3U6XYa55hxUQ0lVyk2gAkIRyHkLy/eGuSoWMs",
+	"bgSdChl9w65FoyjRzjli2JL6YMwGN9rdN+yJqbETMq+nEbjqOkifYWAj44ZMyDChI9Cn5IJFPGGDVNnC",
+	"hZ7AhmRnd979AOeqTPafbwxPfpDJjSMGWa5aZ0mph4N91QZqRk6ZYBH0HweED7WxfSem4UEs1RrH27zN",
+	"2kB6Ul0z6N31xP0xllZNCtvK+LC8KVURa9ya5mFrLBd7ZdKY7ShSkntiZVWDf3Hf5mHAlHAsBbUZVD/d",
+	"E5fW9Wj5q5rhteQRU4rhWnIzH7iD5e89f7D+dHqHolBprCy1J603oxCUi4MLc8jK9O+qSwJOttferC8x",
+	"EfHcqS3MMMvkpgnXqp3f5nYMJSnmpdNVEH3JjQFa4Qvf6q7b+c17pnnng+avsy/a3nTwby7ZjWt3hl3J",
+	"r2NUFO6nQtOiwMn9UhZGwWZu5eZwAy7Ef/2v/4uEXFxbcgbzG/cwUqckkwJIOmQ/I4N5kEnRQzIghdYq",
+	"NoJ3uRU0t6sgCeWn/CqhQnFkKLwLotKqUsnPz4UDbJFWACxBU+9XgaZWK/wzd/rwggTqrKjmBskXgUn9",
+	"Epqx0Rya8jds0Z3pQRbEqfJFcpBuu2ELbezRqAlWpBrIKTsiNgaU81dev31Gui+vCBcj7blYsxXNQa5f",
+	"gQkwW/50WPvYpFPevGFevRqOUE9YH/iC7Vjxp++t1Pnxw1UtWCmbBKvVwBI9UXlC4PpaPuLu8fGry8vr",
+	"q7M3r94ZQuIicuOeOOun2nrWjhhA1Via74DEcoTc6oaSF78bO+Frh+YDsg/VVjHaYbd8wIC/t2RdyJTC",
+	"/sMrn5gPCqAaAEl5tTGvL+JiROqGgdhUkOzo36M2KFkCvLCZGgbhlXXwBvjTrDCrXjJCm2r8p74rsP23",
+	"5APrX0rofjf6DGowdubqP+GuP+OCvHz188nxq6UFAf6zhJF+IueKJQAhI2RKFLNE6KpFurjqsRxphR3R",
+	"gTbxvU0Iw8kmoOS7PwNbx1BasDA6SL1CSH3Z/+HjWGfPu5QzPDkKwf5XbG28AiiYUkPKIYcOHD/I8PKR",
+	"IW045JDphlirrSaZzOKUNxHHGAIEMlGH2gNL2IAqgzTtFaLotwVEpXJwozeqvWCWDMZUAcJEmnGdkQET",
+	"aqbIEPO6r98+C3oCQW8gJp0hZ8AkB7ZYCdO/SIJPbDwbHFKapEKvTU/0xH/8BzmWQus8LoXqiSbpxrF+",
+	"9RhdyYTFFCmDsWurTxXT3q6tRQC8ksj0R4Q7t52QTBM25B9bpGsIU2wuhpB6OJJQINjaGUwi8C/Dhol0",
+	"Af0QuNOHOztwo/akD5+3n7f1U1t6aFALgqXy0K9BJyw+poq1yImBGn7//uSlapErPmEqpZMp/napNAOe",
+	"hYWqkEkgXJHwtx6mFXq1Q9Kr4a43Hbi44Xu1gPSMhD+WEYML4TIuUrzkc3hE9ttt7esrEpoKzBC//G+/",
+	"QcdDYNt6P/9di7T99q65esiwYAXXfiboLB3rVdEbLUI8of12x1ysf8Qp6RILKo19DJFkCBwOCNOQh8iS",
+	"6oQKk7DyNEvgFmC/vQ/PvKApw2prZbNl+7svTEELCS9YmiyaXagdMOec1E10sgEP+AAxdjxOKYUtA1k6",
+	"eks5eGzaehlSHstbLarBktHuScNg9JpGQTuug/YevFxPZP7tUKs3kBELsWZGv+rae094aFtewWEwDT4B",
+	"pOSgfitJ40ULnmtyeNczcSPkXISGLsy0L9pEtH5KLFVq0ggDOZnwNOVidEQSNmWGQcul8s2gXb42PInY",
+	"ZCpTJgaL5hu2CFtmH9o7xlQBAQeNAJek3jkgSp960yEZkKdt4rAT9KO1lkcN3zApcXMuUzd9sC8O2nv2",
+	"vOcUb0+8ooOxN+lwvCDzH35sTlky4aC/zb7MfqHfADEsU+WT/eWJIibG3BOJjGHtY62VXbWLe9sTC06F",
+	"lRPkQsZMkYSKm55eBGsPMEKjCRf2hwkVdJT9zcBVSr0LUzocNuwfgNoyaZEz+zpFRnCa+oDhbroioHBM",
+	"/9i0R/CIUPy7Db9BlB3/6B2WXVuWpgWXvRcmueuj8E/ogvRZSfdC3TSmqLDRIksroSjUumFhG09ZE6y9",
+	"kIzlnKjZYAwMcBnYvyIpuv6H+ghaeH3cjkZC+JIACTRJF/7btKMzpPiKMUOPACfGxCzNlstQ7G23BX7M",
+	"oRMvhi/LvbcOuXzXgyPoRJ9I/+qGfrAnh4CyhQ8BYt4kRIxA06PSu0mRsYwjNzA7iCeQNuVgHDZJKJPR",
+	"8iQUdqAQOHfQ31c2JyOW6qHtHeEc0CjDwTPrY25o6j8eEqx6BSJYAPUD/TkJbCIZ2qrd1sfFno8XOGxg",
+	"2T80eaDloWbTCtSyXASOZ5ZFTS7A7g5s3Nna/SqAKc6MQm2tQv69YQWDTW33hHY+4PiZJEMftgPUFFy6",
+	"J+pPMi101srNR2BsDj0g54nWPVFPvBIpS6YJV8zud0yS4KIIr5SFujcSeHhoLRA/7/FEaVvkUI//k1VF",
+	"n7BlkHzqiU/NZhP+X/85NNiiTYTd+0RCOp3GHNHgdv6hpAgJXrhSKfjJK1GD4p/l67x6008klnOWDLTS",
+	"G7OP5PVp97h5+bq7e/DU5gUTOncCvy+jRaDdOhZ5WHv5T1RskLBUv7QnXMmssVl4hHYJDA7/CdOP/6Tm",
+	"V1o39mqfQ1LHKAoJl2IxYcPgDnKFDBim3Cgwtahw2BTUp4K821wGCvSmUPk5tQWs8HCjCbBkJ1dpAWVN",
+	"fzIDMzvrT67+ws6dfQ3u2qap/nUnAIW0LfrNSn6DpZrfwJozAylUSvW24BNEv6QJV1Ic4jHXS8yxVgHN",
+	"T22IRXw4ZInWZqZNT0RgziATxg1bWCFjVg6jBa6fkyr9bPQXaUogYot8J/OxYoNra0Jb4zpCq8quFXLI",
+	"qrTJhkOZpLl+Q+1+grxLGDLIEDpL5YSmfIBGj5ZuLlw1ptMpEzAakKPcVKeA0LfQKNBHmO1/Y/JAXqlJ",
+	"/NwYGC8uT43mphboR1AptfvxIxnImZYWVHnwakWpK0Jc8gpB+6FAps9cus0UtsoYHZOVFJvNrrm0mn6m",
+	"l1lDD0CLH1szgKFyVXT8wnwaOgzwNxjAC0kdE/v6DWX1VQ00VP2EdVheUgEKpiiibU4K0BbsZBUsodGH",
+	"iKjiyjr8PcMZ4rsWVI0fkZAaGp2VCnR03cDchGu5GKF+WiPtcXRYE6mg4psuJVzXlM7Cw0urn813Omu6",
+	"LyPOlhhaMLCx19aOvAIwWrM70Q7X5wSxbL0KIFTmbosrY0i7Eg4UjGlWX20V5qWe05gLUJmOkCqlI/yl",
+	"/sQVIqgUea20q6gdF9z1a8ilWijz6XSaZZUNZBRIsCJS+fyLiniglCtby5sNwEXqmiBb5BLDB0Cih33y",
+	"K96Z9kozzaVnxMnongjtMLQnqgcXetWrc0OxKhOwdCyyLRh6quFYtfSn68cCKAA0E0NtGQ69yYUWafo+",
+	"mJMC2iwMNsV8wITCLCWGhs4TOU04S7FBFwpdXHI8R4qWsmTipwVdUKkW1G5ZguT8tU6r3WpD2fuUCTrl",
+	"tcPaXqvd2kOgoDEEfHdacxbHTfAwd/4xv1EtbXfovxSCCeuFB6XzgfXJG7Ygl8xyiUMjjJ6AXFhVtQhE",
+	"Bg3elG2Z0ULshkfonJw7R+0Q8NNIHcWnaQNwC3wS1Q5rP7D0x/mNCYhPpVAYuN5ttz3Yfgxl522pXNHQ",
+	"bzU9XMgP0XhUO6y9il5ediFxeAs/7R4cdF4AU4V+6bOoPdjv77IXtDPcGxw8139IF7XD2tmbc71SCiLw",
+	"fFQLah/1xHf++Uv3lzcfj5Phz5fXz64WH356fTZ6Nh7cntMpP42T+Qml54PX7y8kNr+iDbQpz/TjhzeX",
+	"GHhcXRSt4hVLIaOz394ve5Sbs513Mv1ezhBSaL/9tNINXQcPnMsf1A7/9vegpmaTid64h7VzVH6wIeCI",
+	"3qJFlNsXwLExUgi2j4kt37uvHdZwE+gp9ZzN2mFNWCCQHTpLxzsQVofCDllEv37B0lkiPFI6fTjnidTW",
+	"z4RCdXGkHS34jStlMUEmJxj2251WT3yvVZXpDDBH3YU+TPm7e6ThDTs5t7TMWZaAxHJgkP2nlCcQlvX+",
+	"fGjqblzxIAR29D0sCkAhZNIt4aNx6obtBc52X2ChXj481SJnIN9Ozp1tQ6jBCmuRri2/xDCrIXbw6vrs",
+	"ewAV3Rg0IBSnNKFxzGIymqG5Y+Lu7OOAGVttiBgiAkwvMQMHVg5NKBaID3DGeuLkHPvJYi1tYR7Qktxr",
+	"Z5NOzWSR+v7uC9JnCymiRot8yCAZE6h5U7YVqSdgvODlazdZLNzXgPnHU0KRLoGizRr4pfk8C/ktTaiJ",
+	"Vrm2EZkgFjN0Zo70lte2FQJgYGk/Kj+aWu1mT5FR9dtLxLdwALRMT+iEpSxRpXnv7JIdL+4H+Yy/Y96Q",
+	"qfQ7GS22k6Uu6bER8sHOee2wZkiFmoih3pxSoaf1Ra2yOITvtindz/nEp4XhurOKwIJIZmRR8UDspTuX",
+	"5rrPlcee3bGa/UEDh0Pblkla6cdd0JS95RNeSgRlrt3JLvwcZHc1z6HmvvLN5nIY4D7O3Hr98B2N3GLo",
+	"Wzqbb3kPOQWZQN39HfWQvuvF5ru87X4sxTDmWECy39nbfO85XQDYipRvaYJEWfudgyqfZ1J8DDGELKXu",
+	"/u7uVgN+wxYXTDu9eHOFr72S8pQKSyAOluJBu8KXXmL06LuZWqzV8HqPajkGAjHTee50Z7rdHqH7qHc5",
+	"S9fp91t5wyzLDUCnscim2E2eWY8NdarJOys1M6Wcmeq2tntPdI0S3W3vF3oE8Iw5VZj+d17BgMaxFvSK",
+	"DhnWgkwZTfXzfLvH9caaQaiULkwdgWVmZQvCPk55wkjd6r7MOmiUKAgTivK+2kR8MrejTHvo+f2a6sMM",
+	"G/yE2mEtSa//8s+92/Zk992zwY/JL/Pn/avOzfm+ehu9GL6mT2ev5MHor3xX/PTx2c/z6vriAl+zlcbY",
+	"LwBycA6oMbbvIBu/iblNYm4bcfU+S69ullq42R9MPGFDX6mvDAVHKCWxlt6Q22QhjZXjrE3TfAikxA0+",
+	"ZbV7Wzgzg+a11rwByK/qto25vNBNXfqwL2wp3GtTuW20+h2VNpRi8XDjdsrs4zJ9dwwZbpTsZjNl7p/D",
+	"NxZsTqRgAUmMesTtJ2epSiniIueVhRxilgU2LAazrd+Ml614z8tv98JvbfSAbWy9J+iS1+ycZuMDFbnN",
+	"0PwKzn0D8zdZ0UW+5GK+6vT1Z2pBnMPnHL0KZ82VofEE8pHGgSs6ggA8zc4zm+fraVCzFuebvaugJtjc",
+	"u84xzjRp2ozoXDT3d6ur1PwU/Pv5YvbLPEzjpeNQ++Ye/Td2j5xOOLYJymXV8ERt5xVV0hJGdK9RElI4",
+	"NOBSr6iuuBjFIIMbSyJfqw8zRpuVFmzeE7kHQMwOXxQFxmOJSN1kuhpY6ay1T+TcMJefaZFzHBWW3fSE",
+	"9YrsA+0t2IoYK7mkyTY7cgF2kfcET73Kucx5G8gp1+NNZOoRCyZ6J5GIpVle9iG9LeODWJHzzev64+qG",
+	"rn9KjtaeNK7cvv4W1Pumtb6Mt/vqo6maoUu7EXGMvM37kP6wbXdZo5ugJlRrmQJfw3kZHyDVIpPROzph",
+	"YbBcdAhHCotLXTKsJwbAiUOowlpBTDeRvXYzoguo+EsTTuMWeaXdDWVKqxhwezW5UAzaxG4ZFGC/zapj",
+	"90wTjy3ZBT4w56fon8ZylhzhRENxkn89qe+32wHZb79o9IQrhkevgnSXCsrJRtfGKspkJoSXzeoJ54eN",
+	"qRqz4qTW9smlC7Oe79HN/SPkmEwxhQ+8bfZRMRfIA6el7IxtpfE6fwSNZxiCIaGJJTGuSMucPK5se89K",
+	"+uqtZTneoKvcdb6e+8LaUQs5x8p8mEX6fnfh3m++2r1TWaiOgJMSt/ZDakP70maGv1UaKl7xG6Ec3hYH",
+	"xHIUaJ3tygoPs2KIeqj/ec1F2AiWy1N6wv312uAEGihaWhrHSwnNfkIjohFAAYorRJSyJ6CIwlSQ6kFg",
+	"hYoew9LN+o/2V9cmkqIvo5m3l7NQeiIzpNEBrIfmgmvwz67RP4NvgapuE1U07mYjwN/IWWonh0XXcpaG",
+	"jZ6wEiuvokNrt+DIMvI/p+b1fWiwjADfBso+uCLzhKcp9LJiADVNqFA0VyFuSs2BHr9F3rBpSl6gk9wi",
+	"58D5iKofujVsC9ksUTIJj9CwEeyjXqARw/YC/V4LIvyWi5us6S1MWPznXk1f36uFjYcNeL7lKr00G/KV",
+	"hcbaziKwQnrjhcfw/cZkuHud398QMnsZe/rAYE9Dcd9mqrvhrr52Cs/Za7Vbnc5e61nNkvfVzPnCQsCk",
+	"O4KB1U7lv3gc052DVpvU+TmNjsjx+Xtydkk6z673ScxvGDmlA/2LvzRgSopGun/Y2d1mpJ0qIzWS4H4D",
+	"/rtvUVTCCcztnQK6kAIXe2r4jExt1JJJwcVNAVwFtsDOkhib7o5I7kw4mzpBSq2JTJj3+OyTlnEVfv8+",
+	"82Olt1aL1B4klIlt/RNtTuyY87zz2w1bfF6rJrG/BVmkHd0VNPbaNjLseofqQq0ckCIv5zxC+C6EN79P",
+	"4rAn/McNqEobLdKFklr4Q9YUCI/1n+Q3KhMkj4YPQeJm/QRE3DWKEGpFeGo6MLXDOhizCCTwSMqI1MNj",
+	"/ZvmsRRpIuNDMk34LU1ZQCb0Y5OO2J/3Ogd7T9vaoeSTyQyWHjqlTobNd1Kw5ilNB+PQ1H7qzw9fXdFR",
+	"6Aa6Bx3VeaUQ4tQBggv+0yUFM56sJ2rJAYd2XB8bIiyr1/5OLzSYjav6YnWBzYBhAgdyuvAWF3u+8hjW",
+	"vdqL4fOnUft55/nz/cGz6OnBC7o7ZJS2BwcHNGp3Duhef7g/7PR3++3+893dQdQ5iJ4OOgf99rDdpu3n",
+	"vVoZ9kVuUnPCIc+w2l5FYdmst2BWd/6Ux7Ks+/MNW72Re+9mGq9Crw35z/LSM7fTCsRopa2XX4sqt6yV",
+	"sUFNL37xwbezcvm629w9eBoQQBuOHmU3rNcCe0VlQXj4C7YrhKrQxm6RdxJ6JZeW4o/w0V9O9X2B5oUH",
+	"i7j+tgrP87e/f845mF2rWDDuajmarf402CgF+hP/UqZBt7W8Qf5iFC5TvnO9/fSP+K4dh4VfqH4BGAKx",
+	"K7CzKgF6pbGcIzwD0B0CvBQWb4RIXH2pHxo2Dv2TYdXTEuV3UNQID/3N2ikCNmDbWq7FTCojukCKFmYd",
+	"Iuz07wlonv0X1MBggMq26lvSyqxzw1kO2kom9RV+psBwXWHDeEbUJDLSbQM5YX3piC4sMeaEiZm+FP7r",
+	"X5smdIEsGkRq39EWYph5tYWeMo6BGgXTnkOI2iOwifEa85qfmA7OrFUQ1Omh6SIx2CM9YdzwpSaHvfY+",
+	"PlUYOUU8jcwVUSmEDLC65xaIqLI9wT7qA9YTIQarrzgE7hH8wwYCTBUcjbHahxscB+PdI4ohJbvtdot0",
+	"Mek7ZOlgDLhOaElRMkxgQ0DjqGPvKQWNKnCCM3snt/ra+3W4VKu2DQDbFKSzewJQcFyAvcgC8g7CdiYQ",
+	"7Gh924paOcLFMpCxsDY8jp2mWVIQB9F+Z7+9S/uD/f4uffa0/+JZ50X0otNpd54NDl7sfiUbaFOYWx8a",
+	"sB43BrpP7ZU4ycinaAjxN93rmPvMvZVj5f6ylhU86j/e1fISsgkeQnjoWk2nLLHbADNnt8gAymxdBJ+w",
+	"EqPMPu1OFtglnnzzNpnkNmdA/DOvBQGABNxpE97R9MJDMqYmu2akW8YjYGWYWBaYZTbZ9ov0GNN+5SmV",
+	"+sxK7Ua2Do8wx//GQY7tDDcvpGAk932NtszUQtzFNVlyGseIC5WZWhn6OhULr9LIj1fLCHMZgE41gfb/",
+	"FrE9sIYVJofBCPCQdS/HrCWNIhTSyA1nMeFdWPKFTe1Z9RjaRdjDAq2sbduscmSzDFl9mDaCTQobUuVm",
+	"xBYYzPXb7vdEeG4gK+Eafa6H2ugPLasf/BpaKU2P/VOfItMS28Dz4+mY9llK9tvtVk/Y52LfKFqEMUXs",
+	"LxCtAzol9RxmpXueb5wekmHCGNkNyDSRZPcg6OmNaOCEyEwY+KXGKkSXRec6NI+/xth/ZqHCsFVKF6bL",
+	"yBt1FqQxn+7Y9nDACZvGVI+Yp2aR0fRGcCr9VDlVgBqNxXdRT+grnQWlCKBxg9nkVUF02mQQUz7B+gfT",
+	"fpsrhQh8ohZsmDrK5pimDrNvqYJ7bVXCEUlohmRVGGI61sMys3MsI/Z1S7H1AA5rz978dLp/vkUl9dI3",
+	"PGq9HG6UjXbROV5W3R7CG9AqKjOIykFqg2Vh88culauQGMeZcmM1oY+t95pB9r3WP14LmV6DmHSsZIe1",
+	"Yjnq4PvhzBzut/crL7QhfC9eYasg1gv+1rfawN9PlUTVmkK9kTL943IMAxS6m62jzWUTXNxyw/m8gyDi",
+	"5TbSj5KLVejEzBjKnvVEkUTGLDAYlxC/cOaTwiiHy3n1RK4rySJ9uScyVKP1/fYesi3OETywK4iBag1g",
+	"hwcuXgAconAKemK5FH7/KAcYYaAds7+/qJDDR/stV4duTO10Uagx8TyduPn5qhozNRXoXNxevxj8tNv/",
+	"y7PJm+m+uurc/vW5uNib//KUvW7/4+0B/T7aHb3nZ/989peb6pp1+VsfVbN+6X5KrOBwO16wud9a+mWb",
+	"kyqIm+9l0udRxMQXjPT/Nyike5jEP04bJMJ9wZChNMG+ukOi38CPbUYWcyyekEbXjlxA+jMRxVBQauD5",
+	"IjmYTZhIAZD3x8uzd3fCEDubMtGd8h8VfOP9oMQsDcDdwNhycqCYliRHJuUIPAoFAnzX+QnZa7XdTP0u",
+	"QMGuxhwm5YlyY7TjI3W9jI2HQASzW21BJ/HDbbX77LBf9Ei22mF27N922APusF+6p28fZoclI1WhuUWU",
+	"2KRZi4o2nNe2qdwNGAJHcJaMvqpNJ8q7LaqHROyXPGonhUxGGw02PZvV7TW8uvDs+Hvi3v0RK20KCLnK",
+	"o8/fmtL/He2zrFPB30aeTAPRdAfzzEPqXaszC+oyAizKQPSvmApST7mWaCDBAktRoQxHwoSnBfhVoZYP",
+	"Z8koJHXkx8Ba+2mjRS55ypBS7DD39uacR+zIujoek0VPeFQWCaMRwPNKaZrBTZLUVK6YiD6dTrGIpaz4",
+	"xHwk9g7oryzT+CB07+lBfkV59K3Kq/jgXeh9tPWxM7s6O3k+GYe1uJYOpV78rSu7zvTJBXU9nRUCBmHp",
+	"DcQH6ARqmPHQDmQsZ4lqkfOYCkNgZRLn/UXGGxYY5DvAuIbHdM9PVk8xcuDgOQa7Rp/0DQfY8sWUcNFY",
+	"gpOi8/Ye4PHtkbujmQLzANcNBtgE8R/fv3i213mKLLdm/f+j/f2zp09f6ZUpt2uA4mf3KTmmKXOUjtXi",
+	"O/ZLHjUy9UXliqH5/Zry5fcajfoaxsvDiEHcp9sLQicYasXybtkG2aFRujOOn2Gm8o6SsNA76+ozwhRQ",
+	"lN3uWt47hfgx1BErPlGEi5QlQ6otBjHiwpENGh4pJEA87Inuy6tfu0CCN+FpQPDHXWwCHGpDCH/z3JwI",
+	"Uo/YRI4SOh3zgQrITPB0J5FystNnUUDANxxxpoKeAHJH4GPAIgx80B6JuBqM9a4IyDSeKUMCCazSRAHb",
+	"hiJnLy+JYkDED42C3ZdX2cfKpCe4IGcXp7+etTtkh5ydvvz1rL3XIt23nWwIZEKnII7TZDbQRlxk/gYY",
+	"piKClyBfhJkbPZKeuJUD2p/FNFlYOgnLdzehWlKinrmBSKMi4UxM6HTKohAqRxKmZSqkUrrtXeAKpPqf",
+	"zwGfDiKTloOyfv5zp7lLwpNQ6yeif9o/aKCPjfSUUAwGNaMKimdgjVSOyJKmcOOe6ZehZE4TwcXo0BCs",
+	"sQhadcb0FooxEiDf4lFTpXRheNWA+khfhPwG0BRr5zrrEgXpjNjfxu8nit4yYK2CpiApGOnTyN7aEzjy",
+	"WCqjuiHTZJiMmH4qKEd9GxNpsoDKtoSpWZyqEKux9Z4IsiSd5RMMe6IemvGEAQnVDYcFCEgYzVCHMP1D",
+	"wv6BPbYNSwloxhaQ+ZimMDz4FnxsoD/zBgqATSW2uVwfBh4XcpPrg27nKmxkQ03onKTsY9oiXfcUrnqC",
+	"Q8ZuyNFAgc5fhmCGnvYj9dPL1829RuD+OKQDHvN0gX/Zb5j6ZajsIzzqCfh9p9049H6bo0GBIuUp7CQB",
+	"s6okSefSSQwgedNyQmFrl0zHiPDREyBbOv6XIF0Gfku6ACwqmxi320QmxCyLKVLnagX+hPaEt2A5bjxz",
+	"4rDbbEmSIe0O9FdHAFUc407+nrPYcM6Y86NSmZjj2tdKT0soLrwSq0OC80Y6L14E8O89GAbMsv4lbNQA",
+	"+6JPL96R+vnJy+ZegzzdD/DcgQAMiJaAWOHPIvJ0H28j+uIDMqQTHi8CMuK3Bsl5wqMoRltW9cRuuw3X",
+	"52YYD3MsxYglhnyNK29L2ysSRhUyTNqmBqBEJXWO1GB4CNNkJoD01FWzy1kcoTyDmyx5BAiVxpF3XmH2",
+	"7KpSRWZqZiJ7x1n++RCEHHJpo1PKC5vtDBd2iHIxD9AGjmw04QIZLh1MZy4JDWNq5p6sX+nz5oQnppDP",
+	"jCc8IkL2RJYtB3gAKN/3bupm1LDAJmxs17CVUSzaNDo1jZSG7Cffl7nf3ich+AxZtR9U3oOUddWPtvZw",
+	"ShPFgNtKbznoC/AkaMaFsdsi3wEzk6W+nIFqCy/P3l9ev3777Pq7s5e/XL89OT25Ckl9n5x+5zGcHpH9",
+	"zp6lmAhMD4iMM4azTjtot9tO6B+RvlF0ckhoXw+44/0ZdgSYEnPGUqKmMnWjk0Mt0Jcmxd9BWtwDPEPK",
+	"QeJaGqUIuUoWpiviyDQ5S4n6SD9iTnmqZQKexqzlw/Horpbk/elPXVUgP0By8JTUX108a7T+9CdyypN0",
+	"TI6RzCwgF2M6VXq9ZEKOgVA3ZnQIU6/NMlx3LeKRKValQE4ZHhsyRG20HhK92zOHZhw/a97u/g+WPAuz",
+	"7Z7NKIotvUe0LH/79hx6RKDCE7qF2x/bfRAd7Y+dgf5JO5qx9iaxODNytp2DVbDbFsjAe8IZmRaZCq36",
+	"deOsg6wAAQK7dyiTSWOZVQSWG3jxj99gXaVVdzgvekv8eHn2Dta6j5OKCsiad0bHwawcX4AoOb18bcos",
+	"UV2ZTgHDiafmYHAZNbmzT/7rf/0/cH4Odp42UIy/IGH3+M2v2EiPPI7QSv9r9/hNRsxmhvpEATMu0Jdp",
+	"J14bKcCceXrZxWGdXnabWkh0Q1I3O9mIMKe/guzKPRK+tL8+zIAhHdVZ2AhI2H0VkrpRkV79A8pzgJ4M",
+	"uxfAaIcSHz6s29zFzedG7ul7Yo0ANLG02u2+Qsv7Qk/qq4sLO+lGg7+6uGg+t/U2+GZDjebVFgXWPjK8",
+	"7DmbyIkCOoGdZ3q8ZDI5yoBVrKTEPnbL0lnfb3cC5KXd7+wFWsjp/3nRQEKBwrx4iLTM3SjVCwEV4hhp",
+	"hdUoCH4aHdDACJGN5h72RDiIueADGoekbphUiU+kWhCvOYF3v46f3TsvFRSj56TWsjLmS05EoPsVWH6e",
+	"VxfP8DTVraqydcml57lxRChSn8GNyPmO4DMoNpzIgMa2kQDjSatynI2sSWMzigelthsLxE/WjIWvKO4I",
+	"n814VCtpwrpDeExhsnhNva0LG52YbQVlrJXDR25DZGGvoFY2/fkueS2N2v3Ty9effv0/ez0MvH16dX5y",
+	"/Ol19+K7s4ufT159+KSVO/7Pbnv3aXuvvdt+vtfu7H76ZJz2X7svr6677c6n08sf9Kx3Pp1/2m0dtDq9",
+	"5Pzk5afOp0+ddnt3b//g6bNff/319enxr6cXnz69PHv164/dd696yfnPnU+dTyef9j/8ut/Z/bXbS/RI",
+	"OoNeUqs6B6/jZ6+SZ48T8AMrpOLaXYDjuMXivY6frdxZbe2WVi1bpeX1s6vW2d9rd/b+h16hT5+0WoKl",
+	"O36j/91cXbrTy+6nbtet6R0Xo6Dx2clukzZyJumSF2w870NbnoSqDl11T9M7LZSBPJpz+kRZ8wJ6bstF",
+	"khYs94qpbl1pztE5uKZTfn3DFl6J+ZLbsFJb3rl/bfk76SlWUi91OhrGuKji//SE9bvqK55Pw8afzFc7",
+	"cFI77buVIrnaYriwZ/s+oemtV6uoFSDvXD1WC8ByrMJSJ2H1yxMFM+sUprkA4AOGTqeqbx0CKzcbI9h9",
+	"5tdtDdD7kL9hC9c+GfxW6zOasKS4oRI1ho2+d19egakUcZY20YW15pqXU7CGZkFewVmzkFeYxlQ0jYVa",
+	"O8zuW8k56B9Kkg7u/WsRMJwiMC5VZDEIcEDaIzNxXR+vsSxqmiFh2KjnIVyJgsf63lTQeKFSIhhDIvM0",
+	"gV+7sZh4aObPYFODfSYwdt54yIOB0TgKoKogoIwElQ6Myscm7IlScEJSEZuwRbokW4fIJn4VY9p/FPHC",
+	"YBDC0X+ShdALq0W6s4gvOzHLXgq5g5PyloNFeprtw7VYDWd62FkWyUZq9Se0vqLJH6wfp/GWeaH3mx+3",
+	"taJKxmbuXxqehwuxWwQLUXl45ozkh2Q9+pIhmXu2MfrOzC2fK8BSfln8SoOBkQmlDRAYcOFVQnm8ZMpX",
+	"gmfMNv4FSILtEBrdgX0sjEb/Bb8XAIMvbAH+gcqltPzXij4X8Kqm152Av4tev2vx1Ko9AJBPpZZAF/68",
+	"DMksp4CowJSXPwBbt78gIVraYeCQJG+4iJbUovYKnV4ky2pxI1wwqed07tpaS0xU65eVqkL8yEpa0CBk",
+	"gebnBjCD1M0UkFBPTLikXPTvypQeTFVlIQ7jvMR7yvSL08xPlBns709Fm0m0KUDYH7lBKiaUTK7lcBhz",
+	"wUqGA1i/JQr56X7hWH5/Wi87fmt1ntmhd9B2cOd2Ki7bNo+i4LLH/17U27+1mtICzsy5p5fMLyqU8z6q",
+	"3oE2Dv01Mr5ldy6ECyrkVtaUyx1j9REVqNdgZKSu5IRBcxyjcWrdV1P0YORrBotIokQCblmGj3cBH4XQ",
+	"M+aZjvxNv3CljAXRfkwyn6eG2Ibbtn06YT0hB4iSNWAZ7o/ARjcbXkoYxl2QUuDIUCB5N0IT/YimbE4X",
+	"WoEmkane0e9XPIaCMX1vA+bD8uTBJ6wqWtSmzJQHh6TOhZqyQSqz9oZCuh1YcRROD9LAdX8pXE0Ib5E8",
+	"sNcXE8zoPwbEbP3oW9XwveOZX79zyexqd+CryNv8+akexvPE51wmNxhZ/FoS9MzICT0SU6Zjao3DlE3g",
+	"C2cJu2Yftf3OpQiNQISG0ClnKM606zidGFT51J6RJ6onwJOoIz69NvvUIfCMtciZFmhTluClh4QqBPtC",
+	"Os1ltDVveCDPdwElbUmgTVmirdoTFGNcCuULtYDQmFMw/IfDwIm4kvZUkAAfZHJzlkRfm1fMTu5JNYYN",
+	"9gx7QyQGwWtjPhrXthN97sMfq+HDie6K30Q7taCGyreb1g7FLI6DmqHX6y6RknTah+22oU9Zld6xnLOE",
+	"jKi6YSmJWaptgWRCKE8MI9idprsa+Ul00C5YGphHGc/0IN/JlNnPM05bZcfPlH9n82N8VOfH2t78Czal",
+	"PDkkH5BIjiCRnDaA9p/9///f97WgZrpjyme28nbKjlCJNvVOtjWy9HAzzlxuvGHQs7vbpoW/bbJvmwyy",
+	"SLM4fax+dqPYM2X+NXrc/x3twj94O/wZ+KSrptWqjenEQRHgx4pVU93UxHL8TdliV9SfL4sICB2k/NbB",
+	"eMsbFuXDyUeme0nfqR9iCOSqNN4uZ0JNvY4qzYQ+Xp8uxJGhTEDV7s/lBlNmm6dLlEf7RaY8KtKmRVo3",
+	"xVSl71WhyNzvmOeZEOurKR+s9ggCc0QD1AMb8o9658iZur559tNk9+NdCNNw3qoEKa9wj6gv7C5/y3+V",
+	"BRZNEVkutGjlxaYW2aWUlz28tQeHCyj0WT2wcDKcxTEKMMDnNV1TQqbsiKxAhkO2CnHDW0Sfdwhta6Oz",
+	"CX/ioidg5BjQS4BMmE0RTzNeWKxzqJF8ebVaTcOFpbn0eqH+aOLQ+L94sH8HCE1rJdmWUE34VY+F1gRX",
+	"PqzEv2GLvJD+uf/i6l8X++Lt9PngQ9QZvlZPRz/SvcUr1p694WfpwV/++dd5ZTUgwBOoXaYS+jygAmtB",
+	"hJwfWcoWg30d4wFrkQt3WGDzBasn5PzssqiLdhw/886HOx6tUmW03cpGVhOVah4fyPuRPQErR7+CG/Bv",
+	"pu++oXDdB4UrK3V/ZA1f6nngCQANHjMkbis8nNBMpmwODtX4fruD/WbzMUtA9NxKjBG7inl951Iu7o+m",
+	"buGrMnW7pH0qHTLTl/pN0PwOCsv0Yn7Roxc8atpo9WDPIp42YznaEFOYJ/rETCjw3+RwuVwFVj7WkC9T",
+	"m48lqSN0uIMdSCwzUAMr1TEd7k5TA1BKEf4gYUrOEnAIxgaTAUIvRpKs1qghct6dysY3U9qvKwj3BQvU",
+	"uCNWyoAmCTe4KpBCQxAHnrKeSOUMOJnrtj0F24AA8dd0j66IKLMe9dUYD0+VRSnESfD4Ddzkq4DMWX8s",
+	"5Y0KkD1jQqdTLkYKWQXwo4qFn3avvAJ6+EDuuoZt4eCR+72PoZBi8ZH+KoukCKtmQBJ5ykoDOnq638pR",
+	"pdJA++q+KcJb3nge3UtBOd5B/+mg+Sx6zpovhu1OE/sxn7+g/UFZCTgdpDJ5kHq83GTqM2UngtSxKMZO",
+	"y1JlI7opevOVDxGhs8rYFLcdoVbtCaHDlJkehFUeQOcvda7aXnqlaHj6NBdPX0RT1tTP3noO+2zo3KA1",
+	"g3u+cXCpvNPQflclji6YCfOU2y6weyFCGFU/BlDyeYjsE26iuoKSH+SE/UurMVrgMh9s5zIzaAOZwnP2",
+	"Wu1Wp7PXepahL4Jw2B92Brv0BWv3n0V7gwP6nD0ddqLdQW37XFiqPYa0+h13ia9qMfZKq4TtCkHNnn60",
+	"SlDv+d9KQb9kxwLYXyQGxeYsS2hF2NSm8JgloQhosZ7OALGnwIYay5liaAqlUO8oIiiAdMiBUSPQyhg5",
+	"tFcRuA7J6cW7oCcQ+hhgC+WQ9HmSjgNiozIIp4cAVAhGlEcHzKAMcwiFgJ40jOlIETUbjAESyyAAIlrg",
+	"mjbBlXaIIwvchcZMT8hZqjjYxHCNiTU7pqUHap84ztoK0bVIHrAD8QeWHuNyVzGt/KYGuwV+f20NMEox",
+	"S5ReK73fELxxj0BgX2+uAU1YQNhHOkjjhd4Uiol0yaja/1AyTv3EbU2p31/DQ3bI19bams1xh4aHc9wf",
+	"l0bqbaXwMlTAR9N5/vb91t73SMqywsRBtiLCDtD3QruXj6RrB1bMVWwJPPY7/75WV6B90Y7VWk3QWmva",
+	"BFEpknr3bae513CIB6R+9vJS/wIxch2UgCnLW4HiGmLj/5ga/LwMZpdEPDINDgM5ElyxAHEJ9TOFlqeK",
+	"MeFACLTuG8s5AgNy0URrwZ6+nkAYW0TUNC2Lf7YQvTFXBkAXehxtRSH+OXCX0zgOAQN1M4RAocb1ozYb",
+	"Yr85u8DCEQMt8vKXAYKwZzwgXi9WKof2ou5waABCAb1VP0sq+y79miMSZh0jymHh9YS2gRTONO4AwxhZ",
+	"tIyWjAIZrJ8oG+4hS2E7iC19BRvkLVfpe7O/j2F7V+sANVtdJrgiGYJ1XpHr31dtXVybmpQRe6NvKLA7",
+	"PFzpOjIKQyNqIyCh/b1MSKh3an5w9r7qjanm0fl7mZhNtEzzfuX+QWMQcX8Mq8RKt/WElrnNcgfbxH/A",
+	"dpaJ21+PYpS4p3+zSH7vBVfOjXRyyKnagZFh/waGxs5v+j+f79PPVELYTRWodxZpjZJCCiRN+GRiAggD",
+	"qliTC8WE4im/ZfGicUSmLNEmRpMJeESGDN4T1rsPd1BJqikdsBUozNOzl8evz6ysndJ07IPLAKl0voJo",
+	"Hc7MhAvn9hXiYBbS46Clqxzmkq/G3O4pKuB1RtmEUWGA+ROGWH0ADdoTNuFuCBJWbRKwQUDzY76NJxa9",
+	"1IbNMf/eOCIxTT2ELENYkLrVS5gxw7yuLrpokVNjWqQSaKYn03QB62zQnjKTEp8zp6onkIXBLDx8nWvF",
+	"HRqg2Btsy2uRriGVZwyNUKBK6GszCGyhBUN6Ayp6whVKPVEQRoqNvTaggvTd8E2eYCSbMb9l7gOQQmFh",
+	"bD3pTD3WE/0Zj9MmF8S3iSVTeaMY8OHNZAw8SiTPPvQSX3rQPcEt4Bb1WJULcmSFJREPaaI9XoHEKZ3m",
+	"lO89Kgr1aUH5KoXSokSk1wOa9OV4ESUUkhuxnF8PKURTTcoCjMHK1WindKpH+ahEScZO24i25Bks24w/",
+	"u6mwlA5PoUUVNRv2W1X3f1PKpVM6NV4iCHAXYTe6qaJRk5dH25k1xQVomLFX27BFmltIf2E4FacUcLeh",
+	"tiKtEva3BSrLxQ0bw/obCk56YtuKE5zQlzialaqTEo/aXF7Jl8596O8DUfD355t6m3CtpMaJ10twF9cU",
+	"797OKTUjezS31Hv+t/zwl3IwI3d+rci1vymTuNmJf1BfsbxxZ6StrkSbq5bhNnGANtTWfCFsDo7dYuMY",
+	"Wbxg6SGZcKEv1b8CW1lGrCfqYUHjgfl+BNvQ14cY32badtUujcHFNfVdJBxIMeQjAHwejNnghkU9AZAU",
+	"KiWhNghDUleMkRBn7o3+TeOISJPIHhqKKnpjU7wm9gZZYwcnjfFf1RP6y3J0Q0vFeTIhNmNMC7TPE4ND",
+	"Hfg55J5Y5idqETvxJoSr/2QN8f4CCIOP3HRy9QDqBGvQjWT6mk1EuKD6X8oUNepzMUp4rE0JRWcpq/39",
+	"szP2HS7UdV96nv5rmDDBMtyorcuFtuxnwal7VF553PQbldM7NrcapvI3uBsKPQh8cUBmAk/1I3fj+ELg",
+	"W0/+t6aaOyaFUYISarbvw2nZMt9lY+/MBZvIWxMkshrsJFUklTdMEJXKqQLwAShAMoE+qPBOFeLlfWD9",
+	"Szm4YalCYDvLyQUpJLK/3+5AH6CQlqjQ5BytRsxeTAZ0+gBq4yV8qVMbf5hmmH9r2xIX5RE2flDsmp+J",
+	"bDufVbB+AHHRq6G7/zb8gaVle7D9OEr2HBTho+jZb/iED1wa9BgH4ZGh/4rSSsdeigHjXdoGzrC/0XKe",
+	"2XYS8HqQYD1nm4aNnLsGQAs9wa0awqwT1U8TULhiHT+uL4ghEZCwIUsHGE9GWG6LxUpOJeKwmsf3RCqd",
+	"w1RFNHhyYYW29QEEhT8ftYfxUsZy/pqKSA6HyiUUPc+FfZxKqM0YM/BMYj4aw3G1Df8fp9LzUipLkoKV",
+	"fZzkxdcUiAZx7Jtg/PfIPeCe/dIW+c6A2tjWerN8jlEeoq+3CXYj/Oqh/mVI+gyJV8UsjoG+c42Y7Akj",
+	"J1vkOGY0MW0FeBlkFmwKHF5YsS1+m5iOfitef6yn4Jt9/vswSmBd3FZ4ghvuD2ScFIaKz2dqzFRGHxYA",
+	"29iEjhip9xdkoqUJMP8ik2LCBnwKKUgp7CkLSMKmMR0A+bQ+i1A6AocDSzi0t0zodMpoAhTd5lByPyb8",
+	"xJokM5HymAz0XLNoxarpiXKzxhkzXUFm4gaoqEP4gDeWKt8QC7pPhH8DaLJBUE7HND+qIG/agHT1bJsj",
+	"/Sz3Mpydkyg08eELnK0HNYW0SLiSv4OIb8o+plrfA+t+Z1evCCWK3bKEkSmjYpaaNPUCBakghghAf9wo",
+	"BtE9lImpn5nGFBObFtfU1cs7DEfMapl9ukWcl6r039bSsiFeVyeij9Y3g+tb9PWOKg4sGtz6BF1AELdf",
+	"yuSbUv7VEPot2iElT5uufhWSngFB1l8trTptMuFilhoWf0RDdJWTRjkNYsonrtkF86X2OyE72iKnXKQZ",
+	"Dj8q0FyI+Yki04TdcjlTZCZmyrTFtkg389GN4Wu7b0zuFjEYbUAa9SmWvcyxgEjbynqELDrCGDXo0Rus",
+	"LhA9kYtot8iHMRMuawnqzrzIhCLmchZHZCRJny0kdsFAqtOV+pABnfZEfZgwRnYDMk0k2T0IMDkMhY1k",
+	"JkyatBEYJHKndHdNNY+rkcRnXls8GWjqgM/BTLKJmjceLLl6jl9uaiIfmoflbuzbz978dLp/DmVAU54w",
+	"VQCD2NkS29v/zDUViT66XwHypwH9/HdNNFYQ0LbGCIugvhHJPJKmOl2tTflSSgpB8b6emtJvX9IUIL0P",
+	"QZhDcaMx6j0x2gk2pCRp2hMZJqCXmgS4LzTStZriA6p10JSJSE+8vwBasURcDWgSQeW5hIi1LdbUz1wo",
+	"kpgEr3buMqvVj4EHps0EegGMqkE1aVGHjSI7wrr8illT8l6sUWIPH8bBhXpIR+1LeClfogrlm3fyhxe/",
+	"eJa+REiYiREdsYkeYGmR+TsP0xC6ezY2iiNAnnsymY9lHC9AwGBYypWUV+TNLSz0fuWN/f4gYbOIAyBY",
+	"7VhSldKYfC9lRC7pkKUL8vbtca0Sic6QCxrr45FRy1Tku9lvQxm5pcc4iWC9N9/X6ejNYPJmP3XIQCZT",
+	"mUBGwYAmTVnCJTTaAN6cHXunCXzzqfS+Zq9Tg4iN9p/z3DrVRtOmVI9mmU1nM0fO9phi2epX5W2w9Dnf",
+	"BOTDUrsClhfLHUYrrrhH9/LFqF7LbLsfEjmbKtMh6sZF5NCXX/IWquPwzDjePbjwH5ILwg0Va5h98ElU",
+	"3rtyLCfTmFMxYAXtiSUusbezv2YEuopEfFCxs7Wg2bIYOZvXx6RO+H0qkn8DFVF1sX3F8BV51DyB+K1m",
+	"+xuPmk9osKwxKyvMZZ1yFzPf1WOXNpRmFyOutq8DqYgCLMF2AgovQoFwZ3v+B5bm1N49OVkfQQabi/YB",
+	"13lrHpzfo3n/W43esoSO2DnCi9QOa0/3Wnv6wymPtULs+EM+/t/svdlyGzm2LvwqCJ4LUztSFDV4oqIj",
+	"jsouu91tV6kt1XZ3b1Y4wUyQRDMJcANI0awKR/xX/wP8N+cN/uv9DPu8yXmSE1gLyIGTkhIpyq68spXM",
+	"AeO3FtbwLZnae0rXUCmx+yFhywbzaWkwYy7sKj8uD0Sl4Ts+xp6W24lA3uhAg+9CfczG4Bn/CYf3gxRm",
+	"mMxI3y4WDYsFVCgrot4Umz+h2kJDp23H19Ck8OPX+0nDbMktFYlzi28HIrEWUtuC+7fM3Avrd3M4umvB",
+	"jHkBcuQX6r4M9W8UY78tmJoyK3xRZjXRvC4FI+MUwqZIhlgBYYlmUMwdnoUCEy7yG3HynPS5Yrp44Gtl",
+	"u5T8XjwGfg1b5CIXjMV2cU34eJzCGut0hbsnc1FD+BQYyZGkqNSBwD591n65nTPmG9e8bZ8ya3ldy+ta",
+	"Xtfyunb2bKgoeEDe08kwq9m96kj4w8yVMBIxZFi1yBueGKZIb5ZxQZxvxB/M1T0dP1mbN+Tu3ye1z/3r",
+	"2FSQgFUrzDxvFLkiRp+5+BxJmUBVG2/RssON5r0xHdmu/FUmEzpqBI2xjFnS6DQunx+2Xxy3D19d5yPz",
+	"iSajQy5I9jrNFKf27r9eHp6cHLfPnt4B+HfiQMpWUe0/2qf/iBV2swe7/NrevUYXZMJZhOWIfKuKJD9X",
+	"ERXEthtiasyQCUBJYBoNsbbS9Qzq4vmnw4CEvujSlj1Hq4HxAR1Hq4Bl3zBSXf3yw7iHEts1mm+kKOcY",
+	"vk9Xj29F7eipHT2dxkUcbyzU7q+/r/fr/CzYEjl2L3dNoYf3s/7USPiQSFij0zYt/I9Deb0fhcrHYnpU",
+	"1vgn2vFAZvQlHJPWMKMXbQKQHpXIKYvxcJ9HeJII0lM9hcl2tFykSigjT62k7ij7tobmGpofqeK4NW1x",
+	"W3xaAKAPqPTdrA3YX8IKj094et6EakNO2ySmMx0QmcRZfD/QUoTUhAGaMkIOhfkZjYZd4euG2lf0ZDwj",
+	"1NfTJzFLOHpZ+1ZOuML/nbxIyl+ufv4pyP+0722RT/h0V2SPcyixDmX1MAeS+pJ9CvOA7ehBXhE8wJkm",
+	"TQ6cGCSWUxFAzgS+qyvQLXaAtftRuuEw+PrtbiSkAHPNRMmIwduHTDHMk9IjPvHV6bjxucBdMaTAsA/d",
+	"sKIthFcC47J9rb3uqDDgk6QJ9QbzxuH4SQV3UJVwpoDV/KDjiqUMIKNLmWIFGnwVNp6bFvnEzVCmhviP",
+	"zz1JsgfdDOPzIzaxin9oZhOmQ5dZmpX2s5ga+3FqRnI8poeaWU3CsPgActPsF+DVWEO7OKTcdAVyAblk",
+	"sjLjv6MPgiS6efb/c8g3dK+2vYJZ8Q7+2JcVhFpAkCsu5LQD0DlmrmgPBma7wdAM1BVuNE4yrrjQLdiW",
+	"YdqE2cKD0v4KuUSKOyfrnYiz37F60/Kj049we0iaciqcIgOZbAcd/BcKUEoR8YQhmQvMjr3XKkppL9vF",
+	"OmvaQhEb1wO9WZ1BbNltDhOLHDwurVxfGqE0LAU9r4gl5wtLMFusm3heWLvdfrbC8wIv3EKt5BIgakZg",
+	"NyxZ8MV2/0cD2FJaTisCpWIgZL/filnEYxZbjGdfJgmkkfdpotnyTsDHGpt7LGybvega0y/v8KFjrMnl",
+	"/5p3ZgQNbWYw7HakGtVrTNw/KzKXU2uzIt3avEPRCHhys5oR2Kay1NtZAQn8WF3Y8FvwQ5mVWlMzF75W",
+	"+hwU1DsPxiuO+hnqLlQCyh5cXgloa/UNBylfVzf5rf2ZxDJKMVOzOZRTKzZjSSgxVI8OAqvnAG1UtdxP",
+	"/KCV0OUywMBLlf22tq7bBqEAb7F79/at98CA0Pgf5BUcIkkiB9AsJV194YgJoxjRQ5b0W+SiJ28YOTsm",
+	"//1fbzpkbP+YKBmnkXHZ9UlCxpTbz1vFvrUqfu34+mTzo3TPHqWBeS3L7blDCJNnAnMdNmwMg5sqZju/",
+	"6gBcbPAdfO4wXVX97bha6mPxlnFu4LeMxzB34RF42gclNCJckA9UjfBgh2wWY6hAlk4SSWMW40VkgIIN",
+	"EQC25JDUFU0XoqRD4FjMYYc0hRTs4FZQsyqbxgu+HNpKa+Y11aCXV3TX427Yp6t+97C3a5yqbIWDwd6l",
+	"Q78WIXcQIRvN3lpBsWMfP4Jk7eCvHfx5JicuvCqStCAeKht5iytunaUXV/89PPleDN3PVVTD357hr0al",
+	"rabuVd/cj96njwvkNkXXc7SBK8Cd1MsFgNEl4mqjmCEbV2J02lA1Rh9/jkm1Zrt9zbaG9hrav70KL3v3",
+	"82OtqV3rfcM0jpM1JturIe8b4u4KiEB2PqghA86MgEi4lSYJuOOhlMR97ax/do3aMOHKN/P7TLx61jn1",
+	"6GSHv/QrXJtdUmUfSlIRDatjWPzSdlga294suimWUGRaj8CvrcQ5efEMwHdIE95LwYe1cT4t1aPKyNg/",
+	"bvx6B5MvrpyqNt9svdSQt1Wj7zDbvx6z/JVHYPbVBUR7AiTBTJ9DzBGhkPGaVZhCnxRphlqmKmId91AY",
+	"EHcF65L7dYTFALsihJDVMCBeMToICNWaDwSLQSeJU0YoKsvui5rONtVlA+LrFHAstrLM5uu2w16J/QpU",
+	"AG4U4HqqmSqjx9Pes+jwefyCHb7st48PT07Pnj57/uIl7UWwquOUzWEiOT5GBeiw/azTbttuKi4VN3Yh",
+	"DvlgWChB82pODyS0J1McwKnDPIQ76G01gN09aFbW63Ci95FB9gcUS5tNynrhs2NDssPd2pJcW5I7jY8s",
+	"kiom1C29SuL5LmeKnDzi0HOorAkf9ndAHNNiWMy5OyroFYYkxSiUqRkTI2Vgf5wwZbX0rihRCZqtMYG/",
+	"y16btb3xeOgW4uN2foBZxlmDBDUZq8+LdtDQRb4ep2dDm7jhEU18Td0Rm7l8Ci4+25nNkywKNgtIa/ny",
+	"ptFpnB03IFbQ/v/0FMSzHE/MQhIFVPtTpMcSOSVnx//9X28aQWPKoEpv5/RrUGyJi3OMU/aaznSjc+qb",
+	"ldAeS3TeItvJz475J/vuj+CQt9NCuWCKwEOJV8tcmKX/8snXkm0miclQJjEc84Llw+Qahw3SVPC8OTqS",
+	"fmiu4L+dp4V2XVHBDf8N6l4IsG8hnOeNOV46DPilSI49FXY2HV9Msd8/QxKV7Gmmblxd5PzV7WI/oSVO",
+	"tPy6GyqMxf1Tc2Ls9biW4yQxBUS7I3Ogg+lDC8weObYZdLjqZHdVoFiHddghYQYCcGaz+y4kTQzc9xsx",
+	"PAhIWICv/AYu3oRH9r43EM3TFaHdVqE7K/qUA9xFIWnGrE/TxJBj5PYL/WYNST+hgxZ5Z9iYjNgMBV0q",
+	"+H+mzNdN9cO+TXqOJdtsn+fAWiLVEun+Eqny2Wtx9X8T9Cq19lbvlYfU3u6+nfbKgbPshFnbOGobR7Hu",
+	"wRKtdosEl6DCVrJ83E6Vk2l/5EMFU0dmLzFS3icQb6l++EgIHGoxWIvB70MM1vJoyyUO7gPrD22r2GJU",
+	"ZS4j3hWt2q5a/JjGDEIlXRVv97MZshmZMsXwhik3w21SI62QILWBoEb7795AUGtG9V6pNaNaM/rj8o/t",
+	"/Yh9aw1xuzbj1O5/xzbmyb6ettsHvrCE7mR1JQISYqkV+79Sxd08naUrHqDkREHF+5aKTiznPipGYYC7",
+	"y7bVUAxazJualQla1R4sgrM5Hl3hg6uat6RAMzSxUIBrsyH1xZwWu1BcUg8cVE6FnvoFtEzOFwQ8iPOX",
+	"IATnRK+QEN93PZUkFSA4yITikCkesUZe+sjJr8lQGvkhT4+pMHgn7cav+aedkEXp2jnLfyjIRBCGncab",
+	"REpFYkW50CRKGBUtEHGVyk9lN/0wqxqRWqlGWGnGHdloXupqTdhPsW3zWkFFRfF0vqZY9VJaVvn568Zz",
+	"v5EW5nTSedXLh2NW6+Gxu/+qVN7Zznpfyd+Y2HTIsPM4ZFL9slGEclH3azwrxK6+tcq5vGGKJkmrUp0y",
+	"L7beQJG64rI4y5eF2xON09aLRq3i1yr+KhV/03DorNhcUSB77e7dBmfUCuXzVh9Anm4lvqyOK3skcWV6",
+	"z4VoV6cDlQ4xsu8KLRFHoOvXMGlyo3O7KlWMRHLCWdxxZLDZjSy2d8aSCGm6ArPcCTcHpTzJ3oxQx32b",
+	"SRvSzIrayX7hspIJs9g65IOhZ52lUcS0JkYiSa1tMQadUU0mVBlHqWqlYbEsbGSlEBeDPG1oJ+Fmew0z",
+	"u7P0rih171hDtDpwVra4zA/7LuOb8uPDvEaNOm1Jf3aX7q0d712NwxY5PQ7/yJQ3/NOrbvjXRoqbe6TW",
+	"22q9bbt6W7YK96u3bW6oeSQRZXUgWR1IZrej20ZlO/fuSyQvLMR1bGwF3RUZS6F6AMjqgADwAb56oepS",
+	"GzARLpJK2WdvGKS56ycEIeRgO0Fl9w4mq02WtcmyNlnWJsta9a1V32/LZLl91bdWRncWRbpny2TFENFb",
+	"1cQjv/btGO04WHV5+q0FGD3nTu9grizgUAxZuYRRJTQoqggF5H//L/irrxwXUtOCKDkOiMVR0vZ67FFX",
+	"eBg7cJWfUCrRASN0YHUogwm/LvYtJAN+wzReCy3Why4TGCylYkawYhvxANcV0MAxHTHbQHc7VM5iN66C",
+	"G7SlRX60vXKPw0M5ZZTTlfAr0Ht3hdCuAD6pAm8TaSKRFAlpGnPz2d26yDCVvTXOk4bth59oEjqxFAZd",
+	"4XOQnx+0yC8CNWgWF8dfQ7Nb5Kz9EmrekQwzF9V+R6RRiEYJSTPTNQJCE04hlqPfD9aYh90Htm0grs8W",
+	"9dmiPlvUZ4v6bFGfLeqzRX222Juh+xEkPbu1eceTzaKed2dr9VFJL9tD0twFanakN0PFfMRmpDlmasBQ",
+	"6mT1j6Vg+iBA+ldAS9DOtL055pTw2Ncj6IoiId1Bi1wIZ2Mn4xRqeho4wDh13AIWaYao+oVQISxD7pyE",
+	"KJ1A9EbOQlQmIXqDf38x4UGL+NmNrUxBSV6KWFasn2qWVVRonrVfHuxKmb8qmvg/ZnN9H37YP6wqvlwj",
+	"ugPCZ/Owywy2+sj0x4p3Wa2o16EvtY7+OHV0Lj5PlBwopnWtpdfZko8jWxI5l5303IdKrodU7c0t8E7r",
+	"1LkFJmkv4RFJuBiR8O2P1wRbBg0++t3IERNfww7axh00xUQxOzUtYt8DRvQB5YIoaSgU3AVqDPskPjdR",
+	"7IbLVONHtJETTaZSjeBJAwbv7cQ8X9mWPyaLNgxCo9P42/jlTe/q+Df69s3sn1fH7d6JSXr8+OafvN3+",
+	"MDv+l73+j08/tf/597/8ZqFMJY1OY2jMRHeOjuiEt7RMdcu9+OjmuDhHG727MgbCUL7nYlRD4HdvqIC5",
+	"nvMRui3+EJF1N07LWJ05/i6/hwjGQYOhMAMsDohiN3LEYiKkIuzLxJ6uspJYkGLeItd2H2KGiACvYcI1",
+	"OtduKYhYSiAnhbbmZQ+lZuvLHlrV3x7raTzmIgOvrliRZJ4Px67o69svi44bFjNhOE3cYYeNraJsddbx",
+	"/xxS1ZPqhrPp4YibaMhEBkKQfW3HWpff/rL09opVRSI8Kt3wDZ1bSoKi6uRCo1jm79c7pajdZApvtRS1",
+	"CUMncmFh1Ii45Xy1JWNcQCVXhmIlIsHme6i8NUz+0Wjw9a0lNzThMZgcn5OYztCuqZhJfcgFaAno928i",
+	"U5iyGAVFVhF8aFcMqR4etAisUVCcBIGt6nUvT0tmX7g4ZC0CMlsmjIzpjAhpSA+qLd0wVNdw96knmsip",
+	"OMcwCB5rNKb2PByi7bVUC4Q0qYgD6B5m6eEYx13hXhkQOpaY3uYLfXQIFVCOC7/j1HBy1j4j4ZW9YtvX",
+	"tyvQxYUImbUo6Ioxo8J2j8ER3v4QkLP2KRqBcVDMkBrCcyq2LIsv/9bLe+O1z/XKUGOfKXZlIG+ouLER",
+	"mK+B0ooVUzdOkfPDtqsUOY2Zh9nsrGiWv9u1Ky5KgQ37VH52qcTI2xPkyQEAADtPpcngs06luYftokJP",
+	"LukskTS+lvI9VQP2PeTdwMJmoBlLwbYlf9cdBrI0m5j5AMp1u+mJF6PLzQso/tKEaZBU4JXzOddOMnBD",
+	"pjJN4q4Y0xEjFlhmHSJkT8Yzd8aYl+xGEopCFSSpE3FyKkjTyiMX03gLR5V/tURapnUnDPvaM+iAFMy+",
+	"BoRoVzjhLJIZCML8DisFaaIlUYxGQ3tPJnX1QYt8tJ9GZcKJa+xXJjUXzlj5ESvzbFpJbt/RPGmfHdxb",
+	"pkKTyjJ1TgJUAoZXTkLUILc9k6mdmPIG2LMeftcobYglWJvBVy52R9KJxXMWEz6mg0LBbVdr225UV7aU",
+	"K9KbGaZb5NLeiSI+hI0fdgVWIEqVlirEaGnBvhgyoQP2RJNfPr63KquLIw7fczEKCYp50gwVS/7Ubdj7",
+	"u41w5T57zewsLu40Amo1jHoH5tB2BNxsYmCRM499nlq46YqepCrWRA/l1CJj07PxHQQWA9wD0yHSYBRP",
+	"A/5GItIkcXEZ0BSHfl1Rhr+Ea1Pk6MPLT9xQrzKTgHzcWN9+b5tQZd28gjlqbKNuON56jcYE6NTRBGJI",
+	"Kxhn+jxhjqVuklB77Gvhs+jsu10vZ8dWkx/Sk6fPGp3Gy/6LZ3H7xfGLF2fR8/jZ05f0pM8obUdPn9K4",
+	"ffyUnvb6Z/3j3kmv3XtxchLFx0/jZ9Hx0167327T9os7MG1o/htrdM5enByf3sEgg7NcwRZzAXvIHk9h",
+	"b8+r0lyMFvd52E3b7dMoVQn8h52T0hYj0yGDnagY2A3HUgE3Yt6FeT7Ar7Ww2arhZ+z2eC5i7N+rBIxD",
+	"vocy9VwZSKzJoNSqXA4zmxHVBtRJAH+7TDp4Vwh4bE984YjNQgvLDGqTj9PE8AlV5qgv1fgwpoaGxGeF",
+	"uy84uQBMQqFFhrBDLn96G5C/XP74NiCfWO/SQvPbd2+gCPlYatMVT8kH/gNqv7YdVr6AXQWplDCHBQqu",
+	"g9Q6J1TMUJtjiWYBufr3t4SLKEmt8GtyQyIqSESVmnUFjgYoud6k0m6RK0liWRwYkCf4erS/S0y0geb4",
+	"Dj3RXRE6ne3QYmVIYhYl1A5xMyxirIwMM4faKEbHkD4krKKb3eyVUS66wr6YR2lC1UHgmuGkKWQ2Abvn",
+	"E22flfZiRIVtm9V8QcbhEzEfM6Ezfingj9JUWClqSMLsTB+TCf/CElT2HZfti+OXJ8Rq0kTzmGUTQk5P",
+	"g+Pnz4Nn7TY+BOKeJklXNJ8/e9H+3//r7PSkfYATdtZuAx2Vzue9iROPtFKazjTkQdlZnSopBi1yQRJ7",
+	"5FQwrX5muuLs+BQ0hutsAWVSOvtALv1JUfhnC/DcC2lqHKst0ZFiTOiusMuix4hb+C3yyWlE3BQXsF5S",
+	"SBgth+5FFsBzo959dZyS2lE+dHUFqnQ6OyqhZdOrH3jQmrdFopETLZfncNDyml+mHS3TV36BT91NY9nI",
+	"QrgEReaMhHZVLCgTOyp+X+j2Tov81QqWV7CqzoxTq5YbKLXBrEQ7kDs2SYJAP/p9xGa1NfL+xD5/TMMk",
+	"okymbixXF3synmFVoUan8exD424q5HI7glu/awyVH9lY3vgkbNhW5MrJOxCmQ3rDCOhW2v3hqIDs31HC",
+	"qN2PTdAuFCNGJjFkKSjWZyYaHuxUTGKfVp/PQWN0VkWU8iVnHqyWggRdJh5fwye8eKyNfY/h/IVzcsuu",
+	"erBD2O32Glg9qCAt2aVomVxl74NAcKsCutrh7v4hn/gjV1FjDUhvBkpzXnxi1d6B2KHcwWB1dUkgcG+Z",
+	"xikVGunXKsA55Zf9XyEUcqWZDPt+HzMWPFEYxLU+VP/Bsue0orHHPlo18sY16IGjbb49E4qf/9vt9Dvi",
+	"eF61H49+TyElZq3o/FHEpS005JMW+QldcvbMqUC05tEddocpKkY6d8iNXQSJCxu0L0uoNl0hp4IpCBr0",
+	"1wheKpM5F/Yjccdc/GrscvoWcGDewq2c/AcZmmHBgnOvQ4pU0wVHHTzYFQXBGgCA2M6ucu7Z0+kWfHG2",
+	"4W5f1qL5wYMNtuW4K+2RR++zc5lyK3OJC9t/oKgwq1zw3s1/Czw4sxYVHhGQaQj+r9EQV8AGZyTsMRKz",
+	"sQTXuN1AaxGkK8oQUn6BbefywACAlwIqrFAz7EBAF9xo4GcX8SUgWhKdRkMgoS/67CKZJrELjJ7ymAmM",
+	"Kbw9OtqHAGyObMWYBbIxsvnAChcTSGRqNI/d5OuuWGa8uzcaYnXVAhpuM1DvAcPviv3YVWpyQWesqDJu",
+	"EGuXPbBUMXRpgG7B1dHY306Y25ZYN8qY/0SDdAjyU1Zx/+0qjm1CDYeG/+7+924NZfQFcTcF9sA5lKlm",
+	"6NhyoSWEJglTA24hPEqVYsKQmDNDpIotbHoBxEQkU2GYIkOujVSzrgBU09olzhRjVuComQWgWg0B8oZB",
+	"nXXNKRRe8QBLEbddiHc+xDi4BRxffnR9lXDBI5osyeUjlwkVpM8gb7xDwii/9VJJuO1H27eJ4potxee3",
+	"zFxiw+9/3HUjcCt2+Q9WB6/8ieUJJfjzA8PWSaXNbhfIRy8jHrcNrMLAgQM/xkTgX4RiNN52vBy1Ksok",
+	"W5IeafzKXnEE93sEjdQJFYduUzQ6+aNb18lXrsQnmvB40/KlvWNfa3NCzTAvtZmBYWNe29io7uYi3MqE",
+	"R5yttvFduhvAg1vQxhE6raIq6JiLQcEwRyKA3Qzcmqv0cK/KOnOf1OwAjIRAo1AEWpokALY3TAEi36sY",
+	"re/R/ZMEaTQScpqweMDiVyheMlKJRRfqyWH7uESf4iTSv2OnGp2TygQp7eO76Lk5P8WfqYinVA+RknEV",
+	"/cNx3lQ/8NDtHijujf9BCq+xE/KJ6iEZUuFiA07aRLNIihhq+FYYD1iLs3cbDAFk4OvhktcW2p6xaWR3",
+	"N4po8wZKKbsOtvK+OraQjTtLeqwvFYPfErsx+lLGrWp8otsZgYXZu2UELuJYk0Fij/XuWFoahpOvd8kI",
+	"hV02qwsW7jcBNIc6L0OzS/svVYjNmyHEC+n3IJkx0yE0tjpArGjfRQNe/nx1Tf7P//P/H3ksQpI7XNEQ",
+	"OuVCiXRI2HhirA4vFUlY31gl/CDnwab+w2WRFpDpkEdDIhiL9VIr9jbLC7r9sc+8xy0JkA0z/bDjOy3u",
+	"t12xjOxe34Bkrm7I8uC8x/pkHofqjMq6OJnHxAyZq8mrOxOnlNfeumymooRCOeCFVBNEk85ivDGweDpk",
+	"ma8UT0GkiEZ43RmipGD3qUyWCZB70mAuA0s8V9ZHmPoI8/0cYbYrG2uBtdUCRhvh/uMqXFQSJkcFON0X",
+	"Q+H1UtmjS7Ink2JSROy8cF9OSehdEpjppLTpisLrxkyYA6y648DCyiv/Wq5Jtk/vLOMu8q9t87C0LWG5",
+	"gFYn9wHBdEOS4wK0bQZsF+U5rHHuu+coLMz4MgzYCuZWR0XkWF6lc7+RylVYA98puhOcEt4seB+QM2up",
+	"GecAUwMKGnhEBdGMdbD4QTHYpmDlyZLzMIRmldLuES53f9jbIfVASLMdA1HmpJjfrPre2v7mwAQemgVv",
+	"x8KFdWjoXFgXgpK3csx+yzmzMo73jREQxB9ytS1ti6N+xy//wAR5Z2TV764ekJO70XnznH/bSta/IocY",
+	"vGtbOK5rIH8ohfUTbHhdwojtGiz2qsHm5+T9qK8XRLCpM/xnampG+CJS0Bbz+JsPVI1iORUEQltdcCPO",
+	"lZUfkOSNR0Krib5Go43PpufCCo+IkVQYnqzTWe9r6P/3TNjuz96/sR3g3IcBw8lakx4zU8YEltdv3XoA",
+	"3xDR3BDt0jPwLVlCXFERb/eADbGJzeP0bsNfOwVqp8BjObgUXMAbHVa24xjIJOHR7+5/X4/cDt2xbFwa",
+	"VeZlIUrAUlzZydKQsXzIVgeMjekXPk7Hjc4xwBAUGnIXssANLgwbQNT4Spn9AVzrVkjjbK06MfW5ggLW",
+	"ADitDO7I7x4rA3/717BFLroivyXrPuRaOMDreJENxDUGLVdAQVO47peQTGLwzFCBB8G5BgaEr+U23kz2",
+	"X+L3dyD8t+7sqQPWam9P7e2pD8/ftxXUATKhD6ZKaL6+NMulv4M0lUwgow+dLYmUqkPkhAFVfyTlKCAx",
+	"18ODjNeOK58zGBAJ76NJAuddKditBAgVIqR92xckVrkLPyO3Cdee1izr9aZx72AoAyXmP1OmZrkW44xt",
+	"G0W576b6y/H1SXvj+iwQz++68nNhRu/AV4WGyrL4XGcivVvULs5f5Sou+XzXGLnl0N18D+Y45a89iuBd",
+	"bEye63aOhiFCteYDgWkeVilXzLlnhqCCP9Gk2W2MZ3h3twHUhTQaZpi0QgG/trcv6t7AEOlZGFcb4dy6",
+	"3qf9bRswsIFigz3eKYHg44bJXzcerNtgbufmL7e/a/tXbf8qBcVm6FVFFBTgcnN1NYuJ3bHvZxk/yUdW",
+	"IO11DToHL0+RAMT5JJpn7famsqK1gpqiIB6+Y3Rvf1foXlUJ3r4MqHH5kVSitktqH/BYJEbcC0y6goVF",
+	"nHyinXqtW+RH0KZd+cGcwmk+4Kn0MCCsxdQusnRPHVnE/eD1imXGhCKh4h0hdveb3zWyhtUaVv+osHrF",
+	"DMY0yiTWD4OuSqaGizUkFB/dDZ5BdqXVk2xSlJqr+xFJ+FZtbCX1/f22jaQ0MvyGrU4WuyusRc/tvWit",
+	"tJ9Ba5ILX8WF964yQFrMSdlF3zD1gYsUYlnbQWOgaMSyC6ftoDHiwr7UsDHMc6rY50QOGkEj4WLE4tcy",
+	"quy67D23+2KiuFTc2C015IPhEje8+1tfDqWRmR/WX72KqJi/85qNJ/6aoWrAzDUdVBwMZofVdu+jPT45",
+	"5/+bRqdxZsXImAv7/9NTsPw6r+t7OSBTmowOubCCJWGKFMYHFBS3AF8t/Kqdza8vU0WGMgXJL9gX83OE",
+	"buQIwooLHkByfIZr5bD9rNNuN4LSby9W/XZK4NKK37yzculv5e/ZHaFS6Pibjz/+7U+vL969/8f5D//4",
+	"88+/fPzTs+C4HRyfBccvzn/4x4d3P/1y/eOf2ncpOmGoMvpnUfJ9rnJpF7fPHYz5Dp8qc3BkqFRL4q2a",
+	"8lUuJ7wEzS49AkO+YnZDgvI4ZNEo4dp0CHWX7T6F6q8ZVx4sPTTYy2wre3INYQ8WYNYXzVDLVEWs4/sf",
+	"uuJME6a4jHlEVCpy1lgobAXug6ySEQoY//gTXfie7grHMA9RwSdnCDEBloKfMOWfgmYX2jkdUgMRRPBs",
+	"6plVFQNZp88JJYJNuyL/KFSwozHLC+LC8cq2lXBN4pSRcE7EhITav8BylX8bCjpyATXtu8KNaVb/K69Z",
+	"NqFKI/sioxoNYHbEbTtgglhMqEY6lCMcMbhsdTX7513dJ3mP1zlSPKbs049SVjxqTeF71BT2JYkrn2vd",
+	"Rtgtj02tYNfbplawH0jB3nDn36JG79hV7BXI2lNce4oLnmKVqWcVThr3MdXdTp3kFfAsUw809YIKfx/y",
+	"o1wNvW9AfC1iaxFbi9hvVMTWcm+7LEwbiY+90jBVcY37ZULeGe1sS0IaMmOGwBJmMWnKflEkEW14khAj",
+	"SSTRy8REQIQkEwtvB11BVV7DDOhnEyqE/T9QJmWV4QWb5kYzEAPnuXGr+D2aKEbjGemxQSqCroilYAGx",
+	"Y8xiX8ICP06kQjNUb0ZUKg6FnIJJaMQmpkU+yBtMdfNS10hfbtuV+tFEsb7VOjBwqgNmN7R2LWcivFMg",
+	"VVEu19adWob+kaw7tepZb5ta9axVzzpaaR81yx7W8nHkVLB9kSQh4QKU3Mnw4Emu5E5JExy0y52ToKYK",
+	"OT0ISCpiUOqKLlLZJ9xoqOnZwcSqaMjiNGFxWXVVjKSC9vssMixukU9SjTC1nArCRdl5S4yU91YxP6bC",
+	"7c6f5HT/ZAr5YJTQiLRfdoD9LsNMmJUFYbw8cPNOIpoaQ6PhmAkDO8xlPwUNOxAJM0U+oezSD7Ps0u2q",
+	"R2nx4VN2VZlbOs5ueIzjg88sqg0VdZq+lbGrVQxqWCb/H6u+sbGkg+CJRqeRAxteereBGpjxKNiDbMMr",
+	"PRBAtIHW41bqp5Iqk4cU2s5Oxq5U9ZY1pOpiOxU/yelH4GtYJbsLGIfncu2ZzGph/sf2n3xMRcF24gJ9",
+	"dqdK6IiKo98NHbySMVvtRfnItExuGARhKy4gmpkOkAyRTiZgndIk/H3Kep9Tlcy/NzzABGy7yu22R3tS",
+	"V4CE+2LwPS4iOZERTUhMfWE/PmYHWcSXFeVS6HJpPywcniRyio6cT9wMZWoIJRDgRDTTSAVuClFOx3mU",
+	"k20rUazPcEOGvtkBwUEKCXc8TT0ZzwLSmznaX/gPvIGOWVZwA6u+uiiyAWFfuDZYt9uPFrIAuy6lmqmu",
+	"MEMl08GQWKF86EpYK6bTMcua2CIXBLPZ7Q32MQiO52hKLBbnhraWioMPmIGKrue2GbGEiczLqfsS3ySW",
+	"josSCon4Lrg4LKjX3RVUzKyyh7THtoNAVwzvtM9Cd+0YTKkmihkrtta51+z/CprWkpKwbu2BVLt3TVjY",
+	"BrcVhLWfuvL7pRro20egoem6DBO/+u1O8GvfL+1sObs1vlNRYJu7KA6+ISeBWxSEwtYQiEcFmLRXN3YU",
+	"2KspjAoTxq4iFh/qTJnanRvBzsY1Ys4yUly76WW/vzon5TVnhihmO6eDuRLRheyU3oygFhY4TnOVVSoG",
+	"aJkvCQ0pKl2R56ggSrTIJR0wx1oeQnJLCKs4jFKlpQpJM3zPxSgkGElysIcy0u+5Nld+2KrkxLjRQ6Tn",
+	"GgaKlZNiPMf3irwX1G8r4wU27gqf+rrIs7iYqYMt3GeizppG5oWG79jOvNrwXDuL5YY3auotm+69XbhV",
+	"ducrWNX3PKU74ZNv5PUCyN9YFkCVUi3cs1VSLS7IhA4YBp1nk1aMFONitIg2YTdtt0+jVCXwH3ZOFEv+",
+	"1AWTcLcRWj0I1CXFMGBdgqMye3/enfk5+1qXS//Gy6VDjklspRHosQ59H2/N9JVGzau0N4aUCawkTgv4",
+	"5rlaoZtS2b0CyjAucStkKVFswLVhisVwGzfcqu/XVi13t40Ym+AxBl5BKJSDBV1+aqWx+56V0fmHlqra",
+	"TakIt2I6NZrHzBFglSW5r39+UDgAnZ2DsRXe67z7rm0YeeDEnVX4/SOrCWl3KcsxotDD2j6zPexM/GwH",
+	"bBPDl5D2xAEUEQnOJYx2PNOTIR1wSuwpIFXsnEwSRjWzB4M+V2MykYZqzdMxJhC3oOteFla3yG5SENcN",
+	"8q4yCZClwpdKuUUGXuJ9mTj7uqFqtTLLH9/rFvuOY6O9xN9DbPR3Jt8q2QTLhsDTSiOQSBpfS/neHs33",
+	"bUB8BCIcJR+hRbFjxZsX6NXkeVks3EWirzwFrw/3/ll4ZdNKUSfQMlpIUkVIFmXkHo6ub5nJZd09Dxx0",
+	"MlHyxmL3LWD7mkU8ZvHWwdaDbI1837hm/5HR2IPCZlCwJ9X+rhWoSjBzFLOIa6cP7CO4AvcluF1KagsA",
+	"CYMjij1DhK7VrRj3cUjYjT09NGNqaCf7+V0cBl0RZlpkGJCwoNPaP9EqBD+4rocHLQLNsF8XjMXukyoO",
+	"STM/6HRFdtI5IJFiMROG08QziTuasiGflPPelUxYBzRimRp7BAIfCQAwFsE4DbrCdsaHc8ipYKqA7T5s",
+	"2fWc3Ou0khnjoXd5L+ZgvSvugOs4lY/iGJMt6lxAZOeUy+zUcUIG/izCYjy0CDYZKpnIwWyDklqlju8q",
+	"jPVxiDu/CL89sbcBaZyM7TrpZ5IwaDClpPJL3NW5KQqKAmyouAgaZClmZNEi4BDpnLWr1w/7EVqyMmAy",
+	"gewDIyVJ5BSK88xhU0KjkV6KAPVR5xFW5cL9TsD69i8WmbtpKDs5rJg1HHIQAVRwz/uTR+BJ5db448iC",
+	"O+5eznV0lBmmt+Nar+LasHfdya9hKvNH4cA8LPx+a1RQ2s165jGHv/dPAhUD1SNywFIywgLFAaFkKPWE",
+	"G5oEUDhHpKxQevXdxU8XECpEfpOCnReCiDSs/pjOumJClSu4apuWGhYTLgg3wIaUipGQU5G/pMiI1CKO",
+	"jXU5l2NXeD5wTH5fsS8RZ2ADhKRJ47GL88Gtaa8TGNtOCRwOpzxm53m8znI2SRfgc7rOgG7YY6g5Uao7",
+	"HTTseNvhtlM/ZopH9OjVkEd0IDc3Xhu2U8t1tdihDeOG8PaVKLZz+7SpiTu2FXj6x1TCMsIPF0J1mzwp",
+	"oOCiTJFqsEqbOvodbRPrbb9IvftzFTNvKRz07H5qFBhtDXuo+MRtY0ytKK21elZc2ftiIbjCSK6VTASY",
+	"mIbHWqSszpUcqaxuRFA1gjDsxCqHkKMP/AUxmQ5lspp/f5U6syIrP9sld7Vd0dmlbSsMIIMsHEgMzePF",
+	"eorRUZ9q43M0G51G+1nntA1D6R45Kz2SpCIaFm6H+p+F20/a9vHs9pgLAVkn2f3Py/e3T0qvF3wwLLbm",
+	"BH7eIKMkH7qdms8eGntcpuw+MOjRZrHuQYfYDlTiGt2SGrDCqoLvrG5UsfcHUGzbx0OvM6y4bAftMii8",
+	"faUrvFMAfnSgSA0R8tbyptXsL9e2W/fevX5w1u5e+NQdjC/XdFDV9mLbUWsU6wtq5ilU+r45C1s3wHzg",
+	"wmiX2hPJOM/0wdQVI7H5hGqIXLMaBLX3/+0j3i77JJyy3i8qCbuiuZASFmE+WItcwws1MTKms05m8gnx",
+	"Q+/iEEz1eV4Yjw/AYk/JhLOIdYXskyzfE3/QRio6YMQfdwn2rMdi0puRMKE9lmCqQiErIt/Q2ASgC0cv",
+	"6IGFi2wcskSr3CvQIQryUFzNf3RzFNwJy3KxVueeD5alnq+051xDvsv+zDkwmgu5uOQky+29XpKTu4k9",
+	"55oOdmrOMXRQBS83UHbw7lWouGNTjkWR2pJTW3K2UeQzl0+3i6ccvTbS47IwvpglzLDl+hwmnwL6aiMn",
+	"ugC3TdscH6tHztpnBy3ySsaODURAgImCAbo/4L6GJiLgzoFOpcX8yoFSvTG3Z5gxXDHUUraxRB84yMzR",
+	"sKw6yQB1jgaMAMUFCE5CMM8I1IMmdOBjciplYJI3PLHt6XRFIcQLoyzs/zwbjFW7moul0yHvxJ2VYq5Y",
+	"ZJIZRE/IQlU2q+rMumIok7hDilXVDwIS5mQy9nMjLrABQCMSBtj4OGVvlByH5Aj+fy1D0oRUdM1vGOnZ",
+	"daeJFF3hBiRwefnZAPWlGttmfXzzipyenr48eNgibJ55YbMKbI7349FldcIiWJMO63hctpALa8fttkTY",
+	"JUuS64zyYNlKhKqBK8Z1XT3J5V3KN8jWxnahN8XS7ttJnc0ZnLbVaDjRcE3sDi63c5EMaVmTgDlpk4Xx",
+	"V/vA+jY5rluuiVR8wOfGLyctWrpUkdtoo6WKj6xvU5wieYty9ZdwuUp7Dio3r0haNc9wuKzBDiQrt/g1",
+	"kGNVbWyP9aVilVp7ctp5+rLz9OVtrb2Wd2nro0re/gMQpi0wdtaEaTVh2n0pZTc2MuvRZrQFme60C9KC",
+	"x0RW8P1XpjROefZHOfz7EdSkHFOR0gSLLOaFJPFqeNDKDh/uLKInLHqi8SjSDFcibHhApOoKf1I5z0JR",
+	"7OqbKm6MPeqJogH8NylYi4RF0AqdyTksUEjbk4onKegKQwfOCp1x/si+d10dnJMw2/TZu4oIGJ5jQo6T",
+	"fQuV/LtiSSl//6GCQl5owjlBmCeDFFKb/Cv7LhofI3h+pNGwK6BOAE0I14RCZUpBx1bg2vv6nCXxXStM",
+	"2tm8pbwkoNFea0tugy79NjFfFuvPcvr0MeW2oRTZB7cgmccs5un4dtl8N5HrpdJrpiOaIHVdJMc9TuQN",
+	"QuJmrgc92mk5xVqXLC+6O+iScwt0y3rkZqu1rEjOaZeoSbqLd1YlUeCUNEkczFV6Iv5a0OnchS1tFFTW",
+	"Vjm79Gjn3i49qt1dNWNu0W1lUGLfpkHehSa3sNzWxR+BkpglpUCxJE2aGdHsLx/fa7Sla6ZuYO+ND5AN",
+	"tKQTPSGwS7Xnhu4KLzCeaMwPu0e9QqfX3LNizAMKsCpy4WXjmzCZ4PSCIllR4vWeF5SbxdosJJED0DIf",
+	"kTEGVj300a0nFwjCx3TAjv41YfZTS2fh5Pr4ZefpczcLfZ4wt7bQvtD618Q+OsalUa2/L6Gyy2+s0Tl+",
+	"cdpunwWNVCVWmtwc4w6//R3tY7f9qwzvEXb/qFLTvta2q8dpu9qeElQrJ9stC1lRxu+1IOQa7eHIC6T9",
+	"VetRI6tXkNBuzZBIRUKs8Rii9hLGUrAwV2K8UMNQSD1C/WWZFaorQh1R8UrGLAzcuSJ29JmeNDMzR4Gz",
+	"rkBQjyz0iBM+8NMZafDiOZGCdUX56wCJ3nBFDUkY1QZIO7FQJeoTLMbgb9K8/PnqmhSnA9H6AF4OPeuK",
+	"sv0rM7Dl8BC2yCfbCq6hOqbVeaQiUyXFoJgz7G1V3JAmFFDriomSvYSNfVUHiF8IY2YoT3R4gFEQQpoh",
+	"PKa9GRCUvYuS1Pc0ZkXrHbJ2+vWVj6Cr3RlmEylT83MfHuoQKyPCAEPcsYYDLfX1M/sSpQpogAhNmDKk",
+	"OR3yaGgHlGkSwrWWE+YYg6KHcqo97Q+aLrvCpXFb0E16kqpYQ7gWtBUJQ3AR4hLjGss5sLjjWFHHVFn1",
+	"OLQaSpirxaG9/bNfv9hA7qPEWJyt2YwkyKU8RVRELEnKdEEkjNypKDyH6GIzlX48oehENm0SaomLJdEi",
+	"qG0zl94M8St6wiIj1ZE2tN/f0BDpJnPvpkjHDfRaSkUGVI+YIdGQRSMWo5MEd32j0/jr87+9Ofnw8u+X",
+	"F65EoRepnd8bqeBW23vTCBo3NEnt7acvWk83iK8tjsdO62Hu0Tw3rw2/cNpw6SRTNZLlIc46vzdyQMnN",
+	"XKCVZmRB5WWxSaHLrwvLqE+Hiokhg8UECyhYu7Rqx/W+lH+Ltn9g5T8AcVMfAf7w9kmH3O70gupYhp+3",
+	"n2XKOsUdTJZHsYz0Axw4bq2C75Sdkq0TXb0FxzJc9g7j0hnBe4jxNV3hOYLwCSQolJ7CUkP+mH0Eqxc7",
+	"fzcVM9SvWaLLFD/3LQl6habV13as75PgvqEQ2QiubOO+V8WpjpGrY+RqO2NdA3yvLAjvuRg5eRTLKLWr",
+	"Ru/cJXnkXS77MSleoJENSKrR6la0GobjNDF8QpU56ks1PoypoWFeexOcQj7Qzd5Fwj5PWBh4A0NXsC8U",
+	"8o2oJmA6wmcwUs5Z9MAldNAhlz+9DchfLn98G5BPrHdJpCJv370hfbuufJoAg7KdOiB0oBiDCjdZa2IW",
+	"JVSxmNitH0BFHCRSd4lUYLYZS23Ii+OXJ2TCv7AEbF2UIN+UiMnpaXD8/HnwrN223aJJEnSFf+op+cB/",
+	"IM2z41NCe/KGHWQWqrWWqRa5cC84aXuvMiqTu7ZAXcSxXZUoEnZqgVqyTOaUC7suyr7ADQh0IFfX92SX",
+	"oV21z/MWn+cmMg/X3apCPvbHBwsz8p383U1FHXdUp9nfkbUa5KWXlsu1g56MZ4eQstroNJ59aOzAKLCw",
+	"ntfk4n9kY3lTkPAgSmnBH+i4UUCKNc/aL8FRgr6bTqYMEG3oTB/sWmb5bP1cbNU5+/vb5dvK97cLcP2e",
+	"ucP+CFaH8sGHnmhUFkmTG03CVCVZnof98AHUdCRO5DvSiQjZFu8bordi7c4bZFDB+LeSEtJoZpq178DB",
+	"8gTgHhcU0jUXspuWCVx445zAfWVV/0O7WZRMlqRdTRS/oYYFZEy/HNIB+9Pp8dPTZ+12OyB8PE5hiYVz",
+	"dZYrPFKnZj1M0I07nVTddfsMuwnW7WIeb5pUD1o0pDRPqBnmViKviS/az6on2K+NEFIMrah7O87D13OD",
+	"PVIrOKaFZphqVypqOpRotR9Si8ylDLCCfD7w7AxdMZ8NVriLNIsMIWvt9CtPzJUq1VY2539007D32Is7",
+	"WcyrHbGKfazdArVboHYL1G6B+vTyPcUeeITfbXbUlPWGUo42K3iV9rI75kiag9w9IFMTyTHLKZkTqg2J",
+	"WcJvmJqdd4XwlSS5IppFipmVhXfw7AX1Ixfr9PourKznuLvyPO+5Np/8CN6fxL04rrezuZfuvgMxtGt4",
+	"8T2Vi3QVv12XCH4kPBxuI5Rnp4Ab2V5fBR3+/DdXQm+ar/BlNV+2zdvhFmQPkijJn6+vL68IE/FEcmHs",
+	"3rTCPcYquZ7wnUTU0EQOUhb4M0uSuOD5/+g2/q3b+DVsdQWWtcZBJRFVijPPUz0AlRZhKAAT6LmLX0eY",
+	"Srg2LG6R14hf9kGoCQEf6Qqoz8G+GGwWVCUrxT8Nqc78jyft8gyh1bXHZlLEaGG9xoRTPKOlmpFwaMxE",
+	"Y/Q8XBTSEBwQIL/O7C6JlJMejUZYVxFSVWNC41gxrYMuFJcG9m8cCJkg1SqNNeGmg4XaDHHlirkVPSIF",
+	"aOQwF+8ub8782+BnMQO2lK4IuWDmMzWQbADrW5NmeHJ82n7efnZ2ehoGJGx/ed5vHYfg/PXttOg7SXsJ",
+	"j7L3+nAyl0LRFVSTvkwVVGgd08Q1SUPShW3SM5JwwxRyjfwrjQdIvWn7WG6wIRbnY43ZGrQr7ErC77nB",
+	"QI70Uns8yWTTObUJHVDbdeOC07xAA39wj8Z24orH2bZbhj5XxOeWgEXyW5N3mK/tBMdej9a4/S2qlfJY",
+	"wH1aqqdtwQ59qLCHOkdHMHitIVU9qW44mx66DBfdcu8/0jLVm/KOuEHZKe257+RtqsErd9/XDfsQL1UJ",
+	"blcBgjznDBEUMokc/6jF0h27ev2O2AOpxHemjbgD18Ylpd0MfAZI+awYpO4VykvPy8OICmd8zIXiKvWl",
+	"XFD65XYKSpda43PMrJSel86tb9rfvQG4xNTQHtUlJRMOJV7HhCrp7ibiqqb2rB6BeZpSYf4ejQ+twMzz",
+	"ebJF4h/+nBY+ka+R0vu5JoW7zoliRs0srCgD7y4uiqftU5hkod9Qnrhco3K7f/n4/olG7SaSaQK5mrbx",
+	"iZRWpqeTJc3VqHSvaa1fsbe+/ZzY1oPmsKzt21nShVaAYrO8KUTIKWlS8vqnK9LH4QpccRR4CmICYskg",
+	"KqAr2BeuzUGHhHZQIC4/XDIuYYv8jAH+Kyaw0xXhsum3Wo4iobMVfHaVfCGhtpgBkGkh2Dxcclaja3XF",
+	"R1gZSNUbwh+HF/aP0MoiKWKNikxB/BRuWnL6wIdIKgxPnKIMQoKM6QzXu1HcZ0/6SRtzwcfpuNE5zg7Q",
+	"XBg2YDBb5bNadr6x+mvxYON0mp0f2FYagW4t7OCDScycAuDTejNtmAy5NlLNSgcmD7OpiJkiUzojfS64",
+	"Hp53xX+mLLUYIlxwaKzkZLK6/sNj1Y8xfiXXj7+Z6JXaqLIucqW41B+tPaW675iaaLi+1OgvH98Tl7EF",
+	"oET6UIMCjCsTmtpDcTOkkeE3rEPArRQewEZTTKdjluEAh2CaH9FUA9AtoyhVZDrkyfzAWokB746xDIzM",
+	"jMUsJgk1TGHIDp4wusLLKBe1Y4/fgk2x6T02c0aONGFgJIKjk/1Ks8DvAGfwg28NZLBcYxFk7spSChPo",
+	"/IIbVjS9y3H3PvbwjczhGxx873jirW3e32qt1PpEVJ+I6hPR4zoRoeqRKRcPrnGtPxAd5crMWi95sc1P",
+	"NJq1FIus+pS/IbBKSuYu7+QqFnKJQrGmACuP2mftU0/wcqoDMpRTkkjHok6NYeOJPTnKESgg0+GMcANr",
+	"eM5VZRWqEZsYu4C64rRNYjr7lp3tedc2dkK48jO/3ls7Ka+KtbpJobl399O7l8wucNqruuoLmnitszwO",
+	"Pz2dh4oFlPjWD5m3AKph6PffR4y020YamOA8nLVsi0J31m1asUzC34uT9C7+Gh5k1d7Kpi9HLdcV0yE1",
+	"ECyA5Iv5uRlg0l5wB18MLMDDrnNGO39xFj3lwP2J7gqnCnRcoEMCfm49E9FQSSFTpJo2dGRxXqN4yFz8",
+	"KEFQe2lmCdBd4RSBgxZ5z0cMHPlenHBDUjjiaRImVJscd8IAr2DBP1e20mlMr2QqjKcj5IbQyYRRpX3K",
+	"TWYXTDhW8kchlV+HQoU8SQglJ+02GTLlOux63xU8e1lPxrNvTXhds0x4bcdvvg3ZVcGVbNudSZxNT9UL",
+	"Imu5iPIrzxuR3ZTX8mpvobP7j369YhYVicXlDCT2cRCQanQolT8nLdX9fyoo9DnIPm23C7V7SaF0bxZ9",
+	"Xqrku7reLbJlbbng7SepRj9jvzasevsI693axmWjunkLIWVgWQsLM7WFZtq1RHAtPUxx3myOswq9Wyil",
+	"mTBl8go2USJ1KVlnBU/GqswcwP9ETllGTptYITqlakwoV8RVhC3MQ/UJrXRv/LTdWJ5Ko2WS2kb+BAS6",
+	"rmDPpikxhqpSMtNCeosv6VOg5zVS2Z9QCVszlHco05itiKqnR8V0mpg6GWXbkdo5FBSEWp6W9AhqJ+ZN",
+	"RJKkCWcRJHNkrQRZB/arHHoxbzRwFPXnxG8sErM+TRMDaaYhVuhaEv06Ycpi6zvkkOBS6CKjREBowimA",
+	"Zr8frM7/dAGZ2VrfZ5zqQ6HdIoKthJZNA1v9OO60ql4tVh6NWNlYvbhNeOw29jfX0OuacnXeJKanE1qQ",
+	"XxUl7KLsqZ5EOb8GVx0Vfxas0LD78MwUpds9M/xr6P1+obcGw+3WsNoYVR5XNat5oDryq3c/vhhXyOr/",
+	"/L//Hwm5+DxRcqCY1u6KLwUUujKcYXkHhwcQjojvOFp4vivCjF4mbJELMSPSDJkiENPJgWkmIFraI41t",
+	"b5KwhGB0M1DkScHQOpOXDCIfoUVcDLCGUleEdkA/I5j75pLfp353vosDggATkALifd3ZyedaUYFsLI/j",
+	"9DOPuY23CIgKSwtgyIgHUD+Ad4DBvN875cJZJSlLaH6aC8bvVnYunce7S9LS4Bzng7O4NO4kX09r+Vof",
+	"NnZz2PiACQI7PmzoIVXsyEqDo9+NHDGxvpQ1z95qN6hUhvTYkIM/Dd4EVVw6SN4m6JgFJIaoMx1JZf9x",
+	"LQpInwMTgIswGLKuwB2Zc7pEUikGYeSE4lMt8pMkPNYBEdI7tNiY8kQDK4KLZwyIkla4xkhUcCOBLh76",
+	"5ktIajpm5Kx91iIfqWGH3ik2YYpECWfCkHeXS+QoJO+HpCkkiRSLmTCcJudErXzH8vPVlR2oOJ+fex+z",
+	"YqD8KuASUIbj+LqKy34oLyKTMaEKECPc8IgmGYOXq+l3PZUkFYB5ZEIFTIviUJhoouR4YnHwR4iusM2k",
+	"XDBFEtrzHPUxTDt4tpj/4iuZxGQokxgcWb8GjTH9cmWXRaPTeGbfy1QE/W08O22d4qCkif27T3kCnim8",
+	"+bT1In+xK5uNHgrb1axDyDS2yJPW8J1EUesiAoDRUeti/8oUXxCMo0iPJXJKzo7/+7/egI66MIDug/Zl",
+	"n13Dbx/TvBHukU0G2Y5lXgt8bpDtTvwJXXwfKBckp77NJGDGgueKMyY0f0QKM0xmpC9lTDTtMzOrLukW",
+	"1vmOBN7DSKKTCpLoWsoPVMxc6/S9ZQGLUlSW/uPXUgADDOwiFhcEBGLVMumAPyxIBCHFsjPjklBkgHmA",
+	"07Jz+W/jlze9q+Pf6Ns3s39eHbd7Jybp8eObf/J2+8Ps+F/2+j8+/dT+59//8ttyElV46VoK1TH98p6J",
+	"gRk2OsftNvDoZX+vIFR18v2QC/vSmePOXFqTLJIq1hCJpTUdsKyy2JVMNTGMjs+t4KFRJFPgdWYxFJN1",
+	"8XUn7RMMK3NfIlxboSaV26xTniRQywzuRyIZkF4t8j6PynhaliDw11CmijTPTl46RqBy4H2R3aeCvDpY",
+	"Tb5yhUP1zo3UXjlY7MA0Og0q6P9cQ6cCNTBgsixeM6JSQcyUJTeMDKWecEMT4p/BSYA0jQQCE0nMxjJj",
+	"nVV0ZpUXiJhw6/FCUPJWjpldrlINGp3Gn7OmeCAFJ6uc8KjRaVwqHsEJXipyfIKRexvAZWn0Nzpsnmw2",
+	"uBXpLuOXsBchznPh5NN+ufHJZ76DEePLA/c+um/OuXesroYh9rf4d/Ibvwb5U4eXMuHRrPLD7va784bX",
+	"lTNuOyg9JqH6yqpYkSGum1bX0zQpxcvfUajOffX3Ro9RxdRFasXWf/wKWhpTN8tF7qWSceqPCWWyKTrh",
+	"LS3TnFvq5ngJ3/kFSWREE4KfIM1wIAEmW0fROAY6qvCg9OrO0RE8MZTadF60X7Thvb9mw7AoNwdcGxQm",
+	"AdDdHXIRoIZAFOsrpof+lAc/s9hq1almqoC1muFgLglwKwRL68AdDnsKQ9tj9/ckoaLwNqkGesmrriDY",
+	"seklQpAJCR2QGyZSpg+yMHmuiOFjRn6TgjllewalyHSrHGe47EMf4HCq7VE0YRottRj8jWIoF8f6nHBx",
+	"ww11jEAFRnl4xS0DQi4u35ERm2H+np5pw8YEkuFwQjRpZkmi2IBz8uf3zwkXA6bNQeF7dMIP7YtWUObT",
+	"NOaGJHIAcTpwKJkqV2jFv8HesmzUS4yEsj/HuwhxOyXOJCQr8VM9z/uBs14I3oX8o6wVWRju8n44bsc8",
+	"/d/I5exQHcJoNCRMGEwhsKsXysrRPPdhwGwzc5pGJ0OghT0Zzwh+vwfKOrzBM7qSaEgnkL7RkzcMVbJy",
+	"Bw4dZctiNy6VneCY2P1Imn/7SCIZ25UrBaocBYcAtMSOmlVnfZyDIylUmceBEh1RIfCVxdUd0WUb8sd8",
+	"4oYU9WBSUjGDNSaRwusdai5+4BNNEqjppwMyZiIl/g+rpB1aJY3oSDHYwSMu9QhHXDOhwXBr2JTOdIco",
+	"QCbmFPCuiKTo80HqdG8aj7l9w4Ra1Qr3PcWk50O7OGIYV1iFgtDU/mNP+iajgOSKyKnwpqVm+OUwZlbi",
+	"HMIFzOkBVkzHQwweH9vQIaNAjZkAwAxhKCEQ7hPrXcloxExpQeBbl62Ed1jyMIU6diwGDMCxIs2IaoNF",
+	"GnCsbKNHbHbQmitasapEBjUwYxETOtWkj7220HFzQi5eX/tDknNpZdq2XZqqTyNGmBhwwXQHBhrAXQdd",
+	"YRQVug/Y6FOBAFy5joZWIbGLM0mYGniNPebM+NDmMZ1McMvCkexGRrSXJhSSX7siFfj7oZ03ophV0/1S",
+	"9wvh0L6OG04FSirZ71tEKnykNPRRwgVYd5agsD9A0YSA9wZYWDGcvkmJ5okdvvKaDAj1A/tEE5EahZUv",
+	"FNcj+5sdJzBWUvy7YLUi7EuUKjuK54R9mXB7xCWJNBoTsqghEZ3QHk+4mZGEilgfdByzLGQ8BV2BxIlS",
+	"OEFs2BPtD0dkmm05l0cmJ0zYwRMyFVHOehqWKDFdWltpyHAslu3qIfDJui8+0SBQuZ1ULOzdY5rHTEPt",
+	"By4GHSz1abtgd35hJBI50AGJEkaBWBe2do548JTFQIveccqQxRZ2Gkheb+wqF1yHKYuoCFwhzYDQrih8",
+	"1M6GkAZLc/rjGFYcySqcWYi3n+mxSI6ZdrMJX7Wjqe0rQ/vIZ/wlxHVz64yUhhcJ2hdH96NVMGFR5MNG",
+	"mlSQj29ekadPz54CX40XQ+5bmYJzgEtoTEdYIsDRAdghBFYdxRzTpmuFK8OwVDq5mh3a96ufSKlIUxZK",
+	"ewR2vw/dR/F7ERVgHMGaIHaPn+P3hzKJmcIMFTNk46IA8Z9a0oy35Wq7pPmBqlFsNwDyiQJyllqQcDEi",
+	"WDrSvR9L0S/TaIa8b8gwjeOE2Q0jdeajcLOP7yy8y928dMASHjnS534fYMmrPvZMgEpcrGjfqUQCWYT1",
+	"0K2trPrVgcvUl4RGIyGnCQO+Ysh0xOXZlypiAQhkXdbdJq4Ry4RMbmb01mEdFIyPGp07jr1YQ9z2mDRd",
+	"FiZY5v2geKdEgJs28wEVXD0wbgeBZ0rOnUoZHzfaOl1uK2ilTAzogI0zJqiuGCiZTkptpFDql7HfGLZv",
+	"ageyzwVN+G9ABpePReGxZdpPrlt5uPfJhcUsnCYCKBfEh44EJAvjKNYnKgrkYvGQpUI5m/hIWkkamexg",
+	"NUJaKmjTQOSFl0Zs7lRhKBzmvhwWyzOUiY5XmkgvRE4O4sUeYBuLO6vEFVBpy34f1TYQh3CpKMQsukZM",
+	"Gd53ViuS0IlG0F0hJPM6x6+LqnyZ/Rz1UyRa4T5vWioS/lvY6oryucSuM8zvc6JhSdbvuYWh5Xo8sF/Y",
+	"w0h/xh2Jhp0IGIxlFlcYO0eNDCRmG5tb4ak/w4mjSrTUlW+Nf+Q+5lm6GHZydtxpt1snTyHyxJVpzqJa",
+	"brc2Ru2Xy6saZQsJfH52hCF6ZEqVFScbB4d8DZDf209Bgd27ilmUtdvtZ2gOrvjN9gaVty4WFkUV8+/f",
+	"/76SiiD3T8Ca5oK88EQ9556pH0sWwHGVa8IHwoI5euOWvTmPdnMO+6ZU4BZZ/pkD4Pefz8lvkXdZddiM",
+	"4meddW5+ruaSdf1heespu/a8Z1GqxcWN5BH7PKF8HUAS/wBxD5AptSquGoHTl8ffMGT5rr3Dnl1S/v0i",
+	"F4x7VeQ6BncmDErVR07BbWRo8gprDZy9OHnabhfAafnCqw5SJzsDqVerlkGNVYhVq6buwTHrP1Np2Ges",
+	"mcLWoxaa5/ytVh3zOAYvCch0yKOh1eMRmlimgX4HgPY328UL1/ca0jykwcxXfeCkMqDNrcrqkHa8c0hb",
+	"shBqUJsDtYXpeyhYy0/5rezcvvaoOm8cADY08O1anax49v9WASzv2xvfm+8XvrK+VoUkVjzsLV09lbHn",
+	"uL0z7Plx1RzWyIPIs2LmHgp2wDI6a2Wmt3VqFN7rzbYAM3O2Wg2MwN4U+w1DD3b10vfuu4Ud7GdVyDlr",
+	"BA03+43OaQF+FlZRdbXndGfQc7lsDmvYQdhZMmMPBTmopVSDHIgskiqLSi5oOAMm7I79pjUc7M73DzPY",
+	"z6owQzEbJk/luocVfGGxVUem5ztDpo/Lpr1GJkSmJTP2UMg0XwB1DTDlgTZ0MlHyxufj/YtFaGHSaW/M",
+	"jf0/RN9gvM43DFVubF7j0Hy3SGWn3i0mP7H2V86M4yWo7u1zoVBVH3mRV+Ct+khvI2S0wFpAxvnFXh0Y",
+	"X+wMGK+WLLIaFxEXF+froWDRKDprlYivV6FiHsFqeDRipugezF7wDYOg7V/W8u/3UHgX4Kqun/WAi8Iu",
+	"j6pfeF7ErbnVWB22nu4Mtq4Xl0WNWohaC7P1UKA1pcnIDJVMB8NWpoutwy4Ih4xJ4TmwqLsJI1OmWK7U",
+	"fcMYVujgle/O93vwTEVVkInvwMRTGMuqn4mKWLZ8kVaHtJc7g7RPK1dJjWyIbKvm7sEArlCAZzWuXQHw",
+	"iGRGejMSQobXbfWFwgDL9UB5nnJxtoCsrNQD45dXctS+VLcFxzuhZZNn8zGmBspC2i78G5Sd3S+C4guu",
+	"mTbfLXCWSzhVY0s7LkFbcXlW90TuLgri0/ys1UDmgKw8Uw+GX4sEkGvjHfIcqALBvj1f+qe/ZZ0sZ4rH",
+	"vny/cQ6bUTBGEI6+sVqW04hW+8jTEnItWZjVVbKz3QHY8kVSw5iDsaXT9jBo9vXr/w0AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

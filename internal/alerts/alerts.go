@@ -125,3 +125,9 @@ func hintSite(ctx context.Context, tx pgx.Tx, orgID, siteID uuid.UUID) error {
 	}
 	return realtime.Notify(ctx, tx, ids...)
 }
+
+// Find returns an alert of the organization for another capability to act on (records opens a
+// work order from one), read in the caller's transaction; pgx.ErrNoRows when there is none.
+func Find(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (db.Alert, error) {
+	return q.GetAlertForUpdate(ctx, db.GetAlertForUpdateParams{OrgID: orgID, ID: id})
+}

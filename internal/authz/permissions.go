@@ -42,6 +42,12 @@ const (
 	// ManageTags lets managers print (create) and retire the scan tags of sites, equipment and
 	// storage locations.
 	ManageTags Permission = "manageTags"
+	// ManageCompliance lets managers manage policies, inspection templates, inspections,
+	// engagements, walkthroughs, equipment, certifications and reports.
+	ManageCompliance Permission = "manageCompliance"
+	// PerformInspections lets inspectors (staff) perform inspections and walkthroughs and open and
+	// move work orders.
+	PerformInspections Permission = "performInspections"
 )
 
 // Role is a membership's role; a higher rank includes every lower one.
@@ -108,8 +114,10 @@ var Table = []Definition{
 	{ManageTasks, Manager, "create tasks, reassign them and link guides; manage routines, positions, guides and huddles"},
 	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
+	{ManageCompliance, Manager, "manage policies and their versions, inspection templates, inspections, audit engagements, walkthroughs, equipment, certifications and reports"},
+	{PerformInspections, Inspector, "perform inspections and walkthroughs; open and move equipment work orders"},
 	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; acknowledge policies"},
 }
 
 var minRole = func() map[Permission]Role {

@@ -35,6 +35,7 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
@@ -52,6 +53,7 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*tasksHandlers
+	*recordsHandlers
 	*metaHandlers
 }
 
@@ -67,6 +69,7 @@ type (
 	clinicalHandlers = clinical.Handlers
 	alertsHandlers   = alerts.Handlers
 	tasksHandlers    = tasks.Handlers
+	recordsHandlers  = records.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -207,6 +210,8 @@ func New(d Deps) (http.Handler, error) {
 	})
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
+	records.SetFindingTasks(tasks.FindingTasks{})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
 		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
@@ -218,6 +223,7 @@ func New(d Deps) (http.Handler, error) {
 		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
 		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
 		tasksHandlers:    tasks.NewHandlers(d.Pool, d.Clock),
+		recordsHandlers:  records.NewHandlers(d.Pool, d.Clock, limiter),
 		metaHandlers:     meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
