@@ -24,9 +24,9 @@ var errEngagementNotFound = apierr.NotFound("Engagement")
 
 func engagementToAPI(e db.Engagement, inspections []uuid.UUID) (api.Engagement, error) {
 	out := api.Engagement{Id: e.ID, Name: e.Name, SiteIds: orEmpty(e.SiteIds), Auditor: e.Auditor,
-		Period:        api.EngagementPeriod{From: openapi_types.Date{Time: e.PeriodFrom.Time}, To: openapi_types.Date{Time: e.PeriodTo.Time}},
-		Status:        api.EngagementStatus(e.Status), InspectionIds: orEmpty(inspections), FinalizedAt: e.FinalizedAt,
-		CreatedAt:     e.CreatedAt, UpdatedAt: e.UpdatedAt}
+		Period: api.EngagementPeriod{From: openapi_types.Date{Time: e.PeriodFrom.Time}, To: openapi_types.Date{Time: e.PeriodTo.Time}},
+		Status: api.EngagementStatus(e.Status), InspectionIds: orEmpty(inspections), FinalizedAt: e.FinalizedAt,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if len(e.Report) > 0 {
 		var r api.EngagementReport
 		if err := json.Unmarshal(e.Report, &r); err != nil {

@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -15,6 +16,26 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
+
+var (
+	emailPattern = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	uuidPattern  = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+)
+
+// clean removes what a public page must not show from free text people typed: email
+// addresses and ids.
+func clean(s string) string {
+	s = emailPattern.ReplaceAllString(s, "[email removed]")
+	return uuidPattern.ReplaceAllString(s, "[id removed]")
+}
+
+func cleanPtr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	c := clean(*s)
+	return &c
+}
 
 // SharePath is where a shared inspection report is read, under the API's base path.
 const SharePath = "/v1/share/insp/"
@@ -76,7 +97,7 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 		when = *in.CompletedAt
 	}
 	out := api.GetSharedInspection200JSONResponse{
-		SiteName: s.Name, TemplateName: in.TemplateName, Date: openapi_types.Date{Time: localDate(when, s.Timezone)},
+		SiteName: clean(s.Name), TemplateName: clean(in.TemplateName), Date: openapi_types.Date{Time: localDate(when, s.Timezone)},
 		Status: api.InspectionStatus(in.Status), Score: decString(in.Score), MaxScore: decString(in.MaxScore), Percent: decString(in.Percent),
 	}
 	if in.Result != nil {
@@ -84,11 +105,11 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 		out.Result = &r
 	}
 	type item = struct {
-		Critical bool                   `json:"critical"`
-		Kind     api.InspectionItemKind `json:"kind"`
-		Note     *string                `json:"note"`
+		Critical bool                                     `json:"critical"`
+		Kind     api.InspectionItemKind                   `json:"kind"`
+		Note     *string                                  `json:"note"`
 		Outcome  api.SharedInspectionSectionsItemsOutcome `json:"outcome"`
-		Prompt   string                 `json:"prompt"`
+		Prompt   string                                   `json:"prompt"`
 	}
 	out.Sections = []struct {
 		Items []item `json:"items"`
@@ -100,7 +121,7 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 			out.Sections = append(out.Sections, struct {
 				Items []item `json:"items"`
 				Title string `json:"title"`
-			}{Items: []item{}, Title: r.Section})
+			}{Items: []item{}, Title: clean(r.Section)})
 			n++
 		}
 		var note *string
@@ -110,8 +131,8 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 		if r.Item.Kind == "text" && r.Answer != nil && r.Answer.Text != nil {
 			note = r.Answer.Text
 		}
-		out.Sections[n-1].Items = append(out.Sections[n-1].Items, item{Critical: deref(r.Item.Critical, false), Kind: r.Item.Kind, Note: note,
-			Outcome: api.SharedInspectionSectionsItemsOutcome(r.Outcome), Prompt: r.Item.Prompt})
+		out.Sections[n-1].Items = append(out.Sections[n-1].Items, item{Critical: deref(r.Item.Critical, false), Kind: r.Item.Kind, Note: cleanPtr(note),
+			Outcome: api.SharedInspectionSectionsItemsOutcome(r.Outcome), Prompt: clean(r.Item.Prompt)})
 	}
 	findings, err := q.ListFindings(ctx, db.ListFindingsParams{OrgID: t.OrgID, InspectionIds: []uuid.UUID{in.ID}})
 	if err != nil {
@@ -147,7 +168,7 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 			Note             *string `json:"note"`
 			Prompt           string  `json:"prompt"`
 			Section          string  `json:"section"`
-		}{CorrectiveAction: action, Critical: f.Critical, Note: f.Note, Prompt: f.Prompt, Section: f.Section})
+		}{CorrectiveAction: action, Critical: f.Critical, Note: cleanPtr(f.Note), Prompt: clean(f.Prompt), Section: clean(f.Section)})
 	}
 	return out, nil
 }

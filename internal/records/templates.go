@@ -69,9 +69,11 @@ func checkSections(sections []api.InspectionSection) ([]api.InspectionSection, e
 					}
 				}
 			case "text":
-				if *it.Weight != 0 || *it.Critical {
-					return nil, apierr.InvalidField(field, "text items are not scored: weight 0, not critical")
+				if *it.Critical {
+					return nil, apierr.InvalidField(field+".critical", "text items are not scored and cannot be critical")
 				}
+				zero := 0
+				it.Weight = &zero // never scored
 			}
 			if it.Kind != "score" && it.MaxScore != nil {
 				return nil, apierr.InvalidField(field+".maxScore", "is only for score items")

@@ -80,10 +80,7 @@ func (h *Handlers) CreateWorkOrder(ctx context.Context, req api.CreateWorkOrderR
 	now := h.clock.Now()
 	var w db.WorkOrder
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
-		e, err := equipmentOf(ctx, q, a, b.EquipmentId, false)
-		if err == errEquipmentNotFound {
-			return apierr.InvalidField("equipmentId", "is not equipment of the organization")
-		}
+		e, err := equipmentOf(ctx, q, a, b.EquipmentId, false) // 404 Equipment for none the member can see
 		if err != nil {
 			return err
 		}
