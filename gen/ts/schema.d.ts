@@ -4161,7 +4161,9 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id; required for `site`, not accepted for the other types.
+             * @description The target's id: required for `site`; for `equipment`, the equipment (`POST /equipment`),
+             *     whose site the tag is posted at and whose name is the default label; not accepted for
+             *     `storage_location`.
              */
             targetId?: string;
             /**
@@ -4170,7 +4172,7 @@ export interface components {
              */
             siteId?: string;
             /**
-             * @description Printed on the tag; required for `equipment` and `storage_location`.
+             * @description Printed on the tag; required for `storage_location` and for `equipment` without `targetId`.
              * @example Walk-in cooler 2
              */
             label?: string;
@@ -5690,7 +5692,7 @@ export interface components {
             prompt: string;
             kind: components["schemas"]["InspectionItemKind"];
             /**
-             * @description The item's share of the score (0 for unscored).
+             * @description The item's share of the score (0 for unscored; text items are never scored).
              * @default 1
              */
             weight: number;

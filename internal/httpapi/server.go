@@ -212,6 +212,8 @@ func New(d Deps) (http.Handler, error) {
 	alerts.SetOpenHook(tasks.AlertHook{})
 	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
 	records.SetFindingTasks(tasks.FindingTasks{})
+	// Scan tags may name equipment (records) by id.
+	public.SetEquipmentLookup(records.EquipmentLookup{})
 	server := &Server{
 		authHandlers:     auth.NewHandlers(authSvc),
 		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -40,9 +41,9 @@ func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) 
 	return out, nil
 }
 
-// CreateTag mints a code for a target that exists today: a site of the organization, or a piece
-// of equipment or a storage location described by its label (those resources have no table yet;
-// when they do, their tags will carry a targetId like site tags).
+// CreateTag mints a code for a target: a site of the organization, a piece of equipment named by
+// id (targetId) or described by its label, or a storage location described by its label (storage
+// locations have no table yet; when they do, their tags will carry a targetId too).
 func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -66,7 +67,35 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 			return nil, apierr.InvalidField("siteId", "must be omitted or equal targetId for site tags")
 		}
 		p.TargetID, p.SiteID = b.TargetId, b.TargetId
-	case TargetEquipment, TargetStorageLocation:
+	case TargetEquipment:
+		if b.TargetId != nil {
+			// Equipment named by id: the tag is posted at its site, labelled with its name
+			// unless a label is given.
+			l := equipmentLookup.Load()
+			if l == nil {
+				return nil, apierr.InvalidField("targetId", "equipment cannot be named by id here")
+			}
+			site, name, ok, err := (*l).EquipmentTarget(ctx, db.New(h.pool), req.OrgId, *b.TargetId)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || !a.CanSeeSite(site) {
+				return nil, apierr.NotFound("Equipment")
+			}
+			if b.SiteId != nil && *b.SiteId != site {
+				return nil, apierr.InvalidField("siteId", "must be omitted or equal the equipment's site")
+			}
+			if p.Label == nil {
+				p.Label = &name
+			}
+			p.TargetID, p.SiteID = b.TargetId, &site
+			break
+		}
+		if p.Label == nil {
+			return nil, apierr.InvalidField("label", "is required for equipment tags without targetId")
+		}
+		p.SiteID = b.SiteId
+	case TargetStorageLocation:
 		if b.TargetId != nil {
 			return nil, apierr.InvalidField("targetId", "is not accepted for "+p.TargetType+" tags yet; describe the target with label")
 		}
@@ -167,3 +196,14 @@ func orNil(id *uuid.UUID) uuid.UUID {
 	}
 	return *id
 }
+
+// EquipmentLookup finds equipment for a tag that names it by id. The records capability, which
+// owns equipment, implements it; the server's assembly installs it with SetEquipmentLookup.
+type EquipmentLookup interface {
+	EquipmentTarget(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (siteID uuid.UUID, name string, ok bool, err error)
+}
+
+var equipmentLookup atomic.Pointer[EquipmentLookup]
+
+// SetEquipmentLookup installs the lookup (replacing any before it).
+func SetEquipmentLookup(l EquipmentLookup) { equipmentLookup.Store(&l) }

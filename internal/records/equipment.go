@@ -59,9 +59,12 @@ func equipmentOf(ctx context.Context, q *db.Queries, a authz.Access, id uuid.UUI
 	return e, err
 }
 
+// EquipmentLookup lets scan tags name equipment by id (public.EquipmentLookup).
+type EquipmentLookup struct{}
+
 // EquipmentTarget reports the site and name of equipment of the organization, for another
 // capability that points at it (scan tags name equipment by id); ok is false for none.
-func EquipmentTarget(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (siteID uuid.UUID, name string, ok bool, err error) {
+func (EquipmentLookup) EquipmentTarget(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (siteID uuid.UUID, name string, ok bool, err error) {
 	e, err := q.GetEquipment(ctx, db.GetEquipmentParams{OrgID: orgID, ID: id})
 	if pg.IsNoRows(err) {
 		return uuid.Nil, "", false, nil

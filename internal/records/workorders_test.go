@@ -179,3 +179,32 @@ func TestEquipmentSiteScope(t *testing.T) {
 		t.Fatalf("updated %+v", e)
 	}
 }
+
+func TestScanTagNamesEquipmentByID(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	eq := k.equipment()
+	var tag struct {
+		Code     string     `json:"code"`
+		TargetID *uuid.UUID `json:"targetId"`
+		SiteID   *uuid.UUID `json:"siteId"`
+		Label    string     `json:"label"`
+	}
+	k.create("tags", map[string]any{"targetType": "equipment", "targetId": eq}, &tag)
+	if tag.TargetID == nil || *tag.TargetID != eq || tag.SiteID == nil || *tag.SiteID != k.site || tag.Label != "Walk-in cooler" {
+		t.Fatalf("tag %+v", tag)
+	}
+	var scan struct {
+		Target struct {
+			Type string    `json:"type"`
+			ID   uuid.UUID `json:"id"`
+		} `json:"target"`
+	}
+	k.call(http.MethodGet, "scan/"+tag.Code, k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&scan)
+	if scan.Target.Type != "equipment" || scan.Target.ID != eq {
+		t.Fatalf("scan %+v", scan)
+	}
+	k.call(http.MethodPost, "tags", k.owner.AccessToken).JSON(map[string]any{"targetType": "equipment", "targetId": uuid.New()}).Do().ExpectError(http.StatusNotFound, "Equipment not found")
+	pastry := k.env.Site(k.owner.AccessToken, k.org, "Pastry")
+	k.call(http.MethodPost, "tags", k.owner.AccessToken).JSON(map[string]any{"targetType": "equipment", "targetId": eq, "siteId": pastry}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}
