@@ -228,3 +228,37 @@ SELECT role, site_ids FROM memberships WHERE org_id = @org_id AND user_id = @use
 
 -- name: CountRecordsMedia :one
 SELECT count(*) FROM media WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
+-- name: InsertWalkthrough :one
+INSERT INTO walkthroughs (id, org_id, name, kind, steps, site_ids, created_at, updated_at)
+VALUES (@id, @org_id, @name, @kind, @steps, @site_ids, @now, @now)
+RETURNING *;
+
+-- name: GetWalkthrough :one
+SELECT * FROM walkthroughs WHERE org_id = @org_id AND id = @id;
+
+-- name: ListWalkthroughs :many
+SELECT * FROM walkthroughs
+WHERE org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR cardinality(site_ids) = 0 OR site_ids && @scope::uuid[])
+ORDER BY name, id
+LIMIT 500;
+
+-- name: InsertWalkthroughRun :one
+INSERT INTO walkthrough_runs (id, org_id, walkthrough_id, site_id, steps, started_by, started_at)
+VALUES (@id, @org_id, @walkthrough_id, @site_id, @steps, sqlc.narg(started_by), @now)
+RETURNING *;
+
+-- name: GetWalkthroughRun :one
+SELECT r.*, w.name AS walkthrough_name FROM walkthrough_runs r JOIN walkthroughs w ON w.id = r.walkthrough_id
+WHERE r.org_id = @org_id AND r.id = @id;
+
+-- name: LockWalkthroughRun :one
+SELECT * FROM walkthrough_runs WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: SetWalkthroughResponses :exec
+UPDATE walkthrough_runs SET responses = @responses WHERE org_id = @org_id AND id = @id;
+
+-- name: SubmitWalkthroughRun :execrows
+UPDATE walkthrough_runs SET status = 'submitted', submitted_at = @now::timestamptz, submitted_by = sqlc.narg(submitted_by)
+WHERE org_id = @org_id AND id = @id AND status = 'in_progress';

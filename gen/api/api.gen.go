@@ -1681,6 +1681,78 @@ func (e UnmappedCodeStatus) Valid() bool {
 	}
 }
 
+// Defines values for WalkthroughAnswerKind.
+const (
+	WalkthroughAnswerKindCheck       WalkthroughAnswerKind = "check"
+	WalkthroughAnswerKindNumber      WalkthroughAnswerKind = "number"
+	WalkthroughAnswerKindPhoto       WalkthroughAnswerKind = "photo"
+	WalkthroughAnswerKindTemperature WalkthroughAnswerKind = "temperature"
+	WalkthroughAnswerKindText        WalkthroughAnswerKind = "text"
+	WalkthroughAnswerKindYesNo       WalkthroughAnswerKind = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughAnswerKind enum.
+func (e WalkthroughAnswerKind) Valid() bool {
+	switch e {
+	case WalkthroughAnswerKindCheck:
+		return true
+	case WalkthroughAnswerKindNumber:
+		return true
+	case WalkthroughAnswerKindPhoto:
+		return true
+	case WalkthroughAnswerKindTemperature:
+		return true
+	case WalkthroughAnswerKindText:
+		return true
+	case WalkthroughAnswerKindYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughKind.
+const (
+	WalkthroughKindClosing   WalkthroughKind = "closing"
+	WalkthroughKindLineCheck WalkthroughKind = "line_check"
+	WalkthroughKindOpening   WalkthroughKind = "opening"
+	WalkthroughKindOther     WalkthroughKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughKind enum.
+func (e WalkthroughKind) Valid() bool {
+	switch e {
+	case WalkthroughKindClosing:
+		return true
+	case WalkthroughKindLineCheck:
+		return true
+	case WalkthroughKindOpening:
+		return true
+	case WalkthroughKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughRunStatus.
+const (
+	WalkthroughRunStatusInProgress WalkthroughRunStatus = "in_progress"
+	WalkthroughRunStatusSubmitted  WalkthroughRunStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughRunStatus enum.
+func (e WalkthroughRunStatus) Valid() bool {
+	switch e {
+	case WalkthroughRunStatusInProgress:
+		return true
+	case WalkthroughRunStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalkthroughSubmittedEventEvent.
 const (
 	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
@@ -4788,6 +4860,11 @@ type Site struct {
 // Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
 type SiteIdList = []openapi_types.UUID
 
+// StartWalkthroughRunRequest defines model for StartWalkthroughRunRequest.
+type StartWalkthroughRunRequest struct {
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
 // progress at the site's local time, else the next to begin. Null when the site has no day
 // parts.
@@ -5421,6 +5498,94 @@ type ValidationError struct {
 	//
 	// Example: 404
 	StatusCode int `json:"statusCode"`
+}
+
+// Walkthrough defines model for Walkthrough.
+type Walkthrough struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      WalkthroughKind    `json:"kind"`
+	Name      string             `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList        `json:"siteIds"`
+	Steps     []WalkthroughStep `json:"steps"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// WalkthroughAnswer defines model for WalkthroughAnswer.
+type WalkthroughAnswer struct {
+	Checked *bool               `json:"checked,omitempty"`
+	MediaId *openapi_types.UUID `json:"mediaId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+	StepKey string              `json:"stepKey"`
+	Text    *string             `json:"text,omitempty"`
+	Value   *string             `json:"value,omitempty"`
+	Yes     *bool               `json:"yes,omitempty"`
+}
+
+// WalkthroughAnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+type WalkthroughAnswerKind string
+
+// WalkthroughKind defines model for WalkthroughKind.
+type WalkthroughKind string
+
+// WalkthroughRequest defines model for WalkthroughRequest.
+type WalkthroughRequest struct {
+	Kind WalkthroughKind `json:"kind"`
+	Name string          `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+
+	// Steps In the order they are walked.
+	Steps []WalkthroughStep `json:"steps"`
+}
+
+// WalkthroughResponsesRequest defines model for WalkthroughResponsesRequest.
+type WalkthroughResponsesRequest struct {
+	// Answers Answers by step key; each replaces the step's earlier answer.
+	Answers []WalkthroughAnswer `json:"answers"`
+}
+
+// WalkthroughRun defines model for WalkthroughRun.
+type WalkthroughRun struct {
+	Answers   []WalkthroughAnswer  `json:"answers"`
+	Id        openapi_types.UUID   `json:"id"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	StartedAt time.Time            `json:"startedAt"`
+	StartedBy *openapi_types.UUID  `json:"startedBy"`
+	Status    WalkthroughRunStatus `json:"status"`
+
+	// Steps The walkthrough's steps as they were when the run started.
+	Steps           []WalkthroughStep   `json:"steps"`
+	SubmittedAt     *time.Time          `json:"submittedAt"`
+	SubmittedBy     *openapi_types.UUID `json:"submittedBy"`
+	WalkthroughId   openapi_types.UUID  `json:"walkthroughId"`
+	WalkthroughName string              `json:"walkthroughName"`
+}
+
+// WalkthroughRunStatus defines model for WalkthroughRun.Status.
+type WalkthroughRunStatus string
+
+// WalkthroughStep defines model for WalkthroughStep.
+type WalkthroughStep struct {
+	// AnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+	// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+	AnswerKind WalkthroughAnswerKind `json:"answerKind"`
+
+	// GuideId A guide document (`GET /guides/{id}`) that shows how.
+	GuideId *openapi_types.UUID `json:"guideId,omitempty"`
+
+	// Key Unique within the walkthrough.
+	Key      string `json:"key"`
+	Prompt   string `json:"prompt"`
+	Required *bool  `json:"required,omitempty"`
 }
 
 // WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
@@ -6602,6 +6767,48 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SubmitWalkthroughRunParams defines parameters for SubmitWalkthroughRun.
+type SubmitWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWalkthroughParams defines parameters for CreateWalkthrough.
+type CreateWalkthroughParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartWalkthroughRunParams defines parameters for StartWalkthroughRun.
+type StartWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -6827,6 +7034,15 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
+
+// SetWalkthroughResponsesJSONRequestBody defines body for SetWalkthroughResponses for application/json ContentType.
+type SetWalkthroughResponsesJSONRequestBody = WalkthroughResponsesRequest
+
+// CreateWalkthroughJSONRequestBody defines body for CreateWalkthrough for application/json ContentType.
+type CreateWalkthroughJSONRequestBody = WalkthroughRequest
+
+// StartWalkthroughRunJSONRequestBody defines body for StartWalkthroughRun for application/json ContentType.
+type StartWalkthroughRunJSONRequestBody = StartWalkthroughRunRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -7924,6 +8140,27 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx echo.Context, orgId OrgId) error
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -11371,6 +11608,218 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// GetWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthroughRun(ctx, orgId, id)
+	return err
+}
+
+// SetWalkthroughResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetWalkthroughResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetWalkthroughResponses(ctx, orgId, id)
+	return err
+}
+
+// SubmitWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
+// ListWalkthroughs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWalkthroughs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWalkthroughs(ctx, orgId)
+	return err
+}
+
+// CreateWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWalkthroughParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWalkthrough(ctx, orgId, params)
+	return err
+}
+
+// GetWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthrough(ctx, orgId, id)
+	return err
+}
+
+// StartWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) StartWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StartWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -11902,6 +12351,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id", wrapper.GetWorkOrder, options.OperationMiddlewares["getWorkOrder"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/status", wrapper.TransitionWorkOrder, options.OperationMiddlewares["transitionWorkOrder"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/work-order", wrapper.CreateAlertWorkOrder, options.OperationMiddlewares["createAlertWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.ListWalkthroughs, options.OperationMiddlewares["listWalkthroughs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.CreateWalkthrough, options.OperationMiddlewares["createWalkthrough"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs/:id", wrapper.GetWalkthrough, options.OperationMiddlewares["getWalkthrough"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs/:id/runs", wrapper.StartWalkthroughRun, options.OperationMiddlewares["startWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id", wrapper.GetWalkthroughRun, options.OperationMiddlewares["getWalkthroughRun"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/responses", wrapper.SetWalkthroughResponses, options.OperationMiddlewares["setWalkthroughResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/submit", wrapper.SubmitWalkthroughRun, options.OperationMiddlewares["submitWalkthroughRun"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -27200,6 +27656,979 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type GetWalkthroughRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughRunResponseObject interface {
+	VisitGetWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response GetWalkthroughRun200JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthroughRun400JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthroughRun401JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthroughRun403JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthroughRun404JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthroughRun406JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthroughRun503JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetWalkthroughResponsesJSONRequestBody
+}
+
+type SetWalkthroughResponsesResponseObject interface {
+	VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetWalkthroughResponses200JSONResponse WalkthroughRun
+
+func (response SetWalkthroughResponses200JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetWalkthroughResponses400JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetWalkthroughResponses401JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetWalkthroughResponses403JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetWalkthroughResponses404JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetWalkthroughResponses406JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetWalkthroughResponses409JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetWalkthroughResponses415JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetWalkthroughResponses503JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SubmitWalkthroughRunParams
+}
+
+type SubmitWalkthroughRunResponseObject interface {
+	VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type SubmitWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response SubmitWalkthroughRun200JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitWalkthroughRun400JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SubmitWalkthroughRun401JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SubmitWalkthroughRun403JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitWalkthroughRun404JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitWalkthroughRun406JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitWalkthroughRun409JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitWalkthroughRun422JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitWalkthroughRun503JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListWalkthroughsResponseObject interface {
+	VisitListWalkthroughsResponse(w http.ResponseWriter) error
+}
+
+type ListWalkthroughs200JSONResponse []Walkthrough
+
+func (response ListWalkthroughs200JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWalkthroughs400JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWalkthroughs401JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWalkthroughs403JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWalkthroughs404JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWalkthroughs406JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWalkthroughs503JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthroughRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWalkthroughParams
+	Body   *CreateWalkthroughJSONRequestBody
+}
+
+type CreateWalkthroughResponseObject interface {
+	VisitCreateWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type CreateWalkthrough201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWalkthrough201JSONResponse struct {
+	Body    Walkthrough
+	Headers CreateWalkthrough201ResponseHeaders
+}
+
+func (response CreateWalkthrough201JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWalkthrough400JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWalkthrough401JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWalkthrough403JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWalkthrough404JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWalkthrough406JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWalkthrough409JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWalkthrough415JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWalkthrough422JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWalkthrough503JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughResponseObject interface {
+	VisitGetWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthrough200JSONResponse Walkthrough
+
+func (response GetWalkthrough200JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthrough400JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthrough401JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthrough403JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthrough404JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthrough406JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthrough503JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params StartWalkthroughRunParams
+	Body   *StartWalkthroughRunJSONRequestBody
+}
+
+type StartWalkthroughRunResponseObject interface {
+	VisitStartWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type StartWalkthroughRun201ResponseHeaders struct {
+	Location *string
+}
+
+type StartWalkthroughRun201JSONResponse struct {
+	Body    WalkthroughRun
+	Headers StartWalkthroughRun201ResponseHeaders
+}
+
+func (response StartWalkthroughRun201JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StartWalkthroughRun400JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StartWalkthroughRun401JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StartWalkthroughRun403JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StartWalkthroughRun404JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response StartWalkthroughRun406JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response StartWalkthroughRun409JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StartWalkthroughRun415JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response StartWalkthroughRun422JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StartWalkthroughRun503JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -29268,6 +30697,27 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx context.Context, request GetWalkthroughRunRequestObject) (GetWalkthroughRunResponseObject, error)
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx context.Context, request SetWalkthroughResponsesRequestObject) (SetWalkthroughResponsesResponseObject, error)
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx context.Context, request SubmitWalkthroughRunRequestObject) (SubmitWalkthroughRunResponseObject, error)
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx context.Context, request ListWalkthroughsRequestObject) (ListWalkthroughsResponseObject, error)
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx context.Context, request CreateWalkthroughRequestObject) (CreateWalkthroughResponseObject, error)
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx context.Context, request GetWalkthroughRequestObject) (GetWalkthroughResponseObject, error)
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx context.Context, request StartWalkthroughRunRequestObject) (StartWalkthroughRunResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -33193,6 +34643,258 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// GetWalkthroughRun operation middleware
+func (sh *strictHandler) GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthroughRun(ctx.Request().Context(), request.(GetWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughRunResponseObject); ok {
+		return validResponse.VisitGetWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetWalkthroughResponses operation middleware
+func (sh *strictHandler) SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetWalkthroughResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetWalkthroughResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetWalkthroughResponses(ctx.Request().Context(), request.(SetWalkthroughResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetWalkthroughResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetWalkthroughResponsesResponseObject); ok {
+		return validResponse.VisitSetWalkthroughResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitWalkthroughRun operation middleware
+func (sh *strictHandler) SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error {
+	var request SubmitWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitWalkthroughRun(ctx.Request().Context(), request.(SubmitWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitWalkthroughRunResponseObject); ok {
+		return validResponse.VisitSubmitWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWalkthroughs operation middleware
+func (sh *strictHandler) ListWalkthroughs(ctx echo.Context, orgId OrgId) error {
+	var request ListWalkthroughsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWalkthroughs(ctx.Request().Context(), request.(ListWalkthroughsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWalkthroughs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWalkthroughsResponseObject); ok {
+		return validResponse.VisitListWalkthroughsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWalkthrough operation middleware
+func (sh *strictHandler) CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error {
+	var request CreateWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWalkthroughJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWalkthrough(ctx.Request().Context(), request.(CreateWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWalkthroughResponseObject); ok {
+		return validResponse.VisitCreateWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWalkthrough operation middleware
+func (sh *strictHandler) GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthrough(ctx.Request().Context(), request.(GetWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughResponseObject); ok {
+		return validResponse.VisitGetWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StartWalkthroughRun operation middleware
+func (sh *strictHandler) StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error {
+	var request StartWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body StartWalkthroughRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StartWalkthroughRun(ctx.Request().Context(), request.(StartWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StartWalkthroughRunResponseObject); ok {
+		return validResponse.VisitStartWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 	var request ListWebhooksRequestObject
@@ -34017,745 +35719,776 @@ var swaggerSpec = []string{
 	"lwBKCQrefygX/AtjyrSl/9LF+jXgOy9/1//5EpTg9tLhgljMvlgMhy00W9jel2lI4eaF/D7kAhErqvgJ",
 	"YmP07nhFGitrQASri2p1pbQMb1MiAZA6DY+V5pLR2m6oPzeuc0vOqhSiEoPkB1NRyw8ooMLRsvR58DzC",
 	"YkcI4DPs3aaefgcF5h8BwO4qlMX3loIroUC2betBBo+WAF1mJASqu0orxVVHhEXmflezVElA2G76iUqz",
-	"/HQPuQ/35132/7P3rsttI9m64KtkaP8w2QekSF18kaJjj0p2lVW2LJUkl7u62SUkiSSZLTCTjQRFs8ue",
-	"OL/OA8zMM8zveYZ5lP0kJ3KtzEQCBEhQF7uqt3fE7rIkXBJ5Wff1fQIhWxqURMlsBLCh4pYnUky0Do3N",
-	"rCOOBX6mJ7UUCC29awtiqyeM3MJxCXaNIO6BgZsHbgHgxzDBd1MNbnsHTNl5492bo0KgFD9/K6t1taCN",
-	"7sPhF/aN+Y3u7lje5CzitAxdBvgdysGUvpczARvOorpgu2SszQGociINLdehq0jP1ohyoVLIJGEKCGho",
-	"XGtoDkyJT+iIbU8BARD//Y8py36Ys/7U/TDiw/xn+jc/DN9uzGzUosTXs/3m5tP1lQHxHM9sYNOYpvpQ",
-	"4tDWRh1L81bvgPsGXMqJ6RscUJUq0gihy/0NW4RYPMYtY2pf0iTCHvhts6Lbv92wBXKkri8VGNOd/afL",
-	"I3kr5ywZUMXImH0kl6+PWjv7T12XqN4A+a9/MXz+NOo87z5/vjd4Fj3df0F3hozSzmB/n0ad7j7d7Q/3",
-	"ht3+Tr/Tf76zM4i6+9HTQXe/3xl2OrTzfOsuhWooO2EGFFFjOfemrgHsDOAbgFeggEmmz2BCCdd6Sq+R",
-	"68/Bu8wHIoS7r1QCeL4gUrjnOW4tGIteFG0SGYPHkAr0BAyjvzDQ1OjZ+LAAIAA2rkhS/F8lO/a7pXXZ",
-	"e77T3a2ZrPLlgXmD2x/eOfHqMVaXHZ8yy/e9FJZ6rBjTvcjwlyb5H5KLzYSJFSReA5yg5Ac5Yf96wEBQ",
-	"gbMerHE0sGkcI0DFfYrRIfKR3KWqd2ZrbcxGqRllcvNcvYvUmE/X7qRC2WEih8jBQGMPJ974KiOaMqLk",
-	"BDQVGJ0OXF67LiOaRDFTcMj16G0bZBKhS5SHls/Ndrb2Sa3JBtu3pIRBafNBghEeZXReU5qOtTrIG87/",
-	"9T//37BZS97LZPRuaZO+dgeFvDEH5ctu10MCpA1zrpiH468XnSjGEKxxngDyCsjTdMyUgWJ5kqMusPOk",
-	"HrAbAxcom7o1+7l8E4vZd1pN3T/KNmFidg0qb0Wozav2L3ZJzenC6UquSEQXZGoKdFNXAO6xiZkQkLsO",
-	"Otkz5Yn0Y2jxycFNFnvTfy/klfc7NTTb3UNu+qOO/BhBEYgPBxbqF+fBanJD8VEZx3J+nugpfpDH3SMm",
-	"mDX/eGMqfnL9KOGpvGXltMV3aH+kGyjIPiuPya9toSzt45tQ4/dNzPe0y8UWMsZXIkyuKXRIARPe4AIY",
-	"8Eh4Jn6OP/iyuX7H5udeEDH/cd0dLeO1aT0Y04QOUpYoaA6HSTdgIsksZqpNjuVkIrG/sW8JSGykEDhc",
-	"+voEahu0iT0kCRtmPA17nU4R/aFWFHNn/2k+iLlTMsVnSQmcYj+h60Nb38FFjwpKJ+6q76YxXXsSzvU1",
-	"q5LzOAvmYetM5rO88FsOxmApm/Y/gHYMOoGjTOiGMRWRGlBgdAynMkkTylMbxZXqRuUccXc14BXjxXlv",
-	"279iaX7OgRznJSihMmAL+/uVcVO86rOlIbgCboVSlw8veKJy3K7WK4sXmLMAch6sFMOuf0P/d8PYVBFK",
-	"xlSNm21yybQPnfYEdaSE4UdD89NCtrEAm7QUCf8TfvHnEEtXGfnA+pdycMPS4oFScqauI3Z7/cvN7u27",
-	"5/+8+tfFnng7fT74EHWHr9XT0Y90d/GKdWZv+Fm6/5d//nX+rL/WqPbnxc5S6eY5R2IGG8wshxIupNv4",
-	"R0/wIJYEFYTG0zHts9Sl4WIpb1o05jdMkYaQpBOQs4B0A3JCZELe6gnlYhRDbvywJ5bmHdYHJ784Z8/e",
-	"/HS6d57PIv1tp/XiqPX6xzen785bf61EiltRL3DFBJlwMdMWIxYMTLhITcz0DuU2A2RwXp33PseYbv1I",
-	"srnhcjaZ0GRREkt2zf4lBsg7NgcqZZ6otHah4Sv7wDJPZJKIS7Cey+r1eLR7PUlMkBMwSwiHUzjkLDEk",
-	"FacXhwSvhFGZixFkrXhLrmwPH643gbu5pIassCbZcAN/osrD3IWpXrZ7DNDefRoAabXx+QoCPvYCkocj",
-	"yYL/EzolqQzcuUOK8vp1pH7Cq7i67i0bps8WZQ8zdpwX56iCBjgbfscTbTgsbalffvnll9bpaevlyxAi",
-	"8PYXIdnGf4dZd5WJqo/oLbMeoLb/ZoNxISX94nmn1dlrdXfK8Oc9CdNpvfj7b3ufGy381473r+Z/VoBq",
-	"a6cfiB02SwvCLWWT6DKMZXsFIgzgV80SINfys0L33Sc2W7kUSFsNLrK+nTSmG/SSHkNb8fcxLY2L1C7W",
-	"ei1NpU7B1TUnGtS4kGmGyRSVd7dshpRircqV8p0lSgoIGnh+iA/xvlOOvlYCMajl53ObeSCN7wNyCkr4",
-	"fUCOAvKuCUcIMvP5E/H9PWHWrJNUGM3P3dYutl9qz2xAE0YaYpZAy4C+ZRnNzoL3FFDuS2HgHrZtUC+s",
-	"s8d9mYRTne2hcvfOUw35E+JLfF++2pOdkxj2cKyrxPX2TAkDw4THheK1l2evymYQCvvzV/549K700gm3",
-	"WDDZtT+9P3n3bj3aPo7Hvs09qvS74jKGC0OfWV9m6Md8jzeVCQ3ApFVVzohagc1qrgA4rj4zxJ8mzIXR",
-	"ypkwnHu5HbyzXykXq9ItdjClDBwcUybr5uCKG52ScBq/ElGpFfzBqs/zRBK4kjARKUyERxYXLcdhlupb",
-	"hjSOobRumDCmv5spRWbTUUIjFtnYn9PN2rM1xbgp6S+A7hV6e2Ti1/Hp11da3+tB/vXthrWhYOoj8JiF",
-	"C8t9DdeuByQB3QyUyf6l/ghgy3OvzM9ykG1at9+qNrxj4KjnD+Dly26AeWG5WwzTb67QK4sktWAfcQW0",
-	"BtB1mRD2cUxnqrh/c/R/5dDyLKlgC8lRtDtDBQaUFkx8vZMwTA2/TFkyTbhi6618++0VZr0nDkoKHu20",
-	"jGz5DIwNCk7Cjy39Q8tcAs49blsuRT5MYngmVUaKCDF/kzfaMqhp1zFXuBWyufWuWY6e2FPs9dasmCWv",
-	"0AD+uvw8IJwqi+g6wLnoGJeoVFIAa3ZGDu0D1UU5Q/SWAa8RaUhBfnh1pfW/FIwg4VUFv9FdWhHwdT/j",
-	"2yr2vuXEcoPiggxlMmBGSGFPsh4eV9nVK4AhvOLfmgaol+laTaKmL3vLVfrA7BTBlvn2SlfC/D0gMo42",
-	"DxngvrLLUKu7wDaYeQmy/GJ6Y96kSwmHcpRHUFy94zeZR9zBde1iVRuC8TbbwmssAzeC7KYgy6oXvqv2",
-	"DJXYQxt9KuRZcxZa9XyX5G/8wpeM+z31injWypr6AZD8l5sSlDK4fuZIoDYfLoCICpk+/LA2AXnhlbgr",
-	"VZBb7pb8XtrKpqPUJC2M8XaVRC4qCQCvlApatgxTCgjmBnrljq7cH0/TtnvcRW7XOVG4oavPj+PHfElT",
-	"WhYMLXA7AiAz/tJ9uDaIcwO/xwFcOeP2hWKmNxURcu6UYM7Q212N5LB+3mrMl2NKrmfvFtiOSyzfyCzA",
-	"BiStsGafA0Mv6xlXS4yca21PZthvYRQlBmhQmqUyFM+wteWQLO+WdjZznnXzeORdG+01N8z7RMLrAVDl",
-	"piDDoFJZjH7VSbjfZnbMXfZtHiKUb5D401F9AMw3PCR1Fpi3KFJS9jENSAWX1o7h0loH+phNaglrjoXH",
-	"tylUT+0WQEDXHZlKMqmyxV6WrFFCh2lozHY394eEkjA7P5nIA8wRAxfoe2zwGH/1ShEJzk2Bxe8Ch2CT",
-	"kCwYhA/eE+zMBBMpta9ZV7Rgp9FYTnc7BHf6pgJyxspPtC9Y9QUPhnnQrXMi7wudC+8t+5wLhrDNV1Td",
-	"3K1N8MhUYJZZwZZDEwoFQ5zWsIktNHn+I5raq+zv9ZWHyH0bA+FVmWFkL31YN+xz6UQNE6bGd1v2BG92",
-	"BSte3W96/Zd/7t52Jjvvng1+TH6ZP+9fdW/O99Tb6MXwNX06eyX3R3/lO+Knj89+nhdqJLs7m/WM5oZR",
-	"vhtGXNvf9+yxXRm3nBhOmtX17xuCgnilyvndifwEQJSWi/Y6IhMbwVJEzgVLAiIFoWS304roIh8JXlcT",
-	"dgccE1vot2rC/JrACtSPWr3ABTr/CnelSCAP7gqcTH1oB5DQIngRuC0jJhB7mjSwxyhXa44Xqu3f8B8n",
-	"0WcsPS+eDvxjPVd2ILEHzWEM8RSdVBhbqfJe2xwEoIPwLxxLrt/HfnZrziN7wR3Ih5fOovlo+0lumDUW",
-	"76v4TmUbqMx3Km6hL+U7LW1d8J0uTCNC/gkXVNywCI886c06nV1GaDThwv4woYKOsr85iFj7C+j8TA5J",
-	"qFI6HIaAtWfZL5GXkcacQk9Idi/EnKez1Dc/YQgmcwxpUXyxD0urXRF4XbGJ0165tOH1RyO9QkmiI5Ex",
-	"WzFw6K6A0n3Y/6EbRrj5sOEddxn+LOWClVec37JySNnHs8M3A20zg7eIbUtQfFVGvWAf07MBxsQGVWh9",
-	"+iLSoCmZSAjO37ImkdlNRTAOi8NRr9DHMmwUh5wks/jejghyEZyJWgwUD1vTYbQkfoY3ksDuJztBy4uw",
-	"ScbBX/gvyJwyTFlyiuWr1bQ0FjwXPPZYipGpdIUsuPveDFu3U0A03dtbi382SuiAVQ7EVp3vdoq4as/X",
-	"PrkO7IX2Xyxabsy1cH8pBw+MLX1X5plsZ5bJLfNXdT6WqVx9yeWAitVXXLHJtPyKlCYjll7R0QZw7RdU",
-	"jNY3IbkLHxZzcsURuzu7zi2r3praajtEKEC8lCT4OgOMLSQyPFVQTNxHSdRG/QvuiproZPgSid/F98dk",
-	"f39vnyTMyQF9MRb8XFy8f/sK8TyyEtKXV5dXRxdXzYCwj1MK1UE5vdMTDgUK+wRCK3PDAxJ+f/Hqpz+/",
-	"PDp5+8vhd7+8Pnt/8eenQbcTdPeC7vPD7345PXn3/urVnzthm3iSGLuUCnBUCll5IHoQSYbIuuwjB2gR",
-	"bdFP9ee3hjKZ0ySCvsQxnU4ZEjNMZoMxiWnKEmjtcH2J5B+zyVQ7NJ2dg90OoSnp7B7sdpqH2cvsU9I5",
-	"HzB811APrU8HN/5rekKKAfNL2/WwARjJsrfBVBuAXLLX6WSe6ZQmiiUAwE6VFMVmiJrTWGyr7AQPpsaX",
-	"VQ1+I0KHaVWJH+MZKJmGSaWeJ4MAogfQXCr42jC8lWn4arDai5l4J+dV/LrZQOvbSloi1D72WjOs7yHO",
-	"RmGfX/YpWhlkPG1Lx9rVJ/lRjgkFXnc9y7ZBSQ2oECwiqB+QpnlBUgm3tFdQXpbUeNlXPlEkdD+cRPmO",
-	"160RSy95ud0X0z4rgDOcTVkmWkp1NkvHMvId0B9eXW0FW+dnl/Cf9/C/R1fHr7eCrZev3r66elUaJJjS",
-	"ss6D4nfpq/QkxRQpCzDO2aeKkfcXb1FEQhHhlCZ0wrBViscxiMj8PGCopNN9sTPcpXutTqfTaT3T//Nc",
-	"/08n+7/uNiSha1xK6doz47pTca7d/JkJqNppD1SdqAbr2yT16y7YkOERWDrz+gnlBX75G8uzV0CdTGfp",
-	"mIkUuF8jOAFkQJOEA54OIo4BXgMXQMarV5hOpwAKkzA1mzDC0wPbmDPW+i5MKTTTOb7b0UkUBkjYGjkM",
-	"oBKgOofokO2LOjuinJvS9fNlD3vz7KfTnb/8/N16Vm1ztwWZqNoIF0zJeFZBt1ZFj/TBQT2BHNI6TcaA",
-	"ZCbnyrF8WBHEhSHclkMyU2w4iwVTqk1+SPTVqKp7YkCntM9jrl9O+mzMhRZiI0UaIDMD4tEGkFiOVEBU",
-	"qtU7BPNUk8RURLgktWS3J29LWeGE5YIp+XSuzIdogXEj5NwqPvxkkvDROCVCzpcFLoi92udOD1IL12Mz",
-	"nPLYGUQ6vddzRWjqyS5PgevtrG2WYiF3SkcI76DNYgAnqo6A2g1Uor1Lt5nTAmW+7AhIFbR3GBG4sBZz",
-	"lztmNRhe3SlarclHBtPPeFbLp4FHVd+gr3+iCI+8OLOemCmwPOspV6lM6IjBSiCTGD6nzyJiUaLMMrTv",
-	"gglVjWJmIkcIXmawN3HW3Wxn0uUDogIQRAUgO5v1D60v5Ddwc2sW4gpdW33xklRDgCq/yX5FlH3O+u+T",
-	"gv0xTtOpOtjeptNpW8mZQ4Xa1mpj+87i1b0sU8RmH2WyJHACtUoY+0e9Yv+t3fBw2F8aioXCfija6CCb",
-	"tYTIofyuDefF1UDDcCD0w3JvMSjD+c3W2V2CEP5bp7WDeMHroIOXs42nlAubvivvZZgw/YWFHOWEJXxA",
-	"t4/HfEBHciPuBfdEf9L92SldZu2V83ThUj4FlfsI4e5pRbkmwjSenFt8lQTDMAFqBYCZzK/YTme33Wl3",
-	"u7vtZ7VgDksZjUJtil1zEWqHHkG6sINIe6IWsQRtMcx+HhJ7yzWywug754kUI3cJadC0J4yNB5lNlSsl",
-	"dtdBYhCLhpqHJIzl4AZBTCV2gukXzBIGKvMG65F7wqZJEQOUptnMHSINk370tamjCg9JaPLy1wmbKXYd",
-	"sZQNUhz2QAptb0YA0KKvIYAvgRWjCdNWpUXURKjHVFnTlSTsVt4wOx0supazFN+GSX4WFVByzayBjPTn",
-	"D/foDRb/FoYP1IZlozdPwdfCVfat+TRQ9tLSeo2jUWkPylW2/Z4o8l6xpAVXGoAOsyWx/dVmS/a7Oz6A",
-	"xQ2bps38fj2V/+JxTLf32x3S4Oc0OiTH5+/J2SXpPrveIzG/YeSUDvQv/tLcOOMLp406hi84aP5Hlp9+",
-	"oWTyA03ZnC7uDwim4HHXI3yeAwUDnA6EiqlOz4uUJbc0roTjfy3nRA5TYx+aV5h0ObLi49vVE4sTqzIw",
-	"mqd59P2nq9D392sgGZeNuHx+lapwZQZMqQqEmSPy44cr0gDmCWM2hzcc6NQwqNfdt4giBj6GKhIezdKx",
-	"TEwBygH5jtHEJpgH3uswwRy2V6CYnIhqNoSMWdGVYmmBYe4scByUpluKxUr595xN6T9nzH7obgeIVgKi",
-	"HKZLm7z6iMIBeLfOzy6vyLb2uLfNg8s/TZ+DdbaePuclAY1spQqD9yfMvKF0E4xpwt5ycbO8DdLySbg0",
-	"SEIDdkgcduyYqrF2pbRgKf/EJF7RmjYgMRc3pBH+1qeKfd4GSsJtLtR0+zcYxueweUgSxpWacTEiiUyh",
-	"somXvaxY0AiGZlpZ9wUzEOWZ1EtcAyp4CpTcHlmSqQUyDjg1TIr6U9rkJVfTmC60J0lhngCujEcIW2bK",
-	"BqF4qRSXMK2wFz331FD7mJgmi0jDEYsFhMWKEUdB1qzIja+1Xkt5z4uISZbE9GjF/BWoTp+ADZPOFGmE",
-	"cgooUmEkBdP/nXDgZwxIOKBiwOIYfpAJgoiHzXY5onVGALucoLLEvev5wh3nZhUBdo02ImbDjI7W0o3O",
-	"DCVYnrU6HUU+sekm1OePyldedzylHGHrGAKrWX6XF/nuFLO1t4ecpQM5YVU8jYGhWgwQhx9JPpG9cSYs",
-	"HWk1EeNWdhNAbNg7ykP2VTu12NORo1bNbUX7NWYC6uzAqn7cjZkTyxr6KtnR78/TXr8B0PT9FVjTjXzM",
-	"yNBr8Z17FINOkJaqID4ScjgsLVhD7gfwxTIkrAzj6BAJZwA8BQraENshwrJeoyLQIZj1EZ+lRN0gz8l9",
-	"OpnMI5BJZeNgl4WUflf3ILpv3ghYyt1VMx5aM2hgAJEq6eJLrAmzFskTyNuzUpVmlvtkk/b6unnsGsfJ",
-	"bEq/36y/FvutpJ/K3FS+MzYpZcvmw0IV+evp7wnvoBp16w8j/yX+1g28k1DYlCuO7Uu8p6KoXOFFbfNk",
-	"qCnXI+Upp4LQ6TSRtyzSOiJh/4DogTYk7QDxpKMQaBOPkyjoCTjVgPitnTAk89SfCwzdNsNtoNdLK9TN",
-	"0NT2bxyK00tSdHYO/BSzHTNIOhxyqYYqnLayIIbhkMnEWS1s9k0PBnzlxseoxFVx8tcmfTbtSLIjyW/m",
-	"/DZ2+93N/fq991Vq4ku2f1lJfOEAfKmK+OK5a3uztkzWbPv6g6rd7cHKuEuXNs8lfyCyZgNjrlamqRRL",
-	"bvmAaQeQywjrn5HfEY8SOUIkemR/ASBfZREDMi7IZCYUmVKVkgmPBB+N66M1vDRg63cHJbxfZmJlasxe",
-	"VzMp4WZ8XRenh09TuThgeFkYB+YROXg8OCaP4Ddm5QJUf9uqVfLy9+BOJb77ZUz5+liwl1WUCHDMLLsB",
-	"JRMmZkgpBNjSCmtCAOCIQ1FVf0FM/LVtJjc0YQl7IRc9YWnR/RzYE5uFR9pNdw80AKSS9NmIizZ5l0vK",
-	"w6SOKeTkI7roCT1OhTptCeC0AB681m3M2EJLN208E4NxZcXgBg+vILZOkdKAVZAY4rpVwIsPXOB8Pby4",
-	"CbLXP791XG58tHO1l0HmZUpiLhjwrcKG2iixaN1aHHrl9JwyMSvf07CRzWl0GLJ2nzeybY7o3M2VJCIr",
-	"1aV/ugCQ9dzs/dUwY0snQksWbfJxQUJ7stbUZVef5CcKJwAubRPDe4IyC8Pp+s+K0CTht8xrHZ3FXNBk",
-	"QVwp0iKnN1aRWq8JBlRSengztiq0ABP9AEwLd+RDKD/D+OrK4ZZbDl9EixaIN4/eHWUVDlAKk88TPkgR",
-	"QOk8zKaYudL3Li7YgPFpzcqiI5LY0ketH/45014QgPvEsZy3ZlNLh6Lq8c7rd9/etwXLe0qdz71X0/mS",
-	"9DAc4BhBJCNZpCG8A+1bkRC6pBgZ5ji/Ez8wbWGSdM7iW0bGUk15SmPLaGwYq+QsjjDDTEnEJtKK4zSh",
-	"C9ANSwRJNbo+HrrHfj22J7Iq4oJCXWFfztLA1lcYaHYsHOQpaQBobMo+pocGoCWW8oZFZDZt3qXlfvmQ",
-	"yykf5GfgPOEDy9Da3UFbdQm7ZrOGpUIbPr402wxlW/+KjqqJN2oWHj5ex2tJHX5JqV8N5sm7l/5BMdy9",
-	"br7avHrQLwEsyTtycaNlK5Sfkobe09oaBzSTny6AE7h5QMLf5qx/PUviz1giaAmpc9v5gaoKOZp9EdvK",
-	"fbQ3fV4sxdYZusLD1U7eVVYIW9Q0+Spc/f4D8tyvrZFDcpzIwc1QJtETBe0RuzsZVUwj4iPtfQMrMAVp",
-	"2BMxS1MLpihnKTkJyNuAnMFF75sBQUJ0QgeJVConc5Sr0p+zPqxST1SsghE90MhFR21ykmY0I4pQWxBN",
-	"MVAgpPbyMgqhg55ImJLxrZYfPCWCsUj5ZWnaMvT4CE3COeffFrq4vKUuUE44Upurn1t//ftvz8t5bfIb",
-	"uKLnAaq1ocg7RSqwVLZJqDeGB++x7IuTRmj3EaRV9JLxqNnuidBVK5uGB1OvfG3rlRHlkLMBPDirbYaz",
-	"Uixu9mqb+wtkBMIdFsKWDREAUk7RIogBmXnAIgKfBq1jh3rsC2jiWGjn1xu3rYeRiuHqAeWj6RI0C3R0",
-	"flKshIOIuRs3OKD5L8wHxPwrS9ZI3ZQU0kAzoeH5jmT2NYCLbvx+52uwW71PB6b/EMJzoEEjKVibuN47",
-	"PXs8SRkTZMhZHEHfJKreKRs8UdgMnsj5Ia629rDwmjnuFFOqiDu7zxSPmCoLim/aso7kf3r7IahpxGkp",
-	"5edVhho1HctUqhVIxBtz1brakPtk+dxD7pjnu0so1J+iOplB6E6s28Jot9Za5CZ73dpm/9dy7oMMhDCe",
-	"0ID9C9yDfTaQWhRjpYvnu/uQAjO9/aqVMYsIXvKEQLZdkQZkeKABCDI6WbyiVjT3B/20Cza8Rzh3Y7CC",
-	"0jKnY7vJzBSaJPbSZHmBjiLqQf6B8GXKzpoHz3a/E4VntCJVBH9zIown5P3F23svEYArAFTC58dBaChA",
-	"PBtOBJ7C3tXaPtRjvzYVWoTGLEnLV+QLITtskvV2lG3rZsewpbl77miJ10uzwwuzehXXT7XuHrR8HgCt",
-	"IlPkb+WIzPOujtdHuGG23pYAmfgsimVvl3o5+txGKG6dwi4onPVSxerWOq89vNEGmQ73eo+yifRWviDv",
-	"84o0rxE9dWJk23o/Q928lIM7YoFGD4zyUgy84uOrxv3GCHtrNw70mTSJ0WzXXMdyBBEGrdoExbnB0Bhe",
-	"O02YXlVFhwx2RVZeuxVsabGDlw1iqfBfYLflLdDl95XaoU4WLWVIUiacE2G/h0/oiG1P4Z34739MWfbD",
-	"nPWn7ocRH5aWQNzB3hnymNnQ1VoRM8EtX7Oy4V+sjFqhojY7CyL2FylikCBXaUQazjJHfw9y0eAFFgJX",
-	"27fdDRr9US2uv3TY3Ub1WufaF2vFlp3DILcRzHwFpnx8/TE+99TvskU4S6BDJ80gqdrkiNhh4O98KiIW",
-	"rVK5mNLvCcVumX5njl/eStgDEsZyHhIuhjIgof7M2cS4rGM+GodkThN9ugIS2qLQkNh/5X3CWAL8Kjxi",
-	"K9jSt/ulpHlsO3tV6RmsIk7NthvMxQAg+BI5MeTE6MAN+a320vmIC9U8IOGEipkedAMbLWADNQMSGuyi",
-	"sCcaoRXkoaFYgL/oi8azKIqB/zl/Cf5eX0FnEU+vTeXm0oU9Yf6iLzXNRbA6y4+EXzfzU4pjBw49BPwL",
-	"tvDNWjn5L4Y60uzp+cnObi6f7Sr8cKi5N/EBdKOPfAdFpTyO8efQV39hwauxjoyt2e8JWC6sSOEDksyE",
-	"wZUdQA8hvha2oN3QsGgAL9FnxGlT0sB2gENC3XkQrCf08aCJNuNDrWDDZtvvEjgg1K6w3i0zgD9Ar59N",
-	"oMzOlQtYeCvtWbCIpyyCh0fM9E8ImRL34EP/JbbNBVscYfRaHkYJnQvSX2BcAes98iuuP16bJFhwgl+l",
-	"T5F9cn5lzdWly3rlrMTSiBeAekxmKiVji9VhYntQRpzSEWmE+sEh5CboCFveCU8PScjNnoVojP5E/Y+e",
-	"0FcFDv2Ap4rFww179yG0A1Gtpt5ui56w6Xb9yLIYnNMzSg/PfIOiKVdDxCtBCJ86RR53TqXmY/9bKzr1",
-	"NwygramgLzbvl+od3/LfoC/yynTITVM9YbYlMSBcDOKZ4rfY6x6xUcKYIt/TccLEmGGzlZsZgGH7HthZ",
-	"YTsL/e/dXZjFlUuBt612VbJ3IvOm2OiOoobXtwf43qpptE7Ouon0Ph8ZX4E4FjDi9Oc/b++b5gwfs99Q",
-	"w9oNou84LrUXzXPKi2XNIlGBwPBQCTyhMcHb85YXDCQXVm/9Z68X/dYN9j43er02/nv3cymDc2H6cFCG",
-	"87V0/sasFH5cxnKWQBPaxMXYsdM2a34NI5rc5Fpi9C/AzRuNC8rO/GVZJFZWMxwJcoeCBi8d+nRvbWr4",
-	"KqELU0lbWQSeJnTRjuxFoKf0r1pQ95TywQ0zMS7Ube7KEtj/x2oKwFHchWjB3Vlaq1+6Yfwp+yq1y8uL",
-	"Vla6nF+2L1W5XNgsbTtjb7lg92+D10+/1vvOdcC3S4C59OJRG3NfNZFn3qV6w43l/CVn6bGMViHhhlov",
-	"5NPCOQ/Xx261wmXlcsJFhoVblfcsGz78hC6UQadgytX0Axe3Io3uf/3P/3u/46dzGR2MAxJxlXIxyOi6",
-	"oebV1PPqez2J9re/h4VK3j3ygSm9MU6O3+cqdnM1LWslTR4pdTWLC8xDcT3sbAa5FS47oe/FhE6nLLJZ",
-	"8EICzNF5l1dU0ukUuHSHiAWPF0OuPGM75zEjM/MWIhO0zM2PqdT299hotXrMgeYt5amviFV1JUeMNNKE",
-	"Tyba6J9NpywhA6pYM8N/Yh9Tr8oYi3gAXEOYJmqv7O7s5fHrs62KXpgas4WdMHpU9YvwOSutwIeU4SVj",
-	"oozw+p1jeMApMPNumgOoWNiCOYMNGJlO+7tlDeukhfRGy9JC/sjv9k78ovs/4Y6JTrkKzP7UFCMagBwz",
-	"w6ndj/ZUlOcFjcBSR8MhNqcsl3CK1ljOMtmmsDYAsu32HQZub/nxqipiYEdlowZKTpgEfOipQs/R/h1C",
-	"BHOomG5MpVK8Hy+8I52jjLZP3bLzXc5hslAGWN5LVpwdH70tB+/+WNG9AEcZ4HASNmAijRd4kLOiZnPw",
-	"fFSciA/16gxo0pfjRZTUweZ1NelYnIR4ZuYj8nsjf05zW99LkGTy1kqSkn1QKsYBtB8r8O/GcPU9VlIY",
-	"vCWIAhv0o0NC+/A7U2xxw9jU5DrBY2gTZ3ckDKpW0GOfj2XMegL/NjM4vQ1p+h3Nw1J6w8zDDGiyarbJ",
-	"sX6z3sehnuHQlUspbMlyL4RiF5YaXKvci0z2V7A50c94otzzMYowgSJzNyfd4N7tFI6w4CGaJV59nMpc",
-	"o8SdydQ2wVwFaN078Ibh9kO+u4fefu06i+Wq1+rDVB+7e5a0KpiX/5wxY4Rp0a8PviHZWQ15H2fEFR4R",
-	"+sNQ+JWNq3o5zpLRFxcFNdaqfm8GfkbtDg1Amdp5So5pyhKMp29K0FAxk5c8fQSpant6VJncJDHHQrB1",
-	"0+l3kG7azJntte7Og5Ew3Klxs2LiTQzgbnOP9YKoZaSZ9lxFYHH3qjrzXUWw8b0eApnSmWLK+vqcKdKA",
-	"WIExAcEigJQB+kV6PwiZZnEgpGpoHgJPh8Hhhl0xyZkr5nuXnWh82fLoIPZi6oJTSUzLCvg+lnwy/Ftv",
-	"60+9rb+HGO0HhxceV/Bx/5RzbGtEcODdAK+S33IrSUDKRbBJYNd46fskrtpYsaQRlJCs3VZo8+dnEg6b",
-	"yf2kYypIOOSxhURHiR/CuvKRkKWRPX19WcH5+bsfAvLj+asfAvKB9c/12vxw8j2BwgNwGi3EIznl38H7",
-	"7G+ed1/skCn/yGJlOEF4xHqisbsbdJ89C552OvavHNz0ZmB6xbOMP3jAiymzpBzpE0XCY8yTt64ghRSx",
-	"QUwTqJS9/PkHwhVJ2HCmWEQaHHJopjQZv8pkQZ2+60MX4dZdiAvNWLE3U43lHPtv9Ly0yQdjGvI0+20G",
-	"j5PlmJ6oQG/snsDANJTve13aDVPRTmI+4SmGJrTnY9q8IckGuTPtCmGImyeq+JG1wqiw/n+v3JqugMXb",
-	"nuUbaO3c1n6xgSWsaDq7VzfZnbF2XIdBuThLFsstWTPFEtJnsRQjLeZqh1ZO3btWkdmV95fVKJWzU2E6",
-	"qPwvK1uNn2nMI/ioB+KjiFhK+QaWMRgt9mFrSsfMo8u5Kj7Q+MZwTVxaoJuKxMk8u7TtQHEgfwLFzxHx",
-	"LniioNUQ8JEdfk4Z7o13TyuZCbX9WzITVfysM/HwuRZvAHdJuOCYio9Zie5eNuVfJfFSufZl+ZfS1f9S",
-	"aZjyrdc2s4kO+P3TMc6Xv+7LsTEXst8N9e9smqaUQeU+iZqjmCXV2RJL/ENjrF/yEIsxfaNtisL4AQAx",
-	"Vkt/099RK9ujh/WaikgOh1UDmyYymiH+6thcSfosnTMG8DdQdfJFhmretSrb5I1V+z8Jtv25YaPBoJgb",
-	"9x0TUOb2lTmoUcLjGAptZwhndu8kVBlN5CbZuiI6lp3P3OYsbIn6GayiuCq1I+1hx2m0MuAA6tDoICU/",
-	"Xp69y8LDN2yhsG2OK4ux9DNL+HDRE+HHlsFjaik+ElBMEhJ5y2yiMaFzY1ebLMuUJsrE5CelXWalBV4m",
-	"DwUizpLLRQEQGe7u7r7Qw3t/dYxjtn7AhMcxV4CRTaaJQRVrk/cKMIShwRBs5Ai+LtRiM2xqSxdxJNF5",
-	"DAzC3IQuLBiItq/lMANu88kPdp62Orutzs5V58VBp3PQ6fy1Kn1UAn5VZgqcRMoQL4xmMU3I0fkJiZjD",
-	"fVABuj5kyOZkSAepQp9ejelUS/cpE5GyqHg4ew3FGJwu/PmJQqxm3KU+ynC2qZyGWt5KzLnSAaGxkpha",
-	"ME2W3u6A60KD1V8AZYB2GlNqXG0jV7wbSHWCrFyOi8K2tiU4OFJo8/WnY8hY1BNl9hJugLB5QBI2kCPB",
-	"FYMqJHxOjKx500QOGBRq9heEp7gchjEMq2WZ39HVCOGfFnWwdjSadTqdp3VAPBzrUQ3MBvySvIdwB6RK",
-	"a3dYlhu6wghZElBHacoMoO9yr6y/hNrTxAHrEyoATNRdX0JaiM+1udAKeWL4JNB4ZiJ1lFc8ZuSfMzbD",
-	"iMUdsWFN8uV0Vbsk1EnjWEkq5Q2UIHqSy0bhHFdyxWu9XCazflLxoxe5tyHRB2kMMeql9yFkkoRDeYdw",
-	"hrYY9BdrqYfb+DkgPpugWaI3+1QCIex+pxM2zRRKQdQMYPprkXXVkjCkEc5x97RTplIMzel/eRHG5oay",
-	"BZ5+slbAmHp8PQgcTxajTLXMu2UJjXNbEsgBEO8tatbC36kZCsBtuREYbVracBrik8IDMqc8tfgoVNtc",
-	"U5oOxoCybHKM4UHuvHBFZlARMqcL0jAlI9Amk/SESqVfVuEB8uhjpmVpErGoeUhCvzQQH2/2lIUAJzsf",
-	"Px72RGhIfQ6gRgOjjQbFWxt/LroMAWSGmzJNOIvylej4vdhYYFoMsio3RCOvysRXlAdceYN+osjrq6tz",
-	"A/B/SDpYPjMTiVa2UHGsJ4pPWKQHb84JVhXY780Rpe+/eLHZ0a8Uzie+mMbd4O2jICcsvfy7J8CsVFkh",
-	"0bPAdlk9qrHcDN4cTWksRzOGxogxFczZViExAOLEmmjmDUr7B9MUWSJBuXqvwdKl8E9LAfull7bhKohh",
-	"pnqF+haaMV4QJtJkkd81f4JmBUyitQFj6xqLyE0bg/kLF7eSD9j1lMK8T2XMB4s20HyoMVw6l8nNNVqN",
-	"CCmCEilfbBksiSxk28g9qYgtG1SEDPRHjOiITZhI20MuaMz/VWy4WCshzeRferKtnAa0Og+E+jTKH1RI",
-	"DlU0tt+hgTDL9XjeX/HjSkB575y7Wao8Q16wYzkr02Tfo7Y1J00RxRHZg5GYqtTqyuEszoyeBlRzaP3S",
-	"wSYSc1FexXXyMmLZHKiN/6TSzChbYTPBeN0grTWBZdyRJQ31ZL8D8bibFQWlQRXi15O39pTD6MygnAzO",
-	"6RY90oJQjniEwD8ghnvCwEw+J8YGq/go+56CLb/T2buPFHd5vWXoKBCC7RUph20lZ6qe1Y4NnubUBPYA",
-	"L+2D3AIUNvm6/lBzaq6YSqvi3L45d4C+Y47rVBsbLiQXlJn+AcDYgNLnqbJOHY9TdDMLzLrejXcJQRfu",
-	"X/PRXyfSXJj00gCzN+1fLK7sL3Xbm6lK7DXPsGIimkouUm0AkhCOQ0jeX7w1ydAxFjeCToWMvmHXolGU",
-	"aOccMWxJYzBmgxvt7hv2xNTYCZnX0wxcdR2kzzCwkXFDJmSY0BHoU3LBIp6wQaps4UJPYEOyszvvfoBz",
-	"VSZ7z9eGJz/I5MYRgxSr1llS6eFgX7WBmpFTJlgE/ccB4UNtbN+JaXgQS7XC8TZvszaQnlTXDHp3PXF/",
-	"jKVlk8K2Mj4sb0pdxBq3pnnYGsvFXps0ZjOKlOSeWFn14F/ct3kYMBUcS8HWDKqf7olL63q0/FXN8Fry",
-	"iCnlcC25mQ/cwfL3nj9Yfzq9Q1GqNJaW2pPW61EIqsXBhTlkVfp32SUBJ9trb9aXmIh47tSWZphlctOC",
-	"a9X2b3M7hooUc+F0lURfcmOAVvjSt7rrtn/znmne+aD56+yLNjcd/JsrduPKnWFX8usYFaX7qdS0KHFy",
-	"v5SFUbKZ27k5XIML8V//6/8iIRfXlpzB/MY9jDQoyaQAkg7Zz8hgHmRS9pAMSKG9jI3gXW4Fze0ySEL1",
-	"Kb9KqFAcGQrvgqi0rFTy83PhAFukFQAFaOq9OtDUaol/5k4fXpJAnZXV3CD5IjCpX0IzNppDU/6GLY5m",
-	"epAlcap8kRyk227YQht7NGqBFakGcsoOiY0B5fyV12+fkaOXV4SLkfZcrNmK5iDXr8AEmC1/Otj62KJT",
-	"3rphXr0ajlBPWB/4gu1Y8afvrdT58cPVVrBUNglWq4EleqLyhMCNlXzER8fHry4vr6/O3rx6ZwiJy8iN",
-	"e+Ksn2rrWTtiAFVjab4DEssRcqsbSl78buyE3zowH5B9qLaK0Q675QMG/L0V60KmFPYfXvnEfFAA1QBI",
-	"yquNeX0RFyPSMAzEpoJkW/8etUHFEuCFrdQwCC+tgzfAn2alWfWKEdpU4z/1XYHtvyUfWP9SQve70WdQ",
-	"g7E9V/8Jd/0ZF+Tlq59Pjl8VFgT4zxJG+omcK5YAhIyQKVHMEqGrNjnCVY/lSCvsiA60ie9tQhhONgEV",
-	"3/0Z2DqG0oKF0UHqFULqy/4PH8c6e96lnOHJUQj2v2Rr4xVAwZQaUg45dOD4QYaXjwxpwyGHTDfEWm01",
-	"yWQWp7yFOMYQIJCJOtAeWMIGVBmkaa8QRb8tICqVgxu9Ue0Fs2QwpgoQJtKM64wMmFAzRYaY13399lnQ",
-	"Ewh6AzHpDDkDJjmwxUqY/kUSfGLj2eCQ0iQVem16oif+4z/IsRRa53EpVE+0yFEc61eP0ZVMWEyRMhi7",
-	"tvpUMe3t2loEwCuJTH9EuH3bDck0YUP+sU2ODGGKzcUQ0ghHEgoE29uDSQT+Zdg0kS6gHwJ3+mB7G27U",
-	"nvTB887zjn5qWw8NakGwVB76NeiExcdUsTY5MVDD79+fvFRtcsUnTKV0MsXfFkoz4FlYqAqZBMIVCX/r",
-	"YVqht3VAelu4600HLm743lZAekbCH8uIwYVwGRcpXvI5PCR7nY729RUJTQVmiF/+t9+g4yGwbb2f/65F",
-	"2l5nx1w9ZFiwgms/E3SWjvWq6I0WIZ7QXqdrLtY/4pQcEQsqjX0MkWQIHA4I05CHyJLqhAqTsPI0S+AW",
-	"YK+zB8+8oCnDamtls2V7Oy9MQQsJL1iaLFpHUDtgzjlpmOhkEx7wAWLseJxSClsGsnT0lnLw2LT1MqQ8",
-	"lrdaVIMlo92TpsHoNY2Cdlz7nV14uZ7I/NuhVm8gIxZizYx+1bX3nvDAtryCw2AafAJIyUH9VpLGizY8",
-	"1+TwrmfiRsi5CA1dmGlftIlo/ZRYqtSkEQZyMuFpysXokCRsygyDlkvlm0G7fG14ErHJVKZMDBatN2wR",
-	"ts0+tHeMqQICDhoBLkmju0+UPvWmQzIgTzvEYSfoR2stjxq+aVLi5lymbvpgX+x3du15zynennhFB2Nv",
-	"0uF4QeY//NiasmTCQX+bfZn9Qr8BYlimyif7yxNFTIy5JxIZw9rHWiu7ahf3ticWnAorJ8iFjJkiCRU3",
-	"Pb0I1h5ghEYTLuwPEyroKPubgauUehemdDhs2j8AtWXSJmf2dYqM4DT1AcPddEVA4Zj+sWWP4CGh+Hcb",
-	"foMoO/7ROyw7tixNCy57L0zykY/CP6EL0mcV3QsN05iiwmabFFZCUah1w8I2nrIWWHshGcs5UbPBGBjg",
-	"MrB/RVJ0/Q/0EbTw+rgdjYTwJQESaJIj+G/Ljs6Q4ivGDD0CnBgTszRbLkOxt90W+DEHTrwYviz33gbk",
-	"8l0PjqATfSL9q5v6wZ4cAsoWPgSIeZMQMQJNj0rvJkXGMo7cwOwgnkDalINx2CKhTEbFSSjtQCFw7qC/",
-	"r2pORizVQ9s9xDmgUYaDZ9bH3NDSfzwgWPUKRLAA6gf6cxLYRDK0Vbutj4s9Hy9w2MCyf2DyQMWhZtMK",
-	"1LJcBI5nlkUtLsDuDmzc2dr9KoApzoxCba1C/r1pBYNNbfeEdj7g+JkkQx+2A9QUXLon6k8yLXTWys1H",
-	"YGwOPSDnidY9UU+8EilLpglXzO53TJLgogivlIW6NxJ4eGgtED/v8URpW+RAj/+TVUWfsGWQfOqJT61W",
-	"C/5f/zk02KIthN37REI6ncYc0eC2/6GkCAleuFQp+MkrUYPin+J1Xr3pJxLLOUsGWumN2Ufy+vTouHX5",
-	"+mhn/6nNCyZ07gR+X0aLQLt1LPKw9vKfqNggYal+aU+4klljs/AI7RIYHP4Tph//Sc2vtG7sbX0OSQOj",
-	"KCQsxGLCpsEd5AoZMEy5UWBqUeGwKahPBXm3vgwU6E2h8nNqC1jh4UYTYMlOrtICypr+ZAZmdtafXP2F",
-	"nTv7Gty1LVP9604ACmlb9JuV/AaFmt/AmjMDKVRK9bbgE0S/pAlXUhzgMddLzLFWAc1PbYhFfDhkidZm",
-	"pk1PRGDOIBPGDVtYIWNWDqMFrp+TKv1s9BdpSiBii3wn87Fig2trQlvjOkKryq4VcsiqtMWGQ5mkuX5D",
-	"7X6CvEsYMsgQOkvlhKZ8gEaPlm4uXDWm0ykTMBqQo9xUp4DQt9Ao0EeY7X9j8kBeqUX83BgYLy5Pjeam",
-	"FuiHUCm18/EjGciZlhZUefBqZakrQlzyCkH7oUCmz1y6zRS2yhgdk6UUm82uubSafqaXWUMPQIsfWzOA",
-	"oXJVdvzCfBo6DPA3GMALSQMT+/oNVfVVTTRU/YR1WF1SAQqmLKJtTgrQFmxnFSyh0YeIqOLKOvw9wxni",
-	"u5ZUjR+SkBoanaUKdHTdwNyEa7kYoX5aIe1xdFgTqaDimxYSritKZ+HhldXP5judNd2XEWcFhhYMbOx2",
-	"tCOvAIzW7E60w/U5QSxbrwIIlbnb4soY0q6EAwVjmtVXW4V5qec05gJUpiOkSukIf6k/cYkIKkVeK+0q",
-	"ascFd/0Kcqk2ynw6nWZZZQMZBRKsjFQ+/6IyHijlytbyZgNwkbomyDa5xPABkOhhn/ySd6a90kxz6Rlx",
-	"MronQjsM7YnqwYVe9ercUKzKBCwdi2wLhp5qOlYt/en6sQAKAM3EUFuGQ29xoUWavg/mpIQ2C4NNMR8w",
-	"oTBLiaGh80ROE85SbNCFQheXHM+RoqUsmfhpQRdU2gq2blmC5Pxb3Xan3YGy9ykTdMq3DrZ22532LgIF",
-	"jSHgu92eszhugYe5/Y/5jWpru0P/pRRMWC88KJ0PrE/esAW5ZJZLHBph9ATkwqqqTSAyaPCmbMuMFmI3",
-	"PELn5Nw5ageAn0YaKD5NG4Bb4JNo62DrB5b+OL8xAfGpFAoD1zudjgfbj6HsvC2VKxr6bUsPF/JDNB5t",
-	"HWy9il5eHkHi8BZ+2tnf774Apgr90mdRZ7DX32EvaHe4O9h/rv+QLrYOts7enOuVUhCB56OtYOujnvju",
-	"P385+uXNx+Nk+PPl9bOrxYefXp+Nno0Ht+d0yk/jZH5C6fng9fsLic2vaAOtyzP9+OHNJQYelxdFq3jF",
-	"Usjo7HX2qh7l5mz7nUy/lzOEFNrrPK11w5GDB87lD7YO/vb3YEvNJhO9cQ+2zlH5wYaAI3qLFlFuXwDH",
-	"xkgh2D4mtnzvfutgCzeBnlLP2dw62BIWCGSbztLxNoTVobBDltGvX7B0lgiPlE4fznkitfUzoVBdHGlH",
-	"C37jSllMkMkJhr1Ot90T32tVZToDzFF3oQ9T/u4eaXjDTs4tLXOWJSCxHBhk/ynlCYRlvT8fmLobVzwI",
-	"gR19D4sCUAiZdEv4aJy6YXuBs50XWKiXD0+1yRnIt5NzZ9sQarDC2uTIll9imNUQO3h1ffY9gIpuDBoQ",
-	"ilOa0DhmMRnN0NwxcXf2ccCMrTZEDBEBppeYgQMrhyYUC8QHOGM9cXKO/WSxlrYwD2hJ7naySadmskhj",
-	"b+cF6bOFFFGzTT5kkIwJ1Lwp24rUEzBe8PK1mywW7mvA/OMpoUiXQNFmDfzSfJ6F/AoTaqJVrm1EJojF",
-	"DJ2ZI73ltW2FABhY2o/Kj6ZWu9lTZFT95hLxLRwALdMTOmEpS1Rl3ju7ZNuL+0E+4++YN2Qq/U5Gi81k",
-	"qUt6rIV8sHO+dbBlSIVaiKHemlKhp/XFVm1xCN9tU7qf84lPC8N1ZxWBBZHMyKLygdhLty/NdZ9rjz27",
-	"Yzn7gwYOh7Ytk7TSj7ugKXvLJ7ySCMpcu51d+DnI7mqdQ8197ZvN5TDAPZy51frhOxq5xdC3dNff8h5y",
-	"CjKBuvs76iF914v1d3nb/ViKYcyxgGSvu7v+3nO6ALAVKd/SBImy9rr7dT7PpPgYYghZSt29nZ2NBvyG",
-	"LS6Ydnrx5hpfeyXlKRWWQBwsxf1OjS+9xOjRdzO1WKnh9R7VcgwEYqbz3OnOdLs9QvdR73KWrtLvt/KG",
-	"WZYbgE5jkU2xmzyzHhvqVJN3VmpmSjkz1W1t9544Mkp0p7NX6hHAM+ZUYfrfeQUDGsda0Cs6ZFgLMmU0",
-	"1c/z7R7XG2sGoVK6MHUElpmVLQj7OOUJIw2r+zLroFmhIEwoyvtqE/HJ3I4q7aHn92uqDzNs8BO2DraS",
-	"9Pov/9y97Ux23j0b/Jj8Mn/ev+renO+pt9GL4Wv6dPZK7o/+ynfETx+f/Tyvry8u8DUbaYy9EiAH54Aa",
-	"Y/sOsvGbmFsn5jYRV++z9Op6qYWb/cHEEzb0VfrKUHCEUhJr6Q25TRbSWDrO2jTNh0Aq3OBTtnVvC2dm",
-	"0LxWmjcA+VXftjGXl7qphQ/7wpbCvTaV20bL31FrQykWD9dup8w+rtJ3x5DhRsluNlPm/jl8Y8HmRAoW",
-	"kMSoR9x+cpaqlCIucl5ZyCFmWWDDYjDb+s142ZL3XHy7F37roAdsY+s9QQtes3OajQ9U5jZD8ys4903M",
-	"32RFF/mSi/my09efqQVxDp9z9GqcNVeGxhPIRxoHruwIAvA0O89snq+nQc1anK/3roItwebedY5xpkXT",
-	"VkTnorW3U1+l5qfg388Xs1/mYRoXjsPWN/fov7F75HTCsU1QFlXDE7WZV1RLSxjRvUJJSOHQgCu9oobi",
-	"YhSDDG4WRL5WH2aMNist2Lwncg+AmB2+KAqMxxKRhsl0NbHSWWufyLlhLj/TJuc4Kiy76QnrFdkH2luw",
-	"FTFWsqDJ1jtyAXaR9wRPvcq5zHkbyCnX401k6hELJnonkYilWV72Ib0t44NYkfPN6/rj6oYj/5Qcrjxp",
-	"XLl9/S2o901rfRlv99VHUzVDC7sRcYy8zfuQ/rBtd1mhm6AmVGuZEl/DeRkfINUik9E7OmFhUCw6hCOF",
-	"xaUuGdYTA+DEIVRhrSCmm8hupxXRBVT8pQmncZu80u6GMqVVDLi9WlwoBm1itwwKsN9m1bG7ponHluwC",
-	"H5jzU/RPYzlLDnGioTjJv5409jqdgOx1XjR7whXDo1dBjgoF5WSta2MVZTITwstm9YTzw8ZUjVl5Umvz",
-	"5NKFWc/36Ob+EXJMppjCB942+6icC+SB01J2xjbSeN0/gsYzDMGQ0MSSGFekZU4eV7a9Zyl99dayHK/R",
-	"Ve46X899Ye2ohZxjZT7IIn2/u3DvN1/t3qksVEfASYlb+yG1oX1pK8PfqgwVL/mNUA5viwNiOQq0znZl",
-	"hQdZMUQj1P+85iJsBsXylJ5wf702OIEGipZWxvFSQrOf0IhoBlCA4goRpewJKKIwFaR6EFihosdQuFn/",
-	"0f7q2kRS9GU08/ZyFkpPZIY0OoCN0FxwDf7ZNfpn8C1Q1W2iisbdbAb4GzlL7eSw6FrO0rDZE1Zi5VV0",
-	"aO0WHFlG/ufUvL4PDZYR4NtA2QdXZJ7wNIVeVgygpgkViuYqxE2pOdDjt8kbNk3JC3SS2+QcOB9R9UO3",
-	"hm0hmyVKJuEhGjaCfdQLNGLYXqDfa0GE33JxkzW9hQmL/9zb0tf3tsLmwwY833KVXpoN+cpCY21mEVgh",
-	"vfbCY/h+YzLcvc7vbwiZXcSe3jfY01Dct57qbrijr53Cc3bbnXa3u9t+tmXJ+7bM+cJCwORoBAPbOpX/",
-	"4nFMt/fbHdLg5zQ6JMfn78nZJek+u94jMb9h5JQO9C/+0oQpKRvp3kF3Z5ORduuM1EiC+w34775FUQsn",
-	"MLd3SuhCSlzsqeEzMrVRBZOCi5sSuApsgZ0lMTbdHZLcmXA2dYKUWhOZMO/x2ScVcRV+/z7zY6W3lovU",
-	"HiSUiW39E21ObJvzvP3bDVt8Xqkmsb8FWaQd3RU09to2Mux6h+pCrRyQIi/nPEL4LoQ3v0/isCf8xw2o",
-	"SpttcgQltfCHrCkQHus/yW9UJkgeDR+CxM36CYi4axQh1Irw1HRgaod1MGYRSOCRlBFphMf6N61jKdJE",
-	"xgdkmvBbmrKATOjHFh2xP+9293efdrRDySeTGSw9dEqdDFvvpGCtU5oOxqGp/dSfH766oqPQDXQXOqrz",
-	"SiHEqQMEF/ynSwpmPFlPVMEBh3ZcHxsirKrX/k4vNJiNy/pieYHNgGECB3K68BYXe77yGNa9rRfD50+j",
-	"zvPu8+d7g2fR0/0XdGfIKO0M9vdp1Onu093+cG/Y7e/0O/3nOzuDqLsfPR109/udYadDO897W1XYF7lJ",
-	"zQmHPMNqZxmFZb3eglnd/lMey7Lhzzds9WbuvetpvEq9NuQ/y0vP3E4rEaO1tl5+LercslLGBlt68csP",
-	"vp2Vy9dHrZ39pwEBtOHoUXbDai2wW1YWhIe/ZLtCqApt7DZ5J6FXsrAUf4SP/nKq7ws0LzxYxPW3ZXie",
-	"v/39c87BPLKKBeOulqPZ6k+DjVKiP/EvVRp0U8sb5C9G4TLlO9fbT/+I79p2WPil6heAIRC7AjurEqBX",
-	"Gss5wjMA3SHAS2HxRojE1Zf6oWHzwD8ZVj0VKL+DskZ46G/WThGwAdvWci1mUhnRBVK0MOsQYad/T0Dz",
-	"7L+gBgYDVLZV35JWZp0bznLQVjJpLPEzBYbrChvGM6ImkZFuG8gJ60tHdGGJMSdMzPSl8F//2jShC2TR",
-	"IFL7jrYQw8yrLfSUcQzUKJj2HELUHoFNjNeY1/zEdHBmrYKgTg9MF4nBHukJ44YXmhx2O3v4VGHkFPE0",
-	"MldEpRAywOqeWyCiyvYE+6gPWE+EGKy+4hC4R/APGwgwVXA0xmofbnAcjHePKIaU7HQ6bXKESd8hSwdj",
-	"wHVCS4qSYQIbAhpHHXtPJWhUiROc2Tu51dfer8OlWrZtANimJJ3dE4CC4wLsZRaQdxA2M4FgR+vbltTK",
-	"IS6WgYyFteFx7DRNQUHsR3vdvc4O7Q/2+jv02dP+i2fdF9GLbrfTfTbYf7HzlWygdWFufWjAelwb6D61",
-	"V+IkI5+iIcRfd69j7jP31o6V+8taVfCo/3hXy0vIFngI4YFrNZ2yxG4DzJzdIgMos3URfMIqjDL7tDtZ",
-	"YJd48s3bZJLbnAHxz7wWBAAScKdNeEfTCw/JmJrsmpFuGY+AlWGiKDCrbLLNF+kxpv3KUyqNmZXazWwd",
-	"HmGO/42DHJsZbl5IwUju+xptmamFuIsrsuQ0jhEXKjO1MvR1KhZepZEfr5YR5jIAnWoC7f9tYntgDStM",
-	"DoMR4CEbXo5ZSxpFKKSRm85iwruw5Aub2rPqMbSLsIcFWlk7tlnl0GYZsvowbQSbFDakys2ILTCY67fd",
-	"64nw3EBWwjX6XA+10R9aVj/4NbRSmh77pz5FpiW2gefH0zHts5TsdTrtnrDPxb5RtAhjithfIFoHdEoa",
-	"OcxK9zzfOD0gw4QxshOQaSLJzn7Q0xvRwAmRmTDwS81liC6LznVgHn+Nsf/MQoVhq5QuTJeRN+osSGM+",
-	"3bHt4YATNo2pHjFPzSKj6Y3gVPqpcqoANRqL76Ke0Fc6C0oRQOMGs8mrguh2yCCmfIL1D6b9NlcKEfhE",
-	"LdgwdZjNMU0dZl+hgntlVcIhSWiGZFUaYjrWwzKzcywj9nVLsfUADraevfnpdO98g0rqwjc8ar0cbpS1",
-	"dtE5XlbfHsIb0CqqMoiqQWqDorD5Y5fK1UiM40y5sZrQx8Z7zSD7Xusfr4VMr0FMOlayg61yOerg++HM",
-	"HOx19movtCF8L19hqyBWC/72t9rA30+VRN2aQr2RMv3jcgwDFLrrraP1ZRNc3HLD+byNIOLVNtKPkotl",
-	"6MTMGMqe9USRRMYsMBiXEL9w5pPCKIfLefVErivJIn25JzJUo429zi6yLc4RPPBIEAPVGsAOD1y8ADhE",
-	"4RT0RLEUfu8wBxhhoB2zv7+okcNH+y1Xh25M7XRRqjHxPJ24+fmqGjM1Fehc3F6/GPy00//Ls8mb6Z66",
-	"6t7+9bm42J3/8pS97vzj7T79PtoZvedn/3z2l5v6mrX4rY+qWb90PyVWcLgdL9jcby39ss1JNcTN9zLp",
-	"8yhi4gtG+v8bFNI9TOIfpw0S4b5gyFCaYF/dIdFv4MfWI4s5Fk9Io2tHLiD9mYhiKCg18HyRHMwmTKQA",
-	"yPvj5dm7O2GInU2ZOJryHxV84/2gxCwNwN3A2HJyoJyWJEcm5Qg8SgUCfNf5Cdltd9xM/S5Awa7GHCbl",
-	"iXJjtOMjDb2MzYdABLNbbUEn8cNttfvssF/0SDbaYXbs33bYA+6wX45O3z7MDktGqkZzi6iwSbMWFW04",
-	"r2xTuRswBI7gLBl9VZtOVHdb1A+J2C951E4KmYzWGmx6Nuvba3h16dnx98S9+yOW2hQQcpVHn781pf87",
-	"2mdZp4K/jTyZBqLpDuaZh9S7UmeW1GUEWJSB6F8xFaSRci3RQIIFlqJCGY6ECU9L8KtCLR/OklFIGsiP",
-	"gbX202abXPKUIaXYQe7trTmP2KF1dTwmi57wqCwSRiOA55XSNIObJKmpXDERfTqdYhFLVfGJ+UjsHdBf",
-	"WaXxQeje04P8ivLoW5VX+cG70Pto42NndnV28nwyDmtxFQ6lXvyNK7vO9MkFdT2dlQIGYekNxAfoBGqY",
-	"8dAOZCxniWqT85gKQ2BlEuf9RcYbFhjkO8C4hsccnZ8sn2LkwMFzDHaNPulrDrDli6ngorEEJ2Xn7T3A",
-	"49sjd0czBeYBrhsMsAniP75/8Wy3+xRZbs36/0fn+2dPn77SK1Nt1wDFz85TckxT5igd68V37Jc8amTq",
-	"i8oVQ/P7NeXL7zUa9TWMl4cRg7hPNxeETjBslcu7og2yTaN0exw/w0zlHSVhqXd2pM8IU0BRdrtjee8U",
-	"4sdQR6z4RBEuUpYMqbYYxIgLRzZoeKSQAPGgJ45eXv16BCR4E54GBH/cwSbAoTaE8DfPzYkgjYhN5Cih",
-	"0zEfqIDMBE+3Eykn230WBQR8wxFnKugJIHcEPgYswsAH7ZKIq8FY74qATOOZMiSQwCpNFLBtKHL28pIo",
-	"BkT80Ch49PIq+1iZ9AQX5Ozi9NezTpdsk7PTl7+edXbb5OhtNxsCmdApiOM0mQ20EReZvwGGqYjgJcgX",
-	"YeZGj6QnbuWA9mcxTRaWTsLy3U2olpSoZ24g0qhIOBMTOp2yKITKkYRpmQqplKPODnAFUv3P54BPB5FJ",
-	"y0HZOP+529oh4Umo9RPRP+3tN9HHRnpKKAaDmlEFxTOwRipHZElTuHHX9MtQMqeJ4GJ0YAjWWAStOmN6",
-	"C8UYCZBv8ailUrowvGpAfaQvQn4DaIq1c511iYJ0Ruxv4/cTRW8ZsFZBU5AUjPRpZG/tCRx5LJVR3ZBp",
-	"MkxGTD8VlKO+jYk0WUBlW8LULE5ViNXYek8EWZLO8gmGPdEIzXjCgITqhsMCBCSMZqhDmP4hYf/AHtum",
-	"pQQ0YwvIfExTGB58Cz420J95AwXAphLbXK4PA49Lucn1QbdzFTazoSZ0TlL2MW2TI/cUrnqCQ8ZuyNFA",
-	"gc5fhmCGnvYjjdPL163dZuD+OKQDHvN0gX/Za5r6ZajsIzzqCfh9t9M88H6bo0GBIuUp7CQBs6okSefS",
-	"SQwgedNyQmFrl0zHiPDREyBbuv6XIF0Gfku6ACwqmxi320QmxCyLKVLnagn+hPaEt2A5bjxz4rDbrCDJ",
-	"kHYH+qsjgCqOcSd/z1lsOGfM+VGpTMxx7WulpyUUF16J1QHBeSPdFy8C+PcuDANmWf8SNmqAfdGnF+9I",
-	"4/zkZWu3SZ7uBXjuQAAGREtArPBnEXm6h7cRffE+GdIJjxcBGfFbg+Q84VEUoy2remKn04HrczOMhzmW",
-	"YsQSQ77Glbel7RUJowoZJm1TA1CikgZHajA8hGkyE0B66qrZ5SyOUJ7BTZY8AoRK89A7rzB7dlWpIjM1",
-	"M5G94yz/fABCDrm00Snlpc12hgs7RLmYB2gDRzaacIEMlw6mM5eEhjG1ck/Wr/R5c8ITU8hnxhMeEiF7",
-	"IsuWAzwAlO97Nx1l1LDAJmxs17CdUSzaNDo1jZSG7Cffl7nX2SMh+AxZtR9U3oOUddWPtvZwShPFgNtK",
-	"bznoC/AkaMaFsdMm3wEzk6W+nIFqCy/P3l9ev3777Pq7s5e/XL89OT25Ckljj5x+5zGcHpK97q6lmAhM",
-	"D4iMM4azbifodDpO6B+SvlF0ckhoXw+46/0ZdgSYEnPGUqKmMnWjk0Mt0AuT4u8gLe4BniHlIHEtjVKE",
-	"XCUL0xVxaJqcpUR9pB8xpzzVMgFPY9by4Xh0l0vy/vSnI1UiP0By8JQ0Xl08a7b/9CdyypN0TI6RzCwg",
-	"F2M6VXq9ZEKOgVA3ZnQIU6/NMlx3LeKRKValQE4ZHhsyRG20HhC92zOHZhw/a93u/A+WPAuz7Z7NKIot",
-	"vUe0LH/79hx6RKDCE7qFOx87fRAdnY/dgf5JO5qx9iaxODNytp2DVbDbFsjAe8IZmRaZCq36VeNsgKwA",
-	"AQK7dyiTSbPIKgLLDbz4x2+wrtKqO5wXvSV+vDx7B2vdx0lFBWTNO6PjYFaOL0CUnF6+NmWWqK5Mp4Dh",
-	"xFNzMLiMmtzeI//1v/4fOD/720+bKMZfkPDo+M2v2EiPPI7QSv/r0fGbjJjNDPWJAmZcoC/TTrw2UoA5",
-	"8/TyCId1ennU0kLiKCQNs5ONCHP6K8iu3CXhS/vrgwwY0lGdhc2AhEevQtIwKtKrf0B5DtCT4dEFMNqh",
-	"xIcPO2rt4OZzI/f0PbFGAJpYWu0evULL+0JP6quLCzvpRoO/urhoPbf1NvhmQ43m1RYF1j4yvOw5m8iJ",
-	"AjqBnWd6vGQyOcyAVaykxD52y9LZ2Ot0A+Sl3evuBlrI6f950URCgdK8eIi0zEdRqhcCKsQx0gqrURL8",
-	"NDqgiREiG8096IlwEHPBBzQOScMwqRKfSLUkXnMC734dP7t3XiooR89JrWVlzJeciED3K7D8PK8unuFp",
-	"alhVZeuSK89z85BQpD6DG5HzHcFnUGw4kQGNbSMBxpNW5TgbWZPGehQPSm03FoifrBkLX1HeET6b8Wir",
-	"ognrDuExhcniFfW2Lmx0YrYVlLHWDh+5DZGFvYKtqunPd8lradTpn16+/vTr/9nrYeDt06vzk+NPr48u",
-	"vju7+Pnk1YdPWrnj/+x0dp52djs7nee7ne7Op0/Gaf/16OXV9VGn++n08gc9691P55922vvtbi85P3n5",
-	"qfvpU7fT2dnd23/67Ndff319evzr6cWnTy/PXv3649G7V73k/Ofup+6nk097H37d6+78etRL9Ei6g16y",
-	"VXcOXsfPXiXPHifgB1ZIzbW7AMdxg8V7HT9burPe2hVWLVul4vrZVevu7Xa6u/9Dr9CnT1otwdIdv9H/",
-	"bi0v3enl0aejI7emd1yMksZnJ7tN2siZpAUv2HjeB7Y8CVUduuqepndaKAN5NOf0ibLmBfTcVoskLVju",
-	"FVPduNKco3NwTaf8+oYtvBLzgtuwVFvevX9t+TvpKVbSqHQ6msa4qOP/9IT1uxpLnk/Txp/MVztwUjvt",
-	"O7UiudpiuLBn+z6h6Y1Xq6wVIO9cPVYLQDFWYamTsPrliYKZdQrTXADwAUOnU9W3DoGlm40R7D7z67YG",
-	"6H3I37CFa58MftvqM5qwpLyhEjWGjb4fvbwCUyniLG2hC2vNNS+nYA3NkryCs2YhrzCNqWgZC3XrILtv",
-	"Keegf6hIOrj3r0TAcIrAuFSRxSDAAWmPzMR1fbzGqqhphoRho54HcCUKHut7U0HjhUqJYAyJzNMEfu3G",
-	"YuKhmT+DTQ32mcDYeeMhDwZG4yiAqoKAMhJUOjAqH5uwJyrBCUlNbMI2OSLZOkQ28asY0/6jiBcGgxCO",
-	"/pMshF5aLXI0i3jRiSl6KeQOTspbDhbpabYPV2I1nOlhZ1kkG6nVn9D+iiZ/sHqcxlvmpd5vftzWiqoY",
-	"m7m/MDwPF2KnDBai9vDMGckPyXr0FUMy92xi9J2ZWz7XgKX8sviVBgMjE0prIDDgwquE8rhgyteCZ8w2",
-	"/gVIgs0QGt2BfSyMRv8FvxcAgy9sAf6ByqW0/NeKPhfwqqfXnYC/i16/a/HUsj0AkE+VlsAR/LkIySyn",
-	"gKjAlJc/AFu3vyAhWtph4JAkb7iICmpRe4VOL5KiWlwLF0waOZ27stYSE9X6ZZWqED+ylhY0CFmg+bkB",
-	"zCANMwUk1BMTFpSL/l2V0oOpqi3EYZyXeE+VfnGa+Ykyg/39qWgziTYFCPsjN0jFhJLJtRwOYy5YxXAA",
-	"67dCIT/dKx3L70/rZcdvpc4zO/QO2g7u3EzFZdvmURRc9vjfi3r7t1ZTWsCZOff0kvlFjXLeR9U70Mah",
-	"v0bGt+zOhXBBjdzKinK5Y6w+ogL1GoyMNJScMGiOYzROrftqih6MfM1gEUmUSMAty/DxLuCjEHrGPNOR",
-	"v+kXLpWxINqPSebz1BDbcNu2TyesJ+QAUbIGLMP9EdjoZsNLCcO4C1IKHBoKJO9GaKIf0ZTN6UIr0CQy",
-	"1Tv6/YrHUDCm723CfFiePPiEZUWL2pSZ8uCQNLhQUzZIZdbeUEq3AyuOwulBGrjuL4XrCeENkgf2+nKC",
-	"Gf3HgJitH32rGr53PPPrdy6ZXe0OfB15mz8/9cN4nvicy+QGI4tfS4KeGTmhR2LKdEytcZiyCXzhLGHX",
-	"7KO237kUoRGI0BA65QzFmXYdpxODKp/aM/JE9QR4Eg3Ep9dmnzoAnrE2OdMCbcoSvPSAUIVgX0inWURb",
-	"84YH8nwHUNIKAm3KEm3VnqAY41IoX6gFhMacguE/HAZOxFW0p4IE+CCTm7Mk+tq8YnZyT+oxbLBn2Bsi",
-	"MQi+Neaj8dZmos99+GM1fDjRXfObaHcr2ELle5RuHYhZHAdbhl7vqEBK0u0cdDqGPmVZesdyzhIyouqG",
-	"pSRmqbYFkgmhPDGMYHea7nrkJ9F+p2RpYB5lPNODfCdTZj/POG21HT9T/p3Nj/FRnR9re/Mv2JTy5IB8",
-	"QCI5gkRy2gDae/b//3/fbwVbpjumemZrb6fsCFVoU+9kWyNLDzfjzOXGGwY9u7NpWvjbJvu2ySCLNIvT",
-	"x+pnN4o9U+Zfo8f939Eu/IO3w5+BT7psWi3bmE4clAF+LFk19U1NLMdfly12Rf35soiA0EHKbx2Mt7xh",
-	"UT6cfGi6l/Sd+iGGQK5O420xE2rqdVRlJvTx+nQhjgxlAmrr/lxuMGW2ebpCeXReZMqjJm1apHVTTFX6",
-	"XpWKzL2ueZ4Jsb6a8sFyjyAwRzRBPbAh/6h3jpyp65tnP012Pt6FMA3nrU6Q8gr3iPrC7vK3/FdVYNEU",
-	"keVCi1ZerGuRLaS87OHdenC4gFKf1QMLJ8NZHKMAA3xe0zUlZMoOyRJkOGSrEDe8TfR5h9C2Njpb8Ccu",
-	"egJGjgG9BMiE2RTxNOOFxTqHGsmXV8vVNFxYmkuvF+qPJg6N/4sH+3eA0LRSkm0I1YRf9VhoTXDlw0r8",
-	"G7bIC+mf+y+u/nWxJ95Onw8+RN3ha/V09CPdXbxindkbfpbu/+Wff53XVgMCPIGty1RCnwdUYC2IkPND",
-	"S9lisK9jPGBtcuEOC2y+YPmEnJ9dlnXRjuNn3vlwx6NdqYw2W9nIaqJKzeMDeT+yJ2Dl6FdwA/7N9N03",
-	"FK77oHBlpe6PrOErPQ88AaDBY4bEbaWHE5rJlM3BoRrf63Sx32w+ZgmInluJMWJXMa/vLOTi/mjqFr4q",
-	"U7cF7VPrkJm+1G+C5ndQWKYX84seveBR00bLB3sW8bQVy9GamMI80SdmQoH/JofL5Sqw8rGGfJnafCxJ",
-	"A6HDHexAYpmBmlipjulwd5qagFKK8AcJU3KWgEMwNpgMEHoxkmS5Rg2R8+5UNr6e0n5VQbgvWKDGHbFS",
-	"BjRJuMFVgRQagjjwlPVEKmfAydyw7SnYBgSIv6Z7dElEmfVoLMd4eKosSiFOgsdv4CZfBWTO+mMpb1SA",
-	"7BkTOp1yMVLIKoAfVS78tHvlFdDDB3LXNWwLBw/d730MhRSLj/RXWSRFWDUDkshTVhnQ0dP9Vo5qlQba",
-	"V/dNEV5x43l0LyXlePv9p4PWs+g5a70Ydrot7Md8/oL2B1Ul4HSQyuRB6vFyk6nPlJ0I0sCiGDsthcpG",
-	"dFP05qseIkJnVbEpbjpCrdoTQocpMz0IyzyAzl/qXnW89ErZ8PRpLp++iKaspZ+98Rz22dC5QSsG93zt",
-	"4FJ5p6H9rkocXTAT5im3XWD3QoQwqn8MoOTzANkn3EQdCUp+kBP2L63GaInLvL+Zy8ygDWQKz9ltd9rd",
-	"7m77WYa+CMJhb9gd7NAXrNN/Fu0O9ulz9nTYjXYGW5vnwlLtMaT177hLfFWLsVdaJWxWCGr29KNVgnrP",
-	"/1YK+iU7FsD+IjEoNmdZQivCujaFxywJRUCL1XQGiD0FNtRYzhRDUyiFekcRQQGkQw6MmoFWxsihvYzA",
-	"dUBOL94FPYHQxwBbKIekz5N0HBAblUE4PQSgQjCiPDpgBmWYQygE9KRhTEeKqNlgDJBYBgEQ0QJXtAku",
-	"tUMcWuAuNGZ6Qs5SxcEmhmtMrNkxLT1Q+8Rx1laIrkXygB2IP7D0GJe7jmnlNzXYLfD7a2uAUYpZovRa",
-	"6f2G4I27BAL7enMNaMICwj7SQRov9KZQTKQFo2rvQ8U49RM3NaV+fw0P2SFfWWtrNscdGh7OcX9cGqm3",
-	"kcLLUAEfTef52/dbe98jKcsaEwfZigg7QN8L7V4+kq4dWDFXsyXw2O/8+1pdgfZF21ZrtUBrrWgTRKVI",
-	"Gkdvu63dpkM8II2zl5f6F4iR66AETFneEhTXEBv/x9Tg52UwuyTikWlwGMiR4IoFiEuonym0PFWMCQdC",
-	"oHXfWM4RGJCLFloL9vT1BMLYIqKmaVn8s4XojbkyALrQ42grCvHPgbucxnEIGKjrIQRKNa4ftVkT+83Z",
-	"BRaOGGiRi18GCMKe8YB4vVipHNqLjoZDAxAK6K36WVLZd+nXHJIw6xhRDguvJ7QNpHCmcQcYxsiyZbRk",
-	"FMhg/UTZcA8phO0gtvQVbJC3XKXvzf4+hu1drwPUbHWZ4IpkCNZ5Ra5/X7d1cWVqUkbsjb6hxO7wcKUb",
-	"yCgMjajNgIT29zIhod6p+cHZ++o3pppH5+9lYjbRMs37lfsHjUHE/TGsEivdVhNa5jbLHWwT/wGbWSZu",
-	"fz2KUeKe/s0i+b0XXDk30skhp2oHRob9Gxga27/p/3y+Tz9TBWE3VaDeWaQ1SgopkDThk4kJIAyoYi0u",
-	"FBOKp/yWxYvmIZmyRJsYLSbgERkyeE9Y7z7cRiWppnTAlqAwT89eHr8+s7J2StOxDy4DpNL5CqJVODMT",
-	"LpzbV4qDWUqPg5aucphLvhpzu6esgNcZZRNGhQHmTxhi9QE0aE/YhLshSFi2ScAGAc2P+TaeWPRSGzbH",
-	"/HvzkMQ09RCyDGFB6lYvYcYM87q66KJNTo1pkUqgmZ5M0wWss0F7ykxKfM6cqp5AFgaz8PB1rhV3aIBi",
-	"b7Atr02ODKk8Y2iEAlVCX5tBYAstGNIbUNETrlDqiYIwUmzstQEVpO+Gb/IEI9mK+S1zH4AUCgtj60ln",
-	"6rGe6M94nLa4IL5NLJnKG8WAD28mY+BRInn2oZf40oPuCW4Bt6jHqlySIystiXhIE+3xCiRO6TSnfO9R",
-	"UahPC8pXKZQWJSK9HtCkL8eLKKGQ3Ijl/HpIIZpqUhZgDNauRjulUz3KRyVKMnbaWrQlz2DZZPzZTaWl",
-	"dHgKLaqo2bDfqrr/m1IundKp8RJBgLsIu9FNNY2avDzazKwpL0DDjL3ahC3S3EL6C8OpOKWAuw21FWmd",
-	"sL8tUCkWN6wN668pOOmJTStOcEJf4miWqk4qPGpzeS1fOvehvw9Ewd+fb+ptwpWSGideL8FdXFO8ezOn",
-	"1Izs0dxS7/nf8sNfysGM3Pm1Itf+pkriZif+QX3F6sadkba6Em2uWobbxAHaUFvzhbA5OHaLjWNk8YKl",
-	"B2TChb5U/wpsZRmxnmiEJY0H5vsRbENfH2J8m2nbVbs0BhfX1HeRcCDFkI8A8HkwZoMbFvUEQFKolITa",
-	"IAxJQzFGQpy5N/o3zUMiTSJ7aCiq6I1N8ZrYG2SNHZw0xn9VT+gvy9ENFYrzZEJsxpiWaJ8nBoc68HPI",
-	"PVHkJ2oTO/EmhKv/ZA3x/gIIgw/ddHL1AOoEa9CNZPqaTUS4oPpfyhQ16nMxSnisTQlFZynb+vtnZ+w7",
-	"XKjrvvQ8/dcwYYJluFEblwtt2M+CU/eovPK46dcqp3dsbjVM7W9wN5R6EPjigMwEnupH7sbxhcC3nvxv",
-	"TTV3TAqjBCXUbN+H07JVvsva3pkLNpG3JkhkNdhJqkgqb5ggKpVTBeADUIBkAn1Q4Z0qxMv7wPqXcnDD",
-	"UoXAdpaTC1JIZG+v04U+QCEtUaHJOVqNmL2YDOj0AdTGS/hSpzb+MM0w/9a2JS7KI2z8oNw1PxPZdj6r",
-	"Yf0A4qJXQ3f/bfgDS6v2YOdxlOw5KMJH0bPf8AkfuDToMQ7CI0P/laWVjr0UA8a7tA2cYX+j5Tyz7STg",
-	"9SDBes42DZs5dw2AFnqCWzWEWSeqnyagcMU6flxfEEMiIGFDlg4wnoyw3BaLlZxKxGE1j++JVDqHqY5o",
-	"8OTCEm3rAwgKfz62HsZLGcv5ayoiORwql1D0PBf2cSqhNmPMwDOJ+WgMx9U2/H+cSs9LqS1JSlb2cZIX",
-	"X1MgGsSxb4Lx3yP3gHv2S1vk2wNqY1urzfI5RnmIvt4m2I3wa4T6lyHpMyReFbM4BvrOFWKyJ4ycbJPj",
-	"mNHEtBXgZZBZsClweGHNtvhNYjr6rXj9sZ6Cb/b578MogXVxW+EJbrg/kHFSGio+n6kxUxl9WABsYxM6",
-	"YqTRX5CJlibA/ItMigkb8CmkIKWwpywgCZvGdADk0/osQukIHA4s4dDeMqHTKaMJUHSbQ8n9mPATa5LM",
-	"RMpjMtBzzaIlq6Ynqs0aZ8wcCTITN0BFHcIHvLFU+YZY0H0i/BtAkw2Ccjqm+VEFedMGpKtn2xzqZ7mX",
-	"4eycRKGJD1/gbD2oKaRFwpX8HUR8U/Yx1foeWPe7O3pFKFHsliWMTBkVs9SkqRcoSAUxRAD640YxiO6h",
-	"TEz9zDSmmNi0uKauXt5hOGJWy+zTDeK8VKX/tpaWDfG6OhF9tL4ZXN+ir3dUcWDR4NYn6AKCuP1SJt+U",
-	"8q+G0G/RDil52nL1q5D0DAiy/mpp1e2QCRez1LD4Ixqiq5w0ymkQUz5xzS6YL7XfCdnRNjnlIs1w+FGB",
-	"5kLMTxSZJuyWy5kiMzFTpi22TY4yH90Yvrb7xuRuEYPRBqRRn2LZyxwLiLStrEfIokOMUYMevcHqAtET",
-	"uYh2m3wYM+GylqDuzItMKGIuZ3FERpL02UJiFwykOl2pDxnQaU80hgljZCcg00SSnf0Ak8NQ2EhmwqRJ",
-	"m4FBIndKd8dU87gaSXzmtcWTgaYO+BzMJJuoefPBkqvn+OWmJvKheVjuxr797M1Pp3vnUAY05QlTJTCI",
-	"3Q2xvf3PXFGR6KP7lSB/GtDPf9dEYw0BbWuMsAjqG5HMI2mq0+XalC+lpBAU7+upKf32gqYA6X0AwhyK",
-	"G41R74nRbrAmJUnTnsgwAb3UJMB9oZGu1RQfUK2DpkxEeuL9BdCKJeJqQJMIKs8lRKxtsaZ+5kKRxCR4",
-	"tXOXWa1+DDwwbSbQC2BUDapJizpsFNkh1uXXzJqS92KFEnv4MA4u1EM6al/CS/kSVSjfvJM/vPjFs/Ql",
-	"QsJMjOiITfQAK4vM33mYhtDds7ZRHAHy3JPJfCzjeAECBsNSrqS8Jm9uaaH3K2/s9wcJm0UcAMG2jiVV",
-	"KY3J91JG5JIOWbogb98eb9Ui0RlyQWN9PDJqmZp8N3sdKCO39BgnEaz3+vu6Xb0ZTN7spy4ZyGQqE8go",
-	"GNCkKUu4hEYbwJuzY++2gG8+ld7X7Ha3IGKj/ec8t0690XQo1aMpsums58jZHFMsW/26vA2WPuebgHxY",
-	"alfA8mK5w2jFFffoXr4Y1WuVbfdDImdTZTpE3biIHPryS95CdRyeGce7Bxf+Q3JBuKFiDbMPPomqe1eO",
-	"5WQacyoGrKQ9scIl9nb214xA15GIDyp2NhY0GxYjZ/P6mNQJv09F8m+gIuoutq8YviKPmicQv9Vsf+NR",
-	"8wkNihqztsIs6pS7mPmuHruyoTS7GHG1fR1IRRRgCbYTUHgRCoQ72/M/sDSn9u7JyfoIMthctPe/2Xuz",
-	"5TZ2LF34VRA8F6Y6UhQ1eKKiIo7K3na5y95bZWm3u6q5wwlmgiSKSYANIEVzOxzxX/0P8N+cN/iv+xn6",
-	"vMl5khNYC8iBk5ISKcreeWUrmQPGby2s4VvA67xxHZzHqN5/bdAbpuiAXSK9SKPTeHbaOrUdpzyxAvG4",
-	"2ORXMrX3lK6hUmL3Q8KWDebT0mDGXNhVflweiErDd3yMPS23E4G80YEG34X6mI3BM/4zDu8HKcwwmZG+",
-	"XSwaFguoUFZEvSk2f0K1hYZO246voUnhx2/3k4bZklsqEucW3w5EYi2ktgX3b5m5F9bv5nB014IZ8wLk",
-	"yC/UfRnq3yjGfl8wNWVW+KLMaqJ5XQpGximETZEMsQLCEs2gmDs8CwUmXOQ34uQ56XPFdPHA18p2Kfla",
-	"PAZ+C1vkIheMxXZxTfh4nMIa63SFuydzUUP4FBjJkaSo1IHAPn3WfrmdM+Yb17xtnzJreV3L61pe1/K6",
-	"dvZsqCh4QN7TyTCr2b3qSPjnmSthJGLIsGqRNzwxTJHeLOOCON+IP5irezp+sjZvyN2/T2qf+9exqSAB",
-	"q1aYed4ockWMPnPxOZIygao23qJlhxvNe2M6sl35q0wmdNQIGmMZs6TRaVw+P2y/OG4fvrrOR+YTTUaH",
-	"XJDsdZopTu3df708PDk5bp89vQPw78SBlK2i2n+0T/8RK+xmD3b5tb17jS7IhLMIyxH5VhVJfq4iKoht",
-	"N8TUmCETgJLANBpibaXrGdTF80+HAQl90aUte45WA+MDOo5WAcu+YaS6+uWHcQ8ltms030hRzjF8n64e",
-	"34ra0VM7ejqNizjeWKjdX39f79f5RbAlcuxe7ppCD+9n/amR8CGRsEanbVr4H4fyej8KlY/F9Kis8U+0",
-	"44HM6Es4Jq1hRi/aBCA9KpFTFuPhPo/wJBGkp3oKk+1ouUiVUEaeWkndUfZtDc01ND9SxXFr2uK2+LQA",
-	"QB9Q6btZG7C/hBUen/D0vAnVhpy2SUxnOiAyibP4fqClCKkJAzRlhBwK8zMaDbvC1w21r+jJeEaor6dP",
-	"YpZw9LL2rZxwhf87eZGUf7365ecg/9O+t0U+4dNdkT3OocQ6lNXDHEjqS/YpzAO2owd5RfAAZ5o0OXBi",
-	"kFhORQA5E/iurkC32AHW7kfphsPg67e7kZACzDUTJSMGbx8yxTBPSo/4xFen48bnAnfFkALDPnTDirYQ",
-	"XgmMy/a19rqjwoBPkibUG8wbh+MnFdxBVcKZAlbzg44rljKAjC5lihVo8FXYeG5a5BM3Q5ka4j8+9yTJ",
-	"HnQzjM+P2MQq/qGZTZgOXWZpVtrPYmrsx6kZyfGYHmpmNQnD4gPITbNfgFdjDe3ikHLTFcgF5JLJyoz/",
-	"jj4Ikujm2f/PId/Qvdr2CmbFO/hjX1YQagFBrriQ0w5A55i5oj0YmO0GQzNQV7jROMm44kK3YFuGaRNm",
-	"Cw9K+yvkEinunKx3Is5+x+pNy49OP8HtIWnKqXCKDGSyHXTwXyhAKUXEE4ZkLjA79l6rKKW9bBfrrGkL",
-	"RWxcD/RmdQaxZbc5TCxy8Li0cn1phNKwFPS8IpacLyzBbLFu4nlh7Xb72QrPC7xwC7WSS4CoGYHdsGTB",
-	"F9v9Hw1gS2k5rQiUioGQ/X4rZhGPWWwxnn2ZJJBG3qeJZss7AR9rbO6xsG32omtMv7zDh46xJpf/a96Z",
-	"ETS0mcGw25FqVK8xcf+syFxOrc2KdGvzDkUj4MnNakZgm8pSb2cFJPBjdWHD78EPZVZqTc1c+Frpc1BQ",
-	"7zwYrzjqZ6i7UAkoe3B5JaCt1TccpHxd3eS39mcSyyjFTM3mUE6t2IwlocRQPToIrJ4DtFHVcj/xg1ZC",
-	"l8sAAy9V9tvaum4bhAK8xe7d27feAwNC43+QV3CIJIkcQLOUdPWFIyaMYkQPWdJvkYuevGHk7Jj893+9",
-	"6ZCx/WOiZJxGxmXXJwkZU24/bxX71qr4tePrk82P0j17lAbmtSy35w4hTJ4JzHXYsDEMbqqY7fyqA3Cx",
-	"wXfwucN0VfW342qpj8VbxrmB3zIew9yFR+BpH5TQiHBBPlA1woMdslmMoQJZOkkkjVmMF5EBCjZEANiS",
-	"Q1JXNF2Ikg6BYzGHHdIUUrCDW0HNqmwaL/hyaCutmddUg15e0V2Pu2Gfrvrdw96ucaqyFQ4Ge5cO/VqE",
-	"3EGEbDR7awXFjn38CJK1g7928OeZnLjwqkjSgniobOQtrrh1ll5c/ffw5HsxdD9XUQ1/e4a/GpW2mrpX",
-	"fXM/ep8+LpDbFF3P0QauAHdSLxcARpeIq41ihmxcidFpQ9UYffw5JtWa7fY12xraa2j//iq87N3Pj7Wm",
-	"dq33DdM4TtaYbK+GvG+IuysgAtn5oIYMODMCIuFWmiTgjodSEve1s/7FNWrDhCvfzB8z8epZ59Sjkx3+",
-	"0q9wbXZJlX0oSUU0rI5h8UvbYWlse7PoplhCkWk9Ar+2EufkxTMA3yFNeC8FH9bG+bRUjyojY/+48dsd",
-	"TL64cqrafLP1UkPeVo2+w2z/eszyVx6B2VcXEO0JkAQzfQ4xR4RCxmtWYQp9UqQZapmqiHXcQ2FA3BWs",
-	"S+7XERYD7IoQQlbDgHjF6CAgVGs+ECwGnSROGaGoLLsvajrbVJcNiK9TwLHYyjKbr9sOeyX2K1ABuFGA",
-	"66lmqoweT3vPosPn8Qt2+LLfPj48OT17+uz5i5e0F8GqjlM2h4nk+BgVoMP2s067bbupuFTc2IU45INh",
-	"oQTNqzk9kNCeTHEApw7zEO6gt9UAdvegWVmvw4neRwbZH1AsbTYp64XPjg3JDndrS3JtSe40PrJIqphQ",
-	"t/Qqiee7nCly8ohDz6GyJnzY3wFxTIthMefuqKBXGJIUo1CmZkyMlIH9ccKU1dK7okQlaLbGBP4ue23W",
-	"9sbjoVuIj9v5AWYZZw0S1GSsPi/aQUMX+Xqcng1t4oZHNPE1dUds5vIpuPhsZzZPsijYLCCt5cubRqdx",
-	"dtyAWEH7/9NTEM9yPDELSRRQ7U+RHkvklJwd//d/vWkEjSmDKr2d029BsSUuzjFO2Ws6043OqW9WQnss",
-	"0XmLbCc/O+af7Ls/gUPeTgvlgikCDyVeLXNhlv7LJ99KtpkkJkOZxHDMC5YPk2scNkhTwfPm6Ej6obmC",
-	"/3aeFtp1RQU3/HeoeyHAvoVwnjfmeOkw4JciOfZU2Nl0fDHFfv8CSVSyp5m6cXWR81e3i/2EljjR8ttu",
-	"qDAW90/NibHX41qOk8QUEO2OzIEOpg8tMHvk2GbQ4aqT3VWBYh3WYYeEGQjAmc3uu5A0MXDfb8TwICBh",
-	"Ab7yG7h4Ex7Z+95ANE9XhHZbhe6s6FMOcBeFpBmzPk0TQ46R2y/0mzUk/YQOWuSdYWMyYjMUdKng/5ky",
-	"XzfVD/s26TmWbLN9ngNriVRLpPtLpMpnr8XV/13Qq9TaW71XHlJ7u/t22isHzrITZm3jqG0cxboHS7Ta",
-	"LRJcggpbyfJxO1VOpv2RDxVMHZm9xEh5n0C8pfrhIyFwqMVgLQZ/DDFYy6Mtlzi4D6w/tK1ii1GVuYx4",
-	"V7Rqu2rxYxozCJV0Vbzdz2bIZmTKFMMbptwMt0mNtEKC1AaCGu1/eANBrRnVe6XWjGrN6I/LP7b3I/at",
-	"NcTt2oxTu/8d25gn+3rabh/4whK6k9WVCEiIpVbs/0oVd/N0lq54gJITBRXveyo6sZz7qBiFAe4u21ZD",
-	"MWgxb2pWJmhVe7AIzuZ4dIUPrmrekgLN0MRCAa7NhtQXc1rsQnFJPXBQORV66hfQMjlfEPAgzl+CEJwT",
-	"vUJCfN/1VJJUgOAgE4pDpnjEGnnpIye/JkNp5Ic8PabC4J20G7/ln3ZCFqVr5yz/oSATQRh2Gm8SKRWJ",
-	"FeVCkyhhVLRAxFUqP5Xd9OdZ1YjUSjXCSjPuyEbzUldrwn6KbZvXCioqiqfzNcWql9Kyys9fN577jbQw",
-	"p5POq14+HLNaD4/d/Vel8s521vtK/s7EpkOGncchk+rXjSKUi7pf41khdvWtVc7lDVM0SVqV6pR5sfUG",
-	"itQVl8VZvizcnmictl40ahW/VvFXqfibhkNnxeaKAtlrd+82OKNWKJ+3+gDydCvxZXVc2SOJK9N7LkS7",
-	"Oh2odIiRfVdoiTgCXb+GSZMbndtVqWIkkhPO4o4jg81uZLG9M5ZESNMVmOVOuDko5Un2ZoQ67ttM2pBm",
-	"VtRO9guXlUyYxdYhHww96yyNIqY1MRJJam2LMeiMajKhyjhKVSsNi2VhIyuFuBjkaUM7CTfba5jZnaV3",
-	"Ral7xxqi1YGzssVlfth3Gd+UHx/mNWrUaUv6s7t0b+1472octsjpcfhHprzhn151w782UtzcI7XeVutt",
-	"29XbslW4X71tc0PNI4koqwPJ6kAyux3dNirbuXdfInlhIa5jYyvorshYCtUDQFYHBIAP8NULVZfagIlw",
-	"kVTKPnvDIM1dPyEIIQfbCSq7dzBZbbKsTZa1ybI2Wdaqb636fl8my+2rvrUyurMo0j1bJiuGiN6qJh75",
-	"tW/HaMfBqsvTby3A6Dl3egdzZQGHYsjKJYwqoUFRRSgg//t/wV995biQmhZEyXFALI6Sttdjj7rCw9iB",
-	"q/yEUokOGKEDq0MZTPh1sW8hGfAbpvFaaLE+dJnAYCkVM4IV24gHuK6ABo7piNkGutuhcha7cRXcoC0t",
-	"8pPtlXscHsopo5yuhF+B3rsrhHYF8EkVeJtIE4mkSEjTmJvP7tZFhqnsrXGeNGw//EST0ImlMOgKn4P8",
-	"/KBFfhWoQbO4OP4amt0iZ+2XUPOOZJi5qPY7Io1CNEpImpmuERCacAqxHP1+sMY87D6wbQNxfbaozxb1",
-	"2aI+W9Rni/psUZ8t6rPF3gzdjyDp2a3NO55sFvW8O1urj0p62R6S5i5QsyO9GSrmIzYjzTFTA4ZSJ6t/",
-	"LAXTBwHSvwJagnam7c0xp4THvh5BVxQJ6Q5a5EI4GzsZp1DT08ABxqnjFrBIM0TVL4QKYRly5yRE6QSi",
-	"N3IWojIJ0Rv8+4sJD1rEz25sZQpK8lLEsmL9VLOsokLzrP3yYFfK/FXRxP8xm+v78MP+YVXx5RrRHRA+",
-	"m4ddZrDVR6Y/VrzLakW9Dn2pdfTHqaNz8Xmi5EAxrWstvc6WfBzZksi57KTnPlRyPaRqb26Bd1qnzi0w",
-	"SXsJj0jCxYiEb3+6JtgyaPDRVyNHTHwLO2gbd9AUE8Xs1LSIfQ8Y0QeUC6KkoVBwF6gx7JP43ESxGy5T",
-	"jR/RRk40mUo1gicNGLy3E/N8ZVv+mCzaMAiNTuNv45c3vavj3+nbN7N/XB23eycm6fHjm3/wdvvD7Pif",
-	"9vrfP/3c/se//+vvFspU0ug0hsZMdOfoiE54S8tUt9yLj26Oi3O00bsrYyAM5XsuRjUE/vCGCpjrOR+h",
-	"2+IPEVl347SM1Znj7/J7iGAcNBgKM8DigCh2I0csJkIqwr5M7OkqK4kFKeYtcm33IWaICPAaJlyjc+2W",
-	"goilBHJSaGte9lBqtr7soVX97bGexmMuMvDqihVJ5vlw7Iq+vv2y6LhhMROG08QddtjYKspWZx3/zyFV",
-	"PaluOJsejriJhkxkIATZ13asdfntL0tvr1hVJMKj0g3f0LmlJCiqTi40imX+frtTitpNpvBWS1GbMHQi",
-	"FxZGjYhbzldbMsYFVHJlKFYiEmy+h8pbw+QfjQZf31pyQxMeg8nxOYnpDO2aipnUh1yAloB+/yYyhSmL",
-	"UVBkFcGHdsWQ6uFBi8AaBcVJENiqXvfytGT2hYtD1iIgs2XCyJjOiJCG9KDa0g1DdQ13n3qiiZyKcwyD",
-	"4LFGY2rPwyHaXku1QEiTijiA7mGWHo5x3BXulQGhY4npbb7QR4dQAeW48DtODSdn7TMSXtkrtn19uwJd",
-	"XIiQWYuCrhgzKmz3GBzh7Q8BOWufohEYB8UMqSE8p2LLsvjyb728N177XK8MNfaZYlcG8oaKGxuB+Roo",
-	"rVgxdeMUOT9su0qR05h5mM3Oimb5u1274qIU2LBP5WeXSoy8PUGeHAAAsPNUmgw+61Sae9guKvTkks4S",
-	"SeNrKd9TNWA/Qt4NLGwGmrEUbFvyd91hIEuziZkPoFy3m554MbrcvIDiL02YBkkFXjmfc+0kAzdkKtMk",
-	"7ooxHTFigWXWIUL2ZDxzZ4x5yW4koShUQZI6ESengjStPHIxjbdwVPlXS6RlWnfCsK89gw5IwexrQIh2",
-	"hRPOIpmBIMzvsFKQJloSxWg0tPdkUlcftMhH+2lUJpy4xn5lUnPhjJUfsTLPppXk9h3Nk/bZwb1lKjSp",
-	"LFPnJEAlYHjlJEQNctszmdqJKW+APevhd43ShliCtRl85WJ3JJ1YPGcx4WM6KBTcdrW27UZ1ZUu5Ir2Z",
-	"YbpFLu2dKOJD2PhhV2AFolRpqUKMlhbsiyETOmBPNPn143ursro44vA9F6OQoJgnzVCx5E/dhr2/2whX",
-	"7rPXzM7i4k4joFbDqHdgDm1HwM0mBhY589jnqYWbruhJqmJN9FBOLTI2PRvfQWAxwD0wHSINRvE04G8k",
-	"Ik0SF5cBTXHo1xVl+Eu4NkWOPrz8xA31KjMJyMeN9e33tglV1s0rmKPGNuqG463XaEyATh1NIIa0gnGm",
-	"zxPmWOomCbXHvhY+i86+2/Vydmw1+SE9efqs0Wm87L94FrdfHL94cRY9j589fUlP+ozSdvT0KY3bx0/p",
-	"aa9/1j/unfTavRcnJ1F8/DR+Fh0/7bX77TZtv7gD04bmv7NG5+zFyfHpHQwyOMsVbDEXsIfs8RT29rwq",
-	"zcVocZ+H3bTdPo1SlcB/2DkpbTEyHTLYiYqB3XAsFXAj5l2Y5wP8VgubrRp+xm6P5yLG/r1KwDjkeyhT",
-	"z5WBxJoMSq3K5TCzGVFtQJ0E8LfLpIN3hYDH9sQXjtgstLDMoDb5OE0Mn1BljvpSjQ9jamhIfFa4+4KT",
-	"C8AkFFpkCDvk8ue3AfnXy5/eBuQT611aaH777g0UIR9LbbriKfnA/4zar22HlS9gV0EqJcxhgYLrILXO",
-	"CRUz1OZYollArv7tLeEiSlIr/JrckIgKElGlZl2BowFKrjeptFvkSpJYFgcG5Am+Hu3vEhNtoDm+Q090",
-	"V4ROZzu0WBmSmEUJtUPcDIsYKyPDzKE2itExpA8Jq+hmN3tllIuusC/mUZpQdRC4ZjhpCplNwO75RNtn",
-	"pb0YUWHbZjVfkHH4RMzHTOiMXwr4ozQVVooakjA708dkwr+wBJV9x2X74vjlCbGaNNE8ZtmEkNPT4Pj5",
-	"8+BZu40PgbinSdIVzefPXrT/9/86Oz1pH+CEnbXbQEel83lv4sQjrZSmMw15UHZWp0qKQYtckMQeORVM",
-	"q5+Zrjg7PgWN4TpbQJmUzj6QS39SFP7ZAjz3Qpoax2pLdKQYE7or7LLoMeIWfot8choRN8UFrJcUEkbL",
-	"oXuRBfDcqHdfHaekdpQPXV2BKp3Ojkpo2fTqBx605m2RaOREy+U5HLS85pdpR8v0lV/hU3fTWDayEC5B",
-	"kTkjoV0VC8rEjorfF7q90yJ/tYLlFayqM+PUquUGSm0wK9EO5I5NkiDQj76O2Ky2Rt6f2OePaZhElMnU",
-	"jeXqYk/GM6wq1Og0nn1o3E2FXG5HcOt3jaHyIxvLG5+EDduKXDl5B8J0SG8YAd1Kuz8cFZD9O0oYtfux",
-	"CdqFYsTIJIYsBcX6zETDg52KSezT6vM5aIzOqohSvuTMg9VSkKDLxONr+IQXj7Wx7zGcv3BObtlVD3YI",
-	"u91eA6sHFaQluxQtk6vsfRAIblVAVzvc3T/kE3/kKmqsAenNQGnOi0+s2jsQO5Q7GKyuLgkE7i3TOKVC",
-	"I/1aBTin/LL/K4RCrjSTYd/vY8aCJwqDuNaH6j9Y9pxWNPbYR6tG3rgGPXC0zfdnQvHzf7udfkccz6v2",
-	"49HXFFJi1orOn0Rc2kJDPmmRn9ElZ8+cCkRrHt1hd5iiYqRzh9zYRZC4sEH7soRq0xVyKpiCoEF/jeCl",
-	"MplzYT8Sd8zFr8Yup28BB+Yt3MrJf5ChGRYsOPc6pEg1XXDUwYNdURCsAQCI7ewq5549nW7BF2cb7vZl",
-	"LZofPNhgW4670h559D47lym3Mpe4sP0HigqzygXv3fy3wIMza1HhEQGZhuD/Gg1xBWxwRsIeIzEbS3CN",
-	"2w20FkG6ogwh5RfYdi4PDAB4KaDCCjXDDgR0wY0GfnYRXwKiJdFpNAQS+qLPLpJpErvA6CmPmcCYwtuj",
-	"o30IwObIVoxZIBsjmw+scDGBRKZG89hNvu6KZca7e6MhVlctoOE2A/UeMPyu2I9dpSYXdMaKKuMGsXbZ",
-	"A0sVQ5cG6BZcHY39/YS5bYl1o4z5TzRIhyA/ZRX3367i2CbUcGj4V/e/d2sooy+IuymwB86hTDVDx5YL",
-	"LSE0SZgacAvhUaoUE4bEnBkiVWxh0wsgJiKZCsMUGXJtpJp1BaCa1i5xphizAkfNLADVagiQNwzqrGtO",
-	"ofCKB1iKuO1CvPMhxsEt4Pjyo+urhAse0WRJLh+5TKggfQZ54x0SRvmtl0rCbT/Zvk0U12wpPr9l5hIb",
-	"fv/jrhuBW7HLf7A6eOVPLE8owZ8fGLZOKm12u0A+ehnxuG1gFQYOHPgxJgL/KhSj8bbj5ahVUSbZkvRI",
-	"41f2iiO43yNopE6oOHSbotHJH926Tr5yJT7RhMebli/tHftamxNqhnmpzQwMG/PaxkZ1NxfhViY84my1",
-	"je/S3QAe3II2jtBpFVVBx1wMCoY5EgHsZuDWXKWHe1XWmfukZgdgJAQahSLQ0iQBsL1hChD5XsVofY/u",
-	"nyRIo5GQ04TFAxa/QvGSkUosulBPDtvHJfoUJ5H+DTvV6JxUJkhpH99Fz835Kf5CRTyleoiUjKvoH47z",
-	"pvqBh273QHFv/A9SeI2dkE9UD8mQChcbcNImmkVSxFDDt8J4wFqcvdtgCCADXw+XvLbQ9oxNI7u7UUSb",
-	"N1BK2XWwlffVsYVs3FnSY32pGPyW2I3RlzJuVeMT3c4ILMzeLSNwEceaDBJ7rHfH0tIwnHy7S0Yo7LJZ",
-	"XbBwvwmgOdR5GZpd2n+pQmzeDCFeSL8HyYyZDqGx1QFiRfsuGvDyl6tr8n/+n///yGMRktzhiobQKRdK",
-	"pEPCxhNjdXipSML6xirhBzkPNvUfLou0gEyHPBoSwVisl1qxt1le0O2PfeY9bkmAbJjphx3faXG/7Ypl",
-	"ZPf6DiRzdUOWB+c91ifzOFRnVNbFyTwmZshcTV7dmTilvPbWZTMVJRTKAS+kmiCadBbjjYHF0yHLfKV4",
-	"CiJFNMLrzhAlBbtPZbJMgNyTBnMZWOK5sj7C1EeYH+cIs13ZWAusrRYw2gj3H1fhopIwOSrA6b4YCq+X",
-	"yh5dkj2ZFJMiYueF+3JKQu+SwEwnpU1XFF43ZsIcYNUdBxZWXvnXck2yfXpnGXeRf22bh6VtCcsFtDq5",
-	"DwimG5IcF6BtM2C7KM9hjXM/PEdhYcaXYcBWMLc6KiLH8iqd+41UrsIa+E7RneCU8GbB+4CcWUvNOAeY",
-	"GlDQwCMqiGasg8UPisE2BStPlpyHITSrlHaPcLn7w94OqQdCmu0YiDInxfxm1ffW9jcHJvDQLHg7Fi6s",
-	"Q0PnwroQlLyVY/Z7zpmVcbxvjIAg/pCrbWlbHPU7fvnPTJB3Rlb97uoBObkbnTfP+betZP0rcojBu7aF",
-	"47oG8odSWD/BhtcljNiuwWKvGmx+Tt6P+npBBJs6w3+mpmaELyIFbTGPv/lA1SiWU0EgtNUFN+JcWfkB",
-	"Sd54JLSa6Gs02vhsei6s8IgYSYXhyTqd9b6G/n/LhO3+7P0b2wHOfRgwnKw16TEzZUxgef3WrQfwDRHN",
-	"DdEuPQPfkyXEFRXxdg/YEJvYPE7vNvy1U6B2CjyWg0vBBbzRYWU7joFMEh59df/7duR26I5l49KoMi8L",
-	"UQKW4spOloaM5UO2OmBsTL/wcTpudI4BhqDQkLuQBW5wYdgAosZXyuwP4Fq3Qhpna9WJqc8VFLAGwGll",
-	"cEe+eqwM/O3fwha56Ir8lqz7kGvhAK/jRTYQ1xi0XAEFTeG6X0IyicEzQwUeBOcaGBC+ltt4M9l/id/f",
-	"gfDfurOnDlirvT21t6c+PP/YVlAHyIQ+mCqh+frSLJf+DtJUMoGMPnS2JFKqDpETBlT9kZSjgMRcDw8y",
-	"XjuufM5gQCS8jyYJnHelYLcSIFSIkPZtX5BY5S78gtwmXHtas6zXm8a9g6EMlJj/TJma5VqMM7ZtFOW+",
-	"m+ovx9cn7Y3rs0A8v+vKL4UZvQNfFRoqy+JznYn0blG7OH+Vq7jk811j5JZDd/M9mOOUv/YognexMXmu",
-	"2zkahgjVmg8EpnlYpVwx554Zggr+RJNmtzGe4d3dBlAX0miYYdIKBfza3r6oewNDpGdhXG2Ec+t6n/a3",
-	"bcDABooN9ninBIKPGyZ/23iwboO5nZu/3P6u7V+1/asUFJuhVxVRUIDLzdXVLCZ2x76fZfwkH1mBtNc1",
-	"6By8PEUCEOeTaJ6125vKitYKaoqCePiB0b39Q6F7VSV4+zKgxuVHUonaLql9wGORGHEvMOkKFhZx8ol2",
-	"6rVukZ9Am3blB3MKp/mAp9LDgLAWU7vI0j11ZBH3g9crlhkTioSKd4TY3W9+18gaVmtY/aPC6hUzGNMo",
-	"k1g/DLoqmRou1pBQfHQ3eAbZlVZPsklRaq7uRyThW7WxldT39/s2ktLI8Bu2OlnsrrAWPbf3orXSfgat",
-	"SS58FRfeu8oAaTEnZRd9w9QHLlKIZW0HjYGiEcsunLaDxogL+1LDxjDPqWKfEzloBI2EixGLX8uosuuy",
-	"99zui4niUnFjt9SQD4ZL3PDub305lEZmflh/9SqiYv7Oazae+GuGqgEz13RQcTCYHVbbvY/2+OSc/28a",
-	"ncaZFSNjLuz/T0/B8uu8ru/lgExpMjrkwgqWhClSGB9QUNwCfLXwq3Y2v75MFRnKFCS/YF/MLxG6kSMI",
-	"Ky54AMnxGa6Vw/azTrvdCEq/vVj12ymBSyt+887Kpb+Vv2d3hEqh428+/vS3P72+ePf+7+d//vtffvn1",
-	"45+eBcft4PgsOH5x/ue/f3j386/XP/2pfZeiE4Yqo38RJd/nKpd2cfvcwZjv8KkyB0eGSrUk3qopX+Vy",
-	"wkvQ7NIjMOQrZjckKI9DFo0Srk2HUHfZ7lOo/ppx5cHSQ4O9zLayJ9cQ9mABZn3RDLVMVcQ6vv+hK840",
-	"YYrLmEdEpSJnjYXCVuA+yCoZoYDxjz/Rhe/prnAM8xAVfHKGEBNgKfgJU/4paHahndMhNRBBBM+mnllV",
-	"MZB1+pxQIti0K/KPQgU7GrO8IC4cr2xbCdckThkJ50RMSKj9CyxX+behoCMXUNO+K9yYZvW/8pplE6o0",
-	"si8yqtEAZkfctgMmiMWEaqRDOcIRg8tWV7N/3tV9kvd4nSPFY8o+/ShlxaPWFH5ETWFfkrjyudZthN3y",
-	"2NQKdr1tagX7gRTsDXf+LWr0jl3FXoGsPcW1p7jgKVaZelbhpHEfU93t1EleAc8y9UBTL6jw9yE/ytXQ",
-	"+wbE1yK2FrG1iP1ORWwt97bLwrSR+NgrDVMV17hfJuSd0c62JKQhM2YILGEWk6bsF0US0YYnCTGSRBK9",
-	"TEwEREgysfB20BVU5TXMgH42oULY/wNlUlYZXrBpbjQDMXCeG7eK36OJYjSekR4bpCLoilgKFhA7xiz2",
-	"JSzw40QqNEP1ZkSl4lDIKZiERmxiWuSDvMFUNy91jfTltl2pH00U61utAwOnOmB2Q2vXcibCOwVSFeVy",
-	"bd2pZegfybpTq571tqlVz1r1rKOV9lGz7GEtH0dOBdsXSRISLkDJnQwPnuRK7pQ0wUG73DkJaqqQ04OA",
-	"pCIGpa7oIpV9wo2Gmp4dTKyKhixOExaXVVfFSCpov88iw+IW+STVCFPLqSBclJ23xEh5bxXzYyrc7vxZ",
-	"TvdPppAPRgmNSPtlB9jvMsyEWVkQxssDN+8koqkxNBqOmTCww1z2U9CwA5EwU+QTyi79eZZdul31KC0+",
-	"fMquKnNLx9kNj3F88JlFtaGiTtO3Mna1ikENy+T/Y9U3NpZ0EDzR6DRyYMNL7zZQAzMeBXuQbXilBwKI",
-	"NtB63Er9VFJl8pBC29nJ2JWq3rKGVF1sp+JnOf0IfA2rZHcB4/Bcrj2TWS3M/9j+k4+pKNhOXKDP7lQJ",
-	"HVFx9NXQwSsZs9VelI9My+SGQRC24gKimekAyRDpZALWKU3Cr1PW+5yqZP694QEmYNtVbrc92pO6AiTc",
-	"F4PvcRHJiYxoQmLqC/vxMTvIIr6sKJdCl0v7YeHwJJFTdOR84mYoU0MogQAnoplGKnBTiHI6zqOcbFuJ",
-	"Yn2GGzL0zQ4IDlJIuONp6sl4FpDezNH+wn/gDXTMsoIbWPXVRZENCPvCtcG63X60kAXYdSnVTHWFGSqZ",
-	"DobECuVDV8JaMZ2OWdbEFrkgmM1ub7CPQXA8R1NisTg3tLVUHHzADFR0PbfNiCVMZF5O3Zf4JrF0XJRQ",
-	"SMR3wcVhQb3urqBiZpU9pD22HQS6YninfRa6a8dgSjVRzFixtc69Zv9X0LSWlIR1aw+k2r1rwsI2uK0g",
-	"rP3Uld8v1UDfPgINTddlmPjVb3eCX/t+aWfL2a3xnYoC29xFcfAdOQncoiAUtoZAPCrApL26saPAXk1h",
-	"VJgwdhWx+FBnytTu3Ah2Nq4Rc5aR4tpNL/v91TkprzkzRDHbOR3MlYguZKf0ZgS1sMBxmqusUjFAy3xJ",
-	"aEhR6Yo8RwVRokUu6YA51vIQkltCWMVhlCotVUia4XsuRiHBSJKDPZSRfs+1ufLDViUnxo0eIj3XMFCs",
-	"nBTjOb5X5L2gflsZL7BxV/jUt0WexcVMHWzhPhN11jQyLzR8x3bm1Ybn2lksN7xRU2/ZdO/twq2yO1/B",
-	"qr7nKd0Jn3wjrxdA/sayAKqUauGerZJqcUEmdMAw6DybtGKkGBejRbQJu2m7fRqlKoH/sHOiWPKnLpiE",
-	"u43Q6kGgLimGAesSHJXZ+/PuzM/Zt7pc+ndeLh1yTGIrjUCPdej7eGumrzRqXqW9MaRMYCVxWsA3z9UK",
-	"3ZTK7hVQhnGJWyFLiWIDrg1TLIbbuOFWfb+2arm7bcTYBI8x8ApCoRws6PJTK43d96yMzj+0VNVuSkW4",
-	"FdOp0TxmjgCrLMl9/fODwgHo7ByMrfBe5913bcPIAyfurMLvH1lNSLtLWY4RhR7W9pntYWfiFztgmxi+",
-	"hLQnDqCISHAuYbTjmZ4M6YBTYk8BqWLnZJIwqpk9GPS5GpOJNFRrno4xgbgFXfeysLpFdpOCuG6Qd5VJ",
-	"gCwVvlTKLTLwEu/LxNm3DVWrlVn++F632HccG+0l/h5io38w+VbJJlg2BJ5WGoFE0vhayvf2aL5vA+Ij",
-	"EOEo+Qgtih0r3rxArybPy2LhLhJ95Sl4fbj3L8Irm1aKOoGW0UKSKkKyKCP3cHR9y0wu6+554KCTiZI3",
-	"FrtvAdvXLOIxi7cOth5ka+T7zjX7j4zGHhQ2g4I9qfZ3rUBVgpmjmEVcO31gH8EVuC/B7VJSWwBIGBxR",
-	"7BkidK1uxbiPQ8Ju7OmhGVNDO9nP7+Iw6Iow0yLDgIQFndb+iVYh+MF1PTxoEWiG/bpgLHafVHFImvlB",
-	"pyuyk84BiRSLmTCcJp5J3NGUDfmknPeuZMI6oBHL1NgjEPhIAICxCMZp0BW2Mz6cQ04FUwVs92HLrufk",
-	"XqeVzBgPvct7MQfrXXEHXMepfBTHmGxR5wIiO6dcZqeOEzLwZxEW46FFsMlQyUQOZhuU1Cp1fFdhrI9D",
-	"3PlF+P2JvQ1I42Rs10k/k4RBgykllV/irs5NUVAUYEPFRdAgSzEjixYBh0jnrF29fthP0JKVAZMJZB8Y",
-	"KUkip1CcZw6bEhqN9FIEqI86j7AqF+53Ata3f7LI3E1D2clhxazhkIMIoIJ73p88Ak8qt8YfRxbccfdy",
-	"rqOjzDC9Hdd6FdeGvetOfg1TmT8KB+Zh4fd7o4LSbtYzjzn8vX8SqBioHpEDlpIRFigOCCVDqSfc0CSA",
-	"wjkiZYXSq+8ufr6AUCHyuxTsvBBEpGH1x3TWFROqXMFV27TUsJhwQbgBNqRUjIScivwlRUakFnFsrMu5",
-	"HLvC84Fj8vuKfYk4AxsgJE0aj12cD25Ne53A2HZK4HA45TE7z+N1lrNJugCf03UGdMMeQ82JUt3poGHH",
-	"2w63nfoxUzyiR6+GPKIDubnx2rCdWq6rxQ5tGDeEt69EsZ3bp01N3LGtwNM/phKWEX64EKrb5EkBBRdl",
-	"ilSDVdrU0Ve0Tay3/SL17i9VzLylcNCz+6lRYLQ17KHiE7eNMbWitNbqWXFl74uF4AojuVYyEWBiGh5r",
-	"kbI6V3KksroRQdUIwrATqxxCjj7wF8RkOpTJav79VerMiqz8bJfc1XZFZ5e2rTCADLJwIDE0jxfrKUZH",
-	"faqNz9FsdBrtZ53TNgyle+Ss9EiSimhYuB3qfxZuP2nbx7PbYy4EZJ1k9z8v398+Kb1e8MGw2JoT+HmD",
-	"jJJ86HZqPnto7HGZsvvAoEebxboHHWI7UIlrdEtqwAqrCr6zulHF3h9AsW0fD73OsOKyHbTLoPD2la7w",
-	"TgH40YEiNUTIW8ubVrO/XNtu3Xv3+sFZu3vhU3cwvlzTQVXbi21HrVGsL6iZp1Dp++YsbN0A84ELo11q",
-	"TyTjPNMHU1eMxOYTqiFyzWoQ1N7/t494u+yTcMp6v6ok7IrmQkpYhPlgLXINL9TEyJjOOpnJJ8QPvYtD",
-	"MNXneWE8PgCLPSUTziLWFbJPsnxP/EEbqeiAEX/cJdizHotJb0bChPZYgqkKhayIfENjE4AuHL2gBxYu",
-	"snHIEq1yr0CHKMhDcTX/0c1RcCcsy8VanXs+WJZ6vtKecw35Lvsz58BoLuTikpMst/d6SU7uJvacazrY",
-	"qTnH0EEVvNxA2cG7V6Hijk05FkVqS05tydlGkc9cPt0unnL02kiPy8L4YpYww5brc5h8CuirjZzoAtw2",
-	"bXN8rB45a58dtMgrGTs2EAEBJgoG6P6A+xqaiIA7BzqVFvMrB0r1xtyeYcZwxVBL2cYSfeAgM0fDsuok",
-	"A9Q5GjACFBcgOAnBPCNQD5rQgY/JqZSBSd7wxLan0xWFEC+MsrD/82wwVu1qLpZOh7wTd1aKuWKRSWYQ",
-	"PSELVdmsqjPriqFM4g4pVlU/CEiYk8nYz424wAYAjUgYYOPjlL1RchySI/j/tQxJE1LRNb9hpGfXnSZS",
-	"dIUbkMDl5WcD1JdqbJv18c0rcnp6+vLgYYuweeaFzSqwOd6PR5fVCYtgTTqs43HZQi6sHbfbEmGXLEmu",
-	"M8qDZSsRqgauGNd19SSXdynfIFsb24XeFEu7byd1Nmdw2laj4UTDNbE7uNzORTKkZU0C5qRNFsZf7QPr",
-	"2+S4brkmUvEBnxu/nLRo6VJFbqONlio+sr5NcYrkLcrVX8LlKu05qNy8ImnVPMPhsgY7kKzc4tdAjlW1",
-	"sT3Wl4pVau3Jaefpy87Tl7e19lrepa2PKnn7D0CYtsDYWROm1YRp96WU3djIrEeb0RZkutMuSAseE1nB",
-	"j1+Z0jjl2R/l8O9HUJNyTEVKEyyymBeSxKvhQSs7fLiziJ6w6InGo0gzXImw4QGRqiv8SeU8C0Wxq2+q",
-	"uDH2qCeKBvDfpWAtEhZBK3Qm57BAIW1PKp6koCsMHTgrdMb5I/vedXVwTsJs02fvKiJgeI4JOU72LVTy",
-	"74olpfz9hwoKeaEJ5wRhngxSSG3yr+y7aHyM4PmJRsOugDoBNCFcEwqVKQUdW4Fr7+tzlsR3rTBpZ/OW",
-	"8pKARnutLbkNuvTbxHxZrD/L6dPHlNuGUmQf3IJkHrOYp+PbZfPdRK6XSq+ZjmiC1HWRHPc4kTcIiZu5",
-	"HvRop+UUa12yvOjuoEvOLdAt65GbrdayIjmnXaIm6S7eWZVEgVPSJHEwV+mJ+GtBp3MXtrRRUFlb5ezS",
-	"o517u/SodnfVjLlFt5VBiX2bBnkXmtzCclsXfwRKYpaUAsWSNGlmRLO/fnyv0ZaumbqBvTc+QDbQkk70",
-	"hMAu1Z4buiu8wHiiMT/sHvUKnV5zz4oxDyjAqsiFl43vwmSC0wuKZEWJ13teUG4Wa7OQRA5Ay3xExhhY",
-	"9dBHt55cIAgf0wE7+ueE2U8tnYWT6+OXnafP3Sz0ecLc2kL7QuufE/voGJdGtf6+hMouv7NG5/jFabt9",
-	"FjRSlVhpcnOMO/z2d7SP3favMrxH2P2jSk37VtuuHqftantKUK2cbLcsZEUZv9eCkGu0hyMvkPZXrUeN",
-	"rF5BQrs1QyIVCbHGY4jaSxhLwcJcifFCDUMh9Qj1l2VWqK4IdUTFKxmzMHDnitjRZ3rSzMwcBc66AkE9",
-	"stAjTvjAT2ekwYvnRArWFeWvAyR6wxU1JGFUGyDtxEKVqE+wGIO/SfPyl6trUpwOROsDeDn0rCvK9q/M",
-	"wJbDQ9gin2wruIbqmFbnkYpMlRSDYs6wt1VxQ5pQQK0rJkr2Ejb2VR0gfiGMmaE80eEBRkEIaYbwmPZm",
-	"QFD2LkpS39OYFa13yNrp11c+gq52Z5hNpEzNL314qEOsjAgDDHHHGg601NfP7EuUKqABIjRhypDmdMij",
-	"oR1QpkkI11pOmGMMih7Kqfa0P2i67AqXxm1BN+lJqmIN4VrQViQMwUWIS4xrLOfA4o5jRR1TZdXj0Goo",
-	"Ya4Wh/b2z379YgO5jxJjcbZmM5Igl/IUURGxJCnTBZEwcqei8Byii81U+vGEohPZtEmoJS6WRIugts1c",
-	"ejPEr+gJi4xUR9rQfn9DQ6SbzL2bIh030GspFRlQPWKGREMWjViMThLc9Y1O46/P//bm5MPLf7+8cCUK",
-	"vUjtfG2kgltt700jaNzQJLW3n75oPd0gvrY4Hjuth7lH89y8NvzCacOlk0zVSJaHOOt8beSAkpu5QCvN",
-	"yILKy2KTQpffFpZRnw4VE0MGiwkWULB2adWO630p/xZt/8DKfwDipj4C/OHtkw653ekF1bEMP28/y5R1",
-	"ijuYLI9iGekHOHDcWgXfKTslWye6eguOZbjsHcalM4L3EONrusJzBOETSFAoPYWlhvwx+whWL3b+bipm",
-	"qF+zRJcpfu5bEvQKTauv7VjfJ8F9QyGyEVzZxv2oilMdI1fHyNV2xroG+F5ZEN5zMXLyKJZRaleN3rlL",
-	"8si7XPZjUrxAIxuQVKPVrWg1DMdpYviEKnPUl2p8GFNDw7z2JjiFfKCbvYuEfZ6wMPAGhq5gXyjkG1FN",
-	"wHSEz2CknLPogUvooEMuf34bkH+9/OltQD6x3iWRirx994b07bryaQIMynbqgNCBYgwq3GStiVmUUMVi",
-	"Yrd+ABVxkEjdJVKB2WYstSEvjl+ekAn/whKwdVGCfFMiJqenwfHz58Gzdtt2iyZJ0BX+qafkA/8zaZ4d",
-	"nxLakzfsILNQrbVMtciFe8FJ23uVUZnctQXqIo7tqkSRsFML1JJlMqdc2HVR9gVuQKADubq+J7sM7ap9",
-	"nrf4PDeRebjuVhXysT8+WJiR7+RXNxV13FGdZn9H1mqQl15aLtcOejKeHULKaqPTePahsQOjwMJ6XpOL",
-	"/5GN5U1BwoMopQV/oONGASnWPGu/BEcJ+m46mTJAtKEzfbBrmeWz9XOxVefs72+Xbyvf3y7A9XvmDvsj",
-	"WB3KBx96olFZJE1uNAlTlWR5HvbDB1DTkTiR70gnImRbvG+I3oq1O2+QQQXjX0pKSKOZada+AwfLE4B7",
-	"XFBI11zIblomcOGNcwL3lVX9D+1mUTJZknY1UfyGGhaQMf1ySAfsT6fHT0+ftdvtgPDxOIUlFs7VWa7w",
-	"SJ2a9TBBN+50UnXX7TPsJli3i3m8aVI9aNGQ0jyhZphbibwmvmg/q55gvzZCSDG0ou7tOA9fzw32SK3g",
-	"mBaaYapdqajpUKLVfkgtMpcywAry+cCzM3TFfDZY4S7SLDKErLXTrzwxV6pUW9mc/9FNw95jL+5kMa92",
-	"xCr2sXYL1G6B2i1QuwXq08uPFHvgEX632VFT1htKOdqs4FXay+6YI2kOcveATE0kxyynZE6oNiRmCb9h",
-	"anbeFcJXkuSKaBYpZlYW3sGzF9SPXKzT67uwsp7j7srzvOfafPIjeH8S9+K43s7mXrr7DsTQruHF91Qu",
-	"0lX8dl0i+JHwcLiNUJ6dAm5ke30VdPjz31wJvWm+wpfVfNk2b4dbkD1IoiR/ub6+vCJMxBPJhbF70wr3",
-	"GKvkesJ3ElFDEzlIWeDPLEniguf/o9v4l27jt7DVFVjWGgeVRFQpzjxP9QBUWoShAEyg5y5+HWEq4dqw",
-	"uEVeI37ZB6EmBHykK6A+B/tisFlQlawU/zSkOvM/nrTLM4RW1x6bSRGjhfUaE07xjJZqRsKhMRON0fNw",
-	"UUhDcECA/DqzuyRSTno0GmFdRUhVjQmNY8W0DrpQXBrYv3EgZIJUqzTWhJsOFmozxJUr5lb0iBSgkcNc",
-	"vLu8OfNvg5/FDNhSuiLkgpnP1ECyAaxvTZrhyfFp+3n72dnpaRiQsP3leb91HILz17fTou8k7SU8yt7r",
-	"w8lcCkVXUE36MlVQoXVME9ckDUkXtknPSMINU8g18s80HiD1pu1jucGGWJyPNWZr0K6wKwm/5wYDOdJL",
-	"7fEkk03n1CZ0QG3XjQtO8wIN/ME9GtuJKx5n224Z+lwRn1sCFsnvTd5hvrYTHHs9WuP2t6hWymMB92mp",
-	"nrYFO/Shwh7qHB3B4LWGVPWkuuFseugyXHTLvf9Iy1RvyjviBmWntOe+k7epBq/cfd827EO8VCW4XQUI",
-	"8pwzRFDIJHL8oxZLd+zq9TtiD6QSP5g24g5cG5eUdjPwGSDls2KQulcoLz0vDyMqnPExF4qr1JdyQemX",
-	"2ykoXWqNzzGzUnpeOre+a3/3BuASU0N7VJeUTDiUeB0TqqS7m4irmtqzegTmaUqF+Xs0PrQCM8/nyRaJ",
-	"f/hzWvhEvkZK7+eaFO46J4oZNbOwogy8u7gonrZPYZKFfkN54nKNyu3+9eP7Jxq1m0imCeRq2sYnUlqZ",
-	"nk6WNFej0r2mtX7F3vr2c2JbD5rDsrZvZ0kXWgGKzfKmECGnpEnJ65+vSB+HK3DFUeApiAmIJYOogK5g",
-	"X7g2Bx0S2kGBuPxwybiELfILBvivmMBOV4TLpt9qOYqEzlbw2VXyhYTaYgZApoVg83DJWY2u1RUfYWUg",
-	"VW8Ifxxe2D9CK4ukiDUqMgXxU7hpyekDHyKpMDxxijIICTKmM1zvRnGfPeknbcwFH6fjRuc4O0BzYdiA",
-	"wWyVz2rZ+cbqr8WDjdNpdn5gW2kEurWwgw8mMXMKgE/rzbRhMuTaSDUrHZg8zKYiZopM6Yz0ueB6eN4V",
-	"/5my1GKIcMGhsZKTyer6D49VP8b4lVw//m6iV2qjyrrIleJSf7T2lOq+Y2qi4fpSo79+fE9cxhaAEulD",
-	"DQowrkxoag/FzZBGht+wDgG3UngAG00xnY5ZhgMcgml+QlMNQLeMolSR6ZAn8wNrJQa8O8YyMDIzFrOY",
-	"JNQwhSE7eMLoCi+jXNSOPX4LNsWm99jMGTnShIGRCI5O9ivNAr8DnMEPvjeQwXKNRZC5K0spTKDzC25Y",
-	"0fQux9372MM3ModvcPC944m3tnl/r7VS6xNRfSKqT0SP60SEqkemXDy4xrX+QHSUKzNrveTFNj/RaNZS",
-	"LLLqU/6GwCopmbu8k6tYyCUKxZoCrDxqn7VPPcHLqQ7IUE5JIh2LOjWGjSf25ChHoIBMhzPCDazhOVeV",
-	"VahGbGLsAuqK0zaJ6ex7drbnXdvYCeHKz/x2b+2kvCrW6iaF5t7dT+9eMrvAaa/qqi9o4rXO8jj89HQe",
-	"KhZQ4ns/ZN4CqIah338fMdJuG2lggvNw1rItCt1Zt2nFMgm/FifpXfwtPMiqvZVNX45ariumQ2ogWADJ",
-	"F/NzM8CkveAOvhhYgIdd54x2/uIsesqB+xPdFU4V6LhAhwT83HomoqGSQqZINW3oyOK8RvGQufhRgqD2",
-	"0swSoLvCKQIHLfKejxg48r044YakcMTTJEyoNjnuhAFewYJ/rmyl05heyVQYT0fIDaGTCaNK+5SbzC6Y",
-	"cKzkj0Iqvw6FCnmSEEpO2m0yZMp12PW+K3j2sp6MZ9+b8LpmmfDajt98G7KrgivZtjuTOJueqhdE1nIR",
-	"5VeeNyK7Ka/l1d5CZ/cf/XrFLCoSi8sZSOzjICDV6FAqf05aqvv/XFDoc5B92m4XaveSQuneLPq8VMl3",
-	"db1bZMvacsHbT1KNfsF+bVj19hHWu7WNy0Z18xZCysCyFhZmagvNtGuJ4Fp6mOK82RxnFXq3UEozYcrk",
-	"FWyiROpSss4KnoxVmTmA/4mcsoycNrFCdErVmFCuiKsIW5iH6hNa6d74abuxPJVGyyS1jfwZCHRdwZ5N",
-	"U2IMVaVkpoX0Fl/Sp0DPa6SyP6EStmYo71CmMVsRVU+Piuk0MXUyyrYjtXMoKAi1PC3pEdROzJuIJEkT",
-	"ziJI5shaCbIO7Fc59GLeaOAo6s+J31gkZn2aJgbSTEOs0LUk+nXClMXWd8ghwaXQRUaJgNCEUwDNfj9Y",
-	"nf/pAjKztb7PONWHQrtFBFsJLZsGtvpx3GlVvVqsPBqxsrF6cZvw2G3sb66h1zXl6rxJTE8ntCC/KkrY",
-	"RdlTPYlyfg2uOir+IlihYffhmSlKt3tm+NfQ++NCbw2G261htTGqPK5qVvNAdeRX7358Ma6Q1f/5f/8/",
-	"EnLxeaLkQDGt3RVfCih0ZTjD8g4ODyAcEd9xtPB8V4QZvUzYIhdiRqQZMkUgppMD00xAtLRHGtveJGEJ",
-	"wehmoMiTgqF1Ji8ZRD5Ci7gYYA2lrgjtgH5GMPfNJV+nfne+iwOCABOQAuJ929nJ51pRgWwsj+P0M4+5",
-	"jbcIiApLC2DIiAdQP4B3gMG83zvlwlklKUtofpoLxh9Wdi6dx7tL0tLgHOeDs7g07iRfT2v5Wh82dnPY",
-	"+IAJAjs+bOghVezISoOjr0aOmFhfyppnb7UbVCpDemzIwZ8Gb4IqLh0kbxN0zAISQ9SZjqSy/7gWBaTP",
-	"gQnARRgMWVfgjsw5XSKpFIMwckLxqRb5WRIe64AI6R1abEx5ooEVwcUzBkRJK1xjJCq4kUAXD33zJSQ1",
-	"HTNy1j5rkY/UsEPvFJswRaKEM2HIu8slchSS90PSFJJEisVMGE6Tc6JWvmP5+erKDlScz8+9j1kxUH4V",
-	"cAkow3F8XcVlP5QXkcmYUAWIEW54RJOMwcvV9LueSpIKwDwyoQKmRXEoTDRRcjyxOPgTRFfYZlIumCIJ",
-	"7XmO+himHTxbzH/xlUxiMpRJDI6s34LGmH65ssui0Wk8s+9lKoL+Np6dtk5xUNLE/t2nPAHPFN582nqR",
-	"v9iVzUYPhe1q1iFkGlvkSWv4TqKodREBwOiodbF/ZYovCMZRpMcSOSVnx//9X29AR10YQPdB+7LPruG3",
-	"j2neCPfIJoNsxzKvBT43yHYn/owuvg+UC5JT32YSMGPBc8UZE5o/IoUZJjPSlzImmvaZmVWXdAvrfEcC",
-	"72Ek0UkFSXQt5QcqZq51+t6ygEUpKkv/8VspgAEGdhGLCwICsWqZdMAfFiSCkGLZmXFJKDLAPMBp2bn8",
-	"t/HLm97V8e/07ZvZP66O270Tk/T48c0/eLv9YXb8T3v9759+bv/j3//19+UkqvDStRSqY/rlPRMDM2x0",
-	"jttt4NHL/l5BqOrk+yEX9qUzx525tCZZJFWsIRJLazpgWWWxK5lqYhgdn1vBQ6NIpsDrzGIoJuvi607a",
-	"JxhW5r5EuLZCTSq3Wac8SaCWGdyPRDIgvVrkfR6V8bQsQeCvoUwVaZ6dvHSMQOXA+yK7TwV5dbCafOUK",
-	"h+qdG6m9crDYgWl0GlTQ/7mGTgVqYMBkWbxmRKWCmClLbhgZSj3hhibEP4OTAGkaCQQmkpiNZcY6q+jM",
-	"Ki8QMeHW44Wg5K0cM7tcpRo0Oo2/ZE3xQApOVjnhUaPTuFQ8ghO8VOT4BCP3NoDL0uhvdNg82WxwK9Jd",
-	"xi9hL0Kc58LJp/1y45PPfAcjxpcH7n1035xz71hdDUPsb/Hv5Dd+C/KnDi9lwqNZ5Yfd7XfnDa8rZ9x2",
-	"UHpMQvWVVbEiQ1w3ra6naVKKl7+jUJ376tdGj1HF1EVqxdZ//AZaGlM3y0XupZJx6o8JZbIpOuEtLdOc",
-	"W+rmeAnf+QVJZEQTgp8gzXAgASZbR9E4Bjqq8KD06s7RETwxlNp0XrRftOG9v2XDsCg3B1wbFCYB0N0d",
-	"chGghkAU6yumh/6UBz+z2GrVqWaqgLWa4WAuCXArBEvrwB0OewpD22P39yShovA2qQZ6yauuINix6SVC",
-	"kAkJHZAbJlKmD7Iwea6I4WNGfpeCOWV7BqXIdKscZ7jsQx/gcKrtUTRhGi21GPyNYigXx/qccHHDDXWM",
-	"QAVGeXjFLQNCLi7fkRGbYf6enmnDxgSS4XBCNGlmSaLYgHPyl/fPCRcDps1B4Xt0wg/ti1ZQ5tM05oYk",
-	"cgBxOnAomSpXaMW/wd6ybNRLjISyP8e7CHE7Jc4kJCvxUz3P+4GzXgjehfyjrBVZGO7yfjhuxzz938jl",
-	"7FAdwmg0JEwYTCGwqxfKytE892HAbDNzmkYnQ6CFPRnPCH6/B8o6vMEzupJoSCeQvtGTNwxVsnIHDh1l",
-	"y2I3LpWd4JjY/Uiaf/tIIhnblSsFqhwFhwC0xI6aVWd9nIMjKVSZx4ESHVEh8JXF1R3RZRvyp3zihhT1",
-	"YFJSMYM1JpHC6x1qLn7gE00SqOmnAzJmIiX+D6ukHVoljehIMdjBIy71CEdcM6HBcGvYlM50hyhAJuYU",
-	"8K6IpOjzQep0bxqPuX3DhFrVCvc9xaTnQ7s4YhhXWIWC0NT+Y0/6JqOA5IrIqfCmpWb45TBmVuIcwgXM",
-	"6QFWTMdDDB4f29Aho0CNmQDADGEoIRDuE+tdyWjETGlB4FuXrYR3WPIwhTp2LAYMwLEizYhqg0UacKxs",
-	"o0dsdtCaK1qxqkQGNTBjERM61aSPvbbQcXNCLl5f+0OSc2ll2rZdmqpPI0aYGHDBdAcGGsBdB11hFBW6",
-	"D9joU4EAXLmOhlYhsYszSZgaeI095sz40OYxnUxwy8KR7EZGtJcmFJJfuyIV+PuhnTeimFXT/VL3C+HQ",
-	"vo4bTgVKKtnvW0QqfKQ09FHCBVh3lqCwP0DRhID3BlhYMZy+SYnmiR2+8poMCPUD+0QTkRqFlS8U1yP7",
-	"mx0nMFZS/LtgtSLsS5QqO4rnhH2ZcHvEJYk0GhOyqCERndAeT7iZkYSKWB90HLMsZDwFXYHEiVI4QWzY",
-	"E+0PR2SabTmXRyYnTNjBEzIVUc56GpYoMV1aW2nIcCyW7eoh8Mm6Lz7RIFC5nVQs7N1jmsdMQ+0HLgYd",
-	"LPVpu2B3fmEkEjnQAYkSRoFYF7Z2jnjwlMVAi95xypDFFnYaSF5v7CoXXIcpi6gIXCHNgNCuKHzUzoaQ",
-	"Bktz+uMYVhzJKpxZiLef6bFIjpl2swlftaOp7StD+8hn/CXEdXPrjJSGFwnaF0f3o1UwYVHkw0aaVJCP",
-	"b16Rp0/PngJfjRdD7luZgnOAS2hMR1giwNEB2CEEVh3FHNOma4Urw7BUOrmaHdr3q59IqUhTFkp7BHa/",
-	"D91H8XsRFWAcwZogdo+f4/eHMomZwgwVM2TjogDxn1rSjLflaruk+YGqUWw3APKJAnKWWpBwMSJYOtK9",
-	"H0vRL9NohrxvyDCN44TZDSN15qNws4/vLLzL3bx0wBIeOdLnfh9gyas+9kyASlysaN+pRAJZhPXQra2s",
-	"+tWBy9SXhEYjIacJA75iyHTE5dmXKmIBCGRd1t0mrhHLhExuZvTWYR0UjI8anTuOvVhD3PaYNF0WJljm",
-	"/aB4p0SAmzbzARVcPTBuB4FnSs6dShkfN9o6XW4raKVMDOiAjTMmqK4YKJlOSm2kUOqXsd8Ztm9qB7LP",
-	"BU3470AGl49F4bFl2k+uW3m498mFxSycJgIoF8SHjgQkC+Mo1icqCuRi8ZClQjmb+EhaSRqZ7GA1Qloq",
-	"aNNA5IWXRmzuVGEoHOa+HBbLM5SJjleaSC9ETg7ixR5gG4s7q8QVUGnLfh/VNhCHcKkoxCy6RkwZ3ndW",
-	"K5LQiUbQXSEk8zrHr4uqfJn9HPVTJFrhPm9aKhL+S9jqivK5xK4zzO9zomFJ1u+5haHlejywX9jDSH/G",
-	"HYmGnQgYjGUWVxg7R40MJGYbm1vhqb/AiaNKtNSVb41/5D7mWboYdnJ23Gm3WydPIfLElWnOolputzZG",
-	"7ZfLqxplCwl8fnaEIXpkSpUVJxsHh3wLkN/bT0GB3buKWZS12+1naA6u+M32BpW3LhYWRRXz77//+0oq",
-	"gtw/AWuaC/LCE/Wce6Z+LFkAx1WuCR8IC+bojVv25jzazTnsm1KBW2T5Zw6A338+J79F3mXVYTOKn3XW",
-	"ufm5mkvW9Yflrafs2vOeRakWFzeSR+zzhPJ1AEn8A8Q9QKbUqrhqBE5fHn/HkOW79g57dkn5j4tcMO5V",
-	"kesY3JkwKFUfOQW3kaHJK6w1cPbi5Gm7XQCn5QuvOkid7AykXq1aBjVWIVatmroHx6z/TKVhn7FmCluP",
-	"Wmie87dadczjGLwkINMhj4ZWj0doYpkG+gMA2t9sFy9c32tI85AGM1/1gZPKgDa3KqtD2vHOIW3JQqhB",
-	"bQ7UFqbvoWAtP+W3snP72qPqvHEA2NDAt2t1suLZ/3sFsLxvb3xvflz4yvpaFZJY8bC3dPVUxp7j9s6w",
-	"56dVc1gjDyLPipl7KNgBy+islZne1qlReK832wLMzNlqNTACe1Psdww92NVL37sfFnawn1Uh56wRNNzs",
-	"NzqnBfhZWEXV1Z7TnUHP5bI5rGEHYWfJjD0U5KCWUg1yILJIqiwquaDhDJiwO/a71nCwOz8+zGA/q8IM",
-	"xWyYPJXrHlbwhcVWHZme7wyZPi6b9hqZEJmWzNhDIdN8AdQ1wJQH2tDJRMkbn4/3TxahhUmnvTE39v8Q",
-	"fYPxOt8xVLmxeY1D88MilZ16t5j8xNpfOTOOl6C6t8+FQlV95EVegbfqI72NkNECawEZ5xd7dWB8sTNg",
-	"vFqyyGpcRFxcnK+HgkWj6KxVIr5ehYp5BKvh0YiZonswe8F3DIK2f1nLf9xD4V2Aq7p+1gMuCrs8qn7h",
-	"eRG35lZjddh6ujPYul5cFjVqIWotzNZDgdaUJiMzVDIdDFuZLrYOuyAcMiaF58Ci7iaMTJliuVL3HWNY",
-	"oYNXvjs/7sEzFVVBJr4DE09hLKt+Jipi2fJFWh3SXu4M0j6tXCU1siGyrZq7BwO4QgGe1bh2BcAjkhnp",
-	"zUgIGV631RcKAyzXA+V5ysXZArKyUg+MX17JUftS3RYc74SWTZ7Nx5gaKAtpu/AvUHZ2vwiKL7hm2vyw",
-	"wFku4VSNLe24BG3F5VndE7m7KIhP87NWA5kDsvJMPRh+LRJAro13yHOgCgT79nzpn/6edbKcKR778uPG",
-	"OWxGwRhBOPrGallOI1rtI09LyLVkYVZXyc52B2DLF0kNYw7Glk7bw6DZt2//NwAA//8=",
+	"/HQPuQ/35132/7P3b8tt5Ni6KPwqCM0Lk72SFKmDD1J0zJ8lu8oqW5Zakstd3axSgkyQRCsJsBNJ0eyy",
+	"/1hX6wH23s+wr9czrEeZT7IDYwBIZDKTJ0l2VU/PiNllSXlA4jDO4/sEQrbUKImS6RBgQ8UdT6QYax0a",
+	"m1lHHAv8TE9qKRBaetcWxFZXGLmF4xLsBkHcAwM3D9wCwI9hgu+mGtz2Dpiy89q7N51CoBQ/fyerdbWg",
+	"je7D4Rf2jfmN7u5Y3OQs4rQMXQb4HcrBlL6XUwEbzqK6YLtkrM0BqHIiNS3XoatIz9aQcqFSyCRhCgho",
+	"aFxraA5MiY/pkO1OAAEQ//2PCct+mLHexP0w5IP8Z/o3Pwzfbsxs1KLE17P95ubT9ZUB8RzPbGCTmKb6",
+	"UOLQVkYdS/NW74D7BlzKsekb7FOVKlILocv9DZuHWDzGLWNqT9Ikwh74XbOiu7/dsjlypK4uFRjRvcOn",
+	"iyN5K2cs6VPFyIh9JFevO429w6euS1RvgPzXvxg8fxq1nrefPz/oP4ueHr6gewNGaat/eEijVvuQ7vcG",
+	"B4N2b6/X6j3f2+tH7cPoab992GsNWi3aer6zTaEayk6YAUXUSM68qasBOwP4BuAVKGCS6TGYUMK1ntJr",
+	"5Ppz8C7zgQjh7iuVAJ4viBTueY5bC8aiF0WbRMbgMaQCXQHD6M0NNDV6Nj4sAAiAjSuSFP9XyY79bmFd",
+	"Dp7vtffXTFb58sC8we0P75x49RjLy47PmOX7XghLPVaM6V5k+AuT/A/JxWbCxAoSrwFOUPKDHLN/PWAg",
+	"qMBZD9Y4Gtg0jhGg4j7F6BD5SLap6p3aWhuzUdaMMrl5rt5FasQnK3dSoewwkQPkYKCxhxNvfJUhTRlR",
+	"cgyaCoxOBy6vXZchTaKYKTjkevS2DTKJ0CXKQ8vnZjtb+2StyQbbt6SEQWnzQYIRHmV0XhOajrQ6yBvO",
+	"//U//9+wvpa8l8nw3cImfe0OCnljDsqX3a7HBEgbZlwxD8dfLzpRjCFY4ywB5BWQp+mIKQPF8iRHXWDn",
+	"ST1gNwYuUDZ1K/Zz+SYW0++0mrp/lG3MxPQGVN6SUJtX7V/skprRudOVXJGIzsnEFOimrgDcYxMzISB3",
+	"HXSyZ8oT6cfQ4pP92yz2pv9eyCsfttbQbNuH3PRHdfwYQRGIDwcW6hfnwWpyQ/FRGUdydpHoKX6Qx90j",
+	"Jpg1/3hjKn7y+lHCM3nHymmLt2h/pBsoyB4rj8mvbKEs7eMbU+P3jc33NMvFFjLGVyJMrih0SAET3uAC",
+	"GPBIeCZ+jj/4srl+x2YXXhAx/3HtPS3jtWndH9GE9lOWKGgOh0k3YCLJNGaqSU7keCyxv7FnCUhspBA4",
+	"XHr6BGobtI49JAkbZDwNB61WEf1hrSjm3uHTfBBzr2SKz5MSOMVeQleHtr6Dix4VlE5sq+8mMV15Ei70",
+	"NcuS8zgL5mGrTObzvPBbDMZgKZv2P4B2DDqBo0zohjEVkepTYHQMJzJJE8pTG8WV6lblHHF3NeAV48V5",
+	"b9u/YmF+LoAc5yUooTJgC/v7pXFTvOqzpSG4Bm6FUpcPL3iictyu1iuL55izAHIerBTDrn9D/3fL2EQR",
+	"SkZUjepNcsW0D512BXWkhOFHQ/PTQLaxAJu0FAn/E37x5xBLVxn5wHpXsn/L0uKBUnKqbiJ2d/Pz7f7d",
+	"u+f/vP7X5YF4O3ne/xC1B6/V0+GPdH/+irWmb/h5evjXf/5t9qy30qj258XOUunmuUBiBhvMLIcSLqTb",
+	"+EdP8CCWBBWExpMR7bHUpeFiKW8bNOa3TJGakKQVkPOAtANySmRC3uoJ5WIYQ278uCsW5h3WBye/OGfP",
+	"3vzl7OAin0X6+17jRafx+sc3Z+8uGn+rRIpbUi9wzQQZczHVFiMWDIy5SE3MdItymz4yOC/Pe19gTHf9",
+	"SLK54Wo6HtNkXhJLds3+JQbIOzYDKmWeqHTtQsNX9oFlnsg4EVdgPZfV6/Fo/2acmCAnYJYQDqdwwFli",
+	"SCrOLo8JXgmjMhcjyFrxllzZHj5cbwJ3c0kNWWFNsuEG/kSVh7kLU71o9xigvfs0ANJq4/MVBHzsBSQP",
+	"R5IF/8d0QlIZuHOHFOXr15H6Ca/i6rq3bJg+m5c9zNhxXpyjChrgfPAdT7ThsLClfv75558bZ2eNly9D",
+	"iMDbX4RkF/8dZt1VJqo+pHfMeoDa/pv2R4WU9IvnrUbroNHeK8Of9yRMq/Hil98OPtca+K8971/1/6wA",
+	"1dZOPxA7bJYWhFvKJtFlGMv2CkQYwK+aJkCu5WeF7rtPbLZyIZC2HFxkdTtpTDfoJT2BtuLvY1oaF1m7",
+	"WOu1NJU6BVfXnGhQ40KmGSZTVN7dshlSirUql8p3ligpIGjg+SE+xPteOfpaCcSglp/PbeaB1L4PyBko",
+	"4fcB6QTkXR2OEGTm8yfi+3vCrFknqTCan9qNfWy/1J5ZnyaM1MQ0gZYBfcsimp0F7ymg3JfCwD1s26Be",
+	"WGeP+zIJpzrbQ+Xunaca8ifEl/i+fLUnOycx7OFYVYnr7ZkSBoYxjwvFay/PX5XNIBT256/8sfOu9NIx",
+	"t1gw2bV/eX/67t1qtH0cj32be1Tpd8VlDBeGPnN9maEf8z3eVCY0AJNWVTkjagk2q7kC4Lh6zBB/mjAX",
+	"RiunwnDu5Xbw3mGlXKxKt9jBlDJwcEyZrJqDa250SsJp/EpEpVbwB6s+LxJJ4ErCRKQwER5ZXLQch1mq",
+	"bxnQOIbSukHCmP5uphSZToYJjVhkY39ON2vP1hTjpqQ3B7pX6O2RiV/Hp19faX2vBvnXtxvWhoKpj8Bj",
+	"Fi4s9zVcux6QBHQzUCb7F/ojgC3PvTI/y0G2ad1+q9rwjoFjPX8AL190A8wLy91imH5zhV5ZJKkF+4gr",
+	"oDWArsuEsI8jOlXF/Zuj/yuHlmdJBVtIjqLdGSowoLRg4uudhGFq+GXKkknCFVtt5dtvrzDrPXFQUvBo",
+	"p2Voy2dgbFBwEn5s6B8a5hJw7nHbcinyYRLDM6kyUkSI+Zu80Y5BTbuJucKtkM2td81i9MSeYq+3Zsks",
+	"eYUG8NfF5wHhVFlE1wHORSe4RKWSAlizM3JoH6guyhmidwx4jUhNCvLDq2ut/6VgBAmvKviNtmlFwNf9",
+	"hG+r2PuWE8sNigsykEmfGSGFPcl6eFxlVy8BhvCKf9c0QL1M13ISNX3ZW67SB2anCHbMt1e6EubvAZFx",
+	"tHnIAPeVXYa1ugtsg5mXIMsvpjfmTbqUcCidPILi8h2/yTziDl7XLlZrQzDeZVt4hWXgRpDdFGRZ9cJ3",
+	"rT1DJfbQRp8KedachVY93yX5G7/wJeN+T70inpWyZv0ASP7LTQlKGVw/cyRQmw8XQESFTB9+WJuAvPBK",
+	"3JUqyC13S34v7WTTUWqSFsZ4t0wiF5UEgFdKBS1bhikFBHMNvXJHV+6Pp27bPbaR2+ucKNzQ1efH8WO+",
+	"pCktC4YWuB0BkBl/6T5cG8S5gd/jAC6dcftCMdWbigg5c0owZ+jtL0dyWD1va8yXY0pez94tsB2XWL6R",
+	"WYANSFphzT4Hhl7WM64WGDlX2p7MsN/CKEoM0KA0S2UonmFrywFZ3C3NbOY86+bxyLs22mtumPeJhK8H",
+	"QJWbggyDSmUx+mUn4X6b2TF32bd5iFC+QeJPR/UBMN/wkNRZYN6iSEnZxzQgFVxae4ZLaxXoYzapJaw5",
+	"Fh7fplA9tVsAAV11ZCrJpMoWe1GyRgkdpKEx293cHxNKwuz8ZCIPMEcMXKDvscFj/NUrRSS4MAUWvwsc",
+	"gk1CsmAQPnhPsDMTTKTUvmZV0YKdRmM5bXcItvqmAnLG0k+0L1j2BQ+GedBe50TeFzoX3lv2OZcMYZuv",
+	"qbrdrk2wYyowy6xgy6EJhYIhTmtYxxaaPP8RTe1V9vf6ymPkvo2B8KrMMLKXPqwb9rl0ogYJU6Ptlj3B",
+	"m13Bilf3m9789Z/7d63x3rtn/R+Tn2fPe9ft24sD9TZ6MXhNn05fycPh3/ie+MvHZz/NCjWS7b3NekZz",
+	"wyjfDUOu7e979tgujVuODSfN8vr3DUFBvFLl/O5EfgIgSstFex2RiY1gKSJngiUBkYJQst9qRHSejwSv",
+	"qgnbAsfEFvotmzC/JrAC9WOtXuACnX+Fu1IkkAd3BU6mPrR9SGgRvAjcliETiD1NathjlKs1xwvV7m/4",
+	"j9PoM5aeF08H/nE9V7YvsQfNYQzxFJ1UGFup8l7ZHASgg/AvHEuu38d+dmPGI3vBFuTDC2fRfLT9JDfM",
+	"NRbvq/hOZRuozHcqbqEv5TstbF3wnS5NI0L+CZdU3LIIjzzpTlutfUZoNObC/jCmgg6zvzmIWPsL6PxM",
+	"jkmoUjoYhIC1Z9kvkZeRxpxCT0h2L8ScJ9PUNz9hCCZzDGlRfLEPS6tdEXhdsYnTXrmw4fVHI71CSaIj",
+	"kTFbMnDoroDSfdj/oRtGuPmw4R3bDH+acsHKK87vWDmk7OPZ4ZuBtpnBW8S2BSi+KqNesI/peR9jYv0q",
+	"tD59EanRlIwlBOfvWJ3I7KYiGIfF4Viv0McybBSHnCTT+N6OCHIRnIu1GCgetqbDaEn8DG8kgd1PdoIW",
+	"F2GTjIO/8F+QOWWQsuQMy1eraWkseC547LEUQ1PpCllw970Ztm6rgGh6cLAS/2yY0D6rHIitOt9vFXHV",
+	"nq988jqwF9p/sWi5MdfC/aXsPzC29LbMM9nOLJNb5q/qYiRTufySqz4Vy6+4ZuNJ+RUpTYYsvabDDeDa",
+	"L6kYrm5Cchc+LObkkiO2PbvOHavemtpqO0YoQLyUJPg6A4wtJDI8VVBM3EdJrI36F2yLmuhk+AKJ3+X3",
+	"J+Tw8OCQJMzJAX0xFvxcXr5/+wrxPLIS0pfXV9edy+t6QNjHCYXqoJze6QqHAoV9AqGVueERCb+/fPWX",
+	"P7/snL79+fi7n1+fv7/889Og3QraB0H7+fF3P5+dvnt//erPrbBJPEmMXUoFOCqFrDwQPYgkQ2Rd9pED",
+	"tIi26Cf68xsDmcxoEkFf4ohOJgyJGcbT/ojENGUJtHa4vkTyj+l4oh2a1t7RfovQlLT2j/Zb9ePsZfYp",
+	"6Yz3Gb5roIfWo/1b/zVdIUWf+aXtetgAjGTZ22CqDUAuOWi1Ms90QhPFEgBgp0qKYjPEmtNYbKtsBQ+m",
+	"xhdVDX4jQodpVYkf4xkomYZJpZ4ngwCiB1BfKPjaMLyVafhqsNrLqXgnZ1X8utlA17eVtERY+9hrzbC6",
+	"hzgbhX1+2adoZZDxtC0ca1ef5Ec5xhR43fUs2wYl1adCsIigfkCa5jlJJdzSXEJ5WVLjZV/5RJHQ/XAa",
+	"5Tted4YsveLldl9Me6wAznA+YZloKdXZLB3JyHdAf3h1vRPsXJxfwX/ew/92rk9e7wQ7L1+9fXX9qjRI",
+	"MKFlnQfF79JX6UmKKVIWYJyzRxUj7y/fooiEIsIJTeiYYasUj2MQkfl5wFBJq/1ib7BPDxqtVqvVeKb/",
+	"57n+n1b2f+1dSEKvcSmlK8+M607FuXbzZyagaqc9UHWi6q9uk9Svu2QDhkdg4czrJ5QX+OVvLM9eAXUy",
+	"naYjJlLgfo3gBJA+TRIOeDqIOAZ4DVwAGa9eYTqZAChMwtR0zAhPj2xjzkjruzCl0Ezn+G6Hp1EYIGFr",
+	"5DCASoDqHKJDti/W2RHl3JSuny972Jtnfznb++tP361m1TZ3W5CJqo1wyZSMpxV0a1X0SB8c1BPIIa3T",
+	"ZAxIZnKmHMuHFUFcGMJtOSBTxQbTWDClmuSHRF+Nqror+nRCezzm+uWkx0ZcaCE2VKQGMjMgHm0AieVQ",
+	"BUSlWr1DME/VSUxFhEuyluz25G0pK5ywXDAln86V+RAtMG6FnFnFh59MEj4cpUTI2aLABbG39rnTg9TC",
+	"9cQMpzx2BpFO7/VcEZp6sstT4Ho7a5ulWMid0iHCO2izGMCJqiOgdgOVaO/Sbea0QJkvOwRSBe0dRgQu",
+	"XIu5yx2zNRhe3SlarsmHBtPPeFaLp4FHVd+gr3+iCI+8OLOemAmwPOspV6lM6JDBSiCTGD6nxyJiUaLM",
+	"MjS3wYSqRjEzkSMELzPYmzjrbrYz6fIBUQEIogKQvc36h1YX8hu4uRULcY2urb54QaohQJXfZL8kyj5j",
+	"vfdJwf4YpelEHe3u0smkqeTUoULtarWxu7V4dS/LFLHZR5ksCZxArRLG/lGv2H8rNzwc9peGYqGwH4o2",
+	"OshmLSFyKL8rw3lxNdAwHAj9sNxbDMpwfrO19hcghP/eauwhXvAq6ODFbOMZ5cKm78p7GcZMf2EhRzlm",
+	"Ce/T3ZMR79Oh3Ih7wT3Rn3R/dkqXWXvlPJ27lE9B5T5CuHtSUa6JMI2nFxZfJcEwTIBaAWAm8yu219pv",
+	"tprt9n7z2Vowh6WMRqE2xW64CLVDjyBd2EGkPVGLWIK2GGY/j4m95QZZYfSds0SKobuE1GjaFcbGg8ym",
+	"ypUSu+sgMYhFQ/VjEsayf4sgphI7wfQLpgkDlXmL9chdYdOkiAFK02zmjpGGST/6xtRRhcckNHn5m4RN",
+	"FbuJWMr6KQ67L4W2NyMAaNHXEMCXwIrRhGmr0iJqItRjqqzpShJ2J2+ZnQ4W3chpim/DJD+LCii5ZtZA",
+	"Rvrzh3v0Fot/C8MHasOy0Zun4GvhKvvWfBooe2lpvUZnWNqDcp1tvyeKvFcsacCVBqDDbElsf7XZksP2",
+	"ng9gccsmaT2/X8/kv3gc093DZovU+AWNjsnJxXtyfkXaz24OSMxvGTmjff2Lv9Y3zvjCaaOO4QsOmv+R",
+	"5adfKJn8QFM2o/P7A4IpeNzNEJ/nQMEApwOhYqrT8yJlyR2NK+H4X8sZkYPU2IfmFSZdjqz4+Hb1xOLE",
+	"qgyM5mkeff/pMvT9wzWQjMtGXD6/SlW4Mn2mVAXCTIf8+OGa1IB5wpjN4S0HOjUM6rUPLaKIgY+hioSd",
+	"aTqSiSlAOSLfMZrYBHPfex0mmMPmEhSTU1HNhpAxK7pSLC0wzJ0FjoPSdEuxWCn/nvMJ/eeU2Q/dbwHR",
+	"SkCUw3RpklcfUTgA79bF+dU12dUe9655cPmn6XOwytbT57wkoJGtVGHw/oSZN5RughFN2Fsubhe3QVo+",
+	"CVcGSajPjonDjh1RNdKulBYs5Z+YxEta0/ok5uKW1MLfelSxz7tASbjLhZrs/gbD+BzWj0nCuFJTLoYk",
+	"kSlUNvGylxULGsHQTCvrvmAGojyTeolrQAVPgZLbI0sytUDGAaeGSVF/SpO85GoS07n2JCnME8CV8Qhh",
+	"y0zZIBQvleISphX2oueeGmofE9NkEak5YrGAsFgx4ijI6hW58ZXWaynveRExyZKYdpbMX4Hq9AnYMOlU",
+	"kVooJ4AiFUZSMP3fMQd+xoCEfSr6LI7hB5kgiHhYb5YjWmcEsIsJKkvcu5ov3HFuVhFgr9FGxGyY0dFa",
+	"utGZoQSLs7ZOR5FPbLoJ9fmj8pWvO55SjrBVDIHVLL+Li7w9xeza20NO074csyqexsBQLQaIw48kn8je",
+	"OBWWjrSaiHEnuwkgNuwd5SH7qp1a7OnIUavmtqL9GjMB6+zAqn7cjZkTyxr6KtnR78/Tvn4DoOn7K7Cm",
+	"G/mYkaGvxXfuUQw6QVqqgvhQyMGgtGANuR/AF8uQsDKMo2MknAHwFChoQ2yHCMt6jYpAh2DaQ3yWEnWD",
+	"PCf36WQyj0AmlY2DXRZS+t26B9F980bAUu6uNeOhawYNDCBSJV18iTVh1iJ5Anl7VqrSzHKfbtJev24e",
+	"e43jZDal32/WW4n9VtJPZW4q3xmblLJl82Ghivz19PeEd1CNuvWHkf8Sf+sG3kkobMolx/Yl3lNRVK7w",
+	"oqZ5MtSU65HylFNB6GSSyDsWaR2RsH9A9EAbknaAeNJRCDSJx0kUdAWcakD81k4YknnqzwWGbpvhNtDr",
+	"pRXqZmhq9zcOxeklKTo7B36K2Y4ZJB0OuVRDFU5bWRDDcMhk4mwtbPZNDwZ85cbHqMRVcfLXJn027Uiy",
+	"I8lv5vw2dvvdzf3qvfdVauJLtn9ZSXzhAHypivjiuWt6s7ZI1mz7+oOq3e3ByrhLFzbPFX8gsmYDY66W",
+	"pqkUS+54n2kHkMsI65+R3xGPEukgEj2yvwCQr7KIARkXZDIVikyoSsmYR4IPR+ujNbw0YOvbgxLeLzOx",
+	"NDVmr1szKeFmfFUXp4dPU7k4YHhZGAfmETl4PDgmj+A3ZuUCVH/fWavk5ZdgqxLfwzKm/Cu9IT7Q+NYU",
+	"glxOt+z0vGfLZum0pzRlL6voGkAEWOYFSsZMTJHuCHCvFdarAPgSh4Kv3pyY2HDTLHxoQib2Qi66wlK2",
+	"+/m5J7ZCAClB3T3QnJBK0mNDLprkXa5gABZ8RKFeIKLzrtDjVKhvF8BXC8DGK13ajMm09EDFU9EfVVYz",
+	"bvDwCtLtFOkWmFi2bhXQ530X1F8NfW4SAOvLlnXCAfhoFwZYBMCXKYm5YMAFCxtqo6Sndblx6JXTc8bE",
+	"tHxPw0Y2ksLh29p9Xsu2OSKH15cSnCxV5f7pArDYC7P3l0OgLZwILfW0OcoFCe3JWlEzXn2SnyicALi0",
+	"SQwnC8pTDPXrPytCk4TfMa+tdRpzQZM5cWVS85xOW0a4vSJQUUk34s3YsrAHTPQDsEBsydVQfobx1ZXD",
+	"LbdqvoiGL5CCdt51suoLKNPJ5zAfpEChdB6mE8yq6Xvnl6zP+GTNqqcOSWxZptYP/5xqDw2Ah+JYzhrT",
+	"iaVqUetx4ut33923Pcx7yjqfe6+G+AXpYfjJMbpJhrJIkbgFJV2RrLqkUBrmOL8TPzBt/ZJ0xuI7RkZS",
+	"TXhKY8u2bNi05DSOMPtNScTG0orjNKFz0A0L5E1rdKQ8dP//atxRZHzEBYWax56cpoGt/TCw8VjUyFNS",
+	"A0DblH1Mjw14TCzlLYvIdFLfBg5g8ZDLCe/nZ+Ai4X3LHtveQzt6AVdns2aqAkQAvjTbDGVb/5oOq0lB",
+	"1iyKfLxu3JIegZIyxDVYMbcvS4RCvXvdfL15ZaNfnliSE+XiVstWKI0lNb2ntTUOSCt/uQS+4voRCX+b",
+	"sd7NNIk/Y/miJcvObecHqnjkaPZFbCf30d70eXEeWwPpiiKXO6DXWZFuUdPkK4T1+4/Ic7/uRw7ISSL7",
+	"twOZRE8UtG7s72U0NrWID3mKgq9PQRp2RczS1AI9ymlKTgPyNiDncNH7ekCQrJ3QfiKVyskc5ToIZqwH",
+	"q9QVFatgRA80mdFhk5ymGQWKItQWa1MMYgipvbyM3uioKxKmZHyn5QdPiWAsUn7JnLYMPa5EkwzP+d6F",
+	"DjNvqQt0GI5w5/qnxt9++e15OedOfgNX9GNAJTkUoKdIU5bKJgn1xvCgRxbjBKQW2n0EKR+9ZDyqN7si",
+	"dJXUphnD1FLf2FpqRGDkrA8Pzuqu4awUC6+9uuveHNmKcIeFsGVDBKeUE7QIYkCN7rOIwKdBW9uxHvsc",
+	"Gkzm2vn1xm1rdaRiuHpAR2k6GM0CdS5Oi1V6EM134wYHNP+F+WCdf2XJGqnbkiIfaHQ0HOSRzL4GMNuN",
+	"3+98DXan92nf9EZC6BA0aCQFaxLXF6hnjycpY4IMOIsj6OlE1Tth/ScKG9UTOTvG1dYeFl4zw51iyihx",
+	"Z/eY4hFTZQH7TdvpkZhQbz8EXI04LaUjvc4QrSYjmUq1BCV5Yx5dV7dynwyke8iWOchtwrT+FK2TtYTO",
+	"yXXbK+3WWokqZa9bCUTwWs58AIQQxhMaIgKBe7DH+lKLYqzC8Xx3H+5gqrdftTJmEcFLnhCoBFCkBtkn",
+	"aE6CbFMWr1gr0vyDftolG9wj1LwxkEJpCdaJ3WRmCk2CfWGyvEBHEZEh/0D4MmVnzYOOu9+JwjNakcaC",
+	"vzkRxhPy/vLtvZcIgB8AxuHz46BHFOCnDV8DT2Hvam0f6rHfmOoxQmOWpOUr8oVQJzbJyDs6uVWzY5jc",
+	"3D1bWuLrlQDAC7NaGtfrteoetHweAEkjU+Rv5ZDM8q6O1+O4YSWBLU8y8VkUy94u9eoHchuhuHUKu6Bw",
+	"1ksVq1vrvPbwRhtkOtzri8om0lv5grzPK9K8RvTUiZFtq/0MdftS9rfEKY0eGIGmGHjFx1eN+40R9tZu",
+	"7OszaZK22a65ieUQIgxatQmKc4OhMbx2kjC9qooOGOyKrPR3J9jRYgcv68dS4b/AbstboIvvK7VDnSxa",
+	"yJCkTDgnwn4PH9Mh253AO/Hf/5iw7IcZ603cD0M+KC3P2MLeGfCY2dDVShEzxi2/ZtXFv1gZ7UNF3XgW",
+	"ROzNU8RHQR7ViNScZY7+HuTJwQssBK5279obgBCgWlx96aC9i+p1nWtfrBRbdg6D3EYw8xWY0vbVx/jC",
+	"U7+LFuE0ge6hNIPLapIOscPA3/k0SSxapnKx3KArFLtj+p057nsrYY9IGMtZSLgYyICE+jOnY+Oyjvhw",
+	"FJIZTfTpCkhoC1ZDYv+V9wljCdCw8IidYEff7pe55nH37FWlZ7CK1DXbbjAXfYAHTOTYECejAzfgd9pL",
+	"50MuVP2IhGMqpnrQNWwCgQ1UD0hocJXCrqiFVpCHhv4B/qIvGk2jKAZu6vwl+Ht9BZ1GPL0xVaULF3aF",
+	"+Yu+1DQ+weosPhJ+Xc9PKY4d+P0QjDDYwTdr5eS/GGpcs6fnJzu7uXy2q7DNoR/AxAfQje74DopKeRzj",
+	"z6Gv/sKCV2MdGdtP0BWwXFgtw/skmQqDeduH/kZ8LWxBu6Fh0QD6oseI06akhq0Kx4S68yBYV+jjQRNt",
+	"xodawYb1pt/BcESoXWG9W6YAzYBePxtDCaArF7DQW9qzYBFPWQQPj5jp7RAyJe7Bx/5LbAsOtl/C6LU8",
+	"jBI6E6Q3x7gC1qLkV1x/vDZJsBgGv0qfIvvk/Mqaq0uX9dpZiaURLwAcGU9VSkYWR8TE9qDEOaVDUgv1",
+	"g0PITdAhtuMTnh6TkJs9C9EY/Yn6H12hrwocMgNPFYsHG+IKQGgHolp1vd3mXWHT7fqRZTE4p2eUHp75",
+	"BkVTrgaIpYLwQusUeWydSs3H/neWoAhsGEBbUd1fBBYo1Tu+5b9Bz+a16d6bpHrCbLtkQLjox1PF77AP",
+	"P2LDhDFFvqejhIkRw0YwNzMAEfc9MMfCdhb63/v7MItLlwJvW+6qZO9EVlCx0R1FDa9vD/C9VdNonZxV",
+	"E+l9PrLRAqkt4Nfpz3/ePDSNIz6fgKGttRtE33FSai+a55QX8ppFogJB66FKeUxjgrfnLS8YSC6s3vjP",
+	"bjf6rR0cfK51u0389/7nUnbpwvThoAwfben8jVgpNLqM5TSBBrmxi7FjF3DWmBtGNLnNtevoX4CbNxwV",
+	"lJ35y6JIrKxm6AiyRUGDlw59erAyNXyd0Lmp8q0sUE8TOm9G9iLQU/pXDah7Snn/lpkYF+o2d2UJJcFj",
+	"NSzgKLapKHR3lvYRlG4Yf8q+Sl314qKVlVXnl+1LVVUXNkvTzthbLtj9W/T102/0vnPd+c0S0DC9eNTG",
+	"3JdN5Ll3qd5wIzl7yVl6IqNlKL2h1gv5tHDOw/VxZa1wWbqccJFhCFfl/dSGqz+hc2WQM5hy/QbAE65I",
+	"rf1f//P/Pmz56VxG+6OARFylXPQzKnGoeTW1xvpeT6L9/ZewUGV8QD4wpTfG6cn7XDVxrqZlpaTJo7gu",
+	"Z5iBeSiuh53NILfCZSf0vRjTyYRFNgteSIA5qvHyiko6mQDP7wBx6vFiyJVnTOw8ZmRq3kJkgpa5+TGV",
+	"2v4eGa22HquheUt56itiVR3TESO1NOHjsTb6p5MJS0ifKlbPsKnYx9SrMsYiHgD+EKbB2yu7O3958vp8",
+	"p6JPZ43Zwi4dPar1GwQ4K+0OgJThFWOijIz7nWOfwCkw824aF6iY24I5g1sYGRSA7bKG66SF9EbL0kL+",
+	"yLd7J37R/Z+wZaJTLgPaPzPFiAa8x8xwavejPRXleUEjsFRnMMDGmcUSTtEYyWkm2xTWBkC23b7DQAEu",
+	"Pl5VRQzsqGzUQMkxk4BdPVHoOdq/Q4hgBhXTtYlUivfiuXekc3TW9qk7dr7L+VXmyoDee8mK85PO23Jg",
+	"8Y8V3QtwlAGqJ2F9JtJ4jgc5K2o2B89H7In4QK9OnyY9OZpHyTq4wa4mHYuTEGvNfER+b+TPaW7rewmS",
+	"TN5aSVKyD0rFOBAKYAX+duxb32MlhcGCgiiwQWY6JrQHvzPFFreMTUyuEzyGJnF2R8KgagU99tlIxqwr",
+	"8G9TgyFck6YX0zwspbfMPMwAOqt6k5zoN+t9HOoZDl25lMJ2MfdCKHZhqcHcyr3IZH8FmxH9jCfKPR+j",
+	"CGMoMndz0g7u3U7hyBQeolni1ceJzDVKbE30tgkeLMD+bsFphtsPufgeevs111ksV722PoT2ibtnQauC",
+	"efnPKTNGmBb9+uAbAqDlcPxxRqrhkbQ/DL1g2biql+M8GX5xUbDGWq3fm4GfsXaHBiBg7T0lJzRlCcbT",
+	"NyWPqJjJK54+glS1PT2qTG6SmGMh2Krp9LtbN200zfZae+/BCCK2aiqtmHgTA9hu7rFeELWMNNOeqwgs",
+	"7l61znxXkX98r4dAJnSqmLK+PmeK1CBWYExAsAggZYB+kd4PQqZZHAhpJOrHwCFiMMJhV4xz5or53kUn",
+	"Gl+2ODqIvZi64FQS07ICvo8lxgz/3t35U3fnlxCj/eDwwuMKPu6fco7tGhEceDdAv+S33FKCknIRbBLY",
+	"a7z0fRJXbaxY0ghKSFZuK7T58zMJh83kftIRFSQc8NjCtaPED2Fd+VDI0sievr6s4Pzi3Q8B+fHi1Q8B",
+	"+cB6F3ptfjj9nkDhATiNFn6SnPHv4H32N8/bL/bIhH9ksTJ8JTxiXVHb3w/az54FT1st+1cObno9MH3s",
+	"WcYfPOD5hFnCkPSJIuEJ5skb15BCilg/pglUyl799APhiiRsMFUsIjUOOTRTmoxfZbKgTt/1oItwZxtS",
+	"RTNW7M1UIznD/hs9L03ywZiGPM1+m0H3ZDmmJyrQG7srMDAN5fteB3nNVLSTmI95iqEJ7fmYFnRIskHu",
+	"TLtCGOLmiSp+5FphVFj/Xyq3pitg8bZn+QZaObdrv9hAJlY0nd2rm2xrHCDXYVAuzpL5YkvWVLGE9Fgs",
+	"xVCLubVDK2fuXcuI9sr7y9YolbNTYTqo/C8rW42faMwj+KgH4sqIWEr5BpYxGC32YStKx8yjy3k0PPiD",
+	"L0l3vo7/5Q2t6IRVCKg1MJ4cmAXEV9hk/Sn3hnOVstJt+CBUhvleevthdrSbkBR6I+5A8+mGNY39EQMk",
+	"6NJq303K3SwwmGemHrTK2alSNnnD5oWLn7aWxJZWP9Rlcn0H/WlpRvaFl5E9KM/IBjtzgxdbmJMiuIf5",
+	"lLVW5k0pHPp11jZMiX4e9sMckRCWJiS10KzREVijYT0g4ZypGyH13+ZMwW/0TOmf4b/1oCtCMdXyDZEa",
+	"vYJNfRFMVhhA96+f0z7264/BSvk///t7/XSo/9N3mh0RFoqrYIQ7MGs3QmYxOBxDvkJ1x1Tyl0Yei/LA",
+	"Sw6W1abGXLAb+3JXqLrsqdtV/t5TlG3out1P0BWD0x56IjSuQQMWjW/RJt5WLBbiI0soDsv7l63og1Gv",
+	"OD6XTE2kUGzLsm1DxldWrYAsfb05HrxbNj+G/GM+EKD/9kQRRpOY61MKd20zd0ZArwItKuJhm+GvmqRp",
+	"Gep59unbD3bL5qRNSQg3xGDEW7ZMF6kFsDQubiYZ2InDKixPj5QfNS3JZ9kEAhw0m1iCqzmZMWh9tAWR",
+	"U2EpL+5zDhcwZ9cAtFw9PcsBLlfe783CmjvAu2M9WFt4TP49i0/xCmQylFtjYtmj4W8lfycuw9dccRRh",
+	"bbaRUW82UzOeWWEbGE9L0VrgTySS/SkUjhrcTGxnNECZGBjDKosRJis3XvZbVlKN/x5b6Q2AUpo/IwWc",
+	"kacLutHvU+80/kYb/2o1Xtw0G7/8j1KrLQOQLnKkrqLTzTXlQYKqqkSmmHtkcx8V3VvIVbvEbqiKGjZ/",
+	"mtzmg1I2WLioIGu0PAEaHQezWgaP6t3TSKZC7f6WTMUpIKUu8oTovzy0qN9UNBSZQGBMiyd/Ccpe2ZR/",
+	"lRq4yrUvK4UrXf0vVRFXvvWaZjYxF3r/yjiXVr3pyZGJ3Ga/G+jf2Yq5UqLN+9TMdWKWVBeuWX5YGmMr",
+	"iUdsg5V0RIri+AEnP1YLf9PfsVbhnR7WayoiORhUDWySyGiKNB0jcyXpsXTGGNgS0ADwRYZq3rWs8M8b",
+	"qzY7EkRgccPG2K1ibtxb1gKa25eWAw4THsfQ8zhF1Ot71wPulSCNblI4uRBGoBZT39uchS2xfjFhUVyV",
+	"Wqr2sOM0WhlwBC1BtJ+SH6/O32WVOrdsrhDBhCsLxfsTS/hg3hXhx4aB7W0oPhQmyiDvmK35TOjMpDhM",
+	"wduEJsqUR41LAT9Ke22M4QwiznKQRwHw3e/v77/Qw3t/fYJjtimZMY9jroBKiUwSAz7dJO8VUM0A1guk",
+	"KyL4ulCLTW0LSeMwYx4vMEDkYzq3uIxyCs09Dt/b58jbe9po7Tdae9etF0et1lGr9beqSr4SjOQyU+A0",
+	"UoafbziNaUI6F6ckYg6CTwWYhSIDNiMD2k8VplfViE60dJ8wESkLno6zV1OMoacLPz9RSOmDu9Qno8k2",
+	"ldNQi1uJuaxmQGisJFZ5GWvP2x1wXWgo3Qr4eIBsYMKe1THnincD92qQdS5xUdjWthsCRwqIS/50DBiL",
+	"uqLMXsINENaPSML6cii4YtAQgs+JkVx9ksg+g5653pzwFJfDEEtj4yLzwTVqIfzTxdDWLQxirVbr6Tp4",
+	"io4cdw34PPySfLJmC0IDa3dYMlS6xAhZEFCdNGXGbF+ELfKXUAo7YH1CBXBOuOtLuO3xudYXrpAnhnYQ",
+	"jWcmUseMzGNG/jllU3TQt6QQMXVwZ8uQa6BlFcdKUilvoRvMk1y2IAL58lqVr/XKSplNWRU/ep57G/JB",
+	"ktoACxD0PoSiPuHIwCCzrC0G/cVa6uE2fg7EQKZ+IdGbfSKFdkoOW62wbqZQCqKmwOa2FqfzWhKG1MIZ",
+	"7p5mylSKVRL6X16xR31D2QJPP10pYExrtB4EjicrF0m1zLtjCY1zWxI45BB6O6qvBYW6ZmwNt+WG8bIy",
+	"7J8QnxQekRnlqYWqpNrmmtC0PwIyHlPuGR7lzgtXZArF+TM6JzVTvQ+IBUlXqFT6Fe4eNqo+ZlqWJhGL",
+	"6sck9Lu08PFmT1mmKLL38eNxV4SG+/UIyuWx8MOQPWnjzxX6QC0Pw02ZJpxF+UwFfi/2eJtu76zhCEmr",
+	"KqN+5ZXa196gnyjy+vr6wvDAHZMWxvumItHKFpo/9UTxMYv04M05wQJv+70mJoKH/fDFi82OfqVwPvXF",
+	"NO4Gbx8FOWHphcs8AWalyhKJntUYlbUGGsvNQH/TlMZyOGVojBhTwZxtFRLDM0WsiWbeoLR/MNEiCJ/T",
+	"Fd5rsIsk/NNC7dTCS5twFZSTpHqFehYlP54TJtJknt81f4K+caxnbALc8Q3285qOcvMXLu4k77ObCYV5",
+	"n8iY9+dNYINUI7h0JpPbG7QaEd0RJVK+7y1YEFlIyph7UpGCJKgIGeiPGNIhGzORNgdc0Jj/q9j7vlJC",
+	"msm/8mRbGcXqspI81KdR/qBCnV4FxtgWhQlZ2Z3n/RU/roS7ZesyuoUmIKSPPpHTMk32PWpbc9IUURxB",
+	"FhmJqUqtrhxM48zoqUFhvdYvLeznNxflVVwrLyMWzYG1oXhVmhllS2wmGK8bpLUmsKM2YkasebLf4Slu",
+	"Z0VBl0aF+PXkrT3lMDozKCeDc7pFj7QglCMeIQYriOGuMAHr58TYYBUfZd9TsOX3Wgf3keKuxHIRxReE",
+	"YHNJ9deuklO1ntWOWDvm1AT2AC/sg9wCFDb5Kqgec2qumUqr4ty+OXeEviPI4d7cNASqNAvJBWWmfwCI",
+	"oqD0eaqsU8fjFN3MApGLd+NWhC75+1d89NeJNBcmvTTA7E37F4sr+0vd9GaqEgbbM6yYiCaSi1QbgCSE",
+	"4xCS95dvTV3qCPvMQKdCcbUhYaZRlGjnHOlESM0U03SFIdlPjZ2QeT31wDU6QSUjBjYsUb6WFYOEDkGf",
+	"kksW8YT1U2VryLsCsaGc3bn9Ac5VjRw8Xxme/CCTW8cfWWwgZkmlh4MQVwb1U06YYBFAQQWED7SxvVUu",
+	"sB9LtcTxNm+zNpCeVIfLs72euD/c7aJJYVFlHpZec13wULemeQRRJeNpugm36IMWYzwQEqf7Ng+Os4KK",
+	"94HKLl01gL+qGXRmHryyHDkzN/OBO1hVJZv5igJ3KEqVxsJSe9J6NSBctTi4NIesSv8uuiTgZHtIU/oS",
+	"ExHPndrSDLNMbhtwrdr9bWbHUJFiLpyukuhLbgyASlb6Vnfd7m/eM807HzR/nX3R5qaDf3PFbly6M+xK",
+	"fh2jonQ/lZoWJU7ul7IwSjZzMzeHKyD6/ut//V8k9IrBzG/cw0iNkkwKIDet/YwMcU8mZQ/JMO2aizB1",
+	"+QI0LziQw6urPuXXCRWKI5H9NlWSi0olPz+XDjtTWgFQqN45WIclaFXl3ZofXpJAnZaVSCJH/1SL0yvA",
+	"xUJzaMLfsHlnmo5K41T5fiVIt92yuTb2aNQAK1L15YQdExsDyvkrr98+I52X14SLofZcrNmK5iDXr8AE",
+	"mG0DONr52KAT3sBCIhtRgBHqCesxmrDEjhV/+t5KnR8/XO8EC+VeYLUahNgnCkaptEl8y7Tw1I+Sifm8",
+	"I/IdPBGadvf7nZOTV1dXN9fnb169g99AufkdjXlE2odkjKiUza4476XaetaOGKCGJmzIVcqSgMRyqP+Q",
+	"kIQNEqZG+N0ISrZzZD4g+1BtFaMddsf77FqPsWJdyITC/sMrn5gPCqAaQADipTbm9UVcDEktRIxSU0Gy",
+	"q3+P2qBiCfDCBjy0bB28Af5lWppVrxihTTX+U98VWCgk8oH1riQAkRl9BjUYuzP1n3DXn3FBXr766fTk",
+	"VWFBgCY7YaSXyJliCaB5CpkSxVKTXFVN0sFVj+VQK+yI9rWJ721CGE42ARXf/RmIEwfS4jbTfur1pOnL",
+	"/n8+pVD2vCs5xZOjkHdtwdbGK4CpNzX8iHLgeMqCjLoMibQHAw6Zboi12mqS8TROeQMpZSBAIBN1pD2w",
+	"hPWpMqQ/XiGKfltAVCr7t3qj2gumSX9EFYD9pRklNukzoaaKDDCv+/rts6ArEH8UYtJZRwNMcmCLlTD9",
+	"C2jnEbHxbHBIaZIKvTZd0RX/8R/kRAqt87gUqisapBPH+tUjdCUTFtOU3zELoNGjimlv19YiAHRkZCrU",
+	"w927dkgmCRvwj03SMdyVNhdDSC0cSigQbO72xxH4l2HdRLqACRbc6aPdXbhRe9JHz1vPW/qpTT00qAXB",
+	"rmVonadjFp9QxZrk1LC+vH9/+lI1yTUfM5XS8QR/WyjNgGdhzyBkEghXJPyti2mF7s4R6e7grjdgSLjh",
+	"uzsB6RoJfyIjBhfCZVykeMnn8JgctFra11ckNM1wIX7533+D5vPAIix9/kWLtIPWnrl6wLBgBdd+Kug0",
+	"HelV0RstQmjXg1bbXKx/xCnpEMvvg5WzkWTI4QRkP5CHyJLqhAqTsPI0S+AW4KB1AM+8pCnDxldls2UH",
+	"ey9MQQsJL1mazBsdqB0w55zUTHSyDg/4ADF2PE4phS0DWTp6Rzl4bNp6GVAeyzstqsGS0e5J3dClGMwW",
+	"O67D1j68XE9k/u1Qq9eXEQuxZka/6sZ7T3hk0YfAYTBYCwGk5KB+K0njeROea3J4N1NxK+RMhIZV2iDJ",
+	"2ES0fkosVWrSCH05HvM0hZalhE2YITN2qXwzaJevDU8jNp7IlIn+vPGGzcOm2Yf2jhFV0A1FI4CIrLUP",
+	"CfSFmFrggDxtEQdjpx+ttTxq+LpJiZtzmbrpg31x2Nq35z2neLviFe2PvEmH4wWZ//BjY8KSMQf9bfZl",
+	"9gv9BohhmSqf7C9PFDEx5q5IZAxrH2ut7Kpd3NueWJxgrJwglzJmiiRU3Hb1Ilh7gBEajbmwP4ypoMPs",
+	"b4Y5QOpdmNLBoG7/cMfZjCVNcm5fp8gQTlMP6LRMgzoUjukfG/YIHhOKf7fhN4iy4x+9w7Jny9K04LL3",
+	"wiR3fEK0MZ2THqtoJK8ZjAAV1puksBKKQq0bFrbxlDXA2gvJSM6ImvZHQMad8a4pkqLrf6SPoGU6w+1o",
+	"JIQvCWAAWkjDo+3o8IFEMWaY6uDEmJil2XIZoZhtfMePOXLixVAXu/fWIJfv4BAEHesT6V9d1w/25BCw",
+	"Z/IBsH2ZhIgRaHpUejcpMpJx5AZmB/EE0qYcjMMGCWUyLE5CKRgAgXMHUCtVczJkqR7a/jHOAY0ySHKz",
+	"PuaGhv6jaZIE9YP46qA/x4FNJAPCldv6uNiz0RyHLaQwsgskYn6o2bRq5d7gwlScgaZvcAF2d2Djztbu",
+	"VwFMcWYUamsV8u91KxhsarsrtPMBx88kGXqwHaCm4Mo9UX+SQTOxVm4+AmNz6AG5SLTuibrilUhZMkm4",
+	"Yna/Y5IEF0V4pSzUvZHAw0Nrgfh5jydK2yJHevyfrCr6hOgt5FNXfGo0GvD/+s+hoXloIAL6JxLSySTm",
+	"CMy9+w8lRUjwwoVKwU9eiRoU/xSv8+pNP5FYzljS10pvxD6S12edk8bV687e4VObF0zozAn8nozmgXbr",
+	"tJHmYM/zn6hYP2GpfmlXuJJZY7PwCO0SGBz+E6Yf/0nNr7Ru7O58DkkNoygkLMRiwrqBgOcKyQhNuVFg",
+	"alHhsCmoTwV5t7oMVBsPWPk5sQWs8HCjCbBkJ1dpAWVNfzIDMzvrT67+ws6dfQ3u2oap/nUnAIW0LfrN",
+	"Sn6DQs1vYM2ZvhQqpXpb8DESEdCEKymO8JjrJeZYq4DmpzbEIj4YsERrM4OYIiIwZ5CU8JbNrZAxK4fR",
+	"AgetQ5V+NvqLNCUQsUXqydlIsf6NNaGtcR2hVWXXSj+8x1TaYIOBTNIc9It2P0HeJQzJPAmdpnJMU95H",
+	"o0dLNxeuGtHJhAkYDchRbqpTQOhblEqAdMn2vzF5IK/UIH5uDIwXl6dGc1ML9GOolNr7+JH05VRLC6o8",
+	"pOuy1BUhLnmF/GlQINNjLt1mCltljI7JQorNZtdcWk0/08usoQegxY+tGcBQuSo7fmE+DR0G+BsM4IWk",
+	"hol9/Yaq+qo6Gqp+wjqsLqkABVMW0TYnBTrldrMKltDoQwS3dGUd/p7hDKk2SqrGj0lIDaPpQgU6um5g",
+	"bsK1XAxRPy2R9jg6rIlUUPFNCwnXJaWz8PDK6mfznc6a7smIswJZJgY29lvakVfAC2J2J9rh+pwgrYhX",
+	"AYTK3G1xZQxpV8KBgjHN6qutwrzScxpzASrTcQOndIi/1J+4wMmbIsWwdhW144K7fgnPbxNlPp1Msqyy",
+	"Qe8FCVYyXYUXlVHyKle2ljcbtO2e4dE0yRWGD4DPHCHLFrwz7ZVmmkvPiJPRXRHaYWhPVA8u9KpXZyNm",
+	"vFGwdCzJCBh6qu4IjvWn68cCPhvgOkFtGQ69wYUWafo+mJMSBmMMNsW8z4TCLCWGhi4SOUk4SxErCQpd",
+	"XHI8x0+dsmTspwVdUGkn2LljicI4UrvZarag7H3CBJ3wnaOd/WaruY+YrSMI+O42ZyyOG+Bh7v5jdqua",
+	"2u7QfynlddELD0rnA+uRN2xOrpjhgMJGGD0BubCqahKIDBroX9syo4XYLY/QOblwjtoRQFmTGopP0wbg",
+	"Fvg02jna+YGlP85uTUAcwQ/0MPdaLY9BDUPZeVsqVzT0244eLuSHaDzcOdp5Fb286kDi8A5+2js8bL8A",
+	"NAb90mdRq3/Q22MvaHuw3z98rv+QzneOds7fXOiVUhCB58OdYOejnvj2P3/u/Pzm40ky+Onq5tn1/MNf",
+	"Xp8Pn436dxd0ws/iZHZK6UX/9ftLiThEaAOtyjP9+OHNFQYeFxdFq3jFUsjoHLQOqh7l5mz3nUy/l1Ns",
+	"kD5oPV3rho5jasnlD3aO/v5LsKOm47HeuEc7F6j8YEPAEb1Diyi3L4DucKiQ9wwTW753v3O0g5tAT6nn",
+	"bO4c7QiLybhLp+loF8LqUNghVVqWnUmnifD4wfXhnCVSWz9jCtXFkXa04DeulMUEmZxgOGi1m13xvVZV",
+	"pjPAHHUX+jDl7+6RhsL59MI2eGdZAhLLviFZm1CeQFjW+/ORqbtxxYMQ2NH3sCgAhZBJt4QPR6kbthc4",
+	"23uBhXr58FSTnIN8O71wtg2hBra5STq2/BLDrIZjz6vrs+8Bgipj0IBQnNCExjGLyXCK5o6Ju7OPfWZs",
+	"tQHCOQowvRD9Rkt8DMUCBx3OWFecXmA/WaylLcwDWpL7rWzSqZksUjvYe0F6bC5FVG+SDxk6fgI1b8q2",
+	"InUFjBe8fO0mi7n7GjD/eEooMtdRtFkDvzSfZyG/woSaaJVrG5EJ0uJAZ+ZQb3ltWyEWIZb2o/KjqdVu",
+	"9hQZVb+5RHwLB0DL9ISOWQqoJhV57+ySXS/uB/mMXzBvyFT6nYzmm8lSl/RYib5n53znaMfwuzaQzqox",
+	"oUJP64udtcUhfLdN6X7OJz4tIvLWKgILIpmRReUDsZfuXpnrPq899uyOxewPGjgc2rZM0ko/7pKm7C0f",
+	"80pOXnPtbnbh5yC7q3EBNfdr32wuhwEe4Mwt1w/f0cgthr6lvfqW95BTkAnU3W+ph/RdL1bf5W33EykG",
+	"MccCkoP2/up7L+gccC+lfEsT5Cw+aB+u83kmxccQzhXoPPXNe3sbDfgNm18y7fTizWt87bWUZ1TMzXqA",
+	"pXjYWuNLrzB69N1UzZdqeL1HtRwDgZjpPHe6M91uj9B91Lucpsv0+528ZZZwFFCsWWRT7CbPrMeGOtXk",
+	"nZWamlLOTHVb270rLPrVXuug1COAZ8yowvS/8wr6NI61oFd0wLAWZMJoqp/n2z2uN9YMQqV0buoIsNsJ",
+	"EJHYxwlPGKlZ3ZdZB/UKBWFCUd5Xm4hP5nZUaQ89v19TfZhhg5+wc7STpDd//ef+XWu89+5Z/8fk59nz",
+	"3nX79uJAvY1eDF7Tp9NX8nD4N74n/vLx2U+z9fXFJb5mI41xUALk4BxQY2xvIRu/iblVYm4TcfU+S6+u",
+	"llq42R9MPGFDX6WvDAVHKCWxlt7wjGYhjYXjrE3TfAikwg0+Yzv3tnCmBlh5qXkD6Mvr2zbm8lI3tfBh",
+	"X9hSuNemctto8TvW2lCKxYOV2ymzj6v03QlkuFGym82UuX+OakawGZGCBSQx6hG3n5ymKqVIUZNXFnKA",
+	"WRbYsBjMtn4zXrbgPRff7oXfWugB29h6V9CC1+ycZuMDlbnN0PwKzn0d8zdZ0UW+5GK26PT1pmpOnMPn",
+	"HL01zporQ+MJ5CONA1d2BIEDiF1kNs/X06BmLS5We1fBjmAz7zpH/tmgaSOiM9E42Ftfpean4N/PF7Nf",
+	"5tHLFI7Dzjf36L+xe+R0wolNUBZVwxO1mVe0lpYwonuJkpDCEbNUekU1xcUwBhlcL4h8rT7MGG1WWrBZ",
+	"V+QeADE7fFEUGI8lIjWT6apjpbPWPpFzw1x+pkkucFRYdtMV1iuyD7S3YCtirGRBk6125ALsIu8KnnqV",
+	"c5nz1pcTrsebyNTjeE/0TiIRS7O87EN6W8YHsSLnm9f1x9UNHf+UHC89aVy5ff0tqPdNa30Zb/fVR1M1",
+	"Qwu7EXGMvM37kP6wbXdZopugJlRrmRJfw3kZHyDVIpPhOzoGQoZ80SEcKSwudcmwrugDPSmhCmsFMd1E",
+	"9luNiM6h4i9NOI2b5JV2N5QprWJAs9zgQjFoE7tjUID9NquO3TdNPLZkF6iZnZ+ifxrJaXKMEw3FSf71",
+	"pHbQagXkoPWi3hWuGB69CtIpFJSTla6NVZTJVAgvm9UVzg8bUTVi5UmtzZNLl2Y936Ob+0fIMZliCp8D",
+	"yeyjclrGB05L2RnbSOO1/wgaD6p+TEITS2JckZY5eVzZ9p6F9NVb2V8KSWx1lbvO13NfWDtqIRe78WaR",
+	"vt9duPebr3bvVBaqI61fzNZ+SG1oX9rI8LcqQ8ULfiOUw9vigFgOA62zXVnhUVYMUQv1P2+4COtBsTyl",
+	"K9xfbwxOoIGipZVxvJTQ7Cc0IuoBFKC4QkQpuwKKKEwFqR4EVqjoMRRu1n+0v7oxkRR9Gc28vZyF0hWZ",
+	"IY0OYC00F9yAf3aD/hl8C1R1m6iicTfrAf5GTlM7OSy6kdM0rHeFlVh5FR1auwVHlvGwOzWv70ODZQj4",
+	"NlD2wRWZJTxNoZcVA6hpQoWiuQpxU2qeat++Sd6wSUpeoJPcJBdAv4+qH7o1bAvZNFEyCY/RsBHso16g",
+	"IcP2Av1eCyL8lovbrOktTFj85+6Ovr67E9YfNuD5lqv0ymzIVxYaazOLwArplReewPcbk2H7Or+/I2R2",
+	"EXv60GBPQ3HfatbxwZ6+dgLP2W+2mu32fvOZpWqCwj99vrAQMOkMYWA7Z/JfPI7p7mGzRWr8gkbH5OTi",
+	"PTm/Iu1nNwck5reMnNG+/sVf6zAlZSM9OGrvbTLS9jojNZLgfgP+xbco1sIJzO2dEubGEhd7YqhlTW1U",
+	"waTg4rYErgJbYKdJjE13xyR3JpxNnSC78VgmzHt89klFXIXfv8/8WOmtxSK1BwllYls/8ObtmvO8+9st",
+	"m39eqiaxv0UOtMZ2zMPQ2GvbyLDrHaoLtXJAtvKc8wjhO2Tse5/EYVf4j+tTldabpAMltfCHrCkQHus/",
+	"yW9UhtYT8yFwIzwBEXeNIoRaEZ6aDkztsPZHLAIJPJQyIrXwRP+mcSJFmsj4iEwSfkdTFpAx/digQ/bn",
+	"/fbh/tOWdij5eDyFpYdOqdNB450UrHFG0/4oNLWf+vPDV9d0GLqB7kNHdV4phDh1gOCC/3RJwYyy+Ikq",
+	"OODQjutjQ4RV9drf6YUGs3FRXywusBkwTGBfTube4mLPVx7DurvzYvD8adR63n7+/KD/LHp6+ILuDRil",
+	"rf7hIY1a7UO63xscDNq9vV6r93xvrx+1D6On/fZhrzVotWjreXenCvsiN6k54eBzaZbRbq6ht2BWd/+U",
+	"x7Ks+fMNW72ee+9qRuVSrw2pqPPSM7fTSsToWlsvvxbr3LJUxgY7evHLD76dlavXncbe4dOAANpw9Ci7",
+	"YbkW2C8rC8LDX7JdIVSFNnaTvJPQK1lYij/CR3851fcFmhceLOL62yI8z99/+ZxzMDtWsWDcFbSepz8N",
+	"NkqJ/sS/VGnQTS1vkL8YhcuU70xvP/0jvmvXYeGXql8AhkDsCuysSoBeaSRnCM8AzPMAL4XFG+FLeOqV",
+	"fmhYP/JPhlVPXYG8V1OHYbvYCA/9zdop6iVUWDITrsVMKiM6R4oWZh0i7PTvCmie/RfUwGCAyrbqYyND",
+	"kmadG85y0FYyqS3wMwWG6wobxjOiJkEcQ5SBnLC+dETn8A5oXhNTfSn81782TegcWTSI1L6jLcQw82oL",
+	"PWUcAzUKpj0HELVHYBPjNeY1PzEdnFmrIKjTI9NFYrBHusK44YUmh/3WAT5VGDlFPI3MFVEphAywuucO",
+	"iKiyPcE+6gPWFSEGq685BO4R/MMGAkwVHI2x2ocbHAfj3SOKISV7rVaTdDDpO2BpfwS4TmhJUTJIYENA",
+	"46hj76kEjSpxgjN7J7f62vt1uFSLtg0A25Sks7sCUHBcgL3MAvIOwmYmELLs6u1dVCvHuFgGMhbWhsex",
+	"0zQFBXEYHbQPWnu01z/o7dFnT3svnrVfRC/a7Vb7Wf/wxd5XsoFWhbn1oQHrcWWg+8xeiZOMfIp4Nlfe",
+	"65j7zL1rx8r9Za0qeNR/3NbyErIBHkJ45FpNJyyx2wAzZ1A6rjeIqYvgY1ZhlNmnbWWBXeHJN2+TSW5z",
+	"BsQ/81oQAEjAVptwS9MLD8mImuyakW4Zj4CVYaIoMKtsss0X6TGm/dpTKrWpldr1bB0eYY7/jYMcmxlu",
+	"XkjBSO77Gm2ZqYW4i0uy5DSOERcqM7Uy9HUq5l6lkR+vlhHmMgCdagzt/01ie2ANK0wOgxHgIWtejllL",
+	"GkUopJHrzmLCu7DkC5vas+oxtIuwhwVaWVu2WeXYZhmy+jBtBJsUNqTKzYgtMJjrtz3oivDCQFbCNfpc",
+	"D7TRH1pWP/g1tFKaHvunPkWmJbaB58eTEe2xlBy0Ws2usM/FvlG0CGOK2F8gWvt0Qmo5zEr3PN84PSKD",
+	"hDGyF5BJIsneYdDVG9HACZGpMPBL9UWILovOdWQef4Ox/8xChWGrlM5Nl5E36ixIYz7dse3hgB1FP0/N",
+	"IqPpjeBU+qlyogA1Govvoq7QVzoLShFA4wazyauCaLdIP6Z8jPUPpv02VwoR+EQt2DB1nM0xTR1mX6GC",
+	"e2lVwjFJaIZkVRpiOtHDMrNzIiP2dUux9QCOdp69+cvZwcUGldSFb3jUejncKCvtogu8bH17CG9Aq6jK",
+	"IKoGqQ2KwuaPXSq3RmIcZ8qN1YQ+Nt5rBtn3Rv94I2R6A2LSsZId7ZTLUQffD2fm6KB1sPZCv4IHV6yw",
+	"VRDLBX/zW23g76dKYt2aQr2RMv3jcgx9FLqrraPVZRNc3HHD+byLIOLVNtKPkotF6MTMGMqe9USRRMYs",
+	"MBiXEL9w5pPCKIfLeXVFrivJIn25JzJUo7WD1j6yLc4QPLAjiIFqDWCHBy5eAByicAq6olgKf3CcA4ww",
+	"0I7Z31+skcNH+y1Xh25M7XReqjHxPJ26+fmqGjM1Fehc3N286P9lr/fXZ+M3kwN13b7723NxuT/7+Sl7",
+	"3frH20P6fbQ3fM/P//nsr7fra9bitz6qZv3S/ZRYweF2vGAzv7X0yzYnrSFuvpdJj0cRE18w0v/foJDu",
+	"YRL/OG2QCPcFQ4bSBPtqi0S/gR9bjSzmWDwhja4duYD0piKKoaDUwPNFsj8dM5ECIO+PV+fvtsIQO58w",
+	"0ZnwHxV84/2gxCwNwHZgbDk5UE5LkiOTcgQepQIBvuvilOw3W26mfhegYNcjDpPyRLkx2vGRml7G+kMg",
+	"gtmtNqfj+OG22n122M96JBvtMDv2bzvsAXfYz52ztw+zw5KhWqO5RVTYpFmLijacl7apbAcMgSM4T4Zf",
+	"1aYT1d0W64dE7Jc8aieFTIYrDTY9m+vba3h16dnx98S9+yMW2hQQcpVHn781pf872mdZp4K/jTyZBqJp",
+	"C/PMQ+pdqjNL6jICLMpA9K+YClJLuZZoIMECS1GhDEfCmKcl+FWhlg/nyTAkNeTHwFr7Sb1JrnjKkFLs",
+	"KPf2xoxH7Ni6Oh6TRVd4VBYJoxHA80ppmsFNktRUrpiIPp1MsIilqvjEfCT2DuivrNL4IHTv6UF+RXn0",
+	"rcqr/OBd6n208bEzuzo7eT4Zh7W4CodSL/7GlV3n+uSCup5MSwGDsPQG4gN0DDXMeGj7MpbTRDXJRUyF",
+	"IbAyifPePOMNCwzyHWBcw2M6F6eLpxg5cPAcg12jT/qKA2z5Yiq4aCzBSdl5ew/w+PbIbWmmwDzAdf0+",
+	"NkH8x/cvnu23nyLLrVn//2h9/+zp01d6ZartGqD42XtKTmjKHKXjevEd+yWPGpn6onLF0Px+Tfnye41G",
+	"fQ3j5WHEIO7TzQWhEww75fKuaIPs0ijdHcXPMFO5pSQs9c46+owwBRRld3uW904hfgx1xIpPFOEiZcmA",
+	"aotBDLlwZIOGRwoJEI+6ovPy+tcOkOCNeRoQ/HEPmwAH2hDC3zw3J4LUIjaWw4RORryvAjIVPN1NpBzv",
+	"9lgUEPANh5ypoCuA3BH4GLAIAx+0TyKu+iO9KwIyiafKkEACqzRRwLahyPnLK6IYEPFDo2Dn5XX2sTLp",
+	"Ci7I+eXZr+etNtkl52cvfz1v7TdJ5207GwIZ0wmI4zSZ9rURF5m/AYapiOAlyBdh5kaPpCvuZJ/2pjFN",
+	"5pZOwvLdjamWlKhnbiHSqEg4FWM6mbAohMqRhGmZCqmUTmsPuAKp/udzwKeDyKTloKxd/NRu7JHwNNT6",
+	"ieifDg7r6GMjPSUUg0HNqILiGVgjlSOypCncuG/6ZSiZ0URwMTwyBGssgladEb2DYowEyLd41FApnRte",
+	"NaA+0hchvwE0xdq5zrpEQToj9rfx+4midwxYq6ApSApGejSyt3YFjjyWyqhuyDQZJiOmnwrKUd/GRJrM",
+	"obItYWoapyrEamy9J4IsSWf5BMOuqIVmPGFAQnXLYQECEkZT1CFM/5Cwf2CPbd1SApqxBWQ2oikMD74F",
+	"Hxvoz7yFAmBTiW0u14eBx6Xc5Pqg27kK69lQEzojKfuYNknHPYWrruCQsRtwNFCg85chmKGn/Ujt7Op1",
+	"Y78euD8OaJ/HPJ3jXw7qpn4ZKvsIj7oCft9u1Y+83+ZoUKBIeQI7ScCsKknSmXQSA0jetJxQ2Nol0xEi",
+	"fHQFyJa2/yVIl4Hfks4Bi8omxu02kQkxy2KK1LlagD+hXeEtWI4bz5w47DYrSDKk3YH+6gigimPcyd9z",
+	"FhvOGXN+VCoTc1x7WulpCcWFV2J1RHDeSPvFiwD+vQ/DgFnWv4SNGmBf9NnlO1K7OH3Z2K+TpwcBnjsQ",
+	"gAHREhAr/FlEnh7gbURffEgGdMzjeUCG/M4gOY95FMVoy6qu2Gu14PrcDONhjqUYssSQr3HlbWl7RcKo",
+	"QoZJ29QAlKikxpEaDA9hmkwFkJ66anY5jSOUZ3CTJY8AoVI/9s4rzJ5dVarIVE1NZO8kyz8fgZBDLm10",
+	"Snlps53hwg5RLuYB2sCRjcZcIMOlg+nMJaFhTI3ck/Urfd6c8NQU8pnxhMdEyK7IsuUADwDl+95NnYwa",
+	"FtiEje0aNjOKRZtGp6aR0pD95PsyD1oHJASfIav2g8p7kLKu+tHWHk5oohhwW+ktB30BngTNuDD2muQ7",
+	"YGay1JdTUG3h1fn7q5vXb5/dfHf+8uebt6dnp9chqR2Qs+88htNjctDetxQTgekBkXHGcNZuBa1Wywn9",
+	"Y9Izik4OCO3pAbe9P8OOAFNixlhK1ESmbnRyoAV6YVL8HaTFPcAzpBwkrqVRipCrZG66Io5Nk7OUqI/0",
+	"I2aUp1om4GnMWj4cj+5iSd6f/tRRJfIDJAdPSe3V5bN6809/Imc8SUfkBMnMAnI5ohOl10sm5AQIdWNG",
+	"BzD12izDddciHpliVQrklOGJIUPURusR0bs9c2hG8bPG3d7/YMmzMNvu2Yyi2NJ7RMvyt28voEcEKjyh",
+	"W7j1sdUD0dH62O7rn7SjGWtvEoszI2fbOVgFu22BDLwrnJFpkanQql82zhrIChAgsHsHMhnXi6wisNzA",
+	"i3/yBusqrbrDedFb4ser83ew1j2cVFRA1rwzOg5m5eQSRMnZ1WtTZonqynQKGE48NQODy6jJ3QPyX//r",
+	"/4Hzc7j7tI5i/AUJOydvfsVGeuRxhFb6XzsnbzJiNjPUJwqYcYG+TDvx2kgB5syzqw4O6+yq09BCohOS",
+	"mtnJRoQ5/RVkV+6T8KX99VEGDOmozsJ6QMLOq5DUjIr06h9QngP0ZNi5BEY7lPjwYZ3GHm4+N3JP3xNr",
+	"BKCJpdVu5xVa3pd6Ul9dXtpJNxr81eVl47mtt8E3G2o0r7YosPaR4WXP2UROFNAx7DzT4yWT8XEGrGIl",
+	"JfaxW5bO2kGrHSAv7UF7P9BCTv/PizoSCpTmxUOkZe5EqV4IqBDHSCusRknw0+iAOkaIbDT3qCvCfswF",
+	"79M4JDXDpEp8ItWSeM0pvPt1/OzeeamgHD0ntZaVMV9yIgLdr8Dy87y6fIanqWZVla1LrjzP9WNCkfoM",
+	"bkTOdwSfQbHhRAY0tg0FGE9aleNsZE0aq1E8KLXdWCB+smYsfEV5R/h0yqOdiiasLcJjCpPFS+ptXdjo",
+	"1GwrKGNdO3zkNkQW9gp2qqY/3yWvpVGrd3b1+tOv//9uFwNvn15dnJ58et25/O788qfTVx8+aeWO/7PX",
+	"2nva2m/ttZ7vt9p7nz4Zp/3Xzsvrm06r/ens6gc96+1PF5/2mofNdje5OH35qf3pU7vV2ts/OHz67Ndf",
+	"f319dvLr2eWnTy/PX/36Y+fdq25y8VP7U/vT6aeDD78etPd+7XQTPZJ2v5vsrDsHr+Nnr5JnjxPwAytk",
+	"zbW7BMdxg8V7HT9buHO9tSusWrZKxfWzq9Y+2G+19/+HXqFPn7RagqU7eaP/3VhcurOrzqdOx63plotR",
+	"0vjsZLdJGzmTtOAFG8/7yJYnoapDV93T9E4LZSCP5pw+Uda8gJ7bapGkBcu9YqobV5pzdA5u6ITf3LK5",
+	"V2JecBsWasvb968tfyc9xUpqlU5H3RgX6/g/XWH9rtqC51O38Sfz1Q6c1E773lqRXG0xXNqzfZ/Q9Mar",
+	"VdYKkHeuHqsFoBirsNRJWP3yRMHMOoVpLgD4gIHTqepbh8DCzcYIdp/5dVsD9D7kb9jctU8Gv+30GE1Y",
+	"Ut5QiRrDRt87L6/BVIo4SxvowlpzzcspWEOzJK/grFnIK0xiKhrGQt05yu5byDnoHyqSDu79SxEwnCIw",
+	"LlVkMQhwQNojM3FdH6+xKmqaIWHYqOcRXImCx/reVNB4rlIiGEMi8zSBX7uxmHho5s9gU4N9JjB23nrI",
+	"g4HROAqgqiCgjASVDozKxybsikpwQrImNmGTdEi2DpFN/CrGtP8o4rnBIISj/yQLoZdWi3SmES86MUUv",
+	"hWzhpLzlYJGeZftwKVbDuR52lkWykVr9Cc2vaPIHy8dpvGVe6v3mx22tqIqxmfsLw/NwIfbKYCHWHp45",
+	"I/khWY++Ykjmnk2MvnNzy+c1YCm/LH6lwcDIhNIKCAy48DqhPC6Y8mvBM2Yb/xIkwWYIje7APhZGo/+C",
+	"3wuAwRe2AP9A5VJa/mtFnwt4rafXnYDfRq9vWzy1aA8A5FOlJdCBPxchmeUEEBWY8vIHYOv25iRESzsM",
+	"HJLkLRdRQS1qr9DpRVJUiyvhgkktp3OX1lpiolq/rFIV4keupQUNQhZofm4AM0jNTAEJ9cSEBeWif1el",
+	"9GCq1hbiMM4rvKdKvzjN/ESZwf7+VLSZRJsChP2RG6RiQsnkRg4GMResYjiA9VuhkJ8elI7l96f1suO3",
+	"VOeZHbqFtoM7N1Nx2bZ5FAWXPf73ot7+rdWUFnBmzj29ZH6xRjnvo+odaOPQXyPjO7Z1IVywRm5lSbnc",
+	"CVYfUYF6DUZGakqOGTTHMRqn1n01RQ9GvmawiCRKJOCWZfh4l/BRCD1jnunI3/QLF8pYEO3HJPN5aoht",
+	"uG3bp2PWFbKPKFl9luH+CGx0s+GlhGHcBSkFjg0FkncjNNEPacpmdK4VaBKZ6h39fsVjKBjT99ZhPixP",
+	"HnzCoqJFbcpMeXBIalyoCeunMmtvKKXbgRVH4fQgDVz3l8LrCeENkgf2+nKCGf3HgJitH32rGr53PPPr",
+	"dy6ZXe0O/DryNn9+1g/jeeJzJpNbjCx+LQl6buSEHokp0zG1xmHKxvCF04TdsI/afudShEYgQkPohDMU",
+	"Z9p1nIwNqnxqz8gT1RXgSdQQn16bfeoIeMaa5FwLtAlL8NIjQhWCfSGdZhFtzRseyPM9QEkrCLQJS7RV",
+	"e4pijEuhfKEWEBpzCob/YBA4EVfRngoS4INMbs+T6GvzitnJPV2PYYM9w94QiUHwnREfjnY2E33uwx+r",
+	"4cOJ7jW/ibZ3gh1Uvp1050hM4zjYMfR6nQIpSbt11GoZ+pRF6R3LGUvIkKpblpKYpdoWSMaE8sQwgm01",
+	"3euRn0SHrZKlgXmU8VQP8p1Mmf0847St7fiZ8u9sfoyP6vxY25t/ySaUJ0fkAxLJESSS0wbQwbP/87+/",
+	"3wl2THdM9cyuvZ2yI1ShTb2TbY0sPdyMM5cbbxj07N6maeFvm+zbJoMs0jROH6uf3Sj2TJl/jR73f0e7",
+	"8A/eDn8OPumiabVoYzpxUAb4sWDVrG9qYjn+qmyxK+rPl0UEhPZTfudgvOUti/Lh5GPTvaTv1A8xBHLr",
+	"NN4WM6GmXkdVZkIfr08X4shQJqB27s/lBlNmm6crlEfrRaY81qRNi7RuiqlK36tSkXnQNs8zIdZXE95f",
+	"7BEE5og6qAc24B/1zpFTdXP77C/jvY/bEKbhvK0TpLzGPaK+sLv8Lf9VFVg0RWS50KKVF6taZAspL3t4",
+	"dx4cLqDUZ/XAwslgGscowACf13RNCZmyY7IAGQ7ZKsQNbxJ93iG0rY3OBvyJi66AkWNALwEyYTZBPM14",
+	"brHOoUby5fViNQ0XlubS64X6o4lD4//iwf4dIDQtlWQbQjXhVz0WWhNc+bAS/5bN80L6p96L639dHoi3",
+	"k+f9D1F78Fo9Hf5I9+evWGv6hp+nh3/9599ma6sBAZ7AzlUqoc8DKrDmRMjZsaVsMdjXMR6wJrl0hwU2",
+	"X7B4Qi7Or8q6aEfxM+98uOPRrFRGm61sZDVRpebxgbwf2ROwcvQruAH/ZvruGwrXfVC4slL3R9bwlZ4H",
+	"ngDQ4DFD4rbSwwnNZMrm4FCNH7Ta2G82G7EERM+dxBixq5jXdxZycX80dQtflanbgvZZ65CZvtRvguZ3",
+	"UFimF/OLHr3gUdNGiwd7GvG0EcvhipjCLNEnZkyB/yaHy+UqsPKxhnyZ2mwkSQ2hwx3sQGKZgepYqY7p",
+	"cHea6oBSivAHCVNymoBDMDKYDBB6MZJksUYNkfO2KhtfTWm/rCDcFyxQ445YKX2aJNzgqkAKDUEceMq6",
+	"IpVT4GSu2fYUbAMCxF/TPbogosx61BZjPDxVFqUQJ8HjN3CTrwIyY72RlLcqQPaMMZ1MuBgqZBXAjyoX",
+	"ftq98gro4QO56xq2hYPH7vc+hkKKxUf6qyySIqyaAUnkKasM6OjpfiuHa5UG2lf3TBFeceN5dC8l5XiH",
+	"vaf9xrPoOWu8GLTaDezHfP6C9vpVJeC0n8rkQerxcpOpz5SdCFLDohg7LYXKRnRT9OarHiJCZ1WxKW46",
+	"Qq3aE0IHKTM9CIs8gM5fal+3vPRK2fD0aS6fvoimrKGfvfEc9tjAuUFLBvd85eBSudXQflclji6YCfOU",
+	"2y6weyFCGK1/DKDk8wjZJ9xEdQQlP8gx+5dWY7TEZT7czGVm0AYygefsN1vNdnu/+SxDXwThcDBo9/fo",
+	"C9bqPYv2+4f0OXs6aEd7/Z3Nc2Gp9hjS9e/YJr6qxdgrrRI2KwQ1e/rRKkG9538rBf2SHQtgf5EYFJuz",
+	"LKEVYVWbwmOWhCKgxXI6A8SeAhtqJKeKoSmUQr2jiKAA0iEHRvVAK2Pk0F5E4DoiZ5fvgq5A6GOALZQD",
+	"0uNJOgqIjcognB4CUCEYUR4dMIMyzCEUAnrSIKZDRdS0PwJILIMAiGiBS9oEF9ohji1wFxozXSGnqeJg",
+	"E8M1JtbsmJYeqH3iJGsrRNciecAOxB9YeoLLvY5p5Tc12C3w+2trgFGKaaL0Wun9huCN+wQC+3pz9WnC",
+	"AsI+0n4az/WmUEykBaPq4EPFOPUTNzWlfn8ND9khX1prazbHFg0PF7g/rozU20jhZaiAj6bz/O37rb3v",
+	"kZTlGhMH2YoIO0DfC+1ePpKu7Vsxt2ZL4Inf+fe1ugLti3at1mqA1lrSJohKkdQ6b9uN/bpDPCC185dX",
+	"+heIkeugBExZ3gIU1wAb/0fU4OdlMLsk4pFpcOjLoeCKBYhLqJ8ptDxVjAkHQqB130jOEBiQiwZaC/b0",
+	"dQXC2CKipmlZ/LOF6I25MgC60ONoKwrxz4G7nMZxCBioqyEESjWuH7VZEfvN2QUWjhhokYtfBgjCnvGA",
+	"eL1YqRzaizqDgQEIBfRW/Syp7Lv0a45JmHWMKIeF1xXaBlI407gDDGNk2TJaMgpksH6ibLiHFMJ2EFv6",
+	"CjbIW67S92Z/n8D2Xq8D1Gx1meCKZAjWeUWuf79u6+LS1KSM2Bt9Q4nd4eFK15BRGBpR6wEJ7e9lQkK9",
+	"U/ODs/et35hqHp2/l4npWMs071fuHzQGEffHsEqsdFtOaJnbLFvYJv4DNrNM3P56FKPEPf2bRfJ7L7hy",
+	"bqSTQ07V9o0M+zcwNHZ/0//5fJ9+pgrCbqpAvbNIa5QUUiBpwsdjE0DoU8UaXCgmFE/5HYvn9WMyYYk2",
+	"MRpMwCMyZPCusN59uItKUk1ony1AYZ6dvzx5fW5l7YSmIx9cBkil8xVEy3Bmxlw4t68UB7OUHgctXeUw",
+	"l3w15nZPWQGvM8rGjAoDzJ8wxOoDaNCusAl3Q5CwaJOADQKaH/NtPLHopTZsjvn3+jGJaeohZBnCgtSt",
+	"XsKMGeZ1ddF5k5wZ0yKVQDM9nqRzWGeD9pSZlPicGVVdgSwMZuHh61wr7sAAxd5iW16TdAypPGNohAJV",
+	"Qk+bQWALzRnSG1DRFa5Q6omCMFJs7LU+FaTnhm/yBEPZiPkdcx+AFApzY+tJZ+qxruhNeZw2uCC+TSyZ",
+	"yhvFgA9vJqPvUSJ59qGX+NKD7gpuAbeox6pckiMrLYl4SBPt8Qokzugkp3zvUVGoTwvKVymUFiUivenT",
+	"pCdH8yihkNyI5exmQCGaalIWYAyuXY12Rid6lI9KlGTstJVoS57Bssn4s5tKS+nwFFpUUbNhv1V1/zel",
+	"XDqjE+MlggB3EXajm9Y0avLyaDOzprwADTP2ahO2SHML6c0Np+KEAu421Fak64T9bYFKsbhhZVh/RcFJ",
+	"V2xacYIT+hJHs1B1UuFRm8vX8qVzH/r7QBT8/fmm3iZcKqlx4vUSbOOa4t2bOaVmZI/mlnrP/5Yf/lIO",
+	"ZuTOrxW59jdVEjc78Q/qK1Y37gy11ZVoc9Uy3CYO0Ibami+EzcGxW2wcI4vnLD0iYy70pfpXYCvLiHVF",
+	"LSxpPDDfj2Ab+voQ49tM267apTG4uKa+i4R9KQZ8CIDP/RHr37KoKwCSQqUk1AZhSGqKMRLizL3Rv6kf",
+	"E2kS2QNDUUVvbYrXxN4ga+zgpDH+q7pCf1mObqhQnCcTYjPGtET7PDE41IGfQ+6KIj9Rk9iJNyFc/Sdr",
+	"iPfmQBh87KaTqwdQJ1iDbiTT12wiwgXV/1KmqFGfi2HCY21KKDpN2c4vn52x73ChbnrS8/Rfw4QJluFG",
+	"bVwutGE/C07do/LK46ZfqZzesZnVMGt/g7uh1IPAFwdkKvBUP3I3ji8EvvXkf2uq2TIpjBKUULN9H07L",
+	"VvkuK3tnLtlY3pkgkdVgp6kiqbxlgqhUThSAD0ABkgn0QYV3qhAv7wPrXcn+LUsVAttZTi5IIZGDg1Yb",
+	"+gCFtESFJudoNWL2YtKnkwdQGy/hS53a+MM0w/xb25a4KI+w8YNy1/xcZNv5fA3rBxAXvRq6+2/DH1ha",
+	"tQdbj6NkL0ARPoqe/YZP+MClQY9xEB4Z+q8srXTipRgw3qVt4Az7Gy3nqW0nAa8HCdZztmlYz7lrALTQ",
+	"FdyqIcw6Uf00AYUr1vHj+oIYEgEJG7C0j/FkhOW2WKzkTCIOq3l8V6TSOUzriAZPLizQtj6AoPDnY+dh",
+	"vJSRnL2mIpKDgXIJRc9zYR8nEmozRgw8k5gPR3BcbcP/x4n0vJS1JUnJyj5O8uJrCkSDOPZNMP575B5w",
+	"z35pi3y3T21sa7lZPsMoD9HX2wS7EX61UP8yJD2GxKtiGsdA37lETHaFkZNNchIzmpi2ArwMMgs2BQ4v",
+	"XLMtfpOYjn4rXn+ip+Cbff77MEpgXdxWeIIb7g9knJSGii+masRURh8WANvYmA4ZqfXmZKylCTD/IpNi",
+	"wvp8AilIKewpC0jCJjHtA/m0PotQOgKHA0s4tLdM6GTCaAIU3eZQcj8m/MSaJFOR8pj09VyzaMGq6Ypq",
+	"s8YZMx1BpuIWqKhD+IA3lirfEAu6T4R/A2iyQVBORzQ/qiBv2oB09WybY/0s9zKcndMoNPHhS5ytBzWF",
+	"tEi4lr+DiG/KPqZa3wPrfntPrwglit2xhJEJo2KamjT1HAWpIIYIQH/cMAbRPZCJqZ+ZxBQTmxbX1NXL",
+	"OwxHzGqZfbpBnJeq9N/W0rIhXlcnoo/WN4PrW/R1SxUHFg1ufYIuIIjbL2XyTSj/agj9Fu2QkqcNV78K",
+	"Sc+AIOuvllbtFhlzMU0Niz+iIbrKSaOc+jHlY9fsgvlS+52QHW2SMy7SDIcfFWguxPxEkUnC7ricKjIV",
+	"U2XaYpukk/noxvC13Tcmd4sYjDYgjfoUy15mWECkbWU9QhYdY4wa9OgtVheIrshFtJvkw4gJl7UEdWde",
+	"ZEIRMzmNIzKUpMf+P/b+bbmNHMsXxl8FwX1haiJFkZJ8oqIjttpVdnvarlJbql0zPexwgpkgiWYS4ABI",
+	"0awKR/yv/g/w3ew3+K7nGWa/yX6SL7AWkAeelJRIUXblVZWpPCBx+K3zb80lVsFAqDNL9SERnfZEc6AY",
+	"I6cBmSpJTp8HGByGxEaSChcmPQocE3kmdE9dNk+WI4nP/Oz5ZKCoAz4HI8nOa360s+DqFX65y4ncdR+W",
+	"+3XffvnXv308v4I0oClXTK+gQexsye1d/MwNGYlFdr8VzJ+O9PN7DTRWAGifY4RJUHUjmT1Jqo/LuSmP",
+	"JaSQFO9wYsq+fUFSAHp3AcwhudEp9QUY7QR3hCSp6YmcE7AQmgS6L1TSrZjiEbUyaMpEbCe+uABWsMRc",
+	"R1TFkHkuwWPtkzXtM+eaKBfgtcZdrrUWfeCBKzOBWgAnalBMetZhJ8guMC+/YtSU/CI2CLHdu3FwoXZp",
+	"qD2GlfIYWSi1dfLNwy+epcdwCTMxpEM2sQNcm2T+U4HTEKp77iwUR4K87MlkNpJJMgeAQbdUllJesW/u",
+	"ykTvHwtjfzhJWBpzIARrvJFUG5qQt1LG5JoOmJmTDx/eNCo10RlwQRN7PPLWMhX73Zy3IY3ct8d4H8N6",
+	"331fp2M3g4ub/a1DIqmmUkFEwZEmTZniEgptgG/Oj71zDP3mjSx8zVmnAR4baz+Xe+tUG02bUjuaxW46",
+	"d/fI2Z5TLF/9qn0bfPucGiB329oVuLxY6TB6uOKFdi+P1up1nW73Tsl0ql2FaDYuIgdF/JK3kB2HZybr",
+	"uwcX/lNyQbhrxRrmH/w+Xl+78kZOpgmnImIryhPXmMSFnX1ID3QVRNwp7GwNNFsmI+fzus/WCU9TkHwH",
+	"IqLqYhcFwwH7qBUAsc7ZrvuoFRsaLErMygJzUabcR83P8rHXFpTmFyOvdlEGUhEHmIKdARRehIBwb33+",
+	"HTMlsffAnqx7wGB30TnwOm/dB+cpqve/N+gtU3TIrpBepNFtvDhrndkPpzyxArFTHPIbmdprSr+hUmLP",
+	"Q8JWTebz0mTGXNhd3ilPRKXp63TwS8vjRCBvdGHA96E+ZhOIjP+E0/tRCjNK5mRgN4uGzQIqlBVRb4vD",
+	"n1JtoaHbtvNraFL449eHScNsy60UiQubbw8isRZSu4L7d8w8COv3Yxzdt2HGogA58Rv1UI76t4qx35Zc",
+	"TZkXviizmuhel4KRSQppUyRDrICwRDNo5g73QoMJl/mNOHlBBlwxXTT4WtkpJb8XzcCvYYtc5oKxOC6u",
+	"CZ9MUthj3Z5w12QhakifAic5khSVPiCwd5+3X+/GxnzrhrdrK7OW17W8ruV1La/rYM+WioIH5ANZhlnP",
+	"7nUm4Z/nroWRiKHCqkXe8sQwRfrzjAviYiv+YK4eGPjJxrwld/8hqX0e3semggSs2mHmZaPIFTH+zMXn",
+	"SMoEutp4j5adbnTvTejYfspfZTKl40bQmMiYJY1u4+rlcftVp3385iafmV9pMj7mgmSP00xxaq/+69Xx",
+	"6Wmnff78HsC/lwBStovq+NEh40escJo92OW/HTxqdEmmnEXYjsiPqkjycx1RQey4IafGjJgAlASm0RB7",
+	"K93MoS+evzsMSOibLu04crQeGB8xcLQOWA4NI9XVLz+NB2ixXaP5VopyjuGHDPX4UdSBnjrQ021cxvHW",
+	"Qu3h+vvmuM7Pgq2QYw8K1xS+8GHenxoJHxMJa3TapYf/aSivD6NQ+VQsj8oG/0w7HsiMvoRj0RpW9KJP",
+	"AMqjEjljMRr3eYYniaA81VOY7EbLRaqEMvLUSuqeqm9raK6h+YkqjjvTFnfFpwUA+ohK3+3GhP0VrPB4",
+	"h6fnTag25KxNYjrXAZFJnOX3Ay1FSE0YoCsj5NCYn9Fo1BO+b6h9RF/Gc0J9P30Ss4RjlHVg5YRr/N/N",
+	"m6T86/XPPwX5P+1zW+RXvLsnsts5tFiHtnpYA0l9yz6FdcB29qCuCG7gTJMmB04MEsuZCKBmAp/VExgW",
+	"O8Le/SjdcBp8/3Y3E1KAu2aqZMTg6SOmGNZJ6TGf+u503Pha4J4YUWDYh8+woi2ERwLjsn2s/d1RYcAr",
+	"SRP6DeaDw/mTCq6gKuFMAav5Udc1SxlCRZcyxQ40+CgcPDct8is3I5ka4l++cCfJbnQrjPeP2dQq/qGZ",
+	"T5kOXWVp1trPYmrs56kZycmEHmtmNQnD4iOoTbNvgEdjD+3ilHLTE8gF5IrJyoz/jj4IiugW2f8voN7Q",
+	"Pdp+FayKD/DHvq0g9AKCWnEhZ12AzglzTXswMdtNhmagrnCjcZFxx4Vuw7YM0ybMNh609lfIJVI8OdnX",
+	"iTj7O3ZvWm06/QiXh6QpZ8IpMlDJdtTF/0IDSikinjAkc4HVsddaRSntZ6dYZ0NbamLjvkBv12cQR3ZX",
+	"wMQiB49LO9e3RihNS0HPK2LJxdIWzDbrNpEX1m63X6yJvMADd9AruQSImhE4DSs2fHHc/9EAtpSW04pA",
+	"qRgKORi0YhbxmMUW49mXaQJl5AOaaLb6I+Blje0jFnbMXnRN6Jf3eFMHe3L5fy0GM4KGNnOYdjtTjeo9",
+	"Jh5eFZnLqY1VkW5v3qNpBNy5Xc8IHFNZ6u2tgQS+rG5s+C3EocxaramZC18rfY4K6p0H4zWmfoa6S52A",
+	"shtXdwLaWX/DYco39U1+Z/9MYhmlWKnZHMmZFZuxJJQYqsdHgdVzgDaqWu0nvtBK6HIbYOClyv62sa/b",
+	"FqkA7/DzHhxb74MDofE/yBswIkkihzAsJV1/4YgJoxjRI5YMWuSyL28ZOe+Q//6vt10ysf+YKhmnkXHV",
+	"9UlCJpTb11vFvrUuf61zc7q9Kd23pjQwr2W1PfdIYfJMYO6DDZvA5KaK2Y9fZwAXB3yPmDssV9V4O+6W",
+	"2izeMc4N/ZHxGOZ+eAKR9mEJjQgX5CNVYzTskM1iAh3I0mkiacxi/BEZoOBABIAtOST1RNOlKOkQOBZz",
+	"2CFNIQU7uhPUrMqm8QffDm2tN/OGatDLK4br8TQcMlS/f9jbN05V9sLBZO8zoF+LkHuIkK1Wb6Og2HOM",
+	"H0GyDvDXAf68khM3XhVJWhAPlZ28xR23ydOLu/8BkXwvhh4WKqrh78DwV6PSTkv3qh/uJx/Txw1yl6Lr",
+	"OdogFOAs9XIDYAyJuN4oZsQmlRidtlSNMcafY1Kt2e5es62hvYb2b6/Dy8Hj/Nhrat963yiN42SDy/Z6",
+	"xAeGuKsCIpCdD3rIQDAjIBIupUkC4XhoJfFQP+tf3KC2LLjyw/w+C69edM88OtnpL/0VfptfUWVvSlIR",
+	"japjWPzafrA0drxZdlMsocm0HkNcW4kL8uoFgO+IJryfQgxr63paqseVkXHQafzjHi5f3DlVfb7Zfqkh",
+	"b6dO31F2fj1m+V+egNtXFxDtGZAEM30BOUeEQsVr1mEKY1KkGWqZqoh13U1hQNwv2Jfc7yNsBtgTIaSs",
+	"hgHxitFRQKjWfChYDDpJnDJCUVl2b9R0vq0uGxDfp4Bjs5VVPl93HA5K7FegAnCzAL+nmqkyejzvv4iO",
+	"X8av2PHrQbtzfHp2/vzFy1evaT+CXR2nbAETSaeDCtBx+0W33bafqbhU3NiNOOLDUaEFzZsFPZDQvkxx",
+	"AmcO8xDu4GurAez+QbOyXocLfYgKsj+gWNpuUTYLnz07kh3u1p7k2pPcbXxikVQxoW7rVRLP97EpcvKI",
+	"Y8+hsiF92F8BeUzLaTEXzlTQaxxJilFoUzMhRsrA/nHKlNXSe6JEJWh2xgT+PntsNvbG06FbiDvt3IBZ",
+	"xVmDBDUZq8+rdtDQRb4ep2fDmLjhEU18T90xm7t6Ci4+25XNiywKPgsoa/nyttFtnHcakCto///sDMSz",
+	"nEzNUhEFdPtTpM8SOSPnnf/+r7eNoDFj0KW3e/Y1KI7E5TnGKfuBznWje+aHldA+S3Q+IvuRnx3zT/be",
+	"HyEgb5eFcsEUgZsSr5a5NEv/5tOvJd9MEpORTGIw84LV0+QGhwPSVPB8ODqSfmqu4X+7zwvjuqaCG/4b",
+	"9L0Q4N9COM8H01k5DfimSE48FXa2HF9M8bt/hiIq2ddM3bq+yPmj28XvhJE40fKP/VBhLJ+fmhPjoOZa",
+	"jpPEFBDtnsyBDqaPLTB75Nhl0uE6y+66QLEO+7BLwgwEwGaz5y4kTUzc9wcxPApIWICv/AIu3oYn9rq3",
+	"kM3TE6E9VqGzFX3JAZ6ikDRjNqBpYkgHuf1Cf1hDMkjosEXeGzYhYzZHQZcK/p8p831T/bTvkp5jxTE7",
+	"pB1YS6RaIj1cIlW2vZZ3/zdBr1Jrb/VZeUzt7f7H6aAcOKsszNrHUfs4in0PVmi1OyS4BBW2kufjbqqc",
+	"TPsjHyu4OjJ/iZHyIYl4K/XDJ0LgUIvBWgx+H2Kwlkc7bnHwEFh/bF/FDrMqcxnxvujVdt3iJzRmkCrp",
+	"uni7P5sRm5MZUwwvmHEz2iU10hoJUjsIarT/7h0EtWZUn5VaM6o1oz8u/9jBTew7e4jbvRmn9vw7tjFP",
+	"9vW83T7yjSV0N+srEZAQW63Y/yt13M3LWXriEVpOFFS8b6npxGruo2IWBoS77FgNxaTFfKhZm6B148Em",
+	"ONvj0TXeuG54Kxo0wxALDbi2m1LfzGn5E4pb6pGTyqnQM7+BVsn5goAHcf4ahOCC6BUS8vtuZpKkAgQH",
+	"mVKcMsUj1shbHzn5NR1JIz/m5TEVJu+03fhH/monZFG6ds/zPxRkIgjDbuNtIqUisaJcaBIljIoWiLhK",
+	"7aeyi/48r5qRWqlHWGnFHdlo3upqQ9pPcWyLWkFFRfFssadY9VZaVvn569Zrv5UW5nTSRdXLp2NW+8KO",
+	"u/661N7ZrvpAyd+Y2HbK8ONxyqT6ZasM5aLu13hRyF19Z5VzecsUTZJWpT5lXmy9hSZ1xW1xnm8LdyYa",
+	"Z61XjVrFr1X8dSr+tunQWbO5okD22t37LWzUCu3z1hsgz3eSX1bnlT2RvDJ94Ea068uBSkaMHLhGS8QR",
+	"6Po9TJrc6NyvShUjkZxyFncdGWx2IYvtlbEkQpqewCp3ws1RqU6yPyfUcd9m0oY0s6Z2clD4WcmEWWwd",
+	"8eHIs87SKGJaEyORpNaOGJPOqCZTqoyjVLXSsNgWNrJSiIthXja0l3Szg6aZ3Vt6V5S69+whWh04K3tc",
+	"Fqd9n/lNufmwqFGjTlvSn91PD9aOD67G4YicHof/yJQ3/KdX3fBfWylu7pZab6v1tt3qbdkuPKzetr2j",
+	"5olklNWJZHUimT2O7hiV/dz7b5G8tBE3sbEVdFdkLIXuASCrAwLAB/jqhaorbcBCuEgqZe+9ZVDmrp8R",
+	"hJCj3SSVPTiZrHZZ1i7L2mVZuyxr1bdWfb8tl+XuVd9aGd1bFumBPZMVU0TvVBNP/N63c7TnZNXV5bcW",
+	"YPRCOL2LtbKAQzFU5RJGldCgqCIUkP/zv+FfA+W4kJoWREknIBZHSdvrsSc94WHsyHV+QqlEh4zQodWh",
+	"DBb8uty3kAz5LdP4W2ixPnSVwOApFXOCHduIB7iegAFO6JjZAbrLoXMWu3Ud3GAsLfKj/Sp3O9yUU0Y5",
+	"XQnfAl/vfiG0J4BPqsDbRJpIJEVCmsbcfHaXLjNMZU+N86Jh++JnmoROLIVBT/ga5JdHLfKLQA2axcX5",
+	"1zDsFjlvv4aedyTDzGW13xFpFLJRQtLMdI2A0IRTyOUYDIIN7mH3gl07iGvborYtatuiti1q26K2LWrb",
+	"orYtDubofgJFz25v3tOyWdbz7u2tPinpZQcomrtEzY7056iYj9mcNCdMDRlKnaz/sRRMHwVI/wpoCdqZ",
+	"thfHnBIe+34EPVEkpDtqkUvhfOxkkkJPTwMGjFPHLWCRZoiqXwgdwjLkzkmI0ilkb+QsRGUSorf47y8m",
+	"PGoRv7qxlSkoyUsZy4oNUs2yjgrN8/bro30p89dFF/+nbK0fwg/7h1XFV2tE90D4bB32WcFWm0x/rHyX",
+	"9Yp6nfpS6+hPU0fn4vNUyaFiWtdael0t+TSqJZFz2UnPQ6jkekTVwcIC77VOXVhgmvYTHpGEizEJ3/14",
+	"Q3BkMOCT340cM/E17KJv3EFTTBSzS9Mi9jngRB9SLoiShkLDXaDGsHfifVPFbrlMNb5EGznVZCbVGO40",
+	"4PDeTc7ztR35U/JowyQ0uo2/TV7f9q87v9F3b+d/v+60+6cm6fPO7d95u/1x3vmn/f3ff/2p/fd/+9ff",
+	"LJSppNFtjIyZ6u7JCZ3ylpapbrkHn9x2imu01bMrYyBM5QcuxjUEfveOCljrhRihO+KPkVl367SM9ZXj",
+	"7/NriGAcNBgKK8DigCh2K8csJkIqwr5MrXWVtcSCEvMWubHnECtEBEQNE64xuHZHQ8RSATkpjDVveyg1",
+	"29z20Kr+1qyn8YSLDLx6Yk2ReT4d+6Kvb78uBm5YzIThNHHGDptYRdnqrJP/OaKqL9UtZ7PjMTfRiIkM",
+	"hKD62s61Lj/9denpFbuKRGgq3fItg1tKgqLq5EKj2ObvH/cqUbvNFN5qJWpThkHkwsaoEXHH9Wor5riA",
+	"Sq4NxVpEgsP3WHVrWPyj0eHrR0tuacJjcDm+JDGdo19TMZP6lAvQEjDu30SmMGUxCpqsIvjQnhhRPTpq",
+	"EdijoDgJAkfV616elsw+cHnKWgRktkwYmdA5EdKQPnRbumWoruHpU880kTNxgWkQPNboTO17OETfa6kX",
+	"CGlSEQfweVilh3Mc94R7ZEDoRGJ5m2/00SVUQDsufI9Tw8l5+5yE1/YXO76B3YEuL0TIbERBT0wYFfbz",
+	"GJjw9g8BOW+foRMYJ8WMqCE8p2LLqvjyd71+MF77Wq8MNQ5ZYlcG8oaKG1uB+QYordgxdesSOT9t+yqR",
+	"01h5mK3OmmH5q9244qIU2PKbyveulBj5eIK8OAAAYO+lNBl81qU0D/BdVPiSKzpPJI1vpPxA1ZB9D3U3",
+	"sLEZaMZSsF3J303GQFZmEzOfQLnpND3zYnS1ewHFX5owDZIKonK+5tpJBm7ITKZJ3BMTOmbEAsu8S4Ts",
+	"y3jubIxFyW4koShUQZI6ESdngjStPHI5jXdwVPlHS6Rl2mRh2MeewwdIwexjQIj2hBPOIpmDIMyvsFKQ",
+	"JloSxWg0stdkUlcftcgn+2pUJpy4xu/KpOaSjZWbWFlk00py+4zmafv86MEyFYZUlqkLEqASMLxxEqIG",
+	"ud25TO3ClA/AgfXw+2ZpQy7Bxgq+crM7kk4tnrOY8AkdFhpuu17b9qC6tqVckf7cMN0iV/ZKFPEhHPyw",
+	"J7ADUaq0VCFmSwv2xZApHbJnmvzy6YNVWV0ecfiBi3FIUMyTZqhY8qdew17fa4Rrz9kPzK7i8kkjoFbD",
+	"rHdhDe2HQJhNDC1y5rnPMws3PdGXVMWa6JGcWWRseja+o8BigLthNkIajKI14C8kIk0Sl5cBQ3Ho1xNl",
+	"+Eu4NkWOPvz5mZvqdW4SkI9b69sf7BCq7Js3sEaNXfQNx0tv0JkAH3UyhRzSCs6ZAU+YY6mbJtSafS28",
+	"F4N9d+vlrGM1+RE9ff6i0W28Hrx6EbdfdV69Oo9exi+ev6anA0ZpO3r+nMbtznN61h+cDzr90367/+r0",
+	"NIo7z+MXUed5vz1ot2n71T2YNjT/jTW6569OO2f3cMjgKlfwxVzCGbLmKZztRVWai/HyOQ97abt9FqUq",
+	"gf9hF6R0xMhsxOAkKgZ+w4lUwI2Yf8IiH+DXWtjs1PEzcWc8FzH23+sEjEO+x3L1XBsorMmg1KpcDjOb",
+	"EdUG1EkAf7tNunhVCHhsLb5wzOahhWUGvcknaWL4lCpzMpBqchxTQ0Piq8LdG5xcACah0CJD2CVXP70L",
+	"yL9e/fguIL+y/pWF5nfv30IT8onUpieek4/8z6j92nFY+QJ+FaRSwhoWaLgOUuuCUDFHbY4lmgXk+n+9",
+	"I1xESWqFX5MbElFBIqrUvCdwNkDJ9S6VdotcSxLL4sSAPMHHo/9dYqENDMd/0DPdE6HT2Y4tVoYkZlFC",
+	"7RQ3wyLGysgwc6yNYnQC5UPCKrrZxV4Z5aIn7IN5lCZUHQVuGE6aQmUTsHs+0/ZeaX+MqLBjs5ovyDi8",
+	"I+YTJnTGLwX8UZoKK0UNSZhd6Q6Z8i8sQWXfcdm+6rw+JVaTJprHLFsQcnYWdF6+DF6023gTiHuaJD3R",
+	"fPniVfv//O/zs9P2ES7YebsNdFQ6X/cmLjzSSmk611AHZVd1pqQYtsglSazJqWBZ/cr0xHnnDDSGm2wD",
+	"ZVI6e0Eu/UlR+Gcb8MILaWocqy3RkWJM6J6w26LPiNv4LfKr04i4KW5gvaKRMHoO3YMsgOdOvYfqOCW1",
+	"o2x09QSqdDozldCz6dUPNLQWfZHo5ETP5QUYWl7zy7SjVfrKL/Cq+2ksW3kIV6DIgpPQ7oolZWJPze8L",
+	"n73XJn+1guUVrKor49Sq1Q5KbbAq0U7knl2SINBPfh+zee2NfDixzx/TMYkok6kbq9XFvozn2FWo0W28",
+	"+Ni4nwq52o/g9u8GR+UnNpG3vggbjhW5dvIOhOmI3jICupV2/3BUQPbfUcKoPY9N0C4UI0YmMVQpKDZg",
+	"Jhod7VVM4jett89BY3ReRZTypWAe7JaCBF0lHn+AV3jxWDv7noL9hWtyx6l6NCPsbn8N7B5UkFacUvRM",
+	"rvP3QSK4VQFd73B3/YhPvclV1FgD0p+D0pw3n1h3diB3KA8wWF1dEkjcW6VxSoVO+o0KcE75Zf+vkAq5",
+	"1k2G3/4QNxbcUZjEjTFU/8Jy5LSis8feWjXzxg3okbNtvj0Xil//u/30e+J4XnceT35PoSRmo+j8UcSl",
+	"IzTi0xb5CUNy1uZUIFrz7A57whQVY50H5CYug8SlDdqHJVSbnpAzwRQkDfrfCP5UJnMunEfizFx8a+xq",
+	"+pZwYNHDrZz8BxmaYcFScK9LilTThUAd3NgTBcEaAIDYj10X3LPW6Q5icXbg7lzWovnRkw12FbgrnZEn",
+	"H7NzlXJra4kLx3+oqDDrQvA+zH8HPDi3FhUeEZBpCP5foyOugA3OSdhnJGYTCaFxe4A2IkhPlCGk/AA7",
+	"ztWJAQAvBVRYo2bYiYBPcLOBr13Gl4BoSXQajYCEvhizi2SaxC4xesZjJjCn8O7saJ8CsD2yFXMWyNbI",
+	"5hMrXE4gkanRPHaLr3tilfPuwWiI3VULaLjLRL1HTL8rfse+SpMLOmNFlXGLXLvshpWKoSsDdBuuzsb+",
+	"dtLcdsS6Ucb8ZxqkQ5BbWcXzt688tik1HAb+u/u/9xsooy+JuyiwBudIppphYMullhCaJEwNuYXwKFWK",
+	"CUNizgyRKraw6QUQE5FMhWGKjLg2Us17AlBNa1c4U8xZAVMzS0C1GgLUDYM664ZTaLziAZYibrsU73yK",
+	"cXILOL7adH2TcMEjmqyo5SNXCRVkwKBuvEvCKL/0Skm47Ef7bVPFNVuJz++YucKBP9zcdTNwJ3b5F1YH",
+	"r/yO1QUl+OdHhq3TSofdbpBPXkY8bR9YhYmDAH6MhcC/CMVovOt8OWpVlGm2JT3S+J29xgT3ZwSd1AkV",
+	"x+5QNLr5rTvXydfuxGea8Hjb9qX9ju+1OaVmlLfazMCwsahtbNV3cxluZcIjztb7+K7cBRDBLWjjCJ1W",
+	"URV0wsWw4JgjEcBuBm7NdXq4V2Wdu09qdgROQqBRKAItTRIA21umAJEf1IzWf9HDiwRpNBZylrB4yOI3",
+	"KF4yUonlEOrpcbtTok9xEul/4Uc1uqeVCVLanfvouTk/xV+oiGdUj5CScR39Qycfqp94+Ow+KO6N/0EK",
+	"j7EL8ivVIzKiwuUGnLaJZpEUMfTwrTAfsBfn77eYAqjA16MVjy2MPWPTyK5uFNHmLbRSdh/Yyr/VsYVs",
+	"/bGkzwZSMfhbYg/GQMq4VY1PdDczsLR6d8zAZRxrMkysWe/M0tI0nH69T0UonLJ53bDwsAWgOdR5GZr9",
+	"dPhWhTi8OUK8kP4MkjkzXUJjqwPEig5cNuDVz9c35P/+//7fE49FSHKHOxpSp1wqkQ4Jm0yN1eGlIgkb",
+	"GKuEH+U82NS/uCzSAjIb8WhEBGOxXunF3mV7QXc+Dln3uCMBsmWlH374Xpv77VYsI7vXNyCZqzuyPDgf",
+	"sD+Zx6G6orJuTuYxMUPmavLq3sQp5b23qZqpKKFQDngh1QTRpLMcb0wsno1YFitFK4gU0Qh/d44oKdhD",
+	"OpNlAuSBNJirwBLtytqEqU2Y78eE2a1srAXWThsYbYX7T6txUUmYnBTg9FAMhTcrZY8uyZ5MikkRsYvC",
+	"dTkloQ9JYKWT0qYnCo+bMGGOsOuOAwsrr/xjuSbZOb23jLvM37ZLY2lXwnIJrU4fAoLpliTHBWjbDtgu",
+	"y2tY49x3z1FYWPFVGLATzK2OisixvE7nfiuV67AGsVMMJzglvFmIPiBn1ko3zhGWBhQ08IgKohnrYvOD",
+	"YrJNwcuTFedhCs06pd0jXB7+sJdD6YGQZjcOoixIsXhY9YO1/e2BCSI0S9GOpR82oaELYV0KSt7JCfst",
+	"58zKON63RkAQf8jVtnIsjvod3/xnJsh7I6u+d/2EnN6Pzpvn/NtWsv4VOcTgWbvCcV0D+WMprL/Cgdcl",
+	"jNitw+KgGmxuJx9Gfb0kgs2c4z9TUzPCF5GCtpjn33ykahzLmSCQ2uqSG3GtrPyAIm80Ca0m+gM6bXw1",
+	"PRdWeESMpMLwZJPO+lBH///KhO3h/P1b+wEufBowWNaa9JmZMSawvX7rTgN8S0RzU7TPyMC35AlxTUW8",
+	"3wMOxDY+j7P7TX8dFKiDAk/FcCmEgLcyVnYTGMgk4cnv7v++nrgTumfZuDKrzMtClIClvLLTlSlj+ZSt",
+	"Txib0C98kk4a3Q7AEDQacj9kiRtcGDaErPG1MvsjhNatkMbVWmcxDbiCBtYAOK0M7sjvHisDf/nXsEUu",
+	"eyK/JPt8qLVwgNf1IhuIawx6roCCpvC730IyiSEyQwUaggsDDAjfyG28ney/wvfvQfjvPNhTJ6zV0Z46",
+	"2lMbz9+3F9QBMqGPpkpovrk1y5W/gjSVTKCiD4MtiZSqS+SUAVV/JOU4IDHXo6OM144rXzMYEAnPo0kC",
+	"9q4U7E4ChAoZ0n7sSxKr/Ak/I7cJ157WLPvqbfPewVEGSsx/pkzNcy3GOdu2ynLfT/eXzs1pe+v+LJDP",
+	"7z7l58KK3oOvCh2VZfG5yUV6v6xdXL/KXVzy9a4xcsepu/kZzHHK//YkkndxMHmt2wU6hgjVmg8FlnlY",
+	"pVwxF54ZgQr+TJNmrzGZ49W9BlAX0miUYdIaBfzGXr6sewNDpGdhXO+Ec/v6kP63XcDAFooNfvFeCQSf",
+	"Nkz+Y+vJugvm9u7+cue79n/V/q9SUmyGXlVEQQEut1dXs5zYPcd+VvGTfGIF0l43oAuI8hQJQFxMonne",
+	"bm8rK1prqCkK4uE7Rvf2d4XuVZXg3cuAGpefSCdqu6UOAY9FYsSDwKRrWFjEyWfaqde6RX4Ebdq1H8wp",
+	"nBYTnko3A8JaTO0hS/fMkUU8DF6vWeZMKBIq3hNi93/43SBrWK1h9Y8Kq9fMYE6jTGL9OOiqZGq42EBC",
+	"8cld4Blk13o9yTZNqbl6GJGEH9XWXlL/vd+2k5RGht+y9cVi94W16KW9Fr2V9jXoTXLpq7jx3lcGSIs5",
+	"KbscGKY+cpFCLms7aAwVjVj2w1k7aIy5sA81bALrnCr2OZHDRtBIuBiz+AcZVQ5d9l/aczFVXCpu7JEa",
+	"8eFoRRje/VtfjaSRWRzW/3odUbF45Q2bTP1vhqohMzd0WHEymJ1W+3mfrPnkgv9vG93GuRUjEy7s/5+d",
+	"gefXRV0/yCGZ0WR8zIUVLAlTpDA/oKC4Dfhm6a/a+fwGMlVkJFOQ/IJ9MT9HGEaOIK24EAEknXPcK8ft",
+	"F912uxGU/vZq3d/OCPy05m8+WLnyb+X32ROhUvjwt59+/Nuffrh8/+HfL/7873/5+ZdPf3oRdNpB5zzo",
+	"vLr4879/fP/TLzc//ql9n6YThiqjfxal2Oe6kHbx+NzDme/wqTIHR4ZKtSTeqStf5XLCS9DspyfgyFfM",
+	"HkhQHkcsGidcmy6h7md7TqH7a8aVB1sPHfYyO8qeXENYwwLc+qIZapmqiHX994euOdOUKS5jHhGVipw1",
+	"FhpbQfgg62SEAsbf/kwX3qd7wjHMQ1bw6TlCTICt4KdM+btg2IVxzkbUQAYR3Jt6ZlXFQNbpC0KJYLOe",
+	"yF8KHexozPKGuGBe2bESrkmcMhIuiJiQUPsv8Fzl74aGjlxAT/uecHOa9f/Ke5ZNqdLIvsioRgeYnXE7",
+	"DlggFhOqkQ7lBGcMfra6mv3nfcMn+RdvCqR4TDlkHKWseNSawveoKRxKEle2a91B2C+PTa1g18emVrAf",
+	"ScHe8uTfoUbvOVTsFcg6UlxHiguRYpWpZxUsjYe46u6mTvIKeFapB5p6QYV/CPlRroY+NCG+FrG1iK1F",
+	"7DcqYmu5t1sWpq3Ex0FpmKqExv02Ie+Ndr4lIQ2ZM0NgC7OYNOWgKJKINjxJiJEkkhhlYiIgQpKphbej",
+	"nqAq72EG9LMJFcL+P1AmZZ3hBZvlTjMQAxe5c6v4PpooRuM56bNhKoKeiKVgAbFzzGLfwgJfTqRCN1R/",
+	"TlQqjoWcgUtozKamRT7KWyx181LXSN9u27X60USxgdU6MHGqC2439HatZiK8VyJVUS7X3p1ahv6RvDu1",
+	"6lkfm1r1rFXPOlvpED3LHtfzceJUsEORJCHhArTcyfDgWa7kzkgTArSrg5Ogpgo5OwpIKmJQ6oohUjkg",
+	"3Gjo6dnFwqpoxOI0YXFZdVWMpIIOBiwyLG6RX6UaY2k5FYSLcvCWGCkfrGJ+SoU7nT/J2eHJFPLJKKER",
+	"ab/uAvtdhpmwKkvCeHXi5r1ENDWGRqMJEwZOmKt+Chp2IhJminxC2U9/nmc/3a16lDYf3mV3lbnjw9kt",
+	"j3F+8J5ltaGiTjOwMna9ikENy+T/U9U3tpZ0kDzR6DZyYMOf3m+hBmY8CtaQbXilBxKIttB63E79taTK",
+	"5CmF9mOnE9eqescaUnWxnYqf5OwT8DWsk90FjEO7XHsms1qY/7HjJ59SUfCduESf/akSOqLi5HdDh29k",
+	"zNZHUT4xLZNbBknYigvIZqZDJEOk0yl4pzQJf5+x/udUJYvPDY+wANvucnvs0Z/UEyDhvhh8jstITmRE",
+	"ExJT39iPT9hRlvFlRbkUutzaDxuHJ4mcYSDnV25GMjWEEkhwIppppAI3hSynTp7lZMdKFBswPJChH3ZA",
+	"cJJCwh1PU1/G84D05472F/4HnkAnLGu4gV1fXRbZkLAvXBvs2+1nC1mA3SelmqmeMCMl0+GIWKF87FpY",
+	"K6bTCcuG2CKXBKvZ7QX2NkiO5+hKLDbnhrGWmoMPmYGOrhd2GLGEhczbqfsW3ySWjosSGon4T3B5WNCv",
+	"uyeomFtlD2mP7QcCXTE8094Ln2vnYEY1UcxYsbUpvGb/r6BprWgJ6/YeSLUH94SFY3BXQ1j7qmt/XqqB",
+	"vr0FBppuqjDxu9+eBL/3/dbOtrPb43sVBXa4y+LgGwoSuE1BKBwNgXhUgEn769aBAvtrCrPChLG7iMXH",
+	"OlOm9hdGsKtxg5izihTXHno5GKyvSfmBM0MUsx+ng4UW0YXqlP6coBYWOE5zlXUqBmhZbAkNJSo9kdeo",
+	"IEq0yBUdMsdaHkJxSwi7OIxSpaUKSTP8wMU4JJhJcnSANtIfuDbXftqq1MS42UOk5xomipWLYjzH95q6",
+	"F9RvK+MFDu4a7/q6zLO4XKmDIzxkoc6GQeaNhu85zrzb8MI4i+2GtxrqHYfug924VU7nG9jVD7TSnfDJ",
+	"D/JmAeQvLAugSqUW7t4qpRaXZEqHDJPOs0UrZopxMV5Gm7CXtttnUaoS+B92QRRL/tQDl3CvEVo9CNQl",
+	"xTBhXUKgMnt+/jmLa/a1bpf+jbdLhxqT2Eoj0GMd+j7dnulrnZrXaX8CJRPYSZwW8M1ztcJnSmXPCijD",
+	"uMWtkKVEsSHXhikWw2XccKu+31i13F02ZmyKZgw8glBoBwu6/MxKY/c+K6PzF61UtZtSEW7FdGo0j5kj",
+	"wCpLct///KhgAJ1fgLMVnuui+25smHngxJ1V+P0t6wlp9ynLMaPQw9ohqz3sSvxsJ2wbx5eQ1uIAiogE",
+	"1xJmO57r6YgOOSXWCkgVuyDThFHNrGEw4GpCptJQrXk6wQLiFny6l4XVPbLbNMR1k7yvSgJkqfCtUu6Q",
+	"gVd4XSbOvm6pWq2t8sfnus2+59xoL/EPkBv9ncm3Sj7BsiPwrNIMJJLGN1J+sKb5oR2IT0CEo+QjtCh2",
+	"rHjzAr2aPC+LhftI9LVW8OZ075+FVzatFHUCLaOFJFWEZFFGHsB0fcdMLuseaHDQ6VTJW4vdd4DtDyzi",
+	"MYt3DrYeZGvk+8Y1+0+Mxh4UtoOCA6n29+1AVYKZk5hFXDt94BDJFXguIexSUlsASBiYKNaGCN2oWzGe",
+	"45CwW2s9NGNqaDf78/s4DHoizLTIMCBhQae1/0SvEPzBfXp41CIwDPt2wVjsXqnikDRzQ6cnMkvniESK",
+	"xUwYThPPJO5oykZ8Wq57VzJhXdCIZWqsCQQxEgBgbIJxFvSE/RifziFngqkCtvu0Zffl5EHWSuaMh6/L",
+	"v2IB1nviHriOS/kkzJhsU+cCIrNTrjKr45QMvS3CYjRaBJuOlEzkcL5FS63Sh+8rjfVpiDu/Cb89sbcF",
+	"aZyM7T4ZZJIwaDClpPJb3PW5KQqKAmyouAgaZCVmZNkiEBDpnrer9w/7EUayNmEygeoDIyVJ5Aya8yxg",
+	"U0KjsV6JALWp8wS7cuF5J+B9+yeLzP00lL0YK2YDhxxkABXC897yCDyp3IZ4HFkKxz0ouI6BMsP0bkLr",
+	"VUIb9qp7xTVMZf4onJjHhd9vjQpKu1XPIubw78OTQMVA9YgcsJSMsUFxQCgZST3lhiYBNM4RKSu0Xn1/",
+	"+dMlpAqR36RgF4UkIg27P6bznphS5Rqu2qGlhsWEC8INsCGlYizkTOQPKTIitYhjY13N5dgTng8ci9/X",
+	"nEvEGTgAIWnSeOLyfPBo2t8JzG23BA7HMx6zizxfZzWbpEvwOdvkQDfsKfScKPWdDhp2vu1026WfMMUj",
+	"evJmxCM6lNs7rw3bq+e6Wu7QlnlDePlaFNu7f9rUxB27Sjz9YyphGeGHS6G6S54UUHBZpkg1XKdNnfyO",
+	"vonNvl+k3v25ipu3lA56/jA1Cpy2hj1WfuKuMaZWlDZ6PSvu7EOxEFxjJtdaJgIsTEOzFimrcyVHKqsb",
+	"EVSNIA07scoh1OgDf0FMZiOZrOffX6fOrKnKz07JfX1XdH5lxwoTyKAKBwpD83yxvmJ0PKDa+BrNRrfR",
+	"ftE9a8NUulvOS7ckqYhGhcuh/2fh8tO2vT27POZCQNVJdv3L8vXt09LjBR+OiqM5hT9vUVGST91e3WeP",
+	"jT2uUvYQGPRkq1gPoEPsBipxj+5IDVjjVcFnVneq2OsDaLbt86E3OVZctYN2FRTev9ITPigAf3SgSA0R",
+	"8s72ptX8Lzf2sx58ev3kbDy98Kp7OF9u6LCq78WOo9YoNjfUzEuo9ENrFnbugPnIhdGutCeScV7pg6Ur",
+	"RuLwCdWQuWY1CGqv/9snvFwOSDhj/V9UEvZEc6kkLMJ6sBa5gQdqYmRM593M5RPii97HIbjq87owHh+B",
+	"x56SKWcR6wk5IFm9J/5BG6nokBFv7hL8sj6LSX9OwoT2WYKlCoWqiPxA4xCALhyjoEcWLrJ5yAqt8qhA",
+	"lyioQ+FiaM0JDHMUwgmrarHW154PV5Wer/Xn3EC9y+HcOTCbS7W45DSr7b1ZUZO7jT/nhg736s4xdFgF",
+	"L7dQdvDqdai4Z1eORZHak1N7cnbR5DOXT3eLpxy9ttLjsjS+mCXMsNX6HBafAvpqI6e6ALdNOxyfq0fO",
+	"2+dHLfJGxo4NRECCiYIJejjg/gBDRMBdAJ1Km/mNA6X6YO7OMWO4Yqil7GKLPnKSmaNhWWfJAHWOBowA",
+	"xQUITkJwzwjUg6Z06HNyKlVgkrc8sePp9kQhxQuzLOz/eTYYq3Y1l1unQ92Js5VirlhkkjlkT8hCVzar",
+	"6sx7YiSTuEuKXdWPAhLmZDL2dWMucABAIxIGOPg4ZW+VnITkBP7/RoakCaXomt8y0rf7ThMpesJNSODq",
+	"8rMJGkg1scP69PYNOTs7e330uE3YPPPCdh3YHO/Hk6vqhE2woRzW8bjsoBbWzttdhbArtiTXGeXBqp0I",
+	"XQPXzOumfpKrPyk/IDub26WvKbZ2303pbM7gtKtBg0XDNbEnuDzOZTKkVUMC5qRtNsZf7Q2bx+S4brkm",
+	"UvEhX5i/nLRo5VZFbqOttiresnlMcYrkLcr1X8LtKq0dVB5ekbRqkeFw1YAdSFYe8Q9AjlV1sH02kIpV",
+	"Gu3pWff56+7z13eN9kbeZ6xPqnj7D0CYtsTYWROm1YRpD6WU3drJrMfb0RZkutM+SAueElnB99+Z0jjl",
+	"2Zty+O8n0JNyQkVKE2yymDeSxF/Do1ZmfDhbRE9Z9EyjKdIM1yJseESk6glvqVxkqSh2980UN8aaeqLo",
+	"AP9NCtYiYRG0QudyDgsU0tZS8SQFPWHo0HmhM84fOfChq6MLEmaHPntWEQHDCyzIcbJvqZN/T6xo5e9f",
+	"VFDIC0O4IAjzZJhCaZN/5MBl42MGz480GvUE9AmgCeGaUOhMKejEClx73YCzJL5vh0m7mne0lwQ0Omhv",
+	"yV3Qpd8l5sti/UVOnz6h3A6UIvvgDiTzhMU8ndwtm+8ncr1U+oHpiCZIXRfJSZ8TeYuQuF3oQY/32k6x",
+	"1iXLm+4euuTCBt2xHrndbi0rkgvaJWqS7sd7q5IocEqaJE7mOj0R/1rQ6dwPOzooqKytC3bp8d6jXXpc",
+	"h7tqxtxi2MqgxL5Lg7wPTW5hu23KPwIlMStKgWZJmjQzotlfPn3Q6EvXTN3C2ZscIRtoSSd6RuCUas8N",
+	"3RNeYDzTWB/2gH6FTq95YMeYRxRgVeTC68Y34TLB5QVFsqLE678sKDfLvVlIIoegZT4hZwzsevhGt59c",
+	"Igif0CE7+eeU2VetXIXTm87r7vOXbhUGPGFub6F/ofXPqb11gluj2ve+hs4uv7FGt/PqrN0+DxqpSqw0",
+	"ue3gCb/7Ge2OO/5VpvcEP/+k0tC+1r6rp+m72p0SVCsnu20LWVHGH7Qh5Abt4cQLpMN161Fjq1eQ0B7N",
+	"kEhFQuzxGKL2EsZSsDBXYrxQw1RIPUb9ZZUXqidCHVHxRsYsDJxdETv6TE+ambmjIFhXIKhHFnrECZ/4",
+	"6Zw0+OMFkYL1RPntAInecUUNSRjVBkg7sVEl6hMsxuRv0rz6+fqGFJcD0foIHg5f1hNl/1fmYMvhIWyR",
+	"X+0ouIbumFbnkYrMlBTDYs2w91VxQ5rQQK0npkr2EzbxXR0gfyGMmaE80eERZkEIaUZwm/ZuQFD2LktS",
+	"39OYFb13yNrp91c+g653Z5gtpEzNzwO4qUusjAgDTHHHHg609K2f2ZcoVUADRGjClCHN2YhHIzuhTJMQ",
+	"fms5YY45KHokZ9rT/qDrsidcGbcF3aQvqYo1pGvBWJEwBDchbjGusZ0Di7uOFXVClVWPQ6uhhLlaHNrL",
+	"P/v9iwPkPkuMxdmezUiCXMlTREXEkqRMF0TCyFlF4QVkF5uZ9PMJTSeyZZPQS1ysyBZBbZu58mbIX9FT",
+	"FhmpTrShg8GWjki3mAd3RTpuoB+kVGRI9ZgZEo1YNGYxBknw1De6jb++/Nvb04+v/+3q0rUo9CK1+3sj",
+	"Fdxqe28bQeOWJqm9/OxV6/kW+bXF+dhrP8wDuucWteFXThsuWTJVM1kew9b5vZEDSu7mAq00Iwsqb4tt",
+	"Gl1+XdpGAzpSTIwYbCbYQMHGrVUHrg+l/Fu0/QMr/wGIm9oE+MP7Jx1yO+sF1bEMP++2Zco6xT1cliex",
+	"jPQjGBx3dsF3yk7J14mh3kJgGX72AeOSjeAjxPiYnvAcQXgHEhRKT2GpoX7M3oLdi128m4o56tcs0WWK",
+	"n4e2BL1G1+oPdq4fUuC+pRDZCq7s4L5XxanOkatz5Go/Y90D/KAsCB+4GDt5FMsotbtG7z0keeJDLodx",
+	"KV6ikw1IqtHrVvQahpM0MXxKlTkZSDU5jqmhYd57E4JCPtHNXkXCAU9YGHgHQ0+wLxTqjagm4DrCezBT",
+	"znn0ICR01CVXP70LyL9e/fguIL+y/hWRirx7/5YM7L7yZQIM2nbqgNChYgw63GSjiVmUUMViYo9+AB1x",
+	"kEjdFVKB22YitSGvOq9PyZR/YQn4uihBvikRk7OzoPPyZfCi3bafRZMk6Al/13Pykf+ZNM87Z4T25S07",
+	"yjxUGz1TLXLpHnDa9lFlVCb37YG6jGO7K1Ek7NUDtWKbLCgXdl+UY4FbEOhAra7/kn2mdtUxzztintvI",
+	"PNx36xr52D8+WpqR/8jf3VLUeUd1mf09WatBXnppuVo76Mt4fgwlq41u48XHxh6cAkv7eUMt/ic2kbcF",
+	"CQ+ilBbigY4bBaRY87z9GgIlGLvpZsoA0YbO9dG+ZZav1s/FVl2zf7hTvqt6f7sBN5+Ze5yPYH0qH7zo",
+	"mUZlkTS50SRMVZLVedgXH0FPR+JEviOdiJBt8aEpemv27qJDBhWMfykpIY1mpln7DzhaXQDc54JCueZS",
+	"ddMqgQtPXBC4b6zqf2wPi5LJirKrqeK31LCATOiXYzpkfzrrPD970W63A8InkxS2WLjQZ7nCLXVp1uMk",
+	"3TjrpOqpO2TaTbDpFPN426J60KKhpHlKzSj3EnlNfNl/Vr3AfmOGkGLoRT2YOQ9vzx32SK3gmBaaYapd",
+	"q6jZSKLXfkQtMpcqwAry+cizM/TEYjVY4SrSLDKEbPTTr7WYK3WqrezO/+SW4eC5F/fymFczsYrfWIcF",
+	"6rBAHRaowwK19fI95R54hN9vdZTdy2akZDocHatU3FEodUlUKvIEYye0H2Iv/Zq//1MqHl7chCPCEhaM",
+	"QmRwZtjUSvRuI+HDkdGgbfnOiUr2mU98jZgwihE9YsmgUbzPzhUXpUS1LQp44hedxj1A1VC1yvHcyUWd",
+	"u2Sb5MIMZTW0jDYsdh+KM4ez+FeUXjCNDVcAldeujotTaYWRnEztIP8iZUzwZ9DQBlRoIkVjWTNZeE8R",
+	"Rgtvq1poNS4vUTaeX9eDdYUhfTHrvtzunNKHX3q110iimMWU0gtA+AKzip/yFWt6mq2pv2ibVS2c5fcV",
+	"t2S7fNtPCxqeXfqE6y34fxfO89re0jpNTC3jdl1iU1hKi9QFmVH4y9MvulkplE5KkuEA+XCXzkTtz4mF",
+	"SjJm84AwGo28UWzVfZCL8GesPmkuUJ840ltpRkzNuGZHFy4q3BNAXmSVEMJjvSqLDjogeGAASQwkK0x7",
+	"xyX471c46adMDaSavEfXPJdCFx31AaEJp0AUORgEG7Pkiqc7W42H8KQ8vri+F5L5b92rpV2rLlupLlx8",
+	"nio5VEzrWnk5iPLiSEyKqgr+VCsi362xvTMLe1dGciRVXNJ7PI5W1n2WpePDrOcTPBGHCgJcw9tdy/ZU",
+	"dF0SvT/MqJxkOfswWSwO0FlvlRUs581qW4G0BNScnkiFvx6f0gwBdltI0DhmcyRoDIG0HIpMCxPUylWX",
+	"31Uq3scBKeFEQFyTyLDVE/gRWF86pFwQviY0sCPVBl635IvYQeSg1ghqZ0btzKidGbUOcbfD/vA+d5QD",
+	"D3Gk7EaZWN9g5J09vnG+mRfr5Ah2PLQi3HkdINaOzoSIJkmhi3JzsTF9T6xosQEPOwpIf/4w/rIPXBcl",
+	"rG48mNZ9XVJ2IQzMt4AOF62ViBd5FHEZQLzkqxiupdRulFoiPYpEcp1p12+Ke7CbF7Zt1VaatVDYC9X4",
+	"rAwgB/VubyAeHy6gdJdIFWd2k3ZuY+TfJrjFrXWS9bZ0dWi+ey04luXAWWs9kfWrbHrGozi0+ByzAU0T",
+	"c9QqVFKzydTMyYSOsW2+lQZliREQpAVyTEyQDAaCIL9kXUYWlMdzKiJWJS0LyT6LZ+mQuVk12n/7aH8/",
+	"X/4eC8hqhaTeotsrJPfYxXepHXutrCtK25rHu85VK/B4z0rSvaJ6tqhM3Mti3py49rNgJZs+ZgMu+Oqe",
+	"3vdKXntw5lotO2rZ8TRkRw3me0vK+g4SsnwyVioOxlpybaiyiAEpUM61WYoAGyD1MK6K2dq72AsLUAvI",
+	"RyI55SwOiJYkoYYpwmJuNIklEdL0BOZTuTekImaKzOh8b9FH+z37CD7e0zTeLqxXGYJWfOZeGzVl0dM6",
+	"z6kWvHWe06PahYVaklqd+GPbhgD791WDHhJOZf2RlGO9setTMb36mSY67WdX6IDIJGbaYAeCICc+k6mJ",
+	"5MRHVbkiCdWGxCzht0zNL3oC2STwb5pFihm9zoWOhqacCWtjkquECjJggHxdEvpPCEnzSklA6h+FYWqq",
+	"uGZHrZ64tkoOzEO39CnHMx6zC7IY3yXl8O6QGU3O22etnlgdrfUz+BDbFu4ozeu6PeVvOLkuXV3mmK8W",
+	"r8OBF59TNW5XGukj20KnlTiVJkyYT15i/VHCfrig5dUpoojfqeucS96UmiZUHLsDZjWRfIcvgIpUw90H",
+	"Bt2G7EN7OPKXm5ura8JEPJVcGHs2BZ2wmLBb+9w8Z8PQRA5TFng2hiRxbUH+o9f4l17jH2GrJ5yMh0kl",
+	"EVWKO95mzYegWSAMBUDudOHsIoQpq26wuEV+QPyyN4K6Ci/pCfsQwb4YHFaLXIoys/OI6oxZ8bRdXiHk",
+	"k+qzuRQxlqXcYCs9zD9NNSPhyJipxr4g8KOQhuCEgBmXMcokUk77NBrbWVAMmvDFhMax1YuDnlCMxoS6",
+	"rFfsIaKAAlITbrqEkpEdIBMxNGgRhBKRAjRyWIv3V7fn/mnwZzGHPtA9EXLBzGdqoI0K7G9NmuFp56z9",
+	"sv3i/OwsDEjY/vJy0OqEYFn6cVr0nab9hEfZc33SrWsO0xPU2qapIjGL+IQmbkga2snYIb0gCTdMYRfl",
+	"f6bxkMWkP4dvLA/YEIvzsUYjk/YEJO3C+9xkBHbrlMfDrMqfzEnT5Za6TFtqXOTXCzRguuzT2C5ckaij",
+	"7bZhMVPYzi5wLX1r8s4Fp3EAB7W+8fhbVCt16AHDdCjkYNCy2yVmsQU7ZIeEM9Q9OYHJa42o6kt1y9ns",
+	"2PXu0S33/BMtU71tR2U3Kfuy1XXB+32navDGXfd1y2+IV6oEd6sAQV7sjggKPZKE64IlIrZvk8qdiAOY",
+	"Ut+ZNuJMsG3YYOOCivAZIOWzYtCUrBE0mFJSgUehLA8jKhytUi4U16kv6OPB/kvn7deV9/SP8O4127c0",
+	"Gt89y0rpRenc+qaZPLcAl5ga2qe6pGSCUeJ1TDtt/iK7gFYH6Vs9AjvQSYWdyWh8bAVmXjORbRJ/8+e0",
+	"8Ip8j5SezzUpXHVBFDNqbmFFGXh2cVM8b5/BIgv9lvLEdVEqj/uXTx+eadRuIpkm0IXODj6R0sr0dLpi",
+	"uBqV7g2j9Tv2zqdfEDt60BxWjX03W7owClBsVg+FCDkjTUp++OmaDHC6AriI4l3AdhpLptHHz75wbY66",
+	"JLSTAh1HwhXzErbIz9i6ZM0CdnsiXLX8VstRJHS+gs+pGAs5E9AqsJiznWkhODzcclaja/XEJ9gZdGCY",
+	"IiH84/jS/iO0skiKWKMiUxA/hYtWWB94E0mF4YlTlEFIkAmd4343ivu+cH7RJlzwSTppdDuZAc2FYUMG",
+	"q7WUPo/2jdVfi4aN02n2brCtdQJl2QF30eSaBQXANyzMtGEy4tpINS8ZTB5ms1ARGXDB9eiiJ/4zZanF",
+	"EOFo72Mlp1MWf2v6MTLz5vrxN8PLWztVNnHyFrf6k/WnVA8XUxONls/2G8eO4fr4E9eLCkCJDHhimALn",
+	"ypQCmUYzpJHht6xLIBwUHsFBU0ynE5bhAAea4B/RVQPQLaMoVWQ24snixFqJAc+OAQGAbRufwmIMPyMZ",
+	"MVoYPeFllKP1sOa3YDMcep/NfWlvwsBJBKaTfUuRagRs8KNvDWR+gXSXIsjcl1cEFtDH86q3mojvae4+",
+	"xB++lTt8C8P3nhZv7fN+WB+jA5hTtUVUW0S1RfQkLSJUPTLl4tE1rs0G0UmuzGyMkhfH/EyjW0uxyKpP",
+	"+RMCq6Rk4fJurmIFjhMNwjhmxHrC3mvveoY/pzogIzkjifQkacawydRajnIMCshsNCfcwB5eCFVZhWrM",
+	"psZuoJ44a5OYzr/lYHv+aVsHIT5Az5mH0Y5oZyMXdsVG3aQw3PvH6d1D5pe47FVD9QVNvNZZnkacni5C",
+	"xRJKfOtG5h2Aapg+GPGTO0Yaanw9nLXsiEJn6zatWCbh78VFeh9/DY+w+QPXC64vAyGuoCdmI2ogWcAi",
+	"edFuBpi0PzjDFxML0Nh1wWgXL86ypxy4P9M94VSBbkZOYW/WcxGNlBQyxdxUA6XLVKN4yEL8KEFQe2lm",
+	"rR17wikCRy3ygY8ZBPK9OOGGYEGFJmFCtclxJwzwl2uQRpiNEDqN6Y1MhQmDnkBPIKHTKaNK+2ZCmV8w",
+	"4dpYUx2FVP67/STDk4RQctpukxFT7oPd1/cEzx7Wl/H8WxNeNywTXoelzCrKrgqhZDvuTOJsa1UviazV",
+	"IsrvPO9Edktey6s/MscQs6hILC5nIHEIQ0Cq8TGwUqzX/X8qKPQ5yD5vt4Hgz+K/7nqqCQuhWV8N/Cfq",
+	"9qEFxdXo0hMFniHIRYKcWf0wjiGpxj/jdy3B0WJRKLyRIx/SM71tnymo/oA+U/+Z4iK6IktXQbJNX6lg",
+	"/eCyWd1+hNAMZdUICyu1g2HavYQMJ06ScWfvlcfrWrqsnDGsdqmMwn6NUWA3vj6UbPE/fsdsq7yAJEqk",
+	"LrUhurs+dxn/EzljigypHjNDEitEZ1RNCOWKcAGTU1iH6gtardbkebuxukmQlklqB/kT8EW66pb7Fz25",
+	"Byw27nENc36QMpsBI5X9014omvyOqAmaDpupnUNBQajlDZeeADlTPkRs/z7lLIJijmyUIOvAf5VDL3bE",
+	"C6DjrQgviD9YnnQJGuiFExbzdBLuq1LUJWRme/2QeaqPhXbLCLYWWrZNbPXzuNcy1FqsPBmxsrV6cdhy",
+	"ylxDrysp60pKrBImtCC/KkrYhxRRLu7BjQQ72cAeRKpTkG4P5E+voff7hd4aDHfMUrMtqjwxhpoFoDrx",
+	"u/cwsRi0Esj//f//PyQsEHi4X1xNXhySJpbQlU9weATpiPiMk6X7eyLMGmeHLXIp5thOjEBOJzbKAGYb",
+	"OSB2vEnCEoLZzQMlJxAeAu8M/N+MC90in2BEXAzJgCumeyK0E/oZwdwPl/w+86czb9cRkALifd2b5XOj",
+	"qMA+00/D+lnE3MY7BETFpgmNXMqIB1A/gfeAwfy799p7bJ2kLKH5WS4Yv1vZuXId90IItLA17iVfz2r5",
+	"Whsb+zE2PmKBwJ6NDT2iip1YaXDyu5FjJr5uTETj2VMdexPpsxGHeBo8iSRcjLvI/SbohAUkhqwzHUll",
+	"/+NGFJABByYA7SnWewJPZM7pEkmlGKSRE4p3tchPkvBYB0RIH9BiE8oTDawILp8xIEpa4RojUcGtHGNf",
+	"jTGDOgCoL6ITRs7b5y3yiRp27INiU6ZIlHAmDHl/tUKOQvF+SJpCkkixmAnDaXJB1NpnrLavru1Exfn6",
+	"PNjMslNcwqVG0PDzi306sqm8jNxiOpMiUtzwiCYuUz/wLaxuZpKkAjCPTIGbbEAUB2bYjMrrR8iusMOk",
+	"XDBFEtoHlQiWNPYl88y/8Y1MYjKSSQyBrH8EjQn9cm23RaPbeGGfy1QE39t4cdY6w0lJE/vvAeUJRKbw",
+	"4rPWq/zB+IEuQgEtSfwHYZ+u8SraNFGw0lxGgD04VOsNnGjU2A3VZ4mckfPOf//XW9BRlybQvdA+7LMb",
+	"+N1zmg/C3bLNJNu59KJraZLtSXQcZx8pF+SvSEhQlIAWnhKGy2XnKaH5LVKYUTInAyljoumAmfkWdIOL",
+	"+3xPAu9xJNFpBUl0I+VHKuZudPrBsoBFKSpL//GPUgIDTOwyFhcEBGLVKumAf1iSCEKKVTbjilRkgHmA",
+	"03Jw+W+T17f9685v9N3b+d+vO+3+qUn6vHP7d95uf5x3/ml///dff2r//d/+9TcfhJ5SM8pj0PDQJb7B",
+	"UuY3/fKBiaEZNbqddjtoTLjI/r0cKwcj1cn3Yy7sQ8HIWG0xYidLDZlYWtMhtumw4uJappoYRicXVvDQ",
+	"KJKpwAYgLLaSB/PrTtunmFbm3kS4tkJNKndYZzxJih0fSX+O0qtFPuRZGc/LEgT+NZKpIs3z09eOEaic",
+	"eF9k96kgr47Wk69c41S9dzN1UA4WOzGNboMK+j830Kk0goZbLIvX0G6TmBlLbhkZST3lhibE34OLAGUa",
+	"CSQmkphNpGd5MorOrfICGRNuP14KSt7JCbPbVapho9v4SzYUD6QQZJVTHkHfRx6BBS8V6Zxi5t4WcFma",
+	"/a2MzdPtJreawdaOX8NZhDzPJcun/Xpry2fxAyPGVyfufXLvXAjvWF0NU+zviO/kF34N8ruOr2TCo3nl",
+	"m93lML57yaXHN3i+NSaRpyRU31gVKzLEfabV9TRNSvny9xSqC2/9vdFnVDF1mVqx9R//AC2NqdvVIvdK",
+	"yTj1ZkKZbIpOeUvLNOeWuu00lvPDLkkiI5oQfAVphkMJMNk6iSYx0FGFR6VHd09O4I6R1Kb7qv2qDc/9",
+	"RzYNy3JzyLVBYRIA3d0xFwFqCESxgWJ6lDXSsn9msdWqU81UAWs1w8lckeBWSJbWgTMO+wpT22P372lC",
+	"ReFpUg31ikddY9dFLxGCTEjogNwykTJ9lKXJc0UMnzDymxTMKdtzMqXK6FY5z3DViz6CcaqtKZowjZ5a",
+	"TP5GMZSLY31BuLjlhjpGoOzRaN/qOyaEXF69J2M2x/o9PdeGTQgUw+GCaNLMikRxABfkLx9eEi6GTJuj",
+	"wvvolB/bB614ISRSpzE3JJFDyNMBo2SmuCmKS7hk1ayXGAnlYIF3EfJ2SpxJSFbil3qR9wNXvZC8C/VH",
+	"2SiyNNzV3+G4HfPyfyNXs0N1sUUcEwZLCOzuvfr5+obQvPZhyOwwc5pGJ0NghH0Zzwm+vw/KOjzBM7qS",
+	"aESnUL7Rl7cMVbLyBxw7ypblz7hSdoFjYs8jaf7tE4lkbHeuFKhyFAICMBI7a1ad9XkOjqRQZREHSnRE",
+	"hcBHFnd3RFcdyB/zhRtR1INJScUMNrhECo93qLn8gl9pkvQlVbEOyISJlPh/WCXt2CppREeKwQkec6nH",
+	"OOOaCQ2OW8NmdK67RAEyMaeA90QkxYAPU6d703jC7ROmFLqyu16AUPR8bDdHDPMKu1AQmtr/WEvfZBSQ",
+	"XBE5E9611Ay/HMfMSpxj+AFreoAV0/EQQ8THDnTEKFBjJgAwI5hKSIT7lfWvZTRmprQh8KmrdsL7CR0y",
+	"TdKpFeksBgzAuSLNiGpg/qFuruygx2x+VIKYmNM152RKDaxYxIRONRngV1vouD0llz/ceCPJhbQybdtu",
+	"TTWgESNMDLlgugsTDeCug54wigo9AGz0pUAArlxHI6uQ2M2ZJEwNvcYec2Z8avOETqd4ZMEku5UR7acJ",
+	"heLXnkgF/v3YrhtRzKrpfqv7jXBsH8cNpwIllRwMLCIVXlKa+ijhArw7K1DYG1A0IRC9ARbWrK+v5omd",
+	"vvKeDAj1E/tME5EaxdF853ps/2bnCZyVFP9d8FoR9iVKlZ3FC8K+TLk1cUkijcaCLGpIRKe0zxNu5iSh",
+	"ItZHXccsCxVPQU8gcaJrS48J9944IrPsyLk6Mjllwk6ekKmIctbTsESJ6craSlOGc7HqVI+AT9a98ZkG",
+	"gcrtosaQ/NlnmsdMk0jKMRfDbqHFclCaiUQOdUCihFEg1oWjnSMe3OUbfMYpQxZbOGkgeb2zCw88u+Ux",
+	"ExGDJYuoCMh0JI20u7AnCi+1qyGkYUDF6s0xYtcJ2WSskmAh3r6mzyI5YdqtJrzVzqa2jwztLZ/xLyHu",
+	"mztXpDS99v5Vs/vJKpiq1MLA7kNBPr19Q54/P38OfDVeDLl3ZQrOEW6hCR0z+ChHB2CnEFh1FHNMm24U",
+	"SqbGHu5V0klitFT77xokUirSlL7DgpTjwJ73kXspvi+iApwjGjVEYuQFvn8kk5gp3wmbTYoCxL9qxTCg",
+	"TTeJZZROQOA3P1I1ju0BQD5RQM7SCBIuxsTIwvOho8VKPXLEB4aM0jhOmD0wUmcxCrf6+MzCs9zFKycs",
+	"4ZEjfR4MAJa86mNtAlTiYkUHTiUSyCKsR25v8ckkBfvxyFXqS0KjsZCzhAFfMVQ64vYcSBWxAASyLutu",
+	"UzeIVUImdzN677AOCs5HjcEdx16sIW97QpquChM8835SfFAiwEObxYAKoR6Yt6PAMyXnQaWMjxt9na62",
+	"FbRSJoZ0yCYZE1RPDJVMp6UxQpMVxdhvDMc3sxM54IIm/Dcgg8vnonDbKu0n16083PviwmIVThMBlAvi",
+	"U0cCkqVxSEWyBJKiQM7Dems29FLfeXeqLBxK7dAQ3FgZDuY2kkpFLqOKGnOxA8QabSDbcZG0IjwyeWtk",
+	"5MOC5w6Fa1+M1l/ZnDEUrMgvx8W+EGWG5bW+2UuRs5J4eQvfzuLuOjmJ/ZwHA9QXQQ7DT0XpaWE9Ysrw",
+	"gXOXkYRONaL9GukMOxScrT8UbYgy7Toqxsjwwn3BtlQk/Jew1RNlg8hucCwsdDJpRbnxhcW/1QYE0G5Y",
+	"K2gw5469wy4ETMYqVy/MneNkBva0rf28cNdfwNSpkqZ17Ufjb3mIX5gu57ucd7rtduv0OaS8UENL6TR3",
+	"uzmj9uvGqjDh52wjQbDRzrDB3knKNXTcuksXbAO/BAVa8Sr+WNZut1+gH7riO9ud6q7Zy6VNUcXv/G//",
+	"tpYDIQ+MwJ7mgrzyDEEXvkUA9koAO5lrwofCShEMA656cp5m5zIFmlJBPGb1a46gscAiGUCLvMfOC9Lk",
+	"3EKb3IKLa7VQJeyt9J3XCltD06JUi4tbySP2eUr5JoAk/gbibiAzanVrNYZoM4+/Ycjyn/Yev+yK8u8X",
+	"uWDeqyJXB+KoMClVbzmDeJWhyRtscnD+6vR5u10Ap9UbrzpIne4NpN6s2wY1ViFWrVu6R8es/0ylYZ+x",
+	"WQvbjFroF/SXWnXM4xg8JCCzEY9G1oBAaGKZBvodANrf7Cdeum+vIc1DGqx81RtOKwPawq6sDmmdvUPa",
+	"io1Qg9oCqC0t32PBWu5eaGUOg42m6qJXAmjYIKhsdbKi0+FbBbD82976r/l+4Sv71qqQxIrG3srdUxl7",
+	"Ou29Yc+P69awRh5EnjUr91iwAy7ZeStzvW1So/Ba7y8GmFlwEmugIvY+4G8YevBTr/zXfbewg99ZFXLO",
+	"G0HDrX6je1aAn6VdVF3tOdsb9FytWsMadhB2VqzYY0EOainVIAdSmqTK0qELGs6QCXtiv2kNBz/n+4cZ",
+	"/M6qMEOxDCevIXuAF3xps1VHppd7Q6ZPq5a9RiZEphUr9ljItNh5dQMw5Rk+dDpV8tYXAv6TRehh0ml/",
+	"wo39f0j7wUShbxiq3Nz8gFPz3SKVXXq3mfzC2r9yZhwhQvVon8vBqnrLq7z1b9Vb+lshowXWAjIubvbq",
+	"wPhqb8B4vWKT1biIuLi8Xo8Fi0bReavEuL0OFfPUWcOjMTPF8GD2gG8YBO33ZSP/fo3C+wBXdf2sDyQY",
+	"dntUfcPLIm4t7MbqsPV8b7B1s7wtatRC1FparccCrUK+WSvTxTZh1xBT3wr3gUfdLRiZMcVype4bxrDC",
+	"B177z/l+Dc9UVAWZ+B4UQIW5rPqaqIhlqzdpdUh7vTdI+3XtLqmRDZFt3do9GsAVOv+sx7VrAB6RzEl/",
+	"TkIoLbursVEYYJ8g6AtU7goXkLUtgmD+8haS2vcIt+B4L7Rs8mw9JtRAP0r7Cf8C/W4Pi6D4gBumzXcL",
+	"nOXeUdVo2jolaCtuz+qRyP1lQfy6uGo1kDkgK6/Uo+HXMvPkxnyHvPiqwOxv7Ut/97esk+UU9fgt32+e",
+	"w3bcjxGko2+tluX8pdVe8ryEXCs2ZnWV7Hx/ALZ6k9Qw5mBs5bI9Dpp9/fr/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -577,6 +577,76 @@ func (q *Queries) GetPolicyVersionForUpdate(ctx context.Context, arg GetPolicyVe
 	return i, err
 }
 
+const getWalkthrough = `-- name: GetWalkthrough :one
+SELECT id, org_id, name, kind, steps, site_ids, created_at, updated_at FROM walkthroughs WHERE org_id = $1 AND id = $2
+`
+
+type GetWalkthroughParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetWalkthrough(ctx context.Context, arg GetWalkthroughParams) (Walkthrough, error) {
+	row := q.db.QueryRow(ctx, getWalkthrough, arg.OrgID, arg.ID)
+	var i Walkthrough
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.Name,
+		&i.Kind,
+		&i.Steps,
+		&i.SiteIds,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const getWalkthroughRun = `-- name: GetWalkthroughRun :one
+SELECT r.id, r.org_id, r.walkthrough_id, r.site_id, r.steps, r.responses, r.status, r.started_by, r.started_at, r.submitted_by, r.submitted_at, w.name AS walkthrough_name FROM walkthrough_runs r JOIN walkthroughs w ON w.id = r.walkthrough_id
+WHERE r.org_id = $1 AND r.id = $2
+`
+
+type GetWalkthroughRunParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetWalkthroughRunRow struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	WalkthroughID   uuid.UUID
+	SiteID          uuid.UUID
+	Steps           []byte
+	Responses       []byte
+	Status          string
+	StartedBy       *uuid.UUID
+	StartedAt       time.Time
+	SubmittedBy     *uuid.UUID
+	SubmittedAt     *time.Time
+	WalkthroughName string
+}
+
+func (q *Queries) GetWalkthroughRun(ctx context.Context, arg GetWalkthroughRunParams) (GetWalkthroughRunRow, error) {
+	row := q.db.QueryRow(ctx, getWalkthroughRun, arg.OrgID, arg.ID)
+	var i GetWalkthroughRunRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.WalkthroughID,
+		&i.SiteID,
+		&i.Steps,
+		&i.Responses,
+		&i.Status,
+		&i.StartedBy,
+		&i.StartedAt,
+		&i.SubmittedBy,
+		&i.SubmittedAt,
+		&i.WalkthroughName,
+	)
+	return i, err
+}
+
 const getWorkOrder = `-- name: GetWorkOrder :one
 SELECT id, org_id, site_id, equipment_id, title, description, priority, status, resolution_note, alert_id, created_by, created_at, updated_at, started_at, closed_at, closed_by FROM work_orders WHERE org_id = $1 AND id = $2
 `
@@ -985,6 +1055,89 @@ func (q *Queries) InsertPolicyVersion(ctx context.Context, arg InsertPolicyVersi
 	return i, err
 }
 
+const insertWalkthrough = `-- name: InsertWalkthrough :one
+INSERT INTO walkthroughs (id, org_id, name, kind, steps, site_ids, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+RETURNING id, org_id, name, kind, steps, site_ids, created_at, updated_at
+`
+
+type InsertWalkthroughParams struct {
+	ID      uuid.UUID
+	OrgID   uuid.UUID
+	Name    string
+	Kind    string
+	Steps   []byte
+	SiteIds []uuid.UUID
+	Now     time.Time
+}
+
+func (q *Queries) InsertWalkthrough(ctx context.Context, arg InsertWalkthroughParams) (Walkthrough, error) {
+	row := q.db.QueryRow(ctx, insertWalkthrough,
+		arg.ID,
+		arg.OrgID,
+		arg.Name,
+		arg.Kind,
+		arg.Steps,
+		arg.SiteIds,
+		arg.Now,
+	)
+	var i Walkthrough
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.Name,
+		&i.Kind,
+		&i.Steps,
+		&i.SiteIds,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const insertWalkthroughRun = `-- name: InsertWalkthroughRun :one
+INSERT INTO walkthrough_runs (id, org_id, walkthrough_id, site_id, steps, started_by, started_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, org_id, walkthrough_id, site_id, steps, responses, status, started_by, started_at, submitted_by, submitted_at
+`
+
+type InsertWalkthroughRunParams struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	WalkthroughID uuid.UUID
+	SiteID        uuid.UUID
+	Steps         []byte
+	StartedBy     *uuid.UUID
+	Now           time.Time
+}
+
+func (q *Queries) InsertWalkthroughRun(ctx context.Context, arg InsertWalkthroughRunParams) (WalkthroughRun, error) {
+	row := q.db.QueryRow(ctx, insertWalkthroughRun,
+		arg.ID,
+		arg.OrgID,
+		arg.WalkthroughID,
+		arg.SiteID,
+		arg.Steps,
+		arg.StartedBy,
+		arg.Now,
+	)
+	var i WalkthroughRun
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.WalkthroughID,
+		&i.SiteID,
+		&i.Steps,
+		&i.Responses,
+		&i.Status,
+		&i.StartedBy,
+		&i.StartedAt,
+		&i.SubmittedBy,
+		&i.SubmittedAt,
+	)
+	return i, err
+}
+
 const insertWorkOrder = `-- name: InsertWorkOrder :one
 INSERT INTO work_orders (id, org_id, site_id, equipment_id, title, description, priority, alert_id, created_by, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
@@ -1356,6 +1509,48 @@ func (q *Queries) ListPolicyVersions(ctx context.Context, arg ListPolicyVersions
 	return items, nil
 }
 
+const listWalkthroughs = `-- name: ListWalkthroughs :many
+SELECT id, org_id, name, kind, steps, site_ids, created_at, updated_at FROM walkthroughs
+WHERE org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR cardinality(site_ids) = 0 OR site_ids && $2::uuid[])
+ORDER BY name, id
+LIMIT 500
+`
+
+type ListWalkthroughsParams struct {
+	OrgID uuid.UUID
+	Scope []uuid.UUID
+}
+
+func (q *Queries) ListWalkthroughs(ctx context.Context, arg ListWalkthroughsParams) ([]Walkthrough, error) {
+	rows, err := q.db.Query(ctx, listWalkthroughs, arg.OrgID, arg.Scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Walkthrough{}
+	for rows.Next() {
+		var i Walkthrough
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.Name,
+			&i.Kind,
+			&i.Steps,
+			&i.SiteIds,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWorkOrders = `-- name: ListWorkOrders :many
 SELECT id, org_id, site_id, equipment_id, title, description, priority, status, resolution_note, alert_id, created_by, created_at, updated_at, started_at, closed_at, closed_by FROM work_orders
 WHERE org_id = $1
@@ -1416,6 +1611,34 @@ func (q *Queries) ListWorkOrders(ctx context.Context, arg ListWorkOrdersParams) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockWalkthroughRun = `-- name: LockWalkthroughRun :one
+SELECT id, org_id, walkthrough_id, site_id, steps, responses, status, started_by, started_at, submitted_by, submitted_at FROM walkthrough_runs WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type LockWalkthroughRunParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) LockWalkthroughRun(ctx context.Context, arg LockWalkthroughRunParams) (WalkthroughRun, error) {
+	row := q.db.QueryRow(ctx, lockWalkthroughRun, arg.OrgID, arg.ID)
+	var i WalkthroughRun
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.WalkthroughID,
+		&i.SiteID,
+		&i.Steps,
+		&i.Responses,
+		&i.Status,
+		&i.StartedBy,
+		&i.StartedAt,
+		&i.SubmittedBy,
+		&i.SubmittedAt,
+	)
+	return i, err
 }
 
 const policyAcknowledgementRoster = `-- name: PolicyAcknowledgementRoster :many
@@ -1679,6 +1902,46 @@ func (q *Queries) SetPolicyCurrent(ctx context.Context, arg SetPolicyCurrentPara
 		arg.ID,
 	)
 	return err
+}
+
+const setWalkthroughResponses = `-- name: SetWalkthroughResponses :exec
+UPDATE walkthrough_runs SET responses = $1 WHERE org_id = $2 AND id = $3
+`
+
+type SetWalkthroughResponsesParams struct {
+	Responses []byte
+	OrgID     uuid.UUID
+	ID        uuid.UUID
+}
+
+func (q *Queries) SetWalkthroughResponses(ctx context.Context, arg SetWalkthroughResponsesParams) error {
+	_, err := q.db.Exec(ctx, setWalkthroughResponses, arg.Responses, arg.OrgID, arg.ID)
+	return err
+}
+
+const submitWalkthroughRun = `-- name: SubmitWalkthroughRun :execrows
+UPDATE walkthrough_runs SET status = 'submitted', submitted_at = $1::timestamptz, submitted_by = $2
+WHERE org_id = $3 AND id = $4 AND status = 'in_progress'
+`
+
+type SubmitWalkthroughRunParams struct {
+	Now         time.Time
+	SubmittedBy *uuid.UUID
+	OrgID       uuid.UUID
+	ID          uuid.UUID
+}
+
+func (q *Queries) SubmitWalkthroughRun(ctx context.Context, arg SubmitWalkthroughRunParams) (int64, error) {
+	result, err := q.db.Exec(ctx, submitWalkthroughRun,
+		arg.Now,
+		arg.SubmittedBy,
+		arg.OrgID,
+		arg.ID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const transitionWorkOrder = `-- name: TransitionWorkOrder :one

@@ -3174,6 +3174,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/walkthroughs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List walkthroughs
+         * @description Guided checklists for every site and those naming one of the caller's sites (a member limited
+         *     to some sites sees those), by name.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listWalkthroughs"];
+        put?: never;
+        /**
+         * Create a walkthrough
+         * @description A guided checklist: ordered steps, each with a prompt, an optional guide and the kind of answer
+         *     it needs (`required` by default). `siteIds` empty makes it one for every site, which needs access
+         *     to every site.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createWalkthrough"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough
+         * @description One walkthrough definition.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthrough"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a walkthrough
+         * @description Starts a run of the walkthrough at a site it is for; the steps are copied, so later edits do not
+         *     change a run under way.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["startWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough run
+         * @description A run with its answers.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthroughRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record walkthrough answers
+         * @description Answers by step key, each of the kind its step needs (400 naming the answer otherwise); photos
+         *     are media ids of the organization. A submitted run refuses changes (409).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        put: operations["setWalkthroughResponses"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a walkthrough run
+         * @description Submits the run: every required step must be answered, else 400 whose `details` name each
+         *     unanswered step (`steps.<key>`). Fires `walkthrough.submitted {runId, walkthroughId, siteId}`.
+         *     Submitting again is 409.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["submitWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -6016,6 +6222,86 @@ export interface components {
             /** @description Defaults to "Repair: " followed by the alert's message. */
             title?: string;
             priority?: components["schemas"]["WorkOrderPriority"];
+        };
+        /** @enum {string} */
+        WalkthroughKind: "opening" | "closing" | "line_check" | "other";
+        /**
+         * @description The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+         *     `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+         * @enum {string}
+         */
+        WalkthroughAnswerKind: "check" | "yes_no" | "text" | "number" | "temperature" | "photo";
+        WalkthroughStep: {
+            /** @description Unique within the walkthrough. */
+            key: string;
+            prompt: string;
+            /**
+             * Format: uuid
+             * @description A guide document (`GET /guides/{id}`) that shows how.
+             */
+            guideId?: string | null;
+            answerKind: components["schemas"]["WalkthroughAnswerKind"];
+            /** @default true */
+            required: boolean;
+        };
+        Walkthrough: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds: components["schemas"]["SiteIdList"];
+            steps: components["schemas"]["WalkthroughStep"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WalkthroughRequest: {
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds?: components["schemas"]["SiteIdList"];
+            /** @description In the order they are walked. */
+            steps: components["schemas"]["WalkthroughStep"][];
+        };
+        StartWalkthroughRunRequest: {
+            /** Format: uuid */
+            siteId: string;
+        };
+        WalkthroughAnswer: {
+            stepKey: string;
+            checked?: boolean;
+            yes?: boolean;
+            text?: string;
+            value?: string;
+            /** Format: uuid */
+            mediaId?: string;
+            note?: string;
+        };
+        WalkthroughRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            walkthroughId: string;
+            walkthroughName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "in_progress" | "submitted";
+            /** @description The walkthrough's steps as they were when the run started. */
+            steps: components["schemas"]["WalkthroughStep"][];
+            answers: components["schemas"]["WalkthroughAnswer"][];
+            /** Format: uuid */
+            startedBy: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: uuid */
+            submittedBy: string | null;
+            /** Format: date-time */
+            submittedAt: string | null;
+        };
+        WalkthroughResponsesRequest: {
+            /** @description Answers by step key; each replaces the step's earlier answer. */
+            answers: components["schemas"]["WalkthroughAnswer"][];
         };
         JWK: {
             /** @example OKP */
@@ -14559,6 +14845,658 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWalkthroughs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Opening checklist",
+                     *         "kind": "opening",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "key": "lights",
+                     *             "prompt": "Hood lights and fans on",
+                     *             "answerKind": "check",
+                     *             "required": true,
+                     *             "guideId": null
+                     *           },
+                     *           {
+                     *             "key": "walkin",
+                     *             "prompt": "Walk-in cooler temperature",
+                     *             "answerKind": "temperature",
+                     *             "required": true,
+                     *             "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           },
+                     *           {
+                     *             "key": "notes",
+                     *             "prompt": "Anything to report",
+                     *             "answerKind": "text",
+                     *             "required": false,
+                     *             "guideId": null
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Walkthrough"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Opening checklist",
+                 *       "kind": "opening",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "steps": [
+                 *         {
+                 *           "key": "lights",
+                 *           "prompt": "Hood lights and fans on",
+                 *           "answerKind": "check",
+                 *           "required": true,
+                 *           "guideId": null
+                 *         },
+                 *         {
+                 *           "key": "walkin",
+                 *           "prompt": "Walk-in cooler temperature",
+                 *           "answerKind": "temperature",
+                 *           "required": true,
+                 *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                 *         },
+                 *         {
+                 *           "key": "notes",
+                 *           "prompt": "Anything to report",
+                 *           "answerKind": "text",
+                 *           "required": false,
+                 *           "guideId": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartWalkthroughRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWalkthroughResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "stepKey": "lights",
+                 *           "checked": true
+                 *         },
+                 *         {
+                 *           "stepKey": "walkin",
+                 *           "value": "38",
+                 *           "note": "Probe on the centre shelf"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -249,6 +249,25 @@ var walkFixtures = map[string]walkFixture{
 		}
 		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}, body: map[string]any{"equipmentId": w.equipment()}}
 	},
+	"listWalkthroughs": func(w *walker) walkCall { return walkCall{ids: []string{w.walkthrough()}} },
+	"getWalkthrough":   walkthroughFixture,
+	"startWalkthroughRun": func(w *walker) walkCall {
+		c := walkthroughFixture(w)
+		c.body = map[string]any{"siteId": w.siteA}
+		return c
+	},
+	"getWalkthroughRun": runFixture,
+	"setWalkthroughResponses": func(w *walker) walkCall {
+		c := runFixture(w)
+		c.body = map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}
+		return c
+	},
+	"submitWalkthroughRun": func(w *walker) walkCall {
+		c := runFixture(w)
+		w.ownerCall(http.MethodPut, "walkthrough-runs/"+c.path["id"]+"/responses").JSON(map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}).
+			Do().Expect(http.StatusOK)
+		return c
+	},
 }
 
 func webhookFixture(w *walker) walkCall {
@@ -474,5 +493,20 @@ func (w *walker) workOrder() string {
 
 func workOrderFixture(w *walker) walkCall {
 	id := w.workOrder()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) walkthrough() string {
+	return w.create("walkthroughs", map[string]any{"name": "Opening", "kind": "opening", "siteIds": []uuid.UUID{w.siteA},
+		"steps": []map[string]any{{"key": "lights", "prompt": "Hood lights on", "answerKind": "check"}}})
+}
+
+func walkthroughFixture(w *walker) walkCall {
+	id := w.walkthrough()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func runFixture(w *walker) walkCall {
+	id := w.create("walkthroughs/"+w.walkthrough()+"/runs", map[string]any{"siteId": w.siteA})
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }
