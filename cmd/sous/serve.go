@@ -26,6 +26,7 @@ import (
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 )
@@ -121,6 +122,7 @@ func serve(ctx context.Context, args []string) error {
 			idempotency.PruneTask(pool, clock.Real{}),
 			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 			tasks.MissedTask(pool, clock.Real{}),
+			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()

@@ -262,3 +262,55 @@ UPDATE walkthrough_runs SET responses = @responses WHERE org_id = @org_id AND id
 -- name: SubmitWalkthroughRun :execrows
 UPDATE walkthrough_runs SET status = 'submitted', submitted_at = @now::timestamptz, submitted_by = sqlc.narg(submitted_by)
 WHERE org_id = @org_id AND id = @id AND status = 'in_progress';
+
+-- name: InsertCertification :one
+INSERT INTO certifications (id, org_id, site_id, user_id, kind, number, issued_on, expires_on, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @user_id, @kind, @number, @issued_on, @expires_on, @now, @now)
+RETURNING id;
+
+-- name: UpdateCertification :exec
+UPDATE certifications SET site_id = @site_id, user_id = @user_id, kind = @kind, number = @number, issued_on = @issued_on,
+       expires_on = @expires_on, updated_at = @now
+WHERE org_id = @org_id AND id = @id;
+
+-- name: GetCertificationForUpdate :one
+SELECT * FROM certifications WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: GetCertificationView :one
+SELECT c.*, u.name AS user_name, s.timezone FROM certifications c
+JOIN users u ON u.id = c.user_id JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+WHERE c.org_id = @org_id AND c.id = @id;
+
+-- name: ListCertifications :many
+SELECT c.*, u.name AS user_name, s.timezone FROM certifications c
+JOIN users u ON u.id = c.user_id JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+WHERE c.org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR c.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR c.site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(user_id)::uuid IS NULL OR c.user_id = sqlc.narg(user_id))
+  AND (sqlc.narg(kind)::text IS NULL OR c.kind = sqlc.narg(kind))
+ORDER BY c.expires_on, c.id
+LIMIT 500;
+
+-- name: DueCertifications :many
+-- Certifications whose lapse alert is not yet opened for their expiry date and that expire by
+-- the horizon, locked so that one replica handles each.
+SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.expires_on, c.warned_for, s.timezone, u.name AS user_name
+FROM certifications c
+JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+JOIN users u ON u.id = c.user_id
+WHERE c.expires_on <= @horizon::date AND c.lapsed_for IS DISTINCT FROM c.expires_on
+  AND (c.expires_on, c.id) > (@after_date::date, @after_id::uuid)
+ORDER BY c.expires_on, c.id
+LIMIT @max_rows
+FOR UPDATE OF c SKIP LOCKED;
+
+-- name: MarkCertificationWarned :execrows
+UPDATE certifications SET warned_for = expires_on WHERE id = @id AND warned_for IS DISTINCT FROM expires_on;
+
+-- name: MarkCertificationLapsed :execrows
+UPDATE certifications SET lapsed_for = expires_on, warned_for = expires_on WHERE id = @id AND lapsed_for IS DISTINCT FROM expires_on;
+
+-- name: OtherValidFoodManagers :one
+SELECT count(*) FROM certifications
+WHERE org_id = @org_id AND site_id = @site_id AND kind = 'food_manager' AND id <> @id AND expires_on > @today::date;

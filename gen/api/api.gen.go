@@ -340,6 +340,54 @@ func (e CensusFlag) Valid() bool {
 	}
 }
 
+// Defines values for CertificationStatus.
+const (
+	Expiring CertificationStatus = "expiring"
+	Lapsed   CertificationStatus = "lapsed"
+	Valid    CertificationStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the CertificationStatus enum.
+func (e CertificationStatus) Valid() bool {
+	switch e {
+	case Expiring:
+		return true
+	case Lapsed:
+		return true
+	case Valid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CertificationKind.
+const (
+	CertificationKindAllergen    CertificationKind = "allergen"
+	CertificationKindFoodHandler CertificationKind = "food_handler"
+	CertificationKindFoodManager CertificationKind = "food_manager"
+	CertificationKindHaccp       CertificationKind = "haccp"
+	CertificationKindOther       CertificationKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the CertificationKind enum.
+func (e CertificationKind) Valid() bool {
+	switch e {
+	case CertificationKindAllergen:
+		return true
+	case CertificationKindFoodHandler:
+		return true
+	case CertificationKindFoodManager:
+		return true
+	case CertificationKindHaccp:
+		return true
+	case CertificationKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CodeKind.
 const (
 	CodeKindAllergen CodeKind = "allergen"
@@ -360,25 +408,25 @@ func (e CodeKind) Valid() bool {
 
 // Defines values for Credential.
 const (
-	Cdm   Credential = "cdm"
-	Chef  Credential = "chef"
-	Dtr   Credential = "dtr"
-	Haccp Credential = "haccp"
-	Rd    Credential = "rd"
+	CredentialCdm   Credential = "cdm"
+	CredentialChef  Credential = "chef"
+	CredentialDtr   Credential = "dtr"
+	CredentialHaccp Credential = "haccp"
+	CredentialRd    Credential = "rd"
 )
 
 // Valid indicates whether the value is a known member of the Credential enum.
 func (e Credential) Valid() bool {
 	switch e {
-	case Cdm:
+	case CredentialCdm:
 		return true
-	case Chef:
+	case CredentialChef:
 		return true
-	case Dtr:
+	case CredentialDtr:
 		return true
-	case Haccp:
+	case CredentialHaccp:
 		return true
-	case Rd:
+	case CredentialRd:
 		return true
 	default:
 		return false
@@ -1982,8 +2030,10 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
-	// `certification_lapse` arrive with their capabilities.
+	// reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+	// was the site's only valid food manager certification; subject a certification); later kinds
+	// such as `lot_expiring` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -2381,6 +2431,44 @@ type CateringQuoteAcceptedEventEvent string
 //
 // Example: unmapped_diet
 type CensusFlag string
+
+// Certification defines model for Certification.
+type Certification struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID `json:"id"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// Status Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+	Status    CertificationStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	UserId    openapi_types.UUID  `json:"userId"`
+	UserName  string              `json:"userName"`
+}
+
+// CertificationStatus Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+type CertificationStatus string
+
+// CertificationKind defines model for CertificationKind.
+type CertificationKind string
+
+// CertificationRequest defines model for CertificationRequest.
+type CertificationRequest struct {
+	// ExpiresOn The first day it is no longer valid (in the site's time zone).
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number,omitempty"`
+
+	// SiteId The site where the holder works under it; alerts of its lapse open there.
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// UserId The member who holds it (with access to the site).
+	UserId openapi_types.UUID `json:"userId"`
+}
 
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
@@ -6209,6 +6297,32 @@ type GetCensusParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCertificationsParams defines parameters for ListCertifications.
+type ListCertificationsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// UserId Only this member's.
+	UserId *openapi_types.UUID `form:"userId,omitempty" json:"userId,omitempty"`
+
+	// Kind Only this kind.
+	Kind *CertificationKind `form:"kind,omitempty" json:"kind,omitempty"`
+}
+
+// CreateCertificationParams defines parameters for CreateCertification.
+type CreateCertificationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUnmappedCodesParams defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParams struct {
 	// Kind Only allergen or only diet codes.
@@ -6932,6 +7046,12 @@ type CreateAlertWorkOrderJSONRequestBody = AlertWorkOrderRequest
 
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
+
+// CreateCertificationJSONRequestBody defines body for CreateCertification for application/json ContentType.
+type CreateCertificationJSONRequestBody = CertificationRequest
+
+// UpdateCertificationJSONRequestBody defines body for UpdateCertification for application/json ContentType.
+type UpdateCertificationJSONRequestBody = CertificationRequest
 
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
@@ -7891,6 +8011,18 @@ type ServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -9009,6 +9141,129 @@ func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetCensus(ctx, orgId, params)
+	return err
+}
+
+// ListCertifications converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCertifications(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCertificationsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "userId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "userId", ctx.QueryParams(), &params.UserId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCertifications(ctx, orgId, params)
+	return err
+}
+
+// CreateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCertificationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCertification(ctx, orgId, params)
+	return err
+}
+
+// GetCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCertification(ctx, orgId, id)
+	return err
+}
+
+// UpdateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCertification(ctx, orgId, id)
 	return err
 }
 
@@ -12358,6 +12613,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id", wrapper.GetWalkthroughRun, options.OperationMiddlewares["getWalkthroughRun"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/responses", wrapper.SetWalkthroughResponses, options.OperationMiddlewares["setWalkthroughResponses"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/submit", wrapper.SubmitWalkthroughRun, options.OperationMiddlewares["submitWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications", wrapper.ListCertifications, options.OperationMiddlewares["listCertifications"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/certifications", wrapper.CreateCertification, options.OperationMiddlewares["createCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.GetCertification, options.OperationMiddlewares["getCertification"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.UpdateCertification, options.OperationMiddlewares["updateCertification"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -16105,6 +16364,548 @@ func (response GetCensus500JSONResponse) VisitGetCensusResponse(w http.ResponseW
 type GetCensus503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCertificationsParams
+}
+
+type ListCertificationsResponseObject interface {
+	VisitListCertificationsResponse(w http.ResponseWriter) error
+}
+
+type ListCertifications200JSONResponse []Certification
+
+func (response ListCertifications200JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCertifications400JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCertifications401JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCertifications403JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCertifications404JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCertifications406JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCertifications503JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificationRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCertificationParams
+	Body   *CreateCertificationJSONRequestBody
+}
+
+type CreateCertificationResponseObject interface {
+	VisitCreateCertificationResponse(w http.ResponseWriter) error
+}
+
+type CreateCertification201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCertification201JSONResponse struct {
+	Body    Certification
+	Headers CreateCertification201ResponseHeaders
+}
+
+func (response CreateCertification201JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCertification400JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCertification401JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCertification403JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCertification404JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCertification406JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCertification409JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCertification415JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCertification422JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCertification503JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCertificationResponseObject interface {
+	VisitGetCertificationResponse(w http.ResponseWriter) error
+}
+
+type GetCertification200JSONResponse Certification
+
+func (response GetCertification200JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCertification400JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCertification401JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCertification403JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCertification404JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCertification406JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCertification503JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCertificationJSONRequestBody
+}
+
+type UpdateCertificationResponseObject interface {
+	VisitUpdateCertificationResponse(w http.ResponseWriter) error
+}
+
+type UpdateCertification200JSONResponse Certification
+
+func (response UpdateCertification200JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCertification400JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCertification401JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCertification403JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCertification404JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCertification406JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCertification409JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCertification415JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCertification503JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -30448,6 +31249,18 @@ type StrictServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx context.Context, request ListCertificationsRequestObject) (ListCertificationsResponseObject, error)
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx context.Context, request CreateCertificationRequestObject) (CreateCertificationResponseObject, error)
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx context.Context, request GetCertificationRequestObject) (GetCertificationResponseObject, error)
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx context.Context, request UpdateCertificationRequestObject) (UpdateCertificationResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -31722,6 +32535,156 @@ func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCens
 		return err
 	} else if validResponse, ok := response.(GetCensusResponseObject); ok {
 		return validResponse.VisitGetCensusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCertifications operation middleware
+func (sh *strictHandler) ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error {
+	var request ListCertificationsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCertifications(ctx.Request().Context(), request.(ListCertificationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCertifications")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCertificationsResponseObject); ok {
+		return validResponse.VisitListCertificationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCertification operation middleware
+func (sh *strictHandler) CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error {
+	var request CreateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCertification(ctx.Request().Context(), request.(CreateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCertificationResponseObject); ok {
+		return validResponse.VisitCreateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCertification operation middleware
+func (sh *strictHandler) GetCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCertification(ctx.Request().Context(), request.(GetCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCertificationResponseObject); ok {
+		return validResponse.VisitGetCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCertification operation middleware
+func (sh *strictHandler) UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCertification(ctx.Request().Context(), request.(UpdateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCertificationResponseObject); ok {
+		return validResponse.VisitUpdateCertificationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -35327,1168 +36290,1184 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39ciM3ki/6KgjORjR1tsguUlKrRcXEHrWkdsvWR1tSuz02WyywCiRhFgEaQIlNWz2x73D/OG9w/r7P",
-	"cM+b7JPcQAKoLxa/1LJnz+5sxI5bLBQKSCQSmYnMX/5eC/lkyhlhStY6v9fIZzyZxgT+fRwTofQ/HnCc",
-	"EP0PGtU6Nb912B7s4r2G7/t+40D/z2v9P376f6RV82pjynRrSZjkoscHg5gyUvNqEyIlHpJap3YLj9AQ",
-	"KzLDc9StfcTxuEEZmgreJ7JbQyMsEeMK9QlhaESwiNBA8AmSlIUEtfY6frvm1fiUMBIdq1qn1vbbrxr+",
-	"bsNv37X9Tqvd8f2fal5NEMnjB9OGJXGc/fJm7n6R5IEIqua1Tm2GBaNsWPNqkipyvtmkMdbtFVaJrHVg",
-	"TPrvpP8LCdUWtAs17dR8qgkUkQcaktqXL188sxgytxo//3M5/lHL8emLVzshTCawHjKZTLDQA71mBE2x",
-	"ooQpRBka8URqEmcLhqMJVWqROK29TnvfEgfHMRFDwmSt83NtSjBLlKx9cr9TvTV1T0tahViRIYfRDDiP",
-	"al4t5JEe/MGr9uF+2/df6zXH06mhde2Bh7ifxHr8ehVwqCg3nR4zPB3NY/yZyppXe0cfCHwgty7wT5In",
-	"s+lY/zKXikw0U53caQKSz3rG72GctS9ecfzFYUciGeaG7b9qvS4P7QbLUWksEx4RgVVhNIyrHp5OYxri",
-	"fkzyo7r58er65jI/MEZDGseU1b588mp9opnjuObVIqzI9eANFWpU69Rah6/9hr/XaGk2jyhR1yIiwiyI",
-	"Hm/2r1qndnLy7to2g0GHnEkqFWGqF2LR56N5BAP+tHw9VtD17P35yen5WY64J2n/6CTXP2q99n00DnEM",
-	"dLeDa39zdZwfXMxnPckjmkyebTxtNBR4gmyvmqxrSeGVxrHpHj2oeTXKpBJJxiNXHIWchYQp3XWE5IwQ",
-	"s0W4XrTKPbirZZTeg9MYh0TA6l4lkz4RmVQSWga8J4LyCL7zpubVLmpe7RQYkici1PTFkTL0EioTck6M",
-	"UKKeRg/CQp4wRcT5FoJ/EOMhfMVs157ZefMt6NtvAX3fgTjrKJEQrzYRTG8I32/v7u2/0gvA8AR0hAGe",
-	"0Fizzun1Wc2rDekD0U2/Pb7Sf05oFMWaCt9/OL+6qn3xaoJzzUB7sKkk+Vzr1N4+QdQnjOoF3fuo/z3V",
-	"+3bFChsJLohuVRThx4iRGZJJX4aCTjU3oRlVI0SVRJKEgigPyRGfMaSZKxPuv9e0fHpI6ROazstD8A87",
-	"vm8FPXkwStfPNazP9qZ9BeY+ZHwwaEYkpBGJ9FINMI0TQU70+tc6vrfV2R9jqU5JTB+ImGfsqH+9tTva",
-	"cbeeoD5xR5KEvR9/3X04vPvtZo9dTF+HH6PW4J18NfwW787PiJ98R6/V/vjg+0n78w99TXQR1zq1kVJT",
-	"2Xn5csT5WDZHmpvFAyWzxpiqcESYbFoN86Xkiax9ydbhnD1QhTXFq1aEpk+z9VB8DKd6ugQbED0UJCJM",
-	"URwD5QUQl0ww1YOXePI/VwxZr9nnKRVEFr9wWPjCNooFzMpK2vSV/f6rsHEQvSaNw4HfapgN9voQ90PN",
-	"G4LD9plghodEpBsFZrPRVvnk1QzhOvrzvcPw+3b/x4PJd9M9edd6+Ok1u9md/e0Veef/crGP30bt4Qd6",
-	"/evBj2NYq1PDkbeGQUsLxRCeTgV/IBESRFMwvzaWlxf25H5nz1HONtmUGsS+IilnV1xpqrznCktJkwlq",
-	"o6GW/wMqJiQyLMPIdCR4zIfzZv74BsYpH943Z1fHF/kDUhCG46JANn9M3SefeHBeXJ/Al+ypeaO/g9rD",
-	"CbrC8J/vikfFZuP4ioNzxQG529l3SmrFAVm7vjltHB62WrWKYzJ/NkL3+dOxJKPTnVQ4L3Mrdr7N7DZr",
-	"Gx3WKs80w1ZmUfT3DSdFczkd4SHFSK9aIsgRmsYES+JYDqWrgWI6oUoznDUMzrc4c59s7rh9aEyeJTbH",
-	"fqflKJ022lwSGWkAZwolsiyyI/OERAhOOQ9hpE8wEiHOiKf/B/2akARGmDOPlCKTqcobhlEiQOpfpocU",
-	"EYKn+hj0riV36cS0TzYl9u7mnDLQbc3YFyjqd/aciauXQrNOOkuZO2nBAMrPtdxLq+P7zd0WCMUcAV77",
-	"fislQE3RCeGJQnigiECvZS0jR1mh2IoY7S2I0V5JjFaJGIYFcsTw11JCc2jTby9Q4mAJI3zVzFtbzLy1",
-	"cuZ+aebpfshNvu3vgR56Cm6FCypVeRfNcBz3ORYRwixCGE0ISxD8UNg2IZbpfgEBNNQdcaHFjVWoajFm",
-	"kQzxFMzgEZ85d5LRVvUv7zCL+GCQ/WbehVNnKGisTx2JE2OxqhGZwLywGGvZvIHmtakk3s+cVen8e30+",
-	"snrsLSFsgeKtzq7jNWOG1N5xhWLKSEZDEMFUL4GdoPmrash7bvW2tUGq7Y6MCmCBV65WhOfvsUgfFBdv",
-	"yoUSmKp07VLfSbZ87wUNSfqLW5+YDkdqzQK1t1ygV9kCaYbsOermV8fMwq7FBe/350XmdSsxwLEsLIU1",
-	"RJ6P8GZ2sNHOHpyXO9tkdzNujijpIR5HRCo0oEKq0rm0nK0jrDCYf3pDbTrmVQ7ZZ3B8flkuDzdZZOL7",
-	"vl5kLoYbftNvGafeoiRstTu7fnM/Tymnsxf1lG21u2h3a50qame29aavtL6G+Itayabkf701+TWDn7Mh",
-	"keo4mlC1aJpFEyplaj+n3mR7tIByC5o5qksynOgdgSSZYuM968+1Fa45VO7krbrs9uDy9t3j/d+73W7i",
-	"++1Xj2fvz08e3x3fvLm++eH87ON9q9luvt7zm63W3u6+32w1W7vN1v357fXj7fWHW/M/mnP8Xb/tv971",
-	"W+2G/8r3Hx+PT+/uj/3W/fHpXe/Ybz1e3n4DM358/9hu7jdbj4+PxxePV2ePjx+uzk+uT8/Qh7u3jddd",
-	"dvbD1aN+Id+r7vDx29vL87t39+Z/v71+d5Vr0t73/S57f3762Hp8TC2B+/v7d5cnZmaVE2m2zMPz2+v7",
-	"y5u/t9q7jb39htaV7+/vb2+P729vHx9Pr8/uvz2+OrsH19f9/f39xeNj6/C17++12o9vHx8fW+1ddHl8",
-	"foVu7+7vb8+O7+4uzu4/Ht8fvm75e/cfbo8fH+tt/9XO/v5+w2/BZC4fH3/Q5ICBdtn7H1qPrcfzx72P",
-	"93ut9v2xHvf9/b3u9H7v8cx8Y+/++O7u7Or0/vji/ET/dnl2+qgfVT4+v8p94XHZ/5VJeHyhB/L2+P4t",
-	"5xEyJ9b8/t3Fgd9qHzymlxH35krg/vbk7vH2h/tbcFHaZq8fc1cQf4cLCNNv+/H0+P5UJMPFfv1XLd2n",
-	"8+bfG0f/4+X14w2Woy67Pr19PH188/eLv58+npy8u75f6zW/d57tv7e/uTq+L3i102eP1d7mLtteeqTb",
-	"+IbIJF5QCftYhSPEB2jAE4Hs9pP5LTkVPCRS6tN1Dy7WklgZ30ZEFPi5jK/SCGB7IQUXLkwJHsNQ3Sar",
-	"PdHnvGhJg2hJPa5OAdvSIv7i1XiiQg5aBdzswMitn8BKCjiJsqlWTKudjnB/f19PE3wWgmAJNImoDEdY",
-	"DAkacIESNmZ8xtDlzRXKmhdGIsfUenUKI9ldP5LCd+1zRCPkHpvrVTWiWhaziLIhshda4AnVonuAQxpT",
-	"NUczLBGOBcHRHGU8UBholJh3yTqipWO6vH3XaCPNA/BxTRccKiIkwoIgOFHYsPgRQX4hocqTQx9OX7za",
-	"Jfi+TsDBVmTqmIfOvxLyiCDjJYPpCdKwC40UR2okSHrFWuD68n2iceNdXp9ueAtnnGgDrMDZrjXAKkPD",
-	"P8wusa3+Bt6pFabJXmaamGlV+GFSZTLnP9zQHczDMBGCMND9W3vpppLHg4FZhs4u8Jgh4h2Hvzf3R17y",
-	"iA409QvUguUkxu9XXEot7Roy5Hr9NGmoorjso1/ugMcMr3HA/8IpW21nWqPjmGH0DZ+Q357JZ57Isghc",
-	"5x0zBJJbUujn/zYk+gQ0YskbbRPeGkdJkVSZyYiwQi2/s7dvZYWiE+KhPlEzQhjqC4LHAywViIw4YeGo",
-	"KBuMr8MEGmTWd2R8MxmR4EIBYjyMuP6TbPOvNbyXmdlfvNooderoyetnhQn9XiPQHdyMZj05CoKHXj/W",
-	"EgxGyt4LPhREytR0p4pMoPsvYLHoPvsCs8ioGaExhP7ydv/wzH+jLTZB7fL+pfW2fbh7oLt1PpuUrdF3",
-	"lq3106ngUWIVFrhIIOKBiDs6ISVB+qqzt5/z3GwR5QNOBDuKS0yZ+76Wg3RCfuMM9suECBrilycjGuIh",
-	"N3FZl0YFuxP26Cy6FpyCpjU2NSJIQbPCZq/WT7ZxwFIWkc+1TqtKq6nSUgSerTXYqs2yVmaR7TpLrO0s",
-	"sa6wdlP6fWM33V/ePD7eXJ/d35yfvDu+Oe0KZ6Xsn93vt/z7N9tqX7p5SOhD9RV/K40y+zUh0qiXe4NW",
-	"2MaHxO8fRLvhPn5NXg1aUTsEfwsoVseZXmXDWbJnb62OpXk0pdAT/IMV6uEWmvg2nmnLEn6lKl6hQj/h",
-	"curpXLS5cZ+yVMkUB5Zy9nTeiM54y1nA/zWYxTp4rsjsND2gKm8KPCTIUCu4wirQjCs0JwpZj2teE/vv",
-	"eG1QcEyvvCT4413T9k7gi1e7NgdnwWHHxRAz+pux9DiDiJf3giMlKI7z67j1cft8VAe5tOL0hkABiOcZ",
-	"EKwSQUy405T2xmSuH89IHyKFtNSLKaMhTA2cBb2YShOwB1fo0riOH4wm1d7/oo9miDuYCq63iybLGYvy",
-	"sTl7Db9VmBY00hYrMCuc3+/tci+7eTPrf5QFHCFtjNsIsHiORiYENhfnkiqQ/9xf/0kv4ewi3dkwKMkT",
-	"2YvIQ+9v492Hq9e/rg55+/HXn2YH/VrGO9US2Uwsx0jG7e40QqS5AymOqFqUyea/VbecLkDVWud3uB8T",
-	"1GprnsTIBHgiEw1uPfzzJjqJCWbGJDDe/mHMH4gE/Uq/MUfTGCvSBGVXgRnorBgEplN2GDl3/5d/XjT/",
-	"J+dx4E7Q6RYZ0yQoOIUTWEIJzOSAiJKK8H9rvsIz5SmkqQBvvi4V4Obsm2Is4VDP4Nki7W9Mf+h0IbA8",
-	"96VNQwJfbx4SuHvXOujsH64ICdTjbOzvv3r1FTGBu3et10tiApdM9UlXFulLcuNMnRxvOKM1pyhuE6A9",
-	"4Q9kYqPBq21CvHYcx8stx0KIfRYoX7A/ixIAl5fgVbYE2bQXPtdq7WWf289/bv8MlssKn5MYS83d58tb",
-	"e7UHKqlKWSm7g4SO/qysholgt45JpzTa7U3E1+c67D9PrgNQqfIoyO9MOAqMaVodtm2DtdEMU0XZEPQC",
-	"XO28zwVxWxdqFrKd/ZAFZNvf/hlq/c9Q6/+qodZTs7X+4Ejr2xCzW1pxQ2Lua5AMMQMTgCqCFB4irNAu",
-	"ws1JM3dhUs5WMlyYOwOGRMFHtALcJ7FmtClh4LiW5vcJUSOuyfQNKCBTDMrQSy6G8uUm7oKXup9NmkIg",
-	"VW5oEYmJInd4mBvcDVFUEHM9ruBJOrzTs4uzu7MnjVDhjVpG5hzSRyCIk9+fdOcAi3NacQ8FD+wdh7/b",
-	"8f2nXVDkiRUS+qDle8TD8bbhZV5N4aG5uq/tvfvx8P1PbVBAtc6jnuei5Yn+UaD6F/AkfShkoOHptKkt",
-	"+yzhLMTsZTp42FVEyop8s4EgcoSkfVjYNCGR0rkNyPzbUf+bkF7Tb9/+dHZz9/3tuTyfqOlPJ+evzn+J",
-	"xpffXPp/++Xb+Prj2eeffrn65epuSC9OvvXJj8f6ne9+aH1PB983yfzbmLw7pte/nO1e333fuvrl+/3L",
-	"02N5PolH0cn5q8u7cP/q9EP76vR4dnkyo/jHq9/Of+E0bB+2wvm5PGdXrb9R/cnjz9d3304u22f+xd0P",
-	"9Gpyqa7a3+/9dOvv//TL8eeLu/PfoJ/fhvt/+/jtLz+dfHvYDNsx60/e+tGP38ZZets5q3UOfV8bWEAL",
-	"N2OhICfQn7SvDsJvxd9mr/t3rfH7PXkRHQ7e4VfJGd8f/kTb7PvPBz/MauZGGG4ZN768ptHmsQ8Tc8E+",
-	"olNZcW/+aWsW52J4tcqXae/I+YyVbsg/aUmwcKkO7kWrclUBBdiAnnKq3M//VLP+qWb9U83689WsT7Bd",
-	"F3Us0KmASloRisgAJ7FCEZ6jKRbFKLQNvJM29sLsTRt94ReiL9JollwEhv/KRGBsGbDhmrf9ggYRUcYy",
-	"htXtX+nuvmy+z54aMGEoXJGDAXphOQrqKbTciDB/+ES9lePfXz5+mN5GvLDFHPpZh7eqid4IOqTRC4nu",
-	"BJ6jC5N2smo2sDNykAgLOyT/rAISwV6l/qfGRKhMwWxD4koeKKHt730F1EGeiBUqwYjgWI3mBXqaZFk9",
-	"VSP+cllJ//cATvzxxPW2oMf+Aj3+x+KMdzefcXvTGZuM3vyM/fJ8iZi6mTVDPnnpLsjtNPVO1EZwaQNq",
-	"i58zhNHMQnaFnMdEIKzgzJpowTVOBVd2XBnV8LuD7y/bP/7wpvas12sHOUv9Y3FY7aeYe2Bq6jcsmA78",
-	"fWcUKvJrQqcTwlRtY0MwnfQXQ9LKOF3jSmERwgyl37C+hnwIX9kuXkbG15m+uU3Q51Ib/ulE3O6Nu5yt",
-	"/QRT2/snqxlWg+1LpDo2Ke8L25hI5aAT5rBzbeiaQDgMyVSVbmdXJc6nOkYua77Vai9Jm7dipqlHsG3W",
-	"/N4WsYl7K7Pm9zfKmvf1jv3AJmk6ScVJmuWSYHetUWFnb5g08mdkhJjlyKxtG2q+UXZHaiQl7Kn5HJox",
-	"P8jFdI5EEoFmI474jEnQRAphaVo0Ghe0eQgykw8QZlyNwMJImfW/vAvIW5K4scUI2oURFFT1d1xOqcIx",
-	"ukqUoFbR/vqkjSWOK0+LURPNUpmY0cfhuMEHDUC43DbGaTEdY0m800FnN3Wc/MPjnTZNFvlTo6GeIdRp",
-	"eRjTQvrIPzi94yALf/uz0js0CQiObBbXBQ9TfLqI5Kzh2t2IoA83Fy7Lw6o2SBDjImyCa93It07t5UPr",
-	"j7gwA/daOCITAFkYcDGBII5E0IYgAwKnSO7aRAnI3Pzi1W6wIhfUYgYU5/VxhJXeazEZKDe5XxOuMKqf",
-	"n929RVrvwVOKgrSPYKeDAhFY5QVi6iUSWvgzyF5lEQoUPO4ySULOIokSpmic65vqN6TigkQeIs1hEwXd",
-	"mgtr79aOxF/bR+qvu698P2hCinVG2yXtCqRZQYH3PKbhvHp9+ZQYTeqFXEODhukm8FAk8EA1KFGDhm3W",
-	"0OcteFAblrN2Ol2m5z6Fl15IpBnVQ8GvJSLWuUDWRJUeCDNttWtVN+bhWO5oAchnNp4vmJm3Z5RFfNZl",
-	"lCFL7UqK/vrX3aPZBhTN2q2h6MePH48TNdKHYWjPjyJFr1lGUImU5jOFxwSkOty7dVDwhmBBBBIEx5O/",
-	"diFMt1sLPHPKBKDH/rVbo+wBxzTqQXB2txag2YgwS1JBJGEKcodt5LZt7SFz1RUhrj/wwMckQvWbtyfo",
-	"1cG+v1MmQuVIPLRkCCtpoyUeFnhClJUqJ4mQXFRQaIp/TQgK4bFLBCcouKBsHCDDPG5PTrVyyxOJpnhY",
-	"kjZk/i1cI57/cj67/OVv6vL0Ul2efvvh8nT86vL0+NXl6Rt8zny4NjF4ZXC/Y6Wl+XphQhP8+YKwoRqB",
-	"Ll4lUABn5x0MsHorgXlh+RzrNYFJ9Hmk2T+Ap0FxFgswNrorQ4NssJ8b9pamYcwak9WTj8RdxbLnUfVg",
-	"nRB/IRGNiqPawOAZuMFCIEI6VBqtHF0mvRMaVQrt84hMplwRFs6/IxUS6xKPicwLECTxgGhlTBAl5qh+",
-	"qwSd6klJMsF6m8qdJrolAAaTMKpZDzQ2VMfow4fzU/Swt4OmRGhZogiLtKCBU/sIYdtnekci8YSgMZmb",
-	"0GL3gxtI3URpeEiTxEPAcR6s/k6X6T4oQ+09NOKJkHrLMq6QSBjCQ0xZB/oDc0yvzJQzSVDdWEAeCtwR",
-	"HdgOzVkyjfGcRKZzeN/uniClomrc2FYdpBcjaKK7/ESsYhvRAZykKp0MZnJGhOyyvXYbBTRbld6YzHuC",
-	"JJJEwRGajWhMCkM3r1OJpKJxrCeoD0gP7fmHXbbQEWW9RJIA1Q2l5YgLFc93mug7MjdYDGMyVXp9igZa",
-	"Xf+ijThPCzpYvjC24d+RINJoxSbAxxwmhEVTTpkyqjOYcWia9GMa5gT2ThO9tUcR6pMBhygc0mVpCz0f",
-	"iep7vq9n1NL/09b/s6v/Z8+JrfxQd+B7RvkzglWi+v7nz/C7Ju+hmafmBj1XD0mech58DfijLLn3B37Y",
-	"Ioek8Tpq9xt7gwPcOMT7B43dsD3wyat+K9prL5MnuT3W0JtsmRTc3/dqE8rc362q/bpEwXqvzSRJfysK",
-	"7X2/WhqD3lAYhr2NNK9M8Gc6SSb6Dx9GZP7KxqN3rjYUTd5yRHGl6NCMTyd4qIWD5v16evYk05jjCFgJ",
-	"g3GnxfXEdhTsbCscSataOI7J/Cul47WxuSvVuBzPgUjPz08S8UKinFNh6zn5S+ZkvABfN6vbELM7F4ZV",
-	"NTeFhy8kmgoKOk/II9JEF0SleC2C4EivG2lQJgmTVNEHEs892HrXHjqHf1zoM9n3UAv+ajW77JjNkRmH",
-	"0dT0nLRcBvd4fTbCStvVkCKnZwFSNxX7er+bkGJDV69wKnTZnt/KnRwhZig1V+B3gDh1WmF5e+f8yRVE",
-	"dzFrq8ie28iv9tbv41s6ZJDJuEy/ueAzIjSN0Yh8Ru8uj08at++O2/uvnNATeJaKf31GeXqTOYxqoEHu",
-	"9u+FQ51vdtkPRNDBHFGFuKa2bko+41Ch/lwR6VzFkeck8hQLCUdKyCdTDKsHfnEmFWYKIkLL5NwdvApb",
-	"xO8f4v1oLzwgrwdt3Or74WH0mhwMXuH9/l64G7VJa+Djw/7r8CB6RfYHe3i33w5bkU/Wa2bS0W/lokyx",
-	"Zlrd0/3PfuMQNwaffn+19+VfqreFde9X7QhtPT9JcQOXQQVL2buEr9vIHyxQStWIzSZ5IY3rdenAV7tF",
-	"KwZuwVm+ZuBfAE4MVC6wXN7g6MYwsoO3sulmOYyql79I4zBJ55DeBYHNBI16KTCwgaAyvtwBJXGkLZiJ",
-	"wczIsAYnid472liEPhC0cBoNREY4jGQ7PpR9y+JQd8xLHbS6L+dcNzJ3z/e/5An2L4IMap3aX15mNbRe",
-	"mqfy5Q/pF89gLEC+KusiVQQnONYrYGxSPUqZG3YTXXGtGQ8B52smqFKENWtfvNoJZ4OYhk9bg9C9nJHs",
-	"mCEcQi6UE0lUOqpYeDHyGVKzy8Q53Jg4G5HEjU1motHchigEF0QweweebLWrrQkwjTHrpVsio4IeyADA",
-	"xmKspbBx9ZrYN1RvW8MChyN4y2a3pzWieqmmViBQO81Z113XNibX+xgv56L3mIJsn/EkjtCQoz6Zc3vC",
-	"Fgcf4qlWdghBbQ9NBUftfQ8RpoiYCioJShgMm0Q7QNq3XPRpFBH2JMIO0rfzRKXSWo2IERIZLQFHE8qQ",
-	"4LFWztCIDkcuNi1Hut3n4a1MtXshzSfrXKDs3saoLpyjmM9S0yi1aoAsOavgq7ZetYmX34jpTsj2Yckk",
-	"yezHPtE8kOL+HaGCofhHbVXYh6liYx0lyCy9WdxwhNmQgMlQX2bV7oAdl03VOO9AeQxKEw6WzlirMgt+",
-	"kRuwv59leYwpX2bm8npo4azbLXUYlFei3X6elVgkVB4PcuWQgKuv+ElGoWL3p5yRI63ta23VNlbHEI8A",
-	"ddWeQl0ozZZ1kVH1iiuUPegYrs/cCtbdgha+UmbwV89EVjPP1N8KPnZt+rCU7fP3AmALI603SVT/9vb6",
-	"CmTIhEtVcJ4YVr3i6i1PWPRkAg7g7Yx213nPD+MKuQZF0uw91zFtt3vEiXHSgVqgd3qfxJwNtSB1kQAF",
-	"sxt46D2exxxHd5xfYDF8GhdNTR89xXkvhl4WNT/NtEai2wYFYrR2n1dnga+Rz2F6uEn6G3ER82bWE8LU",
-	"TaqDP6PK8jeeCDjxsxWhLIyTiKAczE6mquR+LKkpz6OYVHhbqkcHblEzLOtbgnZG18r0LCDgbYjZB4YT",
-	"NeKC/vZECibQgbucytMwd2kFXsyMyjI0QEZPTpvLosDK9G5tTG89+6X0vuLWhHG+EnBhA0eGWAhq7wNK",
-	"LpZ6oH9o2nEGHjJ/wzSDHSS58ezi6RTpFyWxqiWYp2okeDIcpc5jg9grkwlJP3WEzCKmR/psRKxEACaA",
-	"3hUeWqPCysZb4y54k8j55itsIKKwwn0syQeGHzCN3QmVyzYYEeQa6SmZgraOyfSwDMtFDc5AcyqHy7qX",
-	"e0nuE0XLIe2fSpRrtVor2/d39aLK4tRzA+ccTTCboymWcsZFhMIRCccSYbVQjNAO1fbV6+vOikO0nnYq",
-	"kX5ougKFynYu3WD1strL46oBP4P8XDovQdy9COLMwWDDsOtqRObQICIx7UPp13iOQi5VPN/pdFmgKQDa",
-	"YpAnQtBE10apX7JEHRRUrW+g7YQuCyx2Ys/iUgY7cIGZRRZlmgo4Sg1TSb0F6pIQFFi+zjFnoNWBvG0f",
-	"gbplaG9KO+nhMshJ0zqHi5qgDAU3ulXjWLeyF/e5cJXcw0Wl7nYh9sIdYRM8N/tBCUrA/ZRzlq66U/iS",
-	"7dvS5vvvtH0th3wwDLI49pAzRowJrFc71rphlFjfun48mZQgwcywS5xXGnGuV4BJz80h/Yq5g5T4gbLh",
-	"Uc44gxXXaiqeg0Qe4QdiSnxbfNAmuiFTYnMJSjapFeoVV2V/gKBYvjSobgrM8Qe4YID4ISyU+aflBW2t",
-	"sqg/Bx0jN5UXsssigiMIf9MySNtKQCsXOgzoizsdlBMqlUKi6KQz1I2Ouqy8mZdu4fwXyqIG4losj+RZ",
-	"qMtyq5tbVT0EYyMbnlIk6mhBtG61PXuK6xWnbGiM8epVr7bO8YA8TRYpDhR39xdANcqG24ogCBy7ISEX",
-	"0QemV//JVqruWDAc98xWy7bcuX1QuK9eYHr/61n+GJk4OCRgPsZfBjawdaAVJGCE6lRl+nVEIAKeMgjB",
-	"1SdLmEwgHqrL5AhPyU7GsFMsFMVxCm55ZBkVphfzofXm4AT8hBEp7SBEnQPmjvNLzObW/JJPors+zXvW",
-	"F5kXdE5RcDFxORXl0PfdtlpwsRw+xzpAVRhjkpRC7+zGkVpMbn1ol7ZJPhSzaqC27cusYT58sZHFL270",
-	"sm2uu/gH6Ar/GDPuiZbXUs64NDVQPBdZqLnDxRbm8gFKC/3x48dGOUBy1ZKV4yktAa3388kCLin0kPfC",
-	"we0xgaP13cWBi+jvpIF6aIQhAsDWCkNw3MLJp0+Iy9t3f5SjEz5OJZqROG7Y+7J+otCIxxGIvVEapqDt",
-	"1T7JuYhrQDSZTKdcKBJBCIxJ63oS7dKOeuD36wGXZ0TMfSnnGOwYE3qdA7O1//yOqRcSBdbL29DTDlx0",
-	"HWek6MqEWFyJ6kF5mIG2dbpswaNZeTupD4R0FsD2xpuaVXrPXR/jKIK0Fhy/F7pnBcihDoQ799Pvrnx5",
-	"blG2rGTuLQSxrgv7yC7Nf7af/5Q24/1fSAiC+DjUqlpMoiGgOWYVcorjx1kzyP3K3bxHWJGGxepiSWzt",
-	"H1s3pDiqDIVw4YHJC6p4kKSBB+uDFPJTToMH4JP2A155IpUkgYSaxSOFT4hhGKxS2DIILQKtBmv+Mdfe",
-	"14yYrBxkLgIYBDnqA4mmKWgyge+hOnZJBSjLnLOaMc06SBUk+Mt6qHfAUaV1H2mcDWnwiE1R67I0NUba",
-	"PvX7HhpQQSQKCiHKVlun5hvS6NRhzCWR7onMJtFlYUyw0BtOEMnjBxK9mQdIM8AOyoVOIftUIqqMil1k",
-	"LLrJ0rpMoMpcDz1aYtVMmA+64xGeo6BYpjTQ9pZFuDZP0BArMsNzJGmsz4MBF6jld9mEskQReZSuEba3",
-	"0SbeM2Auna0nqBzbfg1AMWXI5JdxC7V+9f5aUwNo1WUx/TWhkXG+HLRNuHD+M7abHQ8FCstxb0L1GQBf",
-	"cKyN9AN7nQi8oFdlKHBIusxocaA2JwSCpfKd6xftDBSZgCBMBOmRz2EiJNVysm4aQfBVTFR6/9YFkwSs",
-	"ykRJqvVzJZHQJtvCB45QjPUo9IJJJJNwhLBEQcxVD1QMyoaBCY8NQs0FAyuqezGeShIgLAR9yLBrqEAh",
-	"nuI+janmmHLw10Il2gXGSSNw8qL3trj+3TQDeyp4n8huzaoKyliZI4JFZNIZJNXbs7XXgWS6ha8ZXlwh",
-	"IBflnt08XyNUsw24Kj4LcmJdU0TVEWzWnFjQjJo32K20At419VSpkiQeaL2wvGHXjjHDtl6tGYDwvXWN",
-	"v2SZ8BsICZdUvMkXTNMvALsEgr9auKRSBdI3+zxRRyigEaghEUmvJKL0WsGYGgbc+vj9ud5TNpRFb/qy",
-	"TPKyTW+el2SLZ7eVeViQCSs2MkQAP0nMKqtZZlvF5ouuVTCMHkmjihO11JRGGb6BFew59sh2bLY06crm",
-	"Nlhh5xS2wNIj3ZbyPE1rOudXu3QWdhDOZXvh2DKB+fwiedNK2s97lJmcObsYy1bbq+Cqorz1UKWs9SrY",
-	"rcBjxTjOyq/X1mz14iTf5mdD2YDrL9qK4TBKPZgQx6UvZzXFF7+1JpA2t4Gh2K1g0so9Tdn8VW9jpg82",
-	"k+j9BAlXYnLHECs4fR2fnj042y6OrwcQXrpKrH00V+MO0AcQTIpM6oqZrxWO+Y2SlQb/vUZYMlmEYvq0",
-	"jhYusw2+vzjrT5U+c4coArYzH5R11WZKrdsct7kBataqeTm+cYwFUPub8FX+kMh1rDdoTtoUu7MPq/v6",
-	"yMUYcBOfZj+mEC7LmD2D+rExPkCvFzLbBemeTY+yKjZfGP1UUL7JwZ1O8L174UsKVrAQnmVSgMB93q3d",
-	"EK2Wd1C3hgbcJgT354VJ2DOh+ZVmcJ6K1dvPYCosjvgYDTiPkENfcUS+5YlEGcio8TV9uEVvT4/RBP/C",
-	"BWKUEVQPJjQG8UqGIOgGVI4CT+vAIpEKhwSznhyRODYPUKAEIT2WKKn/sLVHQFiOCFYg8vncSH6JJyTY",
-	"8Vw4Y7r+Zx9efviuywY8EYpom08rDDN9yowcLoeFn0BQtQquXMBmCbHQG8+F5HJJmijQWv3n1PuCgRxd",
-	"1k/AZU8jG6hhYSsgds9apErguVXb7SbStNB/DvXO0xOGDbpIByh+ZcmgT1xbgcWrARG0KOVwawckqHm1",
-	"YZwo2IET3RcUtQlJbLLR4mRK4RGP40SG4HBP4unIQjiGXDD4T8hZYhQOgWd9IuBlxSdYaYESUiVADRnT",
-	"Ga15tT5mmGH9YMRDHpuizFMuxlByggzgCQ3HMCocT0e4NwTg2CGJsTIDkkAFzqNeNDcw5op8LgqWbOYV",
-	"ssXUkKhIVifo+KKVOjsxlOM21WaxtOWqqxSZFF7od1cndd2JYfdMqj7WsBAYtn9WKScTobZkTiSSIfDE",
-	"AxWc6SECYSZUhlAtwtwYf6qYcliZS3Z80WrsIgq+6wElIp1w3Tr8yWSq5qXcuHzBnkXLMQU2Wk2AS9fu",
-	"S6G6T06JXij0kxJ2iQKeUVBWnG5pbaAJj4itBD6hcbSGbptZR5dYhaOcdWQxmQrWs6k7tDB0iymfNbQ1",
-	"idZJ5ZRL7NrartKPF6yDjMI5qyDj2kqpPqU2abTs0zTgiwtaqj6A7ZWYIA82PbuZzaPPeUwwK9X22tTi",
-	"39AUi7FUH6TrupSwh6VCMgFo90ESa3nruSAK472ySi4dIAZ5jok0u/3rvLbZ0p5NaYjgrnmAQ4IIG8I5",
-	"NxU82qnWIsiAfi72ATXsxgffT9qf1/IIzXlybV8FEnluNfNLUskMUtIhI6TKAjMEBHubgpPOy4IH0hw3",
-	"LtCUS2qjQ/WQmhUkLHLaIv2up4SZOAc+rqSX/cSGNuVTneQwsFVkOmfTZL2uWtaVrMOpHphxBdYj7CaF",
-	"6kE2v2DnyOSExnPEWTGp/PcCHTYD7P5SJv4fSMpFsiURVWdMiSXiZhkQU+ppOI+c/jYTVBGHfGN4+pYq",
-	"UjKNswdVc8Gh4hWXOdUSaK0UcI4Ldw5BpQTPlUbNsMVSwf1phShZpIHNZNcNXLTT8ftzNCZzs+tM7ynY",
-	"kLusMK5wG4m7tZ1ujXJabQ/g5xfrdFoUBG1/t+k3W63d5sFmrt605vPvGzhdN/GOAKMhxZNwRKKccwSz",
-	"Cv+I5crZiIYjc8Nh09MsUokJKYW+JbExVVszWgZmWonzEC1kb9nbWy91XwsItrPi5Os8OdTWlnO7yXMb",
-	"OTfOnJeHTguVuau46o0DoyvLh9D6WVbpZ+/I5xMec2FNcxOluekrpam59z337aWj/TCNbMTHFj6LP2dC",
-	"CwM+sfiMRc6xQQRomsgRgGsZ8M9QgG1siiObYCF735FejxCWhmhQCRAi6w/8EE+rhX0AKCUBbB3LrlCB",
-	"ryjV7zijw5Ey2SdqiYvK4U9uKqBstIgLHlk+LuPFcHAqWRhIcYzw/OW0emyTpUgt+Q89CXxlrYSFbwPG",
-	"8epJzkBMmPoY5oKGKIh8T2dv1b+sjLa56R2VIvt3FrES4cr9JYzkpaX7yw3nVyHyQzqtFOOBefQ0YoYb",
-	"EdMZdaUPW39c1ZefHe90YUjVPsXimJbvrWW4qYuXYKtEkBYysJOWXITZzflpiXza1AlcMkwpiSMJvlGI",
-	"ysqmbEJQAr1agUU4npsw6QDIFRwhx/y2aQqB5Jp3mWlvRZd+w7GXfcUxYtBExwiQLnK4yTCkNNd1z/er",
-	"gj1yYnG1sNvKybtK3HxH5maQZkdXoXg5GffHSKP87v3jtucft/1yK7G/wUqkm3PFhst12dqky6/ejst2",
-	"4ZKj0O2qDsKQQ+1AYDWxm24fwQWxARcjkWUuky/1/vr2Dhm03N8hJfGLOQiCHa/LTBCFNmqa6f7qQMaH",
-	"/icKsYg8vcHt3xRQEfQ/ZTkyBoVJTBkW8y5LI2TmgDCXxjxrxSXryfg0Ehah+p6/t1PyyaeX7jCVmmPc",
-	"oiM6a7WwSidYEf3vc/bAaUjeY7rsoj20LZvUNO1NMYULd+SeIPsEIjMnWIxJhHSjRXd1CvpfZSik3Rns",
-	"TjjWbcd9Gsdyo+sv+8aGzgPFFY5PTImWStvFfh/aeYBtpRsXRM/e6/Z+DqQ0D4C3cKtqTI50iIUBVHP9",
-	"wir9Q66Zl3FL1W1zJb/8WbfO1czazNPy+4QrcmxrXazj+V91456rjGG43oJb2t/y+wBaO2u7T0Jsk5Sh",
-	"iDkO1ddvCPiC9Xaiuk1udrn3pt3ORvsEOnqmXZKS4lm3iRvhxpuksLD/0G2yyGIrN0qRyf70rVLicbNZ",
-	"CJOJfBubOlDF7hoocFVAeu4mJ/ByP0aUKLNV0uoo0lWAhzMXkvtt6waUEc0wYfVB10BBseY+9Ja70bdo",
-	"ue6eyTUPzLtsyoNO6gToz9GEJ2pkn3EYXg/qaQadLAI4w4GEwi7w3LwyEayXME1kLQD02C9vrhzegMHa",
-	"fX9+WrjN9Ax8i8mNhDfR5U3xBF8gIVwH5ijo7tFSItS8GptyKLCZm4MpwekGWDz/y/0tagGQx/neJsU/",
-	"LdTFAqa5TorKpC0W1jClkhpTzJSYNw7LWmV7b61aycgs/4lV2/Aq13Th8rI02mLHleIlxnRiEdBOeESe",
-	"SKWliKqwSYxDy14JAlpZE51gSTwkpzgkRuuPsBwRg1lAhwxyNuvBwfjXxmRvahJ6D777/nLvfRkm1/xa",
-	"NtO2C8WB8VeSh0fku8oQySAVDnBamRv/9OrXQwHICXh2fXrb2IWN5yGZTKcxmbjgh2mGIwKSopnbQ7mt",
-	"AxxeYP6lPA9rOFh06K5ZItBtFSAA1JWgkwmJPJRMIVUES7Jj0lm10ZFFZUsCeawQ2MC4gcstLM3V9fvr",
-	"m+9WhZ2uPG8c7StNyyuOplyMUQMJEtOhAe9fXaej4qolf8Vfvf4m+eAOy/HTtoapF1xG/fer7kdCzBw0",
-	"cQlUt8LUTsNf15HxLte02kUNt3YmLuGJc9z2Rn4ro3vTW2IzD4Nn+VQx5ooQrSKo+cIJtDU30hsytHnR",
-	"sfQi0SpKCG3tn1h2yXaclhYre5xQ3ZYMMPnpWujYQE2ZbnUqcsCPkOJOFWnIkE9JtHNkQO5nVBqs6uBW",
-	"fymFTwuehBz8hMiBLKjZ0GA5j5yxITYZhk/jE5xEVFWVHPk44ggeSvDOEyE5JLIMqJgcGThULWp2mtt7",
-	"FR27bPnaFOqtr82ATQli6rNnnFQMvVt/3YE/n5vGzj9n/2yVo8mqV9B91EtpnE5h+XKeMzk1cB5PDGdO",
-	"Z78U8x7yHPWIUNbY+nDct/OgfXULb6gZAXbSzobuHeiMi/X41pA/NSVC92ngkdKXS0iw9t4IQ3yWU8L0",
-	"oDYbk2aRKIlJ9NYw/GbXe1vkSemjLMYbNi87VLN3c7fehSGvYpuvy6IuFCvcMD71JH1nIb5SG0j014TY",
-	"DaNEQrRdbao+rtm+0CiXt7yq8Q2PSXps5TZ5KagPgDoAg4PM8sLfMJA0LCSPTCQrRFT1QRGcEMykVoRN",
-	"A81jTxEf+cpIy+lTdh1YoHMgw/KFvxbD59Jzqotcfk1WwBr1xiCOPG34ucVeiZEIzS6oVIU7lK/K+IdO",
-	"ls/q1pRPf9q0tCkEuR4bCpzNNXKbDPkUyZS96hUGuIoG6olqa4Tn77Go8l/mU1v6guDxAEuF/Fcd3/+P",
-	"f/9/Wn5n1/dQnLBwhFot++NeZ9c3BjlljAjUetXZ1Q/afsf3C9t5pa5rxlTc1K32Ykz54p4qFZjcUuHJ",
-	"6lGuMYtcuyWaSNrP8hW7w0+UI7bU9kItI1t3xuWq4OFRlmlvEnYVF3hIerGr0gULBY/SbKIgdfYFLiSs",
-	"pIJXVPh+JivjI0SxYFYYTvXAFYYIpimXikRHdnpUEXgic5inZhI22zsNJ+gTxA0m20ZazOogPvMUQLg6",
-	"ZYrrIR2VSWwSnLIst7q9Z81a7HhdNhtxmQttLMwYYDsgB0q3gTBTO19bkQoBkxyZBCd3BQHYMYvErI5s",
-	"XEKEuw1usO/w8C5rvCDNs0erNsdTPSY4FxS/MtenEBVeBu8pyPe9avkeJeR4bUjgKTT64tUA1+LSwHEs",
-	"FbVo17fGncXu8v3X+VpiFXdEmzkPND2d6yCmbEyiUx5+hX3W9hdl8abZlXos+cRKkUPjrqYKLHR10op9",
-	"Wb4fccVzaUgVTW4thPTyFndkMq1usY1FYvgbD6sdKXofWz8K7O06B4Q6xo1VZbe0FVvYwEVDkZwRwFwQ",
-	"EjkskyA/sWAzQUYm0xvMhhu5/UzD51LiUvvK9Oa2z3IRYK8dn2iUP1RfyZ6lpU+lKcYJRbs8gxpnEjeC",
-	"n7u1/9GtfQpyIUTQXeEY/HmhJqo0WmjT5JBGhdy4Da5XYWRQer6o9Kz0g1RbfYmIN/zoBxEvgk0JbQRZ",
-	"Aq5Ynq9LAt9a2payxv+kXO/nytD21hox0bLUvj8uLW+8rPzkIIljNCZzF0wOyRHUBgq7GmQFiNIxIVOJ",
-	"MBphOSqqi7nMuB/6h3e/3eyxi+nr8GPUGryTr4bf4t35GfGT7+i12v/x159mtW2Q1pwxtoAWSibUoqRa",
-	"4JuxrdZj5xMSrwBUrWcHDmmTWz7kBMBCXaHazw08pY0xmQfN1RmBi7Q0OT/mKjwcYYFDRYR0lKXMZqxD",
-	"NVU9SIuaKEjIh4zaVMevTzQ0WU1Ar1zW4er8QsuYmadr85iR3DuL4SIpgGBlUJl9D2k1Ja2/WOBEbSYs",
-	"5z5TRZkq62vqMuiTQOwRt8qwrWlm9e7so/Kleb5Qhn1bgMOnQRh+yohuBfRtrhjlqqzfZ8nmzQ7NJx9c",
-	"ZZ3QVsw/4YmJ71mtyW6RTuyikb4Ga0z3k+GiZOV7Dw+LKveSjnIDN0y6LDltCOmxFYxcFqlNdAbqRhqQ",
-	"ZAuHdFlQUcLTBtzEm1Q8hcimQqFTKrvMkOKFtCVM6xAvN+IxseVmAaRDkrAXICMyXM2YaKeJ9BcEZhGf",
-	"oD5VC3B25sUff919WCP03dlQmcBqNJms15FSU9l5+RIq5zRHqf+0YVEiZdO2fakF5WYSsqDwpGuZy8Iu",
-	"8VuBcUosvoFIdR78imNrKvjAFI/BcQ69GI1InMLIuCq+JpBS8glBYUwZDXEM8CX6bencEEiQIRZRTKTs",
-	"Mj6Au50OCkQU6CdUKiJIBLElVFHMPBRESgTwA1E0RIqEI0ZD8yiMJgGy4Fv2LSzmaIIZHhIBCDAjMsg3",
-	"0X97KBjhMJwG6N3xycn7RvYUYtYkHhA1RzHBUTEGDK6vIyU0SaMJoI8ACAl0VoxmEZVSwvkQt73NW2tL",
-	"X/AQx3fUCLxFByQ4RMvZBut9YsqOdcMvL7kAhV48mEUV+52CbfJ1/nLLYwUQrelU8Adiytvqb1VGam7u",
-	"Oy9NLv1k9ZQgUXtRbbapk+tSLWw64ZaRG38sXsb24SAgkQhhx0sOoTThXDdEBdx2h1G9BnVDEpN99lyo",
-	"G5XhKhV3KNWeoTuRkFzNDZv1aEDIMZpxAcWUbKYjVQgK6kqEh5gyqaqLs+5Ue5jMEL5Gz9godd2OA4qk",
-	"aNvjyORq0glBv3FGbJDjHCpFSBRB/ozKr6wtyruBFyiBDOgtGHeVXVEImkm3UrpyOfoVuNSkFRbOy/zA",
-	"lu/0FNG6uN23AVUuQkFmIJEbY+6WrkBy4XSmdhYy/aF6lBiAXX9nHbjkc8H9VQcqVkCSLqfwSSoNV8gR",
-	"s86JQfrwrNcSqpqgiEyJ5mHOUKC/H9hkskxiBTudPE4K4gNT5gaAll8gK+I8FHx0ssGMybjk+lyNMqkh",
-	"m+hY6zsqEYxEnnXYmZROreNOBZGEKc/djGhbPI5JhCgzCgdnZJMkiOJIwKpdiT1FWPJmi/Z3As8vKCMb",
-	"Nv+OcjnesK1BiP7GAES7dz6VlnsNOI6RbFXRvzk2SCs2p1xi1r+zZCGDdBF7fT5yUNrZjwMO+IElUtp3",
-	"J4QlPWin2xTJZ5sogec9gyLbZUGOZPb5WP+i366gUFDAOLbo2oEz0DL24lNDrCN3oWieSSjhYIMfHec1",
-	"0TncS4KMIFHhNNKEMnmYBvasy6AfT59mgttMCQM9BKXJEE8AHhGQy/O5yojhiatmZoZZD8wqNbuJ7++G",
-	"8CP80xS/O0aalCaD9gWU1gK9OUhL8+eK7VpI/vQcKhl9v9e0cQsSOuUZaT0rWhoNBY21rSVxokjt05el",
-	"Iui75dI8d1ZS6cygPG6jEUI2fM5OPcgQIyGoDupmW+O602Vd9ggLgB718jxmbz0Wm6LHLntsNBqF/9cv",
-	"lzn5EfVxOG7wQcMk0FjrNJNa+iMLe+JRG4BRYuvI0Qn4CQ2Kr4dG2tQeDMwYUGmXoEc0EJyp7IsvkfMX",
-	"FJWsTT+M6ubDQLj023ww0HaoZegdO5bcVkSPOW7S31rYvI824RdSTVJOgsR1ltgOs42LHjOIT/2rmY2B",
-	"OtHdl/f9Y4rTiX5NSEJsh2an6+Uk8cB5UhD8qnspiIbHtBAgZ1bbAmeN6akkENBjirwvSIznsPNy6oBp",
-	"LlGdcTvqHf3BSoGz4sM5u7jAaaAp5BgBzne3GIA5agkJmhqXY9AF8jMoqxXFzheNath5twqrJekgTvrp",
-	"jTglofVu1wOzZbWw5QJgYyE0woNKfqbsLbhytXEL6NlYKpDaGWPqnw1PBuBTMCwZ7EDOD45neA4pHPqw",
-	"N6V3bXlqhCM8VWnsKgjaLsu4VCIcS26RYoGXA2+B16RhShnYcHVbE8K85FQZ8DbrCaenQBVwBLbicQHl",
-	"FMoWlGHaZfGyGBSpb87KSfmWLjueKXZuoRIUlE1hZEakMjcQHsLKNGn7HuI5gSStCufOikyQQ/aUluVp",
-	"tKaL1zez2yygK6e7V4Krbm6sR9W8B3VSaKFyTGo8FTX+tt9+1fB3G1D2omD+VHF8lPoXVupYKk0e0S85",
-	"7qyK0koFbSpV+0TNtDxzR+X6lXnnuN+tTbPLzmBxDGBCTpyLhDm8hdJ6rdL0Fs7l8orpfbIRUfQBAOVE",
-	"xHCj9tfCXqm5GaykoTslOVs8YyWqD2hsXJz9eUY/S+Vgp4kMzTgzPN1lsKvNFSDYEQZXaRVNMwwL9/0M",
-	"weI56Z2JxyV+BHiuDTOoiVj/cHeyk8u1Ay1mhs2NpwkLC/mDI41uEpzd4WGwbKfctfY7/l7H3/9pmQuo",
-	"0uux0YoD4uMXc1hVZdEviOIM2Ct30FeudcKoyi10iibSZanPHLqA7s2CyudbtQU3poWU1FvB0sdzcie3",
-	"vqlrJLcHPHds5GRLpQVPq66hjm3ediXQexPdkc+grICLSVA2RmpEwzEjEuDP0fnp6e05iskDiWWX1QMa",
-	"RZL2AOd7N0CmEBSVJEL/8e//G+WfHgSufoxX/J2EASJYzvWhHI7I7KjL7HP4fs8PECSV5To0D/YCRD4r",
-	"QSYEzlsajkvgLyYL3H5VkzImWPTMGDXrJnGc/RVyJvVxzVQvxKLPR/PIYlCHWEQUh9AVAzTvmM96kkc0",
-	"mdg/plxhKc3fBq69NxCE2KcDgFmEf9E+ZKKP6HDUmwquCIClD+KERj1B9IZxa8xIojSTMaq//ECGRGFB",
-	"MTN/wH9HOIbhjLkcQbcxDhWXxH07wlTM3R8sUe6fKumT3oCQyHiNuMBxL8smBtjQbFGLf+4V/9wv/vmq",
-	"+OdB6U8Spj/YpS393Sr93S79vVv6e6+osS5fwkXdlRLlMmSrs5uzbk9O3l1XagOUbHFDDrux6vB8Ahz7",
-	"s0Gen70/Pzk9P9sQ9/wkpS86ydEXtV77PhqHwIsbZMdX4KC7+1ND0mXCDEKzqksCXJ/epiUB0lMYcB8Q",
-	"VLF2+XSLyDKQLL/VKgLfVKxkyg8VGMBMqwpW5sIXX9hSBSCN5ebJEEu4iFa4SG4VYKZlNyPSQBBrotTh",
-	"3wZm1kPTGIdE2BrJnoO8i8xIdyBWCmAGhpiyoy6DisugrUKWPIKa1htGjlMmlUgqiwlccVPLiCkBd1Fy",
-	"Riw3bF5XAGZXDS7/UStAcN7ZSM/I3qGDD9yWqTUXEBn3NNHx6Z1rI00te3tJY90WXWbgGKAABbPkVSMy",
-	"Txs7hxEoKdoMsXwQYwV1TVgZT3ilKmXWCrbCVeKKmpY2xM1Jo20LQUVEuNWT6Prm8v7ab6GX6Pry9P7a",
-	"321uVuIOXCQmn7eCwS8JjmVuw9ka3JC9en1622jvOGsxzegrhc++qXm1i5pXO92yiASwbxWgRqSCTOHV",
-	"skHwCIpXYpZfUPBARERYcI2bS0OZAnRGpGqWrZZVnxDqay4EVSVYn6ZbC9UN9IeHgux4hsI5KTpFcIQC",
-	"6yUOUkxfWO+d/CwcTk7+kC9AXCwvsFF13+fAQEF0OsFX2tsLfJOuV36XVop6l0uxAL/PjXw3qNiaoVPX",
-	"0oB+hlKsHaSJb9FgPNhuHvpwd4K0uNLbdNEr0GVwp1oPMgvH3NN1fL8BCW7aaHBF9G3QoBEXesURF+jm",
-	"7Qna3d09LMc9Le2xGBKy50OCoCJCz/O+241+3/vS0P9pu//8jO4+mX91zH/q7r/dbrPbjf515992/q3+",
-	"0+PP/9oottv5lyohcuZygUskZggSXxGOIkGkPIKSqVAlM8SSNCiThEmq6AMpw+Nihv/nihCsvHhzubX5",
-	"yI/9KmiSMwZX9ZV1myNzw7JNwEXfBA9U6HEyHGHxlRWgNwznmPAH2IDV+QhibqVnlJ5L9rAgjhYe4nGU",
-	"OvE2Vhwu7Xer5KjNMD2JsazyUv3QarRR/RxRZht66AyRCSAKhXMPXSOeqPTRf/z7/96pDIwWnE+qK2Ez",
-	"uiRSxd0MuPQ0zxVQgMgVuItiIUHZAlZ++IFKqpadlXp2rUMLqyxtZscGIjDfaYmCXp47S+xlZ2upYXgy",
-	"zxRV8jCD1KjYBxl+yCIw+vYxSQPKcEx/+1N2QoZ3sXXu2bLM32fELBFkytcH4eXhX6D9U9FOFlSbZSUa",
-	"0xWq1EaeM5pnBYBKzmIrrmJKtyIrbRPZk5H0rethCfhohp/STD9m8IsX8FVmWKK0jYmmMgM15TSqrlGy",
-	"t+XL3/O4Ll+CCnjSEu7Ldhn+hbc3pMk/BLdz2dpUoXZWrc6fBdlZyRnNIiXfp6Jhi4DXgTBn2NqbIpN/",
-	"uqZZae7QOby6mgduUtFUMnCtXpwaPrkNQAv8PxD8N8JM5XfA0zZl4FbX/sAPROChVudd+ZO1J8EA07ig",
-	"dOXzO1LBkSaErGpUlKdlF46t6/81p9aAsoiyoVw3kE1TDrcgkyAyideeNXlsKmj/NHCkq+qzsnwQ5Oeb",
-	"C+ks9OIVKJ/NOZ1RjqqfNrjX0kfc29wylKtEmCf2CjTkQhDIyjCV7bSI17ZvBAGyyrF7ucZhbk2nGAI9",
-	"K9cboJTfrmCJpfQqHoouE8R+K90SXnk7lWZfHkGlRHA5pX9qnqiNxlpMoLI6+vnTirBN8JhstFkmPDKI",
-	"JxvHmVc5tGzSzRbh2n9OJHW60Yoh1UAdN/d0AgWib6VjOc55WtrHivhqA7ZSn+F43KOsZ4KiPcAr/A1s",
-	"1wfCPG2wjXoTHI4oI2AxrkA0fLU+X6bIehX34QblJDUjTXk9G1u/UZS8485yCvhy7lzb8okojBnvrv3C",
-	"xry7DJ0hz4OVbCREFXSlJrlTxSxkgm6YZTbWloE+r9Q9dR/u6oVUf/kYjZIJZg1BcAR3H66+OjpXEs24",
-	"gJonEzxHIQB6HxmkYrAA9BhKIQ/XeWzTFIW0trQG8clSYOR3d3fvkWkElyqeNj/MVcOAC1sqQRqnIsT5",
-	"OfR3TcdieQB/b31tAKBOYVTecmDqjLBVUK9wh+Qhu1kzygLUs4vxtmmPTXRiJ9IXmIVpPTHPpg1pMsPY",
-	"gmaXXZGZuV9yIEw4irRumoU9p4jfSRzpBiPMotjEdGgDLkfTZpcBAv0DjmkEy9Uz52yA6nu+v9OBGECb",
-	"2wSjlShre4SCiCj9Y2DRQAgORyZqr4muLDy+1i+s59nA3SeskDoFn2rtdNAVz6VrgsdKaySQ25tG9KGI",
-	"E6OuKDwmHcgLNkkIDRRMY8x6bj2h27adQam8k26IYhyOLcQ+MXGmeg4RogwF9hcL9z/gok+jiDDoc9f2",
-	"meL0OqzPXK4plUhxjmI+S5c6nYIrE6B6BpvXVN9xlLYFLNNpQh1T3XsO2tRV2MrPyvQacjaIaaig08NS",
-	"py69CZn5mLmb/ewWZip4qHd+Pya6i7ajH0glKtGMmFqgmk79xCFNukIIOTCBEDOEQ70nTdcCK9KL6YTa",
-	"BW/rwR0juAWHn93l1xESRIm5rbYd3Og/Gsf6jwBJEnIG8aB6sU1gak9x3ouxGMKAW7ulAcMTQLBgxVVw",
-	"GAa2AgNRIx719KLgOOYzyz77tjeo8Wcqynr27lO3T1cpW1LTq6Of/8p2EJhaHYHDwoCPSFPDweFBu5EV",
-	"SixKtzIymWrjlUQ9eNjTD2HG+7kZv5AosHUtG3fQgBouMhspP329feRRunQLm9TeQfUShh8wje2M9lPu",
-	"z9YZ0NEgdQIxPtt4/QCZnOG4ZwSb7tsHnugnwwIuRcyHQwJYFIlFIyHpiagn/GPDKmON8ygoDr6fyHk2",
-	"as7RBLM5mtpiDCaFxJQ7EAkDfIFiIUdI5p9Dg4jEtA/F9eM5CrlU8XynSD5tP208+wmOzTbqWeFaKXBD",
-	"kOCawABmgiOErfjGULwN1TFKe7K85SGJ5zse6pMBh3C0eW7VqURwQphBmBdkcQvttoqDeCEd09qodE0N",
-	"EG76DYP/BGnnJTadCq54yGOgf8tD+7CbjpkZ/wMRkhpgbiUwkwMi4KYmKsmRVA7KKcFj85UIK9zHcjlv",
-	"ugZ6ugkT+lAyh3GGVKO/SzXReKI2XjSeqJBP9HftvXHumyFnzIJQ2xj5dBTmRLXhJCGfTKhSlA07OfkL",
-	"RzkX8B89W6i82CeEoQmOgKtw5FYUBqvJVMcMBecRmUy5IiycN6B6Y0oxCE013BxiSTpo//PnNMdJL6Ju",
-	"NCZTteM2JJzsPVu+Oz2WQX5l2D1wDAjOhpqcD3ysaSgqj6QXstixCd3sQT5xoXebiWQSjbPuC3lwsMUS",
-	"ZvJgTfVv8J90kP7JRNgUP7f4nRR/234n3TqePtOGpl+tISWSCN1gyFmmY+S/AV30yOdpqmlUfmOEJbKN",
-	"Ooh8tmttBNhAEDlyydUWQ0frRS/to6C0LDmo6/SDHyGpzdw8c5EKNvMiDuHisxfzcJw7dFMxaNkSYpIo",
-	"k1ZRodL2Z32cVGZ32qYnGwBc2CfFodoZVKxAcdqwPWEreY5MCMwdYKtKwhe67gmSyBL9i1/QTINjvXvm",
-	"Kf21qiwRRlNBQpxYs1Y6yBaDHIIGeELjuUG3Wj4aoFRPH6Us1biOQbXQlM9AYlxwQDoSrUlkPVImVSpD",
-	"Mxyl3qKOeMXRlIBnKw/yNIKADpoWJU6JmoKWZlTdWfhKnoudHprr3C1M/QBFeC53OgjLsakHD7jkJgqr",
-	"1CXQZUIlWIkFrTnXs14cCLDKqbSFKIpMbQOU0ahBGWxNJ1gsPXsGzaWg87od7EiOHWZ/RfUNy1k8JnAS",
-	"juiwOGS7bWdwGA8FZsrIJp6Eo6xjvdgewsYawH1ukQVSKyE9dSVVpAcwaT3yOQQoyqrPwbFFJOqTOWdR",
-	"VWWQOs7XALHjsOsbY6l6fMZKZClMJSbYDrJQiyStU8YQdGCKk+SKF2Ql/e3HMtFUtL7S89hCj9i6wThv",
-	"KWVoPNYgq0OUfRopaYB27IfsCQIGQ88QqGjnWTgKc0o07Mlh7AsDVGeqKzn7roPyPbqv2GKHFZ85rDAn",
-	"7e7TRzhAX9lgUM1ormqizOGPpdYLlPvqaUu9V20L2ibGmM9OxZygdMythaA9l/CwWmrExt0/rKw+k8oP",
-	"KB9l+Iey8ZJxZak5gC4HyBCZDZgJH8G1sRkV1AQ7eFeCz0Do9KxIK5A4q5GXTnMEYttxhhOExa4sbmih",
-	"q/SN/Gng0HaMaDRwO+5s5z19QPZc8GrBsHx3cWCMSwOTMtEaWRrlCvJK21pOgZ/geVoVcBQf9NL63Dnb",
-	"OusRLmLQFAtJwFV0efuuMRDglHD+OCNpM51Pa2q5YzDtdFEvBP1JOugyjCI6gChGlQ62bqxaz5a0FzCq",
-	"nepPUtZLJMkOvbST7MxbHIK2qxSNY1u20DobCAB+awVcjrhQ8dwdJzIZDGhICVM9qXg4Tr92Q8A6MC5A",
-	"yh4IU1zMO8ZfwngyHCF4Adn8wNQHkzo7chGeC64vCDUqeKhqEDycuZaM49u4hAweZM85OJ0DBjrJeVNq",
-	"Xi3vAoGLrZL/AtKOy24I233mVoCOq5wBWdxo3i6CO7W8oZ1rpq1juDIomaI1r7ZgGZY+64w7G3BQtsZq",
-	"Xq1kK5mqxHn7IvdL3jDI/ez+Lijbuef54i9eraju5poVVEa4Yl1UIWu2yovR5czLC1pY8efCeKoVH0g4",
-	"y6soti5KqmbYe6uSNmAxfszxba6nysdrzaXUFg+pmlerPLwsgNDigaOpmz8yagbYvPBDSUrnfnEgzXqJ",
-	"SjLTFBHNiTxIQKoSWxUPjHAx18ElGVDMWyrMYyEI1gXWLCa9FE4/iJzx8vnnRhzj9PxO42QADyNNS6ib",
-	"G5YuC0pBQsGOZ2uy9ucogP4tFmpE9VAmlGEbezjB06ker0tpT6GwlwHu60YW3fTMhvxU18PevND2Qj+l",
-	"csHb1CJ2fVUGMW0eHOW6mUKpneY06cdUjpZ3YUryvHfN3OsmVG396yYwaOH1Mhj50mI90MzAAqYvK4Hn",
-	"Tcs5y9+9E3h+6hq5V2c4HquR0AdZUyZ9ExK7AlPJNb51bdOOuBibIr5NQSSPH1Z0kyGRm4amjy/pjePc",
-	"xL/YQLMvm0I+reCSdZBLS1l13YuV3LDupaUEWA85VVrAda8s7uF1b1Ty51rEqgq2XEuEpcy07s2lmxhA",
-	"suCfd5UJO8dWAqdJfljhmA8TguoANVQwniBZDCL04JUBIYC2BDcl5g6ykL2zTKItk5kVAqd6Ey1sb2+h",
-	"ksGC7FmUJ8t2urc0BjSXNlL6XMXxRyPIUVqOAGWD0PQhaM60aINgRv3dZfEiQQ61R6szCTj5AwPCYv2e",
-	"GLxXBk5woxASh3e68IAn6nqQFuKoKCmUgxDS1g9PlKSRHSW8F6A6XjNoM9AlqJbSFkOpDsqoKGoyfFKF",
-	"RXhtRSBCqRJxKfIWjwRhI7IsVcStCGXo//t/36I66EFH6ITEkkLQBXsgAqolSXSC/s//Qocv99G/ot12",
-	"dbKKy0lxW/BtzaudVIbcAwLb+oBK0yxN/8hNZ5EUpVdzDFJFtrcrKHNKhoIQibI2HsLMKIngz5rg2OJ7",
-	"F0Nf9lq1Qk5a49+63ej3lrfnEs5+b3m7X3b+rTK77C0lcZQGB5XWUT9bUhp1MLBOYYNVB36SiAOQHtjy",
-	"lNk7Ka3YphcrUyzwhCjwKGrRWZyISzbbDMzTwdxhEx5S9OOuD+CGua2G1bQRnc8SspnCgVaC/j8hDWez",
-	"FxSZ2OIkS4Xc2rjKqeCTqVoSnZlC/VSIHjleJrXLAcF1G4MSQDZIz0YiQzItPDiPAuPhsU8qi9iuT9/F",
-	"cpzVDVg7Khu8kkhU1yLZg+t2z2LEeijELCRxbCX1mo9XxY+W47aJgxNxq5aSPsc+aS0QS97CrNah2H+T",
-	"0CoYDb1FnysrbdPUShJR/PWZV8+RvpXWDPpjooRd2Swgcm7i+aStzaOBYQVvtE5cXsQNCb9stsuHvmIY",
-	"TwlIdsxWwiXAYhzxGWsuVKWsriqV559iT+cT8Isn05jjtOSaueuGl55amnjfX8l/1Qjh5ppmqKkFaT1c",
-	"LCudnN1wPXWALd9fwdxfX8fXsnAVO7wjn094XB3lG/KYJ0IrCMFfbm6++ebNm1Lk7l9ab9uHuwdFHeYv",
-	"P/uNw+PGW9wYfPr91ZdK1eVdfHC8BGkO7A3MFhK0Ixp1UOBSfgNUP/ZbOx5gREJAkLA/tvWPdifCD693",
-	"vC4LsvRg+HFXt4ooUT0LkhCguoPt4MLhdhiwSa0qXZ/ellCv3EiMdeeGkEmBQkqyRW9wHysZZ7meKgh1",
-	"Jg4WqfTu4gA9tCEcQGl9DE6+NCSqfnZzsNNxSD0SWX0P9tPJDapfvAXT+ORG/0OQ7Oafsi6zfn2544Er",
-	"c0IVEVJrsTG2UG8Qt2vX5YWEi6cWdKj/1TZkWhNf/y4+OGdDItVNmpRVqtzNK4t2AndAKMCYAq6PM9PS",
-	"W7W6Ip+Vi34yiMxCKj00DxH2QGI+JSlldgo7du15k95BVSwIn5lAmdz1nnUNQymZupESnBFzM8kQYUoA",
-	"fGZg0rhkYHIyXBWkVlUylW1a7ag2PU6JyIBXLA6HuRq1PhMX7L4RoMG7+ODSdJalw62E3MtolI22UvDk",
-	"Og65iKpLbRkJsWaAVpSYqiJK8Pi8OndqY1U9IhWV5fxGH0ttI3EJB6YjpxNQdi+6q01H5cU1nAi2zEMR",
-	"8gnZYMLXtuWWFc+9msCz6hPPTQJnsE3pccdCgg59iOcxoYYmyw5Jqp8Erv2xClBd4BlcUZsyAFzBTTka",
-	"ERyDYWkGSDnbabpg89SVJ4ANIOiUTC3OVUUOJ5ZLjJZsHJurvHaxlvCLNHLzWJ9EIa4+rrTI20V1I4Un",
-	"BABxEI08RGJJTHggow9ESBwjGqUQTQUMoSb6SNWoywL7wbc4hIgJA6EepEwd5Ipsj8ncES5KzPhsJYwy",
-	"Os7Z+/OT6lIYhY9VT23PSyOJzUyprJ5C4ZPvjm/eXN/8cH72sfZ1yX4OtWmblL4cH7i9XLmUixTIy48U",
-	"fcntSrN51kmy6sPM5L1ssLFNB6em+VNFQjXUVX6XA/IchGzqRT30EGkOmyg4Pr27P/ZbQWGFaUVgeXG1",
-	"7WvrPZNlglqyLKHpdTb34kwaKLDKoS3HFxImE2njNSIo74zzIUEGhFdLlyyYyKgPQcekCUjFuclRSbNT",
-	"OIp4mrLUNHInQFILwdlojuo4w8Mx8Y2sy1CaU3V5c+UhxvV/9cHw/vy0seuZpKs0LqKwHC5mze3loAPB",
-	"gqaBQxAw0IKWbY2GbFMt67A7d0BgDCw/mx/3dvS4UrBG6MGyOaKRadPyd8rhTqB7c5HqWWm8b/42/Eh3",
-	"7Shmye8ib02QlF0hN5HFFIU6Rn1hwp9tQgK2fsmYszQZhyqpP9XnCYt2vGI3brB146WE4xD8P1xApS04",
-	"VWzmif3qDiRg5TrRnZsXli+5yW7MkY66yHkmEwgLh4Ky1hOVLa/uewLFChI4EUpmhBm9lkaG0lCm2zJB",
-	"qbhbzmRI36rSrAtSpOoKrWxbaY00mAiD92+Q/83RA/vHXj4GqK5MCTCLe5EuqkVzxKrLYuIgo7L9t+Oh",
-	"aZxIFKS6CvTu5SAz7RNNUsoQlNPwUJCCcZlUnVtDIC934OlBOgplmjcoKYFdv8p6AF+pWS6eky3fpHpR",
-	"QKfEoZYCMYksLAgJR5zIotS8vP3G9/0qsamZI534Zp4Eo1Fmnbd8v727t//qoKp1flGrfdpbKpWpTpYN",
-	"oCgbc1IRrRxawgxc64lDiy2xbhwDHJqBzdYMZlJbS5o45PcyngPcRoqIiclCNveIG9k+ehQ3ZFBlCdpi",
-	"YBVj/AHHCbE5xlXijiEbamYhFP/j3//3zpFLUzO2rd2e29imVXV93iVRFJNnuQJxBSDWl27IKoA+F4BZ",
-	"6gn4KkUSXO5L3H36oQRd3QgGifok1OdkercxAlIGO9s5+FbayUWl1dLTkc/NOhv4uvsBs9iZU20Lty6W",
-	"kDCxVss8tu1M3TK92A5BdCWUMjQC54kt9r/mhTssx+9d2+f2g5ohLyfg0xzjuAI7aeXJkl+sta7qp2y+",
-	"Euzp8k1V9tj/EQAXMN4qmhsXIGgsTyF77m650juqyGfVAWUkRfkUplAPjlHfHgboNucldS5SD1281Y1P",
-	"bi7eHqHLi4v3XTYQpsobFO72zPupR1Gi+tt3ty/f6P+/u3359u7W6OIYfbh723gNLzWMNTLBYoywIF2m",
-	"eAw5wlETHUN2lBsmoB1LhJW9Wwgub98Fzmm5kX91bf3TuqvxteOAnowRlTtHJTKu7A3ibpat/Kor+gxo",
-	"q8L1ZxJPN95QWV/H8GZlwaPngC9LOzGVBLa+x37C2bsO9HAryLWNqOmCJyqIaCDtKvBdsQBHHs7w73K4",
-	"eFnqO+7zBOCLjLUoIeN8wgWpDpnaLriCiw9ymc68ATLW59uQi6oIOEKHI4iO4VTLiSmXkvZjgurF0J6d",
-	"jWDeU8m7Pngjw7YrDkjqcaKXyA0Z/Z//pdVqDwltH5MIjXA8aJAHAtnlYIyZgW40wK+AydMCNYlJ9Nbc",
-	"J25YtGgzqhMsGNT3fQLNZQ7csDryL8YAVO4aWtDzOZoRkbN4s7AP0NMnOCIbGxMZwW5JevBX30pvxPOb",
-	"FSfJfTWtUOLm+zyIhs+NyJYb3QIOYkEULm77Egfm4HNlBhrojpZMxTYMmJMA1RCLRvKVwRjzB0JO1G4T",
-	"GLJweG0JE2eCxEpYbktjxgqaYaW+twDYmPcMjLjil0+KAMqU3HZVPIaTAjYx1gZFpLehftVNWi6U9e3a",
-	"Qy2L38xV3VlHjXJtbzJfs4TntvjPFguYjy+0ZV7TluWQDAvD4F5Bmvxogsf2vjkTUC+gikoSKxTodwKo",
-	"xEseLCIOULv6yI0SclpZFE7/mpVzW4gDdId/lAfGgeFRiaIETkuYGzpw2INmZXdf7a9bZ8vixfF8YPTX",
-	"xBQDtLfcTlqshTbMRav8fNz4CTd+8xuHvWbj07/+yyowzs0EreYAKKZseH5LxlyuhryF4tj6WQB0laju",
-	"WFPPXpCdI4TNygL81wzUAJuFZsDYgEUUmRToX9xnlVEHE8q2nEYWeJpbiP0NgBdncOwXtkKrCo1aT0Mf",
-	"2CMsslLZMPe6b32O8Gd0BGagpRgA2cAuMA93VlDCXwsAOC4Gei4FcKzgjcr4EbjoMBvGnFIk6qBAi+Oe",
-	"2cP1wMjmYMdLWaFu/+EhX2t7gWOgAMKechJSN80LzMCDi3wXGEQZCvQ6B82m7uMtfEOTzrz3WQVHJdIV",
-	"7jHSUeYO1HymgRW5VaH9BVUSgLrkE90wmdVYvvIwOEYAaUgmaEzmgIBogcgEgWpP2f54AWWNHyhPJILA",
-	"YcM9jCuL+jcmZGoqzcsnKICZjZo/E6tiAJdEQd2VRT0Hn0aMoL2WCzChyGiuQ/pAWBnvte1vcNw5gq5m",
-	"6uzWu1Q5QPNEgLTYMuwLkSSpwnSEcrhCxQMtxFN9diDsTq9midMswnPN06r/pw0sgEXtezvWSld4y6UG",
-	"daC80CBkXOjnHxz4aca7egFvF6pgpHo0aNm9qeBDm5qRLt+arXxnz+I/EzR7eX0SLGUOUH/xgJNkSw/u",
-	"Rtbcc5YJyU+hYM88xc5wi/M0MftESOXSIqTH+2u/6nyfpea/eQWC05SJveYPUG4xHMGJmdnkcDjK7Y70",
-	"51r7ogt/xf4urbGrAuMGUb1wDjLimfKZMiSMTed8kr5TxejE1TlbKD626M0EIAxZVXnuFjxWEGZowBWp",
-	"SlG/mhsXbtzYZfhAUzduRSVRSQSajbiFHCtAkW2Uhyp4vPZC7Ua3eZ5cmCrJ4dYAhlLKWclBoWSUKAqT",
-	"bKWqePLbj9+tK9VdTgUeloriRqe3x9X8+VBu2d7fbx1Wm2bVoZtjc8+YAxn/7n1lwIEspSZKOqxq93l9",
-	"FOIYIgj1gJbQ63Zx947JfPM9qEm+buGhw6rvf0e5HJ9Aifa14r6kxpnC7gGU/BnrbgILhCYXIeZpFJM7",
-	"OiE8UbcGDLVqn8ODDDrOguPlYvbhM0gQlQgmTeFbaW7FbEX6Jjq13oRDvxBXc+gXXAtF27ZS/nNB9fmy",
-	"SUTQda6pXokRWR+beQeNFjfoAp1cf8URVa3lBQ9xDHXrK5J2Yv0QzXAcN8KYh2NbnDN4965zeRmgenuv",
-	"MeKJ2Kmq0Yl+46yU2NtqmTqaOZdJ/We/9elnv3H46bH9s9/Y/bTT+dlv7JufKh0oF3xI2dOUjfRo2aYG",
-	"Zrnk5QaaycymIGSfmeF43KCsYYprNKaYKTFvHJaz3Np72ynmTiqnH61a4Us8NcFHm5GsyAPf0AeCAmxj",
-	"paSpujumLMp+tOF9UFE2/xzq4DYRFCidAmSfVDaE0oY0qRHpMgAZNFG1eglIBN0V4d0dippdHlQ3iOcm",
-	"ZrUPwTRVkXlu1BtLRRcTtsbFDJAAvybEPtcn1JNry2/9mU0ciHq9jduwLNKXuZUucyXty1lSHFnYEAs2",
-	"CbhRHRRkIXGBCVjsJzRWDS0K9KJIVL+9ur48O0Undya2zkMTRiac0RDgVLoMisccoSAfBxx4CLuPIEk0",
-	"lwBKCQrefygX/AtjyrSl/9LF+jXgOy9/1//5EpTg9tLhgljMvlgMhy00W9jel2lI4eaF/D7kAhErqvgJ",
-	"YmP07nhFGitrQASri2p1pbQMb1MiAZA6DY+V5pLR2m6oPzeuc0vOqhSiEoPkB1NRyw8ooMLRsvR58DzC",
-	"YkcI4DPs3aaefgcF5h8BwO4qlMX3loIroUC2betBBo+WAF1mJASqu0orxVVHhEXmflezVElA2G76iUqz",
-	"/HQPuQ/35132/7P3b8tt5Ni6KPwqCM0Lk72SFKmDD1J0zJ8lu8oqW5Zakstd3axSgkyQRCsJsBNJ0eyy",
-	"/1hX6wH23s+wr9czrEeZT7IDYwBIZDKTJ0l2VU/PiNllSXlA4jDO4/sEQrbUKImS6RBgQ8UdT6QYax0a",
-	"m1lHHAv8TE9qKRBaetcWxFZXGLmF4xLsBkHcAwM3D9wCwI9hgu+mGtz2Dpiy89q7N51CoBQ/fyerdbWg",
-	"je7D4Rf2jfmN7u5Y3OQs4rQMXQb4HcrBlL6XUwEbzqK6YLtkrM0BqHIiNS3XoatIz9aQcqFSyCRhCgho",
-	"aFxraA5MiY/pkO1OAAEQ//2PCct+mLHexP0w5IP8Z/o3Pwzfbsxs1KLE17P95ubT9ZUB8RzPbGCTmKb6",
-	"UOLQVkYdS/NW74D7BlzKsekb7FOVKlILocv9DZuHWDzGLWNqT9Ikwh74XbOiu7/dsjlypK4uFRjRvcOn",
-	"iyN5K2cs6VPFyIh9JFevO429w6euS1RvgPzXvxg8fxq1nrefPz/oP4ueHr6gewNGaat/eEijVvuQ7vcG",
-	"B4N2b6/X6j3f2+tH7cPoab992GsNWi3aer6zTaEayk6YAUXUSM68qasBOwP4BuAVKGCS6TGYUMK1ntJr",
-	"5Ppz8C7zgQjh7iuVAJ4viBTueY5bC8aiF0WbRMbgMaQCXQHD6M0NNDV6Nj4sAAiAjSuSFP9XyY79bmFd",
-	"Dp7vtffXTFb58sC8we0P75x49RjLy47PmOX7XghLPVaM6V5k+AuT/A/JxWbCxAoSrwFOUPKDHLN/PWAg",
-	"qMBZD9Y4Gtg0jhGg4j7F6BD5SLap6p3aWhuzUdaMMrl5rt5FasQnK3dSoewwkQPkYKCxhxNvfJUhTRlR",
-	"cgyaCoxOBy6vXZchTaKYKTjkevS2DTKJ0CXKQ8vnZjtb+2StyQbbt6SEQWnzQYIRHmV0XhOajrQ6yBvO",
-	"//U//9+wvpa8l8nw3cImfe0OCnljDsqX3a7HBEgbZlwxD8dfLzpRjCFY4ywB5BWQp+mIKQPF8iRHXWDn",
-	"ST1gNwYuUDZ1K/Zz+SYW0++0mrp/lG3MxPQGVN6SUJtX7V/skprRudOVXJGIzsnEFOimrgDcYxMzISB3",
-	"HXSyZ8oT6cfQ4pP92yz2pv9eyCsfttbQbNuH3PRHdfwYQRGIDwcW6hfnwWpyQ/FRGUdydpHoKX6Qx90j",
-	"Jpg1/3hjKn7y+lHCM3nHymmLt2h/pBsoyB4rj8mvbKEs7eMbU+P3jc33NMvFFjLGVyJMrih0SAET3uAC",
-	"GPBIeCZ+jj/4srl+x2YXXhAx/3HtPS3jtWndH9GE9lOWKGgOh0k3YCLJNGaqSU7keCyxv7FnCUhspBA4",
-	"XHr6BGobtI49JAkbZDwNB61WEf1hrSjm3uHTfBBzr2SKz5MSOMVeQleHtr6Dix4VlE5sq+8mMV15Ei70",
-	"NcuS8zgL5mGrTObzvPBbDMZgKZv2P4B2DDqBo0zohjEVkepTYHQMJzJJE8pTG8WV6lblHHF3NeAV48V5",
-	"b9u/YmF+LoAc5yUooTJgC/v7pXFTvOqzpSG4Bm6FUpcPL3iictyu1iuL55izAHIerBTDrn9D/3fL2EQR",
-	"SkZUjepNcsW0D512BXWkhOFHQ/PTQLaxAJu0FAn/E37x5xBLVxn5wHpXsn/L0uKBUnKqbiJ2d/Pz7f7d",
-	"u+f/vP7X5YF4O3ne/xC1B6/V0+GPdH/+irWmb/h5evjXf/5t9qy30qj258XOUunmuUBiBhvMLIcSLqTb",
-	"+EdP8CCWBBWExpMR7bHUpeFiKW8bNOa3TJGakKQVkPOAtANySmRC3uoJ5WIYQ278uCsW5h3WBye/OGfP",
-	"3vzl7OAin0X6+17jRafx+sc3Z+8uGn+rRIpbUi9wzQQZczHVFiMWDIy5SE3MdItymz4yOC/Pe19gTHf9",
-	"SLK54Wo6HtNkXhJLds3+JQbIOzYDKmWeqHTtQsNX9oFlnsg4EVdgPZfV6/Fo/2acmCAnYJYQDqdwwFli",
-	"SCrOLo8JXgmjMhcjyFrxllzZHj5cbwJ3c0kNWWFNsuEG/kSVh7kLU71o9xigvfs0ANJq4/MVBHzsBSQP",
-	"R5IF/8d0QlIZuHOHFOXr15H6Ca/i6rq3bJg+m5c9zNhxXpyjChrgfPAdT7ThsLClfv75558bZ2eNly9D",
-	"iMDbX4RkF/8dZt1VJqo+pHfMeoDa/pv2R4WU9IvnrUbroNHeK8Of9yRMq/Hil98OPtca+K8971/1/6wA",
-	"1dZOPxA7bJYWhFvKJtFlGMv2CkQYwK+aJkCu5WeF7rtPbLZyIZC2HFxkdTtpTDfoJT2BtuLvY1oaF1m7",
-	"WOu1NJU6BVfXnGhQ40KmGSZTVN7dshlSirUql8p3ligpIGjg+SE+xPteOfpaCcSglp/PbeaB1L4PyBko",
-	"4fcB6QTkXR2OEGTm8yfi+3vCrFknqTCan9qNfWy/1J5ZnyaM1MQ0gZYBfcsimp0F7ymg3JfCwD1s26Be",
-	"WGeP+zIJpzrbQ+Xunaca8ifEl/i+fLUnOycx7OFYVYnr7ZkSBoYxjwvFay/PX5XNIBT256/8sfOu9NIx",
-	"t1gw2bV/eX/67t1qtH0cj32be1Tpd8VlDBeGPnN9maEf8z3eVCY0AJNWVTkjagk2q7kC4Lh6zBB/mjAX",
-	"RiunwnDu5Xbw3mGlXKxKt9jBlDJwcEyZrJqDa250SsJp/EpEpVbwB6s+LxJJ4ErCRKQwER5ZXLQch1mq",
-	"bxnQOIbSukHCmP5uphSZToYJjVhkY39ON2vP1hTjpqQ3B7pX6O2RiV/Hp19faX2vBvnXtxvWhoKpj8Bj",
-	"Fi4s9zVcux6QBHQzUCb7F/ojgC3PvTI/y0G2ad1+q9rwjoFjPX8AL190A8wLy91imH5zhV5ZJKkF+4gr",
-	"oDWArsuEsI8jOlXF/Zuj/yuHlmdJBVtIjqLdGSowoLRg4uudhGFq+GXKkknCFVtt5dtvrzDrPXFQUvBo",
-	"p2Voy2dgbFBwEn5s6B8a5hJw7nHbcinyYRLDM6kyUkSI+Zu80Y5BTbuJucKtkM2td81i9MSeYq+3Zsks",
-	"eYUG8NfF5wHhVFlE1wHORSe4RKWSAlizM3JoH6guyhmidwx4jUhNCvLDq2ut/6VgBAmvKviNtmlFwNf9",
-	"hG+r2PuWE8sNigsykEmfGSGFPcl6eFxlVy8BhvCKf9c0QL1M13ISNX3ZW67SB2anCHbMt1e6EubvAZFx",
-	"tHnIAPeVXYa1ugtsg5mXIMsvpjfmTbqUcCidPILi8h2/yTziDl7XLlZrQzDeZVt4hWXgRpDdFGRZ9cJ3",
-	"rT1DJfbQRp8KedachVY93yX5G7/wJeN+T70inpWyZv0ASP7LTQlKGVw/cyRQmw8XQESFTB9+WJuAvPBK",
-	"3JUqyC13S34v7WTTUWqSFsZ4t0wiF5UEgFdKBS1bhikFBHMNvXJHV+6Pp27bPbaR2+ucKNzQ1efH8WO+",
-	"pCktC4YWuB0BkBl/6T5cG8S5gd/jAC6dcftCMdWbigg5c0owZ+jtL0dyWD1va8yXY0pez94tsB2XWL6R",
-	"WYANSFphzT4Hhl7WM64WGDlX2p7MsN/CKEoM0KA0S2UonmFrywFZ3C3NbOY86+bxyLs22mtumPeJhK8H",
-	"QJWbggyDSmUx+mUn4X6b2TF32bd5iFC+QeJPR/UBMN/wkNRZYN6iSEnZxzQgFVxae4ZLaxXoYzapJaw5",
-	"Fh7fplA9tVsAAV11ZCrJpMoWe1GyRgkdpKEx293cHxNKwuz8ZCIPMEcMXKDvscFj/NUrRSS4MAUWvwsc",
-	"gk1CsmAQPnhPsDMTTKTUvmZV0YKdRmM5bXcItvqmAnLG0k+0L1j2BQ+GedBe50TeFzoX3lv2OZcMYZuv",
-	"qbrdrk2wYyowy6xgy6EJhYIhTmtYxxaaPP8RTe1V9vf6ymPkvo2B8KrMMLKXPqwb9rl0ogYJU6Ptlj3B",
-	"m13Bilf3m9789Z/7d63x3rtn/R+Tn2fPe9ft24sD9TZ6MXhNn05fycPh3/ie+MvHZz/NCjWS7b3NekZz",
-	"wyjfDUOu7e979tgujVuODSfN8vr3DUFBvFLl/O5EfgIgSstFex2RiY1gKSJngiUBkYJQst9qRHSejwSv",
-	"qgnbAsfEFvotmzC/JrAC9WOtXuACnX+Fu1IkkAd3BU6mPrR9SGgRvAjcliETiD1NathjlKs1xwvV7m/4",
-	"j9PoM5aeF08H/nE9V7YvsQfNYQzxFJ1UGFup8l7ZHASgg/AvHEuu38d+dmPGI3vBFuTDC2fRfLT9JDfM",
-	"NRbvq/hOZRuozHcqbqEv5TstbF3wnS5NI0L+CZdU3LIIjzzpTlutfUZoNObC/jCmgg6zvzmIWPsL6PxM",
-	"jkmoUjoYhIC1Z9kvkZeRxpxCT0h2L8ScJ9PUNz9hCCZzDGlRfLEPS6tdEXhdsYnTXrmw4fVHI71CSaIj",
-	"kTFbMnDoroDSfdj/oRtGuPmw4R3bDH+acsHKK87vWDmk7OPZ4ZuBtpnBW8S2BSi+KqNesI/peR9jYv0q",
-	"tD59EanRlIwlBOfvWJ3I7KYiGIfF4Viv0McybBSHnCTT+N6OCHIRnIu1GCgetqbDaEn8DG8kgd1PdoIW",
-	"F2GTjIO/8F+QOWWQsuQMy1eraWkseC547LEUQ1PpCllw970Ztm6rgGh6cLAS/2yY0D6rHIitOt9vFXHV",
-	"nq988jqwF9p/sWi5MdfC/aXsPzC29LbMM9nOLJNb5q/qYiRTufySqz4Vy6+4ZuNJ+RUpTYYsvabDDeDa",
-	"L6kYrm5Cchc+LObkkiO2PbvOHavemtpqO0YoQLyUJPg6A4wtJDI8VVBM3EdJrI36F2yLmuhk+AKJ3+X3",
-	"J+Tw8OCQJMzJAX0xFvxcXr5/+wrxPLIS0pfXV9edy+t6QNjHCYXqoJze6QqHAoV9AqGVueERCb+/fPWX",
-	"P7/snL79+fi7n1+fv7/889Og3QraB0H7+fF3P5+dvnt//erPrbBJPEmMXUoFOCqFrDwQPYgkQ2Rd9pED",
-	"tIi26Cf68xsDmcxoEkFf4ohOJgyJGcbT/ojENGUJtHa4vkTyj+l4oh2a1t7RfovQlLT2j/Zb9ePsZfYp",
-	"6Yz3Gb5roIfWo/1b/zVdIUWf+aXtetgAjGTZ22CqDUAuOWi1Ms90QhPFEgBgp0qKYjPEmtNYbKtsBQ+m",
-	"xhdVDX4jQodpVYkf4xkomYZJpZ4ngwCiB1BfKPjaMLyVafhqsNrLqXgnZ1X8utlA17eVtERY+9hrzbC6",
-	"hzgbhX1+2adoZZDxtC0ca1ef5Ec5xhR43fUs2wYl1adCsIigfkCa5jlJJdzSXEJ5WVLjZV/5RJHQ/XAa",
-	"5Tted4YsveLldl9Me6wAznA+YZloKdXZLB3JyHdAf3h1vRPsXJxfwX/ew/92rk9e7wQ7L1+9fXX9qjRI",
-	"MKFlnQfF79JX6UmKKVIWYJyzRxUj7y/fooiEIsIJTeiYYasUj2MQkfl5wFBJq/1ib7BPDxqtVqvVeKb/",
-	"57n+n1b2f+1dSEKvcSmlK8+M607FuXbzZyagaqc9UHWi6q9uk9Svu2QDhkdg4czrJ5QX+OVvLM9eAXUy",
-	"naYjJlLgfo3gBJA+TRIOeDqIOAZ4DVwAGa9eYTqZAChMwtR0zAhPj2xjzkjruzCl0Ezn+G6Hp1EYIGFr",
-	"5DCASoDqHKJDti/W2RHl3JSuny972Jtnfznb++tP361m1TZ3W5CJqo1wyZSMpxV0a1X0SB8c1BPIIa3T",
-	"ZAxIZnKmHMuHFUFcGMJtOSBTxQbTWDClmuSHRF+Nqror+nRCezzm+uWkx0ZcaCE2VKQGMjMgHm0AieVQ",
-	"BUSlWr1DME/VSUxFhEuyluz25G0pK5ywXDAln86V+RAtMG6FnFnFh59MEj4cpUTI2aLABbG39rnTg9TC",
-	"9cQMpzx2BpFO7/VcEZp6sstT4Ho7a5ulWMid0iHCO2izGMCJqiOgdgOVaO/Sbea0QJkvOwRSBe0dRgQu",
-	"XIu5yx2zNRhe3SlarsmHBtPPeFaLp4FHVd+gr3+iCI+8OLOemAmwPOspV6lM6JDBSiCTGD6nxyJiUaLM",
-	"MjS3wYSqRjEzkSMELzPYmzjrbrYz6fIBUQEIogKQvc36h1YX8hu4uRULcY2urb54QaohQJXfZL8kyj5j",
-	"vfdJwf4YpelEHe3u0smkqeTUoULtarWxu7V4dS/LFLHZR5ksCZxArRLG/lGv2H8rNzwc9peGYqGwH4o2",
-	"OshmLSFyKL8rw3lxNdAwHAj9sNxbDMpwfrO19hcghP/eauwhXvAq6ODFbOMZ5cKm78p7GcZMf2EhRzlm",
-	"Ce/T3ZMR79Oh3Ih7wT3Rn3R/dkqXWXvlPJ27lE9B5T5CuHtSUa6JMI2nFxZfJcEwTIBaAWAm8yu219pv",
-	"tprt9n7z2Vowh6WMRqE2xW64CLVDjyBd2EGkPVGLWIK2GGY/j4m95QZZYfSds0SKobuE1GjaFcbGg8ym",
-	"ypUSu+sgMYhFQ/VjEsayf4sgphI7wfQLpgkDlXmL9chdYdOkiAFK02zmjpGGST/6xtRRhcckNHn5m4RN",
-	"FbuJWMr6KQ67L4W2NyMAaNHXEMCXwIrRhGmr0iJqItRjqqzpShJ2J2+ZnQ4W3chpim/DJD+LCii5ZtZA",
-	"Rvrzh3v0Fot/C8MHasOy0Zun4GvhKvvWfBooe2lpvUZnWNqDcp1tvyeKvFcsacCVBqDDbElsf7XZksP2",
-	"ng9gccsmaT2/X8/kv3gc093DZovU+AWNjsnJxXtyfkXaz24OSMxvGTmjff2Lv9Y3zvjCaaOO4QsOmv+R",
-	"5adfKJn8QFM2o/P7A4IpeNzNEJ/nQMEApwOhYqrT8yJlyR2NK+H4X8sZkYPU2IfmFSZdjqz4+Hb1xOLE",
-	"qgyM5mkeff/pMvT9wzWQjMtGXD6/SlW4Mn2mVAXCTIf8+OGa1IB5wpjN4S0HOjUM6rUPLaKIgY+hioSd",
-	"aTqSiSlAOSLfMZrYBHPfex0mmMPmEhSTU1HNhpAxK7pSLC0wzJ0FjoPSdEuxWCn/nvMJ/eeU2Q/dbwHR",
-	"SkCUw3RpklcfUTgA79bF+dU12dUe9655cPmn6XOwytbT57wkoJGtVGHw/oSZN5RughFN2Fsubhe3QVo+",
-	"CVcGSajPjonDjh1RNdKulBYs5Z+YxEta0/ok5uKW1MLfelSxz7tASbjLhZrs/gbD+BzWj0nCuFJTLoYk",
-	"kSlUNvGylxULGsHQTCvrvmAGojyTeolrQAVPgZLbI0sytUDGAaeGSVF/SpO85GoS07n2JCnME8CV8Qhh",
-	"y0zZIBQvleISphX2oueeGmofE9NkEak5YrGAsFgx4ijI6hW58ZXWaynveRExyZKYdpbMX4Hq9AnYMOlU",
-	"kVooJ4AiFUZSMP3fMQd+xoCEfSr6LI7hB5kgiHhYb5YjWmcEsIsJKkvcu5ov3HFuVhFgr9FGxGyY0dFa",
-	"utGZoQSLs7ZOR5FPbLoJ9fmj8pWvO55SjrBVDIHVLL+Li7w9xeza20NO074csyqexsBQLQaIw48kn8je",
-	"OBWWjrSaiHEnuwkgNuwd5SH7qp1a7OnIUavmtqL9GjMB6+zAqn7cjZkTyxr6KtnR78/Tvn4DoOn7K7Cm",
-	"G/mYkaGvxXfuUQw6QVqqgvhQyMGgtGANuR/AF8uQsDKMo2MknAHwFChoQ2yHCMt6jYpAh2DaQ3yWEnWD",
-	"PCf36WQyj0AmlY2DXRZS+t26B9F980bAUu6uNeOhawYNDCBSJV18iTVh1iJ5Anl7VqrSzHKfbtJev24e",
-	"e43jZDal32/WW4n9VtJPZW4q3xmblLJl82Ghivz19PeEd1CNuvWHkf8Sf+sG3kkobMolx/Yl3lNRVK7w",
-	"oqZ5MtSU65HylFNB6GSSyDsWaR2RsH9A9EAbknaAeNJRCDSJx0kUdAWcakD81k4YknnqzwWGbpvhNtDr",
-	"pRXqZmhq9zcOxeklKTo7B36K2Y4ZJB0OuVRDFU5bWRDDcMhk4mwtbPZNDwZ85cbHqMRVcfLXJn027Uiy",
-	"I8lv5vw2dvvdzf3qvfdVauJLtn9ZSXzhAHypivjiuWt6s7ZI1mz7+oOq3e3ByrhLFzbPFX8gsmYDY66W",
-	"pqkUS+54n2kHkMsI65+R3xGPEukgEj2yvwCQr7KIARkXZDIVikyoSsmYR4IPR+ujNbw0YOvbgxLeLzOx",
-	"NDVmr1szKeFmfFUXp4dPU7k4YHhZGAfmETl4PDgmj+A3ZuUCVH/fWavk5ZdgqxLfwzKm/Cu9IT7Q+NYU",
-	"glxOt+z0vGfLZum0pzRlL6voGkAEWOYFSsZMTJHuCHCvFdarAPgSh4Kv3pyY2HDTLHxoQib2Qi66wlK2",
-	"+/m5J7ZCAClB3T3QnJBK0mNDLprkXa5gABZ8RKFeIKLzrtDjVKhvF8BXC8DGK13ajMm09EDFU9EfVVYz",
-	"bvDwCtLtFOkWmFi2bhXQ530X1F8NfW4SAOvLlnXCAfhoFwZYBMCXKYm5YMAFCxtqo6Sndblx6JXTc8bE",
-	"tHxPw0Y2ksLh29p9Xsu2OSKH15cSnCxV5f7pArDYC7P3l0OgLZwILfW0OcoFCe3JWlEzXn2SnyicALi0",
-	"SQwnC8pTDPXrPytCk4TfMa+tdRpzQZM5cWVS85xOW0a4vSJQUUk34s3YsrAHTPQDsEBsydVQfobx1ZXD",
-	"LbdqvoiGL5CCdt51suoLKNPJ5zAfpEChdB6mE8yq6Xvnl6zP+GTNqqcOSWxZptYP/5xqDw2Ah+JYzhrT",
-	"iaVqUetx4ut33923Pcx7yjqfe6+G+AXpYfjJMbpJhrJIkbgFJV2RrLqkUBrmOL8TPzBt/ZJ0xuI7RkZS",
-	"TXhKY8u2bNi05DSOMPtNScTG0orjNKFz0A0L5E1rdKQ8dP//atxRZHzEBYWax56cpoGt/TCw8VjUyFNS",
-	"A0DblH1Mjw14TCzlLYvIdFLfBg5g8ZDLCe/nZ+Ai4X3LHtveQzt6AVdns2aqAkQAvjTbDGVb/5oOq0lB",
-	"1iyKfLxu3JIegZIyxDVYMbcvS4RCvXvdfL15ZaNfnliSE+XiVstWKI0lNb2ntTUOSCt/uQS+4voRCX+b",
-	"sd7NNIk/Y/miJcvObecHqnjkaPZFbCf30d70eXEeWwPpiiKXO6DXWZFuUdPkK4T1+4/Ic7/uRw7ISSL7",
-	"twOZRE8UtG7s72U0NrWID3mKgq9PQRp2RczS1AI9ymlKTgPyNiDncNH7ekCQrJ3QfiKVyskc5ToIZqwH",
-	"q9QVFatgRA80mdFhk5ymGQWKItQWa1MMYgipvbyM3uioKxKmZHyn5QdPiWAsUn7JnLYMPa5EkwzP+d6F",
-	"DjNvqQt0GI5w5/qnxt9++e15OedOfgNX9GNAJTkUoKdIU5bKJgn1xvCgRxbjBKQW2n0EKR+9ZDyqN7si",
-	"dJXUphnD1FLf2FpqRGDkrA8Pzuqu4awUC6+9uuveHNmKcIeFsGVDBKeUE7QIYkCN7rOIwKdBW9uxHvsc",
-	"Gkzm2vn1xm1rdaRiuHpAR2k6GM0CdS5Oi1V6EM134wYHNP+F+WCdf2XJGqnbkiIfaHQ0HOSRzL4GMNuN",
-	"3+98DXan92nf9EZC6BA0aCQFaxLXF6hnjycpY4IMOIsj6OlE1Tth/ScKG9UTOTvG1dYeFl4zw51iyihx",
-	"Z/eY4hFTZQH7TdvpkZhQbz8EXI04LaUjvc4QrSYjmUq1BCV5Yx5dV7dynwyke8iWOchtwrT+FK2TtYTO",
-	"yXXbK+3WWokqZa9bCUTwWs58AIQQxhMaIgKBe7DH+lKLYqzC8Xx3H+5gqrdftTJmEcFLnhCoBFCkBtkn",
-	"aE6CbFMWr1gr0vyDftolG9wj1LwxkEJpCdaJ3WRmCk2CfWGyvEBHEZEh/0D4MmVnzYOOu9+JwjNakcaC",
-	"vzkRxhPy/vLtvZcIgB8AxuHz46BHFOCnDV8DT2Hvam0f6rHfmOoxQmOWpOUr8oVQJzbJyDs6uVWzY5jc",
-	"3D1bWuLrlQDAC7NaGtfrteoetHweAEkjU+Rv5ZDM8q6O1+O4YSWBLU8y8VkUy94u9eoHchuhuHUKu6Bw",
-	"1ksVq1vrvPbwRhtkOtzri8om0lv5grzPK9K8RvTUiZFtq/0MdftS9rfEKY0eGIGmGHjFx1eN+40R9tZu",
-	"7OszaZK22a65ieUQIgxatQmKc4OhMbx2kjC9qooOGOyKrPR3J9jRYgcv68dS4b/AbstboIvvK7VDnSxa",
-	"yJCkTDgnwn4PH9Mh253AO/Hf/5iw7IcZ603cD0M+KC3P2MLeGfCY2dDVShEzxi2/ZtXFv1gZ7UNF3XgW",
-	"ROzNU8RHQR7ViNScZY7+HuTJwQssBK5279obgBCgWlx96aC9i+p1nWtfrBRbdg6D3EYw8xWY0vbVx/jC",
-	"U7+LFuE0ge6hNIPLapIOscPA3/k0SSxapnKx3KArFLtj+p057nsrYY9IGMtZSLgYyICE+jOnY+Oyjvhw",
-	"FJIZTfTpCkhoC1ZDYv+V9wljCdCw8IidYEff7pe55nH37FWlZ7CK1DXbbjAXfYAHTOTYECejAzfgd9pL",
-	"50MuVP2IhGMqpnrQNWwCgQ1UD0hocJXCrqiFVpCHhv4B/qIvGk2jKAZu6vwl+Ht9BZ1GPL0xVaULF3aF",
-	"+Yu+1DQ+weosPhJ+Xc9PKY4d+P0QjDDYwTdr5eS/GGpcs6fnJzu7uXy2q7DNoR/AxAfQje74DopKeRzj",
-	"z6Gv/sKCV2MdGdtP0BWwXFgtw/skmQqDeduH/kZ8LWxBu6Fh0QD6oseI06akhq0Kx4S68yBYV+jjQRNt",
-	"xodawYb1pt/BcESoXWG9W6YAzYBePxtDCaArF7DQW9qzYBFPWQQPj5jp7RAyJe7Bx/5LbAsOtl/C6LU8",
-	"jBI6E6Q3x7gC1qLkV1x/vDZJsBgGv0qfIvvk/Mqaq0uX9dpZiaURLwAcGU9VSkYWR8TE9qDEOaVDUgv1",
-	"g0PITdAhtuMTnh6TkJs9C9EY/Yn6H12hrwocMgNPFYsHG+IKQGgHolp1vd3mXWHT7fqRZTE4p2eUHp75",
-	"BkVTrgaIpYLwQusUeWydSs3H/neWoAhsGEBbUd1fBBYo1Tu+5b9Bz+a16d6bpHrCbLtkQLjox1PF77AP",
-	"P2LDhDFFvqejhIkRw0YwNzMAEfc9MMfCdhb63/v7MItLlwJvW+6qZO9EVlCx0R1FDa9vD/C9VdNonZxV",
-	"E+l9PrLRAqkt4Nfpz3/ePDSNIz6fgKGttRtE33FSai+a55QX8ppFogJB66FKeUxjgrfnLS8YSC6s3vjP",
-	"bjf6rR0cfK51u0389/7nUnbpwvThoAwfben8jVgpNLqM5TSBBrmxi7FjF3DWmBtGNLnNtevoX4CbNxwV",
-	"lJ35y6JIrKxm6AiyRUGDlw59erAyNXyd0Lmp8q0sUE8TOm9G9iLQU/pXDah7Snn/lpkYF+o2d2UJJcFj",
-	"NSzgKLapKHR3lvYRlG4Yf8q+Sl314qKVlVXnl+1LVVUXNkvTzthbLtj9W/T102/0vnPd+c0S0DC9eNTG",
-	"3JdN5Ll3qd5wIzl7yVl6IqNlKL2h1gv5tHDOw/VxZa1wWbqccJFhCFfl/dSGqz+hc2WQM5hy/QbAE65I",
-	"rf1f//P/Pmz56VxG+6OARFylXPQzKnGoeTW1xvpeT6L9/ZewUGV8QD4wpTfG6cn7XDVxrqZlpaTJo7gu",
-	"Z5iBeSiuh53NILfCZSf0vRjTyYRFNgteSIA5qvHyiko6mQDP7wBx6vFiyJVnTOw8ZmRq3kJkgpa5+TGV",
-	"2v4eGa22HquheUt56itiVR3TESO1NOHjsTb6p5MJS0ifKlbPsKnYx9SrMsYiHgD+EKbB2yu7O3958vp8",
-	"p6JPZ43Zwi4dPar1GwQ4K+0OgJThFWOijIz7nWOfwCkw824aF6iY24I5g1sYGRSA7bKG66SF9EbL0kL+",
-	"yLd7J37R/Z+wZaJTLgPaPzPFiAa8x8xwavejPRXleUEjsFRnMMDGmcUSTtEYyWkm2xTWBkC23b7DQAEu",
-	"Pl5VRQzsqGzUQMkxk4BdPVHoOdq/Q4hgBhXTtYlUivfiuXekc3TW9qk7dr7L+VXmyoDee8mK85PO23Jg",
-	"8Y8V3QtwlAGqJ2F9JtJ4jgc5K2o2B89H7In4QK9OnyY9OZpHyTq4wa4mHYuTEGvNfER+b+TPaW7rewmS",
-	"TN5aSVKyD0rFOBAKYAX+duxb32MlhcGCgiiwQWY6JrQHvzPFFreMTUyuEzyGJnF2R8KgagU99tlIxqwr",
-	"8G9TgyFck6YX0zwspbfMPMwAOqt6k5zoN+t9HOoZDl25lMJ2MfdCKHZhqcHcyr3IZH8FmxH9jCfKPR+j",
-	"CGMoMndz0g7u3U7hyBQeolni1ceJzDVKbE30tgkeLMD+bsFphtsPufgeevs111ksV722PoT2ibtnQauC",
-	"efnPKTNGmBb9+uAbAqDlcPxxRqrhkbQ/DL1g2biql+M8GX5xUbDGWq3fm4GfsXaHBiBg7T0lJzRlCcbT",
-	"NyWPqJjJK54+glS1PT2qTG6SmGMh2Krp9LtbN200zfZae+/BCCK2aiqtmHgTA9hu7rFeELWMNNOeqwgs",
-	"7l61znxXkX98r4dAJnSqmLK+PmeK1CBWYExAsAggZYB+kd4PQqZZHAhpJOrHwCFiMMJhV4xz5or53kUn",
-	"Gl+2ODqIvZi64FQS07ICvo8lxgz/3t35U3fnlxCj/eDwwuMKPu6fco7tGhEceDdAv+S33FKCknIRbBLY",
-	"a7z0fRJXbaxY0ghKSFZuK7T58zMJh83kftIRFSQc8NjCtaPED2Fd+VDI0sievr6s4Pzi3Q8B+fHi1Q8B",
-	"+cB6F3ptfjj9nkDhATiNFn6SnPHv4H32N8/bL/bIhH9ksTJ8JTxiXVHb3w/az54FT1st+1cObno9MH3s",
-	"WcYfPOD5hFnCkPSJIuEJ5skb15BCilg/pglUyl799APhiiRsMFUsIjUOOTRTmoxfZbKgTt/1oItwZxtS",
-	"RTNW7M1UIznD/hs9L03ywZiGPM1+m0H3ZDmmJyrQG7srMDAN5fteB3nNVLSTmI95iqEJ7fmYFnRIskHu",
-	"TLtCGOLmiSp+5FphVFj/Xyq3pitg8bZn+QZaObdrv9hAJlY0nd2rm2xrHCDXYVAuzpL5YkvWVLGE9Fgs",
-	"xVCLubVDK2fuXcuI9sr7y9YolbNTYTqo/C8rW42faMwj+KgH4sqIWEr5BpYxGC32YStKx8yjy3k0PPiD",
-	"L0l3vo7/5Q2t6IRVCKg1MJ4cmAXEV9hk/Sn3hnOVstJt+CBUhvleevthdrSbkBR6I+5A8+mGNY39EQMk",
-	"6NJq303K3SwwmGemHrTK2alSNnnD5oWLn7aWxJZWP9Rlcn0H/WlpRvaFl5E9KM/IBjtzgxdbmJMiuIf5",
-	"lLVW5k0pHPp11jZMiX4e9sMckRCWJiS10KzREVijYT0g4ZypGyH13+ZMwW/0TOmf4b/1oCtCMdXyDZEa",
-	"vYJNfRFMVhhA96+f0z7264/BSvk///t7/XSo/9N3mh0RFoqrYIQ7MGs3QmYxOBxDvkJ1x1Tyl0Yei/LA",
-	"Sw6W1abGXLAb+3JXqLrsqdtV/t5TlG3out1P0BWD0x56IjSuQQMWjW/RJt5WLBbiI0soDsv7l63og1Gv",
-	"OD6XTE2kUGzLsm1DxldWrYAsfb05HrxbNj+G/GM+EKD/9kQRRpOY61MKd20zd0ZArwItKuJhm+GvmqRp",
-	"Gep59unbD3bL5qRNSQg3xGDEW7ZMF6kFsDQubiYZ2InDKixPj5QfNS3JZ9kEAhw0m1iCqzmZMWh9tAWR",
-	"U2EpL+5zDhcwZ9cAtFw9PcsBLlfe783CmjvAu2M9WFt4TP49i0/xCmQylFtjYtmj4W8lfycuw9dccRRh",
-	"bbaRUW82UzOeWWEbGE9L0VrgTySS/SkUjhrcTGxnNECZGBjDKosRJis3XvZbVlKN/x5b6Q2AUpo/IwWc",
-	"kacLutHvU+80/kYb/2o1Xtw0G7/8j1KrLQOQLnKkrqLTzTXlQYKqqkSmmHtkcx8V3VvIVbvEbqiKGjZ/",
-	"mtzmg1I2WLioIGu0PAEaHQezWgaP6t3TSKZC7f6WTMUpIKUu8oTovzy0qN9UNBSZQGBMiyd/Ccpe2ZR/",
-	"lRq4yrUvK4UrXf0vVRFXvvWaZjYxF3r/yjiXVr3pyZGJ3Ga/G+jf2Yq5UqLN+9TMdWKWVBeuWX5YGmMr",
-	"iUdsg5V0RIri+AEnP1YLf9PfsVbhnR7WayoiORhUDWySyGiKNB0jcyXpsXTGGNgS0ADwRYZq3rWs8M8b",
-	"qzY7EkRgccPG2K1ibtxb1gKa25eWAw4THsfQ8zhF1Ot71wPulSCNblI4uRBGoBZT39uchS2xfjFhUVyV",
-	"Wqr2sOM0WhlwBC1BtJ+SH6/O32WVOrdsrhDBhCsLxfsTS/hg3hXhx4aB7W0oPhQmyiDvmK35TOjMpDhM",
-	"wduEJsqUR41LAT9Ke22M4QwiznKQRwHw3e/v77/Qw3t/fYJjtimZMY9jroBKiUwSAz7dJO8VUM0A1guk",
-	"KyL4ulCLTW0LSeMwYx4vMEDkYzq3uIxyCs09Dt/b58jbe9po7Tdae9etF0et1lGr9beqSr4SjOQyU+A0",
-	"UoafbziNaUI6F6ckYg6CTwWYhSIDNiMD2k8VplfViE60dJ8wESkLno6zV1OMoacLPz9RSOmDu9Qno8k2",
-	"ldNQi1uJuaxmQGisJFZ5GWvP2x1wXWgo3Qr4eIBsYMKe1THnincD92qQdS5xUdjWthsCRwqIS/50DBiL",
-	"uqLMXsINENaPSML6cii4YtAQgs+JkVx9ksg+g5653pzwFJfDEEtj4yLzwTVqIfzTxdDWLQxirVbr6Tp4",
-	"io4cdw34PPySfLJmC0IDa3dYMlS6xAhZEFCdNGXGbF+ELfKXUAo7YH1CBXBOuOtLuO3xudYXrpAnhnYQ",
-	"jWcmUseMzGNG/jllU3TQt6QQMXVwZ8uQa6BlFcdKUilvoRvMk1y2IAL58lqVr/XKSplNWRU/ep57G/JB",
-	"ktoACxD0PoSiPuHIwCCzrC0G/cVa6uE2fg7EQKZ+IdGbfSKFdkoOW62wbqZQCqKmwOa2FqfzWhKG1MIZ",
-	"7p5mylSKVRL6X16xR31D2QJPP10pYExrtB4EjicrF0m1zLtjCY1zWxI45BB6O6qvBYW6ZmwNt+WG8bIy",
-	"7J8QnxQekRnlqYWqpNrmmtC0PwIyHlPuGR7lzgtXZArF+TM6JzVTvQ+IBUlXqFT6Fe4eNqo+ZlqWJhGL",
-	"6sck9Lu08PFmT1mmKLL38eNxV4SG+/UIyuWx8MOQPWnjzxX6QC0Pw02ZJpxF+UwFfi/2eJtu76zhCEmr",
-	"KqN+5ZXa196gnyjy+vr6wvDAHZMWxvumItHKFpo/9UTxMYv04M05wQJv+70mJoKH/fDFi82OfqVwPvXF",
-	"NO4Gbx8FOWHphcs8AWalyhKJntUYlbUGGsvNQH/TlMZyOGVojBhTwZxtFRLDM0WsiWbeoLR/MNEiCJ/T",
-	"Fd5rsIsk/NNC7dTCS5twFZSTpHqFehYlP54TJtJknt81f4K+caxnbALc8Q3285qOcvMXLu4k77ObCYV5",
-	"n8iY9+dNYINUI7h0JpPbG7QaEd0RJVK+7y1YEFlIyph7UpGCJKgIGeiPGNIhGzORNgdc0Jj/q9j7vlJC",
-	"msm/8mRbGcXqspI81KdR/qBCnV4FxtgWhQlZ2Z3n/RU/roS7ZesyuoUmIKSPPpHTMk32PWpbc9IUURxB",
-	"FhmJqUqtrhxM48zoqUFhvdYvLeznNxflVVwrLyMWzYG1oXhVmhllS2wmGK8bpLUmsKM2YkasebLf4Slu",
-	"Z0VBl0aF+PXkrT3lMDozKCeDc7pFj7QglCMeIQYriOGuMAHr58TYYBUfZd9TsOX3Wgf3keKuxHIRxReE",
-	"YHNJ9deuklO1ntWOWDvm1AT2AC/sg9wCFDb5Kqgec2qumUqr4ty+OXeEviPI4d7cNASqNAvJBWWmfwCI",
-	"oqD0eaqsU8fjFN3MApGLd+NWhC75+1d89NeJNBcmvTTA7E37F4sr+0vd9GaqEgbbM6yYiCaSi1QbgCSE",
-	"4xCS95dvTV3qCPvMQKdCcbUhYaZRlGjnHOlESM0U03SFIdlPjZ2QeT31wDU6QSUjBjYsUb6WFYOEDkGf",
-	"kksW8YT1U2VryLsCsaGc3bn9Ac5VjRw8Xxme/CCTW8cfWWwgZkmlh4MQVwb1U06YYBFAQQWED7SxvVUu",
-	"sB9LtcTxNm+zNpCeVIfLs72euD/c7aJJYVFlHpZec13wULemeQRRJeNpugm36IMWYzwQEqf7Ng+Os4KK",
-	"94HKLl01gL+qGXRmHryyHDkzN/OBO1hVJZv5igJ3KEqVxsJSe9J6NSBctTi4NIesSv8uuiTgZHtIU/oS",
-	"ExHPndrSDLNMbhtwrdr9bWbHUJFiLpyukuhLbgyASlb6Vnfd7m/eM807HzR/nX3R5qaDf3PFbly6M+xK",
-	"fh2jonQ/lZoWJU7ul7IwSjZzMzeHKyD6/ut//V8k9IrBzG/cw0iNkkwKIDet/YwMcU8mZQ/JMO2aizB1",
-	"+QI0LziQw6urPuXXCRWKI5H9NlWSi0olPz+XDjtTWgFQqN45WIclaFXl3ZofXpJAnZaVSCJH/1SL0yvA",
-	"xUJzaMLfsHlnmo5K41T5fiVIt92yuTb2aNQAK1L15YQdExsDyvkrr98+I52X14SLofZcrNmK5iDXr8AE",
-	"mG0DONr52KAT3sBCIhtRgBHqCesxmrDEjhV/+t5KnR8/XO8EC+VeYLUahNgnCkaptEl8y7Tw1I+Sifm8",
-	"I/IdPBGadvf7nZOTV1dXN9fnb169g99AufkdjXlE2odkjKiUza4476XaetaOGKCGJmzIVcqSgMRyqP+Q",
-	"kIQNEqZG+N0ISrZzZD4g+1BtFaMddsf77FqPsWJdyITC/sMrn5gPCqAaQADipTbm9UVcDEktRIxSU0Gy",
-	"q3+P2qBiCfDCBjy0bB28Af5lWppVrxihTTX+U98VWCgk8oH1riQAkRl9BjUYuzP1n3DXn3FBXr766fTk",
-	"VWFBgCY7YaSXyJliCaB5CpkSxVKTXFVN0sFVj+VQK+yI9rWJ721CGE42ARXf/RmIEwfS4jbTfur1pOnL",
-	"/n8+pVD2vCs5xZOjkHdtwdbGK4CpNzX8iHLgeMqCjLoMibQHAw6Zboi12mqS8TROeQMpZSBAIBN1pD2w",
-	"hPWpMqQ/XiGKfltAVCr7t3qj2gumSX9EFYD9pRklNukzoaaKDDCv+/rts6ArEH8UYtJZRwNMcmCLlTD9",
-	"C2jnEbHxbHBIaZIKvTZd0RX/8R/kRAqt87gUqisapBPH+tUjdCUTFtOU3zELoNGjimlv19YiAHRkZCrU",
-	"w927dkgmCRvwj03SMdyVNhdDSC0cSigQbO72xxH4l2HdRLqACRbc6aPdXbhRe9JHz1vPW/qpTT00qAXB",
-	"rmVonadjFp9QxZrk1LC+vH9/+lI1yTUfM5XS8QR/WyjNgGdhzyBkEghXJPyti2mF7s4R6e7grjdgSLjh",
-	"uzsB6RoJfyIjBhfCZVykeMnn8JgctFra11ckNM1wIX7533+D5vPAIix9/kWLtIPWnrl6wLBgBdd+Kug0",
-	"HelV0RstQmjXg1bbXKx/xCnpEMvvg5WzkWTI4QRkP5CHyJLqhAqTsPI0S+AW4KB1AM+8pCnDxldls2UH",
-	"ey9MQQsJL1mazBsdqB0w55zUTHSyDg/4ADF2PE4phS0DWTp6Rzl4bNp6GVAeyzstqsGS0e5J3dClGMwW",
-	"O67D1j68XE9k/u1Qq9eXEQuxZka/6sZ7T3hk0YfAYTBYCwGk5KB+K0njeROea3J4N1NxK+RMhIZV2iDJ",
-	"2ES0fkosVWrSCH05HvM0hZalhE2YITN2qXwzaJevDU8jNp7IlIn+vPGGzcOm2Yf2jhFV0A1FI4CIrLUP",
-	"CfSFmFrggDxtEQdjpx+ttTxq+LpJiZtzmbrpg31x2Nq35z2neLviFe2PvEmH4wWZ//BjY8KSMQf9bfZl",
-	"9gv9BohhmSqf7C9PFDEx5q5IZAxrH2ut7Kpd3NueWJxgrJwglzJmiiRU3Hb1Ilh7gBEajbmwP4ypoMPs",
-	"b4Y5QOpdmNLBoG7/cMfZjCVNcm5fp8gQTlMP6LRMgzoUjukfG/YIHhOKf7fhN4iy4x+9w7Jny9K04LL3",
-	"wiR3fEK0MZ2THqtoJK8ZjAAV1puksBKKQq0bFrbxlDXA2gvJSM6ImvZHQMad8a4pkqLrf6SPoGU6w+1o",
-	"JIQvCWAAWkjDo+3o8IFEMWaY6uDEmJil2XIZoZhtfMePOXLixVAXu/fWIJfv4BAEHesT6V9d1w/25BCw",
-	"Z/IBsH2ZhIgRaHpUejcpMpJx5AZmB/EE0qYcjMMGCWUyLE5CKRgAgXMHUCtVczJkqR7a/jHOAY0ySHKz",
-	"PuaGhv6jaZIE9YP46qA/x4FNJAPCldv6uNiz0RyHLaQwsgskYn6o2bRq5d7gwlScgaZvcAF2d2Djztbu",
-	"VwFMcWYUamsV8u91KxhsarsrtPMBx88kGXqwHaCm4Mo9UX+SQTOxVm4+AmNz6AG5SLTuibrilUhZMkm4",
-	"Yna/Y5IEF0V4pSzUvZHAw0Nrgfh5jydK2yJHevyfrCr6hOgt5FNXfGo0GvD/+s+hoXloIAL6JxLSySTm",
-	"CMy9+w8lRUjwwoVKwU9eiRoU/xSv8+pNP5FYzljS10pvxD6S12edk8bV687e4VObF0zozAn8nozmgXbr",
-	"tJHmYM/zn6hYP2GpfmlXuJJZY7PwCO0SGBz+E6Yf/0nNr7Ru7O58DkkNoygkLMRiwrqBgOcKyQhNuVFg",
-	"alHhsCmoTwV5t7oMVBsPWPk5sQWs8HCjCbBkJ1dpAWVNfzIDMzvrT67+ws6dfQ3u2oap/nUnAIW0LfrN",
-	"Sn6DQs1vYM2ZvhQqpXpb8DESEdCEKymO8JjrJeZYq4DmpzbEIj4YsERrM4OYIiIwZ5CU8JbNrZAxK4fR",
-	"AgetQ5V+NvqLNCUQsUXqydlIsf6NNaGtcR2hVWXXSj+8x1TaYIOBTNIc9It2P0HeJQzJPAmdpnJMU95H",
-	"o0dLNxeuGtHJhAkYDchRbqpTQOhblEqAdMn2vzF5IK/UIH5uDIwXl6dGc1ML9GOolNr7+JH05VRLC6o8",
-	"pOuy1BUhLnmF/GlQINNjLt1mCltljI7JQorNZtdcWk0/08usoQegxY+tGcBQuSo7fmE+DR0G+BsM4IWk",
-	"hol9/Yaq+qo6Gqp+wjqsLqkABVMW0TYnBTrldrMKltDoQwS3dGUd/p7hDKk2SqrGj0lIDaPpQgU6um5g",
-	"bsK1XAxRPy2R9jg6rIlUUPFNCwnXJaWz8PDK6mfznc6a7smIswJZJgY29lvakVfAC2J2J9rh+pwgrYhX",
-	"AYTK3G1xZQxpV8KBgjHN6qutwrzScxpzASrTcQOndIi/1J+4wMmbIsWwdhW144K7fgnPbxNlPp1Msqyy",
-	"Qe8FCVYyXYUXlVHyKle2ljcbtO2e4dE0yRWGD4DPHCHLFrwz7ZVmmkvPiJPRXRHaYWhPVA8u9KpXZyNm",
-	"vFGwdCzJCBh6qu4IjvWn68cCPhvgOkFtGQ69wYUWafo+mJMSBmMMNsW8z4TCLCWGhi4SOUk4SxErCQpd",
-	"XHI8x0+dsmTspwVdUGkn2LljicI4UrvZarag7H3CBJ3wnaOd/WaruY+YrSMI+O42ZyyOG+Bh7v5jdqua",
-	"2u7QfynlddELD0rnA+uRN2xOrpjhgMJGGD0BubCqahKIDBroX9syo4XYLY/QOblwjtoRQFmTGopP0wbg",
-	"Fvg02jna+YGlP85uTUAcwQ/0MPdaLY9BDUPZeVsqVzT0244eLuSHaDzcOdp5Fb286kDi8A5+2js8bL8A",
-	"NAb90mdRq3/Q22MvaHuw3z98rv+QzneOds7fXOiVUhCB58OdYOejnvj2P3/u/Pzm40ky+Onq5tn1/MNf",
-	"Xp8Pn436dxd0ws/iZHZK6UX/9ftLiThEaAOtyjP9+OHNFQYeFxdFq3jFUsjoHLQOqh7l5mz3nUy/l1Ns",
-	"kD5oPV3rho5jasnlD3aO/v5LsKOm47HeuEc7F6j8YEPAEb1Diyi3L4DucKiQ9wwTW753v3O0g5tAT6nn",
-	"bO4c7QiLybhLp+loF8LqUNghVVqWnUmnifD4wfXhnCVSWz9jCtXFkXa04DeulMUEmZxgOGi1m13xvVZV",
-	"pjPAHHUX+jDl7+6RhsL59MI2eGdZAhLLviFZm1CeQFjW+/ORqbtxxYMQ2NH3sCgAhZBJt4QPR6kbthc4",
-	"23uBhXr58FSTnIN8O71wtg2hBra5STq2/BLDrIZjz6vrs+8Bgipj0IBQnNCExjGLyXCK5o6Ju7OPfWZs",
-	"tQHCOQowvRD9Rkt8DMUCBx3OWFecXmA/WaylLcwDWpL7rWzSqZksUjvYe0F6bC5FVG+SDxk6fgI1b8q2",
-	"InUFjBe8fO0mi7n7GjD/eEooMtdRtFkDvzSfZyG/woSaaJVrG5EJ0uJAZ+ZQb3ltWyEWIZb2o/KjqdVu",
-	"9hQZVb+5RHwLB0DL9ISOWQqoJhV57+ySXS/uB/mMXzBvyFT6nYzmm8lSl/RYib5n53znaMfwuzaQzqox",
-	"oUJP64udtcUhfLdN6X7OJz4tIvLWKgILIpmRReUDsZfuXpnrPq899uyOxewPGjgc2rZM0ko/7pKm7C0f",
-	"80pOXnPtbnbh5yC7q3EBNfdr32wuhwEe4Mwt1w/f0cgthr6lvfqW95BTkAnU3W+ph/RdL1bf5W33EykG",
-	"MccCkoP2/up7L+gccC+lfEsT5Cw+aB+u83kmxccQzhXoPPXNe3sbDfgNm18y7fTizWt87bWUZ1TMzXqA",
-	"pXjYWuNLrzB69N1UzZdqeL1HtRwDgZjpPHe6M91uj9B91Lucpsv0+528ZZZwFFCsWWRT7CbPrMeGOtXk",
-	"nZWamlLOTHVb270rLPrVXuug1COAZ8yowvS/8wr6NI61oFd0wLAWZMJoqp/n2z2uN9YMQqV0buoIsNsJ",
-	"EJHYxwlPGKlZ3ZdZB/UKBWFCUd5Xm4hP5nZUaQ89v19TfZhhg5+wc7STpDd//ef+XWu89+5Z/8fk59nz",
-	"3nX79uJAvY1eDF7Tp9NX8nD4N74n/vLx2U+z9fXFJb5mI41xUALk4BxQY2xvIRu/iblVYm4TcfU+S6+u",
-	"llq42R9MPGFDX6WvDAVHKCWxlt7wjGYhjYXjrE3TfAikwg0+Yzv3tnCmBlh5qXkD6Mvr2zbm8lI3tfBh",
-	"X9hSuNemctto8TvW2lCKxYOV2ymzj6v03QlkuFGym82UuX+OakawGZGCBSQx6hG3n5ymKqVIUZNXFnKA",
-	"WRbYsBjMtn4zXrbgPRff7oXfWugB29h6V9CC1+ycZuMDlbnN0PwKzn0d8zdZ0UW+5GK26PT1pmpOnMPn",
-	"HL01zporQ+MJ5CONA1d2BIEDiF1kNs/X06BmLS5We1fBjmAz7zpH/tmgaSOiM9E42Ftfpean4N/PF7Nf",
-	"5tHLFI7Dzjf36L+xe+R0wolNUBZVwxO1mVe0lpYwonuJkpDCEbNUekU1xcUwBhlcL4h8rT7MGG1WWrBZ",
-	"V+QeADE7fFEUGI8lIjWT6apjpbPWPpFzw1x+pkkucFRYdtMV1iuyD7S3YCtirGRBk6125ALsIu8KnnqV",
-	"c5nz1pcTrsebyNTjeE/0TiIRS7O87EN6W8YHsSLnm9f1x9UNHf+UHC89aVy5ff0tqPdNa30Zb/fVR1M1",
-	"Qwu7EXGMvM37kP6wbXdZopugJlRrmRJfw3kZHyDVIpPhOzoGQoZ80SEcKSwudcmwrugDPSmhCmsFMd1E",
-	"9luNiM6h4i9NOI2b5JV2N5QprWJAs9zgQjFoE7tjUID9NquO3TdNPLZkF6iZnZ+ifxrJaXKMEw3FSf71",
-	"pHbQagXkoPWi3hWuGB69CtIpFJSTla6NVZTJVAgvm9UVzg8bUTVi5UmtzZNLl2Y936Ob+0fIMZliCp8D",
-	"yeyjclrGB05L2RnbSOO1/wgaD6p+TEITS2JckZY5eVzZ9p6F9NVb2V8KSWx1lbvO13NfWDtqIRe78WaR",
-	"vt9duPebr3bvVBaqI61fzNZ+SG1oX9rI8LcqQ8ULfiOUw9vigFgOA62zXVnhUVYMUQv1P2+4COtBsTyl",
-	"K9xfbwxOoIGipZVxvJTQ7Cc0IuoBFKC4QkQpuwKKKEwFqR4EVqjoMRRu1n+0v7oxkRR9Gc28vZyF0hWZ",
-	"IY0OYC00F9yAf3aD/hl8C1R1m6iicTfrAf5GTlM7OSy6kdM0rHeFlVh5FR1auwVHlvGwOzWv70ODZQj4",
-	"NlD2wRWZJTxNoZcVA6hpQoWiuQpxU2qeat++Sd6wSUpeoJPcJBdAv4+qH7o1bAvZNFEyCY/RsBHso16g",
-	"IcP2Av1eCyL8lovbrOktTFj85+6Ovr67E9YfNuD5lqv0ymzIVxYaazOLwArplReewPcbk2H7Or+/I2R2",
-	"EXv60GBPQ3HfatbxwZ6+dgLP2W+2mu32fvOZpWqCwj99vrAQMOkMYWA7Z/JfPI7p7mGzRWr8gkbH5OTi",
-	"PTm/Iu1nNwck5reMnNG+/sVf6zAlZSM9OGrvbTLS9jojNZLgfgP+xbco1sIJzO2dEubGEhd7YqhlTW1U",
-	"waTg4rYErgJbYKdJjE13xyR3JpxNnSC78VgmzHt89klFXIXfv8/8WOmtxSK1BwllYls/8ObtmvO8+9st",
-	"m39eqiaxv0UOtMZ2zMPQ2GvbyLDrHaoLtXJAtvKc8wjhO2Tse5/EYVf4j+tTldabpAMltfCHrCkQHus/",
-	"yW9UhtYT8yFwIzwBEXeNIoRaEZ6aDkztsPZHLAIJPJQyIrXwRP+mcSJFmsj4iEwSfkdTFpAx/digQ/bn",
-	"/fbh/tOWdij5eDyFpYdOqdNB450UrHFG0/4oNLWf+vPDV9d0GLqB7kNHdV4phDh1gOCC/3RJwYyy+Ikq",
-	"OODQjutjQ4RV9drf6YUGs3FRXywusBkwTGBfTube4mLPVx7DurvzYvD8adR63n7+/KD/LHp6+ILuDRil",
-	"rf7hIY1a7UO63xscDNq9vV6r93xvrx+1D6On/fZhrzVotWjreXenCvsiN6k54eBzaZbRbq6ht2BWd/+U",
-	"x7Ks+fMNW72ee+9qRuVSrw2pqPPSM7fTSsToWlsvvxbr3LJUxgY7evHLD76dlavXncbe4dOAANpw9Ci7",
-	"YbkW2C8rC8LDX7JdIVSFNnaTvJPQK1lYij/CR3851fcFmhceLOL62yI8z99/+ZxzMDtWsWDcFbSepz8N",
-	"NkqJ/sS/VGnQTS1vkL8YhcuU70xvP/0jvmvXYeGXql8AhkDsCuysSoBeaSRnCM8AzPMAL4XFG+FLeOqV",
-	"fmhYP/JPhlVPXYG8V1OHYbvYCA/9zdop6iVUWDITrsVMKiM6R4oWZh0i7PTvCmie/RfUwGCAyrbqYyND",
-	"kmadG85y0FYyqS3wMwWG6wobxjOiJkEcQ5SBnLC+dETn8A5oXhNTfSn81782TegcWTSI1L6jLcQw82oL",
-	"PWUcAzUKpj0HELVHYBPjNeY1PzEdnFmrIKjTI9NFYrBHusK44YUmh/3WAT5VGDlFPI3MFVEphAywuucO",
-	"iKiyPcE+6gPWFSEGq685BO4R/MMGAkwVHI2x2ocbHAfj3SOKISV7rVaTdDDpO2BpfwS4TmhJUTJIYENA",
-	"46hj76kEjSpxgjN7J7f62vt1uFSLtg0A25Sks7sCUHBcgL3MAvIOwmYmELLs6u1dVCvHuFgGMhbWhsex",
-	"0zQFBXEYHbQPWnu01z/o7dFnT3svnrVfRC/a7Vb7Wf/wxd5XsoFWhbn1oQHrcWWg+8xeiZOMfIp4Nlfe",
-	"65j7zL1rx8r9Za0qeNR/3NbyErIBHkJ45FpNJyyx2wAzZ1A6rjeIqYvgY1ZhlNmnbWWBXeHJN2+TSW5z",
-	"BsQ/81oQAEjAVptwS9MLD8mImuyakW4Zj4CVYaIoMKtsss0X6TGm/dpTKrWpldr1bB0eYY7/jYMcmxlu",
-	"XkjBSO77Gm2ZqYW4i0uy5DSOERcqM7Uy9HUq5l6lkR+vlhHmMgCdagzt/01ie2ANK0wOgxHgIWtejllL",
-	"GkUopJHrzmLCu7DkC5vas+oxtIuwhwVaWVu2WeXYZhmy+jBtBJsUNqTKzYgtMJjrtz3oivDCQFbCNfpc",
-	"D7TRH1pWP/g1tFKaHvunPkWmJbaB58eTEe2xlBy0Ws2usM/FvlG0CGOK2F8gWvt0Qmo5zEr3PN84PSKD",
-	"hDGyF5BJIsneYdDVG9HACZGpMPBL9UWILovOdWQef4Ox/8xChWGrlM5Nl5E36ixIYz7dse3hgB1FP0/N",
-	"IqPpjeBU+qlyogA1Govvoq7QVzoLShFA4wazyauCaLdIP6Z8jPUPpv02VwoR+EQt2DB1nM0xTR1mX6GC",
-	"e2lVwjFJaIZkVRpiOtHDMrNzIiP2dUux9QCOdp69+cvZwcUGldSFb3jUejncKCvtogu8bH17CG9Aq6jK",
-	"IKoGqQ2KwuaPXSq3RmIcZ8qN1YQ+Nt5rBtn3Rv94I2R6A2LSsZId7ZTLUQffD2fm6KB1sPZCv4IHV6yw",
-	"VRDLBX/zW23g76dKYt2aQr2RMv3jcgx9FLqrraPVZRNc3HHD+byLIOLVNtKPkotF6MTMGMqe9USRRMYs",
-	"MBiXEL9w5pPCKIfLeXVFrivJIn25JzJUo7WD1j6yLc4QPLAjiIFqDWCHBy5eAByicAq6olgKf3CcA4ww",
-	"0I7Z31+skcNH+y1Xh25M7XReqjHxPJ26+fmqGjM1Fehc3N286P9lr/fXZ+M3kwN13b7723NxuT/7+Sl7",
-	"3frH20P6fbQ3fM/P//nsr7fra9bitz6qZv3S/ZRYweF2vGAzv7X0yzYnrSFuvpdJj0cRE18w0v/foJDu",
-	"YRL/OG2QCPcFQ4bSBPtqi0S/gR9bjSzmWDwhja4duYD0piKKoaDUwPNFsj8dM5ECIO+PV+fvtsIQO58w",
-	"0ZnwHxV84/2gxCwNwHZgbDk5UE5LkiOTcgQepQIBvuvilOw3W26mfhegYNcjDpPyRLkx2vGRml7G+kMg",
-	"gtmtNqfj+OG22n122M96JBvtMDv2bzvsAXfYz52ztw+zw5KhWqO5RVTYpFmLijacl7apbAcMgSM4T4Zf",
-	"1aYT1d0W64dE7Jc8aieFTIYrDTY9m+vba3h16dnx98S9+yMW2hQQcpVHn781pf872mdZp4K/jTyZBqJp",
-	"C/PMQ+pdqjNL6jICLMpA9K+YClJLuZZoIMECS1GhDEfCmKcl+FWhlg/nyTAkNeTHwFr7Sb1JrnjKkFLs",
-	"KPf2xoxH7Ni6Oh6TRVd4VBYJoxHA80ppmsFNktRUrpiIPp1MsIilqvjEfCT2DuivrNL4IHTv6UF+RXn0",
-	"rcqr/OBd6n208bEzuzo7eT4Zh7W4CodSL/7GlV3n+uSCup5MSwGDsPQG4gN0DDXMeGj7MpbTRDXJRUyF",
-	"IbAyifPePOMNCwzyHWBcw2M6F6eLpxg5cPAcg12jT/qKA2z5Yiq4aCzBSdl5ew/w+PbIbWmmwDzAdf0+",
-	"NkH8x/cvnu23nyLLrVn//2h9/+zp01d6ZartGqD42XtKTmjKHKXjevEd+yWPGpn6onLF0Px+Tfnye41G",
-	"fQ3j5WHEIO7TzQWhEww75fKuaIPs0ijdHcXPMFO5pSQs9c46+owwBRRld3uW904hfgx1xIpPFOEiZcmA",
-	"aotBDLlwZIOGRwoJEI+6ovPy+tcOkOCNeRoQ/HEPmwAH2hDC3zw3J4LUIjaWw4RORryvAjIVPN1NpBzv",
-	"9lgUEPANh5ypoCuA3BH4GLAIAx+0TyKu+iO9KwIyiafKkEACqzRRwLahyPnLK6IYEPFDo2Dn5XX2sTLp",
-	"Ci7I+eXZr+etNtkl52cvfz1v7TdJ5207GwIZ0wmI4zSZ9rURF5m/AYapiOAlyBdh5kaPpCvuZJ/2pjFN",
-	"5pZOwvLdjamWlKhnbiHSqEg4FWM6mbAohMqRhGmZCqmUTmsPuAKp/udzwKeDyKTloKxd/NRu7JHwNNT6",
-	"ieifDg7r6GMjPSUUg0HNqILiGVgjlSOypCncuG/6ZSiZ0URwMTwyBGssgladEb2DYowEyLd41FApnRte",
-	"NaA+0hchvwE0xdq5zrpEQToj9rfx+4midwxYq6ApSApGejSyt3YFjjyWyqhuyDQZJiOmnwrKUd/GRJrM",
-	"obItYWoapyrEamy9J4IsSWf5BMOuqIVmPGFAQnXLYQECEkZT1CFM/5Cwf2CPbd1SApqxBWQ2oikMD74F",
-	"Hxvoz7yFAmBTiW0u14eBx6Xc5Pqg27kK69lQEzojKfuYNknHPYWrruCQsRtwNFCg85chmKGn/Ujt7Op1",
-	"Y78euD8OaJ/HPJ3jXw7qpn4ZKvsIj7oCft9u1Y+83+ZoUKBIeQI7ScCsKknSmXQSA0jetJxQ2Nol0xEi",
-	"fHQFyJa2/yVIl4Hfks4Bi8omxu02kQkxy2KK1LlagD+hXeEtWI4bz5w47DYrSDKk3YH+6gigimPcyd9z",
-	"FhvOGXN+VCoTc1x7WulpCcWFV2J1RHDeSPvFiwD+vQ/DgFnWv4SNGmBf9NnlO1K7OH3Z2K+TpwcBnjsQ",
-	"gAHREhAr/FlEnh7gbURffEgGdMzjeUCG/M4gOY95FMVoy6qu2Gu14PrcDONhjqUYssSQr3HlbWl7RcKo",
-	"QoZJ29QAlKikxpEaDA9hmkwFkJ66anY5jSOUZ3CTJY8AoVI/9s4rzJ5dVarIVE1NZO8kyz8fgZBDLm10",
-	"Snlps53hwg5RLuYB2sCRjcZcIMOlg+nMJaFhTI3ck/Urfd6c8NQU8pnxhMdEyK7IsuUADwDl+95NnYwa",
-	"FtiEje0aNjOKRZtGp6aR0pD95PsyD1oHJASfIav2g8p7kLKu+tHWHk5oohhwW+ktB30BngTNuDD2muQ7",
-	"YGay1JdTUG3h1fn7q5vXb5/dfHf+8uebt6dnp9chqR2Qs+88htNjctDetxQTgekBkXHGcNZuBa1Wywn9",
-	"Y9Izik4OCO3pAbe9P8OOAFNixlhK1ESmbnRyoAV6YVL8HaTFPcAzpBwkrqVRipCrZG66Io5Nk7OUqI/0",
-	"I2aUp1om4GnMWj4cj+5iSd6f/tRRJfIDJAdPSe3V5bN6809/Imc8SUfkBMnMAnI5ohOl10sm5AQIdWNG",
-	"BzD12izDddciHpliVQrklOGJIUPURusR0bs9c2hG8bPG3d7/YMmzMNvu2Yyi2NJ7RMvyt28voEcEKjyh",
-	"W7j1sdUD0dH62O7rn7SjGWtvEoszI2fbOVgFu22BDLwrnJFpkanQql82zhrIChAgsHsHMhnXi6wisNzA",
-	"i3/yBusqrbrDedFb4ser83ew1j2cVFRA1rwzOg5m5eQSRMnZ1WtTZonqynQKGE48NQODy6jJ3QPyX//r",
-	"/4Hzc7j7tI5i/AUJOydvfsVGeuRxhFb6XzsnbzJiNjPUJwqYcYG+TDvx2kgB5syzqw4O6+yq09BCohOS",
-	"mtnJRoQ5/RVkV+6T8KX99VEGDOmozsJ6QMLOq5DUjIr06h9QngP0ZNi5BEY7lPjwYZ3GHm4+N3JP3xNr",
-	"BKCJpdVu5xVa3pd6Ul9dXtpJNxr81eVl47mtt8E3G2o0r7YosPaR4WXP2UROFNAx7DzT4yWT8XEGrGIl",
-	"JfaxW5bO2kGrHSAv7UF7P9BCTv/PizoSCpTmxUOkZe5EqV4IqBDHSCusRknw0+iAOkaIbDT3qCvCfswF",
-	"79M4JDXDpEp8ItWSeM0pvPt1/OzeeamgHD0ntZaVMV9yIgLdr8Dy87y6fIanqWZVla1LrjzP9WNCkfoM",
-	"bkTOdwSfQbHhRAY0tg0FGE9aleNsZE0aq1E8KLXdWCB+smYsfEV5R/h0yqOdiiasLcJjCpPFS+ptXdjo",
-	"1GwrKGNdO3zkNkQW9gp2qqY/3yWvpVGrd3b1+tOv//9uFwNvn15dnJ58et25/O788qfTVx8+aeWO/7PX",
-	"2nva2m/ttZ7vt9p7nz4Zp/3Xzsvrm06r/ens6gc96+1PF5/2mofNdje5OH35qf3pU7vV2ts/OHz67Ndf",
-	"f319dvLr2eWnTy/PX/36Y+fdq25y8VP7U/vT6aeDD78etPd+7XQTPZJ2v5vsrDsHr+Nnr5JnjxPwAytk",
-	"zbW7BMdxg8V7HT9buHO9tSusWrZKxfWzq9Y+2G+19/+HXqFPn7RagqU7eaP/3VhcurOrzqdOx63plotR",
-	"0vjsZLdJGzmTtOAFG8/7yJYnoapDV93T9E4LZSCP5pw+Uda8gJ7bapGkBcu9YqobV5pzdA5u6ITf3LK5",
-	"V2JecBsWasvb968tfyc9xUpqlU5H3RgX6/g/XWH9rtqC51O38Sfz1Q6c1E773lqRXG0xXNqzfZ/Q9Mar",
-	"VdYKkHeuHqsFoBirsNRJWP3yRMHMOoVpLgD4gIHTqepbh8DCzcYIdp/5dVsD9D7kb9jctU8Gv+30GE1Y",
-	"Ut5QiRrDRt87L6/BVIo4SxvowlpzzcspWEOzJK/grFnIK0xiKhrGQt05yu5byDnoHyqSDu79SxEwnCIw",
-	"LlVkMQhwQNojM3FdH6+xKmqaIWHYqOcRXImCx/reVNB4rlIiGEMi8zSBX7uxmHho5s9gU4N9JjB23nrI",
-	"g4HROAqgqiCgjASVDozKxybsikpwQrImNmGTdEi2DpFN/CrGtP8o4rnBIISj/yQLoZdWi3SmES86MUUv",
-	"hWzhpLzlYJGeZftwKVbDuR52lkWykVr9Cc2vaPIHy8dpvGVe6v3mx22tqIqxmfsLw/NwIfbKYCHWHp45",
-	"I/khWY++Ykjmnk2MvnNzy+c1YCm/LH6lwcDIhNIKCAy48DqhPC6Y8mvBM2Yb/xIkwWYIje7APhZGo/+C",
-	"3wuAwRe2AP9A5VJa/mtFnwt4rafXnYDfRq9vWzy1aA8A5FOlJdCBPxchmeUEEBWY8vIHYOv25iRESzsM",
-	"HJLkLRdRQS1qr9DpRVJUiyvhgkktp3OX1lpiolq/rFIV4keupQUNQhZofm4AM0jNTAEJ9cSEBeWif1el",
-	"9GCq1hbiMM4rvKdKvzjN/ESZwf7+VLSZRJsChP2RG6RiQsnkRg4GMResYjiA9VuhkJ8elI7l96f1suO3",
-	"VOeZHbqFtoM7N1Nx2bZ5FAWXPf73ot7+rdWUFnBmzj29ZH6xRjnvo+odaOPQXyPjO7Z1IVywRm5lSbnc",
-	"CVYfUYF6DUZGakqOGTTHMRqn1n01RQ9GvmawiCRKJOCWZfh4l/BRCD1jnunI3/QLF8pYEO3HJPN5aoht",
-	"uG3bp2PWFbKPKFl9luH+CGx0s+GlhGHcBSkFjg0FkncjNNEPacpmdK4VaBKZ6h39fsVjKBjT99ZhPixP",
-	"HnzCoqJFbcpMeXBIalyoCeunMmtvKKXbgRVH4fQgDVz3l8LrCeENkgf2+nKCGf3HgJitH32rGr53PPPr",
-	"dy6ZXe0O/DryNn9+1g/jeeJzJpNbjCx+LQl6buSEHokp0zG1xmHKxvCF04TdsI/afudShEYgQkPohDMU",
-	"Z9p1nIwNqnxqz8gT1RXgSdQQn16bfeoIeMaa5FwLtAlL8NIjQhWCfSGdZhFtzRseyPM9QEkrCLQJS7RV",
-	"e4pijEuhfKEWEBpzCob/YBA4EVfRngoS4INMbs+T6GvzitnJPV2PYYM9w94QiUHwnREfjnY2E33uwx+r",
-	"4cOJ7jW/ibZ3gh1Uvp1050hM4zjYMfR6nQIpSbt11GoZ+pRF6R3LGUvIkKpblpKYpdoWSMaE8sQwgm01",
-	"3euRn0SHrZKlgXmU8VQP8p1Mmf0847St7fiZ8u9sfoyP6vxY25t/ySaUJ0fkAxLJESSS0wbQwbP/87+/",
-	"3wl2THdM9cyuvZ2yI1ShTb2TbY0sPdyMM5cbbxj07N6maeFvm+zbJoMs0jROH6uf3Sj2TJl/jR73f0e7",
-	"8A/eDn8OPumiabVoYzpxUAb4sWDVrG9qYjn+qmyxK+rPl0UEhPZTfudgvOUti/Lh5GPTvaTv1A8xBHLr",
-	"NN4WM6GmXkdVZkIfr08X4shQJqB27s/lBlNmm6crlEfrRaY81qRNi7RuiqlK36tSkXnQNs8zIdZXE95f",
-	"7BEE5og6qAc24B/1zpFTdXP77C/jvY/bEKbhvK0TpLzGPaK+sLv8Lf9VFVg0RWS50KKVF6taZAspL3t4",
-	"dx4cLqDUZ/XAwslgGscowACf13RNCZmyY7IAGQ7ZKsQNbxJ93iG0rY3OBvyJi66AkWNALwEyYTZBPM14",
-	"brHOoUby5fViNQ0XlubS64X6o4lD4//iwf4dIDQtlWQbQjXhVz0WWhNc+bAS/5bN80L6p96L639dHoi3",
-	"k+f9D1F78Fo9Hf5I9+evWGv6hp+nh3/9599ma6sBAZ7AzlUqoc8DKrDmRMjZsaVsMdjXMR6wJrl0hwU2",
-	"X7B4Qi7Or8q6aEfxM+98uOPRrFRGm61sZDVRpebxgbwf2ROwcvQruAH/ZvruGwrXfVC4slL3R9bwlZ4H",
-	"ngDQ4DFD4rbSwwnNZMrm4FCNH7Ta2G82G7EERM+dxBixq5jXdxZycX80dQtflanbgvZZ65CZvtRvguZ3",
-	"UFimF/OLHr3gUdNGiwd7GvG0EcvhipjCLNEnZkyB/yaHy+UqsPKxhnyZ2mwkSQ2hwx3sQGKZgepYqY7p",
-	"cHea6oBSivAHCVNymoBDMDKYDBB6MZJksUYNkfO2KhtfTWm/rCDcFyxQ445YKX2aJNzgqkAKDUEceMq6",
-	"IpVT4GSu2fYUbAMCxF/TPbogosx61BZjPDxVFqUQJ8HjN3CTrwIyY72RlLcqQPaMMZ1MuBgqZBXAjyoX",
-	"ftq98gro4QO56xq2hYPH7vc+hkKKxUf6qyySIqyaAUnkKasM6OjpfiuHa5UG2lf3TBFeceN5dC8l5XiH",
-	"vaf9xrPoOWu8GLTaDezHfP6C9vpVJeC0n8rkQerxcpOpz5SdCFLDohg7LYXKRnRT9OarHiJCZ1WxKW46",
-	"Qq3aE0IHKTM9CIs8gM5fal+3vPRK2fD0aS6fvoimrKGfvfEc9tjAuUFLBvd85eBSudXQflclji6YCfOU",
-	"2y6weyFCGK1/DKDk8wjZJ9xEdQQlP8gx+5dWY7TEZT7czGVm0AYygefsN1vNdnu/+SxDXwThcDBo9/fo",
-	"C9bqPYv2+4f0OXs6aEd7/Z3Nc2Gp9hjS9e/YJr6qxdgrrRI2KwQ1e/rRKkG9538rBf2SHQtgf5EYFJuz",
-	"LKEVYVWbwmOWhCKgxXI6A8SeAhtqJKeKoSmUQr2jiKAA0iEHRvVAK2Pk0F5E4DoiZ5fvgq5A6GOALZQD",
-	"0uNJOgqIjcognB4CUCEYUR4dMIMyzCEUAnrSIKZDRdS0PwJILIMAiGiBS9oEF9ohji1wFxozXSGnqeJg",
-	"E8M1JtbsmJYeqH3iJGsrRNciecAOxB9YeoLLvY5p5Tc12C3w+2trgFGKaaL0Wun9huCN+wQC+3pz9WnC",
-	"AsI+0n4az/WmUEykBaPq4EPFOPUTNzWlfn8ND9khX1prazbHFg0PF7g/rozU20jhZaiAj6bz/O37rb3v",
-	"kZTlGhMH2YoIO0DfC+1ePpKu7Vsxt2ZL4Inf+fe1ugLti3at1mqA1lrSJohKkdQ6b9uN/bpDPCC185dX",
-	"+heIkeugBExZ3gIU1wAb/0fU4OdlMLsk4pFpcOjLoeCKBYhLqJ8ptDxVjAkHQqB130jOEBiQiwZaC/b0",
-	"dQXC2CKipmlZ/LOF6I25MgC60ONoKwrxz4G7nMZxCBioqyEESjWuH7VZEfvN2QUWjhhokYtfBgjCnvGA",
-	"eL1YqRzaizqDgQEIBfRW/Syp7Lv0a45JmHWMKIeF1xXaBlI407gDDGNk2TJaMgpksH6ibLiHFMJ2EFv6",
-	"CjbIW67S92Z/n8D2Xq8D1Gx1meCKZAjWeUWuf79u6+LS1KSM2Bt9Q4nd4eFK15BRGBpR6wEJ7e9lQkK9",
-	"U/ODs/et35hqHp2/l4npWMs071fuHzQGEffHsEqsdFtOaJnbLFvYJv4DNrNM3P56FKPEPf2bRfJ7L7hy",
-	"bqSTQ07V9o0M+zcwNHZ/0//5fJ9+pgrCbqpAvbNIa5QUUiBpwsdjE0DoU8UaXCgmFE/5HYvn9WMyYYk2",
-	"MRpMwCMyZPCusN59uItKUk1ony1AYZ6dvzx5fW5l7YSmIx9cBkil8xVEy3Bmxlw4t68UB7OUHgctXeUw",
-	"l3w15nZPWQGvM8rGjAoDzJ8wxOoDaNCusAl3Q5CwaJOADQKaH/NtPLHopTZsjvn3+jGJaeohZBnCgtSt",
-	"XsKMGeZ1ddF5k5wZ0yKVQDM9nqRzWGeD9pSZlPicGVVdgSwMZuHh61wr7sAAxd5iW16TdAypPGNohAJV",
-	"Qk+bQWALzRnSG1DRFa5Q6omCMFJs7LU+FaTnhm/yBEPZiPkdcx+AFApzY+tJZ+qxruhNeZw2uCC+TSyZ",
-	"yhvFgA9vJqPvUSJ59qGX+NKD7gpuAbeox6pckiMrLYl4SBPt8Qokzugkp3zvUVGoTwvKVymUFiUivenT",
-	"pCdH8yihkNyI5exmQCGaalIWYAyuXY12Rid6lI9KlGTstJVoS57Bssn4s5tKS+nwFFpUUbNhv1V1/zel",
-	"XDqjE+MlggB3EXajm9Y0avLyaDOzprwADTP2ahO2SHML6c0Np+KEAu421Fak64T9bYFKsbhhZVh/RcFJ",
-	"V2xacYIT+hJHs1B1UuFRm8vX8qVzH/r7QBT8/fmm3iZcKqlx4vUSbOOa4t2bOaVmZI/mlnrP/5Yf/lIO",
-	"ZuTOrxW59jdVEjc78Q/qK1Y37gy11ZVoc9Uy3CYO0Ibami+EzcGxW2wcI4vnLD0iYy70pfpXYCvLiHVF",
-	"LSxpPDDfj2Ab+voQ49tM267apTG4uKa+i4R9KQZ8CIDP/RHr37KoKwCSQqUk1AZhSGqKMRLizL3Rv6kf",
-	"E2kS2QNDUUVvbYrXxN4ga+zgpDH+q7pCf1mObqhQnCcTYjPGtET7PDE41IGfQ+6KIj9Rk9iJNyFc/Sdr",
-	"iPfmQBh87KaTqwdQJ1iDbiTT12wiwgXV/1KmqFGfi2HCY21KKDpN2c4vn52x73ChbnrS8/Rfw4QJluFG",
-	"bVwutGE/C07do/LK46ZfqZzesZnVMGt/g7uh1IPAFwdkKvBUP3I3ji8EvvXkf2uq2TIpjBKUULN9H07L",
-	"VvkuK3tnLtlY3pkgkdVgp6kiqbxlgqhUThSAD0ABkgn0QYV3qhAv7wPrXcn+LUsVAttZTi5IIZGDg1Yb",
-	"+gCFtESFJudoNWL2YtKnkwdQGy/hS53a+MM0w/xb25a4KI+w8YNy1/xcZNv5fA3rBxAXvRq6+2/DH1ha",
-	"tQdbj6NkL0ARPoqe/YZP+MClQY9xEB4Z+q8srXTipRgw3qVt4Az7Gy3nqW0nAa8HCdZztmlYz7lrALTQ",
-	"FdyqIcw6Uf00AYUr1vHj+oIYEgEJG7C0j/FkhOW2WKzkTCIOq3l8V6TSOUzriAZPLizQtj6AoPDnY+dh",
-	"vJSRnL2mIpKDgXIJRc9zYR8nEmozRgw8k5gPR3BcbcP/x4n0vJS1JUnJyj5O8uJrCkSDOPZNMP575B5w",
-	"z35pi3y3T21sa7lZPsMoD9HX2wS7EX61UP8yJD2GxKtiGsdA37lETHaFkZNNchIzmpi2ArwMMgs2BQ4v",
-	"XLMtfpOYjn4rXn+ip+Cbff77MEpgXdxWeIIb7g9knJSGii+masRURh8WANvYmA4ZqfXmZKylCTD/IpNi",
-	"wvp8AilIKewpC0jCJjHtA/m0PotQOgKHA0s4tLdM6GTCaAIU3eZQcj8m/MSaJFOR8pj09VyzaMGq6Ypq",
-	"s8YZMx1BpuIWqKhD+IA3lirfEAu6T4R/A2iyQVBORzQ/qiBv2oB09WybY/0s9zKcndMoNPHhS5ytBzWF",
-	"tEi4lr+DiG/KPqZa3wPrfntPrwglit2xhJEJo2KamjT1HAWpIIYIQH/cMAbRPZCJqZ+ZxBQTmxbX1NXL",
-	"OwxHzGqZfbpBnJeq9N/W0rIhXlcnoo/WN4PrW/R1SxUHFg1ufYIuIIjbL2XyTSj/agj9Fu2QkqcNV78K",
-	"Sc+AIOuvllbtFhlzMU0Niz+iIbrKSaOc+jHlY9fsgvlS+52QHW2SMy7SDIcfFWguxPxEkUnC7ricKjIV",
-	"U2XaYpukk/noxvC13Tcmd4sYjDYgjfoUy15mWECkbWU9QhYdY4wa9OgtVheIrshFtJvkw4gJl7UEdWde",
-	"ZEIRMzmNIzKUpMf+P/b+bbmNHMsXxl8FwX1haiJFkZJ8oqIjttpVdnvarlJbql0zPexwgpkgiWYS4ABI",
-	"0awKR/yv/g/w3ew3+K7nGWa/yX6SL7AWkAeelJRIUXblVZWpPCBx+K3zb80lVsFAqDNL9SERnfZEc6AY",
-	"I6cBmSpJTp8HGByGxEaSChcmPQocE3kmdE9dNk+WI4nP/Oz5ZKCoAz4HI8nOa360s+DqFX65y4ncdR+W",
-	"+3XffvnXv308v4I0oClXTK+gQexsye1d/MwNGYlFdr8VzJ+O9PN7DTRWAGifY4RJUHUjmT1Jqo/LuSmP",
-	"JaSQFO9wYsq+fUFSAHp3AcwhudEp9QUY7QR3hCSp6YmcE7AQmgS6L1TSrZjiEbUyaMpEbCe+uABWsMRc",
-	"R1TFkHkuwWPtkzXtM+eaKBfgtcZdrrUWfeCBKzOBWgAnalBMetZhJ8guMC+/YtSU/CI2CLHdu3FwoXZp",
-	"qD2GlfIYWSi1dfLNwy+epcdwCTMxpEM2sQNcm2T+U4HTEKp77iwUR4K87MlkNpJJMgeAQbdUllJesW/u",
-	"ykTvHwtjfzhJWBpzIARrvJFUG5qQt1LG5JoOmJmTDx/eNCo10RlwQRN7PPLWMhX73Zy3IY3ct8d4H8N6",
-	"331fp2M3g4ub/a1DIqmmUkFEwZEmTZniEgptgG/Oj71zDP3mjSx8zVmnAR4baz+Xe+tUG02bUjuaxW46",
-	"d/fI2Z5TLF/9qn0bfPucGiB329oVuLxY6TB6uOKFdi+P1up1nW73Tsl0ql2FaDYuIgdF/JK3kB2HZybr",
-	"uwcX/lNyQbhrxRrmH/w+Xl+78kZOpgmnImIryhPXmMSFnX1ID3QVRNwp7GwNNFsmI+fzus/WCU9TkHwH",
-	"IqLqYhcFwwH7qBUAsc7ZrvuoFRsaLErMygJzUabcR83P8rHXFpTmFyOvdlEGUhEHmIKdARRehIBwb33+",
-	"HTMlsffAnqx7wGB30TnwOm/dB+cpqve/N+gtU3TIrpBepNFtvDhrndkPpzyxArFTHPIbmdprSr+hUmLP",
-	"Q8JWTebz0mTGXNhd3ilPRKXp63TwS8vjRCBvdGHA96E+ZhOIjP+E0/tRCjNK5mRgN4uGzQIqlBVRb4vD",
-	"n1JtoaHbtvNraFL449eHScNsy60UiQubbw8isRZSu4L7d8w8COv3Yxzdt2HGogA58Rv1UI76t4qx35Zc",
-	"TZkXviizmuhel4KRSQppUyRDrICwRDNo5g73QoMJl/mNOHlBBlwxXTT4WtkpJb8XzcCvYYtc5oKxOC6u",
-	"CZ9MUthj3Z5w12QhakifAic5khSVPiCwd5+3X+/GxnzrhrdrK7OW17W8ruV1La/rYM+WioIH5ANZhlnP",
-	"7nUm4Z/nroWRiKHCqkXe8sQwRfrzjAviYiv+YK4eGPjJxrwld/8hqX0e3semggSs2mHmZaPIFTH+zMXn",
-	"SMoEutp4j5adbnTvTejYfspfZTKl40bQmMiYJY1u4+rlcftVp3385iafmV9pMj7mgmSP00xxaq/+69Xx",
-	"6Wmnff78HsC/lwBStovq+NEh40escJo92OW/HTxqdEmmnEXYjsiPqkjycx1RQey4IafGjJgAlASm0RB7",
-	"K93MoS+evzsMSOibLu04crQeGB8xcLQOWA4NI9XVLz+NB2ixXaP5VopyjuGHDPX4UdSBnjrQ021cxvHW",
-	"Qu3h+vvmuM7Pgq2QYw8K1xS+8GHenxoJHxMJa3TapYf/aSivD6NQ+VQsj8oG/0w7HsiMvoRj0RpW9KJP",
-	"AMqjEjljMRr3eYYniaA81VOY7EbLRaqEMvLUSuqeqm9raK6h+YkqjjvTFnfFpwUA+ohK3+3GhP0VrPB4",
-	"h6fnTag25KxNYjrXAZFJnOX3Ay1FSE0YoCsj5NCYn9Fo1BO+b6h9RF/Gc0J9P30Ss4RjlHVg5YRr/N/N",
-	"m6T86/XPPwX5P+1zW+RXvLsnsts5tFiHtnpYA0l9yz6FdcB29qCuCG7gTJMmB04MEsuZCKBmAp/VExgW",
-	"O8Le/SjdcBp8/3Y3E1KAu2aqZMTg6SOmGNZJ6TGf+u503Pha4J4YUWDYh8+woi2ERwLjsn2s/d1RYcAr",
-	"SRP6DeaDw/mTCq6gKuFMAav5Udc1SxlCRZcyxQ40+CgcPDct8is3I5ka4l++cCfJbnQrjPeP2dQq/qGZ",
-	"T5kOXWVp1trPYmrs56kZycmEHmtmNQnD4iOoTbNvgEdjD+3ilHLTE8gF5IrJyoz/jj4IiugW2f8voN7Q",
-	"Pdp+FayKD/DHvq0g9AKCWnEhZ12AzglzTXswMdtNhmagrnCjcZFxx4Vuw7YM0ybMNh609lfIJVI8OdnX",
-	"iTj7O3ZvWm06/QiXh6QpZ8IpMlDJdtTF/0IDSikinjAkc4HVsddaRSntZ6dYZ0NbamLjvkBv12cQR3ZX",
-	"wMQiB49LO9e3RihNS0HPK2LJxdIWzDbrNpEX1m63X6yJvMADd9AruQSImhE4DSs2fHHc/9EAtpSW04pA",
-	"qRgKORi0YhbxmMUW49mXaQJl5AOaaLb6I+Blje0jFnbMXnRN6Jf3eFMHe3L5fy0GM4KGNnOYdjtTjeo9",
-	"Jh5eFZnLqY1VkW5v3qNpBNy5Xc8IHFNZ6u2tgQS+rG5s+C3EocxaramZC18rfY4K6p0H4zWmfoa6S52A",
-	"shtXdwLaWX/DYco39U1+Z/9MYhmlWKnZHMmZFZuxJJQYqsdHgdVzgDaqWu0nvtBK6HIbYOClyv62sa/b",
-	"FqkA7/DzHhxb74MDofE/yBswIkkihzAsJV1/4YgJoxjRI5YMWuSyL28ZOe+Q//6vt10ysf+YKhmnkXHV",
-	"9UlCJpTb11vFvrUuf61zc7q9Kd23pjQwr2W1PfdIYfJMYO6DDZvA5KaK2Y9fZwAXB3yPmDssV9V4O+6W",
-	"2izeMc4N/ZHxGOZ+eAKR9mEJjQgX5CNVYzTskM1iAh3I0mkiacxi/BEZoOBABIAtOST1RNOlKOkQOBZz",
-	"2CFNIQU7uhPUrMqm8QffDm2tN/OGatDLK4br8TQcMlS/f9jbN05V9sLBZO8zoF+LkHuIkK1Wb6Og2HOM",
-	"H0GyDvDXAf68khM3XhVJWhAPlZ28xR23ydOLu/8BkXwvhh4WKqrh78DwV6PSTkv3qh/uJx/Txw1yl6Lr",
-	"OdogFOAs9XIDYAyJuN4oZsQmlRidtlSNMcafY1Kt2e5es62hvYb2b6/Dy8Hj/Nhrat963yiN42SDy/Z6",
-	"xAeGuKsCIpCdD3rIQDAjIBIupUkC4XhoJfFQP+tf3KC2LLjyw/w+C69edM88OtnpL/0VfptfUWVvSlIR",
-	"japjWPzafrA0drxZdlMsocm0HkNcW4kL8uoFgO+IJryfQgxr63paqseVkXHQafzjHi5f3DlVfb7Zfqkh",
-	"b6dO31F2fj1m+V+egNtXFxDtGZAEM30BOUeEQsVr1mEKY1KkGWqZqoh13U1hQNwv2Jfc7yNsBtgTIaSs",
-	"hgHxitFRQKjWfChYDDpJnDJCUVl2b9R0vq0uGxDfp4Bjs5VVPl93HA5K7FegAnCzAL+nmqkyejzvv4iO",
-	"X8av2PHrQbtzfHp2/vzFy1evaT+CXR2nbAETSaeDCtBx+0W33bafqbhU3NiNOOLDUaEFzZsFPZDQvkxx",
-	"AmcO8xDu4GurAez+QbOyXocLfYgKsj+gWNpuUTYLnz07kh3u1p7k2pPcbXxikVQxoW7rVRLP97EpcvKI",
-	"Y8+hsiF92F8BeUzLaTEXzlTQaxxJilFoUzMhRsrA/nHKlNXSe6JEJWh2xgT+PntsNvbG06FbiDvt3IBZ",
-	"xVmDBDUZq8+rdtDQRb4ep2fDmLjhEU18T90xm7t6Ci4+25XNiywKPgsoa/nyttFtnHcakCto///sDMSz",
-	"nEzNUhEFdPtTpM8SOSPnnf/+r7eNoDFj0KW3e/Y1KI7E5TnGKfuBznWje+aHldA+S3Q+IvuRnx3zT/be",
-	"HyEgb5eFcsEUgZsSr5a5NEv/5tOvJd9MEpORTGIw84LV0+QGhwPSVPB8ODqSfmqu4X+7zwvjuqaCG/4b",
-	"9L0Q4N9COM8H01k5DfimSE48FXa2HF9M8bt/hiIq2ddM3bq+yPmj28XvhJE40fKP/VBhLJ+fmhPjoOZa",
-	"jpPEFBDtnsyBDqaPLTB75Nhl0uE6y+66QLEO+7BLwgwEwGaz5y4kTUzc9wcxPApIWICv/AIu3oYn9rq3",
-	"kM3TE6E9VqGzFX3JAZ6ikDRjNqBpYkgHuf1Cf1hDMkjosEXeGzYhYzZHQZcK/p8p831T/bTvkp5jxTE7",
-	"pB1YS6RaIj1cIlW2vZZ3/zdBr1Jrb/VZeUzt7f7H6aAcOKsszNrHUfs4in0PVmi1OyS4BBW2kufjbqqc",
-	"TPsjHyu4OjJ/iZHyIYl4K/XDJ0LgUIvBWgx+H2Kwlkc7bnHwEFh/bF/FDrMqcxnxvujVdt3iJzRmkCrp",
-	"uni7P5sRm5MZUwwvmHEz2iU10hoJUjsIarT/7h0EtWZUn5VaM6o1oz8u/9jBTew7e4jbvRmn9vw7tjFP",
-	"9vW83T7yjSV0N+srEZAQW63Y/yt13M3LWXriEVpOFFS8b6npxGruo2IWBoS77FgNxaTFfKhZm6B148Em",
-	"ONvj0TXeuG54Kxo0wxALDbi2m1LfzGn5E4pb6pGTyqnQM7+BVsn5goAHcf4ahOCC6BUS8vtuZpKkAgQH",
-	"mVKcMsUj1shbHzn5NR1JIz/m5TEVJu+03fhH/monZFG6ds/zPxRkIgjDbuNtIqUisaJcaBIljIoWiLhK",
-	"7aeyi/48r5qRWqlHWGnFHdlo3upqQ9pPcWyLWkFFRfFssadY9VZaVvn569Zrv5UW5nTSRdXLp2NW+8KO",
-	"u/661N7ZrvpAyd+Y2HbK8ONxyqT6ZasM5aLu13hRyF19Z5VzecsUTZJWpT5lXmy9hSZ1xW1xnm8LdyYa",
-	"Z61XjVrFr1X8dSr+tunQWbO5okD22t37LWzUCu3z1hsgz3eSX1bnlT2RvDJ94Ea068uBSkaMHLhGS8QR",
-	"6Po9TJrc6NyvShUjkZxyFncdGWx2IYvtlbEkQpqewCp3ws1RqU6yPyfUcd9m0oY0s6Z2clD4WcmEWWwd",
-	"8eHIs87SKGJaEyORpNaOGJPOqCZTqoyjVLXSsNgWNrJSiIthXja0l3Szg6aZ3Vt6V5S69+whWh04K3tc",
-	"Fqd9n/lNufmwqFGjTlvSn91PD9aOD67G4YicHof/yJQ3/KdX3fBfWylu7pZab6v1tt3qbdkuPKzetr2j",
-	"5olklNWJZHUimT2O7hiV/dz7b5G8tBE3sbEVdFdkLIXuASCrAwLAB/jqhaorbcBCuEgqZe+9ZVDmrp8R",
-	"hJCj3SSVPTiZrHZZ1i7L2mVZuyxr1bdWfb8tl+XuVd9aGd1bFumBPZMVU0TvVBNP/N63c7TnZNXV5bcW",
-	"YPRCOL2LtbKAQzFU5RJGldCgqCIUkP/zv+FfA+W4kJoWREknIBZHSdvrsSc94WHsyHV+QqlEh4zQodWh",
-	"DBb8uty3kAz5LdP4W2ixPnSVwOApFXOCHduIB7iegAFO6JjZAbrLoXMWu3Ud3GAsLfKj/Sp3O9yUU0Y5",
-	"XQnfAl/vfiG0J4BPqsDbRJpIJEVCmsbcfHaXLjNMZU+N86Jh++JnmoROLIVBT/ga5JdHLfKLQA2axcX5",
-	"1zDsFjlvv4aedyTDzGW13xFpFLJRQtLMdI2A0IRTyOUYDIIN7mH3gl07iGvborYtatuiti1q26K2LWrb",
-	"orYtDubofgJFz25v3tOyWdbz7u2tPinpZQcomrtEzY7056iYj9mcNCdMDRlKnaz/sRRMHwVI/wpoCdqZ",
-	"thfHnBIe+34EPVEkpDtqkUvhfOxkkkJPTwMGjFPHLWCRZoiqXwgdwjLkzkmI0ilkb+QsRGUSorf47y8m",
-	"PGoRv7qxlSkoyUsZy4oNUs2yjgrN8/bro30p89dFF/+nbK0fwg/7h1XFV2tE90D4bB32WcFWm0x/rHyX",
-	"9Yp6nfpS6+hPU0fn4vNUyaFiWtdael0t+TSqJZFz2UnPQ6jkekTVwcIC77VOXVhgmvYTHpGEizEJ3/14",
-	"Q3BkMOCT340cM/E17KJv3EFTTBSzS9Mi9jngRB9SLoiShkLDXaDGsHfifVPFbrlMNb5EGznVZCbVGO40",
-	"4PDeTc7ztR35U/JowyQ0uo2/TV7f9q87v9F3b+d/v+60+6cm6fPO7d95u/1x3vmn/f3ff/2p/fd/+9ff",
-	"LJSppNFtjIyZ6u7JCZ3ylpapbrkHn9x2imu01bMrYyBM5QcuxjUEfveOCljrhRihO+KPkVl367SM9ZXj",
-	"7/NriGAcNBgKK8DigCh2K8csJkIqwr5MrXWVtcSCEvMWubHnECtEBEQNE64xuHZHQ8RSATkpjDVveyg1",
-	"29z20Kr+1qyn8YSLDLx6Yk2ReT4d+6Kvb78uBm5YzIThNHHGDptYRdnqrJP/OaKqL9UtZ7PjMTfRiIkM",
-	"hKD62s61Lj/9denpFbuKRGgq3fItg1tKgqLq5EKj2ObvH/cqUbvNFN5qJWpThkHkwsaoEXHH9Wor5riA",
-	"Sq4NxVpEgsP3WHVrWPyj0eHrR0tuacJjcDm+JDGdo19TMZP6lAvQEjDu30SmMGUxCpqsIvjQnhhRPTpq",
-	"EdijoDgJAkfV616elsw+cHnKWgRktkwYmdA5EdKQPnRbumWoruHpU880kTNxgWkQPNboTO17OETfa6kX",
-	"CGlSEQfweVilh3Mc94R7ZEDoRGJ5m2/00SVUQDsufI9Tw8l5+5yE1/YXO76B3YEuL0TIbERBT0wYFfbz",
-	"GJjw9g8BOW+foRMYJ8WMqCE8p2LLqvjyd71+MF77Wq8MNQ5ZYlcG8oaKG1uB+QYordgxdesSOT9t+yqR",
-	"01h5mK3OmmH5q9244qIU2PKbyveulBj5eIK8OAAAYO+lNBl81qU0D/BdVPiSKzpPJI1vpPxA1ZB9D3U3",
-	"sLEZaMZSsF3J303GQFZmEzOfQLnpND3zYnS1ewHFX5owDZIKonK+5tpJBm7ITKZJ3BMTOmbEAsu8S4Ts",
-	"y3jubIxFyW4koShUQZI6ESdngjStPHI5jXdwVPlHS6Rl2mRh2MeewwdIwexjQIj2hBPOIpmDIMyvsFKQ",
-	"JloSxWg0stdkUlcftcgn+2pUJpy4xu/KpOaSjZWbWFlk00py+4zmafv86MEyFYZUlqkLEqASMLxxEqIG",
-	"ud25TO3ClA/AgfXw+2ZpQy7Bxgq+crM7kk4tnrOY8AkdFhpuu17b9qC6tqVckf7cMN0iV/ZKFPEhHPyw",
-	"J7ADUaq0VCFmSwv2xZApHbJnmvzy6YNVWV0ecfiBi3FIUMyTZqhY8qdew17fa4Rrz9kPzK7i8kkjoFbD",
-	"rHdhDe2HQJhNDC1y5rnPMws3PdGXVMWa6JGcWWRseja+o8BigLthNkIajKI14C8kIk0Sl5cBQ3Ho1xNl",
-	"+Eu4NkWOPvz5mZvqdW4SkI9b69sf7BCq7Js3sEaNXfQNx0tv0JkAH3UyhRzSCs6ZAU+YY6mbJtSafS28",
-	"F4N9d+vlrGM1+RE9ff6i0W28Hrx6EbdfdV69Oo9exi+ev6anA0ZpO3r+nMbtznN61h+cDzr90367/+r0",
-	"NIo7z+MXUed5vz1ot2n71T2YNjT/jTW6569OO2f3cMjgKlfwxVzCGbLmKZztRVWai/HyOQ97abt9FqUq",
-	"gf9hF6R0xMhsxOAkKgZ+w4lUwI2Yf8IiH+DXWtjs1PEzcWc8FzH23+sEjEO+x3L1XBsorMmg1KpcDjOb",
-	"EdUG1EkAf7tNunhVCHhsLb5wzOahhWUGvcknaWL4lCpzMpBqchxTQ0Piq8LdG5xcACah0CJD2CVXP70L",
-	"yL9e/fguIL+y/pWF5nfv30IT8onUpieek4/8z6j92nFY+QJ+FaRSwhoWaLgOUuuCUDFHbY4lmgXk+n+9",
-	"I1xESWqFX5MbElFBIqrUvCdwNkDJ9S6VdotcSxLL4sSAPMHHo/9dYqENDMd/0DPdE6HT2Y4tVoYkZlFC",
-	"7RQ3wyLGysgwc6yNYnQC5UPCKrrZxV4Z5aIn7IN5lCZUHQVuGE6aQmUTsHs+0/ZeaX+MqLBjs5ovyDi8",
-	"I+YTJnTGLwX8UZoKK0UNSZhd6Q6Z8i8sQWXfcdm+6rw+JVaTJprHLFsQcnYWdF6+DF6023gTiHuaJD3R",
-	"fPniVfv//O/zs9P2ES7YebsNdFQ6X/cmLjzSSmk611AHZVd1pqQYtsglSazJqWBZ/cr0xHnnDDSGm2wD",
-	"ZVI6e0Eu/UlR+Gcb8MILaWocqy3RkWJM6J6w26LPiNv4LfKr04i4KW5gvaKRMHoO3YMsgOdOvYfqOCW1",
-	"o2x09QSqdDozldCz6dUPNLQWfZHo5ETP5QUYWl7zy7SjVfrKL/Cq+2ksW3kIV6DIgpPQ7oolZWJPze8L",
-	"n73XJn+1guUVrKor49Sq1Q5KbbAq0U7knl2SINBPfh+zee2NfDixzx/TMYkok6kbq9XFvozn2FWo0W28",
-	"+Ni4nwq52o/g9u8GR+UnNpG3vggbjhW5dvIOhOmI3jICupV2/3BUQPbfUcKoPY9N0C4UI0YmMVQpKDZg",
-	"Jhod7VVM4jett89BY3ReRZTypWAe7JaCBF0lHn+AV3jxWDv7noL9hWtyx6l6NCPsbn8N7B5UkFacUvRM",
-	"rvP3QSK4VQFd73B3/YhPvclV1FgD0p+D0pw3n1h3diB3KA8wWF1dEkjcW6VxSoVO+o0KcE75Zf+vkAq5",
-	"1k2G3/4QNxbcUZjEjTFU/8Jy5LSis8feWjXzxg3okbNtvj0Xil//u/30e+J4XnceT35PoSRmo+j8UcSl",
-	"IzTi0xb5CUNy1uZUIFrz7A57whQVY50H5CYug8SlDdqHJVSbnpAzwRQkDfrfCP5UJnMunEfizFx8a+xq",
-	"+pZwYNHDrZz8BxmaYcFScK9LilTThUAd3NgTBcEaAIDYj10X3LPW6Q5icXbg7lzWovnRkw12FbgrnZEn",
-	"H7NzlXJra4kLx3+oqDDrQvA+zH8HPDi3FhUeEZBpCP5foyOugA3OSdhnJGYTCaFxe4A2IkhPlCGk/AA7",
-	"ztWJAQAvBVRYo2bYiYBPcLOBr13Gl4BoSXQajYCEvhizi2SaxC4xesZjJjCn8O7saJ8CsD2yFXMWyNbI",
-	"5hMrXE4gkanRPHaLr3tilfPuwWiI3VULaLjLRL1HTL8rfse+SpMLOmNFlXGLXLvshpWKoSsDdBuuzsb+",
-	"dtLcdsS6Ucb8ZxqkQ5BbWcXzt688tik1HAb+u/u/9xsooy+JuyiwBudIppphYMullhCaJEwNuYXwKFWK",
-	"CUNizgyRKraw6QUQE5FMhWGKjLg2Us17AlBNa1c4U8xZAVMzS0C1GgLUDYM664ZTaLziAZYibrsU73yK",
-	"cXILOL7adH2TcMEjmqyo5SNXCRVkwKBuvEvCKL/0Skm47Ef7bVPFNVuJz++YucKBP9zcdTNwJ3b5F1YH",
-	"r/yO1QUl+OdHhq3TSofdbpBPXkY8bR9YhYmDAH6MhcC/CMVovOt8OWpVlGm2JT3S+J29xgT3ZwSd1AkV",
-	"x+5QNLr5rTvXydfuxGea8Hjb9qX9ju+1OaVmlLfazMCwsahtbNV3cxluZcIjztb7+K7cBRDBLWjjCJ1W",
-	"URV0wsWw4JgjEcBuBm7NdXq4V2Wdu09qdgROQqBRKAItTRIA21umAJEf1IzWf9HDiwRpNBZylrB4yOI3",
-	"KF4yUonlEOrpcbtTok9xEul/4Uc1uqeVCVLanfvouTk/xV+oiGdUj5CScR39Qycfqp94+Ow+KO6N/0EK",
-	"j7EL8ivVIzKiwuUGnLaJZpEUMfTwrTAfsBfn77eYAqjA16MVjy2MPWPTyK5uFNHmLbRSdh/Yyr/VsYVs",
-	"/bGkzwZSMfhbYg/GQMq4VY1PdDczsLR6d8zAZRxrMkysWe/M0tI0nH69T0UonLJ53bDwsAWgOdR5GZr9",
-	"dPhWhTi8OUK8kP4MkjkzXUJjqwPEig5cNuDVz9c35P/+//7fE49FSHKHOxpSp1wqkQ4Jm0yN1eGlIgkb",
-	"GKuEH+U82NS/uCzSAjIb8WhEBGOxXunF3mV7QXc+Dln3uCMBsmWlH374Xpv77VYsI7vXNyCZqzuyPDgf",
-	"sD+Zx6G6orJuTuYxMUPmavLq3sQp5b23qZqpKKFQDngh1QTRpLMcb0wsno1YFitFK4gU0Qh/d44oKdhD",
-	"OpNlAuSBNJirwBLtytqEqU2Y78eE2a1srAXWThsYbYX7T6txUUmYnBTg9FAMhTcrZY8uyZ5MikkRsYvC",
-	"dTkloQ9JYKWT0qYnCo+bMGGOsOuOAwsrr/xjuSbZOb23jLvM37ZLY2lXwnIJrU4fAoLpliTHBWjbDtgu",
-	"y2tY49x3z1FYWPFVGLATzK2OisixvE7nfiuV67AGsVMMJzglvFmIPiBn1ko3zhGWBhQ08IgKohnrYvOD",
-	"YrJNwcuTFedhCs06pd0jXB7+sJdD6YGQZjcOoixIsXhY9YO1/e2BCSI0S9GOpR82oaELYV0KSt7JCfst",
-	"58zKON63RkAQf8jVtnIsjvod3/xnJsh7I6u+d/2EnN6Pzpvn/NtWsv4VOcTgWbvCcV0D+WMprL/Cgdcl",
-	"jNitw+KgGmxuJx9Gfb0kgs2c4z9TUzPCF5GCtpjn33ykahzLmSCQ2uqSG3GtrPyAIm80Ca0m+gM6bXw1",
-	"PRdWeESMpMLwZJPO+lBH///KhO3h/P1b+wEufBowWNaa9JmZMSawvX7rTgN8S0RzU7TPyMC35AlxTUW8",
-	"3wMOxDY+j7P7TX8dFKiDAk/FcCmEgLcyVnYTGMgk4cnv7v++nrgTumfZuDKrzMtClIClvLLTlSlj+ZSt",
-	"Txib0C98kk4a3Q7AEDQacj9kiRtcGDaErPG1MvsjhNatkMbVWmcxDbiCBtYAOK0M7sjvHisDf/nXsEUu",
-	"eyK/JPt8qLVwgNf1IhuIawx6roCCpvC730IyiSEyQwUaggsDDAjfyG28ney/wvfvQfjvPNhTJ6zV0Z46",
-	"2lMbz9+3F9QBMqGPpkpovrk1y5W/gjSVTKCiD4MtiZSqS+SUAVV/JOU4IDHXo6OM144rXzMYEAnPo0kC",
-	"9q4U7E4ChAoZ0n7sSxKr/Ak/I7cJ157WLPvqbfPewVEGSsx/pkzNcy3GOdu2ynLfT/eXzs1pe+v+LJDP",
-	"7z7l58KK3oOvCh2VZfG5yUV6v6xdXL/KXVzy9a4xcsepu/kZzHHK//YkkndxMHmt2wU6hgjVmg8FlnlY",
-	"pVwxF54ZgQr+TJNmrzGZ49W9BlAX0miUYdIaBfzGXr6sewNDpGdhXO+Ec/v6kP63XcDAFooNfvFeCQSf",
-	"Nkz+Y+vJugvm9u7+cue79n/V/q9SUmyGXlVEQQEut1dXs5zYPcd+VvGTfGIF0l43oAuI8hQJQFxMonne",
-	"bm8rK1prqCkK4uE7Rvf2d4XuVZXg3cuAGpefSCdqu6UOAY9FYsSDwKRrWFjEyWfaqde6RX4Ebdq1H8wp",
-	"nBYTnko3A8JaTO0hS/fMkUU8DF6vWeZMKBIq3hNi93/43SBrWK1h9Y8Kq9fMYE6jTGL9OOiqZGq42EBC",
-	"8cld4Blk13o9yTZNqbl6GJGEH9XWXlL/vd+2k5RGht+y9cVi94W16KW9Fr2V9jXoTXLpq7jx3lcGSIs5",
-	"KbscGKY+cpFCLms7aAwVjVj2w1k7aIy5sA81bALrnCr2OZHDRtBIuBiz+AcZVQ5d9l/aczFVXCpu7JEa",
-	"8eFoRRje/VtfjaSRWRzW/3odUbF45Q2bTP1vhqohMzd0WHEymJ1W+3mfrPnkgv9vG93GuRUjEy7s/5+d",
-	"gefXRV0/yCGZ0WR8zIUVLAlTpDA/oKC4Dfhm6a/a+fwGMlVkJFOQ/IJ9MT9HGEaOIK24EAEknXPcK8ft",
-	"F912uxGU/vZq3d/OCPy05m8+WLnyb+X32ROhUvjwt59+/Nuffrh8/+HfL/7873/5+ZdPf3oRdNpB5zzo",
-	"vLr4879/fP/TLzc//ql9n6YThiqjfxal2Oe6kHbx+NzDme/wqTIHR4ZKtSTeqStf5XLCS9DspyfgyFfM",
-	"HkhQHkcsGidcmy6h7md7TqH7a8aVB1sPHfYyO8qeXENYwwLc+qIZapmqiHX994euOdOUKS5jHhGVipw1",
-	"FhpbQfgg62SEAsbf/kwX3qd7wjHMQ1bw6TlCTICt4KdM+btg2IVxzkbUQAYR3Jt6ZlXFQNbpC0KJYLOe",
-	"yF8KHexozPKGuGBe2bESrkmcMhIuiJiQUPsv8Fzl74aGjlxAT/uecHOa9f/Ke5ZNqdLIvsioRgeYnXE7",
-	"DlggFhOqkQ7lBGcMfra6mv3nfcMn+RdvCqR4TDlkHKWseNSawveoKRxKEle2a91B2C+PTa1g18emVrAf",
-	"ScHe8uTfoUbvOVTsFcg6UlxHiguRYpWpZxUsjYe46u6mTvIKeFapB5p6QYV/CPlRroY+NCG+FrG1iK1F",
-	"7DcqYmu5t1sWpq3Ex0FpmKqExv02Ie+Ndr4lIQ2ZM0NgC7OYNOWgKJKINjxJiJEkkhhlYiIgQpKphbej",
-	"nqAq72EG9LMJFcL+P1AmZZ3hBZvlTjMQAxe5c6v4PpooRuM56bNhKoKeiKVgAbFzzGLfwgJfTqRCN1R/",
-	"TlQqjoWcgUtozKamRT7KWyx181LXSN9u27X60USxgdU6MHGqC2439HatZiK8VyJVUS7X3p1ahv6RvDu1",
-	"6lkfm1r1rFXPOlvpED3LHtfzceJUsEORJCHhArTcyfDgWa7kzkgTArSrg5Ogpgo5OwpIKmJQ6oohUjkg",
-	"3Gjo6dnFwqpoxOI0YXFZdVWMpIIOBiwyLG6RX6UaY2k5FYSLcvCWGCkfrGJ+SoU7nT/J2eHJFPLJKKER",
-	"ab/uAvtdhpmwKkvCeHXi5r1ENDWGRqMJEwZOmKt+Chp2IhJminxC2U9/nmc/3a16lDYf3mV3lbnjw9kt",
-	"j3F+8J5ltaGiTjOwMna9ikENy+T/U9U3tpZ0kDzR6DZyYMOf3m+hBmY8CtaQbXilBxKIttB63E79taTK",
-	"5CmF9mOnE9eqescaUnWxnYqf5OwT8DWsk90FjEO7XHsms1qY/7HjJ59SUfCduESf/akSOqLi5HdDh29k",
-	"zNZHUT4xLZNbBknYigvIZqZDJEOk0yl4pzQJf5+x/udUJYvPDY+wANvucnvs0Z/UEyDhvhh8jstITmRE",
-	"ExJT39iPT9hRlvFlRbkUutzaDxuHJ4mcYSDnV25GMjWEEkhwIppppAI3hSynTp7lZMdKFBswPJChH3ZA",
-	"cJJCwh1PU1/G84D05472F/4HnkAnLGu4gV1fXRbZkLAvXBvs2+1nC1mA3SelmqmeMCMl0+GIWKF87FpY",
-	"K6bTCcuG2CKXBKvZ7QX2NkiO5+hKLDbnhrGWmoMPmYGOrhd2GLGEhczbqfsW3ySWjosSGon4T3B5WNCv",
-	"uyeomFtlD2mP7QcCXTE8094Ln2vnYEY1UcxYsbUpvGb/r6BprWgJ6/YeSLUH94SFY3BXQ1j7qmt/XqqB",
-	"vr0FBppuqjDxu9+eBL/3/dbOtrPb43sVBXa4y+LgGwoSuE1BKBwNgXhUgEn769aBAvtrCrPChLG7iMXH",
-	"OlOm9hdGsKtxg5izihTXHno5GKyvSfmBM0MUsx+ng4UW0YXqlP6coBYWOE5zlXUqBmhZbAkNJSo9kdeo",
-	"IEq0yBUdMsdaHkJxSwi7OIxSpaUKSTP8wMU4JJhJcnSANtIfuDbXftqq1MS42UOk5xomipWLYjzH95q6",
-	"F9RvK+MFDu4a7/q6zLO4XKmDIzxkoc6GQeaNhu85zrzb8MI4i+2GtxrqHYfug924VU7nG9jVD7TSnfDJ",
-	"D/JmAeQvLAugSqUW7t4qpRaXZEqHDJPOs0UrZopxMV5Gm7CXtttnUaoS+B92QRRL/tQDl3CvEVo9CNQl",
-	"xTBhXUKgMnt+/jmLa/a1bpf+jbdLhxqT2Eoj0GMd+j7dnulrnZrXaX8CJRPYSZwW8M1ztcJnSmXPCijD",
-	"uMWtkKVEsSHXhikWw2XccKu+31i13F02ZmyKZgw8glBoBwu6/MxKY/c+K6PzF61UtZtSEW7FdGo0j5kj",
-	"wCpLct///KhgAJ1fgLMVnuui+25smHngxJ1V+P0t6wlp9ynLMaPQw9ohqz3sSvxsJ2wbx5eQ1uIAiogE",
-	"1xJmO57r6YgOOSXWCkgVuyDThFHNrGEw4GpCptJQrXk6wQLiFny6l4XVPbLbNMR1k7yvSgJkqfCtUu6Q",
-	"gVd4XSbOvm6pWq2t8sfnus2+59xoL/EPkBv9ncm3Sj7BsiPwrNIMJJLGN1J+sKb5oR2IT0CEo+QjtCh2",
-	"rHjzAr2aPC+LhftI9LVW8OZ075+FVzatFHUCLaOFJFWEZFFGHsB0fcdMLuseaHDQ6VTJW4vdd4DtDyzi",
-	"MYt3DrYeZGvk+8Y1+0+Mxh4UtoOCA6n29+1AVYKZk5hFXDt94BDJFXguIexSUlsASBiYKNaGCN2oWzGe",
-	"45CwW2s9NGNqaDf78/s4DHoizLTIMCBhQae1/0SvEPzBfXp41CIwDPt2wVjsXqnikDRzQ6cnMkvniESK",
-	"xUwYThPPJO5oykZ8Wq57VzJhXdCIZWqsCQQxEgBgbIJxFvSE/RifziFngqkCtvu0Zffl5EHWSuaMh6/L",
-	"v2IB1nviHriOS/kkzJhsU+cCIrNTrjKr45QMvS3CYjRaBJuOlEzkcL5FS63Sh+8rjfVpiDu/Cb89sbcF",
-	"aZyM7T4ZZJIwaDClpPJb3PW5KQqKAmyouAgaZCVmZNkiEBDpnrer9w/7EUayNmEygeoDIyVJ5Aya8yxg",
-	"U0KjsV6JALWp8wS7cuF5J+B9+yeLzP00lL0YK2YDhxxkABXC897yCDyp3IZ4HFkKxz0ouI6BMsP0bkLr",
-	"VUIb9qp7xTVMZf4onJjHhd9vjQpKu1XPIubw78OTQMVA9YgcsJSMsUFxQCgZST3lhiYBNM4RKSu0Xn1/",
-	"+dMlpAqR36RgF4UkIg27P6bznphS5Rqu2qGlhsWEC8INsCGlYizkTOQPKTIitYhjY13N5dgTng8ci9/X",
-	"nEvEGTgAIWnSeOLyfPBo2t8JzG23BA7HMx6zizxfZzWbpEvwOdvkQDfsKfScKPWdDhp2vu1026WfMMUj",
-	"evJmxCM6lNs7rw3bq+e6Wu7QlnlDePlaFNu7f9rUxB27Sjz9YyphGeGHS6G6S54UUHBZpkg1XKdNnfyO",
-	"vonNvl+k3v25ipu3lA56/jA1Cpy2hj1WfuKuMaZWlDZ6PSvu7EOxEFxjJtdaJgIsTEOzFimrcyVHKqsb",
-	"EVSNIA07scoh1OgDf0FMZiOZrOffX6fOrKnKz07JfX1XdH5lxwoTyKAKBwpD83yxvmJ0PKDa+BrNRrfR",
-	"ftE9a8NUulvOS7ckqYhGhcuh/2fh8tO2vT27POZCQNVJdv3L8vXt09LjBR+OiqM5hT9vUVGST91e3WeP",
-	"jT2uUvYQGPRkq1gPoEPsBipxj+5IDVjjVcFnVneq2OsDaLbt86E3OVZctYN2FRTev9ITPigAf3SgSA0R",
-	"8s72ptX8Lzf2sx58ev3kbDy98Kp7OF9u6LCq78WOo9YoNjfUzEuo9ENrFnbugPnIhdGutCeScV7pg6Ur",
-	"RuLwCdWQuWY1CGqv/9snvFwOSDhj/V9UEvZEc6kkLMJ6sBa5gQdqYmRM593M5RPii97HIbjq87owHh+B",
-	"x56SKWcR6wk5IFm9J/5BG6nokBFv7hL8sj6LSX9OwoT2WYKlCoWqiPxA4xCALhyjoEcWLrJ5yAqt8qhA",
-	"lyioQ+FiaM0JDHMUwgmrarHW154PV5Wer/Xn3EC9y+HcOTCbS7W45DSr7b1ZUZO7jT/nhg736s4xdFgF",
-	"L7dQdvDqdai4Z1eORZHak1N7cnbR5DOXT3eLpxy9ttLjsjS+mCXMsNX6HBafAvpqI6e6ALdNOxyfq0fO",
-	"2+dHLfJGxo4NRECCiYIJejjg/gBDRMBdAJ1Km/mNA6X6YO7OMWO4Yqil7GKLPnKSmaNhWWfJAHWOBowA",
-	"xQUITkJwzwjUg6Z06HNyKlVgkrc8sePp9kQhxQuzLOz/eTYYq3Y1l1unQ92Js5VirlhkkjlkT8hCVzar",
-	"6sx7YiSTuEuKXdWPAhLmZDL2dWMucABAIxIGOPg4ZW+VnITkBP7/RoakCaXomt8y0rf7ThMpesJNSODq",
-	"8rMJGkg1scP69PYNOTs7e330uE3YPPPCdh3YHO/Hk6vqhE2woRzW8bjsoBbWzttdhbArtiTXGeXBqp0I",
-	"XQPXzOumfpKrPyk/IDub26WvKbZ2303pbM7gtKtBg0XDNbEnuDzOZTKkVUMC5qRtNsZf7Q2bx+S4brkm",
-	"UvEhX5i/nLRo5VZFbqOttiresnlMcYrkLcr1X8LtKq0dVB5ekbRqkeFw1YAdSFYe8Q9AjlV1sH02kIpV",
-	"Gu3pWff56+7z13eN9kbeZ6xPqnj7D0CYtsTYWROm1YRpD6WU3drJrMfb0RZkutM+SAueElnB99+Z0jjl",
-	"2Zty+O8n0JNyQkVKE2yymDeSxF/Do1ZmfDhbRE9Z9EyjKdIM1yJseESk6glvqVxkqSh2980UN8aaeqLo",
-	"AP9NCtYiYRG0QudyDgsU0tZS8SQFPWHo0HmhM84fOfChq6MLEmaHPntWEQHDCyzIcbJvqZN/T6xo5e9f",
-	"VFDIC0O4IAjzZJhCaZN/5MBl42MGz480GvUE9AmgCeGaUOhMKejEClx73YCzJL5vh0m7mne0lwQ0Omhv",
-	"yV3Qpd8l5sti/UVOnz6h3A6UIvvgDiTzhMU8ndwtm+8ncr1U+oHpiCZIXRfJSZ8TeYuQuF3oQY/32k6x",
-	"1iXLm+4euuTCBt2xHrndbi0rkgvaJWqS7sd7q5IocEqaJE7mOj0R/1rQ6dwPOzooqKytC3bp8d6jXXpc",
-	"h7tqxtxi2MqgxL5Lg7wPTW5hu23KPwIlMStKgWZJmjQzotlfPn3Q6EvXTN3C2ZscIRtoSSd6RuCUas8N",
-	"3RNeYDzTWB/2gH6FTq95YMeYRxRgVeTC68Y34TLB5QVFsqLE678sKDfLvVlIIoegZT4hZwzsevhGt59c",
-	"Igif0CE7+eeU2VetXIXTm87r7vOXbhUGPGFub6F/ofXPqb11gluj2ve+hs4uv7FGt/PqrN0+DxqpSqw0",
-	"ue3gCb/7Ge2OO/5VpvcEP/+k0tC+1r6rp+m72p0SVCsnu20LWVHGH7Qh5Abt4cQLpMN161Fjq1eQ0B7N",
-	"kEhFQuzxGKL2EsZSsDBXYrxQw1RIPUb9ZZUXqidCHVHxRsYsDJxdETv6TE+ambmjIFhXIKhHFnrECZ/4",
-	"6Zw0+OMFkYL1RPntAInecUUNSRjVBkg7sVEl6hMsxuRv0rz6+fqGFJcD0foIHg5f1hNl/1fmYMvhIWyR",
-	"X+0ouIbumFbnkYrMlBTDYs2w91VxQ5rQQK0npkr2EzbxXR0gfyGMmaE80eERZkEIaUZwm/ZuQFD2LktS",
-	"39OYFb13yNrp91c+g653Z5gtpEzNzwO4qUusjAgDTHHHHg609K2f2ZcoVUADRGjClCHN2YhHIzuhTJMQ",
-	"fms5YY45KHokZ9rT/qDrsidcGbcF3aQvqYo1pGvBWJEwBDchbjGusZ0Di7uOFXVClVWPQ6uhhLlaHNrL",
-	"P/v9iwPkPkuMxdmezUiCXMlTREXEkqRMF0TCyFlF4QVkF5uZ9PMJTSeyZZPQS1ysyBZBbZu58mbIX9FT",
-	"FhmpTrShg8GWjki3mAd3RTpuoB+kVGRI9ZgZEo1YNGYxBknw1De6jb++/Nvb04+v/+3q0rUo9CK1+3sj",
-	"Fdxqe28bQeOWJqm9/OxV6/kW+bXF+dhrP8wDuucWteFXThsuWTJVM1kew9b5vZEDSu7mAq00Iwsqb4tt",
-	"Gl1+XdpGAzpSTIwYbCbYQMHGrVUHrg+l/Fu0/QMr/wGIm9oE+MP7Jx1yO+sF1bEMP++2Zco6xT1cliex",
-	"jPQjGBx3dsF3yk7J14mh3kJgGX72AeOSjeAjxPiYnvAcQXgHEhRKT2GpoX7M3oLdi128m4o56tcs0WWK",
-	"n4e2BL1G1+oPdq4fUuC+pRDZCq7s4L5XxanOkatz5Go/Y90D/KAsCB+4GDt5FMsotbtG7z0keeJDLodx",
-	"KV6ikw1IqtHrVvQahpM0MXxKlTkZSDU5jqmhYd57E4JCPtHNXkXCAU9YGHgHQ0+wLxTqjagm4DrCezBT",
-	"znn0ICR01CVXP70LyL9e/fguIL+y/hWRirx7/5YM7L7yZQIM2nbqgNChYgw63GSjiVmUUMViYo9+AB1x",
-	"kEjdFVKB22YitSGvOq9PyZR/YQn4uihBvikRk7OzoPPyZfCi3bafRZMk6Al/13Pykf+ZNM87Z4T25S07",
-	"yjxUGz1TLXLpHnDa9lFlVCb37YG6jGO7K1Ek7NUDtWKbLCgXdl+UY4FbEOhAra7/kn2mdtUxzztintvI",
-	"PNx36xr52D8+WpqR/8jf3VLUeUd1mf09WatBXnppuVo76Mt4fgwlq41u48XHxh6cAkv7eUMt/ic2kbcF",
-	"CQ+ilBbigY4bBaRY87z9GgIlGLvpZsoA0YbO9dG+ZZav1s/FVl2zf7hTvqt6f7sBN5+Ze5yPYH0qH7zo",
-	"mUZlkTS50SRMVZLVedgXH0FPR+JEviOdiJBt8aEpemv27qJDBhWMfykpIY1mpln7DzhaXQDc54JCueZS",
-	"ddMqgQtPXBC4b6zqf2wPi5LJirKrqeK31LCATOiXYzpkfzrrPD970W63A8InkxS2WLjQZ7nCLXVp1uMk",
-	"3TjrpOqpO2TaTbDpFPN426J60KKhpHlKzSj3EnlNfNl/Vr3AfmOGkGLoRT2YOQ9vzx32SK3gmBaaYapd",
-	"q6jZSKLXfkQtMpcqwAry+cizM/TEYjVY4SrSLDKEbPTTr7WYK3WqrezO/+SW4eC5F/fymFczsYrfWIcF",
-	"6rBAHRaowwK19fI95R54hN9vdZTdy2akZDocHatU3FEodUlUKvIEYye0H2Iv/Zq//1MqHl7chCPCEhaM",
-	"QmRwZtjUSvRuI+HDkdGgbfnOiUr2mU98jZgwihE9YsmgUbzPzhUXpUS1LQp44hedxj1A1VC1yvHcyUWd",
-	"u2Sb5MIMZTW0jDYsdh+KM4ez+FeUXjCNDVcAldeujotTaYWRnEztIP8iZUzwZ9DQBlRoIkVjWTNZeE8R",
-	"Rgtvq1poNS4vUTaeX9eDdYUhfTHrvtzunNKHX3q110iimMWU0gtA+AKzip/yFWt6mq2pv2ibVS2c5fcV",
-	"t2S7fNtPCxqeXfqE6y34fxfO89re0jpNTC3jdl1iU1hKi9QFmVH4y9MvulkplE5KkuEA+XCXzkTtz4mF",
-	"SjJm84AwGo28UWzVfZCL8GesPmkuUJ840ltpRkzNuGZHFy4q3BNAXmSVEMJjvSqLDjogeGAASQwkK0x7",
-	"xyX471c46adMDaSavEfXPJdCFx31AaEJp0AUORgEG7Pkiqc7W42H8KQ8vri+F5L5b92rpV2rLlupLlx8",
-	"nio5VEzrWnk5iPLiSEyKqgr+VCsi362xvTMLe1dGciRVXNJ7PI5W1n2WpePDrOcTPBGHCgJcw9tdy/ZU",
-	"dF0SvT/MqJxkOfswWSwO0FlvlRUs581qW4G0BNScnkiFvx6f0gwBdltI0DhmcyRoDIG0HIpMCxPUylWX",
-	"31Uq3scBKeFEQFyTyLDVE/gRWF86pFwQviY0sCPVBl635IvYQeSg1ghqZ0btzKidGbUOcbfD/vA+d5QD",
-	"D3Gk7EaZWN9g5J09vnG+mRfr5Ah2PLQi3HkdINaOzoSIJkmhi3JzsTF9T6xosQEPOwpIf/4w/rIPXBcl",
-	"rG48mNZ9XVJ2IQzMt4AOF62ViBd5FHEZQLzkqxiupdRulFoiPYpEcp1p12+Ke7CbF7Zt1VaatVDYC9X4",
-	"rAwgB/VubyAeHy6gdJdIFWd2k3ZuY+TfJrjFrXWS9bZ0dWi+ey04luXAWWs9kfWrbHrGozi0+ByzAU0T",
-	"c9QqVFKzydTMyYSOsW2+lQZliREQpAVyTEyQDAaCIL9kXUYWlMdzKiJWJS0LyT6LZ+mQuVk12n/7aH8/",
-	"X/4eC8hqhaTeotsrJPfYxXepHXutrCtK25rHu85VK/B4z0rSvaJ6tqhM3Mti3py49rNgJZs+ZgMu+Oqe",
-	"3vdKXntw5lotO2rZ8TRkRw3me0vK+g4SsnwyVioOxlpybaiyiAEpUM61WYoAGyD1MK6K2dq72AsLUAvI",
-	"RyI55SwOiJYkoYYpwmJuNIklEdL0BOZTuTekImaKzOh8b9FH+z37CD7e0zTeLqxXGYJWfOZeGzVl0dM6",
-	"z6kWvHWe06PahYVaklqd+GPbhgD791WDHhJOZf2RlGO9setTMb36mSY67WdX6IDIJGbaYAeCICc+k6mJ",
-	"5MRHVbkiCdWGxCzht0zNL3oC2STwb5pFihm9zoWOhqacCWtjkquECjJggHxdEvpPCEnzSklA6h+FYWqq",
-	"uGZHrZ64tkoOzEO39CnHMx6zC7IY3yXl8O6QGU3O22etnlgdrfUz+BDbFu4ozeu6PeVvOLkuXV3mmK8W",
-	"r8OBF59TNW5XGukj20KnlTiVJkyYT15i/VHCfrig5dUpoojfqeucS96UmiZUHLsDZjWRfIcvgIpUw90H",
-	"Bt2G7EN7OPKXm5ura8JEPJVcGHs2BZ2wmLBb+9w8Z8PQRA5TFng2hiRxbUH+o9f4l17jH2GrJ5yMh0kl",
-	"EVWKO95mzYegWSAMBUDudOHsIoQpq26wuEV+QPyyN4K6Ci/pCfsQwb4YHFaLXIoys/OI6oxZ8bRdXiHk",
-	"k+qzuRQxlqXcYCs9zD9NNSPhyJipxr4g8KOQhuCEgBmXMcokUk77NBrbWVAMmvDFhMax1YuDnlCMxoS6",
-	"rFfsIaKAAlITbrqEkpEdIBMxNGgRhBKRAjRyWIv3V7fn/mnwZzGHPtA9EXLBzGdqoI0K7G9NmuFp56z9",
-	"sv3i/OwsDEjY/vJy0OqEYFn6cVr0nab9hEfZc33SrWsO0xPU2qapIjGL+IQmbkga2snYIb0gCTdMYRfl",
-	"f6bxkMWkP4dvLA/YEIvzsUYjk/YEJO3C+9xkBHbrlMfDrMqfzEnT5Za6TFtqXOTXCzRguuzT2C5ckaij",
-	"7bZhMVPYzi5wLX1r8s4Fp3EAB7W+8fhbVCt16AHDdCjkYNCy2yVmsQU7ZIeEM9Q9OYHJa42o6kt1y9ns",
-	"2PXu0S33/BMtU71tR2U3Kfuy1XXB+32navDGXfd1y2+IV6oEd6sAQV7sjggKPZKE64IlIrZvk8qdiAOY",
-	"Ut+ZNuJMsG3YYOOCivAZIOWzYtCUrBE0mFJSgUehLA8jKhytUi4U16kv6OPB/kvn7deV9/SP8O4127c0",
-	"Gt89y0rpRenc+qaZPLcAl5ga2qe6pGSCUeJ1TDtt/iK7gFYH6Vs9AjvQSYWdyWh8bAVmXjORbRJ/8+e0",
-	"8Ip8j5SezzUpXHVBFDNqbmFFGXh2cVM8b5/BIgv9lvLEdVEqj/uXTx+eadRuIpkm0IXODj6R0sr0dLpi",
-	"uBqV7g2j9Tv2zqdfEDt60BxWjX03W7owClBsVg+FCDkjTUp++OmaDHC6AriI4l3AdhpLptHHz75wbY66",
-	"JLSTAh1HwhXzErbIz9i6ZM0CdnsiXLX8VstRJHS+gs+pGAs5E9AqsJiznWkhODzcclaja/XEJ9gZdGCY",
-	"IiH84/jS/iO0skiKWKMiUxA/hYtWWB94E0mF4YlTlEFIkAmd4343ivu+cH7RJlzwSTppdDuZAc2FYUMG",
-	"q7WUPo/2jdVfi4aN02n2brCtdQJl2QF30eSaBQXANyzMtGEy4tpINS8ZTB5ms1ARGXDB9eiiJ/4zZanF",
-	"EOFo72Mlp1MWf2v6MTLz5vrxN8PLWztVNnHyFrf6k/WnVA8XUxONls/2G8eO4fr4E9eLCkCJDHhimALn",
-	"ypQCmUYzpJHht6xLIBwUHsFBU0ynE5bhAAea4B/RVQPQLaMoVWQ24snixFqJAc+OAQGAbRufwmIMPyMZ",
-	"MVoYPeFllKP1sOa3YDMcep/NfWlvwsBJBKaTfUuRagRs8KNvDWR+gXSXIsjcl1cEFtDH86q3mojvae4+",
-	"xB++lTt8C8P3nhZv7fN+WB+jA5hTtUVUW0S1RfQkLSJUPTLl4tE1rs0G0UmuzGyMkhfH/EyjW0uxyKpP",
-	"+RMCq6Rk4fJurmIFjhMNwjhmxHrC3mvveoY/pzogIzkjifQkacawydRajnIMCshsNCfcwB5eCFVZhWrM",
-	"psZuoJ44a5OYzr/lYHv+aVsHIT5Az5mH0Y5oZyMXdsVG3aQw3PvH6d1D5pe47FVD9QVNvNZZnkacni5C",
-	"xRJKfOtG5h2Aapg+GPGTO0Yaanw9nLXsiEJn6zatWCbh78VFeh9/DY+w+QPXC64vAyGuoCdmI2ogWcAi",
-	"edFuBpi0PzjDFxML0Nh1wWgXL86ypxy4P9M94VSBbkZOYW/WcxGNlBQyxdxUA6XLVKN4yEL8KEFQe2lm",
-	"rR17wikCRy3ygY8ZBPK9OOGGYEGFJmFCtclxJwzwl2uQRpiNEDqN6Y1MhQmDnkBPIKHTKaNK+2ZCmV8w",
-	"4dpYUx2FVP67/STDk4RQctpukxFT7oPd1/cEzx7Wl/H8WxNeNywTXoelzCrKrgqhZDvuTOJsa1UviazV",
-	"IsrvPO9Edktey6s/MscQs6hILC5nIHEIQ0Cq8TGwUqzX/X8qKPQ5yD5vt4Hgz+K/7nqqCQuhWV8N/Cfq",
-	"9qEFxdXo0hMFniHIRYKcWf0wjiGpxj/jdy3B0WJRKLyRIx/SM71tnymo/oA+U/+Z4iK6IktXQbJNX6lg",
-	"/eCyWd1+hNAMZdUICyu1g2HavYQMJ06ScWfvlcfrWrqsnDGsdqmMwn6NUWA3vj6UbPE/fsdsq7yAJEqk",
-	"LrUhurs+dxn/EzljigypHjNDEitEZ1RNCOWKcAGTU1iH6gtardbkebuxukmQlklqB/kT8EW66pb7Fz25",
-	"Byw27nENc36QMpsBI5X9014omvyOqAmaDpupnUNBQajlDZeeADlTPkRs/z7lLIJijmyUIOvAf5VDL3bE",
-	"C6DjrQgviD9YnnQJGuiFExbzdBLuq1LUJWRme/2QeaqPhXbLCLYWWrZNbPXzuNcy1FqsPBmxsrV6cdhy",
-	"ylxDrysp60pKrBImtCC/KkrYhxRRLu7BjQQ72cAeRKpTkG4P5E+voff7hd4aDHfMUrMtqjwxhpoFoDrx",
-	"u/cwsRi0Esj//f//PyQsEHi4X1xNXhySJpbQlU9weATpiPiMk6X7eyLMGmeHLXIp5thOjEBOJzbKAGYb",
-	"OSB2vEnCEoLZzQMlJxAeAu8M/N+MC90in2BEXAzJgCumeyK0E/oZwdwPl/w+86czb9cRkALifd2b5XOj",
-	"qMA+00/D+lnE3MY7BETFpgmNXMqIB1A/gfeAwfy799p7bJ2kLKH5WS4Yv1vZuXId90IItLA17iVfz2r5",
-	"Whsb+zE2PmKBwJ6NDT2iip1YaXDyu5FjJr5uTETj2VMdexPpsxGHeBo8iSRcjLvI/SbohAUkhqwzHUll",
-	"/+NGFJABByYA7SnWewJPZM7pEkmlGKSRE4p3tchPkvBYB0RIH9BiE8oTDawILp8xIEpa4RojUcGtHGNf",
-	"jTGDOgCoL6ITRs7b5y3yiRp27INiU6ZIlHAmDHl/tUKOQvF+SJpCkkixmAnDaXJB1NpnrLavru1Exfn6",
-	"PNjMslNcwqVG0PDzi306sqm8jNxiOpMiUtzwiCYuUz/wLaxuZpKkAjCPTIGbbEAUB2bYjMrrR8iusMOk",
-	"XDBFEtoHlQiWNPYl88y/8Y1MYjKSSQyBrH8EjQn9cm23RaPbeGGfy1QE39t4cdY6w0lJE/vvAeUJRKbw",
-	"4rPWq/zB+IEuQgEtSfwHYZ+u8SraNFGw0lxGgD04VOsNnGjU2A3VZ4mckfPOf//XW9BRlybQvdA+7LMb",
-	"+N1zmg/C3bLNJNu59KJraZLtSXQcZx8pF+SvSEhQlIAWnhKGy2XnKaH5LVKYUTInAyljoumAmfkWdIOL",
-	"+3xPAu9xJNFpBUl0I+VHKuZudPrBsoBFKSpL//GPUgIDTOwyFhcEBGLVKumAf1iSCEKKVTbjilRkgHmA",
-	"03Jw+W+T17f9685v9N3b+d+vO+3+qUn6vHP7d95uf5x3/ml///dff2r//d/+9TcfhJ5SM8pj0PDQJb7B",
-	"UuY3/fKBiaEZNbqddjtoTLjI/r0cKwcj1cn3Yy7sQ8HIWG0xYidLDZlYWtMhtumw4uJappoYRicXVvDQ",
-	"KJKpwAYgLLaSB/PrTtunmFbm3kS4tkJNKndYZzxJih0fSX+O0qtFPuRZGc/LEgT+NZKpIs3z09eOEaic",
-	"eF9k96kgr47Wk69c41S9dzN1UA4WOzGNboMK+j830Kk0goZbLIvX0G6TmBlLbhkZST3lhibE34OLAGUa",
-	"CSQmkphNpGd5MorOrfICGRNuP14KSt7JCbPbVapho9v4SzYUD6QQZJVTHkHfRx6BBS8V6Zxi5t4WcFma",
-	"/a2MzdPtJreawdaOX8NZhDzPJcun/Xpry2fxAyPGVyfufXLvXAjvWF0NU+zviO/kF34N8ruOr2TCo3nl",
-	"m93lML57yaXHN3i+NSaRpyRU31gVKzLEfabV9TRNSvny9xSqC2/9vdFnVDF1mVqx9R//AC2NqdvVIvdK",
-	"yTj1ZkKZbIpOeUvLNOeWuu00lvPDLkkiI5oQfAVphkMJMNk6iSYx0FGFR6VHd09O4I6R1Kb7qv2qDc/9",
-	"RzYNy3JzyLVBYRIA3d0xFwFqCESxgWJ6lDXSsn9msdWqU81UAWs1w8lckeBWSJbWgTMO+wpT22P372lC",
-	"ReFpUg31ikddY9dFLxGCTEjogNwykTJ9lKXJc0UMnzDymxTMKdtzMqXK6FY5z3DViz6CcaqtKZowjZ5a",
-	"TP5GMZSLY31BuLjlhjpGoOzRaN/qOyaEXF69J2M2x/o9PdeGTQgUw+GCaNLMikRxABfkLx9eEi6GTJuj",
-	"wvvolB/bB614ISRSpzE3JJFDyNMBo2SmuCmKS7hk1ayXGAnlYIF3EfJ2SpxJSFbil3qR9wNXvZC8C/VH",
-	"2SiyNNzV3+G4HfPyfyNXs0N1sUUcEwZLCOzuvfr5+obQvPZhyOwwc5pGJ0NghH0Zzwm+vw/KOjzBM7qS",
-	"aESnUL7Rl7cMVbLyBxw7ypblz7hSdoFjYs8jaf7tE4lkbHeuFKhyFAICMBI7a1ad9XkOjqRQZREHSnRE",
-	"hcBHFnd3RFcdyB/zhRtR1INJScUMNrhECo93qLn8gl9pkvQlVbEOyISJlPh/WCXt2CppREeKwQkec6nH",
-	"OOOaCQ2OW8NmdK67RAEyMaeA90QkxYAPU6d703jC7ROmFLqyu16AUPR8bDdHDPMKu1AQmtr/WEvfZBSQ",
-	"XBE5E9611Ay/HMfMSpxj+AFreoAV0/EQQ8THDnTEKFBjJgAwI5hKSIT7lfWvZTRmprQh8KmrdsL7CR0y",
-	"TdKpFeksBgzAuSLNiGpg/qFuruygx2x+VIKYmNM152RKDaxYxIRONRngV1vouD0llz/ceCPJhbQybdtu",
-	"TTWgESNMDLlgugsTDeCug54wigo9AGz0pUAArlxHI6uQ2M2ZJEwNvcYec2Z8avOETqd4ZMEku5UR7acJ",
-	"heLXnkgF/v3YrhtRzKrpfqv7jXBsH8cNpwIllRwMLCIVXlKa+ijhArw7K1DYG1A0IRC9ARbWrK+v5omd",
-	"vvKeDAj1E/tME5EaxdF853ps/2bnCZyVFP9d8FoR9iVKlZ3FC8K+TLk1cUkijcaCLGpIRKe0zxNu5iSh",
-	"ItZHXccsCxVPQU8gcaJrS48J9944IrPsyLk6Mjllwk6ekKmIctbTsESJ6craSlOGc7HqVI+AT9a98ZkG",
-	"gcrtosaQ/NlnmsdMk0jKMRfDbqHFclCaiUQOdUCihFEg1oWjnSMe3OUbfMYpQxZbOGkgeb2zCw88u+Ux",
-	"ExGDJYuoCMh0JI20u7AnCi+1qyGkYUDF6s0xYtcJ2WSskmAh3r6mzyI5YdqtJrzVzqa2jwztLZ/xLyHu",
-	"mztXpDS99v5Vs/vJKpiq1MLA7kNBPr19Q54/P38OfDVeDLl3ZQrOEW6hCR0z+ChHB2CnEFh1FHNMm24U",
-	"SqbGHu5V0klitFT77xokUirSlL7DgpTjwJ73kXspvi+iApwjGjVEYuQFvn8kk5gp3wmbTYoCxL9qxTCg",
-	"TTeJZZROQOA3P1I1ju0BQD5RQM7SCBIuxsTIwvOho8VKPXLEB4aM0jhOmD0wUmcxCrf6+MzCs9zFKycs",
-	"4ZEjfR4MAJa86mNtAlTiYkUHTiUSyCKsR25v8ckkBfvxyFXqS0KjsZCzhAFfMVQ64vYcSBWxAASyLutu",
-	"UzeIVUImdzN677AOCs5HjcEdx16sIW97QpquChM8835SfFAiwEObxYAKoR6Yt6PAMyXnQaWMjxt9na62",
-	"FbRSJoZ0yCYZE1RPDJVMp6UxQpMVxdhvDMc3sxM54IIm/Dcgg8vnonDbKu0n16083PviwmIVThMBlAvi",
-	"U0cCkqVxSEWyBJKiQM7Dems29FLfeXeqLBxK7dAQ3FgZDuY2kkpFLqOKGnOxA8QabSDbcZG0IjwyeWtk",
-	"5MOC5w6Fa1+M1l/ZnDEUrMgvx8W+EGWG5bW+2UuRs5J4eQvfzuLuOjmJ/ZwHA9QXQQ7DT0XpaWE9Ysrw",
-	"gXOXkYRONaL9GukMOxScrT8UbYgy7Toqxsjwwn3BtlQk/Jew1RNlg8hucCwsdDJpRbnxhcW/1QYE0G5Y",
-	"K2gw5469wy4ETMYqVy/MneNkBva0rf28cNdfwNSpkqZ17Ufjb3mIX5gu57ucd7rtduv0OaS8UENL6TR3",
-	"uzmj9uvGqjDh52wjQbDRzrDB3knKNXTcuksXbAO/BAVa8Sr+WNZut1+gH7riO9ud6q7Zy6VNUcXv/G//",
-	"tpYDIQ+MwJ7mgrzyDEEXvkUA9koAO5lrwofCShEMA656cp5m5zIFmlJBPGb1a46gscAiGUCLvMfOC9Lk",
-	"3EKb3IKLa7VQJeyt9J3XCltD06JUi4tbySP2eUr5JoAk/gbibiAzanVrNYZoM4+/Ycjyn/Yev+yK8u8X",
-	"uWDeqyJXB+KoMClVbzmDeJWhyRtscnD+6vR5u10Ap9UbrzpIne4NpN6s2wY1ViFWrVu6R8es/0ylYZ+x",
-	"WQvbjFroF/SXWnXM4xg8JCCzEY9G1oBAaGKZBvodANrf7Cdeum+vIc1DGqx81RtOKwPawq6sDmmdvUPa",
-	"io1Qg9oCqC0t32PBWu5eaGUOg42m6qJXAmjYIKhsdbKi0+FbBbD82976r/l+4Sv71qqQxIrG3srdUxl7",
-	"Ou29Yc+P69awRh5EnjUr91iwAy7ZeStzvW1So/Ba7y8GmFlwEmugIvY+4G8YevBTr/zXfbewg99ZFXLO",
-	"G0HDrX6je1aAn6VdVF3tOdsb9FytWsMadhB2VqzYY0EOainVIAdSmqTK0qELGs6QCXtiv2kNBz/n+4cZ",
-	"/M6qMEOxDCevIXuAF3xps1VHppd7Q6ZPq5a9RiZEphUr9ljItNh5dQMw5Rk+dDpV8tYXAv6TRehh0ml/",
-	"wo39f0j7wUShbxiq3Nz8gFPz3SKVXXq3mfzC2r9yZhwhQvVon8vBqnrLq7z1b9Vb+lshowXWAjIubvbq",
-	"wPhqb8B4vWKT1biIuLi8Xo8Fi0bReavEuL0OFfPUWcOjMTPF8GD2gG8YBO33ZSP/fo3C+wBXdf2sDyQY",
-	"dntUfcPLIm4t7MbqsPV8b7B1s7wtatRC1FparccCrUK+WSvTxTZh1xBT3wr3gUfdLRiZMcVype4bxrDC",
-	"B177z/l+Dc9UVAWZ+B4UQIW5rPqaqIhlqzdpdUh7vTdI+3XtLqmRDZFt3do9GsAVOv+sx7VrAB6RzEl/",
-	"TkIoLbursVEYYJ8g6AtU7goXkLUtgmD+8haS2vcIt+B4L7Rs8mw9JtRAP0r7Cf8C/W4Pi6D4gBumzXcL",
-	"nOXeUdVo2jolaCtuz+qRyP1lQfy6uGo1kDkgK6/Uo+HXMvPkxnyHvPiqwOxv7Ut/97esk+UU9fgt32+e",
-	"w3bcjxGko2+tluX8pdVe8ryEXCs2ZnWV7Hx/ALZ6k9Qw5mBs5bI9Dpp9/fr/BQAA//8=",
+	"7L3vchs3ky98KyjuVoU6O6SHlGRbcm3tkSU5VmJJjiTHeRJaHHAGJBEOAQbASGYib+09vB/OHZzP7zW8",
+	"5072St5CA5jBDIf/ZCXPnnOerdonFgeDARqNRnej+9d/NGI+nXFGmJKNwz8a5DOezlIC/z5KiVD6H3c4",
+	"zYj+B00ah42wc9Ad7uK9VhiGYeuF/p+X+n/C/P9IpxE0JpTp1pIwyUWfD4cpZaQRNKZESjwijcPGNTxC",
+	"I6zIPZ6jXuMjTictytBM8AGRvQYaY4kYV2hACENjgkWChoJPkaQsJqizdxh2G0GDzwgjyZFqHDa6Yfd5",
+	"K9xthd2bbnjY6R6G4c+NoCGI5OmdacOyNC1+eT13v0hyRwRV88Zh4x4LRtmoETQkVeRss0ljrNsrrDLZ",
+	"OIQx6b+zwa8kVlvQLta0U/OZJlBC7mhMGl++fAnMYkhvNX75x3L8vZbj05egcUyYzGA9ZDadYqEHeskI",
+	"mmFFCVOIMjTmmdQkLhYMJ1Oq1CJxOnuH3X1LHJymRIwIk43DXxozglmmZOOT+53qral7WtIqxoqMOIxm",
+	"yHnSCBoxT/TgXzzvHux3w/ClXnM8mxlaN+54jAdZqsevVwHHinLT6RHDs/E8xZ+pbASNt/SOwAe8dYF/",
+	"Ep/MpmP9y1wqMtVMdXyjCUg+6xm/h3E2vgTl8ZeHnYhs5A07fN55WR3aFZbjylimPCECq9JoGFd9PJul",
+	"NMaDlPijuvrp4vLq3B8YozFNU8oaXz4FjQHRzHHUCBoJVuRy+JoKNW4cNjoHL8NWuNfqaDZPKFGXIiHC",
+	"LIgeb/GvxmHj+PjtpW0Gg445k1QqwlQ/xmLAx/MEBvxp+XqsoOvp+7Pjk7NTj7jHef/o2OsfdV6GIZrE",
+	"OAW628F1v7048geX8vu+5AnNpk82ni4aCTxFtldN1rWkCCrj2HSPvmgEDcqkElnBIxccxZzFhCnddYLk",
+	"PSFmi3C9aLV7cFfLKL0HZymOiYDVvcimAyIKqSS0DHhPBOUJfOd1I2i8awSNE2BInolY0xcnytBLqELI",
+	"OTFCiXocPQiLecYUEWdbCP5hikfwFbNd+2bnzbeg76AD9H0L4uxQiYwEjalgekOEYXd3b/+5XgCGp6Aj",
+	"DPGUppp1Ti5PG0FjRO+Ibvrd0YX+c0qTJNVU+OHD2cVF40vQEJxrBtqDTSXJ58Zh480jRH3GqF7QvY/6",
+	"3zO9b1essJHgguhWZRF+hBi5RzIbyFjQmeYmdE/VGFElkSSxICpAcszvGdLMVQj3PxpaPt3l9IlN59Uh",
+	"hAeHYWgFPbkzStcvDazP9rZ9BeY+Ynw4bCckpglJ9FINMU0zQY71+jcOw2Crsz/FUp2QlN4RMS/YUf96",
+	"bXe04249QX3ijiWJ+z/9tnt3cPP71R57N3sZf0w6w7fy+eg7vDs/JWH2Pb1U+5MXP0y7n38caKKLtHHY",
+	"GCs1k4fPno05n8j2WHOzuKPkvjWhKh4TJttWw3wmeSYbX4p1OGN3VGFN8boVofnTYj0Un8Cpni/BBkSP",
+	"BUkIUxSnQHkBxCVTTPXgJZ7+9xVD1mv2eUYFkeUvHJS+sI1iAbOykjZ/ZX/wPG69SF6S1sEw7LTMBnt5",
+	"gAex5g3BYftMMcMjIvKNArPZaKt8ChqGcIf68/2D+Ifu4KcX0+9ne/Kmc/fzS3a1e/+35+Rt+Ou7ffwm",
+	"6Y4+0MvfXvw0gbU6MRx5bRi0slAM4dlM8DuSIEE0Bf21sby8sCf3D/cc5WyTTalB7CuScnbBlabKe66w",
+	"lDSboi4aafk/pGJKEsMyjMzGgqd8NG/7xzcwTvXwvjq9OHrnH5CCMJyWBbL5Y+Y++ciD893lMXzJnppX",
+	"+juoO5qiCwz/+b58VGw2jq84OFcckLuH+05JrTkgG5dXJ62Dg06nUXNM+mcjdO+fjhUZne+k0nnprdjZ",
+	"NrPbrG1y0Kg90wxbmUXR3zeclMzlbIxHFCO9apkgr9AsJVgSx3IoXw2U0ilVmuGsYXC2xZn7aHPH7UNj",
+	"8iyxOfYPO47SeaPNJZGRBnCmUCKrIjsxT0iC4JQLEEb6BCMJ4owE+n/QbxnJYISeeaQUmc6UbxgmmQCp",
+	"f54fUkQInutj0LuW3JUT0z7ZlNi7m3PKULc1Y1+gaHi450xcvRSadfJZSu+kBQPIn2u1l85hGLZ3OyAU",
+	"PQK8DMNOToCGolPCM4XwUBGBXspGQY6qQrEVMbpbEKO7khidCjEMC3jECNdSQnNoO+wuUOLFEkb4qpl3",
+	"tph5Z+XMw8rM8/3gTb4b7oEeegJuhXdUquouusdpOuBYJAizBGE0JSxD8ENp28RY5vsFBNBId8SFFjdW",
+	"oWqkmCUyxjMwg8f83rmTjLaqf3mLWcKHw+I38y6cOiNBU33qSJwZi1WNyRTmhcVEy+YNNK9NJfF+4azK",
+	"598f8LHVY68JYQsU7xzuOl4zZkjjLVcopYwUNAQRTPUS2Amav+qGvOdWb1sbpN7uKKgAFnjtaiV4/h6L",
+	"/EF58WZcKIGpytcu950Uy/de0Jjkv7j1SelorNYsUHfLBXpeLJBmyL6jrr86ZhZ2Ld7xwWBeZl63EkOc",
+	"ytJSWEPk6QhvZgcb7fTOebmLTXZzz80RJQPE04RIhYZUSFU5l5azdYIVBvNPb6hNx7zKIfsEjs8vy+Xh",
+	"JotMwjDUi8zFaMNvhh3j1FuUhJ3u4W7Y3vcp5XT2sp6yrXaX7G6tUyXdwrbe9JXO1xB/USvZlPwvtya/",
+	"ZvAzNiJSHSVTqhZNs2RKpczt59ybbI8WUG5BM0dNSUZTvSOQJDNsvGeDubbCNYfKHd+qK24Pzq/fPtz+",
+	"e6/Xy8Kw+/zh9P3Z8cPbo6vXl1c/np1+vO20u+2Xe2G709nb3Q/bnXZnt925Pbu+fLi+/HBt/kdzTrgb",
+	"dsOXu2Gn2wqfh+HDw9HJze1R2Lk9OrnpH4Wdh/Prb2HGD+8fuu39dufh4eHo3cPF6cPDh4uz48uTU/Th",
+	"5k3rZY+d/njxoF/we9UdPnx3fX528/bW/O93l28vvCbd/TDssfdnJw+dh4fcEri9vX17fmxmVjuRdsc8",
+	"PLu+vD2/+vdOd7e1t9/SuvLt7e319dHt9fXDw8nl6e13Rxent+D6ur29vX338NA5eBmGe53uw5uHh4dO",
+	"dxedH51doOub29vr06Obm3entx+Pbg9edsK92w/XRw8PzW74fGd/f78VdmAy5w8PP2pywEB77P2PnYfO",
+	"w9nD3sfbvU739kiP+/b2Vnd6u/dwar6xd3t0c3N6cXJ79O7sWP92fnryoB/VPj678L7wsOz/qiQ8eqcH",
+	"8ubo9g3nCTIn1vz27bsXYaf74iG/jLg1VwK318c3D9c/3l6Di9I2e/ngXUH8O1xAmH67DydHtyciGy32",
+	"Gz7v6D6dN//WOPofzi8frrAc99jlyfXDycPrf3/37ycPx8dvL2/Xes1vnWf737vfXhzdlrza+bOHem9z",
+	"j20vPfJtfEVkli6ohAOs4jHiQzTkmUB2+0l/S84Ej4mU+nTdg4u1LFXGt5EQBX4u46s0AtheSMGFC1OC",
+	"pzBUt8kaj/Q5L1rSIFpyj6tTwLa0iL8EDZ6pmINWATc7MHLrJ7CSAk6iYqo10+rmI9zf39fTBJ+FIFgC",
+	"TRIq4zEWI4KGXKCMTRi/Z+j86gIVzUsjkRNqvTqlkeyuH0npu/Y5oglyj831qhpTLYtZQtkI2Qst8IRq",
+	"0T3EMU2pmqN7LBFOBcHJHBU8UBpokpl3yTqi5WM6v37b6iLNA/BxTRccKyIkwoIgOFHYqPwRQX4lsfLJ",
+	"oQ+nL0HjHHxfx+BgKzN1ymPnX4l5QpDxksH0BGnZhUaKIzUWJL9iLXF99T7RuPHOL082vIUzTrQhVuBs",
+	"1xpgnaERHhSX2FZ/A+/UCtNkrzBNzLRq/DC5Mun5Dzd0B/M4zoQgDHT/zl6+qeTRcGiW4XAXeMwQ8YbD",
+	"35v7I895Qoea+iVqwXIS4/crL6WWdi0Zc71+mjRUUVz10S93wGOG1zjgf+WUrbYzrdFxxDD6lk/J70/k",
+	"M89kVQSu844ZAsktKfTL/zUk+gQ0YtlrbRNeG0dJmVSFyYiwQp3wcG/fygpFpyRAA6LuCWFoIAieDLFU",
+	"IDLSjMXjsmwwvg4TaFBY34nxzRREggsFiPEw4vovss2/1vBeZmZ/CRrj3KmjJ6+flSb0R4NAd3AzWvTk",
+	"KAgeev1YSzAYKXsv+EgQKXPTnSoyhe6/gMWi+xwIzBKjZsTGEPqnN/sHp+FrbbEJapf3nzpvuge7L3S3",
+	"zmeTszX63rK1fjoTPMmswgIXCUTcEXFDp6QiSJ8f7u17npstonzAiWBHcY4pc9/XcpBOye+cwX6ZEkFj",
+	"/Ox4TGM84iYu69yoYDfCHp1l14JT0LTGpsYEKWhW2uz1+sk2DljKEvK5cdip02rqtBSB79cabPVmWaew",
+	"yHadJdZ1llhPWLsp/76xm27Prx4eri5Pb6/Ojt8eXZ30hLNS9k9v9zvh7etttS/dPCb0rv6Kv5NHmf2W",
+	"EWnUy71hJ+7iAxIOXiS78T5+SZ4PO0k3Bn8LKFZHhV5lw1mKZ2+sjqV5NKfQI/yDNerhFpr4Np5pyxJh",
+	"rSpeo0I/4nLq8Vy0uXGfs1TFFAeWcva0b0QXvOUs4P8zmMU6eC7I/Ul+QNXeFARIkJFWcIVVoBlXaE4U",
+	"sh5XXxP7v/HaoOSYXnlJ8Oe7pu2dwJegcWkOzpLDjosRZvR3Y+lxBhEv7wVHSlCc+uu49XH7dFQHubTi",
+	"9IZAAYjnGRKsMkFMuNOM9idkrh/fkwFECmmpl1JGY5gaOAv6KZUmYA+u0KVxHd8ZTaq7/0UfzRB3MBNc",
+	"bxdNllOW+LE5e62wU5oWNNIWKzArnN/v7XIvu3kz6/+qCDhC2hi3EWDpHI1NCKwX55IrkP/YX/9FL+Hs",
+	"It3YMCjJM9lPyF3/b5Pdu4uXv60Oefvpt5/vXwwaBe/US2QzMY+RjNvdaYRIcwdSHFG1KJPNf+tuOV2A",
+	"qrXOb/AgJajT1TyJkQnwRCYa3Hr45210nBLMjElgvP2jlN8RCfqVfmOOZilWpA3KrgIz0FkxCEyn4jBy",
+	"7v4v/7ho/i/O48CdoNMtMqZJUHAKJ7CEEpjJIREVFeF/13yFJ8pTyFMBXn9dKsDV6bflWMKRnsGTRdpf",
+	"mf7QyUJgufelTUMCX24eErh703lxuH+wIiRQj7O1v//8+VfEBO7edF4uiQlcMtVHXVnkL8mNM3U83nBG",
+	"q6cobhOgPeV3ZGqjwettQrx2HEfLLcdSiH0RKF+yP8sSAFeX4HmxBMW0Fz7X6ewVn9v3P7d/Cstlhc9x",
+	"iqXm7rPlrYPGHZVU5axU3EFCR39VVsNUsGvHpDOa7Pan4utzHfafJtcBqFR7FPg7E44CY5rWh23bYG10",
+	"j6mibAR6Aa533ntB3NaFWoRsFz8UAdn2t3+EWv8j1Pr/1FDrmdlaf3Kk9XWM2TWtuSEx9zVIxpiBCUAV",
+	"QQqPEFZoF+H2tO1dmFSzlQwXemfAiCj4iFaAByTVjDYjDBzX0vw+JWrMNZm+BQVkhkEZesbFSD7bxF3w",
+	"TPezSVMIpPKGlpCUKHKDR97groiigpjrcQVP8uGdnL47vTl91AgV3qhlYs4hfQSCOPnjUXcOsDgnNfdQ",
+	"8MDecYS7h2H4uAsKn1gxoXdavic8nmwbXhY0FB6Zq/vG3tufDt7/3AUFVOs86mkuWh7pHwWqfwFP0odS",
+	"Bhqezdrasi8SzmLMnuWDh11FpKzJNxsKIsdI2oelTRMTKZ3bgMy/Gw++jekl/e7Nz6dXNz9cn8mzqZr9",
+	"fHz2/OzXZHL+7Xn4t1+/Sy8/nn7++deLXy9uRvTd8Xch+elIv/P9j50f6PCHNpl/l5K3R/Ty19Pdy5sf",
+	"Ohe//rB/fnIkz6bpODk+e35+E+9fnHzoXpwc3Z8f31P808XvZ79yGncPOvH8TJ6xi87fqP7k0efLm++m",
+	"593T8N3Nj/Rieq4uuj/s/Xwd7v/869Hndzdnv0M/v4/2//bxu19/Pv7uoB13UzaYvgmTn75Li/S2M9Y4",
+	"PAhDbWABLdyMhYKcwHDavXgRfyf+dv9ycNOZvN+T75KD4Vv8PDvl+6OfaZf98PnFj/cNcyMMt4wbX17T",
+	"ZPPYh6m5YB/Tmay5N/+0NYtzMbpY5cu0d+T8nlVuyD9pSbBwqQ7uRaty1QEF2ICeaqrcL/9Qs/6hZv1D",
+	"zfrr1axPsF0XdSzQqYBKWhFKyBBnqUIJnqMZFuUotA28kzb2wuxNG30RlqIv8mgWLwIjfG4iMLYM2HDN",
+	"u2FJg0goYwXD6vbPdXdfNt9njw2YMBSuycEAvbAaBfUYWm5EmD99osHK8e8vHz9MbyNe2GIOg6LDa9VG",
+	"rwUd0eQbiW4EnqN3Ju1k1WxgZ3iQCAs7xH9WA4lgr1L/S2Mi1KZgdiFxxQdK6IZ7XwF14BOxRiUYE5yq",
+	"8bxET5Msq6dqxJ+XlfS/D+DEn0/cYAt67C/Q478tznh38xl3N52xyej1ZxxW50vEzM2sHfPpM3dBbqep",
+	"d6I2gisbUFv8nCGM7i1kV8x5SgTCCs6sqRZck1xwFceVUQ2/f/HDefenH183nvR67YVnqX8sD6v7GHMP",
+	"TE39hgXTgb9vjEJFfsvobEqYamxsCOaT/mJIWhuna1wpLEGYofwb1tfgh/BV7eJlZHxZ6JvbBH0uteEf",
+	"T8Tt3rjxbO1HmNrBP1jNsBpsXyLVkUl5X9jGRCoHnTCHnWtD1wTCcUxmqnI7uypxPtcxvKz5Tqe7JG3e",
+	"ipm2HsG2WfN7W8Qm7q3Mmt/fKGs+1Dv2A5vm6SQ1J2mRS4LdtUaNnb1h0shfkRFilqOwtm2o+UbZHbmR",
+	"lLHH5nNoxvwgF9M5MkkEuh9zxO+ZBE2kFJamRaNxQZuHIDP5EGHG1RgsjJxZ/493AQVLEje2GEG3NIKS",
+	"qv6WyxlVOEUXmRLUKtpfn7SxxHEVaDFqollqEzMGOJ60+LAFCJfbxjgtpmMsiXd6cbibO07+7vFOmyaL",
+	"/KXRUE8Q6rQ8jGkhfeTvnN7xogh/+6vSOzQJCE5sFtc7Huf4dAnxrOHGzZigD1fvXJaHVW2QIMZF2AbX",
+	"upFvh41nd50/48IM3GvxmEwBZGHIxRSCODJBW4IMCZwi3rWJEpC5+SVoXGFF3lGLGVCe18cxVnqvpWSo",
+	"3OR+y7jCqHl2evMGab0HzyiK8j6inUMUicgqLxBTL5HQwp9B9ipLUKTgcY9JEnOWSJQxRVOvb6rfkIoL",
+	"kgSItEdtFPUaLqy913gl/rX7Sv3r7vMwjNqQYl3Qdkm7EmlWUOA9T2k8r19fPiNGk/pGrqFBy3QTBSgR",
+	"eKhalKhhyzZr6fMWPKgty1k7hz2m5z6Dl76RSDNqgKLfKkRscoGsiSoDEGbaateqbsrjidzRApDf23i+",
+	"6N68fU9Zwu97jDJkqV1L0d/+dffV/QYULdqtoejHjx+PMjXWh2Fsz48yRS9ZQVCJlOYzhScEpDrcux2i",
+	"6DXBgggkCE6n/9qDMN1eIwrMKROBHvuvvQZldzilSR+Cs3uNCN2PCbMkFUQSpiB32EZu29YBMlddCeL6",
+	"A3d8QhLUvHpzjJ6/2A93qkSoHUmAlgxhJW20xMMCT4myUuU4E5KLGgrN8G8ZQTE8dongBEXvKJtEyDCP",
+	"25MzrdzyTKIZHlWkDZl/B9eIZ7+e3Z//+jd1fnKuzk+++3B+Mnl+fnL0/PzkNT5jIVybGLwyuN+x0tJ8",
+	"vTShKf78jrCRGoMuXidQAGfnLQywfiuBeWH5HOs1gUkMeKLZP4KnUXkWCzA2uitDg2Kwn1v2lqZlzBqT",
+	"1eNH4q5i2bOkfrBOiH8jEU3Ko9rA4Bm6wUIgQj5UmqwcXSG9M5rUCu2zhExnXBEWz78nNRLrHE+I9AUI",
+	"knhItDImiBJz1LxWgs70pCSZYr1N5U4bXRMAg8kY1awHGhtqYvThw9kJutvbQTMitCxRhCVa0MCp/Qph",
+	"22d+RyLxlKAJmZvQYveDG0jTRGkESJMkQMBxAaz+To/pPihD3T005pmQessyrpDIGMIjTNkh9AfmmF6Z",
+	"GWeSoKaxgAIUuSM6sh2as2SW4jlJTOfwvt09UU5F1bqyrQ6RXoyojW78iVjFNqFDOElVPhnM5D0Rssf2",
+	"ul0U0WJV+hMy7wuSSZJEr9D9mKakNHTzOpVIKpqmeoL6gAzQXnjQYwsdUdbPJIlQ01BajrlQ6Xynjb4n",
+	"c4PFMCEzpdenbKA19S/aiAu0oIPli1Mb/p0IIo1WbAJ8zGFCWDLjlCmjOoMZh2bZIKWxJ7B32uiNPYrQ",
+	"gAw5ROGQHstb6PlI1NwLQz2jjv6frv6fXf0/e05s+UPdge8Z5c8IVoma+58/w++avAdmnpob9FwDJHnO",
+	"efA14I+q5N4fhnGHHJDWy6Q7aO0NX+DWAd5/0dqNu8OQPB90kr3uMnni7bGW3mTLpOD+ftCYUub+7tTt",
+	"1yUK1nttJkn6e1lo74f10hj0htIw7G2keWWKP9NpNtV/hDAi81cxHr1ztaFo8pYTimtFh2Z8OsUjLRw0",
+	"7zfzsyebpRwnwEoYjDstrqe2o2hnW+FIOvXCcULmXykdL43NXavGeTwHIt2fnyTiG4k8p8LWcwqXzMl4",
+	"Ab5uVtcxZjcuDKtubgqPvpFoJijoPDFPSBu9IyrHaxEEJ3rdSIsySZikit6RdB7A1rsM0Bn8450+k8MA",
+	"deCvTrvHjtgcmXEYTU3PSctlcI8378dYabsaUuT0LEDq5mJf73cTUmzoGpROhR7bCzveyRFjhnJzBX4H",
+	"iFOnFVa3t+dPriG6i1lbRXZvIz/fW7+Pr+mIQSbjMv3mHb8nQtMYjcln9Pb86Lh1/faou//cCT2B73Px",
+	"r8+oQG8yh1ENNPBu/75xqPPtHvuRCDqcI6oQ19TWTclnHCs0mCsinas4CZxEnmEh4UiJ+XSGYfXAL86k",
+	"wkxBRGiVnLvD53GHhIMDvJ/sxS/Iy2EXdwZhfJC8JC+Gz/H+YC/eTbqkMwzxweBl/CJ5TvaHe3h30I07",
+	"SUjWa2bS0W/losywZlrd0+0vYesAt4af/ni+9+Wf67eFde/X7QhtPT9KcQOXQQ1L2buEr9vIHyxQSt2I",
+	"zSb5RhrX69KBr3aL1gzcgrN8zcC/AJwYqFxgubzGyZVhZAdvZdPNPIyqZ79K4zDJ55DfBYHNBI36OTCw",
+	"gaAyvtwhJWmiLZipwcwosAanmd472liEPhC0cBoNREY4jGQ7PlR8y+JQH5qXDtHqvpxz3cjcvTD84hPs",
+	"nwUZNg4b//SsqKH1zDyVz37Mv3gKYwHy1VkXuSI4xaleAWOT6lFKb9htdMG1ZjwCnK97QZUirN34EjSO",
+	"ORumNH7cGsTu5YJkRwzhGHKhnEii0lHFwouRz5CaXSXOwcbE2YgkbmyyEI3mNkQhuCCC2TvwZKtdbU2A",
+	"WYpZP98SBRX0QIYANpZiLYWNq9fEvqFm1xoWOB7DWza7Pa8R1c81tRKBunnOuu66sTG53qd4ORe9xxRk",
+	"+z3P0gSNOBqQObcnbHnwMZ5pZYcQ1A3QTHDU3Q8QYYqImaCSoIzBsEmyA6R9w8WAJglhjyLsMH/bJyqV",
+	"1mpEjJDEaAk4mVKGBE+1cobGdDR2sWke6XafhrcK1e4baT7Z5AIV9zZGdeEcpfw+N41yqwbI4lkFX7X1",
+	"6k08fyPmO6HYhxWTpLAfB0TzQI779wqVDMU/a6vCPswVG+soQWbpzeLGY8xGBEyG5jKrdgfsuGKqxnkH",
+	"ymNUmXC0dMZalVnwi1yB/f0ky2NM+SozV9dDC2fdbqnDoLoS3e7TrMQioXw8yJVDAq6+4McFhcrdn3BG",
+	"XmltX2urtrE6gngEqKv2GOpCabaii4KqF1yh4sGh4frCrWDdLWjhK1UGf/5EZDXzzP2t4GPXpg/L2d6/",
+	"FwBbGGm9SaLmd9eXFyBDplyqkvPEsOoFV294xpJHE3AIbxe0u/Q9P4wr5BqUSbP3VMe03e4JJ8ZJB2qB",
+	"3ukDknI20oLURQKUzG7gofd4nnKc3HD+DovR47hoZvroK877KfSyqPlppjUS3TYoEaOz+7Q6C3yNfI7z",
+	"w03S34mLmDeznhKmrnId/AlVlr/xTMCJX6wIZXGaJQR5MDuFquL9WFFTnkYxqfG21I8O3KJmWNa3BO2M",
+	"rlXoWUDA6xizDwxnaswF/f2RFMygA3c55dPQu7QCL2ZBZRkbIKNHp80VUWBVenc2pree/VJ6X3Brwjhf",
+	"CbiwgSNjLAS19wEVF0sz0j+07TijAJm/YZrRDpLceHbxbIb0i5JY1RLMUzUWPBuNc+exQeyV2ZTkn3qF",
+	"zCLmR/r9mFiJAEwAvSs8skaFlY3Xxl3wOpPzzVfYQERhhQdYkg8M32GauhPKyzYYE+Qa6SmZgraOyfSw",
+	"DMslLc5Ac6qGy7qX+5n3ibLlkPdPJfJardbK9sNdvaiyPHVv4JyjKWZzNMNS3nORoHhM4olEWC0UI7RD",
+	"tX31B7qz8hCtp51KpB+arkChsp1LN1i9rPbyuG7ATyA/l85LEHcvgjhzMNgw7KYakzk0SEhKB1D6NZ2j",
+	"mEuVzncOeyzSFABtMfKJELXRpVHqlyzRIYrq1jfSdkKPRRY7sW9xKaMduMAsIosKTQUcpYappN4CTUkI",
+	"iixfe8wZaXXAt+0TULcM7U1pJz1cBjlpWudwUROUoehKt2od6Vb24t4LV/EeLip11wuxF+4Im+K52Q9K",
+	"UALuJ89ZuupO4Uuxbyub7/+m7Ws55INhkMWxx5wxYkxgvdqp1g2TzPrW9ePptAIJZoZd4bzKiL1eASbd",
+	"m0P+FXMHKfEdZaNXnnEGK67VVDwHiTzGd8SU+Lb4oG10RWbE5hJUbFIr1Guuyv4EQbF8aVDTFJjjd3DB",
+	"APFDWCjzT8sL2lplyWAOOoY3lW9kjyUEJxD+pmWQtpWAVi50GNAXdw6RJ1RqhUTZSWeom7zqsepmXrqF",
+	"/S9URQ3EtVge8Vmox7zV9VZVD8HYyIanFEkOtSBat9qBPcX1ilM2MsZ4/arXW+d4SB4nixQHirv7C6Aa",
+	"ZaNtRRAEjl2RmIvkA9Or/2grVXcsGE77ZqsVW+7MPijdVy8wffj1LH+ETBwcEjAf4y8DG9g60EoSMEFN",
+	"qgr9OiEQAU8ZhODqkyXOphAP1WNyjGdkp2DYGRaK4jQHt3xlGRWml/KR9ebgDPyECansIESdA+aG83PM",
+	"5tb8ko+iuz7N+9YX6Qs6pyi4mDhPRTkIQ7etFlwsB0+xDlAVxpgkldA7u3GkFpNbH9qVbeKHYtYN1LZ9",
+	"VjT0wxdbRfziRi/b5rqLv4Ou8Pcx4x5peS3ljHNTAyVwkYWaO1xsoZcPUFnojx8/tqoBkquWrBpPaQlo",
+	"vZ+PFnBZqQffCwe3xwSO1rfvXriI/sM8UA+NMUQA2FphCI5bOPn0CXF+/fbPcnTCx6lE9yRNW/a+bJAp",
+	"NOZpAmJvnIcpaHt1QDwXcQOIJrPZjAtFEgiBMWldj6Jd3lEf/H594PKCiN6XPMfgoTGh1zkwO/tP75j6",
+	"RqLIenlbetqRi67jjJRdmRCLK1Ezqg4z0rZOjy14NGtvJ/WBkM8C2N54U4tK7971MU4SSGvB6Xuhe1aA",
+	"HOpAuL2f/nDly71F2bKSebAQxLou7KO4NP/Ffv5T3owPfiUxCOKjWKtqKUlGgOZYVMgpjx8XzSD3y7t5",
+	"T7AiLYvVxbLU2j+2bkh5VAUK4cIDkxdU8yDLAw/WByn4U86DB+CT9gNBdSK1JIGEmsUjhU+JYRisctgy",
+	"CC0CrQZr/jHX3peMmKwcZC4CGAQ56gOJ5iloMoPvoSZ2SQWoyJyzmjEtOsgVJPjLeqh3wFGldR9pnA15",
+	"8IhNUeuxPDVG2j71+wEaUkEkikohylZbp+Yb0ujUccolke6JLCbRY3FKsNAbThDJ0zuSvJ5HSDPADvJC",
+	"p5B9KhFVRsUuMxbdZGldJlBtroceLbFqJswH3fAEz1FULlMaaXvLIlybJ2iEFbnHcyRpqs+DIReoE/bY",
+	"lLJMEfkqXyNsb6NNvGfEXDpbX1A5sf0agGLKkMkv4xZq/eL9paYG0KrHUvpbRhPjfHnRNeHC/mdsNzsB",
+	"ihSWk/6U6jMAvuBYG+kH9joReEGvykjgmPSY0eJAbc4IBEv5nesX7QwUmYIgzATpk89xJiTVcrJpGkHw",
+	"VUpUfv/WA5MErMpMSar1cyWR0CbbwgcCFMV6dYdWBPdTPJOG+FLh4RCVnqLdsMcSPM9DcqmymogMUETZ",
+	"kEeGDyFQNmfQooktNxuBgRzFel1inOasrDeA9DcGLIpReoacJzkYYWlU/qRKD3ZeoRRrGmt2lD0ms3iM",
+	"sERRylUfBqXHgrAQ9K7A36ECxXiGBzSlmuurAWwL1XQXmD+PIvKPj+syD/fyLPKZ4AMiew2r7ihjKY8J",
+	"FolJyZBUi5jO3iEkBC58zeynFUJ+UXZbAfA1B0MhRFbFmEFer2uKqHoFAscTbZoNfKeDlbiw/0xNWKok",
+	"SYdat60KnbVjLPC5V2s3cIBcu8Zfimz+DQSdS4ze5Aum6ReAjoLDq15A5pIRUlAHPFOvUEQTUKUSkl+r",
+	"JPnViDGXDED30fszvXdtOI4WXFW5GhSCyzyvyMfAigbzsCTXVggjiGJ+1FGhrHZcbBWb87pWSTK6ME1q",
+	"tIJKU5oUGA32cPLYo9ixxdLkK+ttsNLOKW2BpWqJLUd6ktel9le7cp4fIuxlrOHUMoH5/CJ582rgT3sc",
+	"m7w/uxjLVjuo4aqyUF1yrgQ17FbisXIsau3XG2u2enmSb/zZ2BPKO4aKM6j85aIu+uK31gQDexsYCvYK",
+	"Jq3c05T1r6tb9/pwNsnqj5BwFSZ3DLGC09fx6emds0/T9HIIIbKrxNpHc73vQIkAhaXMpK4g+1rh6G+U",
+	"orz5Hw3CsukinNSndbRw2Xnw/cVZf6r1+ztUFLD/+bCqb7dzal173OYGqFmrEXh84xgLygVswlf+IeF1",
+	"rDeoJ23K3dmH9X195GIC2I+Ps4FzGJplzF7AFdk4JaDXN7LYBfmezY+yOjZfGP1MUL7JwZ1P8L174UsO",
+	"uLAQYmbSmOAKoNe4Itq0OES9Bhpym9Q8mJcmYc+E9lea8j4V67efwYVYHPGRUXkdgowj8jXPJCqAUo2/",
+	"7MM1enNyhKb4Vy4Qo4ygZjSlKYhXMgJBN6RyHAU9FsUikwrHBLO+HJM0NQ9QpAQhfZYpqf+w9VNAWI4J",
+	"ViDy+dxIfomnJNoJXEhmvv6nH559+L7HhjwTimi7VSsM9/qUGTtsEQuhgaDyFlwbgYofY6E3ngsr5pK0",
+	"UaR198+5BwkDOXpskMG1A01ssImF3oD4Q2tVK4HnVm23m0jTQv850jtPTxg26CIdoICXJYM+cW0VmaAB",
+	"RNCilMPNI5CgETRGaaZgB051X1CYJyapyahLsxmFRzxNMxnDpUGWzsYWhjLmgsF/Ys4yo3AIfD8gAl5W",
+	"fIqVFigxVQLUkAm9p42gMcAMM6wfjHnMU1NYesbFBMpmkCE8ofEERoXT2Rj3RwB+OyIpVmZAEqjAedJP",
+	"5gaKXZHPZcFSzLxGtpg6GDUJ9wQdvevkDlsMJcVNxVwsbcntOkUmh0j6w9V6XXdi2D2Tq48NLASG7V9U",
+	"+ylEqC37k4hsBDxxRwVneohAmCmVMVS8MLfen2qmHNfmwx2967R2EQX/+5ASkU+4aS8tyHSm5pX8Pr/o",
+	"0KLlmIMzrSbAuWv3pVShyFOiF4oV5YRdooAXFJQ1p1te32jKE2KrmU9pmqyh22bW0TlW8dizjiyuVMl6",
+	"NrWTFoZucfGLhrau0jqpnHOJXVvbVf7xknVQUNizCgqurZXqM2oTX6t+WQMguaCl6gPYXusJcmdTzNvF",
+	"PAacpwSzSn2yTS3+DU2xFEv1QbquK0mHWCokM4CnH2aplreBCwQxHjir5NIhYpCrmUmz27/O81ws7emM",
+	"xgjuy4c4JoiwEZxzM8GTnXotggzp53IfUIdv8uKHaffzWh6hnjfa9lUiUeBW01+SWmaQko4YIXUWmCEg",
+	"2NsUHI1BEQCR5+lxgWZcUhvhqofUriFhmdMW6Xc5I8zEavBJLb3sJza0KR/r6IeBrSLTGZtl63XVqq5k",
+	"HU7NyIwrsl5tNynUjIr5RTuvTF5rOkeclRPj/yjRYTPQ8S9V4v+JpFwkW5ZQdcqUWCJuloFJ5Z6Gs8Tp",
+	"b/eCKuLQewxPX1NFKqZx8aBuLjhWvOZCql4CrZUCznHhziGo9hC48q4FPlouuD+tECWLNLDZ+LqBi9g6",
+	"en+GJmRudp3pPQdMcv5s48630cRb2+nWKKf19gB+erFOZ2VB0A1322G709ltv9jM1ZvXrf5jA6frJt4R",
+	"YDSkeBaPSeI5RzCr8Y9Yrrwf03hsLgRsip1FWzFhsdC3JDYubGtGKwBZa7EqkoUMNHsDHeTuawEBg1ac",
+	"fJ0nh9r6eG43BW4je+P0vDx0VqouXsdVrx2gXlU+xNbPsko/e0s+H/OUC2uam0jTTV+pTM29H7hvLx3t",
+	"h1lio1a28Fn8NRNaGPCxxZgsc44NhECzTI4BIMwAmMYCbGNT4NkEPNn7jvx6hLA8zIRKgEFZf+DHeFYv",
+	"7CNAWolg61h2hSqCZal+wxkdjZXJoFFLXFQOQ3NTAWUjXlwAzPJxGS+Gg4QpQlnKY4Tnz2b1Y5suRZvx",
+	"P/QoAJm1Eha+DTjNqyd5D2LC1PgwFzREQfR+Pnur/hWlwM1t9biSnbCziPcIYQPPYCTPLN2fbTi/GpEf",
+	"01mtGI/Mo8cRM96ImM6oq3zY+uPqvvzkmK0LQ6r3KZbHtHxvLcN+XbwEWyWCtJCBnbTkIsxuzk9L5NOm",
+	"TuCKYUpJmkjwjUJkWTFlE0YT6dWKLErz3IR6R0Cu6BVyzG+b5jBOrnmPmfZWdOk3HHvZVxwjRm10hACt",
+	"w8N+hiHl+bp7YVgXsOKJxdXCbisn7ypx8z2Zm0GaHV2HROZk3J8jjfzd++dtzz9v+3krsb/BSuSbc8WG",
+	"87rsbNLlV2/HZbtwyVHodtUhwpAH7oBsNbHbbh/BBbEBSCOJZS6T8/X+8voGGcTfPyCt8os5CKKdoMdM",
+	"EIU2atr5/jqErBX9TxRjkQR6g9u/KSA76H/KamQMirOUMizmPZZHyMwBJS+P29aKS9GT8WlkLEHNvXBv",
+	"p+KTzy/dYSoNx7hlR3TRamGVjrEi+t9n7I7TmLzHdNlFe2xbtqlp2p9hChfuyD1B9glEl06xmJAE6UaL",
+	"7uq8cEGdoZB3Z/BH4Vi3HQ9omsqNrr/sGxs6DxRXOD02ZWZqbRf7fWgXAD6XblwSPXsvu/se0KoP4rdw",
+	"q2pMjnyIpQHUc/3CKv1drpmXcUvdbXMtv/xVt871zNr2aflDxhU5svU61vH8b7px31X3MFxvATrtb/4+",
+	"gNbO2h6QGNtEayjEjmP19RsCvmC9nahpE7QdfoBpt7PRPoGOnmiX5KR40m3iRrjxJikt7N91myyy2MqN",
+	"Umayv3yrVHjcbBbCZCbfpKaWVbm7FopcJZO+u8mJAu/HhBJltkpe4UW6KvZw5gJAgW3dglKoBa6tPuha",
+	"KDKakO1/Dr15N/oW8dfdM7nmkXmXzXh0mDsBBnM05Zka22cchteHmqDRYRHFXGBZQnEaeG5emQrWz5gm",
+	"shYAeuznVxcOM8HgBb8/OyndZgYGgsbkd8Kb6PyqfIIvkBCuAz0Kunu0nAiNoMFmHIqEenMwZUTdAMvn",
+	"f7W/RS3ADzNbdHE94rbMhitfsoVXvsYJK2VGkg37dG7vlRvVn/f3+oUvQYNlLh9kC0ftFkGuVViFBM8d",
+	"trqN2P6dM20mQsw2RJ/kYdZNC7y9GyIIIdcbOCe1ua+JIEowiVCTQ2iwi5A37g7LddC1qyRtbDfzWq3z",
+	"PwM34lbrv/F1jGl6UZ8jU+fTzZNc8vcWg/XsEnoc43OkdwNdcLY/y9rTZYFVKsER/TFmSQpfhT+Lcj/e",
+	"zh7jOJ41goapu/Rp3VZ8ZNCZv/cWjwAjqoDrlAkMQilnIyJskkCzzIx6hYEjdxYuov8r7NGqVbr9ZUrh",
+	"UBzzNCEC3XMxkTZ9mqpXNrhU7zV9gME+MYH3cGOxkZqVrYWShTB/kx1JldnnyBSydxECerCbKHXLksKq",
+	"m6R2b9SyPiAVvLewL4/jSQsJ6jopuxpsOcyWKQbYmmGmxLx1UPU5dPfWOh0Yufc/sYqvLrymC6EtldGW",
+	"O66lUYrp1GJ8HvOEPJJKSzHDQYUy1x2WHQCPs42OsSQBkjMcE+MTSrAcE4PKQ0cMUAma0YvJb63p3sxA",
+	"Vrz4/ofzvfdVIHjza9WJt12gJoy/ljw8Id/XBtBHueoItoyJB8sDgwIUgRYJzy5Prlu7oJYFSGazWUqm",
+	"LjRuViBlgR7pn3We+AX9p6QaLdWIYA2HNbrQ6iUCz4cCjJumEnQ6JUmAshkkQ2JJdgxggyKfVZGzIwmI",
+	"Ggh7Y9wAwpeW5uLy/eXV948WoI72tY7HC45mXExQCwmS0pEpT7O6ElXNRbwfAFa//ia97gbLyeO2hqmI",
+	"X61rUyvwY8wc+H4FNr7GEZsnR6wj443XtP4CE3QJE7X2yDluG6+1lUt20xgiMw+D2PxYMebK7K0iqPnC",
+	"MbQ18UobMrR5MVcFFohWUyRva+/1Mq3hKC+eWb2PyHVzg8CihY4N45f5VqfCgzYGEBeqSEvGfEaSnVem",
+	"jMs9laYaQ3Stv5QDhEaPwsZ/RFxZkfJiaLCcR07ZCJsc+sfxCc4SquqKan0ccwQPJdzdEiGNLTOkYvrK",
+	"AH5rUbPT3v7OybHLlq/NiKB8LWcWBHlv2n/xin16gdnrL8Px5zPT2N3e2D871Vjj+hV0Hw1yGudTWL6c",
+	"Z0zODGDVI+2OfPZLq7pAJr8eESoaWw+/+7YPS9u0AL6aEWAn7Wzo/IfOuPiwmdo9I0L3aTTv/OUK1rmN",
+	"KnicTm7gNZIsJckbw/CbmdFbOBj0UZbiDZtXr9uKdz07oTTkVWzzdTghpXK8G2YvHOfvLETfBw1TF81u",
+	"GCUy8iVwdY3XbF9o5CFzrGp8xVOSH1veJq+EfAMUFaBMkXtf+BsGkoaF5CuT5wD+mgEoglOCmdSKsGmg",
+	"eewx4sOv/becPlXHsi3lAWRYvvCXYvRUek59GeevyRlbo94YTK3HDd9b7JUowNDsHZWqdMP+VZg20Mny",
+	"WV1ri284fNy0tCkEmYAbCpzNNXKbKv8YyVS8GpQGuIoG6pFqa4Ln77Gou93yEx8HguDJEEuFwueHYfif",
+	"//H/dMLD3TBAacbiMep07I97h7uhMcgpY0SgzvPDXf2gGx6GYWk7r9R1zZjKm7rTXcw4WtxTlRLKWyo8",
+	"RcXlNWaRa7dEE8n7Wb5iN/iRciTFA1ITL/jeVlZzmYx49KrAkjFwDooLPCL91NWhhIWCR3muaZRfBUUu",
+	"YLiigjv0EeO2Qt2nszI+gksSs9Jw6geuMMS3zrhUJHllp0cVgSfSQ/U2k7BYIHmw2YAgblBHN9JiVod4",
+	"m6cAM3lYpbge0qsqiU36a5ED3bRROEWLnaDH7sdceoHvpRkDMBVkyOo2kIRg52trLiJgklcm/dVdUAM6",
+	"2iIx6+PelxDhZoP4phs8uikaL0jz4tGqzfFYjwn2UqZWZoKWcoaq8HQl+b5XL9+TjBytDRg/gUZfggYg",
+	"N50bwKmlohbthta4s+iUYfjSr5ZZE0GwmfNA09O5DlLKJiQ54fFX2GfdcFEWb5p7r8fip90Lr95EPVVg",
+	"oetTGu3L8v2YK+7dpdU0ubZFEpa3uCHTWX2LbSwSw994VO9I0fvY+lFgbzc5YLAybqwqu6Wt2MKmIAKU",
+	"gRsDCBIhiUPrivyJRZsJMjKdXWE22sjtZxo+lRKX21emN7d9losAG5TySKP8rj5g5zQv7i1NuWkoSxkY",
+	"XFST1hf90mv8t17jU+QFmEJ3pWPwl4Wq39JooW2DMJCUMqc3CL6BkcHFblnpWekHqbf6MpFu+NEPIl28",
+	"ORPaCLIEXLE8XwcRsrW0rWCK/EVIIE+F3xGsNWKSZYnff17S9mRZgeVhlqZoQuYu1QhS56hNI3FVNksg",
+	"3BNCZhJhNMZyXFYXvbzpHwcHN79f7bF3s5fxx6QzfCufj77Du/NTEmbf00u1/9NvP983tsESdcbYAh42",
+	"mVKLA25h0Sa2Hp2dT0yCUikGPTtwSBvkkREnAIftSrF/buEZbU3IPGqvzhdfpKXJCDXRB/EYCxwrIqSj",
+	"LGUWzwTqhetBWlxgQWI+YtQmwn99GrrJeQV6eTnpq7PPLWMWnq7NIwq9dxaDCXOI3NqQY/se0mpKXmG4",
+	"xInaTFjOfeiasERbAMpWB4I+CUSmcqsM26qdVu8uPiqfmedRFbpxWwjfx4H0fiqIbgX0tVdueRUmxJNg",
+	"PRSH5qMPrqpOODSF+I95ZqI/V2uyW4BNuFjVr0Gi1P0UqFlFgfqDg7LKvaQjb+CGSZdF24wAPKGGkasi",
+	"tY1OQd3Iw1Vtaawei2qKVNtwzHSTmt4Q91oq5U1ljxlSfCNtke4mRFOPeUpsQXWAcJIk7kfIiAxXFS3Z",
+	"aSP9BYFZwqdoQNUC2Kl58affdu/WCH13NtQGEBlNpuh1rNRMHj57BrXh2uPcf9qyOMiybds+04JyMwlZ",
+	"UnjytfQwOir8VmKcCotvIFKdB7/m2JoJPjTl0XDq4fOjMUlzkDFXp96E2Us+JShOKaMxTgHcSr8tnRsC",
+	"CTLCIkmJlD3Gh3C3c4gikUT6CZWKCJJAbAlVFLMARYkSEfxAFI2RIvGY0dg8ipNp5FBy7VtYzB2wLuCD",
+	"jcnQb6L/DlAE4X8Rent0fPy+VTyFiGaJh0TNUUpwUo4QhuvrRAlN0mQK2FQAUWViCUvRLKJWSjgf4ra3",
+	"eWtt6Xc8xukNNQJv0QEJDtFqLtp6n5iyY93wy0suQKGXAGZRx34nYJt8nb/c8lgJYnE2E/yOmALu+ltL",
+	"Imo39Z1XJpd/sn5KAOOxqDbbxPp1iXg22XzLyI0/F01p+3AQkEiEsKMlh1AOR6IbolJlEleFYQ0mkyQm",
+	"N/mpMJlqw1Vq7lDqPUM3IiNeVSmbE28CSTGEskLugcmDpwpByXhpwMWlqi8/vlPvYTJD+Bo9YyNgEzsO",
+	"KAOmbY9XJpPfhSHbIMc51EKSKIHsSuWvrC07v0lY7raB7avsilLQTL6V8pXz6FfiUpN0vlUsuuH4vGZD",
+	"ebtvUzagDBRcQAhvjMheuQLxwulMdUhk+kPNJDPw6+HOOujhpwKDrQ9UrAGsXk7h41warpAjZp0zgwMV",
+	"WK8l1O1CCZkRzcOcoUh/P7KpxoXEinYOfRQtxIemkBuA7X+DrIgLUPTRyQYzJuOSG3A1LqSGbKMjre+o",
+	"TDCSBNZhZxL+tY47E0QSpgJ3M6Jt8TQlCaLMKByckU1S5MojAat2JTIhYdnrLdrfCDx/RxnZsPn3lMvJ",
+	"hm1N/YBvTfkA986nynKvgU4zkq0u+tdjA1idkkwy63+4ZCGjfBH7Az6G28ge834cckCXrZDSvjslLOtD",
+	"O92mTD7bRAk87xuM8R6LPJLZ5xP9i367hkJRCQHf1l6InIFWsBefGWK9cheK5pmEIkU2+NFxXhudwb0k",
+	"yAiSlE4jTSiTpW9AMXsM+gn0aSa4zaMzwHRQfBPxDMBzoTaHj2SBGJ66ep1mmM3IrFK7l4Xhbgw/wj9N",
+	"edcjpElp8BW+geKRoDdH5tZhQJBXTt4mx+TnUMXo+6OhjVuQ0DnPSOtZ0dJoJGiqbS2JM0Uan74sFUHf",
+	"L5fm3llJpTODfFRfI4Rs+JydelTgCUNQnT4qnXF92GM99gALgB708jwUbz2Um6KHHntotVql/9cvVzn5",
+	"AQ1wPGnxYcukV1rrtJBa+iMLe+JBG4BJZiul0in4CU0aToDG2tQeDs0YUGWXoAc0FJyp4ovPkPMXlJWs",
+	"TT+Mmjb/RxMu/zYfDrUdahl6x47F24roweMm/a2Fzftg4SAg1STnJIA1YZntsNi46KEAgNa/mtkYICzd",
+	"fXXfP+Qozui3jGTEdmh2ul5Okg6dJwXBr7qXkmh4yEvdcma1LXDWmJ4qAgE95HVZBEnxHHaepw6Y5hI1",
+	"Gbej3tEfrBU4Kz7s2cUlTgNNwWMEON/dYgAitSUkaGpcTkAX8GdQVSvKnS8a1bDzrhVWZFmanZF+eiPO",
+	"SGy9283IbFktbLkAUHEIjQigVq0p7A6uXG3cQm0FLBVI7YIx9c+GJyPwKRiWjHYg5wen93gOKRz6sDfF",
+	"5Wd4nnKcIJzgmcpjV0HQ9ljBpRLhVHKLIw68HAULvCYNU8rIhqsbVcW+5FQZ8DbrCeenQB2sELbicQED",
+	"G4raVIt4yPJlMShS355WIVssXXYCBMXvLJCOgsJgjNwTqcwNRICwMk26YYC4J5CkVeHcWVEIcsie0rI8",
+	"j9Z08fpmdpsFdHm6ey309ubGelLPezUJxbnxVNb4u2H3eSvcbUFRpLXJmknuX1ipY6k8eUS/5LizLkor",
+	"F7S5VB0Qda/lmTsq16/MW8f9bm3aPXYKi2PgdDxxLjLm0Hgq67VK01s4l6srpvfJRkTRBwAUmxKjjdpf",
+	"Cnul5mawkobulORs8YyVqDmkqXFxDuYF/SyVo502MjTjzPB0j8GuNleAYEeYJNlVNC0Qjtz3C3yjp6R3",
+	"IR6X+BHguTbMoOpv88PN8Y6XawdazD02N54mLCzmd440ukl0eoNH0bKdctPZPwz3DsP9n5e5gGq9Hhut",
+	"OOABfzGHVR1UwIIoLmAfvYO+dq0zRpW30DnWVI/lPnPoAro3CyqfbtUW3JgWcFhvBUufwMkdb31z14i3",
+	"BwJ3bHiypdaCp3XXUEcW1aO2DEgb3ZDPoKyAi0lQNkFqTOMJIxKKY6Czk5PrM5SSO5LKHmtGNEkk7UO6",
+	"/26ETKlDKkmC/vM//ifyn76IXHWxoPw7iSNEsJzrQzkek/tXPWafw/f7YYQgqczr0DzYixD5rASZEjhv",
+	"aTypQIMZjBD7VU3KlGDRN2PUrJulafFXzJnUxzVT/RiLAR/PE1uhIMYioTiGrhjUekj5fV/yhGZT+8eM",
+	"Kyyl+dsU8+gPBSH26RBAeOFf1IAyjOlo3J8JrgiU0himGU36gugN49aYkUxpJmNUf/mOjIjCgmJm/sAG",
+	"SiGF4Uy4HEO3KY4Vl8R9O8FUzN0fLFPunyobkP6QkMR4jbjAab/IJgZQ6WJRy3/ulf/cL//5vPzni8qf",
+	"JM5/sEtb+btT+btb+Xu38vdeWWNdvoSLuislymXI1mc3F90eH7+9rNUGKNnihhx2Y93h+YhiHU9WEOP0",
+	"/dnxydnphlUxjnP6omOPvqjzMgzRJAZe3CA7vqZKhrs/NSRdJswgNKu+YMzlyXVeMCY/hQEVCFHl5dMt",
+	"4o5BsvxWqwh8U7OSOT/UIMQzrSpYmQtf/MYWsgFpLDdPhljCRbTGRXKtAFGzuBmRBqBeE6UJ/zYg5AGa",
+	"pTgmAhlIkcABoiZmpDsQKwUwAyNM2asek3TEWqCtQpa8FtyuzO8miYlKZLWlZi64qXTHlIC7KHlPLDds",
+	"XnUGZldfeuSjVoDgvLORnom9QwcfuC3Ebi4gCu5po6OTG9cGgjNAe/LcFj1m4BigPBGz5FVjMs8bO4cR",
+	"KCnaDLF8kGIFVa9YFW1+pSpl1gq2wkUOAVPZEFfHra4tE5gQ4VZPosur89vLsIOeocvzk9vLcLe9WQFU",
+	"cJGYfN4aBj8nOJXehoNS7Camtnl5ct3q7jhrMc/oq4TPvm4EjXeNoHGyZYkhYN86QI1ERYXCq2WD4AmU",
+	"Z8bMX1DwQCREWHCNq3NDmRJ0RqIalq2W1SYS6msuBFUtlKumWwc1DfRHgKLieIayajk6RfQKRdZLHOWI",
+	"77DeJbArh6LmH/IliIvl5Zfq7vscVDSITif4Knt7gW/y9fJ3aa2od7kUC8VZuJHvpmYCwp5raUg/Q7Hx",
+	"Q6SJb9FgAthuAfpwc4y0uNLbdNEr0GNwp9qMCgvH3NMdhmELEty00WADJKQNGjTiQq844gJdvTlGu7u7",
+	"B9W4p6U9lkNC9kJIEFRE6Hne9nrJH3tfWvo/XfefX9DNJ/OvQ/Ofpvtvr9fu9ZJ/2fm3nX9r/vzwy7+0",
+	"yu12/rlOiJy6XOAKiRmCxFeEk0QQKV9BUXCooRxjSVqUScIkVfSOVMHTMcP/fUUIli/eXG6tH/mxXwdN",
+	"csrgqp7UFILBiblh2SbgYmCCB2r0OBmPsRh93cX+huEcU34HG7A+H0HMrfRM8nPJHhbE0SJAPE1yJ97G",
+	"isO5/W6dHLUZpscplnVeqh87rS5qniHKbMMAnSIyBUSheB6gS8QzlT/6z//4nzu1gdGC82kt/bVhvgRP",
+	"yN4MuPS0wJXXgcgVuItiMUHFAtZ++I5KqpadlXp2nQMLui9tZscGItDvtELBwOfOCnvZ2VpqGJ70maJO",
+	"HhaQGjX7oMAPWSybsX1M0pAynNLf/5KdUOBdbJ17tizz9wkxSwSZ8fVBeD78C7R/LNrJgmqzrIBvvkJP",
+	"A1O5IppnBYCKZ7GVVzGnW5mVtonsKUj6xvWwBJq6wE9p5x8z6PYL+Cr3WKK8jYmmMgM1xZbqrlGKt+Wz",
+	"P3xcly9RDXh1Bfdluwz/0tsb0uTvguq8bG3qMJ3rVuevAnSu5Yx2mZLvc9GwRcDrUJgzbO1Nkck/XdOs",
+	"MnfoHF5dzQNXuWiqGLhWL84NH28D0BL/DwX/nTD9n6mptmCKhK6uDIXviMAjrc674lhrT4IhpmlJ6fLz",
+	"O3LBkSeErGpUlqdVF46B1vuqU2tIWULZSK4byKYph1uQSRCZpWvPGh+bCto/DhxpQ5xhf75eSGepl6BE",
+	"+WLO+Yw8qn7a4F5LH3FvvGWo1hAyT+wVaMyFIJCVYeqeahGvbd8EAmSVY/dqBVxvTWcYAj1r1xuA9t+s",
+	"YIml9Cofii4TxH4r3xJBdTtVZl8dQa1EcDmlf2meqI3GWkygsjr62eNKdE7xhGy0WaY8MYgnG8eZ1zm0",
+	"bNLNU8KbP4nulW+0ckg1UMfNPZ9Aiehb6ViOcx6X9rEivtqArTTvcTrpU9Y3QdEB4BX+DrbrHWGBNtjG",
+	"/SmOx5QRsBhXIBo+X58vU2a9mvtwg3KSm5Gm+KqNrd8oSt5xZzUFfDl3rm35SBTGgnfXfmFj3l2GzuDz",
+	"YC0bCVEHXalJ7lQxC5mgGxaZjY1loM8rdU/dh7t6IfVfPkLjbIpZSxCcwN2HdaK00ZmS6J4LqIg1xXMU",
+	"A6D3K4NUDBaAHkMl5OHSxzbNUUiXlzY4XgqM/Pbm5j0yjeBSJdDmh7lqGHJhC+lI41SEOD9XG0TTsVw8",
+	"JtxbXzkGqFMaVbAcmLogbB3UK9whBchu1oKyAPXsYrxt2mMbHduJDARmcV5tMrBpQ5rMMLao3WMX5N7c",
+	"LzkQJpwkWjctwp5zxO8sTXQDU10AYjq0AefRtN1jUJ8E0PthufrmnI1Qcy8Mdw4hBtDmNsFoJSravkJR",
+	"QpT+MbJoIATHYxO110YXtniK1i+s59kUQ8lYKXUKPtXZOUQX3EvXBI+V1kggtzeP6EMJJ0ZdUXhCDiEv",
+	"2CQhtFA0SzHru/WEbrt2BpXif7ohSnE8sQVYiIkz1XNIEGUosr/YYjBDLgY0SQiDPndtnzlOr8P69HJN",
+	"qUSKc5Ty+3yp8ym4IjKqb7B5TW02R2lb3jifJlS51r170Kau/qI/K9NrzNkwpbGCTg8qnbr0JmTmY+Zu",
+	"9rNbmJngsd75g5ToLrqOfiCVqET3xFSK1nQaZA5p0pXJ8cAEYswQjvWeNF0LrEg/pVNqF7yrB3eE4BYc",
+	"fnaXX6+QIErMbemR6Er/0TrSf0RIkpgziAfVi20CU/uK836KxQgG3NmtDBieAIIFK6+CwzCw9XmIGvOk",
+	"rxcFpym/t+yzb3uDCrCm3nhg7z51+3yViiU1vTr6hc9tB5Gp5BQ5LAz4iDQVfhwetBtZqQCvdCsjs5k2",
+	"XknSh4d9/RBmvO/N+BuJIlv1uHUDDajhIrOR/Onr7SNf5Uu3sEntHVQ/Y/gO09TOaD/n/mKdAR0NUicQ",
+	"4/cbrx8gkzOc9o1g032HwBODbFTCpUj5aEQAiyKzaCQkPxH1hH9qWWWsdZZE5cEPMjkvRs05mmI2RzNb",
+	"jMGkkJhyByJjgC9QLvMLyfxzaJCQlA408Ug6RzGXKp3vlMmn7aeNZz/FqdlGfStcawVuDBJcExjATHCC",
+	"sBXfGEp7oiZGeU+WtwIk8XwnQAMy5BCONvdWnUoEJ4QZhHlBlrfQbqc8iG+kY1obla6pAcJNv2HwnyDt",
+	"vMKmM8EVj3kK9O8EaB920xEz478jQlIDzK0EZnJIBNzUJBU5kstBOSN4Yr6SYIUHWC7nTddATzdjQh9K",
+	"5jAukGr0d6kmGs/UxovGMxXzqf6uvTf2vhlzxiwItY2Rz0dhTlQbThLz6ZQqRdno0JO/cJRzAf/Rs4W6",
+	"vANCGJriBLgKJ25FYbCaTE3MUHSWkOmMK8LieQtq++YUg9BUw80xluQQ7X/+nOc46UXUjSZkpnbchoST",
+	"vY9ntD/RPdljGeRXgd0Dx4DgbKTJeccnmoai9kj6RpY7NqGbfcgnLvVuM5FMonHRfSkPDrZYxkwerH6U",
+	"EPCfHCL9k4mwKX9u8Ts5/rb9Tr51An2mjUy/WkPKJBG6wQiKaVkdw/8GdNE3pW+S5d8YY4lso0NEPtu1",
+	"NgJsKIgcu+Rqi6Gj9aJn9lFUWRYP6jr/4EdIajM3z1zkgs28iGO4+OynPJ54h24uBi1bQkwSZdIqKlTa",
+	"/qyPk8riTtv0ZAOAS/ukPFQ7g5oVKE8btidspcCRCYG5A2xVS/hS131BMlmhf/kLmmlwqnfPPKe/VpUl",
+	"wmgmSIwza9ZKB9likEPQEE9pOjfoVstHA5Tq66OU5RrXEagWmvIFSIwLDshHojWJokfKpMplaIGj1F/U",
+	"ES84mhHwbPkgT2MI6KB5yfqcqDloaUHVnYWv+Fzs9FCvc7cwzRdQNm7nEGE5AWbBgEtuorAqXQJdplSC",
+	"lVjSmr2e9eJAgJWn0paiKAq1DVBGkxZlsDWdYLH07Bs0l5LO63awIzl2mP011TcsZ/GUwEk4pqPykO22",
+	"vYfDeCQwU0Y28SweFx3rxQ4QNtYAHnCLLJBbCfmpK6kifYBJ65PPMUBR1n0Oji0i0YDMOUvqKoM0sV8D",
+	"xI7Drm+Kperze1YhS2kqKcF2kKVaJHkVS4agg4WCYsY1YcoXGKsjF01l6ys/jy30iK0qj31LqUDjsQZZ",
+	"E6Ls80hJA7RjP2RPEDAY+oZAZTvPwlGYU6JlTw5jXxigOlNdydl3h8jv0X3FlsKt+cxBjTlpd58+wgH6",
+	"ygaDakZzNXWlhz+WWy9Q7quvLfV+vS1omxhjvjgVPUHpmFsLQXsu4VG91EiNu39UW30mlx9QPsrwD2WT",
+	"JeMqUnMAXQ6QIQobsBA+gmtjMympCXbwrkCrgdDpW5FWInFRQTWf5hjEtuMMJwjLXVnc0FJX+Rv+aeDQ",
+	"doxoNHA77mznfX1A9l3wasmwfPvuhTEuDUzKVGtkeZQryCttazkFfornec3YcfrCdVmyrYse4SIGzbCQ",
+	"BFxF59dvW0MBTgnnjzOSttD5tKbmHYN5p4t6IehP0kGXYZTQIUQxqnywTWPVBsbcBYyIZL5T/0nK+pkk",
+	"xaGXd1KceYtD0HaVomlqi9paZwMBwG+tgMsxFyqdu+NEZsMhjSlhqi8Vjyf5164IWAfGBUjZHWGKi/mh",
+	"8Zcwno3GCF5ANj8w98Hkzo5qOVPf9QWhRiUPVQOChwvXknF8G5eQwYPsOwenc8BAJ543pRE0fBcIXGxV",
+	"/BeQdlx1Q9juC7cCdFznDCjiRn27CO7UfEPba6atY7gyqJiijaCxYBlWPuuMOxtwULXGGkGjYiuZmvW+",
+	"feH94hsG3s/u75Ky7T33i78EjbK66zUrqYxwxbqoQjZslRejy5mXF7Sw8s+l8dQrPpBw5qsoti5KrmbY",
+	"e6uKNmAxfszxba6nqsdrw6XUlg+pRtCoPbwsgNDigaOp6x8ZDQNsXvqhIqW9XxxIs16iisw0JaY9kQcJ",
+	"SHViq+aBES7mOrgiA8p5S6V5LATBusCaxaSX0ukHkTOBn39uxDHOz+88TgbwMPK0hKa5YemxqBIkFO0E",
+	"tmL3YI4i6N9ioSZUD2VKGbaxh1M8m+nxupT2HAp7GeC+bmTRTU9tyE9ehZ2yO655YoZpsq6+/Jlp+x7T",
+	"xX4qxeS3qVTv+qoNYto8OMp1M4NSO+1ZNkipHC/vwpTkee+auddNqNr6101g0MLrVTDypcV6oJmBBcxf",
+	"VgLP25Zzlr97I/D8xDVyr97jdKLGQh9kbZkNTEjsCkwl1/jatc074mJiSry3BZE8vVvRTYFEbhqaPr7k",
+	"N45zE/9iA82+bAr5tIJL1kEuLWXVdS/WcsO6l5YSYD3kVGUB172yuIfXvVHLn2sRq2rYci0RljLTujeX",
+	"bmIAyYJ/3tQm7BxZCZwn+WGFUz7KCGoC1FDJeIJkMYjQg1eGhADaEtyUmDvIUvbOMom2TGbWCJz6TbSw",
+	"vYOFSgYLsmdRnizb6cHSGFAvbaTyuZrjjyaQo7QcAcoGoelD0JxpyQbBjPq7y+JFIg+1R6szGTj5IwPC",
+	"Yv2eGLxXBk5woxASh3e68IBn6nKYF+KoKSnkQQhp64dnStLEjhLei1ATrxm0GegSVEtpi6HUB2XUFDUZ",
+	"ParCIry2IhChUom4EnmLx4KwMVmWKuJWhDL0//2/b1AT9KBX6JikkkLQBbsjAqolSXSM/tf/QAfP9tG/",
+	"oN1ufbKKy0lxW/BNI2gc14bcAwLb+oBK0yxP//Cms0iKyqseg9SR7c0KypyQkSBEoqJNgDAzSiL4s6Y4",
+	"tfje5dCXvU6jlJPW+rdeL/mjE+y5hLM/OsHul51/q80ue0NJmuTBQZV11M+WlEYdDq1T2GDVgZ8k4QCk",
+	"B7Y8ZfZOSiu2+cXKDAs8JQo8ilp0lifiks02A/N0MHfYhIeU/bjrA7hhbqthNW1E55OEbOZwoLWg/49I",
+	"w9nsBUWmtjjJUiG3Nq5yJvh0ppZEZ+ZQPzWiR06WSe1qQHDTxqBEkA3St5HIkEwLD86SyHh47JPaIrbr",
+	"03exnBR1A9aOygavZBI1tUgO4Lo9sBixAYoxi0maWkm95uN18aPVuG3i4ETcquWk99gnrwViyVua1ToU",
+	"+28zWgejobfoU2WlbZpaSRKKvz7z6inSt/KaQX9OlLArmwVE9ibuJ21tHg0MK3ildeLqIm5I+GWzXT70",
+	"FcN4TECyY7YKLgEWk4Tfs/ZCVcr6qlI+/5R7OpuCXzybpRznJdfMXTe89NjSxPvhSv6rRwg31zQjTS1I",
+	"6+FiWenk4obrsQPshOEK5v76Or6WhevY4S35fMzT+ijfmKc8E1pBiP7p6urbb1+/rkTu/lPnTfdg90VZ",
+	"h/mnX8LWwVHrDW4NP/3x/Eut6vI2fXG0BGkO7A3MFhK0E5ocosil/EaoeRR2dgLAiISAIGF/7Oof7U6E",
+	"H17uBD0WFenB8OOubpVQovoWJCFCTQfbwYXD7TBgk1pVujy5rqBeuZEY684NoZACpZRki97gPlYxzrye",
+	"agh1Kl4sUuntuxforgvhAErrY3Dy5SFRzdOrFzuHDqlHIqvvwX46vkLNd2/AND6+0v8QpLj5p6zHrF9f",
+	"7gTgypxSRYTUWmyKLdQbxO3adflGwsVTBzrU/+oaMq2Jr3+bvjhjIyLVVZ6UVanczWuLdgJ3QCjAhAKu",
+	"jzPT8lu1piKflYt+MojMQio9tAARdkdSPiM5ZXZKO3bteZPfQdUsCL83gTLe9Z51DUMpmaaREpwRczPJ",
+	"EGFKAHxmZNK4ZGRyMlwVpE5dMpVtWu+oNj3OiCiAVywOh7katT4TF+y+EaDB2/TFuemsSIdbCblX0KgY",
+	"ba3g8TqOuUjqS20ZCbFmgFaUmKoiSvD0rD53amNVPSE1leXC1gBLbSNxCQemI6cTUHYvuqtNR+XFNZwK",
+	"tsxDEfMp2WDCl7bllhXPg4bA9/UnnpsELmCb8uOOxQQdhBDPY0INTZYdklQ/iVz7IxWhpsD3cEVtygBw",
+	"BTflaExwCoalGSDlbKftgs1zV54ANoCgUzKzOFc1OZxYLjFainFsrvLaxVrCL9LIzSN9EsW4/rjSIm8X",
+	"NY0UnhIAxEE0CRBJJTHhgYzeESFximiSQzSVMITa6CNV4x6L7Aff4BgiJgyEepQzdeQV2Z6QuSNckpnx",
+	"2UoYVXSc0/dnx/WlMEofq5/aXpBHEpuZUlk/hdIn3x5dvb68+vHs9GPj65L9HGrTNil9Hh+4vVy7lIsU",
+	"8OVHjr7kdqXZPOskWf1hZvJeNtjYpoMT0/yxIqEe6srf5YA8ByGbelEPAkTaozaKjk5ubo/CTlRaYVoT",
+	"WF5ebfvaes9klaCWLEtoelnMvTyTFoqscmjL8cWEyUzaeI0EyjtjPyTIgPBq6VIEExn1ITo0aQJScW5y",
+	"VPLsFI4SnqcstY3ciZDUQvB+PEdNXODhmPhG1mMoz6k6v7oIEOP6v/pgeH920toNTNJVHhdRWg4Xs+b2",
+	"cnQIwYKmgUMQMNCClm2NhmxTLZuwO3dAYAwtP5sf93b0uHKwRujBsjmiiWnTCXeq4U6ge3OR61l5vK9/",
+	"G/5Kd+0oZsnvIm9NkJRdITeRxRSFJkYDYcKfbUICtn7JlLM8GYcqqT814BlLdoJyN26wTeOlhOMQ/D9c",
+	"QKUtOFVs5on96g4kYHmd6M7NC8uX3GQ3eqSjLnKeyQzCwqGgrPVEFcur+55CsYIMToSKGWFGr6WRoTSU",
+	"6bZMUCnu5pkM+Vt1mnVJitRdoVVtK62RRlNh8P4N8r85emD/2MvHCDWVKQFmcS/yRbVojlj1WEocZFSx",
+	"/3YCNEsziaJcV4HeAw8y0z7RJKUMQTmNAEU5GJdJ1bk2BAq8A08P0lGo0LxBSYns+tXWA/hKzXLxnOyE",
+	"JtWLAjoljrUUSEliYUFIPOZElqXm+fW3YRjWiU3NHPnEN/MkGI2y6LwTht3dvf3nL+pa+4ta79PeUqnM",
+	"dbJiAGXZ6ElFtHJoGTNwrccOLbbCumkKcGgGNlszmEltrWjikN/LuAe4jRQRU5OFbO4RN7J99CiuyLDO",
+	"ErTFwGrG+CNOM2JzjOvEHUM21MxCKP7nf/zPnVcuTc3YtnZ7bmOb1tX1eZslSUqe5ArEFYBYX7qhqAD6",
+	"VABmuSfgqxRJcLkvcffphxJ0dSMYJBqQWJ+T+d3GGEgZ7Wzn4FtpJ5eVVktPRz4362Lg6+4HzGIXTrUt",
+	"3LpYQsLEWi3zyLYzdcv0YjsE0ZVQytAInCe22P+aF26wnLx3bZ/aD2qGvJyAj3OM4xrspJUni79Ya13V",
+	"j9l8FdjT5Zuq6rH/MwAuYLx1NDcuQNBYHkN272651juqyGd1CMpIjvIpTKEenKKBPQzQtecldS7SAL17",
+	"oxsfX7178wqdv3v3vseGwlR5g8LdgXk/9yhK1Hzz9vrZa/3/N9fP3txcG10cow83b1ov4aWWsUamWEwQ",
+	"FqTHFE8hRzhpoyPIjnLDBLRjibCydwvR+fXbyDktN/Kvrq1/2nQ1vnYc0JMxorxzVCLjyt4g7mbZyq+6",
+	"oi+AtmpcfybxdOMNVfR1BG/WFjx6CviyvBNTSWDre+xHnL3rQA+3glzbiJoueKKGiAbSrgbfFQtw5OEC",
+	"/87DxStS3/GAZwBfZKxFCRnnUy5IfcjUdsEVXHyQy3TmDZCxPl/HXNRFwBE6GkN0DKdaTsy4lHSQEtQs",
+	"h/bsbATznkve9cEbBbZdeUBSjxM9Q27I6H/9D61WB0ho+5gkaIzTYYvcEcguB2PMDHSjAX4FTJ4WqFlK",
+	"kjfmPnHDokWbUZ1gwaC+7yNoLj1ww/rIvxQDULlraEHP5+ieCM/iLcI+QE+f4oRsbEwUBLsm+cFffyu9",
+	"Ec9vVpzE+2peocTN92kQDZ8akc0b3QIOYkkULm77Cgd68LmyAA10R0uhYhsG9CRAPcSikXxVMEb/QPBE",
+	"7TaBIQuH15YwcSZIrILltjRmrKQZ1up7C4CNvmdgzBU/f1QEUKHkduviMZwUsImxNigivw0N627SvFDW",
+	"N2sPtSJ+06u6s44a1dreZL5mCc9s8Z8tFtCPL7RlXvOW1ZAMC8PgXkGa/GiKJ/a+uRBQ30AVlSxVKNLv",
+	"RFCJl9xZRBygdv2Rm2TkpLYonP61KOe2EAfoDv/EB8aB4VGJkgxOS5gbeuGwB83K7j7fX7fOlsXL4/nA",
+	"6G+ZKQZob7mdtFgLbehFq/xy1PoZt34PWwf9duvTv/zzKjDOzQSt5gAopmx4fkvGXK6GvIHi2PpZBHSV",
+	"qOlYU89ekJ1XCJuVBfive1ADbBaaAWMDFlFkWqJ/eZ/VRh1MKdtyGkXgqbcQ+xsAL97DsV/aCp06NGo9",
+	"DX1gj7EoSmXD3Juh9TnCn8krMAMtxQDIBnaBebizghLhWgDASTnQcymAYw1v1MaPwEWH2TDmlCLJIYq0",
+	"OO6bPdyMjGyOdoKcFZr2HwEKtbYXOQaKIOzJk5C6qS8wowAu8l1gEGUo0usctdu6jzfwDU06895nFb2q",
+	"kK50j5GP0jtQ/UwDK3LrQvtLqiQAdclHumEKq7F65WFwjADSkEzRhMwBAdECkQkC1Z6K/fENlDW+ozyT",
+	"CAKHDfcwrizq34SQmak0Lx+hABY2qn8m1sUALomCuqmKeg4+jRRBey0XYEKJ0VxH9I6wKt5rN9zguHME",
+	"Xc3Uxa13pXKA5okIabFl2BciSXKF6RXycIXKB1qMZ/rsQNidXu0Kp1mE50agVf9PG1gAi9r3dqyVr/CW",
+	"Sw3qQHWhQci40M8/OfDTjHf1Al4vVMHI9WjQsvszwUc2NSNfvjVb+caexX8laPby+iRYSg9Qf/GAk2RL",
+	"D+5G1txTlgnxp1CyZx5jZ7jFeZyYfSSkcmUR8uP9ZVh3vt/n5r95BYLTlIm95ndQbjEew4lZ2ORwOMrt",
+	"jvSnWvuyC3/F/q6ssasC4wZRv3AOMuKJ8pkKJIxN53ycv1PH6MTVOVsoPrbozQQgDFlXee4aPFYQZmjA",
+	"FanKUb/aGxdu3NhleEdzN25NJVFJBLofcws5VoIi2ygPVfB07YXalW7zNLkwdZLDrQEMpZKz4kGhFJQo",
+	"C5Nipep48ruP368r1V1NBR5ViuImJ9dH9fx5V23Z3d/vHNSbZvWhmxNzz+iBjH//vjbgQFZSEyUd1bX7",
+	"vD4KcQIRhHpAS+h1vbh7J2S++R7UJF+38NBh3fe/p1xOjqFE+1pxX1HjTGH3CEr+THQ3kQVCk4sQ8zRJ",
+	"yQ2dEp6pawOGWrfP4UEBHWfB8byYffgMEkRlgklT+FaaWzFbkb6NTqw34SAsxdUchCXXQtm2rZX/XFB9",
+	"vmwSEXTpNdUrMSbrYzNvoNHiBl2gk+uvPKK6tXzHY5xC3fqapJ1UP0T3OE1bccrjiS3OGb19e3h+HqFm",
+	"d6815pnYqavRiX7nrJLY2+mYOpqey6T5S9j59EvYOvj00P0lbO1+2jn8JWztm59qHSjv+Iiyxykb+dGy",
+	"TQ3MasnLDTSTe5uCUHzmHqeTFmUtU1yjNcNMiXnroJrl1t3bTjF3Ujn/aN0Kn+OZCT7ajGRlHviW3hEU",
+	"YRsrJU3V3QllSfGjDe+DirL+c6iD20ZQoHQGkH1S2RBKG9L0/7P3r9tt49i+KP4qGF4fIvWmZMmXXOzR",
+	"Y/1dTqqSShy7bafS1a0uExIhCW0KUBGUFXUl/7E/7Qc45zzD+byfYT/KepIzMCcAghQpUbKTVPXKGmN1",
+	"xTYvIC7zPn+/dMx6AkAGsapWLwGL4HF5eHeLomaWhzQQ8RxrVvtQTFNWmWdHXVsq2pqwNSFmgAT4dcbM",
+	"37WG2ppbfuPX1Akg6vXGsGFRpFeFlc48Svtil5QkBjbEgE0CbtQRCbOSuBALFvszHqctLQr0oijSuHp7",
+	"fvbiOTm9xtq6gEwEm0jBBwCn0hNAHnNMQr8OOAwItS8hiuldAiglJLx4VyT8G8RcaE9/19b6teA9u7/p",
+	"/3wKC3B7brggFrM35sthc5ctHe8zV1JYn8jvnVeIWMLilzBTo3ctS9pYRQsqWG1Vq6XSwr3NmQJAalce",
+	"qzDJaHw30l9g6NxMZ1kLUWGD+IMp4fKDGUgH46r2eYg8wmJHBOAzTG5Tf/4RCfEfIcDupiSr7y0UVwJB",
+	"trk2gA4eLQF6AiUEaVimlfyqEyYizO/qLVUQEOYx/Vnquvz0E7wX9xc9IRCypUFJlMxGABsq7ngixUTr",
+	"0NjMOuJY4Gd6UkuB0NK7tiC2esLILRyXYDcI4h4YuHngFgB+DBN8N9XgtnfAlJ033r4+KQRK8fN3slpX",
+	"C9roPhx+Yd+Y3+jujuVNziJOy9BlgN+hHEzpezkTsOEsqgu2S8baHIAqJ9LQch26ivRsjSgXKoVMEqaA",
+	"gIbGtYbmwJT4hI7Y7hQQAPHf/5yy7Ic560/dDyM+zH+mf/PD8O3GzEYtSnw9229uPl1fGRDP8cwGNo1p",
+	"qg8lDm1t1LE0b/UWuG/ApZyYvsEBVakijRC63F+zRYjFY9wypvYlTSLsgd81K7r72y1bIEfq+lKBMd07",
+	"fLw8kjdyzpIBVYyM2Qdy9fKktXf42HWJ6g2Q//pnw6ePo87T7tOnB4Mn0ePDZ3RvyCjtDA4PadTpHtL9",
+	"/vBg2O3v9Tv9p3t7g6h7GD0edA/7nWGnQztPd7YpVEPZCTOgiBrLuTd1DWBnAN8AvAIFTDJ9BhNKuNZT",
+	"eo1cfw7eZT4QIdx9pRLA8wWRwj3PcWvBWPSiaJPIGDyGVKAnYBj9hYGmRs/GhwUAAbBxRZLi/yrZsd8t",
+	"rcvB073ufs1klS8PzBvc/vDOiVePsbrs+IxZvu+lsNTnijHdiwx/aZL/KbnYTJhYQeI1wAlKfpAT9q8H",
+	"DAQVOOvBGkcDm8YxAlTcpxgdIh/JNlW9M1trYzZKzSiTm+fqXaTGfLp2JxXKDhM5RA4GGns48cZXGdGU",
+	"ESUnoKnA6HTg8tp1GdEkipmCQ65Hb9sgkwhdojy0fG62s7VPak022L4lJQxKmw8SjPAoo/Oa0nSs1UHe",
+	"cP6v//n/hs1a8l4mo7dLm/SlOyjktTkoX3a7HhMgbZhzxTwcf73oRDGGYI3zBJBXQJ6mY6YMFMujHHWB",
+	"nSf1gN0YuEDZ1K3Zz+WbWMy+02rq/lG2CROzG1B5K0JtXrV/sUtqThdOV3JFIrogU1Ogm7oCcI9NzISA",
+	"3HXQyZ4pT6QfQ4tPDm6z2Jv+eyGvfNipodm2D7npjzrxYwRFID4cWKhfnAeryQ3FR2Ucy/lFoqf4QR53",
+	"j5hg1vzjjan4yfWjhGfyjpXTFm/R/kg3UJB9Vh6TX9tCWdrHN6HG75uY72mXiy1kjK9EmFxT6JACJrzB",
+	"BTDgkfBM/Bx/8GVz/ZbNL7wgYv7juntaxmvTejCmCR2kLFHQHA6TbsBEklnMVJucyslEYn9j3xKQ2Egh",
+	"cLj09QnUNmgTe0gSNsx4Gg46nSL6Q60o5t7h43wQc69kis+TEjjFfkLXh7a+g4s+Kyid2FbfTWO69iRc",
+	"6GtWJedxFszD1pnM53nhtxyMwVI27X8A7Rh0AkeZ0A1jKiI1oMDoGE5lkiaUpzaKK9Wtyjni7mrAK8aL",
+	"8962f8XS/FwAOc5zUEJlwBb29yvjpnjVJ0tDcA3cCqUuH17wSOW4Xa1XFi8wZwHkPFgphl3/hv7vlrGp",
+	"IpSMqRo32+SKaR867QnqSAnDD4bmp4VsYwE2aSkS/if84s8hlq4y8p71r+TglqXFA6XkTN1E7O7m59v9",
+	"u7dPf73+1+WBeDN9OngfdYcv1ePRj3R/8YJ1Zq/5eXr411//Nn/SX2tU+/NiZ6l081wgMYMNZpZDCRfS",
+	"bfyDJ3gQS4IKQuPpmPZZ6tJwsZS3LRrzW6ZIQ0jSCch5QLoBeUVkQt7oCeViFENu/LgnluYd1gcnvzhn",
+	"T17/5ezgIp9F+vte69lJ6+WPr8/eXrT+VokUt6Je4JoJMuFipi1GLBiYcJGamOkW5TYDZHBenfe+wJhu",
+	"/UiyueFqNpnQZFESS3bN/iUGyFs2Byplnqi0dqHhC/vAMk9kkogrsJ7L6vV4tH8zSUyQEzBLCIdTOOQs",
+	"MSQVZ5fHBK+EUZmLEWSteEuubA8frjeBu7mkhqywJtlwA3+iysPchaletnsM0N59GgBptfH5AgI+9gKS",
+	"hyPJgv8TOiWpDNy5Q4ry+nWkfsKruLruLRumzxZlDzN2nBfnqIIGOB9+xxNtOCxtqZ9//vnn1tlZ6/nz",
+	"ECLw9hch2cV/h1l3lYmqj+gdsx6gtv9mg3EhJf3saafVOWh198rw5z0J02k9+8dvB58aLfzXnvev5n9W",
+	"gGprpx+IHTZLC8ItZZPoMoxlewUiDOBXzRIg1/KzQvfdJzZbuRRIWw0usr6dNKYb9JKeQlvx9zEtjYvU",
+	"LtZ6KU2lTsHVNSca1LiQaYbJFJV3t2yGlGKtypXynSVKCggaeH6ID/G+V46+VgIxqOXnU5t5II3vA3IG",
+	"SvhdQE4C8rYJRwgy8/kT8f09Ydask1QYzU/d1j62X2rPbEATRhpilkDLgL5lGc3OgvcUUO5LYeAetm1Q",
+	"L6yzx32ZhFOd7aFy985TDfkT4kt8X77ak52TGPZwrKvE9fZMCQPDhMeF4rXn5y/KZhAK+/NX/njytvTS",
+	"CbdYMNm1f3n36u3b9Wj7OB77Nveo0u+KyxguDH1mfZmhH/M93lQmNACTVlU5I2oFNqu5AuC4+swQf5ow",
+	"F0YrZ8Jw7uV28N5hpVysSrfYwZQycHBMmaybg2tudErCafxCRKVW8HurPi8SSeBKwkSkMBEeWVy0HIdZ",
+	"qm8Z0jiG0rphwpj+bqYUmU1HCY1YZGN/Tjdrz9YU46akvwC6V+jtkYlfx6dfX2l9rwf517cb1oaCqY/A",
+	"YxYuLPc1XLsekAR0M1Am+5f6I4Atz70yP8tBtmndfqva8I6Bo54/gJcvuwHmheVuMUy/uUKvLJLUgn3E",
+	"FdAaQNdlQtiHMZ2p4v7N0f+VQ8uzpIItJEfR7gwVGFBaMPH1TsIwNfwyZck04Yqtt/Ltt1eY9Z44KCl4",
+	"tNMysuUzMDYoOAk/tPQPLXMJOPe4bbkU+TCJ4ZlUGSkixPxN3mjHoKbdxFzhVsjm1rtmOXpiT7HXW7Ni",
+	"lrxCA/jr8vOAcKosousA56JTXKJSSQGs2Rk5tA9UF+UM0TsGvEakIQX54cW11v9SMIKEVxX8Rtu0IuDr",
+	"fsK3Vex9y4nlBsUFGcpkwIyQwp5kPTyusqtXAEN4xb81DVAv07WaRE1f9oar9IHZKYId8+2VroT5e0Bk",
+	"HG0eMsB9ZZehVneBbTDzEmT5xfTGvEmXEg7lJI+guHrHbzKPuIPr2sWqNgTjXbaF11gGbgTZTUGWVS98",
+	"V+0ZKrGHNvpUyLPmLLTq+S7J3/iFLxn3e+oV8ayVNfUDIPkvNyUoZXD9zJFAbT5cABEVMn34YW0C8sIr",
+	"cVeqILfcLfm9tJNNR6lJWhjj3SqJXFQSAF4pFbRsGaYUEMwN9ModXbk/nqZt99hGbtc5Ubihq8+P48d8",
+	"TlNaFgwtcDsCIDP+0n24NohzA7/HAVw54/aFYqY3FRFy7pRgztDbX43ksH7easyXY0quZ+8W2I5LLN/I",
+	"LMAGJK2wZp8CQy/rGVdLjJxrbU9m2G9hFCUGaFCapTIUz7C15ZAs75Z2NnOedfP5yLs22mtumPeJhNcD",
+	"oMpNQYZBpbIY/aqTcL/N7Ji77Ns8RCjfIPGno/oAmG94SOosMG9RpKTsQxqQCi6tPcOltQ70MZvUEtYc",
+	"C49vU6ie2i2AgK47MpVkUmWLvSxZo4QO09CY7W7ujwklYXZ+MpEHmCMGLtD32OAx/uqVIhJcmAKL3wUO",
+	"wSYhWTAIH7wn2JkJJlJqX7OuaMFOo7GctjsEW31TATlj5SfaF6z6ggfDPOjWOZH3hc6F95Z9ziVD2OZr",
+	"qm63axM8MRWYZVaw5dCEQsEQpzVsYgtNnv+IpvYq+3t95TFy38ZAeFVmGNlLH9YN+1Q6UcOEqfF2y57g",
+	"za5gxav7TW/++uv+XWey9/bJ4Mfk5/nT/nX39uJAvYmeDV/Sx7MX8nD0N74n/vLhyU/zQo1kd2+zntHc",
+	"MMp3w4hr+/uePbYr45YTw0mzuv59Q1AQr1Q5vzuRnwCI0nLRXkdkYiNYisi5YElApCCU7HdaEV3kI8Hr",
+	"asK2wDGxhX6rJsyvCaxA/ajVC1yg869wV4oE8uCuwMnUh3YACS2CF4HbMmICsadJA3uMcrXmeKHa/Q3/",
+	"8Sr6hKXnxdOBf6znyg4k9qA5jCGeopMKYytV3mubgwB0EP6FY8n1+9jPbs15ZC/Ygnx46Syaj7af5IZZ",
+	"Y/G+iu9UtoHKfKfiFvpSvtPS1gXf6dI0IuSfcEnFLYvwyJPerNPZZ4RGEy7sDxMq6Cj7m4OItb+Azs/k",
+	"mIQqpcNhCFh7lv0SeRlpzCn0hGT3Qsx5Okt98xOGYDLHkBbFF/uwtNoVgdcVmzjtlUsbXn800iuUJDoS",
+	"GbMVA4fuCijdh/0fumGEmw8b3rHN8GcpF6y84vyOlUPKfj47fDPQNjN4i9i2BMVXZdQL9iE9H2BMbFCF",
+	"1qcvIg2akomE4PwdaxKZ3VQE47A4HPUKfSzDRnHISTKL7+2IIBfBuajFQPGwNR1GS+JneCMJ7H6yE7S8",
+	"CJtkHPyF/4LMKcOUJWdYvlpNS2PBc8Fjj6UYmUpXyIK7782wdTsFRNODg7X4Z6OEDljlQGzV+X6niKv2",
+	"dO2T68BeaP/FouXGXAv353LwwNjS2zLPZDuzTG6Zv6qLsUzl6kuuBlSsvuKaTablV6Q0GbH0mo42gGu/",
+	"pGK0vgnJXfiwmJMrjtj27Dp3rHpraqvtGKEA8VKS4OsMMLaQyPBUQTFxHyVRG/Uv2BY10cnwJRK/y+9P",
+	"yeHhwSFJmJMD+mIs+Lm8fPfmBeJ5ZCWkz6+vrk8ur5sBYR+mFKqDcnqnJxwKFPYJhFbmhkck/P7yxV/+",
+	"/Pzk1Zufj7/7+eX5u8s/Pw66naB7EHSfHn/389mrt++uX/y5E7aJJ4mxS6kAR6WQlQeiB5FkiKzLPnCA",
+	"FtEW/VR/fmsokzlNIuhLHNPplCExw2Q2GJOYpiyB1g7Xl0j+OZtMtUPT2Tva7xCaks7+0X6neZy9zD4l",
+	"nfMBw3cN9dD6dHDrv6YnpBgwv7RdDxuAkSx7G0y1AcglB51O5plOaaJYAgDsVElRbIaoOY3FtspO8GBq",
+	"fFnV4DcidJhWlfgxnoGSaZhU6nkyCCB6AM2lgq8Nw1uZhq8Gq72cibdyXsWvmw20vq2kJULtY681w/oe",
+	"4mwU9vlln6KVQcbTtnSsXX2SH+WYUOB117NsG5TUgArBIoL6AWmaFySVcEt7BeVlSY2XfeUjRUL3w6so",
+	"3/G6M2LpFS+3+2LaZwVwhvMpy0RLqc5m6VhGvgP6w4vrnWDn4vwK/vMO/vfk+vTlTrDz/MWbF9cvSoME",
+	"U1rWeVD8Ln2VnqSYImUBxjn7VDHy7vINikgoIpzShE4YtkrxOAYRmZ8HDJV0us/2hvv0oNXpdDqtJ/p/",
+	"nur/6WT/192FJHSNSylde2ZcdyrOtZs/MwFVO+2BqhPVYH2bpH7dJRsyPAJLZ14/obzAL39jefYKqJPp",
+	"LB0zkQL3awQngAxoknDA00HEMcBr4ALIePUK0+kUQGESpmYTRnh6ZBtzxlrfhSmFZjrHdzt6FYUBErZG",
+	"DgOoBKjOITpk+6LOjijnpnT9fNnDXj/5y9neX3/6bj2rtrnbgkxUbYRLpmQ8q6Bbq6JHeu+gnkAOaZ0m",
+	"Y0Ayk3PlWD6sCOLCEG7LIZkpNpzFginVJj8k+mpU1T0xoFPa5zHXLyd9NuZCC7GRIg2QmQHxaANILEcq",
+	"ICrV6h2CeapJYioiXJJastuTt6WscMJywZR8OlfmQ7TAuBVybhUffjJJ+GicEiHnywIXxF7tc6cHqYXr",
+	"qRlOeewMIp3e67kiNPVkl6fA9XbWNkuxkDulI4R30GYxgBNVR0DtBirR3qXbzGmBMl92BKQK2juMCFxY",
+	"i7nLHbMaDK/uFK3W5COD6Wc8q+XTwKOqb9DXP1KER16cWU/MFFie9ZSrVCZ0xGAlkEkMn9NnEbEoUWYZ",
+	"2ttgQlWjmJnIEYKXGexNnHU325l0eY+oAARRAcjeZv1D6wv5DdzcmoW4RtdWX7wk1RCgym+yXxFln7P+",
+	"u6Rgf4zTdKqOdnfpdNpWcuZQoXa12tjdWry6l2WK2OyjTJYETqBWCWP/qFfsv7UbHg77c0OxUNgPRRsd",
+	"ZLOWEDmU37XhvLgaaBgOhH5Y7i0GZTi/2Tr7SxDCf++09hAveB108HK28YxyYdN35b0ME6a/sJCjnLCE",
+	"D+ju6ZgP6EhuxL3gnuhPuj87pcusvXKeLlzKp6ByP0O4e1pRrokwja8uLL5KgmGYALUCwEzmV2yvs9/u",
+	"tLvd/faTWjCHpYxGoTbFbrgItUOPIF3YQaQ9UYtYgrYYZj+Pib3lBllh9J3zRIqRu4Q0aNoTxsaDzKbK",
+	"lRK76yAxiEVDzWMSxnJwiyCmEjvB9AtmCQOVeYv1yD1h06SIAUrTbOaOkYZJP/rG1FGFxyQ0efmbhM0U",
+	"u4lYygYpDnsghbY3IwBo0dcQwJfAitGEaavSImoi1GOqrOlKEnYnb5mdDhbdyFmKb8MkP4sKKLlm1kBG",
+	"+vOHe/QWi38Lwwdqw7LRm6fga+Eq+9Z8Gih7aWm9xsmotAflOtt+jxR5p1jSgisNQIfZktj+arMlh909",
+	"H8Dilk3TZn6/nsl/8Timu4ftDmnwCxodk9OLd+T8inSf3ByQmN8yckYH+hd/bW6c8YXTRh3DFxw0/yPL",
+	"T79QMvmBpmxOF/cHBFPwuJsRPs+BggFOB0LFVKfnRcqSOxpXwvG/lHMih6mxD80rTLocWfHx7eqRxYlV",
+	"GRjN4zz6/uNV6PuHNZCMy0ZcPr9KVbgyA6ZUBcLMCfnx/TVpAPOEMZvDWw50ahjU6x5aRBEDH0MVCU9m",
+	"6VgmpgDliHzHaGITzAPvdZhgDtsrUExeiWo2hIxZ0ZViaYFh7ixwHJSmW4rFSvn3nE/przNmP3S/A0Qr",
+	"AVEO06VNXnxA4QC8WxfnV9dkV3vcu+bB5Z+mz8E6W0+f85KARrZShcH7E2beULoJxjRhb7i4Xd4Gafkk",
+	"XBkkoQE7Jg47dkzVWLtSWrCUf2ISr2hNG5CYi1vSCH/rU8U+7QIl4S4Xarr7GwzjU9g8JgnjSs24GJFE",
+	"plDZxMteVixoBEMzraz7ghmI8kzqJa4BFTwFSm6PLMnUAhkHnBomRf0pbfKcq2lMF9qTpDBPAFfGI4Qt",
+	"M2WDULxUikuYVtiLnntqqH1MTJNFpOGIxQLCYsWIoyBrVuTG11qvpbznRcQkS2J6smL+ClSnj8CGSWeK",
+	"NEI5BRSpMJKC6f9OOPAzBiQcUDFgcQw/yARBxMNmuxzROiOAXU5QWeLe9XzhjnOzigC7RhsRs2FGR2vp",
+	"RmeGEizPWp2OIp/YdBPq88/KV153PKUcYesYAqtZfpcXeXuK2drbQ87SgZywKp7GwFAtBojDjySfyN44",
+	"E5aOtJqIcSe7CSA27B3lIfuqnVrs6chRq+a2ov0aMwF1dmBVP+7GzIllDX2V7Oj352mv3wBo+v4KrOlG",
+	"PmZk6LX4zj2KQSdIS1UQHwk5HJYWrCH3A/hiGRJWhnF0jIQzAJ4CBW2I7RBhWa9REegQzPqIz1KibpDn",
+	"5D6dTOYRyKSycbDLQkq/rXsQ3TdvBCzl7qoZD60ZNDCASJV08SXWhFmL5BHk7VmpSjPL/WqT9vq6eewa",
+	"x8lsSr/frL8W+62kn8rcVL4zNilly+bDQhX56+nvCe+gGnXrDyP/Jf7WDbyTUNiUK47tc7ynoqhc4UVt",
+	"82SoKdcj5SmngtDpNJF3LNI6ImH/hOiBNiTtAPGkoxBoE4+TKOgJONWA+K2dMCTz1J8LDN02w22g10sr",
+	"1M3Q1O5vHIrTS1J0dg78FLMdM0g6HHKphiqctrIghuGQycRZLWz2TQ8GfOXGx6jEVXHy1yZ9Nu1IsiPJ",
+	"b+b8Nnb73c39+r33VWriS7Z/WUl84QB8qYr44rlre7O2TNZs+/qDqt3twcq4S5c2zxV/ILJmA2OuVqap",
+	"FEvu+IBpB5DLCOufkd8RjxI5QSR6ZH8BIF9lEQMyLshkJhSZUpWSCY8EH43rozU8N2Dr24MS3i8zsTI1",
+	"Zq+rmZRwM76ui9PDp6lcHDC8LIwD84gcPB4ck0fwG7NyAaq/79QqeflHsFWJ72EZU/6V3hDvaXxrCkEu",
+	"Z1t2et6zZbN02lOasudVdA0gAizzAiUTJmZIdwS41wrrVQB8iUPBV39BTGy4bRY+NCETeyEXPWEp2/38",
+	"3CNbIYCUoO4eaE5IJemzERdt8jZXMAALPqZQLxDRRU/ocSrUt0vgqwVg47UubcZkWnqg4pkYjCurGTd4",
+	"eAXpdop0C0ysWrcK6POBC+qvhz43CYD6sqVOOAAf7cIAywD4MiUxFwy4YGFDbZT0tC43Dr1yes6YmJXv",
+	"adjIRlI4fFu7zxvZNkfk8OZKgpOVqtw/XQAWe2H2/moItKUToaWeNke5IKE9WWtqxqtP8iOFEwCXtonh",
+	"ZEF5iqF+/WdFaJLwO+a1tc5iLmiyIK5MapHTaasIt9cEKirpRrwZWxX2gIl+ABaILbkays8wvrpyuOVW",
+	"zRfR8AVS0JO3J1n1BZTp5HOYD1KgUDoPsylm1fS9i0s2YHxas+rphCS2LFPrh19n2kMD4KE4lvPWbGqp",
+	"WlQ9Tnz97rv7tod5T6nzufdqiF+SHoafHKObZCSLFIlbUNIVyapLCqVhjvM78T3T1i9J5yy+Y2Qs1ZSn",
+	"NLZsy4ZNS87iCLPflERsIq04ThO6AN2wRN5UoyPlofv/1+OOIuMjLijUPPblLA1s7YeBjceiRp6SBgDa",
+	"puxDemzAY2Ipb1lEZtPmNnAAy4dcTvkgPwMXCR9Y9tjuHtrRS7g6mzVTFSAC8KXZZijb+td0VE0KUrMo",
+	"8vN145b0CJSUIdZgxdy+LBEK9e518/XmlY1+eWJJTpSLWy1boTSWNPSe1tY4IK385RL4iptHJPxtzvo3",
+	"syT+hOWLliw7t50fqOKRo9kXsZ3cR3vT58V5bA2kK4pc7YBeZ0W6RU2TrxDW7z8iT/26Hzkkp4kc3A5l",
+	"Ej1S0Lqxv5fR2DQiPuIpCr4BBWnYEzFLUwv0KGcpeRWQNwE5h4veNQOCZO2EDhKpVE7mKNdBMGd9WKWe",
+	"qFgFI3qgyYyO2uRVmlGgKEJtsTbFIIaQ2svL6I2OeiJhSsZ3Wn7wlAjGIuWXzGnL0ONKNMnwnO9d6DDz",
+	"lrpAh+EId65/av3tH789LefcyW/gin4MqCSHAvQUacpS2Sah3hge9MhynIA0QruPIOWjl4xHzXZPhK6S",
+	"2jRjmFrqG1tLjQiMnA3gwVndNZyVYuG1V3fdXyBbEe6wELZsiOCUcooWQQyo0QMWEfg0aGs71mNfQIPJ",
+	"Qju/3rhtrY5UDFcP6ChNB6NZoJOLV8UqPYjmu3GDA5r/wnywzr+yZI3UbUmRDzQ6Gg7ySGZfA5jtxu93",
+	"vga70/t0YHojIXQIGjSSgrWJ6wvUs8eTlDFBhpzFEfR0ouqdssEjhY3qiZwf42prDwuvmeNOMWWUuLP7",
+	"TPGIqbKA/abt9EhMqLcfAq5GnJbSkV5niFbTsUylWoGSvDGPrqtbuU8G0j1kyxzkNmFaf4rqZC2hc7Ju",
+	"e6XdWmtRpex1a4EIXsq5D4AQwnhCQ0QgcA/22UBqUYxVOJ7v7sMdzPT2q1bGLCJ4ySMClQCKNCD7BM1J",
+	"kG3K4hW1Is0/6KddsuE9Qs0bAymUlmCd2k1mptAk2Jcmywt0FBEZ8g+EL1N21jzouPudKDyjFWks+JsT",
+	"YTwh7y7f3HuJAPgBYBw+fR70iAL8tOFr4CnsXa3tQz32G1M9RmjMkrR8Rb4Q6sQmGXlHJ7dudgyTm7tn",
+	"S0u8XgkAvDCrpXG9XuvuQcvnAZA0MkX+Ro7IPO/qeD2OG1YS2PIkE59FseztUq9+ILcRilunsAsKZ71U",
+	"sbq1zmsPb7RBpsO9vqhsIr2VL8j7vCLNa0RPnRjZtt7PULfP5WBLnNLogRFoioFXfHzVuF8bYW/txoE+",
+	"kyZpm+2am1iOIMKgVZugODcYGsNrpwnTq6rokMGuyEp/d4IdLXbwskEsFf4L7La8Bbr8vlI71MmipQxJ",
+	"yoRzIuz38Akdsd0pvBP//c8py36Ys/7U/TDiw9LyjC3snSGPmQ1drRUxE9zyNasu/sXKaB8q6sazIGJ/",
+	"kSI+CvKoRqThLHP09yBPDl5gIXC1e9fdAIQA1eL6S4fdXVSvda59tlZs2TkMchvBzFdgStvXH+MLT/0u",
+	"W4SzBLqH0gwuq01OiB0G/s6nSWLRKpWL5QY9odgd0+/Mcd9bCXtEwljOQ8LFUAYk1J85mxiXdcxH45DM",
+	"aaJPV0BCW7AaEvuvvE8YS4CGhUfsBDv6dr/MNY+7Z68qPYNVpK7ZdoO5GAA8YCInhjgZHbghv9NeOh9x",
+	"oZpHJJxQMdODbmATCGygZkBCg6sU9kQjtII8NPQP8Bd90XgWRTFwU+cvwd/rK+gs4umNqSpdurAnzF/0",
+	"pabxCVZn+ZHw62Z+SnHswO+HYITBDr5ZKyf/xVDjmj09P9nZzeWzXYVtDv0AJj6AbvSJ76ColMcx/hz6",
+	"6i8seDXWkbH9BD0By4XVMnxAkpkwmLcD6G/E18IWtBsaFg2gL/qMOG1KGtiqcEyoOw+C9YQ+HjTRZnyo",
+	"FWzYbPsdDEeE2hXWu2UG0Azo9bMJlAC6cgELvaU9CxbxlEXw8IiZ3g4hU+IefOy/xLbgYPsljF7Lwyih",
+	"c0H6C4wrYC1KfsX1x2uTBIth8Kv0KbJPzq+subp0Wa+dlVga8QLAkclMpWRscURMbA9KnFM6Io1QPziE",
+	"3AQdYTs+4ekxCbnZsxCN0Z+o/9ET+qrAITPwVLF4uCGuAIR2IKrV1Ntt0RM23a4fWRaDc3pG6eGZb1A0",
+	"5WqIWCoIL1SnyGPrVGo+9r+zAkVgwwDamur+IrBAqd7xLf8NejavTffeNNUTZtslA8LFIJ4pfod9+BEb",
+	"JYwp8j0dJ0yMGTaCuZkBiLjvgTkWtrPQ/97fh1lcuRR422pXJXsnsoKKje4oanh9e4DvrZpG6+Ssm0jv",
+	"85GNFkhtAb9Of/7T9qFpHPH5BAxtrd0g+o7TUnvRPKe8kNcsEhUIWg9VyhMaE7w9b3nBQHJh9dZ/9nrR",
+	"b93g4FOj12vjv/c/lbJLF6YPB2X4aEvnb8xKodFlLGcJNMhNXIwdu4Czxtwwosltrl1H/wLcvNG4oOzM",
+	"X5ZFYmU1w4kgWxQ0eOnQxwdrU8PXCV2YKt/KAvU0oYt2ZC8CPaV/1YK6p5QPbpmJcaFuc1eWUBJ8roYF",
+	"HMU2FYXuztI+gtIN40/ZV6mrXl60srLq/LJ9qarqwmZp2xl7wwW7f4u+fvqN3neuO79dAhqmF4/amPuq",
+	"iTz3LtUbbiznzzlLT2W0CqU31HohnxbOebg+rqwVLiuXEy4yDOGqvJ/acPUndKEMcgZTrt8AeMIVaXT/",
+	"63/+34cdP53L6GAckIirlItBRiUONa+m1ljf60m0v/8jLFQZH5D3TOmN8er0Xa6aOFfTslbS5FFcVzPM",
+	"wDwU18POZpBb4bIT+k5M6HTKIpsFLyTAHNV4eUUlnU6B53eIOPV4MeTKMyZ2HjMyM28hMkHL3PyYSm1/",
+	"j41Wq8dqaN5SnvqKWFXHdMRII034ZKKN/tl0yhIyoIo1M2wq9iH1qoyxiAeAP4Rp8PbK7s6fn74836no",
+	"06kxW9ilo0dVv0GAs9LuAEgZXjEmysi43zr2CZwCM++mcYGKhS2YM7iFkUEB2C5rWCctpDdalhbyR77d",
+	"O/GL7v+ELROdchXQ/pkpRjTgPWaGU7sf7akozwsagaVOhkNsnFku4RStsZxlsk1hbQBk2+07DBTg8uNV",
+	"VcTAjspGDZScMAnY1VOFnqP9O4QI5lAx3ZhKpXg/XnhHOkdnbZ+6Y+e7nF9loQzovZesOD89eVMOLP6h",
+	"onsBjjJA9SRswEQaL/AgZ0XN5uD5iD0RH+rVGdCkL8eLKKmDG+xq0rE4CbHWzEfk90b+nOa2vpcgyeSt",
+	"lSQl+6BUjAOhAFbgb8e+9T1WUhgsKIgCG2SmY0L78DtTbHHL2NTkOsFjaBNndyQMqlbQY5+PZcx6Av82",
+	"MxjCDWl6Mc3DUnrLzMMMoLNqtsmpfrPex6Ge4dCVSylsF3MvhGIXlhrMrdyLTPZXsDnRz3ik3PMxijCB",
+	"InM3J93g3u0UjkzhIZolXnyYylyjxNZEb5vgwQLs7xacZrj9kIvvobdfu85iueq1+hDap+6eJa0K5uWv",
+	"M2aMMC369cE3BECr4fjjjFTDI2l/GHrBsnFVL8d5MvrioqDGWtXvzcDPqN2hAQhYe4/JKU1ZgvH0Tckj",
+	"KmbyiqefQaranh5VJjdJzLEQbN10+t2tmzaaZnutu/dgBBFbNZVWTLyJAWw391gviFpGmmnPVQQWd6+q",
+	"M99V5B/f6yGQKZ0ppqyvz5kiDYgVGBMQLAJIGaBfpPeDkGkWB0IaieYxcIgYjHDYFZOcuWK+d9mJxpct",
+	"jw5iL6YuOJXEtKyA72OJMcO/93b+1Nv5R4jRfnB44XEFH/dPOce2RgQH3g3QL/ktt5KgpFwEmwR2jZe+",
+	"S+KqjRVLGkEJydpthTZ/fibhsJncTzqmgoRDHlu4dpT4IawrHwlZGtnT15cVnF+8/SEgP168+CEg71n/",
+	"Qq/ND6++J1B4AE6jhZ8kZ/w7eJ/9zdPusz0y5R9YrAxfCY9YTzT294PukyfB407H/pWDm94MTB97lvEH",
+	"D3gxZZYwJH2kSHiKefLWNaSQIjaIaQKVslc//UC4IgkbzhSLSINDDs2UJuNXmSyo03d96CLc2YZU0YwV",
+	"ezPVWM6x/0bPS5u8N6YhT7PfZtA9WY7pkQr0xu4JDExD+b7XQd4wFe0k5hOeYmhCez6mBR2SbJA7064Q",
+	"hrh5ooofWSuMCuv/j8qt6QpYvO1ZvoHWzm3tFxvIxIqms3t1k22NA+Q6DMrFWbJYbsmaKZaQPoulGGkx",
+	"Vzu0cubetYpor7y/rEapnJ0K00Hlf1nZavxEYx7BRz0QV0bEUso3sIzBaLEPW1M6Zh5dzqPhwR98Sbrz",
+	"Ov6XN7SiE1YhoGpgPDkwC4ivsGn9KfeGc5Wy0m34IFSG+V56+2F2tJuQFHojPoHm0w1rGgdjBkjQpdW+",
+	"m5S7WWAwz0w96JSzU6Vs+potChc/7qyILa1/qMvk+g7649KM7DMvI3tQnpENdhYGL7YwJ0VwD/MptVbm",
+	"dSkc+nXWNkyJfh72wxyREJYmJI3QrNERWKNhMyDhgqkbIfXfFkzBb/RM6Z/hv82gJ0Ix0/INkRq9gk19",
+	"EUxWGED3r5/TPvbrj8FK+T//+3v9dKj/03eaHREWiqtghDswazdCZjE4HEO+QnXHVPKXRh6L8sBLDpbV",
+	"psZcsBv7cleouuqp21X+3lOUbei63U/QFYPTHnoiNK5BAxaNb9Em3lYsFuIjKygOy/uXreiDUa85PpdM",
+	"TaVQbMuybUPGV1atgCx9/QUevFu2OIb8Yz4QoP/2SBFGk5jrUwp3bTN3RkCvAy0q4mGb4a+bpFkZ6nn2",
+	"6dsPdsvmpE1JCDfEYMRbtkwXqSWwNC5uphnYicMqLE+PlB81Lcnn2QQCHDSbWoKrBZkzaH20BZEzYSkv",
+	"7nMOlzBnawBarp+e1QCXa+/3ZqHmDvDuqAdrC4/Jv2f5KV6BTIZya0wsezT8reTvxFX4mmuOIqzNNjLq",
+	"9WZqxjMrbAPjq1K0FvgTieRgBoWjBjcT2xkNUCYGxrDKYozJyo2X/ZaVVOO/w1Z6A6CU5s9IAWfk8ZJu",
+	"9PvUT1p/o61/dVrPbtqtf/yPUqstA5AucqSuo9PNNeVBgqqqRKaYe2QLHxXdW8h1u8RuqIoaNn+a3OaD",
+	"UjZYuKgga7Q8ARodB7NaBo/q3dNKZkLt/pbMxCtASl3mCdF/eWhRv6loKDKBwJiWT/4KlL2yKf8qNXCV",
+	"a19WCle6+l+qIq5867XNbGIu9P6VcS6tetOXYxO5zX431L+zFXOlRJv3qZk7iVlSXbhm+WFpjK0kHrEN",
+	"VtIRKYrjB5z8WC39TX9HrcI7PayXVERyOKwa2DSR0QxpOsbmStJn6ZwxsCWgAeCLDNW8a1XhnzdWbXYk",
+	"iMDiho2xW8XcuLesBTS3rywHHCU8jqHncYao1/euB9wrQRrdpHByKYxALaa+tzkLW6J+MWFRXJVaqvaw",
+	"4zRaGXAELUF0kJIfr87fZpU6t2yhEMGEKwvF+xNL+HDRE+GHloHtbSk+EibKIO+YrflM6NykOEzB25Qm",
+	"ypRHTUoBP0p7bYzhDCLOcpBHAfDd7+/vP9PDe3d9imO2KZkJj2OugEqJTBMDPt0m7xRQzQDWC6QrIvi6",
+	"UItNbQtJ4zBjHi8wQOQTurC4jHIGzT0O39vnyNt73Orstzp7151nR53OUafzt6pKvhKM5DJT4FWkDD/f",
+	"aBbThJxcvCIRcxB8KsAsFBmyORnSQaowvarGdKql+5SJSFnwdJy9hmIMPV34+ZFCSh/cpT4ZTbapnIZa",
+	"3krMZTUDQmMlscrLWHve7oDrQkPpVsDHA2QDE/asjjlXvBu4V4Osc4mLwra23RA4UkBc8qdjyFjUE2X2",
+	"Em6AsHlEEjaQI8EVg4YQfE6M5OrTRA4Y9Mz1F4SnuByGWBobF5kPrtEI4Z8uhla3MIh1Op3HdfAUHTlu",
+	"Dfg8/JJ8smYLQgNrd1gyVLrCCFkSUCdpyozZvgxb5C+hFHbA+oQK4Jxw15dw2+NzrS9cIU8M7SAaz0yk",
+	"jhmZx4z8OmMzdNC3pBAxdXBnq5BroGUVx0pSKW+hG8yTXLYgAvnyOpWv9cpKmU1ZFT96kXsb8kGSxhAL",
+	"EPQ+hKI+4cjAILOsLQb9xVrq4TZ+CsRApn4h0Zt9KoV2Sg47nbBpplAKombA5laL07mWhCGNcI67p50y",
+	"lWKVhP6XV+zR3FC2wNNfrRUwpjVaDwLHk5WLpFrm3bGExrktCRxyCL0dNWtBodaMreG23DBeVob9E+KT",
+	"wiMypzy1UJVU21xTmg7GQMZjyj3Do9x54YrMoDh/ThekYar3AbEg6QmVSr/C3cNG1cdMy9IkYlHzmIR+",
+	"lxY+3uwpyxRF9j58OO6J0HC/HkG5PBZ+GLInbfy5Qh+o5WG4KdOEsyifqcDvxR5v0+2dNRwhaVVl1K+8",
+	"UvvaG/QjRV5eX18YHrhj0sF430wkWtlC86eeKD5hkR68OSdY4G2/18RE8LAfPnu22dGvFM6vfDGNu8Hb",
+	"R0FOWHrhMk+AWamyQqJnNUZlrYHGcjPQ3zSlsRzNGBojxlQwZ1uFxPBMEWuimTco7R9MtQjC5/SE9xrs",
+	"Ign/tFQ7tfTSNlwF5SSpXqG+RcmPF4SJNFnkd82foG8c6xnbAHd8g/28pqPc/IWLO8kH7GZKYd6nMuaD",
+	"RRvYINUYLp3L5PYGrUZEd0SJlO97C5ZEFpIy5p5UpCAJKkIG+iNGdMQmTKTtIRc05v8q9r6vlZBm8q88",
+	"2VZGsbqqJA/1aZQ/qFCnV4ExtkVhQlZ253l/xY8r4W7ZuoxuqQkI6aNP5axMk32P2tacNEUUR5BFRmKq",
+	"Uqsrh7M4M3oaUFiv9UsH+/nNRXkV18nLiGVzoDYUr0ozo2yFzQTjdYO01gR21EbMiDVP9js8xe2sKOjS",
+	"qBC/nry1pxxGZwblZHBOt+iRFoRyxCPEYAUx3BMmYP2UGBus4qPsewq2/F7n4D5S3JVYLqP4ghBsr6j+",
+	"2lVypupZ7Yi1Y05NYA/w0j7ILUBhk6+D6jGn5pqptCrO7ZtzR+g7ghzuL0xDoEqzkFxQZvoHgCgKSp+n",
+	"yjp1PE7RzSwQuXg3bkXokr9/zUd/nUhzYdJLA8zetH+xuLK/1G1vpiphsD3DioloKrlItQFIQjgOIXl3",
+	"+cbUpY6xzwx0KhRXGxJmGkWJds6RToQ0TDFNTxiS/dTYCZnX0wxcoxNUMmJgwxLla1kxTOgI9Cm5ZBFP",
+	"2CBVtoa8JxAbytmd2x/gXNXIwdO14cn3Mrl1/JHFBmKWVHo4CHFlUD/llAkWARRUQPhQG9tb5QIHsVQr",
+	"HG/zNmsD6Ul1uDzb64n7w90umxQWVeZh6TXrgoe6Nc0jiCoZz9JNuEUftBjjgZA43bd5cJwVVLwPVHbp",
+	"qgH8Vc2gM/PgleXImbmZD9zBqirZzFcUuENRqjSWltqT1usB4arFwaU5ZFX6d9klASfbQ5rSl5iIeO7U",
+	"lmaYZXLbgmvV7m9zO4aKFHPhdJVEX3JjAFSy0re663Z/855p3vmg+evsizY3HfybK3bjyp1hV/LrGBWl",
+	"+6nUtChxcr+UhVGymdu5OVwD0fdf/+v/IqFXDGZ+4x5GGpRkUgC5ae1nZIh7Mil7SIZp116GqcsXoHnB",
+	"gRxeXfUpv06oUByJ7LepklxWKvn5uXTYmdIKgEL1zkEdlqB1lXc1P7wkgTorK5FEjv6ZFqdXgIuF5tCU",
+	"v2aLk1k6Lo1T5fuVIN12yxba2KNRC6xINZBTdkxsDCjnr7x884ScPL8mXIy052LNVjQHuX4FJsBsG8DR",
+	"zocWnfIWFhLZiAKMUE9Yn9GEJXas+NP3Vur8+P56J1gq9wKr1SDEPlIwSqVN4lumhad+lEzM5x2R7+CJ",
+	"0LS7Pzg5PX1xdXVzff76xVv4DZSb39GYR6R7SCaIStnuifN+qq1n7YgBamjCRlylLAlILEf6DwlJ2DBh",
+	"aozfjaBkO0fmA7IP1VYx2mF3fMCu9Rgr1oVMKew/vPKR+aAAqgEEIF5qY15fxMWINELEKDUVJLv696gN",
+	"KpYAL2zBQ8vWwRvgX2alWfWKEdpU46/6rsBCIZH3rH8lAYjM6DOowdidq/+Eu/6MC/L8xU+vTl8UFgRo",
+	"shNG+omcK5YAmqeQKVEsNclV1SYnuOqxHGmFHdGBNvG9TQjDySag4rs/AXHiUFrcZjpIvZ40fdn/z6cU",
+	"yp53JWd4chTyri3Z2ngFMPWmhh9RDh1PWZBRlyGR9nDIIdMNsVZbTTKZxSlvIaUMBAhkoo60B5awAVWG",
+	"9McrRNFvC4hK5eBWb1R7wSwZjKkCsL80o8QmAybUTJEh5nVfvnkS9ATij0JMOutogEkObLESpn8B7Twi",
+	"Np4NDilNUqHXpid64j/+g5xKoXUel0L1RIucxLF+9RhdyYTFNOV3zAJo9Kli2tu1tQgAHRmZCvVw964b",
+	"kmnChvxDm5wY7kqbiyGkEY4kFAi2dweTCPzLsGkiXcAEC+700e4u3Kg96aOnnacd/dS2HhrUgmDXMrTO",
+	"0wmLT6libfLKsL68e/fquWqTaz5hKqWTKf62UJoBz8KeQcgkEK5I+FsP0wq9nSPS28Fdb8CQcMP3dgLS",
+	"MxL+VEYMLoTLuEjxkk/hMTnodLSvr0homuFC/PK//wbN54FFWPr0Dy3SDjp75uohw4IVXPuZoLN0rFdF",
+	"b7QIoV0POl1zsf4Rp+SEWH4frJyNJEMOJyD7gTxEllQnVJiEladZArcAB50DeOYlTRk2viqbLTvYe2YK",
+	"Wkh4ydJk0TqB2gFzzknDRCeb8ID3EGPH45RS2DKQpaN3lIPHpq2XIeWxvNOiGiwZ7Z40DV2KwWyx4zrs",
+	"7MPL9UTm3w61egMZsRBrZvSrbrz3hEcWfQgcBoO1EEBKDuq3kjRetOG5Jod3MxO3Qs5FaFilDZKMTUTr",
+	"p8RSpSaNMJCTCU9TaFlK2JQZMmOXyjeDdvna8FXEJlOZMjFYtF6zRdg2+9DeMaYKuqFoBBCRje4hgb4Q",
+	"UwsckMcd4mDs9KO1lkcN3zQpcXMuUzd9sC8OO/v2vOcUb0+8oIOxN+lwvCDzH35oTVky4aC/zb7MfqHf",
+	"ADEsU+WT/eWRIibG3BOJjGHtY62VXbWLe9sjixOMlRPkUsZMkYSK255eBGsPMEKjCRf2hwkVdJT9zTAH",
+	"SL0LUzocNu0f7jibs6RNzu3rFBnBaeoDnZZpUIfCMf1jyx7BY0Lx7zb8BlF2/KN3WPZsWZoWXPZemOQT",
+	"nxBtQhekzyoayRsGI0CFzTYprISiUOuGhW08ZS2w9kIylnOiZoMxkHFnvGuKpOj6H+kjaJnOcDsaCeFL",
+	"AhiAFtLwaDs6fCBRjBmmOjgxJmZptlxGKGYb3/Fjjpx4MdTF7r0NyOU7OARBJ/pE+lc39YM9OQTsmXwI",
+	"bF8mIWIEmh6V3k2KjGUcuYHZQTyCtCkH47BFQpmMipNQCgZA4NwB1ErVnIxYqoe2f4xzQKMMktysj7mh",
+	"pf9omiRB/SC+OujPSWATyYBw5bY+LvZ8vMBhCymM7AKJmB9qNq1aube4MBVnoOlbXIDdHdi4s7X7VQBT",
+	"nBmF2lqF/HvTCgab2u4J7XzA8TNJhj5sB6gpuHJP1J9k0EyslZuPwNgcekAuEq17op54IVKWTBOumN3v",
+	"mCTBRRFeKQt1byTw8NBaIH7e45HStsiRHv9Hq4o+InoL+dgTH1utFvy//nNoaB5aiID+kYR0Oo05AnPv",
+	"/lNJERK8cKlS8KNXogbFP8XrvHrTjySWc5YMtNIbsw/k5dnJaevq5cne4WObF0zo3An8vowWgXbrtJHm",
+	"YM/zn6jYIGGpfmlPuJJZY7PwCO0SGBz+E6Yf/0nNr7Ru7O18CkkDoygkLMRiwqaBgOcKyQhNuVFgalHh",
+	"sCmoTwV5t74MVBsPWPk5tQWs8HCjCbBkJ1dpAWVNfzIDMzvrT67+ws6dfQ3u2pap/nUnAIW0LfrNSn6D",
+	"Qs1vYM2ZgRQqpXpb8AkSEdCEKymO8JjrJeZYq4DmpzbEIj4cskRrM4OYIiIwZ5CU8JYtrJAxK4fRAget",
+	"Q5V+NvqLNCUQsUXqyflYscGNNaGtcR2hVWXXSj+8z1TaYsOhTNIc9It2P0HeJQzJPAmdpXJCUz5Ao0dL",
+	"NxeuGtPplAkYDchRbqpTQOhblEqAdMn2vzF5IK/UIn5uDIwXl6dGc1ML9GOolNr78IEM5ExLC6o8pOuy",
+	"1BUhLnmF/GlQINNnLt1mCltljI7JUorNZtdcWk0/08usoQegxY+tGcBQuSo7fmE+DR0G+BsM4IWkgYl9",
+	"/Yaq+qomGqp+wjqsLqkABVMW0TYnBTrldrMKltDoQwS3dGUd/p7hDKk2SqrGj0lIDaPpUgU6um5gbsK1",
+	"XIxQP62Q9jg6rIlUUPFNCwnXFaWz8PDK6mfznc6a7suIswJZJgY29jvakVfAC2J2J9rh+pwgrYhXAYTK",
+	"3G1xZQxpV8KBgjHN6qutwrzScxpzASrTcQOndIS/1J+4xMmbIsWwdhW144K7fgXPbxtlPp1Os6yyQe8F",
+	"CVYyXYUXlVHyKle2ljcbtO2e4dG0yRWGD4DPHCHLlrwz7ZVmmkvPiJPRPRHaYWhPVA8u9KpX52NmvFGw",
+	"dCzJCBh6qukIjvWn68cCPhvgOkFtGQ69xYUWafo+mJMSBmMMNsV8wITCLCWGhi4SOU04SxErCQpdXHI8",
+	"x0+dsmTipwVdUGkn2LljicI4UrfdaXeg7H3KBJ3ynaOd/XanvY+YrWMI+O625yyOW+Bh7v5zfqva2u7Q",
+	"fynlddELD0rnPeuT12xBrpjhgMJGGD0BubCqahOIDBroX9syo4XYLY/QOblwjtoRQFmTBopP0wbgFvhV",
+	"tHO08wNLf5zfmoA4gh/oYe51Oh6DGoay87ZUrmjotx09XMgP0Xi0c7TzInp+dQKJwzv4ae/wsPsM0Bj0",
+	"S59EncFBf489o93h/uDwqf5Dutg52jl/faFXSkEEno92gp0PeuK7v/588vPrD6fJ8KermyfXi/d/eXk+",
+	"ejIe3F3QKT+Lk/krSi8GL99dSsQhQhtoXZ7px/evrzDwuLwoWsUrlkJG56BzUPUoN2e7b2X6vZxhg/RB",
+	"53GtG04cU0suf7Bz9Pd/BDtqNpnojXu0c4HKDzYEHNE7tIhy+wLoDkcKec8wseV79ztHO7gJ9JR6zubO",
+	"0Y6wmIy7dJaOdyGsDoUdUqVl2Zl0lgiPH1wfznkitfUzoVBdHGlHC37jSllMkMkJhoNOt90T32tVZToD",
+	"zFF3oQ9T/u4eaSicX13YBu8sS0BiOTAka1PKEwjLen8+MnU3rngQAjv6HhYFoBAy6Zbw0Th1w/YCZ3vP",
+	"sFAvH55qk3OQb68unG1DqIFtbpMTW36JYVbDsefV9dn3AEGVMWhAKE5pQuOYxWQ0Q3PHxN3ZhwEzttoQ",
+	"4RwFmF6IfqMlPoZigYMOZ6wnXl1gP1mspS3MA1qS+51s0qmZLNI42HtG+mwhRdRsk/cZOn4CNW/KtiL1",
+	"BIwXvHztJouF+xow/3hKKDLXUbRZA780n2chv8KEmmiVaxuRCdLiQGfmSG95bVshFiGW9qPyo6nVbvYU",
+	"GVW/uUR8AwdAy/SETlgKqCYVee/skl0v7gf5jH9g3pCp9DsZLTaTpS7psRZ9z875ztGO4XdtIZ1Va0qF",
+	"ntZnO7XFIXy3Tel+yic+LSLy1ioCCyKZkUXlA7GX7l6Z6z7VHnt2x3L2Bw0cDm1bJmmlH3dJU/aGT3gl",
+	"J6+5dje78FOQ3dW6gJr72jeby2GABzhzq/XDdzRyi6Fv6a6/5R3kFGQCdfdb6iF917P1d3nb/VSKYcyx",
+	"gOSgu7/+3gu6ANxLKd/QBDmLD7qHdT7PpPgYwrkCnae+eW9vowG/ZotLpp1evLnG115LeUbFwqwHWIqH",
+	"nRpfeoXRo+9marFSw+s9quUYCMRM57nTnel2e4Tuo97lLF2l3+/kLbOEo4BizSKbYjd5Zj021Kkm76zU",
+	"zJRyZqrb2u49YdGv9joHpR4BPGNOFab/nVcwoHGsBb2iQ4a1IFNGU/083+5xvbFmECqlC1NHgN1OgIjE",
+	"Pkx5wkjD6r7MOmhWKAgTivK+2kR8MrejSnvo+f2a6sMMG/yEnaOdJL3566/7d53J3tsngx+Tn+dP+9fd",
+	"24sD9SZ6NnxJH89eyMPR3/ie+MuHJz/N6+uLS3zNRhrjoATIwTmgxtjeQjZ+E3PrxNwm4updll5dL7Vw",
+	"sz+YeMKGvkpfGQqOUEpiLb3hGc1CGkvHWZum+RBIhRt8xnbubeHMDLDySvMG0Jfr2zbm8lI3tfBhX9hS",
+	"uNemctto+TtqbSjF4uHa7ZTZx1X67hQy3CjZzWbK3D9HNSPYnEjBApIY9YjbT85SlVKkqMkrCznELAts",
+	"WAxmW78ZL1vynotv98JvHfSAbWy9J2jBa3ZOs/GBytxmaH4F576J+Zus6CJfcjFfdvr6M7UgzuFzjl6N",
+	"s+bK0HgC+UjjwJUdQeAAYheZzfP1NKhZi4v13lWwI9jcu86Rf7Zo2oroXLQO9uqr1PwU/Pv5YvbLPHqZ",
+	"wnHY+eYe/Td2j5xOOLUJyqJqeKQ284pqaQkjulcoCSkcMUulV9RQXIxikMHNgsjX6sOM0WalBZv3RO4B",
+	"ELPDF0WB8Vgi0jCZriZWOmvtEzk3zOVn2uQCR4VlNz1hvSL7QHsLtiLGShY02XpHLsAu8p7gqVc5lzlv",
+	"AznleryJTD2O90TvJBKxNMvLPqS3ZXwQK3K+eV1/XN1w4p+S45UnjSu3r78F9b5prS/j7b74YKpmaGE3",
+	"Io6Rt3kf0h+27S4rdBPUhGotU+JrOC/jPaRaZDJ6SydAyJAvOoQjhcWlLhnWEwOgJyVUYa0gppvIfqcV",
+	"0QVU/KUJp3GbvNDuhjKlVQxolltcKAZtYncMCrDfZNWx+6aJx5bsAjWz81P0T2M5S45xoqE4yb+eNA46",
+	"nYAcdJ41e8IVw6NXQU4KBeVkrWtjFWUyE8LLZvWE88PGVI1ZeVJr8+TSpVnPd+jm/hFyTKaYwudAMvuo",
+	"nJbxgdNSdsY20njdP4LGg6ofk9DEkhhXpGVOHle2vWcpffVGDlZCEltd5a7z9dwX1o5ayMVuvFmk73cX",
+	"7v3mq907lYXqSOsXs7UfUhval7Yy/K3KUPGS3wjl8LY4IJajQOtsV1Z4lBVDNEL9zxsuwmZQLE/pCffX",
+	"G4MTaKBoaWUcLyU0+wmNiGYABSiuEFHKnoAiClNBqgeBFSp6DIWb9R/tr25MJEVfRjNvL2eh9ERmSKMD",
+	"2AjNBTfgn92gfwbfAlXdJqpo3M1mgL+Rs9RODotu5CwNmz1hJVZeRYfWbsGRZTzsTs3r+9BgGQG+DZR9",
+	"cEXmCU9T6GXFAGqaUKForkLclJqn2rdvk9dsmpJn6CS3yQXQ76Pqh24N20I2S5RMwmM0bAT7oBdoxLC9",
+	"QL/Xggi/4eI2a3oLExb/ubejr+/thM2HDXi+4Sq9MhvyhYXG2swisEJ67YWn8P3GZNi+zu/vCJldxJ4+",
+	"NNjTUNy3nnV8uKevncJz9tuddre7335iqZqg8E+fLywETE5GMLCdM/kvHsd097DdIQ1+QaNjcnrxjpxf",
+	"ke6TmwMS81tGzuhA/+KvTZiSspEeHHX3Nhlpt85IjSS434D/4VsUtXACc3unhLmxxMWeGmpZUxtVMCm4",
+	"uC2Bq8AW2FkSY9PdMcmdCWdTJ8huPJEJ8x6ffVIRV+H37zN/rvTWcpHag4Qysa0fePN2zXne/e2WLT6t",
+	"VJPY3yKHWmM75mFo7LVtZNj1DtWFWjkgW3nOeYTwHTL2vUvisCf8xw2oSpttcgIltfCHrCkQHus/yW9U",
+	"htYT8yFwIzwBEXeNIoRaEZ6aDkztsA7GLAIJPJIyIo3wVP+mdSpFmsj4iEwTfkdTFpAJ/dCiI/bn/e7h",
+	"/uOOdij5ZDKDpYdOqVfD1lspWOuMpoNxaGo/9eeHL67pKHQD3YeO6rxSCHHqAMEF/+mSghll8SNVcMCh",
+	"HdfHhgir6rW/0wsNZuOyvlheYDNgmMCBnC68xcWerzyGdW/n2fDp46jztPv06cHgSfT48BndGzJKO4PD",
+	"Qxp1uod0vz88GHb7e/1O/+ne3iDqHkaPB93DfmfY6dDO095OFfZFblJzwsHn0iyj3ayht2BWd/+Ux7Js",
+	"+PMNW72Ze+96RuVSrw2pqPPSM7fTSsRora2XX4s6t6yUscGOXvzyg29n5erlSWvv8HFAAG04+iy7YbUW",
+	"2C8rC8LDX7JdIVSFNnabvJXQK1lYij/CR3851fcFmhceLOL62zI8z9//8SnnYJ5YxYJxV9B6nv402Cgl",
+	"+hP/UqVBN7W8Qf5iFC5TvnO9/fSP+K5dh4Vfqn4BGAKxK7CzKgF6pbGcIzwDMM8DvBQWb4TP4alX+qFh",
+	"88g/GVY99QTyXs0chu1yIzz0N2unqJ9QYclMuBYzqYzoAilamHWIsNO/J6B59l9QA4MBKtuqj40MSZp1",
+	"bjjLQVvJpLHEzxQYritsGM+ImgRxDFEGcsL60hFdwDugeU3M9KXwX//aNKELZNEgUvuOthDDzKst9JRx",
+	"DNQomPYcQtQegU2M15jX/MR0cGatgqBOj0wXicEe6QnjhheaHPY7B/hUYeQU8TQyV0SlEDLA6p47IKLK",
+	"9gT7oA9YT4QYrL7mELhH8A8bCDBVcDTGah9ucByMd48ohpTsdTptcoJJ3yFLB2PAdUJLipJhAhsCGkcd",
+	"e08laFSJE5zZO7nV196vw6Vatm0A2KYknd0TgILjAuxlFpB3EDYzgZBlV2/volo5xsUykLGwNjyOnaYp",
+	"KIjD6KB70Nmj/cFBf48+edx/9qT7LHrW7Xa6TwaHz/a+kg20LsytDw1Yj2sD3Wf2Spxk5FPEs7n2Xsfc",
+	"Z+6tHSv3l7Wq4FH/cVvLS8gWeAjhkWs1nbLEbgPMnEHpuN4gpi6CT1iFUWaftpUFdoUn37xNJrnNGRD/",
+	"zGtBACABW23CLU0vPCRjarJrRrplPAJWhomiwKyyyTZfpM8x7deeUmnMrNRuZuvwGeb43zjIsZnh5oUU",
+	"jOS+r9GWmVqIu7giS07jGHGhMlMrQ1+nYuFVGvnxahlhLgPQqSbQ/t8mtgfWsMLkMBgBHrLh5Zi1pFGE",
+	"Qhq56SwmvAtLvrCpPaseQ7sIe1iglbVjm1WObZYhqw/TRrBJYUOq3IzYAoO5ftuDnggvDGQlXKPP9VAb",
+	"/aFl9YNfQyul6bF/7FNkWmIbeH48HdM+S8lBp9PuCftc7BtFizCmiP0FonVAp6SRw6x0z/ON0yMyTBgj",
+	"ewGZJpLsHQY9vRENnBCZCQO/1FyG6LLoXEfm8TcY+88sVBi2SunCdBl5o86CNObTHdseDthR9PPULDKa",
+	"3ghOpZ8qpwpQo7H4LuoJfaWzoBQBNG4wm7wqiG6HDGLKJ1j/YNpvc6UQgU/Ugg1Tx9kc09Rh9hUquFdW",
+	"JRyThGZIVqUhplM9LDM7pzJiX7cUWw/gaOfJ67+cHVxsUEld+IbPWi+HG2WtXXSBl9W3h/AGtIqqDKJq",
+	"kNqgKGz+2KVyNRLjOFNurCb0sfFeM8i+N/rHGyHTGxCTjpXsaKdcjjr4fjgzRwedg9oL/QIeXLHCVkGs",
+	"Fvztb7WBv58qibo1hXojZfrH5RgGKHTXW0fryya4uOOG83kXQcSrbaQfJRfL0ImZMZQ965EiiYxZYDAu",
+	"IX7hzCeFUQ6X8+qJXFeSRfpyT2SoRhsHnX1kW5wjeOCJIAaqNYAdHrh4AXCIwinoiWIp/MFxDjDCQDtm",
+	"f39WI4eP9luuDt2Y2umiVGPieXrl5ueraszUVKBzcXfzbPCXvf5fn0xeTw/Udffub0/F5f7858fsZeef",
+	"bw7p99He6B0///XJX2/ra9bit35Wzfql+ymxgsPteMHmfmvpl21OqiFuvpdJn0cRE18w0v/foJDuYRL/",
+	"OG2QCPcFQ4bSBPtqi0S/gR9bjyzmWDwhja4duYD0ZyKKoaDUwPNFcjCbMJECIO+PV+dvt8IQO58ycTLl",
+	"Pyr4xvtBiVkagO3A2HJyoJyWJEcm5Qg8SgUCfNfFK7Lf7riZ+l2Agl2POUzKI+XGaMdHGnoZmw+BCGa3",
+	"2oJO4ofbavfZYT/rkWy0w+zYv+2wB9xhP5+cvXmYHZaMVI3mFlFhk2YtKtpwXtmmsh0wBI7gPBl9VZtO",
+	"VHdb1A+J2C/5rJ0UMhmtNdj0bNa31/Dq0rPj74l790cstSkg5CqPPn1rSv93tM+yTgV/G3kyDUTTFuaZ",
+	"h9S7UmeW1GUEWJSB6F8xFaSRci3RQIIFlqJCGY6ECU9L8KtCLR/Ok1FIGsiPgbX202abXPGUIaXYUe7t",
+	"rTmP2LF1dTwmi57wqCwSRiOA55XSNIObJKmpXDERfTqdYhFLVfGJ+UjsHdBfWaXxQeje04P8ivLoW5VX",
+	"+cG71Pto42NndnV28nwyDmtxFQ6lXvyNK7vO9ckFdT2dlQIGYekNxAfoBGqY8dAOZCxniWqTi5gKQ2Bl",
+	"Euf9RcYbFhjkO8C4hsecXLxaPsXIgYPnGOwafdLXHGDLF1PBRWMJTsrO2zuAx7dHbkszBeYBrhsMsAni",
+	"P75/9mS/+xhZbs36/0fn+yePH7/QK1Nt1wDFz95jckpT5igd68V37Jd81sjUF5Urhub3a8qX32s06msY",
+	"Lw8jBnGfbi4InWDYKZd3RRtkl0bp7jh+gpnKLSVhqXd2os8IU0BRdrdnee8U4sdQR6z4SBEuUpYMqbYY",
+	"xIgLRzZoeKSQAPGoJ06eX/9yAiR4E54GBH/cwybAoTaE8DdPzYkgjYhN5Cih0zEfqIDMBE93Eyknu30W",
+	"BQR8wxFnKugJIHcEPgYswsAH7ZOIq8FY74qATOOZMiSQwCpNFLBtKHL+/IooBkT80Ch48vw6+1iZ9AQX",
+	"5Pzy7JfzTpfskvOz57+cd/bb5ORNNxsCmdApiOM0mQ20EReZvwGGqYjgJcgXYeZGj6Qn7uSA9mcxTRaW",
+	"TsLy3U2olpSoZ24h0qhIOBMTOp2yKITKkYRpmQqplJPOHnAFUv3Pp4BPB5FJy0HZuPip29oj4atQ6yei",
+	"fzo4bKKPjfSUUAwGNaMKimdgjVSOyJKmcOO+6ZehZE4TwcXoyBCssQhadcb0DooxEiDf4lFLpXRheNWA",
+	"+khfhPwG0BRr5zrrEgXpjNjfxu8nit4xYK2CpiApGOnTyN7aEzjyWCqjuiHTZJiMmH4qKEd9GxNpsoDK",
+	"toSpWZyqEKux9Z4IsiSd5RMMe6IRmvGEAQnVLYcFCEgYzVCHMP1Dwv6JPbZNSwloxhaQ+ZimMDz4Fnxs",
+	"oD/zFgqATSW2uVwfBh6XcpPrg27nKmxmQ03onKTsQ9omJ+4pXPUEh4zdkKOBAp2/DMEMPe1HGmdXL1v7",
+	"zcD9cUgHPObpAv9y0DT1y1DZR3jUE/D7bqd55P02R4MCRcpT2EkCZlVJks6lkxhA8qblhMLWLpmOEeGj",
+	"J0C2dP0vQboM/JZ0AVhUNjFut4lMiFkWU6TO1RL8Ce0Jb8Fy3HjmxGG3WUGSIe0O9FdHAFUc407+nrPY",
+	"cM6Y86NSmZjj2tdKT0soLrwSqyOC80a6z54F8O99GAbMsv4lbNQA+6LPLt+SxsWr5639Jnl8EOC5AwEY",
+	"EC0BscKfReTxAd5G9MWHZEgnPF4EZMTvDJLzhEdRjLas6om9Tgeuz80wHuZYihFLDPkaV96WtlckjCpk",
+	"mLRNDUCJShocqcHwEKbJTADpqatml7M4QnkGN1nyCBAqzWPvvMLs2VWliszUzET2TrP88xEIOeTSRqeU",
+	"lzbbGS7sEOViHqANHNlowgUyXDqYzlwSGsbUyj1Zv9LnzQlfmUI+M57wmAjZE1m2HOABoHzfu+kko4YF",
+	"NmFju4btjGLRptGpaaQ0ZD/5vsyDzgEJwWfIqv2g8h6krKt+tLWHU5ooBtxWestBX4AnQTMujL02+Q6Y",
+	"mSz15QxUW3h1/u7q5uWbJzffnT//+ebNq7NX1yFpHJCz7zyG02Ny0N23FBOB6QGRccZw1u0EnU7HCf1j",
+	"0jeKTg4J7esBd70/w44AU2LOWErUVKZudHKoBXphUvwdpMU9wDOkHCSupVGKkKtkYboijk2Ts5Soj/Qj",
+	"5pSnWibgacxaPhyP7nJJ3p/+dKJK5AdIDp6SxovLJ832n/5EzniSjskpkpkF5HJMp0qvl0zIKRDqxowO",
+	"Yeq1WYbrrkU8MsWqFMgpw1NDhqiN1iOid3vm0IzjJ627vf/Bkidhtt2zGUWxpfeIluVv3lxAjwhUeEK3",
+	"cOdDpw+io/OhO9A/aUcz1t4kFmdGzrZzsAp22wIZeE84I9MiU6FVv2qcDZAVIEBg9w5lMmkWWUVguYEX",
+	"//Q11lVadYfzorfEj1fnb2Gt+zipqICseWd0HMzK6SWIkrOrl6bMEtWV6RQwnHhqDgaXUZO7B+S//tf/",
+	"A+fncPdxE8X4MxKenL7+BRvpkccRWul/OTl9nRGzmaE+UsCMC/Rl2onXRgowZ55dneCwzq5OWlpInISk",
+	"YXayEWFOfwXZlfskfG5/fZQBQzqqs7AZkPDkRUgaRkV69Q8ozwF6Mjy5BEY7lPjwYSetPdx8buSevifW",
+	"CEATS6vdkxdoeV/qSX1xeWkn3WjwF5eXrae23gbfbKjRvNqiwNpHhpc9ZxM5UUAnsPNMj5dMJscZsIqV",
+	"lNjHblk6GwedboC8tAfd/UALOf0/z5pIKFCaFw+RlvkkSvVCQIU4RlphNUqCn0YHNDFCZKO5Rz0RDmIu",
+	"+IDGIWkYJlXiE6mWxGtewbtfxk/unZcKytFzUmtZGfMlJyLQ/QosP8+Lyyd4mhpWVdm65Mrz3DwmFKnP",
+	"4EbkfEfwGRQbTmRAY9tIgPGkVTnORtaksR7Fg1LbjQXiJ2vGwleUd4TPZjzaqWjC2iI8pjBZvKLe1oWN",
+	"XpltBWWstcNHbkNkYa9gp2r6813yWhp1+mdXLz/+8v/v9TDw9vHFxavTjy9PLr87v/zp1Yv3H7Vyx//Z",
+	"6+w97ux39jpP9zvdvY8fjdP+y8nz65uTTvfj2dUPeta7Hy8+7rUP291ecvHq+cfux4/dTmdv/+Dw8ZNf",
+	"fvnl5dnpL2eXHz8+P3/xy48nb1/0koufuh+7H199PHj/y0F375eTXqJH0h30kp26c/AyfvIiefJ5An5g",
+	"hdRcu0twHDdYvJfxk6U7661dYdWyVSqun1217sF+p7v/P/QKffyo1RIs3elr/e/W8tKdXZ18PDlxa7rl",
+	"YpQ0PjvZbdJGziQteMHG8z6y5Umo6tBV9zS900IZyKM5p4+UNS+g57ZaJGnBcq+Y6saV5hydgxs65Te3",
+	"bOGVmBfchqXa8u79a8vfSk+xkkal09E0xkUd/6cnrN/VWPJ8mjb+ZL7agZPaad+rFcnVFsOlPdv3CU1v",
+	"vFplrQB55+pztQAUYxWWOgmrXx4pmFmnMM0FAB8wdDpVfesQWLrZGMHuM79ua4Deh/w1W7j2yeC3nT6j",
+	"CUvKGypRY9jo+8nzazCVIs7SFrqw1lzzcgrW0CzJKzhrFvIK05iKlrFQd46y+5ZyDvqHiqSDe/9KBAyn",
+	"CIxLFVkMAhyQ9shMXNfHa6yKmmZIGDbqeQRXouCxvjcVNF6olAjGkMg8TeDXbiwmHpr5M9jUYJ8JjJ23",
+	"HvJgYDSOAqgqCCgjQaUDo/KxCXuiEpyQ1MQmbJMTkq1DZBO/ijHtP4p4YTAI4eg/ykLopdUiJ7OIF52Y",
+	"opdCtnBS3nCwSM+yfbgSq+FcDzvLItlIrf6E9lc0+YPV4zTeMi/1fvPjtlZUxdjM/YXhebgQe2WwELWH",
+	"Z85IfkjWo68YkrlnE6Pv3NzyqQYs5ZfFrzQYGJlQWgOBARdeJ5THBVO+FjxjtvEvQRJshtDoDuznwmj0",
+	"X/B7ATD4whbgH6hcSst/rehzAa96et0J+G30+rbFU8v2AEA+VVoCJ/DnIiSznAKiAlNe/gBs3f6ChGhp",
+	"h4FDkrzlIiqoRe0VOr1IimpxLVwwaeR07spaS0xU65dVqkL8yFpa0CBkgebnBjCDNMwUkFBPTFhQLvp3",
+	"VUoPpqq2EIdxXuE9VfrFaeZHygz296eizSTaFCDsj9wgFRNKJjdyOIy5YBXDAazfCoX8+KB0LL8/rZcd",
+	"v5U6z+zQLbQd3LmZisu2zWdRcNnjfy/q7d9aTWkBZ+bc00vmFzXKeT+r3oE2Dv01Mr5jWxfCBTVyKyvK",
+	"5U6x+ogK1GswMtJQcsKgOY7ROLXuqyl6MPI1g0UkUSIBtyzDx7uEj0LoGfNMR/6mX7hUxoJoPyaZz1ND",
+	"bMNt2z6dsJ6QA0TJGrAM90dgo5sNLyUM4y5IKXBsKJC8G6GJfkRTNqcLrUCTyFTv6PcrHkPBmL63CfNh",
+	"efLgE5YVLWpTZsqDQ9LgQk3ZIJVZe0Mp3Q6sOAqnB2ngur8UrieEN0ge2OvLCWb0HwNitn70rWr43vHM",
+	"r9+5ZHa1O/B15G3+/NQP43nicy6TW4wsfi0Jem7khB6JKdMxtcZhyibwhbOE3bAP2n7nUoRGIEJD6JQz",
+	"FGfadZxODKp8as/II9UT4Ek0EJ9em33qCHjG2uRcC7QpS/DSI0IVgn0hnWYRbc0bHsjzPUBJKwi0KUu0",
+	"VfsKxRiXQvlCLSA05hQM/+EwcCKuoj0VJMB7mdyeJ9HX5hWzk/uqHsMGe4K9IRKD4DtjPhrvbCb63Id/",
+	"roYPJ7prfhPt7gQ7qHxP0p0jMYvjYMfQ650USEm6naNOx9CnLEvvWM5ZQkZU3bKUxCzVtkAyIZQnhhFs",
+	"q+muR34SHXZKlgbmUcYzPci3MmX284zTVtvxM+Xf2fwYH9X5sbY3/5JNKU+OyHskkiNIJKcNoIMn/+d/",
+	"f78T7JjumOqZrb2dsiNUoU29k22NLD3cjDOXG28Y9Ozepmnhb5vs2yaDLNIsTj9XP7tR7Jky/xo97v+O",
+	"duEfvB3+HHzSZdNq2cZ04qAM8GPJqqlvamI5/rpssSvqz5dFBIQOUn7nYLzlLYvy4eRj072k79QPMQRy",
+	"dRpvi5lQU6+jKjOhn69PF+LIUCagdu7P5QZTZpunK5RH51mmPGrSpkVaN8VUpe9Uqcg86JrnmRDriykf",
+	"LPcIAnNEE9QDG/IPeufImbq5ffKXyd6HbQjTcN7qBCmvcY+oL+wuf8t/VQUWTRFZLrRo5cW6FtlCysse",
+	"3p0Hhwso9Vk9sHAynMUxCjDA5zVdU0Km7JgsQYZDtgpxw9tEn3cIbWujswV/4qInYOQY0EuATJhNEU8z",
+	"Xlisc6iRfH69XE3DhaW59Hqh/mji0Pi/eLB/BwhNKyXZhlBN+FWfC60JrnxYiX/LFnkh/VP/2fW/Lg/E",
+	"m+nTwfuoO3ypHo9+pPuLF6wze83P08O//vq3eW01IMAT2LlKJfR5QAXWggg5P7aULQb7OsYD1iaX7rDA",
+	"5guWT8jF+VVZF+04fuKdD3c82pXKaLOVjawmqtQ8PpD3Z/YErBz9Cm7Av5m++4bCdR8UrqzU/TNr+ErP",
+	"A08AaPCYIXFb6eGEZjJlc3Coxg86Xew3m49ZAqLnTmKM2FXM6zsLubg/mrqFr8rUbUH71Dpkpi/1m6D5",
+	"HRSW6cX8okcv+Kxpo+WDPYt42orlaE1MYZ7oEzOhwH+Tw+VyFVj5WEO+TG0+lqSB0OEOdiCxzEBNrFTH",
+	"dLg7TU1AKUX4g4QpOUvAIRgbTAYIvRhJslyjhsh5W5WNr6e0X1UQ7gsWqHFHrJQBTRJucFUghYYgDjxl",
+	"PZHKGXAyN2x7CrYBAeKv6R5dElFmPRrLMR6eKotSiJPg8Ru4yVcBmbP+WMpbFSB7xoROp1yMFLIK4EeV",
+	"Cz/tXnkF9PCB3HUN28LBY/d7H0MhxeIj/VUWSRFWzYAk8pRVBnT0dL+Ro1qlgfbVfVOEV9x4Ht1LSTne",
+	"Yf/xoPUkespaz4adbgv7MZ8+o/1BVQk4HaQyeZB6vNxk6jNlJ4I0sCjGTkuhshHdFL35qoeI0FlVbIqb",
+	"jlCr9oTQYcpMD8IyD6Dzl7rXHS+9UjY8fZrLpy+iKWvpZ288h302dG7QisE9XTu4VG41tN9ViaMLZsI8",
+	"5bYL7F6IEEb1jwGUfB4h+4SbqBNByQ9ywv6l1RgtcZkPN3OZGbSBTOE5++1Ou9vdbz/J0BdBOBwMu4M9",
+	"+ox1+k+i/cEhfcoeD7vR3mBn81xYqj2GtP4d28RXtRh7oVXCZoWgZk9/tkpQ7/nfSkG/ZMcC2F8kBsXm",
+	"LEtoRVjXpvA5S0IR0GI1nQFiT4ENNZYzxdAUSqHeUURQAOmQA6NmoJUxcmgvI3AdkbPLt0FPIPQxwBbK",
+	"IenzJB0HxEZlEE4PAagQjCiPDphBGeYQCgE9aRjTkSJqNhgDJJZBAES0wBVtgkvtEMcWuAuNmZ6Qs1Rx",
+	"sInhGhNrdkxLD9Q+cZq1FaJrkTxgB+IPLD3F5a5jWvlNDXYL/P7aGmCUYpYovVZ6vyF44z6BwL7eXAOa",
+	"sICwD3SQxgu9KRQTacGoOnhfMU79xE1Nqd9fw0N2yFfW2prNsUXDwwXujysj9TZSeBkq4GfTef72/dbe",
+	"95mUZY2Jg2xFhB2g74R2Lz+Trh1YMVezJfDU7/z7Wl2BA5akfGjOcbVK/m6BhH+LgCgphQu9kIYFDTzs",
+	"dJpt8j2PEUjTBhsCEmojHv+lrfoQcS0L4c8czUFBN6q6TX+lnv1p/gM3VEK/U92DX1w5vM1DDLhGDzW8",
+	"5T6/oZTRjTEu6nb5rczi+av6Wt/56QEc2BrFm0h7qc6Fu+SghXAC9aotn3T0tUrNWGSfse+eYbzewmSJ",
+	"mV7snaOd789ae3v73Van8+zpzla1mFh6Cd+gF7FGUWVgt0bt7aWvf7vksG/uy+aWuG7JkK3c/OZKPmjx",
+	"z6AoRJ2Ky//hi3UZVgLiO9GYHzOCzCoX1DYKCDB8AQydAs87SSXhaRMb8aYs4TLiA5LMhGAJ9sj1BCVh",
+	"7tE3MZ0qZhtdaJoF4fcRmcZGCkMnO9BJw94VKYj2VyGPyehg3BONIZJbh1jHboRSaDsS2UCKCHDUBglP",
+	"0RkD+5OnAL3ttS2CDkWoLy1TiJEpPZH7gKoU6KmcTGNOxYCVOIYVdUD5Q/tV22AqBfVXEb6bSdFPW+nB",
+	"r1Co9E013l81brXWX7V1IS/1v3UvfOte0G4wgK3RvN7dxFQoap3afQtl27HKkT0XjKzRfjWdSwhs5j/1",
+	"fg2O30TsH0vEfpN4DyU7fmDpfQTH5/Ex6nfKz0qbDqYxHQCiOmlQkjDB5jQGmhsA2fCcgSMoqjFQSTRh",
+	"JJox4xwMDYy9vgPx3hE6pCcAwAQ8D9thbzqyYiTVgL7UMm7SbWx7JEpblnYPY5o/+2aaf2G98eyPqDfA",
+	"j/2mNP67mMkPZhs/lHkL8vzr2LcmGbRrKwtaUFmwAsoRCxdI4+RNt7XfdKjUpHH+/Er/AnkMHdyzgU5Y",
+	"oksZIjjzmBqOo4wKkUQ8MiBUAzkSXLEA00D6mSKNF0BR6ICieTomYzlH8iYuWljRYTOkPYFUg8h6ZmAl",
+	"/2xpFGOuDMkh4FBa1Af8c+Aup3EcAk/depjn0qoIv7J2TX1+Lj9lKSP1JC19GbA8egUeyKmIWjy0F50M",
+	"h4bEDRj29LOksu/SrzkmYYbqpRxfUU+kfILDEQR3QJ9VLqMlDKcw4EfKluSSQmk11P9+hTqRN1yl78z+",
+	"PoXtXQ+l02x1meCKZCyj+QSU/v2DJJ5kxEy+aSkB5nF/QpDZgIU2A2114e9lQkK9U/ODs/fVBw81j87f",
+	"y8RsoiWR9yv3DxpDGvqPUTlipdvKwpH8ZtmifsR/wGbVI25/fZbCEff0b1Ujv/e8mCv1c3LIqdqBkWF/",
+	"qGKQckNj9zf9n0/3wZxbNoihLYQqUO8s0holhTaVNOGTiSnyHFDFWlwoJhRP+R2LF81jMmWJNjFaTMAj",
+	"MvbWnrAVmOEuKkk11S54ka7s7Pz56ctzK2unNB37BAAR2yl6aKu4ACZcuNK8Uq6yiujAQCaRcrwYvhpz",
+	"u6cMZMUZZRNGhSFPThjyKUGwoSdsU6QhsV62ScAGAc2PPVE8sQxztrUBeySbxySmqcdiYkilU7d6CTNm",
+	"mIe8RxdtcmZMi1RrfsIm03QB62wYOTKTEp8zp6onkCnbLDx8nYNLtVGQW4RObJMTvE8whkYoZHD72gwC",
+	"W2jBkIKaip5wzeyPFJT6xsZeG1BB+m74JkM7kq2Y3zH3AUhzvTC2nnSmHuuJ/ozHaYsL4tvEkqm8UQy1",
+	"TmYybONpOs7Zh15zkh50T3BLimKtUDXm05I+pvK4zgOaaJ+vifWMTnPK9x6xJH1aUL5KobQoEenNgCZ9",
+	"OV5ECYUGlFjOb4YUKt5NqAKMwdr+/Rmd6lF+rhAOcmKgnbaWEcMzWDYZf3ZTaXACT6FlfjMb9hvyzr1i",
+	"HF8DTeBhLJszOjVeIghw1wVhdFNNoyYvjzYza8pBArCrcnXbSEFXmltIH/lNAzKlwI0K/a9pndYM20Rc",
+	"bEBd23qxpim4JzbtCsYJfY6jWeoMrvCozeW1fOnch/4+WJ9+f76ptwlXSmqceL0E27imePdmTqkZ2Wdz",
+	"S73nf+vh+1IOZuTOrxW59jdVEjc78V+k4PKSjbTVlWhzVQ0Shj6MJR1wVZdYUYljt/wFRhYvWHpEJlzo",
+	"S/WvwFaWEeuJRlgCDmW+HwHR9fUhxreZtl21S2O4C00PPgkHUgz5CEg5B2M2uGVRT0B2VaWmI4E0FGMk",
+	"xJl7rX/TPCbSNBsOOYu1x0JvbRueib1BZ5+j/MT4r+oJ/WWm0rQUJFMmxHb10RLt88hwhQZ+n19PhHma",
+	"07BN7MSbEK7+kzXE+wuiVe3x/8feuyW3kaProlNBcD+YWpGiSEm+UdERW+0qV3m1XaW2XMuru1nhBDNB",
+	"Es0kwAaQolkVjjhPZwDnZc/gPK8xrD2TPZId+H8gL7wpKZGi7MqnKlN5QeLy/ffvz6aT6x2IE0zwdMh0",
+	"yMxOXFD7f9r4spV/NIaKJ1aV0DQ1rPHrl0zZz3p3fOrLgqX/I0yYYHlvj62Dk1tyjuHU7StJsyCdbhVO",
+	"P7GZlzCVvyG7YaUFgS8OSCrwVO85AbEIAnVItSY+u2NIFxGUULd9dydl19kut/KbvWcTeeOcRF6CvTGa",
+	"GDlmgmgjpxoIoqFI3Dn6gIXHaOxp9JH1r2U0ZkZjCpALg2IIiZyftzvA1SgkSaQYMuVjjl4i5i8mEZ3u",
+	"QGx8B1+aiY2vhrDsm9YtcVH2sPGD9Vm3fjv/XEH7ga5YBZ6D+2/DH5hZtwfb+xGyVyAI9yJn6zSiHZdv",
+	"7+MgHCDp9FUhxID+LqsD5/1ZUXNOPeUXWD2Y21nSTcOjkrkGZNg9wb0Yckmo9mkCEle84cftBQkEAhQb",
+	"MBOhPxlbp/p+eeSdxF557vE9YWRmMFWBhgIukCWz6P5AUZyPxm6slJGc/UhFLAcDnQUUC5YL+zyVkJsx",
+	"YmCZJHw4guPqSZk/T2XBSqmMJCtWdj/Bi0MCossGrYHx24g94J59aI38JKLet7VZLZ+hl4fY632A3YFf",
+	"M7Q/hqTPIjlhmog0SY4uNsNkTzicbJFXCaPKUT/hZRBZ8CFweGFF6uJtfDr2rXj9KzsFtX7+OJQSWJds",
+	"KzzBDfcVKScrXcVXqR4xTGuAfBKrRxA+oUNGmv05mVg0IWM2PwLmT6JYxKcQgpTCn7KAKMjDtkcCziKk",
+	"jsDhwBQOay0TOp0yqjRkAuGh5EWf8BOvkqTC8IREdq5ZvKTV9MR6tSZTZi4FScVYyJkgIXzAX9g8RCev",
+	"wBbb/hPh/6GxpetyaUa0PKqgrNoAuhZ0mwv7rOxlODtv4tD5h9/jbO1UFbKQ8EE+Ao+vYZ+Nlff2pJDO",
+	"KVZRaXbDFCNTRkVqXJh6jkAqiGvWbD9umAB0D6Ry+TPThGJg0/eey/Llsz5bGNVy+3QLPy/V5pvVtLyL",
+	"N8sTsUerVrhq7+sdRRxoNLj1CZqAALcPpfJNKT9YF2XfkYqSZ8dZ/ioEPYOMrkWRTptMuEjR5o1dx6os",
+	"c9IJpyihfJIVu2C81H8nREdb5B0XJu+VrHxhakkgThW74TLVJBWpdtSlLXKZ2+hO8fXVNy52i32yvEMa",
+	"5amvV4UEIqsr2xGy+AJ91CBHx5hdIHqi5NFukY8jJrKoJYg79yLnipjJNInJUJI+m0usgoFQZ5bqQyI6",
+	"7YnmQDFGTgMyVZKcPg0wOAyJjSQVLkx6FLhusZnQPXXZPFmOJD7zk+f8h6IO+ByMJDuv+dHOgqtX+OUu",
+	"J3LXvfK3ZXyxo+g2nv/lr+/Or/Ia0hWtqjpb9l8tfuaGjMRiB6YV3dlcY7ZvNdBYAaB9jhEmQX2j4vHw",
+	"kurdcm7KQwkpbFx0ODFl374gKQC9kbIAkhudUl+A0U5wS0iSmp7I+zYVQpPQkgWVdCumeEStDJoyEduJ",
+	"Ly6AFSwx1xFVMWSeS/BY+2RN+8y5JsoFeK1xl2utRR944MpMoBbAiRoUk74zpBNkF5iXXzFqSn4RG4TY",
+	"7t04uFC7NNQewkp5iCyU2jr56uEXz9JDuISZGNIhm9gBrk0y/6nQd2olk/FSoTg2McqeTGYjmSRzABh0",
+	"S2Up5fehOf6+MPb7N3JJYw5NWxqvJNWGJuS1lDG5pgNm5uTt21eNoArryIALmtjjkbf/r8g3cg58I1kL",
+	"8zcxrPft93U6djO4uNlfOySSaioVRBRcYwsk9YT0cyUn2dg7SGViZOFrzjoN8NhY+9mPHxMEq42mTakd",
+	"TUZgYoVhFf6SO3Dl5qtfE+UeNF8b+62w0mH0cMULLfkPTpT7g5LpVLsK0WxcRA6K+CVvIDsOzwxpFi/8",
+	"p+TIOAsWc/7Bb+LwaJeEsoWdfUgPdBVE3CnsbA00WyYj5/O6T9bYxylIvgERUXWxi4LhgISxBUCsc7Zr",
+	"tthi0+lFiVlZYN6ZTmtpM24qKM0vxt6nRRlIReyI2zOAwosQEO7DLFsSe/ejB9wHBhfIZ6HxYnurxouP",
+	"Ub3/vUFvmKJDdoX0Io1u49lZ68x+OOWJFYid4pBfydReU/oNlRJ7HhK2ajKfliYz5sLu8k55IipNX6eD",
+	"X1oeJwJ5owsDvkt7SjaByLgjQnwnhRklc2wcoGGzgAplRdTr4vCnVFto6Lbt/BqaFP745X7SMNtyK0Xi",
+	"wubbg0ishdROCX7vgfUHZfi9VYCc+I16KEf9a8XYb0uupswLX5RZTXSvS8Gw+UmfkQyxAsISzch5+yWW",
+	"1EITcJf5jTh5QQZcMV00+FrZKSW/F83AL9DoK/9jYVxcEz6ZpLDHuj3hrslC1JA+BU5yJCkqfUBg7z5v",
+	"v9yNjfnaDW/XVmYtr2t5XcvrWl7XwZ4tFQUPyAeyDP+V8unEwfS6PpiQvAstqOmE+Y6XpD/PuCAutuIP",
+	"vm9/y++zMX9FrS0fpFVjNeHWZs8bRa6I8ScuPkVSJsBi7z1adrrRvTehY/spf5HJlI4bQWMiY5Y0uo2r",
+	"58ftF5328asP+cx8pMn4mAuSPU4zxam9+i9Xx6ennfb507v0K9hHACnbRXX86JDxI1Y4zR7s8t8eQXvF",
+	"KWcRFDNkoyqS/FxHVBA7bsipMSMmACWBaTQ0VA2Z+TCfsm5+dxgQ94edR47WA+MDBo7WAcuhYaS6+uWn",
+	"8cDdBf+4aL71Sh021ONHUQd66kBPt3EZx1sLtfvr77f3AFyWY/cK1xS+cO/NnGok3BkS1ui0Sw//41Be",
+	"d9S3D3zpfvBPtOOBzOhLOBatYUUv+gSgPCqRMxajcZ9neJIIylM9hckum/KVkadWUg/bZ6+G5hqa60Z5",
+	"0Cjv4ZS+m40J+ytY4fEOT8+bUG3IWZvEdK4DIpM4y+8HWoqQmjBAV0bI4/AogDZ1PcE+08i4FnB9Gc8J",
+	"JTPWH0k5JjFLOEZZB1ZORFQpznQ3b5Ly79c//xTk/7TPbZGPeHdPZLdbgWKwrR7WQFLfsk9hHbCdPagr",
+	"ghs406TJgRODxHImAqiZwGf1BIbFjohiNHbSDaeBDgxT+UxIAe6aqZIRg6ePmHJ9Z/WYT313Om58LXBP",
+	"jCgw7MNnWNEWwiOBcdk+1v7uqDDglaQJ/QbzweH8SQVXUJVwpoDV/KjrmqUMoaJLmWIHGnwUDp6bFvnI",
+	"zUimhviXL9xJshvdCuP9Yza1in9o5lOmQ1dZmrX2s5ga+3lqRnIyoceaWU3CsPgIatPsG+DRwJFemlJu",
+	"egK5gFwxWZnx39EHQRHdIvv/BdQbukfbr4JV8QH+2LcVhF5AUCsu5KwL0DlhrmkPJma7ydAM1BVuNC4y",
+	"7rjQbdiWYdqE2caz+4gq5BIpnpzs60Sc/R27N602nb6Hy0PSlDPhFBmoZDvq4n+hAaUUEU8YkrnA6thr",
+	"raKU9rNTrLOhLTWxcV+gt+sziCO7LWBikYPHpZ3rWyOUpqWg5xWx5GJpC2abdZvIC2u328/WRF7ggdv2",
+	"VFgRFSoBomYETsOKDV8c9z8awJbScloRKBVDIQeDVswiHrPYYjz7PE2gjHxAE81WfwS8rLF9xMKO2Yuu",
+	"Cf38Bm/qYE8u/6/FYEbQ0GYO025nqlG9x8T9qyJzObWxKtLtzTs0jYA7t+sZgWMqS729NZDAl9WNDb+G",
+	"OJRZqzU1c+Frpc9RQb3zYLzG1M9Qd6kTUHbj6k5AO+tvOEz5pr7JP9g/k1hGKVZqNkdyZsVmLAklhurx",
+	"UWD1HKCNqlb7iS+0ErrcBhh4qbK/bezrtkUqwA/4efeOrffBgdD4H+QVGJEkkUMYlpKuv3DEhFGM6BFL",
+	"Bi1y2Zc3jJx3yH//1+sumdh/TJWM08i46vokIRPK7eutYt9al7/W+XC6vSndt6Y0MK9ltT13SGHyTGDu",
+	"gw2bwOSmitmPX2cAFwd8h5g7LFfVeDvultos3jHODf2R8RjmfngEkfZhCY0IF+QdVWM07JDNYgIdyNJp",
+	"ImnMYvwRGaDgQASALTkk9UTTpSjpEDgWc9ghTSEFO7oV1KzKpvEH3w5trTfzA9Wgl1cM1+NpOGSofv+w",
+	"t2+cquyFg8neZ0C/FiF3ECFbrd5GQbHnGD+CZB3grwP8eSUnbrwqkrQgHio7eYs7bpOnF3f/PSL5Xgzd",
+	"L1RUw9+B4a9GpZ2W7lU/3I8+po8b5DZF13O0QSjAWerlBsAYEnG9UcyITSoxOm2pGmOMP8ekWrPdvWZb",
+	"Q3sN7V9fh5eDx/mx19S+9b5RGsfJBpft9YgPDHFXBUQgOx/0kIFgRkAkXEqTBMLx0Erivn7WH92gtiy4",
+	"8sP8NguvnnXPPDrZ6S/9FX6bX1Flb0pSEY2qY1j80n6wNHa8WXZTLKHJtB5DXFuJC/LiGYDviCa8n0IM",
+	"a+t6WqrHlZFx0Gn8egeXL+6cqj7fbL/UkLdTp+8oO78es/wvj8DtqwuI9gRIgpm+gJwjQqHiNeswhTEp",
+	"0gy1TFXEuu6mMCDuF+xL7vcRNgPsiRBSVsOAeMXoKCBUaz4ULAadJE4ZoagsuzdqOt9Wlw2I71PAsdnK",
+	"Kp+vOw4HJfYrUAG4WYDfU81UGT2e9p9Fx8/jF+z45aDdOT49O3/67PmLl7Qfwa6OU7aAiaTTQQXouP2s",
+	"227bz1RcKm7sRhzx4ajQgubVgh5IaF+mOIEzh3kId/C11QB2/6BZWa/DhT5EBdkfUCxttyibhc+eHckO",
+	"d2tPcu1J7jbes0iqmFC39SqJ57vYFDl5xLHnUNmQPuyvgDym5bSYC2cq6DWOJMUotKmZECNlYP84Zcpq",
+	"6T1RohI0O2MCf5M9Nht74/HQLcSddm7ArOKsQYKajNXnRTto6CJfj9OzYUzc8IgmvqfumM1dPQUXn+zK",
+	"5kUWBZ8FlLV8ft3oNs47DcgVtP9/dgbiWU6mZqmIArr9KdJniZyR885//9frRtCYMejS2z37EhRH4vIc",
+	"45R9R+e60T3zw0ponyU6H5H9yE+O+Sd77/cQkLfLQrlgisBNiVfLXJqlf/Ppl5JvJonJSCYxmHnB6mly",
+	"g8MBaSp4PhwdST811/C/3aeFcV1TwQ3/DfpeCPBvIZzng+msnAZ8UyQnngo7W47PpvjdP0MRlexrpm5c",
+	"X+T80e3id8JInGj5dT9UGMvnp+bEOKi5luMkMQVEuyNzoIPpYwvMHjl2mXS4zrK7LlCswz7skjADAbDZ",
+	"7LkLSRMT9/1BDI8CEhbgK7+Ai9fhib3uNWTz9ERoj1XobEVfcoCnKCTNmA1omhjSQW6/0B/WkAwSOmyR",
+	"N4ZNyJjNUdClgv8rZb5vqp/2XdJzrDhmh7QDa4lUS6T7S6TKttfy7v8q6FVq7a0+Kw+pvd39OB2UA2eV",
+	"hVn7OGofR7HvwQqtdocEl6DCVvJ83E6Vk2l/5F0FV0fmLzFS3icRb6V++EgIHGoxWIvBb0MM1vJoxy0O",
+	"7gPrD+2r2GFWZS4j3hS92q5b/ITGDFIlXRdv92czYnMyY4rhBTNuRrukRlojQWoHQY3237yDoNaM6rNS",
+	"a0a1ZvTH5R87uIl9aw9xuzfj1J5/xzbmyb6etttHvrGE7mZ9JQISYqsV+3+ljrt5OUtPPEDLiYKK9zU1",
+	"nVjNfVTMwoBwlx2roZi0mA81axO0bjzYBGd7PLrGG9cNb0WDZhhioQHXdlPqmzktf0JxSz1wUjkVeuY3",
+	"0Co5XxDwIM5fghBcEL1CQn7fh5kkqQDBQaYUp0zxiDXy1kdOfk1H0sh3eXlMhck7bTd+zV/thCxK1+55",
+	"/oeCTARh2G28TqRUJFaUC02ihFHRAhFXqf1UdtGf51UzUiv1CCutuCMbzVtdbUj7KY5tUSuoqCieLfYU",
+	"q95Kyyo/f9l67bfSwpxOuqh6+XTMal/Ycddfl9o721UfKPkbE9tOGX48TplUv2yVoVzU/RrPCrmrP1jl",
+	"XN4wRZOkValPmRdbr6FJXXFbnOfbwp2JxlnrRaNW8WsVf52Kv206dNZsriiQvXb3ZgsbtUL7vPUGyNOd",
+	"5JfVeWWPJK9MH7gR7fpyoJIRIweu0RJxBLp+D5MmNzr3q1LFSCSnnMVdRwabXchie2UsiZCmJ7DKnXBz",
+	"VKqT7M8Jddy3mbQhzaypnRwUflYyYRZbR3w48qyzNIqY1sRIJKm1I8akM6rJlCrjKFWtNCy2hY2sFOJi",
+	"mJcN7SXd7KBpZneW3hWl7h17iFYHzsoel8Vp32d+U24+LGrUqNOW9Gf3072144OrcTgip8fhPzLlDf/p",
+	"VTf811aKm7ul1ttqvW23elu2Cw+rt23vqHkkGWV1IlmdSGaPoztGZT/3/lskL23ETWxsBd0VGUuhewDI",
+	"6oAA8AG+eqHqShuwEC6SStl7bxiUuesnBCHkaDdJZfdOJqtdlrXLsnZZ1i7LWvWtVd+vy2W5e9W3Vkb3",
+	"lkV6YM9kxRTRW9XEE7/37RztOVl1dfmtBRi9EE7vYq0s4FAMVbmEUSU0KKoIBeR//y/410A5LqSmBVHS",
+	"CYjFUdL2euxJT3gYO3Kdn1Aq0SEjdGh1KIMFvy73LSRDfsM0/hZarA9dJTB4SsWcYMc24gGuJ2CAEzpm",
+	"doDucuicxW5cBzcYS4t8b7/K3Q435ZRRTlfCt8DXu18I7QngkyrwNpEmEkmRkKYxN5/cpcsMU9lT47xo",
+	"2L74iSahE0th0BO+Bvn5UYv8IlCDZnFx/jUMu0XO2y+h5x3JMHNZ7XdEGoVslJA0M10jIDThFHI5BoNg",
+	"g3vYvWDXDuLatqhti9q2qG2L2raobYvatqhti4M5uh9B0bPbm3e0bJb1vDt7q09KetkBiuYuUbMj/Tkq",
+	"5mM2J80JU0OGUifrfywF00cB0r8CWoJ2pu3FMaeEx74fQU8UCemOWuRSOB87maTQ09OAAePUcQtYpBmi",
+	"6hdCh7AMuXMSonQK2Rs5C1GZhOg1/vuzCY9axK9ubGUKSvJSxrJig1SzrKNC87z98mhfyvx10cX/Plvr",
+	"+/DD/mFV8dUa0R0QPluHfVaw1SbTHyvfZb2iXqe+1Dr649TRufg0VXKomNa1ll5XSz6OaknkXHbS8xAq",
+	"uR5RdbCwwButUxcWmKb9hEck4WJMwh++/0BwZDDgk9+NHDPxJeyib9xBU0wUs0vTIvY54EQfUi6IkoZC",
+	"w12gxrB34n1TxW64TDW+RBs51WQm1RjuNODw3k3O87Ud+WPyaMMkNLqNv05e3vSvO7/RH17P/37dafdP",
+	"TdLnnZu/83b73bzzT/v73z7+1P77f/77bxbKVNLoNkbGTHX35IROeUvLVLfcg09uOsU12urZlTEQpvIt",
+	"F+MaAr95RwWs9UKM0B3xh8isu3FaxvrK8Tf5NUQwDhoMhRVgcUAUu5FjFhMhFWGfp9a6ylpiQYl5i3yw",
+	"5xArRAREDROuMbh2S0PEUgE5KYw1b3soNdvc9tCq/tasp/GEiwy8emJNkXk+Hfuir2+/LAZuWMyE4TRx",
+	"xg6bWEXZ6qyT/zmiqi/VDWez4zE30YiJDISg+trOtS4//WXp6RW7ikRoKt3wLYNbSoKi6uRCo9jm79c7",
+	"lajdZApvtRK1KcMgcmFj1Ii443q1FXNcQCXXhmItIsHhe6i6NSz+0ejw9aMlNzThMbgcn5OYztGvqZhJ",
+	"fcoFaAkY928iU5iyGAVNVhF8aE+MqB4dtQjsUVCcBIGj6nUvT0tmH7g8ZS0CMlsmjEzonAhpSB+6Ld0w",
+	"VNfw9KknmsiZuMA0CB5rdKb2PRyi77XUC4Q0qYgD+Dys0sM5jnvCPTIgdCKxvM03+ugSKqAdF77HqeHk",
+	"vH1Owmv7ix3fwO5AlxciZDaioCcmjAr7eQxMePuHgJy3z9AJjJNiRtQQnlOxZVV8+bte3huvfa1XhhqH",
+	"LLErA3lDxY2twHwDlFbsmLp1iZyftn2VyGmsPMxWZ82w/NVuXHFRCmz5TeV7V0qMfDxBXhwAALD3UpoM",
+	"PutSmnv4Lip8yRWdJ5LGH6R8S9WQfQt1N7CxGWjGUrBdyd9NxkBWZhMzn0C56TQ98WJ0tXsBxV+aMA2S",
+	"CqJyvubaSQZuyEymSdwTEzpmxALLvEuE7Mt47myMRcluJKEoVEGSOhEnZ4I0rTxyOY23cFT5R0ukZdpk",
+	"YdjHnsMHSMHsY0CI9oQTziKZgyDMr7BSkCZaEsVoNLLXZFJXH7XIe/tqVCacuMbvyqTmko2Vm1hZZNNK",
+	"cvuM5mn7/OjeMhWGVJapCxKgEjC8chKiBrnduUztwpQPwIH18LtmaUMuwcYKvnKzO5JOLZ6zmPAJHRYa",
+	"brte2/aguralXJH+3DDdIlf2ShTxIRz8sCewA1GqtFQhZksL9tmQKR2yJ5r88v6tVVldHnH4lotxSFDM",
+	"k2aoWPKnXsNe32uEa8/Zd8yu4vJJI6BWw6x3YQ3th0CYTQwtcua5zzMLNz3Rl1TFmuiRnFlkbHo2vqPA",
+	"YoC7YTZCGoyiNeAvJCJNEpeXAUNx6NcTZfhLuDZFjj78+Ymb6nVuEpCPW+vbb+0QquybV7BGjV30DcdL",
+	"P6AzAT7qZAo5pBWcMwOeMMdSN02oNftaeC8G+27Xy1nHavIjevr0WaPbeDl48Sxuv+i8eHEePY+fPX1J",
+	"TweM0nb09CmN252n9Kw/OB90+qf9dv/F6WkUd57Gz6LO03570G7T9os7MG1o/htrdM9fnHbO7uCQwVWu",
+	"4Iu5hDNkzVM424uqNBfj5XMe9tJ2+yxKVQL/wy5I6YiR2YjBSVQM/IYTqYAbMf+ERT7AL7Ww2anjZ+LO",
+	"eC5i7L/XCRiHfA/l6rk2UFiTQalVuRxmNiOqDaiTAP52m3TxqhDw2Fp84ZjNQwvLDHqTT9LE8ClV5mQg",
+	"1eQ4poaGxFeFuzc4uQBMQqFFhrBLrn76ISD/fvX9DwH5yPpXFpp/ePMampBPpDY98ZS8439G7deOw8oX",
+	"8KsglRLWsEDDdZBaF4SKOWpzLNEsINf/8QPhIkpSK/ya3JCIChJRpeY9gbMBSq53qbRb5FqSWBYnBuQJ",
+	"Ph797xILbWA4/oOe6J4Inc52bLEyJDGLEmqnuBkWMVZGhpljbRSjEygfElbRzS72yigXPWEfzKM0oeoo",
+	"cMNw0hQqm4Dd84m290r7Y0SFHZvVfEHG4R0xnzChM34p4I/SVFgpakjC7Ep3yJR/Zgkq+47L9kXn5Smx",
+	"mjTRPGbZgpCzs6Dz/HnwrN3Gm0Dc0yTpiebzZy/a//t/nZ+dto9wwc7bbaCj0vm6N3HhkVZK07mGOii7",
+	"qjMlxbBFLkliTU4Fy+pXpifOO2egMXzINlAmpbMX5NKfFIV/tgEvvJCmxrHaEh0pxoTuCbst+oy4jd8i",
+	"H51GxE1xA+sVjYTRc+geZAE8d+rdV8cpqR1lo6snUKXTmamEnk2vfqChteiLRCcnei4vwNDyml+mHa3S",
+	"V36BV91NY9nKQ7gCRRachHZXLCkTe2p+X/jsvTb5qxUsr2BVXRmnVq12UGqDVYl2IvfskgSBfvL7mM1r",
+	"b+T9iX3+mI5JRJlM3VitLvZlPMeuQo1u49m7xt1UyNV+BLd/Nzgq37OJvPFF2HCsyLWTdyBMR/SGEdCt",
+	"tPuHowKy/44SRu15bIJ2oRgxMomhSkGxATPR6GivYhK/ab19Dhqj8yqilC8F82C3FCToKvH4HbzCi8fa",
+	"2fcY7C9ck1tO1YMZYbf7a2D3oIK04pSiZ3Kdvw8Swa0K6HqHu+tHfOpNrqLGGpD+HJTmvPnEurMDuUN5",
+	"gMHq6pJA4t4qjVMqdNJvVIBzyi/7f4VUyLVuMvz2+7ix4I7CJG6MofoXliOnFZ099taqmTduQA+cbfP1",
+	"uVD8+t/up98Tx/O683jyewolMRtF5/ciLh2hEZ+2yE8YkrM2pwLRmmd32BOmqBjrPCA3cRkkLm3QPiyh",
+	"2vSEnAmmIGnQ/0bwpzKZc+E8Emfm4ltjV9O3hAOLHm7l5D/I0AwLloJ7XVKkmi4E6uDGnigI1gAAxH7s",
+	"uuCetU53EIuzA3fnshbND55ssKvAXemMPPqYnauUW1tLXDj+Q0WFWReC92H+W+DBubWo8IiATEPw/xod",
+	"cQVscE7CPiMxm0gIjdsDtBFBeqIMIeUH2HGuTgwAeCmgwho1w04EfIKbDXztMr4EREui02gEJPTFmF0k",
+	"0yR2idEzHjOBOYW3Z0f7FIDtka2Ys0C2RjafWOFyAolMjeaxW3zdE6ucd/dGQ+yuWkDDXSbqPWD6XfE7",
+	"9lWaXNAZK6qMW+TaZTesVAxdGaDbcHU29teT5rYj1o0y5j/RIB2C3Moqnr995bFNqeEw8N/d/73ZQBl9",
+	"SdxFgTU4RzLVDANbLrWE0CRhasgthEepUkwYEnNmiFSxhU0vgJiIZCoMU2TEtZFq3hOAalq7wplizgqY",
+	"mlkCqtUQoG4Y1Fk3nELjFQ+wFHHbpXjnU4yTW8Dx1abrq4QLHtFkRS0fuUqoIAMGdeNdEkb5pVdKwmXf",
+	"22+bKq7ZSnz+gZkrHPj9zV03A7dil39hdfDK71hdUIJ/fmDYOq102O0Gee9lxOP2gVWYOAjgx1gI/ItQ",
+	"jMa7zpejVkWZZlvSI43f2WtMcH9G0EmdUHHsDkWjm9+6c5187U58ogmPt21f2u/4XptTakZ5q80MDBuL",
+	"2sZWfTeX4VYmPOJsvY/vyl0AEdyCNo7QaRVVQSdcDAuOORIB7Gbg1lynh3tV1rn7pGZH4CQEGoUi0NIk",
+	"AbC9YQoQ+V7NaP0X3b9IkEZjIWcJi4csfoXiJSOVWA6hnh63OyX6FCeR/gM/qtE9rUyQ0u7cRc/N+Sl+",
+	"pCKeUT1CSsZ19A+dfKh+4uGz+6C4N/4HKTzGLshHqkdkRIXLDThtE80iKWLo4VthPmAvzt9sMQVQga9H",
+	"Kx5bGHvGppFd3SiizWtopew+sJV/q2ML2fpjSZ8NpGLwt8QejIGUcasan+huZmBp9W6Zgcs41mSYWLPe",
+	"maWlaTj9cpeKUDhl87ph4WELQHOo8zI0++nwrQpxeHOEeCH9GSRzZrqExlYHiBUduGzAq5+vP5D/8//8",
+	"/ycei5DkDnc0pE65VCIdEjaZGqvDS0USNjBWCT/KebCpf3FZpAVkNuLRiAjGYr3Si73L9oLufByy7nFH",
+	"AmTLSj/88L0299utWEZ2r69AMld3ZHlwPmB/Mo9DdUVl3ZzMY2KGzNXk1Z2JU8p7b1M1U1FCoRzwQqoJ",
+	"oklnOd6YWDwbsSxWilYQKaIR/u4cUVKw+3QmywTIPWkwV4El2pW1CVObMN+OCbNb2VgLrJ02MNoK9x9X",
+	"46KSMDkpwOmhGAo/rJQ9uiR7MikmRcQuCtfllIQ+JIGVTkqbnig8bsKEOcKuOw4srLzyj+WaZOf0zjLu",
+	"Mn/bLo2lXQnLJbQ6vQ8IpluSHBegbTtguyyvYY1z3zxHYWHFV2HATjC3Oioix/I6nfu1VK7DGsROMZzg",
+	"lPBmIfqAnFkr3ThHWBpQ0MAjKohmrIvND4rJNgUvT1achyk065R2j3B5+MNeDqUHQprdOIiyIMXiYdX3",
+	"1va3ByaI0CxFO5Z+2ISGLoR1KSj5QU7YbzlnVsbxvjUCgvhDrraVY3HU7/jmPzNB3hhZ9b3rJ+T0bnTe",
+	"POfftpL1L8ghBs/aFY7rGsgfSmH9CAdelzBitw6Lg2qwuZ18GPX1kgg2c47/TE3NCF9ECtpinn/zjqpx",
+	"LGeCQGqrS27EtbLyA4q80SS0muh36LTx1fRcWOERMZIKw5NNOut9Hf3/kQnbw/n7t/YDXPg0YLCsNekz",
+	"M2NMYHv91q0G+JaI5qZon5GBr8kT4pqKeL8HHIhtfB5nd5v+OihQBwUei+FSCAFvZazsJjCQScKT393/",
+	"fTlxJ3TPsnFlVpmXhSgBS3llpytTxvIpW58wNqGf+SSdNLodgCFoNOR+yBI3uDBsCFnja2X2OwitWyGN",
+	"q7XOYhpwBQ2sAXBaGdyR3z1WBv7yL2GLXPZEfkn2+VBr4QCv60U2ENcY9FwBBU3hd7+FZBJDZIYKNAQX",
+	"BhgQvpHbeDvZf4Xv34Pw33mwp05Yq6M9dbSnNp6/bS+oA2RCH0yV0Hxza5YrfwVpKplARR8GWxIpVZfI",
+	"KQOq/kjKcUBirkdHGa8dV75mMCASnkeTBOxdKditBAgVMqT92JckVvkTfkZuE649rVn21dvmvYOjDJSY",
+	"f6VMzXMtxjnbtspy30/3l86H0/bW/Vkgn999ys+FFb0DXxU6Ksvic5OL9G5Zu7h+lbu45OtdY+SOU3fz",
+	"M5jjlP/tUSTv4mDyWrcLdAwRqjUfCizzsEq5Yi48MwIV/IkmzV5jMserew2gLqTRKMOkNQr4B3v5su4N",
+	"DJGehXG9E87t60P633YBA1soNvjFeyUQfNww+evWk3UbzO3d/eXOd+3/qv1fpaTYDL2qiIICXG6vrmY5",
+	"sXuO/aziJ3nPCqS9bkAXEOUpEoC4mETzvN3eVla01lBTFMTDN4zu7W8K3asqwbuXATUuP5JO1HZLHQIe",
+	"i8SIB4FJ17CwiJNPtFOvdYt8D9q0az+YUzgtJjyVbgaEtZjaQ5bumSOLuB+8XrPMmVAkVLwjxO7/8LtB",
+	"1rBaw+ofFVavmcGcRpnE+mHQVcnUcLGBhOK9u8AzyK71epJtmlJzdT8iCT+qrb2k/nu/bicpjQy/YeuL",
+	"xe4Ka9Fzey16K+1r0Jvk0ldx472pDJAWc1J2OTBMveMihVzWdtAYKhqx7IezdtAYc2EfatgE1jlV7FMi",
+	"h42gkXAxZvF3Mqocuuw/t+diqrhU3NgjNeLD0YowvPu3vhpJI7M4rP/1OqJi8coPbDL1vxmqhsx8oMOK",
+	"k8HstNrPe2/NJxf8f93oNs6tGJlwYf//7Aw8vy7q+lYOyYwm42MurGBJmCKF+QEFxW3AV0t/1c7nN5Cp",
+	"IiOZguQX7LP5OcIwcgRpxYUIIOmc4145bj/rttuNoPS3F+v+dkbgpzV/88HKlX8rv8+eCJXCh79+//1f",
+	"//Td5Zu3f7v4899+/PmX9396FnTaQec86Ly4+PPf3r356ZcP3/+pfZemE4Yqo38WpdjnupB28fjcwZnv",
+	"8KkyB0eGSrUk3qkrX+VywkvQ7KdH4MhXzB5IUB5HLBonXJsuoe5ne06h+2vGlQdbDx32MjvKnlxDWMMC",
+	"3PqiGWqZqoh1/feHrjnTlCkuYx4RlYqcNRYaW0H4IOtkhALG3/5EF96ne8IxzENW8Ok5QkyAreCnTPm7",
+	"YNiFcc5G1EAGEdybemZVxUDW6QtCiWCznshfCh3saMzyhrhgXtmxEq5JnDISLoiYkFD7L/Bc5e+Gho5c",
+	"QE/7nnBzmvX/ynuWTanSyL7IqEYHmJ1xOw5YIBYTqpEO5QRnDH62upr9513DJ/kXbwqkeEw5ZBylrHjU",
+	"msK3qCkcShJXtmvdQdgvj02tYNfHplawH0jB3vLk36JG7zlU7BXIOlJcR4oLkWKVqWcVLI37uOpup07y",
+	"CnhWqQeaekGFvw/5Ua6G3jchvhaxtYitRexXKmJrubdbFqatxMdBaZiqhMb9NiFvjHa+JSENmTNDYAuz",
+	"mDTloCiSiDY8SYiRJJIYZWIiIEKSqYW3o56gKu9hBvSzCRXC/j9QJmWd4QWb5U4zEAMXuXOr+D6aKEbj",
+	"OemzYSqCnoilYAGxc8xi38ICX06kQjdUf05UKo6FnIFLaMympkXeyRssdfNS10jfbtu1+tFEsYHVOjBx",
+	"qgtuN/R2rWYivFMiVVEu196dWob+kbw7tepZH5ta9axVzzpb6RA9yx7W83HiVLBDkSQh4QK03Mnw4Emu",
+	"5M5IEwK0q4OToKYKOTsKSCpiUOqKIVI5INxo6OnZxcKqaMTiNGFxWXVVjKSCDgYsMixukY9SjbG0nArC",
+	"RTl4S4yU91Yx36fCnc6f5OzwZAr5ZJTQiLRfdoH9LsNMWJUlYbw6cfNOIpoaQ6PRhAkDJ8xVPwUNOxEJ",
+	"M0U+oeynP8+zn25XPUqbD++yu8rc8uHshsc4P3jPstpQUacZWBm7XsWghmXy/7HqG1tLOkieaHQbObDh",
+	"T2+2UAMzHgVryDa80gMJRFtoPW6nfiypMnlKof3Y6cS1qt6xhlRdbKfiJzl7D3wN62R3AePQLteeyawW",
+	"5n/s+Mn7VBR8Jy7RZ3+qhI6oOPnd0OErGbP1UZT3TMvkhkEStuICspnpEMkQ6XQK3ilNwt9nrP8pVcni",
+	"c8MjLMC2u9wee/Qn9QRIuM8Gn+MykhMZ0YTE1Df24xN2lGV8WVEuhS639sPG4UkiZxjI+cjNSKaGUAIJ",
+	"TkQzjVTgppDl1MmznOxYiWIDhgcy9MMOCE5SSLjjaerLeB6Q/tzR/sL/wBPohGUNN7Drq8siGxL2mWuD",
+	"fbv9bCELsPukVDPVE2akZDocESuUj10La8V0OmHZEFvkkmA1u73A3gbJ8RxdicXm3DDWUnPwITPQ0fXC",
+	"DiOWsJB5O3Xf4pvE0nFRQiMR/wkuDwv6dfcEFXOr7CHtsf1AoCuGZ9p74XPtHMyoJooZK7Y2hdfs/xU0",
+	"rRUtYd3eA6l2756wcAxuawhrX3Xtz0s10Le3wEDTTRUmfvfbk+D3vt/a2XZ2e3yvosAOd1kcfEVBArcp",
+	"CIWjIRCPCjBpf906UGB/TWFWmDB2F7H4WGfK1P7CCHY1PiDmrCLFtYdeDgbra1K+48wQxezH6WChRXSh",
+	"OqU/J6iFBY7TXGWdigFaFltCQ4lKT+Q1KogSLXJFh8yxlodQ3BLCLg6jVGmpQtIM33IxDglmkhwdoI30",
+	"W67NtZ+2KjUxbvYQ6bmGiWLlohjP8b2m7gX128p4gYO7xru+LPMsLlfq4AgPWaizYZB5o+E7jjPvNrww",
+	"zmK74a2Gesuhe2s3bpXT+Qp29T2tdCd88oO8WQD5C8sCqFKphbu3SqnFJZnSIcOk82zRipliXIyX0Sbs",
+	"pe32WZSqBP6HXRDFkj/1wCXca4RWDwJ1STFMWJcQqMyen3/O4pp9qdulf+Xt0qHGJLbSCPRYh76Pt2f6",
+	"WqfmddqfQMkEdhKnBXzzXK3wmVLZswLKMG5xK2QpUWzItWGKxXAZN9yq7x+sWu4uGzM2RTMGHkEotIMF",
+	"XX5mpbF7n5XR+YtWqtpNqQi3Yjo1msfMEWCVJbnvf35UMIDOL8DZCs910X03Nsw8cOLOKvz+lvWEtPuU",
+	"5ZhR6GHtkNUediV+thO2jeNLSGtxAEVEgmsJsx3P9XREh5wSawWkil2QacKoZtYwGHA1IVNpqNY8nWAB",
+	"cQs+3cvC6h7ZbRriukneVyUBslT4Vim3yMArvC4TZ1+2VK3WVvnjc91m33NutJf4B8iN/sbkWyWfYNkR",
+	"eFZpBhJJ4w9SvrWm+aEdiI9AhKPkI7Qodqx48wK9mjwvi4W7SPS1VvDmdO+fhVc2rRR1Ai2jhSRVhGRR",
+	"Rh7AdP2BmVzW3dPgoNOpkjcWu28B2+9YxGMW7xxsPcjWyPeVa/bvGY09KGwHBQdS7e/agaoEMycxi7h2",
+	"+sAhkivwXELYpaS2AJAwMFGsDRG6UbdiPMchYTfWemjG1NBu9uc3cRj0RJhpkWFAwoJOa/+JXiH4g/v0",
+	"8KhFYBj27YKx2L1SxSFp5oZOT2SWzhGJFIuZMJwmnknc0ZSN+LRc965kwrqgEcvUWBMIYiQAwNgE4yzo",
+	"CfsxPp1DzgRTBWz3acvuy8m9rJXMGQ9fl3/FAqz3xB1wHZfyUZgx2abOBURmp1xlVscpGXpbhMVotAg2",
+	"HSmZyOF8i5ZapQ/fVxrr4xB3fhN+fWJvC9I4Gdt9MsgkYdBgSknlt7jrc1MUFAXYUHERNMhKzMiyRSAg",
+	"0j1vV+8f9j2MZG3CZALVB0ZKksgZNOdZwKaERmO9EgFqU+cRduXC807A+/ZPFpm7aSh7MVbMBg45yAAq",
+	"hOe95RF4UrkN8TiyFI67V3AdA2WG6d2E1quENuxVd4prmMr8UTgxDwu/XxsVlHarnkXM4d+HJ4GKgeoR",
+	"OWApGWOD4oBQMpJ6yg1NAmicI1JWaL365vKnS0gVIr9JwS4KSUQadn9M5z0xpco1XLVDSw2LCReEG2BD",
+	"SsVYyJnIH1JkRGoRx8a6msuxJzwfOBa/rzmXiDNwAELSpPHE5fng0bS/E5jbbgkcjmc8Zhd5vs5qNkmX",
+	"4HO2yYFu2GPoOVHqOx007Hzb6bZLP2GKR/Tk1YhHdCi3d14btlfPdbXcoS3zhvDytSi2d/+0qYk7dpV4",
+	"+sdUwjLCD5dCdZs8KaDgskyRarhOmzr5HX0Tm32/SL37cxU3bykd9Px+ahQ4bQ17qPzEXWNMrSht9HpW",
+	"3NmHYiG4xkyutUwEWJiGZi1SVudKjlRWNyKoGkEadmKVQ6jRB/6CmMxGMlnPv79OnVlTlZ+dkrv6ruj8",
+	"yo4VJpBBFQ4Uhub5Yn3F6HhAtfE1mo1uo/2se9aGqXS3nJduSVIRjQqXQ//PwuWnbXt7dnnMhYCqk+z6",
+	"5+Xr26elxws+HBVHcwp/3qKiJJ+6vbrPHhp7XKXsITDo0VaxHkCH2A1U4h7dkRqwxquCz6zuVLHXB9Bs",
+	"2+dDb3KsuGoH7SoovH+lJ3xQAP7oQJEaIuSt7U2r+V8+2M+69+n1k7Px9MKr7uB8+UCHVX0vdhy1RrG5",
+	"oWZeQqXvW7OwcwfMOy6MdqU9kYzzSh8sXTESh0+ohsw1q0FQe/1f3+PlckDCGev/opKwJ5pLJWER1oO1",
+	"yAd4oCZGxnTezVw+Ib7oTRyCqz6vC+PxEXjsKZlyFrGekAOS1XviH7SRig4Z8eYuwS/rs5j05yRMaJ8l",
+	"WKpQqIrIDzQOAejCMQp6ZOEim4es0CqPCnSJgjoU1/MfwxyFcMKqWqz1tefDVaXna/05H6De5XDuHJjN",
+	"pVpccprV9n5YUZO7jT/nAx3u1Z1j6LAKXm6h7ODV61Bxz64ciyK1J6f25OyiyWcun24XTzl6baXHZWl8",
+	"MUuYYav1OSw+BfTVRk51AW6bdjg+V4+ct8+PWuSVjB0biIAEEwUTdH/A/Q6GiIC7ADqVNvMrB0r1wdyd",
+	"Y8ZwxVBL2cUWfeAkM0fDss6SAeocDRgBigsQnITgnhGoB03p0OfkVKrAJK95YsfT7YlCihdmWdj/82ww",
+	"Vu1qLrdOh7oTZyvFXLHIJHPInpCFrmxW1Zn3xEgmcZcUu6ofBSTMyWTs68Zc4ACARiQMcPBxyl4rOQnJ",
+	"Cfz/BxmSJpSia37DSN/uO02k6Ak3IYGry88maCDVxA7r/etX5Ozs7OXRwzZh88wL23Vgc7wfj66qEzbB",
+	"hnJYx+Oyg1pYO2+3FcKu2JJcZ5QHq3YidA1cM6+b+kmu/qT8gOxsbpe+ptjafTelszmD064GDRYN18Se",
+	"4PI4l8mQVg0JmJO22Rh/sTdsHpPjuuWaSMWHfGH+ctKilVsVuY222qp4y+YxxSmStyjXfwm3q7R2UHl4",
+	"RdKqRYbDVQN2IFl5xN8BOVbVwfbZQCpWabSnZ92nL7tPX9422g/yLmN9VMXbfwDCtCXGzpowrSZMuy+l",
+	"7NZOZj3ejrYg0532QVrwmMgKvv3OlMYpz96Uw38/gp6UEypSmmCTxbyRJP4aHrUy48PZInrKoicaTZFm",
+	"uBZhwyMiVU94S+UiS0Wxu2+muDHW1BNFB/hvUrAWCYugFTqXc1igkLaWiicp6AlDh84LnXH+yIEPXR1d",
+	"kDA79NmziggYXmBBjpN9S538e2JFK3//ooJCXhjCBUGYJ8MUSpv8IwcuGx8zeL6n0agnoE8ATQjXhEJn",
+	"SkEnVuDa6wacJfFdO0za1bylvSSg0UF7S+6CLv02MV8W689y+vQJ5XagFNkHdyCZJyzm6eR22Xw3keul",
+	"0ndMRzRB6rpITvqcyBuExO1CD3q813aKtS5Z3nR30CUXNuiO9cjtdmtZkVzQLlGTdD/eWZVEgVPSJHEy",
+	"1+mJ+NeCTud+2NFBQWVtXbBLj/ce7dLjOtxVM+YWw1YGJfZtGuRdaHIL221T/hEoiVlRCjRL0qSZEc3+",
+	"8v6tRl+6ZuoGzt7kCNlASzrREwKnVHtu6J7wAuOJxvqwe/QrdHrNPTvGPKAAqyIXXja+CpcJLi8okhUl",
+	"Xv95QblZ7s1CEjkELfMROWNg18M3uv3kEkH4hA7ZyT+nzL5q5Sqcfui87D597lZhwBPm9hb6F1r/nNpb",
+	"J7g1qn3vS+js8htrdDsvztrt86CRqsRKk5sOnvDbn9HuuONfZXpP8PNPKg3tS+27epy+q90pQbVystu2",
+	"kBVl/EEbQm7QHk68QDpctx41tnoFCe3RDIlUJMQejyFqL2EsBQtzJcYLNUyF1GPUX1Z5oXoi1BEVr2TM",
+	"wsDZFbGjz/SkmZk7CoJ1BYJ6ZKFHnPCJn85Jgz9eEClYT5TfDpDoHVfUkIRRbYC0ExtVoj7BYkz+Js2r",
+	"n68/kOJyIFofwcPhy3qi7P/KHGw5PIQt8tGOgmvojml1HqnITEkxLNYMe18VN6QJDdR6YqpkP2ET39UB",
+	"8hfCmBnKEx0eYRaEkGYEt2nvBgRl77Ik9T2NWdF7h6ydfn/lM+h6d4bZQsrU/DyAm7rEyogwwBR37OFA",
+	"S9/6iX2OUgU0QIQmTBnSnI14NLITyjQJ4beWE+aYg6JHcqY97Q+6LnvClXFb0E36kqpYQ7oWjBUJQ3AT",
+	"4hbjGts5sLjrWFEnVFn1OLQaSpirxaG9/JPfvzhA7rPEWJzt2YwkyJU8RVRELEnKdEEkjJxVFF5AdrGZ",
+	"ST+f0HQiWzYJvcTFimwR1LaZK2+G/BU9ZZGR6kQbOhhs6Yh0i3lwV6TjBvpOSkWGVI+ZIdGIRWMWY5AE",
+	"T32j2/jL87++Pn338j+vLl2LQi9Su783UsGttve6ETRuaJLay89etJ5ukV9bnI+99sM8oHtuURt+4bTh",
+	"kiVTNZPlIWyd3xs5oORuLtBKM7Kg8rbYptHll6VtNKAjxcSIwWaCDRRs3Fp14PpQyr9F2z+w8h+AuKlN",
+	"gD+8f9Iht7NeUB3L8PN2W6asU9zBZXkSy0g/gMFxaxd8p+yUfJ0Y6i0EluFnHzAu2Qg+QoyP6QnPEYR3",
+	"IEGh9BSWGurH7C3YvdjFu6mYo37NEl2m+LlvS9BrdK1+Z+f6PgXuWwqRreDKDu5bVZzqHLk6R672M9Y9",
+	"wA/KgvCWi7GTR7GMUrtr9N5Dkic+5HIYl+IlOtmApBq9bkWvYThJE8OnVJmTgVST45gaGua9NyEo5BPd",
+	"7FUkHPCEhYF3MPQE+0yh3ohqAq4jvAcz5ZxHD0JCR11y9dMPAfn3q+9/CMhH1r8iUpEf3rwmA7uvfJkA",
+	"g7adOiB0qBiDDjfZaGIWJVSxmNijH0BHHCRSd4VU4LaZSG3Ii87LUzLln1kCvi5KkG9KxOTsLOg8fx48",
+	"a7ftZ9EkCXrC3/WUvON/Js3zzhmhfXnDjjIP1UbPVItcugectn1UGZXJfXugLuPY7koUCXv1QK3YJgvK",
+	"hd0X5VjgFgQ6UKvrv2SfqV11zPOWmOc2Mg/33bpGPvaPD5Zm5D/yd7cUdd5RXWZ/R9ZqkJdeWq7WDvoy",
+	"nh9DyWqj23j2rrEHp8DSft5Qi/+eTeRNQcKDKKWFeKDjRgEp1jxvv4RACcZuupkyQLShc320b5nlq/Vz",
+	"sVXX7B/ulO+q3t9uwM1n5g7nI1ifygcveqJRWSRNbjQJU5VkdR72xUfQ05E4ke9IJyJkW7xvit6avbvo",
+	"kEEF499KSkijmWnW/gOOVhcA97mgUK65VN20SuDCExcE7iur+h/bw6JksqLsaqr4DTUsIBP6+ZgO2Z/O",
+	"Ok/PnrXb7YDwySSFLRYu9FmucEtdmvUwSTfOOql66g6ZdhNsOsU83raoHrRoKGmeUjPKvUReE1/2n1Uv",
+	"sN+YIaQYelEPZs7D23OHPVIrOKaFZphq1ypqNpLotR9Ri8ylCrCCfD7y7Aw9sVgNVriKNIsMIRv99Gst",
+	"5kqdaiu789+7ZTh47sWdPObVTKziN9ZhgTosUIcF6rBAbb18S7kHHuH3Wx1l97IZKZkOR8cqFbcUSl0S",
+	"lYo8wdgJ7fvYSx/z979Pxf2Lm3BEWMKCUYgMzgybWonebSR8ODIatC3fOVHJPvOJrxETRjGiRywZNIr3",
+	"2bniopSotkUBT/ys07gDqBqqVjmeO7moc5dsk1yYoayGltGGxe5DceZwFv+C0gumseEKoPLa1XFxKq0w",
+	"kpOpHeSPUsYEfwYNbUCFJlI0ljWThfcUYbTwtqqFVuPyEmXj+bgerCsM6bNZ9+V255Q+/NKrvUYSxSym",
+	"lF4AwheYVfyUr1jT02xN/UXbrGrhLL+puCXb5dt+WtDw7NInXG/B/7twntf2ltZpYmoZt+sSm8JSWqQu",
+	"yIzCXx5/0c1KoXRSkgwHyIe7dCZqf04sVJIxmweE0WjkjWKr7oNchD9j9UlzgfrEkd5KM2JqxjU7unBR",
+	"4Z4A8iKrhBAe61VZdNABwQMDSGIgWWHaOy7Bf7/CST9laiDV5A265rkUuuioDwhNOAWiyMEg2JglVzzd",
+	"2Wrchyfl4cX1nZDMf+teLe1addlKdeHi01TJoWJa18rLQZQXR2JSVFXwp1oR+WaN7Z1Z2LsykiOp4pLe",
+	"43G0su6zLB3vZz2f4Ik4VBDgGt7uWranouuS6P1hRuUky9mHyWJxgM56q6xgOW9W2wqkJaDm9EQq/PX4",
+	"lGYIsNtCgsYxmyNBYwik5VBkWpigVq66/K5S8SYOSAknAuKaRIatnsCPwPrSIeWC8DWhgR2pNvC6JV/E",
+	"DiIHtUZQOzNqZ0btzKh1iNsd9of3uaMcuI8jZTfKxPoGIz/Y4xvnm3mxTo5gx0Mrwp3XAWLt6EyIaJIU",
+	"uig3FxvT98SKFhvwsKOA9Of34y97y3VRwurGvWnd1yVlF8LAfAvocNFaiXiRRxGXAcRLvorhWkrtRqkl",
+	"0oNIJNeZdv2muAO7eWHbVm2lWQuFvVCNz8oAclDv9gbi8eECSneJVHFmN2nnNkb+bYJb3FonWW9LV4fm",
+	"u9eCY1kOnLXWE1m/yqZnPIpDi88xG9A0MUetQiU1m0zNnEzoGNvmW2lQlhgBQVogx8QEyWAgCPJL1mVk",
+	"QXk8pyJiVdKykOyzeJYOmZtVo/3Xj/Z38+XvsYCsVkjqLbq9QnKHXXyb2rHXyrqitK15vOtctQKP96wk",
+	"3SuqZ4vKxJ0s5s2Jaz8LVrLpYzbggq/u6X2n5LV7Z67VsqOWHY9DdtRgvrekrG8gIcsnY6XiYKwl14Yq",
+	"ixiQAuVcm6UIsAFSD+OqmK29i72wALWAfCSSU87igGhJEmqYIizmRpNYEiFNT2A+lXtDKmKmyIzO9xZ9",
+	"tN+zj+DjHU3j7cJ6lSFoxWfutVFTFj2t85xqwVvnOT2oXVioJanViT+2bQiwf1c16D7hVNYfSTnWG7s+",
+	"FdOrn2ii0352hQ6ITGKmDXYgCHLiM5maSE58VJUrklBtSMwSfsPU/KInkE0C/6ZZpJjR61zoaGjKmbA2",
+	"JrlKqCADBsjXJaH/hJA0r5QEpP5eGKamimt21OqJa6vkwDx0S59yPOMxuyCL8V1SDu8OmdHkvH3W6onV",
+	"0Vo/g/exbeGO0ryu21P+hpPr0tVljvlq8TocePE5VeN2pZE+sC10WolTacKEee8l1h8l7IcLWl6dIor4",
+	"nbrOueRNqWlCxbE7YFYTyXf4AqhINdx9YNBtyD60hyM/fvhwdU2YiKeSC2PPpqATFhN2Y5+b52wYmshh",
+	"ygLPxpAkri3IP3qNf+s1fg1bPeFkPEwqiahS3PE2az4EzQJhKABypwtnFyFMWXWDxS3yHeKXvRHUVXhJ",
+	"T9iHCPbZ4LBa5FKUmZ1HVGfMiqft8gohn1SfzaWIsSzlA7bSw/zTVDMSjoyZauwLAj8KaQhOCJhxGaNM",
+	"IuW0T6OxnQXFoAlfTGgcW7046AnFaEyoy3rFHiIKKCA14aZLKBnZATIRQ4MWQSgRKUAjh7V4c3Vz7p8G",
+	"fxZz6APdEyEXzHyiBtqowP7WpBmeds7az9vPzs/OwoCE7c/PB61OCJalH6dF32naT3iUPdcn3brmMD1B",
+	"rW2aKhKziE9o4oakoZ2MHdIzknDDFHZR/mcaD1lM+nP4xvKADbE4H2s0MmlPQNIuvM9NRmC3Tnk8zKr8",
+	"yZw0XW6py7SlxkV+vUADpss+je3CFYk62m4bFjOF7ewC19LXJu9ccBoHcFDrG4+/RbVShx4wTIdCDgYt",
+	"u11iFluwQ3ZIOEPdkxOYvNaIqr5UN5zNjl3vHt1yzz/RMtXbdlR2k7IvW10XvN+3qgav3HVftvyGeKVK",
+	"cLsKEOTF7oig0CNJuC5YImL7NqnciTiAKfWNaSPOBNuGDTYuqAifAFI+KQZNyRpBgyklFXgUyvIwosLR",
+	"KuVCcZ36gj4e7L903n5ZeU9/D+9es31Lo/Hds6yUXpTOra+ayXMLcImpoX2qS0omGCVex7TT5i+yC2h1",
+	"kL7VI7ADnVTYmYzGx1Zg5jUT2SbxN39KC6/I90jp+VyTwlUXRDGj5hZWlIFnFzfF0/YZLLLQrylPXBel",
+	"8rh/ef/2iUbtJpJpAl3o7OATKa1MT6crhqtR6d4wWr9jb336BbGjB81h1dh3s6ULowDFZvVQiJAz0qTk",
+	"u5+uyQCnK4CLKN4FbKexZBp9/Owz1+aoS0I7KdBxJFwxL2GL/IytS9YsYLcnwlXLb7UcRULnK/iUirGQ",
+	"MwGtAos525kWgsPDLWc1ulZPvIedQQeGKRLCP44v7T9CK4ukiDUqMgXxU7hohfWBN5FUGJ44RRmEBJnQ",
+	"Oe53o7jvC+cXbcIFn6STRreTGdBcGDZksFpL6fNo31j9tWjYOJ1m7wbbWidQlh1wG02uWVAAfMPCTBsm",
+	"I66NVPOSweRhNgsVkQEXXI8ueuJfKUsthghHex8rOZ2y+GvTj5GZN9ePvxpe3tqpsomTt7jVH60/pXq4",
+	"mJpotHy2Xzl2DNfHn7heVABKZMATwxQ4V6YUyDSaIY0Mv2FdAuGg8AgOmmI6nbAMBzjQBH+PrhqAbhlF",
+	"qSKzEU8WJ9ZKDHh2DAgAbNv4FBZj+BnJiNHC6AkvoxythzW/BZvh0Pts7kt7EwZOIjCd7FuKVCNggx99",
+	"bSDzC6S7FEHmrrwisIA+nle91UR8R3P3Pv7wrdzhWxi+d7R4a5/3/foYHcCcqi2i2iKqLaJHaRGh6pEp",
+	"Fw+ucW02iE5yZWZjlLw45ica3VqKRVZ9yp8QWCUlC5d3cxUrcJxoEMYxI9YT9l571xP8OdUBGckZSaQn",
+	"STOGTabWcpRjUEBmoznhBvbwQqjKKlRjNjV2A/XEWZvEdP41B9vzT9s6CPEWes7cj3ZEOxu5sCs26iaF",
+	"4d49Tu8eMr/EZa8aqi9o4rXO8jji9HQRKpZQ4ms3Mm8BVMP0wYif3DHSUOPr4axlRxQ6W7dpxTIJfy8u",
+	"0pv4S3iEzR+4XnB9GQhxBT0xG1EDyQIWyYt2M8Ck/cEZvphYgMauC0a7eHGWPeXA/YnuCacKdDNyCnuz",
+	"notopKSQKeamGihdphrFQxbiRwmC2ksza+3YE04ROGqRt3zMIJDvxQk3BAsqNAkTqk2OO2GAv1yDNMJs",
+	"hNBpTK9kKkwY9AR6AgmdThlV2jcTyvyCCdfGmuoopPLf7ScZniSEktN2m4yYch/svr4nePawvoznX5vw",
+	"+sAy4XVYyqyi7KoQSrbjziTOtlb1kshaLaL8zvNOZLfktbz6I3MMMYuKxOJyBhKHMASkGh8DK8V63f+n",
+	"gkKfg+zTdhsI/iz+666nmrAQmvXVwH+ibh9aUFyNLj1R4BmCXCTImdX34xiSavwzftcSHC0WhcIbOfIh",
+	"PdHb9pmC6g/oM/WvFBfRFVm6CpJt+koF6weXzer2I4RmKKtGWFipHQzT7iVkOHGSjDt7rzxe19Jl5Yxh",
+	"tUtlFPZrjAK78eW+ZIv/+B2zrfICkiiRutSG6Pb63GX8T+SMKTKkeswMSawQnVE1IZQrwgVMTmEdqi9o",
+	"tVqTp+3G6iZBWiapHeRPwBfpqlvuXvTkHrDYuMc1zPlOymwGjFT2T3uhaPI7oiZoOmymdg4FBaGWN1x6",
+	"BORM+RCx/fuUswiKObJRgqwD/1UOvdgRL4COtyK8IP5gedIlaKAXTljM00m4r0pRl5CZ7fVD5qk+FNot",
+	"I9haaNk2sdXP417LUGux8mjEytbqxWHLKXMNva6krCspsUqY0IL8qihh71NEubgHNxLsZAO7F6lOQbrd",
+	"kz+9ht5vF3prMNwxS822qPLIGGoWgOrE797DxGLQSiD/5//9/0hYIPBwv7iavDgkTSyhK5/g8AjSEfEZ",
+	"J0v390SYNc4OW+RSzLGdGIGcTmyUAcw2ckDseJOEJQSzmwdKTiA8BN4Z+L8ZF7pF3sOIuBiSAVdM90Ro",
+	"J/QTgrkfLvl95k9n3q4jIAXE+7I3y+eDogL7TD8O62cRcxs/ICAqNk1o5FJGPID6CbwDDObfvdfeY+sk",
+	"ZQnNz3LB+M3KzpXruBdCoIWtcSf5elbL19rY2I+x8Q4LBPZsbOgRVezESoOT340cM/FlYyIaz57q2JtI",
+	"n404xNPgSSThYtxF7jdBJywgMWSd6Ugq+x83ooAMODABaE+x3hN4InNOl0gqxSCNnFC8q0V+koTHOiBC",
+	"+oAWm1CeaGBFcPmMAVHSCtcYiQpu5Bj7aowZ1AFAfRGdMHLePm+R99SwYx8UmzJFooQzYcibqxVyFIr3",
+	"Q9IUkkSKxUwYTpMLotY+Y7V9dW0nKs7X595mlp3iEi41goafX+zTkU3lZeQW05kUkeKGRzRxmfqBb2H1",
+	"YSZJKgDzyBS4yQZEcWCGzai8vofsCjtMygVTJKF9UIlgSWNfMs/8G1/JJCYjmcQQyPo1aEzo52u7LRrd",
+	"xjP7XKYi+N7Gs7PWGU5Kmth/DyhPIDKFF5+1XuQPxg90EQpoSeI/CPt0jVfRpomCleYyAuzBoVpv4ESj",
+	"xm6oPkvkjJx3/vu/XoOOujSB7oX2YZ/cwG+f03wQ7pZtJtnOpRddS5NsT6LjOHtHuSB/QUKCogS08JQw",
+	"XC47TwnNb5HCjJI5GUgZE00HzMy3oBtc3Od7EngPI4lOK0iiD1K+o2LuRqfvLQtYlKKy9I9fSwkMMLHL",
+	"WFwQEIhVq6QD/mFJIggpVtmMK1KRAeYBTsvB5b9OXt70rzu/0R9ez/9+3Wn3T03S552bv/N2+92880/7",
+	"+98+/tT++3/++28+CD2lZpTHoOGhS3yDpcxv+vktE0MzanQ77XbQmHCR/Xs5Vg5GqpPvx1zYh4KRsdpi",
+	"xE6WGjKxtKZDbNNhxcW1TDUxjE4urOChUSRTgQ1AWGwlD+bXnbZPMa3MvYlwbYWaVO6wzniSFDs+kv4c",
+	"pVeLvM2zMp6WJQj8ayRTRZrnpy8dI1A58b7I7lNBXh2tJ1+5xql642bqoBwsdmIa3QYV9H9uoFNpBA23",
+	"WBavod0mMTOW3DAyknrKDU2IvwcXAco0EkhMJDGbSM/yZBSdW+UFMibcfrwUlPwgJ8xuV6mGjW7jx2wo",
+	"HkghyCqnPIK+jzwCC14q0jnFzL0t4LI0+1sZm6fbTW41g60dv4SzCHmeS5ZP++XWls/iB0aMr07ce+/e",
+	"uRDesboaptjfEt/JL/wS5HcdX8mER/PKN7vLYXx3kksPb/B8bUwij0movrIqVmSI+0yr62malPLl7yhU",
+	"F976e6PPqGLqMrVi6x+/gpbG1M1qkXulZJx6M6FMNkWnvKVlmnNL3XQay/lhlySREU0IvoI0w6EEmGyd",
+	"RJMY6KjCo9KjuycncMdIatN90X7Rhuf+mk3Dstwccm1QmARAd3fMRYAaAlFsoJgeZY207J9ZbLXqVDNV",
+	"wFrNcDJXJLgVkqV14IzDvsLU9tj9e5pQUXiaVEO94lHX2HXRS4QgExI6IDdMpEwfZWnyXBHDJ4z8JgVz",
+	"yvacTKkyulXOM1z1ondgnGpriiZMo6cWk79RDOXiWF8QLm64oY4RKHs02rf6lgkhl1dvyJjNsX5Pz7Vh",
+	"EwLFcLggmjSzIlEcwAX58e1zwsWQaXNUeB+d8mP7oBUvhETqNOaGJHIIeTpglMwUN0VxCZesmvUSI6Ec",
+	"LPAuQt5OiTMJyUr8Ui/yfuCqF5J3of4oG0WWhrv6Oxy3Y17+b+RqdqgutohjwmAJgd29Vz9ffyA0r30Y",
+	"MjvMnKbRyRAYYV/Gc4Lv74OyDk/wjK4kGtEplG/05Q1Dlaz8AceOsmX5M66UXeCY2PNImn99TyIZ250r",
+	"BaochYAAjMTOmlVnfZ6DIylUWcSBEh1RIfCRxd0d0VUH8vt84UYU9WBSUjGDDS6RwuMdai6/4CNNkr6k",
+	"KtYBmTCREv8Pq6QdWyWN6EgxOMFjLvUYZ1wzocFxa9iMznWXKEAm5hTwnoikGPBh6nRvGk+4fcKUQld2",
+	"1wsQip6P7eaIYV5hFwpCU/sfa+mbjAKSKyJnwruWmuHn45hZiXMMP2BND7BiOh5iiPjYgY4YBWrMBABm",
+	"BFMJiXAfWf9aRmNmShsCn7pqJ7yZ0CHTJJ1akc5iwACcK9KMqAbmH+rmyg56zOZHJYiJOV1zTqbUwIpF",
+	"TOhUkwF+tYWOm1Ny+d0HbyS5kFambdutqQY0YoSJIRdMd2GiAdx10BNGUaEHgI2+FAjAletoZBUSuzmT",
+	"hKmh19hjzoxPbZ7Q6RSPLJhkNzKi/TShUPzaE6nAvx/bdSOKWTXdb3W/EY7t47jhVKCkkoOBRaTCS0pT",
+	"HyVcgHdnBQp7A4omBKI3wMKa9fXVPLHTV96TAaF+Yp9oIlKjOJrvXI/t3+w8gbOS4r8LXivCPkepsrN4",
+	"QdjnKbcmLkmk0ViQRQ2J6JT2ecLNnCRUxPqo65hloeIp6AkkTnRt6THh3htHZJYdOVdHJqdM2MkTMhVR",
+	"znoaligxXVlbacpwLlad6hHwybo3PtEgULld1BiSP/tM85hpEkk55mLYLbRYDkozkcihDkiUMArEunC0",
+	"c8SDu3yDzzhlyGILJw0kr3d24YFnNzxmImKwZBEVAZmOpJF2F/ZE4aV2NYQ0DKhYvTlG7Dohm4xVEizE",
+	"29f0WSQnTLvVhLfa2dT2kaG95RP+JcR9c+uKlKbX3r9qdt9bBVOVWhjYfSjI+9evyNOn50+Br8aLIfeu",
+	"TME5wi00oWMGH+XoAOwUAquOYo5p041CydTYw71KOkmMlmr/XYNESkWa0ndYkHIc2PM+ci/F90VUgHNE",
+	"o4ZIjLzA949kEjPlO2GzSVGA+FetGAa06SaxjNIJCPzmO6rGsT0AyCcKyFkaQcLFmBhZeD50tFipR474",
+	"wJBRGscJswdG6ixG4VYfn1l4lrt45YQlPHKkz4MBwJJXfaxNgEpcrOjAqUQCWYT1yO0tPpmkYD8euUp9",
+	"SWg0FnKWMOArhkpH3J4DqSIWgEDWZd1t6gaxSsjkbkbvHdZBwfmoMbjj2Is15G1PSNNVYYJn3k+KD0oE",
+	"eGizGFAh1APzdhR4puQ8qJTxcaOv09W2glbKxJAO2SRjguqJoZLptDRGaLKiGPuN4fhmdiIHXNCE/wZk",
+	"cPlcFG5bpf3kupWHe19cWKzCaSKAckF86khAsjQOqUiWQFIUyHlYb82GXuo7706VhUOpHRqCGyvDwdxG",
+	"UqnIZVRRYy52gFix2WFbRkwZPnBOJU2aEBEYUREnTAUYH3D9h3MBHpAfL1+9ujrKrD8nJwttG6a6uAvL",
+	"L1mnmWS7P5JWnYhM3qYZubngG4fCtVJGS7RsWhkKFu3n42KPijLb81o/8aXIGVK87Id1YHF3nczG3tKD",
+	"AequoBPAT0VJbkVMaQJwekDyrNEU4LSA4/e7oj1TpoBHJR3ZZrgvHpeKhP8WtnqibJzZw4bL6OTjitLn",
+	"C4vFq40ZoACxFtlgzh2TiF0ImIxVbmeYO8cPDUxuW/uc4a4fweyqkjJ27Ufjb7mPj5ou596cd7rtduv0",
+	"KaTfUENLqT23u1yj9svGqpDlp2wjQeDTzrDBPk7KNZfcumMYbAO/BAWK8yq+YdZut5+hT7ziO9ud6m7i",
+	"y6VNUcUH/p//uZaPIQ/SwJ7mgrzwbEUXvl0B9m0Am51rwofCSjQMSa56cp7y57IWmlJBbGj1a46gycEi",
+	"MUGLvMEuENLkPEebXJSLa7VQsew9BjuvW7ZGr0WpFhc3kkfs05TyTQBJ/A3E3UBm1Or5agyRbx5/xZDl",
+	"P+0NftkV5d8ucsG8V0WuDsR0YVKq3nIGsTNDk1fYcOH8xenTdrsATqs3XnWQOt0bSL1atw1qrEKsWrd0",
+	"D45Z/0qlYZ+wcQzbjFroo/SXWnXM4xg8JCCzEY9G1phBaGKZBvoNANpf7Sdeum+vIc1DGqx81RtOKwPa",
+	"wq6sDmmdvUPaio1Qg9oCqC0t30PBWu7qaGXOi42m6qKHBCjhIMBtdbKiA+RrBbD82177r/l24Sv71qqQ",
+	"xIrG3srdUxl7Ou29Yc/369awRh5EnjUr91CwA+7heStzvW1So/Ba77sGmFlwWGugRfb+6K8YevBTr/zX",
+	"fbOwg99ZFXLOG0HDrX6je1aAn6VdVF3tOdsb9FytWsMadhB2VqzYQ0EOainVIAfSq6TKUrMLGs6QCXti",
+	"v2oNBz/n24cZ/M6qMEOxJCivZ7uHF3xps1VHpud7Q6b3q5a9RiZEphUr9lDItNgFdgMw5dlGdDpV8sYX",
+	"Jf6TRehh0ml/wo39f0hBwqSlrxiq3Nx8h1PzzSKVXXq3mfzC2r9yZhw5Q/Von8sHq3rLi7wNcdVb+lsh",
+	"owXWAjIubvbqwPhib8B4vWKT1biIuLi8Xg8Fi0bReavE/r0OFfM0XsOjMTPF8GD2gK8YBO33ZSP/do3C",
+	"uwBXdf2sD4QcdntUfcPzIm4t7MbqsPV0b7D1YXlb1KiFqLW0Wg8FWoXct1ami23CriGm4RXuA4+6WzAy",
+	"Y4rlSt1XjGGFD7z2n/PtGp6pqAoy8R3oiApzWfU1URHLVm/S6pD2cm+Q9nHtLqmRDZFt3do9GMAVuhCt",
+	"x7VrAB6RzEl/TkIoc7utyVIYYM8i6FFU7lAXkLXtimD+8naW2vcrt+B4J7Rs8mw9JtRAb0z7Cf8GvXcP",
+	"i6D4gA9Mm28WOMt9rKpRxnVK0FbcntUjkfvLgvi4uGo1kDkgK6/Ug+HXMgvmxnyHvBCs0GXA2pf+7q9Z",
+	"J8vp8vFbvt08h+14KCNIR99aLcu5VKu95GkJuVZszOoq2fn+AGz1JqlhzMHYymV7GDT78uX/BgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -147,6 +147,74 @@ func (q *Queries) CountRecordsSites(ctx context.Context, arg CountRecordsSitesPa
 	return count, err
 }
 
+const dueCertifications = `-- name: DueCertifications :many
+SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.expires_on, c.warned_for, s.timezone, u.name AS user_name
+FROM certifications c
+JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+JOIN users u ON u.id = c.user_id
+WHERE c.expires_on <= $1::date AND c.lapsed_for IS DISTINCT FROM c.expires_on
+  AND (c.expires_on, c.id) > ($2::date, $3::uuid)
+ORDER BY c.expires_on, c.id
+LIMIT $4
+FOR UPDATE OF c SKIP LOCKED
+`
+
+type DueCertificationsParams struct {
+	Horizon   pgtype.Date
+	AfterDate pgtype.Date
+	AfterID   uuid.UUID
+	MaxRows   int32
+}
+
+type DueCertificationsRow struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	ExpiresOn pgtype.Date
+	WarnedFor pgtype.Date
+	Timezone  string
+	UserName  string
+}
+
+// Certifications whose lapse alert is not yet opened for their expiry date and that expire by
+// the horizon, locked so that one replica handles each.
+func (q *Queries) DueCertifications(ctx context.Context, arg DueCertificationsParams) ([]DueCertificationsRow, error) {
+	rows, err := q.db.Query(ctx, dueCertifications,
+		arg.Horizon,
+		arg.AfterDate,
+		arg.AfterID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DueCertificationsRow{}
+	for rows.Next() {
+		var i DueCertificationsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.UserID,
+			&i.Kind,
+			&i.ExpiresOn,
+			&i.WarnedFor,
+			&i.Timezone,
+			&i.UserName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const engagementInspectionIDs = `-- name: EngagementInspectionIDs :many
 SELECT id FROM inspections WHERE org_id = $1 AND engagement_id = $2 ORDER BY scheduled_for, id
 `
@@ -282,6 +350,85 @@ type FreezeEngagementInspectionsParams struct {
 func (q *Queries) FreezeEngagementInspections(ctx context.Context, arg FreezeEngagementInspectionsParams) error {
 	_, err := q.db.Exec(ctx, freezeEngagementInspections, arg.Now, arg.OrgID, arg.EngagementID)
 	return err
+}
+
+const getCertificationForUpdate = `-- name: GetCertificationForUpdate :one
+SELECT id, org_id, site_id, user_id, kind, number, issued_on, expires_on, warned_for, lapsed_for, created_at, updated_at FROM certifications WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type GetCertificationForUpdateParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetCertificationForUpdate(ctx context.Context, arg GetCertificationForUpdateParams) (Certification, error) {
+	row := q.db.QueryRow(ctx, getCertificationForUpdate, arg.OrgID, arg.ID)
+	var i Certification
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.UserID,
+		&i.Kind,
+		&i.Number,
+		&i.IssuedOn,
+		&i.ExpiresOn,
+		&i.WarnedFor,
+		&i.LapsedFor,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const getCertificationView = `-- name: GetCertificationView :one
+SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.number, c.issued_on, c.expires_on, c.warned_for, c.lapsed_for, c.created_at, c.updated_at, u.name AS user_name, s.timezone FROM certifications c
+JOIN users u ON u.id = c.user_id JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+WHERE c.org_id = $1 AND c.id = $2
+`
+
+type GetCertificationViewParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type GetCertificationViewRow struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	WarnedFor pgtype.Date
+	LapsedFor pgtype.Date
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	UserName  string
+	Timezone  string
+}
+
+func (q *Queries) GetCertificationView(ctx context.Context, arg GetCertificationViewParams) (GetCertificationViewRow, error) {
+	row := q.db.QueryRow(ctx, getCertificationView, arg.OrgID, arg.ID)
+	var i GetCertificationViewRow
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.UserID,
+		&i.Kind,
+		&i.Number,
+		&i.IssuedOn,
+		&i.ExpiresOn,
+		&i.WarnedFor,
+		&i.LapsedFor,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.UserName,
+		&i.Timezone,
+	)
+	return i, err
 }
 
 const getEngagement = `-- name: GetEngagement :one
@@ -728,6 +875,41 @@ func (q *Queries) HasAcknowledged(ctx context.Context, arg HasAcknowledgedParams
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
+}
+
+const insertCertification = `-- name: InsertCertification :one
+INSERT INTO certifications (id, org_id, site_id, user_id, kind, number, issued_on, expires_on, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+RETURNING id
+`
+
+type InsertCertificationParams struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	Now       time.Time
+}
+
+func (q *Queries) InsertCertification(ctx context.Context, arg InsertCertificationParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, insertCertification,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.UserID,
+		arg.Kind,
+		arg.Number,
+		arg.IssuedOn,
+		arg.ExpiresOn,
+		arg.Now,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
 }
 
 const insertEngagement = `-- name: InsertEngagement :one
@@ -1193,6 +1375,84 @@ func (q *Queries) InsertWorkOrder(ctx context.Context, arg InsertWorkOrderParams
 	return i, err
 }
 
+const listCertifications = `-- name: ListCertifications :many
+SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.number, c.issued_on, c.expires_on, c.warned_for, c.lapsed_for, c.created_at, c.updated_at, u.name AS user_name, s.timezone FROM certifications c
+JOIN users u ON u.id = c.user_id JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
+WHERE c.org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR c.site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR c.site_id = $3)
+  AND ($4::uuid IS NULL OR c.user_id = $4)
+  AND ($5::text IS NULL OR c.kind = $5)
+ORDER BY c.expires_on, c.id
+LIMIT 500
+`
+
+type ListCertificationsParams struct {
+	OrgID  uuid.UUID
+	Scope  []uuid.UUID
+	SiteID *uuid.UUID
+	UserID *uuid.UUID
+	Kind   *string
+}
+
+type ListCertificationsRow struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	WarnedFor pgtype.Date
+	LapsedFor pgtype.Date
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	UserName  string
+	Timezone  string
+}
+
+func (q *Queries) ListCertifications(ctx context.Context, arg ListCertificationsParams) ([]ListCertificationsRow, error) {
+	rows, err := q.db.Query(ctx, listCertifications,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.UserID,
+		arg.Kind,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListCertificationsRow{}
+	for rows.Next() {
+		var i ListCertificationsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.UserID,
+			&i.Kind,
+			&i.Number,
+			&i.IssuedOn,
+			&i.ExpiresOn,
+			&i.WarnedFor,
+			&i.LapsedFor,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.UserName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listEngagements = `-- name: ListEngagements :many
 SELECT id, org_id, name, site_ids, auditor, period_from, period_to, status, report, finalized_at, finalized_by, created_at, updated_at FROM engagements
 WHERE org_id = $1 AND (cardinality($2::uuid[]) = 0 OR site_ids <@ $2::uuid[])
@@ -1641,6 +1901,54 @@ func (q *Queries) LockWalkthroughRun(ctx context.Context, arg LockWalkthroughRun
 	return i, err
 }
 
+const markCertificationLapsed = `-- name: MarkCertificationLapsed :execrows
+UPDATE certifications SET lapsed_for = expires_on, warned_for = expires_on WHERE id = $1 AND lapsed_for IS DISTINCT FROM expires_on
+`
+
+func (q *Queries) MarkCertificationLapsed(ctx context.Context, id uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, markCertificationLapsed, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const markCertificationWarned = `-- name: MarkCertificationWarned :execrows
+UPDATE certifications SET warned_for = expires_on WHERE id = $1 AND warned_for IS DISTINCT FROM expires_on
+`
+
+func (q *Queries) MarkCertificationWarned(ctx context.Context, id uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, markCertificationWarned, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const otherValidFoodManagers = `-- name: OtherValidFoodManagers :one
+SELECT count(*) FROM certifications
+WHERE org_id = $1 AND site_id = $2 AND kind = 'food_manager' AND id <> $3 AND expires_on > $4::date
+`
+
+type OtherValidFoodManagersParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	ID     uuid.UUID
+	Today  pgtype.Date
+}
+
+func (q *Queries) OtherValidFoodManagers(ctx context.Context, arg OtherValidFoodManagersParams) (int64, error) {
+	row := q.db.QueryRow(ctx, otherValidFoodManagers,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ID,
+		arg.Today,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const policyAcknowledgementRoster = `-- name: PolicyAcknowledgementRoster :many
 SELECT s.id AS site_id, s.name AS site_name, u.id AS user_id, u.name AS user_name, m.role,
        a.acknowledged_at
@@ -1995,6 +2303,39 @@ func (q *Queries) TransitionWorkOrder(ctx context.Context, arg TransitionWorkOrd
 		&i.ClosedBy,
 	)
 	return i, err
+}
+
+const updateCertification = `-- name: UpdateCertification :exec
+UPDATE certifications SET site_id = $1, user_id = $2, kind = $3, number = $4, issued_on = $5,
+       expires_on = $6, updated_at = $7
+WHERE org_id = $8 AND id = $9
+`
+
+type UpdateCertificationParams struct {
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	Now       time.Time
+	OrgID     uuid.UUID
+	ID        uuid.UUID
+}
+
+func (q *Queries) UpdateCertification(ctx context.Context, arg UpdateCertificationParams) error {
+	_, err := q.db.Exec(ctx, updateCertification,
+		arg.SiteID,
+		arg.UserID,
+		arg.Kind,
+		arg.Number,
+		arg.IssuedOn,
+		arg.ExpiresOn,
+		arg.Now,
+		arg.OrgID,
+		arg.ID,
+	)
+	return err
 }
 
 const updateEquipment = `-- name: UpdateEquipment :one

@@ -3380,6 +3380,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/certifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List certifications
+         * @description By expiry, soonest first (at most 500). Filters: `siteId`, `userId`, `kind`. A member limited to
+         *     some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listCertifications"];
+        put?: never;
+        /**
+         * Record a certification
+         * @description A member's certification at a site (the member must have access to it). The periodic runner opens
+         *     a `certification_lapse` alert at the site 30 days before `expiresOn` and again on it, once each
+         *     (firing `alert.created`); the second is `critical` when it was the site's only valid food manager
+         *     certification.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createCertification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/certifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a certification
+         * @description One certification.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getCertification"];
+        /**
+         * Replace a certification
+         * @description Replaces it (a renewal is a new `expiresOn`: its alerts are due again for the new date, and an
+         *     open lapse alert of the old one closes).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateCertification"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -5373,8 +5451,10 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
-             *     `certification_lapse` arrive with their capabilities.
+             *     reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+             *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+             *     was the site's only valid food manager certification; subject a certification); later kinds
+             *     such as `lot_expiring` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
@@ -6302,6 +6382,53 @@ export interface components {
         WalkthroughResponsesRequest: {
             /** @description Answers by step key; each replaces the step's earlier answer. */
             answers: components["schemas"]["WalkthroughAnswer"][];
+        };
+        /** @enum {string} */
+        CertificationKind: "food_handler" | "food_manager" | "allergen" | "haccp" | "other";
+        Certification: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            userId: string;
+            userName: string;
+            /** Format: uuid */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number: string | null;
+            /** Format: date */
+            issuedOn: string;
+            /** Format: date */
+            expiresOn: string;
+            /**
+             * @description Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "lapsed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CertificationRequest: {
+            /**
+             * Format: uuid
+             * @description The member who holds it (with access to the site).
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The site where the holder works under it; alerts of its lapse open there.
+             */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number?: string;
+            /** Format: date */
+            issuedOn: string;
+            /**
+             * Format: date
+             * @description The first day it is no longer valid (in the site's time zone).
+             */
+            expiresOn: string;
         };
         JWK: {
             /** @example OKP */
@@ -15498,6 +15625,270 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["IdempotencyConflict"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCertifications: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this member's.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId?: string;
+                /**
+                 * @description Only this kind.
+                 * @example food_manager
+                 */
+                kind?: components["schemas"]["CertificationKind"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "food_manager",
+                     *         "number": "FM-2231-0098",
+                     *         "issuedOn": "2023-04-01",
+                     *         "expiresOn": "2026-04-01",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *         "userName": "Ana Gomez",
+                     *         "status": "expiring",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Certification"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2026-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2029-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2029-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "valid",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

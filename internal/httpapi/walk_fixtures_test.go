@@ -268,6 +268,16 @@ var walkFixtures = map[string]walkFixture{
 			Do().Expect(http.StatusOK)
 		return c
 	},
+	"listCertifications": func(w *walker) walkCall { return walkCall{ids: []string{w.certification()}} },
+	"createCertification": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler", "issuedOn": "2025-01-01", "expiresOn": "2028-01-01"}}
+	},
+	"getCertification": certificationFixture,
+	"updateCertification": func(w *walker) walkCall {
+		c := certificationFixture(w)
+		c.body = map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler", "issuedOn": "2025-01-01", "expiresOn": "2029-01-01"}
+		return c
+	},
 }
 
 func webhookFixture(w *walker) walkCall {
@@ -508,5 +518,15 @@ func walkthroughFixture(w *walker) walkCall {
 
 func runFixture(w *walker) walkCall {
 	id := w.create("walkthroughs/"+w.walkthrough()+"/runs", map[string]any{"siteId": w.siteA})
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) certification() string {
+	return w.create("certifications", map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler",
+		"issuedOn": "2025-01-01", "expiresOn": "2028-01-01"})
+}
+
+func certificationFixture(w *walker) walkCall {
+	id := w.certification()
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }

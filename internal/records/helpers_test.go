@@ -41,7 +41,12 @@ func (k *kitchen) create(collection string, body any, out any) {
 	k.call(http.MethodPost, collection, k.owner.AccessToken).JSON(body).Do().Expect(http.StatusCreated).Decode(out)
 }
 
-func (k *kitchen) advance(d time.Duration) { k.env.Clock.Advance(d) }
+// advance moves the clock and signs the owner in again (access tokens last 15 minutes).
+func (k *kitchen) advance(d time.Duration) {
+	k.t.Helper()
+	k.env.Clock.Advance(d)
+	k.owner = k.env.SignIn(k.owner.User.Email)
+}
 
 // receiver is a webhook subscriber of the organization that keeps every delivery body.
 type receiver struct {
