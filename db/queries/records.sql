@@ -314,3 +314,33 @@ UPDATE certifications SET lapsed_for = expires_on, warned_for = expires_on WHERE
 -- name: OtherValidFoodManagers :one
 SELECT count(*) FROM certifications
 WHERE org_id = @org_id AND site_id = @site_id AND kind = 'food_manager' AND id <> @id AND expires_on > @today::date;
+
+-- name: ReportInspections :many
+SELECT * FROM inspections
+WHERE org_id = @org_id AND site_id = @site_id AND status = 'completed' AND completed_at >= @from_at AND completed_at < @to_at
+ORDER BY completed_at, id;
+
+-- name: SiteFindings :many
+SELECT * FROM inspection_findings WHERE org_id = @org_id AND site_id = ANY (@site_ids::uuid[]) ORDER BY created_at, id;
+
+-- name: ReportCertifications :many
+SELECT c.id, c.user_id, c.site_id, c.kind, c.expires_on, u.name AS user_name FROM certifications c JOIN users u ON u.id = c.user_id
+WHERE c.org_id = @org_id AND c.site_id = ANY (@site_ids::uuid[]) AND c.expires_on <= @until::date
+ORDER BY c.expires_on, c.id;
+
+-- name: InsertReport :one
+INSERT INTO reports (id, org_id, scope, site_id, kind, period_from, period_to, content, created_by, created_at)
+VALUES (@id, @org_id, @scope, sqlc.narg(site_id), @kind, @period_from, @period_to, @content, sqlc.narg(created_by), @now)
+RETURNING *;
+
+-- name: GetReport :one
+SELECT * FROM reports WHERE org_id = @org_id AND id = @id;
+
+-- name: ListReports :many
+-- A site-limited member sees the site reports of their sites.
+SELECT * FROM reports
+WHERE org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+ORDER BY created_at DESC, id DESC
+LIMIT 500;

@@ -261,3 +261,13 @@ RETURNING id;
 
 -- name: TaskStatusesOf :many
 SELECT id, status FROM tasks WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
+-- name: TaskOutcomes :one
+-- A site's tasks due in [from, to), by outcome (internal/records reports, through tasks.FindingTasks).
+SELECT count(*) AS due,
+       count(*) FILTER (WHERE status = 'done' AND NOT late) AS done,
+       count(*) FILTER (WHERE status = 'done' AND late) AS late,
+       count(*) FILTER (WHERE status = 'missed') AS missed,
+       count(*) FILTER (WHERE status = 'open') AS open
+FROM tasks
+WHERE org_id = @org_id AND site_id = @site_id AND due_at >= @from_at AND due_at < @to_at AND status <> 'cancelled';

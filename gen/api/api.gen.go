@@ -406,6 +406,39 @@ func (e CodeKind) Valid() bool {
 	}
 }
 
+// Defines values for CreateReportRequestKind.
+const (
+	CreateReportRequestKindOperations CreateReportRequestKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestKind enum.
+func (e CreateReportRequestKind) Valid() bool {
+	switch e {
+	case CreateReportRequestKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateReportRequestScope.
+const (
+	CreateReportRequestScopeAccount CreateReportRequestScope = "account"
+	CreateReportRequestScopeSite    CreateReportRequestScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestScope enum.
+func (e CreateReportRequestScope) Valid() bool {
+	switch e {
+	case CreateReportRequestScopeAccount:
+		return true
+	case CreateReportRequestScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
 	CredentialCdm   Credential = "cdm"
@@ -1243,6 +1276,39 @@ func (e PolicyVersionStatus) Valid() bool {
 	case Draft:
 		return true
 	case Published:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportKind.
+const (
+	ReportKindOperations ReportKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the ReportKind enum.
+func (e ReportKind) Valid() bool {
+	switch e {
+	case ReportKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportScope.
+const (
+	ReportScopeAccount ReportScope = "account"
+	ReportScopeSite    ReportScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportScope enum.
+func (e ReportScope) Valid() bool {
+	switch e {
+	case ReportScopeAccount:
+		return true
+	case ReportScopeSite:
 		return true
 	default:
 		return false
@@ -2617,6 +2683,24 @@ type CreatePolicyRequest struct {
 	SiteIds *SiteIdList `json:"siteIds,omitempty"`
 	Title   string      `json:"title"`
 }
+
+// CreateReportRequest defines model for CreateReportRequest.
+type CreateReportRequest struct {
+	Kind CreateReportRequestKind `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod             `json:"period"`
+	Scope  CreateReportRequestScope `json:"scope"`
+
+	// SiteId Required for `site`, refused for `account`.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+}
+
+// CreateReportRequestKind defines model for CreateReportRequest.Kind.
+type CreateReportRequestKind string
+
+// CreateReportRequestScope defines model for CreateReportRequest.Scope.
+type CreateReportRequestScope string
 
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
@@ -4021,6 +4105,71 @@ type Movement struct {
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// OperationsReport What happened at the report's sites in the period, as generated.
+type OperationsReport struct {
+	// CertificationsExpiring Certifications lapsed by, or lapsing within 30 days of, the period's end.
+	CertificationsExpiring []struct {
+		CertificationId openapi_types.UUID `json:"certificationId"`
+		ExpiresOn       openapi_types.Date `json:"expiresOn"`
+		Kind            CertificationKind  `json:"kind"`
+		SiteId          openapi_types.UUID `json:"siteId"`
+		UserId          openapi_types.UUID `json:"userId"`
+		UserName        string             `json:"userName"`
+	} `json:"certificationsExpiring"`
+	Inspections struct {
+		AveragePercent *string `json:"averagePercent"`
+		Completed      int     `json:"completed"`
+		Failed         int     `json:"failed"`
+		Items          []struct {
+			CompletedAt  time.Time          `json:"completedAt"`
+			Findings     int                `json:"findings"`
+			InspectionId openapi_types.UUID `json:"inspectionId"`
+			Percent      *string            `json:"percent"`
+
+			// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+			Result       *InspectionResult  `json:"result"`
+			SiteId       openapi_types.UUID `json:"siteId"`
+			TemplateName string             `json:"templateName"`
+		} `json:"items"`
+		Passed int `json:"passed"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings (of any time) whose corrective task is not done at generation.
+	OpenFindings []struct {
+		Critical     bool                `json:"critical"`
+		FindingId    openapi_types.UUID  `json:"findingId"`
+		InspectionId openapi_types.UUID  `json:"inspectionId"`
+		Prompt       string              `json:"prompt"`
+		SiteId       openapi_types.UUID  `json:"siteId"`
+		TaskId       *openapi_types.UUID `json:"taskId"`
+		TaskStatus   *string             `json:"taskStatus"`
+	} `json:"openFindings"`
+	Sites []struct {
+		Name   string             `json:"name"`
+		SiteId openapi_types.UUID `json:"siteId"`
+	} `json:"sites"`
+
+	// Tasks Tasks due in the period, by outcome.
+	Tasks struct {
+		// Done Done in time.
+		Done int `json:"done"`
+		Due  int `json:"due"`
+
+		// Late Done after being missed.
+		Late int `json:"late"`
+
+		// Missed Missed and still not done.
+		Missed int `json:"missed"`
+		Open   int `json:"open"`
+	} `json:"tasks"`
+
+	// TemperatureExcursions `temperature_excursion` alerts opened in the period.
+	TemperatureExcursions int `json:"temperatureExcursions"`
+
+	// Waste Waste and cost variance; null until waste logs are recorded by the supply chain.
+	Waste *map[string]interface{} `json:"waste"`
+}
+
 // Org defines model for Org.
 type Org struct {
 	Brand     Brand              `json:"brand"`
@@ -4444,6 +4593,32 @@ type RegisterRequest struct {
 	//
 	// Example: walk-in-cooler-pantry-9
 	Password NewPassword `json:"password"`
+}
+
+// Report defines model for Report.
+type Report struct {
+	// Content What happened at the report's sites in the period, as generated.
+	Content   OperationsReport   `json:"content"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      ReportKind         `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod        `json:"period"`
+	Scope  ReportScope         `json:"scope"`
+	SiteId *openapi_types.UUID `json:"siteId"`
+}
+
+// ReportKind defines model for Report.Kind.
+type ReportKind string
+
+// ReportScope defines model for Report.Scope.
+type ReportScope string
+
+// ReportPeriod Local dates, inclusive, in each site's time zone.
+type ReportPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
 }
 
 // ReportPublishedData `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
@@ -6684,6 +6859,26 @@ type CreatePositionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListReportsParams defines parameters for ListReports.
+type ListReportsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateReportParams defines parameters for CreateReport.
+type CreateReportParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRoutinesParams defines parameters for ListRoutines.
 type ListRoutinesParams struct {
 	// SiteId Only this site's routines.
@@ -7118,6 +7313,9 @@ type UpdatePositionJSONRequestBody = PositionRequest
 
 // SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
 type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
+// CreateReportJSONRequestBody defines body for CreateReport for application/json ContentType.
+type CreateReportJSONRequestBody = CreateReportRequest
 
 // CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
 type CreateRoutineJSONRequestBody = RoutineRequest
@@ -8194,6 +8392,18 @@ type ServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx echo.Context, orgId OrgId, id Id) error
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
@@ -10985,6 +11195,115 @@ func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
 	return err
 }
 
+// ListReports converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReports(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReportsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReports(ctx, orgId, params)
+	return err
+}
+
+// CreateReport converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateReportParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateReport(ctx, orgId, params)
+	return err
+}
+
+// GetReport converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReport(ctx, orgId, id)
+	return err
+}
+
+// GetReportPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReportPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReportPdf(ctx, orgId, id)
+	return err
+}
+
 // ListRoutines converts echo context to params.
 func (w *ServerInterfaceWrapper) ListRoutines(ctx echo.Context) error {
 	var err error
@@ -12617,6 +12936,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/certifications", wrapper.CreateCertification, options.OperationMiddlewares["createCertification"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.GetCertification, options.OperationMiddlewares["getCertification"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.UpdateCertification, options.OperationMiddlewares["updateCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports", wrapper.ListReports, options.OperationMiddlewares["listReports"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/reports", wrapper.CreateReport, options.OperationMiddlewares["createReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id", wrapper.GetReport, options.OperationMiddlewares["getReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id/pdf", wrapper.GetReportPdf, options.OperationMiddlewares["getReportPdf"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -24752,6 +25075,523 @@ func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersRespons
 	return err
 }
 
+type ListReportsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListReportsParams
+}
+
+type ListReportsResponseObject interface {
+	VisitListReportsResponse(w http.ResponseWriter) error
+}
+
+type ListReports200JSONResponse []Report
+
+func (response ListReports200JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReports400JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReports401JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReports403JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReports404JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListReports406JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReports503JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReportRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateReportParams
+	Body   *CreateReportJSONRequestBody
+}
+
+type CreateReportResponseObject interface {
+	VisitCreateReportResponse(w http.ResponseWriter) error
+}
+
+type CreateReport201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateReport201JSONResponse struct {
+	Body    Report
+	Headers CreateReport201ResponseHeaders
+}
+
+func (response CreateReport201JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateReport400JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateReport401JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateReport403JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateReport404JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateReport406JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateReport409JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateReport415JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateReport422JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateReport503JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportResponseObject interface {
+	VisitGetReportResponse(w http.ResponseWriter) error
+}
+
+type GetReport200JSONResponse Report
+
+func (response GetReport200JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReport400JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReport401JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReport403JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReport404JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReport406JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReport503JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdfRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportPdfResponseObject interface {
+	VisitGetReportPdfResponse(w http.ResponseWriter) error
+}
+
+type GetReportPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetReportPdf200ApplicationpdfResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetReportPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReportPdf400JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReportPdf401JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReportPdf403JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReportPdf404JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReportPdf406JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReportPdf503JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRoutinesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListRoutinesParams
@@ -31432,6 +32272,18 @@ type StrictServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx context.Context, request ListReportsRequestObject) (ListReportsResponseObject, error)
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx context.Context, request CreateReportRequestObject) (CreateReportResponseObject, error)
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx context.Context, request GetReportRequestObject) (GetReportResponseObject, error)
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx context.Context, request GetReportPdfRequestObject) (GetReportPdfResponseObject, error)
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
@@ -34666,6 +35518,133 @@ func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id
 	return nil
 }
 
+// ListReports operation middleware
+func (sh *strictHandler) ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error {
+	var request ListReportsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReports(ctx.Request().Context(), request.(ListReportsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReports")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReportsResponseObject); ok {
+		return validResponse.VisitListReportsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateReport operation middleware
+func (sh *strictHandler) CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error {
+	var request CreateReportRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateReportJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateReport(ctx.Request().Context(), request.(CreateReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateReportResponseObject); ok {
+		return validResponse.VisitCreateReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReport operation middleware
+func (sh *strictHandler) GetReport(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReport(ctx.Request().Context(), request.(GetReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportResponseObject); ok {
+		return validResponse.VisitGetReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReportPdf operation middleware
+func (sh *strictHandler) GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportPdfRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReportPdf(ctx.Request().Context(), request.(GetReportPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReportPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportPdfResponseObject); ok {
+		return validResponse.VisitGetReportPdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListRoutines operation middleware
 func (sh *strictHandler) ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error {
 	var request ListRoutinesRequestObject
@@ -36503,971 +37482,999 @@ var swaggerSpec = []string{
 	"KnicTm7gNZIsJckbw/CbmdFbOBj0UZbiDZtXr9uKdz07oTTkVWzzdTghpXK8G2YvHOfvLETfBw1TF81u",
 	"GCUy8iVwdY3XbF9o5CFzrGp8xVOSH1veJq+EfAMUFaBMkXtf+BsGkoaF5CuT5wD+mgEoglOCmdSKsGmg",
 	"eewx4sOv/becPlXHsi3lAWRYvvCXYvRUek59GeevyRlbo94YTK3HDd9b7JUowNDsHZWqdMP+VZg20Mny",
-	"WV1ri284fNy0tCkEmYAbCpzNNXKbKv8YyVS8GpQGuIoG6pFqa4Ln77Gou93yEx8HguDJEEuFwueHYfif",
-	"//H/dMLD3TBAacbiMep07I97h7uhMcgpY0SgzvPDXf2gGx6GYWk7r9R1zZjKm7rTXcw4WtxTlRLKWyo8",
-	"RcXlNWaRa7dEE8n7Wb5iN/iRciTFA1ITL/jeVlZzmYx49KrAkjFwDooLPCL91NWhhIWCR3muaZRfBUUu",
-	"YLiigjv0EeO2Qt2nszI+gksSs9Jw6geuMMS3zrhUJHllp0cVgSfSQ/U2k7BYIHmw2YAgblBHN9JiVod4",
-	"m6cAM3lYpbge0qsqiU36a5ED3bRROEWLnaDH7sdceoHvpRkDMBVkyOo2kIRg52trLiJgklcm/dVdUAM6",
-	"2iIx6+PelxDhZoP4phs8uikaL0jz4tGqzfFYjwn2UqZWZoKWcoaq8HQl+b5XL9+TjBytDRg/gUZfggYg",
-	"N50bwKmlohbthta4s+iUYfjSr5ZZE0GwmfNA09O5DlLKJiQ54fFX2GfdcFEWb5p7r8fip90Lr95EPVVg",
-	"oetTGu3L8v2YK+7dpdU0ubZFEpa3uCHTWX2LbSwSw994VO9I0fvY+lFgbzc5YLAybqwqu6Wt2MKmIAKU",
-	"gRsDCBIhiUPrivyJRZsJMjKdXWE22sjtZxo+lRKX21emN7d9losAG5TySKP8rj5g5zQv7i1NuWkoSxkY",
-	"XFST1hf90mv8t17jU+QFmEJ3pWPwl4Wq39JooW2DMJCUMqc3CL6BkcHFblnpWekHqbf6MpFu+NEPIl28",
-	"ORPaCLIEXLE8XwcRsrW0rWCK/EVIIE+F3xGsNWKSZYnff17S9mRZgeVhlqZoQuYu1QhS56hNI3FVNksg",
-	"3BNCZhJhNMZyXFYXvbzpHwcHN79f7bF3s5fxx6QzfCufj77Du/NTEmbf00u1/9NvP983tsESdcbYAh42",
-	"mVKLA25h0Sa2Hp2dT0yCUikGPTtwSBvkkREnAIftSrF/buEZbU3IPGqvzhdfpKXJCDXRB/EYCxwrIqSj",
-	"LGUWzwTqhetBWlxgQWI+YtQmwn99GrrJeQV6eTnpq7PPLWMWnq7NIwq9dxaDCXOI3NqQY/se0mpKXmG4",
-	"xInaTFjOfeiasERbAMpWB4I+CUSmcqsM26qdVu8uPiqfmedRFbpxWwjfx4H0fiqIbgX0tVdueRUmxJNg",
-	"PRSH5qMPrqpOODSF+I95ZqI/V2uyW4BNuFjVr0Gi1P0UqFlFgfqDg7LKvaQjb+CGSZdF24wAPKGGkasi",
-	"tY1OQd3Iw1Vtaawei2qKVNtwzHSTmt4Q91oq5U1ljxlSfCNtke4mRFOPeUpsQXWAcJIk7kfIiAxXFS3Z",
-	"aSP9BYFZwqdoQNUC2Kl58affdu/WCH13NtQGEBlNpuh1rNRMHj57BrXh2uPcf9qyOMiybds+04JyMwlZ",
-	"UnjytfQwOir8VmKcCotvIFKdB7/m2JoJPjTl0XDq4fOjMUlzkDFXp96E2Us+JShOKaMxTgHcSr8tnRsC",
-	"CTLCIkmJlD3Gh3C3c4gikUT6CZWKCJJAbAlVFLMARYkSEfxAFI2RIvGY0dg8ipNp5FBy7VtYzB2wLuCD",
-	"jcnQb6L/DlAE4X8Rent0fPy+VTyFiGaJh0TNUUpwUo4QhuvrRAlN0mQK2FQAUWViCUvRLKJWSjgf4ra3",
-	"eWtt6Xc8xukNNQJv0QEJDtFqLtp6n5iyY93wy0suQKGXAGZRx34nYJt8nb/c8lgJYnE2E/yOmALu+ltL",
-	"Imo39Z1XJpd/sn5KAOOxqDbbxPp1iXg22XzLyI0/F01p+3AQkEiEsKMlh1AOR6IbolJlEleFYQ0mkyQm",
-	"N/mpMJlqw1Vq7lDqPUM3IiNeVSmbE28CSTGEskLugcmDpwpByXhpwMWlqi8/vlPvYTJD+Bo9YyNgEzsO",
-	"KAOmbY9XJpPfhSHbIMc51EKSKIHsSuWvrC07v0lY7raB7avsilLQTL6V8pXz6FfiUpN0vlUsuuH4vGZD",
-	"ebtvUzagDBRcQAhvjMheuQLxwulMdUhk+kPNJDPw6+HOOujhpwKDrQ9UrAGsXk7h41warpAjZp0zgwMV",
-	"WK8l1O1CCZkRzcOcoUh/P7KpxoXEinYOfRQtxIemkBuA7X+DrIgLUPTRyQYzJuOSG3A1LqSGbKMjre+o",
-	"TDCSBNZhZxL+tY47E0QSpgJ3M6Jt8TQlCaLMKByckU1S5MojAat2JTIhYdnrLdrfCDx/RxnZsPn3lMvJ",
-	"hm1N/YBvTfkA986nynKvgU4zkq0u+tdjA1idkkwy63+4ZCGjfBH7Az6G28ge834cckCXrZDSvjslLOtD",
-	"O92mTD7bRAk87xuM8R6LPJLZ5xP9i367hkJRCQHf1l6InIFWsBefGWK9cheK5pmEIkU2+NFxXhudwb0k",
-	"yAiSlE4jTSiTpW9AMXsM+gn0aSa4zaMzwHRQfBPxDMBzoTaHj2SBGJ66ep1mmM3IrFK7l4Xhbgw/wj9N",
-	"edcjpElp8BW+geKRoDdH5tZhQJBXTt4mx+TnUMXo+6OhjVuQ0DnPSOtZ0dJoJGiqbS2JM0Uan74sFUHf",
-	"L5fm3llJpTODfFRfI4Rs+JydelTgCUNQnT4qnXF92GM99gALgB708jwUbz2Um6KHHntotVql/9cvVzn5",
-	"AQ1wPGnxYcukV1rrtJBa+iMLe+JBG4BJZiul0in4CU0aToDG2tQeDs0YUGWXoAc0FJyp4ovPkPMXlJWs",
-	"TT+Mmjb/RxMu/zYfDrUdahl6x47F24roweMm/a2Fzftg4SAg1STnJIA1YZntsNi46KEAgNa/mtkYICzd",
-	"fXXfP+Qozui3jGTEdmh2ul5Okg6dJwXBr7qXkmh4yEvdcma1LXDWmJ4qAgE95HVZBEnxHHaepw6Y5hI1",
-	"Gbej3tEfrBU4Kz7s2cUlTgNNwWMEON/dYgAitSUkaGpcTkAX8GdQVSvKnS8a1bDzrhVWZFmanZF+eiPO",
-	"SGy9283IbFktbLkAUHEIjQigVq0p7A6uXG3cQm0FLBVI7YIx9c+GJyPwKRiWjHYg5wen93gOKRz6sDfF",
-	"5Wd4nnKcIJzgmcpjV0HQ9ljBpRLhVHKLIw68HAULvCYNU8rIhqsbVcW+5FQZ8DbrCeenQB2sELbicQED",
-	"G4raVIt4yPJlMShS355WIVssXXYCBMXvLJCOgsJgjNwTqcwNRICwMk26YYC4J5CkVeHcWVEIcsie0rI8",
-	"j9Z08fpmdpsFdHm6ey309ubGelLPezUJxbnxVNb4u2H3eSvcbUFRpLXJmknuX1ipY6k8eUS/5LizLkor",
-	"F7S5VB0Qda/lmTsq16/MW8f9bm3aPXYKi2PgdDxxLjLm0Hgq67VK01s4l6srpvfJRkTRBwAUmxKjjdpf",
-	"Cnul5mawkobulORs8YyVqDmkqXFxDuYF/SyVo502MjTjzPB0j8GuNleAYEeYJNlVNC0Qjtz3C3yjp6R3",
-	"IR6X+BHguTbMoOpv88PN8Y6XawdazD02N54mLCzmd440ukl0eoNH0bKdctPZPwz3DsP9n5e5gGq9Hhut",
-	"OOABfzGHVR1UwIIoLmAfvYO+dq0zRpW30DnWVI/lPnPoAro3CyqfbtUW3JgWcFhvBUufwMkdb31z14i3",
-	"BwJ3bHiypdaCp3XXUEcW1aO2DEgb3ZDPoKyAi0lQNkFqTOMJIxKKY6Czk5PrM5SSO5LKHmtGNEkk7UO6",
-	"/26ETKlDKkmC/vM//ifyn76IXHWxoPw7iSNEsJzrQzkek/tXPWafw/f7YYQgqczr0DzYixD5rASZEjhv",
-	"aTypQIMZjBD7VU3KlGDRN2PUrJulafFXzJnUxzVT/RiLAR/PE1uhIMYioTiGrhjUekj5fV/yhGZT+8eM",
-	"Kyyl+dsU8+gPBSH26RBAeOFf1IAyjOlo3J8JrgiU0himGU36gugN49aYkUxpJmNUf/mOjIjCgmJm/sAG",
-	"SiGF4Uy4HEO3KY4Vl8R9O8FUzN0fLFPunyobkP6QkMR4jbjAab/IJgZQ6WJRy3/ulf/cL//5vPzni8qf",
-	"JM5/sEtb+btT+btb+Xu38vdeWWNdvoSLuislymXI1mc3F90eH7+9rNUGKNnihhx2Y93h+YhiHU9WEOP0",
-	"/dnxydnphlUxjnP6omOPvqjzMgzRJAZe3CA7vqZKhrs/NSRdJswgNKu+YMzlyXVeMCY/hQEVCFHl5dMt",
-	"4o5BsvxWqwh8U7OSOT/UIMQzrSpYmQtf/MYWsgFpLDdPhljCRbTGRXKtAFGzuBmRBqBeE6UJ/zYg5AGa",
-	"pTgmAhlIkcABoiZmpDsQKwUwAyNM2asek3TEWqCtQpa8FtyuzO8miYlKZLWlZi64qXTHlIC7KHlPLDds",
-	"XnUGZldfeuSjVoDgvLORnom9QwcfuC3Ebi4gCu5po6OTG9cGgjNAe/LcFj1m4BigPBGz5FVjMs8bO4cR",
-	"KCnaDLF8kGIFVa9YFW1+pSpl1gq2wkUOAVPZEFfHra4tE5gQ4VZPosur89vLsIOeocvzk9vLcLe9WQFU",
-	"cJGYfN4aBj8nOJXehoNS7Camtnl5ct3q7jhrMc/oq4TPvm4EjXeNoHGyZYkhYN86QI1ERYXCq2WD4AmU",
-	"Z8bMX1DwQCREWHCNq3NDmRJ0RqIalq2W1SYS6msuBFUtlKumWwc1DfRHgKLieIayajk6RfQKRdZLHOWI",
-	"77DeJbArh6LmH/IliIvl5Zfq7vscVDSITif4Knt7gW/y9fJ3aa2od7kUC8VZuJHvpmYCwp5raUg/Q7Hx",
-	"Q6SJb9FgAthuAfpwc4y0uNLbdNEr0GNwp9qMCgvH3NMdhmELEty00WADJKQNGjTiQq844gJdvTlGu7u7",
-	"B9W4p6U9lkNC9kJIEFRE6Hne9nrJH3tfWvo/XfefX9DNJ/OvQ/Ofpvtvr9fu9ZJ/2fm3nX9r/vzwy7+0",
-	"yu12/rlOiJy6XOAKiRmCxFeEk0QQKV9BUXCooRxjSVqUScIkVfSOVMHTMcP/fUUIli/eXG6tH/mxXwdN",
-	"csrgqp7UFILBiblh2SbgYmCCB2r0OBmPsRh93cX+huEcU34HG7A+H0HMrfRM8nPJHhbE0SJAPE1yJ97G",
-	"isO5/W6dHLUZpscplnVeqh87rS5qniHKbMMAnSIyBUSheB6gS8QzlT/6z//4nzu1gdGC82kt/bVhvgRP",
-	"yN4MuPS0wJXXgcgVuItiMUHFAtZ++I5KqpadlXp2nQMLui9tZscGItDvtELBwOfOCnvZ2VpqGJ70maJO",
-	"HhaQGjX7oMAPWSybsX1M0pAynNLf/5KdUOBdbJ17tizz9wkxSwSZ8fVBeD78C7R/LNrJgmqzrIBvvkJP",
-	"A1O5IppnBYCKZ7GVVzGnW5mVtonsKUj6xvWwBJq6wE9p5x8z6PYL+Cr3WKK8jYmmMgM1xZbqrlGKt+Wz",
-	"P3xcly9RDXh1Bfdluwz/0tsb0uTvguq8bG3qMJ3rVuevAnSu5Yx2mZLvc9GwRcDrUJgzbO1Nkck/XdOs",
-	"MnfoHF5dzQNXuWiqGLhWL84NH28D0BL/DwX/nTD9n6mptmCKhK6uDIXviMAjrc674lhrT4IhpmlJ6fLz",
-	"O3LBkSeErGpUlqdVF46B1vuqU2tIWULZSK4byKYph1uQSRCZpWvPGh+bCto/DhxpQ5xhf75eSGepl6BE",
-	"+WLO+Yw8qn7a4F5LH3FvvGWo1hAyT+wVaMyFIJCVYeqeahGvbd8EAmSVY/dqBVxvTWcYAj1r1xuA9t+s",
-	"YIml9Cofii4TxH4r3xJBdTtVZl8dQa1EcDmlf2meqI3GWkygsjr62eNKdE7xhGy0WaY8MYgnG8eZ1zm0",
-	"bNLNU8KbP4nulW+0ckg1UMfNPZ9Aiehb6ViOcx6X9rEivtqArTTvcTrpU9Y3QdEB4BX+DrbrHWGBNtjG",
-	"/SmOx5QRsBhXIBo+X58vU2a9mvtwg3KSm5Gm+KqNrd8oSt5xZzUFfDl3rm35SBTGgnfXfmFj3l2GzuDz",
-	"YC0bCVEHXalJ7lQxC5mgGxaZjY1loM8rdU/dh7t6IfVfPkLjbIpZSxCcwN2HdaK00ZmS6J4LqIg1xXMU",
-	"A6D3K4NUDBaAHkMl5OHSxzbNUUiXlzY4XgqM/Pbm5j0yjeBSJdDmh7lqGHJhC+lI41SEOD9XG0TTsVw8",
-	"JtxbXzkGqFMaVbAcmLogbB3UK9whBchu1oKyAPXsYrxt2mMbHduJDARmcV5tMrBpQ5rMMLao3WMX5N7c",
-	"LzkQJpwkWjctwp5zxO8sTXQDU10AYjq0AefRtN1jUJ8E0PthufrmnI1Qcy8Mdw4hBtDmNsFoJSravkJR",
-	"QpT+MbJoIATHYxO110YXtniK1i+s59kUQ8lYKXUKPtXZOUQX3EvXBI+V1kggtzeP6EMJJ0ZdUXhCDiEv",
-	"2CQhtFA0SzHru/WEbrt2BpXif7ohSnE8sQVYiIkz1XNIEGUosr/YYjBDLgY0SQiDPndtnzlOr8P69HJN",
-	"qUSKc5Ty+3yp8ym4IjKqb7B5TW02R2lb3jifJlS51r170Kau/qI/K9NrzNkwpbGCTg8qnbr0JmTmY+Zu",
-	"9rNbmJngsd75g5ToLrqOfiCVqET3xFSK1nQaZA5p0pXJ8cAEYswQjvWeNF0LrEg/pVNqF7yrB3eE4BYc",
-	"fnaXX6+QIErMbemR6Er/0TrSf0RIkpgziAfVi20CU/uK836KxQgG3NmtDBieAIIFK6+CwzCw9XmIGvOk",
-	"rxcFpym/t+yzb3uDCrCm3nhg7z51+3yViiU1vTr6hc9tB5Gp5BQ5LAz4iDQVfhwetBtZqQCvdCsjs5k2",
-	"XknSh4d9/RBmvO/N+BuJIlv1uHUDDajhIrOR/Onr7SNf5Uu3sEntHVQ/Y/gO09TOaD/n/mKdAR0NUicQ",
-	"4/cbrx8gkzOc9o1g032HwBODbFTCpUj5aEQAiyKzaCQkPxH1hH9qWWWsdZZE5cEPMjkvRs05mmI2RzNb",
-	"jMGkkJhyByJjgC9QLvMLyfxzaJCQlA408Ug6RzGXKp3vlMmn7aeNZz/FqdlGfStcawVuDBJcExjATHCC",
-	"sBXfGEp7oiZGeU+WtwIk8XwnQAMy5BCONvdWnUoEJ4QZhHlBlrfQbqc8iG+kY1obla6pAcJNv2HwnyDt",
-	"vMKmM8EVj3kK9O8EaB920xEz478jQlIDzK0EZnJIBNzUJBU5kstBOSN4Yr6SYIUHWC7nTddATzdjQh9K",
-	"5jAukGr0d6kmGs/UxovGMxXzqf6uvTf2vhlzxiwItY2Rz0dhTlQbThLz6ZQqRdno0JO/cJRzAf/Rs4W6",
-	"vANCGJriBLgKJ25FYbCaTE3MUHSWkOmMK8LieQtq++YUg9BUw80xluQQ7X/+nOc46UXUjSZkpnbchoST",
-	"vY9ntD/RPdljGeRXgd0Dx4DgbKTJeccnmoai9kj6RpY7NqGbfcgnLvVuM5FMonHRfSkPDrZYxkwerH6U",
-	"EPCfHCL9k4mwKX9u8Ts5/rb9Tr51An2mjUy/WkPKJBG6wQiKaVkdw/8GdNE3pW+S5d8YY4lso0NEPtu1",
-	"NgJsKIgcu+Rqi6Gj9aJn9lFUWRYP6jr/4EdIajM3z1zkgs28iGO4+OynPJ54h24uBi1bQkwSZdIqKlTa",
-	"/qyPk8riTtv0ZAOAS/ukPFQ7g5oVKE8btidspcCRCYG5A2xVS/hS131BMlmhf/kLmmlwqnfPPKe/VpUl",
-	"wmgmSIwza9ZKB9likEPQEE9pOjfoVstHA5Tq66OU5RrXEagWmvIFSIwLDshHojWJokfKpMplaIGj1F/U",
-	"ES84mhHwbPkgT2MI6KB5yfqcqDloaUHVnYWv+Fzs9FCvc7cwzRdQNm7nEGE5AWbBgEtuorAqXQJdplSC",
-	"lVjSmr2e9eJAgJWn0paiKAq1DVBGkxZlsDWdYLH07Bs0l5LO63awIzl2mP011TcsZ/GUwEk4pqPykO22",
-	"vYfDeCQwU0Y28SweFx3rxQ4QNtYAHnCLLJBbCfmpK6kifYBJ65PPMUBR1n0Oji0i0YDMOUvqKoM0sV8D",
-	"xI7Drm+Kperze1YhS2kqKcF2kKVaJHkVS4agg4WCYsY1YcoXGKsjF01l6ys/jy30iK0qj31LqUDjsQZZ",
-	"E6Ls80hJA7RjP2RPEDAY+oZAZTvPwlGYU6JlTw5jXxigOlNdydl3h8jv0X3FlsKt+cxBjTlpd58+wgH6",
-	"ygaDakZzNXWlhz+WWy9Q7quvLfV+vS1omxhjvjgVPUHpmFsLQXsu4VG91EiNu39UW30mlx9QPsrwD2WT",
-	"JeMqUnMAXQ6QIQobsBA+gmtjMympCXbwrkCrgdDpW5FWInFRQTWf5hjEtuMMJwjLXVnc0FJX+Rv+aeDQ",
-	"doxoNHA77mznfX1A9l3wasmwfPvuhTEuDUzKVGtkeZQryCttazkFfornec3YcfrCdVmyrYse4SIGzbCQ",
-	"BFxF59dvW0MBTgnnjzOSttD5tKbmHYN5p4t6IehP0kGXYZTQIUQxqnywTWPVBsbcBYyIZL5T/0nK+pkk",
-	"xaGXd1KceYtD0HaVomlqi9paZwMBwG+tgMsxFyqdu+NEZsMhjSlhqi8Vjyf5164IWAfGBUjZHWGKi/mh",
-	"8Zcwno3GCF5ANj8w98Hkzo5qOVPf9QWhRiUPVQOChwvXknF8G5eQwYPsOwenc8BAJ543pRE0fBcIXGxV",
-	"/BeQdlx1Q9juC7cCdFznDCjiRn27CO7UfEPba6atY7gyqJiijaCxYBlWPuuMOxtwULXGGkGjYiuZmvW+",
-	"feH94hsG3s/u75Ky7T33i78EjbK66zUrqYxwxbqoQjZslRejy5mXF7Sw8s+l8dQrPpBw5qsoti5KrmbY",
-	"e6uKNmAxfszxba6nqsdrw6XUlg+pRtCoPbwsgNDigaOp6x8ZDQNsXvqhIqW9XxxIs16iisw0JaY9kQcJ",
-	"SHViq+aBES7mOrgiA8p5S6V5LATBusCaxaSX0ukHkTOBn39uxDHOz+88TgbwMPK0hKa5YemxqBIkFO0E",
-	"tmL3YI4i6N9ioSZUD2VKGbaxh1M8m+nxupT2HAp7GeC+bmTRTU9tyE9ehZ2yO655YoZpsq6+/Jlp+x7T",
-	"xX4qxeS3qVTv+qoNYto8OMp1M4NSO+1ZNkipHC/vwpTkee+auddNqNr6101g0MLrVTDypcV6oJmBBcxf",
-	"VgLP25Zzlr97I/D8xDVyr97jdKLGQh9kbZkNTEjsCkwl1/jatc074mJiSry3BZE8vVvRTYFEbhqaPr7k",
-	"N45zE/9iA82+bAr5tIJL1kEuLWXVdS/WcsO6l5YSYD3kVGUB172yuIfXvVHLn2sRq2rYci0RljLTujeX",
-	"bmIAyYJ/3tQm7BxZCZwn+WGFUz7KCGoC1FDJeIJkMYjQg1eGhADaEtyUmDvIUvbOMom2TGbWCJz6TbSw",
-	"vYOFSgYLsmdRnizb6cHSGFAvbaTyuZrjjyaQo7QcAcoGoelD0JxpyQbBjPq7y+JFIg+1R6szGTj5IwPC",
-	"Yv2eGLxXBk5woxASh3e68IBn6nKYF+KoKSnkQQhp64dnStLEjhLei1ATrxm0GegSVEtpi6HUB2XUFDUZ",
-	"ParCIry2IhChUom4EnmLx4KwMVmWKuJWhDL0//2/b1AT9KBX6JikkkLQBbsjAqolSXSM/tf/QAfP9tG/",
-	"oN1ufbKKy0lxW/BNI2gc14bcAwLb+oBK0yxP//Cms0iKyqseg9SR7c0KypyQkSBEoqJNgDAzSiL4s6Y4",
-	"tfje5dCXvU6jlJPW+rdeL/mjE+y5hLM/OsHul51/q80ue0NJmuTBQZV11M+WlEYdDq1T2GDVgZ8k4QCk",
-	"B7Y8ZfZOSiu2+cXKDAs8JQo8ilp0lifiks02A/N0MHfYhIeU/bjrA7hhbqthNW1E55OEbOZwoLWg/49I",
-	"w9nsBUWmtjjJUiG3Nq5yJvh0ppZEZ+ZQPzWiR06WSe1qQHDTxqBEkA3St5HIkEwLD86SyHh47JPaIrbr",
-	"03exnBR1A9aOygavZBI1tUgO4Lo9sBixAYoxi0maWkm95uN18aPVuG3i4ETcquWk99gnrwViyVua1ToU",
-	"+28zWgejobfoU2WlbZpaSRKKvz7z6inSt/KaQX9OlLArmwVE9ibuJ21tHg0MK3ildeLqIm5I+GWzXT70",
-	"FcN4TECyY7YKLgEWk4Tfs/ZCVcr6qlI+/5R7OpuCXzybpRznJdfMXTe89NjSxPvhSv6rRwg31zQjTS1I",
-	"6+FiWenk4obrsQPshOEK5v76Or6WhevY4S35fMzT+ijfmKc8E1pBiP7p6urbb1+/rkTu/lPnTfdg90VZ",
-	"h/mnX8LWwVHrDW4NP/3x/Eut6vI2fXG0BGkO7A3MFhK0E5ocosil/EaoeRR2dgLAiISAIGF/7Oof7U6E",
-	"H17uBD0WFenB8OOubpVQovoWJCFCTQfbwYXD7TBgk1pVujy5rqBeuZEY684NoZACpZRki97gPlYxzrye",
-	"agh1Kl4sUuntuxforgvhAErrY3Dy5SFRzdOrFzuHDqlHIqvvwX46vkLNd2/AND6+0v8QpLj5p6zHrF9f",
-	"7gTgypxSRYTUWmyKLdQbxO3adflGwsVTBzrU/+oaMq2Jr3+bvjhjIyLVVZ6UVanczWuLdgJ3QCjAhAKu",
-	"jzPT8lu1piKflYt+MojMQio9tAARdkdSPiM5ZXZKO3bteZPfQdUsCL83gTLe9Z51DUMpmaaREpwRczPJ",
-	"EGFKAHxmZNK4ZGRyMlwVpE5dMpVtWu+oNj3OiCiAVywOh7katT4TF+y+EaDB2/TFuemsSIdbCblX0KgY",
-	"ba3g8TqOuUjqS20ZCbFmgFaUmKoiSvD0rD53amNVPSE1leXC1gBLbSNxCQemI6cTUHYvuqtNR+XFNZwK",
-	"tsxDEfMp2WDCl7bllhXPg4bA9/UnnpsELmCb8uOOxQQdhBDPY0INTZYdklQ/iVz7IxWhpsD3cEVtygBw",
-	"BTflaExwCoalGSDlbKftgs1zV54ANoCgUzKzOFc1OZxYLjFainFsrvLaxVrCL9LIzSN9EsW4/rjSIm8X",
-	"NY0UnhIAxEE0CRBJJTHhgYzeESFximiSQzSVMITa6CNV4x6L7Aff4BgiJgyEepQzdeQV2Z6QuSNckpnx",
-	"2UoYVXSc0/dnx/WlMEofq5/aXpBHEpuZUlk/hdIn3x5dvb68+vHs9GPj65L9HGrTNil9Hh+4vVy7lIsU",
-	"8OVHjr7kdqXZPOskWf1hZvJeNtjYpoMT0/yxIqEe6srf5YA8ByGbelEPAkTaozaKjk5ubo/CTlRaYVoT",
-	"WF5ebfvaes9klaCWLEtoelnMvTyTFoqscmjL8cWEyUzaeI0EyjtjPyTIgPBq6VIEExn1ITo0aQJScW5y",
-	"VPLsFI4SnqcstY3ciZDUQvB+PEdNXODhmPhG1mMoz6k6v7oIEOP6v/pgeH920toNTNJVHhdRWg4Xs+b2",
-	"cnQIwYKmgUMQMNCClm2NhmxTLZuwO3dAYAwtP5sf93b0uHKwRujBsjmiiWnTCXeq4U6ge3OR61l5vK9/",
-	"G/5Kd+0oZsnvIm9NkJRdITeRxRSFJkYDYcKfbUICtn7JlLM8GYcqqT814BlLdoJyN26wTeOlhOMQ/D9c",
-	"QKUtOFVs5on96g4kYHmd6M7NC8uX3GQ3eqSjLnKeyQzCwqGgrPVEFcur+55CsYIMToSKGWFGr6WRoTSU",
-	"6bZMUCnu5pkM+Vt1mnVJitRdoVVtK62RRlNh8P4N8r85emD/2MvHCDWVKQFmcS/yRbVojlj1WEocZFSx",
-	"/3YCNEsziaJcV4HeAw8y0z7RJKUMQTmNAEU5GJdJ1bk2BAq8A08P0lGo0LxBSYns+tXWA/hKzXLxnOyE",
-	"JtWLAjoljrUUSEliYUFIPOZElqXm+fW3YRjWiU3NHPnEN/MkGI2y6LwTht3dvf3nL+pa+4ta79PeUqnM",
-	"dbJiAGXZ6ElFtHJoGTNwrccOLbbCumkKcGgGNlszmEltrWjikN/LuAe4jRQRU5OFbO4RN7J99CiuyLDO",
-	"ErTFwGrG+CNOM2JzjOvEHUM21MxCKP7nf/zPnVcuTc3YtnZ7bmOb1tX1eZslSUqe5ArEFYBYX7qhqAD6",
-	"VABmuSfgqxRJcLkvcffphxJ0dSMYJBqQWJ+T+d3GGEgZ7Wzn4FtpJ5eVVktPRz4362Lg6+4HzGIXTrUt",
-	"3LpYQsLEWi3zyLYzdcv0YjsE0ZVQytAInCe22P+aF26wnLx3bZ/aD2qGvJyAj3OM4xrspJUni79Ya13V",
-	"j9l8FdjT5Zuq6rH/MwAuYLx1NDcuQNBYHkN272651juqyGd1CMpIjvIpTKEenKKBPQzQtecldS7SAL17",
-	"oxsfX7178wqdv3v3vseGwlR5g8LdgXk/9yhK1Hzz9vrZa/3/N9fP3txcG10cow83b1ov4aWWsUamWEwQ",
-	"FqTHFE8hRzhpoyPIjnLDBLRjibCydwvR+fXbyDktN/Kvrq1/2nQ1vnYc0JMxorxzVCLjyt4g7mbZyq+6",
-	"oi+AtmpcfybxdOMNVfR1BG/WFjx6CviyvBNTSWDre+xHnL3rQA+3glzbiJoueKKGiAbSrgbfFQtw5OEC",
-	"/87DxStS3/GAZwBfZKxFCRnnUy5IfcjUdsEVXHyQy3TmDZCxPl/HXNRFwBE6GkN0DKdaTsy4lHSQEtQs",
-	"h/bsbATznkve9cEbBbZdeUBSjxM9Q27I6H/9D61WB0ho+5gkaIzTYYvcEcguB2PMDHSjAX4FTJ4WqFlK",
-	"kjfmPnHDokWbUZ1gwaC+7yNoLj1ww/rIvxQDULlraEHP5+ieCM/iLcI+QE+f4oRsbEwUBLsm+cFffyu9",
-	"Ec9vVpzE+2peocTN92kQDZ8akc0b3QIOYkkULm77Cgd68LmyAA10R0uhYhsG9CRAPcSikXxVMEb/QPBE",
-	"7TaBIQuH15YwcSZIrILltjRmrKQZ1up7C4CNvmdgzBU/f1QEUKHkduviMZwUsImxNigivw0N627SvFDW",
-	"N2sPtSJ+06u6s44a1dreZL5mCc9s8Z8tFtCPL7RlXvOW1ZAMC8PgXkGa/GiKJ/a+uRBQ30AVlSxVKNLv",
-	"RFCJl9xZRBygdv2Rm2TkpLYonP61KOe2EAfoDv/EB8aB4VGJkgxOS5gbeuGwB83K7j7fX7fOlsXL4/nA",
-	"6G+ZKQZob7mdtFgLbehFq/xy1PoZt34PWwf9duvTv/zzKjDOzQSt5gAopmx4fkvGXK6GvIHi2PpZBHSV",
-	"qOlYU89ekJ1XCJuVBfive1ADbBaaAWMDFlFkWqJ/eZ/VRh1MKdtyGkXgqbcQ+xsAL97DsV/aCp06NGo9",
-	"DX1gj7EoSmXD3Juh9TnCn8krMAMtxQDIBnaBebizghLhWgDASTnQcymAYw1v1MaPwEWH2TDmlCLJIYq0",
-	"OO6bPdyMjGyOdoKcFZr2HwEKtbYXOQaKIOzJk5C6qS8wowAu8l1gEGUo0usctdu6jzfwDU06895nFb2q",
-	"kK50j5GP0jtQ/UwDK3LrQvtLqiQAdclHumEKq7F65WFwjADSkEzRhMwBAdECkQkC1Z6K/fENlDW+ozyT",
-	"CAKHDfcwrizq34SQmak0Lx+hABY2qn8m1sUALomCuqmKeg4+jRRBey0XYEKJ0VxH9I6wKt5rN9zguHME",
-	"Xc3Uxa13pXKA5okIabFl2BciSXKF6RXycIXKB1qMZ/rsQNidXu0Kp1mE50agVf9PG1gAi9r3dqyVr/CW",
-	"Sw3qQHWhQci40M8/OfDTjHf1Al4vVMHI9WjQsvszwUc2NSNfvjVb+caexX8laPby+iRYSg9Qf/GAk2RL",
-	"D+5G1txTlgnxp1CyZx5jZ7jFeZyYfSSkcmUR8uP9ZVh3vt/n5r95BYLTlIm95ndQbjEew4lZ2ORwOMrt",
-	"jvSnWvuyC3/F/q6ssasC4wZRv3AOMuKJ8pkKJIxN53ycv1PH6MTVOVsoPrbozQQgDFlXee4aPFYQZmjA",
-	"FanKUb/aGxdu3NhleEdzN25NJVFJBLofcws5VoIi2ygPVfB07YXalW7zNLkwdZLDrQEMpZKz4kGhFJQo",
-	"C5Nipep48ruP368r1V1NBR5ViuImJ9dH9fx5V23Z3d/vHNSbZvWhmxNzz+iBjH//vjbgQFZSEyUd1bX7",
-	"vD4KcQIRhHpAS+h1vbh7J2S++R7UJF+38NBh3fe/p1xOjqFE+1pxX1HjTGH3CEr+THQ3kQVCk4sQ8zRJ",
-	"yQ2dEp6pawOGWrfP4UEBHWfB8byYffgMEkRlgklT+FaaWzFbkb6NTqw34SAsxdUchCXXQtm2rZX/XFB9",
-	"vmwSEXTpNdUrMSbrYzNvoNHiBl2gk+uvPKK6tXzHY5xC3fqapJ1UP0T3OE1bccrjiS3OGb19e3h+HqFm",
-	"d6815pnYqavRiX7nrJLY2+mYOpqey6T5S9j59EvYOvj00P0lbO1+2jn8JWztm59qHSjv+Iiyxykb+dGy",
-	"TQ3MasnLDTSTe5uCUHzmHqeTFmUtU1yjNcNMiXnroJrl1t3bTjF3Ujn/aN0Kn+OZCT7ajGRlHviW3hEU",
-	"YRsrJU3V3QllSfGjDe+DirL+c6iD20ZQoHQGkH1S2RBKG9L0/7P3r9tt49i+KP4qGF4fIvWmZMmXXOzR",
-	"Y/1dTqqSShy7bafS1a0uExIhCW0KUBGUFXUl/7E/7Qc45zzD+byfYT/KepIzMCcAghQpUbKTVPXKGmN1",
-	"xTYvIC7zPn+/dMx6AkAGsapWLwGL4HF5eHeLomaWhzQQ8RxrVvtQTFNWmWdHXVsq2pqwNSFmgAT4dcbM",
-	"37WG2ppbfuPX1Akg6vXGsGFRpFeFlc48Svtil5QkBjbEgE0CbtQRCbOSuBALFvszHqctLQr0oijSuHp7",
-	"fvbiOTm9xtq6gEwEm0jBBwCn0hNAHnNMQr8OOAwItS8hiuldAiglJLx4VyT8G8RcaE9/19b6teA9u7/p",
-	"/3wKC3B7brggFrM35sthc5ctHe8zV1JYn8jvnVeIWMLilzBTo3ctS9pYRQsqWG1Vq6XSwr3NmQJAalce",
-	"qzDJaHw30l9g6NxMZ1kLUWGD+IMp4fKDGUgH46r2eYg8wmJHBOAzTG5Tf/4RCfEfIcDupiSr7y0UVwJB",
-	"trk2gA4eLQF6AiUEaVimlfyqEyYizO/qLVUQEOYx/Vnquvz0E7wX9xc9IRCypUFJlMxGABsq7ngixUTr",
-	"0NjMOuJY4Gd6UkuB0NK7tiC2esLILRyXYDcI4h4YuHngFgB+DBN8N9XgtnfAlJ033r4+KQRK8fN3slpX",
-	"C9roPhx+Yd+Y3+jujuVNziJOy9BlgN+hHEzpezkTsOEsqgu2S8baHIAqJ9LQch26ivRsjSgXKoVMEqaA",
-	"gIbGtYbmwJT4hI7Y7hQQAPHf/5yy7Ic560/dDyM+zH+mf/PD8O3GzEYtSnw9229uPl1fGRDP8cwGNo1p",
-	"qg8lDm1t1LE0b/UWuG/ApZyYvsEBVakijRC63F+zRYjFY9wypvYlTSLsgd81K7r72y1bIEfq+lKBMd07",
-	"fLw8kjdyzpIBVYyM2Qdy9fKktXf42HWJ6g2Q//pnw6ePo87T7tOnB4Mn0ePDZ3RvyCjtDA4PadTpHtL9",
-	"/vBg2O3v9Tv9p3t7g6h7GD0edA/7nWGnQztPd7YpVEPZCTOgiBrLuTd1DWBnAN8AvAIFTDJ9BhNKuNZT",
-	"eo1cfw7eZT4QIdx9pRLA8wWRwj3PcWvBWPSiaJPIGDyGVKAnYBj9hYGmRs/GhwUAAbBxRZLi/yrZsd8t",
-	"rcvB073ufs1klS8PzBvc/vDOiVePsbrs+IxZvu+lsNTnijHdiwx/aZL/KbnYTJhYQeI1wAlKfpAT9q8H",
-	"DAQVOOvBGkcDm8YxAlTcpxgdIh/JNlW9M1trYzZKzSiTm+fqXaTGfLp2JxXKDhM5RA4GGns48cZXGdGU",
-	"ESUnoKnA6HTg8tp1GdEkipmCQ65Hb9sgkwhdojy0fG62s7VPak022L4lJQxKmw8SjPAoo/Oa0nSs1UHe",
-	"cP6v//n/hs1a8l4mo7dLm/SlOyjktTkoX3a7HhMgbZhzxTwcf73oRDGGYI3zBJBXQJ6mY6YMFMujHHWB",
-	"nSf1gN0YuEDZ1K3Zz+WbWMy+02rq/lG2CROzG1B5K0JtXrV/sUtqThdOV3JFIrogU1Ogm7oCcI9NzISA",
-	"3HXQyZ4pT6QfQ4tPDm6z2Jv+eyGvfNipodm2D7npjzrxYwRFID4cWKhfnAeryQ3FR2Ucy/lFoqf4QR53",
-	"j5hg1vzjjan4yfWjhGfyjpXTFm/R/kg3UJB9Vh6TX9tCWdrHN6HG75uY72mXiy1kjK9EmFxT6JACJrzB",
-	"BTDgkfBM/Bx/8GVz/ZbNL7wgYv7juntaxmvTejCmCR2kLFHQHA6TbsBEklnMVJucyslEYn9j3xKQ2Egh",
-	"cLj09QnUNmgTe0gSNsx4Gg46nSL6Q60o5t7h43wQc69kis+TEjjFfkLXh7a+g4s+Kyid2FbfTWO69iRc",
-	"6GtWJedxFszD1pnM53nhtxyMwVI27X8A7Rh0AkeZ0A1jKiI1oMDoGE5lkiaUpzaKK9Wtyjni7mrAK8aL",
-	"8962f8XS/FwAOc5zUEJlwBb29yvjpnjVJ0tDcA3cCqUuH17wSOW4Xa1XFi8wZwHkPFgphl3/hv7vlrGp",
-	"IpSMqRo32+SKaR867QnqSAnDD4bmp4VsYwE2aSkS/if84s8hlq4y8p71r+TglqXFA6XkTN1E7O7m59v9",
-	"u7dPf73+1+WBeDN9OngfdYcv1ePRj3R/8YJ1Zq/5eXr411//Nn/SX2tU+/NiZ6l081wgMYMNZpZDCRfS",
-	"bfyDJ3gQS4IKQuPpmPZZ6tJwsZS3LRrzW6ZIQ0jSCch5QLoBeUVkQt7oCeViFENu/LgnluYd1gcnvzhn",
-	"T17/5ezgIp9F+vte69lJ6+WPr8/eXrT+VokUt6Je4JoJMuFipi1GLBiYcJGamOkW5TYDZHBenfe+wJhu",
-	"/UiyueFqNpnQZFESS3bN/iUGyFs2Byplnqi0dqHhC/vAMk9kkogrsJ7L6vV4tH8zSUyQEzBLCIdTOOQs",
-	"MSQVZ5fHBK+EUZmLEWSteEuubA8frjeBu7mkhqywJtlwA3+iysPchaletnsM0N59GgBptfH5AgI+9gKS",
-	"hyPJgv8TOiWpDNy5Q4ry+nWkfsKruLruLRumzxZlDzN2nBfnqIIGOB9+xxNtOCxtqZ9//vnn1tlZ6/nz",
-	"ECLw9hch2cV/h1l3lYmqj+gdsx6gtv9mg3EhJf3saafVOWh198rw5z0J02k9+8dvB58aLfzXnvev5n9W",
-	"gGprpx+IHTZLC8ItZZPoMoxlewUiDOBXzRIg1/KzQvfdJzZbuRRIWw0usr6dNKYb9JKeQlvx9zEtjYvU",
-	"LtZ6KU2lTsHVNSca1LiQaYbJFJV3t2yGlGKtypXynSVKCggaeH6ID/G+V46+VgIxqOXnU5t5II3vA3IG",
-	"SvhdQE4C8rYJRwgy8/kT8f09Ydask1QYzU/d1j62X2rPbEATRhpilkDLgL5lGc3OgvcUUO5LYeAetm1Q",
-	"L6yzx32ZhFOd7aFy985TDfkT4kt8X77ak52TGPZwrKvE9fZMCQPDhMeF4rXn5y/KZhAK+/NX/njytvTS",
-	"CbdYMNm1f3n36u3b9Wj7OB77Nveo0u+KyxguDH1mfZmhH/M93lQmNACTVlU5I2oFNqu5AuC4+swQf5ow",
-	"F0YrZ8Jw7uV28N5hpVysSrfYwZQycHBMmaybg2tudErCafxCRKVW8HurPi8SSeBKwkSkMBEeWVy0HIdZ",
-	"qm8Z0jiG0rphwpj+bqYUmU1HCY1YZGN/Tjdrz9YU46akvwC6V+jtkYlfx6dfX2l9rwf517cb1oaCqY/A",
-	"YxYuLPc1XLsekAR0M1Am+5f6I4Atz70yP8tBtmndfqva8I6Bo54/gJcvuwHmheVuMUy/uUKvLJLUgn3E",
-	"FdAaQNdlQtiHMZ2p4v7N0f+VQ8uzpIItJEfR7gwVGFBaMPH1TsIwNfwyZck04Yqtt/Ltt1eY9Z44KCl4",
-	"tNMysuUzMDYoOAk/tPQPLXMJOPe4bbkU+TCJ4ZlUGSkixPxN3mjHoKbdxFzhVsjm1rtmOXpiT7HXW7Ni",
-	"lrxCA/jr8vOAcKosousA56JTXKJSSQGs2Rk5tA9UF+UM0TsGvEakIQX54cW11v9SMIKEVxX8Rtu0IuDr",
-	"fsK3Vex9y4nlBsUFGcpkwIyQwp5kPTyusqtXAEN4xb81DVAv07WaRE1f9oar9IHZKYId8+2VroT5e0Bk",
-	"HG0eMsB9ZZehVneBbTDzEmT5xfTGvEmXEg7lJI+guHrHbzKPuIPr2sWqNgTjXbaF11gGbgTZTUGWVS98",
-	"V+0ZKrGHNvpUyLPmLLTq+S7J3/iFLxn3e+oV8ayVNfUDIPkvNyUoZXD9zJFAbT5cABEVMn34YW0C8sIr",
-	"cVeqILfcLfm9tJNNR6lJWhjj3SqJXFQSAF4pFbRsGaYUEMwN9ModXbk/nqZt99hGbtc5Ubihq8+P48d8",
-	"TlNaFgwtcDsCIDP+0n24NohzA7/HAVw54/aFYqY3FRFy7pRgztDbX43ksH7easyXY0quZ+8W2I5LLN/I",
-	"LMAGJK2wZp8CQy/rGVdLjJxrbU9m2G9hFCUGaFCapTIUz7C15ZAs75Z2NnOedfP5yLs22mtumPeJhNcD",
-	"oMpNQYZBpbIY/aqTcL/N7Ji77Ns8RCjfIPGno/oAmG94SOosMG9RpKTsQxqQCi6tPcOltQ70MZvUEtYc",
-	"C49vU6ie2i2AgK47MpVkUmWLvSxZo4QO09CY7W7ujwklYXZ+MpEHmCMGLtD32OAx/uqVIhJcmAKL3wUO",
-	"wSYhWTAIH7wn2JkJJlJqX7OuaMFOo7GctjsEW31TATlj5SfaF6z6ggfDPOjWOZH3hc6F95Z9ziVD2OZr",
-	"qm63axM8MRWYZVaw5dCEQsEQpzVsYgtNnv+IpvYq+3t95TFy38ZAeFVmGNlLH9YN+1Q6UcOEqfF2y57g",
-	"za5gxav7TW/++uv+XWey9/bJ4Mfk5/nT/nX39uJAvYmeDV/Sx7MX8nD0N74n/vLhyU/zQo1kd2+zntHc",
-	"MMp3w4hr+/uePbYr45YTw0mzuv59Q1AQr1Q5vzuRnwCI0nLRXkdkYiNYisi5YElApCCU7HdaEV3kI8Hr",
-	"asK2wDGxhX6rJsyvCaxA/ajVC1yg869wV4oE8uCuwMnUh3YACS2CF4HbMmICsadJA3uMcrXmeKHa/Q3/",
-	"8Sr6hKXnxdOBf6znyg4k9qA5jCGeopMKYytV3mubgwB0EP6FY8n1+9jPbs15ZC/Ygnx46Syaj7af5IZZ",
-	"Y/G+iu9UtoHKfKfiFvpSvtPS1gXf6dI0IuSfcEnFLYvwyJPerNPZZ4RGEy7sDxMq6Cj7m4OItb+Azs/k",
-	"mIQqpcNhCFh7lv0SeRlpzCn0hGT3Qsx5Okt98xOGYDLHkBbFF/uwtNoVgdcVmzjtlUsbXn800iuUJDoS",
-	"GbMVA4fuCijdh/0fumGEmw8b3rHN8GcpF6y84vyOlUPKfj47fDPQNjN4i9i2BMVXZdQL9iE9H2BMbFCF",
-	"1qcvIg2akomE4PwdaxKZ3VQE47A4HPUKfSzDRnHISTKL7+2IIBfBuajFQPGwNR1GS+JneCMJ7H6yE7S8",
-	"CJtkHPyF/4LMKcOUJWdYvlpNS2PBc8Fjj6UYmUpXyIK7782wdTsFRNODg7X4Z6OEDljlQGzV+X6niKv2",
-	"dO2T68BeaP/FouXGXAv353LwwNjS2zLPZDuzTG6Zv6qLsUzl6kuuBlSsvuKaTablV6Q0GbH0mo42gGu/",
-	"pGK0vgnJXfiwmJMrjtj27Dp3rHpraqvtGKEA8VKS4OsMMLaQyPBUQTFxHyVRG/Uv2BY10cnwJRK/y+9P",
-	"yeHhwSFJmJMD+mIs+Lm8fPfmBeJ5ZCWkz6+vrk8ur5sBYR+mFKqDcnqnJxwKFPYJhFbmhkck/P7yxV/+",
-	"/Pzk1Zufj7/7+eX5u8s/Pw66naB7EHSfHn/389mrt++uX/y5E7aJJ4mxS6kAR6WQlQeiB5FkiKzLPnCA",
-	"FtEW/VR/fmsokzlNIuhLHNPplCExw2Q2GJOYpiyB1g7Xl0j+OZtMtUPT2Tva7xCaks7+0X6neZy9zD4l",
-	"nfMBw3cN9dD6dHDrv6YnpBgwv7RdDxuAkSx7G0y1AcglB51O5plOaaJYAgDsVElRbIaoOY3FtspO8GBq",
-	"fFnV4DcidJhWlfgxnoGSaZhU6nkyCCB6AM2lgq8Nw1uZhq8Gq72cibdyXsWvmw20vq2kJULtY681w/oe",
-	"4mwU9vlln6KVQcbTtnSsXX2SH+WYUOB117NsG5TUgArBIoL6AWmaFySVcEt7BeVlSY2XfeUjRUL3w6so",
-	"3/G6M2LpFS+3+2LaZwVwhvMpy0RLqc5m6VhGvgP6w4vrnWDn4vwK/vMO/vfk+vTlTrDz/MWbF9cvSoME",
-	"U1rWeVD8Ln2VnqSYImUBxjn7VDHy7vINikgoIpzShE4YtkrxOAYRmZ8HDJV0us/2hvv0oNXpdDqtJ/p/",
-	"nur/6WT/192FJHSNSylde2ZcdyrOtZs/MwFVO+2BqhPVYH2bpH7dJRsyPAJLZ14/obzAL39jefYKqJPp",
-	"LB0zkQL3awQngAxoknDA00HEMcBr4ALIePUK0+kUQGESpmYTRnh6ZBtzxlrfhSmFZjrHdzt6FYUBErZG",
-	"DgOoBKjOITpk+6LOjijnpnT9fNnDXj/5y9neX3/6bj2rtrnbgkxUbYRLpmQ8q6Bbq6JHeu+gnkAOaZ0m",
-	"Y0Ayk3PlWD6sCOLCEG7LIZkpNpzFginVJj8k+mpU1T0xoFPa5zHXLyd9NuZCC7GRIg2QmQHxaANILEcq",
-	"ICrV6h2CeapJYioiXJJastuTt6WscMJywZR8OlfmQ7TAuBVybhUffjJJ+GicEiHnywIXxF7tc6cHqYXr",
-	"qRlOeewMIp3e67kiNPVkl6fA9XbWNkuxkDulI4R30GYxgBNVR0DtBirR3qXbzGmBMl92BKQK2juMCFxY",
-	"i7nLHbMaDK/uFK3W5COD6Wc8q+XTwKOqb9DXP1KER16cWU/MFFie9ZSrVCZ0xGAlkEkMn9NnEbEoUWYZ",
-	"2ttgQlWjmJnIEYKXGexNnHU325l0eY+oAARRAcjeZv1D6wv5DdzcmoW4RtdWX7wk1RCgym+yXxFln7P+",
-	"u6Rgf4zTdKqOdnfpdNpWcuZQoXa12tjdWry6l2WK2OyjTJYETqBWCWP/qFfsv7UbHg77c0OxUNgPRRsd",
-	"ZLOWEDmU37XhvLgaaBgOhH5Y7i0GZTi/2Tr7SxDCf++09hAveB108HK28YxyYdN35b0ME6a/sJCjnLCE",
-	"D+ju6ZgP6EhuxL3gnuhPuj87pcusvXKeLlzKp6ByP0O4e1pRrokwja8uLL5KgmGYALUCwEzmV2yvs9/u",
-	"tLvd/faTWjCHpYxGoTbFbrgItUOPIF3YQaQ9UYtYgrYYZj+Pib3lBllh9J3zRIqRu4Q0aNoTxsaDzKbK",
-	"lRK76yAxiEVDzWMSxnJwiyCmEjvB9AtmCQOVeYv1yD1h06SIAUrTbOaOkYZJP/rG1FGFxyQ0efmbhM0U",
-	"u4lYygYpDnsghbY3IwBo0dcQwJfAitGEaavSImoi1GOqrOlKEnYnb5mdDhbdyFmKb8MkP4sKKLlm1kBG",
-	"+vOHe/QWi38Lwwdqw7LRm6fga+Eq+9Z8Gih7aWm9xsmotAflOtt+jxR5p1jSgisNQIfZktj+arMlh909",
-	"H8Dilk3TZn6/nsl/8Timu4ftDmnwCxodk9OLd+T8inSf3ByQmN8yckYH+hd/bW6c8YXTRh3DFxw0/yPL",
-	"T79QMvmBpmxOF/cHBFPwuJsRPs+BggFOB0LFVKfnRcqSOxpXwvG/lHMih6mxD80rTLocWfHx7eqRxYlV",
-	"GRjN4zz6/uNV6PuHNZCMy0ZcPr9KVbgyA6ZUBcLMCfnx/TVpAPOEMZvDWw50ahjU6x5aRBEDH0MVCU9m",
-	"6VgmpgDliHzHaGITzAPvdZhgDtsrUExeiWo2hIxZ0ZViaYFh7ixwHJSmW4rFSvn3nE/przNmP3S/A0Qr",
-	"AVEO06VNXnxA4QC8WxfnV9dkV3vcu+bB5Z+mz8E6W0+f85KARrZShcH7E2beULoJxjRhb7i4Xd4Gafkk",
-	"XBkkoQE7Jg47dkzVWLtSWrCUf2ISr2hNG5CYi1vSCH/rU8U+7QIl4S4Xarr7GwzjU9g8JgnjSs24GJFE",
-	"plDZxMteVixoBEMzraz7ghmI8kzqJa4BFTwFSm6PLMnUAhkHnBomRf0pbfKcq2lMF9qTpDBPAFfGI4Qt",
-	"M2WDULxUikuYVtiLnntqqH1MTJNFpOGIxQLCYsWIoyBrVuTG11qvpbznRcQkS2J6smL+ClSnj8CGSWeK",
-	"NEI5BRSpMJKC6f9OOPAzBiQcUDFgcQw/yARBxMNmuxzROiOAXU5QWeLe9XzhjnOzigC7RhsRs2FGR2vp",
-	"RmeGEizPWp2OIp/YdBPq88/KV153PKUcYesYAqtZfpcXeXuK2drbQ87SgZywKp7GwFAtBojDjySfyN44",
-	"E5aOtJqIcSe7CSA27B3lIfuqnVrs6chRq+a2ov0aMwF1dmBVP+7GzIllDX2V7Oj352mv3wBo+v4KrOlG",
-	"PmZk6LX4zj2KQSdIS1UQHwk5HJYWrCH3A/hiGRJWhnF0jIQzAJ4CBW2I7RBhWa9REegQzPqIz1KibpDn",
-	"5D6dTOYRyKSycbDLQkq/rXsQ3TdvBCzl7qoZD60ZNDCASJV08SXWhFmL5BHk7VmpSjPL/WqT9vq6eewa",
-	"x8lsSr/frL8W+62kn8rcVL4zNilly+bDQhX56+nvCe+gGnXrDyP/Jf7WDbyTUNiUK47tc7ynoqhc4UVt",
-	"82SoKdcj5SmngtDpNJF3LNI6ImH/hOiBNiTtAPGkoxBoE4+TKOgJONWA+K2dMCTz1J8LDN02w22g10sr",
-	"1M3Q1O5vHIrTS1J0dg78FLMdM0g6HHKphiqctrIghuGQycRZLWz2TQ8GfOXGx6jEVXHy1yZ9Nu1IsiPJ",
-	"b+b8Nnb73c39+r33VWriS7Z/WUl84QB8qYr44rlre7O2TNZs+/qDqt3twcq4S5c2zxV/ILJmA2OuVqap",
-	"FEvu+IBpB5DLCOufkd8RjxI5QSR6ZH8BIF9lEQMyLshkJhSZUpWSCY8EH43rozU8N2Dr24MS3i8zsTI1",
-	"Zq+rmZRwM76ui9PDp6lcHDC8LIwD84gcPB4ck0fwG7NyAaq/79QqeflHsFWJ72EZU/6V3hDvaXxrCkEu",
-	"Z1t2et6zZbN02lOasudVdA0gAizzAiUTJmZIdwS41wrrVQB8iUPBV39BTGy4bRY+NCETeyEXPWEp2/38",
-	"3CNbIYCUoO4eaE5IJemzERdt8jZXMAALPqZQLxDRRU/ocSrUt0vgqwVg47UubcZkWnqg4pkYjCurGTd4",
-	"eAXpdop0C0ysWrcK6POBC+qvhz43CYD6sqVOOAAf7cIAywD4MiUxFwy4YGFDbZT0tC43Dr1yes6YmJXv",
-	"adjIRlI4fFu7zxvZNkfk8OZKgpOVqtw/XQAWe2H2/moItKUToaWeNke5IKE9WWtqxqtP8iOFEwCXtonh",
-	"ZEF5iqF+/WdFaJLwO+a1tc5iLmiyIK5MapHTaasIt9cEKirpRrwZWxX2gIl+ABaILbkays8wvrpyuOVW",
-	"zRfR8AVS0JO3J1n1BZTp5HOYD1KgUDoPsylm1fS9i0s2YHxas+rphCS2LFPrh19n2kMD4KE4lvPWbGqp",
-	"WlQ9Tnz97rv7tod5T6nzufdqiF+SHoafHKObZCSLFIlbUNIVyapLCqVhjvM78T3T1i9J5yy+Y2Qs1ZSn",
-	"NLZsy4ZNS87iCLPflERsIq04ThO6AN2wRN5UoyPlofv/1+OOIuMjLijUPPblLA1s7YeBjceiRp6SBgDa",
-	"puxDemzAY2Ipb1lEZtPmNnAAy4dcTvkgPwMXCR9Y9tjuHtrRS7g6mzVTFSAC8KXZZijb+td0VE0KUrMo",
-	"8vN145b0CJSUIdZgxdy+LBEK9e518/XmlY1+eWJJTpSLWy1boTSWNPSe1tY4IK385RL4iptHJPxtzvo3",
-	"syT+hOWLliw7t50fqOKRo9kXsZ3cR3vT58V5bA2kK4pc7YBeZ0W6RU2TrxDW7z8iT/26Hzkkp4kc3A5l",
-	"Ej1S0Lqxv5fR2DQiPuIpCr4BBWnYEzFLUwv0KGcpeRWQNwE5h4veNQOCZO2EDhKpVE7mKNdBMGd9WKWe",
-	"qFgFI3qgyYyO2uRVmlGgKEJtsTbFIIaQ2svL6I2OeiJhSsZ3Wn7wlAjGIuWXzGnL0ONKNMnwnO9d6DDz",
-	"lrpAh+EId65/av3tH789LefcyW/gin4MqCSHAvQUacpS2Sah3hge9MhynIA0QruPIOWjl4xHzXZPhK6S",
-	"2jRjmFrqG1tLjQiMnA3gwVndNZyVYuG1V3fdXyBbEe6wELZsiOCUcooWQQyo0QMWEfg0aGs71mNfQIPJ",
-	"Qju/3rhtrY5UDFcP6ChNB6NZoJOLV8UqPYjmu3GDA5r/wnywzr+yZI3UbUmRDzQ6Gg7ySGZfA5jtxu93",
-	"vga70/t0YHojIXQIGjSSgrWJ6wvUs8eTlDFBhpzFEfR0ouqdssEjhY3qiZwf42prDwuvmeNOMWWUuLP7",
-	"TPGIqbKA/abt9EhMqLcfAq5GnJbSkV5niFbTsUylWoGSvDGPrqtbuU8G0j1kyxzkNmFaf4rqZC2hc7Ju",
-	"e6XdWmtRpex1a4EIXsq5D4AQwnhCQ0QgcA/22UBqUYxVOJ7v7sMdzPT2q1bGLCJ4ySMClQCKNCD7BM1J",
-	"kG3K4hW1Is0/6KddsuE9Qs0bAymUlmCd2k1mptAk2Jcmywt0FBEZ8g+EL1N21jzouPudKDyjFWks+JsT",
-	"YTwh7y7f3HuJAPgBYBw+fR70iAL8tOFr4CnsXa3tQz32G1M9RmjMkrR8Rb4Q6sQmGXlHJ7dudgyTm7tn",
-	"S0u8XgkAvDCrpXG9XuvuQcvnAZA0MkX+Ro7IPO/qeD2OG1YS2PIkE59FseztUq9+ILcRilunsAsKZ71U",
-	"sbq1zmsPb7RBpsO9vqhsIr2VL8j7vCLNa0RPnRjZtt7PULfP5WBLnNLogRFoioFXfHzVuF8bYW/txoE+",
-	"kyZpm+2am1iOIMKgVZugODcYGsNrpwnTq6rokMGuyEp/d4IdLXbwskEsFf4L7La8Bbr8vlI71MmipQxJ",
-	"yoRzIuz38Akdsd0pvBP//c8py36Ys/7U/TDiw9LyjC3snSGPmQ1drRUxE9zyNasu/sXKaB8q6sazIGJ/",
-	"kSI+CvKoRqThLHP09yBPDl5gIXC1e9fdAIQA1eL6S4fdXVSvda59tlZs2TkMchvBzFdgStvXH+MLT/0u",
-	"W4SzBLqH0gwuq01OiB0G/s6nSWLRKpWL5QY9odgd0+/Mcd9bCXtEwljOQ8LFUAYk1J85mxiXdcxH45DM",
-	"aaJPV0BCW7AaEvuvvE8YS4CGhUfsBDv6dr/MNY+7Z68qPYNVpK7ZdoO5GAA8YCInhjgZHbghv9NeOh9x",
-	"oZpHJJxQMdODbmATCGygZkBCg6sU9kQjtII8NPQP8Bd90XgWRTFwU+cvwd/rK+gs4umNqSpdurAnzF/0",
-	"pabxCVZn+ZHw62Z+SnHswO+HYITBDr5ZKyf/xVDjmj09P9nZzeWzXYVtDv0AJj6AbvSJ76ColMcx/hz6",
-	"6i8seDXWkbH9BD0By4XVMnxAkpkwmLcD6G/E18IWtBsaFg2gL/qMOG1KGtiqcEyoOw+C9YQ+HjTRZnyo",
-	"FWzYbPsdDEeE2hXWu2UG0Azo9bMJlAC6cgELvaU9CxbxlEXw8IiZ3g4hU+IefOy/xLbgYPsljF7Lwyih",
-	"c0H6C4wrYC1KfsX1x2uTBIth8Kv0KbJPzq+subp0Wa+dlVga8QLAkclMpWRscURMbA9KnFM6Io1QPziE",
-	"3AQdYTs+4ekxCbnZsxCN0Z+o/9ET+qrAITPwVLF4uCGuAIR2IKrV1Ntt0RM23a4fWRaDc3pG6eGZb1A0",
-	"5WqIWCoIL1SnyGPrVGo+9r+zAkVgwwDamur+IrBAqd7xLf8NejavTffeNNUTZtslA8LFIJ4pfod9+BEb",
-	"JYwp8j0dJ0yMGTaCuZkBiLjvgTkWtrPQ/97fh1lcuRR422pXJXsnsoKKje4oanh9e4DvrZpG6+Ssm0jv",
-	"85GNFkhtAb9Of/7T9qFpHPH5BAxtrd0g+o7TUnvRPKe8kNcsEhUIWg9VyhMaE7w9b3nBQHJh9dZ/9nrR",
-	"b93g4FOj12vjv/c/lbJLF6YPB2X4aEvnb8xKodFlLGcJNMhNXIwdu4Czxtwwosltrl1H/wLcvNG4oOzM",
-	"X5ZFYmU1w4kgWxQ0eOnQxwdrU8PXCV2YKt/KAvU0oYt2ZC8CPaV/1YK6p5QPbpmJcaFuc1eWUBJ8roYF",
-	"HMU2FYXuztI+gtIN40/ZV6mrXl60srLq/LJ9qarqwmZp2xl7wwW7f4u+fvqN3neuO79dAhqmF4/amPuq",
-	"iTz3LtUbbiznzzlLT2W0CqU31HohnxbOebg+rqwVLiuXEy4yDOGqvJ/acPUndKEMcgZTrt8AeMIVaXT/",
-	"63/+34cdP53L6GAckIirlItBRiUONa+m1ljf60m0v/8jLFQZH5D3TOmN8er0Xa6aOFfTslbS5FFcVzPM",
-	"wDwU18POZpBb4bIT+k5M6HTKIpsFLyTAHNV4eUUlnU6B53eIOPV4MeTKMyZ2HjMyM28hMkHL3PyYSm1/",
-	"j41Wq8dqaN5SnvqKWFXHdMRII034ZKKN/tl0yhIyoIo1M2wq9iH1qoyxiAeAP4Rp8PbK7s6fn74836no",
-	"06kxW9ilo0dVv0GAs9LuAEgZXjEmysi43zr2CZwCM++mcYGKhS2YM7iFkUEB2C5rWCctpDdalhbyR77d",
-	"O/GL7v+ELROdchXQ/pkpRjTgPWaGU7sf7akozwsagaVOhkNsnFku4RStsZxlsk1hbQBk2+07DBTg8uNV",
-	"VcTAjspGDZScMAnY1VOFnqP9O4QI5lAx3ZhKpXg/XnhHOkdnbZ+6Y+e7nF9loQzovZesOD89eVMOLP6h",
-	"onsBjjJA9SRswEQaL/AgZ0XN5uD5iD0RH+rVGdCkL8eLKKmDG+xq0rE4CbHWzEfk90b+nOa2vpcgyeSt",
-	"lSQl+6BUjAOhAFbgb8e+9T1WUhgsKIgCG2SmY0L78DtTbHHL2NTkOsFjaBNndyQMqlbQY5+PZcx6Av82",
-	"MxjCDWl6Mc3DUnrLzMMMoLNqtsmpfrPex6Ge4dCVSylsF3MvhGIXlhrMrdyLTPZXsDnRz3ik3PMxijCB",
-	"InM3J93g3u0UjkzhIZolXnyYylyjxNZEb5vgwQLs7xacZrj9kIvvobdfu85iueq1+hDap+6eJa0K5uWv",
-	"M2aMMC369cE3BECr4fjjjFTDI2l/GHrBsnFVL8d5MvrioqDGWtXvzcDPqN2hAQhYe4/JKU1ZgvH0Tckj",
-	"KmbyiqefQaranh5VJjdJzLEQbN10+t2tmzaaZnutu/dgBBFbNZVWTLyJAWw391gviFpGmmnPVQQWd6+q",
-	"M99V5B/f6yGQKZ0ppqyvz5kiDYgVGBMQLAJIGaBfpPeDkGkWB0IaieYxcIgYjHDYFZOcuWK+d9mJxpct",
-	"jw5iL6YuOJXEtKyA72OJMcO/93b+1Nv5R4jRfnB44XEFH/dPOce2RgQH3g3QL/ktt5KgpFwEmwR2jZe+",
-	"S+KqjRVLGkEJydpthTZ/fibhsJncTzqmgoRDHlu4dpT4IawrHwlZGtnT15cVnF+8/SEgP168+CEg71n/",
-	"Qq/ND6++J1B4AE6jhZ8kZ/w7eJ/9zdPusz0y5R9YrAxfCY9YTzT294PukyfB407H/pWDm94MTB97lvEH",
-	"D3gxZZYwJH2kSHiKefLWNaSQIjaIaQKVslc//UC4IgkbzhSLSINDDs2UJuNXmSyo03d96CLc2YZU0YwV",
-	"ezPVWM6x/0bPS5u8N6YhT7PfZtA9WY7pkQr0xu4JDExD+b7XQd4wFe0k5hOeYmhCez6mBR2SbJA7064Q",
-	"hrh5ooofWSuMCuv/j8qt6QpYvO1ZvoHWzm3tFxvIxIqms3t1k22NA+Q6DMrFWbJYbsmaKZaQPoulGGkx",
-	"Vzu0cubetYpor7y/rEapnJ0K00Hlf1nZavxEYx7BRz0QV0bEUso3sIzBaLEPW1M6Zh5dzqPhwR98Sbrz",
-	"Ov6XN7SiE1YhoGpgPDkwC4ivsGn9KfeGc5Wy0m34IFSG+V56+2F2tJuQFHojPoHm0w1rGgdjBkjQpdW+",
-	"m5S7WWAwz0w96JSzU6Vs+potChc/7qyILa1/qMvk+g7649KM7DMvI3tQnpENdhYGL7YwJ0VwD/MptVbm",
-	"dSkc+nXWNkyJfh72wxyREJYmJI3QrNERWKNhMyDhgqkbIfXfFkzBb/RM6Z/hv82gJ0Ix0/INkRq9gk19",
-	"EUxWGED3r5/TPvbrj8FK+T//+3v9dKj/03eaHREWiqtghDswazdCZjE4HEO+QnXHVPKXRh6L8sBLDpbV",
-	"psZcsBv7cleouuqp21X+3lOUbei63U/QFYPTHnoiNK5BAxaNb9Em3lYsFuIjKygOy/uXreiDUa85PpdM",
-	"TaVQbMuybUPGV1atgCx9/QUevFu2OIb8Yz4QoP/2SBFGk5jrUwp3bTN3RkCvAy0q4mGb4a+bpFkZ6nn2",
-	"6dsPdsvmpE1JCDfEYMRbtkwXqSWwNC5uphnYicMqLE+PlB81Lcnn2QQCHDSbWoKrBZkzaH20BZEzYSkv",
-	"7nMOlzBnawBarp+e1QCXa+/3ZqHmDvDuqAdrC4/Jv2f5KV6BTIZya0wsezT8reTvxFX4mmuOIqzNNjLq",
-	"9WZqxjMrbAPjq1K0FvgTieRgBoWjBjcT2xkNUCYGxrDKYozJyo2X/ZaVVOO/w1Z6A6CU5s9IAWfk8ZJu",
-	"9PvUT1p/o61/dVrPbtqtf/yPUqstA5AucqSuo9PNNeVBgqqqRKaYe2QLHxXdW8h1u8RuqIoaNn+a3OaD",
-	"UjZYuKgga7Q8ARodB7NaBo/q3dNKZkLt/pbMxCtASl3mCdF/eWhRv6loKDKBwJiWT/4KlL2yKf8qNXCV",
-	"a19WCle6+l+qIq5867XNbGIu9P6VcS6tetOXYxO5zX431L+zFXOlRJv3qZk7iVlSXbhm+WFpjK0kHrEN",
-	"VtIRKYrjB5z8WC39TX9HrcI7PayXVERyOKwa2DSR0QxpOsbmStJn6ZwxsCWgAeCLDNW8a1XhnzdWbXYk",
-	"iMDiho2xW8XcuLesBTS3rywHHCU8jqHncYao1/euB9wrQRrdpHByKYxALaa+tzkLW6J+MWFRXJVaqvaw",
-	"4zRaGXAELUF0kJIfr87fZpU6t2yhEMGEKwvF+xNL+HDRE+GHloHtbSk+EibKIO+YrflM6NykOEzB25Qm",
-	"ypRHTUoBP0p7bYzhDCLOcpBHAfDd7+/vP9PDe3d9imO2KZkJj2OugEqJTBMDPt0m7xRQzQDWC6QrIvi6",
-	"UItNbQtJ4zBjHi8wQOQTurC4jHIGzT0O39vnyNt73Orstzp7151nR53OUafzt6pKvhKM5DJT4FWkDD/f",
-	"aBbThJxcvCIRcxB8KsAsFBmyORnSQaowvarGdKql+5SJSFnwdJy9hmIMPV34+ZFCSh/cpT4ZTbapnIZa",
-	"3krMZTUDQmMlscrLWHve7oDrQkPpVsDHA2QDE/asjjlXvBu4V4Osc4mLwra23RA4UkBc8qdjyFjUE2X2",
-	"Em6AsHlEEjaQI8EVg4YQfE6M5OrTRA4Y9Mz1F4SnuByGWBobF5kPrtEI4Z8uhla3MIh1Op3HdfAUHTlu",
-	"Dfg8/JJ8smYLQgNrd1gyVLrCCFkSUCdpyozZvgxb5C+hFHbA+oQK4Jxw15dw2+NzrS9cIU8M7SAaz0yk",
-	"jhmZx4z8OmMzdNC3pBAxdXBnq5BroGUVx0pSKW+hG8yTXLYgAvnyOpWv9cpKmU1ZFT96kXsb8kGSxhAL",
-	"EPQ+hKI+4cjAILOsLQb9xVrq4TZ+CsRApn4h0Zt9KoV2Sg47nbBpplAKombA5laL07mWhCGNcI67p50y",
-	"lWKVhP6XV+zR3FC2wNNfrRUwpjVaDwLHk5WLpFrm3bGExrktCRxyCL0dNWtBodaMreG23DBeVob9E+KT",
-	"wiMypzy1UJVU21xTmg7GQMZjyj3Do9x54YrMoDh/ThekYar3AbEg6QmVSr/C3cNG1cdMy9IkYlHzmIR+",
-	"lxY+3uwpyxRF9j58OO6J0HC/HkG5PBZ+GLInbfy5Qh+o5WG4KdOEsyifqcDvxR5v0+2dNRwhaVVl1K+8",
-	"UvvaG/QjRV5eX18YHrhj0sF430wkWtlC86eeKD5hkR68OSdY4G2/18RE8LAfPnu22dGvFM6vfDGNu8Hb",
-	"R0FOWHrhMk+AWamyQqJnNUZlrYHGcjPQ3zSlsRzNGBojxlQwZ1uFxPBMEWuimTco7R9MtQjC5/SE9xrs",
-	"Ign/tFQ7tfTSNlwF5SSpXqG+RcmPF4SJNFnkd82foG8c6xnbAHd8g/28pqPc/IWLO8kH7GZKYd6nMuaD",
-	"RRvYINUYLp3L5PYGrUZEd0SJlO97C5ZEFpIy5p5UpCAJKkIG+iNGdMQmTKTtIRc05v8q9r6vlZBm8q88",
-	"2VZGsbqqJA/1aZQ/qFCnV4ExtkVhQlZ253l/xY8r4W7ZuoxuqQkI6aNP5axMk32P2tacNEUUR5BFRmKq",
-	"Uqsrh7M4M3oaUFiv9UsH+/nNRXkV18nLiGVzoDYUr0ozo2yFzQTjdYO01gR21EbMiDVP9js8xe2sKOjS",
-	"qBC/nry1pxxGZwblZHBOt+iRFoRyxCPEYAUx3BMmYP2UGBus4qPsewq2/F7n4D5S3JVYLqP4ghBsr6j+",
-	"2lVypupZ7Yi1Y05NYA/w0j7ILUBhk6+D6jGn5pqptCrO7ZtzR+g7ghzuL0xDoEqzkFxQZvoHgCgKSp+n",
-	"yjp1PE7RzSwQuXg3bkXokr9/zUd/nUhzYdJLA8zetH+xuLK/1G1vpiphsD3DioloKrlItQFIQjgOIXl3",
-	"+cbUpY6xzwx0KhRXGxJmGkWJds6RToQ0TDFNTxiS/dTYCZnX0wxcoxNUMmJgwxLla1kxTOgI9Cm5ZBFP",
-	"2CBVtoa8JxAbytmd2x/gXNXIwdO14cn3Mrl1/JHFBmKWVHo4CHFlUD/llAkWARRUQPhQG9tb5QIHsVQr",
-	"HG/zNmsD6Ul1uDzb64n7w90umxQWVeZh6TXrgoe6Nc0jiCoZz9JNuEUftBjjgZA43bd5cJwVVLwPVHbp",
-	"qgH8Vc2gM/PgleXImbmZD9zBqirZzFcUuENRqjSWltqT1usB4arFwaU5ZFX6d9klASfbQ5rSl5iIeO7U",
-	"lmaYZXLbgmvV7m9zO4aKFHPhdJVEX3JjAFSy0re663Z/855p3vmg+evsizY3HfybK3bjyp1hV/LrGBWl",
-	"+6nUtChxcr+UhVGymdu5OVwD0fdf/+v/IqFXDGZ+4x5GGpRkUgC5ae1nZIh7Mil7SIZp116GqcsXoHnB",
-	"gRxeXfUpv06oUByJ7LepklxWKvn5uXTYmdIKgEL1zkEdlqB1lXc1P7wkgTorK5FEjv6ZFqdXgIuF5tCU",
-	"v2aLk1k6Lo1T5fuVIN12yxba2KNRC6xINZBTdkxsDCjnr7x884ScPL8mXIy052LNVjQHuX4FJsBsG8DR",
-	"zocWnfIWFhLZiAKMUE9Yn9GEJXas+NP3Vur8+P56J1gq9wKr1SDEPlIwSqVN4lumhad+lEzM5x2R7+CJ",
-	"0LS7Pzg5PX1xdXVzff76xVv4DZSb39GYR6R7SCaIStnuifN+qq1n7YgBamjCRlylLAlILEf6DwlJ2DBh",
-	"aozfjaBkO0fmA7IP1VYx2mF3fMCu9Rgr1oVMKew/vPKR+aAAqgEEIF5qY15fxMWINELEKDUVJLv696gN",
-	"KpYAL2zBQ8vWwRvgX2alWfWKEdpU46/6rsBCIZH3rH8lAYjM6DOowdidq/+Eu/6MC/L8xU+vTl8UFgRo",
-	"shNG+omcK5YAmqeQKVEsNclV1SYnuOqxHGmFHdGBNvG9TQjDySag4rs/AXHiUFrcZjpIvZ40fdn/z6cU",
-	"yp53JWd4chTyri3Z2ngFMPWmhh9RDh1PWZBRlyGR9nDIIdMNsVZbTTKZxSlvIaUMBAhkoo60B5awAVWG",
-	"9McrRNFvC4hK5eBWb1R7wSwZjKkCsL80o8QmAybUTJEh5nVfvnkS9ATij0JMOutogEkObLESpn8B7Twi",
-	"Np4NDilNUqHXpid64j/+g5xKoXUel0L1RIucxLF+9RhdyYTFNOV3zAJo9Kli2tu1tQgAHRmZCvVw964b",
-	"kmnChvxDm5wY7kqbiyGkEY4kFAi2dweTCPzLsGkiXcAEC+700e4u3Kg96aOnnacd/dS2HhrUgmDXMrTO",
-	"0wmLT6libfLKsL68e/fquWqTaz5hKqWTKf62UJoBz8KeQcgkEK5I+FsP0wq9nSPS28Fdb8CQcMP3dgLS",
-	"MxL+VEYMLoTLuEjxkk/hMTnodLSvr0homuFC/PK//wbN54FFWPr0Dy3SDjp75uohw4IVXPuZoLN0rFdF",
-	"b7QIoV0POl1zsf4Rp+SEWH4frJyNJEMOJyD7gTxEllQnVJiEladZArcAB50DeOYlTRk2viqbLTvYe2YK",
-	"Wkh4ydJk0TqB2gFzzknDRCeb8ID3EGPH45RS2DKQpaN3lIPHpq2XIeWxvNOiGiwZ7Z40DV2KwWyx4zrs",
-	"7MPL9UTm3w61egMZsRBrZvSrbrz3hEcWfQgcBoO1EEBKDuq3kjRetOG5Jod3MxO3Qs5FaFilDZKMTUTr",
-	"p8RSpSaNMJCTCU9TaFlK2JQZMmOXyjeDdvna8FXEJlOZMjFYtF6zRdg2+9DeMaYKuqFoBBCRje4hgb4Q",
-	"UwsckMcd4mDs9KO1lkcN3zQpcXMuUzd9sC8OO/v2vOcUb0+8oIOxN+lwvCDzH35oTVky4aC/zb7MfqHf",
-	"ADEsU+WT/eWRIibG3BOJjGHtY62VXbWLe9sjixOMlRPkUsZMkYSK255eBGsPMEKjCRf2hwkVdJT9zTAH",
-	"SL0LUzocNu0f7jibs6RNzu3rFBnBaeoDnZZpUIfCMf1jyx7BY0Lx7zb8BlF2/KN3WPZsWZoWXPZemOQT",
-	"nxBtQhekzyoayRsGI0CFzTYprISiUOuGhW08ZS2w9kIylnOiZoMxkHFnvGuKpOj6H+kjaJnOcDsaCeFL",
-	"AhiAFtLwaDs6fCBRjBmmOjgxJmZptlxGKGYb3/Fjjpx4MdTF7r0NyOU7OARBJ/pE+lc39YM9OQTsmXwI",
-	"bF8mIWIEmh6V3k2KjGUcuYHZQTyCtCkH47BFQpmMipNQCgZA4NwB1ErVnIxYqoe2f4xzQKMMktysj7mh",
-	"pf9omiRB/SC+OujPSWATyYBw5bY+LvZ8vMBhCymM7AKJmB9qNq1aube4MBVnoOlbXIDdHdi4s7X7VQBT",
-	"nBmF2lqF/HvTCgab2u4J7XzA8TNJhj5sB6gpuHJP1J9k0EyslZuPwNgcekAuEq17op54IVKWTBOumN3v",
-	"mCTBRRFeKQt1byTw8NBaIH7e45HStsiRHv9Hq4o+InoL+dgTH1utFvy//nNoaB5aiID+kYR0Oo05AnPv",
-	"/lNJERK8cKlS8KNXogbFP8XrvHrTjySWc5YMtNIbsw/k5dnJaevq5cne4WObF0zo3An8vowWgXbrtJHm",
-	"YM/zn6jYIGGpfmlPuJJZY7PwCO0SGBz+E6Yf/0nNr7Ru7O18CkkDoygkLMRiwqaBgOcKyQhNuVFgalHh",
-	"sCmoTwV5t74MVBsPWPk5tQWs8HCjCbBkJ1dpAWVNfzIDMzvrT67+ws6dfQ3u2pap/nUnAIW0LfrNSn6D",
-	"Qs1vYM2ZgRQqpXpb8AkSEdCEKymO8JjrJeZYq4DmpzbEIj4cskRrM4OYIiIwZ5CU8JYtrJAxK4fRAget",
-	"Q5V+NvqLNCUQsUXqyflYscGNNaGtcR2hVWXXSj+8z1TaYsOhTNIc9It2P0HeJQzJPAmdpXJCUz5Ao0dL",
-	"NxeuGtPplAkYDchRbqpTQOhblEqAdMn2vzF5IK/UIn5uDIwXl6dGc1ML9GOolNr78IEM5ExLC6o8pOuy",
-	"1BUhLnmF/GlQINNnLt1mCltljI7JUorNZtdcWk0/08usoQegxY+tGcBQuSo7fmE+DR0G+BsM4IWkgYl9",
-	"/Yaq+qomGqp+wjqsLqkABVMW0TYnBTrldrMKltDoQwS3dGUd/p7hDKk2SqrGj0lIDaPpUgU6um5gbsK1",
-	"XIxQP62Q9jg6rIlUUPFNCwnXFaWz8PDK6mfznc6a7suIswJZJgY29jvakVfAC2J2J9rh+pwgrYhXAYTK",
-	"3G1xZQxpV8KBgjHN6qutwrzScxpzASrTcQOndIS/1J+4xMmbIsWwdhW144K7fgXPbxtlPp1Os6yyQe8F",
-	"CVYyXYUXlVHyKle2ljcbtO2e4dG0yRWGD4DPHCHLlrwz7ZVmmkvPiJPRPRHaYWhPVA8u9KpX52NmvFGw",
-	"dCzJCBh6qukIjvWn68cCPhvgOkFtGQ69xYUWafo+mJMSBmMMNsV8wITCLCWGhi4SOU04SxErCQpdXHI8",
-	"x0+dsmTipwVdUGkn2LljicI4UrfdaXeg7H3KBJ3ynaOd/XanvY+YrWMI+O625yyOW+Bh7v5zfqva2u7Q",
-	"fynlddELD0rnPeuT12xBrpjhgMJGGD0BubCqahOIDBroX9syo4XYLY/QOblwjtoRQFmTBopP0wbgFvhV",
-	"tHO08wNLf5zfmoA4gh/oYe51Oh6DGoay87ZUrmjotx09XMgP0Xi0c7TzInp+dQKJwzv4ae/wsPsM0Bj0",
-	"S59EncFBf489o93h/uDwqf5Dutg52jl/faFXSkEEno92gp0PeuK7v/588vPrD6fJ8KermyfXi/d/eXk+",
-	"ejIe3F3QKT+Lk/krSi8GL99dSsQhQhtoXZ7px/evrzDwuLwoWsUrlkJG56BzUPUoN2e7b2X6vZxhg/RB",
-	"53GtG04cU0suf7Bz9Pd/BDtqNpnojXu0c4HKDzYEHNE7tIhy+wLoDkcKec8wseV79ztHO7gJ9JR6zubO",
-	"0Y6wmIy7dJaOdyGsDoUdUqVl2Zl0lgiPH1wfznkitfUzoVBdHGlHC37jSllMkMkJhoNOt90T32tVZToD",
-	"zFF3oQ9T/u4eaSicX13YBu8sS0BiOTAka1PKEwjLen8+MnU3rngQAjv6HhYFoBAy6Zbw0Th1w/YCZ3vP",
-	"sFAvH55qk3OQb68unG1DqIFtbpMTW36JYVbDsefV9dn3AEGVMWhAKE5pQuOYxWQ0Q3PHxN3ZhwEzttoQ",
-	"4RwFmF6IfqMlPoZigYMOZ6wnXl1gP1mspS3MA1qS+51s0qmZLNI42HtG+mwhRdRsk/cZOn4CNW/KtiL1",
-	"BIwXvHztJouF+xow/3hKKDLXUbRZA780n2chv8KEmmiVaxuRCdLiQGfmSG95bVshFiGW9qPyo6nVbvYU",
-	"GVW/uUR8AwdAy/SETlgKqCYVee/skl0v7gf5jH9g3pCp9DsZLTaTpS7psRZ9z875ztGO4XdtIZ1Va0qF",
-	"ntZnO7XFIXy3Tel+yic+LSLy1ioCCyKZkUXlA7GX7l6Z6z7VHnt2x3L2Bw0cDm1bJmmlH3dJU/aGT3gl",
-	"J6+5dje78FOQ3dW6gJr72jeby2GABzhzq/XDdzRyi6Fv6a6/5R3kFGQCdfdb6iF917P1d3nb/VSKYcyx",
-	"gOSgu7/+3gu6ANxLKd/QBDmLD7qHdT7PpPgYwrkCnae+eW9vowG/ZotLpp1evLnG115LeUbFwqwHWIqH",
-	"nRpfeoXRo+9marFSw+s9quUYCMRM57nTnel2e4Tuo97lLF2l3+/kLbOEo4BizSKbYjd5Zj021Kkm76zU",
-	"zJRyZqrb2u49YdGv9joHpR4BPGNOFab/nVcwoHGsBb2iQ4a1IFNGU/083+5xvbFmECqlC1NHgN1OgIjE",
-	"Pkx5wkjD6r7MOmhWKAgTivK+2kR8MrejSnvo+f2a6sMMG/yEnaOdJL3566/7d53J3tsngx+Tn+dP+9fd",
-	"24sD9SZ6NnxJH89eyMPR3/ie+MuHJz/N6+uLS3zNRhrjoATIwTmgxtjeQjZ+E3PrxNwm4updll5dL7Vw",
-	"sz+YeMKGvkpfGQqOUEpiLb3hGc1CGkvHWZum+RBIhRt8xnbubeHMDLDySvMG0Jfr2zbm8lI3tfBhX9hS",
-	"uNemctto+TtqbSjF4uHa7ZTZx1X67hQy3CjZzWbK3D9HNSPYnEjBApIY9YjbT85SlVKkqMkrCznELAts",
-	"WAxmW78ZL1vynotv98JvHfSAbWy9J2jBa3ZOs/GBytxmaH4F576J+Zus6CJfcjFfdvr6M7UgzuFzjl6N",
-	"s+bK0HgC+UjjwJUdQeAAYheZzfP1NKhZi4v13lWwI9jcu86Rf7Zo2oroXLQO9uqr1PwU/Pv5YvbLPHqZ",
-	"wnHY+eYe/Td2j5xOOLUJyqJqeKQ284pqaQkjulcoCSkcMUulV9RQXIxikMHNgsjX6sOM0WalBZv3RO4B",
-	"ELPDF0WB8Vgi0jCZriZWOmvtEzk3zOVn2uQCR4VlNz1hvSL7QHsLtiLGShY02XpHLsAu8p7gqVc5lzlv",
-	"AznleryJTD2O90TvJBKxNMvLPqS3ZXwQK3K+eV1/XN1w4p+S45UnjSu3r78F9b5prS/j7b74YKpmaGE3",
-	"Io6Rt3kf0h+27S4rdBPUhGotU+JrOC/jPaRaZDJ6SydAyJAvOoQjhcWlLhnWEwOgJyVUYa0gppvIfqcV",
-	"0QVU/KUJp3GbvNDuhjKlVQxolltcKAZtYncMCrDfZNWx+6aJx5bsAjWz81P0T2M5S45xoqE4yb+eNA46",
-	"nYAcdJ41e8IVw6NXQU4KBeVkrWtjFWUyE8LLZvWE88PGVI1ZeVJr8+TSpVnPd+jm/hFyTKaYwudAMvuo",
-	"nJbxgdNSdsY20njdP4LGg6ofk9DEkhhXpGVOHle2vWcpffVGDlZCEltd5a7z9dwX1o5ayMVuvFmk73cX",
-	"7v3mq907lYXqSOsXs7UfUhval7Yy/K3KUPGS3wjl8LY4IJajQOtsV1Z4lBVDNEL9zxsuwmZQLE/pCffX",
-	"G4MTaKBoaWUcLyU0+wmNiGYABSiuEFHKnoAiClNBqgeBFSp6DIWb9R/tr25MJEVfRjNvL2eh9ERmSKMD",
-	"2AjNBTfgn92gfwbfAlXdJqpo3M1mgL+Rs9RODotu5CwNmz1hJVZeRYfWbsGRZTzsTs3r+9BgGQG+DZR9",
-	"cEXmCU9T6GXFAGqaUKForkLclJqn2rdvk9dsmpJn6CS3yQXQ76Pqh24N20I2S5RMwmM0bAT7oBdoxLC9",
-	"QL/Xggi/4eI2a3oLExb/ubejr+/thM2HDXi+4Sq9MhvyhYXG2swisEJ67YWn8P3GZNi+zu/vCJldxJ4+",
-	"NNjTUNy3nnV8uKevncJz9tuddre7335iqZqg8E+fLywETE5GMLCdM/kvHsd097DdIQ1+QaNjcnrxjpxf",
-	"ke6TmwMS81tGzuhA/+KvTZiSspEeHHX3Nhlpt85IjSS434D/4VsUtXACc3unhLmxxMWeGmpZUxtVMCm4",
-	"uC2Bq8AW2FkSY9PdMcmdCWdTJ8huPJEJ8x6ffVIRV+H37zN/rvTWcpHag4Qysa0fePN2zXne/e2WLT6t",
-	"VJPY3yKHWmM75mFo7LVtZNj1DtWFWjkgW3nOeYTwHTL2vUvisCf8xw2oSpttcgIltfCHrCkQHus/yW9U",
-	"htYT8yFwIzwBEXeNIoRaEZ6aDkztsA7GLAIJPJIyIo3wVP+mdSpFmsj4iEwTfkdTFpAJ/dCiI/bn/e7h",
-	"/uOOdij5ZDKDpYdOqVfD1lspWOuMpoNxaGo/9eeHL67pKHQD3YeO6rxSCHHqAMEF/+mSghll8SNVcMCh",
-	"HdfHhgir6rW/0wsNZuOyvlheYDNgmMCBnC68xcWerzyGdW/n2fDp46jztPv06cHgSfT48BndGzJKO4PD",
-	"Qxp1uod0vz88GHb7e/1O/+ne3iDqHkaPB93DfmfY6dDO095OFfZFblJzwsHn0iyj3ayht2BWd/+Ux7Js",
-	"+PMNW72Ze+96RuVSrw2pqPPSM7fTSsRora2XX4s6t6yUscGOXvzyg29n5erlSWvv8HFAAG04+iy7YbUW",
-	"2C8rC8LDX7JdIVSFNnabvJXQK1lYij/CR3851fcFmhceLOL62zI8z9//8SnnYJ5YxYJxV9B6nv402Cgl",
-	"+hP/UqVBN7W8Qf5iFC5TvnO9/fSP+K5dh4Vfqn4BGAKxK7CzKgF6pbGcIzwDMM8DvBQWb4TP4alX+qFh",
-	"88g/GVY99QTyXs0chu1yIzz0N2unqJ9QYclMuBYzqYzoAilamHWIsNO/J6B59l9QA4MBKtuqj40MSZp1",
-	"bjjLQVvJpLHEzxQYritsGM+ImgRxDFEGcsL60hFdwDugeU3M9KXwX//aNKELZNEgUvuOthDDzKst9JRx",
-	"DNQomPYcQtQegU2M15jX/MR0cGatgqBOj0wXicEe6QnjhheaHPY7B/hUYeQU8TQyV0SlEDLA6p47IKLK",
-	"9gT7oA9YT4QYrL7mELhH8A8bCDBVcDTGah9ucByMd48ohpTsdTptcoJJ3yFLB2PAdUJLipJhAhsCGkcd",
-	"e08laFSJE5zZO7nV196vw6Vatm0A2KYknd0TgILjAuxlFpB3EDYzgZBlV2/volo5xsUykLGwNjyOnaYp",
-	"KIjD6KB70Nmj/cFBf48+edx/9qT7LHrW7Xa6TwaHz/a+kg20LsytDw1Yj2sD3Wf2Spxk5FPEs7n2Xsfc",
-	"Z+6tHSv3l7Wq4FH/cVvLS8gWeAjhkWs1nbLEbgPMnEHpuN4gpi6CT1iFUWaftpUFdoUn37xNJrnNGRD/",
-	"zGtBACABW23CLU0vPCRjarJrRrplPAJWhomiwKyyyTZfpM8x7deeUmnMrNRuZuvwGeb43zjIsZnh5oUU",
-	"jOS+r9GWmVqIu7giS07jGHGhMlMrQ1+nYuFVGvnxahlhLgPQqSbQ/t8mtgfWsMLkMBgBHrLh5Zi1pFGE",
-	"Qhq56SwmvAtLvrCpPaseQ7sIe1iglbVjm1WObZYhqw/TRrBJYUOq3IzYAoO5ftuDnggvDGQlXKPP9VAb",
-	"/aFl9YNfQyul6bF/7FNkWmIbeH48HdM+S8lBp9PuCftc7BtFizCmiP0FonVAp6SRw6x0z/ON0yMyTBgj",
-	"ewGZJpLsHQY9vRENnBCZCQO/1FyG6LLoXEfm8TcY+88sVBi2SunCdBl5o86CNObTHdseDthR9PPULDKa",
-	"3ghOpZ8qpwpQo7H4LuoJfaWzoBQBNG4wm7wqiG6HDGLKJ1j/YNpvc6UQgU/Ugg1Tx9kc09Rh9hUquFdW",
-	"JRyThGZIVqUhplM9LDM7pzJiX7cUWw/gaOfJ67+cHVxsUEld+IbPWi+HG2WtXXSBl9W3h/AGtIqqDKJq",
-	"kNqgKGz+2KVyNRLjOFNurCb0sfFeM8i+N/rHGyHTGxCTjpXsaKdcjjr4fjgzRwedg9oL/QIeXLHCVkGs",
-	"Fvztb7WBv58qibo1hXojZfrH5RgGKHTXW0fryya4uOOG83kXQcSrbaQfJRfL0ImZMZQ965EiiYxZYDAu",
-	"IX7hzCeFUQ6X8+qJXFeSRfpyT2SoRhsHnX1kW5wjeOCJIAaqNYAdHrh4AXCIwinoiWIp/MFxDjDCQDtm",
-	"f39WI4eP9luuDt2Y2umiVGPieXrl5ueraszUVKBzcXfzbPCXvf5fn0xeTw/Udffub0/F5f7858fsZeef",
-	"bw7p99He6B0///XJX2/ra9bit35Wzfql+ymxgsPteMHmfmvpl21OqiFuvpdJn0cRE18w0v/foJDuYRL/",
-	"OG2QCPcFQ4bSBPtqi0S/gR9bjyzmWDwhja4duYD0ZyKKoaDUwPNFcjCbMJECIO+PV+dvt8IQO58ycTLl",
-	"Pyr4xvtBiVkagO3A2HJyoJyWJEcm5Qg8SgUCfNfFK7Lf7riZ+l2Agl2POUzKI+XGaMdHGnoZmw+BCGa3",
-	"2oJO4ofbavfZYT/rkWy0w+zYv+2wB9xhP5+cvXmYHZaMVI3mFlFhk2YtKtpwXtmmsh0wBI7gPBl9VZtO",
-	"VHdb1A+J2C/5rJ0UMhmtNdj0bNa31/Dq0rPj74l790cstSkg5CqPPn1rSv93tM+yTgV/G3kyDUTTFuaZ",
-	"h9S7UmeW1GUEWJSB6F8xFaSRci3RQIIFlqJCGY6ECU9L8KtCLR/Ok1FIGsiPgbX202abXPGUIaXYUe7t",
-	"rTmP2LF1dTwmi57wqCwSRiOA55XSNIObJKmpXDERfTqdYhFLVfGJ+UjsHdBfWaXxQeje04P8ivLoW5VX",
-	"+cG71Pto42NndnV28nwyDmtxFQ6lXvyNK7vO9ckFdT2dlQIGYekNxAfoBGqY8dAOZCxniWqTi5gKQ2Bl",
-	"Euf9RcYbFhjkO8C4hsecXLxaPsXIgYPnGOwafdLXHGDLF1PBRWMJTsrO2zuAx7dHbkszBeYBrhsMsAni",
-	"P75/9mS/+xhZbs36/0fn+yePH7/QK1Nt1wDFz95jckpT5igd68V37Jd81sjUF5Urhub3a8qX32s06msY",
-	"Lw8jBnGfbi4InWDYKZd3RRtkl0bp7jh+gpnKLSVhqXd2os8IU0BRdrdnee8U4sdQR6z4SBEuUpYMqbYY",
-	"xIgLRzZoeKSQAPGoJ06eX/9yAiR4E54GBH/cwybAoTaE8DdPzYkgjYhN5Cih0zEfqIDMBE93Eyknu30W",
-	"BQR8wxFnKugJIHcEPgYswsAH7ZOIq8FY74qATOOZMiSQwCpNFLBtKHL+/IooBkT80Ch48vw6+1iZ9AQX",
-	"5Pzy7JfzTpfskvOz57+cd/bb5ORNNxsCmdApiOM0mQ20EReZvwGGqYjgJcgXYeZGj6Qn7uSA9mcxTRaW",
-	"TsLy3U2olpSoZ24h0qhIOBMTOp2yKITKkYRpmQqplJPOHnAFUv3Pp4BPB5FJy0HZuPip29oj4atQ6yei",
-	"fzo4bKKPjfSUUAwGNaMKimdgjVSOyJKmcOO+6ZehZE4TwcXoyBCssQhadcb0DooxEiDf4lFLpXRheNWA",
-	"+khfhPwG0BRr5zrrEgXpjNjfxu8nit4xYK2CpiApGOnTyN7aEzjyWCqjuiHTZJiMmH4qKEd9GxNpsoDK",
-	"toSpWZyqEKux9Z4IsiSd5RMMe6IRmvGEAQnVLYcFCEgYzVCHMP1Dwv6JPbZNSwloxhaQ+ZimMDz4Fnxs",
-	"oD/zFgqATSW2uVwfBh6XcpPrg27nKmxmQ03onKTsQ9omJ+4pXPUEh4zdkKOBAp2/DMEMPe1HGmdXL1v7",
-	"zcD9cUgHPObpAv9y0DT1y1DZR3jUE/D7bqd55P02R4MCRcpT2EkCZlVJks6lkxhA8qblhMLWLpmOEeGj",
-	"J0C2dP0vQboM/JZ0AVhUNjFut4lMiFkWU6TO1RL8Ce0Jb8Fy3HjmxGG3WUGSIe0O9FdHAFUc407+nrPY",
-	"cM6Y86NSmZjj2tdKT0soLrwSqyOC80a6z54F8O99GAbMsv4lbNQA+6LPLt+SxsWr5639Jnl8EOC5AwEY",
-	"EC0BscKfReTxAd5G9MWHZEgnPF4EZMTvDJLzhEdRjLas6om9Tgeuz80wHuZYihFLDPkaV96WtlckjCpk",
-	"mLRNDUCJShocqcHwEKbJTADpqatml7M4QnkGN1nyCBAqzWPvvMLs2VWliszUzET2TrP88xEIOeTSRqeU",
-	"lzbbGS7sEOViHqANHNlowgUyXDqYzlwSGsbUyj1Zv9LnzQlfmUI+M57wmAjZE1m2HOABoHzfu+kko4YF",
-	"NmFju4btjGLRptGpaaQ0ZD/5vsyDzgEJwWfIqv2g8h6krKt+tLWHU5ooBtxWestBX4AnQTMujL02+Q6Y",
-	"mSz15QxUW3h1/u7q5uWbJzffnT//+ebNq7NX1yFpHJCz7zyG02Ny0N23FBOB6QGRccZw1u0EnU7HCf1j",
-	"0jeKTg4J7esBd70/w44AU2LOWErUVKZudHKoBXphUvwdpMU9wDOkHCSupVGKkKtkYboijk2Ts5Soj/Qj",
-	"5pSnWibgacxaPhyP7nJJ3p/+dKJK5AdIDp6SxovLJ832n/5EzniSjskpkpkF5HJMp0qvl0zIKRDqxowO",
-	"Yeq1WYbrrkU8MsWqFMgpw1NDhqiN1iOid3vm0IzjJ627vf/Bkidhtt2zGUWxpfeIluVv3lxAjwhUeEK3",
-	"cOdDpw+io/OhO9A/aUcz1t4kFmdGzrZzsAp22wIZeE84I9MiU6FVv2qcDZAVIEBg9w5lMmkWWUVguYEX",
-	"//Q11lVadYfzorfEj1fnb2Gt+zipqICseWd0HMzK6SWIkrOrl6bMEtWV6RQwnHhqDgaXUZO7B+S//tf/",
-	"A+fncPdxE8X4MxKenL7+BRvpkccRWul/OTl9nRGzmaE+UsCMC/Rl2onXRgowZ55dneCwzq5OWlpInISk",
-	"YXayEWFOfwXZlfskfG5/fZQBQzqqs7AZkPDkRUgaRkV69Q8ozwF6Mjy5BEY7lPjwYSetPdx8buSevifW",
-	"CEATS6vdkxdoeV/qSX1xeWkn3WjwF5eXrae23gbfbKjRvNqiwNpHhpc9ZxM5UUAnsPNMj5dMJscZsIqV",
-	"lNjHblk6GwedboC8tAfd/UALOf0/z5pIKFCaFw+RlvkkSvVCQIU4RlphNUqCn0YHNDFCZKO5Rz0RDmIu",
-	"+IDGIWkYJlXiE6mWxGtewbtfxk/unZcKytFzUmtZGfMlJyLQ/QosP8+Lyyd4mhpWVdm65Mrz3DwmFKnP",
-	"4EbkfEfwGRQbTmRAY9tIgPGkVTnORtaksR7Fg1LbjQXiJ2vGwleUd4TPZjzaqWjC2iI8pjBZvKLe1oWN",
-	"XpltBWWstcNHbkNkYa9gp2r6813yWhp1+mdXLz/+8v/v9TDw9vHFxavTjy9PLr87v/zp1Yv3H7Vyx//Z",
-	"6+w97ux39jpP9zvdvY8fjdP+y8nz65uTTvfj2dUPeta7Hy8+7rUP291ecvHq+cfux4/dTmdv/+Dw8ZNf",
-	"fvnl5dnpL2eXHz8+P3/xy48nb1/0koufuh+7H199PHj/y0F375eTXqJH0h30kp26c/AyfvIiefJ5An5g",
-	"hdRcu0twHDdYvJfxk6U7661dYdWyVSqun1217sF+p7v/P/QKffyo1RIs3elr/e/W8tKdXZ18PDlxa7rl",
-	"YpQ0PjvZbdJGziQteMHG8z6y5Umo6tBV9zS900IZyKM5p4+UNS+g57ZaJGnBcq+Y6saV5hydgxs65Te3",
-	"bOGVmBfchqXa8u79a8vfSk+xkkal09E0xkUd/6cnrN/VWPJ8mjb+ZL7agZPaad+rFcnVFsOlPdv3CU1v",
-	"vFplrQB55+pztQAUYxWWOgmrXx4pmFmnMM0FAB8wdDpVfesQWLrZGMHuM79ua4Deh/w1W7j2yeC3nT6j",
-	"CUvKGypRY9jo+8nzazCVIs7SFrqw1lzzcgrW0CzJKzhrFvIK05iKlrFQd46y+5ZyDvqHiqSDe/9KBAyn",
-	"CIxLFVkMAhyQ9shMXNfHa6yKmmZIGDbqeQRXouCxvjcVNF6olAjGkMg8TeDXbiwmHpr5M9jUYJ8JjJ23",
-	"HvJgYDSOAqgqCCgjQaUDo/KxCXuiEpyQ1MQmbJMTkq1DZBO/ijHtP4p4YTAI4eg/ykLopdUiJ7OIF52Y",
-	"opdCtnBS3nCwSM+yfbgSq+FcDzvLItlIrf6E9lc0+YPV4zTeMi/1fvPjtlZUxdjM/YXhebgQe2WwELWH",
-	"Z85IfkjWo68YkrlnE6Pv3NzyqQYs5ZfFrzQYGJlQWgOBARdeJ5THBVO+FjxjtvEvQRJshtDoDuznwmj0",
-	"X/B7ATD4whbgH6hcSst/rehzAa96et0J+G30+rbFU8v2AEA+VVoCJ/DnIiSznAKiAlNe/gBs3f6ChGhp",
-	"h4FDkrzlIiqoRe0VOr1IimpxLVwwaeR07spaS0xU65dVqkL8yFpa0CBkgebnBjCDNMwUkFBPTFhQLvp3",
-	"VUoPpqq2EIdxXuE9VfrFaeZHygz296eizSTaFCDsj9wgFRNKJjdyOIy5YBXDAazfCoX8+KB0LL8/rZcd",
-	"v5U6z+zQLbQd3LmZisu2zWdRcNnjfy/q7d9aTWkBZ+bc00vmFzXKeT+r3oE2Dv01Mr5jWxfCBTVyKyvK",
-	"5U6x+ogK1GswMtJQcsKgOY7ROLXuqyl6MPI1g0UkUSIBtyzDx7uEj0LoGfNMR/6mX7hUxoJoPyaZz1ND",
-	"bMNt2z6dsJ6QA0TJGrAM90dgo5sNLyUM4y5IKXBsKJC8G6GJfkRTNqcLrUCTyFTv6PcrHkPBmL63CfNh",
-	"efLgE5YVLWpTZsqDQ9LgQk3ZIJVZe0Mp3Q6sOAqnB2ngur8UrieEN0ge2OvLCWb0HwNitn70rWr43vHM",
-	"r9+5ZHa1O/B15G3+/NQP43nicy6TW4wsfi0Jem7khB6JKdMxtcZhyibwhbOE3bAP2n7nUoRGIEJD6JQz",
-	"FGfadZxODKp8as/II9UT4Ek0EJ9em33qCHjG2uRcC7QpS/DSI0IVgn0hnWYRbc0bHsjzPUBJKwi0KUu0",
-	"VfsKxRiXQvlCLSA05hQM/+EwcCKuoj0VJMB7mdyeJ9HX5hWzk/uqHsMGe4K9IRKD4DtjPhrvbCb63Id/",
-	"roYPJ7prfhPt7gQ7qHxP0p0jMYvjYMfQ650USEm6naNOx9CnLEvvWM5ZQkZU3bKUxCzVtkAyIZQnhhFs",
-	"q+muR34SHXZKlgbmUcYzPci3MmX284zTVtvxM+Xf2fwYH9X5sbY3/5JNKU+OyHskkiNIJKcNoIMn/+d/",
-	"f78T7JjumOqZrb2dsiNUoU29k22NLD3cjDOXG28Y9Ozepmnhb5vs2yaDLNIsTj9XP7tR7Jky/xo97v+O",
-	"duEfvB3+HHzSZdNq2cZ04qAM8GPJqqlvamI5/rpssSvqz5dFBIQOUn7nYLzlLYvy4eRj072k79QPMQRy",
-	"dRpvi5lQU6+jKjOhn69PF+LIUCagdu7P5QZTZpunK5RH51mmPGrSpkVaN8VUpe9Uqcg86JrnmRDriykf",
-	"LPcIAnNEE9QDG/IPeufImbq5ffKXyd6HbQjTcN7qBCmvcY+oL+wuf8t/VQUWTRFZLrRo5cW6FtlCysse",
-	"3p0Hhwso9Vk9sHAynMUxCjDA5zVdU0Km7JgsQYZDtgpxw9tEn3cIbWujswV/4qInYOQY0EuATJhNEU8z",
-	"Xlisc6iRfH69XE3DhaW59Hqh/mji0Pi/eLB/BwhNKyXZhlBN+FWfC60JrnxYiX/LFnkh/VP/2fW/Lg/E",
-	"m+nTwfuoO3ypHo9+pPuLF6wze83P08O//vq3eW01IMAT2LlKJfR5QAXWggg5P7aULQb7OsYD1iaX7rDA",
-	"5guWT8jF+VVZF+04fuKdD3c82pXKaLOVjawmqtQ8PpD3Z/YErBz9Cm7Av5m++4bCdR8UrqzU/TNr+ErP",
-	"A08AaPCYIXFb6eGEZjJlc3Coxg86Xew3m49ZAqLnTmKM2FXM6zsLubg/mrqFr8rUbUH71Dpkpi/1m6D5",
-	"HRSW6cX8okcv+Kxpo+WDPYt42orlaE1MYZ7oEzOhwH+Tw+VyFVj5WEO+TG0+lqSB0OEOdiCxzEBNrFTH",
-	"dLg7TU1AKUX4g4QpOUvAIRgbTAYIvRhJslyjhsh5W5WNr6e0X1UQ7gsWqHFHrJQBTRJucFUghYYgDjxl",
-	"PZHKGXAyN2x7CrYBAeKv6R5dElFmPRrLMR6eKotSiJPg8Ru4yVcBmbP+WMpbFSB7xoROp1yMFLIK4EeV",
-	"Cz/tXnkF9PCB3HUN28LBY/d7H0MhxeIj/VUWSRFWzYAk8pRVBnT0dL+Ro1qlgfbVfVOEV9x4Ht1LSTne",
-	"Yf/xoPUkespaz4adbgv7MZ8+o/1BVQk4HaQyeZB6vNxk6jNlJ4I0sCjGTkuhshHdFL35qoeI0FlVbIqb",
-	"jlCr9oTQYcpMD8IyD6Dzl7rXHS+9UjY8fZrLpy+iKWvpZ288h302dG7QisE9XTu4VG41tN9ViaMLZsI8",
-	"5bYL7F6IEEb1jwGUfB4h+4SbqBNByQ9ywv6l1RgtcZkPN3OZGbSBTOE5++1Ou9vdbz/J0BdBOBwMu4M9",
-	"+ox1+k+i/cEhfcoeD7vR3mBn81xYqj2GtP4d28RXtRh7oVXCZoWgZk9/tkpQ7/nfSkG/ZMcC2F8kBsXm",
-	"LEtoRVjXpvA5S0IR0GI1nQFiT4ENNZYzxdAUSqHeUURQAOmQA6NmoJUxcmgvI3AdkbPLt0FPIPQxwBbK",
-	"IenzJB0HxEZlEE4PAagQjCiPDphBGeYQCgE9aRjTkSJqNhgDJJZBAES0wBVtgkvtEMcWuAuNmZ6Qs1Rx",
-	"sInhGhNrdkxLD9Q+cZq1FaJrkTxgB+IPLD3F5a5jWvlNDXYL/P7aGmCUYpYovVZ6vyF44z6BwL7eXAOa",
-	"sICwD3SQxgu9KRQTacGoOnhfMU79xE1Nqd9fw0N2yFfW2prNsUXDwwXujysj9TZSeBkq4GfTef72/dbe",
-	"95mUZY2Jg2xFhB2g74R2Lz+Trh1YMVezJfDU7/z7Wl2BA5akfGjOcbVK/m6BhH+LgCgphQu9kIYFDTzs",
-	"dJpt8j2PEUjTBhsCEmojHv+lrfoQcS0L4c8czUFBN6q6TX+lnv1p/gM3VEK/U92DX1w5vM1DDLhGDzW8",
-	"5T6/oZTRjTEu6nb5rczi+av6Wt/56QEc2BrFm0h7qc6Fu+SghXAC9aotn3T0tUrNWGSfse+eYbzewmSJ",
-	"mV7snaOd789ae3v73Van8+zpzla1mFh6Cd+gF7FGUWVgt0bt7aWvf7vksG/uy+aWuG7JkK3c/OZKPmjx",
-	"z6AoRJ2Ky//hi3UZVgLiO9GYHzOCzCoX1DYKCDB8AQydAs87SSXhaRMb8aYs4TLiA5LMhGAJ9sj1BCVh",
-	"7tE3MZ0qZhtdaJoF4fcRmcZGCkMnO9BJw94VKYj2VyGPyehg3BONIZJbh1jHboRSaDsS2UCKCHDUBglP",
-	"0RkD+5OnAL3ttS2CDkWoLy1TiJEpPZH7gKoU6KmcTGNOxYCVOIYVdUD5Q/tV22AqBfVXEb6bSdFPW+nB",
-	"r1Co9E013l81brXWX7V1IS/1v3UvfOte0G4wgK3RvN7dxFQoap3afQtl27HKkT0XjKzRfjWdSwhs5j/1",
-	"fg2O30TsH0vEfpN4DyU7fmDpfQTH5/Ex6nfKz0qbDqYxHQCiOmlQkjDB5jQGmhsA2fCcgSMoqjFQSTRh",
-	"JJox4xwMDYy9vgPx3hE6pCcAwAQ8D9thbzqyYiTVgL7UMm7SbWx7JEpblnYPY5o/+2aaf2G98eyPqDfA",
-	"j/2mNP67mMkPZhs/lHkL8vzr2LcmGbRrKwtaUFmwAsoRCxdI4+RNt7XfdKjUpHH+/Er/AnkMHdyzgU5Y",
-	"oksZIjjzmBqOo4wKkUQ8MiBUAzkSXLEA00D6mSKNF0BR6ICieTomYzlH8iYuWljRYTOkPYFUg8h6ZmAl",
-	"/2xpFGOuDMkh4FBa1Af8c+Aup3EcAk/depjn0qoIv7J2TX1+Lj9lKSP1JC19GbA8egUeyKmIWjy0F50M",
-	"h4bEDRj29LOksu/SrzkmYYbqpRxfUU+kfILDEQR3QJ9VLqMlDKcw4EfKluSSQmk11P9+hTqRN1yl78z+",
-	"PoXtXQ+l02x1meCKZCyj+QSU/v2DJJ5kxEy+aSkB5nF/QpDZgIU2A2114e9lQkK9U/ODs/fVBw81j87f",
-	"y8RsoiWR9yv3DxpDGvqPUTlipdvKwpH8ZtmifsR/wGbVI25/fZbCEff0b1Ujv/e8mCv1c3LIqdqBkWF/",
-	"qGKQckNj9zf9n0/3wZxbNoihLYQqUO8s0holhTaVNOGTiSnyHFDFWlwoJhRP+R2LF81jMmWJNjFaTMAj",
-	"MvbWnrAVmOEuKkk11S54ka7s7Pz56ctzK2unNB37BAAR2yl6aKu4ACZcuNK8Uq6yiujAQCaRcrwYvhpz",
-	"u6cMZMUZZRNGhSFPThjyKUGwoSdsU6QhsV62ScAGAc2PPVE8sQxztrUBeySbxySmqcdiYkilU7d6CTNm",
-	"mIe8RxdtcmZMi1RrfsIm03QB62wYOTKTEp8zp6onkCnbLDx8nYNLtVGQW4RObJMTvE8whkYoZHD72gwC",
-	"W2jBkIKaip5wzeyPFJT6xsZeG1BB+m74JkM7kq2Y3zH3AUhzvTC2nnSmHuuJ/ozHaYsL4tvEkqm8UQy1",
-	"TmYybONpOs7Zh15zkh50T3BLimKtUDXm05I+pvK4zgOaaJ+vifWMTnPK9x6xJH1aUL5KobQoEenNgCZ9",
-	"OV5ECYUGlFjOb4YUKt5NqAKMwdr+/Rmd6lF+rhAOcmKgnbaWEcMzWDYZf3ZTaXACT6FlfjMb9hvyzr1i",
-	"HF8DTeBhLJszOjVeIghw1wVhdFNNoyYvjzYza8pBArCrcnXbSEFXmltIH/lNAzKlwI0K/a9pndYM20Rc",
-	"bEBd23qxpim4JzbtCsYJfY6jWeoMrvCozeW1fOnch/4+WJ9+f76ptwlXSmqceL0E27imePdmTqkZ2Wdz",
-	"S73nf+vh+1IOZuTOrxW59jdVEjc78V+k4PKSjbTVlWhzVQ0Shj6MJR1wVZdYUYljt/wFRhYvWHpEJlzo",
-	"S/WvwFaWEeuJRlgCDmW+HwHR9fUhxreZtl21S2O4C00PPgkHUgz5CEg5B2M2uGVRT0B2VaWmI4E0FGMk",
-	"xJl7rX/TPCbSNBsOOYu1x0JvbRueib1BZ5+j/MT4r+oJ/WWm0rQUJFMmxHb10RLt88hwhQZ+n19PhHma",
-	"07BN7MSbEK7+kzXE+wuiVe3x/8feuyW3kaProlNBcD+YWpGiSEm+UdERW+0qV3m1XaW2XMuru1nhBDNB",
-	"Es0kwAaQolkVjjhPZwDnZc/gPK8xrD2TPZId+H8gL7wpKZGi7MqnKlN5QeLy/ffvz6aT6x2IE0zwdMh0",
-	"yMxOXFD7f9r4spV/NIaKJ1aV0DQ1rPHrl0zZz3p3fOrLgqX/I0yYYHlvj62Dk1tyjuHU7StJsyCdbhVO",
-	"P7GZlzCVvyG7YaUFgS8OSCrwVO85AbEIAnVItSY+u2NIFxGUULd9dydl19kut/KbvWcTeeOcRF6CvTGa",
-	"GDlmgmgjpxoIoqFI3Dn6gIXHaOxp9JH1r2U0ZkZjCpALg2IIiZyftzvA1SgkSaQYMuVjjl4i5i8mEZ3u",
-	"QGx8B1+aiY2vhrDsm9YtcVH2sPGD9Vm3fjv/XEH7ga5YBZ6D+2/DH5hZtwfb+xGyVyAI9yJn6zSiHZdv",
-	"7+MgHCDp9FUhxID+LqsD5/1ZUXNOPeUXWD2Y21nSTcOjkrkGZNg9wb0Yckmo9mkCEle84cftBQkEAhQb",
-	"MBOhPxlbp/p+eeSdxF557vE9YWRmMFWBhgIukCWz6P5AUZyPxm6slJGc/UhFLAcDnQUUC5YL+zyVkJsx",
-	"YmCZJHw4guPqSZk/T2XBSqmMJCtWdj/Bi0MCossGrYHx24g94J59aI38JKLet7VZLZ+hl4fY632A3YFf",
-	"M7Q/hqTPIjlhmog0SY4uNsNkTzicbJFXCaPKUT/hZRBZ8CFweGFF6uJtfDr2rXj9KzsFtX7+OJQSWJds",
-	"KzzBDfcVKScrXcVXqR4xTGuAfBKrRxA+oUNGmv05mVg0IWM2PwLmT6JYxKcQgpTCn7KAKMjDtkcCziKk",
-	"jsDhwBQOay0TOp0yqjRkAuGh5EWf8BOvkqTC8IREdq5ZvKTV9MR6tSZTZi4FScVYyJkgIXzAX9g8RCev",
-	"wBbb/hPh/6GxpetyaUa0PKqgrNoAuhZ0mwv7rOxlODtv4tD5h9/jbO1UFbKQ8EE+Ao+vYZ+Nlff2pJDO",
-	"KVZRaXbDFCNTRkVqXJh6jkAqiGvWbD9umAB0D6Ry+TPThGJg0/eey/Llsz5bGNVy+3QLPy/V5pvVtLyL",
-	"N8sTsUerVrhq7+sdRRxoNLj1CZqAALcPpfJNKT9YF2XfkYqSZ8dZ/ioEPYOMrkWRTptMuEjR5o1dx6os",
-	"c9IJpyihfJIVu2C81H8nREdb5B0XJu+VrHxhakkgThW74TLVJBWpdtSlLXKZ2+hO8fXVNy52i32yvEMa",
-	"5amvV4UEIqsr2xGy+AJ91CBHx5hdIHqi5NFukY8jJrKoJYg79yLnipjJNInJUJI+m0usgoFQZ5bqQyI6",
-	"7YnmQDFGTgMyVZKcPg0wOAyJjSQVLkx6FLhusZnQPXXZPFmOJD7zk+f8h6IO+ByMJDuv+dHOgqtX+OUu",
-	"J3LXvfK3ZXyxo+g2nv/lr+/Or/Ia0hWtqjpb9l8tfuaGjMRiB6YV3dlcY7ZvNdBYAaB9jhEmQX2j4vHw",
-	"kurdcm7KQwkpbFx0ODFl374gKQC9kbIAkhudUl+A0U5wS0iSmp7I+zYVQpPQkgWVdCumeEStDJoyEduJ",
-	"Ly6AFSwx1xFVMWSeS/BY+2RN+8y5JsoFeK1xl2utRR944MpMoBbAiRoUk74zpBNkF5iXXzFqSn4RG4TY",
-	"7t04uFC7NNQewkp5iCyU2jr56uEXz9JDuISZGNIhm9gBrk0y/6nQd2olk/FSoTg2McqeTGYjmSRzABh0",
-	"S2Up5fehOf6+MPb7N3JJYw5NWxqvJNWGJuS1lDG5pgNm5uTt21eNoArryIALmtjjkbf/r8g3cg58I1kL",
-	"8zcxrPft93U6djO4uNlfOySSaioVRBRcYwsk9YT0cyUn2dg7SGViZOFrzjoN8NhY+9mPHxMEq42mTakd",
-	"TUZgYoVhFf6SO3Dl5qtfE+UeNF8b+62w0mH0cMULLfkPTpT7g5LpVLsK0WxcRA6K+CVvIDsOzwxpFi/8",
-	"p+TIOAsWc/7Bb+LwaJeEsoWdfUgPdBVE3CnsbA00WyYj5/O6T9bYxylIvgERUXWxi4LhgISxBUCsc7Zr",
-	"tthi0+lFiVlZYN6ZTmtpM24qKM0vxt6nRRlIReyI2zOAwosQEO7DLFsSe/ejB9wHBhfIZ6HxYnurxouP",
-	"Ub3/vUFvmKJDdoX0Io1u49lZ68x+OOWJFYid4pBfydReU/oNlRJ7HhK2ajKfliYz5sLu8k55IipNX6eD",
-	"X1oeJwJ5owsDvkt7SjaByLgjQnwnhRklc2wcoGGzgAplRdTr4vCnVFto6Lbt/BqaFP745X7SMNtyK0Xi",
-	"wubbg0ishdROCX7vgfUHZfi9VYCc+I16KEf9a8XYb0uupswLX5RZTXSvS8Gw+UmfkQyxAsISzch5+yWW",
-	"1EITcJf5jTh5QQZcMV00+FrZKSW/F83AL9DoK/9jYVxcEz6ZpLDHuj3hrslC1JA+BU5yJCkqfUBg7z5v",
-	"v9yNjfnaDW/XVmYtr2t5XcvrWl7XwZ4tFQUPyAeyDP+V8unEwfS6PpiQvAstqOmE+Y6XpD/PuCAutuIP",
-	"vm9/y++zMX9FrS0fpFVjNeHWZs8bRa6I8ScuPkVSJsBi7z1adrrRvTehY/spf5HJlI4bQWMiY5Y0uo2r",
-	"58ftF5328asP+cx8pMn4mAuSPU4zxam9+i9Xx6ennfb507v0K9hHACnbRXX86JDxI1Y4zR7s8t8eQXvF",
-	"KWcRFDNkoyqS/FxHVBA7bsipMSMmACWBaTQ0VA2Z+TCfsm5+dxgQ94edR47WA+MDBo7WAcuhYaS6+uWn",
-	"8cDdBf+4aL71Sh021ONHUQd66kBPt3EZx1sLtfvr77f3AFyWY/cK1xS+cO/NnGok3BkS1ui0Sw//41Be",
-	"d9S3D3zpfvBPtOOBzOhLOBatYUUv+gSgPCqRMxajcZ9neJIIylM9hckum/KVkadWUg/bZ6+G5hqa60Z5",
-	"0Cjv4ZS+m40J+ytY4fEOT8+bUG3IWZvEdK4DIpM4y+8HWoqQmjBAV0bI4/AogDZ1PcE+08i4FnB9Gc8J",
-	"JTPWH0k5JjFLOEZZB1ZORFQpznQ3b5Ly79c//xTk/7TPbZGPeHdPZLdbgWKwrR7WQFLfsk9hHbCdPagr",
-	"ghs406TJgRODxHImAqiZwGf1BIbFjohiNHbSDaeBDgxT+UxIAe6aqZIRg6ePmHJ9Z/WYT313Om58LXBP",
-	"jCgw7MNnWNEWwiOBcdk+1v7uqDDglaQJ/QbzweH8SQVXUJVwpoDV/KjrmqUMoaJLmWIHGnwUDp6bFvnI",
-	"zUimhviXL9xJshvdCuP9Yza1in9o5lOmQ1dZmrX2s5ga+3lqRnIyoceaWU3CsPgIatPsG+DRwJFemlJu",
-	"egK5gFwxWZnx39EHQRHdIvv/BdQbukfbr4JV8QH+2LcVhF5AUCsu5KwL0DlhrmkPJma7ydAM1BVuNC4y",
-	"7rjQbdiWYdqE2caz+4gq5BIpnpzs60Sc/R27N602nb6Hy0PSlDPhFBmoZDvq4n+hAaUUEU8YkrnA6thr",
-	"raKU9rNTrLOhLTWxcV+gt+sziCO7LWBikYPHpZ3rWyOUpqWg5xWx5GJpC2abdZvIC2u328/WRF7ggdv2",
-	"VFgRFSoBomYETsOKDV8c9z8awJbScloRKBVDIQeDVswiHrPYYjz7PE2gjHxAE81WfwS8rLF9xMKO2Yuu",
-	"Cf38Bm/qYE8u/6/FYEbQ0GYO025nqlG9x8T9qyJzObWxKtLtzTs0jYA7t+sZgWMqS729NZDAl9WNDb+G",
-	"OJRZqzU1c+Frpc9RQb3zYLzG1M9Qd6kTUHbj6k5AO+tvOEz5pr7JP9g/k1hGKVZqNkdyZsVmLAklhurx",
-	"UWD1HKCNqlb7iS+0ErrcBhh4qbK/bezrtkUqwA/4efeOrffBgdD4H+QVGJEkkUMYlpKuv3DEhFGM6BFL",
-	"Bi1y2Zc3jJx3yH//1+sumdh/TJWM08i46vokIRPK7eutYt9al7/W+XC6vSndt6Y0MK9ltT13SGHyTGDu",
-	"gw2bwOSmitmPX2cAFwd8h5g7LFfVeDvultos3jHODf2R8RjmfngEkfZhCY0IF+QdVWM07JDNYgIdyNJp",
-	"ImnMYvwRGaDgQASALTkk9UTTpSjpEDgWc9ghTSEFO7oV1KzKpvEH3w5trTfzA9Wgl1cM1+NpOGSofv+w",
-	"t2+cquyFg8neZ0C/FiF3ECFbrd5GQbHnGD+CZB3grwP8eSUnbrwqkrQgHio7eYs7bpOnF3f/PSL5Xgzd",
-	"L1RUw9+B4a9GpZ2W7lU/3I8+po8b5DZF13O0QSjAWerlBsAYEnG9UcyITSoxOm2pGmOMP8ekWrPdvWZb",
-	"Q3sN7V9fh5eDx/mx19S+9b5RGsfJBpft9YgPDHFXBUQgOx/0kIFgRkAkXEqTBMLx0Erivn7WH92gtiy4",
-	"8sP8NguvnnXPPDrZ6S/9FX6bX1Flb0pSEY2qY1j80n6wNHa8WXZTLKHJtB5DXFuJC/LiGYDviCa8n0IM",
-	"a+t6WqrHlZFx0Gn8egeXL+6cqj7fbL/UkLdTp+8oO78es/wvj8DtqwuI9gRIgpm+gJwjQqHiNeswhTEp",
-	"0gy1TFXEuu6mMCDuF+xL7vcRNgPsiRBSVsOAeMXoKCBUaz4ULAadJE4ZoagsuzdqOt9Wlw2I71PAsdnK",
-	"Kp+vOw4HJfYrUAG4WYDfU81UGT2e9p9Fx8/jF+z45aDdOT49O3/67PmLl7Qfwa6OU7aAiaTTQQXouP2s",
-	"227bz1RcKm7sRhzx4ajQgubVgh5IaF+mOIEzh3kId/C11QB2/6BZWa/DhT5EBdkfUCxttyibhc+eHckO",
-	"d2tPcu1J7jbes0iqmFC39SqJ57vYFDl5xLHnUNmQPuyvgDym5bSYC2cq6DWOJMUotKmZECNlYP84Zcpq",
-	"6T1RohI0O2MCf5M9Nht74/HQLcSddm7ArOKsQYKajNXnRTto6CJfj9OzYUzc8IgmvqfumM1dPQUXn+zK",
-	"5kUWBZ8FlLV8ft3oNs47DcgVtP9/dgbiWU6mZqmIArr9KdJniZyR885//9frRtCYMejS2z37EhRH4vIc",
-	"45R9R+e60T3zw0ponyU6H5H9yE+O+Sd77/cQkLfLQrlgisBNiVfLXJqlf/Ppl5JvJonJSCYxmHnB6mly",
-	"g8MBaSp4PhwdST811/C/3aeFcV1TwQ3/DfpeCPBvIZzng+msnAZ8UyQnngo7W47PpvjdP0MRlexrpm5c",
-	"X+T80e3id8JInGj5dT9UGMvnp+bEOKi5luMkMQVEuyNzoIPpYwvMHjl2mXS4zrK7LlCswz7skjADAbDZ",
-	"7LkLSRMT9/1BDI8CEhbgK7+Ai9fhib3uNWTz9ERoj1XobEVfcoCnKCTNmA1omhjSQW6/0B/WkAwSOmyR",
-	"N4ZNyJjNUdClgv8rZb5vqp/2XdJzrDhmh7QDa4lUS6T7S6TKttfy7v8q6FVq7a0+Kw+pvd39OB2UA2eV",
-	"hVn7OGofR7HvwQqtdocEl6DCVvJ83E6Vk2l/5F0FV0fmLzFS3icRb6V++EgIHGoxWIvBb0MM1vJoxy0O",
-	"7gPrD+2r2GFWZS4j3hS92q5b/ITGDFIlXRdv92czYnMyY4rhBTNuRrukRlojQWoHQY3237yDoNaM6rNS",
-	"a0a1ZvTH5R87uIl9aw9xuzfj1J5/xzbmyb6etttHvrGE7mZ9JQISYqsV+3+ljrt5OUtPPEDLiYKK9zU1",
-	"nVjNfVTMwoBwlx2roZi0mA81axO0bjzYBGd7PLrGG9cNb0WDZhhioQHXdlPqmzktf0JxSz1wUjkVeuY3",
-	"0Co5XxDwIM5fghBcEL1CQn7fh5kkqQDBQaYUp0zxiDXy1kdOfk1H0sh3eXlMhck7bTd+zV/thCxK1+55",
-	"/oeCTARh2G28TqRUJFaUC02ihFHRAhFXqf1UdtGf51UzUiv1CCutuCMbzVtdbUj7KY5tUSuoqCieLfYU",
-	"q95Kyyo/f9l67bfSwpxOuqh6+XTMal/Ycddfl9o721UfKPkbE9tOGX48TplUv2yVoVzU/RrPCrmrP1jl",
-	"XN4wRZOkValPmRdbr6FJXXFbnOfbwp2JxlnrRaNW8WsVf52Kv206dNZsriiQvXb3ZgsbtUL7vPUGyNOd",
-	"5JfVeWWPJK9MH7gR7fpyoJIRIweu0RJxBLp+D5MmNzr3q1LFSCSnnMVdRwabXchie2UsiZCmJ7DKnXBz",
-	"VKqT7M8Jddy3mbQhzaypnRwUflYyYRZbR3w48qyzNIqY1sRIJKm1I8akM6rJlCrjKFWtNCy2hY2sFOJi",
-	"mJcN7SXd7KBpZneW3hWl7h17iFYHzsoel8Vp32d+U24+LGrUqNOW9Gf3072144OrcTgip8fhPzLlDf/p",
-	"VTf811aKm7ul1ttqvW23elu2Cw+rt23vqHkkGWV1IlmdSGaPoztGZT/3/lskL23ETWxsBd0VGUuhewDI",
-	"6oAA8AG+eqHqShuwEC6SStl7bxiUuesnBCHkaDdJZfdOJqtdlrXLsnZZ1i7LWvWtVd+vy2W5e9W3Vkb3",
-	"lkV6YM9kxRTRW9XEE7/37RztOVl1dfmtBRi9EE7vYq0s4FAMVbmEUSU0KKoIBeR//y/410A5LqSmBVHS",
-	"CYjFUdL2euxJT3gYO3Kdn1Aq0SEjdGh1KIMFvy73LSRDfsM0/hZarA9dJTB4SsWcYMc24gGuJ2CAEzpm",
-	"doDucuicxW5cBzcYS4t8b7/K3Q435ZRRTlfCt8DXu18I7QngkyrwNpEmEkmRkKYxN5/cpcsMU9lT47xo",
-	"2L74iSahE0th0BO+Bvn5UYv8IlCDZnFx/jUMu0XO2y+h5x3JMHNZ7XdEGoVslJA0M10jIDThFHI5BoNg",
-	"g3vYvWDXDuLatqhti9q2qG2L2raobYvatqhti4M5uh9B0bPbm3e0bJb1vDt7q09KetkBiuYuUbMj/Tkq",
-	"5mM2J80JU0OGUifrfywF00cB0r8CWoJ2pu3FMaeEx74fQU8UCemOWuRSOB87maTQ09OAAePUcQtYpBmi",
-	"6hdCh7AMuXMSonQK2Rs5C1GZhOg1/vuzCY9axK9ubGUKSvJSxrJig1SzrKNC87z98mhfyvx10cX/Plvr",
-	"+/DD/mFV8dUa0R0QPluHfVaw1SbTHyvfZb2iXqe+1Dr649TRufg0VXKomNa1ll5XSz6OaknkXHbS8xAq",
-	"uR5RdbCwwButUxcWmKb9hEck4WJMwh++/0BwZDDgk9+NHDPxJeyib9xBU0wUs0vTIvY54EQfUi6IkoZC",
-	"w12gxrB34n1TxW64TDW+RBs51WQm1RjuNODw3k3O87Ud+WPyaMMkNLqNv05e3vSvO7/RH17P/37dafdP",
-	"TdLnnZu/83b73bzzT/v73z7+1P77f/77bxbKVNLoNkbGTHX35IROeUvLVLfcg09uOsU12urZlTEQpvIt",
-	"F+MaAr95RwWs9UKM0B3xh8isu3FaxvrK8Tf5NUQwDhoMhRVgcUAUu5FjFhMhFWGfp9a6ylpiQYl5i3yw",
-	"5xArRAREDROuMbh2S0PEUgE5KYw1b3soNdvc9tCq/tasp/GEiwy8emJNkXk+Hfuir2+/LAZuWMyE4TRx",
-	"xg6bWEXZ6qyT/zmiqi/VDWez4zE30YiJDISg+trOtS4//WXp6RW7ikRoKt3wLYNbSoKi6uRCo9jm79c7",
-	"lajdZApvtRK1KcMgcmFj1Ii443q1FXNcQCXXhmItIsHhe6i6NSz+0ejw9aMlNzThMbgcn5OYztGvqZhJ",
-	"fcoFaAkY928iU5iyGAVNVhF8aE+MqB4dtQjsUVCcBIGj6nUvT0tmH7g8ZS0CMlsmjEzonAhpSB+6Ld0w",
-	"VNfw9KknmsiZuMA0CB5rdKb2PRyi77XUC4Q0qYgD+Dys0sM5jnvCPTIgdCKxvM03+ugSKqAdF77HqeHk",
-	"vH1Owmv7ix3fwO5AlxciZDaioCcmjAr7eQxMePuHgJy3z9AJjJNiRtQQnlOxZVV8+bte3huvfa1XhhqH",
-	"LLErA3lDxY2twHwDlFbsmLp1iZyftn2VyGmsPMxWZ82w/NVuXHFRCmz5TeV7V0qMfDxBXhwAALD3UpoM",
-	"PutSmnv4Lip8yRWdJ5LGH6R8S9WQfQt1N7CxGWjGUrBdyd9NxkBWZhMzn0C56TQ98WJ0tXsBxV+aMA2S",
-	"CqJyvubaSQZuyEymSdwTEzpmxALLvEuE7Mt47myMRcluJKEoVEGSOhEnZ4I0rTxyOY23cFT5R0ukZdpk",
-	"YdjHnsMHSMHsY0CI9oQTziKZgyDMr7BSkCZaEsVoNLLXZFJXH7XIe/tqVCacuMbvyqTmko2Vm1hZZNNK",
-	"cvuM5mn7/OjeMhWGVJapCxKgEjC8chKiBrnduUztwpQPwIH18LtmaUMuwcYKvnKzO5JOLZ6zmPAJHRYa",
-	"brte2/aguralXJH+3DDdIlf2ShTxIRz8sCewA1GqtFQhZksL9tmQKR2yJ5r88v6tVVldHnH4lotxSFDM",
-	"k2aoWPKnXsNe32uEa8/Zd8yu4vJJI6BWw6x3YQ3th0CYTQwtcua5zzMLNz3Rl1TFmuiRnFlkbHo2vqPA",
-	"YoC7YTZCGoyiNeAvJCJNEpeXAUNx6NcTZfhLuDZFjj78+Ymb6nVuEpCPW+vbb+0QquybV7BGjV30DcdL",
-	"P6AzAT7qZAo5pBWcMwOeMMdSN02oNftaeC8G+27Xy1nHavIjevr0WaPbeDl48Sxuv+i8eHEePY+fPX1J",
-	"TweM0nb09CmN252n9Kw/OB90+qf9dv/F6WkUd57Gz6LO03570G7T9os7MG1o/htrdM9fnHbO7uCQwVWu",
-	"4Iu5hDNkzVM424uqNBfj5XMe9tJ2+yxKVQL/wy5I6YiR2YjBSVQM/IYTqYAbMf+ERT7AL7Ww2anjZ+LO",
-	"eC5i7L/XCRiHfA/l6rk2UFiTQalVuRxmNiOqDaiTAP52m3TxqhDw2Fp84ZjNQwvLDHqTT9LE8ClV5mQg",
-	"1eQ4poaGxFeFuzc4uQBMQqFFhrBLrn76ISD/fvX9DwH5yPpXFpp/ePMampBPpDY98ZS8439G7deOw8oX",
-	"8KsglRLWsEDDdZBaF4SKOWpzLNEsINf/8QPhIkpSK/ya3JCIChJRpeY9gbMBSq53qbRb5FqSWBYnBuQJ",
-	"Ph797xILbWA4/oOe6J4Inc52bLEyJDGLEmqnuBkWMVZGhpljbRSjEygfElbRzS72yigXPWEfzKM0oeoo",
-	"cMNw0hQqm4Dd84m290r7Y0SFHZvVfEHG4R0xnzChM34p4I/SVFgpakjC7Ep3yJR/Zgkq+47L9kXn5Smx",
-	"mjTRPGbZgpCzs6Dz/HnwrN3Gm0Dc0yTpiebzZy/a//t/nZ+dto9wwc7bbaCj0vm6N3HhkVZK07mGOii7",
-	"qjMlxbBFLkliTU4Fy+pXpifOO2egMXzINlAmpbMX5NKfFIV/tgEvvJCmxrHaEh0pxoTuCbst+oy4jd8i",
-	"H51GxE1xA+sVjYTRc+geZAE8d+rdV8cpqR1lo6snUKXTmamEnk2vfqChteiLRCcnei4vwNDyml+mHa3S",
-	"V36BV91NY9nKQ7gCRRachHZXLCkTe2p+X/jsvTb5qxUsr2BVXRmnVq12UGqDVYl2IvfskgSBfvL7mM1r",
-	"b+T9iX3+mI5JRJlM3VitLvZlPMeuQo1u49m7xt1UyNV+BLd/Nzgq37OJvPFF2HCsyLWTdyBMR/SGEdCt",
-	"tPuHowKy/44SRu15bIJ2oRgxMomhSkGxATPR6GivYhK/ab19Dhqj8yqilC8F82C3FCToKvH4HbzCi8fa",
-	"2fcY7C9ck1tO1YMZYbf7a2D3oIK04pSiZ3Kdvw8Swa0K6HqHu+tHfOpNrqLGGpD+HJTmvPnEurMDuUN5",
-	"gMHq6pJA4t4qjVMqdNJvVIBzyi/7f4VUyLVuMvz2+7ix4I7CJG6MofoXliOnFZ099taqmTduQA+cbfP1",
-	"uVD8+t/up98Tx/O683jyewolMRtF5/ciLh2hEZ+2yE8YkrM2pwLRmmd32BOmqBjrPCA3cRkkLm3QPiyh",
-	"2vSEnAmmIGnQ/0bwpzKZc+E8Emfm4ltjV9O3hAOLHm7l5D/I0AwLloJ7XVKkmi4E6uDGnigI1gAAxH7s",
-	"uuCetU53EIuzA3fnshbND55ssKvAXemMPPqYnauUW1tLXDj+Q0WFWReC92H+W+DBubWo8IiATEPw/xod",
-	"cQVscE7CPiMxm0gIjdsDtBFBeqIMIeUH2HGuTgwAeCmgwho1w04EfIKbDXztMr4EREui02gEJPTFmF0k",
-	"0yR2idEzHjOBOYW3Z0f7FIDtka2Ys0C2RjafWOFyAolMjeaxW3zdE6ucd/dGQ+yuWkDDXSbqPWD6XfE7",
-	"9lWaXNAZK6qMW+TaZTesVAxdGaDbcHU29teT5rYj1o0y5j/RIB2C3Moqnr995bFNqeEw8N/d/73ZQBl9",
-	"SdxFgTU4RzLVDANbLrWE0CRhasgthEepUkwYEnNmiFSxhU0vgJiIZCoMU2TEtZFq3hOAalq7wplizgqY",
-	"mlkCqtUQoG4Y1Fk3nELjFQ+wFHHbpXjnU4yTW8Dx1abrq4QLHtFkRS0fuUqoIAMGdeNdEkb5pVdKwmXf",
-	"22+bKq7ZSnz+gZkrHPj9zV03A7dil39hdfDK71hdUIJ/fmDYOq102O0Gee9lxOP2gVWYOAjgx1gI/ItQ",
-	"jMa7zpejVkWZZlvSI43f2WtMcH9G0EmdUHHsDkWjm9+6c5187U58ogmPt21f2u/4XptTakZ5q80MDBuL",
-	"2sZWfTeX4VYmPOJsvY/vyl0AEdyCNo7QaRVVQSdcDAuOORIB7Gbg1lynh3tV1rn7pGZH4CQEGoUi0NIk",
-	"AbC9YQoQ+V7NaP0X3b9IkEZjIWcJi4csfoXiJSOVWA6hnh63OyX6FCeR/gM/qtE9rUyQ0u7cRc/N+Sl+",
-	"pCKeUT1CSsZ19A+dfKh+4uGz+6C4N/4HKTzGLshHqkdkRIXLDThtE80iKWLo4VthPmAvzt9sMQVQga9H",
-	"Kx5bGHvGppFd3SiizWtopew+sJV/q2ML2fpjSZ8NpGLwt8QejIGUcasan+huZmBp9W6Zgcs41mSYWLPe",
-	"maWlaTj9cpeKUDhl87ph4WELQHOo8zI0++nwrQpxeHOEeCH9GSRzZrqExlYHiBUduGzAq5+vP5D/8//8",
-	"/ycei5DkDnc0pE65VCIdEjaZGqvDS0USNjBWCT/KebCpf3FZpAVkNuLRiAjGYr3Si73L9oLufByy7nFH",
-	"AmTLSj/88L0299utWEZ2r69AMld3ZHlwPmB/Mo9DdUVl3ZzMY2KGzNXk1Z2JU8p7b1M1U1FCoRzwQqoJ",
-	"oklnOd6YWDwbsSxWilYQKaIR/u4cUVKw+3QmywTIPWkwV4El2pW1CVObMN+OCbNb2VgLrJ02MNoK9x9X",
-	"46KSMDkpwOmhGAo/rJQ9uiR7MikmRcQuCtfllIQ+JIGVTkqbnig8bsKEOcKuOw4srLzyj+WaZOf0zjLu",
-	"Mn/bLo2lXQnLJbQ6vQ8IpluSHBegbTtguyyvYY1z3zxHYWHFV2HATjC3Oioix/I6nfu1VK7DGsROMZzg",
-	"lPBmIfqAnFkr3ThHWBpQ0MAjKohmrIvND4rJNgUvT1achyk065R2j3B5+MNeDqUHQprdOIiyIMXiYdX3",
-	"1va3ByaI0CxFO5Z+2ISGLoR1KSj5QU7YbzlnVsbxvjUCgvhDrraVY3HU7/jmPzNB3hhZ9b3rJ+T0bnTe",
-	"POfftpL1L8ghBs/aFY7rGsgfSmH9CAdelzBitw6Lg2qwuZ18GPX1kgg2c47/TE3NCF9ECtpinn/zjqpx",
-	"LGeCQGqrS27EtbLyA4q80SS0muh36LTx1fRcWOERMZIKw5NNOut9Hf3/kQnbw/n7t/YDXPg0YLCsNekz",
-	"M2NMYHv91q0G+JaI5qZon5GBr8kT4pqKeL8HHIhtfB5nd5v+OihQBwUei+FSCAFvZazsJjCQScKT393/",
-	"fTlxJ3TPsnFlVpmXhSgBS3llpytTxvIpW58wNqGf+SSdNLodgCFoNOR+yBI3uDBsCFnja2X2OwitWyGN",
-	"q7XOYhpwBQ2sAXBaGdyR3z1WBv7yL2GLXPZEfkn2+VBr4QCv60U2ENcY9FwBBU3hd7+FZBJDZIYKNAQX",
-	"BhgQvpHbeDvZf4Xv34Pw33mwp05Yq6M9dbSnNp6/bS+oA2RCH0yV0Hxza5YrfwVpKplARR8GWxIpVZfI",
-	"KQOq/kjKcUBirkdHGa8dV75mMCASnkeTBOxdKditBAgVMqT92JckVvkTfkZuE649rVn21dvmvYOjDJSY",
-	"f6VMzXMtxjnbtspy30/3l86H0/bW/Vkgn999ys+FFb0DXxU6Ksvic5OL9G5Zu7h+lbu45OtdY+SOU3fz",
-	"M5jjlP/tUSTv4mDyWrcLdAwRqjUfCizzsEq5Yi48MwIV/IkmzV5jMserew2gLqTRKMOkNQr4B3v5su4N",
-	"DJGehXG9E87t60P633YBA1soNvjFeyUQfNww+evWk3UbzO3d/eXOd+3/qv1fpaTYDL2qiIICXG6vrmY5",
-	"sXuO/aziJ3nPCqS9bkAXEOUpEoC4mETzvN3eVla01lBTFMTDN4zu7W8K3asqwbuXATUuP5JO1HZLHQIe",
-	"i8SIB4FJ17CwiJNPtFOvdYt8D9q0az+YUzgtJjyVbgaEtZjaQ5bumSOLuB+8XrPMmVAkVLwjxO7/8LtB",
-	"1rBaw+ofFVavmcGcRpnE+mHQVcnUcLGBhOK9u8AzyK71epJtmlJzdT8iCT+qrb2k/nu/bicpjQy/YeuL",
-	"xe4Ka9Fzey16K+1r0Jvk0ldx472pDJAWc1J2OTBMveMihVzWdtAYKhqx7IezdtAYc2EfatgE1jlV7FMi",
-	"h42gkXAxZvF3Mqocuuw/t+diqrhU3NgjNeLD0YowvPu3vhpJI7M4rP/1OqJi8coPbDL1vxmqhsx8oMOK",
-	"k8HstNrPe2/NJxf8f93oNs6tGJlwYf//7Aw8vy7q+lYOyYwm42MurGBJmCKF+QEFxW3AV0t/1c7nN5Cp",
-	"IiOZguQX7LP5OcIwcgRpxYUIIOmc4145bj/rttuNoPS3F+v+dkbgpzV/88HKlX8rv8+eCJXCh79+//1f",
-	"//Td5Zu3f7v4899+/PmX9396FnTaQec86Ly4+PPf3r356ZcP3/+pfZemE4Yqo38WpdjnupB28fjcwZnv",
-	"8KkyB0eGSrUk3qkrX+VywkvQ7KdH4MhXzB5IUB5HLBonXJsuoe5ne06h+2vGlQdbDx32MjvKnlxDWMMC",
-	"3PqiGWqZqoh1/feHrjnTlCkuYx4RlYqcNRYaW0H4IOtkhALG3/5EF96ne8IxzENW8Ok5QkyAreCnTPm7",
-	"YNiFcc5G1EAGEdybemZVxUDW6QtCiWCznshfCh3saMzyhrhgXtmxEq5JnDISLoiYkFD7L/Bc5e+Gho5c",
-	"QE/7nnBzmvX/ynuWTanSyL7IqEYHmJ1xOw5YIBYTqpEO5QRnDH62upr9513DJ/kXbwqkeEw5ZBylrHjU",
-	"msK3qCkcShJXtmvdQdgvj02tYNfHplawH0jB3vLk36JG7zlU7BXIOlJcR4oLkWKVqWcVLI37uOpup07y",
-	"CnhWqQeaekGFvw/5Ua6G3jchvhaxtYitRexXKmJrubdbFqatxMdBaZiqhMb9NiFvjHa+JSENmTNDYAuz",
-	"mDTloCiSiDY8SYiRJJIYZWIiIEKSqYW3o56gKu9hBvSzCRXC/j9QJmWd4QWb5U4zEAMXuXOr+D6aKEbj",
-	"OemzYSqCnoilYAGxc8xi38ICX06kQjdUf05UKo6FnIFLaMympkXeyRssdfNS10jfbtu1+tFEsYHVOjBx",
-	"qgtuN/R2rWYivFMiVVEu196dWob+kbw7tepZH5ta9axVzzpb6RA9yx7W83HiVLBDkSQh4QK03Mnw4Emu",
-	"5M5IEwK0q4OToKYKOTsKSCpiUOqKIVI5INxo6OnZxcKqaMTiNGFxWXVVjKSCDgYsMixukY9SjbG0nArC",
-	"RTl4S4yU91Yx36fCnc6f5OzwZAr5ZJTQiLRfdoH9LsNMWJUlYbw6cfNOIpoaQ6PRhAkDJ8xVPwUNOxEJ",
-	"M0U+oeynP8+zn25XPUqbD++yu8rc8uHshsc4P3jPstpQUacZWBm7XsWghmXy/7HqG1tLOkieaHQbObDh",
-	"T2+2UAMzHgVryDa80gMJRFtoPW6nfiypMnlKof3Y6cS1qt6xhlRdbKfiJzl7D3wN62R3AePQLteeyawW",
-	"5n/s+Mn7VBR8Jy7RZ3+qhI6oOPnd0OErGbP1UZT3TMvkhkEStuICspnpEMkQ6XQK3ilNwt9nrP8pVcni",
-	"c8MjLMC2u9wee/Qn9QRIuM8Gn+MykhMZ0YTE1Df24xN2lGV8WVEuhS639sPG4UkiZxjI+cjNSKaGUAIJ",
-	"TkQzjVTgppDl1MmznOxYiWIDhgcy9MMOCE5SSLjjaerLeB6Q/tzR/sL/wBPohGUNN7Drq8siGxL2mWuD",
-	"fbv9bCELsPukVDPVE2akZDocESuUj10La8V0OmHZEFvkkmA1u73A3gbJ8RxdicXm3DDWUnPwITPQ0fXC",
-	"DiOWsJB5O3Xf4pvE0nFRQiMR/wkuDwv6dfcEFXOr7CHtsf1AoCuGZ9p74XPtHMyoJooZK7Y2hdfs/xU0",
-	"rRUtYd3eA6l2756wcAxuawhrX3Xtz0s10Le3wEDTTRUmfvfbk+D3vt/a2XZ2e3yvosAOd1kcfEVBArcp",
-	"CIWjIRCPCjBpf906UGB/TWFWmDB2F7H4WGfK1P7CCHY1PiDmrCLFtYdeDgbra1K+48wQxezH6WChRXSh",
-	"OqU/J6iFBY7TXGWdigFaFltCQ4lKT+Q1KogSLXJFh8yxlodQ3BLCLg6jVGmpQtIM33IxDglmkhwdoI30",
-	"W67NtZ+2KjUxbvYQ6bmGiWLlohjP8b2m7gX128p4gYO7xru+LPMsLlfq4AgPWaizYZB5o+E7jjPvNrww",
-	"zmK74a2Gesuhe2s3bpXT+Qp29T2tdCd88oO8WQD5C8sCqFKphbu3SqnFJZnSIcOk82zRipliXIyX0Sbs",
-	"pe32WZSqBP6HXRDFkj/1wCXca4RWDwJ1STFMWJcQqMyen3/O4pp9qdulf+Xt0qHGJLbSCPRYh76Pt2f6",
-	"WqfmddqfQMkEdhKnBXzzXK3wmVLZswLKMG5xK2QpUWzItWGKxXAZN9yq7x+sWu4uGzM2RTMGHkEotIMF",
-	"XX5mpbF7n5XR+YtWqtpNqQi3Yjo1msfMEWCVJbnvf35UMIDOL8DZCs910X03Nsw8cOLOKvz+lvWEtPuU",
-	"5ZhR6GHtkNUediV+thO2jeNLSGtxAEVEgmsJsx3P9XREh5wSawWkil2QacKoZtYwGHA1IVNpqNY8nWAB",
-	"cQs+3cvC6h7ZbRriukneVyUBslT4Vim3yMArvC4TZ1+2VK3WVvnjc91m33NutJf4B8iN/sbkWyWfYNkR",
-	"eFZpBhJJ4w9SvrWm+aEdiI9AhKPkI7Qodqx48wK9mjwvi4W7SPS1VvDmdO+fhVc2rRR1Ai2jhSRVhGRR",
-	"Rh7AdP2BmVzW3dPgoNOpkjcWu28B2+9YxGMW7xxsPcjWyPeVa/bvGY09KGwHBQdS7e/agaoEMycxi7h2",
-	"+sAhkivwXELYpaS2AJAwMFGsDRG6UbdiPMchYTfWemjG1NBu9uc3cRj0RJhpkWFAwoJOa/+JXiH4g/v0",
-	"8KhFYBj27YKx2L1SxSFp5oZOT2SWzhGJFIuZMJwmnknc0ZSN+LRc965kwrqgEcvUWBMIYiQAwNgE4yzo",
-	"CfsxPp1DzgRTBWz3acvuy8m9rJXMGQ9fl3/FAqz3xB1wHZfyUZgx2abOBURmp1xlVscpGXpbhMVotAg2",
-	"HSmZyOF8i5ZapQ/fVxrr4xB3fhN+fWJvC9I4Gdt9MsgkYdBgSknlt7jrc1MUFAXYUHERNMhKzMiyRSAg",
-	"0j1vV+8f9j2MZG3CZALVB0ZKksgZNOdZwKaERmO9EgFqU+cRduXC807A+/ZPFpm7aSh7MVbMBg45yAAq",
-	"hOe95RF4UrkN8TiyFI67V3AdA2WG6d2E1quENuxVd4prmMr8UTgxDwu/XxsVlHarnkXM4d+HJ4GKgeoR",
-	"OWApGWOD4oBQMpJ6yg1NAmicI1JWaL365vKnS0gVIr9JwS4KSUQadn9M5z0xpco1XLVDSw2LCReEG2BD",
-	"SsVYyJnIH1JkRGoRx8a6msuxJzwfOBa/rzmXiDNwAELSpPHE5fng0bS/E5jbbgkcjmc8Zhd5vs5qNkmX",
-	"4HO2yYFu2GPoOVHqOx007Hzb6bZLP2GKR/Tk1YhHdCi3d14btlfPdbXcoS3zhvDytSi2d/+0qYk7dpV4",
-	"+sdUwjLCD5dCdZs8KaDgskyRarhOmzr5HX0Tm32/SL37cxU3bykd9Px+ahQ4bQ17qPzEXWNMrSht9HpW",
-	"3NmHYiG4xkyutUwEWJiGZi1SVudKjlRWNyKoGkEadmKVQ6jRB/6CmMxGMlnPv79OnVlTlZ+dkrv6ruj8",
-	"yo4VJpBBFQ4Uhub5Yn3F6HhAtfE1mo1uo/2se9aGqXS3nJduSVIRjQqXQ//PwuWnbXt7dnnMhYCqk+z6",
-	"5+Xr26elxws+HBVHcwp/3qKiJJ+6vbrPHhp7XKXsITDo0VaxHkCH2A1U4h7dkRqwxquCz6zuVLHXB9Bs",
-	"2+dDb3KsuGoH7SoovH+lJ3xQAP7oQJEaIuSt7U2r+V8+2M+69+n1k7Px9MKr7uB8+UCHVX0vdhy1RrG5",
-	"oWZeQqXvW7OwcwfMOy6MdqU9kYzzSh8sXTESh0+ohsw1q0FQe/1f3+PlckDCGev/opKwJ5pLJWER1oO1",
-	"yAd4oCZGxnTezVw+Ib7oTRyCqz6vC+PxEXjsKZlyFrGekAOS1XviH7SRig4Z8eYuwS/rs5j05yRMaJ8l",
-	"WKpQqIrIDzQOAejCMQp6ZOEim4es0CqPCnSJgjoU1/MfwxyFcMKqWqz1tefDVaXna/05H6De5XDuHJjN",
-	"pVpccprV9n5YUZO7jT/nAx3u1Z1j6LAKXm6h7ODV61Bxz64ciyK1J6f25OyiyWcun24XTzl6baXHZWl8",
-	"MUuYYav1OSw+BfTVRk51AW6bdjg+V4+ct8+PWuSVjB0biIAEEwUTdH/A/Q6GiIC7ADqVNvMrB0r1wdyd",
-	"Y8ZwxVBL2cUWfeAkM0fDss6SAeocDRgBigsQnITgnhGoB03p0OfkVKrAJK95YsfT7YlCihdmWdj/82ww",
-	"Vu1qLrdOh7oTZyvFXLHIJHPInpCFrmxW1Zn3xEgmcZcUu6ofBSTMyWTs68Zc4ACARiQMcPBxyl4rOQnJ",
-	"Cfz/BxmSJpSia37DSN/uO02k6Ak3IYGry88maCDVxA7r/etX5Ozs7OXRwzZh88wL23Vgc7wfj66qEzbB",
-	"hnJYx+Oyg1pYO2+3FcKu2JJcZ5QHq3YidA1cM6+b+kmu/qT8gOxsbpe+ptjafTelszmD064GDRYN18Se",
-	"4PI4l8mQVg0JmJO22Rh/sTdsHpPjuuWaSMWHfGH+ctKilVsVuY222qp4y+YxxSmStyjXfwm3q7R2UHl4",
-	"RdKqRYbDVQN2IFl5xN8BOVbVwfbZQCpWabSnZ92nL7tPX9422g/yLmN9VMXbfwDCtCXGzpowrSZMuy+l",
-	"7NZOZj3ejrYg0532QVrwmMgKvv3OlMYpz96Uw38/gp6UEypSmmCTxbyRJP4aHrUy48PZInrKoicaTZFm",
-	"uBZhwyMiVU94S+UiS0Wxu2+muDHW1BNFB/hvUrAWCYugFTqXc1igkLaWiicp6AlDh84LnXH+yIEPXR1d",
-	"kDA79NmziggYXmBBjpN9S538e2JFK3//ooJCXhjCBUGYJ8MUSpv8IwcuGx8zeL6n0agnoE8ATQjXhEJn",
-	"SkEnVuDa6wacJfFdO0za1bylvSSg0UF7S+6CLv02MV8W689y+vQJ5XagFNkHdyCZJyzm6eR22Xw3keul",
-	"0ndMRzRB6rpITvqcyBuExO1CD3q813aKtS5Z3nR30CUXNuiO9cjtdmtZkVzQLlGTdD/eWZVEgVPSJHEy",
-	"1+mJ+NeCTud+2NFBQWVtXbBLj/ce7dLjOtxVM+YWw1YGJfZtGuRdaHIL221T/hEoiVlRCjRL0qSZEc3+",
-	"8v6tRl+6ZuoGzt7kCNlASzrREwKnVHtu6J7wAuOJxvqwe/QrdHrNPTvGPKAAqyIXXja+CpcJLi8okhUl",
-	"Xv95QblZ7s1CEjkELfMROWNg18M3uv3kEkH4hA7ZyT+nzL5q5Sqcfui87D597lZhwBPm9hb6F1r/nNpb",
-	"J7g1qn3vS+js8htrdDsvztrt86CRqsRKk5sOnvDbn9HuuONfZXpP8PNPKg3tS+27epy+q90pQbVystu2",
-	"kBVl/EEbQm7QHk68QDpctx41tnoFCe3RDIlUJMQejyFqL2EsBQtzJcYLNUyF1GPUX1Z5oXoi1BEVr2TM",
-	"wsDZFbGjz/SkmZk7CoJ1BYJ6ZKFHnPCJn85Jgz9eEClYT5TfDpDoHVfUkIRRbYC0ExtVoj7BYkz+Js2r",
-	"n68/kOJyIFofwcPhy3qi7P/KHGw5PIQt8tGOgmvojml1HqnITEkxLNYMe18VN6QJDdR6YqpkP2ET39UB",
-	"8hfCmBnKEx0eYRaEkGYEt2nvBgRl77Ik9T2NWdF7h6ydfn/lM+h6d4bZQsrU/DyAm7rEyogwwBR37OFA",
-	"S9/6iX2OUgU0QIQmTBnSnI14NLITyjQJ4beWE+aYg6JHcqY97Q+6LnvClXFb0E36kqpYQ7oWjBUJQ3AT",
-	"4hbjGts5sLjrWFEnVFn1OLQaSpirxaG9/JPfvzhA7rPEWJzt2YwkyJU8RVRELEnKdEEkjJxVFF5AdrGZ",
-	"ST+f0HQiWzYJvcTFimwR1LaZK2+G/BU9ZZGR6kQbOhhs6Yh0i3lwV6TjBvpOSkWGVI+ZIdGIRWMWY5AE",
-	"T32j2/jL87++Pn338j+vLl2LQi9Su783UsGttve6ETRuaJLay89etJ5ukV9bnI+99sM8oHtuURt+4bTh",
-	"kiVTNZPlIWyd3xs5oORuLtBKM7Kg8rbYptHll6VtNKAjxcSIwWaCDRRs3Fp14PpQyr9F2z+w8h+AuKlN",
-	"gD+8f9Iht7NeUB3L8PN2W6asU9zBZXkSy0g/gMFxaxd8p+yUfJ0Y6i0EluFnHzAu2Qg+QoyP6QnPEYR3",
-	"IEGh9BSWGurH7C3YvdjFu6mYo37NEl2m+LlvS9BrdK1+Z+f6PgXuWwqRreDKDu5bVZzqHLk6R672M9Y9",
-	"wA/KgvCWi7GTR7GMUrtr9N5Dkic+5HIYl+IlOtmApBq9bkWvYThJE8OnVJmTgVST45gaGua9NyEo5BPd",
-	"7FUkHPCEhYF3MPQE+0yh3ohqAq4jvAcz5ZxHD0JCR11y9dMPAfn3q+9/CMhH1r8iUpEf3rwmA7uvfJkA",
-	"g7adOiB0qBiDDjfZaGIWJVSxmNijH0BHHCRSd4VU4LaZSG3Ii87LUzLln1kCvi5KkG9KxOTsLOg8fx48",
-	"a7ftZ9EkCXrC3/WUvON/Js3zzhmhfXnDjjIP1UbPVItcugectn1UGZXJfXugLuPY7koUCXv1QK3YJgvK",
-	"hd0X5VjgFgQ6UKvrv2SfqV11zPOWmOc2Mg/33bpGPvaPD5Zm5D/yd7cUdd5RXWZ/R9ZqkJdeWq7WDvoy",
-	"nh9DyWqj23j2rrEHp8DSft5Qi/+eTeRNQcKDKKWFeKDjRgEp1jxvv4RACcZuupkyQLShc320b5nlq/Vz",
-	"sVXX7B/ulO+q3t9uwM1n5g7nI1ifygcveqJRWSRNbjQJU5VkdR72xUfQ05E4ke9IJyJkW7xvit6avbvo",
-	"kEEF499KSkijmWnW/gOOVhcA97mgUK65VN20SuDCExcE7iur+h/bw6JksqLsaqr4DTUsIBP6+ZgO2Z/O",
-	"Ok/PnrXb7YDwySSFLRYu9FmucEtdmvUwSTfOOql66g6ZdhNsOsU83raoHrRoKGmeUjPKvUReE1/2n1Uv",
-	"sN+YIaQYelEPZs7D23OHPVIrOKaFZphq1ypqNpLotR9Ri8ylCrCCfD7y7Aw9sVgNVriKNIsMIRv99Gst",
-	"5kqdaiu789+7ZTh47sWdPObVTKziN9ZhgTosUIcF6rBAbb18S7kHHuH3Wx1l97IZKZkOR8cqFbcUSl0S",
-	"lYo8wdgJ7fvYSx/z979Pxf2Lm3BEWMKCUYgMzgybWonebSR8ODIatC3fOVHJPvOJrxETRjGiRywZNIr3",
-	"2bniopSotkUBT/ys07gDqBqqVjmeO7moc5dsk1yYoayGltGGxe5DceZwFv+C0gumseEKoPLa1XFxKq0w",
-	"kpOpHeSPUsYEfwYNbUCFJlI0ljWThfcUYbTwtqqFVuPyEmXj+bgerCsM6bNZ9+V255Q+/NKrvUYSxSym",
-	"lF4AwheYVfyUr1jT02xN/UXbrGrhLL+puCXb5dt+WtDw7NInXG/B/7twntf2ltZpYmoZt+sSm8JSWqQu",
-	"yIzCXx5/0c1KoXRSkgwHyIe7dCZqf04sVJIxmweE0WjkjWKr7oNchD9j9UlzgfrEkd5KM2JqxjU7unBR",
-	"4Z4A8iKrhBAe61VZdNABwQMDSGIgWWHaOy7Bf7/CST9laiDV5A265rkUuuioDwhNOAWiyMEg2JglVzzd",
-	"2Wrchyfl4cX1nZDMf+teLe1addlKdeHi01TJoWJa18rLQZQXR2JSVFXwp1oR+WaN7Z1Z2LsykiOp4pLe",
-	"43G0su6zLB3vZz2f4Ik4VBDgGt7uWranouuS6P1hRuUky9mHyWJxgM56q6xgOW9W2wqkJaDm9EQq/PX4",
-	"lGYIsNtCgsYxmyNBYwik5VBkWpigVq66/K5S8SYOSAknAuKaRIatnsCPwPrSIeWC8DWhgR2pNvC6JV/E",
-	"DiIHtUZQOzNqZ0btzKh1iNsd9of3uaMcuI8jZTfKxPoGIz/Y4xvnm3mxTo5gx0Mrwp3XAWLt6EyIaJIU",
-	"uig3FxvT98SKFhvwsKOA9Of34y97y3VRwurGvWnd1yVlF8LAfAvocNFaiXiRRxGXAcRLvorhWkrtRqkl",
-	"0oNIJNeZdv2muAO7eWHbVm2lWQuFvVCNz8oAclDv9gbi8eECSneJVHFmN2nnNkb+bYJb3FonWW9LV4fm",
-	"u9eCY1kOnLXWE1m/yqZnPIpDi88xG9A0MUetQiU1m0zNnEzoGNvmW2lQlhgBQVogx8QEyWAgCPJL1mVk",
-	"QXk8pyJiVdKykOyzeJYOmZtVo/3Xj/Z38+XvsYCsVkjqLbq9QnKHXXyb2rHXyrqitK15vOtctQKP96wk",
-	"3SuqZ4vKxJ0s5s2Jaz8LVrLpYzbggq/u6X2n5LV7Z67VsqOWHY9DdtRgvrekrG8gIcsnY6XiYKwl14Yq",
-	"ixiQAuVcm6UIsAFSD+OqmK29i72wALWAfCSSU87igGhJEmqYIizmRpNYEiFNT2A+lXtDKmKmyIzO9xZ9",
-	"tN+zj+DjHU3j7cJ6lSFoxWfutVFTFj2t85xqwVvnOT2oXVioJanViT+2bQiwf1c16D7hVNYfSTnWG7s+",
-	"FdOrn2ii0352hQ6ITGKmDXYgCHLiM5maSE58VJUrklBtSMwSfsPU/KInkE0C/6ZZpJjR61zoaGjKmbA2",
-	"JrlKqCADBsjXJaH/hJA0r5QEpP5eGKamimt21OqJa6vkwDx0S59yPOMxuyCL8V1SDu8OmdHkvH3W6onV",
-	"0Vo/g/exbeGO0ryu21P+hpPr0tVljvlq8TocePE5VeN2pZE+sC10WolTacKEee8l1h8l7IcLWl6dIor4",
-	"nbrOueRNqWlCxbE7YFYTyXf4AqhINdx9YNBtyD60hyM/fvhwdU2YiKeSC2PPpqATFhN2Y5+b52wYmshh",
-	"ygLPxpAkri3IP3qNf+s1fg1bPeFkPEwqiahS3PE2az4EzQJhKABypwtnFyFMWXWDxS3yHeKXvRHUVXhJ",
-	"T9iHCPbZ4LBa5FKUmZ1HVGfMiqft8gohn1SfzaWIsSzlA7bSw/zTVDMSjoyZauwLAj8KaQhOCJhxGaNM",
-	"IuW0T6OxnQXFoAlfTGgcW7046AnFaEyoy3rFHiIKKCA14aZLKBnZATIRQ4MWQSgRKUAjh7V4c3Vz7p8G",
-	"fxZz6APdEyEXzHyiBtqowP7WpBmeds7az9vPzs/OwoCE7c/PB61OCJalH6dF32naT3iUPdcn3brmMD1B",
-	"rW2aKhKziE9o4oakoZ2MHdIzknDDFHZR/mcaD1lM+nP4xvKADbE4H2s0MmlPQNIuvM9NRmC3Tnk8zKr8",
-	"yZw0XW6py7SlxkV+vUADpss+je3CFYk62m4bFjOF7ewC19LXJu9ccBoHcFDrG4+/RbVShx4wTIdCDgYt",
-	"u11iFluwQ3ZIOEPdkxOYvNaIqr5UN5zNjl3vHt1yzz/RMtXbdlR2k7IvW10XvN+3qgav3HVftvyGeKVK",
-	"cLsKEOTF7oig0CNJuC5YImL7NqnciTiAKfWNaSPOBNuGDTYuqAifAFI+KQZNyRpBgyklFXgUyvIwosLR",
-	"KuVCcZ36gj4e7L903n5ZeU9/D+9es31Lo/Hds6yUXpTOra+ayXMLcImpoX2qS0omGCVex7TT5i+yC2h1",
-	"kL7VI7ADnVTYmYzGx1Zg5jUT2SbxN39KC6/I90jp+VyTwlUXRDGj5hZWlIFnFzfF0/YZLLLQrylPXBel",
-	"8rh/ef/2iUbtJpJpAl3o7OATKa1MT6crhqtR6d4wWr9jb336BbGjB81h1dh3s6ULowDFZvVQiJAz0qTk",
-	"u5+uyQCnK4CLKN4FbKexZBp9/Owz1+aoS0I7KdBxJFwxL2GL/IytS9YsYLcnwlXLb7UcRULnK/iUirGQ",
-	"MwGtAos525kWgsPDLWc1ulZPvIedQQeGKRLCP44v7T9CK4ukiDUqMgXxU7hohfWBN5FUGJ44RRmEBJnQ",
-	"Oe53o7jvC+cXbcIFn6STRreTGdBcGDZksFpL6fNo31j9tWjYOJ1m7wbbWidQlh1wG02uWVAAfMPCTBsm",
-	"I66NVPOSweRhNgsVkQEXXI8ueuJfKUsthghHex8rOZ2y+GvTj5GZN9ePvxpe3tqpsomTt7jVH60/pXq4",
-	"mJpotHy2Xzl2DNfHn7heVABKZMATwxQ4V6YUyDSaIY0Mv2FdAuGg8AgOmmI6nbAMBzjQBH+PrhqAbhlF",
-	"qSKzEU8WJ9ZKDHh2DAgAbNv4FBZj+BnJiNHC6AkvoxythzW/BZvh0Pts7kt7EwZOIjCd7FuKVCNggx99",
-	"bSDzC6S7FEHmrrwisIA+nle91UR8R3P3Pv7wrdzhWxi+d7R4a5/3/foYHcCcqi2i2iKqLaJHaRGh6pEp",
-	"Fw+ucW02iE5yZWZjlLw45ica3VqKRVZ9yp8QWCUlC5d3cxUrcJxoEMYxI9YT9l571xP8OdUBGckZSaQn",
-	"STOGTabWcpRjUEBmoznhBvbwQqjKKlRjNjV2A/XEWZvEdP41B9vzT9s6CPEWes7cj3ZEOxu5sCs26iaF",
-	"4d49Tu8eMr/EZa8aqi9o4rXO8jji9HQRKpZQ4ms3Mm8BVMP0wYif3DHSUOPr4axlRxQ6W7dpxTIJfy8u",
-	"0pv4S3iEzR+4XnB9GQhxBT0xG1EDyQIWyYt2M8Ck/cEZvphYgMauC0a7eHGWPeXA/YnuCacKdDNyCnuz",
-	"notopKSQKeamGihdphrFQxbiRwmC2ksza+3YE04ROGqRt3zMIJDvxQk3BAsqNAkTqk2OO2GAv1yDNMJs",
-	"hNBpTK9kKkwY9AR6AgmdThlV2jcTyvyCCdfGmuoopPLf7ScZniSEktN2m4yYch/svr4nePawvoznX5vw",
-	"+sAy4XVYyqyi7KoQSrbjziTOtlb1kshaLaL8zvNOZLfktbz6I3MMMYuKxOJyBhKHMASkGh8DK8V63f+n",
-	"gkKfg+zTdhsI/iz+666nmrAQmvXVwH+ibh9aUFyNLj1R4BmCXCTImdX34xiSavwzftcSHC0WhcIbOfIh",
-	"PdHb9pmC6g/oM/WvFBfRFVm6CpJt+koF6weXzer2I4RmKKtGWFipHQzT7iVkOHGSjDt7rzxe19Jl5Yxh",
-	"tUtlFPZrjAK78eW+ZIv/+B2zrfICkiiRutSG6Pb63GX8T+SMKTKkeswMSawQnVE1IZQrwgVMTmEdqi9o",
-	"tVqTp+3G6iZBWiapHeRPwBfpqlvuXvTkHrDYuMc1zPlOymwGjFT2T3uhaPI7oiZoOmymdg4FBaGWN1x6",
-	"BORM+RCx/fuUswiKObJRgqwD/1UOvdgRL4COtyK8IP5gedIlaKAXTljM00m4r0pRl5CZ7fVD5qk+FNot",
-	"I9haaNk2sdXP417LUGux8mjEytbqxWHLKXMNva6krCspsUqY0IL8qihh71NEubgHNxLsZAO7F6lOQbrd",
-	"kz+9ht5vF3prMNwxS822qPLIGGoWgOrE797DxGLQSiD/5//9/0hYIPBwv7iavDgkTSyhK5/g8AjSEfEZ",
-	"J0v390SYNc4OW+RSzLGdGIGcTmyUAcw2ckDseJOEJQSzmwdKTiA8BN4Z+L8ZF7pF3sOIuBiSAVdM90Ro",
-	"J/QTgrkfLvl95k9n3q4jIAXE+7I3y+eDogL7TD8O62cRcxs/ICAqNk1o5FJGPID6CbwDDObfvdfeY+sk",
-	"ZQnNz3LB+M3KzpXruBdCoIWtcSf5elbL19rY2I+x8Q4LBPZsbOgRVezESoOT340cM/FlYyIaz57q2JtI",
-	"n404xNPgSSThYtxF7jdBJywgMWSd6Ugq+x83ooAMODABaE+x3hN4InNOl0gqxSCNnFC8q0V+koTHOiBC",
-	"+oAWm1CeaGBFcPmMAVHSCtcYiQpu5Bj7aowZ1AFAfRGdMHLePm+R99SwYx8UmzJFooQzYcibqxVyFIr3",
-	"Q9IUkkSKxUwYTpMLotY+Y7V9dW0nKs7X595mlp3iEi41goafX+zTkU3lZeQW05kUkeKGRzRxmfqBb2H1",
-	"YSZJKgDzyBS4yQZEcWCGzai8vofsCjtMygVTJKF9UIlgSWNfMs/8G1/JJCYjmcQQyPo1aEzo52u7LRrd",
-	"xjP7XKYi+N7Gs7PWGU5Kmth/DyhPIDKFF5+1XuQPxg90EQpoSeI/CPt0jVfRpomCleYyAuzBoVpv4ESj",
-	"xm6oPkvkjJx3/vu/XoOOujSB7oX2YZ/cwG+f03wQ7pZtJtnOpRddS5NsT6LjOHtHuSB/QUKCogS08JQw",
-	"XC47TwnNb5HCjJI5GUgZE00HzMy3oBtc3Od7EngPI4lOK0iiD1K+o2LuRqfvLQtYlKKy9I9fSwkMMLHL",
-	"WFwQEIhVq6QD/mFJIggpVtmMK1KRAeYBTsvB5b9OXt70rzu/0R9ez/9+3Wn3T03S552bv/N2+92880/7",
-	"+98+/tT++3/++28+CD2lZpTHoOGhS3yDpcxv+vktE0MzanQ77XbQmHCR/Xs5Vg5GqpPvx1zYh4KRsdpi",
-	"xE6WGjKxtKZDbNNhxcW1TDUxjE4urOChUSRTgQ1AWGwlD+bXnbZPMa3MvYlwbYWaVO6wzniSFDs+kv4c",
-	"pVeLvM2zMp6WJQj8ayRTRZrnpy8dI1A58b7I7lNBXh2tJ1+5xql642bqoBwsdmIa3QYV9H9uoFNpBA23",
-	"WBavod0mMTOW3DAyknrKDU2IvwcXAco0EkhMJDGbSM/yZBSdW+UFMibcfrwUlPwgJ8xuV6mGjW7jx2wo",
-	"HkghyCqnPIK+jzwCC14q0jnFzL0t4LI0+1sZm6fbTW41g60dv4SzCHmeS5ZP++XWls/iB0aMr07ce+/e",
-	"uRDesboaptjfEt/JL/wS5HcdX8mER/PKN7vLYXx3kksPb/B8bUwij0movrIqVmSI+0yr62malPLl7yhU",
-	"F976e6PPqGLqMrVi6x+/gpbG1M1qkXulZJx6M6FMNkWnvKVlmnNL3XQay/lhlySREU0IvoI0w6EEmGyd",
-	"RJMY6KjCo9KjuycncMdIatN90X7Rhuf+mk3Dstwccm1QmARAd3fMRYAaAlFsoJgeZY207J9ZbLXqVDNV",
-	"wFrNcDJXJLgVkqV14IzDvsLU9tj9e5pQUXiaVEO94lHX2HXRS4QgExI6IDdMpEwfZWnyXBHDJ4z8JgVz",
-	"yvacTKkyulXOM1z1ondgnGpriiZMo6cWk79RDOXiWF8QLm64oY4RKHs02rf6lgkhl1dvyJjNsX5Pz7Vh",
-	"EwLFcLggmjSzIlEcwAX58e1zwsWQaXNUeB+d8mP7oBUvhETqNOaGJHIIeTpglMwUN0VxCZesmvUSI6Ec",
-	"LPAuQt5OiTMJyUr8Ui/yfuCqF5J3of4oG0WWhrv6Oxy3Y17+b+RqdqgutohjwmAJgd29Vz9ffyA0r30Y",
-	"MjvMnKbRyRAYYV/Gc4Lv74OyDk/wjK4kGtEplG/05Q1Dlaz8AceOsmX5M66UXeCY2PNImn99TyIZ250r",
-	"BaochYAAjMTOmlVnfZ6DIylUWcSBEh1RIfCRxd0d0VUH8vt84UYU9WBSUjGDDS6RwuMdai6/4CNNkr6k",
-	"KtYBmTCREv8Pq6QdWyWN6EgxOMFjLvUYZ1wzocFxa9iMznWXKEAm5hTwnoikGPBh6nRvGk+4fcKUQld2",
-	"1wsQip6P7eaIYV5hFwpCU/sfa+mbjAKSKyJnwruWmuHn45hZiXMMP2BND7BiOh5iiPjYgY4YBWrMBABm",
-	"BFMJiXAfWf9aRmNmShsCn7pqJ7yZ0CHTJJ1akc5iwACcK9KMqAbmH+rmyg56zOZHJYiJOV1zTqbUwIpF",
-	"TOhUkwF+tYWOm1Ny+d0HbyS5kFambdutqQY0YoSJIRdMd2GiAdx10BNGUaEHgI2+FAjAletoZBUSuzmT",
-	"hKmh19hjzoxPbZ7Q6RSPLJhkNzKi/TShUPzaE6nAvx/bdSOKWTXdb3W/EY7t47jhVKCkkoOBRaTCS0pT",
-	"HyVcgHdnBQp7A4omBKI3wMKa9fXVPLHTV96TAaF+Yp9oIlKjOJrvXI/t3+w8gbOS4r8LXivCPkepsrN4",
-	"QdjnKbcmLkmk0ViQRQ2J6JT2ecLNnCRUxPqo65hloeIp6AkkTnRt6THh3htHZJYdOVdHJqdM2MkTMhVR",
-	"znoaligxXVlbacpwLlad6hHwybo3PtEgULld1BiSP/tM85hpEkk55mLYLbRYDkozkcihDkiUMArEunC0",
-	"c8SDu3yDzzhlyGILJw0kr3d24YFnNzxmImKwZBEVAZmOpJF2F/ZE4aV2NYQ0DKhYvTlG7Dohm4xVEizE",
-	"29f0WSQnTLvVhLfa2dT2kaG95RP+JcR9c+uKlKbX3r9qdt9bBVOVWhjYfSjI+9evyNOn50+Br8aLIfeu",
-	"TME5wi00oWMGH+XoAOwUAquOYo5p041CydTYw71KOkmMlmr/XYNESkWa0ndYkHIc2PM+ci/F90VUgHNE",
-	"o4ZIjLzA949kEjPlO2GzSVGA+FetGAa06SaxjNIJCPzmO6rGsT0AyCcKyFkaQcLFmBhZeD50tFipR474",
-	"wJBRGscJswdG6ixG4VYfn1l4lrt45YQlPHKkz4MBwJJXfaxNgEpcrOjAqUQCWYT1yO0tPpmkYD8euUp9",
-	"SWg0FnKWMOArhkpH3J4DqSIWgEDWZd1t6gaxSsjkbkbvHdZBwfmoMbjj2Is15G1PSNNVYYJn3k+KD0oE",
-	"eGizGFAh1APzdhR4puQ8qJTxcaOv09W2glbKxJAO2SRjguqJoZLptDRGaLKiGPuN4fhmdiIHXNCE/wZk",
-	"cPlcFG5bpf3kupWHe19cWKzCaSKAckF86khAsjQOqUiWQFIUyHlYb82GXuo7706VhUOpHRqCGyvDwdxG",
-	"UqnIZVRRYy52gFix2WFbRkwZPnBOJU2aEBEYUREnTAUYH3D9h3MBHpAfL1+9ujrKrD8nJwttG6a6uAvL",
-	"L1mnmWS7P5JWnYhM3qYZubngG4fCtVJGS7RsWhkKFu3n42KPijLb81o/8aXIGVK87Id1YHF3nczG3tKD",
-	"AequoBPAT0VJbkVMaQJwekDyrNEU4LSA4/e7oj1TpoBHJR3ZZrgvHpeKhP8WtnqibJzZw4bL6OTjitLn",
-	"C4vFq40ZoACxFtlgzh2TiF0ImIxVbmeYO8cPDUxuW/uc4a4fweyqkjJ27Ufjb7mPj5ou596cd7rtduv0",
-	"KaTfUENLqT23u1yj9svGqpDlp2wjQeDTzrDBPk7KNZfcumMYbAO/BAWK8yq+YdZut5+hT7ziO9ud6m7i",
-	"y6VNUcUH/p//uZaPIQ/SwJ7mgrzwbEUXvl0B9m0Am51rwofCSjQMSa56cp7y57IWmlJBbGj1a46gycEi",
-	"MUGLvMEuENLkPEebXJSLa7VQsew9BjuvW7ZGr0WpFhc3kkfs05TyTQBJ/A3E3UBm1Or5agyRbx5/xZDl",
-	"P+0NftkV5d8ucsG8V0WuDsR0YVKq3nIGsTNDk1fYcOH8xenTdrsATqs3XnWQOt0bSL1atw1qrEKsWrd0",
-	"D45Z/0qlYZ+wcQzbjFroo/SXWnXM4xg8JCCzEY9G1phBaGKZBvoNANpf7Sdeum+vIc1DGqx81RtOKwPa",
-	"wq6sDmmdvUPaio1Qg9oCqC0t30PBWu7qaGXOi42m6qKHBCjhIMBtdbKiA+RrBbD82177r/l24Sv71qqQ",
-	"xIrG3srdUxl7Ou29Yc/369awRh5EnjUr91CwA+7heStzvW1So/Ba77sGmFlwWGugRfb+6K8YevBTr/zX",
-	"fbOwg99ZFXLOG0HDrX6je1aAn6VdVF3tOdsb9FytWsMadhB2VqzYQ0EOainVIAfSq6TKUrMLGs6QCXti",
-	"v2oNBz/n24cZ/M6qMEOxJCivZ7uHF3xps1VHpud7Q6b3q5a9RiZEphUr9lDItNgFdgMw5dlGdDpV8sYX",
-	"Jf6TRehh0ml/wo39f0hBwqSlrxiq3Nx8h1PzzSKVXXq3mfzC2r9yZhw5Q/Von8sHq3rLi7wNcdVb+lsh",
-	"owXWAjIubvbqwPhib8B4vWKT1biIuLi8Xg8Fi0bReavE/r0OFfM0XsOjMTPF8GD2gK8YBO33ZSP/do3C",
-	"uwBXdf2sD4QcdntUfcPzIm4t7MbqsPV0b7D1YXlb1KiFqLW0Wg8FWoXct1ami23CriGm4RXuA4+6WzAy",
-	"Y4rlSt1XjGGFD7z2n/PtGp6pqAoy8R3oiApzWfU1URHLVm/S6pD2cm+Q9nHtLqmRDZFt3do9GMAVuhCt",
-	"x7VrAB6RzEl/TkIoc7utyVIYYM8i6FFU7lAXkLXtimD+8naW2vcrt+B4J7Rs8mw9JtRAb0z7Cf8GvXcP",
-	"i6D4gA9Mm28WOMt9rKpRxnVK0FbcntUjkfvLgvi4uGo1kDkgK6/Ug+HXMgvmxnyHvBCs0GXA2pf+7q9Z",
-	"J8vp8vFbvt08h+14KCNIR99aLcu5VKu95GkJuVZszOoq2fn+AGz1JqlhzMHYymV7GDT78uX/BgAA//8=",
+	"WV2RGRePPIyrYcIFblCtn2qzA9EMyDsMtapTSooxIdC2lEl9AswSVcyhc9sMfapIFCBBhpDFBr/ZXqPt",
+	"nSZmnPksrUq0nPDX2tQeDh9HeW2DQgrmhpJ+c1PIYhQ85kgoXg1KA1xFA/VIeyHB8/dY1F0r+hmnA0Hw",
+	"ZIilQuHzwzD8z//4fzrh4W4YoDRj8Rh1OvbHvcPd0HhCKGNEoM7zw139oBsehmFJjq40MsyYytK0011M",
+	"9VoUZpXa1VtqmkWp6zX2qGu3RAXM+1m+Yjf4kQI8xQNSE6j53pa0cymkePSqAPExu1RxgUekn7oCoLBQ",
+	"8ChP8o3yO7jIRWpXbB8H+2L8haj7dObdR/AFY1YaTv3AFYbA4hmXiiSvPCGkn0gPTt1MwoKw5FF+A4K4",
+	"gXvdSH1cHVtvngK+52GV4npIr6okNnnHRfJ504Y/FS12gh67H3PpZRyUZgyIYJCarNtA9oedry12iYBJ",
+	"Xpm8YxcZALB0i8SsTzhYQoSbDQLLbvDopmi8cIwWj1Ztjse6qrCXq7YyBbeUrFXFBSzJ9716+Z5k5Ght",
+	"pP4JNPoSNAAy69wgfS0VtWg3tFa1hQUNw5d+mdKa0I3NvDaans5nk1I2IckJj7/CMO6Gi7J4U9ADPRYf",
+	"70B4hT7qqQILXZ9Lal+W78dcce8Ss6bJta1OsbzFDZnO6ltsYwoa/sajeg+W3sfWgQV7u8kB/JZxY87a",
+	"LW3FFjaVKKD+3hjQpwhJHExa5E8s2kyQkensCrPRRv5W0/CptOfcsDW9ue2zXATYaKBHekPu6iOlTvOq",
+	"6tLU+YZ6oIEBpDX5lNEvvcZ/6zU+RV5kL3RXOgZ/WSi3Lo0W2jbQDkkpZX2DqCcYGdyol5WelQ6oenM7",
+	"E+mGH/0g0sUrS6GtT0vAFcvzddgsW0vbCpjLXwTB8lTAKcFa6zFZlnH/52XLT5ZVth5maYomZO5yvCBn",
+	"kdr8HVfetIR+PiFkJhFGYyzHZXXRS1j/cXBw8/vVHns3exl/TDrDt/L56Du8Oz8lYfY9vVT7P/32831j",
+	"GxBXZ4wtAJGTKbUA7BaPbmILAdr5xCQo1cDQswOz00C+jDgBHHJXA/9zC89oa0LmUXt1ov4iLU0qrgn7",
+	"iMdY4FgRIR1lKbNAMlCoXQ/SAjILEvMRoxaB4Ovz/02yMdDLAwNYnfZvGbNwMW4eyum9sxjFmWMT18Z6",
+	"2/eQVlPy0s4lTtRmwnLuQ9eEJdoCULYsE/RJICSYW2XYlku1enfxUfnMPI+qmJnbYic/Dh35U0F0K6Cv",
+	"vTrXq8A4ngRkozg0H31wVXXCIaZpJsgx+Jd8wPtaTXYLlA8XJPw1EKC6nwKuLFe69w8Oyir3ko68gRsm",
+	"XRbmNALUihpGrorUNjoFdSOPE7Y1yXosqqkObuNg002KqUPAcamGOpU9ZkjxjbTV0ZsQxj7mKbGV7AE7",
+	"S5K4HyEjMlw5umSnjfQXBGYJn6IBVQsos+bFn37bvVsj9N3ZUBu5ZTSZotexUjN5+OwZFOVrj3PHdcsC",
+	"UMu2bftMC8rNJGRJ4cnX0gNHqfBbiXEqLL6BSHVXJzXH1kzwoalLh1OvMAIakzRHdzO3GC6/QfIpQXFK",
+	"GY1xCqhi+m3p3BBIkBEWSUqk7DE+hEu1QxSJJNJPqFREkASCeqiimAUoSpSI4AeiaIwUiceMxuZRnEwj",
+	"B09s38Ji7hCNAZhtTIZ+E/13gCKIu4zQ26Pj4/et4imEkks8JGqOUoKTcmg2xA0kSmiSJlMABQNsMBPE",
+	"WQojErVSwvkQt71GXWtLv+MxTm+oEXiLDkhwiFaTANf7xJQd64ZfXnLzDL0EMIs69jsB2+Tr/OWWx0rY",
+	"lrOZ4HfEVM7X31oSyryp77wyufyT9VMC/JRFtdkiGqzLgLRZ/luGzPy5MFbbx+GARCKEHS05hHIcGN0Q",
+	"lUrCuPIXa8CwJDFJ4U8FhlUbJ1Rzh1LvGboRGfHKeVkwAhPBiyGGGJI+DAABVQiuoqRBdZeqvu77Tr2H",
+	"yQzha/SMjRBl7Dig/pq2PV4ZCAUX/22jS+dQhEqiBNJalb+ytt7/JvHQ22YUrLIrStFK+VbKV86jX4lL",
+	"Tbb/VkkAhuPzYhn1F6ib1GsoIzQX2M0bQ+FXrkC8OEZTlhOZ/lAzyQzufbizDvP5qVB46yNEa5DCl1P4",
+	"OJeGK+SIWefMXFIH1msJBdNQQmZE8zBnKNLfj2yOdyGxop1DH74M8aGpoAdVDr5BVsQFKProZIMZk3HJ",
+	"DbgaF1JDttGR1ndUJhhJAuuwM0gLWsedCSIJU4G7GdG2eJqSBFFmFA7OyCa5ieWRgFW7EhKSsOz1Fu1v",
+	"BJ6/o4xs2Px7yuVkw7amcMO3pm6De+dTZbnXYNYZyVYXdu2xAaxOSSaZ9T9cspBRvoj9AR/DbWSPeT8O",
+	"OcD6Vkhp350SlvWhnW5TJp9togSe9w24e49FHsns84n+Rb9dQ6GoVHrAFr2InIFWsBefGWK9cheK5pmE",
+	"6lA26tRxXhudwb0kyAiSlE4jTSgDj2DQSHsM+gn0aSa4TWA0iIBQ9RTxDFCLoSiKDyGCGJ66QqlmmM3I",
+	"rFK7l4Xhbgw/wj9NXd0jpElpgC2+gaqdoDdH5tZhQJBXx99mJeXnUMXo+6OhjVuQ0DnPSOtZ0dJoJGiq",
+	"bS2JM0Uan74sFUHfL5fm3llJpTODfDhlI4Rs3KKdelQAOUM0oz4qnXF92GM99gALgB708jwUbz2Um6KH",
+	"HntotVql/9cvVzn5AQ1wPGnxYcvktVrrtJBa+iMLe+JBG4BJZkvU0in4CU3+U4DG2tQeDs0YUGWXoAc0",
+	"FJyp4ovPkPMXlJWsTT+MmjbxShMu/zYfDrUdahl6x47F24roweMm/a2FzftgcTggxyfnJMCTYZntsNi4",
+	"6KFA3ta/mtkYBDLdfXXfP+Tw2ei3jGTEdmh2ul5Okg6dJwXBr7qXkmh4yGsMc2a1LXDWmJ4qAgE95AVx",
+	"BEnxHHaepw6Y5hI1Gbej3tEfrBU4Kz7s2cUlTgNNwWMEON/dYgAUuCUkaGpcTkAX8GdQVSvKnS8a1bDz",
+	"rhVWZFl+o5F+eiPOSGy9283IbFktbLkANHcbMhZpjc+Asos7IrRxC0UtsFQgtQvG1D8bnozAp2BYMtqB",
+	"ZCuc3uM55M7ow95U9Z/hecpxgnCCZyoPGgZB22MFl0qEU8ktgDvwchQs8Jo0TCkjmydgVBX7klNlwNus",
+	"J5yfAnV4TtiKxwXwcagmVK2eIsuXxaBIfXtaxcqxdNkJEFQdtAhGCiqyMXJPpDI3EAHCyjTphgHinkCS",
+	"VoVzZ0UhyCFtTcvyPEzWJUqY2W0W0OXp7rWY55sb60k979VkcufGU1nj74bd561wtwXVqNZmySa5f2Gl",
+	"jqXyrB39kuPOuiitXNDmUnVA1L2WZ+6oXL8ybx33u7Vp99gpLI7BMfLEuciYg0GqrNcqTW/hXK6umN4n",
+	"GxFFHwBQ5UuMNmp/KeyVmpvBShq6U5KzxTNWouaQpsbFOZgX9LNUjnbayNCMM8PTPQa72lwBgh1hspNX",
+	"0bSAlnLfL4ClnpLehXhc4keA59owg3LLzQ83xztekiNoMffY3HiasLCY3znS6CbR6Q0eRct2yk1n/zDc",
+	"Owz3f17mAqr1emy04gDE/MUcVnUYDQuiuMDb9A762rXOGFXeQucgXz2W+8yhC+jeLKh8ulVbcGNapGe9",
+	"FQIXfG3ljre+uWvE2wOBOzY82VJrwdO6a6gjC6dSW3+ljW7IZ1BWwMUkKJsgNabxhBEJVUnQ2cnJ9RlK",
+	"yR1JZY81I5okkvYBZ2E3QqbGJJUkQf/5H/8T+U9fRK6sW1D+ncQRIljO9aEcj8n9qx6zz+H7/TBCkM3n",
+	"dWge7EWIfFaCTAmctzSeVDDZDDiL/aomZUqw6JsxatbN0rT4K+ZM6uOaqX6MxYCP54ktDRFjkVAcQ1cM",
+	"imyk/L4veUKzqf1jxhWW0vxtqqj0h4IQ+3QI6MfwL2rQMMZ0NO7PBFcEapgM04wmfUH0hnFrzEimNJMx",
+	"qr98R0ZEYUExM39gg2GRwnAmXI6h2xTHikvivp1gKubuD5Yp90+VDUh/SEhivEZc4LRfpHEDmnexqOU/",
+	"98p/7pf/fF7+80XlTxLnP9ilrfzdqfzdrfy9W/l7r6yxLl/CRd2VEuVSk+vTyotuj4/fXtZqA5RscUMO",
+	"u7Hu8HxElZQnq0Ry+v7s+OTsdMNyJMc5fdGxR1/UeRmGaBIDL24AS1BTnsTdnxqSLhNmEJpVX6nn8uQ6",
+	"r9STn8IAx4So8hIZFwHfAKVgq1UEvqlZyZwfaqD5mVYVrMyFL35jKwiBNJabJ0Ms4SJa4yK5VgBlWtyM",
+	"SFMZQBOlCf826O8BmqU4JgIZLJfAIdEmZqQ7ECsF+A4jTNmrHpN0xFqgrQI8gRbcrr7yJhmhSmS1NX4u",
+	"uCkxyJSAuyh5Tyw3bF7uB2ZXX/Plo1aA4LyzkZ6JvUMHH7itgG8uIAruaaOjkxvXBoIzQHvy3BY9ZnAw",
+	"oC4Us+RVYzLPGzuHESgp2gyxfJBiBeXGWBXmf6UqZdYKtsJFjr1T2RBXx62urc+YEOFWT6LLq/Pby7CD",
+	"nqHL85Pby3C3vVnlWXCRmNyxGgY/JziV3oaDGvgmprZ5eXLd6u44azFPpayEz75uBI13jaBxsmVtJ2Df",
+	"OiSTREWFwqtlg+AJ1MXGzF9Q8EAkRFhUk6tzQ5kSZkmiGpatlhWFEuprLgRVLYauplsHNQ3mSoCi4niG",
+	"enY5LEj0CkXWSxzlUPuw3iWUMQdf5x/yJWyR5XWv6u77HEY3iE4n+Cp7e4Fv8vXyd2mtqHe5FAtVcbiR",
+	"76ZYBcKea2lIP0OV90OkiW9heALYbgH6cHOMtLjS23TRK9BjcKfajAoLx9zTHYZhCxLctNFgAySkDRo0",
+	"4kKvOOICXb05Rru7uwfVuKelPZZDQvZCSBBUROh53vZ6yR97X1r6P133n1/QzSfzr0Pzn6b7b6/X7vWS",
+	"f9n5t51/a/788Mu/tMrtdv65ToicuiTsCokZgoxjhJNEEClfQTV2KF4dY0lalEnCJFX0jlRR6zHD/31F",
+	"CJYv3lxSsx/5sV+HCXPK4Kqe1FTgwYm5Ydkm4GJgggdq9DgZj7EYfd3F/obhHFN+BxuwPh9BzK30TPJz",
+	"yR4WxNEiQDxNcifexorDuf1unRy1GabHKZZ1XqofO60uap4hymzDAJ0iMgUop3geoEvEM5U/+s//+J87",
+	"tYHRgvNpLf21Yb4EyMneDLj0tMDVNYLIFbiLYjFBxQLWfviOSqqWnZV6dp0DW+1A2syODUSg32mFgoHP",
+	"nRX2srO11DA86TNFnTwssExq9kEB3LJYr2T7mKQhZTilv/8lO6EAGtk692xZ5u8TgsUIyJff/E2TX/9o",
+	"mJkF1WZZ5eR8hZ4GH3RFNM8K5BrPYiuvYk63MittE9lTkPSN62EJJngBXNPOP2bKCiwA29xjifI2JprK",
+	"DNRUuaq7Rinels/+8AF1vkQ1qOEVwJ3tMvxLb29Ik78LnPaytakD065bnb8KSbuWM9plSr7PRcMWAa9D",
+	"Yc6wtTdFJv90TbPK3KFzeHU1D1zloqli4Fq9ODd8vA1AS/w/FPx3wvR/pqbMhanOurokF74jAo+0Ou+q",
+	"kq09CYaYpiWly8/vyAVHnhCyqlFZnlZdOAbT8KtOrSFlCWUjuW4gm6YcbkEmQWSWrj1rfFAwaP84VKoN",
+	"AZ79+XohnaVeghLliznnM/Ko+mmDey19xL3xlqFavMk8sVegMReCQFaGKTirRby2fRMIkFWO3aulh701",
+	"nWEI9Kxdb6hw8GYFSyylV/lQdJkg9lv5lgiq26ky++oIaiWCyyn9S/NEbTTWYgKV1dHPHlcbdYonZKPN",
+	"MuWJQTzZOM68zqFlk26eElf+SXSvfKOVQ6qBOm7u+QRKRN9Kx3Kc83UAVTUReQZspXmP00mfsr4Jig4A",
+	"KPJ3sF3vCAu0wTbuT3E8poyAxbgCSvL5+nyZMuvV3IcblJPcjDRVb21s/UZR8o47qyngy7lzbctHwl8W",
+	"vLv2Cxvz7jJ0Bp8Ha9lIiDrMUE1yp4pZyATdsMhsbCxD216pe+o+3NULqf/yERpnU8xaguAE7j6sE6WN",
+	"zpRE91xAKbIpnqMYkNRfGYhosAD0GCohD5c+qGwO/7q8psTxUkTqtzc375FpBJcqgTY/zFXDkAtbwUga",
+	"pyLE+bmiLJqO5ao94d76kj1AndKoguWI4AVh6zB24Q4pQHazFpQFjG0X423THtvo2E5kIDCL8zKfgU0b",
+	"0mSGsUXtHrsg9+Z+yYEw4STRumkR9pxDrWdpohuYsg4Q06ENOI+m7R6DwjBQNgGWq2/O2Qg198Jw5xBi",
+	"AG1uE4xWoqLtKxQlROkfI4sGQnA8NlF7bXRhq9Zo/cJ6nk0VmoyVUqfgU52dQ3TBvXRN8FhpjQRye/OI",
+	"PpRwYtQVhSfkEPKCTRJCC0WzFLO+W0/otmtnUKm6qBuiFMcTW/mGmDhTPYcEUYYi+4utwjPkYkCThDDo",
+	"c9f2mQMkO5BVL9eUSqQ4Rym/z5c6n4Kr3qP6BhTZFMVzlLZ1pfNpQnlx3buHKesKX/qzMr3GnA1TGivo",
+	"9KDSqUtvQmY+Zu5mP7uFmQke650/SInuouvoB1KJSnRPTIluTadB5iA+XX0iD0wgxgzhWO9J07XAivRT",
+	"OqV2wbt6cEcIbsHhZ3f59QoJosTc1nyJrvQfrSP9R4QkiTmDeFC92CYwta8476dYjGDAnd3KgOEJIFiw",
+	"8io4DANbGImoMU/6elFwmvJ7yz77tjcovWsKvQf27lO3z1epWFLTq6Nf+Nx2EJkSWpHDwoCPSFNayQFx",
+	"u5GVKh9LtzIym2njlSR9eNjXD2HG+96Mv5EosuWmWzfQgBouMhvJn77ePvJVvnQLm9TeQfUzhu8wTe2M",
+	"9nPuL9YZ0NEgdQIxfr/x+gEkPMNp3wg23XcIPDHIRiVcipSPRgSwKDKLRkLyE1FP+KeWVcZaZ0lUHvwg",
+	"k/Ni1JyjKWZzNLNVMEwKiakzITIG+ALl+sqQzD+HBglJ6UATj6RzFHOp0vlOmXzaftp49lOcmm3Ut8K1",
+	"VuDGIME1gQHMBCcIW/GNoaYqamKU92R5K0ASz3cCNCBDDuFoc2/VqURwQphBmBdkeQvtdsqD+EY6prVR",
+	"6ZoaINz0Gwb/CdLOK2w6E1zxmKdA/06A9mE3HTEz/jsiJDWI6EpgJodEwE1NUpEjuRyUM4In5isJVniA",
+	"5XLedA30dDMm9KFkDuMCqUZ/l2qi8UxtvGg8UzGf6u/ae2PvmzFnzKJ/2xj5fBTmRLXhJDGfTqlSlI0O",
+	"PfkLRzkX8B89WyiIPCCEoSlOgKtw4lYUBqvJ1MQMRWcJmc64Iiyet6Cock4xCE013BxjSQ7R/ufPeY6T",
+	"XkTdaEJmasdtSDjZ+3hG+xPdkz2WQX4V2D1wDAjORpqcd3yiaShqj6RvZLljE7rZh3ziUu82E8kkGhfd",
+	"l/LgYItlzOTB6kcJAf/JIdI/mQib8ucWv5MDn9vv5Fsn0GfayPSrNaRMEqEbjKCKmdUx/G9AF31TcyhZ",
+	"/o0xlsg2OkTks11rI8CGgsixS662GDpaL3pmH0WVZfEwxvMPfoSkNnPzzEUu2MyLFjq4n/J44h26uRi0",
+	"bAkxSZRJq6hQafuzPk4qiztt05MNAC7tk/JQ7QxqVqA8bdiesJUCRyYE5g6wVS3hS133Bclkhf7lL2im",
+	"wanePfOc/lpVlgijmSAxzqxZKx1ki0EOQUM8pencoFstHw1Qqq+PUpZrXEegWmjKFyAxLjggH4nWJIoe",
+	"KZMql6EFjlJ/UUe84GhGwLPlgzyNIaCDOq5r5kTNQUsLqu4sfMXnYqeHep27hWm+gHp9O4cIywkwCwZA",
+	"eBOFVekS6DKlEqzEktbs9awXBwKsPJW2FEVRqG2AMpq0KIOt6QSLpWffoLmUdF63gx3JsSuWUFP2xHIW",
+	"TwmchGM6Kg/Zbtt7OIxHAjNlZBPP4nHRsV7sAGFjDeABt8gCuZWQn7qSKtIHmLQ++RwDFGXd5+DYIhIN",
+	"yJyzpK4kSxP7xVfsOOz6pliqPr9nFbKUppISbAdZKgKTlw9lCDpYqORmXBOmboSxOnLRVLa+8vPYQo/Y",
+	"cv7Yt5QKNB5rkDUhyj6PlDRAO/ZD9gQBg6FvCFS28ywchTklWvbkMPaFAaozZa2cfXeI/B7dV2wN4prP",
+	"HNSYk3b36SMcoK9sMKhmNFfMWHr4Y7n1AnXW+tpS79fbgraJMeaLU9ETlI65tRC05xIe1UuN1Lj7R7Vl",
+	"f3L5AXW7DP9QNlkyriI1B9DlABmisAEL4SO4NjaTkppgB+8q4xoInb4VaSUSF6Vr82mOQWw7znCCsNyV",
+	"xQ0tdZW/4Z8GDm3HiEYDt+POdt7XB2TfBa+WDMu3714Y49LApEy1RpZHuYK80raWU+CneJ4X6x2nL1yX",
+	"Jdu66BEuYtAMC0nAVXR+/bY1FOCUcP44I2kLnU9rat4xmHe6qBeC/iQddBlGCR1CFKPKB9s0Vm1gzF3A",
+	"iEjmO/WfpKyfSVIcenknxZm3OARtVymapraasHU2EAD81gq4HHOh0rk7TmQ2HNKYEqb6UvF4kn/tioB1",
+	"YFyAlN0RpriYHxp/CePZaIzgBWTzA3MfTO7sqNaR9V1fEGpU8lA1IHi4cC0Zx7dxCRk8yL5zcDoHDHTi",
+	"eVMaQcN3gcDFVsV/AWnHVTeE7b5wK0DHdc6AIm7Ut4vgTs03tL1m2jqGK4OKKdoIGguWYeWzzrizAQdV",
+	"a6wRNCq2EoyjZF94v/iGgfez+7ukbHvP/ao7ef0Nq+56zUoqI1yxLqqQDVtex+hy5uUFLaz8c2k89YoP",
+	"JJz5KootSJOrGfbeqqINWIwfc3yb66nq8dpwKbXlQ6oRNGoPLwsgtHjgaOr6R0bDAJuXfqhIae8XB9Ks",
+	"l6giM01tb0/kQQJSndiqeWCEi7kOrsiAct5SaR4LQbAusGYx6aV0+kHkTODnnxtxjPPzO4+TATyMPC2h",
+	"aW5YeiyqBAlFO4EtlT6Yowj6t1ioCdVDmVKGbezhFM9merwupT2Hwl4GuK8bWXTTUxvyk5e/p+yOa56Y",
+	"YZqsK+x/Ztq+x3Sxn0oV/zU9/aBbH9nGrq/aIKbNg6NcNzOocdSeZYOUyvHyLkwtpPeumXvdhKqtf93W",
+	"+Km+XgUjX1olCZoZWMD8ZSXwvG05Z/m7NwLPT1wj9+o9TidqLPRB1pbZwITErsBUco2vXdu8Iy4mprZ+",
+	"WxDJ07sV3RRI5Kah6eNLfuM4N/EvNtDsy6aQTyu4ZB3k0lJWXfdiLTese2kpAdZDTlUWcN0ri3t43Ru1",
+	"/LkWsaqGLdcSYSkzrXtz6SYGkCz4501tws6RlcB5kh9WOOWjjKAmQA2VjCdIFoMIPXhlSAigLcFNibmD",
+	"LGXvLJNoy2RmjcCp30QL2ztYqGSwIHsW5cmynR4sjQH10kYqn6s5/mgCOUrLEaBsEJo+BM2ZlmwQzKi/",
+	"uyxeJPJQe7Q6k4GTPzIgLNbvicF7ZeAENwohcXinCw94pi6HeSGOmpJCHoSQtn54piRN7CjhvQg18ZpB",
+	"m4EuQbWUthhKfVBGTVGT0aNKW8JrKwIRKiWgK5G3eCwIG5NlqSJuRShD/9//+wY1QQ96hY5JKikEXbA7",
+	"IqBakkTH6H/9D3TwbB/9C9rt1ieruJwUtwXfNILGcW3IPSCwrQ+oNM3y9A9vOoukqLzqMUgd2d6soMwJ",
+	"GQlCJCraBAgzoySCP2uKU4vvXQ592es0SjlprX/r9ZI/OsGeSzj7oxPsftn5t9rssjeUpEkeHFRZR/1s",
+	"SU3a4dA6hQ1WHfhJEg5AemDLU2bvpLRim1+szLDAU6LAo6hFZ3kiLtlsMzBPB3OHTXhI2Y+7PoAb5rYa",
+	"VtNGdD5JyGYOB1oL+v+INJzNXlBkaouTLBVya+MqZ4JPZ2pJdGYO9VMjeuRkmdSuBgQ3bQxKBNkgfRuJ",
+	"DMm08OAsiYyHxz6prR68Pn0Xy0lRN2DtqGzwSiZRU4vkAK7bA4sRG6AYs5ikqZXUaz5eFz9ajdsmDk7E",
+	"rVpOeo998loglrylWa1Dsf82o3UwGnqLPlVW2qaplSSh+Oszr54ifSuvGfTnRAm7sllAZG/iftLW5tHA",
+	"sIJXWieuLuKGhF822+VDXzGMxwQkO2ar4BJgMUn4PWsvVKWsryrl80+5p7Mp+MWzWcpxXnLN3HXDS4+t",
+	"Cb0fruS/eoRwc00z0tSCtB4ultWsLm64HjvAThiuYO6vL6BsWbiOHd6Sz8c8rY/yjXnKM6EVhOifrq6+",
+	"/fb160rk7j913nQPdl+UdZh/+iVsHRy13uDW8NMfz7/Uqi5v0xdHS5DmwN7AbCFBO6HJIYpcym+Emkdh",
+	"ZycAjEgICBL2x67+0e5E+OHlTtBjUZEeDD/u6lYJJapvQRIi1HSwHVw43A4DNqlVpcuT6wrqlRuJse7c",
+	"EAopUEpJtugN7mMV48zrqYZQp+LFIpXevnuB7roQDqC0PgYnXx4S1Ty9erFz6JB6JLL6Huyn4yvUfPcG",
+	"TOPjK/0PQYqbf8p6zPr15U4ArswpVURIrcWm2EK9QdyuXZdvJFw8daBD/a+uIdOa+Pq36YszNiJSXeVJ",
+	"WZWS6by2aCdwB4QCTCjg+jgzLb9VayryWbnoJ4PILKTSQwsQYXck5TOSU2antGPXnjf5HVTNgvB7Eyjj",
+	"Xe9Z1zCUkmkaKcEZMTeTDBGmBMBnRiaNS0YmJ8NVQerUJVPZpvWOatPjjIgCeMXicJirUeszccHuGwEa",
+	"vE1fnJvOinS4lZB7BY2K0dYKHq/jmIukvtSWkRBrBmhFiakqogRPz+pzpzZW1RNSU1kubA2w1DYSl3Bg",
+	"OnI6AWX3orvadFReXMOpYMs8FDGfkg0mfGlbblnxPGgIfF9/4rlJ4AK2KT/uWEzQQQjxPCbU0GTZIUn1",
+	"k8i1P1IRagp8D1fUpgwAV3BTjsYEp2BYmgFSznbaLtg8d+UJYAMIOiUzi3NVk8OJ5RKjpRjH5iqvXawl",
+	"/CKN3DzSJ1GM648rLfJ2UdNI4SkBQBxEkwCRVBITHsjoHRESp4gmOURTCUOojT5SNe6xyH7wDY4hYsJA",
+	"qEc5U0deke0JmTvCJZkZn62EUUXHOX1/dlxfCqP0sfqp7QV5JLGZKZX1Uyh98u3R1evLqx/PTj82vi7Z",
+	"z6E2bZPS5/GB28u1S7lIAV9+5OhLbleazbNOktUfZibvZYONbTo4Mc0fKxLqoa78XQ7IcxCyqRf1IECk",
+	"PWqj6Ojk5vYo7ESlFaY1geXl1bavrfdMVglqybKEppfF3MszaaHIKoe2HF9MmMykjddIoLwz9kOCDAiv",
+	"li5FMJFRH6JDkyYgFecmRyXPTuEo4XnKUtvInQhJLQTvx3PUxAUejolvZD2G8pyq86uLADGu/6sPhvdn",
+	"J63dwCRd5XERpeVwMWtuL0eHECxoGjgEAQMtaNnWaMg21bIJu3MHBMbQ8rP5cW9HjysHa4QeLJsjmpg2",
+	"nXCnGu4EujcXuZ6Vx/v6t+GvdNeOYpb8LvLWBEnZFXITWUxRaGI0ECb82SYkYOuXTDnLk3GokvpTA56x",
+	"ZCcod+MG2zReSjgOwf/DBVTaglPFZp7Yr+5AApbXie7cvLB8yU12o0c66iLnmcwgLBwKylpPVLG8uu8p",
+	"FCvI4ESomBFm9FoaGUpDmW7LBJXibp7JkL9Vp1mXpEjdFVrVttIaaTQVBu/fIP+bowf2j718jFBTmRJg",
+	"FvciX1SL5ohVj6XEQUYV+28nQLM0kyjKdRXoPfAgM+0TTVLKEJTTCFCUg3GZVJ1rQ6DAO/D0IB2FCs0b",
+	"lJTIrl9tPYCv1CwXz8lOaFK9KKBT4lhLgZQkFhaExGNOZFlqnl9/G4ZhndjUzJFPfDNPgtEoi847Ydjd",
+	"3dt//qKutb+o9T7tLZXKXCcrBlCWjZ5URCuHljED13rs0GIrrJumAIdmYLM1g5nU1oomDvm9jHuA20gR",
+	"MTVZyOYecSPbR4/iigzrLEFbDKxmjD/iNCM2x7hO3DFkQ80shOJ//sf/3Hnl0tSMbWu35za2aV1dn7dZ",
+	"kqTkSa5AXAGI9aUbigqgTwVglnsCvkqRBJf7EneffihBVzeCQaIBifU5md9tjIGU0c52Dr6VdnJZabX0",
+	"dORzsy4Gvu5+wCx24VTbwq2LJSRMrNUyj2w7U7dML7ZDEF0JpQyNwHlii/2veeEGy8l71/ap/aBmyMsJ",
+	"+DjHOK7BTlp5sviLtdZV/ZjNV4E9Xb6pqh77PwPgAsZbR3PjAgSN5TFk9+6Wa72jinxWh6CM5CifwhTq",
+	"wSka2MMAXXteUuciDdC7N7rx8dW7N6/Q+bt373tsKEyVNyjcHZj3c4+iRM03b6+fvdb/f3P97M3NtdHF",
+	"Mfpw86b1El5qGWtkisUEYUF6TPEUcoSTNjqC7Cg3TEA7lggre7cQnV+/jZzTciP/6tr6p01X42vHAT0Z",
+	"I8o7RyUyruwN4m6WrfyqK/oCaKvG9WcSTzfeUEVfR/BmbcGjp4AvyzsxlQS2vsd+xNm7DvRwK8i1jajp",
+	"gidqiGgg7WrwXbEARx4u8O88XLwi9R0PeAbwRcZalJBxPuWC1IdMbRdcwcUHuUxn3gAZ6/N1zEVdBByh",
+	"ozFEx3Cq5cSMS0kHKUHNcmjPzkYw77nkXR+8UWDblQck9TjRM+SGjP7X/9BqdYCEto9JgsY4HbbIHYHs",
+	"cjDGzEA3GuBXwORpgZqlJHlj7hM3LFq0GdUJFgzq+z6C5tIDN6yP/EsxAJW7hhb0fI7uifAs3iLsA/T0",
+	"KU7IxsZEQbBrkh/89bfSG/H8ZsVJvK/mFUrcfJ8G0fCpEdm80S3gIJZE4eK2r3CgB58rC9BAd7QUKrZh",
+	"QE8C1EMsGslXBWP0DwRP1G4TGLJweG0JE2eCxCpYbktjxkqaYa2+twDY6HsGxlzx80dFABVKbrcuHsNJ",
+	"AZsYa4Mi8tvQsO4mzQtlfbP2UCviN72qO+uoUa3tTeZrlvDMFv/ZYgH9+EJb5jVvWQ3JsDAM7hWkyY+m",
+	"eGLvmwsB9Q1UUclShSL9TgSVeMmdRcQBatcfuUlGTmqLwulfi3JuC3GA7vBPfGAcGB6VKMngtIS5oRcO",
+	"e9Cs7O7z/XXrbFm8PJ4PjP6WmWKA9pbbSYu10IZetMovR62fcev3sHXQb7c+/cs/rwLj3EzQag6AYsqG",
+	"57dkzOVqyBsojq2fRUBXiZqONfXsBdl5hbBZWYD/ugc1wGahGTA2YBFFpiX6l/dZbdTBlLItp1EEnnoL",
+	"sb8B8OI9HPulrdCpQ6PW09AH9hiLolQ2zL0ZWp8j/Jm8AjPQUgyAbGAXmIc7KygRrgUAnJQDPZcCONbw",
+	"Rm38CFx0mA1jTimSHKJIi+O+2cPNyMjmaCfIWaFp/xGgUGt7kWOgCMKePAmpm/oCMwrgIt8FBlGGIr3O",
+	"Ubut+3gD39CkM+99VtGrCulK9xj5KL0D1c80sCK3LrS/pEoCUJd8pBumsBqrVx4GxwggDckUTcgcEBAt",
+	"EJkgUO2p2B/fQFnjO8oziSBw2HAP48qi/k0ImZlK8/IRCmBho/pnYl0M4JIoqJuqqOfg00gRtNdyASaU",
+	"GM11RO8Iq+K9dsMNjjtH0NVMXdx6VyoHaJ6IkBZbhn0hkiRXmF4hD1eofKDFeKbPDoTd6dWucJpFeG4E",
+	"WvX/tIEFsKh9b8da+QpvudSgDlQXGoSMC/38kwM/zXhXL+D1QhWMXI8GLbs/E3xkUzPy5VuzlW/sWfxX",
+	"gmYvr0+CpfQA9RcPOEm29OBuZM09ZZkQfwole+YxdoZbnMeJ2UdCKlcWIT/eX4Z15/t9bv6bVyA4TZnY",
+	"a34H5RbjMZyYhU0Oh6Pc7kh/qrUvu/BX7O/KGrsqMG4Q9QvnICOeKJ+pQMLYdM7H+Tt1jE5cnbOF4mOL",
+	"3kwAwpB1leeuwWMFYYYGXJGqHPWrvXHhxo1dhnc0d+PWVBKVRKD7MbeQYyUoso3yUAVP116oXek2T5ML",
+	"Uyc53BrAUCo5Kx4USkGJsjApVqqOJ7/7+P26Ut3VVOBRpShucnJ9VM+fd9WW3f39zkG9aVYfujkx94we",
+	"yPj372sDDmQlNVHSUV27z+ujECcQQagHtIRe14u7d0Lmm+9BTfJ1Cw8d1n3/e8rl5BhKtK8V9xU1zhR2",
+	"j6Dkz0R3E1kgNLkIMU+TlNzQKeGZujZgqHX7HB4U0HEWHM+L2YfPIEFUJpg0hW+luRWzFenb6MR6Ew7C",
+	"UlzNQVhyLZRt21r5zwXV58smEUGXXlO9EmOyPjbzBhotbtAFOrn+yiOqW8t3PMYp1K2vSdpJ9UN0j9O0",
+	"Fac8ntjinNHbt4fn5xFqdvdaY56Jnboaneh3ziqJvZ2OqaPpuUyav4SdT7+ErYNPD91fwtbup53DX8LW",
+	"vvmp1oHyjo8oe5yykR8t29TArJa83EAzubcpCMVn7nE6aVHWMsU1WjPMlJi3/n/2/na7bRxbF4VvBcPr",
+	"R6TelCz5I07s0WO9LsepuBLHbtupdHWryoRISEKbAlUEZUVVyTv2r30B55xrOL/3NexLWVdyBuYEQJAi",
+	"JUp2kqpeWWOsrtjmB4iPOScmnvk8z4tVbjt76wXmxirbl5aN8DmdIPioXpfl58D3/J4Rn2qslETV3Tsu",
+	"wuyXGt4HirLu30EHt01AoHQClH0y1RBKDWlKR6wngGQQUbVqCFgIj8vTuxsWNT08pIGM54hZ7QOYpgyZ",
+	"Z1pd2yoaTNiKFDNQAvw6ZfrvykNtrC2/9mvqJBDVeGPasGjSq9JK546kfbFKKiaaNkSTTQJv1CHxM0ic",
+	"j4DF/pRHaUuZAjUokjSu316cn74gJzeIrfPIWLBxLHgAdCo9AeIxR8R3ccC+R6h5CZFMzRJgKSH+5bui",
+	"4F8QcaF2+tsG69eC92z/rv7zyS/Q7dnmglnM3piHw+YuW1je5xZSWF/I750DRCxR8UuYxujdxCVlrKIF",
+	"CFaDajVSWji3OZNASG3hsRIPGfXejfTnmDrX3VlWQlSYIG5jSrT8oAfSYFRVPg+ZRxjskAB9hj7bVJ9/",
+	"SHz8hw+0uynJ8L0FcCUIZOtrPajgURagJ9BCkIZRWsmPOmEixPNdNaUKBkI/pj9NbZWfeoLz4v68JwRS",
+	"tjQoCZPpEGhDxT1PYjFWPjTSvY48FviZjtWSYLTUrC2YrZ7QdgvbJdgtkrh7mm4etAVAH0Mn3zUa3NQO",
+	"aNh54+3r40KiFD9/K8O6GtJG++HwC/PG/ES3dyxOchZyWsYuA/oO5WRKL+OpgAlnWF2wXDJS4QCgnEhD",
+	"2XWoKlK9NaRcyBROkvAICGRobGlojkyJj+mQbU+AARD//a8Jy36Ysf7E/jDkg/xnujc/jt5uxEzWomSv",
+	"Z+rN9aerKz3ibDyzhk0imqpFiU1bmXUsPbd6C9o3sKUc67rBgMpUkoYPVe6v2dxH8Bg3iqn9mCYh1sBv",
+	"6xHd/v2OzVEjdTVUYER39p8utuRNPGNJQCUjI/aBXL86bu3sP7VVomoC5L/++eDZ07DzrPvs2V5wED7d",
+	"f053BozSTrC/T8NOd5/u9gd7g25/p9/pP9vZCcLufvg06O73O4NOh3aebW0CVEPbCT0giRzFM6frGqDO",
+	"AHsD2BVIUJLpM+hQwpWfUmNk63PwLv2BSOHuOhUPni9ILOzzrLYWtEUNigqJdMCjRQV6AprRn2tqatzZ",
+	"uLQAYADWRiRJ/lvJjP1uYVz2nu10d2seVrn2QL/Bzg9nnTh4jOWw43Nm9L4X0lKfK8f0IDH8hU7+V8zF",
+	"esbEGBKnAE5Q8n08Zr89YiKooFkP0TgG2DSKkKDiIWB0yHwkm6B6pwZroydKzSyT7efqWSRHfLJyJhVg",
+	"h0k8QA0GGjk88XqvMqQpIzIeg6eCoNOSy6uty5AmYcQkLHLVelMGmYS4JcpTy+d6Oxv7pFZnQ+xbAmGQ",
+	"KnyIIQgPMzmvCU1Hyh3kA+f/+p//r9+sZe/jZPh2YZK+sguFvNYL5ctO1yMCog0zLpnD468GnUjGkKxx",
+	"lgDzCtjTdMSkpmJ5kpMuMP0kH7EaAwco67oV87l8Eovpd8pNPTzLNmZiegsub0mqzUH7F6ukZnRufSWX",
+	"JKRzMtEA3dQCwB01MZ0CstdBJXvmPFF+DCO+OLjLcm/q74Vz5f1ODc+2ecpNfdSxmyMoEvFhw3z14jxZ",
+	"Ta4pLivjKJ5dJqqLH+VxD8gJZsU/TpuKn1w/S3ge37Ny2eINyh/pGg6yz8pz8itLKEvr+MZU7/vG+nva",
+	"5WYLFeMrGSZXAB1S4ITXvACaPBKeiZ/jNr6sr9+y2aWTRMx/XHdH2XgVWgcjmtAgZYmE4nDodE0mkkwj",
+	"JtvkJB6PY6xv7BsBEpMpBA2XvlqBKgZtYg1JwgaZTsNep1Nkf6iVxdzZf5pPYu6UdPGF0YWTlcr4arxG",
+	"aosqoBxYVzWqi60MjU46T1jC4xB2WUMmdBXMomCt+udA17jL0w8TYKVffPFJ7joS0YmETAps+tVPDshp",
+	"VzOZxAPPackTSEXkHMqSptRETusTtAtRq3qrVpLQbYUBGa4jni1r1xSrS+uJ2Be7xstiRPsQZ0Ohtbaz",
+	"zqmjWe8Kvy/as7zGe53aigzGUooH0doepX9bhAIVUy6r64yW1uiUvHJd8tDJGl3xgHoP/lhFBJUy/2el",
+	"tQF6SuWR+GWY/WW6/gvkXkXYe9VOOps79iY7Y7ziZFyGwIonTLx0Br6QndN/IY14AFA5NXdstV4Bfa25",
+	"KEIV1KmdD9pUDVaomqhLeW113519JnrbZcy065Z1b1TvlWeUXY8DNusbr3KulvG/lhG/1pma4DqXmJxK",
+	"4NvjaNPXaSLU0Jek8aC0PpyyouPvz4kmAirZ2cSiJPH1Qs1t9RQ+ZuXEamGOIdz5gwEiljwQkUYoMYX0",
+	"wBWkbbyc9+8cfg8BG6pVmWVY/hi15GuYmBBIzKEfdOttC/QzVjC7nxpm+pIxWUphLzWHfX68yj9mRmVZ",
+	"v75Xv4YeCWKZknuacCoCpreTWEECt5IoHmpBZc3OhKdfjMjpZBLNVbzMxZIKvwomd1wuZk5W9Us+qChY",
+	"Y68q9jRfXdb/F0kJ4Xg/oavjuu/gos9K2yw2zQhNIrpyr3iprlkGX8Ve0A9blVS+yKcHFo8rsdgjYVqY",
+	"F7hywiwt4UdUhDKgoHnuq+1HQnlqcA6xvJO5oyp7NSh64MX58yj3ioX+uQT5yBeQpimjfjO/X4oswKs+",
+	"GaGuG1AfKz0UwQueSCfdmZ1bRHNctyBfibUUyIulBbLvGJtIQsmIylGzTa6ZCAlPe4Ja2W7/gxbCbKEe",
+	"r4c0BpL4/wm/+KuPxV2MvGf96zi4Y2lxyynjqbwN2f3tT3e792+f/Xrz29WeeDN5FrwPu4NX8unwB7o7",
+	"P2Wd6Wt+ke7//dd/zA76Kz2S2y+ml0onzyVKl5nj/nKxjQIgjX9wtubItkYFodFkRPsstUC1KI7vWjTi",
+	"d0yShohJxyMXHul65EztM9+oDuViGAF69KgnFvodxgc7v9hnB6//dr53mcdZ/XOn9fy49eqH1+dvL1v/",
+	"qORSXoKovWGCjLmYqo03OroxF6lGFWwASIfuW4UMvUTUQ32shb7hejoe02RegrawdFglzuwtmzGZIslv",
+	"7VKcU/PAskhmnIhryC+XVbTwcPd2nGgYALD6EQ6rcMBZomXczq+OCF4JrdIXIw1x8ZZcYQs+XE0Ce3NJ",
+	"lUVhTLLmem5HlQNBCl29uJPWVNQPocig1enZUzgSNReQPGFfBo8Z0wlJY8+uu4RNGE3rV1q5kLDi6Nq3",
+	"rAkwm5c9TGc6nZPAKvKsi8F3PElHJVPqp59++ql1ft568cKHdJX5hU+28d9+xj+gcSdDes/MGQlNyXga",
+	"jAqgzefPOq3OXqu7U6bQ5FiYTuv5z7/vfWq08F87zr+a/1khOxNyloL02XrAObilrBMtBq9srsAZHJw8",
+	"TBOQn3VxUw+dJwbPt3DUvJx+bzXhSkTXYFs5AeKdlxEtPTmsXc7wKtZY9sJhkF7R4MZhb2JJ6cvrv9fj",
+	"EjRR5VL7zhIZC8jZOJl6VwRpp5yfuISEW9nPZwabQxovPXIOTvidR4498rYJSwiwq/kV8fKBRMTmGKHQ",
+	"mh+7rV0kKCHxgARqK9MQaoMhhkTdssj3bOgtCzpQpUTJj0usoQbWxuOuTcKuzuZQ+QGI4xryK8S1+K59",
+	"NSs7ZzHM4lhVq+bMmRKNsjGPCuUdLy5Oy3oQSl/zV/5w/Lb00jE3bInZtX97d/b27Wo9KmyPeZt9VOl3",
+	"RWUacFpgvr7NUI95iTeVGQ1QbZBVmxG5RL1AXwGEtX2mpfH1zh3P86dCq1LnZvDOfqVdrMxx6MaUZjI4",
+	"gopW9cEN1z4l4TQ6FWFpFPzeuM/LJCZwJWEilAgVDQ1zcE7lN1W3DGgUQfHJIGFMfTeTkkwnw4SGLDSn",
+	"49Y3q52tLldLSX+uNhAxZB3ixK10Ua+vjL5XJy3V7aVHYDdIzWsIdXNfw9XWA2BytgfKbP9CBTHoSdtX",
+	"5nvZyyatnW9VE95q1NXbD+Dli9sA/cLybTF0v74CTv1UkzA+4hIye8BLkhD2YUSnsjh/cwLZ5eJLLKnQ",
+	"03O6Wm3LdaACDUoLIb6aSZjuhF+mLJkkXLLVUb759oqw3jEHJSVBpluGBmAObQNItv+hpX5o6Utgcx/b",
+	"g95cmkQrsctMNhzSZBpZtaV5hW8jLnEqZH3rXLOYPTGr2Kk+X9JLDhQX/rr4PJBkLcM8WErm8ASHqNRS",
+	"pCNNkROAJ3OpnMNcIHrPII9IGrEg35/eKP8fC0ZQErZCAXSTYl183Y/4toq5b1RjbaO4IIM4KeRcIX8u",
+	"s6uXJFbds8eadGQZFmy5zLC67A2X6SPrt3lb+tsrtxL67x6Jo3D9lAHOKzMMtepvDQWDAyHLD6bT5nXq",
+	"+LEpx3mO8eUzfp1+xBn8+ICC+2wKr4gMbAuymxxMQeG7avdQSTy01qeuOoRz21VyTuRCw2kQqFhCy6wa",
+	"mPtKW1M/AZL/cg3SLjvzZlYmdf3mAs2+iNPHb9Y6NIi8LqjAboTsLfm5tJV1R50Dz/tlFrnoJAAIFUsg",
+	"NdBagmCYG7grR5kwKnMzoGkKojex23VWFE7o6vVjFeRf0JSWJUML6ucgWYK/tB+uAuJcwx+wAJf2uHmh",
+	"mKpJRUQ8s04wF+jtLuc6W91vNfoLpexrx7vvMZp6gfLwZQnwUA/AageVH7NP3hYzbbFZ5qJm/crYEx/h",
+	"YStKAlCv9JQKPwYV8OIBWZwt7aznnOjm88nbrjXXbDMfkgmvR9Ga64KMpVVmOfplK+Fhk9lq25q3OZyp",
+	"bkDidkf1AtDf8JjishDeoklJ2YfUIxVqsztabXYVLXrWqSXQVSMgZY5QHbdboMlftWQq5VbLBnvRsoYJ",
+	"HaS+Dttt3x8RSvxs/WQmD1j5NKG2u2ODx7ijV8rZdakhyH8Ipq61sayPzpqThz5lr1kFWjDdqCOnzRbB",
+	"Rt9U4JZb+onmBcu+4NFYwbp1VuRnQ6hdMRQ2uaHybjMijWNdo1QWBRuVeSil8bFb/SYWmecVQmlqrjK/",
+	"V1ceEfaBBmkEkrBlgZG59HG3YZ9KO2qQMDnabNgTvNkCVpzKuPT277/u3nfGO28Pgh+Sn2bP+jfdu8s9",
+	"+SZ8PnhFn05P4/3hP/iO+NuHgx9nhSqi7s56rCq5ZpTPhiFX8fcDWWiW5i3HWrVxeYXomrR5TjFfoegB",
+	"zBFICeeyvVbqz2SwJIlngiUeiQWhZLfTCuk8nwlehQnbgOnPlMIs6zC3aqaCF68WW05Wj1JKfrCyxKxY",
+	"2PJZcXimzMM46SzbWuqdEX+5siITGn6J1yKbOhI+WEJPnuJ+F87tSt9UbYnXA0ejF4UGLFZ96M/JR5dm",
+	"nKrH9tL2whrmG2iyQGVNeoSLIJpKfo+a2KBgXkZ8VThxSPCsemXtThrXuKyY0k/gdDWNl333ii04FlcV",
+	"tuDgbZQjwsHWFViwFbe1VqSBzBK5CmO8UG7/jv84Cz9hwXHR4uMf66VnHjQRKyghgGoe/oVtybE8mM9u",
+	"zXhoLmivT7+w4F/0Ry9M7RqD91XyAWUTqCwfUJxCXyofsDB1IR9wpcvP80+4ouKOhejGSG/a6ewyQsMx",
+	"F+aHMRV0mP3NCoOYXwDfT3JEfJnSwcAHhvUgYJMUSYAA7MkpMAFk98I5ymSaulsqaIJGQ8BRP77YFSNR",
+	"22t4XZG6x1y5MOHVR6OoXsnhXRJHbEnDoaYeCrZh/vu2Gf76zYZ3bNL8acoFK68zvmfl5UWfz8GuR9Wt",
+	"G294uhcI2Ks2qoJ9SC8CzPMGVRzt6iLSoCkZx3DgdM+aJM5uKlIwGidUD7xmdBWLTU6SafTgzTUq0NWs",
+	"XH1cnJKO/PAznJZ4Zj6ZDlochHVO0dyB/4J6mYOUJecIya4WIzWSKZCFimIx1OhtQHbY780UVToFHYu9",
+	"vZWs18OEBqyyIaaSYrdTZNN+tvLJdeqY1Z7clC9HXBn3F3HwyIpCm+qNZjOzzG7pv8rLUYxBX/Ul1wEV",
+	"y6+4YeNJ+RUpTYYsvaHDNeprr6gYrqaesBc+rtLAkiW2uabqPauemipqO0ICeLyUJPg6LYckYtT1rRAW",
+	"fIiTqM317m3KlW9t+IJ0+9XLE7K/v7dPEmbtgLoYQWxXV+/enCKLYwaLfnFzfXN8ddP0CPswoYB4y/md",
+	"nrBbIKx98Y3N9Q+J//Lq9G9/fXF89uano+9+enXx7uqvT71ux+vued1nR9/9dH729t3N6V87fps4lhi5",
+	"KQokxBK1WCEjFsYMK5bZBw6Ekiqin6jPbw3iZEaTENhokEwC5PjG02BEIpqyBMqVLBsN+dd0PFEbms7O",
+	"4W6H0JR0dg93O82j7GXmKemMBwzfNVBN69Pgzn1NT8QiYG65BtSakuNMsxu6WsuikL1OJ8u2TGgiWQKy",
+	"W1TGoljgU7Mbi2Q6He/R3Piiq8FvjOw2GT/GCVAyD5PGqp80pYdqQHMBxLhmyjbz8NUF8ldT8TaeZfoy",
+	"eQuRNbR+rGSqlGste+UZVjNHZa0wzy/7FOUMMnXuhWVts0Bu5m5M52TCEtXLpuhOBlQIFhL0Dx4wd85J",
+	"GsMti3t1WvFGwC2aVz6RxLc/nIV5nqOtIUuveXncF9E+K1DyXUxYZlpKfTZLR3EuAfb96c2Wt3V5cQ3/",
+	"eQf/e3xz8mrL23px+ub05rQ8L0bLqmmK36WuUp0UUaRKwNx9n0pG3l29QRMJwNgJTeiYYfkfjyIwkfl+",
+	"wFRJp/t8Z7BL91qdTqfTOlD/80z9Tyf7v+42ACtqXErpyjVjOYmwr23/6Q6ommmPhLiVwerSX/W6KzZg",
+	"uAQW1rx6QjloNX9j+YksFWQq6DQdMZHyABJX6okkoEnCgUUVeaaBpY8Lj0gcYTqZABVowuR0zAhPD02x",
+	"2Uj5Oz+lUCCqadAh/eV7hAWjGPfV0upsF0yO4fHL5kWdGVFOXWFrVLOHvT742/nO33/8buW8MHcbasGq",
+	"iXDFZBxNK0S2q0Rx31uCX7BDyqfFEfBXxzNptR2NCeIC67FIPCBTyQbTSDAp2+T7RF2NrronAjqhfR5x",
+	"9XLSZyMulBEbStIAm+kRp0gfeAE8IlPl3iGZJ5skoiLEIallux17W6oFLowCaMmnc6k/RBmMOxHPjOPD",
+	"TyYJH45SIuLZosEFs1d73alGKuN6optTnjuDTKfzei4JTR3b5ThwNZ1VzFIsTkjpEEn9VFgMlLQbkSqU",
+	"TjPrBcr2skOQ0lO7w5DAhbX0mu0yq0EAY1fRck8+1Ezueme1uBp4WPUN6vonkvDQyTOrjpmMmUg180ec",
+	"0CGDkUAKMnxOn4XEcAPrYWhvwgRczV2tM0dIWa0VF7DXbW9n1uU9csER5IIjO1uPeQpkfrFyIG5wa6su",
+	"XrBqSEvsEkcsybLPWP9dUog/Rmk6kYfb23Qyact4armAt5Xb2N7YvNqXZY5Yz6PMlnjWoFYZY3epV8y/",
+	"lRMeFvuLUj6bm2KMDrZZWYjcEdfKdF5ULS8DC0I9LPcWrS2Tn2yd3QXhmH92WjuoErNKMGbxBP2ccmGO",
+	"pMvrc8bsN80b5Jy7j1nCA7p9MuIBHcZrKe7ZJ7qd7vZO6TCrXTlP5/bIp+ByP0O6e1IBQUZy/rNLw6qZ",
+	"YBrGQ68A4gL5Edvp7LY77W53t31Qi9y+VMfWV6HYLRe+2tAjNTNWxamdqOGpxFgMT/SPiLnlFjnU1J2z",
+	"JBZDewlp0LQndIwHJ5syB4+318HBIALhmkfEj+LgDqUrYqxuVC+YJgxc5h1i7HvCHJOi8gNNs547QvFd",
+	"9ehbjQ30j4ivsSa3CZtKdhuylAUpNjuIhYo3Q6DlVNcQ4ExBFHTCVFRpdBSQ4D+VJnQlCbuP75jpDhbe",
+	"xtMU34bAFRYWtFF0r4GNdPsP5+idpadzmw/keGWt10/B18JV5q35Y6DspaUYpONhaV3VTTb9nkjyTrKk",
+	"BVdq0hk9JbGk25yW7Hd3XFKWOzZJm/n5eh7/xqOIbu+3O6TBL2l4RE4u35GLa9I9uN0jEb9j5JwG6hd/",
+	"b24GY6BpBl3gky33I8tXv5Bx8j1N2YzOH04DLeFxt0N8nqWCBu4ZpD+qPp4XKUvuaVQpwvYqnpF4kOr4",
+	"UL9CH5dLnJjwdvnEqIPIjGDpaV5z7ekyzbX9Gvo1ZS0u718pK7YyAZOygjXpmPzw/oY0QG9Qh83+HQcR",
+	"bUzqdfcNS46mRKKS+MfTdBQnGlR1SL5jNDEHzIHzOjxg9ttLmHnORLUGXqanb+GFymDoOwvKdqXHLUUA",
+	"Xv49FxP665SZD9Xctx6RlqeoTU4/oHEAteXLi+sbsq123Nv6weWfptbBqlhPrfOShEY2UoXGux2m31A6",
+	"CUY0YW+4uFucBml5J1xrdqyAHRGrGDKicqS2UsqwlH9iEi0ptwxIxMUdafi/96lkn7ZBiH6bCznZ/h2a",
+	"8clvHpGEcSmnXAxJEqeA1uNlLyuCdCHQTCuxjNADYcbIWrE1oIKn/DdIZVmJXI0F0htwqvXz1ae0yQsu",
+	"JxGdq50khX4CkmoeIlm1hsICIK+UjT6tiBed7akWdNU5TRaShuVS9QiLJCNWeLpZcTa+Mnp1mXQrGXoN",
+	"eerxkv4rUKw+gRgmnUrS8OMJMKP5YSyY+i9SM6p/BVQELIrghzhB6Si/2S7XMVpGvypi7M+VYdgyItVs",
+	"eqzIzDOTZixjLYWmeIu9VqdKbkw/XAdxUvNTvgxrce32lCpDr9KFX4djt85ReV5L3hya154emmS1Sp3f",
+	"0wL7HqqvQd+EqNk/FXjOxcJq+f2t7CagjTF3lKfsq2ZqsU7JzEEdeDlT0XyN7oBaxLQVNeZr6+WXFam+",
+	"raxjqVX6tSDBvzZTtlPLWiDH1vbRlnPhtHdWZCljtiMsv5Q8+5oPRTwYlALWUPEP9mIZu1vG23WEMqNA",
+	"CASANuQrCRGqrl0EbgimfeQcKnE3qG75kOo8/QjUz1w72WWEhN7WXYj2m9ciS7N31eXhrneZJvlazLvE",
+	"VV7cjEXyBM7tWalL08N9tg5lRN1z7BrLSU9Kt4ayv5LPsKRGUN9UPjPWgbJl/WHot9zxdOeEs1C1u3Wb",
+	"kf8Sd+p6zkooTMoly/YF3lMBKpd4UVs/GTDlqqU85VQQOpkk8T0LlY9I2L8ge6ACSdNAXOloBNrEUaL1",
+	"egJWNeg8qU3YbMSDEUwm4IA2J9xacKsUoa6bJrd/5wBOLzmiM33gHjGbNoOlwyaXeqjCaitLYmjl0Myc",
+	"1VLkWndhwFeuvYxKtirW/ppDn3Wr7ExL8pM5P43tfLd9v3rufRVMfMn0L4PEFxbAl0LEF9dd2+m1rFTY",
+	"xmGaq8Krmt0OVZK9dGHyXOvzygcX/mrxKrn0mEqy5J4HhlQe8c+o6o9LiRyj/hhqXAA5tTQsGJCSgmuT",
+	"qZBkQmVKxjwUfDiqz0DyQktsbU60+bCTiaVHY+a6mocStsdXVSY7nEuVgwOBl6EmYY58n6N+qs8R3GLD",
+	"XILqn1u1IC8/extBfPc7JRjfazUh3tPoTgNBrqYbVi8/sAy5tNtTmrIXVSJ9YAKM3h4lYyamKHILXO4S",
+	"8SpAKMYB8NWfE50bbuuB93XKxFzIRU9MkniYMCnd87knBiGg5o5zDxQnpDHpsyEXbfI2BxiAAR9RwAuE",
+	"dN4Tqp0S/e0CoXCBrHvllvaNPUIrXVDRVASjSjTjGg8vLynFp3jQ0Opxq6DzD2xSfzWdvz4AWL80dPWj",
+	"bRpgUdQhTknEBSMzGkUwodY69DRbbmx6ZfecMzEtn9MwkbWlsJzNZp43smmObPjNpbKWS125u7qAAPlS",
+	"z/3ltH4LK0JZPS0N55uVtQIzXr2Sn0jsALi0TbQSJ9pTTPWrP0tCk4TfM6dUexpxQZM5sTCpec6nlVuy",
+	"UtjOCrhqJjLp9NiytAd09CMom2yoP1K+hvHVlc0tj2q+iIfPz42z47fHGfoCYDr5M8xHASiU9sN0gqdq",
+	"6t75FQsYn9REPR2TxMAylX/4dap2aECmFUXxrDWdGIFOWWvvk6h33z+0PMx5Sp3PfRDJw4L1SNBjYnaT",
+	"DOOiMP4GQuQ59c29UqA09HF+Jr5nKvol6YxF94yMYjnhKY2IeSHureNpFOLpNyUhG8fGHKcJnYNvWJDs",
+	"rVGR8ticFqu5dFHnHwcUMI/9eJp6BvuhpRAQ1MhT0gCS5pR9SI80IVIUx3csJNNJcxOKi5IS/wkP8j1w",
+	"mfCAiyEgR7o7xMhOrcWAs5z2Al+aTYayqX9Dh9VCNzVBkZ+vGrekRqAEhrj6KOYBsEQA6j3o5pv1kY0u",
+	"PLHkTJSLO2VbARpLGmpOq2gc2IP+dkXU6DUPif/7jPVvp0n0CeGLv6vffyrg7B4J8cgx7AvZVu6jne5z",
+	"8jwGA2lBkcs3oDcZSLfoafIIYfX+Q/LMxf3EA3KSxMHdIE7CJxJKN3Z3MmmmRsiHPEXDF1Cwhj0RsTQ1",
+	"5KXxNCVnHnnjkQu46F3TI1PBf50yQoMkljJnc6StIJixPoxST1SMgjY9UGRGh21ylmayPpJQA9ammMQQ",
+	"sdrlZZJdhz2RMBlH98p+8JQIxkLpQuZUZOgo5OvD8Nzeu1Bh5gx1QeLFikjd/Nj6x8+/PyvXkcpP4Ip6",
+	"DECSAwA9RXHqNG4TX00Mh3pkMU9AGr6ZR3Dko4aMh812T/gWSa2LMTSW+tZgqZFVlLMAHpzhrmGtFIHX",
+	"Du66P0cFLpxhPkxZHwlX4wlGBBEwoQeoVY2Nbx6pts+hwGSuNr9Ouw1WJ5YMR2+aBEzqCkY9QMeXZ0WU",
+	"HmTzbbthA5r/wnyyzr2yZIzkXQnIBwod1UxKYxLG2deADoHe99u9BrtX8zTQtZGQOgQPCqKVxNYFqt7j",
+	"ScqYIAPOohCFGsH1TljwRGKhehLPjnC01Q4Lr5nhTNEwSpzZfSZ5yGRZwn7dcnqUo1fTD0mEQ07PwiXF",
+	"9Mq+jOI0lkuYv9fkDfRqiTzXF6He8AxykzSt20V1Ti2hcrJueaWZWiuZ0sx1K4kIXsUzlwDBh/b4WlxD",
+	"4BzssyBWpniZfOtwqqZftTNmIcFLnhBAAkjSgNMnKE6C06YsX1Er0/y9etoVGzwg1bw2kUIpBOvETDLd",
+	"hfqAfaGznERHkZEh/0D4Mml6zaFDfNiKwjVacYwFf7MmjCfk3dWbBw8RED8AjcOnz8MesagUrL19jEXt",
+	"yrnIu1uNHkP93fIR+UKsE+ucyFuJxFW9o9UJ7T0bRuL1IAA3mbB2rtZr1T0Y+TwCk0bmyN/EQzLLb3Wc",
+	"Gsc1kQQGnqTzs2iWnVnq4AdyE6E4dQqzoLDWSx2rHeu893Ba62U+3KmLyjrSGfmCvS9q+Lse0XEnVgN7",
+	"1T5D3r2Igw25d8NHZqApJl7x8VXtfl2ghQzUmtSHto5cdxQPIcOgXJug2DeYGsNrJwlToyrpgMGsyKC/",
+	"WuEaLwuiWOK/IG7LR6CL7yuNQ60tKiXdNJsI8z18TIdsewLvxH//a8KyH2asP7E/DPmgFJ6xQbwz4BEz",
+	"qauVJmaMU74m6uK3CrH5Utx4lkTsz1PkR0Ft4JA0bGSO+z04J4ddYCFxtX3fXYOEAN3i6ksH3W10r3Wu",
+	"fb7SbJk+9HITQfeXp6Htq5fxpeN+FyPCaQLVQ2lGl9Umx8Q0A3/nSn+xcJnLRbhBT0h2z9Q7daIb84zG",
+	"wh4SP4pnPuFiEHvEV585Hest64gPRz6Z0UStLo/4BrDqE/Ov/J4wioHuGB6x5W2p212Ya553z1xVugar",
+	"hIqz6QZ9EQA9YBKPtRg4buAG/F7t0vmQC9k8JP6YiqlqdAOLQGACNT3ia14lvycavjHkvpY0gb+oi0bT",
+	"MIxAbz1/Cf5eXUGnIU9vNap04cKe0H9Rl+rCJxidxUfCr5v5LsW2g2YlkhF6W/hm5ZzcFwPGNXt6vrOz",
+	"m8t7u4qvH+oBdH4At9HH7gZFpjyK8GffdX9+YVdjNjKmnqAnYLgQLcMDkkyF5nEOoL4RXwtT0ExoGDSg",
+	"vugzYr0paWCpwhGhdj0I1hNqedBEhfG+crB+s+1WMBwSakZYzZYpUDPgrp+NAQJo4QKGekvtLFjIUxbC",
+	"w0OmaztEnBL74CP3JaYEB8svofXKHoYJnQnSn2NeAbEo+RFXH69CEgTD4FepVWSenB9ZfXXpsN7YKLE0",
+	"4wWEI+OpTMnI8Ijo3B5AnFM6JA1fPdiHswk6xHJ8wtMj4nM9ZyEboz5R/aMn1FWeZWbgqWTRYE1eAUjt",
+	"QFarqabbvCfMcbt6ZFkOzvoZqZqnv0HSlMsBcqkgvVAdkMfGR6n53P/WEhaBNRNoK9D9RWKBUr/jRv5r",
+	"1Gze6Oq9Sao6zJRLFimnQzZMGJPkJR0lTIwYFoLZngGKuJeghgzTWah/7+5CLy4dCrxt+VYleycq3Yq1",
+	"7ih6eHW7h++t6kazyVnVkc7no8IyCDUDf536/GftfV044mpkaClmM0HUHSel8aJ+TjmQVw8SFSjEACjl",
+	"MY0I3p6PvKAhubR66z97vfD3rrf3qdHrtfHfu59KFdML3YeN0hrLpf03YqV0/3EUTxMokBvbHDtWAWeF",
+	"uX5Ik7tcuY76BWzzhqOCs9N/WTSJlWiGY0E2ADQ4x6FP91YeDd8kdK5RvpUA9TSh83ZoLgI/pX7VAtxT",
+	"yoM7pnNc6NvslSUyG5+rYAFbsQmi0N5ZWkdQOmHcLvsquOrFQSuDVeeH7UuhqguTpW167A0X7OEl+urp",
+	"t2re2er8dglpmBo8anLuS6UonEvVhBvFsxecpSdxuIyl11d+IX8snNvhuryyxrgsHU64SKvey/J6aiyk",
+	"Vp8vNXMGk7beALTvJWl0/+t//t/7Hfc4l9Fg5JGQy5SLIJPHB8yrxhqrex2L9s+f/QLKeI+8Z1JNjLOT",
+	"dzk0cQ7TstLS5Flcl6smQT8Ux8P0ppcb4bIV+k6M6WTCQnMKXjgAs/L55YhKOpmAdvUAeerxYjgrN92H",
+	"ut9T/RYSJxiZ6x/TWMXfI+3V6il16reUH32FrKpiOmSkkSZ8PFZB/3QyYQkJqFTbP8NNxT6kDsoYQTxA",
+	"/CF0gbcDu7t4cfLqYquiTqdGb2GVjmpV/QIBzkqrA+DI8JoxUSYw/9aqT2AX6H7XhQtUzA1gTvMWhpoF",
+	"YLNTwzrHQmqiZcdCbss3eyd+0cOfsOFBZ7yMaP9cgxE1eY/u4dTMR7Mqys8FtcGSx4MBFs4sQjhFaxRP",
+	"M9smERsAp+3mHZoKcPHxsipjYFplsgYyHrMYuKsnEneO5u+QIpgBYroxiaXk/WjuLOmcRLt56pbp73J9",
+	"lbnUpPfOYcXFyfGbcmLxDxXVC7CUgaonYQETaTTHhZyBmvXCcxl7Qj5QoxPQpB+P5mFShzfYYtIRnIRc",
+	"a/oj8nMjv05zU985IMnsrbEkJfOg1IyDoAAi8DdTlHuJSArNBQVZYM3MdERoH36nwRZ3jE30WSfsGNrE",
+	"xh0JA9QK7thnozhiPYF/m2oO4UasazH1w1J6x/TDNKGzbLbJiXqzmse+6mHfwqUklovZFwLYhaWacyv3",
+	"In36K9iMqGc8kfb5mEUYA8jc9knXe3A5hRVTeIxiidMPkzhXKLGxeOE6fLBA+7uBTh9OP9SXfOzp164z",
+	"WBa9Vp9C+8Tes+BVIbz8dcp0EKZMv1r4WgBoOR1/lIlqGHX9R5PMLGtX9XBcJMMvbgpqjFX92gz8jNoV",
+	"GsCAtfOUnNCUJZhPX1c8oqInr3n6GayqqemRZXaTRByBYKu6061uXbfQNJtr3Z1HE4jYqKi0ouN1DmCz",
+	"vke8IHqZWHd7DhFYnL2yTn9XiX+8VE0gEzqVTJq9PmeSNCBXoENAiAjgyAD3RWo+iDjN8kAoI9E8Ag0R",
+	"zREOs2KcC1f09y5uovFli62D3IvGBacx0SUrsPcxYq/+P3tbf+lt/exjth82vPC4wh73L7mNbY0MDrwb",
+	"qF/yU26pQEm5CdYH2DVe+i6JqiZWFNMQICQrpxXG/PmehMWmz37SERXEH/DI0LWjxfdhXPlQxKWZPXV9",
+	"GeD88u33Hvnh8vR7j7xn/Us1Nt+fvSQAPIBNo6GfJOf8O3if+c2z7vMdMuEfWCS1XgkPWU80dne97sGB",
+	"97TTMX/lsE1verqOPTvxhx3wfMKMYEj6RBL/BM/JWzdwhBSyIKIJIGWvf/yecEkSNphKFpIGhzM0DU3G",
+	"r9KnoNbf9aGKcGsTUUXdVqzNlKN4hvU3ql/a5L0ODXma/Taj7snOmJ5IT03snsDENMD3nQryhka0k4iP",
+	"eYqpCbXz0SXocMgGZ2dqK4Qpbp7I4kfWSqPC+P9cOTUtgMWZnuUTaGXf1n6xpkysKDp7UDXZxjxAtsKg",
+	"3Jwl88WSrKlkCemzKBZDZeZqp1bO7buWCe2V15fVgMqZrtAVVO6XlY3GjzTiIXzUI2llhCylfI3IGIIW",
+	"87AV0DH96HIdDYf+4EtK+NfZfzlNK27CKgxUDY4nS2YB+RU2qd/lTnOuU1Y6DR9FyjBfS28+zLR2HZFC",
+	"p8XHUHy6JqYxGDFggi5F+64DdzPEYE6YutcpV6dK2eQ1mxcuftpZklta/VB7kutu0J+Wnsg+d05k98pP",
+	"ZL2tueaLLfRJkdxDf0qtkXldSod+k5UNU6Keh/Uwh8SHofFJw9djdAjRqN/0iD9n8lbE6m9zJuE3qqfU",
+	"z/DfptcTvpgq+4ZMjQ5gU10EneV7UP3rnmkfufhjiFL+z/9+qZ4O+D91p54RfgFcBS3cgl67FXGWg8M2",
+	"5BGqWxrJX5p5LNqDvAz6AjY14oLdmpdboOqyp26G/H2gKVtz6/YwQ1dMTjvsiVC4BgVYNLrDmHhTs1jI",
+	"jyyROCyvXzamD1q9YvlcMTmJhWQbwra1GF8ZWgFV+vpzXHh3bH6Ewu+5RID62xNJGE0irlYp3LVJ32kD",
+	"vYq0qMiHrZu/qpOmZazn2adv3tgNi5PWFSFck4MRb9nwuEgukKVxcTvJyE4sV2H58Uj5UlOWfJZ1INBB",
+	"s4kRuJqTGYPSRwOInAojefGQdbjAOVuD0HJ19ywnuFx5v9MLNWeAc0c9Wlt4TP49i09xADIZy60OsczS",
+	"cKeSOxOX8WuuWIowNpvYqNfruRknrDAFjGelbC3wJxLGwRSAo5o3E8sZNVEmJsYQZTHCw8q1h/2OlaDx",
+	"32EpvSZQSvNrpMAz8nTBN7p16setf9DWb53W89t26+f/URq1ZQTSRY3UVXK6uaI8OKCqgsgUzx7Z3GVF",
+	"dwZy1SwxE6oCw+Z2k518AGWDgQsLtkbZE5DRsTSrZfSozj2tZCrk9u/JVJwBU+qiToj6y2Ob+nVNQ1EJ",
+	"BNq0uPKXsOyVdflXwcBVjn0ZFK509L8UIq586rV1b+JZ6MORcfZY9bYfj3TmNvvdQP3OIOZKhTYfgpk7",
+	"jlhSDVwz+rA0wlISR9gGkXQkFsX2A09+JBf+pr6jFvBONesVFWE8GFQ1bJLE4RRlOkb6StJn6YwxiCWg",
+	"AOCLNFW/axnwz2mrCjsSZGCxzcbcrWS23RtiAfXtS+GAw4RHEdQ8TpH1+sF4wJ0SptF1gJMLaQRqOPWd",
+	"yVmYEvXBhEVzVRqpmsWO3WhswCGUBNEgJT9cX7zNkDp3bC6RwYRLQ8X7I0v4YN4T/oeWpu1tST4UOssQ",
+	"3zOD+UzoTB9xaMDbhCZSw6PGpYQfpbU2OnAGE2c0yEMP9O53d3efq+a9uznBNpsjmTGPIi5BSolMEk0+",
+	"3SbvJEjNANcLHFeE8HW+MpsqFor1hhnP8TxNRD6mc8PLGE+huMfye7saeTtPW53dVmfnpvP8sNM57HT+",
+	"UYXkK+FILgsFzkKp9fmG04gm5PjyjITMUvBJD0+hyIDNyIAGqcTjVTmiE2XdJ0yE0pCnY+81JGO404Wf",
+	"n0iU9MFZ6orRZJPKeqjFqcTsqaZHaCRjRHnpaM+ZHXCdryXdCvx4wGyg057VOeeKd4P2qpdVLnFRmNam",
+	"GgJbCoxLbncMGAt7oixewgngNw9JwoJ4KLhkUBCCz4lQXH2SxAGDmrn+nPAUh0MLS2PhInPJNRo+/NPm",
+	"0OoCg1in03lah0/RiuPWoM/DL8kf1mwgaGDiDiOGSpcEIQsG6jhNmQ7bF2mL3CGMhWmwWqECNCfs9SXa",
+	"9vhcsxeusCdadhCDZyZSq4zMI0Z+nbIpbtA3lBDROLjzZcw1ULKKbSVpHN9BNZhjuQwgAvXyOpWvdWCl",
+	"zBxZFT96nnsb6kGSxgABCGoeAqhPWDEwOFlWEYP6YmX1cBo/A2EgjV9I1GSfxEJtSvY7Hb+puzAWRE5B",
+	"za2WpnMtC0Ma/gxnTztlMkWUhPqXA/Zormlb4OlnKw2MLo1WjcD2ZHCRVNm8e5bQKDclQUMOqbfDZi0q",
+	"1Jq5NZyWa+bLyrh/fHySf0hmlKeGqpKqmGtC02AEYjwa7ukf5tYLl2QK4PwZnZOGRu8DY0HSEzKNXYS7",
+	"w42qlpmypUnIwuYR8d0qLXy8nlNGKYrsfPhw1BO+1n49BLg8Aj+02JMK/izQB7A8DCdlmnAW5k8q8Hux",
+	"xltXe2cFRyhaVZn1K0dq3ziNfiLJq5ubS60Dd0Q6mO+bikQ5Wyj+VB3FxyxUjdfrBAHe5nt1TgQX+/7z",
+	"5+st/UrjfOaaaZwNzjzycsbSSZc5BsxYlSUWPcMYlZUG6shNU3/TlEbxcMowGNGhgl7b0idaZ4qYEE2/",
+	"Qar9wUSZIHxOTzivwSoS/y8L2KmFl7bhKoCTpGqE+oYlP5oTJtJknp81f4G6ccQztoHu+BbreXVFuf4L",
+	"F/cxD9jthEK/T+KIB/M2qEHKEVw6i5O7W4wakd0RLVK+7s1bMFkoyph7UlGCxKtIGaiPGNIhGzORtgdc",
+	"0Ij/Vqx9X2khdedfO7atTGJ1GSQP/WmYX6iA06vgGNsAmJDB7pzdX/HjSrRbNobRLRQBoXz0STwt82Qv",
+	"0dvqlSaJ5EiyyEhEZWp85WAaZUFPA4D1yr90sJ5fX5R3cZ28jVgMB2pT8co0C8qWxEzQXttIE01gRW3I",
+	"tFlzbL/lU9wsioIqjQrz69hbs8qhdbpR1gbnfItqacEohzxEDlYwwz2hE9bPiI7BKj7KvKcQy+909h5i",
+	"xS3EcpHFF4xgewn6a1vGU1kvakeuHb1qPLOAF+ZBbgAKk3wVVY9eNTdMplV5bjecO8S9I9jh/lwXBMo0",
+	"S8l5ZaG/B4yi4PR5Ks2mjkcpbjMLQi7OjRsJuuTvX/HRXyfTXOj00gSz0+1fLK/sDnXb6alKGmwnsGIi",
+	"nMRcpCoAJD4sB5+8u3qjcakjrDMDnwrgai3CTMMwUZtzlBMhDQ2m6Qktsp/qOCHb9TQ9W+gESEZMbBih",
+	"fGUrBgkdgj8lVyzkCQtSaTDkPYHcUDbu3HwB51Aje89Wpiffx8md1Y8sFhCzpHKHgxRXmvUznjDBQqCC",
+	"8ggfqGB7o7PAIIrlko23fpuJgVSnWl6ezf3Ew+luF0MKwyrzuPKadclD7ZjmGURlHE3TdbRFHxWM8UhM",
+	"nPbbHDrOCineR4JdWjSAO6oZdWaevLKcOTPX855dWFWQzTyiwC6KUqexMNSOtV5NCFdtDq70Iqvyv4tb",
+	"EthkO0xT6hKdEc+t2tIT5ji5a8G1cvv3mWlDxRFzYXWVZF9ybQBWstK32uu2f3eeqd/5qOfX2RetHzq4",
+	"N1fMxqUzw4zk1wkqSudTaWhRssn9UhFGyWRu5/pwBUXff/2v/4v4DhhM/8Y+jDQoyawAatOaz8gY9+Kk",
+	"7CEZp117kaYuD0BzkgM5vrrqVX6TUCE5CtlvgpJcdCr5/rmy3JmxMQAF9M5eHZWgVci7mh9ecoA6LYNI",
+	"okb/VJnTa+DFwnBowl+z+fE0HZXmqfL1SnDcdsfmKtijYQuiSBnEE3ZETA4ot1959eaAHL+4IVwM1c7F",
+	"hK0YDnL1CjwAM2UAh1sfWnTCWwgkMhkFaKHqsD6jCUtMW/Gnl8bq/PD+ZstbgHtB1KoZYp9IaKVUIfEd",
+	"U8ZTPSpO9Ocdku/giVC0uxscn5ycXl/f3ly8Pn0LvwG4+T2NeEi6+2SMrJTtnrjopyp6VhsxYA1N2JDL",
+	"lCUeieKh+kNCEjZImBzhdyMp2dah/oDsQ1VUjHHYPQ/YjWpjxbiQCYX5h1c+0R/kARpAAOOlCubVRVwM",
+	"ScNHjlKNINlWv0dvUDEEeGELHlo2Dk4D/zYtPVWvaKE5avxV3eUZKiTynvWvYyAi0/4MMBjbM/mfcNdf",
+	"cUBenP54dnJaGBCQyU4Y6SfxTLIE2DxFnBLJUn24KtvkGEc9iofKYYc0UCG+MwmhOVkHVHz3JxBOHMSG",
+	"t5kGqVOTpi77/7mSQtnzruMprhyJumsLsTZeAUq9qdZHjAdWp8zLpMtQSHsw4HDSDblWgyYZT6OUt1BS",
+	"BhIEcSIP1Q4sYQGVWvTHAaKot3lEpnFwpyaquWCaBCMqgewvzSSxScCEnEoywHPdV28OvJ5A/lHISWcV",
+	"DdDJngEr4fEvsJ2HxOSzYUNKk1SosemJnviP/yAnsVA+j8dC9kSLHEeRevUIt5IJi2jK75kh0OhTydRu",
+	"12ARgDoy1Ah1f/u+65NJwgb8Q5sca+1KcxZDSMMfxgAQbG8H4xD2l35TZ7pACRa204fb23Cj2kkfPus8",
+	"66intlXTAAuCVctQOk/HLDqhkrXJmVZ9effu7IVskxs+ZjKl4wn+tgDNgGdhzSCcJBAuif97D48VeluH",
+	"pLeFs16TIeGE7215pKct/EkcMrgQLuMixUs++Udkr9NRe31JfF0M5+OX//N3KD73DMPSp5+VSdvr7Oir",
+	"BwwBKzj2U0Gn6UiNippoIVK77nW6+mL1I3bJMTH6PoicDWOGGk4g9gPnENmhOqFCH1g5nsWzA7DX2YNn",
+	"XtGUYeGrNKdlezvPNaCF+FcsTeatY8AO6HVOGjo72YQHvIccOy6nlMKUgVM6ek857NhU9DKgPIrvlamG",
+	"SEZtT5paLkVztph27Xd24eWqI/NvB6xeEIfMR8yMetWt8x7/0LAPwYZBcy14cCQH+K0kjeZteK4+w7ud",
+	"ijsRz4SvVaU1k4w5iFZPiWKZ6mOEIB6PeZpCyVLCJkyLGdujfN1oe17rn4VsPIlTJoJ56zWb+209D80d",
+	"IyqhGoqGQBHZ6O4TqAvRWGCPPO0QS2OnHq28PHr4pj4S1+sytd0H82K/s2vWe87x9sQpDUZOp8PygpN/",
+	"/0NrwpIxB/+t52X2C/UGyGFplE/2lyeS6BxzTyRxBGMfKa9s0S72bU8MTzAiJ8hVHDFJEiruemoQTDzA",
+	"CA3HXJgfxlTQYfY3rRwQq1mY0sGgaf5wz9mMJW1yYV4nyRBWUx/ktHSBOgDH1I8tswSPCMW/m/QbZNnx",
+	"j85i2TGwNGW4zL3QyceuINqYzkmfVRSSNzRHgPSbbVIYCUkB64bANp6yFkR7PhnFMyKnwQjEuDPdNUlS",
+	"3PofqiVolM5wOmoL4VoCaIAy0vBo0zp8IJGMaaU6WDE6Z6mnXCYoZgrf8WMOrXnR0sX2vQ04y7d0CIKO",
+	"1Yp0r26qBzt2CNQz+QDUvvSBiDZoqlVqNkkyiqPQNsw04gkcm3IIDlvEj5NhsRNKyQAIrDugWqnqkyFL",
+	"VdN2j7APaJhRkuvx0Te01B91kSS4H+RXB/859sxBMjBc2amPgz0bzbHZIhbadoFFzDc161bl3FtcaMQZ",
+	"ePoWFxB3eybvbOJ+6UEXZ0Ghilbh/L1pDIM52u4JtfmA5acPGfowHQBTcG2fqD5Js5mYKDefgTFn6B65",
+	"TJTvCXviVKQsmSRcMjPf8ZAEB0U4UBZq30jg4b6JQNxzjydSxSKHqv0fjSv6iOwt5GNPfGy1WvD/6s++",
+	"lnloIQP6R+LTySTiSMy9/S8ZC5/ghQtIwY8ORA3AP8XrHLzpRxLFM5YEyumN2Afy6vz4pHX96nhn/6k5",
+	"F0zozBr8fhzOPbWtU0GapT3Pf6JkQcJS9dKesJBZHbPwEOMSaBz+E7of/0n1r5Rv7G198kkDsyjEL+Ri",
+	"/KamgOcSxQg13MjTWFRYbBLwqWDvVsNAVfCAyM+JAbDCw7UnQMhODmkBsKa/6IbpmfUXi78wfWdeg7O2",
+	"pdG/dgWgkTag3wzy6xUwv54JZ4JYyJSqacHHKERAEy5jcYjLXA0xR6wChp8qEAv5YMAS5c00Y4oIIZxB",
+	"UcI7NjdGRo8cZgsstQ6V6tm4X6QpgYwtSk/ORpIFtyaENsF1iFGVGSv18D6TaYsNBnGS5qhf1PYT7F3C",
+	"UMyT0Gkaj2nKAwx6lHWz6aoRnUyYgNaAHeUanQJG37BUAqVLNv91yAPnSi3ino1B8GLPqTHcVAb9CJBS",
+	"Ox8+kCCeKmtBpcN0XXZ0RYg9vEL9NADI9Jk9btPA1jjCjcnCEZs5XbPHauqZzska7gCU+TGYAUyVy7Ll",
+	"5+ePoX0Pf4MJPJ808GBfvaEKX9XEQNU9sParIRXgYMoy2nqlQKXcdoZg8bU/RHJLC+tw5wxnKLVRgho/",
+	"Ij7ViqYLCHTcukG4CddyMUT/tMTaY+sQEykB8U0LB65LoLPw8Er0s/5OG03345CzglgmJjZ2O2ojL0EX",
+	"RM9OjMPVOkFZEQcBhM7cTnGpA2kL4UDDmGb4auMwr1WfRlyAy7TawCkd4i/VJy5o8qYoMay2imrjgrN+",
+	"ic5vG20+nUyyU2XN3gsWrKS7Ci8qk+SVFraWDxtU7J7x0bTJNaYPQM8cKcsWdmdqV5p5LtUj1kb3hG+a",
+	"oXaiqnG+g16djZjejUKkY0RGINCTTStwrD5dPRb42YDXCbBl2PQWF8qkqfugT0oUjDHZFPGACYmnlJga",
+	"ukziScJZilxJAHSxh+M5feqUJWP3WNAmlba8rXuWSMwjdduddgdg7xMm6IRvHW7ttjvtXeRsHUHCd7s9",
+	"Y1HUgh3m9r9md7Kt4g71l1JdFzXw4HTesz55zebkmmkNKCyEUR2QS6vKNoHMoKb+NSUzyojd8RA3J5d2",
+	"o3YIVNakgeZTlwHYAT4Ltw63vmfpD7M7nRBH8gPVzJ1Ox1FQw1R2PpbKgYZ+31LNhfMhGg23DrdOwxfX",
+	"x3BweA8/7ezvd58DG4N66UHYCfb6O+w57Q52g/1n6g/pfOtw6+L1pRopCRl4Ptzytj6oju/++tPxT68/",
+	"nCSDH69vD27m7//26mJ4MAruL+mEn0fJ7IzSy+DVu6sYeYgwBlp1zvTD+9fXmHhcHBTl4iVL4URnr7NX",
+	"9SjbZ9tv4/RlPMUC6b3O01o3HFulltz5wdbhP3/2tuR0PFYT93DrEp0fTAhYovcYEeXmBcgdDiXqnuHB",
+	"lru73zrcwkmgutTZbG4dbgnDybhNp+loG9LqAOyIZVp2OpNOE+Hog6vFOUtiFf2MKaCLQ7XRgt9YKItO",
+	"MlnDsNfptnvipXJVujJAL3Wb+tDwd/tILeF8dmkKvLNTAhLFgRZZm1CeQFrW+fOhxt1Y8CAkdtQ9LPTA",
+	"IWTWLeHDUWqb7STOdp4jUC+fnmqTC7BvZ5c2tiFU0za3ybGBX2KaVWvsObg+8x4QqNIBDRjFCU1oFLGI",
+	"DKcY7ui8O/sQMB2rDZDOUUDohew3yuJjKhY06LDHeuLsEuvJImVtoR8wktztZJ1OdWeRxt7Oc9Jn81iE",
+	"zTZ5n7HjJ4B5k6YUqSegvbDLV9tkMbdfA+EfTwlF5TqKMavnQvN5lvIrdKjOVtmykThBWRyozByqKa9i",
+	"K+QiRGg/Oj+aGu9mVpF29etbxDewAJRNT+iYpcBqUnHunV2y7eT94DzjZzw3ZDL9Lg7n69lSe+ixkn3P",
+	"9PnW4ZbWd22hnFVrQoXq1udbtc0hfLc50v2UP/g0jMgbuwgERDJti8obYi7dvtbXfard9uyOxdMfDHA4",
+	"lG3pQyv1uCuasjd8zCs1efW129mFn7zsrtYlYO5r36wvhwbuYc8t9w/f0dAOhrqlu/qWd3CmECeAu9/Q",
+	"D6m7nq++y5nuJ7EYRBwBJHvd3dX3XtI58F7G8RuaoGbxXne/zufpIz6GdK4g56lu3tlZq8Gv2fyKqU0v",
+	"3lzja2/i+JyKuR4PiBT3OzW+9BqzR99N5Xyph1dzVNkxMIiZz7OrO/PtZgk9xL3H03SZf7+P75gRHAUW",
+	"axaaI3Z9zqzahj5VnztLOdVQzsx1m9i9Jwz71U5nr3RHAM+YUYnH/3ZXENAoUoZe0gFDLMiE0VQ9z417",
+	"bG2sboRM6VzjCLDaCRiR2IcJTxhpGN+XRQfNCgehU1HOV+uMT7btqPIeqn+/pvvQzYZ9wtbhVpLe/v3X",
+	"3fvOeOftQfBD8tPsWf+me3e5J9+Ezwev6NPpabw//AffEX/7cPDjrL6/uMLXrOUx9kqIHOwGVAfbG9jG",
+	"b2ZulZlbx1y9y45XV1stnOyPZp6woK9yrwyAI7SSiKXXOqNZSmNhOavQNJ8CqdgGn7OtB0c4U02svDS8",
+	"Afbl+rGNvrx0m1r4sC8cKTxoUtlptPgdtSaUZNFg5XTK4uMqf3cCJ9xo2fVkyrZ/VmpGsBmJBfNIot0j",
+	"Tr94msqUokRN3lnEAzxlgQmLyWyzb8bLFnbPxbc76bcO7oBNbr0naGHXbDfNeg9Utm2G4lfY3Dfx/CYD",
+	"XeQhF7PFTV9/KufEbvjsRq/GWrMwNJ7AeaTewJUtQdAAYpdZzPP1PKgei8vVuytvS7CZc50V/2zRtBXS",
+	"mWjt7dR3qfku+Pfbi5kvc+RlCsth69v26L/x9sj6hBNzQFl0DU/keruiWl5Cm+4lTiIWVpilclfUkFwM",
+	"I7DBzYLJV+5Dt9GcSgs264ncAyBnhy8KPb1jCUlDn3Q1EemsvE9ot2H2fKZNLrFVCLvpCbMrMg80t2Ap",
+	"YiTjgidbvZHzsIq8J3jqIOeyzVsQT7hqbxKnjsZ7omYSCVmancs+5m5L70GMyfm26/rz+oZjd5UcLV1p",
+	"XNp5/S2p981rfZnd7ukHjZqhhdmIPEbO5H3M/bApd1nimwATqrxMyV7D7jLew1FLnAzf0jEIMuRBh7Ck",
+	"EFxqD8N6IgB5UkIlYgXxuInsdlohnQPiL004jdrkVG03pIZWMZBZbnEhGZSJ3TMAYL/J0LG7uojHQHZB",
+	"mtnuU9RPo3iaHGFHAzjJvZ409jodj+x1njd7woLhcVdBjguAcrJya2McZTIVwjnN6gm7DxtROWLlh1rr",
+	"Hy5d6fF8h9vcP8MZkwZTuBpIeh6VyzI+8rGU6bG1PF73z+DxAPWjDzQREmNBWnrlcWnKexaOr97EwVJK",
+	"YuOr7HWun/vC3lEZuci2N8v0/eHSvd/2ag8+ykJ3pPyLntqP6Q3NS1sZ/1Zlqnhh3whweAMOiOKhp3y2",
+	"hRUeZmCIhq/+ecuF3/SK8JSesH+91TyBmoqWVubxUkKznzCIaHoAQLFAxDjuCQBRaASpagQiVFQbCjer",
+	"P5pf3epMirqMZru9XITSE1kgjRvAhq8vuIX92S3uz+BbANWts4p6u9n08DfxNDWdw8LbeJr6zZ4wFivv",
+	"on0Tt2DLMh126+bVfRiwDIHfBmAfXJJZwtMUalkxgZomVEiaQ4hrqHmq9vZt8ppNUvIcN8ltcgny++j6",
+	"oVrDlJBNExkn/hEGNoJ9UAM0ZFheoN5rSITfcHGXFb35CYv+2ttS1/e2/ObjJjzfcJle6wl5aqix1osI",
+	"jJFeeeEJfL8OGTbH+f0TKbOL3NP7mnsawH2rVccHO+raCTxnt91pd7u77QMj1QTAP7W+EAiYHA+hYVvn",
+	"8W88iuj2frtDGvyShkfk5PIdubgm3YPbPRLxO0bOaaB+8fcmdElZS/cOuzvrtLRbp6XaEjyswT+7EUUt",
+	"nsDc3ClRbizZYk+0tKzGRhVCCi7uSugqsAR2mkRYdHdEcmvCxtQJqhuP44Q5j88+qcir8MffM3+u461F",
+	"kNqjpDKxrB9087b1et7+/Y7NPy11k1jfEg+Ux7bKw1DYa8rIsOod0IXKOaBaeW7zCOk7VOx7l0R+T7iP",
+	"C6hMm21yDJBa+ENWFAiPdZ/kFipD6Yn+ELgRnoCMu9oRAlaEp7oCU21YgxELwQIP4zgkDf9E/aZ1Eos0",
+	"iaNDMkn4PU2ZR8b0Q4sO2V93u/u7TztqQ8nH4ykMPVRKnQ1ab2PBWuc0DUa+xn6qz/dPb+jQtw3dhYrq",
+	"vFPwseuAwQX/aQ8FM8niJ7KwAYdyXJcbwq/Ca3+nBhrCxkV/sTjAusHQgUE8mTuDizVfeQ7r3tbzwbOn",
+	"YedZ99mzveAgfLr/nO4MGKWdYH+fhp3uPt3tD/YG3f5Ov9N/trMThN398GnQ3e93Bp0O7TzrbVVxX+Q6",
+	"NWccXC3NMtnNGn4LenX7L3kuy4bb3zDVm7n3rlZULt21oRR13nrmZlqJGa019fJjUeeWpTbW21KDX77w",
+	"Ta9cvzpu7ew/9QiwDYefZTYs9wK7ZbAgXPwl0xVSVRhjt8nbGGolC0PxZ/joL+f6vkDxwqNlXH9fpOf5",
+	"58+fchvMY+NYMO8KXs/xn5obpcR/4l+qPOi6kTfYX8zCZc53pqaf+hHftW258EvdLxBDIHcFVlYlIK80",
+	"imdIzwDK80AvheAN/wU89Vo91G8euivDuKeeQN2rqeWwXSyEh/pmtSnqJ1QYMROuzEwah3SOEi3MbIiw",
+	"0r8noHj2N8DAYILKlOpjIUOSZpUbNnJQUTJpLOgzeVrrCgvGM6EmQaxClKacMHvpkM7hHVC8JqbqUviv",
+	"e22a0DmqaJBY7R0NEEP3qwF6xlEE0ih47DmArD0Sm+hdY97zE13BmZUKgjs91FUkmnukJ/Q2vFDksNvZ",
+	"w6cKbaeI45G5JDKFlAGie+5BiCqbE+yDWmA94WOy+oZD4h7JP0wiQKPgaIRoH655HPTuHlkMKdnpdNrk",
+	"GA99BywNRsDrhJEUJYMEJgQUjlr1nkrSqJJNcBbv5EZf7X4tL9VibAPENiXH2T0BLDg2wV4WATkLYb0Q",
+	"CFV21fQuupUjHCxNGQtjw6PIepqCg9gP97p7nR3aD/b6O/Tgaf/5Qfd5+Lzb7XQPgv3nO18pBlqV5laL",
+	"BqLHlYnuc3MldjLqKeLaXHmvVe7T99bOlbvDWgV4VH/cNPIScQt2CP6hLTWdsMRMAzw5A+i4miAaF8HH",
+	"rCIoM0/bKAK7xpWv3xYnucnpEXfNK0MAJAEbTcINQy9cJCOqT9e0dct0BIwNE0WDWRWTrT9In6Pbbxyn",
+	"0pgaq93MxuEz9PG/cZJjvcDNSSloy/3QoC0LtZB3cckpOY0i5IXKQq2MfZ2KuYM0cvPVcYhnGcBONYby",
+	"/zYxNbBaFSbHwQj0kA3njFlZGkkoHCM3bcSEdyHkC4vaM/QYxkVYwwKlrB1TrHJkThkyfJgKgvURNhyV",
+	"6xYbYjBbb7vXE/6lpqyEa9S6Hqig3zeqfvBrKKXUNfZPXYlMI2wDz48mI9pnKdnrdNo9YZ6LdaMYEUYU",
+	"ub/AtAZ0Qho5zkr7PDc4PSSDhDGy45FJEpOdfa+nJqKmEyJToemXmosUXYad61A//hZz/1mECs2WKZ3r",
+	"KiOn1VmSRn+6VdvDBluJfp7qQcbQG8mp1FPjiQTWaATfhT2hrrQRlCTAxg1hk4OC6HZIEFE+RvyDLr/N",
+	"QSE8V6gFC6aOsj6mqeXsKyC4l6ISjkhCMyar0hTTiWqW7p2TOGRfF4qtGnC4dfD6b+d7l2sgqQvf8Fnx",
+	"cjhRVsZFl3hZ/XgIb8CoqCogqiap9YrG5s8NlatxMI49ZduqUx9rzzXN7HurfrwVcXoLZtKqkh1uldtR",
+	"S98Pa+Zwr7NXe6BP4cEVI2wcxHLD3/6GDfzjoCTqYgrVRMr8jz1jCNDoro6OVsMmuLjnWvN5G0nEq2Ok",
+	"H2IuFqkTs2Aoe9YTSZI4Yp7muIT8hQ2fJGY57JlXT+SqkgzTl30iQzfa2OvsotriDMkDjwXRVK0ezHDP",
+	"5gtAQxRWQU8UofB7RznCCE3tmP39eY0zfIzfcjh0HWqn81KPievpzPbPV/WYqUagc3F/+zz4207/7wfj",
+	"15M9edO9/8czcbU7++kpe9X515t9+jLcGb7jF78e/P2uvmctfutn9axfup4SERx2xgs2c0tLv2xxUg1z",
+	"8zJO+jwMmfiCmf7/BkC6xzn4x26Dg3DXMGQsTTCvNjjo1/Rjq5nFrIonHKOrjZxH+lMRRgAo1fR8YRxM",
+	"x0ykQMj7w/XF2404xC4mTBxP+A8SvvFhVGJGBmAzMracHSiXJcmJSVkBj1KDAN91eUZ22x3bU38IUrCb",
+	"EYdOeSJtG037SEMNY/MxGMHMVJvTcfR4U+0hM+wn1ZK1Zphp+7cZ9ogz7Kfj8zePM8OSoaxR3CIqYtKs",
+	"REUFzkvLVDYjhsAWXCTDrxrTiepqi/opEfMln7WSIk6GKwM21Zv14zW8unTtuHPiwfURC2UKSLnKw0/f",
+	"itL/HeOzrFLBnUaOTQPTtEF45jD1LvWZJbgMD0EZyP4VUUEaKVcWDSyYZyQqpNZIGPO0hL/KV/bhIhn6",
+	"pIH6GIi1nzTb5JqnDCXFDnNvb814yI7MVsdRsugJR8oiYTQEet441sXg+pBUI1d0Rp9OJghiqQKf6I/E",
+	"2gH1lVUeH4zuA3eQX9EefUN5lS+8KzWP1l52elZnK88V4zARV2FRqsFfG9l1oVYuuOvJtJQwCKE3kB+g",
+	"Y8Aw46IN4iieJrJNLiMqtICVPjjvzzPdME8z3wHHNTzm+PJscRWjBg6uY4hr1EpfsYCNXkyFFo0ROClb",
+	"b++AHt8suQ3DFOgHuC4IsAjiP14+P9jtPkWVWz3+/9F5efD06akameq4BiR+dp6SE5oyK+lYL79jvuSz",
+	"Zqa+qF3RMr9f0778UbNRXyN4eRwziPN0fUNoDcNWub0rxiDbNEy3R9EBnlRuaAlLd2fHao0wCRJl9ztG",
+	"904ifwy1wopPJOEiZcmAqohBDLmwYoNaRwoFEA974vjFzS/HIII35qlH8McdLAIcqEAIf/NMrwjSCNk4",
+	"HiZ0MuKB9MhU8HQ7iePxdp+FHoG94ZAz6fUEiDuCHgOCMPBBuyTkMhipWeGRSTSVWgQSVKWJBLUNSS5e",
+	"XBPJQIgfCgWPX9xkHxsnPcEFubg6/+Wi0yXb5OL8xS8Xnd02OX7TzZpAxnQC5jhNpoEK4kL9N+AwFSG8",
+	"BPUidN+olvTEfRzQ/jSiydzISRi9uzFVlhL9zB1kGiXxp2JMJxMW+oAcSZiyqXCUctzZAa1Aqv75DPjp",
+	"IDNpNCgblz92WzvEP/OVfyLqp739Ju6xUZ4SwGCAGZUAnoExkjkhS5rCjbu6XoaSGU0EF8NDLbDGQijV",
+	"GdF7AGMkIL7Fw5ZM6VzrqoH0kboI9Q2gKNb0dVYlCtYZub/1vp9Ies9AtQqKgmLBSJ+G5taewJZHsdSu",
+	"G06atJIRU08F56huYyJN5oBsS5icRqn0EY2t5oSXHdIZPUG/Jxq+bo/vEV/ecRgAj/jhFH0IUz8k7F9Y",
+	"Y9s0koC6bR6ZjWgKzYNvwcd66jPvAACskdj6crUYeFSqTa4Wuukrv5k1NaEzkrIPaZsc26dw2RMcTuwG",
+	"HAMUqPxlSGboeD/SOL9+1dptevaPAxrwiKdz/MteU+OXAdlHeNgT8Ptup3no/DYngwIg5QnMJAG9KmOS",
+	"zmJrMUDkTdkJiaVdcTpCho+eANvSdb8E5TLwW9I5cFGZg3EzTeKE6GHRIHUuF+hPaE84A5bTxtMrDqvN",
+	"CpYMZXegvjoEquIIZ/JLziKtOaPXj0zjRC/XvnJ6ykJx4UCsDgn2G+k+f+7Bv3ehGdDL6pcwUT2siz6/",
+	"eksal2cvWrtN8nTPw3UHBtAjygIiwp+F5Oke3kbUxftkQMc8mntkyO81k/OYh2GEsazsiZ1OB67P9TAu",
+	"5igWQ5Zo8TUunSltrkgYlagwaYoaQBKVNDhKg+EiTJOpANFTi2aPp1GI9gxuMuIRYFSaR856hd4zo0ol",
+	"mcqpzuydZOfPh2DkUEsbN6W8tNhOa2H7aBfzBG2wkQ3HXKDCpaXpzB1CQ5tauSerV7q6Of6ZBvLp9vhH",
+	"RMQ9kZ2WAz0AwPedm44zaVhQE9axq9/OJBbNMTrVhZRa7Cdfl7nX2SM+7BkytB8g78HKWvSjwR5OaCIZ",
+	"aFupKQd1AY4FzbQwdtrkO1BmMtKXU3Bt/vXFu+vbV28Obr+7ePHT7Zuz87MbnzT2yPl3jsLpEdnr7hqJ",
+	"CU/XgMRRpnDW7XidTsca/SPS144uHhDaVw3uOn+GGQGhxIyxlMhJnNrWxQNl0Aud4s4gZe6BniHlYHGN",
+	"jFKIWiVzXRVxpIuc4xj9kXrEjPJU2QRcjVnJh9XRXYTk/eUvx7LEfoDl4ClpnF4dNNt/+Qs550k6Iico",
+	"ZuaRqxGdSDVecUJOQFA3YnQAXa/CMhx3ZeJRKVamIE7pn2gxRBW0HhI127MNzSg6aN3v/A+WHPjZdM96",
+	"FM2WmiPKlr95cwk1IoDwhGrhzodOH0xH50M3UD+pjWakdpMIzgxtbGdpFcy0BTHwnrBBpmGmwqh+WTsb",
+	"YCvAgMDsHcTJuFlUFYHhBl38k9eIqzTuDvtFTYkfri/ewlj3sVPRAZnwTvs46JWTKzAl59evNMwS3ZWu",
+	"FNCaeHIGAZd2k9t75L/+1/8D62d/+2kTzfhz4h+fvP4FC+lRxxFK6X85PnmdCbPppj6RoIwL8mVqE6+C",
+	"FFDOPL8+xmadXx+3lJE49klDz2Rtwqz/8rIrd4n/wvz6MCOGtFJnftMj/vGpTxraRTr4B7TnQD3pH1+B",
+	"oh1afPiw49YOTj7bcsffExMEYIil3O7xKUbeV6pTT6+uTKdrD356ddV6ZvA2+GYtjeZgizwTH2ld9lxM",
+	"ZE0BHcPM0zVecTI+yohVjKXEOnaj0tnY63Q91KXd6+56ysip/3neREGB0nNxH2WZj8NUDQQgxDHTCqNR",
+	"kvzUPqCJGSKTzT3sCT+IuOABjXzS0EqqxBVSLcnXnMG7X0UHDz6X8srZc1ITWenwJWcicPvlGX2e06sD",
+	"XE0N46oMLrlyPTePCEXpM7gRNd+RfAbNhjUZUNg2FBA8KVeOvZEVaaxm8aDUVGOB+cmKsfAV5RXh0ykP",
+	"tyqKsDZIj0k8LF6Ct7VpozM9rQDGWjt9ZCdElvbytqq6P18lr6xRp39+/erjL///Xg8Tbx9PL89OPr46",
+	"vvru4urHs9P3H5Vzx//Z6ew87ex2djrPdjvdnY8f9ab9l+MXN7fHne7H8+vvVa93P15+3Gnvt7u95PLs",
+	"xcfux4/dTmdnd2//6cEvv/zy6vzkl/Orjx9fXJz+8sPx29Necvlj92P349nHvfe/7HV3fjnuJaol3aCX",
+	"bNXtg1fRwWly8HkSfhCF1By7K9g4rjF4r6KDhTvrjV1h1LJRKo6fGbXu3m6nu/s/1Ah9/KjcEgzdyWv1",
+	"79bi0J1fH388PrZjuuFglBQ+W9utj41sSFrYBeud96GBJ6Grw6264+mtF8pIHvU6fSJNeAE1t9UmSRmW",
+	"B+VU10aac9wc3NIJv71jcwdiXtg2LGDLuw/Hlr+NHcdKGpWbjqYOLursf3rC7LsaCzufpsk/6a+25KSm",
+	"23dqZXJVxHBl1vZDUtNrj1ZZKUB+c/W5SgCKuQojnYTolycSetY6TH0B0AcMrE+V3yoEFm7WQbD9zK9b",
+	"GqDmIX/N5rZ80vt9q89owpLygkr0GCb7fvziBkKlkLO0hVtYE645Zwom0Cw5V7DRLJwrTCIqWjpC3TrM",
+	"7ls4c1A/VBw62PcvZcCwjkBvqULDQYANUjsyndd1+RqrsqYZE4bJeh7ClWh4zN6bChrNZUoEYyhknibw",
+	"a9sWnQ/N9jNY1GCeCYqddw7zoKc9jgSqKkgoo0ClJaNyuQl7opKckNTkJmyTY5KNQ2gOfiVjav8oornm",
+	"IISl/yRLoZeiRY6nIS9uYoq7FLLBJuUNh4j0PJuHS7kaLlSzs1Mkk6lVn9D+iiG/t7yderfMS3e/+Xab",
+	"KKqibfr+QvMcXoidMlqI2s3TayTfJLOjr2iSvmedoO9C3/KpBi3ll+Wv1BwYmVFaQYEBF94klEeFUL4W",
+	"PWM28a/AEqzH0GgX7OfiaHRf8EchMPjCEeCfCC6l7L9y9LmEVz2/bg38Jn59U/DUYjwAlE+VkcAx/LlI",
+	"yRxPgFGBSef8AGLd/pz4GGn7nmWSvOMiLLhFtSu0fpEU3eJKumDSyPncpVhLPKhWL6t0hfiRtbygZsgC",
+	"z881YQZp6C4gvuoYv+Bc1O+qnB50VW0jDu28xnuq/Iv1zE+kbuwfz0XrTjRHgDA/co2UTMg4uY0Hg4gL",
+	"VtEc4PqtcMhP90rb8sfzetnyW+rz9AzdwNvBneu5uGzafBYHlz3+j+Le/q3dlDJwus8dv6R/UQPO+1n9",
+	"DpRxqK+Jo3u2MRDOq3G2sgQud4LoIyrQr0HLSEPGYwbFcYxGqdm+atCDtq8ZLSIJkxh4yzJ+vCv4KKSe",
+	"0c+04m/qhQswFmT70Yf5PNXCNtyU7dMx64k4QJasgGW8PwIL3Ux6KWGYd0FJgSMtgeTcCEX0Q5qyGZ0r",
+	"B5qEGr2j3i95BIAxdW8T+sPo5MEnLDpa9KZMw4N90uBCTliQxll5Q6ncDow4GqdHKeB6uBWuZ4TXODww",
+	"15cLzKg/ekRP/fAbavjB+cyvX7mkZ7Vd8HXsbX791E/jOeZzFid3mFn8Whb0QtsJ1RIN09FYYz9lY/jC",
+	"acJu2QcVv/NY+NogQkHohDM0Z2rrOBlrVvnUrJEnsidgJ9FAfnoV9slD0Blrkwtl0CYswUsPCZVI9oVy",
+	"mkW2Nad5YM93gCWtYNAmLFFR7RmaMR4L6Ro1j9CIUwj8BwPPmriK8lSwAO/j5O4iCb+2rpjp3LN6Chvs",
+	"AGtDYkyCb434cLS1numzH/65Cj6s6a75TbS75W2h8z1Otw7FNIq8LS2vd1wQJel2DjsdLZ+yaL2jeMYS",
+	"MqTyjqUkYqmKBZIxoTzRimAbdXc98ZNwv1MyNNCPcTRVjXwbp8x8nt601d74afh31j96j2r3saY2/4pN",
+	"KE8OyXsUkiMoJKcCoL2D//O/X255W7o6prpna0+nbAlVeFNnZZsgSzU308zlejcMfnZn3WPhb5Ps2ySD",
+	"U6RplH6uenbt2DNn/jVq3P8d48I/eTn8BexJF0OrxRjTmoMywo+FqKZ+qIlw/FWnxRbUn4dFeIQGKb+3",
+	"NN7xHQvz6eQjXb2k7lQP0QJydQpviyehGq8jK09CP1+dLuSRASYgtx6u5QZdZoqnK5xH53nmPGrKpoXK",
+	"N0VUpu9kqcnc6+rn6RTr6YQHizWCoBzRBPfABvyDmjnxVN7eHfxtvPNhE8E07Lc6ScobnCPyC2+Xv51/",
+	"VSUWNYgsl1o09mJViWzhyMss3q1Hpwso3bM6ZOFkMI0iNGDAz6urpkScsiOyQBkOp1XIG94mar1DalsF",
+	"nS34Exc9AS3HhF4CYsJsgnya0dxwnQNG8sXNIpqGCyNz6dRC/dnMod7/4sL+AzA0LbVka1I14Vd9LrYm",
+	"uPJxLf4dm+eN9I/95ze/Xe2JN5NnwfuwO3glnw5/oLvzU9aZvuYX6f7ff/3HrLYbELAT2LpOY6jzAATW",
+	"nIh4dmQkWzT3dYQLrE2u7GKByectrpDLi+uyKtpRdOCsD7s82pXOaL2RDY0nqvQ8LpH3Z94JGDv6FbYB",
+	"/2b+7hsL10NYuDKo+2f28JU7D1wB4MEjhsJtpYsTismkOYNDN77X6WK92WzEEjA99zHmiC1iXt1ZOIv7",
+	"s7lb+KrM3Ra8T61FputSvxmaPwCwTA3mF1163mc9Nlpc2NOQp60oHq7IKcwStWLGFPRvcrxcFoGVzzXk",
+	"YWqzUUwaSB1uaQcSowzURKQ6Hofb1dQEllKkP0iYjKcJbAhGmpMBUi/akixi1JA5byPY+GpJ+2WAcNew",
+	"AMYduVICmiRc86rAERqSOPCU9UQaT0GTuWHKU7AMCBh/dfXogonS49FYzPHwVBqWQuwER9/Adr70yIz1",
+	"R3F8Jz1UzxjTyYSLoURVAfyocuOntlcOgB4+kNuqYQMcPLK/dzkUUgQfqa8yTIowapokkaesMqGjuvtN",
+	"PKwFDTSv7msQXnHiOXIvJXC8/f7ToHUQPmOt54NOt4X1mM+e035QBQGnQRonj4LHy3WmWlOmI0gDQTGm",
+	"WwrIRtymqMlX3USkzqpSU1y3hcq1J4QOUqZrEBZ1AO1+qXvTcY5XypqnVnN594U0ZS317LX7sM8Gdhu0",
+	"pHHPVjYujTdq2h8K4miTmdBPuekCsxcyhGH9ZQCQz0NUn7AddSwo+T4es9+UG6MlW+b99bbMDMpAJvCc",
+	"3Xan3e3utg8y9kUwDnuDbrBDn7NO/yDcDfbpM/Z00A13gq31z8JStWNI69+xSX5VmbFT5RLWA4LqOf3Z",
+	"kKDO879BQb9kxQLEXyQCx2YjSyhFWFWm8DkhoUhosVzOALmnIIYaxVPJMBRKAe8oQgBAWubAsOkpZ4wa",
+	"2osMXIfk/Oqt1xNIfQy0hfGA9HmSjjxisjJIp4cEVEhGlGcHzKgMcwyFwJ40iOhQEjkNRkCJpRkAkS1w",
+	"SZngQjnEkSHuwmCmJ+JpKjnExHCNzjVbpaVHKp84ycoKcWuRPGIF4vcsPcHhrhNauUUNZgr88coaoJVi",
+	"mkg1Vmq+IXnjLoHEvppcAU2YR9gHGqTRXE0KyURaCKr23le0Uz1x3VDqj1fwkC3ypVhbPTk2KHi4xPlx",
+	"ra3eWg4vYwX8bD7Pnb7fyvs+k7Os0XFwWhFiBeg7obaXn8nXBsbM1SwJPHEr/75WVWDAkpQP9Dqudsnf",
+	"zVHwb+4RGcfCpl5Iw5AG7nc6zTZ5ySMk0jTJBo/4KojHf6mo3kdey0L6MydzUPCNsm7RX+nO/iT/gWs6",
+	"oT+o78Evrmze+ikGHKPHat5ind8gjsNbHVzUrfJbeornjuprdeenR9jA1gBvouylvBD2kr0W0gnUQ1se",
+	"dNS1Uk5ZaJ6xa5+hd72FzhJTNdhbh1svz1s7O7vdVqfz/NnWRlhMhF7CN6hBrAGq9MzUqD291PVvFzbs",
+	"6+9lc0NcFzJkkJvftpKPCv4JikbUurj8H75YlWElIb41jfk2I8mstElt7YCAwxfI0CnovJM0JjxtYiHe",
+	"hCU8DnlAkqkQLMEauZ6gxM89+jaiE8lMoQtNsyT8LjLTmEyhb20HbtKwdiUWRO1X4RyT0WDUE40Bilv7",
+	"iGPXRsk3FYksiEUIPGpBwlPcjEH8yVOg3nbKFsGHItWXsilE25SeyH1A1RHoSTyeRJyKgJVsDCtwQPlF",
+	"+1XLYCoN9VcxvutZ0U8b+cGvAFT65hof7ho3GuuvWrqQt/rfqhe+VS+obTCQrdG8310nVCh6ndp1C2XT",
+	"sWojeyEYWeH9am4uIbGZ/9SHFTh+M7F/LhP7zeI9lu34nqUPMRyfZ49Rv1J+Wlp0MIloAIzqpEFJwgSb",
+	"0QhkboBkw9kMHAKoRlMl0YSRcMr05mCgaezVHcj3jtQhPQEEJrDzMBX2uiIrQlENqEst0ybdJLZHobRF",
+	"a/c4ofnzb6H5F/Ybz/+MfgP2sd+cxn+XMPnRYuPHCm/Bnn+d+FYfBm0bZEELkAVLqBwRuEAax2+6rd2m",
+	"ZaUmjYsX1+oXqGNo6Z41dcKCXMoAyZlHVGscZVKIJOShJqEK4qHgknl4DKSeKdJoDhKFliiapyMyimco",
+	"3sRFCxEd5oS0J1BqEFXPNK3kX42MYsSlFjkEHkrD+oB/9uzlNIp80KlbTfNciopwkbUr8Pm58ykjGak6",
+	"aeHLQOXRAXigpiJ6cd9cdDwYaBE3UNhTz4qleZd6zRHxM1YvafWKeiLlY2yOIDgD+qxyGI1gOIUGP5EG",
+	"kksK0GrA/34FnMgbLtN3en6fwPSux9Kpp3qc4IhkKqP5Ayj1+0c5eIpDps+bFg7AHO1PSDJrstCmp6Iu",
+	"/H2cEF/N1HzjzH31yUP1o/P3MjEdK0vk/Mr+g0ZwDP3nQI4Y67YUOJKfLBvgR9wHrIcesfPrswBH7NO/",
+	"oUb+6OdiFupn7ZB1tYG2YX8qMEh5oLH9u/rPp4dwzi0GxFAWQiW4dxYqj5JCmUqa8PFYgzwDKlmLC8mE",
+	"5Cm/Z9G8eUQmLFEhRosJeESm3toTBoHpb6OTlBO1BS/KlZ1fvDh5dWFs7YSmI1cAIGRbxR3aMi2AMRcW",
+	"mleqVVaRHQjiJJRWF8N1Y3b2lJGs2KBszKjQ4skJQz0lSDb0hCmK1CLWizEJxCD/H3tvttzIja6LvgqC",
+	"+6KoFSmKlFQTFR2x1TW4q+2y1aXy8lrddFSCmSCJZhJgA0ixaEdFnKvzAOdmv8G5Xs+w9pvsJ9mB/wdy",
+	"4KSkRIqqcl7ZReWAxPD93z+D5MecKK58hzmf2oA5kkcXJKGm0MXENZU22eop5mhYofIenbfIe0ctjJX8",
+	"hE2mZg7r7Dpy5JQSnzOjuiewU7ZbePi6rFyqt4KMsXRii1zifYIxJKHgwe1bGgRcaM6wBTUVPZElsz/R",
+	"EOqbOL4WUUH62fCdh3YojxN+w7IPwDbXc8f1ZEb1WE/0U56YYy5IkRNLpsukGGKd3GT4xFMzKvHDQnKS",
+	"HXRPcN8UxbNQPeLTFXlMq+06O6Ro+0tifU+nJeF7D1uSPS2Ir1JoCyXCfIqo6svRPFYUElASOfs0oBDx",
+	"7kwVQAYr6/fv6dSOcl8mHOyJgTzt1o4YBcKyzfjzm1YaJ/AU+s5vbsPWlXfuZeM4RDWB3TCb93TqtEQA",
+	"8CwLwsmmiqSmjEfb0ZrVRQIwq3Jz2siCrHS3kD72Nw3IlEJvVMh/NVVSM3wS8WIC6q2pF7ckBffEtlnB",
+	"OKGvcTRLmcFrNGp3eSVduvShj6Pr0+PTTQubcCNS48TbJbiLaop3b6eUupHtTS0tPL/O4XsoBTPOzq+H",
+	"XP/LOsTNT/yDBFx+YEPLupSlqzpSDHUY33Qgi7rEiEocu+9f4LB4zkyXTLiwl9qfgCvLmPVEM1xRHMp9",
+	"PxZEt9eHaN9mlrtalcb1LnQ5+CSMpBjwITTljEYsGrO4J8C7qo3LSCBNzRgJcea+t78cXRDpkg0HnCVW",
+	"Y6Fjn4bnbG+Q2Ze1/ET7r+4J+2Uu0nRlkUypiM/qoyukzxPXKzQo5vn1RFhucxq2iJ94Z8K1f/JEvD8n",
+	"VtReZNPJ9Q7ECQZ4OmQ6ZGQnLqj9P2182so/GkPFE0slNE0Na/z6JSP7We+OT31Z0PT/AhMmWN7bY2vn",
+	"5JY1x3Dq9hWkWZBOtwqnH9nMS5jK35DdsFKDwBcHJBV4qvccgFgEgdqlWhc+u6NLFxGUULd9dydl1+ku",
+	"t9Y3+8Am8sYZibwEe2c0MXLMBNFGTjUUiIYkcWfogyo8RmNPo19Y/1pGY2Y0hgA5Nyi6kMj5ebsDtRqF",
+	"JIkUQ6a8z9FLxPzFJKLTHYiN1/Clmdj4agqWfdPcEhdlDxs/WB9167fzTxXYD3TFKtQ5uP82/I6ZdXuw",
+	"vR8hewWCcC9ytg4j2nH69j4OwgGCTl8VXAxo77IcOO/Pisw59SW/QOvB2M4SNw2PSuoaFMPuCe7FkAtC",
+	"tU8TELjiFT9uL0jAEaDYgJkI7cnYOtX3yyPvJfbKc4/vCSMzhakKNBRwgSypRfcHiuJ8NHajpYzk7C9U",
+	"xHIw0JlDsaC5sM9TCbEZIwaaScKHIziuvijz56ksaCmVkWTFyu7HeXFIQHTRoDUwfhu+B9yzD83ITyLq",
+	"bVubafkMrTzEXu8d7A78mqH9MSR9FskJ00SkSXJ0sRkme8LhZIu8ShhVrvQTXgaeBe8ChxdWLF28jU3H",
+	"vhWvf2WnoObnj4OUwLpkW+EJbriviJysNBVfpXrEMKwB4kksjyB8QoeMNPtzMrFoQsZsfgSVP4liEZ+C",
+	"C1IKf8oCoiAO2x4JOIsQOgKHA0M4rLZM6HTKqNIQCYSHkhdtwk88JUmF4QmJ7FyzeInV9MR6WpORmUtB",
+	"UjEWciZICB/wPZuHaOQV2GLbfyL8PzS2dF0uzYiWRxWUqQ2ga4HbXNhnZS/D2XkXh84+/AFna6dUyELC",
+	"R/kILL6GfTZW3tuTQjqnmEWl2Q1TjEwZFalxbuo5Aqkgrlmz/bhhAtA9kMrFz0wTio5N33sui5fP+myh",
+	"V8vt0y3svFSbb5ZpeRNvFidij1ZNuGrr6x1FHDAa3PoEVUCA24eifFPKD9ZF2XekouTZcRa/Ck7PICvX",
+	"okinTSZcpKjzxq5jVRY56YRTlFA+yZJd0F/qvxO8oy3ynguT90pWPjG1JBCnit1wmWqSilS70qUtcpnr",
+	"6I74+uwb57vFPlneII3y1OerQgCR5cp2hCy+QBs1yNExRheInihZtFvklxETmdcSxJ17kTNFzGSaxGQo",
+	"SZ/NJWbBgKszC/UhEZ32RHOgGCOnAZkqSU6fBugchsBGkgrnJj0KXLfYTOieumieLEYSn/nJ1/yHpA74",
+	"HPQkO6v50c6cq1f45S4mcte98ret+GJH0W08//5v78+v8hzSFa2qOlv2Xy1+5oaIxGIHphXd2Vxjtm/V",
+	"0VgBoH2MEQZB1c3+9ySp3i/HpjyUkMLGRYcTU/btC5IC0BtLFkBwoyP1BRjtBLe4JKnpibxvU8E1CS1Z",
+	"kKRbMcUjamXQlInYTnxxAaxgibmOqIoh8lyCxdoHa9pnzjVRzsFrlbuctRZt4IFLM4FcACdqUEz6zpBO",
+	"kF1gXH5Fryn5WWwQYrs34+BC7VJRewgt5SGiUGrt5KuHXzxLD2ESZmJIh2xiB7g2yPzHQt+plZWMlxLF",
+	"sYlR9mQyG8kkmQPAoFkqCym/T5njN4Wx37+RSxpzaNrSeCWpNjQhb6WMyTUdMDMnP/zwqhFUqToy4IIm",
+	"9njk7f8r1hs5h3ojWQvzdzGs9+33dTp2Mzi/2d86JJJqKhV4FFxjCyzqCeHnSk6ysXewlImRha856zTA",
+	"YmP1Zz9+DBCsNpo2pXY0WQETKwyr1C+5Q63cfPXrQrkHjdfGfiusdBg9XPFCS/6DF8r9Tsl0ql2GaDYu",
+	"IgdF/JI3EB2HZ4Y0ixf+U3KsOAsac/7B7+LwaJcFZQs7+5AW6CqIuFPY2RpotgxGzud1n1VjH6cg+QZE",
+	"RNXFLgqGAxaMLQBiHbNdV4stNp1elJiVBeady2ktbcZNCaX5xdj7tCgDqYhd4fYMoPAiBIT7VJYtib37",
+	"lQfcBwYXis9C48X2Vo0XHyO9/71Bb5iiQ3aF5UUa3cazs9aZ/XDKEysQO8Uhv5Kpvab0G5ISex4Stmoy",
+	"n5YmM+bC7vJOeSIqTV+ng19aHicCeaMLA75Le0o2Ac+4K4T4XgozSubYOEDDZgEKZUXU2+Lwp1RbaOi2",
+	"7fwamhT++OV+0jDbcitF4sLm24NIrIXUTgv83gPrD1rh91YBcuI36qEM9W8VY78tmZoyK3xRZjXRvC4F",
+	"w+YnfUYyxAoISzQj5+2XmFILTcBd5Dfi5AUZcMV0UeFrZaeU/F5UA79Ao6/8j4VxcU34ZJLCHuv2hLsm",
+	"c1FD+BQYybFIUekDAnv3efvlbnTMt254u9Yya3ldy+taXtfyunb2bEkUPCAfSDP8V8qnEwfT6/pgQvAu",
+	"tKCmE+Y7XpL+PKsFcbFV/eD79rd8k435K2pt+SCtGqsJtzZ73ijWihh/4uJTJGUCVey9RctON5r3JnRs",
+	"P+V7mUzpuBE0JjJmSaPbuHp+3H7RaR+/+pjPzC80GR9zQbLHaaY4tVd/f3V8etppnz+9S7+CfTiQsl1U",
+	"+48O6T9ihdPswS7/7RG0V5xyFkEyQzaqYpGf64gKYscNMTVmxASgJFQaDQ1VQ2Y+zqesm98dBsT9Yeee",
+	"o/XA+ICOo3XAcmgYqU6//DQeuLvgHxfNt16pw7p6/ChqR0/t6Ok2LuN4a6F2f/5+ew/AZTl2L3dN4Qv3",
+	"3sypRsKdIWGNTru08D8O8rqjvn1gS/eDf6JdHcisfAnHpDXM6EWbAKRHJXLGYlTu8whPEkF6qi9hssum",
+	"fGXkqUnqYfvs1dBcQ3PdKA8a5T0c6bvZGLC/oio83uHL8yZUG3LWJjGd64DIJM7i+6EsRUhNGKApI+Rx",
+	"eBRAm7qeYJ9pZFwLuL6M54SSGeuPpByTmCUcvawDKyciqhRnups3Sfnr9U8/Bvk/7XNb5Be8uyey261A",
+	"MdhWD3MgqW/ZpzAP2M4e5BXBDZxp0uRQE4PEciYCyJnAZ/UEusWOiGI0dtINp4EODFP5TEgB5pqpkhGD",
+	"p4+Ycn1n9ZhPfXc6bnwucE+MKFTYh8+woi2ER0LFZftY+7srhQGvJE3oN5gPDudPKriCqoQzBVXNj7qu",
+	"WcoQMrqUKXagwUfh4LlpkV+4GcnUEP/yhTtJdqNbYbx/zKaW+IdmPmU6dJmlWWs/i6mxn6dmJCcTeqyZ",
+	"ZRKGxUeQm2bfAI+GGumlKeWmJ7AWkEsmK1f8d+WDIIlusfr/BeQbukfbr4JV8Q7+2LcVhF5AkCsu5KwL",
+	"0DlhrmkPBma7ydAM6Ao3GhcZd1zoNmzLMG3CbOPZfUQV1hIpnpzs60Sc/R27N61Wnd7A5SFpyplwRAYy",
+	"2Y66+F9oQClFxBOGxVxgdey1liil/ewU62xoS01s3Bfo7foM4shuc5hY5OBxaef61gilaSnwvCKWXCxt",
+	"wWyzbuN5Ye12+9kazws8cNueCiu8QiVA1IzAaVix4Yvj/kcDqqW0HCsCUjEUcjBoxSziMYstxrPP0wTS",
+	"yAc00Wz1R8DLGtt7LOyYveia0M/v8KYO9uTy/1p0ZgQNbeYw7XamGtV7TNw/KzKXUxuzIt3evEPTCLhz",
+	"u54ROKay1NtbAwl8Wd3Y8GvwQ5m1rKmZC18rfY4K9M6D8RpVP0PdpU5A2Y2rOwHtrL/hMOWb+iZ/Z/9M",
+	"YhmlmKnZHMmZFZuxJJQYqsdHgeU5UDaqWu4nvtBK6HIbYKhLlf1tY1+3LUIBvsPPu7dvvQ8GhMb/IK9A",
+	"iSSJHMKwlHT9hSMmjGJEj1gyaJHLvrxh5LxD/vu/3nbJxP5jqmScRsZl1ycJmVBuX2+JfWtd/Frn4+n2",
+	"qnTfqtJQeS3L7blDCJOvBOY+2LAJTG6qmP34dQpwccB38LnDclX1t+NuqdXiHePc0B8Zj2Huh0fgaR+W",
+	"0IhwQd5TNUbFDqtZTKADWTpNJI1ZjD9iBSg4EAFgSw5JPdF0IUo6hBqLOeyQppCCHd0KapayafzBt0Nb",
+	"a838SDXw8oruejwNh3TV7x/29o1Tla1wMNn7dOjXIuQOImSr1dsoKPbs40eQrB38tYM/z+TEjVdFkhbE",
+	"Q2Ujb3HHbbL04u6/hyffi6H7uYpq+Dsw/NWotNPUveqH+9H79HGD3EZ0fY02cAU4Tb3cABhdIq43ihmx",
+	"SaWKTltSY/Tx55hUM9vdM9sa2mto//o6vBzcz4+9pvbN+0ZpHCcbTLbXIz4wxF0VEIHV+aCHDDgzAiLh",
+	"Upok4I6HVhL3tbP+xQ1qy4QrP8xvM/HqWffMo5Od/tJf4bf5FVX2piQV0ag6hsUv7QdLY8ebRTfFEppM",
+	"6zH4tZW4IC+eAfiOaML7Kfiwts6npXpcGRkHncavdzD54s6pavPN9ksNeTs1+o6y8+sxy//yCMy+uoBo",
+	"T6BIMNMXEHNEKGS8Zh2m0CdFmqGWqYpY190UBsT9gn3J/T7CZoA9EULIahgQT4yOAkK15kPBYuAkccoI",
+	"RbLs3qjpfFsuGxDfp4Bjs5VVNl93HA5a2K9QCsDNAvyeaqbK6PG0/yw6fh6/YMcvB+3O8enZ+dNnz1+8",
+	"pP0IdnWcsgVMJJ0OEqDj9rNuu20/U3GpuLEbccSHo0ILmlcLPJDQvkxxAmcO8xDu4GurAez+QbMyr8OF",
+	"PkQG2R9QLG23KJuFz54NyQ53a0tybUnuNj6wSKqYULf1Konnu+gUefGIY19DZUP4sL8C4piWw2IunKqg",
+	"1xiSFKPQpmZCjJSB/eOUKcvSe6JUStDsrBL4u+yx2dgbj6fcQtxp5wrMqpo1WKAmq+rzoh00dLFej+PZ",
+	"MCZueEQT31N3zOYun4KLT3Zl8ySLgs0C0lo+v210G+edBsQK2v8/OwPxLCdTs5REAd3+FOmzRM7Ieee/",
+	"/+ttI2jMGHTp7Z59CYojcXGOccpe07ludM/8sBLaZ4nOR2Q/8pOr/JO99w045O2yUC6YInBT4mmZC7P0",
+	"bz79UrLNJDEZySQGNS9YPU1ucDggTQXPh6Mj6afmGv63+7QwrmsquOG/Qd8LAfYthPN8MJ2V04BviuTE",
+	"l8LOluOzKX73T5BEJfuaqRvXFzl/dLv4nTASJ1p+3U8pjOXzU9fEOKi6luMkMQVEu2PlQAfTxxaYPXLs",
+	"MuhwnWZ3XSixDvuwS8IMBEBns+cuJE0M3PcHMTwKSFiAr/wCLt6GJ/a6txDN0xOhPVah0xV9ygGeopA0",
+	"YzagaWJIB2v7hf6whmSQ0GGLvDNsQsZsjoIuFfxfKfN9U/2077I8x4pjdkg9sJZItUS6v0SqrHst7/6v",
+	"orxKzd7qs/KQ7O3ux+mgNXBWaZi1jaO2cRT7HqxgtTsscAkUtpLl4/ZSORn7I+8rmDoye4mR8j6BeCv5",
+	"4SMp4FCLwVoMfhtisJZHO25xcB9Yf2hbxQ6jKnMZ8a5o1Xbd4ic0ZhAq6bp4uz+bEZuTGVMML5hxM9pl",
+	"aaQ1EqQ2ENRo/80bCGpmVJ+VmhnVzOiPW3/s4Cr2rT3E7d6MU3v+XbUxX+zrabt95BtL6G7WVyIgIbZa",
+	"sf9X6ribp7P0xAO0nChQvK+p6cTq2kfFKAxwd9mxGopBi/lQszZB68aDTXC2x6NrvHHd8FY0aIYhFhpw",
+	"bTelvpnT8icUt9QDB5VToWd+A62S8wUBD+L8JQjBBdErJMT3fZxJkgoQHGRKccoUj1gjb33k5Nd0JI18",
+	"n6fHVJi803bj1/zVTsiidO2e538oyEQQht3G20RKRWJFudAkShgVLRBxldpPZRf9eV41IrVSj7DSirti",
+	"o3mrqw1hP8WxLbKCikTxbLGnWPVWWpb8fL/12m/FwhwnXaRePhyz2hd23PXXpfbOdtUHSv7GxLZThh+P",
+	"UybVz1tFKBe5X+NZIXb1O0vO5Q1TNElalfqUebH1FprUFbfFeb4t3JlonLVeNGqKX1P8dRR/23DorNlc",
+	"USB7dvduCx21Qvu89QrI053El9VxZY8krkwfuBHt+nSgkhIjB67REnEFdP0eJk1udG5XpYqRSE45i7uu",
+	"GGx2IYvtlbEkQpqewCx3ws1RKU+yPyfU1b7NpA1pZk3t5KDws5IJs9g64sORrzpLo4hpTYzEIrV2xBh0",
+	"RjWZUmVcSVUrDYttYSMrhbgY5mlDewk3O2iY2Z2ld0Wpe8ceotWBs7LFZXHa9xnflKsPi4waOW2JP7uf",
+	"7s2OD07jcESOx+E/MvKG//TUDf+1FXFzt9S8reZtu+Vt2S48LG/b3lDzSCLK6kCyOpDMHkd3jMp27v23",
+	"SF7aiJuqsRW4K1Yshe4BIKsDAsAH+OqFqkttwES4SCpl771hkOaunxCEkKPdBJXdO5isNlnWJsvaZFmb",
+	"LGvqW1Pfr8tkuXvqW5PRvUWRHtgyWTFE9FaaeOL3vp2jPQerrk6/tQCjF9zpXcyVBRyKISuXMKqEBqKK",
+	"UED+9/+Cfw2Uq4XUtCBKOgGxOEransee9ISHsSPX+QmlEh0yQoeWQxlM+HWxbyEZ8hum8bfQYn3oMoHB",
+	"UirmBDu2EQ9wPQEDnNAxswN0l0PnLHbjOrjBWFrkjf0qdzvclJeMclwJ3wJf734htCegnlShbhNpYiEp",
+	"EtI05uaTu3S5wlT21DhPGrYvfqJJ6MRSGPSEz0F+ftQiPwtk0Cwuzr+GYbfIefsl9LwjGWYu035XSKMQ",
+	"jRKSZsY1AkITTiGWYzAINpiH3Qt2bSCudYtat6h1i1q3qHWLWreodYtatziYofsRJD27vXlHzWaZ593Z",
+	"Wn1S4mUHSJq7RGZH+nMk5mM2J80JU0OGUifrfywF00cBln8FtAR2pu3FMaeEx74fQU8UC9IdtcilcDZ2",
+	"Mkmhp6cBBcbRcQtYpBki9QuhQ1iG3HkRonQK0Rt5FaJyEaK3+O/PJjxqEb+6sZUpKMlLEcuKDVLNso4K",
+	"zfP2y6N9kfnroon/Q7bW96kP+4el4qsZ0R0QPluHfWaw1SrTHyveZT1Rr0Nfao7+ODk6F5+mSg4V07pm",
+	"6XW25OPIlsSay056HoKS6xFVB3MLvNM6dW6BadpPeEQSLsYk/O7NR4IjgwGf/G7kmIkvYRdt4w6aYqKY",
+	"XZoWsc8BI/qQckGUNBQa7kJpDHsn3jdV7IbLVONLtJFTTWZSjeFOAwbv3cQ8X9uRPyaLNkxCo9v42+Tl",
+	"Tf+68xv97u3879eddv/UJH3eufk7b7ffzzv/tL//5y8/tv/+H3/9zUKZShrdxsiYqe6enNApb2mZ6pZ7",
+	"8MlNp7hGWz27MgbCVP7AxbiGwG/eUAFrveAjdEf8ISLrbhzLWJ85/i6/hgjGgcFQWAEWB0SxGzlmMRFS",
+	"EfZ5arWrrCUWpJi3yEd7DjFDRIDXMOEanWu3NEQsJZCTwljztodSs81tDy31t2o9jSdcZODVE2uSzPPp",
+	"2Ff5+vbLouOGxUwYThOn7LCJJcqWs07+54iqvlQ3nM2Ox9xEIyYyEILsazvXuvz0l6WnV+wqEqGqdMO3",
+	"dG4pCUTVyYVGsc3fr3dKUbvJCG+1FLUpQydyYWPUiLjjfLUVc1xAJdeGYi0iweF7qLw1TP7RaPD1oyU3",
+	"NOExmByfk5jO0a6pmEl9yAWwBPT7N7FSmLIYBU1WEXxoT4yoHh21COxRIE6CwFH13MuXJbMPXJ6yFgGZ",
+	"LRNGJnROhDSkD92WbhjSNTx96okmciYuMAyCxxqNqX0Ph2h7LfUCIU0q4gA+D7P0cI7jnnCPDAidSExv",
+	"840+uoQKaMeF73E0nJy3z0l4bX+x4xvYHejiQoTMRhT0xIRRYT+PgQpv/xCQ8/YZGoFxUsyIGsLzUmxZ",
+	"Fl/+rpf3xmuf65WhxiFT7MpA3lBxYysw3wClFTumbp0i56dtXylyGjMPs9VZMyx/tRtXXJQCW35T+d6V",
+	"EiMfT5AnBwAA7D2VJoPPOpXmHraLCl9yReeJpPFHKX+gasi+hbwb2NgMmLEUbFfyd5MykKXZxMwHUG46",
+	"TU+8GF1tXkDxlyZMg6QCr5zPuXaSgRsyk2kS98SEjhmxwDLvEiH7Mp47HWNRshtJKApVkKROxMmZIE0r",
+	"j1xM4y01qvyjJZZl2qRh2MeewwdIwexjQIj2hBPOIpmDIMyvsFKQJloSxWg0stdkUlcftcgH+2okE05c",
+	"43dlUnNJx8pVrMyzaSW5fUbztH1+dG+ZCkMqy9QFCVAJGF45CVGD3O5MpnZhygfgwDz8rlHaEEuwMYOv",
+	"3OyOpFOL5ywmfEKHhYbbrte2PaiubSlXpD83TLfIlb0SRXwIBz/sCexAlCotVYjR0oJ9NmRKh+yJJj9/",
+	"+MFSVhdHHP7AxTgkKOZJM1Qs+VOvYa/vNcK15+w1s6u4fNII0GqY9S6sof0QcLOJoUXOPPZ5ZuGmJ/qS",
+	"qlgTPZIzi4xNX43vKLAY4G6YjbAMRlEb8BcSkSaJi8uAoTj064ky/CVcm2KNPvz5iZvqdWYSkI9b8+0f",
+	"7BCq7JtXsEaNXfQNx0s/ojEBPupkCjGkFYwzA54wV6VumlCr9rXwXnT23c7LWccy+RE9ffqs0W28HLx4",
+	"FrdfdF68OI+ex8+evqSnA0ZpO3r6lMbtzlN61h+cDzr90367/+L0NIo7T+NnUedpvz1ot2n7xR0qbWj+",
+	"G2t0z1+cds7uYJDBVa5gi7mEM2TVUzjbi1Sai/HyOQ97abt9FqUqgf9hF6R0xMhsxOAkKgZ2w4lUUBsx",
+	"/4TFeoBfamGzU8PPxJ3xXMTYf68TMA75HsrUc20gsSaDUku5HGY2I6oN0EkAf7tNunhVCHhsNb5wzOah",
+	"hWUGvcknaWL4lCpzMpBqchxTQ0Pis8LdG5xcgEpCoUWGsEuufvwuIH+9evNdQH5h/SsLzd+9ewtNyCdS",
+	"m554St7zPyP7teOw8gXsKlhKCXNYoOE6SK0LQsUc2RxLNAvI9b9/R7iIktQKvyY3JKKCRFSpeU/gbADJ",
+	"9SaVdotcSxLL4sSAPMHHo/1dYqINDMd/0BPdE6HjbMcWK0MSsyihdoqbYRFjZWSYOdZGMTqB9CFhiW52",
+	"sSejXPSEfTCP0oSqo8ANw0lTyGyC6p5PtL1X2h8jKuzYLPMFGYd3xHzChM7qS0H9KE2FlaKGJMyudIdM",
+	"+WeWINl3tWxfdF6eEsukieYxyxaEnJ0FnefPg2ftNt4E4p4mSU80nz970f7f/+v87LR9hAt23m5DOSqd",
+	"r3sTFx7LSmk615AHZVd1pqQYtsglSazKqWBZ/cr0xHnnDBjDx2wDZVI6e0Eu/UlR+Gcb8MILaWpcVVui",
+	"I8WY0D1ht0WfEbfxW+QXx4i4KW5gvaKRMFoO3YMsgOdGvftynBLtKCtdPYGUTmeqElo2Pf1ARWvRFolG",
+	"TrRcXoCi5Zlfxo5W8ZWf4VV3YyxbWQhXoMiCkdDuiiUysafm94XP3muTv5pgeYJVdWUcrVptoNQGsxLt",
+	"RO7ZJAkC/eT3MZvX1sj7F/b5YxomEWUyurGaLvZlPMeuQo1u49n7xt0o5Go7gtu/GwyVH9hE3vgkbDhW",
+	"5NrJOxCmI3rDCHAr7f7hSgHZf0cJo/Y8NoFdKEaMTGLIUlBswEw0OtqrmMRvWq+fA2N0VkWU8iVnHuyW",
+	"ggRdJR5fwyu8eKyNfY9B/8I1ueVUPZgSdru9BnYPEqQVpxQtk+vsfRAIbimg6x3urh/xqVe5iow1IP05",
+	"kOa8+cS6swOxQ7mDwXJ1SSBwbxXjlAqN9BsJcF7yy/5fIRRyrZkMv/0+Ziy4ozCJG32o/oVlz2lFY4+9",
+	"tWrkjRvQA0fbfH0mFL/+t9vp91Tjed15PPk9hZSYjaLzjYhLR2jEpy3yI7rkrM6pQLTm0R32hCkqxjp3",
+	"yE1cBIkLG7QPS6g2PSFngikIGvS/EfypXMy5cB6JU3PxrbHL6VvCgUULt3LyH2RohgVLzr0uKZaaLjjq",
+	"4MaeKAjWAADEfuw6557VTnfgi7MDd+eyFs0PHmywK8dd6Yw8ep+dy5Rbm0tcOP5DRYVZ54L3bv5b4MGZ",
+	"tajwiICVhuD/NRriCtjgjIR9RmI2keAatwdoI4L0RBlCyg+w41wdGADwUkCFNTTDTgR8gpsNfO0yvgRE",
+	"S6LTaARF6Is+u0imSewCo2c8ZgJjCm+PjvYhANsjWzFmgWyNbD6wwsUEEpkazWO3+LonVhnv7o2G2F21",
+	"gIa7DNR7wPC74nfsKzW5wBkrUsYtYu2yG1YSQ5cG6DZcHY399YS57ajqRhnzn2iQDkGuZRXP377i2KbU",
+	"cBj47+7/3m0oGX1J3EWBVThHMtUMHVsutITQJGFqyC2ER6lSTBgSc2aIVLGFTS+AmIhkKgxTZMS1kWre",
+	"E4BqWrvEmWLMCqiaWQCqZQiQNwx01g2n0HjFAyxF3HYh3vkU4+QWcHy16voq4YJHNFmRy0euEirIgEHe",
+	"eJeEUX7plZJw2Rv7bVPFNVuJz98xc4UDv7+662bgVuzyL6wOXvkdqxNK8M8PDFunlQ673SAfvIx43Daw",
+	"ChMHDvwYE4F/ForReNfxctRSlGm2JT3S+J29RgX3ZwSN1AkVx+5QNLr5rTvn5Gt34hNNeLxt+9J+x/fa",
+	"nFIzylttZmDYWGQbW/XdXIZbmfCIs/U2vit3AXhwC2wcodMSVUEnXAwLhjkSAexm4NZcx8M9lXXmPqnZ",
+	"ERgJoYxCEWhpkgDY3jAFiHyvZrT+i+6fJEijsZCzhMVDFr9C8ZIVlVh2oZ4etzul8ilOIv07flSje1q5",
+	"QEq7cxeem9en+AsV8YzqEZZkXFf+oZMP1U88fHYfiHvjf5DCY+yC/EL1iIyocLEBp22iWSRFDD18K8wH",
+	"7MX5uy2mADLw9WjFYwtjz6ppZFc3imjzFlopuw9s5d/qqoVs/bGkzwZSMfhbYg/GQMq4Va2e6G5mYGn1",
+	"bpmByzjWZJhYtd6ppaVpOP1yl4xQOGXzumHhYRNAc6jzMjT76fCtCnF4c4R4If0ZJHNmuoTGlgPEig5c",
+	"NODVT9cfyf/5f/7/E49FWOQOdzSETrlQIh0SNpkay+GlIgkbGEvCj/I62NS/uCzSAjIb8WhEBGOxXmnF",
+	"3mV7QXc+Dpn3uCMBsmWmH374Xpv77VYsY3Wvr0AyVzdkeXA+YH8yj0N1RmXdnMxjYobM1eTVnQunlPfe",
+	"pmymooRCOeCFVBNEk85ivDGweDZima8UtSBSRCP83RmipGD36UyWCZB7lsFcBZaoV9YqTK3CfDsqzG5l",
+	"Yy2wdtrAaCvcf1yNi0rC5KQAp4eqUPhxpezRJdmTSTEpInZRuC4vSehdEpjppLTpicLjJkyYI+y648DC",
+	"yiv/WK5Jdk7vLOMu87ftUlnalbBcQqvT+4BgumWR4wK0bQdsl+U1rHHum69RWFjxVRiwE8ytjopYY3kd",
+	"534rleuwBr5TdCc4Et4seB+wZtZKM84RpgYUGHhEBdGMdbH5QTHYpmDlyZLzMIRmHWn3CJe7P+zlkHog",
+	"pNmNgShzUiweVn1vtr89MIGHZsnbsfTDJjR0LqxLQcl3csJ+y2tmZTXet0ZAEH9Yq23lWFzpd3zzn5kg",
+	"74ys+t71E3J6t3LePK+/bSXr91hDDJ61KxzXNZA/FGH9BQ68LmHEbg0WB2WwuZ58GPp6SQSbOcN/RlOz",
+	"gi8iBbaYx9+8p2ocy5kgENrqghtxraz8gCRvVAktE32NRhufTc+FFR4RI6kwPNnEWe9r6P/3TNgezt6/",
+	"tR3gwocBg2atSZ+ZGWMC2+u3blXAt0Q0N0X79Ax8TZYQ11TE2z3gQGxj8zi72/TXToHaKfBYFJeCC3gr",
+	"ZWU3joFMEp787v7vy4k7oXuWjSujyrwsRAlYiis7XRkylk/Z+oCxCf3MJ+mk0e0ADEGjIfdDFrjBhWFD",
+	"iBpfK7Pfg2vdCmlcrXUa04AraGANgNPK4I787rEy8Jd/CVvksifyS7LPh1wLB3hdL7KhcI1ByxWUoCn8",
+	"7reQTGLwzFCBiuDCAAPCN9Y23k72X+H79yD8d+7sqQPWam9P7e2pledv2wrqAJnQB6MSmm9uzXLlryBN",
+	"JRPI6ENnSyKl6hI5ZVCqP5JyHJCY69FRVteOK58zGBAJz6NJAvquFOzWAggVIqT92JckVvkTfsLaJlz7",
+	"smbZV28b9w6GMiAx/0qZmucsxhnbtopy30/3l87H0/bW/Vkgnt99yk+FFb1DvSo0VJbF5yYT6d2idnH9",
+	"Kndxyde7xsgdh+7mZzDHKf/bowjexcHkuW4XaBgiVGs+FJjmYUm5Ys49MwIK/kSTZq8xmePVvQaULqTR",
+	"KMOkNQT8o718mXtDhUhfhXG9Ec7t60Pa33YBA1sQG/zivRYQfNww+evWk3UbzO3d/OXOd23/qu1fpaDY",
+	"DL2qiIICXG5PV7OY2D37flbVJ/nACkV73YAuwMtTLADifBLN83Z7W1nRWlOaoiAevmF0b39T6F6VBO9e",
+	"BtS4/Eg6UdstdQh4LBZGPAhMuoaFRZx8oh291i3yBti0az+Yl3BaDHgq3QwIazG1h1W6Z65YxP3g9Zpl",
+	"xoRiQcU7Quz+D78bZA2rNaz+UWH1mhmMaZRJrB8GXbFh9npL6Y+F+juk6RtCPLX8j1TpQp31aHAvWigg",
+	"2xNNGkEBoOwCwVhcjCm9lzn1g/u8LY2pX7kJNb80YsrwgbtYv/k85cqHbZb+VNGN9Lydd9D+SWQoen4M",
+	"/qUxF/YxAynjT4s14bbFw+rh+Pb6HxfDXO0sFlu/21m7YYoO2RVTEUxO49lZ66wRNOxRTZixQqYTNAaU",
+	"J+5/ndUWJtRdsuQ4e1rsygAhsRrvzd5dcWY74KBbHBs6weycUp7cYS4Nm0wTmofASmFGyRy8jETTATNo",
+	"VptSbbXnbvsLnCHxNvsUMMhzA+V7vLfafWjFDztrN+48HUpOpsYXuyZ2W1MuLN7QPksSFgP5AX/0XeaG",
+	"6nHVb+i466+9c9TOUhaQjPMkVoQZb62E/orvgQ0bS8Ea3bMX7aARp6zRPe+cBg27mo3uy6Bh4RA26jmu",
+	"WaP78gsuuMXAVLE3n6PUO+LPgsaManunSJPkyyr/sj3DH9svtmVC8Yt2fvIz/NW4mbmMAfGUnJQYl51N",
+	"WfjlrIPqd0FS3WXmtnS4oGyoy6Qc1NeiMgHtGY7/5eB+lu+YsNsZ24LlW9sNuVBnsBm6vhT2X2GQ91Ui",
+	"UvlEGmw66bhOT2S3uF/CoEB5LjbUQTki8oYpEuLpCrvO72OxIiAWHIKeQGgAcLTIcEEKqEBYBgsXpCAh",
+	"fT1GS8wiqZi+gHuJl2oXBADEXtYTkeWAN1SBW57MoNuggpp0LL4gZc6BnXe5GLbI92xqCNVk6CY2Js2/",
+	"Xv/041FAFBMxU3bMmtCeuHr9lvTnJPzuzUfiGSpq/9N4ELbIW4xlw78UY9nwl3dxgJ1CsH7mu/hLuMuo",
+	"cocbh3RnPQK83a7yDM7ZA3TUqklvTXpr0luT3j8G6a0Kwp7qHjC/pCjGaxL9B3eve2pNqGPTlfj/nQNC",
+	"S3tvnaXzJ+GNlEGJpN6nUFRGFe/pt6i5Tc1tam5Tc5ua29yV29SMY7dFw7YQ24+rZtiiOWljDUpn6iuZ",
+	"p8jV67ckllE6YcLcnxxcxYPt+IEbc+6ehAoNxUEdrfY39rmg4Jtc9DjWB+dBDs6l305U2+X6Gs+OTA0X",
+	"GzpWfHAX+Haza1OkKsUO5O2b79d1wo9q65Qq/71fdzgAjQy/Yesry941Bip63ihyapd64mpdYZTKu8rR",
+	"VF+AE10ODFPvuUiBg7WDxlDRiGU/nLUzZlLgRZ8SaQ9IwsWYxa9lVDnPuf/cnrip4lJxY0/oiA9HK3L2",
+	"3b/11UhaluNYs//1OqJi8cqPbDL1vxmqhsx8pBX5dZs9dzz/AxVYyXJCP79tdBvnlmZNuLD/f3YGfkuX",
+	"ov2DHJIZTcbHXJBIyoSpossHSKjbgK+W/qqdc2kgU0VGMoUwQcE+m58izDmPgA4XlCTSOce9ctx+1m1b",
+	"tlj824t1fzsj8NOav/nM5pV/K7/PngiVwoe//fDmb396ffnuh/+8+PN//uWnnz/86VnQaQed86Dz4uLP",
+	"//n+3Y8/f3zzp/YdlAltqDJFldh+3br89+LxuYsjGmGmsic6Q6VaNu/WF53LiUwy+58eQdafYvZAQqTp",
+	"iEXjhGvTBSbuzymxpyJrrAdbD7P7ZHaUfScOYaTLARTNUMtURazrvz88wgayqO/xiKhU5C1m7aPR5ywH",
+	"DjpQwPjbn+jC+3RPuHb0UELs9BwhJiDSDmbKlL8LvdX5OGcjaqDcCNyb+jasioGs0xeEEsFmPZG/lCr7",
+	"dTEj1MDTXSy2HSvhmsQpI+GCiAkJtf+CNJf83S1yKQgXNzThcU+4OfU9AttZIjiZUqWxVSOjGrNl7Izb",
+	"ccACob4AvVNOcMbgZ6tC2H/eNdcy/+JNWZceUw7ppS4Tj5opfItM4VCSuLp5CA/Cfpve1AS7PjY1wX4g",
+	"gr3lyb+FRu/b7e0IZO33rv3ehbRyldGzCprGnfJ6Svtuo43bEfCsrC8w9QKFv5eNO/vO+1bPq0VsLWJr",
+	"EfuVitha7u3Y+7qN+DioD6lKHr3fJuSd0c62JKQhc2YIbGEWk6YcFEUS0YYnCTGSRBK9TEwEREgytfB2",
+	"1BMUMhIm8sbFlEwTKoT9f+ivNFBy4oxSs9xoBmLgIjduFd9HE8VoPCd9NkxF0BOYb4EhG4FL78eXE6nQ",
+	"DNWfE5WKYyFnYBIas6lpkffyBuvieqlrJKGY9Y+5JFwTxQaWdWCVlS6Y3dDatbpt4Z2qrhTlcm3dqWXo",
+	"H8m6U1PP+tjU1LOmnnVpkwcsbfIKK8c9tOXjxFGwQ3VUwu4MUrACm3ySk9wZaYKDdrVzEmiqkLOjgKQi",
+	"BlJXdJHKAeFG94SciS7WWYlGLE4TFpepq2IkFXQwYJFhcYv8ItUY69BTQbgoO2+JkfLeFPNDKtzp/FHO",
+	"Dt95IZ+MEhqR9ssutMrLMNMFai8I49VVnu4koqkxNBpNmDBwwlyp1KCcjoDNh7Kf/jzPfrqdepQ2H95l",
+	"d5W55cPZDY9xfvCeZdpQkdMMClkjKygGhLo7+f9Y+cbWkg6CJxrdRg5s+NO7LWigLqUheNIDAURbsB63",
+	"U38pUZk8pNB+7BQbz+6cIVUX26n4Uc4+YBrMGtldwDjUy7Vve1YL8z+2/+RDKgq2Exfosz8qoSMqTn43",
+	"dPhKxmy9F+UD0zK5YVCxTXEB0cx0iJ0T6XQK1ilNwt9nrP8pVcnic8MjrNZud7k99mhP6gmQcJ8NPsdF",
+	"JCcyoglkSGGcF5+woyzii7pSHnn/XYhhThihSSJn6Mj5hZuRTA2hBAKciGYa+4abQpRTJ49ysmMlig0Y",
+	"HsjQDzsgOEkh4a6pU1/G84D0565HMPwPPIFOoEgIGLmkAtseRpENCfvMtdEB0VgU084Wtgx2n5RqpnrC",
+	"jJRMhyNihfIxx35Wiul0wrIhtsglwdL39gJ7G1TS42hKzApxYjWWnpBqSAX/DTgDGTJjP/r8wg4jlrCQ",
+	"vnAn9BnGmPRYusaVUZLGzH+Ci8MKsDIKFXNL9rBHsv1A6G0Mz7T3wufaOZhRTRQzVmxtcq/Z/yswrZ5Y",
+	"5lq490Cq3YcowR1wDNacUn/diX3VtT8v1UDf3gIDTTeVo/S7354Ev/f91s62s9vjexUFdrjL4uArchK4",
+	"TUEoHA2BeFSASfvr1o4C+2sKs8KEsbuIxcc6I1P7cyPY1fiImLMqJ8UeejkYrM9Jec2ZIYrZj9MBEYV6",
+	"lqXslP6cIAsLXAN0RabUcCYMQoufjthDg2bMKl9ZjgqiRItc0SFzLc5DSG4JYReHUaq0VCFphj9wMQ4J",
+	"RpKsKW/5KuGCRzRZoW6Rq4QKMmBAvbokjPJLr5SEy94Iw9RUuTLCK3Nirv20VcmJcbOHSM81TBQrJ8X4",
+	"huBr8l6Q31bGCxycS879styUcTlTB0d4yESdDYN0G+nu44Ryw6vG6Z68/VBvOXQ/2I1b5XS+gl19Ty3d",
+	"CZ/8IG8WQP7CsgCqlGrh7q2SanFJpnTIMOg8W7RipBgX42W0CXtpu30WpSqB/2EXRLHkTz0wCfcaoeVB",
+	"QJcUw4B1CY7K7Pn55ywlaT6o7lOB6V/RuVUmP3jt+3H73itM3LWRisUfoI7dz0IxGu8hxyS20gh4rENf",
+	"L5M9jK+Ry14ggBieJlQcOwnQ6Oa3PlAqynXan0DKhGBYBTHHN9/YFT5TKntWgAzjFrdClhLFhlwbyKe2",
+	"l3HDLX3/aGm5u2zM2BTVGHgEodqqJ8DlZ1Yau/dZGZ2/aCXVbkpFuBXTqdE8Zq5iY1mSOwavjwoK0PkF",
+	"GFvhuc6778aGkQdO3FnC729Z3712n7IcIwo9rB0y28OuxE92wrYxfAlpNQ7oJ5HgWsJsx3M9HdEhp8Rq",
+	"AaliF2SaMKqZVQwGXE3IVBqqNU8nmEDcgk/3srC6RXabGoZukveVSYAtLRyNuk0GXuF1mTj7siW1WtsS",
+	"AJ/rNvueY6O9xD9AbPQ3Jt8q2QTLhsCzSjOQSBp/lPIHq5of2oD4CEQ4Sj5Ci2LHijcv0KvJ87JYuItE",
+	"X6sFVylxBiebXHqBltcxriIkizLyAKrrd8zksu6eCgedTpW8YfGtYPuaRTxm8c7B1oNsjXxfObP/wGjs",
+	"QWE7KDgQtb9rAZgSzJzELOLa8YFDBFfguQS3S4m2AJAwUFGsDhG6UbdiPMchYTdWe2jG1NBu9ud3cRj0",
+	"RJixyDAgYYHTFuq62z+4Tw+PWgSGYd+OVdvhlSoOSTNXdHoi03SOSKRYzIThNPFtx11PsxGflvPelUxY",
+	"FxixTI1VgcBHAgBstaHz9lnQE/ZjfDiHnAmmCtjuw5bdl5N7aSuZMR6+Lv+KBVjviTvgOi7lo1Bjsk2d",
+	"C4hMT7nKtI5TMvS6CItRaRFsOlIykcN5q7pqUfrwfYWxPg5x5zfh1yf2tqnUGjOomOolYdBgSknltzgG",
+	"/5cERQE2VFwEDbISM7JoEXCIdM/bZ5XX5w2MZG3AZALZB0ZKkshZQKRaxKaERmO9EgFqVefxxUpc4nkn",
+	"YH37J4vM3RjKXpQVs6GGHEQAFdzzXvMIfFG5Df44suSOu5dzHR1lhunduNaruDbsVXfya5jK9aNwYh4W",
+	"fr+2UlDarXrmMYd/H74IVAx9IbHrECVjrEocEEpGUk+5oYn9/xsmUnaUJ3S/u/zxEkKFyG9SsItCEJF2",
+	"BZfnPTGlyrjiRXIyTQ2LCReEG6iGlIqxkDORP6RYEalFXOvW1bUce8I3D8fk9zXnEnEGDkBImjSeuDgf",
+	"PJr2d+JaJhXB4XjGY3aRx+usribpAnzONhnQzWFrJa0uNm3n+zeoGt24nDDFI3ryasQjOpTbG68N26vl",
+	"ulrs0JZxQ3j5WhTbu33a1IU7dhV4+sckYVnBDxdCdZs8KaDgskyRariOTZ387jqdbbT9Yundn6qYeUvh",
+	"oOf3o1FgtDXsoeITd40xNVHaaPWsuLMPVYXgGiO51lYiwMQ0VGuxZHVOcqSy3IggNYIw7MSSQ8jRh/oF",
+	"MfZ1PNqWzqzJys9OyV1tV3R+RaGb9z9+bzDIwoHE0DxerK8YHQ+oNj5Hs9FttJ91z9owle6W89ItSSqi",
+	"UeHyTsf+Ob/8tN09K1wecyGwTYy//nn5+vZp6fGCD0fF0ZzCn7fIKMmnbq/ms4fGHpcpewgMerRZrAfg",
+	"ELuBStyjO6IBa6wq+MzqRhV7fUBkEmfx0JsMKy7bYbl/v3cKwB8dKFJDhMSde2/7y0f7Wfc+vX5yNp5e",
+	"eNUdjC8f6bCq7cWOo2YUG00vhRQqfd+chZ0bYN5zYbRL7YlknGf6YOqKkTh8QjVErlkGAT1j/vYBL5cD",
+	"Es5Y/2eVhD3RXEoJizAfrEU+wgM1MTKm827eaBpf9C4OwVSf54Xx+Ags9pRMOYtYT8gByfI98Q/aSEWH",
+	"jHh1l+CX9VkMvZahBVfomkZnWRH5gcYhQLlw193awkU2D1miVe4V6BIFeShcDK06gW6OgjthVS7W+tzz",
+	"4arU87X2nI+Q73I4cw7M5lIuLjnNcns/rsjJ3cae85EO92rOMXRYBS+3IDt49TpU3LMpx6JIbcmpLTk7",
+	"sOQU5NPt4ilHr614XBbGF7OEGbaaz2HyKaCvNnKqC3DbtMPxsXrkvH1+1CKvZOyqgQgIMFEwQfcH3Ncw",
+	"RATcBdCptJlfOVCqD+buDDOGK4YsZRdb9IGDzLJ+mas1GSidowEjgLhAgZMQzDMCedCUDn1MTqUMTPKW",
+	"J3Y83Z4ohHhhlIX9P18NxtKuJpbucT+BownyTpyuFHPFIpPMIXpCWrRwdWIs1Zn3xEgmcZf0GpO5a7/S",
+	"OApImBeTsa8bc4EDgDIiYYCDj1P2VslJSE7g/z/KkDQhFV3zG0b6dt9pIkVPuAkJXF5+NkEDqSZ2WB/e",
+	"viJnZ2cvjx62CZuvvLBdBzZX9+PRZXXCJtiQDuvquOwgF/Zj3qV282jKW5LrrOTBqp1I7EZcM6+buzOv",
+	"+qT8gOxsbpe+xg9/d6mzeQWnXQ0aNBquiT3B5XEuF0NaNSSonLTNxvje3rB5TK7WLddEKj7kC/OXFy1a",
+	"uVWxttFWWxVv2TymOMXiLcr1X8LtKqGhaml4xaJVixUOVw3YgWTlEb+G4lhVB9tnA6lYpdGennWfvuw+",
+	"fXnbaD/Ku4z1USVv/wEKpi1V7KwLptUF0+5bUnZrI7Meb1e2IONO+yha8JiKFXz7nSmNI89elcN/P4Ke",
+	"lBMqUppgk8W8kST+Gh61MuXD6SJ6yqInGlWRZrgWYcMjIlVPeE3lIgtFsbtvprgxVtUTRQP4b1KwFgmL",
+	"oBU6k3NYKCFtNRVfpKAnDB06K3RW80cOvOvq6IKE2aHPnlVEwPACE3Kc7COTVBvSZ1k0Yk9g6YAoYloj",
+	"kc1fVCDkhSFcEIR5Mkwhtck/cuCi8TGC5w2NRj0BfQJoQrgmFDpTCjqxAtdeN+Asie/aYdKu5i3tJQGN",
+	"Dtpbchfl0m8T82Wx/iwvnz6h3A6UYvXBHUjmCYt5OrldNt9N5Hqp9JrpiCZYui6Skz4n8gYhcTvXgx7v",
+	"tZ1izSXLm+4OXHJhg+6YR263W8tEcoFdIpN0P96ZSqLAKTFJnMx1PBH/WuB07ocdHRQka+ucXXq8d2+X",
+	"HtfurrpibtFtZVBi38Yg71Imt7DdNsUfAUnMklKgWZImzazQ7M8fftBoS9dM3cDZmxxhNdASJ3pC4JRq",
+	"Xxu6J7zAeKIxP+we/Qodr7lnx5gHFGBV5MLLxldhMsHlBSJZUeL1nxfIzXJvFpLIIbDMR2SMgV0P3+j2",
+	"kwsE4RM6ZCf/nDL7qpWrcPqx87L79LlbhQFPmNtbaF9o/XNqb53g1qj2vS+hs8tvrNHtvDhrt8+DRqoS",
+	"K01uOnjCb39Gu+OOf5XpPcHPP6k0tC+17epx2q52R4JqcrLbtpAVZfxBG0JuYA8nXiAdrluPGlteQUJ7",
+	"NEMiFQmxx2OI7CWMpWBhTmK8UMNQSD1G/rLKCtUToY6oeCVjFgZOr4hd+UxfNDMzR4GzrlCgHqvQI074",
+	"wE9npMEfL4gUrCfKbwdI9IYrakjCqDZQtBMbVSKfYDEGf5Pm1U/XH0lxORCtj+Dh8GU9UbZ/ZQa2HB7C",
+	"FvnFjoJr6I5pOY9UZKakGBZzhr2tihvShAZqPTFVsp+wie/qAPELYcwM5YkOjzAKQkgzgtu0NwMC2bss",
+	"SX1fxqxovcOqnX5/5TPoeneG2ULK1Pw0gJu6xMqIMMAQd+zhQEvf+ol9jlIFZYAITZgypDkb8WhkJ5Rp",
+	"EsJvLSfMMQZFj+RM+7I/aLrsCZfGbUE36UuqYg3hWjBWLBiCmxC3GNfYzoHFXVcVdUKVpcehZShhTotD",
+	"e/knv39xgNxHibE427NZkSCX8hRREbEkKZcLImHktKLwAqKLzUz6+YSmE9mySeglLlZEiyDbZi69GeJX",
+	"9JRFRqoTbehgsKUh0i3mwU2RrjbQaykVGVI9ZoZEIxaNWYxOEjz1jW7j++d/e3v6/uV/XF26FoVepHZ/",
+	"b6SCW7b3thE0bmiS2svPXrSebhFfW5yPvfbDPKB5bpENv3BsuKTJVI1keQhd5/dGDii5mQtYaVYsqLwt",
+	"tml0+WVpGw3oSDExYrCZYAMFG7dW7bg+FPm3aPsHJv8BiJtaBfjD2ycdcjvtBelYhp+36zJlTnEHk+VJ",
+	"LCP9AArHrV3wHdkp2TrR1VtwLMPP3mFc0hG8hxgf0xO+RhDegQUKpS9hqSF/zN6C3Yudv5uKOfJrluhy",
+	"iZ/7tgS9RtPqazvX90lw31KIbAVXdnDfKnGqY+TqGLnazlj3AD9oFYQfuBg7eRTLKLW7Ru/dJXniXS6H",
+	"MSleopENilSj1a1oNQwnaWL4lCpzMpBqchxTQ8O89yY4hXygm72KhAOesDDwBoaeYJ8p5BtRTcB0hPdg",
+	"pJyz6IFL6KhLrn78LiB/vXrzXUB+Yf0rIhX57t1bMrD7yqcJMGjbqQNCh4ox6HCTjSZmUUIVi4k9+gF0",
+	"xMFC6i6RCsw2E6kNedF5eUqm/DNLwNZFCdabEjE5Ows6z58Hz9pt+1k0SYKe8Hc9Je/5n0nzvHNGaF/e",
+	"sKPMQrXRMtUil+4Bp23vVUYyuW8L1GUc212JImGvFqgV22SBXNh9UfYFblFAB3J1/ZfsM7Sr9nne4vPc",
+	"RubhvlvXyMf+8cHCjPxH/u6Woo47qtPs71i1GuSll5ar2UFfxvNjSFltdBvP3jf2YBRY2s8bcvE/sIm8",
+	"KUh4EKW04A90tVFAijXP2y/BUYK+m25GBog2dK6P9i2zfLZ+LrbqnP3DnfJd5fvbDbj5zNzhfATrQ/ng",
+	"RU80kkXS5EaTMFVJludhX3wEPR2JE/mu6ESE1RbvG6K3Zu8uGmSQYPxbiYQ0mhmz9h9wtDoBuM8FhXTN",
+	"peymVQIXnrggcF9Z6n9sD4uSyYq0q6niN9SwgEzo52M6ZH866zw9e9ZutwPCJ5MUtli40Ge5wi11atbD",
+	"BN047aTqqTtk2E2w6RTzeNukemDRkNI8pWaUW4k8E1+2n1VPsN8YIaQYWlEPps7D23ODPZZWcJUWmmGq",
+	"Xauo2Uii1X5ELTKXMsAK8vnIV2foicVssMJVpFmsELLRTr9WY67UqbayOf+DW4aDx17cyWJeTcUqfmPt",
+	"FqjdArVboHYL1NrLtxR74BF+v9lRdi+bkZLpcHSsUnFLotQlUanIA4yd0L6PvvRL/v4Pqbh/chOOCFNY",
+	"0AuRwZlhUyvRu42ED0dGA9vynROV7DMf+BoxYRQjesSSQaN4n50rLkqBalsk8MTPOo07gKqhapXhuZOL",
+	"OnfJNsGFGcpqaBltWOw+FGcOZ/F7lF4wjQ2XAJXnro6LU2mFkZxM7SD/ImVM8GdgaAMqNJGiscxMFt5T",
+	"hNHC26omWo3LS5SN55f1YF1hSJ/Nui+3O6f04Zee9hpJFLOYUnoBCF+orOKnfMWanmZr6i/aZlULZ/ld",
+	"xS3ZLt/24wLDs0ufcL1F/d+F87y2t7ROE1PLuF2n2BSW0iJ1QWYU/vL4k25WCqWTkmQ4QDzcpVNR+3Ni",
+	"oZKM2TwgjEYjrxRbug9yEf6M2SfNhdInruitNCOmZlyzowvnFe4JKF5kSQjhsV4VRQcdEDwwgCSGIitM",
+	"e8Ml2O9XGOmnTA2kmrxD0zyXQhcN9QGhCadQKHIwCDZGyRVPd7Ya96mT8vDi+k5I5r91r5p2TV22oi5c",
+	"fJoqOVRM65q8HIS8uCImRaqCP9VE5JtVtnemYe9KSY6kiku8x+NoZe6zLB3vpz2f4Ik4lBPgGt7uWran",
+	"ouuC6P1hRnKSxezDZLE4QGO9JSuYzpvltkLREqA5PZEKfz0+pRkC7LawQOOYzbFAYwhFyyHJtDBBrZy6",
+	"/K5S8S4OSAknAuKaRIatnsCPwPzSIeWC8DWugR1RG3jdki1iB56DmhHUxozamFEbM2oOcbvB/vA2d5QD",
+	"9zGk7IZMrG8w8p09vnG+mRfz5Ah2PLQi3FkdwNeOxoSIJkmhi3JzsTF9T6xosQEPOwpIf36/+mU/cF2U",
+	"sLpx77Lu64KyC25gvgV0OG+tRLzIvYjLAOIlX0V3LaV2o9QS6UEkkutMu35T3KG6eWHbVm2lWQuFvZQa",
+	"n5UB5KDW7Q2Fx4cLKN0lUsWZ3qSd2RjrbxPc4lY7yXpbujw0370WDMty4LS1nsj6VTZ9xaM4tPgcswFN",
+	"E3PUKmRSs8nUzMmEjrFtvpUGZYkRECwL5CoxQTAYCIL8knURWZAez6mIWJWwLCz2WTxLh4zNqtH+60f7",
+	"u9ny95hAVhOSeotuT0jusItvox17zawrStu6jncdq1ao4z0rSfeK9GyRTNxJY94cuPaTYCWdPmYDLvjq",
+	"nt53Cl67d+RaLTtq2fE4ZEcN5nsLyvoGArJ8MFYqDla15NpQZREDQqCcabPkATZQ1MO4LGar72IvLEAt",
+	"KD4SySlncUC0JAk1TBEWc6NJLImQpicwnsq9IRUxU2RG53vzPtrv2Yfz8Y6q8XZuvcoQtOIz99qoKfOe",
+	"1nFOteCt45weVC8s5JLUdOKPrRsC7N+VBt3Hncr6IynHemPXp2J49RNNdNrPrtABkUnMtMEOBEFe+Eym",
+	"JpIT71XliiRUGxKzhN8wNb/oCawmgX/TLFLM6HUmdFQ05UxYHZNcJVSQAQPk65LQf0JImldKAlK/EYap",
+	"qeKaHbV64tqSHJiHbulTjmc8Zhdk0b9Lyu7dITOanLfPWj2x2lvrZ/A+ui3cUZrXdXvK33ByXbq6XGO+",
+	"mr8OB158TlW/XWmkD6wLnVaqqTRhwnzwEuuP4vbDBS2vThFF/E5dZ1zyqtQ0oeLYHTDLRPIdvgAqUg13",
+	"7xh0G7IP7eHIXz5+vLomTMRTyYWxZ1PQCYsJu7HPzWM2DE3kMGWBr8aQJK4tyD96jX/rNX4NWz3hZDxM",
+	"KomoUtzVbdZ8CMwCYSiA4k4XTi9CmLJ0g8Ut8hrxy94IdBVe0hP2IYJ9NjisFrkU5crOI6qzyoqn7fIK",
+	"YT2pPptLEWNaykdspYfxp6lmJBwZM9XYFwR+FNIQnBBQ47KKMomU0z6NxnYWFIMmfDGhcWx5cdATitGY",
+	"UBf1ij1EFJSA1ISbLqFkZAfIRAwNWgShRKQAjRzW4t3Vzbl/GvxZzKEPdE+EXDDziRpoowL7W5NmeNo5",
+	"az9vPzs/OwsDErY/Px+0OiFoln6cFn2naT/hUfZcH3TrmsP0BLW6aapIzCI+oYkbkoZ2MnZIz0jCDVPY",
+	"RfmfaTxkMenP4RvLAzbE4nysUcmkPQFBu/A+NxmB3Trl8TBL+ZM5abrYUhdpS43z/HqBBpUu+zS2C1cs",
+	"1NF227AYKWxnF2otfW3yzjmncQAH1b7x+FtUK3XoAcV0KORg0LLbJWaxBTusDglnqHtyApPXGlHVl+qG",
+	"s9mx692jW+75J1qmetuOym5S9qWr64L1+1Zq8Mpd92XLb4hXUoLbKUCQJ7sjgkKPJOG6YImI7Vulcifi",
+	"AKrUN8ZGnAq2TTXYuEARPgGkfFIMmpI1ggZTSiqwKJTlYUSFK6uUC8V19AVtPNh/6bz9svKefgPvXrN9",
+	"S6Px3bOslF6Uzq2vupLnFuASU0P7VJdIJiglnmPaafMX2QW0HKRveQR2oJMKO5PR+NgKzDxnItsk/uZP",
+	"aeEV+R4pPZ9rUrjqgihm1NzCijLw7OKmeNo+g0UW+i3lieuiVB73zx9+eKKR3UQyTaALnR18IqWV6el0",
+	"xXA1ku4No/U79tanXxA7emAOq8a+my1dGAUQm9VDIULOSJOS1z9ekwFOVwAXUbwLqp3Gkmm08bPPXJuj",
+	"LgntpEDHkXDFvIQt8hO2LlmzgN2eCFctv2U5ioTOVvApFWMhZwJaBRZjtjMWgsPDLWcZXasnPsDOoAPD",
+	"FAnhH8eX9h+hlUVSxBqJTEH8FC5aoX3gTSQVhieOKIOQIBM6x/1uFPd94fyiTbjgk3TS6HYyBZoLw4YM",
+	"VmspfB71G8tfi4qN4zR7V9jWGoGy6IDbyuSaBQLgGxZmbJiMuDZSzUsKk4fZzFVEBlxwPbroiX+lLLUY",
+	"IlzZ+1jJ6ZTFXxs/xsq8OT/+aury1kaVTTV5i1v90dpTqruLqYlGy2f7lauO4fr4E9eLCkCJDHhimALj",
+	"ypRCMY1mSCPDb1iXgDsoPIKDpphOJyzDAQ5lgt+gqQagW0ZRqshsxJPFibUSA54dAwJAtW18CovR/YzF",
+	"iFHD6Akvo1xZD6t+CzbDoffZ3Kf2JgyMRKA62bcUS42ADn70tYHMzxDuUgSZu9YVgQX0/rzqrSbiO6q7",
+	"97GHb2UO30LxvaPGW9u879fH6ADqVK0R1RpRrRE9So0IqUdGLh6ccW1WiE5yMrPRS14c8xONZi3FIkuf",
+	"8icElqRk7vJuTrECVxMN3DhmxHrC3mvveoI/pzogIzkjifRF0oxhk6nVHOUYCMhsNCfcwB5ecFVZQjVm",
+	"U2M3UE+ctUlM51+zsz3/tK2dED9Az5n7lR3RTkcu7IqN3KQw3Lv76d1D5pe47FVd9QUmXnOWx+Gnp4tQ",
+	"sYQSX7uSeQugGqYPVvjJHSMNOb4ezlp2RKHTdZtWLJPw9+IivYu/hEfY/IHrBdOXARdX0BOzETUQLGCR",
+	"vKg3A0zaH5zii4EFqOw6Z7TzF2fRUw7cn+iecFSgmxWnsDfruYhGSgqZYmyqgdRlqlE8ZC5+lCDIXppZ",
+	"a8eecETgqEV+4GMGjnwvTrghmFChSZhQbXLcCQP85RqkEUYjhI4xvZKpMGHQE2gJJHQ6ZVRp30woswsm",
+	"XBurqqOQyn+3n2R4khBKTtttMmLKfbD7+p7g2cP6Mp5/bcLrI8uE12FLZhVlVwVXsh13JnG21aqXRNZq",
+	"EeV3njciuyWv5dUfucYQs6hILC5nIHEIRUCq8TFUpVjP/X8sEPocZJ+221Dgz+K/7vpSExZCs74a+E/k",
+	"9qEFxdXo0hOFOkMQiwQxs/p+NYakGv+E37UER4tJofBGjvWQnuht+0xB9gf0mfpXiovokixdBsk2faWC",
+	"9YPLZnX7EUIzlFUjLKzUDoZp9xJWOHGSjDt9rzxe19Jl5YxhtktlFPZrjAK78eW+xRb/8TtGW+UJJFEi",
+	"dakN0e35ucv4n8gZU2RI9ZgZklghOqNqQihXhAuYnMI6VF/QarkmT9uN1U2CtExSO8gfoV6ky265e9KT",
+	"e8Bi4x7XMOe1lNkMGKnsn/ZSosnviLpA02EjtXMoKAi1vOHSIyjOlA8R279POYsgmSMbJcg6sF/l0Isd",
+	"8QLoeCvCC+IPli+6BA30wgmLeToJ95Up6gIys71+yDjVh0K7ZQRbCy3bBrb6edxrGmotVh6NWNmaXhw2",
+	"nTJn6HUmZZ1JiVnChBbkV0UJe58kysU9uLHATjawexXVKUi3e9ZPr6H324XeGgx3XKVmW1R5ZBVqFoDq",
+	"xO/ew/hiUEsg/+f//f9IWCjg4X5xOXlxSJqYQlc+weERhCPiM06W7u+JMGucHbbIpZhjOzECMZ3YKAMq",
+	"28gBseNNEpYQjG4eKDkB9xBYZ+D/ZlzoFvkAI+JiSAZcMd0ToZ3QTwjmfrjk95k/nXm7joAUEO/L3jSf",
+	"j4oK7DP9OLSfRcxtfIeAqNg0oZELGfEA6ifwDjCYf/dee4+tk5QlND/LBeM3KztXruNeCgItbI07ydez",
+	"Wr7WysZ+lI33mCCwZ2VDj6hiJ1YanPxu5JiJLxsD0Xj2VFe9ifTZiIM/DZ5EEi7GXaz9JuiEBSSGqDMd",
+	"SWX/40YUkAGHSgDal1jvCTyReU2XSCrFIIycULyrRX6UhMc6IEJ6hxabUJ5oqIrg4hkDoqQVrjEWKriR",
+	"Y+yrMWaQBwD5RXTCyHn7vEU+UMOOvVNsyhSJEs6EIe+uVshRSN4PSVNIEikWM2E4TS6IWvuM1frVtZ2o",
+	"OF+fe6tZdopLuNQIGn5+sU9HNpWXkVtMp1JEihse0cRF6ge+hdXHmSSpAMwjU6hNNiCKQ2XYrJTXG4iu",
+	"sMOkXDBFEtoHSgRLGvuUeebf+EomMRnJJAZH1q9BY0I/X9tt0eg2ntnnMhXB9zaenbXOcFLSxP57QHkC",
+	"nim8+Kz1In8wfqDzUEBLEv9B2KdrvKpsmihoaS4iwB4cqvWGmmjU2A3VZ4mckfPOf//XW+CoSxPoXmgf",
+	"9skN/PY5zQfhbtlmku1cetG1NMn2JLoaZ+8pF+R7LEhQlIAWnhKGy2XnKaH5LVKYUTInAyljoumAmfkW",
+	"5QYX9/meBN7DSKLTCpLoo5TvqZi70el7ywIWpUiW/vFrKYABJnYZiwsCArFqlXTAPyxJBCHFKp1xRSgy",
+	"wDzAadm5/LfJy5v+dec3+t3b+d+vO+3+qUn6vHPzd95uv593/ml//89ffmz//T/++pt3Qk+pGeU+aHjo",
+	"Ur3BUuQ3/fwDE0MzanQ77XbQmHCR/XvZVw5KqpPvx1zYh4KSsVpjxE6WGiKxtKZDbNNhxcW1TDUxjE4u",
+	"rOChUSRTgQ1AWGwlD8bXnbZPMazMvYlwbYWaVO6wzniSFDs+kv4cpVeL/JBHZTwtSxD410imijTPT1+6",
+	"ikDlwPtidZ8K8upoffGVa5yqd26mDlqDxU5Mo9uggv7PDeVUGkHDLZbFa2i3ScyMJTeMjKSeckMT4u/B",
+	"RYA0jQQCE0nMJtJXeTKKzi15gYgJtx8vBSXfyQmz21WqYaPb+Es2FA+k4GSVUx5B30cegQYvFemcYuTe",
+	"FnBZmv2tlM3T7Sa3msLWjl/CWYQ4zyXNp/1ya81n8QMjxlcH7n1w71xw71iuhiH2t/h38gu/BPldx1cy",
+	"4dG88s3uchjfneTSwys8X1slkcckVF9ZihUZ4j7Tcj1Nk1K8/B2F6sJbf2/0GVVMXaZWbP3jV2BpTN2s",
+	"FrlXSsapVxPKxabolLe0TPPaUjedxnJ82CVJZEQTgq8gzXAoASZbJ9EkhnJU4VHp0d2TE7hjJLXpvmi/",
+	"aMNzf82mYVluDrk2KEwCKHd3zEWADIEoNlBMj7JGWvbPLLasOtVMFbBWM5zMFQFuhWBpHTjlsK8wtD12",
+	"/54mVBSeJtVQr3jUNXZd9BIhyISEDsgNEynTR1mYPFfE8Akjv0nBHNmekylVRrfKcYarXvQelFNtVdGE",
+	"abTUYvA3iqFcHOsLwsUNN9RVBMoejfqtvmVCyOXVOzJmc8zf03Nt2IRAMhwuiCbNLEkUB3BB/vLDc8LF",
+	"kGlzVHgfnfJj+6AVL4RA6jTmhiRyCHE6oJTMFDdFcQmXrJr1UkVCOViouwhxO6WaSVisxC/1Yt0PXPVC",
+	"8C7kH2WjyMJwV3+Hq+2Yp/8bubo6VBdbxDFhMIXA7t6rn64/EprnPgyZHWZeptHJEBhhX8Zzgu/vA1mH",
+	"J/iKriQa0Smkb/TlDUNKVv6AY1eyZfkzrpRd4JjY80iaf/tAIhnbnSsFUo6CQwBGYmfN0lkf5+CKFKrM",
+	"40CJjqgQ+Mji7o7oqgP5Jl+4EUUeTEoUM9hgEik83qHm8gt+oUnSl1TFOiATJlLi/2FJ2rElaURHisEJ",
+	"HnOpxzjjmgkNhlvDZnSuu0QBMjFHwHsikmLAh6nj3jSecPuEKYWu7K4XICQ9H9vNEcO8wi4UhKb2P1bT",
+	"N1kJSK6InAlvWmqGn49jZiXOMfyAOT1QFdPVIQaPjx3oiFEojZkAwIxgKiEQ7hfWv5bRmJnShsCnrtoJ",
+	"7yZ0yDRJp1aksxgwAOeKNCOqofIPdXNlBz1m86MSxMScrjknU2pgxSImdKrJAL/aQsfNKbl8/dErSc6l",
+	"lbFtuzXVgEaMMDHkgukuTDSAuw56wigq9ACw0acCAbhyHY0sIbGbM0mYGnrGHnNmfGjzhE6neGRBJbuR",
+	"Ee2nCYXk155IBf792K4bUczSdL/V/UY4to/jhlOBkkoOBhaRCi8pTX2UcAHWnRUo7BUomhDw3kAV1qyv",
+	"r+aJnb7yngwI9RP7RBORGsVRfed6bP9m5wmMlRT/XbBaEfY5SpWdxQvCPk+5VXFJIo3GhCxqSESntM8T",
+	"buYkoSLWR11XWRYynoKewMKJri09Btx75YjMsiPn8sjklAk7eUKmIsqrnoalkpgura00ZTgXq071COrJ",
+	"ujc+0SBQuV3UGII/+0zzmGkSSTnmYtgttFgOSjORyKEOSJQwCoV14WjniAd3+Qafccqwii2cNJC83tiF",
+	"B57d8JiJiMGSRVQEZDqSRtpd2BOFl9rVENIwKMXq1TFi1wmryViSYCHevqbPIjlh2q0mvNXOpraPDO0t",
+	"n/AvIe6bW1ekNL32/lWz+8ESTFVqYWD3oSAf3r4iT5+eP4V6NV4MuXdlBOcIt9CEjhl8lCsHYKcQquoo",
+	"5iptulEomRp7uFdJJ4neUu2/a5BIqUhT+g4LUo4De95H7qX4vogKMI5oZIjEyAt8/0gmMVO+EzabFAWI",
+	"f9WKYUCbbhLLKJ2AwG++p2oc2wOA9UQBOUsjSLgYEyMLz4eOFit55IgPDBmlcZwwe2CkznwUbvXxmYVn",
+	"uYtXTljCI1f0eTAAWPLUx+oESOJiRQeOEgmsIqxHbm/xySQF/fHIZepLQqOxkLOEQb1iyHTE7TmQKmIB",
+	"CGRd5m5TN4hVQiY3M3rrsA4KxkeNzh1XvVhD3PaENF0WJljm/aR4p0SAhzbzARVcPTBvR4GvlJw7lbJ6",
+	"3GjrdLmtwEqZGNIhm2SVoHpiqGQ6LY0Rmqwoxn5jOL6ZncgBFzThv0ExuHwuCretYj85t/Jw75MLi1k4",
+	"TQRQLogPHQlIFsYhFckCSIoCOXfrrdnQS33n3amycCi1Q0MwY2U4mOtIKhW5jCoy5mIHiBWbHbZlxJTh",
+	"A2dU0qQJHoERFXHCVID+Add/OBfgAfnL5atXV0eZ9ufkZKFtw1QXd2H5JZuErnbbAB7mek05a+1sJBOW",
+	"WWml5enUbnkuYyh08tfrn36EEV29fluENHzeOjqUHblIWg4Tmbw3NBYEg4kdCte/GdXfsj5nKKjRn4+L",
+	"jTHKJabXGqcvRV6WxRMOWHwWd9cRBWxoPRggYQYiAj8V6YOVa6VZxzUBcbeGnsARBWvz66ISVa47j5oB",
+	"lrjhPmNdKhL+W9jqibJGaE847h0nlFfkW19YAbBag4K6I1YNHMy5K19iFwImY5WtG+bOFaWG8nFbG7rh",
+	"rr+ArlclTu3aj8bfch/DOF0O+DnvdNvt1ulTiPmhhpbiiW6380btl41VftJP2UYCb6udYYPNo5TraLl1",
+	"mzLYBn4JCnXVqxikWbvdfoaG+IrvbHeq26YvlzZFFcP7f/zH2iIQuWcI9jQX5IUvkXTheyRgswgwFHBN",
+	"+FBYMYp+0FVPzuMMXahEUypwSK1+zRF0VlishtAi77D1hDR5caVNdtHFtVpIk/Zmip0nS1tN26JUi4sb",
+	"ySP2aUr5JoAk/gbibiAzapULNQZ3O4+/Ysjyn/YOv+yK8m8XuWDeqyJXBxzJMClVbzkDh52hySvs8nD+",
+	"4vRpu10Ap9UbrzpIne4NpF6t2wY1ViFWrVu6B8esf6XSsE/YrYZtRi00jPpLLR3zOAYPCchsxKOR1aAQ",
+	"mljGQL8BQPub/cRL9+01pHlIg5WvesNpZUBb2JXVIa2zd0hbsRFqUFsAtaXleyhYy+0rrcxislFVXTTL",
+	"PPHqOnCyotXlawWw/Nve+q/5duEr+9aqkMSKyt7K3VMZezrtvWHPm3VrWCMPIs+alXso2AGb9LyVmd42",
+	"0Si81hvMAWYWrOQaajF7I/hXDD34qVf+675Z2MHvrAo5542g4Va/0T0rwM/SLqpOe872Bj1Xq9awhh2E",
+	"nRUr9lCQgyylGuR4n4P3NBQYzpAJe2K/aoaDn/Ptwwx+Z1WYoZiHlCfR3cMKvrTZqiPT870h04dVy14j",
+	"EyLTihV7KGRabD27AZjyECc6nSp54zMh/8kitDDptD/hxv4/xD1hpNRXDFVubl7j1HyzSGWX3m0mv7D2",
+	"r5wZVxGiurfPBaFVveVF3vu46i39rZDRAmsBGRc3e3VgfLE3YLxesclqXERcXF6vh4JFo+i8VSo5vg4V",
+	"89hhw6MxM0X3YPaArxgE7fdlI/92lcK7AFd1ftaHKiB2e1R9w/Mibi3sxuqw9XRvsPVxeVvUqIWotbRa",
+	"DwVahYC7VsbFNmHXEGP/CveBRd0tGJkxxXJS9xVjWOEDr/3nfLuKZyqqgkx8hxpIhbms+pqoiGWrN2l1",
+	"SHu5N0j7Ze0uqZENkW3d2j0YwBVaH63HtWsAHpHMSX9OQsitu62zUxhgoyRojFRuixeQtT2SYP7yHpra",
+	"N0m34HgntGzybD0m1EBDTvsJ/wYNfw+LoPiAj0ybbxY4y82zqtWp65Sgrbg9q3si9xcF8cviqtVA5oCs",
+	"vFIPhl/LpTc3xjvk2WeF1gZWv/R3f82cLK/Rj9/y7cY5bFf8MoJw9K1pWV7AtdpLnpaQa8XGrE7JzvcH",
+	"YKs3SQ1jDsZWLtvDoNmXL/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -724,6 +724,33 @@ func (q *Queries) GetPolicyVersionForUpdate(ctx context.Context, arg GetPolicyVe
 	return i, err
 }
 
+const getReport = `-- name: GetReport :one
+SELECT id, org_id, scope, site_id, kind, period_from, period_to, content, created_by, created_at FROM reports WHERE org_id = $1 AND id = $2
+`
+
+type GetReportParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+func (q *Queries) GetReport(ctx context.Context, arg GetReportParams) (Report, error) {
+	row := q.db.QueryRow(ctx, getReport, arg.OrgID, arg.ID)
+	var i Report
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.Scope,
+		&i.SiteID,
+		&i.Kind,
+		&i.PeriodFrom,
+		&i.PeriodTo,
+		&i.Content,
+		&i.CreatedBy,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const getWalkthrough = `-- name: GetWalkthrough :one
 SELECT id, org_id, name, kind, steps, site_ids, created_at, updated_at FROM walkthroughs WHERE org_id = $1 AND id = $2
 `
@@ -1233,6 +1260,54 @@ func (q *Queries) InsertPolicyVersion(ctx context.Context, arg InsertPolicyVersi
 		&i.CreatedAt,
 		&i.PublishedAt,
 		&i.PublishedBy,
+	)
+	return i, err
+}
+
+const insertReport = `-- name: InsertReport :one
+INSERT INTO reports (id, org_id, scope, site_id, kind, period_from, period_to, content, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING id, org_id, scope, site_id, kind, period_from, period_to, content, created_by, created_at
+`
+
+type InsertReportParams struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Scope      string
+	SiteID     *uuid.UUID
+	Kind       string
+	PeriodFrom pgtype.Date
+	PeriodTo   pgtype.Date
+	Content    []byte
+	CreatedBy  *uuid.UUID
+	Now        time.Time
+}
+
+func (q *Queries) InsertReport(ctx context.Context, arg InsertReportParams) (Report, error) {
+	row := q.db.QueryRow(ctx, insertReport,
+		arg.ID,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.Kind,
+		arg.PeriodFrom,
+		arg.PeriodTo,
+		arg.Content,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i Report
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.Scope,
+		&i.SiteID,
+		&i.Kind,
+		&i.PeriodFrom,
+		&i.PeriodTo,
+		&i.Content,
+		&i.CreatedBy,
+		&i.CreatedAt,
 	)
 	return i, err
 }
@@ -1769,6 +1844,53 @@ func (q *Queries) ListPolicyVersions(ctx context.Context, arg ListPolicyVersions
 	return items, nil
 }
 
+const listReports = `-- name: ListReports :many
+SELECT id, org_id, scope, site_id, kind, period_from, period_to, content, created_by, created_at FROM reports
+WHERE org_id = $1
+  AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
+  AND ($3::uuid IS NULL OR site_id = $3)
+ORDER BY created_at DESC, id DESC
+LIMIT 500
+`
+
+type ListReportsParams struct {
+	OrgID  uuid.UUID
+	Scope  []uuid.UUID
+	SiteID *uuid.UUID
+}
+
+// A site-limited member sees the site reports of their sites.
+func (q *Queries) ListReports(ctx context.Context, arg ListReportsParams) ([]Report, error) {
+	rows, err := q.db.Query(ctx, listReports, arg.OrgID, arg.Scope, arg.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Report{}
+	for rows.Next() {
+		var i Report
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.Scope,
+			&i.SiteID,
+			&i.Kind,
+			&i.PeriodFrom,
+			&i.PeriodTo,
+			&i.Content,
+			&i.CreatedBy,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWalkthroughs = `-- name: ListWalkthroughs :many
 SELECT id, org_id, name, kind, steps, site_ids, created_at, updated_at FROM walkthroughs
 WHERE org_id = $1
@@ -2126,6 +2248,115 @@ func (q *Queries) RecordsSites(ctx context.Context, arg RecordsSitesParams) ([]R
 	return items, nil
 }
 
+const reportCertifications = `-- name: ReportCertifications :many
+SELECT c.id, c.user_id, c.site_id, c.kind, c.expires_on, u.name AS user_name FROM certifications c JOIN users u ON u.id = c.user_id
+WHERE c.org_id = $1 AND c.site_id = ANY ($2::uuid[]) AND c.expires_on <= $3::date
+ORDER BY c.expires_on, c.id
+`
+
+type ReportCertificationsParams struct {
+	OrgID   uuid.UUID
+	SiteIds []uuid.UUID
+	Until   pgtype.Date
+}
+
+type ReportCertificationsRow struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	SiteID    uuid.UUID
+	Kind      string
+	ExpiresOn pgtype.Date
+	UserName  string
+}
+
+func (q *Queries) ReportCertifications(ctx context.Context, arg ReportCertificationsParams) ([]ReportCertificationsRow, error) {
+	rows, err := q.db.Query(ctx, reportCertifications, arg.OrgID, arg.SiteIds, arg.Until)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReportCertificationsRow{}
+	for rows.Next() {
+		var i ReportCertificationsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.UserID,
+			&i.SiteID,
+			&i.Kind,
+			&i.ExpiresOn,
+			&i.UserName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const reportInspections = `-- name: ReportInspections :many
+SELECT id, org_id, site_id, template_id, template_name, pass_percent, sections, engagement_id, inspector_user_id, scheduled_for, status, responses, notes, score, max_score, percent, result, frozen, completed_at, completed_by, created_at, updated_at FROM inspections
+WHERE org_id = $1 AND site_id = $2 AND status = 'completed' AND completed_at >= $3 AND completed_at < $4
+ORDER BY completed_at, id
+`
+
+type ReportInspectionsParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt *time.Time
+	ToAt   *time.Time
+}
+
+func (q *Queries) ReportInspections(ctx context.Context, arg ReportInspectionsParams) ([]Inspection, error) {
+	rows, err := q.db.Query(ctx, reportInspections,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Inspection{}
+	for rows.Next() {
+		var i Inspection
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.TemplateID,
+			&i.TemplateName,
+			&i.PassPercent,
+			&i.Sections,
+			&i.EngagementID,
+			&i.InspectorUserID,
+			&i.ScheduledFor,
+			&i.Status,
+			&i.Responses,
+			&i.Notes,
+			&i.Score,
+			&i.MaxScore,
+			&i.Percent,
+			&i.Result,
+			&i.Frozen,
+			&i.CompletedAt,
+			&i.CompletedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setFindingTask = `-- name: SetFindingTask :exec
 UPDATE inspection_findings SET task_id = $1 WHERE org_id = $2 AND id = $3
 `
@@ -2225,6 +2456,47 @@ type SetWalkthroughResponsesParams struct {
 func (q *Queries) SetWalkthroughResponses(ctx context.Context, arg SetWalkthroughResponsesParams) error {
 	_, err := q.db.Exec(ctx, setWalkthroughResponses, arg.Responses, arg.OrgID, arg.ID)
 	return err
+}
+
+const siteFindings = `-- name: SiteFindings :many
+SELECT id, org_id, inspection_id, site_id, section, item_key, prompt, critical, note, task_id, created_at FROM inspection_findings WHERE org_id = $1 AND site_id = ANY ($2::uuid[]) ORDER BY created_at, id
+`
+
+type SiteFindingsParams struct {
+	OrgID   uuid.UUID
+	SiteIds []uuid.UUID
+}
+
+func (q *Queries) SiteFindings(ctx context.Context, arg SiteFindingsParams) ([]InspectionFinding, error) {
+	rows, err := q.db.Query(ctx, siteFindings, arg.OrgID, arg.SiteIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InspectionFinding{}
+	for rows.Next() {
+		var i InspectionFinding
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.InspectionID,
+			&i.SiteID,
+			&i.Section,
+			&i.ItemKey,
+			&i.Prompt,
+			&i.Critical,
+			&i.Note,
+			&i.TaskID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const submitWalkthroughRun = `-- name: SubmitWalkthroughRun :execrows

@@ -1716,6 +1716,50 @@ func (q *Queries) SiteZone(ctx context.Context, arg SiteZoneParams) (string, err
 	return timezone, err
 }
 
+const taskOutcomes = `-- name: TaskOutcomes :one
+SELECT count(*) AS due,
+       count(*) FILTER (WHERE status = 'done' AND NOT late) AS done,
+       count(*) FILTER (WHERE status = 'done' AND late) AS late,
+       count(*) FILTER (WHERE status = 'missed') AS missed,
+       count(*) FILTER (WHERE status = 'open') AS open
+FROM tasks
+WHERE org_id = $1 AND site_id = $2 AND due_at >= $3 AND due_at < $4 AND status <> 'cancelled'
+`
+
+type TaskOutcomesParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+type TaskOutcomesRow struct {
+	Due    int64
+	Done   int64
+	Late   int64
+	Missed int64
+	Open   int64
+}
+
+// A site's tasks due in [from, to), by outcome (internal/records reports, through tasks.FindingTasks).
+func (q *Queries) TaskOutcomes(ctx context.Context, arg TaskOutcomesParams) (TaskOutcomesRow, error) {
+	row := q.db.QueryRow(ctx, taskOutcomes,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	var i TaskOutcomesRow
+	err := row.Scan(
+		&i.Due,
+		&i.Done,
+		&i.Late,
+		&i.Missed,
+		&i.Open,
+	)
+	return i, err
+}
+
 const taskStatusesOf = `-- name: TaskStatusesOf :many
 SELECT id, status FROM tasks WHERE org_id = $1 AND id = ANY ($2::uuid[])
 `

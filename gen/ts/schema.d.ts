@@ -3458,6 +3458,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List reports
+         * @description Newest first (at most 500). A member limited to some sites sees the site reports of their sites
+         *     (account reports need every site).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listReports"];
+        put?: never;
+        /**
+         * Generate a report
+         * @description Generates an operations report of a site (`scope: site`, `siteId`) or of the whole account
+         *     (`scope: account`, every site; needs access to every site) over `period`: tasks done, late,
+         *     missed and open; temperature excursions; inspections and their scores; open findings; waste and
+         *     cost variance where recorded; certifications expiring. Kept as generated (JSON), rendered as a
+         *     PDF by `GET /reports/{id}/pdf`. Fires `report.published {reportId, scope, siteId}`.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a report
+         * @description One report, as generated.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A report as PDF
+         * @description The report rendered as a PDF document.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReportPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -6429,6 +6534,107 @@ export interface components {
              * @description The first day it is no longer valid (in the site's time zone).
              */
             expiresOn: string;
+        };
+        /** @description Local dates, inclusive, in each site's time zone. */
+        ReportPeriod: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        /** @description What happened at the report's sites in the period, as generated. */
+        OperationsReport: {
+            sites: {
+                /** Format: uuid */
+                siteId: string;
+                name: string;
+            }[];
+            /** @description Tasks due in the period, by outcome. */
+            tasks: {
+                due: number;
+                /** @description Done in time. */
+                done: number;
+                /** @description Done after being missed. */
+                late: number;
+                /** @description Missed and still not done. */
+                missed: number;
+                open: number;
+            };
+            /** @description `temperature_excursion` alerts opened in the period. */
+            temperatureExcursions: number;
+            inspections: {
+                completed: number;
+                passed: number;
+                failed: number;
+                averagePercent: string | null;
+                items: {
+                    /** Format: uuid */
+                    inspectionId: string;
+                    /** Format: uuid */
+                    siteId: string;
+                    templateName: string;
+                    /** Format: date-time */
+                    completedAt: string;
+                    percent: string | null;
+                    result: components["schemas"]["InspectionResult"];
+                    findings: number;
+                }[];
+            };
+            /** @description Findings (of any time) whose corrective task is not done at generation. */
+            openFindings: {
+                /** Format: uuid */
+                findingId: string;
+                /** Format: uuid */
+                inspectionId: string;
+                /** Format: uuid */
+                siteId: string;
+                prompt: string;
+                critical: boolean;
+                /** Format: uuid */
+                taskId: string | null;
+                taskStatus: string | null;
+            }[];
+            /** @description Certifications lapsed by, or lapsing within 30 days of, the period's end. */
+            certificationsExpiring: {
+                /** Format: uuid */
+                certificationId: string;
+                /** Format: uuid */
+                userId: string;
+                userName: string;
+                /** Format: uuid */
+                siteId: string;
+                kind: components["schemas"]["CertificationKind"];
+                /** Format: date */
+                expiresOn: string;
+            }[];
+            /** @description Waste and cost variance; null until waste logs are recorded by the supply chain. */
+            waste: Record<string, never> | null;
+        };
+        Report: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            scope: "site" | "account";
+            /** Format: uuid */
+            siteId: string | null;
+            /** @enum {string} */
+            kind: "operations";
+            period: components["schemas"]["ReportPeriod"];
+            /** Format: date-time */
+            createdAt: string;
+            content: components["schemas"]["OperationsReport"];
+        };
+        CreateReportRequest: {
+            /** @enum {string} */
+            scope: "site" | "account";
+            /**
+             * Format: uuid
+             * @description Required for `site`, refused for `account`.
+             */
+            siteId?: string;
+            period: components["schemas"]["ReportPeriod"];
+            /** @enum {string} */
+            kind: "operations";
         };
         JWK: {
             /** @example OKP */
@@ -15889,6 +16095,390 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *         "scope": "site",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "operations",
+                     *         "period": {
+                     *           "from": "2026-03-01",
+                     *           "to": "2026-03-31"
+                     *         },
+                     *         "createdAt": "2026-04-01T08:00:00Z",
+                     *         "content": {
+                     *           "sites": [
+                     *             {
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "name": "Main Kitchen"
+                     *             }
+                     *           ],
+                     *           "tasks": {
+                     *             "due": 412,
+                     *             "done": 380,
+                     *             "late": 9,
+                     *             "missed": 14,
+                     *             "open": 9
+                     *           },
+                     *           "temperatureExcursions": 3,
+                     *           "inspections": {
+                     *             "completed": 1,
+                     *             "passed": 0,
+                     *             "failed": 1,
+                     *             "averagePercent": "63.3",
+                     *             "items": [
+                     *               {
+                     *                 "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *                 "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *                 "templateName": "Monthly food safety",
+                     *                 "completedAt": "2026-03-02T15:00:00Z",
+                     *                 "percent": "63.3",
+                     *                 "result": "fail",
+                     *                 "findings": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "openFindings": [
+                     *             {
+                     *               "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "critical": false,
+                     *               "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *               "taskStatus": "open"
+                     *             }
+                     *           ],
+                     *           "certificationsExpiring": [
+                     *             {
+                     *               "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *               "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *               "userName": "Ana Gomez",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "kind": "food_manager",
+                     *               "expiresOn": "2026-04-01"
+                     *             }
+                     *           ],
+                     *           "waste": null
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Report"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "site",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "period": {
+                 *         "from": "2026-03-01",
+                 *         "to": "2026-03-31"
+                 *       },
+                 *       "kind": "operations"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the PDF document) */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -278,6 +278,9 @@ var walkFixtures = map[string]walkFixture{
 		c.body = map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler", "issuedOn": "2025-01-01", "expiresOn": "2029-01-01"}
 		return c
 	},
+	"listReports":  func(w *walker) walkCall { return walkCall{ids: []string{w.report()}} },
+	"getReport":    reportFixture,
+	"getReportPdf": reportFixture,
 }
 
 func webhookFixture(w *walker) walkCall {
@@ -528,5 +531,14 @@ func (w *walker) certification() string {
 
 func certificationFixture(w *walker) walkCall {
 	id := w.certification()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) report() string {
+	return w.create("reports", map[string]any{"scope": "site", "siteId": w.siteA, "kind": "operations", "period": map[string]any{"from": "2026-03-01", "to": "2026-03-31"}})
+}
+
+func reportFixture(w *walker) walkCall {
+	id := w.report()
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }

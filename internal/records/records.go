@@ -56,7 +56,12 @@ type FindingTasks interface {
 	OpenFindingTask(ctx context.Context, tx pgx.Tx, now time.Time, t FindingTask) (uuid.UUID, error)
 	// TaskStatuses returns the status of each of the tasks that exists.
 	TaskStatuses(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]string, error)
+	// TaskOutcomes counts a site's tasks due in [from, to) by outcome, for reports.
+	TaskOutcomes(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, from, to time.Time) (TaskOutcomes, error)
 }
+
+// TaskOutcomes are a site's tasks due in a period, by outcome.
+type TaskOutcomes struct{ Due, Done, Late, Missed, Open int }
 
 var findingTasks atomic.Pointer[FindingTasks]
 

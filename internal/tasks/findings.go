@@ -37,3 +37,11 @@ func (FindingTasks) TaskStatuses(ctx context.Context, q *db.Queries, orgID uuid.
 	}
 	return out, nil
 }
+
+func (FindingTasks) TaskOutcomes(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, from, to time.Time) (records.TaskOutcomes, error) {
+	r, err := q.TaskOutcomes(ctx, db.TaskOutcomesParams{OrgID: orgID, SiteID: siteID, FromAt: from, ToAt: to})
+	if err != nil {
+		return records.TaskOutcomes{}, err
+	}
+	return records.TaskOutcomes{Due: int(r.Due), Done: int(r.Done), Late: int(r.Late), Missed: int(r.Missed), Open: int(r.Open)}, nil
+}
