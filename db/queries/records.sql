@@ -104,8 +104,9 @@ WHERE org_id = @org_id
   AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
   AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
   AND (sqlc.narg(engagement_id)::uuid IS NULL OR engagement_id = sqlc.narg(engagement_id))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (scheduled_for, id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
 ORDER BY scheduled_for DESC, id DESC
-LIMIT 500;
+LIMIT @max_rows;
 
 -- name: SetInspectionResponses :one
 UPDATE inspections SET responses = @responses, notes = @notes, status = 'in_progress', updated_at = @now
@@ -206,8 +207,9 @@ WHERE org_id = @org_id
   AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
   AND (sqlc.narg(equipment_id)::uuid IS NULL OR equipment_id = sqlc.narg(equipment_id))
   AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
 ORDER BY created_at DESC, id DESC
-LIMIT 500;
+LIMIT @max_rows;
 
 -- name: TransitionWorkOrder :one
 -- Moves the work order only from the state given: of parallel moves from one state, one wins.
@@ -342,5 +344,6 @@ SELECT * FROM reports
 WHERE org_id = @org_id
   AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
   AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
 ORDER BY created_at DESC, id DESC
-LIMIT 500;
+LIMIT @max_rows;

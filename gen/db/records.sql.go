@@ -1703,8 +1703,9 @@ WHERE org_id = $1
   AND ($3::uuid IS NULL OR site_id = $3)
   AND ($4::text IS NULL OR status = $4)
   AND ($5::uuid IS NULL OR engagement_id = $5)
+  AND ($6::timestamptz IS NULL OR (scheduled_for, id) < ($6, $7::uuid))
 ORDER BY scheduled_for DESC, id DESC
-LIMIT 500
+LIMIT $8
 `
 
 type ListInspectionsParams struct {
@@ -1713,6 +1714,9 @@ type ListInspectionsParams struct {
 	SiteID       *uuid.UUID
 	Status       *string
 	EngagementID *uuid.UUID
+	CursorAt     *time.Time
+	CursorID     *uuid.UUID
+	MaxRows      int32
 }
 
 func (q *Queries) ListInspections(ctx context.Context, arg ListInspectionsParams) ([]Inspection, error) {
@@ -1722,6 +1726,9 @@ func (q *Queries) ListInspections(ctx context.Context, arg ListInspectionsParams
 		arg.SiteID,
 		arg.Status,
 		arg.EngagementID,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
 	)
 	if err != nil {
 		return nil, err
@@ -1849,19 +1856,30 @@ SELECT id, org_id, scope, site_id, kind, period_from, period_to, content, create
 WHERE org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
+  AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
 ORDER BY created_at DESC, id DESC
-LIMIT 500
+LIMIT $6
 `
 
 type ListReportsParams struct {
-	OrgID  uuid.UUID
-	Scope  []uuid.UUID
-	SiteID *uuid.UUID
+	OrgID    uuid.UUID
+	Scope    []uuid.UUID
+	SiteID   *uuid.UUID
+	CursorAt *time.Time
+	CursorID *uuid.UUID
+	MaxRows  int32
 }
 
 // A site-limited member sees the site reports of their sites.
 func (q *Queries) ListReports(ctx context.Context, arg ListReportsParams) ([]Report, error) {
-	rows, err := q.db.Query(ctx, listReports, arg.OrgID, arg.Scope, arg.SiteID)
+	rows, err := q.db.Query(ctx, listReports,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -1940,8 +1958,9 @@ WHERE org_id = $1
   AND ($3::uuid IS NULL OR site_id = $3)
   AND ($4::uuid IS NULL OR equipment_id = $4)
   AND ($5::text IS NULL OR status = $5)
+  AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7::uuid))
 ORDER BY created_at DESC, id DESC
-LIMIT 500
+LIMIT $8
 `
 
 type ListWorkOrdersParams struct {
@@ -1950,6 +1969,9 @@ type ListWorkOrdersParams struct {
 	SiteID      *uuid.UUID
 	EquipmentID *uuid.UUID
 	Status      *string
+	CursorAt    *time.Time
+	CursorID    *uuid.UUID
+	MaxRows     int32
 }
 
 func (q *Queries) ListWorkOrders(ctx context.Context, arg ListWorkOrdersParams) ([]WorkOrder, error) {
@@ -1959,6 +1981,9 @@ func (q *Queries) ListWorkOrders(ctx context.Context, arg ListWorkOrdersParams) 
 		arg.SiteID,
 		arg.EquipmentID,
 		arg.Status,
+		arg.CursorAt,
+		arg.CursorID,
+		arg.MaxRows,
 	)
 	if err != nil {
 		return nil, err

@@ -2671,7 +2671,7 @@ export interface paths {
         };
         /**
          * List inspections
-         * @description Newest scheduled first (at most 500). Filters: `siteId`, `status`, `engagementId`. A member
+         * @description Newest scheduled first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `status`, `engagementId`. A member
          *     limited to some sites sees only theirs.
          *
          *     Permission: `viewOrg` (any member).
@@ -3052,7 +3052,7 @@ export interface paths {
         };
         /**
          * List work orders
-         * @description Newest first (at most 500). Filters: `siteId`, `equipmentId`, `status`. A member limited to some
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `equipmentId`, `status`. A member limited to some
          *     sites sees only theirs.
          *
          *     Permission: `viewOrg` (any member).
@@ -3473,7 +3473,7 @@ export interface paths {
         };
         /**
          * List reports
-         * @description Newest first (at most 500). A member limited to some sites sees the site reports of their sites
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). A member limited to some sites sees the site reports of their sites
          *     (account reports need every site).
          *
          *     Permission: `viewOrg` (any member).
@@ -13381,6 +13381,16 @@ export interface operations {
                  * @example 0192f3a4-0000-7000-8000-000000000d40
                  */
                 engagementId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -13397,6 +13407,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14811,6 +14823,16 @@ export interface operations {
                  * @example open
                  */
                 status?: components["schemas"]["WorkOrderStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -14827,6 +14849,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16106,6 +16130,16 @@ export interface operations {
                  * @example 0192f3a4-0000-7000-8000-0000000000aa
                  */
                 siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -16122,6 +16156,8 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -157,21 +158,39 @@ func (h *Handlers) ListInspections(ctx context.Context, req api.ListInspectionsR
 			return nil, err
 		}
 	}
-	params := db.ListInspectionsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EngagementID: p.EngagementId}
+	limit, at, id, err := page(p.Limit, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	params := db.ListInspectionsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EngagementID: p.EngagementId,
+		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)}
+	v := url.Values{}
+	if p.SiteId != nil {
+		v.Set("siteId", p.SiteId.String())
+	}
+	if p.EngagementId != nil {
+		v.Set("engagementId", p.EngagementId.String())
+	}
 	if p.Status != nil {
 		s := string(*p.Status)
 		params.Status = &s
+		v.Set("status", s)
 	}
 	q := db.New(h.pool)
 	rows, err := q.ListInspections(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	out, err := views(ctx, q, a.OrgID, rows)
-	if err != nil {
+	out := api.ListInspections200JSONResponse{}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/inspections", a.OrgID), v, p.Limit, last.ScheduledFor, last.ID)
+	}
+	if out.Body, err = views(ctx, q, a.OrgID, rows); err != nil {
 		return nil, err
 	}
-	return api.ListInspections200JSONResponse(out), nil
+	return out, nil
 }
 
 func (h *Handlers) CreateInspection(ctx context.Context, req api.CreateInspectionRequestObject) (api.CreateInspectionResponseObject, error) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,5 +269,46 @@ func TestEngagementFinalizesOnceAndFreezes(t *testing.T) {
 	got := rcv.deliveries("engagement.finalized")
 	if len(got) != 1 || got[0]["engagementId"] != e.ID.String() || len(got[0]) != 1 {
 		t.Fatalf("engagement.finalized %+v", got)
+	}
+}
+
+// Parallel completions: one wins, the others are 409, and each finding has one task.
+func TestParallelInspectionCompletion(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	in := k.inspection(nil)
+	base := "inspections/" + in.ID.String()
+	k.call(http.MethodPut, base+"/responses", k.owner.AccessToken).JSON(map[string]any{"answers": []map[string]any{
+		{"key": "walkin_temp", "temperatureF": "39"}, {"key": "labels", "passed": false}}}).Do().Expect(http.StatusOK)
+	const n = 8
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = k.call(http.MethodPost, base+"/complete", k.owner.AccessToken).Do().Status
+		}()
+	}
+	wg.Wait()
+	wins := 0
+	for _, s := range statuses {
+		if s == http.StatusOK {
+			wins++
+		} else if s != http.StatusConflict {
+			t.Fatalf("status %d", s)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d completions won: %v", wins, statuses)
+	}
+	var tasks []struct {
+		SourceID uuid.UUID `json:"sourceId"`
+	}
+	k.call(http.MethodGet, "tasks?source=audit_finding", k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&tasks)
+	k.call(http.MethodGet, base, k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&in)
+	// labels failed, sani unanswered: two findings, two tasks.
+	if len(in.Findings) != 2 || len(tasks) != 2 {
+		t.Fatalf("findings %+v, tasks %+v", in.Findings, tasks)
 	}
 }

@@ -10,7 +10,9 @@ package records
 
 import (
 	"context"
+	"net/url"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/capability"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/ratelimit"
 )
@@ -183,4 +186,32 @@ func localDate(t time.Time, zone string) time.Time {
 	}
 	y, m, d := t.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// cursor is a position in a list ordered by a time and id, newest first.
+type cursor struct {
+	At time.Time `json:"a"`
+	ID uuid.UUID `json:"i"`
+}
+
+// page reads limit and cursor: the rows to ask for (one more than the page) and the position.
+func page(limit *int, c *string) (int, *time.Time, *uuid.UUID, error) {
+	n := paging.Limit(limit)
+	if c == nil {
+		return n, nil, nil, nil
+	}
+	var cur cursor
+	if err := paging.DecodeCursor(*c, &cur, func() bool { return cur.ID != uuid.Nil }); err != nil {
+		return 0, nil, nil, err
+	}
+	return n, &cur.At, &cur.ID, nil
+}
+
+// nextLink is the Link header of a full page whose last row is at (at, id).
+func nextLink(ctx context.Context, path string, q url.Values, limit *int, at time.Time, id uuid.UUID) *string {
+	if limit != nil {
+		q.Set("limit", strconv.Itoa(*limit))
+	}
+	l := paging.NextLink(ctx, path, q, paging.EncodeCursor(cursor{At: at, ID: id}))
+	return &l
 }

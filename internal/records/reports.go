@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -52,17 +54,31 @@ func (h *Handlers) ListReports(ctx context.Context, req api.ListReportsRequestOb
 			return nil, err
 		}
 	}
-	rows, err := db.New(h.pool).ListReports(ctx, db.ListReportsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: req.Params.SiteId})
+	limit, at, id, err := page(req.Params.Limit, req.Params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListReports200JSONResponse, 0, len(rows))
+	rows, err := db.New(h.pool).ListReports(ctx, db.ListReportsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: req.Params.SiteId,
+		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListReports200JSONResponse{Body: make([]api.Report, 0, len(rows))}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		v := url.Values{}
+		if req.Params.SiteId != nil {
+			v.Set("siteId", req.Params.SiteId.String())
+		}
+		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/reports", a.OrgID), v, req.Params.Limit, last.CreatedAt, last.ID)
+	}
 	for _, r := range rows {
 		v, err := reportToAPI(r)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		out.Body = append(out.Body, v)
 	}
 	return out, nil
 }

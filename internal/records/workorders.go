@@ -2,6 +2,8 @@ package records
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -51,18 +53,36 @@ func (h *Handlers) ListWorkOrders(ctx context.Context, req api.ListWorkOrdersReq
 			return nil, err
 		}
 	}
-	params := db.ListWorkOrdersParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EquipmentID: p.EquipmentId}
+	limit, at, id, err := page(p.Limit, p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	params := db.ListWorkOrdersParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EquipmentID: p.EquipmentId,
+		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)}
+	v := url.Values{}
+	if p.SiteId != nil {
+		v.Set("siteId", p.SiteId.String())
+	}
+	if p.EquipmentId != nil {
+		v.Set("equipmentId", p.EquipmentId.String())
+	}
 	if p.Status != nil {
 		s := string(*p.Status)
 		params.Status = &s
+		v.Set("status", s)
 	}
 	rows, err := db.New(h.pool).ListWorkOrders(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	out := make(api.ListWorkOrders200JSONResponse, 0, len(rows))
+	out := api.ListWorkOrders200JSONResponse{Body: make([]api.WorkOrder, 0, len(rows))}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/work-orders", a.OrgID), v, p.Limit, last.CreatedAt, last.ID)
+	}
 	for _, w := range rows {
-		out = append(out, workOrderToAPI(w))
+		out.Body = append(out.Body, workOrderToAPI(w))
 	}
 	return out, nil
 }

@@ -2,8 +2,10 @@ package records_test
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -207,4 +209,44 @@ func TestScanTagNamesEquipmentByID(t *testing.T) {
 	k.call(http.MethodPost, "tags", k.owner.AccessToken).JSON(map[string]any{"targetType": "equipment", "targetId": uuid.New()}).Do().ExpectError(http.StatusNotFound, "Equipment not found")
 	pastry := k.env.Site(k.owner.AccessToken, k.org, "Pastry")
 	k.call(http.MethodPost, "tags", k.owner.AccessToken).JSON(map[string]any{"targetType": "equipment", "targetId": eq, "siteId": pastry}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}
+
+func TestWorkOrderListPagesAndFilters(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	eq := k.equipment()
+	var ids []uuid.UUID
+	for _, title := range []string{"Gasket", "Fan", "Hinge"} {
+		var w workOrder
+		k.create("work-orders", map[string]any{"equipmentId": eq, "title": title}, &w)
+		ids = append(ids, w.ID)
+		k.advance(time.Minute)
+	}
+	k.call(http.MethodPost, "work-orders/"+ids[0].String()+"/status", k.owner.AccessToken).JSON(map[string]any{"status": "cancelled"}).Do().Expect(http.StatusOK)
+	var seen []uuid.UUID
+	path := "orgs/" + k.org.String() + "/work-orders?equipmentId=" + eq.String() + "&limit=2"
+	for path != "" {
+		res := k.env.Call(http.MethodGet, path).Token(k.owner.AccessToken).Do().Expect(http.StatusOK)
+		var page []workOrder
+		res.Decode(&page)
+		for _, w := range page {
+			seen = append(seen, w.ID)
+		}
+		path = ""
+		if link := res.Header.Get("Link"); link != "" {
+			if !strings.Contains(link, "equipmentId=") || !strings.Contains(link, "limit=2") {
+				t.Fatalf("Link %q", link)
+			}
+			path = link[strings.Index(link, "/v1/")+4 : strings.Index(link, ">")]
+		}
+	}
+	if len(seen) != 3 || seen[0] != ids[2] || seen[2] != ids[0] {
+		t.Fatalf("pages %v, made %v", seen, ids)
+	}
+	var open []workOrder
+	k.call(http.MethodGet, "work-orders?status=open", k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&open)
+	if len(open) != 2 {
+		t.Fatalf("open %+v", open)
+	}
+	k.call(http.MethodGet, "work-orders?cursor=bogus", k.owner.AccessToken).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
 }
