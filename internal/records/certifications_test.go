@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,4 +151,34 @@ func TestALapseWithAnotherFoodManagerIsAWarning(t *testing.T) {
 	k.call(http.MethodPost, "certifications", k.owner.AccessToken).JSON(map[string]any{"userId": a.User.ID, "siteId": k.site, "kind": "allergen",
 		"issuedOn": day(10), "expiresOn": day(0)}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
 	k.call(http.MethodGet, "certifications/"+c.ID.String(), other.AccessToken).Do().ExpectError(http.StatusNotFound, "Certification not found")
+}
+
+// Replicas sweeping at once open each alert once.
+func TestParallelLapseSweeps(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	cook := k.env.Member(k.org, "inspector", k.site)
+	now := k.env.Clock.Now()
+	for i := range 5 {
+		k.create("certifications", map[string]any{"userId": cook.User.ID, "siteId": k.site, "kind": "allergen",
+			"issuedOn": now.AddDate(-1, 0, 0).Format("2006-01-02"), "expiresOn": now.AddDate(0, 0, 10+i).Format("2006-01-02")}, &certification{})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = records.SweepCertifications(t.Context(), k.env.Pool, k.env.Clock.Now())
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := k.lapseAlerts(); len(got) != 5 {
+		t.Fatalf("%d alerts for 5 certifications: %+v", len(got), got)
+	}
 }
