@@ -23,6 +23,7 @@ import (
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/idempotency"
+	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
@@ -121,6 +122,7 @@ func serve(ctx context.Context, args []string) error {
 			dispatcher.MaintenanceTask(),
 			idempotency.PruneTask(pool, clock.Real{}),
 			auth.SecurityEventRetentionTask(pool, clock.Real{}),
+			inventory.ExpiringLotsTask(pool, clock.Real{}),
 			tasks.MissedTask(pool, clock.Real{}),
 			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}),

@@ -161,8 +161,7 @@ CREATE TABLE walkthrough_runs (
 );
 CREATE INDEX walkthrough_runs_site_idx ON walkthrough_runs (org_id, site_id, started_at DESC);
 
--- Equipment at a site. location_id names a storage location (kept as given until storage
--- locations are a resource of their own).
+-- Equipment at a site, optionally standing in one of the site's storage locations.
 CREATE TABLE equipment (
     id          uuid PRIMARY KEY,
     org_id      uuid        NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
@@ -176,14 +175,18 @@ CREATE TABLE equipment (
     created_at  timestamptz NOT NULL,
     updated_at  timestamptz NOT NULL,
     UNIQUE (org_id, id),
-    FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE
+    FOREIGN KEY (org_id, site_id) REFERENCES sites (org_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (org_id, site_id, location_id) REFERENCES storage_locations (org_id, site_id, id) ON DELETE SET NULL (location_id)
 );
 CREATE INDEX equipment_site_idx ON equipment (org_id, site_id, name);
 
--- Equipment tags may now name their equipment (target_id), as site tags name their site.
-ALTER TABLE tags DROP CONSTRAINT tags_check1;
-ALTER TABLE tags ADD CONSTRAINT tags_target_check
-    CHECK (target_type = 'site' OR (label IS NOT NULL AND (target_id IS NULL OR target_type = 'equipment')));
+-- Equipment tags may now name their equipment (target_id) and stand at its site, as storage
+-- location tags name their location. Label-only tags printed before stay valid.
+ALTER TABLE tags DROP CONSTRAINT tags_target_check;
+ALTER TABLE tags ADD CONSTRAINT tags_target_check CHECK (
+    target_type = 'site'
+    OR (target_type IN ('storage_location', 'equipment') AND target_id IS NOT NULL AND site_id IS NOT NULL)
+    OR (target_id IS NULL AND label IS NOT NULL));
 
 CREATE TABLE work_orders (
     id              uuid PRIMARY KEY,
@@ -257,7 +260,11 @@ DROP TABLE reports;
 DROP TABLE certifications;
 DROP TABLE work_orders;
 ALTER TABLE tags DROP CONSTRAINT tags_target_check;
-ALTER TABLE tags ADD CONSTRAINT tags_check1 CHECK (target_type = 'site' OR (target_id IS NULL AND label IS NOT NULL));
+UPDATE tags SET target_id = NULL WHERE target_type = 'equipment';
+ALTER TABLE tags ADD CONSTRAINT tags_target_check CHECK (
+    target_type = 'site'
+    OR (target_type = 'storage_location' AND target_id IS NOT NULL AND site_id IS NOT NULL)
+    OR (target_id IS NULL AND label IS NOT NULL));
 DROP TABLE equipment;
 DROP TABLE walkthrough_runs;
 DROP TABLE walkthroughs;

@@ -25,6 +25,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AcceptanceVia.
+const (
+	AcceptanceViaLink  AcceptanceVia = "link"
+	AcceptanceViaStaff AcceptanceVia = "staff"
+)
+
+// Valid indicates whether the value is a known member of the AcceptanceVia enum.
+func (e AcceptanceVia) Valid() bool {
+	switch e {
+	case AcceptanceViaLink:
+		return true
+	case AcceptanceViaStaff:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertCreatedEventEvent.
 const (
 	AlertCreatedEventEventAlertCreated AlertCreatedEventEvent = "alert.created"
@@ -184,6 +202,27 @@ func (e Allergen) Valid() bool {
 	}
 }
 
+// Defines values for AllergenPresence.
+const (
+	AllergenPresenceContains AllergenPresence = "contains"
+	AllergenPresenceFree     AllergenPresence = "free"
+	AllergenPresenceUnknown  AllergenPresence = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AllergenPresence enum.
+func (e AllergenPresence) Valid() bool {
+	switch e {
+	case AllergenPresenceContains:
+		return true
+	case AllergenPresenceFree:
+		return true
+	case AllergenPresenceUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AllergyCategory.
 const (
 	AllergyCategoryDrug          AllergyCategory = "drug"
@@ -274,6 +313,33 @@ func (e CastType) Valid() bool {
 	case Message:
 		return true
 	case Recipe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CateringEventStatus.
+const (
+	CateringEventStatusCancelled  CateringEventStatus = "cancelled"
+	CateringEventStatusCompleted  CateringEventStatus = "completed"
+	CateringEventStatusContracted CateringEventStatus = "contracted"
+	CateringEventStatusInquiry    CateringEventStatus = "inquiry"
+	CateringEventStatusQuoted     CateringEventStatus = "quoted"
+)
+
+// Valid indicates whether the value is a known member of the CateringEventStatus enum.
+func (e CateringEventStatus) Valid() bool {
+	switch e {
+	case CateringEventStatusCancelled:
+		return true
+	case CateringEventStatusCompleted:
+		return true
+	case CateringEventStatusContracted:
+		return true
+	case CateringEventStatusInquiry:
+		return true
+	case CateringEventStatusQuoted:
 		return true
 	default:
 		return false
@@ -400,6 +466,24 @@ func (e CodeKind) Valid() bool {
 	case CodeKindAllergen:
 		return true
 	case CodeKindDiet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CountStatus.
+const (
+	CountClosed CountStatus = "closed"
+	CountOpen   CountStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the CountStatus enum.
+func (e CountStatus) Valid() bool {
+	switch e {
+	case CountClosed:
+		return true
+	case CountOpen:
 		return true
 	default:
 		return false
@@ -732,11 +816,13 @@ const (
 	ErrorCodeAccountLocked           ErrorCode = "account_locked"
 	ErrorCodeAlreadyMember           ErrorCode = "already_member"
 	ErrorCodeConflict                ErrorCode = "conflict"
+	ErrorCodeContractImmutable       ErrorCode = "contract_immutable"
 	ErrorCodeCredentialRequired      ErrorCode = "credential_required"
 	ErrorCodeDatabaseUnavailable     ErrorCode = "database_unavailable"
 	ErrorCodeDeviceLimitReached      ErrorCode = "device_limit_reached"
 	ErrorCodeEmailTaken              ErrorCode = "email_taken"
 	ErrorCodeForbidden               ErrorCode = "forbidden"
+	ErrorCodeGone                    ErrorCode = "gone"
 	ErrorCodeHeadersTooLarge         ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse     ErrorCode = "idempotency_key_in_use"
 	ErrorCodeIdempotencyKeyReused    ErrorCode = "idempotency_key_reused"
@@ -750,6 +836,7 @@ const (
 	ErrorCodeInvitationEmailMismatch ErrorCode = "invitation_email_mismatch"
 	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
 	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
+	ErrorCodeInvoiceNotOpen          ErrorCode = "invoice_not_open"
 	ErrorCodeLastOwner               ErrorCode = "last_owner"
 	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
 	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
@@ -761,6 +848,7 @@ const (
 	ErrorCodePairingCodeNotFound     ErrorCode = "pairing_code_not_found"
 	ErrorCodePayloadTooLarge         ErrorCode = "payload_too_large"
 	ErrorCodePlanRequired            ErrorCode = "plan_required"
+	ErrorCodeQuoteNotOpen            ErrorCode = "quote_not_open"
 	ErrorCodeRateLimited             ErrorCode = "rate_limited"
 	ErrorCodeRefreshTokenReused      ErrorCode = "refresh_token_reused"
 	ErrorCodeRoleTooHigh             ErrorCode = "role_too_high"
@@ -769,6 +857,9 @@ const (
 	ErrorCodeSignoffDecided          ErrorCode = "signoff_decided"
 	ErrorCodeSignoffPending          ErrorCode = "signoff_pending"
 	ErrorCodeSiteScopeExceeded       ErrorCode = "site_scope_exceeded"
+	ErrorCodeSurveyAlreadyAnswered   ErrorCode = "survey_already_answered"
+	ErrorCodeSurveyClosed            ErrorCode = "survey_closed"
+	ErrorCodeSurveyHasResponses      ErrorCode = "survey_has_responses"
 	ErrorCodeTagNotFound             ErrorCode = "tag_not_found"
 	ErrorCodeTokenExpired            ErrorCode = "token_expired"
 	ErrorCodeTooManyMessages         ErrorCode = "too_many_messages"
@@ -789,6 +880,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeConflict:
 		return true
+	case ErrorCodeContractImmutable:
+		return true
 	case ErrorCodeCredentialRequired:
 		return true
 	case ErrorCodeDatabaseUnavailable:
@@ -798,6 +891,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeEmailTaken:
 		return true
 	case ErrorCodeForbidden:
+		return true
+	case ErrorCodeGone:
 		return true
 	case ErrorCodeHeadersTooLarge:
 		return true
@@ -825,6 +920,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvitationNotFound:
 		return true
+	case ErrorCodeInvoiceNotOpen:
+		return true
 	case ErrorCodeLastOwner:
 		return true
 	case ErrorCodeLinkNotFound:
@@ -847,6 +944,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePlanRequired:
 		return true
+	case ErrorCodeQuoteNotOpen:
+		return true
 	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeRefreshTokenReused:
@@ -862,6 +961,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSignoffPending:
 		return true
 	case ErrorCodeSiteScopeExceeded:
+		return true
+	case ErrorCodeSurveyAlreadyAnswered:
+		return true
+	case ErrorCodeSurveyClosed:
+		return true
+	case ErrorCodeSurveyHasResponses:
 		return true
 	case ErrorCodeTagNotFound:
 		return true
@@ -1063,6 +1168,45 @@ func (e InspectionStatus) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceKind.
+const (
+	InvoiceKindDeposit InvoiceKind = "deposit"
+	InvoiceKindFinal   InvoiceKind = "final"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceKind enum.
+func (e InvoiceKind) Valid() bool {
+	switch e {
+	case InvoiceKindDeposit:
+		return true
+	case InvoiceKindFinal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceStatus.
+const (
+	InvoiceStatusOpen InvoiceStatus = "open"
+	InvoiceStatusPaid InvoiceStatus = "paid"
+	InvoiceStatusVoid InvoiceStatus = "void"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceStatus enum.
+func (e InvoiceStatus) Valid() bool {
+	switch e {
+	case InvoiceStatusOpen:
+		return true
+	case InvoiceStatusPaid:
+		return true
+	case InvoiceStatusVoid:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MappedBy.
 const (
 	Organization MappedBy = "organization"
@@ -1147,6 +1291,36 @@ func (e MediaContentType) Valid() bool {
 	}
 }
 
+// Defines values for MovementReason.
+const (
+	MovementReasonCorrection     MovementReason = "correction"
+	MovementReasonIssue          MovementReason = "issue"
+	MovementReasonOpeningBalance MovementReason = "opening_balance"
+	MovementReasonReceipt        MovementReason = "receipt"
+	MovementReasonTransferIn     MovementReason = "transfer_in"
+	MovementReasonTransferOut    MovementReason = "transfer_out"
+)
+
+// Valid indicates whether the value is a known member of the MovementReason enum.
+func (e MovementReason) Valid() bool {
+	switch e {
+	case MovementReasonCorrection:
+		return true
+	case MovementReasonIssue:
+		return true
+	case MovementReasonOpeningBalance:
+		return true
+	case MovementReasonReceipt:
+		return true
+	case MovementReasonTransferIn:
+		return true
+	case MovementReasonTransferOut:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	Landscape Orientation = "landscape"
@@ -1177,6 +1351,33 @@ func (e PatientMrnSource) Valid() bool {
 	case Pid3First:
 		return true
 	case Pid3Mr:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentMethod.
+const (
+	PaymentMethodAch   PaymentMethod = "ach"
+	PaymentMethodCard  PaymentMethod = "card"
+	PaymentMethodCash  PaymentMethod = "cash"
+	PaymentMethodCheck PaymentMethod = "check"
+	PaymentMethodOther PaymentMethod = "other"
+)
+
+// Valid indicates whether the value is a known member of the PaymentMethod enum.
+func (e PaymentMethod) Valid() bool {
+	switch e {
+	case PaymentMethodAch:
+		return true
+	case PaymentMethodCard:
+		return true
+	case PaymentMethodCash:
+		return true
+	case PaymentMethodCheck:
+		return true
+	case PaymentMethodOther:
 		return true
 	default:
 		return false
@@ -1276,6 +1477,93 @@ func (e PolicyVersionStatus) Valid() bool {
 	case Draft:
 		return true
 	case Published:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuestionType.
+const (
+	QuestionTypeMultiChoice  QuestionType = "multi_choice"
+	QuestionTypeNps          QuestionType = "nps"
+	QuestionTypeRating       QuestionType = "rating"
+	QuestionTypeSingleChoice QuestionType = "single_choice"
+	QuestionTypeText         QuestionType = "text"
+	QuestionTypeYesNo        QuestionType = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the QuestionType enum.
+func (e QuestionType) Valid() bool {
+	switch e {
+	case QuestionTypeMultiChoice:
+		return true
+	case QuestionTypeNps:
+		return true
+	case QuestionTypeRating:
+		return true
+	case QuestionTypeSingleChoice:
+		return true
+	case QuestionTypeText:
+		return true
+	case QuestionTypeYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteLineKind.
+const (
+	QuoteLineKindBeverage QuoteLineKind = "beverage"
+	QuoteLineKindDiscount QuoteLineKind = "discount"
+	QuoteLineKindFee      QuoteLineKind = "fee"
+	QuoteLineKindFood     QuoteLineKind = "food"
+	QuoteLineKindRental   QuoteLineKind = "rental"
+	QuoteLineKindService  QuoteLineKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the QuoteLineKind enum.
+func (e QuoteLineKind) Valid() bool {
+	switch e {
+	case QuoteLineKindBeverage:
+		return true
+	case QuoteLineKindDiscount:
+		return true
+	case QuoteLineKindFee:
+		return true
+	case QuoteLineKindFood:
+		return true
+	case QuoteLineKindRental:
+		return true
+	case QuoteLineKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteStatus.
+const (
+	QuoteStatusAccepted QuoteStatus = "accepted"
+	QuoteStatusDeclined QuoteStatus = "declined"
+	QuoteStatusDraft    QuoteStatus = "draft"
+	QuoteStatusExpired  QuoteStatus = "expired"
+	QuoteStatusSent     QuoteStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the QuoteStatus enum.
+func (e QuoteStatus) Valid() bool {
+	switch e {
+	case QuoteStatusAccepted:
+		return true
+	case QuoteStatusDeclined:
+		return true
+	case QuoteStatusDraft:
+		return true
+	case QuoteStatusExpired:
+		return true
+	case QuoteStatusSent:
 		return true
 	default:
 		return false
@@ -1543,6 +1831,111 @@ func (e SignoffStatus) Valid() bool {
 	}
 }
 
+// Defines values for StandardUnit.
+const (
+	Cup   StandardUnit = "cup"
+	Dozen StandardUnit = "dozen"
+	Each  StandardUnit = "each"
+	FlOz  StandardUnit = "fl_oz"
+	G     StandardUnit = "g"
+	Gal   StandardUnit = "gal"
+	Kg    StandardUnit = "kg"
+	L     StandardUnit = "l"
+	Lb    StandardUnit = "lb"
+	Ml    StandardUnit = "ml"
+	Oz    StandardUnit = "oz"
+	Pt    StandardUnit = "pt"
+	Qt    StandardUnit = "qt"
+	Tbsp  StandardUnit = "tbsp"
+	Tsp   StandardUnit = "tsp"
+)
+
+// Valid indicates whether the value is a known member of the StandardUnit enum.
+func (e StandardUnit) Valid() bool {
+	switch e {
+	case Cup:
+		return true
+	case Dozen:
+		return true
+	case Each:
+		return true
+	case FlOz:
+		return true
+	case G:
+		return true
+	case Gal:
+		return true
+	case Kg:
+		return true
+	case L:
+		return true
+	case Lb:
+		return true
+	case Ml:
+		return true
+	case Oz:
+		return true
+	case Pt:
+		return true
+	case Qt:
+		return true
+	case Tbsp:
+		return true
+	case Tsp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StorageLocationKind.
+const (
+	StorageLocationKindBar     StorageLocationKind = "bar"
+	StorageLocationKindCooler  StorageLocationKind = "cooler"
+	StorageLocationKindDry     StorageLocationKind = "dry"
+	StorageLocationKindFreezer StorageLocationKind = "freezer"
+	StorageLocationKindOther   StorageLocationKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the StorageLocationKind enum.
+func (e StorageLocationKind) Valid() bool {
+	switch e {
+	case StorageLocationKindBar:
+		return true
+	case StorageLocationKindCooler:
+		return true
+	case StorageLocationKindDry:
+		return true
+	case StorageLocationKindFreezer:
+		return true
+	case StorageLocationKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyStatus.
+const (
+	SurveyStatusClosed SurveyStatus = "closed"
+	SurveyStatusDraft  SurveyStatus = "draft"
+	SurveyStatusOpen   SurveyStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SurveyStatus enum.
+func (e SurveyStatus) Valid() bool {
+	switch e {
+	case SurveyStatusClosed:
+		return true
+	case SurveyStatusDraft:
+		return true
+	case SurveyStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TagTargetType.
 const (
 	TagTargetTypeEquipment       TagTargetType = "equipment"
@@ -1777,6 +2170,42 @@ func (e TrayDeliveredEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for TxnKind.
+const (
+	TxnKindCorrection     TxnKind = "correction"
+	TxnKindCountVariance  TxnKind = "count_variance"
+	TxnKindIssue          TxnKind = "issue"
+	TxnKindOpeningBalance TxnKind = "opening_balance"
+	TxnKindReceipt        TxnKind = "receipt"
+	TxnKindTransferIn     TxnKind = "transfer_in"
+	TxnKindTransferOut    TxnKind = "transfer_out"
+	TxnKindWaste          TxnKind = "waste"
+)
+
+// Valid indicates whether the value is a known member of the TxnKind enum.
+func (e TxnKind) Valid() bool {
+	switch e {
+	case TxnKindCorrection:
+		return true
+	case TxnKindCountVariance:
+		return true
+	case TxnKindIssue:
+		return true
+	case TxnKindOpeningBalance:
+		return true
+	case TxnKindReceipt:
+		return true
+	case TxnKindTransferIn:
+		return true
+	case TxnKindTransferOut:
+		return true
+	case TxnKindWaste:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnmappedCodeStatus.
 const (
 	UnmappedCodeStatusMapped   UnmappedCodeStatus = "mapped"
@@ -1876,6 +2305,42 @@ const (
 func (e WalkthroughSubmittedEventEvent) Valid() bool {
 	switch e {
 	case WalkthroughSubmittedEventEventWalkthroughSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WasteReason.
+const (
+	WasteReasonContaminated   WasteReason = "contaminated"
+	WasteReasonDropped        WasteReason = "dropped"
+	WasteReasonExpired        WasteReason = "expired"
+	WasteReasonOther          WasteReason = "other"
+	WasteReasonOverproduction WasteReason = "overproduction"
+	WasteReasonReturned       WasteReason = "returned"
+	WasteReasonSpoilage       WasteReason = "spoilage"
+	WasteReasonTrim           WasteReason = "trim"
+)
+
+// Valid indicates whether the value is a known member of the WasteReason enum.
+func (e WasteReason) Valid() bool {
+	switch e {
+	case WasteReasonContaminated:
+		return true
+	case WasteReasonDropped:
+		return true
+	case WasteReasonExpired:
+		return true
+	case WasteReasonOther:
+		return true
+	case WasteReasonOverproduction:
+		return true
+	case WasteReasonReturned:
+		return true
+	case WasteReasonSpoilage:
+		return true
+	case WasteReasonTrim:
 		return true
 	default:
 		return false
@@ -2077,6 +2542,21 @@ type AcceptInvitationRequest struct {
 	Token string `json:"token"`
 }
 
+// Acceptance Who accepted the quote and when; null until accepted.
+type Acceptance struct {
+	At    time.Time `json:"at"`
+	Email *string   `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Via `link`: the client, from the shared link; `staff`: recorded by a member.
+	Via AcceptanceVia `json:"via"`
+}
+
+// AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
+type AcceptanceVia string
+
 // AcknowledgementMember defines model for AcknowledgementMember.
 type AcknowledgementMember struct {
 	AcknowledgedAt *time.Time         `json:"acknowledgedAt"`
@@ -2196,6 +2676,11 @@ type AlertWorkOrderRequest struct {
 //
 // Example: peanuts
 type Allergen string
+
+// AllergenPresence Whether the item contains the allergen, is free of it, or it is not known.
+//
+// Example: contains
+type AllergenPresence string
 
 // Allergy One AL1 segment as sent and as mapped.
 type Allergy struct {
@@ -2413,6 +2898,89 @@ type CastRequest struct {
 // Example: message
 type CastType string
 
+// CateringClient defines model for CateringClient.
+type CateringClient struct {
+	BillingAddress *string            `json:"billingAddress"`
+	Company        *string            `json:"company"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Email          *string            `json:"email"`
+	Id             openapi_types.UUID `json:"id"`
+	Name           string             `json:"name"`
+	Phone          *string            `json:"phone"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
+}
+
+// CateringClientRequest defines model for CateringClientRequest.
+type CateringClientRequest struct {
+	// BillingAddress Example: 120 Lake Shore Dr, Chicago IL 60611
+	BillingAddress *string `json:"billingAddress,omitempty"`
+
+	// Company Example: Chen & Ortiz Wedding
+	Company *string `json:"company,omitempty"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+
+	// Phone Example: +1 312 555 0142
+	Phone *string `json:"phone,omitempty"`
+}
+
+// CateringEvent defines model for CateringEvent.
+type CateringEvent struct {
+	ClientId   openapi_types.UUID `json:"clientId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	EndsAt     time.Time          `json:"endsAt"`
+	GuestCount int                `json:"guestCount"`
+	Id         openapi_types.UUID `json:"id"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsAt   time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status    CateringEventStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	Venue     *string             `json:"venue"`
+}
+
+// CateringEventRequest defines model for CateringEventRequest.
+type CateringEventRequest struct {
+	ClientId openapi_types.UUID `json:"clientId"`
+	EndsAt   time.Time          `json:"endsAt"`
+
+	// GuestCount Example: 140
+	GuestCount int `json:"guestCount"`
+
+	// Name Example: Chen–Ortiz wedding reception
+	Name string `json:"name"`
+
+	// SiteId The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+	SiteId   openapi_types.UUID `json:"siteId"`
+	StartsAt time.Time          `json:"startsAt"`
+
+	// Status `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+	// (set by the server; not settable), then `completed` or `cancelled`.
+	//
+	//
+	// Example: inquiry
+	Status *CateringEventStatus `json:"status,omitempty"`
+
+	// Venue Example: Lakeview Pavilion
+	Venue *string `json:"venue,omitempty"`
+}
+
+// CateringEventStatus `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+// (set by the server; not settable), then `completed` or `cancelled`.
+//
+// Example: inquiry
+type CateringEventStatus string
+
 // CateringInvoicePaidData `catering.invoice_paid`: a catering invoice was marked paid.
 type CateringInvoicePaidData struct {
 	// EventId The catering event the invoice bills.
@@ -2587,10 +3155,117 @@ type CompleteTaskRequest struct {
 	Temperature *Temperature `json:"temperature,omitempty"`
 }
 
+// CostCents Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+//
+// Example: 316.5
+type CostCents = string
+
+// CountCloseResult defines model for CountCloseResult.
+type CountCloseResult struct {
+	Count CountSheet `json:"count"`
+
+	// FlaggedLines How many lines are flagged.
+	FlaggedLines int `json:"flaggedLines"`
+
+	// VarianceValueCents The value of all variances posted.
+	VarianceValueCents int64 `json:"varianceValueCents"`
+}
+
+// CountLine What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+// at the location not counted by a lot line of the sheet. After the close the line carries the
+// book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+// are null.
+type CountLine struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit StandardUnit `json:"baseUnit"`
+
+	// Counted What was counted, in the base unit (after the close; `quantityBase` before it).
+	Counted *string `json:"counted"`
+
+	// Expected The book quantity at `countedAt`, in the base unit (after the close).
+	Expected *string `json:"expected"`
+
+	// Flagged The variance is over both the organization's percentage of the book quantity and its value threshold.
+	Flagged    *bool               `json:"flagged"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents The variance valued at the average cost at the close.
+	ValueCents *int64 `json:"valueCents"`
+
+	// Variance counted − expected, in the base unit (after the close).
+	Variance *string `json:"variance"`
+}
+
+// CountSheet defines model for CountSheet.
+type CountSheet struct {
+	ClosedAt *time.Time          `json:"closedAt"`
+	ClosedBy *openapi_types.UUID `json:"closedBy"`
+
+	// CountedAt When the shelves were counted; the close compares with the book at this moment.
+	CountedAt   time.Time            `json:"countedAt"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	CreatedBy   *openapi_types.UUID  `json:"createdBy"`
+	Id          openapi_types.UUID   `json:"id"`
+	Lines       []CountLine          `json:"lines"`
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+
+	// Name Example: Month-end count, walk-in
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Status Example: open
+	Status CountStatus `json:"status"`
+}
+
+// CountStatus Example: open
+type CountStatus string
+
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
 type CreateApiKeyRequest struct {
 	// Name Example: Epic interface engine (prod)
 	Name string `json:"name"`
+}
+
+// CreateCountRequest defines model for CreateCountRequest.
+type CreateCountRequest struct {
+	// CountedAt When the count was (or is being) taken; not in the future.
+	CountedAt time.Time `json:"countedAt"`
+
+	// LocationIds Storage locations of the site the sheet counts.
+	LocationIds []openapi_types.UUID `json:"locationIds"`
+	Name        string               `json:"name"`
+	SiteId      openapi_types.UUID   `json:"siteId"`
 }
 
 // CreateDeviceRequest defines model for CreateDeviceRequest.
@@ -2649,6 +3324,36 @@ type CreateInspectionRequest struct {
 	ScheduledFor    time.Time           `json:"scheduledFor"`
 	SiteId          openapi_types.UUID  `json:"siteId"`
 	TemplateId      openapi_types.UUID  `json:"templateId"`
+}
+
+// CreateInventoryItemRequest defines model for CreateInventoryItemRequest.
+type CreateInventoryItemRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit      StandardUnit `json:"baseUnit"`
+	Category      string       `json:"category"`
+	Name          string       `json:"name"`
+	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
+	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+
+	// Sku Unique in the organization (case-insensitively).
+	Sku   *string     `json:"sku,omitempty"`
+	Units *[]ItemUnit `json:"units,omitempty"`
 }
 
 // CreateInvitationRequest defines model for CreateInvitationRequest.
@@ -2723,9 +3428,32 @@ type CreateSiteRequest struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// CreateStorageLocationRequest defines model for CreateStorageLocationRequest.
+type CreateStorageLocationRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MaxTempF *TemperatureF `json:"maxTempF,omitempty"`
+
+	// MinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MinTempF *TemperatureF `json:"minTempF,omitempty"`
+
+	// Name Unique at the site (case-insensitively).
+	Name   string             `json:"name"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
 // CreateTagRequest defines model for CreateTagRequest.
 type CreateTagRequest struct {
-	// Label Printed on the tag; required for `storage_location` and for `equipment` without `targetId`.
+	// Label Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
 	//
 	// Example: Walk-in cooler 2
 	Label *string `json:"label,omitempty"`
@@ -2733,15 +3461,17 @@ type CreateTagRequest struct {
 	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 
-	// TargetId The target's id: required for `site`; for `equipment`, the equipment (`POST /equipment`),
-	// whose site the tag is posted at and whose name is the default label; not accepted for
-	// `storage_location`.
+	// TargetId The target's id: the site for `site` (required); the storage location for
+	// `storage_location` (the tag then stands at the location's site, and a scan answers the
+	// location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+	// site and its name is the default label). A `storage_location` or `equipment` tag without it
+	// is described by its label only, as tags printed before those resources existed are.
 	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -2792,6 +3522,32 @@ type CreateTaskRequest struct {
 	// Example: {"maxF":"41","minF":"33"}
 	TempRange *TempRange `json:"tempRange,omitempty"`
 	Title     string     `json:"title"`
+}
+
+// CreateWasteLogRequest defines model for CreateWasteLogRequest.
+type CreateWasteLogRequest struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+	Note  *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -3257,7 +4013,7 @@ type EquipmentRequest struct {
 	// Kind What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text).
 	Kind string `json:"kind"`
 
-	// LocationId The storage location it stands in.
+	// LocationId The storage location of its site it stands in (`GET /storage-locations`).
 	LocationId *openapi_types.UUID `json:"locationId,omitempty"`
 	Make       *string             `json:"make,omitempty"`
 	Model      *string             `json:"model,omitempty"`
@@ -3319,7 +4075,14 @@ type Error struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -3387,7 +4150,14 @@ type Error struct {
 // - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 // - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 // - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+// - `gone` (410): The target existed and is no longer available.
+// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+// - `survey_already_answered` (409): This single-use survey link has already been used.
+// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 //
 // Example: not_found
 type ErrorCode string
@@ -3829,6 +4599,48 @@ type InspectionTemplateRequest struct {
 	Sections    []InspectionSection `json:"sections"`
 }
 
+// InventoryItem defines model for InventoryItem.
+type InventoryItem struct {
+	Active bool `json:"active"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens ItemAllergens `json:"allergens"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit StandardUnit `json:"baseUnit"`
+
+	// Category Example: dry goods
+	Category  string             `json:"category"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Name Example: All-purpose flour
+	Name string `json:"name"`
+
+	// ParLevels Par levels per site (a member limited to some sites sees those sites' only).
+	ParLevels []ParLevel `json:"parLevels"`
+
+	// ShelfLifeDays Example: 365
+	ShelfLifeDays *int `json:"shelfLifeDays"`
+
+	// Sku Example: FLR-AP-50
+	Sku *string `json:"sku"`
+
+	// Units The declared units and their factors to the base unit.
+	Units     []ItemUnit `json:"units"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+}
+
 // Invitation defines model for Invitation.
 type Invitation struct {
 	CreatedAt   time.Time           `json:"createdAt"`
@@ -3847,6 +4659,244 @@ type Invitation struct {
 	// Example: manager
 	Role    Role                 `json:"role"`
 	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
+// InvitationsRequest Either `count` anonymous links or one link per recipient.
+type InvitationsRequest struct {
+	// Count Example: 2
+	Count *int `json:"count,omitempty"`
+
+	// ExpiresAt After this the links answer 404.
+	ExpiresAt  *time.Time   `json:"expiresAt,omitempty"`
+	Recipients *[]Recipient `json:"recipients,omitempty"`
+
+	// SingleUse A single-use link takes one submission (409 after).
+	SingleUse bool `json:"singleUse"`
+}
+
+// Invoice defines model for Invoice.
+type Invoice struct {
+	BalanceCents int64              `json:"balanceCents"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	EventId      openapi_types.UUID `json:"eventId"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Kind Example: deposit
+	Kind  InvoiceKind   `json:"kind"`
+	Lines []InvoiceLine `json:"lines"`
+
+	// Number A display number, unique within the organization.
+	//
+	// Example: INV-2026-0192F3A4
+	Number    string             `json:"number"`
+	PaidAt    *time.Time         `json:"paidAt"`
+	PaidCents int64              `json:"paidCents"`
+	Payments  []Payment          `json:"payments"`
+	QuoteId   openapi_types.UUID `json:"quoteId"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+	VoidedAt   *time.Time    `json:"voidedAt"`
+}
+
+// InvoiceKind Example: deposit
+type InvoiceKind string
+
+// InvoiceLine defines model for InvoiceLine.
+type InvoiceLine struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Description Example: Deposit, 30% of the contract
+	Description string `json:"description"`
+}
+
+// InvoiceRequest defines model for InvoiceRequest.
+type InvoiceRequest struct {
+	// Kind Example: deposit
+	Kind InvoiceKind `json:"kind"`
+
+	// QuoteId An accepted quote (the contract).
+	QuoteId openapi_types.UUID `json:"quoteId"`
+}
+
+// InvoiceStatus Example: open
+type InvoiceStatus string
+
+// ItemAllergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+// language. An allergen left out is not stated (read it as `unknown`).
+//
+// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+type ItemAllergens struct {
+	// AlphaGal Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	AlphaGal *AllergenPresence `json:"alpha_gal,omitempty"`
+
+	// Banana Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Banana *AllergenPresence `json:"banana,omitempty"`
+
+	// Beef Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Beef *AllergenPresence `json:"beef,omitempty"`
+
+	// Celery Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Celery *AllergenPresence `json:"celery,omitempty"`
+
+	// Chicken Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Chicken *AllergenPresence `json:"chicken,omitempty"`
+
+	// Chocolate Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Chocolate *AllergenPresence `json:"chocolate,omitempty"`
+
+	// Citrus Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Citrus *AllergenPresence `json:"citrus,omitempty"`
+
+	// Coconut Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Coconut *AllergenPresence `json:"coconut,omitempty"`
+
+	// Corn Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Corn *AllergenPresence `json:"corn,omitempty"`
+
+	// CrustaceanShellfish Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	CrustaceanShellfish *AllergenPresence `json:"crustacean_shellfish,omitempty"`
+
+	// Egg Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Egg *AllergenPresence `json:"egg,omitempty"`
+
+	// Fish Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Fish *AllergenPresence `json:"fish,omitempty"`
+
+	// FoodDye Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	FoodDye *AllergenPresence `json:"food_dye,omitempty"`
+
+	// Gelatin Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Gelatin *AllergenPresence `json:"gelatin,omitempty"`
+
+	// Gluten Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Gluten *AllergenPresence `json:"gluten,omitempty"`
+
+	// Kiwi Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Kiwi *AllergenPresence `json:"kiwi,omitempty"`
+
+	// Latex Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Latex *AllergenPresence `json:"latex,omitempty"`
+
+	// Lupin Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Lupin *AllergenPresence `json:"lupin,omitempty"`
+
+	// Milk Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Milk *AllergenPresence `json:"milk,omitempty"`
+
+	// Molluscs Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Molluscs *AllergenPresence `json:"molluscs,omitempty"`
+
+	// Msg Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Msg *AllergenPresence `json:"msg,omitempty"`
+
+	// Mustard Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Mustard *AllergenPresence `json:"mustard,omitempty"`
+
+	// Peanuts Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Peanuts *AllergenPresence `json:"peanuts,omitempty"`
+
+	// Pork Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Pork *AllergenPresence `json:"pork,omitempty"`
+
+	// Sesame Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Sesame *AllergenPresence `json:"sesame,omitempty"`
+
+	// Soy Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Soy *AllergenPresence `json:"soy,omitempty"`
+
+	// Strawberry Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Strawberry *AllergenPresence `json:"strawberry,omitempty"`
+
+	// Sulphites Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Sulphites *AllergenPresence `json:"sulphites,omitempty"`
+
+	// Tomato Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Tomato *AllergenPresence `json:"tomato,omitempty"`
+
+	// TreeNuts Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	TreeNuts *AllergenPresence `json:"tree_nuts,omitempty"`
+
+	// Wheat Whether the item contains the allergen, is free of it, or it is not known.
+	//
+	// Example: contains
+	Wheat *AllergenPresence `json:"wheat,omitempty"`
+}
+
+// ItemUnit A unit the item declares, with how many base units one of it holds. A standard unit of
+// another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
+// that family then convert through it (`dozen` = 12 × 0.25 lb).
+type ItemUnit struct {
+	// Factor A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Factor PositiveQuantityInput `json:"factor"`
+
+	// Name Example: case
+	Name string `json:"name"`
 }
 
 // JWK defines model for JWK.
@@ -3902,6 +4952,64 @@ type LoginRequest struct {
 
 	// Password Example: walk-in-cooler-pantry-9
 	Password string `json:"password"`
+}
+
+// Lot defines model for Lot.
+type Lot struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn A local date of the site; null for a lot without expiry.
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID  `json:"id"`
+	ItemId    openapi_types.UUID  `json:"itemId"`
+
+	// Locations On-hand per location (locations holding none are left out).
+	Locations []LotLocation `json:"locations"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity   Quantity           `json:"quantity"`
+	ReceivedAt time.Time          `json:"receivedAt"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// LotLocation defines model for LotLocation.
+type LotLocation struct {
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// LotRef A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+// answers 400. Other movements name an existing lot.
+type LotRef struct {
+	// Code Example: L2403-117
+	Code string `json:"code"`
+
+	// ExpiresOn The lot's expiry, a local date of the site.
+	//
+	// Example: 2026-03-20
+	ExpiresOn *openapi_types.Date `json:"expiresOn,omitempty"`
 }
 
 // MapCodeRequest Give `allergens` for kind `allergen` and `diets` for kind `diet`. An empty list records that the
@@ -4099,6 +5207,14 @@ type Movement struct {
 	Unit      string `json:"unit"`
 }
 
+// MovementReason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+//
+// Example: receipt
+type MovementReason string
+
 // NewPassword 12 to 256 characters, no composition rules. Common and breached passwords (a blocklist) are
 // refused with 400.
 //
@@ -4211,6 +5327,20 @@ type PairingCode struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
+// ParLevel The quantity an item should be stocked to at a site, and the on-hand at which to reorder, in the base unit.
+type ParLevel struct {
+	// Par A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Par PositiveQuantityInput `json:"par"`
+
+	// ReorderPoint A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	ReorderPoint PositiveQuantityInput `json:"reorderPoint"`
+	SiteId       openapi_types.UUID    `json:"siteId"`
+}
+
 // Patient defines model for Patient.
 type Patient struct {
 	AdmittedAt *time.Time `json:"admittedAt"`
@@ -4312,6 +5442,34 @@ type PatientSummary struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// Payment defines model for Payment.
+type Payment struct {
+	AmountCents int64              `json:"amountCents"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Method Example: card
+	Method    PaymentMethod `json:"method"`
+	PaidAt    time.Time     `json:"paidAt"`
+	Reference *string       `json:"reference"`
+}
+
+// PaymentMethod Example: card
+type PaymentMethod string
+
+// PaymentRequest defines model for PaymentRequest.
+type PaymentRequest struct {
+	// AmountCents Example: 188225
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+
+	// Reference Example: Visa ending 4242
+	Reference *string `json:"reference,omitempty"`
+}
+
 // PersonName defines model for PersonName.
 type PersonName struct {
 	// Family Example: DOE
@@ -4397,7 +5555,14 @@ type PlanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4560,10 +5725,292 @@ type PositionRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// PositiveQuantityInput A non-negative exact decimal string, at most 6 decimal places.
+//
+// Example: 24
+type PositiveQuantityInput = string
+
+// PublicAcceptRequest defines model for PublicAcceptRequest.
+type PublicAcceptRequest struct {
+	// Agree Must be true; the client agrees to the quote's terms.
+	Agree bool `json:"agree"`
+
+	// Email Example: maya@chen-ortiz.example
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Maya Chen
+	Name string `json:"name"`
+}
+
+// PublicBrand The organization's display brand, as public pages show it.
+type PublicBrand struct {
+	// Accent Example: #F59E0B
+	Accent string `json:"accent"`
+
+	// Name Example: Harborview Kitchens
+	Name string `json:"name"`
+
+	// Primary Example: #1F2937
+	Primary string `json:"primary"`
+}
+
+// PublicQuestion defines model for PublicQuestion.
+type PublicQuestion struct {
+	Key      string    `json:"key"`
+	Options  *[]string `json:"options,omitempty"`
+	Prompt   string    `json:"prompt"`
+	Required bool      `json:"required"`
+	ScaleMax *int      `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// PublicSurvey A survey as its respondent sees it. Display data only; no ids.
+type PublicSurvey struct {
+	// Brand The organization's display brand, as public pages show it.
+	Brand           PublicBrand      `json:"brand"`
+	ClosesAt        *time.Time       `json:"closesAt"`
+	Questions       []PublicQuestion `json:"questions"`
+	SiteName        *string          `json:"siteName"`
+	ThankYouMessage string           `json:"thankYouMessage"`
+	Title           string           `json:"title"`
+}
+
+// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+// base unit keep up to 9.
+//
+// Example: 12.5
+type Quantity = string
+
+// QuantityInput An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+//
+// Example: 12.5
+type QuantityInput = string
+
+// Question defines model for Question.
+type Question struct {
+	// Key The answer's key in a submission; unique within the survey.
+	//
+	// Example: food_quality
+	Key string `json:"key"`
+
+	// Options The choices of a choice question (2 to 50, distinct); not accepted for other types.
+	Options *[]string `json:"options,omitempty"`
+
+	// Prompt Example: How was the food?
+	Prompt   string `json:"prompt"`
+	Required bool   `json:"required"`
+
+	// ScaleMax The top of a rating's scale (default 5); rating questions only.
+	ScaleMax *int `json:"scaleMax,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionResult One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+// `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+// NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+// for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+type QuestionResult struct {
+	// Answered Submissions that answered the question.
+	Answered     int             `json:"answered"`
+	Counts       *map[string]int `json:"counts,omitempty"`
+	Distribution *map[string]int `json:"distribution,omitempty"`
+	Key          string          `json:"key"`
+
+	// Mean Example: 4.25
+	Mean *string `json:"mean,omitempty"`
+	Nps  *struct {
+		Detractors int `json:"detractors"`
+		Passives   int `json:"passives"`
+		Promoters  int `json:"promoters"`
+
+		// Score Example: 42
+		Score int `json:"score"`
+	} `json:"nps,omitempty"`
+	Prompt string `json:"prompt"`
+	Texts  *[]struct {
+		SubmittedAt time.Time `json:"submittedAt"`
+		Text        string    `json:"text"`
+	} `json:"texts,omitempty"`
+
+	// Type What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+	// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+	// string of at most 2,000 characters; `yes_no` a boolean.
+	//
+	//
+	// Example: rating
+	Type QuestionType `json:"type"`
+}
+
+// QuestionType What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+// `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+// string of at most 2,000 characters; `yes_no` a boolean.
+//
+// Example: rating
+type QuestionType string
+
+// Quote defines model for Quote.
+type Quote struct {
+	// Acceptance Who accepted the quote and when; null until accepted.
+	Acceptance       *Acceptance        `json:"acceptance"`
+	CreatedAt        time.Time          `json:"createdAt"`
+	DepositPercent   int                `json:"depositPercent"`
+	EventId          openapi_types.UUID `json:"eventId"`
+	Id               openapi_types.UUID `json:"id"`
+	Lines            []QuoteLine        `json:"lines"`
+	SentAt           *time.Time         `json:"sentAt"`
+	ServiceChargeBps int                `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+
+	// Version Starts at 1; editing a quote that was sent makes a new version (and voids its link).
+	Version int `json:"version"`
+}
+
+// QuoteLine defines model for QuoteLine.
+type QuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity Example: 140
+	Quantity string              `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId"`
+	Taxable  bool                `json:"taxable"`
+
+	// TotalCents quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+	//
+	// Example: 483000
+	TotalCents     int64 `json:"totalCents"`
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteLineKind Example: food
+type QuoteLineKind string
+
+// QuoteLineRequest defines model for QuoteLineRequest.
+type QuoteLineRequest struct {
+	// Description Example: Braised short rib, plated
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind QuoteLineKind `json:"kind"`
+
+	// Quantity A positive decimal (up to 4 places), as a string.
+	//
+	// Example: 140
+	Quantity string `json:"quantity"`
+
+	// RecipeId The recipe quoted, when recipes exist; kept as given.
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+	Taxable  bool                `json:"taxable"`
+
+	// UnitPriceCents The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+	//
+	// Example: 3450
+	UnitPriceCents int64 `json:"unitPriceCents"`
+}
+
+// QuoteRequest defines model for QuoteRequest.
+type QuoteRequest struct {
+	// DepositPercent Example: 30
+	DepositPercent int                `json:"depositPercent"`
+	EventId        openapi_types.UUID `json:"eventId"`
+	Lines          []QuoteLineRequest `json:"lines"`
+
+	// ServiceChargeBps Service charge in basis points of the subtotal (2000 = 20 %).
+	//
+	// Example: 2000
+	ServiceChargeBps int `json:"serviceChargeBps"`
+
+	// TaxRateBps Tax rate in basis points (1025 = 10.25 %).
+	//
+	// Example: 1025
+	TaxRateBps int `json:"taxRateBps"`
+
+	// Terms Example: 30% deposit secures the date; balance due 7 days before the event.
+	Terms string `json:"terms"`
+
+	// ValidUntil The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
+	//
+	// Example: 2026-03-20
+	ValidUntil openapi_types.Date `json:"validUntil"`
+}
+
+// QuoteStatus `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+//
+// Example: sent
+type QuoteStatus string
+
+// QuoteTotals Computed by the server: each line total is quantity × unit price rounded half-even to the
+// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+type QuoteTotals struct {
+	// DepositCents Example: 188225
+	DepositCents int64 `json:"depositCents"`
+
+	// ServiceChargeCents Example: 96600
+	ServiceChargeCents int64 `json:"serviceChargeCents"`
+
+	// SubtotalCents Example: 483000
+	SubtotalCents int64 `json:"subtotalCents"`
+
+	// TaxCents Example: 47817
+	TaxCents int64 `json:"taxCents"`
+
+	// TotalCents Example: 627417
+	TotalCents int64 `json:"totalCents"`
+}
+
 // ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
 type ReassignTaskRequest struct {
 	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
 	UserId     *openapi_types.UUID `json:"userId,omitempty"`
+}
+
+// Recipient defines model for Recipient.
+type Recipient struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Example: Room 412
+	Name *string `json:"name,omitempty"`
+
+	// Reference Example: MRN 100234567
+	Reference *string `json:"reference,omitempty"`
 }
 
 // RefreshRequest defines model for RefreshRequest.
@@ -4827,7 +6274,14 @@ type ScanError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -4846,6 +6300,20 @@ type ScanError struct {
 	//
 	// Example: 404
 	StatusCode int `json:"statusCode"`
+}
+
+// ScanLocationContext A scanned storage location (a `storage_location` tag naming it by id): the location and its
+// stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+type ScanLocationContext struct {
+	Active bool               `json:"active"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// Name Example: Walk-in cooler
+	Name  string       `json:"name"`
+	Stock []StockLevel `json:"stock"`
 }
 
 // ScanReference What an unauthenticated scan carries through sign-in, so the app can resume it: the path's
@@ -4868,6 +6336,10 @@ type ScanResolution struct {
 	Context struct {
 		// Site The site the target is at, with its local date and time; null when the tag names no site.
 		Site *ScanSiteContext `json:"site"`
+
+		// StorageLocation A scanned storage location (a `storage_location` tag naming it by id): the location and its
+		// stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+		StorageLocation *ScanLocationContext `json:"storageLocation,omitempty"`
 	} `json:"context"`
 
 	// Label The tag's printed label.
@@ -4893,9 +6365,9 @@ type ScanResolution struct {
 		SiteId *openapi_types.UUID `json:"siteId"`
 
 		// Type What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-		// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-		// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-		// resources exist in the API.
+		// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+		// `targetId` (standing at its site), or, as tags printed before those resources existed,
+		// described by the tag's `label` (and optionally placed at a site).
 		//
 		//
 		// Example: equipment
@@ -4981,13 +6453,56 @@ type Session struct {
 	User         User   `json:"user"`
 }
 
+// SetCountLine defines model for SetCountLine.
+type SetCountLine struct {
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId The lot counted (a lot of this item at the sheet's site).
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is).
+	Quantity *string `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit *Unit `json:"unit,omitempty"`
+}
+
+// SetCountLinesRequest defines model for SetCountLinesRequest.
+type SetCountLinesRequest struct {
+	Lines []SetCountLine `json:"lines"`
+}
+
 // ShareLink defines model for ShareLink.
 type ShareLink struct {
+	// Token Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+	//
+	// Example: q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Token string `json:"token"`
+
+	// Url The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+	//
+	// Example: https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+	Url string `json:"url"`
+}
+
+// ShareLink2 defines model for ShareLink-2.
+type ShareLink2 struct {
 	// Token Shown once; only its hash is kept.
 	Token string `json:"token"`
 
-	// Url The public link (`{base}/share/insp/{token}`); reissuing rotates it.
+	// Url The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it.
 	Url string `json:"url"`
+}
+
+// SharedAcceptance defines model for SharedAcceptance.
+type SharedAcceptance struct {
+	At   time.Time `json:"at"`
+	Name string    `json:"name"`
 }
 
 // SharedInspection The sanitized inspection report behind a share link. Display data only, no ids, no member emails.
@@ -5030,6 +6545,90 @@ type SharedInspection struct {
 
 // SharedInspectionSectionsItemsOutcome `pass`, `fail`, `not_scored` or `unanswered`.
 type SharedInspectionSectionsItemsOutcome string
+
+// SharedInvoice An invoice as its client sees it. Display data only; no ids.
+type SharedInvoice struct {
+	BalanceCents int64 `json:"balanceCents"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand         PublicBrand `json:"brand"`
+	ClientName    string      `json:"clientName"`
+	EventName     string      `json:"eventName"`
+	EventStartsAt time.Time   `json:"eventStartsAt"`
+	IssuedAt      time.Time   `json:"issuedAt"`
+
+	// Kind Example: deposit
+	Kind      InvoiceKind     `json:"kind"`
+	Lines     []InvoiceLine   `json:"lines"`
+	Number    string          `json:"number"`
+	PaidCents int64           `json:"paidCents"`
+	Payments  []SharedPayment `json:"payments"`
+
+	// Status Example: open
+	Status     InvoiceStatus `json:"status"`
+	TotalCents int64         `json:"totalCents"`
+}
+
+// SharedPayment defines model for SharedPayment.
+type SharedPayment struct {
+	AmountCents int64 `json:"amountCents"`
+
+	// Method Example: card
+	Method PaymentMethod `json:"method"`
+	PaidAt time.Time     `json:"paidAt"`
+}
+
+// SharedQuote A quote as its client sees it. Display data only; no ids.
+type SharedQuote struct {
+	Acceptance *SharedAcceptance `json:"acceptance"`
+
+	// Brand The organization's display brand, as public pages show it.
+	Brand            PublicBrand       `json:"brand"`
+	ClientName       string            `json:"clientName"`
+	DepositPercent   int               `json:"depositPercent"`
+	EventEndsAt      time.Time         `json:"eventEndsAt"`
+	EventName        string            `json:"eventName"`
+	EventStartsAt    time.Time         `json:"eventStartsAt"`
+	GuestCount       int               `json:"guestCount"`
+	Lines            []SharedQuoteLine `json:"lines"`
+	ServiceChargeBps int               `json:"serviceChargeBps"`
+
+	// Status `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+	// quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+	//
+	//
+	// Example: sent
+	Status     QuoteStatus `json:"status"`
+	TaxRateBps int         `json:"taxRateBps"`
+	Terms      string      `json:"terms"`
+
+	// Timezone The catering site's IANA time zone, for showing dates.
+	//
+	// Example: America/Chicago
+	Timezone string `json:"timezone"`
+
+	// Totals Computed by the server: each line total is quantity × unit price rounded half-even to the
+	// cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+	// `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+	// charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+	// tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+	Totals     QuoteTotals        `json:"totals"`
+	ValidUntil openapi_types.Date `json:"validUntil"`
+	Venue      *string            `json:"venue"`
+	Version    int                `json:"version"`
+}
+
+// SharedQuoteLine defines model for SharedQuoteLine.
+type SharedQuoteLine struct {
+	Description string `json:"description"`
+
+	// Kind Example: food
+	Kind           QuoteLineKind `json:"kind"`
+	Quantity       string        `json:"quantity"`
+	Taxable        bool          `json:"taxable"`
+	TotalCents     int64         `json:"totalCents"`
+	UnitPriceCents int64         `json:"unitPriceCents"`
+}
 
 // Signoff A review of a patient's diet order; `dietOrder` is the order as it was when submitted.
 type Signoff struct {
@@ -5123,6 +6722,23 @@ type Site struct {
 // Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
 type SiteIdList = []openapi_types.UUID
 
+// StaffAcceptRequest defines model for StaffAcceptRequest.
+type StaffAcceptRequest struct {
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Name Who accepted (the client, by phone or in person).
+	//
+	// Example: Maya Chen
+	Name string `json:"name"`
+}
+
+// StandardUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+// convert by fixed factors; across families only through a factor the item declares.
+//
+// Example: lb
+type StandardUnit string
+
 // StartWalkthroughRunRequest defines model for StartWalkthroughRunRequest.
 type StartWalkthroughRunRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
@@ -5208,6 +6824,337 @@ type StateSite struct {
 	Timezone string `json:"timezone"`
 }
 
+// StockAdjustLine defines model for StockAdjustLine.
+type StockAdjustLine struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+
+	// LocationId A storage location of the adjustment's site.
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// Lot A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+	// (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+	// answers 400. Other movements name an existing lot.
+	Lot *LotRef `json:"lot,omitempty"`
+
+	// LotId The lot, by id (a lot of this item at this site). Not with `lot`.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Quantity An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+	//
+	// Example: 12.5
+	Quantity QuantityInput `json:"quantity"`
+
+	// Reason Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+	// average), `opening_balance` (stock found when the ledger starts; positive, may carry
+	// `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+	// locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+	//
+	//
+	// Example: receipt
+	Reason MovementReason `json:"reason"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UnitCostCents Cents per one `unit` (receipts and opening balances only); the line is valued at the average in force without it.
+	//
+	// Example: 1899
+	UnitCostCents *int64 `json:"unitCostCents,omitempty"`
+}
+
+// StockAdjustRequest defines model for StockAdjustRequest.
+type StockAdjustRequest struct {
+	Lines  []StockAdjustLine  `json:"lines"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// StockAdjustment defines model for StockAdjustment.
+type StockAdjustment struct {
+	At time.Time `json:"at"`
+
+	// Id The adjustment's id, the `source.id` of its rows.
+	Id     openapi_types.UUID `json:"id"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Txns The ledger rows written, in line order (a line taking from several lots writes one row per lot).
+	Txns []StockTxn `json:"txns"`
+}
+
+// StockConflictError A 409 of a stock movement: `insufficient_stock` carries `stock` (what was lacking, where, and
+// how much is available); other conflicts (a closed count, an Idempotency-Key in use) do not.
+type StockConflictError struct {
+	// Code A stable, machine-readable code for the failure. Clients branch on this, never on `error`.
+	// New codes may be added; an unknown code should be handled by its HTTP status.
+	//
+	// - `validation_failed` (400): The request fails validation; `details` names each field. Nothing was written.
+	// - `unauthenticated` (401): No credential, or one this operation does not take: sign in.
+	// - `plan_required` (402): The organization's plan lacks the feature named in `feature`.
+	// - `forbidden` (403): The caller's role or credential is too low for the operation.
+	// - `not_found` (404): The resource does not exist or belongs to another organization.
+	// - `conflict` (409): The resource's state forbids the change.
+	// - `unprocessable` (422): The body is well formed but means nothing the server can act on.
+	// - `rate_limited` (429): A rate limit applies; retry after `Retry-After` seconds.
+	// - `payload_too_large` (413): The body is larger than the operation accepts.
+	// - `method_not_allowed` (405): The path exists, the method does not.
+	// - `not_acceptable` (406): The `Accept` header allows none of the operation's media types.
+	// - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
+	// - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
+	// - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
+	// - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+	// - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
+	// - `headers_too_large` (431): The request's header fields are too large to read.
+	// - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
+	// - `database_unavailable` (503): The database is unreachable, read-only or timed out; retry after `Retry-After` seconds.
+	// - `outcome_unknown` (503): The connection to the database failed while committing: the change may or may not have been made; read before retrying (an `Idempotency-Key` does not cover this case: 5xx answers are not kept).
+	// - `invalid_api_key` (401): The `x-api-key` is wrong, revoked or another organization's.
+	// - `invalid_device_token` (401): The device token is wrong, or the device was unpaired or deleted: pair again.
+	// - `invalid_token` (401): The access token is malformed, forged or its user is gone: sign in again.
+	// - `token_expired` (401): The access token has expired: exchange the refresh token (`POST /auth/refresh`).
+	// - `invalid_credentials` (401): Wrong email or password.
+	// - `account_locked` (429): Too many failed sign-ins for this email from this address; locked until `Retry-After`.
+	// - `invalid_refresh_token` (401): The refresh token is unknown, expired or revoked: sign in again.
+	// - `refresh_token_reused` (401): The refresh token was already exchanged; as a precaution its whole session family is revoked: sign in again.
+	// - `email_taken` (409): An account with this email already exists: sign in instead.
+	// - `invitation_not_found` (404): No pending invitation has this token (unknown, accepted or revoked).
+	// - `invitation_expired` (404): The invitation expired (7 days): ask for a new one.
+	// - `invitation_email_mismatch` (403): The invitation was sent to another email address than the signed-in user's.
+	// - `already_member` (409): The user is already a member of the organization.
+	// - `role_too_high` (403): The change would grant, or touch a member with, a role above the caller's own.
+	// - `site_scope_exceeded` (403): The change reaches beyond the caller's sites (a site-scoped member).
+	// - `last_owner` (409): The change would leave the organization without an owner (with access to every site).
+	// - `credential_required` (403): The decision needs a credential the member lacks (diet sign-offs: `rd`).
+	// - `device_limit_reached` (402): The plan's paired-device limit is reached (`feature: device_limit`).
+	// - `webhook_limit_reached` (409): The organization has the maximum number of webhook subscriptions.
+	// - `pairing_code_not_found` (404): The pairing code is wrong, expired or already used.
+	// - `tag_not_found` (404): No live tag of the organization has this code.
+	// - `link_not_found` (404): The capability link opens nothing (unknown, rotated, revoked or expired).
+	// - `signoff_pending` (409): The diet order already has a sign-off pending.
+	// - `signoff_decided` (409): The sign-off was already approved or rejected.
+	// - `too_many_messages` (413): The HL7 body holds more messages than one request may.
+	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
+	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
+	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
+	//
+	//
+	// Example: not_found
+	Code ErrorCode `json:"code"`
+
+	// Error A human-readable message. Its wording may change; match on `code`.
+	//
+	// Example: Organization not found
+	Error string `json:"error"`
+
+	// StatusCode The HTTP status code, repeated for clients that only see the body.
+	//
+	// Example: 404
+	StatusCode int            `json:"statusCode"`
+	Stock      *StockShortage `json:"stock,omitempty"`
+}
+
+// StockLevel The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+// was received without a lot), valued at the item's moving-average cost at the site.
+type StockLevel struct {
+	// AvgCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCost CostCents `json:"avgCost"`
+
+	// BelowPar The item's on-hand at the site (all locations) is below its par level.
+	BelowPar     bool               `json:"belowPar"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+	ItemName     string             `json:"itemName"`
+	LocationId   openapi_types.UUID `json:"locationId"`
+	LocationName string             `json:"locationName"`
+	Lots         []StockLot         `json:"lots"`
+
+	// Par The item's par level at the site, if set.
+	Par *string `json:"par"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity     Quantity           `json:"quantity"`
+	ReorderPoint *string            `json:"reorderPoint"`
+	SiteId       openapi_types.UUID `json:"siteId"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// ValueCents quantity × avgCost, rounded half-even to the cent.
+	ValueCents int64 `json:"valueCents"`
+}
+
+// StockLot defines model for StockLot.
+type StockLot struct {
+	Code      string              `json:"code"`
+	ExpiresOn *openapi_types.Date `json:"expiresOn"`
+	LotId     openapi_types.UUID  `json:"lotId"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+}
+
+// StockShortage defines model for StockShortage.
+type StockShortage struct {
+	// Available An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Available  Quantity           `json:"available"`
+	ItemId     openapi_types.UUID `json:"itemId"`
+	LocationId openapi_types.UUID `json:"locationId"`
+
+	// LotId Present when the movement named a lot.
+	LotId *openapi_types.UUID `json:"lotId,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
+// StockTxn One ledger row. Rows are never changed or removed: a correction is a new row. Each keeps the
+// cost it was valued at, so later rows never change its history.
+type StockTxn struct {
+	// Actor The member who made the change.
+	Actor *openapi_types.UUID `json:"actor"`
+	At    time.Time           `json:"at"`
+
+	// AvgCostAfter Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	AvgCostAfter CostCents          `json:"avgCostAfter"`
+	Id           openapi_types.UUID `json:"id"`
+	ItemId       openapi_types.UUID `json:"itemId"`
+
+	// Kind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+	//
+	// Example: issue
+	Kind       TxnKind             `json:"kind"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+
+	// OnHandAfter An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	OnHandAfter Quantity `json:"onHandAfter"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Reason The adjustment's reason, the waste log's reason, or `count_variance`.
+	//
+	// Example: issue
+	Reason string             `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// Source What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+	Source TxnSource `json:"source"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+
+	// UnitCost Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+	// is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+	//
+	//
+	// Example: 316.5
+	UnitCost CostCents `json:"unitCost"`
+
+	// ValueCents quantity × unitCost, rounded half-even to the cent; negative for stock leaving.
+	//
+	// Example: -633
+	ValueCents int64 `json:"valueCents"`
+}
+
+// StorageLocation defines model for StorageLocation.
+type StorageLocation struct {
+	Active    bool               `json:"active"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF Degrees Fahrenheit, a decimal string.
+	//
+	// Example: 41
+	MaxTempF *string `json:"maxTempF"`
+
+	// MinTempF Degrees Fahrenheit, a decimal string.
+	//
+	// Example: 41
+	MinTempF *string `json:"minTempF"`
+
+	// Name Example: Walk-in cooler
+	Name      string             `json:"name"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// StorageLocationKind Example: cooler
+type StorageLocationKind string
+
+// SupplySettings defines model for SupplySettings.
+type SupplySettings struct {
+	// VarianceFlagCents …and its value over this many cents.
+	//
+	// Example: 5000
+	VarianceFlagCents int64 `json:"varianceFlagCents"`
+
+	// VarianceFlagPercent A count line is flagged when its variance is over this percentage of the book quantity…
+	//
+	// Example: 10
+	VarianceFlagPercent string `json:"varianceFlagPercent"`
+}
+
 // SupportInquiryReceipt defines model for SupportInquiryReceipt.
 type SupportInquiryReceipt struct {
 	// Id A reference to quote in follow-up messages.
@@ -5237,6 +7184,85 @@ type SupportInquiryRequest struct {
 	Topic string `json:"topic"`
 }
 
+// Survey defines model for Survey.
+type Survey struct {
+	ClosesAt      *time.Time          `json:"closesAt"`
+	CreatedAt     time.Time           `json:"createdAt"`
+	Id            openapi_types.UUID  `json:"id"`
+	Name          string              `json:"name"`
+	Questions     []Question          `json:"questions"`
+	ResponseCount int                 `json:"responseCount"`
+	SiteId        *openapi_types.UUID `json:"siteId"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status          SurveyStatus `json:"status"`
+	ThankYouMessage string       `json:"thankYouMessage"`
+	UpdatedAt       time.Time    `json:"updatedAt"`
+}
+
+// SurveyInvitation defines model for SurveyInvitation.
+type SurveyInvitation struct {
+	Email     *string            `json:"email"`
+	ExpiresAt *time.Time         `json:"expiresAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      *string            `json:"name"`
+	Reference *string            `json:"reference"`
+	SingleUse bool               `json:"singleUse"`
+
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url `{web_url}/survey/{token}`
+	Url string `json:"url"`
+}
+
+// SurveyReceipt defines model for SurveyReceipt.
+type SurveyReceipt struct {
+	SubmittedAt     time.Time `json:"submittedAt"`
+	ThankYouMessage string    `json:"thankYouMessage"`
+}
+
+// SurveyRequest defines model for SurveyRequest.
+type SurveyRequest struct {
+	ClosesAt *time.Time `json:"closesAt,omitempty"`
+
+	// Name Example: Patient meal feedback
+	Name      string     `json:"name"`
+	Questions []Question `json:"questions"`
+
+	// SiteId The site the survey belongs to; null for an organization-wide survey.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+
+	// Status Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+	//
+	// Example: open
+	Status SurveyStatus `json:"status"`
+
+	// ThankYouMessage Example: Thank you! Your answers help our kitchen.
+	ThankYouMessage string `json:"thankYouMessage"`
+}
+
+// SurveyResults defines model for SurveyResults.
+type SurveyResults struct {
+	Questions []QuestionResult `json:"questions"`
+
+	// ResponseCount Submissions in the period.
+	ResponseCount int `json:"responseCount"`
+}
+
+// SurveyStatus Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+//
+// Example: open
+type SurveyStatus string
+
+// SurveySubmission defines model for SurveySubmission.
+type SurveySubmission struct {
+	// Answers Answers by question key; each of its question's type (see `QuestionType`).
+	Answers map[string]interface{} `json:"answers"`
+}
+
 // Tag defines model for Tag.
 type Tag struct {
 	// Code A tag's printed code: 8 characters of Crockford's base32 alphabet (digits and capital
@@ -5256,9 +7282,9 @@ type Tag struct {
 	TargetId *openapi_types.UUID `json:"targetId"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -5279,9 +7305,9 @@ type Tag struct {
 type TagCode = string
 
 // TagTargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-// resources exist in the API.
+// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+// `targetId` (standing at its site), or, as tags printed before those resources existed,
+// described by the tag's `label` (and optionally placed at a site).
 //
 // Example: equipment
 type TagTargetType string
@@ -5462,6 +7488,11 @@ type Temperature struct {
 // TemperatureUnit defines model for Temperature.Unit.
 type TemperatureUnit string
 
+// TemperatureF A temperature in degrees Fahrenheit, as a decimal string.
+//
+// Example: 41
+type TemperatureF = string
+
 // Theme Colour scheme of the screen. Default `dark`.
 //
 // Example: dark
@@ -5527,6 +7558,25 @@ type TrayLineConfig struct {
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
 }
+
+// TxnKind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+//
+// Example: issue
+type TxnKind string
+
+// TxnSource What wrote the row (`adjustment`, `waste_log`, `count`), and its id.
+type TxnSource struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Type Example: adjustment
+	Type string `json:"type"`
+}
+
+// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+//
+// Example: case
+type Unit = string
 
 // UnmappedCode defines model for UnmappedCode.
 type UnmappedCode struct {
@@ -5610,6 +7660,38 @@ type UpdateDeviceRequest struct {
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 }
 
+// UpdateInventoryItemRequest The item's new state, replacing the old one whole: an optional field left out is cleared
+// (`sku`, `shelfLifeDays`) or emptied (`units`, `parLevels`, `allergens`); `active` defaults to
+// true. The base unit cannot change once the item has stock history (409).
+type UpdateInventoryItemRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit      StandardUnit `json:"baseUnit"`
+	Category      string       `json:"category"`
+	Name          string       `json:"name"`
+	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
+	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+
+	// Sku Unique in the organization (case-insensitively).
+	Sku   *string     `json:"sku,omitempty"`
+	Units *[]ItemUnit `json:"units,omitempty"`
+}
+
 // UpdateMemberRequest Fields present are changed.
 type UpdateMemberRequest struct {
 	Credentials *[]Credential `json:"credentials,omitempty"`
@@ -5638,6 +7720,27 @@ type UpdateSiteRequest struct {
 	//
 	// Example: America/Chicago
 	Timezone *Timezone `json:"timezone,omitempty"`
+}
+
+// UpdateStorageLocationRequest The location's new state, replacing the old one whole (a temperature left out is cleared;
+// `active` defaults to true). A location stays at its site.
+type UpdateStorageLocationRequest struct {
+	// Active Defaults to true.
+	Active *bool `json:"active,omitempty"`
+
+	// Kind Example: cooler
+	Kind StorageLocationKind `json:"kind"`
+
+	// MaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MaxTempF *TemperatureF `json:"maxTempF,omitempty"`
+
+	// MinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	MinTempF *TemperatureF `json:"minTempF,omitempty"`
+	Name     string        `json:"name"`
 }
 
 // UpdateWebhookRequest The fields to change; the others keep their values.
@@ -5745,7 +7848,14 @@ type ValidationError struct {
 	// - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
 	// - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
 	// - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-	// - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+	// - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+	// - `gone` (410): The target existed and is no longer available.
+	// - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+	// - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+	// - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+	// - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+	// - `survey_already_answered` (409): This single-use survey link has already been used.
+	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	//
 	//
 	// Example: not_found
@@ -5911,6 +8021,62 @@ type WallboardConfig struct {
 	// Example: dark
 	Theme Theme `json:"theme"`
 }
+
+// WasteLog defines model for WasteLog.
+type WasteLog struct {
+	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	BaseUnit   StandardUnit        `json:"baseUnit"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	CreatedBy  *openapi_types.UUID `json:"createdBy"`
+	Id         openapi_types.UUID  `json:"id"`
+	ItemId     openapi_types.UUID  `json:"itemId"`
+	LocationId openapi_types.UUID  `json:"locationId"`
+	LotId      *openapi_types.UUID `json:"lotId"`
+	Note       *string             `json:"note"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// QuantityBase An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	QuantityBase Quantity `json:"quantityBase"`
+
+	// Reason Example: spoilage
+	Reason WasteReason        `json:"reason"`
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// TxnIds The waste ledger rows written (one per lot taken from).
+	TxnIds []openapi_types.UUID `json:"txnIds"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// ValueCents What the waste cost, at the average cost (positive).
+	//
+	// Example: 633
+	ValueCents int64 `json:"valueCents"`
+}
+
+// WasteReason Example: spoilage
+type WasteReason string
 
 // WebhookDelivery The body of every delivery: compact JSON with the keys in this order. Verify
 // `x-service-signature` over these raw bytes before parsing them.
@@ -6120,6 +8286,9 @@ type WorkOrderTransitionRequest struct {
 // WorkOrderTransitionRequestStatus defines model for WorkOrderTransitionRequest.Status.
 type WorkOrderTransitionRequestStatus string
 
+// CapabilityToken defines model for CapabilityToken.
+type CapabilityToken = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -6164,6 +8333,9 @@ type DeviceLimit = PlanError
 
 // Forbidden The body of every error response.
 type Forbidden = Error
+
+// Gone The body of every error response.
+type Gone = Error
 
 // IdempotencyConflict The body of every error response.
 type IdempotencyConflict = Error
@@ -6457,6 +8629,188 @@ type ListAuditLogParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCateringClientsParams defines parameters for ListCateringClients.
+type ListCateringClientsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringClientParams defines parameters for CreateCateringClient.
+type CreateCateringClientParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringEventsParams defines parameters for ListCateringEvents.
+type ListCateringEventsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringEventParams defines parameters for CreateCateringEvent.
+type CreateCateringEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringInvoicesParams defines parameters for ListCateringInvoices.
+type ListCateringInvoicesParams struct {
+	// QuoteId Only this quote's invoices.
+	QuoteId *openapi_types.UUID `form:"quoteId,omitempty" json:"quoteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringInvoiceParams defines parameters for CreateCateringInvoice.
+type CreateCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RecordCateringPaymentParams defines parameters for RecordCateringPayment.
+type RecordCateringPaymentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringInvoiceParams defines parameters for ShareCateringInvoice.
+type ShareCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// VoidCateringInvoiceParams defines parameters for VoidCateringInvoice.
+type VoidCateringInvoiceParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCateringQuotesParams defines parameters for ListCateringQuotes.
+type ListCateringQuotesParams struct {
+	// EventId Only this event's quotes.
+	EventId *openapi_types.UUID `form:"eventId,omitempty" json:"eventId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCateringQuoteParams defines parameters for CreateCateringQuote.
+type CreateCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptCateringQuoteParams defines parameters for AcceptCateringQuote.
+type AcceptCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeclineCateringQuoteParams defines parameters for DeclineCateringQuote.
+type DeclineCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareCateringQuoteParams defines parameters for ShareCateringQuote.
+type ShareCateringQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetCensusParams defines parameters for GetCensus.
 type GetCensusParams struct {
 	// SiteId Only this site's patients.
@@ -6515,6 +8869,49 @@ type ListUnmappedCodesParams struct {
 
 // ListUnmappedCodesParamsStatus defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParamsStatus string
+
+// ListCountsParams defines parameters for ListCounts.
+type ListCountsParams struct {
+	// SiteId Only this site's sheets.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only open or closed sheets.
+	Status *CountStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateCountParams defines parameters for CreateCount.
+type CreateCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CloseCountParams defines parameters for CloseCount.
+type CloseCountParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // ListDevicesParams defines parameters for ListDevices.
 type ListDevicesParams struct {
@@ -6752,6 +9149,38 @@ type ShareInspectionParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListInventoryItemsParams defines parameters for ListInventoryItems.
+type ListInventoryItemsParams struct {
+	// Q Only items whose name or SKU contains this text (case-insensitively).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Category Only items of this category (exact, case-insensitively).
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Active Only active (true) or inactive (false) items; both when absent.
+	Active *bool `form:"active,omitempty" json:"active,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateInventoryItemParams defines parameters for CreateInventoryItem.
+type CreateInventoryItemParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateInvitationParams defines parameters for CreateInvitation.
 type CreateInvitationParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -6764,6 +9193,27 @@ type CreateInvitationParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListLotsParams defines parameters for ListLots.
+type ListLotsParams struct {
+	// SiteId Only this site's lots.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// ExpiresBefore Only lots expiring before this date.
+	ExpiresBefore *openapi_types.Date `form:"expiresBefore,omitempty" json:"expiresBefore,omitempty"`
+
+	// IncludeEmpty Also lots with nothing on hand.
+	IncludeEmpty *bool `form:"includeEmpty,omitempty" json:"includeEmpty,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListMediaParams defines parameters for ListMedia.
@@ -6985,6 +9435,157 @@ type CreateSiteParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListStockParams defines parameters for ListStock.
+type ListStockParams struct {
+	// SiteId Only this site's stock.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// BelowPar Only items below their par level at the location's site.
+	BelowPar *bool `form:"belowPar,omitempty" json:"belowPar,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// AdjustStockParams defines parameters for AdjustStock.
+type AdjustStockParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListStockTxnsParams defines parameters for ListStockTxns.
+type ListStockTxnsParams struct {
+	// SiteId Only this site's rows.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// LocationId Only this location.
+	LocationId *openapi_types.UUID `form:"locationId,omitempty" json:"locationId,omitempty"`
+
+	// Kind Only rows of this kind.
+	Kind *TxnKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// From Only rows at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only rows before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListStorageLocationsParams defines parameters for ListStorageLocations.
+type ListStorageLocationsParams struct {
+	// SiteId Only this site's locations.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Active Only active (true) or inactive (false) locations.
+	Active *bool `form:"active,omitempty" json:"active,omitempty"`
+}
+
+// CreateStorageLocationParams defines parameters for CreateStorageLocation.
+type CreateStorageLocationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListSurveysParams defines parameters for ListSurveys.
+type ListSurveysParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSurveyParams defines parameters for CreateSurvey.
+type CreateSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSurveyInvitationsParams defines parameters for CreateSurveyInvitations.
+type CreateSurveyInvitationsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSurveyResultsParams defines parameters for GetSurveyResults.
+type GetSurveyResultsParams struct {
+	// From Submissions at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Submissions before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ShareSurveyParams defines parameters for ShareSurvey.
+type ShareSurveyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateTagParams defines parameters for CreateTag.
 type CreateTagParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -7130,6 +9731,44 @@ type StartWalkthroughRunParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWasteLogsParams defines parameters for ListWasteLogs.
+type ListWasteLogsParams struct {
+	// SiteId Only this site's logs.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// ItemId Only this item.
+	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// Reason Only logs with this reason.
+	Reason *WasteReason `form:"reason,omitempty" json:"reason,omitempty"`
+
+	// From Only logs at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only logs before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWasteLogParams defines parameters for CreateWasteLog.
+type CreateWasteLogParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -7210,8 +9849,36 @@ type TransitionWorkOrderParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// AcceptSharedQuoteParams defines parameters for AcceptSharedQuote.
+type AcceptSharedQuoteParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateSupportInquiryParams defines parameters for CreateSupportInquiry.
 type CreateSupportInquiryParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SubmitPublicSurveyParams defines parameters for SubmitPublicSurvey.
+type SubmitPublicSurveyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -7260,6 +9927,33 @@ type CreateAlertWorkOrderJSONRequestBody = AlertWorkOrderRequest
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
+// CreateCateringClientJSONRequestBody defines body for CreateCateringClient for application/json ContentType.
+type CreateCateringClientJSONRequestBody = CateringClientRequest
+
+// UpdateCateringClientJSONRequestBody defines body for UpdateCateringClient for application/json ContentType.
+type UpdateCateringClientJSONRequestBody = CateringClientRequest
+
+// CreateCateringEventJSONRequestBody defines body for CreateCateringEvent for application/json ContentType.
+type CreateCateringEventJSONRequestBody = CateringEventRequest
+
+// UpdateCateringEventJSONRequestBody defines body for UpdateCateringEvent for application/json ContentType.
+type UpdateCateringEventJSONRequestBody = CateringEventRequest
+
+// CreateCateringInvoiceJSONRequestBody defines body for CreateCateringInvoice for application/json ContentType.
+type CreateCateringInvoiceJSONRequestBody = InvoiceRequest
+
+// RecordCateringPaymentJSONRequestBody defines body for RecordCateringPayment for application/json ContentType.
+type RecordCateringPaymentJSONRequestBody = PaymentRequest
+
+// CreateCateringQuoteJSONRequestBody defines body for CreateCateringQuote for application/json ContentType.
+type CreateCateringQuoteJSONRequestBody = QuoteRequest
+
+// UpdateCateringQuoteJSONRequestBody defines body for UpdateCateringQuote for application/json ContentType.
+type UpdateCateringQuoteJSONRequestBody = QuoteRequest
+
+// AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
+type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
+
 // CreateCertificationJSONRequestBody defines body for CreateCertification for application/json ContentType.
 type CreateCertificationJSONRequestBody = CertificationRequest
 
@@ -7268,6 +9962,12 @@ type UpdateCertificationJSONRequestBody = CertificationRequest
 
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
+
+// CreateCountJSONRequestBody defines body for CreateCount for application/json ContentType.
+type CreateCountJSONRequestBody = CreateCountRequest
+
+// SetCountLinesJSONRequestBody defines body for SetCountLines for application/json ContentType.
+type SetCountLinesJSONRequestBody = SetCountLinesRequest
 
 // CreateDeviceJSONRequestBody defines body for CreateDevice for application/json ContentType.
 type CreateDeviceJSONRequestBody = CreateDeviceRequest
@@ -7307,6 +10007,12 @@ type CreateInspectionJSONRequestBody = CreateInspectionRequest
 
 // SetInspectionResponsesJSONRequestBody defines body for SetInspectionResponses for application/json ContentType.
 type SetInspectionResponsesJSONRequestBody = InspectionResponsesRequest
+
+// CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
+type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
+
+// UpdateInventoryItemJSONRequestBody defines body for UpdateInventoryItem for application/json ContentType.
+type UpdateInventoryItemJSONRequestBody = UpdateInventoryItemRequest
 
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
@@ -7353,6 +10059,27 @@ type CreateSiteJSONRequestBody = CreateSiteRequest
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = UpdateSiteRequest
 
+// AdjustStockJSONRequestBody defines body for AdjustStock for application/json ContentType.
+type AdjustStockJSONRequestBody = StockAdjustRequest
+
+// CreateStorageLocationJSONRequestBody defines body for CreateStorageLocation for application/json ContentType.
+type CreateStorageLocationJSONRequestBody = CreateStorageLocationRequest
+
+// UpdateStorageLocationJSONRequestBody defines body for UpdateStorageLocation for application/json ContentType.
+type UpdateStorageLocationJSONRequestBody = UpdateStorageLocationRequest
+
+// UpdateSupplySettingsJSONRequestBody defines body for UpdateSupplySettings for application/json ContentType.
+type UpdateSupplySettingsJSONRequestBody = SupplySettings
+
+// CreateSurveyJSONRequestBody defines body for CreateSurvey for application/json ContentType.
+type CreateSurveyJSONRequestBody = SurveyRequest
+
+// UpdateSurveyJSONRequestBody defines body for UpdateSurvey for application/json ContentType.
+type UpdateSurveyJSONRequestBody = SurveyRequest
+
+// CreateSurveyInvitationsJSONRequestBody defines body for CreateSurveyInvitations for application/json ContentType.
+type CreateSurveyInvitationsJSONRequestBody = InvitationsRequest
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = CreateTagRequest
 
@@ -7380,6 +10107,9 @@ type CreateWalkthroughJSONRequestBody = WalkthroughRequest
 // StartWalkthroughRunJSONRequestBody defines body for StartWalkthroughRun for application/json ContentType.
 type StartWalkthroughRunJSONRequestBody = StartWalkthroughRunRequest
 
+// CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
+type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
+
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
@@ -7392,8 +10122,14 @@ type CreateWorkOrderJSONRequestBody = CreateWorkOrderRequest
 // TransitionWorkOrderJSONRequestBody defines body for TransitionWorkOrder for application/json ContentType.
 type TransitionWorkOrderJSONRequestBody = WorkOrderTransitionRequest
 
+// AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
+type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
+
 // CreateSupportInquiryJSONRequestBody defines body for CreateSupportInquiry for application/json ContentType.
 type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
+
+// SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
+type SubmitPublicSurveyJSONRequestBody = SurveySubmission
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -8224,6 +10960,66 @@ type ServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx echo.Context, orgId OrgId, params ListAuditLogParams) error
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
@@ -8245,6 +11041,21 @@ type ServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx echo.Context, orgId OrgId, code string) error
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx echo.Context, orgId OrgId, id Id) error
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx echo.Context, orgId OrgId, id Id) error
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx echo.Context, orgId OrgId, params ListDevicesParams) error
@@ -8347,6 +11158,18 @@ type ServerInterface interface {
 	// ShareInspection Share the inspection report
 	// (POST /orgs/{orgId}/inspections/{id}/share)
 	ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error
+	// ListInventoryItems List inventory items
+	// (GET /orgs/{orgId}/inventory-items)
+	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
+	// CreateInventoryItem Create an inventory item
+	// (POST /orgs/{orgId}/inventory-items)
+	CreateInventoryItem(ctx echo.Context, orgId OrgId, params CreateInventoryItemParams) error
+	// GetInventoryItem Read an inventory item
+	// (GET /orgs/{orgId}/inventory-items/{id})
+	GetInventoryItem(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateInventoryItem Update an inventory item
+	// (PUT /orgs/{orgId}/inventory-items/{id})
+	UpdateInventoryItem(ctx echo.Context, orgId OrgId, id Id) error
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx echo.Context, orgId OrgId) error
@@ -8356,6 +11179,9 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx echo.Context, orgId OrgId, params ListMediaParams) error
@@ -8464,6 +11290,54 @@ type ServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId) error
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error
+	// ListStorageLocations List storage locations
+	// (GET /orgs/{orgId}/storage-locations)
+	ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error
+	// CreateStorageLocation Create a storage location
+	// (POST /orgs/{orgId}/storage-locations)
+	CreateStorageLocation(ctx echo.Context, orgId OrgId, params CreateStorageLocationParams) error
+	// GetStorageLocation Read a storage location
+	// (GET /orgs/{orgId}/storage-locations/{id})
+	GetStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateStorageLocation Update a storage location
+	// (PUT /orgs/{orgId}/storage-locations/{id})
+	UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx echo.Context, orgId OrgId) error
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx echo.Context, orgId OrgId) error
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx echo.Context, orgId OrgId) error
@@ -8521,6 +11395,15 @@ type ServerInterface interface {
 	// StartWalkthroughRun Start a walkthrough
 	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
 	StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx echo.Context, orgId OrgId) error
@@ -8551,12 +11434,27 @@ type ServerInterface interface {
 	// TransitionWorkOrder Move a work order
 	// (POST /orgs/{orgId}/work-orders/{id}/status)
 	TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
 	// GetSharedInspection Shared inspection report
 	// (GET /share/insp/{token})
 	GetSharedInspection(ctx echo.Context, token string) error
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx echo.Context, params CreateSupportInquiryParams) error
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx echo.Context, token CapabilityToken) error
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -9326,6 +12224,700 @@ func (w *ServerInterfaceWrapper) ListAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ListCateringClients converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringClients(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringClientsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringClients(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringClientParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringClient(ctx, orgId, params)
+	return err
+}
+
+// UpdateCateringClient converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringClient(ctx, orgId, id)
+	return err
+}
+
+// ListCateringEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringEvents(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringEvent(ctx, orgId, params)
+	return err
+}
+
+// GetCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringEvent(ctx, orgId, id)
+	return err
+}
+
+// ListCateringInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringInvoicesParams
+	// ------------- Optional query parameter "quoteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "quoteId", ctx.QueryParams(), &params.QuoteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter quoteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringInvoices(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringInvoice(ctx, orgId, params)
+	return err
+}
+
+// GetCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringInvoice(ctx, orgId, id)
+	return err
+}
+
+// RecordCateringPayment converts echo context to params.
+func (w *ServerInterfaceWrapper) RecordCateringPayment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RecordCateringPaymentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RecordCateringPayment(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// VoidCateringInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) VoidCateringInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VoidCateringInvoiceParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VoidCateringInvoice(ctx, orgId, id, params)
+	return err
+}
+
+// ListCateringQuotes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCateringQuotes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCateringQuotesParams
+	// ------------- Optional query parameter "eventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "eventId", ctx.QueryParams(), &params.EventId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter eventId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCateringQuotes(ctx, orgId, params)
+	return err
+}
+
+// CreateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCateringQuote(ctx, orgId, params)
+	return err
+}
+
+// GetCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// UpdateCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCateringQuote(ctx, orgId, id)
+	return err
+}
+
+// AcceptCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// DeclineCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) DeclineCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeclineCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeclineCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
+// ShareCateringQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareCateringQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareCateringQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareCateringQuote(ctx, orgId, id, params)
+	return err
+}
+
 // GetCensus converts echo context to params.
 func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 	var err error
@@ -9562,6 +13154,180 @@ func (w *ServerInterfaceWrapper) MapUnmappedCode(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.MapUnmappedCode(ctx, orgId, code)
+	return err
+}
+
+// ListCounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCountsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCounts(ctx, orgId, params)
+	return err
+}
+
+// CreateCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCount(ctx, orgId, params)
+	return err
+}
+
+// GetCount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCount(ctx, orgId, id)
+	return err
+}
+
+// CloseCount converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseCount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseCountParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseCount(ctx, orgId, id, params)
+	return err
+}
+
+// SetCountLines converts echo context to params.
+func (w *ServerInterfaceWrapper) SetCountLines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetCountLines(ctx, orgId, id)
 	return err
 }
 
@@ -10622,6 +14388,143 @@ func (w *ServerInterfaceWrapper) ShareInspection(ctx echo.Context) error {
 	return err
 }
 
+// ListInventoryItems converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInventoryItems(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInventoryItemsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInventoryItems(ctx, orgId, params)
+	return err
+}
+
+// CreateInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInventoryItemParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInventoryItem(ctx, orgId, params)
+	return err
+}
+
+// GetInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInventoryItem(ctx, orgId, id)
+	return err
+}
+
+// UpdateInventoryItem converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInventoryItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInventoryItem(ctx, orgId, id)
+	return err
+}
+
 // ListInvitations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
 	var err error
@@ -10695,6 +14598,66 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RevokeInvitation(ctx, orgId, id)
+	return err
+}
+
+// ListLots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListLots(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListLotsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "expiresBefore" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expiresBefore", ctx.QueryParams(), &params.ExpiresBefore, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expiresBefore: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeEmpty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeEmpty", ctx.QueryParams(), &params.IncludeEmpty, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeEmpty: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListLots(ctx, orgId, params)
 	return err
 }
 
@@ -11784,6 +15747,582 @@ func (w *ServerInterfaceWrapper) UpdateSite(ctx echo.Context) error {
 	return err
 }
 
+// ListStock converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "belowPar" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "belowPar", ctx.QueryParams(), &params.BelowPar, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter belowPar: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStock(ctx, orgId, params)
+	return err
+}
+
+// AdjustStock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdjustStock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AdjustStockParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdjustStock(ctx, orgId, params)
+	return err
+}
+
+// ListStockTxns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStockTxns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStockTxnsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "locationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locationId", ctx.QueryParams(), &params.LocationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStockTxns(ctx, orgId, params)
+	return err
+}
+
+// ListStorageLocations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListStorageLocations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListStorageLocationsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListStorageLocations(ctx, orgId, params)
+	return err
+}
+
+// CreateStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateStorageLocationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateStorageLocation(ctx, orgId, params)
+	return err
+}
+
+// GetStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStorageLocation(ctx, orgId, id)
+	return err
+}
+
+// UpdateStorageLocation converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateStorageLocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateStorageLocation(ctx, orgId, id)
+	return err
+}
+
+// GetSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplySettings(ctx, orgId)
+	return err
+}
+
+// UpdateSupplySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSupplySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSupplySettings(ctx, orgId)
+	return err
+}
+
+// ListSurveys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSurveys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSurveysParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSurveys(ctx, orgId, params)
+	return err
+}
+
+// CreateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurvey(ctx, orgId, params)
+	return err
+}
+
+// GetSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurvey(ctx, orgId, id)
+	return err
+}
+
+// UpdateSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSurvey(ctx, orgId, id)
+	return err
+}
+
+// CreateSurveyInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSurveyInvitations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSurveyInvitationsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSurveyInvitations(ctx, orgId, id, params)
+	return err
+}
+
+// GetSurveyResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSurveyResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSurveyResultsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSurveyResults(ctx, orgId, id, params)
+	return err
+}
+
+// ShareSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareSurvey(ctx, orgId, id, params)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -12440,6 +16979,133 @@ func (w *ServerInterfaceWrapper) StartWalkthroughRun(ctx echo.Context) error {
 	return err
 }
 
+// ListWasteLogs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWasteLogsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "itemId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "reason" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reason", ctx.QueryParams(), &params.Reason, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reason: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWasteLogs(ctx, orgId, params)
+	return err
+}
+
+// CreateWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWasteLogParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWasteLog(ctx, orgId, params)
+	return err
+}
+
+// GetWasteLog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWasteLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWasteLog(ctx, orgId, id)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -12774,6 +17440,22 @@ func (w *ServerInterfaceWrapper) TransitionWorkOrder(ctx echo.Context) error {
 	return err
 }
 
+// GetSharedInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
 // GetSharedInspection converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSharedInspection(ctx echo.Context) error {
 	var err error
@@ -12787,6 +17469,58 @@ func (w *ServerInterfaceWrapper) GetSharedInspection(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSharedInspection(ctx, token)
+	return err
+}
+
+// GetSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedQuote(ctx, token)
+	return err
+}
+
+// AcceptSharedQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptSharedQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptSharedQuoteParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptSharedQuote(ctx, token, params)
 	return err
 }
 
@@ -12816,6 +17550,58 @@ func (w *ServerInterfaceWrapper) CreateSupportInquiry(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateSupportInquiry(ctx, params)
+	return err
+}
+
+// GetPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPublicSurvey(ctx, token)
+	return err
+}
+
+// SubmitPublicSurvey converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPublicSurvey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token CapabilityToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitPublicSurveyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPublicSurvey(ctx, token, params)
 	return err
 }
 
@@ -12930,6 +17716,60 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.CreateSignoff, options.OperationMiddlewares["createSignoff"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs/:id", wrapper.GetSignoff, options.OperationMiddlewares["getSignoff"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/signoffs/:id/decision", wrapper.DecideSignoff, options.OperationMiddlewares["decideSignoff"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inventory-items", wrapper.ListInventoryItems, options.OperationMiddlewares["listInventoryItems"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inventory-items", wrapper.CreateInventoryItem, options.OperationMiddlewares["createInventoryItem"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inventory-items/:id", wrapper.GetInventoryItem, options.OperationMiddlewares["getInventoryItem"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inventory-items/:id", wrapper.UpdateInventoryItem, options.OperationMiddlewares["updateInventoryItem"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.ListStorageLocations, options.OperationMiddlewares["listStorageLocations"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock", wrapper.ListStock, options.OperationMiddlewares["listStock"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/stock/adjust", wrapper.AdjustStock, options.OperationMiddlewares["adjustStock"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/stock/txns", wrapper.ListStockTxns, options.OperationMiddlewares["listStockTxns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/lots", wrapper.ListLots, options.OperationMiddlewares["listLots"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts", wrapper.ListCounts, options.OperationMiddlewares["listCounts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts", wrapper.CreateCount, options.OperationMiddlewares["createCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/counts/:id", wrapper.GetCount, options.OperationMiddlewares["getCount"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/counts/:id/lines", wrapper.SetCountLines, options.OperationMiddlewares["setCountLines"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/counts/:id/close", wrapper.CloseCount, options.OperationMiddlewares["closeCount"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.ListWasteLogs, options.OperationMiddlewares["listWasteLogs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/waste-logs", wrapper.CreateWasteLog, options.OperationMiddlewares["createWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.ListCateringEvents, options.OperationMiddlewares["listCateringEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/events", wrapper.CreateCateringEvent, options.OperationMiddlewares["createCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.GetCateringEvent, options.OperationMiddlewares["getCateringEvent"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/events/:id", wrapper.UpdateCateringEvent, options.OperationMiddlewares["updateCateringEvent"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.ListCateringQuotes, options.OperationMiddlewares["listCateringQuotes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes", wrapper.CreateCateringQuote, options.OperationMiddlewares["createCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.GetCateringQuote, options.OperationMiddlewares["getCateringQuote"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/catering/quotes/:id", wrapper.UpdateCateringQuote, options.OperationMiddlewares["updateCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/share", wrapper.ShareCateringQuote, options.OperationMiddlewares["shareCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/accept", wrapper.AcceptCateringQuote, options.OperationMiddlewares["acceptCateringQuote"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/quotes/:id/decline", wrapper.DeclineCateringQuote, options.OperationMiddlewares["declineCateringQuote"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.ListCateringInvoices, options.OperationMiddlewares["listCateringInvoices"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices", wrapper.CreateCateringInvoice, options.OperationMiddlewares["createCateringInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/catering/invoices/:id", wrapper.GetCateringInvoice, options.OperationMiddlewares["getCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/payments", wrapper.RecordCateringPayment, options.OperationMiddlewares["recordCateringPayment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/void", wrapper.VoidCateringInvoice, options.OperationMiddlewares["voidCateringInvoice"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/catering/invoices/:id/share", wrapper.ShareCateringInvoice, options.OperationMiddlewares["shareCateringInvoice"]...)
+	router.GET(options.BaseURL+"/share/q/:token", wrapper.GetSharedQuote, options.OperationMiddlewares["getSharedQuote"]...)
+	router.POST(options.BaseURL+"/share/q/:token/accept", wrapper.AcceptSharedQuote, options.OperationMiddlewares["acceptSharedQuote"]...)
+	router.GET(options.BaseURL+"/share/i/:token", wrapper.GetSharedInvoice, options.OperationMiddlewares["getSharedInvoice"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys", wrapper.ListSurveys, options.OperationMiddlewares["listSurveys"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys", wrapper.CreateSurvey, options.OperationMiddlewares["createSurvey"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.GetSurvey, options.OperationMiddlewares["getSurvey"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/surveys/:id", wrapper.UpdateSurvey, options.OperationMiddlewares["updateSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/share", wrapper.ShareSurvey, options.OperationMiddlewares["shareSurvey"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/surveys/:id/invitations", wrapper.CreateSurveyInvitations, options.OperationMiddlewares["createSurveyInvitations"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/surveys/:id/results", wrapper.GetSurveyResults, options.OperationMiddlewares["getSurveyResults"]...)
+	router.GET(options.BaseURL+"/survey/:token", wrapper.GetPublicSurvey, options.OperationMiddlewares["getPublicSurvey"]...)
+	router.POST(options.BaseURL+"/survey/:token/submit", wrapper.SubmitPublicSurvey, options.OperationMiddlewares["submitPublicSurvey"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/tasks/:id", wrapper.GetTask, options.OperationMiddlewares["getTask"]...)
@@ -13013,6 +17853,8 @@ type ConflictJSONResponse Error
 type DeviceLimitJSONResponse PlanError
 
 type ForbiddenJSONResponse Error
+
+type GoneJSONResponse Error
 
 type IdempotencyConflictJSONResponse Error
 
@@ -16608,6 +21450,3003 @@ func (response ListAuditLog503JSONResponse) VisitListAuditLogResponse(w http.Res
 	return err
 }
 
+type ListCateringClientsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringClientsParams
+}
+
+type ListCateringClientsResponseObject interface {
+	VisitListCateringClientsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringClients200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringClients200JSONResponse struct {
+	Body    []CateringClient
+	Headers ListCateringClients200ResponseHeaders
+}
+
+func (response ListCateringClients200JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringClients400JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringClients401JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringClients403JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringClients404JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringClients406JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringClients503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringClients503JSONResponse) VisitListCateringClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClientRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringClientParams
+	Body   *CreateCateringClientJSONRequestBody
+}
+
+type CreateCateringClientResponseObject interface {
+	VisitCreateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringClient201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringClient201JSONResponse struct {
+	Body    CateringClient
+	Headers CreateCateringClient201ResponseHeaders
+}
+
+func (response CreateCateringClient201JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringClient400JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringClient401JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringClient403JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringClient404JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringClient406JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringClient409JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringClient413JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringClient415JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringClient422JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringClient503JSONResponse) VisitCreateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClientRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringClientJSONRequestBody
+}
+
+type UpdateCateringClientResponseObject interface {
+	VisitUpdateCateringClientResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringClient200JSONResponse CateringClient
+
+func (response UpdateCateringClient200JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringClient400JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringClient401JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringClient403JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringClient404JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringClient406JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringClient409JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringClient413JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringClient415JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringClient503JSONResponse) VisitUpdateCateringClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEventsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringEventsParams
+}
+
+type ListCateringEventsResponseObject interface {
+	VisitListCateringEventsResponse(w http.ResponseWriter) error
+}
+
+type ListCateringEvents200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringEvents200JSONResponse struct {
+	Body    []CateringEvent
+	Headers ListCateringEvents200ResponseHeaders
+}
+
+func (response ListCateringEvents200JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringEvents400JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringEvents401JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringEvents403JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringEvents404JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringEvents406JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringEvents503JSONResponse) VisitListCateringEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringEventParams
+	Body   *CreateCateringEventJSONRequestBody
+}
+
+type CreateCateringEventResponseObject interface {
+	VisitCreateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringEvent201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringEvent201JSONResponse struct {
+	Body    CateringEvent
+	Headers CreateCateringEvent201ResponseHeaders
+}
+
+func (response CreateCateringEvent201JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringEvent400JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringEvent401JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringEvent403JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringEvent404JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringEvent406JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringEvent409JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringEvent413JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringEvent415JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringEvent422JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringEvent503JSONResponse) VisitCreateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringEventResponseObject interface {
+	VisitGetCateringEventResponse(w http.ResponseWriter) error
+}
+
+type GetCateringEvent200JSONResponse CateringEvent
+
+func (response GetCateringEvent200JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringEvent400JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringEvent401JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringEvent403JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringEvent404JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringEvent406JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringEvent503JSONResponse) VisitGetCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEventRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringEventJSONRequestBody
+}
+
+type UpdateCateringEventResponseObject interface {
+	VisitUpdateCateringEventResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringEvent200JSONResponse CateringEvent
+
+func (response UpdateCateringEvent200JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringEvent400JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringEvent401JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringEvent403JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringEvent404JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringEvent406JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringEvent409JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringEvent413JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringEvent415JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringEvent503JSONResponse) VisitUpdateCateringEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoicesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringInvoicesParams
+}
+
+type ListCateringInvoicesResponseObject interface {
+	VisitListCateringInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringInvoices200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringInvoices200JSONResponse struct {
+	Body    []Invoice
+	Headers ListCateringInvoices200ResponseHeaders
+}
+
+func (response ListCateringInvoices200JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringInvoices400JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringInvoices401JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringInvoices403JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringInvoices404JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringInvoices406JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringInvoices503JSONResponse) VisitListCateringInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringInvoiceParams
+	Body   *CreateCateringInvoiceJSONRequestBody
+}
+
+type CreateCateringInvoiceResponseObject interface {
+	VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringInvoice201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringInvoice201JSONResponse struct {
+	Body    Invoice
+	Headers CreateCateringInvoice201ResponseHeaders
+}
+
+func (response CreateCateringInvoice201JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringInvoice400JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringInvoice401JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringInvoice403JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringInvoice404JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringInvoice406JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringInvoice409JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringInvoice413JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringInvoice415JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringInvoice422JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringInvoice503JSONResponse) VisitCreateCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoiceRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringInvoiceResponseObject interface {
+	VisitGetCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetCateringInvoice200JSONResponse Invoice
+
+func (response GetCateringInvoice200JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringInvoice400JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringInvoice401JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringInvoice403JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringInvoice404JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringInvoice406JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringInvoice503JSONResponse) VisitGetCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPaymentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params RecordCateringPaymentParams
+	Body   *RecordCateringPaymentJSONRequestBody
+}
+
+type RecordCateringPaymentResponseObject interface {
+	VisitRecordCateringPaymentResponse(w http.ResponseWriter) error
+}
+
+type RecordCateringPayment201ResponseHeaders struct {
+	Location *string
+}
+
+type RecordCateringPayment201JSONResponse struct {
+	Body    Invoice
+	Headers RecordCateringPayment201ResponseHeaders
+}
+
+func (response RecordCateringPayment201JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RecordCateringPayment400JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RecordCateringPayment401JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RecordCateringPayment403JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RecordCateringPayment404JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response RecordCateringPayment406JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response RecordCateringPayment409JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RecordCateringPayment413JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RecordCateringPayment415JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response RecordCateringPayment422JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordCateringPayment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RecordCateringPayment503JSONResponse) VisitRecordCateringPaymentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringInvoiceParams
+}
+
+type ShareCateringInvoiceResponseObject interface {
+	VisitShareCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringInvoice200JSONResponse ShareLink
+
+func (response ShareCateringInvoice200JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringInvoice400JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringInvoice401JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringInvoice403JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringInvoice404JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringInvoice406JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringInvoice409JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringInvoice422JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringInvoice503JSONResponse) VisitShareCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoiceRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params VoidCateringInvoiceParams
+}
+
+type VoidCateringInvoiceResponseObject interface {
+	VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error
+}
+
+type VoidCateringInvoice200JSONResponse Invoice
+
+func (response VoidCateringInvoice200JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response VoidCateringInvoice400JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VoidCateringInvoice401JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response VoidCateringInvoice403JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VoidCateringInvoice404JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response VoidCateringInvoice406JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response VoidCateringInvoice409JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response VoidCateringInvoice422JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VoidCateringInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response VoidCateringInvoice503JSONResponse) VisitVoidCateringInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCateringQuotesParams
+}
+
+type ListCateringQuotesResponseObject interface {
+	VisitListCateringQuotesResponse(w http.ResponseWriter) error
+}
+
+type ListCateringQuotes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCateringQuotes200JSONResponse struct {
+	Body    []Quote
+	Headers ListCateringQuotes200ResponseHeaders
+}
+
+func (response ListCateringQuotes200JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCateringQuotes400JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCateringQuotes401JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCateringQuotes403JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCateringQuotes404JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCateringQuotes406JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCateringQuotes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCateringQuotes503JSONResponse) VisitListCateringQuotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCateringQuoteParams
+	Body   *CreateCateringQuoteJSONRequestBody
+}
+
+type CreateCateringQuoteResponseObject interface {
+	VisitCreateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type CreateCateringQuote201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCateringQuote201JSONResponse struct {
+	Body    Quote
+	Headers CreateCateringQuote201ResponseHeaders
+}
+
+func (response CreateCateringQuote201JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCateringQuote400JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCateringQuote401JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCateringQuote403JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCateringQuote404JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCateringQuote406JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCateringQuote409JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCateringQuote413JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCateringQuote415JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCateringQuote422JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCateringQuote503JSONResponse) VisitCreateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCateringQuoteResponseObject interface {
+	VisitGetCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetCateringQuote200JSONResponse Quote
+
+func (response GetCateringQuote200JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCateringQuote400JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCateringQuote401JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCateringQuote403JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCateringQuote404JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCateringQuote406JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCateringQuote503JSONResponse) VisitGetCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuoteRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCateringQuoteJSONRequestBody
+}
+
+type UpdateCateringQuoteResponseObject interface {
+	VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type UpdateCateringQuote200JSONResponse Quote
+
+func (response UpdateCateringQuote200JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCateringQuote400JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCateringQuote401JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCateringQuote403JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCateringQuote404JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCateringQuote406JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCateringQuote409JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCateringQuote413JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCateringQuote415JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCateringQuote503JSONResponse) VisitUpdateCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcceptCateringQuoteParams
+	Body   *AcceptCateringQuoteJSONRequestBody
+}
+
+type AcceptCateringQuoteResponseObject interface {
+	VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptCateringQuote200JSONResponse Quote
+
+func (response AcceptCateringQuote200JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptCateringQuote400JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcceptCateringQuote401JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcceptCateringQuote403JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptCateringQuote404JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptCateringQuote406JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptCateringQuote409JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptCateringQuote413JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptCateringQuote415JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptCateringQuote422JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptCateringQuote503JSONResponse) VisitAcceptCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params DeclineCateringQuoteParams
+}
+
+type DeclineCateringQuoteResponseObject interface {
+	VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type DeclineCateringQuote200JSONResponse Quote
+
+func (response DeclineCateringQuote200JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeclineCateringQuote400JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeclineCateringQuote401JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeclineCateringQuote403JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeclineCateringQuote404JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeclineCateringQuote406JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeclineCateringQuote409JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response DeclineCateringQuote422JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeclineCateringQuote503JSONResponse) VisitDeclineCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuoteRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareCateringQuoteParams
+}
+
+type ShareCateringQuoteResponseObject interface {
+	VisitShareCateringQuoteResponse(w http.ResponseWriter) error
+}
+
+type ShareCateringQuote200JSONResponse ShareLink
+
+func (response ShareCateringQuote200JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareCateringQuote400JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareCateringQuote401JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareCateringQuote403JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareCateringQuote404JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareCateringQuote406JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareCateringQuote409JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareCateringQuote422JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareCateringQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareCateringQuote503JSONResponse) VisitShareCateringQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCensusRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params GetCensusParams
@@ -17584,6 +25423,728 @@ func (response MapUnmappedCode415JSONResponse) VisitMapUnmappedCodeResponse(w ht
 type MapUnmappedCode503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response MapUnmappedCode503JSONResponse) VisitMapUnmappedCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCountsParams
+}
+
+type ListCountsResponseObject interface {
+	VisitListCountsResponse(w http.ResponseWriter) error
+}
+
+type ListCounts200ResponseHeaders struct {
+	Link *string
+}
+
+type ListCounts200JSONResponse struct {
+	Body    []CountSheet
+	Headers ListCounts200ResponseHeaders
+}
+
+func (response ListCounts200JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCounts400JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCounts401JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCounts403JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCounts404JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCounts406JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCounts503JSONResponse) VisitListCountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCountParams
+	Body   *CreateCountJSONRequestBody
+}
+
+type CreateCountResponseObject interface {
+	VisitCreateCountResponse(w http.ResponseWriter) error
+}
+
+type CreateCount201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCount201JSONResponse struct {
+	Body    CountSheet
+	Headers CreateCount201ResponseHeaders
+}
+
+func (response CreateCount201JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCount400JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCount401JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCount403JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCount404JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCount406JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCount409JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCount413JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCount415JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCount422JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCount503JSONResponse) VisitCreateCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCountResponseObject interface {
+	VisitGetCountResponse(w http.ResponseWriter) error
+}
+
+type GetCount200JSONResponse CountSheet
+
+func (response GetCount200JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCount400JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCount401JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCount403JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCount404JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCount406JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCount503JSONResponse) VisitGetCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCountRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CloseCountParams
+}
+
+type CloseCountResponseObject interface {
+	VisitCloseCountResponse(w http.ResponseWriter) error
+}
+
+type CloseCount200JSONResponse CountCloseResult
+
+func (response CloseCount200JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseCount400JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseCount401JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseCount403JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseCount404JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CloseCount406JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount409JSONResponse StockConflictError
+
+func (response CloseCount409JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CloseCount422JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseCount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseCount503JSONResponse) VisitCloseCountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLinesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetCountLinesJSONRequestBody
+}
+
+type SetCountLinesResponseObject interface {
+	VisitSetCountLinesResponse(w http.ResponseWriter) error
+}
+
+type SetCountLines200JSONResponse CountSheet
+
+func (response SetCountLines200JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetCountLines400JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetCountLines401JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetCountLines403JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetCountLines404JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetCountLines406JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetCountLines409JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetCountLines413JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetCountLines415JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCountLines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetCountLines503JSONResponse) VisitSetCountLinesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -22152,7 +30713,7 @@ type ShareInspectionResponseObject interface {
 	VisitShareInspectionResponse(w http.ResponseWriter) error
 }
 
-type ShareInspection200JSONResponse ShareLink
+type ShareInspection200JSONResponse ShareLink2
 
 func (response ShareInspection200JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
 
@@ -22274,6 +30835,584 @@ func (response ShareInspection422JSONResponse) VisitShareInspectionResponse(w ht
 type ShareInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ShareInspection503JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItemsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListInventoryItemsParams
+}
+
+type ListInventoryItemsResponseObject interface {
+	VisitListInventoryItemsResponse(w http.ResponseWriter) error
+}
+
+type ListInventoryItems200ResponseHeaders struct {
+	Link *string
+}
+
+type ListInventoryItems200JSONResponse struct {
+	Body    []InventoryItem
+	Headers ListInventoryItems200ResponseHeaders
+}
+
+func (response ListInventoryItems200JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInventoryItems400JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInventoryItems401JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInventoryItems403JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInventoryItems404JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInventoryItems406JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInventoryItems503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInventoryItems503JSONResponse) VisitListInventoryItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItemRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInventoryItemParams
+	Body   *CreateInventoryItemJSONRequestBody
+}
+
+type CreateInventoryItemResponseObject interface {
+	VisitCreateInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type CreateInventoryItem201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInventoryItem201JSONResponse struct {
+	Body    InventoryItem
+	Headers CreateInventoryItem201ResponseHeaders
+}
+
+func (response CreateInventoryItem201JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInventoryItem400JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInventoryItem401JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInventoryItem403JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInventoryItem404JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInventoryItem406JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateInventoryItem409JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInventoryItem413JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInventoryItem415JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInventoryItem422JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInventoryItem503JSONResponse) VisitCreateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItemRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInventoryItemResponseObject interface {
+	VisitGetInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type GetInventoryItem200JSONResponse InventoryItem
+
+func (response GetInventoryItem200JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInventoryItem400JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInventoryItem401JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInventoryItem403JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInventoryItem404JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInventoryItem406JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInventoryItem503JSONResponse) VisitGetInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItemRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateInventoryItemJSONRequestBody
+}
+
+type UpdateInventoryItemResponseObject interface {
+	VisitUpdateInventoryItemResponse(w http.ResponseWriter) error
+}
+
+type UpdateInventoryItem200JSONResponse InventoryItem
+
+func (response UpdateInventoryItem200JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInventoryItem400JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInventoryItem401JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInventoryItem403JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInventoryItem404JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateInventoryItem406JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInventoryItem409JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateInventoryItem413JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInventoryItem415JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInventoryItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInventoryItem503JSONResponse) VisitUpdateInventoryItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -22676,6 +31815,129 @@ func (response RevokeInvitation406JSONResponse) VisitRevokeInvitationResponse(w 
 type RevokeInvitation503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLotsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListLotsParams
+}
+
+type ListLotsResponseObject interface {
+	VisitListLotsResponse(w http.ResponseWriter) error
+}
+
+type ListLots200ResponseHeaders struct {
+	Link *string
+}
+
+type ListLots200JSONResponse struct {
+	Body    []Lot
+	Headers ListLots200ResponseHeaders
+}
+
+func (response ListLots200JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListLots400JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListLots401JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListLots403JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListLots404JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListLots406JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLots503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListLots503JSONResponse) VisitListLotsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -27684,6 +36946,2286 @@ func (response UpdateSite503JSONResponse) VisitUpdateSiteResponse(w http.Respons
 	return err
 }
 
+type ListStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockParams
+}
+
+type ListStockResponseObject interface {
+	VisitListStockResponse(w http.ResponseWriter) error
+}
+
+type ListStock200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStock200JSONResponse struct {
+	Body    []StockLevel
+	Headers ListStock200ResponseHeaders
+}
+
+func (response ListStock200JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStock400JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStock401JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStock403JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStock404JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStock406JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStock503JSONResponse) VisitListStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStockRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params AdjustStockParams
+	Body   *AdjustStockJSONRequestBody
+}
+
+type AdjustStockResponseObject interface {
+	VisitAdjustStockResponse(w http.ResponseWriter) error
+}
+
+type AdjustStock200JSONResponse StockAdjustment
+
+func (response AdjustStock200JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AdjustStock400JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AdjustStock401JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AdjustStock403JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AdjustStock404JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AdjustStock406JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock409JSONResponse StockConflictError
+
+func (response AdjustStock409JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AdjustStock413JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AdjustStock415JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AdjustStock422JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdjustStock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AdjustStock503JSONResponse) VisitAdjustStockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxnsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStockTxnsParams
+}
+
+type ListStockTxnsResponseObject interface {
+	VisitListStockTxnsResponse(w http.ResponseWriter) error
+}
+
+type ListStockTxns200ResponseHeaders struct {
+	Link *string
+}
+
+type ListStockTxns200JSONResponse struct {
+	Body    []StockTxn
+	Headers ListStockTxns200ResponseHeaders
+}
+
+func (response ListStockTxns200JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStockTxns400JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStockTxns401JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStockTxns403JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStockTxns404JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStockTxns406JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStockTxns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStockTxns503JSONResponse) VisitListStockTxnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListStorageLocationsParams
+}
+
+type ListStorageLocationsResponseObject interface {
+	VisitListStorageLocationsResponse(w http.ResponseWriter) error
+}
+
+type ListStorageLocations200JSONResponse []StorageLocation
+
+func (response ListStorageLocations200JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListStorageLocations400JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListStorageLocations401JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListStorageLocations403JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListStorageLocations404JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListStorageLocations406JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStorageLocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListStorageLocations503JSONResponse) VisitListStorageLocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocationRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateStorageLocationParams
+	Body   *CreateStorageLocationJSONRequestBody
+}
+
+type CreateStorageLocationResponseObject interface {
+	VisitCreateStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type CreateStorageLocation201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateStorageLocation201JSONResponse struct {
+	Body    StorageLocation
+	Headers CreateStorageLocation201ResponseHeaders
+}
+
+func (response CreateStorageLocation201JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateStorageLocation400JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateStorageLocation401JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateStorageLocation403JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateStorageLocation404JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateStorageLocation406JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateStorageLocation409JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateStorageLocation413JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateStorageLocation415JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateStorageLocation422JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateStorageLocation503JSONResponse) VisitCreateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetStorageLocationResponseObject interface {
+	VisitGetStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type GetStorageLocation200JSONResponse StorageLocation
+
+func (response GetStorageLocation200JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetStorageLocation400JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetStorageLocation401JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetStorageLocation403JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetStorageLocation404JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetStorageLocation406JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetStorageLocation503JSONResponse) VisitGetStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateStorageLocationJSONRequestBody
+}
+
+type UpdateStorageLocationResponseObject interface {
+	VisitUpdateStorageLocationResponse(w http.ResponseWriter) error
+}
+
+type UpdateStorageLocation200JSONResponse StorageLocation
+
+func (response UpdateStorageLocation200JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateStorageLocation400JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateStorageLocation401JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateStorageLocation403JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateStorageLocation404JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateStorageLocation406JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateStorageLocation409JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateStorageLocation413JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateStorageLocation415JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateStorageLocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateStorageLocation503JSONResponse) VisitUpdateStorageLocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetSupplySettingsResponseObject interface {
+	VisitGetSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type GetSupplySettings200JSONResponse SupplySettings
+
+func (response GetSupplySettings200JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplySettings400JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplySettings401JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplySettings403JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplySettings404JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSupplySettings406JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplySettings503JSONResponse) VisitGetSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateSupplySettingsJSONRequestBody
+}
+
+type UpdateSupplySettingsResponseObject interface {
+	VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateSupplySettings200JSONResponse SupplySettings
+
+func (response UpdateSupplySettings200JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSupplySettings400JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSupplySettings401JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSupplySettings403JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSupplySettings404JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSupplySettings406JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSupplySettings413JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSupplySettings415JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSupplySettings503JSONResponse) VisitUpdateSupplySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveysRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSurveysParams
+}
+
+type ListSurveysResponseObject interface {
+	VisitListSurveysResponse(w http.ResponseWriter) error
+}
+
+type ListSurveys200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSurveys200JSONResponse struct {
+	Body    []Survey
+	Headers ListSurveys200ResponseHeaders
+}
+
+func (response ListSurveys200JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSurveys400JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSurveys401JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSurveys403JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSurveys404JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSurveys406JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSurveys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSurveys503JSONResponse) VisitListSurveysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSurveyParams
+	Body   *CreateSurveyJSONRequestBody
+}
+
+type CreateSurveyResponseObject interface {
+	VisitCreateSurveyResponse(w http.ResponseWriter) error
+}
+
+type CreateSurvey201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurvey201JSONResponse struct {
+	Body    Survey
+	Headers CreateSurvey201ResponseHeaders
+}
+
+func (response CreateSurvey201JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurvey400JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurvey401JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurvey403JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurvey404JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurvey406JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurvey409JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurvey413JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurvey415JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurvey422JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurvey503JSONResponse) VisitCreateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSurveyResponseObject interface {
+	VisitGetSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetSurvey200JSONResponse Survey
+
+func (response GetSurvey200JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurvey400JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurvey401JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurvey403JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurvey404JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurvey406JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurvey503JSONResponse) VisitGetSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurveyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSurveyJSONRequestBody
+}
+
+type UpdateSurveyResponseObject interface {
+	VisitUpdateSurveyResponse(w http.ResponseWriter) error
+}
+
+type UpdateSurvey200JSONResponse Survey
+
+func (response UpdateSurvey200JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSurvey400JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSurvey401JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSurvey403JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSurvey404JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSurvey406JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSurvey409JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSurvey413JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSurvey415JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSurvey503JSONResponse) VisitUpdateSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateSurveyInvitationsParams
+	Body   *CreateSurveyInvitationsJSONRequestBody
+}
+
+type CreateSurveyInvitationsResponseObject interface {
+	VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error
+}
+
+type CreateSurveyInvitations201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSurveyInvitations201JSONResponse struct {
+	Body    []SurveyInvitation
+	Headers CreateSurveyInvitations201ResponseHeaders
+}
+
+func (response CreateSurveyInvitations201JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSurveyInvitations400JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSurveyInvitations401JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSurveyInvitations403JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSurveyInvitations404JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSurveyInvitations406JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateSurveyInvitations409JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSurveyInvitations413JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSurveyInvitations415JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSurveyInvitations422JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSurveyInvitations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSurveyInvitations503JSONResponse) VisitCreateSurveyInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResultsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSurveyResultsParams
+}
+
+type GetSurveyResultsResponseObject interface {
+	VisitGetSurveyResultsResponse(w http.ResponseWriter) error
+}
+
+type GetSurveyResults200ResponseHeaders struct {
+	Link *string
+}
+
+type GetSurveyResults200JSONResponse struct {
+	Body    SurveyResults
+	Headers GetSurveyResults200ResponseHeaders
+}
+
+func (response GetSurveyResults200JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSurveyResults400JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSurveyResults401JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSurveyResults403JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSurveyResults404JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSurveyResults406JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSurveyResults503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSurveyResults503JSONResponse) VisitGetSurveyResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurveyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareSurveyParams
+}
+
+type ShareSurveyResponseObject interface {
+	VisitShareSurveyResponse(w http.ResponseWriter) error
+}
+
+type ShareSurvey200JSONResponse ShareLink
+
+func (response ShareSurvey200JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareSurvey400JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareSurvey401JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareSurvey403JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareSurvey404JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareSurvey406JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareSurvey409JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareSurvey422JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareSurvey503JSONResponse) VisitShareSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -30350,6 +41892,426 @@ func (response StartWalkthroughRun503JSONResponse) VisitStartWalkthroughRunRespo
 	return err
 }
 
+type ListWasteLogsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWasteLogsParams
+}
+
+type ListWasteLogsResponseObject interface {
+	VisitListWasteLogsResponse(w http.ResponseWriter) error
+}
+
+type ListWasteLogs200ResponseHeaders struct {
+	Link *string
+}
+
+type ListWasteLogs200JSONResponse struct {
+	Body    []WasteLog
+	Headers ListWasteLogs200ResponseHeaders
+}
+
+func (response ListWasteLogs200JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWasteLogs400JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWasteLogs401JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWasteLogs403JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWasteLogs404JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWasteLogs406JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWasteLogs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWasteLogs503JSONResponse) VisitListWasteLogsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLogRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWasteLogParams
+	Body   *CreateWasteLogJSONRequestBody
+}
+
+type CreateWasteLogResponseObject interface {
+	VisitCreateWasteLogResponse(w http.ResponseWriter) error
+}
+
+type CreateWasteLog201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWasteLog201JSONResponse struct {
+	Body    WasteLog
+	Headers CreateWasteLog201ResponseHeaders
+}
+
+func (response CreateWasteLog201JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWasteLog400JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWasteLog401JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWasteLog403JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWasteLog404JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWasteLog406JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog409JSONResponse StockConflictError
+
+func (response CreateWasteLog409JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWasteLog413JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWasteLog415JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWasteLog422JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWasteLog503JSONResponse) VisitCreateWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLogRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWasteLogResponseObject interface {
+	VisitGetWasteLogResponse(w http.ResponseWriter) error
+}
+
+type GetWasteLog200JSONResponse WasteLog
+
+func (response GetWasteLog200JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWasteLog400JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWasteLog401JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWasteLog403JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWasteLog404JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWasteLog406JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWasteLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWasteLog503JSONResponse) VisitGetWasteLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -31825,6 +43787,124 @@ func (response TransitionWorkOrder503JSONResponse) VisitTransitionWorkOrderRespo
 	return err
 }
 
+type GetSharedInvoiceRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedInvoiceResponseObject interface {
+	VisitGetSharedInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInvoice200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedInvoice200JSONResponse struct {
+	Body    SharedInvoice
+	Headers GetSharedInvoice200ResponseHeaders
+}
+
+func (response GetSharedInvoice200JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInvoice400JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInvoice404JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInvoice406JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSharedInspectionRequestObject struct {
 	Token string `json:"token"`
 }
@@ -31915,6 +43995,306 @@ func (response GetSharedInspection429JSONResponse) VisitGetSharedInspectionRespo
 type GetSharedInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetSharedInspection503JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuoteRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetSharedQuoteResponseObject interface {
+	VisitGetSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type GetSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers GetSharedQuote200ResponseHeaders
+}
+
+func (response GetSharedQuote200JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedQuote400JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedQuote404JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedQuote406JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedQuote429JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedQuote503JSONResponse) VisitGetSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuoteRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params AcceptSharedQuoteParams
+	Body   *AcceptSharedQuoteJSONRequestBody
+}
+
+type AcceptSharedQuoteResponseObject interface {
+	VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error
+}
+
+type AcceptSharedQuote200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type AcceptSharedQuote200JSONResponse struct {
+	Body    SharedQuote
+	Headers AcceptSharedQuote200ResponseHeaders
+}
+
+func (response AcceptSharedQuote200JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptSharedQuote400JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcceptSharedQuote404JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcceptSharedQuote406JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcceptSharedQuote409JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptSharedQuote413JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AcceptSharedQuote415JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcceptSharedQuote422JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AcceptSharedQuote429JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptSharedQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcceptSharedQuote503JSONResponse) VisitAcceptSharedQuoteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -32096,6 +44476,334 @@ func (response CreateSupportInquiry503JSONResponse) VisitCreateSupportInquiryRes
 	return err
 }
 
+type GetPublicSurveyRequestObject struct {
+	Token CapabilityToken `json:"token"`
+}
+
+type GetPublicSurveyResponseObject interface {
+	VisitGetPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type GetPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type GetPublicSurvey200JSONResponse struct {
+	Body    PublicSurvey
+	Headers GetPublicSurvey200ResponseHeaders
+}
+
+func (response GetPublicSurvey200JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPublicSurvey400JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPublicSurvey404JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPublicSurvey406JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetPublicSurvey410JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPublicSurvey429JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPublicSurvey503JSONResponse) VisitGetPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurveyRequestObject struct {
+	Token  CapabilityToken `json:"token"`
+	Params SubmitPublicSurveyParams
+	Body   *SubmitPublicSurveyJSONRequestBody
+}
+
+type SubmitPublicSurveyResponseObject interface {
+	VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error
+}
+
+type SubmitPublicSurvey200ResponseHeaders struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+type SubmitPublicSurvey200JSONResponse struct {
+	Body    SurveyReceipt
+	Headers SubmitPublicSurvey200ResponseHeaders
+}
+
+func (response SubmitPublicSurvey200JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitPublicSurvey400JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitPublicSurvey404JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitPublicSurvey406JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitPublicSurvey409JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey410JSONResponse struct{ GoneJSONResponse }
+
+func (response SubmitPublicSurvey410JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SubmitPublicSurvey413JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SubmitPublicSurvey415JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitPublicSurvey422JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SubmitPublicSurvey429JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPublicSurvey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitPublicSurvey503JSONResponse) VisitSubmitPublicSurveyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetJwks Public keys that verify access tokens
@@ -32176,6 +44884,66 @@ type StrictServerInterface interface {
 	// ListAuditLog Read the audit log
 	// (GET /orgs/{orgId}/audit-log)
 	ListAuditLog(ctx context.Context, request ListAuditLogRequestObject) (ListAuditLogResponseObject, error)
+	// ListCateringClients List catering clients
+	// (GET /orgs/{orgId}/catering/clients)
+	ListCateringClients(ctx context.Context, request ListCateringClientsRequestObject) (ListCateringClientsResponseObject, error)
+	// CreateCateringClient Create a catering client
+	// (POST /orgs/{orgId}/catering/clients)
+	CreateCateringClient(ctx context.Context, request CreateCateringClientRequestObject) (CreateCateringClientResponseObject, error)
+	// UpdateCateringClient Update a catering client
+	// (PUT /orgs/{orgId}/catering/clients/{id})
+	UpdateCateringClient(ctx context.Context, request UpdateCateringClientRequestObject) (UpdateCateringClientResponseObject, error)
+	// ListCateringEvents List catering events
+	// (GET /orgs/{orgId}/catering/events)
+	ListCateringEvents(ctx context.Context, request ListCateringEventsRequestObject) (ListCateringEventsResponseObject, error)
+	// CreateCateringEvent Create a catering event
+	// (POST /orgs/{orgId}/catering/events)
+	CreateCateringEvent(ctx context.Context, request CreateCateringEventRequestObject) (CreateCateringEventResponseObject, error)
+	// GetCateringEvent Get a catering event
+	// (GET /orgs/{orgId}/catering/events/{id})
+	GetCateringEvent(ctx context.Context, request GetCateringEventRequestObject) (GetCateringEventResponseObject, error)
+	// UpdateCateringEvent Update a catering event
+	// (PUT /orgs/{orgId}/catering/events/{id})
+	UpdateCateringEvent(ctx context.Context, request UpdateCateringEventRequestObject) (UpdateCateringEventResponseObject, error)
+	// ListCateringInvoices List catering invoices
+	// (GET /orgs/{orgId}/catering/invoices)
+	ListCateringInvoices(ctx context.Context, request ListCateringInvoicesRequestObject) (ListCateringInvoicesResponseObject, error)
+	// CreateCateringInvoice Create a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices)
+	CreateCateringInvoice(ctx context.Context, request CreateCateringInvoiceRequestObject) (CreateCateringInvoiceResponseObject, error)
+	// GetCateringInvoice Get a catering invoice
+	// (GET /orgs/{orgId}/catering/invoices/{id})
+	GetCateringInvoice(ctx context.Context, request GetCateringInvoiceRequestObject) (GetCateringInvoiceResponseObject, error)
+	// RecordCateringPayment Record a payment
+	// (POST /orgs/{orgId}/catering/invoices/{id}/payments)
+	RecordCateringPayment(ctx context.Context, request RecordCateringPaymentRequestObject) (RecordCateringPaymentResponseObject, error)
+	// ShareCateringInvoice Share a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/share)
+	ShareCateringInvoice(ctx context.Context, request ShareCateringInvoiceRequestObject) (ShareCateringInvoiceResponseObject, error)
+	// VoidCateringInvoice Void a catering invoice
+	// (POST /orgs/{orgId}/catering/invoices/{id}/void)
+	VoidCateringInvoice(ctx context.Context, request VoidCateringInvoiceRequestObject) (VoidCateringInvoiceResponseObject, error)
+	// ListCateringQuotes List catering quotes
+	// (GET /orgs/{orgId}/catering/quotes)
+	ListCateringQuotes(ctx context.Context, request ListCateringQuotesRequestObject) (ListCateringQuotesResponseObject, error)
+	// CreateCateringQuote Create a catering quote
+	// (POST /orgs/{orgId}/catering/quotes)
+	CreateCateringQuote(ctx context.Context, request CreateCateringQuoteRequestObject) (CreateCateringQuoteResponseObject, error)
+	// GetCateringQuote Get a catering quote
+	// (GET /orgs/{orgId}/catering/quotes/{id})
+	GetCateringQuote(ctx context.Context, request GetCateringQuoteRequestObject) (GetCateringQuoteResponseObject, error)
+	// UpdateCateringQuote Update a catering quote
+	// (PUT /orgs/{orgId}/catering/quotes/{id})
+	UpdateCateringQuote(ctx context.Context, request UpdateCateringQuoteRequestObject) (UpdateCateringQuoteResponseObject, error)
+	// AcceptCateringQuote Record a quote acceptance
+	// (POST /orgs/{orgId}/catering/quotes/{id}/accept)
+	AcceptCateringQuote(ctx context.Context, request AcceptCateringQuoteRequestObject) (AcceptCateringQuoteResponseObject, error)
+	// DeclineCateringQuote Record a quote decline
+	// (POST /orgs/{orgId}/catering/quotes/{id}/decline)
+	DeclineCateringQuote(ctx context.Context, request DeclineCateringQuoteRequestObject) (DeclineCateringQuoteResponseObject, error)
+	// ShareCateringQuote Share a catering quote
+	// (POST /orgs/{orgId}/catering/quotes/{id}/share)
+	ShareCateringQuote(ctx context.Context, request ShareCateringQuoteRequestObject) (ShareCateringQuoteResponseObject, error)
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
@@ -32197,6 +44965,21 @@ type StrictServerInterface interface {
 	// MapUnmappedCode Map a code to allergens or diets
 	// (PUT /orgs/{orgId}/clinical/unmapped-codes/{code})
 	MapUnmappedCode(ctx context.Context, request MapUnmappedCodeRequestObject) (MapUnmappedCodeResponseObject, error)
+	// ListCounts List count sheets
+	// (GET /orgs/{orgId}/counts)
+	ListCounts(ctx context.Context, request ListCountsRequestObject) (ListCountsResponseObject, error)
+	// CreateCount Start a count sheet
+	// (POST /orgs/{orgId}/counts)
+	CreateCount(ctx context.Context, request CreateCountRequestObject) (CreateCountResponseObject, error)
+	// GetCount Read a count sheet
+	// (GET /orgs/{orgId}/counts/{id})
+	GetCount(ctx context.Context, request GetCountRequestObject) (GetCountResponseObject, error)
+	// CloseCount Close a count sheet
+	// (POST /orgs/{orgId}/counts/{id}/close)
+	CloseCount(ctx context.Context, request CloseCountRequestObject) (CloseCountResponseObject, error)
+	// SetCountLines Set count lines
+	// (PUT /orgs/{orgId}/counts/{id}/lines)
+	SetCountLines(ctx context.Context, request SetCountLinesRequestObject) (SetCountLinesResponseObject, error)
 	// ListDevices List devices
 	// (GET /orgs/{orgId}/devices)
 	ListDevices(ctx context.Context, request ListDevicesRequestObject) (ListDevicesResponseObject, error)
@@ -32299,6 +45082,18 @@ type StrictServerInterface interface {
 	// ShareInspection Share the inspection report
 	// (POST /orgs/{orgId}/inspections/{id}/share)
 	ShareInspection(ctx context.Context, request ShareInspectionRequestObject) (ShareInspectionResponseObject, error)
+	// ListInventoryItems List inventory items
+	// (GET /orgs/{orgId}/inventory-items)
+	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
+	// CreateInventoryItem Create an inventory item
+	// (POST /orgs/{orgId}/inventory-items)
+	CreateInventoryItem(ctx context.Context, request CreateInventoryItemRequestObject) (CreateInventoryItemResponseObject, error)
+	// GetInventoryItem Read an inventory item
+	// (GET /orgs/{orgId}/inventory-items/{id})
+	GetInventoryItem(ctx context.Context, request GetInventoryItemRequestObject) (GetInventoryItemResponseObject, error)
+	// UpdateInventoryItem Update an inventory item
+	// (PUT /orgs/{orgId}/inventory-items/{id})
+	UpdateInventoryItem(ctx context.Context, request UpdateInventoryItemRequestObject) (UpdateInventoryItemResponseObject, error)
 	// ListInvitations List pending invitations
 	// (GET /orgs/{orgId}/invitations)
 	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
@@ -32308,6 +45103,9 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// ListLots List lots
+	// (GET /orgs/{orgId}/lots)
+	ListLots(ctx context.Context, request ListLotsRequestObject) (ListLotsResponseObject, error)
 	// ListMedia List media
 	// (GET /orgs/{orgId}/media)
 	ListMedia(ctx context.Context, request ListMediaRequestObject) (ListMediaResponseObject, error)
@@ -32416,6 +45214,54 @@ type StrictServerInterface interface {
 	// UpdateSite Update a site
 	// (PUT /orgs/{orgId}/sites/{siteId})
 	UpdateSite(ctx context.Context, request UpdateSiteRequestObject) (UpdateSiteResponseObject, error)
+	// ListStock List stock on hand
+	// (GET /orgs/{orgId}/stock)
+	ListStock(ctx context.Context, request ListStockRequestObject) (ListStockResponseObject, error)
+	// AdjustStock Write stock movements
+	// (POST /orgs/{orgId}/stock/adjust)
+	AdjustStock(ctx context.Context, request AdjustStockRequestObject) (AdjustStockResponseObject, error)
+	// ListStockTxns List the stock ledger
+	// (GET /orgs/{orgId}/stock/txns)
+	ListStockTxns(ctx context.Context, request ListStockTxnsRequestObject) (ListStockTxnsResponseObject, error)
+	// ListStorageLocations List storage locations
+	// (GET /orgs/{orgId}/storage-locations)
+	ListStorageLocations(ctx context.Context, request ListStorageLocationsRequestObject) (ListStorageLocationsResponseObject, error)
+	// CreateStorageLocation Create a storage location
+	// (POST /orgs/{orgId}/storage-locations)
+	CreateStorageLocation(ctx context.Context, request CreateStorageLocationRequestObject) (CreateStorageLocationResponseObject, error)
+	// GetStorageLocation Read a storage location
+	// (GET /orgs/{orgId}/storage-locations/{id})
+	GetStorageLocation(ctx context.Context, request GetStorageLocationRequestObject) (GetStorageLocationResponseObject, error)
+	// UpdateStorageLocation Update a storage location
+	// (PUT /orgs/{orgId}/storage-locations/{id})
+	UpdateStorageLocation(ctx context.Context, request UpdateStorageLocationRequestObject) (UpdateStorageLocationResponseObject, error)
+	// GetSupplySettings Read supply settings
+	// (GET /orgs/{orgId}/supply-settings)
+	GetSupplySettings(ctx context.Context, request GetSupplySettingsRequestObject) (GetSupplySettingsResponseObject, error)
+	// UpdateSupplySettings Change supply settings
+	// (PUT /orgs/{orgId}/supply-settings)
+	UpdateSupplySettings(ctx context.Context, request UpdateSupplySettingsRequestObject) (UpdateSupplySettingsResponseObject, error)
+	// ListSurveys List surveys
+	// (GET /orgs/{orgId}/surveys)
+	ListSurveys(ctx context.Context, request ListSurveysRequestObject) (ListSurveysResponseObject, error)
+	// CreateSurvey Create a survey
+	// (POST /orgs/{orgId}/surveys)
+	CreateSurvey(ctx context.Context, request CreateSurveyRequestObject) (CreateSurveyResponseObject, error)
+	// GetSurvey Get a survey
+	// (GET /orgs/{orgId}/surveys/{id})
+	GetSurvey(ctx context.Context, request GetSurveyRequestObject) (GetSurveyResponseObject, error)
+	// UpdateSurvey Update a survey
+	// (PUT /orgs/{orgId}/surveys/{id})
+	UpdateSurvey(ctx context.Context, request UpdateSurveyRequestObject) (UpdateSurveyResponseObject, error)
+	// CreateSurveyInvitations Invite respondents
+	// (POST /orgs/{orgId}/surveys/{id}/invitations)
+	CreateSurveyInvitations(ctx context.Context, request CreateSurveyInvitationsRequestObject) (CreateSurveyInvitationsResponseObject, error)
+	// GetSurveyResults Survey results
+	// (GET /orgs/{orgId}/surveys/{id}/results)
+	GetSurveyResults(ctx context.Context, request GetSurveyResultsRequestObject) (GetSurveyResultsResponseObject, error)
+	// ShareSurvey Mint a survey's shared link
+	// (POST /orgs/{orgId}/surveys/{id}/share)
+	ShareSurvey(ctx context.Context, request ShareSurveyRequestObject) (ShareSurveyResponseObject, error)
 	// ListTags List printed tags
 	// (GET /orgs/{orgId}/tags)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -32473,6 +45319,15 @@ type StrictServerInterface interface {
 	// StartWalkthroughRun Start a walkthrough
 	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
 	StartWalkthroughRun(ctx context.Context, request StartWalkthroughRunRequestObject) (StartWalkthroughRunResponseObject, error)
+	// ListWasteLogs List waste logs
+	// (GET /orgs/{orgId}/waste-logs)
+	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
+	// CreateWasteLog Log waste
+	// (POST /orgs/{orgId}/waste-logs)
+	CreateWasteLog(ctx context.Context, request CreateWasteLogRequestObject) (CreateWasteLogResponseObject, error)
+	// GetWasteLog Read a waste log
+	// (GET /orgs/{orgId}/waste-logs/{id})
+	GetWasteLog(ctx context.Context, request GetWasteLogRequestObject) (GetWasteLogResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /orgs/{orgId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -32503,12 +45358,27 @@ type StrictServerInterface interface {
 	// TransitionWorkOrder Move a work order
 	// (POST /orgs/{orgId}/work-orders/{id}/status)
 	TransitionWorkOrder(ctx context.Context, request TransitionWorkOrderRequestObject) (TransitionWorkOrderResponseObject, error)
+	// GetSharedInvoice Read a shared invoice
+	// (GET /share/i/{token})
+	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
 	// GetSharedInspection Shared inspection report
 	// (GET /share/insp/{token})
 	GetSharedInspection(ctx context.Context, request GetSharedInspectionRequestObject) (GetSharedInspectionResponseObject, error)
+	// GetSharedQuote Read a shared quote
+	// (GET /share/q/{token})
+	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
+	// AcceptSharedQuote Accept a shared quote
+	// (POST /share/q/{token}/accept)
+	AcceptSharedQuote(ctx context.Context, request AcceptSharedQuoteRequestObject) (AcceptSharedQuoteResponseObject, error)
 	// CreateSupportInquiry Contact support or sales
 	// (POST /support-inquiry)
 	CreateSupportInquiry(ctx context.Context, request CreateSupportInquiryRequestObject) (CreateSupportInquiryResponseObject, error)
+	// GetPublicSurvey Open a survey link
+	// (GET /survey/{token})
+	GetPublicSurvey(ctx context.Context, request GetPublicSurveyRequestObject) (GetPublicSurveyResponseObject, error)
+	// SubmitPublicSurvey Submit survey answers
+	// (POST /survey/{token}/submit)
+	SubmitPublicSurvey(ctx context.Context, request SubmitPublicSurveyRequestObject) (SubmitPublicSurveyResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -33457,6 +46327,739 @@ func (sh *strictHandler) ListAuditLog(ctx echo.Context, orgId OrgId, params List
 	return nil
 }
 
+// ListCateringClients operation middleware
+func (sh *strictHandler) ListCateringClients(ctx echo.Context, orgId OrgId, params ListCateringClientsParams) error {
+	var request ListCateringClientsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringClients(ctx.Request().Context(), request.(ListCateringClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringClientsResponseObject); ok {
+		return validResponse.VisitListCateringClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringClient operation middleware
+func (sh *strictHandler) CreateCateringClient(ctx echo.Context, orgId OrgId, params CreateCateringClientParams) error {
+	var request CreateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringClient(ctx.Request().Context(), request.(CreateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringClientResponseObject); ok {
+		return validResponse.VisitCreateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringClient operation middleware
+func (sh *strictHandler) UpdateCateringClient(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringClientRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringClient(ctx.Request().Context(), request.(UpdateCateringClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringClientResponseObject); ok {
+		return validResponse.VisitUpdateCateringClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringEvents operation middleware
+func (sh *strictHandler) ListCateringEvents(ctx echo.Context, orgId OrgId, params ListCateringEventsParams) error {
+	var request ListCateringEventsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringEvents(ctx.Request().Context(), request.(ListCateringEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringEventsResponseObject); ok {
+		return validResponse.VisitListCateringEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringEvent operation middleware
+func (sh *strictHandler) CreateCateringEvent(ctx echo.Context, orgId OrgId, params CreateCateringEventParams) error {
+	var request CreateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringEvent(ctx.Request().Context(), request.(CreateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringEventResponseObject); ok {
+		return validResponse.VisitCreateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringEvent operation middleware
+func (sh *strictHandler) GetCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringEvent(ctx.Request().Context(), request.(GetCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringEventResponseObject); ok {
+		return validResponse.VisitGetCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringEvent operation middleware
+func (sh *strictHandler) UpdateCateringEvent(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringEvent(ctx.Request().Context(), request.(UpdateCateringEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringEventResponseObject); ok {
+		return validResponse.VisitUpdateCateringEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringInvoices operation middleware
+func (sh *strictHandler) ListCateringInvoices(ctx echo.Context, orgId OrgId, params ListCateringInvoicesParams) error {
+	var request ListCateringInvoicesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringInvoices(ctx.Request().Context(), request.(ListCateringInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringInvoicesResponseObject); ok {
+		return validResponse.VisitListCateringInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringInvoice operation middleware
+func (sh *strictHandler) CreateCateringInvoice(ctx echo.Context, orgId OrgId, params CreateCateringInvoiceParams) error {
+	var request CreateCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringInvoice(ctx.Request().Context(), request.(CreateCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringInvoiceResponseObject); ok {
+		return validResponse.VisitCreateCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringInvoice operation middleware
+func (sh *strictHandler) GetCateringInvoice(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringInvoice(ctx.Request().Context(), request.(GetCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringInvoiceResponseObject); ok {
+		return validResponse.VisitGetCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RecordCateringPayment operation middleware
+func (sh *strictHandler) RecordCateringPayment(ctx echo.Context, orgId OrgId, id Id, params RecordCateringPaymentParams) error {
+	var request RecordCateringPaymentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body RecordCateringPaymentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RecordCateringPayment(ctx.Request().Context(), request.(RecordCateringPaymentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RecordCateringPayment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RecordCateringPaymentResponseObject); ok {
+		return validResponse.VisitRecordCateringPaymentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringInvoice operation middleware
+func (sh *strictHandler) ShareCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params ShareCateringInvoiceParams) error {
+	var request ShareCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringInvoice(ctx.Request().Context(), request.(ShareCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringInvoiceResponseObject); ok {
+		return validResponse.VisitShareCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VoidCateringInvoice operation middleware
+func (sh *strictHandler) VoidCateringInvoice(ctx echo.Context, orgId OrgId, id Id, params VoidCateringInvoiceParams) error {
+	var request VoidCateringInvoiceRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VoidCateringInvoice(ctx.Request().Context(), request.(VoidCateringInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VoidCateringInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VoidCateringInvoiceResponseObject); ok {
+		return validResponse.VisitVoidCateringInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCateringQuotes operation middleware
+func (sh *strictHandler) ListCateringQuotes(ctx echo.Context, orgId OrgId, params ListCateringQuotesParams) error {
+	var request ListCateringQuotesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCateringQuotes(ctx.Request().Context(), request.(ListCateringQuotesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCateringQuotes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCateringQuotesResponseObject); ok {
+		return validResponse.VisitListCateringQuotesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCateringQuote operation middleware
+func (sh *strictHandler) CreateCateringQuote(ctx echo.Context, orgId OrgId, params CreateCateringQuoteParams) error {
+	var request CreateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCateringQuote(ctx.Request().Context(), request.(CreateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCateringQuoteResponseObject); ok {
+		return validResponse.VisitCreateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCateringQuote operation middleware
+func (sh *strictHandler) GetCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCateringQuote(ctx.Request().Context(), request.(GetCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCateringQuoteResponseObject); ok {
+		return validResponse.VisitGetCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCateringQuote operation middleware
+func (sh *strictHandler) UpdateCateringQuote(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCateringQuote(ctx.Request().Context(), request.(UpdateCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCateringQuoteResponseObject); ok {
+		return validResponse.VisitUpdateCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptCateringQuote operation middleware
+func (sh *strictHandler) AcceptCateringQuote(ctx echo.Context, orgId OrgId, id Id, params AcceptCateringQuoteParams) error {
+	var request AcceptCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body AcceptCateringQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptCateringQuote(ctx.Request().Context(), request.(AcceptCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptCateringQuoteResponseObject); ok {
+		return validResponse.VisitAcceptCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeclineCateringQuote operation middleware
+func (sh *strictHandler) DeclineCateringQuote(ctx echo.Context, orgId OrgId, id Id, params DeclineCateringQuoteParams) error {
+	var request DeclineCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeclineCateringQuote(ctx.Request().Context(), request.(DeclineCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeclineCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeclineCateringQuoteResponseObject); ok {
+		return validResponse.VisitDeclineCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareCateringQuote operation middleware
+func (sh *strictHandler) ShareCateringQuote(ctx echo.Context, orgId OrgId, id Id, params ShareCateringQuoteParams) error {
+	var request ShareCateringQuoteRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareCateringQuote(ctx.Request().Context(), request.(ShareCateringQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareCateringQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareCateringQuoteResponseObject); ok {
+		return validResponse.VisitShareCateringQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetCensus operation middleware
 func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error {
 	var request GetCensusRequestObject
@@ -33702,6 +47305,183 @@ func (sh *strictHandler) MapUnmappedCode(ctx echo.Context, orgId OrgId, code str
 		return err
 	} else if validResponse, ok := response.(MapUnmappedCodeResponseObject); ok {
 		return validResponse.VisitMapUnmappedCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCounts operation middleware
+func (sh *strictHandler) ListCounts(ctx echo.Context, orgId OrgId, params ListCountsParams) error {
+	var request ListCountsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCounts(ctx.Request().Context(), request.(ListCountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCountsResponseObject); ok {
+		return validResponse.VisitListCountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCount operation middleware
+func (sh *strictHandler) CreateCount(ctx echo.Context, orgId OrgId, params CreateCountParams) error {
+	var request CreateCountRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCount(ctx.Request().Context(), request.(CreateCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCountResponseObject); ok {
+		return validResponse.VisitCreateCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCount operation middleware
+func (sh *strictHandler) GetCount(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCount(ctx.Request().Context(), request.(GetCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCountResponseObject); ok {
+		return validResponse.VisitGetCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseCount operation middleware
+func (sh *strictHandler) CloseCount(ctx echo.Context, orgId OrgId, id Id, params CloseCountParams) error {
+	var request CloseCountRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseCount(ctx.Request().Context(), request.(CloseCountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseCount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseCountResponseObject); ok {
+		return validResponse.VisitCloseCountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetCountLines operation middleware
+func (sh *strictHandler) SetCountLines(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetCountLinesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetCountLinesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetCountLines(ctx.Request().Context(), request.(SetCountLinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetCountLines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetCountLinesResponseObject); ok {
+		return validResponse.VisitSetCountLinesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -34894,6 +48674,156 @@ func (sh *strictHandler) ShareInspection(ctx echo.Context, orgId OrgId, id Id, p
 	return nil
 }
 
+// ListInventoryItems operation middleware
+func (sh *strictHandler) ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error {
+	var request ListInventoryItemsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInventoryItems(ctx.Request().Context(), request.(ListInventoryItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInventoryItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInventoryItemsResponseObject); ok {
+		return validResponse.VisitListInventoryItemsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInventoryItem operation middleware
+func (sh *strictHandler) CreateInventoryItem(ctx echo.Context, orgId OrgId, params CreateInventoryItemParams) error {
+	var request CreateInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInventoryItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInventoryItem(ctx.Request().Context(), request.(CreateInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInventoryItemResponseObject); ok {
+		return validResponse.VisitCreateInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInventoryItem operation middleware
+func (sh *strictHandler) GetInventoryItem(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInventoryItem(ctx.Request().Context(), request.(GetInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInventoryItemResponseObject); ok {
+		return validResponse.VisitGetInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInventoryItem operation middleware
+func (sh *strictHandler) UpdateInventoryItem(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateInventoryItemRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateInventoryItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInventoryItem(ctx.Request().Context(), request.(UpdateInventoryItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInventoryItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInventoryItemResponseObject); ok {
+		return validResponse.VisitUpdateInventoryItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListInvitations operation middleware
 func (sh *strictHandler) ListInvitations(ctx echo.Context, orgId OrgId) error {
 	var request ListInvitationsRequestObject
@@ -34988,6 +48918,32 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 		return err
 	} else if validResponse, ok := response.(RevokeInvitationResponseObject); ok {
 		return validResponse.VisitRevokeInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListLots operation middleware
+func (sh *strictHandler) ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error {
+	var request ListLotsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListLots(ctx.Request().Context(), request.(ListLotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListLots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListLotsResponseObject); ok {
+		return validResponse.VisitListLotsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -36238,6 +50194,584 @@ func (sh *strictHandler) UpdateSite(ctx echo.Context, orgId OrgId, siteId SiteId
 	return nil
 }
 
+// ListStock operation middleware
+func (sh *strictHandler) ListStock(ctx echo.Context, orgId OrgId, params ListStockParams) error {
+	var request ListStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStock(ctx.Request().Context(), request.(ListStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockResponseObject); ok {
+		return validResponse.VisitListStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdjustStock operation middleware
+func (sh *strictHandler) AdjustStock(ctx echo.Context, orgId OrgId, params AdjustStockParams) error {
+	var request AdjustStockRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body AdjustStockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdjustStock(ctx.Request().Context(), request.(AdjustStockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdjustStock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdjustStockResponseObject); ok {
+		return validResponse.VisitAdjustStockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListStockTxns operation middleware
+func (sh *strictHandler) ListStockTxns(ctx echo.Context, orgId OrgId, params ListStockTxnsParams) error {
+	var request ListStockTxnsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStockTxns(ctx.Request().Context(), request.(ListStockTxnsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStockTxns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStockTxnsResponseObject); ok {
+		return validResponse.VisitListStockTxnsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListStorageLocations operation middleware
+func (sh *strictHandler) ListStorageLocations(ctx echo.Context, orgId OrgId, params ListStorageLocationsParams) error {
+	var request ListStorageLocationsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListStorageLocations(ctx.Request().Context(), request.(ListStorageLocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListStorageLocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListStorageLocationsResponseObject); ok {
+		return validResponse.VisitListStorageLocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateStorageLocation operation middleware
+func (sh *strictHandler) CreateStorageLocation(ctx echo.Context, orgId OrgId, params CreateStorageLocationParams) error {
+	var request CreateStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateStorageLocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateStorageLocation(ctx.Request().Context(), request.(CreateStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateStorageLocationResponseObject); ok {
+		return validResponse.VisitCreateStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetStorageLocation operation middleware
+func (sh *strictHandler) GetStorageLocation(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStorageLocation(ctx.Request().Context(), request.(GetStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStorageLocationResponseObject); ok {
+		return validResponse.VisitGetStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateStorageLocation operation middleware
+func (sh *strictHandler) UpdateStorageLocation(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateStorageLocationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateStorageLocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateStorageLocation(ctx.Request().Context(), request.(UpdateStorageLocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateStorageLocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateStorageLocationResponseObject); ok {
+		return validResponse.VisitUpdateStorageLocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSupplySettings operation middleware
+func (sh *strictHandler) GetSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request GetSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplySettings(ctx.Request().Context(), request.(GetSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplySettingsResponseObject); ok {
+		return validResponse.VisitGetSupplySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSupplySettings operation middleware
+func (sh *strictHandler) UpdateSupplySettings(ctx echo.Context, orgId OrgId) error {
+	var request UpdateSupplySettingsRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateSupplySettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSupplySettings(ctx.Request().Context(), request.(UpdateSupplySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSupplySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSupplySettingsResponseObject); ok {
+		return validResponse.VisitUpdateSupplySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSurveys operation middleware
+func (sh *strictHandler) ListSurveys(ctx echo.Context, orgId OrgId, params ListSurveysParams) error {
+	var request ListSurveysRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSurveys(ctx.Request().Context(), request.(ListSurveysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSurveys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSurveysResponseObject); ok {
+		return validResponse.VisitListSurveysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurvey operation middleware
+func (sh *strictHandler) CreateSurvey(ctx echo.Context, orgId OrgId, params CreateSurveyParams) error {
+	var request CreateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurvey(ctx.Request().Context(), request.(CreateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyResponseObject); ok {
+		return validResponse.VisitCreateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurvey operation middleware
+func (sh *strictHandler) GetSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurvey(ctx.Request().Context(), request.(GetSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResponseObject); ok {
+		return validResponse.VisitGetSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSurvey operation middleware
+func (sh *strictHandler) UpdateSurvey(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSurvey(ctx.Request().Context(), request.(UpdateSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSurveyResponseObject); ok {
+		return validResponse.VisitUpdateSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSurveyInvitations operation middleware
+func (sh *strictHandler) CreateSurveyInvitations(ctx echo.Context, orgId OrgId, id Id, params CreateSurveyInvitationsParams) error {
+	var request CreateSurveyInvitationsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateSurveyInvitationsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSurveyInvitations(ctx.Request().Context(), request.(CreateSurveyInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSurveyInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSurveyInvitationsResponseObject); ok {
+		return validResponse.VisitCreateSurveyInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSurveyResults operation middleware
+func (sh *strictHandler) GetSurveyResults(ctx echo.Context, orgId OrgId, id Id, params GetSurveyResultsParams) error {
+	var request GetSurveyResultsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSurveyResults(ctx.Request().Context(), request.(GetSurveyResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSurveyResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSurveyResultsResponseObject); ok {
+		return validResponse.VisitGetSurveyResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareSurvey operation middleware
+func (sh *strictHandler) ShareSurvey(ctx echo.Context, orgId OrgId, id Id, params ShareSurveyParams) error {
+	var request ShareSurveyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareSurvey(ctx.Request().Context(), request.(ShareSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareSurveyResponseObject); ok {
+		return validResponse.VisitShareSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, orgId OrgId) error {
 	var request ListTagsRequestObject
@@ -36927,6 +51461,107 @@ func (sh *strictHandler) StartWalkthroughRun(ctx echo.Context, orgId OrgId, id I
 	return nil
 }
 
+// ListWasteLogs operation middleware
+func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
+	var request ListWasteLogsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWasteLogs(ctx.Request().Context(), request.(ListWasteLogsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWasteLogs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWasteLogsResponseObject); ok {
+		return validResponse.VisitListWasteLogsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWasteLog operation middleware
+func (sh *strictHandler) CreateWasteLog(ctx echo.Context, orgId OrgId, params CreateWasteLogParams) error {
+	var request CreateWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWasteLogJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWasteLog(ctx.Request().Context(), request.(CreateWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWasteLogResponseObject); ok {
+		return validResponse.VisitCreateWasteLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWasteLog operation middleware
+func (sh *strictHandler) GetWasteLog(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWasteLogRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWasteLog(ctx.Request().Context(), request.(GetWasteLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWasteLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWasteLogResponseObject); ok {
+		return validResponse.VisitGetWasteLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context, orgId OrgId) error {
 	var request ListWebhooksRequestObject
@@ -37281,6 +51916,31 @@ func (sh *strictHandler) TransitionWorkOrder(ctx echo.Context, orgId OrgId, id I
 	return nil
 }
 
+// GetSharedInvoice operation middleware
+func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedInvoiceRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInvoice(ctx.Request().Context(), request.(GetSharedInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
+		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetSharedInspection operation middleware
 func (sh *strictHandler) GetSharedInspection(ctx echo.Context, token string) error {
 	var request GetSharedInspectionRequestObject
@@ -37300,6 +51960,80 @@ func (sh *strictHandler) GetSharedInspection(ctx echo.Context, token string) err
 		return err
 	} else if validResponse, ok := response.(GetSharedInspectionResponseObject); ok {
 		return validResponse.VisitGetSharedInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedQuote operation middleware
+func (sh *strictHandler) GetSharedQuote(ctx echo.Context, token CapabilityToken) error {
+	var request GetSharedQuoteRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedQuote(ctx.Request().Context(), request.(GetSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedQuoteResponseObject); ok {
+		return validResponse.VisitGetSharedQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptSharedQuote operation middleware
+func (sh *strictHandler) AcceptSharedQuote(ctx echo.Context, token CapabilityToken, params AcceptSharedQuoteParams) error {
+	var request AcceptSharedQuoteRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body AcceptSharedQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptSharedQuote(ctx.Request().Context(), request.(AcceptSharedQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptSharedQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptSharedQuoteResponseObject); ok {
+		return validResponse.VisitAcceptSharedQuoteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -37354,1217 +52088,1697 @@ func (sh *strictHandler) CreateSupportInquiry(ctx echo.Context, params CreateSup
 	return nil
 }
 
+// GetPublicSurvey operation middleware
+func (sh *strictHandler) GetPublicSurvey(ctx echo.Context, token CapabilityToken) error {
+	var request GetPublicSurveyRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPublicSurvey(ctx.Request().Context(), request.(GetPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPublicSurveyResponseObject); ok {
+		return validResponse.VisitGetPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPublicSurvey operation middleware
+func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityToken, params SubmitPublicSurveyParams) error {
+	var request SubmitPublicSurveyRequestObject
+
+	request.Token = token
+	request.Params = params
+
+	var body SubmitPublicSurveyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPublicSurvey(ctx.Request().Context(), request.(SubmitPublicSurveyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPublicSurvey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPublicSurveyResponseObject); ok {
+		return validResponse.VisitSubmitPublicSurveyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3vchs3ky98KyjuVoU6O6SHlGRbcm3tkSU5VmJJjiTHeRJaHHAGJBEOAQbASGYib+09vB/OHZzP7zW8",
-	"5072St5CA5jBDIf/ZCXPnnOerdonFgeDARqNRnej+9d/NGI+nXFGmJKNwz8a5DOezlIC/z5KiVD6H3c4",
-	"zYj+B00ah42wc9Ad7uK9VhiGYeuF/p+X+n/C/P9IpxE0JpTp1pIwyUWfD4cpZaQRNKZESjwijcPGNTxC",
-	"I6zIPZ6jXuMjTictytBM8AGRvQYaY4kYV2hACENjgkWChoJPkaQsJqizdxh2G0GDzwgjyZFqHDa6Yfd5",
-	"K9xthd2bbnjY6R6G4c+NoCGI5OmdacOyNC1+eT13v0hyRwRV88Zh4x4LRtmoETQkVeRss0ljrNsrrDLZ",
-	"OIQx6b+zwa8kVlvQLta0U/OZJlBC7mhMGl++fAnMYkhvNX75x3L8vZbj05egcUyYzGA9ZDadYqEHeskI",
-	"mmFFCVOIMjTmmdQkLhYMJ1Oq1CJxOnuH3X1LHJymRIwIk43DXxozglmmZOOT+53qral7WtIqxoqMOIxm",
-	"yHnSCBoxT/TgXzzvHux3w/ClXnM8mxlaN+54jAdZqsevVwHHinLT6RHDs/E8xZ+pbASNt/SOwAe8dYF/",
-	"Ep/MpmP9y1wqMtVMdXyjCUg+6xm/h3E2vgTl8ZeHnYhs5A07fN55WR3aFZbjylimPCECq9JoGFd9PJul",
-	"NMaDlPijuvrp4vLq3B8YozFNU8oaXz4FjQHRzHHUCBoJVuRy+JoKNW4cNjoHL8NWuNfqaDZPKFGXIiHC",
-	"LIgeb/GvxmHj+PjtpW0Gg445k1QqwlQ/xmLAx/MEBvxp+XqsoOvp+7Pjk7NTj7jHef/o2OsfdV6GIZrE",
-	"OAW628F1v7048geX8vu+5AnNpk82ni4aCTxFtldN1rWkCCrj2HSPvmgEDcqkElnBIxccxZzFhCnddYLk",
-	"PSFmi3C9aLV7cFfLKL0HZymOiYDVvcimAyIKqSS0DHhPBOUJfOd1I2i8awSNE2BInolY0xcnytBLqELI",
-	"OTFCiXocPQiLecYUEWdbCP5hikfwFbNd+2bnzbeg76AD9H0L4uxQiYwEjalgekOEYXd3b/+5XgCGp6Aj",
-	"DPGUppp1Ti5PG0FjRO+Ibvrd0YX+c0qTJNVU+OHD2cVF40vQEJxrBtqDTSXJ58Zh480jRH3GqF7QvY/6",
-	"3zO9b1essJHgguhWZRF+hBi5RzIbyFjQmeYmdE/VGFElkSSxICpAcszvGdLMVQj3PxpaPt3l9IlN59Uh",
-	"hAeHYWgFPbkzStcvDazP9rZ9BeY+Ynw4bCckpglJ9FINMU0zQY71+jcOw2Crsz/FUp2QlN4RMS/YUf96",
-	"bXe04249QX3ijiWJ+z/9tnt3cPP71R57N3sZf0w6w7fy+eg7vDs/JWH2Pb1U+5MXP0y7n38caKKLtHHY",
-	"GCs1k4fPno05n8j2WHOzuKPkvjWhKh4TJttWw3wmeSYbX4p1OGN3VGFN8boVofnTYj0Un8Cpni/BBkSP",
-	"BUkIUxSnQHkBxCVTTPXgJZ7+9xVD1mv2eUYFkeUvHJS+sI1iAbOykjZ/ZX/wPG69SF6S1sEw7LTMBnt5",
-	"gAex5g3BYftMMcMjIvKNArPZaKt8ChqGcIf68/2D+Ifu4KcX0+9ne/Kmc/fzS3a1e/+35+Rt+Ou7ffwm",
-	"6Y4+0MvfXvw0gbU6MRx5bRi0slAM4dlM8DuSIEE0Bf21sby8sCf3D/cc5WyTTalB7CuScnbBlabKe66w",
-	"lDSboi4aafk/pGJKEsMyjMzGgqd8NG/7xzcwTvXwvjq9OHrnH5CCMJyWBbL5Y+Y++ciD893lMXzJnppX",
-	"+juoO5qiCwz/+b58VGw2jq84OFcckLuH+05JrTkgG5dXJ62Dg06nUXNM+mcjdO+fjhUZne+k0nnprdjZ",
-	"NrPbrG1y0Kg90wxbmUXR3zeclMzlbIxHFCO9apkgr9AsJVgSx3IoXw2U0ilVmuGsYXC2xZn7aHPH7UNj",
-	"8iyxOfYPO47SeaPNJZGRBnCmUCKrIjsxT0iC4JQLEEb6BCMJ4owE+n/QbxnJYISeeaQUmc6UbxgmmQCp",
-	"f54fUkQInutj0LuW3JUT0z7ZlNi7m3PKULc1Y1+gaHi450xcvRSadfJZSu+kBQPIn2u1l85hGLZ3OyAU",
-	"PQK8DMNOToCGolPCM4XwUBGBXspGQY6qQrEVMbpbEKO7khidCjEMC3jECNdSQnNoO+wuUOLFEkb4qpl3",
-	"tph5Z+XMw8rM8/3gTb4b7oEeegJuhXdUquouusdpOuBYJAizBGE0JSxD8ENp28RY5vsFBNBId8SFFjdW",
-	"oWqkmCUyxjMwg8f83rmTjLaqf3mLWcKHw+I38y6cOiNBU33qSJwZi1WNyRTmhcVEy+YNNK9NJfF+4azK",
-	"598f8LHVY68JYQsU7xzuOl4zZkjjLVcopYwUNAQRTPUS2Amav+qGvOdWb1sbpN7uKKgAFnjtaiV4/h6L",
-	"/EF58WZcKIGpytcu950Uy/de0Jjkv7j1SelorNYsUHfLBXpeLJBmyL6jrr86ZhZ2Ld7xwWBeZl63EkOc",
-	"ytJSWEPk6QhvZgcb7fTOebmLTXZzz80RJQPE04RIhYZUSFU5l5azdYIVBvNPb6hNx7zKIfsEjs8vy+Xh",
-	"JotMwjDUi8zFaMNvhh3j1FuUhJ3u4W7Y3vcp5XT2sp6yrXaX7G6tUyXdwrbe9JXO1xB/USvZlPwvtya/",
-	"ZvAzNiJSHSVTqhZNs2RKpczt59ybbI8WUG5BM0dNSUZTvSOQJDNsvGeDubbCNYfKHd+qK24Pzq/fPtz+",
-	"e6/Xy8Kw+/zh9P3Z8cPbo6vXl1c/np1+vO20u+2Xe2G709nb3Q/bnXZnt925Pbu+fLi+/HBt/kdzTrgb",
-	"dsOXu2Gn2wqfh+HDw9HJze1R2Lk9OrnpH4Wdh/Prb2HGD+8fuu39dufh4eHo3cPF6cPDh4uz48uTU/Th",
-	"5k3rZY+d/njxoF/we9UdPnx3fX528/bW/O93l28vvCbd/TDssfdnJw+dh4fcEri9vX17fmxmVjuRdsc8",
-	"PLu+vD2/+vdOd7e1t9/SuvLt7e319dHt9fXDw8nl6e13Rxent+D6ur29vX338NA5eBmGe53uw5uHh4dO",
-	"dxedH51doOub29vr06Obm3entx+Pbg9edsK92w/XRw8PzW74fGd/f78VdmAy5w8PP2pywEB77P2PnYfO",
-	"w9nD3sfbvU739kiP+/b2Vnd6u/dwar6xd3t0c3N6cXJ79O7sWP92fnryoB/VPj678L7wsOz/qiQ8eqcH",
-	"8ubo9g3nCTIn1vz27bsXYaf74iG/jLg1VwK318c3D9c/3l6Di9I2e/ngXUH8O1xAmH67DydHtyciGy32",
-	"Gz7v6D6dN//WOPofzi8frrAc99jlyfXDycPrf3/37ycPx8dvL2/Xes1vnWf737vfXhzdlrza+bOHem9z",
-	"j20vPfJtfEVkli6ohAOs4jHiQzTkmUB2+0l/S84Ej4mU+nTdg4u1LFXGt5EQBX4u46s0AtheSMGFC1OC",
-	"pzBUt8kaj/Q5L1rSIFpyj6tTwLa0iL8EDZ6pmINWATc7MHLrJ7CSAk6iYqo10+rmI9zf39fTBJ+FIFgC",
-	"TRIq4zEWI4KGXKCMTRi/Z+j86gIVzUsjkRNqvTqlkeyuH0npu/Y5oglyj831qhpTLYtZQtkI2Qst8IRq",
-	"0T3EMU2pmqN7LBFOBcHJHBU8UBpokpl3yTqi5WM6v37b6iLNA/BxTRccKyIkwoIgOFHYqPwRQX4lsfLJ",
-	"oQ+nL0HjHHxfx+BgKzN1ymPnX4l5QpDxksH0BGnZhUaKIzUWJL9iLXF99T7RuPHOL082vIUzTrQhVuBs",
-	"1xpgnaERHhSX2FZ/A+/UCtNkrzBNzLRq/DC5Mun5Dzd0B/M4zoQgDHT/zl6+qeTRcGiW4XAXeMwQ8YbD",
-	"35v7I895Qoea+iVqwXIS4/crL6WWdi0Zc71+mjRUUVz10S93wGOG1zjgf+WUrbYzrdFxxDD6lk/J70/k",
-	"M89kVQSu844ZAsktKfTL/zUk+gQ0YtlrbRNeG0dJmVSFyYiwQp3wcG/fygpFpyRAA6LuCWFoIAieDLFU",
-	"IDLSjMXjsmwwvg4TaFBY34nxzRREggsFiPEw4vovss2/1vBeZmZ/CRrj3KmjJ6+flSb0R4NAd3AzWvTk",
-	"KAgeev1YSzAYKXsv+EgQKXPTnSoyhe6/gMWi+xwIzBKjZsTGEPqnN/sHp+FrbbEJapf3nzpvuge7L3S3",
-	"zmeTszX63rK1fjoTPMmswgIXCUTcEXFDp6QiSJ8f7u17npstonzAiWBHcY4pc9/XcpBOye+cwX6ZEkFj",
-	"/Ox4TGM84iYu69yoYDfCHp1l14JT0LTGpsYEKWhW2uz1+sk2DljKEvK5cdip02rqtBSB79cabPVmWaew",
-	"yHadJdZ1llhPWLsp/76xm27Prx4eri5Pb6/Ojt8eXZ30hLNS9k9v9zvh7etttS/dPCb0rv6Kv5NHmf2W",
-	"EWnUy71hJ+7iAxIOXiS78T5+SZ4PO0k3Bn8LKFZHhV5lw1mKZ2+sjqV5NKfQI/yDNerhFpr4Np5pyxJh",
-	"rSpeo0I/4nLq8Vy0uXGfs1TFFAeWcva0b0QXvOUs4P8zmMU6eC7I/Ul+QNXeFARIkJFWcIVVoBlXaE4U",
-	"sh5XXxP7v/HaoOSYXnlJ8Oe7pu2dwJegcWkOzpLDjosRZvR3Y+lxBhEv7wVHSlCc+uu49XH7dFQHubTi",
-	"9IZAAYjnGRKsMkFMuNOM9idkrh/fkwFECmmpl1JGY5gaOAv6KZUmYA+u0KVxHd8ZTaq7/0UfzRB3MBNc",
-	"bxdNllOW+LE5e62wU5oWNNIWKzArnN/v7XIvu3kz6/+qCDhC2hi3EWDpHI1NCKwX55IrkP/YX/9FL+Hs",
-	"It3YMCjJM9lPyF3/b5Pdu4uXv60Oefvpt5/vXwwaBe/US2QzMY+RjNvdaYRIcwdSHFG1KJPNf+tuOV2A",
-	"qrXOb/AgJajT1TyJkQnwRCYa3Hr45210nBLMjElgvP2jlN8RCfqVfmOOZilWpA3KrgIz0FkxCEyn4jBy",
-	"7v4v/7ho/i/O48CdoNMtMqZJUHAKJ7CEEpjJIREVFeF/13yFJ8pTyFMBXn9dKsDV6bflWMKRnsGTRdpf",
-	"mf7QyUJgufelTUMCX24eErh703lxuH+wIiRQj7O1v//8+VfEBO7edF4uiQlcMtVHXVnkL8mNM3U83nBG",
-	"q6cobhOgPeV3ZGqjwettQrx2HEfLLcdSiH0RKF+yP8sSAFeX4HmxBMW0Fz7X6ewVn9v3P7d/Cstlhc9x",
-	"iqXm7rPlrYPGHZVU5axU3EFCR39VVsNUsGvHpDOa7Pan4utzHfafJtcBqFR7FPg7E44CY5rWh23bYG10",
-	"j6mibAR6Aa533ntB3NaFWoRsFz8UAdn2t3+EWv8j1Pr/1FDrmdlaf3Kk9XWM2TWtuSEx9zVIxpiBCUAV",
-	"QQqPEFZoF+H2tO1dmFSzlQwXemfAiCj4iFaAByTVjDYjDBzX0vw+JWrMNZm+BQVkhkEZesbFSD7bxF3w",
-	"TPezSVMIpPKGlpCUKHKDR97groiigpjrcQVP8uGdnL47vTl91AgV3qhlYs4hfQSCOPnjUXcOsDgnNfdQ",
-	"8MDecYS7h2H4uAsKn1gxoXdavic8nmwbXhY0FB6Zq/vG3tufDt7/3AUFVOs86mkuWh7pHwWqfwFP0odS",
-	"Bhqezdrasi8SzmLMnuWDh11FpKzJNxsKIsdI2oelTRMTKZ3bgMy/Gw++jekl/e7Nz6dXNz9cn8mzqZr9",
-	"fHz2/OzXZHL+7Xn4t1+/Sy8/nn7++deLXy9uRvTd8Xch+elIv/P9j50f6PCHNpl/l5K3R/Ty19Pdy5sf",
-	"Ohe//rB/fnIkz6bpODk+e35+E+9fnHzoXpwc3Z8f31P808XvZ79yGncPOvH8TJ6xi87fqP7k0efLm++m",
-	"593T8N3Nj/Rieq4uuj/s/Xwd7v/869Hndzdnv0M/v4/2//bxu19/Pv7uoB13UzaYvgmTn75Li/S2M9Y4",
-	"PAhDbWABLdyMhYKcwHDavXgRfyf+dv9ycNOZvN+T75KD4Vv8PDvl+6OfaZf98PnFj/cNcyMMt4wbX17T",
-	"ZPPYh6m5YB/Tmay5N/+0NYtzMbpY5cu0d+T8nlVuyD9pSbBwqQ7uRaty1QEF2ICeaqrcL/9Qs/6hZv1D",
-	"zfrr1axPsF0XdSzQqYBKWhFKyBBnqUIJnqMZFuUotA28kzb2wuxNG30RlqIv8mgWLwIjfG4iMLYM2HDN",
-	"u2FJg0goYwXD6vbPdXdfNt9njw2YMBSuycEAvbAaBfUYWm5EmD99osHK8e8vHz9MbyNe2GIOg6LDa9VG",
-	"rwUd0eQbiW4EnqN3Ju1k1WxgZ3iQCAs7xH9WA4lgr1L/S2Mi1KZgdiFxxQdK6IZ7XwF14BOxRiUYE5yq",
-	"8bxET5Msq6dqxJ+XlfS/D+DEn0/cYAt67C/Q478tznh38xl3N52xyej1ZxxW50vEzM2sHfPpM3dBbqep",
-	"d6I2gisbUFv8nCGM7i1kV8x5SgTCCs6sqRZck1xwFceVUQ2/f/HDefenH183nvR67YVnqX8sD6v7GHMP",
-	"TE39hgXTgb9vjEJFfsvobEqYamxsCOaT/mJIWhuna1wpLEGYofwb1tfgh/BV7eJlZHxZ6JvbBH0uteEf",
-	"T8Tt3rjxbO1HmNrBP1jNsBpsXyLVkUl5X9jGRCoHnTCHnWtD1wTCcUxmqnI7uypxPtcxvKz5Tqe7JG3e",
-	"ipm2HsG2WfN7W8Qm7q3Mmt/fKGs+1Dv2A5vm6SQ1J2mRS4LdtUaNnb1h0shfkRFilqOwtm2o+UbZHbmR",
-	"lLHH5nNoxvwgF9M5MkkEuh9zxO+ZBE2kFJamRaNxQZuHIDP5EGHG1RgsjJxZ/493AQVLEje2GEG3NIKS",
-	"qv6WyxlVOEUXmRLUKtpfn7SxxHEVaDFqollqEzMGOJ60+LAFCJfbxjgtpmMsiXd6cbibO07+7vFOmyaL",
-	"/KXRUE8Q6rQ8jGkhfeTvnN7xogh/+6vSOzQJCE5sFtc7Huf4dAnxrOHGzZigD1fvXJaHVW2QIMZF2AbX",
-	"upFvh41nd50/48IM3GvxmEwBZGHIxRSCODJBW4IMCZwi3rWJEpC5+SVoXGFF3lGLGVCe18cxVnqvpWSo",
-	"3OR+y7jCqHl2evMGab0HzyiK8j6inUMUicgqLxBTL5HQwp9B9ipLUKTgcY9JEnOWSJQxRVOvb6rfkIoL",
-	"kgSItEdtFPUaLqy913gl/rX7Sv3r7vMwjNqQYl3Qdkm7EmlWUOA9T2k8r19fPiNGk/pGrqFBy3QTBSgR",
-	"eKhalKhhyzZr6fMWPKgty1k7hz2m5z6Dl76RSDNqgKLfKkRscoGsiSoDEGbaateqbsrjidzRApDf23i+",
-	"6N68fU9Zwu97jDJkqV1L0d/+dffV/QYULdqtoejHjx+PMjXWh2Fsz48yRS9ZQVCJlOYzhScEpDrcux2i",
-	"6DXBgggkCE6n/9qDMN1eIwrMKROBHvuvvQZldzilSR+Cs3uNCN2PCbMkFUQSpiB32EZu29YBMlddCeL6",
-	"A3d8QhLUvHpzjJ6/2A93qkSoHUmAlgxhJW20xMMCT4myUuU4E5KLGgrN8G8ZQTE8dongBEXvKJtEyDCP",
-	"25MzrdzyTKIZHlWkDZl/B9eIZ7+e3Z//+jd1fnKuzk+++3B+Mnl+fnL0/PzkNT5jIVybGLwyuN+x0tJ8",
-	"vTShKf78jrCRGoMuXidQAGfnLQywfiuBeWH5HOs1gUkMeKLZP4KnUXkWCzA2uitDg2Kwn1v2lqZlzBqT",
-	"1eNH4q5i2bOkfrBOiH8jEU3Ko9rA4Bm6wUIgQj5UmqwcXSG9M5rUCu2zhExnXBEWz78nNRLrHE+I9AUI",
-	"knhItDImiBJz1LxWgs70pCSZYr1N5U4bXRMAg8kY1awHGhtqYvThw9kJutvbQTMitCxRhCVa0MCp/Qph",
-	"22d+RyLxlKAJmZvQYveDG0jTRGkESJMkQMBxAaz+To/pPihD3T005pmQessyrpDIGMIjTNkh9AfmmF6Z",
-	"GWeSoKaxgAIUuSM6sh2as2SW4jlJTOfwvt09UU5F1bqyrQ6RXoyojW78iVjFNqFDOElVPhnM5D0Rssf2",
-	"ul0U0WJV+hMy7wuSSZJEr9D9mKakNHTzOpVIKpqmeoL6gAzQXnjQYwsdUdbPJIlQ01BajrlQ6Xynjb4n",
-	"c4PFMCEzpdenbKA19S/aiAu0oIPli1Mb/p0IIo1WbAJ8zGFCWDLjlCmjOoMZh2bZIKWxJ7B32uiNPYrQ",
-	"gAw5ROGQHstb6PlI1NwLQz2jjv6frv6fXf0/e05s+UPdge8Z5c8IVoma+58/w++avAdmnpob9FwDJHnO",
-	"efA14I+q5N4fhnGHHJDWy6Q7aO0NX+DWAd5/0dqNu8OQPB90kr3uMnni7bGW3mTLpOD+ftCYUub+7tTt",
-	"1yUK1nttJkn6e1lo74f10hj0htIw7G2keWWKP9NpNtV/hDAi81cxHr1ztaFo8pYTimtFh2Z8OsUjLRw0",
-	"7zfzsyebpRwnwEoYjDstrqe2o2hnW+FIOvXCcULmXykdL43NXavGeTwHIt2fnyTiG4k8p8LWcwqXzMl4",
-	"Ab5uVtcxZjcuDKtubgqPvpFoJijoPDFPSBu9IyrHaxEEJ3rdSIsySZikit6RdB7A1rsM0Bn8450+k8MA",
-	"deCvTrvHjtgcmXEYTU3PSctlcI8378dYabsaUuT0LEDq5mJf73cTUmzoGpROhR7bCzveyRFjhnJzBX4H",
-	"iFOnFVa3t+dPriG6i1lbRXZvIz/fW7+Pr+mIQSbjMv3mHb8nQtMYjcln9Pb86Lh1/faou//cCT2B73Px",
-	"r8+oQG8yh1ENNPBu/75xqPPtHvuRCDqcI6oQ19TWTclnHCs0mCsinas4CZxEnmEh4UiJ+XSGYfXAL86k",
-	"wkxBRGiVnLvD53GHhIMDvJ/sxS/Iy2EXdwZhfJC8JC+Gz/H+YC/eTbqkMwzxweBl/CJ5TvaHe3h30I07",
-	"SUjWa2bS0W/losywZlrd0+0vYesAt4af/ni+9+Wf67eFde/X7QhtPT9KcQOXQQ1L2buEr9vIHyxQSt2I",
-	"zSb5RhrX69KBr3aL1gzcgrN8zcC/AJwYqFxgubzGyZVhZAdvZdPNPIyqZ79K4zDJ55DfBYHNBI36OTCw",
-	"gaAyvtwhJWmiLZipwcwosAanmd472liEPhC0cBoNREY4jGQ7PlR8y+JQH5qXDtHqvpxz3cjcvTD84hPs",
-	"nwUZNg4b//SsqKH1zDyVz37Mv3gKYwHy1VkXuSI4xaleAWOT6lFKb9htdMG1ZjwCnK97QZUirN34EjSO",
-	"ORumNH7cGsTu5YJkRwzhGHKhnEii0lHFwouRz5CaXSXOwcbE2YgkbmyyEI3mNkQhuCCC2TvwZKtdbU2A",
-	"WYpZP98SBRX0QIYANpZiLYWNq9fEvqFm1xoWOB7DWza7Pa8R1c81tRKBunnOuu66sTG53qd4ORe9xxRk",
-	"+z3P0gSNOBqQObcnbHnwMZ5pZYcQ1A3QTHDU3Q8QYYqImaCSoIzBsEmyA6R9w8WAJglhjyLsMH/bJyqV",
-	"1mpEjJDEaAk4mVKGBE+1cobGdDR2sWke6XafhrcK1e4baT7Z5AIV9zZGdeEcpfw+N41yqwbI4lkFX7X1",
-	"6k08fyPmO6HYhxWTpLAfB0TzQI779wqVDMU/a6vCPswVG+soQWbpzeLGY8xGBEyG5jKrdgfsuGKqxnkH",
-	"ymNUmXC0dMZalVnwi1yB/f0ky2NM+SozV9dDC2fdbqnDoLoS3e7TrMQioXw8yJVDAq6+4McFhcrdn3BG",
-	"XmltX2urtrE6gngEqKv2GOpCabaii4KqF1yh4sGh4frCrWDdLWjhK1UGf/5EZDXzzP2t4GPXpg/L2d6/",
-	"FwBbGGm9SaLmd9eXFyBDplyqkvPEsOoFV294xpJHE3AIbxe0u/Q9P4wr5BqUSbP3VMe03e4JJ8ZJB2qB",
-	"3ukDknI20oLURQKUzG7gofd4nnKc3HD+DovR47hoZvroK877KfSyqPlppjUS3TYoEaOz+7Q6C3yNfI7z",
-	"w03S34mLmDeznhKmrnId/AlVlr/xTMCJX6wIZXGaJQR5MDuFquL9WFFTnkYxqfG21I8O3KJmWNa3BO2M",
-	"rlXoWUDA6xizDwxnaswF/f2RFMygA3c55dPQu7QCL2ZBZRkbIKNHp80VUWBVenc2pree/VJ6X3Brwjhf",
-	"CbiwgSNjLAS19wEVF0sz0j+07TijAJm/YZrRDpLceHbxbIb0i5JY1RLMUzUWPBuNc+exQeyV2ZTkn3qF",
-	"zCLmR/r9mFiJAEwAvSs8skaFlY3Xxl3wOpPzzVfYQERhhQdYkg8M32GauhPKyzYYE+Qa6SmZgraOyfSw",
-	"DMslLc5Ac6qGy7qX+5n3ibLlkPdPJfJardbK9sNdvaiyPHVv4JyjKWZzNMNS3nORoHhM4olEWC0UI7RD",
-	"tX31B7qz8hCtp51KpB+arkChsp1LN1i9rPbyuG7ATyA/l85LEHcvgjhzMNgw7KYakzk0SEhKB1D6NZ2j",
-	"mEuVzncOeyzSFABtMfKJELXRpVHqlyzRIYrq1jfSdkKPRRY7sW9xKaMduMAsIosKTQUcpYappN4CTUkI",
-	"iixfe8wZaXXAt+0TULcM7U1pJz1cBjlpWudwUROUoehKt2od6Vb24t4LV/EeLip11wuxF+4Im+K52Q9K",
-	"UALuJ89ZuupO4Uuxbyub7/+m7Ws55INhkMWxx5wxYkxgvdqp1g2TzPrW9ePptAIJZoZd4bzKiL1eASbd",
-	"m0P+FXMHKfEdZaNXnnEGK67VVDwHiTzGd8SU+Lb4oG10RWbE5hJUbFIr1Guuyv4EQbF8aVDTFJjjd3DB",
-	"APFDWCjzT8sL2lplyWAOOoY3lW9kjyUEJxD+pmWQtpWAVi50GNAXdw6RJ1RqhUTZSWeom7zqsepmXrqF",
-	"/S9URQ3EtVge8Vmox7zV9VZVD8HYyIanFEkOtSBat9qBPcX1ilM2MsZ4/arXW+d4SB4nixQHirv7C6Aa",
-	"ZaNtRRAEjl2RmIvkA9Or/2grVXcsGE77ZqsVW+7MPijdVy8wffj1LH+ETBwcEjAf4y8DG9g60EoSMEFN",
-	"qgr9OiEQAU8ZhODqkyXOphAP1WNyjGdkp2DYGRaK4jQHt3xlGRWml/KR9ebgDPyECansIESdA+aG83PM",
-	"5tb8ko+iuz7N+9YX6Qs6pyi4mDhPRTkIQ7etFlwsB0+xDlAVxpgkldA7u3GkFpNbH9qVbeKHYtYN1LZ9",
-	"VjT0wxdbRfziRi/b5rqLv4Ou8Pcx4x5peS3ljHNTAyVwkYWaO1xsoZcPUFnojx8/tqoBkquWrBpPaQlo",
-	"vZ+PFnBZqQffCwe3xwSO1rfvXriI/sM8UA+NMUQA2FphCI5bOPn0CXF+/fbPcnTCx6lE9yRNW/a+bJAp",
-	"NOZpAmJvnIcpaHt1QDwXcQOIJrPZjAtFEgiBMWldj6Jd3lEf/H594PKCiN6XPMfgoTGh1zkwO/tP75j6",
-	"RqLIenlbetqRi67jjJRdmRCLK1Ezqg4z0rZOjy14NGtvJ/WBkM8C2N54U4tK7971MU4SSGvB6Xuhe1aA",
-	"HOpAuL2f/nDly71F2bKSebAQxLou7KO4NP/Ffv5T3owPfiUxCOKjWKtqKUlGgOZYVMgpjx8XzSD3y7t5",
-	"T7AiLYvVxbLU2j+2bkh5VAUK4cIDkxdU8yDLAw/WByn4U86DB+CT9gNBdSK1JIGEmsUjhU+JYRisctgy",
-	"CC0CrQZr/jHX3peMmKwcZC4CGAQ56gOJ5iloMoPvoSZ2SQWoyJyzmjEtOsgVJPjLeqh3wFGldR9pnA15",
-	"8IhNUeuxPDVG2j71+wEaUkEkikohylZbp+Yb0ujUccolke6JLCbRY3FKsNAbThDJ0zuSvJ5HSDPADvJC",
-	"p5B9KhFVRsUuMxbdZGldJlBtroceLbFqJswH3fAEz1FULlMaaXvLIlybJ2iEFbnHcyRpqs+DIReoE/bY",
-	"lLJMEfkqXyNsb6NNvGfEXDpbX1A5sf0agGLKkMkv4xZq/eL9paYG0KrHUvpbRhPjfHnRNeHC/mdsNzsB",
-	"ihSWk/6U6jMAvuBYG+kH9joReEGvykjgmPSY0eJAbc4IBEv5nesX7QwUmYIgzATpk89xJiTVcrJpGkHw",
-	"VUpUfv/WA5MErMpMSar1cyWR0CbbwgcCFMV6dYdWBPdTPJOG+FLh4RCVnqLdsMcSPM9DcqmymogMUETZ",
-	"kEeGDyFQNmfQooktNxuBgRzFel1inOasrDeA9DcGLIpReoacJzkYYWlU/qRKD3ZeoRRrGmt2lD0ms3iM",
-	"sERRylUfBqXHgrAQ9K7A36ECxXiGBzSlmuurAWwL1XQXmD+PIvKPj+syD/fyLPKZ4AMiew2r7ihjKY8J",
-	"FolJyZBUi5jO3iEkBC58zeynFUJ+UXZbAfA1B0MhRFbFmEFer2uKqHoFAscTbZoNfKeDlbiw/0xNWKok",
-	"SYdat60KnbVjLPC5V2s3cIBcu8Zfimz+DQSdS4ze5Aum6ReAjoLDq15A5pIRUlAHPFOvUEQTUKUSkl+r",
-	"JPnViDGXDED30fszvXdtOI4WXFW5GhSCyzyvyMfAigbzsCTXVggjiGJ+1FGhrHZcbBWb87pWSTK6ME1q",
-	"tIJKU5oUGA32cPLYo9ixxdLkK+ttsNLOKW2BpWqJLUd6ktel9le7cp4fIuxlrOHUMoH5/CJ582rgT3sc",
-	"m7w/uxjLVjuo4aqyUF1yrgQ17FbisXIsau3XG2u2enmSb/zZ2BPKO4aKM6j85aIu+uK31gQDexsYCvYK",
-	"Jq3c05T1r6tb9/pwNsnqj5BwFSZ3DLGC09fx6emds0/T9HIIIbKrxNpHc73vQIkAhaXMpK4g+1rh6G+U",
-	"orz5Hw3CsukinNSndbRw2Xnw/cVZf6r1+ztUFLD/+bCqb7dzal173OYGqFmrEXh84xgLygVswlf+IeF1",
-	"rDeoJ23K3dmH9X195GIC2I+Ps4FzGJplzF7AFdk4JaDXN7LYBfmezY+yOjZfGP1MUL7JwZ1P8L174UsO",
-	"uLAQYmbSmOAKoNe4Itq0OES9Bhpym9Q8mJcmYc+E9lea8j4V67efwYVYHPGRUXkdgowj8jXPJCqAUo2/",
-	"7MM1enNyhKb4Vy4Qo4ygZjSlKYhXMgJBN6RyHAU9FsUikwrHBLO+HJM0NQ9QpAQhfZYpqf+w9VNAWI4J",
-	"ViDy+dxIfomnJNoJXEhmvv6nH559+L7HhjwTimi7VSsM9/qUGTtsEQuhgaDyFlwbgYofY6E3ngsr5pK0",
-	"UaR198+5BwkDOXpskMG1A01ssImF3oD4Q2tVK4HnVm23m0jTQv850jtPTxg26CIdoICXJYM+cW0VmaAB",
-	"RNCilMPNI5CgETRGaaZgB051X1CYJyapyahLsxmFRzxNMxnDpUGWzsYWhjLmgsF/Ys4yo3AIfD8gAl5W",
-	"fIqVFigxVQLUkAm9p42gMcAMM6wfjHnMU1NYesbFBMpmkCE8ofEERoXT2Rj3RwB+OyIpVmZAEqjAedJP",
-	"5gaKXZHPZcFSzLxGtpg6GDUJ9wQdvevkDlsMJcVNxVwsbcntOkUmh0j6w9V6XXdi2D2Tq48NLASG7V9U",
-	"+ylEqC37k4hsBDxxRwVneohAmCmVMVS8MLfen2qmHNfmwx2967R2EQX/+5ASkU+4aS8tyHSm5pX8Pr/o",
-	"0KLlmIMzrSbAuWv3pVShyFOiF4oV5YRdooAXFJQ1p1te32jKE2KrmU9pmqyh22bW0TlW8dizjiyuVMl6",
-	"NrWTFoZucfGLhrau0jqpnHOJXVvbVf7xknVQUNizCgqurZXqM2oTX6t+WQMguaCl6gPYXusJcmdTzNvF",
-	"PAacpwSzSn2yTS3+DU2xFEv1QbquK0mHWCokM4CnH2aplreBCwQxHjir5NIhYpCrmUmz27/O81ws7emM",
-	"xgjuy4c4JoiwEZxzM8GTnXotggzp53IfUIdv8uKHaffzWh6hnjfa9lUiUeBW01+SWmaQko4YIXUWmCEg",
-	"2NsUHI1BEQCR5+lxgWZcUhvhqofUriFhmdMW6Xc5I8zEavBJLb3sJza0KR/r6IeBrSLTGZtl63XVqq5k",
-	"HU7NyIwrsl5tNynUjIr5RTuvTF5rOkeclRPj/yjRYTPQ8S9V4v+JpFwkW5ZQdcqUWCJuloFJ5Z6Gs8Tp",
-	"b/eCKuLQewxPX1NFKqZx8aBuLjhWvOZCql4CrZUCznHhziGo9hC48q4FPlouuD+tECWLNLDZ+LqBi9g6",
-	"en+GJmRudp3pPQdMcv5s48630cRb2+nWKKf19gB+erFOZ2VB0A1322G709ltv9jM1ZvXrf5jA6frJt4R",
-	"YDSkeBaPSeI5RzCr8Y9Yrrwf03hsLgRsip1FWzFhsdC3JDYubGtGKwBZa7EqkoUMNHsDHeTuawEBg1ac",
-	"fJ0nh9r6eG43BW4je+P0vDx0VqouXsdVrx2gXlU+xNbPsko/e0s+H/OUC2uam0jTTV+pTM29H7hvLx3t",
-	"h1lio1a28Fn8NRNaGPCxxZgsc44NhECzTI4BIMwAmMYCbGNT4NkEPNn7jvx6hLA8zIRKgEFZf+DHeFYv",
-	"7CNAWolg61h2hSqCZal+wxkdjZXJoFFLXFQOQ3NTAWUjXlwAzPJxGS+Gg4QpQlnKY4Tnz2b1Y5suRZvx",
-	"P/QoAJm1Eha+DTjNqyd5D2LC1PgwFzREQfR+Pnur/hWlwM1t9biSnbCziPcIYQPPYCTPLN2fbTi/GpEf",
-	"01mtGI/Mo8cRM96ImM6oq3zY+uPqvvzkmK0LQ6r3KZbHtHxvLcN+XbwEWyWCtJCBnbTkIsxuzk9L5NOm",
-	"TuCKYUpJmkjwjUJkWTFlE0YT6dWKLErz3IR6R0Cu6BVyzG+b5jBOrnmPmfZWdOk3HHvZVxwjRm10hACt",
-	"w8N+hiHl+bp7YVgXsOKJxdXCbisn7ypx8z2Zm0GaHV2HROZk3J8jjfzd++dtzz9v+3krsb/BSuSbc8WG",
-	"87rsbNLlV2/HZbtwyVHodtUhwpAH7oBsNbHbbh/BBbEBSCOJZS6T8/X+8voGGcTfPyCt8os5CKKdoMdM",
-	"EIU2atr5/jqErBX9TxRjkQR6g9u/KSA76H/KamQMirOUMizmPZZHyMwBJS+P29aKS9GT8WlkLEHNvXBv",
-	"p+KTzy/dYSoNx7hlR3TRamGVjrEi+t9n7I7TmLzHdNlFe2xbtqlp2p9hChfuyD1B9glEl06xmJAE6UaL",
-	"7uq8cEGdoZB3Z/BH4Vi3HQ9omsqNrr/sGxs6DxRXOD02ZWZqbRf7fWgXAD6XblwSPXsvu/se0KoP4rdw",
-	"q2pMjnyIpQHUc/3CKv1drpmXcUvdbXMtv/xVt871zNr2aflDxhU5svU61vH8b7px31X3MFxvATrtb/4+",
-	"gNbO2h6QGNtEayjEjmP19RsCvmC9nahpE7QdfoBpt7PRPoGOnmiX5KR40m3iRrjxJikt7N91myyy2MqN",
-	"Umayv3yrVHjcbBbCZCbfpKaWVbm7FopcJZO+u8mJAu/HhBJltkpe4UW6KvZw5gJAgW3dglKoBa6tPuha",
-	"KDKakO1/Dr15N/oW8dfdM7nmkXmXzXh0mDsBBnM05Zka22cchteHmqDRYRHFXGBZQnEaeG5emQrWz5gm",
-	"shYAeuznVxcOM8HgBb8/OyndZgYGgsbkd8Kb6PyqfIIvkBCuAz0Kunu0nAiNoMFmHIqEenMwZUTdAMvn",
-	"f7W/RS3ADzNbdHE94rbMhitfsoVXvsYJK2VGkg37dG7vlRvVn/f3+oUvQYNlLh9kC0ftFkGuVViFBM8d",
-	"trqN2P6dM20mQsw2RJ/kYdZNC7y9GyIIIdcbOCe1ua+JIEowiVCTQ2iwi5A37g7LddC1qyRtbDfzWq3z",
-	"PwM34lbrv/F1jGl6UZ8jU+fTzZNc8vcWg/XsEnoc43OkdwNdcLY/y9rTZYFVKsER/TFmSQpfhT+Lcj/e",
-	"zh7jOJ41goapu/Rp3VZ8ZNCZv/cWjwAjqoDrlAkMQilnIyJskkCzzIx6hYEjdxYuov8r7NGqVbr9ZUrh",
-	"UBzzNCEC3XMxkTZ9mqpXNrhU7zV9gME+MYH3cGOxkZqVrYWShTB/kx1JldnnyBSydxECerCbKHXLksKq",
-	"m6R2b9SyPiAVvLewL4/jSQsJ6jopuxpsOcyWKQbYmmGmxLx1UPU5dPfWOh0Yufc/sYqvLrymC6EtldGW",
-	"O66lUYrp1GJ8HvOEPJJKSzHDQYUy1x2WHQCPs42OsSQBkjMcE+MTSrAcE4PKQ0cMUAma0YvJb63p3sxA",
-	"Vrz4/ofzvfdVIHjza9WJt12gJoy/ljw8Id/XBtBHueoItoyJB8sDgwIUgRYJzy5Prlu7oJYFSGazWUqm",
-	"LjRuViBlgR7pn3We+AX9p6QaLdWIYA2HNbrQ6iUCz4cCjJumEnQ6JUmAshkkQ2JJdgxggyKfVZGzIwmI",
-	"Ggh7Y9wAwpeW5uLy/eXV948WoI72tY7HC45mXExQCwmS0pEpT7O6ElXNRbwfAFa//ia97gbLyeO2hqmI",
-	"X61rUyvwY8wc+H4FNr7GEZsnR6wj443XtP4CE3QJE7X2yDluG6+1lUt20xgiMw+D2PxYMebK7K0iqPnC",
-	"MbQ18UobMrR5MVcFFohWUyRva+/1Mq3hKC+eWb2PyHVzg8CihY4N45f5VqfCgzYGEBeqSEvGfEaSnVem",
-	"jMs9laYaQ3Stv5QDhEaPwsZ/RFxZkfJiaLCcR07ZCJsc+sfxCc4SquqKan0ccwQPJdzdEiGNLTOkYvrK",
-	"AH5rUbPT3v7OybHLlq/NiKB8LWcWBHlv2n/xin16gdnrL8Px5zPT2N3e2D871Vjj+hV0Hw1yGudTWL6c",
-	"Z0zODGDVI+2OfPZLq7pAJr8eESoaWw+/+7YPS9u0AL6aEWAn7Wzo/IfOuPiwmdo9I0L3aTTv/OUK1rmN",
-	"KnicTm7gNZIsJckbw/CbmdFbOBj0UZbiDZtXr9uKdz07oTTkVWzzdTghpXK8G2YvHOfvLETfBw1TF81u",
-	"GCUy8iVwdY3XbF9o5CFzrGp8xVOSH1veJq+EfAMUFaBMkXtf+BsGkoaF5CuT5wD+mgEoglOCmdSKsGmg",
-	"eewx4sOv/becPlXHsi3lAWRYvvCXYvRUek59GeevyRlbo94YTK3HDd9b7JUowNDsHZWqdMP+VZg20Mny",
-	"WV2RGRePPIyrYcIFblCtn2qzA9EMyDsMtapTSooxIdC2lEl9AswSVcyhc9sMfapIFCBBhpDFBr/ZXqPt",
-	"nSZmnPksrUq0nPDX2tQeDh9HeW2DQgrmhpJ+c1PIYhQ85kgoXg1KA1xFA/VIeyHB8/dY1F0r+hmnA0Hw",
-	"ZIilQuHzwzD8z//4fzrh4W4YoDRj8Rh1OvbHvcPd0HhCKGNEoM7zw139oBsehmFJjq40MsyYytK0011M",
-	"9VoUZpXa1VtqmkWp6zX2qGu3RAXM+1m+Yjf4kQI8xQNSE6j53pa0cymkePSqAPExu1RxgUekn7oCoLBQ",
-	"8ChP8o3yO7jIRWpXbB8H+2L8haj7dObdR/AFY1YaTv3AFYbA4hmXiiSvPCGkn0gPTt1MwoKw5FF+A4K4",
-	"gXvdSH1cHVtvngK+52GV4npIr6okNnnHRfJ504Y/FS12gh67H3PpZRyUZgyIYJCarNtA9oedry12iYBJ",
-	"Xpm8YxcZALB0i8SsTzhYQoSbDQLLbvDopmi8cIwWj1Ztjse6qrCXq7YyBbeUrFXFBSzJ9716+Z5k5Ght",
-	"pP4JNPoSNAAy69wgfS0VtWg3tFa1hQUNw5d+mdKa0I3NvDaans5nk1I2IckJj7/CMO6Gi7J4U9ADPRYf",
-	"70B4hT7qqQILXZ9Lal+W78dcce8Ss6bJta1OsbzFDZnO6ltsYwoa/sajeg+W3sfWgQV7u8kB/JZxY87a",
-	"LW3FFjaVKKD+3hjQpwhJHExa5E8s2kyQkensCrPRRv5W0/CptOfcsDW9ue2zXATYaKBHekPu6iOlTvOq",
-	"6tLU+YZ6oIEBpDX5lNEvvcZ/6zU+RV5kL3RXOgZ/WSi3Lo0W2jbQDkkpZX2DqCcYGdyol5WelQ6oenM7",
-	"E+mGH/0g0sUrS6GtT0vAFcvzddgsW0vbCpjLXwTB8lTAKcFa6zFZlnH/52XLT5ZVth5maYomZO5yvCBn",
-	"kdr8HVfetIR+PiFkJhFGYyzHZXXRS1j/cXBw8/vVHns3exl/TDrDt/L56Du8Oz8lYfY9vVT7P/32831j",
-	"GxBXZ4wtAJGTKbUA7BaPbmILAdr5xCQo1cDQswOz00C+jDgBHHJXA/9zC89oa0LmUXt1ov4iLU0qrgn7",
-	"iMdY4FgRIR1lKbNAMlCoXQ/SAjILEvMRoxaB4Ovz/02yMdDLAwNYnfZvGbNwMW4eyum9sxjFmWMT18Z6",
-	"2/eQVlPy0s4lTtRmwnLuQ9eEJdoCULYsE/RJICSYW2XYlku1enfxUfnMPI+qmJnbYic/Dh35U0F0K6Cv",
-	"vTrXq8A4ngRkozg0H31wVXXCIaZpJsgx+Jd8wPtaTXYLlA8XJPw1EKC6nwKuLFe69w8Oyir3ko68gRsm",
-	"XRbmNALUihpGrorUNjoFdSOPE7Y1yXosqqkObuNg002KqUPAcamGOpU9ZkjxjbTV0ZsQxj7mKbGV7AE7",
-	"S5K4HyEjMlw5umSnjfQXBGYJn6IBVQsos+bFn37bvVsj9N3ZUBu5ZTSZotexUjN5+OwZFOVrj3PHdcsC",
-	"UMu2bftMC8rNJGRJ4cnX0gNHqfBbiXEqLL6BSHVXJzXH1kzwoalLh1OvMAIakzRHdzO3GC6/QfIpQXFK",
-	"GY1xCqhi+m3p3BBIkBEWSUqk7DE+hEu1QxSJJNJPqFREkASCeqiimAUoSpSI4AeiaIwUiceMxuZRnEwj",
-	"B09s38Ji7hCNAZhtTIZ+E/13gCKIu4zQ26Pj4/et4imEkks8JGqOUoKTcmg2xA0kSmiSJlMABQNsMBPE",
-	"WQojErVSwvkQt71GXWtLv+MxTm+oEXiLDkhwiFaTANf7xJQd64ZfXnLzDL0EMIs69jsB2+Tr/OWWx0rY",
-	"lrOZ4HfEVM7X31oSyryp77wyufyT9VMC/JRFtdkiGqzLgLRZ/luGzPy5MFbbx+GARCKEHS05hHIcGN0Q",
-	"lUrCuPIXa8CwJDFJ4U8FhlUbJ1Rzh1LvGboRGfHKeVkwAhPBiyGGGJI+DAABVQiuoqRBdZeqvu77Tr2H",
-	"yQzha/SMjRBl7Dig/pq2PV4ZCAUX/22jS+dQhEqiBNJalb+ytt7/JvHQ22YUrLIrStFK+VbKV86jX4lL",
-	"Tbb/VkkAhuPzYhn1F6ib1GsoIzQX2M0bQ+FXrkC8OEZTlhOZ/lAzyQzufbizDvP5qVB46yNEa5DCl1P4",
-	"OJeGK+SIWefMXFIH1msJBdNQQmZE8zBnKNLfj2yOdyGxop1DH74M8aGpoAdVDr5BVsQFKProZIMZk3HJ",
-	"DbgaF1JDttGR1ndUJhhJAuuwM0gLWsedCSIJU4G7GdG2eJqSBFFmFA7OyCa5ieWRgFW7EhKSsOz1Fu1v",
-	"BJ6/o4xs2Px7yuVkw7amcMO3pm6De+dTZbnXYNYZyVYXdu2xAaxOSSaZ9T9cspBRvoj9AR/DbWSPeT8O",
-	"OcD6Vkhp350SlvWhnW5TJp9togSe9w24e49FHsns84n+Rb9dQ6GoVHrAFr2InIFWsBefGWK9cheK5pmE",
-	"6lA26tRxXhudwb0kyAiSlE4jTSgDj2DQSHsM+gn0aSa4TWA0iIBQ9RTxDFCLoSiKDyGCGJ66QqlmmM3I",
-	"rFK7l4Xhbgw/wj9NXd0jpElpgC2+gaqdoDdH5tZhQJBXx99mJeXnUMXo+6OhjVuQ0DnPSOtZ0dJoJGiq",
-	"bS2JM0Uan74sFUHfL5fm3llJpTODfDhlI4Rs3KKdelQAOUM0oz4qnXF92GM99gALgB708jwUbz2Um6KH",
-	"HntotVql/9cvVzn5AQ1wPGnxYcvktVrrtJBa+iMLe+JBG4BJZkvU0in4CU3+U4DG2tQeDs0YUGWXoAc0",
-	"FJyp4ovPkPMXlJWsTT+MmjbxShMu/zYfDrUdahl6x47F24roweMm/a2FzftgcTggxyfnJMCTYZntsNi4",
-	"6KFA3ta/mtkYBDLdfXXfP+Tw2ei3jGTEdmh2ul5Okg6dJwXBr7qXkmh4yGsMc2a1LXDWmJ4qAgE95AVx",
-	"BEnxHHaepw6Y5hI1Gbej3tEfrBU4Kz7s2cUlTgNNwWMEON/dYgAUuCUkaGpcTkAX8GdQVSvKnS8a1bDz",
-	"rhVWZFl+o5F+eiPOSGy9283IbFktbLkANHcbMhZpjc+Asos7IrRxC0UtsFQgtQvG1D8bnozAp2BYMtqB",
-	"ZCuc3uM55M7ow95U9Z/hecpxgnCCZyoPGgZB22MFl0qEU8ktgDvwchQs8Jo0TCkjmydgVBX7klNlwNus",
-	"J5yfAnV4TtiKxwXwcagmVK2eIsuXxaBIfXtaxcqxdNkJEFQdtAhGCiqyMXJPpDI3EAHCyjTphgHinkCS",
-	"VoVzZ0UhyCFtTcvyPEzWJUqY2W0W0OXp7rWY55sb60k979VkcufGU1nj74bd561wtwXVqNZmySa5f2Gl",
-	"jqXyrB39kuPOuiitXNDmUnVA1L2WZ+6oXL8ybx33u7Vp99gpLI7BMfLEuciYg0GqrNcqTW/hXK6umN4n",
-	"GxFFHwBQ5UuMNmp/KeyVmpvBShq6U5KzxTNWouaQpsbFOZgX9LNUjnbayNCMM8PTPQa72lwBgh1hspNX",
-	"0bSAlnLfL4ClnpLehXhc4keA59owg3LLzQ83xztekiNoMffY3HiasLCY3znS6CbR6Q0eRct2yk1n/zDc",
-	"Owz3f17mAqr1emy04gDE/MUcVnUYDQuiuMDb9A762rXOGFXeQucgXz2W+8yhC+jeLKh8ulVbcGNapGe9",
-	"FQIXfG3ljre+uWvE2wOBOzY82VJrwdO6a6gjC6dSW3+ljW7IZ1BWwMUkKJsgNabxhBEJVUnQ2cnJ9RlK",
-	"yR1JZY81I5okkvYBZ2E3QqbGJJUkQf/5H/8T+U9fRK6sW1D+ncQRIljO9aEcj8n9qx6zz+H7/TBCkM3n",
-	"dWge7EWIfFaCTAmctzSeVDDZDDiL/aomZUqw6JsxatbN0rT4K+ZM6uOaqX6MxYCP54ktDRFjkVAcQ1cM",
-	"imyk/L4veUKzqf1jxhWW0vxtqqj0h4IQ+3QI6MfwL2rQMMZ0NO7PBFcEapgM04wmfUH0hnFrzEimNJMx",
-	"qr98R0ZEYUExM39gg2GRwnAmXI6h2xTHikvivp1gKubuD5Yp90+VDUh/SEhivEZc4LRfpHEDmnexqOU/",
-	"98p/7pf/fF7+80XlTxLnP9ilrfzdqfzdrfy9W/l7r6yxLl/CRd2VEuVSk+vTyotuj4/fXtZqA5RscUMO",
-	"u7Hu8HxElZQnq0Ry+v7s+OTsdMNyJMc5fdGxR1/UeRmGaBIDL24AS1BTnsTdnxqSLhNmEJpVX6nn8uQ6",
-	"r9STn8IAx4So8hIZFwHfAKVgq1UEvqlZyZwfaqD5mVYVrMyFL35jKwiBNJabJ0Ms4SJa4yK5VgBlWtyM",
-	"SFMZQBOlCf826O8BmqU4JgIZLJfAIdEmZqQ7ECsF+A4jTNmrHpN0xFqgrQI8gRbcrr7yJhmhSmS1NX4u",
-	"uCkxyJSAuyh5Tyw3bF7uB2ZXX/Plo1aA4LyzkZ6JvUMHH7itgG8uIAruaaOjkxvXBoIzQHvy3BY9ZnAw",
-	"oC4Us+RVYzLPGzuHESgp2gyxfJBiBeXGWBXmf6UqZdYKtsJFjr1T2RBXx62urc+YEOFWT6LLq/Pby7CD",
-	"nqHL85Pby3C3vVnlWXCRmNyxGgY/JziV3oaDGvgmprZ5eXLd6u44azFPpayEz75uBI13jaBxsmVtJ2Df",
-	"OiSTREWFwqtlg+AJ1MXGzF9Q8EAkRFhUk6tzQ5kSZkmiGpatlhWFEuprLgRVLYauplsHNQ3mSoCi4niG",
-	"enY5LEj0CkXWSxzlUPuw3iWUMQdf5x/yJWyR5XWv6u77HEY3iE4n+Cp7e4Fv8vXyd2mtqHe5FAtVcbiR",
-	"76ZYBcKea2lIP0OV90OkiW9heALYbgH6cHOMtLjS23TRK9BjcKfajAoLx9zTHYZhCxLctNFgAySkDRo0",
-	"4kKvOOICXb05Rru7uwfVuKelPZZDQvZCSBBUROh53vZ6yR97X1r6P133n1/QzSfzr0Pzn6b7b6/X7vWS",
-	"f9n5t51/a/788Mu/tMrtdv65ToicuiTsCokZgoxjhJNEEClfQTV2KF4dY0lalEnCJFX0jlRR6zHD/31F",
-	"CJYv3lxSsx/5sV+HCXPK4Kqe1FTgwYm5Ydkm4GJgggdq9DgZj7EYfd3F/obhHFN+BxuwPh9BzK30TPJz",
-	"yR4WxNEiQDxNcifexorDuf1unRy1GabHKZZ1XqofO60uap4hymzDAJ0iMgUop3geoEvEM5U/+s//+J87",
-	"tYHRgvNpLf21Yb4EyMneDLj0tMDVNYLIFbiLYjFBxQLWfviOSqqWnZV6dp0DW+1A2syODUSg32mFgoHP",
-	"nRX2srO11DA86TNFnTwssExq9kEB3LJYr2T7mKQhZTilv/8lO6EAGtk692xZ5u8TgsUIyJff/E2TX/9o",
-	"mJkF1WZZ5eR8hZ4GH3RFNM8K5BrPYiuvYk63MittE9lTkPSN62EJJngBXNPOP2bKCiwA29xjifI2JprK",
-	"DNRUuaq7Rinels/+8AF1vkQ1qOEVwJ3tMvxLb29Ik78LnPaytakD065bnb8KSbuWM9plSr7PRcMWAa9D",
-	"Yc6wtTdFJv90TbPK3KFzeHU1D1zloqli4Fq9ODd8vA1AS/w/FPx3wvR/pqbMhanOurokF74jAo+0Ou+q",
-	"kq09CYaYpiWly8/vyAVHnhCyqlFZnlZdOAbT8KtOrSFlCWUjuW4gm6YcbkEmQWSWrj1rfFAwaP84VKoN",
-	"AZ79+XohnaVeghLliznnM/Ko+mmDey19xL3xlqFavMk8sVegMReCQFaGKTirRby2fRMIkFWO3aulh701",
-	"nWEI9Kxdb6hw8GYFSyylV/lQdJkg9lv5lgiq26ky++oIaiWCyyn9S/NEbTTWYgKV1dHPHlcbdYonZKPN",
-	"MuWJQTzZOM68zqFlk26eElf+SXSvfKOVQ6qBOm7u+QRKRN9Kx3Kc83UAVTUReQZspXmP00mfsr4Jig4A",
-	"KPJ3sF3vCAu0wTbuT3E8poyAxbgCSvL5+nyZMuvV3IcblJPcjDRVb21s/UZR8o47qyngy7lzbctHwl8W",
-	"vLv2Cxvz7jJ0Bp8Ha9lIiDrMUE1yp4pZyATdsMhsbCxD216pe+o+3NULqf/yERpnU8xaguAE7j6sE6WN",
-	"zpRE91xAKbIpnqMYkNRfGYhosAD0GCohD5c+qGwO/7q8psTxUkTqtzc375FpBJcqgTY/zFXDkAtbwUga",
-	"pyLE+bmiLJqO5ao94d76kj1AndKoguWI4AVh6zB24Q4pQHazFpQFjG0X423THtvo2E5kIDCL8zKfgU0b",
-	"0mSGsUXtHrsg9+Z+yYEw4STRumkR9pxDrWdpohuYsg4Q06ENOI+m7R6DwjBQNgGWq2/O2Qg198Jw5xBi",
-	"AG1uE4xWoqLtKxQlROkfI4sGQnA8NlF7bXRhq9Zo/cJ6nk0VmoyVUqfgU52dQ3TBvXRN8FhpjQRye/OI",
-	"PpRwYtQVhSfkEPKCTRJCC0WzFLO+W0/otmtnUKm6qBuiFMcTW/mGmDhTPYcEUYYi+4utwjPkYkCThDDo",
-	"c9f2mQMkO5BVL9eUSqQ4Rym/z5c6n4Kr3qP6BhTZFMVzlLZ1pfNpQnlx3buHKesKX/qzMr3GnA1TGivo",
-	"9KDSqUtvQmY+Zu5mP7uFmQke650/SInuouvoB1KJSnRPTIluTadB5iA+XX0iD0wgxgzhWO9J07XAivRT",
-	"OqV2wbt6cEcIbsHhZ3f59QoJosTc1nyJrvQfrSP9R4QkiTmDeFC92CYwta8476dYjGDAnd3KgOEJIFiw",
-	"8io4DANbGImoMU/6elFwmvJ7yz77tjcovWsKvQf27lO3z1epWFLTq6Nf+Nx2EJkSWpHDwoCPSFNayQFx",
-	"u5GVKh9LtzIym2njlSR9eNjXD2HG+96Mv5EosuWmWzfQgBouMhvJn77ePvJVvnQLm9TeQfUzhu8wTe2M",
-	"9nPuL9YZ0NEgdQIxfr/x+gEkPMNp3wg23XcIPDHIRiVcipSPRgSwKDKLRkLyE1FP+KeWVcZaZ0lUHvwg",
-	"k/Ni1JyjKWZzNLNVMEwKiakzITIG+ALl+sqQzD+HBglJ6UATj6RzFHOp0vlOmXzaftp49lOcmm3Ut8K1",
-	"VuDGIME1gQHMBCcIW/GNoaYqamKU92R5K0ASz3cCNCBDDuFoc2/VqURwQphBmBdkeQvtdsqD+EY6prVR",
-	"6ZoaINz0Gwb/CdLOK2w6E1zxmKdA/06A9mE3HTEz/jsiJDWI6EpgJodEwE1NUpEjuRyUM4In5isJVniA",
-	"5XLedA30dDMm9KFkDuMCqUZ/l2qi8UxtvGg8UzGf6u/ae2PvmzFnzKJ/2xj5fBTmRLXhJDGfTqlSlI0O",
-	"PfkLRzkX8B89WyiIPCCEoSlOgKtw4lYUBqvJ1MQMRWcJmc64Iiyet6Cock4xCE013BxjSQ7R/ufPeY6T",
-	"XkTdaEJmasdtSDjZ+3hG+xPdkz2WQX4V2D1wDAjORpqcd3yiaShqj6RvZLljE7rZh3ziUu82E8kkGhfd",
-	"l/LgYItlzOTB6kcJAf/JIdI/mQib8ucWv5MDn9vv5Fsn0GfayPSrNaRMEqEbjKCKmdUx/G9AF31TcyhZ",
-	"/o0xlsg2OkTks11rI8CGgsixS662GDpaL3pmH0WVZfEwxvMPfoSkNnPzzEUu2MyLFjq4n/J44h26uRi0",
-	"bAkxSZRJq6hQafuzPk4qiztt05MNAC7tk/JQ7QxqVqA8bdiesJUCRyYE5g6wVS3hS133Bclkhf7lL2im",
-	"wanePfOc/lpVlgijmSAxzqxZKx1ki0EOQUM8pencoFstHw1Qqq+PUpZrXEegWmjKFyAxLjggH4nWJIoe",
-	"KZMql6EFjlJ/UUe84GhGwLPlgzyNIaCDOq5r5kTNQUsLqu4sfMXnYqeHep27hWm+gHp9O4cIywkwCwZA",
-	"eBOFVekS6DKlEqzEktbs9awXBwKsPJW2FEVRqG2AMpq0KIOt6QSLpWffoLmUdF63gx3JsSuWUFP2xHIW",
-	"TwmchGM6Kg/Zbtt7OIxHAjNlZBPP4nHRsV7sAGFjDeABt8gCuZWQn7qSKtIHmLQ++RwDFGXd5+DYIhIN",
-	"yJyzpK4kSxP7xVfsOOz6pliqPr9nFbKUppISbAdZKgKTlw9lCDpYqORmXBOmboSxOnLRVLa+8vPYQo/Y",
-	"cv7Yt5QKNB5rkDUhyj6PlDRAO/ZD9gQBg6FvCFS28ywchTklWvbkMPaFAaozZa2cfXeI/B7dV2wN4prP",
-	"HNSYk3b36SMcoK9sMKhmNFfMWHr4Y7n1AnXW+tpS79fbgraJMeaLU9ETlI65tRC05xIe1UuN1Lj7R7Vl",
-	"f3L5AXW7DP9QNlkyriI1B9DlABmisAEL4SO4NjaTkppgB+8q4xoInb4VaSUSF6Vr82mOQWw7znCCsNyV",
-	"xQ0tdZW/4Z8GDm3HiEYDt+POdt7XB2TfBa+WDMu3714Y49LApEy1RpZHuYK80raWU+CneJ4X6x2nL1yX",
-	"Jdu66BEuYtAMC0nAVXR+/bY1FOCUcP44I2kLnU9rat4xmHe6qBeC/iQddBlGCR1CFKPKB9s0Vm1gzF3A",
-	"iEjmO/WfpKyfSVIcenknxZm3OARtVymapraasHU2EAD81gq4HHOh0rk7TmQ2HNKYEqb6UvF4kn/tioB1",
-	"YFyAlN0RpriYHxp/CePZaIzgBWTzA3MfTO7sqNaR9V1fEGpU8lA1IHi4cC0Zx7dxCRk8yL5zcDoHDHTi",
-	"eVMaQcN3gcDFVsV/AWnHVTeE7b5wK0DHdc6AIm7Ut4vgTs03tL1m2jqGK4OKKdoIGguWYeWzzrizAQdV",
-	"a6wRNCq2EoyjZF94v/iGgfez+7ukbHvP/ao7ef0Nq+56zUoqI1yxLqqQDVtex+hy5uUFLaz8c2k89YoP",
-	"JJz5KootSJOrGfbeqqINWIwfc3yb66nq8dpwKbXlQ6oRNGoPLwsgtHjgaOr6R0bDAJuXfqhIae8XB9Ks",
-	"l6giM01tb0/kQQJSndiqeWCEi7kOrsiAct5SaR4LQbAusGYx6aV0+kHkTODnnxtxjPPzO4+TATyMPC2h",
-	"aW5YeiyqBAlFO4EtlT6Yowj6t1ioCdVDmVKGbezhFM9merwupT2Hwl4GuK8bWXTTUxvyk5e/p+yOa56Y",
-	"YZqsK+x/Ztq+x3Sxn0oV/zU9/aBbH9nGrq/aIKbNg6NcNzOocdSeZYOUyvHyLkwtpPeumXvdhKqtf93W",
-	"+Km+XgUjX1olCZoZWMD8ZSXwvG05Z/m7NwLPT1wj9+o9TidqLPRB1pbZwITErsBUco2vXdu8Iy4mprZ+",
-	"WxDJ07sV3RRI5Kah6eNLfuM4N/EvNtDsy6aQTyu4ZB3k0lJWXfdiLTese2kpAdZDTlUWcN0ri3t43Ru1",
-	"/LkWsaqGLdcSYSkzrXtz6SYGkCz4501tws6RlcB5kh9WOOWjjKAmQA2VjCdIFoMIPXhlSAigLcFNibmD",
-	"LGXvLJNoy2RmjcCp30QL2ztYqGSwIHsW5cmynR4sjQH10kYqn6s5/mgCOUrLEaBsEJo+BM2ZlmwQzKi/",
-	"uyxeJPJQe7Q6k4GTPzIgLNbvicF7ZeAENwohcXinCw94pi6HeSGOmpJCHoSQtn54piRN7CjhvQg18ZpB",
-	"m4EuQbWUthhKfVBGTVGT0aNKW8JrKwIRKiWgK5G3eCwIG5NlqSJuRShD/9//+wY1QQ96hY5JKikEXbA7",
-	"IqBakkTH6H/9D3TwbB/9C9rt1ieruJwUtwXfNILGcW3IPSCwrQ+oNM3y9A9vOoukqLzqMUgd2d6soMwJ",
-	"GQlCJCraBAgzoySCP2uKU4vvXQ592es0SjlprX/r9ZI/OsGeSzj7oxPsftn5t9rssjeUpEkeHFRZR/1s",
-	"SU3a4dA6hQ1WHfhJEg5AemDLU2bvpLRim1+szLDAU6LAo6hFZ3kiLtlsMzBPB3OHTXhI2Y+7PoAb5rYa",
-	"VtNGdD5JyGYOB1oL+v+INJzNXlBkaouTLBVya+MqZ4JPZ2pJdGYO9VMjeuRkmdSuBgQ3bQxKBNkgfRuJ",
-	"DMm08OAsiYyHxz6prR68Pn0Xy0lRN2DtqGzwSiZRU4vkAK7bA4sRG6AYs5ikqZXUaz5eFz9ajdsmDk7E",
-	"rVpOeo998loglrylWa1Dsf82o3UwGnqLPlVW2qaplSSh+Oszr54ifSuvGfTnRAm7sllAZG/iftLW5tHA",
-	"sIJXWieuLuKGhF822+VDXzGMxwQkO2ar4BJgMUn4PWsvVKWsryrl80+5p7Mp+MWzWcpxXnLN3HXDS4+t",
-	"Cb0fruS/eoRwc00z0tSCtB4ultWsLm64HjvAThiuYO6vL6BsWbiOHd6Sz8c8rY/yjXnKM6EVhOifrq6+",
-	"/fb160rk7j913nQPdl+UdZh/+iVsHRy13uDW8NMfz7/Uqi5v0xdHS5DmwN7AbCFBO6HJIYpcym+Emkdh",
-	"ZycAjEgICBL2x67+0e5E+OHlTtBjUZEeDD/u6lYJJapvQRIi1HSwHVw43A4DNqlVpcuT6wrqlRuJse7c",
-	"EAopUEpJtugN7mMV48zrqYZQp+LFIpXevnuB7roQDqC0PgYnXx4S1Ty9erFz6JB6JLL6Huyn4yvUfPcG",
-	"TOPjK/0PQYqbf8p6zPr15U4ArswpVURIrcWm2EK9QdyuXZdvJFw8daBD/a+uIdOa+Pq36YszNiJSXeVJ",
-	"WZWS6by2aCdwB4QCTCjg+jgzLb9VayryWbnoJ4PILKTSQwsQYXck5TOSU2antGPXnjf5HVTNgvB7Eyjj",
-	"Xe9Z1zCUkmkaKcEZMTeTDBGmBMBnRiaNS0YmJ8NVQerUJVPZpvWOatPjjIgCeMXicJirUeszccHuGwEa",
-	"vE1fnJvOinS4lZB7BY2K0dYKHq/jmIukvtSWkRBrBmhFiakqogRPz+pzpzZW1RNSU1kubA2w1DYSl3Bg",
-	"OnI6AWX3orvadFReXMOpYMs8FDGfkg0mfGlbblnxPGgIfF9/4rlJ4AK2KT/uWEzQQQjxPCbU0GTZIUn1",
-	"k8i1P1IRagp8D1fUpgwAV3BTjsYEp2BYmgFSznbaLtg8d+UJYAMIOiUzi3NVk8OJ5RKjpRjH5iqvXawl",
-	"/CKN3DzSJ1GM648rLfJ2UdNI4SkBQBxEkwCRVBITHsjoHRESp4gmOURTCUOojT5SNe6xyH7wDY4hYsJA",
-	"qEc5U0deke0JmTvCJZkZn62EUUXHOX1/dlxfCqP0sfqp7QV5JLGZKZX1Uyh98u3R1evLqx/PTj82vi7Z",
-	"z6E2bZPS5/GB28u1S7lIAV9+5OhLbleazbNOktUfZibvZYONbTo4Mc0fKxLqoa78XQ7IcxCyqRf1IECk",
-	"PWqj6Ojk5vYo7ESlFaY1geXl1bavrfdMVglqybKEppfF3MszaaHIKoe2HF9MmMykjddIoLwz9kOCDAiv",
-	"li5FMJFRH6JDkyYgFecmRyXPTuEo4XnKUtvInQhJLQTvx3PUxAUejolvZD2G8pyq86uLADGu/6sPhvdn",
-	"J63dwCRd5XERpeVwMWtuL0eHECxoGjgEAQMtaNnWaMg21bIJu3MHBMbQ8rP5cW9HjysHa4QeLJsjmpg2",
-	"nXCnGu4EujcXuZ6Vx/v6t+GvdNeOYpb8LvLWBEnZFXITWUxRaGI0ECb82SYkYOuXTDnLk3GokvpTA56x",
-	"ZCcod+MG2zReSjgOwf/DBVTaglPFZp7Yr+5AApbXie7cvLB8yU12o0c66iLnmcwgLBwKylpPVLG8uu8p",
-	"FCvI4ESomBFm9FoaGUpDmW7LBJXibp7JkL9Vp1mXpEjdFVrVttIaaTQVBu/fIP+bowf2j718jFBTmRJg",
-	"FvciX1SL5ohVj6XEQUYV+28nQLM0kyjKdRXoPfAgM+0TTVLKEJTTCFCUg3GZVJ1rQ6DAO/D0IB2FCs0b",
-	"lJTIrl9tPYCv1CwXz8lOaFK9KKBT4lhLgZQkFhaExGNOZFlqnl9/G4ZhndjUzJFPfDNPgtEoi847Ydjd",
-	"3dt//qKutb+o9T7tLZXKXCcrBlCWjZ5URCuHljED13rs0GIrrJumAIdmYLM1g5nU1oomDvm9jHuA20gR",
-	"MTVZyOYecSPbR4/iigzrLEFbDKxmjD/iNCM2x7hO3DFkQ80shOJ//sf/3Hnl0tSMbWu35za2aV1dn7dZ",
-	"kqTkSa5AXAGI9aUbigqgTwVglnsCvkqRBJf7EneffihBVzeCQaIBifU5md9tjIGU0c52Dr6VdnJZabX0",
-	"dORzsy4Gvu5+wCx24VTbwq2LJSRMrNUyj2w7U7dML7ZDEF0JpQyNwHlii/2veeEGy8l71/ap/aBmyMsJ",
-	"+DjHOK7BTlp5sviLtdZV/ZjNV4E9Xb6pqh77PwPgAsZbR3PjAgSN5TFk9+6Wa72jinxWh6CM5CifwhTq",
-	"wSka2MMAXXteUuciDdC7N7rx8dW7N6/Q+bt373tsKEyVNyjcHZj3c4+iRM03b6+fvdb/f3P97M3NtdHF",
-	"Mfpw86b1El5qGWtkisUEYUF6TPEUcoSTNjqC7Cg3TEA7lggre7cQnV+/jZzTciP/6tr6p01X42vHAT0Z",
-	"I8o7RyUyruwN4m6WrfyqK/oCaKvG9WcSTzfeUEVfR/BmbcGjp4AvyzsxlQS2vsd+xNm7DvRwK8i1jajp",
-	"gidqiGgg7WrwXbEARx4u8O88XLwi9R0PeAbwRcZalJBxPuWC1IdMbRdcwcUHuUxn3gAZ6/N1zEVdBByh",
-	"ozFEx3Cq5cSMS0kHKUHNcmjPzkYw77nkXR+8UWDblQck9TjRM+SGjP7X/9BqdYCEto9JgsY4HbbIHYHs",
-	"cjDGzEA3GuBXwORpgZqlJHlj7hM3LFq0GdUJFgzq+z6C5tIDN6yP/EsxAJW7hhb0fI7uifAs3iLsA/T0",
-	"KU7IxsZEQbBrkh/89bfSG/H8ZsVJvK/mFUrcfJ8G0fCpEdm80S3gIJZE4eK2r3CgB58rC9BAd7QUKrZh",
-	"QE8C1EMsGslXBWP0DwRP1G4TGLJweG0JE2eCxCpYbktjxkqaYa2+twDY6HsGxlzx80dFABVKbrcuHsNJ",
-	"AZsYa4Mi8tvQsO4mzQtlfbP2UCviN72qO+uoUa3tTeZrlvDMFv/ZYgH9+EJb5jVvWQ3JsDAM7hWkyY+m",
-	"eGLvmwsB9Q1UUclShSL9TgSVeMmdRcQBatcfuUlGTmqLwulfi3JuC3GA7vBPfGAcGB6VKMngtIS5oRcO",
-	"e9Cs7O7z/XXrbFm8PJ4PjP6WmWKA9pbbSYu10IZetMovR62fcev3sHXQb7c+/cs/rwLj3EzQag6AYsqG",
-	"57dkzOVqyBsojq2fRUBXiZqONfXsBdl5hbBZWYD/ugc1wGahGTA2YBFFpiX6l/dZbdTBlLItp1EEnnoL",
-	"sb8B8OI9HPulrdCpQ6PW09AH9hiLolQ2zL0ZWp8j/Jm8AjPQUgyAbGAXmIc7KygRrgUAnJQDPZcCONbw",
-	"Rm38CFx0mA1jTimSHKJIi+O+2cPNyMjmaCfIWaFp/xGgUGt7kWOgCMKePAmpm/oCMwrgIt8FBlGGIr3O",
-	"Ubut+3gD39CkM+99VtGrCulK9xj5KL0D1c80sCK3LrS/pEoCUJd8pBumsBqrVx4GxwggDckUTcgcEBAt",
-	"EJkgUO2p2B/fQFnjO8oziSBw2HAP48qi/k0ImZlK8/IRCmBho/pnYl0M4JIoqJuqqOfg00gRtNdyASaU",
-	"GM11RO8Iq+K9dsMNjjtH0NVMXdx6VyoHaJ6IkBZbhn0hkiRXmF4hD1eofKDFeKbPDoTd6dWucJpFeG4E",
-	"WvX/tIEFsKh9b8da+QpvudSgDlQXGoSMC/38kwM/zXhXL+D1QhWMXI8GLbs/E3xkUzPy5VuzlW/sWfxX",
-	"gmYvr0+CpfQA9RcPOEm29OBuZM09ZZkQfwole+YxdoZbnMeJ2UdCKlcWIT/eX4Z15/t9bv6bVyA4TZnY",
-	"a34H5RbjMZyYhU0Oh6Pc7kh/qrUvu/BX7O/KGrsqMG4Q9QvnICOeKJ+pQMLYdM7H+Tt1jE5cnbOF4mOL",
-	"3kwAwpB1leeuwWMFYYYGXJGqHPWrvXHhxo1dhnc0d+PWVBKVRKD7MbeQYyUoso3yUAVP116oXek2T5ML",
-	"Uyc53BrAUCo5Kx4USkGJsjApVqqOJ7/7+P26Ut3VVOBRpShucnJ9VM+fd9WW3f39zkG9aVYfujkx94we",
-	"yPj372sDDmQlNVHSUV27z+ujECcQQagHtIRe14u7d0Lmm+9BTfJ1Cw8d1n3/e8rl5BhKtK8V9xU1zhR2",
-	"j6Dkz0R3E1kgNLkIMU+TlNzQKeGZujZgqHX7HB4U0HEWHM+L2YfPIEFUJpg0hW+luRWzFenb6MR6Ew7C",
-	"UlzNQVhyLZRt21r5zwXV58smEUGXXlO9EmOyPjbzBhotbtAFOrn+yiOqW8t3PMYp1K2vSdpJ9UN0j9O0",
-	"Fac8ntjinNHbt4fn5xFqdvdaY56Jnboaneh3ziqJvZ2OqaPpuUyav4SdT7+ErYNPD91fwtbup53DX8LW",
-	"vvmp1oHyjo8oe5yykR8t29TArJa83EAzubcpCMVn7nE6aVHWMsU1WjPMlJi3/n/2/na7bRxbF4VvBcPr",
-	"R6TelCz5I07s0WO9LsepuBLHbtupdHWryoRISEKbAlUEZUVVyTv2r30B55xrOL/3NexLWVdyBuYEQJAi",
-	"JUp2kqpeWWOsrtjmB4iPOScmnvk8z4tVbjt76wXmxirbl5aN8DmdIPioXpfl58D3/J4Rn2qslETV3Tsu",
-	"wuyXGt4HirLu30EHt01AoHQClH0y1RBKDWlKR6wngGQQUbVqCFgIj8vTuxsWNT08pIGM54hZ7QOYpgyZ",
-	"Z1pd2yoaTNiKFDNQAvw6ZfrvykNtrC2/9mvqJBDVeGPasGjSq9JK546kfbFKKiaaNkSTTQJv1CHxM0ic",
-	"j4DF/pRHaUuZAjUokjSu316cn74gJzeIrfPIWLBxLHgAdCo9AeIxR8R3ccC+R6h5CZFMzRJgKSH+5bui",
-	"4F8QcaF2+tsG69eC92z/rv7zyS/Q7dnmglnM3piHw+YuW1je5xZSWF/I750DRCxR8UuYxujdxCVlrKIF",
-	"CFaDajVSWji3OZNASG3hsRIPGfXejfTnmDrX3VlWQlSYIG5jSrT8oAfSYFRVPg+ZRxjskAB9hj7bVJ9/",
-	"SHz8hw+0uynJ8L0FcCUIZOtrPajgURagJ9BCkIZRWsmPOmEixPNdNaUKBkI/pj9NbZWfeoLz4v68JwRS",
-	"tjQoCZPpEGhDxT1PYjFWPjTSvY48FviZjtWSYLTUrC2YrZ7QdgvbJdgtkrh7mm4etAVAH0Mn3zUa3NQO",
-	"aNh54+3r40KiFD9/K8O6GtJG++HwC/PG/ES3dyxOchZyWsYuA/oO5WRKL+OpgAlnWF2wXDJS4QCgnEhD",
-	"2XWoKlK9NaRcyBROkvAICGRobGlojkyJj+mQbU+AARD//a8Jy36Ysf7E/jDkg/xnujc/jt5uxEzWomSv",
-	"Z+rN9aerKz3ibDyzhk0imqpFiU1bmXUsPbd6C9o3sKUc67rBgMpUkoYPVe6v2dxH8Bg3iqn9mCYh1sBv",
-	"6xHd/v2OzVEjdTVUYER39p8utuRNPGNJQCUjI/aBXL86bu3sP7VVomoC5L/++eDZ07DzrPvs2V5wED7d",
-	"f053BozSTrC/T8NOd5/u9gd7g25/p9/pP9vZCcLufvg06O73O4NOh3aebW0CVEPbCT0giRzFM6frGqDO",
-	"AHsD2BVIUJLpM+hQwpWfUmNk63PwLv2BSOHuOhUPni9ILOzzrLYWtEUNigqJdMCjRQV6AprRn2tqatzZ",
-	"uLQAYADWRiRJ/lvJjP1uYVz2nu10d2seVrn2QL/Bzg9nnTh4jOWw43Nm9L4X0lKfK8f0IDH8hU7+V8zF",
-	"esbEGBKnAE5Q8n08Zr89YiKooFkP0TgG2DSKkKDiIWB0yHwkm6B6pwZroydKzSyT7efqWSRHfLJyJhVg",
-	"h0k8QA0GGjk88XqvMqQpIzIeg6eCoNOSy6uty5AmYcQkLHLVelMGmYS4JcpTy+d6Oxv7pFZnQ+xbAmGQ",
-	"KnyIIQgPMzmvCU1Hyh3kA+f/+p//r9+sZe/jZPh2YZK+sguFvNYL5ctO1yMCog0zLpnD468GnUjGkKxx",
-	"lgDzCtjTdMSkpmJ5kpMuMP0kH7EaAwco67oV87l8Eovpd8pNPTzLNmZiegsub0mqzUH7F6ukZnRufSWX",
-	"JKRzMtEA3dQCwB01MZ0CstdBJXvmPFF+DCO+OLjLcm/q74Vz5f1ODc+2ecpNfdSxmyMoEvFhw3z14jxZ",
-	"Ta4pLivjKJ5dJqqLH+VxD8gJZsU/TpuKn1w/S3ge37Ny2eINyh/pGg6yz8pz8itLKEvr+MZU7/vG+nva",
-	"5WYLFeMrGSZXAB1S4ITXvACaPBKeiZ/jNr6sr9+y2aWTRMx/XHdH2XgVWgcjmtAgZYmE4nDodE0mkkwj",
-	"JtvkJB6PY6xv7BsBEpMpBA2XvlqBKgZtYg1JwgaZTsNep1Nkf6iVxdzZf5pPYu6UdPGF0YWTlcr4arxG",
-	"aosqoBxYVzWqi60MjU46T1jC4xB2WUMmdBXMomCt+udA17jL0w8TYKVffPFJ7joS0YmETAps+tVPDshp",
-	"VzOZxAPPackTSEXkHMqSptRETusTtAtRq3qrVpLQbYUBGa4jni1r1xSrS+uJ2Be7xstiRPsQZ0Ohtbaz",
-	"zqmjWe8Kvy/as7zGe53aigzGUooH0doepX9bhAIVUy6r64yW1uiUvHJd8tDJGl3xgHoP/lhFBJUy/2el",
-	"tQF6SuWR+GWY/WW6/gvkXkXYe9VOOps79iY7Y7ziZFyGwIonTLx0Br6QndN/IY14AFA5NXdstV4Bfa25",
-	"KEIV1KmdD9pUDVaomqhLeW113519JnrbZcy065Z1b1TvlWeUXY8DNusbr3KulvG/lhG/1pma4DqXmJxK",
-	"4NvjaNPXaSLU0Jek8aC0PpyyouPvz4kmAirZ2cSiJPH1Qs1t9RQ+ZuXEamGOIdz5gwEiljwQkUYoMYX0",
-	"wBWkbbyc9+8cfg8BG6pVmWVY/hi15GuYmBBIzKEfdOttC/QzVjC7nxpm+pIxWUphLzWHfX68yj9mRmVZ",
-	"v75Xv4YeCWKZknuacCoCpreTWEECt5IoHmpBZc3OhKdfjMjpZBLNVbzMxZIKvwomd1wuZk5W9Us+qChY",
-	"Y68q9jRfXdb/F0kJ4Xg/oavjuu/gos9K2yw2zQhNIrpyr3iprlkGX8Ve0A9blVS+yKcHFo8rsdgjYVqY",
-	"F7hywiwt4UdUhDKgoHnuq+1HQnlqcA6xvJO5oyp7NSh64MX58yj3ioX+uQT5yBeQpimjfjO/X4oswKs+",
-	"GaGuG1AfKz0UwQueSCfdmZ1bRHNctyBfibUUyIulBbLvGJtIQsmIylGzTa6ZCAlPe4Ja2W7/gxbCbKEe",
-	"r4c0BpL4/wm/+KuPxV2MvGf96zi4Y2lxyynjqbwN2f3tT3e792+f/Xrz29WeeDN5FrwPu4NX8unwB7o7",
-	"P2Wd6Wt+ke7//dd/zA76Kz2S2y+ml0onzyVKl5nj/nKxjQIgjX9wtubItkYFodFkRPsstUC1KI7vWjTi",
-	"d0yShohJxyMXHul65EztM9+oDuViGAF69KgnFvodxgc7v9hnB6//dr53mcdZ/XOn9fy49eqH1+dvL1v/",
-	"qORSXoKovWGCjLmYqo03OroxF6lGFWwASIfuW4UMvUTUQ32shb7hejoe02RegrawdFglzuwtmzGZIslv",
-	"7VKcU/PAskhmnIhryC+XVbTwcPd2nGgYALD6EQ6rcMBZomXczq+OCF4JrdIXIw1x8ZZcYQs+XE0Ce3NJ",
-	"lUVhTLLmem5HlQNBCl29uJPWVNQPocig1enZUzgSNReQPGFfBo8Z0wlJY8+uu4RNGE3rV1q5kLDi6Nq3",
-	"rAkwm5c9TGc6nZPAKvKsi8F3PElHJVPqp59++ql1ft568cKHdJX5hU+28d9+xj+gcSdDes/MGQlNyXga",
-	"jAqgzefPOq3OXqu7U6bQ5FiYTuv5z7/vfWq08F87zr+a/1khOxNyloL02XrAObilrBMtBq9srsAZHJw8",
-	"TBOQn3VxUw+dJwbPt3DUvJx+bzXhSkTXYFs5AeKdlxEtPTmsXc7wKtZY9sJhkF7R4MZhb2JJ6cvrv9fj",
-	"EjRR5VL7zhIZC8jZOJl6VwRpp5yfuISEW9nPZwabQxovPXIOTvidR4498rYJSwiwq/kV8fKBRMTmGKHQ",
-	"mh+7rV0kKCHxgARqK9MQaoMhhkTdssj3bOgtCzpQpUTJj0usoQbWxuOuTcKuzuZQ+QGI4xryK8S1+K59",
-	"NSs7ZzHM4lhVq+bMmRKNsjGPCuUdLy5Oy3oQSl/zV/5w/Lb00jE3bInZtX97d/b27Wo9KmyPeZt9VOl3",
-	"RWUacFpgvr7NUI95iTeVGQ1QbZBVmxG5RL1AXwGEtX2mpfH1zh3P86dCq1LnZvDOfqVdrMxx6MaUZjI4",
-	"gopW9cEN1z4l4TQ6FWFpFPzeuM/LJCZwJWEilAgVDQ1zcE7lN1W3DGgUQfHJIGFMfTeTkkwnw4SGLDSn",
-	"49Y3q52tLldLSX+uNhAxZB3ixK10Ua+vjL5XJy3V7aVHYDdIzWsIdXNfw9XWA2BytgfKbP9CBTHoSdtX",
-	"5nvZyyatnW9VE95q1NXbD+Dli9sA/cLybTF0v74CTv1UkzA+4hIye8BLkhD2YUSnsjh/cwLZ5eJLLKnQ",
-	"03O6Wm3LdaACDUoLIb6aSZjuhF+mLJkkXLLVUb759oqw3jEHJSVBpluGBmAObQNItv+hpX5o6Utgcx/b",
-	"g95cmkQrsctMNhzSZBpZtaV5hW8jLnEqZH3rXLOYPTGr2Kk+X9JLDhQX/rr4PJBkLcM8WErm8ASHqNRS",
-	"pCNNkROAJ3OpnMNcIHrPII9IGrEg35/eKP8fC0ZQErZCAXSTYl183Y/4toq5b1RjbaO4IIM4KeRcIX8u",
-	"s6uXJFbds8eadGQZFmy5zLC67A2X6SPrt3lb+tsrtxL67x6Jo3D9lAHOKzMMtepvDQWDAyHLD6bT5nXq",
-	"+LEpx3mO8eUzfp1+xBn8+ICC+2wKr4gMbAuymxxMQeG7avdQSTy01qeuOoRz21VyTuRCw2kQqFhCy6wa",
-	"mPtKW1M/AZL/cg3SLjvzZlYmdf3mAs2+iNPHb9Y6NIi8LqjAboTsLfm5tJV1R50Dz/tlFrnoJAAIFUsg",
-	"NdBagmCYG7grR5kwKnMzoGkKojex23VWFE7o6vVjFeRf0JSWJUML6ucgWYK/tB+uAuJcwx+wAJf2uHmh",
-	"mKpJRUQ8s04wF+jtLuc6W91vNfoLpexrx7vvMZp6gfLwZQnwUA/AageVH7NP3hYzbbFZ5qJm/crYEx/h",
-	"YStKAlCv9JQKPwYV8OIBWZwt7aznnOjm88nbrjXXbDMfkgmvR9Ga64KMpVVmOfplK+Fhk9lq25q3OZyp",
-	"bkDidkf1AtDf8JjishDeoklJ2YfUIxVqsztabXYVLXrWqSXQVSMgZY5QHbdboMlftWQq5VbLBnvRsoYJ",
-	"HaS+Dttt3x8RSvxs/WQmD1j5NKG2u2ODx7ijV8rZdakhyH8Ipq61sayPzpqThz5lr1kFWjDdqCOnzRbB",
-	"Rt9U4JZb+onmBcu+4NFYwbp1VuRnQ6hdMRQ2uaHybjMijWNdo1QWBRuVeSil8bFb/SYWmecVQmlqrjK/",
-	"V1ceEfaBBmkEkrBlgZG59HG3YZ9KO2qQMDnabNgTvNkCVpzKuPT277/u3nfGO28Pgh+Sn2bP+jfdu8s9",
-	"+SZ8PnhFn05P4/3hP/iO+NuHgx9nhSqi7s56rCq5ZpTPhiFX8fcDWWiW5i3HWrVxeYXomrR5TjFfoegB",
-	"zBFICeeyvVbqz2SwJIlngiUeiQWhZLfTCuk8nwlehQnbgOnPlMIs6zC3aqaCF68WW05Wj1JKfrCyxKxY",
-	"2PJZcXimzMM46SzbWuqdEX+5siITGn6J1yKbOhI+WEJPnuJ+F87tSt9UbYnXA0ejF4UGLFZ96M/JR5dm",
-	"nKrH9tL2whrmG2iyQGVNeoSLIJpKfo+a2KBgXkZ8VThxSPCsemXtThrXuKyY0k/gdDWNl333ii04FlcV",
-	"tuDgbZQjwsHWFViwFbe1VqSBzBK5CmO8UG7/jv84Cz9hwXHR4uMf66VnHjQRKyghgGoe/oVtybE8mM9u",
-	"zXhoLmivT7+w4F/0Ry9M7RqD91XyAWUTqCwfUJxCXyofsDB1IR9wpcvP80+4ouKOhejGSG/a6ewyQsMx",
-	"F+aHMRV0mP3NCoOYXwDfT3JEfJnSwcAHhvUgYJMUSYAA7MkpMAFk98I5ymSaulsqaIJGQ8BRP77YFSNR",
-	"22t4XZG6x1y5MOHVR6OoXsnhXRJHbEnDoaYeCrZh/vu2Gf76zYZ3bNL8acoFK68zvmfl5UWfz8GuR9Wt",
-	"G294uhcI2Ks2qoJ9SC8CzPMGVRzt6iLSoCkZx3DgdM+aJM5uKlIwGidUD7xmdBWLTU6SafTgzTUq0NWs",
-	"XH1cnJKO/PAznJZ4Zj6ZDlochHVO0dyB/4J6mYOUJecIya4WIzWSKZCFimIx1OhtQHbY780UVToFHYu9",
-	"vZWs18OEBqyyIaaSYrdTZNN+tvLJdeqY1Z7clC9HXBn3F3HwyIpCm+qNZjOzzG7pv8rLUYxBX/Ul1wEV",
-	"y6+4YeNJ+RUpTYYsvaHDNeprr6gYrqaesBc+rtLAkiW2uabqPauemipqO0ICeLyUJPg6LYckYtT1rRAW",
-	"fIiTqM317m3KlW9t+IJ0+9XLE7K/v7dPEmbtgLoYQWxXV+/enCKLYwaLfnFzfXN8ddP0CPswoYB4y/md",
-	"nrBbIKx98Y3N9Q+J//Lq9G9/fXF89uano+9+enXx7uqvT71ux+vued1nR9/9dH729t3N6V87fps4lhi5",
-	"KQokxBK1WCEjFsYMK5bZBw6Ekiqin6jPbw3iZEaTENhokEwC5PjG02BEIpqyBMqVLBsN+dd0PFEbms7O",
-	"4W6H0JR0dg93O82j7GXmKemMBwzfNVBN69Pgzn1NT8QiYG65BtSakuNMsxu6WsuikL1OJ8u2TGgiWQKy",
-	"W1TGoljgU7Mbi2Q6He/R3Piiq8FvjOw2GT/GCVAyD5PGqp80pYdqQHMBxLhmyjbz8NUF8ldT8TaeZfoy",
-	"eQuRNbR+rGSqlGste+UZVjNHZa0wzy/7FOUMMnXuhWVts0Bu5m5M52TCEtXLpuhOBlQIFhL0Dx4wd85J",
-	"GsMti3t1WvFGwC2aVz6RxLc/nIV5nqOtIUuveXncF9E+K1DyXUxYZlpKfTZLR3EuAfb96c2Wt3V5cQ3/",
-	"eQf/e3xz8mrL23px+ub05rQ8L0bLqmmK36WuUp0UUaRKwNx9n0pG3l29QRMJwNgJTeiYYfkfjyIwkfl+",
-	"wFRJp/t8Z7BL91qdTqfTOlD/80z9Tyf7v+42ACtqXErpyjVjOYmwr23/6Q6ommmPhLiVwerSX/W6KzZg",
-	"uAQW1rx6QjloNX9j+YksFWQq6DQdMZHyABJX6okkoEnCgUUVeaaBpY8Lj0gcYTqZABVowuR0zAhPD02x",
-	"2Uj5Oz+lUCCqadAh/eV7hAWjGPfV0upsF0yO4fHL5kWdGVFOXWFrVLOHvT742/nO33/8buW8MHcbasGq",
-	"iXDFZBxNK0S2q0Rx31uCX7BDyqfFEfBXxzNptR2NCeIC67FIPCBTyQbTSDAp2+T7RF2NrronAjqhfR5x",
-	"9XLSZyMulBEbStIAm+kRp0gfeAE8IlPl3iGZJ5skoiLEIallux17W6oFLowCaMmnc6k/RBmMOxHPjOPD",
-	"TyYJH45SIuLZosEFs1d73alGKuN6optTnjuDTKfzei4JTR3b5ThwNZ1VzFIsTkjpEEn9VFgMlLQbkSqU",
-	"TjPrBcr2skOQ0lO7w5DAhbX0mu0yq0EAY1fRck8+1Ezueme1uBp4WPUN6vonkvDQyTOrjpmMmUg180ec",
-	"0CGDkUAKMnxOn4XEcAPrYWhvwgRczV2tM0dIWa0VF7DXbW9n1uU9csER5IIjO1uPeQpkfrFyIG5wa6su",
-	"XrBqSEvsEkcsybLPWP9dUog/Rmk6kYfb23Qyact4armAt5Xb2N7YvNqXZY5Yz6PMlnjWoFYZY3epV8y/",
-	"lRMeFvuLUj6bm2KMDrZZWYjcEdfKdF5ULS8DC0I9LPcWrS2Tn2yd3QXhmH92WjuoErNKMGbxBP2ccmGO",
-	"pMvrc8bsN80b5Jy7j1nCA7p9MuIBHcZrKe7ZJ7qd7vZO6TCrXTlP5/bIp+ByP0O6e1IBQUZy/rNLw6qZ",
-	"YBrGQ68A4gL5Edvp7LY77W53t31Qi9y+VMfWV6HYLRe+2tAjNTNWxamdqOGpxFgMT/SPiLnlFjnU1J2z",
-	"JBZDewlp0LQndIwHJ5syB4+318HBIALhmkfEj+LgDqUrYqxuVC+YJgxc5h1i7HvCHJOi8gNNs547QvFd",
-	"9ehbjQ30j4ivsSa3CZtKdhuylAUpNjuIhYo3Q6DlVNcQ4ExBFHTCVFRpdBSQ4D+VJnQlCbuP75jpDhbe",
-	"xtMU34bAFRYWtFF0r4GNdPsP5+idpadzmw/keGWt10/B18JV5q35Y6DspaUYpONhaV3VTTb9nkjyTrKk",
-	"BVdq0hk9JbGk25yW7Hd3XFKWOzZJm/n5eh7/xqOIbu+3O6TBL2l4RE4u35GLa9I9uN0jEb9j5JwG6hd/",
-	"b24GY6BpBl3gky33I8tXv5Bx8j1N2YzOH04DLeFxt0N8nqWCBu4ZpD+qPp4XKUvuaVQpwvYqnpF4kOr4",
-	"UL9CH5dLnJjwdvnEqIPIjGDpaV5z7ekyzbX9Gvo1ZS0u718pK7YyAZOygjXpmPzw/oY0QG9Qh83+HQcR",
-	"bUzqdfcNS46mRKKS+MfTdBQnGlR1SL5jNDEHzIHzOjxg9ttLmHnORLUGXqanb+GFymDoOwvKdqXHLUUA",
-	"Xv49FxP665SZD9Xctx6RlqeoTU4/oHEAteXLi+sbsq123Nv6weWfptbBqlhPrfOShEY2UoXGux2m31A6",
-	"CUY0YW+4uFucBml5J1xrdqyAHRGrGDKicqS2UsqwlH9iEi0ptwxIxMUdafi/96lkn7ZBiH6bCznZ/h2a",
-	"8clvHpGEcSmnXAxJEqeA1uNlLyuCdCHQTCuxjNADYcbIWrE1oIKn/DdIZVmJXI0F0htwqvXz1ae0yQsu",
-	"JxGdq50khX4CkmoeIlm1hsICIK+UjT6tiBed7akWdNU5TRaShuVS9QiLJCNWeLpZcTa+Mnp1mXQrGXoN",
-	"eerxkv4rUKw+gRgmnUrS8OMJMKP5YSyY+i9SM6p/BVQELIrghzhB6Si/2S7XMVpGvypi7M+VYdgyItVs",
-	"eqzIzDOTZixjLYWmeIu9VqdKbkw/XAdxUvNTvgxrce32lCpDr9KFX4djt85ReV5L3hya154emmS1Sp3f",
-	"0wL7HqqvQd+EqNk/FXjOxcJq+f2t7CagjTF3lKfsq2ZqsU7JzEEdeDlT0XyN7oBaxLQVNeZr6+WXFam+",
-	"raxjqVX6tSDBvzZTtlPLWiDH1vbRlnPhtHdWZCljtiMsv5Q8+5oPRTwYlALWUPEP9mIZu1vG23WEMqNA",
-	"CASANuQrCRGqrl0EbgimfeQcKnE3qG75kOo8/QjUz1w72WWEhN7WXYj2m9ciS7N31eXhrneZJvlazLvE",
-	"VV7cjEXyBM7tWalL08N9tg5lRN1z7BrLSU9Kt4ayv5LPsKRGUN9UPjPWgbJl/WHot9zxdOeEs1C1u3Wb",
-	"kf8Sd+p6zkooTMoly/YF3lMBKpd4UVs/GTDlqqU85VQQOpkk8T0LlY9I2L8ge6ACSdNAXOloBNrEUaL1",
-	"egJWNeg8qU3YbMSDEUwm4IA2J9xacKsUoa6bJrd/5wBOLzmiM33gHjGbNoOlwyaXeqjCaitLYmjl0Myc",
-	"1VLkWndhwFeuvYxKtirW/ppDn3Wr7ExL8pM5P43tfLd9v3rufRVMfMn0L4PEFxbAl0LEF9dd2+m1rFTY",
-	"xmGaq8Krmt0OVZK9dGHyXOvzygcX/mrxKrn0mEqy5J4HhlQe8c+o6o9LiRyj/hhqXAA5tTQsGJCSgmuT",
-	"qZBkQmVKxjwUfDiqz0DyQktsbU60+bCTiaVHY+a6mocStsdXVSY7nEuVgwOBl6EmYY58n6N+qs8R3GLD",
-	"XILqn1u1IC8/extBfPc7JRjfazUh3tPoTgNBrqYbVi8/sAy5tNtTmrIXVSJ9YAKM3h4lYyamKHILXO4S",
-	"8SpAKMYB8NWfE50bbuuB93XKxFzIRU9MkniYMCnd87knBiGg5o5zDxQnpDHpsyEXbfI2BxiAAR9RwAuE",
-	"dN4Tqp0S/e0CoXCBrHvllvaNPUIrXVDRVASjSjTjGg8vLynFp3jQ0Opxq6DzD2xSfzWdvz4AWL80dPWj",
-	"bRpgUdQhTknEBSMzGkUwodY69DRbbmx6ZfecMzEtn9MwkbWlsJzNZp43smmObPjNpbKWS125u7qAAPlS",
-	"z/3ltH4LK0JZPS0N55uVtQIzXr2Sn0jsALi0TbQSJ9pTTPWrP0tCk4TfM6dUexpxQZM5sTCpec6nlVuy",
-	"UtjOCrhqJjLp9NiytAd09CMom2yoP1K+hvHVlc0tj2q+iIfPz42z47fHGfoCYDr5M8xHASiU9sN0gqdq",
-	"6t75FQsYn9REPR2TxMAylX/4dap2aECmFUXxrDWdGIFOWWvvk6h33z+0PMx5Sp3PfRDJw4L1SNBjYnaT",
-	"DOOiMP4GQuQ59c29UqA09HF+Jr5nKvol6YxF94yMYjnhKY2IeSHureNpFOLpNyUhG8fGHKcJnYNvWJDs",
-	"rVGR8ticFqu5dFHnHwcUMI/9eJp6BvuhpRAQ1MhT0gCS5pR9SI80IVIUx3csJNNJcxOKi5IS/wkP8j1w",
-	"mfCAiyEgR7o7xMhOrcWAs5z2Al+aTYayqX9Dh9VCNzVBkZ+vGrekRqAEhrj6KOYBsEQA6j3o5pv1kY0u",
-	"PLHkTJSLO2VbARpLGmpOq2gc2IP+dkXU6DUPif/7jPVvp0n0CeGLv6vffyrg7B4J8cgx7AvZVu6jne5z",
-	"8jwGA2lBkcs3oDcZSLfoafIIYfX+Q/LMxf3EA3KSxMHdIE7CJxJKN3Z3MmmmRsiHPEXDF1Cwhj0RsTQ1",
-	"5KXxNCVnHnnjkQu46F3TI1PBf50yQoMkljJnc6StIJixPoxST1SMgjY9UGRGh21ylmayPpJQA9ammMQQ",
-	"sdrlZZJdhz2RMBlH98p+8JQIxkLpQuZUZOgo5OvD8Nzeu1Bh5gx1QeLFikjd/Nj6x8+/PyvXkcpP4Ip6",
-	"DECSAwA9RXHqNG4TX00Mh3pkMU9AGr6ZR3Dko4aMh812T/gWSa2LMTSW+tZgqZFVlLMAHpzhrmGtFIHX",
-	"Du66P0cFLpxhPkxZHwlX4wlGBBEwoQeoVY2Nbx6pts+hwGSuNr9Ouw1WJ5YMR2+aBEzqCkY9QMeXZ0WU",
-	"HmTzbbthA5r/wnyyzr2yZIzkXQnIBwod1UxKYxLG2deADoHe99u9BrtX8zTQtZGQOgQPCqKVxNYFqt7j",
-	"ScqYIAPOohCFGsH1TljwRGKhehLPjnC01Q4Lr5nhTNEwSpzZfSZ5yGRZwn7dcnqUo1fTD0mEQ07PwiXF",
-	"9Mq+jOI0lkuYv9fkDfRqiTzXF6He8AxykzSt20V1Ti2hcrJueaWZWiuZ0sx1K4kIXsUzlwDBh/b4WlxD",
-	"4BzssyBWpniZfOtwqqZftTNmIcFLnhBAAkjSgNMnKE6C06YsX1Er0/y9etoVGzwg1bw2kUIpBOvETDLd",
-	"hfqAfaGznERHkZEh/0D4Mml6zaFDfNiKwjVacYwFf7MmjCfk3dWbBw8RED8AjcOnz8MesagUrL19jEXt",
-	"yrnIu1uNHkP93fIR+UKsE+ucyFuJxFW9o9UJ7T0bRuL1IAA3mbB2rtZr1T0Y+TwCk0bmyN/EQzLLb3Wc",
-	"Gsc1kQQGnqTzs2iWnVnq4AdyE6E4dQqzoLDWSx2rHeu893Ba62U+3KmLyjrSGfmCvS9q+Lse0XEnVgN7",
-	"1T5D3r2Igw25d8NHZqApJl7x8VXtfl2ghQzUmtSHto5cdxQPIcOgXJug2DeYGsNrJwlToyrpgMGsyKC/",
-	"WuEaLwuiWOK/IG7LR6CL7yuNQ60tKiXdNJsI8z18TIdsewLvxH//a8KyH2asP7E/DPmgFJ6xQbwz4BEz",
-	"qauVJmaMU74m6uK3CrH5Utx4lkTsz1PkR0Ft4JA0bGSO+z04J4ddYCFxtX3fXYOEAN3i6ksH3W10r3Wu",
-	"fb7SbJk+9HITQfeXp6Htq5fxpeN+FyPCaQLVQ2lGl9Umx8Q0A3/nSn+xcJnLRbhBT0h2z9Q7daIb84zG",
-	"wh4SP4pnPuFiEHvEV585Hest64gPRz6Z0UStLo/4BrDqE/Ov/J4wioHuGB6x5W2p212Ya553z1xVugar",
-	"hIqz6QZ9EQA9YBKPtRg4buAG/F7t0vmQC9k8JP6YiqlqdAOLQGACNT3ia14lvycavjHkvpY0gb+oi0bT",
-	"MIxAbz1/Cf5eXUGnIU9vNap04cKe0H9Rl+rCJxidxUfCr5v5LsW2g2YlkhF6W/hm5ZzcFwPGNXt6vrOz",
-	"m8t7u4qvH+oBdH4At9HH7gZFpjyK8GffdX9+YVdjNjKmnqAnYLgQLcMDkkyF5nEOoL4RXwtT0ExoGDSg",
-	"vugzYr0paWCpwhGhdj0I1hNqedBEhfG+crB+s+1WMBwSakZYzZYpUDPgrp+NAQJo4QKGekvtLFjIUxbC",
-	"w0OmaztEnBL74CP3JaYEB8svofXKHoYJnQnSn2NeAbEo+RFXH69CEgTD4FepVWSenB9ZfXXpsN7YKLE0",
-	"4wWEI+OpTMnI8Ijo3B5AnFM6JA1fPdiHswk6xHJ8wtMj4nM9ZyEboz5R/aMn1FWeZWbgqWTRYE1eAUjt",
-	"QFarqabbvCfMcbt6ZFkOzvoZqZqnv0HSlMsBcqkgvVAdkMfGR6n53P/WEhaBNRNoK9D9RWKBUr/jRv5r",
-	"1Gze6Oq9Sao6zJRLFimnQzZMGJPkJR0lTIwYFoLZngGKuJeghgzTWah/7+5CLy4dCrxt+VYleycq3Yq1",
-	"7ih6eHW7h++t6kazyVnVkc7no8IyCDUDf536/GftfV044mpkaClmM0HUHSel8aJ+TjmQVw8SFSjEACjl",
-	"MY0I3p6PvKAhubR66z97vfD3rrf3qdHrtfHfu59KFdML3YeN0hrLpf03YqV0/3EUTxMokBvbHDtWAWeF",
-	"uX5Ik7tcuY76BWzzhqOCs9N/WTSJlWiGY0E2ADQ4x6FP91YeDd8kdK5RvpUA9TSh83ZoLgI/pX7VAtxT",
-	"yoM7pnNc6NvslSUyG5+rYAFbsQmi0N5ZWkdQOmHcLvsquOrFQSuDVeeH7UuhqguTpW167A0X7OEl+urp",
-	"t2re2er8dglpmBo8anLuS6UonEvVhBvFsxecpSdxuIyl11d+IX8snNvhuryyxrgsHU64SKvey/J6aiyk",
-	"Vp8vNXMGk7beALTvJWl0/+t//t/7Hfc4l9Fg5JGQy5SLIJPHB8yrxhqrex2L9s+f/QLKeI+8Z1JNjLOT",
-	"dzk0cQ7TstLS5Flcl6smQT8Ux8P0ppcb4bIV+k6M6WTCQnMKXjgAs/L55YhKOpmAdvUAeerxYjgrN92H",
-	"ut9T/RYSJxiZ6x/TWMXfI+3V6il16reUH32FrKpiOmSkkSZ8PFZB/3QyYQkJqFTbP8NNxT6kDsoYQTxA",
-	"/CF0gbcDu7t4cfLqYquiTqdGb2GVjmpV/QIBzkqrA+DI8JoxUSYw/9aqT2AX6H7XhQtUzA1gTvMWhpoF",
-	"YLNTwzrHQmqiZcdCbss3eyd+0cOfsOFBZ7yMaP9cgxE1eY/u4dTMR7Mqys8FtcGSx4MBFs4sQjhFaxRP",
-	"M9smERsAp+3mHZoKcPHxsipjYFplsgYyHrMYuKsnEneO5u+QIpgBYroxiaXk/WjuLOmcRLt56pbp73J9",
-	"lbnUpPfOYcXFyfGbcmLxDxXVC7CUgaonYQETaTTHhZyBmvXCcxl7Qj5QoxPQpB+P5mFShzfYYtIRnIRc",
-	"a/oj8nMjv05zU985IMnsrbEkJfOg1IyDoAAi8DdTlHuJSArNBQVZYM3MdERoH36nwRZ3jE30WSfsGNrE",
-	"xh0JA9QK7thnozhiPYF/m2oO4UasazH1w1J6x/TDNKGzbLbJiXqzmse+6mHfwqUklovZFwLYhaWacyv3",
-	"In36K9iMqGc8kfb5mEUYA8jc9knXe3A5hRVTeIxiidMPkzhXKLGxeOE6fLBA+7uBTh9OP9SXfOzp164z",
-	"WBa9Vp9C+8Tes+BVIbz8dcp0EKZMv1r4WgBoOR1/lIlqGHX9R5PMLGtX9XBcJMMvbgpqjFX92gz8jNoV",
-	"GsCAtfOUnNCUJZhPX1c8oqInr3n6GayqqemRZXaTRByBYKu6061uXbfQNJtr3Z1HE4jYqKi0ouN1DmCz",
-	"vke8IHqZWHd7DhFYnL2yTn9XiX+8VE0gEzqVTJq9PmeSNCBXoENAiAjgyAD3RWo+iDjN8kAoI9E8Ag0R",
-	"zREOs2KcC1f09y5uovFli62D3IvGBacx0SUrsPcxYq/+P3tbf+lt/exjth82vPC4wh73L7mNbY0MDrwb",
-	"qF/yU26pQEm5CdYH2DVe+i6JqiZWFNMQICQrpxXG/PmehMWmz37SERXEH/DI0LWjxfdhXPlQxKWZPXV9",
-	"GeD88u33Hvnh8vR7j7xn/Us1Nt+fvSQAPIBNo6GfJOf8O3if+c2z7vMdMuEfWCS1XgkPWU80dne97sGB",
-	"97TTMX/lsE1verqOPTvxhx3wfMKMYEj6RBL/BM/JWzdwhBSyIKIJIGWvf/yecEkSNphKFpIGhzM0DU3G",
-	"r9KnoNbf9aGKcGsTUUXdVqzNlKN4hvU3ql/a5L0ODXma/Taj7snOmJ5IT03snsDENMD3nQryhka0k4iP",
-	"eYqpCbXz0SXocMgGZ2dqK4Qpbp7I4kfWSqPC+P9cOTUtgMWZnuUTaGXf1n6xpkysKDp7UDXZxjxAtsKg",
-	"3Jwl88WSrKlkCemzKBZDZeZqp1bO7buWCe2V15fVgMqZrtAVVO6XlY3GjzTiIXzUI2llhCylfI3IGIIW",
-	"87AV0DH96HIdDYf+4EtK+NfZfzlNK27CKgxUDY4nS2YB+RU2qd/lTnOuU1Y6DR9FyjBfS28+zLR2HZFC",
-	"p8XHUHy6JqYxGDFggi5F+64DdzPEYE6YutcpV6dK2eQ1mxcuftpZklta/VB7kutu0J+Wnsg+d05k98pP",
-	"ZL2tueaLLfRJkdxDf0qtkXldSod+k5UNU6Keh/Uwh8SHofFJw9djdAjRqN/0iD9n8lbE6m9zJuE3qqfU",
-	"z/DfptcTvpgq+4ZMjQ5gU10EneV7UP3rnmkfufhjiFL+z/9+qZ4O+D91p54RfgFcBS3cgl67FXGWg8M2",
-	"5BGqWxrJX5p5LNqDvAz6AjY14oLdmpdboOqyp26G/H2gKVtz6/YwQ1dMTjvsiVC4BgVYNLrDmHhTs1jI",
-	"jyyROCyvXzamD1q9YvlcMTmJhWQbwra1GF8ZWgFV+vpzXHh3bH6Ewu+5RID62xNJGE0irlYp3LVJ32kD",
-	"vYq0qMiHrZu/qpOmZazn2adv3tgNi5PWFSFck4MRb9nwuEgukKVxcTvJyE4sV2H58Uj5UlOWfJZ1INBB",
-	"s4kRuJqTGYPSRwOInAojefGQdbjAOVuD0HJ19ywnuFx5v9MLNWeAc0c9Wlt4TP49i09xADIZy60OsczS",
-	"cKeSOxOX8WuuWIowNpvYqNfruRknrDAFjGelbC3wJxLGwRSAo5o3E8sZNVEmJsYQZTHCw8q1h/2OlaDx",
-	"32EpvSZQSvNrpMAz8nTBN7p16setf9DWb53W89t26+f/URq1ZQTSRY3UVXK6uaI8OKCqgsgUzx7Z3GVF",
-	"dwZy1SwxE6oCw+Z2k518AGWDgQsLtkbZE5DRsTSrZfSozj2tZCrk9u/JVJwBU+qiToj6y2Ob+nVNQ1EJ",
-	"BNq0uPKXsOyVdflXwcBVjn0ZFK509L8UIq586rV1b+JZ6MORcfZY9bYfj3TmNvvdQP3OIOZKhTYfgpk7",
-	"jlhSDVwz+rA0wlISR9gGkXQkFsX2A09+JBf+pr6jFvBONesVFWE8GFQ1bJLE4RRlOkb6StJn6YwxiCWg",
-	"AOCLNFW/axnwz2mrCjsSZGCxzcbcrWS23RtiAfXtS+GAw4RHEdQ8TpH1+sF4wJ0SptF1gJMLaQRqOPWd",
-	"yVmYEvXBhEVzVRqpmsWO3WhswCGUBNEgJT9cX7zNkDp3bC6RwYRLQ8X7I0v4YN4T/oeWpu1tST4UOssQ",
-	"3zOD+UzoTB9xaMDbhCZSw6PGpYQfpbU2OnAGE2c0yEMP9O53d3efq+a9uznBNpsjmTGPIi5BSolMEk0+",
-	"3SbvJEjNANcLHFeE8HW+MpsqFor1hhnP8TxNRD6mc8PLGE+huMfye7saeTtPW53dVmfnpvP8sNM57HT+",
-	"UYXkK+FILgsFzkKp9fmG04gm5PjyjITMUvBJD0+hyIDNyIAGqcTjVTmiE2XdJ0yE0pCnY+81JGO404Wf",
-	"n0iU9MFZ6orRZJPKeqjFqcTsqaZHaCRjRHnpaM+ZHXCdryXdCvx4wGyg057VOeeKd4P2qpdVLnFRmNam",
-	"GgJbCoxLbncMGAt7oixewgngNw9JwoJ4KLhkUBCCz4lQXH2SxAGDmrn+nPAUh0MLS2PhInPJNRo+/NPm",
-	"0OoCg1in03lah0/RiuPWoM/DL8kf1mwgaGDiDiOGSpcEIQsG6jhNmQ7bF2mL3CGMhWmwWqECNCfs9SXa",
-	"9vhcsxeusCdadhCDZyZSq4zMI0Z+nbIpbtA3lBDROLjzZcw1ULKKbSVpHN9BNZhjuQwgAvXyOpWvdWCl",
-	"zBxZFT96nnsb6kGSxgABCGoeAqhPWDEwOFlWEYP6YmX1cBo/A2EgjV9I1GSfxEJtSvY7Hb+puzAWRE5B",
-	"za2WpnMtC0Ma/gxnTztlMkWUhPqXA/Zormlb4OlnKw2MLo1WjcD2ZHCRVNm8e5bQKDclQUMOqbfDZi0q",
-	"1Jq5NZyWa+bLyrh/fHySf0hmlKeGqpKqmGtC02AEYjwa7ukf5tYLl2QK4PwZnZOGRu8DY0HSEzKNXYS7",
-	"w42qlpmypUnIwuYR8d0qLXy8nlNGKYrsfPhw1BO+1n49BLg8Aj+02JMK/izQB7A8DCdlmnAW5k8q8Hux",
-	"xltXe2cFRyhaVZn1K0dq3ziNfiLJq5ubS60Dd0Q6mO+bikQ5Wyj+VB3FxyxUjdfrBAHe5nt1TgQX+/7z",
-	"5+st/UrjfOaaaZwNzjzycsbSSZc5BsxYlSUWPcMYlZUG6shNU3/TlEbxcMowGNGhgl7b0idaZ4qYEE2/",
-	"Qar9wUSZIHxOTzivwSoS/y8L2KmFl7bhKoCTpGqE+oYlP5oTJtJknp81f4G6ccQztoHu+BbreXVFuf4L",
-	"F/cxD9jthEK/T+KIB/M2qEHKEVw6i5O7W4wakd0RLVK+7s1bMFkoyph7UlGCxKtIGaiPGNIhGzORtgdc",
-	"0Ij/Vqx9X2khdedfO7atTGJ1GSQP/WmYX6iA06vgGNsAmJDB7pzdX/HjSrRbNobRLRQBoXz0STwt82Qv",
-	"0dvqlSaJ5EiyyEhEZWp85WAaZUFPA4D1yr90sJ5fX5R3cZ28jVgMB2pT8co0C8qWxEzQXttIE01gRW3I",
-	"tFlzbL/lU9wsioIqjQrz69hbs8qhdbpR1gbnfItqacEohzxEDlYwwz2hE9bPiI7BKj7KvKcQy+909h5i",
-	"xS3EcpHFF4xgewn6a1vGU1kvakeuHb1qPLOAF+ZBbgAKk3wVVY9eNTdMplV5bjecO8S9I9jh/lwXBMo0",
-	"S8l5ZaG/B4yi4PR5Ks2mjkcpbjMLQi7OjRsJuuTvX/HRXyfTXOj00gSz0+1fLK/sDnXb6alKGmwnsGIi",
-	"nMRcpCoAJD4sB5+8u3qjcakjrDMDnwrgai3CTMMwUZtzlBMhDQ2m6Qktsp/qOCHb9TQ9W+gESEZMbBih",
-	"fGUrBgkdgj8lVyzkCQtSaTDkPYHcUDbu3HwB51Aje89Wpiffx8md1Y8sFhCzpHKHgxRXmvUznjDBQqCC",
-	"8ggfqGB7o7PAIIrlko23fpuJgVSnWl6ezf3Ew+luF0MKwyrzuPKadclD7ZjmGURlHE3TdbRFHxWM8UhM",
-	"nPbbHDrOCineR4JdWjSAO6oZdWaevLKcOTPX855dWFWQzTyiwC6KUqexMNSOtV5NCFdtDq70Iqvyv4tb",
-	"EthkO0xT6hKdEc+t2tIT5ji5a8G1cvv3mWlDxRFzYXWVZF9ybQBWstK32uu2f3eeqd/5qOfX2RetHzq4",
-	"N1fMxqUzw4zk1wkqSudTaWhRssn9UhFGyWRu5/pwBUXff/2v/4v4DhhM/8Y+jDQoyawAatOaz8gY9+Kk",
-	"7CEZp117kaYuD0BzkgM5vrrqVX6TUCE5CtlvgpJcdCr5/rmy3JmxMQAF9M5eHZWgVci7mh9ecoA6LYNI",
-	"okb/VJnTa+DFwnBowl+z+fE0HZXmqfL1SnDcdsfmKtijYQuiSBnEE3ZETA4ot1959eaAHL+4IVwM1c7F",
-	"hK0YDnL1CjwAM2UAh1sfWnTCWwgkMhkFaKHqsD6jCUtMW/Gnl8bq/PD+ZstbgHtB1KoZYp9IaKVUIfEd",
-	"U8ZTPSpO9Ocdku/giVC0uxscn5ycXl/f3ly8Pn0LvwG4+T2NeEi6+2SMrJTtnrjopyp6VhsxYA1N2JDL",
-	"lCUeieKh+kNCEjZImBzhdyMp2dah/oDsQ1VUjHHYPQ/YjWpjxbiQCYX5h1c+0R/kARpAAOOlCubVRVwM",
-	"ScNHjlKNINlWv0dvUDEEeGELHlo2Dk4D/zYtPVWvaKE5avxV3eUZKiTynvWvYyAi0/4MMBjbM/mfcNdf",
-	"cUBenP54dnJaGBCQyU4Y6SfxTLIE2DxFnBLJUn24KtvkGEc9iofKYYc0UCG+MwmhOVkHVHz3JxBOHMSG",
-	"t5kGqVOTpi77/7mSQtnzruMprhyJumsLsTZeAUq9qdZHjAdWp8zLpMtQSHsw4HDSDblWgyYZT6OUt1BS",
-	"BhIEcSIP1Q4sYQGVWvTHAaKot3lEpnFwpyaquWCaBCMqgewvzSSxScCEnEoywHPdV28OvJ5A/lHISWcV",
-	"DdDJngEr4fEvsJ2HxOSzYUNKk1SosemJnviP/yAnsVA+j8dC9kSLHEeRevUIt5IJi2jK75kh0OhTydRu",
-	"12ARgDoy1Ah1f/u+65NJwgb8Q5sca+1KcxZDSMMfxgAQbG8H4xD2l35TZ7pACRa204fb23Cj2kkfPus8",
-	"66intlXTAAuCVctQOk/HLDqhkrXJmVZ9effu7IVskxs+ZjKl4wn+tgDNgGdhzSCcJBAuif97D48VeluH",
-	"pLeFs16TIeGE7215pKct/EkcMrgQLuMixUs++Udkr9NRe31JfF0M5+OX//N3KD73DMPSp5+VSdvr7Oir",
-	"BwwBKzj2U0Gn6UiNippoIVK77nW6+mL1I3bJMTH6PoicDWOGGk4g9gPnENmhOqFCH1g5nsWzA7DX2YNn",
-	"XtGUYeGrNKdlezvPNaCF+FcsTeatY8AO6HVOGjo72YQHvIccOy6nlMKUgVM6ek857NhU9DKgPIrvlamG",
-	"SEZtT5paLkVztph27Xd24eWqI/NvB6xeEIfMR8yMetWt8x7/0LAPwYZBcy14cCQH+K0kjeZteK4+w7ud",
-	"ijsRz4SvVaU1k4w5iFZPiWKZ6mOEIB6PeZpCyVLCJkyLGdujfN1oe17rn4VsPIlTJoJ56zWb+209D80d",
-	"IyqhGoqGQBHZ6O4TqAvRWGCPPO0QS2OnHq28PHr4pj4S1+sytd0H82K/s2vWe87x9sQpDUZOp8PygpN/",
-	"/0NrwpIxB/+t52X2C/UGyGFplE/2lyeS6BxzTyRxBGMfKa9s0S72bU8MTzAiJ8hVHDFJEiruemoQTDzA",
-	"CA3HXJgfxlTQYfY3rRwQq1mY0sGgaf5wz9mMJW1yYV4nyRBWUx/ktHSBOgDH1I8tswSPCMW/m/QbZNnx",
-	"j85i2TGwNGW4zL3QyceuINqYzkmfVRSSNzRHgPSbbVIYCUkB64bANp6yFkR7PhnFMyKnwQjEuDPdNUlS",
-	"3PofqiVolM5wOmoL4VoCaIAy0vBo0zp8IJGMaaU6WDE6Z6mnXCYoZgrf8WMOrXnR0sX2vQ04y7d0CIKO",
-	"1Yp0r26qBzt2CNQz+QDUvvSBiDZoqlVqNkkyiqPQNsw04gkcm3IIDlvEj5NhsRNKyQAIrDugWqnqkyFL",
-	"VdN2j7APaJhRkuvx0Te01B91kSS4H+RXB/859sxBMjBc2amPgz0bzbHZIhbadoFFzDc161bl3FtcaMQZ",
-	"ePoWFxB3eybvbOJ+6UEXZ0Ghilbh/L1pDIM52u4JtfmA5acPGfowHQBTcG2fqD5Js5mYKDefgTFn6B65",
-	"TJTvCXviVKQsmSRcMjPf8ZAEB0U4UBZq30jg4b6JQNxzjydSxSKHqv0fjSv6iOwt5GNPfGy1WvD/6s++",
-	"lnloIQP6R+LTySTiSMy9/S8ZC5/ghQtIwY8ORA3AP8XrHLzpRxLFM5YEyumN2Afy6vz4pHX96nhn/6k5",
-	"F0zozBr8fhzOPbWtU0GapT3Pf6JkQcJS9dKesJBZHbPwEOMSaBz+E7of/0n1r5Rv7G198kkDsyjEL+Ri",
-	"/KamgOcSxQg13MjTWFRYbBLwqWDvVsNAVfCAyM+JAbDCw7UnQMhODmkBsKa/6IbpmfUXi78wfWdeg7O2",
-	"pdG/dgWgkTag3wzy6xUwv54JZ4JYyJSqacHHKERAEy5jcYjLXA0xR6wChp8qEAv5YMAS5c00Y4oIIZxB",
-	"UcI7NjdGRo8cZgsstQ6V6tm4X6QpgYwtSk/ORpIFtyaENsF1iFGVGSv18D6TaYsNBnGS5qhf1PYT7F3C",
-	"UMyT0Gkaj2nKAwx6lHWz6aoRnUyYgNaAHeUanQJG37BUAqVLNv91yAPnSi3ino1B8GLPqTHcVAb9CJBS",
-	"Ox8+kCCeKmtBpcN0XXZ0RYg9vEL9NADI9Jk9btPA1jjCjcnCEZs5XbPHauqZzska7gCU+TGYAUyVy7Ll",
-	"5+ePoX0Pf4MJPJ808GBfvaEKX9XEQNU9sParIRXgYMoy2nqlQKXcdoZg8bU/RHJLC+tw5wxnKLVRgho/",
-	"Ij7ViqYLCHTcukG4CddyMUT/tMTaY+sQEykB8U0LB65LoLPw8Er0s/5OG03345CzglgmJjZ2O2ojL0EX",
-	"RM9OjMPVOkFZEQcBhM7cTnGpA2kL4UDDmGb4auMwr1WfRlyAy7TawCkd4i/VJy5o8qYoMay2imrjgrN+",
-	"ic5vG20+nUyyU2XN3gsWrKS7Ci8qk+SVFraWDxtU7J7x0bTJNaYPQM8cKcsWdmdqV5p5LtUj1kb3hG+a",
-	"oXaiqnG+g16djZjejUKkY0RGINCTTStwrD5dPRb42YDXCbBl2PQWF8qkqfugT0oUjDHZFPGACYmnlJga",
-	"ukziScJZilxJAHSxh+M5feqUJWP3WNAmlba8rXuWSMwjdduddgdg7xMm6IRvHW7ttjvtXeRsHUHCd7s9",
-	"Y1HUgh3m9r9md7Kt4g71l1JdFzXw4HTesz55zebkmmkNKCyEUR2QS6vKNoHMoKb+NSUzyojd8RA3J5d2",
-	"o3YIVNakgeZTlwHYAT4Ltw63vmfpD7M7nRBH8gPVzJ1Ox1FQw1R2PpbKgYZ+31LNhfMhGg23DrdOwxfX",
-	"x3BweA8/7ezvd58DG4N66UHYCfb6O+w57Q52g/1n6g/pfOtw6+L1pRopCRl4Ptzytj6oju/++tPxT68/",
-	"nCSDH69vD27m7//26mJ4MAruL+mEn0fJ7IzSy+DVu6sYeYgwBlp1zvTD+9fXmHhcHBTl4iVL4URnr7NX",
-	"9SjbZ9tv4/RlPMUC6b3O01o3HFulltz5wdbhP3/2tuR0PFYT93DrEp0fTAhYovcYEeXmBcgdDiXqnuHB",
-	"lru73zrcwkmgutTZbG4dbgnDybhNp+loG9LqAOyIZVp2OpNOE+Hog6vFOUtiFf2MKaCLQ7XRgt9YKItO",
-	"MlnDsNfptnvipXJVujJAL3Wb+tDwd/tILeF8dmkKvLNTAhLFgRZZm1CeQFrW+fOhxt1Y8CAkdtQ9LPTA",
-	"IWTWLeHDUWqb7STOdp4jUC+fnmqTC7BvZ5c2tiFU0za3ybGBX2KaVWvsObg+8x4QqNIBDRjFCU1oFLGI",
-	"DKcY7ui8O/sQMB2rDZDOUUDohew3yuJjKhY06LDHeuLsEuvJImVtoR8wktztZJ1OdWeRxt7Oc9Jn81iE",
-	"zTZ5n7HjJ4B5k6YUqSegvbDLV9tkMbdfA+EfTwlF5TqKMavnQvN5lvIrdKjOVtmykThBWRyozByqKa9i",
-	"K+QiRGg/Oj+aGu9mVpF29etbxDewAJRNT+iYpcBqUnHunV2y7eT94DzjZzw3ZDL9Lg7n69lSe+ixkn3P",
-	"9PnW4ZbWd22hnFVrQoXq1udbtc0hfLc50v2UP/g0jMgbuwgERDJti8obYi7dvtbXfard9uyOxdMfDHA4",
-	"lG3pQyv1uCuasjd8zCs1efW129mFn7zsrtYlYO5r36wvhwbuYc8t9w/f0dAOhrqlu/qWd3CmECeAu9/Q",
-	"D6m7nq++y5nuJ7EYRBwBJHvd3dX3XtI58F7G8RuaoGbxXne/zufpIz6GdK4g56lu3tlZq8Gv2fyKqU0v",
-	"3lzja2/i+JyKuR4PiBT3OzW+9BqzR99N5Xyph1dzVNkxMIiZz7OrO/PtZgk9xL3H03SZf7+P75gRHAUW",
-	"axaaI3Z9zqzahj5VnztLOdVQzsx1m9i9Jwz71U5nr3RHAM+YUYnH/3ZXENAoUoZe0gFDLMiE0VQ9z417",
-	"bG2sboRM6VzjCLDaCRiR2IcJTxhpGN+XRQfNCgehU1HOV+uMT7btqPIeqn+/pvvQzYZ9wtbhVpLe/v3X",
-	"3fvOeOftQfBD8tPsWf+me3e5J9+Ezwev6NPpabw//AffEX/7cPDjrL6/uMLXrOUx9kqIHOwGVAfbG9jG",
-	"b2ZulZlbx1y9y45XV1stnOyPZp6woK9yrwyAI7SSiKXXOqNZSmNhOavQNJ8CqdgGn7OtB0c4U02svDS8",
-	"Afbl+rGNvrx0m1r4sC8cKTxoUtlptPgdtSaUZNFg5XTK4uMqf3cCJ9xo2fVkyrZ/VmpGsBmJBfNIot0j",
-	"Tr94msqUokRN3lnEAzxlgQmLyWyzb8bLFnbPxbc76bcO7oBNbr0naGHXbDfNeg9Utm2G4lfY3Dfx/CYD",
-	"XeQhF7PFTV9/KufEbvjsRq/GWrMwNJ7AeaTewJUtQdAAYpdZzPP1PKgei8vVuytvS7CZc50V/2zRtBXS",
-	"mWjt7dR3qfku+Pfbi5kvc+RlCsth69v26L/x9sj6hBNzQFl0DU/keruiWl5Cm+4lTiIWVpilclfUkFwM",
-	"I7DBzYLJV+5Dt9GcSgs264ncAyBnhy8KPb1jCUlDn3Q1EemsvE9ot2H2fKZNLrFVCLvpCbMrMg80t2Ap",
-	"YiTjgidbvZHzsIq8J3jqIOeyzVsQT7hqbxKnjsZ7omYSCVmancs+5m5L70GMyfm26/rz+oZjd5UcLV1p",
-	"XNp5/S2p981rfZnd7ukHjZqhhdmIPEbO5H3M/bApd1nimwATqrxMyV7D7jLew1FLnAzf0jEIMuRBh7Ck",
-	"EFxqD8N6IgB5UkIlYgXxuInsdlohnQPiL004jdrkVG03pIZWMZBZbnEhGZSJ3TMAYL/J0LG7uojHQHZB",
-	"mtnuU9RPo3iaHGFHAzjJvZ409jodj+x1njd7woLhcVdBjguAcrJya2McZTIVwjnN6gm7DxtROWLlh1rr",
-	"Hy5d6fF8h9vcP8MZkwZTuBpIeh6VyzI+8rGU6bG1PF73z+DxAPWjDzQREmNBWnrlcWnKexaOr97EwVJK",
-	"YuOr7HWun/vC3lEZuci2N8v0/eHSvd/2ag8+ykJ3pPyLntqP6Q3NS1sZ/1Zlqnhh3whweAMOiOKhp3y2",
-	"hRUeZmCIhq/+ecuF3/SK8JSesH+91TyBmoqWVubxUkKznzCIaHoAQLFAxDjuCQBRaASpagQiVFQbCjer",
-	"P5pf3epMirqMZru9XITSE1kgjRvAhq8vuIX92S3uz+BbANWts4p6u9n08DfxNDWdw8LbeJr6zZ4wFivv",
-	"on0Tt2DLMh126+bVfRiwDIHfBmAfXJJZwtMUalkxgZomVEiaQ4hrqHmq9vZt8ppNUvIcN8ltcgny++j6",
-	"oVrDlJBNExkn/hEGNoJ9UAM0ZFheoN5rSITfcHGXFb35CYv+2ttS1/e2/ObjJjzfcJle6wl5aqix1osI",
-	"jJFeeeEJfL8OGTbH+f0TKbOL3NP7mnsawH2rVccHO+raCTxnt91pd7u77QMj1QTAP7W+EAiYHA+hYVvn",
-	"8W88iuj2frtDGvyShkfk5PIdubgm3YPbPRLxO0bOaaB+8fcmdElZS/cOuzvrtLRbp6XaEjyswT+7EUUt",
-	"nsDc3ClRbizZYk+0tKzGRhVCCi7uSugqsAR2mkRYdHdEcmvCxtQJqhuP44Q5j88+qcir8MffM3+u461F",
-	"kNqjpDKxrB9087b1et7+/Y7NPy11k1jfEg+Ux7bKw1DYa8rIsOod0IXKOaBaeW7zCOk7VOx7l0R+T7iP",
-	"C6hMm21yDJBa+ENWFAiPdZ/kFipD6Yn+ELgRnoCMu9oRAlaEp7oCU21YgxELwQIP4zgkDf9E/aZ1Eos0",
-	"iaNDMkn4PU2ZR8b0Q4sO2V93u/u7TztqQ8nH4ykMPVRKnQ1ab2PBWuc0DUa+xn6qz/dPb+jQtw3dhYrq",
-	"vFPwseuAwQX/aQ8FM8niJ7KwAYdyXJcbwq/Ca3+nBhrCxkV/sTjAusHQgUE8mTuDizVfeQ7r3tbzwbOn",
-	"YedZ99mzveAgfLr/nO4MGKWdYH+fhp3uPt3tD/YG3f5Ov9N/trMThN398GnQ3e93Bp0O7TzrbVVxX+Q6",
-	"NWccXC3NMtnNGn4LenX7L3kuy4bb3zDVm7n3rlZULt21oRR13nrmZlqJGa019fJjUeeWpTbW21KDX77w",
-	"Ta9cvzpu7ew/9QiwDYefZTYs9wK7ZbAgXPwl0xVSVRhjt8nbGGolC0PxZ/joL+f6vkDxwqNlXH9fpOf5",
-	"58+fchvMY+NYMO8KXs/xn5obpcR/4l+qPOi6kTfYX8zCZc53pqaf+hHftW258EvdLxBDIHcFVlYlIK80",
-	"imdIzwDK80AvheAN/wU89Vo91G8euivDuKeeQN2rqeWwXSyEh/pmtSnqJ1QYMROuzEwah3SOEi3MbIiw",
-	"0r8noHj2N8DAYILKlOpjIUOSZpUbNnJQUTJpLOgzeVrrCgvGM6EmQaxClKacMHvpkM7hHVC8JqbqUviv",
-	"e22a0DmqaJBY7R0NEEP3qwF6xlEE0ih47DmArD0Sm+hdY97zE13BmZUKgjs91FUkmnukJ/Q2vFDksNvZ",
-	"w6cKbaeI45G5JDKFlAGie+5BiCqbE+yDWmA94WOy+oZD4h7JP0wiQKPgaIRoH655HPTuHlkMKdnpdNrk",
-	"GA99BywNRsDrhJEUJYMEJgQUjlr1nkrSqJJNcBbv5EZf7X4tL9VibAPENiXH2T0BLDg2wV4WATkLYb0Q",
-	"CFV21fQuupUjHCxNGQtjw6PIepqCg9gP97p7nR3aD/b6O/Tgaf/5Qfd5+Lzb7XQPgv3nO18pBlqV5laL",
-	"BqLHlYnuc3MldjLqKeLaXHmvVe7T99bOlbvDWgV4VH/cNPIScQt2CP6hLTWdsMRMAzw5A+i4miAaF8HH",
-	"rCIoM0/bKAK7xpWv3xYnucnpEXfNK0MAJAEbTcINQy9cJCOqT9e0dct0BIwNE0WDWRWTrT9In6Pbbxyn",
-	"0pgaq93MxuEz9PG/cZJjvcDNSSloy/3QoC0LtZB3cckpOY0i5IXKQq2MfZ2KuYM0cvPVcYhnGcBONYby",
-	"/zYxNbBaFSbHwQj0kA3njFlZGkkoHCM3bcSEdyHkC4vaM/QYxkVYwwKlrB1TrHJkThkyfJgKgvURNhyV",
-	"6xYbYjBbb7vXE/6lpqyEa9S6Hqig3zeqfvBrKKXUNfZPXYlMI2wDz48mI9pnKdnrdNo9YZ6LdaMYEUYU",
-	"ub/AtAZ0Qho5zkr7PDc4PSSDhDGy45FJEpOdfa+nJqKmEyJToemXmosUXYad61A//hZz/1mECs2WKZ3r",
-	"KiOn1VmSRn+6VdvDBluJfp7qQcbQG8mp1FPjiQTWaATfhT2hrrQRlCTAxg1hk4OC6HZIEFE+RvyDLr/N",
-	"QSE8V6gFC6aOsj6mqeXsKyC4l6ISjkhCMyar0hTTiWqW7p2TOGRfF4qtGnC4dfD6b+d7l2sgqQvf8Fnx",
-	"cjhRVsZFl3hZ/XgIb8CoqCogqiap9YrG5s8NlatxMI49ZduqUx9rzzXN7HurfrwVcXoLZtKqkh1uldtR",
-	"S98Pa+Zwr7NXe6BP4cEVI2wcxHLD3/6GDfzjoCTqYgrVRMr8jz1jCNDoro6OVsMmuLjnWvN5G0nEq2Ok",
-	"H2IuFqkTs2Aoe9YTSZI4Yp7muIT8hQ2fJGY57JlXT+SqkgzTl30iQzfa2OvsotriDMkDjwXRVK0ezHDP",
-	"5gtAQxRWQU8UofB7RznCCE3tmP39eY0zfIzfcjh0HWqn81KPievpzPbPV/WYqUagc3F/+zz4207/7wfj",
-	"15M9edO9/8czcbU7++kpe9X515t9+jLcGb7jF78e/P2uvmctfutn9axfup4SERx2xgs2c0tLv2xxUg1z",
-	"8zJO+jwMmfiCmf7/BkC6xzn4x26Dg3DXMGQsTTCvNjjo1/Rjq5nFrIonHKOrjZxH+lMRRgAo1fR8YRxM",
-	"x0ykQMj7w/XF2404xC4mTBxP+A8SvvFhVGJGBmAzMracHSiXJcmJSVkBj1KDAN91eUZ22x3bU38IUrCb",
-	"EYdOeSJtG037SEMNY/MxGMHMVJvTcfR4U+0hM+wn1ZK1Zphp+7cZ9ogz7Kfj8zePM8OSoaxR3CIqYtKs",
-	"REUFzkvLVDYjhsAWXCTDrxrTiepqi/opEfMln7WSIk6GKwM21Zv14zW8unTtuHPiwfURC2UKSLnKw0/f",
-	"itL/HeOzrFLBnUaOTQPTtEF45jD1LvWZJbgMD0EZyP4VUUEaKVcWDSyYZyQqpNZIGPO0hL/KV/bhIhn6",
-	"pIH6GIi1nzTb5JqnDCXFDnNvb814yI7MVsdRsugJR8oiYTQEet441sXg+pBUI1d0Rp9OJghiqQKf6I/E",
-	"2gH1lVUeH4zuA3eQX9EefUN5lS+8KzWP1l52elZnK88V4zARV2FRqsFfG9l1oVYuuOvJtJQwCKE3kB+g",
-	"Y8Aw46IN4iieJrJNLiMqtICVPjjvzzPdME8z3wHHNTzm+PJscRWjBg6uY4hr1EpfsYCNXkyFFo0ROClb",
-	"b++AHt8suQ3DFOgHuC4IsAjiP14+P9jtPkWVWz3+/9F5efD06akameq4BiR+dp6SE5oyK+lYL79jvuSz",
-	"Zqa+qF3RMr9f0778UbNRXyN4eRwziPN0fUNoDcNWub0rxiDbNEy3R9EBnlRuaAlLd2fHao0wCRJl9ztG",
-	"904ifwy1wopPJOEiZcmAqohBDLmwYoNaRwoFEA974vjFzS/HIII35qlH8McdLAIcqEAIf/NMrwjSCNk4",
-	"HiZ0MuKB9MhU8HQ7iePxdp+FHoG94ZAz6fUEiDuCHgOCMPBBuyTkMhipWeGRSTSVWgQSVKWJBLUNSS5e",
-	"XBPJQIgfCgWPX9xkHxsnPcEFubg6/+Wi0yXb5OL8xS8Xnd02OX7TzZpAxnQC5jhNpoEK4kL9N+AwFSG8",
-	"BPUidN+olvTEfRzQ/jSiydzISRi9uzFVlhL9zB1kGiXxp2JMJxMW+oAcSZiyqXCUctzZAa1Aqv75DPjp",
-	"IDNpNCgblz92WzvEP/OVfyLqp739Ju6xUZ4SwGCAGZUAnoExkjkhS5rCjbu6XoaSGU0EF8NDLbDGQijV",
-	"GdF7AGMkIL7Fw5ZM6VzrqoH0kboI9Q2gKNb0dVYlCtYZub/1vp9Ies9AtQqKgmLBSJ+G5taewJZHsdSu",
-	"G06atJIRU08F56huYyJN5oBsS5icRqn0EY2t5oSXHdIZPUG/Jxq+bo/vEV/ecRgAj/jhFH0IUz8k7F9Y",
-	"Y9s0koC6bR6ZjWgKzYNvwcd66jPvAACskdj6crUYeFSqTa4Wuukrv5k1NaEzkrIPaZsc26dw2RMcTuwG",
-	"HAMUqPxlSGboeD/SOL9+1dptevaPAxrwiKdz/MteU+OXAdlHeNgT8Ptup3no/DYngwIg5QnMJAG9KmOS",
-	"zmJrMUDkTdkJiaVdcTpCho+eANvSdb8E5TLwW9I5cFGZg3EzTeKE6GHRIHUuF+hPaE84A5bTxtMrDqvN",
-	"CpYMZXegvjoEquIIZ/JLziKtOaPXj0zjRC/XvnJ6ykJx4UCsDgn2G+k+f+7Bv3ehGdDL6pcwUT2siz6/",
-	"eksal2cvWrtN8nTPw3UHBtAjygIiwp+F5Oke3kbUxftkQMc8mntkyO81k/OYh2GEsazsiZ1OB67P9TAu",
-	"5igWQ5Zo8TUunSltrkgYlagwaYoaQBKVNDhKg+EiTJOpANFTi2aPp1GI9gxuMuIRYFSaR856hd4zo0ol",
-	"mcqpzuydZOfPh2DkUEsbN6W8tNhOa2H7aBfzBG2wkQ3HXKDCpaXpzB1CQ5tauSerV7q6Of6ZBvLp9vhH",
-	"RMQ9kZ2WAz0AwPedm44zaVhQE9axq9/OJBbNMTrVhZRa7Cdfl7nX2SM+7BkytB8g78HKWvSjwR5OaCIZ",
-	"aFupKQd1AY4FzbQwdtrkO1BmMtKXU3Bt/vXFu+vbV28Obr+7ePHT7Zuz87MbnzT2yPl3jsLpEdnr7hqJ",
-	"CU/XgMRRpnDW7XidTsca/SPS144uHhDaVw3uOn+GGQGhxIyxlMhJnNrWxQNl0Aud4s4gZe6BniHlYHGN",
-	"jFKIWiVzXRVxpIuc4xj9kXrEjPJU2QRcjVnJh9XRXYTk/eUvx7LEfoDl4ClpnF4dNNt/+Qs550k6Iico",
-	"ZuaRqxGdSDVecUJOQFA3YnQAXa/CMhx3ZeJRKVamIE7pn2gxRBW0HhI127MNzSg6aN3v/A+WHPjZdM96",
-	"FM2WmiPKlr95cwk1IoDwhGrhzodOH0xH50M3UD+pjWakdpMIzgxtbGdpFcy0BTHwnrBBpmGmwqh+WTsb",
-	"YCvAgMDsHcTJuFlUFYHhBl38k9eIqzTuDvtFTYkfri/ewlj3sVPRAZnwTvs46JWTKzAl59evNMwS3ZWu",
-	"FNCaeHIGAZd2k9t75L/+1/8D62d/+2kTzfhz4h+fvP4FC+lRxxFK6X85PnmdCbPppj6RoIwL8mVqE6+C",
-	"FFDOPL8+xmadXx+3lJE49klDz2Rtwqz/8rIrd4n/wvz6MCOGtFJnftMj/vGpTxraRTr4B7TnQD3pH1+B",
-	"oh1afPiw49YOTj7bcsffExMEYIil3O7xKUbeV6pTT6+uTKdrD356ddV6ZvA2+GYtjeZgizwTH2ld9lxM",
-	"ZE0BHcPM0zVecTI+yohVjKXEOnaj0tnY63Q91KXd6+56ysip/3neREGB0nNxH2WZj8NUDQQgxDHTCqNR",
-	"kvzUPqCJGSKTzT3sCT+IuOABjXzS0EqqxBVSLcnXnMG7X0UHDz6X8srZc1ITWenwJWcicPvlGX2e06sD",
-	"XE0N46oMLrlyPTePCEXpM7gRNd+RfAbNhjUZUNg2FBA8KVeOvZEVaaxm8aDUVGOB+cmKsfAV5RXh0ykP",
-	"tyqKsDZIj0k8LF6Ct7VpozM9rQDGWjt9ZCdElvbytqq6P18lr6xRp39+/erjL///Xg8Tbx9PL89OPr46",
-	"vvru4urHs9P3H5Vzx//Z6ew87ex2djrPdjvdnY8f9ab9l+MXN7fHne7H8+vvVa93P15+3Gnvt7u95PLs",
-	"xcfux4/dTmdnd2//6cEvv/zy6vzkl/Orjx9fXJz+8sPx29Necvlj92P349nHvfe/7HV3fjnuJaol3aCX",
-	"bNXtg1fRwWly8HkSfhCF1By7K9g4rjF4r6KDhTvrjV1h1LJRKo6fGbXu3m6nu/s/1Ah9/KjcEgzdyWv1",
-	"79bi0J1fH388PrZjuuFglBQ+W9utj41sSFrYBeud96GBJ6Grw6264+mtF8pIHvU6fSJNeAE1t9UmSRmW",
-	"B+VU10aac9wc3NIJv71jcwdiXtg2LGDLuw/Hlr+NHcdKGpWbjqYOLursf3rC7LsaCzufpsk/6a+25KSm",
-	"23dqZXJVxHBl1vZDUtNrj1ZZKUB+c/W5SgCKuQojnYTolycSetY6TH0B0AcMrE+V3yoEFm7WQbD9zK9b",
-	"GqDmIX/N5rZ80vt9q89owpLygkr0GCb7fvziBkKlkLO0hVtYE645Zwom0Cw5V7DRLJwrTCIqWjpC3TrM",
-	"7ls4c1A/VBw62PcvZcCwjkBvqULDQYANUjsyndd1+RqrsqYZE4bJeh7ClWh4zN6bChrNZUoEYyhknibw",
-	"a9sWnQ/N9jNY1GCeCYqddw7zoKc9jgSqKkgoo0ClJaNyuQl7opKckNTkJmyTY5KNQ2gOfiVjav8oornm",
-	"IISl/yRLoZeiRY6nIS9uYoq7FLLBJuUNh4j0PJuHS7kaLlSzs1Mkk6lVn9D+iiG/t7yderfMS3e/+Xab",
-	"KKqibfr+QvMcXoidMlqI2s3TayTfJLOjr2iSvmedoO9C3/KpBi3ll+Wv1BwYmVFaQYEBF94klEeFUL4W",
-	"PWM28a/AEqzH0GgX7OfiaHRf8EchMPjCEeCfCC6l7L9y9LmEVz2/bg38Jn59U/DUYjwAlE+VkcAx/LlI",
-	"yRxPgFGBSef8AGLd/pz4GGn7nmWSvOMiLLhFtSu0fpEU3eJKumDSyPncpVhLPKhWL6t0hfiRtbygZsgC",
-	"z881YQZp6C4gvuoYv+Bc1O+qnB50VW0jDu28xnuq/Iv1zE+kbuwfz0XrTjRHgDA/co2UTMg4uY0Hg4gL",
-	"VtEc4PqtcMhP90rb8sfzetnyW+rz9AzdwNvBneu5uGzafBYHlz3+j+Le/q3dlDJwus8dv6R/UQPO+1n9",
-	"DpRxqK+Jo3u2MRDOq3G2sgQud4LoIyrQr0HLSEPGYwbFcYxGqdm+atCDtq8ZLSIJkxh4yzJ+vCv4KKSe",
-	"0c+04m/qhQswFmT70Yf5PNXCNtyU7dMx64k4QJasgGW8PwIL3Ux6KWGYd0FJgSMtgeTcCEX0Q5qyGZ0r",
-	"B5qEGr2j3i95BIAxdW8T+sPo5MEnLDpa9KZMw4N90uBCTliQxll5Q6ncDow4GqdHKeB6uBWuZ4TXODww",
-	"15cLzKg/ekRP/fAbavjB+cyvX7mkZ7Vd8HXsbX791E/jOeZzFid3mFn8Whb0QtsJ1RIN09FYYz9lY/jC",
-	"acJu2QcVv/NY+NogQkHohDM0Z2rrOBlrVvnUrJEnsidgJ9FAfnoV9slD0Blrkwtl0CYswUsPCZVI9oVy",
-	"mkW2Nad5YM93gCWtYNAmLFFR7RmaMR4L6Ro1j9CIUwj8BwPPmriK8lSwAO/j5O4iCb+2rpjp3LN6Chvs",
-	"AGtDYkyCb434cLS1numzH/65Cj6s6a75TbS75W2h8z1Otw7FNIq8LS2vd1wQJel2DjsdLZ+yaL2jeMYS",
-	"MqTyjqUkYqmKBZIxoTzRimAbdXc98ZNwv1MyNNCPcTRVjXwbp8x8nt601d74afh31j96j2r3saY2/4pN",
-	"KE8OyXsUkiMoJKcCoL2D//O/X255W7o6prpna0+nbAlVeFNnZZsgSzU308zlejcMfnZn3WPhb5Ps2ySD",
-	"U6RplH6uenbt2DNn/jVq3P8d48I/eTn8BexJF0OrxRjTmoMywo+FqKZ+qIlw/FWnxRbUn4dFeIQGKb+3",
-	"NN7xHQvz6eQjXb2k7lQP0QJydQpviyehGq8jK09CP1+dLuSRASYgtx6u5QZdZoqnK5xH53nmPGrKpoXK",
-	"N0VUpu9kqcnc6+rn6RTr6YQHizWCoBzRBPfABvyDmjnxVN7eHfxtvPNhE8E07Lc6ScobnCPyC2+Xv51/",
-	"VSUWNYgsl1o09mJViWzhyMss3q1Hpwso3bM6ZOFkMI0iNGDAz6urpkScsiOyQBkOp1XIG94mar1DalsF",
-	"nS34Exc9AS3HhF4CYsJsgnya0dxwnQNG8sXNIpqGCyNz6dRC/dnMod7/4sL+AzA0LbVka1I14Vd9LrYm",
-	"uPJxLf4dm+eN9I/95ze/Xe2JN5NnwfuwO3glnw5/oLvzU9aZvuYX6f7ff/3HrLYbELAT2LpOY6jzAATW",
-	"nIh4dmQkWzT3dYQLrE2u7GKByectrpDLi+uyKtpRdOCsD7s82pXOaL2RDY0nqvQ8LpH3Z94JGDv6FbYB",
-	"/2b+7hsL10NYuDKo+2f28JU7D1wB4MEjhsJtpYsTismkOYNDN77X6WK92WzEEjA99zHmiC1iXt1ZOIv7",
-	"s7lb+KrM3Ra8T61FputSvxmaPwCwTA3mF1163mc9Nlpc2NOQp60oHq7IKcwStWLGFPRvcrxcFoGVzzXk",
-	"YWqzUUwaSB1uaQcSowzURKQ6Hofb1dQEllKkP0iYjKcJbAhGmpMBUi/akixi1JA5byPY+GpJ+2WAcNew",
-	"AMYduVICmiRc86rAERqSOPCU9UQaT0GTuWHKU7AMCBh/dfXogonS49FYzPHwVBqWQuwER9/Adr70yIz1",
-	"R3F8Jz1UzxjTyYSLoURVAfyocuOntlcOgB4+kNuqYQMcPLK/dzkUUgQfqa8yTIowapokkaesMqGjuvtN",
-	"PKwFDTSv7msQXnHiOXIvJXC8/f7ToHUQPmOt54NOt4X1mM+e035QBQGnQRonj4LHy3WmWlOmI0gDQTGm",
-	"WwrIRtymqMlX3USkzqpSU1y3hcq1J4QOUqZrEBZ1AO1+qXvTcY5XypqnVnN594U0ZS317LX7sM8Gdhu0",
-	"pHHPVjYujTdq2h8K4miTmdBPuekCsxcyhGH9ZQCQz0NUn7AddSwo+T4es9+UG6MlW+b99bbMDMpAJvCc",
-	"3Xan3e3utg8y9kUwDnuDbrBDn7NO/yDcDfbpM/Z00A13gq31z8JStWNI69+xSX5VmbFT5RLWA4LqOf3Z",
-	"kKDO879BQb9kxQLEXyQCx2YjSyhFWFWm8DkhoUhosVzOALmnIIYaxVPJMBRKAe8oQgBAWubAsOkpZ4wa",
-	"2osMXIfk/Oqt1xNIfQy0hfGA9HmSjjxisjJIp4cEVEhGlGcHzKgMcwyFwJ40iOhQEjkNRkCJpRkAkS1w",
-	"SZngQjnEkSHuwmCmJ+JpKjnExHCNzjVbpaVHKp84ycoKcWuRPGIF4vcsPcHhrhNauUUNZgr88coaoJVi",
-	"mkg1Vmq+IXnjLoHEvppcAU2YR9gHGqTRXE0KyURaCKr23le0Uz1x3VDqj1fwkC3ypVhbPTk2KHi4xPlx",
-	"ra3eWg4vYwX8bD7Pnb7fyvs+k7Os0XFwWhFiBeg7obaXn8nXBsbM1SwJPHEr/75WVWDAkpQP9Dqudsnf",
-	"zVHwb+4RGcfCpl5Iw5AG7nc6zTZ5ySMk0jTJBo/4KojHf6mo3kdey0L6MydzUPCNsm7RX+nO/iT/gWs6",
-	"oT+o78Evrmze+ikGHKPHat5ind8gjsNbHVzUrfJbeornjuprdeenR9jA1gBvouylvBD2kr0W0gnUQ1se",
-	"dNS1Uk5ZaJ6xa5+hd72FzhJTNdhbh1svz1s7O7vdVqfz/NnWRlhMhF7CN6hBrAGq9MzUqD291PVvFzbs",
-	"6+9lc0NcFzJkkJvftpKPCv4JikbUurj8H75YlWElIb41jfk2I8mstElt7YCAwxfI0CnovJM0JjxtYiHe",
-	"hCU8DnlAkqkQLMEauZ6gxM89+jaiE8lMoQtNsyT8LjLTmEyhb20HbtKwdiUWRO1X4RyT0WDUE40Bilv7",
-	"iGPXRsk3FYksiEUIPGpBwlPcjEH8yVOg3nbKFsGHItWXsilE25SeyH1A1RHoSTyeRJyKgJVsDCtwQPlF",
-	"+1XLYCoN9VcxvutZ0U8b+cGvAFT65hof7ho3GuuvWrqQt/rfqhe+VS+obTCQrdG8310nVCh6ndp1C2XT",
-	"sWojeyEYWeH9am4uIbGZ/9SHFTh+M7F/LhP7zeI9lu34nqUPMRyfZ49Rv1J+Wlp0MIloAIzqpEFJwgSb",
-	"0QhkboBkw9kMHAKoRlMl0YSRcMr05mCgaezVHcj3jtQhPQEEJrDzMBX2uiIrQlENqEst0ybdJLZHobRF",
-	"a/c4ofnzb6H5F/Ybz/+MfgP2sd+cxn+XMPnRYuPHCm/Bnn+d+FYfBm0bZEELkAVLqBwRuEAax2+6rd2m",
-	"ZaUmjYsX1+oXqGNo6Z41dcKCXMoAyZlHVGscZVKIJOShJqEK4qHgknl4DKSeKdJoDhKFliiapyMyimco",
-	"3sRFCxEd5oS0J1BqEFXPNK3kX42MYsSlFjkEHkrD+oB/9uzlNIp80KlbTfNciopwkbUr8Pm58ykjGak6",
-	"aeHLQOXRAXigpiJ6cd9cdDwYaBE3UNhTz4qleZd6zRHxM1YvafWKeiLlY2yOIDgD+qxyGI1gOIUGP5EG",
-	"kksK0GrA/34FnMgbLtN3en6fwPSux9Kpp3qc4IhkKqP5Ayj1+0c5eIpDps+bFg7AHO1PSDJrstCmp6Iu",
-	"/H2cEF/N1HzjzH31yUP1o/P3MjEdK0vk/Mr+g0ZwDP3nQI4Y67YUOJKfLBvgR9wHrIcesfPrswBH7NO/",
-	"oUb+6OdiFupn7ZB1tYG2YX8qMEh5oLH9u/rPp4dwzi0GxFAWQiW4dxYqj5JCmUqa8PFYgzwDKlmLC8mE",
-	"5Cm/Z9G8eUQmLFEhRosJeESm3toTBoHpb6OTlBO1BS/KlZ1fvDh5dWFs7YSmI1cAIGRbxR3aMi2AMRcW",
-	"mleqVVaRHQjiJJRWF8N1Y3b2lJGs2KBszKjQ4skJQz0lSDb0hCmK1CLWizEJxCD/H3v/ttxGjq2Lwq+C",
-	"4LowOSNFkZJ8omJGLLVP5a5yldpSLc/ZzQonmAmSaCYBNoAUzapwxH/1P8C+WW+wr+czzPUm60l2YAwg",
-	"DxJJJSVSlF15VWUqD0gcxvjG6Rug+bEmiivfYc6XNmCNZOuUJNQUupi4ptImWz3FHAwrMO/RRZt8cNDC",
-	"WM1P2HRmFrDOriNHDinxOXOq+wI7ZbuFh6/L6FK9F2SC1Iltcob3CcYQhEIEd2BhEGChBcMW1FT0RVbM",
-	"/kRDqm/i8FpEBRlkw3cR2pE8SPgVyz4A21wvHNaTGdRjfTFIeWIOuCBFTCyZLoNiyHVyk+ELT824hA8L",
-	"xUl20H3BfVMUj0L1mM+W1DEt9+tsEaLtroj1A52VlO89fEn2tKB8lUJbUSLM54iqgRwvYkWhACWR889D",
-	"ChnvzlUBYLCyff+Bzuwod+XCwZ4YiNNu7YhRACybjD+/aalzAk+h7/zmNmzNvHMvH8c+2AS2g2w+0Jmz",
-	"EkGAZ1UQTjdVBDVlebQZrFlOEoBVlevLRq7pSncLGWB/04DMKPRGhfpXU6U0wxcRXy9AvbX04pai4L7Y",
-	"tCoYJ/Q1juZGZfAKi9pdXsmWLn3o4+j69Phs08ImXCupceLtEtzFNMW7NzNK3ch2ZpYWnl/X8D2UgRln",
-	"59eLXP/LKombn/gHSbj8yEYWdSkLV3WkGNowvulAlnWJGZU4dt+/wMniBTM9MuXCXmp/AqwsY9YXzXAJ",
-	"OZT7fiREt9eH6N9mFrtak8b1LnQ1+CSMpBjyETTljMYsmrC4LyC6qo2rSCBNzRgJceZ+tL+0Tol0xYZD",
-	"zhJrsdCJL8Nzvjeo7MtafqL/V/eF/TKXabqUJFMq4qv66BLt88T1Cg2KdX59EZbbnIZt4ifeuXDtnzwQ",
-	"HyyIVbWn2XRyvQV1ggmeTjLtM7MTF9T+nza+bOUfjZHiiYUSmqaGNX77moH9rHfH54EsWPo/wIQJlvf2",
-	"2Dg4uSHnGE7drpI0C9rpVuX0M5t7DVP5G7IblloQ+OKApAJP9Y4TEItCoA6p1sRndwzpogQl1G3f7WnZ",
-	"VbbLrfxmH9lUXjknkddg740mRk6YINrImQaCaCgSd44+YOExGnsafWKDCxlNmNGYAuTCoBhCIicnnS5w",
-	"NQpJEilGTPmYo9eI+YtJRGdbUBuv4UsztfHNEJZ919gSF2UHGz9YnXXrt/MvFdAPdMUq8Bzcfxu+Y2bV",
-	"HuzsRsmegyLciZ6t04i2XL69i4Owh6TTV4UQA/q7LAbO+7Mick495RdYPZjbWcKmYatkrgEZdl9wr4Zc",
-	"Eqp9moDEFW/4cXtBAoEAxYbMROhPxtapvl8e+SCxV557fF8YmRlMVURDQS6QG2bR/QVFcT4a27FSxnL+",
-	"AxWxHA51FlAsWC7sy0xCbsaYgWWS8NEYjqsnZf4ykwUrpbIkWbKyuwle7FMgumzQWjB+H7EH3LMPjcgP",
-	"I+p9W+th+Ry9PMRe7wPsTvg1Q/tjSAYsklOmiUiTpHW6Xkz2hZOTbfIqYVQ56ie8DCILPgQOL6xIXbyJ",
-	"T8e+Fa9/ZaegxuePA5TAumRb4QluuG8InCx1FZ+neswwrQHySSyOIHxKR4w0BwsytdKETNiiBcyfRLGI",
-	"zyAEKYU/ZQFRkIdtjwScRUgdgcOBKRzWWiZ0NmNUacgEwkPJiz7hJx6SpMLwhER2rll8A9X0xWpYk4GZ",
-	"M0FSMRFyLkgIH/AjW4To5BXYYtt/Ivw/NLZ0XS7NmJZHFZShDUjXArY5tc/KXoaz8z4OnX/4I87WVqGQ",
-	"FQmX8hF4fA37Yqy+tyeFdI+wikqzK6YYmTEqUuPC1AsUpIK4Zs3240YJiO6hVC5/ZpZQDGz63nNZvnzW",
-	"ZwujWm6fbuDnpdp8t0jLu3izPBF7tGrAVXtf76jiANHg1idoAoK4fSjIN6N8b12UfUcqSp4dZPmrEPQM",
-	"MroWRbodMuUiRZs3dh2rssxJp5yihPJpVuyC8VL/nRAdbZMPXJi8V7LyhaklhThT7IrLVJNUpNpRl7bJ",
-	"WW6jO+Drq29c7Bb7ZHmHNOpTX68KCUQWK9sRsvgUfdSgRyeYXSD6ouTRbpNPYyayqCWoO/ci54qYyzSJ",
-	"yUiSAVtIrIKBUGeW6kMiOuuL5lAxRo4CMlOSHD0NMDgMiY0kFS5M2gpct9hM6R65bJ4sRxKf+dlz/kNR",
-	"B3wORpKd17y1teDqOX65y4ncdq/8TRlf7Ch6jec//u3DyXleQ7qkVVV3w/6rxc9ck5FY7MC0pDuba8z2",
-	"vQYaKwhon2OESVB1s/8daaoPN3NTHkpJYeOi/akp+/ZrmgKkN1IWQHKjA/UFMdoNbglJUtMXed+mQmgS",
-	"WrIgSLdqikfU6qAZE7Gd+OICWMUScx1RFUPmuQSPtU/WtM9caKJcgNcadzlqLfrAA1dmArUATtWgmvSd",
-	"IZ0iO8W8/IpRU/KrWKPEtu/GwYXapqH2EFbKQ2Sh1NbJNy9+8Sw9hEuYiREdsakd4Mok858LfaeWMhnf",
-	"KBTHJkbZk8l8LJNkAQIG3VJZSvl9aI7fFMZ+/0YuacyhaUvjlaTa0IS8lTImF3TIzIL89NOrRlCFdWTI",
-	"BU3s8cjb/1fkGzkBvpGshfn7GNb79vu6XbsZXNzsb10SSTWTCiIKrrEFknpC+rmS02zsXaQyMbLwNcfd",
-	"BnhsrP3sx48JgtVG06HUjiYjMLHKsAp/yR24cvPVr4ly95qvjf1WWOkwenHFCy35906U+07JdKZdhWg2",
-	"LiKHRfklryA7Ds8MaRYv/KfkyDgLFnP+we/jsLVNQtnCzt6nB7qKRNyq2NlY0GyYjJzP6y5ZYx+nIvkO",
-	"VETVxS4qhj0SxhYEYp2zXbPFFptOX9eYlRXmnem0bmzGdQWl+cXY+7SoA6mIHXF7JqDwIhQI92GWLam9",
-	"+9ED7kIGF8hnofFiZ6PGi48R3v/RoFdM0RE7R3qRRq/x7Lh9bD+c8sQqxG5xyK9kaq8p/YagxJ6HhC2b",
-	"zKelyYy5sLu8W56IStPX7eKXlseJgrzRgwHfpT0lm0Jk3BEhfpDCjJMFNg7QsFkAQlkV9bY4/BnVVjT0",
-	"OnZ+DU0Kf/x6P22YbbmlKvHa5tuBSqyV1FYJfu8h6/fK8HurAjn0G3Vfjvq3irHfb7iaMi98UWc10b0u",
-	"BcPmJwNGMokVEJZoRk46L7GkFpqAu8xvlJOnZMgV00WDr52dUvJH0Qz8Co2+8j8WxsU14dNpCnus1xfu",
-	"mixEDelT4CRHkqLSBwT27pPOy+3YmG/d8LZtZdb6utbXtb6u9XUd7NkQKHiBvCfL8F8pn02dmF7VBxOS",
-	"d6EFNZ0y3/GSDBYZF8TpRvzB9+1v+SYb8zfU2vJBWjVWU24d9rxR5IqYfObicyRlAiz23qNlpxvde1M6",
-	"sZ/yo0xmdNIIGlMZs6TRa5w/P+i86HYOXl3mM/OJJpMDLkj2OM0Up/bqH88Pjo66nZOnd+lXsIsAUraL",
-	"6vjRPuNHrHCavbDLf3sE7RVnnEVQzJCNqkjycxFRQey4IafGjJkAKQlMo6GhasTM5WLGevndYUDcH7Ye",
-	"OVotGB8wcLRKsOxbjFSHX34a99xd8M8rzTdeqf2Gevwo6kBPHejpNc7ieGOldn/8fnsPwJt67F7hmsIX",
-	"7ryZUy0JtyYJa+m0TQ//4wCvW+rbB750P/gn2vFAZvQlHIvWsKIXfQJQHpXIOYvRuM8zPEkE5amewmSb",
-	"TfnKkqcGqfvts1eL5lo0143yoFHew4G+q7UJ+0tY4fEOT8+bUG3IcYfEdKEDIpM4y+8HWoqQmjBAV0bI",
-	"47AVQJu6vmBfaGRcC7iBjBeEkjkbjKWckJglHKOsQ6snIqoUZ7qXN0n568UvPwf5P+1z2+QT3t0X2e1W",
-	"oRhsq4c1kNS37FNYB2xnD+qK4AbONGly4MQgsZyLAGom8Fl9gWGxFlGMxk674TTQoWEqnwkpwF0zUzJi",
-	"8PQxU67vrJ7wme9Ox42vBe6LMQWGffgMq9pCeCQwLtvH2t8dFQa8kjSh32A+OJw/qeAKqhLOFLCat3qu",
-	"WcoIKrqUKXagwUfh4Llpk0/cjGVqiH/5tTtJdqNbYbx/wmYW+IdmMWM6dJWlWWs/K1NjP0/NSE6n9EAz",
-	"iyQMi1tQm2bfAI8GjvTSlHLTF8gF5IrJyoz/jj4Iiuius/+fQr2he7T9KlgVH+CPfVtB6AUEteJCznsg",
-	"OqfMNe3BxGw3GZoBXOFG4yLjjgvdhm0bpk2YbTy7j6hCLpHiycm+TsTZ37F703LT6Q1cHpKmnAsHZKCS",
-	"rdXD/0IDSikinjAkc4HVsddaoJQOslOss6HdaGLjvkBv1mcQR3ZbwMRKDh6Xdq5vjVCalgLOK8qS0xtb",
-	"MNusm0ReWKfTebYi8gIP3LSnwpKoUEkgakbgNCzZ8MVx/6MBbClth4oAVIyEHA7bMYt4zGIr49mXWQJl",
-	"5EOaaLb8I+Bljc0jFnbMXnVN6Zf3eFMXe3L5f10PZgQNbRYw7XamGtV7TNy/KjLXU2urIt3evEPTCLhz",
-	"s54ROKay1ttZAwl8Wd3Y8FuIQ5mVqKmZK1+rfVoFeOeF8QpTP5O6NzoBZTcu7wS0tf6Go5Sv65v8zv6Z",
-	"xDJKsVKzOZZzqzZjSSgxVE9agcU5QBtVrfYTX2g1dLkNMPBSZX9b29dtg1SAd/h5946tD8CB0Pgf5BUY",
-	"kSSRIxiWkq6/cMSEUYzoMUuGbXI2kFeMnHTJf//X2x6Z2n/MlIzTyLjq+iQhU8rt6y2wb6/KX+teHm1u",
-	"Sg+sKQ3Ma1ltzx1SmDwTmPtgw6Ywuali9uNXGcDFAd8h5g7LVTXejrulNou3LOdG/sh4GeZ+eASR9lFJ",
-	"GhEuyAeqJmjYIZvFFDqQpbNE0pjF+CMyQMGBCEC25CKpL5ouRUmHwLGYix3SFFKw1q1CzUI2jT/4dmgr",
-	"vZmXVAMurxiux9Owz1D97sXeruVUZS8cTPYuA/q1CrmDCtlo9dYqih3H+FFI1gH+OsCfV3LixquiSQvq",
-	"obKTt7jj1nl6cfffI5Lv1dD9QkW1+Nuz+Kul0lZL96of7kcf08cNchvQ9RxtEApwlnq5ATCGRFxvFDNm",
-	"00qMThtCY4zx5zKpRrbbR7a1aK9F+7fX4WXvcX7sNbVr3DdO4zhZ47K9GPOhIe6qgAhk54MeMhDMCIiE",
-	"S2mSQDgeWknc18/6gxvUhgVXfpjfZ+HVs96xl052+kt/hd8W51TZm5JUROPqMix+aT9YGjveLLspltBk",
-	"Wk8grq3EKXnxDITvmCZ8kEIMa+N6WqonlSXjsNv47Q4uX9w5VX2+2X6pRd5Wnb7j7Px6meV/eQRuX12Q",
-	"aE+AJJjpU8g5IhQqXrMOUxiTIs1Qy1RFrOduCgPifsG+5H4fYTPAvgghZTUMiAdGrYBQrflIsBgwSZwy",
-	"QhEsuzdqutgUywbE9yng2Gxlmc/XHYe9EvsVqADcLMDvqWaqLD2eDp5FB8/jF+zg5bDTPTg6Pnn67PmL",
-	"l3QQwa6OU3ZNJpJuFwHQQedZr9Oxn6m4VNzYjTjmo3GhBc2raziQ0IFMcQLnTuahuIOvrSZgdy80K+M6",
-	"XOh9VJD9CdXSZouyXvns2JHs5G7tSa49yb3GRxZJFRPqtl4l9XwXmyInjzjwHCpr0of9FZDHdDMt5tSZ",
-	"CnqFI0kxCm1qpsRIGdg/zpiyKL0vSlSCZmtM4O+zx2ZjbzweuoW428kNmGWcNUhQk7H6vOgEDV3k63E4",
-	"G8bEDY9o4nvqTtjC1VNw8dmubF5kUfBZQFnLl7eNXuOk24BcQfv/x8egnuV0Zm4UUUC3P0UGLJFzctL9",
-	"7/962wgacwZdenvHX4PiSFyeY5yy13ShG71jP6yEDlii8xHZj/zsmH+y976BgLxdFsoFUwRuSjwsc2mW",
-	"/s1HX0u+mSQmY5nEYOYFy6fJDQ4HpKng+XB0JP3UXMD/9p4WxnVBBTf8d+h7IcC/heI8H0x36TTgmyI5",
-	"9VTY2XJ8McXv/gWKqORAM3Xl+iLnj+4UvxNG4lTLb7uhwrh5fmpOjL2aa7mcJKYg0e7IHOjE9IEVzF5y",
-	"bDPpcJVld1GgWId92CNhJgTAZrPnLiRNTNz3BzFsBSQsiK/8Ai7ehof2ureQzdMXoT1WobMVfckBnqKQ",
-	"NGM2pGliSBe5/UJ/WEMyTOioTd4bNiUTtkBFlwr+r5T5vql+2rdJz7HkmO3TDqw1Uq2R7q+RKtteN3f/",
-	"N0GvUqO3+qw8JHq7+3HaKwfOMguz9nHUPo5i34MlqHaLBJcAYSt5Pm6nysnQH/lQwdWR+UuMlPdJxFuK",
-	"Dx8JgUOtBms1+H2owVofbbnFwX3E+kP7KraYVZnriPdFr7brFj+lMYNUSdfF2/3ZjNmCzJlieMGcm/E2",
-	"qZFWaJDaQVBL++/eQVAjo/qs1MioRkZ/Xv6xvZvYt/YQt3szTu35d2xjMzryZdwhQL/QhWpSpaUKgzKB",
-	"VMv3ntC9rPVEQELsxmL/r9SUN6946YsH6EpRQIHfUl+K5fRIxUQNiIjZsRqKeY35ULNOQqvGg31yNhdZ",
-	"F3jjquEt6eEMQyz06NpsSn2/p5ufUNxSm05sNZ6l2y98BaehsYVUdir03O/JZeiiACsARLyE4V1T+EJC",
-	"VuHlXJJUgLoiM4qroHjEGnnDJac1Z2Np5Ie8KKfCehx1Gr/lr3aqHXV67yT/Q0ETgwruNd4mUioSK8qF",
-	"JlHCqGjDxFVqepVd9JdF1TzYSp3JSpvIUZzmDbbWJBsVx3Ydi1SEp8fXO5lVb+BlIdePG6/9RtjPIeHr",
-	"gM8ngVb7wq67/qLUVNqu+lDJ35nYdMrw43HKpPp1o7zoIuJsPCtkzL6zJoG8YoomSbtSdzSvLN9Ca7zi",
-	"tjjJt4U7E43j9otGbVjUhsUqw2LTJOysxV1Rx3tM+X4Dy7hC077VZs/TrWS1bZrNths2wMdEA/hnSqHT",
-	"e+65u7ryqWSvyaHrKUUcV7A/OKTJjc5dyHY7RXLGWdxzvLfZhSy2V8aSCGn6Agv6CTetUknoYEGoo/nN",
-	"VBxpZv375LDws5IJswJ9zEdjT7BLo4hpTYxEPl47Ysyvo5rMqDKOPdaq4GIH3MiqPi5GeYXUTjLr9ppR",
-	"d2fIUFHV37FdanVpXdm5dH3ad5nKldss12E8AukSaHc/3RuS7x074ogceMR/ZIgR/+nxIv5rI7TobqnB",
-	"Yg0WtwsWs124X7C4ucPpkSTP1Tlzdc6cPY7uGJVd+rvvBn1jI64jnitgVyRnhUYJoKsDAoIP5KtXqq6K",
-	"A2v+IqmUvfeKQUW/fkJQhLS2kz9377y52k9a+0lrP2ntJ62hbw19vy0/6fahbw1Gd5Ywu2fPZMVs2Fth",
-	"4qHf+3aOdpyXu7zS2AoYfS0toIdlwSCHYihAJowqoQGooigg/+d/w7+GytE+Na0QJd2AWDlKOh7HHvaF",
-	"F2Mt1+QKtRIdMUJHFkMZrG12aX4hGfErpvG30Mr60BU9g6dULAg2pyNewPUFDHBKJ8wO0F0OTcLYlWtW",
-	"B2Npkzf2q9ztcFPOjuWwEr4Fvt79QmhfAHVWgaKKNJEzi4Q0jbn57C69SaaVPTXO66Pti59oEjq1FAZ9",
-	"4cutn7fa5FeBCJrFxfnXMOw2Oem8hPZ+JJOZN2G/4wwpZNWEpJlhjYDQhFPISRkOgzXuYfeCbTuIa9ui",
-	"ti1q26K2LWrborYtatuiti325uh+BPXdbm/e0bK5ifPu7K0+LOGyPdQHniGyI4MFAvMJW5DmlKkRQ62T",
-	"tXqWgulWgEy3IC0BnWl7ccwp4bFvvdAXRe69VpucCedjJ9MU2pcaMGAcHLcCizRDhH4hNEPLJHfOt5TO",
-	"IHsjJ1wq8y29xX9/MWGrTfzqxlanoCYvZV4rNkw1y5pHNE86L1u7AvMXRRf/x2yt70OF+6eF4ssR0R0k",
-	"fLYOuyzWq02mP1e+y2qgXqe+1Bj9cWJ0Lj7PlBwppnWN0uvC0MdRGIr00k577gOS6zFVewsLvNc6dWGB",
-	"WTpIeEQSLiYkfPfmkuDIYMCHfxg5YeJr2EPfuBNNMVHMLk2b2OeAE31EuSBKGgq9hYEFxN6J980Uu+Iy",
-	"1fgSbeRMk7lUE7jTgMN7OznPF3bkj8mjDZPQ6DX+Nn15Nbjo/k7fvV38/aLbGRyZZMC7V3/nnc6HRfef",
-	"9vf//PRz5+//8dffrShTSaPXGBsz073DQzrjbS1T3XYPPrzqFtdoo2dXloEwlVDhUYvA791RAWt9LUbo",
-	"jvhDZNZdOZSxukj+fX4NEYwDgqGwAiwOiGJXcsJiIqQi7MvMWldZ9y+opm+TS3sOsUJEQNQw4RqDa7f0",
-	"fiwVwpPCWPMOj1Kz9R0eLfS3Zj2Np1xkwqsvVhTL59OxK6b+zsti4IbFTBhOE2fssKkFyhazTv/nmKqB",
-	"VFeczQ8m3ERjJjIhBFXkdq51+ekvS0+v2EAlQlPpim8Y3FISgKrTC41iR8Pf7lQXd5UB3mp1cTOGQeTC",
-	"xqgl4pbr1ZbMcUEquY4bKyUSHL6HqlvD4h+NDl8/WnJFEx6Dy/E5iekC/ZqKmdSnXABKwLh/E0nRlJVR",
-	"0E8WhQ/tizHV41abwB4F4CQIHFWPvTwDm33gzSlrE9DZMmFkShdESEMG0FjqiiFcw9Onnmgi5+IU0yB4",
-	"rNGZOvDiEH2vpbYnpElFHMDnYZUeznHcF+6RAaFTieVtvqdJj1ABncfwPQ6Gk5POCQkv7C92fEO7A11e",
-	"iJDZiIK+mDIq7OcxMOHtHwJy0jlGJzBOihlTQ3jOOpdV8eXvenlvee1rvTKpsc8Su7Igb6i4sZEwXyNK",
-	"KzaH3bhEzk/brkrkNFYeZquzYlj+ajeuuKgFNvym8r1LNUY+niAvDgABsPNSmkx81qU09/BdVPiSc7pI",
-	"JI0vpfyJqhH7HupuYGMzQMZSsG3p33XGQFZmEzOfQLnuND3xanS5ewHVX5owDZoKonK+5tppBm7IXKZJ",
-	"3BdTOmHECpZFjwg5kPHC2RjXNbuRhKJSBU3qVJycC9K0+sjlNN7CteUfLZFeap2FYR97Ah8gBbOPASXa",
-	"F045i2QBijC/wmpBmmhJFKPR2F6TaV3dapOP9tUIJpy6xu/KtOYNGys3sbLIptXk9hnNo85J6946FYZU",
-	"1qnXNEAlwfDKaYhayG3PZWoXpnwA9ozD75qlDbkEayv4yn39SDqz8pzFhE/pqNBb3LUVtwfVdWjligwW",
-	"huk2ObdXlgj8+qLI4IfZ0oJ9MWRGR+yJJr9+/MlCVpdHXOL3I82wxKKy8py9ZnYVb540ArAaZr0Ha2g/",
-	"BMJsYmQlZ577PLfipi8GkqpYEz2WcysZm55VsBVYGeBumI+RBqNoDfgLiUiTxOVlwFCc9OuLsvhLuDZF",
-	"rkH8+Ymb6lVuEtCPG+PtPfDKuUsv0ZkAH3U4gxzSCs6ZIU+YY9ubJdSafW28F4N9t+Ny1rVIfkyPnj5r",
-	"9Bovhy+exZ0X3RcvTqLn8bOnL+nRkFHaiZ4+pXGn+5QeD4Ynw+7gaNAZvDg6iuLu0/hZ1H066Aw7Hdp5",
-	"cQemDc1/Z43eyYuj7vEdHDK4yhV8MWdwhqx5Cme7Jir6Hhw/U3fGcxVj/71KwTjJ91CungsDhTWZKLWQ",
-	"y8nMZkS1ATgJwt9ukx5ehRyu1uILJ2wRWrHMoA37NE0Mn1FlDodSTQ9iamhIfFW4e4PTC8AkFFrJEPbI",
-	"+c/vAvLX8zfvAvKJDc6taH73/i30W59KbfriKfnA/4Lo147D6hfwqyCVEtawQG950FqnhIoFojmWaBaQ",
-	"i//1jnARJalVfk1uSEQFiahSi77A2QCQ610qnTa5kCSWxYkBfYKPR/+7xEIbGI7/oCe6L0KH2Q6srAxJ",
-	"zKKE2iluhkUZKyPDzIE2itEplA8JC3Sziz0Y5aIv7IN5lCZUtQI3DKdNobIJWEqfaHuvtD9GVNixWeQL",
-	"Og7viPmUCZ3xSwF/lKbCalFDEmZXuktm/AtLEOzjxJMX3ZdHxCJponnMsgUhx8dB9/nz4FmngzeBuqdJ",
-	"0hfN589edP7P/z45Puq0cMFOOh2go9L5ujdx4ZFWStOFhjoou6pzJcWoTc5IYk1OBcvqV6YvTrrHgBgu",
-	"sw2UaensBbn2J0Xln23AU6+kqXHsvERHijGh+8JuiwEjbuO3ySeHiLgpbmC9pGcyeg7dg6wAz51698U4",
-	"JdhRNrr6AiGdzkwl9Gx6+IGG1nVfJDo50XN5CoaWR34ZOlqGV36FV90NsWzkIVwiRa45Ce2uuAEmdtTn",
-	"v/DZO+1nWAMsD7CqroyDVcsdlNpgVaKdyB27JEGhH/4xYYvaG3l/Yp8/p2MSpUwGN5bDxYGMF9hAqdFr",
-	"PPvQuBuEXO5HcPt3jaPyI5vKK1+EDceKXDh9B8p0TK8YAWyl3T8cFZD9d5Qwas9jE9CFYsTIJIYqBcWG",
-	"zETj1k7VJH7TavscEKPzKqKWLwXzYLcUNOgy9fgaXuHVY+3sewz2F67JLafqwYyw2/01sHsQIC05peiZ",
-	"XOXvg0RwCwFdm3R3/ZjPvMlVRKwBGSwANOdNNFadHcgdygMMFqtLAol7yxCnVOikXwuAc8ov+3+FVMiV",
-	"bjL89vu4seCOwiSujaH6F5YjpxWdPfbWqpk3bkAPnG3z7blQ/Prf7qffEcfzqvN4+EcKJTFrVecbEZeO",
-	"0JjP2uRnDMlZm1OBas2zO+wJU1RMdB6Qm7oMEpc2aB+WUG36Qs4FU5A06H8j+FOZzLlwHokzc/Gtsavp",
-	"uyEHrnu4ldP/oEMzWXAjuNcjRarpQqAObuyLgmINQIDYj10V3LPW6RZicXbg7lzWqvnBkw22FbgrnZFH",
-	"H7NzlXIra4kLx3+kqDCrQvA+zH+LeHBuLSq8RECmIfh/jY64gmxwTsIBIzGbSgiN2wO0VoL0RVmElB9g",
-	"x7k8MQDES0EqrIAZdiLgE9xs4GtvypeAaEl0Go2BhL4Ys4tkmsQuMXrOYyYwp/D27GifArC5ZCvmLJCN",
-	"JZtPrHA5gUSmRvPYLb7ui2XOu3tLQ2wkW5CG20zUe8D0u+J37Ko0uYAZK0LGDXLtshuWAkNXBug2XJ2N",
-	"/e2kuW2JdaMs859o0A5BbmUVz9+u8thm1HAY+B/u/96voYw+I+6iwBqcY5lqhoEtl1pCaJIwNeJWhEep",
-	"UkwYEnNmiFSxFZteATERyVQYpsiYayPVoi9AqmntCmeKOStgamYJqBYhQN0wwFk3nELjFS9gKcptl+Kd",
-	"TzFObkGOLzddXyVc8IgmS2r5yHlCBRkyqBvvkTDKLz1XEi57Y79tprhmS+XzO2bOceD3N3fdDNwqu/wL",
-	"qwuv/I7lBSX45wcWW0eVDrvdIB+9jnjcPrAKEwcB/BgLgX8VitF42/ly1EKUWbYlvaTxO3uFCe7PCDqp",
-	"EyoO3KFo9PJbt47JV+7EJ5rweNM2rIOu7xk6o2actwzNhGHjOtrYpH/oTZfCTCY84my1j+/cXQAR3AIa",
-	"R9FpgaqgUy5GBccciUDsZsKtuQqHeyjr3H1SsxY4CYFGoShoaZKAsL1iCiTyvZrq+i+6f5EgjSZCzhMW",
-	"j1j8CtVLRipxM4R6dNDpluhTnEb6X/hRjd5RZYKUTvcuODfnp/iBinhO9RgpGVfRP3TzofqJh88eAHBv",
-	"/A9SeIxdkE9Uj8mYCpcbcNQhmkVSxNCLuMJ8wF5cvN9gCqACX4+XPLYw9oxNI7u6UZQ2b6FrtPvAdv6t",
-	"ji1k448lAzaUisHfEnswhlLG7Wp8otuZgRurd8sMnMWxJqPEmvXOLC1Nw9HXu1SEwilbbNolsTY5tlsA",
-	"mos6r0Ozn/bfqhCHt0ARL6Q/g2TBTI/Q2GKAWNGhywY8/+Xikvzf/9//e+hlEZLc4Y6G1CmXSqRDwqYz",
-	"YzG8VCRhQ2NBeCvnwab+xWWVFpD5mEdjIhiL9VIv9jbbC7rzsc+6xy0pkA0r/fDDd9rcb7tqGdm9vgHN",
-	"XN2R5YXzHvuTeTlUV1TWzcm8TMwkczV9dWfilPLeW1fNVNRQqAe8kmqCatJZjjcmFs/HLIuVohVEitII",
-	"f3eOKCnYfTqTZQrknjSYy4Ql2pW1CVObMN+PCbNd3VgrrK02MNpI7j+uxkUlZXJYEKf7Yii8XKp7dEn3",
-	"ZFpMioidFq7LKQl9SAIrnZQ2fVF43JQJ08KuO05YWH3lH8s1yc7pnXXcWf62bRpL21KWN6TV0X2EYLoh",
-	"yXFBtG0m2M7Ka1jLue+eo7Cw4stkwFZkbnWpiBzLqzD3W6lchzWInWI4wYHwZiH6gJxZS904LSwNKCDw",
-	"iAqiGeth84Nisk3By5MV52EKzSrQ7iVcHv6wl0PpgZBmOw6iLEhx/bDqe6P9zQUTRGhuRDtu/LBOGroQ",
-	"1pmg5J2cst9zzqyM431jCQjqD7nalo7FUb/jm//CBHlvZNX3rp6Qo7vRefOcf9tq1h+RQwyetS05rmtB",
-	"/lCA9RMceF2SEdt1WOwVweZ28n7g6xkRbO4c/xlMzQhfRApoMc+/+UDVJJZzQSC11SU34lpZ/QFF3mgS",
-	"WiT6Gp02vpqeC6s8IkZSYXiyDrPe19H/vzJluz9//8Z+gFOfBgyWtSYDZuaMCWyv377VAN9Qorkp2mVk",
-	"4FvyhLimIt7vAQdiE5/H8d2mvw4K1EGBx2K4FELAGxkr2wkMZJrw8A/3f18P3QndsW5cmlXmdSFqwFJe",
-	"2dHSlLF8ylYnjE3pFz5Np41eF8QQNBpyP2SJG1wYNoKs8ZU6+wOE1q2SxtVaZTENuYIG1iBw2pm4I394",
-	"WRn4y7+GbXLWF/kl2edDrYUTeD2vsoG4xqDnCihoCr/7LSSTGCIzVKAheG2AAeFruY030/3n+P4dKP+t",
-	"B3vqhLU62lNHe2rj+fv2gjqBTOiDQQnN17dmOfdXkKaSCVT0YbAlkVL1iJwxoOqPpJwEJOZ63Mp47bjy",
-	"NYMBkfA8miRg70rBbiVAqJAh7cd+Q2OVP+EX5Dbh2tOaZV+9ad47OMoAxPwrZWqRoxjnbNsoy3033V+6",
-	"l0edjfuzQD6/+5RfCit6B74qdFSW1ec6F+ndsnZx/Sp3ccnXu5aRW07dzc9gLqf8b48ieRcHk9e6naJj",
-	"iFCt+UhgmYcF5Yq58MwYIPgTTZr9xnSBV/cbQF1Io3Emk1YA8Et7+U3sDQyRnoVxtRPO7et9+t+2IQY2",
-	"ADb4xTslEHzcYvK3jSfrNjG3c/eXO9+1/6v2f5WSYjPpVUUVFMTl5nA1y4ndcexnGT/JR1Yg7XUDOoUo",
-	"T5EAxMUkmiedzqa6or2CmqKgHr5j6d75rqR7VRC8fR1Qy+VH0onabql9iMciMeJexKRrWFiUk0+0g9e6",
-	"Td4AmnbtB3MKp+sJT6WbQcJamdpHlu65I4u4n3i9YJkzoUioeEcRu/vD7wZZi9VarP5ZxeoFM5jTKJNY",
-	"P4x0xYbZqz2lPxf4d0hzRkcsLrWHIsXuUEG5/1PrNrZZkpHNggh0Y7nGMdsXTRoBR1B2gWAsLqad3svj",
-	"+tHNwIb+1n16WYNH3DMK7mLK8KG7WL/5MuPKJ4uW/lQxePW8k/ft/kVksvvkAKJaEy7sY4ZSxp+vM9Ft",
-	"KoWrFwHY63++nlxrZ7HYcN7O2hVTdMTOmYpgchrPjtvHjaBhVyNhxqq2btAYUp64/3W+YphQd8mNcN3T",
-	"Yi8ISMTVeG/27ooz24Ww4PWxYejNzinlyR3m0rDpLKF54q0UZpwsILZJNB0yg868GdXWZu91vsKxFG+z",
-	"T4EwADdAGuRj5O5DK37Ycadx5+lQcjoznmKb2G1NubAijA5YkrAYRB5Ewe8yN1RPqn5D111/4UOydpay",
-	"NGicJ7EkuXlj0/c3fA9s2FgK1ugdv+gEjThljd5J9yho2NVs9F4GDSthYaOe4Jo1ei+/4oJbsZoq9uaL",
-	"1QW4+4+Dxpxqe6dIk+Trsqi2PcOXnReb4q/4RSc/+ZlI17iZuYxBiCo5LeE8O5uy8MtxF43+gn68y8xt",
-	"GOZBdbMpOUvdGe7bDyupDGh4MOd/2XtI6R0T9gxhB7T8PLkhFygVm6FrwWH/ZfGebyFFpPI1Q9hf02G2",
-	"vshucb+EQQG6na6hfGkRecUUCfFIhz0X4rICKiBWIgV9gfIIJLIVR6ekIIoIy2TRKSmoZU89aQFmJBXT",
-	"p3Av8ar0lIDUspf1RSS1IVdUQQaCPUPKHspIqpjFp6QMdLDJMBejNvmRzQyhmozcxMak+deLX35uBUQx",
-	"ETNlx6wJ7Yvz12/JYEHCd28uiQfj6OiYxcOwTd5i2h7+pZi2h7+8jwNsioJUoe/jr+E2E+idsNpn5O4R",
-	"CPnNSHZwzh6geViNtGukXSPtGmn/OZB2VSHs8fUeS2mKarx2rf7JMwk8tCbUoelK+P/Oua+lvbfKqfuL",
-	"8M7WoARS78OJlUHFe4ZoamxTY5sa29TYpsY2d8U2NeLYLj/aBmr7cdGjXXcnraXbdK6+knuKnL9+S2IZ",
-	"pVMmzP3BwXk83AwfuDHnYVYgoygOqrU8bjrggkKM9YZPuz44D3Fwzvx2otou17d4dmRquFjTnOOju8B3",
-	"1l1ZDVYpByLvVH2/Bht+VBtXj/nv/baLx2hk+BVbTaJ713Sv6HmjiKldlY2j9cKEnPeVE8e+AiY6Gxqm",
-	"PnCRAgbrBI2RohHLfjjuZMikgIs+J9IekISLCYtfy6hySffguT1xM8Wl4sae0DEfjZfQE7h/6/OxtCjH",
-	"oWb/60VExfUrL9l05n8zVI2YuaQV8XWHPXc4/yMVSNo5pV/eNnqNEwuzplzY/z8+hmCpq0b/SY7InCaT",
-	"Ay5IJGXCVDHkAyDUbcBXN/6qXXBpKFNFxjKFjEjBvphfIiyvjwAOF4wk0j3BvXLQedbrWLRY/NuLVX87",
-	"JvDTir/5Iu6lfyu/z54IlcKHv/345m///vrs/U//efqX//zhl18//vuzoNsJuidB98XpX/7zw/uff718",
-	"8++dOxgT2lBliiax/bpVpf7F43OX6DeKmcrh70wq1bp5u7HoXE9kmtn/9AgKHBWzBxKSascsmiRcmx4g",
-	"cX9OiT0VWQ9B2HpYyCizo+ybjggjXbmjaIZapipiPf/9YQt75aK9xyOiUpF307WPxpizHDrRgQrG3/5E",
-	"F96n+8J13ge2tKMTFDEBkXYwM6b8XRitzsc5H1MDzCpwb+o7zioGuk6fEkoEm/dF/lLI36AxI9TA013a",
-	"uR0r4ZrEKSPhNRUTEmr/BRU9+bvb5EwQLq5owuO+cHPq2yF2spp3MqNKY1dKRjUWBtkZt+OABUJ7AdrE",
-	"HOKMwc/WhLD/vGtZaf7F6wpMvUzZZ5S6DDxqpPA9IoV9aeLq7iE8CLvt71MD7PrY1AD7gQD2hif/Fhi9",
-	"67C3A5B13LuOexcq6FUGzypYGncqYSrtu7U+bgfAMwZjQOoFCH8vH3f2nfclCqxVbK1iaxX7jarYWu9t",
-	"Ofq6ifrYawypCmWA3ybkvdHOtySkIQtmCGxhFpOmHBZVEtGGJwkxkkQSo0xMBERIMrPirdUXFCoSpvLK",
-	"5ZTMEiqE/X9oJTVUcuqcUvPcaQZq4DR3bhXfRxPFaLwgAzZKRdAXWG+BKRuBYzLAlxOp0A01WBCVigMh",
-	"5+ASmrCZaZMP8gopgL3WNZJQJDjAWhKuiWJDizqQUKYHbjf0di3v0HgngpmiXq69O7UO/TN5d2roWR+b",
-	"GnrW0LNmcXlAFpdXSJL30J6PQwfB9tU8ChtRSMEKaPJJDnLnpAkB2uXBSYCpQs5bAUlFDKCuGCKVQ8KN",
-	"7gs5Fz3ki4nGLE4TFpehq2IkFXQ4ZJFhcZt8kmqClPtUEC7KwVtipLw3xPyYCnc6f5bz/TeZyCejJI1I",
-	"52UPugJmMtMlal9TxssJre6koqkxNBpPmTBwwhwrbFAuR8A+S9lPf1lkP90OPUqbD++yu8rc8uHsisc4",
-	"P3jPTdhQEdMMC1UjSyAGpLo7/f9Y8cbGmg6SJxq9Ri7Y8Kf3G8BAXSpD8KAHEog2QD1up34qQZk8pdB+",
-	"7Ax77G4dIVVX26n4Wc4/YhnMCt1dkHFol2vf4a1W5n/u+MnHVBR8Jy7RZ3dQQkdUHP5h6OiVjNnqKMpH",
-	"pmVyxYCcTnEB2cx0hE0i6WwG3ilNwj/mbPA5Vcn154YtJKa3u9wee/Qn9QVouC8Gn+MykhMZ0QQqpDDP",
-	"i09ZK8v4oo7KI281DDnMCSM0SeQcAzmfuBnL1BBKIMGJaKaxRbopZDl18ywnO1ai2JDhgQz9sAOCkxQS",
-	"7vpXDWS8CMhg4dohw//AE+gUSELAySUV+PYwi2xE2BeujQ6IRv5PO1vYHdl9UqqZ6gszVjIdjYlVygcc",
-	"W3cpptMpy4bYJmcEWf7tBfY2IA3k6ErMOEeRjaUvpBpRwX8HzEBGzNiPPjm1w4glLKTnKIWWypiTHkvX",
-	"ozNK0pj5T3B5WAEyo1CxsGAP20HbD4Q2zvBMey98rp2DOdVEMWPV1rrwmv2/AtLqi5tYC/ceaLX7ACW4",
-	"A47BilPqrzu0r7rw56Wa0Le3wEDTdcybfvfbk+D3vt/a2XZ2e3ynqsAO96Y6+IaCBG5TEApHQ6A8KohJ",
-	"++vGgQL7awqzwoSxu4jFBzoDU7sLI9jVuESZs6wmxR56ORyurkl5zZkhitmP0wERBerOUnXKYEEQhQWu",
-	"17siM2o4EwZFi5+O2IsGzZg1vrIaFZQSbXJOR0yvpgMlzWt0oEuP/6uECx7RZIm5Rc4TKsiQAfTqkTDK",
-	"Lz1XEi57IwxTM+UYk5fWxFz4aatSE+NmDyU91zBRrFwU43ufr6h7QXxbWV7g4Fxx7teb/SdvVurgCPfM",
-	"P7pqkG4j3X2cwKy8bJzuyd84VapTPvlBXq+A/IVlBVSp1MLdW6XU4ozM6Ihh0nm2aLsgHCw+/7EQD1ZA",
-	"+ud0YY3Jj976ftyx9woTd2GkYvFH4LH7VShG4x3UmMRWGwGOddLX62QvxlfoZa8QQA3PEioOnAZo9PJb",
-	"H6gU5SIdTKFkQjBkQczlm+9hC58plT0rAIZxi1slS4liI64N1FPby7jhFr5fWljuLpswNkMzBh5BqLbm",
-	"CWD5udXG7n1WR+cvWgq1m1IRbtV0ajSPmWNsLGtyh+B1q2AAnZyCsxWe66L7bmyYeeDUnQX8/pbVjXp3",
-	"qcsxo9CLtX1We9iV+MVO2CaOLyGtxQGtMxJcS5jteKFnYzrilFgrIFXslMwSRjWzhsGQqymZSUO15ukU",
-	"C4jb8OleF1b3yG7CYegmeVeVBNi9w8Go23TgOV6XqbOvG0Krld0P8Llus+84N9pr/D3kRn9n+q2ST7Ds",
-	"CDyuNAOJpPGllD9Z03zfDsRHoMJR8xFaVDtWvXmFXk2fl9XCXTT6Siu4CsUZnGxy5hVazmNcRUkWdeQe",
-	"TNd3zOS67p4GB53NlLxi8a3C9jWLeMzirQtbL2RryfeNI/uPjMZeKGwmCvYE7e9KAFMSM4cxi7h2eGAf",
-	"yRV4LiHsUoItIEgYmCjWhgjdqNsxnuOQsCtrPTRjamgv+/P7OAz6IsxQZBiQsIBpC7zu9g/u08NWm8Aw",
-	"7NuRtR1eqeKQNHNDpy8yS6dFIsViJgynie+w7tq3jfmsXPeuZMJ6gIhlaqwJBDESEMDWGjrpHAd9YT/G",
-	"p3PIuWCqINt92rL7cnIvayVzxsPX5V9xTaz3xR3kOi7lozBjsk2dK4jMTjnPrI4jMvK2iG/+JNhsrGQi",
-	"R4t2ddOi9OG7SmN9HOrOb8JvT+1twtQaM2BM9ZowaDClpPJbHJP/S4qiIDZUXBQaZKnMyLJFICDSO+kc",
-	"V16fNzCSlQmTCVQfGClJIucBkeq6bEpoNNFLJUBt6jy+XIkzPO8EvG//ZJG5G0LZibFi1nDIQQZQITzv",
-	"LY/Ak8qticeRG+G4ewXXMVBmmN5OaL1KaMNedae4hqnMH4UT87Di91ujgtJu1bOIOfx7/yRQMbTAxK5D",
-	"lEyQlTgglIylnnFDE/v/V0ykrJUXdL8/+/kMUoXI71Kw00ISkXaEy4u+mFFlHHmRnM5Sw2LCBeEG2JBS",
-	"MRFyLvKHFBmR2sR1qV3O5dgXvk86Fr+vOJcoZ+AAhKRJ46nL88GjaX8nrmVSUTgczHnMTvN8neVski7B",
-	"53idA93slytpOdm0ne/fgTW6cTZlikf08NWYR3QkN3deG7ZTz3W13KEN84bw8pVSbOf+aVMTd2wr8fTP",
-	"CcIywg+XQnWbPilIwZs6RarRKjR1+IfrdLbW94vUu79UcfOW0kFP7gejwGlr2EPlJ25bxtRAaa3Xs+LO",
-	"3hcLwQVmcq1kIsDCNDRrkbI6BzlSWWxEEBpBGnZiwSHU6AN/QYx9HVubwpkVVfnZKbmr74ouzik0Lv/H",
-	"Hw0GVThQGJrniw0Uo5Mh1cbXaDZ6jc6z3nEHptLdclK6JUlFNC5c3u3aP+eXH3V6x4XLYy4Etonx1z8v",
-	"X985Kj1e8NG4OJoj+PMGFSX51O3UffbQssdVyu5DBj3aKtY9YIjtiErco1uCASu8KvjM6k4Ve31AZBJn",
-	"+dDrHCuu2kG7CgrvX+kLHxSAPzqhSA0REnfuvf0vl/az7n16/eSsPb3wqjs4Xy7pqKrvxY6jRhRrXS+F",
-	"Eip935qFrTtgPnBhtCvtiWScV/pg6YqROHxCNWSuWQQBPWP+9hEvl0MSztngV5WEfdG8URIWYT1Ym1zC",
-	"AzUxMqaLXt5oGl/0Pg7BVZ/XhfG4BR57SmacRawv5JBk9Z74B22koiNGvLlL8MsGLIZey9CCK3RNo7Oq",
-	"iPxA4xCALtx1t7biIpuHrNAqjwr0iII6FC5G1pzAMEchnLCsFmt17floWen5Sn/OJdS77M+dA7N5oxaX",
-	"HGW1vZdLanI38edc0tFO3TmGjqrIyw3ADl69Siru2JVjpUjtyak9OVvw5BT00+3qKZdeG+G4LI0vZgkz",
-	"bDmew+JTkL7ayJkuiNumHY7P1SMnnZNWm7ySsWMDEZBgomCC7i9wX8MQUeBeEzqVNvMrJ5Tqg7k9x4zh",
-	"iiFK2cYWfeAks6xf5nJLBqhzNMgIAC5AcBKCe0YgDprRkc/JqVSBSd7yxI6n1xeFFC/MsrD/59lgLOxq",
-	"InWP+wkCTVB34mylmCsWmWQB2RPSSgvHE2OhzqIvxjKJe6TfmC5c+5VGKyBhTiZjXzfhAgcANCJhgIOP",
-	"U/ZWyWlIDuH/L2VImlCKrvkVIwO77zSRoi/chASuLj+boKFUUzusj29fkePj45eth23C5pkXNuvA5ng/",
-	"Hl1VJ2yCNeWwjsdlC7Wwl3mX2vWjKW9JrjPKg2U7kdiNuGJe13dnXvZJ+QHZ2tze+Bo//O2VzuYMTtsa",
-	"NFg0XBN7gsvjvEmGtGxIwJy0ycb40d6wfkyO65ZrIhUf8Wvzl5MWLd2qyG200VbFW9aPKU6RvEW5/ku4",
-	"XSU0VC0Nr0hadZ3hcNmAnZCsPOLXQI5VdbADNpSKVRrt0XHv6cve05e3jfZS3mWsj6p4+09AmHaDsbMm",
-	"TKsJ0+5LKbuxk1lPNqMtyLDTLkgLHhNZwfffmdI48OxNOfz3I+hJOaUipQk2WcwbSeKvYaudGR/OFtEz",
-	"Fj3RaIo0w5USNmwRqfrCWyqnWSqK3X1zxY2xpp4oOsB/l4K1SVgUWqFzOYcFCmlrqXiSgr4wdOS80Bnn",
-	"jxz60FXrlITZoc+eVZSA4SkW5DjdR6apNmTAsmzEvkDqgChiWiOQzV9UAOSFIZwSFPNklEJpk3/k0GXj",
-	"YwbPGxqN+wL6BNCEcE0odKYUdGoVrr1uyFkS37XDpF3NW9pLgjTaa2/JbdCl36bmy2r9WU6fPqXcDpQi",
-	"++AWNPOUxTyd3q6b76ZyvVZ6zXREE6Sui+R0wIm8QpG4WehBT3baTrHGkuVNdwcseW2DbhlHbrZby0Dy",
-	"GrpEJOl+vDOURIVTQpI4matwIv61gOncD1s6KAjWVgW79GTn0S49qcNdNWNuMWxlUGPfhiDvQpNb2G7r",
-	"8o8AJGZFKdAsSZNmRjT768efNPrSNVNXcPamLWQDLWGiJwROqfbc0H3hFcYTjfVh9+hX6HDNPTvGPKAC",
-	"q6IXXja+CZcJLi8AyYoab/C8AG5u9mYhiRwBynxEzhjY9fCNbj+5RBA+pSN2+M8Zs69augpHl92XvafP",
-	"3SoMecLc3kL/QvufM3vrFLdGte99CZ1dfmeNXvfFcadzEjRSlVhtctXFE377Mzpdd/yrTO8hfv5hpaF9",
-	"rX1Xj9N3tT0QVIOT7baFrKjj99oQcg16OPQKaX/detTE4goS2qMZEqlIiD0eQ0QvYSwFC3MQ45UapkLq",
-	"CeKXZV6ovgh1RMUrGbMwcHZF7OgzPWlm5o6CYF2BoB5Z6FFO+MRP56TBH0+JFKwvym8HkegdV9SQhFFt",
-	"gLQTG1UinmAxJn+T5vkvF5ekuBworVvwcPiyvij7vzIHWy4ewjb5ZEfBNXTHtJhHKjJXUoyKNcPeV8UN",
-	"aUIDtb6YKTlI2NR3dYD8hTBmhvJEhy3MghDSjOE27d2AAPbOSlrf05gVvXfI2un3Vz6DrndnmC2kTM0v",
-	"Q7ipR6yOCANMccceDrT0rZ/ZlyhVQANEaMKUIc35mEdjO6FMkxB+aztljjkoeizn2tP+oOuyL1wZtxW6",
-	"yUBSFWtI14KxImEIbkLcYlxjOwcW9xwr6pQqC49Di1DCHBaH9vLPfv/iALnPEmNxtmczkiBX8hRREbEk",
-	"KdMFkTByVlF4CtnFZi79fELTiWzZJPQSF0uyRRBtM1feDPkresYiI9WhNnQ43NAR6RZz765Ixw30WkpF",
-	"RlRPmCHRmEUTFmOQBE99o9f48fnf3h59ePkf52euRaFXqb0/GqngFu29bQSNK5qk9vLjF+2nG+TXFudj",
-	"p/0w9+ieu46GXzg0XLJkqmayPISt80cjFyi5mwtQaUYWVN4WmzS6/HpjGw3pWDExZrCZYAMFa7dWHbje",
-	"F/i30vZPDP4DUDe1CfCn9086ye2sF4Rjmfy83ZYpY4o7uCwPYxnpBzA4bu2C78BOydeJod5CYBl+9gHj",
-	"ko3gI8T4mL7wHEF4BxIUSk9hqaF+zN6C3YtdvJuKBeJrlugyxc99W4JeoGv1tZ3r+xS4b6hENhJXdnDf",
-	"K3Cqc+TqHLnaz1j3AN8rC8JPXEycPopllNpdo3cekjz0IZf9uBTP0MkGJNXodSt6DcNpmhg+o8ocDqWa",
-	"HsTU0DDvvQlBIZ/oZq8i4ZAnLAy8g6Ev2BcK9UZUE3Ad4T2YKec8ehASavXI+c/vAvLX8zfvAvKJDc6J",
-	"VOTd+7dkaPeVLxNg0LZTB4SOFGPQ4SYbTcyihCoWE3v0A+iIg0TqrpAK3DZTqQ150X15RGb8C0vA10UJ",
-	"8k2JmBwfB93nz4NnnY79LJokQV/4u56SD/wvpHnSPSZ0IK9YK/NQrfVMtcmZe8BRx0eVEUzu2gN1Fsd2",
-	"V6JK2KkHask2uQYu7L4oxwI3INCBWl3/JbtM7apjnrfEPDfRebjvVjXysX98sDQj/5F/uKWo847qMvs7",
-	"slaDvvTacjk6GMh4cQAlq41e49mHxg6cAjf285pa/I9sKq8KGh5UKS3EAx03Cmix5knnJQRKMHbTy8AA",
-	"0YYudGvXOstX6+dqq67Z398p31a9v92A68/MHc5HsDqVD170RCNYJE1uNAlTlWR1HvbFLejpSJzKd6QT",
-	"EbIt3jdFb8Xeve6QQYDxbyUQ0mhmyNp/QGt5AfCACwrlmjeqm5YpXHjiNYX7ykL/A3tYlEyWlF3NFL+i",
-	"hgVkSr8c0BH79+Pu0+NnnU4nIHw6TWGLhdf6LFe4pS7NepikG2edVD11+0y7CdadYh5vWlQPKBpKmmfU",
-	"jHMvkUfiN/1n1Qvs12YIKYZe1L2Z8/D23GGP1AqOaaEZptq1ipqPJXrtx9RK5lIFWEE/tzw7Q19crwYr",
-	"XEWaRYaQtX76lRZzpU61ld35H90y7D334k4e82omVvEb67BAHRaowwJ1WKC2Xr6n3AMv4XdbHWX3shkr",
-	"mY7GByoVtxRKnRGVijzB2Cnt+9hLn/L3f0zF/YubcERYwoJRiEycGTazGr3XSPhobDSgLd85UckB84mv",
-	"ERNGMaLHLBk2ivfZueKilKi2QQFP/KzbuINQNVQtczx3c1XnLtkkuTCTshpaRhsWuw/FmcNZ/BG1F0xj",
-	"wxVA5bWrk+JUWmUkpzM7yB+kjAn+DAhtSIUmUjRuIpNr7ymK0cLbqhZaTcpLlI3n02phXWFIX8yqL7c7",
-	"p/ThZx72GkkUszKl9AJQvsCs4qd8yZoeZWvqL9pkVQtn+X3FLdkp3/bzNYRnlz7hegP+32vneWVvaZ0m",
-	"ptZx2y6xKSylldQFnVH4y+MvulmqlA5LmmEP+XBnzkQdLIgVlWTCFgFhNBp7o9jCfdCL8GesPmleoz5x",
-	"pLfSjJmac81apy4q3BdAXmRBCOGxXpZFBx0QvGAATQwkK0x7xyX475c46WdMDaWavkfXPJdCFx31AaEJ",
-	"p0AUORwGa7Pkiqc7W4378KQ8vLq+kyTz37pTS7uGLhtBFy4+z5QcKaZ1DV72Al4ciUkRquBPNRD5bo3t",
-	"rVnY2zKSI6niEu7xcrQy9rmpHe9nPR/iidhXEOAC3u5atqei55Lo/WFGcJLl7MNksThAZ70FK1jOm9W2",
-	"AmkJwJy+SIW/Hp/SDEHstpGgccIWSNAYAmk5FJkWJqidQ5c/VCrexwEpyYmAuCaRYbsv8COwvnREuSB8",
-	"RWhgS9AGXnfDF7GFyEGNCGpnRu3MqJ0ZNYa43WG/f5876oH7OFK2AyZWNxh5Z49vnG/m63VyBDseWhXu",
-	"vA4Qa0dnQkSTpNBFuXm9MX1fLGmxAQ9rBWSwuB9/2U9cFzWsbtyb1n1VUnYhDMw3EB0uWitRXuRRxJsC",
-	"xGu+iuFaSu1GqTXSg2gk15l29aa4A7t5YdtWbaVZK4WdUI3PywJkr97tNcTjo2tSukekijO7STu3MfJv",
-	"E9zi1jrJelu6OjTfvRYcy3LorLW+yPpVNj3jURxa+RyzIU0T02oXKqnZdGYWZEon2DbfaoOyxggI0gI5",
-	"JiZIBgNFkF+yKiMLyuM5FRGrkpaFZJ/Fs7TP3Kxa2n/70v5uvvwdFpDVgKTeopsDkjvs4ttgx04r64ra",
-	"tubxrnPVCjze85J2rwjProOJO1nM6xPXfhGsZNPHbMgFX97T+07Ja/fOXKt1R607HofuqIX5zpKyvoOE",
-	"LJ+MlYq9sZZcGKqsxIAUKOfaLEWADZB6GFfFbO1d7IUFUgvIRyI54ywOiJYkoYYpwmJuNIklEdL0BeZT",
-	"uTekImaKzOliZ9FH+z27CD7e0TTeLKxXWQQt+cydNmrKoqd1nlOteOs8pwe1Cwu1JDWc+HPbhiD27wqD",
-	"7hNOZYOxlBO9tutTMb36iSY6HWRX6IDIJGbaYAeCICc+k6mJ5NRHVbkiCdWGxCzhV0wtTvsC2STwb5pF",
-	"ihm9yoWOhqacC2tjkvOECjJkIPl6JPSfEJLmuZIgqd8Iw9RMcc1a7b64sCAH5qFX+pSDOY/ZKbke3yXl",
-	"8O6IGU1OOsftvlgerfUzeB/bFu4ozeuqPeVvOLwoXV3mmK8Wr8OBF59TNW5XGukD20JHlTiVpkyYj15j",
-	"/VnCfrig5dUpShG/U1c5l7wpNUuoOHAHzCKRfIdfEypSjbYfGHQbcgDt4cgPl5fnF4SJeCa5MPZsCjpl",
-	"MWFX9rl5zoahiRylLPBsDEni2oL8o9/4t37jt7DdF07Hw6SSiCrFHW+z5iNAFiiGAiB3OnV2EYopCzdY",
-	"3CavUX7ZGwGuwkv6wj5EsC8Gh9UmZ6LM7DymOmNWPOqUVwj5pAZsIUWMZSmX2EoP809TzUg4NmamsS8I",
-	"/CikITghYMZljDKJlLMBjSZ2FhSDJnwxoXFscXHQF4rRmFCX9Yo9RBRQQGrCTY9QMrYDZCKGBi2CUCJS",
-	"EI0c1uL9+dWJfxr8WSygD3RfhFww85kaaKMC+1uTZnjUPe487zw7OT4OAxJ2vjwftrshWJZ+nFb6ztJB",
-	"wqPsuT7p1jWH6QtqbdNUkZhFfEoTNyQN7WTskJ6RhBumsIvyP9N4xGIyWMA3lgdsiJXzsUYjk/YFJO3C",
-	"+9xkBHbrlMfDLORPFqTpcktdpi01LvLrFRowXQ5obBeuSNTRcduwmClsZxe4lr41feeC0ziAvVrfePyt",
-	"VCt16AHDdCTkcNi22yVmsRV2yA4JZ6h3eAiT1x5TNZDqirP5gevdo9vu+YdapnrTjspuUnZlq+uC9/tW",
-	"aPDKXfd1w2+Il0KC2yFAkBe7owSFHknCdcESEdu1SeVOxB5Mqe8MjTgTbBM22LgAET6DSPmsGDQlawQN",
-	"ppRU4FEo68OICkerlCvFVfAFfTzYf+mk87Lynn4D716xfUuj8d2zrJa+rp3b3zST5wbCJaaGDqgugUww",
-	"SjzGtNPmL7ILaDHIwOII7EAnFXYmo/GBVZh5zUS2SfzNn9PCK/I9Uno+16Rw1SlRzKiFFSvKwLOLm+Jp",
-	"5xgWWei3lCeui1J53L9+/OmJRnQTyTSBLnR28ImUVqensyXD1Qi614zW79hbn35K7OgBOSwb+3a2dGEU",
-	"AGyWD4UIOSdNSl7/fEGGOF0BXETxLmA7jSXT6ONnX7g2rR4J7aRAx5FwybyEbfILti5ZsYC9vgiXLb9F",
-	"OYqEzlfwORUTIecCWgUWc7YzFILDwy1nEV27Lz7CzqBDwxQJ4R8HZ/YfodVFUsQagUxB/RQuWmJ94E0k",
-	"FYYnDiiDkiBTusD9bhT3feH8ok254NN02uh1MwOaC8NGDFbrRvo82jcWvxYNG4dpdm6wrXQCZdkBt9Hk",
-	"mmsAwDcszNAwGXNtpFqUDCYvZrNQERlywfX4tC/+lbLUyhDhaO9jJWczFn9r+BiZeXN8/M3w8tZOlXWc",
-	"vMWt/mj9KdXDxdRE45tn+5Vjx3B9/InrRQVCiQx5YpgC58qMAplGM6SR4VesRyAcFLbgoCmm0ynL5AAH",
-	"muA36KoB0S2jKFVkPubJ9Ym1GgOeHYMEALZtfAqLMfyMZMRoYfSF11GO1sOa34LNcegDtvClvQkDJxGY",
-	"TvYtRaoRsMFb35qQ+RXSXYpC5q68IrCAPp5XvdVEfEdz9z7+8I3c4RsYvne0eGuf9/36GO3BnKototoi",
-	"qi2iR2kRIfTIwMWDI671BtFhDmbWRsmLY36i0a2lWGThU/6EwIKULFzeyyFW4DjRIIxjxqwv7L32rif4",
-	"c6oDMpZzkkhPkmYMm86s5SgnAEDm4wXhBvbwtVCVBVQTNjN2A/XFcYfEdPEtB9vzT9s4CPET9Jy5H+2I",
-	"djZyYVesxSaF4d49Tu8esjjDZa8aqi8g8RqzPI44Pb0uKm5IiW/dyLxFoBqm90b85I6RhhpfL87adkSh",
-	"s3WbVi2T8I/iIr2Pv4YtbP7A9TXXl4EQV9AX8zE1kCxgJXnRbgYxaX9whi8mFqCx64LRLl6cZU854f5E",
-	"94WDAr2MnMLerBciGispZIq5qQZKl6lG9ZCF+FGDIHppZq0d+8IBgVab/MQnDAL5Xp1wQ7CgQpMwodrk",
-	"cicM8JcL0EaYjRA6xPRKpsKEQV+gJ5DQ2YxRpX0zocwvmHBtrKmOSir/3X6S4UlCKDnqdMiYKffB7uv7",
-	"gmcPG8h48a0pr0uWKa/9UmYVdVeFULIdd6ZxNrWqb6is5SrK7zzvRHZLXuurPzPHELNSkVi5nAmJfRgC",
-	"Uk0OgJViNfb/uQDoSXNGRyx2OT8gJpycjFKlpbIi9CcuJqHrtwscgFZF6J5no7CXZK038J8I/0MrN5cL",
-	"oL4oUBFBuhKk1er70RBJNfkFP/2GxLpeNwpv5EiZ9ERv2ooKCkSgFdW/UlxnV4fpikw2aT0VrB5cNqub",
-	"jxD6pSwbYWGltjBMu92QBMUpO+5MwvJ4XdeXpTOGBTGVBbVfY9TpOLBqFtTtF76CLX9visd//IE5XnnZ",
-	"SpRIXWp+dHtV8E2tk8g5U2RE9YQZkljVPadqSihXhAuY78LSVt8j1SpcnnYay1sTaZmkdpA/A0ulq6m5",
-	"e6mVe8D1dkGuTc9rKbMZMFLZP+2EGMpvsk1pocpJY1xMlvRfRFbVVCXIqnpKFEv+vd8Q7IvpN0IyHzMA",
-	"jYqBE2QqFWvXvRUfMik9F2kF/Z33lnoEPFT5ELHT/YyzCOpWslGC7QSuulyFYPO/AJr7ivCU+NPs+aWg",
-	"V2A4ZTFPp+GuimJd7ml2wPaZkvtQIvam2FwpzzbN4fXzuNOK21qXPRpdtjFM2m/laG6M1EWjddEoFkQT",
-	"WtBfFTXsfepFr+/BtVxC2cDuxR9U0G73pIqvRe/3K3prYbhlQp5NpcojI+O5JqgO/e7dT9gJrQTyf///",
-	"/w8JC1wl7hdXfhiHpImew/IJDluQeYnPOLxxf1+EWY/wsE3OxAI7pxFIX8WeIEDiI4fEjjdJWEIwkXuo",
-	"5BQiYeBlgv+bc6Hb5COMiIsRGXLFdF+EdkI/ozD3wyV/zP3pzDuTBKQg8b7uzPK5VFRgS+3HYf1cl7mN",
-	"dygQFZslNHLZMV6A+gm8gxjMv3unbdZWacqSND/OFeN3qzuXruNOuI+ubY076dfjWr/WxsZujI0PWAux",
-	"Y2NDj6lih1YbHP5h5ISJr2tz7nj2VEdURQZszCF0CE8iCReTHtLcCTplAYkhwU5HUtn/uBEFZMiB9EB7",
-	"Nvm+wBOZ09dEUikGGfOE4l1t8rMkPNYBEdIH5tiU8kQDAYRL3QyIkla5xsjJcCUn2EJkwqDkAUqp6JSR",
-	"k85Jm3ykhh344N6MKRIlnAlD3p8v0aPAUxCSppAkUixmwnCanBK18hnL7asLO1Fxvj73NrPsFJfkUiNo",
-	"+PnFliTZVJ5FbjGdSREpbnhEE1eUEPhuXZdzSVIBMo/MgIZtSBQHEtyMtewNJJLYYVIumCIJHQAkgiWN",
-	"PTsA8298JZOYjGUSg9//t6AxpV8u7LZo9BrP7HOZiuB7G8+O28c4KWli/z2kPIEYAl583H6RPxg/0IVF",
-	"oPuK/yBsSTZZxhAnClaaS36wB4dqvYb+jRq7oQYskXNy0v3v/3oLGPXGBLoX2od9dgO/fU7zQbhbNplk",
-	"O5dedd2YZHsSHZ3bB8oF+RG5F4oa0IqnhOFy2XlKaH6LFGacLMhQyphoOmRmsQGz4vV9viOF9zCa6KiC",
-	"JrqU8gMVCzc6fW9dwKIUwdI/fivlasDE3pTFBQWBsmqZdsA/3NAIQoplNuOSrGsQ8yBOy0Hyv01fXg0u",
-	"ur/Td28Xf7/odgZHJhnw7tXfeafzYdH9p/39Pz/93Pn7f/z1dx9Mn1EzzmPp8NAb1IqlJHf65ScmRmbc",
-	"6HU7naAx5SL7982YPxipTr8fcGEfCkbGcosRm3ZqSDrTmo6wI4lVFxcy1cQwOj21iodGkUwF9jphsdU8",
-	"mEp41DnCDDr3JsK1VWpSucM650lSbG5JBgvUXm3yU55d8rSsQeBfY5kq0jw5eunIj8o1BkUiowr6qrWa",
-	"Z+YCp+q9m6m90s3YiWn0GlTQ/7mGOaYRNNxiWXkNnUWJmbPkipGx1DNuaEL8PbgIUJGSQA4midlUekIr",
-	"o+jCgheIVrv9eCYoeSenzG5XqUaNXuOHbChekEKQVc54BC0ueQQWvFSke4RJihuIy9Lsb2RsHm02udUM",
-	"tk78Es4ipLTesHw6Lze2fK5/YMT48hzFj+6d18I7FqthLswt8Z38wq9BftfBuUx4tKh8s7v87gkKD2/w",
-	"fGukKY9Jqb6yECsyxH2mxXqaJqXSgDsq1Wtv/aMxYFQxdZZatfWP3wClMXW1XOWeKxmn3kwo82rRGW9r",
-	"meY0Wlfdxs08tzOSyIgmBF9BmuFIgphsH0bTGJi3wlbp0b3DQ7hjLLXpvei86MBzf8um4abeHHFtUJkE",
-	"wOx3wEWACIEoNlRMj7OeYfbPLLaoOtVMFWStZjiZSxL1CnnhOnDG4UBhFn/s/j1LqCg8TaqRXvKoC2ww",
-	"6TVCkCkJHZArJlKmW1lFAFfE8Ckjv0vBHNhekBlVRrfL+ZLLXvQBjFNtTdGEafTUYp47qqFcHetTwsUV",
-	"N9SRH2WPRvtW3zIh5Oz8PZmwBZYq6oU2bEqg7g8XRJNmVg+LAzglP/z0nHAxYtq0Cu+jM35gH7TkhZAz",
-	"nsbckESOIE8HjJK54qaoLuGSZbNeIl+Uw2sUk5C3U6KHQl4Wv9TXKU5w1Qt5ylBqlY0iyzhe/h2OxjJn",
-	"OjByORFWD7vhMWGwWsLu3vNfLi4Jzcs8RswOM2ekdDoERjiQ8YLg+wcA1uEJnryWRGM6g0qVgbxiCMnK",
-	"H3Dg2Glufsa5sgscE3seSfNvH0kkY7tzpUDIUQgIwEjsrFk46/McHB+jyiIOlOiICoGPLO7uiC47kG/y",
-	"hRtTxMGkBDGDNS6RwuOd1Lz5gk80SQaSqlgHZMpESvw/LEg7sCCN6EgxOMETLvUEZ1wzocFxa9icLnSP",
-	"KJBMzAHwvoikGPJR6rA3jafcPmFGoQG9a3sI9d0HdnPEMK+wCwWhqf2PtfRNxnbJFZFz4V1LzfDLQcys",
-	"xjmAH7B8CQhAHeUyRHzsQMeMAgtoAgJmDFMJiXCf2OBCRhNmShsCn7psJ7yf0hHTJJ1Zlc5ikAE4V6QZ",
-	"UQ0kR9TNlR30hC1aJRETc7rinMyogRWLmNCpJkP8ais6ro7I2etLbyS5kFaGtu3WVEMaMcLEiAumezDR",
-	"INx10BdGUaGHIBt91RMIV66jsQUkdnMmCVMjj9hjzoxP0Z7S2QyPLJhkVzKigzShUOfbF6nAvx/YdSOK",
-	"WZjut7rfCAf2cdxwKlBTyeHQSqTCS0pTHyVcgHdniRT2BhRNCERvgHA2a2GseWKnr7wnA0L9xD7RRKRG",
-	"cTTfuZ7Yv9l5AmclxX8XvFaEfYlSZWfxlLAvM25NXJJIo7H2jBoS0Rkd8ISbBUmoiHWr50h0obgr6Avk",
-	"iHQd+LFwwBtHZJ4dOVcyJ2dM2MkTMhVRTvAaltg/XQVfacpwLpad6jFQ57o3PtGgULld1BiSPwdM85hp",
-	"Ekk54WLUK3STDkozkciRDkiUMAocwnC0c4kHd/lepnHKkLAXThpoXu/swgPPrnjMRMRgySIqAjIbSyPt",
-	"LuyLwkvtaghpGLDOenOM2HVC4hwLEqyIt68ZsEhOmXarCW+1s6ntI0N7y2f8S4j75tYVKU2vvX/Z7H60",
-	"AFOVujXYfSjIx7evyNOnJ0+BmserIfeuDOC0cAtN6YTBRznmAzuFQCCkmCMVdaNQMjX2cC/TThKjpdp/",
-	"1zCRUpGm9M0kpJwE9ryP3UvxfREV4BzRiBCJkaf4/rFMYqZ80282LSoQ/6olw4CO5CSWUToFhd/8QNUk",
-	"tgcAqVNBcpZGkHAxIUYWng/NO5biyDEfGjJO4zhh9sBIncUo3OrjMwvPchcvnbCER47fejgEseShj7UJ",
-	"EMTFig4dJBJImKzHbm/x6TQF+7HlSAkkodFEyHnCgJoZijpxew6lilgAClmXsdvMDWKZksndjN47rIOC",
-	"81FjcMcRNWvI256Spis4Bc+8nxQflAjw0GYxoEKoB+atFXhS6DyolFGPo6/TlfECKmViREdsmpFe9cVI",
-	"yXRWGiP0k1GM/c5wfFCnMOSCJvx34L3L56Jw2zL0k2MrL+59HWWxmqiJApQL4lNHApKlcUhFsgSSokLO",
-	"w3orNvSNFvvuVFlxKLWThuDGyuRgbiOpVOQ6qoiYi80ulmx22JYRU4YPnVNJkyZEBMZUxAlTAcYHXKvl",
-	"XIEH5IezV6/OW5n15/RkoUPFTBd3Yfkl65SudtsAHubaajlv7XwsE5Z5aaXF6dRueS5j4HT568UvP8OI",
-	"zl+/LYo0fN4qOJQduUhaDBOZvA02cp/BxI6Ea1WN5m/ZnjMUzOgvB8UeIGU27ZXO6TORM9B4wAGLz+Le",
-	"KqCAvbuHQwTMAETgpyJ8sHqtNOu4JqDuVsATOKLgbX5dNKLKFPtoGSCbD/fF+VKR8N/Cdl+ULUKoE4K9",
-	"4+s4b5aWn1oFsNyCAooVawYOF9wxtdiFgMlY5uuGuXP828CUt7GjG+76AWy9KnlqF340/pb7OMbpzYSf",
-	"k26v02kfPYWcH2poKZ/odj9v1HnZWBYn/ZxtJIi22hk22CdLueadG3dkg23gl6BAIV/FIc06nc4zdMRX",
-	"fGenW903fXZjU1RxvP/Hf6zku8gjQ7CnuSAvPBvUqW8HgX0xwFHANeEjYdUoxkGXPTnPM3SpEk2pICC1",
-	"/DUtaCJxnfihTd5jlw1pch6pdX7R62t1rSLcuym2XhduLW0rpdpcXEkesc8zytcJSOJvIO4GMqfWuFAT",
-	"CLfz+BsWWf7T3uOXnVP+/UoumPeqkqsLgWSYlKq3HEPAztDkFTa0OHlx9LTTKQin5RuvupA62pmQerVq",
-	"G9SyCmXVqqV7cJn1r1Qa9hkb87D1Ugsdo/5SC8e8HIOHBGQ+5tHYWlAomliGQL8DgfY3+4ln7ttrkeZF",
-	"Gqx81RuOKgu0a7uyukjr7lykLdkItVC7JtRuLN9DibXcv9LOPCZrTdXrbpkn3lwHTFb0unyrAiz/trf+",
-	"a75f8ZV9a1WRxIrG3tLdU1n2dDs7kz1vVq1hLXlQ8qxYuYcSO+CTXrQz19s6GIXXeoc5iJlrXnINtNPe",
-	"Cf4Nix781HP/dd+t2MHvrCpyThpBw61+o3dcED83dlF12HO8M9FzvmwNa7GDYmfJij2UyEGUUk3k+JiD",
-	"jzQUEM6ICXtiv2mEg5/z/YsZ/M6qYoZiHVJeRHcPL/iNzVZdMj3fmWT6uGzZa8mEkmnJij2UZLreZXeN",
-	"YMpTnOhspuSVr4T8J4vQw6TTwZQb+/+Q94SZUt+wqHJz8xqn5ruVVHbp3WbyC2v/yplxjBDVo30uCa3q",
-	"LS/yNs9VbxlsJBmtYC1IxuubvbpgfLEzwXixZJPVchHl4s31eiixaBRdtEvs6qukYp47bHg0YaYYHswe",
-	"8A0LQft92ci/X6PwLoKrOj4bAAuI3R5V3/C8KLeu7cbqYuvpzsTW5c1tUUstlFo3VuuhhFYh4a6dYbF1",
-	"smuEuX+F+8Cj7haMzJliOaj7hmVY4QMv/Od8v4ZnKqoKmfgOHEiFuaz6mqgoy5Zv0uoi7eXORNqnlbuk",
-	"lmwo2Vat3YMJuEKXp9Vy7QIEj0gWZLAgIdTW3dbEKgywJxT0gCp3AAzIynZQMH95u1Dt+8Fb4Xgnadnk",
-	"2XpMqYHeo/YT/g16G+9XguIDLpk2363gLPcJq8ZT1y2JtuL2rB6J3F0WxKfrq1YLMifIyiv1YPLrJvXm",
-	"2nyHvPqs0NrA2pf+7m8Zk+Uc/fgt32+ew2bklxGko28My3IC12oveVqSXEs2ZnVIdrI7AbZ8k9RizImx",
-	"pcv2MNLs69f/LwAA//8=",
+	"7P1tc+O2liCOfxWUdqti71JuSn5qyzU149ju2078FNudzk3UliASkhBTgBoArVbinpqX/9f//Q77weaT",
+	"/AoHAAlSlCzJTu7snUzV3LRFEAQOzjk4z+f3WsRHY84IU7LW+r1GvuDROCHw76OECKX/8YiTlOh/0LjW",
+	"qoWNg2Z/G+/UwzAM6/v6f97q/wmz/yONWlB7oEyPloRJLjq8308oI7WgNiJS4gGptWq38AgNsCITPEXt",
+	"2kecPNQpQ2PBe0S2a2iIJWJcoR4hDA0JFjHqCz5CkrKIoMZOK2zWghofE0biI1Vr1Zphc68ebtfD5l0z",
+	"bDWarTD8uRbUBJE8eTRjWJok+S/fTt0vkjwSQdW01qpNsGCUDWpBTVJFzpbbNMZ6vMIqlbUWrEn/nfZ+",
+	"JZFaAXaRhp2ajjWAYvJII1L7+vVrYA5Deqfxy1/H8Y86jk9fg9oxYTKF85DpaISFXugVI2iMFSVMIcrQ",
+	"kKdSgzg/MByPqFKzwGnstJq7Fjg4SYgYECZrrV9qY4JZqmTtk/udatLUM80ZFWFFBhxW0+c8rgW1iMd6",
+	"8ft7zYPdZhi+1WeOx2MD69ojj3AvTfT69SngSFFuJj1ieDycJvgLlbWg9p4+EviAdy7wT+KD2Uysf5lK",
+	"RUYaqY7vNADJF73ja1hn7WtQXH9x2bFIB96yw73G2/LSbrAcltYy4jERWBVWw7jq4PE4oRHuJcRf1c1P",
+	"l1c3F/7CGI1oklBW+/opqPWIRo6jWlCLsSJX/W+pUMNaq9Y4eBvWw516Q6N5TIm6EjER5kD0evN/1Vq1",
+	"4+P3V3YYLDriTFKpCFOdCIseH05jWPCn+eexAK6n12fHJ2enHnCPs/nRsTc/arwNQ/QQ4QTgbhfX/Nvl",
+	"kb+4hE86ksc0Hb3aeppoIPAI2Vk1WJ8FRVBax7I0ul8LapRJJdIcRy45ijiLCFN66hjJCSGGRLg+tEoa",
+	"3NY8StPgOMEREXC6l+moR0TOlYTmAddEUB7Dd76tBbXzWlA7AYTkqYg0fHGsDLyEypmcYyOUqPXgQVjE",
+	"U6aIOFuB8fcTPICvGHLtGMqbrgDfXgPg+x7YWUuJlAS1kWCaIMKwub2zu6cPgOERyAh9PKKJRp2Tq9Na",
+	"UBvQR6KHfnd0qf8c0ThONBR++HB2eVn7GtQE5xqBdoCoJPlSa9XercHqU0b1ge581P8ea7pdcMKGg2tY",
+	"Hidckhsi00QVefkRivSjGAHI0YSqIeKMoEcsKGaRx9c1UaUMXjevzHw3bIWh5e5mBJBWtrHd3l5U34/f",
+	"kvpBP2zUDUTfHuBeZPi3PvKZScO3ejN2UkFw9ZCwNGSVDy+HHf1QY4cWJgz362FJPpizSHr58mut2nYt",
+	"qJEvYxLZP7d2LXYO9N99nEgS1Kgio+WOHZsP8whrml/unZ59R+nhhig/p5gpc4doBHR/fos1rsOaLWZF",
+	"OL/Mj424XN9r7upfLEa0avVwaxdIO18WkN5SC/vkaKh2wZka1gmzyBegiZHEXiIBGcTTBGdBfm6OLMw3",
+	"8GNpa18dkdwOCVlMHryP1JB468xp4y+S+Isk/muTRAHNK0R6rTwgCTTgC/M5Zhuw5Xhs//4nwVKzmxxN",
+	"zd8Zlpo//59CUjNDjqT67/+aKAp6q5FWDB6UuTAjEyTTnowEHeulG0GFKokkiQRRAZJDPmGIl0QWrU09",
+	"ZtLcPDw8yPGQPBrY/VLDCRFqy74Cmxsw3u9vxSSiMYk1RPqYJqkgx0YuCoOVLBUJluqEJPSRiGlOXfrX",
+	"WwsWJ4vrDdZatclQkqjz0+ftx4O732522Pn4bfQxbvTfy73Bd3h7ekrC9Ht6pXYf9n8YNb/8qLE7FUmt",
+	"VRsqNZatN2+GnD/IraGWvcUjJZP6A1XRkDC5Ze1hbyRPpeEUZt9n7JEqQJaqE6HZ0/w8FH8gxZvxeaBH",
+	"gsSEKYoTgLwA4JIRpnrxEo/+bcGSzdVCBZHFLxwUvrCKGQR2tRorEhyE/RFmeEBERgnLkZemhU9BzQCu",
+	"pT/fOYh+aPZ+2h99P96Rd43Hn9+ym+3J3/fI+/DX8138Lm4OPtCrz/s/PcBZnRiMvDUIWjoohvB4LPgj",
+	"iZEgGoL+2VhcnhFbdls7DnJ2yLLQIPYVSTm75EpD5ZorLCVNR6iJBlpb7VMxIrFBGUbGQ8ETPphu+cYG",
+	"o26UTA03p5dH5746LwjDSVF9NH+M3SfXVPPPr47hS1bHv9HfQc3BCF1i+M/3RcV2uXW8QM1foM5vt3ad",
+	"Sa1Cna9d3ZzUDw4ajVqFUu9r8jC9r8uXNMqMkgravXdiZ6vsbrmx8UGtUgM3aGUORX/fYFI8leMhHlCM",
+	"9KmlghyicUKwJA7lUHYaKKEjqjTCWTPm2QoWgrUvOUeHxkA7x0K622o4SGeDludEhhvAnUKJLLPs2Dwh",
+	"MYJbLkAY6RuMxFrjD0Dt/5ySFFboGXOVIqOx8kXAOBXA9S+yS4oIwTPrEcyuOXfpxrRPlgX29vKY0t8G",
+	"2UivvUIF23EGeX0UGnWyXUrvpgVzrb/X8iyNVhhubTeAKXoAeBuGjQwANUVHhKcK4b4iAr2VtRwcZYFi",
+	"JWA0VwBGcyEwGiVgGBTwgBE+CwmNoVthcwYS+3MQ4UU7b6yw88bCnYelnWf04G2+Ge6AHHoCTpBzKmcM",
+	"AhOcJD2ORYwwixFGI8JSBD8U1SYsc5VJM6CBnogLzW6sQFVLMItlhMdgtB/yiXN+GWlV//Ies5j3+/lv",
+	"5l24dQaCJvrWkTg19nU1JCChx1g8aN68hOS1LCfezV1r2f47PT60cuwtIWwG4o3WtsM1qzq85wppTSyH",
+	"IbBgqo/AbtD8VbXkHXd6q1pMq62kORTAX1B5WjGeXmORPSge3pgLJTBV2dllnp78+K4FjUj2izufhA6G",
+	"6pkDaq54QHv5AWmE7Djo+qdjdmHP4pz3etMi8rqTsAaZ/CisIvJ6gDe7A0I7fXQ++ZzI7ibcXFEyQDyJ",
+	"iVSoT4VUpXtpPlrHWGFQ/zRBLbvmRe7jV3DTfp3PD5c5ZBKGoT5kLgZLfjNsGBfkLCdsNFvb4dauDykn",
+	"sxfllFWlu3h7ZZkqbua69bKvNF4C/FmpZFnwv10Z/BrBz9iASHUUj6iaVc3iEZUy058z37e9WkC4Bckc",
+	"bUgyGGmKQJKMsfH19aZaCwfT1qav1eWxDhe375/u/73dbqdh2Nx7Or0+O356f3Tz7dXNj2enH+8bW82t",
+	"tzvhVqOxs70bbjW2Gttbjfuz26un26sPt+Z/NOaE22EzfLsdNpr1cC8Mn56OTu7uj8LG/dHJXecobDxd",
+	"3P4Ndvx0/dTc2t1qPD09HZ0/XZ4+PX24PDu+OjlFH+7e1d+22emPl0/6BX9WPeHTd7cXZ3fv783/fnf1",
+	"/tIb0twNwza7Pjt5ajw9ZZrA/f39+4tjs7PKjWw1zMOz26v7i5t/bzS36zu7dS0r39/f394e3d/ePj2d",
+	"XJ3ef3d0eXoPjrr7+/v786enxsHbMNxpNJ/ePT09NZrb6OLo7BLd3t3f354e3d2dn95/PLo/eNsId+4/",
+	"3B49PW00w73N3d3detiAzVw8Pf2owQELbbPrHxtPjaezp52P9zuN5v2RXvf9/b2e9H7n6dR8Y+f+6O7u",
+	"9PLk/uj87Fj/dnF68qQfVT4+u/S+8DTv/8ogPDrXC3l3dP+O8xiZG2t6//58P2w095+y0Il7E8Bwf3t8",
+	"93T74/0tOFTtsLdPXsDEv0O4hJm3+XRydH8i0sHsvOFeQ8/pYg/uTVjC08XV0w2Wwza7Orl9Onn69t/P",
+	"//3k6fj4/dX9sz7+e+eH//fm3y6P7gs++OzZU7VvvL26pfJrRsbVLtQeVtEQ8T7q81QgS37SJ8mx4BGR",
+	"Ut+uOxAGlCbK2DZiosDOZWyVhgHb8BmwTjMleAJLdURWW9NDPqtJA2vJLK5OAFtRI/4a1HiqIg5SBcSh",
+	"wMqtncByCriJ8q1WbKuZrXB3d1dvE2wWgmAJMImpjIZYDAjqc4FS9sD4hKGLm0uUDy+sRD5Qa9UprGT7",
+	"+ZUUvmufIxoj99gEg6kh1byYxZQNkA2/AUuoZt19HNGEqimaYIlwIgiOpyjHgcJC49S8S54DWrami9v3",
+	"9SbSOAAf13DBkSJCIiwIghuFDYofEeRX49bIvqEvJ0BrfS1yMT0Dy5eP1+dkxJkM0AMZQ5zXmKcslgHq",
+	"8XQwVPr2UUOCIiwJ7DmV5krSPxIcDeeb4b2gqN9rEVXCuKk4U5gyTTYu0KtV6wtC9E5mvDZ5INVY8DgF",
+	"u+Or6TvGd+MEZQADyDXinDySxNDtGGt1fycEZAFCuuYUBIzG7uoM5pPWF0jSP6d9coKnWhFtBDX5kNZa",
+	"teubk/r56UW9AROnjFrO0ceRAptDuNXczdcLsNeYkz1vvt3a9waAp0h/8XnNqIwgFXI6hZ8Lgvn8wx4k",
+	"qSKseNiTIQERNftp8XHHYooGnMfydQ+8mcPnKEnq41SMuSSon/BUlM5+9qy293bdYb07v6kfXdd3w+qj",
+	"gt/td3p4sOQxBCtS0F8EszrBLHUQWp4/52rGsppwiA1JYOeaV6oJR87NWqQO68s4b+6E2/VGYz/3X10x",
+	"77vNcGngEwD+up5pA5p1/NSea3p7Z2sX0HTVeZrFeZohHIT3y+4OBIsIEhH6WGkvX98wlJEHnOsFeIGO",
+	"4XjKpxs5T4M+PWT8RXDpCVK3Ig9SHKmhIFlodEH+K8cBGyS4uDpZMnrWuJP6WIHbmYpqk1t4kAefW0sG",
+	"+GkWGOl2ciOd2VYVhMPCiFUcozyKUiEIAytYYycTL+VRv2/jLLZB2jJAvOPw9/KeuQse076GfgFa+t66",
+	"IMYDVjxKjSN1GXF9fho0VFFc9lbPd0Vjhp9xRf/KKVvMUN0lwzD6Gx+R317Je5zKsjLwnJ/IAEiuCKFf",
+	"/tuACHgCYem3HIv41rgMiqDKjacIK9QIWzu7llcoOiIB6hE1IYShniD4oY+lApaRpKwkHFurv0kQyO3Q",
+	"sfFS5EAC1zrkZhjF5U+yUr/UBD3P4Pw1qA0z94bevH5W2NDvNQLTQURzPpODIPiq9WPNwWCl7FrwgSBS",
+	"FqIKYfqvYLvTc/YEZrHRSiJjEvwf73YPTsNvtcgiqD3e/9F41zzY3tfTOu9Fhtboe4vW+qkRpwy4QTYk",
+	"4pGIOzoiJUa619rZ9a6qFbJz4Lpy4VeYMvd9zQfpiPzGGdDLiAga4TfHQxrhATf5VBfGGHEnrBJZFN6d",
+	"qcIFtioYVhRXKjX1VVyRlMXkS63VqNLvq/R1gSfPmi6rDZSN3Da57WySTWeTbAtrQcy+byyI9xc3T083",
+	"V6f3N2fH749uTtrC2et2T+93G+H9t6vaIRaIK951K8jnlEhjaNnpN6ImPiBhbz/ejnbxW7LXb8TNCDwP",
+	"YGI4yi0MNg0lf/bOWhs0jmYQWkMgqjCUrGCTWsVHa1EirDRKVRiT1gjTWB+LljdzZyhVMkoDSjnLsm9O",
+	"znHL2YL/OZDFujouyeQku6AqfeYBEmSgBVxhBWjGFZoShazv0ZfE/js60Asu2oXu8j/eSZvbgK7MxVlw",
+	"XXExwIz+ZmyenEHs57XgSAmKE/8cV75uXw/qvlWi6vaGkDmIbO0TrFJBTODvmHYeyBRsU6QHMbOQvkEZ",
+	"jWBrYLzoJFSaRDsIJpPGifpoJKnm7ld9NUME3lhwTS4aLKcs9qNUd+pho7AtGETZwCAr3N/X9rjnxaCY",
+	"8z/MQ28RlVksdDJFQ5O66kV8ZgLkX/T1XzQcxR7SnQ0IljyVnZg8dv7+sP14+fbz4uDvnz7/PNnv1XLc",
+	"qebIZmMeIhkHtJMIkcYOpDiiapYnm/9Wxfu4xFKrnd/hXkJQo6lxEiOTmImMcd/6uqdb6DghmBmVwPi9",
+	"Bwl/JBLkK/3GFI0TrMgWCLsqsRZa0GIQqE75ZeQc31//Crn6L47jgJ0g080ipiks4AROQAklMJN9Ikoi",
+	"wv+rdQZeqb5AlsL/7ctS+G9O/1aMqh/oHbxahvyNmQ+dzCSEe19aNjj+7fLB8dt3jf3W7sGC4Hi9zvru",
+	"7t7eC6Ljt+8ab+dEx8/Z6lrO++wluXSFDQ83nNLqCYqrpCqN+CMZ2byoap0QP7uOo/maYyE1Pk9wL+if",
+	"RQ6Ay0ewlx9Bvu2ZzzUaO/nndv3P7Z7CcVnmc5xgqbH7bP7ooPZIJVUZKuXRODDRn1WNYCTYrUPSMY23",
+	"OyPx8hoFu69TowCgVHkV+JQJV4FRTasTmGzaEppgqigbgFyAq433XjqTNaHmyUv5D3lqkv3tr6Sjv5KO",
+	"/lmTjsaGtP7gnKPbCLNbWuEhMf4aJCPMQAWgiiCFBwgrtI3w1mjLc5iUA4acbzq7AwZEwUe0ANwjiUa0",
+	"MWFguJbm9xFRQ67B9DcQQMYYhKE3XAzkm2XMBW/0PMsMhZBib2kxSYgid3jgLe6GKCqICRRT8CRb3snp",
+	"+end6VorVHipkbG5h/QVCOzk97V8DnA4JxV+KHhgfRzhdisM13NQ+MCKCH3U/D3m0cOqgdZBTeGBcd3X",
+	"dt7/dHD9cxMEUC3zqNdxtKxpHwWofwVL0odCLjYej7e0Zp+nXkeYvckWD1RFpKzIvO4LIodI2ocFoomI",
+	"lM5sQKbfDXt/i+gV/e7dz6c3dz/cnsmzkRr/fHy2d/Zr/HDxt4vw779+l1x9PP3y86+Xv17eDej58Xch",
+	"+elIv/P9j40faP+HLTL9LiHvj+jVr6fbV3c/NC5//WH34uRIno2SYXx8tndxF+1ennxoXp4cTS6OJxT/",
+	"dPnb2a+cRs2DRjQ9k2fssvF3qj959OXq7rvRRfM0PL/7kV6OLtRl84edn2/D3Z9/Pfpyfnf2G8zz22D3",
+	"7x+/+/Xn4+8OtqJmwnqjd2H803dJHihzxmqtgzDUChbAwu1YKMiOD0fNy/3oO/H3ydveXePhekeexwf9",
+	"93gvPeW7g59pk/3wZf/HSc14hMHLuLTzmsbLxz6MjIN9SMeywm/+aWUU52JwuciWaX3kfMJKHvJPXz9V",
+	"ONXBvGhFrqoCfza0tZw0/stfYtZfYtZfYtafL2Z9AnKdlbFApgIoaUEoJn2cJgrFeIrGWBSj0JawTtrY",
+	"C0ObNvoiLERfZNEsXgRGuGciMFYM2HDDm2FBgogpYznC6vF7erqvy9PZugETBsIVUc4gF5ajoNaB5VKA",
+	"+cM3Gixc/+789cP2lsKFFfbQyye8VVvoW0EHNP5GojuBp+jcJGAu2g1QhuLRw1H8ayrVaMaqrE8wwtLE",
+	"udggXed1R5QpjjBKeMHTgRcEmi63ryhch6OoL7nWY2KVlxM2Fq0XPw6OuVRHfQXXxt7eVrjbbOxvHzS2",
+	"w53lqyzEa8UZWxcGgHusXlYSa9lYaM7eYxa7/e7uQwixH1S8b4OKbVBPvriVLwB7x/6+ElLYexbn6PrV",
+	"D0c2/9ZHVnlafomv7f2DtyaRBwjAhdvPpvFAUHpeujBAPZLwib4iirkbBlUqvwtvXGPhrJGrYoIef1lK",
+	"EVgPGcw7di5XvjviPIFbI+FKrhxqvyKGzcS+g/E4S3AoP36NlIcihvhI0GzuH+RM8O4LkzPRGlTKlNii",
+	"JBjl+F7I2nkRv/HK/b0av2muz29gw/8QbrNT5jb1bZ/XuIX98Zym+aqcpt4ATgNIJvCAnPOosi7cpEyO",
+	"69fioyucmT327Ksj/OWOjMbvwK8Ezg7m/t7ezuWNGebxh7i6SyCbLcwkpkgqLojN+y/D7pc/EHhNL1cE",
+	"VOccckZvzyFXCJ45cWv+o0qy/DdFFyAxr9LljLrnP6ugLhsX+F+61GVlZa0m1CPx6182w50XVLD0gVhh",
+	"3xoSnKjhtABPUwNNb9Xo8i8gv39m4K5CnLsz8PhfszveXn7HzWV3bAq1+TsOy/slYux2thXx0RsX7Wm3",
+	"aShxPE6mt0QpygZlu0BubilYWVzB3XcJHtjLczcMvQLk+sE1ETYathECut7hcowtOMo4Q7h0pyKsQJQf",
+	"aX3/IdP3vTL9IPZ+v//DRfOnH7+tvWpU2r7n4CpyQ9RcR90FD01e7tj8fWekFvI5pWMQWpb2n2SbtiCt",
+	"TG8zHkh90zKUfcO66GYSdT130vwy1pmZdpVcqbmur/WBuNobd56Lag0PVfAXqhlU04zijkh1ZGomzpAx",
+	"kcrV3jTlMaztSSAcRWSsSkGNiyovZqY5r+xio9GcU3fRMrQtvYJVyy7urJDSs7Ow7OLuUmUXQ02xH9go",
+	"y8KuuLPzFGzsooEq3FNL5lr/GYnUVoLOnFQ2Q3OppOjMt5CyddOgNWJ+kLNZ0KkkAk2GHPEJkyDzFLI5",
+	"NGs0kRvmIfBM3keYcTUs6nT/9J7TYE6+8woraBZWULBwv+dyTBVO0GWqBLUi/ctznef4ewPNRk0QeGU+",
+	"cw9HD3Xer0NDt1VTA2azmOekCeznhqJ/fJrAsjnWf2oSwStkCMyP/p/Juv4HZ0Xv51kjf15W9EcsFTnn",
+	"JYn7ln5x3iE55rYqcp7HVq6oUy3pNPZazT++qUnjJSVf1m5GYr3zFzyJpwGwC5c4bruPeFbPvdluJY2i",
+	"1wVgrOlwLS/ZsgwxDneh+IM5Ob8wmdXNGm/3d3ycqJA7JvoRSnhRQfgLIf6JEQJ8akOCY1sixTd3x8Sz",
+	"zoEZ4MPNebZxc8RIEGOx3wKvk5GCWrU3j40/IhoVPM3RkIyglm+fixH4Z1JB64L0CciaXkyiElAg8GtQ",
+	"u8GKnFNbmra4r49DrPSNnJB+1vjsc8oVRhtnp3fvkNaO8JiibjZHd7OFuqJrVRxIWJdIaBGRQZFEFqOu",
+	"gsdtJknEWSxRyhRNvLmpfgPsynGAyNZgC3XbNZcz3q4din9pHqp/2d4Lw+4WVPLMYTtnXAE0CyBwzRMa",
+	"TavPl4+J0be+kc/AoG6m6QYoFriv6pSoft0Oq2upHMKT6hazNlttpvc+hpe+kUhfZwHqfi4BcYMLZE1m",
+	"MgCRR9IB0wpxwqMHuanFJD6xyXLdiXl7QlnMJ21GGbLQroTo53/ZPpwsAdF83DMQ/fjx41GqhlpkjqyU",
+	"WYToFcsBKpHSeKbwAwHZD4JaW6j7LcGCCCQITkb/0oYc2HatGxhZtAva7r+0a5Q94oTGHch8bte6aDIk",
+	"zIJUEEmYgsJcNi3ajg6Q8QLHiOsPPPIHEqONm3fHaG9/N9wsA6FyJQGas4SFsPkKTmI8IspylWM8xj0o",
+	"x2BjWKuQL8oG2a1oVQyN015CIy3dPaCNnW2vCujmFvo45FomRkOexBJRhUZ4qrU+wAv9yiHCrM1s+ZIA",
+	"Ca71AajOYMChhWoLJPNNzOSECIl2wp0ygD6//Vltn0/C3k8PDXbw93FT7j7e7Kff7UTv9oYnb8lROLps",
+	"8Ovm51vw/UJVIqw8KdW1jNLo7iem5oAc4S/nhA3UECwFVYzsOBWSiwpcG+PPKUERPHaVWwnqnlP20EWG",
+	"DB13GwvySHkq0RgPSnybTL+DaOezX88mF7/+XV2cXKiLk+8+XJw87F2cHO1dnHyLz1jo9vc5JeBLcxU3",
+	"zeJW2xEUxn8PC6zGCzDnWI6BswCPHo81I+nC025xFzN15/VUBgb5Yr/UbTBp3ZiRFp3L7KrP4urFuuvw",
+	"G4loXFzVEgamfjXi0Hjh6vJ7MKVx5fV3FpPRmCvCoun3pIL3X+AHIn1WjCTuE638CqLEFG3cKkHHelOS",
+	"jLRoE2nquyXgxU0Z1agHogXawOjDh7MT9LizicZEaK6sCIs1ywYt6RDCMvScWSinxCOCHsjUZEC7H9xC",
+	"NkwySYA0SAIEGBfA6W+2mZ6DMtTcQUOeCqmZH+MKiZQhPMCUtWA+MH/pkxlzJgnaMBanAHWdsNO1E5pb",
+	"eZzgKYnN5PC+pZ5uBkVVv7GjWkgfRncL3fkbsYaEmPZBJlHZZix3abOdZhN1aX4qnQcy7QiSShJ3D9Fk",
+	"SBNSWLp5nUokFU0SvUEtagRoJzxos5mJKOukknTRhoG0HHKhkunmFvqeTE3xZKh1PNYswTeIbehfUklE",
+	"oBkjHF+U2Cz1WBBprBAmD8lcy4TFY06ZMqYKMJs5jp1ffZtb6J291FGP9DkkC5E2y0bo/Ui0sROGekcN",
+	"/T9N/T/b+n92HNvyl7oJ3zPKtrmiJNrY/fIFftfgPTD71Nig9xogyTPMg68BfpRZ/G4/jBrkgNTfxs1e",
+	"fae/j+sHeHe/vh01+yHZ6zXineY8fuLRWF0T2TwuuLsLbnf3d6OKXueIqtd4oEH/W5Fp74bV3BgksMIy",
+	"rBfPvDLCX+goHYHTDlZk/srXoyl3QIQtohhTXMk6NOLTER5o5qBxfyO7e9JxwnEMqITBmKbZ9chO1N1c",
+	"lTmSRjVzfCDTF3LHK2PjrBSIPZwDlu7vTxLxjUSeEXflPYVz9mSsri/b1W2E2Z3LFqvam8KDbyQaCwrS",
+	"Y8RjsoXOicoKrAuCY9Bv65RJwiRV9JEk0wBI7ypAZ/CPc30nhwFqwF+NrTY7YlNk1mFkXr0nzZfBHbkx",
+	"GWIFMhtVwE5GwHUztq/p3WQ+G7gGhVuhzXbChndzRJihTPGD36EnmZOvy+Tt+e+qxDMLrCUFtL2d5+n4",
+	"lg4YFFyaJ9+c8wkRUFp+SL6g9xdHx/Xb90fN3T3H9ASeZOxf31GBJjLXVBJg4MV1fOPaxG612Y9E0P5U",
+	"y8RcQxuq1X/BkUK9qSJ5WHjgOPIYCwlXSsRHYwynB35IJhVmChJXy+Dc7u9FDRL2DvBuvBPtk7f9Jm70",
+	"wuggfkv2+3t4t7cTbcdN0uiH+KD3NtqP98hufwdv95pRIw7J85KZdPBbeChjrJFWz3T/S1g/wPX+p9/3",
+	"dr7+z2qysBaXKoqQVK0nuIFtpgKlrHnnZYT8wdZzrVqxIZJvpHF1zV34M6a32YXbGrIvWfhX6P8BIhfo",
+	"gN/i+MYgsutHYfMXvKYSb36VxvSU7SHzvYP2CYM6WSc/0zPCFj2nJIm1BjMypT3z5kCjVNOOVrthDgQj",
+	"nEQDEc2uqaFdH8q/ZRtHtsxLLbR4LufMNDx3Jwy/+gD7n4L0a63a/3ijKYwzwpR8Y57KNz9mXzyFtQD4",
+	"qrSLTBAc4USfgNFh9Sqlt+wtdMm1ZDyAxhwTQZUibKsGndFZP6HRemcQuZdzkB0xhCMo2eJYEpUOKrYf",
+	"CPkCFeTKwDlYGjhLgcStTeas0XifFQKHPOzedTu00tXKABgnmHUyksihoBfSh5roCdZc2LjWTIoe2mha",
+	"xQJHQ3jLFuGDEAE9rpNJagUANbPSeq47yHLguk7wfCy6xhR4+4SnSYwGHPXIlNsbtrj4CI+1sEMIagZo",
+	"LDhq7gaIMEXEWFBJUMpg2STeBNC+46JH49gYd1YGbD972wcqlVZrRIyQ2EgJOB5RhgRPtHCGhnQwdCl0",
+	"Hui2Xwe3ctHuG2k+ucEFyv3kRnThHCV8kqlGmVYDYPkbeOfWgIhMxSOZdqKEyxKqaS0QHuqvZ88LAGiE",
+	"rwOAhLKHb2Y/B2AYY82IlPkNhD06IkYvU2BOYByNTKw3KL0ADk9JehEnqtZ4fb6UMYacLZU0tFyd7hG9",
+	"/qxv0SEq6M1/FOcCtpTJedZuhAwlGFyPhpgNCGhQG/OU/E1Qa/OtGqswyNLd0oa7c3esJbsZM9ENmCNe",
+	"5XiMZaOMxeXz0HcVdFeaZz8pn0Sz+TonMQsov5/VwiUBVl/y4xxCxelPOCOHmhS08G4HqyMIh8O9ZD3W",
+	"wLjq4HyKHKqXXKH8QctgfW5lcbbtma+UEXzvlcBq9pmZn8F5o/kCy9DedziBaQBpMVKije9ury6BpY64",
+	"VAVbkkHVS67e8ZTFawOwD2/nsLvyDWGMK+QGFEGz81pSiyX3mBNjswQpSVN6jyScDfS94gLRClYIwKFr",
+	"PE04ju84P8disB4Wjc0cHcV5J4FZZgVhjbTmgrMDirfM9uuKcPA18iXK7npJfyOuzoHZ9YgwdZOpJK8o",
+	"wf2dpwIEoPxEKIuSNCbIK46cS27ejyWp7XXktArjU/XqwEpslmVNbTDOiJ652AkAvI0w+8BwqoZc0N/W",
+	"hGAKEzivpw9DzxsKRt0cyjIy5afXLnaUByGX4d1YGt5693PhfcmtRudMR2DRB4yMsBDUukdKFqeNrv5h",
+	"y66zGyDzN2yzu4kkN4ZuPB4j/aIkVtIGbV0NBU8Hw8yWbvosyXREsk8dInOI2ZU+GRLLEQAJYHaFB1bH",
+	"srzx1lhPvk3ldPkTNoW9scIm3Ac/Ypq4G6qUC2IH6S3pRfSIQzK9LINycZ0zkJzK2Rru5U7qfaKoSGXz",
+	"U4m8UYulst1wWx+qLG7dWzjnaITZVIutcsJFjKIhiR4kwgpxEzVSXqqdq9PTkxWXaB0PVCL90EwFApWd",
+	"XLrF6mO1UQlVC34F/jl3X4I4NxHizLXxhGVvqCGZwoCYJLRHIFxjiiIuVTLdbLVZV0MApMWuD4TuFroy",
+	"Os6cI2qhbtX5drW+0GZd2/GiY93x3U3w5+aBrbmkAnZjg1Tg1t+QhKCuxWsPObtaHPBNHTGIWwb2Jgtc",
+	"L5dBJSEtc7hwHMpQ90aPqkM+s40I8eKgvIezQt3tTFCPu8JGeGroQQlKwBrn2Y4XuVi+5nRbIr7/TuRr",
+	"MeSDQZDZtUecMWIsAvq0Ey0bxql1NejHo1GpkLtZdgnzSiv2ZoXmdt4esq8Yl6zEj5QNDj3lDE5ci6l4",
+	"Chx5iB8J6hHCkO3qsoVuyJjYVLaSTmqZeoXn8A9gFPOPBm1gsCDyR/C3QGAaFsr80+KC1lZZ3JuCjOFt",
+	"5RvZZjHBMURfax6kdSWAlctcgZ4Zmy3kMZVKJlG0WRroxodtVibmuSTsf6HMaiBgyuKIj0Jt5p2ud6p6",
+	"CUZHNjilSNxy8UWLTjuwt7g+ccoGRhmvPvVq7Rz3yXq8SHGAuHPnANQoG6zKgiAi8YZEXMQfmD79tbVU",
+	"PbFgOOkYUstJ7sw+KLjvZ5D+FSxYRyZxX5+H3o8xH4IObO2JBQ4Yow2qcvk6JpCABVWTqNI3S5SOINCu",
+	"zeQQj8lmjrBjLBTFSdaS5NAiKmwv4QNrzcEpmE1jUqIgRJ0B5o7zC8ymVv2Sa8Fd3+Yda5r1GZ0TFFyw",
+	"pSeiHIShI6sZE8vBa5wDdLU3KkkpptMSjtRscuVLu0Qmfoxv1ULt2Df5QD8utp4Hxi71sh2up/gHyAr/",
+	"GDVuTc1rLmZcmB7ugQtZ9eMxvXS00kF//PixXo68XXRk5UBdC0Br/VybwaWFGXwrHDjTCVyt78/3XUJZ",
+	"K4tbREMM5nFJBiProBJwV8INcXH7/o8ydMLHqUQTkiR16z7spcrGzzLLzkD61vpqj3gm4hoATabjMReK",
+	"xBARZLKK14JdNlEH7H4dwPIciN6XPMNgy6jQzxkwG7uvb5j6RqKutfLW9ba7LtiQM1I0ZVr3x0a3vMyu",
+	"1nXabMaiWems1RdCtgtAe2NNPWOP1CTZed50HMeQVYmTa6FnVtDvxbVO83763QYh+4dSo+yxcxD90Oz9",
+	"tD/6frwj7xqPP79lN9uTv++R9+Gv57v4XdwcfKBXn/d/ejBFZAoxvc9FweQxBL/Yz3/KhvHeryQCRmyN",
+	"4iwiVTkaPMshz5IoTBUhLdgdIpYmiWWxbpxmGvpnQ9+2BVABFFgV4hhirEjdFmgvbSLr+/v7zJQzI11T",
+	"ihy+F3iK0bHN2CsPf6R4dr/dhLKHrmEYJgIzyGO65RBr/mjC27tS4X6/27IyjqbnaRY8BdEgTF8jv9T0",
+	"cEMn/b4Hf7uQoPalrkfWH7GAeC1o5ZOdyI8Un5v3C7/dmsnKZwwQgNJpZnvVp60F84TEA+i4knexLh1R",
+	"PgwSzuYc19KHMvPAJCFXPEizqJvnI3T8zWeRMxYK8IGgvJFKkED27qwAwUfEsAesstYCEFcHMizW3MLE",
+	"fFwxYlKAkXH7MIjw1eIHzfLdZQrfQxvY5SahPE3f6kE0nyATh+Ev64/YBLOklnSlMS1lkVM2H77Nsjxc",
+	"aefU7weoTwWRqFuIz7e6GTXfkEaDAj+zdE9kvok2ixKChWavgkiePJL422kX6H8TeXGDyD6ViCqjUBUR",
+	"iy5ztC7tuDJlTK/WciOzH3THYzxFXUmY5KLD+32tFHe1dm270JknaIAVmeApkjTRt3+fC9QI22xEWaqI",
+	"PMzOCNtQDONU7zKXO98RVD7YeU0TMcqQSWbnth3i5fWVhgbAqs0S+jmlsTG17TdNrLz/GTvNZoC6CsuH",
+	"zojqGx++4FAb6QfWeQy4oE9lIHBE2szI7KAkpQTCAPzJ9Yt2B4qM4NpLBemQL1EqJNW34oYZBJGHCVGZ",
+	"t7UNCijYEFIlqdbGlERCK+gzHwhQN9Kn27cXbifBY2mADywPFZ6i7bDNYjzN4tGpsnKnDFCXsj7vGjyE",
+	"KPEMQfMhEywYZYMumEO6kT6XCCcZKmsCkD5hwKEYEbfPeZw1DCmsyt9U4cHmIUqwhrFGR9lmMo2GCEvU",
+	"TbjqwKL0WhAWgj7mNbKpyFOqtIZVit4somkV8mchdP5ldlvE4XZWsmYseI/Ids0Kt8rYRYYEi9jcXZJq",
+	"FtPYafkVG/OvGXo6WuFOdgzgJRdDzkQWBVhCERE3FFFlBY6ctWk08E1MluMC/Zk7mSpJkr6+kctM59k1",
+	"5j30FsuycIHcusFf8+ziJRidq8KyzBfM0K9Q3h0ur2oGmXFGqHfR46k6RF0ag+Ack8yJFmeOMKMcmyZ6",
+	"R9dnmnZtLJpmXGW+GuSMyzwv8cfAsgbzsMDXFjAjCOFf66pQVhfKScUW2HhWJDaaD40rpILSUBrnOeP2",
+	"cvLQI6fY/Giyk/UIrEA5BRKYK5Ycm7v6BKsqabV4n7cQ9hJfcWKRwHx+Frzw9OzVr2OTPmwPY95pBxVY",
+	"VWSqc+6VoALdCjhWDMSu/HrtGVIvbvKdvxt7Q3nXUH4HFb9sR1R+65lIeI+AI84iIpi0fE9D1g9OqE/0",
+	"5Wwq46zB4UpI7hBiAaY/h6enj84akSRXfYgPX8TWPppgDldrEUq+FZE0toj/LHP0CeVrVqHs90wNK6am",
+	"fnoOFi41Fb4/u+tPlV4eV4INrD28X5a3tzJo3XrY5haoUasWeHjjEAtaei6DV/4l4U2sCdTjNsXp7MPq",
+	"uT5y8QD9WdazeGQ17+Yhe14b0UalAby+kTkVZDSbXWVVaD6z+rGgfJmLO9vgtXvha1bdaSag0FbiRIqj",
+	"du2GaNWihdo11Oe2NkJvWtiEvRO2Xmi48aFYTX6mCNXsio+MyOvK1Tkg3/JUoryZkTF2fLhF706O0Aj/",
+	"ygVilBG00R3RBNgrGQCj61M57AZt1o1EKhWOCGYdOSRJYh6grhKEdFiqpP7D9jgGZjkkWAHL51PD+SUe",
+	"ke5m4AJws/M//fDmw/dt1uepUETrrcbQhBUaukJmtl4Xgu744CQEET/CQhOei6nnkmyhrpbdv2T2Qgzg",
+	"aLNeCk4mGtvQIlvnC6JNrVatBJ5asd0SkYaF/nOgKU9vGAh0Fg7QZN+CQd+4ttNzUAMgQJl18DMDCGpB",
+	"bZCkCihwpOeC5tkRSUw6aZKOKTziSZLKCFxEaTIe2lYxERcM/hNxlhqBQ+BJjwh4WfERVpqhRFQJEEMe",
+	"6ITWgloPM8ywfjDkEdcg0uvk4gE6MJA+PKGRqZiAk/EQdwbQoGpAEqzMgiRAgfO4E09Nu0RFvhQZS77z",
+	"Ct5iEPIaKmhUmx1NtJU+C6rISN+DClNmMxHs+4E+WUiU4H1EFaiExoQC2ceMT5hviHNz6KULQqA2vYlK",
+	"KCzcGzZn5dOqiiMEHZ03MscClkjCf7UqK5Gpr1glgmWVJH+H4kpLKAKW2r/mtfeFwMC48l7iOfO3TcVj",
+	"kQ4AFI9UcKaXCEc6ojIqwmFmy1FlGuvReaO+jSj4ifqUiGzDG9a5RkZjNS2l5fotzWd13qyG5WIAXLhx",
+	"Xwv9zz3xf6YVegbYOapDDkFZcS9n3dNHPIaILYBbEj8Dt+X0ugusoqGn19nymwW933Rmn1m67bqZD7Rd",
+	"25+7TzIssWdrp8o+XtBrcgh7+kyOtZX30ZjafPWyRdlU9J6Rr7XoYN3PgjzayhBb+T56nCcEA8Z7FdCW",
+	"tVUsqUQmWKoP0k1dyhXGUiGZQvPLfpromyJwAUvGdmjFc9pHDFKsU2mo/WU28/xoT8c0QhDX0ccRQYQN",
+	"4IYeCx5vVss/pE+/FOeQPJWdh/0fRs0vz+II9ezodq4CiAJ3mv6RVCKDlHTAyBzPEly1WD4AH+ciyAN1",
+	"svRaLtCYS2ojsfWSnncvzcLvakyYiSniD5Xwsp9YUhte10UBC1sEpjM2Tp+XsstSnjWVbXTNurrWHu82",
+	"hTa6+f66m4cmHT2ZIs6K9Sx+L8BhuZaGX8vA/wNBOQu2NKbqlCkxh93Mq6aX2UjOYid5TgRVxJUvMzh9",
+	"SxUpKfX5g6q92A5Hvy9lxnqWCziTi7uHoJdsUMNj2jGVNzIrl2XcnxawklkY2CIaeoCLLDy6PkMPZGqo",
+	"zsyeVYxzlnjjiLBR7ytbGKw5gVZrMvj12TodFxlBM9zeCrcaje2t/eWM1KD3GgR93ly8jF0HEA0pnkZD",
+	"EntmHcwqLDsWKydDGg2NK8NmxtoiSSZ8G+aWxMYvroxoed36yhIz8UympI2UCDLDu4DAVstOXmaDorFz",
+	"YBtqChwhe+v07FN0XPNPqQqrvnV1h8v8IbIWokXy2Xvy5ZgnXFijgomIXvaV0tbc+4H79tzVfhjHNrpq",
+	"BWvLn7OhmQUf21LcRcyxATtonMohlPgzdd4jAVo9xGraqBHrqckcO4Rl4VBUQvWi5y/8CI+rmX0XCiR1",
+	"gXQsug7oI2FFrn7HGR0Mlcn0UnOMa67U+LIMykZmuUCt+esy9hdXySkPuSquEZ6/GVevbTS3SJT/obXq",
+	"Pj3LYeHb0M5i8SYnwCZMB2HjWiIKskyy3Vvxj4KJ7YEw62cflrJoNmcL3kLAwxtYyRsL9zdL7q+C5Ud0",
+	"XMnGu+bResCMlgKmU+pKH7aWxKovv3pp+5klVVtDi2uaT1vzSuTPuu8WsSDNZICS5rjwLHF+msOfljVf",
+	"lxRTSpJYglUXIiDzLZsAoK4+ra5tZjE1KQldAFf3EDnkt0Oz6mtueJuZ8ZZ16TccetlXHCJ2t9ARgiI7",
+	"XosMWJJXMzWsCrXx2OJiZreSeXoRu/meTM0iDUVXFRB0PO6P4UY+9f5x5PnHkZ93ErtLnERGnAsIzpuy",
+	"scyULybHeVQ45yp0VNVCGOoVuEreGthbjo7AtW3qGpLYIpfJTby+ur1DpuT575D++9VcBN3NoM1M+IdW",
+	"arYy+mqZ/rR0TFCERRxoArd/U6hAov8pyzE9KEoTyrCYtlleLhmKW2b5BVpwyWcyNo2UxWhjJ9zZLHkT",
+	"snAB2ErNIW7REp2PmjmlY6yI/vcxxKjOSrc9miSUDY5sfaxltBcoP8emy41d3Q63fBzvkqrd3MjS8dCW",
+	"/nn2S16zzOW2scBM5sAXZIXQzDqC8ln40POXUE02/jGv54WdRYUcwxrNEJ3jB4Juh1wQdCICZNuYoLNz",
+	"tBfuQdeHMlNaBZXybx1rCmmnYdjcQ1dC0d/QRxLH1RfQs1/IsMmjFjzF/xYNCatzPbvXGSo72axEnV8V",
+	"did4aWj5itdnhp/5bP+7gbYbTbS7u4vCBlS69ebcCVdVoufaGR0+ZWEaJYEB0GxJy906PIDFcpXxA43u",
+	"toXn7zPpWC/nFKuF6Qm10uKXcwAVTiR3BK3MmYLaI2HpMmyviodlB++ZVixfyzaeHV/hXNx3PffQ6uwN",
+	"Nr8ed1sJZV+Gfxm5Nnb8Ks4NECC9Qs5hUIGqsxxEM4///I//Y1jhxLBCqA7rOi+vyFaetT5u2CSBTZdn",
+	"BgWHlSv0f2g0bzoi6DfOIGedeI+zcsCQASS/MUHVVE2XCsj5k8kno4Uc3PqagyZi1/iRJjMQ3g5X5rLr",
+	"E82ztJAHcZVNKkx/f9p1KVc2H4sa73uAuvB33IXSKmBzozJA3YgzBc07XNKH96JL22qzDUmUC2IytpZD",
+	"iKSQREFdMxOww/R0Nl+ga6LwMYtIkpC4W5Ry7WKhLRM3qa75QqzIBNOABm/nKIrA+RRLpE1VgPAse7/i",
+	"4Q9uVRXPjv2FVj7P1171ON+Od7Zn7JHTiFxjOi+gN7Ijt6gZ2hljCoG9yD1B9gnkLI6weCAx0oNmg0uy",
+	"bqzVPV/sdIa4wQhnJ9YCo1yKqu0bS3JfxRVObAusSk+D/T6MC6AIth5cMBTsvG3uhmFlpfyZ6E3jIMiW",
+	"WFjAIgr0TukfEs46D1uqolor8eXPim6tRtYtH5ZAYkeWwzyH88AlOo4fGay3XTBcCqpHBzDa+cZ6JMK2",
+	"fJdjMS8niIxF9rlAG7bsl6tKZ8ZtLkUnMNErUUmejfuaZOJWuDSRFA72H0omsyi2kFCKSPank0oJxw2x",
+	"ECZT+S4xDfqL09VR17Vn7ri4q27g/RhTogypZG2rpW1abSxkUPbOjq7rQTJvHrO51WZ11DV2Szv/FGbz",
+	"IodtWx0XFeaGd827bMy7rcxl15uiEU/V0D7jsLwOFzER3VaeLZk3jICO2/DcvDISrJMyDeTYpmFf3Fy6",
+	"SnymKc/12Ukh9jAwhU1N1SB4E13cFCWRGRBC8J4HQRf1lgFBy3Jjrv/X34OWGfMFFkWV8nyzNjs/naVC",
+	"+V5DnzZpkVds5pWXhExImZJ4yTldkMpCQvX3/b1+QetDqcs7XyGsYoVkunKxvhhPXQMzmxmqlZwW6oIa",
+	"A1HuWTrnhu1utR0iSFXVBJyB2kRXdSEbKe6iDQ4piC4Td9MPOIapa/aYjNRqXqsM1VlD5V86eMoMvay2",
+	"g1QZBLJk+uy92aQge4QexvgYuZ5BYAZVSqHMnSFmcQJfhT/zHuYeZQ9xFI1rQc00k//0HCmumdzi097s",
+	"FWBYFWCdjUhHCWcDImwy8kYRGTO1e3MmbPS/Ao2WfUirGx9y9/+QJzERaMLFg7RFuag6tElsJpJfIqAT",
+	"k+AL8UVLiVnps/1aIJ0461m5YbLdIa7XxfPqxS4j1M0rPlEmkkraqER9qH93bYuJrmkMM3033CRFA8jE",
+	"pIvXI84TIupjzJSY1g/KHsLmzrOWJkYm/icW4dWlN3TGflJabXHiShglmI5sI41jHpM1oTS3MReIUCY4",
+	"yaIDNL3YQsdYkgDJMY6I8eDGWA6JqfVKBwxq3W109x8+10c7Y1MIcf/7Hy52rsvd1syvZePeaglhsP5K",
+	"8PCYfF+ZqNvNREfQZUz2RhbGH6AuSJHw7Orktr4NYlmAZDoeJ2TkrH/jvP4yyJH+XeexX5B/CqLRXIkI",
+	"zrBfIQstPiKwfCionLqhBB2NSBygdAxFV7Akm6YMoCJfVF4bQBJgNZCkwrjpulY4msur66ub79dmoA72",
+	"lWEClxyNuXhAdSRIQgemB+zixtkVYbN+ukb1+Rub1B2WD+uRhmm3Xm4eW8nwI8xch7tSb7aKsIksCfs5",
+	"MN55Q6vDDblUc7Rj+Nn01tTqAIaajzTLLaSKjAKEme3GFpOIjnDiGuZtQKdEiFjZQ0kPYYUabw8OjG7d",
+	"Zpqi27Xtxt7WbrvWNb/Cp5LepqlYPuKPELnwSAQegNUAWn0qjhrN7GPjRHOQmXZuetpa4LdTq//rL2H9",
+	"4NPvjaDx9utGu72V/dn8uvmv/7OamFKmjhMuyQ2R0GxylqrS5wNEYZrbISEA7n6CBwMSn1NGKiD+nk9M",
+	"actEPwduaF/wQsk8J8gjFhQqWHnN8KuI3HS05X3NopB7SaIxl6qUV0OZ2tupPWvoiJyvanYBpT1W01XK",
+	"lH48pwIClM3VY0jsop8UGZmqUYnNZ2qZiuQJV2ijm3B1Fnc3A+RyXowunHAVmIAgUKbbzNbycHOAMd59",
+	"CKqN6emgALDFcanPbQsdZbU8oZyTa8pN/Ir6bdbj/AF9TjFTWqvHCnXt3Eeqiza0xkPAY2DzdB3s7DHA",
+	"jaBFNTisQ6+eD2Tfthl0gU2TpCoyzdTKps8i463CLMYihrEQWAALfP4cgqxbdcYGNnARKoeo6zb/LZak",
+	"m+9gszLiuJI4dwvEeTCPNh0sq9F90UEssZHXX66liHnEafGAStPhssdtiFS5bQYRmk96cYCljfoIhNRQ",
+	"EKlF8wVZJV4moKawJVVfRz5LD5/jTn7WUOF29hxW/+DGee9oFFzlvXQJ6nFU8/gsu7UnCgNj5EoI2ass",
+	"4lK53wDhKjnwHOhUcP/ZRTie9p//v/8/cqTyD0D8siHEoFgBgRx6eIdtz6J0lEHO4zzyzzmYB47CAeXE",
+	"N/cmMpdzRfAOly8ryWVmMCnYKyN/xrIqs/mZu56gMuCECOI49aF3T5kOuMTrJAkcA3CPSjTiWhWZm1f7",
+	"GhFK9pU1YbBsrrGTppbK+M+lj4qE9Rw1ixMuWTQrn6giwo0zNawTFpuTCpA1INRey0T7vBRq4zkW1uKy",
+	"ERc+IHxknGOGzM85yAnHowB3SPOJcF6ZHdsX8vkiO9UhDHruKzM8F+htFAGs2aTXr6nerZpYvlLs+NJB",
+	"iLAP2N26BpznWY3tjIsltMyktqnEJpSIZoe2kZdxKqVa21yeq5RIrlQzVnG4M90gmUnmLv8TRHSzPDCg",
+	"LE+yI/zlzAx2Z+H+nE/Oa8eQrWb+XJYa56ODaRC8Lj6wPh08x1LMF45hrMmzX9K0Y17MjOIzNPTeKWFZ",
+	"7d3Vsy7m2c+PDOJU5NFkXirT4SJJIJ1bj5aZ0YsKr5MuBIlRReoy4mMSbx4i8I9MqDTN/7u3+ktZA8bu",
+	"Wq3Y16iHkBeZMzCYjyOnbIBN1er18ASnMbUZ+hVVzvVDCTmHREjj1etTMTo0FYYU+WL0whUpak1CHBNB",
+	"+bOYmQPk2ozPMGlFaSBnLbvPsJbqE3QfDTIYZ1uYf5xnTI5NQ6A1PXDZ7uc5fUztbL0ilA+2sW7u237b",
+	"zw3bIFUjAlDS5pJhcDAZFx+Wc0CNidBzGh9U9nKptbbNhl3PO2XaF8RpQuJ3BuGXDLpdXo5TZARZa+tc",
+	"F967niRXWPIitHkkTHEx1Si6JiOYU4rIL/GnRfzqIkSFol2LyFMv8Cgb/DVY3+zlFfZa8WJZl/9gcU4e",
+	"SbK8mnJt36hgJzNVtoYk6Z/TPjnBU2kXZ0Lnt/d2C6H0jSo7gnxIZ4/uA6OfU+JkuuJFGWFJ6pRJwiTV",
+	"B59My5x873mnp1byl4eG3r47vRwazXA5duqV6MpQZiFBvKgxidfvZ3mlNHtnRpkEUH1Oid2zpiM/YWvh",
+	"fQaDvOYQiwbf8IRkcpx365Vqd0HvK2hrRSa+NGQ4qjQ8VR6agnUQytMDH+GIYCbBAQED1hXVmzMEUAWf",
+	"csyhzVMDMMw/+CsxeC098D0WPS4gaPB7kyUiX1i29Bn1zzTxWm/53mEv5KIw7JxKVUiVflETHZhk/q5u",
+	"yJiLNaXTcr2nvFFRZQjTchKiWZAnHWrZv1Dd0NSywlFUykx5Xjdx7cBtkXiqSDdAgvShkCr8Zmftrh5P",
+	"Y9aZ7dLqCPMBf0sHjPf760E+pkRBFeAlRZ/lveS2TP46MlL+alBY4CIYqDUV6BhPr7Gocg/4ElFPEPzQ",
+	"x1KhcK8Vhv/5H/+nEba2wwAlKYuGqNGwP+60tkMTJEMZIwI19lrb+kEzbIVhgY8u1LrNmkqGj+ZSlktM",
+	"mWNjq2tsWjb+zWboLgxVcOPmXOLZPAtOzFiLzvlLAhFfJswuYwApLdNZQkb4yx0Zjd+tENPxDt6jbK33",
+	"qmvZWcHP+qdMouPzAt+faQx7hnXd4TVv8QT3SEXZpWtBTSSCLWWNB4d5MyFgy1lFcduQQ5rz7TirXVe/",
+	"JLPAhK4rvNZFG5h5RdsVto0TIV3URze/trstIVgKhHPNa0w0Imq+nsnsI0SaYlbYJ9xQVdtE1MWVHHr3",
+	"mAGAidw1QNQQsK1ksoo/PYK4aVG8lEq+uM6eeQo9aVs5KntL2nCHaMPbZMnUbHocVuxyw6KBSd6EdtIS",
+	"lUJLrOnQ9l5CMsIsqy4EwSL+QMWjB7uIHBnKmLVhK7PkPx06fPTWQJVsM9ipiwaAgpQW7BanEGD65hY6",
+	"qjrE0ncdUmrMpQoitwywe1k7IDOfLVyFpTnssSUbGwUCQSxZyUNpKl6SGGExp8zinOO+W6Kczh0e3OWD",
+	"Z2TO/NEiJrJuyB/2KvQuLDxeKFFb7tr5e7FgRaUwFKfk6FnTxwkM+hrUoMXZhenMNvdyQ9uhZexZLv7b",
+	"Z1Pxl7nyNDzdPZdQ9kDiEx69wKzarDCDLNukQq/F70+RI8c8qMBBV9/39mV5PeSKe8kgFUNuI8wWj9A3",
+	"dPWIVQyJBr/xoNr/oenZ96FtcGhNzbgxhqIJEKpl0JZzjVKp0BC6hRESu7Z2XX9j3eVYNhmNbzAbLBW3",
+	"aga+lqqZSRFmNkc+81nARywVOedrChN/QjzV7J2XQEqt4BOG8ARPDz3G7a64CIqDg9cWUYbenb67MumC",
+	"aMP1q064kibfZjnTeIX61qjmWMsGdF1zI2e6AK2MRwqCbSfmhfmw+uRuzNDVaGf5KLB52FWIbcoinmaD",
+	"m+xOFqCfSepd05XzWB2dBonFIBKAXClIROgjCUy3clPEvPtLu/a/2rVPXa+cHkxXkDfL/Z80lMFisGU6",
+	"wcSFPhFLJC/DyiAxruSZX+Q9qzaNpiJZ8qMfRDKbeSSSWuAAuOB4XtbKaeXLvtT76U/q2PRafZaCZy19",
+	"8bw2F39ci4oHMqdVZj9NEvRApq6wMhQKp7ZoriByzJkkh15ZF/RAyFgijIZYDot6mdcl4sfewd1vNzvs",
+	"fPw2+hg3+u/l3uA7vD09JWH6Pb1Suz99/nmyUr0tx3nLd7wgIwrZOcq1r3wg0C7f7Sci0OtHEBzX3e7A",
+	"RGgUlgEnEpLLCdazdL/U8ZjWH8i0u7W4O8YsLE39e5O9GQ0xlIAR0kGWMtt3SnKEYZG2W78gER8watt+",
+	"vLzphqnwD/DyOnAs7rVhETN3By1fkcF7Z7YYQ9a4vrJki30PuqJr5ZBEAlLHckzU+vh87EO3BDQ/azdo",
+	"M5iTQGUP13veBoRajTL/qHxjnnfLGTWrNtZfr3V+HpQXWwZ9m/YKfHKepe5VOtvkl+baF1dZJeljmqSC",
+	"ZCXPFitSK7TWcbU+XhKerOfJwy4znW/34KCo8T0fiW6QdF628gBaxVQgcpmlbqFTEDeych82vabNul/q",
+	"GtdpROp6PrBh2nIWCZ8QAalmQ/IFvb84Oq7fvj9q7u5lbRbwxNQNeSBTp7roz7aZAcU3EvWmikhj15kM",
+	"eUJsEhu02pMk6nSRYRmIsihJYxJvbiH9BYFZzEeoR9VMDpp58afP24/PMH13N1SKo6JUk3Oo1Fi23rzR",
+	"iCe3hpmTsW5L0UlXpfONZpTLcciCwJOdpdeRqIRvBcQpofgSLNW5uSuurbHgfSKl6bWbe9HRkCRZM0jj",
+	"cXZliiQfERQllNEIJ5AVKCFI1G4SCTLAIk6IlG3G+xAR1EJdEXf1EyoV0fpOTImiimIWoG6sRBd+IIpG",
+	"SJFoyGhkHkXxqOu6mdu3sJi6BujQx3FI+v4Q/XeAulA+oYveHx0fX9fzp1ARRuI+UVOUEBwXK6xA0GOs",
+	"hAZpPIIegtBK0NRiKERDi0ou4fw9q8aAPWvKOecRTu6oYXizziJwXpWL3D5vfFZ2rUt+eU7YHMwCNQIr",
+	"0e8EdJOX+TYtjhVa4Y7Hgj+CFiTIryYz5dML/JylzWWfrN4SNC2aFZttG5Hnyo7b1horxvv+sb3jVg8i",
+	"Bo5ECDuacwllzZf0QIRTNdSsJdLrR7bbzTMd6CQxnRheqwNdZZBzhb+72jB5J1Jim/Z7HUBMIQ4MpUCg",
+	"dpPp+kFdeDzCA0yZNBrBOMHsG+lejfB4s9rAaZbwEjljqTZOdh3Wk0FZuXqqKRIxRWMslEQx1JJX/slK",
+	"ZUv+P2/kecUq5cVQ64yUspPz4FfAUtNiY6VaPgbjoY/0LLmv0E++1NA9b/Ve3Y3GlMwv4G7J1+iVI9BX",
+	"XvSAzHxoI04Jauy0wnDzuRbxr9W0u7rQg9eA021oPoSPM264gI+Yc05NQFFgjeZyiMd6zJhoHOYMdfX3",
+	"u7axQs6xupstv2cg4v02AyWdslh+gyyLC1D3o+MNZk3GJAfpwRnXkFvoSMs7KhWMxDbd3bY30TLuGHoC",
+	"qyD3J/dpkpAYUWYEDs7IMiUGiysBrXZhH1bC0m9XGH8n8PScMrLk8O8plw9Ljr0lTHLxN6zIBE/dO59K",
+	"x/1Mo0jD2aqqp3hoAKdT4Enm/FtzDrKbHWKnx4cQO9Bm3o99Dl3AS6C0744ISzswTo8pgs8OUQJPO/qO",
+	"gSbjHsjs8wf9i367AkJ2iIQnnYF51HUKWo5efGyAdeg89+aZ8TDYlBmHeVvoDAIAgEeQuHAbaUCZniSm",
+	"BXCbwTyBvs0Et3UITRtOW8wihUIkArNBoW8PYngEdx/UDNPL3OiaU9pqp2G4HcGP8E/S3dxqsyOkQWm6",
+	"yegjs7FbXeP06hFLoX5xseweKil9v9e0cgscOsMZaS0rmhsNBE20riVxqgikIM5hQd/P5+beXUmlU4P8",
+	"7uuGCdmkC7v1bt73HVIx9FXplOtWm7XZExwAetLH85S/9VQcip7a7Klerxf+X79cxuQn1MPRQ53366Y8",
+	"pdVOc66lPzJDE09aAYxTk0Wib2IhA1vGLEBDrWr3+2YNqEQl6An1BWcq/+Ib5OwFRSFr2Q+jDVs/TQMu",
+	"+zbv97UeahF6067FI0X05GGT/tYM8T7Z5jdQqivDJGjixFI7YU646Clv1K9/Nbsxbf/09GW6f8q67aPP",
+	"KUmJndBQuj5OkvSdJQXBr3qWAmuwC+SjEWdW2gJjjZmpxBDQE7L/RIIkeAqU54kDZrhEG4zbVW/qD1Yy",
+	"nAUf9vTiAqaBpOAhAtzv7jC0cOAACZIalw8gC/g7KIsVxclnlWqgvFuFFZlXptBwP02IYxJZ6/ZG15Cs",
+	"ZrZcDPR/bHhvV0t88DeYcrVyq//SwiFw7Rwx9c8GJ7tgUzAo2d2EKkE4meAplMDSl70poDTG04TjGOEY",
+	"j/MwMmC0bZZjqUQ4kRxIfGpwuRvM4Jo0SCm7NsnRiCr2JSfKmLgmE9Zj4FBVqgZb9jjT8X9MWN5IGCde",
+	"AcM8VgEEqb+dlhtUWbhsBmjEpXJtw7SS12aMTIhUxgMRIKzMkGYYaAEtF6OsCOfuipyRQ/U5zcuzlAaX",
+	"5Wl2t1zwrSe7V5iJV1HW42rcqyjImilPRYm/GTb36uF2PWwuUxkzzuwLzyRYuZRj/ZLDzqpgyozRZly1",
+	"R9SEmEg6uCqfP5n3Dvvd2Wy12Skcjmnj4LFzkTLXe6x0XoskvZl7uXximk6WAoq+APQLXAyWGn8lrEvN",
+	"7WAhDN0tydnsHSvRRp8mxsTZm+bws1Dubm4hAzPODE63GVC1cQGCHmGKjC6CaV5ZxH0/7+b2mvDO2eMc",
+	"OwI814pZwqMHtPHh7njTq1UIUswEG4/noa379ehAo4d0T+/woDuPUu4au61wpxXu/rx0WQNIBFnmxKH7",
+	"+VdzWVUVFJphxXmTW++irzxryLHLDzrrrNdmmc0cpoDpzYHK1zu1GTOmba+uSSFwiTKW73jnm5lGPBoI",
+	"3LXh8ZZKDZ5WuaGObFV0c5Pc8lSiRx7hXppgMd1Cd+QLCCtgYhKUPSA1pNEDI1IiLUuenZzcnqEE0jfb",
+	"bKNL41jSDpRL3u6ihH5OaUwlidF//sf/Rf7TfXAz6K8Exd9J1EUEy6m+lKMhmRy2mX0O3++EXQSlCLwJ",
+	"zYOdLiJflCAjAvctjR5KjRBNjXX7VaieQrDomDVq1E2TJP8r4kzq65qpToRFjw+nsTDHEWERUxzBVAwn",
+	"ENc06Uge03Rk/xhzhaU0fw+SVBHW6QtC7NM+tByHf1FT1HpIB8POWHBFoORNP0lp3BFEE4w7Y0ZSpZGM",
+	"0Qj6YA2IgppO5g9sSlEnsJwHLocwbYIjxSVx344xFVP3B0uV+6dKe6TTJ8T2x+MCJ528Giu00M8Ptfjn",
+	"TvHP3eKfe8U/90t/kij7wR5t6e9G6e9m6e/t0t87RYl1/hHOyq6UKFdhtLo6rNdL6/j9VaU0QMkKHnKg",
+	"xqrLE+r6f/tsbNKFG7d0maMLrKJh3rZKTqUio1KFnuuz45Oz07vl+tEeZ/BFxx58UeNtGKKHCHBxierC",
+	"dupsRV4VJQPSecwMQrMqhGVG0NXJLZJkAMkC2S1sQjmp8qowzPZtgWLDK50i4E3FSWb4MHsjp0yLCpbn",
+	"whe/QebggRvL5RPX5mARjavKBUH/4NwzIvHIAWUD/m3yDwJTOVYgU5I9cO2fY7PSTdcAzNioDttM0gGr",
+	"g7QKVYY146ZqycQFyqQS5iIrtgv9pXbJUcRZRJgS4IuSE2KxIQPNs5XGYHcLqjfBfWcjPWPrQwcbuG1b",
+	"ZxwQOfZsoaOTOzcGgjNAevLMFm1myllDbguz4FVDMs0Ge3VRjRpi8SDBSitjWicpwm6hKGXOCkjhMiuh",
+	"XyKIm+N6E2yWsBp3ehJd3VzcX4UN9AZdXZzcX4XbW0u5rIyJxOT5ViD4BcGJ9AgOj8cJNTG1G1cnt/Xm",
+	"ptMWs7T3Uvjst7Wgdl4LaierHbZB36qC5LHq5gKv5g2Cx0TL9pj5BwoWiJgIW5z85sJAplB6PFY1i1bV",
+	"+csKC/USh6CqbFyt4dZAG6Z0eoC6+fWs/8qre3cPUddaie2OTU89VmwW4rrQ+Jd8oUS4neP5jkU5VQeW",
+	"dTrGV6LtGbzJzsun0kpW71J5yoKrKdGIJoIqRRgkVznTUp9+IRJR1YLOkraafgDkFqAPd8dIsytNprNW",
+	"gTYDn+pGN9dwjJ+uFYZ1SEbWSoMNkHAdDQ270CeOuEA3747R9vb2QTnuae6Msz14vcqi7Xb8+87Xuv5P",
+	"0/3nF3T3yfyrZf6z4f7bbm+12/H/3vzXzX/d+Pnpl/9dL47brKzBe+oKZpRAzBBUh0DY9HM+dEUzYzSb",
+	"9VpUDzHD/7YgBGuZRsmzq2SmuJuoiHaMjYdllYCLngkeqJDjZDTEYvAyx/6S4Rwj/ggEWJ2PIKaWe8bZ",
+	"vWQvC+JgESCexJkRb2nB4cJ+t4qP2moAxwmWVVaqHxv1Jto4Q5TZgQE6RWQElYeiaYCuEE9V9ug//+P/",
+	"blYGRgvOR5Xwd3kmFR5F6xlweSSQm2GuTnNxmk6k+QFWfviRSqrm3ZV6d42DwPBOaTM7lmCB/qQlCAY+",
+	"dpbQK0950dAwOOkjRRU/zAuxVdBBXnXuNSrU9inDCf3tT6GEvEraq9WXfcVKdwJqmyz/pqmFsnaNvBnR",
+	"Zl4F2OyEXqfN14JongVl9zyNrXiKGdyKqLRKZE8O0nduhjmtPfOqe1vZx7rgN5+pyjfBEmVjTDSVWSjU",
+	"mWdVbpT8bfnmd78a4NduRfPPUrXA1Wo6FN5eEib/kK6Y886mqidm1en8WQ0xKzFjqwjJ64w1rBDw2hfm",
+	"DnvWU2TSn58ZVto7TA6vLsaBm4w1lRRcKxdnio9HALSA/33BfyNM/2dk6jZwVlntvnjVmIr916bxwlLN",
+	"FfuYJgWhy8/vyBhHlhCyaFCRn5ZNOLZd9kturT5lMWUD+dxClk05XAFMImupsziNKq9oCuPXK6m5ZJ9G",
+	"f79eSGdhlqAA+XzP2Y48qH5awq+lr7h33jEU0ds9sS7QiAtBICsDKSwfgMVr3TeGAFnl0B3kxuqGQWMM",
+	"gZ6V5w2Nit8tQIm58Cpeii4TxH4rI4mgTE6l3ZdXUMkRXE7pn5onaqOxVkzcf5YGRviBLEUsIx6bwkRL",
+	"x5lXGbRs0s1rtod9FdmrsryThY7be7aBUoL9CjKWw5yXFROsiMgzVY02Jjh56FDWMUHRAVS5/g1010fC",
+	"Aq2wDTsjHA0pI6AxLqiDvfd8vkwR9Sr84eViRl4VZr3iLM4ebRhB0L5Qzwrtd5cr/uCQuJwpPh+Jnx25",
+	"bq39DMWf/cIfXonsVIiquuimOZWR2GxlBT0wT4CszeutuVBE1XM4Dw2p/vIRGqYjzOqC4BhcJNbWsoXO",
+	"lEQTLjTPhSJcEfRNPTQNIUFR0GsoRUZc+fWAsxL389uTHM/tP/n+7u4amUHgewm0lmI8En0uUJRQaA0I",
+	"tkcIB3Qt2DUciz36w53nG/QDdAqrCub3/8wBW9VHAFxNAbI0nUMWOmq6UHCbHbmFju1GegIzA1c1pDKw",
+	"2UUazLC27labXZKJcUO5omg4jrUIm0dHZ41V0yTWA0wT56wclwfTrTaDNvDQJBmOq2Ou4y7a2AnDzRaE",
+	"CtoUKFitRPnYQ9SNidI/dm3REIKjoQnu20KXtke9FkOsgdr0nE9ZIcMKPtXYbKFL7mV1gmFLCy6QApwF",
+	"/qGYEyPVKPxAWpA+bHIV6qg7TjDruPOEaZt2B+VWaQlmKMHRg+1zT0w4qt5DrJle1/5ie+73uejROCYM",
+	"5ty2c2ZNIFwheS8llUqkOEcJn2RHnW3B9epXHdP4Qc+5k0HaeATybUIhND27VzcfMxNl6e/KzBpx1k9o",
+	"pGDSg9KkLgsKmf2YvRt6dgczFjzSlN9LiJ6i6eAHXIlKNCFJAjZ+jU2pq9rM7El7NQegoF2kadJMLbAi",
+	"nYSOqD3wpl7cEQJnOfzsfGSHSBAlprbDe/dG/1GHBotdJEnEGYSN6sM28asdxXknwWIAC25slxYMT6DQ",
+	"BSuegit1YCYbETXkcUcfCk4SPrHos2tnG2M1NCchA+si1eOzU8qP1Mzq4Bfu2Qm6R6ZwgiuZAR/Rr+bJ",
+	"A9nKINg7phicztKdjEzHWsclcQcedvRD2PGut+NvJOoec6YIU/U7GEANFhlC8revyUceZkc3Q6TWVdVJ",
+	"GX7ENLE72s2wPz9nPb/JsECMT5Y+P+iCxHDSMYxNzx0CTvTSQaF8RcIHAwIlK1JbtIRkN6Le8E91K7PV",
+	"z+JucfG9VE7zVXNuuqeObc9rk2li+qiKlEEZAst43bc3wG2tB8QkoT0NPJJMoUVfMt0sgk+rWUvvfoQT",
+	"Q0Ydy1wrGW4EHFwDGGqe4Bhhy76xglrpGxhlM1ncCpDE083AFVbUG85PnUoEN4RZhHlBFklou1FcxDfS",
+	"Ia0NXtfQAOam3zBloiA7vYSmY8EVj3gC8G8EaBeo6YiZ9T8SIanp+qIEZrJPBDh04hIfyfigHBP8YL4S",
+	"Y4V7WM7HTTdAbzdlQl9K5jLOC9ro71INNJ6qpQ+NpyriI/1d6172vhlxxmyHExtKn63C3Kg26iTioxFV",
+	"irJBy+O/cJVzAf/Rux3iR4J6hDA0wjFgFc5KZcJiTQ9lhrpnMRmNuSIsmta/J9NuDjGIYDXYHGFJWmj3",
+	"y5csFQq6xXIFTZM3HUHCzd7BY9p50DPZaxn4V17iB64BwdlAg/ORP2gYisor6RtZnNhEeHYg7bgwu01Y",
+	"MvnI+fSFdDkgsZSZdFn9KCZgZmkh/ZMJxCl+bvY7WXMX+52MdAJ9pw3MvFpCSiWBJmYDznIZw/8GTNGx",
+	"FfHmf2OIJbKDWoh8sWdtGFhfEDl0Odi21I6Wi97YR93SsXhtI7IPfoTcN+Og5iJjbOZFWw2+k/Dowbt0",
+	"MzZo0RJClyiTVlCh0s5nTaFU5q5vM5ONEy7QSXGpdgcVJ1DcNpAnkFLgwIRA3QG0qgR8YeqOIKkswb/4",
+	"BY00ONHUM83gr0VliTAaCxLh1LBFJV1lF1NgBPXxiCZTUwRr/moAUh2olphJXEcgWph2eK6WjIshyFai",
+	"JYl8RsqkynhoXm6pMysjXnI0JmAA82tBDSHugzqs28iAaqSRAlQ3Z77iY7GTQ73J3cFs7KMYT+VmC2H5",
+	"AMiCoceHCdYqTQlwGVEJWmJBavZm1ocDcVieSFsItsjFNqiFG9cpA9J0jMXCs2OKvhRkXkfBDuTYNYSq",
+	"aO1mMYsnBG7CIR0Ul2zJdgKX8UBgpgxv4mk0zCfWhx0gbLQB3OO2AEGmJWS3rqSKdKCaWod8iaBgatXn",
+	"4NoiEvXIlLO4qu3cBvYbzNl12PNNsFQdPmElsBS2khBsF1no35M1SGcIJjCd77zOWMY0YXpjGa0jY01F",
+	"7Su7j22FEigPq0nP05Tyoj1WIduAYPwsoNLU47EfsjcIKAwdA6CinmerVphbom5vDqNfmHp2+g204fS7",
+	"FvJndF+ZGM9gxWcOKtRJS336CocKWTZmVCOanQhJr0xZpr1QQdmgozX1TrUuaIcYZT6/FT1G6ZBbM0F7",
+	"L+FBNddIjFdgUNnaMOMf+lMWfyh7mLOuPIMHitBBAYlcB8yZj+Ba2YwLYoJd/KajBKi007EsrQBik5Jh",
+	"oiftNofAth1mOEZYnMqWFy1Mlb3h3wauKI9hjaYqj7vbeUdfkB0X41pQLN+f7xvl0lRTGWmJLAuGBX6l",
+	"dS0nwI/w1OmGnWGy76Ys6Nb5jOCvQWMsJAFT0cXt+3pfgFHC2eMMp81lPi2peddgNumsXAjyk3QVzjCK",
+	"aR+CHVW22A2j1QZG3YVSEvF0s/qTlHVSSfJLL5skv/Nml6D1KkWTxDSHRdbYoO9WI4DLIRcqmbrrRKb9",
+	"Po0oYaoDlYmzr11yhQjj6WBoSxbbdMHM1uKihw6hgL1+09a01ReQIqMgN3xv6PcSrjYhXFkPyBvmO+Vi",
+	"gS1LS4iAH051s5Wxs/r1LDY6OEo4G2hkziaF9z+nXBkGoMmogLbwqHCH2ds80Aw1oaxAUgGSXOvIViHv",
+	"kTnD5RALh+kRZ0rgSHXoaJTmRoviAoBo7FQtr0eDe9mExZuv+sYkyh65Zq2Ve7MPoRsEprCwR05juFc1",
+	"GYzxFOJMYFeempQpN3g8dogiU/FIph3TCLpwFuYJ1JSAh1ZGNlUO9E+gbNKRCe0Hi4g+qZHRm0FRKnzC",
+	"yRvmWYHLQLNXNkhIPZXZh4E9Dj2mAxpdzq3ttEMsO86gIYucy8wzxHkRRGkPWiKgNyhnV4B+C0V8PIWD",
+	"ysRKL+55xtILAXgFg2wNQupzS6rx8xgLqKmS2nH2fGdvhEk842EtqPkWP3D3lsx1kIxftrrZ6XMrGkxc",
+	"ZfvKo6l9MwB4mn27kjesl0qo8FO2vNSC2owhpPRZZ8uwYThl40MtqJVMA7COgjrt/eLrwd7P7u//j7l3",
+	"3W7kRtJFXwVHs/cqcppkUbe6afXqLdfFVXZd1JLKHnfLRwkxQRLNJEAnMkXRPrVW/zoPcObHvMH83s+w",
+	"5036Sc5CBIBEZiLJJKVyj9eySiKRSFwCgUAg4vtKZ0vve5830DGImdOdV6x0QoLAg/qJac8QBOLRBR+u",
+	"HTrKH5faE7bzIQ3Tt8gNpZ6zqs1tbsX4NchXaK3ipW3VmtyzieZlm2yvtxe01QysVt2+0qPrW0jIOz8r",
+	"fVAxSrxPLHS5nqKKiQBy6+/wkJYX2qUDX+BeikESlS1vr7endxiAiPc3Clx6FeWNc1NSupDh4KnH4u+q",
+	"Liu+KamjcjphaSBrsek23q2ei1ayNiGgrefDQqD5Q5297MLX4FbaZQt18EbzSkSV2L2oixlamNwM9RuI",
+	"4pjrpsy5oCYkeE4XC91eizThEOqbaFh0IQM6/NpE4mklqTs9sKOtt7BmXAYs/A7LnlFerwfn1m6ym2r6",
+	"sy59agrbuoKxhe1jFm01C6CJHCzym4SraXMVSCd5ZovZxzGCdPPjhiax+niVI6CRaBKKIVqnezhL6Wpg",
+	"JKf52cuUrl7ZQvbRJU1m2TTVBuVA5TcYqb4G6swWvrBlXUUynV1jllzKlExu11RTEARgQazji7vhX2FY",
+	"mon//NIWiW2NlGxCQmsU1U0PBqVh00ONA7AZCa4ygZseqa/hTU8E5XMjkFxALDcOQqMwbXqycREDdh38",
+	"ehnMozs1Gtjl3tKMJnKSM9IBBLCSs8IdivCRMWMAggY3k5HHM2eMyyaN1qQzAwonvIhqy7tXIxip6Z66",
+	"Pmla6b3G0Gwvm6vyusD2x2NIHWwGZjOxoXoTxD0tbhFjrN/bFMYVeWBa2p7K4VItQmwkc89AwVuMKJ9b",
+	"8fXUvpB59mns6JkClHoespc+Nco8Uzw2rYTnItKhGxqNDW0Am1WGIiscBBWguprsRJcPj60J/PE6UG/N",
+	"mE5TJqasKYPLzggX5P/87zekA3bQCXnJEsUhyEncshRcB4q8JP/1H+T542PyB3J4EM4hs6lidgm+2evt",
+	"vQxmwgAw4uY4ZyzmsrK87tSHovKoJyChYXuzZmResUnKmCJFmR6hAo1E8B/PaWJg98uhZkf7e6VU0f6f",
+	"rq7i3/Z7RzYP9Lf93uGX7p+CSZ9vOEtiF4xXmUf9XXgK5XhsLmEQQhL8krEEfEvwnXFh7oC1YesuMhc0",
+	"pXOWgQdfq85yR2wOaDuMXYs+STEcq3xvsjmvAvq2Hu3WBFo/SCS1Q+kNcnHskB3X7oGMzQ1nUKOS2xju",
+	"vEjlfJE1BE07BK6A6lGzJq1djdPvmJivCJK0rk2CAOS4wxfv4gg9quabYOTt5qx6qmYFncfGVplgsVyR",
+	"jlbJPQhv6Rno5h4ZUTFiSWI09YaXh8K6q+kUzKL82FlzQ++Jj6PoMcNb6tUmcolvcx5Ct9FL9KGSRdtm",
+	"PLOY0/snRD5EVqWj8vo6wfuWTBEG2eu4n0vZPkgfZvBc28TVSWw58E29bW76mmbskidgha0CF0LTWSyX",
+	"YlBjZQ6TvfnyU67p3RzuofJFIqkj4sTYEniolBy/BZ/q8XCt/IWB+/GeYKJHC7LtZOowMlNCb+DqHwNI",
+	"ixvlXRu4PxyuEe778NSVRDgkDm/Z3UuZhKPqRzKReaoNhOhfzs+//fabbyqR8v+y/+bg+eHTsg3zL38d",
+	"9p+f9t/Q/vjn3558CZoub5Onpw0AkHDeoKKGmxDz+AWJbCZ+RDqnw/1uD6BbIQAvNR8e6A/NSoQPnnV7",
+	"VyIqsvbhw0NdKuYsuzbYJRHpWDQdmVo4HcSA1abSp1cXFTA62xI83dkmFFqghBRgQFXsyyqHM6+mwEC9",
+	"Tp/WR+nt+6fk9gDCb4AGG3Y+F4LYeX3+tPvCAmgpYuw9WE8vz0nn/Rs4Gr8817+kxWUb4eJKmIsF1e2B",
+	"K3POM5YquIWjBoER4uTNvDxScNG7DxXq3w5wmDbks7xNnr4TE6ayc5crWdY1eqtUDdIBoTczDnBb9pjm",
+	"brE7GbvLCmJuZuj5Ply87REmblkiF8yNTLe0YjfuN+7ONzAhcomBad51unENA8NTB7WEFAzv1ARhIksB",
+	"1TbC7EqTlOTIyfZDOY6maNhRjTUuWFrgIRl4HAxFMD4Tm1zSCmfkbfL0A1ZWZKmuRcIsxqhobVDxeBWP",
+	"ZBqHGfA28+EWquSLuVaQybtwSmNrUz1mAcLHYf+GKn1GAv7eAv7NKiizFm0ogR3l+hzOU9HkoRjJOWvR",
+	"4U+mZIH10vJQkdJleMeznaAFmprb7sSIkedDiJ/D0F5MfiWK628iW/40i0gnpUsICUF2DplBZAqZMprA",
+	"wRIbyKXoDmxyh3PlpSAGEOTNFgZ+LpBabTmSA1/ZdrQ3ec1kNciLQr15qneiEQ1vV1rlHZIOauE5A5wq",
+	"wuMeYYliGI4r+C1LFU0Ijx1yWgnaa0B+5Nn0SkTmhW/oCCKUkNkgckIdeQEMM7ayAxfn2D5DUFMFrXp9",
+	"9u5lmKGm9LJw1456LnIfe8pVuAulV749Pf/m0/kP717/uHe/HFwLprZNpq0nB3YtB6eyPgK+/nCgaHZV",
+	"4uLZpMnCmxnmmbVY2FjBKyy+q0oII9D5qxwAISFEWk/q8x5hg8mARKevLv/v0+F+VJphHkjkKM+2eWyz",
+	"Z7I6oGZYGsb0U9H3ck/6JDLGoWHJHDGhcmUiSGIg/ad+CB5iY2vtUgTvofkQvcC0HJVJiTlhLhtMkli6",
+	"FMEB6p2IKK0El9MV6dACpgrjicWVIC6H8cP5xx4RUv+rN4azd6/6hz1McnSBGaXpsDGidi1HLyA4FwtY",
+	"YA9E/DRiixayDQSD1YlhYGMjz/jhUVe3y2GoQg1GzAmPscz+sFsNLwTbW6bOznLx9f5t+Imu2o6YGX4b",
+	"6Y5BiWaGbEfqKUEdSm5STDcwCUDU+CVNyBlEJfJM6VfdyFzE3V65GtvYDnopYTsE/49MgQAPdpUisEy/",
+	"tQsJj14lunJ8oHnKMZvYGzpuM1WEyucmho1aT1QxvbruOXCI5LAjVI4R2HqtjXCk9bqwQlDhXPSODO6p",
+	"kGVd0iKhK7Tq2UpbpNE8RRoOJOTArQfWj7l8jEgnQ2Y+A0fjJtWArNLsSiTMIrkV66/bI4skVyRytgrU",
+	"3vOQbM03eki5IMBy0yORw8jD1LgLHKCet+HpRtoRKixvMFIiM39Bmo57Wpb1fXJ/iKmVHEBj6UhrgYTF",
+	"Bq2HjaaSqbLW/HDx7XA4DKlNLRyu4+08CWhRFpXvD4cHh0fHT56GSvuTGvZpb2lUOpusaEBZN3pakaxt",
+	"Wi4QRfmlBXGuiG6SAEohotlrAcNU8oolDvn0Qno4+CRj6Ryz/vEesdXZR7finI1DJ0HD0Rdo4w80yZnJ",
+	"6Q+pO0FMrJtBNv3H3/+ze2LTQvFsa5bnNmfTEN3W2zyOE/YgVyCWl2Uzo0pBzPtQuILOE3AvQxJc7g3u",
+	"Pv2lAlsdFYMiN2yk90l3tzGFoYy62zn41p6Ty0arGU87fLbXRcM33Q/gZBdOtS3culRBgtJGK/PUlEM6",
+	"QT3ZFth3LcI5FALnCZeWEXNtjAxVszNb9qH9oNjk5gHczTFOA5Bma3cWf7I2uqp3WXwVNOLmRVX12H8N",
+	"QBlob2jM0QUIFssuw+7dLQe9oxm7y16AMeLAd1Pkz6IJuTGbAbnwvKTWRdoj79/owi/P3785IR/evz+7",
+	"EuMUyReBT7+HzzuPoiKdN28vHn+j/7+8ePzm8gJtcUo+X77pP4OH+ngamdN0RmjKrkQmE8jJjwfkFLIR",
+	"bTMBhFwRmpm7hejDxdvIOi1b+Vc30hJ3LPVe1+Kv4SHK20cVQVd2i7ibpplfd0Vf4N8FXH+Yv9B6QRV1",
+	"ncKTQR6yh0AVdJUgwcfW99g77L2bsEi3QkJsNZo2eCIwiIg0GYBdpik48mgBS+nBVRZQE/RG5oAqhqdF",
+	"BQgPc5mycMjUdsEVMv2smmzmFoB1dxcjmYYi4BifTCE6RnKtJxZSKX6TMNIph/Z0W7EvOM27OXijgJws",
+	"N0jpdpLHxDaZ/Nd/aLO6R1J9PmYxmdJk3Ge3DNAc4DCGDW3VwHugV2qFmicsfoP3iS25xNqNOqOpANrt",
+	"HcZceZij4ci/hAJ/gC1ouAhWZMlS78RbhH2AnT6nMWt9mCgG7IK5jT98K91K5ttxBnlvdcRBtr8PAzT6",
+	"0ECJXutq8KQlVVhf9hUJ9FCtVYHlabeWwsRGAfQ0QBj5FDVfFSPV3xA8VbtNYEht89oSvRGDxCoQi40x",
+	"YyXLMGjv1XBUfc/AVGbyw04RQIWRexCKx7BawCSim6AIdxs6DN2keaGsbzZuakX8pkeGtWk0qpT7bLVh",
+	"Ct8ZTq4tJtCPLzTsy65kNSTDwJ7YRyAfmMwh97OsoB5B0mWeZCTSz0RAkM1uDQIVjHZ4y41z9irI1ag/",
+	"LVgWa3GAdvOPfSAqaB5XJM5ht4S+kacWEhRn9vDJ8aZ5NiJebs9nwX/JkaPT3HJbbbERcdSLVvnraf8v",
+	"tP/rsP/8etD/+Q//Yx1GbjtFqyUAOM5R5rcUzGYz5A1w1uvvIhhXRTpWNHXvU9Y9IRRnFuD2lmAGmCw0",
+	"BD+0GeSl8S+vs2DUwZyLLbtRBJ56E3HcAuh0Cdt+aSnsh0DidTf0hj2lacFgD33vDI3PEf6MT+AYaEYM",
+	"gKNgFeCX3TUjMdwIuDkrB3o2AqYGZCMYPwIXHbhgbGLjCxJpdXyNa7gToW6Ouj0nCh3zS48MtbUXWQGK",
+	"IOzJ05C6qK8wox5c5NvAIC5IpOc5Ggx0HW/gHXro8Lm7LDqpDF3pHsO10ttQ/UwDo3JDof0lUxITN3d0",
+	"wxSnxuqVB+KGAYQom5MZWwHiqAH+SxmQsBXr4xGwjd9ymSsCgcMoPUJmBmVzxthCl+ap2sEALM6o/p4Y",
+	"igFsiIK6rKp6CT6NhEB5rRegQzFarhN+y0QVhvlg2GK7swO6XqiLW+8KoYeWiYhotYXiC5EkzmA6IR6O",
+	"V3lDG9GF3jsItbvXoCJpBnh9r6dN/59bnADq1vd2ouVmeMupBnOgOtGgZGzo51cO/MT2rp/Aixo5jbOj",
+	"wcq+XqRyYlIz3PRtWMqXZi/+PbHsm2mDqFIez0V9g1NsSw9uq9PcQ7L3+F0onWd2OWfYydlNze4IYV6Z",
+	"BLe9PxuG9velO/7jIxCclmHstbwFFtTRFHbM4kwOm6Pabkt/qLkvu/DXrO/KHFtyJtuI8MTdMpHJdGUP",
+	"F/Xbh1sWPq9Rc2O6uVMZm5+6wl96ezdUsc8mPW8DzbuIaRpD2S+YKzuR6apyH5yuyEQibeTvmKtiRdUL",
+	"VkqS/iJPF1IxMk5kngbJXmj6HhjRg45Ow5YOgbboS3cwegYxRhtiSs5tIoFiYFvoV8IHjwDsvdvacjgz",
+	"zQl6jKYsGb/nY3doc12Fc1XDxuiL/ywvj9Cb9+f907P+8bCNZw1I+MMGiosYhzI2F5unZExHmUyVRZoF",
+	"lFldpr0llbG5FbevqXP10HgC7a0J23FfVKpz4S++nl2k2+lrC1XzQGmMBQJPW1X30j0TGmtmWUdrVKD1",
+	"SwwA4FEhHtgLcFRDdDFiGPPMgWsOWtMot74puOXu9ibA661YSpZTaZA9S4ifrdLPU5lsvEc/12UeJgUu",
+	"JLx2DqAplVQ1D4KpGImyTBYztV4mW5/RKqSoHJBSIwhwiggVUqzm+pyVcDFTljYBsMcWcDQb8QU3klBN",
+	"nDc0Y051HXgb/3HVq7FZE66RUcAJNii1U2baak6PR8OjRjFtcdli+td+TZ7bR6pmR9XuaHi5d9kgJgn7",
+	"rMIMIAUeHEwG4svpuQHkCcQZ7hwNn+OiDUIe1G6F7fsaJEvyUSjFlSZUjNhLO0huoLnInhwFMyx2uWW9",
+	"bR/wtiW11npbEnpt/YUJF2wbQxQefs8FC7KoNlDknpKYq0VCVwbstad334ortYQwXIpbfPfxhz7yYO8/",
+	"P3hzeHoUNqD4va7Z9fPbTLhFXGw9dGf4QGjYAP3lgS/hYJ68GziZ0WSb/t1KHt8ncCG0T9h+FrLvRMbx",
+	"lLkLNBTMUsv9WeqVV6k3IeXNxciF16E1qsA6Sh3pPYPUK8tFW46ILr4sd723d9fXFfRvaQoJOrom7wWv",
+	"3HPeh2+w/qIpsMTqB6+53oLcPLrG7D97dnBw3GszsaWV6Vvhpl09cjj8nw7syIDmbTRi/Vp7pWauGe77",
+	"ccdtoeS8BVaPTLeZqAjf2vG73d0+EKmQ8TXOeX9x1gmaDdSTFtiyxJnv24sbvuITPlb67AzfUfrsB3ih",
+	"bmDpZL6dteUCpoE6CcPcjDAhkvCMrTCnFwY64QKcsBgL9kiRyFYQ+cHUnTevTq+EALK/15/JWOZpxkxU",
+	"tq7HhpYRdpelVHURBzcF/jXkrIGw/RFfMJLKJOnnC4UUKdrAuBIJFZMc+Nu0RNguJGycEYgeMpwqANBN",
+	"OhBXzTNIU7fcJt1KEtxvewtGRa7X6d44ZehxUQhRV4CeLqcMREsLHOXoBqniWS2m9HpCN+Zy2XE7S5kC",
+	"XC3wqAgq6E5PMoSN2Pa5EUtYutrpySkfzZjY7VE5ktb1u/XDPEs3b6jBJ+VIijzb7dF0t56mucroiFFx",
+	"rY/+yZir6S71sMlkl8d2fd1Yyvg6Xu00PxOW0IzvNFqTJM92k6gZX/JdntNCeLfTg/litz7OeTLb6TmZ",
+	"JLka7ST4c7WT9My17KbxLo86XbrDozLdaYCstt7hSbmTAlRZSpc3LN1Nfao8WUy5ubvd9uFMzinyzW/9",
+	"ZMrY9a5TY3a/bR8MZR45B+2W1gq4gZ11Yj3Iqodh+VMLseE8xuiQwAgXYLQYkFNk/6Up+p2JHF8JS89j",
+	"aJEM8ajzT3ciRkfTiNCMDAcHxyab10YKLDLA6EhuIpOmhXWZ14+vBGR6maqBfN+AIBID1akb14li+au2",
+	"ov5I9g/If/0Hvii56YayE9E/vvEECzAUt+zPhvDBZeXU7zxGVLHy7f/RlrfJxiFuWhYyo7/78fvm2Q5D",
+	"g07KrXwdv7o4DTuub6slD46P95+HfS5hKIdZVrmQ+vT9WTABUVXGTvFJqNzdZlSCGSAKzHjcNF4X9RPl",
+	"jK3a+zD0kG/yCEOFofd/z6WavZRizCdbrlKgaeWTSK+7aKariQwRkao7aXmcsEs+ZzLPLpCMMHQBAF8U",
+	"1E2GnMrD8IHXkJRleSrg4gjovjOaZkSNUsbEgLwy0YXPhyV/1fNhKdSw7BUO3gfLlDNR3Lusm4FPXlE9",
+	"E1O2eY+6hEJ1j0xtnGx95RaF5vK9HNFEPx3y9SX6S7KkSdIfJXI0A8qQHonevn3x4UNEOgdH/anM067D",
+	"ClIcQuGBWeRXKSpAn/v7L4bDMuBX56/D/Z//Ouw///n/OfjrsH/4c/fFX4f9Y/woGFD5Xk642M3f4O6c",
+	"vGR4Qf/XlKY3Mr3lbNmf8Ww0ZUINbIly3NPxUatIhaWBJCpes6TJrM9FHznw+wsqsnTVf15FvTs42k61",
+	"2usa99LwDGfNyMFFE98fHA0P+/v7T9dcwX0SzVIS06wIpuQZOyEiR8pkQkkiM7dEoa5V7dqjjWuXt4c/",
+	"bemEdaz+IVSsPlArLYCJ12JluAfAaOBiglTGNGXOydD+cv69zN6b+sLeZNyeN1Vjt/FdkYy2yBzJt47q",
+	"WJuwYWbKIE77clbB4nFD4eCZi5lrEHo3sjXht4+27PP201Dps/c+r7aGZhuUz61MX728DMU9cOZ1zKXM",
+	"Am7E2RycZkhbCIRlI8YXmcHegGBJPiaCLY2tHLlZiK5Ex1qz+FUpTCEiE5bpLTWmK/IHAt+RhI9N1pNb",
+	"DycIaK2Xvd0oFlRl2rjG2Nqj4XBAPoFtbAnMEBILH+Qq0wstkVnI5F2vyvxY/s3ae42eu5wy3YJHhtd2",
+	"1QO1FtJ85U0P77sO+wfDgMZbr94bYdg/0AXiS+xyi/4tv2UkcvElEajoGRdx8aFBcIk5y0rf6w8i8Kwi",
+	"yFPCVWZQcgxqRTZlVwJkEIGT9K5qyODKjPmWsM7suKSDJPIIS3QDeAkh8BXfl91KxdpD54YsIlArv+TM",
+	"fK/3ny+Iu9n+Va84y3Z6TZt7ED3feAlStdKbLic+ABpKKFrlx6kkhhnC8HcCNdALEhWO+ggxaW5ynmR9",
+	"vWj1pCjSufj46cPrV+TlJcKn9MhcsLkUfASe+SuRsTu94CP/EjjSa8W8hChWnG6js8+X5LFMJ+rxbzKd",
+	"vIu/PLb3CI8tnEsf3vP4N/3Pl6hC6eaaC5Zu8cbybUupWG3Nf3CoMUbCWnDNfPawZoCwpCymKTMwLJcy",
+	"gFQs+gBSZIGLlEmiR9nmDAJZCgQkhXmkJtwLr1uAwRuGM4QSWREQvzF1OfkZRiAbTZsQ0iG5BCY7JsCQ",
+	"YNJXdfdfkAh/iYDJOCMFhFMFP+eERHZCox56RsYyvRKoIUhHMTyslWedMBFjCq8WqYqCMNXc5JkDctU1",
+	"eC++WV0JgawcHUriNJ8AbaS45akUepOhiRl1pCrAbnpaS4HSQiOvpLauhNFb2C7BrvHuqGcY/EXMUnvJ",
+	"BPlV5uLJwsMZZLHOx+9PK7kw2P29As7IEgO6jsMH9o1lQXdP1IWcxZyGjgEia+TLeSNzAQJniTsQETfR",
+	"JzwAskAKUbiX06M1oVyoDJIF7ZUgE5nzlZX4cvicTtjjBdx64u9/W7DijyW7Wbg/Jnxc7qb/8EMEBOs+",
+	"Wc9XIK7PQoqbruuSPeIFGRYNW8AFx2SATdt4nAmmJn4s+FrnBhp2RFWmSCcCIPPv2SpCfBAuSPTt60vy",
+	"+EbSNEaY88dmRh//NmOrL1GruEM1pQfHT+oteS+XLB1RxciU3ZGLt6f9g+MnDghYC0C598/Hz57Ew2f7",
+	"z54djZ7GT46f04Mxo3Q4Oj6m8XD/mB7ejI/G+zcHN8ObZwcHo3j/OH4y2j++GY6HQzp8trcLFgnqThgB",
+	"RdRULr2h60iRoFWMjh7gCyU3DAaUcL1PFWdUcSXwKdNBZMX3N5Ue1C+IFK4+OfYQ3GFSkoL9NmaQ7HIl",
+	"oBk3KxPojc4qH/kdFMDWoBOK/xqQ2G9q83L07GD/sGU+oq8PzBucfHjrxDvBrUeW+sBsGFktBPlrxRNv",
+	"49vZHHv8N8nFdsokkDYgKPlWztmvDxj0WwmMBWscDWyaJJgpcB+8MXBmp7sAN+UWTsEISsuIYjfOzVKk",
+	"pnyxUZIqCRepHDMIN6WJR71vzioTfW6DVAsXvGL5+vXRZULTOGEKFrluvUW6TWM8EpXZ+kujXcx92mqw",
+	"wfYNZKkrTAfRRnhMUmYQ5RY0m+rtoGw4/+Pv/xl1W+l7mU4+1oT0rVso5HuzUH5fcT3By7ElV8wASdlJ",
+	"xxwYrVGXKeTEgD7NpqzIidH/9IFctxgn9YCAezhBxdBtkOewEIv8G71N3f/iZM5Efg1b3prbEw/QrRrX",
+	"taQrt1dyRWK6IguDwZQ5jC9zO+p59V05CE4rNs8kkUvDjJ7I0ay4TtHfV1KHj4ctdrbdb1F0p0rxblWu",
+	"NWxYpF9c5iMpNcUn3pvK5Vmqh/hBqrvHNU+B7+i1qdrl9hc/H4yj7UG4E+gWG+QNC1+zbkTJDUK1zqk5",
+	"91nH4SCstuQ8jD9k/Nkbctkzk4UFMbHGAQ11Ynf8xq8b63OHdlt1yKwIsF5DL9QLQ4ywyCLSccyfJ4Y9",
+	"4pb1IAwB+GX0sZpnL6XCGN2ohzXgGZXespROWLdHIrlg+hx7bUKtI9LB9wGndQFSBbDDqcEQDL7wSlTe",
+	"6PPoXMtcN1mwCZDK4DGl+JaLiHRsnV1yw7Il0y9eyitR3Kt4SqdHIq5UrpsLfO0IzqHYCXGv6JHIoslI",
+	"XT3DHCG9L1dO1mZIYbLsAx4BzzUv/SVzoADQb9eLqTx85eNoUXFNvD6y5Zl3IVie9f0DvbnrM9VoSlM6",
+	"yliqAPgdVpshCknzhKkBeSnnc4lRsjeG653YWz8FQOha9erDRxfxIVM2zpXlwToaDqvMDq1uJA+On5Rd",
+	"5geBPn4CnA7M6lrI0I4DxDtTugCCU0ItP6su/EiZPFd7L8BSLmM4Xk+YMAiXdZe//nVs8OvV67sFUN7X",
+	"X/yyVI4kdKHAhQbeHv2XB2ByaFhK5LjnteQR+KBKlsSaprS8UCrdMmxEZm3lHfZbYWPlt7nWU63xwnXR",
+	"Bji36vVFZWh6xeHAVeKdJE3aSDE4QQLaiuVcZPAH5sboPw84oD1GZxjrARFHwt/VYT6qvrbNGKJr8TcD",
+	"r9yWGHSxxVDcA8uRPxRAYPXyuEKdycNQf2WUvRAenx3VNiJWg7RrcqEUsuMechLTqwrjOnQVvdu88Sa+",
+	"4pY135COHAMMjpYdh8RbQVYz+Q4xxChkVqeaxLwmQV3LWWvG7t1Xoq5dxzq7LWT7TliuZbbY7XLjirHp",
+	"NcpqiNs1ROraRjSVDRNumMlGUJt7w3JDzW2aCPj4Af8twObHOatu/DcrYkh+AkdaKQIez1datnUtfM7C",
+	"pGlxif3b+8JmmgQqRDiBG6YtBKT+bSBk42FOvw/wOQZeZBzhtWAZhquBhLDNKiYGaxTGwbTetcDUsYG1",
+	"/bVlnQ/MyVp6emX46cvzFe7MkqrQuP6oP4YRGUmVkVuacm1MGz8CokPCoySRE8Tbs8xLNstM5YtFstL2",
+	"Mhdr0HsbWNpxuViZbBqXslFR0ca9JtvT9jo0/p/SAJn4TUo323XfQKHfGeampStwkdCNToKzJJDL78Ok",
+	"4CiYyjbdJnwq+4Xq99QI5JjqQyVXBFJXWVz4o6KEiliN6ALwDPXxI6U8swEuUs1U6Y7Sld6D3BMoXD75",
+	"+SVq43NGdYdfgX8uROtmP18bUoKlINlX/3YpZ0w0QeboAo+U5+cuLqwSE3jFAdkVcBIxP1ax9JalgEmo",
+	"CCVTqqbdAblgIiY8uxJUGWotEt318Q39TLch6iFFgSLRn+CDP0YI3MrIj+zmQo5mLKseOZXM1XXMbq9/",
+	"mh3efnz2y+Wv50fi/eLZ6Md4f/xWPZl8Rw9Xr9kw/55/yo7/7Ze/LJ/etEhXLsbFjlJQePR0cDGxcR7h",
+	"GLJKcDm/847myKRGBYFEzhtWRLQmUs76NOEzpkhHSDLskU89st8j7/Q5870eUICvANfFlaiNO8wPDn51",
+	"zJ5+/+cPR2flmOm/HvSfn/bffvf9h49n/b808iSvgSS5ZILMucj1wRs3ujkXmQkn2QH4qBy92bB6HRLV",
+	"dp5vLds2ZtKl1qgpsCPdMHSb4TUJzQg1biObTSxNDC/NDOgbxF5AXI2LWS9hSJXFYkF3T6UxrzmTXGQ7",
+	"V3JvO033oNKW8NxAKFL7ACjzwEU+n9N0FQiBcjRkAUPjI1sylSG5cutY6de2wpCVOU/FBVz6hJBEeXx4",
+	"PU9NbA6wKRIOGnLMWQoEijH5cH5CsCS0yhRG+ufqIyVAUaxcj7R7OIBuWZmeork9f6DC0VmVoa57OQwF",
+	"+H0wU2jznclriFNwmfRlosQiZm1OFySTPacTU7ZgNGuPcOvHaVZn171ly6jPVagyc/3gXc83kZZ9Gn/D",
+	"02waEKmffvrpp/6HD/1XryJwJdoPIvIYf48Kl7oJBpvQW2YvLmlG5vloWkmOef5s2B8e9fcPAhPma/9h",
+	"//nPvx196fTxtwPvt+6fun8K7gUxZ9kniCbcKpoVHgkNoguMDckKXIzDdWCephAB5gUz3ldObJBtLf5j",
+	"Pe3hZqKbhG7BcvMSQC7eJDR4nd8aT+6tzIMIWmZFwzYG50bLiBiHcfe343AULbKhz1iqpAB/mnd9Vrzg",
+	"CMQ0QJYSID/X+vOZDZgjnTc98gEMpM89ctojH7uwhCCgvLwi3jxQrkqlNT/s9w+RGIbIMRnpY2ZH6MOf",
+	"mIAZUOfZtrSi5eYdBQmqH5bQRE+sOyv5OgmHupCh8K2ktzWUV0gFX9LpV7uySxrDLo5NmJMWF2sT1tHX",
+	"AWFruejmLJvKuCXE1wcsvBmULOA8H7MUkty3diJCu/0hc432MLCK+jcdmstd8TCKRhSCkyB8F6BK1RRu",
+	"ufVPCMUpn3VN8RaQRaU3vsTHyp+ZV1YKwvtLn52Oah99wpYVHdsR7n9b+C0fFdr9t5H74p8gbMWM/cAV",
+	"JYbv++jg6KAG4r8t9Nt6oQwKX7GN1LQCwh5UkMs+vQ51EFgIyiW/O/0YLDrnlri2KPvnz+8+ftyoeU17",
+	"7NtcVcF+Gd9XpUcMfIlbIAkmVLzBh0J2BCBCqybfUUOuBqBcmBIWrmIBrijjaMW4u1wYvOnSpnbQAvY5",
+	"6IBpuK/gLG0zBpfcmJkpp8lrEQedFj9ai/oslQRKauFWmNIRWxJ3P2AbITXGNEkg73+cMn3Qh5jOfDFJ",
+	"acxiG8XmzPVFQoWBEIacSiqIBCexTH2QAf363ZFb4fFgxMIlsqRbbvNSb7giEujsixFogZwKc+C9sjzK",
+	"vUJonbw1CfzrNEVokXYuAixe9wyYF4a9mDD8pgQEaegm4ZGJK7iIAYqolLC7Kc1VVX6NNF7DY8GLQR5C",
+	"Nb2sDPUj5c4u0KCscuo3MHCLVMKHGUsXKS9h0zbpGNP3hpO+pw4CefZ2WCY2EQzaBqlT0V1f/9E3RcAX",
+	"K11cTsmrTRf8GpA9entLdjOVEq5CbAT0nqF4v064QlHwLICiTN3ZbVexZ2CsGSUvZQa+rdcnEz4KOTsK",
+	"dvz4JU5RUFNAEBicQcG49Vn149LZ9JalCEcsBfn29aU+EkjByALe3w0ft3YBUMfX/YBva5D9/Cbhaspi",
+	"1ygOEW+VKzK47lRF6TX3YH6oSEtQ2iJme22KPxR7z1VWIp25/2mot2f63uhdMN/3iEzi7b2IKFd2Glph",
+	"ols2HC/UuzyZXpu3gejHppwWgtkUjVtI7jbjiBL88PFft4UIb7AMXAuKh7wQsEq/Wo9QwB7aqqubYib8",
+	"dgWu9f0ULjoaaVvCcFHYdLSNuqa9T7Tcc5NMFQpRQit/t+ZO6S0jQmYP36xtGGl52xgw5xtxj5Rlaa8Y",
+	"jjbxKbfrNHJ1k4C4VamAaEJp1WwUcwcddTcyXpEpVSUJ6Fosql30dpsVhQLdvH7O7Atf0YyG7keg1MC1",
+	"K3pBqNn/XMe1QVxq+D0W4NoRty9EMHEi5NJtgiVD73D90XvzuLUYr9e3W12J/YjW1CuM1w/dicVmAjZv",
+	"UOU5sxQDvnFVnbXNtidW0cNWBAzQXjCoADtDQLTlmNSlZVCMnGfdVGJdZLwK53xsb0ltJWuumfe5HGsH",
+	"1F8aggKuXxXXdutWwv2EuYcjXLzNQ98vQeh7w9G8AEwfdnOs2akOmLeoUjJ2l/XIB5rOYrkUIWbJzXRw",
+	"3qAGMg1GUyomNlKNK3/bLaGtbeawhM5sHKgm5IwoTuk4i4zZ7sb+hFASFeunUHlAkIqNV/6JDarxZy9I",
+	"n3hmMkb+W5Ambp168OBMRuVI1eI1G93lZhiN5bTbItipTxWaz7VdtC9Y14MHI2jcb7Miv1pAcTg2JuAe",
+	"EVL0bVoYYXd0BNAjfE4Tgi/vEZqRuVQZeeK+QfLeCmLXUR3w1r+A/8PPf4IL9z90rq4G+FvDtTts46NT",
+	"4KXY8Z5ikrKAM+hDrjJyw4jesU58sBUo72x8oLB4pACBR4V9GQHchDld0f81mjLRl2nGf12Hl1AFx9y4",
+	"l9ajTT/QFSUvp+hxvwdprVnnOGBBQYLJ+MaG3W70AFqiIwhRhYw0UMAjsqATZvKnQ0Fj+phVIRfb+5c3",
+	"x89fD7952PjblNtN0HvR/puD54dP91qOlq2jZ1vdPHB/1tIb3F8MjE09jXtR50bdCIWwJv+jaH8oL0WN",
+	"aMI+0LtwpH9mEI7W4zdiDwH9JIyPkiEwisvhcCWax+0iT29DOD+nRME3WrB4ZuNyY72IAe+AZwPyyoig",
+	"NtkheOiECEl4HEj3bxVO7i8BbX0nUtkA0d1M41/MkG1x5VUWpgavgXUFbL5JmVIx+0nmHzAnPCxiDe7J",
+	"qrFnQtF9f5/xLxTdrL/RG8aQEPzZAw+tMRaVd6kiylURavYs0kGzkJLvLj59dKRrSmpBiPmEw71IIlXW",
+	"HZB34kqkuM2oxr2OdOYyZcSD3uye2FdzpiwCPdjPmbQRt4/UlXCBskhhny/0NvO8GrG8fzA4Lscr93G7",
+	"/G2/t3/8xe2Zv+33nn9p2Dc37fViy/293mci6LyANGOJQSer9mKdFdBvbQb4qnMbeizWcJLCfjxSZMYg",
+	"rp96vIonAUI+VDTlDgKRyy85TRBU1+8Z7f/6s/4x7D+//vm3Ye/weTjA3NPvAdfZVMINtBwTav4gdhmR",
+	"DmS+Hw97epPNuBgBFJfMCgqvsUwNWYJ+bTk8cEvu8CZ27YPNLJfFZuTtznIJ7jCQHCnjP1UBTja3qP1G",
+	"Vh/XTC5wTFOAmnukCJQnHcOJTo67J+Y7N96YYVDhNvccaAdtLpD+GTuore/cpSJXIboLoXoEW2ieZGpg",
+	"GGINdK0RPipismLqsZDeuHQWLCUoxyckWjEVPY6EjLonVyKaMyoAf6OsYw6MTulajFz9xU1u4Cfgxcju",
+	"DdMCcYZdaIeZFEBJ/Xh2cUIisTBN/Hh2QTp6SCQkmjz/x9//fX8IGRqKxAwI7GSqyPAff//3J5C3gKCY",
+	"FirD6LXuCYkydpep6EoATiW7y4q+9ojwwu57YMXCLXIEl+UG8neUp0qmEcZSRO+5mEUmAyiMxwtvDl2U",
+	"XDiNZNC2bFFzMMFWhfMHcfaatWWzgefJjj8x96yqycDVElIJix0cHLexm8QiGNZjZzrcrgVVit82tdqJ",
+	"T/hrNZJp+ZxxdLDR1YgP+XV7rej5DQ6t3jWmPIjpmks42M+yLZ1WutLNZh6U6pXe0CqP+euoP7eA1qm/",
+	"MDzrj7iqLJU0B9gg0DERWG04p2R/MIjslhKVtwlUQF7Z4WCwP9S6D+mWr1F1RpYpKTI7fnRConmeZNwV",
+	"0M3QI6VL2S29VFyPekTolTBmrd7CjLF20BsOh16eHSriayEjQonZFytIPtDLPVxGlovatEVvcl7T9np2",
+	"wrHOCnKPrahFVKs/Gef2Of/Dj9AY/xPM+ntpG+J/9UG3MfjNJTbX/+gnpj5KiHn9cy6zEJksmE1UbE4o",
+	"PS1K7nb9YrhyPUyVABn6w/Nhb0duDcPURG2tmMjudR3E0ls+Yi8hIeObRZO+bXVpBA31uJ3p3TnNmisF",
+	"P15YocrMIGBufN0lFt0xOocmPP4sMvQZbsQuarzrvQCEMa0D9k8I0zuzNo0Mcy/YC0ubMDIH9niqzZci",
+	"WksbK7eSx+g7SbiYwQFui2s0Xmav9u7Tq7zVtQkvTVRtSZQGyc6ZmyEnfz1/1W4TN1QId8CCKDFC7wQl",
+	"5aovKJcLD4Z3QD4ahkPRR3zBdoZeucPvQ8eiMu95WZqc5+S//gMcFACOCGVJKnMIDp7SZNzX021943qu",
+	"Chw5w1MUcwXGZwVA+RDuClvkrZRf3irZJUTn4I1jr0LIXSHC8V5WjF9psNaKUJUmXR9oIXsIwYoK4Ycm",
+	"iQyCP8cQ1mmHqryjmgpa7adeG97gY6XPvikaUfr8wrWo9PG5bV65YlYr+Mo13B+J3a5nGinYv0kpVywm",
+	"airTjKT8pkcAoSre3ltw70Vb9TtbBEbnJOugK+/Inmx7vgey4hc7qhC4Fb4837N31OTZ8/VD3blheL1h",
+	"F4h7GJSPnymkATpBzgeqCCRpDHbBTV+rZeoLOBDIoL+3gcL6ATiSa30CHKJ2YehdiT1SpjhXBEKgWezG",
+	"/wT2LliqBI+8Th2VY52OjoetMpK8/W/YVtFsr10aFcquS6hqUBYdH5Z7ub5/29mdOxqUto/1+/rCsbgf",
+	"sjnrNmOVyBJKEMzz1QJ1QxVXFU+Pym9QXjoH+tD0R3IwJP+z7Lo+QEEoCcemgSvbnVWkrjuS0qzepM7+",
+	"8OCY/JHsAx9tpRX6u61bYa3bQt0cDv8nMQJCFBvlqaHG0PbRCTForAAj9hTROz3eT5CGQNDPcKNZGyD+",
+	"oioD/Gt3q26pJKzH2sGJwGtrRJgn2rigK0KTlNF4RSRc6nj0Zw/FGVZYtA9pvjau+XaxT2pqyJK17Rt1",
+	"T0hkh814GgE+mY60Jp3Pc+Ca6gKwQsxGuh9xpAdQP30lcPgXekZgvEWMLM6KREXLI2RlWzsnwGujLN1d",
+	"XOGWslFXCgfFNhgGDNvkEG/isg1knmhrA+EQvjKv8z66wHq8T06LRviPFu3xPn1tm2an6tIdESsguXK+",
+	"yDMPYw2giV4QRkdT2MPMFsUVqdrZZm9rsrGvBBrZJc3FYQXzlKh8Tjp2syy2vhMTCHfDErkkQ0OcrSrq",
+	"UV2JqCrYUVVLnpCM3ukXRoXAu0JmO4MeKrJIcuW/6Ergm05wGNaeIgYkKuztCHb6OzrKklXR6T9UO/CH",
+	"K5HRu565Q8AVWDwflddk0WZdWa/empBr3q+0XYpzwInhj3C9pudPnrQ8F9mBqNexxeEqo3eB558+23/a",
+	"7vFwA54cPD1qVUPVN17qUnCsvCaXXt8rT05IuZ4zqhSfiEuqZrvRPJ4aBo1Q7kdG1cwgb5NOhMGEURcp",
+	"0BzyOMgczWwp+7kueeIk3ABaVtMBbNGHTT76EhyoEV847KoduKC/RkzbuZRzghApW2bcNybzfzj/SHxU",
+	"l+0z+QNDN06Zmu5mtqf4sAMk9Jzq2fW//XJ4O5wffHw6+i79afns5nJ/dnak3sfPx2/pk/y1PJ78hR+I",
+	"P989/WFZOQ/vH2wX9VdqRnghTbjKWHpPxvC1ic5QaCP105ZhCx5LT2W/NrS9VJTTw2Gd+ymvisilYGmP",
+	"SEEoORz2tQFaSh3fFHO4ZZN97vN1A+azIjQEJrZiNi/4BoKshhu5Y6rEBV8VeGZWcbUV6dnBcH7E191I",
+	"tQQNP8OyeMuLV4X2LVp5o/VqfXVbhG7vgFuDDaij+pvulP3cdp6a5/bMjcIWO997x8qs9KlslOQKOEy4",
+	"QGOueg6ob2DjFPGuNt5vZLJFsSoGQAoITZlc1+8NOXtInlHJ2YONWu/hONmGYQMuUhyXBukgZWSJOgwL",
+	"qse/4S/v4i/IJFbV+Phlu3zOewliA9cjxD3Bb9iWEn2j7XZ/yWNbYAf/YG1/MZ2uiXaLyfunJBCGBCiU",
+	"QFgVod8rgbAmupBAeG545co1nFMxYzFuY+QqHw4PGaHxnAv7x5wKOim+M8Dd0n0ARL7pCYlURsdjOFu5",
+	"EEOqEMyXU3CvFc8C8MIiz/wcLGiCQVTDTAV4cQEWLvXv+LoqJ68tWRN43enGdJZUJmxNwzE4EjjytfxH",
+	"rhnR9s2Gd+zS/DwLXkNSIKAIO9i/3gZb519ZT1IIjX+XsXkoSKAxs02wu+zTCBPDgxhMWup1IdKxAS5j",
+	"YLuSxUPOV2h2IrsJtQPAzNlpMEIpTfPk3tl4yPzVkpnoYbEOjeWH3fBa0rPyZAeoPgnbXJ/7E79lLhac",
+	"yNnmGBtTzqE4xzk7HWcs/YCQ2w2BvYauJc4Zpq0mUkwMOjdAQbn+FkFcw245qPfoaKOTfZLSEWtsiEXK",
+	"PxxWooWHzzbW3Oae8pKqmb2iTLhW7q/k6F6ZkqGgbS5Tc/W5qS1ntuzGqGzzrTqbSjT6motcjKhYX+KS",
+	"zRcNUQ40nbDskk624E86p2KymVPSFfQzYu6TcIeVrFliO2Y8us0jLJqY8ghBi1iUpPg6EygkJCylhnTH",
+	"e20STZkE+837x5YnaKfDawkv529ekuPjo2OSMqcHdGG8Pzk///z+NbmlSc4KaOVXlxeXp+eX3R5hdwsK",
+	"HuPSvnMliqsQ4DaIrM6NXpDozfnrP//x1em79z+dfPPT20+fz//4pLc/7O0f9fafnXzz04d3Hz9fvv7j",
+	"MBoQTxMj9+CSJkkfuGDhkKVewE05OBNjyZCRCq7z0TOhFrr7/bFMlzSN4ZoMyQKVNnXm+WhKEpqxFOgo",
+	"HM0s+Vs+X+gDzfDgxeGQ0IwMD18cDrsnxctsLdkSLuz1u8a6aTd0NPNfcyWkGDEf8h24hMipFjK4U8Kh",
+	"9vOHnLdlQVMFyTgpkHtW06FaDmMgLOShtvH6VoN9TNwxGTvjGSjFDpNJuLXMnNh0B1tfSTbt8M0EaOe5",
+	"+CiXRdZHWUMUDW1vK1kWqlbLXu8Mmymhi1bY+kNd0ZvB6ShMWXPqgfT5nrs5XZEFS/UoW1IVNaJCsJjg",
+	"/tAjeIucSXgklIOcNULsuFc+UsALmxp+xjKB8d6EZRc8bPcl9IZVcsY/LVihWtbjLtuzybevL/d6e2ef",
+	"LuCfz/Dz9PLl273e3qvX719fvg77xWgIkb/aL11KD1KCwX3m2gMSGD+fv0cVCVfGC5rSOUN6F54koCLL",
+	"44CukuH+84PxIT3qD4fDYf+p/vFM//DAgPcfAxJTi6KUblwzjmwYx7qEtptNGyXtgSA61WgztZN+3bm7",
+	"q6hnjlDRgHKpH3xv2H5fSmGzNmrZ0UbiVSZTOmHEEgSTDtUbFXx4bT+MSEYnNqeTA3Arj7svkNPYPkiB",
+	"1EhdCeCM6SGTjC6p/+0Uyn9/OCSpXIJXAL1l8MCfbEXv4j9G4WyoNefeLb3Ea0ceO2/H0NrT9duHH5Hj",
+	"lyDHb3ifkKNZa714oUsjh08rDBaj740L2J3i8KVNInzu33+FM15yQfNsykTGR+DT1KIC7NQcwoNSmU+m",
+	"wADd5wJypSFJbrGAmJ2UqXzOCM9eWC6TqTaFoowCN5TJgwPPaNQjbDSV6HJRTGShSYeS5XFvoyzCrJWO",
+	"nqqo7Punf/5w8G8/fLNRZdine6ZJzQOsZJKHoRzoqCGlF4a+2KK0uSO1RYTc/9IgLdndiQuk+9ArKFds",
+	"nCeCKTUg38KyooaefEQX9IYnmHZ+w6Zc6P1tokgHttMe8fj5gBKwZ0jSMWKkSxIqYpySduJbbMUB98mo",
+	"SRX9aMCHsSN6L5kJubQ2EXaZpHwyzYiQy/peDDtia5WsG6n3XasZw25VcIJ7r+eK0Mzb1jzbDqiw+JxV",
+	"ga6NwsQTk66vBZ8irF1f97QZ8qquD5mHQWF1ZkbIWTLByFqh1z8UHLSJ/XWLtQWDrFuL601FLOaO7vU1",
+	"xeOmPujyjxThsXeRoQdmMQcoH1Hf/BTBem5YjGRCJmYro5OdYqFF8Ib5snBN6gLAz5K5UXej3bTRkIO9",
+	"h7xmbJd7eUknl+g7CSVfmrRLf1dac42zZDef04qBO82yhXrx+DFdLAZK5sqiIj3Wm8/jnZW0e1lh6Rk5",
+	"KjRSz6nlJpXuK4wG+dscEK1VxqsgIe5l9RAIGh6C1/071I3+YnjFJW8SOais9Jbo7dsXHz5UDibDwxfD",
+	"ehLCwc+Qe/Dir8P+Mf76P/Za4k9xYWMewojxc/arIR72AjvmLOUj+vjllI/oRLZzdRvJczX6g+6PTnCa",
+	"2ShPebZyd4qVjfsr3KcsGpA9EGns3ZmNSjSQMyZfQ2+OohrOfDgYDvb3DwdP2yx3awNX7ry1QXfNRQSB",
+	"wMrB0oKrg8W+QwZDRk6IfeQaSdj1k8tUiokrQjo0uxLGUoSrc1UCbHblDIoJFRPWPSFRApyTEcmkRL4N",
+	"/QIITk8MG6W2b+w9PGAxADClHbkTEtmqrw1aZXRCIhPMdJ2yXLHrmGVslGGzR1JoqzW+EqYMAdJVxOVN",
+	"mbZNtZU60bJsjjnWACYpu5UzZoeDxdcyz/BtGBlVi3w2owY60h8/lNGZ47f3m4+URIHWm1rwtVDKvrUS",
+	"NO1eGowPPJ0Ekf4vC/F7pMhnxdI+lDSYFUYkkXfMXscd7x/4rK4ztsgq4D8f5K88Sejj48GQdPgZjU/I",
+	"y7PP5NMF2X96fUQSPmPkAx3pD/6tu1ucDM2KgxFf7PmdDK9+oWT6Lc3Ykq5eSjHmky2DYqIRPAWhxJGC",
+	"6q4nWF/k6GI62hQE/uTm+A+RsfSWJhdsJEXcwEEjx5mxMs0rTDwGZuvi29UjcGJxMVEFQ/OTciLEEz+T",
+	"5fBJmXDpeGOIbrjF4fFVquFANGJKNdAun5Lvfrwkndfxq4tTY3xHMx5H3R5Br/H+saXZNZzKVJHoNM+m",
+	"MjVRey/IN4ymNoJh5L0OIxiiwRpq33ehxGrspUm8gIOvDf3VCsM8WRrl58PgfV41wrMCvbOgv+TMdvRw",
+	"COk3PaIc0fGAvL5D5aD39Ojs08UleazP7Y9NxeGu6XWwydbT6zzgMStmqtJ4f8DMG8JCkL3UCtvmVm9x",
+	"aaXPn+/a21lbBEcnMmuKiUpkhkdhpjcy+BN2ZK7QpWVNqSmDY0bde9/0zubk0RIZs3v3kPzKUmlSs+CI",
+	"bmmVUjaXt+YLSCXpuCImEUSQhI0zBEEkXHUHddS1dWSo7bFYLRvkWsHSZWr6Gue2NHPeGG2SpB0hhLfL",
+	"TyyJbuWmcv1VZaWz+Npgn6Y0Ze+5mNWVZBZWEReGfH7ETgwFfaaA5FxPvd52B0RXCsgPYLmkMoPIZp6h",
+	"nCxSdstlruBGr7h8O9KSrautbNu/PPtLdvh+Obz5t9m+eP7T4kAd354/zb87Gr15Mn31jJ0O5x/35dnB",
+	"LxeHQQFJkzW8PCMAmSCZBELfHol+W7Kb6zxNvjyG7LbHvzz+DcbhS0Q6kKKmuj0SmS+59yUXtwCNhwlu",
+	"jxGcz/seP1CVzjWfP83b79X7Krw0HEizxqB6Jwv9gweUhl0mZcluAMmMdKLfLj59vrj+8fU315/P39tZ",
+	"4UIt3Nj2DAm8yfsD1/7tfqhk94SkjCuVa+EsxHLwMCMXn5bwemr6beeTnWjFoGKRkrM1LXyH4YGNl4iK",
+	"Cp7xX+G+zJa0AcfGlUsx7RPWTQDKtmegbOFfk6oEUf8BcNs47JYwlzvG0ckx1NlcnOp9SSvKhEFyLksU",
+	"I1pbxnnC4m5DAN5GD8aYA7PMOuiykUxTBlcdp2vGryjlkrEga5N0IrlgIuqRKJaC6X/nXCkW699GWmKS",
+	"BP7QukPoEt3guhmlPAOutuBllDAoUhuP4msg3FQhHhuu/5m9y3SoZ651pim9+qi1wWSb07sLC2u3uSsF",
+	"wECLHCwbebBu0y3WiIlU8GH2WsBIjerIyXWrcq2orZ3kNleJRRe0feBuEtuKh8yzkQy588C9oUV2THmi",
+	"/xUyu4axiSMQ3VxY5LtSvLJ+TK9DTP4pHgI8igBWXgtJrbKnWBk0h29PFG1vzAC0QgVsBy1tIaWbI17W",
+	"gWDvSEhTzK0HMMbmAEPTnmrLIGCXHuxZ/eigsixQpFuRxXpzq8kTeU+RrtuCwE4Khs0YG8pipxvH2k64",
+	"6YghsQ05+W5Q67qFjTMKqRXrv0XEtK3i5pXKt4u0b6cyYOi9KN4tzinm4SZoPoQ3D47BgvJ4m0laIKn2",
+	"FkcoEDrLYR9aki1XHfTQW3KltPNts8wtKL0nP760VGXDDaHTbzU0u1IeejGqvfJK8AbQE6TmxfqA3P+/",
+	"C2n6vZnNsdsOj7PqGESQkvurp/bInrWTxdfRVK3xPwsa73a656uowEnOFHpGwi3d0stSzHkzuOh/R3BQ",
+	"7wozcBShGQMnjDkMvTv9eFpc7Pbg+kpN5VIXgaTasmNi403ojuCkWyONiryd0dqewHZr5esLfumeF1tX",
+	"kseHhRx16KIWbrQE4uRpkQ267J+EK3ofKNDfE5bzK2BxXvCJkONxMAWUASADXD4vaKaFEHipWIbhdSck",
+	"0n980r9Hxp9uAu/Qn76kytyAWrTzgG+FjXh8P4JMU8U3q52ie/TTeh18bHvqdH3eGP7vCvpPPSww9TwN",
+	"Lwkhm1xWdi7SR5AJw4L+GzPd77ZhbW+bGdJi6zFC6dOY7gDI7x4KS8Y2yaHFeOCQl+fTlwlPmxrfkt+M",
+	"ck980e15K6EilGuW7St8pgGmQWGhgakZUBp0S3nGqSB0sUjlLYuJTEnK/gbhEpbLRzcQVzoqgQH5cSqJ",
+	"qad3JWBVU2HCXtCtLcDkBKZp49yciL4cj4OYD6Zp6vFvHOAegghiOAZ+0oZtMxzrsclBd0xltYWiNiDb",
+	"PPbUWau7yW0XBvRy62UUuG9w+tfGym5LdGlbUhbmshg7eXdjv1n2/ikoEwHxD4FMVBbA74UxUV13A2/U",
+	"CsRK53Q0dPG9JukujN2iaE14LniImWEXhgW6OtMW5dq4XAsniLg6iCgAkXBmKZFTstB/LadSIUYmd+Co",
+	"EIMDZdNcKETSnPNY8Mk0aw9DgK0MnYG2JA/eLRRzbSywLdcyCtON+CZy4AtYnu+5yponxwQy6GPTCWHz",
+	"RbYic0aFIgxk1ALZZBXC0dKh6q97rZLIfu7tlDR/PAxkzV9kdDy+D1PtVwDUq+ZhyAIDpVNw3vbIzYos",
+	"psBRkwI5FkuVFNWYvoekmQ3KRkZFTNP4s4kzCaXd3rEYcFMVtHlM5zxZvSBzqhSJJlGPRDP4KX/VP5Ob",
+	"6ITcyiSfMxLN4RYFfmRqAf/c6H+vRDTK4e9xco3PLTL98xf4OaFJRDqfL8goV5mc03TVPcG4HRIxOpri",
+	"PeOvTEQDohuuLKw5tu1KGDZIaC40f4yETyeEjlKpFBbkDCnmXPIVNeVAzCEYKWajhKZMlUNNtSad6R/y",
+	"V336vdGTA7HwWoLVQv+8gX9Guf4JfdQbqN4iftE/JnBzo7ui17HuSVlhQ5V1Xa213480mZn2nuc7smXf",
+	"k/a6QY4yZrVrUI5iukLlTsmciZzcSJoC08BSYU6bnsAFh+zJmxUxkZ8Do+UicxluC3JxJRapnKRMKT/6",
+	"/pHNItKK0nsGsG0ySW7YhIsB+VhKKgLtNqWQUxTT1ZXQ7TRzvj7MgW32ILx3AfLB3SPJBUhBOBl+i8rD",
+	"4RJYSw8a2jxvEEgbRCQ0Ibtr91R42oT3PmzOKFbdnCr6ViJfAVnSJAGB2iqlwV6mYtMbh+cDE3lYpkGQ",
+	"zbZoo++dnHcKMUc90w2FiLgVsz6F1VtdeojFmZH90IbDkIE0tCL0Fm8oViO7sjZAjjSv5EcKBwCKDshp",
+	"sqQrZYwHDOTVXytC05TfMg/pM0+4oOmKuFTKVcmAC2uyhtS+tXGBdnhLI7buQhsG+lM6qa+FVpcS7jpi",
+	"R3r08BrGVzc2N2zC/y7mbFk2yi54SMLb0unexvANj4MczU7jv+Xqdw2DriX/V5P+LdMptGy+1UEcYqg3",
+	"q//snI03B1z3EFqgOd6a20Br8lFmJicgkagbtgq8Xu9L9/mxYa6p2pyN+0HeMj1251h6q6BoLPtSqqyB",
+	"GQfptoBPVzAS6dIR6aRsxPgiU+CrkgsmuJhY3g6jy0+K6HCuEMMotoYIRQoobdWPZTpiDtuIlym69p89",
+	"fx6iyGlPh7MhytsMlRvpDWvnd4n5rizVbSlp7me69taFihctmz9QtmKABN1XBTxG9KZIyTwdsQGPI0sK",
+	"ksqlarX4tnCiZ3dNtOcJiycsRfiQZcqzjAnwzYB449WMVh3AqkFnejEA8pYCrrNE6xR8jmHQeyqXsKQS",
+	"iTlq7QXj8k60A+lw8wkpadCzxjnVpmnCR9lDwcxY9JGNvbmYyjSjExYCsv+5znxwNHxuwIIh02Ru9N4L",
+	"gEnNx2M+4kxk1/Bt5JBDIvN3Z2n5JxM6mgHp93LKUtZD7u6pXCIoGVeE3lIOh5ruiaGrH5khUnqeR4lU",
+	"LMYDt36avIvZfCEzJkar/vdI3p8r1iWxJEICvIgdaoRZCQMdif6UIusNFW7roW6zdNnZgHeEBGXOZAQJ",
+	"m8okNkg5HczgVdmV0D0GfX1r0mm1ooV9DhPaPL2sX6qNVnnLxaRvtfRIqsw/QgYxcm4nehPZNOvFRvOl",
+	"twdUMGc0DQ+HaYsdFe/9pEOTpMBO6KIPNJFLC/1EEj3KzWb7u/bIs42RK1vne2HxNfVlW+4R72XQTbvY",
+	"MKBufCqZ/2OiWBZC2/Dysvp/skyA+8clYsDnTcSA25o+aPWARj2TPBzXfa8GbbEdtLGiSu5BDG/JWQs6",
+	"U7NeehsoiPa2J7BxFo8TX28zKFlBJZkMGUUgkz23tku9Q0GrTJa3phs3m/cySO0QNwSIYYZnGLl4o8fZ",
+	"Gf0PbqLXM+wkXvyNEAakaPemnMLSPlg3qexOtM0C+t3TVs8Qq6BwGNqtGc64Me42ray17ddcK4O/GEbz",
+	"isap0AZWPSta+CbggJwD3lXKDKeZAUvAC3/d9fgFgDtg7osUYFIA0TU8/ZqOpmTG2MICZun91YT1uP0Y",
+	"AM4AHxWtTv9NmGPH9Wl61QBYJ9MmhxySR00lmdMYXb9Y6U5AQ9tY/EaNAGT2VnbCFkDx7x7OtXp55yD4",
+	"dl0kWw+nFG+piFuNkL/ed9tkrWthwxkMC+I5bElVBpht3ucyJRFYwte3NOVUjFgF2AfCzO8b3gTnvxZT",
+	"doEFd9y9rS9kK/Fsu+XbyntbkZfjUSdh9LZK2tx/cni4g3ngzoRVLp+w5rT7Wt06cINVsQtK67ws007s",
+	"3Iz2jLJq0MdVULr/DoQU98DynNO7SzZfvAnBoE9SxhR5Q6cpE1OmD3fUMXmHKLuP9tva6kcly/igyTKe",
+	"c/Hft3E7oaBuYep/DcoLs67cuHrz78Gmtqe4CAmVF+8UpyuwP81wjFPGfoXfbsBQBz9G+Ra9eegu8sUi",
+	"WV2wLLNp0eWVZ1X9m4ROGlTfP/7+nxayCtQDciODJx2wtZBY3Zea4zBj6Hp6Cr8lXvZK1XVUULdDEE9C",
+	"J9pgA3sVW4i16C+LdppcRzpxoT03Us4cUso//v6fZRL9Bg79JyURfxIW8YpAhbrVCwx7UE7yBQIk6epW",
+	"5+iqbwdgeUocT6XekzDdCbz0SSKX/XxB5kwpOmHtfK/W7XS/deXV0qa794pyql0VG9ZxTFImE1nNk6GC",
+	"/q+pu7rsz8zVpcXx8EepKXAqAKoOY1zRd4ykuSDZkiW3jEylWvCMJsS+EKOGZZ7ECGSm9fNcOobhlK5A",
+	"+gc1RoLN7BUPzX/Z4P70SS/BGYkTCoenG5nrPcdyOYvYkGQhqIxWdSRjd5klmU6knLGY5IvuLnSYgUSn",
+	"BR+VR+As5SNw88uU7B9ghGCNk36HELSCIhNfWghDWPTTW7YKuFMSqZi6T+7H1zOfGim4YN3WoBPWn2fw",
+	"iSBtFlMLKRRbkyV4D+jalukWMD1eqt+UitlPMv9QrO+vY4mIituvGFovjcIJSb1h1eHbykqBTr8Ttzxr",
+	"MNudst04zMaLdh9B3lIqt+Nx3iwngJv3WTVmvH1tTCUfz6qMSNVOkjKDtIcASEV3elV1VYyLP23NAtJo",
+	"luyUkrR5ZVWhO2oS7793XbN3MS/ur4/re/AZZpuQOaMJGTMW39DRbPv9+H5adwvqrI00sLC1wyDDbZ6Y",
+	"KJLJMhesbyMgISw+sJPv8sF0eDEnl/pLspL5/0V+knnqwO2mLFkQ/YGx1gY1U2HY0joIavJqm9aJr8qT",
+	"LHCg210MCpCkjVtwRcvpBQf4rMridmHay2CvBQRseXsqmt/c9yJDqOrcT1ZauBChy4pgBqxzZgJPiLv0",
+	"l4KRjsRoKEixiezijroFmOH+EOhmMwUwacrHQopTOtZN1m+zu3AlHcl8VRaI3t5dX9fRv6UpmL66Mr9n",
+	"r0zF/mefsCb/o5fmhcW4uHnYltIPe9v81G9fajEcZoBuVsROGZmx1QkyeJvQHvvNI0X0EJCOYoxEVt4u",
+	"V4syOpqd5yr2h2ldSCAu6aT5DrIlL8TXs5ADPFwBJoYWtsfuzAzAVXCvhy+3J3fwGRoCIVgGpxPYQUhH",
+	"nwXZXQbo7uTP50TPXvdFCb9zRMXj3/TnX6K2oJtbkT5w777X67Q3fP7Nu6GBcLwQ61PSLguekqqHpkyS",
+	"ot//gjzzoc/lmLxM5Wg2lmn8CMOFDg8ITRZTesMy0on5hJvQzREFL8KVSFgGz9r4oHc98r5HPkGhz90e",
+	"yQX/JWc2O8jfh5WjYlqyG5ilK9EwC+bIDkSOdDIg7zLCYyYyPuZa11rWG4ppjUJmWu2mDIrQ5MWVSJmS",
+	"ya0JcRKMxcpnDeDZ1Nxvqilf2D2llI1XYXH0prritzvtv/3u+w8fz/qXP/T/8vNvz74EvdJlAW4gtgJK",
+	"HmDyyehoymKSyQGJtGB49P71zEHSiawcAQiEnjIedwdXInJkMobVqkabputdcDaCigvqGVgrtRhsvKK/",
+	"WQFZln1hR2UUcmIJzQztQMa6PSJTdMPQSSGCJv80g5xUPUV5OmIKqUAhq70gtyl4bR4pEsGaiEgHg4hx",
+	"/0hWZJHQEcakURN0XeExgOAP1609R1/kBqC8nfolA1OoZuEL/2yqu59JEsuiLboH1OROueA7dqvFeGTo",
+	"SSHXGBxTsRRsQBw155XIpjzNGBNkzFkSYwgBmL0LNtK7HVUzksolhk6Dwx7LLFGQDOAUCv4NUzy2iXf3",
+	"Y7TGm3wtnYi9FXP6Ll7DZ63Vz1RmUvWITGIGXOipKicZbw62rRF1GVTXe7mtbCU7gpbsktddBtHZDHMC",
+	"5KVtGU6taG164LUtt5EL/K1c+hzkEbQngtMVkH1qGbxhI6k1NWLUDoLgO5Nci1/zXs1igkUeEcDJVKQD",
+	"cBVAAgfwFEXOV6sDx7e6NpPNsWNu+tZc5kGA4pdWyMwQmtCd2mB5jp4qKXq5QuiZsqNmYgH0ON1vReEa",
+	"bcC9gO+cCuMp+Xz+/t5TBNzrwKT+5esQuJc78kEfW9AYkMgrTSLd9muDrUxowtIsPCO/E/H7w8e4UDUr",
+	"glzwma/qxIYXemh1lg1v0zNoGD0AmX2xkb+XE7Isn4Q8LsktL+kteK+FAAON60mp518pCUJVdCpSUFnr",
+	"wY3Vi34pI4+51vaKPdxjjisG0pv5ir4vb6TlHdHbToxu23wMUbNXcrQj2UXs9N0ueBYHw03Jq1h9U7ur",
+	"8REjvSYNykshNdeJnIA3Tm9tguLY4I0zll2kTM+qomMGUlEA4xsnDhYbJVLhb4FAi/r7gnao00W1LPOM",
+	"CXfGsP3hczphjxfwTvz9bwtW/LFkNwv3x4SPg3hOO9g7Y56w1rclcxT5ljBNv7LwRV3wZqO4m79ZZQzt",
+	"ZMXSWxaTjrPM8TgIwDpwSKzcBz++3d+CBxy3xc1Fx/uPcXttU/b5RrVlx7BXEgQzXvZmZvMyPvO237pF",
+	"mKfAr2YND8LVgJwS2wz8LDOMubi7rttyEZ/oSkD+G89WJn4Er++thn1BokQuI8LFWPZIpLuZz82Jdson",
+	"04gsaSogTyuycO4Rsb+Vz4SJXO6htOXzvd6eftwHgS8tRlcquAYv3C7cJG4wFiM6Z5jj1/EOcGN+qw/x",
+	"fMKF6r4g0ZyKHKBakCYLBKjbI1Eq84wLFl2JTmQVeYSki/iNLjTN4zhhEakWwc91CZrHPLs2mOu1glfC",
+	"fKOLGmo4mJ16lfBx5ZiNbdfKEJukhxXerDcn/8WAa1rUXh7s4uHwaDf45I0vHkES8Bh96h9QVMaTBP+O",
+	"/O0vqpxq7EHGsm1ciU5xz8BHJM2FYGkPaYdO7BUAiKAVaJg0oBi/YcTtpqSDRB4nhLr1INiVgOi2VJvx",
+	"kd5go+7A5/d4QaidYS0tOVBg46kf8waKDApTDE4WLOYZi6HymBnmEyEz4io+8V9iL4mRoBJar/VhnNKl",
+	"IDcrk9AI4FXlGTfXDjGiZ2Gv9CqyNbe4pDDTeumsxKBDDIjd57nKyNTytRvXH2R3ZnRCOpGuOHK+Jr3j",
+	"EJ6dkIgbmQVvDERI84xdCV2q5xiweaZYMt6SeRlcO+CT6mpxW10JC1miqwy56Nw+o3TzTB8Uzbgac8ub",
+	"NqKiDVDOznAUm+Ngs4rh0NKBtuECvUq9HNx3fMt/C1bLS8NvuMj0gFlCyR7hYpTkit8iU3FcC0su7e6/",
+	"aVvyjQ1GnnOhfz88REKCdVOBj60/qhTvNKHTWz1R3eH14z18b9Mw2kPOpoH0uo8ZEHtvbIC+7v6zwbGh",
+	"VfE6bFMlrIDoJ14G7UVTTxj500wSFYTd0VG2NkAcGlIJCb+6il1AOP5+2DJWNsnXJnZ54/cmeKNSfB+W",
+	"K/B5t4h4v0+E++WUzYPOpkTmKXBczd09AZK5FvyqUUzTWYlxR38AZ9HJtLIjm2/q72+ErTkVZAfkGi++",
+	"4cnRxjCUy5SuDHZpI+xultLVILaFYDPVH/URdoGPZsw44nADdiXrqFJfDYYZW7EL/oZ7MoiOHJRqf8j+",
+	"KWix9UkLgcWWp+33woqtCMvAjth7Ltj9mZZ17dda7hzJcl3IZKonz8VArhvIT15RLXBTuXzFWfZSBj3s",
+	"btXrzat8tV06hvuBhla5rJ1OKGTS4FQ4LNHgQaZ0pQwBOlMORRlBMEln/x9///fjoX8lzeho2iMxVxkX",
+	"o6xrEVQB3NAgqOpnPY3215+jCnbqEfmRQbbZu5efSxippXj2jZqmHLK21sGE41CdDzuavdIMB1fonUvS",
+	"qYvsjBusDy+z+KSChmWSLFWPRJB6GZEOLZIwu3hQqSRfVgFKuv62YHCbPGY+cGNlKRVqzFLD1G7/Qmp3",
+	"m79pfF3XBuZpr7cHLYG6/BaUt5vG7M8iWTN8TFim0gQFpnJJOlExKpEdjutEArAqvD/q9hxHPg/o/JYG",
+	"tjOWiwyPAvGovVEcEocwhOwpUSYLFZaAiXbyM1OjLt7cw9c15FXSiUZUAaXkDYXh+Jf9oT4aAvr7aeWp",
+	"ERVwcjT4r5ksI8p4dLxDvcvDDbh9Vo/ujcymuMyrsRS6EXWS5w2L8bOY08WCxTbWpXKPnSQsnbAmUCb9",
+	"qG4gAubYwhARYxXMcsoT3TN8ix5GOGCbPzOA55kaW67VDdepeUv4Bjtu4uKRMSOdLOXzuT6754sFS4ke",
+	"MIiowFMru/PwE0yKC4AqCMNi6iEQfnr18u2nvQZ8/hajhej8ulXtgcE5CwZ5ws3/BWPiNCDbH13sLg6B",
+	"GXcTMELFyqaTGbCm2ADA7Xb53+Z2Vwtacbvrt3y3d2KP7l/DjvEKcoQuilHITjDhwAodt3aEMyuPdlUM",
+	"Goj2YEtXp+MxAubX0SxFfyrzYvdX8IqVVRnwDiGX4epVk+PPtso6/5ScM33kmNOFQgeQ/R48fUsAj+0s",
+	"pFL8RlsmbkmX9j1b654d7+DpVq1UxuaVO8dPL0/fBzcKdtcA5AxLeS5VBrBbIktWuJALfFez8LwVLWM+",
+	"1rMzoumNnK7iNMiHFWYvsiGIukGuE2XZKK/Tkuh795yFvrWaJCAHwZ0NMoIQjLjtVWF53N5gQNTCAMnQ",
+	"1MKSxCeE3sBnJmZqxtjChCzAwX9AnGWeMggdQ8fbcioTAFfR3+WpiamThoPFVJbRGTOVxWh5qu6AvNRv",
+	"1nIc6RGOXFCkQpoI90IISGSZMpPqv8gEcQi2BEPvkXL14745B7xdNyb7vXsjSzvQ0IfAjX59t5AlzOit",
+	"Ehv9I3NRZyvugzb8Kw3i907og6NMV9q8300KPZg0PXN6YbCeESur12SCSQAgXy8wbgqrR6EiCRtnBMBM",
+	"FRkljKYshnueWa6NMzVlyfg9H7NXdKXQstOmCocrBTCsAOyfpoAUCH+4ZRl1T0iEwAGRkyeSySuhtweM",
+	"NCxMOWvqIWSQxPhEY8pNqTLIIgZGiHSOhs+7DWBCBmQjeApVIOr69cEwm5IJt5ZgNWPzU1f4S29Pd+Tz",
+	"DhguI5qxiUxXlZPh/haJzlumULnJap07c2aeaEHgUZIX0ziEQzh8cmwah3/vB/fZWQCZ/TMGcwcCpElH",
+	"W6V9LhQTiuuJN+Ff23nznAOhHXtwxuZ29rYI/zAZUW6+PZFp3qM+QEDAQ+9RgzYa3QWytx+Zl+6ZmukN",
+	"g/xLzsxo6RWox0duRoo7lwlzmwUq6nvE6AxbtKtZZ39KJ7+7vdBirtpj2WM3WiPak6t8ODx4Ql4actYd",
+	"WGsaRvKCZ1/B9LIcCCpkXJGEY9D3puH0qa+2ZaEqZG3/IMAsvpvG3olxqmngy6g8uxse9u61tfFBOrR0",
+	"dRUwPE6uRMhggA27OyCnRRaIyuhK+ckeD28LPBBw1qYIUnfTV8G02ua5neQqvD9Br5s3JHMTs7vY2JOM",
+	"NKu2lDxSVX6qzXJtmuU3uglkQXPFlL1x4UyRDtzYGDcDnDohugR9b4CSKbPiNg5BLbsnICgkZSqfo1KZ",
+	"l47Epr91KcKX1VsHN2AmwyyTFvEa/GtwHZ2sSPTXq71/vdr7OcLAELh2gOoqNw3/WrpeaHGP9tqRR5c1",
+	"1tqc+PAObmIdW7z0c5o06aVE0hiijTeKFfqVKmiuWlebMKFsSgWJxjxhNtcMDIYI5pVPhAzer+ryIU/3",
+	"2cdve+S7s9ff9siP7OZMz823794QiFEFx6TxmxyTD/wbYmC/4ZNn+88PyILfsUQRKSAZK2ZXonN42Nt/",
+	"+rT3ZDi033JwBXd7hiOxCA4FL+tqgb8Yep7oJYZU9iGr2Gczu/jhW61HUzbOlT6b4YEKXVwEe2WOS85c",
+	"ugHSnm0ZSCGOybQVqZDUVC7xqKbHZUB+dOQYxacFLXRhvD9SwOp+JTA8ABJBPXbCjsmNJAmf8wzd30rO",
+	"Lb0hxGNBmBVQ7o1RbahqJ1tdZsP8/9womi7W2RPPsABtHNvWL1YIqdqARHMvPK+dOaZdrmpYnaWrOihW",
+	"rljqwWO0dt9/cO8KOfHXI3y1yKqwQ2H2PL9nodn4gSY8hk49EOVEzDLKtzhYgc1rK9uQZWCqDkQifOnt",
+	"eWyDD8IS+4CJbF7Tqo6+BgXVgj/cEaWCD58t2g+515yLjAXF8CGxr4xv3HbMtnYbJCuvxYhbsS3qz5SN",
+	"ZnhzUjdjtsmMsKTzpbvVIFKd7uT3rOr7ejJcc3+xuVIX9Oe7054Eg/eee8F7R02RbiscnuqYVAmJTFda",
+	"zUxzmIUBbqRE14ep0y9IBFMTkU5k5ugFWKNRt0eiFVPXQurvVkzBJ3qk9N/wb7d3JSKRa/0WAfa1dwLT",
+	"hWCwojo+7ol/VAMr5f/87ze6dkgV0U8aiYgqcfjQwj0YtWshi3sebEM5mWnPJH0Gb7eq+sAL0QqlMSVc",
+	"sGv7cpfTtK7W3ZLE7qnKtjz530/RVS9AjQkWI5vkCnP1aTJDm3hXtdie7mvNidO2esPyOTdASjtm+HkQ",
+	"QI1AP7DwCpCfkh9Jf/dIEUbThDOLl7XL2BkFvcmfvgVGUJlHOBCcUnR998bumMe+TVZxRtMtbRDzyI4h",
+	"CapGxM/F9aLgFnU4e+Er+PBSu5ziwjID+EiB5CiDCLsiSwYoGTZ3Jjes+fdbh7WrmBbIhJuHx1ay4/B6",
+	"o9BSArwnGtinQmZU+T31WrwwZRc/YE0suzR8UfIlsTwKm6EXq3Ozi476frttxjMrLNZFmNIUviKxHOUQ",
+	"sNmJAEEBkS8AQiHqomMMY12nGBCz9bTP2KrxHs/wFWflNVK9tavtjT7i0Wn/L7T/67D//HrQ//kPQatt",
+	"kcr5IqvF227ecsv4DeAobgpUrsa3sNWee3HPn8hNUmIFqiGTwB8mJ3yQUAATF1d0jdYnS6qIK2qnGXKH",
+	"f5Pp5F385bH3TD/NhXr8W5qLd1oA6g4y+OahVf22qqGKqZiLd6GVv4bUPjTk/5RMhMa5DyUkBGf/98pL",
+	"CIvewIwmxtvcPz/Bhe5c38ip8dwWn431ZzZvIXDNc7/MhdOEpc3pA3BUwXAZSBdWXsw/nMGIFNX290gE",
+	"Xa5+p/vRKv1BN+stFbEcj5satkhlnCNb19SUJDcsWzIGtgTkiv4uTTXvWpd+4bVVmx0pYvm5ZqPvVjHX",
+	"7h0zMszja5MyJilPABma5hl7kKyMg0AQzDbpKzU3AnV4uYVwVkSifUrHj1Rl7L0M8d/vGq+0vZPQPLKj",
+	"BfnwdGq/Gz+adYRtLLgLI5p95huq2G5Maut3KJWxgqF9O1bqRjQ+kwtUZ6cmHQAoRo5pCHMVAFfRvR+k",
+	"2DbE8ut40SDDp2CUGwEtWoUcHmgROwuJcWhl5Jbdqc/CVKge91kT3VlJPLxYM4/TDMSzwoZWrNWy69nM",
+	"aqOOOXdS5dL2F5IniFWPAPu6nfKWpcV2AMlbfK6NlFSaePeRFBmdc6HfDI3N8lTgs3WgIu8ddU9fxVIL",
+	"CqS1c3AHsebPCwDOoKOMfHfx6WMRCD9jK4P9zRX60QbkB5by8epKRHd9xVJto/QVnwjjYDXkTHp3S+nS",
+	"3O6afJIFTZUJlJkHo1eCiBTGZwDWHTEx83GPnL95SQ4PD5/r5n2+fIlttrfRc54kXLGRFDFZpGzEFeyT",
+	"nxUDPhq9G8NNbQy9i7TFqI+B0vgKMYShR5ZTPpqSOV0RmqYAHZMDBAaORClB4GB48KQ/POwPDy6Hz18M",
+	"hy+Gw780JcrUs4KCp6B3MfrgUjbJE5qS07N3JGaOx0FhOh0lY7YkYzrKFEaWqCldaMN2wUQMd/HF6EHq",
+	"Gjj54O9Hiug3Y+46DUF2e8Z5XZSYC+joEZooiUkU5qDrSQeUi8iU0dqoIf6fWXbN120N736kCI97Bb4H",
+	"FxWxtun42FJIPvSHY8ww8rt+VEQBiLovSMpGciK4YgCbgPUkKaMxWHkjBsgyNysCGAQiNvEyBt6H+RCU",
+	"nQh+ddcHbePu2XA4fNKGzAva3pK7CXtSvqfe7jSK18rmyIWvNryVDeevmoI6zTJmPBZ1cF9/CvVOiQ3W",
+	"K1Qwfc535QcBNQL1WpOtQZ+k6E9HvwHSeuZJYhISf8lZjr7J3ZyIsUkz+bAO3xX2UmwryaScAWaKp7ls",
+	"LJgj12t4rRdNzuxtfbXTq9LbxpQnLCadMcZeaTmEnBlh6JBNUI0+LOkea62HYvwM8h1M6FZKkOUhZjE5",
+	"Hg6jrhlCKYjKR3ppDNqMVSsNQzrREqVnkDGVYYCY/s2Lc+tuqVug9ncbFYwBENONwPYUkXKZ1nnaGkpK",
+	"IglcQCCoPO624uHjbUnQtVhueVUQQsiNsKboBVlSnlmeNKqPmwuajaYsPQFIMsAte1FaL1yRHHJfl3QF",
+	"RBuYDpvesvRKqEz6CaQeMZ9eZlqXpjGLuyck8mFCsHojU1iexeTg7u7kSkQoq9ELyEbFmDeZZyM5Z/rc",
+	"62IcC7LvlGUpZ3H5khb7i0hoBhOtQLzo7eFLGi48womQl16jHyny9vLyjGDZEzLEq45cpHqzBYgkPVB8",
+	"zmLdeLNOMH/S9te4g3GxHz9/vt3Sb1TO73w1jdLgyVGvpCy9mwJPgVmtskajF+GVIWwaY7nhVjyiGU3k",
+	"JDesIcZUMGtbRUQZFWRNNPMGRUZTutAqCOuxmPXwGkzSjv61FjZae+kASkEkXaZn6AZbAE4bJjLL1m6l",
+	"5l9N+gqgCQHX5jWiXhncNfMNF7eSj9j1gsK4L2TCR6vBIr9JuJpC0aVMZ9doNSJFAmqkMvBKr6ayUraQ",
+	"aVaqSZvacjwexGzEY1ZxB3veUt2JCZ0Ayf9gzAVN+K9VhLiNGtIM/oWn29aRPIeikXE/jcsLFUKUG5C4",
+	"d3C3FBHHnuOr2rnqwN0ngriWY095kqdNPEpvcLc1K00RxW2qX0JVZvfKcZ4URk8H8lb1/jJE1DtTqLzF",
+	"DTdx77bms1FZYZStsZmgva6R1ppASKeYGbXm6X7HOrCbFQVJ0A3q19O3dpVD60yjnA4u7S26pRWlHPMY",
+	"iUxADV8Jc1f3jBgbrKFT9j0VW/5geHQfLe6iy+tUOKAEB2sCXx8riVxjm612RKQ1q8Zjuq7IQWkCKkK+",
+	"CdDWrJpLprKmKz7fnHuBZ0fQw5aCRBsb7jaiFzL9e8C7AZs+z5Q91PEkw2NmjbbQPbjL7Vvl+Q2d/udc",
+	"slUGPXi35g3773al5k/1wBupRi4pz7BiIl5ILjLI5I5gOUTk8/l7E5I/RRgH2FMhrwQ2yxGhcZzqw7lC",
+	"oeqYOMIrQSeUC0IzYycUp55uz+EIQBA3OjYWVKmlTAGaZpzSCeyn5JzFPGWjTNn0mSuBCMrO7tx9AZcC",
+	"5o6ebbyZ+VGms0/atAjh87C08YSDQNCGG0MumGAxeKB7hI+1sb1TGAQCWzVuIuZt1gbSg+rQa3ffJ+5P",
+	"ClM3KSz2ass7gJY7bVuKDTenZZ4NJZNcN/lj22uWB41DeyC+Ctc3j7TCUkl8HbZld6Xgz2pBMFGmeAjz",
+	"S5RGvucWVlO0ejmYyi2K4KZRm2pPW2+GTW9WB+dmkTXtv/UjCRyyPTxmXcR4xEurNhhcI9NZH8qqx78t",
+	"bRsaomsqqyvgfSm1AbC7g2915R7/5tVp3vmgoTtFj7Y3HfyHG6RxrWTYmfznGBVBeQqaFoFD7u9lYQSE",
+	"eVAaww1A9v/4f/8/EnlxsOYTVxnpUFJoAb3jM0e+UODSyzRUSYH8PqiDuZdjbz3nQAnVvXmVX6YUgEDa",
+	"J7ZXAt1qm0p5fM4dw4S0CmBQRRFsE9a/Iei4ZccDsSN56I5Wv5GNcq1OLwCYGc2hBf+erU7zbBr0U5VT",
+	"NeG6bcZW2tijcR+sSDWSC3ZCrA+odF55+/4pOX11SbiY6JOLNVvRHOT6FXgBZjOgXuzd9emC9zGG0noU",
+	"oIWArsNoylLbVvzrjdU63/14uVdj7kWr1fCoPFLQSqVN4hnTylNXJVPTvRfkG6gR4C4OR6cvX76+uLi+",
+	"/PT964/wCWTa3NKEx2T/mMyRu2FwJT7dZNp61gcx4NZI2YSrjKU9ksiJ/iIl/z9777rcRo6tC74KgntO",
+	"mOyTpEiKkiwqdsxRyXaVy5alkuyqvrBLCWaCJFpJgJUARbHKnphfE/N7ZiLOa+xn2OdN9pNMYC0gLxQp",
+	"kRIpya780V1WMi9IJLDu6/ti1ouZGuB7Iyp2qW1fIH1RYxWjHXbFA/bRjHHBdyEjCusPz3xhX8iDQijk",
+	"4DfGvDmJiz4p+8jkYYvntsxx1AYLPgGeWHU0+je+Q2aAP43nZtUXjNClGn8zV3kOi5f8wrrnEpCwrT6D",
+	"8rOtifrf4ap/xw/y6vXPb49ez3yQjpgAx0k3lhPFYuUApBTTNrmqauQQv3ok+0ZhhzQwJn5mEcJw0glY",
+	"8N5mA3HRk47diAY6045rTvsfWV7e9H7ncow7R41HI4kIITNVcuaMeCwwtx1SEODOF/KMPweMt4iAKXs9",
+	"DpluiLW6QrrhONK8irysECCQsWobDyxmAVWWOTdTg2ee5iGcllmo7oRxHAyoAkh87DhHjOSACTVWpId5",
+	"3R/e73kdgSwdEJPO4nnIvvJcnSamf4ETLCQung0OKY21MN+mIzri3/6NHEnAQeNSqI6oksMoMo8eoCsZ",
+	"s4hqfsUcPh2ghX06e+9qEYBgIbTNOf7WVcMno5j1+LXDComSXAwhZb8voTa6thUMQ/AvMxzoVKM73d7a",
+	"gguNJ91+WX9ZN3etmaFBLQgCNgDoDB2y6IgqViNvLTfqp09vX6ka+ciHTGk6HOHRmdIMuBe2S0MmgXBF",
+	"/D86mFbolNqkU8JVb7FGccF3Sh7pWAl/JEMGJ8JpXGg85Yt/ADi4NAwV8W0fsI9v/o8/AHfDcwCmX/5p",
+	"RFqr3rRn9xgWrOC3Hws61gPzVcxCC5EApVVv2JPNnzglhwl/LjYNhJIhETKQ6UIeIk2qEypswiqjWbwM",
+	"hG8L7nlGNcOef8dnT1rNfVvQQvwzpuNp9RBqB+w+J2UbnazADX6BGDtuJ01hyUCWjl5RDh6bsV56lEfy",
+	"yohqsGSMe1KxpKIWEtGNa6e+DQ83E5l/uoWzDpmPNTPmUReZ5/htB+4JDoNFKfIgJQelq7GOpjW4r83h",
+	"XYzFpZAT4SPfjQNqdIloc5dIKm3TCIEcDrnW0K0ZsxGzBWlJKt8OOsnX+m9DNhxJzUQwrb5jU79m16G7",
+	"YmBpI2gIHAXlxg6BljjbBuGR3TpJcNTNrY2WRw1fsSlxuy9TZGZYFzv1bbffc4q3I14DkX4y6bC9IPPv",
+	"X1dHLLZM/3ZdpgfMEyCGZat80l9eKGJjzB0Rywi+fQTMzgmAnHvaC8emg5UT5ExGTJGYisuO+QjOHmCE",
+	"hkMu3B9DKmg//c3y68kYOKh7vYr74YqzCYtr5MQ9TpE+7KYuUEZbbA4oHDN/Vt0WPCAUf3fhN4iy44+Z",
+	"zdJ0ZWlGcLlrYZIPs6ziQzolXbYAQ6Ns4VGUX6mRmS+hKNS6YWEb16wK1p5PBnJC1DgwezFLXq6IRte/",
+	"bbagowvH5WglRFYSIGQTOYT/Vt3o8IZEMWbp3mHH2JilXXIpYbfD/MCXaSfixfz5QqXPLUMuP0GCsTDh",
+	"2bMr5sYZOQT8KbwHnNg2IWIFmhmVWU2KDBDbCgfmBvEC0qYcjMMq8WXcn52EuTgoSNcCIFmL5qTPtBna",
+	"9gHOAQ1T4i77fewFVfOj7Q8H9YMsZKA/h55LJAOAbLL08WNPBlMctpDCyi6QiPmhptNqlHuVC1txBpq+",
+	"ygXY3Z6LOzu7X3kwxalRaKxVyL9XnGBwqe2OMM4HbD+bZOjCcoCagvPkjuaVLJCTs3LzERiXQ/fIaWx0",
+	"T9gRr4Vm8Sjmirn1jkkS/CgiU8pCkycSuLnvLJBs3uOFMrZI24z/s1NFnxG4inzuiM/VahX+Z372LRli",
+	"FXnCPhOfjkYRx5rerX8pKXyCJ96oFPycKVGD4p/Z8zL1pp9JJCcsDozSG7Br8sPx4VH1/IfD5s6uywvG",
+	"dJII/K4Mp55x64yRlpCD5V9RsSBm2jy0I5KSWWuz8BDtEhgc/hOmH/9J7SGjGzulLz4pYxSF+DOxGACK",
+	"5UAF1xE6LTfybC0qbDYF9al6kGi528pAARUOKj9HroAVbm41AZbs5CotoKzpL3ZgdmX9Jam/cHPnHoOr",
+	"tmqrf5MdgELaFf2mJb/eTM2v58yZQAqlqVkWfIh0fTTmSoo2bnPziTnWKqD5aQyxkPd6LDbazIJFiRDM",
+	"GQTUvWRTJ2Tsl8NoQYIqRpW5N/qLVBOI2AKUqj8ZKBZcOBPaGdchWlXuW5mbd5nSVdbryVjnUK+M+wny",
+	"LgZBJyShYy2HVPMAjR4j3ZJw1YCORkzAaECOcludggDAFgQe0KzS9W9NHsgrVUk2NwbGS5KnRnPTCPQD",
+	"qJRqXl8jvQjI2pRqaV7qipAkeYUs41Ag02VJus0WtsoIHZMbKTaXXUvSauaemcwaegBG/LiaAQyVq3nb",
+	"z8+noX0Pj2AAzydlTOybJyyqr7K8K9mEtb+4pAIUzLyItt0p0CS8lVaw+FYfInZ8UtaRXTOcISHlnKrx",
+	"A+JT7ZO5FejouoG5Cedy0Uf9dIu0x9FhTaSCim86k3C9pXQWbr6w+tm+Z2JNd2XIzc6WUWhEKdRBYGBj",
+	"u24ceQXsmXZ1oh1u9gmSb2YqgFCZJ0tcWUM6KeFAwajT+mqnMM/NnEZcgMoko5gLsPBoHw+aV/T/mLDu",
+	"xTiOvmwZp23rD037xns0rqJxXHDVI64foUEslcrpe/MZITk6GqVZZUuOARJsznTNPGgebLNKytbyZoOx",
+	"3VMorho5x/CBHGvPojXe8M6MV5pqLjMjiYzuCN8Nw3iiZnB+pnp1MmDWGwVLx1FxgqGnKh5RqPDNq5vb",
+	"AjQlQNpBbRkOvcqFEWnmOpgTjt4vJSl6MgabIh4wgX1aNjR0GstRzJlGmDgodEmS49lg0pZm8TCbFkyC",
+	"SiWvdMVihXGkRq1eq0PZ+4gJOuKldmm7Vq9tIyXCAAK+W7UJi6IqeJhb/5pcqtq/bM/OXPZT8+FB6fzC",
+	"uuQdm5JzZpmSsRHGTEAurKpqBCKDllnDtcwYIXbJQ3ROThNHrQ1MMaSM4tO2ASQf+G1Yape+Z/rHyaUN",
+	"iCPuixlms17P8IxjKDtvS+WKhv4omeFCfohG/VK79Dp8dX4IicMr+Ku5s9PYByAa89C9sB60uk22Txu9",
+	"7WDnpflBT0vt0sm7U/OlFETgeb/kla7NxDd++9vh395dH8W9n88v9j5Of/nph5P+3iC4OqUjfhzFk7eU",
+	"ngY/fDqTCMGGNtBdeaYff3l3joHHOVRcbEoU05DRadVbi26VzNnWB6nfyDFiQ7Tqu0tdcJjwmebyB6X2",
+	"P/7pldR4ODQLt106ReUHCwK26BVaRLl1UfJKmvYVsoNjYivr3ZfaJVwEZkozzmapXRIOzXiLjvVgC8Lq",
+	"UNghlZ6XndHjGEi+bdzfbM5JLI31M6RQXRwaRwuOJKUsNsiUCIZWvVHriDdGVdnOALvVk9CHLX9PbhlE",
+	"ECp9e+qwLdIsAYlkYKnIR5THEJbN/Ny2dTdJ8SAEdsw1LPRAIaTSLeb9gU6GnQmcNfexUC8fnqqRE5Bv",
+	"b08T24ZQy4pSI4eu/BLDrJaJPlPX554DNM7WoAGhOKIxjSIWkf4YzR0bd2fXAbO2Wg+RbAWYXgj8ZSQ+",
+	"hmKBqR1nrCPenmI/WWSkLcwDWpLb9XTSqZ0sUm4190mXTaUIKzXyS0o+FUPNm3KtSB0B4wUv37jJYpq8",
+	"DZh/XBOK/O4UbVYvW5rP05DfzITaaFXSNiJjJI+FpvS+WfLGtkIYViztR+VHtdNubhdZVb+6RHwPGwA4",
+	"HOiQaQB0WpD3Tk/ZysT9IJ/xT8wbMqW/k+F0NVmaJD3uBB51c15qQ1F2lYsqkj5XR1SYad0vLS0O4b1d",
+	"SvdLPvHpuATurSKwIJJZWTR/IO7UrXN73pelx55ecTP7gwYOh7Ytm7Qytzujmr3nw8XNy/bcrfTEL156",
+	"VfUUau6XvtieDgNs4czdrh++o2HyMcwljbsv+QQ5BRlD3f099ZC5av/uqzLL/UiKXsSxgKTV2L772lM6",
+	"BchfKd/TuI/PbOws83o2xccQyfrjdIQXN5srDfgdm54x4/TixUu87Ucpj6mY2u8BluJOfYk3Pcfo0Xdj",
+	"Nb1Vw5s1auQYCMRU5yW7O9Xtbgs9RL3Lsb5Nv1/JS+smW/4HFroUu80zm7GhTrV5Z6XGtpQzVd3Odu8I",
+	"B/zXrLfmegRwjwlVmP5PvIKARpER9Ir2GNaCjBjV5n5ZuyfpjbWDUJpObR0BdjsBGBx2x5Oy032pdVBZ",
+	"oCBsKCrz1jbik7odi7QHcqQ+nfqwwwY/odQuxfrir79tX9WHzQ97wY/x3yYvux8bl6ct9T7c7/1Ad8ev",
+	"5U7/77wpfrre+3myvL44w8espDFaczBsEgfUGtv3kI2FmLtLzK0irj6l6dW7pRYu9rWJJ2zoW+grQ8ER",
+	"SkmspQc6Q50JadzYzsY0zYdAFrjBx6z0YAtnbDHlbzVvAHh+edvGnj7XTZ15sUe2FB60qJJldPM9llpQ",
+	"ikW9O5dTah8v0ndHkOFGyW4XU+r+JUyOgk2IFMC9g+oRl58ca2BqNq5JXlnIHmZZYMFiMNv5zXjaDe95",
+	"9uk53mXwgF1svSPojNecOM3WB5rnNkPzKzj3lhU7LbrIl1xMbjp93bGaksThSxy9JfZaUobGY8hHWgdu",
+	"3hYEik12mto8T6dB7bc4vdu78kqCTTLn6ZhOqxEXrEp1NaQTUW01l1ep+Sn49nwx92YZYraZ7VAq3KM/",
+	"sXuU6IQjl6CcVQ0v1Gpe0VJaworuW5SEFAkn1UKvqKy46EcggyszIh/I23CMList2KQjcjeAmB0+KPSs",
+	"xxKSss10VbDS2WifMHHDkvxMjZziqLDspiOcV+Ru6C7BVsRIyRlNdrcj52EXeUdwnamcS523QI6AsTaW",
+	"iJWILxqblURCptO87Dq9LeuDOJFTeF1fr244zO6Sg1t3GlfJui6CeoXWehxv9/W1rZqhM6sRcYwyi3ed",
+	"/rBrd7lFN0FNqNEyc3yNxMv4BVItMu5/oEPgoskXHcKWwuLSJBnWEQFQdROqsFYQ001ku14N6RQq/nTM",
+	"aVQjr427oWxpFSM3+aJrHfE+rY7dtk08rmR3xOKMn2L+GshxfIATDcVJ2fNJuVWve6RV3690RFIMj14F",
+	"OZwpKCd3ujZOUcZjITLZrI5I/LABVQM2P6m1enLpzH7PT+jmfg05JltMkaV/s+toPqHxmtNSbsZW0niN",
+	"r0HjQdWPTWhiSUxSpGV3HleuvedG+srR4d6lq5LzsnrukbWjEXJRMt400vfswr2Fr/bgVBaqI6Nf7NJe",
+	"pzZ0D62m+FsLQ8U3/EYoh3fFAZHse0ZnJ2WF7bQYouybf15w4Ve82fKUjkh+vbA4gRaKli6M42lC07/Q",
+	"iKh4UICSFCJK2RFQRGErSM0gsELFjGHmYvOjO3RhIynmNJp6ezkLpSNSQxodwLJvT7gA/+wC/TN4F+T6",
+	"xqiidTcrHh6RY+0mh4UXcqz9Skc4iZVX0b6zW3BkSX1NqubNdWiw9AHfBso+eApWzgUGUHVMhaK5CnFb",
+	"aq6Nb18j79hIk310kmvklJr5QdUP3RquhWwcKxn7B2jYCHZtPlCfYXuBea4DEX7PxWXa9ObHLPr3Tsmc",
+	"3yn5lfUGPN9zpc/tgnztoLFWswickL7zxCN4f2sy3L/O7x8ImT2LPb1jsaehuO8OcOF6vd5rmnNHcJ/t",
+	"Wr3WaGzX9hxLHRT+mf2FhYDxYR8GVjqWv/Mools7tTop81MaHpCj00/k5Jw09i5aJOKXjBzTwBz4awWm",
+	"ZN5IW+1Gc5WRNpYZqZUEDxvwP7MWxVI4gbm1M4e0do6LPbKs2rY2asak4OJyDlwFtsCO4wib7g5Ibk8k",
+	"NnWMxO5DGbPM7dNXmsVVeP4+86bSWzeL1NYSysS2fqAM3bL7eeuPSzb9cquaxP4W2TMaOyFdh8Ze10aG",
+	"Xe9QXWiUA7TQ5Z1HCN8hWemnOPI7Inu7gCpdqZFDKKmFH9KmQLht9k7ZRmVoPbEvAhfCHRBx1ypCqBXh",
+	"2nZgGoc1GLAQJHBfypCU/SNzpHokhY5l1CajmF9RzTwypNdV2mf/vt3Y2d6tG4eSD4dj+PTQKfW2V/0g",
+	"BaseUx0MfFv7aV7ff/2R9v1koNvQUZ1XCj5OHSC44D+TpGDK1v5CzTjg0I6bxYbwF9Vrf2c+NJiNN/XF",
+	"zQ9sBwwTGMjRNPNxsecrj2HdKe33Xu6G9ZeNly9bwV64u7NPmz1GaT3Y2aFhvbFDt7u9Vq/RbXbr3ZfN",
+	"ZhA2dsLdoLHTrffqdVp/2Sktwr7ITWpOOGRphOcxDi+ht2BWt/6Sx7IsZ+cblnol99y7yeTnem3Iwp+X",
+	"nrmVNkeMLrX08t9imUtulbFeyXz8+Rvfzcr5D4fV5s6uRwBtONzIarhdC2zPKwvCzT9nuUKoCm3sGvkg",
+	"oVdy5lN8DS/9eKrvEZoX1hZx/eMmPM8//vkl52AeOsWCcVfQehn9abFR5uhP/GWRBl3V8gb5i1G4VPlO",
+	"zPIzf+KzthIs/LnqF4AhELsCO6tiYJYbyAnCM0jBCMJLYfGG/wruem5u6lfa2Z3h1FNHIOXfOMGwvdkI",
+	"D/3NxinqxlQ4MhNuxIyWIZ0iRQtzDhF2+ncENM/+DjUwGKByrfrYyBDrtHMjsRyMlUzKN6jpPEvzhw3j",
+	"KUedIAk5noWccL50SKfwDGheE2NzKvw3e66O6RRZNIg0vqMrxLDz6go9ZRQBNQqmPXsQtUdgE+s15jU/",
+	"sR2caasgqNO27SKx2CMdYd3wmSaH7XoL7yqsnCIZjcwVURpCBljdcwUcfOmaYNdmg3WEj8HqjxwC9wj+",
+	"4QIBtgqORljtwy2Og/XuEcWQkma9XiOHmPTtMR0MANcJLSlKejEsCGgcTdh7FoJGzXGCU3sn9/WN95vg",
+	"Ut20bQDYZk46uyMABScJsM+zgDIbYTUTCAnGzfKeVSsH+LEsZCx8Gx5FiaaZURA7YavRqjdpN2h1m3Rv",
+	"t7u/19gP9xuNemMv2NlvPpENdFeY22wasB7vDHQfuzNxkpFKFvfmndcmpKX22qVj5dnPuqjg0fx4X8tL",
+	"yCp4CH47aTUdsdgtA8ycQem4WSC2LoIP2QKjzN3tXhbYOe58+zQZ5xanR7J73ggCAAm41yK8p+mFm2RA",
+	"bXbNSreUR8DJMDErMBfZZKt/pE1M+8eMUimPndSupN9hA3P8DQc5VjPcMiEFK7kfarSlphbiLt6SJadR",
+	"hLhQqamVoq9TMc1UGmXj1TLEXAagUw2h/b9GXA+sZYXJYTACPGQ5k2M2kkYRCmnkSmIx4VVY8oVN7Wn1",
+	"GNpF2MMCrax116xy4LIMaX2YMYJtChtS5XbEDhgs6bdtdYR/aiEr4Ryzr3vG6Pcdqx8chlZK22O/m2UH",
+	"dsQ2cP9oNKBdpkmrXq91hLsv9o2iRRhRxP4C0RrQESnnMCuT+2WN0zbpxYyRpkdGsSTNHa9jFqKFEyJj",
+	"YeGXKjchuhw6V9ve/gJj/6mFCsNWmk5tl1Fm1GmQxr56wraHA47ZKKJmxFzbj4ymN4JTmbvKkQLUaCy+",
+	"CzvCnJlYUIoAGjeYTZkqiEadBBHlQ6x/sO23uVIIL0vUgg1TB+kcU51g9s1UcN9alXBAYpoiWc0NMR2Z",
+	"YdnZOZIhe9pSbDOAdmnv3U/HrdMVKqln3mGj9XK4UO60i07xtOXtIbwAraJFBtFikFpvVth83aVySyTG",
+	"caaSsdrQx8przSL7Xpg/L4TUFyAmE1aydmm+HE3g+2HPtFv11tIf+jXceMEXdgridsFfK2oDn0+VxLI1",
+	"hWYhpfonyTEEKHTvto7uLpvg4opbuvstBBFfbCP9KLm4CZ2YGkPpvV4oEsuIeRbjEuIXifmkMMqR5Lw6",
+	"IteV5JC+kjsyVKPlVn0b2RYnCB54KIiFavVghXtJvAA4RGEXdMRsKXzrIAcYYaEd09/3l8jho/2Wq0O3",
+	"praeztWYuJ/eJvPzpBpT2wp0Lq4u9oOfmt2/7g3fjVrqY+Pq7y/F2fbkb7vsh/q/3u/QN2Gz/4mf/Lb3",
+	"18vlNevsu25Usz52PyVWcCQrXrBJtrX0cZuTlhA3b2Tc5WHIxCNG+v8EhXTrSfzjtEEiPCsYUpQmWFf3",
+	"SPRb+LG7kcUSFk9IoxtHziPdsQgjKCi18HyhDMZDJjQA8v54fvLhXhhiJyMmDkf8RwXv+DAoMUcDcD8w",
+	"tpwcmE9LkiOTSgg85goEeK/Tt2S7Vk9m6lmAgn0ccJiUFyoZoxsfKZvPWFkHIphbalM6jNa31B6ywv5m",
+	"RrLSCnNjL1bYGlfY3w6P369nhcV9tURzi1hgk6YtKsZwvrVN5X7AEDiCk7j/pDadWNxtsXxIxL3JRjsp",
+	"ZNy/02Azs7m8vYZnz9072TXx4P6IG20KCLnKwy9FU/q3aJ+lnQrZZZSRaSCa7mGeZZB6b9WZc+oyPCzK",
+	"QPSviApS1txINJBgnqOoUJYjYcj1HPwq38iHk7jvkzLyY2Ct/ahSI+dcM6QUa+eeXp3wkB04VyfDZNER",
+	"GSqLmNEQ4HmltM3gNklqK1dsRJ+ORljEsqj4xL4k9g6Yt1yk8UHoPtCDfEJ5VFR5zd94Z2Ydrbzt7KpO",
+	"d16WjMNZXDOb0nz8lSu7TszOBXU9Gs8FDMLSG4gP0CHUMOOmDWQkx7GqkdOICktgZRPn3WnKG+ZZ5DvA",
+	"uIbbHJ6+vbmLkQMH9zHYNWan37GBHV/MAi4aR3Ayb799Anh8t+XuaabAPMB5QYBNEP/2Zn9vu7GLLLf2",
+	"+/9b/c3e7u5r82UW2zVA8dPcJUdUs4TScbn4jnuTjUamHlWuWJrfp5QvzzUa9RTGy3rEIK7T1QVhIhhK",
+	"8+XdrA2yRUO9NYj2MFN5T0k41zs7NHuEKaAou2o63juF+DE0IVZ8oQgXmsU9aiwG0eciIRu0PFJIgNju",
+	"iMNXH389BBK8IdcewT+b2ATYM4YQHnlpdwQph2wo+zEdDXigPDIWXG/FUg63uiz0CPiGfc6U1xFA7gh8",
+	"DFiEgTfaJiFXwcCsCo+MorGyJJDAKk0UsG0ocvLqnCgGRPzQKHj46mP6sjLuCC7Iydnxryf1BtkiJ8ev",
+	"fj2pb9fI4ftGOgQypCMQxzoeB8aIC+1vgGEqQngI8kXYuTEj6YgrGdDuOKLx1NFJOL67ITWSEvXMJUQa",
+	"FfHHYkhHIxb6UDkSMyNTIZVyWG8CVyA1/3wJ+HQQmXQclOXTnxvVJvHf+kY/EfNXa6eCPjbSU0IxGNSM",
+	"KiiegW+kckSWVMOF27ZfhpIJjQUX/bYlWGMhtOoM6BUUY8RAvsXDqtJ0annVgPrInIT8BtAU6+Y67RIF",
+	"6YzY39bvJ4peMWCtgqYgKRjp0tBd2hE48kgqq7oh02SZjJi5KyhHcxkTOp5CZVvM1DjSysdqbLMmvDRJ",
+	"5/gE/Y4o+3Y8vkd8dcnhA3jED8eoQ5j5I2b/wh7biqMEtGPzyGRANQwP3gVv65nXvIQCYFuJbU83m4FH",
+	"c7nJzUZ3c+VX0qHGdEI0u9Y1cpjchauO4JCx63E0UKDzlyGYYUb7kfLx+Q/V7YqX/NijAY+4nuIvrYqt",
+	"X4bKPsLDjoDjjXqlnTmao0GBIuURrCQBs6ok0ROZSAwgeTNyQmFrl9QDRPjoCJAtjeybIF0GvoueAhaV",
+	"S4y7ZSJjYj+LLVLn6gb8Ce2IzAfLcePZHYfdZjOSDGl3oL86BKjiCFfyG84iyzlj94/SMrbbtWuUnpFQ",
+	"XGRKrNoE54009vc9+Pc2DANm2RyEhephX/Tx2QdSPn37qrpdIbstD/cdCECPGAmIFf4sJLstvIyYk3dI",
+	"jw55NPVIn19ZJOchD8MIbVnVEc16Hc7PzTBu5kiKPost+RpXmSXtzogZVcgw6ZoagBKVlDlSg+Em1PFY",
+	"AOlpUs0ux1GI8gwucuQRIFQqB5n9CrPnvipVZKzGNrJ3lOaf2yDkkEsbnVI+t9nOcmH7KBfzAG3gyIZD",
+	"LpDhMoHpzCWhYUzV3J3NI7O8Of5bW8hnx+MfECE7Is2WAzwAlO9nLjpMqWGBTdjarn4tpVh0aXRqGykt",
+	"2U++L7NVbxEffIa02g8q70HKJtWPrvZwRGPFgNvKLDnoC8hI0JQLo1kj3wEzk6O+HINq889PPp1f/PB+",
+	"7+K7k1d/u3j/9vjtR5+UW+T4uwzD6QFpNbYdxYRne0BklDKcNepevV5PhP4B6VpFJ3uEds2AG5mfYUWA",
+	"KTFhTBM1kjoZnewZgT4zKdkVZMQ9wDNoDhLX0SiFyFUytV0RB7bJWUrUR+YWE8q1kQm4G9OWj4RH92ZJ",
+	"3l/+cqjmyA+QHFyT8uuzvUrtL38hxzzWA3KEZGYeORvQkTLfS8bkCAh1I0Z7MPXGLMPvbkQ8MsUqDeSU",
+	"/pElQzRGa5uY1Z46NINor3rV/O8s3vPT5Z7OKIots0aMLH///hR6RKDCE7qF69f1LoiO+nUjMH8ZRzMy",
+	"3iQWZ4aJbZfAKrhlC2TgHZEYmQ6ZCq3628ZZBlkBAgRWb0/Gw8osqwh8buDFP3qHdZVO3eG8mCXx4/nJ",
+	"B/jWXZxUVEDOvLM6Dmbl6AxEyfH5D7bMEtWV7RSwnHhqAgaXVZNbLfJf/9f/B/tnZ2u3gmJ8n/iHR+9+",
+	"xUZ65HGEVvpfD4/epcRsdqgvFDDjAn2ZceKNkQLMmcfnhzis4/PDqhEShz4p25VsRViiv7z0zG3iv3KH",
+	"2ykwZEJ15lc84h++9knZqshM/QPKc4Ce9A/PgNEOJT682GG1iYsvGXlG3xNnBKCJZdTu4Wu0vM/MpL4+",
+	"O3OTbjX467Oz6ktXb4NPttRomdoiz9lHlpc9ZxMlooAOYeXZHi8ZDw9SYBUnKbGP3bF0llv1hoe8tK3G",
+	"tmeEnPm//QoSCszNi/tIy3wYavMhoEIcI63wNeYEP60OqGCEyEVz2x3hBxEXPKCRT8qWSZVkiVTnxGve",
+	"wrN/iPYenJfy5qPnaGdZWfMlJyLQ/fIcP8/rsz3cTWWnqlxd8sL9XDkgFKnP4ELkfEfwGRQbiciAxra+",
+	"AOPJqHKcjbRJ424UD0pdNxaIn7QZCx8xvyN8POZhaUET1j3CYwqTxbfU2yZho7d2WUEZ69Lho2RBpGEv",
+	"r7Ro+vNd8kYa1bvH5z98/vX/6HQw8Pb59enbo88/HJ59d3L289vXv3w2yh3/r1lv7ta36836y+16o/n5",
+	"s3Xafz189fHisN74fHz+vZn1xufTz83aTq3RiU/fvvrc+Py5Ua83t1s7u3u//vrrD8dHvx6fff786uT1",
+	"rz8efnjdiU9/bnxufH77ufXLr61G89fDTmxG0gg6cWnZOfgh2nsd720m4AdWyJLf7gwcxxU+3g/R3o0r",
+	"l/t2M18t/Uqz3899tUZru97Y/u/mC33+bNQSfLqjd+bf1Zuf7vj88PPhYfJN7/kx5jQ+J7Lbpo0Sk3TG",
+	"C7aed9uVJ6GqQ1c9o+kTLZSCPNp9+kI58wJ6bheLJCNYHhRTXbnSnKNzcEFH/OKSTTMl5jNuw43a8sbD",
+	"a8s/yIxiJeWFTkfFGhfL+D8d4fyu8g3Pp+LiT/atE3BSN+3NpSK5xmI4c3v7IaHplb/WvFaAvHO1qRaA",
+	"2ViFo07C6pcXCmY2UZj2BIAP6CU6VRUdAjcutkZw8ppP2xpg1iF/x6ZJ+6T3R6nLaMzi+Q2VqDFc9P3w",
+	"1UcwlULOdBVdWGeuZXIKztCck1dIrFnIK4wiKqrWQi210+tu5BzMHwuSDsnzb0XASBSBdalCh0GAAzIe",
+	"mY3rZvEaF0VNUyQMF/Vsw5koeJzvTQWNpkoTwRgSmesYDidjsfHQ1J/BpgZ3T2DsvMwgD3pW4yiAqoKA",
+	"MhJUJmBUWWzCjlgITkiWxCaskUOSfofQJX4VY8Z/FNHUYhDC1n+RhtDnVoscjkM+68TMeinkHk7Kew4W",
+	"6XG6Dm/Fajgxw06zSC5Sa16h9oQmv3f7OK23zOd6v/lxOytqwdjs9TPDy+BCNOfBQiw9PLtH8kNyHv2C",
+	"IdlrVjH6TuwlX5aApXxc/EqLgZEKpTsgMODEjzHl0YwpvxQ8Y7rwz0ASrIbQmGzYTWE0Zh/wXAAMHtkC",
+	"/IrKpYz8N4o+F/BaTq8nAv4+ev2+xVM37QGAfFpoCRzCz7OQzHIEiApMZfIHYOt2p8RHS9v3EiTJSy7C",
+	"GbVovMJEL5JZtXgnXDAp53TurbWWmKg2D1uoCvEll9KCFiELND+3gBmkbKeA+GZi/BnlYo4tUnowVUsL",
+	"cRjnOV6zSL8kmvmFsoN9firaTqJLAcL6yA1SMaFkfCF7vYgLtmA4gPW7QCHvtuaO5flpvXT73arz7Aq9",
+	"h7aDK1dTcemy2YiCS2//XNTbN62mjICzc57RS/bAEuW8G9U70MZh3kZGV+zehXDeErmVW8rljrD6iArU",
+	"azAyUlZyyKA5jtFIO/fVFj1Y+ZrCIpIwloBbluLjncFLIfSMvWdC/mYeeKOMBdF+bDKfa0tsw13bPh2y",
+	"jpABomQFLMX9Edjo5sJLMcO4C1IKHFgKpMyF0ETfp5pN6NQo0Di01Tvm+YpHUDBmrq3AfDiePHiFm4oW",
+	"tSmz5cE+KXOhRizQMm1vmEu3A18chdNaGrgeLoWXE8IrJA/c+fMJZsyPHrFLPyyqhh8cz3z6ziW7qpMN",
+	"v4y8ze+f5cN4GfE5kfElRhafSoKeWDlhRmLLdGytsa/ZEN5wHLMLdm3sdy6FbwUiNISOOENxZlzH0dCi",
+	"ymu3R16ojgBPooz49MbsU23gGauREyPQRizGU9uEKgT7QjrNWbS1zPBAnjcBJW1GoI1YbKzatyjGuBQq",
+	"K9Q8QiNOwfDv9bxExC1oTwUJ8IuML0/i8Kl5xdzkvl2OYYPtYW+IxCB4acD7g9Jqoi958U01fCSie8l3",
+	"oo2SV0Lle6hLbTGOIq9k6fUOZ0hJGvV2vW7pU25K70hOWEz6VF0yTSKmjS0QDwnlsWUEu9d0L0d+Eu7U",
+	"53wamEcZjc0gP0jN3OtZp21px8+Wf6fzY33UxI91vflnbER53Ca/IJEcQSI5YwC19v7zP96UvJLtjlk8",
+	"s0svp3QLLdCmmZ3tjCwz3JQzl1tvGPRsc9W0cLHIikUGWaRxpDfVz24Ve6rMn6LH/Vu0C7/ydvgT8Elv",
+	"mlY3bcxEHMwD/Lhh1SxvamI5/l3Z4qSoP18W4REaaH6VwHjLSxbmw8kHtnvJXGluYgnklmm8nc2E2nod",
+	"tTATurk+XYgjQ5mAKj2cyw2mzDVPL1Ae9f1UeSxJmxYa3RRRpT+puSKz1bD3syHW1yMe3OwRBOaICqgH",
+	"1uPXZuXIsbq43Ptp2Ly+D2EaztsyQcqPuEbUI7vLRf5rUWDRFpHlQotOXtzVIjuT8nKbt7R2uIC5PmsG",
+	"LJz0xlGEAgzweW3XlJCaHZAbkOGQrULc8Box+x1C28borMJPXHQEjBwDejGQCbMR4mlGU4d1DjWSrz7e",
+	"rKbhwtFcZnqhvjZxaP1f3NjPAKHpVkm2IlQTvtWm0JrgzPVK/Es2zQvpn7v7H38/a4n3o5fBL2Gj94Pa",
+	"7f9It6evWX38jp/onb/+9vfJ0mpAgCdQOtcS+jygAmtKhJwcOMoWi30d4QarkbNks8Di827ukNOT83ld",
+	"tINoL7M/ku1RW6iMVvuyodNECzVPFsh7w56Ak6NP4AZ8Y/quQOF6CApXWuq+YQ2/0PPAHQAaPGJI3DZ3",
+	"c0IzmXI5OFTjrXoD+80mAxaD6LmSGCNOKubNlTO5uK9N3cJbpep2RvsstclsX2ohaJ5BYZn5mI+69byN",
+	"po1ubuxxyHU1kv07YgqT2OyYIQX+mxwuV1KBlY815MvUJgNJyggdnsAOxI4ZqIKV6pgOT3ZTBVBKEf4g",
+	"ZkqOY3AIBhaTAUIvVpLcrFFD5Lx7lY3fTWl/W0F4VrBAjTtipQQ0jrnFVYEUGoI4cM06QssxcDKXXXsK",
+	"tgEB4q/tHr0houz3KN+M8XCtHEohTkKG3yCZfOWRCesOpLxUHrJnDOloxEVfIasAvtR84Wfcq0wBPbwg",
+	"T7qGXeHgQXI8i6GgsfjIvJVDUoSvZkESuWYLAzpmut/L/lKlge7RXVuEN7vwMnQvc8rxdrq7QXUvfMmq",
+	"+716o4r9mC/3aTdYVAJOAy3jtdTj5SbT7Ck3EaSMRTFuWmYqG9FNMYtv8RAROmsRm+KqIzSqPSa0p5nt",
+	"QbjJA5j4S42P9Ux6Zd7wzG6eP30h1axq7r3yHHZZL3GDbhncyzsHp+W9hvasShyTYCbMU265wOqFCGG4",
+	"/DaAks82sk8kE3UoKPleDtnvRo3ROS7zzmouM4M2kBHcZ7tWrzUa27W9FH0RhEOr1wiadJ/Vu3vhdrBD",
+	"X7LdXiNsBqXVc2HaeAx6+SvuE181Yuy1UQmrFYLaNb2xStDM/YtS0MfsWAD7i0Sg2BLLEloR7mpT2GRJ",
+	"aGAhRbeQaU+tAtLsrrUsfcozatgIiBo5wiOkyyIp+g7FD2FG8iyHiQWz2AYx1w4BcagMQETAU08AOyYh",
+	"2h5WPNIda4xl3bQ4bDkTepxw/lr7HWawpRdYNg6+1U7OyiHaJ9AjXR5FXPQPwzBmSpXapUazTt7TS0bO",
+	"B0aavIo9cjTgAe1L8vY92a3vNqAUQw5HVEBIw4ggC197Emv+O/mFhaGRMkvl2IAmC/ysKf0fwYCJqjQ3",
+	"qbkxLqtggno9VV7HdErJEVb+jQZSmGP/vUG2G02ys7ND6o1Wc3GRQzq6eyiF/ApYTTHYTbYpxVAohMdM",
+	"4c2Kzmz3mgN5fh6w3/PBbsNQEerYWcuUjFispEBsDLv5kZa1azxPK6srNXIy6962b0TgjJu8IAQ3Nzzo",
+	"9pRPynjgVjmMIdaZffiUubKNSti7xecKInH5vE5udjeZsyvU0y3q6X6fayHzKvy64fTbrDVaVOMV6bSH",
+	"p9Nmte1yyjavXZZNn81fwZtvERnPrbaxZO062b9AQ68hY1eWQ64h/T9CzjbEJ7ZcHRGjMVKir0HpIrr/",
+	"DaVb6My16Mx6oTOfuc4sFNjXQpW7XjaTJ1E86GvdluSFwNwUSScwXwL49reUQQBiSA5DC59yN47X5qJo",
+	"+CJfQxANP/7bFaTaMmJUhCrz+2610fpYb6W/940YOZJjM8RGq768VG2kUtUI1P/6P/9fFPITFPKATDdy",
+	"Kcb79CDNDHv7Y3M7HXbSlMSF0XrTZaS2V7piYmwGbNQYMGed0isegcNx/yAdLLAVkzdXRYjumwvRsasH",
+	"ROjWk7ZZFIf7DqJrVOAYsYbE6hoPXwDpbLAio5bgRDn8KIB79O1W8w+I7wirGUCndoRiOikPxnphLOPD",
+	"FAzwwlAhJLBvqHls1msI0uE+fMoY3eoCfGXp/Kwk7i3idFUDGT7eRsv2C+X6dMr1XqthkbcEMuyxAowo",
+	"1Iv4YhFfXGd8kV2tzctb0Bg8dwEv8vVOhNtVD/K6vmd6Vhc/LARVyOxvTGYXEnRdMuV7pu8pUDbjeqwx",
+	"AwHvkiYgMt7IkE7JUF6xnDfiER+8DGAPNY+OGLglMu4IP6AiYFHEwlmnBemwwGVJIBtcnyPcDvGjKEkv",
+	"ss4TNhoDWr6ta0BsPs1IGYCvNpAKScVp4Zk8f8+k0HKFliv8hD9zGucR7XsuriQPbuGLeWtPmKWCcen8",
+	"aGo5X1HvrZDjwWJp9YK4MTxhrbR7y6W6waABCN4WaPbt4FeDYg/qzQXNQXDj1Xu/nmFRN42M+XSEecL6",
+	"Ar3T+tjYaTe2nd65WkGXNVZI4m+nLUYhG0kFPQ8RFwy/Mh0aXWaH2mzu7ew1ZyX0K7zMI9v1/5ZBaAbr",
+	"jmipaQSTJsZm8ZuN8+HnqhnYm+3DVrV+BCMYUT7z+jsfG7uppjG/zwxihD3Stwxz7rQm993++wqz1Cp5",
+	"pSHTA2nOD2gcLjHmmPUYoE+X2qWfuaKOzrfVbDVhRtyCXnpXJFraPNqsdjO5My99JXmYogzeI/1md/xq",
+	"ibfsZi9Sb99M6o2n0v8ZJt94FKmbDia2ajsBBAzzvpVsvnsh0oVrzYlOXblzYDv5B4R2hN/jgkbzLsqL",
+	"NzLkYqyws97eJZk5MqBXjHQZE8Rs2ho5EYxE/Ip1RFlITcx2rSRPcHRtRiADxLN70EGS84Oqfgt7717c",
+	"I5QoFkgR2ltn7kfhZuYMeJvkUZMBj7A5fmbIAF6keRQBmqxtkEew/oj1NLQHmJlIoKZb9f1NpB2dHHrK",
+	"xOMNxbiiyF6BMBledqO1+jmr41Yd+ac0PRCUN2No1HM2xoP0tUP4vVtfr7hgFnnMdi97sIcfK6fnZF6R",
+	"1SuyeuvM6vFEEzyi3393Zi/RpI4n3EkL0HFW3K4t85eqwweWnxfOZ+F8PpLzuV5lVgSAN5bmXEnCPmmi",
+	"c0nBvZVu0KdhB0KaXUWo0wrIz6N0QrnmVjU5TE6JjA6PjYuHaGlWVmc8rbrRFh0R27tbx+wAHsND46uZ",
+	"LZiopqyLRn6xYZXktrHxNZkiv7NYWpJz5wF2hG9u6KLMdo5r9oQL/K3H4yQo/YfVEZ67iflnKiK++DVy",
+	"JAXysemOSFVlzAhoLMDBZYSadan5kHlEwaCmJKDCouXLKxaP6JRo2Wd6wOL1uJ34qdw1FnrxSd3OuQpl",
+	"vRpgWdGcQaJ8HMe0sEgKi+RrsUgcnz1zErzwtAtP++vxtFHxpSbKEzjYW2pA4ycjwT3mxgTJWD4vFBmN",
+	"uxEPSMTFpUf8PyasezGOIzvQLb71h5aXTIA9Q6GRG2hrgXsxlppqTOJ3BJzWRuEQsysuxwpumrHJWglz",
+	"LjnM222Zph7z2HCdFXDn5o4bCbI/JCwB02U0Q3fv3aj5/nr/p0nrdbz7cdr4xLdPRjuH6uWrXv37QfPH",
+	"y9b733f/Grz8MCx5pXEcldqlgdYj1d7aoqNRTcmxcr3syUdb6a5LKwmYSUhxLlAT5nsjIjK8XpYWonBn",
+	"vwn2W1gCzyNWuWUkyFNJ0p8lD9Wsa4u5ygE1fmoaHDWijACt7YQrVjmA0ClIRqXlSAHpGxd9Vycs2CSX",
+	"zzRnQ3rUuIVdBEpfj2A07/Ds5GKRtXu6rB1sqLvcipn5b64IZHKHo5G1CgqF8Q0oDCNknkxfwFZYXNH6",
+	"E/x8dz0rlmMvW8+KdSuqI/K0BfMgTB65thXfd/nKVtdAgy+0cl1rY0Fdq5PUX31dK5YjUQjx3EoBne0h",
+	"sDrklMUBPGa7vkHd1cypqplysphyxUJjoceaxLzrkVFkRp/qu56UIRQBUaGRIbrRqkNoK+Aj0DH42ppe",
+	"w9a3iLBZBdJ6uV2v173SWHB9GvNEs2+3duo3WRbORzS+BCdzwoXxIqjS6XC67IrFtM8eOKT9xtwR7c4b",
+	"0JkR3gSEsUoHEjNhlPbMMG4bRY9GamYYzfnDaOzU54zjpNerKkaVFCTkKoB+m9QsSY9kB7TarFSb9bnj",
+	"gcNQVsuEvm1hK1QFRwMa99l3I3tpxrxQLuRyfUY1ntGoN3e8kmbx0JxgzCNXnKdYMI6tQA2pZgdJFicc",
+	"M7JHQjrN8HBkmvnhnRQK+7TAMbVkcsN0c24m3Qx13M1Oyc4eHtb02q2Rl3CP7El7O+bYl+X6h2jEw09C",
+	"Ax6dO6dZh86iGHVe4x4VzCDXV6tfTkV6Ub38zVQv/+b0+/OrXX4V055WSVGvJZ+yhtXHlH3X3H1srCnk",
+	"bULnipQVY8SHZf4RtrdfaRsXmqH3pDoiNl+DhWRAo17V3NZRQAQATeQ2tkfs9icB7H+PaHpNJKaJrXCE",
+	"G2NNk6MF5gHriOQKKIE2P1sBYyxDJ4JxVPBPRQTr04QWfUinUMOs6SVKLDcm4KyYkHpHlFv1emUTpcUo",
+	"IJ4yw7sWq2cDlsyMQty0lXLH49ZhgsyaHBu1L+54n4ztMN822LAtsEjfLh2tgI2zyVqAwoUoXIg/nwuB",
+	"d7rTYQiN0VB4DHd6DCtJs0WRVwdWYow0mPjHqu1Aq7Wo7CgqO9bZQ/GbNXkfLcp8d/8Euj5J94R1dULr",
+	"wxgvwshHe9qIKg2n+akI8EGukbLlFgYBhtgJL5CHlPwuBasgjy7x2fXIWCr+2loynBvxsAxfYfIUJk8R",
+	"NS2ips/VBirSzhtru1lBKT97dEGHo5CJFpoNCf+KWRLH5IB5jgr+dchzcOZQLjShCvR+R5SBPj4wNwwB",
+	"hsAq8AoZ0kvzDCLYhPh20fseiZkex8I8A4AMwWrHXPIVlCclhUZlqNCUUWjr8uaUZFbaWHqZVndqacaF",
+	"QVDzYPtcZPHPI1BwWwOaFLVkgNotBS4WdBLfKm2fDMdKE6UpUv0rOmSbADxMTZYicFkELovA5drAJgsr",
+	"vrDiCyt+aSu+CGUuY8Y3CzO+gE9dI3zq0wQBt1A3PnUnPngXKRNrarOXu1MCnJUe4cIyqVfaqVNDugxR",
+	"zbN16h4ilSN0uTshi4TuzbTOw60u3EMXNc/bYnWvI/K981CEahMRxhXKREbNLbgA5wZECtdT1xvhnnaQ",
+	"RcnzOsJ5VRmnCpvvU7gAyHyEEtwsCy034+T0ZJy4KotYLu7jsOCGfT6lGvfgo12+g0zTXg9f+LGM0z9K",
+	"dE7XSDNPDosWwhxu1ytOoXSN9nrmLQsbt7BxCxt3gY3r5GVh5j5OtDqvnwp7t0iePxAWwZJspsrz0S1n",
+	"a6g9N9M5sR/nWqSLOnpzkfKOcBSmawYRfoVj24D9WIQHC9OpMJ0eJzxoBUxhOj2O6ZQI9MJ0+lYazWes",
+	"GGdJPLoJ80wAnlx5wu3wTr8l8E6ebVKKL5MCYOIbueaTcibyN5RXTCHTYUKcCMUHljqxcjtMFFmEEtUR",
+	"82GiMqUGmeoI+40fDTXqmRhVDjPqt5d/19vvJ/XuXy8bYv9vo6bauTrbG//YCt7sDl69ZIf14YeGPG3+",
+	"dr69LGTUb1ur3LRAjCrk8r0Rox4hKcOEGi+G/fgI+JWaAzoTF2Qgx4qRMg2HXBtBY6SCkSvGdgQzKKx4",
+	"pDsFGA+PGCPQI7EErteQdFnYJsdnH7yOEHTIPCzRlj3S5bEeeMT1P3jE3B9ezML90ihicZ8JLBnDvzhT",
+	"Hgk5Mx5maKQhoB/3ItpXRI2DAaGKjMWQjkYsJIEMGZaNJ3MSOogSACORiOSRQJAcEEGHWIBm/u4IOdaK",
+	"h8ydY+6QrQ1bE1TJUcQFD2g0R/CS04gK0mNUj2PWJn6QnnoaSzjttdAsHsVcsYXl6fi5l4Y1sQXzbgms",
+	"iGuCDKPzcE0sS+mKsCaLRinGsTLfyqw3Uj79uVHdJiPJhTaLK6Ax8wi7poGOpsRWEFbyb9L6ZcE4zR1z",
+	"oxzS6/dM9PXAeBz15w++Alekm3zeI92ZW3ZxfPmyMqrCKa6PcyvJVoJXsJ3narwxiIXc8n0uWAvNpeKn",
+	"Dl8bEn7PuwZ6iYk71zJmIXofn0TMaLjeEuozRsPMesoqTissF1RPO7ELanMUUVG1crbUTi9dM/zDHFUc",
+	"a96z+3ixSv5uinn5qUeUlCJB4yJlanwOpclOvV6pkTc8Ms9rEx+Fre8Rf6xYjP+65CL05+J0dcQsUFeq",
+	"G9Vt/VFUTO3dQLrOwdbKv+CKSuiZ6h5844XD2+nuBtW98CWr7vfqjWpzu7Wzu/dyn3aDcJHKgW+0ruGZ",
+	"75wfWk/K8MIaFwuGAAHBpVm6s1/1nbnyyxrwwhaEwBv1DN06VKeoE5Gc0qquENYO9+rmXKXGLHT32E7u",
+	"kQldZyYrgZ18c1xtNrcb1Xp9/+X9SNcxmAnvgPb6gqBf9o3t0lh6eZnzP+AnPRSUfC+H7PfSPUCTcp94",
+	"Ge1u3IaYqXFUMLOvHcFoVogmKi7/w5PDGB0mojE/ZqRxMc9ENlargKDHBQhRaRAwpYiWhOsKIh6NWMxl",
+	"yAMSj4VgMSAJq46gxM/d+iKiI8V8QiMWa2LzkvCk7XouzO8nsgOdNAy+SUGMvypFwIBqtSPKPdidxIc7",
+	"1qxQ8isHFu4Iat+4In4Qc43OGNifHHuV3ONfWB0KQXtiZAqxMqUjci+wMB4nh6OIUxGwOY7hIkCj3KZ9",
+	"0iq5hYL6SYTvalL0y7304CZxcArVuDHVeK9vfZcC3Cw0SE7qF8gg6ylu+kaKlIIZFbC0qTCrdVYIJ99c",
+	"jrfhfNyh/ZZ0LiGwmX/Vh2WPChH7dYnYQuKtGYXgvoLjWUMRcE3KlMRMsAmNjNluUQJSZ6AN5Ylg7CP9",
+	"ZDhm1jlwLS3mCrNVLAeJ6AigNQHPwzoeNqgtI+ycCSKpmKqsx7a3Lfs3pN16TPP9wjR/ZL2x/zXqDfBj",
+	"C6Xx5+x5ffLeVSvPn8a+tcmgLVdZUIXKgoU27qEtXCDlw/eN6nYFsbA506R88urcHIDrScwCxq9YiOVi",
+	"oD3iPhX8d3iFF4r0GMsU23fElQxodxzReEpCjjUYMQtkX3DFPEwDmXsKHU2JYkw4xhaoTxjICRkai5qL",
+	"KlZ0uAxpRwQ0jqcQ/qoRH3f8v+Or+iTiypbMSQDyiWJGwynBn73kdBpFPulKPcgWRXTE0lUR51wzrLBo",
+	"E7oEkYzLT9m5hEm68WZE9joiU+BB4EVtJ6476bDXY9Ch62DJ9UAq9yzzmAPiywCZqgOmfId83hGaD3E4",
+	"guAK6LKFn9EjigtcwDJkLxRMIJQBqtz51Qmfx1+28TqR91zpT3Z9H8HyXiZV52p0iIzxi8Ayx8KbXALK",
+	"HF9L4kmGzOabbiTAfLc/fQwyh6xHx5GueMbqwuMyJr5ZqfnBuesW5Q5RBWaHaG+dv5aJ8dBIosyh5B80",
+	"gjT011E54qTbrYUj+cVyj/qR7A1Wqx5J1tdGCkeSuxdVI889L5aU+iVyKFG1gZVhX1UxyHxDY+sP858v",
+	"D6mZv2kQm1sSqkC9s9BoFB0MjKqN+XBoizwDqliVC8WE4ppfsWhaOSAj7D6rMgG3CAYUAC5i1RGuAtPf",
+	"QiWpRsYFR22TStvjk1dHP5w4WTuiepCKWnPL0qyHtqAUr1mve6UhF0lp3k3xujg6gH2ME2M1UJFTY8nq",
+	"SVz6eUbZkFGhPAtmWAWJCsGGjrC1+Y5f5aZNAjaIbQAoo3GCpUuECR2b2yAkYOWARFSzmAyZUsak6oiE",
+	"Xh6/npFYuP4T3I0JndbIsTUttAQSmeFIT+E7g7WY798095lQ1RExA6hj/PDwdsa+HJjbuCjIJTdLRNTI",
+	"IV4nGEMjFDK4XWMGgS00ZdojSkKchBuro0eBSTuSAY2svZaQtcLwbYa2L6sRv2LJCyhiJnZqbT2ZmHqs",
+	"I7pjHukqFyRrE0um8kYx1DrZycBJVZadP7EPLZEO1i4r2RFcw4upxApVAz5CEzo9dWFcZ40mWtYivmEh",
+	"HtxlJPeZVqRV355n6x3TUU75PgT+kTON8lUKZUSJ0BcBjbtyMA1jCnXskZxc9Kg2gjdpOmR6ef/+mI7M",
+	"KDcVwlEoVsBOu8vmOc4YLKuMP71obnACd6HDPbcL9pFjFd+YkfEVw3Qd05H1EkGAJ10QVjctadTk5dFq",
+	"Zo2M+/PCIOAdL4x6HAG9lxowplPKWB8uYuGh9nPBCFR70F6+FG+s9eLRH98kQ+z8GlZ881UbKHAunl8J",
+	"K+QuZIw5inDuMM0py3vDtzvsY6HP8Zpn6++aIcIs3N0ukTn3Hj5vevmqHm+6uQpSym+ipDPzRTMS3SiW",
+	"aPr0hZwnI2i8yw4T/AClZWzWpKtNAhOaWvM5cU+G0hgK6JUMWHTFMLFqlUFHlDN6wQOT3VK29MZGOVVq",
+	"5D2ixseMKKatpD/99JFYLYSt5KA//AMQZMbEN6+CqoJc0RiC/HOaF1C+s3fozfikzIUasUDLu6srLVLG",
+	"01VVJtM2AxLxsr3tkm/uy7wNYUHdqXC69YZZbg7bTwo9qDLj/JtHeWRCo8sqFytnDpdP36VTu6kCyhkp",
+	"v4KQX8HMz10018yHXbTp0sB0exS5zq8G3/c5tKFrGuu8wF9GLeWF6fIp1cwyvbVUMKN+EgcZGUXKVIS2",
+	"bh8NWQ/DeQhLJhUjPbN0HmT8f8+0k/lrszGfWPoUQmGtjacrb5gnLZa7bR9uwaZ5KmCeI6iXcxYjQ4Yc",
+	"sOcItVGEC2fT+SRiYZ/FJJYTMmIYRyATyNrj1wh5r8dilRRWdERXyst2YhWSf3e2KPmv//v/gaeaE4iD",
+	"QCM0F7owkoUHAxKzUUSnjnt9KK8YmLnjUUdAtB96ceFQ2f2oCO1pFgPYT8zIJRtpNHjlFYsnMdeaiQrg",
+	"+Bj/kfyv/5lY1ijvhIS36wiuSMR6mowFBrJDUu5GVFwSjjHv31ksAdabXRtJxDWpwzHISlRq5DUNBjhR",
+	"DsDCiFJ2PYLah46gzuQD9CCYBgDbSKYMaJNoNGaux4oioh4JpNKYCeGK9CLaN4Nz/mVHJDfgCl4aikTm",
+	"JVZsYsncMn2WHsRMDWQUKlL2v3/9sSO2cGtVFdOai76x/xt18t/gmv9tp07GImLK5VDCCmQrMoEOMww+",
+	"HI5BGLQT1wHqPbMgSznA8+QdkJFKjqMQeeqVlsElrITQ1ndkI15IXG++gnF5uFDjXo8HnAl9ARf6C+tD",
+	"z+Edl+r7Mu+2Rsfk4VoORnQG9XbL6brsBStqvPyl84Pr2Y8PqxSA8Z17WCjE1EpexQ8Njc66uaRLXonF",
+	"sYxL7dLbzI/E/YjRQ0iGtM0mK+EP5omJmm2XmrWdkgcRteUcToosYonnu8w1XbgGsF7apai7wso7N0N2",
+	"PsNreNs5a++D1IQJOe4PrJToyZjQVGvMFQg2huJb8QAsd1RIPWAxCewTa+SDTcxOqCJWh9SeC9EwWN4r",
+	"W0VZqXcfJ2LLItX+8RS9BucscUpkz6hgCLDDu3tQVEku2ZSFpDu9qeTh39CiALo5x6FxyaaEQ2oeal/D",
+	"A+I7A6VNxDiKfBIzBBwEFX9oDSGuB3JsfDlzZ1vTCCYLrhpb1gBDoRrDZcl4QMEZo0NqvJs9G8Un3qxG",
+	"fkoMBMIFoWKKKEzJbQMprlis1UFHpIFCaPa2FZJwuxfqhnK+Ff35PoG7c+vBQTzxIYnuFAr5McRSBou3",
+	"mUqpgCqGVvySgir78hvNnz8T93YmRlAo9z8bxdW5E1K4ADYYwQqZGcntIIozDo69xOgBhEIcUWRaio0H",
+	"twxQYUe4e6BYdnXtd2bED2wb27WGlOILRT6dvQdXyHppuYQ5Kfu5bOFCN+UVjsZHcEhxG17se660PX2p",
+	"RHruRW1O/YlT6c8vc51ZhLfKXJx48wnuk7TGq1dLWNuRbaxIO3P/Imf9WDnrMNm/Tqq6I4ss+nTHP0rW",
+	"+oz1udKAC0tUEDOsc+lTzSZ0mmIQIb4Qjt3Fz6wsnjLdJkMuzKnmEFSOypB1RNk/PTn/SOZqAfRBzPk+",
+	"dnsxYYN+EvPaeF4NCAF7vO+bpwYDFlxC6K1PuVDa4vORsmKM+Dhz78yRygGRFnq3x1kUKow9ofy3nShg",
+	"SjvQP9sNpToA/21xl+ZUM4N76TBu6Rzt8wLlLhQ6J6i3HeFDaaq5N6RY/BpxE28bmgR4D1jM1Z2SUUTF",
+	"QTKdXK1BnWDW2Eqmp83Imw9q/qW0A3H8R6kf8ygysomONSsZi92Wvk5oFHUljcOLrszUvf/g3K3k900n",
+	"3HHqNppxx0V/p3L6wCZOwyz9DskFC9grzK8eGQvc1RvOuWeFQOFxFCRj98wmogQl1C7f9WnZRb5Lkn4P",
+	"WcQ0m6dOMbqU1WBvtbJUBDkuL0dJkUTYIQb2C+uey+CSaWVT8tgUjEFg0mrVGwdGSUK8SfQhxgnRKqcR",
+	"0weTgI7WoDZewZsmamNGwC21OY6sACw2+rqWPn6UDSx8b3FhiVvOJ0tYP5C8zaD+P3wZfs/0ojVY34yS",
+	"PQVFuBE9W0TZ1l5Tsv6N8ARpkaNMwx3Gu4wN7FlvBPNZvD/GbWG9HkQ6ytmmfiXnrl0yNlIdwZ0aspBM",
+	"5m4CShmc48fNCRE0k8Ssx3SAgWGje1hKoHQsr5DwA28PhRzOYVpGNGRZmW64RQ8XFNn5KK3HSxnIyQ9U",
+	"hLLXU0l7bcZzYdcjCUgFAwaeScT7A9iu1lN5fT2SGS9laUky58tuJhXxlALRYiMVgvHb6MTDNfvYFvlW",
+	"QF1s63azfIJRHmLOd+3mVviVfXPQJ10WyCFTkC2uHNwuJjvCyskaOYoYjS0REp5mi9EwgwwPdP3U9uA6",
+	"YjrmqXj+EZK3Fvb5czBK4LskS+EFLrivyDiZGyo+HasBwyZ/QFcwdgThQ9pnpNydkqGRJuSSTStQgkOQ",
+	"DdfsMincLvOwIDSAUhwoDKSApQVlDj0Zg7dM6GjEaKwAFwM3Jc/GhF84k2QsNI9IYOaahTesmo5YbNZk",
+	"2SDH4lLIiSA+vMA7NvUxyIuVHMkrwr+hrKgjwNjRA5oflZc3bUC6ZmwbKDVNHua4gn0bHz7D2VqrKWRE",
+	"wkf5DCK+ml1ro+/NTiGNJmKKKnbFYkZGjIqxtk3bUxSkgoCphDR2/QgJQmVsq4iBNxuIh7mGtGaCHge4",
+	"omkm0q7TFeK8VOlv1tJyId6k4MNsrcLgKqKv91RxYNHg0ifoAoK4fSyTb0R5/FStF2dMj2No9t2tJmhO",
+	"kPT0EvKSmDTqZMjFGH3eEBSOl+IIWeUURJQPE+hHzJe694TsaI0cc6GTgnurQHMh5hcqZT4eC/OZYSw1",
+	"cpj66NbwdViUNncLoYEkII361KE3A5yGsZXNCFl4gDFq0KOXWF0gOiIX0a6RXwZMJFlLUHf2QTYUgX0A",
+	"fUm6bCoRExJSnUmpDwnoqCPKvZgx0vTIKJakueNhchhgfshY2DRpxcMyl1TpNm01T4IYhPe8wOqejihj",
+	"oxvlQ8wk26h5ZW3J1VN8c4sQtO7Wgsa9Cs733v103DpNEZXnsOU3sBF6aT2Tfc1b8Hm8DO+yYwKKr1hs",
+	"Vx0lA6oG32yicQkB7WqMsAiqoIvekKY6vlmb8lhKKmZX8pI9nZoyT5/RFJYu3whzKG60Rn1GjDa8O1KS",
+	"VHcEZC5B3GZSkx6RwhrpRk3xgBodNGIiBKyJzAcwiiXkKqBxCOhFEiLWrljT3HOqSGwTvNConFit2Ri4",
+	"Z0EXARnPqhpUk3A+TRTZAaLULZk1JZ/ELUps/WEc/FDrdNQew0t5jCqUwjv56sUv7qXHCAkz0ad97CFe",
+	"WGT+AVHWAFltKRw1kA2ZO5PJQEbRFAQMhqWSkvKHkP6+zoz9waywdBxyDR2FR5IqTSPyRsqQnNMe01Py",
+	"/v1RyVuGg6PHBY3M9jAniXEULc2+0QL2Dew1WgFYJ2xkgXV+apBAxiMZQ0bBvJKRjUBxCeXnsRwmY28g",
+	"sYeWmbfZbpQgYmP8Zzd+LBBcbjR1Ss1oEjoPi/B2J5vHPZhj069f0MY+ab02LLPsds+Iq3Q9PwPa2O9j",
+	"OR4pi5ecjIvIXlZ+AXgAtbSwSfMfnPgvyZF/FTzm9IXfhn5lnfSqmZX9lBHoZSTiWsXOyoJmxWLkdF43",
+	"yaH6PBXJN6Ailv3YWcXwhPSpGYFY1GwX3KlOuAMRwIzGXFph3ptc6sZivK2hND3Zg/BBVgemcGiJgMKT",
+	"UCA8hGc1p/YeRpa3CRmcoWL9WN9PT/p6zfs/ShZc6RQxkUrt0u52bdu8OOWRUYiN7JAR/id/DI0Ssx8i",
+	"Nm8yd3KTGXJhVnkjPxFLTV+jgW+aH2ds8X9gwPegHdRsCJnxDxlY0miKNPoKFguYUEZFvckOf0SVEQ3t",
+	"uplfTaPMj18epg2TJTdXJc4svg2oxEJJrZXu9gGy/nlB+M0qkC23UJ8qUP8mZuz3G6GmJAqf1VllDK9L",
+	"wRJ0mERieYRFipFWfR9baiex8QKx8hvl5AHp8ZiprMNXS3Yp+SPrBn7xa+QwVYzZceXw4DrCnpOkqKF8",
+	"CoLkSNmTewHPXD0Xq+Y+PuYbO7x1e5mFvi70daGvC31dJHtWNBScQH4iz/C3MR8NrZie6xJ+h2RkoFGM",
+	"XKuRNzzSLCbdaYIFcbASmy6PH5j4Sca8IlnOU0L7/PPBKaolNOByyq3O9kpZrIjLCy4uAikj4HTPIslh",
+	"eG9IL82rvJPRiF6WvNJQhiwqtUune9X6y0a9evQxnZlfkMmBJLdTLObUnP3utNpsNuqtnfuw928igZSs",
+	"oiJ/9JT5I5bZzU7YpceePGt0SEacBdDMkIwqC/JzHlBBzLihpkYPmAApCbybvqZxn+mP0xFrp1f7HrE/",
+	"rD1ztFgwPmLiaJFgeWoxsrz55aZxk3miQpqvI9eTyvCnTPW4URSJniLR0y4dhuHKSu3h9vvdNDc39diD",
+	"0jWZN3xY9KeQhI8pCQvptM4I//MwXh8GoXKWbY9KBv9CWRzIBL6EY9OaJQqAmAC0R0VywkJ07tMKTxJA",
+	"e6qDMFmPlYtQCXnJUxipG+q+LURzIZq/Chz5J0dwsQL0EY2+q1sL9uegwuMVDp43okqT7ToJ6VR5REZh",
+	"Ut8PsBQ+1b6HoQyfh34F+UU6gl3TQGMIl3RlOCWUTFh3IOUlCVnEMcvaM3oioHHMmWqnNCM/np988NI/",
+	"zX1r5Be8uiOSy41C0WQolbY9kACKwcyPlvqMKwV9RXABZ4qUOWBikFBOhAc9E3ivjsC0WIXEjIZWu11l",
+	"2NKSmZACwjWjWAYM7j5gMcM+KXXJoWRYKjjF9gJ3xIACwj68hlFtPtwSEJfNbc1xC4UBjyRlIIlLB4fz",
+	"B5wihNE44iwGVPMKThkAnCtNY606IiE8xls5qrca+cVysLiHz1yZMiXbL4zXX7KRMfx9PR0x5dvOUhea",
+	"h9hV6OapHMjhkFYVM5aEtjxn8AS4NWCk56aU645ALCDbTJZH/LfwQdBEN4v+fwD9hv2UWQa+ikvwh0T2",
+	"kESmxxj2igs5aYPoHJrPaJ6Ohdl2MhQDcwVoOsxHxhXn2wVb00xpP1l43NJAA2deZuckbyfC5PeIK83C",
+	"+a7TazjdJ2U5EdaQgU62Shv/q8xqliLgEUt5ROFcYyiNu8kuVsnQauQ0ooIkDdruDcxTTmMJz3id9Hov",
+	"ZEXAkd2VMDGSg4e5leuoEXLTkrHzsrLk4MYSTBbrKpkXVq/XdxdkXuCGq3IqzMkK5QSiYgR2w5wFnx33",
+	"P0qAllKzVhEYFX0he71ayAIestDIeHY9iqCNvEcjxea/BDystHrGwozZqa4hvX6LFzXqXmnIhftrNpnh",
+	"lZSewrSbmSotzzHx8K7IVE/d2hVp1+Y9SCPgytU4I3BMea23MQIJfNhz4o9oLoW84vwKcCX+JHkovdBq",
+	"KqfK12ifSsa8c8J4gaufSN3r6iiiomqluPGB3IU3bD4Z9++fxbphKvbHPLyFQOh78zMJZTDGTs3yQE6M",
+	"2gwloURTdVnxjJ0DsFHL9X7iA42GBn3tOj0Rlyr5zba8QwrtIaUA3+PrPTi33oUAQunfyBE4kSSSfRhW",
+	"LC2XXMCEjoEALOrVyGFXXjHSapD//I83bWBbNNZjOA607a6PIjKk3DzeGPa1RfVrjY/N1V3prnGlAXkt",
+	"6e25RwmTQwKzL6zZECZ3HDPz8osc4OyA75Fzh8+1bL4dV0vhFq9ZzvXdlnEyzB54Bpn2fk4aES7IMY0v",
+	"0bFDNIshMJCNR5GkIQvxICJAwYbwQLakIqkjyrZESfmAsZiKHVIWUrDKnULNmGwKDzg6tIXRzI9UgV2+",
+	"ZLoed8NTpuo3L/Y2LaeWjsLBZG8yoV+okHuokJW+3q2KYsM5fhSSRYK/SPCnnZy48JbRpBn1sHSQN7vi",
+	"bov04up/QCbfqaGHpYoK8ffE4q+QSmtt3Vt+cz/7nD4ukLsMXYfRBqkA66nnCYAxJWK5UfSADZdCdFrR",
+	"NMYcfyqTCst2/ZZtIdoL0f71Mbw8eZ4fuaY2bfcNxmEY3RKyPR/wnib2LI8IROcDDhlIZnhEwqk0iiAd",
+	"D1QSD42z/mAHtWLDlRvmt9l4tdvedtLJTH/uVzg2PaWxuSgai2CwvAwL980LS23Gm1Q3hRJIptUl5LVj",
+	"cUBe7oLwHdCId8eQw1q5n5aqy6UlY69R+uc9Qr64cpaN+SbrpRB5aw36DpL962SWO/IMwr4qI9FeAEgw",
+	"UwdQc0QodLwmDFOYkyJlX8lxHLC2vcj3iD2CvORuHSEZYEf4ULLqe8QZRhWPUKV4X7AQbJJwzAhFY9k+",
+	"UdHpqrasRxxPAUeylXkxX7sdnhTYLwMFYGcBjo8Vi/PSY6e7G1T3wpesut+rN6rN7dbO7t7LfdoNYFWH",
+	"YzYjE0mjgQZQtb7brtfNa8ZcxlybhTjg/UGGguZoxg4ktCvHOIETK/NQ3MHbLidgNy80l7br8EM/RQfZ",
+	"n1AtrfZRblc+Gw4kW7lbRJKLSHK7dMYCGYeE2qW3lHq+j0+RgkdUHYbKLeXD7gyoY7pZFnNgXQW1IJAU",
+	"Mwo0NUOipfTMjyMWGyu9I3JQgnptSOBvk9smYy89H7iFsFFPHZh5mDUIUJOg+ryseyWVxeuxdjaMiWse",
+	"0Mhx6l6yqe2n4OLCfNm0ySITs4C2lus3pXap1ShBraD59/Y2qGc5HOkbTRTA9heTLovkhLQa//kfb0pe",
+	"acKApbe9/cXLjsTWOYZj9opOVam97YYV0S6LVDoi85IXFvknee5rSMibz0K5YDGBiyJnltkyS/fk5pdc",
+	"bCYKyUBGIbh53vxpsoPDASkqeDocFUg3Nefwz/ZOZlznVHDNfwfeCwHxLRTn6WAac6cBnxTIoYPCTj7H",
+	"tc6+9wk0UcmuYvGV5UVOb13PvieMxKqWf24GCuPm/ikwMZ7UXUvlJNEZiXZP5EArpqtGMDvJsc6iw0We",
+	"3XkGYh3WYZv4iRAAn83sO5+UsXDfbUS/4hE/I77SE7h442+Z895ANU9H+GZb+dZXdC0HuIt8Ug5Zj44j",
+	"TRqI7ee7zeqTXkT7NfJWsyG5ZFNUdGPBfxszx5vqpn2d8BxzttlT+oGFRio00sM10tK+183V/1XAqxTW",
+	"W7FXHtN6u/92elIMnHkeZhHjKGIcWd6DOVbtGgEuwYRdKvJxN1ROYv2R4yVCHUm8REv5kEK8ufbhMwFw",
+	"KNRgoQa/DTVY6KM1Uxw8RKw/dqxijVWVqY54m41qW7b4IQ0ZlEpaFm/7sx6wKZmwmOEJE64H64RGWqBB",
+	"igBBIe2/+QBBYRkVe6WwjArL6M+LP/bkLvadHOJmbYZjs/8t2tiI9l0btw+mn29TNeNYydj38gBSFcc9",
+	"odoJ9YRHfGRjMf/KkfKmHS8d8QisFBkr8GvipZgPj5Qt1ICMmBmrpljXmA41YRJaNB7kyVldZJ3jhYuG",
+	"N4fDGYaY4ehabUod39PNV8guqVUndjmcpbtPPILdUFpDKTsVauLW5DzrImNWgBGxD8ObUfhCQlXhx4kk",
+	"YwHqiowofoWYB6yUEi5ZrTkaSC2P06acJb5Hs176Z/poq9pRp7db6Q8ZTQwquF16E0kZkzCmXCgSRIyK",
+	"GkzcUqRXyUnfTZetg12KmSy3iCzEaUqwdUuxUXZss7bIkubp9iyT2fIEXsbkerfyt1/J9rOW8KzB54pA",
+	"l3vDhj3/PEcqbb56L5a/M7HqlOHL45TJ+NNKddFZi7O0m6mY/d64BPKKxTSKakuxozll+Qao8bLLopUu",
+	"C7snStu1l6XCsSgci0WOxapF2AnFXVbHO5vy7Qqe8RKkfYvdnp21VLWtWs22GTTA5wQD+GcqoVNPzLm7",
+	"uPMp56/JnuWUIhYr2G0cUuZapSFks5wCOeIsbFvc2+REFpozQ0mE1B2BDf2E60quJbQ7JdTC/CYqjpQT",
+	"/j7ZyxyOZcSMQB/w/sAB7NIgYEoRLRGP14wY6+uoIiMaa4sea1RwlgE3MKqPi37aIbWRyronrai7t8mw",
+	"pKq/J13q8tJ66eDS7LRvspQr9VlmzXg0pHNGuz30YJP8yW1HHJE1HvGPxGLEP529iH+tZC3aSwpjsTAW",
+	"12ssJqvwaY3F1QNOz6R4rqiZK2rmzHa02ygf0t88G/SNhXgb8FzGdkVwViBKAF3tERB8IF+dUrVdHNjz",
+	"F8g4NtdeMejoVy8IipDKeurnHlw3V8RJizhpESct4qSF6VuYvl9XnHT9pm9hjG6sYPaJI5NLVsPeaSZu",
+	"ubVv5mjDdbnzO42NgFEzZQFtbAsGORRCAzJhNBYKDFUUBeR//U/4qxdb2KeyEaKk4REjR0nd2bFbHeHE",
+	"WMWSXKFWon1GaN/YUBp7m22Zn0/6/IopPOYbWe/bpmeIlIopQXI64gRcR8AAh/SSmQHa04EkjF1ZsjoY",
+	"S428Nm9lL4eLUnQsayvhU+Dt7RFCOwKgszIQVaSMmFnEp+OQ6wt76k0wreSuYdofbR78QhHfqiXf6wjX",
+	"br1XqZFPAi1oFmbnX8Gwa6RV3wd6P5LIzJtmv8UMyVTV+KSc2BoeoRGnUJPS63m3hIftA9YdIC58i8K3",
+	"KHyLwrcofIvCtyh8i8K3eLJA9zPo77Zr856ezU07797R6q2cXfYE/YGHaNmR7hQN80s2JeUhi/sMtU5C",
+	"9SwFUxUPkW5BWoJ1pszJIaeEh456oSOy2HuVGjkUNsZOhmOgL9XgwFhz3AgsUvbR9POBDC2R3Cne0ngE",
+	"1Rsp4FIeb+kN/n2t/UqNuK8bGp2CmjxXeR2z3lixhDyi3KrvVzZlzJ9nQ/xnybd+CBTun9YUn28R3UPC",
+	"J99hk816hcv056p3WWyoF6UvhY3+PG10Li5GsezHTKnCSi8aQ59HYyjCS1vt+RQmuRrQ+MnSAm+VGtu0",
+	"wGjcjXhAIi4uif/9648ERwYD3vpDy0smvvhtjI1b0RSSmJlPUyPmPhBE71MuSCw1BW5hQAExV+J1o5hd",
+	"cTlW+BCl5UiRiYwv4UoNAe/11Dyfm5E/p4g2TEKpXfppuH/VPW/8Tr9/M/37eaPebeqoyxtXf+f1+vG0",
+	"8S9z/G+/fKj//a8//m5EWRyV2qWB1iPV3tqio1FNybGq2RtnP9BKN15aAMI8vufistosJOA3H6eArz2T",
+	"IrQ7/DEK666Y0DKeVpPWpYV1dXm0fRJQTSPZN26K0jK4dLk0j3Sn0MdhudGxsG4suFYeGdGYROyKRRBe",
+	"6AgaRSzuM6GyHfS/+aRsbmBM0fN3nyoe8QOqWV/GU98jPoX6PL9GToF0fWGTfkeUZ7r0b6nhM//KyDZy",
+	"zjUkNkesnXvx6oSHbB7TQEfM4u9xTbSUpAxMhHayuCIgPkIzSSnpeyWdq+wUOZrLjsDbShFNFzX52+/4",
+	"Fj7jMn3+mPicDKRiJDPbziZX2Llu7FdSDqhiVS4UMwPhVyyaVvKN7L1IjuMFneq/5frLhvT6PRN9PSi1",
+	"G/X60n3/MFjXTu9WAymzaxpoj9w5vjCekr6UoVowRnfHNQwVlycpG08NuP25cIfAV6jgyxyQrtQD7Mej",
+	"XTULDYB+3ryh4s3m9ex1jQ9HxTPs8VfYhZRbowskp7tia2ZJf/lyj0bLzB2W6bU8JCPaZwksfNFw+W00",
+	"XNpVgB81o1ONixNNnzNTwWEYKshfaGCtIRlV0ob4epcqYAjQpDwZ2BqaiIV9iF+MhVaEi4oHh0EDG6XE",
+	"VUd05bg/QN5bY80QLrLKukcDLWPlnpg8JKe/Rwwpcjzk1yUR77G8UkdkFgiI1MghCVkQgeqD8aJuS+/9",
+	"QpEeHfJoSspcGyV0xWKtsCu0x69Z2BE4rIpHKAnHKGvsy6O5Qe3AiTZTwYGxj4wkqgTzczJ64/dQQcbi",
+	"UsiJgNfoCBkTChrQYSXCzNisRqteR01uTpifTEAj7BwW1Rx36S6Tgs7QYHdEHhSoz7Qirfr24l7TrLR7",
+	"UiI/Z9TBZVzHNleMdgVETakYa3OwFzPY72YZfBIc2N+6JS/Vx+0ScjSzVAG+Z8MEy+g9rEV4wRGNS+0S",
+	"4OXETMYhi08lhxqKxs7qdHr/9EqwrN/zno1vNhteSV2OS+3S6dmr6vvXx9UG3Bj2FYwAV595RK25k0Hq",
+	"ocEANG3ye/NlbW8na3wotgog4Zzvvak+15uKezW9PaO2V9DW8/1eIwg33vSWc4mKxrcHRBqXeJNTOo0k",
+	"DT9K+Z7GffatIctnbY9lTI+sElke6G7Oir0NRh7MCauArTmxUd8Y1JhzYjO+8e1eL7nN6YW2urzCW6d7",
+	"8hykXCFz1pdvoOH9tuNXjANuS2/ABieTgYwYKSsmYO/RKPIIxb2Y2YS2WqZSIx8HrCNS5yKgwtjSFrkF",
+	"SuTdI8gAKmRkcEkGXMHkYrENOWNDeQVJhhnTP5RM5aBg7IXtrPvCFblkI+3q+pOxPCO722Gbz4qhr9Bs",
+	"3pljNjfr35bZPOdzbao2qFAohRH79Gl2XPCPaofaipXFiaS36TlEMA7VMBS+EAs9ErMreclCImRM2PXI",
+	"7EaPCMRoBmTmGvkoL5lFGxPQgRZxhY1ahzOC/DZQZZIZK+g/UDNSsUWszzgfnxSLlU/KNBxykWiYjliU",
+	"k0mmY1Osz/X9bBMQC5nQnEa2cI4NKY+g/mn4PwY07srYmDPVS66DARNJQhvSDmauVf7u+7m7L0nGH2DZ",
+	"3RVfsVEqlpCnsco7UTzwJvfCWLxKiqeWw1gcMWxIzCyMQmKuORQ/Z44zssj6jQuFEWy+x8JARB9eWeFp",
+	"R0uuaMRDKF/fIyGdYo18zPTYte9CxQkayGUk2ImNjLpkbGSFD+2IAVWDSo3AGgX7WBDYqq6Ox1nx5oY3",
+	"pwyMc0RAHNIpxLi7jNCuvGJY+oO7L36hiJyIA2yp5aHCwvyuE4fW/c8axKRMRejB6yHiI85x2BH2lh6h",
+	"Q4lQic49bxMqJEhxeI4t6SKteov4YHib8fXMCrQ9xkImI/I6YsioMK+XpsI9Y2tjQwFOigvmu6h8Yq+n",
+	"z9p/sLxOQqpOajxl/DwvyEtxWFpJmN8iSpez4u8RibbTtukwtPs6dxnTOK4wqwVWfKf8tfON6uQMLwWa",
+	"AgGw+Qi1E59FdLqITq+oiWFhM7CMpWDr0r+3OQNJQDpkDozjtt30wqnR+aWqqP7GEVOgqSCE5PB7rWbg",
+	"mkzkOAo7YkgvGTGCZdomQnZlOLU+xqxm15JQVKqgSa2KkxNBykYfWXyMO3hb3K0lUpXc5mGY27bgBaRg",
+	"5jagRLOFXqAI0zOMFqSRkv8/e2+63MaOrYm+Cponbpg8kaKowRMVFd3anspVHlSW9vGpU6xwgpkgiWIS",
+	"YAFI0dwOR5xf9wHu/dFv0L/vM9x+k/MkHVgLyIEiqSQlSrJ3/tnbSuaAYWGtb81EMRqN7D2Z1NVgbLuU",
+	"uEzCiWucVyY1r+hYuYqVZclZSW7f0TzsHLduLFNhSGWZuiABKjGGF05C1Ezu9szhdmPKB+Cecfi2FX8S",
+	"aVbbGj6xiPFLFhN7FwRcQpqrNkj4c9KEH+zhlGl2MaHatEqxq1LsjSAZFk6+k8pt8s4+7BKRsqNDFSMJ",
+	"Gxhi35iKhGlNQi6iJI3Zq8nUzP9gwVDYJqHTuX9hA0h+BRXBvt5oHIl9Wx9+JBQyokiTEvv1BP9yAD6R",
+	"5hH2a2rljaXWmEBAR+DK+dWui6El24fQLrWJ2DXbtAsVbN/Da0UFI/TxCBsMjXYOVgzNvuxWhraUiGC8",
+	"8ZVWWd7cc7Cy0VSRTpcPLnbt3K4b3KmVX9mZy86MFMSer9K4fLLnsmUqnKYfMAzWs6y1Cgycky1CXt9J",
+	"s1mgqz9bdZzrj25cS5C1bu7Svh1D2hXRDCUjNkkoSadW1WIx4RMrlMqG/yAT0yiT+3PD9DLx1RNF+YVF",
+	"8SyNAsU/0uTXT+8I196tXJJupBmWaHolBH7J7H5cBcElV7OFV3YikE0thlk0LVi/IO2iJ/qSqlgTPZIz",
+	"q7Q0ffPIVmDhuXsAffdlQ52/kYg0SVz5DRjKCid2wrUptpTEy4/cUq/yYIDqurEp7B7aB7pbL5DFwKT2",
+	"p1AqrILfZMAT5kTLNKGGi2Ebn8Wc7uuxBrMCXY/o4eMnjW7j+eDZk7jz7ODZs+Poafzk8XN6OGCUdqLH",
+	"j2ncOXhMj/qD48FB/7Df6T87PIzig8fxk+jgcb8zsODg2RYNVTT/jTW6x88OD4628JXgLm8kNeBs12Lj",
+	"ZxAbE3fGc+3P/r1K93Oc7668MOcG6qdmrHQgFXE8sxlRbcDSA8zfkkkX70INhhtNwjGbh5YtMxH3RDhJ",
+	"E8OnVJl9i1z3YmpomAc/4RecXICGUaHlDGGXnH14E5A/nb16E5DPrH9mWfObt68DQg2ZSG164jF5z39B",
+	"w5Qdh5Uv4PLAjllYqjSxwgek1gmhYo7Il1mQS87/7Q1xoDbG7AcqSESVmvcErgbYn7y3o9Mm5xKDqLKF",
+	"wTQ+eD26xiXmgsBw/IQe6Z4InTllz/LK0AdmadIMizxWRoaZPW0UoxOoEiukYPnNHrhz0RP2xTxKE6qs",
+	"0gzDcNIUCtiCivBI22elvegiyTDwTCr3RMwnTOisjRjEhmkqrBQ1JGF2pw/IlH9lCdrhcOHJs4Pnh1Z7",
+	"oETzmGUbQo6OgoOnT4MnnQ4+BOKeJklPNJ8+edb53//z+Oiwg1FukNhhub/O972JG4/dwzSdayh3a3d1",
+	"pqQYWjU7oWrIFGyr35meOD44AsRwkRFQJqWzD+TSnxSFf0aAJ15IU+PVXx0pxoTuCUsWfUYc4bfJZ4eI",
+	"uCkSsL7i13uk0annXmQZeO5vuynGKcGOsr2hJxDS6cyKuRDa21zmJkT/IzoVT8AG6pFfho6W4ZVf4VPb",
+	"IZaNnHdLuMiC/85SxRUwsWEgXfWgtmzau+x1VgOsDGBV3RkHq5b7DrXB4tN2IXfsLQSBvv9tzOa1o/Dm",
+	"/Zt+nz5D5DIZ3FgOF/synmN8fKPbePK+sR2EXG5HcPS7xocI0eY+9B2OFTl38g6E6YheMgLYSrs/XMcn",
+	"+3eUMAhPbwK6UIwYmWBRB8UGzESj1k7FJM5ptX4OiNE5/FDKl+JsgFoKEnSZeHwJn/DisfbDPQT9C/fk",
+	"mlN1Z0rY9fYaoB4ESEtOKToNV9n7oN6fhYDYq9cniY341KtcRcSa1ZC5zqXVExDWm/v+oaIJ1lhZhjil",
+	"Qv/5WgC80qW10kyGc7+xa6CwiGu9A/6DWzgI8NGqQbFuQHccCPvjmVD8/l/vQr876zuMYP9bCpVP14rO",
+	"VyIuHaERn7bJB4yWsTqnAtGaB17aE6aoGOs8VmbigjtdRD84pqk2PSFngimI5/fXCF4q9+wunEfi1Fz8",
+	"auyzyU6vSdNSTv6DDM14wZW4my4pdhQvxNDAgz1REKwBMBA72VVxN5AWdvMwGTtwdy5r0XzncYC3FVNT",
+	"OiMPPpzGFURemUpaOP5DRYVZFR3nI/CuYQ/OrEWF5wjYUAr+rdEQV+ANzkjYZyRmEwlRa/YAreUgPVFm",
+	"IeUX2HEuj4kB9tK9kgW6CDPsQsAU3GrgZ6/yl4BoSXQajSysK/nsIpkmsctZmvGYCQz3vz5xyUfnbc7Z",
+	"iuGEZGPO5mMeXbg+kanRPHabr3timfHuxtwQc9YK3PA2Y+jvMDK+OI+dZpk6flMNMm4QBp89sBQYumrP",
+	"juDqRKnfW2rpizLPf6RBOgS5llU8f7sKMZ9Sw2Hg39y/3q6pe3JK3E2BVThHMtUMHVsutIRg+j23LDxK",
+	"lWLCkJgzQyAnXmcCiAkorMaUr1rQE8DVtHY5rcWYFVA1s9wQixCgGhrAWTccy6wdj/UMliLfdtlX+RLj",
+	"4hb4+HLV9UXCBY9osqwWwllCBRkwaA/QJWGU33qmJNz2ys5tqrhmS/nzG2bOcOA3V3fdClzLu/wHqzOv",
+	"/InluZ748x2zrcNKh90SyCcvIx62DazCwoEDP8Z6778KxWi8i8oufkMLnMZT9goV3J8RNFInVOy5Q9Ho",
+	"5o/eOiZfSYmPNOHxpiHO/SyOeErNKI+PzZhhYxFtbBJZfNWkMJUJjzhbbeM7czeAB7eAxpF1ujrDGPDL",
+	"8vJTlu1mzK25Cod7KOvMfVKzFhgJoVtGkdHSJAFme8kUcOR15j0qPKBeEa7uZ3Tz/H0ajYWcQW2b+AWK",
+	"lyzI+aoL9XCvc1DqkuMk0r/hpBrdw8p9cCDafGOcm7ch+SMV8YzqEXbeXNXl4yAfql94mHYfgHvjX0jh",
+	"NXZDPlM9gqBvJJbDDtEskiKGWOQK6wG0OH+7wRJAowU9WvLawtizpinZ3Y0it3ltpbqnrHY+V9cUZuPJ",
+	"+tB8+1tiD8ZAyrhdrW3s7azAld27ZgWgIO0wsWq9U0tLy3D4fZtiDXDK5lVt0nXrg93UZshZnZeh2aU7",
+	"M2OvrIOMw5v7vBF/BsmcmS6hscUAsaIDFw149vH8gvzXf/6vfc+LsJchUjSETrlQIh0SNpkai+GlyvK2",
+	"Wnm7c+o/XBZpAZmNeDQigrFYL7Vi305HFcxFd+fjPksS3JIA2TAJHye+y7imWxbL2MTtB5DM1Q1Znjmv",
+	"Z8Y7jWDyfKgudnA7MUw/R3Vdx5mryautG+SUaW9dNlNRQqEc8EKqCaJJZzHeGFg8G7HMV4paEClyI7zu",
+	"DFFSsK31mDfMZALkht1OlzFL1CtrFaZWYX4eFeZ2ZWMtsG6L9b9hZkO+vxs9ZdtqFSVhsl9gp/fViPJi",
+	"qezRJdmTSTEpInZSuC/vPOldEpjppLTpicLrJkyYVpscd55n9SxELhy5Jtk53VrGneZfu01l6baE5RVu",
+	"dXgTJphu2Mu6wNo2Y2yn5T2s+dxP34uysOPLeMCt8NzqXBFbaa/C3K+lQrM/+k7RneBAeLPgfcBylkvN",
+	"OC1MDSgg8IgKohmDSvQ9UQy2KVh5suQ8DKFZBdo9h8vdH/Z2SD0Q0tyOgShzUiweVn1jtL85YwIPzRVv",
+	"x5UL67ihc2GdCkreyAn7LS9nmbXy35gDgvjDMqpLx+I6/OOXf2GCvDWy6ndXL8jhdl3bed5m3UrWP2N5",
+	"T3jXbfFxXTPyuwKsn+HA6xKPuF2Dxb0i2FxPvh/4ekoEmznDfwZTs4IvIgW0mMffvKdqHMuZIBDa6oIb",
+	"ca+s/IAkb1QJLRJ9iUYbn03PhRUeESOpMDxZh1lvauj/t0zY3p+9f2M7wIkPAwbNWpM+MzPGBDFUj0HB",
+	"Xq+Ab8jR3BLt0jPwI1lCUIJldg84EJvYPI62W/7aKVA7BR6K4lJwAW+krNyOYyCThPvf3L++77sTumPZ",
+	"uDSqzMtClICluLLDpSFj+ZKtDhib0K98kk6gF3qn0wkaEy7chSxwgwvDhhA1vlJmvwfXuhXSuFurNKYB",
+	"V0yTEDljO2N35JvnlYG//XvYJqc9kd+STR9yLRzD63qRDYVrDFquoARN4bonIZnE4JmhAhXBhQEGhK9t",
+	"O7CZ7D/D7+9A+N+6s6cOWKu9PbW3p1aef24rqGPIhN4ZlNB8fde0M38HaSqZQEYfOlsSKVWXyCmDLjqR",
+	"lOOAxFyPWsX65c6MGRAJ76NJAvquFOzaAggVIqT92Det6p3N+j5Le/99N43ZDi4OOxu3ToN4fjeVj4Ud",
+	"3aJeFRoqy+JznYl0u6hd3L/KDdby/a555C2H7uZnMOdT/tqDCN7FweS5bidoGCJUaz4UmOZhQblizj0z",
+	"Agj+SJNmrzGZ4929BpQupNEo40krAPiFvf0q9oYKkb4K42ojnKPr+7S/3QYb2ADY4Ix3WkDwYbPJv2+8",
+	"WNexuZ2bv9z5ru1ftf2rFBSbca8qoqDALjeHq1lM7L20ui8U7XUDOgEvT7EAiPNJNI87nU1lxap27wXx",
+	"8BNz985Pxd2rguDblwE1X34Q5SqQW9wHeywWRrwXNul6CRf55CPt4LVuk1eApl1n4LyE02LAU+lh4LCW",
+	"p/awSvfMFYu4GXs9Z5kxoVhQcUsWu/vD7wZZs9Warf5e2eo5MxjTKJNY3w13VczOZrWl9EOh/g5pTumQ",
+	"xau7GwZkobthlQaKeRsHN5aFGrM90aQR1AjKbhCMxcWw0xtZXD+5FdjQ3nrPDRQfbM8oeIopwwfuZv3K",
+	"NU7Eu4o/VXRePe3AWkPbxI8i493He+DVGnNhXzOQMv6yWIluUy5cPQnA3v9hMbjWrqKLb/XuB3rJFB2y",
+	"M6YiWJzGk6P2USNo2N1ImLGi7SBoDChP3D+drRgW1N1yxV33uNgLAgJxNT6bfbviyh6AW3BxbOh6s2tK",
+	"ebLFWho2mSY0D7yVwoySOfg2iaYDZtCYN6Xa6uzdznc4luJ1NhVwA3ADRYO8j9xNtOLEjrD75lbLoeRk",
+	"anyJbWLJmnJhWRjtsyRhMbA88IJvszZUj6vO4cDdf+5dsnaVsjBoXCexJLh5Y9X37/gdINhYCtboHj3r",
+	"BI04ZY3u8cFh0LC72eg+DxqWwwKhHuOeNbrPv+OGW7aaKvbqq5UFSP1HQWNGtX1SpEnyfZlX257hi86z",
+	"TfFX/KyTn/yMpWskZi5jYKJKTko4z66mLFw5OkClvyAft1m5Dd08KG42Lc5Sd4b78d1KKgMaHsz5K/fu",
+	"UnrDhD1D2AEtP09uyIWSis3QteCwf1m851tIEal8zhD213SYrSeyR9yVMChAt5M1JV9aRF4yRUI80mHX",
+	"ubgsgwqI5UhBTyA/Ao5s2dEJKbAiwjJedEIKYtmXnrQAM5KK6RN4lnhRekKAa9nbeiKS2pBLqiACwZ4h",
+	"ZQ9lJFXM4hNSBjpZi+g2+TObGkI1GbqFjUnzT+cfP7QCopiImbJj1oT2xNnL16Q/J+GbVxfEg3E0dEzj",
+	"QdgmrzFsD38phu3hlbdxgE1RsFTo2/h7eJsB9I5Z3afn7gEw+c2K7OCa3UHzsBpp10i7Rto10v59IO2q",
+	"TNjj63tMpSmK8dq0+juPJPDQmlCHpivh/61jX0u0t8qo+1F4Y2tQAqk3qYmVQcUbumhqbFNjmxrb1Nim",
+	"xjbbYpsacdxufbQNxPbDKo+2aE5aW27TmfpK5ily9vI1iWWUTpgwNwcHZ/FgM3zgxpy7WaEYRXFQreV+",
+	"0z4XFHysV2za9cG5i4Nz6smJartdP+LZkanhYk1zjk/uBt9Zd2U2WKUYiLxT9c0abPhRbZw95uf7YyeP",
+	"0cjwS7a6iO624V7R00YRU7ssG1fWCwNy3lYOHPsOmOh0YJh6z0UKGKwTNIaKRiy7cNTJkEkBF31JpD0g",
+	"CRdjFr+UUeWU7v5Te+KmikvFjT2hIz4cLSlP4P7WZyNpUY5Dzf7qeUTF4p0XbDL11wxVQ2YuaEV83WFP",
+	"Hc7/RAUW7ZzQr68b3caxhVkTLuy/j47AWeqy0d/JIZnRZLzHBYmkTJgqunwAhDoCfHHlV+2cSwOZKjKS",
+	"KURECvbVfIwwvT4COFxQksjBMdLKXudJt2PRYvG3Z6t+OyJwacVvPol76W/l79kToVKY+OtPr/7yh5en",
+	"b9/99eSXv/7x46+f/vAkOOgEB8fBwbOTX/76/u2HXy9e/aGzhTKhDVWmqBLb2a1K9S8en22838hmKru/",
+	"M65Uy+bb9UXnciKTzP7SA0hwVMweSAiqHbFonHBtuoDE/Tkl9lRkPQSB9DCRUWZH2TcdEUa6dEfRDLVM",
+	"VcS6fv5hC3vlor7HI6JSkXfTta9Gn7McONaBAsY//kgXvqd7wnXeh2pph8fIYgIi7WCmTPmn0Fudj3M2",
+	"ogYqq8Czqe84qxjIOn1CKBFs1hP5RyF+g8aMUANvd2HndqyEaxKnjIQLIiYk1P4FGT35t9vkVBAuLmnC",
+	"455wa+rbIXaynHcypUpjV0pGNSYG2RW344ANQn0B2sTs44rBZatC2D+3TSvNZ7wuwdTzlPv0UpeBR40U",
+	"fkakcF+SuLp5CA/Cbvv71AC7PjY1wL4jgL3hyb8GRu/a7e0AZO33rv3ehQx6lcGzCprGVilMJbpba+N2",
+	"ADyrYAxIvQDhb2TjzuZ500KBtYitRWwtYn9QEVvLvVv2vm4iPu7Vh1SlZIAnE/LWaGdbEtKQOTMESJjF",
+	"pCkHRZFEtOFJQowkkUQvExMBEZJMLXtr9QSFjISJvHQxJdOECmH/Da2kBkpOnFFqlhvNQAyc5Mat4vdo",
+	"ohiN56TPhqkIegLzLTBkI3CVDPDjRCo0Q/XnRKViT8gZmITGbGra5L28xBLAXuoaSSgWOMBcEq6JYgOL",
+	"OrCgTBfMbmjtWt6hcasCM0W5XFt3ahn6e7Lu1NCzPjY19KyhZ13F5Q6ruLzAInl3bfnYdxDsvppHYSMK",
+	"KVgBTT7KQe6MNMFBu9w5CTBVyFkrIKmIAdQVXaRyQLjRPSFnoov1YqIRi9OExWXoqhhJBR0MWGRY3Caf",
+	"pRpjyX0qCBdl5y0xUt4YYn5KhTudH+Ts/ptM5ItR4kak87wLXQEznukCtReE8fKCVluJaGoMjUYTJgyc",
+	"MFcVNiinI2CfpezSL/Ps0vXQo0R8+JSlKnPNxNklj3F98JmrsKEiphkUskaWQAwIdXfy/6HijY0lHQRP",
+	"NLqNnLHhpbcbwEBdSkPwoAcCiDZAPY5SP5egTB5SaCc7xR67t46QqovtVHyQs0+YBrNCdhd4HOrl2nd4",
+	"q4X579t/8ikVBduJC/TZHZTQERX73wwdvpAxW+1F+cS0TC4ZFKdTXEA0Mx1ik0g6nYJ1SpPw24z1v6Qq",
+	"WXxv2MLC9JbK7bFHe1JPgIT7avA9LiI5kRFNIEMK47z4hLWyiC/qSnnkrYYhhjlhhCaJnKEj5zM3I5ka",
+	"QgkEOBHNNLZIN4Uop4M8ysmOlSg2YHggQz/sgOAihYS7/lV9Gc8D0p+7dsjwD3gDnUCREDBySQW2PYwi",
+	"GxL2lWujA6Kx/qddLeyO7KaUaqZ6woyUTIcjYoXyHsfWXYrpdMKyIbbJKcEq//YG+xgUDeRoSsxqjmI1",
+	"lp6QakgF/w0wAxkyYyd9fGKHEUvYSF+jFFoqY0x6LF2PzihJY+an4OKwAqyMQsXcgj1sB20nCG2c4Z32",
+	"WZiuXYMZ1UQxY8XWOvea/VcBafXEVayFtAdS7SZACZ6AY7DilPr79u2nzv15qcb07SMw0HRd5U1P/fYk",
+	"eNr3pJ2Rs6PxnYoCO9yr4uAHchI4oiAUjoZAflRgk/bqxo4CezWFVWHCWCpi8Z7OwNTu3Ah2Ny6Q5yzL",
+	"SbGHXg4Gq3NSXnJmiGJ2cjogolC6s5Sd0p8TRGGB6/WuyJQazoRB1uKXI/asQTNmla8sRwW5RJuc0SHT",
+	"q8uBkuZCOdClx/9FwgWPaLJE3SJnCRVkwAB6dUkY5beeKQm3vRKGqalyFZOX5sSc+2WrkhPjVg85Pdew",
+	"UKycFON7n6/Ie0F8W5lf4OBccu73q/0nr2bq4Ajvuf7oqkE6Qtp+nFBZedk43Zt/8FKpTvjkB3m9API3",
+	"lgVQpVQL92yVVItTMqVDhkHn2abtouBg8f0PpfBgBaR/RudWmfzkte+H7XuvsHDnRioWf4I6dr8KxWi8",
+	"gxyT2EojwLGO+3qZ7Nn4CrnsBQKI4WlCxZ6TAI1u/ugdpaKcp/0JpEwIhlUQc/7me9jCNKWyZwXAMJK4",
+	"FbKUKDbk2kA+tb2NG27h+4WF5e62MWNTVGPgFYRqq54Alp9Zaey+Z2V0/qGlULspFeFWTKdG85i5io1l",
+	"Se4QvG4VFKDjEzC2wnudd9+NDSMPnLizgN8/srpR7y5lOUYUerZ2n9kedic+2gXbxPAlpNU4oHVGgnsJ",
+	"qx3P9XREh5wSqwWkip2QacKoZlYxGHA1IVNpqNY8nWACcRum7mVhdYvsJjUM3SLvKpMAu3c4GHWdDDzD",
+	"+zJx9n1DaLWy+wG+1xH7jmOjvcS/h9jon0y+VbIJlg2BR5VWIJE0vpDynVXN79uA+ABEOEo+Qotix4o3",
+	"L9CryfOyWNhGoq/UgquUOIOTTU69QMvrGFcRkkUZeQ+q6xtmcll3Q4WDTqdKXrL4Wmb7kkU8ZvGtM1vP",
+	"ZGvO94Mj+0+Mxp4pbMYK7gnab1sApsRm9mMWce3wwH0EV+C5BLdLCbYAI2GgolgdInSjbsd4jkPCLq32",
+	"0Iypod3s57dxGPREmKHIMCBhAdMW6rrbH9zUw1abwDDs17FqO3xSxSFp5opOT2SaTotEisVMGE4T32Hd",
+	"tW8b8Wk5713JhHUBEcvUWBUIfCTAgK02dNw5CnrCTsaHc8iZYKrA233Ysps5uZG2khnjYXb5LBbYek9s",
+	"wddxKx+EGpMRdS4gMj3lLNM6DsnQ6yK++ZNg05GSiRzO29VVi9LEdxXG+jDEnSfCH0/sbVKpNWZQMdVL",
+	"wqDBlJLKkzgG/5cERYFtqLjINMhSnpFFi4BDpHvcOaq8P69gJCsDJhPIPjBSkkTOAiLVIm9KaDTWSzlA",
+	"reo8vFiJUzzvBKxv/2CR2Q6h7ERZMWtqyEEEUME97zWPwBeVW+OPI1fccTdyrqOjzDB9O671Kq4Ne9dW",
+	"fg1TuX4ULszdst8frRSUdrueeczh7/svAhVDC0zsOkTJGKsSB4SSkdRTbmhi/33JRMpaeUL329MPpxAq",
+	"RH6Tgp0Ugoi0K7g874kpVcYVL5KTaWpYTLgg3EA1pFSMhZyJ/CXFikht4rrULq/l2BO+Tzomv684l8hn",
+	"4ACEpEnjiYvzwaNprxPXMqnIHPZmPGYnebzO8mqSLsDnaJ0B3dxvraTlxabtev8GVaMbpxOmeET3X4x4",
+	"RIdyc+O1YTu1XFeLHdowbghvX8nFdm6fNnXhjtsKPP19grCs4IcLobpOnhS44FWZItVwFZra/+Y6na21",
+	"/WLp3Y9VzLylcNDjm8EoMNoadlfxibfNY2qgtNbqWZGy76sKwTlGcq2sRICJaajWYsnqHORIZbERQWgE",
+	"YdiJBYeQow/1C2Ls69jaFM6syMrPTsm2tis6P6PQuPxv3xoMsnAgMTSPF+srRscDqo3P0Wx0G50n3aMO",
+	"LKV75Lj0SJKKaFS4/eDA/pzfftjpHhVuj7kQ2CbG3/+0fH/nsPR6wYej4mgO4ecNMkrypdup+eyueY/L",
+	"lL0PHvRgs1jvAUPcDqtEGr0lGLDKqmJkNF4j/vdGUAgFyt2yCfnf/5N44EuaE2qY4jSxNJBXR0lYPGSq",
+	"FbgMD3jukSZ9qhlJBc8SVeBeaTQZyQQsnPanS5qkqENGdrV89Vr3jgnUQdlzLZwINJR1dyBIeQu1dPvz",
+	"nkCTT9hniZydUfUHe5zDQogYVt3FRA3pZll4FWnSJMmmqluWe8O70EwEii9J2CVLMCyzWmsC7EoA5qZV",
+	"Ed89sVnI91I0tdwkBTu9aTMDoI8HGiDtt2fD4fU7q+Ki/Qtvb4iWzDYcHl05PPuyWxkaEn+BnklOzu4Q",
+	"+KUoFIzO5uBq9ywZoT9uy2KS+1ImjIoHG0huCf2dXYIKBtfCvduYXbPHN4sohyHiNum6j/3P0DsAd1QK",
+	"YuVPUcKn02kyvzvL8XJYsE/jf6RoUL5dg/RnBTLRKUsTKuYONZAE+gBR483VXMBdRlGhMYmvSxSLGJ9a",
+	"3QqBRGhRxQupzQs7jhDAClwLA4cYihhiFXhoYT04e3efJlRETAc9AR8eMGW5pZkxPC7FtFqABwHhWqfO",
+	"Lh5JpVy/yTb5S0qF4Ya7ihqYawo+7QlNegIPFqRI2UWwg87GSiIpLhnokGFENQsDEjIajez/5W/hf/3n",
+	"/2oFloCUt7kXMBZghT1yCuvpUI5gQwpFO/6JY5qTmUyTmBisFFdg+B4PNZ0z1zL32GK1R7qFUqMnCPmN",
+	"QZBGFhpCQi50OhjwiDNhvgAFhXlGsJ1SkINHwFv+aGRDcvmwhAhpRnYrMPOWON3WorCZ4sYw0Yb5CVx4",
+	"O0IIpZF2lDAjXQCkFmT254RRlXD7FuhcOg/sj4LIJLbXHFGdwN12BD5+Bm+G8eJphTsvXfgG5kTbjyZU",
+	"G9J8/er1x1abQIdVXDNNmu4VfTaQitl3GxnTucfHjph+k4K1gEgERPLAxOIu+iaZe5+XAANTCsohHy0T",
+	"t2+eyEs2AeQ8oXPcWjNiE9KEvo/4b4Sc2GECLu8lcqjDFi4pCT3Nf+EiXFhZN3edr6slO7c7j3ThWZma",
+	"0J1mnz1NMKcbaNtIOQYNAaJhIZMbXmcBuoMkfuEjJXXhrMEos44aYcwM5YkOg4xkHIF0Cc09UHCwmm4u",
+	"2QGze9qXZgQ/61ZAqB1kdjwc7c2UFEM4uRAvhROmWtqx23sgGcuMqCBP/MEmWKYycKQhB75ao30/fFoq",
+	"n/+dH4n8tiw33C+CI5WppTEpsH2LJVf7PDAyKeyrqZjjGvRTk98E4yyztpWWJ5A7Var1nIJoWKFT3KEH",
+	"LMHOcn/75tFxZYRdAPuVlYZEmkK8zrvD487R3sHB06XdkI/2DjtWInt6sj+AmY7CLBpudxpBw5Jfo9uw",
+	"TN79lUmzRvfg2fPnvsPsDvqgwg7iZu7WEJZ/Z+IeuR5iF+7/vs2M3JNLLWU0uyOLUHQYRMlZLmZqG1ru",
+	"w9s4oO0qIChEtr0t/Ej8j+UgtedBI7NP5Ti62zhsP3ZVMHd94N3RTPqbEqB3Y66MnvsgDWECC5SAVMfq",
+	"H16Ak+YyOOWKBof4VwvC7bzMiNwX2+SDl4R0gY5/p+5UUDfcKmcAqYq2VRSKm1lU981XsT5YDZlNubRE",
+	"15UFzYggU/ozGA3SnhvYW2cspSZAgOVVG9+eLFi05GSGzuyGHM1YDJYqVzyLRkaqNnnNEwO6z7wnEJKU",
+	"UXxAxlzEWU0h0gwt6A6x2I3mlywgoZEhYV/d363VdlL8QnVDKdmpnfTiq9im8euDrSXxMO2QP4AVF8AA",
+	"aAJcA7WXhwla2opxQEXDqkLj4qv4s71/7TgoYHk8vTAge+rKAyqUeOwUq0svGR/041+6QjE1bM++e7Nl",
+	"QgX32pE9u3ZkRm41rgdqVL5wouB6vAt3bmtQvvgqNjMnF+BubU3+GazJYE1yFiK7tQ/MoGyxSRY2uR4c",
+	"ubtzq483xiwL8Qc7pe8R/0i3IOQfrMdWzrvY/57YzD17cxBhJ/Aum+2mWCK3dz04QOFqPzeNSlnLCqSs",
+	"HHQTqua2Vgx+tdvQNUtY6zS8FWZc3pMKPLn8wHasufiOqtkWhRWsmeRtu9zKrOUeueR1CRsLQyXNWM3R",
+	"5RO4gsoBGSjGfrP/6FPVyj1nQZ7I4csV9kSh+jJRVAwhbMWewSzlF1oIFeNgKuT+Vjcau6SChSNxn+Zj",
+	"V3U8K3o9oV8v2GRarGvt/z46WlMse0fW2aULttuEjIXN2ZBHbmYmW3hyLSfcddbGIj6pMzjq3Nmt0zYW",
+	"GPcubY3LqHZtNsfC2Had2bE0r+OKBLhdaPeQuFbNQW47c2SLw/Xgm1kWwy2NZSKQIXJSDA/Qhs7BBGgx",
+	"HYY7XwPeynUmySmJGWhakCGQvRdjouGlYDuwB3fE7SrPIY4Ao2mEhF6SGA58YyDosi+WsIEd4LhOVRxH",
+	"NijuuHQGu/ag1zyuRkkPKzHlzoAO3L6nmTFcDDcrAwKPEv9oF+3UlEQyFQZC1B5pckkVpyKCWjaDhA6H",
+	"G3XYINcUGpgsr3TgXZ6We0OdLikDorkdBobAwRAxctQNivTnBOvWXgVVMM9zv0I35zfl913Lbsq3b8Bt",
+	"Fh9cnlTrfq+ZzS0DqoXjsRWacnS9ZwnZ23mXZaHfwE62DEGdM6OrnuYukZdMkdD/9DqhwzOmIiZM6J0L",
+	"fSnHPZHFf9rTffUhF2TOBYZfkGZfmlFrY0hENq9N0hPLipOswlZXucGW0OrK5Bvdw8edTtBYspSNbuNx",
+	"40Yn/9ZRU83F6tTcnTWm3YJ5roc/K4p1pOqSzVejnnP8vRxMtkFKKl54RNx3fEBsueEZMCYiBdOkKSTm",
+	"zOwyOGtVZTW3FpvKkruN/oARRYnUTBe6sy5rxXp40Xm+aRf4GGKfnA575tpaTBhNyICxuE8hlBaYBvo5",
+	"//atMWZzqDAp4y//TGnCjSW+qZKTqR3NH+UMIgqtFLT3/PclDVJ1RBP2nn5tdB9nPky7N2IIq4ofUCyS",
+	"kwmDwKfS2xM+ZskcoOxcppYSs1uJTJUvSlb+sGvC6j4mprrwpQG9lKnCxHj0cMG5+6VQquKdq0HxEotL",
+	"/L0wpM8jHo1wyWIew5DsCEmfabNuDJqLYcK+RCPJI1YYDU4Fokqzb5z6bAyWaLbupYZ9NSV6e2HBTKN7",
+	"cLhVC/VyT9gRFeO/yvQ905oOGcghKsZ2xv+N/NWuvLcRjVgyLW5Fe1Xj9SLFQmbChh5xOMAbZr7ioa/D",
+	"lH4KD3zGwXNhiVfu3fGOHhzwvcOQumAXzTgpaY6teEwF/2fKTpxj3ZUPlYIgV8hvD4jnmXBLT0hBkGNq",
+	"SN3EvoHePU+suID8ND5xfVrtSd2zvGmCp/c6kQ5FE3E4vmyil+jG910qCHzSPO4cZUXAl4n6NXoNvHeJ",
+	"YrO6WCKe+/v09i8K5FqC/mwS9D7F5Qa6oj0JuwrjWEboNfKsz80myLPz8IHnZodtpUEGft11bBEKyzqi",
+	"qK4JexvBRR5HXY+eS1htA19bgVzXhhLh4blxlVc/oZuYW2qZV8u8n9/acrtCrxZFt8Wc3zCzGWd+8AFp",
+	"OPRH2lU39saKoo0iuGqgAE6fscI2+SgiRmhP+KXE/sp6wariOz2gT6V53Hne6pJITueFkRAutGE0hpbP",
+	"mJqAj/UEPncrlgrvO80EUm1oqIXH78rQUIOu+tzUoKsGXXWs7K3Hyt6l3r7PxSU3eZ7zfTTafc+F0STh",
+	"YqwtM8yxXJeEEK4XEiqkmE9kCrVgNZSzkoJBBVfFIj4Frt9ECMomlCdYH1SxAVMMsKViZMymBrxYiwUC",
+	"AldKU4/kTPiuuXY8LWwGaPncXqrxmstzkIL1hE77bjNOSOgq+52akDDhWm7ipJrHnWOsxgIlP2lkwA8I",
+	"brZ8hjEJs7no8NYdam8LG32fvrVsmYp89HlJ8ufLAINzwv2TlBNyfIC1Ed2+Wur59IEcdDqHR8ePnzx1",
+	"kMtu2K+aZdilGl8urNDufC5/+9YAAvVAqMJyVAVChzkQqrRWV1YqaBg5ZvZI/vGfR58nz/5DHVx8ffzn",
+	"y+dn/cMP8yfvouM3uvM6fvonevQre/aRH3yaPf6LxVepShrdxsiYqe7u79PptK1lqttu0o7h7G/00q0D",
+	"RvJdrFxDwR7SE8JoNCKwAITrjBdErDb610b/h270B6JnBJ+Ir5Qt3CF+UEyniVkdcnrGVGbBCTBMHgW8",
+	"l5xQ1Dz820DJSUCMbIWkGbMBTRPTJTRJwMID2S1W2KN2E1htRaCIj7k2ivdTXxnZxc2AVPxwdo6lDT+c",
+	"nRMdScVI06okEooVTrhINYmZUVDFUEOZ6am0YKQV5KGtViPxikE5cDbIIlnt0CAErRzFmoENYd/hY9Ts",
+	"C3Xrlrwhn9zyX1M26Lyw3A+yOFxxgFXKwx1XGdvPUB7O/rNsvkBatHDEKsVF+rf3HoBT/rDRPQgaR/Df",
+	"40b3OGg8bnSffA+W2z7saWp0G8ftw8fXWUKuGjsKw+lcHU4HhoODOug0uocwtg6MrQNj68DYDoLGE/jv",
+	"U/jvM7jzeaN7lI25aE5xA37WPoBWb1ONfMefZHh4SrXml3bFj3BOEs/GY0sSUrFG96jzfXvLzIIhJl+F",
+	"50EDGZYdU26CsUNyxhe7HWiPKUyvaMOpbJpZaYkpbEqwiVkGeBNQGTBoc8XgcXRxcNg98ocOrDXObCHT",
+	"KVBLIi9ZMm8D2V9r1NnYQoncbgWQc7Kojv79wb1kuNl+Ox++n2w9QtIjqtj92lZKjjqogGjHFJNJmhie",
+	"WTYCEn6bsf6XVCV+CvvfQCH6Hp6QiCYJdt8jdEi56AklDXUlX6B76VSxSy5TNOUUq8BgVHHEWm1S0LGx",
+	"0Q2zMzFOCbsVo8e5ndttBhHfRHQ/IIW6Mqu16wdMc42+fAI0tVRbrvngDXXY+1cnLdfILNGPtGcXduN3",
+	"qFfie6sXbLD3B74vU5bKeLU2VZbACE8s5Db0hO/qAT+6vsvUEJe6ePNExAt6G1UW/OKszUqGT21RfPSC",
+	"Dqsay+w46qbla/OWpooLSLmh5UzfiIr7z1xCQEDt4EgkY+baiRiqhswEVuWB4ROr97GvaCqw9//lE94u",
+	"ByScsf6vKgl7olkEDBEV+9/sPd/DVptcwAs1tjDr+jZ9zRA/9DYOrdgotDXjsetSQqacRawn5ICwf6Z8",
+	"iv0t1LIypzizPlY7CRPaZwk6UnyqVDIvHGjqal01Q3Qkh+DdydaBayKkvStSLGbCcJp0LQSVyaWDPYKx",
+	"WPsaLSM+zRqWFfnSKghjj+YmTht7JO+1X5ZdzauVrw6BoO0WXiCzyPZo02KlF3S40wKlhg6r8MsNSjfg",
+	"3au44o7dBJaL1D6C2kdwC4kBBfl0vXjKuddGOC5LCohZwgxbjucMHT7SyH21kVNdYLdNOxztlEirQ7ba",
+	"5IWMXXtUdNcrWKCbM9yXMERkuAtMpxIxv3BMqT6Yt1dwynDFEKXcBonesfnHUD1eo8nYX4kGHgHAJU7Z",
+	"qQnBhiIQB03p0PWNrVYsxTfg6vaEBzcBCTH+zf6LamgobK+TJoyOuEsxRtxQ43WlmCuG8SnK/kTJVGoO",
+	"aMuM2LwnRjKJu6TXmMwJvKjXaAUk9Dfhh8dc4ACgUViIzjQ7zdfQ9Wsf/n0hQ9LMGoCRvqU7Df1J3YIE",
+	"vpupX6CBVNAQ9dPrF+To6Oh5q1rlGoktMxhXep0yR8XcvWxFqw7Yt437c8AiPcBmX0AEsMDclZItD9LF",
+	"TC4dBMZVVodNenyOj6wfTZkkuYfayymRWEJcsa6P+0+ivafxM7b3fNA52MNwl2fPaT+KV0wpPyC3trZX",
+	"ZuOHvykx9Ff1L8sP3a0NenUDs0JLiC+JHN5KKzOqx2t7meGYXH9urolUfMgX1k/J1HCxqrUacqDNSBUf",
+	"WT+mOGVX/egTafWgFZ70Q+K91XudJ91OZ8WAHZOsPOKXljVWHmzRs37NaA+Puo+fdx8/v260F3KbsT68",
+	"GlyeA9jrbnYfXS/sSEroXZ0ft4rH9nvQoMbQaGRXGtSBt7EVGn8PGnY6FnXGhZQIf+mX+dosiYOLw0Lc",
+	"Q2nX8SkQl+XdPDheoD12yWMMCsRnhopG7D0XqQGPeadq1GFnYLmTq6p9lUck1GJ/F+KfcDFm8UsZ4SpU",
+	"WcOnmKnApcLG2CM+HC3Jx3B/67ORNDL7nr96bmHjwp0XbDLNsjk2zStADlHkPXip4kuip8uSE8CoAhbb",
+	"am9hT9e0mTFLjDN2dz5RMQQSn9Cvxd41rt65vYsbYAXv5JDMyrafwvZuE55pmetm1bwy7FR783/4loMO",
+	"PHtVDv++/wZaZEJFShMYH2k6jaXrroatdqZ8OF1ET1n0SKMq0gxXctiwRaTqCa+pnGTecEt9rtV29kpU",
+	"FH6TgrVJWGRaoTM5O6P5BR2CAkdJlCrFhOkJQ4e+KDHY16Wyf/qqmyckzA599q4iBwzRjetlH5mk2pA+",
+	"y4oK9wTooDSKmM5zM9yHCoC8MIQTgmyeDFMeM5290odCYkOKVzQaQXpGqmlCuCaUHHc6RNAJJA2PGBlw",
+	"lqyx7ejxEuNO4Jta2N10HWnaK+3renyvBvYi4NgKWlQR82Wx/qSTieoJ5XagVAA6vgXJPGExTyfXy+bt",
+	"RK6XSi8ZpF66DueTPifyElniZq4HPd5lVa0aSy4Q3RZYcoFAbxlHbkatZSC5gC4RSbqLW0NJFDglJImL",
+	"uQon4q8FTOcu3NJBQbC2ytmlxzv3dulx7e66JXfXT+K2Miixr0OQBYSwgccqI7d18UcAErN2qVPLIjRp",
+	"wgV7zn799E6jLV0zdQlnb9IK4N4SJnpE4JRijgo3uie8wHBlVLY2U79hxuGam0Ut3qUAqyIXnjd+CJMJ",
+	"bi8AyYoSr/+0AG5eXFGzSSKHgDIfkDEGqB7L1iM9uUAQPqFDtv+PKbOfWlHe4+B59/FTtwsDnjBHW2hf",
+	"aP9jOoTcDiCNavN9Dkmsv7FG9+DZUadz7CNn9y8P8IRf/47OgTv+VZZ3H6e/X2lo32vb1cO0Xd0eCKrB",
+	"ye1WRqso4x9WtkeOHva9QLq3dA+qxhZXkNAezZBIRUK7bCwOEb2EsRQszEGMF2oYCqnHiF+WWaF6ItQR",
+	"FS9kzMLA6RUYD5rZo0hmjgJnXR4USWYjqZkLMvWBn85IgxdPsKBG+evAEr3hihqSMKqxPj2wYYJ4gsUY",
+	"/E2aZx/PL0hxO5Bbt+DlMLOeKNu/MgNbzh7CNvlsR8E1AYITQ7uKMyXFsJDTktmquCFNdsnUvCemSvYT",
+	"NvHZLhC/EMbMUJ7o0KUUC4kJd1x7MyCAvdOS1Jeu0XLReqcNTxLi6StfQde/P8w2Uqbm4wAe6hIrI8IA",
+	"Q9wtQWhCS3P9wr5GqbKHKiQ0YcqQ5gxSDgd2hUgI19pOmGMMih7JmfY1UtB02RMuL9Iy3aQvqYo1hGvB",
+	"WO1sKUEiRBLjmtAkkTMWd+3y2YWmysLj0CKUMIfFob39i6dfHCD3UWIszmjW97WNoaaKIhEVEUsSFhc2",
+	"7DkJI6cVhScQXWxm0q9nlhcN22bfMuNiSbQIom32Z5wuxK/oKYuMVPva0MFgQ0Ok28x7N0UKacBmIKUi",
+	"Q6rHzJBoxKIxi9FJgqe+0W38+elfXh++f/7vZ6eNoAgw7UtSwS3ae90IGtDwzkrlZ+3HG8TXFtdjl7Xo",
+	"7tM8t4iGnzk0XNJkqkay3IWu862RM5TczAWo1K75ErKgw7eVUeD3K2Q0oCPFxIgBMQEBBWtJq3Zc3xf4",
+	"t9z2dwz+AxA3tQrwu7dPOs7ttBeEYxn/vF6XKWOKLUyW+7GM7qJ237WloB3YKdk60dVbcCzDZe8wLukI",
+	"3kOMr8Ge16Tpn4BlFZK4+GYN+WP2EQDf3t9NiwUtinB9Q0/yVbB2jqbVl3atbwC14g2FyEbsyg7uZwVO",
+	"dYxcHSNX2xl/312g771G7zsuxk4exTJKJwuF9nbjktz3Lpf7MSmeopFNE+qtbkWrYQglZKZUmf2BVJO9",
+	"mBrqzItWloNTyAe62btIOOAJCwNvYOgJ5urhUk3AdITPYKScs+iBS6jVJWcf3gTkT2ev3gTkM+ufEanI",
+	"m7evycDSlU8TYKQ/N0wHhA4VY1wMXQyb/SVmUQKFLOzRDwglitHYbrNLpAKzzURqQ54dPD8kU/6VJWDr",
+	"ogTscRYcHB0FB0+fBk86HTstmiRBT/inHpP3/BfSPD44IrQvL1krs1CttUy1yal7wWHHe5URTO7aAnUa",
+	"x5YqUSTs1AK1hEwWwIWli7IvsDL//HUKubp+JjttmFj7PNf7PDeReUh3KwQffPXOwoz8JL+5rajjjuo0",
+	"++0wAspLLy2Xo4O+jOd7kLLa6DaevG/swChwhZ7X5OJ/YhN5WZDwIEppwR/oaqOAFGsed56DowR9N90M",
+	"DBBt6HxZYdvblVk+Wz8XW3XO/v2d8tvK97cEuP7MbHE+gtWhfPChRxrBImlyo0mYqiTL87AfbmEPMSfy",
+	"XdEJbCKmbxqit4J2Fw0yCDD+tQRCGs0MWfsJtJYnAPe5oJCueSW7aZnAhTcuCNwXFvrv2cOiZLIk7Wqq",
+	"+CU1LCAT+nWPDtkfjg4eHz3pdDoB4ZNJCiQWlnNMqzxSp2bdTdCN006qnrr7DLsJ1p1iHm+aVA8oGlKa",
+	"p9SMciuRR+LLen5VTbBfGyGkGFpR702dh6/nBnssreAqLTTDVDMFRTxmI4lW+xG1nLmUAVaQzy1fnaEn",
+	"FrPBCneRZrFCyFo7/UqNuSeKKvNNzfmf3Dbce+zFVhbzaipWcY61W6B2C9RugdotUGsvP1Psgefwu82O",
+	"srRsRkqmw9GeSsU1iVKnRKUiDzB2Qvsm+tLn/PufUnHz5CYcEaawoBciY2eGTf8M3TISPhwZbO3hoiPP",
+	"lOwzH/gaMWEUI3rEkkGj+JxdKy5KgWobJPDETw4aW/U5VcsMzwe5qHO3bBJcmHHZrBOIm2ixC82fUXrB",
+	"MjZcAlSeuzouLmWp1YqMCV4GhDagQhMpGleRycJ3imy08LWqiVbj8hblbVZWM+sKQ/pqVs3cUs7yfivQ",
+	"WcbylKutcKGyyvLmK7Cnh9me+ps22dXCWX5bkSQ75cc+LCA8u/UJ1xvU/104z2ubudQy7rZTbApbaTl1",
+	"QWYUfnn4STdLhdJ+STLcQzzcqVNR+3NiWSUZs3mAjSWdUmzhPshF+BmzT5oLpU9c0VtpRkzNuGatE+cV",
+	"7gkoXmRBCOGxXhZFBx0QPGMASQxFVpj2hkuw3y8x0k+ZGkg1eYumeS6FLhrqA0ITTqFQ5GAQrI2SK57u",
+	"bDduUifl7sX1VpzMz3WnmnYNXTaCLlx8mSo5VEzrGrzcC3hxRUyKUAUv1UDkd9KQ/96D9j6xSKq4hHs8",
+	"H62Mfa5Kx5tpz/t4Iu7LCQDdVl1fOJWKrgui94cZwUkWs+96SQZorLdgBdN5s9xWKFoCMKcnUuHvx7c0",
+	"Q2C7bSzQOGZzLNAYQtFySDItLFA7hy7fVCrexgEp8YmAoID5HrZ7AieB+aVDyqEP2VLXwC1BG/jcFVvE",
+	"PfeXqxFBbcyojRk1hqh7I96VzR3lwE0MKbcDJlY3GHljj2+cE/NinpzrbW9FuLM6gK8djQkRTRKmnN9e",
+	"kyZd6LDRE0tabMDLWgHpz29Wv+wd10UJqxs3Luu+Kii72Dl+A9bhvLUS+UXuRbzKQLzkq+iupdQSSi2R",
+	"7kQipdN4PVFsUd28QLZVW2nWQmEnpcZnZQZyr9btNYXHhwtcukukijO9STuzMdbfJkjiVjvJelu6PDTf",
+	"vRYMy3LgtLWeyPpVNn3Fozi0/DlmA5omptUuZFKzydTMyYSOsZm3lQZliREQLAvkKjFBMBgIgvyWVRFZ",
+	"kB7PqYhYlbAsLPZZPEv3GZtVc/sfn9tvZ8vfYQJZDUhqEt0ckGxBxdfBjp1m1hWlbV3Hu45VK9TxnpWk",
+	"e0V4tggmttKY1weufRSspNPHbMAFX97Te6vgtRtHrtWyo5YdD0N21Mx8Z0FZP0FAlg/GSsW9VS05N1RZ",
+	"jgEhUM60WfIAGyjqYVwWs9V3sRcWcC0oPhLJKWdxQLQkCTVMERZzo0ksiZCmJzCeyn0hFTFTZEbnO/M+",
+	"2vnswvm4pWq8mVuvMgtaMs2dNmrKvKd1nFMteOs4pzvVCwu5JDWc+H3rhsD2t4VBN3KnasP2Ejlc7Uz9",
+	"bG8h9paACDZj2mC3gaJ93sICCJHxBUzoJVN0aCGENm3ymifGB4WDMZ0bNgl6QjGqpUALPp8w0gwHSk5C",
+	"wkWUpJpfsoCERoaEfXV/Qz2xsjuWLPXGMq50T0iRzNvkDKqpYZMAeAgL7IcRtM4OSTN8x8U4dCXQWut0",
+	"XfuvddZ7dN9qw97ZFb0CT5Y1KB9x7Rug2jXeNI0fhOvSxu8ooG+hL74dod2wDYdGO6va9tuX3crQ7IL5",
+	"UnvQFsGSU3mYeip5Qoer2uPjI43qckQb9gmfWTuoK63xLX2vaDV/cNEp2i+WjHKw2BA/Wy6r+e7Zd2+2",
+	"ZsU2+GtG9uzakRm51bgeVPd7eGKWndoVJOBv3s/Pd7mxQ0UnOT68WRvwWcaC617gP4eD3u9nQchbbJLM",
+	"798xj9HiViGX0ZhY2DEThM7oHMTebDRvk88KZC0lIcwkJAmLh0wRJWcIA+JlOKAnmtC5yMpuaYihYyag",
+	"0loXbrUcJba/BJZ1vn71+qOrJP91CiHZiTQakUerTV65izjIiArSZz0Bo4nb5D0yNwoR0VKQkR15qRMO",
+	"FzodDHjEmTBf4CVhAP2IrILhWhRtUsfteoe+O/f3abJwcrey7PY6TLVn+vCMC69+L5N4HpA+jcZ5XJ22",
+	"0uCfKRUGC3I8AbUShGlJUG9qW3DdUSwc3bQRtt+XXdlYSrKlsmjZoGVQ4ZGlOm3Ganau1npFolZoFxTa",
+	"TWrrQjehq8zJwjOlpGp0G28LPxL/I9rBsEfVcee5vWB/sF/M5FC3cQi9hO6CC7gTmfQ3oORzO2Sv07+C",
+	"2S6h6Q/SECbAgo28f2CZL5nISzaxK9JcwdpB+8O/WiBgqID0YuJ7orXJB9eZbkbz1nS/5zquWMVHG1YF",
+	"pGxZr3WRbax3TXtWdgMNHRzSmSy+JaXhnhl7zWtvsZxQDFY4t7b3B8+3dkKy/kjKsV7bxr1YL+GRJjrt",
+	"Z3fogMgkLhj5st4BMjWRnPg0Ca5IQrUhMUv4JVPzk57A8rD4m2aRYkavionFsypngqlWm5wlVJABA1dG",
+	"l4R+CiFpnikJR/mVMExNFdes1e6Jc24YgVXulqayN+MxOyF0vYVwyIxVAo7aPbHcfudX8MbsobSu1/KI",
+	"89Ld29gWcODF91QNxC+N9I4ZymEl4WqF+yePy38vZgLc0PLuFN0CnlJXRYt5tjRNqNhzB6zRzZ+7wrKk",
+	"Gt6+QcERZJ9BX+Y/XlycnRMm4qnkwtiziYo/u7TvzZVFQxM5TFngy6smiQNxf+s1/rXX+HvY7gnntINF",
+	"JRFVirtGbJoPwVWIbCiAau0nLtAB2VTC0VTwEvmXfRD8z/CRngCDBPtqcFhtcirKrdpGVGetUg475R3C",
+	"AvF9NpciRm+CHeevn95hQnmqGQlHxkw1+iHgopCG4IJAXEZWIjqRcopKtLIzZeqSxYTGsWJaowMlJtSl",
+	"sWNTYAU9XTThpksoGdkBMhFDx2VBKBEpsEYOe/H27PLYvw1+FnOLpyc9EXLBzBdqoC8y0LcmzfDw4Kjz",
+	"tPPk+OgoDEjY+fp00D4IwYbox2m57zTtJzzK3uuz6B2k7gmqyUCmisQs4hOauCFp6A9th/SEJNwwRRM7",
+	"yn+k8ZDFpD+HOZYHbIjl87HGqBHaE5CFD99zixFY0imPh2kiRTInTZcs7lLnqXGpHF6ggaupT2O7ccXK",
+	"ux1HhsXUf7u6UDz9R5N3zgiCA7hX2xQef8vVSi23wRo0FHIwaFtyiVlsmR22e4Ez1N3fh8Vrj6jqS2XB",
+	"2J5rxq3b7v37WqZ6Y8sQLspODUN+ktdBgxfuvu8bziFeCgmuhwBB7tVFDgpNz4Vray8itmtjkjsR92BK",
+	"+snQyLYmKLcDX4ClfFGMRiM4jN4KtSgPIypcnfRcKK6CLwvGqso0vdImtKjSZO3wrZRelM4/tklnA+YS",
+	"U0P7VJdAJiglHmPaZfM32Q20GKRvcQRstkUc6FOP96zAzIugZETiH/6SFj6R00jp/VyTwl0nRDGj5pat",
+	"KAPvLhLF484RbLLQrylPXFv08rh//fTukUZ0E8k0iYkbfCKllenpdMlwNYLuNaP1FHvt20+IHT0gh2Vj",
+	"vx2SLowCgM3yoRAhZ6RJycsP52SAyxXATRSfgvZFsWQag3bZV65Nq0tCuyjQQjhcsi5hm3zEXsQrNrDb",
+	"E+Gy7bcoR5HQ2Qq+pGIs5EyEFtsVizBkKASHhyRnEV27Jz4BZWDoRAh/7J3aP0Iri6SINQKZgvgp3LRE",
+	"+8CHSCoMTxxQBiFBJnSO9G4UZ3HZAz7hgk/SSaN7kCnQXBg2ZLBbV+phoH5j8WtRsXGYZucK20ojUGZT",
+	"va7vlVkAAABCIdbboWEy4tpINS8pTJ7NZrHfZMAF16OTnvhnylLLQ4TrYxkrOZ2y+EfDx9hqK8fHP0yj",
+	"rdqosq7JVpHUH6w9pXr+BzXR6OrZfuHK3RpnfHDN5YEpkQFEZIJxZUqhOm4zpJHhl6xLIL47bMFBU0yn",
+	"E5bxAQ59v16hqQZYt4yiVJHZiCeLC2slBrw7Bg4A7fPwLSzGfBLsLoYaRk94GeXq9Fr1W7AZDr3P5r5W",
+	"X8LASASqk/1KsXYw6OCtH43J/Ar5a0Ums22hYNhAH6BfvXdsvKW6exN7+Ebm8E3cZttpvLXN+2aNye9B",
+	"nao1olojqjWiB6kRIfTIwMWdI671CtF+DmbWesmLY36k0aylWGThU/6Gck5MN4dYgWtyAG4cM2I9YZ+1",
+	"Tz3Cy6kOyEjOSCJ91wNj2GRqNUc59rG2hBug4QVXlQVUYzY1loB64qhDYjr/kZ3t+dQ2dkK4XIGbZwCU",
+	"qWItNikMd3s/vXvJ/BS3vaqrvoDEa8zyMPz0dJFVXOESP7qSeQ1DNUzfWyV3d4w0FO3z7KxtRxQ6Xbdp",
+	"xTIJvxU36W38PWxhN1euF0xfBlxcQU/MRtRAsIDl5EW9GdikveAUXwwsQGXXOaOdvziLnnLM/ZHuCQcF",
+	"ulm1WfuwnotopKSQKSabG6hFSDWKh8zFjxIE0UvT+1qe9YQDAq02ecfHDBz5XpxwQ7BCiiZhQrXJ+U4Y",
+	"4JVzkEYuK9IhphcyFSYMegItgYROp4wq7buDZ3bBhGtjVXUUUvl1OyXDk4RQctjpkBFTbsJu9j3Bs5f1",
+	"ZTz/0YTXBcuE1/3WwC/KrgquZDvuTOJsqlVfEVnLRZSnPG9Edltey6vfc9FwZrkisXw5YxL3oQhINd6D",
+	"MrOrsf+HAqAnzSkdsnh19nhAFrLHfbJ715eXtbdkvXTxT4T/4epk9p4oZLNLzMJm/AZNRAFrSzX+iFPf",
+	"MDP9gSalZ6u6+QihAfKyERZ26haGackNqxo7YcedSlger2vjvHTFsMJNZUbt9xhl+gPMtsayPAlTJq9D",
+	"EyVSl7qZX1/m76rUSeSMKTKkeswMSazonlE1IZQrwrEoQGFrq9NItZI1jzuN5b3GtUxSO8gPkBfpiuRs",
+	"XzvJvWCx/7fru/1SymwFjFT2p51UevdEtmmd9zp3/ScISs9ZWkF+583iH0Bh+XyIxOpzZMpZBHkr2ShB",
+	"dwJTXS5CQNa1AsjyFuEJ8afZF4zXVjiHExbzdBLuqsqdiz3NDth9huTeFYu9yjZX8rNNY3j9Ou60hF4t",
+	"yx6MLNsYJt1vKbhcGamT5usqcFjhkNCC/KooYW9SAG6RBtdmYGcDu1FB8IJ0u2Hvx5r1/ryst2aGt1xh",
+	"e1Ou8sAS2xcY1b6n3vtxO6GWQP7r//5/SFgoPuyuuPTDOCRNtByWT7ArQYLv2L/yfE+EERURSxIWh21y",
+	"KuYEa5VA+Co2+YWq3HJA7HiThCUEA7kHSk7AEwZWJvjXjAvdJp9gRFwMyYArpnsitAv6BZm5Hy75NvOn",
+	"M281HJACx/u+M83nQlGhodnEw9B+Fnlu4w0yRMWmCY1cdIxnoH4Bt2CD+bx3FXu5VlKWuPlRLhh/Wtm5",
+	"dB93Usx8gTS2kq9HtXytlY3dKBvvMRdix8qGHlHF9vn+NyPHTHxfG3DHxaXkESNUg9s4SrDGGWNYzaCv",
+	"qIgDf9mHYJiAJFwwHZApenMxfqJPEytC2z3xkutpQucQt0mwIvSpIC4OMyBKWkkJwb2XEhpSwkizCA5I",
+	"jaITRo47x23yLvfTHRx2sACDhpKWblhvz+CvCRepYYRGSmrtKxAkXIyXuPDw15A0hSSRYjEThtMEm3Hg",
+	"WFycxK+f3lnpj2EjU9rnCTfz1rLohDfMnNuFj9/ikm4sSV9k77+wI7iFPv1uQ15gmn8naMB2YtpCBK9o",
+	"/Mvrx89fdX7JnV9/zHL6iSsshn0KuCPhfzl4ffj86Kk9E7j8rlPAezqn5AXWIQMacdftpf/6z//3ozL8",
+	"NzJjMZTFUMxyBIxLhZuxc0qBFT/ZOzi6OCwIR651usisjy8OHneBX/9H3lkqZlOpuWkEDaBR9H1NZCqM",
+	"W4fDw6ePnx4GV2Ka4LGAHHX+r6wiihRG0chKDEMT2BAsnNHoNt5++Lc9K7peH50e73VedI5gv3m88BF/",
+	"QFYPY8LMSEKrDKpi95LyNB9fHDwpuY68nLO3Wg5iR1d6a/UCgCWKXSG9HI9YsMx9ooahG/Ma01x+4/cg",
+	"f2rvTCY8mld+2N2+vW/pboTbYQXhdiHleyrmbnT6xuKFRSnir7/9fUlhNZAGsd/EgsBBHrhM2uAPVySM",
+	"kKIsYYSeVhQyXm653iakz0ZcZKMDLt3FzkiWDQVWcLCA6Egq+z8n8wIy4FBWR/sGxD2BZyEvkBZJpRjk",
+	"ZBGKT7XJB0l4rAMipA/9YBPKE71SKCl2KcfYdR5EwaJEskS558NHSoKouqRRK9+x3ILnT6pfyRsb8uwS",
+	"l5BvI2j49cUu9tlSnkYmqzgpQFHhhkc0cWlvWQXii5kkqQBUTabQuWdAlBOFvtHNKwhVtMOkXDBFEtoH",
+	"pRu2NPb1Z5j/4guZxGQkkxg8y38PGhP69dyShatlPGXKSbInR+0jXJQ0sX8PKE/AS403H7Wf5S/GCTrH",
+	"OzTs9xOyml8mSsrtfkTBDujC64AHa72mYxA2JeizRM7I8cH///+9BivIlQV0H7Qv++IGfv2a5oNwj2yy",
+	"yHYtvXJ0ZZHtSczkOhckLzGayR7LoRKG22XXKaH5I1KYUTInAyljoumAmXljY4mU0fmOVKrfnTg493Jg",
+	"gRffXCJcE9kGeT3A5oGdlsOw/jJ5ftk/P/iNvnk9/4/zg07/0CR9fnD5H7zTeT8/+Ie9/tfPHzr/8e9/",
+	"+s2Ha02pGRXbYYzZ1QZhpTQq+vUdE0MzanQPOp2gMeEi+/tqVNnfcwH3z0rS7Z+pNCsVKHO19OcKnQok",
+	"n0bRp4OeuGQiZQEZQpZYZIFjpnUB4LP/Z2qiA3JJEx5zg80CMNSNrNfAesJJu8DLukq6GGmGVlJ/EdJ8",
+	"GdiTEbYW1TOshNcTm6hnpHl8+NyFexZT7Vp3q7f9xe7jA9DasPYf9Bt20uaO1DanOZ15kXrUcdrZKxEv",
+	"6GbHF53jXDfbhb4HdA8ZEY3uwXGnqM2Vj+AvinLNYsziJYr3AwLCKM5VQiuIym0QDo47wPe+YkIycoyi",
+	"HnX87KhjeUUquDmz8tZdPzp+3LkaeHo+pWqcQCFzLiwlUuhf7D7fZ9iRY8MhPD9YOoInywbwyZ5GAnJH",
+	"5x9WTFi9deGzxa86+FHSIJd/9uBxZ8l3Pw4Gexo7isVcA5cqaOL5leIA1s9677Cz9PtwGbAJir0XI6qG",
+	"7Jep+6mATDQTKNS+WpwOdxx0Dh9bmKIs3mtYDd/ROgFp6Sp2WM574q1YJE4ZeQpJnnnrJpdn2gbD8oT9",
+	"ZsVft3E6YYpHdP/FiEd0KL1G7rJE4DsLOn9pDn6B7Qp3oJ1jcT0eP8XLhn71BPAM3lG86enjZ6j1gyj4",
+	"VRieFKD9oSU0ECeNbuMdHTNgE2f0kid4JC+ZQkF/sCFMQ5a5AqGBXKyNBj+y0eCfTiTemskgQ1T7KOXA",
+	"lbzU2WspyEMkVwzXZGALXK4Wbln8EBA6VIy55qn2Khx00gzhepdYJhMGhCXaophOq4u1hvFVfWZ1KF2y",
+	"9wWF7MPQX2RxGLg0FGqYBYtteMMXHB6LQ3TzumrG4Td4/m0c4IfsP/Ij+x0SURxydCW9/HsCErPISjsA",
+	"Zb4VU6GVUk80Q/y0BWLg0G6dWL3wA9F8kiaGCgY5jbhuATqn0yhiLNYlwHbYgRLBbMGcjvDtoQI2PDy3",
+	"itmCO3VzA1l62QemKEi5mtP/YXHbnrTQydfRzRFejtQqM+kzWHxcr516uguI9VuDLrHRHzpUt2wuNbqt",
+	"0W2NbquiWy8laoR7/wjX70UNde8m+ONHKyD9kIA97sNuoD2u3B4XFlXMV2N63+aUkgnTmg4ZFOOyTOfc",
+	"4lXD6OSECGnPleWsRDAWs7hNTh32PewcokXVfYlw3RPaSOU8GzOeJARqAtv7sYUF4KsS6H28JHZkJFOV",
+	"o9qeKJf8KvYVqYBuW6vbPpzjUr11K3Wv3R8c8KSC/o81jRwaQcNtVqPb+MyISgUxM5ZcMjKSesoNTYh/",
+	"BjcBCsQlUBKFxGwifTSFUXQOFux2DuxOBSVv5IT9ZtdLDVdCPSOnPGp0G1ZmQkCtVOTgEGuGbOBbKq3+",
+	"Roj4cMO2r9UiG+Pn4LiACjNXAhE7zzcORFycYMT48pIhn9w3f3CZVYugH0kEvZDC0MgQN00iFdE0KVXq",
+	"upEUUpdsXsljh7c+0gQc4AGBaUMbKQhjtPooF8Mgk0444xi6UlV2rHnDDVo5mtAyFT/sqjRxQWJFB6ZV",
+	"sO0cnxBKMFLc3QxZC9DDm2pDuNE9YX8HaxefsIAcH3RIM8Sbv+Cjq9xyFYMme+JhuOXQfHEOM3sI0ZS3",
+	"bKeQmuk8MSyjQZjcmM2dZv/lnym1syiGd/xRzqBjrl1Ge89/X+r+pgl7T782uo8zH7ddXjEEcxd+QLFI",
+	"TiZMxItvt+I7mUO5h7lMLRFltxILlZzEL3/Yq9v4MTHVhS8N6KW0TAHiVnx3xr81flGMjgdoT3iXimjU",
+	"CBovuRBMWR6QB9WMeDQiE0YTEvMYhgQAo8+0WTcGe0wS9iUaYXhjNhqciikF7pyKOfYiZolm615q2Fdz",
+	"TZSMGVEx/qtM32fI6cJesQP/b+SvdgH9kR+xZFpc0XYhZ+GMGjiqMO8BY3GfRuNNrX/u+Kysx21/rTXX",
+	"KvW2K4zsjYuHeUhS1yU4O9FjOfsu5O2+TvuOYtbrfuiL6LsvueAViG6DQtbaODeP44ZdV6vZH8bsl0zJ",
+	"C3qC0WhEoNC21TW40dldVsbPpwz7KlAxZAFBZqAJnfgiwNJ34bUnO++mFXQ6nZ6IRhS8PwoDSJ2gJ2M2",
+	"1yeYIjjj6FdabFJoxWs22jGzQIEgQ9pLNca89gTWnCwvCjaz9CLduYe++PmGWJW6dQUp5DDioJPJ/55Y",
+	"7eZ5CFkT50A2tyvp79ibg6uODzmx4pirTKcgpxN5yRLgsrkY7Ho5F5TFvBXXuVjuPt+gmT8s33lGRjtx",
+	"9eAxv5I2d3RxcNg98t6Nm4i/Dae7XseVKv7hddwfwC67iWSsNeibxPDC6Vvg97cgzsuf/NboM6qYOk3N",
+	"yI7A+6WWh/eeKRmnPiWh3CWWTnlbyzRvCnt50LjqZTsliYxoQvATpBkOJVgZ2/vRJIY+smGr9Oru/j48",
+	"MZLadJ91nnXgvX/PluEq9BhybVDoBNCneo+LwEksxQaK6ZHPKIGfWbzHBUk1UwVTpWaOq151Exbie3Xg",
+	"ElFAW/Rv5YpMEyoKb5NqqJe86hykdNMbVIPMxqoDAv4t3crqW3MFFgDym0UPGNg/J1OqjG6Xq38u+9B7",
+	"SITRAVEyYRrrDmDVZjSC5OJdnxAuLrmhrpVn9mrMpdHXLAg5PXsLaAmsKXquDZsQ6GKBG6JJM+vuggM4",
+	"IX9895RwMWTatArfo1O+Z1+05IPgjEtjbkgih1B1DkAjgJ7iG+wty1a91EpcDhYapkMVulKzU+wy6Ld6",
+	"sWEf7nqh6i40DshGkdXPXT4P15Q979tl5PK2rl0CuJcJg7W/LfWefTy/IDQvWj5kdph5f3UnntDOJeM5",
+	"we/3ITEA3uDKTmsSjegU6q735SVD6FaewJ7rtXh1GmfKbnBM7Hkkzb98IpGMLeVKgRb7QnkLF7MuFR0y",
+	"4qt2ue7iKqufQYmOqBD4yiJ1R3TZgXyVb9yIohuJlCBrsCb9qvB6xzWvfuAzTZK+pCrWAZkwkRL/h1F0",
+	"vpdwC+cjxeAEj7nUY1xxzYSGMgSGzehcd4kCzsSc/6onIikGfJg61xWNJ1xAkjVoPnDuKUaC7FniiGFd",
+	"gQoFoan9n7HQLevdzhWRM+HT2Jrh172YWXGzBxewGD+0s8d7sX6JHeiIUehpnwCDGcFSQlnHz6x/LqMx",
+	"MyWCwLcuo4S3EzpkmqRTK89ZDDwA14o0I6qhZSd1a2UHPWbzVonFxJyuOCdTZx2JmNCpJgOctWUdl4fk",
+	"9OWF9zG6Ai2Zs8qSphrQiBEmhlww3YWFBuaug54wigo9AN7oa/gDc+U6gmAGS5xJwtTQO7xizowvODyh",
+	"0ykeWfBoXsqI9tOEQteankgF/r5n940oiFLwpO4JYc++jhtOBUoqORhYjlT4SGnpo4QLyCRbwoW9okUT",
+	"ArVItNVtsch1kxLNE8xUKdJkQKhf2EeaiNQojqlCXI/tb3adQKmk+HchQ46wr1GqUKmnJJHGco4Um7KC",
+	"KbzVhc4FLIbOBEFPYINzKZzcNeyR9noAmWUnzPV7kFNmXyyETEWUUTgJS63rXfuJ0grh1JeszwsXxumO",
+	"vuVKjq2Db9xSqJxMU4O8kX2lERCbvcH50LNOE4552DOLxnNsSOHDQ7B2LiSWokpi74TiPK3AJ+YiLfl0",
+	"8fIeu4EulVwWCYLMgpAy/xbYQd3N7ShBUYiTJij4QdEcIRUR0rQCl1inoQeWd3tohzXxKNGimQAXIXfa",
+	"l0aOQHXZ4n+2jJn67X6kAbxwe4BiMOL0meYx0ySScszFsEuiEYvGln7ATpNTXSKHOiBRwqgASWHZaC5d",
+	"4Cm7s1ZSxin0SqcImwDl+CRGnAW75DETEYPjEVERkOlIGmlPfE8UPmoJXEjDWm1ymlum7JnAlpsWkFlx",
+	"aj/j44vx5MBXLSlr+8rQPvIFfwnxjF57HErra59ftrqfLJhH2s6WjTSpIJ9evyCPHx8/hqaeXuS7b2Vg",
+	"soVic0LHDCbleqbZJYTWo8quUYFLK5kaCF9cggQk1lnSfl6DREpFmnYJYHhSjgPLW0fuo/i9iAqI49CI",
+	"xomRJ/j9kUxipjC9zozYpCis/aeWDONNymNGYhmlWK2k+Z6qcWy5D+w7BylVGgGQtpGF9w/tO5Zi9hEf",
+	"GDJK4zhhlltJneWeu93Hdxbe5W5eIdm4sHzIAsmIGmoRbRNSlYvIPxXcADRQJGGXLMGDnwmmVuBBVU8U",
+	"UBXstpHRmCQsHjLlpg/SfW/kFZaJtKBrj2JcJ4kkHLpEGjcCYOfzwMKV1EqQEWOO8cyoNngkF9jAdJrM",
+	"l5JHwiPOXKUyEHgeVLuIPU2a4CTVDuYA59Ejd5L4ZJKCDaPlmrdZNjQWcgbTQ4XOHcaBVBELAOrpslYw",
+	"dYNYBl/yZFmf4wycNCvDgyUKSrbrCWm6xjy4aY4EfGp9gCwqq2RQKFgAVNIKPHfNSyP4+gYuY9e1OwJ9",
+	"h4khHbJJ1hy4J4ZKptPSGO3dA8XYbwzHB/XcB1zQhP8G/cHztSg8tgxX56jdAwnfb6bYdaGJspoL4kvs",
+	"BSQrdycVyQrtFaFeXv5oxfGNi7zMMiTHQwLi/eF2LIC9PdfPtW+Vihz9FHUxmozNSMl0OFp6tIEsI6YM",
+	"HzijqCZNyGu3pyVhKsAsd2yYonJoGJA/nr54cdbK7AoOgWWFKhI61UUqLH9kHZzTjgzgZRQ1dxeoMBvJ",
+	"hGXhc9JqgNSSPJcx9L780/nHDzCis5eviwwc37cKaGdHLquH4yc1xh7RsLBDAYBHazSslC0FhoKB5ute",
+	"pvz6Ankeuq32HJ2KvFOnh7Kw+SzuroGggsjBAFUxgLhwCViXpZVE2mNU3lrcExDuK4AvHFHwi7wsqucl",
+	"tdzpnNj1lPs0IqlI+K9huyfKtgbopwC04/vdXG3BdWLF3XLdHFpRXjLFB3PunFl2I2AxlnlbYO0wEjGG",
+	"juIbO1vgqT+CFaGKo+Xcj8Y/ciNPy9XCiMcH3U6nffgYaiNSQ0t1F68PwIs6zxvLqn18yQgJaobYFYbo",
+	"/hlVluVsXL7wu0sM8VuQEX21Sous0+k8wQjJit/sHFR3pJxeIYoqjqN///eVfQHzkF2gaS7IM98196QQ",
+	"T6WxC51F/XworBjFah7L3pzXY3UFf5qgr3i1ZPEzLftSutggr03eQtNAi9GzfrvrzO2Le7XQOcsbwG69",
+	"f1aWYOh0wy9Q6Gs1gyT+gayc34xaVUqNoWgMj39gluWn5mqUnVH+83IulzFajXMdQDkUWJSqjxw1FtPA",
+	"DiHvKWNOywmvOpM63BmTerGKDGpehbxq1dbdOc8qJ0Wv5VrF9G6rROV8DF4SkBnE/fVZhKwpz9D+CRga",
+	"ZJadurnXLM2zNJcsX+2Bw8oMbYEqq7O0g52ztCWEUDO1BaZ2Zfvuiq3l9pV2ZjFZq6oummUeeXUdMFnR",
+	"6vKjMrB8bq/9bH5e9pXNtSpLYkVlbyn1VOY9B52d8Z5Xq/aw5jzIeVbs3F2xHbBJz9uZ6W0djMJ7vcEc",
+	"2MyCldzOe5YZwX9g1oNTPfOz+2nZDs6zKss5LhY4OCqwnytUVB32HO2M9Zwt28Oa7SDbWbJjd8VyEKVU",
+	"Yzne5+A9DQWEM2TCntgfGuHgdH5+NoPzrMpmKFbTzpuN3MAKfoXYqnOmpzvjTJ+WbXvNmZAzLdmxu+JM",
+	"9qzKwaAds4jH6xlTHjxHp1MlL309/3+wCC1MWf4KRtRhDN4PzKrc2rzEpflpOZXdekdMfmPtr5wZ1zmv",
+	"urfPBcdVfQS6BuAiV32kvxFntIy1wBkXib06Y3y2M8Z4voTIar6IfPHqft0VWzSKzttZmsA6rphHpRse",
+	"jZkpugezF/zATNDOLxv5z6sUbsO4quOzPlQesORR9QtPi3xrgRqrs63HO2NbF1fJouZayLWu7NZdMa1C",
+	"wF07w2LreNcQY/8Kz4FF3W0YmTHFclD3A/OwwgTP/XR+XsUzFVWZTLxFr9jCWlb9TFTkZcuJtDpLe74z",
+	"lvZ5JZXUnA0526q9uzMGh3e0DdNrqqGcA+MRyZz05ySErM2F1uvuQ9h33b4sDCw/Aw7myoVkLwzIbEQN",
+	"u2SqULh+wBPDFKxfRIVdv372VB+Y41bcssmz/ZhQE40wmSn8VygLdr8cFF9wwbT5aRlncYOq9vM+KLG2",
+	"InlW90TuLgri8+Ku1YzMMbLyTt0Z/5Jq/AUSOdpZG/V18Q55rl2eAgL6pX/6R8Zkvq/7JzeXnzfOwe9i",
+	"Vbz0ZBtY5pez6kcelzjXEsKsDsmOd8fAlhNJzcYcG1u6bXfDzb5//z8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -64,6 +64,88 @@ type CapabilityToken struct {
 	RevokedAt *time.Time
 }
 
+type CateringClient struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Name           string
+	Company        *string
+	Email          *string
+	Phone          *string
+	BillingAddress *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type CateringEvent struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	ClientID   uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	StartsAt   time.Time
+	EndsAt     time.Time
+	GuestCount int32
+	Venue      *string
+	Status     string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type CateringInvoice struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	QuoteID    uuid.UUID
+	EventID    uuid.UUID
+	Kind       string
+	Status     string
+	Lines      []byte
+	TotalCents int64
+	PaidCents  int64
+	Number     string
+	CreatedAt  time.Time
+	PaidAt     *time.Time
+	VoidedAt   *time.Time
+}
+
+type CateringPayment struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	InvoiceID   uuid.UUID
+	AmountCents int64
+	Method      string
+	PaidAt      time.Time
+	Reference   *string
+	RecordedBy  *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type CateringQuote struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	EventID            uuid.UUID
+	Version            int32
+	Status             string
+	Lines              []byte
+	ServiceChargeBps   int32
+	TaxRateBps         int32
+	DepositPercent     int32
+	SubtotalCents      int64
+	ServiceChargeCents int64
+	TaxCents           int64
+	TotalCents         int64
+	DepositCents       int64
+	ValidUntil         pgtype.Date
+	Terms              string
+	SentAt             *time.Time
+	AcceptedAt         *time.Time
+	AcceptedByName     *string
+	AcceptedByEmail    *string
+	AcceptedVia        *string
+	DeclinedAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
 type Certification struct {
 	ID        uuid.UUID
 	OrgID     uuid.UUID
@@ -91,6 +173,36 @@ type ClinicalCode struct {
 	Targets     []string
 	MappedAt    *time.Time
 	MappedBy    *uuid.UUID
+}
+
+type Count struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Name        string
+	LocationIds []uuid.UUID
+	CountedAt   time.Time
+	Status      string
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+	ClosedAt    *time.Time
+	ClosedBy    *uuid.UUID
+}
+
+type CountLine struct {
+	OrgID        uuid.UUID
+	CountID      uuid.UUID
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	UpdatedAt    time.Time
+	Expected     *decimal.Decimal
+	Variance     *decimal.Decimal
+	ValueCents   *int64
+	Flagged      *bool
 }
 
 type Device struct {
@@ -304,6 +416,29 @@ type InspectionTemplate struct {
 	UpdatedAt   time.Time
 }
 
+type InventoryItem struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Name          string
+	Sku           *string
+	Category      string
+	BaseUnit      string
+	Units         []byte
+	ShelfLifeDays *int32
+	Allergens     []byte
+	Active        bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type InventoryParLevel struct {
+	OrgID        uuid.UUID
+	ItemID       uuid.UUID
+	SiteID       uuid.UUID
+	Par          decimal.Decimal
+	ReorderPoint decimal.Decimal
+}
+
 type Invitation struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID
@@ -318,6 +453,16 @@ type Invitation struct {
 	AcceptedAt  *time.Time
 	AcceptedBy  *uuid.UUID
 	RevokedAt   *time.Time
+}
+
+type Lot struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	Code       string
+	ExpiresOn  pgtype.Date
+	ReceivedAt time.Time
 }
 
 type Medium struct {
@@ -520,6 +665,65 @@ type Site struct {
 	UpdatedAt time.Time
 }
 
+type StockBalance struct {
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	UpdatedAt  time.Time
+}
+
+type StockCost struct {
+	OrgID     uuid.UUID
+	ItemID    uuid.UUID
+	SiteID    uuid.UUID
+	OnHand    decimal.Decimal
+	AvgCost   decimal.Decimal
+	UpdatedAt time.Time
+}
+
+type StockTxn struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	At           time.Time
+	Kind         string
+	ItemID       uuid.UUID
+	LocationID   uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	UnitCost     decimal.Decimal
+	ValueCents   int64
+	AvgCostAfter decimal.Decimal
+	OnHandAfter  decimal.Decimal
+	Reason       string
+	SourceType   string
+	SourceID     uuid.UUID
+	ActorID      *uuid.UUID
+}
+
+type StorageLocation struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Name      string
+	Kind      string
+	MinTempF  *decimal.Decimal
+	MaxTempF  *decimal.Decimal
+	Active    bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type SupplySetting struct {
+	OrgID               uuid.UUID
+	VarianceFlagPercent decimal.Decimal
+	VarianceFlagCents   int64
+	UpdatedAt           time.Time
+}
+
 type SupportInquiry struct {
 	ID         uuid.UUID
 	Name       string
@@ -530,6 +734,42 @@ type SupportInquiry struct {
 	Ip         *string
 	ReceivedAt time.Time
 	HandledAt  *time.Time
+}
+
+type Survey struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          *uuid.UUID
+	Name            string
+	Questions       []byte
+	Status          string
+	ClosesAt        *time.Time
+	ThankYouMessage string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type SurveyInvitation struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SurveyID  uuid.UUID
+	Shared    bool
+	SingleUse bool
+	Name      *string
+	Email     *string
+	Reference *string
+	ExpiresAt *time.Time
+	UsedAt    *time.Time
+	CreatedAt time.Time
+}
+
+type SurveyResponse struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SurveyID     uuid.UUID
+	InvitationID uuid.UUID
+	Answers      []byte
+	SubmittedAt  time.Time
 }
 
 type Tag struct {
@@ -663,6 +903,23 @@ type WalkthroughRun struct {
 	StartedAt     time.Time
 	SubmittedBy   *uuid.UUID
 	SubmittedAt   *time.Time
+}
+
+type WasteLog struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	SiteID       uuid.UUID
+	LocationID   uuid.UUID
+	ItemID       uuid.UUID
+	LotID        *uuid.UUID
+	Quantity     decimal.Decimal
+	Unit         string
+	QuantityBase decimal.Decimal
+	Reason       string
+	Note         *string
+	ValueCents   int64
+	CreatedBy    *uuid.UUID
+	CreatedAt    time.Time
 }
 
 type WebhookDelivery struct {

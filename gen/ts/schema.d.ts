@@ -1778,6 +1778,1379 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/inventory-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inventory items
+         * @description The organization's catalog of stocked items, by name, with their units, par levels and
+         *     allergens. Filters: `q` (name or SKU), `category`, `active`. Pages with `limit` and `cursor`
+         *     (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too (the catalog is shared by every site), with the par levels of their
+         *     sites only.
+         */
+        get: operations["listInventoryItems"];
+        put?: never;
+        /**
+         * Create an inventory item
+         * @description Adds an item to the catalog: its base unit (what the ledger counts in), the units it is
+         *     bought and used in with their factors to the base unit, par levels per site, shelf life and
+         *     allergen statements. A declared unit of the base unit's family (it converts by a fixed
+         *     factor), a duplicate unit name, a factor that is not positive, a par level at an unknown site
+         *     or a SKU already used answer 400 (the SKU 409).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited
+         *     to some sites gets 403.
+         */
+        post: operations["createInventoryItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inventory-items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an inventory item
+         * @description One item of the catalog.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some
+         *     sites read it too, with the par levels of their sites only.
+         */
+        get: operations["getInventoryItem"];
+        /**
+         * Update an inventory item
+         * @description Replaces the item's state whole (send it all, as read, with the changes). The
+         *     base unit cannot change once the item has stock history (409). Removing a declared unit does not
+         *     change history: the ledger is kept in the base unit.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited
+         *     to some sites gets 403.
+         */
+        put: operations["updateInventoryItem"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/storage-locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List storage locations
+         * @description The storage locations of the organization's sites (or one site's), by site and name. A
+         *     member limited to some sites sees theirs only.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStorageLocations"];
+        put?: never;
+        /**
+         * Create a storage location
+         * @description Adds a storage location (dry store, cooler, freezer, bar) at a site, with its optional
+         *     temperature range. A name already used at the site answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["createStorageLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/storage-locations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a storage location
+         * @description One storage location. Outside a site-scoped member's sites it answers 404.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getStorageLocation"];
+        /**
+         * Update a storage location
+         * @description Replaces the location's state whole; a location stays at its site. A name already used at the site
+         *     answers 409. A deactivated location keeps its stock and history but takes no new stock.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        put: operations["updateStorageLocation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List stock on hand
+         * @description On-hand per item × location (materialized from the ledger), in the item's base unit, with
+         *     the lots holding it, valued in cents at the item's moving-average cost at the site. Items by
+         *     name. `belowPar=true` keeps the items whose on-hand at the site (all locations) is below their
+         *     par level there. A member limited to some sites sees theirs only. Pages with `limit` and
+         *     `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/stock/adjust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write stock movements
+         * @description Writes one or many ledger lines at a site in one transaction: receipts (with
+         *     `unitCostCents` per `unit`, moving the item's average cost at the site), opening balances,
+         *     transfers between the site's locations, issues and corrections. Quantities are signed decimal
+         *     strings in any unit the item converts (`case`, `each`, `oz`…), stored in its base unit.
+         *
+         *     - A line whose negative quantity would take a location's on-hand (or the named lot's) below
+         *       zero answers 409 `insufficient_stock` with the item, location and available quantity, and
+         *       nothing of the request is written.
+         *     - An issue naming no lot takes from the lots by earliest expiry, then oldest receipt; lots
+         *       without expiry and stock received without a lot last (FEFO). Expired lots (expiry before
+         *       today in the site's zone) are never issued: only expired stock left answers 409. Other
+         *       movements may take them (waste them with `POST /waste-logs`).
+         *     - A `transfer_in` naming no lot receives the lots its request's `transfer_out` lines of the
+         *       same item took, in order, so lots keep their expiry across locations.
+         *     - 400 with `details`, nothing written: an unknown unit (naming the item and both units), a
+         *       quantity of the wrong sign for its reason or of more than 6 decimal places, a lot of another
+         *       item or site, a location of another site, an expiry in the past on a receipt, a cost on
+         *       anything but a receipt or opening balance.
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["adjustStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/stock/txns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the stock ledger
+         * @description The ledger, newest first: every movement of stock with the cost it was valued at, the
+         *     average after it, the location's on-hand after it, its reason, source and actor. Filters by
+         *     site, item, location, kind and time (`from` inclusive, `to` exclusive). A member limited to some
+         *     sites sees theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listStockTxns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/lots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List lots
+         * @description Received lots by earliest expiry (lots without expiry last), with their on-hand per
+         *     location. Lots holding nothing are left out unless `includeEmpty=true`. `expiresBefore` keeps
+         *     lots expiring before a date (a local date of the lot's site). A member limited to some sites sees
+         *     theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listLots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List count sheets
+         * @description Count sheets, newest `countedAt` first, with their lines. A member limited to some sites sees
+         *     theirs only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCounts"];
+        put?: never;
+        /**
+         * Start a count sheet
+         * @description Opens a count sheet for storage locations of a site, with the moment the shelves are counted
+         *     (`countedAt`, not in the future). Lines are set with `PUT /counts/{id}/lines`; closing posts
+         *     the variances.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a count sheet
+         * @description One count sheet with its lines (and, once closed, what the close found).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set count lines
+         * @description Sets lines of an open sheet, each keyed by item × location × lot (a line for the same key is
+         *     replaced; `quantity: null` removes it). A line without a lot counts everything of the item at
+         *     the location that no lot line of the sheet counts. Quantities in any unit the item converts;
+         *     locations must be the sheet's. A closed sheet answers 409.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        put: operations["setCountLines"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/counts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a count sheet
+         * @description Closes the sheet and posts a `count_variance` ledger row per line whose count differs from the
+         *     book: variance = counted − the book quantity at `countedAt`, which replays every movement up
+         *     to that moment (movements after it are kept, not overwritten). An item × location with no line
+         *     is left unchanged (blank is not zero; an explicit 0 zeroes it). Each line answers its expected
+         *     and counted quantities, variance and value at the average cost, and is flagged when the
+         *     variance is over both the organization's percentage and value thresholds (`GET
+         *     /supply-settings`; 10 % and $50 unless changed). A closed sheet is immutable: closing again
+         *     answers 409, as does a variance that would take stock moved since `countedAt` below zero
+         *     (`insufficient_stock`).
+         *
+         *     Permission: `manageSupply` (manager and up).
+         */
+        post: operations["closeCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List waste logs
+         * @description Waste logs, newest first, each with its value at the average cost. Filters by site, item,
+         *     reason and time (`from` inclusive, `to` exclusive). A member limited to some sites sees theirs
+         *     only. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listWasteLogs"];
+        put?: never;
+        /**
+         * Log waste
+         * @description Records stock thrown away and why. Writes a `waste` ledger row valued at the average cost
+         *     (one per lot taken from: the named lot, or FEFO with expired lots first). Expired stock can be
+         *     wasted. More than is on hand answers 409 `insufficient_stock`, writing nothing.
+         *
+         *     Permission: `operateKitchen` (inspector and up).
+         */
+        post: operations["createWasteLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/waste-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a waste log
+         * @description One waste log.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getWasteLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/supply-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read supply settings
+         * @description The organization's supply settings: when a count line's variance is flagged.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some
+         *     sites read it too, since their counts are flagged by it.
+         */
+        get: operations["getSupplySettings"];
+        /**
+         * Change supply settings
+         * @description Sets when a count line's variance is flagged: over `varianceFlagPercent` of the book
+         *     quantity and over `varianceFlagCents` in value (both).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide; a member limited to
+         *     some sites gets 403.
+         */
+        put: operations["updateSupplySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering clients
+         * @description The organization's catering clients, by name. Clients belong to the whole organization: members
+         *     limited to some sites read them too (they quote events for them), but only members with every
+         *     site change them. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringClients"];
+        put?: never;
+        /**
+         * Create a catering client
+         * @description Adds a client (a person or a company that books events). Organization-wide: a member limited
+         *     to some sites gets 403.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a catering client
+         * @description Replaces the client's details (omitted optional fields are cleared).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringClient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering events
+         * @description Events by start time. A member limited to some sites sees their sites' events. Pages with
+         *     `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringEvents"];
+        put?: never;
+        /**
+         * Create a catering event
+         * @description Books an event for a client, catered by a site. `status` defaults to `inquiry`; `contracted` is
+         *     set only by accepting a quote and cannot be sent.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering event
+         * @description One event.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringEvent"];
+        /**
+         * Update a catering event
+         * @description Replaces the event's details. `status` may move to `inquiry`, `quoted`, `completed` or
+         *     `cancelled`; `contracted` comes only from an accepted quote, and a contracted event keeps its
+         *     client and site (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringEvent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering quotes
+         * @description Quotes, newest first, optionally of one event. A member limited to some sites sees the quotes
+         *     of their sites' events. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringQuotes"];
+        put?: never;
+        /**
+         * Create a catering quote
+         * @description Drafts a quote for an event. The server computes every amount (see `QuoteTotals`): line totals
+         *     rounded half-even to the cent, subtotal, service charge, tax on the taxable lines and the service
+         *     charge, total and deposit. A discount line counts negative and may not take the subtotal below 0
+         *     (400).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering quote
+         * @description One quote with its computed totals. A sent quote past its `validUntil` date (in the event
+         *     site's time zone) reads `expired`.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringQuote"];
+        /**
+         * Update a catering quote
+         * @description Replaces the quote's lines and terms and recomputes its totals. Editing a quote that was sent
+         *     (or declined, or expired) makes a new `version`, returns it to `draft` and voids its link (the
+         *     old token answers 404 at once): share it again to send the new version. An accepted quote is the
+         *     contract and cannot change (409). `eventId` must stay the same.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        put: operations["updateCateringQuote"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a catering quote
+         * @description Mints the quote's public link, `{web_url}/share/q/{token}`, and marks a draft `sent` (its
+         *     event moves from `inquiry` to `quoted`). Calling it again rotates the token: the previous link
+         *     answers 404 at once. An accepted or declined quote cannot be shared (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["shareCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a quote acceptance
+         * @description Records that the client accepted (by phone, in person): the quote becomes the contract, its
+         *     event becomes `contracted`, and `catering.quote_accepted` fires with `{eventId, quoteId,
+         *     totalCents}`. Only a draft or sent quote within its validity can be accepted; an accepted,
+         *     declined or expired one answers 409, as does a second accepted quote for the same event.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["acceptCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/quotes/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a quote decline
+         * @description Records that the client declined a draft or sent quote; its link stops working. An accepted
+         *     quote answers 409.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["declineCateringQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List catering invoices
+         * @description Invoices, newest first, optionally of one quote. A member limited to some sites sees their
+         *     sites' invoices. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listCateringInvoices"];
+        put?: never;
+        /**
+         * Create a catering invoice
+         * @description Bills an accepted quote (the contract). A `deposit` invoice bills the quote's `depositCents`; a
+         *     `final` invoice bills the contract total minus what deposit invoices have been paid. One live
+         *     (not void) invoice of each kind per contract; a quote that is not accepted, a second live
+         *     invoice of a kind, a final invoice while the deposit invoice is still open, or nothing left
+         *     to bill answers 409.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["createCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a catering invoice
+         * @description One invoice with its payments and balance.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getCateringInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment
+         * @description Records a payment against an open invoice. A payment larger than the balance answers 400 and
+         *     records nothing; a paid or void invoice answers 409. When the balance reaches zero the invoice is
+         *     `paid` and `catering.invoice_paid` fires with `{eventId, invoiceId, totalCents}`. Concurrent
+         *     payments are applied one at a time, so they can never overpay together.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["recordCateringPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a catering invoice
+         * @description Voids an open invoice that has no payments (409 otherwise); its link stops working, and a new
+         *     invoice of its kind can be made.
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["voidCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/catering/invoices/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a catering invoice
+         * @description Mints the invoice's public link, `{web_url}/share/i/{token}`. Calling it again rotates the
+         *     token: the previous link answers 404 at once. A void invoice cannot be shared (409).
+         *
+         *     Permission: `manageCatering` (manager and up).
+         */
+        post: operations["shareCateringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/q/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shared quote
+         * @description The quote as its client sees it: the organization's brand, client and event names, dates,
+         *     venue, guest count, lines, totals, terms, validity and state. Display data only. An unknown,
+         *     rotated, revoked or voided token answers the same 404 (`link_not_found`). Limited to 120 reads
+         *     per client IP per minute across public links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getSharedQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/q/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a shared quote
+         * @description The client accepts the quote from its link, agreeing to its terms (`agree: true`, else 400):
+         *     the quote becomes the contract, its event `contracted`, and `catering.quote_accepted` fires with
+         *     `{eventId, quoteId, totalCents}`. A quote already accepted, declined or expired answers 409
+         *     (`quote_not_open`); of N simultaneous accepts, one succeeds. Limited to 20 writes per client IP
+         *     per minute across public links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        post: operations["acceptSharedQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/i/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shared invoice
+         * @description The invoice as its client sees it: brand, client and event, lines, payments and balance.
+         *     Display data only. An unknown, rotated or voided token answers the same 404. Limited to 120
+         *     reads per client IP per minute across public links.
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getSharedInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List surveys
+         * @description Surveys, newest first. A member limited to some sites sees their sites' surveys and the
+         *     organization-wide ones (no site). Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["listSurveys"];
+        put?: never;
+        /**
+         * Create a survey
+         * @description Creates a survey: its questions (keys unique; options only on choice questions, scaleMax only
+         *     on ratings), status, optional closing time and thank-you message. A member limited to some sites
+         *     can only create surveys at one of their sites (403 for an organization-wide one).
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["createSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a survey
+         * @description One survey.
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getSurvey"];
+        /**
+         * Update a survey
+         * @description Replaces the survey's name, status, closing time, thank-you message and questions. Once a
+         *     response exists its questions cannot change (409): copy the survey instead. The site cannot
+         *     change.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        put: operations["updateSurvey"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a survey's shared link
+         * @description Mints the survey's one shared multi-use link, `{web_url}/survey/{token}`; calling it again
+         *     rotates it (the previous link answers 404 at once). Invitations are separate links.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["shareSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite respondents
+         * @description Mints links to the survey: `count` anonymous ones, or one per recipient (name, email and
+         *     reference are kept for the organization, never shown on the link). A single-use link takes one
+         *     submission; `expiresAt` ends the links (404 after). Exactly one of `count` and `recipients`.
+         *
+         *     Permission: `manageSurveys` (manager and up).
+         */
+        post: operations["createSurveyInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/surveys/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Survey results
+         * @description Per question, over the submissions in `[from, to)` (default: all): counts per option, mean and
+         *     distribution of ratings and NPS, the NPS score (promoters minus detractors, in points), and the
+         *     text answers, newest first, `limit` per page (`Link` header for the next page of texts).
+         *
+         *     Permission: `viewOrg` (viewer and up).
+         */
+        get: operations["getSurveyResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/survey/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a survey link
+         * @description The survey's title, questions and branding, for the respondent. Display data only. An unknown,
+         *     rotated, expired token (or a survey still in draft) answers 404; a closed survey, or one past its
+         *     closing time, 410 (`survey_closed`). Limited to 120 reads per client IP per minute across public
+         *     links (429 with `Retry-After`).
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        get: operations["getPublicSurvey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/survey/{token}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit survey answers
+         * @description Records one submission, validated against the questions: every required question answered,
+         *     each value of its question's type and range, choices among the options, text at most 2,000
+         *     characters, no unknown keys; otherwise 400 with `details` per question key. A single-use link
+         *     takes one submission (409 `survey_already_answered` after); a closed survey answers 410. Limited
+         *     to 20 writes per client IP per minute across public links.
+         *
+         *     Permission: `public` (no credential; the token in the URL is the capability).
+         */
+        post: operations["submitPublicSurvey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/tasks": {
         parameters: {
             query?: never;
@@ -3753,11 +5126,18 @@ export interface components {
          *     - `no_hl7_message` (422): The HL7 body has no parseable MSH-framed message.
          *     - `idempotency_key_reused` (422): The `Idempotency-Key` was used with a different request (method, path or body).
          *     - `idempotency_key_in_use` (409): A request with this `Idempotency-Key` is still being processed: retry shortly.
-         *     - `insufficient_stock` (409): Reserved for inventory: not enough stock on hand for the change.
+         *     - `insufficient_stock` (409): Not enough stock on hand for the movement; `stock` names the item, location (and lot) and the quantity available. Nothing was written.
+         *     - `gone` (410): The target existed and is no longer available.
+         *     - `quote_not_open` (409): The quote is already accepted, declined or expired, so it cannot be accepted, declined or shared.
+         *     - `contract_immutable` (409): The quote was accepted: it is the contract and cannot change.
+         *     - `invoice_not_open` (409): The invoice is paid or void, or has payments, so the change does not apply.
+         *     - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
+         *     - `survey_already_answered` (409): This single-use survey link has already been used.
+         *     - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -4520,9 +5900,9 @@ export interface components {
         TagCode: string;
         /**
          * @description What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-         *     `equipment` and `storage_location`: a piece of equipment or a storage location described by
-         *     the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-         *     resources exist in the API.
+         *     `equipment` and `storage_location`: a piece of equipment or a storage location named by
+         *     `targetId` (standing at its site), or, as tags printed before those resources existed,
+         *     described by the tag's `label` (and optionally placed at a site).
          * @example equipment
          * @enum {string}
          */
@@ -4550,9 +5930,11 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id: required for `site`; for `equipment`, the equipment (`POST /equipment`),
-             *     whose site the tag is posted at and whose name is the default label; not accepted for
-             *     `storage_location`.
+             * @description The target's id: the site for `site` (required); the storage location for
+             *     `storage_location` (the tag then stands at the location's site, and a scan answers the
+             *     location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+             *     site and its name is the default label). A `storage_location` or `equipment` tag without it
+             *     is described by its label only, as tags printed before those resources existed are.
              */
             targetId?: string;
             /**
@@ -4561,7 +5943,7 @@ export interface components {
              */
             siteId?: string;
             /**
-             * @description Printed on the tag; required for `storage_location` and for `equipment` without `targetId`.
+             * @description Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
              * @example Walk-in cooler 2
              */
             label?: string;
@@ -4583,6 +5965,81 @@ export interface components {
              * @example 03:00
              */
             localTime: string;
+        };
+        /**
+         * @example cooler
+         * @enum {string}
+         */
+        StorageLocationKind: "dry" | "cooler" | "freezer" | "bar" | "other";
+        /**
+         * @description An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+         *     requests at most 6 decimal places (more answers 400); quantities converted into an item's
+         *     base unit keep up to 9.
+         * @example 12.5
+         */
+        Quantity: string;
+        /**
+         * @description The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+         *     `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+         *     convert by fixed factors; across families only through a factor the item declares.
+         * @example lb
+         * @enum {string}
+         */
+        StandardUnit: "g" | "kg" | "oz" | "lb" | "ml" | "l" | "tsp" | "tbsp" | "cup" | "fl_oz" | "pt" | "qt" | "gal" | "each" | "dozen";
+        StockLot: {
+            /** Format: uuid */
+            lotId: string;
+            code: string;
+            /** Format: date */
+            expiresOn: string | null;
+            quantity: components["schemas"]["Quantity"];
+        };
+        /**
+         * @description Cents per one base unit of the item, an exact decimal string (a case of 6 lb at 1899 cents
+         *     is `"316.5"` cents per lb). The moving average is kept to 12 decimal places.
+         * @example 316.5
+         */
+        CostCents: string;
+        /**
+         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
+         *     was received without a lot), valued at the item's moving-average cost at the site.
+         */
+        StockLevel: {
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            locationName: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            lots: components["schemas"]["StockLot"][];
+            avgCost: components["schemas"]["CostCents"];
+            /**
+             * Format: int64
+             * @description quantity × avgCost, rounded half-even to the cent.
+             */
+            valueCents: number;
+            /** @description The item's par level at the site, if set. */
+            par: string | null;
+            reorderPoint: string | null;
+            /** @description The item's on-hand at the site (all locations) is below its par level. */
+            belowPar: boolean;
+        };
+        /**
+         * @description A scanned storage location (a `storage_location` tag naming it by id): the location and its
+         *     stock, item by item (the first 100 rows of `GET /stock?locationId=`).
+         */
+        ScanLocationContext: {
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            active: boolean;
+            stock: components["schemas"]["StockLevel"][];
         };
         /** @description An operation the caller may perform on the scanned target, ready to call. */
         ScanAction: {
@@ -4628,6 +6085,7 @@ export interface components {
             context: {
                 /** @description The site the target is at, with its local date and time; null when the tag names no site. */
                 site: components["schemas"]["ScanSiteContext"] | null;
+                storageLocation?: components["schemas"]["ScanLocationContext"];
             };
             /**
              * @description What the caller's role allows on this target, in order of usefulness. Grows as the
@@ -5627,6 +7085,1106 @@ export interface components {
             note?: string;
         };
         /**
+         * @description A non-negative exact decimal string, at most 6 decimal places.
+         * @example 24
+         */
+        PositiveQuantityInput: string;
+        /**
+         * @description A unit the item declares, with how many base units one of it holds. A standard unit of
+         *     another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
+         *     that family then convert through it (`dozen` = 12 × 0.25 lb).
+         */
+        ItemUnit: {
+            /** @example case */
+            name: string;
+            factor: components["schemas"]["PositiveQuantityInput"];
+        };
+        /** @description The quantity an item should be stocked to at a site, and the on-hand at which to reorder, in the base unit. */
+        ParLevel: {
+            /** Format: uuid */
+            siteId: string;
+            par: components["schemas"]["PositiveQuantityInput"];
+            reorderPoint: components["schemas"]["PositiveQuantityInput"];
+        };
+        /**
+         * @description Whether the item contains the allergen, is free of it, or it is not known.
+         * @example contains
+         * @enum {string}
+         */
+        AllergenPresence: "contains" | "free" | "unknown";
+        /**
+         * @description Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+         *     nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+         *     language. An allergen left out is not stated (read it as `unknown`).
+         * @example {
+         *       "wheat": "contains",
+         *       "peanuts": "free",
+         *       "sesame": "unknown"
+         *     }
+         */
+        ItemAllergens: {
+            milk?: components["schemas"]["AllergenPresence"];
+            egg?: components["schemas"]["AllergenPresence"];
+            fish?: components["schemas"]["AllergenPresence"];
+            crustacean_shellfish?: components["schemas"]["AllergenPresence"];
+            tree_nuts?: components["schemas"]["AllergenPresence"];
+            peanuts?: components["schemas"]["AllergenPresence"];
+            wheat?: components["schemas"]["AllergenPresence"];
+            soy?: components["schemas"]["AllergenPresence"];
+            sesame?: components["schemas"]["AllergenPresence"];
+            gluten?: components["schemas"]["AllergenPresence"];
+            mustard?: components["schemas"]["AllergenPresence"];
+            celery?: components["schemas"]["AllergenPresence"];
+            lupin?: components["schemas"]["AllergenPresence"];
+            molluscs?: components["schemas"]["AllergenPresence"];
+            sulphites?: components["schemas"]["AllergenPresence"];
+            corn?: components["schemas"]["AllergenPresence"];
+            coconut?: components["schemas"]["AllergenPresence"];
+            strawberry?: components["schemas"]["AllergenPresence"];
+            tomato?: components["schemas"]["AllergenPresence"];
+            citrus?: components["schemas"]["AllergenPresence"];
+            kiwi?: components["schemas"]["AllergenPresence"];
+            banana?: components["schemas"]["AllergenPresence"];
+            chocolate?: components["schemas"]["AllergenPresence"];
+            pork?: components["schemas"]["AllergenPresence"];
+            beef?: components["schemas"]["AllergenPresence"];
+            chicken?: components["schemas"]["AllergenPresence"];
+            alpha_gal?: components["schemas"]["AllergenPresence"];
+            gelatin?: components["schemas"]["AllergenPresence"];
+            msg?: components["schemas"]["AllergenPresence"];
+            food_dye?: components["schemas"]["AllergenPresence"];
+            latex?: components["schemas"]["AllergenPresence"];
+        };
+        InventoryItem: {
+            /** Format: uuid */
+            id: string;
+            /** @example All-purpose flour */
+            name: string;
+            /** @example FLR-AP-50 */
+            sku: string | null;
+            /** @example dry goods */
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The declared units and their factors to the base unit. */
+            units: components["schemas"]["ItemUnit"][];
+            /** @description Par levels per site (a member limited to some sites sees those sites' only). */
+            parLevels: components["schemas"]["ParLevel"][];
+            /** @example 365 */
+            shelfLifeDays: number | null;
+            allergens: components["schemas"]["ItemAllergens"];
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateInventoryItemRequest: {
+            name: string;
+            /** @description Unique in the organization (case-insensitively). */
+            sku?: string;
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            units?: components["schemas"]["ItemUnit"][];
+            parLevels?: components["schemas"]["ParLevel"][];
+            shelfLifeDays?: number;
+            allergens?: components["schemas"]["ItemAllergens"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @description The item's new state, replacing the old one whole: an optional field left out is cleared
+         *     (`sku`, `shelfLifeDays`) or emptied (`units`, `parLevels`, `allergens`); `active` defaults to
+         *     true. The base unit cannot change once the item has stock history (409).
+         */
+        UpdateInventoryItemRequest: {
+            name: string;
+            /** @description Unique in the organization (case-insensitively). */
+            sku?: string;
+            category: string;
+            baseUnit: components["schemas"]["StandardUnit"];
+            units?: components["schemas"]["ItemUnit"][];
+            parLevels?: components["schemas"]["ParLevel"][];
+            shelfLifeDays?: number;
+            allergens?: components["schemas"]["ItemAllergens"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        StorageLocation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Walk-in cooler */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            /**
+             * @description Degrees Fahrenheit, a decimal string.
+             * @example 41
+             */
+            minTempF: string | null;
+            /**
+             * @description Degrees Fahrenheit, a decimal string.
+             * @example 41
+             */
+            maxTempF: string | null;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A temperature in degrees Fahrenheit, as a decimal string.
+         * @example 41
+         */
+        TemperatureF: string;
+        CreateStorageLocationRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** @description Unique at the site (case-insensitively). */
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            minTempF?: components["schemas"]["TemperatureF"];
+            maxTempF?: components["schemas"]["TemperatureF"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @description The location's new state, replacing the old one whole (a temperature left out is cleared;
+         *     `active` defaults to true). A location stays at its site.
+         */
+        UpdateStorageLocationRequest: {
+            name: string;
+            kind: components["schemas"]["StorageLocationKind"];
+            minTempF?: components["schemas"]["TemperatureF"];
+            maxTempF?: components["schemas"]["TemperatureF"];
+            /** @description Defaults to true. */
+            active?: boolean;
+        };
+        /**
+         * @description An exact decimal string, at most 6 decimal places (more answers 400 naming the field).
+         * @example 12.5
+         */
+        QuantityInput: string;
+        /**
+         * @description A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+         *     A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+         * @example case
+         */
+        Unit: string;
+        /**
+         * @description A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
+         *     (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
+         *     answers 400. Other movements name an existing lot.
+         */
+        LotRef: {
+            /** @example L2403-117 */
+            code: string;
+            /**
+             * Format: date
+             * @description The lot's expiry, a local date of the site.
+             * @example 2026-03-20
+             */
+            expiresOn?: string;
+        };
+        /**
+         * @description Why stock moves: `receipt` (delivered; positive, may carry `unitCostCents`, moves the
+         *     average), `opening_balance` (stock found when the ledger starts; positive, may carry
+         *     `unitCostCents`), `transfer_out` (negative) and `transfer_in` (positive) between two
+         *     locations of the site, `issue` (taken for use; negative), `correction` (either sign).
+         * @example receipt
+         * @enum {string}
+         */
+        MovementReason: "receipt" | "correction" | "transfer_in" | "transfer_out" | "issue" | "opening_balance";
+        StockAdjustLine: {
+            /** Format: uuid */
+            itemId: string;
+            /**
+             * Format: uuid
+             * @description A storage location of the adjustment's site.
+             */
+            locationId: string;
+            quantity: components["schemas"]["QuantityInput"];
+            unit: components["schemas"]["Unit"];
+            /**
+             * Format: uuid
+             * @description The lot, by id (a lot of this item at this site). Not with `lot`.
+             */
+            lotId?: string;
+            lot?: components["schemas"]["LotRef"];
+            /**
+             * Format: int64
+             * @description Cents per one `unit` (receipts and opening balances only); the line is valued at the average in force without it.
+             * @example 1899
+             */
+            unitCostCents?: number;
+            reason: components["schemas"]["MovementReason"];
+        };
+        StockAdjustRequest: {
+            /** Format: uuid */
+            siteId: string;
+            lines: components["schemas"]["StockAdjustLine"][];
+        };
+        /**
+         * @description The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
+         * @example issue
+         * @enum {string}
+         */
+        TxnKind: "receipt" | "correction" | "transfer_in" | "transfer_out" | "issue" | "opening_balance" | "waste" | "count_variance";
+        /** @description What wrote the row (`adjustment`, `waste_log`, `count`), and its id. */
+        TxnSource: {
+            /** @example adjustment */
+            type: string;
+            /** Format: uuid */
+            id: string;
+        };
+        /**
+         * @description One ledger row. Rows are never changed or removed: a correction is a new row. Each keeps the
+         *     cost it was valued at, so later rows never change its history.
+         */
+        StockTxn: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            siteId: string;
+            kind: components["schemas"]["TxnKind"];
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            unitCost: components["schemas"]["CostCents"];
+            /**
+             * Format: int64
+             * @description quantity × unitCost, rounded half-even to the cent; negative for stock leaving.
+             * @example -633
+             */
+            valueCents: number;
+            avgCostAfter: components["schemas"]["CostCents"];
+            onHandAfter: components["schemas"]["Quantity"];
+            /**
+             * @description The adjustment's reason, the waste log's reason, or `count_variance`.
+             * @example issue
+             */
+            reason: string;
+            source: components["schemas"]["TxnSource"];
+            /**
+             * Format: uuid
+             * @description The member who made the change.
+             */
+            actor: string | null;
+        };
+        StockAdjustment: {
+            /**
+             * Format: uuid
+             * @description The adjustment's id, the `source.id` of its rows.
+             */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date-time */
+            at: string;
+            /** @description The ledger rows written, in line order (a line taking from several lots writes one row per lot). */
+            txns: components["schemas"]["StockTxn"][];
+        };
+        StockShortage: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: uuid
+             * @description Present when the movement named a lot.
+             */
+            lotId?: string;
+            available: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+        };
+        /**
+         * @description A 409 of a stock movement: `insufficient_stock` carries `stock` (what was lacking, where, and
+         *     how much is available); other conflicts (a closed count, an Idempotency-Key in use) do not.
+         */
+        StockConflictError: components["schemas"]["Error"] & {
+            stock?: components["schemas"]["StockShortage"];
+        };
+        LotLocation: {
+            /** Format: uuid */
+            locationId: string;
+            quantity: components["schemas"]["Quantity"];
+        };
+        Lot: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example L2403-117 */
+            code: string;
+            /**
+             * Format: date
+             * @description A local date of the site; null for a lot without expiry.
+             */
+            expiresOn: string | null;
+            /** Format: date-time */
+            receivedAt: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["StandardUnit"];
+            /** @description On-hand per location (locations holding none are left out). */
+            locations: components["schemas"]["LotLocation"][];
+        };
+        /**
+         * @example open
+         * @enum {string}
+         */
+        CountStatus: "open" | "closed";
+        /**
+         * @description What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+         *     at the location not counted by a lot line of the sheet. After the close the line carries the
+         *     book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+         *     are null.
+         */
+        CountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The book quantity at `countedAt`, in the base unit (after the close). */
+            expected: string | null;
+            /** @description What was counted, in the base unit (after the close; `quantityBase` before it). */
+            counted: string | null;
+            /** @description counted − expected, in the base unit (after the close). */
+            variance: string | null;
+            /**
+             * Format: int64
+             * @description The variance valued at the average cost at the close.
+             */
+            valueCents: number | null;
+            /** @description The variance is over both the organization's percentage of the book quantity and its value threshold. */
+            flagged: boolean | null;
+        };
+        CountSheet: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Month-end count, walk-in */
+            name: string;
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the shelves were counted; the close compares with the book at this moment.
+             */
+            countedAt: string;
+            status: components["schemas"]["CountStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: uuid */
+            closedBy: string | null;
+            lines: components["schemas"]["CountLine"][];
+        };
+        CreateCountRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** @description Storage locations of the site the sheet counts. */
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the count was (or is being) taken; not in the future.
+             */
+            countedAt: string;
+        };
+        SetCountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: uuid
+             * @description The lot counted (a lot of this item at the sheet's site).
+             */
+            lotId?: string;
+            /** @description The quantity counted (0 zeroes the stock); null removes the line (the stock is then left as it is). */
+            quantity: string | null;
+            unit?: components["schemas"]["Unit"];
+        };
+        SetCountLinesRequest: {
+            lines: components["schemas"]["SetCountLine"][];
+        };
+        CountCloseResult: {
+            count: components["schemas"]["CountSheet"];
+            /**
+             * Format: int64
+             * @description The value of all variances posted.
+             */
+            varianceValueCents: number;
+            /** @description How many lines are flagged. */
+            flaggedLines: number;
+        };
+        /**
+         * @example spoilage
+         * @enum {string}
+         */
+        WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        WasteLog: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            reason: components["schemas"]["WasteReason"];
+            note: string | null;
+            /**
+             * Format: int64
+             * @description What the waste cost, at the average cost (positive).
+             * @example 633
+             */
+            valueCents: number;
+            /** Format: uuid */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The waste ledger rows written (one per lot taken from). */
+            txnIds: string[];
+        };
+        CreateWasteLogRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+            /**
+             * Format: uuid
+             * @description The lot thrown away; without it the stock is taken in FEFO order (expired lots first).
+             */
+            lotId?: string;
+            reason: components["schemas"]["WasteReason"];
+            note?: string;
+        };
+        SupplySettings: {
+            /**
+             * @description A count line is flagged when its variance is over this percentage of the book quantity…
+             * @example 10
+             */
+            varianceFlagPercent: string;
+            /**
+             * Format: int64
+             * @description …and its value over this many cents.
+             * @example 5000
+             */
+            varianceFlagCents: number;
+        };
+        CateringClient: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            company: string | null;
+            email: string | null;
+            phone: string | null;
+            billingAddress: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CateringClientRequest: {
+            /** @example Maya Chen */
+            name: string;
+            /** @example Chen & Ortiz Wedding */
+            company?: string | null;
+            /**
+             * Format: email
+             * @example maya@chen-ortiz.example
+             */
+            email?: string | null;
+            /** @example +1 312 555 0142 */
+            phone?: string | null;
+            /** @example 120 Lake Shore Dr, Chicago IL 60611 */
+            billingAddress?: string | null;
+        };
+        /**
+         * @description `inquiry` until a quote is sent, `quoted` once one is, `contracted` when a quote is accepted
+         *     (set by the server; not settable), then `completed` or `cancelled`.
+         * @example inquiry
+         * @enum {string}
+         */
+        CateringEventStatus: "inquiry" | "quoted" | "contracted" | "completed" | "cancelled";
+        CateringEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            clientId: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            guestCount: number;
+            venue: string | null;
+            status: components["schemas"]["CateringEventStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CateringEventRequest: {
+            /** Format: uuid */
+            clientId: string;
+            /**
+             * Format: uuid
+             * @description The site (kitchen) that caters the event; its time zone dates the event and the quotes' validity.
+             */
+            siteId: string;
+            /** @example Chen–Ortiz wedding reception */
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @example 140 */
+            guestCount: number;
+            /** @example Lakeview Pavilion */
+            venue?: string | null;
+            status?: components["schemas"]["CateringEventStatus"];
+        };
+        /**
+         * @description `draft` until shared (`sent`); `accepted` (the contract, immutable) or `declined`; a sent
+         *     quote past the end of its `validUntil` date in the event site's time zone reads `expired`.
+         * @example sent
+         * @enum {string}
+         */
+        QuoteStatus: "draft" | "sent" | "accepted" | "declined" | "expired";
+        /**
+         * @example food
+         * @enum {string}
+         */
+        QuoteLineKind: "food" | "beverage" | "service" | "rental" | "fee" | "discount";
+        QuoteLine: {
+            kind: components["schemas"]["QuoteLineKind"];
+            /** Format: uuid */
+            recipeId: string | null;
+            description: string;
+            /** @example 140 */
+            quantity: string;
+            /** Format: int64 */
+            unitPriceCents: number;
+            taxable: boolean;
+            /**
+             * Format: int64
+             * @description quantity × unitPriceCents rounded half-even to the cent; negative for a discount.
+             * @example 483000
+             */
+            totalCents: number;
+        };
+        /**
+         * @description Computed by the server: each line total is quantity × unit price rounded half-even to the
+         *     cent; the subtotal is their sum (discounts negative; never below 0); the service charge is
+         *     `serviceChargeBps` of the subtotal; tax is `taxRateBps` of the taxable lines plus the service
+         *     charge; each rounded half-even to the cent. `totalCents` is exactly subtotal + service charge +
+         *     tax, and `depositCents` is `depositPercent` of the total, rounded half-even.
+         */
+        QuoteTotals: {
+            /**
+             * Format: int64
+             * @example 483000
+             */
+            subtotalCents: number;
+            /**
+             * Format: int64
+             * @example 96600
+             */
+            serviceChargeCents: number;
+            /**
+             * Format: int64
+             * @example 47817
+             */
+            taxCents: number;
+            /**
+             * Format: int64
+             * @example 627417
+             */
+            totalCents: number;
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            depositCents: number;
+        };
+        /** @description Who accepted the quote and when; null until accepted. */
+        Acceptance: {
+            /** @example Maya Chen */
+            name: string;
+            email?: string | null;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description `link`: the client, from the shared link; `staff`: recorded by a member.
+             * @enum {string}
+             */
+            via: "link" | "staff";
+        } | null;
+        Quote: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @description Starts at 1; editing a quote that was sent makes a new version (and voids its link). */
+            version: number;
+            status: components["schemas"]["QuoteStatus"];
+            lines: components["schemas"]["QuoteLine"][];
+            serviceChargeBps: number;
+            taxRateBps: number;
+            depositPercent: number;
+            /** Format: date */
+            validUntil: string;
+            terms: string;
+            totals: components["schemas"]["QuoteTotals"];
+            /** Format: date-time */
+            sentAt: string | null;
+            acceptance: components["schemas"]["Acceptance"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        QuoteLineRequest: {
+            kind: components["schemas"]["QuoteLineKind"];
+            /**
+             * Format: uuid
+             * @description The recipe quoted, when recipes exist; kept as given.
+             */
+            recipeId?: string | null;
+            /** @example Braised short rib, plated */
+            description: string;
+            /**
+             * @description A positive decimal (up to 4 places), as a string.
+             * @example 140
+             */
+            quantity: string;
+            /**
+             * Format: int64
+             * @description The price of one unit, in cents. A discount line's price is entered positive; its total counts negative.
+             * @example 3450
+             */
+            unitPriceCents: number;
+            taxable: boolean;
+        };
+        QuoteRequest: {
+            /** Format: uuid */
+            eventId: string;
+            lines: components["schemas"]["QuoteLineRequest"][];
+            /**
+             * @description Service charge in basis points of the subtotal (2000 = 20 %).
+             * @example 2000
+             */
+            serviceChargeBps: number;
+            /**
+             * @description Tax rate in basis points (1025 = 10.25 %).
+             * @example 1025
+             */
+            taxRateBps: number;
+            /** @example 30 */
+            depositPercent: number;
+            /**
+             * Format: date
+             * @description The last day the quote can be accepted, in the event site's time zone; a day already over answers 400.
+             * @example 2026-03-20
+             */
+            validUntil: string;
+            /** @example 30% deposit secures the date; balance due 7 days before the event. */
+            terms: string;
+        };
+        ShareLink: {
+            /**
+             * @description The public link to send, `{web_url}/share/q/{token}` (quotes), `/share/i/{token}` (invoices) or `/survey/{token}` (surveys).
+             * @example https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+             */
+            url: string;
+            /**
+             * @description Shown once; only its hash is kept. Sharing again rotates it (the previous one answers 404 at once).
+             * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+             */
+            token: string;
+        };
+        StaffAcceptRequest: {
+            /**
+             * @description Who accepted (the client, by phone or in person).
+             * @example Maya Chen
+             */
+            name: string;
+            /** Format: email */
+            email?: string | null;
+        };
+        /**
+         * @example deposit
+         * @enum {string}
+         */
+        InvoiceKind: "deposit" | "final";
+        /**
+         * @example open
+         * @enum {string}
+         */
+        InvoiceStatus: "open" | "paid" | "void";
+        InvoiceLine: {
+            /** @example Deposit, 30% of the contract */
+            description: string;
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            amountCents: number;
+        };
+        /**
+         * @example card
+         * @enum {string}
+         */
+        PaymentMethod: "card" | "check" | "cash" | "ach" | "other";
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int64 */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+            reference: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            quoteId: string;
+            /** Format: uuid */
+            eventId: string;
+            /**
+             * @description A display number, unique within the organization.
+             * @example INV-2026-0192F3A4
+             */
+            number: string;
+            kind: components["schemas"]["InvoiceKind"];
+            status: components["schemas"]["InvoiceStatus"];
+            lines: components["schemas"]["InvoiceLine"][];
+            /** Format: int64 */
+            totalCents: number;
+            /** Format: int64 */
+            paidCents: number;
+            /** Format: int64 */
+            balanceCents: number;
+            payments: components["schemas"]["Payment"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            paidAt: string | null;
+            /** Format: date-time */
+            voidedAt: string | null;
+        };
+        InvoiceRequest: {
+            /**
+             * Format: uuid
+             * @description An accepted quote (the contract).
+             */
+            quoteId: string;
+            kind: components["schemas"]["InvoiceKind"];
+        };
+        PaymentRequest: {
+            /**
+             * Format: int64
+             * @example 188225
+             */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+            /** @example Visa ending 4242 */
+            reference?: string | null;
+        };
+        /** @description The organization's display brand, as public pages show it. */
+        PublicBrand: {
+            /** @example Harborview Kitchens */
+            name: string;
+            /** @example #1F2937 */
+            primary: string;
+            /** @example #F59E0B */
+            accent: string;
+        };
+        SharedQuoteLine: {
+            kind: components["schemas"]["QuoteLineKind"];
+            description: string;
+            quantity: string;
+            /** Format: int64 */
+            unitPriceCents: number;
+            taxable: boolean;
+            /** Format: int64 */
+            totalCents: number;
+        };
+        SharedAcceptance: {
+            name: string;
+            /** Format: date-time */
+            at: string;
+        } | null;
+        /** @description A quote as its client sees it. Display data only; no ids. */
+        SharedQuote: {
+            brand: components["schemas"]["PublicBrand"];
+            clientName: string;
+            eventName: string;
+            /** Format: date-time */
+            eventStartsAt: string;
+            /** Format: date-time */
+            eventEndsAt: string;
+            /**
+             * @description The catering site's IANA time zone, for showing dates.
+             * @example America/Chicago
+             */
+            timezone: string;
+            venue: string | null;
+            guestCount: number;
+            version: number;
+            status: components["schemas"]["QuoteStatus"];
+            lines: components["schemas"]["SharedQuoteLine"][];
+            serviceChargeBps: number;
+            taxRateBps: number;
+            depositPercent: number;
+            totals: components["schemas"]["QuoteTotals"];
+            terms: string;
+            /** Format: date */
+            validUntil: string;
+            acceptance: components["schemas"]["SharedAcceptance"];
+        };
+        PublicAcceptRequest: {
+            /** @example Maya Chen */
+            name: string;
+            /**
+             * Format: email
+             * @example maya@chen-ortiz.example
+             */
+            email?: string | null;
+            /** @description Must be true; the client agrees to the quote's terms. */
+            agree: boolean;
+        };
+        SharedPayment: {
+            /** Format: int64 */
+            amountCents: number;
+            method: components["schemas"]["PaymentMethod"];
+            /** Format: date-time */
+            paidAt: string;
+        };
+        /** @description An invoice as its client sees it. Display data only; no ids. */
+        SharedInvoice: {
+            brand: components["schemas"]["PublicBrand"];
+            clientName: string;
+            eventName: string;
+            /** Format: date-time */
+            eventStartsAt: string;
+            number: string;
+            kind: components["schemas"]["InvoiceKind"];
+            status: components["schemas"]["InvoiceStatus"];
+            lines: components["schemas"]["InvoiceLine"][];
+            /** Format: int64 */
+            totalCents: number;
+            /** Format: int64 */
+            paidCents: number;
+            /** Format: int64 */
+            balanceCents: number;
+            payments: components["schemas"]["SharedPayment"][];
+            /** Format: date-time */
+            issuedAt: string;
+        };
+        /**
+         * @description What an answer is: `rating` an integer 1..`scaleMax` (default 5); `nps` an integer 0..10;
+         *     `single_choice` one of `options`; `multi_choice` an array of distinct `options`; `text` a
+         *     string of at most 2,000 characters; `yes_no` a boolean.
+         * @example rating
+         * @enum {string}
+         */
+        QuestionType: "rating" | "nps" | "single_choice" | "multi_choice" | "text" | "yes_no";
+        Question: {
+            /**
+             * @description The answer's key in a submission; unique within the survey.
+             * @example food_quality
+             */
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            /** @example How was the food? */
+            prompt: string;
+            required: boolean;
+            /** @description The choices of a choice question (2 to 50, distinct); not accepted for other types. */
+            options?: string[] | null;
+            /** @description The top of a rating's scale (default 5); rating questions only. */
+            scaleMax?: number | null;
+        };
+        /**
+         * @description Only an `open` survey takes answers; a closed one (or one past `closesAt`) answers 410 on its links.
+         * @example open
+         * @enum {string}
+         */
+        SurveyStatus: "draft" | "open" | "closed";
+        Survey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            siteId: string | null;
+            questions: components["schemas"]["Question"][];
+            status: components["schemas"]["SurveyStatus"];
+            /** Format: date-time */
+            closesAt: string | null;
+            thankYouMessage: string;
+            responseCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SurveyRequest: {
+            /** @example Patient meal feedback */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The site the survey belongs to; null for an organization-wide survey.
+             */
+            siteId?: string | null;
+            questions: components["schemas"]["Question"][];
+            status: components["schemas"]["SurveyStatus"];
+            /** Format: date-time */
+            closesAt?: string | null;
+            /** @example Thank you! Your answers help our kitchen. */
+            thankYouMessage: string;
+        };
+        Recipient: {
+            /** @example Room 412 */
+            name?: string | null;
+            /** Format: email */
+            email?: string | null;
+            /** @example MRN 100234567 */
+            reference?: string | null;
+        };
+        /** @description Either `count` anonymous links or one link per recipient. */
+        InvitationsRequest: {
+            /** @example 2 */
+            count?: number | null;
+            recipients?: components["schemas"]["Recipient"][] | null;
+            /** @description A single-use link takes one submission (409 after). */
+            singleUse: boolean;
+            /**
+             * Format: date-time
+             * @description After this the links answer 404.
+             */
+            expiresAt?: string | null;
+        };
+        SurveyInvitation: {
+            /** Format: uuid */
+            id: string;
+            /** @description Shown once; only its hash is kept. */
+            token: string;
+            /** @description `{web_url}/survey/{token}` */
+            url: string;
+            singleUse: boolean;
+            name: string | null;
+            email: string | null;
+            reference: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+        };
+        /**
+         * @description One question's results. `counts` for choice and yes/no questions (per option; `yes`/`no`);
+         *     `mean` (decimal string, 2 places) and `distribution` (count per scale point) for rating and
+         *     NPS; `nps` for NPS (promoters 9–10 minus detractors 0–6, in points of the answers); `texts`
+         *     for text questions, newest first, paged by `limit` and `cursor` (the `Link` header).
+         */
+        QuestionResult: {
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            prompt: string;
+            /** @description Submissions that answered the question. */
+            answered: number;
+            counts?: {
+                [key: string]: number;
+            };
+            /** @example 4.25 */
+            mean?: string | null;
+            distribution?: {
+                [key: string]: number;
+            };
+            nps?: {
+                /** @example 42 */
+                score: number;
+                promoters: number;
+                passives: number;
+                detractors: number;
+            };
+            texts?: {
+                text: string;
+                /** Format: date-time */
+                submittedAt: string;
+            }[];
+        };
+        SurveyResults: {
+            /** @description Submissions in the period. */
+            responseCount: number;
+            questions: components["schemas"]["QuestionResult"][];
+        };
+        PublicQuestion: {
+            key: string;
+            type: components["schemas"]["QuestionType"];
+            prompt: string;
+            required: boolean;
+            options?: string[];
+            scaleMax?: number;
+        };
+        /** @description A survey as its respondent sees it. Display data only; no ids. */
+        PublicSurvey: {
+            brand: components["schemas"]["PublicBrand"];
+            title: string;
+            siteName: string | null;
+            questions: components["schemas"]["PublicQuestion"][];
+            thankYouMessage: string;
+            /** Format: date-time */
+            closesAt: string | null;
+        };
+        SurveySubmission: {
+            /** @description Answers by question key; each of its question's type (see `QuestionType`). */
+            answers: {
+                [key: string]: unknown;
+            };
+        };
+        SurveyReceipt: {
+            thankYouMessage: string;
+            /** Format: date-time */
+            submittedAt: string;
+        };
+        /**
          * @description `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
          *     (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
          *     is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
@@ -6221,8 +8779,8 @@ export interface components {
             /** @description The inspection's overall notes (replaced when given). */
             notes?: string;
         };
-        ShareLink: {
-            /** @description The public link (`{base}/share/insp/{token}`); reissuing rotates it. */
+        "ShareLink-2": {
+            /** @description The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it. */
             url: string;
             /** @description Shown once; only its hash is kept. */
             token: string;
@@ -6345,7 +8903,7 @@ export interface components {
             serial?: string;
             /**
              * Format: uuid
-             * @description The storage location it stands in.
+             * @description The storage location of its site it stands in (`GET /storage-locations`).
              */
             locationId?: string;
         };
@@ -6993,6 +9551,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The link's survey is closed (or past its closing time) and takes no more answers. */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This survey is closed",
+                 *       "statusCode": 410,
+                 *       "code": "survey_closed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -7050,6 +9624,12 @@ export interface components {
          * @example 0192f3a4-0000-7000-8000-0000000000e1
          */
         MediaKey: string;
+        /**
+         * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+         *     unknown, rotated, revoked or expired token answers 404.
+         * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+         */
+        CapabilityToken: string;
         /**
          * @description The event name, as in the body's `event`.
          * @example alert.created
@@ -10445,6 +13025,4244 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInventoryItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only items whose name or SKU contains this text (case-insensitively).
+                 * @example flour
+                 */
+                q?: string;
+                /**
+                 * @description Only items of this category (exact, case-insensitively).
+                 * @example dry goods
+                 */
+                category?: string;
+                /**
+                 * @description Only active (true) or inactive (false) items; both when absent.
+                 * @example true
+                 */
+                active?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Lemons",
+                 *       "sku": "PRD-LEM-115",
+                 *       "category": "produce",
+                 *       "baseUnit": "lb",
+                 *       "units": [
+                 *         {
+                 *           "name": "each",
+                 *           "factor": "0.25"
+                 *         },
+                 *         {
+                 *           "name": "case",
+                 *           "factor": "28.75"
+                 *         }
+                 *       ],
+                 *       "parLevels": [
+                 *         {
+                 *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *           "par": "40",
+                 *           "reorderPoint": "15"
+                 *         }
+                 *       ],
+                 *       "shelfLifeDays": 21,
+                 *       "allergens": {
+                 *         "citrus": "contains",
+                 *         "peanuts": "free"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInventoryItemRequest"];
+            };
+        };
+        responses: {
+            /** @description The item. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInventoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Lemons",
+                 *       "sku": "PRD-LEM-115",
+                 *       "category": "produce",
+                 *       "baseUnit": "lb",
+                 *       "units": [
+                 *         {
+                 *           "name": "each",
+                 *           "factor": "0.25"
+                 *         },
+                 *         {
+                 *           "name": "case",
+                 *           "factor": "28.75"
+                 *         }
+                 *       ],
+                 *       "parLevels": [
+                 *         {
+                 *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *           "par": "50",
+                 *           "reorderPoint": "20"
+                 *         }
+                 *       ],
+                 *       "shelfLifeDays": 21,
+                 *       "allergens": {
+                 *         "citrus": "contains",
+                 *         "peanuts": "free"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateInventoryItemRequest"];
+            };
+        };
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStorageLocations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's locations.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only active (true) or inactive (false) locations.
+                 * @example true
+                 */
+                active?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "cooler",
+                 *       "minTempF": "33",
+                 *       "maxTempF": "41"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateStorageLocationRequest"];
+            };
+        };
+        responses: {
+            /** @description The location. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateStorageLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Walk-in cooler 1",
+                 *       "kind": "cooler",
+                 *       "minTempF": "33",
+                 *       "maxTempF": "40"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateStorageLocationRequest"];
+            };
+        };
+        responses: {
+            /** @description The location. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageLocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStock: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's stock.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this location.
+                 * @example 0192f3a4-0000-7000-8000-000000000b01
+                 */
+                locationId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only items below their par level at the location's site.
+                 * @example true
+                 */
+                belowPar?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of stock levels. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockLevel"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adjustStock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *           "quantity": "2",
+                 *           "unit": "case",
+                 *           "lot": {
+                 *             "code": "L2403-117",
+                 *             "expiresOn": "2026-03-20"
+                 *           },
+                 *           "unitCostCents": 1899,
+                 *           "reason": "receipt"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockAdjustRequest"];
+            };
+        };
+        responses: {
+            /** @description The adjustment and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockAdjustment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStockTxns: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's rows.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only this location.
+                 * @example 0192f3a4-0000-7000-8000-000000000b01
+                 */
+                locationId?: string;
+                /**
+                 * @description Only rows of this kind.
+                 * @example issue
+                 */
+                kind?: components["schemas"]["TxnKind"];
+                /**
+                 * @description Only rows at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only rows before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger rows. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockTxn"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLots: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's lots.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only lots expiring before this date.
+                 * @example 2026-03-10
+                 */
+                expiresBefore?: string;
+                /**
+                 * @description Also lots with nothing on hand.
+                 * @example false
+                 */
+                includeEmpty?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lots. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lot"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's sheets.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only open or closed sheets.
+                 * @example open
+                 */
+                status?: components["schemas"]["CountStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of count sheets. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Month-end count, walk-in",
+                 *       "locationIds": [
+                 *         "0192f3a4-0000-7000-8000-000000000b01"
+                 *       ],
+                 *       "countedAt": "2026-03-02T08:30:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCountRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCountLines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *           "quantity": "2",
+                 *           "unit": "case"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCountLinesRequest"];
+            };
+        };
+        responses: {
+            /** @description The sheet with its lines. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountSheet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closeCount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed sheet and its variances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountCloseResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWasteLogs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's logs.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this item.
+                 * @example 0192f3a4-0000-7000-8000-000000000a01
+                 */
+                itemId?: string;
+                /**
+                 * @description Only logs with this reason.
+                 * @example spoilage
+                 */
+                reason?: components["schemas"]["WasteReason"];
+                /**
+                 * @description Only logs at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only logs before this time.
+                 * @example 2026-03-08T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of waste logs. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWasteLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                 *       "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *       "quantity": "6",
+                 *       "unit": "each",
+                 *       "reason": "spoilage",
+                 *       "note": "Moldy, back of the case"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWasteLogRequest"];
+            };
+        };
+        responses: {
+            /** @description The waste log. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            /** @description Not enough stock for a movement (`insufficient_stock`, with `stock`), or another conflict. Nothing was written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Insufficient stock",
+                     *       "statusCode": 409,
+                     *       "code": "insufficient_stock",
+                     *       "stock": {
+                     *         "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                     *         "locationId": "0192f3a4-0000-7000-8000-000000000b01",
+                     *         "available": "2.5",
+                     *         "unit": "lb"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StockConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWasteLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waste log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WasteLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSupplySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "varianceFlagPercent": "5",
+                 *       "varianceFlagCents": 2500
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupplySettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupplySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringClients: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of clients. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Maya Chen",
+                     *         "company": "Chen & Ortiz Wedding",
+                     *         "email": "maya@chen-ortiz.example",
+                     *         "phone": "+1 312 555 0142",
+                     *         "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CateringClient"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "company": "Chen & Ortiz Wedding",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "phone": "+1 312 555 0142",
+                 *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringClientRequest"];
+            };
+        };
+        responses: {
+            /** @description The client. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maya Chen",
+                     *       "company": "Chen & Ortiz Wedding",
+                     *       "email": "maya@chen-ortiz.example",
+                     *       "phone": "+1 312 555 0142",
+                     *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "company": "Chen & Ortiz Wedding",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "phone": "+1 312 555 0142",
+                 *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringClientRequest"];
+            };
+        };
+        responses: {
+            /** @description The client. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maya Chen",
+                     *       "company": "Chen & Ortiz Wedding",
+                     *       "email": "maya@chen-ortiz.example",
+                     *       "phone": "+1 312 555 0142",
+                     *       "billingAddress": "120 Lake Shore Dr, Chicago IL 60611",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringClient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Chen–Ortiz wedding reception",
+                     *         "startsAt": "2026-06-13T23:00:00Z",
+                     *         "endsAt": "2026-06-14T04:00:00Z",
+                     *         "guestCount": 140,
+                     *         "venue": "Lakeview Pavilion",
+                     *         "status": "inquiry",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CateringEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Chen–Ortiz wedding reception",
+                 *       "startsAt": "2026-06-13T23:00:00Z",
+                 *       "endsAt": "2026-06-14T04:00:00Z",
+                 *       "guestCount": 140,
+                 *       "venue": "Lakeview Pavilion",
+                 *       "status": "inquiry"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Chen–Ortiz wedding reception",
+                 *       "startsAt": "2026-06-13T23:00:00Z",
+                 *       "endsAt": "2026-06-14T04:00:00Z",
+                 *       "guestCount": 140,
+                 *       "venue": "Lakeview Pavilion",
+                 *       "status": "inquiry"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CateringEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "0192f3a4-0000-7000-8000-000000000c00",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Chen–Ortiz wedding reception",
+                     *       "startsAt": "2026-06-13T23:00:00Z",
+                     *       "endsAt": "2026-06-14T04:00:00Z",
+                     *       "guestCount": 140,
+                     *       "venue": "Lakeview Pavilion",
+                     *       "status": "inquiry",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CateringEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringQuotes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this event's quotes.
+                 * @example 0192f3a4-0000-7000-8000-000000000c01
+                 */
+                eventId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of quotes. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *         "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "version": 1,
+                     *         "status": "sent",
+                     *         "lines": [
+                     *           {
+                     *             "kind": "food",
+                     *             "description": "Braised short rib, plated",
+                     *             "quantity": "140",
+                     *             "unitPriceCents": 3450,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": 483000
+                     *           },
+                     *           {
+                     *             "kind": "beverage",
+                     *             "description": "Sparkling wine toast",
+                     *             "quantity": "140",
+                     *             "unitPriceCents": 650,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": 91000
+                     *           },
+                     *           {
+                     *             "kind": "rental",
+                     *             "description": "Round tables",
+                     *             "quantity": "14",
+                     *             "unitPriceCents": 1500,
+                     *             "taxable": false,
+                     *             "recipeId": null,
+                     *             "totalCents": 21000
+                     *           },
+                     *           {
+                     *             "kind": "discount",
+                     *             "description": "Off-season discount",
+                     *             "quantity": "1",
+                     *             "unitPriceCents": 20000,
+                     *             "taxable": true,
+                     *             "recipeId": null,
+                     *             "totalCents": -20000
+                     *           }
+                     *         ],
+                     *         "serviceChargeBps": 2000,
+                     *         "taxRateBps": 1025,
+                     *         "depositPercent": 30,
+                     *         "validUntil": "2026-03-20",
+                     *         "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *         "totals": {
+                     *           "subtotalCents": 575000,
+                     *           "serviceChargeCents": 115000,
+                     *           "taxCents": 68572,
+                     *           "totalCents": 758572,
+                     *           "depositCents": 227572
+                     *         },
+                     *         "sentAt": "2026-03-02T09:00:00Z",
+                     *         "acceptance": null,
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Quote"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *       "lines": [
+                 *         {
+                 *           "kind": "food",
+                 *           "description": "Braised short rib, plated",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 3450,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "beverage",
+                 *           "description": "Sparkling wine toast",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 650,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "rental",
+                 *           "description": "Round tables",
+                 *           "quantity": "14",
+                 *           "unitPriceCents": 1500,
+                 *           "taxable": false
+                 *         },
+                 *         {
+                 *           "kind": "discount",
+                 *           "description": "Off-season discount",
+                 *           "quantity": "1",
+                 *           "unitPriceCents": 20000,
+                 *           "taxable": true
+                 *         }
+                 *       ],
+                 *       "serviceChargeBps": 2000,
+                 *       "taxRateBps": 1025,
+                 *       "depositPercent": 30,
+                 *       "validUntil": "2026-03-20",
+                 *       "terms": "30% deposit secures the date; balance due 7 days before the event."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote, as a draft. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": null,
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "sent",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *       "lines": [
+                 *         {
+                 *           "kind": "food",
+                 *           "description": "Braised short rib, plated",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 3450,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "beverage",
+                 *           "description": "Sparkling wine toast",
+                 *           "quantity": "140",
+                 *           "unitPriceCents": 650,
+                 *           "taxable": true
+                 *         },
+                 *         {
+                 *           "kind": "rental",
+                 *           "description": "Round tables",
+                 *           "quantity": "14",
+                 *           "unitPriceCents": 1500,
+                 *           "taxable": false
+                 *         },
+                 *         {
+                 *           "kind": "discount",
+                 *           "description": "Off-season discount",
+                 *           "quantity": "1",
+                 *           "unitPriceCents": 20000,
+                 *           "taxable": true
+                 *         }
+                 *       ],
+                 *       "serviceChargeBps": 2000,
+                 *       "taxRateBps": 1025,
+                 *       "depositPercent": 30,
+                 *       "validUntil": "2026-03-20",
+                 *       "terms": "30% deposit secures the date; balance due 7 days before the event."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 2,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/q/q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3",
+                     *       "token": "q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "email": "maya@chen-ortiz.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StaffAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "accepted",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": {
+                     *         "name": "Maya Chen",
+                     *         "email": null,
+                     *         "at": "2026-03-04T15:12:00Z",
+                     *         "via": "staff"
+                     *       },
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineCateringQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declined quote. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "version": 1,
+                     *       "status": "declined",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "recipeId": null,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "recipeId": null,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "validUntil": "2026-03-20",
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "sentAt": "2026-03-02T09:00:00Z",
+                     *       "acceptance": null,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCateringInvoices: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this quote's invoices.
+                 * @example 0192f3a4-0000-7000-8000-000000000c02
+                 */
+                quoteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *         "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *         "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *         "number": "INV-0192F3A4-0C03",
+                     *         "kind": "deposit",
+                     *         "status": "paid",
+                     *         "lines": [
+                     *           {
+                     *             "description": "Deposit, 30% of the contract total",
+                     *             "amountCents": 227572
+                     *           }
+                     *         ],
+                     *         "totalCents": 227572,
+                     *         "paidCents": 227572,
+                     *         "balanceCents": 0,
+                     *         "payments": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *             "amountCents": 227572,
+                     *             "method": "card",
+                     *             "paidAt": "2026-03-05T16:00:00Z",
+                     *             "reference": "Visa ending 4242",
+                     *             "createdAt": "2026-03-05T16:00:03Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-04T15:13:00Z",
+                     *         "paidAt": "2026-03-05T16:00:00Z",
+                     *         "voidedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Invoice"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                 *       "kind": "deposit"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice, open. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "open",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 0,
+                     *       "balanceCents": 227572,
+                     *       "payments": [],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z",
+                     *           "reference": "Visa ending 4242",
+                     *           "createdAt": "2026-03-05T16:00:03Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": "2026-03-05T16:00:00Z",
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordCateringPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amountCents": 227572,
+                 *       "method": "card",
+                 *       "paidAt": "2026-03-05T16:00:00Z",
+                 *       "reference": "Visa ending 4242"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The invoice with the payment. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000c04",
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z",
+                     *           "reference": "Visa ending 4242",
+                     *           "createdAt": "2026-03-05T16:00:03Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": "2026-03-05T16:00:00Z",
+                     *       "voidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    voidCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The void invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000c03",
+                     *       "quoteId": "0192f3a4-0000-7000-8000-000000000c02",
+                     *       "eventId": "0192f3a4-0000-7000-8000-000000000c01",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "void",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 0,
+                     *       "balanceCents": 227572,
+                     *       "payments": [],
+                     *       "createdAt": "2026-03-04T15:13:00Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": "2026-03-04T15:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareCateringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/i/Vb7Kp2Lx9Qw4Er6Ty1Ui3Op5As8Df0Gh2Jk4Lz6Xc8Nm",
+                     *       "token": "Vb7Kp2Lx9Qw4Er6Ty1Ui3Op5As8Df0Gh2Jk4Lz6Xc8Nm"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "eventEndsAt": "2026-06-14T04:00:00Z",
+                     *       "timezone": "America/Chicago",
+                     *       "venue": "Lakeview Pavilion",
+                     *       "guestCount": 140,
+                     *       "version": 1,
+                     *       "status": "sent",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "validUntil": "2026-03-20",
+                     *       "acceptance": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptSharedQuote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Maya Chen",
+                 *       "email": "maya@chen-ortiz.example",
+                 *       "agree": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PublicAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The accepted quote. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "eventEndsAt": "2026-06-14T04:00:00Z",
+                     *       "timezone": "America/Chicago",
+                     *       "venue": "Lakeview Pavilion",
+                     *       "guestCount": 140,
+                     *       "version": 1,
+                     *       "status": "accepted",
+                     *       "lines": [
+                     *         {
+                     *           "kind": "food",
+                     *           "description": "Braised short rib, plated",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 3450,
+                     *           "taxable": true,
+                     *           "totalCents": 483000
+                     *         },
+                     *         {
+                     *           "kind": "beverage",
+                     *           "description": "Sparkling wine toast",
+                     *           "quantity": "140",
+                     *           "unitPriceCents": 650,
+                     *           "taxable": true,
+                     *           "totalCents": 91000
+                     *         },
+                     *         {
+                     *           "kind": "rental",
+                     *           "description": "Round tables",
+                     *           "quantity": "14",
+                     *           "unitPriceCents": 1500,
+                     *           "taxable": false,
+                     *           "totalCents": 21000
+                     *         },
+                     *         {
+                     *           "kind": "discount",
+                     *           "description": "Off-season discount",
+                     *           "quantity": "1",
+                     *           "unitPriceCents": 20000,
+                     *           "taxable": true,
+                     *           "totalCents": -20000
+                     *         }
+                     *       ],
+                     *       "serviceChargeBps": 2000,
+                     *       "taxRateBps": 1025,
+                     *       "depositPercent": 30,
+                     *       "totals": {
+                     *         "subtotalCents": 575000,
+                     *         "serviceChargeCents": 115000,
+                     *         "taxCents": 68572,
+                     *         "totalCents": 758572,
+                     *         "depositCents": 227572
+                     *       },
+                     *       "terms": "30% deposit secures the date; balance due 7 days before the event.",
+                     *       "validUntil": "2026-03-20",
+                     *       "acceptance": {
+                     *         "name": "Maya Chen",
+                     *         "at": "2026-03-04T15:12:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "clientName": "Maya Chen",
+                     *       "eventName": "Chen–Ortiz wedding reception",
+                     *       "eventStartsAt": "2026-06-13T23:00:00Z",
+                     *       "number": "INV-0192F3A4-0C03",
+                     *       "kind": "deposit",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Deposit, 30% of the contract total",
+                     *           "amountCents": 227572
+                     *         }
+                     *       ],
+                     *       "totalCents": 227572,
+                     *       "paidCents": 227572,
+                     *       "balanceCents": 0,
+                     *       "payments": [
+                     *         {
+                     *           "amountCents": 227572,
+                     *           "method": "card",
+                     *           "paidAt": "2026-03-05T16:00:00Z"
+                     *         }
+                     *       ],
+                     *       "issuedAt": "2026-03-04T15:13:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedInvoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSurveys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of surveys. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Patient meal feedback",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "questions": [
+                     *           {
+                     *             "key": "food_quality",
+                     *             "type": "rating",
+                     *             "prompt": "How was the food?",
+                     *             "required": true,
+                     *             "scaleMax": 5
+                     *           },
+                     *           {
+                     *             "key": "recommend",
+                     *             "type": "nps",
+                     *             "prompt": "How likely are you to recommend our kitchen?",
+                     *             "required": false
+                     *           },
+                     *           {
+                     *             "key": "favourite",
+                     *             "type": "single_choice",
+                     *             "prompt": "Which meal did you like best?",
+                     *             "required": false,
+                     *             "options": [
+                     *               "Breakfast",
+                     *               "Lunch",
+                     *               "Dinner"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "comments",
+                     *             "type": "text",
+                     *             "prompt": "Anything else?",
+                     *             "required": false
+                     *           }
+                     *         ],
+                     *         "status": "open",
+                     *         "closesAt": null,
+                     *         "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *         "responseCount": 12,
+                     *         "createdAt": "2026-03-02T09:00:00Z",
+                     *         "updatedAt": "2026-03-02T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Survey"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Patient meal feedback",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "questions": [
+                 *         {
+                 *           "key": "food_quality",
+                 *           "type": "rating",
+                 *           "prompt": "How was the food?",
+                 *           "required": true,
+                 *           "scaleMax": 5
+                 *         },
+                 *         {
+                 *           "key": "recommend",
+                 *           "type": "nps",
+                 *           "prompt": "How likely are you to recommend our kitchen?",
+                 *           "required": false
+                 *         },
+                 *         {
+                 *           "key": "favourite",
+                 *           "type": "single_choice",
+                 *           "prompt": "Which meal did you like best?",
+                 *           "required": false,
+                 *           "options": [
+                 *             "Breakfast",
+                 *             "Lunch",
+                 *             "Dinner"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "type": "text",
+                 *           "prompt": "Anything else?",
+                 *           "required": false
+                 *         }
+                 *       ],
+                 *       "status": "open",
+                 *       "closesAt": null,
+                 *       "thankYouMessage": "Thank you! Your answers help our kitchen."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveyRequest"];
+            };
+        };
+        responses: {
+            /** @description The survey. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 0,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 12,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Patient meal feedback",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "questions": [
+                 *         {
+                 *           "key": "food_quality",
+                 *           "type": "rating",
+                 *           "prompt": "How was the food?",
+                 *           "required": true,
+                 *           "scaleMax": 5
+                 *         },
+                 *         {
+                 *           "key": "recommend",
+                 *           "type": "nps",
+                 *           "prompt": "How likely are you to recommend our kitchen?",
+                 *           "required": false
+                 *         },
+                 *         {
+                 *           "key": "favourite",
+                 *           "type": "single_choice",
+                 *           "prompt": "Which meal did you like best?",
+                 *           "required": false,
+                 *           "options": [
+                 *             "Breakfast",
+                 *             "Lunch",
+                 *             "Dinner"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "type": "text",
+                 *           "prompt": "Anything else?",
+                 *           "required": false
+                 *         }
+                 *       ],
+                 *       "status": "open",
+                 *       "closesAt": null,
+                 *       "thankYouMessage": "Thank you! Your answers help our kitchen."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveyRequest"];
+            };
+        };
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Patient meal feedback",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "status": "open",
+                     *       "closesAt": null,
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "responseCount": 12,
+                     *       "createdAt": "2026-03-02T09:00:00Z",
+                     *       "updatedAt": "2026-03-02T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Survey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link; the token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/survey/Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *       "token": "Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSurveyInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         {
+                 *           "name": "Room 412",
+                 *           "reference": "MRN 100234567"
+                 *         }
+                 *       ],
+                 *       "singleUse": true,
+                 *       "expiresAt": "2026-03-09T09:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvitationsRequest"];
+            };
+        };
+        responses: {
+            /** @description The links; each token is shown once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d02",
+                     *         "token": "Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *         "url": "https://app.sous.example/survey/Hq3Wm8Zr1Tx5Kv9Pb2Ny6Lc4Gs0Fd7Ja3Ue8Oi1Rw5Qk",
+                     *         "singleUse": true,
+                     *         "name": "Room 412",
+                     *         "email": null,
+                     *         "reference": "MRN 100234567",
+                     *         "expiresAt": "2026-03-09T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SurveyInvitation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurveyResults: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Submissions at or after this time.
+                 * @example 2026-03-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Submissions before this time.
+                 * @example 2026-04-01T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "responseCount": 12,
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "answered": 12,
+                     *           "mean": "4.25",
+                     *           "distribution": {
+                     *             "1": 0,
+                     *             "2": 1,
+                     *             "3": 1,
+                     *             "4": 4,
+                     *             "5": 6
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "answered": 10,
+                     *           "mean": "8.10",
+                     *           "distribution": {
+                     *             "0": 0,
+                     *             "1": 0,
+                     *             "2": 0,
+                     *             "3": 0,
+                     *             "4": 0,
+                     *             "5": 1,
+                     *             "6": 1,
+                     *             "7": 1,
+                     *             "8": 2,
+                     *             "9": 3,
+                     *             "10": 2
+                     *           },
+                     *           "nps": {
+                     *             "score": 30,
+                     *             "promoters": 5,
+                     *             "passives": 3,
+                     *             "detractors": 2
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "answered": 9,
+                     *           "counts": {
+                     *             "Breakfast": 2,
+                     *             "Lunch": 3,
+                     *             "Dinner": 4
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "answered": 1,
+                     *           "texts": [
+                     *             {
+                     *               "text": "The soup was lovely.",
+                     *               "submittedAt": "2026-03-03T12:30:00Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveyResults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicSurvey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The survey. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
+                     *       "title": "Patient meal feedback",
+                     *       "siteName": "Main Kitchen",
+                     *       "questions": [
+                     *         {
+                     *           "key": "food_quality",
+                     *           "type": "rating",
+                     *           "prompt": "How was the food?",
+                     *           "required": true,
+                     *           "scaleMax": 5
+                     *         },
+                     *         {
+                     *           "key": "recommend",
+                     *           "type": "nps",
+                     *           "prompt": "How likely are you to recommend our kitchen?",
+                     *           "required": false
+                     *         },
+                     *         {
+                     *           "key": "favourite",
+                     *           "type": "single_choice",
+                     *           "prompt": "Which meal did you like best?",
+                     *           "required": false,
+                     *           "options": [
+                     *             "Breakfast",
+                     *             "Lunch",
+                     *             "Dinner"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "type": "text",
+                     *           "prompt": "Anything else?",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "closesAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicSurvey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            410: components["responses"]["Gone"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitPublicSurvey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The capability token of a public link (43 characters). Whoever holds it may use the link; an
+                 *     unknown, rotated, revoked or expired token answers 404.
+                 * @example q8Zt3Lw0bXk1n9Yp2s5vR7uJ4cF6hD8eA0mN1oP2qS3
+                 */
+                token: components["parameters"]["CapabilityToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "food_quality": 5,
+                 *         "recommend": 9,
+                 *         "favourite": "Dinner",
+                 *         "comments": "The soup was lovely."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveySubmission"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "thankYouMessage": "Thank you! Your answers help our kitchen.",
+                     *       "submittedAt": "2026-03-03T12:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveyReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -14152,11 +20970,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "https://api.sous.example/v1/share/insp/Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz",
+                     *       "url": "https://app.sous.example/share/insp/Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz",
                      *       "token": "Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz"
                      *     }
                      */
-                    "application/json": components["schemas"]["ShareLink"];
+                    "application/json": components["schemas"]["ShareLink-2"];
                 };
             };
             400: components["responses"]["BadRequest"];

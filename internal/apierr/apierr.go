@@ -26,6 +26,7 @@ const (
 	KindUnavailable           // a dependency (the database) cannot answer now; retry shortly
 	KindNotAcceptable         // only at the HTTP edge: Accept allows none of the operation's media types
 	KindUnsupportedMedia      // only at the HTTP edge: the body's Content-Type is not one the operation takes
+	KindGone                  // the target existed and is no longer available (a closed survey)
 )
 
 // FieldError names one invalid field of a request.
@@ -40,17 +41,33 @@ type ScanRef struct {
 	OrgID   string
 }
 
+// StockShortage says what stock a refused movement lacked: of which item, where (and in which
+// lot), and how much is available there, in the item's base unit.
+type StockShortage struct {
+	ItemID     string
+	LocationID string
+	LotID      string // empty: the location's stock as a whole
+	Available  string // a decimal string
+	Unit       string
+}
+
+// InsufficientStock reports a movement that would take on-hand below zero.
+func InsufficientStock(s StockShortage) *Error {
+	return &Error{Kind: KindConflict, Message: "Insufficient stock", Code: CodeInsufficientStock, Stock: &s}
+}
+
 // Error is the one error type the HTTP layer renders for clients.
 type Error struct {
 	Kind       Kind
 	Message    string
-	Code       string        // stable machine-readable code; empty means the Kind's default
-	Details    []FieldError  // KindInvalid
-	Feature    string        // KindPlanRequired
-	Tier       string        // KindPlanRequired: the current tier, when known
-	RetryAfter time.Duration // KindRateLimited
-	Scan       *ScanRef      // the scan 401
-	Err        error         // the cause, for logs only
+	Code       string         // stable machine-readable code; empty means the Kind's default
+	Details    []FieldError   // KindInvalid
+	Feature    string         // KindPlanRequired
+	Tier       string         // KindPlanRequired: the current tier, when known
+	RetryAfter time.Duration  // KindRateLimited
+	Scan       *ScanRef       // the scan 401
+	Stock      *StockShortage // the 409 of insufficient stock
+	Err        error          // the cause, for logs only
 }
 
 func (e *Error) Error() string {
@@ -99,6 +116,11 @@ func NotFound(thing string) *Error {
 
 func Conflict(message string) *Error {
 	return &Error{Kind: KindConflict, Message: message}
+}
+
+// Gone reports a target that is no longer available (a closed survey's link).
+func Gone(message string) *Error {
+	return &Error{Kind: KindGone, Message: message}
 }
 
 func Unprocessable(message string) *Error {

@@ -61,7 +61,16 @@ const (
 	CodeNoHL7Message         = "no_hl7_message"
 	CodeIdempotencyKeyReused = "idempotency_key_reused"
 	CodeIdempotencyKeyInUse  = "idempotency_key_in_use"
-	CodeInsufficientStock    = "insufficient_stock" // reserved for the inventory capability
+	CodeInsufficientStock    = "insufficient_stock"
+
+	// Catering and surveys.
+	CodeGone                  = "gone"
+	CodeQuoteNotOpen          = "quote_not_open"
+	CodeContractImmutable     = "contract_immutable"
+	CodeInvoiceNotOpen        = "invoice_not_open"
+	CodeSurveyClosed          = "survey_closed"
+	CodeSurveyAlreadyAnswered = "survey_already_answered"
+	CodeSurveyHasResponses    = "survey_has_responses"
 )
 
 // Codes lists every code above, in the spec enum's order.
@@ -80,4 +89,6 @@ var Codes = []string{
 	CodeLinkNotFound, CodeSignoffPending, CodeSignoffDecided, CodeTooManyMessages, CodeNoHL7Message,
 	CodeIdempotencyKeyReused, CodeIdempotencyKeyInUse,
 	CodeInsufficientStock,
+	CodeGone, CodeQuoteNotOpen, CodeContractImmutable, CodeInvoiceNotOpen, CodeSurveyClosed,
+	CodeSurveyAlreadyAnswered, CodeSurveyHasResponses,
 }

@@ -31,17 +31,22 @@ const (
 	ManageClinical Permission = "manageClinical"
 	// ManageCulinary lets managers create and change recipes, menus, forecasts and production runs.
 	ManageCulinary Permission = "manageCulinary"
-	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures
-	// and resolve alerts.
+	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures,
+	// resolve alerts, count stock and log waste.
 	OperateKitchen Permission = "operateKitchen"
 	// ManageTasks lets managers manage routines, positions, guides, huddles and manual tasks, and
 	// reassign tasks.
 	ManageTasks Permission = "manageTasks"
-	// ManageSupply lets managers manage stock, vendors, purchasing and order lists.
+	// ManageSupply lets managers manage inventory items, storage locations, stock adjustments,
+	// closing counts, vendors, purchasing and order lists.
 	ManageSupply Permission = "manageSupply"
 	// ManageTags lets managers print (create) and retire the scan tags of sites, equipment and
 	// storage locations.
 	ManageTags Permission = "manageTags"
+	// ManageCatering lets managers manage catering clients, events, quotes, invoices and payments.
+	ManageCatering Permission = "manageCatering"
+	// ManageSurveys lets managers create and change surveys and invite respondents.
+	ManageSurveys Permission = "manageSurveys"
 	// ManageCompliance lets managers manage policies, inspection templates, inspections,
 	// engagements, walkthroughs, equipment, certifications and reports.
 	ManageCompliance Permission = "manageCompliance"
@@ -112,12 +117,14 @@ var Table = []Definition{
 	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews (deciding one also needs the rd credential)"},
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
 	{ManageTasks, Manager, "create tasks, reassign them and link guides; manage routines, positions, guides and huddles"},
-	{ManageSupply, Manager, "manage stock, vendors, purchasing and order lists"},
+	{ManageSupply, Manager, "manage inventory items, storage locations, stock adjustments, closing counts, supply settings, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
+	{ManageCatering, Manager, "manage catering clients, events, quotes (share, record acceptance), invoices and payments"},
+	{ManageSurveys, Manager, "create and change surveys, mint their links and invite respondents"},
 	{ManageCompliance, Manager, "manage policies and their versions, inspection templates, inspections, audit engagements, walkthroughs, equipment, certifications and reports"},
 	{PerformInspections, Inspector, "perform inspections and walkthroughs; open and move equipment work orders"},
-	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; acknowledge policies"},
+	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts, count stock and log waste"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; read catering records and survey results; acknowledge policies"},
 }
 
 var minRole = func() map[Permission]Role {

@@ -130,11 +130,21 @@ func NewResolver(pool *pgxpool.Pool, c clock.Clock, limiter *ratelimit.Limiter) 
 // limit (429 beyond it), found or not, so tokens cannot be probed at speed; every token that
 // opens nothing is the same ErrNotFound.
 func (r *Resolver) Resolve(ctx context.Context, kind Kind, token string) (Target, error) {
+	return r.resolve(ctx, ratelimit.CapabilityLink, kind, token)
+}
+
+// ResolveWrite is Resolve for a public write through the link (accepting a quote, submitting a
+// survey): it counts against the client IP's write limit (ratelimit.CapabilityLinkWrite).
+func (r *Resolver) ResolveWrite(ctx context.Context, kind Kind, token string) (Target, error) {
+	return r.resolve(ctx, ratelimit.CapabilityLinkWrite, kind, token)
+}
+
+func (r *Resolver) resolve(ctx context.Context, rule ratelimit.Rule, kind Kind, token string) (Target, error) {
 	ip := reqinfo.ClientIP(ctx)
 	if ip == "" {
 		ip = "unknown"
 	}
-	if err := r.limiter.Take(ctx, ratelimit.CapabilityLink, ip); err != nil {
+	if err := r.limiter.Take(ctx, rule, ip); err != nil {
 		return Target{}, err
 	}
 	if len(token) != tokenLength {

@@ -36,6 +36,7 @@ var kindRendering = map[apierr.Kind]struct {
 	apierr.KindUnavailable:      {http.StatusServiceUnavailable, apierr.CodeServiceUnavailable},
 	apierr.KindNotAcceptable:    {http.StatusNotAcceptable, apierr.CodeNotAcceptable},
 	apierr.KindUnsupportedMedia: {http.StatusUnsupportedMediaType, apierr.CodeUnsupportedMedia},
+	apierr.KindGone:             {http.StatusGone, apierr.CodeGone},
 }
 
 // statusOf is the HTTP status of a kind of failure; a kind not in the table is a bug (500).
@@ -56,13 +57,23 @@ func defaultCode(k apierr.Kind) string {
 
 // errorBody is the JSON shape of every error response.
 type errorBody struct {
-	Error      string        `json:"error"`
-	StatusCode int           `json:"statusCode"`
-	Code       string        `json:"code"`
-	Details    []fieldDetail `json:"details,omitempty"`
-	Feature    string        `json:"feature,omitempty"`
-	Tier       string        `json:"tier,omitempty"`
-	Scan       *scanRef      `json:"scan,omitempty"`
+	Error      string         `json:"error"`
+	StatusCode int            `json:"statusCode"`
+	Code       string         `json:"code"`
+	Details    []fieldDetail  `json:"details,omitempty"`
+	Feature    string         `json:"feature,omitempty"`
+	Tier       string         `json:"tier,omitempty"`
+	Scan       *scanRef       `json:"scan,omitempty"`
+	Stock      *stockShortage `json:"stock,omitempty"`
+}
+
+// stockShortage is the `stock` of the insufficient-stock 409.
+type stockShortage struct {
+	ItemID     string  `json:"itemId"`
+	LocationID string  `json:"locationId"`
+	LotID      *string `json:"lotId,omitempty"`
+	Available  string  `json:"available"`
+	Unit       string  `json:"unit"`
 }
 
 type fieldDetail struct {
@@ -106,6 +117,12 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 		}
 		if e.Scan != nil {
 			body.Scan = &scanRef{TagCode: e.Scan.TagCode, OrgID: e.Scan.OrgID}
+		}
+		if s := e.Stock; s != nil {
+			body.Stock = &stockShortage{ItemID: s.ItemID, LocationID: s.LocationID, Available: s.Available, Unit: s.Unit}
+			if s.LotID != "" {
+				body.Stock.LotID = &s.LotID
+			}
 		}
 		if status == http.StatusUnauthorized && body.Scan == nil {
 			if op := ops[opKey(c.Request().Method, c.Path())]; op != nil && op.ScanRef {

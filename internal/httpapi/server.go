@@ -25,17 +25,21 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/auth"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/capability"
+	"github.com/sous-app/sous/internal/catering"
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/idempotency"
+	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/records"
+	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
@@ -52,6 +56,9 @@ type Server struct {
 	*devicesHandlers
 	*clinicalHandlers
 	*alertsHandlers
+	*inventoryHandlers
+	*cateringHandlers
+	*surveysHandlers
 	*tasksHandlers
 	*recordsHandlers
 	*metaHandlers
@@ -59,17 +66,20 @@ type Server struct {
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers     = auth.Handlers
-	orgsHandlers     = orgs.Handlers
-	apiKeyHandlers   = apikeys.Handlers
-	auditHandlers    = audit.Handlers
-	devicesHandlers  = devices.Handlers
-	webhookHandlers  = webhooks.Handlers
-	publicHandlers   = public.Handlers
-	clinicalHandlers = clinical.Handlers
-	alertsHandlers   = alerts.Handlers
-	tasksHandlers    = tasks.Handlers
-	recordsHandlers  = records.Handlers
+	authHandlers      = auth.Handlers
+	orgsHandlers      = orgs.Handlers
+	apiKeyHandlers    = apikeys.Handlers
+	auditHandlers     = audit.Handlers
+	devicesHandlers   = devices.Handlers
+	webhookHandlers   = webhooks.Handlers
+	publicHandlers    = public.Handlers
+	clinicalHandlers  = clinical.Handlers
+	alertsHandlers    = alerts.Handlers
+	cateringHandlers  = catering.Handlers
+	surveysHandlers   = surveys.Handlers
+	tasksHandlers     = tasks.Handlers
+	inventoryHandlers = inventory.Handlers
+	recordsHandlers   = records.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -208,25 +218,30 @@ func New(d Deps) (http.Handler, error) {
 		Pool: d.Pool, Clock: d.Clock, Logger: d.Logger, AllowPrivate: d.Config.WebhookAllowPrivate,
 		Resolver: d.WebhookResolver,
 	})
+	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
 	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
 	records.SetFindingTasks(tasks.FindingTasks{})
 	// Scan tags may name equipment (records) by id.
 	public.SetEquipmentLookup(records.EquipmentLookup{})
+	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
-		authHandlers:     auth.NewHandlers(authSvc),
-		orgsHandlers:     orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers:   keys,
-		auditHandlers:    audit.NewHandlers(d.Pool),
-		webhookHandlers:  webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:   public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL),
-		devicesHandlers:  devs,
-		clinicalHandlers: clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
-		alertsHandlers:   alerts.NewHandlers(d.Pool, d.Clock),
-		tasksHandlers:    tasks.NewHandlers(d.Pool, d.Clock),
-		recordsHandlers:  records.NewHandlers(d.Pool, d.Clock, limiter),
-		metaHandlers:     meta,
+		authHandlers:      auth.NewHandlers(authSvc),
+		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:    keys,
+		auditHandlers:     audit.NewHandlers(d.Pool),
+		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
+		devicesHandlers:   devs,
+		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers: inv,
+		recordsHandlers:   records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and

@@ -140,6 +140,49 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}}
 	},
 
+	// Supply.
+	"createInventoryItem": func(w *walker) walkCall { return walkCall{body: w.itemBody()} },
+	"getInventoryItem":    itemFixture,
+	"updateInventoryItem": func(w *walker) walkCall {
+		fx := itemFixture(w)
+		fx.body = w.itemBody()
+		return fx
+	},
+	"listStorageLocations": func(w *walker) walkCall { return walkCall{ids: []string{w.location()}} },
+	"getStorageLocation":   locationFixture,
+	"updateStorageLocation": func(w *walker) walkCall {
+		fx := locationFixture(w)
+		fx.body = map[string]any{"name": "Walk freezer " + uuid.NewString()[:8], "kind": "freezer"}
+		return fx
+	},
+	"adjustStock": func(w *walker) walkCall {
+		item, loc := w.create("inventory-items", w.itemBody()), w.location()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2",
+			"unit": "each", "reason": "receipt", "unitCostCents": 35, "lot": map[string]any{"code": "WALK-1", "expiresOn": "2026-04-01"}}}}, ids: []string{loc}}
+	},
+	"createCount": func(w *walker) walkCall {
+		loc := w.location()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "name": "Walk count", "locationIds": []string{loc}, "countedAt": w.env.Clock.Now()}}
+	},
+	"listCounts": func(w *walker) walkCall {
+		fx := countFixture(w)
+		return walkCall{ids: fx.ids}
+	},
+	"getCount":      countFixture,
+	"setCountLines": countFixture,
+	"closeCount":    countFixture,
+	"createWasteLog": func(w *walker) walkCall {
+		item, loc := w.stock()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "locationId": loc, "itemId": item, "quantity": "1", "unit": "each", "reason": "spoilage"}, ids: []string{loc}}
+	},
+	"listWasteLogs": func(w *walker) walkCall { return walkCall{ids: []string{w.waste()}} },
+	"getWasteLog": func(w *walker) walkCall {
+		id := w.waste()
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+	},
+	"listStock":     stockFixture,
+	"listStockTxns": stockFixture,
+	"listLots":      stockFixture,
 	// Tasks and routines.
 	"listTasks":    func(w *walker) walkCall { return walkCall{ids: []string{w.task()}} },
 	"createTask":   func(w *walker) walkCall { return walkCall{body: w.taskBody()} },
@@ -186,6 +229,60 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2026-03-02", "notes": "Walk huddle",
 			"actions": []map[string]any{{"title": "Call maintenance", "dueAt": "2026-03-02 11:00:00-06:00", "assignee": map[string]any{"positionId": w.position()}}}}}
 	},
+
+	// Catering.
+	"updateCateringClient": func(w *walker) walkCall {
+		return walkCall{path: map[string]string{"id": w.cateringClient()}}
+	},
+	"listCateringEvents": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringEvent()}} },
+	"createCateringEvent": func(w *walker) walkCall {
+		return walkCall{body: w.cateringEventBody(w.cateringClient())}
+	},
+	"getCateringEvent":    cateringEventFixture,
+	"updateCateringEvent": cateringEventFixture,
+	"listCateringQuotes":  func(w *walker) walkCall { return walkCall{ids: []string{w.cateringQuote(false)}} },
+	"createCateringQuote": func(w *walker) walkCall {
+		return walkCall{body: cateringQuoteBody(w.cateringEvent())}
+	},
+	"getCateringQuote":     cateringQuoteFixture,
+	"shareCateringQuote":   cateringQuoteFixture,
+	"acceptCateringQuote":  cateringQuoteFixture,
+	"declineCateringQuote": cateringQuoteFixture,
+	"updateCateringQuote": func(w *walker) walkCall {
+		fx := cateringQuoteFixture(w)
+		var q struct {
+			EventID string `json:"eventId"`
+		}
+		w.ownerCall(http.MethodGet, "catering/quotes/"+fx.path["id"]).Do().Expect(http.StatusOK).Decode(&q)
+		fx.body = cateringQuoteBody(q.EventID)
+		return fx
+	},
+	"listCateringInvoices": func(w *walker) walkCall { return walkCall{ids: []string{w.cateringInvoice()}} },
+	"createCateringInvoice": func(w *walker) walkCall {
+		q := w.cateringQuote(true)
+		return walkCall{body: map[string]any{"quoteId": q, "kind": "deposit"}, ids: []string{q}}
+	},
+	"getCateringInvoice":   cateringInvoiceFixture,
+	"voidCateringInvoice":  cateringInvoiceFixture,
+	"shareCateringInvoice": cateringInvoiceFixture,
+	"recordCateringPayment": func(w *walker) walkCall {
+		fx := cateringInvoiceFixture(w)
+		fx.body = map[string]any{"amountCents": 100, "method": "cash", "paidAt": "2026-03-02T09:00:00Z"}
+		return fx
+	},
+
+	// Surveys.
+	"listSurveys":             func(w *walker) walkCall { return walkCall{ids: []string{w.survey()}} },
+	"getSurvey":               surveyFixture,
+	"shareSurvey":             surveyFixture,
+	"createSurveyInvitations": surveyFixture,
+	"getSurveyResults":        surveyFixture,
+	"updateSurvey": func(w *walker) walkCall {
+		fx := surveyFixture(w)
+		fx.body = w.surveyBody()
+		return fx
+	},
+
 	// Operations records.
 	"listPolicies": func(w *walker) walkCall { return walkCall{ids: []string{w.policy(false)}} },
 	"createPolicy": func(w *walker) walkCall {
@@ -282,6 +379,118 @@ var walkFixtures = map[string]walkFixture{
 	"getReport":    reportFixture,
 	"getReportPdf": reportFixture,
 }
+
+// stockFixture receives stock at a location of site A, in a lot.
+func stockFixture(w *walker) walkCall {
+	_, loc := w.stock()
+	return walkCall{ids: []string{loc}}
+}
+
+// stock receives 1 lb of a new item at a new location of site A, in a lot, and returns both.
+func (w *walker) stock() (item, loc string) {
+	w.env.T.Helper()
+	item, loc = w.create("inventory-items", w.itemBody()), w.location()
+	w.ownerCall(http.MethodPost, "stock/adjust").JSON(map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc,
+		"quantity": "1", "unit": "lb", "reason": "receipt", "lot": map[string]any{"code": "WALK-" + uuid.NewString()[:6]}}}}).Do().Expect(http.StatusOK)
+	return item, loc
+}
+
+// countFixture opens a count at site A with a line, for the sheet's operations.
+func countFixture(w *walker) walkCall {
+	item, loc := w.stock()
+	id := w.create("counts", map[string]any{"siteId": w.siteA, "name": "Walk count", "locationIds": []string{loc}, "countedAt": w.env.Clock.Now()})
+	w.ownerCall(http.MethodPut, "counts/"+id+"/lines").JSON(map[string]any{"lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "3", "unit": "each"}}}).
+		Do().Expect(http.StatusOK)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id, loc},
+		body: map[string]any{"lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2", "unit": "each"}}}}
+}
+
+// waste logs a waste of site A's stock and returns its id.
+func (w *walker) waste() string {
+	item, loc := w.stock()
+	return w.create("waste-logs", map[string]any{"siteId": w.siteA, "locationId": loc, "itemId": item, "quantity": "1", "unit": "each", "reason": "trim"})
+}
+
+func itemFixture(w *walker) walkCall {
+	id := w.create("inventory-items", w.itemBody())
+	return walkCall{path: map[string]string{"id": id}}
+}
+
+func locationFixture(w *walker) walkCall {
+	id := w.location()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// itemBody is an inventory item with a par level at site A.
+func (w *walker) itemBody() map[string]any {
+	return map[string]any{"name": "Walk lemons", "category": "produce", "baseUnit": "lb",
+		"units":     []map[string]any{{"name": "each", "factor": "0.25"}},
+		"parLevels": []map[string]any{{"siteId": w.siteA, "par": "40", "reorderPoint": "15"}}}
+}
+
+// location creates a storage location at site A and returns its id.
+func (w *walker) location() string {
+	w.env.T.Helper()
+	return w.create("storage-locations", map[string]any{"siteId": w.siteA, "name": "Walk cooler " + uuid.NewString()[:8], "kind": "cooler"})
+}
+
+func cateringEventFixture(w *walker) walkCall {
+	id := w.cateringEvent()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: w.cateringEventBody(w.cateringClient())}
+}
+
+func cateringQuoteFixture(w *walker) walkCall {
+	id := w.cateringQuote(false)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"name": "Maya Chen"}}
+}
+
+func cateringInvoiceFixture(w *walker) walkCall {
+	id := w.cateringInvoice()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func surveyFixture(w *walker) walkCall {
+	id := w.survey()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"count": 1, "singleUse": true}}
+}
+
+func (w *walker) cateringClient() string {
+	return w.create("catering/clients", map[string]any{"name": "Walk Client"})
+}
+
+func (w *walker) cateringEventBody(client string) map[string]any {
+	return map[string]any{"clientId": client, "siteId": w.siteA, "name": "Walk reception", "startsAt": "2026-06-13T23:00:00Z",
+		"endsAt": "2026-06-14T03:00:00Z", "guestCount": 40}
+}
+
+func (w *walker) cateringEvent() string {
+	return w.create("catering/events", w.cateringEventBody(w.cateringClient()))
+}
+
+func cateringQuoteBody(event string) map[string]any {
+	return map[string]any{"eventId": event, "serviceChargeBps": 2000, "taxRateBps": 1025, "depositPercent": 30, "validUntil": "2026-12-31",
+		"terms": "Deposit secures the date.", "lines": []map[string]any{{"kind": "food", "description": "Plated dinner", "quantity": "40", "unitPriceCents": 3450, "taxable": true}}}
+}
+
+// cateringQuote drafts a quote for a new event at site A; accepted makes it the contract.
+func (w *walker) cateringQuote(accepted bool) string {
+	id := w.create("catering/quotes", cateringQuoteBody(w.cateringEvent()))
+	if accepted {
+		w.ownerCall(http.MethodPost, "catering/quotes/"+id+"/accept").JSON(map[string]any{"name": "Walk Client"}).Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func (w *walker) cateringInvoice() string {
+	return w.create("catering/invoices", map[string]any{"quoteId": w.cateringQuote(true), "kind": "deposit"})
+}
+
+func (w *walker) surveyBody() map[string]any {
+	return map[string]any{"name": "Walk survey", "siteId": w.siteA, "status": "open", "thankYouMessage": "Thanks!",
+		"questions": []map[string]any{{"key": "food", "type": "rating", "prompt": "How was the food?", "required": true}}}
+}
+
+func (w *walker) survey() string { return w.create("surveys", w.surveyBody()) }
 
 func webhookFixture(w *walker) walkCall {
 	id := w.create("webhooks", map[string]any{"url": "https://hooks.harborview-kitchens.example/sous", "events": []string{"alert.created"}})

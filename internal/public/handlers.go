@@ -5,8 +5,13 @@
 package public
 
 import (
+	"context"
+
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/ratelimit"
 )
@@ -17,6 +22,25 @@ type Handlers struct {
 	clock   clock.Clock
 	limiter *ratelimit.Limiter
 	webURL  string
+	// locations resolves storage locations for their tags; nil: tags cannot name one by id.
+	locations StorageLocations
+}
+
+// StorageLocations is what tags and scans need of the inventory domain: the site and name of a
+// storage location a tag names, and what a scan of it shows and offers the member.
+type StorageLocations interface {
+	// TagTarget returns the location's site and name; a location that does not exist in the
+	// organization is an error the client sees (404).
+	TagTarget(ctx context.Context, orgID, id uuid.UUID) (siteID uuid.UUID, name string, err error)
+	// ScanContext returns the location with its stock, and the actions the member's role allows
+	// there.
+	ScanContext(ctx context.Context, a authz.Access, orgID, id uuid.UUID) (*api.ScanLocationContext, []api.ScanAction, error)
+}
+
+// WithStorageLocations lets tags name storage locations by id and scans answer their stock.
+func (h *Handlers) WithStorageLocations(l StorageLocations) *Handlers {
+	h.locations = l
+	return h
 }
 
 // NewHandlers serves the operations; webURL is SOUS_WEB_URL, the base of printed scan links.

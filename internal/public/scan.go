@@ -37,6 +37,15 @@ func (h *Handlers) ResolveScan(ctx context.Context, req api.ResolveScanRequestOb
 		TagCode: api.TagCode(t.Code), OrgId: req.OrgId, WebUrl: h.ScanURL(t.Code), Label: t.Label,
 		Actions: actions(a, req.OrgId, t),
 	}
+	if t.TargetType == TargetStorageLocation && t.TargetID != nil && h.locations != nil {
+		loc, more, err := h.locations.ScanContext(ctx, a, req.OrgId, *t.TargetID)
+		if err != nil {
+			return nil, err
+		}
+		out.Context.StorageLocation = loc
+		// The location's own actions come first: they are why the tag is on its door.
+		out.Actions = append(more, out.Actions...)
+	}
 	out.Target.Type = api.TagTargetType(t.TargetType)
 	out.Target.Id = t.TargetID
 	out.Target.SiteId = t.SiteID
@@ -45,6 +54,8 @@ func (h *Handlers) ResolveScan(ctx context.Context, req api.ResolveScanRequestOb
 		out.Target.Name = *t.SiteName
 	case t.Label != nil:
 		out.Target.Name = *t.Label
+	case out.Context.StorageLocation != nil:
+		out.Target.Name = out.Context.StorageLocation.Name
 	}
 	if t.SiteID != nil && t.SiteName != nil && t.SiteTimezone != nil {
 		site := api.ScanSiteContext{Id: *t.SiteID, Name: *t.SiteName, Timezone: *t.SiteTimezone}

@@ -41,9 +41,8 @@ func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) 
 	return out, nil
 }
 
-// CreateTag mints a code for a target: a site of the organization, a piece of equipment named by
-// id (targetId) or described by its label, or a storage location described by its label (storage
-// locations have no table yet; when they do, their tags will carry a targetId too).
+// CreateTag mints a code for a target: a site of the organization, a storage location or a piece
+// of equipment named by id (or, as tags printed before those existed, described by its label).
 func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -67,6 +66,28 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 			return nil, apierr.InvalidField("siteId", "must be omitted or equal targetId for site tags")
 		}
 		p.TargetID, p.SiteID = b.TargetId, b.TargetId
+	case TargetStorageLocation:
+		if b.TargetId != nil {
+			if h.locations == nil {
+				return nil, apierr.InvalidField("targetId", "storage locations cannot be named by id on this server")
+			}
+			siteID, _, err := h.locations.TagTarget(ctx, req.OrgId, *b.TargetId)
+			if err != nil {
+				return nil, err
+			}
+			if b.SiteId != nil && *b.SiteId != siteID {
+				return nil, apierr.InvalidField("siteId", "must be omitted or equal the storage location's site")
+			}
+			if err := a.CheckSite(siteID); err != nil {
+				return nil, err
+			}
+			p.TargetID, p.SiteID = b.TargetId, &siteID
+			break
+		}
+		if p.Label == nil {
+			return nil, apierr.InvalidField("label", "is required for storage_location tags without targetId")
+		}
+		p.SiteID = b.SiteId
 	case TargetEquipment:
 		if b.TargetId != nil {
 			// Equipment named by id: the tag is posted at its site, labelled with its name
@@ -93,14 +114,6 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 		}
 		if p.Label == nil {
 			return nil, apierr.InvalidField("label", "is required for equipment tags without targetId")
-		}
-		p.SiteID = b.SiteId
-	case TargetStorageLocation:
-		if b.TargetId != nil {
-			return nil, apierr.InvalidField("targetId", "is not accepted for "+p.TargetType+" tags yet; describe the target with label")
-		}
-		if p.Label == nil {
-			return nil, apierr.InvalidField("label", "is required for "+p.TargetType+" tags")
 		}
 		p.SiteID = b.SiteId
 	default:

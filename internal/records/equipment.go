@@ -2,10 +2,12 @@ package records
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
@@ -42,6 +44,15 @@ func equipmentInput(b api.EquipmentRequest) (name, kind string, err error) {
 		return "", "", apierr.InvalidField("kind", "must not be blank")
 	}
 	return name, kind, nil
+}
+
+// locationErr turns the refusal of a storage location of another site (or none) into a 400.
+func locationErr(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23503" && strings.Contains(pe.ConstraintName, "location") {
+		return apierr.InvalidField("locationId", "is not a storage location of the equipment's site")
+	}
+	return err
 }
 
 // equipmentOf loads equipment the member can see: 404 otherwise.
@@ -114,7 +125,7 @@ func (h *Handlers) CreateEquipment(ctx context.Context, req api.CreateEquipmentR
 		}
 		if e, err = q.InsertEquipment(ctx, db.InsertEquipmentParams{ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: b.SiteId, Name: name, Kind: kind,
 			Make: trimmed(b.Make), Model: trimmed(b.Model), Serial: trimmed(b.Serial), LocationID: b.LocationId, Now: now}); err != nil {
-			return err
+			return locationErr(err)
 		}
 		return audit.RecordSite(ctx, q, a.OrgID, e.SiteID, e.ID, now)
 	})
@@ -159,7 +170,7 @@ func (h *Handlers) UpdateEquipment(ctx context.Context, req api.UpdateEquipmentR
 		}
 		if e, err = q.UpdateEquipment(ctx, db.UpdateEquipmentParams{OrgID: a.OrgID, ID: cur.ID, SiteID: b.SiteId, Name: name, Kind: kind,
 			Make: trimmed(b.Make), Model: trimmed(b.Model), Serial: trimmed(b.Serial), LocationID: b.LocationId, Now: now}); err != nil {
-			return err
+			return locationErr(err)
 		}
 		return audit.RecordSite(ctx, q, a.OrgID, e.SiteID, e.ID, now)
 	})

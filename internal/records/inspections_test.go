@@ -180,7 +180,7 @@ func TestSharedInspectionIsSanitizedAndRotates(t *testing.T) {
 		Token string `json:"token"`
 	}
 	k.call(http.MethodPost, base+"/share", k.owner.AccessToken).Do().Expect(http.StatusOK).Decode(&link)
-	if !strings.HasSuffix(link.URL, "/v1/share/insp/"+link.Token) {
+	if !strings.HasSuffix(link.URL, "/share/insp/"+link.Token) {
 		t.Fatalf("link %+v", link)
 	}
 	res := k.env.Call(http.MethodGet, "share/insp/"+link.Token).Do().Expect(http.StatusOK)

@@ -28,7 +28,6 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
-	"github.com/sous-app/sous/internal/ratelimit"
 )
 
 // Handlers serve the operations records operations.
@@ -36,11 +35,13 @@ type Handlers struct {
 	pool     *pgxpool.Pool
 	clock    clock.Clock
 	resolver *capability.Resolver
+	webURL   string
 }
 
-// NewHandlers serves the operations; limiter limits the public share link per client IP.
-func NewHandlers(pool *pgxpool.Pool, c clock.Clock, limiter *ratelimit.Limiter) *Handlers {
-	return &Handlers{pool: pool, clock: c, resolver: capability.NewResolver(pool, c, limiter)}
+// NewHandlers serves the operations; resolver opens the public share links, webURL
+// (SOUS_WEB_URL) is their base.
+func NewHandlers(pool *pgxpool.Pool, c clock.Clock, resolver *capability.Resolver, webURL string) *Handlers {
+	return &Handlers{pool: pool, clock: c, resolver: resolver, webURL: webURL}
 }
 
 // FindingTask is the corrective task of a finding, as records asks for it.

@@ -14,7 +14,6 @@ import (
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/capability"
 	"github.com/sous-app/sous/internal/pg"
-	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 var (
@@ -37,8 +36,9 @@ func cleanPtr(s *string) *string {
 	return &c
 }
 
-// SharePath is where a shared inspection report is read, under the API's base path.
-const SharePath = "/v1/share/insp/"
+// SharePath is where a shared inspection report is read, under SOUS_WEB_URL (the web page,
+// which reads GET /v1/share/insp/{token}), as catering's shared quotes and invoices are.
+const SharePath = "/share/insp/"
 
 func (h *Handlers) ShareInspection(ctx context.Context, req api.ShareInspectionRequestObject) (api.ShareInspectionResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
@@ -61,7 +61,7 @@ func (h *Handlers) ShareInspection(ctx context.Context, req api.ShareInspectionR
 	if err != nil {
 		return nil, err
 	}
-	return api.ShareInspection200JSONResponse{Token: token, Url: reqinfo.Origin(ctx) + SharePath + token}, nil
+	return api.ShareInspection200JSONResponse{Token: token, Url: h.webURL + SharePath + token}, nil
 }
 
 // GetSharedInspection answers the public link: display data only. Every token that opens

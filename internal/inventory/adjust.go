@@ -1,0 +1,385 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/audit"
+	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/quantity"
+)
+
+// Source types of ledger rows written by this package.
+const (
+	SourceAdjustment = "adjustment"
+	SourceWasteLog   = "waste_log"
+	SourceCount      = "count"
+)
+
+// siteContext is what a posting needs of its site: the site, its local today, the member.
+type siteContext struct {
+	site  db.Site
+	today time.Time
+}
+
+// loadSite reads a site the member may see; outside their scope or absent it is 404.
+func loadSite(ctx context.Context, q *db.Queries, a authz.Access, orgID, siteID uuid.UUID, now time.Time) (siteContext, error) {
+	if err := a.CheckSite(siteID); err != nil {
+		return siteContext{}, err
+	}
+	s, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})
+	if err != nil {
+		return siteContext{}, notFound(err, "Site")
+	}
+	return siteContext{site: s, today: localDate(now, s.Timezone)}, nil
+}
+
+// lineRefs resolves what request lines name: items, locations (of the site) and lots.
+type lineRefs struct {
+	items     map[uuid.UUID]Item
+	locations map[uuid.UUID]db.StorageLocation
+	lots      map[uuid.UUID]db.Lot
+}
+
+func resolveRefs(ctx context.Context, q *db.Queries, orgID uuid.UUID, itemIDs, locationIDs, lotIDs []uuid.UUID) (lineRefs, error) {
+	r := lineRefs{locations: map[uuid.UUID]db.StorageLocation{}, lots: map[uuid.UUID]db.Lot{}}
+	var err error
+	// Items alone: a posting needs their units, not their par levels or costs.
+	rows, err := q.GetInventoryItems(ctx, db.GetInventoryItemsParams{OrgID: orgID, Ids: itemIDs})
+	if err != nil {
+		return r, err
+	}
+	r.items = make(map[uuid.UUID]Item, len(rows))
+	for _, row := range rows {
+		if r.items[row.ID], err = fromRow(row); err != nil {
+			return r, err
+		}
+	}
+	locs, err := q.GetStorageLocations(ctx, db.GetStorageLocationsParams{OrgID: orgID, Ids: locationIDs})
+	if err != nil {
+		return r, err
+	}
+	for _, l := range locs {
+		r.locations[l.ID] = l
+	}
+	if len(lotIDs) > 0 {
+		lots, err := q.GetLots(ctx, db.GetLotsParams{OrgID: orgID, Ids: lotIDs})
+		if err != nil {
+			return r, err
+		}
+		for _, l := range lots {
+			r.lots[l.ID] = l
+		}
+	}
+	return r, nil
+}
+
+// checkItem, checkLocation and checkLot answer 400 naming field for what a line cannot name.
+func (r lineRefs) checkItem(field string, id uuid.UUID) (Item, error) {
+	it, ok := r.items[id]
+	if !ok {
+		return it, apierr.InvalidField(field, "is no inventory item of the organization")
+	}
+	return it, nil
+}
+
+func (r lineRefs) checkLocation(field string, id, siteID uuid.UUID) (db.StorageLocation, error) {
+	l, ok := r.locations[id]
+	switch {
+	case !ok:
+		return l, apierr.InvalidField(field, "is no storage location of the organization")
+	case l.SiteID != siteID:
+		return l, apierr.InvalidField(field, "is a storage location of another site")
+	}
+	return l, nil
+}
+
+func (r lineRefs) checkLot(field string, id uuid.UUID, it Item, siteID uuid.UUID) (db.Lot, error) {
+	l, ok := r.lots[id]
+	switch {
+	case !ok:
+		return l, apierr.InvalidField(field, "is no lot of the organization")
+	case l.ItemID != it.ID:
+		return l, apierr.InvalidField(field, fmt.Sprintf("is a lot of another item, not of %q", it.Name))
+	case l.SiteID != siteID:
+		return l, apierr.InvalidField(field, "is a lot of another site")
+	}
+	return l, nil
+}
+
+// toBase converts a line's quantity to the item's base unit: 400 naming the item and both
+// units when the item cannot convert it.
+func toBase(field string, it Item, q decimal.Decimal, unit string) (decimal.Decimal, error) {
+	b, err := it.Units.ToBase(q, unit)
+	var ce *quantity.ConversionError
+	if errors.As(err, &ce) {
+		return b, apierr.InvalidField(field, ce.Error())
+	}
+	if err == nil && b.IsZero() && !q.IsZero() {
+		return b, apierr.InvalidField(field, fmt.Sprintf("is too small to count in %s", it.Units.Base))
+	}
+	return b, err
+}
+
+// adjustLine is a validated line of POST /stock/adjust.
+type adjustLine struct {
+	m       movement
+	newLot  *api.LotRef // a receipt's lot to find or create
+	lotCode string      // a lot named by code on a negative line
+	item    Item
+	field   string
+}
+
+func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestObject) (api.AdjustStockResponseObject, error) {
+	a, err := authz.MustFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	now := h.clock.Now()
+	source := Source{Type: SourceAdjustment, ID: uuid.Must(uuid.NewV7())}
+	var txns []Txn
+	units := map[uuid.UUID]string{}
+	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		sc, err := loadSite(ctx, q, a, req.OrgId, b.SiteId, now)
+		if err != nil {
+			return err
+		}
+		lines, err := h.readAdjustLines(ctx, q, req.OrgId, sc, b.Lines)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			units[l.item.ID] = l.item.Units.Base
+		}
+		// The audit row first: everything after the item locks is kept short.
+		if err := audit.RecordSite(ctx, q, req.OrgId, b.SiteId, source.ID, now); err != nil {
+			return err
+		}
+		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: source, actor: actorOf(a)}
+		items := make([]uuid.UUID, 0, len(lines))
+		for _, l := range lines {
+			items = append(items, l.m.itemID)
+		}
+		if err := p.lock(ctx, items); err != nil {
+			return err
+		}
+		// Lots a transfer_out took, per item, for the transfer_in lines that name none.
+		moved := map[uuid.UUID][]bucket{}
+		for _, l := range lines {
+			m := l.m
+			if l.newLot != nil {
+				lot, err := findOrCreateLot(ctx, q, req.OrgId, b.SiteId, l.item, *l.newLot, now, sc.today, l.field+".lot")
+				if err != nil {
+					return err
+				}
+				m.lotID = &lot.ID
+			}
+			if l.lotCode != "" {
+				lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: req.OrgId, SiteID: b.SiteId, ItemID: m.itemID, Code: l.lotCode})
+				if pg.IsNoRows(err) {
+					return apierr.InvalidField(l.field+".lot.code", fmt.Sprintf("no lot %q of %q at this site", l.lotCode, l.item.Name))
+				}
+				if err != nil {
+					return err
+				}
+				m.lotID = &lot.ID
+			}
+			if m.kind == KindTransferIn && m.lotID == nil && len(moved[m.itemID]) > 0 {
+				rest := m.qty
+				for len(moved[m.itemID]) > 0 && rest.IsPositive() {
+					src := &moved[m.itemID][0]
+					take := decimal.Min(src.qty, rest)
+					part := m
+					part.qty, part.lotID = take, src.lotID
+					if err := p.post(ctx, part); err != nil {
+						return err
+					}
+					rest, src.qty = rest.Sub(take), src.qty.Sub(take)
+					if src.qty.IsZero() {
+						moved[m.itemID] = moved[m.itemID][1:]
+					}
+				}
+				if rest.IsPositive() {
+					m.qty = rest
+					if err := p.post(ctx, m); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			before := len(p.txns)
+			if err := p.post(ctx, m); err != nil {
+				return err
+			}
+			if m.kind == KindTransferOut {
+				for _, t := range p.txns[before:] {
+					moved[m.itemID] = append(moved[m.itemID], bucket{lotID: t.LotID, qty: t.Quantity.Neg()})
+				}
+			}
+		}
+		if err := p.finish(ctx); err != nil {
+			return err
+		}
+		txns = p.txns
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.AdjustStock200JSONResponse{Id: source.ID, SiteId: b.SiteId, At: now, Txns: make([]api.StockTxn, 0, len(txns))}
+	for _, t := range txns {
+		out.Txns = append(out.Txns, txnToAPI(t, units[t.ItemID]))
+	}
+	return out, nil
+}
+
+// readAdjustLines validates every line before anything is written.
+func (h *Handlers) readAdjustLines(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc siteContext, in []api.StockAdjustLine) ([]adjustLine, error) {
+	var itemIDs, locIDs, lotIDs []uuid.UUID
+	for _, l := range in {
+		itemIDs, locIDs = append(itemIDs, l.ItemId), append(locIDs, l.LocationId)
+		if l.LotId != nil {
+			lotIDs = append(lotIDs, *l.LotId)
+		}
+	}
+	refs, err := resolveRefs(ctx, q, orgID, itemIDs, locIDs, lotIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]adjustLine, 0, len(in))
+	for i, l := range in {
+		field := fmt.Sprintf("lines.%d", i)
+		it, err := refs.checkItem(field+".itemId", l.ItemId)
+		if err != nil {
+			return nil, err
+		}
+		loc, err := refs.checkLocation(field+".locationId", l.LocationId, sc.site.ID)
+		if err != nil {
+			return nil, err
+		}
+		qty, err := parseQty(field+".quantity", string(l.Quantity))
+		if err != nil {
+			return nil, err
+		}
+		reason := string(l.Reason)
+		switch {
+		case qty.IsZero():
+			return nil, apierr.InvalidField(field+".quantity", "must not be zero")
+		case qty.IsNegative() && (reason == KindReceipt || reason == KindOpeningBalance || reason == KindTransferIn):
+			return nil, apierr.InvalidField(field+".quantity", fmt.Sprintf("must be positive for %s", reason))
+		case qty.IsPositive() && (reason == KindIssue || reason == KindTransferOut):
+			return nil, apierr.InvalidField(field+".quantity", fmt.Sprintf("must be negative for %s (stock leaving the location)", reason))
+		case qty.IsPositive() && !loc.Active:
+			return nil, apierr.InvalidField(field+".locationId", fmt.Sprintf("%q is inactive and takes no new stock", loc.Name))
+		}
+		base, err := toBase(field+".unit", it, qty, l.Unit)
+		if err != nil {
+			return nil, err
+		}
+		line := adjustLine{item: it, field: field, m: movement{
+			kind: reason, reason: reason, itemID: it.ID, locationID: loc.ID, qty: base, unit: it.Units.Base,
+			expiredOK: reason != KindIssue,
+		}}
+		if l.UnitCostCents != nil {
+			if reason != KindReceipt && reason != KindOpeningBalance {
+				return nil, apierr.InvalidField(field+".unitCostCents", "is accepted on receipts and opening balances only; other movements are valued at the average cost")
+			}
+			perBase, err := it.Units.PerBase(decimal.NewFromInt(*l.UnitCostCents), l.Unit, CostScale)
+			if err != nil {
+				return nil, apierr.InvalidField(field+".unit", err.Error())
+			}
+			line.m.cost = &perBase
+		}
+		switch {
+		case l.LotId != nil && l.Lot != nil:
+			return nil, apierr.InvalidField(field+".lot", "name the lot by lotId or by lot, not both")
+		case l.LotId != nil:
+			lot, err := refs.checkLot(field+".lotId", *l.LotId, it, sc.site.ID)
+			if err != nil {
+				return nil, err
+			}
+			line.m.lotID = &lot.ID
+		case l.Lot != nil:
+			code := strings.TrimSpace(l.Lot.Code)
+			if code == "" {
+				return nil, apierr.InvalidField(field+".lot.code", "must not be blank")
+			}
+			ref := api.LotRef{Code: code, ExpiresOn: l.Lot.ExpiresOn}
+			if qty.IsPositive() {
+				if reason == KindReceipt && ref.ExpiresOn != nil && ref.ExpiresOn.Time.Before(sc.today) {
+					return nil, apierr.InvalidField(field+".lot.expiresOn", "is in the past: expired stock is not received")
+				}
+				line.newLot = &ref
+			} else {
+				line.lotCode = code
+			}
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+// findOrCreateLot finds the lot of the item at the site by code, or creates it (a receipt). An
+// existing lot named with another expiry is a 400: a code names one lot.
+func findOrCreateLot(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, it Item, ref api.LotRef, now, today time.Time, field string) (db.Lot, error) {
+	var expires *time.Time
+	if ref.ExpiresOn != nil {
+		t := ref.ExpiresOn.Time
+		expires = &t
+	} else if it.ShelfLifeDays != nil {
+		t := today.AddDate(0, 0, *it.ShelfLifeDays)
+		expires = &t
+	}
+	for range 2 {
+		lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.Code})
+		if err == nil {
+			if ref.ExpiresOn != nil && (!lot.ExpiresOn.Valid || !lot.ExpiresOn.Time.Equal(ref.ExpiresOn.Time)) {
+				return lot, apierr.InvalidField(field+".expiresOn", fmt.Sprintf("lot %q of %q has another expiry", ref.Code, it.Name))
+			}
+			return lot, nil
+		}
+		if !pg.IsNoRows(err) {
+			return lot, err
+		}
+		lot, err = q.CreateLot(ctx, db.CreateLotParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.Code, ExpiresOn: pgDate(expires), Now: now})
+		if err == nil {
+			return lot, nil
+		}
+		if !pg.IsNoRows(err) {
+			return lot, err
+		}
+		// Created by a concurrent receipt: read it.
+	}
+	return db.Lot{}, errors.New("inventory: lot neither found nor created")
+}
+
+func actorOf(a authz.Access) *uuid.UUID {
+	if id := a.UserID(); id != uuid.Nil {
+		return &id
+	}
+	return nil
+}
+
+func txnToAPI(t Txn, baseUnit string) api.StockTxn {
+	out := api.StockTxn{
+		Id: t.ID, At: t.At, SiteId: t.SiteID, Kind: api.TxnKind(t.Kind), ItemId: t.ItemID, LocationId: t.LocationID, LotId: t.LotID,
+		Quantity: api.Quantity(fmtQty(t.Quantity)), Unit: api.StandardUnit(baseUnit), UnitCost: api.CostCents(fmtQty(t.UnitCost)),
+		ValueCents: t.ValueCents, AvgCostAfter: api.CostCents(fmtQty(t.AvgCostAfter)), OnHandAfter: api.Quantity(fmtQty(t.OnHandAfter)),
+		Reason: t.Reason, Actor: t.ActorID,
+	}
+	out.Source.Type, out.Source.Id = t.SourceType, t.SourceID
+	return out
+}
