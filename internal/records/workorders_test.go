@@ -250,3 +250,25 @@ func TestWorkOrderListPagesAndFilters(t *testing.T) {
 	}
 	k.call(http.MethodGet, "work-orders?cursor=bogus", k.owner.AccessToken).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
 }
+
+func TestEquipmentStandsInAStorageLocationOfItsSite(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	var loc, other struct {
+		ID uuid.UUID `json:"id"`
+	}
+	k.create("storage-locations", map[string]any{"siteId": k.site, "name": "Walk-in", "kind": "cooler"}, &loc)
+	pastry := k.env.Site(k.owner.AccessToken, k.org, "Pastry")
+	k.create("storage-locations", map[string]any{"siteId": pastry, "name": "Pastry cooler", "kind": "cooler"}, &other)
+	var e struct {
+		LocationID *uuid.UUID `json:"locationId"`
+	}
+	k.create("equipment", map[string]any{"siteId": k.site, "name": "Evaporator", "kind": "evaporator", "locationId": loc.ID}, &e)
+	if e.LocationID == nil || *e.LocationID != loc.ID {
+		t.Fatalf("equipment %+v", e)
+	}
+	k.call(http.MethodPost, "equipment", k.owner.AccessToken).JSON(map[string]any{"siteId": k.site, "name": "Evaporator", "kind": "evaporator", "locationId": other.ID}).
+		Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+	k.call(http.MethodPost, "equipment", k.owner.AccessToken).JSON(map[string]any{"siteId": k.site, "name": "Evaporator", "kind": "evaporator", "locationId": uuid.New()}).
+		Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}
