@@ -4055,7 +4055,8 @@ export interface paths {
          * Schedule an inspection
          * @description An inspection of a site from a template (its sections are copied: later template edits do not
          *     change it), optionally by a named inspector (a member of inspector role or higher with access to
-         *     the site) and as part of an open engagement covering the site.
+         *     the site) and as part of an open engagement covering the site (scheduled, in the site's time
+         *     zone, within the engagement's period).
          *
          *     Permission: `manageCompliance` (manager and up).
          */

@@ -203,7 +203,8 @@ func (h *Handlers) CreateInspection(ctx context.Context, req api.CreateInspectio
 	var out api.Inspection
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if _, err := site(ctx, q, a, b.SiteId); err != nil {
+		st, err := site(ctx, q, a, b.SiteId)
+		if err != nil {
 			return err
 		}
 		t, err := q.GetInspectionTemplate(ctx, db.GetInspectionTemplateParams{OrgID: a.OrgID, ID: b.TemplateId})
@@ -241,6 +242,9 @@ func (h *Handlers) CreateInspection(ctx context.Context, req api.CreateInspectio
 			}
 			if !slices.Contains(e.SiteIds, b.SiteId) {
 				return apierr.InvalidField("engagementId", "does not cover the inspection's site")
+			}
+			if d := localDate(b.ScheduledFor, st.Timezone); d.Before(e.PeriodFrom.Time) || d.After(e.PeriodTo.Time) {
+				return apierr.InvalidField("scheduledFor", "falls outside the engagement's period (in the site's time zone)")
 			}
 		}
 		in, err := q.InsertInspection(ctx, db.InsertInspectionParams{

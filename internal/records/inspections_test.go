@@ -245,6 +245,13 @@ func TestEngagementFinalizesOnceAndFreezes(t *testing.T) {
 	base := "engagements/" + e.ID.String()
 	// Not every inspection completed.
 	k.call(http.MethodPost, base+"/finalize", k.owner.AccessToken).Do().ExpectCode(http.StatusConflict, "conflict")
+	// An inspection outside the engagement's period does not join it.
+	var tmplOut struct {
+		ID uuid.UUID `json:"id"`
+	}
+	k.create("inspection-templates", templateBody(), &tmplOut)
+	k.call(http.MethodPost, "inspections", k.owner.AccessToken).JSON(map[string]any{"templateId": tmplOut.ID, "siteId": k.site,
+		"scheduledFor": "2026-04-01T14:00:00Z", "engagementId": e.ID}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
 	k.call(http.MethodPut, "inspections/"+in.ID.String()+"/responses", k.owner.AccessToken).JSON(map[string]any{"answers": []map[string]any{
 		{"key": "walkin_temp", "temperatureF": "39"}, {"key": "labels", "passed": false}, {"key": "sani", "score": 4}}}).Do().Expect(http.StatusOK)
 	k.call(http.MethodPost, "inspections/"+in.ID.String()+"/complete", k.owner.AccessToken).Do().Expect(http.StatusOK)
