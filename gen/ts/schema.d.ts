@@ -4572,8 +4572,8 @@ export interface paths {
         put?: never;
         /**
          * Create a walkthrough
-         * @description A guided checklist: ordered steps, each with a prompt, an optional guide and the kind of answer
-         *     it needs (`required` by default). `siteIds` empty makes it one for every site, which needs access
+         * @description A guided checklist: ordered steps, each with a prompt, an optional guide (one for every site of
+         *     the walkthrough) and the kind of answer it needs (`required` by default). `siteIds` empty makes it one for every site, which needs access
          *     to every site.
          *
          *     Permission: `manageCompliance` (manager and up).

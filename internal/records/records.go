@@ -62,6 +62,9 @@ type FindingTasks interface {
 	TaskStatuses(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]string, error)
 	// TaskOutcomes counts a site's tasks due in [from, to) by outcome, for reports.
 	TaskOutcomes(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, from, to time.Time) (TaskOutcomes, error)
+	// GuideSites returns the sites of each guide that exists (empty: every site), for
+	// walkthrough steps that link one.
+	GuideSites(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 }
 
 // TaskOutcomes are a site's tasks due in a period, by outcome.

@@ -90,6 +90,9 @@ func (h *Handlers) CreateWalkthrough(ctx context.Context, req api.CreateWalkthro
 		if err != nil {
 			return err
 		}
+		if err := checkGuides(ctx, q, a.OrgID, b.Steps, sites); err != nil {
+			return err
+		}
 		if w, err = q.InsertWalkthrough(ctx, db.InsertWalkthroughParams{ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, Name: name, Kind: string(b.Kind),
 			Steps: steps, SiteIds: sites, Now: now}); err != nil {
 			return err
@@ -364,4 +367,37 @@ func (h *Handlers) SubmitWalkthroughRun(ctx context.Context, req api.SubmitWalkt
 		return nil, err
 	}
 	return api.SubmitWalkthroughRun200JSONResponse(out), nil
+}
+
+// checkGuides checks that each step's guide is a guide of the organization for every site the
+// walkthrough is for (a guide for every site always is).
+func checkGuides(ctx context.Context, q *db.Queries, org uuid.UUID, steps []api.WalkthroughStep, sites []uuid.UUID) error {
+	ids := []uuid.UUID{}
+	for _, s := range steps {
+		if s.GuideId != nil && !slices.Contains(ids, *s.GuideId) {
+			ids = append(ids, *s.GuideId)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	f, err := tasksOf()
+	if err != nil {
+		return err
+	}
+	guides, err := f.GuideSites(ctx, q, org, ids)
+	if err != nil {
+		return err
+	}
+	for i, s := range steps {
+		if s.GuideId == nil {
+			continue
+		}
+		gs, ok := guides[*s.GuideId]
+		covers := ok && (len(gs) == 0 || (len(sites) > 0 && !slices.ContainsFunc(sites, func(x uuid.UUID) bool { return !slices.Contains(gs, x) })))
+		if !covers {
+			return apierr.InvalidField(fmt.Sprintf("steps[%d].guideId", i), "is not a guide (GET /guides) for every site of the walkthrough")
+		}
+	}
+	return nil
 }

@@ -64,3 +64,21 @@ func TestWalkthroughRunSubmit(t *testing.T) {
 	k.call(http.MethodPost, "walkthroughs/"+wt.ID.String()+"/runs", other.AccessToken).JSON(map[string]any{"siteId": pastry}).Do().ExpectError(http.StatusNotFound, "Walkthrough not found")
 	k.call(http.MethodPost, "walkthroughs/"+wt.ID.String()+"/runs", k.owner.AccessToken).JSON(map[string]any{"siteId": pastry}).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
 }
+
+func TestWalkthroughStepGuides(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	pastry := k.env.Site(k.owner.AccessToken, k.org, "Pastry")
+	var everywhere, pastryOnly struct {
+		ID uuid.UUID `json:"id"`
+	}
+	k.create("guides", map[string]any{"title": "Hood lights", "body": "Switch by the door."}, &everywhere)
+	k.create("guides", map[string]any{"title": "Proofer", "body": "Dial to 85.", "siteIds": []uuid.UUID{pastry}}, &pastryOnly)
+	body := func(guide uuid.UUID) map[string]any {
+		return map[string]any{"name": "Opening", "kind": "opening", "siteIds": []uuid.UUID{k.site},
+			"steps": []map[string]any{{"key": "lights", "prompt": "Hood lights on", "answerKind": "check", "guideId": guide}}}
+	}
+	k.call(http.MethodPost, "walkthroughs", k.owner.AccessToken).JSON(body(everywhere.ID)).Do().Expect(http.StatusCreated)
+	k.call(http.MethodPost, "walkthroughs", k.owner.AccessToken).JSON(body(pastryOnly.ID)).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+	k.call(http.MethodPost, "walkthroughs", k.owner.AccessToken).JSON(body(uuid.New())).Do().ExpectCode(http.StatusBadRequest, "validation_failed")
+}

@@ -12,8 +12,8 @@ import (
 )
 
 // FindingTasks is the tasks side of records.FindingTasks: an inspection finding's corrective
-// task (source audit_finding, sourceId the finding, kind inspection, required) and the status
-// of such tasks. It holds no state.
+// task (source audit_finding, sourceId the finding, kind inspection, required), the status of
+// such tasks, task counts for reports and the guides walkthrough steps link. It holds no state.
 type FindingTasks struct{}
 
 var _ records.FindingTasks = FindingTasks{}
@@ -44,4 +44,16 @@ func (FindingTasks) TaskOutcomes(ctx context.Context, q *db.Queries, orgID, site
 		return records.TaskOutcomes{}, err
 	}
 	return records.TaskOutcomes{Due: int(r.Due), Done: int(r.Done), Late: int(r.Late), Missed: int(r.Missed), Open: int(r.Open)}, nil
+}
+
+func (FindingTasks) GuideSites(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	rows, err := q.GuidesSites(ctx, db.GuidesSitesParams{OrgID: orgID, Ids: ids})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID][]uuid.UUID, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.SiteIds
+	}
+	return out, nil
 }
