@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -105,27 +106,29 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 	}
 	req := env.Call(o.method, strings.TrimPrefix(path, "/"))
 	if o.op.RequestBody != nil {
-		for ct, media := range o.op.RequestBody.Value.Content {
-			example := media.Example
-			if example == nil {
-				for _, ex := range media.Examples {
-					example = ex.Value.Value
-					break
-				}
-			}
-			if fx.body != nil {
-				example = fx.body
-			}
-			switch ct {
-			case "application/json":
-				req.JSON(withSite(example, siteID))
-			case "multipart/form-data":
-				req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
-			default:
-				raw, _ := json.Marshal(example)
-				req.Raw(ct, raw)
-			}
-			break
+		// One content type and one example, the same every run: JSON when the operation takes
+		// it, else the first by name (map order would pick a different one each run).
+		content := o.op.RequestBody.Value.Content
+		ct := slices.Sorted(maps.Keys(content))[0]
+		if content["application/json"] != nil {
+			ct = "application/json"
+		}
+		media := content[ct]
+		example := media.Example
+		if example == nil && len(media.Examples) > 0 {
+			example = media.Examples[slices.Sorted(maps.Keys(media.Examples))[0]].Value.Value
+		}
+		if fx.body != nil {
+			example = fx.body
+		}
+		switch ct {
+		case "application/json":
+			req.JSON(withSite(example, siteID))
+		case "multipart/form-data":
+			req.Raw(multipartExample(media.Schema.Value, withSite(example, siteID)))
+		default:
+			raw, _ := json.Marshal(example)
+			req.Raw(ct, raw)
 		}
 	}
 	return req
