@@ -348,6 +348,10 @@ var walkFixtures = map[string]walkFixture{
 	},
 	"listWalkthroughs": func(w *walker) walkCall { return walkCall{ids: []string{w.walkthrough()}} },
 	"getWalkthrough":   walkthroughFixture,
+	"createWalkthrough": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"name": "Opening", "kind": "opening", "siteIds": []uuid.UUID{w.siteA},
+			"steps": []map[string]any{{"key": "lights", "prompt": "Hood lights on", "answerKind": "check", "guideId": w.guide()}}}}
+	},
 	"startWalkthroughRun": func(w *walker) walkCall {
 		c := walkthroughFixture(w)
 		c.body = map[string]any{"siteId": w.siteA}
