@@ -300,19 +300,19 @@ func (e AuditEntryActorKind) Valid() bool {
 
 // Defines values for CastType.
 const (
-	Image   CastType = "image"
-	Message CastType = "message"
-	Recipe  CastType = "recipe"
+	CastTypeImage   CastType = "image"
+	CastTypeMessage CastType = "message"
+	CastTypeRecipe  CastType = "recipe"
 )
 
 // Valid indicates whether the value is a known member of the CastType enum.
 func (e CastType) Valid() bool {
 	switch e {
-	case Image:
+	case CastTypeImage:
 		return true
-	case Message:
+	case CastTypeMessage:
 		return true
-	case Recipe:
+	case CastTypeRecipe:
 		return true
 	default:
 		return false
@@ -778,6 +778,27 @@ func (e DietOrderType) Valid() bool {
 	}
 }
 
+// Defines values for EffectiveMenuSource.
+const (
+	Cycle    EffectiveMenuSource = "cycle"
+	None     EffectiveMenuSource = "none"
+	Override EffectiveMenuSource = "override"
+)
+
+// Valid indicates whether the value is a known member of the EffectiveMenuSource enum.
+func (e EffectiveMenuSource) Valid() bool {
+	switch e {
+	case Cycle:
+		return true
+	case None:
+		return true
+	case Override:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EngagementStatus.
 const (
 	EngagementStatusFinalized EngagementStatus = "finalized"
@@ -1207,6 +1228,66 @@ func (e InvoiceStatus) Valid() bool {
 	}
 }
 
+// Defines values for LabelsRequestFormat.
+const (
+	Pdf LabelsRequestFormat = "pdf"
+	Zpl LabelsRequestFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestFormat enum.
+func (e LabelsRequestFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Zpl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestSize.
+const (
+	A4Sheet LabelsRequestSize = "a4_sheet"
+	N2x1    LabelsRequestSize = "2x1"
+	N4x2    LabelsRequestSize = "4x2"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestSize enum.
+func (e LabelsRequestSize) Valid() bool {
+	switch e {
+	case A4Sheet:
+		return true
+	case N2x1:
+		return true
+	case N4x2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelsRequestTemplate.
+const (
+	LabelsRequestTemplateAllergen LabelsRequestTemplate = "allergen"
+	LabelsRequestTemplatePrep     LabelsRequestTemplate = "prep"
+	LabelsRequestTemplateUseBy    LabelsRequestTemplate = "use_by"
+)
+
+// Valid indicates whether the value is a known member of the LabelsRequestTemplate enum.
+func (e LabelsRequestTemplate) Valid() bool {
+	switch e {
+	case LabelsRequestTemplateAllergen:
+		return true
+	case LabelsRequestTemplatePrep:
+		return true
+	case LabelsRequestTemplateUseBy:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MappedBy.
 const (
 	Organization MappedBy = "organization"
@@ -1483,6 +1564,24 @@ func (e PolicyVersionStatus) Valid() bool {
 	}
 }
 
+// Defines values for ProductionRunSource.
+const (
+	AdHoc     ProductionRunSource = "ad_hoc"
+	Generated ProductionRunSource = "generated"
+)
+
+// Valid indicates whether the value is a known member of the ProductionRunSource enum.
+func (e ProductionRunSource) Valid() bool {
+	switch e {
+	case AdHoc:
+		return true
+	case Generated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for QuestionType.
 const (
 	QuestionTypeMultiChoice  QuestionType = "multi_choice"
@@ -1687,6 +1786,93 @@ func (e RoleInput) Valid() bool {
 	case RoleInputStaff:
 		return true
 	case RoleInputViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventType.
+const (
+	RunEventTypeHandoff   RunEventType = "handoff"
+	RunEventTypeNote      RunEventType = "note"
+	RunEventTypePhoto     RunEventType = "photo"
+	RunEventTypePortioned RunEventType = "portioned"
+	RunEventTypeStatus    RunEventType = "status"
+	RunEventTypeTempCheck RunEventType = "temp_check"
+	RunEventTypeWaste     RunEventType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventType enum.
+func (e RunEventType) Valid() bool {
+	switch e {
+	case RunEventTypeHandoff:
+		return true
+	case RunEventTypeNote:
+		return true
+	case RunEventTypePhoto:
+		return true
+	case RunEventTypePortioned:
+		return true
+	case RunEventTypeStatus:
+		return true
+	case RunEventTypeTempCheck:
+		return true
+	case RunEventTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunEventRequestType.
+const (
+	RunEventRequestTypeNote      RunEventRequestType = "note"
+	RunEventRequestTypePhoto     RunEventRequestType = "photo"
+	RunEventRequestTypePortioned RunEventRequestType = "portioned"
+	RunEventRequestTypeTempCheck RunEventRequestType = "temp_check"
+	RunEventRequestTypeWaste     RunEventRequestType = "waste"
+)
+
+// Valid indicates whether the value is a known member of the RunEventRequestType enum.
+func (e RunEventRequestType) Valid() bool {
+	switch e {
+	case RunEventRequestTypeNote:
+		return true
+	case RunEventRequestTypePhoto:
+		return true
+	case RunEventRequestTypePortioned:
+		return true
+	case RunEventRequestTypeTempCheck:
+		return true
+	case RunEventRequestTypeWaste:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunStatus.
+const (
+	RunStatusDone       RunStatus = "done"
+	RunStatusHolding    RunStatus = "holding"
+	RunStatusInProgress RunStatus = "in_progress"
+	RunStatusPlanned    RunStatus = "planned"
+	RunStatusPrepped    RunStatus = "prepped"
+)
+
+// Valid indicates whether the value is a known member of the RunStatus enum.
+func (e RunStatus) Valid() bool {
+	switch e {
+	case RunStatusDone:
+		return true
+	case RunStatusHolding:
+		return true
+	case RunStatusInProgress:
+		return true
+	case RunStatusPlanned:
+		return true
+	case RunStatusPrepped:
 		return true
 	default:
 		return false
@@ -2725,6 +2911,40 @@ type AllergyCategory string
 // AllergySeverity defines model for Allergy.Severity.
 type AllergySeverity string
 
+// Amount A quantity with its unit.
+type Amount struct {
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// AmountInput A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+type AmountInput struct {
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit StandardUnit `json:"unit"`
+}
+
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
 	// Active False after revocation.
@@ -2789,6 +3009,84 @@ type AuditEntry struct {
 // AuditEntryActorKind defines model for AuditEntry.Actor.Kind.
 type AuditEntryActorKind string
 
+// BatchCard defines model for BatchCard.
+type BatchCard struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity   `json:"batchQuantity"`
+	Batches       int        `json:"batches"`
+	Contains      []Allergen `json:"contains"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Date           openapi_types.Date `json:"date"`
+	DayPart        *string            `json:"dayPart,omitempty"`
+	Lines          []CardLine         `json:"lines"`
+	MayContain     []Allergen         `json:"mayContain"`
+	Note           *string            `json:"note,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity `json:"quantity"`
+
+	// RaisedToMinBatch The need was below the recipe's minimum batch and was raised to it.
+	RaisedToMinBatch bool               `json:"raisedToMinBatch"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	RecipeVersion    int                `json:"recipeVersion"`
+	RunId            openapi_types.UUID `json:"runId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity           `json:"scaleFactor"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	Station     *string            `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
+	Steps  []string  `json:"steps"`
+
+	// SubRecipes Each sub-recipe as its own section, scaled to what this run needs of it.
+	SubRecipes []CardSection `json:"subRecipes"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+
+	// UseBy When the run's product must be used by (its status time once prepped, plus the shelf life).
+	UseBy *time.Time `json:"useBy,omitempty"`
+}
+
 // Brand defines model for Brand.
 type Brand struct {
 	// Accent A colour as `#RRGGBB`.
@@ -2815,6 +3113,74 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CardLine defines model for CardLine.
+type CardLine struct {
+	// AsPurchased For items, the whole run's quantity as purchased (EP / trim yield), in `unit`.
+	AsPurchased *Quantity `json:"asPurchased,omitempty"`
+
+	// BatchQuantity The exact quantity for one batch.
+	BatchQuantity Quantity `json:"batchQuantity"`
+
+	// Display One batch's quantity for a cook, in a sensible unit of the same family, 3 significant digits.
+	//
+	// Example: 1.5 kg
+	Display string              `json:"display"`
+	ItemId  *openapi_types.UUID `json:"itemId,omitempty"`
+	Name    string              `json:"name"`
+	Note    *string             `json:"note,omitempty"`
+
+	// Quantity The exact quantity for the whole run (edible portion).
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// CardSection defines model for CardSection.
+type CardSection struct {
+	Lines []CardLine `json:"lines"`
+	Name  string     `json:"name"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity           `json:"quantity"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+	Steps       []string `json:"steps"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit    Unit `json:"unit"`
+	Version int  `json:"version"`
+}
+
 // Cast Content pushed to one screen, shown until cleared; null when nothing is cast.
 type Cast struct {
 	// Caption `image` only, when given.
@@ -2837,6 +3203,11 @@ type Cast struct {
 	//
 	// Example: /v1/board/media/content/0192f3a4-0000-7000-8000-0000000000e1
 	MediaUrl *string `json:"mediaUrl,omitempty"`
+
+	// Recipe `recipe` only: the recipe card as it was when cast: `id`, `name`, `version`, `yield`,
+	// `portion`, `ingredients` (`name`, `quantity`, `unit`, `display`), `steps`, `contains`,
+	// `mayContain`.
+	Recipe *map[string]interface{} `json:"recipe,omitempty"`
 
 	// RecipeId `recipe` only.
 	//
@@ -3407,6 +3778,33 @@ type CreateReportRequestKind string
 // CreateReportRequestScope defines model for CreateReportRequest.Scope.
 type CreateReportRequestScope string
 
+// CreateRunRequest Exactly one of `portions` and `quantity` with `unit`.
+type CreateRunRequest struct {
+	Date    openapi_types.Date `json:"date"`
+	DayPart *string            `json:"dayPart,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	RecipeId openapi_types.UUID     `json:"recipeId"`
+	SiteId   openapi_types.UUID     `json:"siteId"`
+	Station  *string                `json:"station,omitempty"`
+
+	// Unit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
+	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
+	// convert by fixed factors; across families only through a factor the item declares.
+	//
+	//
+	// Example: lb
+	Unit *StandardUnit `json:"unit,omitempty"`
+}
+
 // CreateSignoffRequest defines model for CreateSignoffRequest.
 type CreateSignoffRequest struct {
 	DietOrderId openapi_types.UUID `json:"dietOrderId"`
@@ -3650,6 +4048,27 @@ type CreatedWebhookSubscription struct {
 // Example: rd
 type Credential string
 
+// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+// holding cold.
+type CriticalLimits struct {
+	// CookMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	CookMinTempF *TemperatureF `json:"cookMinTempF,omitempty"`
+
+	// HoldColdMaxTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldColdMaxTempF *TemperatureF `json:"holdColdMaxTempF,omitempty"`
+
+	// HoldHotMinTempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	HoldHotMinTempF *TemperatureF `json:"holdHotMinTempF,omitempty"`
+}
+
 // DayPart defines model for DayPart.
 type DayPart struct {
 	// End A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
@@ -3783,16 +4202,19 @@ type DeviceState struct {
 	Date   openapi_types.Date `json:"date"`
 	Device StateDevice        `json:"device"`
 
-	// Handoffs Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
-	// Empty until production runs arrive.
+	// Handoffs Today's production handoffs to the wallboard's stations, when `config.showHandoffs` is
+	// true: `runId`, `recipe`, `station`, `from`, `note`, `at`.
 	Handoffs []map[string]interface{} `json:"handoffs"`
 
 	// Menu The menu of the current day part (menu boards only).
 	Menu *StateMenu `json:"menu,omitempty"`
 	Org  StateOrg   `json:"org"`
 
-	// Production Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
-	// kinds, and everywhere until production runs arrive with the kitchen capability.
+	// Production Production timers, on kitchen wallboards: the site's runs of today that are prepped, in
+	// progress or holding at `config.stations` (all when none is configured): `runId`,
+	// `recipeId`, `recipe`, `portions`, `quantity`, `unit`, `station`, `status`, `since`, and
+	// `holdDeadline` while holding (4 h, or the recipe's shelf life when shorter). Empty on other
+	// kinds.
 	Production []map[string]interface{} `json:"production"`
 
 	// ServerTime The server's clock (UTC) when the state was read; not covered by the `ETag`.
@@ -3887,6 +4309,23 @@ type DietOrderType string
 //
 // Example: 2026-03-02 14:00:00-06:00
 type DueAt = string
+
+// EffectiveMenu defines model for EffectiveMenu.
+type EffectiveMenu struct {
+	Date   openapi_types.Date  `json:"date"`
+	Items  []MenuItem          `json:"items"`
+	MenuId *openapi_types.UUID `json:"menuId,omitempty"`
+	SiteId openapi_types.UUID  `json:"siteId"`
+
+	// Source Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+	Source EffectiveMenuSource `json:"source"`
+
+	// Week The cycle week the date falls in.
+	Week *int `json:"week,omitempty"`
+}
+
+// EffectiveMenuSource Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+type EffectiveMenuSource string
 
 // Email An email address; compared case-insensitively.
 //
@@ -4230,6 +4669,64 @@ type Finding struct {
 	TaskStatus *string `json:"taskStatus"`
 }
 
+// Forecast defines model for Forecast.
+type Forecast struct {
+	Covers    int                `json:"covers"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []ForecastItem     `json:"items"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// ForecastItem defines model for ForecastItem.
+type ForecastItem struct {
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity           `json:"portions"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+}
+
+// ForecastRequest defines model for ForecastRequest.
+type ForecastRequest struct {
+	// Covers Expected covers; negative answers 400.
+	Covers  int                `json:"covers"`
+	Date    openapi_types.Date `json:"date"`
+	DayPart string             `json:"dayPart"`
+	Items   *[]struct {
+		// Portions A non-negative exact decimal string, at most 6 decimal places.
+		//
+		// Example: 24
+		Portions PositiveQuantityInput `json:"portions"`
+		RecipeId openapi_types.UUID    `json:"recipeId"`
+	} `json:"items,omitempty"`
+	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateRunsRequest defines model for GenerateRunsRequest.
+type GenerateRunsRequest struct {
+	Date openapi_types.Date `json:"date"`
+
+	// DayParts Only these day parts of the site; all of them when absent.
+	DayParts *[]string          `json:"dayParts,omitempty"`
+	SiteId   openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateRunsResult defines model for GenerateRunsResult.
+type GenerateRunsResult struct {
+	Created   int             `json:"created"`
+	Removed   int             `json:"removed"`
+	Runs      []ProductionRun `json:"runs"`
+	Unchanged int             `json:"unchanged"`
+	Updated   int             `json:"updated"`
+}
+
 // Guide defines model for Guide.
 type Guide struct {
 	Body      string               `json:"body"`
@@ -4258,6 +4755,12 @@ type GuideRequest struct {
 	// SiteIds The sites the guide is for; empty or absent means every site.
 	SiteIds *[]openapi_types.UUID `json:"siteIds,omitempty"`
 	Title   string                `json:"title"`
+}
+
+// HandoffRequest defines model for HandoffRequest.
+type HandoffRequest struct {
+	Note    *string `json:"note,omitempty"`
+	Station string  `json:"station"`
 }
 
 // HexColor A colour as `#RRGGBB`.
@@ -4940,6 +5443,28 @@ type KioskConfig struct {
 	Theme Theme `json:"theme"`
 }
 
+// LabelsRequest defines model for LabelsRequest.
+type LabelsRequest struct {
+	Format LabelsRequestFormat `json:"format"`
+	Items  []struct {
+		Count    int                 `json:"count"`
+		RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+		RunId    *openapi_types.UUID `json:"runId,omitempty"`
+	} `json:"items"`
+	SiteId   openapi_types.UUID    `json:"siteId"`
+	Size     *LabelsRequestSize    `json:"size,omitempty"`
+	Template LabelsRequestTemplate `json:"template"`
+}
+
+// LabelsRequestFormat defines model for LabelsRequest.Format.
+type LabelsRequestFormat string
+
+// LabelsRequestSize defines model for LabelsRequest.Size.
+type LabelsRequestSize string
+
+// LabelsRequestTemplate defines model for LabelsRequest.Template.
+type LabelsRequestTemplate string
+
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
 //
 // Example: 11:00
@@ -5164,6 +5689,19 @@ type Membership struct {
 	SiteIds []openapi_types.UUID `json:"siteIds"`
 }
 
+// Menu defines model for Menu.
+type Menu struct {
+	CreatedAt  time.Time          `json:"createdAt"`
+	CycleWeeks int                `json:"cycleWeeks"`
+	Id         openapi_types.UUID `json:"id"`
+	Items      []MenuItem         `json:"items"`
+	Name       string             `json:"name"`
+	Overrides  []MenuOverride     `json:"overrides"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
+}
+
 // MenuBoardConfig `config` of `menu_board` devices.
 type MenuBoardConfig struct {
 	// DayPart Always show this day part of the site (one of the site's day part names); null follows the clock. Default null.
@@ -5188,6 +5726,74 @@ type MenuBoardConfig struct {
 	//
 	// Example: dark
 	Theme Theme `json:"theme"`
+}
+
+// MenuDateItemInput defines model for MenuDateItemInput.
+type MenuDateItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+}
+
+// MenuDateRequest defines model for MenuDateRequest.
+type MenuDateRequest struct {
+	Items []MenuDateItemInput `json:"items"`
+}
+
+// MenuItem defines model for MenuItem.
+type MenuItem struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover Quantity           `json:"portionsPerCover"`
+	PriceCents       *int64             `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID `json:"recipeId"`
+	RecipeName       string             `json:"recipeName"`
+	Week             *int               `json:"week,omitempty"`
+	Weekday          *int               `json:"weekday,omitempty"`
+}
+
+// MenuItemInput defines model for MenuItemInput.
+type MenuItemInput struct {
+	DayPart string `json:"dayPart"`
+
+	// PortionsPerCover A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PortionsPerCover PositiveQuantityInput `json:"portionsPerCover"`
+	PriceCents       *int64                `json:"priceCents,omitempty"`
+	RecipeId         openapi_types.UUID    `json:"recipeId"`
+
+	// Week The week of the cycle, 1 to cycleWeeks.
+	Week int `json:"week"`
+
+	// Weekday ISO weekday, 1 Monday to 7 Sunday.
+	Weekday int `json:"weekday"`
+}
+
+// MenuOverride defines model for MenuOverride.
+type MenuOverride struct {
+	Date  openapi_types.Date `json:"date"`
+	Items []MenuItem         `json:"items"`
+}
+
+// MenuRequest defines model for MenuRequest.
+type MenuRequest struct {
+	CycleWeeks int                `json:"cycleWeeks"`
+	Items      []MenuItemInput    `json:"items"`
+	Name       string             `json:"name"`
+	SiteId     openapi_types.UUID `json:"siteId"`
+	StartsOn   openapi_types.Date `json:"startsOn"`
 }
 
 // Movement defines model for Movement.
@@ -5730,6 +6336,51 @@ type PositionRequest struct {
 // Example: 24
 type PositiveQuantityInput = string
 
+// ProductionRun defines model for ProductionRun.
+type ProductionRun struct {
+	Batches   int                `json:"batches"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   *string            `json:"dayPart,omitempty"`
+
+	// Explain How the run's quantity was reached.
+	Explain      RunExplain         `json:"explain"`
+	HoldingSince *time.Time         `json:"holdingSince,omitempty"`
+	Id           openapi_types.UUID `json:"id"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions *Quantity `json:"portions,omitempty"`
+
+	// Quantity What is made, in `unit` (the recipe's yield unit).
+	Quantity      Quantity            `json:"quantity"`
+	RecipeId      openapi_types.UUID  `json:"recipeId"`
+	RecipeName    string              `json:"recipeName"`
+	RecipeVersion int                 `json:"recipeVersion"`
+	SiteId        openapi_types.UUID  `json:"siteId"`
+	Source        ProductionRunSource `json:"source"`
+	Station       *string             `json:"station,omitempty"`
+
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status      RunStatus `json:"status"`
+	StatusSince time.Time `json:"statusSince"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit      Unit      `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// ProductionRunSource defines model for ProductionRun.Source.
+type ProductionRunSource string
+
 // PublicAcceptRequest defines model for PublicAcceptRequest.
 type PublicAcceptRequest struct {
 	// Agree Must be true; the client agrees to the quote's terms.
@@ -6002,6 +6653,166 @@ type ReassignTaskRequest struct {
 	UserId     *openapi_types.UUID `json:"userId,omitempty"`
 }
 
+// Recipe defines model for Recipe.
+type Recipe struct {
+	// Allergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+	// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+	Allergens RecipeAllergens `json:"allergens"`
+	Archived  bool            `json:"archived"`
+	Category  string          `json:"category"`
+
+	// CostCents The cost of one yield from the items' moving-average costs, averaged over the sites stocking them (weighted by on-hand).
+	CostCents int64 `json:"costCents"`
+
+	// CostComplete False when an item lacks a cost; those are listed in `uncostedItems` and count as zero.
+	CostComplete bool      `json:"costComplete"`
+	CreatedAt    time.Time `json:"createdAt"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits CriticalLimits     `json:"criticalLimits"`
+	Id             openapi_types.UUID `json:"id"`
+	Ingredients    []RecipeIngredient `json:"ingredients"`
+
+	// MaxBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MaxBatch *Quantity `json:"maxBatch,omitempty"`
+
+	// MayContain The recipe's own may-contain list united with its sub-recipes', at any depth.
+	MayContain []Allergen `json:"mayContain"`
+
+	// MinBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	MinBatch *Quantity `json:"minBatch,omitempty"`
+	Name     string    `json:"name"`
+
+	// Portion A quantity with its unit.
+	Portion          Amount         `json:"portion"`
+	PortionCostCents int64          `json:"portionCostCents"`
+	ShelfLifeHours   *int           `json:"shelfLifeHours,omitempty"`
+	Station          *string        `json:"station,omitempty"`
+	Steps            []string       `json:"steps"`
+	UncostedItems    []UncostedItem `json:"uncostedItems"`
+	UpdatedAt        time.Time      `json:"updatedAt"`
+
+	// Version The version shown (the current one, unless a version was asked for).
+	Version int `json:"version"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
+// RecipeAllergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+// contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+type RecipeAllergens map[string]AllergenPresence
+
+// RecipeIngredient defines model for RecipeIngredient.
+type RecipeIngredient struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+
+	// Name The item's or sub-recipe's name.
+	Name string  `json:"name"`
+	Note *string `json:"note,omitempty"`
+
+	// Quantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Quantity Quantity            `json:"quantity"`
+	RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TrimYieldPercent *Quantity `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeIngredientInput One line: an inventory item (`itemId`, in any unit the item converts) or a sub-recipe
+// (`recipeId`, in any unit of its yield's family); exactly one of the two.
+// `trimYieldPercent` (items only) is the edible share of what is purchased: the quantity is the
+// edible portion and costs and requisitions use as-purchased = EP / (trim / 100).
+type RecipeIngredientInput struct {
+	ItemId *openapi_types.UUID `json:"itemId,omitempty"`
+	Note   *string             `json:"note,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity PositiveQuantityInput `json:"quantity"`
+	RecipeId *openapi_types.UUID   `json:"recipeId,omitempty"`
+
+	// TrimYieldPercent A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	TrimYieldPercent *PositiveQuantityInput `json:"trimYieldPercent,omitempty"`
+
+	// Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+	// A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+	//
+	//
+	// Example: case
+	Unit Unit `json:"unit"`
+}
+
+// RecipeRequest A recipe's whole definition; every PUT makes a new version.
+type RecipeRequest struct {
+	Category string `json:"category"`
+
+	// CriticalLimits The recipe's critical limits in °F. A `temp_check` event outside them opens a
+	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+	// holding cold.
+	CriticalLimits *CriticalLimits         `json:"criticalLimits,omitempty"`
+	Ingredients    []RecipeIngredientInput `json:"ingredients"`
+
+	// MaxBatch The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches.
+	MaxBatch   *PositiveQuantityInput `json:"maxBatch,omitempty"`
+	MayContain *[]Allergen            `json:"mayContain,omitempty"`
+
+	// MinBatch The smallest batch worth making, in the yield unit; a smaller need is raised to it.
+	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
+	Name     string                 `json:"name"`
+
+	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Portion        AmountInput `json:"portion"`
+	ShelfLifeHours *int        `json:"shelfLifeHours,omitempty"`
+	Station        *string     `json:"station,omitempty"`
+	Steps          *[]string   `json:"steps,omitempty"`
+
+	// Yield A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
+	Yield AmountInput `json:"yield"`
+}
+
+// RecipeVersionSummary defines model for RecipeVersionSummary.
+type RecipeVersionSummary struct {
+	CreatedAt time.Time           `json:"createdAt"`
+	CreatedBy *openapi_types.UUID `json:"createdBy,omitempty"`
+	Name      string              `json:"name"`
+	Version   int                 `json:"version"`
+}
+
 // Recipient defines model for Recipient.
 type Recipient struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -6190,6 +7001,96 @@ type RoutineRequest struct {
 	StartsOn *openapi_types.Date `json:"startsOn,omitempty"`
 }
 
+// RunEvent defines model for RunEvent.
+type RunEvent struct {
+	ActorId   *openapi_types.UUID `json:"actorId,omitempty"`
+	ActorKind *string             `json:"actorKind,omitempty"`
+	At        time.Time           `json:"at"`
+
+	// Data What the event recorded (status from/to, tempF, probe, portions, station, note…).
+	Data  map[string]interface{} `json:"data"`
+	Id    openapi_types.UUID     `json:"id"`
+	RunId openapi_types.UUID     `json:"runId"`
+	Type  RunEventType           `json:"type"`
+}
+
+// RunEventType defines model for RunEvent.Type.
+type RunEventType string
+
+// RunEventRequest `temp_check` needs `tempF` (and may name a `probe`), `portioned` needs `portions`, `waste`
+// needs `quantity` (in the run's unit) and may give a `reason`; `note` and `photo` take `text`
+// and `mediaKey`.
+type RunEventRequest struct {
+	MediaKey *openapi_types.UUID `json:"mediaKey,omitempty"`
+
+	// Portions A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Portions *PositiveQuantityInput `json:"portions,omitempty"`
+	Probe    *string                `json:"probe,omitempty"`
+
+	// Quantity A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	Quantity *PositiveQuantityInput `json:"quantity,omitempty"`
+	Reason   *string                `json:"reason,omitempty"`
+
+	// TempF A temperature in degrees Fahrenheit, as a decimal string.
+	//
+	// Example: 41
+	TempF *TemperatureF       `json:"tempF,omitempty"`
+	Text  *string             `json:"text,omitempty"`
+	Type  RunEventRequestType `json:"type"`
+}
+
+// RunEventRequestType defines model for RunEventRequest.Type.
+type RunEventRequestType string
+
+// RunExplain How the run's quantity was reached.
+type RunExplain struct {
+	// BatchQuantity An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	BatchQuantity Quantity            `json:"batchQuantity"`
+	Batches       int                 `json:"batches"`
+	Covers        *int                `json:"covers,omitempty"`
+	ForecastId    *openapi_types.UUID `json:"forecastId,omitempty"`
+
+	// ForecastPortions Portions the forecast named for the recipe, overriding covers × portionsPerCover.
+	ForecastPortions *Quantity `json:"forecastPortions,omitempty"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity `json:"portions"`
+
+	// PortionsPerCover An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PortionsPerCover *Quantity `json:"portionsPerCover,omitempty"`
+	RaisedToMinBatch bool      `json:"raisedToMinBatch"`
+
+	// ScaleFactor An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ScaleFactor Quantity `json:"scaleFactor"`
+
+	// Yield A quantity with its unit.
+	Yield Amount `json:"yield"`
+}
+
 // RunNowResult defines model for RunNowResult.
 type RunNowResult struct {
 	// Occurrence A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
@@ -6200,6 +7101,9 @@ type RunNowResult struct {
 	Occurrence DueAt  `json:"occurrence"`
 	Tasks      []Task `json:"tasks"`
 }
+
+// RunStatus planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+type RunStatus string
 
 // ScanAction An operation the caller may perform on the scanned target, ready to call.
 type ScanAction struct {
@@ -6475,6 +7379,12 @@ type SetCountLine struct {
 // SetCountLinesRequest defines model for SetCountLinesRequest.
 type SetCountLinesRequest struct {
 	Lines []SetCountLine `json:"lines"`
+}
+
+// SetRunStatusRequest defines model for SetRunStatusRequest.
+type SetRunStatusRequest struct {
+	// Status planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+	Status RunStatus `json:"status"`
 }
 
 // ShareLink defines model for ShareLink.
@@ -6799,7 +7709,9 @@ type StateMenu struct {
 	// InProgress Whether the site's local time is within `dayPart`.
 	InProgress bool `json:"inProgress"`
 
-	// Items The day part's menu items. Always empty until menus arrive with the culinary capability.
+	// Items The effective menu of the site's date for the day part (override over cycle): `recipeId`,
+	// `name`, `dayPart`, `priceCents` (when `config.showPrices`), `contains` and `mayContain`
+	// (when `config.showAllergens`).
 	Items []map[string]interface{} `json:"items"`
 }
 
@@ -7570,6 +8482,12 @@ type TxnSource struct {
 
 	// Type Example: adjustment
 	Type string `json:"type"`
+}
+
+// UncostedItem defines model for UncostedItem.
+type UncostedItem struct {
+	ItemId openapi_types.UUID `json:"itemId"`
+	Name   string             `json:"name"`
 }
 
 // Unit A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
@@ -9041,6 +9959,35 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListForecastsParams defines parameters for ListForecasts.
+type ListForecastsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// From From this date.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Up to this date.
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
+}
+
+// UpsertForecastParams defines parameters for UpsertForecast.
+type UpsertForecastParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateGuideParams defines parameters for CreateGuide.
 type CreateGuideParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -9195,6 +10142,20 @@ type CreateInvitationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateLabelsParams defines parameters for CreateLabels.
+type CreateLabelsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListLotsParams defines parameters for ListLots.
 type ListLotsParams struct {
 	// SiteId Only this site's lots.
@@ -9237,6 +10198,38 @@ type UploadMediaParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListMenusParams defines parameters for ListMenus.
+type ListMenusParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateMenuParams defines parameters for CreateMenu.
+type CreateMenuParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetEffectiveMenuParams defines parameters for GetEffectiveMenu.
+type GetEffectiveMenuParams struct {
+	// SiteId The site.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// Date A local date of the site.
+	Date openapi_types.Date `form:"date" json:"date"`
+
+	// DayPart Only this day part.
+	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
 }
 
 // CreatePolicyParams defines parameters for CreatePolicy.
@@ -9303,6 +10296,137 @@ type ListPositionsParams struct {
 
 // CreatePositionParams defines parameters for CreatePosition.
 type CreatePositionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListProductionRunsParams defines parameters for ListProductionRuns.
+type ListProductionRunsParams struct {
+	// SiteId Only this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Date A local date of the site.
+	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+
+	// Status Only this status.
+	Status *RunStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Station Only this station.
+	Station *string `form:"station,omitempty" json:"station,omitempty"`
+}
+
+// CreateProductionRunParams defines parameters for CreateProductionRun.
+type CreateProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GenerateProductionRunsParams defines parameters for GenerateProductionRuns.
+type GenerateProductionRunsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateProductionRunEventParams defines parameters for CreateProductionRunEvent.
+type CreateProductionRunEventParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// HandoffProductionRunParams defines parameters for HandoffProductionRun.
+type HandoffProductionRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetProductionRunStatusParams defines parameters for SetProductionRunStatus.
+type SetProductionRunStatusParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListRecipesParams defines parameters for ListRecipes.
+type ListRecipesParams struct {
+	// Q Only recipes whose name contains this text.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Category Only this category (case-insensitively).
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Archived Only archived (true) or active (false) recipes; both when absent.
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateRecipeParams defines parameters for CreateRecipe.
+type CreateRecipeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveRecipeParams defines parameters for ArchiveRecipe.
+type ArchiveRecipeParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -9987,6 +11111,9 @@ type CreateEquipmentJSONRequestBody = EquipmentRequest
 // UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
 type UpdateEquipmentJSONRequestBody = EquipmentRequest
 
+// UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
+type UpsertForecastJSONRequestBody = ForecastRequest
+
 // CreateGuideJSONRequestBody defines body for CreateGuide for application/json ContentType.
 type CreateGuideJSONRequestBody = GuideRequest
 
@@ -10017,11 +11144,23 @@ type UpdateInventoryItemJSONRequestBody = UpdateInventoryItemRequest
 // CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
 type CreateInvitationJSONRequestBody = CreateInvitationRequest
 
+// CreateLabelsJSONRequestBody defines body for CreateLabels for application/json ContentType.
+type CreateLabelsJSONRequestBody = LabelsRequest
+
 // UploadMediaMultipartRequestBody defines body for UploadMedia for multipart/form-data ContentType.
 type UploadMediaMultipartRequestBody = UploadMediaRequest
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = UpdateMemberRequest
+
+// CreateMenuJSONRequestBody defines body for CreateMenu for application/json ContentType.
+type CreateMenuJSONRequestBody = MenuRequest
+
+// UpdateMenuJSONRequestBody defines body for UpdateMenu for application/json ContentType.
+type UpdateMenuJSONRequestBody = MenuRequest
+
+// SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
+type SetMenuDateJSONRequestBody = MenuDateRequest
 
 // CreatePolicyJSONRequestBody defines body for CreatePolicy for application/json ContentType.
 type CreatePolicyJSONRequestBody = CreatePolicyRequest
@@ -10037,6 +11176,27 @@ type UpdatePositionJSONRequestBody = PositionRequest
 
 // SetPositionMembersJSONRequestBody defines body for SetPositionMembers for application/json ContentType.
 type SetPositionMembersJSONRequestBody = PositionMembersRequest
+
+// CreateProductionRunJSONRequestBody defines body for CreateProductionRun for application/json ContentType.
+type CreateProductionRunJSONRequestBody = CreateRunRequest
+
+// GenerateProductionRunsJSONRequestBody defines body for GenerateProductionRuns for application/json ContentType.
+type GenerateProductionRunsJSONRequestBody = GenerateRunsRequest
+
+// CreateProductionRunEventJSONRequestBody defines body for CreateProductionRunEvent for application/json ContentType.
+type CreateProductionRunEventJSONRequestBody = RunEventRequest
+
+// HandoffProductionRunJSONRequestBody defines body for HandoffProductionRun for application/json ContentType.
+type HandoffProductionRunJSONRequestBody = HandoffRequest
+
+// SetProductionRunStatusJSONRequestBody defines body for SetProductionRunStatus for application/json ContentType.
+type SetProductionRunStatusJSONRequestBody = SetRunStatusRequest
+
+// CreateRecipeJSONRequestBody defines body for CreateRecipe for application/json ContentType.
+type CreateRecipeJSONRequestBody = RecipeRequest
+
+// UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
+type UpdateRecipeJSONRequestBody = RecipeRequest
 
 // CreateReportJSONRequestBody defines body for CreateReport for application/json ContentType.
 type CreateReportJSONRequestBody = CreateReportRequest
@@ -11110,6 +12270,12 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error
 	// ListGuides List guides
 	// (GET /orgs/{orgId}/guides)
 	ListGuides(ctx echo.Context, orgId OrgId) error
@@ -11179,6 +12345,9 @@ type ServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error
 	// ListLots List lots
 	// (GET /orgs/{orgId}/lots)
 	ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error
@@ -11200,6 +12369,24 @@ type ServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx echo.Context, orgId OrgId, userId UserId) error
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
@@ -11236,6 +12423,54 @@ type ServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx echo.Context, orgId OrgId, id Id) error
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
 	// ListReports List reports
 	// (GET /orgs/{orgId}/reports)
 	ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error
@@ -13902,6 +15137,88 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	return err
 }
 
+// ListForecasts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListForecasts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListForecastsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListForecasts(ctx, orgId, params)
+	return err
+}
+
+// UpsertForecast converts echo context to params.
+func (w *ServerInterfaceWrapper) UpsertForecast(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpsertForecastParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpsertForecast(ctx, orgId, params)
+	return err
+}
+
 // ListGuides converts echo context to params.
 func (w *ServerInterfaceWrapper) ListGuides(ctx echo.Context) error {
 	var err error
@@ -14601,6 +15918,42 @@ func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
 	return err
 }
 
+// CreateLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateLabelsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateLabels(ctx, orgId, params)
+	return err
+}
+
 // ListLots converts echo context to params.
 func (w *ServerInterfaceWrapper) ListLots(ctx echo.Context) error {
 	var err error
@@ -14814,6 +16167,186 @@ func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateMember(ctx, orgId, userId)
+	return err
+}
+
+// ListMenus converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMenus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMenusParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMenus(ctx, orgId, params)
+	return err
+}
+
+// CreateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateMenuParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateMenu(ctx, orgId, params)
+	return err
+}
+
+// GetEffectiveMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEffectiveMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEffectiveMenuParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Required query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEffectiveMenu(ctx, orgId, params)
+	return err
+}
+
+// GetMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMenu(ctx, orgId, id)
+	return err
+}
+
+// UpdateMenu converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMenu(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMenu(ctx, orgId, id)
+	return err
+}
+
+// SetMenuDate converts echo context to params.
+func (w *ServerInterfaceWrapper) SetMenuDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "date" -------------
+	var date openapi_types.Date
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "date", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetMenuDate(ctx, orgId, id, date)
 	return err
 }
 
@@ -15187,6 +16720,565 @@ func (w *ServerInterfaceWrapper) SetPositionMembers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetPositionMembers(ctx, orgId, id)
+	return err
+}
+
+// ListProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListProductionRunsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "station" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "station", ctx.QueryParams(), &params.Station, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter station: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// CreateProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRun(ctx, orgId, params)
+	return err
+}
+
+// GenerateProductionRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateProductionRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateProductionRunsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateProductionRuns(ctx, orgId, params)
+	return err
+}
+
+// GetProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProductionRun(ctx, orgId, id)
+	return err
+}
+
+// GetBatchCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchCard(ctx, orgId, id)
+	return err
+}
+
+// ListProductionRunEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProductionRunEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProductionRunEvents(ctx, orgId, id)
+	return err
+}
+
+// CreateProductionRunEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProductionRunEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductionRunEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProductionRunEvent(ctx, orgId, id, params)
+	return err
+}
+
+// HandoffProductionRun converts echo context to params.
+func (w *ServerInterfaceWrapper) HandoffProductionRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params HandoffProductionRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.HandoffProductionRun(ctx, orgId, id, params)
+	return err
+}
+
+// SetProductionRunStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetProductionRunStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetProductionRunStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetProductionRunStatus(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRecipesParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "archived" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "archived", ctx.QueryParams(), &params.Archived, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter archived: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipes(ctx, orgId, params)
+	return err
+}
+
+// CreateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRecipe(ctx, orgId, params)
+	return err
+}
+
+// GetRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipe(ctx, orgId, id)
+	return err
+}
+
+// UpdateRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRecipe(ctx, orgId, id)
+	return err
+}
+
+// ArchiveRecipe converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveRecipe(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveRecipeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveRecipe(ctx, orgId, id, params)
+	return err
+}
+
+// ListRecipeVersions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRecipeVersions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRecipeVersions(ctx, orgId, id)
+	return err
+}
+
+// GetRecipeVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipeVersion(ctx, orgId, id, version)
 	return err
 }
 
@@ -17738,6 +19830,31 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/waste-logs/:id", wrapper.GetWasteLog, options.OperationMiddlewares["getWasteLog"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.GetSupplySettings, options.OperationMiddlewares["getSupplySettings"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/supply-settings", wrapper.UpdateSupplySettings, options.OperationMiddlewares["updateSupplySettings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes", wrapper.ListRecipes, options.OperationMiddlewares["listRecipes"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes", wrapper.CreateRecipe, options.OperationMiddlewares["createRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.GetRecipe, options.OperationMiddlewares["getRecipe"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/recipes/:id", wrapper.UpdateRecipe, options.OperationMiddlewares["updateRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions", wrapper.ListRecipeVersions, options.OperationMiddlewares["listRecipeVersions"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions/:version", wrapper.GetRecipeVersion, options.OperationMiddlewares["getRecipeVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/recipes/:id/archive", wrapper.ArchiveRecipe, options.OperationMiddlewares["archiveRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus", wrapper.ListMenus, options.OperationMiddlewares["listMenus"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/menus", wrapper.CreateMenu, options.OperationMiddlewares["createMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/effective", wrapper.GetEffectiveMenu, options.OperationMiddlewares["getEffectiveMenu"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.GetMenu, options.OperationMiddlewares["getMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id", wrapper.UpdateMenu, options.OperationMiddlewares["updateMenu"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/menus/:id/dates/:date", wrapper.SetMenuDate, options.OperationMiddlewares["setMenuDate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.ListForecasts, options.OperationMiddlewares["listForecasts"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/forecasts", wrapper.UpsertForecast, options.OperationMiddlewares["upsertForecast"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.ListProductionRuns, options.OperationMiddlewares["listProductionRuns"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs", wrapper.CreateProductionRun, options.OperationMiddlewares["createProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/generate", wrapper.GenerateProductionRuns, options.OperationMiddlewares["generateProductionRuns"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id", wrapper.GetProductionRun, options.OperationMiddlewares["getProductionRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/card", wrapper.GetBatchCard, options.OperationMiddlewares["getBatchCard"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/status", wrapper.SetProductionRunStatus, options.OperationMiddlewares["setProductionRunStatus"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.ListProductionRunEvents, options.OperationMiddlewares["listProductionRunEvents"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/events", wrapper.CreateProductionRunEvent, options.OperationMiddlewares["createProductionRunEvent"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/production-runs/:id/handoff", wrapper.HandoffProductionRun, options.OperationMiddlewares["handoffProductionRun"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/labels", wrapper.CreateLabels, options.OperationMiddlewares["createLabels"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.ListCateringClients, options.OperationMiddlewares["listCateringClients"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/catering/clients", wrapper.CreateCateringClient, options.OperationMiddlewares["createCateringClient"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/catering/clients/:id", wrapper.UpdateCateringClient, options.OperationMiddlewares["updateCateringClient"]...)
@@ -28652,6 +30769,293 @@ func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
+type ListForecastsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListForecastsParams
+}
+
+type ListForecastsResponseObject interface {
+	VisitListForecastsResponse(w http.ResponseWriter) error
+}
+
+type ListForecasts200JSONResponse []Forecast
+
+func (response ListForecasts200JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListForecasts400JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListForecasts401JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListForecasts403JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListForecasts404JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListForecasts406JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListForecasts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListForecasts503JSONResponse) VisitListForecastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecastRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params UpsertForecastParams
+	Body   *UpsertForecastJSONRequestBody
+}
+
+type UpsertForecastResponseObject interface {
+	VisitUpsertForecastResponse(w http.ResponseWriter) error
+}
+
+type UpsertForecast200JSONResponse Forecast
+
+func (response UpsertForecast200JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpsertForecast400JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpsertForecast401JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpsertForecast403JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpsertForecast404JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpsertForecast406JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpsertForecast409JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpsertForecast413JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpsertForecast415JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response UpsertForecast422JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpsertForecast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpsertForecast503JSONResponse) VisitUpsertForecastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGuidesRequestObject struct {
 	OrgId OrgId `json:"orgId"`
 }
@@ -31829,6 +34233,197 @@ func (response RevokeInvitation503JSONResponse) VisitRevokeInvitationResponse(w 
 	return err
 }
 
+type CreateLabelsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateLabelsParams
+	Body   *CreateLabelsJSONRequestBody
+}
+
+type CreateLabelsResponseObject interface {
+	VisitCreateLabelsResponse(w http.ResponseWriter) error
+}
+
+type CreateLabels200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response CreateLabels200ApplicationpdfResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type CreateLabels200TextResponse string
+
+func (response CreateLabels200TextResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type CreateLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateLabels400JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateLabels401JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateLabels403JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateLabels404JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateLabels406JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateLabels409JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateLabels413JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateLabels415JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateLabels422JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLabels503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateLabels503JSONResponse) VisitCreateLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLotsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListLotsParams
@@ -32729,6 +35324,846 @@ func (response UpdateMember415JSONResponse) VisitUpdateMemberResponse(w http.Res
 type UpdateMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateMember503JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListMenusParams
+}
+
+type ListMenusResponseObject interface {
+	VisitListMenusResponse(w http.ResponseWriter) error
+}
+
+type ListMenus200JSONResponse []Menu
+
+func (response ListMenus200JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMenus400JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMenus401JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListMenus403JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMenus404JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListMenus406JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMenus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMenus503JSONResponse) VisitListMenusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateMenuParams
+	Body   *CreateMenuJSONRequestBody
+}
+
+type CreateMenuResponseObject interface {
+	VisitCreateMenuResponse(w http.ResponseWriter) error
+}
+
+type CreateMenu201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateMenu201JSONResponse struct {
+	Body    Menu
+	Headers CreateMenu201ResponseHeaders
+}
+
+func (response CreateMenu201JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateMenu400JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateMenu401JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateMenu403JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateMenu404JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateMenu406JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateMenu409JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateMenu413JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateMenu415JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateMenu422JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateMenu503JSONResponse) VisitCreateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenuRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GetEffectiveMenuParams
+}
+
+type GetEffectiveMenuResponseObject interface {
+	VisitGetEffectiveMenuResponse(w http.ResponseWriter) error
+}
+
+type GetEffectiveMenu200JSONResponse EffectiveMenu
+
+func (response GetEffectiveMenu200JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEffectiveMenu400JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEffectiveMenu401JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEffectiveMenu403JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEffectiveMenu404JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEffectiveMenu406JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEffectiveMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEffectiveMenu503JSONResponse) VisitGetEffectiveMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetMenuResponseObject interface {
+	VisitGetMenuResponse(w http.ResponseWriter) error
+}
+
+type GetMenu200JSONResponse Menu
+
+func (response GetMenu200JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetMenu400JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetMenu401JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetMenu403JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMenu404JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetMenu406JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMenu503JSONResponse) VisitGetMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenuRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateMenuJSONRequestBody
+}
+
+type UpdateMenuResponseObject interface {
+	VisitUpdateMenuResponse(w http.ResponseWriter) error
+}
+
+type UpdateMenu200JSONResponse Menu
+
+func (response UpdateMenu200JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateMenu400JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateMenu401JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateMenu403JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMenu404JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateMenu406JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateMenu409JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMenu413JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateMenu415JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMenu503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateMenu503JSONResponse) VisitUpdateMenuResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDateRequestObject struct {
+	OrgId OrgId              `json:"orgId"`
+	Id    Id                 `json:"id"`
+	Date  openapi_types.Date `json:"date"`
+	Body  *SetMenuDateJSONRequestBody
+}
+
+type SetMenuDateResponseObject interface {
+	VisitSetMenuDateResponse(w http.ResponseWriter) error
+}
+
+type SetMenuDate200JSONResponse Menu
+
+func (response SetMenuDate200JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetMenuDate400JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetMenuDate401JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetMenuDate403JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetMenuDate404JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetMenuDate406JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetMenuDate409JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetMenuDate413JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetMenuDate415JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetMenuDate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetMenuDate503JSONResponse) VisitSetMenuDateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -34393,6 +37828,2320 @@ func (response SetPositionMembers415JSONResponse) VisitSetPositionMembersRespons
 type SetPositionMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SetPositionMembers503JSONResponse) VisitSetPositionMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListProductionRunsParams
+}
+
+type ListProductionRunsResponseObject interface {
+	VisitListProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRuns200JSONResponse []ProductionRun
+
+func (response ListProductionRuns200JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRuns400JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRuns401JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRuns403JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRuns404JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRuns406JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRuns503JSONResponse) VisitListProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateProductionRunParams
+	Body   *CreateProductionRunJSONRequestBody
+}
+
+type CreateProductionRunResponseObject interface {
+	VisitCreateProductionRunResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRun201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateProductionRun201JSONResponse struct {
+	Body    ProductionRun
+	Headers CreateProductionRun201ResponseHeaders
+}
+
+func (response CreateProductionRun201JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRun400JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRun401JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRun403JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRun404JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRun406JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRun409JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRun413JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRun415JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRun422JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRun503JSONResponse) VisitCreateProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRunsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateProductionRunsParams
+	Body   *GenerateProductionRunsJSONRequestBody
+}
+
+type GenerateProductionRunsResponseObject interface {
+	VisitGenerateProductionRunsResponse(w http.ResponseWriter) error
+}
+
+type GenerateProductionRuns200JSONResponse GenerateRunsResult
+
+func (response GenerateProductionRuns200JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateProductionRuns400JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateProductionRuns401JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateProductionRuns403JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateProductionRuns404JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateProductionRuns406JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateProductionRuns409JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateProductionRuns413JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateProductionRuns415JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateProductionRuns422JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateProductionRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateProductionRuns503JSONResponse) VisitGenerateProductionRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetProductionRunResponseObject interface {
+	VisitGetProductionRunResponse(w http.ResponseWriter) error
+}
+
+type GetProductionRun200JSONResponse ProductionRun
+
+func (response GetProductionRun200JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetProductionRun400JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetProductionRun401JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetProductionRun403JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetProductionRun404JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetProductionRun406JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetProductionRun503JSONResponse) VisitGetProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCardRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetBatchCardResponseObject interface {
+	VisitGetBatchCardResponse(w http.ResponseWriter) error
+}
+
+type GetBatchCard200JSONResponse BatchCard
+
+func (response GetBatchCard200JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchCard400JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchCard401JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchCard403JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchCard404JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetBatchCard406JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCard503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBatchCard503JSONResponse) VisitGetBatchCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEventsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListProductionRunEventsResponseObject interface {
+	VisitListProductionRunEventsResponse(w http.ResponseWriter) error
+}
+
+type ListProductionRunEvents200JSONResponse []RunEvent
+
+func (response ListProductionRunEvents200JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListProductionRunEvents400JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProductionRunEvents401JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListProductionRunEvents403JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProductionRunEvents404JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListProductionRunEvents406JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProductionRunEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListProductionRunEvents503JSONResponse) VisitListProductionRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEventRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateProductionRunEventParams
+	Body   *CreateProductionRunEventJSONRequestBody
+}
+
+type CreateProductionRunEventResponseObject interface {
+	VisitCreateProductionRunEventResponse(w http.ResponseWriter) error
+}
+
+type CreateProductionRunEvent200JSONResponse RunEvent
+
+func (response CreateProductionRunEvent200JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProductionRunEvent400JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProductionRunEvent401JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProductionRunEvent403JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateProductionRunEvent404JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateProductionRunEvent406JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProductionRunEvent409JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateProductionRunEvent413JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateProductionRunEvent415JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateProductionRunEvent422JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProductionRunEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProductionRunEvent503JSONResponse) VisitCreateProductionRunEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params HandoffProductionRunParams
+	Body   *HandoffProductionRunJSONRequestBody
+}
+
+type HandoffProductionRunResponseObject interface {
+	VisitHandoffProductionRunResponse(w http.ResponseWriter) error
+}
+
+type HandoffProductionRun200JSONResponse ProductionRun
+
+func (response HandoffProductionRun200JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response HandoffProductionRun400JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response HandoffProductionRun401JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response HandoffProductionRun403JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response HandoffProductionRun404JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response HandoffProductionRun406JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response HandoffProductionRun409JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response HandoffProductionRun413JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response HandoffProductionRun415JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response HandoffProductionRun422JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type HandoffProductionRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response HandoffProductionRun503JSONResponse) VisitHandoffProductionRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetProductionRunStatusParams
+	Body   *SetProductionRunStatusJSONRequestBody
+}
+
+type SetProductionRunStatusResponseObject interface {
+	VisitSetProductionRunStatusResponse(w http.ResponseWriter) error
+}
+
+type SetProductionRunStatus200JSONResponse ProductionRun
+
+func (response SetProductionRunStatus200JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetProductionRunStatus400JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetProductionRunStatus401JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetProductionRunStatus403JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetProductionRunStatus404JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetProductionRunStatus406JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetProductionRunStatus409JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetProductionRunStatus413JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetProductionRunStatus415JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetProductionRunStatus422JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetProductionRunStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetProductionRunStatus503JSONResponse) VisitSetProductionRunStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipesRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListRecipesParams
+}
+
+type ListRecipesResponseObject interface {
+	VisitListRecipesResponse(w http.ResponseWriter) error
+}
+
+type ListRecipes200ResponseHeaders struct {
+	Link *string
+}
+
+type ListRecipes200JSONResponse struct {
+	Body    []Recipe
+	Headers ListRecipes200ResponseHeaders
+}
+
+func (response ListRecipes200JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipes400JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipes401JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipes403JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipes404JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipes406JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipes503JSONResponse) VisitListRecipesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateRecipeParams
+	Body   *CreateRecipeJSONRequestBody
+}
+
+type CreateRecipeResponseObject interface {
+	VisitCreateRecipeResponse(w http.ResponseWriter) error
+}
+
+type CreateRecipe201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRecipe201JSONResponse struct {
+	Body    Recipe
+	Headers CreateRecipe201ResponseHeaders
+}
+
+func (response CreateRecipe201JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateRecipe400JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateRecipe401JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateRecipe403JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateRecipe404JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateRecipe406JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateRecipe409JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateRecipe413JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateRecipe415JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateRecipe422JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateRecipe503JSONResponse) VisitCreateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetRecipeResponseObject interface {
+	VisitGetRecipeResponse(w http.ResponseWriter) error
+}
+
+type GetRecipe200JSONResponse Recipe
+
+func (response GetRecipe200JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipe400JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipe401JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipe403JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipe404JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipe406JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipe503JSONResponse) VisitGetRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipeRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateRecipeJSONRequestBody
+}
+
+type UpdateRecipeResponseObject interface {
+	VisitUpdateRecipeResponse(w http.ResponseWriter) error
+}
+
+type UpdateRecipe200JSONResponse Recipe
+
+func (response UpdateRecipe200JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRecipe400JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRecipe401JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRecipe403JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRecipe404JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateRecipe406JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateRecipe409JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateRecipe413JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRecipe415JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRecipe503JSONResponse) VisitUpdateRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipeRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ArchiveRecipeParams
+}
+
+type ArchiveRecipeResponseObject interface {
+	VisitArchiveRecipeResponse(w http.ResponseWriter) error
+}
+
+type ArchiveRecipe200JSONResponse Recipe
+
+func (response ArchiveRecipe200JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveRecipe400JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveRecipe401JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveRecipe403JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveRecipe404JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ArchiveRecipe406JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveRecipe409JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveRecipe413JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ArchiveRecipe415JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ArchiveRecipe422JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveRecipe503JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersionsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListRecipeVersionsResponseObject interface {
+	VisitListRecipeVersionsResponse(w http.ResponseWriter) error
+}
+
+type ListRecipeVersions200JSONResponse []RecipeVersionSummary
+
+func (response ListRecipeVersions200JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListRecipeVersions400JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRecipeVersions401JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListRecipeVersions403JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRecipeVersions404JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListRecipeVersions406JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecipeVersions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecipeVersions503JSONResponse) VisitListRecipeVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+}
+
+type GetRecipeVersionResponseObject interface {
+	VisitGetRecipeVersionResponse(w http.ResponseWriter) error
+}
+
+type GetRecipeVersion200JSONResponse Recipe
+
+func (response GetRecipeVersion200JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipeVersion400JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipeVersion401JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipeVersion403JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipeVersion404JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipeVersion406JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -45034,6 +50783,12 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// ListForecasts List forecasts
+	// (GET /orgs/{orgId}/forecasts)
+	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
+	// UpsertForecast Set a forecast
+	// (POST /orgs/{orgId}/forecasts)
+	UpsertForecast(ctx context.Context, request UpsertForecastRequestObject) (UpsertForecastResponseObject, error)
 	// ListGuides List guides
 	// (GET /orgs/{orgId}/guides)
 	ListGuides(ctx context.Context, request ListGuidesRequestObject) (ListGuidesResponseObject, error)
@@ -45103,6 +50858,9 @@ type StrictServerInterface interface {
 	// RevokeInvitation Revoke an invitation
 	// (DELETE /orgs/{orgId}/invitations/{id})
 	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// CreateLabels Print labels
+	// (POST /orgs/{orgId}/labels)
+	CreateLabels(ctx context.Context, request CreateLabelsRequestObject) (CreateLabelsResponseObject, error)
 	// ListLots List lots
 	// (GET /orgs/{orgId}/lots)
 	ListLots(ctx context.Context, request ListLotsRequestObject) (ListLotsResponseObject, error)
@@ -45124,6 +50882,24 @@ type StrictServerInterface interface {
 	// UpdateMember Change a member's role, sites or credentials
 	// (PUT /orgs/{orgId}/members/{userId})
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
+	// ListMenus List menus
+	// (GET /orgs/{orgId}/menus)
+	ListMenus(ctx context.Context, request ListMenusRequestObject) (ListMenusResponseObject, error)
+	// CreateMenu Create a cycle menu
+	// (POST /orgs/{orgId}/menus)
+	CreateMenu(ctx context.Context, request CreateMenuRequestObject) (CreateMenuResponseObject, error)
+	// GetEffectiveMenu Resolve the effective menu
+	// (GET /orgs/{orgId}/menus/effective)
+	GetEffectiveMenu(ctx context.Context, request GetEffectiveMenuRequestObject) (GetEffectiveMenuResponseObject, error)
+	// GetMenu Read a menu
+	// (GET /orgs/{orgId}/menus/{id})
+	GetMenu(ctx context.Context, request GetMenuRequestObject) (GetMenuResponseObject, error)
+	// UpdateMenu Update a menu
+	// (PUT /orgs/{orgId}/menus/{id})
+	UpdateMenu(ctx context.Context, request UpdateMenuRequestObject) (UpdateMenuResponseObject, error)
+	// SetMenuDate Override one date of a menu
+	// (PUT /orgs/{orgId}/menus/{id}/dates/{date})
+	SetMenuDate(ctx context.Context, request SetMenuDateRequestObject) (SetMenuDateResponseObject, error)
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
@@ -45160,6 +50936,54 @@ type StrictServerInterface interface {
 	// SetPositionMembers Set who holds a position
 	// (PUT /orgs/{orgId}/positions/{id}/members)
 	SetPositionMembers(ctx context.Context, request SetPositionMembersRequestObject) (SetPositionMembersResponseObject, error)
+	// ListProductionRuns List production runs
+	// (GET /orgs/{orgId}/production-runs)
+	ListProductionRuns(ctx context.Context, request ListProductionRunsRequestObject) (ListProductionRunsResponseObject, error)
+	// CreateProductionRun Create an ad-hoc run
+	// (POST /orgs/{orgId}/production-runs)
+	CreateProductionRun(ctx context.Context, request CreateProductionRunRequestObject) (CreateProductionRunResponseObject, error)
+	// GenerateProductionRuns Generate the day's runs
+	// (POST /orgs/{orgId}/production-runs/generate)
+	GenerateProductionRuns(ctx context.Context, request GenerateProductionRunsRequestObject) (GenerateProductionRunsResponseObject, error)
+	// GetProductionRun Read a production run
+	// (GET /orgs/{orgId}/production-runs/{id})
+	GetProductionRun(ctx context.Context, request GetProductionRunRequestObject) (GetProductionRunResponseObject, error)
+	// GetBatchCard Read a run's batch card
+	// (GET /orgs/{orgId}/production-runs/{id}/card)
+	GetBatchCard(ctx context.Context, request GetBatchCardRequestObject) (GetBatchCardResponseObject, error)
+	// ListProductionRunEvents List a run's events
+	// (GET /orgs/{orgId}/production-runs/{id}/events)
+	ListProductionRunEvents(ctx context.Context, request ListProductionRunEventsRequestObject) (ListProductionRunEventsResponseObject, error)
+	// CreateProductionRunEvent Record a run event
+	// (POST /orgs/{orgId}/production-runs/{id}/events)
+	CreateProductionRunEvent(ctx context.Context, request CreateProductionRunEventRequestObject) (CreateProductionRunEventResponseObject, error)
+	// HandoffProductionRun Pass a run to a station
+	// (POST /orgs/{orgId}/production-runs/{id}/handoff)
+	HandoffProductionRun(ctx context.Context, request HandoffProductionRunRequestObject) (HandoffProductionRunResponseObject, error)
+	// SetProductionRunStatus Move a run to a status
+	// (POST /orgs/{orgId}/production-runs/{id}/status)
+	SetProductionRunStatus(ctx context.Context, request SetProductionRunStatusRequestObject) (SetProductionRunStatusResponseObject, error)
+	// ListRecipes List recipes
+	// (GET /orgs/{orgId}/recipes)
+	ListRecipes(ctx context.Context, request ListRecipesRequestObject) (ListRecipesResponseObject, error)
+	// CreateRecipe Create a recipe
+	// (POST /orgs/{orgId}/recipes)
+	CreateRecipe(ctx context.Context, request CreateRecipeRequestObject) (CreateRecipeResponseObject, error)
+	// GetRecipe Read a recipe
+	// (GET /orgs/{orgId}/recipes/{id})
+	GetRecipe(ctx context.Context, request GetRecipeRequestObject) (GetRecipeResponseObject, error)
+	// UpdateRecipe Update a recipe (a new version)
+	// (PUT /orgs/{orgId}/recipes/{id})
+	UpdateRecipe(ctx context.Context, request UpdateRecipeRequestObject) (UpdateRecipeResponseObject, error)
+	// ArchiveRecipe Archive a recipe
+	// (POST /orgs/{orgId}/recipes/{id}/archive)
+	ArchiveRecipe(ctx context.Context, request ArchiveRecipeRequestObject) (ArchiveRecipeResponseObject, error)
+	// ListRecipeVersions List a recipe's versions
+	// (GET /orgs/{orgId}/recipes/{id}/versions)
+	ListRecipeVersions(ctx context.Context, request ListRecipeVersionsRequestObject) (ListRecipeVersionsResponseObject, error)
+	// GetRecipeVersion Read one version of a recipe
+	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
+	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
 	// ListReports List reports
 	// (GET /orgs/{orgId}/reports)
 	ListReports(ctx context.Context, request ListReportsRequestObject) (ListReportsResponseObject, error)
@@ -48097,6 +53921,81 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 	return nil
 }
 
+// ListForecasts operation middleware
+func (sh *strictHandler) ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error {
+	var request ListForecastsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListForecasts(ctx.Request().Context(), request.(ListForecastsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListForecasts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListForecastsResponseObject); ok {
+		return validResponse.VisitListForecastsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpsertForecast operation middleware
+func (sh *strictHandler) UpsertForecast(ctx echo.Context, orgId OrgId, params UpsertForecastParams) error {
+	var request UpsertForecastRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body UpsertForecastJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpsertForecast(ctx.Request().Context(), request.(UpsertForecastRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpsertForecast")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpsertForecastResponseObject); ok {
+		return validResponse.VisitUpsertForecastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListGuides operation middleware
 func (sh *strictHandler) ListGuides(ctx echo.Context, orgId OrgId) error {
 	var request ListGuidesRequestObject
@@ -48924,6 +54823,55 @@ func (sh *strictHandler) RevokeInvitation(ctx echo.Context, orgId OrgId, id Id) 
 	return nil
 }
 
+// CreateLabels operation middleware
+func (sh *strictHandler) CreateLabels(ctx echo.Context, orgId OrgId, params CreateLabelsParams) error {
+	var request CreateLabelsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateLabels(ctx.Request().Context(), request.(CreateLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateLabelsResponseObject); ok {
+		return validResponse.VisitCreateLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListLots operation middleware
 func (sh *strictHandler) ListLots(ctx echo.Context, orgId OrgId, params ListLotsParams) error {
 	var request ListLotsRequestObject
@@ -49128,6 +55076,232 @@ func (sh *strictHandler) UpdateMember(ctx echo.Context, orgId OrgId, userId User
 		return err
 	} else if validResponse, ok := response.(UpdateMemberResponseObject); ok {
 		return validResponse.VisitUpdateMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMenus operation middleware
+func (sh *strictHandler) ListMenus(ctx echo.Context, orgId OrgId, params ListMenusParams) error {
+	var request ListMenusRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMenus(ctx.Request().Context(), request.(ListMenusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMenus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMenusResponseObject); ok {
+		return validResponse.VisitListMenusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateMenu operation middleware
+func (sh *strictHandler) CreateMenu(ctx echo.Context, orgId OrgId, params CreateMenuParams) error {
+	var request CreateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateMenu(ctx.Request().Context(), request.(CreateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateMenuResponseObject); ok {
+		return validResponse.VisitCreateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEffectiveMenu operation middleware
+func (sh *strictHandler) GetEffectiveMenu(ctx echo.Context, orgId OrgId, params GetEffectiveMenuParams) error {
+	var request GetEffectiveMenuRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEffectiveMenu(ctx.Request().Context(), request.(GetEffectiveMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEffectiveMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEffectiveMenuResponseObject); ok {
+		return validResponse.VisitGetEffectiveMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetMenu operation middleware
+func (sh *strictHandler) GetMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMenu(ctx.Request().Context(), request.(GetMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMenuResponseObject); ok {
+		return validResponse.VisitGetMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateMenu operation middleware
+func (sh *strictHandler) UpdateMenu(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateMenuRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateMenuJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateMenu(ctx.Request().Context(), request.(UpdateMenuRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateMenu")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateMenuResponseObject); ok {
+		return validResponse.VisitUpdateMenuResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetMenuDate operation middleware
+func (sh *strictHandler) SetMenuDate(ctx echo.Context, orgId OrgId, id Id, date openapi_types.Date) error {
+	var request SetMenuDateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Date = date
+
+	var body SetMenuDateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetMenuDate(ctx.Request().Context(), request.(SetMenuDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetMenuDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetMenuDateResponseObject); ok {
+		return validResponse.VisitSetMenuDateResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -49558,6 +55732,588 @@ func (sh *strictHandler) SetPositionMembers(ctx echo.Context, orgId OrgId, id Id
 		return err
 	} else if validResponse, ok := response.(SetPositionMembersResponseObject); ok {
 		return validResponse.VisitSetPositionMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRuns operation middleware
+func (sh *strictHandler) ListProductionRuns(ctx echo.Context, orgId OrgId, params ListProductionRunsParams) error {
+	var request ListProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRuns(ctx.Request().Context(), request.(ListProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunsResponseObject); ok {
+		return validResponse.VisitListProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRun operation middleware
+func (sh *strictHandler) CreateProductionRun(ctx echo.Context, orgId OrgId, params CreateProductionRunParams) error {
+	var request CreateProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRun(ctx.Request().Context(), request.(CreateProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunResponseObject); ok {
+		return validResponse.VisitCreateProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateProductionRuns operation middleware
+func (sh *strictHandler) GenerateProductionRuns(ctx echo.Context, orgId OrgId, params GenerateProductionRunsParams) error {
+	var request GenerateProductionRunsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body GenerateProductionRunsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateProductionRuns(ctx.Request().Context(), request.(GenerateProductionRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateProductionRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateProductionRunsResponseObject); ok {
+		return validResponse.VisitGenerateProductionRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetProductionRun operation middleware
+func (sh *strictHandler) GetProductionRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetProductionRun(ctx.Request().Context(), request.(GetProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetProductionRunResponseObject); ok {
+		return validResponse.VisitGetProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchCard operation middleware
+func (sh *strictHandler) GetBatchCard(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetBatchCardRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchCard(ctx.Request().Context(), request.(GetBatchCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchCardResponseObject); ok {
+		return validResponse.VisitGetBatchCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListProductionRunEvents operation middleware
+func (sh *strictHandler) ListProductionRunEvents(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListProductionRunEventsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProductionRunEvents(ctx.Request().Context(), request.(ListProductionRunEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProductionRunEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListProductionRunEventsResponseObject); ok {
+		return validResponse.VisitListProductionRunEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateProductionRunEvent operation middleware
+func (sh *strictHandler) CreateProductionRunEvent(ctx echo.Context, orgId OrgId, id Id, params CreateProductionRunEventParams) error {
+	var request CreateProductionRunEventRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateProductionRunEventJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProductionRunEvent(ctx.Request().Context(), request.(CreateProductionRunEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProductionRunEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProductionRunEventResponseObject); ok {
+		return validResponse.VisitCreateProductionRunEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// HandoffProductionRun operation middleware
+func (sh *strictHandler) HandoffProductionRun(ctx echo.Context, orgId OrgId, id Id, params HandoffProductionRunParams) error {
+	var request HandoffProductionRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body HandoffProductionRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.HandoffProductionRun(ctx.Request().Context(), request.(HandoffProductionRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "HandoffProductionRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(HandoffProductionRunResponseObject); ok {
+		return validResponse.VisitHandoffProductionRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetProductionRunStatus operation middleware
+func (sh *strictHandler) SetProductionRunStatus(ctx echo.Context, orgId OrgId, id Id, params SetProductionRunStatusParams) error {
+	var request SetProductionRunStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body SetProductionRunStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetProductionRunStatus(ctx.Request().Context(), request.(SetProductionRunStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetProductionRunStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetProductionRunStatusResponseObject); ok {
+		return validResponse.VisitSetProductionRunStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipes operation middleware
+func (sh *strictHandler) ListRecipes(ctx echo.Context, orgId OrgId, params ListRecipesParams) error {
+	var request ListRecipesRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipes(ctx.Request().Context(), request.(ListRecipesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipesResponseObject); ok {
+		return validResponse.VisitListRecipesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRecipe operation middleware
+func (sh *strictHandler) CreateRecipe(ctx echo.Context, orgId OrgId, params CreateRecipeParams) error {
+	var request CreateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRecipe(ctx.Request().Context(), request.(CreateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRecipeResponseObject); ok {
+		return validResponse.VisitCreateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipe operation middleware
+func (sh *strictHandler) GetRecipe(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipe(ctx.Request().Context(), request.(GetRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeResponseObject); ok {
+		return validResponse.VisitGetRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRecipe operation middleware
+func (sh *strictHandler) UpdateRecipe(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateRecipeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRecipe(ctx.Request().Context(), request.(UpdateRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRecipeResponseObject); ok {
+		return validResponse.VisitUpdateRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveRecipe operation middleware
+func (sh *strictHandler) ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error {
+	var request ArchiveRecipeRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveRecipe(ctx.Request().Context(), request.(ArchiveRecipeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveRecipe")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveRecipeResponseObject); ok {
+		return validResponse.VisitArchiveRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRecipeVersions operation middleware
+func (sh *strictHandler) ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListRecipeVersionsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRecipeVersions(ctx.Request().Context(), request.(ListRecipeVersionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRecipeVersions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRecipeVersionsResponseObject); ok {
+		return validResponse.VisitListRecipeVersionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipeVersion operation middleware
+func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error {
+	var request GetRecipeVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipeVersion(ctx.Request().Context(), request.(GetRecipeVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipeVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeVersionResponseObject); ok {
+		return validResponse.VisitGetRecipeVersionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -52167,1619 +58923,1782 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1tc+O2liCOfxWUdqti71JuSn5qyzU149ju2078FNudzk3UliASkhBTgBoArVbinpqX/9f//Q77weaT",
-	"/AoHAAlSlCzJTu7snUzV3LRFEAQOzjk4z+f3WsRHY84IU7LW+r1GvuDROCHw76OECKX/8YiTlOh/0LjW",
-	"qoWNg2Z/G+/UwzAM6/v6f97q/wmz/yONWlB7oEyPloRJLjq8308oI7WgNiJS4gGptWq38AgNsCITPEXt",
-	"2kecPNQpQ2PBe0S2a2iIJWJcoR4hDA0JFjHqCz5CkrKIoMZOK2zWghofE0biI1Vr1Zphc68ebtfD5l0z",
-	"bDWarTD8uRbUBJE8eTRjWJok+S/fTt0vkjwSQdW01qpNsGCUDWpBTVJFzpbbNMZ6vMIqlbUWrEn/nfZ+",
-	"JZFaAXaRhp2ajjWAYvJII1L7+vVrYA5Deqfxy1/H8Y86jk9fg9oxYTKF85DpaISFXugVI2iMFSVMIcrQ",
-	"kKdSgzg/MByPqFKzwGnstJq7Fjg4SYgYECZrrV9qY4JZqmTtk/udatLUM80ZFWFFBhxW0+c8rgW1iMd6",
-	"8ft7zYPdZhi+1WeOx2MD69ojj3AvTfT69SngSFFuJj1ieDycJvgLlbWg9p4+EviAdy7wT+KD2Uysf5lK",
-	"RUYaqY7vNADJF73ja1hn7WtQXH9x2bFIB96yw73G2/LSbrAcltYy4jERWBVWw7jq4PE4oRHuJcRf1c1P",
-	"l1c3F/7CGI1oklBW+/opqPWIRo6jWlCLsSJX/W+pUMNaq9Y4eBvWw516Q6N5TIm6EjER5kD0evN/1Vq1",
-	"4+P3V3YYLDriTFKpCFOdCIseH05jWPCn+eexAK6n12fHJ2enHnCPs/nRsTc/arwNQ/QQ4QTgbhfX/Nvl",
-	"kb+4hE86ksc0Hb3aeppoIPAI2Vk1WJ8FRVBax7I0ul8LapRJJdIcRy45ijiLCFN66hjJCSGGRLg+tEoa",
-	"3NY8StPgOMEREXC6l+moR0TOlYTmAddEUB7Dd76tBbXzWlA7AYTkqYg0fHGsDLyEypmcYyOUqPXgQVjE",
-	"U6aIOFuB8fcTPICvGHLtGMqbrgDfXgPg+x7YWUuJlAS1kWCaIMKwub2zu6cPgOERyAh9PKKJRp2Tq9Na",
-	"UBvQR6KHfnd0qf8c0ThONBR++HB2eVn7GtQE5xqBdoCoJPlSa9XercHqU0b1ge581P8ea7pdcMKGg2tY",
-	"Hidckhsi00QVefkRivSjGAHI0YSqIeKMoEcsKGaRx9c1UaUMXjevzHw3bIWh5e5mBJBWtrHd3l5U34/f",
-	"kvpBP2zUDUTfHuBeZPi3PvKZScO3ejN2UkFw9ZCwNGSVDy+HHf1QY4cWJgz362FJPpizSHr58mut2nYt",
-	"qJEvYxLZP7d2LXYO9N99nEgS1Kgio+WOHZsP8whrml/unZ59R+nhhig/p5gpc4doBHR/fos1rsOaLWZF",
-	"OL/Mj424XN9r7upfLEa0avVwaxdIO18WkN5SC/vkaKh2wZka1gmzyBegiZHEXiIBGcTTBGdBfm6OLMw3",
-	"8GNpa18dkdwOCVlMHryP1JB468xp4y+S+Isk/muTRAHNK0R6rTwgCTTgC/M5Zhuw5Xhs//4nwVKzmxxN",
-	"zd8Zlpo//59CUjNDjqT67/+aKAp6q5FWDB6UuTAjEyTTnowEHeulG0GFKokkiQRRAZJDPmGIl0QWrU09",
-	"ZtLcPDw8yPGQPBrY/VLDCRFqy74Cmxsw3u9vxSSiMYk1RPqYJqkgx0YuCoOVLBUJluqEJPSRiGlOXfrX",
-	"WwsWJ4vrDdZatclQkqjz0+ftx4O732522Pn4bfQxbvTfy73Bd3h7ekrC9Ht6pXYf9n8YNb/8qLE7FUmt",
-	"VRsqNZatN2+GnD/IraGWvcUjJZP6A1XRkDC5Ze1hbyRPpeEUZt9n7JEqQJaqE6HZ0/w8FH8gxZvxeaBH",
-	"gsSEKYoTgLwA4JIRpnrxEo/+bcGSzdVCBZHFLxwUvrCKGQR2tRorEhyE/RFmeEBERgnLkZemhU9BzQCu",
-	"pT/fOYh+aPZ+2h99P96Rd43Hn9+ym+3J3/fI+/DX8138Lm4OPtCrz/s/PcBZnRiMvDUIWjoohvB4LPgj",
-	"iZEgGoL+2VhcnhFbdls7DnJ2yLLQIPYVSTm75EpD5ZorLCVNR6iJBlpb7VMxIrFBGUbGQ8ETPphu+cYG",
-	"o26UTA03p5dH5746LwjDSVF9NH+M3SfXVPPPr47hS1bHv9HfQc3BCF1i+M/3RcV2uXW8QM1foM5vt3ad",
-	"Sa1Cna9d3ZzUDw4ajVqFUu9r8jC9r8uXNMqMkgravXdiZ6vsbrmx8UGtUgM3aGUORX/fYFI8leMhHlCM",
-	"9KmlghyicUKwJA7lUHYaKKEjqjTCWTPm2QoWgrUvOUeHxkA7x0K622o4SGeDludEhhvAnUKJLLPs2Dwh",
-	"MYJbLkAY6RuMxFrjD0Dt/5ySFFboGXOVIqOx8kXAOBXA9S+yS4oIwTPrEcyuOXfpxrRPlgX29vKY0t8G",
-	"2UivvUIF23EGeX0UGnWyXUrvpgVzrb/X8iyNVhhubTeAKXoAeBuGjQwANUVHhKcK4b4iAr2VtRwcZYFi",
-	"JWA0VwBGcyEwGiVgGBTwgBE+CwmNoVthcwYS+3MQ4UU7b6yw88bCnYelnWf04G2+Ge6AHHoCTpBzKmcM",
-	"AhOcJD2ORYwwixFGI8JSBD8U1SYsc5VJM6CBnogLzW6sQFVLMItlhMdgtB/yiXN+GWlV//Ies5j3+/lv",
-	"5l24dQaCJvrWkTg19nU1JCChx1g8aN68hOS1LCfezV1r2f47PT60cuwtIWwG4o3WtsM1qzq85wppTSyH",
-	"IbBgqo/AbtD8VbXkHXd6q1pMq62kORTAX1B5WjGeXmORPSge3pgLJTBV2dllnp78+K4FjUj2izufhA6G",
-	"6pkDaq54QHv5AWmE7Djo+qdjdmHP4pz3etMi8rqTsAaZ/CisIvJ6gDe7A0I7fXQ++ZzI7ibcXFEyQDyJ",
-	"iVSoT4VUpXtpPlrHWGFQ/zRBLbvmRe7jV3DTfp3PD5c5ZBKGoT5kLgZLfjNsGBfkLCdsNFvb4dauDykn",
-	"sxfllFWlu3h7ZZkqbua69bKvNF4C/FmpZFnwv10Z/BrBz9iASHUUj6iaVc3iEZUy058z37e9WkC4Bckc",
-	"bUgyGGmKQJKMsfH19aZaCwfT1qav1eWxDhe375/u/73dbqdh2Nx7Or0+O356f3Tz7dXNj2enH+8bW82t",
-	"tzvhVqOxs70bbjW2Gttbjfuz26un26sPt+Z/NOaE22EzfLsdNpr1cC8Mn56OTu7uj8LG/dHJXecobDxd",
-	"3P4Ndvx0/dTc2t1qPD09HZ0/XZ4+PX24PDu+OjlFH+7e1d+22emPl0/6BX9WPeHTd7cXZ3fv783/fnf1",
-	"/tIb0twNwza7Pjt5ajw9ZZrA/f39+4tjs7PKjWw1zMOz26v7i5t/bzS36zu7dS0r39/f394e3d/ePj2d",
-	"XJ3ef3d0eXoPjrr7+/v786enxsHbMNxpNJ/ePT09NZrb6OLo7BLd3t3f354e3d2dn95/PLo/eNsId+4/",
-	"3B49PW00w73N3d3detiAzVw8Pf2owQELbbPrHxtPjaezp52P9zuN5v2RXvf9/b2e9H7n6dR8Y+f+6O7u",
-	"9PLk/uj87Fj/dnF68qQfVT4+u/S+8DTv/8ogPDrXC3l3dP+O8xiZG2t6//58P2w095+y0Il7E8Bwf3t8",
-	"93T74/0tOFTtsLdPXsDEv0O4hJm3+XRydH8i0sHsvOFeQ8/pYg/uTVjC08XV0w2Wwza7Orl9Onn69t/P",
-	"//3k6fj4/dX9sz7+e+eH//fm3y6P7gs++OzZU7VvvL26pfJrRsbVLtQeVtEQ8T7q81QgS37SJ8mx4BGR",
-	"Ut+uOxAGlCbK2DZiosDOZWyVhgHb8BmwTjMleAJLdURWW9NDPqtJA2vJLK5OAFtRI/4a1HiqIg5SBcSh",
-	"wMqtncByCriJ8q1WbKuZrXB3d1dvE2wWgmAJMImpjIZYDAjqc4FS9sD4hKGLm0uUDy+sRD5Qa9UprGT7",
-	"+ZUUvmufIxoj99gEg6kh1byYxZQNkA2/AUuoZt19HNGEqimaYIlwIgiOpyjHgcJC49S8S54DWrami9v3",
-	"9SbSOAAf13DBkSJCIiwIghuFDYofEeRX49bIvqEvJ0BrfS1yMT0Dy5eP1+dkxJkM0AMZQ5zXmKcslgHq",
-	"8XQwVPr2UUOCIiwJ7DmV5krSPxIcDeeb4b2gqN9rEVXCuKk4U5gyTTYu0KtV6wtC9E5mvDZ5INVY8DgF",
-	"u+Or6TvGd+MEZQADyDXinDySxNDtGGt1fycEZAFCuuYUBIzG7uoM5pPWF0jSP6d9coKnWhFtBDX5kNZa",
-	"teubk/r56UW9AROnjFrO0ceRAptDuNXczdcLsNeYkz1vvt3a9waAp0h/8XnNqIwgFXI6hZ8Lgvn8wx4k",
-	"qSKseNiTIQERNftp8XHHYooGnMfydQ+8mcPnKEnq41SMuSSon/BUlM5+9qy293bdYb07v6kfXdd3w+qj",
-	"gt/td3p4sOQxBCtS0F8EszrBLHUQWp4/52rGsppwiA1JYOeaV6oJR87NWqQO68s4b+6E2/VGYz/3X10x",
-	"77vNcGngEwD+up5pA5p1/NSea3p7Z2sX0HTVeZrFeZohHIT3y+4OBIsIEhH6WGkvX98wlJEHnOsFeIGO",
-	"4XjKpxs5T4M+PWT8RXDpCVK3Ig9SHKmhIFlodEH+K8cBGyS4uDpZMnrWuJP6WIHbmYpqk1t4kAefW0sG",
-	"+GkWGOl2ciOd2VYVhMPCiFUcozyKUiEIAytYYycTL+VRv2/jLLZB2jJAvOPw9/KeuQse076GfgFa+t66",
-	"IMYDVjxKjSN1GXF9fho0VFFc9lbPd0Vjhp9xRf/KKVvMUN0lwzD6Gx+R317Je5zKsjLwnJ/IAEiuCKFf",
-	"/tuACHgCYem3HIv41rgMiqDKjacIK9QIWzu7llcoOiIB6hE1IYShniD4oY+lApaRpKwkHFurv0kQyO3Q",
-	"sfFS5EAC1zrkZhjF5U+yUr/UBD3P4Pw1qA0z94bevH5W2NDvNQLTQURzPpODIPiq9WPNwWCl7FrwgSBS",
-	"FqIKYfqvYLvTc/YEZrHRSiJjEvwf73YPTsNvtcgiqD3e/9F41zzY3tfTOu9Fhtboe4vW+qkRpwy4QTYk",
-	"4pGIOzoiJUa619rZ9a6qFbJz4Lpy4VeYMvd9zQfpiPzGGdDLiAga4TfHQxrhATf5VBfGGHEnrBJZFN6d",
-	"qcIFtioYVhRXKjX1VVyRlMXkS63VqNLvq/R1gSfPmi6rDZSN3Da57WySTWeTbAtrQcy+byyI9xc3T083",
-	"V6f3N2fH749uTtrC2et2T+93G+H9t6vaIRaIK951K8jnlEhjaNnpN6ImPiBhbz/ejnbxW7LXb8TNCDwP",
-	"YGI4yi0MNg0lf/bOWhs0jmYQWkMgqjCUrGCTWsVHa1EirDRKVRiT1gjTWB+LljdzZyhVMkoDSjnLsm9O",
-	"znHL2YL/OZDFujouyeQku6AqfeYBEmSgBVxhBWjGFZoShazv0ZfE/js60Asu2oXu8j/eSZvbgK7MxVlw",
-	"XXExwIz+ZmyenEHs57XgSAmKE/8cV75uXw/qvlWi6vaGkDmIbO0TrFJBTODvmHYeyBRsU6QHMbOQvkEZ",
-	"jWBrYLzoJFSaRDsIJpPGifpoJKnm7ld9NUME3lhwTS4aLKcs9qNUd+pho7AtGETZwCAr3N/X9rjnxaCY",
-	"8z/MQ28RlVksdDJFQ5O66kV8ZgLkX/T1XzQcxR7SnQ0IljyVnZg8dv7+sP14+fbz4uDvnz7/PNnv1XLc",
-	"qebIZmMeIhkHtJMIkcYOpDiiapYnm/9Wxfu4xFKrnd/hXkJQo6lxEiOTmImMcd/6uqdb6DghmBmVwPi9",
-	"Bwl/JBLkK/3GFI0TrMgWCLsqsRZa0GIQqE75ZeQc31//Crn6L47jgJ0g080ipiks4AROQAklMJN9Ikoi",
-	"wv+rdQZeqb5AlsL/7ctS+G9O/1aMqh/oHbxahvyNmQ+dzCSEe19aNjj+7fLB8dt3jf3W7sGC4Hi9zvru",
-	"7t7eC6Ljt+8ab+dEx8/Z6lrO++wluXSFDQ83nNLqCYqrpCqN+CMZ2byoap0QP7uOo/maYyE1Pk9wL+if",
-	"RQ6Ay0ewlx9Bvu2ZzzUaO/nndv3P7Z7CcVnmc5xgqbH7bP7ooPZIJVUZKuXRODDRn1WNYCTYrUPSMY23",
-	"OyPx8hoFu69TowCgVHkV+JQJV4FRTasTmGzaEppgqigbgFyAq433XjqTNaHmyUv5D3lqkv3tr6Sjv5KO",
-	"/lmTjsaGtP7gnKPbCLNbWuEhMf4aJCPMQAWgiiCFBwgrtI3w1mjLc5iUA4acbzq7AwZEwUe0ANwjiUa0",
-	"MWFguJbm9xFRQ67B9DcQQMYYhKE3XAzkm2XMBW/0PMsMhZBib2kxSYgid3jgLe6GKCqICRRT8CRb3snp",
-	"+end6VorVHipkbG5h/QVCOzk97V8DnA4JxV+KHhgfRzhdisM13NQ+MCKCH3U/D3m0cOqgdZBTeGBcd3X",
-	"dt7/dHD9cxMEUC3zqNdxtKxpHwWofwVL0odCLjYej7e0Zp+nXkeYvckWD1RFpKzIvO4LIodI2ocFoomI",
-	"lM5sQKbfDXt/i+gV/e7dz6c3dz/cnsmzkRr/fHy2d/Zr/HDxt4vw779+l1x9PP3y86+Xv17eDej58Xch",
-	"+elIv/P9j40faP+HLTL9LiHvj+jVr6fbV3c/NC5//WH34uRIno2SYXx8tndxF+1ennxoXp4cTS6OJxT/",
-	"dPnb2a+cRs2DRjQ9k2fssvF3qj959OXq7rvRRfM0PL/7kV6OLtRl84edn2/D3Z9/Pfpyfnf2G8zz22D3",
-	"7x+/+/Xn4+8OtqJmwnqjd2H803dJHihzxmqtgzDUChbAwu1YKMiOD0fNy/3oO/H3ydveXePhekeexwf9",
-	"93gvPeW7g59pk/3wZf/HSc14hMHLuLTzmsbLxz6MjIN9SMeywm/+aWUU52JwuciWaX3kfMJKHvJPXz9V",
-	"ONXBvGhFrqoCfza0tZw0/stfYtZfYtZfYtafL2Z9AnKdlbFApgIoaUEoJn2cJgrFeIrGWBSj0JawTtrY",
-	"C0ObNvoiLERfZNEsXgRGuGciMFYM2HDDm2FBgogpYznC6vF7erqvy9PZugETBsIVUc4gF5ajoNaB5VKA",
-	"+cM3Gixc/+789cP2lsKFFfbQyye8VVvoW0EHNP5GojuBp+jcJGAu2g1QhuLRw1H8ayrVaMaqrE8wwtLE",
-	"udggXed1R5QpjjBKeMHTgRcEmi63ryhch6OoL7nWY2KVlxM2Fq0XPw6OuVRHfQXXxt7eVrjbbOxvHzS2",
-	"w53lqyzEa8UZWxcGgHusXlYSa9lYaM7eYxa7/e7uQwixH1S8b4OKbVBPvriVLwB7x/6+ElLYexbn6PrV",
-	"D0c2/9ZHVnlafomv7f2DtyaRBwjAhdvPpvFAUHpeujBAPZLwib4iirkbBlUqvwtvXGPhrJGrYoIef1lK",
-	"EVgPGcw7di5XvjviPIFbI+FKrhxqvyKGzcS+g/E4S3AoP36NlIcihvhI0GzuH+RM8O4LkzPRGlTKlNii",
-	"JBjl+F7I2nkRv/HK/b0av2muz29gw/8QbrNT5jb1bZ/XuIX98Zym+aqcpt4ATgNIJvCAnPOosi7cpEyO",
-	"69fioyucmT327Ksj/OWOjMbvwK8Ezg7m/t7ezuWNGebxh7i6SyCbLcwkpkgqLojN+y/D7pc/EHhNL1cE",
-	"VOccckZvzyFXCJ45cWv+o0qy/DdFFyAxr9LljLrnP6ugLhsX+F+61GVlZa0m1CPx6182w50XVLD0gVhh",
-	"3xoSnKjhtABPUwNNb9Xo8i8gv39m4K5CnLsz8PhfszveXn7HzWV3bAq1+TsOy/slYux2thXx0RsX7Wm3",
-	"aShxPE6mt0QpygZlu0BubilYWVzB3XcJHtjLczcMvQLk+sE1ETYathECut7hcowtOMo4Q7h0pyKsQJQf",
-	"aX3/IdP3vTL9IPZ+v//DRfOnH7+tvWpU2r7n4CpyQ9RcR90FD01e7tj8fWekFvI5pWMQWpb2n2SbtiCt",
-	"TG8zHkh90zKUfcO66GYSdT130vwy1pmZdpVcqbmur/WBuNobd56Lag0PVfAXqhlU04zijkh1ZGomzpAx",
-	"kcrV3jTlMaztSSAcRWSsSkGNiyovZqY5r+xio9GcU3fRMrQtvYJVyy7urJDSs7Ow7OLuUmUXQ02xH9go",
-	"y8KuuLPzFGzsooEq3FNL5lr/GYnUVoLOnFQ2Q3OppOjMt5CyddOgNWJ+kLNZ0KkkAk2GHPEJkyDzFLI5",
-	"NGs0kRvmIfBM3keYcTUs6nT/9J7TYE6+8woraBZWULBwv+dyTBVO0GWqBLUi/ctznef4ewPNRk0QeGU+",
-	"cw9HD3Xer0NDt1VTA2azmOekCeznhqJ/fJrAsjnWf2oSwStkCMyP/p/Juv4HZ0Xv51kjf15W9EcsFTnn",
-	"JYn7ln5x3iE55rYqcp7HVq6oUy3pNPZazT++qUnjJSVf1m5GYr3zFzyJpwGwC5c4bruPeFbPvdluJY2i",
-	"1wVgrOlwLS/ZsgwxDneh+IM5Ob8wmdXNGm/3d3ycqJA7JvoRSnhRQfgLIf6JEQJ8akOCY1sixTd3x8Sz",
-	"zoEZ4MPNebZxc8RIEGOx3wKvk5GCWrU3j40/IhoVPM3RkIyglm+fixH4Z1JB64L0CciaXkyiElAg8GtQ",
-	"u8GKnFNbmra4r49DrPSNnJB+1vjsc8oVRhtnp3fvkNaO8JiibjZHd7OFuqJrVRxIWJdIaBGRQZFEFqOu",
-	"gsdtJknEWSxRyhRNvLmpfgPsynGAyNZgC3XbNZcz3q4din9pHqp/2d4Lw+4WVPLMYTtnXAE0CyBwzRMa",
-	"TavPl4+J0be+kc/AoG6m6QYoFriv6pSoft0Oq2upHMKT6hazNlttpvc+hpe+kUhfZwHqfi4BcYMLZE1m",
-	"MgCRR9IB0wpxwqMHuanFJD6xyXLdiXl7QlnMJ21GGbLQroTo53/ZPpwsAdF83DMQ/fjx41GqhlpkjqyU",
-	"WYToFcsBKpHSeKbwAwHZD4JaW6j7LcGCCCQITkb/0oYc2HatGxhZtAva7r+0a5Q94oTGHch8bte6aDIk",
-	"zIJUEEmYgsJcNi3ajg6Q8QLHiOsPPPIHEqONm3fHaG9/N9wsA6FyJQGas4SFsPkKTmI8IspylWM8xj0o",
-	"x2BjWKuQL8oG2a1oVQyN015CIy3dPaCNnW2vCujmFvo45FomRkOexBJRhUZ4qrU+wAv9yiHCrM1s+ZIA",
-	"Ca71AajOYMChhWoLJPNNzOSECIl2wp0ygD6//Vltn0/C3k8PDXbw93FT7j7e7Kff7UTv9oYnb8lROLps",
-	"8Ovm51vw/UJVIqw8KdW1jNLo7iem5oAc4S/nhA3UECwFVYzsOBWSiwpcG+PPKUERPHaVWwnqnlP20EWG",
-	"DB13GwvySHkq0RgPSnybTL+DaOezX88mF7/+XV2cXKiLk+8+XJw87F2cHO1dnHyLz1jo9vc5JeBLcxU3",
-	"zeJW2xEUxn8PC6zGCzDnWI6BswCPHo81I+nC025xFzN15/VUBgb5Yr/UbTBp3ZiRFp3L7KrP4urFuuvw",
-	"G4loXFzVEgamfjXi0Hjh6vJ7MKVx5fV3FpPRmCvCoun3pIL3X+AHIn1WjCTuE638CqLEFG3cKkHHelOS",
-	"jLRoE2nquyXgxU0Z1agHogXawOjDh7MT9LizicZEaK6sCIs1ywYt6RDCMvScWSinxCOCHsjUZEC7H9xC",
-	"NkwySYA0SAIEGBfA6W+2mZ6DMtTcQUOeCqmZH+MKiZQhPMCUtWA+MH/pkxlzJgnaMBanAHWdsNO1E5pb",
-	"eZzgKYnN5PC+pZ5uBkVVv7GjWkgfRncL3fkbsYaEmPZBJlHZZix3abOdZhN1aX4qnQcy7QiSShJ3D9Fk",
-	"SBNSWLp5nUokFU0SvUEtagRoJzxos5mJKOukknTRhoG0HHKhkunmFvqeTE3xZKh1PNYswTeIbehfUklE",
-	"oBkjHF+U2Cz1WBBprBAmD8lcy4TFY06ZMqYKMJs5jp1ffZtb6J291FGP9DkkC5E2y0bo/Ui0sROGekcN",
-	"/T9N/T/b+n92HNvyl7oJ3zPKtrmiJNrY/fIFftfgPTD71Nig9xogyTPMg68BfpRZ/G4/jBrkgNTfxs1e",
-	"fae/j+sHeHe/vh01+yHZ6zXineY8fuLRWF0T2TwuuLsLbnf3d6OKXueIqtd4oEH/W5Fp74bV3BgksMIy",
-	"rBfPvDLCX+goHYHTDlZk/srXoyl3QIQtohhTXMk6NOLTER5o5qBxfyO7e9JxwnEMqITBmKbZ9chO1N1c",
-	"lTmSRjVzfCDTF3LHK2PjrBSIPZwDlu7vTxLxjUSeEXflPYVz9mSsri/b1W2E2Z3LFqvam8KDbyQaCwrS",
-	"Y8RjsoXOicoKrAuCY9Bv65RJwiRV9JEk0wBI7ypAZ/CPc30nhwFqwF+NrTY7YlNk1mFkXr0nzZfBHbkx",
-	"GWIFMhtVwE5GwHUztq/p3WQ+G7gGhVuhzXbChndzRJihTPGD36EnmZOvy+Tt+e+qxDMLrCUFtL2d5+n4",
-	"lg4YFFyaJ9+c8wkRUFp+SL6g9xdHx/Xb90fN3T3H9ASeZOxf31GBJjLXVBJg4MV1fOPaxG612Y9E0P5U",
-	"y8RcQxuq1X/BkUK9qSJ5WHjgOPIYCwlXSsRHYwynB35IJhVmChJXy+Dc7u9FDRL2DvBuvBPtk7f9Jm70",
-	"wuggfkv2+3t4t7cTbcdN0uiH+KD3NtqP98hufwdv95pRIw7J85KZdPBbeChjrJFWz3T/S1g/wPX+p9/3",
-	"dr7+z2qysBaXKoqQVK0nuIFtpgKlrHnnZYT8wdZzrVqxIZJvpHF1zV34M6a32YXbGrIvWfhX6P8BIhfo",
-	"gN/i+MYgsutHYfMXvKYSb36VxvSU7SHzvYP2CYM6WSc/0zPCFj2nJIm1BjMypT3z5kCjVNOOVrthDgQj",
-	"nEQDEc2uqaFdH8q/ZRtHtsxLLbR4LufMNDx3Jwy/+gD7n4L0a63a/3ijKYwzwpR8Y57KNz9mXzyFtQD4",
-	"qrSLTBAc4USfgNFh9Sqlt+wtdMm1ZDyAxhwTQZUibKsGndFZP6HRemcQuZdzkB0xhCMo2eJYEpUOKrYf",
-	"CPkCFeTKwDlYGjhLgcStTeas0XifFQKHPOzedTu00tXKABgnmHUyksihoBfSh5roCdZc2LjWTIoe2mha",
-	"xQJHQ3jLFuGDEAE9rpNJagUANbPSeq47yHLguk7wfCy6xhR4+4SnSYwGHPXIlNsbtrj4CI+1sEMIagZo",
-	"LDhq7gaIMEXEWFBJUMpg2STeBNC+46JH49gYd1YGbD972wcqlVZrRIyQ2EgJOB5RhgRPtHCGhnQwdCl0",
-	"Hui2Xwe3ctHuG2k+ucEFyv3kRnThHCV8kqlGmVYDYPkbeOfWgIhMxSOZdqKEyxKqaS0QHuqvZ88LAGiE",
-	"rwOAhLKHb2Y/B2AYY82IlPkNhD06IkYvU2BOYByNTKw3KL0ADk9JehEnqtZ4fb6UMYacLZU0tFyd7hG9",
-	"/qxv0SEq6M1/FOcCtpTJedZuhAwlGFyPhpgNCGhQG/OU/E1Qa/OtGqswyNLd0oa7c3esJbsZM9ENmCNe",
-	"5XiMZaOMxeXz0HcVdFeaZz8pn0Sz+TonMQsov5/VwiUBVl/y4xxCxelPOCOHmhS08G4HqyMIh8O9ZD3W",
-	"wLjq4HyKHKqXXKH8QctgfW5lcbbtma+UEXzvlcBq9pmZn8F5o/kCy9DedziBaQBpMVKije9ury6BpY64",
-	"VAVbkkHVS67e8ZTFawOwD2/nsLvyDWGMK+QGFEGz81pSiyX3mBNjswQpSVN6jyScDfS94gLRClYIwKFr",
-	"PE04ju84P8disB4Wjc0cHcV5J4FZZgVhjbTmgrMDirfM9uuKcPA18iXK7npJfyOuzoHZ9YgwdZOpJK8o",
-	"wf2dpwIEoPxEKIuSNCbIK46cS27ejyWp7XXktArjU/XqwEpslmVNbTDOiJ652AkAvI0w+8BwqoZc0N/W",
-	"hGAKEzivpw9DzxsKRt0cyjIy5afXLnaUByGX4d1YGt5693PhfcmtRudMR2DRB4yMsBDUukdKFqeNrv5h",
-	"y66zGyDzN2yzu4kkN4ZuPB4j/aIkVtIGbV0NBU8Hw8yWbvosyXREsk8dInOI2ZU+GRLLEQAJYHaFB1bH",
-	"srzx1lhPvk3ldPkTNoW9scIm3Ac/Ypq4G6qUC2IH6S3pRfSIQzK9LINycZ0zkJzK2Rru5U7qfaKoSGXz",
-	"U4m8UYulst1wWx+qLG7dWzjnaITZVIutcsJFjKIhiR4kwgpxEzVSXqqdq9PTkxWXaB0PVCL90EwFApWd",
-	"XLrF6mO1UQlVC34F/jl3X4I4NxHizLXxhGVvqCGZwoCYJLRHIFxjiiIuVTLdbLVZV0MApMWuD4TuFroy",
-	"Os6cI2qhbtX5drW+0GZd2/GiY93x3U3w5+aBrbmkAnZjg1Tg1t+QhKCuxWsPObtaHPBNHTGIWwb2Jgtc",
-	"L5dBJSEtc7hwHMpQ90aPqkM+s40I8eKgvIezQt3tTFCPu8JGeGroQQlKwBrn2Y4XuVi+5nRbIr7/TuRr",
-	"MeSDQZDZtUecMWIsAvq0Ey0bxql1NejHo1GpkLtZdgnzSiv2ZoXmdt4esq8Yl6zEj5QNDj3lDE5ci6l4",
-	"Chx5iB8J6hHCkO3qsoVuyJjYVLaSTmqZeoXn8A9gFPOPBm1gsCDyR/C3QGAaFsr80+KC1lZZ3JuCjOFt",
-	"5RvZZjHBMURfax6kdSWAlctcgZ4Zmy3kMZVKJlG0WRroxodtVibmuSTsf6HMaiBgyuKIj0Jt5p2ud6p6",
-	"CUZHNjilSNxy8UWLTjuwt7g+ccoGRhmvPvVq7Rz3yXq8SHGAuHPnANQoG6zKgiAi8YZEXMQfmD79tbVU",
-	"PbFgOOkYUstJ7sw+KLjvZ5D+FSxYRyZxX5+H3o8xH4IObO2JBQ4Yow2qcvk6JpCABVWTqNI3S5SOINCu",
-	"zeQQj8lmjrBjLBTFSdaS5NAiKmwv4QNrzcEpmE1jUqIgRJ0B5o7zC8ymVv2Sa8Fd3+Yda5r1GZ0TFFyw",
-	"pSeiHIShI6sZE8vBa5wDdLU3KkkpptMSjtRscuVLu0Qmfoxv1ULt2Df5QD8utp4Hxi71sh2up/gHyAr/",
-	"GDVuTc1rLmZcmB7ugQtZ9eMxvXS00kF//PixXo68XXRk5UBdC0Br/VybwaWFGXwrHDjTCVyt78/3XUJZ",
-	"K4tbREMM5nFJBiProBJwV8INcXH7/o8ydMLHqUQTkiR16z7spcrGzzLLzkD61vpqj3gm4hoATabjMReK",
-	"xBARZLKK14JdNlEH7H4dwPIciN6XPMNgy6jQzxkwG7uvb5j6RqKutfLW9ba7LtiQM1I0ZVr3x0a3vMyu",
-	"1nXabMaiWems1RdCtgtAe2NNPWOP1CTZed50HMeQVYmTa6FnVtDvxbVO83763QYh+4dSo+yxcxD90Oz9",
-	"tD/6frwj7xqPP79lN9uTv++R9+Gv57v4XdwcfKBXn/d/ejBFZAoxvc9FweQxBL/Yz3/KhvHeryQCRmyN",
-	"4iwiVTkaPMshz5IoTBUhLdgdIpYmiWWxbpxmGvpnQ9+2BVABFFgV4hhirEjdFmgvbSLr+/v7zJQzI11T",
-	"ihy+F3iK0bHN2CsPf6R4dr/dhLKHrmEYJgIzyGO65RBr/mjC27tS4X6/27IyjqbnaRY8BdEgTF8jv9T0",
-	"cEMn/b4Hf7uQoPalrkfWH7GAeC1o5ZOdyI8Un5v3C7/dmsnKZwwQgNJpZnvVp60F84TEA+i4knexLh1R",
-	"PgwSzuYc19KHMvPAJCFXPEizqJvnI3T8zWeRMxYK8IGgvJFKkED27qwAwUfEsAesstYCEFcHMizW3MLE",
-	"fFwxYlKAkXH7MIjw1eIHzfLdZQrfQxvY5SahPE3f6kE0nyATh+Ev64/YBLOklnSlMS1lkVM2H77Nsjxc",
-	"aefU7weoTwWRqFuIz7e6GTXfkEaDAj+zdE9kvok2ixKChWavgkiePJL422kX6H8TeXGDyD6ViCqjUBUR",
-	"iy5ztC7tuDJlTK/WciOzH3THYzxFXUmY5KLD+32tFHe1dm270JknaIAVmeApkjTRt3+fC9QI22xEWaqI",
-	"PMzOCNtQDONU7zKXO98RVD7YeU0TMcqQSWbnth3i5fWVhgbAqs0S+jmlsTG17TdNrLz/GTvNZoC6CsuH",
-	"zojqGx++4FAb6QfWeQy4oE9lIHBE2szI7KAkpQTCAPzJ9Yt2B4qM4NpLBemQL1EqJNW34oYZBJGHCVGZ",
-	"t7UNCijYEFIlqdbGlERCK+gzHwhQN9Kn27cXbifBY2mADywPFZ6i7bDNYjzN4tGpsnKnDFCXsj7vGjyE",
-	"KPEMQfMhEywYZYMumEO6kT6XCCcZKmsCkD5hwKEYEbfPeZw1DCmsyt9U4cHmIUqwhrFGR9lmMo2GCEvU",
-	"TbjqwKL0WhAWgj7mNbKpyFOqtIZVit4somkV8mchdP5ldlvE4XZWsmYseI/Ids0Kt8rYRYYEi9jcXZJq",
-	"FtPYafkVG/OvGXo6WuFOdgzgJRdDzkQWBVhCERE3FFFlBY6ctWk08E1MluMC/Zk7mSpJkr6+kctM59k1",
-	"5j30FsuycIHcusFf8+ziJRidq8KyzBfM0K9Q3h0ur2oGmXFGqHfR46k6RF0ag+Ack8yJFmeOMKMcmyZ6",
-	"R9dnmnZtLJpmXGW+GuSMyzwv8cfAsgbzsMDXFjAjCOFf66pQVhfKScUW2HhWJDaaD40rpILSUBrnOeP2",
-	"cvLQI6fY/Giyk/UIrEA5BRKYK5Ycm7v6BKsqabV4n7cQ9hJfcWKRwHx+Frzw9OzVr2OTPmwPY95pBxVY",
-	"VWSqc+6VoALdCjhWDMSu/HrtGVIvbvKdvxt7Q3nXUH4HFb9sR1R+65lIeI+AI84iIpi0fE9D1g9OqE/0",
-	"5Wwq46zB4UpI7hBiAaY/h6enj84akSRXfYgPX8TWPppgDldrEUq+FZE0toj/LHP0CeVrVqHs90wNK6am",
-	"fnoOFi41Fb4/u+tPlV4eV4INrD28X5a3tzJo3XrY5haoUasWeHjjEAtaei6DV/4l4U2sCdTjNsXp7MPq",
-	"uT5y8QD9WdazeGQ17+Yhe14b0UalAby+kTkVZDSbXWVVaD6z+rGgfJmLO9vgtXvha1bdaSag0FbiRIqj",
-	"du2GaNWihdo11Oe2NkJvWtiEvRO2Xmi48aFYTX6mCNXsio+MyOvK1Tkg3/JUoryZkTF2fLhF706O0Aj/",
-	"ygVilBG00R3RBNgrGQCj61M57AZt1o1EKhWOCGYdOSRJYh6grhKEdFiqpP7D9jgGZjkkWAHL51PD+SUe",
-	"ke5m4AJws/M//fDmw/dt1uepUETrrcbQhBUaukJmtl4Xgu744CQEET/CQhOei6nnkmyhrpbdv2T2Qgzg",
-	"aLNeCk4mGtvQIlvnC6JNrVatBJ5asd0SkYaF/nOgKU9vGAh0Fg7QZN+CQd+4ttNzUAMgQJl18DMDCGpB",
-	"bZCkCihwpOeC5tkRSUw6aZKOKTziSZLKCFxEaTIe2lYxERcM/hNxlhqBQ+BJjwh4WfERVpqhRFQJEEMe",
-	"6ITWgloPM8ywfjDkEdcg0uvk4gE6MJA+PKGRqZiAk/EQdwbQoGpAEqzMgiRAgfO4E09Nu0RFvhQZS77z",
-	"Ct5iEPIaKmhUmx1NtJU+C6rISN+DClNmMxHs+4E+WUiU4H1EFaiExoQC2ceMT5hviHNz6KULQqA2vYlK",
-	"KCzcGzZn5dOqiiMEHZ03MscClkjCf7UqK5Gpr1glgmWVJH+H4kpLKAKW2r/mtfeFwMC48l7iOfO3TcVj",
-	"kQ4AFI9UcKaXCEc6ojIqwmFmy1FlGuvReaO+jSj4ifqUiGzDG9a5RkZjNS2l5fotzWd13qyG5WIAXLhx",
-	"Xwv9zz3xf6YVegbYOapDDkFZcS9n3dNHPIaILYBbEj8Dt+X0ugusoqGn19nymwW933Rmn1m67bqZD7Rd",
-	"25+7TzIssWdrp8o+XtBrcgh7+kyOtZX30ZjafPWyRdlU9J6Rr7XoYN3PgjzayhBb+T56nCcEA8Z7FdCW",
-	"tVUsqUQmWKoP0k1dyhXGUiGZQvPLfpromyJwAUvGdmjFc9pHDFKsU2mo/WU28/xoT8c0QhDX0ccRQYQN",
-	"4IYeCx5vVss/pE+/FOeQPJWdh/0fRs0vz+II9ezodq4CiAJ3mv6RVCKDlHTAyBzPEly1WD4AH+ciyAN1",
-	"svRaLtCYS2ojsfWSnncvzcLvakyYiSniD5Xwsp9YUhte10UBC1sEpjM2Tp+XsstSnjWVbXTNurrWHu82",
-	"hTa6+f66m4cmHT2ZIs6K9Sx+L8BhuZaGX8vA/wNBOQu2NKbqlCkxh93Mq6aX2UjOYid5TgRVxJUvMzh9",
-	"SxUpKfX5g6q92A5Hvy9lxnqWCziTi7uHoJdsUMNj2jGVNzIrl2XcnxawklkY2CIaeoCLLDy6PkMPZGqo",
-	"zsyeVYxzlnjjiLBR7ytbGKw5gVZrMvj12TodFxlBM9zeCrcaje2t/eWM1KD3GgR93ly8jF0HEA0pnkZD",
-	"EntmHcwqLDsWKydDGg2NK8NmxtoiSSZ8G+aWxMYvroxoed36yhIz8UympI2UCDLDu4DAVstOXmaDorFz",
-	"YBtqChwhe+v07FN0XPNPqQqrvnV1h8v8IbIWokXy2Xvy5ZgnXFijgomIXvaV0tbc+4H79tzVfhjHNrpq",
-	"BWvLn7OhmQUf21LcRcyxATtonMohlPgzdd4jAVo9xGraqBHrqckcO4Rl4VBUQvWi5y/8CI+rmX0XCiR1",
-	"gXQsug7oI2FFrn7HGR0Mlcn0UnOMa67U+LIMykZmuUCt+esy9hdXySkPuSquEZ6/GVevbTS3SJT/obXq",
-	"Pj3LYeHb0M5i8SYnwCZMB2HjWiIKskyy3Vvxj4KJ7YEw62cflrJoNmcL3kLAwxtYyRsL9zdL7q+C5Ud0",
-	"XMnGu+bResCMlgKmU+pKH7aWxKovv3pp+5klVVtDi2uaT1vzSuTPuu8WsSDNZICS5rjwLHF+msOfljVf",
-	"lxRTSpJYglUXIiDzLZsAoK4+ra5tZjE1KQldAFf3EDnkt0Oz6mtueJuZ8ZZ16TccetlXHCJ2t9ARgiI7",
-	"XosMWJJXMzWsCrXx2OJiZreSeXoRu/meTM0iDUVXFRB0PO6P4UY+9f5x5PnHkZ93ErtLnERGnAsIzpuy",
-	"scyULybHeVQ45yp0VNVCGOoVuEreGthbjo7AtW3qGpLYIpfJTby+ur1DpuT575D++9VcBN3NoM1M+IdW",
-	"arYy+mqZ/rR0TFCERRxoArd/U6hAov8pyzE9KEoTyrCYtlleLhmKW2b5BVpwyWcyNo2UxWhjJ9zZLHkT",
-	"snAB2ErNIW7REp2PmjmlY6yI/vcxxKjOSrc9miSUDY5sfaxltBcoP8emy41d3Q63fBzvkqrd3MjS8dCW",
-	"/nn2S16zzOW2scBM5sAXZIXQzDqC8ln40POXUE02/jGv54WdRYUcwxrNEJ3jB4Juh1wQdCICZNuYoLNz",
-	"tBfuQdeHMlNaBZXybx1rCmmnYdjcQ1dC0d/QRxLH1RfQs1/IsMmjFjzF/xYNCatzPbvXGSo72axEnV8V",
-	"did4aWj5itdnhp/5bP+7gbYbTbS7u4vCBlS69ebcCVdVoufaGR0+ZWEaJYEB0GxJy906PIDFcpXxA43u",
-	"toXn7zPpWC/nFKuF6Qm10uKXcwAVTiR3BK3MmYLaI2HpMmyviodlB++ZVixfyzaeHV/hXNx3PffQ6uwN",
-	"Nr8ed1sJZV+Gfxm5Nnb8Ks4NECC9Qs5hUIGqsxxEM4///I//Y1jhxLBCqA7rOi+vyFaetT5u2CSBTZdn",
-	"BgWHlSv0f2g0bzoi6DfOIGedeI+zcsCQASS/MUHVVE2XCsj5k8kno4Uc3PqagyZi1/iRJjMQ3g5X5rLr",
-	"E82ztJAHcZVNKkx/f9p1KVc2H4sa73uAuvB33IXSKmBzozJA3YgzBc07XNKH96JL22qzDUmUC2IytpZD",
-	"iKSQREFdMxOww/R0Nl+ga6LwMYtIkpC4W5Ry7WKhLRM3qa75QqzIBNOABm/nKIrA+RRLpE1VgPAse7/i",
-	"4Q9uVRXPjv2FVj7P1171ON+Od7Zn7JHTiFxjOi+gN7Ijt6gZ2hljCoG9yD1B9gnkLI6weCAx0oNmg0uy",
-	"bqzVPV/sdIa4wQhnJ9YCo1yKqu0bS3JfxRVObAusSk+D/T6MC6AIth5cMBTsvG3uhmFlpfyZ6E3jIMiW",
-	"WFjAIgr0TukfEs46D1uqolor8eXPim6tRtYtH5ZAYkeWwzyH88AlOo4fGay3XTBcCqpHBzDa+cZ6JMK2",
-	"fJdjMS8niIxF9rlAG7bsl6tKZ8ZtLkUnMNErUUmejfuaZOJWuDSRFA72H0omsyi2kFCKSPank0oJxw2x",
-	"ECZT+S4xDfqL09VR17Vn7ri4q27g/RhTogypZG2rpW1abSxkUPbOjq7rQTJvHrO51WZ11DV2Szv/FGbz",
-	"IodtWx0XFeaGd827bMy7rcxl15uiEU/V0D7jsLwOFzER3VaeLZk3jICO2/DcvDISrJMyDeTYpmFf3Fy6",
-	"SnymKc/12Ukh9jAwhU1N1SB4E13cFCWRGRBC8J4HQRf1lgFBy3Jjrv/X34OWGfMFFkWV8nyzNjs/naVC",
-	"+V5DnzZpkVds5pWXhExImZJ4yTldkMpCQvX3/b1+QetDqcs7XyGsYoVkunKxvhhPXQMzmxmqlZwW6oIa",
-	"A1HuWTrnhu1utR0iSFXVBJyB2kRXdSEbKe6iDQ4piC4Td9MPOIapa/aYjNRqXqsM1VlD5V86eMoMvay2",
-	"g1QZBLJk+uy92aQge4QexvgYuZ5BYAZVSqHMnSFmcQJfhT/zHuYeZQ9xFI1rQc00k//0HCmumdzi097s",
-	"FWBYFWCdjUhHCWcDImwy8kYRGTO1e3MmbPS/Ao2WfUirGx9y9/+QJzERaMLFg7RFuag6tElsJpJfIqAT",
-	"k+AL8UVLiVnps/1aIJ0461m5YbLdIa7XxfPqxS4j1M0rPlEmkkraqER9qH93bYuJrmkMM3033CRFA8jE",
-	"pIvXI84TIupjzJSY1g/KHsLmzrOWJkYm/icW4dWlN3TGflJabXHiShglmI5sI41jHpM1oTS3MReIUCY4",
-	"yaIDNL3YQsdYkgDJMY6I8eDGWA6JqfVKBwxq3W109x8+10c7Y1MIcf/7Hy52rsvd1syvZePeaglhsP5K",
-	"8PCYfF+ZqNvNREfQZUz2RhbGH6AuSJHw7Orktr4NYlmAZDoeJ2TkrH/jvP4yyJH+XeexX5B/CqLRXIkI",
-	"zrBfIQstPiKwfCionLqhBB2NSBygdAxFV7Akm6YMoCJfVF4bQBJgNZCkwrjpulY4msur66ub79dmoA72",
-	"lWEClxyNuXhAdSRIQgemB+zixtkVYbN+ukb1+Rub1B2WD+uRhmm3Xm4eW8nwI8xch7tSb7aKsIksCfs5",
-	"MN55Q6vDDblUc7Rj+Nn01tTqAIaajzTLLaSKjAKEme3GFpOIjnDiGuZtQKdEiFjZQ0kPYYUabw8OjG7d",
-	"Zpqi27Xtxt7WbrvWNb/Cp5LepqlYPuKPELnwSAQegNUAWn0qjhrN7GPjRHOQmXZuetpa4LdTq//rL2H9",
-	"4NPvjaDx9utGu72V/dn8uvmv/7OamFKmjhMuyQ2R0GxylqrS5wNEYZrbISEA7n6CBwMSn1NGKiD+nk9M",
-	"actEPwduaF/wQsk8J8gjFhQqWHnN8KuI3HS05X3NopB7SaIxl6qUV0OZ2tupPWvoiJyvanYBpT1W01XK",
-	"lH48pwIClM3VY0jsop8UGZmqUYnNZ2qZiuQJV2ijm3B1Fnc3A+RyXowunHAVmIAgUKbbzNbycHOAMd59",
-	"CKqN6emgALDFcanPbQsdZbU8oZyTa8pN/Ir6bdbj/AF9TjFTWqvHCnXt3Eeqiza0xkPAY2DzdB3s7DHA",
-	"jaBFNTisQ6+eD2Tfthl0gU2TpCoyzdTKps8i463CLMYihrEQWAALfP4cgqxbdcYGNnARKoeo6zb/LZak",
-	"m+9gszLiuJI4dwvEeTCPNh0sq9F90UEssZHXX66liHnEafGAStPhssdtiFS5bQYRmk96cYCljfoIhNRQ",
-	"EKlF8wVZJV4moKawJVVfRz5LD5/jTn7WUOF29hxW/+DGee9oFFzlvXQJ6nFU8/gsu7UnCgNj5EoI2ass",
-	"4lK53wDhKjnwHOhUcP/ZRTie9p//v/8/cqTyD0D8siHEoFgBgRx6eIdtz6J0lEHO4zzyzzmYB47CAeXE",
-	"N/cmMpdzRfAOly8ryWVmMCnYKyN/xrIqs/mZu56gMuCECOI49aF3T5kOuMTrJAkcA3CPSjTiWhWZm1f7",
-	"GhFK9pU1YbBsrrGTppbK+M+lj4qE9Rw1ixMuWTQrn6giwo0zNawTFpuTCpA1INRey0T7vBRq4zkW1uKy",
-	"ERc+IHxknGOGzM85yAnHowB3SPOJcF6ZHdsX8vkiO9UhDHruKzM8F+htFAGs2aTXr6nerZpYvlLs+NJB",
-	"iLAP2N26BpznWY3tjIsltMyktqnEJpSIZoe2kZdxKqVa21yeq5RIrlQzVnG4M90gmUnmLv8TRHSzPDCg",
-	"LE+yI/zlzAx2Z+H+nE/Oa8eQrWb+XJYa56ODaRC8Lj6wPh08x1LMF45hrMmzX9K0Y17MjOIzNPTeKWFZ",
-	"7d3Vsy7m2c+PDOJU5NFkXirT4SJJIJ1bj5aZ0YsKr5MuBIlRReoy4mMSbx4i8I9MqDTN/7u3+ktZA8bu",
-	"Wq3Y16iHkBeZMzCYjyOnbIBN1er18ASnMbUZ+hVVzvVDCTmHREjj1etTMTo0FYYU+WL0whUpak1CHBNB",
-	"+bOYmQPk2ozPMGlFaSBnLbvPsJbqE3QfDTIYZ1uYf5xnTI5NQ6A1PXDZ7uc5fUztbL0ilA+2sW7u237b",
-	"zw3bIFUjAlDS5pJhcDAZFx+Wc0CNidBzGh9U9nKptbbNhl3PO2XaF8RpQuJ3BuGXDLpdXo5TZARZa+tc",
-	"F967niRXWPIitHkkTHEx1Si6JiOYU4rIL/GnRfzqIkSFol2LyFMv8Cgb/DVY3+zlFfZa8WJZl/9gcU4e",
-	"SbK8mnJt36hgJzNVtoYk6Z/TPjnBU2kXZ0Lnt/d2C6H0jSo7gnxIZ4/uA6OfU+JkuuJFGWFJ6pRJwiTV",
-	"B59My5x873mnp1byl4eG3r47vRwazXA5duqV6MpQZiFBvKgxidfvZ3mlNHtnRpkEUH1Oid2zpiM/YWvh",
-	"fQaDvOYQiwbf8IRkcpx365Vqd0HvK2hrRSa+NGQ4qjQ8VR6agnUQytMDH+GIYCbBAQED1hXVmzMEUAWf",
-	"csyhzVMDMMw/+CsxeC098D0WPS4gaPB7kyUiX1i29Bn1zzTxWm/53mEv5KIw7JxKVUiVflETHZhk/q5u",
-	"yJiLNaXTcr2nvFFRZQjTchKiWZAnHWrZv1Dd0NSywlFUykx5Xjdx7cBtkXiqSDdAgvShkCr8Zmftrh5P",
-	"Y9aZ7dLqCPMBf0sHjPf760E+pkRBFeAlRZ/lveS2TP46MlL+alBY4CIYqDUV6BhPr7Gocg/4ElFPEPzQ",
-	"x1KhcK8Vhv/5H/+nEba2wwAlKYuGqNGwP+60tkMTJEMZIwI19lrb+kEzbIVhgY8u1LrNmkqGj+ZSlktM",
-	"mWNjq2tsWjb+zWboLgxVcOPmXOLZPAtOzFiLzvlLAhFfJswuYwApLdNZQkb4yx0Zjd+tENPxDt6jbK33",
-	"qmvZWcHP+qdMouPzAt+faQx7hnXd4TVv8QT3SEXZpWtBTSSCLWWNB4d5MyFgy1lFcduQQ5rz7TirXVe/",
-	"JLPAhK4rvNZFG5h5RdsVto0TIV3URze/trstIVgKhHPNa0w0Imq+nsnsI0SaYlbYJ9xQVdtE1MWVHHr3",
-	"mAGAidw1QNQQsK1ksoo/PYK4aVG8lEq+uM6eeQo9aVs5KntL2nCHaMPbZMnUbHocVuxyw6KBSd6EdtIS",
-	"lUJLrOnQ9l5CMsIsqy4EwSL+QMWjB7uIHBnKmLVhK7PkPx06fPTWQJVsM9ipiwaAgpQW7BanEGD65hY6",
-	"qjrE0ncdUmrMpQoitwywe1k7IDOfLVyFpTnssSUbGwUCQSxZyUNpKl6SGGExp8zinOO+W6Kczh0e3OWD",
-	"Z2TO/NEiJrJuyB/2KvQuLDxeKFFb7tr5e7FgRaUwFKfk6FnTxwkM+hrUoMXZhenMNvdyQ9uhZexZLv7b",
-	"Z1Pxl7nyNDzdPZdQ9kDiEx69wKzarDCDLNukQq/F70+RI8c8qMBBV9/39mV5PeSKe8kgFUNuI8wWj9A3",
-	"dPWIVQyJBr/xoNr/oenZ96FtcGhNzbgxhqIJEKpl0JZzjVKp0BC6hRESu7Z2XX9j3eVYNhmNbzAbLBW3",
-	"aga+lqqZSRFmNkc+81nARywVOedrChN/QjzV7J2XQEqt4BOG8ARPDz3G7a64CIqDg9cWUYbenb67MumC",
-	"aMP1q064kibfZjnTeIX61qjmWMsGdF1zI2e6AK2MRwqCbSfmhfmw+uRuzNDVaGf5KLB52FWIbcoinmaD",
-	"m+xOFqCfSepd05XzWB2dBonFIBKAXClIROgjCUy3clPEvPtLu/a/2rVPXa+cHkxXkDfL/Z80lMFisGU6",
-	"wcSFPhFLJC/DyiAxruSZX+Q9qzaNpiJZ8qMfRDKbeSSSWuAAuOB4XtbKaeXLvtT76U/q2PRafZaCZy19",
-	"8bw2F39ci4oHMqdVZj9NEvRApq6wMhQKp7ZoriByzJkkh15ZF/RAyFgijIZYDot6mdcl4sfewd1vNzvs",
-	"fPw2+hg3+u/l3uA7vD09JWH6Pb1Suz99/nmyUr0tx3nLd7wgIwrZOcq1r3wg0C7f7Sci0OtHEBzX3e7A",
-	"RGgUlgEnEpLLCdazdL/U8ZjWH8i0u7W4O8YsLE39e5O9GQ0xlIAR0kGWMtt3SnKEYZG2W78gER8watt+",
-	"vLzphqnwD/DyOnAs7rVhETN3By1fkcF7Z7YYQ9a4vrJki30PuqJr5ZBEAlLHckzU+vh87EO3BDQ/azdo",
-	"M5iTQGUP13veBoRajTL/qHxjnnfLGTWrNtZfr3V+HpQXWwZ9m/YKfHKepe5VOtvkl+baF1dZJeljmqSC",
-	"ZCXPFitSK7TWcbU+XhKerOfJwy4znW/34KCo8T0fiW6QdF628gBaxVQgcpmlbqFTEDeych82vabNul/q",
-	"GtdpROp6PrBh2nIWCZ8QAalmQ/IFvb84Oq7fvj9q7u5lbRbwxNQNeSBTp7roz7aZAcU3EvWmikhj15kM",
-	"eUJsEhu02pMk6nSRYRmIsihJYxJvbiH9BYFZzEeoR9VMDpp58afP24/PMH13N1SKo6JUk3Oo1Fi23rzR",
-	"iCe3hpmTsW5L0UlXpfONZpTLcciCwJOdpdeRqIRvBcQpofgSLNW5uSuurbHgfSKl6bWbe9HRkCRZM0jj",
-	"cXZliiQfERQllNEIJ5AVKCFI1G4SCTLAIk6IlG3G+xAR1EJdEXf1EyoV0fpOTImiimIWoG6sRBd+IIpG",
-	"SJFoyGhkHkXxqOu6mdu3sJi6BujQx3FI+v4Q/XeAulA+oYveHx0fX9fzp1ARRuI+UVOUEBwXK6xA0GOs",
-	"hAZpPIIegtBK0NRiKERDi0ou4fw9q8aAPWvKOecRTu6oYXizziJwXpWL3D5vfFZ2rUt+eU7YHMwCNQIr",
-	"0e8EdJOX+TYtjhVa4Y7Hgj+CFiTIryYz5dML/JylzWWfrN4SNC2aFZttG5Hnyo7b1horxvv+sb3jVg8i",
-	"Bo5ECDuacwllzZf0QIRTNdSsJdLrR7bbzTMd6CQxnRheqwNdZZBzhb+72jB5J1Jim/Z7HUBMIQ4MpUCg",
-	"dpPp+kFdeDzCA0yZNBrBOMHsG+lejfB4s9rAaZbwEjljqTZOdh3Wk0FZuXqqKRIxRWMslEQx1JJX/slK",
-	"ZUv+P2/kecUq5cVQ64yUspPz4FfAUtNiY6VaPgbjoY/0LLmv0E++1NA9b/Ve3Y3GlMwv4G7J1+iVI9BX",
-	"XvSAzHxoI04Jauy0wnDzuRbxr9W0u7rQg9eA021oPoSPM264gI+Yc05NQFFgjeZyiMd6zJhoHOYMdfX3",
-	"u7axQs6xupstv2cg4v02AyWdslh+gyyLC1D3o+MNZk3GJAfpwRnXkFvoSMs7KhWMxDbd3bY30TLuGHoC",
-	"qyD3J/dpkpAYUWYEDs7IMiUGiysBrXZhH1bC0m9XGH8n8PScMrLk8O8plw9Ljr0lTHLxN6zIBE/dO59K",
-	"x/1Mo0jD2aqqp3hoAKdT4Enm/FtzDrKbHWKnx4cQO9Bm3o99Dl3AS6C0744ISzswTo8pgs8OUQJPO/qO",
-	"gSbjHsjs8wf9i367AkJ2iIQnnYF51HUKWo5efGyAdeg89+aZ8TDYlBmHeVvoDAIAgEeQuHAbaUCZniSm",
-	"BXCbwTyBvs0Et3UITRtOW8wihUIkArNBoW8PYngEdx/UDNPL3OiaU9pqp2G4HcGP8E/S3dxqsyOkQWm6",
-	"yegjs7FbXeP06hFLoX5xseweKil9v9e0cgscOsMZaS0rmhsNBE20riVxqgikIM5hQd/P5+beXUmlU4P8",
-	"7uuGCdmkC7v1bt73HVIx9FXplOtWm7XZExwAetLH85S/9VQcip7a7Klerxf+X79cxuQn1MPRQ53366Y8",
-	"pdVOc66lPzJDE09aAYxTk0Wib2IhA1vGLEBDrWr3+2YNqEQl6An1BWcq/+Ib5OwFRSFr2Q+jDVs/TQMu",
-	"+zbv97UeahF6067FI0X05GGT/tYM8T7Z5jdQqivDJGjixFI7YU646Clv1K9/Nbsxbf/09GW6f8q67aPP",
-	"KUmJndBQuj5OkvSdJQXBr3qWAmuwC+SjEWdW2gJjjZmpxBDQE7L/RIIkeAqU54kDZrhEG4zbVW/qD1Yy",
-	"nAUf9vTiAqaBpOAhAtzv7jC0cOAACZIalw8gC/g7KIsVxclnlWqgvFuFFZlXptBwP02IYxJZ6/ZG15Cs",
-	"ZrZcDPR/bHhvV0t88DeYcrVyq//SwiFw7Rwx9c8GJ7tgUzAo2d2EKkE4meAplMDSl70poDTG04TjGOEY",
-	"j/MwMmC0bZZjqUQ4kRxIfGpwuRvM4Jo0SCm7NsnRiCr2JSfKmLgmE9Zj4FBVqgZb9jjT8X9MWN5IGCde",
-	"AcM8VgEEqb+dlhtUWbhsBmjEpXJtw7SS12aMTIhUxgMRIKzMkGYYaAEtF6OsCOfuipyRQ/U5zcuzlAaX",
-	"5Wl2t1zwrSe7V5iJV1HW42rcqyjImilPRYm/GTb36uF2PWwuUxkzzuwLzyRYuZRj/ZLDzqpgyozRZly1",
-	"R9SEmEg6uCqfP5n3Dvvd2Wy12Skcjmnj4LFzkTLXe6x0XoskvZl7uXximk6WAoq+APQLXAyWGn8lrEvN",
-	"7WAhDN0tydnsHSvRRp8mxsTZm+bws1Dubm4hAzPODE63GVC1cQGCHmGKjC6CaV5ZxH0/7+b2mvDO2eMc",
-	"OwI814pZwqMHtPHh7njTq1UIUswEG4/noa379ehAo4d0T+/woDuPUu4au61wpxXu/rx0WQNIBFnmxKH7",
-	"+VdzWVUVFJphxXmTW++irzxryLHLDzrrrNdmmc0cpoDpzYHK1zu1GTOmba+uSSFwiTKW73jnm5lGPBoI",
-	"3LXh8ZZKDZ5WuaGObFV0c5Pc8lSiRx7hXppgMd1Cd+QLCCtgYhKUPSA1pNEDI1IiLUuenZzcnqEE0jfb",
-	"bKNL41jSDpRL3u6ihH5OaUwlidF//sf/Rf7TfXAz6K8Exd9J1EUEy6m+lKMhmRy2mX0O3++EXQSlCLwJ",
-	"zYOdLiJflCAjAvctjR5KjRBNjXX7VaieQrDomDVq1E2TJP8r4kzq65qpToRFjw+nsTDHEWERUxzBVAwn",
-	"ENc06Uge03Rk/xhzhaU0fw+SVBHW6QtC7NM+tByHf1FT1HpIB8POWHBFoORNP0lp3BFEE4w7Y0ZSpZGM",
-	"0Qj6YA2IgppO5g9sSlEnsJwHLocwbYIjxSVx344xFVP3B0uV+6dKe6TTJ8T2x+MCJ528Giu00M8Ptfjn",
-	"TvHP3eKfe8U/90t/kij7wR5t6e9G6e9m6e/t0t87RYl1/hHOyq6UKFdhtLo6rNdL6/j9VaU0QMkKHnKg",
-	"xqrLE+r6f/tsbNKFG7d0maMLrKJh3rZKTqUio1KFnuuz45Oz07vl+tEeZ/BFxx58UeNtGKKHCHBxierC",
-	"dupsRV4VJQPSecwMQrMqhGVG0NXJLZJkAMkC2S1sQjmp8qowzPZtgWLDK50i4E3FSWb4MHsjp0yLCpbn",
-	"whe/QebggRvL5RPX5mARjavKBUH/4NwzIvHIAWUD/m3yDwJTOVYgU5I9cO2fY7PSTdcAzNioDttM0gGr",
-	"g7QKVYY146ZqycQFyqQS5iIrtgv9pXbJUcRZRJgS4IuSE2KxIQPNs5XGYHcLqjfBfWcjPWPrQwcbuG1b",
-	"ZxwQOfZsoaOTOzcGgjNAevLMFm1myllDbguz4FVDMs0Ge3VRjRpi8SDBSitjWicpwm6hKGXOCkjhMiuh",
-	"XyKIm+N6E2yWsBp3ehJd3VzcX4UN9AZdXZzcX4XbW0u5rIyJxOT5ViD4BcGJ9AgOj8cJNTG1G1cnt/Xm",
-	"ptMWs7T3Uvjst7Wgdl4LaierHbZB36qC5LHq5gKv5g2Cx0TL9pj5BwoWiJgIW5z85sJAplB6PFY1i1bV",
-	"+csKC/USh6CqbFyt4dZAG6Z0eoC6+fWs/8qre3cPUddaie2OTU89VmwW4rrQ+Jd8oUS4neP5jkU5VQeW",
-	"dTrGV6LtGbzJzsun0kpW71J5yoKrKdGIJoIqRRgkVznTUp9+IRJR1YLOkraafgDkFqAPd8dIsytNprNW",
-	"gTYDn+pGN9dwjJ+uFYZ1SEbWSoMNkHAdDQ270CeOuEA3747R9vb2QTnuae6Msz14vcqi7Xb8+87Xuv5P",
-	"0/3nF3T3yfyrZf6z4f7bbm+12/H/3vzXzX/d+Pnpl/9dL47brKzBe+oKZpRAzBBUh0DY9HM+dEUzYzSb",
-	"9VpUDzHD/7YgBGuZRsmzq2SmuJuoiHaMjYdllYCLngkeqJDjZDTEYvAyx/6S4Rwj/ggEWJ2PIKaWe8bZ",
-	"vWQvC+JgESCexJkRb2nB4cJ+t4qP2moAxwmWVVaqHxv1Jto4Q5TZgQE6RWQElYeiaYCuEE9V9ug//+P/",
-	"blYGRgvOR5Xwd3kmFR5F6xlweSSQm2GuTnNxmk6k+QFWfviRSqrm3ZV6d42DwPBOaTM7lmCB/qQlCAY+",
-	"dpbQK0950dAwOOkjRRU/zAuxVdBBXnXuNSrU9inDCf3tT6GEvEraq9WXfcVKdwJqmyz/pqmFsnaNvBnR",
-	"Zl4F2OyEXqfN14JongVl9zyNrXiKGdyKqLRKZE8O0nduhjmtPfOqe1vZx7rgN5+pyjfBEmVjTDSVWSjU",
-	"mWdVbpT8bfnmd78a4NduRfPPUrXA1Wo6FN5eEib/kK6Y886mqidm1en8WQ0xKzFjqwjJ64w1rBDw2hfm",
-	"DnvWU2TSn58ZVto7TA6vLsaBm4w1lRRcKxdnio9HALSA/33BfyNM/2dk6jZwVlntvnjVmIr916bxwlLN",
-	"FfuYJgWhy8/vyBhHlhCyaFCRn5ZNOLZd9kturT5lMWUD+dxClk05XAFMImupsziNKq9oCuPXK6m5ZJ9G",
-	"f79eSGdhlqAA+XzP2Y48qH5awq+lr7h33jEU0ds9sS7QiAtBICsDKSwfgMVr3TeGAFnl0B3kxuqGQWMM",
-	"gZ6V5w2Nit8tQIm58Cpeii4TxH4rI4mgTE6l3ZdXUMkRXE7pn5onaqOxVkzcf5YGRviBLEUsIx6bwkRL",
-	"x5lXGbRs0s1rtod9FdmrsryThY7be7aBUoL9CjKWw5yXFROsiMgzVY02Jjh56FDWMUHRAVS5/g1010fC",
-	"Aq2wDTsjHA0pI6AxLqiDvfd8vkwR9Sr84eViRl4VZr3iLM4ebRhB0L5Qzwrtd5cr/uCQuJwpPh+Jnx25",
-	"bq39DMWf/cIfXonsVIiquuimOZWR2GxlBT0wT4CszeutuVBE1XM4Dw2p/vIRGqYjzOqC4BhcJNbWsoXO",
-	"lEQTLjTPhSJcEfRNPTQNIUFR0GsoRUZc+fWAsxL389uTHM/tP/n+7u4amUHgewm0lmI8En0uUJRQaA0I",
-	"tkcIB3Qt2DUciz36w53nG/QDdAqrCub3/8wBW9VHAFxNAbI0nUMWOmq6UHCbHbmFju1GegIzA1c1pDKw",
-	"2UUazLC27labXZKJcUO5omg4jrUIm0dHZ41V0yTWA0wT56wclwfTrTaDNvDQJBmOq2Ou4y7a2AnDzRaE",
-	"CtoUKFitRPnYQ9SNidI/dm3REIKjoQnu20KXtke9FkOsgdr0nE9ZIcMKPtXYbKFL7mV1gmFLCy6QApwF",
-	"/qGYEyPVKPxAWpA+bHIV6qg7TjDruPOEaZt2B+VWaQlmKMHRg+1zT0w4qt5DrJle1/5ie+73uejROCYM",
-	"5ty2c2ZNIFwheS8llUqkOEcJn2RHnW3B9epXHdP4Qc+5k0HaeATybUIhND27VzcfMxNl6e/KzBpx1k9o",
-	"pGDSg9KkLgsKmf2YvRt6dgczFjzSlN9LiJ6i6eAHXIlKNCFJAjZ+jU2pq9rM7El7NQegoF2kadJMLbAi",
-	"nYSOqD3wpl7cEQJnOfzsfGSHSBAlprbDe/dG/1GHBotdJEnEGYSN6sM28asdxXknwWIAC25slxYMT6DQ",
-	"BSuegit1YCYbETXkcUcfCk4SPrHos2tnG2M1NCchA+si1eOzU8qP1Mzq4Bfu2Qm6R6ZwgiuZAR/Rr+bJ",
-	"A9nKINg7phicztKdjEzHWsclcQcedvRD2PGut+NvJOoec6YIU/U7GEANFhlC8revyUceZkc3Q6TWVdVJ",
-	"GX7ENLE72s2wPz9nPb/JsECMT5Y+P+iCxHDSMYxNzx0CTvTSQaF8RcIHAwIlK1JbtIRkN6Le8E91K7PV",
-	"z+JucfG9VE7zVXNuuqeObc9rk2li+qiKlEEZAst43bc3wG2tB8QkoT0NPJJMoUVfMt0sgk+rWUvvfoQT",
-	"Q0Ydy1wrGW4EHFwDGGqe4Bhhy76xglrpGxhlM1ncCpDE083AFVbUG85PnUoEN4RZhHlBFklou1FcxDfS",
-	"Ia0NXtfQAOam3zBloiA7vYSmY8EVj3gC8G8EaBeo6YiZ9T8SIanp+qIEZrJPBDh04hIfyfigHBP8YL4S",
-	"Y4V7WM7HTTdAbzdlQl9K5jLOC9ro71INNJ6qpQ+NpyriI/1d6172vhlxxmyHExtKn63C3Kg26iTioxFV",
-	"irJBy+O/cJVzAf/Rux3iR4J6hDA0wjFgFc5KZcJiTQ9lhrpnMRmNuSIsmta/J9NuDjGIYDXYHGFJWmj3",
-	"y5csFQq6xXIFTZM3HUHCzd7BY9p50DPZaxn4V17iB64BwdlAg/ORP2gYisor6RtZnNhEeHYg7bgwu01Y",
-	"MvnI+fSFdDkgsZSZdFn9KCZgZmkh/ZMJxCl+bvY7WXMX+52MdAJ9pw3MvFpCSiWBJmYDznIZw/8GTNGx",
-	"FfHmf2OIJbKDWoh8sWdtGFhfEDl0Odi21I6Wi97YR93SsXhtI7IPfoTcN+Og5iJjbOZFWw2+k/Dowbt0",
-	"MzZo0RJClyiTVlCh0s5nTaFU5q5vM5ONEy7QSXGpdgcVJ1DcNpAnkFLgwIRA3QG0qgR8YeqOIKkswb/4",
-	"BY00ONHUM83gr0VliTAaCxLh1LBFJV1lF1NgBPXxiCZTUwRr/moAUh2olphJXEcgWph2eK6WjIshyFai",
-	"JYl8RsqkynhoXm6pMysjXnI0JmAA82tBDSHugzqs28iAaqSRAlQ3Z77iY7GTQ73J3cFs7KMYT+VmC2H5",
-	"AMiCoceHCdYqTQlwGVEJWmJBavZm1ocDcVieSFsItsjFNqiFG9cpA9J0jMXCs2OKvhRkXkfBDuTYNYSq",
-	"aO1mMYsnBG7CIR0Ul2zJdgKX8UBgpgxv4mk0zCfWhx0gbLQB3OO2AEGmJWS3rqSKdKCaWod8iaBgatXn",
-	"4NoiEvXIlLO4qu3cBvYbzNl12PNNsFQdPmElsBS2khBsF1no35M1SGcIJjCd77zOWMY0YXpjGa0jY01F",
-	"7Su7j22FEigPq0nP05Tyoj1WIduAYPwsoNLU47EfsjcIKAwdA6CinmerVphbom5vDqNfmHp2+g204fS7",
-	"FvJndF+ZGM9gxWcOKtRJS336CocKWTZmVCOanQhJr0xZpr1QQdmgozX1TrUuaIcYZT6/FT1G6ZBbM0F7",
-	"L+FBNddIjFdgUNnaMOMf+lMWfyh7mLOuPIMHitBBAYlcB8yZj+Ba2YwLYoJd/KajBKi007EsrQBik5Jh",
-	"oiftNofAth1mOEZYnMqWFy1Mlb3h3wauKI9hjaYqj7vbeUdfkB0X41pQLN+f7xvl0lRTGWmJLAuGBX6l",
-	"dS0nwI/w1OmGnWGy76Ys6Nb5jOCvQWMsJAFT0cXt+3pfgFHC2eMMp81lPi2peddgNumsXAjyk3QVzjCK",
-	"aR+CHVW22A2j1QZG3YVSEvF0s/qTlHVSSfJLL5skv/Nml6D1KkWTxDSHRdbYoO9WI4DLIRcqmbrrRKb9",
-	"Po0oYaoDlYmzr11yhQjj6WBoSxbbdMHM1uKihw6hgL1+09a01ReQIqMgN3xv6PcSrjYhXFkPyBvmO+Vi",
-	"gS1LS4iAH051s5Wxs/r1LDY6OEo4G2hkziaF9z+nXBkGoMmogLbwqHCH2ds80Aw1oaxAUgGSXOvIViHv",
-	"kTnD5RALh+kRZ0rgSHXoaJTmRoviAoBo7FQtr0eDe9mExZuv+sYkyh65Zq2Ve7MPoRsEprCwR05juFc1",
-	"GYzxFOJMYFeempQpN3g8dogiU/FIph3TCLpwFuYJ1JSAh1ZGNlUO9E+gbNKRCe0Hi4g+qZHRm0FRKnzC",
-	"yRvmWYHLQLNXNkhIPZXZh4E9Dj2mAxpdzq3ttEMsO86gIYucy8wzxHkRRGkPWiKgNyhnV4B+C0V8PIWD",
-	"ysRKL+55xtILAXgFg2wNQupzS6rx8xgLqKmS2nH2fGdvhEk842EtqPkWP3D3lsx1kIxftrrZ6XMrGkxc",
-	"ZfvKo6l9MwB4mn27kjesl0qo8FO2vNSC2owhpPRZZ8uwYThl40MtqJVMA7COgjrt/eLrwd7P7u//j7l3",
-	"3W7kRtJFXwVHs/cqcppkUbe6afXqLdfFVXZd1JLKHnfLRwkxQRLNJEAnMkXRPrVW/zoPcObHvMH83s+w",
-	"5036Sc5CBIBEZiLJJKVyj9eySiKRSFwCgUAg4vtKZ0vve5830DGImdOdV6x0QoLAg/qJac8QBOLRBR+u",
-	"HTrKH5faE7bzIQ3Tt8gNpZ6zqs1tbsX4NchXaK3ipW3VmtyzieZlm2yvtxe01QysVt2+0qPrW0jIOz8r",
-	"fVAxSrxPLHS5nqKKiQBy6+/wkJYX2qUDX+BeikESlS1vr7endxiAiPc3Clx6FeWNc1NSupDh4KnH4u+q",
-	"Liu+KamjcjphaSBrsek23q2ei1ayNiGgrefDQqD5Q5297MLX4FbaZQt18EbzSkSV2L2oixlamNwM9RuI",
-	"4pjrpsy5oCYkeE4XC91eizThEOqbaFh0IQM6/NpE4mklqTs9sKOtt7BmXAYs/A7LnlFerwfn1m6ym2r6",
-	"sy59agrbuoKxhe1jFm01C6CJHCzym4SraXMVSCd5ZovZxzGCdPPjhiax+niVI6CRaBKKIVqnezhL6Wpg",
-	"JKf52cuUrl7ZQvbRJU1m2TTVBuVA5TcYqb4G6swWvrBlXUUynV1jllzKlExu11RTEARgQazji7vhX2FY",
-	"mon//NIWiW2NlGxCQmsU1U0PBqVh00ONA7AZCa4ygZseqa/hTU8E5XMjkFxALDcOQqMwbXqycREDdh38",
-	"ehnMozs1Gtjl3tKMJnKSM9IBBLCSs8IdivCRMWMAggY3k5HHM2eMyyaN1qQzAwonvIhqy7tXIxip6Z66",
-	"Pmla6b3G0Gwvm6vyusD2x2NIHWwGZjOxoXoTxD0tbhFjrN/bFMYVeWBa2p7K4VItQmwkc89AwVuMKJ9b",
-	"8fXUvpB59mns6JkClHoespc+Nco8Uzw2rYTnItKhGxqNDW0Am1WGIiscBBWguprsRJcPj60J/PE6UG/N",
-	"mE5TJqasKYPLzggX5P/87zekA3bQCXnJEsUhyEncshRcB4q8JP/1H+T542PyB3J4EM4hs6lidgm+2evt",
-	"vQxmwgAw4uY4ZyzmsrK87tSHovKoJyChYXuzZmResUnKmCJFmR6hAo1E8B/PaWJg98uhZkf7e6VU0f6f",
-	"rq7i3/Z7RzYP9Lf93uGX7p+CSZ9vOEtiF4xXmUf9XXgK5XhsLmEQQhL8krEEfEvwnXFh7oC1YesuMhc0",
-	"pXOWgQdfq85yR2wOaDuMXYs+STEcq3xvsjmvAvq2Hu3WBFo/SCS1Q+kNcnHskB3X7oGMzQ1nUKOS2xju",
-	"vEjlfJE1BE07BK6A6lGzJq1djdPvmJivCJK0rk2CAOS4wxfv4gg9quabYOTt5qx6qmYFncfGVplgsVyR",
-	"jlbJPQhv6Rno5h4ZUTFiSWI09YaXh8K6q+kUzKL82FlzQ++Jj6PoMcNb6tUmcolvcx5Ct9FL9KGSRdtm",
-	"PLOY0/snRD5EVqWj8vo6wfuWTBEG2eu4n0vZPkgfZvBc28TVSWw58E29bW76mmbskidgha0CF0LTWSyX",
-	"YlBjZQ6TvfnyU67p3RzuofJFIqkj4sTYEniolBy/BZ/q8XCt/IWB+/GeYKJHC7LtZOowMlNCb+DqHwNI",
-	"ixvlXRu4PxyuEe778NSVRDgkDm/Z3UuZhKPqRzKReaoNhOhfzs+//fabbyqR8v+y/+bg+eHTsg3zL38d",
-	"9p+f9t/Q/vjn3558CZoub5Onpw0AkHDeoKKGmxDz+AWJbCZ+RDqnw/1uD6BbIQAvNR8e6A/NSoQPnnV7",
-	"VyIqsvbhw0NdKuYsuzbYJRHpWDQdmVo4HcSA1abSp1cXFTA62xI83dkmFFqghBRgQFXsyyqHM6+mwEC9",
-	"Tp/WR+nt+6fk9gDCb4AGG3Y+F4LYeX3+tPvCAmgpYuw9WE8vz0nn/Rs4Gr8817+kxWUb4eJKmIsF1e2B",
-	"K3POM5YquIWjBoER4uTNvDxScNG7DxXq3w5wmDbks7xNnr4TE6ayc5crWdY1eqtUDdIBoTczDnBb9pjm",
-	"brE7GbvLCmJuZuj5Ply87REmblkiF8yNTLe0YjfuN+7ONzAhcomBad51unENA8NTB7WEFAzv1ARhIksB",
-	"1TbC7EqTlOTIyfZDOY6maNhRjTUuWFrgIRl4HAxFMD4Tm1zSCmfkbfL0A1ZWZKmuRcIsxqhobVDxeBWP",
-	"ZBqHGfA28+EWquSLuVaQybtwSmNrUz1mAcLHYf+GKn1GAv7eAv7NKiizFm0ogR3l+hzOU9HkoRjJOWvR",
-	"4U+mZIH10vJQkdJleMeznaAFmprb7sSIkedDiJ/D0F5MfiWK628iW/40i0gnpUsICUF2DplBZAqZMprA",
-	"wRIbyKXoDmxyh3PlpSAGEOTNFgZ+LpBabTmSA1/ZdrQ3ec1kNciLQr15qneiEQ1vV1rlHZIOauE5A5wq",
-	"wuMeYYliGI4r+C1LFU0Ijx1yWgnaa0B+5Nn0SkTmhW/oCCKUkNkgckIdeQEMM7ayAxfn2D5DUFMFrXp9",
-	"9u5lmKGm9LJw1456LnIfe8pVuAulV749Pf/m0/kP717/uHe/HFwLprZNpq0nB3YtB6eyPgK+/nCgaHZV",
-	"4uLZpMnCmxnmmbVY2FjBKyy+q0oII9D5qxwAISFEWk/q8x5hg8mARKevLv/v0+F+VJphHkjkKM+2eWyz",
-	"Z7I6oGZYGsb0U9H3ck/6JDLGoWHJHDGhcmUiSGIg/ad+CB5iY2vtUgTvofkQvcC0HJVJiTlhLhtMkli6",
-	"FMEB6p2IKK0El9MV6dACpgrjicWVIC6H8cP5xx4RUv+rN4azd6/6hz1McnSBGaXpsDGidi1HLyA4FwtY",
-	"YA9E/DRiixayDQSD1YlhYGMjz/jhUVe3y2GoQg1GzAmPscz+sFsNLwTbW6bOznLx9f5t+Imu2o6YGX4b",
-	"6Y5BiWaGbEfqKUEdSm5STDcwCUDU+CVNyBlEJfJM6VfdyFzE3V65GtvYDnopYTsE/49MgQAPdpUisEy/",
-	"tQsJj14lunJ8oHnKMZvYGzpuM1WEyucmho1aT1QxvbruOXCI5LAjVI4R2HqtjXCk9bqwQlDhXPSODO6p",
-	"kGVd0iKhK7Tq2UpbpNE8RRoOJOTArQfWj7l8jEgnQ2Y+A0fjJtWArNLsSiTMIrkV66/bI4skVyRytgrU",
-	"3vOQbM03eki5IMBy0yORw8jD1LgLHKCet+HpRtoRKixvMFIiM39Bmo57Wpb1fXJ/iKmVHEBj6UhrgYTF",
-	"Bq2HjaaSqbLW/HDx7XA4DKlNLRyu4+08CWhRFpXvD4cHh0fHT56GSvuTGvZpb2lUOpusaEBZN3pakaxt",
-	"Wi4QRfmlBXGuiG6SAEohotlrAcNU8oolDvn0Qno4+CRj6Ryz/vEesdXZR7finI1DJ0HD0Rdo4w80yZnJ",
-	"6Q+pO0FMrJtBNv3H3/+ze2LTQvFsa5bnNmfTEN3W2zyOE/YgVyCWl2Uzo0pBzPtQuILOE3AvQxJc7g3u",
-	"Pv2lAlsdFYMiN2yk90l3tzGFoYy62zn41p6Ty0arGU87fLbXRcM33Q/gZBdOtS3culRBgtJGK/PUlEM6",
-	"QT3ZFth3LcI5FALnCZeWEXNtjAxVszNb9qH9oNjk5gHczTFOA5Bma3cWf7I2uqp3WXwVNOLmRVX12H8N",
-	"QBlob2jM0QUIFssuw+7dLQe9oxm7y16AMeLAd1Pkz6IJuTGbAbnwvKTWRdoj79/owi/P3785IR/evz+7",
-	"EuMUyReBT7+HzzuPoiKdN28vHn+j/7+8ePzm8gJtcUo+X77pP4OH+ngamdN0RmjKrkQmE8jJjwfkFLIR",
-	"bTMBhFwRmpm7hejDxdvIOi1b+Vc30hJ3LPVe1+Kv4SHK20cVQVd2i7ibpplfd0Vf4N8FXH+Yv9B6QRV1",
-	"ncKTQR6yh0AVdJUgwcfW99g77L2bsEi3QkJsNZo2eCIwiIg0GYBdpik48mgBS+nBVRZQE/RG5oAqhqdF",
-	"BQgPc5mycMjUdsEVMv2smmzmFoB1dxcjmYYi4BifTCE6RnKtJxZSKX6TMNIph/Z0W7EvOM27OXijgJws",
-	"N0jpdpLHxDaZ/Nd/aLO6R1J9PmYxmdJk3Ge3DNAc4DCGDW3VwHugV2qFmicsfoP3iS25xNqNOqOpANrt",
-	"HcZceZij4ci/hAJ/gC1ouAhWZMlS78RbhH2AnT6nMWt9mCgG7IK5jT98K91K5ttxBnlvdcRBtr8PAzT6",
-	"0ECJXutq8KQlVVhf9hUJ9FCtVYHlabeWwsRGAfQ0QBj5FDVfFSPV3xA8VbtNYEht89oSvRGDxCoQi40x",
-	"YyXLMGjv1XBUfc/AVGbyw04RQIWRexCKx7BawCSim6AIdxs6DN2keaGsbzZuakX8pkeGtWk0qpT7bLVh",
-	"Ct8ZTq4tJtCPLzTsy65kNSTDwJ7YRyAfmMwh97OsoB5B0mWeZCTSz0RAkM1uDQIVjHZ4y41z9irI1ag/",
-	"LVgWa3GAdvOPfSAqaB5XJM5ht4S+kacWEhRn9vDJ8aZ5NiJebs9nwX/JkaPT3HJbbbERcdSLVvnraf8v",
-	"tP/rsP/8etD/+Q//Yx1GbjtFqyUAOM5R5rcUzGYz5A1w1uvvIhhXRTpWNHXvU9Y9IRRnFuD2lmAGmCw0",
-	"BD+0GeSl8S+vs2DUwZyLLbtRBJ56E3HcAuh0Cdt+aSnsh0DidTf0hj2lacFgD33vDI3PEf6MT+AYaEYM",
-	"gKNgFeCX3TUjMdwIuDkrB3o2AqYGZCMYPwIXHbhgbGLjCxJpdXyNa7gToW6Ouj0nCh3zS48MtbUXWQGK",
-	"IOzJ05C6qK8wox5c5NvAIC5IpOc5Ggx0HW/gHXro8Lm7LDqpDF3pHsO10ttQ/UwDo3JDof0lUxITN3d0",
-	"wxSnxuqVB+KGAYQom5MZWwHiqAH+SxmQsBXr4xGwjd9ymSsCgcMoPUJmBmVzxthCl+ap2sEALM6o/p4Y",
-	"igFsiIK6rKp6CT6NhEB5rRegQzFarhN+y0QVhvlg2GK7swO6XqiLW+8KoYeWiYhotYXiC5EkzmA6IR6O",
-	"V3lDG9GF3jsItbvXoCJpBnh9r6dN/59bnADq1vd2ouVmeMupBnOgOtGgZGzo51cO/MT2rp/Aixo5jbOj",
-	"wcq+XqRyYlIz3PRtWMqXZi/+PbHsm2mDqFIez0V9g1NsSw9uq9PcQ7L3+F0onWd2OWfYydlNze4IYV6Z",
-	"BLe9PxuG9velO/7jIxCclmHstbwFFtTRFHbM4kwOm6Pabkt/qLkvu/DXrO/KHFtyJtuI8MTdMpHJdGUP",
-	"F/Xbh1sWPq9Rc2O6uVMZm5+6wl96ezdUsc8mPW8DzbuIaRpD2S+YKzuR6apyH5yuyEQibeTvmKtiRdUL",
-	"VkqS/iJPF1IxMk5kngbJXmj6HhjRg45Ow5YOgbboS3cwegYxRhtiSs5tIoFiYFvoV8IHjwDsvdvacjgz",
-	"zQl6jKYsGb/nY3doc12Fc1XDxuiL/ywvj9Cb9+f907P+8bCNZw1I+MMGiosYhzI2F5unZExHmUyVRZoF",
-	"lFldpr0llbG5FbevqXP10HgC7a0J23FfVKpz4S++nl2k2+lrC1XzQGmMBQJPW1X30j0TGmtmWUdrVKD1",
-	"SwwA4FEhHtgLcFRDdDFiGPPMgWsOWtMot74puOXu9ibA661YSpZTaZA9S4ifrdLPU5lsvEc/12UeJgUu",
-	"JLx2DqAplVQ1D4KpGImyTBYztV4mW5/RKqSoHJBSIwhwiggVUqzm+pyVcDFTljYBsMcWcDQb8QU3klBN",
-	"nDc0Y051HXgb/3HVq7FZE66RUcAJNii1U2baak6PR8OjRjFtcdli+td+TZ7bR6pmR9XuaHi5d9kgJgn7",
-	"rMIMIAUeHEwG4svpuQHkCcQZ7hwNn+OiDUIe1G6F7fsaJEvyUSjFlSZUjNhLO0huoLnInhwFMyx2uWW9",
-	"bR/wtiW11npbEnpt/YUJF2wbQxQefs8FC7KoNlDknpKYq0VCVwbstad334ortYQwXIpbfPfxhz7yYO8/",
-	"P3hzeHoUNqD4va7Z9fPbTLhFXGw9dGf4QGjYAP3lgS/hYJ68GziZ0WSb/t1KHt8ncCG0T9h+FrLvRMbx",
-	"lLkLNBTMUsv9WeqVV6k3IeXNxciF16E1qsA6Sh3pPYPUK8tFW46ILr4sd723d9fXFfRvaQoJOrom7wWv",
-	"3HPeh2+w/qIpsMTqB6+53oLcPLrG7D97dnBw3GszsaWV6Vvhpl09cjj8nw7syIDmbTRi/Vp7pWauGe77",
-	"ccdtoeS8BVaPTLeZqAjf2vG73d0+EKmQ8TXOeX9x1gmaDdSTFtiyxJnv24sbvuITPlb67AzfUfrsB3ih",
-	"bmDpZL6dteUCpoE6CcPcjDAhkvCMrTCnFwY64QKcsBgL9kiRyFYQ+cHUnTevTq+EALK/15/JWOZpxkxU",
-	"tq7HhpYRdpelVHURBzcF/jXkrIGw/RFfMJLKJOnnC4UUKdrAuBIJFZMc+Nu0RNguJGycEYgeMpwqANBN",
-	"OhBXzTNIU7fcJt1KEtxvewtGRa7X6d44ZehxUQhRV4CeLqcMREsLHOXoBqniWS2m9HpCN+Zy2XE7S5kC",
-	"XC3wqAgq6E5PMoSN2Pa5EUtYutrpySkfzZjY7VE5ktb1u/XDPEs3b6jBJ+VIijzb7dF0t56mucroiFFx",
-	"rY/+yZir6S71sMlkl8d2fd1Yyvg6Xu00PxOW0IzvNFqTJM92k6gZX/JdntNCeLfTg/litz7OeTLb6TmZ",
-	"JLka7ST4c7WT9My17KbxLo86XbrDozLdaYCstt7hSbmTAlRZSpc3LN1Nfao8WUy5ubvd9uFMzinyzW/9",
-	"ZMrY9a5TY3a/bR8MZR45B+2W1gq4gZ11Yj3Iqodh+VMLseE8xuiQwAgXYLQYkFNk/6Up+p2JHF8JS89j",
-	"aJEM8ajzT3ciRkfTiNCMDAcHxyab10YKLDLA6EhuIpOmhXWZ14+vBGR6maqBfN+AIBID1akb14li+au2",
-	"ov5I9g/If/0Hvii56YayE9E/vvEECzAUt+zPhvDBZeXU7zxGVLHy7f/RlrfJxiFuWhYyo7/78fvm2Q5D",
-	"g07KrXwdv7o4DTuub6slD46P95+HfS5hKIdZVrmQ+vT9WTABUVXGTvFJqNzdZlSCGSAKzHjcNF4X9RPl",
-	"jK3a+zD0kG/yCEOFofd/z6WavZRizCdbrlKgaeWTSK+7aKariQwRkao7aXmcsEs+ZzLPLpCMMHQBAF8U",
-	"1E2GnMrD8IHXkJRleSrg4gjovjOaZkSNUsbEgLwy0YXPhyV/1fNhKdSw7BUO3gfLlDNR3Lusm4FPXlE9",
-	"E1O2eY+6hEJ1j0xtnGx95RaF5vK9HNFEPx3y9SX6S7KkSdIfJXI0A8qQHonevn3x4UNEOgdH/anM067D",
-	"ClIcQuGBWeRXKSpAn/v7L4bDMuBX56/D/Z//Ouw///n/OfjrsH/4c/fFX4f9Y/woGFD5Xk642M3f4O6c",
-	"vGR4Qf/XlKY3Mr3lbNmf8Ww0ZUINbIly3NPxUatIhaWBJCpes6TJrM9FHznw+wsqsnTVf15FvTs42k61",
-	"2usa99LwDGfNyMFFE98fHA0P+/v7T9dcwX0SzVIS06wIpuQZOyEiR8pkQkkiM7dEoa5V7dqjjWuXt4c/",
-	"bemEdaz+IVSsPlArLYCJ12JluAfAaOBiglTGNGXOydD+cv69zN6b+sLeZNyeN1Vjt/FdkYy2yBzJt47q",
-	"WJuwYWbKIE77clbB4nFD4eCZi5lrEHo3sjXht4+27PP201Dps/c+r7aGZhuUz61MX728DMU9cOZ1zKXM",
-	"Am7E2RycZkhbCIRlI8YXmcHegGBJPiaCLY2tHLlZiK5Ex1qz+FUpTCEiE5bpLTWmK/IHAt+RhI9N1pNb",
-	"DycIaK2Xvd0oFlRl2rjG2Nqj4XBAPoFtbAnMEBILH+Qq0wstkVnI5F2vyvxY/s3ae42eu5wy3YJHhtd2",
-	"1QO1FtJ85U0P77sO+wfDgMZbr94bYdg/0AXiS+xyi/4tv2UkcvElEajoGRdx8aFBcIk5y0rf6w8i8Kwi",
-	"yFPCVWZQcgxqRTZlVwJkEIGT9K5qyODKjPmWsM7suKSDJPIIS3QDeAkh8BXfl91KxdpD54YsIlArv+TM",
-	"fK/3ny+Iu9n+Va84y3Z6TZt7ED3feAlStdKbLic+ABpKKFrlx6kkhhnC8HcCNdALEhWO+ggxaW5ynmR9",
-	"vWj1pCjSufj46cPrV+TlJcKn9MhcsLkUfASe+SuRsTu94CP/EjjSa8W8hChWnG6js8+X5LFMJ+rxbzKd",
-	"vIu/PLb3CI8tnEsf3vP4N/3Pl6hC6eaaC5Zu8cbybUupWG3Nf3CoMUbCWnDNfPawZoCwpCymKTMwLJcy",
-	"gFQs+gBSZIGLlEmiR9nmDAJZCgQkhXmkJtwLr1uAwRuGM4QSWREQvzF1OfkZRiAbTZsQ0iG5BCY7JsCQ",
-	"YNJXdfdfkAh/iYDJOCMFhFMFP+eERHZCox56RsYyvRKoIUhHMTyslWedMBFjCq8WqYqCMNXc5JkDctU1",
-	"eC++WV0JgawcHUriNJ8AbaS45akUepOhiRl1pCrAbnpaS4HSQiOvpLauhNFb2C7BrvHuqGcY/EXMUnvJ",
-	"BPlV5uLJwsMZZLHOx+9PK7kw2P29As7IEgO6jsMH9o1lQXdP1IWcxZyGjgEia+TLeSNzAQJniTsQETfR",
-	"JzwAskAKUbiX06M1oVyoDJIF7ZUgE5nzlZX4cvicTtjjBdx64u9/W7DijyW7Wbg/Jnxc7qb/8EMEBOs+",
-	"Wc9XIK7PQoqbruuSPeIFGRYNW8AFx2SATdt4nAmmJn4s+FrnBhp2RFWmSCcCIPPv2SpCfBAuSPTt60vy",
-	"+EbSNEaY88dmRh//NmOrL1GruEM1pQfHT+oteS+XLB1RxciU3ZGLt6f9g+MnDghYC0C598/Hz57Ew2f7",
-	"z54djZ7GT46f04Mxo3Q4Oj6m8XD/mB7ejI/G+zcHN8ObZwcHo3j/OH4y2j++GY6HQzp8trcLFgnqThgB",
-	"RdRULr2h60iRoFWMjh7gCyU3DAaUcL1PFWdUcSXwKdNBZMX3N5Ue1C+IFK4+OfYQ3GFSkoL9NmaQ7HIl",
-	"oBk3KxPojc4qH/kdFMDWoBOK/xqQ2G9q83L07GD/sGU+oq8PzBucfHjrxDvBrUeW+sBsGFktBPlrxRNv",
-	"49vZHHv8N8nFdsokkDYgKPlWztmvDxj0WwmMBWscDWyaJJgpcB+8MXBmp7sAN+UWTsEISsuIYjfOzVKk",
-	"pnyxUZIqCRepHDMIN6WJR71vzioTfW6DVAsXvGL5+vXRZULTOGEKFrluvUW6TWM8EpXZ+kujXcx92mqw",
-	"wfYNZKkrTAfRRnhMUmYQ5RY0m+rtoGw4/+Pv/xl1W+l7mU4+1oT0rVso5HuzUH5fcT3By7ElV8wASdlJ",
-	"xxwYrVGXKeTEgD7NpqzIidH/9IFctxgn9YCAezhBxdBtkOewEIv8G71N3f/iZM5Efg1b3prbEw/QrRrX",
-	"taQrt1dyRWK6IguDwZQ5jC9zO+p59V05CE4rNs8kkUvDjJ7I0ay4TtHfV1KHj4ctdrbdb1F0p0rxblWu",
-	"NWxYpF9c5iMpNcUn3pvK5Vmqh/hBqrvHNU+B7+i1qdrl9hc/H4yj7UG4E+gWG+QNC1+zbkTJDUK1zqk5",
-	"91nH4SCstuQ8jD9k/Nkbctkzk4UFMbHGAQ11Ynf8xq8b63OHdlt1yKwIsF5DL9QLQ4ywyCLSccyfJ4Y9",
-	"4pb1IAwB+GX0sZpnL6XCGN2ohzXgGZXespROWLdHIrlg+hx7bUKtI9LB9wGndQFSBbDDqcEQDL7wSlTe",
-	"6PPoXMtcN1mwCZDK4DGl+JaLiHRsnV1yw7Il0y9eyitR3Kt4SqdHIq5UrpsLfO0IzqHYCXGv6JHIoslI",
-	"XT3DHCG9L1dO1mZIYbLsAx4BzzUv/SVzoADQb9eLqTx85eNoUXFNvD6y5Zl3IVie9f0DvbnrM9VoSlM6",
-	"yliqAPgdVpshCknzhKkBeSnnc4lRsjeG653YWz8FQOha9erDRxfxIVM2zpXlwToaDqvMDq1uJA+On5Rd",
-	"5geBPn4CnA7M6lrI0I4DxDtTugCCU0ItP6su/EiZPFd7L8BSLmM4Xk+YMAiXdZe//nVs8OvV67sFUN7X",
-	"X/yyVI4kdKHAhQbeHv2XB2ByaFhK5LjnteQR+KBKlsSaprS8UCrdMmxEZm3lHfZbYWPlt7nWU63xwnXR",
-	"Bji36vVFZWh6xeHAVeKdJE3aSDE4QQLaiuVcZPAH5sboPw84oD1GZxjrARFHwt/VYT6qvrbNGKJr8TcD",
-	"r9yWGHSxxVDcA8uRPxRAYPXyuEKdycNQf2WUvRAenx3VNiJWg7RrcqEUsuMechLTqwrjOnQVvdu88Sa+",
-	"4pY135COHAMMjpYdh8RbQVYz+Q4xxChkVqeaxLwmQV3LWWvG7t1Xoq5dxzq7LWT7TliuZbbY7XLjirHp",
-	"NcpqiNs1ROraRjSVDRNumMlGUJt7w3JDzW2aCPj4Af8twObHOatu/DcrYkh+AkdaKQIez1datnUtfM7C",
-	"pGlxif3b+8JmmgQqRDiBG6YtBKT+bSBk42FOvw/wOQZeZBzhtWAZhquBhLDNKiYGaxTGwbTetcDUsYG1",
-	"/bVlnQ/MyVp6emX46cvzFe7MkqrQuP6oP4YRGUmVkVuacm1MGz8CokPCoySRE8Tbs8xLNstM5YtFstL2",
-	"Mhdr0HsbWNpxuViZbBqXslFR0ca9JtvT9jo0/p/SAJn4TUo323XfQKHfGeampStwkdCNToKzJJDL78Ok",
-	"4CiYyjbdJnwq+4Xq99QI5JjqQyVXBFJXWVz4o6KEiliN6ALwDPXxI6U8swEuUs1U6Y7Sld6D3BMoXD75",
-	"+SVq43NGdYdfgX8uROtmP18bUoKlINlX/3YpZ0w0QeboAo+U5+cuLqwSE3jFAdkVcBIxP1ax9JalgEmo",
-	"CCVTqqbdAblgIiY8uxJUGWotEt318Q39TLch6iFFgSLRn+CDP0YI3MrIj+zmQo5mLKseOZXM1XXMbq9/",
-	"mh3efnz2y+Wv50fi/eLZ6Md4f/xWPZl8Rw9Xr9kw/55/yo7/7Ze/LJ/etEhXLsbFjlJQePR0cDGxcR7h",
-	"GLJKcDm/847myKRGBYFEzhtWRLQmUs76NOEzpkhHSDLskU89st8j7/Q5870eUICvANfFlaiNO8wPDn51",
-	"zJ5+/+cPR2flmOm/HvSfn/bffvf9h49n/b808iSvgSS5ZILMucj1wRs3ujkXmQkn2QH4qBy92bB6HRLV",
-	"dp5vLds2ZtKl1qgpsCPdMHSb4TUJzQg1biObTSxNDC/NDOgbxF5AXI2LWS9hSJXFYkF3T6UxrzmTXGQ7",
-	"V3JvO033oNKW8NxAKFL7ACjzwEU+n9N0FQiBcjRkAUPjI1sylSG5cutY6de2wpCVOU/FBVz6hJBEeXx4",
-	"PU9NbA6wKRIOGnLMWQoEijH5cH5CsCS0yhRG+ufqIyVAUaxcj7R7OIBuWZmeork9f6DC0VmVoa57OQwF",
-	"+H0wU2jznclriFNwmfRlosQiZm1OFySTPacTU7ZgNGuPcOvHaVZn171ly6jPVagyc/3gXc83kZZ9Gn/D",
-	"02waEKmffvrpp/6HD/1XryJwJdoPIvIYf48Kl7oJBpvQW2YvLmlG5vloWkmOef5s2B8e9fcPAhPma/9h",
-	"//nPvx196fTxtwPvt+6fun8K7gUxZ9kniCbcKpoVHgkNoguMDckKXIzDdWCephAB5gUz3ldObJBtLf5j",
-	"Pe3hZqKbhG7BcvMSQC7eJDR4nd8aT+6tzIMIWmZFwzYG50bLiBiHcfe343AULbKhz1iqpAB/mnd9Vrzg",
-	"CMQ0QJYSID/X+vOZDZgjnTc98gEMpM89ctojH7uwhCCgvLwi3jxQrkqlNT/s9w+RGIbIMRnpY2ZH6MOf",
-	"mIAZUOfZtrSi5eYdBQmqH5bQRE+sOyv5OgmHupCh8K2ktzWUV0gFX9LpV7uySxrDLo5NmJMWF2sT1tHX",
-	"AWFruejmLJvKuCXE1wcsvBmULOA8H7MUkty3diJCu/0hc432MLCK+jcdmstd8TCKRhSCkyB8F6BK1RRu",
-	"ufVPCMUpn3VN8RaQRaU3vsTHyp+ZV1YKwvtLn52Oah99wpYVHdsR7n9b+C0fFdr9t5H74p8gbMWM/cAV",
-	"JYbv++jg6KAG4r8t9Nt6oQwKX7GN1LQCwh5UkMs+vQ51EFgIyiW/O/0YLDrnlri2KPvnz+8+ftyoeU17",
-	"7NtcVcF+Gd9XpUcMfIlbIAkmVLzBh0J2BCBCqybfUUOuBqBcmBIWrmIBrijjaMW4u1wYvOnSpnbQAvY5",
-	"6IBpuK/gLG0zBpfcmJkpp8lrEQedFj9ai/oslQRKauFWmNIRWxJ3P2AbITXGNEkg73+cMn3Qh5jOfDFJ",
-	"acxiG8XmzPVFQoWBEIacSiqIBCexTH2QAf363ZFb4fFgxMIlsqRbbvNSb7giEujsixFogZwKc+C9sjzK",
-	"vUJonbw1CfzrNEVokXYuAixe9wyYF4a9mDD8pgQEaegm4ZGJK7iIAYqolLC7Kc1VVX6NNF7DY8GLQR5C",
-	"Nb2sDPUj5c4u0KCscuo3MHCLVMKHGUsXKS9h0zbpGNP3hpO+pw4CefZ2WCY2EQzaBqlT0V1f/9E3RcAX",
-	"K11cTsmrTRf8GpA9entLdjOVEq5CbAT0nqF4v064QlHwLICiTN3ZbVexZ2CsGSUvZQa+rdcnEz4KOTsK",
-	"dvz4JU5RUFNAEBicQcG49Vn149LZ9JalCEcsBfn29aU+EkjByALe3w0ft3YBUMfX/YBva5D9/Cbhaspi",
-	"1ygOEW+VKzK47lRF6TX3YH6oSEtQ2iJme22KPxR7z1VWIp25/2mot2f63uhdMN/3iEzi7b2IKFd2Glph",
-	"ols2HC/UuzyZXpu3gejHppwWgtkUjVtI7jbjiBL88PFft4UIb7AMXAuKh7wQsEq/Wo9QwB7aqqubYib8",
-	"dgWu9f0ULjoaaVvCcFHYdLSNuqa9T7Tcc5NMFQpRQit/t+ZO6S0jQmYP36xtGGl52xgw5xtxj5Rlaa8Y",
-	"jjbxKbfrNHJ1k4C4VamAaEJp1WwUcwcddTcyXpEpVSUJ6Fosql30dpsVhQLdvH7O7Atf0YyG7keg1MC1",
-	"K3pBqNn/XMe1QVxq+D0W4NoRty9EMHEi5NJtgiVD73D90XvzuLUYr9e3W12J/YjW1CuM1w/dicVmAjZv",
-	"UOU5sxQDvnFVnbXNtidW0cNWBAzQXjCoADtDQLTlmNSlZVCMnGfdVGJdZLwK53xsb0ltJWuumfe5HGsH",
-	"1F8aggKuXxXXdutWwv2EuYcjXLzNQ98vQeh7w9G8AEwfdnOs2akOmLeoUjJ2l/XIB5rOYrkUIWbJzXRw",
-	"3qAGMg1GUyomNlKNK3/bLaGtbeawhM5sHKgm5IwoTuk4i4zZ7sb+hFASFeunUHlAkIqNV/6JDarxZy9I",
-	"n3hmMkb+W5Ambp168OBMRuVI1eI1G93lZhiN5bTbItipTxWaz7VdtC9Y14MHI2jcb7Miv1pAcTg2JuAe",
-	"EVL0bVoYYXd0BNAjfE4Tgi/vEZqRuVQZeeK+QfLeCmLXUR3w1r+A/8PPf4IL9z90rq4G+FvDtTts46NT",
-	"4KXY8Z5ikrKAM+hDrjJyw4jesU58sBUo72x8oLB4pACBR4V9GQHchDld0f81mjLRl2nGf12Hl1AFx9y4",
-	"l9ajTT/QFSUvp+hxvwdprVnnOGBBQYLJ+MaG3W70AFqiIwhRhYw0UMAjsqATZvKnQ0Fj+phVIRfb+5c3",
-	"x89fD7952PjblNtN0HvR/puD54dP91qOlq2jZ1vdPHB/1tIb3F8MjE09jXtR50bdCIWwJv+jaH8oL0WN",
-	"aMI+0LtwpH9mEI7W4zdiDwH9JIyPkiEwisvhcCWax+0iT29DOD+nRME3WrB4ZuNyY72IAe+AZwPyyoig",
-	"NtkheOiECEl4HEj3bxVO7i8BbX0nUtkA0d1M41/MkG1x5VUWpgavgXUFbL5JmVIx+0nmHzAnPCxiDe7J",
-	"qrFnQtF9f5/xLxTdrL/RG8aQEPzZAw+tMRaVd6kiylURavYs0kGzkJLvLj59dKRrSmpBiPmEw71IIlXW",
-	"HZB34kqkuM2oxr2OdOYyZcSD3uye2FdzpiwCPdjPmbQRt4/UlXCBskhhny/0NvO8GrG8fzA4Lscr93G7",
-	"/G2/t3/8xe2Zv+33nn9p2Dc37fViy/293mci6LyANGOJQSer9mKdFdBvbQb4qnMbeizWcJLCfjxSZMYg",
-	"rp96vIonAUI+VDTlDgKRyy85TRBU1+8Z7f/6s/4x7D+//vm3Ye/weTjA3NPvAdfZVMINtBwTav4gdhmR",
-	"DmS+Hw97epPNuBgBFJfMCgqvsUwNWYJ+bTk8cEvu8CZ27YPNLJfFZuTtznIJ7jCQHCnjP1UBTja3qP1G",
-	"Vh/XTC5wTFOAmnukCJQnHcOJTo67J+Y7N96YYVDhNvccaAdtLpD+GTuore/cpSJXIboLoXoEW2ieZGpg",
-	"GGINdK0RPipismLqsZDeuHQWLCUoxyckWjEVPY6EjLonVyKaMyoAf6OsYw6MTulajFz9xU1u4Cfgxcju",
-	"DdMCcYZdaIeZFEBJ/Xh2cUIisTBN/Hh2QTp6SCQkmjz/x9//fX8IGRqKxAwI7GSqyPAff//3J5C3gKCY",
-	"FirD6LXuCYkydpep6EoATiW7y4q+9ojwwu57YMXCLXIEl+UG8neUp0qmEcZSRO+5mEUmAyiMxwtvDl2U",
-	"XDiNZNC2bFFzMMFWhfMHcfaatWWzgefJjj8x96yqycDVElIJix0cHLexm8QiGNZjZzrcrgVVit82tdqJ",
-	"T/hrNZJp+ZxxdLDR1YgP+XV7rej5DQ6t3jWmPIjpmks42M+yLZ1WutLNZh6U6pXe0CqP+euoP7eA1qm/",
-	"MDzrj7iqLJU0B9gg0DERWG04p2R/MIjslhKVtwlUQF7Z4WCwP9S6D+mWr1F1RpYpKTI7fnRConmeZNwV",
-	"0M3QI6VL2S29VFyPekTolTBmrd7CjLF20BsOh16eHSriayEjQonZFytIPtDLPVxGlovatEVvcl7T9np2",
-	"wrHOCnKPrahFVKs/Gef2Of/Dj9AY/xPM+ntpG+J/9UG3MfjNJTbX/+gnpj5KiHn9cy6zEJksmE1UbE4o",
-	"PS1K7nb9YrhyPUyVABn6w/Nhb0duDcPURG2tmMjudR3E0ls+Yi8hIeObRZO+bXVpBA31uJ3p3TnNmisF",
-	"P15YocrMIGBufN0lFt0xOocmPP4sMvQZbsQuarzrvQCEMa0D9k8I0zuzNo0Mcy/YC0ubMDIH9niqzZci",
-	"WksbK7eSx+g7SbiYwQFui2s0Xmav9u7Tq7zVtQkvTVRtSZQGyc6ZmyEnfz1/1W4TN1QId8CCKDFC7wQl",
-	"5aovKJcLD4Z3QD4ahkPRR3zBdoZeucPvQ8eiMu95WZqc5+S//gMcFACOCGVJKnMIDp7SZNzX021943qu",
-	"Chw5w1MUcwXGZwVA+RDuClvkrZRf3irZJUTn4I1jr0LIXSHC8V5WjF9psNaKUJUmXR9oIXsIwYoK4Ycm",
-	"iQyCP8cQ1mmHqryjmgpa7adeG97gY6XPvikaUfr8wrWo9PG5bV65YlYr+Mo13B+J3a5nGinYv0kpVywm",
-	"airTjKT8pkcAoSre3ltw70Vb9TtbBEbnJOugK+/Inmx7vgey4hc7qhC4Fb4837N31OTZ8/VD3blheL1h",
-	"F4h7GJSPnymkATpBzgeqCCRpDHbBTV+rZeoLOBDIoL+3gcL6ATiSa30CHKJ2YehdiT1SpjhXBEKgWezG",
-	"/wT2LliqBI+8Th2VY52OjoetMpK8/W/YVtFsr10aFcquS6hqUBYdH5Z7ub5/29mdOxqUto/1+/rCsbgf",
-	"sjnrNmOVyBJKEMzz1QJ1QxVXFU+Pym9QXjoH+tD0R3IwJP+z7Lo+QEEoCcemgSvbnVWkrjuS0qzepM7+",
-	"8OCY/JHsAx9tpRX6u61bYa3bQt0cDv8nMQJCFBvlqaHG0PbRCTForAAj9hTROz3eT5CGQNDPcKNZGyD+",
-	"oioD/Gt3q26pJKzH2sGJwGtrRJgn2rigK0KTlNF4RSRc6nj0Zw/FGVZYtA9pvjau+XaxT2pqyJK17Rt1",
-	"T0hkh814GgE+mY60Jp3Pc+Ca6gKwQsxGuh9xpAdQP30lcPgXekZgvEWMLM6KREXLI2RlWzsnwGujLN1d",
-	"XOGWslFXCgfFNhgGDNvkEG/isg1knmhrA+EQvjKv8z66wHq8T06LRviPFu3xPn1tm2an6tIdESsguXK+",
-	"yDMPYw2giV4QRkdT2MPMFsUVqdrZZm9rsrGvBBrZJc3FYQXzlKh8Tjp2syy2vhMTCHfDErkkQ0OcrSrq",
-	"UV2JqCrYUVVLnpCM3ukXRoXAu0JmO4MeKrJIcuW/6Ergm05wGNaeIgYkKuztCHb6OzrKklXR6T9UO/CH",
-	"K5HRu565Q8AVWDwflddk0WZdWa/empBr3q+0XYpzwInhj3C9pudPnrQ8F9mBqNexxeEqo3eB558+23/a",
-	"7vFwA54cPD1qVUPVN17qUnCsvCaXXt8rT05IuZ4zqhSfiEuqZrvRPJ4aBo1Q7kdG1cwgb5NOhMGEURcp",
-	"0BzyOMgczWwp+7kueeIk3ABaVtMBbNGHTT76EhyoEV847KoduKC/RkzbuZRzghApW2bcNybzfzj/SHxU",
-	"l+0z+QNDN06Zmu5mtqf4sAMk9Jzq2fW//XJ4O5wffHw6+i79afns5nJ/dnak3sfPx2/pk/y1PJ78hR+I",
-	"P989/WFZOQ/vH2wX9VdqRnghTbjKWHpPxvC1ic5QaCP105ZhCx5LT2W/NrS9VJTTw2Gd+ymvisilYGmP",
-	"SEEoORz2tQFaSh3fFHO4ZZN97vN1A+azIjQEJrZiNi/4BoKshhu5Y6rEBV8VeGZWcbUV6dnBcH7E191I",
-	"tQQNP8OyeMuLV4X2LVp5o/VqfXVbhG7vgFuDDaij+pvulP3cdp6a5/bMjcIWO997x8qs9KlslOQKOEy4",
-	"QGOueg6ob2DjFPGuNt5vZLJFsSoGQAoITZlc1+8NOXtInlHJ2YONWu/hONmGYQMuUhyXBukgZWSJOgwL",
-	"qse/4S/v4i/IJFbV+Phlu3zOewliA9cjxD3Bb9iWEn2j7XZ/yWNbYAf/YG1/MZ2uiXaLyfunJBCGBCiU",
-	"QFgVod8rgbAmupBAeG545co1nFMxYzFuY+QqHw4PGaHxnAv7x5wKOim+M8Dd0n0ARL7pCYlURsdjOFu5",
-	"EEOqEMyXU3CvFc8C8MIiz/wcLGiCQVTDTAV4cQEWLvXv+LoqJ68tWRN43enGdJZUJmxNwzE4EjjytfxH",
-	"rhnR9s2Gd+zS/DwLXkNSIKAIO9i/3gZb519ZT1IIjX+XsXkoSKAxs02wu+zTCBPDgxhMWup1IdKxAS5j",
-	"YLuSxUPOV2h2IrsJtQPAzNlpMEIpTfPk3tl4yPzVkpnoYbEOjeWH3fBa0rPyZAeoPgnbXJ/7E79lLhac",
-	"yNnmGBtTzqE4xzk7HWcs/YCQ2w2BvYauJc4Zpq0mUkwMOjdAQbn+FkFcw245qPfoaKOTfZLSEWtsiEXK",
-	"PxxWooWHzzbW3Oae8pKqmb2iTLhW7q/k6F6ZkqGgbS5Tc/W5qS1ntuzGqGzzrTqbSjT6motcjKhYX+KS",
-	"zRcNUQ40nbDskk624E86p2KymVPSFfQzYu6TcIeVrFliO2Y8us0jLJqY8ghBi1iUpPg6EygkJCylhnTH",
-	"e20STZkE+837x5YnaKfDawkv529ekuPjo2OSMqcHdGG8Pzk///z+NbmlSc4KaOVXlxeXp+eX3R5hdwsK",
-	"HuPSvnMliqsQ4DaIrM6NXpDozfnrP//x1em79z+dfPPT20+fz//4pLc/7O0f9fafnXzz04d3Hz9fvv7j",
-	"MBoQTxMj9+CSJkkfuGDhkKVewE05OBNjyZCRCq7z0TOhFrr7/bFMlzSN4ZoMyQKVNnXm+WhKEpqxFOgo",
-	"HM0s+Vs+X+gDzfDgxeGQ0IwMD18cDrsnxctsLdkSLuz1u8a6aTd0NPNfcyWkGDEf8h24hMipFjK4U8Kh",
-	"9vOHnLdlQVMFyTgpkHtW06FaDmMgLOShtvH6VoN9TNwxGTvjGSjFDpNJuLXMnNh0B1tfSTbt8M0EaOe5",
-	"+CiXRdZHWUMUDW1vK1kWqlbLXu8Mmymhi1bY+kNd0ZvB6ShMWXPqgfT5nrs5XZEFS/UoW1IVNaJCsJjg",
-	"/tAjeIucSXgklIOcNULsuFc+UsALmxp+xjKB8d6EZRc8bPcl9IZVcsY/LVihWtbjLtuzybevL/d6e2ef",
-	"LuCfz/Dz9PLl273e3qvX719fvg77xWgIkb/aL11KD1KCwX3m2gMSGD+fv0cVCVfGC5rSOUN6F54koCLL",
-	"44CukuH+84PxIT3qD4fDYf+p/vFM//DAgPcfAxJTi6KUblwzjmwYx7qEtptNGyXtgSA61WgztZN+3bm7",
-	"q6hnjlDRgHKpH3xv2H5fSmGzNmrZ0UbiVSZTOmHEEgSTDtUbFXx4bT+MSEYnNqeTA3Arj7svkNPYPkiB",
-	"1EhdCeCM6SGTjC6p/+0Uyn9/OCSpXIJXAL1l8MCfbEXv4j9G4WyoNefeLb3Ea0ceO2/H0NrT9duHH5Hj",
-	"lyDHb3ifkKNZa714oUsjh08rDBaj740L2J3i8KVNInzu33+FM15yQfNsykTGR+DT1KIC7NQcwoNSmU+m",
-	"wADd5wJypSFJbrGAmJ2UqXzOCM9eWC6TqTaFoowCN5TJgwPPaNQjbDSV6HJRTGShSYeS5XFvoyzCrJWO",
-	"nqqo7Punf/5w8G8/fLNRZdine6ZJzQOsZJKHoRzoqCGlF4a+2KK0uSO1RYTc/9IgLdndiQuk+9ArKFds",
-	"nCeCKTUg38KyooaefEQX9IYnmHZ+w6Zc6P1tokgHttMe8fj5gBKwZ0jSMWKkSxIqYpySduJbbMUB98mo",
-	"SRX9aMCHsSN6L5kJubQ2EXaZpHwyzYiQy/peDDtia5WsG6n3XasZw25VcIJ7r+eK0Mzb1jzbDqiw+JxV",
-	"ga6NwsQTk66vBZ8irF1f97QZ8qquD5mHQWF1ZkbIWTLByFqh1z8UHLSJ/XWLtQWDrFuL601FLOaO7vU1",
-	"xeOmPujyjxThsXeRoQdmMQcoH1Hf/BTBem5YjGRCJmYro5OdYqFF8Ib5snBN6gLAz5K5UXej3bTRkIO9",
-	"h7xmbJd7eUknl+g7CSVfmrRLf1dac42zZDef04qBO82yhXrx+DFdLAZK5sqiIj3Wm8/jnZW0e1lh6Rk5",
-	"KjRSz6nlJpXuK4wG+dscEK1VxqsgIe5l9RAIGh6C1/071I3+YnjFJW8SOais9Jbo7dsXHz5UDibDwxfD",
-	"ehLCwc+Qe/Dir8P+Mf76P/Za4k9xYWMewojxc/arIR72AjvmLOUj+vjllI/oRLZzdRvJczX6g+6PTnCa",
-	"2ShPebZyd4qVjfsr3KcsGpA9EGns3ZmNSjSQMyZfQ2+OohrOfDgYDvb3DwdP2yx3awNX7ry1QXfNRQSB",
-	"wMrB0oKrg8W+QwZDRk6IfeQaSdj1k8tUiokrQjo0uxLGUoSrc1UCbHblDIoJFRPWPSFRApyTEcmkRL4N",
-	"/QIITk8MG6W2b+w9PGAxADClHbkTEtmqrw1aZXRCIhPMdJ2yXLHrmGVslGGzR1JoqzW+EqYMAdJVxOVN",
-	"mbZNtZU60bJsjjnWACYpu5UzZoeDxdcyz/BtGBlVi3w2owY60h8/lNGZ47f3m4+URIHWm1rwtVDKvrUS",
-	"NO1eGowPPJ0Ekf4vC/F7pMhnxdI+lDSYFUYkkXfMXscd7x/4rK4ztsgq4D8f5K88Sejj48GQdPgZjU/I",
-	"y7PP5NMF2X96fUQSPmPkAx3pD/6tu1ucDM2KgxFf7PmdDK9+oWT6Lc3Ykq5eSjHmky2DYqIRPAWhxJGC",
-	"6q4nWF/k6GI62hQE/uTm+A+RsfSWJhdsJEXcwEEjx5mxMs0rTDwGZuvi29UjcGJxMVEFQ/OTciLEEz+T",
-	"5fBJmXDpeGOIbrjF4fFVquFANGJKNdAun5Lvfrwkndfxq4tTY3xHMx5H3R5Br/H+saXZNZzKVJHoNM+m",
-	"MjVRey/IN4ymNoJh5L0OIxiiwRpq33ehxGrspUm8gIOvDf3VCsM8WRrl58PgfV41wrMCvbOgv+TMdvRw",
-	"COk3PaIc0fGAvL5D5aD39Ojs08UleazP7Y9NxeGu6XWwydbT6zzgMStmqtJ4f8DMG8JCkL3UCtvmVm9x",
-	"aaXPn+/a21lbBEcnMmuKiUpkhkdhpjcy+BN2ZK7QpWVNqSmDY0bde9/0zubk0RIZs3v3kPzKUmlSs+CI",
-	"bmmVUjaXt+YLSCXpuCImEUSQhI0zBEEkXHUHddS1dWSo7bFYLRvkWsHSZWr6Gue2NHPeGG2SpB0hhLfL",
-	"TyyJbuWmcv1VZaWz+Npgn6Y0Ze+5mNWVZBZWEReGfH7ETgwFfaaA5FxPvd52B0RXCsgPYLmkMoPIZp6h",
-	"nCxSdstlruBGr7h8O9KSrautbNu/PPtLdvh+Obz5t9m+eP7T4kAd354/zb87Gr15Mn31jJ0O5x/35dnB",
-	"LxeHQQFJkzW8PCMAmSCZBELfHol+W7Kb6zxNvjyG7LbHvzz+DcbhS0Q6kKKmuj0SmS+59yUXtwCNhwlu",
-	"jxGcz/seP1CVzjWfP83b79X7Krw0HEizxqB6Jwv9gweUhl0mZcluAMmMdKLfLj59vrj+8fU315/P39tZ",
-	"4UIt3Nj2DAm8yfsD1/7tfqhk94SkjCuVa+EsxHLwMCMXn5bwemr6beeTnWjFoGKRkrM1LXyH4YGNl4iK",
-	"Cp7xX+G+zJa0AcfGlUsx7RPWTQDKtmegbOFfk6oEUf8BcNs47JYwlzvG0ckx1NlcnOp9SSvKhEFyLksU",
-	"I1pbxnnC4m5DAN5GD8aYA7PMOuiykUxTBlcdp2vGryjlkrEga5N0IrlgIuqRKJaC6X/nXCkW699GWmKS",
-	"BP7QukPoEt3guhmlPAOutuBllDAoUhuP4msg3FQhHhuu/5m9y3SoZ651pim9+qi1wWSb07sLC2u3uSsF",
-	"wECLHCwbebBu0y3WiIlU8GH2WsBIjerIyXWrcq2orZ3kNleJRRe0feBuEtuKh8yzkQy588C9oUV2THmi",
-	"/xUyu4axiSMQ3VxY5LtSvLJ+TK9DTP4pHgI8igBWXgtJrbKnWBk0h29PFG1vzAC0QgVsBy1tIaWbI17W",
-	"gWDvSEhTzK0HMMbmAEPTnmrLIGCXHuxZ/eigsixQpFuRxXpzq8kTeU+RrtuCwE4Khs0YG8pipxvH2k64",
-	"6YghsQ05+W5Q67qFjTMKqRXrv0XEtK3i5pXKt4u0b6cyYOi9KN4tzinm4SZoPoQ3D47BgvJ4m0laIKn2",
-	"FkcoEDrLYR9aki1XHfTQW3KltPNts8wtKL0nP760VGXDDaHTbzU0u1IeejGqvfJK8AbQE6TmxfqA3P+/",
-	"C2n6vZnNsdsOj7PqGESQkvurp/bInrWTxdfRVK3xPwsa73a656uowEnOFHpGwi3d0stSzHkzuOh/R3BQ",
-	"7wozcBShGQMnjDkMvTv9eFpc7Pbg+kpN5VIXgaTasmNi403ojuCkWyONiryd0dqewHZr5esLfumeF1tX",
-	"kseHhRx16KIWbrQE4uRpkQ267J+EK3ofKNDfE5bzK2BxXvCJkONxMAWUASADXD4vaKaFEHipWIbhdSck",
-	"0n980r9Hxp9uAu/Qn76kytyAWrTzgG+FjXh8P4JMU8U3q52ie/TTeh18bHvqdH3eGP7vCvpPPSww9TwN",
-	"Lwkhm1xWdi7SR5AJw4L+GzPd77ZhbW+bGdJi6zFC6dOY7gDI7x4KS8Y2yaHFeOCQl+fTlwlPmxrfkt+M",
-	"ck980e15K6EilGuW7St8pgGmQWGhgakZUBp0S3nGqSB0sUjlLYuJTEnK/gbhEpbLRzcQVzoqgQH5cSqJ",
-	"qad3JWBVU2HCXtCtLcDkBKZp49yciL4cj4OYD6Zp6vFvHOAegghiOAZ+0oZtMxzrsclBd0xltYWiNiDb",
-	"PPbUWau7yW0XBvRy62UUuG9w+tfGym5LdGlbUhbmshg7eXdjv1n2/ikoEwHxD4FMVBbA74UxUV13A2/U",
-	"CsRK53Q0dPG9JukujN2iaE14LniImWEXhgW6OtMW5dq4XAsniLg6iCgAkXBmKZFTstB/LadSIUYmd+Co",
-	"EIMDZdNcKETSnPNY8Mk0aw9DgK0MnYG2JA/eLRRzbSywLdcyCtON+CZy4AtYnu+5yponxwQy6GPTCWHz",
-	"RbYic0aFIgxk1ALZZBXC0dKh6q97rZLIfu7tlDR/PAxkzV9kdDy+D1PtVwDUq+ZhyAIDpVNw3vbIzYos",
-	"psBRkwI5FkuVFNWYvoekmQ3KRkZFTNP4s4kzCaXd3rEYcFMVtHlM5zxZvSBzqhSJJlGPRDP4KX/VP5Ob",
-	"6ITcyiSfMxLN4RYFfmRqAf/c6H+vRDTK4e9xco3PLTL98xf4OaFJRDqfL8goV5mc03TVPcG4HRIxOpri",
-	"PeOvTEQDohuuLKw5tu1KGDZIaC40f4yETyeEjlKpFBbkDCnmXPIVNeVAzCEYKWajhKZMlUNNtSad6R/y",
-	"V336vdGTA7HwWoLVQv+8gX9Guf4JfdQbqN4iftE/JnBzo7ui17HuSVlhQ5V1Xa213480mZn2nuc7smXf",
-	"k/a6QY4yZrVrUI5iukLlTsmciZzcSJoC08BSYU6bnsAFh+zJmxUxkZ8Do+UicxluC3JxJRapnKRMKT/6",
-	"/pHNItKK0nsGsG0ySW7YhIsB+VhKKgLtNqWQUxTT1ZXQ7TRzvj7MgW32ILx3AfLB3SPJBUhBOBl+i8rD",
-	"4RJYSw8a2jxvEEgbRCQ0Ibtr91R42oT3PmzOKFbdnCr6ViJfAVnSJAGB2iqlwV6mYtMbh+cDE3lYpkGQ",
-	"zbZoo++dnHcKMUc90w2FiLgVsz6F1VtdeojFmZH90IbDkIE0tCL0Fm8oViO7sjZAjjSv5EcKBwCKDshp",
-	"sqQrZYwHDOTVXytC05TfMg/pM0+4oOmKuFTKVcmAC2uyhtS+tXGBdnhLI7buQhsG+lM6qa+FVpcS7jpi",
-	"R3r08BrGVzc2N2zC/y7mbFk2yi54SMLb0unexvANj4MczU7jv+Xqdw2DriX/V5P+LdMptGy+1UEcYqg3",
-	"q//snI03B1z3EFqgOd6a20Br8lFmJicgkagbtgq8Xu9L9/mxYa6p2pyN+0HeMj1251h6q6BoLPtSqqyB",
-	"GQfptoBPVzAS6dIR6aRsxPgiU+CrkgsmuJhY3g6jy0+K6HCuEMMotoYIRQoobdWPZTpiDtuIlym69p89",
-	"fx6iyGlPh7MhytsMlRvpDWvnd4n5rizVbSlp7me69taFihctmz9QtmKABN1XBTxG9KZIyTwdsQGPI0sK",
-	"ksqlarX4tnCiZ3dNtOcJiycsRfiQZcqzjAnwzYB449WMVh3AqkFnejEA8pYCrrNE6xR8jmHQeyqXsKQS",
-	"iTlq7QXj8k60A+lw8wkpadCzxjnVpmnCR9lDwcxY9JGNvbmYyjSjExYCsv+5znxwNHxuwIIh02Ru9N4L",
-	"gEnNx2M+4kxk1/Bt5JBDIvN3Z2n5JxM6mgHp93LKUtZD7u6pXCIoGVeE3lIOh5ruiaGrH5khUnqeR4lU",
-	"LMYDt36avIvZfCEzJkar/vdI3p8r1iWxJEICvIgdaoRZCQMdif6UIusNFW7roW6zdNnZgHeEBGXOZAQJ",
-	"m8okNkg5HczgVdmV0D0GfX1r0mm1ooV9DhPaPL2sX6qNVnnLxaRvtfRIqsw/QgYxcm4nehPZNOvFRvOl",
-	"twdUMGc0DQ+HaYsdFe/9pEOTpMBO6KIPNJFLC/1EEj3KzWb7u/bIs42RK1vne2HxNfVlW+4R72XQTbvY",
-	"MKBufCqZ/2OiWBZC2/Dysvp/skyA+8clYsDnTcSA25o+aPWARj2TPBzXfa8GbbEdtLGiSu5BDG/JWQs6",
-	"U7NeehsoiPa2J7BxFo8TX28zKFlBJZkMGUUgkz23tku9Q0GrTJa3phs3m/cySO0QNwSIYYZnGLl4o8fZ",
-	"Gf0PbqLXM+wkXvyNEAakaPemnMLSPlg3qexOtM0C+t3TVs8Qq6BwGNqtGc64Me42ray17ddcK4O/GEbz",
-	"isap0AZWPSta+CbggJwD3lXKDKeZAUvAC3/d9fgFgDtg7osUYFIA0TU8/ZqOpmTG2MICZun91YT1uP0Y",
-	"AM4AHxWtTv9NmGPH9Wl61QBYJ9MmhxySR00lmdMYXb9Y6U5AQ9tY/EaNAGT2VnbCFkDx7x7OtXp55yD4",
-	"dl0kWw+nFG+piFuNkL/ed9tkrWthwxkMC+I5bElVBpht3ucyJRFYwte3NOVUjFgF2AfCzO8b3gTnvxZT",
-	"doEFd9y9rS9kK/Fsu+XbyntbkZfjUSdh9LZK2tx/cni4g3ngzoRVLp+w5rT7Wt06cINVsQtK67ws007s",
-	"3Iz2jLJq0MdVULr/DoQU98DynNO7SzZfvAnBoE9SxhR5Q6cpE1OmD3fUMXmHKLuP9tva6kcly/igyTKe",
-	"c/Hft3E7oaBuYep/DcoLs67cuHrz78Gmtqe4CAmVF+8UpyuwP81wjFPGfoXfbsBQBz9G+Ra9eegu8sUi",
-	"WV2wLLNp0eWVZ1X9m4ROGlTfP/7+nxayCtQDciODJx2wtZBY3Zea4zBj6Hp6Cr8lXvZK1XVUULdDEE9C",
-	"J9pgA3sVW4i16C+LdppcRzpxoT03Us4cUso//v6fZRL9Bg79JyURfxIW8YpAhbrVCwx7UE7yBQIk6epW",
-	"5+iqbwdgeUocT6XekzDdCbz0SSKX/XxB5kwpOmHtfK/W7XS/deXV0qa794pyql0VG9ZxTFImE1nNk6GC",
-	"/q+pu7rsz8zVpcXx8EepKXAqAKoOY1zRd4ykuSDZkiW3jEylWvCMJsS+EKOGZZ7ECGSm9fNcOobhlK5A",
-	"+gc1RoLN7BUPzX/Z4P70SS/BGYkTCoenG5nrPcdyOYvYkGQhqIxWdSRjd5klmU6knLGY5IvuLnSYgUSn",
-	"BR+VR+As5SNw88uU7B9ghGCNk36HELSCIhNfWghDWPTTW7YKuFMSqZi6T+7H1zOfGim4YN3WoBPWn2fw",
-	"iSBtFlMLKRRbkyV4D+jalukWMD1eqt+UitlPMv9QrO+vY4mIituvGFovjcIJSb1h1eHbykqBTr8Ttzxr",
-	"MNudst04zMaLdh9B3lIqt+Nx3iwngJv3WTVmvH1tTCUfz6qMSNVOkjKDtIcASEV3elV1VYyLP23NAtJo",
-	"luyUkrR5ZVWhO2oS7793XbN3MS/ur4/re/AZZpuQOaMJGTMW39DRbPv9+H5adwvqrI00sLC1wyDDbZ6Y",
-	"KJLJMhesbyMgISw+sJPv8sF0eDEnl/pLspL5/0V+knnqwO2mLFkQ/YGx1gY1U2HY0joIavJqm9aJr8qT",
-	"LHCg210MCpCkjVtwRcvpBQf4rMridmHay2CvBQRseXsqmt/c9yJDqOrcT1ZauBChy4pgBqxzZgJPiLv0",
-	"l4KRjsRoKEixiezijroFmOH+EOhmMwUwacrHQopTOtZN1m+zu3AlHcl8VRaI3t5dX9fRv6UpmL66Mr9n",
-	"r0zF/mefsCb/o5fmhcW4uHnYltIPe9v81G9fajEcZoBuVsROGZmx1QkyeJvQHvvNI0X0EJCOYoxEVt4u",
-	"V4syOpqd5yr2h2ldSCAu6aT5DrIlL8TXs5ADPFwBJoYWtsfuzAzAVXCvhy+3J3fwGRoCIVgGpxPYQUhH",
-	"nwXZXQbo7uTP50TPXvdFCb9zRMXj3/TnX6K2oJtbkT5w777X67Q3fP7Nu6GBcLwQ61PSLguekqqHpkyS",
-	"ot//gjzzoc/lmLxM5Wg2lmn8CMOFDg8ITRZTesMy0on5hJvQzREFL8KVSFgGz9r4oHc98r5HPkGhz90e",
-	"yQX/JWc2O8jfh5WjYlqyG5ilK9EwC+bIDkSOdDIg7zLCYyYyPuZa11rWG4ppjUJmWu2mDIrQ5MWVSJmS",
-	"ya0JcRKMxcpnDeDZ1Nxvqilf2D2llI1XYXH0prritzvtv/3u+w8fz/qXP/T/8vNvz74EvdJlAW4gtgJK",
-	"HmDyyehoymKSyQGJtGB49P71zEHSiawcAQiEnjIedwdXInJkMobVqkabputdcDaCigvqGVgrtRhsvKK/",
-	"WQFZln1hR2UUcmIJzQztQMa6PSJTdMPQSSGCJv80g5xUPUV5OmIKqUAhq70gtyl4bR4pEsGaiEgHg4hx",
-	"/0hWZJHQEcakURN0XeExgOAP1609R1/kBqC8nfolA1OoZuEL/2yqu59JEsuiLboH1OROueA7dqvFeGTo",
-	"SSHXGBxTsRRsQBw155XIpjzNGBNkzFkSYwgBmL0LNtK7HVUzksolhk6Dwx7LLFGQDOAUCv4NUzy2iXf3",
-	"Y7TGm3wtnYi9FXP6Ll7DZ63Vz1RmUvWITGIGXOipKicZbw62rRF1GVTXe7mtbCU7gpbsktddBtHZDHMC",
-	"5KVtGU6taG164LUtt5EL/K1c+hzkEbQngtMVkH1qGbxhI6k1NWLUDoLgO5Nci1/zXs1igkUeEcDJVKQD",
-	"cBVAAgfwFEXOV6sDx7e6NpPNsWNu+tZc5kGA4pdWyMwQmtCd2mB5jp4qKXq5QuiZsqNmYgH0ON1vReEa",
-	"bcC9gO+cCuMp+Xz+/t5TBNzrwKT+5esQuJc78kEfW9AYkMgrTSLd9muDrUxowtIsPCO/E/H7w8e4UDUr",
-	"glzwma/qxIYXemh1lg1v0zNoGD0AmX2xkb+XE7Isn4Q8LsktL+kteK+FAAON60mp518pCUJVdCpSUFnr",
-	"wY3Vi34pI4+51vaKPdxjjisG0pv5ir4vb6TlHdHbToxu23wMUbNXcrQj2UXs9N0ueBYHw03Jq1h9U7ur",
-	"8REjvSYNykshNdeJnIA3Tm9tguLY4I0zll2kTM+qomMGUlEA4xsnDhYbJVLhb4FAi/r7gnao00W1LPOM",
-	"CXfGsP3hczphjxfwTvz9bwtW/LFkNwv3x4SPg3hOO9g7Y56w1rclcxT5ljBNv7LwRV3wZqO4m79ZZQzt",
-	"ZMXSWxaTjrPM8TgIwDpwSKzcBz++3d+CBxy3xc1Fx/uPcXttU/b5RrVlx7BXEgQzXvZmZvMyPvO237pF",
-	"mKfAr2YND8LVgJwS2wz8LDOMubi7rttyEZ/oSkD+G89WJn4Er++thn1BokQuI8LFWPZIpLuZz82Jdson",
-	"04gsaSogTyuycO4Rsb+Vz4SJXO6htOXzvd6eftwHgS8tRlcquAYv3C7cJG4wFiM6Z5jj1/EOcGN+qw/x",
-	"fMKF6r4g0ZyKHKBakCYLBKjbI1Eq84wLFl2JTmQVeYSki/iNLjTN4zhhEakWwc91CZrHPLs2mOu1glfC",
-	"fKOLGmo4mJ16lfBx5ZiNbdfKEJukhxXerDcn/8WAa1rUXh7s4uHwaDf45I0vHkES8Bh96h9QVMaTBP+O",
-	"/O0vqpxq7EHGsm1ciU5xz8BHJM2FYGkPaYdO7BUAiKAVaJg0oBi/YcTtpqSDRB4nhLr1INiVgOi2VJvx",
-	"kd5go+7A5/d4QaidYS0tOVBg46kf8waKDApTDE4WLOYZi6HymBnmEyEz4io+8V9iL4mRoBJar/VhnNKl",
-	"IDcrk9AI4FXlGTfXDjGiZ2Gv9CqyNbe4pDDTeumsxKBDDIjd57nKyNTytRvXH2R3ZnRCOpGuOHK+Jr3j",
-	"EJ6dkIgbmQVvDERI84xdCV2q5xiweaZYMt6SeRlcO+CT6mpxW10JC1miqwy56Nw+o3TzTB8Uzbgac8ub",
-	"NqKiDVDOznAUm+Ngs4rh0NKBtuECvUq9HNx3fMt/C1bLS8NvuMj0gFlCyR7hYpTkit8iU3FcC0su7e6/",
-	"aVvyjQ1GnnOhfz88REKCdVOBj60/qhTvNKHTWz1R3eH14z18b9Mw2kPOpoH0uo8ZEHtvbIC+7v6zwbGh",
-	"VfE6bFMlrIDoJ14G7UVTTxj500wSFYTd0VG2NkAcGlIJCb+6il1AOP5+2DJWNsnXJnZ54/cmeKNSfB+W",
-	"K/B5t4h4v0+E++WUzYPOpkTmKXBczd09AZK5FvyqUUzTWYlxR38AZ9HJtLIjm2/q72+ErTkVZAfkGi++",
-	"4cnRxjCUy5SuDHZpI+xultLVILaFYDPVH/URdoGPZsw44nADdiXrqFJfDYYZW7EL/oZ7MoiOHJRqf8j+",
-	"KWix9UkLgcWWp+33woqtCMvAjth7Ltj9mZZ17dda7hzJcl3IZKonz8VArhvIT15RLXBTuXzFWfZSBj3s",
-	"btXrzat8tV06hvuBhla5rJ1OKGTS4FQ4LNHgQaZ0pQwBOlMORRlBMEln/x9///fjoX8lzeho2iMxVxkX",
-	"o6xrEVQB3NAgqOpnPY3215+jCnbqEfmRQbbZu5efSxippXj2jZqmHLK21sGE41CdDzuavdIMB1fonUvS",
-	"qYvsjBusDy+z+KSChmWSLFWPRJB6GZEOLZIwu3hQqSRfVgFKuv62YHCbPGY+cGNlKRVqzFLD1G7/Qmp3",
-	"m79pfF3XBuZpr7cHLYG6/BaUt5vG7M8iWTN8TFim0gQFpnJJOlExKpEdjutEArAqvD/q9hxHPg/o/JYG",
-	"tjOWiwyPAvGovVEcEocwhOwpUSYLFZaAiXbyM1OjLt7cw9c15FXSiUZUAaXkDYXh+Jf9oT4aAvr7aeWp",
-	"ERVwcjT4r5ksI8p4dLxDvcvDDbh9Vo/ujcymuMyrsRS6EXWS5w2L8bOY08WCxTbWpXKPnSQsnbAmUCb9",
-	"qG4gAubYwhARYxXMcsoT3TN8ix5GOGCbPzOA55kaW67VDdepeUv4Bjtu4uKRMSOdLOXzuT6754sFS4ke",
-	"MIiowFMru/PwE0yKC4AqCMNi6iEQfnr18u2nvQZ8/hajhej8ulXtgcE5CwZ5ws3/BWPiNCDbH13sLg6B",
-	"GXcTMELFyqaTGbCm2ADA7Xb53+Z2Vwtacbvrt3y3d2KP7l/DjvEKcoQuilHITjDhwAodt3aEMyuPdlUM",
-	"Goj2YEtXp+MxAubX0SxFfyrzYvdX8IqVVRnwDiGX4epVk+PPtso6/5ScM33kmNOFQgeQ/R48fUsAj+0s",
-	"pFL8RlsmbkmX9j1b654d7+DpVq1UxuaVO8dPL0/fBzcKdtcA5AxLeS5VBrBbIktWuJALfFez8LwVLWM+",
-	"1rMzoumNnK7iNMiHFWYvsiGIukGuE2XZKK/Tkuh795yFvrWaJCAHwZ0NMoIQjLjtVWF53N5gQNTCAMnQ",
-	"1MKSxCeE3sBnJmZqxtjChCzAwX9AnGWeMggdQ8fbcioTAFfR3+WpiamThoPFVJbRGTOVxWh5qu6AvNRv",
-	"1nIc6RGOXFCkQpoI90IISGSZMpPqv8gEcQi2BEPvkXL14745B7xdNyb7vXsjSzvQ0IfAjX59t5AlzOit",
-	"Ehv9I3NRZyvugzb8Kw3i907og6NMV9q8300KPZg0PXN6YbCeESur12SCSQAgXy8wbgqrR6EiCRtnBMBM",
-	"FRkljKYshnueWa6NMzVlyfg9H7NXdKXQstOmCocrBTCsAOyfpoAUCH+4ZRl1T0iEwAGRkyeSySuhtweM",
-	"NCxMOWvqIWSQxPhEY8pNqTLIIgZGiHSOhs+7DWBCBmQjeApVIOr69cEwm5IJt5ZgNWPzU1f4S29Pd+Tz",
-	"DhguI5qxiUxXlZPh/haJzlumULnJap07c2aeaEHgUZIX0ziEQzh8cmwah3/vB/fZWQCZ/TMGcwcCpElH",
-	"W6V9LhQTiuuJN+Ff23nznAOhHXtwxuZ29rYI/zAZUW6+PZFp3qM+QEDAQ+9RgzYa3QWytx+Zl+6ZmukN",
-	"g/xLzsxo6RWox0duRoo7lwlzmwUq6nvE6AxbtKtZZ39KJ7+7vdBirtpj2WM3WiPak6t8ODx4Ql4actYd",
-	"WGsaRvKCZ1/B9LIcCCpkXJGEY9D3puH0qa+2ZaEqZG3/IMAsvpvG3olxqmngy6g8uxse9u61tfFBOrR0",
-	"dRUwPE6uRMhggA27OyCnRRaIyuhK+ckeD28LPBBw1qYIUnfTV8G02ua5neQqvD9Br5s3JHMTs7vY2JOM",
-	"NKu2lDxSVX6qzXJtmuU3uglkQXPFlL1x4UyRDtzYGDcDnDohugR9b4CSKbPiNg5BLbsnICgkZSqfo1KZ",
-	"l47Epr91KcKX1VsHN2AmwyyTFvEa/GtwHZ2sSPTXq71/vdr7OcLAELh2gOoqNw3/WrpeaHGP9tqRR5c1",
-	"1tqc+PAObmIdW7z0c5o06aVE0hiijTeKFfqVKmiuWlebMKFsSgWJxjxhNtcMDIYI5pVPhAzer+ryIU/3",
-	"2cdve+S7s9ff9siP7OZMz823794QiFEFx6TxmxyTD/wbYmC/4ZNn+88PyILfsUQRKSAZK2ZXonN42Nt/",
-	"+rT3ZDi033JwBXd7hiOxCA4FL+tqgb8Yep7oJYZU9iGr2Gczu/jhW61HUzbOlT6b4YEKXVwEe2WOS85c",
-	"ugHSnm0ZSCGOybQVqZDUVC7xqKbHZUB+dOQYxacFLXRhvD9SwOp+JTA8ABJBPXbCjsmNJAmf8wzd30rO",
-	"Lb0hxGNBmBVQ7o1RbahqJ1tdZsP8/9womi7W2RPPsABtHNvWL1YIqdqARHMvPK+dOaZdrmpYnaWrOihW",
-	"rljqwWO0dt9/cO8KOfHXI3y1yKqwQ2H2PL9nodn4gSY8hk49EOVEzDLKtzhYgc1rK9uQZWCqDkQifOnt",
-	"eWyDD8IS+4CJbF7Tqo6+BgXVgj/cEaWCD58t2g+515yLjAXF8CGxr4xv3HbMtnYbJCuvxYhbsS3qz5SN",
-	"ZnhzUjdjtsmMsKTzpbvVIFKd7uT3rOr7ejJcc3+xuVIX9Oe7054Eg/eee8F7R02RbiscnuqYVAmJTFda",
-	"zUxzmIUBbqRE14ep0y9IBFMTkU5k5ugFWKNRt0eiFVPXQurvVkzBJ3qk9N/wb7d3JSKRa/0WAfa1dwLT",
-	"hWCwojo+7ol/VAMr5f/87ze6dkgV0U8aiYgqcfjQwj0YtWshi3sebEM5mWnPJH0Gb7eq+sAL0QqlMSVc",
-	"sGv7cpfTtK7W3ZLE7qnKtjz530/RVS9AjQkWI5vkCnP1aTJDm3hXtdie7mvNidO2esPyOTdASjtm+HkQ",
-	"QI1AP7DwCpCfkh9Jf/dIEUbThDOLl7XL2BkFvcmfvgVGUJlHOBCcUnR998bumMe+TVZxRtMtbRDzyI4h",
-	"CapGxM/F9aLgFnU4e+Er+PBSu5ziwjID+EiB5CiDCLsiSwYoGTZ3Jjes+fdbh7WrmBbIhJuHx1ay4/B6",
-	"o9BSArwnGtinQmZU+T31WrwwZRc/YE0suzR8UfIlsTwKm6EXq3Ozi476frttxjMrLNZFmNIUviKxHOUQ",
-	"sNmJAEEBkS8AQiHqomMMY12nGBCz9bTP2KrxHs/wFWflNVK9tavtjT7i0Wn/L7T/67D//HrQ//kPQatt",
-	"kcr5IqvF227ecsv4DeAobgpUrsa3sNWee3HPn8hNUmIFqiGTwB8mJ3yQUAATF1d0jdYnS6qIK2qnGXKH",
-	"f5Pp5F385bH3TD/NhXr8W5qLd1oA6g4y+OahVf22qqGKqZiLd6GVv4bUPjTk/5RMhMa5DyUkBGf/98pL",
-	"CIvewIwmxtvcPz/Bhe5c38ip8dwWn431ZzZvIXDNc7/MhdOEpc3pA3BUwXAZSBdWXsw/nMGIFNX290gE",
-	"Xa5+p/vRKv1BN+stFbEcj5satkhlnCNb19SUJDcsWzIGtgTkiv4uTTXvWpd+4bVVmx0pYvm5ZqPvVjHX",
-	"7h0zMszja5MyJilPABma5hl7kKyMg0AQzDbpKzU3AnV4uYVwVkSifUrHj1Rl7L0M8d/vGq+0vZPQPLKj",
-	"BfnwdGq/Gz+adYRtLLgLI5p95huq2G5Maut3KJWxgqF9O1bqRjQ+kwtUZ6cmHQAoRo5pCHMVAFfRvR+k",
-	"2DbE8ut40SDDp2CUGwEtWoUcHmgROwuJcWhl5Jbdqc/CVKge91kT3VlJPLxYM4/TDMSzwoZWrNWy69nM",
-	"aqOOOXdS5dL2F5IniFWPAPu6nfKWpcV2AMlbfK6NlFSaePeRFBmdc6HfDI3N8lTgs3WgIu8ddU9fxVIL",
-	"CqS1c3AHsebPCwDOoKOMfHfx6WMRCD9jK4P9zRX60QbkB5by8epKRHd9xVJto/QVnwjjYDXkTHp3S+nS",
-	"3O6afJIFTZUJlJkHo1eCiBTGZwDWHTEx83GPnL95SQ4PD5/r5n2+fIlttrfRc54kXLGRFDFZpGzEFeyT",
-	"nxUDPhq9G8NNbQy9i7TFqI+B0vgKMYShR5ZTPpqSOV0RmqYAHZMDBAaORClB4GB48KQ/POwPDy6Hz18M",
-	"hy+Gw780JcrUs4KCp6B3MfrgUjbJE5qS07N3JGaOx0FhOh0lY7YkYzrKFEaWqCldaMN2wUQMd/HF6EHq",
-	"Gjj54O9Hiug3Y+46DUF2e8Z5XZSYC+joEZooiUkU5qDrSQeUi8iU0dqoIf6fWXbN120N736kCI97Bb4H",
-	"FxWxtun42FJIPvSHY8ww8rt+VEQBiLovSMpGciK4YgCbgPUkKaMxWHkjBsgyNysCGAQiNvEyBt6H+RCU",
-	"nQh+ddcHbePu2XA4fNKGzAva3pK7CXtSvqfe7jSK18rmyIWvNryVDeevmoI6zTJmPBZ1cF9/CvVOiQ3W",
-	"K1Qwfc535QcBNQL1WpOtQZ+k6E9HvwHSeuZJYhISf8lZjr7J3ZyIsUkz+bAO3xX2UmwryaScAWaKp7ls",
-	"LJgj12t4rRdNzuxtfbXTq9LbxpQnLCadMcZeaTmEnBlh6JBNUI0+LOkea62HYvwM8h1M6FZKkOUhZjE5",
-	"Hg6jrhlCKYjKR3ppDNqMVSsNQzrREqVnkDGVYYCY/s2Lc+tuqVug9ncbFYwBENONwPYUkXKZ1nnaGkpK",
-	"IglcQCCoPO624uHjbUnQtVhueVUQQsiNsKboBVlSnlmeNKqPmwuajaYsPQFIMsAte1FaL1yRHHJfl3QF",
-	"RBuYDpvesvRKqEz6CaQeMZ9eZlqXpjGLuyck8mFCsHojU1iexeTg7u7kSkQoq9ELyEbFmDeZZyM5Z/rc",
-	"62IcC7LvlGUpZ3H5khb7i0hoBhOtQLzo7eFLGi48womQl16jHyny9vLyjGDZEzLEq45cpHqzBYgkPVB8",
-	"zmLdeLNOMH/S9te4g3GxHz9/vt3Sb1TO73w1jdLgyVGvpCy9mwJPgVmtskajF+GVIWwaY7nhVjyiGU3k",
-	"JDesIcZUMGtbRUQZFWRNNPMGRUZTutAqCOuxmPXwGkzSjv61FjZae+kASkEkXaZn6AZbAE4bJjLL1m6l",
-	"5l9N+gqgCQHX5jWiXhncNfMNF7eSj9j1gsK4L2TCR6vBIr9JuJpC0aVMZ9doNSJFAmqkMvBKr6ayUraQ",
-	"aVaqSZvacjwexGzEY1ZxB3veUt2JCZ0Ayf9gzAVN+K9VhLiNGtIM/oWn29aRPIeikXE/jcsLFUKUG5C4",
-	"d3C3FBHHnuOr2rnqwN0ngriWY095kqdNPEpvcLc1K00RxW2qX0JVZvfKcZ4URk8H8lb1/jJE1DtTqLzF",
-	"DTdx77bms1FZYZStsZmgva6R1ppASKeYGbXm6X7HOrCbFQVJ0A3q19O3dpVD60yjnA4u7S26pRWlHPMY",
-	"iUxADV8Jc1f3jBgbrKFT9j0VW/5geHQfLe6iy+tUOKAEB2sCXx8riVxjm612RKQ1q8Zjuq7IQWkCKkK+",
-	"CdDWrJpLprKmKz7fnHuBZ0fQw5aCRBsb7jaiFzL9e8C7AZs+z5Q91PEkw2NmjbbQPbjL7Vvl+Q2d/udc",
-	"slUGPXi35g3773al5k/1wBupRi4pz7BiIl5ILjLI5I5gOUTk8/l7E5I/RRgH2FMhrwQ2yxGhcZzqw7lC",
-	"oeqYOMIrQSeUC0IzYycUp55uz+EIQBA3OjYWVKmlTAGaZpzSCeyn5JzFPGWjTNn0mSuBCMrO7tx9AZcC",
-	"5o6ebbyZ+VGms0/atAjh87C08YSDQNCGG0MumGAxeKB7hI+1sb1TGAQCWzVuIuZt1gbSg+rQa3ffJ+5P",
-	"ClM3KSz2ass7gJY7bVuKDTenZZ4NJZNcN/lj22uWB41DeyC+Ctc3j7TCUkl8HbZld6Xgz2pBMFGmeAjz",
-	"S5RGvucWVlO0ejmYyi2K4KZRm2pPW2+GTW9WB+dmkTXtv/UjCRyyPTxmXcR4xEurNhhcI9NZH8qqx78t",
-	"bRsaomsqqyvgfSm1AbC7g2915R7/5tVp3vmgoTtFj7Y3HfyHG6RxrWTYmfznGBVBeQqaFoFD7u9lYQSE",
-	"eVAaww1A9v/4f/8/EnlxsOYTVxnpUFJoAb3jM0e+UODSyzRUSYH8PqiDuZdjbz3nQAnVvXmVX6YUgEDa",
-	"J7ZXAt1qm0p5fM4dw4S0CmBQRRFsE9a/Iei4ZccDsSN56I5Wv5GNcq1OLwCYGc2hBf+erU7zbBr0U5VT",
-	"NeG6bcZW2tijcR+sSDWSC3ZCrA+odF55+/4pOX11SbiY6JOLNVvRHOT6FXgBZjOgXuzd9emC9zGG0noU",
-	"oIWArsNoylLbVvzrjdU63/14uVdj7kWr1fCoPFLQSqVN4hnTylNXJVPTvRfkG6gR4C4OR6cvX76+uLi+",
-	"/PT964/wCWTa3NKEx2T/mMyRu2FwJT7dZNp61gcx4NZI2YSrjKU9ksiJ/iIl/z9777rcRo6tC74KgntO",
-	"mOyTpEiKkiwqdsxRyXaVy5alkuyqvrBLCWaCJFpJgJUARbHKnphfE/N7ZiLOa+xn2OdN9pNMYC0gLxQp",
-	"kRIpya780V1WMi9IJLDu6/ti1ouZGuB7Iyp2qW1fIH1RYxWjHXbFA/bRjHHBdyEjCusPz3xhX8iDQijk",
-	"4DfGvDmJiz4p+8jkYYvntsxx1AYLPgGeWHU0+je+Q2aAP43nZtUXjNClGn8zV3kOi5f8wrrnEpCwrT6D",
-	"8rOtifrf4ap/xw/y6vXPb49ez3yQjpgAx0k3lhPFYuUApBTTNrmqauQQv3ok+0ZhhzQwJn5mEcJw0glY",
-	"8N5mA3HRk47diAY6045rTvsfWV7e9H7ncow7R41HI4kIITNVcuaMeCwwtx1SEODOF/KMPweMt4iAKXs9",
-	"DpluiLW6QrrhONK8irysECCQsWobDyxmAVWWOTdTg2ee5iGcllmo7oRxHAyoAkh87DhHjOSACTVWpId5",
-	"3R/e73kdgSwdEJPO4nnIvvJcnSamf4ETLCQung0OKY21MN+mIzri3/6NHEnAQeNSqI6oksMoMo8eoCsZ",
-	"s4hqfsUcPh2ghX06e+9qEYBgIbTNOf7WVcMno5j1+LXDComSXAwhZb8voTa6thUMQ/AvMxzoVKM73d7a",
-	"gguNJ91+WX9ZN3etmaFBLQgCNgDoDB2y6IgqViNvLTfqp09vX6ka+ciHTGk6HOHRmdIMuBe2S0MmgXBF",
-	"/D86mFbolNqkU8JVb7FGccF3Sh7pWAl/JEMGJ8JpXGg85Yt/ADi4NAwV8W0fsI9v/o8/AHfDcwCmX/5p",
-	"RFqr3rRn9xgWrOC3Hws61gPzVcxCC5EApVVv2JPNnzglhwl/LjYNhJIhETKQ6UIeIk2qEypswiqjWbwM",
-	"hG8L7nlGNcOef8dnT1rNfVvQQvwzpuNp9RBqB+w+J2UbnazADX6BGDtuJ01hyUCWjl5RDh6bsV56lEfy",
-	"yohqsGSMe1KxpKIWEtGNa6e+DQ83E5l/uoWzDpmPNTPmUReZ5/htB+4JDoNFKfIgJQelq7GOpjW4r83h",
-	"XYzFpZAT4SPfjQNqdIloc5dIKm3TCIEcDrnW0K0ZsxGzBWlJKt8OOsnX+m9DNhxJzUQwrb5jU79m16G7",
-	"YmBpI2gIHAXlxg6BljjbBuGR3TpJcNTNrY2WRw1fsSlxuy9TZGZYFzv1bbffc4q3I14DkX4y6bC9IPPv",
-	"X1dHLLZM/3ZdpgfMEyCGZat80l9eKGJjzB0Rywi+fQTMzgmAnHvaC8emg5UT5ExGTJGYisuO+QjOHmCE",
-	"hkMu3B9DKmg//c3y68kYOKh7vYr74YqzCYtr5MQ9TpE+7KYuUEZbbA4oHDN/Vt0WPCAUf3fhN4iy44+Z",
-	"zdJ0ZWlGcLlrYZIPs6ziQzolXbYAQ6Ns4VGUX6mRmS+hKNS6YWEb16wK1p5PBnJC1DgwezFLXq6IRte/",
-	"bbagowvH5WglRFYSIGQTOYT/Vt3o8IZEMWbp3mHH2JilXXIpYbfD/MCXaSfixfz5QqXPLUMuP0GCsTDh",
-	"2bMr5sYZOQT8KbwHnNg2IWIFmhmVWU2KDBDbCgfmBvEC0qYcjMMq8WXcn52EuTgoSNcCIFmL5qTPtBna",
-	"9gHOAQ1T4i77fewFVfOj7Q8H9YMsZKA/h55LJAOAbLL08WNPBlMctpDCyi6QiPmhptNqlHuVC1txBpq+",
-	"ygXY3Z6LOzu7X3kwxalRaKxVyL9XnGBwqe2OMM4HbD+bZOjCcoCagvPkjuaVLJCTs3LzERiXQ/fIaWx0",
-	"T9gRr4Vm8Sjmirn1jkkS/CgiU8pCkycSuLnvLJBs3uOFMrZI24z/s1NFnxG4inzuiM/VahX+Z372LRli",
-	"FXnCPhOfjkYRx5rerX8pKXyCJ96oFPycKVGD4p/Z8zL1pp9JJCcsDozSG7Br8sPx4VH1/IfD5s6uywvG",
-	"dJII/K4Mp55x64yRlpCD5V9RsSBm2jy0I5KSWWuz8BDtEhgc/hOmH/9J7SGjGzulLz4pYxSF+DOxGACK",
-	"5UAF1xE6LTfybC0qbDYF9al6kGi528pAARUOKj9HroAVbm41AZbs5CotoKzpL3ZgdmX9Jam/cHPnHoOr",
-	"tmqrf5MdgELaFf2mJb/eTM2v58yZQAqlqVkWfIh0fTTmSoo2bnPziTnWKqD5aQyxkPd6LDbazIJFiRDM",
-	"GQTUvWRTJ2Tsl8NoQYIqRpW5N/qLVBOI2AKUqj8ZKBZcOBPaGdchWlXuW5mbd5nSVdbryVjnUK+M+wny",
-	"LgZBJyShYy2HVPMAjR4j3ZJw1YCORkzAaECOcludggDAFgQe0KzS9W9NHsgrVUk2NwbGS5KnRnPTCPQD",
-	"qJRqXl8jvQjI2pRqaV7qipAkeYUs41Ag02VJus0WtsoIHZMbKTaXXUvSauaemcwaegBG/LiaAQyVq3nb",
-	"z8+noX0Pj2AAzydlTOybJyyqr7K8K9mEtb+4pAIUzLyItt0p0CS8lVaw+FYfInZ8UtaRXTOcISHlnKrx",
-	"A+JT7ZO5FejouoG5Cedy0Uf9dIu0x9FhTaSCim86k3C9pXQWbr6w+tm+Z2JNd2XIzc6WUWhEKdRBYGBj",
-	"u24ceQXsmXZ1oh1u9gmSb2YqgFCZJ0tcWUM6KeFAwajT+mqnMM/NnEZcgMoko5gLsPBoHw+aV/T/mLDu",
-	"xTiOvmwZp23rD037xns0rqJxXHDVI64foUEslcrpe/MZITk6GqVZZUuOARJsznTNPGgebLNKytbyZoOx",
-	"3VMorho5x/CBHGvPojXe8M6MV5pqLjMjiYzuCN8Nw3iiZnB+pnp1MmDWGwVLx1FxgqGnKh5RqPDNq5vb",
-	"AjQlQNpBbRkOvcqFEWnmOpgTjt4vJSl6MgabIh4wgX1aNjR0GstRzJlGmDgodEmS49lg0pZm8TCbFkyC",
-	"SiWvdMVihXGkRq1eq0PZ+4gJOuKldmm7Vq9tIyXCAAK+W7UJi6IqeJhb/5pcqtq/bM/OXPZT8+FB6fzC",
-	"uuQdm5JzZpmSsRHGTEAurKpqBCKDllnDtcwYIXbJQ3ROThNHrQ1MMaSM4tO2ASQf+G1Yape+Z/rHyaUN",
-	"iCPuixlms17P8IxjKDtvS+WKhv4omeFCfohG/VK79Dp8dX4IicMr+Ku5s9PYByAa89C9sB60uk22Txu9",
-	"7WDnpflBT0vt0sm7U/OlFETgeb/kla7NxDd++9vh395dH8W9n88v9j5Of/nph5P+3iC4OqUjfhzFk7eU",
-	"ngY/fDqTCMGGNtBdeaYff3l3joHHOVRcbEoU05DRadVbi26VzNnWB6nfyDFiQ7Tqu0tdcJjwmebyB6X2",
-	"P/7pldR4ODQLt106ReUHCwK26BVaRLl1UfJKmvYVsoNjYivr3ZfaJVwEZkozzmapXRIOzXiLjvVgC8Lq",
-	"UNghlZ6XndHjGEi+bdzfbM5JLI31M6RQXRwaRwuOJKUsNsiUCIZWvVHriDdGVdnOALvVk9CHLX9PbhlE",
-	"ECp9e+qwLdIsAYlkYKnIR5THEJbN/Ny2dTdJ8SAEdsw1LPRAIaTSLeb9gU6GnQmcNfexUC8fnqqRE5Bv",
-	"b08T24ZQy4pSI4eu/BLDrJaJPlPX554DNM7WoAGhOKIxjSIWkf4YzR0bd2fXAbO2Wg+RbAWYXgj8ZSQ+",
-	"hmKBqR1nrCPenmI/WWSkLcwDWpLb9XTSqZ0sUm4190mXTaUIKzXyS0o+FUPNm3KtSB0B4wUv37jJYpq8",
-	"DZh/XBOK/O4UbVYvW5rP05DfzITaaFXSNiJjJI+FpvS+WfLGtkIYViztR+VHtdNubhdZVb+6RHwPGwA4",
-	"HOiQaQB0WpD3Tk/ZysT9IJ/xT8wbMqW/k+F0NVmaJD3uBB51c15qQ1F2lYsqkj5XR1SYad0vLS0O4b1d",
-	"SvdLPvHpuATurSKwIJJZWTR/IO7UrXN73pelx55ecTP7gwYOh7Ytm7Qytzujmr3nw8XNy/bcrfTEL156",
-	"VfUUau6XvtieDgNs4czdrh++o2HyMcwljbsv+QQ5BRlD3f099ZC5av/uqzLL/UiKXsSxgKTV2L772lM6",
-	"BchfKd/TuI/PbOws83o2xccQyfrjdIQXN5srDfgdm54x4/TixUu87Ucpj6mY2u8BluJOfYk3Pcfo0Xdj",
-	"Nb1Vw5s1auQYCMRU5yW7O9Xtbgs9RL3Lsb5Nv1/JS+smW/4HFroUu80zm7GhTrV5Z6XGtpQzVd3Odu8I",
-	"B/zXrLfmegRwjwlVmP5PvIKARpER9Ir2GNaCjBjV5n5ZuyfpjbWDUJpObR0BdjsBGBx2x5Oy032pdVBZ",
-	"oCBsKCrz1jbik7odi7QHcqQ+nfqwwwY/odQuxfrir79tX9WHzQ97wY/x3yYvux8bl6ct9T7c7/1Ad8ev",
-	"5U7/77wpfrre+3myvL44w8espDFaczBsEgfUGtv3kI2FmLtLzK0irj6l6dW7pRYu9rWJJ2zoW+grQ8ER",
-	"SkmspQc6Q50JadzYzsY0zYdAFrjBx6z0YAtnbDHlbzVvAHh+edvGnj7XTZ15sUe2FB60qJJldPM9llpQ",
-	"ikW9O5dTah8v0ndHkOFGyW4XU+r+JUyOgk2IFMC9g+oRl58ca2BqNq5JXlnIHmZZYMFiMNv5zXjaDe95",
-	"9uk53mXwgF1svSPojNecOM3WB5rnNkPzKzj3lhU7LbrIl1xMbjp93bGaksThSxy9JfZaUobGY8hHWgdu",
-	"3hYEik12mto8T6dB7bc4vdu78kqCTTLn6ZhOqxEXrEp1NaQTUW01l1ep+Sn49nwx92YZYraZ7VAq3KM/",
-	"sXuU6IQjl6CcVQ0v1Gpe0VJaworuW5SEFAkn1UKvqKy46EcggyszIh/I23CMList2KQjcjeAmB0+KPSs",
-	"xxKSss10VbDS2WifMHHDkvxMjZziqLDspiOcV+Ru6C7BVsRIyRlNdrcj52EXeUdwnamcS523QI6AsTaW",
-	"iJWILxqblURCptO87Dq9LeuDOJFTeF1fr244zO6Sg1t3GlfJui6CeoXWehxv9/W1rZqhM6sRcYwyi3ed",
-	"/rBrd7lFN0FNqNEyc3yNxMv4BVItMu5/oEPgoskXHcKWwuLSJBnWEQFQdROqsFYQ001ku14N6RQq/nTM",
-	"aVQjr427oWxpFSM3+aJrHfE+rY7dtk08rmR3xOKMn2L+GshxfIATDcVJ2fNJuVWve6RV3690RFIMj14F",
-	"OZwpKCd3ujZOUcZjITLZrI5I/LABVQM2P6m1enLpzH7PT+jmfg05JltMkaV/s+toPqHxmtNSbsZW0niN",
-	"r0HjQdWPTWhiSUxSpGV3HleuvedG+srR4d6lq5LzsnrukbWjEXJRMt400vfswr2Fr/bgVBaqI6Nf7NJe",
-	"pzZ0D62m+FsLQ8U3/EYoh3fFAZHse0ZnJ2WF7bQYouybf15w4Ve82fKUjkh+vbA4gRaKli6M42lC07/Q",
-	"iKh4UICSFCJK2RFQRGErSM0gsELFjGHmYvOjO3RhIynmNJp6ezkLpSNSQxodwLJvT7gA/+wC/TN4F+T6",
-	"xqiidTcrHh6RY+0mh4UXcqz9Skc4iZVX0b6zW3BkSX1NqubNdWiw9AHfBso+eApWzgUGUHVMhaK5CnFb",
-	"aq6Nb18j79hIk310kmvklJr5QdUP3RquhWwcKxn7B2jYCHZtPlCfYXuBea4DEX7PxWXa9ObHLPr3Tsmc",
-	"3yn5lfUGPN9zpc/tgnztoLFWswickL7zxCN4f2sy3L/O7x8ImT2LPb1jsaehuO8OcOF6vd5rmnNHcJ/t",
-	"Wr3WaGzX9hxLHRT+mf2FhYDxYR8GVjqWv/Mools7tTop81MaHpCj00/k5Jw09i5aJOKXjBzTwBz4awWm",
-	"ZN5IW+1Gc5WRNpYZqZUEDxvwP7MWxVI4gbm1M4e0do6LPbKs2rY2asak4OJyDlwFtsCO4wib7g5Ibk8k",
-	"NnWMxO5DGbPM7dNXmsVVeP4+86bSWzeL1NYSysS2fqAM3bL7eeuPSzb9cquaxP4W2TMaOyFdh8Ze10aG",
-	"Xe9QXWiUA7TQ5Z1HCN8hWemnOPI7Inu7gCpdqZFDKKmFH9KmQLht9k7ZRmVoPbEvAhfCHRBx1ypCqBXh",
-	"2nZgGoc1GLAQJHBfypCU/SNzpHokhY5l1CajmF9RzTwypNdV2mf/vt3Y2d6tG4eSD4dj+PTQKfW2V/0g",
-	"BaseUx0MfFv7aV7ff/2R9v1koNvQUZ1XCj5OHSC44D+TpGDK1v5CzTjg0I6bxYbwF9Vrf2c+NJiNN/XF",
-	"zQ9sBwwTGMjRNPNxsecrj2HdKe33Xu6G9ZeNly9bwV64u7NPmz1GaT3Y2aFhvbFDt7u9Vq/RbXbr3ZfN",
-	"ZhA2dsLdoLHTrffqdVp/2Sktwr7ITWpOOGRphOcxDi+ht2BWt/6Sx7IsZ+cblnol99y7yeTnem3Iwp+X",
-	"nrmVNkeMLrX08t9imUtulbFeyXz8+Rvfzcr5D4fV5s6uRwBtONzIarhdC2zPKwvCzT9nuUKoCm3sGvkg",
-	"oVdy5lN8DS/9eKrvEZoX1hZx/eMmPM8//vkl52AeOsWCcVfQehn9abFR5uhP/GWRBl3V8gb5i1G4VPlO",
-	"zPIzf+KzthIs/LnqF4AhELsCO6tiYJYbyAnCM0jBCMJLYfGG/wruem5u6lfa2Z3h1FNHIOXfOMGwvdkI",
-	"D/3NxinqxlQ4MhNuxIyWIZ0iRQtzDhF2+ncENM/+DjUwGKByrfrYyBDrtHMjsRyMlUzKN6jpPEvzhw3j",
-	"KUedIAk5noWccL50SKfwDGheE2NzKvw3e66O6RRZNIg0vqMrxLDz6go9ZRQBNQqmPXsQtUdgE+s15jU/",
-	"sR2caasgqNO27SKx2CMdYd3wmSaH7XoL7yqsnCIZjcwVURpCBljdcwUcfOmaYNdmg3WEj8HqjxwC9wj+",
-	"4QIBtgqORljtwy2Og/XuEcWQkma9XiOHmPTtMR0MANcJLSlKejEsCGgcTdh7FoJGzXGCU3sn9/WN95vg",
-	"Ut20bQDYZk46uyMABScJsM+zgDIbYTUTCAnGzfKeVSsH+LEsZCx8Gx5FiaaZURA7YavRqjdpN2h1m3Rv",
-	"t7u/19gP9xuNemMv2NlvPpENdFeY22wasB7vDHQfuzNxkpFKFvfmndcmpKX22qVj5dnPuqjg0fx4X8tL",
-	"yCp4CH47aTUdsdgtA8ycQem4WSC2LoIP2QKjzN3tXhbYOe58+zQZ5xanR7J73ggCAAm41yK8p+mFm2RA",
-	"bXbNSreUR8DJMDErMBfZZKt/pE1M+8eMUimPndSupN9hA3P8DQc5VjPcMiEFK7kfarSlphbiLt6SJadR",
-	"hLhQqamVoq9TMc1UGmXj1TLEXAagUw2h/b9GXA+sZYXJYTACPGQ5k2M2kkYRCmnkSmIx4VVY8oVN7Wn1",
-	"GNpF2MMCrax116xy4LIMaX2YMYJtChtS5XbEDhgs6bdtdYR/aiEr4Ryzr3vG6Pcdqx8chlZK22O/m2UH",
-	"dsQ2cP9oNKBdpkmrXq91hLsv9o2iRRhRxP4C0RrQESnnMCuT+2WN0zbpxYyRpkdGsSTNHa9jFqKFEyJj",
-	"YeGXKjchuhw6V9ve/gJj/6mFCsNWmk5tl1Fm1GmQxr56wraHA47ZKKJmxFzbj4ymN4JTmbvKkQLUaCy+",
-	"CzvCnJlYUIoAGjeYTZkqiEadBBHlQ6x/sO23uVIIL0vUgg1TB+kcU51g9s1UcN9alXBAYpoiWc0NMR2Z",
-	"YdnZOZIhe9pSbDOAdmnv3U/HrdMVKqln3mGj9XK4UO60i07xtOXtIbwAraJFBtFikFpvVth83aVySyTG",
-	"caaSsdrQx8przSL7Xpg/L4TUFyAmE1aydmm+HE3g+2HPtFv11tIf+jXceMEXdgridsFfK2oDn0+VxLI1",
-	"hWYhpfonyTEEKHTvto7uLpvg4opbuvstBBFfbCP9KLm4CZ2YGkPpvV4oEsuIeRbjEuIXifmkMMqR5Lw6",
-	"IteV5JC+kjsyVKPlVn0b2RYnCB54KIiFavVghXtJvAA4RGEXdMRsKXzrIAcYYaEd09/3l8jho/2Wq0O3",
-	"praeztWYuJ/eJvPzpBpT2wp0Lq4u9oOfmt2/7g3fjVrqY+Pq7y/F2fbkb7vsh/q/3u/QN2Gz/4mf/Lb3",
-	"18vlNevsu25Usz52PyVWcCQrXrBJtrX0cZuTlhA3b2Tc5WHIxCNG+v8EhXTrSfzjtEEiPCsYUpQmWFf3",
-	"SPRb+LG7kcUSFk9IoxtHziPdsQgjKCi18HyhDMZDJjQA8v54fvLhXhhiJyMmDkf8RwXv+DAoMUcDcD8w",
-	"tpwcmE9LkiOTSgg85goEeK/Tt2S7Vk9m6lmAgn0ccJiUFyoZoxsfKZvPWFkHIphbalM6jNa31B6ywv5m",
-	"RrLSCnNjL1bYGlfY3w6P369nhcV9tURzi1hgk6YtKsZwvrVN5X7AEDiCk7j/pDadWNxtsXxIxL3JRjsp",
-	"ZNy/02Azs7m8vYZnz9072TXx4P6IG20KCLnKwy9FU/q3aJ+lnQrZZZSRaSCa7mGeZZB6b9WZc+oyPCzK",
-	"QPSviApS1txINJBgnqOoUJYjYcj1HPwq38iHk7jvkzLyY2Ct/ahSI+dcM6QUa+eeXp3wkB04VyfDZNER",
-	"GSqLmNEQ4HmltM3gNklqK1dsRJ+ORljEsqj4xL4k9g6Yt1yk8UHoPtCDfEJ5VFR5zd94Z2Ydrbzt7KpO",
-	"d16WjMNZXDOb0nz8lSu7TszOBXU9Gs8FDMLSG4gP0CHUMOOmDWQkx7GqkdOICktgZRPn3WnKG+ZZ5DvA",
-	"uIbbHJ6+vbmLkQMH9zHYNWan37GBHV/MAi4aR3Ayb799Anh8t+XuaabAPMB5QYBNEP/2Zn9vu7GLLLf2",
-	"+/9b/c3e7u5r82UW2zVA8dPcJUdUs4TScbn4jnuTjUamHlWuWJrfp5QvzzUa9RTGy3rEIK7T1QVhIhhK",
-	"8+XdrA2yRUO9NYj2MFN5T0k41zs7NHuEKaAou2o63juF+DE0IVZ8oQgXmsU9aiwG0eciIRu0PFJIgNju",
-	"iMNXH389BBK8IdcewT+b2ATYM4YQHnlpdwQph2wo+zEdDXigPDIWXG/FUg63uiz0CPiGfc6U1xFA7gh8",
-	"DFiEgTfaJiFXwcCsCo+MorGyJJDAKk0UsG0ocvLqnCgGRPzQKHj46mP6sjLuCC7Iydnxryf1BtkiJ8ev",
-	"fj2pb9fI4ftGOgQypCMQxzoeB8aIC+1vgGEqQngI8kXYuTEj6YgrGdDuOKLx1NFJOL67ITWSEvXMJUQa",
-	"FfHHYkhHIxb6UDkSMyNTIZVyWG8CVyA1/3wJ+HQQmXQclOXTnxvVJvHf+kY/EfNXa6eCPjbSU0IxGNSM",
-	"KiiegW+kckSWVMOF27ZfhpIJjQUX/bYlWGMhtOoM6BUUY8RAvsXDqtJ0annVgPrInIT8BtAU6+Y67RIF",
-	"6YzY39bvJ4peMWCtgqYgKRjp0tBd2hE48kgqq7oh02SZjJi5KyhHcxkTOp5CZVvM1DjSysdqbLMmvDRJ",
-	"5/gE/Y4o+3Y8vkd8dcnhA3jED8eoQ5j5I2b/wh7biqMEtGPzyGRANQwP3gVv65nXvIQCYFuJbU83m4FH",
-	"c7nJzUZ3c+VX0qHGdEI0u9Y1cpjchauO4JCx63E0UKDzlyGYYUb7kfLx+Q/V7YqX/NijAY+4nuIvrYqt",
-	"X4bKPsLDjoDjjXqlnTmao0GBIuURrCQBs6ok0ROZSAwgeTNyQmFrl9QDRPjoCJAtjeybIF0GvoueAhaV",
-	"S4y7ZSJjYj+LLVLn6gb8Ce2IzAfLcePZHYfdZjOSDGl3oL86BKjiCFfyG84iyzlj94/SMrbbtWuUnpFQ",
-	"XGRKrNoE54009vc9+Pc2DANm2RyEhephX/Tx2QdSPn37qrpdIbstD/cdCECPGAmIFf4sJLstvIyYk3dI",
-	"jw55NPVIn19ZJOchD8MIbVnVEc16Hc7PzTBu5kiKPost+RpXmSXtzogZVcgw6ZoagBKVlDlSg+Em1PFY",
-	"AOlpUs0ux1GI8gwucuQRIFQqB5n9CrPnvipVZKzGNrJ3lOaf2yDkkEsbnVI+t9nOcmH7KBfzAG3gyIZD",
-	"LpDhMoHpzCWhYUzV3J3NI7O8Of5bW8hnx+MfECE7Is2WAzwAlO9nLjpMqWGBTdjarn4tpVh0aXRqGykt",
-	"2U++L7NVbxEffIa02g8q70HKJtWPrvZwRGPFgNvKLDnoC8hI0JQLo1kj3wEzk6O+HINq889PPp1f/PB+",
-	"7+K7k1d/u3j/9vjtR5+UW+T4uwzD6QFpNbYdxYRne0BklDKcNepevV5PhP4B6VpFJ3uEds2AG5mfYUWA",
-	"KTFhTBM1kjoZnewZgT4zKdkVZMQ9wDNoDhLX0SiFyFUytV0RB7bJWUrUR+YWE8q1kQm4G9OWj4RH92ZJ",
-	"3l/+cqjmyA+QHFyT8uuzvUrtL38hxzzWA3KEZGYeORvQkTLfS8bkCAh1I0Z7MPXGLMPvbkQ8MsUqDeSU",
-	"/pElQzRGa5uY1Z46NINor3rV/O8s3vPT5Z7OKIots0aMLH///hR6RKDCE7qF69f1LoiO+nUjMH8ZRzMy",
-	"3iQWZ4aJbZfAKrhlC2TgHZEYmQ6ZCq3628ZZBlkBAgRWb0/Gw8osqwh8buDFP3qHdZVO3eG8mCXx4/nJ",
-	"B/jWXZxUVEDOvLM6Dmbl6AxEyfH5D7bMEtWV7RSwnHhqAgaXVZNbLfJf/9f/B/tnZ2u3gmJ8n/iHR+9+",
-	"xUZ65HGEVvpfD4/epcRsdqgvFDDjAn2ZceKNkQLMmcfnhzis4/PDqhEShz4p25VsRViiv7z0zG3iv3KH",
-	"2ykwZEJ15lc84h++9knZqshM/QPKc4Ce9A/PgNEOJT682GG1iYsvGXlG3xNnBKCJZdTu4Wu0vM/MpL4+",
-	"O3OTbjX467Oz6ktXb4NPttRomdoiz9lHlpc9ZxMlooAOYeXZHi8ZDw9SYBUnKbGP3bF0llv1hoe8tK3G",
-	"tmeEnPm//QoSCszNi/tIy3wYavMhoEIcI63wNeYEP60OqGCEyEVz2x3hBxEXPKCRT8qWSZVkiVTnxGve",
-	"wrN/iPYenJfy5qPnaGdZWfMlJyLQ/fIcP8/rsz3cTWWnqlxd8sL9XDkgFKnP4ELkfEfwGRQbiciAxra+",
-	"AOPJqHKcjbRJ424UD0pdNxaIn7QZCx8xvyN8POZhaUET1j3CYwqTxbfU2yZho7d2WUEZ69Lho2RBpGEv",
-	"r7Ro+vNd8kYa1bvH5z98/vX/6HQw8Pb59enbo88/HJ59d3L289vXv3w2yh3/r1lv7ta36836y+16o/n5",
-	"s3Xafz189fHisN74fHz+vZn1xufTz83aTq3RiU/fvvrc+Py5Ua83t1s7u3u//vrrD8dHvx6fff786uT1",
-	"rz8efnjdiU9/bnxufH77ufXLr61G89fDTmxG0gg6cWnZOfgh2nsd720m4AdWyJLf7gwcxxU+3g/R3o0r",
-	"l/t2M18t/Uqz3899tUZru97Y/u/mC33+bNQSfLqjd+bf1Zuf7vj88PPhYfJN7/kx5jQ+J7Lbpo0Sk3TG",
-	"C7aed9uVJ6GqQ1c9o+kTLZSCPNp9+kI58wJ6bheLJCNYHhRTXbnSnKNzcEFH/OKSTTMl5jNuw43a8sbD",
-	"a8s/yIxiJeWFTkfFGhfL+D8d4fyu8g3Pp+LiT/atE3BSN+3NpSK5xmI4c3v7IaHplb/WvFaAvHO1qRaA",
-	"2ViFo07C6pcXCmY2UZj2BIAP6CU6VRUdAjcutkZw8ppP2xpg1iF/x6ZJ+6T3R6nLaMzi+Q2VqDFc9P3w",
-	"1UcwlULOdBVdWGeuZXIKztCck1dIrFnIK4wiKqrWQi210+tu5BzMHwuSDsnzb0XASBSBdalCh0GAAzIe",
-	"mY3rZvEaF0VNUyQMF/Vsw5koeJzvTQWNpkoTwRgSmesYDidjsfHQ1J/BpgZ3T2DsvMwgD3pW4yiAqoKA",
-	"MhJUJmBUWWzCjlgITkiWxCaskUOSfofQJX4VY8Z/FNHUYhDC1n+RhtDnVoscjkM+68TMeinkHk7Kew4W",
-	"6XG6Dm/Fajgxw06zSC5Sa16h9oQmv3f7OK23zOd6v/lxOytqwdjs9TPDy+BCNOfBQiw9PLtH8kNyHv2C",
-	"IdlrVjH6TuwlX5aApXxc/EqLgZEKpTsgMODEjzHl0YwpvxQ8Y7rwz0ASrIbQmGzYTWE0Zh/wXAAMHtkC",
-	"/IrKpYz8N4o+F/BaTq8nAv4+ev2+xVM37QGAfFpoCRzCz7OQzHIEiApMZfIHYOt2p8RHS9v3EiTJSy7C",
-	"GbVovMJEL5JZtXgnXDAp53TurbWWmKg2D1uoCvEll9KCFiELND+3gBmkbKeA+GZi/BnlYo4tUnowVUsL",
-	"cRjnOV6zSL8kmvmFsoN9firaTqJLAcL6yA1SMaFkfCF7vYgLtmA4gPW7QCHvtuaO5flpvXT73arz7Aq9",
-	"h7aDK1dTcemy2YiCS2//XNTbN62mjICzc57RS/bAEuW8G9U70MZh3kZGV+zehXDeErmVW8rljrD6iArU",
-	"azAyUlZyyKA5jtFIO/fVFj1Y+ZrCIpIwloBbluLjncFLIfSMvWdC/mYeeKOMBdF+bDKfa0tsw13bPh2y",
-	"jpABomQFLMX9Edjo5sJLMcO4C1IKHFgKpMyF0ETfp5pN6NQo0Di01Tvm+YpHUDBmrq3AfDiePHiFm4oW",
-	"tSmz5cE+KXOhRizQMm1vmEu3A18chdNaGrgeLoWXE8IrJA/c+fMJZsyPHrFLPyyqhh8cz3z6ziW7qpMN",
-	"v4y8ze+f5cN4GfE5kfElRhafSoKeWDlhRmLLdGytsa/ZEN5wHLMLdm3sdy6FbwUiNISOOENxZlzH0dCi",
-	"ymu3R16ojgBPooz49MbsU23gGauREyPQRizGU9uEKgT7QjrNWbS1zPBAnjcBJW1GoI1YbKzatyjGuBQq",
-	"K9Q8QiNOwfDv9bxExC1oTwUJ8IuML0/i8Kl5xdzkvl2OYYPtYW+IxCB4acD7g9Jqoi958U01fCSie8l3",
-	"oo2SV0Lle6hLbTGOIq9k6fUOZ0hJGvV2vW7pU25K70hOWEz6VF0yTSKmjS0QDwnlsWUEu9d0L0d+Eu7U",
-	"53wamEcZjc0gP0jN3OtZp21px8+Wf6fzY33UxI91vflnbER53Ca/IJEcQSI5YwC19v7zP96UvJLtjlk8",
-	"s0svp3QLLdCmmZ3tjCwz3JQzl1tvGPRsc9W0cLHIikUGWaRxpDfVz24Ve6rMn6LH/Vu0C7/ydvgT8Elv",
-	"mlY3bcxEHMwD/Lhh1SxvamI5/l3Z4qSoP18W4REaaH6VwHjLSxbmw8kHtnvJXGluYgnklmm8nc2E2nod",
-	"tTATurk+XYgjQ5mAKj2cyw2mzDVPL1Ae9f1UeSxJmxYa3RRRpT+puSKz1bD3syHW1yMe3OwRBOaICqgH",
-	"1uPXZuXIsbq43Ptp2Ly+D2EaztsyQcqPuEbUI7vLRf5rUWDRFpHlQotOXtzVIjuT8nKbt7R2uIC5PmsG",
-	"LJz0xlGEAgzweW3XlJCaHZAbkOGQrULc8Box+x1C28borMJPXHQEjBwDejGQCbMR4mlGU4d1DjWSrz7e",
-	"rKbhwtFcZnqhvjZxaP1f3NjPAKHpVkm2IlQTvtWm0JrgzPVK/Es2zQvpn7v7H38/a4n3o5fBL2Gj94Pa",
-	"7f9It6evWX38jp/onb/+9vfJ0mpAgCdQOtcS+jygAmtKhJwcOMoWi30d4QarkbNks8Di827ukNOT83ld",
-	"tINoL7M/ku1RW6iMVvuyodNECzVPFsh7w56Ak6NP4AZ8Y/quQOF6CApXWuq+YQ2/0PPAHQAaPGJI3DZ3",
-	"c0IzmXI5OFTjrXoD+80mAxaD6LmSGCNOKubNlTO5uK9N3cJbpep2RvsstclsX2ohaJ5BYZn5mI+69byN",
-	"po1ubuxxyHU1kv07YgqT2OyYIQX+mxwuV1KBlY815MvUJgNJyggdnsAOxI4ZqIKV6pgOT3ZTBVBKEf4g",
-	"ZkqOY3AIBhaTAUIvVpLcrFFD5Lx7lY3fTWl/W0F4VrBAjTtipQQ0jrnFVYEUGoI4cM06QssxcDKXXXsK",
-	"tgEB4q/tHr0houz3KN+M8XCtHEohTkKG3yCZfOWRCesOpLxUHrJnDOloxEVfIasAvtR84Wfcq0wBPbwg",
-	"T7qGXeHgQXI8i6GgsfjIvJVDUoSvZkESuWYLAzpmut/L/lKlge7RXVuEN7vwMnQvc8rxdrq7QXUvfMmq",
-	"+716o4r9mC/3aTdYVAJOAy3jtdTj5SbT7Ck3EaSMRTFuWmYqG9FNMYtv8RAROmsRm+KqIzSqPSa0p5nt",
-	"QbjJA5j4S42P9Ux6Zd7wzG6eP30h1axq7r3yHHZZL3GDbhncyzsHp+W9hvasShyTYCbMU265wOqFCGG4",
-	"/DaAks82sk8kE3UoKPleDtnvRo3ROS7zzmouM4M2kBHcZ7tWrzUa27W9FH0RhEOr1wiadJ/Vu3vhdrBD",
-	"X7LdXiNsBqXVc2HaeAx6+SvuE181Yuy1UQmrFYLaNb2xStDM/YtS0MfsWAD7i0Sg2BLLEloR7mpT2GRJ",
-	"aGAhRbeQaU+tAtLsrrUsfcozatgIiBo5wiOkyyIp+g7FD2FG8iyHiQWz2AYx1w4BcagMQETAU08AOyYh",
-	"2h5WPNIda4xl3bQ4bDkTepxw/lr7HWawpRdYNg6+1U7OyiHaJ9AjXR5FXPQPwzBmSpXapUazTt7TS0bO",
-	"B0aavIo9cjTgAe1L8vY92a3vNqAUQw5HVEBIw4ggC197Emv+O/mFhaGRMkvl2IAmC/ysKf0fwYCJqjQ3",
-	"qbkxLqtggno9VV7HdErJEVb+jQZSmGP/vUG2G02ys7ND6o1Wc3GRQzq6eyiF/ApYTTHYTbYpxVAohMdM",
-	"4c2Kzmz3mgN5fh6w3/PBbsNQEerYWcuUjFispEBsDLv5kZa1azxPK6srNXIy6962b0TgjJu8IAQ3Nzzo",
-	"9pRPynjgVjmMIdaZffiUubKNSti7xecKInH5vE5udjeZsyvU0y3q6X6fayHzKvy64fTbrDVaVOMV6bSH",
-	"p9Nmte1yyjavXZZNn81fwZtvERnPrbaxZO062b9AQ68hY1eWQ64h/T9CzjbEJ7ZcHRGjMVKir0HpIrr/",
-	"DaVb6My16Mx6oTOfuc4sFNjXQpW7XjaTJ1E86GvdluSFwNwUSScwXwL49reUQQBiSA5DC59yN47X5qJo",
-	"+CJfQxANP/7bFaTaMmJUhCrz+2610fpYb6W/940YOZJjM8RGq768VG2kUtUI1P/6P/9fFPITFPKATDdy",
-	"Kcb79CDNDHv7Y3M7HXbSlMSF0XrTZaS2V7piYmwGbNQYMGed0isegcNx/yAdLLAVkzdXRYjumwvRsasH",
-	"ROjWk7ZZFIf7DqJrVOAYsYbE6hoPXwDpbLAio5bgRDn8KIB79O1W8w+I7wirGUCndoRiOikPxnphLOPD",
-	"FAzwwlAhJLBvqHls1msI0uE+fMoY3eoCfGXp/Kwk7i3idFUDGT7eRsv2C+X6dMr1XqthkbcEMuyxAowo",
-	"1Iv4YhFfXGd8kV2tzctb0Bg8dwEv8vVOhNtVD/K6vmd6Vhc/LARVyOxvTGYXEnRdMuV7pu8pUDbjeqwx",
-	"AwHvkiYgMt7IkE7JUF6xnDfiER+8DGAPNY+OGLglMu4IP6AiYFHEwlmnBemwwGVJIBtcnyPcDvGjKEkv",
-	"ss4TNhoDWr6ta0BsPs1IGYCvNpAKScVp4Zk8f8+k0HKFliv8hD9zGucR7XsuriQPbuGLeWtPmKWCcen8",
-	"aGo5X1HvrZDjwWJp9YK4MTxhrbR7y6W6waABCN4WaPbt4FeDYg/qzQXNQXDj1Xu/nmFRN42M+XSEecL6",
-	"Ar3T+tjYaTe2nd65WkGXNVZI4m+nLUYhG0kFPQ8RFwy/Mh0aXWaH2mzu7ew1ZyX0K7zMI9v1/5ZBaAbr",
-	"jmipaQSTJsZm8ZuN8+HnqhnYm+3DVrV+BCMYUT7z+jsfG7uppjG/zwxihD3Stwxz7rQm993++wqz1Cp5",
-	"pSHTA2nOD2gcLjHmmPUYoE+X2qWfuaKOzrfVbDVhRtyCXnpXJFraPNqsdjO5My99JXmYogzeI/1md/xq",
-	"ibfsZi9Sb99M6o2n0v8ZJt94FKmbDia2ajsBBAzzvpVsvnsh0oVrzYlOXblzYDv5B4R2hN/jgkbzLsqL",
-	"NzLkYqyws97eJZk5MqBXjHQZE8Rs2ho5EYxE/Ip1RFlITcx2rSRPcHRtRiADxLN70EGS84Oqfgt7717c",
-	"I5QoFkgR2ltn7kfhZuYMeJvkUZMBj7A5fmbIAF6keRQBmqxtkEew/oj1NLQHmJlIoKZb9f1NpB2dHHrK",
-	"xOMNxbiiyF6BMBledqO1+jmr41Yd+ac0PRCUN2No1HM2xoP0tUP4vVtfr7hgFnnMdi97sIcfK6fnZF6R",
-	"1SuyeuvM6vFEEzyi3393Zi/RpI4n3EkL0HFW3K4t85eqwweWnxfOZ+F8PpLzuV5lVgSAN5bmXEnCPmmi",
-	"c0nBvZVu0KdhB0KaXUWo0wrIz6N0QrnmVjU5TE6JjA6PjYuHaGlWVmc8rbrRFh0R27tbx+wAHsND46uZ",
-	"LZiopqyLRn6xYZXktrHxNZkiv7NYWpJz5wF2hG9u6KLMdo5r9oQL/K3H4yQo/YfVEZ67iflnKiK++DVy",
-	"JAXysemOSFVlzAhoLMDBZYSadan5kHlEwaCmJKDCouXLKxaP6JRo2Wd6wOL1uJ34qdw1FnrxSd3OuQpl",
-	"vRpgWdGcQaJ8HMe0sEgKi+RrsUgcnz1zErzwtAtP++vxtFHxpSbKEzjYW2pA4ycjwT3mxgTJWD4vFBmN",
-	"uxEPSMTFpUf8PyasezGOIzvQLb71h5aXTIA9Q6GRG2hrgXsxlppqTOJ3BJzWRuEQsysuxwpumrHJWglz",
-	"LjnM222Zph7z2HCdFXDn5o4bCbI/JCwB02U0Q3fv3aj5/nr/p0nrdbz7cdr4xLdPRjuH6uWrXv37QfPH",
-	"y9b733f/Grz8MCx5pXEcldqlgdYj1d7aoqNRTcmxcr3syUdb6a5LKwmYSUhxLlAT5nsjIjK8XpYWonBn",
-	"vwn2W1gCzyNWuWUkyFNJ0p8lD9Wsa4u5ygE1fmoaHDWijACt7YQrVjmA0ClIRqXlSAHpGxd9Vycs2CSX",
-	"zzRnQ3rUuIVdBEpfj2A07/Ds5GKRtXu6rB1sqLvcipn5b64IZHKHo5G1CgqF8Q0oDCNknkxfwFZYXNH6",
-	"E/x8dz0rlmMvW8+KdSuqI/K0BfMgTB65thXfd/nKVtdAgy+0cl1rY0Fdq5PUX31dK5YjUQjx3EoBne0h",
-	"sDrklMUBPGa7vkHd1cypqplysphyxUJjoceaxLzrkVFkRp/qu56UIRQBUaGRIbrRqkNoK+Aj0DH42ppe",
-	"w9a3iLBZBdJ6uV2v173SWHB9GvNEs2+3duo3WRbORzS+BCdzwoXxIqjS6XC67IrFtM8eOKT9xtwR7c4b",
-	"0JkR3gSEsUoHEjNhlPbMMG4bRY9GamYYzfnDaOzU54zjpNerKkaVFCTkKoB+m9QsSY9kB7TarFSb9bnj",
-	"gcNQVsuEvm1hK1QFRwMa99l3I3tpxrxQLuRyfUY1ntGoN3e8kmbx0JxgzCNXnKdYMI6tQA2pZgdJFicc",
-	"M7JHQjrN8HBkmvnhnRQK+7TAMbVkcsN0c24m3Qx13M1Oyc4eHtb02q2Rl3CP7El7O+bYl+X6h2jEw09C",
-	"Ax6dO6dZh86iGHVe4x4VzCDXV6tfTkV6Ub38zVQv/+b0+/OrXX4V055WSVGvJZ+yhtXHlH3X3H1srCnk",
-	"bULnipQVY8SHZf4RtrdfaRsXmqH3pDoiNl+DhWRAo17V3NZRQAQATeQ2tkfs9icB7H+PaHpNJKaJrXCE",
-	"G2NNk6MF5gHriOQKKIE2P1sBYyxDJ4JxVPBPRQTr04QWfUinUMOs6SVKLDcm4KyYkHpHlFv1emUTpcUo",
-	"IJ4yw7sWq2cDlsyMQty0lXLH49ZhgsyaHBu1L+54n4ztMN822LAtsEjfLh2tgI2zyVqAwoUoXIg/nwuB",
-	"d7rTYQiN0VB4DHd6DCtJs0WRVwdWYow0mPjHqu1Aq7Wo7CgqO9bZQ/GbNXkfLcp8d/8Euj5J94R1dULr",
-	"wxgvwshHe9qIKg2n+akI8EGukbLlFgYBhtgJL5CHlPwuBasgjy7x2fXIWCr+2loynBvxsAxfYfIUJk8R",
-	"NS2ips/VBirSzhtru1lBKT97dEGHo5CJFpoNCf+KWRLH5IB5jgr+dchzcOZQLjShCvR+R5SBPj4wNwwB",
-	"hsAq8AoZ0kvzDCLYhPh20fseiZkex8I8A4AMwWrHXPIVlCclhUZlqNCUUWjr8uaUZFbaWHqZVndqacaF",
-	"QVDzYPtcZPHPI1BwWwOaFLVkgNotBS4WdBLfKm2fDMdKE6UpUv0rOmSbADxMTZYicFkELovA5drAJgsr",
-	"vrDiCyt+aSu+CGUuY8Y3CzO+gE9dI3zq0wQBt1A3PnUnPngXKRNrarOXu1MCnJUe4cIyqVfaqVNDugxR",
-	"zbN16h4ilSN0uTshi4TuzbTOw60u3EMXNc/bYnWvI/K981CEahMRxhXKREbNLbgA5wZECtdT1xvhnnaQ",
-	"RcnzOsJ5VRmnCpvvU7gAyHyEEtwsCy034+T0ZJy4KotYLu7jsOCGfT6lGvfgo12+g0zTXg9f+LGM0z9K",
-	"dE7XSDNPDosWwhxu1ytOoXSN9nrmLQsbt7BxCxt3gY3r5GVh5j5OtDqvnwp7t0iePxAWwZJspsrz0S1n",
-	"a6g9N9M5sR/nWqSLOnpzkfKOcBSmawYRfoVj24D9WIQHC9OpMJ0eJzxoBUxhOj2O6ZQI9MJ0+lYazWes",
-	"GGdJPLoJ80wAnlx5wu3wTr8l8E6ebVKKL5MCYOIbueaTcibyN5RXTCHTYUKcCMUHljqxcjtMFFmEEtUR",
-	"82GiMqUGmeoI+40fDTXqmRhVDjPqt5d/19vvJ/XuXy8bYv9vo6bauTrbG//YCt7sDl69ZIf14YeGPG3+",
-	"dr69LGTUb1ur3LRAjCrk8r0Rox4hKcOEGi+G/fgI+JWaAzoTF2Qgx4qRMg2HXBtBY6SCkSvGdgQzKKx4",
-	"pDsFGA+PGCPQI7EErteQdFnYJsdnH7yOEHTIPCzRlj3S5bEeeMT1P3jE3B9ezML90ihicZ8JLBnDvzhT",
-	"Hgk5Mx5maKQhoB/3ItpXRI2DAaGKjMWQjkYsJIEMGZaNJ3MSOogSACORiOSRQJAcEEGHWIBm/u4IOdaK",
-	"h8ydY+6QrQ1bE1TJUcQFD2g0R/CS04gK0mNUj2PWJn6QnnoaSzjttdAsHsVcsYXl6fi5l4Y1sQXzbgms",
-	"iGuCDKPzcE0sS+mKsCaLRinGsTLfyqw3Uj79uVHdJiPJhTaLK6Ax8wi7poGOpsRWEFbyb9L6ZcE4zR1z",
-	"oxzS6/dM9PXAeBz15w++Alekm3zeI92ZW3ZxfPmyMqrCKa6PcyvJVoJXsJ3narwxiIXc8n0uWAvNpeKn",
-	"Dl8bEn7PuwZ6iYk71zJmIXofn0TMaLjeEuozRsPMesoqTissF1RPO7ELanMUUVG1crbUTi9dM/zDHFUc",
-	"a96z+3ixSv5uinn5qUeUlCJB4yJlanwOpclOvV6pkTc8Ms9rEx+Fre8Rf6xYjP+65CL05+J0dcQsUFeq",
-	"G9Vt/VFUTO3dQLrOwdbKv+CKSuiZ6h5844XD2+nuBtW98CWr7vfqjWpzu7Wzu/dyn3aDcJHKgW+0ruGZ",
-	"75wfWk/K8MIaFwuGAAHBpVm6s1/1nbnyyxrwwhaEwBv1DN06VKeoE5Gc0qquENYO9+rmXKXGLHT32E7u",
-	"kQldZyYrgZ18c1xtNrcb1Xp9/+X9SNcxmAnvgPb6gqBf9o3t0lh6eZnzP+AnPRSUfC+H7PfSPUCTcp94",
-	"Ge1u3IaYqXFUMLOvHcFoVogmKi7/w5PDGB0mojE/ZqRxMc9ENlargKDHBQhRaRAwpYiWhOsKIh6NWMxl",
-	"yAMSj4VgMSAJq46gxM/d+iKiI8V8QiMWa2LzkvCk7XouzO8nsgOdNAy+SUGMvypFwIBqtSPKPdidxIc7",
-	"1qxQ8isHFu4Iat+4In4Qc43OGNifHHuV3ONfWB0KQXtiZAqxMqUjci+wMB4nh6OIUxGwOY7hIkCj3KZ9",
-	"0iq5hYL6SYTvalL0y7304CZxcArVuDHVeK9vfZcC3Cw0SE7qF8gg6ylu+kaKlIIZFbC0qTCrdVYIJ99c",
-	"jrfhfNyh/ZZ0LiGwmX/Vh2WPChH7dYnYQuKtGYXgvoLjWUMRcE3KlMRMsAmNjNluUQJSZ6AN5Ylg7CP9",
-	"ZDhm1jlwLS3mCrNVLAeJ6AigNQHPwzoeNqgtI+ycCSKpmKqsx7a3Lfs3pN16TPP9wjR/ZL2x/zXqDfBj",
-	"C6Xx5+x5ffLeVSvPn8a+tcmgLVdZUIXKgoU27qEtXCDlw/eN6nYFsbA506R88urcHIDrScwCxq9YiOVi",
-	"oD3iPhX8d3iFF4r0GMsU23fElQxodxzReEpCjjUYMQtkX3DFPEwDmXsKHU2JYkw4xhaoTxjICRkai5qL",
-	"KlZ0uAxpRwQ0jqcQ/qoRH3f8v+Or+iTiypbMSQDyiWJGwynBn73kdBpFPulKPcgWRXTE0lUR51wzrLBo",
-	"E7oEkYzLT9m5hEm68WZE9joiU+BB4EVtJ6476bDXY9Ch62DJ9UAq9yzzmAPiywCZqgOmfId83hGaD3E4",
-	"guAK6LKFn9EjigtcwDJkLxRMIJQBqtz51Qmfx1+28TqR91zpT3Z9H8HyXiZV52p0iIzxi8Ayx8KbXALK",
-	"HF9L4kmGzOabbiTAfLc/fQwyh6xHx5GueMbqwuMyJr5ZqfnBuesW5Q5RBWaHaG+dv5aJ8dBIosyh5B80",
-	"gjT011E54qTbrYUj+cVyj/qR7A1Wqx5J1tdGCkeSuxdVI889L5aU+iVyKFG1gZVhX1UxyHxDY+sP858v",
-	"D6mZv2kQm1sSqkC9s9BoFB0MjKqN+XBoizwDqliVC8WE4ppfsWhaOSAj7D6rMgG3CAYUAC5i1RGuAtPf",
-	"QiWpRsYFR22TStvjk1dHP5w4WTuiepCKWnPL0qyHtqAUr1mve6UhF0lp3k3xujg6gH2ME2M1UJFTY8nq",
-	"SVz6eUbZkFGhPAtmWAWJCsGGjrC1+Y5f5aZNAjaIbQAoo3GCpUuECR2b2yAkYOWARFSzmAyZUsak6oiE",
-	"Xh6/npFYuP4T3I0JndbIsTUttAQSmeFIT+E7g7WY798095lQ1RExA6hj/PDwdsa+HJjbuCjIJTdLRNTI",
-	"IV4nGEMjFDK4XWMGgS00ZdojSkKchBuro0eBSTuSAY2svZaQtcLwbYa2L6sRv2LJCyhiJnZqbT2ZmHqs",
-	"I7pjHukqFyRrE0um8kYx1DrZycBJVZadP7EPLZEO1i4r2RFcw4upxApVAz5CEzo9dWFcZ40mWtYivmEh",
-	"HtxlJPeZVqRV355n6x3TUU75PgT+kTON8lUKZUSJ0BcBjbtyMA1jCnXskZxc9Kg2gjdpOmR6ef/+mI7M",
-	"KDcVwlEoVsBOu8vmOc4YLKuMP71obnACd6HDPbcL9pFjFd+YkfEVw3Qd05H1EkGAJ10QVjctadTk5dFq",
-	"Zo2M+/PCIOAdL4x6HAG9lxowplPKWB8uYuGh9nPBCFR70F6+FG+s9eLRH98kQ+z8GlZ881UbKHAunl8J",
-	"K+QuZIw5inDuMM0py3vDtzvsY6HP8Zpn6++aIcIs3N0ukTn3Hj5vevmqHm+6uQpSym+ipDPzRTMS3SiW",
-	"aPr0hZwnI2i8yw4T/AClZWzWpKtNAhOaWvM5cU+G0hgK6JUMWHTFMLFqlUFHlDN6wQOT3VK29MZGOVVq",
-	"5D2ixseMKKatpD/99JFYLYSt5KA//AMQZMbEN6+CqoJc0RiC/HOaF1C+s3fozfikzIUasUDLu6srLVLG",
-	"01VVJtM2AxLxsr3tkm/uy7wNYUHdqXC69YZZbg7bTwo9qDLj/JtHeWRCo8sqFytnDpdP36VTu6kCyhkp",
-	"v4KQX8HMz10018yHXbTp0sB0exS5zq8G3/c5tKFrGuu8wF9GLeWF6fIp1cwyvbVUMKN+EgcZGUXKVIS2",
-	"bh8NWQ/DeQhLJhUjPbN0HmT8f8+0k/lrszGfWPoUQmGtjacrb5gnLZa7bR9uwaZ5KmCeI6iXcxYjQ4Yc",
-	"sOcItVGEC2fT+SRiYZ/FJJYTMmIYRyATyNrj1wh5r8dilRRWdERXyst2YhWSf3e2KPmv//v/gaeaE4iD",
-	"QCM0F7owkoUHAxKzUUSnjnt9KK8YmLnjUUdAtB96ceFQ2f2oCO1pFgPYT8zIJRtpNHjlFYsnMdeaiQrg",
-	"+Bj/kfyv/5lY1ijvhIS36wiuSMR6mowFBrJDUu5GVFwSjjHv31ksAdabXRtJxDWpwzHISlRq5DUNBjhR",
-	"DsDCiFJ2PYLah46gzuQD9CCYBgDbSKYMaJNoNGaux4oioh4JpNKYCeGK9CLaN4Nz/mVHJDfgCl4aikTm",
-	"JVZsYsncMn2WHsRMDWQUKlL2v3/9sSO2cGtVFdOai76x/xt18t/gmv9tp07GImLK5VDCCmQrMoEOMww+",
-	"HI5BGLQT1wHqPbMgSznA8+QdkJFKjqMQeeqVlsElrITQ1ndkI15IXG++gnF5uFDjXo8HnAl9ARf6C+tD",
-	"z+Edl+r7Mu+2Rsfk4VoORnQG9XbL6brsBStqvPyl84Pr2Y8PqxSA8Z17WCjE1EpexQ8Njc66uaRLXonF",
-	"sYxL7dLbzI/E/YjRQ0iGtM0mK+EP5omJmm2XmrWdkgcRteUcToosYonnu8w1XbgGsF7apai7wso7N0N2",
-	"PsNreNs5a++D1IQJOe4PrJToyZjQVGvMFQg2huJb8QAsd1RIPWAxCewTa+SDTcxOqCJWh9SeC9EwWN4r",
-	"W0VZqXcfJ2LLItX+8RS9BucscUpkz6hgCLDDu3tQVEku2ZSFpDu9qeTh39CiALo5x6FxyaaEQ2oeal/D",
-	"A+I7A6VNxDiKfBIzBBwEFX9oDSGuB3JsfDlzZ1vTCCYLrhpb1gBDoRrDZcl4QMEZo0NqvJs9G8Un3qxG",
-	"fkoMBMIFoWKKKEzJbQMprlis1UFHpIFCaPa2FZJwuxfqhnK+Ff35PoG7c+vBQTzxIYnuFAr5McRSBou3",
-	"mUqpgCqGVvySgir78hvNnz8T93YmRlAo9z8bxdW5E1K4ADYYwQqZGcntIIozDo69xOgBhEIcUWRaio0H",
-	"twxQYUe4e6BYdnXtd2bED2wb27WGlOILRT6dvQdXyHppuYQ5Kfu5bOFCN+UVjsZHcEhxG17se660PX2p",
-	"RHruRW1O/YlT6c8vc51ZhLfKXJx48wnuk7TGq1dLWNuRbaxIO3P/Imf9WDnrMNm/Tqq6I4ss+nTHP0rW",
-	"+oz1udKAC0tUEDOsc+lTzSZ0mmIQIb4Qjt3Fz6wsnjLdJkMuzKnmEFSOypB1RNk/PTn/SOZqAfRBzPk+",
-	"dnsxYYN+EvPaeF4NCAF7vO+bpwYDFlxC6K1PuVDa4vORsmKM+Dhz78yRygGRFnq3x1kUKow9ofy3nShg",
-	"SjvQP9sNpToA/21xl+ZUM4N76TBu6Rzt8wLlLhQ6J6i3HeFDaaq5N6RY/BpxE28bmgR4D1jM1Z2SUUTF",
-	"QTKdXK1BnWDW2Eqmp83Imw9q/qW0A3H8R6kf8ygysomONSsZi92Wvk5oFHUljcOLrszUvf/g3K3k900n",
-	"3HHqNppxx0V/p3L6wCZOwyz9DskFC9grzK8eGQvc1RvOuWeFQOFxFCRj98wmogQl1C7f9WnZRb5Lkn4P",
-	"WcQ0m6dOMbqU1WBvtbJUBDkuL0dJkUTYIQb2C+uey+CSaWVT8tgUjEFg0mrVGwdGSUK8SfQhxgnRKqcR",
-	"0weTgI7WoDZewZsmamNGwC21OY6sACw2+rqWPn6UDSx8b3FhiVvOJ0tYP5C8zaD+P3wZfs/0ojVY34yS",
-	"PQVFuBE9W0TZ1l5Tsv6N8ARpkaNMwx3Gu4wN7FlvBPNZvD/GbWG9HkQ6ytmmfiXnrl0yNlIdwZ0aspBM",
-	"5m4CShmc48fNCRE0k8Ssx3SAgWGje1hKoHQsr5DwA28PhRzOYVpGNGRZmW64RQ8XFNn5KK3HSxnIyQ9U",
-	"hLLXU0l7bcZzYdcjCUgFAwaeScT7A9iu1lN5fT2SGS9laUky58tuJhXxlALRYiMVgvHb6MTDNfvYFvlW",
-	"QF1s63azfIJRHmLOd+3mVviVfXPQJ10WyCFTkC2uHNwuJjvCyskaOYoYjS0REp5mi9EwgwwPdP3U9uA6",
-	"YjrmqXj+EZK3Fvb5czBK4LskS+EFLrivyDiZGyo+HasBwyZ/QFcwdgThQ9pnpNydkqGRJuSSTStQgkOQ",
-	"DdfsMincLvOwIDSAUhwoDKSApQVlDj0Zg7dM6GjEaKwAFwM3Jc/GhF84k2QsNI9IYOaahTesmo5YbNZk",
-	"2SDH4lLIiSA+vMA7NvUxyIuVHMkrwr+hrKgjwNjRA5oflZc3bUC6ZmwbKDVNHua4gn0bHz7D2VqrKWRE",
-	"wkf5DCK+ml1ro+/NTiGNJmKKKnbFYkZGjIqxtk3bUxSkgoCphDR2/QgJQmVsq4iBNxuIh7mGtGaCHge4",
-	"omkm0q7TFeK8VOlv1tJyId6k4MNsrcLgKqKv91RxYNHg0ifoAoK4fSyTb0R5/FStF2dMj2No9t2tJmhO",
-	"kPT0EvKSmDTqZMjFGH3eEBSOl+IIWeUURJQPE+hHzJe694TsaI0cc6GTgnurQHMh5hcqZT4eC/OZYSw1",
-	"cpj66NbwdViUNncLoYEkII361KE3A5yGsZXNCFl4gDFq0KOXWF0gOiIX0a6RXwZMJFlLUHf2QTYUgX0A",
-	"fUm6bCoRExJSnUmpDwnoqCPKvZgx0vTIKJakueNhchhgfshY2DRpxcMyl1TpNm01T4IYhPe8wOqejihj",
-	"oxvlQ8wk26h5ZW3J1VN8c4sQtO7Wgsa9Cs733v103DpNEZXnsOU3sBF6aT2Tfc1b8Hm8DO+yYwKKr1hs",
-	"Vx0lA6oG32yicQkB7WqMsAiqoIvekKY6vlmb8lhKKmZX8pI9nZoyT5/RFJYu3whzKG60Rn1GjDa8O1KS",
-	"VHcEZC5B3GZSkx6RwhrpRk3xgBodNGIiBKyJzAcwiiXkKqBxCOhFEiLWrljT3HOqSGwTvNConFit2Ri4",
-	"Z0EXARnPqhpUk3A+TRTZAaLULZk1JZ/ELUps/WEc/FDrdNQew0t5jCqUwjv56sUv7qXHCAkz0ad97CFe",
-	"WGT+AVHWAFltKRw1kA2ZO5PJQEbRFAQMhqWSkvKHkP6+zoz9waywdBxyDR2FR5IqTSPyRsqQnNMe01Py",
-	"/v1RyVuGg6PHBY3M9jAniXEULc2+0QL2Dew1WgFYJ2xkgXV+apBAxiMZQ0bBvJKRjUBxCeXnsRwmY28g",
-	"sYeWmbfZbpQgYmP8Zzd+LBBcbjR1Ss1oEjoPi/B2J5vHPZhj069f0MY+ab02LLPsds+Iq3Q9PwPa2O9j",
-	"OR4pi5ecjIvIXlZ+AXgAtbSwSfMfnPgvyZF/FTzm9IXfhn5lnfSqmZX9lBHoZSTiWsXOyoJmxWLkdF43",
-	"yaH6PBXJN6Ailv3YWcXwhPSpGYFY1GwX3KlOuAMRwIzGXFph3ptc6sZivK2hND3Zg/BBVgemcGiJgMKT",
-	"UCA8hGc1p/YeRpa3CRmcoWL9WN9PT/p6zfs/ShZc6RQxkUrt0u52bdu8OOWRUYiN7JAR/id/DI0Ssx8i",
-	"Nm8yd3KTGXJhVnkjPxFLTV+jgW+aH2ds8X9gwPegHdRsCJnxDxlY0miKNPoKFguYUEZFvckOf0SVEQ3t",
-	"uplfTaPMj18epg2TJTdXJc4svg2oxEJJrZXu9gGy/nlB+M0qkC23UJ8qUP8mZuz3G6GmJAqf1VllDK9L",
-	"wRJ0mERieYRFipFWfR9baiex8QKx8hvl5AHp8ZiprMNXS3Yp+SPrBn7xa+QwVYzZceXw4DrCnpOkqKF8",
-	"CoLkSNmTewHPXD0Xq+Y+PuYbO7x1e5mFvi70daGvC31dJHtWNBScQH4iz/C3MR8NrZie6xJ+h2RkoFGM",
-	"XKuRNzzSLCbdaYIFcbASmy6PH5j4Sca8IlnOU0L7/PPBKaolNOByyq3O9kpZrIjLCy4uAikj4HTPIslh",
-	"eG9IL82rvJPRiF6WvNJQhiwqtUune9X6y0a9evQxnZlfkMmBJLdTLObUnP3utNpsNuqtnfuw928igZSs",
-	"oiJ/9JT5I5bZzU7YpceePGt0SEacBdDMkIwqC/JzHlBBzLihpkYPmAApCbybvqZxn+mP0xFrp1f7HrE/",
-	"rD1ztFgwPmLiaJFgeWoxsrz55aZxk3miQpqvI9eTyvCnTPW4URSJniLR0y4dhuHKSu3h9vvdNDc39diD",
-	"0jWZN3xY9KeQhI8pCQvptM4I//MwXh8GoXKWbY9KBv9CWRzIBL6EY9OaJQqAmAC0R0VywkJ07tMKTxJA",
-	"e6qDMFmPlYtQCXnJUxipG+q+LURzIZq/Chz5J0dwsQL0EY2+q1sL9uegwuMVDp43okqT7ToJ6VR5REZh",
-	"Ut8PsBQ+1b6HoQyfh34F+UU6gl3TQGMIl3RlOCWUTFh3IOUlCVnEMcvaM3oioHHMmWqnNCM/np988NI/",
-	"zX1r5Be8uiOSy41C0WQolbY9kACKwcyPlvqMKwV9RXABZ4qUOWBikFBOhAc9E3ivjsC0WIXEjIZWu11l",
-	"2NKSmZACwjWjWAYM7j5gMcM+KXXJoWRYKjjF9gJ3xIACwj68hlFtPtwSEJfNbc1xC4UBjyRlIIlLB4fz",
-	"B5wihNE44iwGVPMKThkAnCtNY606IiE8xls5qrca+cVysLiHz1yZMiXbL4zXX7KRMfx9PR0x5dvOUhea",
-	"h9hV6OapHMjhkFYVM5aEtjxn8AS4NWCk56aU645ALCDbTJZH/LfwQdBEN4v+fwD9hv2UWQa+ikvwh0T2",
-	"kESmxxj2igs5aYPoHJrPaJ6Ohdl2MhQDcwVoOsxHxhXn2wVb00xpP1l43NJAA2deZuckbyfC5PeIK83C",
-	"+a7TazjdJ2U5EdaQgU62Shv/q8xqliLgEUt5ROFcYyiNu8kuVsnQauQ0ooIkDdruDcxTTmMJz3id9Hov",
-	"ZEXAkd2VMDGSg4e5leuoEXLTkrHzsrLk4MYSTBbrKpkXVq/XdxdkXuCGq3IqzMkK5QSiYgR2w5wFnx33",
-	"P0qAllKzVhEYFX0he71ayAIestDIeHY9iqCNvEcjxea/BDystHrGwozZqa4hvX6LFzXqXmnIhftrNpnh",
-	"lZSewrSbmSotzzHx8K7IVE/d2hVp1+Y9SCPgytU4I3BMea23MQIJfNhz4o9oLoW84vwKcCX+JHkovdBq",
-	"KqfK12ifSsa8c8J4gaufSN3r6iiiomqluPGB3IU3bD4Z9++fxbphKvbHPLyFQOh78zMJZTDGTs3yQE6M",
-	"2gwloURTdVnxjJ0DsFHL9X7iA42GBn3tOj0Rlyr5zba8QwrtIaUA3+PrPTi33oUAQunfyBE4kSSSfRhW",
-	"LC2XXMCEjoEALOrVyGFXXjHSapD//I83bWBbNNZjOA607a6PIjKk3DzeGPa1RfVrjY/N1V3prnGlAXkt",
-	"6e25RwmTQwKzL6zZECZ3HDPz8osc4OyA75Fzh8+1bL4dV0vhFq9ZzvXdlnEyzB54Bpn2fk4aES7IMY0v",
-	"0bFDNIshMJCNR5GkIQvxICJAwYbwQLakIqkjyrZESfmAsZiKHVIWUrDKnULNmGwKDzg6tIXRzI9UgV2+",
-	"ZLoed8NTpuo3L/Y2LaeWjsLBZG8yoV+okHuokJW+3q2KYsM5fhSSRYK/SPCnnZy48JbRpBn1sHSQN7vi",
-	"bov04up/QCbfqaGHpYoK8ffE4q+QSmtt3Vt+cz/7nD4ukLsMXYfRBqkA66nnCYAxJWK5UfSADZdCdFrR",
-	"NMYcfyqTCst2/ZZtIdoL0f71Mbw8eZ4fuaY2bfcNxmEY3RKyPR/wnib2LI8IROcDDhlIZnhEwqk0iiAd",
-	"D1QSD42z/mAHtWLDlRvmt9l4tdvedtLJTH/uVzg2PaWxuSgai2CwvAwL980LS23Gm1Q3hRJIptUl5LVj",
-	"cUBe7oLwHdCId8eQw1q5n5aqy6UlY69R+uc9Qr64cpaN+SbrpRB5aw36DpL962SWO/IMwr4qI9FeAEgw",
-	"UwdQc0QodLwmDFOYkyJlX8lxHLC2vcj3iD2CvORuHSEZYEf4ULLqe8QZRhWPUKV4X7AQbJJwzAhFY9k+",
-	"UdHpqrasRxxPAUeylXkxX7sdnhTYLwMFYGcBjo8Vi/PSY6e7G1T3wpesut+rN6rN7dbO7t7LfdoNYFWH",
-	"YzYjE0mjgQZQtb7brtfNa8ZcxlybhTjg/UGGguZoxg4ktCvHOIETK/NQ3MHbLidgNy80l7br8EM/RQfZ",
-	"n1AtrfZRblc+Gw4kW7lbRJKLSHK7dMYCGYeE2qW3lHq+j0+RgkdUHYbKLeXD7gyoY7pZFnNgXQW1IJAU",
-	"Mwo0NUOipfTMjyMWGyu9I3JQgnptSOBvk9smYy89H7iFsFFPHZh5mDUIUJOg+ryseyWVxeuxdjaMiWse",
-	"0Mhx6l6yqe2n4OLCfNm0ySITs4C2lus3pXap1ShBraD59/Y2qGc5HOkbTRTA9heTLovkhLQa//kfb0pe",
-	"acKApbe9/cXLjsTWOYZj9opOVam97YYV0S6LVDoi85IXFvknee5rSMibz0K5YDGBiyJnltkyS/fk5pdc",
-	"bCYKyUBGIbh53vxpsoPDASkqeDocFUg3Nefwz/ZOZlznVHDNfwfeCwHxLRTn6WAac6cBnxTIoYPCTj7H",
-	"tc6+9wk0UcmuYvGV5UVOb13PvieMxKqWf24GCuPm/ikwMZ7UXUvlJNEZiXZP5EArpqtGMDvJsc6iw0We",
-	"3XkGYh3WYZv4iRAAn83sO5+UsXDfbUS/4hE/I77SE7h442+Z895ANU9H+GZb+dZXdC0HuIt8Ug5Zj44j",
-	"TRqI7ee7zeqTXkT7NfJWsyG5ZFNUdGPBfxszx5vqpn2d8BxzttlT+oGFRio00sM10tK+183V/1XAqxTW",
-	"W7FXHtN6u/92elIMnHkeZhHjKGIcWd6DOVbtGgEuwYRdKvJxN1ROYv2R4yVCHUm8REv5kEK8ufbhMwFw",
-	"KNRgoQa/DTVY6KM1Uxw8RKw/dqxijVWVqY54m41qW7b4IQ0ZlEpaFm/7sx6wKZmwmOEJE64H64RGWqBB",
-	"igBBIe2/+QBBYRkVe6WwjArL6M+LP/bkLvadHOJmbYZjs/8t2tiI9l0btw+mn29TNeNYydj38gBSFcc9",
-	"odoJ9YRHfGRjMf/KkfKmHS8d8QisFBkr8GvipZgPj5Qt1ICMmBmrpljXmA41YRJaNB7kyVldZJ3jhYuG",
-	"N4fDGYaY4ehabUod39PNV8guqVUndjmcpbtPPILdUFpDKTsVauLW5DzrImNWgBGxD8ObUfhCQlXhx4kk",
-	"YwHqiowofoWYB6yUEi5ZrTkaSC2P06acJb5Hs176Z/poq9pRp7db6Q8ZTQwquF16E0kZkzCmXCgSRIyK",
-	"GkzcUqRXyUnfTZetg12KmSy3iCzEaUqwdUuxUXZss7bIkubp9iyT2fIEXsbkerfyt1/J9rOW8KzB54pA",
-	"l3vDhj3/PEcqbb56L5a/M7HqlOHL45TJ+NNKddFZi7O0m6mY/d64BPKKxTSKakuxozll+Qao8bLLopUu",
-	"C7snStu1l6XCsSgci0WOxapF2AnFXVbHO5vy7Qqe8RKkfYvdnp21VLWtWs22GTTA5wQD+GcqoVNPzLm7",
-	"uPMp56/JnuWUIhYr2G0cUuZapSFks5wCOeIsbFvc2+REFpozQ0mE1B2BDf2E60quJbQ7JdTC/CYqjpQT",
-	"/j7ZyxyOZcSMQB/w/sAB7NIgYEoRLRGP14wY6+uoIiMaa4sea1RwlgE3MKqPi37SIUXKiYLzXNWd7RrV",
-	"fMg64ncpmJeFmk3v9kIRpFGtbKY+70nr8u5teCxpMNyTdHV5mb90iGp22jdZEJZ6PrPOAJrjOdPfHnqw",
-	"Yf/kFiiOyJqg+Edid+KfzurEv1ayOe0lhclZmJzrNTmTVfi0JufqYatnUoJXVN4VlXdmO9ptlE8MbJ5T",
-	"+sZCvA2+LmMBI8Qr0C2ArvYICD6Qr06p2l4Q7BwMZByba68Y4AKoFwRFSGU9VXgPrr4roq1FtLWIthbR",
-	"1sL0LUzfryvaun7TtzBGN1Z2+8TxzSVrau80E7fc2jdztOHq3vn9ykbAqJnigjY2F4McCqGNmTAaCwWG",
-	"KooC8r/+J/zViy14VNkIUdLwiJGjpO7s2K2OcGKsYqmyUCvRPiO0b2wojR3StljQJ31+xRQe842s923r",
-	"NMRbxZQgxR1xAq4jYIBDesnMAO3pQDXGrizlHYylRl6bt7KXw0Upxpa1lfAp8Pb2CKEdAQBcGaArUkbk",
-	"LeLTccj1hT31JiRXctcw7bI2D36hiG/Vku91hGva3qvUyCeBFjQLs/OvYNg10qrvA0kgSWTmTbPfIo9k",
-	"anN8Uk5sDY/QiFOobOn1vFvCw/YB6w4QF75F4VsUvkXhWxS+ReFbFL5F4Vs8WaD7GXSJ27V5T8/mpp13",
-	"72j1Vs4ue4Iuw0O07Eh3iob5JZuS8pDFfYZaJyGMloKpiod4uSAtwTpT5uSQU8JDR+DQEVkEv0qNHAob",
-	"YyfDMZCganBgrDluBBYp+2j6+UCplkjuFLVpPIIakBS2KY/a9Ab/vtZ+pUbc1w2NTkFNnqvfjllvrFhC",
-	"QVFu1fcrmzLmz7Mh/rPkWz8EUPdPa4rPt4juIeGT77DJlr/CZfpz1bssNtSL0pfCRn+eNjoXF6NY9mOm",
-	"VGGlF+2lz6O9FEGqrfZ8CpNcDWj8ZGmBt0qNbVpgNO5GPCARF5fE//71R4IjgwFv/aHlJRNf/DbGxq1o",
-	"CknMzKepEXMfCKL3KRcklpoCQzFgiZgr8bpRzK64HCt8iNJypMhExpdwpYaA93pqns/NyJ9TRBsmodQu",
-	"/TTcv+qeN36n37+Z/v28Ue82ddTljau/83r9eNr4lzn+t18+1P/+1x9/N6Isjkrt0kDrkWpvbdHRqKbk",
-	"WNXsjbMfaKUbLy0AYR7fc3FZbRYS8JuPU8DXnkkR2h3+GIV1V0xoGU+rSQPUwrq6PGY/CaimkewbN0Vp",
-	"GVy6XJpHulPoBrEM61hYNxZcK4+MaEwidsUiCC90BI0iFveZUNk+/N98UjY3MKbo+btPFY/4AdWsL+Op",
-	"7xGfQn2eXyOnQN2+sNW/I8ozvf631PCZf2VkGznnGhKbI9bOvXh1wkM2j6+gI2ZR/LgmWkpSBj5DO1lc",
-	"ERAfoZmklDq+ks5VdoocWWZH4G2liKaLoALsd3wLn3EZtABMfE4GUjGSmW1nkyvsfzf2KykHVLEqF4qZ",
-	"gfArFk0r+Xb4XiTH8YJ+999yXWpDev2eib4elNqNen1p9AAYrGvKd6uBlNk1DbRH7hxfGE9JX8pQLRij",
-	"u+MahorLk5SNp1Yxk8qFOwS+QgVf5oB0pR5gVx/tqlmAAfTz5g0Vbzav869rfDgqniFSgMIupNwaXSA5",
-	"3RVbM0v6y5d7tGtm7rBMx+YhGdE+S8Dli7bNb6Nt064C/KgZnWpcnGj6nPkODsNQQf5CA/cNyaiSNsTX",
-	"u1QBz4Am5cnA1tBELOxD/GIstCJcVDw4DBrYKCWuOqIrx/0Bsucaa4ZwkVXWPRpoGSv3xOQhOf09Yki0",
-	"4yFLL4l4j+WVOuK7QECkRg5JyIIIVB+MF3Vbeu8XivTokEdTUubaKKErFmuFvaU9fs3CjsBhVTxCSThG",
-	"WWNfHs0NagdOtJkKDrx/ZCRRJZifk9Ebv4cKMhaXQk4EvEZHyJhQ0IAOcRFmxmY1WvU6anJzwvxkAhph",
-	"57Co5rhLd5kUdIZMuyPy0EJ9phVp1bcX95pmpd2T0gE6ow4u4zq2uWK0KyBqSsVYm4O9mMF+N8vgk+DA",
-	"Idcteak+bpeQ6ZmlCvA9GyaISO9hLcILjmhcapcAdSdmMg5ZfCo51FA0dlYn5funV4Jl/Z73bHyz2fBK",
-	"6nJcapdOz15V378+rjbgxrCvYAS4+swjas2dDN4PDQagaZPfmy9reztZ40OxVWAN53zvTfW53lTcq+nt",
-	"GbW9grae7/caQbjxprecS1Q0vj0g0rjEm5zSaSRp+FHK9zTus28Nnz5reyxjemSVyPJweXNW7G1g9GBO",
-	"WAVszYmN+sagxpwTm/GNb/d6yW1OL7TV5RXeOt2T5yDlCpmzvnwDDe+3Hb9iNHFbegM2OJkMZMRIWTEB",
-	"e49GkUco7sXMJrTVMpUa+ThgHZE6FwEVxpa2+C9QIu8eQQZQISODSzLgCiYXi23IGRvKK0gyzJj+oWQq",
-	"ByhjL2xn3ReuyCUbaVfXn4zlGdndDiF9Vgx9hWbzzhyzuVn/tszmOZ9rU7VBhUIpjNinT7Pjgn9UO9RW",
-	"rCxOJL1NzyGCcaiGofCFWOiRmF3JSxYSIWPCrkdmN3pEINIz4DvXyEd5ySxmmYAOtIgrbNQ6nBHkt0Ez",
-	"k8xYU0Awqdgi7micj0+KxconZRoOuUg0TEcsyskk07Ep7uj6frYJiIVMaE4jWzjHhpRHUP80/B8DGndl",
-	"bMyZ6iXXwYCJJKENaQcz1yp/9/3c3Zek9A+w7O6Kr9goFUvI01jlnSgeeJN7ITVeJcVTyyE1jhg2JGYW",
-	"RiEx1xyKnzPHGVlk/caFwgg232MhKaIPr6zwtKMlVzTiIZSv75GQTrFGPmZ67Np3oeIEDeQy0vTERkZd",
-	"Mjaywod2xICqQaVGYI2CfSwIbFVXx+OseHPDm1MGxjniKA7pFGLcXUZoV14xLP3B3Re/UEROxAG21PJQ",
-	"YWF+14lD6/5nDWJSpiL04PUQNxLnOOwIe0uP0KFEwEXnnrcJFRKkODzHlnSRVr1FfDC8zfh6ZgXaHmMh",
-	"kxF5HTFkVJjXS1PhnrG1saEAJ8UF811UPrHX02ftP1heJyFVJzWeMn6eF+SlOCytJMxvEaXLWfH3iETb",
-	"adt0GNp9nbuMaRxXmNUCK75T/tr5RnVyhpcCTYEA2HyE2onPIjpdRKdX1MSwsBlYxlKwdenf25yBJCAd",
-	"MgfGcdtueuHU6PxSVVR/44gp0FQQQnIowFYzcE0mchyFHTGkl4wYwTJtEyG7MpxaH2NWs2tJKCpV0KRW",
-	"xcmJIP8/e2+63MaOrYm+Cponbpg8kaKowRMVFd3anspVHlSW9vGpU6xwgpkgiWISYAFI0dwOR5xf9wHu",
-	"/dFv0L/vM9x+k/MkHVgLyIEiqSQlSrJ3/tnbSuaAYWGtb81NK49cfYxrur/4V0tseLJOw7CvPYYJSMHs",
-	"a0CIFgO9QBDmd1gpSBMtiWI0Gtl7Mqmrwdh2KXGZhBPXOK9Mal7RsXIVK8uSs5LcvqN52Dlu3VimwpDK",
-	"MnVBAlRiDC+chKiZ3O2Zw+3GlA/APePwbSv+JNKstjV8YhHjlywm9i4IuIQ0V22Q8OekCT/YwynT7GJC",
-	"tWmVYlel2BtBMiycfCeV2+SdfdglImVHhypGEjYwxL4xFQnTmoRcREkas1eTqZn/wYKhsE1Cp3P/wgaQ",
-	"/Aoqgn290TgS+7Y+/EgoZESRJiX26wn+5QB8Is0j7PrUyttTrTGBgI7AlfOrXRdDS7YPoV1qE7Frtmkv",
-	"K9i+h9fQCkbo4xE2GBrtHKwYmn3ZrQxtKRHBeOMrDbe8uedgZbuqIp0uH1zsmsJdN7hTK7+yM5edGSmI",
-	"PV+lcflkz2XLVDhNP2AYrGdZaxUYOCdbhLy+k2azQFd/tuo41x/duJYga93cpX07hrQrohlKRmySUJJO",
-	"rarFYsInViiVDf9BJqZRJvfnhull4qsnivILi+JZGgWKf6TJr5/eEa69W7kk3UgzLNH0Sgj8ktn9uAqC",
-	"S65mC6/sRCCbWgyzaFqwfkHaRU/0JVWxJnokZ1ZpafoWlK3AwnP3APruy4Y6fyMRaZK48hswlBVO7IRr",
-	"U2xMiZcfuaVe5cEA1XVjU9g9NCF0t14gi4FJ7U+hVFgFv8mAJ8yJlmlCDRfDNj6LOd3XYw1mBboe0cPH",
-	"TxrdxvPBsydx59nBs2fH0dP4yePn9HDAKO1Ejx/TuHPwmB71B8eDg/5hv9N/dngYxQeP4yfRweN+Z2DB",
-	"wbMtGqpo/htrdI+fHR4cbeErwV3eSGrA2a7Fxs8gNibujOfan/17le7nON9deWHODdRPzVjpQCrieGYz",
-	"otqApQeYvyWTLt6FGgw3moRjNg8tW2Yi7olwkiaGT6ky+xa57sXU0DAPfsIvOLkAbadCyxnCLjn78CYg",
-	"fzp79SYgn1n/zLLmN29fB4QaMpHa9MRj8p7/goYpOw4rX8DlgX23sFRpYoUPSK0TQsUckS+zIJec/9sb",
-	"4kBtjNkPVJCIKjXvCVwNsD95b0enTc4lBlFlC4NpfPB6dI1LzAWB4fgJPdI9ETpzyp7llaEPzNKkGRZ5",
-	"rIwMM3vaKEYnUCVWSMHymz1w56In7It5lCZUWaUZhuGkKRSwBRXhkbbPSnvRRZJh4JlU7omYT5jQWTMy",
-	"iA3TVFgpakjC7E4fkCn/yhK0w+HCk2cHzw+t9kCJ5jHLNoQcHQUHT58GTzodfAjEPU2Snmg+ffKs87//",
-	"5/HRYQej3CCxw3J/ne97Ezcee5BpOtdQ7tbu6kxJMbRqdkLVkCnYVr8zPXF8cASI4SIjoExKZx/IpT8p",
-	"Cv+MAE+8kKbGq786UowJ3ROWLPqMOMJvk88OEXFTJGB9xa/3SKNTz73IMvDc33ZTjFOCHWV7Q08gpNOZ",
-	"FXMhtLe5zE2I/kd0Kp6ADdQjvwwdLcMrv8KntkMsGznvlnCRBf+dpYorYGLDQLrqQW3ZtHfZ66wGWBnA",
-	"qrozDlYt9x1qg8Wn7ULu2FsIAn3/25jNa0fhzfs3/T59hshlMrixHC72ZTzH+PhGt/HkfWM7CLncjuDo",
-	"d40PEaLNfeg7HCty7uQdCNMRvWQEsJV2f7iOT/bvKGEQnt4EdKEYMTLBog6KDZiJRq2dikmc02r9HBCj",
-	"c/ihlC/F2QC1FCToMvH4Ej7hxWPth3sI+hfuyTWn6s6UsOvtNUA9CJCWnFJ0Gq6y90G9PwsBseOvTxIb",
-	"8alXuYqINashc51LqycgrDf3/UNFE6yxsgxxSoX+87UAeKVLa6WZDOd+Y9dAYRHXegf8B7dwEOCjVYNi",
-	"3YDuOBD2xzOh+P2/3oV+d9Z3GMH+txQqn64Vna9EXDpCIz5tkw8YLWN1TgWiNQ+8tCdMUTHWeazMxAV3",
-	"uoh+cExTbXpCzgRTEM/vrxG8VO78XTiPxKm5+NXYZ5OdXpOmpZz8Bxma8YIrcTddUuxLXoihgQd7oiBY",
-	"A2AgdrKr4m4gLezmYTJ24O5c1qL5zuMAbyumpnRGHnw4jSuIvDKVtHD8h4oKsyo6zkfgXcMenFmLCs8R",
-	"sKEU/FujIa7AG5yRsM9IzCYSotbsAVrLQXqizELKL7DjXB4TA+yleyULdBFm2IWAKbjVwM9e5S8B0ZLo",
-	"NBpZWFfy2UUyTWKXszTjMRMY7n994pKPztucsxXDCcnGnM3HPLpwfSJTo3nsNl/3xDLj3Y25IeasFbjh",
-	"bcbQ32FkfHEeO80ydfymGmTcIAw+e2ApMHTVnh3B1YlSv7fU0hdlnv9Ig3QIci2reP52FWI+pYbDwL+5",
-	"f71dU/fklLibAqtwjmSqGTq2XGgJwfR7bll4lCrFhCExZ4ZATrzOBBATUFiNKV+1oCeAq2ntclqLMSug",
-	"ama5IRYhQDU0gLNuOJZZOx7rGSxFvu2yr/IlxsUt8PHlquuLhAse0WRZLYSzhAoyYNAeoEvCKL/1TEm4",
-	"7ZWd21RxzZby5zfMnOHAb67uuhW4lnf5D1ZnXvkTy3M98ec7ZluHlQ67JZBPXkY8bBtYhYUDB36M9d5/",
-	"FYrReBeVXfyGFjiNp+wVKrg/I2ikTqjYc4ei0c0fvXVMvpISH2nC401DnPtZHPGUmlEeH5sxw8Yi2tgk",
-	"sviqSWEqEx5xttrGd+ZuAA9uAY0j63R1hjHgl+XlpyzbzZhbcxUO91DWmfukZi0wEkK3jCKjpUkCzPaS",
-	"KeDI68x7VHhAvSJc3c/o5vn7NBoLOYPaNvELFC9ZkPNVF+rhXueg1CXHSaR/w0k1uoeV++BAtPnGODdv",
-	"Q/JHKuIZ1SPsvLmqy8dBPlS/8DDtPgD3xr+QwmvshnymegRB30gshx2iWSRFDLHIFdYDaHH+doMlgEYL",
-	"erTktYWxZ01TsrsbRW7z2kp1T1ntfK6uKczGk/Wh+fa3xB6MgZRxu1rb2NtZgSu7d80KQEHaYWLVeqeW",
-	"lpbh8Ps2xRrglM2r2qTr1ge7qc2QszovQ7NLd2bGXlkHGYc393kj/gySOTNdQmOLAWJFBy4a8Ozj+QX5",
-	"r//8X/ueF2EvQ6RoCJ1yoUQ6JGwyNRbDS5XlbbXydufUf7gs0gIyG/FoRARjsV5qxb6djiqYi+7Ox32W",
-	"JLglAbJhEj5OfJdxTbcslrGJ2w8gmasbsjxzXs+MdxrB5PlQXezgdmKYfo7quo4zV5NXWzfIKdPeumym",
-	"ooRCOeCFVBNEk85ivDGweDZima8UtSBS5EZ43RmipGBb6zFvmMkEyA27nS5jlqhX1ipMrcL8PCrM7crG",
-	"WmDdFut/w8yGfH83esq21SpKwmS/wE7vqxHlxVLZo0uyJ5NiUkTspHBf3nnSuyQw00lp0xOF102YMK02",
-	"Oe48z+pZiFw4ck2yc7q1jDvNv3abytJtCcsr3OrwJkww3bCXdYG1bcbYTst7WPO5n74XZWHHl/GAW+G5",
-	"1bkittJehblfS4Vmf/SdojvBgfBmwfuA5SyXmnFamBpQQOARFUQzBpXoe6IYbFOw8mTJeRhCswq0ew6X",
-	"uz/s7ZB6IKS5HQNR5qRYPKz6xmh/c8YEHpor3o4rF9ZxQ+fCOhWUvJET9ltezjJr5b8xBwTxh2VUl47F",
-	"dfjHL//CBHlrZNXvrl6Qw+26tvO8zbqVrH/G8p7wrtvi47pm5HcFWD/DgdclHnG7Bot7RbC5nnw/8PWU",
-	"CDZzhv8MpmYFX0QKaDGPv3lP1TiWM0EgtNUFN+JeWfkBSd6oElok+hKNNj6bngsrPCJGUmF4sg6z3tTQ",
-	"/2+ZsL0/e//GdoATHwYMmrUmfWZmjAliqB6Dgr1eAd+Qo7kl2qVn4EeyhKAEy+wecCA2sXkcbbf8tVOg",
-	"dgo8FMWl4ALeSFm5HcdAJgn3v7l/fd93J3THsnFpVJmXhSgBS3Flh0tDxvIlWx0wNqFf+SSdQC/0TqcT",
-	"NCZcuAtZ4AYXhg0hanylzH4PrnUrpHG3VmlMA66YJiFyxnbG7sg3zysDf/v3sE1OeyK/JZs+5Fo4htf1",
-	"IhsK1xi0XEEJmsJ1T0IyicEzQwUqggsDDAhf23ZgM9l/ht/fgfC/dWdPHbBWe3tqb0+tPP/cVlDHkAm9",
-	"Myih+fquaWf+DtJUMoGMPnS2JFKqLpFTBl10IinHAYm5HrWK9cudGTMgEt5HkwT0XSnYtQUQKkRI+7Fv",
-	"WtU7m/V9lvb++24asx1cHHY2bp0G8fxuKh8LO7pFvSo0VJbF5zoT6XZRu7h/lRus5ftd88hbDt3Nz2DO",
-	"p/y1BxG8i4PJc91O0DBEqNZ8KDDNw4JyxZx7ZgQQ/JEmzV5jMse7ew0oXUijUcaTVgDwC3v7VewNFSJ9",
-	"FcbVRjhH1/dpf7sNNrABsMEZ77SA4MNmk3/feLGuY3M7N3+5813bv2r7VykoNuNeVURBgV1uDlezmNh7",
-	"aXVfKNrrBnQCXp5iARDnk2gedzqbyopV7d4L4uEn5u6dn4q7VwXBty8Dar78IMpVILe4D/ZYLIx4L2zS",
-	"9RIu8slH2sFr3SavAE27zsB5CafFgKfSw8BhLU/tYZXumSsWcTP2es4yY0KxoOKWLHb3h98NsmarNVv9",
-	"vbLVc2YwplEmsb4b7qqYnc1qS+mHQv0d0pzSIYtXdzcMyEJ3wyoNFPM2Dm4sCzVme6JJI6gRlN0gGIuL",
-	"Yac3srh+ciuwob31nhsoPtieUfAUU4YP3M36lWuciHcVf6rovHragbWGtokfRca7j/fAqzXmwr5mIGX8",
-	"ZbES3aZcuHoSgL3/w2JwrV1FF9/q3Q/0kik6ZGdMRbA4jSdH7aNG0LC7kTBjRdtB0BhQnrh/OlsxLKi7",
-	"5Yq77nGxFwQE4mp8Nvt2xZU9ALfg4tjQ9WbXlPJki7U0bDJNaB54K4UZJXPwbRJNB8ygMW9KtdXZu53v",
-	"cCzF62wq4AbgBooGeR+5m2jFiR1h982tlkPJydT4EtvEkjXlwrIw2mdJwmJgeeAF32ZtqB5XncOBu//c",
-	"u2TtKmVh0LhOYklw88aq79/xO0CwsRSs0T161gkaccoa3eODw6Bhd7PRfR40LIcFQj3GPWt0n3/HDbds",
-	"NVXs1VcrC5D6j4LGjGr7pEiT5Psyr7Y9wxedZ5vir/hZJz/5GUvXSMxcxsBElZyUcJ5dTVm4cnSASn9B",
-	"Pm6zchu6eVDcbFqcpe4M9+O7lVQGNDyY81fu3aX0hgl7hrADWn6e3JALJRWboWvBYf+yeM+3kCJS+Zwh",
-	"7K/pMFtPZI+4K2FQgG4na0q+tIi8ZIqEeKTDrnNxWQYVEMuRgp5AfgQc2bKjE1JgRYRlvOiEFMSyLz1p",
-	"AWYkFdMn8CzxovSEANeyt/VEJLUhl1RBBII9Q8oeykiqmMUnpAx0shbRbfJnNjWEajJ0CxuT5p/OP35o",
-	"BUQxETNlx6wJ7Ymzl69Jf07CN68uiAfjaOiYxoOwTV5j2B7+Ugzbwytv4wCbomCp0Lfx9/A2A+gds7pP",
-	"z90DYPKbFdnBNbuD5mE10q6Rdo20a6T9+0DaVZmwx9f3mEpTFOO1afV3HkngoTWhDk1Xwv9bx76WaG+V",
-	"Ufej8MbWoARSb1ITK4OKN3TR1NimxjY1tqmxTY1ttsU2NeK43fpoG4jth1UebdGctLbcpjP1lcxT5Ozl",
-	"axLLKJ0wYW4ODs7iwWb4wI05d7NCMYrioFrL/aZ9Lij4WK/YtOuDcxcH59STE9V2u37EsyNTw8Wa5hyf",
-	"3A2+s+7KbLBKMRB5p+qbNdjwo9o4e8zP98dOHqOR4ZdsdRHdbcO9oqeNIqZ2WTaurBcG5LytHDj2HTDR",
-	"6cAw9Z6LFDBYJ2gMFY1YduGokyGTAi76kkh7QBIuxix+KaPKKd39p/bETRWXiht7Qkd8OFpSnsD9rc9G",
-	"0qIch5r91fOIisU7L9hk6q8ZqobMXNCK+LrDnjqc/4kKLNo5oV9fN7qNYwuzJlzYfx8dgbPUZaO/k0My",
-	"o8l4jwsSSZkwVXT5AAh1BPjiyq/aOZcGMlVkJFOIiBTsq/kYYXp9BHC4oCSRg2Oklb3Ok27HosXib89W",
-	"/XZE4NKK33wS99Lfyt+zJ0KlMPHXn1795Q8vT9++++vJL3/948dfP/3hSXDQCQ6Og4NnJ7/89f3bD79e",
-	"vPpDZwtlQhuqTFEltrNblepfPD7beL+RzVR2f2dcqZbNt+uLzuVEJpn9pQeQ4KiYPZAQVDti0Tjh2nQB",
-	"iftzSuypyHoIAulhIqPMjrJvOiKMdOmOohlqmaqIdf38wxb2ykV9j0dEpSLvpmtfjT5nOXCsAwWMf/yR",
-	"LnxP94TrvA/V0g6PkcUERNrBTJnyT6G3Oh/nbEQNVFaBZ1PfcVYxkHX6hFAi2Kwn8o9C/AaNGaEG3u7C",
-	"zu1YCdckThkJF0RMSKj9CzJ68m+3yakgXFzShMc94dbUt0PsZDnvZEqVxq6UjGpMDLIrbscBG4T6ArSJ",
-	"2ccVg8tWhbB/bptWms94XYKp5yn36aUuA48aKfyMSOG+JHF18xAehN3296kBdn1saoB9RwB7w5N/DYze",
-	"tdvbAcja7137vQsZ9CqDZxU0ja1SmEp0t9bG7QB4VsEYkHoBwt/Ixp3N86aFAmsRW4vYWsT+oCK2lnu3",
-	"7H3dRHzcqw+pSskATybkrdHOtiSkIXNmCJAwi0lTDooiiWjDk4QYSSKJXiYmAiIkmVr21uoJChkJE3np",
-	"YkqmCRXC/htaSQ2UnDij1Cw3moEYOMmNW8Xv0UQxGs9Jnw1TEfQE5ltgyEbgKhngx4lUaIbqz4lKxZ6Q",
-	"MzAJjdnUtMl7eYklgL3UNZJQLHCAuSRcE8UGFnVgQZkumN3Q2rW8Q+NWBWaKcrm27tQy9Pdk3amhZ31s",
-	"auhZQ8+6issdVnF5gUXy7tryse8g2H01j8JGFFKwApp8lIPcGWmCg3a5cxJgqpCzVkBSEQOoK7pI5YBw",
-	"o3tCzkQX68VEIxanCYvL0FUxkgo6GLDIsLhNPks1xpL7VBAuys5bYqS8McT8lAp3Oj/I2f03mcgXo8SN",
-	"SOd5F7oCZjzTBWovCOPlBa22EtHUGBqNJkwYOGGuKmxQTkfAPkvZpV/m2aXroUeJ+PApS1XmmomzSx7j",
-	"+uAzV2FDRUwzKGSNLIEYEOru5P9DxRsbSzoInmh0Gzljw0tvN4CBupSG4EEPBBBtgHocpX4uQZk8pNBO",
-	"doo9dm8dIVUX26n4IGefMA1mhewu8DjUy7Xv8FYL89+3/+RTKgq2ExfoszsooSMq9r8ZOnwhY7bai/KJ",
-	"aZlcMihOp7iAaGY6xCaRdDoF65Qm4bcZ639JVbL43rCFhektldtjj/akngAJ99Xge1xEciIjmkCGFMZ5",
-	"8QlrZRFf1JXyyFsNQwxzwghNEjlDR85nbkYyNYQSCHAimmlskW4KUU4HeZSTHStRbMDwQIZ+2AHBRQoJ",
-	"d/2r+jKeB6Q/d+2Q4R/wBjqBIiFg5JIKbHsYRTYk7CvXRgdEY/1Pu1rYHdlNKdVM9YQZKZkOR8QK5T2O",
-	"rbsU0+mEZUNsk1OCVf7tDfYxKBrI0ZSY1RzFaiw9IdWQCv4bYAYyZMZO+vjEDiOWsJG+Rim0VMaY9Fi6",
-	"Hp1RksbMT8HFYQVYGYWKuQV72A7aThDaOMM77bMwXbsGM6qJYsaKrXXuNfuvAtLqiatYC2kPpNpNgBI8",
-	"AcdgxSn19+3bT53781KN6dtHYKDpusqbnvrtSfC070k7I2dH4zsVBXa4V8XBD+QkcERBKBwNgfyowCbt",
-	"1Y0dBfZqCqvChLFUxOI9nYGp3bkR7G5cIM9ZlpNiD70cDFbnpLzkzBDF7OR0QEShdGcpO6U/J4jCAtfr",
-	"XZEpNZwJg6zFL0fsWYNmzCpfWY4Kcok2OaNDpleXAyXNhXKgS4//i4QLHtFkibpFzhIqyIAB9OqSMMpv",
-	"PVMSbnslDFNT5SomL82JOffLViUnxq0ecnquYaFYOSnG9z5fkfeC+LYyv8DBueTc71f7T17N1MER3nP9",
-	"0VWDdIS0/TihsvKycbo3/+ClUp3wyQ/yegHkbywLoEqpFu7ZKqkWp2RKhwyDzrNN20XBweL7H0rhwQpI",
-	"/4zOrTL5yWvfD9v3XmHhzo1ULP4Edex+FYrReAc5JrGVRoBjHff1Mtmz8RVy2QsEEMPThIo9JwEa3fzR",
-	"O0pFOU/7E0iZEAyrIOb8zfewhWlKZc8KgGEkcStkKVFsyLWBfGp7GzfcwvcLC8vdbWPGpqjGwCsI1VY9",
-	"ASw/s9LYfc/K6PxDS6F2UyrCrZhOjeYxcxUby5LcIXjdKihAxydgbIX3Ou++GxtGHjhxZwG/f2R1o95d",
-	"ynKMKPRs7T6zPexOfLQLtonhS0ircUDrjAT3ElY7nuvpiA45JVYLSBU7IdOEUc2sYjDgakKm0lCteTrB",
-	"BOI2TN3LwuoW2U1qGLpF3lUmAXbvcDDqOhl4hvdl4uz7htBqZfcDfK8j9h3HRnuJfw+x0T+ZfKtkEywb",
-	"Ao8qrUAiaXwh5Turmt+3AfEBiHCUfIQWxY4Vb16gV5PnZbGwjURfqQVXKXEGJ5uceoGW1zGuIiSLMvIe",
-	"VNc3zOSy7oYKB51Olbxk8bXM9iWLeMziW2e2nsnWnO8HR/afGI09U9iMFdwTtN+2AEyJzezHLOLa4YH7",
-	"CK7AcwlulxJsAUbCQEWxOkToRt2O8RyHhF1a7aEZU0O72c9v4zDoiTBDkWFAwgKmLdR1tz+4qYetNoFh",
-	"2K9j1Xb4pIpD0swVnZ7INJ0WiRSLmTCcJr7DumvfNuLTct67kgnrAiKWqbEqEPhIgAFbbei4cxT0hJ2M",
-	"D+eQM8FUgbf7sGU3c3IjbSUzxsPs8lkssPWe2IKv41Y+CDUmI+pcQGR6ylmmdRySoddFfPMnwaYjJRM5",
-	"nLerqxalie8qjPVhiDtPhD+e2NukUmvMoGKql4RBgykllSdxDP4vCYoC21BxkWmQpTwjixYBh0j3uHNU",
-	"eX9ewUhWBkwmkH1gpCSJnAVEqkXelNBorJdygFrVeXixEqd43glY3/7BIrMdQtmJsmLW1JCDCKCCe95r",
-	"HoEvKrfGH0euuONu5FxHR5lh+nZc61VcG/aurfwapnL9KFyYu2W/P1opKO12PfOYw9/3XwQqhhaY2HWI",
-	"kjFWJQ4IJSOpp9zQxP77komUtfKE7renH04hVIj8JgU7KQQRaVdwed4TU6qMK14kJ9PUsJhwQbiBakip",
-	"GAs5E/lLihWR2sR1qV1ey7EnfJ90TH5fcS6Rz8ABCEmTxhMX54NH014nrmVSkTnszXjMTvJ4neXVJF2A",
-	"z9E6A7q531pJy4tN2/X+DapGN04nTPGI7r8Y8YgO5ebGa8N2armuFju0YdwQ3r6Si+3cPm3qwh23FXj6",
-	"+wRhWcEPF0J1nTwpcMGrMkWq4So0tf/NdTpba/vF0rsfq5h5S+GgxzeDUWC0Neyu4hNvm8fUQGmt1bMi",
-	"Zd9XFYJzjORaWYkAE9NQrcWS1TnIkcpiI4LQCMKwEwsOIUcf6hfE2NextSmcWZGVn52SbW1XdH5GoXH5",
-	"3741GGThQGJoHi/WV4yOB1Qbn6PZ6DY6T7pHHVhK98hx6ZEkFdGocPvBgf05v/2w0z0q3B5zIbBNjL//",
-	"afn+zmHp9YIPR8XRHMLPG2SU5Eu3U/PZXfMelyl7HzzowWax3gOGuB1WiTR6SzBglVXFyGi8RvzvjaAQ",
-	"CpS7ZRPyv/8n8cCXNCfUMMVpYmkgr46SsHjIVCtwGR7w3CNN+lQzkgqeJarAvdJoMpIJWDjtT5c0SVGH",
-	"jOxq+eq17h0TqIOy51o4EWgo6+5AkPIWaun25z2BJp+wzxI5O6PqD/Y4h4UQMay6i4ka0s2y8CrSpEmS",
-	"TVW3LPeGd6GZCBRfkrBLlmBYZrXWBNiVAMxNqyK+e2KzkO+laGq5SQp2etNmBkAfDzRA2m/PhsPrd1bF",
-	"RfsX3t4QLZltODy6cnj2ZbcyNCT+Aj2TnJzdIfBLUSgYnc3B1e5ZMkJ/3JbFJPelTBgVDzaQ3BL6O7sE",
-	"FQyuhXu3Mbtmj28WUQ5DxG3SdR/7n6F3AO6oFMTKn6KET6fTZH53luPlsGCfxv9I0aB8uwbpzwpkolOW",
-	"JlTMHWogCfQBosabq7mAu4yiQmMSX5coFjE+tboVAonQoooXUpsXdhwhgBW4FgYOMRQxxCrw0MJ6cPbu",
-	"Pk2oiJgOegI+PGDKckszY3hcimm1AA8CwrVOnV08kkq5fpNt8peUCsMNdxU1MNcUfNoTmvQEHixIkbKL",
-	"YAedjZVEUlwy0CHDiGoWBiRkNBrZ/8vfwv/6z//VCiwBKW9zL2AswAp75BTW06EcwYYUinb8E8c0JzOZ",
-	"JjExWCmuwPA9Hmo6Z65l7rHFao90C6VGTxDyG4MgjSw0hIRc6HQw4BFnwnwBCgrzjGA7pSAHj4C3/NHI",
-	"huTyYQkR0ozsVmDmLXG6rUVhM8WNYaIN8xO48HaEEEoj7ShhRroASC3I7M8Joyrh9i3QuXQe2B8FkUls",
-	"rzmiOoG77Qh8/AzeDOPF0wp3XrrwDcyJth9NqDak+frV64+tNoEOq7hmmjTdK/psIBWz7zYypnOPjx0x",
-	"/SYFawGRCIjkgYnFXfRNMvc+LwEGphSUQz5aJm7fPJGXbALIeULnuLVmxCakCX0f8d8IObHDBFzeS+RQ",
-	"hy1cUhJ6mv/CRbiwsm7uOl9XS3Zudx7pwrMyNaE7zT57mmBON9C2kXIMGgJEw0ImN7zOAnQHSfzCR0rq",
-	"wlmDUWYdNcKYGcoTHQYZyTgC6RKae6DgYDXdXLIDZve0L80IftatgFA7yOx4ONqbKSmGcHIhXgonTLW0",
-	"Y7f3QDKWGVFBnviDTbBMZeBIQw58tUb7fvi0VD7/Oz8S+W1ZbrhfBEcqU0tjUmD7Fkuu9nlgZFLYV1Mx",
-	"xzXopya/CcZZZm0rLU8gd6pU6zkF0bBCp7hDD1iCneX+9s2j48oIuwD2KysNiTSFeJ13h8edo72Dg6dL",
-	"uyEf7R12rET29GR/ADMdhVk03O40goYlv0a3YZm8+yuTZo3uwbPnz32H2R30QYUdxM3crSEs/87EPXI9",
-	"xC7c/32bGbknl1rKaHZHFqHoMIiSs1zM1Da03Ie3cUDbVUBQiGx7W/iR+B/LQWrPg0Zmn8pxdLdx2H7s",
-	"qmDu+sC7o5n0NyVA78ZcGT33QRrCBBYoAamO1T+8ACfNZXDKFQ0O8a8WhNt5mRG5L7bJBy8J6QId/07d",
-	"qaBuuFXOAFIVbasoFDezqO6br2J9sBoym3Jpia4rC5oRQab0ZzAapD03sLfOWEpNgADLqza+PVmwaMnJ",
-	"DJ3ZDTmasRgsVa54Fo2MVG3ymicGdJ95TyAkKaP4gIy5iLOaQqQZWtAdYrEbzS9ZQEIjQ8K+ur9bq+2k",
-	"+IXqhlKyUzvpxVexTePXB1tL4mHaIX8AKy6AAdAEuAZqLw8TtLQV44CKhlWFxsVX8Wd7/9pxUMDyeHph",
-	"QPbUlQdUKPHYKVaXXjI+6Me/dIViatieffdmy4QK7rUje3btyIzcalwP1Kh84UTB9XgX7tzWoHzxVWxm",
-	"Ti7A3dqa/DNYk8Ga5CxEdmsfmEHZYpMsbHI9OHJ351Yfb4xZFuIPdkrfI/6RbkHIP1iPrZx3sf89sZl7",
-	"9uYgwk7gXTbbTbFEbu96cIDC1X5uGpWylhVIWTnoJlTNba0Y/Gq3oWuWsNZpeCvMuLwnFXhy+YHtWHPx",
-	"HVWzLQorWDPJ23a5lVnLPXLJ6xI2FoZKmrGao8sncAWVAzJQjP1m/9GnqpV7zoI8kcOXK+yJQvVloqgY",
-	"QtiKPYNZyi+0ECrGwVTI/a1uNHZJBQtH4j7Nx67qeFb0ekK/XrDJtFjX2v99dLSmWPaOrLNLF2y3CRkL",
-	"m7Mhj9zMTLbw5FpOuOusjUV8Umdw1LmzW6dtLDDuXdoal1Ht2myOhbHtOrNjaV7HFQlwu9DuIXGtmoPc",
-	"dubIFofrwTezLIZbGstEIEPkpBgeoA2dgwnQYjoMd74GvJXrTJJTEjPQtCBDIHsvxkTDS8F2YA/uiNtV",
-	"nkMcAUbTCAm9JDEc+MZA0GVfLGEDO8Bxnao4jmxQ3HHpDHbtQa95XI2SHlZiyp0BHbh9TzNjuBhuVgYE",
-	"HiX+0S7aqSmJZCoMhKg90uSSKk5FBLVsBgkdDjfqsEGuKTQwWV7pwLs8LfeGOl1SBkRzOwwMgYMhYuSo",
-	"GxTpzwnWrb0KqmCe536Fbs5vyu+7lt2Ub9+A2yw+uDyp1v1eM5tbBlQLx2MrNOXoes8SsrfzLstCv4Gd",
-	"bBmCOmdGVz3NXSIvmSKh/+l1QodnTEVMmNA7F/pSjnsii/+0p/vqQy7InAsMvyDNvjSj1saQiGxem6Qn",
-	"lhUnWYWtrnKDLaHVlck3uoePO52gsWQpG93G48aNTv6to6aai9WpuTtrTLsF81wPf1YU60jVJZuvRj3n",
-	"+Hs5mGyDlFS88Ii47/iA2HLDM2BMRAqmSVNIzJnZZXDWqspqbi02lSV3G/0BI4oSqZkudGdd1or18KLz",
-	"fNMu8DHEPjkd9sy1tZgwmpABY3GfQigtMA30c/7tW2PM5lBhUsZf/pnShBtLfFMlJ1M7mj/KGUQUWilo",
-	"7/nvSxqk6ogm7D392ug+znyYdm/EEFYVP6BYJCcTBoFPpbcnfMySOUDZuUwtJWa3EpkqX5Ss/GHXhNV9",
-	"TEx14UsDeilThYnx6OGCc/dLoVTFO1eD4iUWl/h7YUifRzwa4ZLFPIYh2RGSPtNm3Rg0F8OEfYlGkkes",
-	"MBqcCkSVZt849dkYLNFs3UsN+2pK9PbCgplG9+Bwqxbq5Z6wIyrGf5Xpe6Y1HTKQQ1SM7Yz/G/mrXXlv",
-	"IxqxZFrcivaqxutFioXMhA094nCAN8x8xUNfhyn9FB74jIPnwhKv3LvjHT044HuHIXXBLppxUtIcW/GY",
-	"Cv7PlJ04x7orHyoFQa6Q3x4QzzPhlp6QgiDH1JC6iX0DvXueWHEB+Wl84vq02pO6Z3nTBE/vdSIdiibi",
-	"cHzZRC/Rje+7VBD4pHncOcqKgC8T9Wv0GnjvEsVmdbFEPPf36e1fFMi1BP3ZJOh9issNdEV7EnYVxrGM",
-	"0GvkWZ+bTZBn5+EDz80O20qDDPy669giFJZ1RFFdE/Y2gos8jroePZew2ga+tgK5rg0lwsNz4yqvfkI3",
-	"MbfUMq+WeT+/teV2hV4tim6LOb9hZjPO/OAD0nDoj7SrbuyNFUUbRXDVQAGcPmOFbfJRRIzQnvBLif2V",
-	"9YJVxXd6QJ9K87jzvNUlkZzOCyMhXGjDaAwtnzE1AR/rCXzuViwV3neaCaTa0FALj9+VoaEGXfW5qUFX",
-	"DbrqWNlbj5W9S719n4tLbvI85/totPueC6NJwsVYW2aYY7kuCSFcLyRUSDGfyBRqwWooZyUFgwquikV8",
-	"Cly/iRCUTShPsD6oYgOmGGBLxciYTQ14sRYLBASulKYeyZnwXXPteFrYDNDyub1U4zWX5yAF6wmd9t1m",
-	"nJDQVfY7NSFhwrXcxEk1jzvHWI0FSn7SyIAfENxs+QxjEmZz0eGtO9TeFjb6Pn1r2TIV+ejzkuTPlwEG",
-	"54T7Jykn5PgAayO6fbXU8+kDOeh0Do+OHz956iCX3bBfNcuwSzW+XFih3flc/vatAQTqgVCF5agKhA5z",
-	"IFRpra6sVNAwcszskfzjP48+T579hzq4+Pr4z5fPz/qHH+ZP3kXHb3Tndfz0T/ToV/bsIz/4NHv8F4uv",
-	"UpU0uo2RMVPd3d+n02lby1S33aQdw9nf6KVbB4zku1i5hoI9pCeE0WhEYAEI1xkviFht9K+N/g/d6A9E",
-	"zwg+EV8pW7hD/KCYThOzOuT0jKnMghNgmDwKeC85oah5+LeBkpOAGNkKSTNmA5ompktokoCFB7JbrLBH",
-	"7Saw2opAER9zbRTvp74ysoubAan44ewcSxt+ODsnOpKKkaZVSSQUK5xwkWoSM6OgiqGGMtNTacFIK8hD",
-	"W61G4hWDcuBskEWy2qFBCFo5ijUDG8K+w8eo2Rfq1i15Qz655b+mbNB5YbkfZHG44gCrlIc7rjK2n6E8",
-	"nP1n2XyBtGjhiFWKi/Rv7z0Ap/xho3sQNI7gv8eN7nHQeNzoPvkeLLd92NPU6DaO24ePr7OEXDV2FIbT",
-	"uTqcDgwHB3XQaXQPYWwdGFsHxtaBsR0EjSfw36fw32dw5/NG9ygbc9Gc4gb8rH0Ard6mGvmOP8nw8JRq",
-	"zS/tih/hnCSejceWJKRije5R5/v2lpkFQ0y+Cs+DBjIsO6bcBGOH5IwvdjvQHlOYXtGGU9k0s9ISU9iU",
-	"YBOzDPAmoDJg0OaKwePo4uCwe+QPHVhrnNlCplOglkResmTeBrK/1qizsYUSud0KIOdkUR39+4N7yXCz",
-	"/XY+fD/ZeoSkR1Sx+7WtlBx1UAHRjikmkzQxPLNsBCT8NmP9L6lK/BT2v4FC9D08IRFNEuy+R+iQctET",
-	"ShrqSr5A99KpYpdcpmjKKVaBwajiiLXapKBjY6MbZmdinBJ2K0aPczu32wwivonofkAKdWVWa9cPmOYa",
-	"ffkEaGqptlzzwRvqsPevTlqukVmiH2nPLuzG71CvxPdWL9hg7w98X6YslfFqbaosgRGeWMht6Anf1QN+",
-	"dH2XqSEudfHmiYgX9DaqLPjFWZuVDJ/aovjoBR1WNZbZcdRNy9fmLU0VF5ByQ8uZvhEV95+5hICA2sGR",
-	"SMbMtRMxVA2ZCazKA8MnVu9jX9FUYO//yye8XQ5IOGP9X1US9kSzCBgiKva/2Xu+h602uYAXamxh1vVt",
-	"+pohfuhtHFqxUWhrxmPXpYRMOYtYT8gBYf9M+RT7W6hlZU5xZn2sdhImtM8SdKT4VKlkXjjQ1NW6aobo",
-	"SA7Bu5OtA9dESHtXpFjMhOE06VoIKpNLB3sEY7H2NVpGfJo1LCvypVUQxh7NTZw29kjea78su5pXK18d",
-	"AkHbLbxAZpHt0abFSi/ocKcFSg0dVuGXG5RuwLtXccUduwksF6l9BLWP4BYSAwry6XrxlHOvjXBclhQQ",
-	"s4QZthzPGTp8pJH7aiOnusBum3Y42imRVodstckLGbv2qOiuV7BAN2e4L2GIyHAXmE4lYn7hmFJ9MG+v",
-	"4JThiiFKuQ0SvWPzj6F6vEaTsb8SDTwCgEucslMTgg1FIA6a0qHrG1utWIpvwNXtCQ9uAhJi/Jv9F9XQ",
-	"UNheJ00YHXGXYoy4ocbrSjFXDONTlP2JkqnUHNCWGbF5T4xkEndJrzGZE3hRr9EKSOhvwg+PucABQKOw",
-	"EJ1pdpqvoevXPvz7QoakmTUAI31Ldxr6k7oFCXw3U79AA6mgIeqn1y/I0dHR81a1yjUSW2YwrvQ6ZY6K",
-	"uXvZilYdsG8b9+eARXqAzb6ACGCBuSslWx6ki5lcOgiMq6wOm/T4HB9ZP5oySXIPtZdTIrGEuGJdH/ef",
-	"RHtP42ds7/mgc7CH4S7PntN+FK+YUn5Abm1tr8zGD39TYuiv6l+WH7pbG/TqBmaFlhBfEjm8lVZmVI/X",
-	"9jLDMbn+3FwTqfiQL6yfkqnhYlVrNeRAm5EqPrJ+THHKrvrRJ9LqQSs86YfEe6v3Ok+6nc6KATsmWXnE",
-	"Ly1rrDzYomf9mtEeHnUfP+8+fn7daC/kNmN9eDW4PAew193sPrpe2JGU0Ls6P24Vj+33oEGNodHIrjSo",
-	"A29jKzT+HjTsdCzqjAspEf7SL/O1WRIHF4eFuIfSruNTIC7Lu3lwvEB77JLHGBSIzwwVjdh7LlIDHvNO",
-	"1ajDzsByJ1dV+yqPSKjF/i7EP+FizOKXMsJVqLKGTzFTgUuFjbFHfDhako/h/tZnI2lk9j1/9dzCxoU7",
-	"L9hkmmVzbJpXgByiyHvwUsWXRE+XJSeAUQUsttXewp6uaTNjlhhn7O58omIIJD6hX4u9a1y9c3sXN8AK",
-	"3skhmZVtP4Xt3SY80zLXzap5Zdip9ub/8C0HHXj2qhz+ff8NtMiEipQmMD7SdBpL110NW+1M+XC6iJ6y",
-	"6JFGVaQZruSwYYtI1RNeUznJvOGW+lyr7eyVqCj8JgVrk7DItEJncnZG8ws6BAWOkihVignTE4YOfVFi",
-	"sK9LZf/0VTdPSJgd+uxdRQ4YohvXyz4ySbUhfZYVFe4J0EFpFDGd52a4DxUAeWEIJwTZPBmmPGY6e6UP",
-	"hcSGFK9oNIL0jFTThHBNKDnudIigE0gaHjEy4CxZY9vR4yXGncA3tbC76TrStFfa1/X4Xg3sRcCxFbSo",
-	"IubLYv1JJxPVE8rtQKkAdHwLknnCYp5OrpfN24lcL5VeMki9dB3OJ31O5CWyxM1cD3q8y6paNZZcILot",
-	"sOQCgd4yjtyMWstAcgFdIpJ0F7eGkihwSkgSF3MVTsRfC5jOXbilg4JgbZWzS4937u3S49rddUvurp/E",
-	"bWVQYl+HIAsIYQOPVUZu6+KPACRm7VKnlkVo0oQL9pz9+umdRlu6ZuoSzt6kFcC9JUz0iMApxRwVbnRP",
-	"eIHhyqhsbaZ+w4zDNTeLWrxLAVZFLjxv/BAmE9xeAJIVJV7/aQHcvLiiZpNEDgFlPiBjDFA9lq1HenKB",
-	"IHxCh2z/H1NmP7WivMfB8+7jp24XBjxhjrbQvtD+x3QIuR1AGtXm+xySWH9jje7Bs6NO59hHzu5fHuAJ",
-	"v/4dnQN3/Kss7z5Of7/S0L7XtquHabu6PRBUg5PbrYxWUcY/rGyPHD3se4F0b+keVI0triChPZohkYqE",
-	"dtlYHCJ6CWMpWJiDGC/UMBRSjxG/LLNC9USoIypeyJiFgdMrMB40s0eRzBwFzro8KJLMRlIzF2TqAz+d",
-	"kQYvnmBBjfLXgSV6wxU1JGFUY316YMME8QSLMfibNM8+nl+Q4nYgt27By2FmPVG2f2UGtpw9hG3y2Y6C",
-	"awIEJ4Z2FWdKimEhpyWzVXFDmuySqXlPTJXsJ2zis10gfiGMmaE80aFLKRYSE+649mZAAHunJakvXaPl",
-	"ovVOG54kxNNXvoKuf3+YbaRMzccBPNQlVkaEAYa4W4LQhJbm+oV9jVJlD1VIaMKUIc0ZpBwO7AqREK61",
-	"nTDHGBQ9kjPta6Sg6bInXF6kZbpJX1IVawjXgrHa2VKCRIgkxjWhSSJnLO7a5bMLTZWFx6FFKGEOi0N7",
-	"+xdPvzhA7qPEWJzRrO9rG0NNFUUiKiKWJCwubNhzEkZOKwpPILrYzKRfzywvGrbNvmXGxZJoEUTb7M84",
-	"XYhf0VMWGan2taGDwYaGSLeZ926KFNKAzUBKRYZUj5kh0YhFYxajkwRPfaPb+PPTv7w+fP/8389OG0ER",
-	"YNqXpIJbtPe6ETSg4Z2Vys/ajzeIry2uxy5r0d2neW4RDT9zaLikyVSNZLkLXedbI2couZkLUKld8yVk",
-	"QYdvK6PA71fIaEBHiokRA2ICAgrWklbtuL4v8G+57e8Y/AcgbmoV4Hdvn3Sc22kvCMcy/nm9LlPGFFuY",
-	"LPdjGd1F7b5rS0E7sFOydaKrt+BYhsveYVzSEbyHGF+DPa9J0z8ByyokcfHNGvLH7CMAvr2/mxYLWhTh",
-	"+oae5Ktg7RxNqy/tWt8AasUbCpGN2JUd3M8KnOoYuTpGrrYz/r67QN97jd53XIydPIpllE4WCu3txiW5",
-	"710u92NSPEUjmybUW92KVsMQSshMqTL7A6kmezE11JkXrSwHp5APdLN3kXDAExYG3sDQE8zVw6WagOkI",
-	"n8FIOWfRA5dQq0vOPrwJyJ/OXr0JyGfWPyNSkTdvX5OBpSufJsBIf26YDggdKsa4GLoYNvtLzKIEClnY",
-	"ox8QShSjsd1ml0gFZpuJ1IY8O3h+SKb8K0vA1kUJ2OMsODg6Cg6ePg2edDp2WjRJgp7wTz0m7/kvpHl8",
-	"cERoX16yVmahWmuZapNT94LDjvcqI5jctQXqNI4tVaJI2KkFagmZLIALSxdlX2Bl/vnrFHJ1/Ux22jCx",
-	"9nmu93luIvOQ7lYIPvjqnYUZ+Ul+c1tRxx3VafbbYQSUl15aLkcHfRnP9yBltdFtPHnf2IFR4Ao9r8nF",
-	"/8Qm8rIg4UGU0oI/0NVGASnWPO48B0cJ+m66GRgg2tD5ssK2tyuzfLZ+LrbqnP37O+W3le9vCXD9mdni",
-	"fASrQ/ngQ480gkXS5EaTMFVJludhP9zCHmJO5LuiE9hETN80RG8F7S4aZBBg/GsJhDSaGbL2E2gtTwDu",
-	"c0EhXfNKdtMygQtvXBC4Lyz037OHRclkSdrVVPFLalhAJvTrHh2yPxwdPD560ul0AsInkxRILCznmFZ5",
-	"pE7NupugG6edVD119xl2E6w7xTzeNKkeUDSkNE+pGeVWIo/El/X8qppgvzZCSDG0ot6bOg9fzw32WFrB",
-	"VVpohqlmCop4zEYSrfYjajlzKQOsIJ9bvjpDTyxmgxXuIs1ihZC1dvqVGnNPFFXmm5rzP7ltuPfYi60s",
-	"5tVUrOIca7dA7Rao3QK1W6DWXn6m2APP4XebHWVp2YyUTIejPZWKaxKlTolKRR5g7IT2TfSlz/n3P6Xi",
-	"5slNOCJMYUEvRMbODJv+GbplJHw4Mtjaw0VHninZZz7wNWLCKEb0iCWDRvE5u1ZclALVNkjgiZ8cNLbq",
-	"c6qWGZ4PclHnbtkkuDDjslknEDfRYheaP6P0gmVsuASoPHd1XFzKUqsVGRO8DAhtQIUmUjSuIpOF7xTZ",
-	"aOFrVROtxuUtytusrGbWFYb01ayauaWc5f1WoLOM5SlXW+FCZZXlzVdgTw+zPfU3bbKrhbP8tiJJdsqP",
-	"fVhAeHbrE643qP+7cJ7XNnOpZdxtp9gUttJy6oLMKPzy8JNulgql/ZJkuId4uFOnovbnxLJKMmbzABtL",
-	"OqXYwn2Qi/AzZp80F0qfuKK30oyYmnHNWifOK9wTULzIghDCY70sig46IHjGAJIYiqww7Q2XYL9fYqSf",
-	"MjWQavIWTfNcCl001AeEJpxCocjBIFgbJVc83dlu3KROyt2L6604mZ/rTjXtGrpsBF24+DJVcqiY1jV4",
-	"uRfw4oqYFKEKXqqByO+kIf+9B+19YpFUcQn3eD5aGftclY4305738UTclxMAuq26vnAqFV0XRO8PM4KT",
-	"LGbf9ZIM0FhvwQqm82a5rVC0BGBOT6TC349vaYbAdttYoHHM5ligMYSi5ZBkWligdg5dvqlUvI0DUuIT",
-	"AUEB8z1s9wROAvNLh5RDH7KlroFbgjbwuSu2iHvuL1cjgtqYURszagxR90a8K5s7yoGbGFJuB0ysbjDy",
-	"xh7fOCfmxTw519veinBndQBfOxoTIpokTDm/vSZNutBhoyeWtNiAl7UC0p/frH7ZO66LElY3blzWfVVQ",
-	"drFz/Aasw3lrJfKL3It4lYF4yVfRXUupJZRaIt2JREqn8Xqi2KK6eYFsq7bSrIXCTkqNz8oM5F6t22sK",
-	"jw8XuHSXSBVnepN2ZmOsv02QxK12kvW2dHloTcu7F/i7HPSE5eWFKbeIb3MLFmg58FbmrK9l01dGikPL",
-	"x2M2oGliWu1CxjWbTM2cTOgYm35f/XJAsHyQq9gEQWMgMPJbVkVuQRo9pyJiVcK3sCho8czdZwxXLRV+",
-	"fKmwnc1/h4lmNXCpSXRz4LIFFV8HT3aagVeUynW97zqmrVDve1aS7hVh3CKY2EqzXh/g9lGUkJVFSlzw",
-	"5b2/twpyu3GEWy07atnxMGRHzcx3Frz1EwRu+aCtVNxbdZNzQ5XlGBAq5UygJU+xgeIfxmU7W30Xe2YB",
-	"14IiJZGcchYHREuSUMMUYTE3msSSCGl6AuOu3BdSETNFZnS+My+lnc8unJRbqsabuf8qs6Al09xpQ6fM",
-	"y1rHQ9WCt46HulO9sJBzUsOJ37duCGx/Wxh0I7erNmwvkcPVTtfP9hZibwmIYDOmDXYlKNrxLSyAUBpf",
-	"6IReMkWHFkJo0yaveWJ88DgY07lhk6AnFKNaCjTg8wkjzXCg5CQkXERJqvklC0hoZEjYV/c31B0ru23J",
-	"Uq8t40r3hBTJvE3OoOoaNhOAh7AQfxhBi+2QNMN3XIxDVyqttU7Xtf9aZ71HN6827J1d0SvwZFkj8xHX",
-	"vlGqXeNN0/1BuC5tEI8C+hb659sR2g3bcGi0s6q9v33ZrQzNLpgvyQftEyw5lYepp5IndLiqjT4+0qgu",
-	"R7Rhn/CZtYO60kLf0veKlvQHF52i/WLJKAeLjfOz5bKa755992ZrVmyXv2Zkz64dmZFbjetBdcmHJ2bZ",
-	"qV1BAv7m/fx8lxtAVHSm48ObtQufZSy47hn+czjy/X4WhLzFJsn8/h34GFVuFXIZjYmFHTNB6IzOQezN",
-	"RvM2+axA1lISwkxCkrB4yBRRcoYwIF6GA3oCXPpTK7ulIYaOmYCKbF241XKU2P4SWNb5+tXrj67i/Ncp",
-	"hG4n0mhEHq02eeUu4iAjKkif9QSMJm6T98jcKEROS0FGduSljjlc6HQw4BFnwnyBl4QB9C2yCoZrZbRJ",
-	"vbfrHfru3N+nycLJ3cqy2+sw1Z7pwzMuDPu9TOJ5QPo0Gufxd9pKg3+mVBgs3PEE1EoQpiVBvaltwXVR",
-	"sXB004bZfl92ZWMpyZbKomWD1kKFR5bqtBmr2bla6xWJWqFdUGg3qcELXYeuMicLz5SSqtFtvC38SPyP",
-	"aAfDXlbHnef2gv3BfjGTQ93GIfQcugsu4E5k0t+Aks/tkL1O/wpmu4SmP0hDmAALNvL+gWW+ZCIv2cSu",
-	"SHMFawftD/9qgYChAtKQie+d1iYfXAe7Gc1b2P2e671itR9tWBWQsmVd10W2sd417VnZDTR0cEhnsviW",
-	"lIZ7Zuw1r73FskMxWOHc2t4fPN/aCcn6IynHem2792JdhUea6LSf3aEDIpO4YOTLegzI1ERy4tMpuCIJ",
-	"1YbELOGXTM1PegLLyOJvmkWKGb0qJhbPqpwJplptcpZQQQYMXBldEvophKR5piQc5VfCMDVVXLNWuyfO",
-	"uWEEVrlbmsrejMfshND1FsIhM1YJOGr3xHL7nV/BG7OH0rpeyyPOS3dvY1vAgRffUzVgvzTSO2Yoh5WE",
-	"qxXunzwu/72YCXBDy7tTdAt4Sl0VLebZ0jShYs8dsEY3f+4Ky5JqePsGBUeQfQb9m/94cXF2TpiIp5IL",
-	"Y88mKv7s0r43VxYNTeQwZYEvw5okDsT9rdf4117j72G7J5zTDhaVRFQp7hq2aT4EVyGyoQCqup+4QAdk",
-	"UwlHU8FL5F/2QfA/w0cwyUCwrwaH1SanotzSbUR11lLlsFPeISwk32dzKWL0Jthx/vrpHSaep5qRcGTM",
-	"VKMfAi4KaQguCMRlZKWkEymnqEQrO1OmLllMaBwrpjU6UGJCXbo7Ng9W0PtFE266hJKRHSATMXRmFoQS",
-	"kQJr5LAXb88uj/3b4Gcxt3h60hMhF8x8oQb6JwN9a9IMDw+OOk87T46PjsKAhJ2vTwftgxBsiH6clvtO",
-	"037Co+y9PtveQeqeoJoMZKpIzCI+oYkbkoY+0nZIT0jCDVM0saP8RxoPWUz6c5hjecCGWD4fa4waoT0B",
-	"2frwPbcYgSWd8niYJlIkc9J0SeUuxZ4al8rhBRq4mvo0thtXrNDbcWRYLBFgVxeKrP9o8s4ZQXAA92qb",
-	"wuNvuVqpNTdYg4ZCDgZtSy4xiy2zw7YwcIa6+/uweO0RVX2pLBjbc027ddu9f1/LVG9sGcJF2alhyE/y",
-	"Omjwwt33fcM5xEshwfUQIMi9ushBoTm6cO3vRcR2bUxyJ+IeTEk/GRrZ1gTlduALsJQvitFoBIfRW6EW",
-	"5WFEhaunngvFVfBlwVhVmaZX2oQWVZqsbb6V0ovS+cc26WzAXGJqaJ/qEsgEpcRjTLts/ia7gRaD9C2O",
-	"gM22iAN96vGeFZh5sZSMSPzDX9LCJ3IaKb2fa1K464QoZtTcshVl4N1FonjcOYJNFvo15Ylrn14e96+f",
-	"3j3SiG4imSYxcYNPpLQyPZ0uGa5G0L1mtJ5ir337CbGjB+SwbOy3Q9KFUQCwWT4UIuSMNCl5+eGcDHC5",
-	"AriJ4lPQ5iiWTGPQLvvKtWl1SWgXBVoNh0vWJWyTj9izeMUGdnsiXLb9FuUoEjpbwZdUjIWcidBiu2Kx",
-	"hgyF4PCQ5Cyia/fEJ6AMDJ0I4Y+9U/tHaGWRFLFGIFMQP4Wblmgf+BBJheGJA8ogJMiEzpHejeIsLnvA",
-	"J1zwSTppdA8yBZoLw4YMdutK3QzUbyx+LSo2DtPsXGFbaQTKbKrX9ccyCwAAQCjEejs0TEZcG6nmJYXJ",
-	"s9ks9psMuOB6dNIT/0xZanmIcP0uYyWnUxb/aPgYW3Ll+PiHachVG1XWNeMqkvqDtadUz/+gJhpdPdsv",
-	"XFlc44wPrgk9MCUygIhMMK5MKVTRbYY0MvySdQnEd4dYV0ExnU5Yxgc49Ad7haYaYN0yilJFZiOeLC6s",
-	"lRjw7hg4ALTZw7ewGPNJsAsZahg94WWUq+dr1W/BZjj0Ppv7mn4JAyMRqE72K8Uaw6CDt340JvMr5K8V",
-	"mcy2BYVhA32AfvUes/GW6u5N7OEbmcM3cZttp/HWNu+bNTC/B3Wq1ohqjajWiB6kRoTQIwMXd4641itE",
-	"+zmYWeslL475kUazlmKRhU/5G8o5Md0cYgWuGQK4ccyI9YR91j71CC+nOiAjOSOJ9N0RjGGTqdUc5djH",
-	"2hJugIYXXFUWUI3Z1FgC6omjDonp/Ed2tudT29gJ4XIFbp4BUKaKtdikMNzt/fTuJfNT3PaqrvoCEq8x",
-	"y8Pw09NFVnGFS/zoSuY1DNUwfW8V390x0lC0z7Ozth1R6HTdphXLJPxW3KS38fewhV1fuV4wfRlwcQU9",
-	"MRtRA8EClpMX9WZgk/aCU3wxsACVXeeMdv7iLHrKMfdHuiccFOhmVWntw3ouopGSQqaYbG6gFiHVKB4y",
-	"Fz9KEEQvTe9redYTDgi02uQdHzNw5Htxwg3BCimahAnVJuc7YYBXzkEauaxIh5heyFSYMOgJtAQSOp0y",
-	"qrTvIp7ZBROujVXVUUjl1+2UDE8SQslhp0NGTLkJu9n3BM9e1pfx/EcTXhcsE173Wyu/KLsquJLtuDOJ",
-	"s6lWfUVkLRdRnvK8EdlteS2vfs/FxZnlisTy5YxJ3IciINV4D8rRrsb+HwqAnjSndMji1dnjAVnIHvfJ",
-	"7l1fXtbekvXcxT8R/oerk9l7opDNLjELm/EbNBsFrC3V+CNOfcPM9AealJ6t6uYjhEbJy0ZY2KlbGKYl",
-	"N6x+7IQddyphebyu3fPSFcMKN5UZtd9jlOkPMNsay/IkTJm8Dk2USF3qen59mb+rUieRM6bIkOoxMySx",
-	"ontG1YRQrgjHogCFra1OI9VK1jzuNJb3JNcySe0gP0BepCuSs33tJPeCxT7hrj/3SymzFTBS2Z92UhHe",
-	"E9mm9eDr3PWfICg9Z2kF+Z03lX8ABejzIRKrz5EpZxHkrWSjBN0JTHW5CAFZ1wogy1uEJ8SfZl8wXlvh",
-	"HE5YzNNJuKsqdy72NDtg9xmSe1cs9irbXMnPNo3h9eu40xJ6tSx7MLJsY5h0v6XgcmWkTpqvq8BhhUNC",
-	"C/KrooS9SQG4RRpcm4GdDexGBcEL0u2GPSJr1vvzst6aGd5yhe1NucoDS2xfYFT7nnrvx+2EWgL5r//7",
-	"/yFhofiwu+LSD+OQNNFyWD7BrgQJvmP/yvM9EUZURCxJWBy2yamYE6xVAuGr2AwYqnLLAbHjTRKWEAzk",
-	"Hig5AU8YWJngXzMudJt8ghFxMSQDrpjuidAu6Bdk5n645NvMn868JXFAChzv+840nwtFhYZmEw9D+1nk",
-	"uY03yBAVmyY0ctExnoH6BdyCDebz3lXs5VpJWeLmR7lg/Gll59J93Ekx8wXS2Eq+HtXytVY2dqNsvMdc",
-	"iB0rG3pEFdvn+9+MHDPxfW3AHReXkkeMUA1u4yjBGmeMYTWDvqIiDvxlH4JhApJwwXRApujNxfiJPk2s",
-	"CG33xEuupwmdQ9wmwYrQp4K4OMyAKGklJQT3XkpoXAkjzSI4IDWKThg57hy3ybvcT3dw2MECDBpKWrph",
-	"vT2DvyZcpIYRGimpta9AkHAxXuLCw19D0hSSRIrFTBhOE2zGgWNxcRK/fnpnpT+GjUxpnyfczFvLohPe",
-	"MHNuFz5+i0u6sSR9kb3/wo7gFvr5uw15gWn+naAB24lpCxG8ovEvrx8/f9X5JXd+/THL6SeusBj2KeCO",
-	"hP/l4PXh86On9kzg8rtOAe/pnJIXWIcMaMRdt5f+6z//34/K8N/IjMVQFkMxyxEwLhVuxs4pBVb8ZO/g",
-	"6OKwIBy51ukisz6+OHjcBX79H3lnqZhNpeamETSARtH3NZGpMG4dDg+fPn56GFyJaYLHAnLU+b+yiihS",
-	"GEUjKzEMTWBDsHBGo9t4++Hf9qzoen10erzXedE5gv3m8cJH/AFZPYwJMyMJrTKoit1LytN8fHHwpOQ6",
-	"8nLO3mo5iB1d6a3VCwCWKHaF9HI8YsEy94kahm7Ma0xz+Y3fg/ypvTOZ8Ghe+WF3+/a+pbsRbocVhNuF",
-	"lO+pmLvR6RuLFxaliL/+9vclhdVAGsR+EwsCB3ngMmmDP1yRMEKKsoQRelpRyHi55XqbkD4bcZGNDrh0",
-	"FzsjWTYUWMHBAqIjqez/nMwLyIBDWR3t+w/3BJ6FvEBaJJVikJNFKD7VJh8k4bEOiJA+9INNKE/0SqGk",
-	"2KUcY3d6EAWLEskS5Z4PHykJouqSRq18x3ILnj+pfiVvbMizS1xCvo2g4dcXu91nS3kamazipABFhRse",
-	"0cSlvWUViC9mkqQCUDWZQueeAVFOFPpGN68gVNEOk3LBFEloH5Ru2NLY159h/osvZBKTkUxi8Cz/PWhM",
-	"6NdzSxaulvGUKSfJnhy1j3BR0sT+PaA8AS813nzUfpa/GCfoHO/Q2N9PyGp+mSgpt/sRBTugC68DHqz1",
-	"mo5B2JSgzxI5I8cH////9xqsIFcW0H3QvuyLG/j1a5oPwj2yySLbtfTK0ZVFticxk+tckLzEaCZ7LIdK",
-	"GG6XXaeE5o9IYUbJnAykjImmA2bmjY0lUkbnO1Kpfnfi4NzLgQVefHOJcE1kG+T1AJsHdloOw/rL5Pll",
-	"//zgN/rm9fw/zg86/UOT9PnB5X/wTuf9/OAf9vpfP3/o/Me//+k3H641pWZUbIcxZlcbhJXSqOjXd0wM",
-	"zajRPeh0gsaEi+zvq1Flf88F3D8rSbd/ptKsVKDM1dKfK3QqkHwaRZ8OeuKSiZQFZAhZYpEFjpnWBYDP",
-	"/p+piQ7IJU14zA02C8BQN7JeA+sJJ+0CL+sq6WKkGVpJ/UVI82VgT0bYWlTPsBJeT2yinpHm8eFzF+5Z",
-	"TLVr3a3e9he7jw9Aa8Paf9Bv2EmbO1LbnOZ05kXqUcdpZ69EvKCbHV90jnPdbBf6HtA9ZEQ0ugfHnaI2",
-	"Vz6CvyjKNYsxi5co3g8ICKM4VwmtICq3QTg47gDf+4oJycgxinrU8bOjjuUVqeDmzMpbd/3o+HHnauDp",
-	"+ZSqcQKFzLmwlEihf7H7fJ9hR44Nh/D8YOkIniwbwCd7GgnIHZ1/WDFh9daFzxa/6uBHSYNc/tmDx50l",
-	"3/04GOxp7CgWcw1cqqCJ51eKA1g/673DztLvw2XAJij2XoyoGrJfpu6nAjLRTKBQ+2pxOtxx0Dl8bGGK",
-	"snivYTV8R+sEpKWr2GE574m3YpE4ZeQpJHnmrZtcnmkbDMsT9psVf93G6YQpHtH9FyMe0aH0GrnLEoHv",
-	"LOj8pTn4BbYr3IF2jsX1ePwULxv61RPAM3hH8aanj5+h1g+i4FdheFKA9oeW0ECcNLqNd3TMgE2c0Uue",
-	"4JG8ZAoF/cGGMA1Z5gqEBnKxNhr8yEaDfzqReGsmgwxR7aOUA1fyUmevpSAPkVwxXJOBLXC5Wrhl8UNA",
-	"6FAx5pqn2qtw0EkzhOtdYplMGBCWaItiOq0u1hrGV/WZ1aF0yd4XFLIPQ3+RxWHg0lCoYRYstuENX3B4",
-	"LA7RzeuqGYff4Pm3cYAfsv/Ij+x3SERxyNGV9PLvCUjMIivtAJT5VkyFVko90Qzx0xaIgUO7dWL1wg9E",
-	"80maGCoY5DTiugXonE6jiLFYlwDbYQdKBLMFczrCt4cK2PDw3CpmC+7UzQ1k6WUfmKIg5WpO/4fFbXvS",
-	"QidfRzdHeDlSq8ykz2Dxcb126ukuINZvDbrERn/oUN2yudTotka3Nbqtim69lKgR7v0jXL8XNdS9m+CP",
-	"H62A9EMC9rgPu4H2uHJ7XFhUMV+N6X2bU0omTGs6ZFCMyzKdc4tXDaOTEyKkPVeWsxLBWMziNjl12Pew",
-	"c4gWVfclwnVPaCOV82zMeJIQqAls78cWFoCvSqD38ZLYkZFMVY5qe6Jc8qvYV6QCum2tbvtwjkv11q3U",
-	"vXZ/cMCTCvo/1jRyaAQNt1mNbuMzIyoVxMxYcsnISOopNzQh/hncBCgQl0BJFBKzifTRFEbROViw2zmw",
-	"OxWUvJET9ptdLzVcCfWMnPKo0W1YmQkBtVKRg0OsGbKBb6m0+hsh4sMN275Wi2yMn4PjAirMXAlE7Dzf",
-	"OBBxcYIR48tLhnxy3/zBZVYtgn4kEfRCCkMjQ9w0iVRE06RUqetGUkhdsnkljx3e+kgTcIAHBKYNbaQg",
-	"jNHqo1wMg0w64Yxj6EpV2bHmDTdo5WhCy1T8sKvSxAWJFR2YVsG2c3xCKMFIcXczZC1AD2+qDeFG94T9",
-	"HaxdfMICcnzQIc0Qb/6Cj65yy1UMmuyJh+GWQ/PFOczsIURT3rKdQmqm88SwjAZhcmM2d5r9l3+m1M6i",
-	"GN7xRzmDjrl2Ge09/32p+5sm7D392ug+znzcdnnFEMxd+AHFIjmZMBEvvt2K72QO5R7mMrVElN1KLFRy",
-	"Er/8Ya9u48fEVBe+NKCX0jIFiFvx3Rn/1vhFMToeoD3hXSqiUSNovORCMGV5QB5UM+LRiEwYTUjMYxgS",
-	"AIw+02bdGOwxSdiXaIThjdlocCqmFLhzKubYi5glmq17qWFfzTVRMmZExfivMn2fIacLe8UO/L+Rv9oF",
-	"9Ed+xJJpcUXbhZyFM2rgqMK8B4zFfRqNN7X+ueOzsh63/bXWXKvU264wsjcuHuYhSV2X4OxEj+Xsu5C3",
-	"+zrtO4pZr/uhL6LvvuSCVyC6DQpZa+PcPI4bdl2tZn8Ys18yJS/oCUajEYFC21bX4EZnd1kZP58y7KtA",
-	"xZAFBJmBJnTiiwBL34XXnuy8m1bQ6XR6IhpR8P4oDCB1gp6M2VyfYIrgjKNfabFJoRWv2WjHzAIFggxp",
-	"L9UY89oTWHOyvCjYzNKLdOce+uLnG2JV6tYVpJDDiINOJv97YrWb5yFkTZwD2dyupL9jbw6uOj7kxIpj",
-	"rjKdgpxO5CVLgMvmYrDr5VxQFvNWXOdiuft8g2b+sHznGRntxNWDx/xK2tzRxcFh98h7N24i/jac7nod",
-	"V6r4h9dxfwC77CaSsdagbxLDC6dvgd/fgjgvf/Jbo8+oYuo0NSM7Au+XWh7ee6ZknPqUhHKXWDrlbS3T",
-	"vCns5UHjqpftlCQyognBT5BmOJRgZWzvR5MY+siGrdKru/v78MRIatN91nnWgff+PVuGq9BjyLVBoRNA",
-	"n+o9LgInsRQbKKZHPqMEfmbxHhck1UwVTJWaOa561U1YiO/VgUtEAW3Rv5UrMk2oKLxNqqFe8qpzkNJN",
-	"b1ANMhurDgj4t3Qrq2/NFVgAyG8WPWBg/5xMqTK6Xa7+uexD7yERRgdEyYRprDuAVZvRCJKLd31CuLjk",
-	"hrpWntmrMZdGX7Mg5PTsLaAlsKbouTZsQqCLBW6IJs2suwsO4IT88d1TwsWQadMqfI9O+Z590ZIPgjMu",
-	"jbkhiRxC1TkAjQB6im+wtyxb9VIrcTlYaJgOVehKzU6xy6Df6sWGfbjrhaq70DggG0VWP3f5PFxT9rxv",
-	"l5HL27p2CeBeJgzW/rbUe/bx/ILQvGj5kNlh5v3VnXhCO5eM5wS/34fEAHiDKzutSTSiU6i73peXDKFb",
-	"eQJ7rtfi1WmcKbvBMbHnkTT/8olEMraUKwVa7AvlLVzMulR0yIiv2uW6i6usfgYlOqJC4CuL1B3RZQfy",
-	"Vb5xI4puJFKCrMGa9KvC6x3XvPqBzzRJ+pKqWAdkwkRK/B9G0flewi2cjxSDEzzmUo9xxTUTGsoQGDaj",
-	"c90lCjgTc/6rnoikGPBh6lxXNJ5wAUnWoPnAuacYCbJniSOGdQUqFISm9n/GQresdztXRM6ET2Nrhl/3",
-	"YmbFzR5cwGL80M4e78X6JXagI0ahp30CDGYESwllHT+z/rmMxsyUCALfuowS3k7okGmSTq08ZzHwAFwr",
-	"0oyohpad1K2VHfSYzVslFhNzuuKcTJ11JGJCp5oMcNaWdVwektOXF97H6Aq0ZM4qS5pqQCNGmBhywXQX",
-	"FhqYuw56wigq9AB4o6/hD8yV6wiCGSxxJglTQ+/wijkzvuDwhE6neGTBo3kpI9pPEwpda3oiFfj7nt03",
-	"oiBKwZO6J4Q9+zpuOBUoqeRgYDlS4SOlpY8SLiCTbAkX9ooWTQjUItFWt8Ui101KNE8wU6VIkwGhfmEf",
-	"aSJSozimCnE9tr/ZdQKlkuLfhQw5wr5GqUKlnpJEGss5UmzKCqbwVhc6F7AYOhMEPYENzqVwctewR9rr",
-	"AWSWnTDX70FOmX2xEDIVUUbhJCy1rnftJ0orhFNfsj4vXBinO/qWKzm2Dr5xS6FyMk0N8kb2lUZAbPYG",
-	"50PPOk045mHPLBrPsSGFDw/B2rmQWIoqib0TivO0Ap+Yi7Tk08XLe+wGulRyWSQIMgtCyvxbYAd1N7ej",
-	"BEUhTpqg4AdFc4RUREjTClxinYYeWN7toR3WxKNEi2YCXITcaV8aOQLVZYv/2TJm6rf7kQbwwu0BisGI",
-	"02eax0yTSMoxF8MuiUYsGlv6ATtNTnWJHOqARAmjAiSFZaO5dIGn7M5aSRmn0CudImwClOOTGHEW7JLH",
-	"TEQMjkdERUCmI2mkPfE9UfioJXAhDWu1yWlumbJnAltuWkBmxan9jI8vxpMDX7WkrO0rQ/vIF/wlxDN6",
-	"7XEora99ftnqfrJgHmk7WzbSpIJ8ev2CPH58/BiaenqR776VgckWis0JHTOYlOuZZpcQWo8qu0YFLq1k",
-	"aiB8cQkSkFhnSft5DRIpFWnaJYDhSTkOLG8duY/i9yIqII5DIxonRp7g90cyiZnC9DozYpOisPafWjKM",
-	"NymPGYlllGK1kuZ7qsax5T6w7xykVGkEQNpGFt4/tO9YitlHfGDIKI3jhFluJXWWe+52H99ZeJe7eYVk",
-	"48LyIQskI2qoRbRNSFUuIv9UcAPQQJGEXbIED34mmFqBB1U9UUBVsNtGRmOSsHjIlJs+SPe9kVdYJtKC",
-	"rj2KcZ0kknDoEmncCICdzwMLV1IrQUaMOcYzo9rgkVxgA9NpMl9KHgmPOHOVykDgeVDtIvY0aYKTVDuY",
-	"A5xHj9xJ4pNJCjaMlmveZtnQWMgZTA8VOncYB1JFLACop8tawdQNYhl8yZNlfY4zcNKsDA+WKCjZriek",
-	"6Rrz4KY5EvCp9QGyqKySQaFgAVBJK/DcNS+N4OsbuIxd1+4I9B0mhnTIJllz4J4YKplOS2O0dw8UY78x",
-	"HB/Ucx9wQRP+G/QHz9ei8NgyXJ2jdg8kfL+ZYteFJspqLogvsReQrNydVCQrtFeEenn5oxXHNy7yMsuQ",
-	"HA8JiPeH27EA9vZcP9e+VSpy9FPUxWgyNiMl0+Fo6dEGsoyYMnzgjKKaNCGv3Z6WhKkAs9yxYYrKoWFA",
-	"/nj64sVZK7MrOASWFapI6FQXqbD8kXVwTjsygJdR1NxdoMJsJBOWhc9JqwFSS/JcxtD78k/nHz/AiM5e",
-	"vi4ycHzfKqCdHbmsHo6f1Bh7RMPCDgUAHq3RsFK2FBgKBpqve5ny6wvkeei22nN0KvJOnR7KwuazuLsG",
-	"ggoiBwNUxQDiwiVgXZZWEmmPUXlrcU9AuK8AvnBEwS/ysqiel9Ryp3Ni11Pu04ikIuG/hu2eKNsaoJ8C",
-	"0I7vd3O1BdeJFXfLdXNoRXnJFB/MuXNm2Y2AxVjmbYG1w0jEGDqKb+xsgaf+CFaEKo6Wcz8a/8iNPC1X",
-	"CyMeH3Q7nfbhY6iNSA0t1V28PgAv6jxvLKv28SUjJKgZYlcYovtnVFmWs3H5wu8uMcRvQUb01Sotsk6n",
-	"8wQjJCt+s3NQ3ZFyeoUoqjiO/v3fV/YFzEN2gaa5IM9819yTQjyVxi50FvXzobBiFKt5LHtzXo/VFfxp",
-	"gr7i1ZLFz7TsS+lig7w2eQtNAy1Gz/rtrjO3L+7VQucsbwC79f5ZWYKh0w2/QKGv1QyS+Aeycn4zalUp",
-	"NYaiMTz+gVmWn5qrUXZG+c/LuVzGaDXOdQDlUGBRqj5y1FhMAzuEvKeMOS0nvOpM6nBnTOrFKjKoeRXy",
-	"qlVbd+c8q5wUvZZrFdO7rRKV8zF4SUBmEPfXZxGypjxD+ydgaJBZdurmXrM0z9Jcsny1Bw4rM7QFqqzO",
-	"0g52ztKWEELN1BaY2pXtuyu2lttX2pnFZK2qumiWeeTVdcBkRavLj8rA8rm99rP5edlXNteqLIkVlb2l",
-	"1FOZ9xx0dsZ7Xq3aw5rzIOdZsXN3xXbAJj1vZ6a3dTAK7/UGc2AzC1ZyO+9ZZgT/gVkPTvXMz+6nZTs4",
-	"z6os57hY4OCowH6uUFF12HO0M9ZztmwPa7aDbGfJjt0Vy0GUUo3leJ+D9zQUEM6QCXtif2iEg9P5+dkM",
-	"zrMqm6FYTTtvNnIDK/gVYqvOmZ7ujDN9WrbtNWdCzrRkx+6KM9mzKgeDdswiHq9nTHnwHJ1Olbz09fz/",
-	"wSK0MGX5KxhRhzF4PzCrcmvzEpfmp+VUdusdMfmNtb9yZlznvOrePhccV/UR6BqAi1z1kf5GnNEy1gJn",
-	"XCT26ozx2c4Y4/kSIqv5IvLFq/t1V2zRKDpvZ2kC67hiHpVueDRmpugezF7wAzNBO79s5D+vUrgN46qO",
-	"z/pQecCSR9UvPC3yrQVqrM62Hu+MbV1cJYuaayHXurJbd8W0CgF37QyLreNdQ4z9KzwHFnW3YWTGFMtB",
-	"3Q/MwwoTPPfT+XkVz1RUZTLxFr1iC2tZ9TNRkZctJ9LqLO35zlja55VUUnM25Gyr9u7OGBze0TZMr6mG",
-	"cg6MRyRz0p+TELI2F1qvuw9h33X7sjCw/Aw4mCsXkr0wILMRNeySqULh+gFPDFOwfhEVdv362VN9YI5b",
-	"ccsmz/ZjQk00wmSm8F+hLNj9clB8wQXT5qdlnMUNqtrP+6DE2orkWd0TubsoiM+Lu1YzMsfIyjt1Z/xL",
-	"qvEXSORoZ23U18U75Ll2eQoI6Jf+6R8Zk/m+7p/cXH7eOAe/i1Xx0pNtYJlfzqofeVziXEsIszokO94d",
-	"A1tOJDUbc2xs6bbdDTf7/v3/BAAA//8=",
+	"7P3tciO3kiAM3wqCuxEt7RbZRUqUWuqYmJUl9WnZ+rKkdvuDLRGsAklYRaAaQIlNW31ifr6/372H/f1c",
+	"w3MpcyVPIAHUF4tUkZJ9zp7xRMxxi4VCAYnMRH7n742AT2LOCFOysf97g3zBkzgi8O+DiAil//GAo4To",
+	"f9Cwsd/w23ud4Rbebvq+7zd39f+80f/jp/9H2g2vcU+ZHi0Jk1zc8eEwoow0vMaESIlHpLHfuIZHaIQV",
+	"meIZ6jU+4ui+SRmKBR8Q2WugMZaIcYUGhDA0JliEaCj4BEnKAoLa2/t+p+E1eEwYCQ9UY7/R8Ts7TX+r",
+	"6XduOv5+u7Pv+z83vIYgkkcPZgxLoij75ZuZ+0WSByKomjX2G1MsGGWjhteQVJGTepvGWI9XWCWysQ9r",
+	"0n8ng19JoFaAXaBhp2axBlBIHmhAGl+/fvXMYcjcafzy13H8o47j01evcUiYTOA8ZDKZYKEXesEIirGi",
+	"hClEGRrzRGoQZweGwwlVah447e39TtcCB0cRESPCZGP/l0ZMMEuUbHxyv1NNmnqmBaMCrMiIw2qGnIcN",
+	"rxHwUC9+d6ez1+34/ht95jiODawbDzzAgyTS69engANFuZn0gOF4PIvwFyobXuM9fSDwgdy5wD9JHsxm",
+	"Yv3LTCoy0Uh1eKMBSL7oHV/COhtfveL6i8sORTLKLdvfab8pL+0Ky3FpLRMeEoFVYTWMqzscxxEN8CAi",
+	"+VVd/Xh+cXWWXxijAY0iyhpfP3mNAdHIcdDwGiFW5GL4DRVq3NhvtPfe+E1/u9nWaB5Soi5ESIQ5EL3e",
+	"7F+N/cbh4fsLOwwWHXAmqVSEqbsAiwEfz0JY8KfF57EErseXJ4dHJ8c54B6m86PD3Pyo/cb30X2AI4C7",
+	"XVznb+cH+cVFfHoneUiTyYutp4NGAk+QnVWD9UlQeKV11KXR3YbXoEwqkWQ4cs5RwFlAmNJTh0hOCTEk",
+	"wvWhVdLgluZRmgbjCAdEwOmeJ5MBERlXEpoHXBJBeQjf+abhNU4bXuMIEJInItDwxaEy8BIqY3KOjVCi",
+	"1oMHYQFPmCLiZAXGP4zwCL5iyPXOUN5sBfgO2gDf98DO9pVIiNeYCKYJwvc7W9vdHX0ADE9ARhjiCY00",
+	"6hxdHDe8xog+ED3024Nz/eeEhmGkofD9h5Pz88ZXryE41wi0DUQlyZfGfuPdGqw+YVQf6PZH/e9Y0+2S",
+	"EzYcXMPyMOKSXBGZRKrIyw9QoB+FCECOplSNEWcEPWBBMQtyfF0TVcLgdfPK3Hf9fd+33N2MANJKN9Yd",
+	"7ATN3fANae4N/XbTQPTNHh4Ehn/rI5+b1H+jN2MnFQRXD/FLQ1b5cD3sGPoaO7QwYbjfAEvywZxFNMiW",
+	"39hvbDW8BvkSk8D+2epa7Bzpv4c4ksRrUEUm9Y4dmw/zAGuar/fOwL6j9HBDlJ8TzJS5QzQCuj+/wRrX",
+	"Yc0WswKcXeaHRlxu7nS6+heLEfuNpt/qAmlnywLSq7WwT46GGmecqXGTMIt8HpoaSew5EpBBPE1wFuSn",
+	"5sj8bAM/lLb21RHJ9ZiQ5eTBh0iNSW6dGW38RRJ/kcQ/N0kU0LxCpNfKA5JAA3lhPsNsA7YMj+3f/yJY",
+	"anaToan5O8VS8+f/VUhqZsiQVP/9z4mioLcaacXgQZkLMzJFMhnIQNBYL90IKlRJJEkgiPKQHPMpQ7wk",
+	"smht6iGV5hbh4V6Gh+TBwO6XBo6IUC37CmxuxPhw2ApJQEMSaogMMY0SQQ6NXOR7K1kqIizVEYnoAxGz",
+	"jLr0r9cWLE4W1xts7DemY0mCux8/bz3s3fx2tc1O4zfBx7A9fC93Rt/irdkx8ZPv6IXq3u9+P+l8+UFj",
+	"dyKixn5jrFQs91+/HnN+L1tjLXuLB0qmzXuqgjFhsmXtYa8lT6ThFGbfJ+yBKkCWqhOh6dPsPBS/J8Wb",
+	"8WmgB4KEhCmKI4C8AOCSCaZ68RJP/teSJZurhQoii1/YK3xhFTMI7Go1ViQ4CPsTzPCIiJQS6pGXpoVP",
+	"XsMAbl9//m4v+L4z+HF38l28LW/aDz+/YVdb0592yHv/19Mufhd2Rh/oxefdH+/hrI4MRl4bBC0dFEM4",
+	"jgV/ICESREMwfzYWl+fElu7+toOcHVIXGsS+Iiln51xpqFxyhaWkyQR10Ehrq0MqJiQ0KMNIPBY84qNZ",
+	"K29sMOpGydRwdXx+cJpX5wVhOCqqj+aP2H1yTTX/9OIQvmR1/Cv9HdQZTdA5hv98V1Rs663jGWr+EnV+",
+	"a7/rTGoV6nzj4uqoubfXbjcqlPq8Jg/T53X5kkaZUlJBu8+d2Mkqu6s3NtxrVGrgBq3MoejvG0wKZzIe",
+	"4xHFSJ9aIshbFEcES+JQDqWngSI6oUojnDVjnqxgIVj7knN0aAy0Cyyk3f22g3Q6qD4nMtwA7hRKZJll",
+	"h+YJCRHcch7CSN9gJNQavwdq/+eEJLDCnDFXKTKJVV4EDBMBXP8svaSIEDy1HsHsmnOXbkz7pC6wt+pj",
+	"ynALZCO99goVbNsZ5PVRaNRJdylzNy2Ya/N7Lc/S3vf91lYbmGIOAG98v50CoKHohPBEITxURKA3spGB",
+	"oyxQrASMzgrA6CwFRrsEDIMCOWD4T0JCY2jL78xBYncBIjxr5+0Vdt5eunO/tPOUHnKb7/jbIIcegRPk",
+	"lMo5g8AUR9GAYxEizEKE0YSwBMEPRbUJy0xl0gxopCfiQrMbK1A1IsxCGeAYjPZjPnXOLyOt6l/eYxby",
+	"4TD7zbwLt85I0EjfOhInxr6uxgQk9BCLe82ba0hedTlxN3Otpfu/G/CxlWOvCWFzEG/vbzlcs6rDe66Q",
+	"1sQyGAILpvoI7AbNX1VL3nant6rFtNpKmkEB/AWVpxXi2SUW6YPi4cVcKIGpSs8u9fRkx3cpaEDSX9z5",
+	"RHQ0Vk8cUGfFA9rJDkgj5J2Dbv50zC7sWZzywWBWRF53EtYgkx2FVUReDvBmd0Boxw/OJ58R2c2UmytK",
+	"eohHIZEKDamQqnQvLUbrECsM6p8mqLprXuY+fgE37dfF/LDOIRPf9/UhczGq+U2/bVyQ85yw3dnf8lvd",
+	"PKSczF6UU1aV7sKtlWWqsJPp1nVfaT8H+PNSSV3wv1kZ/BrBT9iISHUQTqiaV83CCZUy1Z9T37e9WkC4",
+	"BckcbUgymmiKQJLE2Pj6BjOthYNpazOv1WWxDmfX7x9v/97r9RLf7+w8Hl+eHD6+P7j65uLqh5Pjj7ft",
+	"Vqf1ZttvtdvbW12/1W61t1rt25Pri8friw/X5n805vhbfsd/s+W3O01/x/cfHw+Obm4P/PbtwdHN3YHf",
+	"fjy7/hvs+PHysdPqttqPj48Hp4/nx4+PH85PDi+OjtGHm3fNNz12/MP5o34hP6ue8PHb67OTm/e35n+/",
+	"vXh/nhvS6fp+j12eHD22Hx9TTeD29vb92aHZWeVGWm3z8OT64vbs6u/tzlZzu9vUsvLt7e319cHt9fXj",
+	"49HF8e23B+fHt+Cou729vT19fGzvvfH97Xbn8d3j42O7s4XODk7O0fXN7e318cHNzenx7ceD2703bX/7",
+	"9sP1wePjRsff2ex2u02/DZs5e3z8QYMDFtpjlz+0H9uPJ4/bH2+3253bA73u29tbPent9uOx+cb27cHN",
+	"zfH50e3B6cmh/u3s+OhRP6p8fHKe+8Ljov8rg/DgVC/k3cHtO85DZG6s2e37012/3dl9TEMnbk0Aw+31",
+	"4c3j9Q+31+BQtcPePOYCJv4O4RJm3s7j0cHtkUhG8/P6O209p4s9uDVhCY9nF49XWI577OLo+vHo8Zu/",
+	"n/796PHw8P3F7ZM+/lvnh/9752/nB7cFH3z67LHaN95b3VL5NSXjahfqAKtgjPgQDXkikCU/mSfJWPCA",
+	"SKlv120IA0oiZWwbIVFg5zK2SsOAbfgMWKeZEjyCpToia6zpIZ/XpIG1pBZXJ4CtqBF/9Ro8UQEHqQLi",
+	"UGDl1k5gOQXcRNlWK7bVSVfY7Xb1NsFmIQiWAJOQymCMxYigIRcoYfeMTxk6uzpH2fDCSuQ9tVadwkq2",
+	"nl5J4bv2OaIhco9NMJgaU82LWUjZCNnwG7CEatY9xAGNqJqhKZYIR4LgcIYyHCgsNEzMu+QpoKVrOrt+",
+	"3+wgjQPwcQ0XHCgiJMKCILhR2Kj4EUF+NW6N9Bv6cgK01tciF7MTsHzl8fqUTDiTHronMcR5xTxhofTQ",
+	"gCejsdK3jxoTFGBJYM+JNFeS/pHgYLzYDJ8Livq9EVAljJuKM4Up02TjAr32G0NBiN7JnNcmC6SKBQ8T",
+	"sDu+mL5jfDdOUAYwgFwjTskDiQzdxlir+9s+IAsQ0iWnIGC0u6szmE9aXyDR8JQOyRGeaUW07TXkfdLY",
+	"b1xeHTVPj8+abZg4YdRyjiEOFNgc/Fanm60XYK8xJ33eedPazQ0AT5H+4tOaURlBKuR0Cj8XBPPFhz2K",
+	"EkVY8bCnYwIiavrT8uMOxQyNOA/lyx54J4PPQRQ140TEXBI0jHgiSmc/f1ZbO113WO9Or5oHl82uX31U",
+	"8Lv9zgCPah6DtyIF/UUwqxNMrYPQ8vwpV3OW1YhDbEgEO9e8Uk05cm7WInVYX8ZpZ9vfarbbu5n/6oLl",
+	"vtvxawOfAPDX9Uwb0Kzjp865pre2W11A01Xn6RTn6fhwELlfutsQLCJIQOhDpb18fcNQSh5wrmfgBTqE",
+	"4ymfbuA8Dfr0kPEXwaUnSNOKPEhxpMaCpKHRBfmvHAdskODs4qhm9KxxJw2xArczFdUmN38vCz63lgzw",
+	"0ywx0m1nRjqzrSoI+4URqzhGeRAkQhAGVrD2dipeyoPh0MZZbIG0ZYB4w+Hv+p65Mx7SoYZ+AVr63joj",
+	"xgNWPEqNI00ZcH1+GjRUUVz2Vi92RWOGn3BF/8opW85Q3SXDMPobn5DfXsh7nMiyMvCUn8gASK4IoV/+",
+	"y4AIeAJhyTcci/DauAyKoMqMpwgr1Pb3t7uWVyg6IR4aEDUlhKGBIPh+iKUClhElrCQcW6u/SRDI7NCh",
+	"8VJkQALXOuRmGMXlT7JSP9cEvcjg/NVrjFP3ht68flbY0O8NAtNBRHM2k4Mg+Kr1Y83BYKXsUvCRIFIW",
+	"ogph+q9gu9NzDgRmodFKAmMS/G/vunvH/jdaZBHUHu9/a7/r7G3t6mmd9yJFa/SdRWv91IhTBtwgGxLx",
+	"QMQNnZASI93Z3+7mrqoVsnPgunLhV5gy933NB+mE/MYZ0MuECBrg14djGuARN/lUZ8YYcSOsElkU3p2p",
+	"wgW2KhhWFFcqNfVVXJGUheRLY79dpd9X6esCT580XVYbKNuZbXLL2SQ7zibZE9aCmH7fWBBvz64eH68u",
+	"jm+vTg7fH1wd9YSz13WPb7tt//abVe0QS8SV3HUryOeESGNo2R62gw7eI/5gN9wKuvgN2Rm2w04Angcw",
+	"MRxkFgabhpI9e2etDRpHUwitIRBVGEpWsEmt4qO1KOFXGqUqjElrhGmsj0X1zdwpSpWM0oBSzrKcNydn",
+	"uOVswf8ayGJdHedkepReUJU+cw8JMtICrrACNOMKzYhC1veYl8T+KzrQCy7ape7yP95Jm9mALszFWXBd",
+	"cTHCjP5mbJ6cQeznpeBICYqj/DmufN2+HNTzVomq2xtC5iCydUiwSgQxgb8xvbsnM7BNkQHEzEL6BmU0",
+	"gK2B8eIuotIk2kEwmTRO1AcjSXW6X/XVDBF4seCaXDRYjlmYj1LdbvrtwrZgEGUjg6xwf1/a414Ug2LO",
+	"/20WeouoTGOhoxkam9TVXMRnKkD+RV//pOEo9pBubECw5Im8C8nD3U/3Ww/nbz4vD/7+8fPP091BI8Od",
+	"ao5sNpZDJOOAdhIh0tiBFEdUzfNk89+qeB+XWGq18xs8iAhqdzROYmQSM5Ex7ltf96yFDiOCmVEJjN97",
+	"FPEHIkG+0m/MUBxhRVog7KrIWmhBi0GgOmWXkXN8f/0r5OqfHMcBO0Gmm0dMU1jACZyAEkpgJodElESE",
+	"/1vrDLxQfYE0hf+b56XwXx3/rRhVP9I7eLEM+SszHzqaSwjPfalucPyb+sHxWzft3f3u3pLgeL3OZre7",
+	"s/OM6Pitm/abBdHxC7a6lvM+fUnWrrCRww2ntOYExVVSlSb8gUxsXlS1ToifXMfBYs2xkBqfJbgX9M8i",
+	"B8DlI9jJjiDb9tzn2u3t7HPd/Oe6x3BclvkcRlhq7D5ZPNprPFBJVYpKWTQOTPRnVSOYCHbtkDSm4dbd",
+	"RDy/RkH3ZWoUAJQqr4I8ZcJVYFTT6gQmm7aEppgqykYgF+Bq430uncmaULPkpeyHLDXJ/vZX0tFfSUf/",
+	"qklHsSGtPzjn6DrA7JpWeEiMvwbJADNQAagiSOERwgptIdyatHIOk3LAkPNNp3fAiCj4iBaAByTSiBYT",
+	"BoZraX6fEDXmGkx/AwEkxiAMveZiJF/XMRe81vPUGQohxbmlhSQiitzgUW5xV0RRQUygmIIn6fKOjk+P",
+	"b47XWqHCtUaG5h7SVyCwk9/X8jnA4RxV+KHggfVx+Fv7vr+egyIPrIDQB83fQx7crxpo7TUUHhnXfWP7",
+	"/Y97lz93QADVMo96GUfLmvZRgPpXsCR9KORi4zhuac0+S70OMHudLh6oikhZkXk9FESOkbQPC0QTECmd",
+	"2YDMvh0P/hbQC/rtu5+Pr26+vz6RJxMV/3x4snPya3h/9rcz/6dfv40uPh5/+fnX81/Pb0b09PBbn/x4",
+	"oN/57of293T4fYvMvo3I+wN68evx1sXN9+3zX7/vnh0dyJNJNA4PT3bOboLu+dGHzvnRwfTscErxj+e/",
+	"nfzKadDZawezE3nCzts/Uf3Jgy8XN99OzjrH/unND/R8cqbOO99v/3ztd3/+9eDL6c3JbzDPb6PuTx+/",
+	"/fXnw2/3WkEnYoPJOz/88dsoC5Q5YY39Pd/XChbAwu1YKMiO9yed893gW/HT9M3gpn1/uS1Pw73he7yT",
+	"HPPu6GfaYd9/2f1h2jAeYfAy1nZe07B+7MPEONjHNJYVfvNPK6M4F6PzZbZM6yPnU1bykH/6+qnCqQ7m",
+	"RStyVRX4s6Gt5aTxX/4Ss/4Ss/4Ss/58MesTkOu8jAUyFUBJC0IhGeIkUijEMxRjUYxCq2GdtLEXhjZt",
+	"9IVfiL5Io1lyERj+jonAWDFgww3v+AUJIqSMZQirx+/o6b7Wp7N1AyYMhCuinEEuLEdBrQPLWoD5wzfq",
+	"LV1/d/H6YXu1cGGFPQyyCa9VC30j6IiGryS6EXiGTk0C5rLdAGUoHtwfhL8mUk3mrMr6BAMsTZyLDdJ1",
+	"XndEmeIIo4gXPB14SaBpvX0F/jocRX3JtB4Tq1xP2Fi2XvwwOuRSHQwVXBs7Oy2/22nvbu21t/zt+lUW",
+	"wrXijK0LA8Adq+eVxKobC83Ze8xCt9/uLoQQ54OKd21QsQ3qyRa38gVg79jfV0IKe8/iDF2/5sORzb/1",
+	"kVWeVr7E19bu3huTyAME4MLt59N4ICg9K13ooQGJ+FRfEcXcDYMqld+FNy6xcNbIVTFBjz8vpQishwzm",
+	"HTuXK98dcB7BrRFxJVcOtV8Rw+Zi38F4nCY4lB+/RMpDEUPySNDp7O5lTPDmC5Nz0RpUyoTYoiQYZfhe",
+	"yNp5Fr/Jlft7MX7TWZ/fwIb/Idxmu8xtmlt5XuMW9sdzms6LcppmGzgNIJnAI3LKg8q6cNMyOa5fi4+u",
+	"cGb22NOvTvCXGzKJ34FfCZwdzP29tZXJG3PM4w9xdZdANl+YScyQVFwQm/dfht0vfyDwOrlcEVCdM8gZ",
+	"vT2DXCF45sit+Y8qyfJfFF2AxHKVLufUvfyzCuqycYH/1KUuKytrdaAeSb7+ZcfffkYFyzwQK+xbY4Ij",
+	"NZ4V4GlqoOmtGl3+GeT3rwzcVYizOweP/zG/4636O+7U3bEp1JbfsV/eLxGx21kr4JPXLtrTbtNQYhxH",
+	"s2uiFGWjsl0gM7cUrCyu4O67CI/s5dn1/VwBcv3gkggbDdv2AV1vcDnGFhxlnCFculMRViDKT7S+f5/q",
+	"+7ky/SD2frf7/Vnnxx++abxoVNpuzsFV5Iaos466Cx6arNyx+fvGSC3kc0JjEFpq+0/STVuQVqa3GQ+k",
+	"vmkZSr9hXXRzibo5d9LiMtapmXaVXKmFrq/1gbjaGzc5F9UaHirvL1QzqKYZxQ2R6sDUTJwjYyKVq71p",
+	"ymNY25NAOAhIrEpBjcsqL6amuVzZxXa7s6DuomVoLb2CVcsubq+Q0rO9tOxit1bZRV9T7Ac2SbOwK+7s",
+	"LAUbu2igCvdUzVzrPyOR2krQqZPKZmjWSopOfQsJWzcNWiPmBzmfBZ1IItB0zBGfMgkyTyGbQ7NGE7lh",
+	"HgLP5EOEGVfjok73L+859RbkO6+wgk5hBQUL93suY6pwhM4TJagV6Z+f67zA3+tpNmqCwCvzmQc4uG/y",
+	"YRMauq2aGjCfxbwgTWA3MxT949ME6uZY/6lJBC+QIbA4+n8u6/ofnBW9m2WN/HlZ0R+xVOSUlyTua/rF",
+	"eYdkzG1V5CyPrVxRp1rSae/sd/74pibt55R8WbsZifXOn/EonHnALlziuO0+krN67sx3K2kXvS4AY02H",
+	"a3nJ6jLE0O9C8QdzcvnCZFY3a7/Z3c7jRIXcMdWPUMSLCsJfCPEvjBDgUxsTHNoSKXlzd0hy1jkwA3y4",
+	"Ok03bo4YCWIs9i3wOhkpaL/x+qH9R0Sjgqc5GJMJ1PIdcjEB/0wiaFOQIQFZMxeTqAQUCPzqNa6wIqfU",
+	"lqYt7uvjGCt9I0dkmDY++5xwhdHGyfHNO6S1IxxT1E/n6G/uo77oWxUHEtYlElpEZFAkkYWor+Bxj0kS",
+	"cBZKlDBFo9zcVL8BduXQQ6Q1aqF+r+FyxnuNt+LfOm/Vv23t+H6/BZU8M9guGFcAzRIIXPKIBrPq8+Ux",
+	"MfrWK/kEDJpmmr6HQoGHqkmJGjbtsKaWyiE8qWkxa3O/x/TeY3jplUT6OvNQ/3MJiBtcIGsykx6IPJKO",
+	"mFaIIx7cy00tJvGpTZbrT83bU8pCPu0xypCFdiVEP//b1ttpDYhm456A6MePHw8SNdYic2ClzCJEL1gG",
+	"UImUxjOF7wnIfhDUuo/63xAsiECC4Gjybz3Ige01+p6RRfug7f5br0HZA45oeAeZz71GH03HhFmQCiIJ",
+	"U1CYy6ZF29EeMl7gEHH9gQd+T0K0cfXuEO3sdv3NMhAqV+KhBUtYCpuv4CTGE6IsVznEMR5AOQYbw1qF",
+	"fEE6yG5Fq2IoTgYRDbR0d482trdyVUA3W+jjmGuZGI15FEpEFZrgmdb6AC/0K28RZj1my5d4SHCtD0B1",
+	"BgMOLVRbIJlvYianREi07W+XAfT5zc9q63TqD368b7O9n+KO7D5c7SbfbgfvdsZHb8iBPzlv88vO52vw",
+	"/UJVIqxyUqprGaXRPZ+YmgFygr+cEjZSY7AUVDGyw0RILipwLcafE4ICeOwqtxLUP6Xsvo8MGTruFgvy",
+	"QHkiUYxHJb5NZt9CtPPJryfTs19/UmdHZ+rs6NsPZ0f3O2dHBztnR9/gE+a7/X1OCPjSXMVNs7jVdgSF",
+	"8d/DAqvxAsw5lmPgNMBjwEPNSPrwtF/cxVzdeT2VgUG22C9NG0zaNGakZecyv+qTsHqx7jp8JRENi6uq",
+	"YWAaViMODZeuLrsHExpWXn8nIZnEXBEWzL4jFbz/DN8TmWfFSOIh0cqvIErM0Ma1EjTWm5JkokWbQFPf",
+	"NQEvbsKoRj0QLdAGRh8+nByhh+1NFBOhubIiLNQsG7SktxCWoedMQzklnhB0T2YmA9r94BayYZJJPKRB",
+	"4iHAOA9Of7PH9ByUoc42GvNESM38GFdIJAzhEaZsH+YD85c+mZgzSdCGsTh5qO+Enb6d0NzKcYRnJDST",
+	"w/uWevopFFXzyo7aR/ow+i10k9+INSSEdAgyiUo3Y7lLj213OqhPs1O5uyezO0ESScL+WzQd04gUlm5e",
+	"pxJJRaNIb1CLGh7a9vd6bG4iyu4SSfpow0BajrlQ0Wyzhb4jM1M8GWodx5ol5A1iG/qXRBLhacYIxxdE",
+	"Nks9FEQaK4TJQzLXMmFhzClTxlQBZjPHsbOrb7OF3tlLHQ3IkEOyEOmxdITej0Qb276vd9TW/9PR/7Ol",
+	"/2fbsa38Ujfhe0bZNleURBvdL1/gdw3ePbNPjQ16rx6SPMU8+BrgR5nFd4d+0CZ7pPkm7Aya28Nd3NzD",
+	"3d3mVtAZ+mRn0A63O4v4SY7GmprIFnHBbhfc7u7vdhW9LhBVL/FIg/63ItPu+tXcGCSwwjKsF8+8MsFf",
+	"6CSZgNMOVmT+ytajKXdEhC2iGFJcyTo04tMJHmnmoHF/I717kjjiOARUwmBM0+x6Yifqb67KHEm7mjne",
+	"k9kzueOFsXFWCsQ5nAOWnt+fJOKVRDkj7sp78hfsyVhdn7er6wCzG5ctVrU3hUevJIoFBekx4CFpoVOi",
+	"0gLrguAQ9NsmZZIwSRV9INHMA9K78NAJ/ONU38m+h9rwV7vVYwdshsw6jMyr96T5MrgjN6ZjrEBmowrY",
+	"yQS4bsr2Nb2bzGcDV69wK/TYtt/O3RwBZihV/OB36Enm5Osyeef8d1XimQVWTQFtZ/tpOr6mIwYFlxbJ",
+	"N6d8SgSUlh+TL+j92cFh8/r9Qae745iewNOU/es7ytNE5ppKAgxycR2vXJvYVo/9QAQdzrRMzDW0oVr9",
+	"FxwoNJgpkoWFe44jx1hIuFICPokxnB74IZlUmClIXC2Dc2u4E7SJP9jD3XA72CVvhh3cHvjBXviG7A53",
+	"cHewHWyFHdIe+nhv8CbYDXdId7iNtwadoB365GnJTDr4LT2UGGuk1TPd/uI393Bz+On3ne2v/72aLKzF",
+	"pYoiJFXrCW5gm6lAKWveeR4hf7D1XKtWbIjklTSuroULf8L0Nr9wW0P2OQv/Cv0/QOQCHfAbHF4ZRHb9",
+	"KGz+Qq6pxOtfpTE9pXtIfe+gfcKgu7STn+kZYYueUxKFWoOZmNKeWXOgSaJpR6vdMAeCEU6igYhm19TQ",
+	"rg9l37KNI/fNS/to+VzOmWl47rbvf80D7L8LMmzsN/7ba01hnBGm5GvzVL7+If3iMawFwFelXaSC4ARH",
+	"+gSMDqtXKXPLbqFzriXjETTmmAqqFGGtBnRGZ8OIBuudQeBezkB2wBAOoGSLY0lUOqjYfiDkC1SQKwNn",
+	"rzZwaoHErU1mrNF4nxUChzzs3nU7tNLVygCII8zuUpLIoKAXMoSa6BHWXNi41kyKHtroWMUCB2N4yxbh",
+	"gxABPe4uldQKAOqkpfVcd5B64LqM8GIsusQUePuUJ1GIRhwNyIzbG7a4+ADHWtghBHU8FAuOOl0PEaaI",
+	"iAWVBCUMlk3CTQDtOy4GNAyNcWdlwA7Tt/NApdJqjYgREhopAYcTypDgkRbO0JiOxi6FLge6rZfBrUy0",
+	"eyXNJze4QJmf3IgunKOIT1PVKNVqACx/A+/cGhCRiXggs7sg4rKEaloLhIf66+nzAgDa/ssAIKLs/tX8",
+	"5wAMMdaMSJnfQNijE2L0MgXmBMbRxMR6g9IL4MgpSc/iRNUab54vpYwhY0slDS1TpwdErz/tW/QWFfTm",
+	"P4pzAVtK5TxrN0KGEgyuB2PMRgQ0qI1FSv4mqLXZVo1VGGTpfmnD/YU71pLdnJnoCswRL3I8xrJRxuLy",
+	"eei7CrorLbKflE+i03mZk5gHVL6f1dIlAVaf88MMQsXpjzgjbzUpaOHdDlYHEA6HB9F6rIFxdYezKTKo",
+	"nnOFsgf7BuszK4uzbc99pYzgOy8EVrPP1PwMzhvNF1iK9nmHE5gGkBYjJdr49vriHFjqhEtVsCUZVD3n",
+	"6h1PWLg2AIfwdga7i7whjHGF3IAiaLZfSmqx5B5yYmyWICVpSh+QiLORvldcIFrBCgE4dIlnEcfhDeen",
+	"WIzWw6LYzHGnOL+LYJZ5QVgjrbng7IDiLbP1siIcfI18CdK7XtLfiKtzYHY9IUxdpSrJC0pwP/FEgACU",
+	"nQhlQZSEBOWKI2eSW+7HktT2MnJahfGpenVgJTbLsqY2GGdEz0zsBABeB5h9YDhRYy7ob2tCMIEJnNcz",
+	"D8OcNxSMuhmUZWDKT69d7CgLQi7Du10b3nr3C+F9zq1G50xHYNEHjAywENS6R0oWp42+/qFl19n3kPkb",
+	"ttnfRJIbQzeOY6RflMRK2qCtq7HgyWic2tJNnyWZTEj6qbfIHGJ6pU/HxHIEQAKYXeGR1bEsb7w21pNv",
+	"Ejmrf8KmsDdW2IT74AdMI3dDlXJB7CC9Jb2IAXFIppdlUC5scgaSUzlbw718l+Q+UVSk0vmpRLlRy6Wy",
+	"rr+lD1UWt55bOOdogtlMi61yykWIgjEJ7iXCCnETNVJeqp3rbqAnKy7ROh6oRPqhmQoEKju5dIvVx2qj",
+	"EqoW/AL8c+G+BHFuIsSZa+MJy95QYzKDASGJ6IBAuMYMBVyqaLa532N9DQGQFvt5IPRb6MLoOAuOaB/1",
+	"q863r/WFHuvbjhd31h3f3wR/bhbYmkkqYDc2SAVu/Q1JCOpbvM4hZ1+LA3lTRwjiloG9yQLXy2VQSUjL",
+	"HC4chzLUv9KjmpDPbCNCcnFQuYfzQt31XFCPu8ImeGboQQlKwBqXsx0vc7F8zei2RHz/lcjXYsgHgyDz",
+	"aw84Y8RYBPRpR1o2DBPratCPJ5NSIXez7BLmlVacmxWa2+X2kH7FuGQlfqBs9DannMGJazEVz4Ajj/ED",
+	"QQNCGLJdXVroisTEprKVdFLL1Cs8h38Ao1h8NGgDgwWRP4C/BQLTsFDmnxYXtLbKwsEMZIzcVl7JHgsJ",
+	"DiH6WvMgrSsBrFzmCvTM2NxHOaZSySSKNksD3fBtj5WJeSEJ579QZjUQMGVxJI9CPZY73dyp6iUYHdng",
+	"lCLhvosvWnbanr3F9YlTNjLKePWpV2vneEjW40WKA8SdOwegRtloVRYEEYlXJOAi/MD06a+tpeqJBcPR",
+	"nSG1jORO7IOC+34O6V/AgnVgEvf1eej9GPMh6MDWnljggCHaoCqTr0MCCVhQNYkqfbMEyQQC7XpMjnFM",
+	"NjOEjbFQFEdpS5K3FlFhexEfWWsOTsBsGpISBSHqDDA3nJ9hNrPql1wL7vo2v7Om2Tyjc4KCC7bMiSh7",
+	"vu/Ias7EsvcS5wBd7Y1KUorptIQjNZtc+dIukUk+xrdqoXbs62xgPi62mQXG1nrZDtdT/ANkhX+MGrem",
+	"5rUQM85MD3fPhazm4zFz6Wilg/748WOzHHm77MjKgboWgNb6uTaDSwoz5K1w4EwncLW+P911CWX7adwi",
+	"GmMwj0symlgHlYC7Em6Is+v3f5ShEz5OJZqSKGpa9+EgUTZ+lll2BtK31lcHJGcibgDQZBLHXCgSQkSQ",
+	"ySpeC3bpRHdg97sDLM+AmPtSzjC4b1TopwyY7e7LG6ZeSdS3Vt6m3nbfBRtyRoqmTOv+2OiXl9nXuk6P",
+	"zVk0K521+kJIdwFob6ypJ+yBmiS7nDcdhyFkVeLoUuiZFfR7ca3Tcj/9boOQ84fSoOzhbi/4vjP4cXfy",
+	"Xbwtb9oPP79hV1vTn3bIe//X0y5+F3ZGH+jF590f700RmUJM71NRMFkMwS/285/SYXzwKwmAEVujOAtI",
+	"VY4GT3PI0yQKU0VIC3ZvEUuiyLJYN04zDf2zoW/bAqgACqwKcQwhVqRpC7SXNpH2/f19bsq5ka4pRQbf",
+	"MzzD6NBm7JWHP1A8v99+RNl93zAME4HpZTHdcow1fzTh7X2p8HDY37cyjqbnWRo8BdEgTF8jvzT0cEMn",
+	"w2EO/nYhXuNLU49sPmAB8VrQyic9kR8oPjXvF367NpOVzxggAKXTzPaqT1sL5hEJR9BxJetiXTqibBgk",
+	"nC04rtqHMvfAJCFXPEjSqJunI3Tym08jZywU4ANeeSOVIIHs3XkBgk+IYQ9Ypa0FIK4OZFisuYWJ+bhg",
+	"xKQAI+P2YRDhq8UPmua7ywS+hzawy01CWZq+1YNoNkEqDsNf1h+xCWZJLelKY1pKI6dsPnyPpXm40s6p",
+	"3/fQkAoiUb8Qn291M2q+IY0GBX5m6Z7IbBM9FkQEC81eBZE8eiDhN7M+0P8mysUNIvtUIqqMQlVELFrn",
+	"aF3acWXKmF6t5UZmP+iGh3iG+pIwycUdHw61UtzX2rXtQmeeoBFWZIpnSNJI3/5DLlDb77EJZYki8m16",
+	"RtiGYhinep+53Pk7QeW9ndc0EaMMmWR2btshnl9eaGgArHosop8TGhpT227HxMrnP2On2fRQX2F5fzeh",
+	"+saHLzjURvqBdR4DLuhTGQkckB4zMjsoSQmBMID85PpFuwNFJnDtJYLckS9BIiTVt+KGGQSRhxFRqbe1",
+	"Bwoo2BASJanWxpREQivocx/wUD/Qpzu0F+5dhGNpgA8sDxWeoi2/x0I8S+PRqbJyp/RQn7Ih7xs8hCjx",
+	"FEGzIVMsGGWjPphD+oE+lwBHKSprApB5woBDMSLukPMwbRhSWFV+U4UHm29RhDWMNTrKHpNJMEZYon7E",
+	"1R0sSq8FYSHoQ1Yjm4ospUprWKXozSKaViF/GkKXv8yuizjcS0vWxIIPiOw1rHCrjF1kTLAIzd0lqWYx",
+	"7e39fMXG7GuGng5WuJMdA3jOxZAxkWUBllBExA1FVFmBI2NtGg3yJibLcYH+zJ1MlSTRUN/IZabz5Bqz",
+	"HnrLZVm4QK7d4K9ZdnENRueqsNT5ghn6Fcq7w+VVzSBTzgj1LgY8UW9Rn4YgOIckdaKFqSPMKMemid7B",
+	"5YmmXRuLphlXma96GeMyz0v80bOswTws8LUlzAhC+Ne6KpTVhTJSsQU2nhSJjeZDwwqpoDSUhlnOuL2c",
+	"cuiRUWx2NOnJ5gisQDkFElgolhyau/oIqypptXif7yOcS3zFkUUC8/l58MLTkxe/jk36sD2MRaftVWBV",
+	"kakuuFe8CnQr4FgxELvy640nSL24yXf53dgbKncNZXdQ8ct2ROW3noiEzxFwwFlABJOW72nI5oMTmlN9",
+	"OZvKOGtwuBKSO4RYgulP4enxg7NGRNHFEOLDl7G1jyaYw9VahJJvRSQNLeI/yRzzhPI1rVD2e6qGFVNT",
+	"Pz0FC5eaCt+f3/WnSi+PK8EG1h4+LMvbrRRa1zlscwvUqNXwcnjjEAtaetbBq/wlkZtYE2iO2xSnsw+r",
+	"5/rIxT30Z1nP4pHWvFuE7FltRBuVBvB6JTMqSGk2vcqq0Hxu9bGgvM7FnW7w0r3wNa3uNBdQaCtxIsVR",
+	"r3FFtGqxj3oNNOS2NsJgVtiEvRNazzTc5KFYTX6mCNX8ig+MyOvK1TkgX/NEoqyZkTF2fLhG744O0AT/",
+	"ygVilBG00Z/QCNgrGQGjG1I57ns91g9EIhUOCGZ3ckyiyDxAfSUIuWOJkvoP2+MYmOWYYAUsn88M55d4",
+	"QvqbngvATc//+MPrD9/12JAnQhGttxpDE1Zo7AqZ2XpdCLrjg5MQRPwAC014LqaeS9JCfS27f0nthRjA",
+	"0WODBJxMNLShRbbOF0SbWq1aCTyzYrslIg0L/edIU57eMBDoPBygyb4Fg75xbadnrwFAgDLr4GcGEDS8",
+	"xihKFFDgRM8FzbMDEpl00iiJKTziUZTIAFxESRSPbauYgAsG/wk4S4zAIfB0QAS8rPgEK81QAqoEiCH3",
+	"dEobXmOAGWZYPxjzgGsQ6XVycQ8dGMgQntDAVEzAUTzGdyNoUDUiEVZmQRKgwHl4F85Mu0RFvhQZS7bz",
+	"Ct5iEPISKmhUmx1NtJU+C6rIRN+DClNmMxHs+54+WUiU4ENEFaiExoQC2ceMT1neEOfm0EsXhEBtehOV",
+	"UFh4btiClc+qKo4QdHDaTh0LWCIJ/9WqrESmvmKVCJZWkvwdiivVUAQstX/Nau8LgYFxZb3EM+Zvm4qH",
+	"IhkBKB6o4EwvEY50QmVQhMPcloPKNNaD03ZzC1HwEw0pEemGN6xzjUxiNSul5eZbms/rvGkNy+UAOHPj",
+	"vhb6n+fE/7lW6ClgF6gOGQRlxb2cdk+f8BAitgBuUfgE3OrpdWdYBeOcXmfLbxb0ftOZfW7ptutmNtB2",
+	"bX/qPkmxxJ6tnSr9eEGvySCc02cyrK28jyam5vYTokL5qnKVu4wVhSqJEmbbrBVIJiv4tRyy37txaT+K",
+	"5eOh0FoZVunH7ByL93vC4mT1TcfcJHeXdo9N0A8WIQDBmAMDUwdkRkkUeijmAgwd3IRUkBBhWMfm+hC7",
+	"tItxkDNbqgm+a7vg9cEYU1vmoOyIMIXg59QyDVEbtSDIgy0o0srQf8B5RDAwylzhvLomrpq2hwhL9UG6",
+	"qUsp5lgqJBPomTpMIi1geC7OzZicrVZHh4hBZn4izSXxPFdLxhGOYxogCAca4oAgwkYg2MWCh5vVYjMZ",
+	"0i/FOSRP5N397veTzpcnWQvNuV/sXAUQee4080dSiQxS0hEjCxySIKFheQ/XPxdeFt+VZmVzYWkLAvj1",
+	"kp72Ss7D7yImzISi8ftKeNlP1DSirOvZgoUtA9N6zMdaWDf6Zl1968Zxm0Ib/Wx//c23popBNEOcFcug",
+	"/F6AQ71OmF/LwP8DQTkPtiSk6pgpsYDdLCrCmJrWTkKnsEwFVcRVvTM4fU0VKdmCsgdVe7GNsX6vZf18",
+	"kgs4S50TX6AFsdfAMb0zBVtS46i97z8tYSXzMLC1V/QAF5B6cHmC7snMUJ2ZPS006Bw4xn9lkyVWNkxZ",
+	"KxStVoDxy7N1GhcZQcffavmtdnurtVvPtwHmEoOgT3sZ6pgDAdGQ4kkwJmHOGohZhUHQYuV0TIOx8YDZ",
+	"hGpbW8tE/cPcktiw15URLWt3UFmZKJxLsLUBNl7qrxEQD23ZyfNMlzR0cQ+GmjxHyLl15syaNG7kT6kK",
+	"q77Rkvmh1shXM3oVVLplEtMVSHQH6fCvWjVXwfj7NQRceJHkdZw0aNHLFNoX0TGtURIiMZ+c6bA4Oq2H",
+	"XiLXKhK0vWEr1baIMlJ/O/oQoclrxXYmeHZowPMi0DHlin+vkhREqqjWPdR1NB2BqSThDT+jDBC4mji1",
+	"xmAj7SM+dR1DjH5hA2ARoJSxv2GJzLymKH+1jG0mqHl9m8HnC2OD4PEPxHhrKpFaJHVFBRngiLxLL9m6",
+	"kFzRhVtc6KpmgKuE5YwAisRF7H7abpEMDDuR8wd+jIMxksmgaaAKlTyVRHwKVXtNVzKAERzv1DiQqYRa",
+	"jibSCaxrrYZXn9yuzcRVS62vi4OUVxUe8NH5+0UC6bmmE0BaIggMuYMZ2tDbNPCH2BhIN0SxIHFMtAYd",
+	"JTZSZEyiIYrokGwuVL6W3z4GGXM0UMDwMj7n7iHL/FLLSllRzjh7+XIo4nUF4Tsu6fCpgCR5G46Xt3jm",
+	"+OEcr6+8JV1Th7IUHVj327Jjfk++HPKIC+uxMelmdV8pHYF733PfXrjaD7G7g1a51f+UDc0tOL26Vlyt",
+	"vExEMMa2ikg9X2zG/Oacm+/AsE4m0nhspmMeOeJLDVdYoth9FG0cX6LXSAk6MfaqTQ9ySDROGy/onKTz",
+	"7DXepHX20iWBt5wRc5XBZ0Mq4wgvsN/DsPyWTDlErfx7Lp+YSTqIiLHKWfkWcsqGeEKjmYe2IMcGghaY",
+	"QiEdUaPvZKpEu9VF95XuW9dcocaNszCqdqEA8vlPgHUBN9AGCQFWVvQxxapWkhI0/vyk0SftZfgnmHyt",
+	"+WoBJ87xX4dLnxbQrbsDVyPdlxNtF+LIWnLlKue2rsS1utyzijDxsFicLF/n2TVuseEhvbrn8aJ4Dxcv",
+	"3WrckBXGYpvhguJEjo0kBo3RAgFucEhutGkWNrQxjYQkLM0fohLK/T5t6gxwXG3m6kNF4T4YDayiPqIP",
+	"hBV52A1ndDRWpjSKWhCN4npz1TXN2FQml9m0eF0mYMGVPs5ylIprhOev4+q1TRZWVc5/aK1CyU9SB3wb",
+	"+j8u3+QUDCSQFG9jMQmIgtnuvcxXZnoomMD0cansxOZ8hxjIEHgNK3lt4f665v4WKGuL2ZzBv9JOzUv5",
+	"87TaSYBFaFQUk5SlMVBj0j5EsHqorylS/9eSpP4niBgQmWLvmj7Eko8ECaHrYR9tpK85+tX/BnHEQ33L",
+	"yfubHuoD3UJYnxWKYd5MLLYFK+aoOs8gl+x1VZQKaqGU8wWXPmwDkKq+/OId8eaWVB1EVVzTYg6zqLPe",
+	"fNTv8utRGn6yIPLXsqhFXLpu1FtJWNbYKCEYDBInsy0bbbqvT6tve2DOTCWDPoCr/xY5FmCHpkXb3fAe",
+	"M+MtA9dvOPSyrzhE7LfQAYLavLnOmrCkXKsVvypDJ3c5LGf5K0W1LWO635GZWaTha1V9Bxyn/2N4cp56",
+	"/zjy/OPIL3cS3RonkRLnEoLLTdmuM+WzyXERFS4QCBxV7SMMZQ5dAzAN7JajI4iIN+0QSGiRy5Q0ury4",
+	"vkGmU9rvUDXsq7kO+5tej5msEXRPZq2UvvYRzt9RniZw+zeFwqVgWSmnAqEgiSjDYtZjWZcl6ImRliXQ",
+	"4ls2k/FpJyxEG9v+9mYpCDHNMoCtpJalYgBbNmrulA6xIvrfh5DaOm+3GdAoomx0YMtq1/FeQdV6Nqs3",
+	"dvU4jPrpv/SZqnM8thWDn/xSAhakFbaxJEzCgc9L66ebdXjls8hDL7+EarLJH/N6wdvzqJCzYXR8dIrv",
+	"Cboec0HQkfCQ7X6KTk7Rjr8DzSLLTGkVVMq+dagppJf4fmcHXQhFf0MfSRhWX0BPfiHFphy14Bn+X8GY",
+	"sKaWHX/LNZROTzatbJ9vJrPtPTcjfcXrM8XPbLb/2UZb7Q7qdrvIb0ODnNyc2/6qTtSFcSYOn9LsjpLA",
+	"AGhW0ziwDg9goVxl/Eij+6GLQpz3HT2XU6zmGhJqpcXXcxgVTiRzHa3MmbzGA2FJHbZXxcPSg8+5NCxf",
+	"SzeeHl/hXNx3c76P1dkbbH497rYSyj4P/1JybW/nmz+1QYDM9X/yvQpUnecgmnn853/8b8MKp4YVQlOZ",
+	"2MY7rMhWnow+2bC1BTZdeRroU6Rcf8C3xv5AJwT9xhmUuiO5x2kXISgcIl+ZXGyqZrXyeP5k8klpIQO3",
+	"vuag9/glfqDRHIS3/JW57PpE8yQtZLlfZcMS09+f9V2lFlvGhZqgfTCLcKgIAS5SfYxUWhsI9Px0tSJy",
+	"L7pqLz22IYlyuU/G4vQWEjAkUVAO3eT5MD2dLTPQN8n7mAUkikjYL0q5drFgbOWmQla2ECsywTSgwds5",
+	"iiJwNkWNaisVIDxJ3694+L1bVcWzw/xCK59na696nG0nd7Yn7IHTgFxiuigPOLAjW9QMvYsxhXxg5J4g",
+	"+wSsahMs7kmI9KD5cHEg20UcIZ3OEDeYIu3EWmCUtajavlHXC8QVjmzn7MpIM/t9GAeOukAPLhgKtt90",
+	"ur7vPWX4d1vPL7GwgGUUmDulf0gW7CJsqUqGrcSXPyspthpZW3lYAokdWA7zFM4Dl7hz/MhgvW2e6SpX",
+	"5egARrvYyAEJsK367VjM8wkiZZFDLtCGrRbuitmbcZu16AQmeiEqyYp4vSSZuBXWJpLCwf5DyWQexZYS",
+	"ShHJ/nRSKeG4IRbCZCLfRXg0f+RN1E+YSam7c6E+xuVhfwwpUYZUeEgQnmKo8GNEHbCQQbV8O7qpB8ms",
+	"5+xmq8eaqG/slnb+GcyWSzi2uUwumcwN75t3Wcz7+6njcjBDE56osX3GYXl3XIRE9PezIktZn0n9HMFz",
+	"88pEsLuEaSCHtnrb2dW5K+BvevlenhwVUhY90w/FFBuGN9HZVVESmQMheH1zEHTJcikQtCwXc/2/+T1o",
+	"mTFbYFFUKc83b7PLV8GoUL7X0KdNNaULVisQt27IvJQJCWvO6ZIUlhJqft/f6Re0PpS4cnUrhNWvUIOn",
+	"XOM/xDPX99wWlNJKzj7qgxoDyfFpFagN2xR7y0dQ4UoTcApqk13ThyImYR9tmNQ9V8BrM5+nDFM37DEZ",
+	"qdW8VpmqsYbKXzt5xgxdEKZbZRBIa/Cl783XErFHmMOYPEauZxCYQ5VSBvTdGLMwgq/Cn7YKWC4OsuE1",
+	"xjgI4obXAE9ZJawL31mzJkae9uavAMOqAOtsIjuKOBsRYWuYbRSRMVW75yNX/xlotOxDWt34kAVBjHkU",
+	"EoGmXNxLW8ubqre29o0JUZYI6MTUBYP8klpiVvJkm1eoQmZK9VJl6BwEKildPqdebB2hblHNyjKRVNJG",
+	"JepD2fxL24NkTWOYadfpJikaQKamylwz4DwiohljpsSsuVf2EHa2n7Q0MTLNf2IZXp3nhs7ZT0qrLU5c",
+	"CaMI04ntv3nIQ7ImlBb28wYRyoRoWXSAXpktdIgl8ZCMcUCMBzfEckxMixg6YlAif6O/e/+5OdmOTf+E",
+	"3e++P9u+LDdpN7+WjXur1ZGB9VeCh4fku8r6Xv1UdARdxhR9SCPHIXKGKPPs4ui6uQVimYdkEscRmTjr",
+	"X5y1bQI5Mn/X5dgvyD8F0WihRARnOKyQhZYfEVg+FDRc2VCCTiYk9FASQ61WLMmm6R6gyBeVlRSUBFgN",
+	"1LZg3DRrLxzN+cXlxdV3azNQB/vKMIFzjmIu7lETCRLREeWJzEGzUTNtMl/lofr8jU3qBsv79UjDRR0X",
+	"Tc9+dWgoc43xSy3dK8Im0tptT4HxJje0OpCeS7VAO4afoWCviRWXxfBuqsjEQ5jZgOeQBHSCI9dnfwMD",
+	"6ujBOygaIKxQ+83entGte0xTdK+x1d5pdXuNvvkVPhUNNk2jswl/gMiFByLwCKwG9yRWmo+0O+nH4khz",
+	"kLku8Hrahpfvwt7891/85t6n39te+83XjV6vlf7Z+br57/+9mpgSpg4jLskVkUlU5d5znozliJwwdT0m",
+	"BMA9jPBoRCA0uQLi7/nUdMSAYFnghvaFXChZzgnygAWFwtc4SsgSGwc0H4JAoihC7iWJYi5Vqa4CZWpn",
+	"u/GkoSNwvqr5BZT2WE1XCVMue6OicCJ029FjSOiinxSZmGLTka1nsW8SDyKu0EY/4uok7G96yNU8MLpw",
+	"xJVnAoJAme4xWwLUzQHGePchKFKup4O+QS6FQZ9bCx2kLUCgCrSZRA/LNeLrsQHn97m0D4X6du4D1Ucb",
+	"WuMh4DGw5b0c7OwxwI2gRTU4rLe5MsBQtKvHNDZo3a4qMs202Fq1GInXsAt8+hw8p+xlbGADF6HyNosh",
+	"/QZL0s92sFkZd11JnN0Cce4tok0Hy2p0X3YQNTby8su1FLGIOC0eUIn4AxFowG2IVLnbpkn2yMUBljaa",
+	"RyCkxoJILZovqSqQy1JdIcfGkU/t4QvcyU8aKtbJx8ij4B+TFmN7uS1lt/ZEYWCIXOVhe5UFXCr3GyBc",
+	"JQdeAJ0K7j+/CMfT/vP/9/9HjlT+AYhfNoQYFCsgkEOPqvyRwlF6GY/LkX/GwXLgKBxQRnwLbyJzOVcE",
+	"73D5vEreZgaTqLsy8qcsa0marxwTaCgwJYI4Tv02d09B3JjQA1zUJXAMl8g84VoVqZvau1aEkn1lTRjU",
+	"rTW1WmpYKn1U5E1lqFmcsGat7fkks1yEG2dq3CQsNCflIWtAaLyUifZpKdTGcywt4W0jLvKAyCPjAjNk",
+	"ds5eRjg5CnCHtJgIF1XnNVPUqM1bHcKg574wwzOB3kYRwJpNebU11btVC4utFDteOwgR9gG7W9eA8zSr",
+	"gTEgEW6YnqzgHtqEzlLsre3/bZxKidY263OVEsmVWs0oDnemGyRTydzV/wER3SxPFkoxPJ1vhr+cmMHu",
+	"LNyfi8l57Riy1cyfdalxMTocQWrcuvjAhnT0FEsxXziEsWlFxDqmHfNiahSfo6H3TglLW/asnnWxyH5+",
+	"YBCnIo8m9VKZxphRBOW89GiZGr2ocPWixjSGIDGqSFMGPCbh5lsE/pEplQRt+9uof62/pAkD0hb6qybo",
+	"YLyy1dxii6tNb2CwGEeO2QibZlfr4QlOQmpTmSuao+mHEjIviZDGqzekYvLWFCZW5IvRC1ekqDUJMSaC",
+	"8icxMwPIpRmfYtKK0kDGWrpPsJbqE3Qf9VIYp1tYfJwnTMYmtX5ND1y6+0VOH9NyS68IZYNtrJv7NpRO",
+	"YiNwAG1wRpwHCihps2YYHEzGxYd6DqiYCD2n8UGlLyPBIyjFN6ajMXHFMNfzTpmuh2ESkfCdQfiaQbf1",
+	"5ThFJpC1ts51kXs3J8kVlrwMbR4IU1zMNIquyQgWlKLNdwbQIn51gazaheH0Aktl4dY0e+Xqga94sazL",
+	"f7A4JQ8kqq+mXNo3KtjJXJGrMYmGp3RIjvBM2sWZ0PmtnW4hlL5dZUeQ98n80X1g9HNCnExXvCgDLEmT",
+	"Mij6og8+mpU5+c7TTk+t5NeHht6+O70MGh2/HjvNVfZOUWYpQTyrn2muTXB9pTR9Z06ZBFB9Tojds6aj",
+	"fMLW0vsMBuV6Si4ttcYjkspxuVuvVLsZWmZDN2wyzUtDhqNKw1PlW1PnHkJ5BuAjnBDMJDggYMC6onpn",
+	"jgCq4FOOObR5agCGxQd/IUYvpQe+x2LABQQNfmeyROQzu508of6Z3t/rLT932Eu5KAw7pVIVUqWf1XsX",
+	"Jlm8qysSc7GmdFqu95v1N64MYaonIZoF5aRDLfsXmiKYWsY4CEqZKU/rJleusaXpLUcV6XtIkCGU7YPf",
+	"7Kz91eNpzDrTXVodYQngE7ZekYfjrBY2xPm5+p62xV1aZcRIY67wmTcfr7xyMdRShufalUYXVvt/druA",
+	"1WpFrVVmc0Vp5tkNDMoFG9MtLkatazpifDhcj6hDShT0papbD652AIZt3LiO+J296hUWuAwGak3bjEV4",
+	"uVzYHgiC74dYKuTv7Pv+f/7H/277+1u+h6KEBWPUbtsft/e3fBN/RRkjArV39rf0g46/7/u1C5seWSIs",
+	"2tQ6tYzimDJ3Q65uDNBq1282+XtpFIwbt0A+TOdZcmLGEHnKnxPj+jw9qY5trbRMZ2Sb4C83ZBK/WyFc",
+	"6B28R9la71WXybc6hXV9mhzap3WJP9PO+sSteIPXFBAjPCAVdc0uBTVBLra5Gh69zdpbw42f9riz96c0",
+	"53vnDMJ9/ZJMY176rqZ7H21glmsjqPDI3LiQiZxHt3y3QdudoBRj6dopm0BX1Hk5a+xHCGLGrLBPEH6q",
+	"tomoC1l6mxORDABMULgBooaAbW6cFpMaEMQnVJXDnRYaY5aW8DdPX0lEw/0MlXNL2nCHaCMnZcmLocf2",
+	"WMUuNywamLxg6HUkUSlqyVqlbTdwJAPM0sJVEIeUH6h4cG8XkSFDGbM2bNGf7Ke3Dh9za6BK9hjs1AWa",
+	"QK8LC3aLUwgwfbOFDqoOsfRdh5Qac6mCoEAD7EHaoNrMZ2uiYWkOO7ZkYwOMID4q7aYgTTMNEiIsFnRw",
+	"WHDcNzUqNd3g0U02eE6dyR4tYyLrRpPiXPOfpYX4C91vvpZE9JKkXCkMhQk5eFIwPIJBX70GNN0/g8ZN",
+	"i+UStOVbxp6WeXjzZJWHOleehqe75yLK7kl4xINnWOw7FRa2um1T9VryHVMz5FgEFTjoRY0D4GV5OeaK",
+	"5/KMKoZcB5gtH6Fv6OoRq9ioDX7jUbVrTdNz3j27wYX+m3FjZ0dTIFTLoC3ngtr0Y+hfb7q1Gb0wv7F+",
+	"PZZNJvEVZqNaIdFm4EtZMVIpwszmyGcxC/iIpSKnfE1h4k8I1Zu/8yLI1hZ8yhCe4tnbHON2V1wAfccg",
+	"IABRht4dv7swmahow6TqhHoWaVK56nldKtS3djXHegHlHEvDHpemWuuTuzJDV6Odtetup9hVCJtLg+nm",
+	"4+bsTpagn8kXX9NL+FAd+Ag56yASgFwpSEDoA4HWs64/Wv+XXuN/9Bqf+rlKjTBdQd4sdyTXUAaLQcv0",
+	"Jg4LnUtr5MXDyiDnshT0scwxW211T0RU86MfRDSf1CaihucAuOR4ntdcfOXLvtSN/E/qIf5Snb+9J43I",
+	"4aIOmn9c98v7qmKukMaaRBG6JzNXuRx6kFFblVoQGXMmydtcxSB0T0gsEUZjLMdFvSzXgPKHwd7Nb1fb",
+	"7DR+E3wM28P3cmf0Ld6aHRM/+Y5eqO6Pn3+ertUvoXzHCzKhkPilxlYvuSczCIWx+wkIdJ8WBIdNtzuw",
+	"PhuFZcSJhLoFBOtZ+l+aOKbNezLrt5Y33pyHpWmtZxKDgzGG6kJCOshSZjuhS44wLFKLGwOop81HjNqO",
+	"os/v52maBwK8cs09l7fxtIiZeRrrF/vIvTNf5wOqnS+sBmTfQ1pK1sohCQRkJWaYqPXxxdiHrgloftZu",
+	"0GMwJ4GiMdwWUrGxxlajzD4qX5vn/XKyFmUPd3vB953Bj7uT7+JtedN++PkNu9qa/rRD3vu/nnbxu7Az",
+	"+kAvPu/+eP90JAQAoKKsSAZ0y6Cvk0GBTy6y1L1I09zs0lz74iqrJENMo0SQtJreckVqha69rozMcyLf",
+	"9TxZRG+q83X39ooa39NJDgZJFyXCj6ALbQUil1lqCx2DuJFWkrGZWz3W/9LUuE4D0tTzgQ3TVkqJ+JQI",
+	"yGIcky/o/dnBYfP6/UGnu5N2cMRTU5Lmnsyc6qI/22MGFK8kGswUkcauYzrAmCce6k/HkgR3fWRYBqIs",
+	"iJKQhJstpL8gMAv5BA2omktvNC/++Hnr4Qmm7+6GSnFUlMq9jpWK5f7r1xrxZGuc+q+btsqhdAVgX2tG",
+	"WY9DFgSe9CxzzY5L+FZAnBKK12CpLoKi4tqKBR8SKUGCQlmABhqTKHQl+kwwg6uAJfmEoCCijAY4goRT",
+	"CfHHdpNIkBEWYUSk7DE+hGCzfdQXYV8/oVIRre+ElCiqKGYe6odK9OEHomiAFAnGjAbmURBO+igwJSPs",
+	"W1jMkC3G4fVYPxiTYX6I/ttDfajM0UfvDw4PL5vZUyg2JPGQqBmKCA6LxXsgnjZUQoM0nOj/HZNhWuaj",
+	"EGgvKrnE4VyryxUcxDf5noqukRqKYCpNtv/v//MOrIdan78LxiS479sSYjxRkoYQ9T2BUESJcI/1c9nQ",
+	"d+RLkJjuF6b+xb5t5NgPOL8/s86Mvj7hCGKbYsFHgkjpuXFjHoXvuUqH9pgZq3/XrGbMoem8/o/+yZSp",
+	"tzXKbYf6MYQvT6ja9BAe8AdiZj3kUXhm3TB2BT3mpg14FFZ2HMgte1UfTPmj67yfA8Vqr1elmh9lvvqV",
+	"olKftACe8gBHN9Tck/M+RvB5lstuP+2zUHatNb+8IJAXZoGqpZVc6whU2ue5xC1rykeh4DgW/IGYfou/",
+	"mly5T89wj5c2l36yekvQRnte27LtnZ5qhGBbHq2YgbCmYFZXn1s5rQEuMkLYwQLZJW0HrgcinKixvpEC",
+	"vX5k+y97zj83AdO67WtFh4iRB6i8YXrDrCeh1Uy7qAiTqLZn34iEWL6a68xkSgNhKE4E1eRMNybqEnYQ",
+	"HmHKpFEk4wizV9K9GuB4s9oubpbwHPG0VmNxuw7rAKOsXM/ZlK2ZoRgLJVEI3S1U/mSlsk1InrYNvmDf",
+	"hGLyR0pK6cnl4FfAUtP0Z6XqYgbjD6Avyhy531cWzoG6AvruJqb4tTH1FcRbheX93YRKSRZ0CTNNPAq4",
+	"W3JR50QCBCIEMvOhjTAhqL297/ublYFUtiRjnpVSNuQNrzHFgpksQyezFCWl7Hmt0jPpl7INLYbwYcoN",
+	"l/ARc86JCXH0rK9FjnGsx8RE4zBnqK+/37etXjKO1d/cT620JnKvx8C2Q1koXyHL4jzU/+h4g1mTseRC",
+	"wYKUa8gWOtBiskoEI6EtwGEbLmnVKBbE1NZOwxCGNIpIiCgzIhBnpE7R0+JKwBiybPwZYck3K4y/EXh2",
+	"ShmpOfw7yuV9zbHXhEku/oYVmUL7NHjnU+m4jWNipeZxpp5TDg3S5qMplpjz319wkP30EO8GfAwhJz2W",
+	"+3HIx30P9UugtO9OCEvuYJweUwSfHaIEnt3pOwZ6x+VAZp/f61/02xUQskMkPLkbmUd9p9dn6MVjA6y3",
+	"LuDDPDOOKZvE5zCvhU4gbgR4BAkLt5EGlOmSxO4Zn7Ieg3k8fZsJbiujQny7K6+TQGkkgdmo0EkMMTyB",
+	"uw+qGOplbvTNKbV6ie9vBfAj/JP0N1s9doA0KE1/K31kNuSvn/bx5rkCNabcYXoPlWwFvzfkmE+BQ6c4",
+	"Y6NFIT16JGikVXSJE0UgKXoBC/puMTfP3ZVUOu3ZuGpcG3HNhGwamN26CWeCnuquGXlaTWe/x3rsEQ4A",
+	"PerjeczeeiwORY899thsNgv/r18uY/IjGuDgvsmHTVMw1xo1Mq6lPzJHE4+uhbqmJX0TC+nZwooeGmMW",
+	"8uHQrAGVqAQ9oqHgTGVffI2cmakoZNX9MNqwFR014NJv8+EQDWYOoTftWnKkiB5z2KS/NUe8j7YdFxQP",
+	"TDEJ2sqxxE6YES56RGMuY6pwhPSvZjemHauevkz3ZnY9En1OSELshIbS9XGSaOgMcAh+1bMUWINdIJ9M",
+	"OLPSFtj4zEwlhoAekf0nEiTCM6C8nDhghku0wbhd9ab+YCXDWfLhnDmlgGkgKeQQAe53dxhaOHCABEmN",
+	"y3uQBfI7KIsVxcnnRBZDntcKK7KocKrhfpoQYxJYp8hG35CsZrZcjPR/bMJBX0t88Dd4ALRyC10/sVSm",
+	"k2iKmPpng5N9MEUZlOxvQt0yHE3xDIry6cvelHSL8SziOEQ4xHEWfQiMtscyLJUIR5IDic8MLve9OVyT",
+	"Bill36ZdG1HFvuREGRMOZ6LBDByqjCzYsse51ucxYSjNGsFRrqRqFuICgtTfjsst8yxcNj004VK5RoZa",
+	"yesxRqZEKuO48hBWZkjH97SAlolRVoRzd0XGyKEepublaZKVyzs3u6sXs52T3Su8C6so62E17lWUiE6V",
+	"p6LE3/E7O01/q+l36tTqDVP7whNZC64IAhizLHYuWOcrmWe4KXe1GJqeiVXq9O1pO7TmT+e9owCQQ/QB",
+	"7aO+SNgJCES2WyJ00sWOfIaCT6B3Lzc0h51/LD3DZdLf3F1dPkVNO7UApS8F/QIXo1rjL4T1zjqYVcU2",
+	"z92cnM3fu3I/jyAisRU+AHnAxayZSSxIHJsSVlp/MDZbSO229lNT482chD2gvr4w0zbg0LgnFY5JuJkd",
+	"TY9lrWEL55SmLi3ojpw7R1MTx3BRBlzViM56fUcEh+bqLJqSN7bRGMJjVN4iDrm8KKJDYpYux1woIjZb",
+	"6NjQOjPk3mPA8F4SWzKGv8AyAs+1qhnx4B5tfLg53MzVgwW5bIqN6/+tra34AG4Q62DpH9/gUX8R7d+0",
+	"u/v+9r7f/bl26RhItquDr9d64Fdz/VbxgLnLJWu/nRNdNoY0Um5DDt8gj7mfnk/avbTHUucRTAHTmyao",
+	"L3hqc4ZZYHiGkD2XjGg5ae58U2NPjoI9dxHmuGWlTYJW+WMPbOcJczde80SiBx7gQRJhMWuhG/IFxC8w",
+	"mgnK7pEa0+CeaTrW0vHJ0dH1CYogRb7HNvo0DCW9g5L0W30U0c8JDakkIfrP//g/KP90F/xt+ite8XcS",
+	"9BHBcqaZeDAm07c9Zp/D9+/8PoJyL7kJzYPtPiJflCATAhIEDe5LzWZNHwv7VahQRbC4M2vUqJtEUfZX",
+	"wJnUAghTdwEWAz6ehcIcR4BFSHEAUzEcQYDf9E7ykCYT+0fMFZbS/D2KEkXY3VAQYp8OsXL/oqZxwJiO",
+	"xnex4IpAWbFhlNDwThBNMO6MGUmURjJGA+g1OCIK6uaZP7Ap9x/Bcu65HMO0EQ4Ul8R9O8RUzNwfLFHu",
+	"nyoZkLshIbYHKRc4ussqXmuEzx1q8c/t4p/d4p87xT93S3+SIP3BHm3p73bp707p763S39tFGXzxEc5L",
+	"45QoV8W5ugJ3rl/h4fuLSvmGkhVCRYAaq65+6J3yzZNBemduXO1ScmdYBeOsNaCcSUUmpSpolyeHRyfH",
+	"N/V6fh+m8EWHOfii9hvfR/cB4GKNCu526nRFuUp1BqSLmBnEKFaI/4ygi6NrJMkIsmbSGoomppmqXKWb",
+	"VqOqKP5qpwh4U3GSKT7M38gJ0+KV5bnwxVfIHDxwY1k/g3MBFtGwqiQb9GjPfD0STxxQNuDfJhHHM9W5",
+	"BTJtLzzXYj80K910TRaN1e1tj0k6Yk2Qu6GSu2bcVNXM4KFMKmEusmJL5l8a51zLfQFhSoB3TU6JxYYU",
+	"NE9Wc4TdLamQB/edDXkObTAJWPVta1DjUsmwp4UOjm7cGIhSAukpZ4jpMdMyAJK8mAWvGpNZOjhXe9oo",
+	"VhYPIqy0eqm1rCLslopS5qyAFM7TNiUlgrg6bHbACgurcacn0cXV2e2F30av0cXZ0e2Fv9Wq5YQzRh9T",
+	"S6ECwc8IjmSO4HAcR9QEl29cHF03O5tO/01Li5TiyL9peI3Thtc4Wu2wDfpWNX0IVT8TeDVvEDwkWiTH",
+	"LH+gYFMJibANIK7ODGQK7R1C1bBoVV0jQmGhnuPiVDaZrXSER9fNNtow7Sm0tpJez6DwpB0U+m+1mgN2",
+	"775ToRScd6Ehk+v0lb/kC20Y7BxPd4XLqNqzrNMxvhJtz+FNel55Kq1k9S6nrSy4mjK4aCqoUoRBlqEz",
+	"lg3pFyIRVfvQvdd2LPGA3Dz04eYQaXalyXTeztFj4CXe6GcajvE87vt+E7LytdJgQz5c11jDLvSJa8Xw",
+	"6t0h2tra2isHAC6ccb7Pea56c68X/r79tan/03H/+QXdfDL/2jf/2XD/7fVavV74Pzf/ffPfN35+/OV/",
+	"NovjNivrnB8PhwRC+86s4WGlwgY1S36khFzrZtMrOdHiwALzyB9QjWMB+/g4JmCodL0zJAr4hKCh4BN7",
+	"Y7BEK9ezICKmQ4CGwCtTFF7Q0OTSMG7s8hSC5YZcBCRPkfC2JgX7DkSmFwobZAudEnK/oCmMngXp5+k6",
+	"0BBHkf5m6+nuEOWiICmBmhOrIs5jV86qRJwMQe0mhMNQECnfupLWIZovHFA0LGCG/9eSKNb8xejKQ+Wj",
+	"oLpVjVeOmSm9KioCxkPjbVwl+GhgAmkqNAAZjLEYPS/IpWZo04Q/AOuuTukSM3vvhqlEY8UM4mDhIR6F",
+	"qUG7tsh5Zr9bRZi2oMphhGXFsi5/aDc7aOMEUWYHeugYkQnUBQxmHrpAPFHpo//8j/+zWZlbIjifVMLf",
+	"pepVEIb1krlUvNR+B1Fc4JdlAUHZAVZ++IFKqhZJWXp37T1rXpY2Oa7G5ZmftARBL4+dJfTKsgY1NAxO",
+	"5pGikljT2p8VdJDVhH2J+vFDynBEf/tTKCGrYfpi1d9fsA6tgMpj9d80lcrWrmA7JxQvqs+entDLNOFc",
+	"Etm2pChuTtcvnmIKtyIqrRLlloH0nZthQePtrCZuK/1YH2JI5mrmTrFE6RgTWWgWCl1gWJVLMXtbvv49",
+	"X6v3a0UBtXIt39XK4hTergmTf0jP6kVnU9Wxuup0/qx21ZWY0SpC8jJlDStIzVp6rCU1mwoSTwwr7R0m",
+	"h1eX48BVyppKEq/VqFKVOUcAtID/Q8F/IyyVhRnirLIXTfGqMf10Lk1bpFqtj4eYRgWhK58ilzKONKdu",
+	"2aAiPy0b/0zjwGfdWkPKQspG8qmF1M3aXgFMIm14tzwTNas3DuPXK3hds4tyfr+58ObCLF4B8tme0x3l",
+	"oPqphkdUX3HvcsdQRG/3xAZqBFwIo/0iheU9sHjGFQohWFw5dAe5sbqdX4wh6LnyvBVXOHq3BCUWwqt4",
+	"KbpkOvutlCS8MjmVdl9eQSVHcGn5f2qqvY1MXLH2yZM0MMH3pBaxTHhoarvVzrmoMoXavMWXbN7+IrJX",
+	"ZYU8Cx2393QDpRolK8hYDnOeV+q3IjrVFIbbmOLo/o6yO5Mg4EEPit9Ad30gzNMK2/hugoMxZQQ0xiVd",
+	"Knaezh0rol5FJEW5HlyuR4JecZpzgjaMIGhfaKZtcPr16uc4JC4X21iMxE+OXLcTToriT37hDy/meCxE",
+	"VdcS0zrSSGy2OI0emOWQNxZ1vl4qouo5nG+PVH/5AI2TCWZNQXAIzjVra2mhEyXRlAsIGJrgGQqgq/lb",
+	"064ZFAW9hlJMzUW+Wn/agGZx87DDhd2h39/cXCIzCLx2ntZSjC9ryAUKIgqNe8FqDaGxkhDbZy4s2uO2",
+	"/e0n7YYGOoVVeYu7c2eAreryA05KD1maziAL/a5dWoRNMG+hQ7uRgcDMwFWNqfRspp0GM6yt3+qxczI1",
+	"DkxXVxKHoRZhs0yBtO15EoV6wBizMMoqGuZg2uqxHmui/gOOaAjHdWeu4z7a2Pb9zX1ksqWBJ8Jqobun",
+	"HfsW9UOi9I99W3eJ4GBsAl1b6JxD01sQQ6xrowUfS1gh2xA+1d7cR+c8lxgPhi0tuEAVhTQIFoWcGKlG",
+	"4XuyDxUYTN5OE/XjCLM7d54wbcfuoNzINMIMRTi4N56WITGh2XoPoWZ6fftL38w75GJAw5AwmHPLzpm2",
+	"aHJtXnJZ/VQixTmK+DQ96nQLZk7G1Z1py6Tn3E4hbUzV2TahlqSePdfVBjMTcZzflZk14GwY0UDBpHul",
+	"SV1GIDL7MXs39OwOJhY80JQ/iIieouPgB1yJSjQlUQTeIY1NieupwOxJ58q2QE3QQNOkmVpgRe4gKd2c",
+	"TEcv7gBBmAX87Lyrb5EgSsyQ6Qzav9J/NKH9cR9JEnATcqgP28Ry3ynO7yIsRrDg9lZpwfAEagWx4im4",
+	"ajFmsglRYx7e6UPBUcSnFn26drYYq7E5CelZV4ken55SdqRmVgc/f8dO0D8wtWdc1SH4iDRhoa4VmFsZ",
+	"JD6EFEO4gnQnI5NY67gkvIOHd/oh7Lib2/ErifqHnCnCVPMGBlCDRYaQ8tvX5CPfpkc3R6TWyXmXMPyA",
+	"aWR31E2xPztnPb/JNkKMT2ufH/QoZDi6M4xNz+0DTgySUaECUMRHIwJVfxJb94mkN6Le8I9NK7M1T8J+",
+	"cfGDRM6yVXNueptrzUNfaSbrynQ5FwmDSi6W8bpvb0DAgx4QkogONPBINIMGutFsswg+rWbV3v0ER4aM",
+	"7ixzrWS4AXBwDWAoG4VDhC37xgo6mWxglM5kcctDEs82PVebVm84O3UqEdwQZhHmBVkkoa12cRGvpENa",
+	"m8ihoQHMTb9hKu1BgY8SmsaCKx7wCODf9lAXqOmAmfU/EKiSAd4LgZkcEgEOnbDER1I+KGOC781XQqzw",
+	"AMvFuOkG6O0mTOhLyVzGWU0w/V2qgcYTVfvQeKL+P/b+dblxHFkbhW8Fn9f7Rkkxkks+1ckxMa+7Dl01",
+	"XQeP7ZpePeP+TJiEJIwoQE2Qlt21K2J+7QvY68fcwbqRuZO5kh3IBECQAiVSdvWsH7sj2mVLIIhDIpFI",
+	"ZD5PLOf6vSYwwXtnLIUw/GMmaN+1AndUE68Uy/mc5zkXkxee/oWtXGbwj+7tlN4wcs2YIHOagFRRhzYM",
+	"jYX4bSpI9C5h84XMmYjvhj+wu6gcMYh9RmmOqWIvyNHtrUsLBC53mZMZW+R9uyBhZ7+iC3410zWZbRn0",
+	"V4mSBttAJsVED+eNnOkxzIJb0iNVrRhjg68gBb9Su0new9z8svpK6igssUJg6rj+KmHgZnlB9EcYwlV9",
+	"3ep7HPWaeY9bOgO9p02wXm0hFYoBxehEitLG8N8BVVwZUNHmd0ypIqbQC8JuzVyjAhtnTE0tHoFBK9N2",
+	"0WPzVVSbFo/Uyb3wR8gDxQtqmTnFhg8arparVMYzb9N1atCIJQS9caGMocKVqc+4Qrkqr76xJhNhXlkn",
+	"1aaaHgRmoNptWJ6wlAZ2mAgcd0CsggNfqfoqY4WqjX/1DVpoaKpXz50bf20qK0LJImMxLVAt5sqCYyFG",
+	"ExnTOU/vEEewuTUwUlcAOOssrhMwLZCs1sJx2RgC1xJtSZQ1cqFyp0NLxLqrVRvxoyQLBg4wH05vChFD",
+	"3Epdzw0qWiOVUe2vvMWXYmuHepXbiek9JQm9U/0XhKoZCAsFBi4M86tVCeMy5wpOiRWr2atZTw5E8Hkm",
+	"bSXYojTbAE48GXIBS9MqFjOeV4ibVbF57Qq2Q04tXWOAeNVIlkwZ7IRTPqk22SzbJWzGk4yKHHWTLOJp",
+	"WbGe7AGheBpA2KUKkavbdRXP2RUAUl6x2xgwp0Ovg22LKXLN7qRIQqSwPerTv5p2mPlNqcqv5FLUhqXS",
+	"lZRR08gKu57FVaaCQAXIS+vxVqJrApkr8dThVFP19OX2Y4PWAwjbeul5J6US98wcyHqQxuFCcRHSzLzI",
+	"7CBwYLjCAaqe8wyCC+4SQ7Nz4PkCIUH1E6Rnz3cviF+jfcsSbwYDr3keOE6a1ae3cAAZNNHGWtBMRUR5",
+	"SI/u9MIzLiZX+qR+FT4LmiJ4mC93RU9RWuHWStDsS3QS1hop3gpMgsTDTn/oVxn54WLW0K6YLug1T3kO",
+	"KUUzA4RmLeFS+WRSHzaTiplgGt+3KwFQp66MSqsMMSbzYNyt6eYU1LaVDKsIq1UZhOZKVe4JfzewAFWo",
+	"GhGhyu7t8kpvkFc2OrpysHz7/ikeLhFZaK4tMhdGDfpKn7WsAT+nd/ZseDVNn9oqK2frska4ryELmikG",
+	"rqIP52+H4wycEtYfh5q2tPm0peZtg67SVbsQ7CdlQSIpSfgYwmRz19genmoHeNwFWJXkrh9+JRdXhWLl",
+	"pucqKfe81Sboc1XO0xSp24lxNui9FQ1wSDVM7+x2oorxmMecifwKwN3d2z7KnDAhi8nUoL6blFnna7HR",
+	"Q8fAAaKfNLDgJvJxUDq+e/q5VOZ9CHTXBWymJXGHizW+LG0hgnzYo5shF3AUICLBMzhJpZhoYXaVwvO/",
+	"FDJHBaCXUUVs4avKHmZ284FWqCkXlSU1IErqM7I5kF+zhuJqSjMr6bEUeUbj/IrP50XptKg2ABaNqeqF",
+	"R3NjH8aECnyr70zi4kZq1Rrsm/kSCHUoh4bdSJ7AvqqXwYLeQZwJ9Mo7JrnDDV0srKCoIrthd1dxKs0i",
+	"cHOB30DeLXxpbGRE/NAfwWGTzzEpBDwiEN6K52Y4KFVeYe0N/K6iZYCKXUxSNiyUezGox6mndOBEV2pr",
+	"U+2Uqivr0FBVzYX1TGmJI6vMRCsC6w0QQSuj/4LEcnEHE+XMSi8+d8XTCwF4FYfsDiRjlJ5UvOdBDygC",
+	"TV9Zf771N0IlnvNwZ7Dje/zgurfmrgNgirrXzVRfetGg4pDvq4zD990AcNPs+5W8YteFArSruudlZ7Cz",
+	"4gipvdb6MkwYTt35sDPYqbkGoB2V47T3iX8O9j62f1fOlt73Pquv4/c0pzuvWOWEBIEHqyemHUPfi0cX",
+	"fHjl0FH9uNKesJ0PCby+RW4Ib51VbW5za8avQYFDaxUvbevW5I4FXajaZDuDnaCtZiDmVu0rPbq+hbSD",
+	"hD2VD2pGifeJZX/QU1QzEUBu/R0eEjpDu3TgC9xLMUiituXtDHb0DgMsG/5GgUuvprxxbipKF3JjPPVY",
+	"/l3XZeU3FXVUTUStDORKbLqNd1vNYqxYmxDQNvAhUtD8oc5eduFrcCvt8sx6eKN5KaJa7F7Ux9w+TIuH",
+	"+g2KRcJ1U+ZcUBMSPKeLhW6vRV1xJB9NTFa6kMFtf20i8bSS1J3etaOtt7BmjBIs/A7LnlK+Wg/Ord1k",
+	"N9X0J136xBS2dQVjC9vHLNpqFkDivLsorlOups1VINnzqS1mH8cI0s2PGxLj+uN1mpVGGmgohsi17uE8",
+	"o3e7RnKan73I6N0rW8g+uqTpLJ9m2qDcVcU1Rqqvgf2zhc9tWVeRzGZXmF+ZMSXTmzXVlBwrWBDr+Opu",
+	"+O8wLM3Ef35ti0q4Rko2oQI2iuqmB4PSsOmhxgHYjIpYm8BNj6yu4U1PBOVzI6hiQCw3DkKjMG16snER",
+	"A44j/HoRzMA8ERbN3GRt05ymclIw0gM0vIqzwh2K8JExYwAICDeTkUfVaZO/GjRak84MKJzwIlpZ3oMV",
+	"jqYV3bOqT5pW+qAxNNvL5qq9LrD98QSSTptBCk1sqN4EcU9LWsQY6/c2hXGthZ439wwUvMWIeNuJ8mzl",
+	"C1nkn8aO4S7ASuqh3OlTo4XLjxwzXkR6dEOjsaENwMvKsAyGg6ACbIGTbcK48LE1gT9eB1ZbM6bTjIkp",
+	"a8rgsjOCTAOkB3bQMXnJUsUhyEncsAxcB4q8JP/8B3n++Ij8jhzsh3PIbKqYXYJvdgY7L4OZMAASujnO",
+	"GYu5rCyvO6tDUXvUE5DQsL1ZMzKv2CRjTJGyzIBQgUYi+I/nNDXMJdVQs8O9nUqS8fAPl5fJl73Boc0g",
+	"/rI3OPja/0MwXfgNZ2nigvFq86i/C0+hHI/NJQzCqYJfMpGA9Qq+My7MHbA2bN1F5oJmdM5y8OBr1Vnt",
+	"iM0BbYc3bZFYKYZjVe9NNudVQN/WIz+bQOsHiaR2iNVBOqMtsuPaPZCzuaFda1RyG8OdF5mcL/KGoGmH",
+	"PBdQPWrWpLXrcfo9E/MVQZLWlUkQAHQE+OJdEqFH1XwTjLzdjMdA1axkRNrYKhMsVijS0yp5AOEtAwNj",
+	"PiAxFTFLU6OpN7w8FNZdT6dgFh/Kzpobek98HMuZGd5Krzbx87yRGbOokh1CuyGMoiEHZoul0BplICnJ",
+	"SrbOJ+0EVGDHpwms4N8W+G9GyA7IwE6J7WCXOP9KJ7sJgkVj3DSOltgV85gQ17G7EeKeHJQvXteh7fIW",
+	"SuGuJd7fLuBGDIOI1DERbEJBN3i44uEcom0EvIYZsiGSf1Wsv8EsrqHp/dZTWjLEHo1G91iHG0AxVtZT",
+	"qC3fMwFBj2eFUFuyA3WUhxAOskA/oWIe34kHgnwMsZD4wRyTPem1RS5wQlITso4E7A8z6puH2OY9dlnE",
+	"1oUZ2qIyNgcepvCXhWi/P5R4umeFCG0QhTABVuGXGcXcInWwPGXbZ/zKyz6ZDgQHteAhEERtjz8UMkRb",
+	"eBOWcHp/9IOHgFBw1MffZsO25PMwyF7HfeCE9js1zOCZFsf6JLYc+KbeNjd9TTO20XxW2GqocjSbJXIp",
+	"akl9e6NRmBzbl59qTe/mEHRSLFJJExvYgYGk8FBF+7XI1Ct3nbXyF2aswqCAiR4tSK2XmQOHz4w2Ntki",
+	"ZfjYtg3cC22LD8LrXRHhkDgYiPXtBCJAdncUTkAsOZmrItKtN7aaYEfY7UuZhnMBY5nKIiNUkeg/zs6+",
+	"//6772r5ff+x92b/+cHTquflP/46Gj4/Gb6hw/HPX558DTpc3qZPTxrg2sFLSsUK2lPCkxcksvhBEemd",
+	"jPb6AyBfgLSBzHy4rz80KgU+eNYfXIqoxBqCDw90qYSz/Mpg9UWkZ9EjZWbhI5HFgYsJ+fTqvAa+bFuC",
+	"PmnbhMpeVb7TgAjal9Vcyl5NgYF6nT1dHaW375+Sm30IGs4VEWiTu8SJ3uuzp/0XFjBWEeOlAsXw8oz0",
+	"3r8Bh/7LM/1LVoYIAay9CYdQ/QFcwM55ru38hMUpNYjjkN1n5uWRgvC0PahQ/7aPw7TBdn+bPn0nJkyf",
+	"V6yls7pGVIN0QMDwjAO8rHUuu9i7Xs5uc5sjgVRHmcp10waEiRuWygVzI9OvqJ6NG6eLVAtMiFxiOL0X",
+	"BGgutIHat4fqTgqGkUCCMJFnwEsRISaESaV2rNR7g6AZB0XD1+tY44JlJf6ngYPEAEpjKtuU2FbW3tv0",
+	"6QesrMTWWIv8Xo5R2dqg4vEqjmWWhKnPUUNsaKBRJV9NMIRM3yX3cpeIhAWY/kfDa6pYQhZwIizhjq2C",
+	"MmvRBkDaUV6dw3kmmu5VYjlnLTr8yZQsEepaOmQyugxv3bYTtEQPdvu2iBl5PoKof0xIQsgOAgwTwFMB",
+	"5U/yiPQyuoRAVuTXkzl6D6aMpuAOxwZyKfq7NiXVXUBmIAaQmsYWBm45AAhDVYOrtWxHe9vdTFaDvCjU",
+	"myd6J4ppeLvSKu+A9FALzxngshKeDAhLFcMkIsH1sZqmhCcOKbgCZbtLfuT59FJE5oVvaAxx1chNFjmh",
+	"jrywyxm7swOXFNg+QzFZB2l9ffruZZhjsvKycNcOBy7fEHvKVbgLlVe+PTn77tPZn9+9/vGeEKYWPLiL",
+	"m9CTA7uWg1O5OgK+/nAgwHZV4uLZpMnCmxlmx7dY2FjBKyy+rUoIIy77qxwA0CGxS0/q8wFhu5NdEp28",
+	"uvj/n4z2osoM80D6aXW2zWOb71PrA2qGpWFMP5V9r/ZkSCJjHEYmd5IJVSgT95qQHuQkeYkDyAWjtUuZ",
+	"coDmQ/QCk4lVLiVmsrscdkkS6YANdlHvRERpJbic3pEeLcE1MQtKXArikBc+nH0cECH1v3pjOH33angw",
+	"QGgGF05amQ6b2WLXcvQCUoqwgIPmRVR7Y87RUphJD1YnBq+PjTzjh4d93S7HGQA1GDEnPMEye6N+PSkC",
+	"bG+ZOTvLZQX6MXzHumo7Ymb4bX4eplKYGbIdWU1k7lFynWGSpElbpuY21QTKQy4Fz5V+1bUsRNIfVKux",
+	"je3h3Spsh3BrJTOgsIZdpQyH12/tA0yDV4muHB9onnLEQPGGjtv8WqGKuYm8p/b+rJxeXfccWAAL2BFq",
+	"xwhsvdZGONJ6XVghqLGme0cG91TIsq5okVDgT/1spS3SaJ4hkR5S6uHWA+vHhExFpJcjt7YB0XOTakgF",
+	"aH4pUmbxZ8v11x+QRVooEjlbBWofeMwN5hsDJg08lQMSOWRfTOg/xwEaeBuebqQdodLyBiMlMvMXJNq7",
+	"p2W5uk/ujRAQggNJAo21FkhZYjAGWTyVTFW15ofz70ejUUhtauFwHW/nEkGLsqx8bzTaPzg8evI0VNqf",
+	"1PBNfEej0tlkZQOqutHTimRt0wqBrCEvLWlJTXTTFLCVkb1JCxgC4NQscUABEtLjfSI5y+aIVYTRT63O",
+	"ProVZ2wcOgkalu1AG/9M04IZJKKQuhPEROgbJP9//f2/+8cWzALPtmZ5djmbhghz3xZJkrIHCdzY5jLv",
+	"odCQnSfgXoYkBAo0+C31lwpsdVQMilyzWO+TLiJjCkMZ9bt5KteekzfcbWOvy4ZvimrAyS6dah3ckVRB",
+	"WvVGK/PElHNXoIklsljL6AOFwHnCpeW0XxvZS9Xs1JZ9aIcuNrl5ALdz6NIAEOvancWfrI0+9we4SW9e",
+	"VPWrh28Bg9d45YkuQLBYthl2LyIu6B3N2W3+AowRRxmQIQMuTcm12QzIuecltS7SAXn/Rhd+efb+zTH5",
+	"8P796aUYZ0iffn2XMzXA551HUZHem7fnj7/T/1+cP35zcY62OCWfL94Mn8FDQzyNzGk2IzRjlyKXKdz4",
+	"JrvkBDAUbDOBdEcRmptLkujD+dvIOi1b+VfLOQtf05CeJc/uW9RYPER5+6gi6MpuES3cNPPrAgtL1N6A",
+	"6w+jS1ovqLKuE3gyyCT8EFjIrhIktOscfbfF3rsJQb0TfnO7CDAT8hkYRMTHDpBF0AwcebQE0/ZAtkuA",
+	"LHotC8BCxdOiAlyqucxYONC7W0iozD6rJpu5Bczu7Xkss1DcPuOTKcT0Sq71xEIqxa9TRnrVgOR+K7Yx",
+	"p3k3h5yWQNnVBindTvKY2CaTf/5Dm9UDkunzMUvIlKbjIbthgEEFhzFsaKsG3gNzWyvUImXJG7xPbMmd",
+	"227UGc2EPuVvM+bKQ0oP5yukyHBkCxrurTuyZJl34i2DVcFOn9OEtT5MlAN2ztzGf4/YynYcmd5bHVGm",
+	"7e/DwKM/dJSn17oVUPWKKlxd9jUJ9Lg4VIlAbreW0sRGAfQ0QBivHTVfHdnd3xA8VdslwmVl8+qIOY2h",
+	"7TVg6MZI94plGLT3VtDffc/AVObyw1ahTBvi6qwWMPA5ZZgD/jUK3aR5CThvNm5qZdaJR/66aTRqoqrH",
+	"ev0UbhFQ7GdFJGxMQfuakvWQDAPWZh8BFBMyB8SKqoJ6BFARRZqTSD8TkeWU5uzG4GbCaIe33KRgr4Lc",
+	"5PrTklV8JXvBbv6JD58JzeOKJAXsltA38tQCmePMHjw52jTPRsSr7fks+C8FA4vd3HJbbbERJ92LVvnr",
+	"yfAvdPjraPj8anf48+/+1zpk/3aKVkvAD/oJlPmOgtlshryRGYlg4iJD29ezoql7n7H+MaE4swASvAQz",
+	"wOTOI2Szxb2pjH91nQWjDuZcdOxGmS5TD3LacHBZwrZfWQp7IWob3Q29YU9p5qBzse+9kfE5wp/JMRwD",
+	"zYgB3CWsAvyyv2YkRhthwmfV9JRGmPeAbATjR+CiAxeMhWN4QSKtjq9wDfci1M1Rf+BEoWd+GZCRtvYi",
+	"K0ARhD15GlIX9RVmNICLfBsYxAWJ9DxHu7u6jjfwDj10+NxtHh3Xhq5yj+Fa6W2ofn6kUbmhhMSKKYlw",
+	"E1u6YcpTY/3KA5MVAPiczcmM3QFOuoErzhiQDpfr45Eii4zdcFkoAulOKD1C5gYbfMbYQpfmmdrCACzP",
+	"qP6eGApmbIiCuqiregk+jZRAea0XoEMJWq4TfsNEnTxif9Riu7MDul6oy1vvGg2ZlomIaLWF4guRJM5g",
+	"OiYe+mh1Q4vpQu8dhNrda7cmaYYuZmegTf+fW5wAVq3vbqLVLYWqZg7UJxqUjI1h/cYRrM1MpytHAy97",
+	"2NnRYGVfLTI5MQmlbvo2LOULsxf/lgw8zWSHVCmPnWt1g1Osowe31WnuITkH/S5UzjPbnDPs5GwZvrwd",
+	"8UptEtz2/mwU2t+X7viPj0BwWo5B5PIGWP/jKeyY5ZkcNkfVbUt/qLmvuvDXrO/aHFtKSduI8MTdMJHL",
+	"7M4eLlZvH25Y+LxGzY3p5k7lbH7iCn8d7FxTxT4bUIG1cCc5FQnNEij7FRE+JjK7q90HZ3dkIpEm/TdM",
+	"urGi6gUrpelwUWQLqRgZp7LIghR1NHvPbliqgo5OksJ3EGiLvnQH/mtw7rQhpuTcZkQoBraFfiV88Ago",
+	"avqtLYdT05ygx2jK0vF7PnaHNtdVOFc1bIy++M+K6gi9eX82PDkdHo3aeNYKwfMGA8VFjEMZiyDDMzKm",
+	"cS4zZfHxARtfl2lvSeVsbsXtW+pcPTSeQHtrwnbcF5X6XPiLb2AXaTd9bQH2Hgh8ocQNbKvqXrpnQmPN",
+	"LFf6CoH56iUGwAaqk4CZeA6OaoguRuYFnjtI8MrV00MoBAAttLc3qzILcOHLqTR45BWc8lagOZlMN96j",
+	"n+kyD5PLFxJeOwfQlFrOnQccWY5EVSbLmVovk63PaLWMcg747hEEOEWECinu5vqclXIxU5bsCRBTF3A0",
+	"i/mCG0mo56wbclSnuva9jf+o7tXYrAnXyCiwGxhs/SkzbTWnx8PRYaOYtrhsMf1rvybP7COBHPGK3dHw",
+	"cu+yQUxS9lmFectKFFuYDETF1XMDeFnIjtA7HD3HRRsEalq5Fbbva5AsyeNQri5NqYjZSztIbqC5yJ8c",
+	"BjMstrllvWkf8NaREHS9LQm9tv7ClAvWxRCFh99zwYLc7w3E/ick4WqR0jsDUT/Qu2/NlVrhRajELb77",
+	"+Ofh/mj/yXC093z/zcHJYdiA4ve6ZtfPd5lwixPdPokdHwgNG2DWPfAlHMyTdwMnc5p26d+N5Ml9AhdC",
+	"+4TtZyn7TmQcu6q7QEPBrLTcn6VBdZV6E1LdXIxceB1aowqso9Q6JRIGqVeWQb8aEV1+We36YOd2qCsY",
+	"3tAMEnR0Td4LXrnnvA/fYP1lU2CJrR685noLcvPoGrP37Nn+/tGgzcRWVqZvhZt2DcjB6H87iEYD9bvR",
+	"iPVrHVSauWa478d420HJeQtsNTLdZqIi6HzP73a/eyBSKeNrnPP+4vTEzeAmG4BKLbBViTPftxc3fMUn",
+	"fKzy2Sm+o/LZn+GFuoGVk3k3a8sFTAPhI4a5GWFC/oMZu8OcXhjolAtwwmIs2CNFIltB5AdT9968OrkU",
+	"AiiKX38mY1lkOTNR2boeG1pG2G2eUdVH9P4MWGORaQ/C9mO+YCSTaTosFgqJ3bSBcSlSKiYFsM5qibBd",
+	"SNk4JxA9ZJjggFaE9CCumueQpm4Z2fq1JLgvOwtGRaHX6c44Y+hxUQisW0K1L6cMREsLHOXoBqmjcC6m",
+	"9GpCN+Zy2XE7zZgCNFDwqAgq6FZPMsS/6PpczFKW3W315JTHMya2e1TG0rp+Oz/M82zzhhp8UsZSFPl2",
+	"j2bb9TQrVE5jRsWVPvqnY66m29TDJpNtHtv2dWMpk6vkbqv5mbCU5nyr0ZqkRb6dRM34km/znBbC260e",
+	"LBbb9XHO09lWz8k0LVS8leDP1VbSM9eymyXbPOp06RaPymyrAbLaeosn5VYKUOUZXV6zbDv1qYp0MeXm",
+	"7rbrw7mc01xu9WTG2NW2U2N2v64PhjKPnIO2o7UCbmBnnVgPshpgWP7UQmw4jzE6JDDCBXi4dgkwrsOF",
+	"BFYmx5fCkgoaMkdDl+78072I0XgaEZqT0e7+kcnmtZECixwwOtLryKRpYV3m9eNLAZlepup8yoSFbiYG",
+	"YFw3rhcl8ldtRf2e7O2Tf/4DX5Re90PZiegf3xqYcPXOI6aKVW//DzveJhuHuGlZyIz+448/NM92GNB8",
+	"Um3l6+TV+UnYcX1TL7l/dLT3POxzCUM5zPLahdSnH06DCYiqNnaKT0LlbjejEswAUWDGk6bxOl89Uc7Y",
+	"XXsfhh7yTR5hqDD0/h+4VLOXUoz5pOMqBXJ5Pon0uotmuprI0CeqVSctT1J2wedMFvk5UiiHLgDgi5Jw",
+	"0lBqehg+8BqSsbzIBFwc6cUHWTJExRljYpe8MtGFz0cVf9XzUSXUsOoVDt4Hy4wzUd67rJuBT15RPRNT",
+	"tnmPuoBCqx6ZlXGy9VVbFJrL9/SapVvGTNnzdHnuXSTjncHOr4s0GOHREXS1ruCzQviInaQXZYV4l0SQ",
+	"kU/tobAXWYzUaEAWGVuAnhZy2R/A2dHtBCn0fM3dQPN9QAhbqTWiKyBObpMThw1bj/a6tzFCqEuaAP+V",
+	"VcItdvZv97xoKvzr8HZ/Z7BDD/U5hoWj9HIvoMeJSsYWO6A0r67vvAvPQAVNGWKmA17962KW3suYpnqd",
+	"hLzaqf6SLGmaDuNUxjOg9BuQ6O3bFx8+RKS3fzicyiLrO1Qs3YhHCpn/fpWiBsS/t/diNKpC2/X+Otr7",
+	"+a+j4fOf/6/9v46GBz/3X/x1NDzCj4Khw+/lhIvtVqa7XfVgHwT9P1OaXcvshrPlcMbzeMqE2rUlqhF+",
+	"R4etYnKWBnyrfM2SprMhF8NYypRlwwUVeXY3fF4Hqtw/7GZE2ItJ99LwDOfNzB5lE9/vH44Ohnt7T9dc",
+	"Nn8SzVKS0JxVoYNFkaaGzjqVuduMoK67lQu+NpcYHdDZWy5my1YaxH8bAvXpgmUeqal7AMxjLiZEaIuZ",
+	"Zsy509qHobyX+XtTX/jexOCdd8NF74zZ1QV/vnP80trUJDNThhHGl7Ma6pQbCkefUs5cg9C7kV0Rfvto",
+	"yz53n4Zan733ebU1NNsA83ayAfTygkhsJJomPXP9uIDYDzaHLR5pxYFQOGZ8kRuUGQgL5mMi2NKcCiM3",
+	"C9Gl6NlzG35VCciJyITl2nhM6B35HYHvSMrHJr/PrYdjJJzRy95uFAuqcn2MLCHvySc4BVqCYQR/wwe5",
+	"yvVCS2UeOtytV2V+1spm7b1Gz11MmW7BI2V6MgC1FtJ81U0Pb3YPhvujgMbbZNo00CR9oAtEUtkmXuR7",
+	"fsNI5CKpIlDRMy6S8kODVZRwlle+1x9EcIeAcGYpV7nBgzL4LPmUXQqQQYQI07uqIWtGjGKbtmwJpc2O",
+	"S3oR0NMiANc1IIOEYIb8W5tWKta6Vzbky4Fa+aVg5nu9/3xFhNn2r3rFWb7Va9rc+On5xuu++nm06Rru",
+	"A+D+hOKyfpxKYpjbDL8+UHe+IFF5JRUh+tJ1wdN8qBetnhRFeucfP314/Yq8vECgoAGZCzaXgsdwB3Up",
+	"cnarF3zkhztEeq2YlxDFSj9OdPr5gjyW2UQ9/iKzybvk62N7Y/bYAhcN4T2Pv+h/vkY1ymXXXDjTlW+s",
+	"3itWiq2s+Q8OH8lIWAsuyM8eqhIQClbFNGMGcOhCBsDFxRDguCxElzJwESjbnEHIVon1pTBj2gQ24sUi",
+	"V3Y4Q3ioK+QYZWNW5eRnGIE8njYxGEEaFUx2QoDBzCRq6+6/IBH+EpFcEpqTEqyshhR1TCI7odEAfYBj",
+	"mV0K1BCkpxi6JaqzTphIMFldi1RNQZhqrovcQRbrGrwXX99dCoGseT1KkqyYAK27uOGZFHqToakZdaQS",
+	"w256WkuB0kIjr6K2LoXRW9guwa7wlhQXjWIiYZm9ToVMQnPFaoEQDYZe7+MPJ7WsL+z+TgncZYm7Xcfh",
+	"A/vGqqC7J1aFnCWcho4BIm/ks3wjCwECZ4n1EPs51Sc8gGxBin+4gdajNaFcqBzSYu3lNxO58wpX+Cz5",
+	"nE7Y4wXc7+Pvf1uw8o8lu164PyZ8XO2m//BDhL7rPlkfbyCC1bIAmK7rkgPihdOWDVvAVd5kF5u28TgT",
+	"TML9SOc2b25uQJBjqnJFehFwD/zA7iJEwuGCRN+/viCPryXNEmQmeGxm9PGXGbv7GrWKsFVTun/0ZLUl",
+	"7+WSZTFVjEzZLTl/ezLcP3riIK+1AFR7/3z87Ekyerb37Nlh/DR5cvSc7o8ZpaP46Igmo70jenA9Phzv",
+	"Xe9fj66f7e/Hyd5R8iTeO7oejUcjOnq2sw3qDupOGAFF1FQuvaHrSZGiVYwuTeDzJ9cMBpRwvU+VZ1Rx",
+	"KfAp08HlVKbVqL0B1C+IFK4+OfZIF2BStElkDJ6EQVrXpYBmXN+ZlAZ0y/pkDaAAOsOrlH4of2C+W5mX",
+	"w2f7ewctM299fWDe4OTDWyfeCW49htoHZgMmV4Ltv1XkfBffzuYo+79JLropk0CCjKDkezlnvz5geHst",
+	"BByscTSwaZpiTsx9kPXAA5lt444tLHCIEZSWsfNunJulSE35YqMk1VKLMjlmEFhNU+KVxLPKRJ/bIKnI",
+	"hWlpq1iBdydjE5olKVOwyHXrLaZzluCRCEw0xSdiKMfj6miXc5+1GmywfQN4DAoTn7QRnpCMGezEBc2n",
+	"ejuoGs7/+vt/R/1W+l5mk48rQvrWLRTyg1kov624HuM18JIrZiDT7KRjtpfWqMsMsr9kyVpmsr/0P0MV",
+	"ywUrx0k9ILQkTlA5dBvkOSzEotiOfqxTStJdnLIfGZs18Gp+E35L3bUmbsvGDGJ5w7KMJ6zbaz6Zp+4P",
+	"9ZTlxs2zEQTyYdGY7AZqW1CZs5J4sxyeLglueoi+07bQ/e+h50wUV2BXrbmM9vAx62GyS3rnDDKuHL1g",
+	"9a7SBJt4V0euHMT6lhZamsqlMscKGc/K22n9fQ2J4WjUwnza/lJad6oSPlwn3MaGRfrFVXqnSlN89vWp",
+	"XJ5meogfpLp73JqXcLlem+pdbn+PruXxFc3B34XhNF0pLrdkMrU0oKcse6mX0taxPws9BM2JJesT4bdn",
+	"NC3nIcBt6jq1bsi3uyLtrvir07uJZLWuGhvvpd2esrXA3Fsm/Gu1DWJw39AHKNwIB7hkbBbezvU3Cb1r",
+	"wfwZFCjvvR2k6/9bzJtn1E5ZCIaDzVz6kd75B2RPG/mlFVCF29jfFGTjyUDN0Xz+iZgv9Ts+SKE311yS",
+	"p+S80L9XXvR0/Xtq4gT9K989uKfCcmbdN2JAfih7dmVRbYiu0TVtyR9eMeQ7iMN2XQ1o7wb8rO2gar6N",
+	"bd4UAtXKxg7Ol7l9fhDqPNrh3HbNwlG2G0lSgkwdc2ouQ+xt+m74LC/nYfhZE+SxAcosNyAckBJpojKg",
+	"TuyO3/h1Y33myE7qt5R3ROUynkEv1AvDi7fII9JLWMpvGGARLoyyH0AUOtCLkki35qVUmKIZDbAGvLih",
+	"NyyjE9YfkEgumOBicmUybSPSw/eN4eLDYRQD60xmIOSDL7wUtTf6NKpXstBNtjz/6Lsvv+UiIj1bZ59c",
+	"s3zJ9IuX8lKUwUbeIWlAIq5UoZub0xkTiM2o2DFxrxiQyIKJSl09Q4gIxSeidt1khhQmyz7g8a9e8cpf",
+	"sgAGOP12bfxXh696R1NWvCJeH9ny1IuSq8763r7eofaPnpB4SjMa5yxTwPsFq83wRGZFytQueSnnc4lJ",
+	"ktcZo/GUJcSGwingwdJHxZSrvI/0ABkbF8ryOR+ORnViv1ZhevtHT6rqbj/Qx08A04igHnoXbOBdndLF",
+	"gglgejKENbrwI2VgjmywDMu4TODOaWIo7ZNAhK7+dWzoy9Tr2wWHxqy8+GWlHEnpQsG9MlyB6r88/MoD",
+	"Q1IpxwOvJY/gYrbiXlvTlJZqvxJ6s3FDbxUy4bfCpkp3iXVTremidNEG870e01MbmkHpMXeVeN4igxpQ",
+	"Dk5Ik9b36BLALTA3Rv95uHHtKRrChxAEnGzwN65YI/UL6M0UEmvpFwKvLKEi203eosNQ3APKnz8UPnz9",
+	"DO33NwD7bkSqCrIegmO3o9pGxFYQzZsOCqXsuIecxAzqwrjONNO7zRtv4muxCuYb0pNjQEHVsuOIWGrA",
+	"2ibdPYHA3dzqVIPL0iSoHqT4qsfNjN27TuQaHSTUYT/fn7FrKyoP/WgZINQNGqUcm0GjrDrEZzfMrrmV",
+	"l7cRTWWzRBtmsvFG4t6sTFBzmyYCPVrAPQCsaUnB6hv/9R0xHK8BF7wUgTCAV1q2dS18zsKc2UnBwvrT",
+	"pqQEKkQ0uWumLYQ514u5gY+bhyndP8DnGI2cc0RXhmUYrgbwQFq4tsAahXEwrXctMHUE56SE0n59GxeZ",
+	"CmcB+ADfV8wWjAhNWZYrItF8q8xXuDNLqkLj+qP+GEYklionNzTj2pg29x5IDgCPklROEG7dEu9akBFV",
+	"LBbpnbaXuVhD3mK7HpBeS4undprGpWpU1LTxoMn2tL0Ojf+nbBJAJsvoZrvuOyj0G6OctrwfX6R0o5Pg",
+	"NA1AufkomTgKprJNITafqvdYq8GbiOOf6UMlVwSQi1hS3p9FKRWJiukC4Oz18SOjPLdR31LNVCVwz5U2",
+	"7j1duHry80usjM8p1R1+BfeJIVZv+/naOGssBVhP+rcLOWOiCTFVF3ikvOCPMoorNdkIHIg9ACYf4ZEU",
+	"y25YBpD0ilAypWra3yXnTCSE55eCKsOsTKLbIb5hmOs2RJhLSRWJ/gAf/D5C3g5GfmTX5zKesbx+5FSy",
+	"UFcJu7n6aXZw8/HZLxe/nh2K94tn8Y/J3vitejL5Iz24e81GxQ/8U370n7/8Zfn0ugVaVTkudpSCwqOn",
+	"g4uJDX4OJ1bUcov5rXc0RyJtKgjg+FyzMs0rlXI2pCmfMUV6QpLRgHwakL0BeafPme/1gAJ6IbguLsXK",
+	"uMP84ODXx+zpD3/6cHhaTST86/7w+cnw7R9/+PDxdPiXn788+fq/OqKmXjBB5lwU+uCNG92ci9zEWG9x",
+	"7V9NaWpYvQ6IuNtNvZZtm0jkkBXUFMhxrxm6zTB2iOaEGreRBZOSJrGN5gbzGwKSIdjcJXJWIISrYrGg",
+	"21/AmNecSi7yrSu5t52me1BrS3huID6/fVaAeeC8mM9pdhfIC3As1AFD4yNbMpWTMc9Ue9zm17bCkJU5",
+	"z8Q5REKFiCR4cnA1z0zAOpDpEw4acsxZBvz5CflwdkywJLTKFIbfVx6p8Elg5Xqk3cObE5jL5g78gQqn",
+	"LNSGetXLkcx5fk9mStoc4/EagncdkFqVJ79M5JjTBcnlwOnEjC0YzdsTnPjJS/XZdW/pmAp1F6rMXD94",
+	"MatNnNWfxt/xLJ8GROqnn376afjhw/DVqwhcifaDiDzG36PSpW4yJCb0htloPpqTeRFPaxnjz5+NhqPD",
+	"4d5+YMJ87T8aPv/5y+HX3hB/2/d+6/+h/4fgXpBwln+CFJtOKV7wSGgQXbZYSFYgWhTufIssg7QIL8Pn",
+	"vnJiM89WgqLXs95v5jlNaQeS05eAcfgmpcEY19Zw4m9lEQRQNisatjE4N1pC/CRMu9aNwl+0AMM6ZZmS",
+	"Avxp3vVZ+YJDENMAV+ZtIDT53avhM5tFQnpvBuQDGEifB+RkQD72YQlBlmV1Rbx5oATuWmv+vDc8QF5Q",
+	"Isck1sfMntCHPzEBM6B/bFI+YQnr4eeCQBpbtXmHP377CEo9se6s5OskHOpShsK3kt7WUF0hNXoBp1/t",
+	"yq5oDLs4NkVkWljkTVC33waDu+Wim7N8KpOWCM8fsPBmTOqA83zMMsA46+xEhHb7Q+Ya7UEgl/VvOjRX",
+	"u+Lhr8QUIvYhpw2YKtQUbrn1T4hPr551TfEWiLWVN77Ex6qfmVfWCsL7K5+dxCsffcKWlR3bku2tK/qy",
+	"Twrk/ttIffhvELZyxv7MFSUMOTUP9w/3VzjcuiJ/rxfKoPCV28iKVkDUuxpw9afXoQ4CCV215B9PPgaL",
+	"znmSpLWB+NPndx8/btS8pj32ba6qYL+M76vWIwa+xA5A8ikVb/ChkB0BhECqyXfUkMAM0FamhEUrXIAr",
+	"yjhaMRmlEIZuqLKp7bdg/Qk6YBruK3iLCMaUigtuzMyM0/S1SIJOix+tRX2aSQIltXArzHNOWIIOLT+L",
+	"EREVxzRNAfZtnDF90IdEp2IxyWjCEht178z1RUqFYZABoBEqiAQnscx8jDn9+u2JO+DxYMTCRVYAPVnK",
+	"VpgUCFdE/8xVOQItiDNgDrxXVkd5UAqtk7cmgX+dZYgs2c5FgMVXPQPmhWEvJgy/KQFBGrpJeGTiCi5i",
+	"gCE4I+x2SgtVl18jjVfwWPBikIdILS5qQ/1IubMLNCivnfoNCvgik/BhzrJFxivUJE06xvS94aTvqYMA",
+	"+JQdlolFR4C2AZ5AdDvUfwxNEfDFSheXU/Fq0wW/AmDHwc6SXU+lhKsQmxYIiQ4Jy65SrlAUPAugLLPq",
+	"7Lar2DMw1oySl0cO367WJ1Meh5wd8UzIJYSpJS9xioKaAoLA4AwKxi3xn6ucTW9Yhmw0UpDvX1/oI4EU",
+	"jCzg/f3wcWubZDV83Z/xbQ2yX1ynXE1Z4hrFIeKtdkUG152qLL3mHqx7NpyXyLgW9wqKvecqr3CO3v80",
+	"NNgxfW/0LpjvB0SmSXcvIsqVnYZWlFiWDNXLf6xOptfmLgls2JSTUjCbonFLye0yjijBDx//dVOK8AbL",
+	"wLWgfMgLAav1q/UIBeyhTl3dFDPhtytwre/jGtA41raEoSK0GA0bdU17n2i15wZhIBSihFb+ds2d0htG",
+	"hMwfvlmdkEbbxoA534h7pCpLO+VwtIlPuVmnkeubBMStSgU8g0qrZqOYe+iou5bJHZlSVZGAvoUi3kZv",
+	"t1lRKNDN6+fUvvAVzWnofgRK7bp2RS8INfuf67g2iCsNv8cCXDvi9oXIJUWEXLpNsGLoHXRK4QmMW4vx",
+	"en3T6UrsR7SmXmG8fuhOLDETsHmDqs6ZZZiroOfWZm2z7YlVDLAVAQN0EAwqwM4QEG05JqvSsluOnGfd",
+	"1GJdZHIXzvnobkl1kjXXzPtcjrXjaasMQcnWpspru3Ur4X7CPMARLt/mka9VGNS84WheAKYP2znW7FQH",
+	"zFtUKTm7zQfkA81miVyK3RWn1KhNilU5qIFMg3hKxcRGqnHlb7sVCGIv56thyUBnNg5UE5xclGR0nEfG",
+	"bHdjf0woicr1U6o8dsMy03jln9igGn/2ghDbpyZj5H8EZ37n1IMHJ7KtJ8jZ12x0l5thNJbTdotgqz5V",
+	"0hE3dNG+YF0PHoyff+8hkx47BxSHY2MC7hEhxdCmhRF2S2PA4+NzmhJ8+YDQnMylyskT980ipXEd3G3/",
+	"cJXvxL+A/93Pf4AL99/1Li938beGa/fTTCYFJkcUoqsipXk8ZQ2JH1ss6dYJxOtwBdjtIqWb2a3OCvHa",
+	"lPw62DHo4efc3FA8qAqyedddEA58lOt2tl359IqZ9KP1TdKEQUwZ5EdG6I3GBPFHitxxliKpUH/3oTET",
+	"8Os/N5/Lu53EXByV3X9cIh7cKF9NZRzcgFQZmbulCXVW+IYT/NZRaNpgtlvy/4e9qTerqQlxojpHnnmm",
+	"bBzYKuy71QDlsquOSidnk7Yd4hMgSN3yxnSSsYBb+kOhcnLNiLadj30sVCjvvA3ApfpIAUCuCntVA7CG",
+	"c3pH/088ZWKoV/mv6+AM69wVG6361bj3D/SOkpdTvPvrkvMf5rvCAWuejO9sAsDGuwjLuA3B8pAbC6Zg",
+	"TBZ0wgzyVCh8lcY22a/s5H+8OXr+evTdw2YCZNya496L9t7sPz94utNytGwdA9vq5oH7k5beoKVrUGZX",
+	"AbAWbo9w9thGpMI1mWhl+0MZciqmKftAb8OqODcAxOu3G+whgJOG4UtzxC112WSuRPO4nRfZTQiG94Qo",
+	"+EYLFs9thkCiFzHAEfJ8l7wyIpjQnEIY4zERkvAkAJTWKrHFXwLankmlsqHq2x3SfzFD1uHyvSpMDf5L",
+	"u+tuvtOdUjH7SRYfEJ0iLGINFyX1Y6dJivFvHsw+UnZz9Y3eMIaE4E+e1bNCnV21l8t4e0WosZ5JDw+o",
+	"lPzx/NNHx/6vpBaEhE84WEGpVHl/l7wTlyLDbUY1Wt2kN5cZIx4zRv/YvpozZakQ4SSfSxv7/0hdChey",
+	"DwkUpFjobeZ5PXdib3/3qJo5MUTD/cveYO/oq7Pev+wNnn9tsOA3nTpEx5PGap+JoPMScZylBjy83ot1",
+	"55Fh6wOJrzq78LSzBp8O9uORIjMGGUaUqOIabumlOCaGmsUALGD+nlY01Q4Co/AvBU3R+PF7Roe//qx/",
+	"jIbPr37+MhocPA+nunj6PeDEn0qIhZFjQs0fxC4j0gMMjqPRQG+yORcxIGXLvOSSH8vMsHbq11YDlTsi",
+	"A/lwcT5J236jfgtsRt7uLJfgmAfJkTL5Qx0acnOL2m9kq+OaywWOaQZI8I8UgfKkZ9jiyFH/2Hznxhtz",
+	"naqoX34U3X6bq+x/xw5q6ztzoAh1Bq1SqB7BFlqkudolEcTcGmYZI3xUJOSOqcdCeuPSW7CMoBwfk+iO",
+	"qehxJGTUP74U0ZxRAUhAVR2zb3RK31LY6C+uCwOEAy8GWiScFoh47kM7zKQAicnH0/NjEomFaeLH03PS",
+	"00MiIeXt+b/+/l97I8gVUyRheQYcroqM/vX3/3oCp13krLCgPUav9Y9JlLPbXEWXAmgk2G1e9nVAhJcA",
+	"NAArFuJZIgjbMYw8cZEpmZlzdPSei1lkchHDdDnw5tCV7bnTSAYM2xY1BxNsVTiTGWevWVs2G3ie7PgT",
+	"c8+qmgxcLSG1AP3d/aM2dpNYBAMM7UyH27WgSvGbplY78WnwRcQyq54zDvc3XnrgQ37dXisGfoNDq3eN",
+	"KQ9iuiYcAPazvKOvTVe62cyDUoPKG1ohKnwb9ecW0Dr1F2ZP+RFXlVlYhAOAGeiYCKw2nFOyt7sb2S0l",
+	"qm4TqIC8sqPd3b2R1n0KMmevUHVGlrI7Mjt+dEyieZHm3BXQzdAjpUvZLb1SXI96ROilMGat3sKMsbY/",
+	"GI1GXsYvKuIrISNCidkXa5hi0MsdXEbaUPcaqzc5r2k7AzvhWGcNQ8xW1CK+3p+MM/uc/+FHaIz/CeYf",
+	"v7QN8b/6oNsY/OYCm+t/9BNTHyVE3/+pkDkLRc9os4mKzantJ2XJLR3aDEDSPHSnVV0Dd95toWpa0mhy",
+	"0SHCG4bpPRdhFHcm8ntdTLPshsfsJaSGfbdo0retfK/Q0NL7mtPbM5o3Vwp+vLBClbkhqNj4ugssumWc",
+	"IE158lnk6DPceKvRGHVyDliHWgfsHROmd2ZtGqHDEu2FpU1dm9MZ0wdiwZZl3Kg2Vm4kT9B3knIxgwNc",
+	"hwt9kDMrqZXIHuskRpkLTHhlolaWRGWQ7Jy5GXLyN/BXbRencincAQvCG+Mv24HaueotoJ1/b+MdkA9H",
+	"zZcmW4NA3eL3oWMRjJ9LHapKk/Oc/PMf4KA4dTDMJJMFpClMaToe6um2vnE9VyWipaERTrgC47PGb3QA",
+	"UQstMuiqL2+VdhdiW6zcaPhdXbmw8F5Wjl9lsNaK0A9GIFzwuITcomuGsGml8EOTRA5h6GMIMLdDVd1R",
+	"TQWt9lOvDW/wscpn35WNqHx+7lpU+fjMNq9aMVsp+Mo13B+J7a5naguuHIfvMsoVS4iayiwnGb8eEMDK",
+	"S7p7C+69aOt+Z4sF65xkPXTlHdqT7cD3QNb8Yoc1fvXSl+d79g6bPHu+flh1buC3uAskA0wPws8UsvQe",
+	"IyUjVQTSxXa3oTVbq2VWF3AgpEp/b1MW9ANwJNf6RO2SE6dD9K7EHilTnCsCyRgsceN/DHsXLFWCR16n",
+	"jqpRl4dHo1a5kesB5sOKprt2aVQo2y6hukFZdnxU7eUmAP0udueWBqXt42rkUOlY3AvZnKs2Y80gwhIE",
+	"EQe0QF1TxVXN06OKa5SX3r4+NP2e7I/I/666rhFVvSocmwauanfWMQNvSUbz1Sb19kb7R+T3ZG+0u39U",
+	"b4X+rnMrrHVbqpuD0f8mRkCIYnGRGeZKbR8dE4MLDYCGTxFH2ER96zIgDYHww9FGszbAy01VDsxB7lbd",
+	"Mj1aj7UDNoLXWrIhbUaTX6Vgx9q4oHeEphmjyR2RcKnjsZM/FKV3adE+pPnauObbRWGqKdWKrxdp2zfq",
+	"H5PIDpvxNAKQO421Jp3PC6CC7gPES8Ji3Y8k0gOon74UOPwLPSMw3iLRq0Or0qhseYSk6WvnBGhnlWWj",
+	"T2rUzzb+U+Gg2AbDgGGbHPZWUrWBzBNtbSAcwlfmdd5H51iP98lJ2Qj/0bI93qevbdPsVF24I2INrlvO",
+	"F0XuoT0CSNoLwmg8hT3MbFFckbqdbfa2Jhv7UqCRXdFcHFYwz4gq5qRnN8ty6zs2IbnXLJVLMuofu0b5",
+	"6lFdiqgu2FFdSx6TnN7qF0alwLtCZjuDHiqySAvlv+hS4JuOcRjWniJ2SVTa2xHs9Lc0ztO7stO/q3fg",
+	"d5cip7cDc4eAK7B8PqquybLNurLBamtCrnm/0nZgCwEnhj/CqzU9f/Kk5bnIDsRqHR0OVzm9DTz/9Nne",
+	"03aPhxvwZP/pYasa6r7xSpeCY+U1ufL6QXVyQsr1jFGl+ERcUDVra1fV7XwkuAxloeVUzQwHAOlFGNYc",
+	"9ZGh3HEggMzR3Jayn+uSx07CDbRuPTHJFn3YNMivwYHSx4OuUXU+8Nra2EiovSSm+zrYoVk85TdNl7cx",
+	"zdlENmSexJa+o+HKXKrcHiswchWwL4FuWluWj8hc3nAxGRpQc3hADYj5M0GjwmYZKgRpNEEOc9JbMj6Z",
+	"Gj1vEBqrdK5rgIF0ww3OegAaXQ8xHtYsUmRK45kCunsF+l8qBsjChrwa43X1lywBozkyAMX62EQV+ZVl",
+	"8uGSwA3i93uH67GeBLpSuguu2CRjCbfT2+pYgeL1zj0ZBFmkt9/RPJ52CbWe07uXUuQmZrzpnP1IEbkU",
+	"ZE7vhjGWhvmBnd1ymAC3eXE9NKfwRxBjg1gni3z6IDiDcy46d7AxBcYEpm9sD2DqeA+89Jdmmw1tytLx",
+	"ez5mb2WRrbkCaA7NZouOkZGVBdNaxD57TwVr3RorYH0qKWIg9/xEbCnYwCLB0EqSK1UzjPnphwMCQBu2",
+	"ndM1uNdOO/v+fqfQ7XtKKVpRHtVlbqexsuCqIG+lyg+IWk2x1qe4y6VAfaNaE/DQZp2eZkwxYTGw1wCT",
+	"GsP0Rsb0ukhpdleqjYRlelgJ3qe8IJFRMtrERQoN2Cp8fXIpbBnC8wFhel+JCjETcikqT2njJac5ZMJr",
+	"g9mU0RaMQauxT48zxszJrmHQPPXbncr0XbeUvdX1YnojM0/NPlJAThzkVBPmAjgQilt6fNuq0U75MHnG",
+	"5z/pBeK56tq+qH2GSDhOvZ6m8XOL2WzHILoaUKYPhC8wKuKGiVxmRlB7EU54BK4eLYlwBLbmmQ2cVcaO",
+	"LqfzUvQiO9K1h43jAvTOI0UQDK1qXruz31LuXoqoPgsR6cE+ACF+fXO6Jizh+mwLfhddwdKkSy2KLJ5S",
+	"xZIXxpNlzvPccNeZ54ymcqwRSI4P84KWvSKFtujU0FVIfk9en5LHpKcbSB6TvdEoGDHWZdEYUa/fl2wt",
+	"+mtQw7/hOmh869aLov1q2Pbo6PTQcipTRhI25oJjlCSDDeD080XoYj5AGucdiDpmt97bcH8AizxMW7re",
+	"Sm+J5R4WiyAgREqzCVM5gdw0XOC/FHwBu99Upoly3ucy4/GYUHwuI4LpM5ciapHyHMP62S8FTYnJddtd",
+	"PTN0turL8TkcrbfxH3541FzbI258ljLLp1o6wQwIDgw+UY6Mua3NJWR0bc9C2+n4UfINrBwm3MXJs6dP",
+	"NuKdeueMrvnjK6eQGipE14T5Tqa66X94x/dM9VWr3F/ZzcrPAkWUsBVd6JG3cTTAI9/d3Q/FoT3UV3mG",
+	"sYO2FmQBRmULO9eliH6L9M8zKecEcc07wuQ2IvB+OPtIfCj27vC7gaEbZ0xNt7vhzvBhxyLkxZ/mV//5",
+	"y8HNaL7/8Wn8x+yn5bPri73Z6aF6nzwfv6VPitfyaPIXvi/+dPv0z8ta6Ihh6m6dIFtpRlg+JlzlLNuu",
+	"l05K1qKTQqGgIJwISr6Xc/Zr1zzgwY7MJh+DB6yXsB4UwMn6mK5wRvVxKsETxrIB0UYvORgNE3pXxXvd",
+	"lJ7bdaPw+InXDZhPZdygKe1idFWG59aSBNcpmETewoZdYRv+pmjxs1pUWompGoRAQFK8zZadbvgplsWE",
+	"iEUFcEHxHFHtXFhbB7yVLcDmsQGrVLymO1Xvj52n5rk9daPQwdJ/L2OawlU5mJBxWiggHucC7z3rV+ar",
+	"9v04Q5KKjaHAuezOtw+Vw6Nr+r0BaA8Zr2tAe3CnpY/pONmGFht8kQ53g/Si719fkMcym6jHX2Q2eZd8",
+	"fYwF1eMv+Mu75GvUXx0U+2U76I97CWLAGoa+jW0vsS0GMhGiXIXt9nDJE1tgi1C6lf3FdHpFtFtM3r8F",
+	"9S8kQCHUv7oI/VaofyuiC0eTM5kGtrozKmYswW2MXBaj0QEjNJlzYf+YU0En5XeGbVO6D/SGxrJjEqmc",
+	"jscQhuCycalCBj5OIRKtfBbQkhdF7gOnQRMMDQqCesCLS4ZPqX/H11UDZ8qSKwKvO92IQZXJlK1pOOYR",
+	"690S5D9yzYi6NxvesU3zizwYsU+BNbrhLvmbbbC80xWSaXzTDVLjQUaw2/xTjLc/QeIELfW6EOnZXLAx",
+	"v2F9IsuH3Pnd7ER2E2rHWlWwk+CdapYV6b0h9BSksHwSrXa/h4U9MpYfdsNrycDKkx2g1UnodKnkTXzH",
+	"AAsIXmGb09FMOecKSQp2Ms5Z9gF5Mhty4A3HelIwxJpMpZgYSk3gb3D9LfMdR/1q/vvh4cZ41ElGY9bY",
+	"EEtvezCqJdaPnm2suU1I/wVVMxvNn3Kt3F/J+F7whiF8Ay6zFo5z3ZZTW3YjgIH5Vp1OJRp9zUXOYyrW",
+	"l7hg80VDQhDNJiy/oG1J8XM2X5xRMdkolBeuoA8ecx9sKqxkzRLbEhzMbR5h0UR0MLjJwqIkw9cZ172Q",
+	"sJQakMHutUk0gW7sNe8fHU/QToevYMOcvXlJjo4Oj0jGnB7QhTEa4ezs8/vX5IamBSv5EF9dnF+cnF30",
+	"B4TdLigEV1b2nUtRRg1DUFZkdW70gkRvzl7/6fevTt69/+n4u5/efvp89vsng73RYO9wsPfs+LufPrz7",
+	"+Pni9e9H0S7xNDGhGbsUS5qmwziV8QwOWeoFXPlB3F0iYYpyzHxBz4Ra6O4PxzJb0iyBiPIpXSyYUNrU",
+	"mRfxlKQ0ZxlwSCMsnK76b8V8oQ80o/0XByNCczI6eHEw6h+XL7O15EvIbdHvGuumXdN45r/mUkgRM5+n",
+	"VTd7l5zAdSlNeYJD7UPtOG/LgmYKcGsyRpUUdeSglsMYyKB6qG18davBPqbumIyd8QyUcofJJQT4505s",
+	"+rudo/ebdnhcgkEFUojy7NRJdci23BNQ1mYKrn7bDQ2VNjcUD5kBkIMyhD9jscyAdQqjSmAxPs7lgGjt",
+	"/mZAFpm8ZgN7ga0GxFyODPRKYv/6+3/7EUblKLa0m7OibUyrhYtwZ3qbVKzbeWXZ/+CG211sIIsCbJqD",
+	"nSVV8N2UikSOx5uPnNAObKCDmYDxhilaJzrbXRJHZU8iuEdTBD56E2F29pze4ZmLkghmJeoPSOS66p6x",
+	"UxUNSASdji6F+crec0ekZ7RxVohHCgFdiX3JRG9sVJ+WtVKJjkmkh9Xg2cBwRiSnM2ZAKC4FfDFnCac/",
+	"sLsoFKRgv3xQLNzGOAAYndDt3bcIdNBjFNptg+bSmzamEsuA/eqND8Gy+RqxvkC6rYuNqwG+bRL6Ek65",
+	"g7y/lUtPBF3kzJLCdhYHGTrgPvpPWwRmrYehljeNMD9jmbGYqra+R1v81JPhe2Mz28oMRBq+AXQB4rqV",
+	"EM0DCFnPOJBlYrfIP//htPcpy17qD3e3hZyuV9QpNg5CAi7kBy90oQGs7Q3skF0qv09AqxuI8mbcb4WP",
+	"YFyVv0CfGlbIR7ksIdeqIl2aPu29L/qM0fogoc+aG8kGvFbY+hu60pSguEipECwh//q//x+yyNhiYX7n",
+	"4mqRyUnGlIK/DYw6/J5AIqc1vufyxnB9qhlfEIilGEAZoCniwlwcWuoYfCHoCHgdeBbdy3YcYrvet6Vg",
+	"Qb+/Pi+fxHkw+vrEIx/0Lzd1Cxcs07qAmG9UjJ3HI/SAYE5qLuGREKJx3hjv7V75SJHI/fEuiaqXphOW",
+	"n/Owayyl16yGQP1pwcrT13o+aTu837++2BnsnH46h38+w8+Ti5dvdwY7r16/f33xOnx1SPPp5n7pUnqQ",
+	"UoQKMUlUAIf6+ez9oAx5XtCMzhlg+I15msIpsjoOeJs02nu+Pz6gh8PRaDQaPtU/nukfHsnx3mNI4mlR",
+	"lNKNxwozgXasKyzCeVgLaEl7IOpRZZw8a6kNYyrOXDjHKg4dFQ3snfrB9zKmGFkvrAGygrVsJF7lElKn",
+	"UvMI6VF9locPr+yH2l6cWIRYDoS0POljyKx7UFuRPFeXAtKsBhgDfG1jhcvz8d5oRDK5hIsTvFCEB/5g",
+	"K3qX/D4KYyuuuRroeJG+duSx83YMrctxNUDjR5rOhlyQWDcjCx+lZTxrrejPden37Ial7bhlzJHY3JI7",
+	"Rze+tEmEz/wQoTB+XiFokU+ZyHkM175aVEhMs4wD2EAmi8mUKD4RQy4AeRkgNxcLQADImCrmjPD8hfFw",
+	"5NNH6lJEOZ28lIk9hcDlcTQgLJ5KvJVSTOShSYeS1XFvoyyCR1BsQrWyH57+6cP+f/75u40qwz49ME1q",
+	"HmAl0yIMDI9qRzUMfblFPVJwhUdomsJCMQxSdnfiggA7rl5BhWLjIhVMqV3yPSwrakLXY7qg1zxFEOtr",
+	"NuVC728TRXpgH6CHwJxVSCon4BuQ8cxAr/RJSkWCU9JOfMutOHDDFDepIktcgh3Re8lMyKV1G2GXScYn",
+	"05wIuVzdi2FHbK2SdSP1vms1Y0P8LM+Z/3quCM29bc1zf2lxzvmc1Qm8jcJEp7Kubw3PYilAqqp72gx5",
+	"XdeHPGhBYXVmRug+aYI4PUKvfyi42wZJyC3Wze6gci2ut32xmLvdWF1TPGnqgy7/SBGeeLEeZZi4nrj6",
+	"5qcI1nPNEkgfsQgQOZ1shazUnOVkbm91gQExR0AcdTfaTRsN2d95yEisdkiuF3RygddLIShX413zd6U1",
+	"kS5Ldv05qxm40zxfqBePH9PFYlfJQlmOlcd683m8tZJ2LystPSNHpUYaOLXcpNJ9hdEgf5vhlbTKeEVD",
+	"6eIXdT85aHiAwvLDzDZeqcMrLniTyEFllbdEb9+++PChdjAZHbwYrUKa7f8MSGYv/joaHuGv/2unJZsN",
+	"FzYsNMyEP2e6h7XY1znLeEwfv5zymE5ku2gAI3muRn/Q/dEJTjOLi4znd+7qoLZxf4OQk0UD6AHyFr07",
+	"tXluhsDCoL9BWmcdHOlgd7S7t3ew+7TNcrc2cM17rQ26Ky4igBVSLhMZboNs8jtadBhVe0zsI1djylOW",
+	"6CeXmRQTV4T0aH4pjKUI0YWqQkTtyhlOBComrH9MolTGM11fLiWZU3FH9AsA6gq/QfvGhiqiB43m5cgd",
+	"k8hWfWVYOKNjEpl476uMFYpdJSxncY7NjqXQVmtyKUwZkssZM3zDkPkLsVMTyt0xxxrAJGM3csbscLDk",
+	"ShY5vg2Dx1dwlMyogY70xw9ldIYekVrzAW0y1HpTC74WStm31iCY3EuDaCMnEyP2IWgEEL9HinxWLBtC",
+	"SYOAb0QSQGldxNLR3r6HXQ3whDUqkQ/yV56m9PHR7oj0+ClNjsnL08/k0znZe3p1SFI+Y+QDjfUH/9nf",
+	"LpSY5uXBiC92/E6GV79QMvue5mwJSV9jPul6+RPDUwBMFCmo7mqC9UUkYTdA/dHTpmCcMSaaQ2RFzrIb",
+	"mp6zWIokcFJ4K5dEjnNjZZpXmJBVxP7Ft6tH4MTiYqJ2iY1/eFKFVXvi4+IdPKkA0u0dbQT8Cbc4PL5K",
+	"NRyIYqaUSwSpOyn++OMF6b1OXp2fGOM7mvEk6g8IXqzvHQElRM7ULjlnAs6R0UmRT2VmEhtekO8YzWyQ",
+	"Z+y9DoM8o2BKOYKYqXchmGbspYFxg4OvBRLSCsM8WRnl56NgyFM9CaaWd72gvxTMdvRgBGB+A4LI7vqs",
+	"tEte36Jy0Ht6dPrp/II81uf2x6bicNf0OtiYYqsCk+3PVK3x/oCZN4SFIH+pFbZFav42wAKlF6ll8bwp",
+	"bDyVOR6Fmd7I4E/YkblyOA1gSk0ZHDNWAxya3tkMRXvhp6C7d48A/scAPcIRvW9ONBlDnzv44bgwAT14",
+	"iscMdkFSNs6RUo1w1d9d5XCqq9ftOGa3zt02c1uZOW+MNknSltTI3dBOK6JbC+ZaH81V6yy+tqFP7nJm",
+	"uy51JjetOwrw42DjpjRj77mYrWrwPKy/zgHtRoqYHeNJWu9MU6qmWi61TbBLdKUAcg9mVSZzyEzjOQrx",
+	"ImM3XBYKIrLK4KlDvex0tTWb4pdnf8kP3i9H1/852xPPf1rsq6Obs6fFHw/jN0+mr56xk9H845483f/l",
+	"/CAovVmDJ8QwXKZczEgu9d6aDEj0Zcmur4os/foYACUe//L4C4zD14j0AI1T9QckMl9y70suboAFDLE8",
+	"HyMPmfc9fqBqnWs+HJu336v3dU5vOC3njUmRThaG+w8oDdtMypJdA2kT6UVfzj99Pr/68fV3V5/P3ttZ",
+	"4UIt3NhqW5XHUwtxCvcON3uhkv1jkjGuVKGFsxTL3YcZueSkQk2yony3PnY2ZB00kMLma1r4DtM7Gm84",
+	"FRU857/CZZ4taRPGjJ+ZGqQVvW4CrJ0Dw9oJ/xpURsjaDPB4JmGfibl5Ml5Yjqlq5lZXb5qxAZFKDO6R",
+	"1n9JkbKk35BAsdG9MuYCzOk1LE2xzDIG9zAna8avLOVwJzF2rxfJBRPRgESJFEz/O+dKsUT/FmuJSVP4",
+	"Q+sOoUv0d9fh+4VvyiyIzEY/wRq2KlWKx4bwTWYvWh3Bk2udi2paGbU29FNzentuGbw2d6UEpmmRQ2/j",
+	"PNZto+UaMXEhPqNYC8aceJUkdtXkXStqaye5zT1n2QVtvLhrzrbiIYs8liFfI/hetMiOKU/1v0LmVzA2",
+	"SQSiWwhL8lXJN9OP6XWIydvlQwDqE6AFayGp9UAhK4PGM+CJou2NGYBWBGjtWHQte25zxPI6vt8tKezL",
+	"ufW4lNgcGDc+ttooPLLfyoOOYr6kjjeceG5FluvNrSZP5D1Fum4LAjspGNNjbChLE228fltRRCNcfheY",
+	"y+1YpXULG2cUArnXf4vkUJ3yHpUqumVKtlMZMPReFlaHQ5R5uImFDJmcwximlCddJmlB7+adQK5Q6E7x",
+	"seCSbLnqoIfekqsgbHcF1Lb82578+NJSlw03hE6/rRB3VSC3y1EdVFeCN4CeIDUvVjtuq949iNfsMnNl",
+	"GNva9YUv/ICFjYBsnUnqt7ISCMbXd9tRD9a9lsjHcH/11J7EcOVk8W00VWuqw9ci6aStvokKnBRModsm",
+	"3NKOLqByzpt5FP8n8iB696uBowjNGThhzGHo3cnHk/LWeQB3a2oql7oIgKJUHRMbr2m35GHsTKooinZG",
+	"a3sosc7K1xf8yiU0tq4ijw/LruiIFC2zYoWvxtMiG3TZv4lC8T6sh78lA+E3oB085xMhx+MghAcDQC24",
+	"GV/QXAvhI0USznKM/Tsmkf7jk/49sii3GBWIzv4lVeZ61hI7B3wrLObJWjNx44oyVYQx/lo9rdfBx7an",
+	"TtfnjckWrqD/1MNy8M6z8JIQssllZeciewSZzGFEazPdbdN1O2X2tth6jFCWm89W3OPuoVboj2vBPcrx",
+	"wCGvzqcvE542Nb4lvxnVnviiO/BWQk0o1yzbV/hMA8yWwkK7pmZA2dIt5TmngtDFIpM3LCEyIxn7G8Ry",
+	"IEY2NhBXOiqBXfLjVBJTz+BSGGIRE5ODbm0BJmfGXEILn4ihHI+DmF2maerxFw5wXUGyJBwDP6PEthmO",
+	"9djkoDumttpCISWAFpR46qzVxWnXhQG97LyMAvcNTv/aQN5u4ly2pCrMVTF28u7GfrPs/VtQwgLiHwIJ",
+	"qy2A3wojrL7udr1RK3PfnNORCZNi1iDdpbFbFl3NQuMhEvptyOTp3am2KNcGDVvmNMRFREQoCNMzS4mc",
+	"kIX+awksQ0wAoLPhgYQAISibFUIhaeCcJ4JPpnl7GClsZegMxLvRP2wXJ7o2UNmWaxki6kZ8E1jwOSzP",
+	"91zlzZNjoiz0semYsPkivyNzRoUyGPEWiBBNtRJ+tXKo+utOqwy3nwdbgR4dhSCqz3M6HqP34J5Qtw8H",
+	"iFxPEpElhh1y6MC5bECu78hiCqwQmV4HC5YpKeoBh/SOkpcoWPdBLYK2BWUjpyKhWfLZBMGEYFNuGaKt",
+	"K2gzElu8IHOqFIkm0YBEM/gpf9U/0+vomNzItJgzEs3hFgV+5GoB/1zrfy9FFBfw9zi9wucWuf75C/yc",
+	"0DQivc/nJC5ULuc0u+sfG0axiNF4iveMvzIR7RLdcGWp1rBtQD1zwzLI9sPmjyGhWh0TGmdSGXYOzpBq",
+	"w2WGUVOuJAJJWJzSjKlqHKzWpDP9Q/6qT7/XenIgUF9LsFron9fwT1zon9BHvYHqLeIX/WMCNze6K5Ah",
+	"/Cteu5fTDlWu6mqt/X6k6cy096wQW8bbtDW8w5A2DXKUM6tdg3KU0DtU7pTMmSjItaQZkKovFSbc6Qlc",
+	"cEjtvL4jJix112i5yFyG24JcXAqX3O2lBjyyKU5aUXrPADZhLsk1m3CxSz5WMp5Au00pJDwl9O5S6Haa",
+	"OV8f5sA2exDeu+j94O6RFgKkIAxm1KHycLgE1jKAhjbPG0T5BhGlTTzx2j0Vnjaxxw+b0IpVN+exvpVI",
+	"zU6WNE1BoDrlW9jLVGx64/B8YKIIyzQIstkWbWqAk/NeKeaG0icUIuJWzPr8Wm91AR3KqcUaCGw4DEBS",
+	"gytCb/H67MUFiezK2gAZt9prNh6bIBC//+ZdENRioUHKsTDgIAyJLeO7OGX9F8TjUroUkZ4VUO1uyUcL",
+	"55yKSA/Wq9ULWnGA60oBGFFJSIaQQI4BJboUqw86cjV7hHS9XQdnteH6uyZodmors7XuMh0m+VM2WV2H",
+	"rS5E3FVIYJkEYe5bhVvhqxubGz4+/CamdFUuq+5/x7n2wHlZ4XGQ8ewk+VuhftP48BVUhDoaglmWFFo2",
+	"7+QEgODyzVtPfsbGmyPRB4i50ByIzm0EOvkoc5MskUrUS50i0tsg9gTgs9Y99kHeADHhGZbuFC2OZV82",
+	"EwXDx9ruB4sm0qUj0stYzPjC8LTJBRNcTIi55Tb7yHEZNs8V4l8m1giyhMJcaC0cM4eLiXGgHnX48+cB",
+	"wuB1YLfdwt/NULmR3rB2fpNg+NpSXaVAWotuek+zebAuhr5s2fyB0jhXF2NFFfAEkT8jJYssZrs8iSyF",
+	"YSaXqtXi6+DAz29FgzWRsmTCMsRVWWY8z5kAvxCIN14LadWh/8qBBwxRWxXTgp5qnYLPMQy4z+QSllQq",
+	"MXmvvWBc3Ip26CVuPiFXD3rWOKfaLE55nD8U/o6FZdnYm/OpzHI6YSESpJ9XWQIPR88N0QSk4MyN3nsB",
+	"EPvFeMxjzkR+Bd9GDlIlMn/3gJRySRWwhQNX23LKMjbQSuxSTOUSAW25IvSGcjhQ9Y8JovnHZoiUnuc4",
+	"lYoZ+nD9NHmXsPlC5kzEd8Mf2J2WjEKxPkkkERJwV+xQI/5MGAEKOdKhh6LkqnWbpUtbByAorbcGZdow",
+	"SJjFDrNJHhlT+aVAxMCYATmuVbSwz2Gmn6eXDTlsgPbdP74GwYNuJnoT2Uia6Daar4Oda5bK5SnN1hPV",
+	"mlHx3k96NE1LUIk++l9TubSYWCTVo9x8ZHjXnrWgMWqmcyIcFl9TX95xj3gvgy7ixYYBdeNTg0QYE8Xy",
+	"EAyJl7A2xHS1L3uDvaOvLmfty97g+deGvLXtWIJBo55KHo4pv1eDOmwHbayoimsSQ2sK1mBKudTDf/6D",
+	"mPUyIJksAP57StPxkN0wYeHeYiaqJDktwymcxePE19sMKlZQRSZDRhHI5MCt7UrvUNBqk+Wt6cbN5r0M",
+	"0oIlDcFpmPoaZr3Y6O12Rv+Dm+irqYcSLx1jxEcp270p2bKyD66aVHYn6rKAfvN8XqRvz0tnpd2aDQor",
+	"7DatrLXua66VwV8O4xoKY2dgraaLC98E3CVnAASWMSIYeIoQRQKDDXTXkxeAeoF5N1KASQG0xfD0axpP",
+	"yYyxhUUS0/urCSly+zEgvwG2Plqd/pswv4/r0/RdA5KfzJqcgZANtpxKMqcJup2x0q0QmLpY/EaNAN1K",
+	"JzuhA8nQu4dz617cOmzCbRdJ5+GU4i0VSasR8tf7dpusdS1sOINhQTyHARg2SeXE+1xmJAJL+OqGZpyK",
+	"mNUQjyDE/b6hVXD+azFl51hwy93b+kI6iWfbLd9WvmHPPyaCTRD4FcKD4aiTMqpN8srADp8cHGxhHrgz",
+	"YZ0HMqw57b62ah24warZBZV1XpVpJ3ZuRg3bQ5M+rqP1/U8gM7sHyOmc3l5YmPs6hc4kY0yRN3SaMTFl",
+	"+nBHIShtTlOCL68uq8O9trb6YcUy3m+yjOdc/M9t3FbwsB1M/W9Bl2bWlRtXb/49PNn29GghofJirRIg",
+	"L3fDMc4Y+5UhPjusw3xaJxBsHrrzYrFI785ZntuU7OrKs6r+TUonDarvX3//b4vlBeoBL9XAkw6gY1rX",
+	"VfMdjoC5oZO3d1BpiZc5U3cdYWCG9UaPUzrRBhvYq9hCrEV/WbbT5FnSiQsrupZy5iBk/vX3/64I/d4q",
+	"rh8I9ZOKiD8Ji3idaj3QrUFg2INyUiwQOUpXd3eGrvp2yJ4nxHGc6z0JU63AS5+mcjksFmTOlKIT1s73",
+	"at1O91tXXi1tunuvCKuVa+oMbWRMkCYTWc/RoYL+n6m7uhzOzNWlxRDxR6kpaCuANg9jXNN3QAVC8iVL",
+	"bxiZSrXgOU2JfSFGLMsiTRDhTevnubRym2f0DqR/d4XNajPz2UNzpze4P33CdHBG4oTC4elaFnrPMRhN",
+	"TCSGYBUBbbSqIzm7BdvpBvzqcsYSUiz621CpB5KsFjyujsBpxmNw88uM7O1jdGK1qr2twt9KenV8aSkM",
+	"YdHPbpA1qOZOSaVi6j55J9/OfGqkb4V1uwLbsP48g08EKVeZWkih2JoMxXtg+rZM9YDp8dIMp1TMfpLF",
+	"h3J9fxtLRNTcfuXQeikcTkhWG1Yfvk5WCnT6nbjheYPZ7pTtxmE2XrT7CHJHqWyBX+IB/G+WEwAU/Kwa",
+	"s+2+NZ6Tj6VVRcNqJ0m5gSBE8KWyO4O6uirHxZ+2ZgFpNEu2SofavLLqsCErEu+/d12ztzEv7q+PV/fg",
+	"U8x0IXNGUzJmLLmmwGXWcT++n9btQLu6LgPIEQKgjMJtnpgokksPW56Kio0wXPLEPrCV7/LBdHg5Jxf6",
+	"S3Ini/8f+UkWmQPWm7J0QfQHxlrbXTEVRi2tg6Amr7dpnfiqIs0DB7rtxaAEaNq4Bde0nF5wAFyrLGYY",
+	"ptzs7rTAxq1uT2Xzm/vexMz1SWtYKgiig1kRzIGx2EzgMXGX/lIw0pMYDQXpPZFd3FG/BFLcGxGJJ8uU",
+	"CyQ8Lo/pdKybrN9md+FaKpT5qioQg53boa5jeEMzMH11ZX7PXpmK/c8+YU3+Ry/NC8txcfPQldMVe9v8",
+	"1JevKzEcZoCu74idMjJjd8eE0XhqQ3vsN48U0UNAeooxEll5u7hbVJHZ7DzXcUdM60ICcUEnzXeQLQkz",
+	"vp2FHCAoC1BUtLA9tqesABKHez180Z31wqeuCIRgGYxQoE0hPX0WZLc5wN6TP50RPXv9FxXs0JiKx1/0",
+	"51+jtoCfndgwuHff63XaGz7/5t3wYzjCjPXpcBclgUvdQ1Nlj9Hvf0Ge+ZjwckxeZjKejWWWPMJwoYN9",
+	"QtPFlF6znPQSPuEmdDOm4EW4FCnL4VkbH/RuQN4PyCco9Lk/IIXgvxTMZib5+7ByHFVLdg2zdCkaZsEc",
+	"2YEEnE52ybuc8ISJnI+51rWWDohiSqWQuVa7GYMiNH1xKTKmZHpjQpyQtNejU+D51Nxvqilf2D2lkglY",
+	"YwD3prrmtzsZvv3jDx8+ng4v/jz8y89fnn0NeqWrAtzA+AVcRUBxlANtK8nlLom0YEDSelPWIulFVo4A",
+	"gEJPGU/6u5ciciw7JpFghU9O17vgLIaKS04eWCsrMdh4RX99Byxi9oU9lVPIxyU0N3wMOesPiMzQDUMn",
+	"pQia3Ncc8mH1FBVZzBTSyENGfcn6UxL+PFIkgjVh6JvlAveP9I4sUhpjTBo1Qdc1ggcI/nDd2nG8Tm4A",
+	"qtupXzIwhWoWvvDPp7r7uSSJLNuie0BN3pYLvmM3WoxjQ20Pec7gmEqkYLvE0bpfinzKs5wxQcacpQmG",
+	"EIDZu2Cx3u2ompFMLjF0Ghz2WGaJgmTArlDwr5niiU36q23MCkgrNurfE1sObvK1dCLuV8Lpu0Q18T4B",
+	"pCrQI6sBkWnCVI79q0SytmQs9xnMDKLsvdxWtpItAVO2ySmvAvhshlgBmtq2XLZWtDY98NqW+zrYmWQ0",
+	"Zh+QuSHMcKFPV4SOc5aRCNoTwekKWFC1DF6zWGpNjfi4u0Hgn0mhxa95r2YJwSKPCGB0KtIDqAxgxwNo",
+	"jDLfrNWB43tdm8nm2DIvvlXcB1UzF/gRBEd+aYXMDKEJ3VkZLM/RgwPySsbBdQU9U3bUTCyAHqf7rShc",
+	"ow2YG/CdU2E8I5/P3t97ivTYnQJxeqg5GZdZiygVqMSWrZhc9Y580McWNAa07GpjINJtvzK4zoSmLMvD",
+	"M2JqVdjcoHfOFjk3fLLNJS7YfNHA1/3gMS5UzcogF3zmmzqx4YUeUp6lCdz0DBpGFhn3jIoJa8PujwV9",
+	"/N9yI38vJ2RZPQl5JJsdL+ktcLCFHwON60mp51+pCEJddGpSUFvrwY3Vi36pop651g7KPdyj1CsH0pv5",
+	"mr6vbqTVHdHbToxu23wMUbNXMt6SMiNx+m4bLI390abkVay+qd31+IhYr0mDMFNKzVUqJ+CN01uboDg2",
+	"eOOMZRcZ07Oq6JiBVJSg/MaJg8XiVCr8LRBosfq+oB3qdNFKhnvOhDtj2P7wOZ2wxwt4J/7+twUr/1iy",
+	"64X7Y8LHQSypLeydMU9Z69uSOYp8S4ioX1n4oi54s1HezV/f5QztZMWyG5aQnrPM8TgIoD5wSKzdBz++",
+	"2etAkI7b4uai473HuL22Kft8o9qyYzioCIIZL3szs3kZn3rb76pFWGRAPGcND8LVLjkhthn4WW6ohHF3",
+	"XbflIjbSpYD8N57fmfgRvL63GvYFiVK5jAgXYzkgke5mMTcn2imfTCOypJmAPK3IQslHxP5WPROmcrmD",
+	"0lbMdwY7+nEfgL6yGF2p4Bo8d7twk7jBWMR0zjDHr+cd4Mb8Rh/i+YQL1X9BojkVBcDEIH8YCFB/QKJM",
+	"FjkXLLoUvcgq8gjZKPEbXWhaJEnKIlIvgp/rErRIeH5l8N5XCl4K840uajjzYHZWq4SPa8dsbLtWhtgk",
+	"PazwZr05+S8GTNWy9upglw+HR7vBJ2988UgDh8foE/+AonKepvh35G9/Ue1UYw8ylunjUvTKewYek6wQ",
+	"gmUDpDw6tlcAiM5gBBomDbjXrxlxuynpIYnIMaFuPQh2KSC6LdNmfKQ32Ki/63OLvCDUzrCWlgK4wfHU",
+	"j3kDZQaFKQYnC5bwnCVQecIM64qQOXEVH/svsZfECHABrdf6MMnoUpDrO5PQCMBZ1Rk31w4JIndhr/Qq",
+	"sjW3uKQw03rhrMSgQwwY7+eFysnUEtkb1x9kd+Z0QnqRrjhyvia94xCeH5OIG5kFbwxESPOcXQpdauCo",
+	"wXmuWDruSEkNrh3wSfW1uN1dCguXoqsMuejcPqN080wfFM25GnNLKBdT0QakZ2s4is1xsHnNcGjpQNtw",
+	"gV7npA7uO77l34Hu88IQPy5yPWCWaXNAuIjTQvEbpHBOVsKSK7v7F21LvrHByHMu9O8HB0iGsG4q8LH1",
+	"R5XynSZ0utMT9R1ePz7A9zYNoz3kbBpIr/uYAbHzxgbo6+4/2z0ylC5eh22qhBUQ/cTLoL1o6gmjjppJ",
+	"ooKwWxrnawPEoSG1kPDLy8QFhOPvBy1jZdNibWKXN35vgjcq5fdhuQKfd4uI9/tEuF9M2TzobEplkQG/",
+	"1tzdEyDLbUk8GyU0m1XYfvQHcBadTGs7svlm9f2NsDUngmyBXOPFNzw53BiGcpHRO4Ob2gj5m2f0bjex",
+	"hWAz1R8NEXaBxzNmHHG4AbuSq4hW3wwCGluxDf6GezKIzByUan/I/i1ItauTFgKqrU7bb4VTWxOWXTti",
+	"77lg96eg1rVfablz7NOrQiYzPXkuBnLdQH7yimqBm8rlK87ylzLoYXerXm9e1avtyjHcDzS0ymXtdEIh",
+	"kwanwmGJBosyo3fKAqgph+CMAJykt/evv//X0ci/kmY0ng5IwlXORZz3LXorACsa9Fb9rKfR/vpzVMNt",
+	"PSQ/Msg2e/fycwWftRLPvlHTVEPW1jqYcBzq82FHc1CZ4eAKvXVJOqsiO+MG68PLLD6uoWGZJEs1IBGk",
+	"XkakR8skzD4eVGrJl3WAkr6/LRjcJo8VENxYeUaFGrPMUNjbv5Dz3uZvGl/XlYF52hnsQEugLr8F1e2m",
+	"MfuzTNYMHxOWmTRBgZlckl5Ujkpkh+MqlQDqCu+P+gNiE454QOe3NLCdsVxmeJSIR+2N4pA4fIZMb5Zo",
+	"8ft2CGztiEpdsmej7R4G2z0hyuTMwoI1sVl+Hm3UxzgD+HoFo5b0opgqQFC8pjB5/7E30gdZADk8qT0V",
+	"UwHnXIOUm8sq/o1HXDzSNgnc19tntSxcy3yKSqke+aEbscrVvUF1fBZzuliwxEbm1G7dLV5jQ+Y9XSx0",
+	"AxHexxaG+B2rDpdTnuqe4Vv0MII7wPyZA5jQ1Fiere7jLIRk+L49aWItkgkjvTzj8zlLBqRYLFhG9IBB",
+	"/Aeesdmth/ZgEnIAAkIYvlcPL/HTq5dvP+00MBm0GC3kMdCtag+hzlkwJBXiFM4ZEycB2f7oIo1xCMy4",
+	"/7/svetyG7m2JvgqCJ7pMLlPkiIpybKoODGtku0qly/SluTyvnCXEmSCJLaSACsBimaVa2J+dczvnono",
+	"1+hn6H6T8yQTWAtAZpJJiaQoya7NH+fsspgXAAms+/o+W95CxdQ1v1loqcjC1a1XqrBMLtpstDQXnR35",
+	"eu/EGd3/CWtWV8guBlS6RVaNLV5WGGZ2K6zdfnSnoraAkhAMEHUMqK9FueI3ojqQ49RWUfCKqRMZ8A4h",
+	"J8WPV4vClG5ULlSp5JAZB2lIRwrDVe53iEtOAGa3PJJK8Y6xo/yRzmlp99SSW+9CX1xNlVUkmQzp6cnx",
+	"u0K1xj4vgLyGozyUSgNImNDxFA+yj225g5c50TLiPfN1ujTpyME0SgqZw4p5nlzBpBmQn0R+b+TPaW7r",
+	"Z7Kyqbx1kqRgHxRqNuhfQtjmZROb+XV7jeVbIwt7QxMHohIdEdqBv9kKr2vGRrbAAsIUNeL9iIRBoRuG",
+	"CScDGQMUjPltnNgKQGnZauzDNL1m9mER2smqUiMn5s1mH4dmhUNfwqmQUMO/EMonmVb2o2ZfZEtOBJuA",
+	"WfpM+eej3hwCOrBfk0ZwbwxuD3G6CYTtV59HMoeuvVIbZtbBT5+5FEvEMkw1C7bfG2HcXJlMjTW43i7M",
+	"gLqZL2cOBgvstnJyTcbYsgD7q4VVXvh43FQkZj1NAHpVkW7MaMIiyEpdj41xpgYs7r3jPfaSThVadsZU",
+	"4ZAAAcMKALBpAriG8A+awlYfkRBhDkK/n4iWbWHUA9ZFpqacM/UQ4EhiNaU15QZUWRwUC3pEynv1w8oC",
+	"6CMLCVLoMyvY6ub1hUVBORPuVipazYYenxuwDKliH9dAnOlSzfoymc74sY0V2rJXbPjyH2vpTp8ze8cS",
+	"VCe5/WIHh+ANu8/37eDw341CPXtdgGH/EUvPC8q5SdlYpVUuFBOKmw9vi9VWiz36cMdyPMuaDd3XW6FY",
+	"xfZv+e+d2TKLddR7KF/YtI6qLSPRfdn98itz4u+ZM71hkX8ZM7ta5gSa9ZF349qdy5h5ZYGC+h4VRfUl",
+	"xrVYZp8m/Ue3F5b4Vssj7+M0lsbfJ+1xvd58Tk4sje0a/D4LVvKC6wcwvRwpgyoyrkjMsUT9ruXMkoSt",
+	"yteV7rVGs4CDfT2JvRY316KFz2MIrW94uEzx0sYHKdNcoq3A8DhqiyKDARR2pUaO054VpelUZVtTNm8L",
+	"bAjm6656V5+XnEHgWuW+tfZVsX6CWS9WSDZvtP62cZ6MtKc21+oyK/zUMsd10Vd+bYZARnSsmHL5Ic4U",
+	"KUN+yYYZwOuEWhiMvQGmp9Rp7hAhOCtHsFFIwtR4iEJlmHOJ7XzndxG+bH50kK+z/XBaOnxuiK9B8jye",
+	"kvDv7dKf2qV/hFjGAkkSeNxMXuRPuWTIElm/V55mOy+xbu3gL9bgtjJziZd+TOJFcimWNILa6Du3FcaV",
+	"ZrBnjay2RU16QAUJezxmrjMODIYQvivvC1mYDTbXF0W6zz58H5Afz159H5BPrHNmvs33b14TqKiFwKSN",
+	"m+yT9/w7YkHK4S8vGodNMuKfWayIFNA6FrG2KO/uBo2Dg+B5ve5+5RAKrgSWTTItZYUo63SE/zGiiX6m",
+	"SHiCBaBV6IHO8r5d/PS9kaMJ642V8c3QocIQF8FZWXfJm0sdLijYoStxtULVlR0rkkapgZygq2bWpUY+",
+	"eSqP9K8pgXZqvD9TwH/fFljMAG2rGR7Hsu3kJDEfco3hbyWHjggSqsegKAzICXsoNtTsJJdKvcP3/8fC",
+	"rekrszPbs3gD3bm2S79YIQDsAtyce6GPrc3G7Ttri8VZMp2H8BorlmTAPJYO37/37yoK4t+OR7ZED4hb",
+	"CqvzsjMr+ho/0ZhHMKkNEWRETFO+gmMFNq972B09EfbRBXUTvwelDC/jRvh0N9h2lxnabKBvgYBagmnd",
+	"U8pCDJ+Nll/yzHAuNCvchptE6rKxcTcxN9pVcLcyI0aUjVUxigase42Zk3kzZpU+DkfPn8utFuLqmUm+",
+	"ZbOxr+f1W/IXdz/Ulyhmw2nPC0sNDzOlhnuL6vKmuDyzazJLn2SnstSXWVwUYmEmKTHPw0bvFgnh04Sk",
+	"HNpv1AJrFCgFp0xdCWl+m1qSQbNS5t/wvxWgLBwb+RYCUnfGAzMXwWKF82i+R1lXDayU//U/X5unQ2OL",
+	"udPuiHCmawBGWIJVuxIyzfPgGPKtVyXbolqY3ZqVB5mCsqKmq5gLduVe7juwbnvqei1t9xRlK3r+9xN0",
+	"swlQa4JFyLs5RWQBGl+jTbyuWFyenOwWj9ON+o7jc25hn9bsR8wAFi2EJYKDl0IS5eJI5rdnijCaxJw5",
+	"dK911s4K6Lvi6SsgGuUZlwuKU9Kprz/YNbvuV+mB1jRZ0Qaxt6xZkpBm9n1bpbgapUyoHhWwOAVffNQu",
+	"B3iw7AI+U7BzlMWvnZIJA0wP1+kzhniWmcR9zuFcKmYJHMW7l8c9ZM3lzazCkjsgc8eH5SrZotLse+af",
+	"kimq9vUDzsRyRyO7lbI7Mb8KdwNFzn6bdWTU29XUTMascMgcxQSs8BOJZHcM5aXlEPAeEKcDAB/CCgbG",
+	"sDJ3gAUxK3/2azZdmMezzM46f0Zms3ZzujGLz3Rc/Rut/lqvHl7Vqv/490KrbZTI4UjPVQffrXLzaBMQ",
+	"KF5UVj1b38KmJf/iIPsh79olbkMt6HvILpPffND+AB8umpE1Rp5MqCL+UveZodP5N5n030S/72TuqSZj",
+	"oXZ+S8bijdkA8wEy+GXTon5V0TCLADkWb4pO/i30/0VL/iR9Ewu/fVH7ROHXf6wuiuKtV7OrifU29++m",
+	"8KU7Vx05sJHb9G898zfXZVGQ5rlfn8VxzJLFzQ7gqmC5DDQ3q0yHAvhgRIrZ8QckhCnP/mbmsVSzhhnW",
+	"D1REstdbNLBRIqMxcosN7JWkw/SEMbAloLP1UYZq33Vbs0hmrMbsSBB50A8bY7eK+XGv2T9ib7+1haSf",
+	"8BhwrOlYs430kDQLimBWabaZCyNQj+6bbs6ZLbF8A8onqjR7J4vY+tetV1o9SGhvWdOC3Dz526OxublA",
+	"2J0XrsPf5u75jiq2Hu/b7RpKaZbyya/Gob0QO9B2Ls1zaZMywCkjIzaUuQoA16jcDwBtFRr821jcoB8p",
+	"5b/rAonbDJU9kDiWRxLr0PI4M+sTtRUTt2aY2haRs+W2R6bWLMPABttzhrstPav50LP9qgtlzLnfVR5k",
+	"YCR5jMj6SAdgxilvWJKqA2g140NjpCTS1rt3pdB0yIV5MwxWjxOB987DKmXeMR/pm7HUCjeks3NQgzjz",
+	"pwUwH7SryY8Xpx/SQvhrNrVI5VxhHK1GfmIJ703bIvxcVSwxNkpV8b6wAVZLJWW0W0InNrtr+0lGNFG2",
+	"UGZYWL1SiJ9hYwZg3RFbMx8F5Pz1Cdnd3T00w/t4eYJjdtnoIY9jrlhXioiMEtblCvTkR8WAPcdoY8jU",
+	"RjC70FiMxg2UNlaIJQwBmQx4d0CGdEpokgDQzRgAO3Alcg0CzXrzebW+W603L+uHrXq9Va//bVGjzHxX",
+	"UKEX9CbCGFzC+uOYJuT47A2JmGedUNj8R0mPTUiPdrXCyhI1oCNj2I6YiCAXn64etK5BkA/+/UwR82bs",
+	"tKdFAOMZ43x+KzFf0BEQGiuJTRTW0c3sDrguJANG51YN0QrtsVucblvw7meK8ChI0Ui4mNnWDjwARwqt",
+	"ktnl6DGs/J53FXEDhJUWSVhX9gVXDEAe8DlxwmgEVl6XAQ5OZ0oAMUFEtl7GghGxLGBmOYT/9OmDZevu",
+	"Wb1ef74M9RiMfUmmKZxJPk+9mjeKaWXrcuGrLcvmAv9rTkAda81sxGIeijj7CY2mxAGbEyqY8fP99bUC",
+	"MQLPdSbbAnmSYDwd4wZIQjqOY9uQ+MuYjTE2uV4QMbJtJu9vQ6MFXYpjJVrKa0B4yUguVwvmqQAXvDZT",
+	"Tc5ctn520tPc23qUxywi5R7WXpl9CD0zwpI326Ia4yyZGRuph9v4BfQ72NKthCAnRcQisl+vhxW7hFIQ",
+	"Ne6ao1FbZq2WkjCkHE5w99Q0UxoLxMx/ZercKivKFnj6mzsFjIU7M4PA8aSVctrIPGMNxbktCcxFsFF5",
+	"VFmKNZAvS9lutuWKqYIiPN8QnxS2yIRy7VjdqHE3R1R3Byw5AgA1QFlr5c4LV2QMva8TOgVaEGyHTW5Y",
+	"0hZKy2wDaYZG0BwzI0uTiEWVIxJmQU3w8XZP4fUsIs3Pn4/aIsS9GragGxVr3uRYd+WQGb/X1zim1OQJ",
+	"0wlnUT5Ji/NF3DaL4JbicwQlfMmChEdxI+RlZtDPFPnh8vKM4LVHpI6pjrFIjLIFQCezUHzIIjN4e06w",
+	"f9LN14aD8bDvHx6udvQXCuc3WTGNuyGzj4KcsMxkCjICzEmVWyR6Wl5ZhKRjLTdUxV2qaSz7Y8txYk0F",
+	"e7ZVSJQVQc5Es29QpDugIyOC8DkOYR9eg03a4Z/mykbnXlqDq6CSTpsv1MERQNCGCe245d2u+ZNtXwHs",
+	"I2AGvUKMLosSZ3/h4kbyLrsaUVj3kYx5d1objTsxVwO4dCKT6yu0GpHQASVSHiYmmBNZCRvJROeeZExt",
+	"2evVItblEZsJB2eipWYSfdpnQyZ0rccFjfmvs3h2d0pIu/gXGdl2GyV1UTUy6tMof1ChRHkBbvga4Za0",
+	"4jgT+Jqd3OzC3aeCeK7HnvJ4nCxifXqN2taeNEUUd61+MVXa6creOE6NnjL0rRr9UkeMPntRXsXV72IK",
+	"Xpp9R+nUKLvFZoLx+kE6awIBqCJmxVpG9nuOhPWsKGiCXiB+M/LWnXIYnR2Ul8E53WJGOiOUIx4h7QqI",
+	"4bawuboXxNpgCybl3jNjyzfre/eR4r66fJ64B4Rg7ZbC1x0lkRntbqsd8XPtqcnwcs/sg9wHmNnkd8Hv",
+	"2lNzyZRelOLLmnMt9B1BDjvCFGNs+GxEUGT6B8ASAkqfa+WcOh5rdDPnSBb9jetk32buv2PST5Nkm1n0",
+	"wtxaZtkfLaWW/dS1zEotZL7KGFZMRCPJhYZO7hCOQ0g+nr+zJfkDhHEAnQp9JaAsu4RGUWKcc4Wbqmzr",
+	"CNuC9ikXhGprJ6ReTyXwOAJQxI2BjRFVaiITgKbpJbQP+pScs4gnrKuVa59pC8R79nbn+gc4VzC39+LO",
+	"zMwnmVyfGtOiCJ+HJQs9HISttkwecsQEiyACHRDeM8b2WmUQCMO1UInYtzkbyCyqx9pdX0/cn8Jm3qRw",
+	"SLFL5gCW1LTLEoL4b5pnBVEyHpshf1g2zbLROrQNsWv4uWUoNhzxxcNwQ/uUQvarpnQYeUKKYjaM3MoH",
+	"/mAtqlbPF1P5Q1GoNOY+dUZa3w3yvlgcnNtDtkj/zrsk4GRn0KPNJTYinju1hcU1MrmuwrVq57eJG8OC",
+	"6pqZ01UQfcmNAZDGC9/qr9v5LfNM+86Nlu6kM1rddMjevGA33roz3Jd8GqOicD8VmhYFTu5jWRgFm7mW",
+	"W8M7YPf/87/9dxJm6mDtX/zDSJmSVAoYjc88VUSKoi+TooekOPW1eej5fO1tJjiQw6BffMovEwpAIMs3",
+	"ts8Uus0plfz6nHs+DOkEQG0WRXCZsv47io6XnHhB7ci4KEdr3si6YyNOLwBGGs2hEX/LpsdjPSiMU+Vb",
+	"NSHdds2mxtijURWsSNWVI3ZEXAwo56/88O6AHL+8JFz0jefizFY0B7l5BSbAXAdUq/S5Ske8ijWULqIA",
+	"IwR0HUYTlrix4r9eO6nz46fL0hzPMFqtlvXlmYJRKmMSXzMjPM2jZGKn1yLfwRMB7mK3e3xy8uri4ury",
+	"9O2rD/AX6LS5oTGPSGOfDJFpotYWpx1trGfjiAETSML6XGmWBCSWffNDQhLWS5ga4LwRw7vUshNIJ2qs",
+	"YrTDbniXXZoxLvguZERh/+GVz+yEAiiEEoiaRDVcxEWflEPkHbHFczvm76gNFnwCvLDqSP/nvkNmgH8e",
+	"F2bVF4zQpRp/MXcFDjmYfGKdCwm43VafQfnZzkT9n3DXf+AHefnqpzcnr2Y+SFtMgJGlk8iJYolyAFKK",
+	"aZtcVTVyjF89ln2jsCPaNSZ+ZhPCcNIFWDBvc4C46EnHxUS7OtOOay77r1kW4fR5F3KMJ0eNRyOJCCEz",
+	"VXLmimQsMLcdURDgzhcKjD8H/LyIgCl7PQ6Zboi1ukK64TjWvIosshAgkIlqGQ8sYV2qLM9vpgbPvC1A",
+	"OC2zUd0F46Q7oAoA/LHjHBGdu0yosSI9zOv+8O4gaAvkFIGYdBbPQ/ZV4Oo0Mf0LDGYRcfFscEhpooX5",
+	"Nm3RFv/2b+REAg4al0K1RZUcx7F59QBdyYTFVPMb5vDpAC3s4/k7V4sAdBCRbc4Jd24aIRklrMc/O6yQ",
+	"2OdiCCmHfQm10bWd7jAC/zLD2E41utOtnR240XjSrRf1F3Xz1JoZGtSCIGADgM7QIYtPqGI18sYyuX78",
+	"+OalqpFLPmRK0+EI/zpTmgHPwnZpyCQQrkj4WxvTCu1Si7RLuOst1ihu+HYpIG0r4U9kxOBCuIwLjZf8",
+	"Hh4BDi6NIkVC2wcc4sz//hvgbgQOwPT3fxiRtldv2qt7DAtW8NuPBR3rgfkqZqNFSNeyV2/Yi80/cUmO",
+	"PdsvNg1EkiFtM1D/Qh4iTaoTKmzCKqNZggyE7x4885xqhj3/jn2f7DUPbUELCc+ZTqbVY6gdsOeclG10",
+	"sgIP+AQxdjxOmsKWgSwdvaEcPDZjvfQoj+WNEdVgyRj3pGIpUC0kohvXfn0XXm4WMv92C74dsRBrZsyr",
+	"rjLvCVsO3BMcBotSFEBKDkpXEx1Pa/Bcm8O7GotrISciRHYeB9ToEtHmKbFU2qYRunI45FpDt2bCRswW",
+	"pPlUvh20z9eGbyI2HEnNRHdafcumYc3uQ3fHwJJc0AgYFcqNfQItcbYNIiDP68SjvptHGy2PGr5iU+L2",
+	"XKbIzLAv9uu77rznFG9bvALaf7/ocLwg8x9+ro5YMuSgv+2+TP9g3gAxLFvlk/7yTBEbY26LRMbw7WPg",
+	"ofYAcu5tzxz3D1ZOkHMZM0USKq7b5iM4e4ARGg25cP8YUkH76W+WDVAmwJjd61XcDzecTVhSI6fudYr0",
+	"4TR1gODaYnNA4Zj5Z9UdwSNC8XcXfoMoO/6YOSxNV5ZmBJe7Fxb5OMuBPqRT0mELMDTKFh5FhZUamfkS",
+	"ikKtGxa2cc2qYO2FZCAnRI275ixmqdYV0ej6t8wRdOTmuB2thMhKAoRsIsfwv1U3OnwgUYxZcno4MTZm",
+	"abdcSi/uMD9wMi0vXsw/n6n0vWXI5XskGAsTnr26Yh6ckUPA9sJ7wOBtEyJWoJlRmd2kyACxrXBgbhDP",
+	"IG3KwTisklAm/dlFKMRBQXIZAMlatCZ9ps3Qdo9wDWiU0ozZ72NvqJofbX84qB/kTAP9OQxcIhkAZP3W",
+	"x489GUxx2EIKK7tAIuaHmi6rUe5VLmzFGWj6Khdgdwcu7uzsfhXAEqdGobFWIf9ecYLBpbbbwjgfcPxs",
+	"kqED2wFqCi78E82ULJCTs3LzERiXQw/IWWJ0T9QWr4RmySjhirn9jkkS/CgiU8pC/RsJPDx0Fkg27/FM",
+	"GVukZcb/xamiLwhcRb60xZdqtQr/Z34OLXVjFVnNvpCQjkYxx5renX8qKUKCF85VCn7JlKhB8c/sdZl6",
+	"0y8klhOWdI3SG7DP5If3xyfVix+Om/vPXV4woRMv8DsymgbGrTNGmqcyy09RsW7CtHlpW/iSWWuz8Ajt",
+	"Ehgc/icsP/4ntX8yurFd+j0kZYyikHAmFgNAsRyI69pCp+VGga1FhcOmoD5VD7yWu60MFFDhoPJz5ApY",
+	"4eFWE2DJTq7SAsqa/mQHZnfWn3z9hVs79xrctVVb/etPAAppV/SblvwGMzW/gTNnulIoTc224EMkF6QJ",
+	"V1K08JibT8yxVgHNT2OIRbzXY4nRZhYsSkRgziCg7jWbOiFjvxxGCzyqGFXm2egvUk0gYgtQquFkoFj3",
+	"ypnQzriO0Kpy38o8vMOUrrJeTyY6h3pl3E+QdwkIOiEJHWs5pJp30egx0s2HqwZ0NGICRgNylNvqFAQA",
+	"tiDwgGaV7n9r8kBeqUqyuTEwXnyeGs1NI9CPoFKq+fkzkqGArE2JoYpSV4T45BVyokOBTIf5dJstbJUx",
+	"OiZzKTaXXfNpNfPMTGYNPQAjflzNAIbKVdHxC/Np6DDAv2AALyRlTOybNyyqr7IsMdmEdbi4pAIUTFFE",
+	"254UaBLeSStYQqsPETvel3Vk9wxnSJ9ZUDV+REKqQ1JYgY6uG5ibcC0XfdRPt0h7HB3WRCqo+KYzCddb",
+	"Smfh4Qurn+08vTXdkRE3J1vGkRGlUAeBgY3dunHkFXB92t2Jdrg5J0gVmqkAQmXut7iyhrQv4UDBqNP6",
+	"aqcwL8yaxlyAyiSjhAuw8Ggf/2imGP42YZ2rcRL/vmOctp3fNO0b79G4isZxwV2PuH6EdhOpVE7fm88I",
+	"ydHRKM0qW3IMkGAFyzXzoiLYZuXL1vJmg7HdUyiuGrnA8IEc68CiNc55Z8YrTTWXWREvo9sidMMwnqgZ",
+	"XJipXp0MmPVGwdJxxKFg6KlKQBQqfDN181iApgRIO6gtw6FXuTAizdwHa8LR+6UkRU/GYFPMu0xgn5YN",
+	"DZ0lcpRwphEmDgpdfHI8G0za0SwZZtOCPqhUCko3LFEYR2rU6rU6lL2PmKAjXmqVdmv12i5SIgwg4LtT",
+	"m7A4roKHufPPybWq/dP27BRytZoPD0rnE+uQt2xKLpjldcZGGLMAubCqqhGIDFpmDdcyY4TYNY/QOTnz",
+	"jloLmGJIGcWnbQPwH/hNVGqVvmf6x8m1DYgj7osZZrNez7CiYyg7b0vlioZ+K5nhQn6Ixv1Sq/Qqenlx",
+	"DInDG/hXc3+/cQhANOalB1G9u9dpskPa6O1291+YH/S01Cqdvj0zX0pBBJ73S0Hps1n4xi9/Pf7r288n",
+	"Se+ni6uDy+mnP/9w2j8YdG/O6Ii/j5PJG0rPuj98PJcIwYY20F15ph8/vb3AwGMBcRibEsU0ZHT26nuL",
+	"HuXXbOeD1K/lGLEh9urPl7rh2LOv5vIHpdbf/xGU1Hg4NBu3VTpD5QcbAo7oDVpEuX1RCkqa9hVymWNi",
+	"K+vdl1ol3ARmSTPOZqlVEg7NeIeO9WAHwupQ2CGVLsrO6HEClOQ27m8O5ySRxvoZUqgujoyjBX/xpSw2",
+	"yOQFw169UWuL10ZV2c4Ae9R96MOWv/tHdmMIlb45c9gWaZaAxLJridNHlCcQls383LJ1N754EAI75h4W",
+	"BaAQUumW8P5A+2FnAmfNQyzUy4enauQU5NubM2/bEGpZUWrk2JVfYpjV8uZn6vrce4B02ho0IBRHNKFx",
+	"zGLSH6O5Y+Pu7HOXWVuth0i2AkwvBP4yEh9DscArjyvWFm/OsJ8sNtIW1gEtyd16uujULhYp7zUPSYdN",
+	"pYgqNfIpJZ9KoOZNuVaktoDxgpdv3GQx9bMB849rQpGNnqLNGmRL83ka8ptZUBut8m0jMkGqW2hK75st",
+	"b2wrhGHF0n5UflQ77eZOkVX1q0vEd3AAgMOBDpkGQKcFee/0kp1M3A/yGf/AvCFT+jsZTVeTpT7pcSfw",
+	"qFvzUguKsqtcVJGiujqiwizrYWlpcQjzdind3/OJT8clsLaKwIJIZmVR8UDcpTsX9rrflx57esd89gcN",
+	"HA5tWzZpZR53TjV7x4eLm5fttTvphb8H6V3VM6i5X/pmezkMcA9X7nb98B2N/McwtzTuvuUj5BRkAnX3",
+	"a+ohc9fh3XdltvuJFL2YYwHJXmP37nvP6BQgf6V8R5M+vrOxv8z0bIqPIZL15XSENzebKw34LZueM+P0",
+	"4s1LzPZSyvdUTO33AEtxv77ETC8wevTdWE1v1fBmjxo5BgIx1Xn+dKe63R2h+6h3Oda36fcbeW3dZMv/",
+	"wCKXYrd5ZjM21Kk276zU2JZypqrb2e5t4YD/mvW9Qo8AnjGhCtP/3ivo0jg2gl7RHsNakBGj2jwva/f4",
+	"3lg7CKXp1NYRYLcTgMFhdzwpO92XWgeVBQrChqIys7YRn9TtWKQ9kNH16dSHHTb4CaVWKdFXf/ll96Y+",
+	"bH446P6Y/HXyonPZuD7bU++iw94P9Pn4ldzv/403xZ8/H/w0WV5fnONrVtIYewUYNt4Btcb2GrJxK+bu",
+	"EnOriKuPaXr1bqmFm31j4gkb+hb6ylBwhFISa+mBzlBnQhpzx9mYpvkQyAI3+D0r3dvCGVtM+VvNGwCe",
+	"X962sZcXuqkzE3tkS+Fem8pvo/l5LLWhFIt7d26n1D5epO9OIMONkt1uptT980yOgk2IFMC9g+oRt58c",
+	"a2BqNq5JXlnIHmZZYMNiMNv5zXjZnPc8+/Yc7zJ4wC623hZ0xmv2TrP1gYrcZmh+BefecninRRf5kovJ",
+	"vNPXGasp8Q6fd/SWOGu+DI0nkI+0DlzREQSKTXaW2jxPp0Httzi727sKSoJNMtfphE6rMResSnU1ohNR",
+	"3Wsur1LzS/DH88XczDLEbDPHobR1j/6F3SOvE05cgnJWNTxTq3lFS2kJK7pvURJSeE6qhV5RWXHRj0EG",
+	"V2ZEPpC34RhdVlqwSVvkHgAxO3xRFFiPJSJlm+mqYKWz0T6Rd8N8fqZGznBUWHbTFs4rcg90t2ArYqzk",
+	"jCa725ELsIu8LbjOVM6lzltXjoCxNpGIlYgTTcxOIhHTaV52k96W9UGcyNl6Xd+ubjjOnpKjW08aV35f",
+	"b4N6W631ON7uq8+2aobO7EbEMcps3k36w67d5RbdBDWhRssU+Brey/gEqRaZ9D/QIXDR5IsO4UhhcalP",
+	"hrVFF6i6CVVYK4jpJrJbr0Z0ChV/OuE0rpFXxt1QtrSKkXm+6FpbvEurY3dtE48r2R2xJOOnmH8N5Dg5",
+	"woWG4qTs9aS8V68HZK9+WGkLXwyPXgU5nikoJ3e6Nk5RJmMhMtmstvB+2ICqAStOaq2eXDq33/Mjurnf",
+	"Qo7JFlNk6d/sPiomNN5wWsqt2Eoar/EtaDyo+rEJTSyJ8UVa9uRx5dp75tJXjg73Ll3lr8vquUfWjkbI",
+	"xX68aaTvqwv3bn21e6eyUB0Z/WK39ia1oXtpNcXfWhgqnvMboRzeFQfEsh8Yne3LCltpMUQ5NP95xUVY",
+	"CWbLU9rC/3plcQItFC1dGMfThKb/QiOiEkABii9ElLItoIjCVpCaQWCFihnDzM3mR/enKxtJMZfR1NvL",
+	"WShtkRrS6ACWQ3vBFfhnV+ifwVyQ6xujitbdrAT4FznWbnFYdCXHOqy0hZNYeRUdOrsFR+bra1I1b+5D",
+	"g6UP+DZQ9sFTsHIuMICqEyoUzVWI21JzbXz7GnnLRpocopNcI2fUrA+qfujWcC1k40TJJDxCw0awz+YD",
+	"9Rm2F5j3OhDhd1xcp01vYcLi/2iXzPXtUljZbMDzHVf6wm7IVw4aazWLwAnpOy88gflbk2H9Or+/I2T2",
+	"LPb0vsWehuK+O8CF6/V6r2muHcFzdmv1WqOxWztwLHVQ+GfOFxYCJsd9GFjpvfyVxzHd2a/VSZmf0eiI",
+	"nJx9JKcXpHFwtUdifs3Ie9o1f/hLBZakaKR7rUZzlZE2lhmplQT3G/A/shbFUjiBub1TQFpb4GKPLKu2",
+	"rY2aMSm4uC6Aq8AW2HESY9PdEcmdCW9TJ0jsPpQJyzw+ndIsrsLX7zM/VHprvkhtI6FMbOsHytAde553",
+	"frtm099vVZPY3yJ7RmN70nVo7HVtZNj1DtWFRjlAC13eeYTwHZKVfkzisC2yj+tSpSs1cgwltfBD2hQI",
+	"j80+KduoDK0ndiJwIzwBEXetIoRaEa5tB6ZxWLsDFoEE7ksZkXJ4Yv5SPZFCJzJukVHCb6hmARnSz1Xa",
+	"Z/+x29jffV43DiUfDsfw6aFT6k2v+kEKVn1PdXcQ2tpPM/3w1SXth36gu9BRnVcKIS4dILjgf/qkYMrW",
+	"/kzNOODQjpvFhggX1Wt/Zz40mI3z+mL+A9sBwwJ25Wia+bjY85XHsG6XDnsvnkf1F40XL/a6B9Hz/UPa",
+	"7DFK6939fRrVG/t0t9Pb6zU6zU6986LZ7EaN/eh5t7HfqffqdVp/0S4twr7ILWpOOGRphIsYh5fQW7Cq",
+	"O3/KY1mWs+sNW72Se+/dZPKFXhuy8OelZ26nFYjRpbZe/lssc8utMjYomY9ffPDdqlz8cFxt7j8PCKAN",
+	"Rw+yG27XArtFZUF4+Au2K4Sq0MaukQ8SeiVnPsW3MOnHU32P0LywsYjrb/PwPH//x+85B/PYKRaMu4LW",
+	"y+hPi41SoD/xl0UadFXLG+QvRuFS5Tsx28/8E9+147HwC9UvAEMgdgV2ViXALDeQE4RnkIIRhJfC4o3w",
+	"JTz1wjw0rLSyJ8Opp7ZAyr+xx7Cdb4SH/mbjFHUSKhyZCTdiRsuITpGihTmHCDv92wKaZ3+FGhgMULlW",
+	"fWxkSHTaueEtB2Mlk/IcNV1gaf6wYTzlqBPEk+NZyAnnS0d0Cu+A5jUxNpfC/2av1QmdIosGkcZ3dIUY",
+	"dl1doaeMY6BGwbRnD6L2CGxivca85ie2gzNtFQR12rJdJBZ7pC2sGz7T5LBb38OnCiunSEYjc0WUhpAB",
+	"VvfcAAdfuifYZ3PA2iLEYPUlh8A9gn+4QICtgqMxVvtwi+NgvXtEMaSkWa/XyDEmfXtMdweA64SWFCW9",
+	"BDYENI569p6FoFEFTnBq7+S+vvF+PS7VvG0DwDYF6ey2ABQcH2AvsoAyB2E1EwgJxs32nlUrR/ixLGQs",
+	"fBsex17TzCiI/WivsVdv0k53r9OkB887hweNw+iw0ag3Drr7h80nsoHuCnObQwPW452B7vfuSlxkpJLF",
+	"s3nnvZ601N67dKw8+1kXFTyaH9e1vISsgocQtnyr6Yglbhtg5gxKx80GsXURfMgWGGXuaWtZYBd48u3b",
+	"ZJLbnAHJnnkjCAAkYK1NuKbphYdkQG12zUq3lEfAyTAxKzAX2WSrf6SHWPbLjFIpj53UrqTf4QHW+A8c",
+	"5FjNcMuEFKzkvq/RlppaiLt4S5acxjHiQqWmVoq+TsU0U2mUjVfLCHMZgE41hPb/GnE9sJYVJofBCPCQ",
+	"5UyO2UgaRSikkSveYsK7sOQLm9rT6jG0i7CHBVpZ665Z5chlGdL6MGME2xQ2pMrtiB0wmO+33WuL8MxC",
+	"VsI15lz3jNEfOlY/+DO0Utoe++dZdmBHbAPPj0cD2mGa7NXrtbZwz8W+UbQIY4rYXyBau3REyjnMSv+8",
+	"rHHaIr2EMdIMyCiRpLkftM1GtHBCZCws/FJlHqLLoXO17OOvMPafWqgwbKXp1HYZZUadBmns1D3bHg44",
+	"YaOYmhFzbT8ymt4ITmWeKkcKUKOx+C5qC3Olt6AUATRuMJsyVRCNOunGlA+x/sG23+ZKIYIsUQs2TB2l",
+	"a0y1x+ybqeC+tSrhiCQ0RbIqDDGdmGHZ1TmREXvaUmwzgFbp4O2f3++drVBJPTOHB62Xw41yp110hpct",
+	"bw/hDWgVLTKIFoPUBrPC5tsulVsiMY4r5cdqQx8r7zWL7Htl/nklpL4CMelZyVqlYjnq4fvhzLT26ntL",
+	"f+hX8OAFX9gpiNsFf21bG/j1VEksW1NoNlKqf3yOoYtC927r6O6yCS5uuKW730EQ8cU20o+Si3noxNQY",
+	"Sp/1TJFExiywGJcQv/Dmk8Ioh895tUWuK8khffknMlSj5b36LrItThA88FgQC9UawA4PfLwAOEThFLTF",
+	"bCn83lEOMMJCO6a/Hy6Rw0f7LVeHbk1tPS3UmHie3vj1eVKNqW0FOhc3V4fdPzc7fzkYvh3tqcvGzd9e",
+	"iPPdyV+fsx/q/3y3T19Hzf5HfvrLwV+ul9ess3N9UM362P2UWMHhd7xgk2xr6eM2Jy0hbl7LpMOjiIlH",
+	"jPT/CxTSbSbxj8sGifCsYEhRmmBfrZHot/BjdyOLeRZPSKMbRy4gnbGIYigotfB8keyOh0xoAOT98eL0",
+	"w1oYYqcjJo5H/EcFc7wflJijAVgPjC0nB4ppSXJkUp7Ao1AgwLzO3pDdWt2v1FcBCnY54LAoz5Qfoxsf",
+	"KZvPWNkEIpjbalM6jDe31e6zw/5qRrLSDnNj3+6wDe6wvx6/f7eZHZb01RLNLWKBTZq2qBjD+dY2lfWA",
+	"IXAEp0n/SW06sbjbYvmQiJvJg3ZSyKR/p8FmVnN5ew2vLjw72T1x7/6IuTYFhFzl0e/bpvQ/on2Wdipk",
+	"t1FGpoFoWsM8yyD13qozC+oyAizKQPSvmApS1txINJBggaOoUJYjYch1AX5VaOTDadIPSRn5MbDWflSp",
+	"kQuuGVKKtXJvr054xI6cq5NhsmiLDJVFwmgE8LxS2mZwmyS1lSs2ok9HIyxiWVR8YieJvQNmlos0Pgjd",
+	"e3qQTyiPtlVexQfv3OyjlY+d3dXpycuScTiLa+ZQmo+/cmXXqTm5oK5H40LAICy9gfgAHUINMx7arozl",
+	"OFE1chZTYQmsbOK8M015wwKLfAcY1/CY47M386cYOXDwHINdY076HQfY8cUs4KJxBCdF5+0jwOO7I7em",
+	"mQLrANd1u9gE8W+vDw92G8+R5dZ+/3+rvz54/vyV+TKL7Rqg+Gk+JydUM0/puFx8x83kQSNTjypXLM3v",
+	"U8qXrzUa9RTGy2bEIO7T1QWhFwylYnk3a4Ps0EjvDOIDzFSuKQkLvbNjc0aYAoqym6bjvVOIH0M9seIz",
+	"RbjQLOlRYzGIPheebNDySCEBYqstjl9e/nwMJHhDrgOC/2xiE2DPGEL4lxf2RJByxIayn9DRgHdVQMaC",
+	"651EyuFOh0UBAd+wz5kK2gLIHYGPAYsw8EG7JOKqOzC7IiCjeKwsCSSwShMFbBuKnL68IIoBET80Ch6/",
+	"vEwnK5O24IKcnr//+bTeIDvk9P3Ln0/ruzVy/K6RDoEM6QjEsU7GXWPERfY3wDAVEbwE+SLs2piRtMWN",
+	"7NLOOKbJ1NFJOL67ITWSEvXMNUQaFQnHYkhHIxaFUDmSMCNTIZVyXG8CVyA1//kC8OkgMuk4KMtnPzWq",
+	"TRK+CY1+IuZfe/sV9LGRnhKKwaBmVEHxDHwjlSOypBpu3LX9MpRMaCK46LcswRqLoFVnQG+gGCMB8i0e",
+	"VZWmU8urBtRH5iLkN4CmWLfWaZcoSGfE/rZ+P1H0hgFrFTQFScFIh0bu1rbAkcdSWdUNmSbLZMTMU0E5",
+	"mtuY0MkUKtsSpsaxViFWY5s9EaRJOscnGLZFObTjCQMSqmsOHyAgYTRGHcLMPxL2T+yxrThKQDu2gEwG",
+	"VMPwYC742MBM8xoKgG0ltr3cHAYeF3KTm4Pu1iqspENN6IRo9lnXyLF/CldtwSFj1+NooEDnL0Mww4z2",
+	"I+X3Fz9UdyuB/7FHuzzmeoq/7FVs/TJU9hEetQX8vVGvtDJ/zdGgQJHyCHaSgFVVkuiJ9BIDSN6MnFDY",
+	"2iX1ABE+2gJkSyM7E6TLwLnoKWBRucS42yYyIfaz2CJ1rubgT2hbZD5YjhvPnjjsNpuRZEi7A/3VEUAV",
+	"x7iTX3MWW84Ze36Ulok9rh2j9IyE4iJTYtUiuG6kcXgYwH/vwjBglc0fYaMG2Bf9/vwDKZ+9eVndrZDn",
+	"ewGeOxCAATESECv8WUSe7+FtxFy8T3p0yONpQPr8xiI5D3kUxWjLqrZo1utwfW6F8TDHUvRZYsnXuMps",
+	"aXdFwqhChknX1ACUqKTMkRoMD6FOxgJIT301uxzHEcozuMmRR4BQqRxlziusnvuqVJGxGtvI3kmaf26B",
+	"kEMubXRKeWGzneXCDlEu5gHawJGNhlwgw6WH6cwloWFM1dyTzSuzvDnhG1vIZ8cTHhEh2yLNlgM8AJTv",
+	"Z246TqlhgU3Y2q5hLaVYdGl0ahspLdlPvi9zr75HQvAZ0mo/qLwHKeurH13t4YgmigG3ldly0BeQkaAp",
+	"F0azRr4DZiZHfTkG1RZenH68uPrh3cHVd6cv/3r17s37N5chKe+R999lGE6PyF5j11FMBLYHRMYpw1mj",
+	"HtTrdS/0j0jHKjrZI7RjBtzI/Aw7AkyJCWOaqJHUfnSyZwT6zKJkd5AR9wDPoDlIXEejFCFXydR2RRzZ",
+	"JmcpUR+ZR0wo10Ym4GlMWz48j+58Sd6f/nSsCuQHSA6uSfnV+UGl9qc/kfc80QNygmRmATkf0JEy30sm",
+	"5AQIdWNGe7D0xizD725EPDLFKg3klOGJJUM0RmuLmN2eOjSD+KB60/x3lhyE6XZPVxTFltkjRpa/e3cG",
+	"PSJQ4QndwvXP9Q6IjvrnRtf8yziasfEmsTgz8radh1Vw2xbIwNvCG5kOmQqt+tvGWQZZAQIEdm9PJsPK",
+	"LKsIfG7gxT95i3WVTt3hupgt8ePF6Qf41h1cVFRAzryzOg5W5eQcRMn7ix9smSWqK9spYDnx1AQMLqsm",
+	"d/bIf/63/w/Oz/7O8wqK8UMSHp+8/Rkb6ZHHEVrpfz4+eZsSs9mhPlPAjAv0ZcaJN0YKMGe+vzjGYb2/",
+	"OK4aIXEckrLdyVaEef0VpFfukvCl+3MrBYb0VGdhJSDh8auQlK2KzNQ/oDwH6Mnw+BwY7VDiw8SOq03c",
+	"fH7kGX1PnBGAJpZRu8ev0PI+N4v66vzcLbrV4K/Oz6svXL0NvtlSo2VqiwJnH1le9pxN5EUBHcLOsz1e",
+	"MhkepcAqTlJiH7tj6Szv1RsB8tLuNXYDI+TM/zusIKFAYV48RFrm40ibDwEV4hhpha9REPy0OqCCESIX",
+	"zW21RdiNueBdGoekbJlUSZZItSBe8wbe/UN8cO+8VFCMnqOdZWXNl5yIQPcrcPw8r84P8DSVnapydckL",
+	"z3PliFCkPoMbkfMdwWdQbHiRAY1tfQHGk1HluBppk8bdKB6Uum4sED9pMxa+orgjfDzmUWlBE9Ya4TGF",
+	"yeJb6m192OiN3VZQxrp0+MhviDTsFZQWLX++S95Io3rn/cUPX37+v9ptDLx9eXX25uTLD8fn352e//Tm",
+	"1acvRrnj/2vWm8/ru/Vm/cVuvdH88sU67T8fv7y8Oq43vry/+N6seuPL2Zdmbb/WaCdnb15+aXz50qjX",
+	"m7t7+88Pfv755x/en/z8/vzLl5enr37+8fjDq3Zy9lPjS+PLmy97n37eazR/Pm4nZiSNbjspLbsGP8QH",
+	"r5KDhwn4gRWy5Lc7B8dxhY/3Q3wwd+dy327mq6Vfafb7ua/W2NutN3b/3XyhL1+MWoJPd/LW/Hd1/tO9",
+	"vzj+cnzsv+maH6Og8dnLbps28ibpjBdsPe+WK09CVYeuekbTey2Ugjzac/pMOfMCem4XiyQjWO4VU125",
+	"0pyjc3BFR/zqmk0zJeYzbsNcbXnj/rXlH2RGsZLyQqejYo2LZfyftnB+V3nO86m4+JOdtQcndcveXCqS",
+	"ayyGc3e27xOaXvlrFbUC5J2rh2oBmI1VOOokrH55pmBlvcK0FwB8QM/rVLXtEJi72RrBfppP2xpg9iF/",
+	"y6a+fTL4rdRhNGFJcUMlagwXfT9+eQmmUsSZrqIL68y1TE7BGZoFeQVvzUJeYRRTUbUWaqmV3jeXczD/",
+	"WJB08O+/FQHDKwLrUkUOgwAHZDwyG9fN4jUuipqmSBgu6tmCK1HwON+bChpPlSaCMSQy1wn82Y/FxkNT",
+	"fwabGtwzgbHzOoM8GFiNowCqCgLKSFDpwaiy2IRtsRCckCyJTVgjxyT9DpFL/CrGjP8o4qnFIISj/ywN",
+	"oRdWixyPIz7rxMx6KWQNJ+UdB4v0fboPb8VqODXDTrNILlJrplB7QpM/uH2c1lvmhd5vftzOilowNnv/",
+	"zPAyuBDNIliIpYdnz0h+SM6jXzAke88qRt+pveX3JWApHxe/0mJgpELpDggMuPAyoTyeMeWXgmdMN/45",
+	"SILVEBr9gX0ojMbsC74WAINHtgC/oXIpI/+Nos8FvJbT617Ar6PX1y2emrcHAPJpoSVwDD/PQjLLESAq",
+	"MJXJH4Ct25mSEC3tMPBIktdcRDNq0XiFXi+SWbV4J1wwKed07q21lpioNi9bqApxkktpQYuQBZqfW8AM",
+	"UrZLQEKzMOGMcjF/W6T0YKmWFuIwzgu8Z5F+8Zr5mbKD/fpUtF1ElwKE/ZEbpGJCyeRK9noxF2zBcADr",
+	"d4FCfr5XOJavT+ulx+9WnWd36BraDu5cTcWl2+ZBFFz6+K9Fvf2h1ZQRcHbNM3rJ/mGJct4H1TvQxmFm",
+	"I+MbtnYhXLBEbuWWcrkTrD6iAvUajIyUlRwyaI5jNNbOfbVFD1a+prCIJEok4Jal+HjnMCmEnrHP9ORv",
+	"5oVzZSyI9mOT+VxbYhvu2vbpkLWF7CJKVpeluD8CG91ceClhGHdBSoEjS4GUuRGa6PtUswmdGgWaRLZ6",
+	"x7xf8RgKxsy9FVgPx5MHU5hXtKhNmS0PDkmZCzViXS3T9oZCuh344iicNtLAdX8pvJwQXiF54K4vJpgx",
+	"PwbEbv1oWzV873jm03cu2V3tD/wy8jZ/fpYP42XE50Qm1xhZfCoJemrlhBmJLdOxtcahZkOY4ThhV+yz",
+	"sd+5FKEViNAQOuIMxZlxHUdDiyqv3Rl5ptoCPIky4tMbs0+1gGesRk6NQBuxBC9tEaoQ7AvpNGfR1jLD",
+	"A3neBJS0GYE2Yomxat+gGONSqKxQCwiNOQXDv9cLvIhb0J4KEuCTTK5Pk+ipecXc4r5ZjmGDHWBviMQg",
+	"eGnA+4PSaqLPT/yhGj686F5yTrRRCkqofI91qSXGcRyULL3e8QwpSaPeqtctfcq89I7lhCWkT9U10yRm",
+	"2tgCyZBQnlhGsLWWeznyk2i/XvBpYB1lPDaD/CA1c9OzTtvSjp8t/07Xx/qo3o91vfnnbER50iKfkEiO",
+	"IJGcMYD2Dv7X/3xdCkq2O2bxyi69ndIjtECbZk62M7LMcFPOXG69YdCzzVXTwttNtt1kkEUax/qh+tmt",
+	"Yk+V+VP0uP8R7cJvvB3+FHzSedNq3sb04qAI8GPOqlne1MRy/Luyxb6oP18WERDa1fzGw3jLaxblw8lH",
+	"tnvJ3GkeYgnklmm8nc2E2nodtTAT+nB9uhBHhjIBVbo/lxssmWueXqA86oep8liSNi0yuimmSn9UhSJz",
+	"r2GfZ0Osr0a8O98jCMwRFVAPrMc/m50jx+rq+uDPw+bndQjTcN2WCVJe4h5Rj+wub/NfiwKLtogsF1p0",
+	"8uKuFtmZlJc7vKWNwwUU+qwZsHDSG8cxCjDA57VdU0JqdkTmIMMhW4W44TVizjuEto3RWYWfuGgLGDkG",
+	"9BIgE2YjxNOMpw7rHGokX17OV9Nw4WguM71Q35o4tP4vHuyvAKHpVkm2IlQTzuqh0Jrgys1K/Gs2zQvp",
+	"nzqHl7+e74l3oxfdT1Gj94N63v+R7k5fsfr4LT/V+3/55W+TpdWAAE+gdKEl9HlABdaUCDk5cpQtFvs6",
+	"xgNWI+f+sMDmC+ZPyNnpRVEX7SA+yJwPfzxqC5XRal82cppooebJAnk/sCfg5OgTuAF/MH23ReG6DwpX",
+	"Wur+wBp+oeeBJwA0eMyQuK3wcEIzmXI5OFTje/UG9ptNBiwB0XMjMUbsK+bNnTO5uG9N3cKsUnU7o32W",
+	"OmS2L3UraL6CwjLzMR/16AUPmjaaP9jjiOtqLPt3xBQmiTkxQwr8NzlcLl+BlY815MvUJgNJyggd7mEH",
+	"EscMVMFKdUyH+9NUAZRShD9ImJLjBByCgcVkgNCLlSTzNWqInLdW2fjdlPa3FYRnBQvUuCNWSpcmCbe4",
+	"KpBCQxAHrllbaDkGTuaya0/BNiBA/LXdo3Miyn6P8nyMh2vlUApxETL8Bn7xVUAmrDOQ8loFyJ4xpKMR",
+	"F32FrAI4qWLhZ9yrTAE9TJD7rmFXOHjk/57FUNBYfGRm5ZAU4atZkESu2cKAjlnud7K/VGmge3XHFuHN",
+	"brwM3UtBOd5+53m3ehC9YNXDXr1RxX7MF4e0011UAk67WiYbqcfLLaY5U24hSBmLYtyyzFQ2optiNt/i",
+	"ISJ01iI2xVVHaFR7QmhPM9uDMM8D6P2lxmU9k14pGp45zcXLF1HNqubZK69hh/W8G3TL4F7cOTgt1xra",
+	"V1Xi6IOZsE657QK7FyKE0fLHAEo+W8g+4RfqWFDyvRyyX40aowUu8/5qLjODNpARPGe3Vq81Gru1gxR9",
+	"EYTDXq/RbdJDVu8cRLvdffqCPe81oma3tHouTBuPQS9/xzrxVSPGXhmVsFohqN3TD1YJmnn+thT0MTsW",
+	"wP4iMSg2b1lCK8JdbQoPWRLatZCiO8i0p1YBaXb3WpY+FRg1bAREjZzgX0iHxVL0HYofwozkWQ69BbPY",
+	"BjH3DgFxqAxARMBTTwA7xhNtDysB6Yw1xrLmLQ5bzoQeJ1y/0X6HGWzpBZaNg2+1i7NyiPYJ9EiHxzEX",
+	"/eMoSphSpVap0ayTd/SakYuBkSYvk4CcDHiX9iV58448rz9vQCmGHI6ogJCGEUEWvvY00fxX8olFkZEy",
+	"S+XYgCYL/Kwp/a/dARNVaR5Sc2NcVsF06/VUeb2nU0pOsPJvNJDC/O3fG2S30ST7+/uk3thrLi5ySEe3",
+	"hlLI74DVFIM9ZA+lGLYK4TFTeLOiM9u95kCevw7Y72Kw2yhShDp21jIlI5YoKRAbwx5+pGXtGM/TyupK",
+	"jZzOuretuQiccZMXhOAKw4PuTIWkjH+4VQ5jiHXmHD5lruxBJezd4nMFkbh8Xie3ug+Zs9uqp1vU03qf",
+	"ayHzKvz6wOm3WWt0W423TafdP502q22XU7Z57bJs+qx4Bz98i8i4sNrGkrVrf36Bhl5Dxq4sh1xD+n+E",
+	"nG2IT2y5OmJGE6RE34DSRXT/OaW71Zkb0Zn1rc78ynXmVoF9K1S5m2UzeRLFg77WbUleCMxNkXQC8yWA",
+	"b39LGQQghuQwtPAtd+N4PVwUDSfyLQTR8OO/WUGqLSNGRaQyvz+vNvYu63vp730jRk7k2AyxsVdfXqo2",
+	"UqlqBOp//t//Lwr5CQp5QKYbuRTjOj1IM8PevWzupsP2TUlcGK03XUZqB6UbJsZmwEaNAXPWGb3hMTgc",
+	"6wfpYIOtmLy52Ybo/nAhOnZzjwjdZtI2i+Jw30F0jQocI9aQWF0T4ASQzgYrMmoeJ8rhRwHcY2iPWnhE",
+	"QkdYzQA6tS0U0748GOuFsYwPUzDAC0OFkMC+oYrYrDcQpMNz+JQxutUF+MrS+auSuLeI01UNZPh4D1q2",
+	"v1WuT6dc19oNi7wlkGGPFWBEob6NL27ji5uML7KbjXl5CxqDCzfwIl/vVLhTdS+v63umZ3Xx/UJQW5n9",
+	"B5PZWwm6KZnyPdNrCpSHcT02mIGAuaQJiIw3MqRTMpQ3LOeNBCQELwPYQ82rYwZuiUzaIuxS0WVxzKJZ",
+	"pwXpsMBl8ZANrs8RHof4UZSkN1nnCRuNAS3f1jUgNp9mpAzAVw+QCknF6dYz+fo9k62W22q5rZ/wr5zG",
+	"eUT7nosbybu38MW8sRfMUsG4dH48tZyvqPdWyPFgsbR6RtwYnrBW2s1yqW4waACC2QLNvh38alDs3Xpz",
+	"QXMQPHj13q+vsKibxsZ8OsE8YX2B3tm7bOy3GrtO79ysoMsaKyTxd9MWo4iNpIKeh5gLhl+ZDo0us0Nt",
+	"Ng/2D5qzEvol3haQ3fp/ySA0g3VHtNQ0hkUTY7P5zcH58FPVDOz17vFetX4CIxhRPjP9/cvG81TTmN9n",
+	"BjHCHulbhlm4rP65u39bYZX2SkFpyPRAmuu7NImWGHPCegzQp0ut0k9cUUfnu9fca8KKuA299KnwWtq8",
+	"2ux2s7gzk76RPEpRBtdIv9kTv1riLXvYt6m3P0zqjafS/ytMvvE4VvMOJrZqOwEEDPOhlWyhmxDpwL3m",
+	"Qqeu3DVwnMIjQtsi7HFB46Kb8uKNDLkYK+yst0/xK0cG9IaRDmOCmENbI6eCkZjfsLYoC6mJOa4V/wZH",
+	"12YEMkA8uxcd+ZwfVPVb2Hs38YBQolhXisg+OvM8Cg8zV8Bs/KsmAx5jc/zMkAG8SPM4BjRZ2yCPYP0x",
+	"62loDzAr4aGm9+qHD5F2dHLoKROPc4pxRZG9AmEyTPZBa/VzVsetOvJf0vRAUN6MoVHP2Rj30tcO4fdu",
+	"fb3ihlnkMduzHMAZfqycnpN526zeNqu3yawe95rgEf3+uzN7XpM6nnAnLUDHWXG7scxfqg7vWX6+dT63",
+	"zucjOZ+bVWbbAPCDpTlXkrBPmuhcUnDvpAf0adiBkGZXEeq0AvLzKO0p19yuJsf+ktjo8MS4eIiWZmV1",
+	"xtOqG23RFol9unXMjuA1PDK+mjmCXjVlXTTyyYZV/GMT42syRX5libQk584DbIvQPNBFme0a1+wFV/hb",
+	"jyc+KP2b1RGBe4j5z1RE/B7WyIkUyMem2yJVlQkjoLEAB5cRaval5kMWEAWDmpIuFRYtX96wZESnRMs+",
+	"0wOWbMbtxE/l7rHQi0/qdhYqlM1qgGVFcwaJ8nEc061FsrVIvhWLxPHZMyfBt5721tP+djxtVHypifIE",
+	"DvaOGtDkyUhw33NjgmQsn2eKjMadmHdJzMV1QMLfJqxzNU5iO9AdvvObltdMgD1DoZEbaGuBezGRmmpM",
+	"4rcFXNZC4ZCwGy7HCh6ascn2PHMuOc7bbZmmHvPaaJMVcBfmiQ8SZL9PWAKWy2iGzsHbUfPd58M/T/Ze",
+	"Jc8vp42PfPd0tH+sXrzs1b8fNH+83nv36/O/dF98GJaC0jiJS63SQOuRau3s0NGopuRYuV52/9FWeurS",
+	"SgJWElKcC9SE+d6IiAzTy9JCbN3ZPwT7LWyBryNWuWMkyFNJ0p8kj9Ssa4u5ygE1fmoaHDWijACt7YQr",
+	"VjmC0ClIRqXlSAHpGxd9Vycs2CSXzzRXQ3rUuIUdBErfjGA0c/jq5OI2a/d0WTs4UHe5FTPr31wRyOQO",
+	"RyNrFWwVxh9AYRgh82T6Ao7C4orWP8PPd9ezYjn2svWsWLei2iJPW1AEYfLIta043+UrW10DDU5o5brW",
+	"xoK6Viepv/m6VixHohDiuZUCOttDYHXIGUu68Jrd+gPqrmZOVc2UkyWUKxYZCz3RJOGdgIxiM/pU3/Wk",
+	"jKAIiAqNDNGNvTqEtrp8BDoGp63pZzj6FhE2q0D2XuzW6/WgNBZcnyXca/bdvf36PMvCxYgm1+BkTrgw",
+	"XgRVOh1Oh92whPbZPYd02Cgc0fOiAZ0b4U1AGKt0IAkTRmnPDOO2UfRorGaG0SweRmO/XjCO016vqhhV",
+	"UpCIqy7026RmSfqX7IBWW5Vqs144HvgzlNUyoW/b2ApVwcmAJn323cjemjEvlAu5fD6nGq9o1Jv7QUmz",
+	"ZGguMOaRK85TrDtOrECNqGZHPosTjRk5IBGdZng4Ms38MCeFwj4tcEwtmdww3ZqbRTdDHXeyS7J/gH/W",
+	"9LPbIy/gGdmLDvbN335frn+Ixjz6KDTg0blrmnXoLEpQ5zXWqGAGub5a/XIq0rfVy3+Y6uVfnH7/+mqX",
+	"Xya0p5Uv6rXkU9awukzZd83Tx8aaQt4mdK5IWTFGQtjml3C8w0rLuNAMvSfVFon5GiwiAxr3quaxjgKi",
+	"C9BE7mAHxB5/0oXzHxBNPxOJaWIrHOHBWNPkaIF5l7WFvwNKoM3PVsAYy9CJYBwV/KcigvWpp0Uf0inU",
+	"MGt6jRLLjQk4Kyak3hblvXq98hClxSggnjLDuxGr5wEsmRmF+NBWyh2v24QJMmtyPKh9ccd8MrZDsW3w",
+	"wLbAIn27dLQCDs5D1gJsXYitC/Gv50Lgk+50GCJjNGw9hjs9hpWk2aLIqwMrMUYaLPxj1Xag1bqt7NhW",
+	"dmyyh+IXa/I+WpT57v4JdH1894R1dSLrwxgvwshHe9mIKg2XhakICEGukbLlFgYBhtgJz5CHlPwqBasg",
+	"jy4J2eeRsVTCjbVkODfifhm+rcmzNXm2UdNt1PRrtYG2aecHa7tZQSl/9eiCDkchEy00BxL+K2E+jskB",
+	"8xwV/KuI5+DMoVxoQhXo/bYoA3181zwwAhgCq8ArZEivzTuIYBMS2k0fBiRhepwI8w4AMgSrHXPJN1Ce",
+	"5AuNylChKePI1uUVlGRWWlh6mVZ3amnGhUFQ82L7XmTxzyNQcFsD6otaMkDtlgIXCzpJaJV2SIZjpYnS",
+	"FKn+FR2yhwA8TE2WbeByG7jcBi43Bja5teK3VvzWil/ait+GMpcx45tbM34Ln7pB+NSnCQLuoG586k58",
+	"8C5SJtbUZi93pgQ4KwPChWVSr7RSp4Z0GKKaZ+vUA0QqR+hyd0EWCT2YaZ2HR125ly5qnrfF6kFb5Hvn",
+	"oQjVJiKMK5SJjJpHcAHODYgUrqeuN8K97SiLkhe0hfOqMk4VNt+ncAGQ+YgkuFkWWm7GyenJxLsqi1gu",
+	"1nFY8MB+PaUaa/DRLt9BpmmvhxN+LOP0txIt6Bpp5slh0UIo4Ha94RRK12ivZ2a5tXG3Nu7Wxl1g4zp5",
+	"uTVzHydanddPW3t3mzy/JyyCJdlMleejW87WUPvaTGdvPxZapIs6enOR8rZwFKYbBhF+iWN7APtxGx7c",
+	"mk5b0+lxwoNWwGxNp8cxnbxA35pOf5RG8xkrxlkSj27CfCUAT6484XZ4p188vFNgm5SSa18ATEIj10JS",
+	"zkT+hvKGKWQ69MSJUHxgqRMrt8NEkUUoUW1RDBOVKTXIVEfYb/xoqFFfiVHlMKN+efE3vftuUu/85boh",
+	"Dv86aqr9m/OD8Y973dfPBy9fsOP68ENDnjV/udhdFjLql51VHrpFjNrK5bURox4hKcOEGi+G/bgE/ErN",
+	"AZ2JCzKQY8VImUZDro2gMVLByBVjO4IZFFUC0pkCjEdAjBEYkEQC12tEOixqkffnH4K2EHTIAizRlj3S",
+	"4YkeBMT1PwTEPB8mZuF+aRyzpM8ElozhvzhTAYk4Mx5mZKQhoB/3YtpXRI27A0IVGYshHY1YRLoyYlg2",
+	"7tckchAlAEYiEcnDQ5AcEUGHWIBm/t0WcqwVj5i7xjwhWxu2IaiSk5gL3qVxgeAlZzEVpMeoHiesRcJu",
+	"eulZIuGyV0KzZJRwxRaWp+PnXhrWxBbMuy2wIq4JMowW4ZpYltIVYU0WjVKME2W+ldlvpHz2U6O6S0aS",
+	"C202V5cmLCDsM+3qeEpsBWElP5O9TwvGaZ6YG+WQfn7HRF8PjMdR//rBV+CO9JAXvdJduWM3x++/r4yq",
+	"cIb748JKspXgFWznuRo/GMRCbvt+LVgLzaXipw5fGxJ+X3cN9BILd6FlwiL0Pj6KhNFosyXU54xGmf2U",
+	"VZxWWC6onnZiF9TmKKaiauVsqZXeumH4hwJVnGjes+d4sUr+bop5+WlAlJTCo3GRMjU+h9Jkv16v1Mhr",
+	"Hpv3tUiIwjYMSDhWLMH/uuYiCgtxutpiFqgr1Y3qtv4oKqb2aSBdC7C18hNcUQl9pboHZ7xwePud593q",
+	"QfSCVQ979Ua1ubu3//zgxSHtdKNFKge+0aaGZ75zfmg9KaMra1wsGAIEBJdm6c5+1bfmzt83gBe2IATe",
+	"qGfo1qE6RZ0Kf8ledYWwdnRQN9cqNWaRe8auf0YmdJ1ZLA87+fp9tdncbVTr9cMX65GuYzAT5oD2+oKg",
+	"X3bGdmssvb3M9R/wkx4LSr6XQ/ZraQ3QpNwnXka7G7chYWocb5nZN45gNCtEvYrL//DkMEbHXjTmx4w0",
+	"LuadyMZqFRD0uAAhKu12mVJES8J1BRGPRizhMuJdkoyFYAkgCau2oCTMPfoqpiPFQkJjlmhi85Lwpt16",
+	"LswfetmBThoG36Qgxl+VosuAarUtyj04nSSEJ9asUAorRxbuCGrfuCJhN+EanTGwPzn2KrnXP7M6FIL2",
+	"xMgUYmVKW+QmsDAeJ4ejmFPRZQWO4SJAo9yhfdIquYWC+kmE72pS9Pe19OBD4uBsVeODqca1vvVdCvBh",
+	"oUFyUn+LDLKZ4qY/SJFSd0YFLG0qzGqdFcLJ89vxNpyPO7Tfks4lBDbzU71f9mgrYr8tEbuVeBtGIVhX",
+	"cHzVUARckzIlCRNsQmNjtluUgNQZaEF5Ihj7SD8ZjZl1DlxLi7nDHBXLQSLaAmhNwPOwjocNassYO2e6",
+	"sVRMVTZj29uW/TlptxnT/HBrmj+y3jj8FvUG+LFbpfGv2fP65L2rVp4/jX1rk0E7rrKgCpUFC23cY1u4",
+	"QMrH7xrV3QpiYXOmSfn05YX5A9xPEtZl/IZFWC4G2iPpU8F/hSk8U6THWKbYvi1uZJd2xjFNpiTiWIOR",
+	"sK7sC65YgGkg80yh4ylRjAnH2AL1CQM5IUNjUXNRxYoOlyFtiy5NkimEv2okxBP/HzjVkMRc2ZI5CUA+",
+	"ccJoNCX4c+Avp3Ecko7Ug2xRRFssXRVxwTXDCosWoUsQybj8lF1LWKS5mRHZa4tMgQeBidpOXHfRca/H",
+	"oEPXwZLrgVTuXeY1RySUXWSq7jIVOuTzttB8iMMRBHdAhy38jAFRXOAGlhF7pmABoQxQ5a6vTngRf9mD",
+	"14m840p/tPv7BLb3Mqk6V6NDZIJfBLY5Ft7kElDm7xtJPMmI2XzTXAIsdOczxCBzxHp0HOtKYKwu/LtM",
+	"SGh2an5w7r5FuUNUgdkh2kfn72ViPDSSKPMn/x80hjT0t1E54qTbrYUj+c2yRv1I9gGrVY/4/fUghSP+",
+	"6duqka89L+ZL/bwc8qq2a2XYN1UMUmxo7Pxm/uf3+9TMzxvE5pGEKlDvLDIaRXcHRtUmfDi0RZ5dqliV",
+	"C8WE4prfsHhaOSIj7D6rMgGP6A4oAFwkqi1cBWa4g0pSjYwLjtomlbbvT1+e/HDqZO2I6kEqas0jS7Me",
+	"2oJSvGa9HpSGXPjSvHnxujg6gH2ME2M1UJFTY373eJe+yCgbMipUYMEMqyBRIdjQFrY23/GrzNskYIPY",
+	"BoAyGidYukSY0Il5DEICVo5ITDVLyJApZUyqtvD08vj1jMTC/e9xNyZ0WiPvrWmhJZDIDEd6Ct8ZrMV8",
+	"/6Z5zoSqtkgYQB3jh4fZGftyYB7joiDX3GwRUSPHeJ9gDI1QyOB2jBkEttCU6YAoCXESbqyOHgUm7Vh2",
+	"aWztNU/WCsO3Gdq+rMb8hvkJKGIWdmptPelNPdYWnTGPdZULkrWJJVN5oxhqnexi4KIqy87v7UNLpIO1",
+	"y0q2BdcwMeWtUDXgIzSh00sXxnU2aKJlLeI5C/HoLiO5z7Qie/XdIlvvPR3llO994B850yhfpVBGlAh9",
+	"1aVJRw6mUUKhjj2Wk6se1Ubw+qZDppf379/TkRnlQ4VwFIoVsNPusnneZwyWVcaf3lQYnMBT6HDP7YZ9",
+	"5FjFH8zI+IZhut7TkfUSQYD7Lgirm5Y0avLyaDWzRib9ojAIeMcLox4nQO+lBozplDI2hJtYdKzDXDAC",
+	"1R60ly/FG2u9ePTHH5IhtriGFWe+agMFrsXXV8IKuQuZYI4iKhymuWR5b/h2h30s9AXe89X6u2aIsAp3",
+	"t0tkrl3D501vX9XjTQ/XlpTyD1HSmfmiGYluFEs8ffpCztMRNN5lhwl+gNIyMXvS1SaBCU2t+ezdk6E0",
+	"hgJ6JQMW3zBMrFpl0BbljF4IwGS3lC29sVFOlRp5h6jxCSOKaSvpzz5eEquFsJUc9Ed4BILMmPhmKqgq",
+	"yA1NIMhf0LyA8p29RW8mJGUu1Ih1tby7utIiZTxdVaVfthmQiBetXZd8c1/mTQQb6k6F06k3zHZz2H5S",
+	"6EGVGeffvCogExpfV7lYOXO4fPouXdqHKqCckfIrCPkVzPzcTYVmPpyihy4NTI/HNtf5zeD7fg1t6Jom",
+	"Oi/wl1FLeWG6fEo1s01vLRXMqB/vICOjSJmKyNbtoyEbYDgPYcmkYqRnts69jP/vmXYyf2M25hNLn61Q",
+	"2Gjj6coH5kmL5W47hztwaJ4KmOcE6uWcxciQIQfsOUJtFOHK2XQhiVnUZwlJ5ISMGMYRyASy9vg1It7r",
+	"sUT5woq26Eh53fJWIfkPZ4uS//x//ju81VxAHAQaobnQhZEsvDsgCRvFdOq414fyhoGZOx61BUT7oRcX",
+	"/lR2PypCe5olAPaTMHLNRhoNXnnDkknCtWaiAjg+xn8k//t/eMsa5Z2QMLu24IrErKfJWGAgOyLlTkzF",
+	"NeEY8/6VJRJgvdlnI4m4JnX4G2QlKjXyinYHuFAOwMKIUvZ5BLUPbUGdyQfoQbAMALbhlwxok2g8Zq7H",
+	"iiKiHulKpTETwhXpxbRvBuf8y7bwD+AKJg1FIkWJFZtYMo9M36UHCVMDGUeKlMPvX122xQ4erapiWnPR",
+	"N/Z/o07+C9zzf+zXyVjETLkcSlSBbEUm0GGGwYfDMQiDlncdoN4zC7KUAzz3c0BGKjmOI+SpV1p2r2En",
+	"RLa+IxvxQuJ68xWMy8OFGvd6vMuZ0FdwY7iwPvQC5rhU35eZ2wYdk/trORjROdTbLafrsjesqPHytxYH",
+	"17MfH3YpAOM793CrEFMreRU/NDI6a35Ll4ISSxKZlFqlN5kfifsRo4eQDGmZQ1bCH8wbvZptlZq1/VIA",
+	"EbXlHE6KLGLe813mng7cA1gvrVLcWWHnXZghO5/hFcy2YO99kJowIcf9gZUSPZkQmmqNQoFgYyihFQ/A",
+	"ckeF1AOWkK59Y418sInZCVXE6pDa10I0DJb3ylZRVuqt40TsWKTa356i1+CCeadE9owKhgA7zD2Aokpy",
+	"zaYsIp3pvJKH/4YWBdDNOQ6NazYlHFLzUPsaHZHQGSgtIsZxHJKEIeAgqPhjawhxPZBj48uZJ9uaRjBZ",
+	"cNfYsgYYCtUYLvPjAQVnjA6p8Wn2ahSf+LAa+bM3EAgXhIopojD5x3aluGGJVkdtkQYKodnbVkjC456p",
+	"OeV8K/rzOoG7C+vBQTzxPonuFAr5McRSBou3mUqpLlUMrfglBVV28g+aP/9K3NuZGMFWuf+rUVxdOCGF",
+	"G+ABI1gRMyO5HURxxsGxtxg9gFCII4pMS4nx4JYBKmwL9wwUy66u/c6M+JFtY/usIaX4TJGP5+/AFbJe",
+	"Wi5hTsphLlu40E15iaMJERxS3IYX+44rbS9fKpGem6jNqT9xKv3ry1xnNuGtMhcX3nyCdZLWePdqCWs7",
+	"sgcr0s48f5uzfqycdeTPr5Oq7i+LLPr0xD9K1vqc9bnSgAtLVDdhWOfSp5pN6DTFIEJ8IRy7i59ZWTxl",
+	"ukWGXJhLzZ+gclRGrC3K4dnpxSUp1ALog5jrQ+z2YsIG/STmtfG6GhAC9ng/NG/tDlj3GkJvfcqF0haf",
+	"j5QVYyTElXtr/lI5ItJC7/Y4iyOFsSeU/7YTBUxpB/pnu6FUG+C/Le5SQTUzuJcO45YWaJ9nKHeh0Nmj",
+	"3rZFCKWp5tmQYglrxC28bWgS4D1gMVdnSkYxFUd+ObnagDrBrLGVTE+bkTcf1PyX0g7E8e+lfsLj2Mgm",
+	"OtasZCx2W/o6oXHckTSJrjoyU/f+g3O3/O8PnXDHpXvQjDtu+juV0wc2cRpm6Tn4GxawV5hfAzIWeKof",
+	"OOeeFQJbj2NLMrZmNhElKKF2+25Oyy7yXXz6PWIx06xInWJ0KavB3mhlqQhyXF6OksJH2CEG9ol1LmT3",
+	"mmllU/LYFIxBYLK3V28cGSUJ8SbRhxgnRKucRkxfTLp0tAG18RJm6tXGjIBb6nCcWAG4Peib2vr4UR5g",
+	"4weLC0vcdj5dwvqB5G0G9f/+2/B7phftwfrDKNkzUIQPome3UbaN15Rs/iA8QVrkJNNwh/EuYwMH1hvB",
+	"fBbvj/FYWK8HkY5ytmlYyblr14yNVFtwp4YsJJN5moBSBuf4cXNBDM0kCesx3cXAsNE9LCVQei9vkPAD",
+	"Hw+FHM5hWkY0ZFmZ5tyi+wuK7HqUNuOlDOTkByoi2esp316b8VzY55EEpIIBA88k5v0BHFfrqbz6PJIZ",
+	"L2VpSVLwZR8mFfGUAtFiI20F4x+jEw/37GNb5Dtd6mJbt5vlE4zyEHO9aze3wq8cmj+GpMO6csgUZIsr",
+	"R7eLybawcrJGTmJGE0uEhJfZYjTMIMMLXT+1/eMmYjrmrXj9CZK3bu3zr8Eoge/it8Iz3HDfkHFSGCo+",
+	"G6sBwyZ/QFcwdgThQ9pnpNyZkqGRJuSaTStQgkOQDdecMincKQuwILQLpThQGEgBSwvKHHoyAW+Z0NGI",
+	"0UQBLgYeSp6NCT9zJslYaB6TrllrFs1ZNW2x2KzJskGOxbWQE0FCmMBbNg0xyIuVHH6K8N9QVtQWYOzo",
+	"Ac2PKsibNiBdM7YNlJr6lzmu4NDGh89xtTZqChmRcCm/goivZp+10ffmpJBGEzFFFbthCSMjRsVY26bt",
+	"KQpSQcBUQhq7fowEoTKxVcTAmw3Ew1xDWtOjxwGuaJqJtPt0hTgvVfoPa2m5EK8v+DBHa2twbaOva6o4",
+	"sGhw6xN0AUHcPpbJN6I8earWi3Omxwk0+z6vejQnSHoGnrwkIY06GXIxRp83AoUTpDhCVjl1Y8qHHvoR",
+	"86VunpAdrZH3XGhfcG8VaC7E/EylzMdjYT4zjKVGjlMf3Rq+DovS5m4hNOAD0qhPHXozwGkYW9mMkEVH",
+	"GKMGPXqN1QWiLXIR7Rr5NGDCZy1B3dkX2VAE9gH0JemwqURMSEh1+lIf0qWjtij3EsZIMyCjRJLmfoDJ",
+	"YYD5IWNh06SVAMtcUqXbtNU8HjEIn3mF1T1tUcZGN8qHmEm2UfPKxpKrZzhzixC06daCxloF5wdv//x+",
+	"7yxFVC5gy29gI/TSeiY7zVvweYIM77JjAkpuWGJ3HSUDqgZ/2ETjEgLa1RhhEdSWLvqBNNX7+dqUx1JS",
+	"CbuR1+zp1JR5+4ymsHT5RphDcaM16jNitBHckZKkui0gcwniNpOaDIgU1kg3aop3qdFBIyYiwJrIfACj",
+	"WCKuujSJAL1IQsTaFWuaZ04VSWyCFxqVvdWajYEHFnQRkPGsqkE1CddTr8iOEKVuyawp+ShuUWKbD+Pg",
+	"h9qko/YYXspjVKFsvZNvXvziWXqMkDATfdrHHuKFReYfEGUNkNWWwlED2ZB5MpkMZBxPQcBgWMqXlN+H",
+	"9PdVZuz3ZoWl44hr6Cg8kVRpGpPXUkbkgvaYnpJ3705KwTIcHD0uaGyOh7lIjON4afaNPWDfwF6jFYB1",
+	"okYWWOfPDdKVyUgmkFEwUzKyESguofw8kUM/9gYSe2iZmc1uowQRG+M/u/FjgeByo6lTakbj6Twswtud",
+	"bB5rMMemX39LG/uk9dqwzbLHPSOu0v38FdDGfp/I8UhZvGQ/LiJ7WfkF4AHU0sL65j+48J+SI/8qeMzp",
+	"hN9EYWWT9KqZnf2UEehlJOJGxc7KgmbFYuR0XR+SQ/XrVCR/ABWx7MfOKoYnpE/NCMRtzfaWO9UJdyAC",
+	"mNGYSyvMtcml5jbjbQ2l6cUBhA+yOjCFQ/MCCi9CgXAfntWc2rsfWd5DyOAMFetl/TC96Ns1738rWXCl",
+	"M8REKrVKz3dru2bilMdGITayQ0b4n/zf0Cgx5yFmRYu5n1vMiAuzyxv5hVhq+RoNnGl+nInF/4EBr0E7",
+	"qNkQMuMfMrCk8RRp9BVsFjChjIp6nR3+iCojGlp1s76axpkff7+fNvRbrlAlzmy+B1CJWyW1Ubrbe8j6",
+	"rwvCb1aB7LiN+lSB+tcJY7/OhZp8FD6rs8oYXpeCeXQYL7ECwmLFyF79EFtqJ4nxArHyG+XkEenxhKms",
+	"w1fzp5T8lnUDfw9r5DhVjNlx5fDg2sJe41PUUD4FQXKk7MlNIDB3F2LVrONjvrbD27SXudXXW3291ddb",
+	"fb1N9qxoKDiB/ESe4S9jPhpaMV3oEn6HZGSgUYxcq5HXPNYsIZ2px4I4WolNlyf3TPz4Ma9IlvOU0D7/",
+	"uHeKagkNuJxyq7ODUhYr4vqKi6uulDFwumeR5DC8N6TXZipvZTyi16WgNJQRi0ut0tlBtf6iUa+eXKYr",
+	"8wmZHIh/nGIJp+bqt2fVZrNR39tfh73/IRJIfhdt80dPmT9imdPshF36tyfPGh2TEWddaGbwo8qC/Fx0",
+	"qSBm3FBTowdMgJQE3s1Q06TP9OV0xFrp3WFA7A8bzxwtFoyPmDhaJFieWowsb365ZXzIPNFWmm8i15PK",
+	"8KdM9bhRbBM920RPq3QcRSsrtfvb73fT3MzrsXulazIzvF/0ZysJH1MSbqXTJiP8X4fxej8IlfNse5Qf",
+	"/DNlcSA9fAnHpjVLFAAxAWiPiuWERejcpxWepAvtqQ7CZDNWLkIl5CXP1kh9oO7brWjeiuZvAkf+yRFc",
+	"rAB9RKPv5taC/QJUeLzDwfPGVGmyWycRnaqAyDjy9f0ASxFSHQYYygh5FFaQX6Qt2Gfa1RjCJR0ZTQkl",
+	"E9YZSHlNIhZzzLL2jJ7o0iThTLVSmpEfL04/BOk/zXNr5BPe3Rb+dqNQNBlKpW0PJIBiMPOjpT7jSkFf",
+	"EdzAmSJlDpgYJJITEUDPBD6rLTAtViEJo5HVbjcZtjS/ElJAuGaUyC6Dpw9YwrBPSl1zKBmWCi6xvcBt",
+	"MaCAsA/TMKothEcC4rJ5rPm7hcKAV5IykMSlg8P1A04RwmgSc5YAqnkFlwwAzpWmiVZt4QmP8VGO6q1G",
+	"PlkOFvfymTtTpmT7hfH+azYyhn+opyOmQttZ6kLzELuK3DqVu3I4pFXFjCWhLc8ZvAEeDRjpuSXlui0Q",
+	"C8g2k+UR/y18EDTRzaL/H0G/YT9lloGv4hL8EZE9JJHpMYa94kJOWiA6h+YzmrdjYbZdDMXAXAGaDvOR",
+	"cceFdsPWNFM69BuPWxpo4MzLnBw/OxH532OuNIuKXadXcHlIynIirCEDnWyVFv6vMrtZii6PWcojCtca",
+	"Q2nc8adY+aHVyFlMBfEN2m4G5i1niYR3vPK93gtZEXBkdyVMjOTgUW7nOmqE3LJk7LysLDma24J+s66S",
+	"eWH1ev35gswLPHBVToWCrFBOICpG4DQUbPjsuP9eArSUmrWKwKjoC9nr1SLW5RGLjIxnn0cxtJH3aKxY",
+	"8STgZaXVMxZmzE51DennN3hTox6Uhly4f80mM4KS0lNYdrNSpeU5Ju7fFZnqqVu7Iu3eXIM0Au5cjTMC",
+	"x5TXeg9GIIEv+5r4I5pLIa84vwJciX+RPJReaDWVU+VrtE8lY945YbzA1fdS93N1FFNRtVLc+EDuxjmb",
+	"Tyb99bNYc6ZiTyasS9Ut1uJrdwWw3JqhBAQRCUVkpDoZUayCi4HzwqX8AxIamwaSWTIkZePDxXCjqgQk",
+	"jOj0jCY6XIEYmwCyKSxDy4+luALAj3m1CoAnpvaZrWAE2mCuYNHyQ0sdzgUDgNKxwtebhy3z+o8jNMdu",
+	"f/+LBe/X8n5vT7+L22H5AcRj0R0seLfdWrkBDOnnd0z09aDU2qtvuPhC2Rmm5yiVHMZg8j+ZKQChsK2y",
+	"u4E92WjWF1YvZgsTYekyv+7C33CqmQVZKoTRg1pCq0L//lvJuL5Y/leCwkYHpbfMs7r1BpZXbCaAkimH",
+	"+8caGt+d/GWLNjIfZxte2ai+7GVksFOH15bf7smrNoAtVWe+P/g0GLT+3/8D9Rv8LwofUoYDCsSlSQZw",
+	"k+tKi+BBDixZPB4k9ECNr9wWeJgUxifMtQmPkIB0yMT4mUpvGgGMCjh1GRRNPwjzSNanmt8w+1ILMUP2",
+	"6nXjH7srLTjZgKboZOBvscjBfmK9G9F8yMivMsPHflsd+fj/Z+/fltvIsbxR/FXWn1/8w+SOlERK8kFU",
+	"dOztcpXdnrbLaks1Nd3NaieYCZIYJgEWgJTMqnDEd7UfYN/MG3wR++57hpk3mSfZgQUgDxRJJSlSlF15",
+	"U2Ul84BEAmv91um3EsaJXNQQvKJq/mmqqMyU8547JhWkb0XRukdxWdmZ7Cd3p5ybftMs13UFVVdrurs1",
+	"3Ze1v+9d+qxWZ19P19lHkJNySTWQbPFU0thlpVA5NjFMWbyiY+0b8zPEIkotNVBzJG6MIRILIKCJGrcC",
+	"6M8AeYqrkQ3ZB5p3QwexpxayRMjZb45jDfXWfXLP39jXu3cydx81WuN/wCuMWkIihjgsKVzz8ohyLbHj",
+	"dDI4hJd9cU3htAP/+b9fd7G9P0yliNNIOzq3JIEJYebxhEeomhcK4s7V8fqx2/7zRtBAqu+MTGKDmhlP",
+	"Pe1eWNMJTm4qqXn5ZWK0OOANkrzxc1W1FexqqSXrlg2Fod8yXua4A48gtXtYkkYGPL8ncmwjiZY+cYIt",
+	"r9OpUQg0tgct5TBuiABlSy6SerzpHGQqRFL/XOxAkwtOW3cKNWNVKHvA999emj5zRRQGgirmh9vdsE9Y",
+	"vnuxt2s5VRnJ4WTvMoO8ViEbqJC1vt5KRbHjpHIrJOuM8jqjPKcOsguviiYtqIc1kfvd/EB29d8jddyr",
+	"ofvlJtbib8/ir5ZKW+WKqb65H30SuV0gdwFdTwqOuWfOUveI155ife6uGace0UklCuE1obFNKs9lUo1s",
+	"t49sa9Fei/avr6Xo3hPLbXPjXeO+URrHyQqX7eWIDTS4swLglg4eQ6iYPReAwFNJkmD+N/YuvK+f9c9u",
+	"UGsyfPhhfptMH8+6J8tiaMf3iKG14zPzwkKb8WblNLEQEoZEjTGRWvJzePEMhe+IJKyfYghwbQInosaV",
+	"JeOg0/hlA5evXTlVfb7ZeqlF3ladvqNs/3qZ5Y88ArevKki0J9iVhqpzLHIBghRLWUtjG5OCZqhEKiPa",
+	"dReFAbgjb2Nbd2GP2+7zPR5ijWQYgAdGrQCIUmzIaWzzKlMKxIJl90RFZuti2QB8Y7yF2RjWa+C2w16Z",
+	"5Avcc24W8HiqqCxLj6f9Z9HB8/gFPTgbtDsHxyenT589f3FG+hGu6jilczIROh0LgA7az7rttnlNyYRk",
+	"2izEERuOCj1PX83hQCB9kdoJvHEyz4o7fNtqAnb3QrMyrrMfeh+UJX9AtbTeR1mtfHbsSHZyt/Yk157k",
+	"buMjjYSMgbilV0k9b2JT5GyFB560c0W9qj8DC2du12GcO1NBLXEkSUqwL+oEtBCB+XFKpUHpPV7irtdb",
+	"az31NrttNvbG4+H3izvt3IBZRJJqGVEzGtkX7aChigSxeTpdJJlmEUmsBgkaYzpzBfyMfzJfNq/qL/gs",
+	"kEfh8+tGt3HaaWBxmvn3yQmqZzGZ6ltV+9heXkKfJuIGTjv/+b9fN4LGDWXDkW50T74ExZG4wro4pd+T",
+	"mWp0T/ywEtKnicpHZF7yk6OazZ77AwbkzWchjFMJeFHiYZmr6/NPPv5S8s0kMYxEEqOZFyyeJjc4OyBF",
+	"OMuHoyLhp+YS/9l9WhjXJeFMs98wQ5ijf8uK83wwnYXTYJ8UiYnvvZR9js+6+N4fkLVD9BWV18R+6vzW",
+	"7eJ74kicavllN9yLt/dPTcK4V3Mtl5OgCxJtQ6p6J6YPjGD2kmObVW7Ls/7znl64DrsQZkIAbTaz70Jo",
+	"2kpxvxHDVgBhQXzlJzD+Ojwy573GbJ4eD822Cp2t6Gvc7S4KoRnTAUkTDR1LJh/6zRrCICHDQ3ir6QTG",
+	"dGYVXcrZryn1Gft+2rfJB7lgm+3TDqw1Uq2R7q+RKttet1f/V8HnWaO3eq88JHrbfDvtlXR1kYVZ+zhq",
+	"H0ex0d4CVLvFjgoIYSt5Pu7mZs3QH7yv4OrI/CVaiPsk4i3Eh4+EMbBWg7Ua/DbUYK2PttxT7z5i/aF9",
+	"FVvMqsx1xNuiV9sRAExITDFV0kaE/c96RGdwQyW1J9wwPdomF+8SDVI7CGpp/807CGpkVO+VGhnVyOiP",
+	"S3i9dxN7eU7BjzZL2azNODX739FbT8nQl3GHCP1CF6pJpRIyDMqMxS3f7FB1i8SHtv2n+Vex/W+YV7z0",
+	"+AO0QSygwK+pEeJiLsBiogZGxMxY9S1iwqx17bLx2Mas64usS3vhcqpCWhqiZ0UuNIVeb0p9g+Hbr1Bc",
+	"UutObDVi37tPfIW7obGFVHbHO4b/XoQuCrACQcQZDm9O4XOBWYVXNwJSjuoKpsR+Bcki2sg7/DqtOR0J",
+	"Ld7nRTkVvsdxu/FL/min2q1O757mPxQ0MargbuN1IoSEWBLGFUQJJfwQJ65Sl+XspO9mVfNgK7XCLi0i",
+	"11Mj7+i8ItmoOLZ5LFIRnp7Mt86u3jHaQK6/rP3t18J+DgnPAz6fBFrtDTvu/EvfB1pMqYVTAyl+o3zd",
+	"KbMvb6dMyJ/WyosuIs7Gs0LG7BtjEohrKkmSHFZqx+2V5WvsxV5cFqf5snB7onFy+KJRGxa1YbHMsFg3",
+	"CTvrqV7U8R5Tvl3DMq7QJX652fN0K1lt62az7YZ+/jHxzv+RUujukTm348qnkr2WM+K65jR+40CTaZW7",
+	"kM1yisSU0bjrGq1kJ9LYnBkL4EL3uC3oB6ZbpZLQ/gyI6yuTqThoZg3jxaBwWIqEGoE+YsOR7+hCoogq",
+	"BVrYBjBmxDa/jijHm4vtSowKLuBxy6DL+DCrkIJmpuCCBTy5Pf6b4DQo9jbJ7/YEyXuZiFu7yc/ba17e",
+	"xsCjImBYtxpnbZlf2UU1P+27TAjLLZ95Y8DC8RL0d4fuDez3jkDtiBwEtX9kuNP+6VGn/WstzOkuqSFn",
+	"DTm3CzmzVbhfyLm+2+qRpODVmXd15p3Zjm4blQMDW4wH3FltWIG+roCALcWr9m0WVAAo+FC+eqXqakFs",
+	"5WAkpDTXXlPkBVBPwIqQ1nay8O6dfVd7W2tva+1trb2tNfStoe/X5W3dPvStwejO0m737N+smFN7J0w8",
+	"8mvfzNGOs3sX1ysbAaPmkgu6trgY5VCMZcxAieQKgaoVBfBf/4F/DaQjj2oaIQqdAIwchbbHsUc97sVY",
+	"y/VmtlqJDCmQocFQ2lZIu2TBEIbsmip7LDSyPnSl0+hv5TOwPdXBC7gexwFOyJiaAbrTsbc1vXY91nEs",
+	"h/CDeSt3OV6Uc2w5rGSfgm/vjgDpcSTgKhBdQdMyb0FI0pjpT+7U25Rc2V3jvMraPPiJgtCppTDocV+0",
+	"/bx1CD9xi6BpXJx/hcM+hNP2GXalh0xm3ob9jnmkkJsTQjPDGgGQhBHMbBkMghXuYfeAbTuIa9uiti1q",
+	"26K2LWrborYtatuiti325uh+BFXibm1uaNncxnkbe6uPSrhsD1WGL11v4P7MAvMxnUFzQuWQWq1j7I+E",
+	"GdnBsbk/qiXbDtmgM2VOjhkBFvsGDj1eZPBrYbtj18p4kioNA6bRgHFw3AgsaIYW+oXYUi2T3DlrUzrF",
+	"HJCctqnM2vTa/v1Zh61D8F83NjrFavJS/rakg1TRrAVF87R91toVmL8suvg/Zt/6PoS6f1govhgRbSDh",
+	"s++wy5K/2mT6Y+W7LAfqdepLjdEfJ0Zn/NNUiqGkStUovS4vfRzlpZak2mnPfUByNSJyb2GBt0qlLiww",
+	"TfsJiyBhfAzhmx+uwI4MB3z0uxZjyr+EXesbd6IpBknNpzkEcx90og8J4yCFJtihGLlEzJX2uqmk10yk",
+	"yj5EaTFVcCPkGK/U6PDeTs7zpRn5Y/Jo4yQ0uo2/Ts6u+5ed38ib17O/X3ba/WOd9Fnn+u+s3X4/6/y7",
+	"Of63n39s//3f/uU3I8pk0ug2RlpPVffoiEynh0qk6tDduPiB1rpxZQGI8/iO8fHBcS0Bv3k/BX7tuRCh",
+	"2+EPkVh3TbkWcnaQFUAtzasrc/ZDRDRJxNCYKUqLaOxjaQH0Z1gN4jqs28S6lDOtApgSCQm9pgm6F3qc",
+	"JAmVQ8pVsQ7/1xCa5gYGil7+5adWAGFENB0KOQsDCAnm54WHcIGt25eW+vd4c67Wf0UOn/lXQbbBJdMY",
+	"2JzSbunFD25YTBf1K+jxeRY/pkELAU3sZ+gmiylA8RGbScpbx7fyuSpOkW+W2eP2toIns2VUAe47vsXP",
+	"WIUtwAY+b0ZCUSjMtsfkyta/G/wKzYgoesC4omYg7Joms1a5HH6QiFQuqXf/tVSlNiGf31E+1KNGt9Nu",
+	"V2YPwMH6ony/GqBJP5NIB3Dn+GI5g6EQsVoyRn/HLQzVLk9oGkutZSaVcX8IbYWWfZlz6As9slV9pK/m",
+	"CQasnbdoqPZmiyr/+saGI/wRMgUoW4VUWqNLJKe/4mhuSX/5skG5ZuEOVSo2X8KUDGlGLl+XbX4bZZtu",
+	"FdiPWtCpxsRJZo+538HLOFYYv9DY+wYKqqSL/vU+UdhnQEPzZuRyaBIaD9F/kXKtgPFWgIdRAxulxFSP",
+	"90U6HNnuuQbNAONFZT0gkRZS+SdmDynp7ym1jXYC26UXEjagZaVu+V3QIXIILyGmUYKqD8drdVt+7ycK",
+	"BmTCkhk0mTZK6JpKrWxt6YB9pnGP22G1AiAQp1bWuJe3cIO4gYM2U8Gw7x9MhVUJ5uds9MbuIRxSPubi",
+	"huNr9LiQQFADesZFnBkX1Thtt60mNycsDiZYEHaJi2qBuXQXpCBzzbR7vEwtNKRawWn7ZHmtaVHa7bUd",
+	"oAd1eBnT0sWKLa5ArynhqTYHB5LifjfL4CfOsIdcvxHk+rjbsJ2eaa4A39FJxoj0DtcivuCUyEa3gaw7",
+	"kgoZU3khGOZQdJ6u35Tvl6CBy/odGzj/5nEnaKhx2ug2Lj5+f/Duh/cHHbwx7iscgV195hGHx08LfD8k",
+	"GqGmzX4/fnH4/GkRfCi6Dq3hgu+9qzrX24p7Pb09p7bX0NaL7V4jCHde9FYyierCt3t4Giu8yQWZJYLE",
+	"V0K8I3JIvzV++iL2qAI9ikqkOl3eghW7iowe4YRTwA5O7NQ2RjXmjdiCbbza6oVVRi+W1ZUV3jbNk8cg",
+	"5WqZs714A4k3245fMZu4S71BDA43I5FQaCrKce+RJAmA2L1Y2IQuW6Z1CFcj2uO5cRERbrC043/BFHn/",
+	"CBhhhoyIxjBiCifXJtvARzoR1xhkmIP+saCqRCjjLuwWzRemYEyn2uf1Z2N5RLjbM6TPi6GvEDY/XQCb",
+	"j9vfFmxe8Ll2lRtUK5QaxO4/zG4X/IPiUJexsjyQ9DY/BzhlmA1D8AvROABJr8WYxsCFBPp5anZjANwy",
+	"PSO/8yFciTF1nGUcK9ASpmyh1ss5Qb6KmhkKY80JwYSiy3pH2/n4SVGpQmiSeMJ4pmF6fFlMJpuOXfWO",
+	"bp8Vi4BoTLlmJHGJc3RCWIL5T5P/a0RkX0gDZw7GTEcjyrOANoYdzFyr8t3PSnev2NI/sml312zNQikp",
+	"ME7jlHemePBNNmJqvM6Sp6oxNU6pLUgsLIxaYm7ZFb9gjguyyNmNS4URbr6HYlK0NrxywtONFq5JwmJM",
+	"X38OMZnZHHlJderLdzHjxALkpm3TI42MGlM6dcKH9PiIqFHrEHCNIj7mgFvV5/F4FG9ueHvKEJxbHsUJ",
+	"maGPu0+B9MU1tak/dvfJJwrEDT+3JbUsVjYxv+/FoTP/i4AYmoTHAb6e5Y20cxz3uLtlAGQiLOGiN8+7",
+	"QLhAKY7PcSldcNo+hRCBtxnfwKxAV2PMRTaioMcnlHDzenkoPDBY2xYU2Enxznzvlc/wev6ss3vL68yl",
+	"6qXGPv3nZUHekHFjLWG+QpRWQ/EbeKLdtO3aDe2/zl1g2o4rLmqBNd+pfO1iUJ2dEeREUygAdu+h9uKz",
+	"9k7X3uk1NTEubIrIWHC6Lf27yhjIHNIx9WQcq3bTE69GF6eqWvWXJlShpkIXkmcBdpqBabgRaRL3+ISM",
+	"KRjBMusCF30Rz5yNMa/ZtQBilSpqUqfixA2HptFHjh/jju4v/tbCNjxZZWGY257iCwhOzW1QiRYTvVAR",
+	"5mcYLUgSJUBSEo3MOZnWVehsuxZ2mrhT1/a9Mq15y8bKTaysSs5ocnOP5nH7tHVvnYpDKuvUOQ1QSTC8",
+	"chqiFnLbc4ebD1PeAHvG4Zsy/rhao03z+JfC/wtJpwGkih70Z2anZCkt9oG4LWXKMxiNkNYcoxGbmt09",
+	"lXSKHm8ublroaydw8f1rc87fL97B27dd6z3HzJUez04nWVKOefJtEnOwHOaZrxiaWb4m49AXSQyCmycF",
+	"QKDXMBaCO6HXgIRxx6yOJbwR3uWJuZIh2ry95e2Opn+xKDOEJtbCLvat+4SgZQkq73xd2P6QddZhaRoP",
+	"HIeJqxwTqbnBcdCQaVUalHZns8Is9pvZLsefO4XSqka3kSr6qT+rXiVgp3NrHmwzI8XJavz/L75/fdA5",
+	"PIH//p//a3Gbqj7jBDNTbyXGYtnb0TQhrPwFGv/8t5f/fP3huB0ct//5sv1jcNIOTtr/fP39qxGLjMqf",
+	"Cg1TRv/5+vKf//b31WmSiyC53Z2136YGxGuowwvJuIasatWrQWdZL1CDZaFYGREnQi/3i3+kEWXXNAZz",
+	"FhYHICWD0hakzaCJPxggKdLsYEKUbpXqLAQ/GCFxA6JUZ0EewjtzsSuazWAekRQSOtBg7pjyhCoFIeNR",
+	"ksb0h8lUz/5kxEh4CKHzD39HB0jUgO4sc3ut7EjM3fr4IxCs3oUmAfP0xP7ltGQi9BPbobCVt1Jc4a5H",
+	"fxaTLgfkrnoP2LzcY6H/3szZun0X8fM9vuaLOEKfO7fG0Ei7s2Ro5mZbGdrCRYTjjW81h/Shic7S1orF",
+	"dbp4cLFrYHrX4F4aWyvbc9meERzM/iqNyxMTLJqmwm76Cks2vMha6WzDfbJBecY7odcryvB7q67J+NoD",
+	"QYkVreunX20n6HNLNSO90TrFj+nUoCAaA5sYpVQOUgeZmrY6uT/TVC1SXz1e1F+WwNWsUVzxTxT89PEd",
+	"MOWtwJJ2g2ZYWtNL3TXfU/M9bjtsSqYb4fZFkPmDD7PKDzRrsUSwx/uCyFiBGokbYBqavl1yKzBGrbvA",
+	"5pmVg0r+ROBpkjiqKBzKkoSrhCldbKJsDz9xU70s2o6ocm3jcg8Nc92pV1bE4EsdTZHWskKMf8AS6lSL",
+	"sRsZHx7aay3/yN1YgxqFrkbk+OmzRrdxNnjxLG6/6Lx4cRo9j589PSPHA0pIO3r6lMTtzlNy0h+cDjr9",
+	"4367/+L4OIo7T+NnUedpvz0w4OBFY1Pz9/TFcedkg7i+/cpraQ3c27Xa+BbUxsTt8dxTaf5e5qd0ku+h",
+	"MgYuNXJ9Z6J0ICQ4mdmMiNIYlUDhb5ZJ155lLRimFYRjOguNWKY87vFwkiaaTYnURwa5HsREkzBP1LVP",
+	"cHoBWySGRjKEXbj48U0A/3Lxw5sAfqb9CyOa37x9HQDRMBFK9/hTeM++s0EUMw6jXzA8b3tEWlrtxCgf",
+	"1FrnQPjMIl9qQC5c/usbcKA2tpV6hENEpJz1uJ0NjJX4yHz7EC6FTfjNJsaWnOPtbRqXsHWLOBz/Qk9U",
+	"j4fO9X9gZGXok4gVNMOijBWRpvpAaUnJBBnNueA0P9kDd8Z73NyYRWlCpDGacRhOmyLZOpoIT5S5VpiD",
+	"LuvZJkkL6a6I2YRylTXOxDxmRbjRohoSar50B6bsM01szMhOPLzonB0b64GAYjHNPgicnASd58+DZ+22",
+	"vQjVPUmSHm8+f/ai/V//cXpy3LYZ2ViEaKS/yr97035469VVZKaQmt181Rsp+NCY2QmRQyrxs/ov0+On",
+	"nRNEDFfZAsq0dPaAXPtDUflnC/DcK2mivfmrIkkpVz1ulkWfglv4h/CzQ0RMFxewupWD8kTZBBR3IyPA",
+	"89yQ+2KcEuwo+xt63EI6lUXc5spQmotSWmyujE2AOcd4nUd+GTpahFd+wkdthljWcocvkCLzHnGW3AYT",
+	"ayZ9V0/Azl57l305a4CVAayqX8bBqsVOdaVtowQzkTvObEGFfvT7mM7qpJb79xr8Y7rzrZTJ4MZiuNgX",
+	"8czWcjW6jWfvG5tByMV+BLd+V+S7YGWUL9PCbQWXTt+hMh2RawqIrZT7w3UnNH9HCcVIcRPRhaSgRWIJ",
+	"iCQdUB2NWjtVk/adltvniBhdcorV8qWcUFwtBQ26SD1+j4/w6rHOGXkM9pf9Jnfsqgczwu721+DqsQBp",
+	"wS61CS7L/H3ITWsgoO1O7wuaR2zqTa4iYs34zu4KafU4lqDkeWrIvmX5wBYhTkwnIdFoJQBeGtJa6iaz",
+	"737v0EBhEldGB/wDNwgQ2EurFnC4AT1w8P/rc6H47393utfDed9xBEe/p8jSvVJ1/sDj0hYasekh/Ggz",
+	"O43NKVG15kUCZodJwscqz+ucuEIEV32GgWmidI+LG04l1p75Y2APWTkQRVShZzzfj+DMXPvU2Fc+v7yj",
+	"pFg6/Y86NJMFt3JEu/lriEEx3xMv7PGCYg1QgJiXXZYjiiXM90/pNAN3+7JWzQ+eorOt/M/SHnn0qZ+O",
+	"vH8p7UFh+w8l4XpZJrfPFr9DPDi3FuFeItjmh/hvZR1xBdngnIR9CjGdCMywdgmWyyVIj5dFSPkGZpyL",
+	"c2JQvHRvMRbMwwwzEfgKbjbsY2/LlwCUAJVGIwPrSjG7SKRJ7Oprb1hMuS1Nu7vI1meSry/ZiqnvsLZk",
+	"8/n5rrQMRKoVi93HVz2+yHl3b2lo66sL0nCb9V4PWMVVfI+dMiI4eVMNMq5RspVdsBAYus4EbsHVyaF/",
+	"NBqEV2WZ/0ShdghyK6u4/3ZVDjWhPF1Nrx3NosTAWp6WqgqUY+lKEiPvaCHXRGkiXcbJeR6+GVga7U35",
+	"vJYn8Vvr0bzFWjmR+0yG/GULEst9tnw5WVuTp5iKdk2StDpBg/nCP1M6VlhpUI1RgbY7pUqFmMwuiETG",
+	"n5RHI/MxhMQqswsqX4lrapl0TrHpDIvoK+xH0+0cnz01sxGxacVoQoQPtle4zi9zWfrYuYaOG92O/UdM",
+	"Zo1uB7t42fMvp5jUie9t1tM1lZLF1L+ILuV0Pt/kNZ81tv5SX37ZsN2O1OoDL3395W1x8mXx5ZeNPCM8",
+	"re4XwbVaa70t+1GsJLy7WmBHXpSllNEFRYLgmls90nUc+v0ZmL2a0T+akwN4e/kB3BZ2HbhmLr8gd0y6",
+	"GH8rsB3ciSt2s0mMyFXhdigqkcjsUZvsJ6MRljbY84Mi83L2HOScwIH16UxgVmQmLcMCCfPSTjVpgtVI",
+	"dxHAef0GzSJvxRNVNDlayyrYcNvtlRliToPsSyusJfa3I0rXMAZ4ulMeCrOzFkOCAiKoAcGagOBBde6X",
+	"tVbTKs2684QIntYkH3VN46YU1AUwUAmslJXpetbtER0MqG1Os8zO/RlZLKwCRmosZVMiXclgAXi0LBms",
+	"+eGJAi8obLfqAm7JklYR7jAOAyE991ZCNFW6x0MvJ0J0/pGBdvcwN28dwo9i7moPBUIlUhnRLmaUhr4O",
+	"zPWG2bp9/YbqH/wELgYaC1KzdmJglxXmvUr8Xi6oAr096ExInywZmivaqzCwquV9uZPCr7jykLwuXTwa",
+	"q3GX9Io6be/CE1HaXGXokf10G4TMGdmoHr8y6GDe6e0ayGhtFIGbvNFteFTixrEGSCjv2yVoYf4r1fp8",
+	"e/FMJRIbvJub5X0a6EuU5J3NGVAXZXxyVn9b0923xs7U4W60kFM+W/Cc1lZS7Tb9Gky4WhRvt9PGvmXv",
+	"FrtomDfBkrABkmQJ7ltpGOGc7UxQmsxckVYxqcOmQ2zgs1yaa+BEc+0/fDz+w1oz1pqx1oy10/Fbahny",
+	"QB5DYwwdmSeqo9/N/75szORZTeVX8k85lb/cTWUli7l8SvRoi16qyn29lI/sWsepzSbNY6kDYLoVzDlL",
+	"n6ht4JBLax9+n7/qRkDkQeTyGr2h/DvVir9W/LXirxX/H07xf8gibF6riMEDwIAp0QyH+rv719sV3tGX",
+	"4E4KgHEYiVRRy/fiGNccKzajKoAolZJyDTGjGrCtocrqMihHumcqfePJHsdkf6VcW7IilRvmOmXu2Im4",
+	"tg3tscrLDcdOlaUAd3UHxJYzuAY6eeaxzegt5Bot9uC+ShhnEUkWZTNdJITDgBKdStqFMMpPvZACT/vB",
+	"vNtUMkUXli28ofrCDvz+Xl43A3em9PsHVhdR+RWL23XZnx9YUB1X2t5mgXz02OFx+/wqTBzyWsUfaSRk",
+	"/BOXlMQ7cRlOsyXphY1f2Uvchn6PWO6GhPADtyka3fzSrfsVl67EJwpYvG4svt9ZbElkwvBe0fjbIaip",
+	"SFjE6PJChAt3AhIbFYrUrOgUigInE8uDS/MO4q6NgCtSW1ae5iu8XBW8ULSFtfOa6YQWBS1JEhS211Si",
+	"RF4V5SLc15ktYXH2b3T/FowkGnNxg+2J41dWvWTcv7cx+/FBu3PVaRcwu73kX+1LrYHb40JYe43yr6CB",
+	"E9voNv5MeHxD1IghkdESHNnp5EP1E4+v3UfjrvE/oHAb80F+JmqEXMh2sRy3QdFI8BjrIirMB67F2ds1",
+	"pmCa9hOmRgtuWxi70kRj4+Ts7EZR2rw2Wt2vrMP8XY25EWzwsp6x2vyWmI0xECI+XM41tf0ZuPX17piB",
+	"l3GsYJiI66zfd2kajr9s0m8Td9msakmCpCpNdG1kbLu9Zi7qvA7NDj2CugS73LM0OrfiYEZ1F0hsMEAs",
+	"ycCRZF58uLyC//6f/+vIyyJUQW5FI6Ogq3hTIdDJVBsML2TWzqDliraZNtDCPris0gK4GbFoBJzSWC0k",
+	"d1jqLhOTacIIj2gVh5nNxHT7Y5+1A1tSIGv2UbQvvku6vy2rZZ4myVehmas7N71wXi2Md5rH7uVQncq+",
+	"HWq/byQ7ferFYgV9NS98q/uYSmtvVQl2UUNZPeCVVBNVk8qojy3f7s2IZhRCrkK7KI3sceeIEpxubMe8",
+	"oTpTIPcxYpYIS2tX1iZMbcJ8OybMdnVjrbC2JfrfUL2m3N9riuBqZXJUEKc7zlxYalddLdQ9qqR7Mi0m",
+	"eETPC+dhF7ghQZojG5KwDQCk0j1euN2Ect06hNP2WdbmjefKkSnI9unGOu5l/rRtGkvbUpa3pNXxfYSg",
+	"JTosnv+0/yw6eB6/oAdng3bn4Pjk9Omz5y/OSD+Ky6JtPcH2svwNazm3Y2C+f2xd+OKLZMBWZG51qTix",
+	"OSNLMPdrIa3b38ZObTjBgfBmIfqAXRYWu3FaljG7gMAjwkFR2rU9joscdAUvT9azwjLLLQPtXsLl4Q9z",
+	"OjJyc6G34yDKghTzm1XdG+2vL5gwQnMr2nHrwCpp6EJYLzmBN2JCf2tkXHaMqymNtJBrS0BUf5THBv4v",
+	"Got12rgnf0c5vNWi6nOXT8jxhv2dtU8Iem80q28Ta+61LTmuakH+UID1Z9zwqiQjtuuw2CuCze3k/cDX",
+	"l8DpjXP8ZzA164PIU0SLef7NeyLHsbjhgIyvjvPTfiujP7D3kTUJDRL93jptfJOprMA/5ZolqzDrfR39",
+	"/5op2/35+9f2A5x7dly0rBX0qb6hlIMmaowG9moDfE2J5qZol5GBr8kTYjVY5vfADbGOz+Nks+mvgwJ1",
+	"UOCxGC6FEPBaxsp2AgOZJjz63f3ry5HboQ9dlGI2oNeFVgOW8sqOF6aM5VO2PGFsQj6zSTppdDsohoLG",
+	"hHF3IEvcYFzTIZIpL9XZ7zG0jgw6+LWWWUwDJqmC0ErGw0zcwe9eVgb+9C/hIbzs8fyU7PWRgtwJvK5X",
+	"2djPUVvPFXZmLBz3S0gkMUZmCLeG4NwAA2AKTttn29H9F/b5O1D+Ww/21AlrdbSnjvbUxvO37QV1AhnI",
+	"g0EJhewQqzKr3RnQlCKxxHcYbEmEkF0QU8qxwk2IcQAxU6NW1u6ZSd9KIwCB9yNJMiuS+94zQ9qPfS1i",
+	"9ycKsrf+aknel1O3d66OC5KvmuKz+fzuVT4UvugGLBbWUVlWn6tcpJtl7drvVzVvt/C9axm55dTdfA/m",
+	"csofexTJu3Ywea3buXUMAVGKDbkt8zCgXFIXnhkhBH+ioNlrTGb27F4DO3qTaJTJpCUA/Mqcfht7Y+P0",
+	"IovkYiecW9f79L9tQwysAWzsG++0r/bjFpO/rD1Zd4m5nbu/3P6u/V+1/6uUFJtJryqqoCAu14erWU7s",
+	"XnjWjAhQLuhvB3SOUZ7bFGrQPG2319UVy1jUCurhG5bu7W9KulcFwdvXAbVcfhQEFVZa7EM8FvuF75uO",
+	"0o/siXLwWh3CD4imU4U9RPPOpvMJT6WLbQuc03a7Z7vg3DiyiPuJ10uaOROKfcY3FLG73/xukLVYrcXq",
+	"H1WsXlJtcxpFEqsHkq5SxGlk7ngg0xUe048pX90J89w3u8y6XwYQGoBn/m+DCv5fTPBwNy0xL7K3MeP9",
+	"enpj7rhVx1Zac9hvWB7ANCGcY4Ro4UTYUFJVcfUx5Zf2ijvH4fwB+UBGQkPCOF0xEruPFjYJ6bR30iXE",
+	"b6gyxaA5Wu5W2ic6GplLOkEVvsH5NiIneGyeV49+niaE4Zjw/n9NCddMm1F0TpFHsPRYcY17pHPcDswi",
+	"oRFRupoWG9jYoqPxa3Qbpy9WsRdKwhSNr8R7xr8zA8iC4CoiCX1NMDW42+gcHjeCxozRJDav8Gth9Mi/",
+	"x5l52TGu2bUi4fMD/fXWvGydTdH+XAzdb9wWZUi5kXk2KKu9K6uw+vPwbbY17aFLxiO6fFHlE7qrNqkl",
+	"2VyZnCSt4xvbj29kXwLn93E2TpUpzwj8PBFwF0K/fUPbpDT02zfM05JDs5ZDrzXt5oOmlXYx9Gd4EtJh",
+	"qVZg85HsSU/UfOaUgikzu2hbjU6XxkhKe2OfgZJqyqUgRI/bG4nMDYhY54XdmuQnH1O+006kMuULlX2J",
+	"TrhW9bWqr6jqSfxpJKL96vk1GELL2n2pNt91GK9sztbBvLpZ64aRPw4kPhiJyCzanZIuz61Yj/A3dnAv",
+	"xVQ/fJ4mInaem3JrPviv/wCvCrKckKyFAeNaIFLs5l3libSwzF/1xKa25ogrACF73Cobc/vb/ejPMWPO",
+	"4DxzyOG0YtvZAAqgLb/zE4/egnmYFnjnQI9nvWjtNYeQrRrd9bnqTIMVgQrfDpRmSQJOoAYu3V2L1KhO",
+	"QCZ4GpsxqwCHKekES7PcBXiPHr/BymTbw1bTCVwTbuvabGjAvG5EpGTIh6cgdMo73B3EfONW1F3OsceB",
+	"MnGXWWTzy85iuH5KzETstMtEbq+XoOHPhdLIjAl9zjGUhSsQtdnFFje67cD5lWrHUY0mvz7HkbnALXxc",
+	"y+6SRre9Btgsb1+VJgu5VFZsshoR1ohwDZYsu9pcm/rZE1XdbbYlUHhnn2JjWe2i/fC8Y+r+EZHaR1Jr",
+	"tW9Nq+3CTVKrqG33NClFPR5/Q+RKSuEoIjJeSaPr7GofDUn5E28t59YzyhpXM9K1xj/jQ0ljbKiU2fWp",
+	"rSQ3CgOFZQD0M4myfk/G2hfjg4FklMfJDGKmpgmZnYNK+wd2GAqIckV04oaDopGeG8CNJxAzT0M6+HNQ",
+	"mk6NzY0NpShXAUSSaRaRxDkCehw1m6IH/dlO1CCK5ldmqu+tAv0HK+tAnE8wv5VUYfbK9o/piHwakqTR",
+	"bQwkpaizOOGk8DfFdeX+imhC8QkpH3NxY9Z8ZKVx4ZyRiERiVag/xLREmen/FpHgqS4ekMU7yFRpElHC",
+	"P6kRTZIBkjT4X+lwmP9R/mkgRPwpnhWePKQJ0axw72GSahytmWDCEHSN2Q3LzzBD/1z4M50Wr5+wZFy+",
+	"eiKSJFVR4fUmqjDCiXkX84H8gSklPNWF06dCjvO/FFVWzfm/xazwh5bkpk+lLB5Lk+nI8rr5Q1pMiBaF",
+	"vyWln8oPvRlRzNrJXuRLUA3GuNO7//BT6ebE3/IX8/3sXnqHW8muZjF+z/gVnUxfmxs/e9oIGiORxH8W",
+	"unj85KkZRzX8ZfSx47JTF6mMRsRg9G7j+eHTxu13eWbuYcWH+QtQDzNNJ9VQAmkX0jM9ANEjNkSKDoHj",
+	"jVmEcODX8lO1ZJO/GZh1QWWEW7rxol1GWMFtCHl6+KI04tPDF5DkQ/hXmohU/9f/mz/9Oj/y6/xt1gNc",
+	"BfiXoH09IbNX9rubz272X76sf6kE+JZB0gdAgjLlazEkLgDJW4gsF3GjpNOpw410ijvp8oY6HXVNhxTB",
+	"CvrtXoskBmYLyZ2cRVXjv7U55zsypkbNdZ49hf/8368P0ceZ9j9a7Yj7Y9lOaR+ePFuwVdzhfO2dPGvD",
+	"utvlOF+r36VaU1leGO4ZhT3wy6K1vYWVvPCD+ol/byaPQD8RPAYp0s9mRn8eMTX20660iMY4qdmWKHF0",
+	"/DKH7BX9blaUXc82Q/U5PFiC6IvqvQb2Wwb2FtPmU/ytQHt6vZKv9yqD83giKC0pmQTIteQ7pj5AlvUP",
+	"1/dmx8Ur8rctI2N7vJwwi/KhooxHPYEX/IVxc0mqULyR1S4l3PNTKfpmTVwcGDmkMzz0olHdy3KGenA9",
+	"teYyI80DP0UjGo03y7j0X6dqsqWf6lpCbTXdkhS3qXr80mlpTuZ0SjnWpYT5ygwDCA2mNf930JJi6cd0",
+	"JLTALM3whihNQ/v+h/ASzNVGpqSSllI88yxMZ5L0ONr3yMeTPddd+Yl+jlJU7CGQhEoNTXRDhPjHoXMc",
+	"h61zIAPsLi2SmPFhUHy6TWPA96CxzQpQusfNWPSNOFCaDClEQiA1l0wTCs3OCQI3+O//+/+B5238p3ks",
+	"43AMI8wm5fjbaaf42ylMkOar5Vhy+xKdLPa9ELiQCe1x+x6uqavFM2S4gE/IimTqyKxDaCpNBoMtpJ5a",
+	"cbHPzIDlInehWFyjtgTfbafBflzgSzRY2a3zx9NfX9b+VCu1VK2k6hDuWpZCJKSzFewCqqSGy3L2XtHb",
+	"oxHhsRgM9kXtfkm1KkQAnNPDqqNcr7tBOl197nWQq1O/IUnSF0TGCtRI3ADTu1JNf7bjeDxlEc5tdyXJ",
+	"DE5BUhLPSq4j+nkqqmsj93o7VUZ1qL0Ote8+1I7rvg6z1zDiDwEjLohSDkRoAQTysvKHxRJ+u+0HSvh8",
+	"d2PmuvAI/pvxT1MphpIqhX87ixv/HQtOuzAQ8obIGGze/ITMQI3Z1Mb3z41ZTKJxdgJyySNfrrimLqHf",
+	"3CbI2iOets884Y64pkUc4/gmnGfUBwfIhIKWhCsSZeBnxLgDRo5GV0WSUq7O8VlYGSoM4Mmhkx5RIalN",
+	"P0jVDu3zy7n0u0tPp7DHtvVezhe+dXXYc0l19ho19qmxzzeYZljcFzUGqjHQt4eB3qOqLWOgVO0SAkmf",
+	"HLEiECrkkHD2m/dU+GzD/gw4mdDgFq+Dy1mMqWTXNM5TC1FHR0Jpddjjry2hVRfCX0Nomhu1AggjoulQ",
+	"yFkYQEhkNDI3CA/hggyp62waYtQixHuFUSqVkCE0w3eMj0OwFc2tTSOzxRc9uGExPfftCGwupM2iVGLi",
+	"abokJTEwDVoIaGZZmJKCGhFpSysLDVwXB3x9ekoVPi3/CFsHiTSRPg3N8jdp+lnPsUixZbxNv67F2LSC",
+	"NMp/NGhGRNEDxhXliml2TZNZqzwayrVNuls0IH+fLYzLrx1oGtDTQrRrK3KbqJtbfirPoS/0CG5GlAPp",
+	"KxdMyAbsFPmi0fpHlEbrRtcXIqGE2+HdASExNbCK3fAKF3tjG9xZ+aYvNJ+BKRliLrP7eS4toM6WrbNl",
+	"l2TLZlsh67nld3JhxxvB/8qmoTzrnLbdAWEWpaYrunXdwnT3zalla8DgPFPfyuSdp8k+rZwmu2766zaS",
+	"Xz87+8YSE92RDDvJzKHGye2pyG0JZ77M2UQn7cIrDzEtw573Kl9HnaenQcPs9ME7NqB/FqnRnM+Pl9oR",
+	"O8oxTblZyjR+a/OG1lwmhfTQV1ZKYiblXcZKsS9YRatyozQnXDJVkpwW6o8iGw3j49v4Muyl7fZJlMoE",
+	"/0HPQdLkT70Gp591rxFaxaxHVFLEVRMh0ZlzS+NmeOBLbXBtNcFKZvB0g8wqh5oPDE72TTrn7BIhhztg",
+	"uIvRVenp6XyPzU7rEN7mEh1XFOPXlGuDXnE/+FquoilgZAIBs5PwJ2QeiQS/plIry8RSLMLKT7a3YhJw",
+	"dz5RMCATlswO4SW3NxEDIJaVvPS8IH8a0RALqrCpt3uk+RVvaGRTjzupaO4Vs8GAoiWGD2JUWTcveEkM",
+	"pG8MTC/Hna8XTtvtYl7UwNz83DzSth9VcCOZ1pTfl0VlgXmVkbgvtq+GVCs4bZ8sy69y0mmfXtuFUOe+",
+	"COW+qGMb8GLvYGIHEGL/WKGi+7diNhd+gt0SL9oddtvhb5mf6nrK2kKsLcTaQqwtxEdtIXYqKp51Vc/y",
+	"/tJeO+yQjtQB7pqGtA6zbdqAUHr74f5kU2jHLguvreaYuiqV55SDaTnz+u1wWlOPJKUHRpRRkCJJDtIp",
+	"6JEU6XBU5AVpBT0+IbMDp5AhwcIpH4vDJJnMoMS/nBz9asJob6jOLMGthEZqvFvj3Rrv1ni3xrvfdkRk",
+	"23i3RqHbpp+oDtAeOviwxV6nGfiL6YBxbEEINyORWMb2CRkbOASc3nhUeI4kqQEychTSqoAkWD0FExJT",
+	"GFM6tR14PJbUIzrzTXfgZQEi2khDqqhLI/J88RpzxGM61aNCYngpWjAletTjzbCgFw47h16uhl3oNfC+",
+	"TCuaDLpwYaUcJq57SY1/uB96jRYGSLIMHjeWW02yz1obxCOW9MkuoMc6DFCHAb79MMB2zSIjKIyJWpBQ",
+	"taVUW0q1pVRbSrWlVFtKCxiTFymM2nj6Wlz42zHxLPQupGmVTJzWA3nlj5wC2lfB7/c0odoYU9k8MOWM",
+	"H8y+0l1g2lg/wAUkghtrpk+BxLF1o08oT5Wxh9ot6KfaNtvy5hx61dEORDqRl9lt9Q2L8EkjIicJVWob",
+	"tpS9/VaTsnYCWudMyxqq1lB1TahqnUk1Uq2Rao1Uv1WkektL1Pi0TjGpDG4dFnroHJMjX4O9NNnkB0yk",
+	"8BGBUh//wODve9Nb3yf7Y1WF9L/6N7s3LizOURkZ+l/Kpa+VtDWegoT3FWlHl2qKXOIZBVjh4fN3Kt+l",
+	"c4+6Lzfnl26SKlJd57NYi8xtk137SOF1vhu+2tBoNUl29Lv7V5UEOiDKiJIbooC4+ikv6pqFjLhgESlF",
+	"lmHn21szmWXjYY5d63GIxCzbzdPvPEB0R+fbujaXa3O5juzU9nJtL9c1H4sjOyVlUUPArabECU6Lxts3",
+	"kCEX/L7chACeGphUomTqODqmKdGjfJNcF7BQMfWlRCXFOJukE7yFs2MY13RIJZJj3EajRrYst6R/LBjL",
+	"0JySIY2XU5QFMEdRBi9Xl74rSnPqVHBjySkF8KQeb5IoEinX2Qmc0rhULLECsiL/K45hKTWZnYEq1GSY",
+	"N2hpXsuUXxX5IBdRbDlOyeI3HAg5QaSRpixuLKQDe1R8W9aBkJ8aUanZwJ2sfvg8ZThwPKv4U8WOIM/b",
+	"lheVSao+8EwrnB4gzhjbpiaIY130boMejqmic/1UnvafRQfP4xf04GzQ7hwcn5w+ffb8xRnpR7E73xGH",
+	"vuQE3ogJ/Q1nkXE1dU2JcdauqSRDmsOZZyeHJwgJLfqLcaMOCEvcP1mmSbNT5jVh52muCQeMx4wPlRMZ",
+	"/tkVZ7aDzKrzY5NUpQlaGoQlG8ylppOpsQjc/LwXXI+SGZgvBIoMqLZ6fkoU9qVsf8FtyV9nr4LuKIt0",
+	"M3TsXrTii520GxtPhxSTqc6ciA7sGxFG+jRJqK0giz2Z67pzQ9S46jt03PmXnhvWzBJOnbK2yz8yKPye",
+	"MA45LeZ6ozJ3NM/BBRsLThvdkxftoBEb8/e0c2ztu0b3zABb+806p/abNbpnX+wHdw2xfvA9tVSjexI0",
+	"sHFXo8vTJPmyyMIxe/iq/SJfzxUpgdEocDs/E+nKLmYmEA4OpJgU9w3OpigcOelY4ukCdegmM7e2z9Go",
+	"m6peRrsVa5Kpb4NkygMNj2L9kYdq37c0P+eNo6dWQDjk+8kN2WJwhGjN0Hn7zF8G79n9EiL5qIuzuKIO",
+	"i9l6PLvEHQmDAnQ7tx36zW9UKYMOC7AOxDWVENotHXYBZZRj8DcSKehxK49QIhtxdF7qDJj191PnUFDL",
+	"eLYDmJGQVJ3jteBV6Tmg1LLMU8a8hWsiGeGReTWzfSyjP43PoQx0gDqkcwh/oVMNREHG+w3Nf7n88GMr",
+	"AEl5TKUZswLS4xffv4b+DMI3P1yBB+PWNTyNB+EhvDagB0L7y+E07SdMjWgMv9sjb+PA+l8DsF/iS7g0",
+	"ycnACXyNKmlOnnoKhdU+qacegZCv6jooztmu+IrmzqyRdo20a6RdI+1vH2lX999afL0Ont46Z0+uxmvX",
+	"cNWEqgJoKOdWfd05Uh5aoxfboam78f88ZFuj1UVh7S1z6n7g3tkalEDqxn5UjNa7l7uPG7HGNjW2qbFN",
+	"jW1qbHMPbFMjju3pbr2e2t6N227zTMOyO+mO1EJ09ZXcU3Dx/WuIRZROKNf3BwcX8WA9fODGnIdZm3pE",
+	"S4NqLY6b9n1u+S2fdr1xHmLjvPTLiSjzub7GvSNSzfiKnnEf3Ql5hziBP5EkmYEYYA4LdmWtlAMhbHYB",
+	"ZVLdL5nBD3vNbAbw77vPtIb75yDY9mdZ6eKihMrO1XF7XaDQjp43ipiaKMWGnNpyaqFYdXDY7iNciFP6",
+	"cqCpfM94ihisHTSGkkQ0O3DSzpBJARd9SoTZIAnjYxp/L6K3MW6qCo99bnbcVDIhbYacy8aczyNyf6uL",
+	"kTAox6Fmf/QyInz+zCs6mfpjmsgh1VekIr5u0+cO538kfEhdI7zXjW7jtINpw9z8++QEg6VM44p8J4Zw",
+	"Q5LxAeMQCZFQWQz5IAj1GYW3flUuuDQQqYQRpkwGGB79ENkU+AjhcMFIgs6pXSsH7WddzMos/vZi2W8n",
+	"gIeW/NZpr/it/DyzI2SKL/764w9//dP3L9+++9v5d3/784efPv7pWdBpB53ToPPi/Lu/vX/7409XP/yp",
+	"vYExoTSRumgSm7db1kq2uH02iX5bMVM5/J1JpVo3bzcWneuJTDP7Q3uPRhv0YDYk40OIRjQaJ0zprk0D",
+	"dfsUzK7wgVzX1IiSaAQi28qOUpBxLWzkGEPR2JC5698/bB2CWWfW3mMRyJQbI91eam5tY85i4ESH66/p",
+	"Ln+iCs9TPe4SqI1IgeNTK2ICEGYwUyr9VTZanY/zZkS0ubu9FnNBbYMx1HXY1p7Tmx7PH4r5GyTGPGRz",
+	"d9fD3owVmII4pRDOqZgQiPkLCWnyZ9suTfyaJCzucTenOQMiJnpa/kOpqMS2uEQJfu5m3IwDP5C1Fy4+",
+	"XF7BkZ0xPGxMCPPnspD0lTn1djQ68PnV+Rsv7m/vAq5OpuwzSl0GHjVS+BaRwr40cXX3kN0Iu0w9qAF2",
+	"vW1qgP1gAHvNnX8HjN512NsByDruXce9i+1nMnhWwdIo4MLqIe/Sulvp43YAPGs3g0i9AOHv5ePO3vN+",
+	"EfBaxdYqtlaxX62KrfXelqOv66iPvcaQKjXBcMsE3mrlfEtcaJhRZF+RWCggBkWVBEqzJAEtIBI2ykR5",
+	"AFzA1Ii3Vo8TrEiYiGuXUzJNCOfm30PCeEbzgqyzmdMM1cB57twqPs+31+jTYcqDHrf1FjZlI7Cqk9iH",
+	"g5DWDdWfgUz5ARc36BIa06k+hPfi2jG+Oq2rRdYIHGtJsAXHAAlckdm1i2431wNEcLqm12hp24uCXq69",
+	"O7UO/SN5d2roWW+bGnrW0PMP5HLZP+X/K9u966E9H0cOgu2L4/89xkwFpwU0+SQHuTfQxADt4uAkwlQu",
+	"bloBpDxGUFcMkYoBMK16XNzwruWLiUY0ThMal6GrpJByMhjQSNP4EH4WcqxgIPB2jJeDt8g7eF+I+THl",
+	"bnf+KG722w3A/DOfjJI0gvZZt3NclJkuUXtOGTvR/2FKOcbehRgjSdkGKppoTaLRhHKNO8xq2l+CcjkC",
+	"T5OkcOi7WXbobuhRWnz2KrOq9B0vTq9ZbOfHXnMbNlTENINC1cgCiEEKxH6PFW+srekweaLRbeSCzR56",
+	"uwYMVKUyBA96MIFoDdTjVurPJSiTpxSal52axdf4snWEVF1tp/xHcfPRlsEs0d0FGWftcicwa2X+R4+f",
+	"fEx5wXfiEn12ByVURPjR75oMX4mYLo+ifKRKJNfYqXUqGcdsZjIEzMsn0yl6pxSEv9/Q/qdUJvP3DVug",
+	"hVvlZttbf1KPo4b7rO19XEZyIiKSgO2exGPQbEJbWcYXcVQeyFeJ/LyYw5xQIEkibmwg52emRyLVQAAT",
+	"nEBRnCFgupDl1MmznMxYQdIBtRsy9MMOwE5S6Bgye7wv4lkA/ZmmiC7wH3gHMkGSEHRyCYm+PZtFNgT6",
+	"mSmtAlAC/GyZ5ynqXilVVPa4HkmRDkdglLIRQeaFJVXphGZDxK62RmfH5gRzGdyMBDDrSiQ+29yysfR4",
+	"kZcZhlSblz49N8OIBX5Id/7NSCifkx4LvBfjUZLG1L+Cy8MKLDMK4TMD9hBd4QsiETXe01yLr2vm4IYo",
+	"kFQbtbUGtXSP38Zadu2hVrs3GzRugyW71J93ZB516fdLNaFvLsGBpi5kvlDs+9VvdoJf+35pZ8vZrfGd",
+	"qgIz3Nvq4KviC8VFAQS3BrfyqCAmzdG1AwXmaIqzQrk2q4jGByoDU7sLI5ivcWVlzqKaFLPpxWCwvCbl",
+	"e0Y1SGpeTpX7XJSqU/ozsCjMkgaZTTolmlGurWjx0xF70aAoNcZXVqNipcQhXJAhVcvpQKE5Rwe6cPu/",
+	"ShhnEUkWmFtwkRAOA4rQqwthlJ96IQWe9gPXVE4lU3ShzHjHlL7001alJsbNnpX0TFlO/HJRzJRiDfGy",
+	"uheLbyvLCzs4V5z75TZR7O1KHTvCPfOPLhukW0ibj7PfWTJOd+evnCrVKZ98I69WQP7EDZqbuGurlFq8",
+	"hCkZUpt0nn20XRAOFu//WIgHjyu1bjLG5EdvfT/u2HuFibvUQtL4I/LY/cQlJfEOakxio40Qxzrp63Wy",
+	"F+NL9LJXCKiGpwnhB04DNLr5pQ9UinKZ9idYMsGpZUHM5ZvvmoKvKaTZKwiG7RI3SpaApEOmNNZTm9OY",
+	"Zga+XxlY7k4bUzq1ZgzewrV2QSx/Y7Sxe57R0fmDFkLtppDAjJpOtWIxdYyNZU3uELxqFQyg03N0tuJ9",
+	"XXTfjc1mHjh1ZwC/v+RsKcfgLnW5zSj0Ym2f1R7mS3wwE7aO48u1qPhIuTFrzbfE2Y5najoiQ0bAWAGp",
+	"pOcwTShR1BgGAyYnMBWaKMXSiS0gPsRX97qwukd2HQ5DN8m7qiTAKzyMuksHXtjzMnX2ZU1otcwGc893",
+	"i33HudFe4+8hN/ob029/iOaMj0CFW80HpKh2jHrzCr2aPi+rhU00+lIruArFGe5seOkVWs5jXEVJFnXk",
+	"HkzXN1Tnuu6eBgeZTqXALlV3CNvvacRiGm9d2HohW0u+rxzZY38eUsb2jxrab0oAUxIzRzGNmHJ4YB/J",
+	"FXZfYtilBFtQkFA0UYwNEbpRH8Z2H4dAr4310IyJJt3s57dxGPR4mKHIMICwgGkLvO7mB/fqYesQcBjm",
+	"6Za1HR8p4xCauaHT45ml04JI0phyzUgCwtbGu5aQIzYt171LkdAuImKRauwKOfK16MYaOm2fBD1uXsan",
+	"c4gbTmVBtvu0ZffmcC9rJXPG49vlbzEn1nt8A7luP+WjMGOyRZ0riMxOucisjmMYelvEN3/idDqSIhHD",
+	"2WF106L04rtKY30c6s4vwq9P7a3D1Bpjy81MEwYNKqWQfonb5P+SoiiIDRkXhQYslBlZtggGRLqn7ZPK",
+	"3+cHHMnShMkEqw+0EJCImwCEnJdNCYnGaqEEqE2dR9iH3u53QO/bv9NIb4ZQdmKs6BUccpgBVAjPe8sj",
+	"8KRyK+JxcCscd6/gug2Uaaq2E1qvEtowZ20U19CV+aPsxDys+P3aqKCU++pZxBz/3j8JVByrrOsQAdfw",
+	"MwACI6GmTJPE/Pua8pS28oLuty9/fImpQvCb4PS8kESkHOHyrMenRGpHXiQm01RTbH3LNLIhuS7d+U2K",
+	"jEiH8H5VS/MejwjnQoPNX122L62cwQ0QQpPEE5fnY7fmHT3VyWo2SZfgc7LKga73y5W0mGzazPdvyBrd",
+	"eDmhkkXk6NWIRWQo1ndea7pTz3W13KE184bs6Uul2M7907om7thW4ukfE4RlhB8uheoufVKQgo3FHZkX",
+	"o6mj312ns5W+X0u9+6GKm7eUDnp6PxiFTltNHyo/cdsypgZKK72eFVf2vlgILm0m11ImAluYZs1aS1md",
+	"gxwhDTYCC40wDTsx4BBr9JG/ILZ9HVvrwpklVfnZLtnUd0VmFwQbl//j9wbFKhwsDM3zxfqSkvGAKO1r",
+	"NBvdRvtZ96SNU+kuOS1dkqQ8GhVO73TMz/npx+3uSeH0mHFu28T485+Xz28fl27P2XBUHM0x/rxGRUk+",
+	"dTt1nz207HGVsvuQQY+2inUPGGI7otKu0S3BgGVeFS2i8Qr1fzBCIhSku6UT+K//AA98oTkhmkpGErMG",
+	"cnaUhMZDKluBq/DA654o6BNFIeUsK1TBc4VWMBIJejjNT9ckSa0NGZnZ8uy17h4T5EE5cC2cABvKujMs",
+	"SHmLXLr9WY9bl0/Yp4m4uSDyT2Y7h4UUMcu6aws1hHvLwq2gSZIke1XVMtIb72XdRGj4QkKvaWLTMqu1",
+	"JrBdCdDdtCzju8fXS/leiKYWu6TwS6/bzADXxyNNkPafZ83h9dvL8qL9Dbc3RLPM1hweWTo8c7OtDM0u",
+	"/sJ6hnw5u03gp6JAGJ29g+PuWTBCv90W5ST3hUgo4Y82kdws9HdmCio4XAvnbuJ2zS5fL6Mch2g/k6r7",
+	"2H8LvQPsFxUcjP4pavh0Ok1mD+c5XgwLjkj876l1KG/XIf2zRJ3ojKUJ4TOHGiDBPkBEe3c143iWloQr",
+	"W8TXBUkjyqbGtrJAIjSo4pVQ+pUZR4hgBY+FgUMMRQyxDDy0LB+cObtPEsIjqoIexwcPqDTSUt9Qu12K",
+	"ZbUIDwJgSqXOLx4JKV2/yUP4a0q4Zpo5Rg1ba4ox7QlJetxuLCyRMpNgBp2NFSLBrynakGFEFA0DCCmJ",
+	"Rub/4rfwv//n/2oFZgFJ73MvYCzECgfwEufToRxOhwRJO361Y5rBjUiTGLRliisIfI+Hmi6Ya4R7bLDa",
+	"E9WyWqPHAX6jmKSRpYZAyLhKBwMWMcr1J1xBYV4RbF4pyMEj4i2/NbIhuXpYAC70yHwKW3kLzrY1KOxG",
+	"Mq0pP8T343bizQgxlUaYUeIbqQIgNSCzPwNKZMLMXbBz6SwwP3IQSWyOuUV1jmebEfj8GXsyjtfuVjzz",
+	"2qVv2Jpo89CEKA3N1z+8/tA6BOywaudMQdPdok8HQlJzby1iMvP42C2m3wSnLVwkHDN58MXiro1NUnc/",
+	"rwEGupSUAx+MEDd3nohrOkHkPCEz+2n1iE6giX0f7b8t5LQdJvDwQSKGKmzZKYXQr/lPjIdzM+veXeXz",
+	"apad+zpPVOFakerQ7WZfPQ22phvXthZijBYCZsNiJTfezgB0B0n8xEdSqMJew1FmHTXCmGrCEhUG2ZJx",
+	"C6QLJI9A4cZqunfJNpj5pn2hR/izagVAzCCz7eHW3o0UfIg7F/Ol7AsTJczYzTlYjKVHhMMzv7HB0lQG",
+	"bmmIgWdrNPfHRwvp67/zLZGfltWG+0lwS2Vq1pjgtn2LWa7mehRkgptbEz6zc9BPdX4SjrMs2pZ6nlDv",
+	"VGHreYmqYYlN8YARsMR2lvvH7x4dV0bYBbBf2WhIhC7k67w7Pm2fHHQ6zxd2Qz45OG4bjezXk/kB3XQE",
+	"36Lhvk4jaJjl1+g2jJB3f2XarNHtvDg78x1md9AHFb+g/Zi7dYTlz5m4S+6G2IXzv2zyRu7KhZ4ykp2R",
+	"ZSg6DCLFTa5mah9aHsNbO6HtNiAoZLa9LfwI/sdyktpZ0Mj8UzmO7jaOD586Fsxdb3i3NZP+ugvQhzGX",
+	"Zs/9KDRQbglKUKtb9g+vwKG5CE450uDQ/tXCdDuvMyL3xEP40WtCMreO/6DhVDQ33CxnAKmKtVVUiut5",
+	"VI/0Z746Wc0KmzK1RNfRgmaLIDP6MxiN2p5p/LbOWUp0YAGWN218e7Jg3pOTOTqzE3I0YzBYKh15Fom0",
+	"kIfwmiUabZ9Zj1tIUkbxAYwZjzNOIWiGBnSHluxGsWsaQKhFCPSz+7u13E9qn1DdUQo79ZNefeabNH59",
+	"tFwSj9MP+RV4cREMoCXAFK728jDRSlsyDmQ0rKo0rj7zv5jzV46DIJa3uxcHZHZdeUAFisd2kV16wfiw",
+	"H//CGYqJpgfm3utNkzVw7xzZiztHpsVG43qkTuUrpwruxrt45qYO5avPfD13cgHu1t7kb8GbjN4k5yEy",
+	"n/aROZQNNsnSJleDI3d27vXxzphFKf7op/Q94p+oFqb8o/fY6HmX+9/j64Vn7w8izAu8y952XSyR+7se",
+	"HaBw3M9NLVPaMgopo4NuImtua8ngl4cNXbOElUHDrQjj8jepIJPLF2wmmov3qFptUZjBWkhuO+RWFi17",
+	"lJJ3FWzMDRWasZzZkE/gCJUDGEhKfzP/6BPZyiNnQV7I4ekKe7zAvgyS8CGmrZg9mJX8YguhYh5Mhdrf",
+	"6k5jV1QwtyX26T52rOMZ6fWEfL6ik2mR19r/fXKygix7R97ZhRO224KMuY+zpoxcz002d+VKSbjrqo15",
+	"fFJXcNS1sxuXbcwJ7l36Ghet2pXVHHNj23Vlx8K6jlsaYLvQ7jFJrVqCbLtyZIPN9eibWRbTLbURIlgh",
+	"cl5MD1CazNAFaDCdTXe+A7yVeSbhJcQULS2sEMjua3Oi8aboOzAbd8TMLM8wj8Bm03CBvSRtOvC9gaCr",
+	"vlggBnaA49pVcRysQe648A12HUGvZVyNkh5XYcqDAR08/UBRrRkfrkcDgpeCv7Rr/dQEIpFyjSlqTxRc",
+	"E8kIj5DLZpCQ4XCtDhtwB9HAZDHTgQ95GumNPF1CBKCYGYZNgcMh2sxRNyjoz8Dy1t4GVfiel36G7i9v",
+	"yve7U9yUT19D2sxfuLio1v1eC5stA6q57bERmnLr+sAsZO/nXVSFfg8/2SIEdUm1qrqbuyCuqYTQ//Q6",
+	"IcMLKiPKdeiDC30hxj2e5X+a3X37IpdkzrhNv4BmX+hRa21IBOtzk/T4InKSZdjqtjTYEFrdevlG9/hp",
+	"ux00Fkxlo9t42rjXzt86aqqlWF2au7PGtBsIz9XwZwlZRyqv6Ww56rm0v5eTydYoSbUHnoB7jk+ILTc8",
+	"Q8EEglMFTS5szcwuk7OWMau5uVhXlzxs9geOKEqEoqrQnXVRK9bjq/bZul3gY8x9cjbshWtrMaEkgQGl",
+	"cZ9gKi0KDRvn/MfvjTGdIcOkiD/9mpKEabP4plJMpmY0fxY3mFFotKA55/9c0CBVRSSh78nnRvdpFsM0",
+	"34YPcVbtAySNxGRCMfGpdPeEjWkyQyg7E6lZidmpIFLpScnKD3ZNWN3D+FQVnjQg1yKVtjDeRrhw331X",
+	"oKp45zgovrfkEr8UhvTziEUjO2Uxi3FIZoTQp0qvGoNifJjQT9FIsIgWRmNfBbNKs2e89NUYNFF01U01",
+	"/axL6+2VATONbud4oxbq5Z6wI8LHfxPpe6oUGVLUQ4SPzRv//+BvZua9j2hEk2nxUxwua7xeXLFYmbBm",
+	"RBw38JqVr3bT12lK30QEPpPgubK0R/YeeLcRHIy945C66BfNJCk0x0Y9ppz9mtJzF1h39KGCg5UK+ekB",
+	"eJmJp/S44GAlpsLSTds30IfnwagLrE9jE9en1ezUAyObJnb33qXSkTTRDsfTJnqNrn3fpYLCh+Zp+yQj",
+	"AV+k6lfYNXjfBYbNcrJEu+/3Ge2fV8i1Bv3WNOg+1eUatqLZCbtK41i00GvkWe+bdZBn+/EDz/U221KH",
+	"DP6669wiqyzrjKKaE3YbyUUeR92NnktYbY1YW2G5rkwlspvn3iyv/oXu426pdV6t8759b8t2lV6tirYl",
+	"nN9QvZ5kfvQJaXboT5RjN/bOiqKPIrjtoEBJn4nCQ/jAIwqkx/1U2v7Kas6r4js92JhK87R91upCJKaz",
+	"wkiAcaUpibHlsy1NsJf1uL1uK54KHzvNFFLtaKiVxx/K0VCDrnrf1KCrBl11ruzWc2Uf0m4/Yvya6bzO",
+	"eR+Ndt8zrhUkjI+VEYY5lutCiOl6IRAu+GwiUuSCVUhnJThFBldJIzZFqd+0EJROCEssP6ikAyopYktJ",
+	"YUynGqNY8wQBgaPSVCNxw33XXDOelm0GaOTcQarsMVfnIDjtcZX23cc4h9Ax+73UIVDuWm7al2qetk8t",
+	"GwtSfpJIYxwQw2z5G8YQZu+iwq0H1N4WPvQ+Y2vZNBXl6FlJ8+fTgINzyv2jEBM47VhuRPddzer5+CN0",
+	"2u3jk9Onz547yGU+2E+KZtilmlwuzNDuYi7/+L2BC9QDoQrTURUIHedAqNJc3ZqpoKHFmJot+edfT36e",
+	"vPi77Fx9fvqX67OL/vGPs2fvotM3qv06fv4v5OQn+uID63y8efpXg69SmTS6jZHWU9U9OiLT6aESqTp0",
+	"L+0EztFaN904YST/ipU5FMwmPQdKohHgBABTmSyIaO30r53+j93pj4uegr0ivkVbuEP8IKlKE7085fSC",
+	"ysyDE9g0eavgveZEUvPwHwMpJgFo0QqhGdMBSRPdBZIk6OHB6haj7K11ExhrhVsVHzOlJeunnhnZ5c2g",
+	"Vvzx4tJSG/54cQkqEpJC05gkAskKJ4ynCmKqJbIYKqSZngoDRlpBntpqLBJvGJQTZ4Msk9UMDVPQylms",
+	"Gdjg5h4+R83cULW2FA356Kb/Dtqgy8J0P0pyuOIAq9DDnVYZ27dAD2f+WXZf2LVo4Igxiovr35zbwaD8",
+	"caPbCRon+N/TRvc0aDxtdJ99CRb7PsxuanQbp4fHT+/yhNx2dhSG0749nDYOxw6q0250j3FsbRxbG8fW",
+	"xrF1gsYz/O9z/O8LPPOs0T3Jxlx0p7gBvzjsYKu3qbJyx+9kvHhKlGLXZsZP7DsJuzeemiUhJG10T9pf",
+	"NvfMzDli8lk4CxpWYJkx5S4YMyTnfDGfw/pjCq9X9OFUds0s9cQUPkqwjlsGZROuMhTQ+pbD4+Sqc9w9",
+	"8ZsOvTXObSHSKa6WRFzTZHaIy/5Op87aHkor7ZYAOaeL6uzfrzxKZj+2/5yPP062GiGpEZF0v76VUqAO",
+	"GRDNmGKYpIlmmWcjgPD3G9r/lMrEv8LR72gQfQnPISJJYrvvARkSxntcCk0c5Qt2L51Kes1Eal05RRYY",
+	"m1Uc0dYhFGxs2+iGmjfRzgjbitPj0rzbNpOI76O6H5FBXVnUmvlDobnCXj7HNbXQWq7l4D1t2P2bk0Zq",
+	"ZJ7oJ8qLC/Phd2hX2vtWJ2ww5we+L1NWynibmyorYMQr5mobetx39cAfXd9losGVLt6/EPGKbINlwU/O",
+	"yqpkfNQG5KNXZFjVWWbGUTctX1m3NJWMY8kNKVf6RoTvv3LJAgJiBgeRiKlrJ6KJHFIdGJMHhw/G7qOf",
+	"ravAnP/Xj/Z0MYDwhvZ/kknY480iYIgIP/rdnPMlbB3CFd5Q2RZmXd+mrxnaB72NQ6M2Cm3NWOy6lMCU",
+	"0Yj2uBgA/TVlU9vfQi6iObVv1rdsJ2FC+jSxgRRfKpXMChuaOK6rZmgDySFGd7J5YAq4MGdFksaUa0aS",
+	"roGgIrl2sIdTGivP0TJi06xhWVEuLYMwZmuuE7QxW3Kv/bLMbN5mvjrGBW0+4ZUVFtk3Wpes9IoMd0pQ",
+	"qsmwirxcg7rBnr1MKu44TGCkSB0jqGMEWygMKOinu9VTLr3WwnFZUUBME6rpYjynyfCJstJXaTFVBXHb",
+	"NMNRzog0NmTrEF6J2LVHteF6iRN0f4H7PQ7RCtw5oVNpMb9yQqnemNsjnNJMUotStrFEH9j9o4kar7Bk",
+	"zK+gUEYgcIlT+lKH6EPhFgdNydD1ja1GluIbcHV73IObAEKb/2b+RRQ2FDbHoYmjA3cothk3RHtbKWaS",
+	"2vwUaX4iMBWKIdrSIzrr8ZFI4i70GpMZ4I16jVYAoT/JPnjMuB0ANgoLbTDNvOZr7Pp1hP++EiE0swZg",
+	"0DfrTmF/Ujchge9m6idoICQ2RP34+hWcnJyctaox1wjbMoMyqVYZc4TP3M2WtOrA77Z2fw6cpEfY7AsX",
+	"AU4wc1Sy5UG6nMmFg7B5ldVhkxpf2ktWj6a8JJmH2otXIpiFuGRen/afRQfP4xf04GzQ7hzYdJcXZ6Qf",
+	"xUteKd8gW5vbW2/jh7/uYugv61+Wb7qtDXp5A7NCS4hPiRhupZUZUeOVvczsmFx/bqZASDZkc/MnRaoZ",
+	"X9ZazUqg9ZaqvWT1mOKU3o6jT4Sxg5ZE0o/BR6sP2s+67faSATshWXnE3xvRWHmwxcj6HaM9Puk+Pes+",
+	"PbtrtFdik7E+Pg4uLwHMcfd2H1wv7EgI7F2db7eK2/ZL0CBak2hkZhrNgbexURq/BA3zOgZ1xoWSCH/o",
+	"u9nKKonO1XEh76H01e1VqC7LX7NzOrf26DWLbVKgvWYoSUTfM55qjJi3q2YdtgdGOjlW7dsyIiEG+7sU",
+	"/4TxMY2/F5GdhSpz+NxWKjAhbWPsERuOFtRjuL/VxUhokT3PH700sHHuzCs6mWbVHOvWFVgJUZQ99lDF",
+	"m0TPFxUnoFMFPbbV7kKfr2gzoxc4Z8zX+Uj4EJf4hHwu9q5xfOfmLKZRFLwTQ7gp+34Kn3eT9EwjXNdj",
+	"88qwUx3N/+pbDjrw7E05+/f+G2jBhPCUJDg+aDqLpeuOhq3DzPhwtoia0uiJsqZIM1wqYcMWCNnj3lI5",
+	"z6LhZvW5VtvZLa2h8Jvg9BDCotAKncvZOc2vyBANOAJRKiXlusc1GXpSYvSvC2n+9Kyb5xBmmz67V1EC",
+	"hjaM63UfTFKloU8zUuEeRxuURBFVeW2Ge1ABkBeGcA5WzMMwZTFV2S19KqRtSPEDiUZYnpEqkgBTQOC0",
+	"3QZOJlg0PKIwYDRZ4dtR4wXOncA3tTBf03WkOVzqX1fjvTrYi4BjI2hRRc2X1fqzdqaqJ4SZgRKO6HgL",
+	"mnlCY5ZO7tbNm6lcr5W+p1h66TqcT/oMxLUVieuFHtR4l6xaNZacW3QbYMm5BbplHLneai0DyTl0aZGk",
+	"O7gxlLQKp4Qk7WQuw4n21wKmcwe2tFEsWFsW7FLjnUe71LgOd20p3PWNhK201dh3IcgCQlgjYpUtt1X5",
+	"RwgSs3apUyMiFDTxgNlnP318p6wvXVF5jXtv0grw3BImegK4S22NCtOqx73CcDQqG7up31DtcM39shYf",
+	"UoFV0Qtnja/CZWI/LwLJihqv/7wAbl7dMrMhEUNEmY/IGYOr3tLW2/XkEkHYhAzp0b9PqXnUEnqPzln3",
+	"6XP3FQYsoW5tWf/C4b9Ph1jbgUuj2vueYRHrb7TR7bw4abdPfebs0XXH7vC779HuuO1fZXqP7OsfVRra",
+	"l9p39Th9V9sDQTU42S4zWkUd/7iqPXL0cOQV0t7KPYgcG1wBodmaIQgJoZk2GocWvYSx4DTMQYxXajYV",
+	"Uo0tflnkherxUEWEvxIxDQNnV9h80MwfBZk7CoN1eVIk3IyEoi7J1Cd+OieNPXhuCTXKT0eR6B1XRENC",
+	"ibL89CiGweIJGtvkb2hefLi8guLnsNK6hTfHN+vxsv8rc7Dl4iE8hJ/NKJgCXHB8aGbxRgo+LNS0ZL4q",
+	"pqFJr6mc9fhUin5CJ77aBfMXwphqwhIVupJiLmzBHVPeDYhg72VJ6wvXaLnovVOaJQn49ZXPoOvfH2Yf",
+	"UqT6wwAv6oLREWFgU9zNglBASu/6iX6OUmk2VQgkoVJD8wZLDgdmhiDEY4dOmdscFDUSN8pzpFjXZY+7",
+	"ukgjdJO+IDJWmK6FYzVvS8AuQrvEmAKSJOKGxl0zfWaiiTTwODQIJcxhcWhO/+TXrx0g81liNM7WrO9r",
+	"GyOnioSI8IgmCY0LH+wMwshZReE5ZhfrG+HnM6uLxs9m7nLD+IJsEYu26V/s62L+iprSSAt5pDQZDNZ0",
+	"RLqPuXdXJBcafQZCSBgSNaYaohGNxjS2QRK76xvdxl+e//X18fuzf7t42QiKANPcJOXMoL3XjaCBDe+M",
+	"Vn5x+HSN/NrifOySi26f7rl5NPzCoeGSJVM1k+UhbJ3fG7lAyd1ciErNnC9YFmT4tjIK/HJrGQ3ISFI+",
+	"oriYcAEFK5dWHbjeF/g30vYPDP4DVDe1CfCH9086ye2sFwvHMvl5ty1TxhQbuCyPYhE9BHffnVTQDuyU",
+	"fJ021FsILONhHzAu2Qg+QmxvY3teQ9NfgdPKBbj8ZoX1Y+YSBN8+3k2KhBZFuL5mJPk2WLu0rtXvzVzf",
+	"A2rFayqRtcSVGdy3CpzqHLk6R672M/6xu0DvnaP3HeNjp49iEaWTOaK93YQkj3zIZT8uxZfWyaaAeK9b",
+	"0WsYIoXMlEh9NBBychATTZx70ehyDAr5RDdzFoQDltAw8A6GHqeOD5coQNeRvcZmyjmPHoaEWl24+PFN",
+	"AP9y8cObAH6m/QsQEt68fQ0Ds658mQCF/kxTFQAZSkoZH7ocNvNLTKMEiSzM1g+AgKQkNp/ZFVKh22Yi",
+	"lIYXnbNjmLLPNEFfFwH0xxlwcHISdJ4/D5612+a1SJIEPe6vegrv2XfQPO2cAOmLa9rKPFQrPVOH8NLd",
+	"4Ljto8oWTO7aA/Uyjs2qtCphpx6oBctkDlyYdVGOBVaWnz9NsVbXv8lOGybWMc/VMc91dJ5dd0sUHz71",
+	"wdKM/Ev+7j5FnXdUl9lvhhGsvvTacjE66It4doAlq41u49n7xg6cArfW84pa/I90Iq4LGh5VKSnEAx03",
+	"Cmqx5mn7DAMlNnbTzcAAKE1mi4htt6uzfLV+rrbqmv397fJt1fubBbh6z2ywP4LlqXz4oCfKgkVoMq0g",
+	"TGWS1XmYB7dsDzGn8h3phG0ipu6bordk7c47ZCzA+D9KIKTRzJC1f4HW4gLgPuMEyzVvVTctUrh4xzmF",
+	"+8pA/wOzWaRIFpRdTSW7JpoGMCGfD8iQ/umk8/TkWbvdDoBNJikusbBcY1rlkro062GSbpx1UnXX7TPt",
+	"Jli1i1m8blE9omgsaZ4SPcq9RB6JL+r5VbXAfmWGkKTWi7o3cx6fnjvsLbWCY1pohqmiEkk8bkbCeu1H",
+	"xEjmUgVYQT+3PDtDj89XgxXOgmaRIWSln36pxdzjRZP5vu78j+4z7D33YiOPeTUTq/iOdVigDgvUYYE6",
+	"LFBbL99S7oGX8LutjjJrWY+kSIejA5nyOwqlXoJMeZ5g7JT2feyln/Pnf0z5/Yub7IhsCYuNQmTiTNPp",
+	"X7BbRsKGI21be7jsyAsp+tQnvkaUa0lBjWgyaBSvM3PFeClRbY0CnvhZp7FRn1O5yPHcyVWdO2Wd5MJM",
+	"ymadQNyLFrvQ/MVqL5zGhiuAymtXx8WpLLVaETHYw4jQBoQrELxxG5nMPacoRgtPq1poNS5/orzNynJh",
+	"XWFIn/WyNzcrZ3G/FewsY2TK7Va4yKyyuPkKftPj7Jv6k9b5qoW9/LbikmyXL/txDuGZT58wtQb/79x+",
+	"XtnMpdZx2y6xKXxKI6kLOqPwy+MvulmolI5KmmEP+XAvnYnan4ERlTCms8A2lnRGsYH7qBfxZ1t90pyj",
+	"PnGkt0KPqLxhirbOXVS4x5G8yIAQYLFalEWHHRC8YEBNjCQrVHnHJfrvFzjpp1QOhJy8ta55JrgqOuoD",
+	"IAkjSBQ5GAQrs+SKuzv7GvfhSXl4db2RJPPvulNLu4Yua0EXxj9NpRhKqlQNXvYCXhyJSRGq2EM1EPmD",
+	"NOTfe9LeRxoJGZdwj5ejlbHPbe14P+v5yO6IfQUBsNuq6wsnU951SfR+M1twkuXsu16SgXXWG7Biy3mz",
+	"2lYkLUGY0+Mp9+fbuzRDFLuHlqBxTGeWoDFE0nIsMi1M0GEOXX6XKX8bB1CSEwFYBfMlPOxx+xK2vnRI",
+	"GPYhWxga2BK0wcfd8kXsub9cjQhqZ0btzKgxRN0b8aF87lYP3MeRsh0wsbzByBuzfeN8Mc/Xybne9kaF",
+	"O68DxtqtMyEiSUKli9sraJK5Dhs9vqDFBt6sFUB/dj/+sndMFTWsatyb1n1ZUnaxc/waosNFa4WVF3kU",
+	"8bYA8ZqvYriWELNQao30IBopncarF8UG7OaFZVu1lWatFHZCNX5TFiB79W6vIB4fzknpLggZZ3aTcm5j",
+	"y78Ndokb6yTrbenq0JpGds/JdzHocSPLC6/cAt/mFj3QYuC9zFlfy6ZnRopDI8djOiBpoluHhYprOpnq",
+	"GUzI2Db9vv3kACx9kGNswqQxVBj5Kcsyt7CMnhEe0SrpW5YUtLjn9pnDVWuFr18rbObz32GhWQ1c6iW6",
+	"PnDZYBXfBU92WoFX1Mo133ed01bg+74pafeKMG4eTGxkWa9OcPvAS8jKICXG2eLe3xslud07w63WHbXu",
+	"eBy6oxbmO0ve+gYSt3zSVsr3xm5yqYk0EgNTpZwLtBQp1kj+oV21s7F3bc8slFpIUhKJKaNxAEpAQjSV",
+	"QGOmFcQCuNA9bvOu3BNSHlMJN2S2syileZ9dBCk3NI3XC/9VFkELXnOnDZ2yKGudD1Ur3jof6kHtwkLN",
+	"SQ0n/ti2IYr9TWHQvcKuStODRAyXB11/NqeAOSUATm+o0rYrQdGPb2ABptJ4ohNyTSUZGgih9CG8Zon2",
+	"yePoTGeaToIel5Qowa0Dn00oNMOBFJMQGI+SVLFrGkCoRQj0s/sbecfKYVtYGLWlTKoeFzyZHcIFsq7Z",
+	"ZgJ4kSXiDyNssR1CM3zH+Dh0VGmtVbau+dcq770N8ypN/z/2viy5jVxrcyto/tFh6kaKpiYP1EP/uh6q",
+	"/Ift0rVUXXdghQhmgiQukwALQIqmKxzRT72A7ofeRq+heyd3JX+cc4AcyKRMSpYsufhkK5mJGd+Zz3kL",
+	"K7rEntQVMh9JGwqlwhpvGu6PxLW2QDwR6K9QPx9GCBu24dB4e1V5f2jsqwwNFiyk5MPyCXCcqsO0Uy1T",
+	"PlxVRp8+aaxPR6wTH+ibKwe1VEIfzveKkvR75+2y/qJmlIPFwvn5coHkuwttb7Zm5XL5V4zs2RdH5vS1",
+	"xnWvquTjF7P81q44AuHlx8X9rhaAWNOYTh9vVi58lkPwtmb492HID/tZIvLAm6Tzb2/AJ69yEMh1PGbA",
+	"dswU4zM+R7I3G81b7BeDtJazHs6kx1KRDIVhRs+IDUjq+ICuQpP+FGi3dszxsVCYka2DrwKiJPBLBND5",
+	"+tXrn3zG+Y9TdN1OtbPEeey02Cv/kAYZc8X6oqtwNEmLvSNw4+g5rRUbwcgrFXOkstlgIGMplLvARnoR",
+	"1i0CAcOXMtok39uXDfr+3n9LlYWnu2vT7iDDrPdNH7/xbtjvdJrMI9bn8bjwv7NADX7LuHKUuOMJipVI",
+	"TCuEelPdgq+iAuzopgWzw77clo6lQlvWJi0blBYqfVIr0+ZQc+tibRAktgLtgkC7SQ5erDq0DE7Anhmj",
+	"TaPTeFP6kYUfSQ9GtawO28/hAfwAPeZ0qNPYx5pDd4EC/kam/Q1O8hkMOcj0r3C2NWf6vXZMKNRgE/YP",
+	"AHzZRF+KCaxIcwW0o/RHf+0ggeEKw5BZqJ3WYu99BbsZL0rY/ZHzvVK2H+vEOkzKNfO6LsLG1abpAGU3",
+	"kNDRIJ3T4q8kNHxjYN9i7VdMO5SgFs6v7bdjz69thBT9kdZje2W593JehUeW2ayfv2EjptOkpOTLawzo",
+	"zMV6EsIppGEpt44lIpWXwsyPu4rSyNJvVsRGOLvKJ5buqp4pYXZa7DTlig0EmjI6rBem0GPNU6PxKr9S",
+	"TpipkVbstLrqTDrBcJU7lanszmQijhm/WkM4FA6EgINWV9Xr78IK3hgeKuv6RYw4q7x9Hd0CDbzczroO",
+	"+5WR3jGg7K9FXIG4fwh8+R9FTUAbWt2dslkgnNRV3mIBlqYpV7v+gjU6xXdLkKXN8OsrFPyB7Aus3/zj",
+	"+fnpGRMqmWqpHNxNEvzFJbRbCIuOp3qYiSikYU1Tz8T9o9v4U7fxa6/VVd5oh4vKYm6M9AXbrByiqZBg",
+	"KMKs7sfe0YFgKpWkKnhJ+AUfov0ZO6EgAyU+OhpWi52oakm3Ebd5SZX9dnWHKJF8X8y1SsiaAOP8+cNb",
+	"CjzPrGC9kXNTS3YIfKi0Y7Qg6JeRp5JOtZ6SEG1gpsJcioTxJDHCWjKgJIz7cHcqHmyw9otl0nUYZyMY",
+	"oFAJVmZWjDOVITRK3Is3p5eHoTX8Wc2Bn550VU8q4S64w/rJeL4ta/b29w7aT9tPDg8OehHrtT8+HbT2",
+	"eqhDDOME9J1m/VTGebsh2t6z1F3FLRvozLBExHLCUz8ki3WkYUhPWCqdMDyFUf4zS4YiYf05zrE6YMcA",
+	"5xNLXiO8qzBaH/vzixHB0amOR1imVTpnTR9U7kPsufOhHIGgoampzxPYuHKG3rY/huUUAbC6mGT9odE7",
+	"rwShAXxT3RRdf0C1Smlu1AYNlR4MWnBcEpEA2FFZGLxDncePcfFaI2762gAztuuLdtuWb/+x1ZndWDNE",
+	"i3KriqEwyS+xBi/8e583nENSyxJ8mQWICqsuISgWR1e+/L2KxW0rk/yN+AaqpO+MG7muCsrvwAVCyoUR",
+	"PB7hZQxaqEV6GHPl86kXRHEV+7KgrFr7TK/UCS2KNHnZfKDSi9T5Yat0NgCXhDve57bCZKJQEnhMWLbw",
+	"Emwg8CB94CNws4HjIJt6sgsEs0iWkh+S8PFFVuqiOCOV9qVlpbeOmRHOzAFWjMO2y4fiqH2Am6zsay5T",
+	"Xz69Ou6fP7x9ZIm7iXWWJswPPtUaaHo2rRmuJab7itGGE/vF1o8ZjB45h7qxf50jXRoFMjb1Q2FKz1iT",
+	"s5fvz9iAlivClzh9hWWOEi0sOe2Kj9K6nQ7rwaJgqeFezbr0Wuwnqlm8YgM7XdWr237gcgzreV3BRabG",
+	"Ss9UD3i7crKGnAuh4dGRA46u1VUf8GSQ60QP/9g9gT96QIu0SiwxMiXyU3qpRvqgj1imnEw9o4xEgk34",
+	"nM67M1IkVQv4RCo5ySaNzl4uQEvlxFDgbi3lzSD5BvjXsmDjeZpbF9hWKoFyneqX6mO5BQYAmVD09fbc",
+	"MBtJ67SZVwSmALO57zcbSCXt6LirfstEBhiifL3LxOjpVCQPjT+mklwFf/xgCnJtlSpXFeMqH/V7q09Z",
+	"P/6Du3i0fLdf+LS4zisffBF6BCU2QI9MVK5MOWbRbfZ47OSl6DD07+5RXgUjbDYROQ5IrA/2ilQ1CN06",
+	"jjPDZiOZLi4sUAxsO0EEwDJ71IpIKJ6EqpCRhNFVgUb5fL4gfisxo6H3xTzk9EsFKolQdIJeyjmGUQbf",
+	"eWgg8zPGr5VB5roJhXEDg4P++jVmk2uKuzfRh2+kDt/EbHY9iXer875ZAfNvIE5tJaKtRLSViO6lRESs",
+	"R85c3DnHdbVA9LhgZq60kpfH/MiSWsuIGNinooVqTEynYLEiXwwBzThuJLoKvoWvHtHjzEZspGcs1aE6",
+	"gnNiMgXJUY+Dry2TDs/wgqkKGKqxmDo4QF110GYJnz9kY3sxtY2NED5W4OYRANVTcSVvUhru9e30vpH5",
+	"CW37uqb6Eie+5Vnuh52eL0LFEko8dCHzC4DqhP1mGd/9NbKYtC/AWQtG1POybhPIMuv9Xt6kN8nn3g5V",
+	"fZV2QfXl0MQVddVsxB06CwCSl+VmhEl44AVfciwgYdcbo729OPee8uD+yHaVZwU6eVZa+NjOVTwyWumM",
+	"gs0d5iLklshDbuInCkLcSzPYWp51lWcEdlrsrRwLNOQHciIdowwplvVSbl2BO72InpwhNfJRkZ5jeqEz",
+	"5XpRV5EmkPHpVHBjQxXxXC+YSutAVCciVTyHKTmZpoyz/XabjYTxE/az7yqZN9bXyfyhEa9zkROvb5sr",
+	"v0y71jAlw7hzirOpVL1EsupJVDh5QYnst3xLr/7IycUFoCIDXM5B4lsIAtqMdzEd7Wre/32JoWfNKR+K",
+	"ZHX0eMQWosdDsHsnpJeFV/Kau/Qnsf+91cHsXVWKZtcUhS3kDYqNIq+tzfgnmvqGken3NCg9X9XNR4iF",
+	"kutGWNqprzBMOG6U/dgTO+lFwup4fbnn2hWjDDdrA3XYY6Lp9zDamtLypMK4Ig9NnGpbqXr+5TR/y1Qn",
+	"1TNh2JDbsXAsBdI942bCuDRMUlKA0tauf0bWS1lz1G7U1yS3Os1gkO8xLtInybl+7iTfwGKdcF+f+6XW",
+	"+Qo4beCnW8kIHw7Zpvngt7Hr34FTegFpJfpdFJW/BwnoiyEykOfYVIoY41byUaLshKq6goQgrduJMMpb",
+	"9Y5ZuM0hYbwF4tybiERmk95tZbnzvqf5BfuWLrl3BbHLsLkSzzb14Q3reKsp9La07N7Qso3ZpG+bCq4Q",
+	"RrZB89sscJThkPES/VqTwt4kAdziGbwyAjsf2I0Sgpeo2w1rRG6h9/uF3i0YfuUM25uiyj0LbF8Aqsfh",
+	"9H4bsxNJCexf//N/sV4p+bB/4sMPkx5rkuaweoN9ChJq4/HS913Vi7mKRZqKpNdiJ2rOKFcJuq9SMWDM",
+	"yq0HDMabpiJl5Mg9MHqCljDUMuH/ZlLZFvuAI5JqyAbSCNtVPVjQCwLzMFz2+yzczqIkccRKiPf51iSf",
+	"c8OVxWIT90P6WcTcxg8EiEZMUx5775gAoGEBrwGDxbxvy/fySkpZQfODgjB+t7Szdh9vJZn5wtG4Fn09",
+	"2NLXrbBxO8LGO4qFuGVhw464EY/l49+dHgv1+UqHO6kutYwF4xbNxnFKOc6EoGwGfcNVEoXHwQXDRSyV",
+	"StiITcmaS/4TfZ4CCW111Utppymfo98mo4zQJ4p5P8yIGQ2UEp17LzUWrsSR5h4cGBrFJ4Idtg9b7G1h",
+	"p9vbb1MCBospLf2w3pziXxOpMicYj422NmQgSKUa15jw6NceayrNYiMSoZzkKRXjoLF4P4mfP7wF6k9u",
+	"I1Pel6l0850674QfhDuDhU/e0JJuTElf5O2fwwi+Qj1/vyEvKMy/HTVwOylsIcYmGv/2+uj5q/afC+PX",
+	"j3lMP/OJxahOgfRH+N/2Xu8/P3gKd4KW31cKeMfnnL2gPGR4RvxzePSv//G/fzJOfmIzkWBaDCMAEcgv",
+	"FV+myiklKH6yu3dwvl8ijtLabBGsD8/3jjqI138vKkslYqqtdI2ogWeUbF8TnSnn12F//+nR0/1oyacJ",
+	"P4vYQfu/5hlRtHKGx0AxHE9xQyhxRqPTePP+v+8C6Xp9cHK4237RPsD9lslCJ+GCrB7GRLiRxlIZ3CS+",
+	"keo0j873nlRMR4HOwauAIDC6SqvrJwCsnNgV1MtjxIJm7gN3gsyYX1DNFS9+joqvdk91KuP52h/7169v",
+	"W7ob4ra/BnE71/odV3M/Ontj8iLijPivf/xak1gNqUESNrFEcAgD66gN/bBEYZRWVQqj7HRNIhPolq9t",
+	"wvpiJFU+OkTpDlVGAhiKgHCIiNlYG/jH07yIDSSm1bGh/nBX0V0oEqTF2hiBMVmM01ct9l4zmdiIKR1c",
+	"P8SEy9SuJEpGXOoxVadHUrBIkeBQ7gb3kQohWp/SmJVt1Gvwwk0NK3ljRR4scYXzbUSNsL5U7T5fypPY",
+	"5RknFQoq0smYpz7sLc9AfD7TLFPIVbMpVu4ZMONJYSh08wpdFWGYXCphWMr7KHTjliYh/4wIPb7QacJG",
+	"Ok3Qsvxr1Jjwj2dwLHwu46kwnpI9OWgd0KJkKfw94DJFKzW9fNB6VjRME/SGdyzsHyYEkl9OSqrlflRJ",
+	"D+jd6xCDrb2iYhAVJeiLVM/Y4d7/+7+vUQuytIC+Q2jswg/8y2taDMJ/sskiw1oG4WhpkeEm5nRdKlak",
+	"GM1pDyBUKmi7YJ1SXnyilRulczbQOmGWD4SbNzamSPk5vyWR6g9HDs4CHVjA4ptThC94tmFcD8I8wmnV",
+	"Desvk+eX/bO9T/yH1/O/n+21+/su7cu9y7/LdvvdfO+f8Pxvv7xv//2v//EpuGtNuRuVy2GMxXKBsEoY",
+	"Ff/4VqihGzU6e+121JhIlf+97FX2a0HgfluLuv2WabdSgHLLqT9XyFRI+SyRPht11aVQmYjYEKPEYmAc",
+	"c6kLGT74V5iJjdglT2UiHRULIFc3drUE1lWe2kWB1q0li7FmDyj1hdLuYgA3o7ezKJ5RJryu2kQ8Y83D",
+	"/efe3bMcardzt3LbX2Af74HURrn/sN6wpzZ3JLZ5yek0kNSDtpfOXqlkQTY7PG8fFrLZbch7eO4xIqLR",
+	"2Ttsl6W56hX8s+HSioSieJmR/YghMUoKkRAIUbUMwt5hG3HvIwUkE2KU5ajDZwdtwIpMSXcK9NY/Pzg8",
+	"ai87np5NuRmnmMhcKjiJHOsX++77gipybDiE53u1I3hSN4APcBsZ0h1bdGyEArl1odtyr579qEiQ9d3u",
+	"HbVr+v1pMNi1VFEskRZRqiSJF0/KA7h61rv77dr+8THyJkT2Xoy4GYo/T/1PJc7ECkVE7SPw6fjGXnv/",
+	"CNgUA/xeAyR8f9YZUkufsQOQ9zhosViSCfYUgzyL0k0+zrSFiuWJ+ATkr9M4mQgjY/74xUjGfKiDRO6j",
+	"RLCfBZm/MoewwLDCbSznWF6Po6f02PGP4QA8wzbKLz09ekZSP5KCn5WTaYm134eDhuSk0Wm85WOBMHHK",
+	"L2VKV/JSGCL0exuyaQSZKzg0pItbpcFDVhr85kniV1MZ5BzVY6JyaEquNfbCCQoskk+G63JmC02uwG4B",
+	"/xAxPjRC+OKp8BQvOmv28HmHAcj0IiZSC1xMe6dDuYapqb4AGcpW9H1RKfqwFx6KpBf5MBTuBDCLLWzh",
+	"goYnkh6ZeX02497v+P2bJKKO4D/Flf2MgSiec/QpvUI7EUtEDNQOmbJQiqlUSqmrmj3qGhgxNGjvHINc",
+	"+J5ZOclSx5XAmEZat4iM01kcC5HYCsO238YUwWJBnU7s231l2OjyfFWeLbpTMzcey0D7UBWFIVdz/u/A",
+	"t+1qYJ1CHt2Cwys4tbVB+hQXn9brVi3dJY719wav0dHve66ubi5b7nbL3W6523W520Althzut+dww15s",
+	"Wd27cf54aAmk7xNjT/twO6w9rdyuVMBVzFfz9KHMKWcTYS0fCkzGBaBzBvyqE3xyzJSGewXIypQQiUha",
+	"7MTzvvvtfdKo+p6YtF1lnTbesjGTacowJzC8TyUskL+qML1HNb4jI52ZgqvtqmrKr3JdkTW4253VZR/O",
+	"aKne+JX6ptUfPOPJFf/3Kwo5NKKG36xGp/GLYCZTzM1EeinYSNupdDxl4RvaBEwQl2JKFJaIiQ7eFM7w",
+	"OWqwWwVjd6I4+0FPxCdYLzNcyeo5PZVxo9MAmokOtdqwvX3KGbKBbamy+htxxPsbln1dz7MxeY6GC8ww",
+	"s+SI2H6+sSPi4gRjIetThnzwfT5wmrUlQQ+JBL3QyvHYMT9Npg2zPK1k6roRFTKXYr6WxY5efWQZGsAj",
+	"htPGMlLoxgjyqFTDKKdONOMEq1KtbVgLihvScjSxZCp17LM0ScUSwwdup6TbOTxmnJGnuH8Zoxawhje3",
+	"jklnuwp+R22XnIiIHe61WbNHL1/Qp6vMcms6TXbV/TDLkfriDGd2H7wpv7KeQlthi8Cw/Azi5MZi7iX7",
+	"i98yDrMou3f8qGdYMReWEd75b7Xmb56Kd/xjo3OU27hhedUQ1V3UgRGxnkyEShZbB/KdzjHdw1xncIjy",
+	"VxmwSp7iVzsO4jZ1pqa21NOAX2oABfRbCdUZ/9H4sxF8PCB9wttMxaNG1HgplRIGMKBwqhnJeMQmgqcs",
+	"kQkOCRmMvrDuqjHANUnFRTwi98Z8NDQVV3HcOVFzqkUsUiuuatSJj+4LXjJuxNX4bzp7l3NO5/AEBv5f",
+	"2N9gAcOVH4l0Wl7RVilm4ZQ7vKo474EQSZ/H4021f/76rMzHDb9uJdd18m2vMbIfvD/MfaK6PsDZkx5A",
+	"9tugt49t1vcn5mrZj2wRfd+Td15B7zZMZG2dN/N4NOz4XM3hMua/5EJe1FWCxyOGibZB1pDO5m8BjZ9P",
+	"BdVV4GooIkZgYBmfhCTAOlThhZtdVNOK2u12V8UjjtYfQw6kntCzsZjbYwoRnEmyKy0WKQTymo92LIBR",
+	"YARIu5kln9euopyT1UWhYpaBpHvz0EWYb4+yUu8scQoFG7HXzul/V60289yHqIkzPDZfl9LfsTWHVp0+",
+	"8mTFg6vOpkinU30pUkTZggx2Ap2LqmQeyHVBljvPNyjmj8t3lh+jWzH10DVfCps7ON/b7xwE68ZNyN+G",
+	"071axtUmefAy7gPQy25CGbcS9E18ePH2LeD9VyDn1S5/b/QFN8KcZG4EIwh2qXr33lOjkyyEJFSrxPKp",
+	"bFmdFUVhL/cay1a2E5bqmKeMumDN3lCjlrH1OJ4kWEe2t1NpuvP4MX4x0tZ1nrWftbHdX/NlWGY9htI6",
+	"IjoR1qnelSryFMuIgRF2FCJK8GeR7ErFMitMSVVphUfVZTNhyb/XRj4QBaXF0Ko0bJpyVWpNm6GtaeoM",
+	"qXQzKFSjXMdqI4b2LbuT57eWBjUA7BNwD+TYP2dTbpxtVbN/1nX0DgNhbMSMToWlvAOUtZmUIAV5t8dM",
+	"qkvpuC/lmTdNsTT2CwvCTk7fILeE2hQ7t05MGFaxoA2xrJlXd6EBHLMf3z5lUg2FdTul/vhU7kJDNR2i",
+	"MS5LpGOpHmLWOWQakekptwCv1K16pZS4HiwUTMcsdJVip1RlMGz1YsE+2vVS1l0sHJCPIs+fWz8PX5S9",
+	"qNvldH1Z1w5DvlcoR7m/4fSe/nR2zniRtHwoYJhFfXVPnkjPpZM5o/77GBiALfi005bFIz7FvOt9fSmI",
+	"datOYNfXWlyexqmBDU4Y3EfW/MsHFusETq5WpLEvpbfwPuva8KFgIWuXry5u8vwZnNmYK0VNlk93zOsu",
+	"5Kti40aczEiswrJGV4RflZr3qLncwS88Tfuam8RGbCJUxsIfzvD5biqBnY+NwBs8ltqOacWtUBbTEDgx",
+	"43PbYQaRSXj7VVfFWg3kMPOmK55MpMIga5R88N5z8gTZhcOR4LriKVSMZ/CPA9Ytr90uDdMzFcLYmr2P",
+	"u4kAcrOLDygZP5azp3cpfwkMdCQ41rRPEWBGuJSY1vEX0T/T8Vi4yoGgVutOwpsJHwrLsinQc5EgBtBa",
+	"sWbMLZbs5H6tYNBjMd+pQEwi+Yp7MvXakVgom1k2oFkDdFzus5OX58HG6BO05MYqOJpmwGPBhBpKJWwH",
+	"FxrB3UZd5QxXdoDYGHL4I7hKG6MzAxzONBVmGAxeiRQuJBye8OmUrixaNC91zPtZyrFqTVdlin7fhX1j",
+	"Br0UwlEPB2EXmpNOckWUSg8GgEilTipLH6dSYSRZDQoHQYunDHORWJBtKcl1kzMrU4pUKZ/JiPGwsI8s",
+	"U5kzkkKFpB3Db7BOKFRy+rsUIcfExzgzJNRzlmoHyJFRUVZUhe90sHKBSLAyQdRVVOBcK093nXhkgxzA",
+	"ZvkN8/Ue9FRAw0rpTMX5CWe9Sul6X36iskI09Zr1+SBiOfX+msw7iAAlzPq7hn6KWCIMXrTqjsfaOnvM",
+	"4nmcCrz/vhE4LV2lL4UxMhH2GI67gGNuj9k0Z5OAubFsKBQsHNwJOJ7oeTMY+NBVxJT//3/y7z2l6ao+",
+	"d/GIxQQ2PvYVsxBFgW7g9eUq0YMB9iqmEXAyu30iS2EiFBJYPUt+7WuW6oX3ePUomffmfVvhMuvJNHNE",
+	"RsRHHuO9hBe8u0FelMPjLAyH7Aw0rOBJQ2mGMQaXpDd4E/MY7UQhhpkmGSLrq9fBD7SWyAPTjOQdve9C",
+	"K3jYbadQOUVlfoc1URcSlTU32jCl3U7kYxAtlgsLFiLr2XLaVl7WqNAiFP4NlZETT193Tn8BGsbDzXhk",
+	"kc+TgDUJ6rv6wsJpY7HWY6mGHRaPRDyGq4YqreKCpnpoIxangiskqkBxCkKMX8HOAlORZFhWnhOHSWfe",
+	"x3vSLMSlTISKBSJJzFXEpiPtNIBjV5U6BSxQ2omdFjsplHgAH1SdFHhX4Dygm+CKTSCDvcKtt9BkDz65",
+	"oF96BGdfRI7K+sL3K1AgM3S282VjTa7Yh9cv2NHR4RHWPw3cke8r57t3iMOY8LHASfnycrCEWKXVwBqV",
+	"CJrRmUNPzxqmSVNKKhvmNUi1NqwJS4DD03ocARka+U6pv5grdHmxJLgwp4+p/5FOE2EoEtGNxKTM14Su",
+	"aobxQyYTwRIdZ5TYpfmOm3ECQI37LpGgV0aAR9vpUvtDaKNWvBnJgWOjLElSAN6RtnmYvt99arPUln95",
+	"BRMgFeAQ8NwxdxyY/yZGdZeFpExJh1yUYam4FKmtAKHdiQL/2VUlBhR32+l4zFKRDIXx00dGaHcUZLuJ",
+	"Bv50l5MLLBGGCIifHwFSvnkEnF0GxHYkhAeeGbeOruQCDEyn6bz2eKQylsIndUPeIMgfgXaxJtqTrecI",
+	"EXnsyN8kOZlkqO7Z8XXuAIbGSs9weiT7+ss40CYWEXLFtipATf0g6ji9Iq44hIMjkuYZiyibQ0XNP2FN",
+	"X8OINs0fgZCFICKIypM+lHI74CnZiQK6FlkkQioIH9zsK0OhaCjUkA/FJK+j3FVDo7NpZYzw9sAI8UnQ",
+	"+DD1/UAqnspPWEq9WIvSZ3UiSCHgBJ4rlOYpF6hoElsjFQvZCCOWZwbUhuU5CctccZEpasX1TcpYBoDk",
+	"MSRiwXUAxoJiSkD9QlGB3EkYdFls5enYjYzOhqPaq43HMhbGyYHXH1vWxBQAcFtSYSJKCEC1ZUzBRUfs",
+	"x5MXL053chWMZ1bznB4pn9ryKax2chXna/0xwMY4KTm8T8dspFORexoCzwbEWhipEywT+h9nP73HEZ2+",
+	"fF0GcGpvlUySX7k8dVCY1JjKaePCDhUyPNaSDqqqVHEcdVkfd3M9QcglGLjc1Ua2E1UUNQ1cP26+SDpX",
+	"cOuK6cGApFaUBvARQheclVTDNapuLe0JEvcVMgJeUTQhvSxrMioaDC+eU4FYGSKutGG9P/VaXVVVy2Dp",
+	"CTw7oTTQcrWyYyB39WoMrNp5KYwczKW3+8FG4GLUGaZw7chpM8Hi6xvbpfCrH1Hhso5N6iyMJnxyI6PU",
+	"cg7Jw71Ou93aP8I0ktzxSorKL/sqxu3njbrEKBf5QcL0KrDCGAgx4wYgZ+NMj599DE3YgvzQr5eUUrTb",
+	"7SfkTLpmn+299W1OJ0uHYh0b21//urKEYuHdjGdaKvYsFBg+LrmeWSrYB1y/HCogo5T4pK7lInWtlw+b",
+	"KK8EsWSxmx1olC/WEmyxN1hfEXj0vDTxVZaJxb1aKDIWdIVfvdRYHovpZcMLzIm2GiBZ+CDPfDjjIEqZ",
+	"MebXkckDhqwwNZ/O7ZTL7xe5fHDtesi1h5ljcFHW/eSgsRgxt48hYjk41R+89UFq/9ZA6sWqY7DFKsKq",
+	"VVt355hVjR+/ErXKkfAgRBU4ho1EbIYukn0REzQVwezfAaBhEN6Jn/sW0gKk+bwC632wvzagLZzK9SFt",
+	"79YhreYgbEFtAdSWtu+uYK3Qr7RyjcmVouqiWuZRENeRJytrXR4qgBVzex1m8/3CVz7XdSFJlIW92tOz",
+	"NvbstW8Ne16t2sMt8hDyrNi5u4Id1EnPW7nq7So2it4NCnOEmQUtOcx7livBHzD00FRPw+y+W9ihea4L",
+	"OYflXBAHJfhZOkXrsz0HtwY9p3V7uIUdgp2aHbsryCEuZT3ICTaHYGkocTi5C8gDhhmazvcPMzTPdWGG",
+	"U+Lxoi7LDbTgS4dtfWR6emvI9KFu27fIRMhUs2N3hUxwV/Vg0EpELJOrganwM+TTqdGXofTBP0VMGqY8",
+	"1IecD8ld8QFDlV+bl7Q03y1Swdb7wxQ2Fn6Vwvkig+tb+7xz3LqfYIEFWuR1P+lvhIwArCVkXDzs6wPj",
+	"s1sDxrOaQ7bFRcLF5f26K1h0hs9beUTFVahYOPA7GY+FK5sH8wYeMAjC/PKRf79C4XWAa33+rI9JGuB4",
+	"rNvD0zJuLZzG9WHr6NZg63z5WGxRi1BrabfuCrRKDnetnBe7CruG5PtX+g416n7D2EwYUTB1DxjDShM8",
+	"C9P5fgXPTK0LMsk1yuqW1nLdbuIyltUf0vUh7fmtQdovK0/JFtkI2Vbt3Z0BHL3RcsJekTjmDIFHpXPW",
+	"n7MeBrguVKn3HVGJemisFwGeIYL5zCp5gxGbjbgTl8KUcvwPZOqEwfWLuYL16+df9REcr4WWTZnvx4S7",
+	"eETBTL0/YQa1b4ug1MC5sO67Bc7yBq1b+nyvAm3l47m+JfL2vCB+Wdy1LZB5IKvu1J3hlzbjCwzkaOUV",
+	"56/ydyhi7YoQEJQvw9cPmScLJfA/+Ll8v34OYRfX5ZeeXIctC8u5bidHFeSqOZjrs2SHtwdg9YdkC2Me",
+	"xmq37W7Q7PPn/wwAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

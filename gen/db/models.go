@@ -302,6 +302,18 @@ type Event struct {
 	DispatchedAt *time.Time
 }
 
+type Forecast struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	Date      pgtype.Date
+	DayPart   string
+	Covers    int32
+	Items     []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type Guide struct {
 	ID        uuid.UUID
 	OrgID     uuid.UUID
@@ -488,6 +500,26 @@ type Membership struct {
 	UpdatedAt   time.Time
 }
 
+type Menu struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	StartsOn   pgtype.Date
+	CycleWeeks int32
+	Items      []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type MenuDateOverride struct {
+	OrgID     uuid.UUID
+	MenuID    uuid.UUID
+	Date      pgtype.Date
+	Items     []byte
+	UpdatedAt time.Time
+}
+
 type Org struct {
 	ID           uuid.UUID
 	Name         string
@@ -570,6 +602,54 @@ type PositionMember struct {
 	UserID     uuid.UUID
 }
 
+type ProductionRun struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	Date           pgtype.Date
+	DayPart        *string
+	RecipeID       uuid.UUID
+	RecipeVersion  int32
+	RecipeName     string
+	ShelfLifeHours *int32
+	Versions       []byte
+	Station        *string
+	Status         string
+	Source         string
+	Portions       *decimal.Decimal
+	Quantity       decimal.Decimal
+	Unit           string
+	Batches        int32
+	Explain        []byte
+	StatusSince    time.Time
+	HoldingSince   *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type ProductionRunEvent struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	RunID     uuid.UUID
+	Type      string
+	Data      []byte
+	ActorKind string
+	ActorID   *uuid.UUID
+	At        time.Time
+}
+
+type ProductionUsage struct {
+	OrgID        uuid.UUID
+	RunID        uuid.UUID
+	SiteID       uuid.UUID
+	Date         pgtype.Date
+	ItemID       uuid.UUID
+	QuantityBase decimal.Decimal
+	CostCents    *int64
+	RecordedAt   time.Time
+}
+
 type RateEvent struct {
 	Bucket      string
 	Key         string
@@ -581,6 +661,27 @@ type RateLock struct {
 	Bucket      string
 	Key         string
 	LockedUntil time.Time
+}
+
+type Recipe struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Name           string
+	Category       string
+	CurrentVersion int32
+	ArchivedAt     *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type RecipeVersion struct {
+	OrgID        uuid.UUID
+	RecipeID     uuid.UUID
+	Version      int32
+	Body         []byte
+	SubRecipeIds []uuid.UUID
+	CreatedBy    *uuid.UUID
+	CreatedAt    time.Time
 }
 
 type RefreshToken struct {

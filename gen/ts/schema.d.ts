@@ -2334,6 +2334,641 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/recipes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List recipes
+         * @description The organization's recipes by name, current versions, with derived allergens and costs.
+         *     Filters: `q` (name), `category`, `archived`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (recipes are shared by every site).
+         */
+        get: operations["listRecipes"];
+        put?: never;
+        /**
+         * Create a recipe
+         * @description Adds a recipe (version 1). Ingredients are inventory items of the organization in a unit the item converts, or
+         *     sub-recipes in a unit of their yield's family. An item of another organization, a unit that does not convert, a yield and
+         *     portion of different families, or a minBatch above maxBatch answer 400 naming the field; nothing is written.
+         *
+         *     Permission: `manageCulinary` (manager and up). Site scope: organization-wide; a member limited to some sites gets 403.
+         */
+        post: operations["createRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/recipes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a recipe
+         * @description The recipe's current version with its derived allergens (three-state roll-up through sub-recipes),
+         *     may-contain list and costs per yield and per portion.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (recipes are shared by every site).
+         */
+        get: operations["getRecipe"];
+        /**
+         * Update a recipe (a new version)
+         * @description Replaces the recipe's definition whole and makes a new version; runs, cards and costs already made keep the
+         *     version they pinned. A sub-recipe that uses this recipe at any depth answers 400 naming the path
+         *     (`ingredients.1.recipeId`: "uses itself: Pot pie → Velouté → Pot pie"). An archived recipe cannot change (409).
+         *
+         *     Permission: `manageCulinary` (manager and up).
+         */
+        put: operations["updateRecipe"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/recipes/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a recipe's versions
+         * @description Every version of the recipe, newest first.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
+         */
+        get: operations["listRecipeVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/recipes/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 1
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one version of a recipe
+         * @description The recipe as it was at that version (sub-recipes, allergens and costs derived from their current state).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too.
+         */
+        get: operations["getRecipeVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/recipes/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a recipe
+         * @description Deleting a recipe is archiving it: it can no longer be added to menus (400) but runs that used it keep it.
+         *     Archiving twice is harmless.
+         *
+         *     Permission: `manageCulinary` (manager and up).
+         */
+        post: operations["archiveRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/menus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List menus
+         * @description The cycle menus of the sites the caller sees, newest start first; `siteId` filters.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["listMenus"];
+        put?: never;
+        /**
+         * Create a cycle menu
+         * @description A cycle menu of one site: items by week of the cycle, ISO weekday and day part (one of the site's), each a recipe
+         *     and its portions per cover. An archived recipe, an unknown day part or a week beyond `cycleWeeks` answer 400.
+         *
+         *     Permission: `manageCulinary` (manager and up). Site scope: per site (another site's answers 404).
+         */
+        post: operations["createMenu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/menus/effective": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Resolve the effective menu
+         * @description What a site serves on a date (and day part): the date's override over the cycle, from the menu in force (the latest
+         *     `startsOn` not after the date). No menu in force answers `source: none` with no items.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["getEffectiveMenu"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/menus/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a menu
+         * @description One menu with its cycle items and date overrides.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["getMenu"];
+        /**
+         * Update a menu
+         * @description Replaces the menu's definition whole (its overrides stay). The site cannot change.
+         *
+         *     Permission: `manageCulinary` (manager and up).
+         */
+        put: operations["updateMenu"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/menus/{id}/dates/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description A local date of the menu's site.
+                 * @example 2026-03-17
+                 */
+                date: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override one date of a menu
+         * @description Replaces the items of one date (every day part of it), over the cycle's.
+         *
+         *     Permission: `manageCulinary` (manager and up).
+         */
+        put: operations["setMenuDate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/forecasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List forecasts
+         * @description Forecasts per site, date and day part; filters `siteId`, `from`, `to` (local dates), `dayPart`.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["listForecasts"];
+        put?: never;
+        /**
+         * Set a forecast
+         * @description Sets the forecast of a site × date × day part (creating or replacing it): covers, and portions for named
+         *     recipes that override the menu's portions per cover. An unknown day part or negative covers answer 400; a day part
+         *     that has already started in the site's time zone answers 409.
+         *
+         *     Permission: `manageCulinary` (manager and up). Site scope: per site.
+         */
+        post: operations["upsertForecast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List production runs
+         * @description Runs of the sites the caller sees; filters `siteId`, `date`, `status`, `station`.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["listProductionRuns"];
+        put?: never;
+        /**
+         * Create an ad-hoc run
+         * @description A run outside the menu: `portions` or a `quantity` with its `unit` of the recipe (batched by its limits), the
+         *     recipe's current versions pinned.
+         *
+         *     Permission: `manageCulinary` (manager and up). Site scope: per site.
+         */
+        post: operations["createProductionRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate the day's runs
+         * @description Explodes the effective menu × forecast of each day part into runs: portions are the forecast's for the recipe, or
+         *     covers × portions per cover; one run per recipe and day part, batched by the recipe's limits, versions pinned, station
+         *     from the recipe. Idempotent: again, it updates runs still planned, never touches started ones, and removes planned runs
+         *     whose menu item vanished. Each run carries its `explain`.
+         *
+         *     Permission: `manageCulinary` (manager and up). Site scope: per site.
+         */
+        post: operations["generateProductionRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a production run
+         * @description One run.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["getProductionRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/{id}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a run's batch card
+         * @description The recipe of the run's pinned versions scaled to it: each ingredient for the run and per batch, exact, with a
+         *     cook-friendly display; sub-recipes as their own sections scaled to what the run needs; steps, allergens, critical limits
+         *     and use-by.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["getBatchCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a run to a status
+         * @description planned → prepped → in_progress → holding → done: forward moves may skip steps; a backward move, or any move
+         *     from done, answers 409. Each move appends a `status` event in the same transaction and hints the site's screens; done
+         *     records the run's theoretical usage.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site.
+         */
+        post: operations["setProductionRunStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a run's events
+         * @description The run's event stream, oldest first.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["listProductionRunEvents"];
+        put?: never;
+        /**
+         * Record a run event
+         * @description Appends a `temp_check`, `note`, `portioned`, `photo` or `waste` event. A temperature outside the recipe's critical
+         *     limit opens a `temperature_excursion` alert (with `alert.created`); after holding, temperatures are checked against
+         *     the two-stage cooling rule (135 °F → 70 °F within 2 h, then → 41 °F within 4 more h) and a breach opens the same
+         *     alert naming the stage.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site.
+         */
+        post: operations["createProductionRunEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/production-runs/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pass a run to a station
+         * @description Sets the run's station and appends a `handoff` event; the station's wallboards show it.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site.
+         */
+        post: operations["handoffProductionRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print labels
+         * @description Prep, use-by or allergen labels for runs of the site or recipes (prepared now), as a PDF or ZPL II: item name,
+         *     prepared at and use-by in the site's time zone, allergens (contains in bold on PDF, a "may contain" line) and the
+         *     caller's initials.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site.
+         */
+        post: operations["createLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/catering/clients": {
         parameters: {
             query?: never;
@@ -6295,6 +6930,14 @@ export interface components {
              * @example 0192f3a4-0000-7000-8000-0000000000c1
              */
             recipeId?: string;
+            /**
+             * @description `recipe` only: the recipe card as it was when cast: `id`, `name`, `version`, `yield`,
+             *     `portion`, `ingredients` (`name`, `quantity`, `unit`, `display`), `steps`, `contains`,
+             *     `mayContain`.
+             */
+            recipe?: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             castAt: string;
         } | null;
@@ -6478,7 +7121,11 @@ export interface components {
             dayPart: components["schemas"]["StateDayPart"];
             /** @description Whether the site's local time is within `dayPart`. */
             inProgress: boolean;
-            /** @description The day part's menu items. Always empty until menus arrive with the culinary capability. */
+            /**
+             * @description The effective menu of the site's date for the day part (override over cycle): `recipeId`,
+             *     `name`, `dayPart`, `priceCents` (when `config.showPrices`), `contains` and `mayContain`
+             *     (when `config.showAllergens`).
+             */
             items: {
                 [key: string]: unknown;
             }[];
@@ -6507,8 +7154,11 @@ export interface components {
             serverTime: string;
             cast: components["schemas"]["Cast"];
             /**
-             * @description Production timers, on kitchen wallboards (filtered by `config.stations`). Empty on other
-             *     kinds, and everywhere until production runs arrive with the kitchen capability.
+             * @description Production timers, on kitchen wallboards: the site's runs of today that are prepped, in
+             *     progress or holding at `config.stations` (all when none is configured): `runId`,
+             *     `recipeId`, `recipe`, `portions`, `quantity`, `unit`, `station`, `status`, `since`, and
+             *     `holdDeadline` while holding (4 h, or the recipe's shelf life when shorter). Empty on other
+             *     kinds.
              */
             production: {
                 [key: string]: unknown;
@@ -6519,8 +7169,8 @@ export interface components {
              */
             alerts: components["schemas"]["DeviceAlert"][];
             /**
-             * @description Production handoffs between stations, on wallboards whose `config.showHandoffs` is true.
-             *     Empty until production runs arrive.
+             * @description Today's production handoffs to the wallboard's stations, when `config.showHandoffs` is
+             *     true: `runId`, `recipe`, `station`, `from`, `note`, `at`.
              */
             handoffs: {
                 [key: string]: unknown;
@@ -7602,6 +8252,451 @@ export interface components {
              * @example 5000
              */
             varianceFlagCents: number;
+        };
+        /** @description A quantity with its unit. */
+        Amount: {
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+        };
+        /**
+         * @description The recipe's critical limits in °F. A `temp_check` event outside them opens a
+         *     `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
+         *     while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
+         *     holding cold.
+         */
+        CriticalLimits: {
+            cookMinTempF?: components["schemas"]["TemperatureF"];
+            holdHotMinTempF?: components["schemas"]["TemperatureF"];
+            holdColdMaxTempF?: components["schemas"]["TemperatureF"];
+        };
+        RecipeIngredient: {
+            /** Format: uuid */
+            itemId?: string;
+            /** Format: uuid */
+            recipeId?: string;
+            /** @description The item's or sub-recipe's name. */
+            name: string;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            trimYieldPercent?: components["schemas"]["Quantity"];
+            note?: string;
+        };
+        /**
+         * @description Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
+         *     contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
+         */
+        RecipeAllergens: {
+            [key: string]: components["schemas"]["AllergenPresence"];
+        };
+        UncostedItem: {
+            /** Format: uuid */
+            itemId: string;
+            name: string;
+        };
+        Recipe: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            category: string;
+            /** @description The version shown (the current one, unless a version was asked for). */
+            version: number;
+            archived: boolean;
+            yield: components["schemas"]["Amount"];
+            portion: components["schemas"]["Amount"];
+            minBatch?: components["schemas"]["Quantity"];
+            maxBatch?: components["schemas"]["Quantity"];
+            shelfLifeHours?: number;
+            station?: string;
+            criticalLimits: components["schemas"]["CriticalLimits"];
+            ingredients: components["schemas"]["RecipeIngredient"][];
+            steps: string[];
+            /** @description The recipe's own may-contain list united with its sub-recipes', at any depth. */
+            mayContain: components["schemas"]["Allergen"][];
+            allergens: components["schemas"]["RecipeAllergens"];
+            /**
+             * Format: int64
+             * @description The cost of one yield from the items' moving-average costs, averaged over the sites stocking them (weighted by on-hand).
+             */
+            costCents: number;
+            /** Format: int64 */
+            portionCostCents: number;
+            /** @description False when an item lacks a cost; those are listed in `uncostedItems` and count as zero. */
+            costComplete: boolean;
+            uncostedItems: components["schemas"]["UncostedItem"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A positive quantity with a standard unit (a recipe's yield, portion or needed amount). */
+        AmountInput: {
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["StandardUnit"];
+        };
+        /**
+         * @description One line: an inventory item (`itemId`, in any unit the item converts) or a sub-recipe
+         *     (`recipeId`, in any unit of its yield's family); exactly one of the two.
+         *     `trimYieldPercent` (items only) is the edible share of what is purchased: the quantity is the
+         *     edible portion and costs and requisitions use as-purchased = EP / (trim / 100).
+         */
+        RecipeIngredientInput: {
+            /** Format: uuid */
+            itemId?: string;
+            /** Format: uuid */
+            recipeId?: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+            trimYieldPercent?: components["schemas"]["PositiveQuantityInput"];
+            note?: string;
+        };
+        /** @description A recipe's whole definition; every PUT makes a new version. */
+        RecipeRequest: {
+            name: string;
+            category: string;
+            yield: components["schemas"]["AmountInput"];
+            portion: components["schemas"]["AmountInput"];
+            /** @description The smallest batch worth making, in the yield unit; a smaller need is raised to it. */
+            minBatch?: components["schemas"]["PositiveQuantityInput"];
+            /** @description The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches. */
+            maxBatch?: components["schemas"]["PositiveQuantityInput"];
+            shelfLifeHours?: number;
+            station?: string;
+            criticalLimits?: components["schemas"]["CriticalLimits"];
+            ingredients: components["schemas"]["RecipeIngredientInput"][];
+            steps?: string[];
+            mayContain?: components["schemas"]["Allergen"][];
+        };
+        RecipeVersionSummary: {
+            version: number;
+            name: string;
+            /** Format: uuid */
+            createdBy?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        MenuItem: {
+            week?: number;
+            weekday?: number;
+            dayPart: string;
+            /** Format: uuid */
+            recipeId: string;
+            recipeName: string;
+            portionsPerCover: components["schemas"]["Quantity"];
+            /** Format: int64 */
+            priceCents?: number;
+        };
+        MenuOverride: {
+            /** Format: date */
+            date: string;
+            items: components["schemas"]["MenuItem"][];
+        };
+        Menu: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** Format: date */
+            startsOn: string;
+            cycleWeeks: number;
+            items: components["schemas"]["MenuItem"][];
+            overrides: components["schemas"]["MenuOverride"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MenuItemInput: {
+            /** @description The week of the cycle, 1 to cycleWeeks. */
+            week: number;
+            /** @description ISO weekday, 1 Monday to 7 Sunday. */
+            weekday: number;
+            dayPart: string;
+            /** Format: uuid */
+            recipeId: string;
+            portionsPerCover: components["schemas"]["PositiveQuantityInput"];
+            /** Format: int64 */
+            priceCents?: number;
+        };
+        MenuRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** Format: date */
+            startsOn: string;
+            cycleWeeks: number;
+            items: components["schemas"]["MenuItemInput"][];
+        };
+        EffectiveMenu: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            menuId?: string;
+            /**
+             * @description Whether the items come from the menu's cycle, the date's override, or no menu is in force.
+             * @enum {string}
+             */
+            source: "cycle" | "override" | "none";
+            /** @description The cycle week the date falls in. */
+            week?: number;
+            items: components["schemas"]["MenuItem"][];
+        };
+        MenuDateItemInput: {
+            dayPart: string;
+            /** Format: uuid */
+            recipeId: string;
+            portionsPerCover: components["schemas"]["PositiveQuantityInput"];
+            /** Format: int64 */
+            priceCents?: number;
+        };
+        MenuDateRequest: {
+            items: components["schemas"]["MenuDateItemInput"][];
+        };
+        ForecastItem: {
+            /** Format: uuid */
+            recipeId: string;
+            portions: components["schemas"]["Quantity"];
+        };
+        Forecast: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string;
+            covers: number;
+            items: components["schemas"]["ForecastItem"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ForecastRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string;
+            /** @description Expected covers; negative answers 400. */
+            covers: number;
+            items?: {
+                /** Format: uuid */
+                recipeId: string;
+                portions: components["schemas"]["PositiveQuantityInput"];
+            }[];
+        };
+        /**
+         * @description planned → prepped → in_progress → holding → done; forward moves may skip steps, done is final.
+         * @enum {string}
+         */
+        RunStatus: "planned" | "prepped" | "in_progress" | "holding" | "done";
+        /** @description How the run's quantity was reached. */
+        RunExplain: {
+            /** Format: uuid */
+            forecastId?: string;
+            covers?: number;
+            portionsPerCover?: components["schemas"]["Quantity"];
+            /** @description Portions the forecast named for the recipe, overriding covers × portionsPerCover. */
+            forecastPortions?: components["schemas"]["Quantity"];
+            portions: components["schemas"]["Quantity"];
+            yield: components["schemas"]["Amount"];
+            scaleFactor: components["schemas"]["Quantity"];
+            batches: number;
+            batchQuantity: components["schemas"]["Quantity"];
+            raisedToMinBatch: boolean;
+        };
+        ProductionRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart?: string;
+            /** Format: uuid */
+            recipeId: string;
+            recipeName: string;
+            recipeVersion: number;
+            station?: string;
+            status: components["schemas"]["RunStatus"];
+            /** @enum {string} */
+            source: "generated" | "ad_hoc";
+            portions?: components["schemas"]["Quantity"];
+            /** @description What is made, in `unit` (the recipe's yield unit). */
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            batches: number;
+            explain: components["schemas"]["RunExplain"];
+            /** Format: date-time */
+            statusSince: string;
+            /** Format: date-time */
+            holdingSince?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Exactly one of `portions` and `quantity` with `unit`. */
+        CreateRunRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart?: string;
+            /** Format: uuid */
+            recipeId: string;
+            portions?: components["schemas"]["PositiveQuantityInput"];
+            quantity?: components["schemas"]["PositiveQuantityInput"];
+            unit?: components["schemas"]["StandardUnit"];
+            station?: string;
+        };
+        GenerateRunsRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            /** @description Only these day parts of the site; all of them when absent. */
+            dayParts?: string[];
+        };
+        GenerateRunsResult: {
+            created: number;
+            updated: number;
+            unchanged: number;
+            removed: number;
+            runs: components["schemas"]["ProductionRun"][];
+        };
+        CardLine: {
+            /** Format: uuid */
+            itemId?: string;
+            /** Format: uuid */
+            recipeId?: string;
+            name: string;
+            /** @description The exact quantity for the whole run (edible portion). */
+            quantity: components["schemas"]["Quantity"];
+            /** @description The exact quantity for one batch. */
+            batchQuantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            trimYieldPercent?: components["schemas"]["Quantity"];
+            /** @description For items, the whole run's quantity as purchased (EP / trim yield), in `unit`. */
+            asPurchased?: components["schemas"]["Quantity"];
+            /**
+             * @description One batch's quantity for a cook, in a sensible unit of the same family, 3 significant digits.
+             * @example 1.5 kg
+             */
+            display: string;
+            note?: string;
+        };
+        CardSection: {
+            /** Format: uuid */
+            recipeId: string;
+            name: string;
+            version: number;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            scaleFactor: components["schemas"]["Quantity"];
+            lines: components["schemas"]["CardLine"][];
+            steps: string[];
+        };
+        BatchCard: {
+            /** Format: uuid */
+            runId: string;
+            /** Format: uuid */
+            recipeId: string;
+            recipeName: string;
+            recipeVersion: number;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart?: string;
+            station?: string;
+            status: components["schemas"]["RunStatus"];
+            portions?: components["schemas"]["Quantity"];
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            batches: number;
+            batchQuantity: components["schemas"]["Quantity"];
+            scaleFactor: components["schemas"]["Quantity"];
+            /** @description The need was below the recipe's minimum batch and was raised to it. */
+            raisedToMinBatch: boolean;
+            note?: string;
+            lines: components["schemas"]["CardLine"][];
+            steps: string[];
+            /** @description Each sub-recipe as its own section, scaled to what this run needs of it. */
+            subRecipes: components["schemas"]["CardSection"][];
+            allergens: components["schemas"]["RecipeAllergens"];
+            contains: components["schemas"]["Allergen"][];
+            mayContain: components["schemas"]["Allergen"][];
+            criticalLimits: components["schemas"]["CriticalLimits"];
+            /**
+             * Format: date-time
+             * @description When the run's product must be used by (its status time once prepped, plus the shelf life).
+             */
+            useBy?: string;
+        };
+        SetRunStatusRequest: {
+            status: components["schemas"]["RunStatus"];
+        };
+        RunEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            runId: string;
+            /** @enum {string} */
+            type: "status" | "temp_check" | "note" | "portioned" | "photo" | "waste" | "handoff";
+            /** @description What the event recorded (status from/to, tempF, probe, portions, station, note…). */
+            data: {
+                [key: string]: unknown;
+            };
+            actorKind?: string;
+            /** Format: uuid */
+            actorId?: string;
+            /** Format: date-time */
+            at: string;
+        };
+        /**
+         * @description `temp_check` needs `tempF` (and may name a `probe`), `portioned` needs `portions`, `waste`
+         *     needs `quantity` (in the run's unit) and may give a `reason`; `note` and `photo` take `text`
+         *     and `mediaKey`.
+         */
+        RunEventRequest: {
+            /** @enum {string} */
+            type: "temp_check" | "note" | "portioned" | "photo" | "waste";
+            tempF?: components["schemas"]["TemperatureF"];
+            probe?: string;
+            portions?: components["schemas"]["PositiveQuantityInput"];
+            quantity?: components["schemas"]["PositiveQuantityInput"];
+            reason?: string;
+            text?: string;
+            /** Format: uuid */
+            mediaKey?: string;
+        };
+        HandoffRequest: {
+            station: string;
+            note?: string;
+        };
+        LabelsRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            format: "pdf" | "zpl";
+            /** @enum {string} */
+            template: "prep" | "use_by" | "allergen";
+            /**
+             * @default 2x1
+             * @enum {string}
+             */
+            size: "2x1" | "4x2" | "a4_sheet";
+            items: {
+                /** Format: uuid */
+                runId?: string;
+                /** Format: uuid */
+                recipeId?: string;
+                count: number;
+            }[];
         };
         CateringClient: {
             /** Format: uuid */
@@ -14334,6 +15429,1423 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRecipes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only recipes whose name contains this text.
+                 * @example pie
+                 */
+                q?: string;
+                /**
+                 * @description Only this category (case-insensitively).
+                 * @example entree
+                 */
+                category?: string;
+                /**
+                 * @description Only archived (true) or active (false) recipes; both when absent.
+                 * @example false
+                 */
+                archived?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipes. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRecipe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Chicken pot pie",
+                 *       "category": "entree",
+                 *       "yield": {
+                 *         "quantity": "12",
+                 *         "unit": "kg"
+                 *       },
+                 *       "portion": {
+                 *         "quantity": "300",
+                 *         "unit": "g"
+                 *       },
+                 *       "maxBatch": "20",
+                 *       "minBatch": "3",
+                 *       "shelfLifeHours": 72,
+                 *       "station": "hot line",
+                 *       "criticalLimits": {
+                 *         "cookMinTempF": "165",
+                 *         "holdHotMinTempF": "135"
+                 *       },
+                 *       "ingredients": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "quantity": "5",
+                 *           "unit": "kg",
+                 *           "trimYieldPercent": "80",
+                 *           "note": "diced"
+                 *         },
+                 *         {
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c02",
+                 *           "quantity": "4",
+                 *           "unit": "l",
+                 *           "note": "velouté"
+                 *         }
+                 *       ],
+                 *       "steps": [
+                 *         "Sweat the vegetables.",
+                 *         "Fold in the chicken and velouté.",
+                 *         "Bake to 165 °F."
+                 *       ],
+                 *       "mayContain": [
+                 *         "egg"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecipeRequest"];
+            };
+        };
+        responses: {
+            /** @description The recipe. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipe. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Chicken pot pie",
+                 *       "category": "entree",
+                 *       "yield": {
+                 *         "quantity": "12",
+                 *         "unit": "kg"
+                 *       },
+                 *       "portion": {
+                 *         "quantity": "300",
+                 *         "unit": "g"
+                 *       },
+                 *       "maxBatch": "20",
+                 *       "minBatch": "3",
+                 *       "shelfLifeHours": 72,
+                 *       "station": "hot line",
+                 *       "criticalLimits": {
+                 *         "cookMinTempF": "165",
+                 *         "holdHotMinTempF": "135"
+                 *       },
+                 *       "ingredients": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-000000000a01",
+                 *           "quantity": "5",
+                 *           "unit": "kg",
+                 *           "trimYieldPercent": "80",
+                 *           "note": "diced"
+                 *         },
+                 *         {
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c02",
+                 *           "quantity": "4",
+                 *           "unit": "l",
+                 *           "note": "velouté"
+                 *         }
+                 *       ],
+                 *       "steps": [
+                 *         "Sweat the vegetables.",
+                 *         "Fold in the chicken and velouté.",
+                 *         "Bake to 165 °F."
+                 *       ],
+                 *       "mayContain": [
+                 *         "egg"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecipeRequest"];
+            };
+        };
+        responses: {
+            /** @description The recipe at its new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRecipeVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipeVersionSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRecipeVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 1
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipe at the version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    archiveRecipe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived recipe. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMenus: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The menus. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Menu"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMenu: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Spring cycle",
+                 *       "startsOn": "2026-03-02",
+                 *       "cycleWeeks": 2,
+                 *       "items": [
+                 *         {
+                 *           "week": 1,
+                 *           "weekday": 1,
+                 *           "dayPart": "lunch",
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *           "portionsPerCover": "0.4",
+                 *           "priceCents": 1295
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MenuRequest"];
+            };
+        };
+        responses: {
+            /** @description The menu. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Menu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEffectiveMenu: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+                /**
+                 * @description A local date of the site.
+                 * @example 2026-03-03
+                 */
+                date: string;
+                /**
+                 * @description Only this day part.
+                 * @example lunch
+                 */
+                dayPart?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective menu. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EffectiveMenu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMenu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The menu. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Menu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMenu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Spring cycle",
+                 *       "startsOn": "2026-03-02",
+                 *       "cycleWeeks": 2,
+                 *       "items": [
+                 *         {
+                 *           "week": 1,
+                 *           "weekday": 1,
+                 *           "dayPart": "lunch",
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *           "portionsPerCover": "0.4",
+                 *           "priceCents": 1295
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MenuRequest"];
+            };
+        };
+        responses: {
+            /** @description The menu. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Menu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setMenuDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description A local date of the menu's site.
+                 * @example 2026-03-17
+                 */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "dayPart": "lunch",
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *           "portionsPerCover": "0.6"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MenuDateRequest"];
+            };
+        };
+        responses: {
+            /** @description The menu. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Menu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listForecasts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description From this date.
+                 * @example 2026-03-02
+                 */
+                from?: string;
+                /**
+                 * @description Up to this date.
+                 * @example 2026-03-08
+                 */
+                to?: string;
+                /**
+                 * @description Only this day part.
+                 * @example lunch
+                 */
+                dayPart?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The forecasts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forecast"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    upsertForecast: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "dayPart": "lunch",
+                 *       "covers": 120,
+                 *       "items": [
+                 *         {
+                 *           "recipeId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *           "portions": "40"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForecastRequest"];
+            };
+        };
+        responses: {
+            /** @description The forecast. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forecast"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProductionRuns: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description A local date of the site.
+                 * @example 2026-03-03
+                 */
+                date?: string;
+                /**
+                 * @description Only this status.
+                 * @example planned
+                 */
+                status?: components["schemas"]["RunStatus"];
+                /**
+                 * @description Only this station.
+                 * @example hot line
+                 */
+                station?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionRun"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProductionRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "dayPart": "lunch",
+                 *       "recipeId": "0192f3a4-0000-7000-8000-000000000c01",
+                 *       "portions": "20",
+                 *       "station": "hot line"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateProductionRuns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "dayParts": [
+                 *         "lunch"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GenerateRunsRequest"];
+            };
+        };
+        responses: {
+            /** @description What changed and the runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerateRunsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProductionRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBatchCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setProductionRunStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "in_progress"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetRunStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProductionRunEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProductionRunEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "temp_check",
+                 *       "tempF": "168",
+                 *       "probe": "P-2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    handoffProductionRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "station": "expo",
+                 *       "note": "Tray 4 ready"
+                 *     }
+                 */
+                "application/json": components["schemas"]["HandoffRequest"];
+            };
+        };
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createLabels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "format": "pdf",
+                 *       "template": "use_by",
+                 *       "size": "2x1",
+                 *       "items": [
+                 *         {
+                 *           "runId": "0192f3a4-0000-7000-8000-000000000d01",
+                 *           "count": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelsRequest"];
+            };
+        };
+        responses: {
+            /** @description The labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                    /** @example ^XA^FO20,20^A0N,30,30^FDChicken pot pie^FS^XZ */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -35,7 +35,9 @@ type storedCast struct {
 	ContentType *string    `json:"contentType,omitempty"`
 	Caption     *string    `json:"caption,omitempty"`
 	RecipeID    *uuid.UUID `json:"recipeId,omitempty"`
-	CastAt      time.Time  `json:"castAt"`
+	// Recipe is the card of a cast recipe, as it was when cast.
+	Recipe map[string]any `json:"recipe,omitempty"`
+	CastAt time.Time      `json:"castAt"`
 }
 
 // MediaPath is where a device fetches an image of its organization, with its token.
@@ -52,6 +54,10 @@ func decodeCast(raw []byte) (*api.Cast, error) {
 	c := &api.Cast{
 		Type: api.CastType(s.Type), Title: s.Title, Text: s.Text, MediaKey: s.MediaKey, ContentType: s.ContentType,
 		Caption: s.Caption, RecipeId: s.RecipeID, CastAt: s.CastAt,
+	}
+	if s.Recipe != nil {
+		r := s.Recipe
+		c.Recipe = &r
 	}
 	if s.MediaKey != nil {
 		u := MediaPath(*s.MediaKey)
@@ -143,8 +149,14 @@ func (h *Handlers) CastToDevice(ctx context.Context, req api.CastToDeviceRequest
 			}
 			cast.ContentType = &m.ContentType
 		case CastRecipe:
-			// Recipes arrive with the culinary capability; until then no recipe id exists.
-			return apierr.NotFound("Recipe")
+			if h.kitchen == nil {
+				return apierr.NotFound("Recipe")
+			}
+			card, err := h.kitchen.RecipeCard(ctx, q, a.OrgID, *cast.RecipeID)
+			if err != nil {
+				return err
+			}
+			cast.Recipe = card
 		}
 		raw, _ := json.Marshal(cast)
 		if row, err = q.SetDeviceCast(ctx, db.SetDeviceCastParams{OrgID: a.OrgID, ID: req.Id, CastContent: raw, Now: now}); err != nil {

@@ -34,6 +34,7 @@ type Handlers struct {
 	hub     *realtime.Hub
 	logger  *slog.Logger
 	zones   zoneCache
+	kitchen Kitchen
 }
 
 // Deps are what the handlers need. Hub may be nil, in which case the WebSocket answers 503
@@ -44,6 +45,8 @@ type Deps struct {
 	Limiter *ratelimit.Limiter
 	Hub     *realtime.Hub
 	Logger  *slog.Logger
+	// Kitchen fills production, handoffs and menus and finds recipes to cast; nil: none.
+	Kitchen Kitchen
 }
 
 func NewHandlers(d Deps) *Handlers {
@@ -51,7 +54,7 @@ func NewHandlers(d Deps) *Handlers {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger}
+	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger, kitchen: d.Kitchen}
 }
 
 // access is the request's authorization, established by the policy middleware.

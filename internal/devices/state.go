@@ -118,7 +118,7 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 		row = &r
 	}
 	now := h.clock.Now()
-	state, err := h.buildState(*row, now)
+	state, err := h.buildState(ctx, *row, now)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 	}, nil
 }
 
-func (h *Handlers) buildState(row db.DeviceState, now time.Time) (api.DeviceState, error) {
+func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.Time) (api.DeviceState, error) {
 	loc, err := h.zones.load(row.Timezone)
 	if err != nil {
 		return api.DeviceState{}, apierr.Internal(fmt.Errorf("site %s time zone %q: %w", row.SiteID, row.Timezone, err))
@@ -160,8 +160,8 @@ func (h *Handlers) buildState(row db.DeviceState, now time.Time) (api.DeviceStat
 	if s.Cast, err = decodeCast(row.CastContent); err != nil {
 		return s, err
 	}
-	// Production timers, handoffs and the tray queue are filled as the kitchen and clinical
-	// capabilities land; until then they are honestly empty. The spec's fields are on every kind;
+	// Production timers and handoffs come from the kitchen (wallboards), the menu from its
+	// effective menu (menu boards); the tray queue is filled when the tray line lands. The spec's fields are on every kind;
 	// what only one kind shows (the menu, the tray queue) is on that kind alone, so the other
 	// kinds' state is exactly the spec's object.
 	switch kind {
@@ -175,6 +175,14 @@ func (h *Handlers) buildState(row db.DeviceState, now time.Time) (api.DeviceStat
 			if err := json.Unmarshal(row.Alerts, &s.Alerts); err != nil {
 				return s, fmt.Errorf("devices: state alerts: %w", err)
 			}
+		}
+		if h.kitchen != nil {
+			dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+			prod, hand, err := h.kitchen.Production(ctx, row.OrgID, row.SiteID, s.Date.Time, dayStart, cfg.stations(), cfg.flag("showHandoffs"))
+			if err != nil {
+				return s, err
+			}
+			s.Production, s.Handoffs = prod, hand
 		}
 	case TrayLine:
 		s.Trays = &[]map[string]any{}
@@ -191,6 +199,13 @@ func (h *Handlers) buildState(row db.DeviceState, now time.Time) (api.DeviceStat
 		if p, inProgress := menuDayPart(parts, cfg.dayPart(), local); p != nil {
 			menu.DayPart = &api.StateDayPart{Name: p.Name, Start: api.LocalTime(p.Start), End: api.LocalTime(p.End)}
 			menu.InProgress = inProgress
+			if h.kitchen != nil {
+				items, err := h.kitchen.Menu(ctx, row.OrgID, row.SiteID, s.Date.Time, p.Name, cfg.flag("showPrices"), cfg.flag("showAllergens"))
+				if err != nil {
+					return s, err
+				}
+				menu.Items = items
+			}
 		}
 		s.Menu = menu
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/kitchen"
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
@@ -57,6 +58,7 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*inventoryHandlers
+	*kitchenHandlers
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
@@ -80,6 +82,7 @@ type (
 	tasksHandlers     = tasks.Handlers
 	inventoryHandlers = inventory.Handlers
 	recordsHandlers   = records.Handlers
+	kitchenHandlers   = kitchen.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -158,7 +161,7 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
-	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger})
+	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool)})
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
@@ -241,6 +244,7 @@ func New(d Deps) (http.Handler, error) {
 		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inv,
 		recordsHandlers:   records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -155,6 +155,45 @@ var walkFixtures = map[string]walkFixture{
 		fx.body = map[string]any{"name": "Walk freezer " + uuid.NewString()[:8], "kind": "freezer"}
 		return fx
 	},
+
+	// Kitchen.
+	"createRecipe":       func(w *walker) walkCall { return walkCall{body: w.recipeBody()} },
+	"getRecipe":          recipeFixture,
+	"listRecipeVersions": recipeFixture,
+	"getRecipeVersion":   recipeFixture,
+	"archiveRecipe":      recipeFixture,
+	"updateRecipe":       func(w *walker) walkCall { fx := recipeFixture(w); fx.body = w.recipeBody(); return fx },
+	"listMenus":          func(w *walker) walkCall { return walkCall{ids: []string{w.menu()}} },
+	"createMenu":         func(w *walker) walkCall { return walkCall{body: w.menuBody()} },
+	"getEffectiveMenu":   func(w *walker) walkCall { return walkCall{ids: []string{w.menu()}} },
+	"getMenu":            menuFixture,
+	"setMenuDate": func(w *walker) walkCall {
+		fx := menuFixture(w)
+		fx.body = map[string]any{"items": []map[string]any{{"dayPart": "lunch", "recipeId": w.recipe(), "portionsPerCover": "1"}}}
+		return fx
+	},
+	"updateMenu":         func(w *walker) walkCall { fx := menuFixture(w); fx.body = w.menuBody(); return fx },
+	"listForecasts":      func(w *walker) walkCall { return walkCall{ids: []string{w.forecast()}} },
+	"upsertForecast":     func(w *walker) walkCall { w.dayParts(); return walkCall{body: w.forecastBody()} },
+	"listProductionRuns": func(w *walker) walkCall { return walkCall{ids: []string{w.run()}} },
+	"createProductionRun": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2030-01-07", "recipeId": w.recipe(), "portions": "10"}}
+	},
+	"generateProductionRuns": func(w *walker) walkCall {
+		w.forecast()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2030-01-07"}}
+	},
+	"getProductionRun":         runFixture,
+	"getBatchCard":             runFixture,
+	"listProductionRunEvents":  runFixture,
+	"setProductionRunStatus":   runFixture,
+	"createProductionRunEvent": runFixture,
+	"handoffProductionRun":     runFixture,
+	"createLabels": func(w *walker) walkCall {
+		run := w.run()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "format": "zpl", "template": "prep", "items": []map[string]any{{"runId": run, "count": 1}}}, ids: []string{run}}
+	},
+
 	"adjustStock": func(w *walker) walkCall {
 		item, loc := w.create("inventory-items", w.itemBody()), w.location()
 		return walkCall{body: map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2",
@@ -382,6 +421,64 @@ var walkFixtures = map[string]walkFixture{
 	"listReports":  func(w *walker) walkCall { return walkCall{ids: []string{w.report()}} },
 	"getReport":    reportFixture,
 	"getReportPdf": reportFixture,
+}
+
+func recipeFixture(w *walker) walkCall { return walkCall{path: map[string]string{"id": w.recipe()}} }
+
+func menuFixture(w *walker) walkCall {
+	id := w.menu()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func runFixture(w *walker) walkCall {
+	id := w.run()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// recipeBody is a recipe of one new inventory item.
+func (w *walker) recipeBody() map[string]any {
+	item := w.create("inventory-items", map[string]any{"name": "Walk rice " + uuid.NewString()[:8], "category": "dry goods", "baseUnit": "kg"})
+	return map[string]any{"name": "Walk pilaf", "category": "side", "yield": map[string]string{"quantity": "10", "unit": "kg"},
+		"portion": map[string]string{"quantity": "200", "unit": "g"}, "station": "hot line",
+		"ingredients": []map[string]any{{"itemId": item, "quantity": "4", "unit": "kg"}}, "steps": []string{"Toast the rice."}}
+}
+
+func (w *walker) recipe() string { return w.create("recipes", w.recipeBody()) }
+
+// dayParts gives site A a breakfast, lunch and dinner.
+func (w *walker) dayParts() {
+	w.env.T.Helper()
+	w.ownerCall(http.MethodPut, "sites/"+w.siteA.String()).JSON(map[string]any{"name": "Walk-in", "timezone": "America/Chicago",
+		"dayParts": []map[string]string{{"name": "breakfast", "start": "06:00", "end": "10:00"}, {"name": "lunch", "start": "11:00", "end": "14:00"},
+			{"name": "dinner", "start": "17:00", "end": "20:00"}}}).Do().Expect(http.StatusOK)
+}
+
+// menuBody is a one-week menu at site A serving a new recipe on Mondays at lunch.
+func (w *walker) menuBody() map[string]any {
+	w.dayParts()
+	return map[string]any{"siteId": w.siteA, "name": "Walk menu", "startsOn": "2026-03-02", "cycleWeeks": 1,
+		"items": []map[string]any{{"week": 1, "weekday": 1, "dayPart": "lunch", "recipeId": w.recipe(), "portionsPerCover": "0.5"}}}
+}
+
+func (w *walker) menu() string { return w.create("menus", w.menuBody()) }
+
+func (w *walker) forecastBody() map[string]any {
+	return map[string]any{"siteId": w.siteA, "date": "2030-01-07", "dayPart": "lunch", "covers": 40}
+}
+
+// forecast sets a lunch forecast at site A (far ahead, so its day part has not started).
+func (w *walker) forecast() string {
+	w.dayParts()
+	var f struct {
+		ID string `json:"id"`
+	}
+	w.ownerCall(http.MethodPost, "forecasts").JSON(w.forecastBody()).Do().Expect(http.StatusOK).Decode(&f)
+	return f.ID
+}
+
+// run makes an ad-hoc production run at site A.
+func (w *walker) run() string {
+	return w.create("production-runs", map[string]any{"siteId": w.siteA, "date": "2030-01-07", "recipeId": w.recipe(), "portions": "10"})
 }
 
 // stockFixture receives stock at a location of site A, in a lot.

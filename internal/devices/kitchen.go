@@ -1,0 +1,42 @@
+package devices
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/db"
+)
+
+// Kitchen is what the kitchen capability puts on screens; the devices package knows it only
+// through this interface. Nil leaves production, handoffs and menus empty and finds no recipe to
+// cast.
+type Kitchen interface {
+	// Production answers a wallboard's production timers (the site's live runs of the local
+	// date at the stations; all of them when stations is empty) and, when handoffs is true, the
+	// handoffs to those stations since the local day began.
+	Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) (production, handoffList []map[string]any, err error)
+	// Menu answers a menu board's items for the site's date and day part.
+	Menu(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, prices, allergens bool) ([]map[string]any, error)
+	// RecipeCard answers the card a cast recipe shows, or a not-found error for a recipe that
+	// does not exist in the organization or is archived.
+	RecipeCard(ctx context.Context, q *db.Queries, orgID, recipeID uuid.UUID) (map[string]any, error)
+}
+
+// stations lists a wallboard's configured stations.
+func (c Config) stations() []string {
+	raw, _ := c["stations"].([]any)
+	out := make([]string, 0, len(raw))
+	for _, s := range raw {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}
+
+func (c Config) flag(name string) bool {
+	b, _ := c[name].(bool)
+	return b
+}
