@@ -43,7 +43,9 @@ func BenchmarkAccountReport(b *testing.B) {
 		var in struct {
 			ID uuid.UUID `json:"id"`
 		}
-		call := func(m, p string) *apitest.Request { return env.Call(m, "orgs/"+org.String()+"/"+p).Token(owner.AccessToken) }
+		call := func(m, p string) *apitest.Request {
+			return env.Call(m, "orgs/"+org.String()+"/"+p).Token(owner.AccessToken)
+		}
 		call(http.MethodPost, "inspections").JSON(map[string]any{"templateId": tmpl.ID, "siteId": sites[i%len(sites)], "scheduledFor": now.Format(time.RFC3339)}).
 			Do().Expect(http.StatusCreated).Decode(&in)
 		call(http.MethodPut, "inspections/"+in.ID.String()+"/responses").JSON(map[string]any{"answers": []map[string]any{{"key": "a", "passed": true}, {"key": "b", "passed": false}}}).
