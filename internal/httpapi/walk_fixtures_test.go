@@ -396,14 +396,14 @@ var walkFixtures = map[string]walkFixture{
 		c.body = map[string]any{"siteId": w.siteA}
 		return c
 	},
-	"getWalkthroughRun": runFixture,
+	"getWalkthroughRun": walkthroughRunFixture,
 	"setWalkthroughResponses": func(w *walker) walkCall {
-		c := runFixture(w)
+		c := walkthroughRunFixture(w)
 		c.body = map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}
 		return c
 	},
 	"submitWalkthroughRun": func(w *walker) walkCall {
-		c := runFixture(w)
+		c := walkthroughRunFixture(w)
 		w.ownerCall(http.MethodPut, "walkthrough-runs/"+c.path["id"]+"/responses").JSON(map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}).
 			Do().Expect(http.StatusOK)
 		return c
@@ -829,7 +829,7 @@ func walkthroughFixture(w *walker) walkCall {
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }
 
-func runFixture(w *walker) walkCall {
+func walkthroughRunFixture(w *walker) walkCall {
 	id := w.create("walkthroughs/"+w.walkthrough()+"/runs", map[string]any{"siteId": w.siteA})
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }
