@@ -406,6 +406,54 @@ func (e CensusFlag) Valid() bool {
 	}
 }
 
+// Defines values for CertificationStatus.
+const (
+	Expiring CertificationStatus = "expiring"
+	Lapsed   CertificationStatus = "lapsed"
+	Valid    CertificationStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the CertificationStatus enum.
+func (e CertificationStatus) Valid() bool {
+	switch e {
+	case Expiring:
+		return true
+	case Lapsed:
+		return true
+	case Valid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CertificationKind.
+const (
+	CertificationKindAllergen    CertificationKind = "allergen"
+	CertificationKindFoodHandler CertificationKind = "food_handler"
+	CertificationKindFoodManager CertificationKind = "food_manager"
+	CertificationKindHaccp       CertificationKind = "haccp"
+	CertificationKindOther       CertificationKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the CertificationKind enum.
+func (e CertificationKind) Valid() bool {
+	switch e {
+	case CertificationKindAllergen:
+		return true
+	case CertificationKindFoodHandler:
+		return true
+	case CertificationKindFoodManager:
+		return true
+	case CertificationKindHaccp:
+		return true
+	case CertificationKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CodeKind.
 const (
 	CodeKindAllergen CodeKind = "allergen"
@@ -442,27 +490,60 @@ func (e CountStatus) Valid() bool {
 	}
 }
 
+// Defines values for CreateReportRequestKind.
+const (
+	CreateReportRequestKindOperations CreateReportRequestKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestKind enum.
+func (e CreateReportRequestKind) Valid() bool {
+	switch e {
+	case CreateReportRequestKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateReportRequestScope.
+const (
+	CreateReportRequestScopeAccount CreateReportRequestScope = "account"
+	CreateReportRequestScopeSite    CreateReportRequestScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestScope enum.
+func (e CreateReportRequestScope) Valid() bool {
+	switch e {
+	case CreateReportRequestScopeAccount:
+		return true
+	case CreateReportRequestScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
-	Cdm   Credential = "cdm"
-	Chef  Credential = "chef"
-	Dtr   Credential = "dtr"
-	Haccp Credential = "haccp"
-	Rd    Credential = "rd"
+	CredentialCdm   Credential = "cdm"
+	CredentialChef  Credential = "chef"
+	CredentialDtr   Credential = "dtr"
+	CredentialHaccp Credential = "haccp"
+	CredentialRd    Credential = "rd"
 )
 
 // Valid indicates whether the value is a known member of the Credential enum.
 func (e Credential) Valid() bool {
 	switch e {
-	case Cdm:
+	case CredentialCdm:
 		return true
-	case Chef:
+	case CredentialChef:
 		return true
-	case Dtr:
+	case CredentialDtr:
 		return true
-	case Haccp:
+	case CredentialHaccp:
 		return true
-	case Rd:
+	case CredentialRd:
 		return true
 	default:
 		return false
@@ -712,6 +793,24 @@ func (e EffectiveMenuSource) Valid() bool {
 	case None:
 		return true
 	case Override:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EngagementStatus.
+const (
+	EngagementStatusFinalized EngagementStatus = "finalized"
+	EngagementStatusOpen      EngagementStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the EngagementStatus enum.
+func (e EngagementStatus) Valid() bool {
+	switch e {
+	case EngagementStatusFinalized:
+		return true
+	case EngagementStatusOpen:
 		return true
 	default:
 		return false
@@ -1018,6 +1117,72 @@ func (e Hl7Outcome) Valid() bool {
 	case Hl7OutcomeRejected:
 		return true
 	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionItemKind.
+const (
+	InspectionItemKindPassFail    InspectionItemKind = "pass_fail"
+	InspectionItemKindScore       InspectionItemKind = "score"
+	InspectionItemKindTemperature InspectionItemKind = "temperature"
+	InspectionItemKindText        InspectionItemKind = "text"
+)
+
+// Valid indicates whether the value is a known member of the InspectionItemKind enum.
+func (e InspectionItemKind) Valid() bool {
+	switch e {
+	case InspectionItemKindPassFail:
+		return true
+	case InspectionItemKindScore:
+		return true
+	case InspectionItemKindTemperature:
+		return true
+	case InspectionItemKindText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionResult.
+const (
+	InspectionResultFail        InspectionResult = "fail"
+	InspectionResultLessThannil InspectionResult = "<nil>"
+	InspectionResultPass        InspectionResult = "pass"
+)
+
+// Valid indicates whether the value is a known member of the InspectionResult enum.
+func (e InspectionResult) Valid() bool {
+	switch e {
+	case InspectionResultFail:
+		return true
+	case InspectionResultLessThannil:
+		return true
+	case InspectionResultPass:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionStatus.
+const (
+	InspectionStatusCompleted  InspectionStatus = "completed"
+	InspectionStatusInProgress InspectionStatus = "in_progress"
+	InspectionStatusScheduled  InspectionStatus = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the InspectionStatus enum.
+func (e InspectionStatus) Valid() bool {
+	switch e {
+	case InspectionStatusCompleted:
+		return true
+	case InspectionStatusInProgress:
+		return true
+	case InspectionStatusScheduled:
 		return true
 	default:
 		return false
@@ -1381,6 +1546,24 @@ func (e PolicyPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for PolicyVersionStatus.
+const (
+	Draft     PolicyVersionStatus = "draft"
+	Published PolicyVersionStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyVersionStatus enum.
+func (e PolicyVersionStatus) Valid() bool {
+	switch e {
+	case Draft:
+		return true
+	case Published:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProductionRunSource.
 const (
 	AdHoc     ProductionRunSource = "ad_hoc"
@@ -1480,6 +1663,57 @@ func (e QuoteStatus) Valid() bool {
 	case QuoteStatusExpired:
 		return true
 	case QuoteStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportKind.
+const (
+	ReportKindOperations ReportKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the ReportKind enum.
+func (e ReportKind) Valid() bool {
+	switch e {
+	case ReportKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportScope.
+const (
+	ReportScopeAccount ReportScope = "account"
+	ReportScopeSite    ReportScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportScope enum.
+func (e ReportScope) Valid() bool {
+	switch e {
+	case ReportScopeAccount:
+		return true
+	case ReportScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedDataScope.
+const (
+	ReportPublishedDataScopeAccount ReportPublishedDataScope = "account"
+	ReportPublishedDataScopeSite    ReportPublishedDataScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedDataScope enum.
+func (e ReportPublishedDataScope) Valid() bool {
+	switch e {
+	case ReportPublishedDataScopeAccount:
+		return true
+	case ReportPublishedDataScopeSite:
 		return true
 	default:
 		return false
@@ -1699,6 +1933,30 @@ func (e SecurityEventKind) Valid() bool {
 	case SignInFailed:
 		return true
 	case SignedOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SharedInspectionSectionsItemsOutcome.
+const (
+	SharedInspectionSectionsItemsOutcomeFail       SharedInspectionSectionsItemsOutcome = "fail"
+	SharedInspectionSectionsItemsOutcomeNotScored  SharedInspectionSectionsItemsOutcome = "not_scored"
+	SharedInspectionSectionsItemsOutcomePass       SharedInspectionSectionsItemsOutcome = "pass"
+	SharedInspectionSectionsItemsOutcomeUnanswered SharedInspectionSectionsItemsOutcome = "unanswered"
+)
+
+// Valid indicates whether the value is a known member of the SharedInspectionSectionsItemsOutcome enum.
+func (e SharedInspectionSectionsItemsOutcome) Valid() bool {
+	switch e {
+	case SharedInspectionSectionsItemsOutcomeFail:
+		return true
+	case SharedInspectionSectionsItemsOutcomeNotScored:
+		return true
+	case SharedInspectionSectionsItemsOutcomePass:
+		return true
+	case SharedInspectionSectionsItemsOutcomeUnanswered:
 		return true
 	default:
 		return false
@@ -2152,6 +2410,78 @@ func (e UnmappedCodeStatus) Valid() bool {
 	}
 }
 
+// Defines values for WalkthroughAnswerKind.
+const (
+	WalkthroughAnswerKindCheck       WalkthroughAnswerKind = "check"
+	WalkthroughAnswerKindNumber      WalkthroughAnswerKind = "number"
+	WalkthroughAnswerKindPhoto       WalkthroughAnswerKind = "photo"
+	WalkthroughAnswerKindTemperature WalkthroughAnswerKind = "temperature"
+	WalkthroughAnswerKindText        WalkthroughAnswerKind = "text"
+	WalkthroughAnswerKindYesNo       WalkthroughAnswerKind = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughAnswerKind enum.
+func (e WalkthroughAnswerKind) Valid() bool {
+	switch e {
+	case WalkthroughAnswerKindCheck:
+		return true
+	case WalkthroughAnswerKindNumber:
+		return true
+	case WalkthroughAnswerKindPhoto:
+		return true
+	case WalkthroughAnswerKindTemperature:
+		return true
+	case WalkthroughAnswerKindText:
+		return true
+	case WalkthroughAnswerKindYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughKind.
+const (
+	WalkthroughKindClosing   WalkthroughKind = "closing"
+	WalkthroughKindLineCheck WalkthroughKind = "line_check"
+	WalkthroughKindOpening   WalkthroughKind = "opening"
+	WalkthroughKindOther     WalkthroughKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughKind enum.
+func (e WalkthroughKind) Valid() bool {
+	switch e {
+	case WalkthroughKindClosing:
+		return true
+	case WalkthroughKindLineCheck:
+		return true
+	case WalkthroughKindOpening:
+		return true
+	case WalkthroughKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughRunStatus.
+const (
+	WalkthroughRunStatusInProgress WalkthroughRunStatus = "in_progress"
+	WalkthroughRunStatusSubmitted  WalkthroughRunStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughRunStatus enum.
+func (e WalkthroughRunStatus) Valid() bool {
+	switch e {
+	case WalkthroughRunStatusInProgress:
+		return true
+	case WalkthroughRunStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalkthroughSubmittedEventEvent.
 const (
 	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
@@ -2287,6 +2617,30 @@ func (e WebhookTestEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for WorkOrderPriority.
+const (
+	WorkOrderPriorityCritical WorkOrderPriority = "critical"
+	WorkOrderPriorityHigh     WorkOrderPriority = "high"
+	WorkOrderPriorityLow      WorkOrderPriority = "low"
+	WorkOrderPriorityMedium   WorkOrderPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderPriority enum.
+func (e WorkOrderPriority) Valid() bool {
+	switch e {
+	case WorkOrderPriorityCritical:
+		return true
+	case WorkOrderPriorityHigh:
+		return true
+	case WorkOrderPriorityLow:
+		return true
+	case WorkOrderPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkOrderResolvedEventEvent.
 const (
 	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
@@ -2296,6 +2650,51 @@ const (
 func (e WorkOrderResolvedEventEvent) Valid() bool {
 	switch e {
 	case WorkOrderResolvedEventEventWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderStatus.
+const (
+	WorkOrderStatusCancelled  WorkOrderStatus = "cancelled"
+	WorkOrderStatusInProgress WorkOrderStatus = "in_progress"
+	WorkOrderStatusOpen       WorkOrderStatus = "open"
+	WorkOrderStatusResolved   WorkOrderStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderStatus enum.
+func (e WorkOrderStatus) Valid() bool {
+	switch e {
+	case WorkOrderStatusCancelled:
+		return true
+	case WorkOrderStatusInProgress:
+		return true
+	case WorkOrderStatusOpen:
+		return true
+	case WorkOrderStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderTransitionRequestStatus.
+const (
+	WorkOrderTransitionRequestStatusCancelled  WorkOrderTransitionRequestStatus = "cancelled"
+	WorkOrderTransitionRequestStatusInProgress WorkOrderTransitionRequestStatus = "in_progress"
+	WorkOrderTransitionRequestStatusResolved   WorkOrderTransitionRequestStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderTransitionRequestStatus enum.
+func (e WorkOrderTransitionRequestStatus) Valid() bool {
+	switch e {
+	case WorkOrderTransitionRequestStatusCancelled:
+		return true
+	case WorkOrderTransitionRequestStatusInProgress:
+		return true
+	case WorkOrderTransitionRequestStatusResolved:
 		return true
 	default:
 		return false
@@ -2344,6 +2743,14 @@ type Acceptance struct {
 // AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
 type AcceptanceVia string
 
+// AcknowledgementMember defines model for AcknowledgementMember.
+type AcknowledgementMember struct {
+	AcknowledgedAt *time.Time         `json:"acknowledgedAt"`
+	Name           string             `json:"name"`
+	Role           string             `json:"role"`
+	UserId         openapi_types.UUID `json:"userId"`
+}
+
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
 // second occurrence while it is open does not open another); it shows on the site's kitchen
 // wallboards while open, fires `alert.created` when it opens, and closes when its condition
@@ -2355,8 +2762,10 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
-	// `certification_lapse` arrive with their capabilities.
+	// reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+	// was the site's only valid food manager certification; subject a certification); later kinds
+	// such as `lot_expiring` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -2435,6 +2844,16 @@ type AlertSeverity string
 
 // AlertStatus Example: open
 type AlertStatus string
+
+// AlertWorkOrderRequest defines model for AlertWorkOrderRequest.
+type AlertWorkOrderRequest struct {
+	// EquipmentId The equipment of the alert's site the excursion is about.
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+
+	// Title Defaults to "Repair: " followed by the alert's message.
+	Title *string `json:"title,omitempty"`
+}
 
 // Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
 // `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
@@ -3018,6 +3437,44 @@ type CateringQuoteAcceptedEventEvent string
 // Example: unmapped_diet
 type CensusFlag string
 
+// Certification defines model for Certification.
+type Certification struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID `json:"id"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// Status Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+	Status    CertificationStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	UserId    openapi_types.UUID  `json:"userId"`
+	UserName  string              `json:"userName"`
+}
+
+// CertificationStatus Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+type CertificationStatus string
+
+// CertificationKind defines model for CertificationKind.
+type CertificationKind string
+
+// CertificationRequest defines model for CertificationRequest.
+type CertificationRequest struct {
+	// ExpiresOn The first day it is no longer valid (in the site's time zone).
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number,omitempty"`
+
+	// SiteId The site where the holder works under it; alerts of its lapse open there.
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// UserId The member who holds it (with access to the site).
+	UserId openapi_types.UUID `json:"userId"`
+}
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -3219,6 +3676,27 @@ type CreateDeviceRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// CreateEngagementRequest defines model for CreateEngagementRequest.
+type CreateEngagementRequest struct {
+	// Auditor Who audits (a person or firm; free text).
+	Auditor string               `json:"auditor"`
+	Name    string               `json:"name"`
+	Period  EngagementPeriod     `json:"period"`
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
+// CreateInspectionRequest defines model for CreateInspectionRequest.
+type CreateInspectionRequest struct {
+	// EngagementId The open audit engagement the inspection belongs to (one of its sites).
+	EngagementId *openapi_types.UUID `json:"engagementId,omitempty"`
+
+	// InspectorUserId The member who performs it (inspector role or higher, with access to the site).
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId,omitempty"`
+	ScheduledFor    time.Time           `json:"scheduledFor"`
+	SiteId          openapi_types.UUID  `json:"siteId"`
+	TemplateId      openapi_types.UUID  `json:"templateId"`
+}
+
 // CreateInventoryItemRequest defines model for CreateInventoryItemRequest.
 type CreateInventoryItemRequest struct {
 	// Active Defaults to true.
@@ -3272,6 +3750,33 @@ type CreateOrgRequest struct {
 	// Name Example: Harborview Kitchens
 	Name string `json:"name"`
 }
+
+// CreatePolicyRequest defines model for CreatePolicyRequest.
+type CreatePolicyRequest struct {
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+	Title   string      `json:"title"`
+}
+
+// CreateReportRequest defines model for CreateReportRequest.
+type CreateReportRequest struct {
+	Kind CreateReportRequestKind `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod             `json:"period"`
+	Scope  CreateReportRequestScope `json:"scope"`
+
+	// SiteId Required for `site`, refused for `account`.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+}
+
+// CreateReportRequestKind defines model for CreateReportRequest.Kind.
+type CreateReportRequestKind string
+
+// CreateReportRequestScope defines model for CreateReportRequest.Scope.
+type CreateReportRequestScope string
 
 // CreateRunRequest Exactly one of `portions` and `quantity` with `unit`.
 type CreateRunRequest struct {
@@ -3346,7 +3851,7 @@ type CreateStorageLocationRequest struct {
 
 // CreateTagRequest defines model for CreateTagRequest.
 type CreateTagRequest struct {
-	// Label Printed on the tag; required for `equipment` and `storage_location`.
+	// Label Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
 	//
 	// Example: Walk-in cooler 2
 	Label *string `json:"label,omitempty"`
@@ -3354,16 +3859,17 @@ type CreateTagRequest struct {
 	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 
-	// TargetId The target's id: the site for `site` (required), the storage location for
+	// TargetId The target's id: the site for `site` (required); the storage location for
 	// `storage_location` (the tag then stands at the location's site, and a scan answers the
-	// location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
-	// described by its label only, as tags printed before locations existed are.
+	// location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+	// site and its name is the default label). A `storage_location` or `equipment` tag without it
+	// is described by its label only, as tags printed before those resources existed are.
 	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -3456,6 +3962,14 @@ type CreateWebhookRequest struct {
 	//
 	// Example: https://hooks.harborview-kitchens.example/sous
 	Url WebhookUrl `json:"url"`
+}
+
+// CreateWorkOrderRequest defines model for CreateWorkOrderRequest.
+type CreateWorkOrderRequest struct {
+	Description *string            `json:"description,omitempty"`
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+	Title       string             `json:"title"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -3839,10 +4353,29 @@ type Encounter struct {
 	VisitNumber string `json:"visitNumber"`
 }
 
-// EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
+// Engagement defines model for Engagement.
+type Engagement struct {
+	Auditor       string               `json:"auditor"`
+	CreatedAt     time.Time            `json:"createdAt"`
+	FinalizedAt   *time.Time           `json:"finalizedAt"`
+	Id            openapi_types.UUID   `json:"id"`
+	InspectionIds []openapi_types.UUID `json:"inspectionIds"`
+	Name          string               `json:"name"`
+	Period        EngagementPeriod     `json:"period"`
+
+	// Report Written when the engagement is finalized; frozen from then on.
+	Report    *EngagementReport    `json:"report"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Status    EngagementStatus     `json:"status"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// EngagementStatus defines model for Engagement.Status.
+type EngagementStatus string
+
+// EngagementFinalizedData `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 type EngagementFinalizedData struct {
 	EngagementId openapi_types.UUID `json:"engagementId"`
-	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
 // EngagementFinalizedEvent The delivery body of `engagement.finalized`.
@@ -3852,7 +4385,7 @@ type EngagementFinalizedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	// Data `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 	Data  EngagementFinalizedData       `json:"data"`
 	Event EngagementFinalizedEventEvent `json:"event"`
 
@@ -3870,6 +4403,63 @@ type EngagementFinalizedEvent struct {
 
 // EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
 type EngagementFinalizedEventEvent string
+
+// EngagementPeriod defines model for EngagementPeriod.
+type EngagementPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
+// EngagementReport Written when the engagement is finalized; frozen from then on.
+type EngagementReport struct {
+	AveragePercent  *string `json:"averagePercent"`
+	Failed          int     `json:"failed"`
+	InspectionCount int     `json:"inspectionCount"`
+	Inspections     []struct {
+		CompletedAt  *time.Time         `json:"completedAt"`
+		Findings     int                `json:"findings"`
+		InspectionId openapi_types.UUID `json:"inspectionId"`
+		Percent      *string            `json:"percent"`
+
+		// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+		Result       *InspectionResult  `json:"result"`
+		SiteId       openapi_types.UUID `json:"siteId"`
+		TemplateName string             `json:"templateName"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings whose corrective task was not done at finalization.
+	OpenFindings  int `json:"openFindings"`
+	Passed        int `json:"passed"`
+	TotalFindings int `json:"totalFindings"`
+}
+
+// Equipment defines model for Equipment.
+type Equipment struct {
+	CreatedAt  time.Time           `json:"createdAt"`
+	Id         openapi_types.UUID  `json:"id"`
+	Kind       string              `json:"kind"`
+	LocationId *openapi_types.UUID `json:"locationId"`
+	Make       *string             `json:"make"`
+	Model      *string             `json:"model"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+}
+
+// EquipmentRequest defines model for EquipmentRequest.
+type EquipmentRequest struct {
+	// Kind What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text).
+	Kind string `json:"kind"`
+
+	// LocationId The storage location of its site it stands in (`GET /storage-locations`).
+	LocationId *openapi_types.UUID `json:"locationId,omitempty"`
+	Make       *string             `json:"make,omitempty"`
+	Model      *string             `json:"model,omitempty"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial,omitempty"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -4059,6 +4649,24 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Finding defines model for Finding.
+type Finding struct {
+	CreatedAt    time.Time          `json:"createdAt"`
+	Critical     bool               `json:"critical"`
+	Id           openapi_types.UUID `json:"id"`
+	InspectionId openapi_types.UUID `json:"inspectionId"`
+	ItemKey      string             `json:"itemKey"`
+	Note         *string            `json:"note"`
+	Prompt       string             `json:"prompt"`
+	Section      string             `json:"section"`
+
+	// TaskId The corrective task (source `audit_finding`, `sourceId` this finding).
+	TaskId *openapi_types.UUID `json:"taskId"`
+
+	// TaskStatus The corrective task's status (open, done, missed, cancelled).
+	TaskStatus *string `json:"taskStatus"`
 }
 
 // Forecast defines model for Forecast.
@@ -4363,6 +4971,135 @@ type IngestHl7Request struct {
 
 	// SiteId The site (hospital) whose census the messages update.
 	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// Inspection defines model for Inspection.
+type Inspection struct {
+	Answers      []InspectionAnswer  `json:"answers"`
+	CompletedAt  *time.Time          `json:"completedAt"`
+	CompletedBy  *openapi_types.UUID `json:"completedBy"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	EngagementId *openapi_types.UUID `json:"engagementId"`
+	Findings     []Finding           `json:"findings"`
+
+	// Frozen Part of a finalized engagement; nothing about it changes any more.
+	Frozen          bool                `json:"frozen"`
+	Id              openapi_types.UUID  `json:"id"`
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId"`
+
+	// MaxScore Weighted points possible (decimal string).
+	MaxScore *string `json:"maxScore"`
+	Notes    *string `json:"notes"`
+
+	// Percent score / maxScore × 100, rounded half-even to one decimal.
+	Percent *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result       *InspectionResult `json:"result"`
+	ScheduledFor time.Time         `json:"scheduledFor"`
+
+	// Score Weighted points earned (decimal string).
+	Score *string `json:"score"`
+
+	// Sections The template's sections as they were when the inspection was made.
+	Sections     []InspectionSection `json:"sections"`
+	SiteId       openapi_types.UUID  `json:"siteId"`
+	Status       InspectionStatus    `json:"status"`
+	TemplateId   openapi_types.UUID  `json:"templateId"`
+	TemplateName string              `json:"templateName"`
+	UpdatedAt    time.Time           `json:"updatedAt"`
+}
+
+// InspectionAnswer defines model for InspectionAnswer.
+type InspectionAnswer struct {
+	Key           string                `json:"key"`
+	Note          *string               `json:"note,omitempty"`
+	Passed        *bool                 `json:"passed,omitempty"`
+	PhotoMediaIds *[]openapi_types.UUID `json:"photoMediaIds,omitempty"`
+	Score         *int                  `json:"score,omitempty"`
+
+	// TemperatureF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	TemperatureF *Fahrenheit `json:"temperatureF,omitempty"`
+	Text         *string     `json:"text,omitempty"`
+}
+
+// InspectionItem defines model for InspectionItem.
+type InspectionItem struct {
+	// Critical A failed critical item makes the inspection's result `fail` whatever the score.
+	Critical *bool `json:"critical,omitempty"`
+
+	// DueDays Days until the corrective task of a finding on this item is due (default 7).
+	DueDays *int `json:"dueDays,omitempty"`
+
+	// Key Unique within the template.
+	Key string `json:"key"`
+
+	// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+	// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+	Kind InspectionItemKind `json:"kind"`
+
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF *Fahrenheit `json:"maxF,omitempty"`
+
+	// MaxScore For `score` items (required there); a score below half of it fails the item.
+	MaxScore *int `json:"maxScore,omitempty"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF   *Fahrenheit `json:"minF,omitempty"`
+	Prompt string      `json:"prompt"`
+
+	// Weight The item's share of the score (0 for unscored; text items are never scored).
+	Weight *int `json:"weight,omitempty"`
+}
+
+// InspectionItemKind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+type InspectionItemKind string
+
+// InspectionResponsesRequest defines model for InspectionResponsesRequest.
+type InspectionResponsesRequest struct {
+	// Answers Answers by item key; an answer replaces the item's previous one, items not named keep theirs.
+	Answers []InspectionAnswer `json:"answers"`
+
+	// Notes The inspection's overall notes (replaced when given).
+	Notes *string `json:"notes,omitempty"`
+}
+
+// InspectionResult `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+type InspectionResult string
+
+// InspectionSection defines model for InspectionSection.
+type InspectionSection struct {
+	Items []InspectionItem `json:"items"`
+	Title string           `json:"title"`
+}
+
+// InspectionStatus defines model for InspectionStatus.
+type InspectionStatus string
+
+// InspectionTemplate defines model for InspectionTemplate.
+type InspectionTemplate struct {
+	CreatedAt   time.Time           `json:"createdAt"`
+	Id          openapi_types.UUID  `json:"id"`
+	Name        string              `json:"name"`
+	PassPercent int                 `json:"passPercent"`
+	Sections    []InspectionSection `json:"sections"`
+	UpdatedAt   time.Time           `json:"updatedAt"`
+}
+
+// InspectionTemplateRequest defines model for InspectionTemplateRequest.
+type InspectionTemplateRequest struct {
+	Name string `json:"name"`
+
+	// PassPercent The weighted percentage at or above which an inspection passes.
+	PassPercent *int                `json:"passPercent,omitempty"`
+	Sections    []InspectionSection `json:"sections"`
 }
 
 // InventoryItem defines model for InventoryItem.
@@ -5090,6 +5827,71 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// OperationsReport What happened at the report's sites in the period, as generated.
+type OperationsReport struct {
+	// CertificationsExpiring Certifications lapsed by, or lapsing within 30 days of, the period's end.
+	CertificationsExpiring []struct {
+		CertificationId openapi_types.UUID `json:"certificationId"`
+		ExpiresOn       openapi_types.Date `json:"expiresOn"`
+		Kind            CertificationKind  `json:"kind"`
+		SiteId          openapi_types.UUID `json:"siteId"`
+		UserId          openapi_types.UUID `json:"userId"`
+		UserName        string             `json:"userName"`
+	} `json:"certificationsExpiring"`
+	Inspections struct {
+		AveragePercent *string `json:"averagePercent"`
+		Completed      int     `json:"completed"`
+		Failed         int     `json:"failed"`
+		Items          []struct {
+			CompletedAt  time.Time          `json:"completedAt"`
+			Findings     int                `json:"findings"`
+			InspectionId openapi_types.UUID `json:"inspectionId"`
+			Percent      *string            `json:"percent"`
+
+			// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+			Result       *InspectionResult  `json:"result"`
+			SiteId       openapi_types.UUID `json:"siteId"`
+			TemplateName string             `json:"templateName"`
+		} `json:"items"`
+		Passed int `json:"passed"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings (of any time) whose corrective task is not done at generation.
+	OpenFindings []struct {
+		Critical     bool                `json:"critical"`
+		FindingId    openapi_types.UUID  `json:"findingId"`
+		InspectionId openapi_types.UUID  `json:"inspectionId"`
+		Prompt       string              `json:"prompt"`
+		SiteId       openapi_types.UUID  `json:"siteId"`
+		TaskId       *openapi_types.UUID `json:"taskId"`
+		TaskStatus   *string             `json:"taskStatus"`
+	} `json:"openFindings"`
+	Sites []struct {
+		Name   string             `json:"name"`
+		SiteId openapi_types.UUID `json:"siteId"`
+	} `json:"sites"`
+
+	// Tasks Tasks due in the period, by outcome.
+	Tasks struct {
+		// Done Done in time.
+		Done int `json:"done"`
+		Due  int `json:"due"`
+
+		// Late Done after being missed.
+		Late int `json:"late"`
+
+		// Missed Missed and still not done.
+		Missed int `json:"missed"`
+		Open   int `json:"open"`
+	} `json:"tasks"`
+
+	// TemperatureExcursions `temperature_excursion` alerts opened in the period.
+	TemperatureExcursions int `json:"temperatureExcursions"`
+
+	// Waste Waste and cost variance; null until waste logs are recorded by the supply chain.
+	Waste *map[string]interface{} `json:"waste"`
+}
+
 // Org defines model for Org.
 type Org struct {
 	Brand     Brand              `json:"brand"`
@@ -5402,6 +6204,52 @@ type PlanFeature string
 // PlanTier Example: pro
 type PlanTier string
 
+// Policy defines model for Policy.
+type Policy struct {
+	// AcknowledgedCurrent Whether the caller acknowledged the current version (on GET of one policy).
+	AcknowledgedCurrent *bool     `json:"acknowledgedCurrent,omitempty"`
+	CreatedAt           time.Time `json:"createdAt"`
+
+	// CurrentVersion The published version in force; null until one is published.
+	CurrentVersion *int               `json:"currentVersion"`
+	Id             openapi_types.UUID `json:"id"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList `json:"siteIds"`
+	Title     string     `json:"title"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	// Versions Every version, oldest first.
+	Versions []PolicyVersion `json:"versions"`
+}
+
+// PolicyAcknowledgement defines model for PolicyAcknowledgement.
+type PolicyAcknowledgement struct {
+	AcknowledgedAt time.Time          `json:"acknowledgedAt"`
+	PolicyId       openapi_types.UUID `json:"policyId"`
+	UserId         openapi_types.UUID `json:"userId"`
+	Version        int                `json:"version"`
+}
+
+// PolicyAcknowledgements defines model for PolicyAcknowledgements.
+type PolicyAcknowledgements struct {
+	PolicyId openapi_types.UUID `json:"policyId"`
+	Sites    []struct {
+		// Acknowledged Members with access to the site who acknowledged the current version.
+		Acknowledged []AcknowledgementMember `json:"acknowledged"`
+
+		// Pending Members with access to the site who have not.
+		Pending  []AcknowledgementMember `json:"pending"`
+		SiteId   openapi_types.UUID      `json:"siteId"`
+		SiteName string                  `json:"siteName"`
+	} `json:"sites"`
+
+	// Version The current version the roster is for; null (and nobody has acknowledged) before one is published.
+	Version *int `json:"version"`
+}
+
 // PolicyPublishedData `policy.published`: a policy version was published.
 type PolicyPublishedData struct {
 	PolicyId openapi_types.UUID `json:"policyId"`
@@ -5437,6 +6285,31 @@ type PolicyPublishedEvent struct {
 
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
+
+// PolicyVersion defines model for PolicyVersion.
+type PolicyVersion struct {
+	Body        string             `json:"body"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	PolicyId    openapi_types.UUID `json:"policyId"`
+	PublishedAt *time.Time         `json:"publishedAt"`
+
+	// Status `draft` until published; a `published` version never changes.
+	Status  PolicyVersionStatus `json:"status"`
+	Summary string              `json:"summary"`
+	Version int                 `json:"version"`
+}
+
+// PolicyVersionRequest defines model for PolicyVersionRequest.
+type PolicyVersionRequest struct {
+	// Body The policy text, Markdown.
+	Body string `json:"body"`
+
+	// Summary What changed in this version.
+	Summary *string `json:"summary,omitempty"`
+}
+
+// PolicyVersionStatus `draft` until published; a `published` version never changes.
+type PolicyVersionStatus string
 
 // Position defines model for Position.
 type Position struct {
@@ -5980,13 +6853,43 @@ type RegisterRequest struct {
 	Password NewPassword `json:"password"`
 }
 
-// ReportPublishedData `report.published`: a site or account report was generated.
+// Report defines model for Report.
+type Report struct {
+	// Content What happened at the report's sites in the period, as generated.
+	Content   OperationsReport   `json:"content"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      ReportKind         `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod        `json:"period"`
+	Scope  ReportScope         `json:"scope"`
+	SiteId *openapi_types.UUID `json:"siteId"`
+}
+
+// ReportKind defines model for Report.Kind.
+type ReportKind string
+
+// ReportScope defines model for Report.Scope.
+type ReportScope string
+
+// ReportPeriod Local dates, inclusive, in each site's time zone.
+type ReportPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
+// ReportPublishedData `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 type ReportPublishedData struct {
-	ReportId openapi_types.UUID `json:"reportId"`
+	ReportId openapi_types.UUID       `json:"reportId"`
+	Scope    ReportPublishedDataScope `json:"scope"`
 
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedDataScope defines model for ReportPublishedData.Scope.
+type ReportPublishedDataScope string
 
 // ReportPublishedEvent The delivery body of `report.published`.
 type ReportPublishedEvent struct {
@@ -5995,7 +6898,7 @@ type ReportPublishedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `report.published`: a site or account report was generated.
+	// Data `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 	Data  ReportPublishedData       `json:"data"`
 	Event ReportPublishedEventEvent `json:"event"`
 
@@ -6366,9 +7269,9 @@ type ScanResolution struct {
 		SiteId *openapi_types.UUID `json:"siteId"`
 
 		// Type What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-		// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-		// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-		// resources exist in the API.
+		// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+		// `targetId` (standing at its site), or, as tags printed before those resources existed,
+		// described by the tag's `label` (and optionally placed at a site).
 		//
 		//
 		// Example: equipment
@@ -6497,11 +7400,61 @@ type ShareLink struct {
 	Url string `json:"url"`
 }
 
+// ShareLink2 defines model for ShareLink-2.
+type ShareLink2 struct {
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it.
+	Url string `json:"url"`
+}
+
 // SharedAcceptance defines model for SharedAcceptance.
 type SharedAcceptance struct {
 	At   time.Time `json:"at"`
 	Name string    `json:"name"`
 }
+
+// SharedInspection The sanitized inspection report behind a share link. Display data only, no ids, no member emails.
+type SharedInspection struct {
+	// Date The local date it was performed (completed, else scheduled) in the site's zone.
+	Date     openapi_types.Date `json:"date"`
+	Findings []struct {
+		// CorrectiveAction The corrective task's status (`open`, `done`, `missed`, `cancelled`, or `none`).
+		CorrectiveAction string  `json:"correctiveAction"`
+		Critical         bool    `json:"critical"`
+		Note             *string `json:"note"`
+		Prompt           string  `json:"prompt"`
+		Section          string  `json:"section"`
+	} `json:"findings"`
+	MaxScore *string `json:"maxScore"`
+	Percent  *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result   *InspectionResult `json:"result"`
+	Score    *string           `json:"score"`
+	Sections []struct {
+		Items []struct {
+			Critical bool `json:"critical"`
+
+			// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+			// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+			Kind InspectionItemKind `json:"kind"`
+			Note *string            `json:"note"`
+
+			// Outcome `pass`, `fail`, `not_scored` or `unanswered`.
+			Outcome SharedInspectionSectionsItemsOutcome `json:"outcome"`
+			Prompt  string                               `json:"prompt"`
+		} `json:"items"`
+		Title string `json:"title"`
+	} `json:"sections"`
+	SiteName     string           `json:"siteName"`
+	Status       InspectionStatus `json:"status"`
+	TemplateName string           `json:"templateName"`
+}
+
+// SharedInspectionSectionsItemsOutcome `pass`, `fail`, `not_scored` or `unanswered`.
+type SharedInspectionSectionsItemsOutcome string
 
 // SharedInvoice An invoice as its client sees it. Display data only; no ids.
 type SharedInvoice struct {
@@ -6674,6 +7627,11 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// SiteIdList The sites it is for; empty means every site of the organization.
+//
+// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+type SiteIdList = []openapi_types.UUID
+
 // StaffAcceptRequest defines model for StaffAcceptRequest.
 type StaffAcceptRequest struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -6690,6 +7648,11 @@ type StaffAcceptRequest struct {
 //
 // Example: lb
 type StandardUnit string
+
+// StartWalkthroughRunRequest defines model for StartWalkthroughRunRequest.
+type StartWalkthroughRunRequest struct {
+	SiteId openapi_types.UUID `json:"siteId"`
+}
 
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
 // progress at the site's local time, else the next to begin. Null when the site has no day
@@ -7231,9 +8194,9 @@ type Tag struct {
 	TargetId *openapi_types.UUID `json:"targetId"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -7254,9 +8217,9 @@ type Tag struct {
 type TagCode = string
 
 // TagTargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-// resources exist in the API.
+// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+// `targetId` (standing at its site), or, as tags printed before those resources existed,
+// described by the tag's `label` (and optionally placed at a site).
 //
 // Example: equipment
 type TagTargetType string
@@ -7828,11 +8791,99 @@ type ValidationError struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+// Walkthrough defines model for Walkthrough.
+type Walkthrough struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      WalkthroughKind    `json:"kind"`
+	Name      string             `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList        `json:"siteIds"`
+	Steps     []WalkthroughStep `json:"steps"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// WalkthroughAnswer defines model for WalkthroughAnswer.
+type WalkthroughAnswer struct {
+	Checked *bool               `json:"checked,omitempty"`
+	MediaId *openapi_types.UUID `json:"mediaId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+	StepKey string              `json:"stepKey"`
+	Text    *string             `json:"text,omitempty"`
+	Value   *string             `json:"value,omitempty"`
+	Yes     *bool               `json:"yes,omitempty"`
+}
+
+// WalkthroughAnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+type WalkthroughAnswerKind string
+
+// WalkthroughKind defines model for WalkthroughKind.
+type WalkthroughKind string
+
+// WalkthroughRequest defines model for WalkthroughRequest.
+type WalkthroughRequest struct {
+	Kind WalkthroughKind `json:"kind"`
+	Name string          `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+
+	// Steps In the order they are walked.
+	Steps []WalkthroughStep `json:"steps"`
+}
+
+// WalkthroughResponsesRequest defines model for WalkthroughResponsesRequest.
+type WalkthroughResponsesRequest struct {
+	// Answers Answers by step key; each replaces the step's earlier answer.
+	Answers []WalkthroughAnswer `json:"answers"`
+}
+
+// WalkthroughRun defines model for WalkthroughRun.
+type WalkthroughRun struct {
+	Answers   []WalkthroughAnswer  `json:"answers"`
+	Id        openapi_types.UUID   `json:"id"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	StartedAt time.Time            `json:"startedAt"`
+	StartedBy *openapi_types.UUID  `json:"startedBy"`
+	Status    WalkthroughRunStatus `json:"status"`
+
+	// Steps The walkthrough's steps as they were when the run started.
+	Steps           []WalkthroughStep   `json:"steps"`
+	SubmittedAt     *time.Time          `json:"submittedAt"`
+	SubmittedBy     *openapi_types.UUID `json:"submittedBy"`
+	WalkthroughId   openapi_types.UUID  `json:"walkthroughId"`
+	WalkthroughName string              `json:"walkthroughName"`
+}
+
+// WalkthroughRunStatus defines model for WalkthroughRun.Status.
+type WalkthroughRunStatus string
+
+// WalkthroughStep defines model for WalkthroughStep.
+type WalkthroughStep struct {
+	// AnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+	// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+	AnswerKind WalkthroughAnswerKind `json:"answerKind"`
+
+	// GuideId A guide document (`GET /guides/{id}`) that shows how.
+	GuideId *openapi_types.UUID `json:"guideId,omitempty"`
+
+	// Key Unique within the walkthrough.
+	Key      string `json:"key"`
+	Prompt   string `json:"prompt"`
+	Required *bool  `json:"required,omitempty"`
+}
+
+// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 type WalkthroughSubmittedData struct {
-	SiteId        *openapi_types.UUID `json:"siteId"`
-	SubmissionId  openapi_types.UUID  `json:"submissionId"`
-	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+	RunId         openapi_types.UUID `json:"runId"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+	WalkthroughId openapi_types.UUID `json:"walkthroughId"`
 }
 
 // WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
@@ -7842,7 +8893,7 @@ type WalkthroughSubmittedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	// Data `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 	Data  WalkthroughSubmittedData       `json:"data"`
 	Event WalkthroughSubmittedEventEvent `json:"event"`
 
@@ -8097,12 +9148,37 @@ type WebhookTestEventEvent string
 // Example: https://hooks.harborview-kitchens.example/sous
 type WebhookUrl = string
 
-// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
+// WorkOrder defines model for WorkOrder.
+type WorkOrder struct {
+	// AlertId The alert it was opened from, if any.
+	AlertId *openapi_types.UUID `json:"alertId"`
+
+	// ClosedAt When it was resolved or cancelled.
+	ClosedAt       *time.Time         `json:"closedAt"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Description    string             `json:"description"`
+	EquipmentId    openapi_types.UUID `json:"equipmentId"`
+	Id             openapi_types.UUID `json:"id"`
+	Priority       WorkOrderPriority  `json:"priority"`
+	ResolutionNote *string            `json:"resolutionNote"`
+	SiteId         openapi_types.UUID `json:"siteId"`
+	StartedAt      *time.Time         `json:"startedAt"`
+
+	// Status `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+	Status    WorkOrderStatus `json:"status"`
+	Title     string          `json:"title"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+}
+
+// WorkOrderPriority defines model for WorkOrderPriority.
+type WorkOrderPriority string
+
+// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 type WorkOrderResolvedData struct {
-	// EquipmentId The equipment worked on, when the work order names one.
-	EquipmentId *openapi_types.UUID `json:"equipmentId"`
-	SiteId      openapi_types.UUID  `json:"siteId"`
-	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
+	// EquipmentId The equipment worked on (`GET /orgs/{orgId}/equipment/{equipmentId}`).
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	WorkOrderId openapi_types.UUID `json:"workOrderId"`
 }
 
 // WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
@@ -8112,7 +9188,7 @@ type WorkOrderResolvedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `work_order.resolved`: an equipment work order was resolved.
+	// Data `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 	Data  WorkOrderResolvedData       `json:"data"`
 	Event WorkOrderResolvedEventEvent `json:"event"`
 
@@ -8130,6 +9206,19 @@ type WorkOrderResolvedEvent struct {
 
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
+
+// WorkOrderStatus `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+type WorkOrderStatus string
+
+// WorkOrderTransitionRequest defines model for WorkOrderTransitionRequest.
+type WorkOrderTransitionRequest struct {
+	// ResolutionNote Required to resolve.
+	ResolutionNote *string                          `json:"resolutionNote,omitempty"`
+	Status         WorkOrderTransitionRequestStatus `json:"status"`
+}
+
+// WorkOrderTransitionRequestStatus defines model for WorkOrderTransitionRequest.Status.
+type WorkOrderTransitionRequestStatus string
 
 // CapabilityToken defines model for CapabilityToken.
 type CapabilityToken = string
@@ -8425,6 +9514,20 @@ type ResolveAlertParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateAlertWorkOrderParams defines parameters for CreateAlertWorkOrder.
+type CreateAlertWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateApiKeyParams defines parameters for CreateApiKey.
 type CreateApiKeyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -8657,6 +9760,32 @@ type GetCensusParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCertificationsParams defines parameters for ListCertifications.
+type ListCertificationsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// UserId Only this member's.
+	UserId *openapi_types.UUID `form:"userId,omitempty" json:"userId,omitempty"`
+
+	// Kind Only this kind.
+	Kind *CertificationKind `form:"kind,omitempty" json:"kind,omitempty"`
+}
+
+// CreateCertificationParams defines parameters for CreateCertification.
+type CreateCertificationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUnmappedCodesParams defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParams struct {
 	// Kind Only allergen or only diet codes.
@@ -8786,6 +9915,54 @@ type RevokeDeviceParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateEngagementParams defines parameters for CreateEngagement.
+type CreateEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FinalizeEngagementParams defines parameters for FinalizeEngagement.
+type FinalizeEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEquipmentParams defines parameters for ListEquipment.
+type ListEquipmentParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateEquipmentParams defines parameters for CreateEquipment.
+type CreateEquipmentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// After The id of an event of this organization within the last 30 days; the page starts after it.
@@ -8849,6 +10026,80 @@ type ListHuddlesParams struct {
 
 // CreateHuddleParams defines parameters for CreateHuddle.
 type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateInspectionTemplateParams defines parameters for CreateInspectionTemplate.
+type CreateInspectionTemplateParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListInspectionsParams defines parameters for ListInspections.
+type ListInspectionsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only inspections in this state.
+	Status *InspectionStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// EngagementId Only the inspections of this engagement.
+	EngagementId *openapi_types.UUID `form:"engagementId,omitempty" json:"engagementId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateInspectionParams defines parameters for CreateInspection.
+type CreateInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteInspectionParams defines parameters for CompleteInspection.
+type CompleteInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareInspectionParams defines parameters for ShareInspection.
+type ShareInspectionParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -8997,6 +10248,62 @@ type GetEffectiveMenuParams struct {
 	DayPart *string `form:"dayPart,omitempty" json:"dayPart,omitempty"`
 }
 
+// CreatePolicyParams defines parameters for CreatePolicy.
+type CreatePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcknowledgePolicyParams defines parameters for AcknowledgePolicy.
+type AcknowledgePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePolicyVersionParams defines parameters for CreatePolicyVersion.
+type CreatePolicyVersionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PublishPolicyVersionParams defines parameters for PublishPolicyVersion.
+type PublishPolicyVersionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListPositionsParams defines parameters for ListPositions.
 type ListPositionsParams struct {
 	// SiteId Only this site's positions.
@@ -9136,6 +10443,32 @@ type CreateRecipeParams struct {
 
 // ArchiveRecipeParams defines parameters for ArchiveRecipe.
 type ArchiveRecipeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListReportsParams defines parameters for ListReports.
+type ListReportsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateReportParams defines parameters for CreateReport.
+type CreateReportParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -9496,6 +10829,48 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SubmitWalkthroughRunParams defines parameters for SubmitWalkthroughRun.
+type SubmitWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWalkthroughParams defines parameters for CreateWalkthrough.
+type CreateWalkthroughParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartWalkthroughRunParams defines parameters for StartWalkthroughRun.
+type StartWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWasteLogsParams defines parameters for ListWasteLogs.
 type ListWasteLogsParams struct {
 	// SiteId Only this site's logs.
@@ -9559,6 +10934,52 @@ type ListWebhookDeliveriesParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWorkOrdersParams defines parameters for ListWorkOrders.
+type ListWorkOrdersParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// EquipmentId Only this equipment's.
+	EquipmentId *openapi_types.UUID `form:"equipmentId,omitempty" json:"equipmentId,omitempty"`
+
+	// Status Only work orders in this state.
+	Status *WorkOrderStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWorkOrderParams defines parameters for CreateWorkOrder.
+type CreateWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TransitionWorkOrderParams defines parameters for TransitionWorkOrder.
+type TransitionWorkOrderParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -9643,6 +11064,9 @@ type UpdateOrgJSONRequestBody = UpdateOrgRequest
 // IngestHl7JSONRequestBody defines body for IngestHl7 for application/json ContentType.
 type IngestHl7JSONRequestBody = IngestHl7Request
 
+// CreateAlertWorkOrderJSONRequestBody defines body for CreateAlertWorkOrder for application/json ContentType.
+type CreateAlertWorkOrderJSONRequestBody = AlertWorkOrderRequest
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
@@ -9673,6 +11097,12 @@ type UpdateCateringQuoteJSONRequestBody = QuoteRequest
 // AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
 type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
 
+// CreateCertificationJSONRequestBody defines body for CreateCertification for application/json ContentType.
+type CreateCertificationJSONRequestBody = CertificationRequest
+
+// UpdateCertificationJSONRequestBody defines body for UpdateCertification for application/json ContentType.
+type UpdateCertificationJSONRequestBody = CertificationRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -9691,6 +11121,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateEngagementJSONRequestBody defines body for CreateEngagement for application/json ContentType.
+type CreateEngagementJSONRequestBody = CreateEngagementRequest
+
+// CreateEquipmentJSONRequestBody defines body for CreateEquipment for application/json ContentType.
+type CreateEquipmentJSONRequestBody = EquipmentRequest
+
+// UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
+type UpdateEquipmentJSONRequestBody = EquipmentRequest
+
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
 
@@ -9702,6 +11141,18 @@ type UpdateGuideJSONRequestBody = GuideRequest
 
 // CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
 type CreateHuddleJSONRequestBody = HuddleRequest
+
+// CreateInspectionTemplateJSONRequestBody defines body for CreateInspectionTemplate for application/json ContentType.
+type CreateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// UpdateInspectionTemplateJSONRequestBody defines body for UpdateInspectionTemplate for application/json ContentType.
+type UpdateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// CreateInspectionJSONRequestBody defines body for CreateInspection for application/json ContentType.
+type CreateInspectionJSONRequestBody = CreateInspectionRequest
+
+// SetInspectionResponsesJSONRequestBody defines body for SetInspectionResponses for application/json ContentType.
+type SetInspectionResponsesJSONRequestBody = InspectionResponsesRequest
 
 // CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
 type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
@@ -9729,6 +11180,12 @@ type UpdateMenuJSONRequestBody = MenuRequest
 
 // SetMenuDateJSONRequestBody defines body for SetMenuDate for application/json ContentType.
 type SetMenuDateJSONRequestBody = MenuDateRequest
+
+// CreatePolicyJSONRequestBody defines body for CreatePolicy for application/json ContentType.
+type CreatePolicyJSONRequestBody = CreatePolicyRequest
+
+// CreatePolicyVersionJSONRequestBody defines body for CreatePolicyVersion for application/json ContentType.
+type CreatePolicyVersionJSONRequestBody = PolicyVersionRequest
 
 // CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
 type CreatePositionJSONRequestBody = PositionRequest
@@ -9759,6 +11216,9 @@ type CreateRecipeJSONRequestBody = RecipeRequest
 
 // UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
 type UpdateRecipeJSONRequestBody = RecipeRequest
+
+// CreateReportJSONRequestBody defines body for CreateReport for application/json ContentType.
+type CreateReportJSONRequestBody = CreateReportRequest
 
 // CreateRoutineJSONRequestBody defines body for CreateRoutine for application/json ContentType.
 type CreateRoutineJSONRequestBody = RoutineRequest
@@ -9817,6 +11277,15 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
 
+// SetWalkthroughResponsesJSONRequestBody defines body for SetWalkthroughResponses for application/json ContentType.
+type SetWalkthroughResponsesJSONRequestBody = WalkthroughResponsesRequest
+
+// CreateWalkthroughJSONRequestBody defines body for CreateWalkthrough for application/json ContentType.
+type CreateWalkthroughJSONRequestBody = WalkthroughRequest
+
+// StartWalkthroughRunJSONRequestBody defines body for StartWalkthroughRun for application/json ContentType.
+type StartWalkthroughRunJSONRequestBody = StartWalkthroughRunRequest
+
 // CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
 type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
 
@@ -9825,6 +11294,12 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// CreateWorkOrderJSONRequestBody defines body for CreateWorkOrder for application/json ContentType.
+type CreateWorkOrderJSONRequestBody = CreateWorkOrderRequest
+
+// TransitionWorkOrderJSONRequestBody defines body for TransitionWorkOrder for application/json ContentType.
+type TransitionWorkOrderJSONRequestBody = WorkOrderTransitionRequest
 
 // AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
 type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
@@ -10649,6 +12124,9 @@ type ServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -10724,6 +12202,18 @@ type ServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -10772,6 +12262,30 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx echo.Context, orgId OrgId) error
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx echo.Context, orgId OrgId, id Id) error
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
@@ -10799,6 +12313,36 @@ type ServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx echo.Context, orgId OrgId) error
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
@@ -10865,6 +12409,27 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx echo.Context, orgId OrgId) error
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx echo.Context, orgId OrgId, id Id) error
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
@@ -10925,6 +12490,18 @@ type ServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx echo.Context, orgId OrgId, id Id) error
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx echo.Context, orgId OrgId, params ListRoutinesParams) error
@@ -11051,6 +12628,27 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx echo.Context, orgId OrgId) error
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -11078,9 +12676,24 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error
 	// GetSharedInvoice Read a shared invoice
 	// (GET /share/i/{token})
 	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx echo.Context, token string) error
 	// GetSharedQuote Read a shared quote
 	// (GET /share/q/{token})
 	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
@@ -11682,6 +13295,50 @@ func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ResolveAlert(ctx, orgId, id, params)
+	return err
+}
+
+// CreateAlertWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAlertWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAlertWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAlertWorkOrder(ctx, orgId, id, params)
 	return err
 }
 
@@ -12561,6 +14218,129 @@ func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 	return err
 }
 
+// ListCertifications converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCertifications(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCertificationsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "userId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "userId", ctx.QueryParams(), &params.UserId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCertifications(ctx, orgId, params)
+	return err
+}
+
+// CreateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCertificationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCertification(ctx, orgId, params)
+	return err
+}
+
+// GetCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCertification(ctx, orgId, id)
+	return err
+}
+
+// UpdateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCertification(ctx, orgId, id)
+	return err
+}
+
 // ListUnmappedCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
 	var err error
@@ -13108,6 +14888,235 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEngagements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEngagements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEngagements(ctx, orgId)
+	return err
+}
+
+// CreateEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEngagement(ctx, orgId, params)
+	return err
+}
+
+// GetEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEngagement(ctx, orgId, id)
+	return err
+}
+
+// FinalizeEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) FinalizeEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FinalizeEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FinalizeEngagement(ctx, orgId, id, params)
+	return err
+}
+
+// ListEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEquipmentParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEquipment(ctx, orgId, params)
+	return err
+}
+
+// CreateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEquipmentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEquipment(ctx, orgId, params)
+	return err
+}
+
+// GetEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEquipment(ctx, orgId, id)
+	return err
+}
+
+// UpdateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEquipment(ctx, orgId, id)
+	return err
+}
+
 // ListEvents converts echo context to params.
 func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	var err error
@@ -13387,6 +15396,331 @@ func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
+// ListInspectionTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspectionTemplates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspectionTemplates(ctx, orgId)
+	return err
+}
+
+// CreateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspectionTemplate(ctx, orgId, params)
+	return err
+}
+
+// GetInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// UpdateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// ListInspections converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInspectionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "engagementId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "engagementId", ctx.QueryParams(), &params.EngagementId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engagementId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspections(ctx, orgId, params)
+	return err
+}
+
+// CreateInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspection(ctx, orgId, params)
+	return err
+}
+
+// GetInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspection(ctx, orgId, id)
+	return err
+}
+
+// CompleteInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteInspection(ctx, orgId, id, params)
+	return err
+}
+
+// SetInspectionResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetInspectionResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetInspectionResponses(ctx, orgId, id)
+	return err
+}
+
+// ShareInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareInspection(ctx, orgId, id, params)
 	return err
 }
 
@@ -14059,6 +16393,246 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 	return err
 }
 
+// ListPolicies converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicies(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicies(ctx, orgId)
+	return err
+}
+
+// CreatePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicy(ctx, orgId, params)
+	return err
+}
+
+// GetPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPolicy(ctx, orgId, id)
+	return err
+}
+
+// AcknowledgePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) AcknowledgePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcknowledgePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcknowledgePolicy(ctx, orgId, id, params)
+	return err
+}
+
+// ListPolicyAcknowledgements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicyAcknowledgements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicyAcknowledgements(ctx, orgId, id)
+	return err
+}
+
+// CreatePolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicyVersion(ctx, orgId, id, params)
+	return err
+}
+
+// PublishPolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishPolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PublishPolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishPolicyVersion(ctx, orgId, id, version, params)
+	return err
+}
+
 // ListPositions converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPositions(ctx echo.Context) error {
 	var err error
@@ -14724,6 +17298,129 @@ func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRecipeVersion(ctx, orgId, id, version)
+	return err
+}
+
+// ListReports converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReports(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReportsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReports(ctx, orgId, params)
+	return err
+}
+
+// CreateReport converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateReportParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateReport(ctx, orgId, params)
+	return err
+}
+
+// GetReport converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReport(ctx, orgId, id)
+	return err
+}
+
+// GetReportPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReportPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReportPdf(ctx, orgId, id)
 	return err
 }
 
@@ -16181,6 +18878,218 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// GetWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthroughRun(ctx, orgId, id)
+	return err
+}
+
+// SetWalkthroughResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetWalkthroughResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetWalkthroughResponses(ctx, orgId, id)
+	return err
+}
+
+// SubmitWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
+// ListWalkthroughs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWalkthroughs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWalkthroughs(ctx, orgId)
+	return err
+}
+
+// CreateWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWalkthroughParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWalkthrough(ctx, orgId, params)
+	return err
+}
+
+// GetWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthrough(ctx, orgId, id)
+	return err
+}
+
+// StartWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) StartWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StartWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
 // ListWasteLogs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
 	var err error
@@ -16492,6 +19401,163 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// ListWorkOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWorkOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWorkOrdersParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "equipmentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "equipmentId", ctx.QueryParams(), &params.EquipmentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter equipmentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWorkOrders(ctx, orgId, params)
+	return err
+}
+
+// CreateWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWorkOrder(ctx, orgId, params)
+	return err
+}
+
+// GetWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorkOrder(ctx, orgId, id)
+	return err
+}
+
+// TransitionWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) TransitionWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TransitionWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransitionWorkOrder(ctx, orgId, id, params)
+	return err
+}
+
 // GetSharedInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
 	var err error
@@ -16505,6 +19571,22 @@ func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
+// GetSharedInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInspection(ctx, token)
 	return err
 }
 
@@ -16855,6 +19937,52 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies", wrapper.ListPolicies, options.OperationMiddlewares["listPolicies"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies", wrapper.CreatePolicy, options.OperationMiddlewares["createPolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id", wrapper.GetPolicy, options.OperationMiddlewares["getPolicy"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions", wrapper.CreatePolicyVersion, options.OperationMiddlewares["createPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions/:version/publish", wrapper.PublishPolicyVersion, options.OperationMiddlewares["publishPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledge", wrapper.AcknowledgePolicy, options.OperationMiddlewares["acknowledgePolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledgements", wrapper.ListPolicyAcknowledgements, options.OperationMiddlewares["listPolicyAcknowledgements"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.ListInspectionTemplates, options.OperationMiddlewares["listInspectionTemplates"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.CreateInspectionTemplate, options.OperationMiddlewares["createInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.GetInspectionTemplate, options.OperationMiddlewares["getInspectionTemplate"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.UpdateInspectionTemplate, options.OperationMiddlewares["updateInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections", wrapper.ListInspections, options.OperationMiddlewares["listInspections"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections", wrapper.CreateInspection, options.OperationMiddlewares["createInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections/:id", wrapper.GetInspection, options.OperationMiddlewares["getInspection"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspections/:id/responses", wrapper.SetInspectionResponses, options.OperationMiddlewares["setInspectionResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/complete", wrapper.CompleteInspection, options.OperationMiddlewares["completeInspection"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/share", wrapper.ShareInspection, options.OperationMiddlewares["shareInspection"]...)
+	router.GET(options.BaseURL+"/share/insp/:token", wrapper.GetSharedInspection, options.OperationMiddlewares["getSharedInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements", wrapper.ListEngagements, options.OperationMiddlewares["listEngagements"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements", wrapper.CreateEngagement, options.OperationMiddlewares["createEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements/:id", wrapper.GetEngagement, options.OperationMiddlewares["getEngagement"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements/:id/finalize", wrapper.FinalizeEngagement, options.OperationMiddlewares["finalizeEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment", wrapper.ListEquipment, options.OperationMiddlewares["listEquipment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/equipment", wrapper.CreateEquipment, options.OperationMiddlewares["createEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.GetEquipment, options.OperationMiddlewares["getEquipment"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.UpdateEquipment, options.OperationMiddlewares["updateEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.ListWorkOrders, options.OperationMiddlewares["listWorkOrders"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.CreateWorkOrder, options.OperationMiddlewares["createWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id", wrapper.GetWorkOrder, options.OperationMiddlewares["getWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/status", wrapper.TransitionWorkOrder, options.OperationMiddlewares["transitionWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/work-order", wrapper.CreateAlertWorkOrder, options.OperationMiddlewares["createAlertWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.ListWalkthroughs, options.OperationMiddlewares["listWalkthroughs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.CreateWalkthrough, options.OperationMiddlewares["createWalkthrough"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs/:id", wrapper.GetWalkthrough, options.OperationMiddlewares["getWalkthrough"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs/:id/runs", wrapper.StartWalkthroughRun, options.OperationMiddlewares["startWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id", wrapper.GetWalkthroughRun, options.OperationMiddlewares["getWalkthroughRun"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/responses", wrapper.SetWalkthroughResponses, options.OperationMiddlewares["setWalkthroughResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/submit", wrapper.SubmitWalkthroughRun, options.OperationMiddlewares["submitWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications", wrapper.ListCertifications, options.OperationMiddlewares["listCertifications"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/certifications", wrapper.CreateCertification, options.OperationMiddlewares["createCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.GetCertification, options.OperationMiddlewares["getCertification"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.UpdateCertification, options.OperationMiddlewares["updateCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports", wrapper.ListReports, options.OperationMiddlewares["listReports"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/reports", wrapper.CreateReport, options.OperationMiddlewares["createReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id", wrapper.GetReport, options.OperationMiddlewares["getReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id/pdf", wrapper.GetReportPdf, options.OperationMiddlewares["getReportPdf"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -19695,6 +22823,193 @@ func (response ResolveAlert422JSONResponse) VisitResolveAlertResponse(w http.Res
 type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateAlertWorkOrderParams
+	Body   *CreateAlertWorkOrderJSONRequestBody
+}
+
+type CreateAlertWorkOrderResponseObject interface {
+	VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateAlertWorkOrder200JSONResponse WorkOrder
+
+func (response CreateAlertWorkOrder200JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateAlertWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateAlertWorkOrder201ResponseHeaders
+}
+
+func (response CreateAlertWorkOrder201JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateAlertWorkOrder400JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateAlertWorkOrder401JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateAlertWorkOrder403JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateAlertWorkOrder404JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateAlertWorkOrder406JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateAlertWorkOrder409JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateAlertWorkOrder415JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateAlertWorkOrder422JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAlertWorkOrder503JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -23428,6 +26743,548 @@ func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type ListCertificationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCertificationsParams
+}
+
+type ListCertificationsResponseObject interface {
+	VisitListCertificationsResponse(w http.ResponseWriter) error
+}
+
+type ListCertifications200JSONResponse []Certification
+
+func (response ListCertifications200JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCertifications400JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCertifications401JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCertifications403JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCertifications404JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCertifications406JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCertifications503JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificationRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCertificationParams
+	Body   *CreateCertificationJSONRequestBody
+}
+
+type CreateCertificationResponseObject interface {
+	VisitCreateCertificationResponse(w http.ResponseWriter) error
+}
+
+type CreateCertification201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCertification201JSONResponse struct {
+	Body    Certification
+	Headers CreateCertification201ResponseHeaders
+}
+
+func (response CreateCertification201JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCertification400JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCertification401JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCertification403JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCertification404JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCertification406JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCertification409JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCertification415JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCertification422JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCertification503JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCertificationResponseObject interface {
+	VisitGetCertificationResponse(w http.ResponseWriter) error
+}
+
+type GetCertification200JSONResponse Certification
+
+func (response GetCertification200JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCertification400JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCertification401JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCertification403JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCertification404JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCertification406JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCertification503JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCertificationJSONRequestBody
+}
+
+type UpdateCertificationResponseObject interface {
+	VisitUpdateCertificationResponse(w http.ResponseWriter) error
+}
+
+type UpdateCertification200JSONResponse Certification
+
+func (response UpdateCertification200JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCertification400JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCertification401JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCertification403JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCertification404JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCertification406JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCertification409JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCertification415JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCertification503JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -25716,6 +29573,1091 @@ func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEngagementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListEngagementsResponseObject interface {
+	VisitListEngagementsResponse(w http.ResponseWriter) error
+}
+
+type ListEngagements200JSONResponse []Engagement
+
+func (response ListEngagements200JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEngagements400JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEngagements401JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEngagements403JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEngagements404JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEngagements406JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEngagements503JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEngagementParams
+	Body   *CreateEngagementJSONRequestBody
+}
+
+type CreateEngagementResponseObject interface {
+	VisitCreateEngagementResponse(w http.ResponseWriter) error
+}
+
+type CreateEngagement201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEngagement201JSONResponse struct {
+	Body    Engagement
+	Headers CreateEngagement201ResponseHeaders
+}
+
+func (response CreateEngagement201JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEngagement400JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEngagement401JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEngagement403JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEngagement404JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEngagement406JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEngagement409JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEngagement415JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEngagement422JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEngagement503JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagementRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEngagementResponseObject interface {
+	VisitGetEngagementResponse(w http.ResponseWriter) error
+}
+
+type GetEngagement200JSONResponse Engagement
+
+func (response GetEngagement200JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEngagement400JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEngagement401JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEngagement403JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEngagement404JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEngagement406JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEngagement503JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params FinalizeEngagementParams
+}
+
+type FinalizeEngagementResponseObject interface {
+	VisitFinalizeEngagementResponse(w http.ResponseWriter) error
+}
+
+type FinalizeEngagement200JSONResponse Engagement
+
+func (response FinalizeEngagement200JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response FinalizeEngagement400JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response FinalizeEngagement401JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response FinalizeEngagement403JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response FinalizeEngagement404JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response FinalizeEngagement406JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response FinalizeEngagement409JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response FinalizeEngagement422JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response FinalizeEngagement503JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEquipmentParams
+}
+
+type ListEquipmentResponseObject interface {
+	VisitListEquipmentResponse(w http.ResponseWriter) error
+}
+
+type ListEquipment200JSONResponse []Equipment
+
+func (response ListEquipment200JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEquipment400JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEquipment401JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEquipment403JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEquipment404JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEquipment406JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEquipment503JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEquipmentParams
+	Body   *CreateEquipmentJSONRequestBody
+}
+
+type CreateEquipmentResponseObject interface {
+	VisitCreateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type CreateEquipment201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEquipment201JSONResponse struct {
+	Body    Equipment
+	Headers CreateEquipment201ResponseHeaders
+}
+
+func (response CreateEquipment201JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEquipment400JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEquipment401JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEquipment403JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEquipment404JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEquipment406JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEquipment409JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEquipment415JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEquipment422JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEquipment503JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEquipmentResponseObject interface {
+	VisitGetEquipmentResponse(w http.ResponseWriter) error
+}
+
+type GetEquipment200JSONResponse Equipment
+
+func (response GetEquipment200JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEquipment400JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEquipment401JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEquipment403JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEquipment404JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEquipment406JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEquipment503JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateEquipmentJSONRequestBody
+}
+
+type UpdateEquipmentResponseObject interface {
+	VisitUpdateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type UpdateEquipment200JSONResponse Equipment
+
+func (response UpdateEquipment200JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEquipment400JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEquipment401JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateEquipment403JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEquipment404JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateEquipment406JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEquipment409JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateEquipment415JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateEquipment503JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEventsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListEventsParams
@@ -26938,6 +31880,1391 @@ func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.Res
 type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplatesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListInspectionTemplatesResponseObject interface {
+	VisitListInspectionTemplatesResponse(w http.ResponseWriter) error
+}
+
+type ListInspectionTemplates200JSONResponse []InspectionTemplate
+
+func (response ListInspectionTemplates200JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspectionTemplates400JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspectionTemplates401JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspectionTemplates403JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspectionTemplates404JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspectionTemplates406JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspectionTemplates503JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplateRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionTemplateParams
+	Body   *CreateInspectionTemplateJSONRequestBody
+}
+
+type CreateInspectionTemplateResponseObject interface {
+	VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type CreateInspectionTemplate201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspectionTemplate201JSONResponse struct {
+	Body    InspectionTemplate
+	Headers CreateInspectionTemplate201ResponseHeaders
+}
+
+func (response CreateInspectionTemplate201JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspectionTemplate400JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspectionTemplate401JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspectionTemplate403JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspectionTemplate404JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspectionTemplate406JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspectionTemplate409JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspectionTemplate415JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspectionTemplate422JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspectionTemplate503JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionTemplateResponseObject interface {
+	VisitGetInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type GetInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response GetInspectionTemplate200JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspectionTemplate400JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspectionTemplate401JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspectionTemplate403JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspectionTemplate404JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspectionTemplate406JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspectionTemplate503JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateInspectionTemplateJSONRequestBody
+}
+
+type UpdateInspectionTemplateResponseObject interface {
+	VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type UpdateInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response UpdateInspectionTemplate200JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInspectionTemplate400JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInspectionTemplate401JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInspectionTemplate403JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInspectionTemplate404JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateInspectionTemplate406JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInspectionTemplate409JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInspectionTemplate415JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInspectionTemplate503JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListInspectionsParams
+}
+
+type ListInspectionsResponseObject interface {
+	VisitListInspectionsResponse(w http.ResponseWriter) error
+}
+
+type ListInspections200ResponseHeaders struct {
+	Link *string
+}
+
+type ListInspections200JSONResponse struct {
+	Body    []Inspection
+	Headers ListInspections200ResponseHeaders
+}
+
+func (response ListInspections200JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspections400JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspections401JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspections403JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspections404JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspections406JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspections503JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionParams
+	Body   *CreateInspectionJSONRequestBody
+}
+
+type CreateInspectionResponseObject interface {
+	VisitCreateInspectionResponse(w http.ResponseWriter) error
+}
+
+type CreateInspection201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspection201JSONResponse struct {
+	Body    Inspection
+	Headers CreateInspection201ResponseHeaders
+}
+
+func (response CreateInspection201JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspection400JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspection401JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspection403JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspection404JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspection406JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspection409JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspection415JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspection422JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspection503JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionResponseObject interface {
+	VisitGetInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetInspection200JSONResponse Inspection
+
+func (response GetInspection200JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspection400JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspection401JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspection403JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspection404JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspection406JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspection503JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteInspectionParams
+}
+
+type CompleteInspectionResponseObject interface {
+	VisitCompleteInspectionResponse(w http.ResponseWriter) error
+}
+
+type CompleteInspection200JSONResponse Inspection
+
+func (response CompleteInspection200JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteInspection400JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteInspection401JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteInspection403JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteInspection404JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteInspection406JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteInspection409JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteInspection422JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteInspection503JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetInspectionResponsesJSONRequestBody
+}
+
+type SetInspectionResponsesResponseObject interface {
+	VisitSetInspectionResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetInspectionResponses200JSONResponse Inspection
+
+func (response SetInspectionResponses200JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetInspectionResponses400JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetInspectionResponses401JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetInspectionResponses403JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetInspectionResponses404JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetInspectionResponses406JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetInspectionResponses409JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetInspectionResponses415JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetInspectionResponses503JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareInspectionParams
+}
+
+type ShareInspectionResponseObject interface {
+	VisitShareInspectionResponse(w http.ResponseWriter) error
+}
+
+type ShareInspection200JSONResponse ShareLink2
+
+func (response ShareInspection200JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareInspection400JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareInspection401JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareInspection403JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareInspection404JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareInspection406JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareInspection409JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareInspection422JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareInspection503JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -30020,6 +36347,982 @@ func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type ListPoliciesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListPoliciesResponseObject interface {
+	VisitListPoliciesResponse(w http.ResponseWriter) error
+}
+
+type ListPolicies200JSONResponse []Policy
+
+func (response ListPolicies200JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicies400JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicies401JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicies403JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicies404JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicies406JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicies503JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePolicyParams
+	Body   *CreatePolicyJSONRequestBody
+}
+
+type CreatePolicyResponseObject interface {
+	VisitCreatePolicyResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicy201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicy201JSONResponse struct {
+	Body    Policy
+	Headers CreatePolicy201ResponseHeaders
+}
+
+func (response CreatePolicy201JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicy400JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicy401JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicy403JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicy404JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicy406JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicy409JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicy415JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicy422JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicy503JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetPolicyResponseObject interface {
+	VisitGetPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetPolicy200JSONResponse Policy
+
+func (response GetPolicy200JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPolicy400JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPolicy401JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPolicy403JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPolicy404JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPolicy406JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPolicy503JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcknowledgePolicyParams
+}
+
+type AcknowledgePolicyResponseObject interface {
+	VisitAcknowledgePolicyResponse(w http.ResponseWriter) error
+}
+
+type AcknowledgePolicy200JSONResponse PolicyAcknowledgement
+
+func (response AcknowledgePolicy200JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcknowledgePolicy400JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcknowledgePolicy401JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcknowledgePolicy403JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcknowledgePolicy404JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcknowledgePolicy406JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcknowledgePolicy409JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcknowledgePolicy422JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcknowledgePolicy503JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListPolicyAcknowledgementsResponseObject interface {
+	VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error
+}
+
+type ListPolicyAcknowledgements200JSONResponse PolicyAcknowledgements
+
+func (response ListPolicyAcknowledgements200JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicyAcknowledgements400JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicyAcknowledgements401JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicyAcknowledgements403JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicyAcknowledgements404JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicyAcknowledgements406JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicyAcknowledgements503JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreatePolicyVersionParams
+	Body   *CreatePolicyVersionJSONRequestBody
+}
+
+type CreatePolicyVersionResponseObject interface {
+	VisitCreatePolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicyVersion201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicyVersion201JSONResponse struct {
+	Body    PolicyVersion
+	Headers CreatePolicyVersion201ResponseHeaders
+}
+
+func (response CreatePolicyVersion201JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicyVersion400JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicyVersion401JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicyVersion403JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicyVersion404JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicyVersion406JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicyVersion409JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicyVersion415JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicyVersion422JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicyVersion503JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+	Params  PublishPolicyVersionParams
+}
+
+type PublishPolicyVersionResponseObject interface {
+	VisitPublishPolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type PublishPolicyVersion200JSONResponse Policy
+
+func (response PublishPolicyVersion200JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishPolicyVersion400JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishPolicyVersion401JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishPolicyVersion403JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishPolicyVersion404JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response PublishPolicyVersion406JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response PublishPolicyVersion409JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response PublishPolicyVersion422JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishPolicyVersion503JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPositionsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListPositionsParams
@@ -32865,6 +40168,533 @@ func (response GetRecipeVersion406JSONResponse) VisitGetRecipeVersionResponse(w 
 type GetRecipeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReportsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListReportsParams
+}
+
+type ListReportsResponseObject interface {
+	VisitListReportsResponse(w http.ResponseWriter) error
+}
+
+type ListReports200ResponseHeaders struct {
+	Link *string
+}
+
+type ListReports200JSONResponse struct {
+	Body    []Report
+	Headers ListReports200ResponseHeaders
+}
+
+func (response ListReports200JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReports400JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReports401JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReports403JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReports404JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListReports406JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReports503JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReportRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateReportParams
+	Body   *CreateReportJSONRequestBody
+}
+
+type CreateReportResponseObject interface {
+	VisitCreateReportResponse(w http.ResponseWriter) error
+}
+
+type CreateReport201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateReport201JSONResponse struct {
+	Body    Report
+	Headers CreateReport201ResponseHeaders
+}
+
+func (response CreateReport201JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateReport400JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateReport401JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateReport403JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateReport404JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateReport406JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateReport409JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateReport415JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateReport422JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateReport503JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportResponseObject interface {
+	VisitGetReportResponse(w http.ResponseWriter) error
+}
+
+type GetReport200JSONResponse Report
+
+func (response GetReport200JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReport400JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReport401JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReport403JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReport404JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReport406JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReport503JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdfRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportPdfResponseObject interface {
+	VisitGetReportPdfResponse(w http.ResponseWriter) error
+}
+
+type GetReportPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetReportPdf200ApplicationpdfResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetReportPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReportPdf400JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReportPdf401JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReportPdf403JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReportPdf404JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReportPdf406JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReportPdf503JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -38864,6 +46694,979 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type GetWalkthroughRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughRunResponseObject interface {
+	VisitGetWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response GetWalkthroughRun200JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthroughRun400JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthroughRun401JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthroughRun403JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthroughRun404JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthroughRun406JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthroughRun503JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetWalkthroughResponsesJSONRequestBody
+}
+
+type SetWalkthroughResponsesResponseObject interface {
+	VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetWalkthroughResponses200JSONResponse WalkthroughRun
+
+func (response SetWalkthroughResponses200JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetWalkthroughResponses400JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetWalkthroughResponses401JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetWalkthroughResponses403JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetWalkthroughResponses404JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetWalkthroughResponses406JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetWalkthroughResponses409JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetWalkthroughResponses415JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetWalkthroughResponses503JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SubmitWalkthroughRunParams
+}
+
+type SubmitWalkthroughRunResponseObject interface {
+	VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type SubmitWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response SubmitWalkthroughRun200JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitWalkthroughRun400JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SubmitWalkthroughRun401JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SubmitWalkthroughRun403JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitWalkthroughRun404JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitWalkthroughRun406JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitWalkthroughRun409JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitWalkthroughRun422JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitWalkthroughRun503JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListWalkthroughsResponseObject interface {
+	VisitListWalkthroughsResponse(w http.ResponseWriter) error
+}
+
+type ListWalkthroughs200JSONResponse []Walkthrough
+
+func (response ListWalkthroughs200JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWalkthroughs400JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWalkthroughs401JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWalkthroughs403JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWalkthroughs404JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWalkthroughs406JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWalkthroughs503JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthroughRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWalkthroughParams
+	Body   *CreateWalkthroughJSONRequestBody
+}
+
+type CreateWalkthroughResponseObject interface {
+	VisitCreateWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type CreateWalkthrough201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWalkthrough201JSONResponse struct {
+	Body    Walkthrough
+	Headers CreateWalkthrough201ResponseHeaders
+}
+
+func (response CreateWalkthrough201JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWalkthrough400JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWalkthrough401JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWalkthrough403JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWalkthrough404JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWalkthrough406JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWalkthrough409JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWalkthrough415JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWalkthrough422JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWalkthrough503JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughResponseObject interface {
+	VisitGetWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthrough200JSONResponse Walkthrough
+
+func (response GetWalkthrough200JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthrough400JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthrough401JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthrough403JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthrough404JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthrough406JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthrough503JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params StartWalkthroughRunParams
+	Body   *StartWalkthroughRunJSONRequestBody
+}
+
+type StartWalkthroughRunResponseObject interface {
+	VisitStartWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type StartWalkthroughRun201ResponseHeaders struct {
+	Location *string
+}
+
+type StartWalkthroughRun201JSONResponse struct {
+	Body    WalkthroughRun
+	Headers StartWalkthroughRun201ResponseHeaders
+}
+
+func (response StartWalkthroughRun201JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StartWalkthroughRun400JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StartWalkthroughRun401JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StartWalkthroughRun403JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StartWalkthroughRun404JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response StartWalkthroughRun406JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response StartWalkthroughRun409JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StartWalkthroughRun415JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response StartWalkthroughRun422JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StartWalkthroughRun503JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWasteLogsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListWasteLogsParams
@@ -40188,6 +48991,577 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type ListWorkOrdersRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWorkOrdersParams
+}
+
+type ListWorkOrdersResponseObject interface {
+	VisitListWorkOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListWorkOrders200ResponseHeaders struct {
+	Link *string
+}
+
+type ListWorkOrders200JSONResponse struct {
+	Body    []WorkOrder
+	Headers ListWorkOrders200ResponseHeaders
+}
+
+func (response ListWorkOrders200JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWorkOrders400JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWorkOrders401JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWorkOrders403JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWorkOrders404JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWorkOrders406JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWorkOrders503JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWorkOrderParams
+	Body   *CreateWorkOrderJSONRequestBody
+}
+
+type CreateWorkOrderResponseObject interface {
+	VisitCreateWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateWorkOrder201ResponseHeaders
+}
+
+func (response CreateWorkOrder201JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWorkOrder400JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWorkOrder401JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWorkOrder403JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWorkOrder404JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWorkOrder406JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWorkOrder409JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWorkOrder415JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWorkOrder422JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWorkOrder503JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWorkOrderResponseObject interface {
+	VisitGetWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type GetWorkOrder200JSONResponse WorkOrder
+
+func (response GetWorkOrder200JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorkOrder400JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorkOrder401JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorkOrder403JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWorkOrder404JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWorkOrder406JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWorkOrder503JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params TransitionWorkOrderParams
+	Body   *TransitionWorkOrderJSONRequestBody
+}
+
+type TransitionWorkOrderResponseObject interface {
+	VisitTransitionWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type TransitionWorkOrder200JSONResponse WorkOrder
+
+func (response TransitionWorkOrder200JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransitionWorkOrder400JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TransitionWorkOrder401JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TransitionWorkOrder403JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransitionWorkOrder404JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response TransitionWorkOrder406JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response TransitionWorkOrder409JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response TransitionWorkOrder415JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response TransitionWorkOrder422JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TransitionWorkOrder503JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSharedInvoiceRequestObject struct {
 	Token CapabilityToken `json:"token"`
 }
@@ -40292,6 +49666,110 @@ func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w 
 type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspectionRequestObject struct {
+	Token string `json:"token"`
+}
+
+type GetSharedInspectionResponseObject interface {
+	VisitGetSharedInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInspection200JSONResponse SharedInspection
+
+func (response GetSharedInspection200JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInspection400JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInspection404JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInspection406JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInspection429JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInspection503JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -41166,6 +50644,9 @@ type StrictServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx context.Context, request ResolveAlertRequestObject) (ResolveAlertResponseObject, error)
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx context.Context, request CreateAlertWorkOrderRequestObject) (CreateAlertWorkOrderResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -41241,6 +50722,18 @@ type StrictServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx context.Context, request ListCertificationsRequestObject) (ListCertificationsResponseObject, error)
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx context.Context, request CreateCertificationRequestObject) (CreateCertificationResponseObject, error)
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx context.Context, request GetCertificationRequestObject) (GetCertificationResponseObject, error)
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx context.Context, request UpdateCertificationRequestObject) (UpdateCertificationResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -41289,6 +50782,30 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx context.Context, request ListEngagementsRequestObject) (ListEngagementsResponseObject, error)
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx context.Context, request CreateEngagementRequestObject) (CreateEngagementResponseObject, error)
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx context.Context, request GetEngagementRequestObject) (GetEngagementResponseObject, error)
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx context.Context, request FinalizeEngagementRequestObject) (FinalizeEngagementResponseObject, error)
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx context.Context, request ListEquipmentRequestObject) (ListEquipmentResponseObject, error)
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx context.Context, request CreateEquipmentRequestObject) (CreateEquipmentResponseObject, error)
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx context.Context, request GetEquipmentRequestObject) (GetEquipmentResponseObject, error)
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx context.Context, request UpdateEquipmentRequestObject) (UpdateEquipmentResponseObject, error)
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -41316,6 +50833,36 @@ type StrictServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx context.Context, request ListInspectionTemplatesRequestObject) (ListInspectionTemplatesResponseObject, error)
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx context.Context, request CreateInspectionTemplateRequestObject) (CreateInspectionTemplateResponseObject, error)
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx context.Context, request GetInspectionTemplateRequestObject) (GetInspectionTemplateResponseObject, error)
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx context.Context, request UpdateInspectionTemplateRequestObject) (UpdateInspectionTemplateResponseObject, error)
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx context.Context, request ListInspectionsRequestObject) (ListInspectionsResponseObject, error)
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx context.Context, request CreateInspectionRequestObject) (CreateInspectionResponseObject, error)
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx context.Context, request GetInspectionRequestObject) (GetInspectionResponseObject, error)
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx context.Context, request CompleteInspectionRequestObject) (CompleteInspectionResponseObject, error)
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx context.Context, request SetInspectionResponsesRequestObject) (SetInspectionResponsesResponseObject, error)
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx context.Context, request ShareInspectionRequestObject) (ShareInspectionResponseObject, error)
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
@@ -41382,6 +50929,27 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx context.Context, request ListPoliciesRequestObject) (ListPoliciesResponseObject, error)
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx context.Context, request CreatePolicyRequestObject) (CreatePolicyResponseObject, error)
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx context.Context, request GetPolicyRequestObject) (GetPolicyResponseObject, error)
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx context.Context, request AcknowledgePolicyRequestObject) (AcknowledgePolicyResponseObject, error)
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx context.Context, request ListPolicyAcknowledgementsRequestObject) (ListPolicyAcknowledgementsResponseObject, error)
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx context.Context, request CreatePolicyVersionRequestObject) (CreatePolicyVersionResponseObject, error)
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx context.Context, request PublishPolicyVersionRequestObject) (PublishPolicyVersionResponseObject, error)
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
@@ -41442,6 +51010,18 @@ type StrictServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx context.Context, request ListReportsRequestObject) (ListReportsResponseObject, error)
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx context.Context, request CreateReportRequestObject) (CreateReportResponseObject, error)
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx context.Context, request GetReportRequestObject) (GetReportResponseObject, error)
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx context.Context, request GetReportPdfRequestObject) (GetReportPdfResponseObject, error)
 	// ListRoutines List routines
 	// (GET /orgs/{orgId}/routines)
 	ListRoutines(ctx context.Context, request ListRoutinesRequestObject) (ListRoutinesResponseObject, error)
@@ -41568,6 +51148,27 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx context.Context, request GetWalkthroughRunRequestObject) (GetWalkthroughRunResponseObject, error)
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx context.Context, request SetWalkthroughResponsesRequestObject) (SetWalkthroughResponsesResponseObject, error)
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx context.Context, request SubmitWalkthroughRunRequestObject) (SubmitWalkthroughRunResponseObject, error)
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx context.Context, request ListWalkthroughsRequestObject) (ListWalkthroughsResponseObject, error)
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx context.Context, request CreateWalkthroughRequestObject) (CreateWalkthroughResponseObject, error)
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx context.Context, request GetWalkthroughRequestObject) (GetWalkthroughResponseObject, error)
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx context.Context, request StartWalkthroughRunRequestObject) (StartWalkthroughRunResponseObject, error)
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
@@ -41595,9 +51196,24 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx context.Context, request ListWorkOrdersRequestObject) (ListWorkOrdersResponseObject, error)
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx context.Context, request CreateWorkOrderRequestObject) (CreateWorkOrderResponseObject, error)
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx context.Context, request GetWorkOrderRequestObject) (GetWorkOrderResponseObject, error)
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx context.Context, request TransitionWorkOrderRequestObject) (TransitionWorkOrderResponseObject, error)
 	// GetSharedInvoice Read a shared invoice
 	// (GET /share/i/{token})
 	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx context.Context, request GetSharedInspectionRequestObject) (GetSharedInspectionResponseObject, error)
 	// GetSharedQuote Read a shared quote
 	// (GET /share/q/{token})
 	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
@@ -42379,6 +51995,56 @@ func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id, para
 		return err
 	} else if validResponse, ok := response.(ResolveAlertResponseObject); ok {
 		return validResponse.VisitResolveAlertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAlertWorkOrder operation middleware
+func (sh *strictHandler) CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error {
+	var request CreateAlertWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateAlertWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAlertWorkOrder(ctx.Request().Context(), request.(CreateAlertWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAlertWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAlertWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateAlertWorkOrderResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -43270,6 +52936,156 @@ func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCens
 	return nil
 }
 
+// ListCertifications operation middleware
+func (sh *strictHandler) ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error {
+	var request ListCertificationsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCertifications(ctx.Request().Context(), request.(ListCertificationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCertifications")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCertificationsResponseObject); ok {
+		return validResponse.VisitListCertificationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCertification operation middleware
+func (sh *strictHandler) CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error {
+	var request CreateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCertification(ctx.Request().Context(), request.(CreateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCertificationResponseObject); ok {
+		return validResponse.VisitCreateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCertification operation middleware
+func (sh *strictHandler) GetCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCertification(ctx.Request().Context(), request.(GetCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCertificationResponseObject); ok {
+		return validResponse.VisitGetCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCertification operation middleware
+func (sh *strictHandler) UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCertification(ctx.Request().Context(), request.(UpdateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCertificationResponseObject); ok {
+		return validResponse.VisitUpdateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListUnmappedCodes operation middleware
 func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
 	var request ListUnmappedCodesRequestObject
@@ -43828,6 +53644,283 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListEngagements operation middleware
+func (sh *strictHandler) ListEngagements(ctx echo.Context, orgId OrgId) error {
+	var request ListEngagementsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEngagements(ctx.Request().Context(), request.(ListEngagementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEngagements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEngagementsResponseObject); ok {
+		return validResponse.VisitListEngagementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEngagement operation middleware
+func (sh *strictHandler) CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error {
+	var request CreateEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEngagementJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEngagement(ctx.Request().Context(), request.(CreateEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEngagementResponseObject); ok {
+		return validResponse.VisitCreateEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEngagement operation middleware
+func (sh *strictHandler) GetEngagement(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEngagement(ctx.Request().Context(), request.(GetEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEngagementResponseObject); ok {
+		return validResponse.VisitGetEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FinalizeEngagement operation middleware
+func (sh *strictHandler) FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error {
+	var request FinalizeEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FinalizeEngagement(ctx.Request().Context(), request.(FinalizeEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FinalizeEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FinalizeEngagementResponseObject); ok {
+		return validResponse.VisitFinalizeEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEquipment operation middleware
+func (sh *strictHandler) ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error {
+	var request ListEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEquipment(ctx.Request().Context(), request.(ListEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEquipmentResponseObject); ok {
+		return validResponse.VisitListEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEquipment operation middleware
+func (sh *strictHandler) CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error {
+	var request CreateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEquipment(ctx.Request().Context(), request.(CreateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEquipmentResponseObject); ok {
+		return validResponse.VisitCreateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEquipment operation middleware
+func (sh *strictHandler) GetEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEquipment(ctx.Request().Context(), request.(GetEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEquipmentResponseObject); ok {
+		return validResponse.VisitGetEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEquipment operation middleware
+func (sh *strictHandler) UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEquipment(ctx.Request().Context(), request.(UpdateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEquipmentResponseObject); ok {
+		return validResponse.VisitUpdateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListEvents operation middleware
 func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
 	var request ListEventsRequestObject
@@ -44147,6 +54240,359 @@ func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params Crea
 		return err
 	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
 		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspectionTemplates operation middleware
+func (sh *strictHandler) ListInspectionTemplates(ctx echo.Context, orgId OrgId) error {
+	var request ListInspectionTemplatesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspectionTemplates(ctx.Request().Context(), request.(ListInspectionTemplatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspectionTemplates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionTemplatesResponseObject); ok {
+		return validResponse.VisitListInspectionTemplatesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspectionTemplate operation middleware
+func (sh *strictHandler) CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error {
+	var request CreateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspectionTemplate(ctx.Request().Context(), request.(CreateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitCreateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspectionTemplate operation middleware
+func (sh *strictHandler) GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspectionTemplate(ctx.Request().Context(), request.(GetInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionTemplateResponseObject); ok {
+		return validResponse.VisitGetInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInspectionTemplate operation middleware
+func (sh *strictHandler) UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInspectionTemplate(ctx.Request().Context(), request.(UpdateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitUpdateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspections operation middleware
+func (sh *strictHandler) ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error {
+	var request ListInspectionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspections(ctx.Request().Context(), request.(ListInspectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionsResponseObject); ok {
+		return validResponse.VisitListInspectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspection operation middleware
+func (sh *strictHandler) CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error {
+	var request CreateInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspection(ctx.Request().Context(), request.(CreateInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionResponseObject); ok {
+		return validResponse.VisitCreateInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspection operation middleware
+func (sh *strictHandler) GetInspection(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspection(ctx.Request().Context(), request.(GetInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionResponseObject); ok {
+		return validResponse.VisitGetInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteInspection operation middleware
+func (sh *strictHandler) CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error {
+	var request CompleteInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteInspection(ctx.Request().Context(), request.(CompleteInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteInspectionResponseObject); ok {
+		return validResponse.VisitCompleteInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetInspectionResponses operation middleware
+func (sh *strictHandler) SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetInspectionResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetInspectionResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetInspectionResponses(ctx.Request().Context(), request.(SetInspectionResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetInspectionResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetInspectionResponsesResponseObject); ok {
+		return validResponse.VisitSetInspectionResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareInspection operation middleware
+func (sh *strictHandler) ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error {
+	var request ShareInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareInspection(ctx.Request().Context(), request.(ShareInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareInspectionResponseObject); ok {
+		return validResponse.VisitShareInspectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -44914,6 +55360,237 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 	return nil
 }
 
+// ListPolicies operation middleware
+func (sh *strictHandler) ListPolicies(ctx echo.Context, orgId OrgId) error {
+	var request ListPoliciesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicies(ctx.Request().Context(), request.(ListPoliciesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicies")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPoliciesResponseObject); ok {
+		return validResponse.VisitListPoliciesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicy operation middleware
+func (sh *strictHandler) CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error {
+	var request CreatePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicy(ctx.Request().Context(), request.(CreatePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyResponseObject); ok {
+		return validResponse.VisitCreatePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPolicy operation middleware
+func (sh *strictHandler) GetPolicy(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetPolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPolicy(ctx.Request().Context(), request.(GetPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPolicyResponseObject); ok {
+		return validResponse.VisitGetPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcknowledgePolicy operation middleware
+func (sh *strictHandler) AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error {
+	var request AcknowledgePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcknowledgePolicy(ctx.Request().Context(), request.(AcknowledgePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcknowledgePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcknowledgePolicyResponseObject); ok {
+		return validResponse.VisitAcknowledgePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPolicyAcknowledgements operation middleware
+func (sh *strictHandler) ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListPolicyAcknowledgementsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicyAcknowledgements(ctx.Request().Context(), request.(ListPolicyAcknowledgementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicyAcknowledgements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPolicyAcknowledgementsResponseObject); ok {
+		return validResponse.VisitListPolicyAcknowledgementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicyVersion operation middleware
+func (sh *strictHandler) CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error {
+	var request CreatePolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreatePolicyVersionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicyVersion(ctx.Request().Context(), request.(CreatePolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyVersionResponseObject); ok {
+		return validResponse.VisitCreatePolicyVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PublishPolicyVersion operation middleware
+func (sh *strictHandler) PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error {
+	var request PublishPolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishPolicyVersion(ctx.Request().Context(), request.(PublishPolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishPolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishPolicyVersionResponseObject); ok {
+		return validResponse.VisitPublishPolicyVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPositions operation middleware
 func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
 	var request ListPositionsRequestObject
@@ -45663,6 +56340,133 @@ func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, 
 		return err
 	} else if validResponse, ok := response.(GetRecipeVersionResponseObject); ok {
 		return validResponse.VisitGetRecipeVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReports operation middleware
+func (sh *strictHandler) ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error {
+	var request ListReportsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReports(ctx.Request().Context(), request.(ListReportsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReports")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReportsResponseObject); ok {
+		return validResponse.VisitListReportsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateReport operation middleware
+func (sh *strictHandler) CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error {
+	var request CreateReportRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateReportJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateReport(ctx.Request().Context(), request.(CreateReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateReportResponseObject); ok {
+		return validResponse.VisitCreateReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReport operation middleware
+func (sh *strictHandler) GetReport(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReport(ctx.Request().Context(), request.(GetReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportResponseObject); ok {
+		return validResponse.VisitGetReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReportPdf operation middleware
+func (sh *strictHandler) GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportPdfRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReportPdf(ctx.Request().Context(), request.(GetReportPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReportPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportPdfResponseObject); ok {
+		return validResponse.VisitGetReportPdfResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -47187,6 +57991,258 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// GetWalkthroughRun operation middleware
+func (sh *strictHandler) GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthroughRun(ctx.Request().Context(), request.(GetWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughRunResponseObject); ok {
+		return validResponse.VisitGetWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetWalkthroughResponses operation middleware
+func (sh *strictHandler) SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetWalkthroughResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetWalkthroughResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetWalkthroughResponses(ctx.Request().Context(), request.(SetWalkthroughResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetWalkthroughResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetWalkthroughResponsesResponseObject); ok {
+		return validResponse.VisitSetWalkthroughResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitWalkthroughRun operation middleware
+func (sh *strictHandler) SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error {
+	var request SubmitWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitWalkthroughRun(ctx.Request().Context(), request.(SubmitWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitWalkthroughRunResponseObject); ok {
+		return validResponse.VisitSubmitWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWalkthroughs operation middleware
+func (sh *strictHandler) ListWalkthroughs(ctx echo.Context, orgId OrgId) error {
+	var request ListWalkthroughsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWalkthroughs(ctx.Request().Context(), request.(ListWalkthroughsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWalkthroughs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWalkthroughsResponseObject); ok {
+		return validResponse.VisitListWalkthroughsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWalkthrough operation middleware
+func (sh *strictHandler) CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error {
+	var request CreateWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWalkthroughJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWalkthrough(ctx.Request().Context(), request.(CreateWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWalkthroughResponseObject); ok {
+		return validResponse.VisitCreateWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWalkthrough operation middleware
+func (sh *strictHandler) GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthrough(ctx.Request().Context(), request.(GetWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughResponseObject); ok {
+		return validResponse.VisitGetWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StartWalkthroughRun operation middleware
+func (sh *strictHandler) StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error {
+	var request StartWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body StartWalkthroughRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StartWalkthroughRun(ctx.Request().Context(), request.(StartWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StartWalkthroughRunResponseObject); ok {
+		return validResponse.VisitStartWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWasteLogs operation middleware
 func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
 	var request ListWasteLogsRequestObject
@@ -47491,6 +58547,157 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// ListWorkOrders operation middleware
+func (sh *strictHandler) ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error {
+	var request ListWorkOrdersRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWorkOrders(ctx.Request().Context(), request.(ListWorkOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWorkOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWorkOrdersResponseObject); ok {
+		return validResponse.VisitListWorkOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWorkOrder operation middleware
+func (sh *strictHandler) CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error {
+	var request CreateWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWorkOrder(ctx.Request().Context(), request.(CreateWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorkOrder operation middleware
+func (sh *strictHandler) GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorkOrder(ctx.Request().Context(), request.(GetWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkOrderResponseObject); ok {
+		return validResponse.VisitGetWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TransitionWorkOrder operation middleware
+func (sh *strictHandler) TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error {
+	var request TransitionWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body TransitionWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransitionWorkOrder(ctx.Request().Context(), request.(TransitionWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransitionWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransitionWorkOrderResponseObject); ok {
+		return validResponse.VisitTransitionWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetSharedInvoice operation middleware
 func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
 	var request GetSharedInvoiceRequestObject
@@ -47510,6 +58717,31 @@ func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToke
 		return err
 	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
 		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedInspection operation middleware
+func (sh *strictHandler) GetSharedInspection(ctx echo.Context, token string) error {
+	var request GetSharedInspectionRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInspection(ctx.Request().Context(), request.(GetSharedInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInspectionResponseObject); ok {
+		return validResponse.VisitGetSharedInspectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -47717,1557 +58949,1789 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3dciO3kigKvwqCeyJa2lNkFylRarFjYkaW1Ktl68+S2u1l0yLBKpCEVQSqAZQo2uoVc/ldf/sddsS5",
-	"O89wzpvMk5xAAqg/FimSrbZnz3giZrnFQqGARGYi//P3WsAnMWeEKVnr/F4jj3gSRwT+fRgRofQ/HnCU",
-	"EP0PGtY6Nb950Bru4N267/t+fV//zxv9P376f6RZ82r3lOnRkjDJRY8PhxFlpObVJkRKPCK1Tu0GHqER",
-	"VmSKZ6hb+4ij+zplKBZ8QGS3hsZYIsYVGhDC0JhgEaKh4BMkKQsIau52/FbNq/GYMBIeqlqn1vJbe3V/",
-	"p+63blt+p9nq+P5PNa8miOTRgxnDkijKfvlm5n6R5IEIqma1Tm2KBaNsVPNqkipyutqmMdbjFVaJrHVg",
-	"TfrvZPArCdQasAs07NQs1gAKyQMNSO3z58+eOQyZO42f/zqOP+s4fvns1Y4Ikwmch0wmEyz0Qi8ZQTFW",
-	"lDCFKENjnkgN4uzAcDihSs0Dp7nbabUtcHAUETEiTNY6P9diglmiZO0X9zvVpKlnWjAqwIqMOKxmyHlY",
-	"82oBD/Xi9/daB+2W77/RZ47j2MC69sADPEgivX59CjhQlJtJDxmOx7MIP1JZ82rv6QOBD+TOBf5J8mA2",
-	"E+tfZlKRiUaqo1sNQPKod3wF66x99orrLy47FMkot2x/r/mmvLRrLMeltUx4SARWhdUwrno4jiMa4EFE",
-	"8qu6/vHi8vo8vzBGAxpFlNU+/+LVBkQjx2HNq4VYkcvhN1Soca1Tax688ev+br2p0TykRF2KkAhzIHq9",
-	"2b9qndrR0ftLOwwWHXAmqVSEqV6AxYCPZyEs+JfF57EEridXp0fHpyc54B6l86Oj3Pyo+cb30X2AI4C7",
-	"XVzrbxeH+cVFfNqTPKTJ5MXW00IjgSfIzqrB+iwovNI6VqXR/ZpXo0wqkWQ4csFRwFlAmNJTh0hOCTEk",
-	"wvWhVdLgjuZRmgbjCAdEwOleJJMBERlXEpoHXBFBeQjf+abm1c5qXu0YEJInItDwxaEy8BIqY3KOjVCi",
-	"NoMHYQFPmCLidA3GP4zwCL5iyLVnKG+2BnwHTYDve2BnHSUS4tUmgmmC8P3Wzm57Tx8AwxOQEYZ4QiON",
-	"OseXJzWvNqIPRA/99vBC/zmhYRhpKHz/4fTiovbZqwnONQLtAlFJ8ljr1N5twOoTRvWB7n7U/4413S45",
-	"YcPBNSyPIi7JNZFJpIq8/BAF+lGIAORoStUYcUbQAxYUsyDH1zVRJQxeN6/Mfdfv+L7l7mYEkFa6sfZg",
-	"L6jvh29I/WDoN+sGom8O8CAw/Fsf+dyk/hu9GTupILh6iF8ass6HV8OOoa+xQwsThvsNsCQfzFlEg2z5",
-	"tU5tp+bVyGNMAvtno22xc6T/HuJIEq9GFZmsduzYfJgHWNP8au8M7DtKDzdE+SnBTJk7RCOg+/MbrHEd",
-	"1mwxK8DZZX5kxOX6Xqutf7EY0anV/UYbSDtbFpDeSgv7xdFQ7ZwzNa4TZpHPQ1MjiX2JBGQQTxOcBfmZ",
-	"OTI/28APpa19dkRyMyZkOXnwIVJjkltnRht/kcRfJPGfmyQKaF4h0mvlAUmggbwwn2G2AVuGx/bv/yJY",
-	"anaToan5O8VS8+f/UUhqZsiQVP/9nxNFQW810orBgzIXZmSKZDKQgaCxXroRVKiSSJJAEOUhOeZThnhJ",
-	"ZNHa1EMqzS3Cw4MMD8mDgd3PNRwRoRr2FdjciPHhsBGSgIYk1BAZYholghwZucj31rJURFiqYxLRByJm",
-	"GXXpX28sWJwsrjdY69SmY0mC3o+fdh4Obn+73mVn8ZvgY9gcvpd7o2/xzuyE+Ml39FK17/e/n7Qef9DY",
-	"nYio1qmNlYpl5/XrMef3sjHWsrd4oGRav6cqGBMmG9Ye9lryRBpOYfZ9yh6oAmSpOhGaPs3OQ/F7UrwZ",
-	"nwd6IEhImKI4AsgLAC6ZYKoXL/Hk35Ys2VwtVBBZ/MJB4QvrmEFgV+uxIsFB2J9ghkdEpJSwGnlpWvjF",
-	"qxnAdfTnewfB963Bj/uT7+Jdedt8+OkNu96Z/n2PvPd/PWvjd2Fr9IFeftr/8R7O6thg5I1B0NJBMYTj",
-	"WPAHEiJBNATzZ2NxeU5saXd2HeTskFWhQewrknJ2wZWGyhVXWEqaTFALjbS2OqRiQkKDMozEY8EjPpo1",
-	"8sYGo26UTA3XJxeHZ3l1XhCGo6L6aP6I3Sc3VPPPLo/gS1bHv9bfQa3RBF1g+M93RcV2tXV8gZq/RJ3f",
-	"6bSdSa1Cna9dXh/XDw6azVqFUp/X5GH6vC5f0ihTSipo97kTO11nd6uNDQ9qlRq4QStzKPr7BpPCmYzH",
-	"eEQx0qeWCPIWxRHBkjiUQ+lpoIhOqNIIZ82Yp2tYCDa+5BwdGgPtAgtpu9N0kE4Hrc6JDDeAO4USWWbZ",
-	"oXlCQgS3nIcw0jcYCbXG74Ha/ykhCawwZ8xVikxilRcBw0QA1z9PLykiBE+tRzC75tylG9M+WRXYO6tj",
-	"ynAHZCO99goVbNcZ5PVRaNRJdylzNy2Ya/N7Lc/S7Ph+Y6cJTDEHgDe+30wBUFN0QniiEB4qItAbWcvA",
-	"URYo1gJGaw1gtJYCo1kChkGBHDD8ZyGhMbTht+Ygsb8AEb5o5801dt5cunO/tPOUHnKbb/m7IIcegxPk",
-	"jMo5g8AUR9GAYxEizEKE0YSwBMEPRbUJy0xl0gxopCfiQrMbK1DVIsxCGeAYjPZjPnXOLyOt6l/eYxby",
-	"4TD7zbwLt85I0EjfOhInxr6uxgQk9BCLe82bV5C8VuXE7cy1lu6/N+BjK8feEMLmIN7s7Dhcs6rDe66Q",
-	"1sQyGAILpvoI7AbNX1VL3nWnt67FtNpKmkEB/AWVpxXi2RUW6YPi4cVcKIGpSs8u9fRkx3claEDSX9z5",
-	"RHQ0Vs8cUGvNA9rLDkgjZM9BN386Zhf2LM74YDArIq87CWuQyY7CKiIvB3izOyC0kwfnk8+I7HbKzRUl",
-	"PcSjkEiFhlRIVbqXFqN1iBUG9U8T1KprXuY+fgE37efF/HCVQya+7+tD5mK04jf9pnFBznPCZquz4zfa",
-	"eUg5mb0op6wr3YU7a8tUYSvTrVd9pfklwJ+XSlYF/5u1wa8R/JSNiFSH4YSqedUsnFApU/059X3bqwWE",
-	"W5DM0ZYko4mmCCRJjI2vbzDTWjiYtrbzWl0W63B+8/7p7h/dbjfx/dbe08nV6dHT+8Prby6vfzg9+XjX",
-	"bLQab3b9RrO5u9P2G81Gc6fRvDu9uXy6ufxwY/5HY46/47f8Nzt+s1X393z/6enw+Pbu0G/eHR7f9g79",
-	"5tP5zd9gx09XT61Gu9F8eno6PHu6OHl6+nBxenR5fII+3L6rv+mykx8unvQL+Vn1hE/f3pyf3r6/M//7",
-	"7eX7i9yQVtv3u+zq9Pip+fSUagJ3d3fvz4/Mzio30miah6c3l3fn1/9otnbqu+26lpXv7u5ubg7vbm6e",
-	"no4vT+6+Pbw4uQNH3d3d3d3Z01Pz4I3v7zZbT++enp6arR10fnh6gW5u7+5uTg5vb89O7j4e3h28afq7",
-	"dx9uDp+etlr+3na73a77TdjM+dPTDxocsNAuu/qh+dR8On3a/Xi322zdHep1393d6Unvdp9OzDd27w5v",
-	"b08uju8Oz06P9G/nJ8dP+lHl49OL3BeeFv1fGYSHZ3oh7w7v3nEeInNjze7en+37zdb+Uxo6cWcCGO5u",
-	"jm6fbn64uwGHqh325ikXMPEPCJcw87aejg/vjkUymp/X32vqOV3swZ0JS3g6v3y6xnLcZZfHN0/HT9/8",
-	"4+wfx09HR+8v75718d85P/w/Wn+7OLwr+ODTZ0/VvvHu+pbKzykZV7tQB1gFY8SHaMgTgSz5yTxJxoIH",
-	"REp9u+5CGFASKWPbCIkCO5exVRoGbMNnwDrNlOARLNURWW1DD/m8Jg2sJbW4OgFsTY34s1fjiQo4SBUQ",
-	"hwIrt3YCyyngJsq2WrGtVrrCdruttwk2C0GwBJiEVAZjLEYEDblACbtnfMrQ+fUFyoYXViLvqbXqFFay",
-	"8/xKCt+1zxENkXtsgsHUmGpezELKRsiG34AlVLPuIQ5oRNUMTbFEOBIEhzOU4UBhoWFi3iXPAS1d0/nN",
-	"+3oLaRyAj2u44EARIREWBMGNwkbFjwjyq3FrpN/QlxOgtb4WuZidguUrj9dnZMKZ9NA9iSHOK+YJC6WH",
-	"BjwZjZW+fdSYoABLAntOpLmS9I8EB+PFZvhcUNTvtYAqYdxUnClMmSYbF+jVqQ0FIXonc16bLJAqFjxM",
-	"wO74YvqO8d04QRnAAHKNOCMPJDJ0G2Ot7u/6gCxASFecgoDRbK/PYH7R+gKJhmd0SI7xTCuiTa8m75Na",
-	"p3Z1fVw/OzmvN2HihFHLOYY4UGBz8ButdrZegL3GnPR5601jPzcAPEX6i89rRmUEqZDTKfxcEMwXH/Yo",
-	"ShRhxcOejgmIqOlPy487FDM04jyUL3vgrQw+h1FUjxMRc0nQMOKJKJ39/Fnt7LXdYb07u64fXtXbfvVR",
-	"we/2OwM8WvEYvDUp6C+CWZ9gVjoILc+fcTVnWY04xIZEsHPNK9WUI+dmLVKH9WWctXb9nXqzuZ/5ry5Z",
-	"7rstf2XgEwD+pp5pA5pN/NQ51/TObqMNaLruPK3iPC0fDiL3S3sXgkUECQh9qLSXb24YSskDzvUcvEBH",
-	"cDzl0w2cp0GfHjL+Irj0BKlbkQcpjtRYkDQ0uiD/leOADRKcXx6vGD1r3ElDrMDtTEW1yc0/yILPrSUD",
-	"/DRLjHS7mZHObKsKwn5hxDqOUR4EiRCEgRWsuZuKl/JwOLRxFjsgbRkg3nL4e3XP3DkP6VBDvwAtfW+d",
-	"E+MBKx6lxpG6DLg+Pw0aqigue6sXu6Ixw8+4on/llC1nqO6SYRj9jU/Iby/kPU5kWRl4zk9kACTXhNDP",
-	"/21ABDyBsOQbjkV4Y1wGRVBlxlOEFWr6nd225RWKToiHBkRNCWFoIAi+H2KpgGVECSsJx9bqbxIEMjt0",
-	"aLwUGZDAtQ65GUZx+YOs1F9qgl5kcP7s1cape0NvXj8rbOj3GoHpIKI5m8lBEHzV+rHmYLBSdiX4SBAp",
-	"C1GFMP1nsN3pOQcCs9BoJYExCf6Pd+2DE/8bLbIIao/3fzTftQ529vW0znuRojX6zqK1fmrEKQNukA2J",
-	"eCDilk5IiZHudXbbuatqjewcuK5c+BWmzH1f80E6Ib9xBvQyIYIG+PXRmAZ4xE0+1bkxRtwKq0QWhXdn",
-	"qnCBrQqGFcWVSk19HVckZSF5rHWaVfp9lb4u8PRZ02W1gbKZ2SZ3nE2y5WySXWEtiOn3jQXx7vz66en6",
-	"8uTu+vTo/eH1cVc4e1375K7d9O++WdcOsURcyV23gnxKiDSGlt1hM2jhA+IP9sOdoI3fkL1hM2wF4HkA",
-	"E8NhZmGwaSjZs3fW2qBxNIXQBgJRhaFkDZvUOj5aixJ+pVGqwpi0QZjG5li0upk7RamSURpQylmW8+bk",
-	"DLecLfi/BrJYV8cFmR6nF1Slz9xDgoy0gCusAM24QjOikPU95iWx/44O9IKLdqm7/Os7aTMb0KW5OAuu",
-	"Ky5GmNHfjM2TM4j9vBIcKUFxlD/Hta/bl4N63ipRdXtDyBxEtg4JVokgJvA3pr17MgPbFBlAzCykb1BG",
-	"A9gaGC96EZUm0Q6CyaRxoj4YSarV/qyvZojAiwXX5KLBcsLCfJTqbt1vFrYFgygbGWSF+/vKHveiGBRz",
-	"/m+z0FtEZRoLHc3Q2KSu5iI+UwHyL/r6TxqOYg/p1gYES57IXkgeen+/33m4ePNpefD3j59+mu4Pahnu",
-	"VHNks7EcIhkHtJMIkcYOpDiiap4nm/9Wxfu4xFKrnd/iQURQs6VxEiOTmImMcd/6umcNdBQRzIxKYPze",
-	"o4g/EAnylX5jhuIIK9IAYVdF1kILWgwC1Sm7jJzj+/NfIVf/yXEcsBNkunnENIUFnMAJKKEEZnJIRElE",
-	"+D+1zsAL1RdIU/i/+bIU/uuTvxWj6kd6By+WIX9t5kPHcwnhuS+tGhz/ZvXg+J3b5n6nfbAkOF6vs95u",
-	"7+19QXT8zm3zzYLo+AVb3ch5n74kV66wkcMNp7TmBMV1UpUm/IFMbF5UtU6In13H4WLNsZAanyW4F/TP",
-	"IgfA5SPYy44g2/bc55rN3exz7fzn2idwXJb5HEVYauw+XTzaqz1QSVWKSlk0Dkz0R1UjmAh245A0puFO",
-	"byK+vEZB+2VqFACUKq+CPGXCVWBU0+oEJpu2hKaYKspGIBfgauN9Lp3JmlCz5KXshyw1yf72V9LRX0lH",
-	"/1WTjmJDWl855+gmwOyGVnhIjL8GyQAzUAGoIkjhEcIK7SDcmDRyDpNywJDzTad3wIgo+IgWgAck0ogW",
-	"EwaGa2l+nxA15hpMfwMBJMYgDL3mYiRfr2IueK3nWWUohBTnlhaSiChyi0e5xV0TRQUxgWIKnqTLOz45",
-	"O7k92WiFCq80MjT3kL4CgZ38vpHPAQ7nuMIPBQ+sj8Pf6fj+Zg6KPLACQh80fw95cL9uoLVXU3hkXPe1",
-	"3fc/Hlz91AIBVMs86mUcLRvaRwHqn8GS9KGQi43juKE1+yz1OsDsdbp4oCoiZUXm9VAQOUbSPiwQTUCk",
-	"dGYDMvt2PPhbQC/pt+9+Orm+/f7mVJ5OVPzT0ene6a/h/fnfzv2///ptdPnx5PGnXy9+vbgd0bOjb33y",
-	"46F+57sfmt/T4fcNMvs2Iu8P6eWvJzuXt983L379vn1+fChPJ9E4PDrdO78N2hfHH1oXx4fT86MpxT9e",
-	"/Hb6K6dB66AZzE7lKbto/p3qTx4+Xt5+Ozlvnfhntz/Qi8m5umh9v/vTjd/+6dfDx7Pb099gnt9G7b9/",
-	"/PbXn46+PWgErYgNJu/88MdvoyxQ5pTVOge+rxUsgIXbsVCQHe9PWhf7wbfi79M3g9vm/dWuPAsPhu/x",
-	"XnLC26OfaIt9/7j/w7RmPMLgZVzZeU3D1WMfJsbBPqaxrPCb/7I2inMxulhmy7Q+cj5lJQ/5L59/qXCq",
-	"g3nRilxVBf5saGs5afznv8Ssv8Ssv8SsP17M+gXIdV7GApkKoKQFoZAMcRIpFOIZirEoRqGtYJ20sReG",
-	"Nm30hV+IvkijWXIRGP6eicBYM2DDDW/5BQkipIxlCKvH7+npPq9OZ5sGTBgIV0Q5g1xYjoLaBJYrAear",
-	"b9Rbuv724vXD9lbChTX2MMgmvFEN9I2gIxq+kuhW4Bk6MwmYy3YDlKF4cH8Y/ppINZmzKusTDLA0cS42",
-	"SNd53RFliiOMIl7wdOAlgaar7SvwN+Eo6jHTekys8mrCxrL14ofREZfqcKjg2tjba/jtVnN/56C54++u",
-	"XmUh3CjO2LowANyx+rKSWKvGQnP2HrPQ7be9DyHE+aDifRtUbIN6ssWtfQHYO/b3tZDC3rM4Q9fP+XBk",
-	"8299ZJWnlS/xtbN/8MYk8gABuHD7+TQeCErPShd6aEAiPtVXRDF3w6BK5XfhjSssnDVyXUzQ4y9KKQKb",
-	"IYN5x87lyncHnEdwa0RcybVD7dfEsLnYdzAepwkO5ccvkfJQxJA8ErRa+wcZE7x9ZHIuWoNKmRBblASj",
-	"DN8LWTtfxG9y5f5ejN+0Nuc3sOE/hdvslrlNfSfPa9zCvj6nab0op6k3gdMAkgk8Imc8qKwLNy2T4+a1",
-	"+OgaZ2aPPf3qBD/ekkn8DvxK4Oxg7u+dnUzemGMeX8XVXQLZfGEmMUNScUFs3n8Zdj9/ReC1crkioDpn",
-	"kDN6ewa5QvDMsVvz1yrJ8t8UXYDEcpUu59S9/LMK6rJxgf+pS11WVtZqQT2SfP3Llr/7BRUs80CssG+N",
-	"CY7UeFaAp6mBprdqdPkvIL//ysBdhzjbc/D4n/M73ll9x61Vd2wKteV37Jf3S0TsdtYI+OS1i/a02zSU",
-	"GMfR7IYoRdmobBfIzC0FK4sruPsuwiN7ebZ9P1eAXD+4IsJGwzZ9QNdbXI6xBUcZZwiX7lSEFYjyE63v",
-	"36f6fq5MP4i93+1/f9768Ydvai8albafc3AVuSFqbaLugocmK3ds/r41Ugv5lNAYhJaV/Sfppi1IK9Pb",
-	"jAdS37QMpd+wLrq5RN2cO2lxGevUTLtOrtRC19fmQFzvjduci2oDD5X3F6oZVNOM4pZIdWhqJs6RMZHK",
-	"1d405TGs7UkgHAQkVqWgxmWVF1PTXK7sYrPZWlB30TK0hl7BumUXd9dI6dldWnaxvVLZRV9T7Ac2SbOw",
-	"K+7sLAUbu2igCvfUirnWf0QitZWgUyeVzdBcKSk69S0kbNM0aI2YH+R8FnQiiUDTMUd8yiTIPIVsDs0a",
-	"TeSGeQg8kw8RZlyNizrdf3nPqbcg33mNFbQKKyhYuN9zGVOFI3SRKEGtSP/luc4L/L2eZqMmCLwyn3mA",
-	"g/s6H9ahodu6qQHzWcwL0gT2M0PRn58msGqO9R+aRPACGQKLo//nsq7/5Kzo/Sxr5I/Liv6IpSJnvCRx",
-	"39BH5x2SMbdVkbM8tnJFnWpJp7nXaX39pibNLyn5snEzEuudP+dROPOAXbjEcdt9JGf13JvvVtIsel0A",
-	"xpoOIQWWxsRwSNspM2HZdzdwoq3KL0O/DbUhzMHm65ZZ1a35Zn83jzIVYslUP0IRL+oPf+HLf1988QrH",
-	"/0ktPv5WM7ORfMXjz3tSbKOZ3OG6X+aP7owMlXMdSkXwBE1JFCGsTF+04hE2C56P6kPkD0Tk7obiUdY0",
-	"k74nDD2QiCfq//2/aunBfkV/+6kLmEpyx5U/0t1my/hYxwSHtmRO3v0Rkpy1FsxCH67PUkw3h4oEMR6c",
-	"BnghjVTcqb1+aH6N6GSARDAmE6jtPORiAv66RNC6IEMCukcuRlUJKBj52atdY0XOqC1VXNzXxzFWWkKL",
-	"NErYzX1KuMJo6/Tk9h3S2jKOKeqnc/S3O6gv+lblhQIGEgmtMjAomslC1FfwuMskCTgLJUqYolFubqrf",
-	"AD9D6CHSGDVQv1tzNQS6tbfiX1pv1b/s7Pl+vwGVXTPYLhhXAM0SCFzxiAaz6vPlMTH69yv5DAzqZpq+",
-	"h0KBh6pOiRrW7bC61tIgXK1uMWu702V67zG89EoiLd54qP+pBMQtLpA1oUoPRGBJR6xOGYp4cC+3tdjM",
-	"pzZ5sj81b08pC/m0yyhDFtqVEP30LztvpytANBv3DEQ/fvx4mKixVqECq3UUIXrJMoBKpDSeKXxPQBeA",
-	"IOcO6n9DsCACCYKjyb90ISe6W+t7Rjfpg/XjX7o1yh5wRMMeZMJ3a300HRNmQSqIJExBoTabJm9He8hE",
-	"BYSI6w888HsSoq3rd0dob7/tb5eBULkSDy1YwlLYfIagATwhynKVIxzjAZTnsDHNVcgXpIPsVrRqjuJk",
-	"ENFAS/v3aGt3J1cVdruBPo651pHQmEehRFShCZ4hreRpyOhX3iLMusyWs/GQ4Fo/hGodBhxaybJAMt/E",
-	"TE6JkGjX3y0D6NObn9TO2dQf/HjfZAd/j1uy/XC9n3y7G7zbGx+/IYf+5KLJr1qfbiAWAKpUYZXTWlwL",
-	"MY3u+UTlDJAT/HhG2EiNwXJUxciOEiG5qMC1GH9KCArgsavkS1D/jLL7PjJk6LhbLMgD5YlEMR6V+DaZ",
-	"fQvR76e/nk7Pf/27Oj8+V+fH3344P77fOz8+3Ds//gafMt/t71NCwLfqKrCaxa23I2iU8B4WWI0XYN6z",
-	"HAOnAT8DHmpG0oen/eIu5voQ6KkMDLLFPtZtcHHdmBWXncv8qk/D6sW66/CVRDQsrmoFg+OwGnFouHR1",
-	"2T2Y0LDy+jsNySTmirBg9h2p4P3n+J7IPCtGEg8JUhwJosQMbd0oQWO9KUkmWgwKNPXdEPDqJ4xq1APJ",
-	"Am1h9OHD6TF62N1GMRGaKyvCQs2yQTJ6C2E6es40tFfiCUH3ZGYy4t0PbiFbJrnIQxokHgKM8+D0t7tM",
-	"z0EZau2iMU+E1MyPcYVEwhAeYco6MB+YQ/XJxJxJgraMBdJDfSfs9O2E5laOIzwjoZkc3rfU00+hqOrX",
-	"dlQH6cPoN9BtfiPWsBTSIcgkKt2M5S5dtttqoT7NTqV3T2Y9QRJJwv5bNB3TiBSWbl6nEklFo0hvUIsa",
-	"Htr1D7psbiLKeokkfbRlIC3HXKhott1A35GZKaYNta9jzRLyBtIt/UsiifA0Y4TjCyJbtSAURBqrlMlL",
-	"M9cyYWHMKVPGdAVmVMexs6tvu4He2UsdDciQQ/IY6bJ0hN6PRFu7vq931NT/09L/s6P/Z9exrfxSt+F7",
-	"xvhiriiJttqPj/C7Bu+B2afGBr1XD0meYh58DfCjzOLbQz9okgNSfxO2BvXd4T6uH+D2fn0naA19sjdo",
-	"hrutRfwkR2N1TWSLuGC7DWEY7u9mFb0uEFWv8EiD/rci02771dwYJLDCMqxX17wywY90kkzAiQsrMn9l",
-	"69GUOyLCFtUMKa5kHRrx6QSPNHPQuL+V3j1JHHEcAiphMK5qdj2xE/W312WOpFnNHO/J7Au546WxeVcK",
-	"xDmcA5ae358k4pVEOaP+2nvyF+zJWOG/bFc3AWa3Lnuwam8Kj15JFAsK0mPAQ9JAZ0SlBfcFwSEYNOqU",
-	"ScIkVfSBRDMPSO/SQ6fwjzN9J/seasJfzUaXHbIZMuswMq/ek+bL4J7emo6xApmNKmAnE+C6KdvX9G4y",
-	"4Q1cvcKt0GW7fjN3cwSYoVTxg9+hR52Tr8vknfPnVolnFlgrCmh7u8/T8Q0dMSjAtUi+OeNTIqDVwJg8",
-	"ovfnh0f1m/eHrfaeY3oCT1P2r+8oTxOZazIKMMjF+bxybYMbXfYDEXQ40zIx19CG7gWPOFBoMFMkSxPw",
-	"HEeOsZBwpQR8EmM4PfBLM6kwU5DIXAbnznAvaBJ/cIDb4W6wT94MW7g58IOD8A3ZH+7h9mA32AlbpDn0",
-	"8cHgTbAf7pH2cBfvDFpBM/TJ85KZdPBbeigx1kirZ7r72a8f4Prwl9/3dj//UzVZWENKFUVIqjYT3MDk",
-	"UoFS1mrzZYT8wdb3rVqxIZJX0rg+Fy78GWPb/MJtTeEvWfhn6AcDIhfogN/g8NogsutPYvNZck1GXv8q",
-	"jekp3UMaiwHaJwzqpZ0dTQ8RWwSfkijUGszElHrNmkVNEk07Wu2GORCMcBINRLi7Jpd2fSj7lm0k2jEv",
-	"ddDyuZxz2/DcXd//nAfYPwkyrHVq/+O1pjDOCFPytXkqX/+QfvEE1gLgq9IuUkFwgiN9AkaH1auUuWU3",
-	"0AXXkvEIGrVMBVWKsEYNOuWzYUSDzc4gcC9nIDtkCAdQwsexJCodVGx/GPIIFQXLwDlYGTgrgcStTWas",
-	"0UQjKAQBGrB71/3SSldrAyCOMOulJJFBQS9kCDXyI6y5sHG1mpRNtNWyigUOxvCWLcoIISN6XC+V1AoA",
-	"aqWlFl23mNXAdRXhxVh0hSnw9ilPohCNOBqQGbc3bHHxAY61sEMIankoFhy12h4iTBERCyoJShgsm4Tb",
-	"ANp3XAxoGBrjztqAHaZv54FKpdUaESMkNFICDieUIcEjLZyhMR2NXUplDnQ7L4NbmWj3SppPbnGBsrgJ",
-	"I7pwjiI+TVWjVKsBsPwNvLUbQEQm4oHMeuCOCMtQMQ/119PnBQA0/ZcBQETZ/av5zwEYYqwZkTK/gbBH",
-	"J8ToZQrMCYyjiYn9B6UXwJFTkr6IE1VrvHm+lDKGjC2VNLRMnR4Qvf60j9VbVNCbvxbnAraUynnWboQM",
-	"JRhcD8aYjQhoUFuLlPxtUGuzrRqrMMjS/dKG+wt3rCW7OTPRNZgjXuR4jGWjjMXl89B3FXTbWmQ/KZ9E",
-	"q/UyJzEPqHx/s6VLAqy+4EcZhIrTH3NG3mpS0MK7HawOITwSD6LNWAPjqoezKTKoXnCFsgcdg/WZlcXZ",
-	"tue+UkbwvRcCq9lnan4G543mCyxF+7zDCUwDSIuREm19e3N5ASx1wqUq2JIMql5w9Y4nLNwYgEN4O4Pd",
-	"Zd4QxrhCbkARNLsvJbVYcg85MTZLkJI0pQ9IxNlI3ysuMLFghQAcusKziOPwlvMzLEabYVFs5ugpznsR",
-	"zDIvCGukNRecHVC8ZXZeVoSDr5HHIL3rJf2NuLoXZtcTwtR1qpK8oAT3d54IEICyE6EsiJKQoFyx7Exy",
-	"y/1YktpeRk6rMD5Vrw6sxGZZ1tQG44zomYmdAMCbALMPDCdqzAX9bUMIJjCB83rmYZjzhoJRN4OyDEw5",
-	"8o2LX2VB6WV4N1eGt979QnhfcKvROdMRWPQBIwMsBLXukZLFaauvf2jYdfY9ZP6Gbfa3keTG0I3jGOkX",
-	"JbGSNmjraix4MhqntnTTd0smE5J+6i0yh5he6dMxsRwBkABmV3hkdSzLG2+M9eSbRM5WP2FT6B0rbAJ8",
-	"8AOmkbuhSrlBdpDekl7EgDgk08syKBfWOQPJqZy9417uJblPFBWpdH4qUW7Ucqms7e/oQ5XFrecWzjma",
-	"YDbTYqucchGiYEyCe4mwQtxEjZSXaufqDfRkxSVaxwOVSD80U4FAZSeXbrH6WG1UQtWCX4B/LtyXIM5N",
-	"hDhzbV1h2VtqTGYwICQRHRAI15ihgEsVzbY7XdbXEABpsZ8HQr+BLo2Os+CIOqhfdb59rS90Wd92QOlZ",
-	"d3x/G/y5WaBzJqmA3dggFbj1tyQhqG/xOoecfS0O5E0dIYhbBvamKoBeLoPKUlrmcOE4lKH+tR5Vh/x2",
-	"GxGSi4PKPZwX6m7mgnrcFTbBM0MPSlAC1ric7XiZi+VzRrcl4vvvRL4WQz4YBJlfe8AZI8YioE870rJh",
-	"mFhXg348mZQK+5tllzCvtOLcrNDsMLeH9CvGJSvxA2WjtznlDE5ci6l4Bhx5jB8IGhDCkO3y00DXJCY2",
-	"tbGkk1qmXuE5/AqMYvHRoC0MFkT+AP4WCEzDQpl/WlzQ2ioLBzOQMXJbeSW7LCQ4hGh8zYO0rgSwcplM",
-	"0ENlu4NyTKWSSRRtlga64dsuKxPzQhLOf6HMaiBgyuJIHoW6LHe6uVPVSzA6ssEpRcKOiy9adtqevcX1",
-	"iVM2Msp49alXa+d4SDbjRYoDxJ07B6BG2WhdFgQRidck4CL8wPTpb6yl6okFw1HPkFpGcqf2QcF9P4f0",
-	"L2DBOjSFHPR56P0Y8yHowNaeWOCAIdqiKpOvQwIJeVBFiyp9swTJBALtukyOcUy2M4SNsVAUR2mLmrcW",
-	"UWF7ER9Zaw5OwGwakhIFIeoMMLecn2M2s+qX3Aju+jbvWdNsntE5QcEFW+ZElAPfd2Q1Z2I5eIlz0Guy",
-	"KkkpptMSjtRscu1Lu0Qm+RjfqoXasa+zgfm42HoWGLvSy3a4nuJPkBX+HDVuQ81rIWacm57+ngtZzcdj",
-	"5tITSwf98ePHejnydtmRlQN1LQCt9XNjBpcUZshb4cCZTuBqfX+27xIMO2ncIhpjMI9LMppYB5WAuxJu",
-	"iPOb91/L0AkfpxKSHerWfThIlI2fZZadgfSt9dUByZmIawA0mcQxF4qEEBFkssw3gl06UQ/sfj3A8gyI",
-	"uS/lDIMdo0I/Z8Bstl/eMPVKor618tb1tvsu2JAzUjRlWvfHVr+8zL7WdbpszqJZ6azVF0K6C0B7Y009",
-	"ZQ/UJF3mvOk4DCHLFkdXQs+soP+Pa6WX++l3G4ScP5QaZQ+9g+D71uDH/cl38a68bT789IZd70z/vkfe",
-	"+7+etfG7sDX6QC8/7f94b4oKFWJ6n4uCyWIIfraf/yUdxge/kgAYsTWKs4BU5WjwtKZAmkRhqkppwe4t",
-	"YkkUWRbrxmmmoX829G1bQhVAgVUhjiHEitRtwf7SJtI+0L/PTTk30jUpyeB7jmcYHdkMzvLwB4rn99uP",
-	"KLvvG4ZhIjC9LKZbjrHmjya8vS8VHg77HSvjaHqepcFTEA3C9DXyc00PN3QyHObgbxfi1R7remT9AQuI",
-	"14LWTumJ/EDxmXm/8NuNmax8xgABKKVntld52pC6PH9b8gkxtIBV2lcBgshAYMOaNEyAwyUjJv8ZGR8H",
-	"g3BWfdfSNNlfJvA9tIVdIg7KahRYoZ9mE6SyH/xlje/bYIPTYp00dpQ0TMgWA+iyNAlZ2jn1+x4aUkEk",
-	"6heC0a0iQs03pFEXwKkq3ROZbaLLgohgoXmJIJJHDyT8ZtYHZN9GuSA5ZJ9KRJXRHoqITsMVAnZcznVl",
-	"fpRerSU9sx90y0M8Q31JmOSix4dDrQH2tSppW/CZJ2iEFZniGZI00lfdkAvU9LtsQlmiiHybnhG2cQfG",
-	"g9xnrnBAT1B5b+c1HdQoQyaTn9tekBdXlxoaAKsui+inhIbGrrTfMoHh+c/YabY91FdY3vcmVF9v8AWH",
-	"xEg/sJ5SwAV9KiOBA9JlRkAFjSAh4PPOT65ftDtQZAI8PhGkRx6DREiqr4AtMwjC7CKiUtdiF7QtUJgT",
-	"JalWPZREQmujcx94iyKsV6EPTCKZBGOEJepHXPVAeqJs1DeB0P1AY8HQ3kK9CMeS9BEWgj5kxbWpyHJv",
-	"tCheCvMrHnEV4qSxVnmud1M8/25a6yYWfEBkt2alIGUU6DHBIjRMTlJNns3dTr7UY/Y1g4uHazBvRzxL",
-	"3nmWrWcEuCwSD6qPuKGIKnszZWxBI2reFmG5FeCuYd5USRINNesuE+yza8ya7y0XeoD53rjBn7Ps0hWY",
-	"hCvfssoXzNDPUBceGH81c0m5ChTKGPBEvUV9GoKEFZLU2xKmHhOjRZnue4dXp5qmbNCSJvoyT/IyojfP",
-	"S7zFs2RlHhZ4whJChljvjdisskJzRiq2MsezspMRkWlYcaOWhtIwyxm2jD2HHhnFZkeTnmyOwAqUUyCB",
-	"hVf6kbnnjrGqEmuKd2EH4VyGJI4sEpjPz4MXnp6++FVm8kztYSw6ba8Cq4r81kOVvNarQLcCjhUjdiu/",
-	"XnuG1IubfJffDWVDrr84xYK5VerFBDgqfdmOqPzWMyHTOQIOOAuIYNLyPQ3ZvBe7PtUXmympswGHKyG5",
-	"Q4glmP4cnp48OLU1ii6HEEi8jK19NF5/V6QRasUVkTS0iP8sc8wTyue0tNnvqbxezGH85TlYuBxG+P78",
-	"rn+pdAe42m1gFuDDsqzaSKF1k8M2t0CNWjUvhzcOsaAX6Cp4lb8kchNrAs1xm+J09mHFXKYm0jyWHqIh",
-	"5yFy1dNc5NENTyTKeusYXevDDXp3fIgm+FcuEKOMoK3+hEZAtGQE5DOkctz3tGQlEqlwQDDryTGJIvMA",
-	"9ZUgpMcSJfUftuUukOCYYAWMhM8MP5F4Qvrbnov/S6sPnHx4/eG7LhvyRCiiNQmj52KFxq6uli0fhaBZ",
-	"O/goQBIOsNDH6UJ6uSQN1Ney4mNqrsAAji4bJGDjpqGNbLBlpyDYzeo5SuCZFQbt0WhY6D9H+jz1huHY",
-	"5+EAPd8tGDQft42HvRoAAap+g5sLQFDzaqMoUXCuEz0X9HIOSGSy2aIkpvCIR1EiA7BQJ1E8tp1LAi4Y",
-	"/CfgLDHXmMDTARHwsuITrDSaBlQJuNzu6ZTWvNoAM8ywfjDmAdcg0uvk4h4aApAhPIGiHdBrOR7j3gj6",
-	"JY1IhJVZkAQocB72wpnp3qfIYxFds50vxNgrSOCvtnqYYA99FlSRieauClNmA6Ht+54+WYjT5kNEFTjo",
-	"jFILyY+MT1neDuDm0EsXhECpdOMULSw8N2zBymdVBQ8IOjxrpnZNLLUWqExNUolMub+qiz0tbPg7VHNZ",
-	"Qby01P45KwUvBAZZNmttnbEU2+M6FMkIQPFABWd6iXCkEyqDIhzmthxUZtEdnjXrO4iCmXpIiUg3vGVt",
-	"+2QSq1kpKzDfYXtek0pLKi4HwLkb97nQjjsnVM515k4Bu0AgzSAoK7h92sx7wkMIGAG4ReEzcFtNWzjH",
-	"KhjntAVbDbKgTZpG4XNLt00gs4G2ifhz92WKJfZs7VTpxwvScgbhnJScYW2lkDExJaCfsc2WrypXZMjo",
-	"5lRJlDDb9atAMll1ouWQ/d6NS9sjLB8PlZ3KsEo/ZudYvN9TFifrbzrmJre0tHtsYg6wCAEIxkATmDIE",
-	"M0qi0EMxF6A+c+PRJSHCsI7tzSF2ZRfjIGe2tCL4buyCNwdjTG2WdYlF2rrkc8K+hqh1mgryYOsZNDL0",
-	"H3AeEQyMMlepa1XDyYoabYSl+iDd1KUMVywVkgm08BwmkRYwPBdmY4yAVlegQ8QgMTiR5pLYzE4zb34/",
-	"iWmAIBphiAOCCBuBYBcLHm5X7SYWZEgfi3NInsje/f73k9bjs6zFaDJGsLFzFUDkudPMH0klMkhJR4ws",
-	"8IeAhIblPVz/XHhZeEmaFMqFpS2IH9ZLet4pMg+/y5gwEwnD7yvhZT+xomqepOmsz6e+znkVloFpM+Zj",
-	"7XZbfbOuvjWsu02hrX62v/72W5NEHc0QZ8UqDL8X4LBaY8bPZeB/RVDOgy0JqTphSixgN4tqwKUGm9PQ",
-	"KSxTQRVxRbcMTt9QRUoWhuxB1V5sn6bfV7KpPcsFnP3HiS/QEder4Zj2TL2I1ORm7/tflrCSeRjY0g96",
-	"gIuHO7w6RfdkZqjOzJ7WOXM+H+NRsLHaa5s7rG2j0vznreXMXJGt07jICFr+TsNvNJs7jf3VLObgnzYI",
-	"+rztehUjEyAaUjwJxiTM2ZgwqzAzWaycjmkwNo4im89pS/uYoGOYWxIbdbc2omXV9ysLo4Rz+X3Wv++l",
-	"XgAB4ZiWnXyZQYyGzu1qqMlzhJxbZ85YRuNa/pSqsOobLZkfaY18vSiDgkq3TGK6BonuMB3+WavmKhh/",
-	"v4GACy+SvI6Txkx5mUL7IjqmNXVBINizMx0VR6fluUvkWkWCtlVppdoWUUZW344+ROg5WrGdCZ4dGfC8",
-	"CHRMjdXfqyQFkSqqqx7qJpqOwFSS8JafUwYIXE2cWmOwgb4Rn7oGFka/sPF3CFDK2N+wRGZeUyO+WsY2",
-	"E6x4fedLxP6+6PEPRLhm+fNIbYvIruK2C3BE3qWX7KqQXNMxWFzoumaA64TljACKxEXsft5ukQwMO5Hz",
-	"B36CgzGSyaBuoAqFBJVEfApFQ02TLIARHO/UuCWphFJyJvYErGuNmrc6ud2YiauWurouDlJeldP5o/Mi",
-	"iwSyA03x4bRCCRhyBzO0pbdp4A/RCpDthGJB4phoDTpKbHrZmERDFNEh2V6ofC2/fQwy5miggOFlfM7d",
-	"Q5b5pZaVsqKccfby5VDE6wrCd1zS4VMBSfI2HC9v8czxwzleX3lLuh4DZSk6sE6dZcf8njwe8YgLow3Y",
-	"hgSrvlI6Ave+5769cLUfYncHrXOr/yEbmltwenWtuVp5lYhgjG0Rg9U8fBnzm3OZvQPDOplI47GZjnnk",
-	"iC81XGGJYvdRtHVyhV4jJejE2Ku2PQhh1zhtfGtzks4Xr/E2LfOVLgl8sIyYqww+G1IZR3iB/R6G5bdk",
-	"qrFp5d9z6YxM0kFEjFXOyreQ0jLEExrNPLQDIf7gCmcKhXREjb6TqRLNRhvdVzoFXTX3FW4ctujmXCiA",
-	"fPoDYF3ADbRFQoCVFX1MrZy1pASNP3/X6JO21vsDTL7WfLWAE+f4r8OlXxbQrbsD1yPdlxNtF+LIRnLl",
-	"Oue2qcS1vtyzjjDxsFicLF/n2TVuseEhvbrn8aJ4Dxcv3WrckBXGYhtgj+JEjo0kBn26AgFucMitslHe",
-	"NmAuja8jLE1foBKqjT5v6gxwXG3m6kNB0z4YDayiPqIPhBV52C1ndDRWpjKDWhDj4FpFrWqasZkULrFi",
-	"8bpMwIKrvJqlSBTXCM9fx9Vrmyws6pr/0EZ1Wp+lDvg2tCNcvskpGEggJ9dG+BEQBbPde5mvzJRwN6HC",
-	"41LW+/Z8gwqI2X4NK3lt4f56xf0tUNYWszmDf6Wdmpfy52m1kwCL0KgoJidEY6DGpA7ERXqorylS/9eS",
-	"pP4niBgQmWLvGv0jZSNBQmjC10db6WuOfvW/QRzxUN9y8v62h/pAtxAsZoVimDcTi22+/BxV5xnkkr2u",
-	"i1LBSijlfMGlD9tQx6ovv3iDtrklmY5ty9e0mMMsavQ2H0u6/HqUhp8siCe1LGoRl141zagkLGtslFoB",
-	"NXlb2ZaNNt3Xp9W3LRlnJpG6D+Dqv0WOBdihac1oN7zLzHjLwPUbDr3sKw4R+w10iKA0aK7RIywp1+nB",
-	"r8qZyF0Oy1n+WtlQy5jud2RmFmn4WlXZc8fpvw5PzlPv1yPPr0d+uZNor3ASKXEuIbjclM1VpvxiclxE",
-	"hQsEAkdVHYShyprrP6SB3XB0BHHWpho7CS1ymYoqV5c3t8g0avodihZ9Ntdhf9vrMpOLgO7JrJHSVwfh",
-	"/B3laQK3f1OomwiWlXKCCQqSiDIsZl2WNXmBkvxpVrQW37KZjE87YSHa2vV3t0tBiGnsOmwltSwVA9iy",
-	"UXOndIQV0f8+gsy6ebvNgEYRZaNDW9V3Fe8VFM1ms9XGrh+HsXr2If1C1Tke24Klz34pAQvSGttYEibh",
-	"wOel5ZvNOrzyWeShl19CNdnkj3mzbNl5VMjZMFo+OsP3BN2MuSDoWHjINuNEp2doz9+D5oRlprQOKmXf",
-	"OtIU0k18v7WHLoWiv6GPJAyrL6Bnv5BiU45a8Az/WzAmrK5lx99y/Y3Tk00La+d7Wex6X5oQu+b1meJn",
-	"Nts/N9FOs4Xa7Tbym9CfIzfnrr+uE3VhnInDpzRnoCQwAJqtaBzYhAewUK4zfqTR/chFIc77jr6UU6zn",
-	"GhJqrcWv5jAqnEjmOlqbM3m1B8KSVdheFQ9LDz7n0rB8Ld14enyFc3Hfzfk+1mdvsPnNuNtaKPtl+JeS",
-	"a3M333umCQJkrv2M71Wg6jwH0czjP/79fxlWODWsEHpaxDbeYU228mz0yZbN9t521TGgTYpy7cneGvsD",
-	"nRD0G2dQaYvkHqdNTKBugXxlak1SNWusIjn/weST0kIGbn3NQSvsK/xAozkI7/hrc9nNieZZWsgyisqG",
-	"Jaa/P+u7QhG2igQ1QftgFuGQow8uUn2MVFobCLQcdNn7uRddsYku25JEgbqbVn56CwkYkiioxmzyfJie",
-	"ziZ+9xEXWodlAYkiEvaLUq5dLBhbuSnQky3EikwwDWjwdo6iCJxNsUKxhwoQnqbvVzz83q2q4tlRfqGV",
-	"z7O1Vz3OtpM721P2wGlArjBdlF0a2JENaob2YkwhyxS5J8g+AavaBIt7EiI9aD5cHMh2EUdIpzPEDaZI",
-	"O7EWGOVKVG3fWNULxBWObN/eykgz+30YB466QA8uGAp237Tavu89Z/h3W88vsbCAZRSYO6U/JbdyEbZU",
-	"pVhW4ssflWpZjayNPCyBxA4th3kO54FL9Bw/Mlhve/e5wjk5OoDRLjZyQAJsiw47FvPlBJGyyCEXaMsW",
-	"K3a1tM247ZXoBCZ6ISrJagi9JJm4Fa5MJIWD/VPJZB7FlhJKEcn+cFIp4bghFsJkIt9FeDR/5HXUT5hJ",
-	"qeu5UB/j8rA/hpQoQyo8JAhPMdRcMaIOWMigWLcdXdeDZNbycrvRZXXUN3ZLO/8MZsslHNtcJpdM5ob3",
-	"zbss5v1O6rgczNCEJ2psn3FYXo+LkIh+Jyt7k7W5088RPDevTATrJUwDObTFo86vL1z9cNNK9Or0uJCy",
-	"6Jl2DKbWKbyJzq+LksgcCMHrm4OgS5ZLgaBluZjr/83vQcuM2QKLokp5vnmbHdRlvbJFrjdUd0w/KDdJ",
-	"UcSdmuo09YDziIh6jJkSs/pB2Qbc2n1Wl2Bkmv/EMjK8yA2dk5BLqy1OXMleIkwntsHTEQ/JhlBa2DAS",
-	"iMQ44W0CFzRjaqAjLImHZIwDYmz0IZZjYmqQ0xGDGqxb/f37T/XJbmwK9O5/9/357lW5C6j5tay+rVdh",
-	"DtZfCR4eku8q64L0U+YAt5VJ601jA8E3SpR5dnl8U98BwvOQTOI4IhOn38VZXwDgFPms6xzpAIYXkH8h",
-	"zsMZDitMTcuPCGRbBRW9t5SgkwkJPZTEUB8NS7JtytMq8qiyUkSSQF1ayF5m3HQDLRzNxeXV5fV3y2qt",
-	"LL1vHOwrHUEXHMVc3KM6EiSiI9ObPIVmbcXEmHweb/X5G63jFsv7zUjDxZUVjQt+dfAPc51XSz1DKxxj",
-	"ac2X58B4mxtaHSrJpVog/8DPpuczhPnJYgAfVWTiIcxsSFtIAjrBkWvkugUdfMEnuYeiAcIKNd8cHBjp",
-	"qcs0RXdrO829Rrtb65tf4VPRYNt00pjwB/BNPRCBRyAXQgtqxVGzlX4sjjQHmWszqqfV8mjW5rP+rz/7",
-	"9YNffm96zTeft7rdRvpn6/P2v/5TNTElTB1FXJJrIqEJ8jxVJc9H18E0N2NCANzDCI9GBILPKiD+nk9N",
-	"yWUIhwJuaF/IBQvkzFwPWFCorIijhCyRYk2ndT7ULAq5lySKuVSlzFnK1N5u7VlRNnDWyPkFlPZYTVcJ",
-	"Uy4+t6LgEpRz12NI6PzbikxMgcfIZix3TGhpxBXa6kdcnYb9bQ+5rFYj7URcecblC+JSl9nSYW4OMLe4",
-	"D0EVTD0dFKZ3Qar63BroMK0xDZUXzSR6WK7TS5cNtJ6SBfYq1LdzH6o+2uqTx5iATcgWcHGws8cAN4KW",
-	"JuGw3rqy7FSZsixdBt3Jkyiqij0wPRzWTTf3anaBz58DaD5QjThlA1u4CJW3WZTQN1iSfraD7crIukri",
-	"bBeI82ARbTpYVqP7soNYYSMvv1xLEYuI0+IBlabz8oBbJ3i5nZMJ581FepQ2mkcgpMaCyDGPwiV5o7k8",
-	"pDWiqB35rDx8gcPgWT/gJhG3eRT8OoHPtlnIUnZrTxQGhshVLLRXWcClcr8BwlVy4AXQqeD+84twPO0/",
-	"/n//f+RI5U9A/LLvy6BYAYEcelRFCBeO0st4XI78Mw6WA0fhgDLiW3gTmcu5wj3L5ZdVADUzmFSstZE/",
-	"ZVlLErnkmEAR3ykRxHHqt7l7ynRmJ7kOx8AxXKrahGtVZNXkrY180PaVDWGwajWR9YL/U+mjIjI+Q83i",
-	"hCvW6JxPI8jFMHCmxnXCQnNSHrIGhOUFFF+ovKpBdOuxW1r60/rU8oDII+MCz3N2zl5GODkKcIe0mAgX",
-	"VfWz/Yqfr+lX7aTSc1+a4ZlAb/1EsGZTQGdD9W7d0jFrRQeuHGYC+4DdbWrAeZ7V2I7tWEIrZ2qbHW1D",
-	"6wL21jaYNGbDRGubq3OVEsmVyrsrDnemGyRTydxVeAAR3SxPFpJtn88owI+nZrA7C/fnYnLeOEpgvdI1",
-	"q1LjYnQwjes3xQc2pKPnWIr5whGMTWterWLaMS864848Db13SlhaJn/9uNpF4RmHBnEqIqXRlr4kLQ4H",
-	"YH57JWG0TI1eVOQ6vEMYAFWkLgMek3D7LYJY8SmVBO36u6h/o7+UNgburxuCjfHzzq7qJDxX09bAYDGO",
-	"nLIHwhQXM433m6HKojJjx2SIkwgybJC+3KuLH6xc9EMvsFTyY0OFN1frcU2U2pAFxFickQcSrS6gXNk3",
-	"ijwq72HMChiMSTQ8o0NyjGfSLs6ERe3stQthUs0qDULeJ/NH94HRTwlx3LxIIgGWpE4ZJPTqg49MrcqS",
-	"wfIZiGjxfnVo6O2708ug0ZoDRjUp5Ko2piizlCC+qFVOrgPV6uJo+s6cGAmg+pQQu2dNR/lg3KVdimCQ",
-	"hgmPntWDr3lEUg5uuEbFVQzlDEyjNTLN80Hj2pHmTpZvTQ1TKIo2AO/AhGAmwfQIAza9pFtzBFAFn7I/",
-	"2cYgAxgWH/ylGL2UBPgeiwEX4BD+zkQAyi/sgPSM4HedsM0yrk6ywnTgNXfFdmwXgzTlz2iPrgqBNx88",
-	"sHZlolK49cZlfxaW3vzi2p3rJW5vVPNmzevni6uJlqunpFtcjFo3dMT4cLgZaYSUqEsRrlhw0FvDV2Z7",
-	"c2wiWGeveoUFLoOB2lCMtggvl0tHA0Hw/RBLhfy9ju//x7//r6bf2fE9FCUsGKNm0/6429nxjaucMkYE",
-	"au51dvSDlt/x/ZWrDB1bIiyqP62V7BeYMsfS1o+X1trfbzYTY6nD0o1bcKGn8yw5MaMznlmd6c8QbFdR",
-	"g0rLdPrQBD/ekkn8bg3P7jt4j7KN3quuWWmFQGulNgHtzwt/f6RKDCBejAS3eMMbPcIDUlFk4EpQ44+0",
-	"nQ7w6G3W/Qv6AOk/4glhNkm5L8359pzuXlIAXXMrEz6EWi+n436ECgiYFZYEbY7KK9Lb0Gqs8UC+tc2Q",
-	"qCLwRNquAGa/YkSUbTWVJmEPCOKm1/VKgZnLS1+ap9DcuJNhXW5JWw7e1oEqS7Yh0yyzYpdb9sRMPD3U",
-	"CJeo5Au2ur5pnYGRDDBLE77Bu5sfqHhwb7pwZgGiJRxooMNFAHcOaoBulxlIDNJeXggw0Cb6Y2lOIrbo",
-	"Z32qmTkMasOSEGGxoCDpglO4XSHx+BaPbrPBc9nH2aNlZLhp6AzO1bJeWleyUMy53JW1JGtWihNhQg6f",
-	"Fa2OYdBnrwZd/c5NM8KF1wPa8S1rTLOW3jybtLTKpaHh6W6KiLJ7Eh7zYG1nxTI9Gkqw8VWawum1XLmx",
-	"BeRYBBU46EV1MOFleTXmiufSByuG3ASYLR+h77jqEWuI6ha/8ajajqgpOW+L3uLQepxx+HMbTccQKWL4",
-	"pmUoUGpxDE3+TPMBo1nlN9ZfjZOSSXyN2Wil+C8zMF+/4Eu00fQeNrM58lnMAj5iqcgZ3/A6/gPiEuav",
-	"ogiSDwSfMoSnePY2z7LtzRNAGX3wfiDK0LuTd5cmsBptuX7kEVfSBFGvlrdQoQA1qznWC6i32HbaXpo5",
-	"oE/u2gxdj3Y2LiOXYlchRiCNHJgPErA7WYJ+Jv1hM+yDdISq4rCQtQJeRq0ICBIQ+kA8043eWFX6P3dr",
-	"/7Nb+6WfKzwC0xXEwHLbNg1l0LkbptVWWGjEs0KaB6wM6qeWPFzLHFzVhsZERCt+9IOI5k5Sv+05AC4+",
-	"nnBRA5Ov13zknizoyDpMogjdk5krHAcl4KktCiaIjDmT5G0uYRPdExJLhNEYy3FRvM/1//hhcHD72/Uu",
-	"O4vfBB/D5vC93Bt9i3dmJ8RPvqOXqv3jp5+mG5WrLN9JgkwoRGUr1yX1nkD7frefgEDzL0FwWHe7A/eV",
-	"kXtHnEhIGyFYz9J/rOOY1u/JrN9Y3vdkHpams4FJIQnGGJI7hXSQpcw2opMcYVikvh4HUM6Mjxi1DV2+",
-	"vJ2K6d0A8Mr1VlneRcUiZuYMWD3XKvfOfJpV2ki/MhnTvgdd2rWOQQIBKQMZJmq1bjH2oRsC8X/WHN9l",
-	"MCeBnD3XC98GAtkqPtlH5WvzvF+OpF630f9mrfyzYIzQMpSbZFAQ4hfZZl6kZ1HG5DdmtGUReohplAiS",
-	"FjNYLviv0TTJZfF9SVianicLt0l1lPbBQVFDeT4C0SDpoiIII2gCVIHIZZbaQCdwPaaJfDasusv6j3WN",
-	"6zQgdT0fWK1solrEp0RAisGYPKL354dH9Zv3h632XtpAA09NRuA9mTlRW3+2ywwoXkk0mCkijXnAFOA1",
-	"T6D3piRBr48My0CUBVESknC7gfQXBGYhn6ABVXO5B+bFHz/tPDzD9N3dUCk+iVK1nbFSsey8fq0RTzbG",
-	"qYupbotMSFd/57VmlKtxyMIFnZ5lrtdUCd8KiFNC8RVYqnNyVlxbseBDIqVp6Zz5UNGYRKGrkGD8jS4B",
-	"WfIJQUFEGQ1wBNkgEqwhdpNIkBEWYUSk7DI+RIJHpIP6IuzrJ1QqouXzkBJFFcXMQ/1QiT78QBQNkCLB",
-	"mNHAPArCSR/ZTs32LSxmaIIZHhEBjV3HZJgfov/2UH+MgyDuo/eHR0dX9ewp5HpKPCRqhiKCw2LuJAS7",
-	"hEpokIYTaCoKvUVhsmIUnKjkEkdznUbWcAne5ltauDr2KIKpNNn+P//3OzBsaf2zF4xJcN+3Gdw8UZKG",
-	"EJI1gY7ZEuEuW9Ac21TL69g+Gv2A8/tza77u29b3pu3/SBApPTduzKPwPVfp0C4zY/XvmtWMOfT80//R",
-	"P5kqgbZEnG0QOIbYoglV2x7CA/5AzKxHPArPreHdrqDL3LQBj8LKgo+5Za9rdS9/dJP3c6BY7/WqPLDj",
-	"zDu7jn70vMXqjAc4uqXmnpz3KoGXq1z17HnTt7JrXfHL1b4kMwsUjankWseggn2ZE9SypkKj7jgW/IGY",
-	"dhe/mkD2X77AIVraXPrJ6i1BF7N5bctW136uDqWtOL1meODXbSa5fswhXGSEsMMFskvajU0PRDhRY30j",
-	"BXr9yLa/eqYlpSSmNO9LtaSsjImscIxX219vRUIsX80VxtY8RHPIKRf3kMxvimFTF02L8AhTJo0iGUeY",
-	"vZLu1QDH29V2XLOELxFPV+rrZtdhfTmUlctpmZzyGYqxUBKFUFxU5U9WKlsD9nlb1guWrSxGZqaklJ5c",
-	"Dn4FLDU1l9eq9mYwHjrmz5P7fWVWOyT96bubhLZhOBFFc1VNYXnfm1ApyYIi7aaGagF3S57OnEiAQIRA",
-	"Zj60FSYENXc7vl/ZZbWqyTRlQ17zalMsmEkBcDJLUVLKnq+UF55r5Ow2tBjCRyk3XMJHzDknpg2mZ30D",
-	"coxjPSYmGoc5Q339/b6ttJtxrP52J99EFPFhl4Fth7JQvkKWxXmo/9HxBrMmY3mEbMKUa8gGOtRiskoE",
-	"I6HNjrX1rrVqFENveeWh0MU5DGkUkRBRZkQgzsgqNWeKKwFjyNJ+3oQl36wx/lbg2RllZMXh31Eu71cc",
-	"e0OY5OJvWJEpVK+Hd34pHfcznWOravebYgs5NEh7v6RYYs6/s+Ag++kh9gZ8DEEGXZb7ccjHfQ/1S6C0",
-	"704IS3owTo8pgs8OUQLPevqOgdL9OZDZ5/f6F/12BYTsEAlPeiPzqO/0+gy9eGyA9dbFDZhnxpFiI+wd",
-	"5jXQKYQfAI8gYeE20oAyRapNK/kuG5r+3hhNBbeFaUxfXpv7nkDdAoHZqFDIHTE8gbsP6t3oZW71zSk1",
-	"uonv7wTwI/yT9LcbXXaINChNeXF9ZDbIq5+2UeO57HGq9LGm91DJVvB7TY75FDh0ijM2PhByl0aCRlpF",
-	"lzhRBDKWFrCg7xZz89xdSaXTno1rwXVx00wIWtVJZLduAligpZ3rBZemune6rMue4ADQkz6ep+ytp+JQ",
-	"9NRlT/V6vfD/+uUyJj+hAQ7u63xYN/WKrFEj41r6I3M08eQ62Gla0jexkJ65sqSHxpiFfDg0a0AlKkFP",
-	"aCg4U9kXXyNnZioKWat+GG2ZDwPg0m/z4RANZg6ht+1acqSInnLYpL81R7xPtho6VPZJMQmq+rPETpgR",
-	"LnpCYy5jqnCE9K9mN6Ybjp6+TPdmdj0SfUpIQuyEhtL1cZJo6AxwCH7VsxRYg10gn0w4s9IW2PjMTCWG",
-	"gJ6Q/ScSJMIzoLycOGCGS7TFuF31tv5gJcNZ8uGcOaWAaSAp5BAB7nd3GFo4cIAESY3Le5AF8jsoixXF",
-	"yedEFkOeNwqrBdV3HPfThBiTwDpFtvqGZDWz5WKk/wMRUJ5mN+a/xgOglVtouoKlMo1cUsTUPxuc7IMp",
-	"yqBkfxuKiuBoimdQMUdf9qbeSoxnEcchwiGObXijY7RdlmGpRDiSHEh8ZnC5783hmjRIKfs2J8qIKvYl",
-	"J8qYqCoTvWTgUGVkwZY9znWeiwnLOovjyFJ+MSQDBKm/nZQ7Fli4bHtowqVyfSS0ktdljEyJVMZx5SGs",
-	"zJCW72kBLROjrAjn7oqMkUOxKs3L0zwIlxRmdrdalG5Odq9qJryGsh5W4x7XrMSm+NhrKlWeihJ/y2/t",
-	"1f2dut8qq7OVQf6pfeGZOHWXoQjGLIudC9aZ9SrVDDflrhZD0zOxSp2+PW2DnPzpvHcUAHKIPqAO6kMD",
-	"Uk0ftlkFNDLCjnyGgk+gdRI3NIedfyw9w2XS39xdPddDmbBkJUDpS0G/wMVopfGXwnpnHcyqolnnbk7O",
-	"5u9d2ckjiEhs+i0gD7iYNTNJO8NSpvUHY7PVspezn5oCLOYk7AH19YWZdmGDusmpcEzC7exouizrzFM4",
-	"pzRZZUFzqtw5moR1w0UZcFUjOuv1HRMcmquzaEre2kVjz3XqTy3iWctbs3Q55kIRsd1AJ4bWmSH3LgOG",
-	"95LYkjH8BZYReK5VzYgH92jrw+3Rdq5YG8hl0JGa4PCtLXz0AG4Q62Dpn9ziUX8R7d822x1/t+O3f1o5",
-	"r1tjzUr4eqMHfjbXbxUPmLtcsu5nOdFla0gj5Tbk8A1SDfvp+aTNY7osdR7BFDC96UHzgqc2Z5gFhmcI",
-	"2cIn62WcnW9q7MlRsOcuwhy3rLRJ0Cp/7KEt/GnuxhueSPTAAzxIIixmDXRLHkH8AqOZoOweqTEN7pmm",
-	"Yy0dnx4f35yiCLJYu2yrT8NQ0t6Q87C300cR/ZTQEPqc/8e//2+Uf7oP/jb9Fa/4Own6iGA500w8GJPp",
-	"2y6zz+H7Pb+PIBc7N6F5sNtH5FEJMiEgQdDgvtTrx5QRtV+F8hEEi55Zo0bdJIqyvwLOpBZAmOoFWAz4",
-	"eBYKcxwBFiHFAUzFcAQBadOe5CFNJvaPmCsspfl7FCWKsN5QEGKfDrFy/6IDKGU6pqNxLxZcEaj5MYwS",
-	"GvYE0QTjzpiRRGkkYzSAVg8joqCojfkD/jvGESznnssxTBvhQHFJ3LdDTMXM/cES5f6pkgHpDQmxLWC4",
-	"wFEvK0epET53qMU/d4t/tot/7hX/3C/9SYL0B3u0pb+bpb9bpb93Sn/vFmXwxUc4L41TolyJxerymLl2",
-	"EUfvLyvlG0rWCBUBaqy6+qF07TfPxm+eu3Er13k5xyoY53riz6Qik1KJkqvTo+PTk9vVWq4dpfBFRzn4",
-	"ouYb30f3AeDiCuVV7dTpinJlZAxIFzEzSNCrbjx9eXyDJBlBOdW0wJGJwaUKfMZspMXERq2qYu16pwh4",
-	"U3GSKT7M38gJ0+KV5bnwxVfIHDxwY7l6zt4CLKJhVb0UaJGX+XqgzbYNTIZ/S56IgHimdKZALDFxFbbD",
-	"YWhWuu16XBir29suk3TE6iB3Q5lVzbipWjHjhDKphLnIih2xfq5dcC33BYQpAd41OSUWG1bvZgy7W1K+",
-	"Bu47G6Ib2mASsOrbzizGpZJhTwMdHt+6MRClBNJTzhDTZaaeL+QKMQteNSazdHCuMKRRrCweRFhp9VJr",
-	"WUXYLRWlzFkBKVzAeVUQxPVRvWVat+th7vQkurw+v7v0m+g1ujw/vrv0dxorOeGM0eeKCMqrigGcExzJ",
-	"HMHhOI6oCYbeujy+qbe2nf6bZv+X4p6/qXm1s5pXO17vsA36VlVkDlU/E3g1bxA8JFokxyx/oGBTCYmw",
-	"1Zmvzw1kCrWXQ1WzaFXpmIe4gS9xcarK3owabk20ZWpHa20lvZ5B4UnLG/ffajUH7N79tJE1nPd2fheu",
-	"0Hr+ki/USLZzPF+UP6Nqz7JOx/hKtD2HN+l55am0ktW7HKyy4Gpq1KGpoEoRBvlwzlg2pI9EIqo60DzJ",
-	"lhP3gNw89OH2CGl2pcl03s7RZeAl3upnGo7xPHZ8vw552FppsCEfrmmPYRf6xLVieP3uCO3s7ByUAwAX",
-	"zjjfZi5XWrHbDX/f/VzX/2m5//yMbn8x/+qY/2y5/3a7jW43/Oftf93+162fnn7+53px3HZlEdKT4ZBA",
-	"aN+5NTyslcq+YpGHlJBXutn0Sk61OLDAPPIV6i8sYB8fx8Q0+rWFrSUK+ISgoeATe2OwRCvXsyAiJvtU",
-	"Q+CVqdgqaGhyPxg3dnkKwXJDLgKSp0h4W5OCfQci0wup7NlCp4TcL6jYrmdB+nm6DjTEUaS/2Xi+dHO5",
-	"DERKoObEqojzxFWcKREnQ1BeBWHT7PKtqzcZovlU8aJhATP8b0uiWFfpIjmP38zURRMVAeOh8TauE3w0",
-	"MIE0FRqADMZYjL4syGXF0KYJfwDWXZ2CJGb23g1TicaKGcTBwkM8ClOD9soi57n9bhVh2hIaRxGWFcu6",
-	"+qFZb6GtU0SZHeihE0QmULormHnoEvFEpY/+49//93ZlbongfFIJf5daVkEY1kvmUsdS+x1EcYFflgUE",
-	"ZQdY+eEHKqlaJGXp3TUPrHlZ2mSuFS7P/KQlCHp57CyhV5blpqFhcDKPFJXEykZ4BM/fUYYj+tvCTlAk",
-	"HdkYuqGm9TNOQqpQ9vyVloJjLkwByHRwRc+n9JUV+bGZdpN6EIVP5SZaESZ/ShOlRWdT1UKp6nT+qP5J",
-	"lZgBzZNOhOBiUdV187ZNddQDswyP2qKmMUvBpedwmjep/vIhGicTzOqC4BBUX8sJG+hUSTTlAsz5EzxD",
-	"ATQEems6nUC4lV5DyeJ9mS93l9ZuXFx392hhY5X3t7dXyAwCndrTJGQ0Ta14mFZr0siU4Lh23aM0HIvt",
-	"xfzd53uLAXQKq/IWN7bJAFtVIBNMCB6a4GBMGckgC61iXNCSTf9ooCO7kYHAzMBVjan0bBysBjOsrd/o",
-	"sgsyNeYFVzwEhyEJ3+bieNKOQUkU6gFjzMIoq4yRg2mjy6CDFfRFhePq6SWRsI+2dn1/u4NMLgNI8LBa",
-	"ibKxb1E/JEr/2LdZvAQHY+OGhroe0F5LMzureJh2WQkrxALDp5rbHXTBc2krcO3o2wZynFIXNQo5kYBS",
-	"Ct+TDuRHmai6OurHEWY9d54wbcvuoNwDIMIMRTi4ty26iAmc0HsItczZt7/YdmFDLgY0DAmDOXfsnGl1",
-	"U8EjiJLK5dxQrcNzFPFpetTpFlybMdUzFU1Nr30HaSNIZtuEyiR69swShzAz8QD5XZlZA86GEQ0UTHpQ",
-	"mtTF6yKzH7N3Q8/uYGLBA035g4joKVoOfsCVqERTEkWgu2lsSlxRQtdILZdUCYVfAk2TZmqBFelByog5",
-	"mZZe3CECIyj87Gwfb5EgSotkUFS/f63/qEPnkD6SJODGIagP20Ra9BTnvUhf9Xra5k5pwfAEMnlZ8RRc",
-	"Lqft4EbUmIc9fSg4ivjUok/bzhZjNTYnIT2ryOjx6SllR2pmdfDz9+wEfdPrr+9yguEj0jhtXRVdtzII",
-	"SwopBmOidCcjk1hfzSTswcOefgg7bud2/Eqi/hFnijBVv4UB1GCRIaT89jX5yLfp0c0RqTVB9BKGHzCN",
-	"7I7aKfZn56znN7GAiPHpyucH5b0ZjnqGsem5fcCJQTIq5OdGfDQikJOb2Kxskt6IesM/1q2FoX4a9ouL",
-	"HyRylq2ac9MWKLbN3ExMpGkQJBIGeZaW8bpvb4E5Ug/Q1/tAA49EM+g9Ec22i+ALOSMr736CI0NGPctc",
-	"KxluABxcAxiSunGIsGXfWEEp0C2M0pksbnlI4tm252oc6Q1np04lghvCLMK8IIsktNMsLuKVdEhrw6w0",
-	"NIC56TdM3QZIvyuhaSy44gGPAP5ND7WBmg6ZWf8DgRw20C0EZnJIBKhbYYmPpHxQxgTfm69oqWyA5WLc",
-	"dAP0dhMm9KVkLuMsY19/l2qg8UStfGg8UQGf6O9as2HumwFnjNhYEO5MCmYV5ka13oSAT7SeQtmok+O/",
-	"cJVzAf/Rux3jB4IGhDA0wSFgFU6rVsFiTXMwhvqnIZnEXGmtsP4dmfUziEFkgsHmAEvSQe3HxzRoF9og",
-	"cQXdwLYdQcLN3sMx7d3rmey1DPwrq2EA14DgbKTB+cDvNQxF5ZX0ShYnNp77HiTIFGa3obUmcyabvhDY",
-	"DSSWMJPYoR+FBFpZd5D+yThYip+b/45mzlJm30lJx9N32sjMqyWkRBKozj/iLJMx8t+AKXq2RM3ib4yx",
-	"RHZQB5FHe9aGgQ0FkWOXLWRrCWi56LV91C8dS64qcvrBjxClbcxHXKSMzbyIA7Be9CIe3Ocu3ZQNWrQE",
-	"lxRl0goqVNr5rNGOyswwZWay8R8FOiku1e6g4gSK2wbyBFLyHJgQqDuAVpWAL0zdEySRJfgXv6CRBkea",
-	"emYp/LWoLBFGsSABTgxbVNKlrpsMajTEExrNTJWPxasBSPWgfFEqcR2CaGH6PLhkeWfhS1eiJYlsRsqk",
-	"SnloVk+iNy8jXnAUExbaluqu2MUY7PnUYd1WCtS0rF4G1e25r+Sx2MmhucndwWztoxDP5HYHYXkPyIKh",
-	"hLVxwpWmBLhMqAQtsSA152bWhwP+tZxIWzCFZmIbFKcL65QBaTrGYuHZM1ntBZnXUbADObap71U9Cyxm",
-	"8YjATTimo+KSLdlO4TIeCcyU4U08CcbZxPqwPYSNNmCSogs9ENJbV1JFelAupkceA6hgVvU5uLaIRAMy",
-	"4yys6qewhfOdE+w67PlGWKoen7ISWApbiQi2iyyUp087/zEEE5iWDhljs6YJqM9mtY6UNRW1r/Q+trm0",
-	"UK9Nk15OU8qqEliFbAuCrFJHuSk4YD9kbxBQGHoGQEU9z+ZXmluibm8Oo1+Ygj2mO6vT7zooP6P7im2W",
-	"XvGZgwp10lKfvsKhBIiNBdCI5rquy1wdllR7gXbBPa2p96p1QTvEKPPZrZhjlA65NRO09xIeVXONCFI3",
-	"s2J7FTugxsJi8Yey+wXrCnCMBzSiCgL+7m2ZAicJZ8xHcK1shgUxwS7etfA2OeE9y9IKIM56bKfbHAPb",
-	"dpjhGGFxKlvvqzBV+kb+NnDp44Y1mvxxd7fznr4gey52oaBYvj/bN8qlyfudaIksDXIAfqV1LSfAT/As",
-	"7So+jvbdlAXdOpsRazCiGAtJwFR0fvO+PhRglHD2OMNpM5lPS2q5azCddF4uBPlJuhIuGIV0CE5slS52",
-	"y2i1nlF3IekxnG1Xf5KyXiJJdumlk2R33vwStF6laBTZtufW2KDvViOAQyBwNHPXiUyGQxpQwlQPSgWm",
-	"X7vgChHGk9HY1hC0Ae2prcXZ9t9C8Vj9pi0ylzbcTavdbun3Iq62IQxFD8g6QTrlYoktS0uIgB9OdbOl",
-	"KtOCsiw0OjiKOBtpZE4nhfdNa31NaJqMCmgLjwp3mL3NPc1QI8oKJOUhybWObBXyAVkwXI6xcJgecKYE",
-	"DlSPTib/H3tvu9w4jqwN3grWZ98o+Yyskr/qw46Jed2uqq7qrg+37eo+PeNeEyYhCWMKYAOkZXVvRcyv",
-	"vYB9f5w7ODdy7mSuZAOZAAlSoETJrp73x07EVFsSCOIjkUgkMp+nqJwW9QbAorFVHXlYxu5hDHfCt/rO",
-	"JC7upFGtwb7ZHwE1mXJo2J3kCeyrZhlkdA53M9Ar75hUHm5oljlB0YW6Y/NrZDirzQX+AlHx8KO1kTEf",
-	"z3wFh00+xZAt8IjA5TOem+GgVHuFszfwt5qWARYjMU7ZTqHLF4N6nHhKB050lba21U6ovnYODV3XXFjP",
-	"hFYoT9pOtCaw3gCvpzb6RySW2RwmqjQrvdvzBU8vXI/VHLJbECpVeVLxHhk9oAgDd+38+c7fCJV4zsOt",
-	"/pbv8YPbuoa7DtLGml43W33lRYOKQ76vKkrGdwNAKI3vV/KK3RQactGbnpet/taCI6TxWufLsFdCTefD",
-	"Vn+r4RqAdtSO0943/jnY+9p9rp0tvd99Wpz+Vv105xWrnZDgSm/xxLRl+W/w6IIPLxw66l/X2hO28yG8",
-	"3rfILWNMaVXbcP2G8WsxGtBaRXCGpjW55VKi6jbZVn8raKtZAIhF+8qMrm8hIaHibe2LhlHifeOwRM0U",
-	"NUwEkFt/h4dw69AuHfgB91KMAmtseVv9LbPDAGarv1Hg0msob5ybmtKFyDVPPVafm7qs+qWmjuph4rWB",
-	"XIgccXevizHGNWsTLlf7fgIjmj+0tJfLq1RIqC6jQHt4o3klosY9MnCBzzObtAL12xyzhJumTLmgOV57",
-	"TmmWmfa6nMgSMrYNF90UsqiKr+2tsFGSptMDN9pmC2vPIMTC77DsGeWL9eDcuk12VU0/mNIntrCrK3jP",
-	"3f3+3FWTyZTH80FW3KRcT9qrOINyZ66YexzDB1Y/fg7lFh5vgva2pTthMcSVKh/OFZ0PrOS0P3up6PyV",
-	"K+QendH0Np8oY1AOdHGDcSRLQDlc4QtXtqxIqttrjH5WTMv0bkk1Ut1CKPK5LYh1fClv+OeAinlkYxG+",
-	"dMUMWSIlqzA7WkV11YNBaVj1UOsArMYsaUzgqkcW1/CqJ4LyuRLyJCCWKwehVZhWPdm6iAFlBf68DMZH",
-	"nwiHNWhzKmhOUzkuGOkBVkXNWVEeivCREWMA1wE3k3ioqgVLt2m0Np0ZUDjhRbSwvPsLiN8LumdRn7St",
-	"9H5rmJAXa9l4XWD74wkT4ahYR1MvTWWwCeKelgSp4hcz99uAvJYCQ9p7BgreYsSjWgtAf+EHWeSfRiVf",
-	"QoB6xsOgMKdGB2YZlTwLEenRFY3GhrbAomnLWREOggpwT4w3iYnDx5YE/ngdWGzNiE4UExPWFl/pZgRx",
-	"QEkP7KBjcspSzSHISdwxBa4DTU7Jf/8nefn0kPyJ7O+FIzxdIKdbgm+2+lunwVhogPAJjFOj91isjJn0",
-	"urM4FI1HPQEJDdubJSPzio0VY5pUZfqECjQSwX88panFFa6Hmh3sbtVSAHb+cnWV/L7bP3Dx/b/v9ve/",
-	"bP8lGMz/hrM0KYPxGvNofgtPoRyN7CUMgh2BXzKRgMQEvjMu7B2wMWzLi8yMKjplOXjwjeqsd8RFaHdD",
-	"g3M4SRTDser3JislHPu2HJftjVTMQWSsxXp9x5SfhOQBXW8AXrkJL+amYeLrZV248WnLvFiH5+MxsBGb",
-	"GQluQPpuSlwH14E/rHVyPUHoyj7qWFXW5AttDEH5pEd7uqxDm1K6O+FucsBmcIGAMRf6mAg2pjm/q4Gk",
-	"hbJK+o9B/LoC5XdRrL/CLD4GBeyGU7qK3PuhTIlt6ynUlm+ZgBix80LoTelO15OHEKiTQLeKZh54q4fo",
-	"dAyhY/jFFJMwkGO6ltiyil14OfvZ44z66iHWRboBvTh6fEJblGJTAJUO/1iINfjnS9iR80KENohC2HiU",
-	"8MusYg792IQGKA8l7hm/8qpPtgPBQS14CNHBmC/BHfXrwVCDh39tKr6w+D2wkpLo7ets2I75DQbZ63jV",
-	"+nV2apjBcyOOzUnsOPBtvW1v+pJmbKL5nLA1UuSpuk3kTAwWmF3DpG6+/NRrejeFO/oiSyUtWQMx7g4e",
-	"2pRR/3C4VP7C8Nt4hzo2o0U4xN61Mf5X0TabNnA3tC0+CothTYRD4mDx4jYTiABy/2Fwzjelg2/uPbaa",
-	"YEfY/alMw6lTsUxlocwpMPq38/Nvv/3mm0Y61L/tvtl7uf+8flD9t78Nd16e7LyhO6Nffn/2JXg+fZs+",
-	"P2nBngOnEhULqasJT45I5JIhI9I7Ge5u9wFJEqKslf1yz3xpVQp88WK7fyWiKnESvtw3pRLO8msLPBCR",
-	"noPCkMphYSAkpTkPf3p10UCSci1BF55rQm2vqt5pERHcyxoeOK+mwEC9Vs8XR+nt++fkbg9iLHNz6Aab",
-	"vIwz770+f7595NBvNLGHelAMp+ek9/4N+D9Pz80fqoqoAIw+e3ust/twXzXlubHzExan1MKnQTKUnZcn",
-	"GqJ5dqFC89ceDtMK2/1t+vydGDNzXnGWzuIa0S3SAfGVtxywcpwvrgxV6uXsPnch5YjbrHRumtYnTNyx",
-	"VGasHJntmupZuXGWgT2BCZEzjD72Yqbs/R/wFPVQ3UnBMHBCECZyBSCbkYIx0BHypTuKrd1+0IyDouHb",
-	"SKwxY6oCM7HYFhhvZk1ll0HYydp7mz7/gJXZmVoFY1eNUdXaoOLxKo6lSsI8bqtZSCtV8sXeHcv0XfIg",
-	"d4lIWIC2cLhzQzVLSAYnwgq7ySkouxZdvJgb5cU5nCrR5oaO5ZR16PAnW7JKt++aT01n4a3bdYJWUEjl",
-	"vi1iRl4OIUga8zcyCoQMAJcJoJtQ/iSPSE/RGcT9IVmAzNF7MGE0Be8hNpBLsT1wGXzlfY0CMYBMHpZZ",
-	"7KhAQrhjpg385NrR3Xa3k9UiLxr15onZiWIa3q6MytsnPdTCUwYgM4QnfcJSzTDnQnBzrKYp4UkJe1TD",
-	"5RmQn3g+uRKRfeEbGkMYKgKtR6VQR16U2i2bu4FLCmyf5ctoIs68Pnt3GibMqL0s3LWDfpmehT3lOtyF",
-	"2ivfnpx/8+n8x3evf3ogHotDQlrHTejJgVvLwalcHAFff5SIRm5V4uJZpcnCmxkmE3dY2FjBKyy+qUoI",
-	"w0f5qxzQ3CAPxkzqyz5hg/GARCevLv+vk+FuVJthHsjWq8+2fWz19VNzQO2wtIzpp6rv9Z7skMgah5br",
-	"MWZCF9qGCSZAtU79OGsEtjXapYrQRvMhOsLcS51LiYm/ZcqvJIks88AHqHcioo0SnE3mpEcrpBBMGhFX",
-	"gpSJ6h/OP/aJkOa/ZmM4e/dqZ7+Pmexl9F1tOlwigFvL0RFkYGCBEmcIIfqsOUcrYSY9WJ0Y6zuy8oxf",
-	"HmybdpUAiFCDFXPCEyyzO9xuxpCD7S1VaWeVSVR+yNOxqdqNmB1+l86Eked2hlxHFvM+e5TcKMwps1me",
-	"1F4+2bhiCD3nuTavupGFSLb79WpcY3t4FQXbIWSESwV8XLCrVNHD5q3bkNXuVWIqxwfapxwhI7yh4y4d",
-	"UehiagOVKYmlUrjr2U6buqdAaVDAjtA4RmDrjTbCkQbKfCsEDQo478hQPhWyrGtaJBQn0TxbGYs0mipk",
-	"BUB+ANx6YP3YCJOI9HIkCrMgeuWkWoREml+JlDkwnWr9bfdJlhaaRKWtArX3PRhK+4tFxgLSjT6JSpgi",
-	"zH++wAHqexueaaQbocryBiMlsvMXZA14oGW5uE/uDjF/ngPiI42NFkhZgqEXhMUTyXRda364+HY4HIbU",
-	"phGOsuPdXCJoUVaV7w6He/sHh8+eh0r7kxpmSV7TqCxtsqoBdd3oaUWytGmFQAjUU4fA2hDdNAWgKISi",
-	"NgKGeCENSxxAU4T0QKxJztQUoV0wWKTT2ce04pyNQidBSxkWaOOPNC2YBW4JqTtBbECzhSX85z/+a/vY",
-	"5f7j2dYuz3XOpiH2n7dFkqTsUajzN7nMeyyQs9IT8CBDkurbVr+l+VGDrY6KQZMbFpt9smdBS6IJDGW0",
-	"vZ6ncuk5ecXdNva6avgqCmWc7MqptoY7kmrIQl1pZZ7YcuUVaOJQOZfCE0MhcJ5w6Qj6lgZCUn175so+",
-	"tkMXm9w+gJs5dGkFXtzNqeJP1kqf+yPcpLcvqubVw0POa2tfeaILECyWTYbdCyAKekdzdp8fgTFS4h8q",
-	"pPOhKbmxmwG58LykzkXaJ+/fmMKn5+/fHJMP79+fXYmRQi44YIXv4/OlR1GT3pu3F0+/Mf+/vHj65vIC",
-	"bXFKPl++2XkBD+3gaWRK1S2hil2JXKZw45sMyAmknLtmAoKwJjS3lyTRh4u3kXNadvKvrmRJ7TkmsG3L",
-	"VWQPUd4+qgm6sjsEV7bN/LI4rHfijolcqrmLwVlcU3csbJ9QawesXGim6pOy8Jf+1g3V7LONLFzBPCIS",
-	"qhIo+wXDfMdSzRtWjpqTsUQk4z/wKnmR//ckTXeyQmVmIkepLFSY/le9B5KOAHAlVZbAA9zHKCElAoBN",
-	"djNnYmDWx3s+zcDMAapS88UTwKnb7mxdndnmBK+5Jywdvecj9spyvpRd3X922Iqf6vlY9W1RH6E37893",
-	"Ts52Dodd4FeBF6aNs9Xeg0AZF0bOlTl151KVvFMAkGPKdB4PI6tO3BZCKh6RZNgMjSfQ3ppwHfdFpTkX",
-	"/uLru0W6zn3+uzLL7lEsUz95sOv2e1o+Expr5uCMFzCGF89pkDuoQ9DkF+yOCfSZI/wSz0tckEFnZP/O",
-	"NxZ3ZoF+M2+hmtBMGS1vQUlqYCWdIueVTFdah+emzONEqISE180BNKURSeJlj1YjUZfJaqaWy2Tn4LZG",
-	"nCQHkJcIju0RoUKK+VQWGjKltUN8hLRpo18hApBbSWhGYhaizrGyB/Yh3gkeWru3vCFcrQmXyChAHFmA",
-	"nQmzbbWIdwfDg80J6sv+dV+T5+6RQOTjlAsX8dH6ci9CRYxT9lmHwUurVHaYDEyNN3MDSTMIkdQ7GL7E",
-	"RRvM1liwddz7WiRLWsbDRlAQTamI2akbpHKgucifHQTvDTfQjpDd1PGI3FHXOG74pVsZ9hqIh79AKvIa",
-	"fDr24fdcBCl1RAv29glJuM5SOi85awrBfy0YmPTlNbgHjlTzxr37+OMOUjPsvtx7s39yEDag+INQ3c3z",
-	"60y4A4voHpqJD4SGDRLXurIgdOKSsvNUsUnlMqfpOv27kzx5CE5+aJ9w/axkvxSZfkng77ilUDBrLfdn",
-	"qV9fpd6E1DcXKxdeh5aoAsfGXfKwMAgoMLqWC5rW/fzVj/Wu97fud0wFO3dUwbWzqcl7wavyOe/LN1h/",
-	"1RRYYosHr6nZgsp5LBuz++LF3t5hv8vE1lamb4XbdvXJ/vB/VNxXmO+/0oj1a+3XmrlkuDfzLGyg5LwF",
-	"tnjf4uKrEHmm53d7e/3jdSXj0M4lvb8oV7ITNwueYLNUjcDWJc7+3l3c8BWf8LHad2f4jtp3P8ILTQNr",
-	"J/P1rK3yGgBQn9F5Y4UJQZBu2bxiLi2pPNHD8USTyFUQ+VcEvTevTq6E4IL1yevPZCQLlTN712DqKanT",
-	"2X2uqN5GCB8F0PEItwuXUTHPGFEyTXeKTCO6qzEwrkRKxbgA6HkjEa4LKRvlRBa5u02ELiWkB7cFHCi6",
-	"Sjan7UZox+9bGaOiMOt0y/I4aqYxu77Ca5lNGIiWETjK0Q3STMXNJvR6TFdGKLhxOwNmcGRnvqGCCrrR",
-	"kwyjutd9LmYpU/ONnpzw+JaJzR6VsUzpas7a4MM8V6s31OCTMpaiyDd7VG3WU1XonMaMimtz9E9HXE82",
-	"qYeNx5s8tunrgE80mW80P2OW0pxvNFpI7brJk7d8xjd5zgjh/UYPFtlmfZzy9Haj52SaFjreSPCneiPp",
-	"mRrZVckmj5a6dINHpdpogJy23uBJuZEC1LmisxumNlOfukizCbcXR+s+nMspzeVGTyrGrjedGrv7rftg",
-	"6D69dNCuaa2AG7i0TpwHWffxsmniAsdLjzE6JBAiCsA4BwRoV+BCAiuToyvhkIUtorPlTCn9072I0XgS",
-	"EZqT4WDv0MaoYRNuWZZD5Hl6E9ngA6zLvn50JZDMEKvOJ0w4/AZiUUZM43pRIn8zVtSfye4e+e//xBel",
-	"N9uhmBv0j2+cbrt45xFTwBZbJ2e4YUdbh7htWciM/u6n71eRvDdNqXGDTjl5dXESdlzfNUvuHR7uvgz7",
-	"XMIByrd540Lq0/dnwbAa3Rg7zcehcverY21vIU72lidt43WxeKK8ZfPuPgwz5Ks8wlBh6P3fc6lvT4Hc",
-	"f81VCgwzfBwBwdWtqSayGMp60UnLk5Rd8imTRX6BPAqhCwD4oUKdtrjaXmYKvIYolhdKaKRM1nj3S3Ss",
-	"GBMD8oqNaJHm5OWw5q96OfScwvvP6l7hYehILhVnorp3WTYDn7yiZiYmbPUedQmFFj0yC+Pk6qu3KDSX",
-	"7+kNSzdMNnfn6ercmyWjrf7Wb1kahJBZE0qgqeBVIfw8dNKLVCHeJRHEmVJ3KOxFLvM/6pNMMeTCFHK2",
-	"jVTR5U6QQs+X3A203weEMoY64xRAHvUmkR7YsOUYBrsLnvwHAIto/pv178Py2Dra2rvf9aJq8dPB/d5W",
-	"f4semHMMy4MTn7Np5k51pagolm2B0ry+mXsXnqvp9cq4B9sBr/5lBKrvZUxTs05CXu3U/EhmNE134lTG",
-	"t5bAOHr79ujDh4j09g52JrJQ2yEeY/KbFA00nt1d5Br2EjZ7fxvu/vK34c7LX/7vvb8Nd/Z/2T7623Dn",
-	"EL8Kpm++l2MuNluZ5e3qOmyvTXLXFcEvji6k/poZTW93uNiJpUyZ2smoyNV852Uz/XrvYD0jwl1Mli8N",
-	"z3DeDu9VNfH93sFwf2d39/mSy+ZPol1KgOy3BoghCuQ1I5SkMi83I6hrvnDB94jUtEbaOy5mB1kezGrc",
-	"AfzzDOiyXK5D+QCYx1yMkW+MKla607qHobyX+XtbX/jexKL4rIf2s3Ym2jqoSmvHLy0NPbUzZWHhfDlr",
-	"5FKVQ1FiqFUz1yL05cguCL97tGOf15+GRp+993m1tTTbwk2sZQOY5WV5KIHYomevHzOI/WBT2OKRWwRY",
-	"BWLGs9zmTmhI7BsRwWb2VBiVsxBdiZ47t+FPtYCciIxZbozHhM7Jnwj8RlI+snka5Xo4RtQ5s+zdRpFR",
-	"nZtjZAXkRD7BKbBkEIaURnyQ69wstFTmocPdclXm6ddnq7X3Ej13OWGmBU8s+dS8D2otpPkGQdL9vWFA",
-	"460ybVqwEj/QDPMDNokX+ZbfMRKVkVQRqOhbLpLqS5uBk3CW1343X0Rwh4BJeinXuc1yslkH+YRdCZBB",
-	"THwzu6plbKjTWjpWCbvjkh4yPWJa2Q3Eu4eSZ/xbm04q1rlXVqArgVr5tWD2d7P/fEHchO6vesVZvtFr",
-	"utz4mfnG677mebTtGu4DZLOE4rJ+mkhi4VstyQ7gdx+RqLqSijCn6Kbgab5jFq2ZFE16Fx8/fXj9ipxe",
-	"YvpLn0wFm0rBY7iDuhI5uzcLPvLDHSKzVuxLiGaVHyc6+3xJnko11k9/l2r8Lvny1N2YPXXpODvwnqe/",
-	"m/98iRq8C2Vz4UxXvbF+r1grtrDmP5RZP905tz97uUIBwm3FbBrNpQxA5ogdSDJziWfaBkGjbHMGIVtV",
-	"BpsmM6aYDYe2F4tAswfDGcryX4B8qxoToN2GEcjjSXVduwguQWGyEwIwprCysftHJMI/IqAby0mVgtfI",
-	"fzomkZvQqI8+wJFUVwI1BOk5hun6rBMmkkxykWsjUg0FYau5KfISiMPU4L34Zn4lBELn9ihJVDEGbhdx",
-	"x5UUZpOhqR11xBPFbnpaS4PSQiOvprauhNVb2C7BrvGWtG9pNoFT1V6nmm2N2StWl95rM0N7H78/aUC7",
-	"YPe3qnQ0x95Rdhy+cG+sC3r5xKKQs4TT0DEAeG3DoNZvZCFA4By6LiKapOaEB4kIyPMDN9BmtMaUC52T",
-	"WYnMDPTbpVe4BmrNp3TMnmZwv49//z1j1YcZu8nKD2M+qnfTf/gxQt9Nn5yPNxDB6rCtbNdNyT7xwmmr",
-	"hmVwlTceYNNWHmduWUA5f6xIlaYW2iOmOtekFwGi1vdsHmF+Bxck+vb1JXl6I6lKEG/rqZ3Rp7/fsvmX",
-	"qFOErZ7QvcNniy15L2dMxVQzMmH35OLtyc7e4bMSyMUIQL33L0cvniXDF7svXhzEz5Nnhy/p3ohROowP",
-	"D2ky3D2k+zejg9Huzd7N8ObF3l6c7B4mz+Ldw5vhaDikwxdbm+SSoO6EEdBET+TMG7oesNKCYxNcmkDq",
-	"Q24YDCjhZp+qzqjiSuBTtoNIXelvKn2oXxApyvrkyIMSg0lJK4oqS6Z6JaAZN3Ob0oBuWR+CDBRAc5pW",
-	"Sk/lh/IH5puFeTl4sbe7v3KXQDYdXx/YN5Ty4a0T7wS3PDPwA3MBkwvB9l8rcn4d387qKPu/Sy7WUyaB",
-	"BBlBybdyyn57xPD2Rgg4WONoYNM0xZyYh+SLggdSbeKOtc+VGR8dY+fLcW6XIj3h2UpJaqQWKTlC7lma",
-	"evyY9qwyNuc2SCoqw7QcqaY5uoypSlKmYZGb1jukEpXgkahOqVkb7WruVafBBtt3sfmfNSY+GSM8IYrZ",
-	"jOCM5hOzHdQN53/+47+i7U76XqrxxwUhfVsuFPK9XSh/rLge4zXwjGvm8ZeaScdsL6NRZwqyv2SFxWuz",
-	"v3zKVjdO+hETpnGCqqFbIc9hIRbFZqC6a6UkzeOU/cTYbQta/FdBbTdda0Nsd+pwUQrvmFI8Yeu95pN9",
-	"6oHg8Jjkim6elanNj4sk7zZQ14LanFVw8tXwrJPgZoboG2MLPfweespEcQ121ZLLaC/ruxkmO6Pz0iDj",
-	"ugTNrt9V2mAT7+qoLAexvpWFlqZyZjkyUxnfVrfT5vcGju3hsIP5tPmltOlULXy4ybqBDYvMi+ugpbWm",
-	"+BQsEzk7U2aIH6W6B9yaVyAQXpuaXe5+j27k8RXNwd+F4TTrArdviM/vwO3PmDo1S2nj2J/MDEF7Ykl5",
-	"/z184P136zwEEPvLTi0b8s2uSNdX/PXpXUUd0FSNrffS5Z6yscA8WCb8a7UVYvDQ0Aco/LFtq5wxdhve",
-	"zs0vCZ13wLMPCpT33jWk6/9fzKtn1E3ZotfC/FKmH5mdv092jZFfWQF2N7NxNXurgmw8GWg4mi8+Efuj",
-	"eccHKczmmkvynFwU5u/ai54vf09DnKB/1bv7D1RYpVn3lXg9HsueXVhUK6JrTE0bsuLUDPk1xGGzrga0",
-	"994wBHHv7Pm1AJG+lm3eFgLVycYOzpe9fX4UQGi6xrnthoWjbFdC/wXx56bUXoa42/RB+Cwvp2EmDhvk",
-	"sXy0IcbMDksZlQF1Ynf8xi8b6/MSwq95SzknwNcMvdBHFu05yyPSKzkrjy0k9h3rQxQ6gOaTyLTmVGpM",
-	"0Yz6WANe3NA7puiYbfdJJDMmuBhf20zbiPTwfcDGXGFNApaissBIwRdeicYbfXKAa1mYJjv2KvTdV79y",
-	"EZGeq3Ob3LB8xsyLZ/JKVMFG3iGpTyKudWGaC0zjiHKoWUWQZd5uoUABTrPHECJC87FoXDfZIYXJcg94",
-	"rALXvPZJFoBrbN5ujP/68NXvaKqKF8TrI5udeVFy9Vnf3TM71N7hMxJPqKJxzpQGNFtYbRb9XBUp0wNy",
-	"KqdTiUmSN5alnLhQOA3oruaomHKdbyPolWKjQjuWkoPhsAlX3SlMb+/wWV3d7QX6+EmNA7gLiq6+6P8G",
-	"Cv3BGE4dvX9ZSleqwLM0AFThYwDhKNjKVl0gfKqf0hevpmFVwG0M4ZpAXjZLKu9AlFKR6JhmZrlExh5R",
-	"lOcupkXqW127lixLW+PFFK7LtV9iYXzOqOnwK/CWhJC43fdLo0iw1BfHzn8pbdZoCA/KFHiiPdd2dUeV",
-	"2lgrrokjnsfkb83UHVPklrFME0omVE+2B+SCiYTw/EpQbdGQSXS/g2/YyU0bIowUp5pEf4Ev/hwRiRry",
-	"J3ZzIeNbljcXlJaFvk7Y3fXPt/t3H1/8evnb+YF4n72If0p2R2/1s/F3dH/+mg2L7/mn/PA/fv3r7PlN",
-	"h1z8alzcKAWFx0wHF2MX2hEOG2tkTvB7T/Eg+DUVBLKUb1gVxJpKebtDU37LNOkJSYZ98qlPdvvkHZGK",
-	"vDcDCtgsoJivxMK4w/zg4DfH7Pn3P3w4OKuHSf9tb+flyc7b777/8PFs56+t1DZL8HYumSBTLoqcOVCo",
-	"KRe5jSDZwKlZD9hsWb0lzNp6fkgj2y5Msswb0xMAtL1haBTgzQjNCbWbokuVlzZsl+ZkNuHxBMMtIJSm",
-	"DFOvAaQ1uBmpegAtI7zmTHKRb1zJgxEvTQ8abQnPDUQfdY95sg9cFNMpVfNA1FOJHB3wYn5kM6Zz5MPp",
-	"HB792lUY8vZPlbiAe57Fl0UZT/avp8qG4wAAPuGgIUecKcC8T8iH82OCJaFVtjAy9jQf8fcIW7kZ6fLh",
-	"1ekZVXP7/kCFA7IaQ714GLGsTQ8BBKLtHuzXEJpQwkTUse2rMLUpzUgu+6VOVCxjNNedp9cPzWzObvmW",
-	"NQM956HK7OHKu5Fvw5n+NPqGq3wSEKmff/75550PH3ZevYogVsx9EZGn+HdUHRhs/NeY3jF3V2kOZUU8",
-	"aeTDvHwx3Bke7OzuhRjrPe0/3Hn5y+8HX3o7+Nee99f2X1pouBPO8k8QQLhWACs8EhrEMhY2JCtwFw4e",
-	"rUIpCPry4hcfKicurnYh5GM5Uv3KFTBK6XiN8BNAcHmT0uANfmewxLeyCMLD2RUN25iQeUXwkYRZ+9eD",
-	"3RcdUv3PmNJSgDPYcw74pPB7YSqfAF+V0Z8vXIwc6b3pkw9gIH3uk5M++bgNSwhiyOsr4s0jpac0WvPj",
-	"7s4+gUBSc5COqWKkJwqluRiDGbBIjeSYIBq8+D99/fthM7HlWcnXSTjUlQyFfS7e1lBfIQ3w1FK/upVd",
-	"0xhucay6b3agb6uAvL4OwmBn9tt8IpOO+HUfsPBqxL3AJc6IKUBwWE1AEJIAf8jKRnsAb1X9qw7N9a54",
-	"2aUxhXgkiNgFHF49AR+e+Reib+pnXVu8Ax5X7Y2n+Fj9O/vKRkF4f+27k3jhq0/YsqpjGwLlr4stVznd",
-	"h9X/Vrnf/xXCVs3Yj1xTx7h5sHew1/BcDYfr4houF8qg8FXbyIJWQEyPBizfp9ehDo75HWvscN+dfAwW",
-	"nXLHNVKV/eHzu48fV2pe2x73trKqYL+s76vRIwb5BWvAZKZUvMGHQnYEwJ3rNt+RXsL9aUs4LJYMXFE2",
-	"fAZD7QphwdRrm9peB0zzoAMmfIOS8w73sykVl9yamYrT9LVIgk6Ln5xFfaYkgZJGuDVmcSSOd8uP0Ua8",
-	"mBFNUwC1GClmDvoQxllkY0UTlriYotJcz1IqLD42pFFSQczQ01wqH0HDvH5zWGJ43Py96JlBYitHR1Xr",
-	"DddEIrVnOQIdYIFhDrxX1ke5XwltKW9tAv9aKcTN6eYiwOKLngH7wrAXE4bfljAzC03CIxPXBICRBSbu",
-	"3E9ooZvya6XxGh4Lc7CHIHsvG0P9RJdnF2hQ3jj1W4zDTEn4MmcqU7wGvNymY2zfW076njoIpNa7YRm7",
-	"3C9oG2RLRfc75sOOLQK+WBRbLkXdq00zfg2wNf2tGbuZSAm3oC7oecuycl2nXKMoeBZAVWbR2e1WsWdg",
-	"LBklL0sGfl2sT6Y8np8VNynXE5a8ojkNuXag1CBzxYCrEL8kd0wBiLZZy2WBgIsPSnc8Udg6wwLkXogg",
-	"v0TImTk4jKSK6weH/bViK8r2VW8Prs/6eL2+W8ub9xMKwiu8SA258xI7Acu9mItz5qC/a7AmjVlbvWyw",
-	"ij62IrB2+sH7EOwMUl/LEVmUlgGOHN4jPgoJxJp3bg863UJuxaPTGzTDJtxrVh4z7DDa9IzNrPKN+lQL",
-	"UlnRRfeCZT3YrOmBUJjdxwyFWRrd0t6d5p1CYFsRUuy4YAHC7mkMWZp8SlOCL+8TmpOp1Dl5Vv6SpTRu",
-	"pvztHSyi4PmOyz/98hdwVP6pd3U1wL9a3JVnSiYFhB+cF+uSyCGdVkvGwx/EOBi6i0vpaszT80K8tiW/",
-	"9LcspswFtye7R1VBLhpvnbhXH/uk28ZSPb2go39yNh1NGNzFQdRMhFY8hg0+0WQODLzglhs8diQt/vxj",
-	"tacH2JvWiFQr75/cPjdmAlnVwBN3PZFxEPlLVxENGxIgnBeiIj/AR9YUmi5IPo4S6nE9nIljFw7HIdfn",
-	"yGNM0O7+bBEMyGmAatnVR2WdHBqwZuITgM3f0NM0Vixgzn8oNJCxmhPisZ8hD+VL9i5A2H+iATZBh53/",
-	"gWTXKZ3T/xlPmNgxq/y3ZUmuTUSzlWfXxXihD3ROyekEfSYPoMa0FgcOWPtkfOMCp1ae4RwPCwQZQZY+",
-	"2H4xyYBUEPKRQtf+NI5Zg/to69/eHL58PfzmcSOoFHdXut6Ldt/svdx/vtVxtFwdfdfq9oH7wUhv0NK1",
-	"2AOLaVHZIp3oyvzVTMlplrdoXNf+EJmijmnKPtD7sCrOLSzF8u0Gewgp6+Gkdsv9bxvplWgft4tC3YXA",
-	"GU6Ihl+MYPHcRVYlZhFDkirPB+SVFUFzcoHr32MiJOFJIH2uU0CgvwSMPZNK7UJ8NnNF/WqHbA2nZV2Y",
-	"WnIv3a672hc2oeL2Z1l8qDhUA14by7y7fEm4YELHsVu2w+/m4hu9YQwJwQ+e1bNAqFK3l6s4JU2otZ5J",
-	"T7A7pggl3118+lhyQmlpBCHhYw5WUCp1vj0g78SVULjN6Farm/SmUjHi4aVtH7tXc6YdQDZLCBe5dDFT",
-	"T/SVKEOdIPCMFJnZZl42Y8529waH9YizHTTcf9/t7x5+Ka3333f7L7+0WPCrTh1izZPGYp+JQBZcjNNh",
-	"qYWUafZi2Xlkp/OBxFed67D3sBYiROzHE01uGURmUo/27TjAF4aKpt5B4Jn4taApGj9+z+jOb7+Yf4Y7",
-	"L69/+X3Y338ZDhH09PtiG+OJhDsEOSLUfiBuGZEeRGYfDvtmk825iAE/ReYVw9BIKovlbl5bD/BYM1+k",
-	"zkpdQffurSbhqzYjb3eWM/AKguRImfylmTC8ukXdN7IAybvMcEwV4AM90QTKk57FECaH28f2t3K8MUa0",
-	"ngvm3z7udSFg/FfsoK6+c6YBHnkRV7USqiewhRZprgeWwNLiDVrhoyIhc6afCumNSy9jiqAcH5NoznT0",
-	"NBIy2j6+EtGUUQH5IXUds2d1yrYDNjQ/3BQ2PQJejOTDMC0QKbIN7bCTAtB2H88ujkkkMtvEj2cXpGeG",
-	"REKo8Mt//uN/7Q4hxlaThAG/llSaDP/5j//1DE67iGTmUjmsXts+JlHO7nMdXQkAF2P3edXXPhFe4GQf",
-	"rFi4B4jgusPiNMaF0lLZc3T0novbyMZwh0EU4c0sYFBflBrJQqS4ovZggq0ahOM3YPbatWW7gefJjj8x",
-	"D6yqzcA1EtIIbBrsHXaxm0QWvJh1Mx1uV0a15ndtrS7Fp8UXEUtVP2cc7K28PsCH/Lq9VvT9BodW7xJT",
-	"HsS0ZjPWhwL2s3xNX5updLWZB6X6tTcEL58bW8FXUn/lAlqm/sKYej/hqnJMtxzS2kDHRGC14ZyS3cEg",
-	"cltKVN8mUAF5ZYeDwe7Q6D5kg71G1Rk5IpfI7vjRMYmmRZrzsoBphhkpU8pt6bXiZtQjQq+ENWvNFmaN",
-	"tb3+cDj0MiVQEV8LGRFK7L7YyDSDXm7hMnJUubYtZpPzmrbVdxOOdTYyy1xFHeKS/Mk4d8/5X36Exvjf",
-	"YN7GqWuI/9MH08bgL5fYXP+rn5n+KCFq6YdC5iGuSzCbqFidEnRSldzQoY3Ul2dMOS9HgKv58el61+Pe",
-	"hWFqY97VTOQPOfNqpu54zE4hpPabrE3fdvK9QkM96ll6f07z9krBjxdWqDK3sGUrX3eJRTfxxfa37mjK",
-	"k88ib1DLt91qtF55X0AGrNEBu8eEmZ3ZmEaWWBTsBccyT6ZAbk2N+VLekgNa6J3kCfpOUi5u4QC3xtU4",
-	"r5Pr3i06iR2t7sKE1yZqYUnUBsnNWTlDpfz1/VW7jlO5Eu6ABVEjrN2I9LqsvmKErTwY3gH5YNh+abJh",
-	"FH1O7/H30LGoTstcl6bSc/Lf/wkOirMSnIMoWUB414Smox0z3c43buaqynO25BIJ12B8NlAv9yFas0Pk",
-	"cf3lncKVQxjctRuNOl9w48LCe1k1frXBWipCTRZnc6CF+G/MbK+EH5okcgjfGUFgjhuq+o5qK+i0n3pt",
-	"eIOP1b77pmpE7fuLskW1r89d8+oVs4WCr8qG+yOx2fVMK0P0N4pyzRKiJ1LlRPGbPgECnWR9b8GDF23T",
-	"7+wQAkonWQ9deQfuZNv3PZANv9hBg3Wn8uX5nr2DNs+erx8WnRuWYQp2gaSPYZX4nUbuhmME6qaaQJjt",
-	"YBOw26VaZnEBB6IMze/GgjVmsXkAjuRGnwDFoVsYZldiT7QtzjWBIDaWlON/DHsXLFWCR95SHdVDvg4O",
-	"h51iypfDDoUVzfrapVWhbLqEmgZl1fFhvZerYJXWsTs3NChdHxcjh5ZzggVsxibPHpQgmKllBOqGaq4b",
-	"nh5d3KC89PbMoenPZG9I/kfddY1YO3XhWDVwdbuzIfH0niiaLzaptzvcOyR/JrtAl9lohflt7VY467ZS",
-	"N/vD/0GsgBDN4kJZPHNjHx0TixZCkoKR5yShc+3TEoI0DJq8WD4SUZtZG2BroToHPMnyVt3hfzuPdZkQ",
-	"Dq9dYC87NsYFnROaKkaTOZFwqeNx1jwW0Utl0T6m+dq65tuoHqJE0VEekcJUQ/TEcrka2zfaPiaRGzbr",
-	"aQR4HxobTTqdFkAQAqSDUcJi048kMgNonr4SOPyZmREYb5EgyawmUdXyCKl0ls4JkBFox1GUNAhBoAPW",
-	"XC+NdYYqE9tUYhYkdRvIPtHVBsIhfGVf5311gfV435xUjfAfrdrjffvaNc1N1WV5RKxP1amcZkXJB+LA",
-	"JY4Io/EE9jC7RXFNmna23dvabOwrgUZ2TXNxWMFcEV1MSc9tltXWZ2xyszhuWCpnZGh5fXVDPeorETUF",
-	"O2pqyWOS03vzwqgS+LKQ3c6gh5pkaaH9F10JfNMxDsPSU8SARJW9HcFOf0/jPJ1Xnf5TswN/uhI5ve/b",
-	"OwRcgdXzUX1NVm02lfUXWxNyzfuVdktSCzgx/BFerOnls2cdz0VuIBbrWONwldP7wPPPX+w+7/Z4uAHP",
-	"9p4fdKqh6RuvdSk4Vl6Ta6/v1ycnpFzPGdWaj8Ul1bebcXOdWNhzRKgy6kuXcWE51bdPtCN5xbBmx/Ja",
-	"ImOBzNHclXLfm5LHpYRbYs5mVoQrukYserco5sBAmePBulF1PmDF0thIqL2CK/7S36IqnvC7tsvbmOZs",
-	"LNW8BYFP50vOFeZnd6zAyFXADHKM6/oJmco7LsY7FncOHtB9Yj8maFQ4bDeN4DY2yGFKejPGxxOr5y2y",
-	"TR3kf0lCtWm4NOslD5H7mCHGw5pD2ElpfKuBBEmD/gdSKsUcpQnG65ofWQJGM94+4rGJavIbUzIcrrgJ",
-	"jr3iOY9p+r7Mh1xODVIrvQ4ew1ixhLvp7XSsQPF6Vz4ZBKeh99/QPJ6sE2o9pfNTKXIbM952zn6iiZwJ",
-	"MqXznRhLIwuf2dkdsh0w3hQ3O/YU/gRibDBHNMsnj4LPMuVi7Q62psDYwPSV7YFcZO+BU39pdtnQHHnl",
-	"W1moJVcA7aHZLFszMrK2YDqL2GfvqWCtG9wBdMljQ+y4ng/kIgXruwxaWsuwo/oWY362wwEBoA27zukS",
-	"vMBSO/v+/lKhu/dUUrSgPOrL3E1jbcHVwTEqlR8QtYZibU7xOpcCzY1qScBDl3V6pphmwmEHLgF0soap",
-	"x5RXqo2EKTOsBO9TjkhklYwxcUegQ5BP1tMnV8KVITzvE2b2lagQSIjnP2WMl5zmAPpqDGZbxlgwNsvX",
-	"PT1SjNmTXcugeep3fYD7d+ul7C2uF9sbqTw1a5nhgki7wl4APwK18Jr5MLni05/NAvFcdV1f1D1DJByn",
-	"3kzT+KXDbHbDlV8MKDMHwiOMirhjIpfKCmovwgmPwNVjJBGOwM48c4Gz2trR1XReiV7kRrrxsHVcgN55",
-	"ogmCSNTN6/LsN5ODKxE1ZyEiPdgHIMRv256uCUu4OduC38VUMLPpUlmh4gnVLDmynix7nucW0dg+ZzWV",
-	"NcogmlgkBOYFLXtNCmPR6Z2yQvJn8vqMPCU900DylOwOh8GIsXUWjRX15n3JxqK/BG3xK66D1rduvCi6",
-	"r4ZNj46lHkLqwoSNuOAYJYlkg2efL0MX84tnQf9AtGZ264MN90ewyMNg9sut9I4YmGGxCGajp1SNmc4J",
-	"5KbhAv+14BnsfhOZJrr0PlcZj8eE4nOKCGbOXJroLOU5hvWzXwuaEpvrNlg8MzyAEPtguNzGf/zh0VNj",
-	"j5TjM5MqnxjpBDMgODD4RDUy9rY2l5DRtTk3wVrHjwqndeEwUV6cvHj+bCVOlHfOWDd/fOEUUu/vcN2E",
-	"+bVMddv/8I7vmeqLVrm/stuVn8379KBPvzJhHj6CNOmbozjctacUN4aqOsO4QVsKsgCjsoGdW6aIfo30",
-	"z3MppwTxINeEF2tFLvtw/pH4EJbrw5YFhm6kmJ5sdsOt8OESfd2LP82v/+PX/bvhdO/j8/g79fPsxc3l",
-	"7u3ZgX6fvBy9pc+K1/Jw/Fe+J364f/7jrBE6YvlbOifI1poRlo8x1zlTm/WylJKlqE5QaCW17Zpa12Mh",
-	"bVxtwXrQAMPlY2HBGRVcE7gNUPCEMdUnxugl+8OdhM7rOFmr0nPX3Sg81oplA+YTXLRoSrcYyyrDc2u0",
-	"5ypEJAWlGohI4P83R5oY/bNYCPw2JUbBot2HpbqiH6yi5oaMJ/gL662xbbuW7cx44gpsEBm0sFxsB8rm",
-	"dRjXfwlyUmhuQ8hJzdn9o5CTFqQKLKxzS/9br+GciluW4GokV8VwuM8ITaZcuA9TKui4+o0LnbE4l+UX",
-	"Zl0ydUwindPRCG5Ty6RCqpGAgVMIqKmeleawnxW5j3QGTbAouIhNAC8G68M+t9XfwtfV7/+rkguCbjrd",
-	"CqWjZMqWNBzTIc2iB7mPymZE6zcb3rFJ84s8GHhMY2Ort1yJfTUgrPX4yWzj12YXFuw+/xSjEzuIm2mk",
-	"3hQiPZfSMgL+JVk9VB5DbAzKb/betBtoecFOgldDShXpg5HA/vX8xdiNGsealaeKw7g5CWv5xr2JX/Oe",
-	"GO7g2eqsGluuPNElBTsZ5Ux9QJqUllReqm/NMk8KhuQ6qRRjy6gC8J1lf6u0reF2PY334GBlWN1Y0Zi1",
-	"NsSxG+0PG/nBwxcra+4SmXxJ9a0LSk65Ue6vZPwglLZQmjaXqoP/z7TlzJVdmYdtf9VnE5nL5UUuYiqW",
-	"l7hk06wlr4GqMcsv6bir+5FNs3MqxqtZmcuCPgbGQyB2sJIlS2xDjKNy8wiLJoIcgUMeixKFr7MeSCFh",
-	"KbUAHD1ok2jDDth9NDbLUocvQFycvzklh4cHh0SxUg+Ywnipen7++f1rckfTglV0GK8uLy5Pzi+3+4Td",
-	"ZxRixGr7zpWogh8htiRyOjc6ItGb89c//PnVybv3Px9/8/PbT5/P//ysvzvs7x70d18cf/Pzh3cfP1++",
-	"/vMwGhBPEyMb3oym6Q6wqUN4pT6CmwsIH0okTFGOAfx4wNKZ6f7OSKoZVQkExk5oljGhjakzLeIJSWnO",
-	"FFCIlUTt5O/FNGMJ6Q33jvaHhOZkuH+0P9w+rl7maslnEKJv3jUyTbuh8a3/mishRcx8mh7T7AE5gVsf",
-	"mvIEh9pHDCkPjRlVGuA3FNBNNgFQOg5jIBHksbbxxa0G+5jKmKYYGAud8QyUaofJJcQp56XYbA/WDkJu",
-	"2+Hb2VLPC1GdndZSHVJ1HCEo6xKeFn9dD9SRtjcUD5eBXO0qElmxWCoAHcfLcViMT3PZJ0a7v+mTTMkb",
-	"1nf3cLpPrI+3b1YS++c//ssPlKhGsaPdrIquoXku692dLsrcSNPOa0f+ABd1pX8WIiky2DT7WzOq4bcJ",
-	"FYkcjVYfOaEd2MAyWx7GG6ZomehsdtcVVT2J4DpAE/jqTYRJplM6xzMXJRHMChCyll0tn3FTFfVJBJ2O",
-	"roT9yV3XRaRntbEqxBONuJTEvWRsNjZqTstGqUTHJDLDamE5YDgjktNbZnPprwT8MGUJp9+zeRS6a3U/",
-	"Piqk5xJGdHkTBLH9Gve1jue3udsGzaU3XUwlpgD8/I2PJLH6NqS5QNZbFytXA/zaJvQVKuwa8u6ITlEE",
-	"ywCAGYXtLA6inMO12g8bxJcsR9OVd61oJSOpWEx1V/+hK37myfCDIWZdZRbpCd8AugDhqSqk2T5E3ioO",
-	"XCnYLfLf/0malPWDTZFzF7jv1wnxgZvNS/nBu4FtwZx6AzvkOpU/JC6vHIjqgs9vhQ/EWpe/QJ9aVshH",
-	"OauQo+oiXZk+3b0v5ozR+SBhzporMdO9Vrj6W7rSlmeVpVQIlpB//j//L8kUyzL7NxfXmZJjxbSGzxYN",
-	"Gv5OIB/NGd/IZ252IH3LMwJXwn0oQ7gmIy7s/YeD38cXgo6A14FnsXzZVgk8bfZtKVgQtNicl0/iMBPz",
-	"icc94d/RmBZmTBld4LiCdYydxyN0n2BqXS7hkRAwa94atlq+8okGMnf88C6J6nc/Y5Zf8LBrLKU3rAGk",
-	"+ylj1elrOZ2YG95vX19u9bfOPl3Afz7DvyeXp2+3+luvXr9/ffk6OJ4ZDRFNNvtlSplBShHxwOaCAKrj",
-	"5/P3/SpyM6OKThmyFvM0hVNkfRyeSjXWT4e7L/dG+/RgZzgcDneem39emH88jqvdp5CL0KEopSuPFdRx",
-	"yuNY10ik8rAWMJL2SMwzOl7NWG5ed17eSi/CaVHRQt5iHnxvKfpPpXAGyAJkrJV4nUvIAHGs/qRHzVke",
-	"vrx2Xxp7ceyALjnwEfFkGyP/ygcpcHXrKwHZIn0MZbxxIY/V+Xh3OCRKzuDiJPr29SV5Cg/8xVX0Lvlz",
-	"FIaIW3I10PG80sXPeIGdd2PoXI6L98w/ITE/QWL+8FFaxredFf2FKY3U1J0oMuyR2Kbfl45ufGmbCJ/7",
-	"kQ5hGLBC0CKfMJHzGBh+jKiQmCrFIWdayWI8IZqPxQ4XACALyIFZBonMiuliygjPjxxF7+SJvhJRToHy",
-	"3J5CpBpDBCuLJxJvpTQTeWjSoWR93Lsoi+ARlJas61Vl3z//4cPef/z4zUqV4Z7u2ya1D7CWaRHGt0a1",
-	"o1uGvtqinmi4wiM0TWGhWMp8tztxgSy2ZgUVmo2KVDCtB+RbWFbURuDGNKM3PEUs3hs24cLsb2NNemAf",
-	"oIfAnlVIKsfgG5DxrUWQ2CYpFQlOSTfxrbbiwA1T3KaKHP8CdsTsJbdCzpzbCLtMFB9PciLkbHEvhh2x",
-	"s0o2jTT7rtOMLWGAPGf+67kmNPe2Nc/9BQzvfMqa/G1WYaJT2dQ3aI8bqARI13VPlyFv6vqQBy0orKWZ",
-	"EbpPGiPciDDrHwoOugCilIt1tTuoWovLbV8sVt5uLK4pnrT1wZR/oglPvBiPKtrVTFxz89ME67lhCXJk",
-	"20T2nI43AohpT9awt7emANAO5+Wol6PdttGQvfX4iFfD2HQApLyk40u8XgohUlrvmr8rLYl0mbGbz6ph",
-	"4E7yPNNHT5/SLBtoWWhHFfHUbD5PN1bS5csqS8/KUaWR+qVablPpvsJokb/VKDFGZbyioazXy6afHDQ8",
-	"IPq4O5YOjnP7ikveJnJQWe0t0du3Rx8+NA4mw/2j4SIy094vAMh09LfhziH++X9udSTl4MJFt4WJEKfM",
-	"9LARwjdlisf06emEx3Qsu0UDWMkra/QH3R+d4DSzuFA8n5dXB42N+yuEnGQtudtIv/LuzKXrWBx+C2IF",
-	"2WlNjJf9wXCwu7s/eN5luTsbuOG9NgbdNRcRoKPoMqESboNcDi9adBgceEzcI9cjylOWmCdnSopxWYT0",
-	"aH4lrKUIgX+6xsdflrPQ7lSM2fYxiVIZ35r6cimRRta8ABB78Be0b1wUIXrQaF6N3DGJXNXXWGsSHZPI",
-	"hq1eK1Zodp2wnMU5NjuWwlityZWwZUgub5nlbIQERoidGlNeHnOcAUwUu5O3zA0HS65lkePbMAZ2AQ7G",
-	"jhroSH/8UEZv0SPSaD4ybQdab2vB10Ip99YGkkz50iBowsnYin0owxvE74kmnzVTO1DSAnlbkUQ6fRex",
-	"dLi750HwAspagxHhg/yNpyl9ejgYkh4/o8kxOT37TD5dkN3n1wck5beMfKCx+eI/tteOtkTa8rw6GPFs",
-	"y+9kePULLdW3NGczyF0Z8fG6lz8xPAX4KpGG6q7HWF9UsiD3jCkYK8bEdmuYq8iZuqPpBYulSFqoleUo",
-	"t1amfYUNVUUIU3y7fgJOLC7GekBc/MOzOjrUMx/ea/9ZnUf8cCVuSbjF4fHVuuVAFDOty3j2ppPiu58u",
-	"Se918urixBrf0S1Pou0+wYv13UNAts+ZHpALJuAcGZ0U+UQqG599RL5hVLkgz9h7HQZ5RsHMWMRi0u9C",
-	"aLPYS4tGBQdfh4diFIZ9sjbKL4fBkKdmLH8jfTSjvxbMdXR/CJhkfYIA1easNCCv71E5mD09Ovt0cUme",
-	"mnP7U1txuGtmHazMFNSByfZnqtF4f8DsG8JCkJ8ahe0AZ79OfnTlRepYPG8LF09ljkdhZjYy+Ag7Mtdl",
-	"ujmYUhMGx4zFAIe2d7Yjal76mbTlu4eAYmLx6uCI7tjCFUOfO/jhuLABPXiKx0RcQVI2ypEZinC9PVik",
-	"ommq182oMjdOQbVzW5s5b4xWSdKGDK/rgTbWRLcRzLU8mqvRWXxtS5/Ky5nNurQ2R2PTUYBfBxs3oYq9",
-	"5+J2UYPnYf11AaAdUsTsGE/SZmeaUD0xcmlsggExlQJWN5hVSuaQYMNzFOJMsTsuCw0RWVXw1IFZdqba",
-	"hk3x64u/5vvvZ8Ob/7jdFS9/zvb04d358+K7g/jNs8mrF+xkOP24K8/2fr3YD0qvavGEWKK+lItbkkuz",
-	"tyZ9Ev0+YzfXhUq/PIW8+Ke/Pv0dxuFLRHoAKqi3+ySyP3LvRy7ugMwIIQmfIp2S9zt+oRudaz8c27c/",
-	"qPdNamI4LeetuV0gC8lJjSdgQYVsfHhqiZ1vYWjMl7TwHQ518FrQToMjzLMHh43I8hA4dB3An8349UwL",
-	"WxlkIRZs+a8Ik79W6oTWxXrJFl1uV+y0eIHca+hh+3AbHwNy2oXRnChP1pmkjM6na6X7o9Cd4WNBsohO",
-	"6tn20CNyqGENrgst6JgIPfnxpaUpG+UQloenBQqDGvhgNar9+krwBtATpPbF6sZt8YAAIR/rzFx1E750",
-	"feELP2BhKyAbJ6P4razdJfPl3S5JWJoHH0Smfbh66k7nsqDWv46m6kz68loka2mrr6ICx8YMA8sv3NI1",
-	"rchqztsZZf53ZITxXLQBfyXNGdhx9krj3cnHk8px3Qf3nJ7ImSliBrtB1r/S07shI83a9DKi6MYT2x1U",
-	"YW3l6wt+zY+NravJ4+PyzJSUMo5jpobc7WmRFbrsX0Qm8xD+lz+Si+UrELBc8LGQo1EwC5gBtAA41zOa",
-	"GyEEMnKWY/jAMYnMh0/m78jhfWFgAfoLZlRbD6+juBsEwKFjniw1E1euKFtFGO2k09NmHXy0W+nqB1yf",
-	"V8ZrlgX9px6XjWyqwktCBA2DS4Qkh7lQTyAZKoztZ6d7bdCELslBHbYeK5TV5rMRC2P5UCccnKX5wdV4",
-	"4JDX59OXCU+b2qB7vxn1nvii2/dWQkMolyzbV/hMC4iGxkIDWzNgaJiW8pxTQWiWKXnHEiIVUezvcB3k",
-	"CJxNA3GloxIYkJ8mkth6+lfCQizba73ZhMcTECaAVnYxsXwsduRoRHoYpQeBmr/DvfqXp7Zp+unvPPkS",
-	"DtdzY+AHpbo2gwsZmxwMQ22sttCtFAAOJJ466+R7XXdhQC8fAXuk0r8uFmg9ca5aUhfmuhiX8l6O/WrZ",
-	"+5cAjQTEP4Qz0lgAfxTMSHPdDbxRq8Lnyzh2JmyUeot0V8ZuVXQxkJ2H6Dg3odWk8zNjUS6NO3IcEhlT",
-	"XFrQP7jpt0uJnJDMfJoB3joTAG1nGXHgjhHKqkJopE+Z8kTw8STvjkSBrQydgfh6QLibhZosjXVy5TpG",
-	"mZQjvgo27SKnoxEesR+IjPV4+GnNYExZYcUg5DYcXvrkZk6yCYDIKqANZ0pL0bzYp3NKTnH0H4IOAG1r",
-	"GUCRUJV8tpdNofTke4bgjBrajDi4R2RKtSbROOqT6Bb+lb+Zf9Ob6JjcybSYMhJNU/jK/JPrDP5zY/57",
-	"JaK4gM+j9Bqfy3Lz76/w75imEel9viBxoXM5pWq+fWwJCCJG44kpk8jfmIgGxDRcO2YGbBsgVd8xBVH1",
-	"2PwRUmEfExorqS2YL2eIzFtGYFNbrsINTlicUsV0Pd7EqJtb84/8zRwRb8zkQECckWKdmX9v4D9xYf6F",
-	"PppdxujRX80/YyBDNF2BTJzf8GKgmnaoclGh5TRnbpkH5yqhc9QylEyZKMiNpAp4Dmcag8fNIGUc0hRu",
-	"5sSGWAzscossLrcryMWVKBOVvDC3Jy5c16xY7xnA2ckluWFjLgbkYy16FwKAJxSCdxM6vxKmnXZcl192",
-	"sNVH2fdlJFpQjaWFgJEOJ+avUXn40gRr6UNDW9ZYzl5BxEpgPypjY5Yqd3jaxtE8bnIGVt2ek/FWIlsi",
-	"mdE0BYFaK3bQntNtN1uH5wMTRVimQZBt4J4LcyvlvFeJuUXZDpynqxWzPFfEW12AUHzm8uYCSp0B4Fdw",
-	"RZiN3RwCuCCRW1kr4E8We81GI4Z4Kn7/7bsgTN6luVZjYRNdGXLNxPM4ZdtHxIM3vxKRmRVQn+WSj7LS",
-	"SxKRHqxXpxeM4gAfiobE+oojANPbS1Di6EosPljyHbizTNnbZdAMK7j+G4LmprY2W8ugLGCSP6nx4jrs",
-	"5JkvffKBZRJEnux06Yqvbm1u2I79Q2y6ulzW/dAlDcIjxxiHx0HGtyfJ3wv9h8Y6LWT4NTP77LKk0LLp",
-	"WqdRCJRavfXk52y0Oqqqj/mD7UFV3EVTkY8yt4F/qUS9tFZ0VZfs8wAUxLLHPsg74Ao5x9JrRT5h2dN2",
-	"7i4kGs+YAosmMqUj0lMsZjyz1AkyY4KLsWMstfvIcRUCxjViOSXOCHIcX1wYLRyzEuOJ18nJd1+8fBki",
-	"B+5OBLwilMsOVTnSK9bOHxLY1Viq65LxdnWctqEaLYkHq1o2faSUhMXFWFMFPEEUq0jLQsVswJPIsYoo",
-	"OdOdFt8anuT8XrRYEylLxkxhjvBM8TxnAhwUIN54P2FUB/CJAjQ/IpBpYHlPjU7B5xgGjyk5gyWVSgxE",
-	"7y4Yl/eiWyZuOZ8Qdw49a51TYxanPM4fK5fcpRiv7M3FRKqcjlkIl/yXReKOg+FLC5YM4aRTq/eOAC62",
-	"GI14zJnIr+HXqEwPjuznHvDEzKgGAj+gT5hNmGLAU3olJnKG4GxcE3pHORyoto8JItPGdoi0mec4lZpZ",
-	"Rj/zNHmXsGkmcybi+c73bG4ko9BsmySSCAk5xG6oMZc6jGaAtIXQQ1HRR5WbZZmCBaAGSM1epsCAhDkc",
-	"DBewqJjOrwSi38QM+KqcooV9DqPWPb1s+ZoCTIz+8TWYCH83NpvISh6TcqP50t8CEtwzqpZzR9lR8d5P",
-	"ejRNqwTJbXQEpnLm8B1Iaka5/cjwrjsCb2v4xtpB3Vh8SX35mnvEexn0VWYrBrQcn0Z634holodSar3g",
-	"6x0Mvf59t797+KWMv/59t//yS0sM9mbEXaBRzyTHTeZRG7TGdtDFiqq5/zDGo2AtppRPMG3XS38F+fLW",
-	"+tS9pcVTiq+3GdSsoJpMhowikMl+ubZrvUNBa0yWt6ZbN5v3Mg85cZKWKClM4wgjOK/0KJdG/6Ob6Ith",
-	"9BJvv2LM9a3avSpxoLYPLppUbidaZwH94bkpyKiYV85KtzVbRDHYbTpZa+uvuU4GfzWMS1jFSgNrMfVJ",
-	"+CbggJwDqIVils3dZkTirbfpenIEGZxKMUjjBpMCmMTg6dc0npBbxjKHimH2VxvbUu7HgGICOLFodfpv",
-	"wswFbk7T8xZUGqnanIFImz2RZEoTdDtjpRuhCaxj8Vs1AtDha9kJawDmv3s8t+7lfYmzs+kiWXs4pXhL",
-	"RdJphPz1vtkm61wLK85gWBDPYQDsSFI59r6XikRgCV/fUcWpiFkjex9irR8a4wPnvw5TdoEFN9y9nS9k",
-	"LfHsuuW7ylfs+cdEsDGCmEGcKhx1UkaNSV4b2J1n+/sbmAflmbA0ClxSclBzun1t0TooB6thF9TWeV2m",
-	"S7ErZ9QiF7fp4ybyzP8OxBwPAOya0vtLB9nahIMfK8Y0eUMniokJM4c7CtFRU5oSfHl9WR3sdrXVD2qW",
-	"8V6bZTzl4n/fxm0EdbaGqf81qD/suirH1Zt/DxutO9VHSKi8oJ8E+ATL4Rgpxn5jiDUK6zCfNMlw2ofu",
-	"osiydH7B8pyLsV5ceU7Vv0npuEX1/fMf/+VwKUA94KUaeNIBQMPounrg/SGgEK/l7e3XWuKlcDRdRxj8",
-	"4LzRo5SOjcEG9iq2EGsxP1btzLA+Oi55im+kvC3Tof/5j/+qCf3uIkYNCPWzmog/C4t4k/0w0K1+YNiD",
-	"clJkiIJgqpufo6u+G0rVCSlpB82ehDk/4KVPUznbKTIyZVrTMevme3Vup4etK6+WLt19UBTTwjW1QhsZ",
-	"033JWDaTRaig/3NSXl3u3NqrS5cP649SW2BUADkVxrih7wDWmuQzlt4xMpE64zlNiXshhs7KIk0QrcTo",
-	"56ks+bUVnYP0DxaYGVazeDw2nWGL+9PnMARnJE4oHJ5uZGH2HIs3wERiycIwOduoOpKze7Cd7sCvLm9Z",
-	"QopsexN2w0C2T8bj+gicKR6Dm18qsrsHPrRGVbsbhZhVjIf40koYwqKv7hABv+FOSaVm+iEJEF/PfGql",
-	"IoN167AoO7lBf7BPBOnDmM6k0GxJqtwD8Ok65hzA9Hj5bhMqbn+WxYdqfX8dS0Q03H7V0Hq5BKWQLDas",
-	"OXxrWSnQ6XfijuctZnupbFcOs/WiPUSQ15TK9Wh5V8sJgON81q1pXxsiVXQGjPBxIerIDt0kKbdwOgjB",
-	"UHWn31RX1bj409YuIK1myUZ5OatXVhOVcUHi/fcua/Ym5sXD9fHiHnyGKRdkymhKRowlNxR4Odbcjx+m",
-	"ddegEFtJgwtbOwwy3OaJsSa5rHPh+jYCEuLiAxv5Lh9Nh1dzcml+JHNZ/B/kZ1moEiRmwtKMmC+stTZY",
-	"MBWGHa2DoCZvtmmZ+OoizQMHus3FwJJQdNmCG1rOLDgAYdOOyA1zPwZbHXDe6ttT1fz2vrexTHwyGpYK",
-	"YEYQkRPBHNj37AQek/LSXwpGehKjoSDPJHKLO9quQIF2h0C7m2uA6dE+x0Si6Mg02bzN7cKNnBz7U10g",
-	"+lv3O6aOnTuqwPQ1lfk9e2Ur9r/7hDX5X53aF1bjUs7Duvxk2Nv2p37/shDDYQfoZk7clJFbNj8mjMYT",
-	"F9rjfnmiiRkC0tOMkcjJ2+U8Y1GIIawJgGFbFxKISzpuv4PsCP789SzkANlGAG65g+2xOfwyABI/6OHL",
-	"9RGcfRjmQAiWxbsCCHDSM2dBdp8DhCv54ZyY2ds+quFgxVQ8/d18/yXqCl61FrIz9+57vU57w+ffvFus",
-	"5xL8eXle1mUFRt700NSR0M37j8gLH99UjsipkvHtSKrkCYYL7e8RmmYTesNy0kv4mNvQzZiCF+FKpCyH",
-	"Z1180Ls+ed8nn6DQ5+0+KQT/tWAu+8ffh3XJtzBjNzBLV6JlFuyRHQgt6XhA3uWEJ0zkfMSNrnXQ9hRz",
-	"+4TMjdpVDIrQ9OhKKKZlemdDnJCAzoMG5vnE3m/qCc/cnuK3tclm6U11w293svP2u+8/fDzbufxx56+/",
-	"/P7iS9ArXRfgFvYKwN0HuP4cKMhILgckMoIB2dNg+1g3Tc0H0oucHAESgpkynmwPrkRUIsbbRIIFbhRT",
-	"b8ZZDBVX+PKwVhZisCt8+Zv5lahQ3yMQWcsUKDNU7+mcZCmNMWQMG4+RvnOIt5sTIYnXbodJKjXD2StU",
-	"zLRlS7UTdHL2rolGDNEdZbu3ShKCsof1/dIvGZgjfRu+0c8nRpJySRJZ9cZsTdQmZpXRdezOyGlseVgh",
-	"oxY8T4kUbEBKDlIzelzljAky4ixNMEYA7NqMxWY7o/qWKDnD2GjwyGOZGUqKhVVCyb5hmicuc+5h1N14",
-	"VW/EDxGmEk7fJUuIu41+mchc6j6RacKA9F3peiptR3pNn27DTFf+MGCOspINoTk2yV6uQ8WsBvMATrWu",
-	"xGtOtFY98NqVW0l6/lbOfLL1CNoTwfEJKLuMDN6wWBpVbAw/FjS4+1vjwohf+2bMEoJFnhDgztakB6AM",
-	"QOUCIAxVQlmnE8W3pjabrrFhBvbapO1B9oNTJ2R2CG1szsJgeZ6cJvt7vULomXajZi/7zTg9bEXhGm1B",
-	"d4DfShXGFfl8/v7BUwQk88Dy+eXrMNXXO/LBnEtwt5dIoG02F317jVMREZoylYdn5A9iuH/8IBaqb6so",
-	"Fnzmq3qp4YUeJpvjtFn1DFo+j8DaX23k7+WYzOpHHY8Ras1beKy/vIZHtexJqedAqQlCU3QaUtBY68GN",
-	"1QtvqeNrla3tV3u4x/9SDaQ38w19X99I6zuit51Y3bb6nKFvX8l4Q3znpNR33ZWYn8y0KjsVq29rdzMA",
-	"IjZr0mKZVFJzncoxuNvM1iYojg1eKWPZTDEzq5qOGEgFF8ZasxNmc9usowb/CkRSLL4vaIeWumghhT1n",
-	"ojxEuP7wKR2zpxm8E//+e8aqDzN2k5UfxnwURC3awN4Z8ZR1vg6Zosh3BCP6jYVv4oJXF9Xl+808Z2gn",
-	"a6buWEJ6pWWO5z2Aj4FTYOPC9+nd7hpsnrgtri462n2K22uXsi9Xqi03hv2aINjxclcvq5fxmbf9LlqE",
-	"hQKWFGd4EK4H5IS4ZuB3ueW9w9112ZaLKDxXAhLceD63ASJ4P+807BGJUjmLCBcj2Uc292Jqj6wTPp5E",
-	"ZEaVgESsKFY85zFNI+L+qp8JUznbQmkrplv9LfM4DAqWrS/GslRwDV6Uu3CbuMFYxHTKMImv5x3gRvzO",
-	"nNL5mAu9fUSiKRUFYK0g2QUI0HafREoWORcsuhK9yCnyCKmT8BdTaFIkScoi0iyC35sStEh4fj3iANG0",
-	"UPBK2F9MUUvwArOzWCV8vV0fUmy7UYbYJDOs8GazOfkvBvTOqvb6YFcPh0e7xelune3oH8Bj9Il/QNE5",
-	"T1P8HPnbX9Q41biDTGTF80r0qosEHhNVCMFUH/H5j52PH+EXrEDDpAFR6A0j5W5KepFpVnRMaLkeBLsS",
-	"EL6mjBkfmQ022h6QKDa7SppaODw7IkZaCiCyxFM/JgZUKRK2GJwsWMJzlkDlCYPX98H9VVZ87L/E3QIj",
-	"ggW03ujDRNGZIDdzm7E4ZVQ0YHfsvUKCGFHYK7OKXM0dbiHstF6WVmLQ4wX0rNNC52TiWFetbw/SN3M6",
-	"Jr3IVBxBTA8dI+0g4fkxibiVWfDGQAg0z9mVMKX6JY8lzzVLR2vyJ4JrB7xa20bc5lfC4aGYKkM+uHKf",
-	"0aZ5tg+a5lyPuGM/ianogsKzMd7E6kDXvGE4dHSgrbghbxIoBvcd3/Jfg5vq0rIUZbkZMEcL1SdcxGmh",
-	"+R3yDSYLcce13f13Y0u+cdHGUy7M3/v7CLu/bCrwseVHleqdNjZ6rSeaO7x5vI/vbRtGd8hZNZBe9zHF",
-	"YeuNi8A33X8xOMSzuN9hlwvhBMQ8cRq0F209YXxLO0lUEHZP43xpBDg0pBHzfXWVlBHf+Pd+x2DYtFia",
-	"ueWN35vglYlHKxyUK4gt7BDS/pAQ9ssJmwadTaksFAEpKi8CkJKtYkmLEqpuo9o1MlW3cBYdTxo7sv1l",
-	"8f2tuDQngmwATeMFMDw7WBlncqno3CJ0toLL5orOB4krBJup+WoHcRV4fMusIw434LLkImTVVwMbxlZs",
-	"ArBRPhnEAA5KtT9k/xJM1MVJC0Gi1qftj0JEbQjLwI3Yey7Yw/kSTe3XRu5KqsRBgAfeTF4nVuxPXlEj",
-	"cBM5e8VZfiqDHvZy1ZvNq353XTuG+5GETrksnU4oZPPcdDju0AI6KjrXDiFNl1jBiGJJerv//Mf/Ohz6",
-	"d86MxpM+SbjOuYjz7WPCplk+R+REwmDmzLOeRvvbL/We/W3rgPzEIJ3s3elnIxelT6kWsL5S09Rj0pY6",
-	"mHAcmvPhRrNfm+HgCr0vs3AWRfaWWzAPL3X4uAF3ZbModZ9EkFsZkR6tsiy38aDSyK5sIpBs+9uCBWYC",
-	"X4JLPzYdUlToEVOWb9V9QoJWl6BpfV3XFsdpq78FLYG6/BbUt5vW9M4qGzN8TJgpaaP+lJyRXlSNSuSG",
-	"4zqVgIwK74+2+yXTLQ/o/I4GdmksVykcFaRRd6M4JA6fIZWbJUb8vh7EWjc+sjKbs9V2DyPWnhBtk2Jh",
-	"wdrgKz9RNtrGQAL4eQHolfSimGqASLyhMHn/tjs0B1lAMTxpPBVTAedcCzebyzrAjceyNzQ2CdzXu2eN",
-	"LNzIfIJKqRnaYRqxSCy5QnV8FlOaZSxxoTeNW3cHyNiSWk+zzDQQ8XtcYQjQcepwNuGp6Rm+xQwjuAPs",
-	"xxzQgibW8ux0H+cwIsP37UkbP45MGOnlik+nLOmTIsuYImbAtivif3bvwTnYjBvAeBCW+90DRPz06vTt",
-	"p60WzPwOo4WI+aZV3cG6OQvGnEKcwgVj4iQg2x/LUGIcAjvuFkScirnLbrPYUYnFo9ssVKHLXbQRtOou",
-	"2m/5Zu/EHj28hg2jK2SMDpU4ZNXY6GRtmdHtCOdOHt2qGLSQ34EBok8A1jV0V/xO7ExkUdkqGgOSnMqA",
-	"dwg5C1ev29yUrlXOVanllJkD0pRmGt1V7nfwS84AR7eXSa35jbGjyiVd26VdrVtuvINncT3XdiPxbkg/",
-	"nZ68D25r7L4F0xqWMvCgG+NA5OkcF3Lp23ILz6dDT/jIzE5M1Y2czBMV5KgKMwq5iEjToLITddmor9Oa",
-	"6Hu3spW+dZokIAfBnQ0SlBCXuevFZn3c3mD4liXah6snC/JyTOgNfGcjvG4Zy2yABbgpBqQ8RygGoXLo",
-	"JpxNZApYL+a3QtkQP2l5UWxlOb1ltrIE7WS9PSCn5s1GjiMzwlEZo6mRuqF8IUTYsVzbSfVfZENOBJuB",
-	"WfpEl/XjvjkF+N9yTHb7DwbZLjFMHwNC+/V9Jmvw2WvlWfoH/KrO1Vd3lHbiRGkRv3fCHHOlmhtrcDMp",
-	"9FDbzMyZhcH6VqycXpMp5iSAfB1hlBdWj0KFZNuArapJnDKqWAK3UreFMc70hKWj93zEXtG5RsvOmCoc",
-	"LkDAsAKEa6oAuBA+0AqX+phEiGMQlfJEcnklzPaAcZGVKedMPUQwkhhNaU25CdUW6MSiGpHewfDldgu2",
-	"kcX8CJ6ZNYi6eX0wKKhmwi0lPc3ZtATgBrBCqtnnDSBlYpqzsVTzxjl2d4286zUzusrJ6pzKc2afCPCI",
-	"L2Rx+fJiG4foDPvPHPE4ft4N7rO3AZD6zxhbHojXJj1jle5woZnQ3Ey8DVZbz/dYuju6MfrmbOpmb41g",
-	"FZugVc63JzLte9QHCF947D1q0EWjl3H13UfmtHxmwfSGQf61YHa0zAo04yNXA9edy5SVmwUq6gdEFA07",
-	"tKtdZ39S4z/cXugwV92h9bEbnQH2yVUxHO49I6eWMHUDkpyWkbzg+VcwvRzrgg4ZVyTlGKK+ajh9Oqp1",
-	"maEqWdvdC7B9b6axN2KBahv4OkjQ5oaHuynubHyQHq1dtAUMj+MrETIYYMPeHpCTKilF53QOnDlA7dUG",
-	"OvwgW+CRcLxWxbuW95INiK11nttIrsL7E/S6fUOy90abi407yUi7amupLk3lp7ss17ZZfmOaQDJaaKbd",
-	"/RBnmvTgfsm6GeDUCbEw6HsD0E6ZV3eHiLG5fQyCQhTTxRSVyrR2JLb9XZQifNli6+C+zia85dIBcIN/",
-	"DS7P0zmJ/na19e9XW79EGMYClyRQXeNe5N9rlyEdbv1el4TOdY21NEU/vIPbyMwOL/2s0ja9lEqaQGz0",
-	"SrFCv1IDXNboahvUlE+oINGIp8ylvoHBEMG88rGQwdtgUz7k6T77+G2ffHf2+ts++YndnJm5+fbdGwIR",
-	"teCYtH6TQ/KBf0MsCjl882L35R7J+D1LNZECUscSdiV6+/v93efP+8+GQ/crB1fwdt/yFlahrOBlnWf4",
-	"R0ZV/kST6BQDQHcgydknT7v48VujRxUbFdqczfBAZXPusFf2uFSaSzdcULBD12IFhagr21ZkhdITOcOj",
-	"mhmXAfmp5Oqovq2omivj/YkGpvUrgcEMkJeKQo4g7jZVk6R8ynN0f2s5xRZojB6DoDBg+Buh2tDNTna6",
-	"eof5/6VVNMvIbE88wwK0cmw7v1gjwmsLMM6D4MU25n0uU2fD6kzNFzG6Cs2Uh9bR2X3/oXxXyIm/HHCs",
-	"Qw6IGwq75/k9C83GjzTlCXTqkRgwEpZTvsbBCmxeV9mKnAhbdSBu4ksfYgUtGeOFw7NpCbaZVUUHJfYN",
-	"xNxAVl9CvAIA94uIG5rMmGLL6NcfAqtVQlF0vAv12rhJTE798cb7Sz0ZEpnQQP9LQnRaZzwUqROc8z8q",
-	"YCcscAM7mujafXjgTuklvr6RE2skVN+NzHcuoCdwonhYSM9JylR7XA1Y9OiZhTh67QXDQKCPsSQa7e+T",
-	"CLrc/M30o1NckGnWWyoSORq1NSxTMikQp35iS5Ibls8Yg2MYBFH/IU2171oWl+S11RyaFaJYlM1GM0Gz",
-	"st0bhirZx5dGK40VTwETjRZIqP/gcKW9gL91nbiuJqOXG8+acDZEonus009U5+y9DKB3Am8CcADPBKEz",
-	"Oie9CMNP7PqrAMUjD1TBhjl5zFpckCi/F+8SoMvESIQrIYs8K2zmgDf/AIZae6cqRPlK5Oz8iGSdlrGL",
-	"3Mwx3KgQT/SVcBFXoN22IXPD/EDs+2bUkS7AzQSgnHB3ohMSLy6k8uiZLMGXkFei6lXfwZnUmZbwVY5Z",
-	"CXiLkFUYG07umAJQEy5MnzOpvGu8K1HCykMXkpAm2/i+Yv2EQfvIhjEDa7M7BO7I3FUbTgoOio8cV5vZ",
-	"jcDilvFa+t4yDJeBBTGjeKErII3ssZuzKTqTkHm3zM5NSCXcM99QzTYjo1hu6uicVSSX1RJvyVeAQbbr",
-	"qectMbu2nmDS0bY3MzBxgy7DCLqmBXmhrqPwLO0plQXxLN+6vr28FrdhK+TLoiZ2GrMHMHfIVOgJ8/bD",
-	"cCvWoSddxq4BYaTVVgLatJdJvCncPrLrsME5akodN5W9r5UdIU9A85KG4iW9IQbJmf1AjBVLIEp6Askk",
-	"UMuclWmXznTYnLYjTOPl8XZgegHKZm2BhPg7aovVu630SDpAWTToPSptX0cFtgLWajqcl2u8TFPLJE8R",
-	"fBURY02j5R1T1QqCYGU+NWcPJW3EFLBoT7kwb4bG5oUS+OxiYr73jgWxbB7AgmvDHV/QMHSnmiNIFKVx",
-	"Tr67+PSxsmlu2dyCWXKNvKAD8iNTfDS/EtH9jmbKHD12NB8L8O5Hjm3AGK2Kzqx/0EYkZlRpe9UyDd5/",
-	"BDMwbcwmmDXERl0lfXL+5pTs7++/NM37fHmKbXb+zClPU65ZLEVCMiM3Gszfz5oBwLoxYcDXl6CRZg6C",
-	"0bZZFMh9ik7wPplNeDwhUzonVClIlUbDDUeiFmK2N9x7tjPc3xnuXQ5fHg2HR8PhX9tCLRfjSoMujXcJ",
-	"OiEVGxcpVeTk7B1JWAlMrNEUo2TEZmRE41zj3YSe0MycVzMmgAPfGz0IfgZoSviMzPEUc7VoCIPSO3MH",
-	"KOnLK4E+oamWGIZnwx486YByEZkwujBqiHdjl906tLqu/Y5RF/JZuWiItUs/w5aC4eoPx4hh7BBgCAGs",
-	"wu9Sjd8lX56iAETbR2a/lWPBNYM0QawnVYwmcHiLGWRS3xhLDacDb1xsOjvzIZd6EfwZNfXnqsgtNhwO",
-	"n3Vhp4C2dyQjwJ7UPZ3r+ZrQMWk9KfhqS8TU4lZZUFAneW6OqmEwO38KzaaNDTYrVIC3riw/CKgRqNcZ",
-	"/S36RKFzHEwYjTxVxoDBa7VfC1agL3CzqOPEBip+WIZnBrs4tpXkUt5CjrCnudxtYskW0/JaLx6JOX9v",
-	"s9Pz2ttGlKdmtx/h7Z2RQ4i6FJbfz17LRH0SmR4DwS6I8QuImLOXf8o6UROWkMPhMHKWpxREF7FZGp1M",
-	"z04ahvSiGUrPIGc6xytG85d3U7q9pm6B2t+tVDAWMMM0AttT3bXmsqTE9kUSwO1BUHmy3YlYhndl9TRi",
-	"uc5ZFsIcAt5yrCk6IjPKc0f8QUnCdUbzeMLUMUBwAE7HUW29cE0KyJ4AJ4VNrwAcG3UldC79FASPacay",
-	"NpudM9k+JpGfFovVW5nC8iwhe/f3x1ciQlmNjiCfAW9NZZHHcsoG5FV1S16xVyqWK+6cCM42w/4i8ofF",
-	"AKkyPPtb+JJw1HpLKP2l1+gnmry9vDwjWPaYWCu6EMpstgAJYAaKT1liGm/XCUbgu/7aMEBc7IcvX663",
-	"9FuV8ztfTaM0eHLUrylLL1bdU2BOqyzR6NUFfSgX21puuBXHNKepHBcWBtuaCnZt64hoq4KciWbfoEk8",
-	"oZlRQVjPlfBeg8616N8XAg8WXjqAUnAXm5sZusEWgC+WidzRjzqp+XcbAAnZ80AedY0oDxZnxP7CxZ3k",
-	"MbvOKIx7JlMezwdZcZNyPYGiM6lur9FqRMxf1Ej1ROP+gspSzJzXajUZU1uORoOExTzBuoOXIKYTYzoG",
-	"1trBiAua8t+aiCgrNaQd/AtPty1jLQzFs+B+mtQXKgS5tCBPbuCwq2JWPH92s3PNgXtIDMpClhblaaHa",
-	"iAHe4G5rV5ommrtg8ZTq3O2VoyKtjJ4eZD6Y/WWIKC+2UH2LG64ik+sM0K7zyihbYjNBe8tGOmsCIQwS",
-	"ZtWap/tLlN3NrChIo2lRv56+dascWmcbVerg2t5iWtpQyglPEJkb1PCVMMdILsgLYm2wlk659zRs+b3h",
-	"wUO0eBmftIjtDkpwsCR04qmWSJ6x2mpHBDa7ajzqxoYc1CagIeSrANzsqrlkOm+7r/fNuSM8O4Ietrca",
-	"YNyVl4z9kOnfB5xp2PR5rt2hjqc5HjMXeHjKBze5W288v6LT/5q788agB6/MvWH/w27K/akeeCPVSo7g",
-	"GVZMJJnkIodcoAiWQ0Q+n7+3jugJJgLCngqRibBZxoQmiTKHc41C1YsnLL41x306plwQmls7oTr1bPfL",
-	"TDQIA0LHRka1nkkFyc0jRcewn5JzlnDF4ly7AMwrgYiBpd25+QKuBcUevFh54fqTVLefjGlxbi2LtgW3",
-	"aIOAVe0Bjpki1gWG9joWW1xM5SOtx6danQA2168UsveekkLha18YzNwwbRRY4z3s+a39YQgqhObU/GvU",
-	"QlBAgsohYKb+UToiIJ0DeJdmcaF4Pr8ARCk0OTP+PZufFGZJBA4c9ahN8JvesrlZtTTZAXWgY5mxY+KM",
-	"+drG8/b9c3Ly6pJwMTZbkNM/uK65eQV6Ml083tHW/Q7N+M4t8wIosYWQaMeoYsq1FT+9ccL33U+XWwuc",
-	"Qqh+LADsEw2t1Ea33TJBepGpSirbvSPyDdQImS/78cnp6euLi+vLT9+//gjfsGi7T+5oyhOye0imCDo5",
-	"uBKfbnKjBs2OCqCgio25zpnqk1SOzQ/mHD1STE+w3wjnZSx1eF3VUaPekFXgjsfs0rSxZV5IRgGaFUs+",
-	"sR3qQ6AKsgMarWwKcTEmvQghSG1w01PzPdIktUwBFtxxBH8L8+A18IcieD3S0kLnM/7VPNV3IELmYHoh",
-	"AcLLOpAhPOjpTP8FnvozTsir1z++O33dmJArMQNw1hslZ5op7XJJjcmPHdMDcoKznsqxUcQJjXPCfSGE",
-	"5lQD0NJvs4C4GEkHy0zj3IvMNcX+p88YVNV3IQtcORrpiBeYI7CEKgReUiQU1rHb1PoVoy+AYcjRiMOV",
-	"BRyaXaDTtEhzvoOMMWDpSaWPzFaqWEy15fSp3z/rvotfSaUrUKh4QjVg+WHwOYI7xUzo4v9j7++W28jR",
-	"vEH8VhCc/xsie5IUSVGSTcVEvCrZVeWyXVZLdlV3D6ucYCZIYpQEWAlQMqtc/3iPNvZ4dyPmDvZ4r2Hn",
-	"TuZKNvA8ADKTXyIlUpLdPOguK5kfSCTwfD+/nyI9DNB//+Y46AiEF4XgQr61R/ZV4OroMI4PYOYxcYEJ",
-	"sCxoqoX5Nh3REf/yL+RMQp0Gl0J1RJWcJol59ABtgpQl1JjVLtMKjcMfLt64pBIgQ8a23yvcv26EZJSy",
-	"Hv/k2oYSH1QjpBz2JSTfa/vRMAZDIcfORjXaRe39fbjQmETtZ/VndXPXmhkaJPVQ00L/GR2y5IwqViOv",
-	"LKnLhw+vXqgaec+HTGk6HOHRqRwb3AsrpyEkRLgi4R8djA91Sm3SKeGqt7AjuOA7pYB0bGTpTMYMToTT",
-	"uNB4yp/hCUDi0DhWJLQlwSG++b//AS04gcMy+fMXI9Ja9aY9u8cw84jffizoWA/MVzELLUbk1la9YU82",
-	"f+KUnBJH34ONNbFkSNEEXD4QUMqyI4QKG3nMaZYgh+bTgnteUM2w/N8x7ZFW87nNTJLwgul0Uj2FJJDd",
-	"56Rs3cwK3OBnCJbgdtIUlgyEW+k15WAIkTKF4L28NqKamnfQNNUVy4Zi0RHcuA7rB/BwM5HFp1scrpiF",
-	"mPw0j/qYe07YdjgfYAjahsUAYqtQWpjqZFKD+9pg7MexuBLyRoQI1OswG1xGwdwlMaY6xoMiORxyIOM/",
-	"ISkbMVev4HIydtA+8B6+itlwJDUT0aT6mk3Cml2H7oqBxbukMYArlhuHBFj5bFdeQI7qxAPAmVsbLY8a",
-	"vmJzG3ZfZiBNsC4O6wduvxcUb0e8BIo/P+mwvSCFE36qjlhqC6/tuswOmCeAM2LTtdkve4rYYEFHpDKB",
-	"b59wqMtwveTuaXsOBhhTYORCJkyRlIqrjvkIzh5ghMZDLtwfQypoP/vNEgNIswo17fUq7gfjnrC0Rt65",
-	"xynSh93UBbYs26YDFQDmz6rbgieE4u/Oj4JwCf6Y2yxNV19gBJe7Fib5NM93NqQT0mUL2mnKtlNKhZUa",
-	"mfoSikLRAlYocM2qYO2FZCBviBpHZi/madUU0RjKaJst6IjMcDlaCZGXBNi9SU7hv1U3OrwhUYxZIjrY",
-	"Mdb5tEsu4wtz7T/4Mm0vXsyf2JuAzy1DUsY3hVnEsPzZFXPjnBwC4FfeAzIvG9myAs2MyqwmRQbY5ooD",
-	"c4PYg/g3B+OwSkKZ9qcnYW5LFOLMQr/sojnpM22GdnCCc0DjDHHcfh97QdX82CZYkG3UD8Kng/4cBi4j",
-	"AFgyfunjx74ZTHDYQgoru6bpdQvTapR7lQtbOgCavsoF2N2BCyA4u18FMMWZUWisVUikVJxgcDmKjjDO",
-	"B2w/Gy3qwnKA5NClv6N5JdvT6azcQvGBT4YE5Dw1uifuiJdCs3SUcsXcesdoF34UkctJUv9EAjcPnQWS",
-	"D2DtKWOLtM34PztV9BlLesnnjvhcrVbhf+bn0LI4VBHg/DMJ6WiUcKzY2v8PJUVI8MSZko/PuVoDyOJO",
-	"n5crHPpMEnnD0sgovQH7RL5/e3pWvfz+tHl45AK8Kb3xAt84joFx64yR5lHNi6+oWJQybR7aEb72ydos",
-	"PEa7BAaH/4Tpx39Se8joxk7pz5CU0Zkm4ZRLDpgxHDDskWvQ5o0DW1QEm01BoZEeeC23rJ4HGsShhGfk",
-	"KpHg5lYTYO61kDKD/PRf7MDsyvqLT6S5uXOPwVVbtWVcfgegkHbVW1ntVjBVvBU4cyaSQmlqlgUfIs8A",
-	"TbmSoo3b3HxijkknND+NIRbzXo+lRpvZvlERgzmD2DpXbOKEjP1yGHHwDcZUmXujv0g1gQg0MkveDBSL",
-	"PjoT2hnXMVpV7luZm3eZ0lXW68lUFxpgjfsJ8i5lyNVJ6FjLIdU8QqPHSDcftRjQ0YgJGA3y2ds0I2IB",
-	"WTw4aGzN1r81eSBAWCX5ICcYLz7hgOamEegnkPJufvqEuKggazOM6HkxSEJ8FBLp0SDT2WU+bmorlGSC",
-	"jslMrNSFSX181NwzFyJFD8CIH5f8GUObvZq3/cJiPiEM8AgmFEJXa2qesChRbgFj85mHcHFuDBTMnGIu",
-	"t1OAIG4/S0WGVh8ijJzPz+XXDGfIpDGn/O+EhNQSls6UEqLrBuYmnMtFH/XTEmmPo8PiFgWle3Qqcr6k",
-	"BgpuvrCMzb6nt6a7MuZsigsTAxsHdePIK2gesasT7XCzT5A1JJfKRWXul7iyhrTPxaFg1FmhnFOYl2ZO",
-	"gUnc2HyO+lfTPh40rzhDuauRQdi4isZxwVW/hMa3hjKfjkZZesDiZIIEmzNdUw+ah+CkfP1B0WwwtnvW",
-	"lVsjlxg+kGMdWOCGGe/MeKWZ5jIz4mV0R4RuGMYTNYMLc2VINwNmvVGwdByHCBh6quL5i82rm9sCSgV0",
-	"t0ORAA69yoURaeY6mJM5BMUYbEp4xAS2P9jQ0HkqRylnGjvGIWPpsxwF+mnN0qHKUeP5oFIpKNmmhVK7",
-	"1KjVa3WoXxwxQUe81C4d1Oq1A0RHHEDAd792w5KkCh7m/n/cXKnaf9ji67m0LebDg9L5mXXJazYhl8xS",
-	"PGFFs5mAQlhV1QhEBi3Ipqt9NkLsisfonJx7R60NoLGkjOLT1nP6D/wqLrVL3zH9w80VcvHZRmMzzGa9",
-	"niNIw1B20ZYqZH//KJnhQpqAJv1Su/QyfnF5CsnXa/ireXjYeA4oKOahx3E9anWb7Dlt9A6iw2fmBz0p",
-	"tUvvXp+bL6Ugis+Be99MfOO3v5/+/fWns7T30+XH4/eTn//6/bv+8SC6Pqcj/jZJb15Reh59/+FCYjc2",
-	"2kC3pRt++Pn1JQYe52CIswlRTEMOsFVvLbqVn7P9H6X+Vo4RpaZVP1rpglNPxFLIH5Ta//5LUFLj4dAs",
-	"3HbpHJUfLAjYotdoERXWBbAZ9hXSmmF+I+/dl9olXARmSnPOZqldEg7YaJ+O9WAfwupQPCPVnBV7AVX/",
-	"OfpvszlvUmmsnyGFMrHYOFpwxOckbZDJC4ZWvVHriG+NqrIlnnar+9CHrWP0t7QMza/OiS18yLIEJME2",
-	"SBuUh7Bs7ue2TaD6KhAI7JhrWByAQsikW8r7A+2HnQucNZ9jxUUxPFUj70C+vTr3tg2hFiC1Rk5dHQ2G",
-	"WS2FXq5Awz0H+KesQQNCcURTmiQsIf0xmjs27s4+Rczaaj0EtRFgeokxOLCyZ0OxQDGHM9YRr86xMSAx",
-	"0hbmAS3Jg3o26dROFim3ms9Jl02kiCs18nOGQ51C8YJyNeUdAeMFL9+4yWLi3wbMP64JRWI6ijZrkK+x",
-	"5FnIb2pCbbTK1//KFFlvoGm4b5a8sa0QkQVrNFH5Ue20m9tFVtWvLxHfwAYAOEc6ZJqlamH6MztlPxf3",
-	"g3zGL5h7ZEp/I+PJerLUJz1uxSBxc15qlyx9axXZqqojKsy0Pi+tLA7hvR0Sy5/F5KmDFbyzisDKFmZl",
-	"0fyBuFP3L+15f6489uyK2ewPGjgc6u9t0src7oJq9oYPFzfE2XP3sxP/DLKrqudQPLnyxfZ0GGALZ265",
-	"fviGxv5jmEsat1/yAXIKMoUCyjvqIXPV89uvyi33Myl6Ccc6glbj4PZrz+kE0H+kfENTpCRuNQ5XeT2b",
-	"4mMIagVsnebiZnOtAb9mkwtmnF68eIW3fS/lWyom9nuApXhYX+FNLzF69M1YTZZqeLNGjRwDgZjpPL+7",
-	"M93uttB91Lsc62X6/VpeMccnClCQ0BwPKXabZzZjQ51q885KjVmM+Xmvup3t3hGnVok26625HgHc44Yq",
-	"TP97ryCiSWIEvaI9hkhuI0a1uV/e7vFNTnYQStOJrSPAsnU9YBOCbY6k7HRfZh1UFigIG4rKvbWN+GRu",
-	"xyLtgeQuj6c+7LDBTyi1S6n++LffDq7rw+aPx9EP6d9vnnXfN67OW+pN/Lz3PT0av5SH/X/wpvjrp+Of",
-	"blbXFxf4mLU0RmsOiIV3QK2xfQfZuBNzt4m5dcTVhyy9ervUwsW+MfGEnRkLfWUoOEIpiUWRlkY0C2nM",
-	"bGdjmhZDIAvc4LesdG8LZ2zh5ZaaN4BBt7ptY0+f66ZOvdgDWwr3WlR+Gc2+x0oLSrGkd+tyyuzjRfru",
-	"DDLcKNntYsrcP0/qINgNkQJgeFE94vKTYw2kTcY1KSoL2cMsCyxYDGY7vxlPm/Gep59eoGACD9jF1juC",
-	"TnnN3mm2PtA8txm6mMC5t3ReWdFFseTiZtbp647VhHiHzzt6K+w1X4bGU8hHWgdu3hYEtg12ntk8j6dB",
-	"7bc4v927CkqC3eTO87SZVaqrMb0R1VZzdZVanIKvzxdzb5bDaJ/aDqWde/RP7B55nXDmEpTTqmFPrecV",
-	"raQlrOheoiSk8PDUC72isuKin4AMrkyJfMBxxzG6rLRgNx1RuAHE7PBBcWA9lpiUbaargpXORvvE3g3z",
-	"+ZkaOcdRYdlNRzivyN3QXYI9JYmSU5rsdkcuwHbAjuA6VzmXOW+RHAF5TSp1jsI9NSuJxExnedlNelvW",
-	"B3EiZ+d1fbm64TS/S06W7jSu/LreBfV2WuthvN2Xn2zVDJ1ajQhIkVu8m/SHXbvLEt0ENaFGy8zxNbyX",
-	"8TOkWmTat8icU0WHsKWwuNQnwzoiAtYuQhXWCmK6iRzUqzGdQMWfTjlNauSlcTeULa1iZJY6qtYRb7Lq",
-	"2APbxONKdoEE1fsp5q+BHKcnONFQnJQ/n5Rb9XpAWvXnlY7wxfDoVZDTqYJycqtr4xRlOhYil83qCO+H",
-	"DagasPlJrfWTSxf2e35AN/dLyDHZYoo8ErxdR/O5jTaclnIztpbGa3wJGg+qfmxCE0tifJGW3Xlcufae",
-	"mfSVY8a5TVf58/J67oG1oxFyiR9vFul7cuHena9271QWqiMg4salvUlt6B5azYBUFoaKZ/xGKId3xQGJ",
-	"7AdGZ/uywnZWDFEOzT8/chFWgunyFGDwxF8/WsAniylIF8bxNKHZX2hEVAIoQPGFiFJ2BBRR2ApSMwis",
-	"UDFjmLrY/OgOfbSRFODoz7y9goXSEZkhjQ5gObQnfAT/7CP6Z/AuSPuFUUXrblYCPCLH2k0Oiz/KsQ4r",
-	"HeEkVlFFh85uwZFljMdezZvr0GDpA1ABlH3wDACXCwyg6pQKRQsV4rbUXBvfvkZes5Emz9FJrpFzILpG",
-	"1Q/dGq6FbJwqmYYnaNgI9sl8oD7D9gLzXIcG+YaLq6zpLUxZ8m+dkjm/Uwormw14vuFKX9oF+dJhnKxn",
-	"ETghfeuJZ/D+1mS4e53fvyP26TSI6KEFEYXivtv5fXtNc+4I7nNQq9cajYPasaNIg8I/s7+wEDA97cPA",
-	"Sm/l7zxJ6P5hrU7K/JzGJ+Ts/AN5d0kaxx9bJOFXjLylkTnwtwpMybyRttqN5jojbawyUisJ7jfgX/IW",
-	"xUqAT4W1M4e/Zo6LPbIEW7Y2asqk4OJqDhwHtsCO0wSb7k5IYU94mzpFjrehTFnu9tkrTWMzPH2feVvp",
-	"rdkitY2EMrGtf2jMiX27n/f/uGKTP5eqSexvkT2jsT3/GjT2ujYy7HqH6kKjHJByskgWDJITnvwhTcKO",
-	"yN8uokoDxeQVm+BzsqZAuG3+TvlGZWg9sS+CJBTmDgidaBWh44bADkzjsEYDFoME7ksZk3J4Zo5Uz6TQ",
-	"qUzaZJTya6DTHNJPVdpn/3bQODw4qhuHkg+HY/j00Cn1qlf9UQpWfUt1NAht7ad5/fDle9oP/UAPoKO6",
-	"qBRCnLqQlF0znk8KZsRte2rKAYd23Dw2RLioXvsb86HBbJzVF7Mf2A4YJjCSo0nu42LPVxGMtFN63nt2",
-	"FNefNZ49a0XH8dHhc9rsMUrr0eEhjeuNQ3rQ7bV6jW6zW+8+azajuHEYH0WNw269V6/T+rNOaRH2RWFS",
-	"C8KhSNBdn0VyuV1vwazu/6UISlbOzzcs9Urhubfzys312pCQryg9CyttjhhdaekVv8UqlyyVsUHJfPwF",
-	"3B12Vi6/P602D48CArCR8VZWw3ItcDCvLAg3/5zlCqEqtLFr5EcJvZJTn+JLeOmHU30P0LywsYjrH7Pw",
-	"PP/+y58FB/PUKRaMu4LWy+lPi40yR3/iL4s06LqWN8hfjMJlyvfGLD/zJz5r34Maz1W/AAyB2BXYWZUC",
-	"89dA3iA8A/BvAjgVFm+EL+Cul+amYaWd3xlOPXUEUrKNPRjhbCM89DcbpwjYzV1ruREzWsZ0glj7zDlE",
-	"2OnfEdA8+zvUwGCAyrXqOxbVrHPDWw7GSiblGeqwwNKwYcN4xiEmiCcvs5ATzpeO6cQxtQ6ZGJtT4b/5",
-	"c3VKJwiHTqTxHV0hhp1XV+gpkwQw7jHt2YOoPQKbWK+xqPmJ7eDMWgVBnbZtF4nFHukI64ZPNTkc1Ft4",
-	"V2HlFMlpZK6I0hAywOqea+BIy9YE+2Q2WEeEGKx+z5FSC8A/XCDAVsHRJHFsV9Dma717wAsjlDTr9Ro5",
-	"xaRvj+loALhOaElR0kthQUDjqKdhWAgaNccJzuydwtc33q/HpZq1bQDYZk46uyMABccH2OdZQLmNsJ4J",
-	"hCRRZnlPq5UT/FjGmeEavw1PEq9pphTEYdxqtOpN2o1a3SY9Puo+P248j583GvXGcXT4vPlINtBtYW6z",
-	"acB6vDXQ/dadiZOMjJ+4N2+91pNK2mtXjpXnP+uigkfz410tLyGr4CGEbd9qOmKpWwaYObtGSlrm6iL4",
-	"kC0wytzd7mSBXeLOt0+TaWFxBiS/540gAJCAOy3CO5peuEkG1GbXrHTLAKGdDBPTAnORTbb+R9rGtL/P",
-	"KZXy2EntSvYdtjDHX3GQYz3DLRdSsJL7vkZbZmoh7uKSLDlNEsSFykytDEaXikmu0igfr5Yx5jIAnWoI",
-	"7f814npgLbx/AYMR4CHLuRyzkTSKUEgjV7zFhFdhyRc2tWfVY2gXYQ8LtLLWXbPKicsyZPVhxgi2KWxI",
-	"ldsRO2Aw32/b6ojw3EJWwjlmX/eM0R86eiY4DK2Utsf+KM/e6hgK4P7JaEC7TJNWvV7rCHdf7BtFizCh",
-	"iP0FojWiI1IuYFb6++WN0zbppYyRZkBGqSTNw6BjFqKFEyJjYeGXKrMQXQ6dq21v/xFj/5mFCsNWmk5s",
-	"l1Fu1FmQxr66p03CAadslFAzYq7tR0bTG8GpgHRypAApGIvv4o4wZ3oLSpEokQprBXJVEI06iRLKh1j/",
-	"YNtvC6UQQR5xHxumTrI5ptpj9k1VcC+tSjghKc2QrOaGmM7MsOzsnMmYPW4pthlAu3T8+q9vW+drVFJP",
-	"vcNW6+VwodxqF53jaavbQ3gBWkWLDKLFILXBtLD5skvlVkiM40z5sdrQx9przSL7fjR/fhRSfwQx6ell",
-	"2qX5ctSz0sCeabfqrZU/9Eu48YIv7BTEcsFf29UGPp0qiVVrCs1CyvSPzzFEKHRvt45uL5vg4ppbOvJ9",
-	"BBFfbCP9ILmYhU7MjKHsXnuKpDJhgcW4hPiFN58URjl8zqsjCl1JDunL35GhGi236gdIm3WD4IGnglio",
-	"1gBWeODjBUAGB7ugI6ZL4VsnBcAIC+2Y/f58hRw+2m+FOnRrauvJXI2J++mVn59H1ZjaVqBzcf3xefTX",
-	"Zvdvx8PXo5Z637j+xzNxcXDz9yP2ff0/3hzSb+Nm/wN/99vx365W16zT77pVzfrQ/ZRYweFXvGA3+dbS",
-	"h21OWkHcfCvTLo9jJh4w0v9PUEi3mcQ/ThskwvOCIUNpgnV1h0S/hR+7HVnM07FBGt04cgHpjkWcQEGp",
-	"heeLZTQeMqEBkPeHy3c/3glD7N2IidMR/wHpq+8HJeZoAO4GxlaQAzSOuXkMTc5zbCQFjhZH/zFfIMB7",
-	"nb8iB7W6n6knAQr2fsBhUvaUH6MbHymbz1jZBCKYW2oTOkw2t9Tus8L+bkay1gpzY9+tsA2usL+fvn2z",
-	"mRWW9tUKzS1igU2atagYw3lpm8rdgCFwBO/S/qPadGJxt8XqIRH3JlvtpJBp/1aDzczm6vYanj137+TX",
-	"xL37I2baFBBylcd/7prSv0b7LOtUyC+jnEwD0XQH8yyH1LtUZ86pywiwKAPRvxIqSFlzI9FAggWOokJZ",
-	"joQh13Pwq0IjH96l/ZCUkR8Da+1HlRq55JohpVi78PTqDY/ZiXN1ckwWHZGjskgZjQGeV0rbDG6TpLZy",
-	"xUb06WiERSyLik/sS2LvgHnLRRofhO49PchHlEe7Kq/5G+/CrKO1t51d1dnOy5NxOItralOaj792Zdc7",
-	"s3NBXY/GcwGDsPQG4gN0CDXMuGkjmchxqmrkPKHCEljZxHl3kvGGBRb5DjCu4Tan569mdzFy4OA+BrvG",
-	"7PRbNrDji1nAReMITubttw8Aj++23B3NFJgHpNqOsAniX759fnzQOAJeTm6//7/Uvz0+OnppvsxiuwYo",
-	"fppH5Mxyl69u5/g32Wpk6kHlCnIXxI8pX55qNOoxjJfNiEFcp+sLQi8YSvPl3bQNsk9jvT9IjjFTeUdJ",
-	"ONc7OzV7hCmgKLtuOt47hfgx1BMr7inChWZpjxqLQfS58GSDlkcKCRDbHXH64v2vp0CCN+Q6IPhnE5sA",
-	"e8YQwiPP7I4g5ZgNZT+lowGPVEDGguv9VMrhfpfFAQHfsM+ZCjoCyB2BjwGLMPBGByTmKhqYVRGQUTJW",
-	"lgQyNb4BUn1TRd69uCSKAaMyNAqevnifvaxMO4IL8u7i7a/v6g2yT969ffHru/pBjZy+aWRDIEM6AnGs",
-	"03FkjLjY/gYYpiKGhyBfhJ0bM5KOuJYR7Y4Tmk4cnYTjuxtSIylRz1xBpFGRcCyGdDRicQiVIykzMhVS",
-	"Kaf1JnAFUvPPZ4BPB5FJx0FZPv+pUW2S8FVo9BMxf7UOK+hjIz0lFINBzaiC4hn4RqpAZEk1XHhg+2Uo",
-	"uaGp4KLftgRrLIZWnQG9hmKMFMi3eFxVmk4srxpQH5mTkN8AmmLdXGddoiCdEfvb+v1E0WsGrFXQFCQF",
-	"I10au0s7AkeeSGVVN2SaLJMRM3cF5WguY0KnE6hsS5kaJ1qFWI1t1kSQJekcn2DYEeXQjicMSKiuOHyA",
-	"gITxGHUIM3+k7D+wx7biKAHt2KbI4e1tA/OaV1AAbCux7elmM/DEleXObHQ3V2ElG2pKb4hmn3SNnPq7",
-	"cNURHDJ2PY4GCnT+MgQzzGk/Un57+X31oBL4H3s04gnXE/ylVbH1y1DZR3jcEXC8Ua+0c0cLNChQpDyC",
-	"lSRgVpUk+kZ6iQEkb0ZOKGztknqACB8dAbKlkX8TpMvAd9ETwKJyiXG3TGRK7GexRepczcCf0I7IfbAC",
-	"N57dcdhtNiXJkHYH+qtjgCpOcCV/y1liOWfs/lFapna7do3SMxKKi1yJVZvgvJHG8+cB/PsAhgGzbA7C",
-	"Qg2wL/rtxY+kfP7qRfWgQo5aAe47EIABMRIQK/xZTI5aeBkxJx+SHh3yZBKQPr+2SM5DHscJ2rKqI5r1",
-	"OpxfmGHczIkUfZZa8jWuckvanZEyqpBh0jU1ACUqKXOkBsNNqNOxANJTX80ux0mM8gxZ1y15BAiVyklu",
-	"v8Lsua9KFRmrsY3snWX5Z+CKt1za6JTyuc12lgs7RLlYBGgDRzYecoEMlx6ms5CEhjFVC3c2j8zz5oSv",
-	"bCGfHU94QoTsiCxbDvAAUL6fu+g0o4YFNmFru4a1jGLRpdGpbaS0ZD/FvsxWvUVC8Bmyaj+ovAcp66sf",
-	"Xe3hiKaKAbeVWXLQF5CToBkXRrNGvgFmJkd9OQbVFl6++3D58fs3xx+/effi7x/fvHr76n1Iyi3y9psc",
-	"w+kJaTUOHMVEYHtAZJIxnDXqQb1e90L/hHStopM9QrtmwI3cz7AiwJS4YUwTNZLaj072jECfmpT8CjLi",
-	"HuAZNAeJ62iUYuQqmdiuiBPb5Cwl6iNzixvKtZEJuBuzlg/PoztbkveXv5yqOfIDJAfXpPzy4rhS+8tf",
-	"yFue6gE5QzKzgFwM6EgB+3xKzoBQN2G0B1NvzDL87kbEI1Os0kBOGZ5ZMkRjtLaJWe2ZQzNIjqvXzX9l",
-	"6XGYLfdsRlFsmTViZPmbN+fQIwIVntAtXP9U74LoqH9qROYv42gmxpvE4szY23YeVsEtWyAD7whvZDpk",
-	"KrTql42zDLICBAis3p5Mh5VpVhH43MCLf/Ya6yqdusN5MUvih8t3P8K3Rkp/VOvevLM6Dmbl7AJEydvL",
-	"722ZJaor2ylgOfHUDRhcVk3ut8h//2//F+yfw/2jCorx5yQ8PXv9KzbSI48jtNL/enr2OiNms0PdU8CM",
-	"C/Rlxok3RgowZ769PMVhvb08rRohcRqSsl3JVoR5/RVkZx6Q8IU73M6AIT3VWVgJSHj6MiRlqyJz9Q8o",
-	"zwF6Mjy9AEY7lPjwYqfVJi4+P/KcvifOCEATy6jd05doeV+YSX15ceEm3WrwlxcX1Weu3gafbKnRcrVF",
-	"gbOPLC97wSbyooAOYeXZHi+ZDk8yYBUnKbGP3bF0llv1RoC8tK3GQWCEnPm/5xUkFJibFw+Rlvk01uZD",
-	"QIU4Rlrha8wJflodUMEIkYvmtjsijBIueESTkJQtkyrJE6nOide8gmd/nxzfOy8VzEfP0c6ysuZLQUSg",
-	"+xU4fp6XF8e4m8pOVbm65IX7uXJCKFKfwYXI+Y7gMyg2vMiAxra+AOPJqHKcjaxJ43YUD0pdNxaIn6wZ",
-	"Cx8xvyN8POZxaUET1h3CYwqTxUvqbX3Y6JVdVlDGunL4yC+ILOwVlBZNf7FL3kijevft5feff/3/dzoY",
-	"ePv88vzV2efvTy++eXfx06uXP382yh3/r1lvHtUP6s36s4N6o/n5s3Xafz198f7jab3x+e3ld2bWG5/P",
-	"Pzdrh7VGJz1/9eJz4/PnRr3ePGgdHh3/+uuv3789+/XtxefPL969/PWH0x9fdtLznxqfG59ffW79/Gur",
-	"0fz1tJOakTSiTlpadQ6+T45fpsfbCfiBFbLit7sAx3GNj/d9cjxz5WrfbuqrZV9p+vu5r9ZoHdQbB/9q",
-	"vtDnz0Ytwac7e23+XZ39dG8vTz+fnvpvesePMafx2ctumzbyJumUF2w977YrT0JVh656TtN7LZSBPNp9",
-	"uqeceQE9t4tFkhEs94qprl1pztE5+EhH/OMVm+RKzKfchpna8sb9a8t/lDnFSsoLnY6KNS5W8X86wvld",
-	"5RnPp+LiT/atPTipm/bmSpFcYzFcuL19n9D02l9rXitA0bnaVgvAdKzCUSdh9cuegpn1CtOeAPABPa9T",
-	"1a5DYOZiawT713zc1gCzDvlrNvHtk8EfpS6jKUvnN1SixnDR99MX78FUijnTVXRhnbmWyyk4Q3NOXsFb",
-	"s5BXGCVUVK2FWmpn183kHMwfC5IO/vlLETC8IrAuVewwCHBAxiOzcd08XuOiqGmGhOGinm04EwWP872p",
-	"oMlEaSIYQyJzncJhPxYbD838GWxqcPcExs6rHPJgYDWOAqgqCCgjQaUHo8pjE3bEQnBCsiI2YY2ckuw7",
-	"xC7xqxgz/qNIJhaDELb+XhZCn1stcjqO+bQTM+2lkDs4KW84WKRvs3W4FKvhnRl2lkVykVrzCrVHNPmD",
-	"5eO03jKf6/0Wx+2sqAVjs9dPDS+HC9GcBwux8vDsHikOyXn0C4Zkr1nH6HtnL/lzBVjKh8WvtBgYmVC6",
-	"BQIDTnyfUp5MmfIrwTNmC/8CJMF6CI1+w24LozH/gKcCYPDAFuAXVC5l5L9R9IWA12p63Qv4u+j1uxZP",
-	"zdoDAPm00BI4hZ+nIZnlCBAVmMrlD8DW7U5IiJZ2GHgkySsu4im1aLxCrxfJtFq8FS6YlAs6d2mtJSaq",
-	"zcMWqkJ8yZW0oEXIAs3PLWAGKdspIKGZmHBKuZhji5QeTNXKQhzGeYnXLNIvXjPvKTvYp6ei7SS6FCCs",
-	"j8IgFRNKph9lr5dwwRYMB7B+Fyjko9bcsTw9rZdtv6U6z67QO2g7uHI9FZctm60ouOz2T0W9fdVqygg4",
-	"O+c5vWQPrFDOu1W9A20c5m1kcs3uXAgXrJBbWVIud4bVR1SgXoORkbKSQwbNcYwm2rmvtujBytcMFpHE",
-	"qQTcsgwf7wJeCqFn7D09+Zt54EwZC6L92GQ+15bYhru2fTpkHSEjRMmKWIb7I7DRzYWXUoZxF6QUOLEU",
-	"SLkLoYm+TzW7oROjQNPYVu+Y5yueQMGYubYC8+F48uAVZhUtalNmy4NDUuZCjVikZdbeMJduB744CqeN",
-	"NHDdXwqvJoTXSB648+cTzJgfA2KXfryrGr53PPPxO5fsqvYbfhV5W9w/q4fxsEbqthCer7QqxqoDQiPN",
-	"rz22orxicdHGP7ElpeZKcxPL6rFKN8R0eMomUdTC8NT2mifAuIfYrSrdn2ADpsx1tFhWttM5XBb19Vg3",
-	"4kYpKCVU6Q9q9n6NervVsPezdu/LEY9mC7cBzrcC/Rysxz+ZlSPH6uPV8V+HzU93YbHAeVvFcnyPa0Q9",
-	"sAzbBSUWWXs2s1ew95y8uK1vYSoO4TZvaeM9XHNNsRyCI+mNkwQFGICmOX5eqdkJmcFxhBACgjnWiNnv",
-	"4G8Yc6sKP3HRETBytLJSYHhjIwQ5SiYOgBIS1y/ez6Y4uHDcQ7kC1S9NHGJnrd3YT6BtfqkkW7N/Ht9q",
-	"Wy30cOZmJf4VmxSF9E/d5+9/v2iJN6Nn0c9xo/e9Our/QA8mL1l9/Jq/04d/++0fNyurAbNPAM9YQvEd",
-	"pMUmRMibE4ejbQEJE9xgNXLhNwssvmB2h5y/u5zX2jBIjnP7w2+P2kJltN6XjZ0mWqh58uiK24IbmLK7",
-	"HgF/4CvTdztohPtAI2T1R1vW8As9D9wBoMEThmwaczcnVPh6Zl5U4616A4uAbwYsBdFzLRGl15cxmSun",
-	"AiRfmrqFt8rU7ZT2WWmT2WaBnaB5Atk+8zEfdOsFW42Gzm7sccx1NZH9W2IKN6nZMUMKoOQFsASfFivG",
-	"Goq5w5uBJGXEc/S9YKmDa69g+RDGKP1uqgB0FPakpUzJcQoOwcA2ykHw0kqS2cQhwpncqZbndp7RZVU6",
-	"ecEChUfYwBrRNOW22RUypNhZxzXrCC3HQJRXdjWDWJsJMGy2pH9GRNnvUZ6N8XCtHHQMTkIOdNZPvgrI",
-	"DesOpLxSAUIaD+loxEVfIdQrvtR84Wfcq1xVE7wg960cLpt74o/nG9s0ZoTMWzl4G/hqFrmGa7YwoGOm",
-	"+43sr5SvdY/u2szo9MLLYXDPyZEedo+i6nH8jFWf9+qNKhbJP3tOu9GiuhwaaZluJElamEyzp9xEkDJm",
-	"Kty0TKWb0U0xi2/xEBHPYBHFzbojNKo9dYzJZqiz5CzeX2q8B2fJ+Utzhmd28/zpi6lmVXPvteewy3re",
-	"DVoyuGe3Dk7LOw3tCbIFR3aeCssFVi9ECOPVt4Hl3AVIYD9Rp4KS7+SQ/W7U2AaoidkCwl8bggDh0Oo1",
-	"oiZ9zurd4/ggOqTP2FGvETcj88mwdGHl8gdtPAa9+hV3ia8aMfbSqIQ1KYJxTW+PIzi7/y4//5BlZGB/",
-	"kQQUm7csoT7sttqxbebpI4vztI/0J2od5Dx3raVOUYFRw0ZA1MgZHiFdlkjRd9AqsxzG7cyCWWyDmGuH",
-	"0AZehu5wIA+1FM6O/XBYCUh3rDGWNWtxdASYJOhxwvkbLUKbAvxbYNk4TC07OV8C63yXJwkX/dM4TplS",
-	"pXap0ayTN/SKkcuBkSYv0oCcDXhE+5K8ekOO6kcNI8nNsKiAkIYRQRZT7F2q+e/kZxbHRsqslGMD7gLw",
-	"syb0f0YDJqrS3KTmxriqgonq9Ux5vaUTSs4wHTsaSGGO/WuDHDSa5PDwkNQbrWYpKFnwr8Wju4NSKK6A",
-	"9RSD3WTbUgw7hfCQKbxp0ZkvKXbIe08Di3E+AlkcK0IdZVaZkhFLlRTYsGg3P3JldY3naWV1pUbeTbu3",
-	"7ZkInHGTF4Tg5oYH3Z4KSRkPLJXDGGKd2oePmSvbqoS9XXyuIRJXz+sUZnebObudelqinu72uRbSYcGv",
-	"W06/TVujj5CG26XTvrp02rS2XU3ZFrXLqumz+St4+5XP47nVNpZBU/v9C9ygGjJ2ZTnkGtL/IyTSQNA4",
-	"C6CcMJoiT+UGlC5Crs4o3Z3O3IjOrO905hPXmTsF9qXwl20WYvpRFA/6WsuSvBCYmyASMOZLAHR0SRkE",
-	"tHEWgA3wKbeDK2wvioYv8iUE0fDjv1pDqq0iRkWscr8fVRut9/VW9nvfiJEzOTZDbLTqq0vVRiZVjUD9",
-	"7//1f6KQv0EhD3AhI5diXDPvAktuatgH75sH2bBty2y7xIXRepNVpHZQumZibAZs1BjQGZzTa56Aw3H3",
-	"IB0ssDWTN9e7EN1XF6Jj1/eI0G0mbbMoDvcNRNeowDFiDYnVNQG+AGKMY0VGzTfvu6Z+wOAJ7VYLT0jo",
-	"WAQZ4Fl1hGLalwdjvTCW8WEKBsC6qRASIJHVPIrBDQTpcB8+Khn+2gJ8ben8pCTuEnG6roEMH2+rZfs7",
-	"5fp4yvVOq2GRtwQy7KECjCjUd/HFXXxxk/FFdr0xL29BY/DcBbzI13sn3K66l9f1HdPTuvh+IaidzP7K",
-	"ZPZOgm5KpnzH9B0FynZcjw1mIOBdsgREzhsZ0gkZymtW8EYCEoKXAZRO5tEJA7dEph0RRlRELElYPO20",
-	"IEcBuCwW9CTrc4TbIS8CJdlF1nnCRmOAMLV1DQiYohkpt+rPt5IKycTpzjN5+p7JTsvttNzOT/hnTuM8",
-	"oH3PxbXk0RIQ71f2hGl8bpfOTyaWiAv13ho5HiyWVnvEjeERa6XdW67UDQYNQPC2wH1qB78ePmZUby5o",
-	"DoIbr9/79QSLumlizKczzBPWF+id1vvGYbtx4PTO9Rq6rLFGEv8gazGK2Ugq6HlIuGD4lenQ6DI71Gbz",
-	"+PC4OS2hX+BlATmo/48cbB5Yd0RLTROYNDE2i99snB9/qpqBfXtw2qrWz2AEI8qnXv/wfeMo0zTm96lB",
-	"jLBHeskw506rv+/BP9aYpVYpKA2ZHkhzfkTTeIUxp6zHABKw1C79xBV1HGutZqsJM+IW9Mq7wmtp82iz",
-	"2s3kTr30teQxvrMYJ8kd0m92x6+XeMtv9l3q7atJvfFM+j/B5BtPEjXrYGKrthNAQPsZWskWuhciXbjW",
-	"nOjUlTsHtlN4Ary4PS5oMu+iongjQy7GCjvr7V38zCHpc5cxQcymrZF3gpGEX7OOKAupidmuFf8Ex6Fh",
-	"BDLwOLoHnficH1T1WyxS9+IB0LhGUsT21rn7UbiZOQPexj/qZsATbI6fGjKAF2meJABPahvkEUE1YT0N",
-	"7QFmJnLUrc+3kXZ0cugxE48zinFNkb0Gix287FZr9QtWx1Id+U9pehh1WTA06gUb41762mLUr6Cv11ww",
-	"izxmu5cD2MMPldNzMm+X1dtl9TaZ1eNeEzyg3397Zs9rUkfe6KQFctCjuN1Y5i9Th/csP985nzvn84Gc",
-	"z80qs10AeGtpzrUk7KMmOlcU3PvZBn0c0gvkPlOEOq2AnA9Kex4Mt6rJqT8lMTo8NS4eoqVZWZ3ztOpG",
-	"W3REau9uHbMTeAwHclqzBb1qyrto5GdHEOxumxpfkynyO0ulZZ50HmBHhOaGLsps57hmT/iIv/V46oPS",
-	"f1gdEbibmH9mIuLPsEbOpECSDN0RmapMGbFk/hArp2Zdaj5kAVEwqAmJqLBo+fKapSM6IVr2mR6wdDNu",
-	"J34qd42FXnxUt3OuQtmsBlhVNOeQKB/GMd1ZJDuL5EuxSBzJKHMSfOdp7zztL8fTRsWXmSiP4GDvqwFN",
-	"H42Z7C03JkjO8tlTZDTuJjwiCRdXAQn/uGHdj+M0sQPd5/t/aHnFBNgzFBq5gUvM2HYklZpqTOJ3BJzW",
-	"RuGQsmsuxwpumrPJWp7OjJwW7bZcU495bLzJCrhLc8etBNnvE5aA6TKaoXv8etR88+n5X29aL9Oj95PG",
-	"B37wbnR4qp696NW/GzR/uGq9+f3ob9GzH4eloDROk1K7NNB6pNr7+3Q0qik5Vq6X3X+0te66spKAmYQU",
-	"5wI1Yb43IiLD6+VpIXbu7FdBSQZL4GnEKveNBHksSfqT5LGadm0xVzmgxk/NgqNGlBFp3LcbrljlBEKn",
-	"IBmVliNFbmR6xUXf1QkLdlPIZ5qzIT1q3MIuAqVvRjCad3hycnGXtXu8rB1sqNvciqn5b64JZHKLo5G3",
-	"CnYK4ytQGEbIPJq+gK2wuKL1r/Dz7fWsWI69aj0r1q2ojijSFsyDMHng2lZ839UrW10DDb7Q2nWtjQV1",
-	"rU5Sf/F1rViORCHEg3J5hYYKq0POWRrBYw7qW9RdzYKqmionSylXLDYWeqpJyrsBGSVm9Jm+60kZQxEQ",
-	"FZprs50brTqEtiI+Ah2Dr63pJ9j6FhE2r0Bazw7q9XpQGguuz1PuNftB67A+y7JwOaLpFTiZN1wYL4Iq",
-	"nQ2ny65ZSvvsnkN63pg7oqN5A7owwpuAMFbZQFImjNKeGsayUfRooqaG0Zw/jMZhfc443vV6VcWokoLE",
-	"XEXQb5OZJdmR/IDWm5Vqsz53PHAYymqZ0MsWtkJVcDagaZ99M7KX5swL5UIuny6oxjMa9eZhUNIsHZoT",
-	"jHnkivMUi8apFagx1ezEZ3HiMSPHJKaTHA9Hrpkf3kmhsM8KHDNLpjBMN+dm0s1Qx938lBwe42FNP7k1",
-	"8gzukT/p+NAc+3O1/iGa8PiD0IBH585p1qGzKEWd17hDBTPI9fXqlzORvqte/mqql39z+v3p1S6/SGlP",
-	"K1/Ua8mnrGH1PmPfNXcfG2sKeZvQuSJlxRgJYZm/h+0dVtrGhWboPamOSM3XYDEZ0KRXNbd1FBARQBO5",
-	"jR0Qu/1JBPs/IJp+IhLTxFY4wo2xpsnRAvOIdYS/Akqgzc9WwBjL0IlgHBX8UxHB+tTTog/pBGqYNb1C",
-	"ieXGBJwVN6TeEeVWvV7ZRmkxCojHzPBuxOrZgiUzpRC3baXc8rhNmCDTJsdW7Ytb3idnO8y3DbZsCyzS",
-	"tytHK2DjbLMWYOdC7FyIfz4XAu90q8MQG6Nh5zHc6jGsJc0WRV4dWIkx0mDiH6q2A63WXWXHrrJjkz0U",
-	"v1mT98GizLf3T6Dr47snrKsTWx/GeBFGPtrTRlRpOC3MREAIco2ULbcwCDDETthDHlLyuxSsgjy6JGSf",
-	"RsZSCTfWkuHciPtl+HYmz87k2UVNd1HTp2oD7dLOW2u7WUMpP3l0QYejkIsWmg0J/0qZj2NywDxHBf8y",
-	"5gU4cygXuqEK9H5HlIE+PjI3jAGGwCrwChnSK/MMItgNCe2iDwOSMj1OhXkGABmC1Y655GsoT/KFRmWo",
-	"0JRJbOvy5pRkVtpYeplVd2ppxoVBUPNg+1xk8S8iUHBbA+qLWnJA7ZYCFws6SWiVdkiGY6WJ0hSp/hUd",
-	"sm0AHmYmyy5wuQtc7gKXGwOb3FnxOyt+Z8WvbMXvQpmrmPHNnRm/g0/dIHzq4wQB91E3PnYnPngXGRNr",
-	"ZrOXuxMCnJUB4cIyqVfamVNDugxRzfN16gEilSN0uTshj4QeTLXOw60+uocuap63xepBRxR756EI1SYi",
-	"jCuUi4yaW3ABzg2IFK4nrjfCPe0kj5IXdITzqnJOFTbfZ3ABkPmIJbhZFlpuysnpydS7KotYLu7isOCG",
-	"fTqlGnfgo129g0zTXg9f+KGM0z9KdE7XSLNIDosWwhxu12tOoXSN9nrmLXc27s7G3dm4C2xcJy93Zu7D",
-	"RKuL+mln7+6S5/eERbAkm5nyfHDL2RpqT8109vbjXIt0UUdvIVLeEY7CdMMgwi9wbFuwH3fhwZ3ptDOd",
-	"HiY8aAXMznR6GNPJC/Sd6fS1NJpPWTHOknhwE+aJADy58oTl8E6/eXinwDYppVe+AJiERq6FpJyL/A3l",
-	"NVPIdOiJE6H4wFInVpbDRJFFKFEdMR8mKldqkKuOsN/4wVCjnohR5TCjfnv2D33w5qbe/dtVQzz/+6ip",
-	"Dq8vjsc/tKJvjwYvnrHT+vDHhjxv/nZ5sCpk1G/769x0hxi1k8t3Rox6gKQME2q8GPbjPeBXag7oTFyQ",
-	"gRwrRso0HnJtBI2RCkauGNsRzKC4EpDuBGA8AmKMwICkErheY9JlcZu8vfgx6AhBhyzAEm3ZI12e6kFA",
-	"XP9DQMz94cUs3C9NEpb2mcCSMfyLMxWQmDPjYcZGGgL6cS+hfUXUOBoQqshYDOloxGISyZhh2bifk9hB",
-	"lAAYiUQkDw9BckIEHWIBmvm7I+RYKx4zd465Q742bENQJWcJFzyiyRzBS84TKkiPUT1OWZuEUXbqeSrh",
-	"tJdCs3SUcsUWlqfj514Z1sQWzLslsCauCTKMzsM1sSyla8KaLBqlGKfKfCuz3kj5/KdG9YCMJBfaLK6I",
-	"piwg7BONdDIhtoKwUnyT1s8LxmnuWBjlkH56w0RfD4zHUX/64CtwRbbJ5z3SnblvF8eff66NqnCO6+PS",
-	"SrK14BVs57kabw1iobB8nwrWQnOl+KnD14aE39OugV5h4i61TFmM3scHkTIab7aE+oLROLee8orTCssF",
-	"1dNO7ILaHCVUVK2cLbWzSzcM/zCriu2D9p3WqoLWWqibT61SJOXTN43qQQVxFoxCLL97cWkOwPXADs2v",
-	"WYyuiJkemfap4L+DwNhTpMdYLpDbEdcyot1xQtMJiTnq95RFsi+4YgEZSgV/M2HkqWJMODQw0H0DeUOG",
-	"VEwIF1W0Ftzu64iIpukEWOw8wfy/4auGJOHKumMSisQTszwmBH8O/Ok0SULSlXqQV7gdsbLGveSaofZu",
-	"E7oCSJmzC+xcIsPe9JsR2euInPFA4EVtlYc76bTXY44Hf4yup1TuWeYxJySUEbIgREyFDlWjI4wNpHCm",
-	"cQV02cLPGBDFgRYCBrynYALBxVSF86s3PGaPYIO84Up/sOv7DJb3KraIs/+MYwtfBJY5GnUFRW6OL1Dl",
-	"EOVcmXpcxuy1uWCO3RG6/RkinWTMenSc6EpgvGc8LlMSmpVaHJy7bpFNhBHO/BDtrYvXMjEeGpmWO+T/",
-	"QRMQcV+GVeKk21KjpLhY7mCb5G+wnmXi19dWjBJ/951F8tRRo7wb6eWQV7WRlWFfgaGx/4f5z5/3icfO",
-	"Bg/MLY3TZdQ7i41G0dHAqNqUD4c2gBBRxapcKCYU1/yaJZPKCRlhZrPKBNwiGlAonkxVRzjvPtxHJalG",
-	"NGIKtU0mbd++e3H2/Tsna0dUDzJRa25Zmi6lW+DmNY2bN+TCu32z4nVxExzmyIH9l4qCGvOrx/lAc42y",
-	"IaNCBbZRropkSIpw3RE27uuwu2ZtErBBbHC5jMYJmsWECZ2a22C7WeWEJFSzlAyZUsak6ghPXYJfz0gs",
-	"XP++pvOGTmrkrTUttASAsuFIT+A7k3SmNsDc54aqjkgZtNHjh4e38wzCrmj0ipslImrkFK8TjKERmtEl",
-	"gy00YRqIoKjoCG6sjh4FloZERjSx9poHAofh2yRfX1YTfs38CyhgmZpYW096U491RHfME13lguRtYslU",
-	"0SgGvFs7GTipyjK/ePvQgrRhXEzJjuAaXkx5K1QN+AhN6OzUhfH5DZpoeYt4xkI8uc1I7jOtSKt+MM/W",
-	"e0tHBeV7n9ZCzjTKVymUESVCf4xo2pWDSZxSiJEm8uZjj2ojeH1Cm+nV4+9v6ciMclu1tgrFCthpt9k8",
-	"b3MGyzrjzy6am0DAXegwNeyCfeDEwVdmZHzBLSBv6ch6iSDAfYTd6qYVjZqiPFrPrJFpf15GArzjhVGP",
-	"M4COVAPGdAZHHsJFLD7VYSEYgWoPSpdWwiS3Xjz649tEH5+PPY5vvm5wHufi6YXmge5DpiRKJBaIzQ7T",
-	"cp+v6A0vd9jHQl/iNU/W3zVDhFm4PRSfO/cOPm92+boeb7a5doDHXwXgce6L5iS6USzJ5PGxjt+NIKmb",
-	"Hyb4AUrL1KxJlxIGE5pa89m7J0MJ1LjglQxYcs2QM9Yqg44o5/RCACa7hQPrjY1yqtTIG0QkSRlRTFtJ",
-	"f/7hPbFaCMuUQH+EJyDIjIlvXgVVBbmmKacCvc8p2Y/ynb1GbyYkZS7UiEVaLtECForYVmE+Xl+bn7ap",
-	"AsRn7QNXgOi+zKsYFtStCqdbb5jl5vrGpNCDKjPOv3lUQG5oclXlRhlY/bOiDlvZPM5N7bZAaqek/BpC",
-	"fg0zv3DRXDMfdtG2ESmz7bErPPpiesefQomTpqkuCvxV1FJRmK5e3ZRbpsvgJvPqxzvIiFZVpiIOMNSG",
-	"hmyA4TxseZGKkZ5ZOvcy/r9j2sn8jdmYjyx9dkJho0UNa2+YR8WEW7YP92HTPFbR95l5uHIWI0P0NbDn",
-	"CLVRhI/OpgtJwuI+S0kqb8iIYRyB3EDWHr9GzHs9lipfWNERXSmv2t4qJP/mbFHy3//7/wFPNScQ115D",
-	"aCF0YSQLjwYkZaOEThyvx1BeMzBzx6OOgGg/1c7yLbsfFaE9zVIoJE8ZuWIjjQavvGbpTcq1ZqICNeLG",
-	"fyT/9Z/eskZ5JyS8XUdwRRLW02QsMJAdk3I3oeKKcIx5/85SCZAR7JORRFyTOhyDrESlRl7SaIAT5Yoj",
-	"jShln0ZQ+9AR1Jl8UJkO0wCFnH7KAJKPJmNGrJCl2K1FIqk0ZkK4Ir2E9s3gnH/ZEf4GXMFLQ5HIvMSK",
-	"TSyZW2bP0oOUqYFMYkXK4Xcv33fEPm6tqmJac9E39n+jTv4HXPP/O6yTsUiYcjmUuALZilygwwyDD4dj",
-	"EAZt7zpAlX++gL8ApuHfAdEO5TiJkQNFaRldwUqIbX1HPuKFpCjmKxiXhws17vV4xJnQH+HCcGGd/yW8",
-	"45wswqxnYt5tg47J/bUcjOiCKaiPWEXX5S9YU+MVL50fXM9/fFilALri3MOdQsys5HX80NjorNklXQpK",
-	"LE0lMMDmfiTuR4weQjKkbTZZCX8wT/Rqtl1q1g5LAUTUVnM4KSJUes93lWu6cA3UEbdLSXeNlXdphux8",
-	"hpfwtnPW3o9SEybkuD+wUgL4ojKtMVcg2BhKaMUDIKhSAcTLJLJPrJEfbWL2hipidUjtqYDYg+W9tlWU",
-	"l3p3cSL2bRf0H48BqXvJvFMie55PG949gKJKcsUmLCbdyaySh39rUqaomwv4TFdsQjik5gGyNz4hoTNQ",
-	"2kSMkyQkKcNmNlDxp9YQ4nogx8aXM3e2NY1gsuCqsWUNMBSqMVzmxwMKzhgd0tKA2bNRfOLNauSv3kAg",
-	"XBAqJljh728bSXHNUq1OOiILFAJYrq2QhNvtqRnlvBRZ4C6Bu0vrwUE88T6J7qzN/iHEUq7Pu5lJqYgq",
-	"hlb8ioIq//JbzZ8/Efd2KkawU+7/bPCJl05I4QLYYgQrZmYkyxv0phwce4nRA9hmN6KI4pcaD26VJriO",
-	"cPco8nLfmhE/sQjonzSkFPcU+XDxBlwh66UVEuakHBayhQvdlBc4mhAbD8VtHN729JUS6YUXtTn1R06l",
-	"P73MdW4RLpW5OPHmE9wlaY1Xr5ewtiPbWpF27v67nPVD5axjv3+dVHVHFln02Y5/kKz1BetzpaHnmKgo",
-	"ZVjn0qea3VAI6mGmGtl6cewufmZl8YTpNhlyYU41h6ByVMasI8rh+bvL92SuFkAfxJwfYrcXEzboZ2l5",
-	"8bwagM32eD80T40GLLqC0FufcqE0Ca+4iENLFIwz99ocqZwQadu6e5wlsfL8uzx1TS5gSoco10LbDaU6",
-	"AC2B7zyvmhncS9c/Tedonz2Uu1Do7DuqOyKE0lRzb0ixhDXiJt42NAnwHrCYqzsho4SKEz+dXG1AnWDW",
-	"2Eqmx83Imw9q/qU0OjpmX/RTniRGNtGxZiVjsdvS1xuaJF1J0/hjV+bq3r937pb/fdsJd5y6rWbccdHf",
-	"qpx+ZDdOw6z8Dv6CBchI5teAjAXu6i3n3PNCYOdx7AAs75hNRAlKqF2+m9Oyi3wXn36PWcI0m6dOMbqU",
-	"12CvgAvqiokiTqSDO/IRdoiB/cy6lzK6YlrZlDw2BWMQmLRa9caJUZIQbxJ9iHFCtMppxOzBJKKjDaiN",
-	"F/CmXm1MCbiVNseZFYC7jb6ppY8fZQsLP1hcWOKW87sVrB9I3uYQZe6/DL9jetEarG9HyZ6DItyKnt1F",
-	"2TZeU7L5jfAIaZGzXMMdxruMDRxYbwTzWbw/xm1hvR6kPynYpmGl4K5dMTZSHcGdGsLKA2ruJqCUwTl+",
-	"3JwAbIEkZT2mIwwMG93DMnC+t/IawaTw9lDI4RymVURDHvFvxi26v6DIz0dpM17KQN58T0Usez3l22tz",
-	"ngv7NJKAVDBg4JkkvD+A7Wo9lZefRjLnpawsSeZ82e2kIh5TIFp82J1g/Do68TwZ04Na5PsRdbGt5Wb5",
-	"DUZ5iDnftZtb4VcOzcHQkxyJcZJUTpaLyY6wcrJGzhJGUwuyh6fZYjTMIMMDXT+1PbiJmI55Kp5/hsDg",
-	"O/v8KRgl8F38UtjDBfcFGSdzQ8XnYzVg2OQP6ArGjiB8SPsMuMWGRpqQKzapQAkOQaR1s8ukcLsswILQ",
-	"CEpxLA1yR8DmQEAD4y0TOhoxmirAxcBNyfMx4T1nkoyF5gmJzFyzeMaq6YjFZk0eaXgsroS8ESSEF3jN",
-	"JiEGebGSw78i/BvKijoCjB09oMVRBUXTBqRrzraBUlP/MIdDH9r48AXO1kZNISMS3ssnEPHV7JM2+t7s",
-	"FNJomi9CiWLXLGVkxKgYa9u0PUFBKgiYSgiR2k8QfFqmtooYOBkA1J5rSGt69DiasFRnmUi7TteI81Kl",
-	"v1pLy4V4fcGH2Vo7g2sXfb2jigOLBpc+QRcQxO1DmXwjytPHIwxCBn5KjqoezQmSngGSU4K0atTJkIsx",
-	"+rwxKJwgwxGyyilKKB966EfMl7r3hOxojbzlQvuCe6tACyHmPZWh6o+F+cwwlho5zXx0a/g6LEqbu4XQ",
-	"gA9Ioz51xP8Ap2FsZTNCFiPdEerRK6wuEB0xxXz084AJn7UEdWcfZEMR2AfQl6TLJhIxISHV6Ut9SERH",
-	"HVHupYyRZkBGqSTNwwCTwwDzQ8bCpkkrAZa5ZEq3aat5PGIQ3vMjVvd0RBkb3SgfYibZRs0rG0uunuOb",
-	"W4SgTbcWNO5UcH78+q9vW+dQBjTiKVNzmFga2Ai9sp7Jv+YSfJ4gh+mP1VSKpdcstauOkgFVg6820biC",
-	"gHY1RlgEtaMi2JKmejtbm/JQSipl1/LqEXntzNOnNIWlYjHCHIobrVGfE6ON4JaUJNUdAZlLELe51GRA",
-	"pLBGulFTPKJGB42YiAFrIvcBjGKJuYpoGgN6kYSItSvWNPecKJLaBC80KnurNR8DDyzoIiDjWVWDahLO",
-	"p16RnSBK3YpZU/JBLFFimw/j4IfapKP2EF7KQ1Sh7LyTL1784l56iJAwcFWtVV+OV7hCv8S4NAd1YNEL",
-	"jKlr5CJgsEGAK6Q6DMDuJSGPwwp2KnWE4+PAnuh4Qii5Yd2BlFckZgkHcSh7hGvAMeVMtbOGpR8u3/0Y",
-	"ZH+a+9aMwDVXG2loLzdmrka4erSmqIPCT20TNVcKJBRcwJkiZQ7RNRLLGyMm/VA6okd5wuIKMZ6AymgC",
-	"Xd+1nwkpmBn0KJURg7sPWMpQ4qorPnKo71w7r6IjBhRq9eE1jFgM4ZZQu2lua47boBryipWh3TwbHM4f",
-	"dCcRRtOEsxTqoyuWO4z2QTekOo/sirdyTeM18rPt5nIPn7oyw1yyXxivv2IjXeuIUE9GRmijjeoh8wUd",
-	"stjNUzmSwyGtKmaksLYd0/AEuDVUWxemlOuOwKyCVUvF3gGbiAB1PN1HcAKWSz/rUYOvYj+b8SoRrh8w",
-	"dsHrFPKmTVKmxkNmwXDRKbKToRh469DwYz4yrrjQLtiaZsp4Srl1RFOMSuZ3jn87EfvfERV5PnTISzg9",
-	"JGV5I2xnNujEShv/C8QOUkQ8YRkiCZy7p4gad/0uVn5oM+Cw9g3Uevj9OLLb2iuM5OBxYeW6JovCtJiZ",
-	"tqHqvCw5mVmCfrGu057B6vX60YL2DLjhBoAOCwJRMQK7Yc6Cz4/730sQd61Zql8ow+0L2evVYhbxmMVG",
-	"wLNPowQcUsv7Ou8l4GGltZst4Bu6yNiQfnqFFzUQ69r9Nd2KEZSUnsC0m5kqrd6tcn/7KtNTS+0ruzbv",
-	"0H4CV67XfYJjKmq9rbWi4MN2hAFfQgeLXmg1lTPla7RPJWfZOWG8AM3HS90ZhF1/4XyE3Y3xBvRkyiKq",
-	"lliL37ozAC8H0RqxtkHERqqTEU31CenxBLpnXCNJQEJj05j/ahmSMiK4mwtVJSBhTCfnNNXhGhBbJI9q",
-	"7sYyH3XXj3k94N0nhbf7LQIQcQWTVhxaFrZcMAAz9fMfHyOy+q2P/zBCc2z5858teL6W93t69l3cCisO",
-	"IBmLaLDg2XZpLaL4a9Xnkj3cU5UV9lEmOYzB5H+qIcf3mMFCjOQ1rMlGsx6UrMmwjB0cpi736wEcw1fN",
-	"TchKTT89QAqwKvTf/yiNZGqr+EpTlPm33yuqN8AWWK/laAVC9D9/uYPGdzt/FaU/9XF2IZaN6steTgY7",
-	"dWhpQB4foxhwV3Tu+2dYxOS//hP1G/wXhQ8pwwYFCJQ0V7rDdaVNcCMHFnYONxJ6oMZX7gjcTJY5xZyb",
-	"Ws5ZMmRivKeyi0YQkAWnLleP4wdhbsn6VPNrZh9qg9WkVa8b/9idadOcA5rlOcHfYrErILIw85oPGfld",
-	"CrYcPcUSAowTLmg6D1psRdX8YaRY6pXzI/de5qTviqL1EcXlynFlN7lbrd5xm2axrsupup2mu13T/bn2",
-	"971Nn+3U2Q7CeU3wG+oXz0oau6gUVs5N9Md8GQHud+ZnEstojBCo5YG8MY5ILAklmqor5KKHiseV6F8I",
-	"PtC8W5HPFUoq/W9LCboyl5SKiX3kAr6X7/D17iNiQU51QaOV/oWcSZmYF5R9GFYqLQxaxIROkSOhVyOn",
-	"XXnNSKtB/t//59s2AAWSUSrjcaRtYjhJyJBy83gqIlDNcwVx432zngni1URsvXtcCkpQNIzEAV5ErsYi",
-	"YITkL1kRq31hzYYwueOUmZdfJEbzAwbZvJ67AJ9rVV8BV8tOsm7YUei7LeNkjj3w6E7CKQ7NSyNjPL+l",
-	"6RVmErEQYwjgWeORUQgsxoNYvAgbIkDmEy+SOqJsA2QqhPaATOyQspCCVW4VasarUHjAIXktREV5TxUk",
-	"gm6HAgZhgLvhMc3y7Yu9bcuplS05mOxtgag8zFx+hSpkra+3VFFsuaATheQOOGYzrQtfeAsC7ENCceGt",
-	"oklz6mFNy3058Uq2+u9qRH/HtFND9zGhd+Lv0cXfTiptan9/B975ypv7UXliFtKm57p1cIHcZui68mKo",
-	"PbOeehG7FmPuFtZDD9gwV3jk8W3vaxpjJ38mk3aW7eYt251o34n2Lw+c5NFBRhAmadt232Acx8mSkO3l",
-	"gPc0sWd5+m5IoVrebgmn0iSB+m9AQbhvnPV7O6h1ibXtMB+z0ueXeweHF+TQGkcZlet0Dq15jxxaPX5u",
-	"XlhqM97Sz8jqSmIJ+MjqCgqpU3FCnh2B8B3QhHfHkAJcN1OmqbpaWTL2GqVf7hDyxZWzaszXr5edyNto",
-	"0Hfg96+TWe7IEwj7qpxE24P+NqZOkI6HRlDg7sCRMCdFyqGS4zRibXtRGBB7BCG13TpCHLuOCAE/JQyI",
-	"M4wqAaFK8b5gMdZVjhmhaCzbJyo6WdeWDRzd3vxqDIwa2O3wmEFffEN8rJ0FOD5WLC1Kj8PuUVQ9jp+x",
-	"6vNevVFtHrQOj46fPafdCFZ1PGZTMpE0GmgAVetH7XrdvGbKZYr0OAPeH+TQU86m7EBCu3KME2iZrK24",
-	"g7ddTcBuX2iubNfhh95mwHmnlrxaWu+jLFc+Ww4kW7m7iyTvIsnt0gWLZBoTapfeSur5Lj4FF9dMaJlO",
-	"qt5mW7VVNaKaJhK46IDqkMVAHKeCjBzJNTbyFMjlVEBGNCUJu2YJ1H10BLVIWapGvsXGhTYJfwtJ2dyA",
-	"yJRcvv5QCUgYUc36Mp0YhW7U1DULbyVM6ohyoa2xctceh/yLV294zE6sT6RyEbOOyIXMUkbNbBAtJXal",
-	"uMkyDtCApsipkeWcK9lc5afIRdkQ4A0jcPPdsFfuO2J32SreGHwsS7mcm22AUKJcKHTXNPSARlSxKheK",
-	"mYHwa5ZMih13pV4ix+kC1+y3RR0AjXp91RYEHKzrcXSrgZSh1Tkgt44vTiekL2WsFozR3XEDQ8XlScpG",
-	"lUNpARfuELQaVvBlTpBEGbrRaFcxUeysQFTfuZ2VcLN5rWpdKRNGxVNluuLFNXpbt+HUkr5DD0LhDut1",
-	"H8L9t9VuuGO8ekgP1y87/Kh3Ivi3Yr5q5Lrbm5tsB1zoAseAOYmMrLYr36oSRMzpUkAg45qUfZ+6Zda3",
-	"iDJcVBDPATSwUUpcdURXjvsDDLsDPJsDqEFl3aORlqlyT/QPKejvrAsRwvsk4T1WVOqIigr1owj9FiWg",
-	"+mC8FuLC33tPkR4d8mQCQBGOfdaoSUp6/BOLOwKHVQHwiDHKGvvyaG5QO3DHnYWkYBJVQgC4BXb0wCOW",
-	"dXaY1+gIAIk1GtD1asDMZJ0dqMnNCa368/Vp328zKehUFg5w7HM2RZ9pRVr1g0UBhKK0e9Q4gjPq4DKu",
-	"07FxDJ1dYYYGEKsK+iMZ7HezDD54Hu8g08ftEqaIWKYA37ChFNbGeQNrETsKaJo1E8g0Zum55Ga8pcbh",
-	"+t78L0EJlvUb3mMv6ESV2s1GUFJX41K7dH7xovrm5dtqA24M+wpGgKvPPKLWPMzGy2g0AE3rf28+qx0f",
-	"5o2P9TiB53zvrZKAFRT3enp7DSSm6evmeuJGEG7ZD59yiXb++K6J445lYGLK9rg/iz4YGbc58csrw94J",
-	"S/BuFbA1J7bqG4Mac05szjde7vWSZU7vd0xPK7xNuidPQcrtZM5mKZnush0f2hPYYHGXeUXPTHAzkAkj",
-	"ZcUAR5PQJAkIxb2Y24S20qtisS8z5yKiQEOLvyNJoHsEdDdDAJAMuILJLYN9TIDjxDEz5U3/WCJYZUfY",
-	"G9oL23n3hStAQHON0n4sT8juxoq0WTH0BZrNh3PM5mb96zKb53yurXZn7xTKzoh9EtxXD2iHck9Dt8D8",
-	"fJWdQwTjemAkNXwhFgcE4aljImRKEB4+9oVsiABH3ssrJiwKJLsGsW1xHldpQvb4mbmxZsXKUrHlxcof",
-	"FEtXAlC2ORk/HdsqNcvDNUQpi5nQnCa2vpUNKU9K7ZKiw/85oGlXpsacqdpWclVz918Axf+8cPcVawEi",
-	"gHkwb87ibyar1owEpVRCnsYq71K+OPcuxWXZ3K9aYOZAwXMLYycxNxyKnzPHOVlk/caFwgg230MVn6EP",
-	"r6zwtKPNcakcA5AqiIDUkq94PlM0kMszBBMgfCiAEg8qNQJr1EK6w1adJlThgPU3PWVIpWr2CxnSCcS4",
-	"u1Ajdc0QeRd3X7qniLwRJ9jTzGNFhmNgNXNudW8GSZGUqYixU7pAmNoR9pYBoUMp+nn3vO1IyPA5y7hU",
-	"sUtESD+ioCOGjArzelkqPDC2dgWAl3BSpplivL2+AlTSyvLah1Sd1HhUTKSCIC+liFe7sjBfIkpX7HNY",
-	"PxJtp23bYWj3dW4zpnFccV4LrPlOxWvnG9X+jBwbBAiA7UeonfjcRad30ek1NTEsbAaWsRRsU/p3mTPg",
-	"A9KL2HCLu8lxwpACl1dGkQnqb5xYvCAIIXFUSk4zcI3EXh0xpFeMGMEyaRMhAcw/tSQ0Rc0OhHGgVEGT",
-	"WhUnbwQpG33kyDzxAR0x38VwtwZFv9zDMLdtwQtIgZykGZMn3gAUYXaG0YI0UZKkjEYDc47XugqCbdcS",
-	"p0lYdY3v5bXmjI+VuVjTBDKk3Ky3KvfWqUgiU9CpOzLgpxEONx+muAEe2Q5fMe49I2US2oVA5h8bNv/P",
-	"UzYKyFixahfpP1xJCz4QtmU6Ft6MBpMWIEkRY7Q8StkIIt5C3kBTCaHk/MW35px/nL8hr161MXoOlSsd",
-	"4U+nvijHPHkBSmjgxwNUCLZekwvSlUlMpDBPCgglnZLxEOwJnRJJuGAVuL8esI6I4C575koO1ubslscd",
-	"zV6jlRmSstK011sXbxRNqjf4rR7TsvYtgaO4V4CjhGKpUrsZlNKxWC3eHd8RhVLx36H14lPD7Dk2BPbg",
-	"Urs0Vuxjd7J6HwlO58Yi2GZG8pNV+h/nL76tNmoH5L//1/89v6+y6xAHZwpjgWB5f5RQXvwCpV//dvrr",
-	"t++a9aBZ//W0/mNwUA8O6r9+++JswCOj8kdSkxFnv357+evf/rG8THKeSY67cxe32RnEa6jD85QLbZfO",
-	"SoibRaG4skWcyCXsDhfInhUTcxY0BwDblNJopE1IGX5wpEv2YEKVrhT6LKSoDgAAG6xU60HWyBtz8UAm",
-	"EEtyZh5NGUlYTxNzx7FImFIk5CJKxjF7ORzpyb8ZMRLWSGjjw98AJX7okD5gRPCTuRvy5QP6tWakTEnG",
-	"NOH5zKTeww7wykqYoRYo1NaA3NbvQe7e7jE3fm/mbO2+djMnT4q+Ihuhq51bY2gUUZvnDM3cbCNDm7uI",
-	"bqG7aNQXjKqwTu/HfHFqfC2/5/yekYKY/VUY1xIGqfxu+gJbNpzIWhpsg31yh/aMN3JNSii3t3Y9GV96",
-	"IiiR+m6NGJtJ+syoZsAFWqf50QPNIvBsMUkdeDWNOrk70UzNU18dkddfJxnpolnxe4p8uHhDuHJeYJGj",
-	"cZqXcV3W34LrRgW+COmyRIq+7/wAtxZaBDuiK2kaK6BQJ1wTh58bVgLj1NoLsM6smFRyJxIxThLM7OBQ",
-	"FhRcJVzpLFPvEk17dqoXZdvBqlzbuXxYmWpdTTj1PYoYeKn9keiXVqJk6PGEWdVi/EYu+jW89opNVrI1",
-	"mFHoakCbh0eldul579lRXH/WePasFR3HR4fPabPHKK1Hh4c0rjcO6UG31+o1us1uvfus2YzixmF8FDUO",
-	"u/WeMQ6ele7q/raeNRsHd8jr41deS2vA3t6pja9BbQztHs8ilebvO7I1b5zKSMvUphVAlPZkSqzMLAOz",
-	"EddW+Jtl0sazQs9sH16xSWjEMgNgmuE40XxEU71vLNdqTDUNs0JdfILVC8BJFBrJELbJ+Y/fBeSH85ff",
-	"BeRn1j03ovm7V98Gjq25Iw7JW/4NJlHMOIx+gfQ86SHPHSPmTnsKtdYJoWKCli8zRi65/Ok7Yo3aGDv1",
-	"qAAa6UlH4GxArsRl5us1cimx4NdPDLacw+09Wa92w3EvtKc6IrSh/6qRlaErIlakHOZlrIw001WlU0aH",
-	"IXAzScGyk53hzkVHmBvzaJzQ1DjNMAyrTc0XQBdhT5lrpTloq56xSFqm9oqYD5lQkNaxo+8IRYXRopok",
-	"zHzpBhnxTyzBnJGlyX7WeN403gMlisfMfxBycBA0jo+Do3odLwJ1T5OkI8rHR8/q//WfrYNmHSuyoQkR",
-	"Yef9dy/jh8eorqIThXzFXJGbVIq+cbMTmvZZCp/VfZmOaDUOwGJ47xeQ19L+AZn2J3nl7xfgiVPSVDv3",
-	"V0UpY0J1hFkWXUbsws84sLnOL2A1h83TQvXjjSwT7EJGkPVsnILZUYw3dASadMpn3KbaUMrzSlqwVgYL",
-	"YE4gX+csP28dzbNXPsCj7maxrBUOnyNFpiPiPJk1JraEfJR77a3CH+0MLGdgrfplrFk1P6iujGKzns6W",
-	"K1tAoe//ccUmu6KW+0Mg/XOG81HKeHNjvrnYlfEEe7lK7dLR29LdTMj5cQS7fpfUu0BnlGvTgm1FLq2+",
-	"s4SR14yAbaXsH6iJ4O8oYZApLoN1kTKiZYIARCnrMR0NKltVk/hOi/1zsBhtcQpq+UJNKKyWnAadpx5f",
-	"wCOcetzVjDwF/wu/yS276sGcsNvjNbB60ECas0uxwGVRvO+lMTiNCQj+liv6UgM+ci5X3mL1eGe3pbQ6",
-	"AlpQsjo1QN9CPLB5FieUk9BosCIl3lRKa2GYDN/93qmB3CQuzQ64B94hQYCXrtrAYQf0wMn/Ly+E4r7/",
-	"7eVeDxd9hxHs/4FAs0tV50sRF7bQgI9q5Ees7DQ+ZwqqNWsSMDsspeJKZXWdQ9uIYLvPIDFNle4IeSNY",
-	"Cr1n7hjBQygHoogpiIznuOKsm4tPjV3n8+ktLcWp1f+gQ70smKkRbWevIXv5ek+4sCNyijUAAWJedlGN",
-	"KLQw37+k0wzc7sudan7wEp1N1X8W9siTL/38gPjTC2EPctu/n1KhF1Vyu2rxW8SDDWtR4STCkEJRt/m3",
-	"wkBcTjbYIGGXkZgNJVRY2wLLxRKkI4oipHgDM875NTEgXtoziAXTZoaZCCTrwdnAx87Kl4AoSdQ4Ghiz",
-	"rpCzi+Q4iW1/7Q2PmcDWtNubbAtcQWtJtnzpO1lbsrn6fNtaRuRYK8vuzyHcOSd4d29piP3VOWm4yX6v",
-	"B+ziyr/HVhERrLxZzWRco2XLXzDXMLSUPHbB7YpD/9lgEM6KMn9PgXYIMi8rv/+21Q41ZGK8HF47mkSJ",
-	"MWvFuNBVoCxKV5IYecdytSZK09RWnJxk6ZsewmjfFc9rcRE/eo/mLdaqifxiGX6sxLKfLVtO6GuKMZSi",
-	"XdNkvDpAg/nCPzN2paDTYDVEBYYlmL5TYZalwWwcLoU6Z+mZvGaIpNNCio2InZntUmo3ms8PzWxEfLRi",
-	"NiGCB+MVP+InmKrSLwWlG8auSu0G/iOmk1K7YWbdfrLLERR1wnub9XTN0hQIsfBFChQUjeO7vOZRaeMv",
-	"9ecvd+rqMJtRvRPTpBpz+eDyy+LPX+4UGRHj1eMisFZ3Wm/DcRSUhLd3Czw4a1KmSPIsb22Lod+dELNX",
-	"PfyjOTkgry7fEbuFkfeITmx9QRaYtDn+SmAZmGyzGxYxAlaF3aGgRCKzR7HYL40G0NqA5wd55GX/HMCc",
-	"gIF12URCVaSXlmEOhHmR0X42TqAb6TYAOKffSDmPW7Gn8i7HQl5+2HaPigwxpUEeSyusJfY3I0rXcAbE",
-	"eKs4FGZnzTcJchbBziBY0yB4UJ3751qraZlm3XpBhBjvQD52PY13haDOGQMrGStFZbqed7vPej2G5DSL",
-	"/NyfAcUCFTBAYyksibQtgznDo4JgsOaHPUWcoIB/5O0WX7QK5g4XpCdTh72VUM2U7ojQyYkQgn+0p+09",
-	"zM0rNfKjnLramQKeTFJIwULXB2a5YTbuX3/H9Es3gfMNjTmlWVtxsIsK814tfqdzukBnB+2F9MGCodmm",
-	"vRUGtmp7XxakcCuuOCRPgTh3NKhxF3BFterbiEQUNlfR9PA/zRoh83gevzDTwbzTqzUso7WtCNjkpXbJ",
-	"WSV2HGsYCcV9u8BamP5KO32+uXymkgkm76Zm+TEd9AVK8lZyBtBFHk8O9Te67qgfNfPqcDtayCqfDURO",
-	"d17SLmz6JbhwO1G8WaaNx5a9G2TRMG8CLWE9AMmSwlFpGOHsdyZRmk5sk1a+qAPLIe4Qs1xYa2BF8y5+",
-	"+HTihzvNuNOMO824Czp+TZQhDxQxNM7Qvnmi2v/D/OfPOyN5rqbyV4pPWZW/OEyFksVcPqJ6sMEo1cq8",
-	"XspldjFwitWkWS61R7iuBFPB0j21CTvkEv3DF9mr3skQeRC5vAY3lHunneLfKf6d4t8p/n86xf/OZ9ic",
-	"VpG9BzADRlRzGOof9l+vlkRHT4k9KSBckIEcK4Z4LxZxzaJic6YCEo3TlAlNYs40AVpD5fsymAC4Z5Y6",
-	"4smOgGJ/pSwtWR7KDWqdfDh2KK+R0B66vOxwcKoQAtz2HVBsZ7AEOlnlMVb05mqN5kdwzxIueESTedVM",
-	"5wkVpMeoHqesTcIoO/U8lXDaS/Nuo5QrNrdt4Tumz3Hg94/y2hm4taTfPXB1EZVdMZ+uC39+YEHVXGl7",
-	"mwVy4WyHpx3zW2HiANcqvmCRTOMPImU03krIcOSXpBM2bmUvCBu6PYLYDQkVVbspSu3s0o3HFReuxD1F",
-	"eLxuLr7bmO9JeGF4r2z8bApqJBVfzs947s4g5VQmWJ8BoGCJlGmbyBEDvq5IyquAxFwNKnn0adszERAJ",
-	"96NJMsnXoC5LV1HhGsYWwDH7ka2Nyezf+ovtRVjcYdB436yvTdIIy86+yrvcF71DsBVbtotdacuYHu9C",
-	"5ui+/MpUjtn33pmxmyVwzO1BJ6azY0+g9t0NJjPJToim6koRqhTvC2xY5RqAczBsMpBJDLZZuVMaTvDs",
-	"TgmA54zp52TSgtjJe3P6rJkG+H75Yqd55eR+XT9mSfkmxMDqRp19463Cvz1tMfnL2pN1m5jbcgmy39+7",
-	"MuTNwLJ9JZXFo0x6raIKcuJy9ehAceltNzewOPieg1y1AzqBYMBspp+UW/X6urpiUbI/px6+Yule/6qk",
-	"+6pG8OZ1wE4uP4k4KkqLxxCPeVi7x66aciPbU9a8VjXyEqxpy0GeAfAUobWmLsZOzVa93sFmzRsb07yf",
-	"eL1kPpiQh8O7o4jd/ua3g9yJ1Z1Y/WcVq5dMAwaUkSbqgaRrKuNxZO5YTcdLIqYXUzSwM4AtJw6TxYO0",
-	"BCQ0Bp75r9JUj5X7F5ci3A5yy7l/GzPeLwfCZcsdZRvpIMNvWBzAKKFCsHjRRMAVpVXF1cVYXOIVt47D",
-	"xgOygQykBt7fJSPBfTS3l61R30ozm9tQxUoYc7QIqtOlOhqYSxorgfdPd7sdwLHp8g/2yRPTwv3/OqZC",
-	"c21G0WhBuUvhsfIa9kijWQ/MImERVXo1LdaDEhFXbVJql1rPlhXZpJQrFr+Xb7n4xgzAEwuqiCbsWxpp",
-	"aU5u1JqloDThLInNK/yWGz2UiQjANL9CHl6+MpXx7EB/m5mXjRf94M8/sRTldPMe3Xt9JoCVNcYSGrs5",
-	"cqvf7rn81sRDl1xEbPGiyiZ0W2g+Bdm8apIDN8vOPNlsfsN/CZjfp4nvk45FHt8SanTaJHTbN0QsndBt",
-	"3zCrXgnNWg6d1sTNR8oo7WLSncBJAOypKgFyxONJe8oX1FzjZlVkxM0u2hQez8IcSWFvPGaiZDXlkhOi",
-	"zfqdROYd6gWnhd3KfhDO8cVYbBUwJx2Lucq+UPW6U/U7Vb+iqqfxx4GMHlfPr1HIVtTuC7X5ttN4RXd2",
-	"l8zbYQrdMfMnCI2rAxmZRbvV2uCpFess/DsHuBfaVC8/jRIZ28hNEUGC/Nd/EqcKfE2I77ThQkuwFNsZ",
-	"+CFQMg2Yv2oPKQUziysgMu0IVDbm9rOwiSdQMWfsPHPI2ml5dKSA5Iy27M57znoLps20wAUHOsJDJuE1",
-	"NeJXjW4jzHtAuLao2QrejijNk4RYgRpYYHgtxwDFDg0LLDZjVojD7vgt7AVwj45AJkmEWtJsSK6p4GrA",
-	"YpsaMK8b0TTlTKGxapV3uD0T8zu7om4Ljj0NKxN2GVo2v2wth+umxEzEVpuhMn+9YBoCQhgm02NfsD8V",
-	"GPLpCrDaLPdKqV0PbFxpFzjaWZNfXuDIXGAXPqxle0mpXV/D2CxuXzVO5jZQLNlkO4twZxGubBG61WbR",
-	"FCd7avWw2YaMwlvhtIxntQ2UrOnA1P0zIrsYyU6rfW1abRthkp2K2nTrXSHr8fRxu1ZSCvsRTeOlhDvW",
-	"r3bZkLHYc95y5j2DrLE9I210/rnopyyGvl/v14+RJ8woDBCWAWGfaOTbko23L6+qvZQzEScTEnM1Sujk",
-	"hKhxt4rDUISqHFWdYpGeGsDNwLaUmKcJxmJ1QpRmI+NzQ98zEyogUco1j2hiAwFIzjBWrNqdbEUNgmg+",
-	"M1N9bxXoPlhRB8J8EvNbQRX6V8Y/RgP6sU+TUrvUSxn7/9h71+U2jm1N8FWy0TEh4EQRAnjRBYwd3bRs",
-	"2eotWdwifXR2bzhUiaoEkBuFTDgzixDsUET/mgeY+XHeYCLm3zzDnDc5T9KRa2XWBQTAAgmQlFx/bLFQ",
-	"lfdc61t34FmCClr4m8G5cn9FLGHQg6tDYR8hNS68M5aRTJCF+kfcKKCZ/m8ZSZGa4gNVbEGl2tCIUfFJ",
-	"j1mSDLke57+y0Sj/o/zTUMr4U7wo9DxiCTW80PYoSQ2M1i4w5QC6JnzO8zfs0D8X/kxnxe+nPJmUv57K",
-	"JEl1VJjeVBdGOLVzsRvkH8wYFakpvD6TapL/pZlGNuf/lovCH0bR+YApVXyWJrMxN6zQopFTamThb8XY",
-	"p3Kn8zEDr51sIl+CajDGvd77h19Ktya+yV/t/uFdegtXCU+znLzj4pJNZ69tw89OGkFjLJP4J2mKz49O",
-	"7Diq4S/Lj5FIUn2eqmhMLUbvNZ63TxrX5/LMtoHkw/5FgA9zw6bVUALtFNwzPQAxYz6C4GMJ4415BHDg",
-	"t3KvRvHp3y3MOmcqgivdeNEpI6zgOoQ8br8ojfi4/YIk+RD+lSUyNf/x/+a9X+VPfltuZjvAVYB/CcjX",
-	"U7p4hftut93ev/xY/1oJ8K2DpPeABFUq3myBXleB5B1Ylou4UbHZzOFGNoObdDFnjkddsREDsAJ6u9cy",
-	"iX3pdEdngdX4vbbvfEcnzLK57rMT8v//f6/boONMBx+QO8L9WHdTOu2jZyuuinucn72jZx2y7XU5zM/q",
-	"d6kxUInzt2t9FO7Ar6vO9g5O8soN9Qv/zi4eJYNEipgomX62K/pxzPXEL7s2MprAomZXImhc+fPV/fLr",
-	"ErLX7LtFkXY9ux2qz+HBGkRfZO81sN8xsEdMmy/xtwLt2RWmItsE7mHq8CLRRjE6DYhM4iyxzz14Wf+A",
-	"o7x75YdstktlH+B52WEW6ENFGg98Aj74Kxf2k1QDeaObVUpw52dKDuyZOD+wdMhkeOhFo7qW5SXwwe3Y",
-	"mvOMtB1+isYsmtzO49LvTlVnS7/UNYXaqbslLV5T/VUkDF/tkzmbMQFxKWF+MsOAhBbT2v87aMkg9GM2",
-	"lkaCl2Y4p9qwEOffJmfEfm1pSqpYycUz98J0IklfgHwP+Xiyft2Xn9jnKAXGHhKaMGVIE9QQIfzRdorj",
-	"sHXqSiFZ+YWLUVDsHd0YYB4sRq8AbfrCjsXM5YE2dMRIJGXCxYioNGGk2T0C4Eb+8//8v8jzDvzTFX4/",
-	"JGPwJhXw23G3+NsxmUrFyLjlCrgPoMC7mxcAFzplfYHzEHRq+0M8Q1clVkeSzP6K5yckTW3ocLgD11Mk",
-	"Fw/pGbCe5K4ki1vElsDc9mrshwO+hoOV1Tp/Pv71Zeut2silaiZVm3C3khQiqZysgAeoEhsu09k7WW+f",
-	"jqmI5XB4D3HrK5n3BTO6YAFwSg9kRzlfd4N0vPrU8yAXpz6nSTKQVMWa6LGcE272xZp+wnE8nrAIp7a7",
-	"VHRBjoliNF6UVEfs80xW50ZuentlRrWpvTa179/UDue+NrPXMOJPASPOqdYORBhJKMnDyu8XS/jr9jBQ",
-	"wvu7WzHXmUfg31x8mik5Ukxr+NtJ3PDvWArWI0Op5lTFBP3mp3RB9ITP0L5/asViGk2yFwKI8BQL+MM5",
-	"9NtmgkJi8Zc+4Y68YkUc4/JNOM2oNw7QKSNGUaFplIGfMRcOGLk0ujpSjAl9Cn1BZKi0gCeHTmbMpGLo",
-	"fpDqPcrnF0vudxc+ncLDwaCMzhf2ujrsuWAmm0aNfWrs8w26GRbvRY2Bagz07WGgd8Bqyxgo1fuEQMo7",
-	"R2wwhEo1ooL/7jUV3ttwsCCCTllwLa+D81mMmeJXLM5dC4FHR1Ib3e6L15jQqkfC30LStA21AhJG1LCR",
-	"VIswICFV0dg2ELbJOR0xja2GYLUIoa0wSpWWKiTN8C0Xk5BgRHPrtpbZ4kQP5jxmp74cAfpCohelllOf",
-	"pksxGhNuiJGSNDMvTMWIHlOFoZWYIdy+vqYogXdPqZJPy3eBcZCQJtK7oWH+JsM+m6UsUnxd3qbftsrY",
-	"tCFplN800oyoZgdcaCY0N/yKJYtWeTRMGHS6WzUg384OxuXPDmla0NMCtIsRuU3gzS2/lKdkIM2YzMdM",
-	"EDrQzpiQDdgx8lWj9V2URutGN5AyYVTg8G6AkOAaWEVueAWHvbGL3Fn5pc9pzxmZ0RH4Mrufl9wCam/Z",
-	"2lt2jbdsdhX8fclucuHGW8Lv6v896x533ANpD6XJb1qVyoV39KnlW8Dg3FMfafLe3WRPKrvJbuv+ugvn",
-	"189OvsHERDc4w04zcahxdH0pclnCiS9LMtFRpzDlEbhl4Huv8nPUPTkOGvamD9/yIftJppZzPj9cK0fs",
-	"ycc0FfYos/hNVjDylu6hr5BKgiflTcJKwfXysKJUeSs3JzgyVZycVvKPYjYaLibX8WXYTzudoyhVCfyD",
-	"nRLFkr/0G4J9Nv1GiIzZjJligKumUoEy5xrHzfDAl1rg2qmDlcrg6S08qxxqPrA42RcfW5JLpBrtIcNd",
-	"DKpKn57O3RTSbbXJm5yiw4ni4ooJY9FrVhXZLMk8liZQYm9SVj3Zwu4rpozGTCzFIKz8ZWyKKwK384km",
-	"QzrlyaJNzgQ2IoeEYlbyUn9B3hs1JJZME6gPgV3aX6FBS5v6wlFF21bMh0MGkhh0BEUsIZGfp8SEDqyA",
-	"6em40/WS406n6Bc1tI2f2i7H9hHXZK64MUzcNYvKCvEqS+K+Wr4aMaPJcedonX+Vo04PqbVdCXXuilDu",
-	"ijp2AS8eHEzsAUI8PFaoqP6t6M0FW7DfxIt4w64r/DHzUx1PWUuItYRYS4i1hPioJcRuRcazLetZa/nK",
-	"uMMe05E6wF2nIa3NbLctQKi8/HD3ZFMgx64zr23OMXVZCs8pG9PyzOvXzWlNM1aMHVhSxoiSSXKQzogZ",
-	"K5mOxsW8IK2gL6Z0ceAYMkkgcMrb4sBJJhMo4S9HR78aM9qPzGSS4E5MIzXerfFujXdrvFvj3W/bIrJr",
-	"vFuj0F2nn6gO0O7b+LDDWqcZ+IvZkAsoQUjmY5lgxvYpnVg4RASbe1R4CklSA8jIUXCrIjSB6CkypTEj",
-	"E8ZmWIHHY0kzZgtfdIecFSAiWhpSzZwbkc8Xb8BHPGYzMy44hpesBTNqxn3RDAt8od1te7oa9ki/Ae1y",
-	"o1ky7JFzpHLguO4pNfzhfug3WmAgyTx43FiuFcl+2bqFPWJNnewCeqzNALUZ4Ns3A+xWLLKEwoqoBQpV",
-	"S0q1pFRLSrWkVEtKtaS0ImPyKoZRC09fiwp/NyIeQu+Cm1ZJxGndk1b+qWNADxXw+z1LmLHCVLYOXDvh",
-	"B7yvTI9wY6UfIiRJpLDSzIARGseoRp8ykWorD3VaZJAaLLblxTnQqoMcCOlEzrJmzZxH0NOYqmnCtN6F",
-	"LIXN79Qpay+gdUm0rKFqDVW3hKqoTKqRao1Ua6T6rSLVa1yixqe1i0llcOuw0H37mDz1MdhrnU1+AEcK",
-	"bxEo1fEPLP6+c3rru3h/bIqQ/lc/szvjwuIalZGh/6Uc+lqJW8MrkPC+YtrRtZwip3iWAVbofLmlcivd",
-	"O8R9uTW/cItUMdV1voo1ydx1smtvKbzKb8NXaxqtRsme/uH+VcWBjlBtScmcakJd/JQndc2CR1ywKilF",
-	"5mHny1tzlXnjgY9d63GQxMzbzaffuQfrjsmvdS0u1+Jybdmp5eVaXq5jPlZbdkrMooaAO3WJk4IVhbdv",
-	"wEMu+GO9CEFEamFSKSVT16VjmlEzzi/JVQELFV1fSqmkuODTdApNODmGC8NGTEFyjGtoVKYGy8WtgZ0f",
-	"3At5JjQJP9EkWdjNsXsF2UfJ2eYwd82YJhLzaTGu9CacCUlbobF1+cT8sKskFANvP5ec1c+3nLGrYjrH",
-	"VRmyXErI4hYMpZoCUEhTHjeuZ/O6k9HHl68Ca55T0a8CDt3Lw05OMKsx/k703JX98+UDNR8JhmZDqXm2",
-	"BTe3NOhCZc+UnQ0NU++4SAFtdYLGSNGIZQ+OOhZLQlmSYmmeRI6w5OeExd/L6E0Mt75Ct8+hQqXiUiEn",
-	"cKhj+b64v/X5WFrQl5WnxKcXERXLb1ok5Z8ZqkbMXNJRxcVgz13xlA9UjJhL+GZh2XEX4LGw/z46AtUD",
-	"N3Ai38oRmdNkcsAF1A9iqlh2qFg+8dW1X7ULJBrKVJExQIMAcs28j1DUi6A8ZIG5ku4xnpWDzrMeoI/i",
-	"by/W/XZE4NGa37qdDb+V+7M3QqUw8dcffvjbX74/e/P276ff/f2n9798+MuzoNsJusdB98Xpd39/9+bn",
-	"Xy5/+EvndmU6ldHvRQlWrEuZWrw+drG31SwhmamqTMqpUo0kdpvYJ+cTHjpkj+6raNr6BD4W16TKcgUs",
-	"IZZwbXoId9w9xZphFon7pDwaq6vL7Co713kujCSG6onui2aIiYd7fv5hq03sOZsxxWXMI6JSIZhyn0K1",
-	"Mvul5edIOlweSff5E13oT/eFExQsSSGHx0hiAiLtYGZM+a9g2IVxzsfU2NbxW8A8mEgLeB2kbxds3hd5",
-	"p5AMi8aAt23rLle7HSvhmsQpI+ESiwldsTZuimPGbETiiiY87gu3prmnP4Sfop+/0kxB+leqpTh1K16q",
-	"8abJ+fuLS/IUVwwea0JhUOv8Sy7tq9edSwIvR+Qz3lRnzdOUh0wEVAYeNVL4FpHCQ3Hi6iI6XoR9pQS6",
-	"fs5rgF1fmxpg7xFgb3nzb4DR+07J4gBknZNlK4eZAgwp+858K2lWMnhWQdIo4MLqVQxK526jmdgB8Cyt",
-	"CiD1AoS/te7tR2ZyGHoXJVbNYmsWW7PYr5jF1nxvVxzkR2a2ZR8PXd3/5mQP7piQN0Y73ZKQhiwYeBlZ",
-	"Pk6aclhkSUQbniTESBJJtDIxERAhycySt1ZfUMWIYlMJ6cFETHwRQSi6n7kzQXRVpjQDNnCaK7eK/fk0",
-	"EgM2SkXQF1gZ0K4xi11xH4qdE6lQDTVYEJWKAyHnoBKasJlpk3fyykU2Oa5rZJbw2m4HgVQTQwhUggim",
-	"HqjdXK4LKdiWWqO16R0KfLnW7tQ89M+k3amhZ31tauhZQ88/kcrl4UPbX2GWqvvWfDx1EOyhYtnfgc1U",
-	"ClZAk09ykDsnTTDQrjZOAkwVct4KSCpiAHVFE6kcEm50X8i56GFJ6WjM4jRhcRm6KkZSQYdDFhkWt8lH",
-	"qSaaDKHaNeGibLwF//q7QswPqXC382c5f9iod/vPfDFK1Ih0Xva6h0WaCbtyjRk70v9+xgTY3qWcgDPu",
-	"LVg0NYZG4ykTBm4Yctpfg0bkvLuBLoo0SQqPvltkj26GHqXDh1/ZU2VumDi74jGuD35zHTZUxDTDbmMT",
-	"xKAFB/bHijduXbU5J2z46M0WMDAr6GwF2YYHPeBAtAXqcSf1YwnK5C6FdrIze/gA++wWIVVn26n4Wc4/",
-	"MJ0mZh3vLtA4lMsdwayZ+Z/dfvIhFQXdiXP02R+U0BEVT/8wdPRKxmy9FeUD0zK5goykM8UFeDPTEWla",
-	"nkxnM9BOaRL+MWeDT6lKltsNW8RId8rttUd9Ul8Ah/tssB3nkZzIiCYEswSJmBg+Za3M44tC+XXUqUUQ",
-	"hwY+zAkjNEnkHA05H7kZy9QQSsDBiWgGK0S4KXg5dXMvJztWohiUUYsYCf2wA4KLFLpIkL4YyHgRkMHC",
-	"MEAX8A9ogU4ZmY+Zq+oGuj30IhsR9plrowOiJfGrZfvTzE0p1Uz1RZbBn4+EJUF2worpdMqyIUL2Vsuz",
-	"Y/uC/YzMx5JwVCVmRdUwursvSsXsXE2141M7DCgul72PZaXRJz2W0BYXUZLGzE/B+WEFWHuOioUFe4Cu",
-	"YILlgnUwXbsGc6qJYsayrS1CKPviOtbCswdc7c5Rj3AN1txS/95T29WFvy/ViL79BAaaOpP5SrLvT7+9",
-	"Cf7s+6OdHWd3xvfKCuxwr7ODryouBg4FoXA1BNKjApm0T7c2FNinKawKE8aeIhYf6AxM7c+MYHfjEmnO",
-	"qghpe+nlcLg+JuV7zgxRzE5Ol/M5lKJTBguCKCxARbxUZEYNZ8IgafHLEXvSoBmzwlcWo4JUYkeV+V8l",
-	"XPCIJqsKSJ4nVJAhA+jVI2GUv3quJLz2gzBMzRTXbCXNeMu1ufDLVq3IPqweUnquMfZ7qag+EzEXo3Vx",
-	"L4hvK9MLHNwFfrWx0r6P1MERPmSgzoZBuoN0+3EOumvG6VrefqiPrwR/8SJvZkD+xVsk8XDfblu9Odu0",
-	"fVRvLrb/WKo4H1ZKUWSFyQ9e+n7ctvcKC3dhpGLxBxZJFf8iFKPxHmJMYsuNAMc66ut5sifja/iyZwjA",
-	"hmcJFQeOAzR6+af3FIpykQ6mEDIhGEbc5vTNZweBaUpl7wqAYTzilslSotiIa8MUi+E1briF75cWlrvX",
-	"JozNtCs6DXpPSGECWH5uubHrz/LovKOVULspFeGWTadG8xgQ0TVO7hC8bhUEoONTULZCu86678aGngeO",
-	"3VnA7z95uTZh6D55OXoUerL2kNEedife2wXbRvHlUjF8YMKKtXYvYbXjhZ6N6YhTYqWAVLFTMksY1cwK",
-	"BkOupmQmDdWap1MMIG7D1D0vrK6RrYZHSou81+LCHkbdxAPP8b2MnX3ZElqtk8Fc/+6w79k32nP8B/CN",
-	"/sb4258iCeEjYOHI+Qgtsh3L3jxDr8bPy2zhNhx9rRS82d37vfBg03JRx9CAg6PIW4FJFnnkA4iuPzKT",
-	"87o7Chx0NlMSsjHdQGy/ZxGPWbxzYuuJbE35vnJk70qzlbD9o4b2t01HWCIzT2MWce3wwMMUCrD3Eswu",
-	"JdgChISBiGJliNCNuh3jPQ4Ju7LSQzOmhvayn9/EYdAXYYYiw4CEBUxr/0StEPzgph622gSGYXsXjMWu",
-	"SxWHpJkLOn2RSTotEikWM2E4TQhWoPOpD8d8Vo57VzJhPUDEMjWQ/XDsY9GtNHTcOQr6wk7Gu3PIuWCq",
-	"QNu927KbObmTtJIp42F2+SyWyHpf3IKu41Y+CjEmO9Q5g8jklPNM6jgkIy+LsBiFFsFmYyUTOVq0q4sW",
-	"pYnvtWDZg7M7fwi/Pra3RdFDGUNqyYwTBg2mlFT+iKPzf4lRFMiGiotEg6ykGZm3CBhEesedo8r78wOM",
-	"ZK3DZALRB0ZKksh5QKRapk0JjSZ6JQWoRZ1HmG8d7zsB7ds/WWRuh1D2IqyYDTnkwAOoYJ73kkfgk8pt",
-	"sMeRa+a4OxnX0VBmmN6Nab2KacO+dSu7hqmcPwoX5n7J79eWCkq7Xc8s5vD3wyeBimPtpfUmJS6xZUAo",
-	"GUs944Ym9t9XTKSslQd0vzn7+QxchcjvUrDTghMR5vqO6aIvZlQZl7xITmepYZDilRvIhuSyUeeNFDMi",
-	"tcm7Tam7+8IXKsbg9zX3EukMXICQNGk8dX4+eDVvyB1ON2eTdA4+R5sU6OZhcyU5e+47ygX5q8tXGjTs",
-	"etvltls/ZYpH9OmrMY/oSG6vvDZsr5rrar5DW/oN4etrqdje9dOmTtyxK8fTPycIyxJ+OBeqm/hJgQpW",
-	"LXbjTinqJjbrfjH17vsqat6SO+jx3WAUKG0Nuy//xF3TmBoobdR6VjzZD5WF4AI9udZmIsDANBRrMWV1",
-	"DnKkstiIIDQCN+zEgkOI0Yf8BTGZj2WyqgzKZjizJio/uyW31V3RxbkdKywggygcCAzN/cUGitHJkGrj",
-	"YzQbvUbnWe+oA0vpPjkufZKkIhoXXu927c/564cd+3n2esyFgKiT7P3n5fc7h6XmBR+Ni6M5hJ+3iCjJ",
-	"l26v6rP7pj0uUvYhaNCjjWL9+gs77wIGrNOqGBlNNrD/gzEkQoF0t2xK/uPfiQe+pDmlhilOE3sG8uwo",
-	"CYtHTLUCX+vDfvdEkwHVjKSCZ4Eq8K40moxlEmOJ5oBAQSSQISO7Wj57rWtjCnlQDugVU3TEoNqUfwNB",
-	"CtQIIYNFX6DKJxywRM7PqfqLvc5hwUUMs+5ioIZ0syw0RZo0SbKp6pal3tAWqolA8CUJu2IJumVWK02A",
-	"VQlA3bTO47svtnP5XommVqukYKe3LWYA5+OROkj77dlyeIPOOr9o3+DuhmiP2ZbDo2uH5+re3H1oePgL",
-	"55nkx9ldAr8UhYTR2Rxc7p4VI/TXbZVP8kDKhFHxaB3J7UF/a5eggsK18O5t1K7Z59t5lMMQcZv25lb+",
-	"mNzJv/3aAbijUhDLf4ocPp3NksX9aY5Xw4KnNP5nigrl3SqkPyrgiU5YmlKxcKgBiokB13fqai7gLaOo",
-	"0BjE1yOKRYzPrGyFQCK0qCKrWxYCWIFnYeAQQxFDrAMPLcwHZ98e0ISKiOmgL6DjIVOWWpo5w+tSDKsF",
-	"eBAQrnXKfA1MpZiLNyR/w4Jh3GXUwFhTsGlPadIXeLEgRMough10NlYSSXHFQIYMI6pZGJCQ0Whs/y9/",
-	"D//zf/0/rcAeIOV17gWMBVjhgJzBejqUI9iIQtIOX8SMzGWaxMRgprgCwfd4qOmMuZa4xxarPdEt5Bp9",
-	"QcjvDJw0MtcQEnKh0+GQR5wJ8wlOUJhHBNspBTl4BLzlr0Y2JBcPS4iQZmy3IqurDLTEorC54sYw0Yb5",
-	"CVx4O0JwpZF2lDAjXQCkFmQOFoRRlXDbCvs842oR2B8FkUlsn7lDdQpv2xF4/xl8GcaLtxXevHLuGxgT",
-	"bTtNqDak+fqH1+9bbfKD/QjXTJOma2LAhlIx27aRMV14fOwO0+9SsBYcEgGePDCxuIe2Seba8xxgaEpO",
-	"OeS9JeK25am8YlNAzlO6wK01YzYlzTnVxv0bISdWmIDHB4kc6bCFS0pCf+Y/cREuraybu87X1R47tztP",
-	"dOFbmZrQ3WYfPU0wphvOtpFyAhICeMNCJDc0ZwG6gyR+4SMldeGuwSizihphzAzliQ6D7Mi4A9IjNLdA",
-	"wcVqurlkF8zu6UCaMfysWwGhdpDZ9XBnb66kGMHNBX8pnDDV0o7dvgPBWGZMBXnmLzbBNJWBOxpy6LM1",
-	"2vaha6l8/Hd+JfLXsthwvwjuqMzsGZMCy7fY42q/B0ImhW2aigWuwSA1+UswzjJpW6t5Ar5TJVvPGbCG",
-	"NTLFPVrAEqwsd4vioQWwX1loSKQp+Ou8PTzuHB10u88BHNsbWs5ddtixHLlQM/IQ1HQUZtFwu5NXkbRE",
-	"3v1VrML54uVLqA61VYaZ6soku4O4mftVhOX9TN0nN0PswvtfbjMj9+VKTRnN3sg8FB0GUXKes5lah5bb",
-	"8LZ2aLsOCAqebW8KPxL/Y9lJ7WXQyPRTOY7uNQ7bJy4L5r4vvK/QO9j2AHoz5lrvuZ+lIUxgghLg6pj9",
-	"wzNw0lwFp1zS4BD/aoG7necZkeuxTX72nJAuneM/qTkVxA23yhlAqiJtFZnidhrVp+az2OyshsSmnFqi",
-	"59KCZocgE/ozGA3c3lXmd8pSagIEWF608eXJgmVNTqbozF7I0YzFYKlyybNoZKRqk9c8MSD7LPoCIUkZ",
-	"xQdkwkWc5RQizdCC7hCT3Wh+xQISGhkS9tn93VqvJ8UeqitKyV71pJefxW0Kvz7aXBKPUw/5FWhxAQyA",
-	"JMA1nPbyMEFKWzMOyGhYlWlcfhZ/te9vHAcFLI+3FwZkb115QIUUj51idukV47N3dfUKxdSwA9v2dsuE",
-	"Au6NI3tx48iMvNW4HqlS+dKxgpvxLrx5W4Xy5WexnTq5AHdrbfK3oE0GbZLTENmtfWQKZYtNMrfJzeDI",
-	"vZ1rfbwyZpWLP+gpfY34J7oFLv+gPbZ83vn+98V25tm7gwg7gbfZbLfFErm+69EBCpf7uWlUylqWIWXp",
-	"oJuQNbe1ZvDrzYauWMJGo+FOiHF5TyrQ5PIHtyPNxTaqRlsUVrAmkrs2uZVJywNSyZsCNpaGSpqxWqDJ",
-	"J3AJlQMyVIz9bv8xoKqVW86CPJDDpyvsi0L2ZaKoGIHbir2DWcgvlBAq+sFUiP2trjR2QQVLV+Ih1ccu",
-	"63iW9HpKP1+y6ayY19r/fXS0IVn2nrSzKxdsvwEZS5uzJY3cTk229OVGSrjvqI1lfFJHcNSxs7cO21gi",
-	"3PvUNa46tRujOZbGtu/IjpVxHdc4wG6h3WOiWjUF2XXkyC0u16MvZll0tzSWiECEyGnRPUAbugAVoMV0",
-	"6O58A3gr55kkZyRmIGlBhEDWLvpEQ6OgO7AXd8ztKi/AjwC9aYSEWpLoDnxnIOiiL1aQgT3guE5VHEe2",
-	"SO64cgb7tqDXNK5GSY8rMOXegA68fqCZMVyMtksDAp8S/2kP9dSURDIVBlzUnmhyRRWnIoJcNsOEjkZb",
-	"VdggNyQamK7OdOBNnpZ6Q54uKQOiuR0GusDBENFz1A2KDBYE89ZeB1Uwzwu/QnenN+X2biQ35de3oDbL",
-	"H64OqnW/18Rmx4Bq6XrcCk25c31gD7LX866KQr+DnmwVgrpgRle9zT0ir5giof/pdUJH50xFTJjQGxcG",
-	"Uk76IvP/tLf7+kfOyZwLdL8gzYE049bWkIhsn5ukL1YlJ1mHra5Tg1tCq2uTb/QOTzqdoLFiKRu9xknj",
-	"Tjd/56ippmJ1aO7eCtPegnhuhj9rknWk6oot1qOeC/y97Ey2RUgqPnhCXD/eIbZc8AwIE5GCadIUEmNm",
-	"9umctS6zmluLbXnJ/Xp/wIiiRGqmC9VZV5ViPbzsvNy2CnwMvk9Ohj13ZS2mjCZkyFg8oOBKC0QD7Zz/",
-	"+KMxYQvIMCnjT7+lNOHGHr6ZktOZHc1Pcg4ehZYL2nf+24oCqTqiCXtHPzd6J5kN0+6NGMGqYgeKRXI6",
-	"ZeD4VGo94ROWLADKLmRqT2L2KpGp8knJyh27IqyuMzHThZ6G9EqmCgPj0cIF9+67QqqKty4HxfeYXOLX",
-	"wpA+jnk0xiWLeQxDsiMkA6bNpjFoLkYJ+xSNJY9YYTQ4FfAqzfo489EYLNFsU6OGfTal8/bKgplGr3t4",
-	"qxLq5ZqwYyomf5fpO6Y1HTHgQ1RM7Iz/C/m7XXmvIxqzZFbciva6wuvFEwuRCVtaxOECbxn5ipe+dlP6",
-	"JizwGQXPmSU+eXDDO1pwwPYOQ+qBXjSjpKQ5sewxFfy3lJ06w7pLHyoFQaqQvx4QTzPhlb6QgiDF1BC6",
-	"iXUDvXmeWHYB8Wl86uq02pt6YGnTFG/vTSwdkibicHzaRM/Rja+7VGD4pHncOcqSgK9i9RvkGmh3hWCz",
-	"Plki3vuHtPYvM+Sag35rHPQh2eUWsqK9Cfty41h10GvkWd+bbZBn5/EDz+0u21qFDPy6b98iZJa1R1Gd",
-	"E3YXzkUeR92MnktYbQtbW+G4bnQlwstz5yyvfkJ3UbfUPK/med++tmW3TK9mRbsizj8ysx1lfvQOaTj0",
-	"J9plN/bKiqKOIriuoABKn5HCNnkvIkZoX/ilxPrKekmr4is9oE2ledx52eqRSM4WhZEQLrRhNIaSzxia",
-	"gJ/1BX63E02Ft51mDKlWNNTM40+laKhBV31vatBVg67aV3bnvrL3Kbc/5eKKmzzO+SEK7b7jwmiScDHR",
-	"lhjmWK5HQnDXCwkVUiymMoVcsBrSWUnBIIOrYhGfAdVvIgRlU8oTzA+q2JApBthSMTJhMwNWrOUEAYFL",
-	"panHci581Vw7nhYWA7R07iDV+MzFOUjB+kKnA7cZpyR0mf3OTEiYcCU3cVLN484xZmOBlJ80MmAHBDNb",
-	"PsOYhNlcdLhzg9qbwkY/pG0tW6YiHX1Z4vz5MsDgHHP/IOWUHHcxN6LbV3t6PvxMup3O4dHxybPnDnLZ",
-	"DftFswy7VKPLhRXan83lH3804IB6IFRhOaoCocMcCFVaq2srFTSMnDB7JX/67ejj9MX/VN3Lzyd/vXp5",
-	"Pjj8efHsbXT8o+68jp//D3r0C3vxnnc/zE/+ZvFVqpJGrzE2ZqZ7T5/S2aytZarbbtKO4DzdqtFbO4zk",
-	"u1g5h4K9pKeE0WhMYAEI1xktiFit9K+V/o9d6Q+HnhH8Ir6WtnCP+EExnSZmvcvpOVOZBidAN3lk8J5z",
-	"QlLz8B9DJacBMbIVkmbMhjRNTI/QJAEND0S3WGaP0k1gpRWBLD7m2ig+SH1mZOc3A1zx5/MLTG348/kF",
-	"0ZFUjDStSCIhWeGUi1STmBkFWQw1pJmeSQtGWkHu2molEi8YlB1ng8yT1Q4NXNDKXqwZ2BC2De+jZhvU",
-	"rR1ZQz645b8hbdBFYbkfZXK44gCrpIc7rjK2byE9nP1nWX2BZ9HCESsUF8+/fbcLRvnDRq8bNI7gv8eN",
-	"3nHQOGn0nn0JVus+7G1q9BrH7cOTmzQh15UdheF0rg+nA8PBQXU7jd4hjK0DY+vA2Dowtm7QeAb/fQ7/",
-	"fQFvvmz0jrIxF9UpbsAv2l0o9TbTSHf8TYaPZ1RrfmVX/AjnJPFunNgjIRVr9I46X26vmVlSxOSr8DJo",
-	"IMGyY8pVMHZITvlitwP1MYXpFXU4lVUzazUxhU0JtlHLAG2CUwYE2lxTeBxddg97R/7SgbbGqS1kOoPT",
-	"ksgrlizacOxvVOpsraFEarcGyDleVHv/fuVWMtxsv52P3062GSHpMVXsYXUrJUMdZEC0Y4rJNE0MzzQb",
-	"AQn/mLPBp1QlfgpP/wCB6Et4SiKaJFh9j9AR5aIvlDTUpXyB6qUzxa64TFGVU8wCg17FEWu1SUHGxkI3",
-	"zM7EOCFsJ0qPCzu3XToR34V1PyKBujKptesHRHODvHwKZ2qltFzTwTvKsA8vTlqqkWmin2hPLuzG71Gu",
-	"xHarJ2yw7we+LlMWyng9N1UWwAhfLMU29IWv6gE/urrL1BAXunj3QMRLuossC35xNkYlQ1e3SD56SUdV",
-	"lWV2HHXR8o1xSzPFBYTc0HKkb0TFw0cuISCgdnAkkjFz5UQMVSNmAivywPCJlfvYZ1QV2Pf/9gFfl0MS",
-	"ztngF5WEfdEsAoaIiqd/2He+hK02uYQGNZYw6/kyfc0QO3oTh5ZtFMqa8dhVKSEzziLWF3JI2G8pn2F9",
-	"C7UqzSnObIDZTsKEDliChhQfKpUsCheaulxXzRANySFYd7J14JoIad+KFIuZMJwmPQtBZXLlYI9gLNY+",
-	"R8uYz7KCZUW6tA7C2Ku5jdHGXskHrZdlV/N65qtDONB2Cy+RWGR7tG2y0ks62muCUkNHVejlFqkb8O11",
-	"VHHPZgJLRWobQW0j2EFgQIE/3cyecuq1FY7LggJiljDDVuM5Q0dPNFJfbeRMF8ht0w5HOyHSypCtNnkl",
-	"Y1ceFc31Chbo7gT3exgiEtwlolPpML9yRKm+mLtLOGW4YohSdnFE71n9Y6iebJBk7K9EA40A4BKn7MyE",
-	"oEMRiINmdOTqxlZLluILcPX6woObgITo/2b/RTUUFLbPSRNGR9yjGD1uqPGyUswVQ/8UZX+iZCY1B7Rl",
-	"xmzRF2OZxD3Sb0wXBBrqN1oBCf1L2PGECxwAFAoL0Zhmp/kaqn49hX9fypA0swJgZGDPnYb6pG5BAl/N",
-	"1C/QUCooiPrh9StydHT0slUtc43EkhmMK71JmKNi4RpbU6oD9m3r+hywSI+w2BccAlhg7lLJlgfpfCZX",
-	"DgL9KqvDJj25wE82j6Z8JLmH2qtPIrEHcc26ngyeRQfP4xfs4OWw0z1Ad5cXL+kgitdMKb8gO1vba7Px",
-	"w9/2MAzW1S/LL93OBr2+gFmhJMSnRI52UsqM6snGWmY4Jlefm2siFR/xpfVTMjVcrCuthhRou6OKn2we",
-	"U5yy63b0qbRy0BpL+iHx1uqDzrNep7NmwI5IVh7x95Y0Vh5s0bJ+w2gPj3onL3snL28a7aW8zVgfXw4u",
-	"TwHscze7964WdiQl1K7Or1vFa/slaFBjaDS2Kw3iwJvYMo1fg4adjkWdcSEkwj/6brExSqJ7eVjweyjt",
-	"On4F7LK8m93jpbPHrniMToH4zUjRiL3jIjVgMe9U9TrsDC11clm1r9OIhFrs71z8Ey4mLP5eRrgKVdbw",
-	"OUYqcKmwMPaYj8Yr4jHc3/p8LI3M+vNPLyxsXHrzkk1nWTTHtnEFSCGKtAcfVWwker4qOAGUKqCxrdYK",
-	"e76hzIxZoZyxu/OBihEc8Sn9XKxd4/Kd27e4AVLwVo7IvKz7KWzvbdwzLXHdLptXhp1qa/5XX3LQgWcv",
-	"yuHfD19Ai0ypSGkC4yNNJ7H03NOw1c6EDyeL6BmLnmgURZrhWgobtohUfeElldPMGm5Pnyu1nTWJgsLv",
-	"UrA2CYtEK3QqZ6c0v6QjEOAoiVKlmDB9YejIJyUG/bpU9k+fdfOUhNmlz9oqUsAQzbie95Fpqg0ZsCyp",
-	"cF+ADEqjiOk8NsN1VADkhSGcEiTzZJTymOmsSe8KiQUpfqDRGMIzUk0TwjWh5LjTIYJOIWh4zMiQs2SD",
-	"bkdPVih3Al/Uwu6mq0jTXqtf15MHVbAXAcetoEUVNl9m6886GaueUm4HSgWg4x1w5imLeTq9mTffjuV6",
-	"rvQ9g9BLV+F8OuBEXiFJ3M70oCf7zKpVY8mlQ3cLLLl0QHeMI7c7rWUguYQuEUm6h7eGkshwSkgSF3Md",
-	"TsRfC5jOPdjRRUGwts7YpSd7t3bpSW3u2pG56xsxWxnk2DchyAJC2MJilR23Tf5HABKzcqkzSyI0acID",
-	"e89++fBWoy5dM3UFd2/aCuDdEiZ6QuCWYowKN7ovPMNwaVRurab+kRmHa+7mtXifDKwKX3jZ+CpUJri9",
-	"ACQrcrzB8wK4eXVNzCaJHAHKfETKGDj1mLYez5NzBOFTOmJP/zljtqs16T26L3snz90uDHnC3NlC/UL7",
-	"n7MRxHbA0ag235cQxPo7a/S6L446nWPvOfv0qos3/OY2Ol13/ass71Oc/tNKQ/tS664ep+5qdyCoBie7",
-	"zYxWkcc/rmiPHD089QzpwcI9qJpYXEFCezVDIhUJ7bKxOET0EsZSsDAHMZ6poSukniB+WaWF6otQR1S8",
-	"kjELAydXoD9opo8imToKjHW5UySZj6VmzsnUO346JQ0+PMWEGuXegSR6xRU1JGFUY356IMME8QSL0fmb",
-	"NM/fX1yS4nYgtW5B4zCzvijrvzIFW04ewjb5aEfBNYEDJ0Z2FedKilEhpiXTVXFDmuyKqUVfzJQcJGzq",
-	"o13AfyGMmaE80aELKRYSA+649mpAAHtnJa4vXaHlovZOG54kxJ+vfAVd/f4w20iZmvdD+KhHLI8IA3Rx",
-	"twdCE1qa6yf2OUqVvVQhoQlThjTnEHI4tCtEQnjWdswcfVD0WM61z5GCqsu+cHGRlugmA0lVrMFdC8Zq",
-	"Z0sJHkI8YlwTmiRyzuKeXT670FRZeBxahBLmsDi0r3/y5xcHyL2XGIuzM+vr2saQU0WRiIqIJQmLCxv2",
-	"koSRk4rCU/AuNnPp1zOLi4Zts63MuVjhLYJom/0Vpwv+K3rGIiPVU23ocLilItJt5oOrIoU0oDOQUpER",
-	"1RNmSDRm0YTFaCTBW9/oNf76/G+vD9+9/Lfzs0ZQBJi2kVRwi/ZeN4IGFLyzXPlF+2QL/9rieuwzF91D",
-	"queW0fALh4ZLkkxVT5b7kHX+aOQEJVdzASq1a77iWNDRm8oo8Mu1YzSkY8XEmMFhggMUbDxateH6ocC/",
-	"pbZ/YvAfALupRYA/vX7SUW4nvSAcy+jnzbJMGVPcQmX5NJbRfeTuuzEVtAM7JV0nmnoLhmV47A3GJRnB",
-	"W4ixGax5TZr+C1hWIYnzb9YQP2Y/AfDt7d20mNCiCNe3tCRfB2sXqFr93q71HaBWvCUT2Ypc2cF9q8Cp",
-	"9pGrfeRqPeOfuwr0g+fofcvFxPGjWEbpdCnR3n5Mkk+9yeVhVIpnqGTThHqtW1FrGEIKmRlV5ulQqulB",
-	"TA116kXLy8Eo5B3d7FskHPKEhYFXMPQFc/lwqSagOsJv0FPOafTAJNTqkfOffwzI/zj/4ceAfGSDcyIV",
-	"+fHNazK058qHCTAyWBimA0JHijEuRs6Hzf4SsyiBRBb26geEEsVobLfZBVKB2mYqtSEvui8PyYx/Zgno",
-	"uigBfZwFB0dHQff58+BZp2OnRZMk6Av/1Ql5x78jzePuEaEDecVamYZqo2aqTc5cA4cdb1VGMLlvDdRZ",
-	"HNtTiSxhrxqoFcdkCVzYc1G2BVamn7/MIFbXz2SvBRNrm+dmm+c2PA/P3RrGB73em5uRn+Qfbitqv6M6",
-	"zP52GAH5peeWq9HBQMaLAwhZbfQaz9419qAUuHaeN8Tif2BTeVXg8MBKacEe6HKjABdrHndegqEEbTe9",
-	"DAwQbehiVWLb3fIsH62fs606Zv/hbvmu4v3tAdx8Z25xP4L1rnzQ0RONYJE0udEkTFWSxXnYjltYQ8yx",
-	"fJd0AouI6bu66K05u8sKGQQY/1ICIY1mhqz9BFqrA4AHXFAI17wW3bSK4UKLSwz3lYX+B/ayKJmsCLua",
-	"KX5FDQvIlH4+oCP2l6PuydGzTqcTED6dpnDEwnKMaZVP6tCs+3G6cdJJ1Vv3kG43waZbzONtg+oBRUNI",
-	"84yaca4l8kh8Vc2vqgH2Gz2EFEMt6oOJ89B7rrDH1Aou00IzTDVTkMRjPpaotR9TS5lLEWAF/tzy2Rn6",
-	"YjkarPAWaRYzhGzU06+VmPuiKDLfVZ3/wW3Dg/te3EpjXk3EKs6xNgvUZoHaLFCbBWrp5VvyPfAUfr/R",
-	"UXOqDTtI5IbszB/tK8S+slwiB6pqZe7G4L7lxXx6xSCfayS1yVKYkQEa8wPCDZsGfWEBkxRYj4dPLZQY",
-	"QhaxLHVYQEIjQ8I+u78rpgXDjGB9IUWyaJNzsDlUz7hWPSv0ylxisF5v5Wj7fGJ2jR9hOjE7QrthWw6N",
-	"dtYlt7KN7WhojMAJzjzTZ0rGaQRQVaXiiSYyNbPUbDn0aO3QVbqblFx2q70pDdye7UUoj1LPJE/oaF36",
-	"K/ykcoImOJUf8JuNg3qUJaTy4VUpIHV00HnxpyggBV/MM3pzU0rknDLdIo+8/3i7ND/zjHnUuX6+hVw/",
-	"+X6WikXMZsni4TP+fGCRVLEm2shoQsxYybkgdE4XwLDn40WbfFSAEigJYSYhSVg8YoooOUcAE69CMH3R",
-	"9CWJE2mgSrAAS0oPSwDSKYvtL5Dl/vUPr987T1Go/wq/aMRMUCMYH+IgIyrIgPUFjCZuk3dI3ChUXpGC",
-	"jO3IS5EuXOh0OOQRZ8J8gkbCAOKNrEzuQpC2sdOsBzMYnZ/d+4fUpDjEUBl1eKtwtW8G8I2LlHknk3gR",
-	"kAGNJl7bFVFtucFvKRUGBe5nIG0DMy0x6m1lZhf9YIH0tolu/L7sNdG+5y2VWcsWIUGFT1aKwRmp2bOj",
-	"QC4C1UlJlgTvbXxnIFroOnGy8EwpqaCQbf4j8T+iwgdj0I47L+0D+4PtMeNDvcYhxArdBxVwNzIZbHGS",
-	"L+yQve7hB5jtijP9szSECZmOxo72Y3WWqbxiUAeluYa0g9yKf7kyKpbKM0V8zGOb/OwiT+c0Dz39M/tp",
-	"oJZOG1YFpNzSH2OZbKxTn7wXRVJ2B93Cj8wUePGOhIYHJuw1rd2hujAmNF/bh4Pnt021MGeDsZSTrcrE",
-	"6XSQvbFULy7IPZVlaiI5ZXl1uIRqQ2KW8CumFqd9ge4frnIcixQza8tV4l2VcwG1Gc4TKsiQgfK/B8Wz",
-	"YAohaZ4rCVf5B2GYmimuWavdFxfcMAKr3CtN5WDOY3aaG2tX6zah6NZx52hdNbqPfgXvTB5K63ojjbgo",
-	"vX0b3QIOvNhO1Zp1pZHeM0E5rMRcLXP/4HH5n0VNgBta3p0CScru+jorhidLs4SKA3fBGr38u2skS6rR",
-	"7hUK7kAOIJ8b+eny8vyCMBHPJBfG3k0U/NmVbTcXFg1N5ChlgXefSBIH4v7Rb/xLv/Fr2O4LV9IaFpVE",
-	"VCnOfMm8EVjXkQwF4I156lJpIJlKOKoKvkf6ZT/UhioDnfQFKCTYZ4PDapMzUQ7FHFOdhUIcdso7hA6g",
-	"A7aQIkY7yCXmvkN3kVQzEkLhWrSgwEMhDcEFgTp8mQtYIuUMhWhlZ8rUFYsJjWPFtEbTT0xcAXqX9ENB",
-	"zIYm3PQIJWM7QCZiyKgiCCUiBdLIYS/enF8d+9bgZ7GAxM19EXLBzCdqIO8JnG9NmuFh96jzvPPs+Ogo",
-	"DEjY+fx82O6GoEP047TUd5YOEh5l7frIVgep+4JqMpSpIjGL+JQmbkga8r/YIT0jCTdMYdrjf6bxCKsA",
-	"2TmWB2yIpfOxxsQxtC/sScL+3GJgucbSeHy9m6aLr8FazXbZMU7WMzQwkg1obDeu6FnTccfQp63xaW7A",
-	"OfJr43dOCYIDeFDdFF5/S9VKKXVAGzQScjhs2+MSs9gSu3LxZ1i89piqgVQWjB24ZDuFatAy1VtrhnBR",
-	"9qoY8pO8CRq8cu992XIO8UpIcDMECHJ7NFJQV74a01ZBDev9KpPcjXgAVdI3hkZuq4JyO/AJSMonxSCL",
-	"WEELtcwPIyqcH2TOFNfBlyVlVeUzvVYntCzSZOmuLJde5s5ft0pnC+ISU0MHVJdAJgglHmPaZfMv2Q20",
-	"GGRgcQSmjJMKU4nR+MAyzDy1UHZI/Mef0kIX+Rkptc81Kbx1ShQzamHJijLQdvFQnHSOYJOFfk154tIe",
-	"lcf9y4e3TzSim0imCaSNs4NPpLQ8PZ2tGK5G0L1htP7E3tj6KbGjB+Swauy7OdKFUQCwWT0UIuScNCn5",
-	"/ucLMsTlClydZvgKwpNiySBAqS/YZ65Nq0dCuyiQIiRcsS5hm7zHXCNrNrDXF+Gq7bcoR5HQ6Qo+pWIi",
-	"5FxAbr9iMpIMheDw8MhZRNfuiw9wMtB1IoQ/Ds7sH6HlRVLEGoFMgf0UXlohfeBHJBWGJw4oA5MgU7rA",
-	"824U94nc/KZNueDTdNrodTMBmgvDRgx2qyyrZfKNxa9FwcZhmr0LbGuVQDfWmPVxbWYJAPgMgxkaJmOu",
-	"jVSLksDkyWwqYqbInC7IkAuux6d98VvKUktDhItTj5WczdaXon2s+BhD6XJ8/NUE0tVKlU1BdMWj/mj1",
-	"KdXDWKiJxtfv9iuMw/OJ94lLHgVEiQzBlxSUKzOaWqG4GdLI8CvWI+DhHrbgoimm0ynL6ACHuL4fUFUD",
-	"pFtGUarIfMyT5YW1HAPajrEitcyUxSwmCTVMYfQgShh94XmUCyC04rdgcxz6gC2ckiNNGCiJQHSyvTQL",
-	"qWZBBm99bUTml1lMy0TmtgWTYANdiMIWuSHiW4q7d9GHb6UO38ZsdjuJt9Z53y3x0AOIU7VEVEtEtUT0",
-	"KCUihB4ZuLh3xLVZIHqag5mNVvLimJ9oVGspFln4lLdQjubp5RALyxpB3XgoBtAX9lv71RN8nOqAjOWc",
-	"JNIVdKTGsOnMSo5y4n1tCTdwhpdMVRZQTdjM2APUF0cdEtPF12xsz6e2tRHCxQrcPQKgfCo2YpPCcG9v",
-	"p3eNLM5w26ua6gtIvMYsj8NOT5dJxTUq8bULmTcQVMPQ7v8Q6RrcNdJQlMKTs7YdUehk3aZlyyT8o7hJ",
-	"b+IvYQuzNXC9pPpyVS76Yj6mBpwFsA5MLjcDmbQPnOCLjgUo7DpjtLMXZ95Tjrg/0X3hoEDPOTokYOfW",
-	"CxGNlRQyxap3hk4sndfIHjITP3IQRC/NLBdjXzgg0GqTt3zCwJDv2Qk3JAURT5MwodrkdCcM8MkFcCMX",
-	"z+kQ0yuZCuMro3BD6GzGqNI++0+mF0y4NlZURyaVP7dTgoIslBx2OmTMlJuwm31f8KyxgYwXXxvzumQZ",
-	"89qN3XwXvKuCKdmOO+M420rV11jWahblT55XIrstr/nVg0XxP7wz+QWzVJFYupwRifsRBPSYKvaUP/3D",
-	"yAkTm+uXcnElecQsvbUHN0owyoIx9KcaKCriwD/2TMAEJOHCigIzPE9IwQc0oSJi7b74nutZQhcgORKM",
-	"pj8TxEmCAVHSCgmgXriSPAYyNGEi4yFgnLGC63Hn2NL3jFR1DzvoAqYhqM4N6805/DWFfCuERkpq7X2g",
-	"Ei4mK+QE/DUkTSFJpFjMhOE0wdL3OBZHqX/58NYXJ4vojA54ws2itYo+/sjMhV34+A0u6dZE8lXW/qUd",
-	"wR2ppP2n25BX6GjUCRqwnag4jaCJxn99ffLyh853eXzzT5lXEXGhDSChKO6O9X/tvj58eQRlenD5f8bv",
-	"3tEFJa8wEgLOiHtuH/3n//q/3yvDfydzFoNjnmXrXjKGly8MVUYX8uw8O+geXR4eFWKxtU6Xc/ccX3ZP",
-	"et0j94ZLmxMzSC2EJexd6VU6tczdrcPh4fOT54fBNVQFnwXkqPN/ZD6ZUhhFIyugGprAhqDrXqPXePPz",
-	"vx50ui8PXx+dHR90XnWOYL95vNSJvyDrhzFlZiztwCOqYtdIeZonl91nfiHsGLJkN/ZVS1Ls6EqtVg9B",
-	"Kp3YdVkA8eclF6gP1DAURW/wgcpf/BLkXx2cy4RHi8ofu9dvH5l9PzzrsALPupTyHRULNzp9Z5bDohQT",
-	"Ov3j1xWhHcANYr+JBQ6ENHAF/3E/XGMwQgpW5DC/VeIwv6XSrOUv5npsxhqWA5pMHRDA9UFfXDGRsoCM",
-	"QI0X2XuVMSW4D/b/TE11QK5owmNuMJob1FNtsplB9YXjUAFR7AqUrFVYFWmGlt18EtJ8ggT0YWuZe6Gr",
-	"cl9sw71I8/jwpfPBLepCW/fL1v5m9/ERMDV0zqaFbGv3xNUcYzlnCns56jjm9YOIl1jX8WXnOGdd+2CH",
-	"cO5BZG30usedIrMrX8HvFOWaxWhmIYoPAjJLnKOx45hDKeNynHr3uAOE4jNajDCxW5HNHL846nQ6GPZ6",
-	"rniGMY6OTzrX07BczKiaJBBpyoU9iVSbvPsBw5QJWw7hZXflCJ6tGsAHKAcBVFrnHSsmLFtf6rbYq0t9",
-	"V2Kwq7vtnnRW9Pt+ODzQmKwq5hqoVAGo5E+KA9g864PDzsr+4TGAA2QSr8ZUjdh3M/dTATRoBl0a+tny",
-	"Vnij2zk8CRpALhu9hgVA7qwT4C3OpcJS3lMP8kmcMvIctPB5bh1nCGhDAfsp+93yi17jbMoUj+jTV2Me",
-	"0ZH0gMWJ8dDPEiQqzcEvsF1hO490UFyPk+f42NDP/gC8gDaKLz0/eYGgCFjBL8LwpICvDu1BA3bS6DXe",
-	"0gkDMnFOr3iCV/KKKeSM3S1xFZLMNagK+GKNqb5mTPWbY4m7R1RPkcu5bLBrkJWHSC5ayWRgC5L1W7hl",
-	"8UNe9sZiEPsULjpphvDcV4TGtLvHnU6rh8Fg2NSARXLqCIAXh4KCejj0D1kcBi4/HjVMcTFqQwufcHgs",
-	"Dl0FaQw3C/+A79/EAXZk/5Ff2S9hm5x55Oh8Ln07AdTs4QJBmc+VU8h10xfNELu2QAyKnrdOrUj3M9F8",
-	"miaGCgZKZ1w3LO6s0yhiLNYlwHbYgRgutqRtQPj2WAEbXp6dYrbgXgOj4Fh63semFIj1lC7of7e47UBa",
-	"6OQDnXKElyO1ykT6HBYf12uvyZALiPWPBl2hwjh0qG7VXGp0W6PbGt1WRbeeS9QI9+ERrt+LGurWxbVW",
-	"2dkeE7DHfdgPtMeVO+DCoorFekzv81BSMmVa0xHL6l9fWLxqGJ2eEiHtvbKUlQjGYha3yZnDvoedQ9So",
-	"up4I132hjUR8HJM5TxKouA3vY44BwFcl0HuywrQ2lqnKUW1flH0yi4kfKqDb1vq4/AtcqjdupR40PN8B",
-	"Tyrof98QaQ+VGmGzGr3GR0ZUKoiZs+SKkbHUM25oQvw3uAngwZuAzwqJ2VRmtVEUXYAGu50DuzNByY9y",
-	"yn6366VGa6GekTMeNXoNyzMtELHnpnuITh3V8XB59bdCxIdb5uWslusyfgnBIeACdK2IZudlZhO77QQj",
-	"xlf7dHxwfX7lPKtmQV8TC3olhaGRIW6aRCqiaVJypbwTF1JXbFHJYoevPtEEqpcEBKYNeX7Ay8PKo1yM",
-	"gow74YxjSBtU2bDmFTeo5WhCTkvs2LnRcUFiRYemVdDtHJ8SSqJEgsgHL0NAHyRZptoQbnRf2N9B28Wn",
-	"LCDH3Q5phvjyJ/x0nVmuok9JXzwOsxyqLy5gZo/B2WTHegqpmc7LOWVnECY3YQsn2X/6LaV2FtCOnM5s",
-	"vz/JOaQ0tcto3/lvK0u30YS9o58bvZPMC90urxiBugs7UCyS0ykT8XLrln0nCwhKWMjUHqLsVWKhkuP4",
-	"5Y69uI2diZku9DSkV9ISBQYb7Sfa+E4xOhmiPuFtKqJxI2h8z4VgCis5uSF9HPNoTKaMJiTmMQwJAMaA",
-	"abNpDPaaJOxTNEbvj2w0OBWji9M+K5Zn29SoYZ8xOsESokzRxAXJM6WaMRWTv8v0XYacLu0TO/D/Qv5u",
-	"F9Bf+TFLZsUVRcEbayqdUwNXFeY9ZCwe0GiyrfbPXZ+1AZP211pyrRIQWWFkPwI3elxc9/2MiZz1WMq+",
-	"D377VKcDd2I2y35oixi4npzzCjhLQqShNs7M46hhzwXT+cuY/ZIJeUFfQL0lLLMkh2C78W9ZHr+YMQx8",
-	"p2LEAoLEQBM69VFa0qdJtTc7T3cUdDqdvojGFKw/SgdWNHWMnkzYQp8SyDc952hXWs4iZ9lrNtoJs0CB",
-	"IEE6SDWDnegLDAooLwpmG/Qs3ZmHPvn5hhg22LqGFHIY0e1k/L8v1pt5HoNT6QUcm91y+nu25uCq40eO",
-	"rTjiKtMZ8OlEXrEEqGzOBnuezwVlNm/Zdc6Wey+3yLYOy3eRHaO9mHrwml8rMnl02T3sHXnrxl3Y35bT",
-	"3SzjShV/9TLuV6CX3YYz1hL0HXg5Ussler8Ddl7u8o/GgFHF1FlqxnYE3i61ulrfeVZZrrGcxpPOeFvL",
-	"NM/aedVdUdT6jCQyognBLkgzHEnQMrafRtMYEn2GrVLTvadP4Yux1Kb3ovOiA+3+mi3Ddegx4tog0wkg",
-	"kfABF4HjWIoNFdNjjNBzeYZZfMAFSTVTBVWlZo6qXjcTFvx7deDSpYO06FvliswSKgqtSTXSK5q6AC7d",
-	"9ArVINOx6oCAfUu3sgBErrA45O8WPdiOYrogM6qMbperHa7q6B1EyemAKJkwHWDFajgVqATJ2bs+JVxc",
-	"cUNdrsVC2XBo4oYFIWfnbwAtgTZFL7RhUwJpBnBDNGlm6TdwAKfkp7fPCRcjpk2r0B+d8QPb0Jq66DSN",
-	"uSGJHFkMiKARQE+xBfvKqlUv5XqWw6WM1lADvJSNEtPA+a1ezqiGu14Ii4LI7mwUWYDT6nm4rNl5YiUj",
-	"V+fd7GGdUSYMBmfa03v+/uKS0DyqdMTsMPME2I49oZ5LxguC/Q/Afx5a8LnySTSmMwiMHcgrhtCtPIED",
-	"lwzv+jTOld3gmNj7SJp/+0AiGduTKwVq7AOSVRp2PusSSor57LEu/TNmfLYiOSU6okJgk8XTHdFVF/KH",
-	"fOPGFM1IpARZA6KoYQc+RrSEigvNO6p5vYOPNEkGkqpYB2TKREr8H0bRxUHCLZyPFIMbPOFST3DFNRNa",
-	"KjKihs3pQveIAsrEnP2qLyIphnyUOtMVjadcQAwaSD5w7yl6ghzYwxHDusIpFISm9n/GQrcsuTZXRM6F",
-	"FQFABRl+PoiZZTcH8ACjpSHfuKvwYKhBSjJmFJKOJ0BgxrCUVuSyp+NCRhNmSgcCW111Et5MocZsOrP8",
-	"nMVAA3CtSDOi2mAlflwrO+gJW7RKJCbmdM09mTntSMSETjUZ4qwt6bg6JGffX3obo0ZvwcxYZY+mGtKI",
-	"ESZGXDDdg4UG4q6DvjCKCj0E2uiDrIG4ch2BM4M9nEnC1MgbvGLODLFIU2kypbMZXlmwaF7JiA7ShEJa",
-	"kb5IBf5+YPeNKPBS8EfdH4QD2xw3nArkVHI4tBSp0Elp6aOECx7RZBUV9oIWTQhk4Ib89hgH3aRE8wQj",
-	"VYpnMiDUL+wTTURqFMeasVxP7G92nUCopPh3ocY3YZ+jVKFQT6EcIB3IFLNmgiq81XMp+iF0POgLzEAt",
-	"heO7UOrXcT4yz26YC8iXM2YbFkKmIsrTx4el3OIuP0BphXDqK9bnA4v4zBdAdg4ilhOmgwOFPwUkZgou",
-	"WnnHI6mNPiXRIkoY3H/XiD0tfSGvmFI8ZvrUHndmj7k+XSrAq8mICSivFOPxBM+b4ZBBvjekKf/x79n3",
-	"jtP0xYCaaEwiJDboEwSFsixJvcriVMdUxHI4hF7ZLLBI5mCAbMlPhCR0wJLyWXJrv2KpXjmPV0cls96c",
-	"b6u9zHI6Sw2yEfaZRnAv7QvO3SDLmuDorB0O2hlwWN6TBmuYQmkElN6gNrahw2Er8CFeOEkfeFi+Dm6g",
-	"K5m8Bc3A3sH7zrcCh133cpVTUMQ7pAm6kKCouZGKCGlaAaRSTGAEHzILkXawHLeVFjUquAi5f0Np5Ijp",
-	"V53Tj2MoIOF254kGnMctrYlB3zVg2p42Ekk54WLUI1AGwV41UGnlFxRLlUcJo1BJAzhOzojhK+2Kl8dY",
-	"sZwiwsQzbxG88VvJrnjMRMSAkkRUBGQ2lkZa4tgXhU4tLRDSYIHyTIlnyQemj7TY1SIP2413xUYiA73a",
-	"W69tk6H95BP+EiI5u5FylNYXi8OvpAKpwrOdLRtpUkE+vH5FTk6OTyBBpUdHrq8Md7cQYUzphMGkXP4v",
-	"u4SQRlMxl1rfF6eWqQFPzxWgSWruACj2NUykVKRplwCGJ+UksGxo7DrF/rBQKsGa+MB6TrH/sUxiprK6",
-	"79MirvFdrRjGjymPGYlllGLce/MdVZPYEmosIAAMvTQCONpGFtof2TZWijdjPjRknMZxYgnvWGpGaISz",
-	"xt3HNgttuZfXgAAuLB2ymNuVlyFNSNhUFJJSwQ2gKEUSdsUSXSKEuhV4/NkXBQAKuw3lCF0l3Kx+ghQH",
-	"Yy/bTaXFpwfFmrg6wLq2eaXbRWCRXWqZ7ZgxR3gKBaDLZABqkq2BPJaW6DEAPxe47cXWCaZTBQY/EkBP",
-	"tUYRtyyzGQqi8ueDYlmxcoGOtTr8M5EntfOgAq4oi3sbwIAgcjhEUAxgAx7BythzDeWBKYmYMnzoNI8k",
-	"oTONtGMNBIFzAhrq74uCUrlqD6J/TBDIfUCHVCT8l7DdF2WpD8pmQ14KR+FWZKs5tbdptZQEWdusqDdc",
-	"cGdWsBsBi7FK7w1r50p6QPLdrdXe8NVPIM9VUXlf+NH4T+6k815yVep2esfdXqfTPjz5n40AcmZmx6pa",
-	"kdGo8zJ3rS4cpE/ZQWoEDW3FevSznlNlqeLWpYW/OBd9vwWFqjRVfLZYp9N5hr5qFfvsdKurtM+uHYoq",
-	"Kvx/+7e1KbRy50k401yQFz7B5GnBs0VjwiYLKvhISPsZaD5XtXwmFmj28vCzCXDIo57lblpQl2o5l1Sb",
-	"vMHCXdLkqSk3KT6X92opyYxXRew81UwW6uWg5yfISLGeQBL/QZZ3Zk4tUlMTZrEmj79ikuWn5pJpnFP+",
-	"7VIuF7tXjXJ1LfHARan6yVFjOSDnECJQMuK0+uBVJ1KHeyNSr9Ydg5pWIa1at3X3TrPK4akbqVYx0NaK",
-	"Xjkdg0YCMgcPrAGLkDTlsbLfAEGDGJ8zN/eapHmS5sKWq31wWJmgLZ3K6iStu3eStuIg1ERtiahd2777",
-	"ImtMjOiITZkw7SEXNIG0kJtEVTQI5p9BFl9wPLeYLGvjKyZg+dxe+9l8u+Qrm2tVksTAhxfiYSp+URIP",
-	"V563ytSq29kbtfph3a7XtApp1Zqduy9CNQOPr3amrNsEvPBdb30CwpQr+SDZrobaF1xY4gCpR79WYoVT",
-	"Pfez+2YJFc6zKsk5LganHxXIz7VTVB0oHe2N9Jyv2sOa7CDZWbFj90VykM1VIzng6SVVFmRdwESZTfor",
-	"JjM4nW+fzGyLbO6gKL92uqqToud7I0UfVu1zTYqQFK3YsfsiRcu1/TdQotzTic5mSl5hwjPF/skiVEJl",
-	"wQbo/oQOU18xbXJr8z0uzTdLmuzWu8PkN9b+ypl5r2KmtjEIOvecqp+8aGQHsOong60o45KMuHzYqxPG",
-	"F3sjjBcrDllNF5EuXt+v+yKLRtFFu1TTZR1VzF2IDY8mzBQtiFkDXzERtPPLRv7tSoG3IVzV8dkAwsTt",
-	"8ajaw/Mi3Vo6jdXJ1sneyNbl9WNRUy2kWtd2676I1pwmEzNWMh2N2xkW20S7wPEvJoXvQOnuNozMmWI5",
-	"qPuKaVhhghd+Ot8sKdtObgwaeSB7Vdpkz3RhSat+FhVJ2uqzWp2yvdwbZfu49rDUBA4J3Lq9uzc6Vygx",
-	"uZ68XQD9EcmCDBYkhEi7mypohgEWpIQClOXywwFZW4sS1i+vVe6+GgCNvBXRbPJsP6bUQOFzO4V/gVRO",
-	"D0tIsYFLps23Sz9LRUorkRfWLZG24vGsboHcn7/Ex+VdqwmZI2Tlnbo3+iXV5BMEB7YxZvYGz4g86Md+",
-	"iWGFIGb6r79maCbVBNRMH9xcvl2PCL+LVfHSs62NAEG+nFU7OSlRrhUHszokO94fAVt9SGoy5sjYym27",
-	"H2r25cv/DgAA//8=",
+	"7L3bciO3kij6KwjORFjaU2QXKVJqqWNiRpbUbtm6WVK7fWFLBKtAEmYRYAMosWmrV8zjeT77H3bEeTvf",
+	"cM6fzJfsQAKoG4tUkZK91p7xRMxyi4VCAYnMRN7z91rAJ1POCFOydvB7jXzGk2lE4N+HERFK/+MBRzHR",
+	"/6Bh7aDmN/dbgx3crvu+79f39P+81v/jJ/9HmjWvNqZMj5aESS7u+WAQUUZqXm1CpMRDUjuo3cAjNMSK",
+	"zPAcdWsfcDSuU4amgveJ7NbQCEvEuEJ9QhgaESxCNBB8giRlAUHN9oHfqnk1PiWMhIeqdlBr+a3dur9T",
+	"91u3Lf+g2Trw/Z9rXk0QyaMHM4bFUZT+8vXc/SLJAxFUzWsHtRkWjLJhzatJqshptU1jrMcrrGJZO4A1",
+	"6b/j/q8kUGvALtCwU/OpBlBIHmhAal++fPHMYcjMafzy13H8vY7j4xevdkSYjOE8ZDyZYKEXeskImmJF",
+	"CVOIMjTisdQgTg8MhxOq1CJwmu2DVscCB0cREUPCZO3gl9qUYBYrWfvofqeaNPVMS0YFWJEhh9UMOA9r",
+	"Xi3goV783m5rv9Py/df6zPF0amBde+AB7seRXr8+BRwoys2khwxPR/MIf6ay5tXe0QcCH8icC/yTZMFs",
+	"Jta/zKUiE41UR7cagOSz3vEVrLP2xcuvP7/sUMTDzLL93ebr4tKusRwV1jLhIRFY5VbDuLrH02lEA9yP",
+	"SHZV1z9eXF6fZxfGaECjiLLal49erU80chzWvFqIFbkcfE2FGtUOas39137db9ebGs1DStSlCIkwB6LX",
+	"m/6rdlA7Onp3aYfBogPOJJWKMHUfYNHno3kIC/64/DxWwPXk6vTo+PQkA9yjZH50lJkfNV/7PhoHOAK4",
+	"28W1vrk4zC4u4rN7yUMaT15sPS00FHiC7KwarE+CwiusoyqN7tW8GmVSiTjFkQuOAs4CwpSeOkRyRogh",
+	"Ea4PrZQGdzSP0jQ4jXBABJzuRTzpE5FyJaF5wBURlIfwna9rXu2s5tWOASF5LAINXxwqAy+hUibn2Agl",
+	"ajN4EBbwmCkiTtdg/IMID+ErhlzvDeXN14BvvwnwfQfs7ECJmHi1iWCaIHy/tdPu7OoDYHgCMsIAT2ik",
+	"Uef48qTm1Yb0geih3x5e6D8nNAwjDYXv359eXNS+eDXBuUagNhCVJJ9rB7W3G7D6mFF9oO0P+t9TTbcr",
+	"TthwcA3Lo4hLck1kHKk8Lz9EgX4UIgA5mlE1QpwR9IAFxSzI8HVNVDGD180rC9/1D3zfcnczAkgr2Vin",
+	"vxvU98LXpL4/8Jt1A9HX+7gfGP6tj3xhUv+13oydVBBcPsQvDFnnw9WwY+Br7NDChOF+fSzJe3MWUT9d",
+	"fu2gtlPzauTzlAT2z0bHYudQ/z3AkSRejSoyqXbs2HyYB1jTfLV3+vYdpYcbovwUY6bMHaIR0P35Nda4",
+	"Dmu2mBXg9DI/MuJyfbfV0b9YjDio1f1GB0g7XRaQXqWFfXQ0VDvnTI3qhFnk89DMSGLPkYAM4mmCsyA/",
+	"M0fmpxv4obC1L45IbkaErCYPPkBqRDLrTGnjL5L4iyT+sUkih+YlIr1WHpAEGsgK8ylmG7CleGz//i+C",
+	"pWY3KZqavxMsNX/+H4WkZoYUSfXf/5goCnqrkVYMHhS5MCMzJOO+DASd6qUbQYUqiSQJBFEekiM+Y4gX",
+	"RBatTT0k0twyPNxP8ZA8GNj9UsMREaphX4HNDRkfDBohCWhIQg2RAaZRLMiRkYt8by1LRYSlOiYRfSBi",
+	"nlKX/vXGgsXJ4nqDtYPabCRJcP/jp52H/dvfrtvsbPo6+BA2B+/k7vBbvDM/IX78Hb1UnfHe95PW5x80",
+	"dsciqh3URkpN5cGrVyPOx7Ix0rK3eKBkVh9TFYwIkw1rD3sleSwNpzD7PmUPVAGylJ0ITZ6m56H4mORv",
+	"xqeBHggSEqYojgDyAoBLJpjqxUs8+fcVSzZXCxVE5r+wn/vCOmYQ2NV6rEhwEPYnmOEhEQklVCMvTQsf",
+	"vZoB3IH+/P1+8H2r/+Pe5LtpW942H35+za53Zj/tknf+r2cd/DZsDd/Ty097P47hrI4NRt4YBC0cFEN4",
+	"OhX8gYRIEA3B7NlYXF4QWzoHbQc5O6QqNIh9RVLOLrjSULniCktJ4wlqoaHWVgdUTEhoUIaR6UjwiA/n",
+	"jayxwagbBVPD9cnF4VlWnReE4SivPpo/pu6TG6r5Z5dH8CWr41/r76DWcIIuMPznu7xiW20dz1DzV6jz",
+	"OwcdZ1IrUedrl9fH9f39ZrNWotRnNXmYPqvLFzTKhJJy2n3mxE7X2V21seF+rVQDN2hlDkV/32BSOJfT",
+	"ER5SjPSpxYK8QdOIYEkcyqHkNFBEJ1RphLNmzNM1LAQbX3KODo2BdomFtHPQdJBOBlXnRIYbwJ1CiSyy",
+	"7NA8ISGCW85DGOkbjIRa4/dA7f8UkxhWmDHmKkUmU5UVAcNYANc/Ty4pIgRPrEcwu+bchRvTPqkK7J3q",
+	"mDLYAdlIr71EBWs7g7w+Co06yS5l5qYFc212r8VZmge+39hpAlPMAOC17zcTANQUnRAeK4QHigj0WtZS",
+	"cBQFirWA0VoDGK2VwGgWgGFQIAMM/0lIaAxt+K0FSOwtQYRn7by5xs6bK3fuF3ae0ENm8y2/DXLoMThB",
+	"zqhcMAjMcBT1ORYhwixEGE0IixH8kFebsExVJs2AhnoiLjS7sQJVLcIslAGegtF+xGfO+WWkVf3LO8xC",
+	"Phikv5l34dYZChrpW0fi2NjX1YiAhB5iMda8uYLkVZUTd1LXWrL/+z4fWTn2hhC2APHmwY7DNas6vOMK",
+	"aU0shSGwYKqPwG7Q/FW25LY7vXUtpuVW0hQK4C8oPa0Qz6+wSB7kD2/KhRKYquTsEk9PenxXggYk+cWd",
+	"T0SHI/XEAbXWPKDd9IA0Qt476GZPx+zCnsUZ7/fneeR1J2ENMulRWEXk5QBvdgeEdvLgfPIpkd3OuLmi",
+	"pId4FBKp0IAKqQr30nK0DrHCoP5pgqq65lXu4xdw035Zzg+rHDLxfV8fMhfDit/0m8YFucgJm62DHb/R",
+	"yULKyex5OWVd6S7cWVumClupbl31leZzgL8olVQF/+u1wa8R/JQNiVSH4YSqRdUsnFApE/058X3bqwWE",
+	"W5DM0ZYkw4mmCCTJFBtfX3+utXAwbW1ntbo01uH85t3j3d+63W7s+63dx5Or06PHd4fXX19e/3B68uGu",
+	"2Wg1Xrf9RrPZ3un4jWajudNo3p3eXD7eXL6/Mf+jMcff8Vv+6x2/2ar7u77/+Hh4fHt36DfvDo9v7w/9",
+	"5uP5zTew48erx1aj02g+Pj4enj1enDw+vr84Pbo8PkHvb9/WX3fZyQ8Xj/qF7Kx6wsdvb85Pb9/dmf/9",
+	"9vLdRWZIq+P7XXZ1evzYfHxMNIG7u7t350dmZ6UbaTTNw9Oby7vz6781Wzv1dqeuZeW7u7ubm8O7m5vH",
+	"x+PLk7tvDy9O7sBRd3d3d3f2+Njcf+377Wbr8e3j42OztYPOD08v0M3t3d3NyeHt7dnJ3YfDu/3XTb99",
+	"9/7m8PFxq+Xvbnc6nbrfhM2cPz7+oMEBC+2yqx+aj83H08f2h7t2s3V3qNd9d3enJ71rP56Yb7TvDm9v",
+	"Ty6O7w7PTo/0b+cnx4/6Uenj04vMFx6X/V8RhIdneiFvD+/ech4ic2PN796d7fnN1t5jEjpxZwIY7m6O",
+	"bh9vfri7AYeqHfb6MRMw8TcIlzDzth6PD++ORTxcnNffbeo5XezBnQlLeDy/fLzGctRll8c3j8ePX//t",
+	"7G/Hj0dH7y7vnvTx3zk//N9a31wc3uV88Mmzx3LfeHd9S+WXhIzLXah9rIIR4gM04LFAlvxkliSnggdE",
+	"Sn27tiEMKI6UsW2ERIGdy9gqDQO24TNgnWZK8AiW6oistqGHfFGTBtaSWFydALamRvzFq/FYBRykCohD",
+	"gZVbO4HlFHATpVst2VYrWWGn09HbBJuFIFgCTEIqgxEWQ4IGXKCYjRmfMXR+fYHS4bmVyDG1Vp3cSnae",
+	"Xknuu/Y5oiFyj00wmBpRzYtZSNkQ2fAbsIRq1j3AAY2omqMZlghHguBwjlIcyC00jM275CmgJWs6v3lX",
+	"byGNA/BxDRccKCIkwoIguFHYMP8RQX41bo3kG/pyArTW1yIX81OwfGXx+oxMOJMeGpMpxHlNecxC6aE+",
+	"j4cjpW8fNSIowJLAnmNpriT9I8HBaLkZPhMU9XstoEoYNxVnClOmycYFeh3UBoIQvZMFr00aSDUVPIzB",
+	"7vhi+o7x3ThBGcAAco04Iw8kMnQ7xVrdb/uALEBIV5yCgNHsrM9gPmp9gUSDMzogx3iuFdGmV5PjuHZQ",
+	"u7o+rp+dnNebMHHMqOUcAxwosDn4jVYnXS/AXmNO8rz1urGXGQCeIv3FpzWjIoKUyOkUfs4J5ssPexjF",
+	"irD8Yc9GBETU5KfVxx2KORpyHsqXPfBWCp/DKKpPYzHlkqBBxGNROPvFs9rZ7bjDent2XT+8qnf88qOC",
+	"3+13+nhY8Ri8NSnoL4JZn2AqHYSW58+4WrCsRhxiQyLYueaVasaRc7PmqcP6Ms5abX+n3mzupf6rS5b5",
+	"bsuvDHwCwN/UM21As4mfOuOa3mk3OoCm687Tys/T8uEgMr902hAsIkhA6EOpvXxzw1BCHnCu5+AFOoLj",
+	"KZ5u4DwN+vSQ8RfBpSdI3Yo8SHGkRoIkodE5+a8YB2yQ4PzyuGL0rHEnDbACtzMV5SY3fz8NPreWDPDT",
+	"rDDStVMjndlWGYT93Ih1HKM8CGIhCAMrWLOdiJfycDCwcRY7IG0ZIN5y+Lu6Z+6ch3SgoZ+Dlr63zonx",
+	"gOWPUuNIXQZcn58GDVUUF73Vy13RmOEnXNG/cspWM1R3yTCMvuET8tsLeY9jWVQGnvITGQDJNSH0y38b",
+	"EAFPICz+mmMR3hiXQR5UqfEUYYWa/kG7Y3mFohPioT5RM0IY6guCxwMsFbCMKGYF4dha/U2CQGqHDo2X",
+	"IgUSuNYhN8MoLn+Slfq5JuhlBucvXm2UuDf05vWz3IZ+rxGYDiKa05kcBMFXrR9rDgYrZVeCDwWRMhdV",
+	"CNN/AdudnrMvMAuNVhIYk+A/ve3sn/hfa5FFUHu8/9R829rf2dPTOu9FgtboO4vW+qkRpwy4QTYk4oGI",
+	"WzohBUa6e9DuZK6qNbJz4Lpy4VeYMvd9zQfphPzGGdDLhAga4FdHIxrgITf5VOfGGHErrBKZF96dqcIF",
+	"tioYlhdXSjX1dVyRlIXkc+2gWabfl+nrAs+eNF2WGyibqW1yx9kkW84m2RXWgph831gQ786vHx+vL0/u",
+	"rk+P3h1eH3eFs9d1Tu46Tf/u63XtECvElcx1K8inmEhjaGkPmkEL7xO/vxfuBB38muwOmmErAM8DmBgO",
+	"UwuDTUNJn7211gaNowmENhCISgwla9ik1vHRWpTwS41SJcakDcI0Nsei6mbuBKUKRmlAKWdZzpqTU9xy",
+	"tuD/GshiXR0XZHacXFClPnMPCTLUAq6wAjTjCs2JQtb3mJXE/js60HMu2pXu8j/eSZvagC7NxZlzXXEx",
+	"xIz+ZmyenEHs55XgSAmKo+w5rn3dvhzUs1aJstsbQuYgsnVAsIoFMYG/U3o/JnOwTZE+xMxC+gZlNICt",
+	"gfHiPqLSJNpBMJk0TtQHI0m1Ol/01QwReFPBNblosJywMBul2q77zdy2YBBlQ4OscH9f2eNeFoNizv9N",
+	"GnqLqExioaM5GpnU1UzEZyJA/kVf/6DhKPaQbm1AsOSxvA/Jw/1P452Hi9efVgd///jp59lev5biTjlH",
+	"NhvLIJJxQDuJEGnsQIojqhZ5svlvWbyPSyy12vkt7kcENVsaJzEyiZnIGPetr3veQEcRwcyoBMbvPYz4",
+	"A5EgX+k35mgaYUUaIOyqyFpoQYtBoDqll5FzfH/5K+TqHxzHATtBpltETFNYwAmcgBJKYCYHRBREhP9T",
+	"6wy8UH2BJIX/6+el8F+ffJOPqh/qHbxYhvy1mQ8dLySEZ75UNTj+dfXg+J3b5t5BZ39FcLxeZ73T2d19",
+	"RnT8zm3z9ZLo+CVb3ch5n7wkK1fYyOCGU1ozguI6qUoT/kAmNi+qXCfET67jcLnmmEuNTxPcc/pnngPg",
+	"4hHspkeQbnvhc81mO/1cJ/u5zgkcl2U+RxGWGrtPl4/2ag9UUpWgUhqNAxP9WdUIJoLdOCSd0nDnfiKe",
+	"X6Og8zI1CgBKpVdBljLhKjCqaXkCk01bQjNMFWVDkAtwufE+k85kTahp8lL6Q5qaZH/7K+nor6Sj/6pJ",
+	"R1NDWn9wztFNgNkNLfGQGH8NkgFmoAJQRZDCQ4QV2kG4MWlkHCbFgCHnm07ugCFR8BEtAPdJpBFtShgY",
+	"rqX5fULUiGswfQMCyBSDMPSKi6F8VcVc8ErPU2UohBRnlhaSiChyi4eZxV0TRQUxgWIKniTLOz45O7k9",
+	"2WiFClcaGZp7SF+BwE5+38jnAIdzXOKHggfWx+HvHPj+Zg6KLLACQh80fw95MF430NqrKTw0rvta+92P",
+	"+1c/t0AA1TKPehlHy4b2UYD6F7Akvc/lYuPptKE1+zT1OsDsVbJ4oCoiZUnm9UAQOULSPswRTUCkdGYD",
+	"Mv921P8moJf027c/n1zffn9zKk8navrz0enu6a/h+Pybc/+nX7+NLj+cfP7514tfL26H9OzoW5/8eKjf",
+	"+e6H5vd08H2DzL+NyLtDevnryc7l7ffNi1+/75wfH8rTSTQKj053z2+DzsXx+9bF8eHs/GhG8Y8Xv53+",
+	"ymnQ2m8G81N5yi6aP1H9ycPPl7ffTs5bJ/7Z7Q/0YnKuLlrft3++8Ts//3r4+ez29DeY57dh56cP3/76",
+	"89G3+42gFbH+5K0f/vhtlAbKnLLawb7vawULYOF2LBRkx/uT1sVe8K34afa6f9scX7XlWbg/eId34xPe",
+	"Gf5MW+z7z3s/zGrGIwxexsrOaxpWj32YGAf7iE5lid/849oozsXwYpUt0/rI+YwVPOQfv3wscaqDedGK",
+	"XGUF/mxoazFp/Je/xKy/xKy/xKw/X8z6COS6KGOBTAVQ0oJQSAY4jhQK8RxNschHoVWwTtrYC0ObNvrC",
+	"z0VfJNEsmQgMf9dEYKwZsOGGt/ycBBFSxlKE1eN39XRfqtPZpgETBsIlUc4gFxajoDaBZSXA/OEb9Vau",
+	"v7N8/bC9Sriwxh766YQ3qoG+FnRIw68kuhV4js5MAuaq3QBlKB6MD8NfY6kmC1ZlfYIBlibOxQbpOq87",
+	"okxxhFHEc54OvCLQtNq+An8TjqI+p1qPiVWuJmysWi9+GB5xqQ4HCq6N3d2G32k193b2mzt+u3qVhXCj",
+	"OGPrwgBwT9XzSmJVjYXm7B1modtvZw9CiLNBxXs2qNgG9aSLW/sCsHfs72shhb1ncYquX7LhyObf+shK",
+	"Tytb4mtnb/+1SeQBAnDh9otpPBCUnpYu9FCfRHymr4h87oZBldLvwhtXWDhr5LqYoMdfFFIENkMG846d",
+	"y5XvDjiP4NaIuJJrh9qviWELse9gPE4SHIqPXyLlIY8hWSRotfb2UyZ4+5nJhWgNKmVMbFESjFJ8z2Xt",
+	"PIvfZMr9vRi/aW3Ob2DDfxdu0y5ym/pOlte4hf3xnKb1opym3gROA0gm8JCc8aC0LtysSI6b1+Kja5yZ",
+	"PfbkqxP8+ZZMpm/BrwTODub+3tlJ5Y0F5vGHuLoLIFsszCTmSCouiM37L8Lulz8QeK1MrgiozinkjN6e",
+	"Qi4XPHPs1vxHlWT5b4ouQGKZSpcL6l72WQl12bjAf+hSl6WVtVpQjyRb/7Llt59RwTILxBL71ojgSI3m",
+	"OXiaGmh6q0aXfwb5/VcG7jrE2VmAx/9Y3PFO9R23qu7YFGrL7tgv7peIqdtZI+CTVy7a027TUOJ0Gs1v",
+	"iFKUDYt2gdTckrOyuIK7byM8tJdnx/czBcj1gysibDRs0wd0vcXFGFtwlHGGcOFORViBKD/R+v440fcz",
+	"ZfpB7P1u7/vz1o8/fF170ai0vYyDK88NUWsTdRc8NGm5Y/P3rZFayKeYTkFoqew/STZtQVqa3mY8kPqm",
+	"ZSj5hnXRLSTqZtxJy8tYJ2badXKllrq+Ngfiem/cZlxUG3iovL9QzaCaZhS3RKpDUzNxgYyJVK72pimP",
+	"YW1PAuEgIFNVCGpcVXkxMc1lyi42m60ldRctQ2voFaxbdrG9RkpPe2XZxU6lsou+ptj3bJJkYZfc2WkK",
+	"NnbRQCXuqYq51n9GIrWVoBMnlc3QrJQUnfgWYrZpGrRGzPdyMQs6lkSg2YgjPmMSZJ5cNodmjSZywzwE",
+	"nskHCDOuRnmd7r+859Rbku+8xgpauRXkLNzvuJxShSN0EStBrUj//FznJf5eT7NREwRems/cx8G4zgd1",
+	"aOi2bmrAYhbzkjSBvdRQ9PdPE6iaY/2nJhG8QIbA8uj/hazrv3NW9F6aNfLnZUV/wFKRM16QuG/oZ+cd",
+	"klNuqyKneWzFijrlkk5z96D1xzc1aT6n5MvGzUisd/6cR+HcA3bhEsdt95GM1XN3sVtJM+91ARhrOoQU",
+	"WDolhkPaTpkxS7+7gROtKr8M/Q7UhjAHm61bZlW35uu9dhZlSsSSmX6EIp7XH/7Cl/+++OLljv+TWn78",
+	"rWZqI/kDjz/rSbGNZjKH635ZPLozMlDOdSgVwRM0I1GEsDJ90fJH2Mx5PsoPkT8Qkbkb8kdZ00x6TBh6",
+	"IBGP1f///9SSg/0D/e2nLmAqzhxX9kjbzZbxsY4IDm3JnKz7IyQZay2Yhd5fnyWYbg4VCWI8OA3wQhqp",
+	"+KD26qH5R0QnAySCEZlAbecBFxPw18WC1gUZENA9MjGqSkDByC9e7RorckZtqeL8vj6MsNISWqRRwm7u",
+	"U8wVRlunJ7dvkdaW8ZSiXjJHb/sA9UTPqrxQwEAioVUGBkUzWYh6Ch53mSQBZ6FEMVM0ysxN9RvgZwg9",
+	"RBrDBup1a66GQLf2Rvxr6436151d3+81oLJrCtsl43KgWQGBKx7RYF5+vnxKjP79lXwCBnUzTc9DocAD",
+	"VadEDep2WF1raRCuVreYtX3QZXrvU3jpK4m0eOOh3qcCELe4QNaEKj0QgSUdsjplKOLBWG5rsZnPbPJk",
+	"b2benlEW8lmXUYYstEsh+ulfd97MKkA0HfcERD98+HAYq5FWoQKrdeQheslSgEqkNJ4pPCagC0CQ8wHq",
+	"fU2wIAIJgqPJv3YhJ7pb63lGN+mB9eNfuzXKHnBEw3vIhO/Wemg2IsyCVBBJmIJCbTZN3o72kIkKCBHX",
+	"H3jgYxKireu3R2h3r+NvF4FQuhIPLVnCSth8gaABPCHKcpUjPMV9KM9hY5rLkC9IBtmtaNUcTeN+RAMt",
+	"7Y/RVnsnUxV2u4E+jLjWkdCIR6FEVKEJniOt5GnI6FfeIMy6zJaz8ZDgWj+Eah0GHFrJskAy38RMzoiQ",
+	"qO23iwD69PpntXM28/s/jpts/6dpS3Yervfib9vB293R8Wty6E8umvyq9ekGYgGgShVWGa3FtRDT6J5N",
+	"VE4BOcGfzwgbqhFYjsoY2VEsJBcluDbFn2KCAnjsKvkS1DujbNxDhgwdd5sK8kB5LNEUDwt8m8y/hej3",
+	"019PZ+e//qTOj8/V+fG378+Px7vnx4e758df41Pmu/19ign4Vl0FVrO49XYEjRLewQLL8QLMe5Zj4CTg",
+	"p89DzUh68LSX38VCHwI9lYFButjPdRtcXDdmxVXnsrjq07B8se46/EoiGuZXVcHgOChHHBquXF16D8Y0",
+	"LL3+TkMymXJFWDD/jpTw/nM8JjLLipHEA4IUR4IoMUdbN0rQqd6UJBMtBgWa+m4IePVjRjXqgWSBtjB6",
+	"//70GD20t9GUCM2VFWGhZtkgGb2BMB09ZxLaK/GEoDGZm4x494NbyJZJLvKQBomHAOM8OP3tLtNzUIZa",
+	"bTTisZCa+TGukIgZwkNM2QHMB+ZQfTJTziRBW8YC6aGeE3Z6dkJzK08jPCehmRzet9TTS6Co6td21AHS",
+	"h9FroNvsRqxhKaQDkElUshnLXbqs3WqhHk1P5X5M5veCxJKEvTdoNqIRyS3dvE4lkopGkd6gFjU81Pb3",
+	"u2xhIsruY0l6aMtAWo64UNF8u4G+I3NTTBtqX081S8gaSLf0L7EkwtOMEY4viGzVglAQaaxSJi/NXMuE",
+	"hVNOmTKmKzCjOo6dXn3bDfTWXuqoTwYcksdIlyUj9H4k2mr7vt5RU/9PS//Pjv6ftmNb2aVuw/eM8cVc",
+	"URJtdT5/ht81ePfNPjU26L16SPIE8+BrgB9FFt8Z+EGT7JP667DVr7cHe7i+jzt79Z2gNfDJbr8ZtlvL",
+	"+EmGxuqayJZxwU4HwjDc380yel0iql7hoQb9b3mm3fHLuTFIYLllWK+ueWWCP9NJPAEnLqzI/JWuR1Pu",
+	"kAhbVDOkuJR1aMSnEzzUzEHj/lZy98TTiOMQUAmDcVWz64mdqLe9LnMkzXLmOCbzZ3LHS2PzLhWIMzgH",
+	"LD27P0nEVxJljPpr78lfsidjhX/erm4CzG5d9mDZ3hQefiXRVFCQHgMekgY6IyopuC8IDsGgUadMEiap",
+	"og8kmntAepceOoV/nOk72fdQE/5qNrrskM2RWYeRefWeNF8G9/TWbIQVyGxUATuZANdN2L6md5MJb+Dq",
+	"5W6FLmv7zczNEWCGEsUPfocedU6+LpJ3xp9bJp5ZYFUU0HbbT9PxDR0yKMC1TL454zMioNXAiHxG784P",
+	"j+o37w5bnV3H9ASeJexf31GeJjLXZBRgkInz+cq1DW502Q9E0MFcy8RcQxu6F3zGgUL9uSJpmoDnOPIU",
+	"CwlXSsAnUwynB35pJhVmChKZi+DcGewGTeL393EnbAd75PWghZt9P9gPX5O9wS7u9NvBTtgizYGP9/uv",
+	"g71wl3QGbbzTbwXN0CdPS2bSwW/loUyxRlo9090vfn0f1wcff99tf/nncrKwhpQyipBUbSa4gcmlBKWs",
+	"1eZ5hPze1vctW7Ehkq+kcX0uXfgTxrbFhduaws9Z+BfoBwMiF+iAX+Pw2iCy609i81kyTUZe/SqN6SnZ",
+	"QxKLAdonDLpPOjuaHiK2CD4lUag1mIkp9Zo2i5rEmna02g1zIBjhJBqIcHdNLu36UPot20j0wLx0gFbP",
+	"5Zzbhue2ff9LFmD/LMigdlD7p1eawjgjTMlX5ql89UPyxRNYC4CvTLtIBMEJjvQJGB1Wr1Jmlt1AF1xL",
+	"xkNo1DITVCnCGjXolM8GEQ02O4PAvZyC7JAhHEAJH8eSqHRQsf1hyGeoKFgEzn5l4FQCiVubTFmjiUZQ",
+	"CAI0YPeu+6WVrtYGwDTC7D4hiRQKeiEDqJEfYc2FjavVpGyirZZVLHAwgrdsUUYIGdHj7hNJLQegVlJq",
+	"0XWLqQauqwgvx6IrTIG3z3gchWjIUZ/Mub1h84sP8FQLO4SgloemgqNWx0OEKSKmgkqCYgbLJuE2gPYt",
+	"F30ahsa4szZgB8nbWaBSabVGxAgJjZSAwwllSPBIC2doRIcjl1KZAd3Oy+BWKtp9Jc0nt7hAadyEEV04",
+	"RxGfJapRotUAWL4Bb+0GEJGxeCDze3BHhEWomIf668nzHACa/ssAIKJs/NXi5wAMU6wZkTK/gbBHJ8To",
+	"ZQrMCYyjiYn9B6UXwJFRkp7Fico13ixfShhDypYKGlqqTveJXn/Sx+oNyunNfxTnAraUyHnWboQMJRhc",
+	"D0aYDQloUFvLlPxtUGvTrRqrMMjSvcKGe0t3rCW7BTPRNZgjXuR4jGWjiMXF89B3FXTbWmY/KZ5Eq/Uy",
+	"J7EIqGx/s5VLAqy+4EcphPLTH3NG3mhS0MK7HawOITwS96PNWAPj6h6nU6RQveAKpQ8ODNanVhZn2174",
+	"ShHBd18IrGafifkZnDeaL7AE7bMOJzANIC1GSrT17c3lBbDUCZcqZ0syqHrB1Vses3BjAA7g7RR2l1lD",
+	"GOMKuQF50LRfSmqx5B5yYmyWICVpSu+TiLOhvldcYGLOCgE4dIXnEcfhLednWAw3w6KpmeNecX4fwSyL",
+	"grBGWnPB2QH5W2bnZUU4+Br5HCR3vaS/EVf3wux6Qpi6TlSSF5TgfuKxAAEoPRHKgigOCcoUy04lt8yP",
+	"BantZeS0EuNT+erASmyWZU1tMM6InqnYCQC8CTB7z3CsRlzQ3zaEYAwTOK9nFoYZbygYdVMoy8CUI9+4",
+	"+FUalF6Ed7MyvPXul8L7gluNzpmOwKIPGBlgIah1jxQsTls9/UPDrrPnIfM3bLO3jSQ3hm48nSL9oiRW",
+	"0gZtXY0Ej4ejxJZu+m7JeEKST71B5hCTK302IpYjABLA7AoPrY5leeONsZ58Hct59RM2hd6xwibABz9g",
+	"GrkbqpAbZAfpLelF9IlDMr0sg3JhnTOQnIrZO+7l+zjzibwilcxPJcqMWi2Vdfwdfagyv/XMwjlHE8zm",
+	"WmyVMy5CFIxIMJYIK8RN1EhxqXau+76eLL9E63igEumHZioQqOzk0i1WH6uNSihb8Avwz6X7EsS5iRBn",
+	"rq0rLHtLjcgcBoQkon0C4RpzFHCpovn2QZf1NARAWuxlgdBroEuj4yw5ogPUKzvfntYXuqxnO6DcW3d8",
+	"bxv8uWmgcyqpgN3YIBW49bckIahn8TqDnD0tDmRNHSGIWwb2piqAXi6DylJa5nDhOJSh3rUeVYf8dhsR",
+	"komDyjxcFOpuFoJ63BU2wXNDD0pQAta4jO14lYvlS0q3BeL770S+FkPeGwRZXHvAGSPGIqBPO9KyYRhb",
+	"V4N+PJkUCvubZRcwr7DizKzQ7DCzh+QrxiUr8QNlwzcZ5QxOXIupeA4ceYQfCOoTwpDt8tNA12RKbGpj",
+	"QSe1TL3Ec/gHMIrlR4O2MFgQ+QP4WyAwDQtl/mlxQWurLOzPQcbIbOUr2WUhwSFE42sepHUlgJXLZIIe",
+	"KtsHKMNUSplE3mZpoBu+6bIiMS8l4ewXiqwGAqYsjmRRqMsyp5s5Vb0EoyMbnFIkPHDxRatO27O3uD5x",
+	"yoZGGS8/9XLtHA/IZrxIcYC4c+cA1CgbrsuCICLxmgRchO+ZPv2NtVQ9sWA4ujeklpLcqX2Qc98vIP0L",
+	"WLAOTSEHfR56P8Z8CDqwtSfmOGCItqhK5euQQEIeVNGiSt8sQTyBQLsukyM8Jdspwk6xUBRHSYuaNxZR",
+	"YXsRH1prDo7BbBqSAgUh6gwwt5yfYza36pfcCO76Nr+3ptkso3OCggu2zIgo+77vyGrBxLL/Eueg12RV",
+	"kkJMpyUcqdnk2pd2gUyyMb5lC7VjX6UDs3Gx9TQwttLLdrie4u8gK/x91LgNNa+lmHFuevp7LmQ1G4+Z",
+	"SU8sHPSHDx/qxcjbVUdWDNS1ALTWz40ZXJybIWuFA2c6gav13dmeSzA8SOIW0QiDeVyS4cQ6qATclXBD",
+	"nN+8+6MMnfBxKiHZoW7dh/1Y2fhZZtkZSN9aX+2TjIm4BkCT8XTKhSIhRASZLPONYJdMdA92v3vA8hSI",
+	"mS9lDIMHRoV+yoDZ7Ly8YeoriXrWylvX2+65YEPOSN6Uad0fW73iMnta1+myBYtmqbNWXwjJLgDtjTX1",
+	"lD1Qk3SZ8abjMIQsWxxdCT2zgv4/rpVe5qffbRBy9lBqlD3c7wfft/o/7k2+m7blbfPh59fsemf20y55",
+	"5/961sFvw9bwPb38tPfj2BQVysX0PhUFk8YQ/GI//zEZxvu/kgAYsTWKs4CU5WjwpKZAkkRhqkppwe4N",
+	"YnEUWRbrxmmmoX829G1bQuVAgVUujiHEitRtwf7CJpI+0L8vTLkw0jUpSeF7jucYHdkMzuLwB4oX99uL",
+	"KBv3DMMwEZheGtMtR1jzRxPe3pMKDwa9AyvjaHqeJ8FTEA3C9DXyS00PN3QyGGTgbxfi1T7X9cj6AxYQ",
+	"rwWtnZIT+YHiM/N+7rcbM1nxjAECUErPbK/8tLVgHpFwCB140q7mhSNKh0GK2ZLjqnwoCw9MUnrJgziJ",
+	"unk6Qie7+SRyxkIBPuAVN1IKEsjmXhQg+IQY9oBV0moC4upAhsWaW5iYj0tGTEo4Mm4fBhG+WvygSf0D",
+	"GcP30BZ2uUkoLdtg9SCaTpCIw/CX9Udsg1lSS7rSmJaSyClbH6HLkrxsaefU73toQAWRqJeLz7e6GTXf",
+	"kEaDAj+zdE9kuokuCyKChWavgkgePZDw63kP6H8bZeIGkX0qEVVGocojFq1ytC4NvTRlTK/WciOzH3TL",
+	"QzxHPUmY5OKeDwZaKe5p7dp2JTRP0BArMsNzJGmkb/8BF6jpd9mEslgR+SY5I2xDMYxTvcdcLYV7QeXY",
+	"zmuaylGGTHEDbttjXlxdamgArLosop9iGhpT217LxMpnP2On2fZQT2E5vp9QfePDFxxqI/3AOo8BF/Sp",
+	"DAUOSJcZmR2UpJhAGEB2cv2i3YEiE7j2YkHuyecgFpLqW3HLDILIw4ioxNvaBQUUbAixklRrY0oioRX0",
+	"hQ94qBfo0x3YC/c+wlNpgA8sD+Weoh2/y0I8T+LRqbJyp/RQj7IB7xk8hCjxBEHTITMsGGXDHphDeoE+",
+	"lwBHCSprApBZwoBDMSLugPMwaSCTW1V2U7kH229QhDWMNTrKLpNxMEJYol7E1T0sSq8FYSHoQ1oznYo0",
+	"pUprWIXozTyaliF/EkKXvcxu8jjcTUoYTQXvE9mtWeFWGbvIiGARmrtLUs1imu2DbAXP9GuGng7XuJMd",
+	"A3jOxZAykVUBllBUxg1FVFmBI2VtGg2yJibLcYH+zJ1MlSTRQN/IRabz5BrTnoqrZVm4QG7c4C9p0nAF",
+	"Rueq8lT5ghn6Bcr9w+VVziATzgj1T/o8Vm9Qj4YgOIckcaKFiSPMKMemqeLh1ammXRuLphlXka96KeMy",
+	"zwv80bOswTzM8bUVzAhC+De6KpTVhVJSsQVXnhSJjeZDwxKpoDCUhmkquL2cMuiRUmx6NMnJZggsRzk5",
+	"ElgqlhyZu/oYqzJpNX+fHyCcSXzFkUUC8/lF8MLT0xe/jk36sD2MZaftlWBVnqkuuVe8EnTL4Vg+ELv0",
+	"67UnSD2/ybfZ3dgbKnMNpXdQ/st2ROm3noiEzxBwwFlABJOW72nIZoMT6jN9OZtKSRtwuAKSO4RYgelP",
+	"4enJg7NGRNHlAOLDV7G1DyaYw9XehBKAeSQNLeI/yRyzhPIlqVj3e6KG5VNTPz4FC5eaCt9f3PXHUi+P",
+	"K8kH1h4+KMrbjQRaNxlscwvUqFXzMnjjEAtavFbBq+wlkZlYE2iG2+Snsw/L5/rAxRj69Wxm8UhqIC5D",
+	"9rRWpo1KA3h9JVMqSGg2ucrK0Hxh9VNBeZWLO9nglXvhS1LtayGg0FZmRYqjbu2aaNXiAHVraMBtbYT+",
+	"PLcJeyc0nmm4yUKxnPxMUbLFFR8akdeVL3RAvuGxRGlzK2PseH+D3h4fogn+lQvEKCNoqzehEbBXMgRG",
+	"N6By1PO6rBeIWCocEMzu5YhEkXmAekoQcs9iJfUftuc1MMsRwQpYPp8bzi/xhPS2PReAm5z/yftX77/r",
+	"sgGPhSJabzWGJqzQyBW2s/XbUEQlqKeTCYj4ARaa8FxMPZekgXpadv+c2AsxgKPL+jE4mWhoQ4ts3TeI",
+	"NrVatRJ4bsV2S0QaFvrPoaY8vWEg0EU4aGx0YNA3ru387dUACFB2H/zMAIKaVxtGsQIKnOi5oJl6QCKT",
+	"ThrFUwqPeBTFMgAXURxNR7Z1UMAFg/8EnMVG4BB41icCXlZ8gpVmKAFVAsSQMZ3RmlfrY4YZ1g9GPOAa",
+	"RHqdXIyhIwcZwBOomgPNzqcjfD+EhmVDEmFlFiQBCpyH9+HctM9U5HOesaQ7L+EtBiGvoIJGudnRRFvp",
+	"s6CKTPQ9qDBlNhPBvu/pk4VECT5AVIFKaEwokH3M+IxlDXFuDr10QQj0KjBRCbmFZ4YtWfm8rOIIQYdn",
+	"zcSxgCWS8F+tykpk6m2WiWBJZdHfoZxSBUXAUvuXtBeDEBgYV9pbPmX+tsl8KOIhgOKBCs70EuFIJ1QG",
+	"eTgsbDkoTWM9PGvWdxAFP9GAEpFseMs618hkquaFtNxsi/tFnTepaboaAOdu3JdcP/yM+L/QGj8B7BLV",
+	"IYWgLLmXk276Ex5CxBbALQqfgFs1ve4cq2CU0etsOdac3m869S8s3XZhTQfaLv5P3ScJltiztVMlH8/p",
+	"NSmEM/pMirWl99HE1GB/QlQoXlWuypexolAlUcxs270cyaTlwVZD9ns3LulPsno8lFYrwir5mJ1j+X5P",
+	"2TRef9NTbpK7C7vHJugHixCAYMyBgakDMqckCj005QIMHdyEVJAQYVjH9uYQu7KLcZAzW6oIvhu74M3B",
+	"OKW2zEHREWEaAyyoZRqiNmpBkAdbUKSRon+f84hgYJSZUnlVTVwVbQ8Rluq9dFMXUsyxVEjG0EN3EEda",
+	"wPBcnJsxOVutjg4Qg8z8WJpL4nmulpQjnExpgCAcaIADgggbgmA3FTzcLhebyYB+zs8heSzvx3vfT1qf",
+	"n2QtNON+sXPlQOS508weSSkySEmHjCxxSIKEhuUYrn8uvDS+K8nK5sLSFgTw6yU97ZVchN/llDATisbH",
+	"pfCyn6hoRNnUswULWwWmzZiPtbBu9cy6etaN4zaFtnrp/nrbb0wVg2iOOMuXQfk9B4dqnVG/FIH/B4Jy",
+	"EWxxSNUJU2IJu1lWhDExrZ2GTmGZCaqIq3pncPqGKlKwBaUPyvZiG6X9Xsn6+SQXcJY6J75AS2qvhqf0",
+	"3hRsSYyj9r7/uIKVLMLA1l7RA1xA6uHVKRqTuaE6M3tSaNA5cIz/yiZLrG2YslYoWq4A45dn63SaZwQt",
+	"f6fhN5rNncZeNd8GmEsMgj7tZahiDgREQ4rHwYiEGWsgZiUGQYuVsxENRsYDZhOqbW0tE/UPc0tiw17X",
+	"RrS0/UVpZaJwIcHWBth4ib9GQDy0ZSfPM13S0MU9GGryHCFn1pkxa9JpLXtKZVj1tZbMj7RGvp7RK6fS",
+	"rZKYrkGiO0yGf9GquQpG328g4MKLJKvjJEGLXqrQvoiOaY2SEIn55ExH+dFJffwCuZaRoO0VXKq2RZSR",
+	"6tvRhwhNf0u2M8HzIwOeF4GOKXL8e5mkIBJFteqhbqLpCEwlCW/5OWWAwOXEqTUGG2kf8ZnrIGP0CxsA",
+	"iwCljP0NS2TmNU0aymVsM0HF6ztbo/n3ZY9/IMZbU4rUtopzFQdrgCPyNrlkq0JyTRdufqHrmgGuY5Yx",
+	"AigyzWP303aLuG/YiVw88BMcjJCM+3UDVajkqSTiM6jaa7rUAYzgeGfGgUwl1HI0kU5gXWvUvOrkdmMm",
+	"LltqdV0cpLyy8IAPzt8vYkjPNdW/kxJBYMjtz9GW3qaBP8TGQLohmgoynRKtQUexjRQZkWiAIjog20uV",
+	"r9W3j0HGDA3kMLyIz5l7yDK/xLJSVJRTzl68HPJ4XUL4jks6fMohSdaG42Utnhl+uMDrS29J1+SjKEUH",
+	"1v226pjfkc9HPOLCemxMulnVVwpH4N733LeXrvb91N1B69zqf8qGFhacXF1rrlZexSIYYVtFpJovNmV+",
+	"C87Nt2BYJxNpPDazEY8c8SWGKyzR1H0UbZ1coVdICTox9qptD3JINE4bL+iCpPPsNd4mdfaSJYG3nBFz",
+	"lcFnQyqnEV5iv4dh2S2Zcoha+fdcPjGTtB8RY5Wz8i3klA3whEZzD+1Ajg0ELTCFQjqkRt9JVYlmo4PG",
+	"pe5b106hwo2zNKp2qQDy6U+AdQ430BYJAVZW9DHFqtaSEjT+/KTRJ+lt+SeYfK35agknzvBfh0sfl9Ct",
+	"uwPXI92XE22X4shGcuU657apxLW+3LOOMPGwXJwsXufpNW6x4SG5uhfxIn8P5y/dctyQJcZim+GCprEc",
+	"GUkMGuUFAtzgkNxo0yxsaGMSCUlYkj9EJZT7fdrUGeBpuZmrBxWFe2A0sIr6kD4Qludht5zR4UiZ0ihq",
+	"STSK69VW1TRjU5lcZtPydZmABVf6OM1Ryq8Rnr+alq9tsrSqcvZDGxVKfpI64NvQD3T1JmdgIIGkeBuL",
+	"SUAUTHfvpb4y00PBBKaPCmUnthc7xECGwCtYySsL91cV97dEWVvO5gz+FXZqXsqep9VOAixCo6KYpCyN",
+	"gRqTDiCC1UM9TZH6v5Yk9T9BxIDIFHvX9CCWfChICF0we2grec3Rr/43iCMe6llO3tv2UA/oFsL6rFAM",
+	"86ZisS1YsUDVWQa5Yq/rolRQCaWcL7jwYRuAVPblF++QuLCk8iCq/JqWc5hlnRYXo35XX4/S8JMlkb+W",
+	"RS3j0lWj3grCssZGCcFgkDiZbtlo0z19Wj3bE3VuKhn0AFy9N8ixADs0KdruhneZGW8ZuH7DoZd9xSFi",
+	"r4EOEdTmzXRahSVlWq34ZRk6mcthNctfK6ptFdP9jszNIg1fK+s74Dj9H8OTs9T7x5HnH0d+mZPoVDiJ",
+	"hDhXEFxmymaVKZ9NjsuocIlA4KjqAGEoc+gagGlgNxwdQUS8aYdAQotcpqTR1eXNLTKd0n6HqmFfzHXY",
+	"2/a6zGSNoDGZNxL6OkA4e0d5msDt3xQKl4JlpZgKhII4ogyLeZelXZagJ0ZSlkCLb+lMxqcdsxBttf32",
+	"diEIMckygK0klqV8AFs6auGUjrAi+t9HkNq6aLfp0yiibHhoy2pX8V5B1Xo2rzZ2/TiM6um/9Jmq83Rk",
+	"KwY/+aUYLEhrbGNFmIQDn5fUTzfr8IpnkYVedgnlZJM95s2CtxdRIWPDaPnoDI8JuhlxQdCx8JDthotO",
+	"z9CuvwvdQYtMaR1USr91pCmkG/t+axddCkV/Qx9IGJZfQE9+IcGmDLXgOf73YERYXcuOv2UajCcnm1S2",
+	"zzaTaXvPzUhf8/pM8DOd7V+aaKfZQp1OB/lNaJCTmbPtr+tEXRpn4vApye4oCAyAZhWNA5vwABbKdcYP",
+	"NbofuSjERd/RcznFeq4hodZafDWHUe5EUtfR2pzJqz0QFldhe2U8LDn4jEvD8rVk48nx5c7FfTfj+1if",
+	"vcHmN+Nua6Hs8/AvIddmO9v8qQkCZKb/k++VoOoiB9HM4z//438aVjgzrBCaykxtvMOabOXJ6JMtW1tg",
+	"25WngT5FyvUHfGPsD3RC0G+cQak7knmcdBGCwiHyK5OLTdW8Uh7Pn0w+CS2k4NbXHPSiv8IPNFqA8I6/",
+	"NpfdnGiepIU096toWGL6+/Oeq9Riy7hQE7QPZhEOFSHARaqPkUprA4Gen65WROZFV+2ly7YkUS73yVic",
+	"3kAChiQKyqGbPB+mp7NlBnomeR+zgEQRCXt5KdcuFoyt3FTIShdiRSaYBjR4O0deBE6nqFBtpQSEp8n7",
+	"JQ+/d6sqeXaUXWjp83TtZY/T7WTO9pQ9cBqQK0yX5QEHdmSDmqH3U0whHxi5J8g+AavaBIsxCZEetBgu",
+	"DmS7jCMk0xniBlOknVgLjLISVds3qnqBuMKRbZxdGmlmvw/jwFEX6ME5Q0H7davj+95Thn+39ewScwtY",
+	"RYGZU/q7ZMEuw5ayZNhSfPmzkmLLkbWRhSWQ2KHlME/hPHCJe8ePDNbb5pmuclWGDmC0i43skwDbqt+O",
+	"xTyfIBIWOeACbdlq4a6YvRm3XYlOYKIXopK0iNdLkolbYWUiyR3s35VMFlFsJaHkkexPJ5UCjhtiIUzG",
+	"8m2Eh4tHXke9mJmUunsX6mNcHvbHkBJlSIWHBOEZhgo/RtQBCxlUy7ej63qQTHvObje6rI56xm5p55/D",
+	"bJmEY5vL5JLJ3PCeeZdNee8gcVz252jCYzWyzzgs756LkIjeQVpkKe0zqZ8jeG5emQh2HzMN5NBWbzu/",
+	"vnAF/E0v36vT41zKomf6oZhiw/AmOr/OSyILIASvbwaCLlkuAYKW5aZc/292D1pmTBeYF1WK8y3a7LJV",
+	"MEqU7w30aVNN6ZJVCsStGjIvZUzCinO6JIWVhJrd93f6Ba0Pxa5c3Rph9WvU4CnW+A/x3PU9twWltJJz",
+	"gHqgxkByfFIFass2xd7xEVS40gScgNpk1/SgiEnYQ1smdc8V8NrO5inD1DV7TEZqNa+VpmpsoPJXTp4x",
+	"Q5eE6ZYZBJIafMl7i7VE7BFmMCaLkZsZBBZQpZABfT/CLIzgq/CnrQKWiYOsebURDoJpzauBp6wU1rnv",
+	"bFgTI0t7i1eAYVWAdTaRHUWcDYmwNcy28siYqN2Lkav/CDRa9CGtb3xIgyBGPAqJQDMuxtLW8qbqja19",
+	"Y0KUJQI6MXXBIL+kkpgVP9nmFaqQmVK9VBk6B4FKSpfPqRdbRahbVrOySCSltFGK+lA2/8r2INnQGGba",
+	"dbpJ8gaQmakyVw84j4ioTzFTYl7fL3oIW+0nLU2MzLKfWIVXF5mhC/aTwmrzE5fCKMJ0YvtvHvGQbAil",
+	"pf28QYQyIVoWHaBXZgMdYUk8JKc4IMaDG2I5IqZFDB0yKJG/1dsbf6pP2lPTP2Hvu+/P21fFJu3m16Jx",
+	"b706MrD+UvDwkHxXWt+rl4iOoMuYog9J5DhEzhBlnl0e39R3QCzzkIyn04hMnPVvmrZtAjkye9dl2C/I",
+	"PznRaKlEBGc4KJGFVh8RWD4UNFzZUoJOJiT0UDyFWq1Ykm3TPUCRzyotKSgJsBqobcG4adaeO5qLy6vL",
+	"6+82ZqAO9qVhAhccTbkYozoSJKJDymOZgWatYtpktspD+fkbm9QtluPNSMNFHedNz355aChzjfELLd1L",
+	"wiaS2m1PgfE2M7Q8kJ5LtUQ7hp+hYK+JFZf58G6qyMRDmNmA55AEdIIj12d/CwPq6MG7KOojrFDz9f6+",
+	"0a27TFN0t7bT3G10urWe+RU+FfW3TaOzCX+AyIUHIvAQrAZjMlWajzRbycemkeYgC13g9bQ1L9uFvf5v",
+	"v/j1/Y+/N73m6y9b3W4j+bP1Zfvf/rmcmGKmjiIuyTWRcVTm3nOejNWIHDN1MyIEwD2I8HBIIDS5BOLv",
+	"+Mx0xIBgWeCG9oVMKFnGCfKABYXC1ziKyQobBzQfgkCiKELuJYmmXKpCXQXK1G679qShI3C+qsUFFPZY",
+	"TlcxUy57o6RwInTb0WNI6KKfFJmYYtORrWdxYBIPIq7QVi/i6jTsbXvI1TwwunDElWcCgkCZ7jJbAtTN",
+	"AcZ49yEoUq6ng75BLoVBn1sDHSYtQKAKtJlED8s04uuyPufjTNqHQj0796HqoS2t8RDwGNjyXg529hjg",
+	"RtCiGhzWm0wZYCja1WUaG7RuVxaZZlpsrVuMxKvZBT59Dp5T9lI2sIXzUHmTxpB+jSXppTvYLo27LiXO",
+	"To4495fRpoNlObqvOogKG3n55VqKWEacFg+oRPyBCNTnNkSq2G3TJHtk4gALG80iEFIjQaQWzVdUFchk",
+	"qa6RY+PIp/LwJe7kJw0Vm+RjZFHwj0mLsb3cVrJbe6IwMESu8rC9ygIulfsNEK6UAy+BTgn3X1yE42n/",
+	"+X/938iRyt8B8YuGEINiOQRy6FGWP5I7Si/lcRnyTzlYBhy5A0qJb+lNZC7nkuAdLp9XydvMYBJ110b+",
+	"hGWtSPOVIwINBWZEEMep32TuKYgbE3qAi7oEjuESmSdcqyJVU3s3ilCyr2wIg6q1ptZLDUukj5K8qRQ1",
+	"8xNWrLW9mGSWiXDjTI3qhIXmpDxkDQi1lzLRPi2F2niOlSW8bcRFFhBZZFxihkzP2UsJJ0MB7pCWE+Gy",
+	"6rxmigq1ectDGPTcl2Z4KtDbKAJYsymvtqF6t25hsbVixysHIcI+YHebGnCeZjUwBiTCLdOTFdxD29BZ",
+	"ir2x/b+NUynW2mZ1rlIguUKrGcXhznSDZCKZu/o/IKKb5clcKYan883w51Mz2J2F+3M5OW8cQ7ae+bMq",
+	"NS5Hh2NIjdsUH9iADp9iKeYLRzA2qYhYxbRjXkyM4gs09M4pYUnLnvWzLpbZzw8N4pTk0SReKtMYM4qg",
+	"nJceLROjFxWuXtSITiFIjCpSlwGfknD7DQL/yIxKgtp+G/Vu9Jc0YUDaQm/dBB2M17aaW2xxtekNDJbj",
+	"yAkbYtPsajM8wXFIbSpzSXM0/VBC5iUR0nj1BlRM3pjCxIp8NnrhmhS1ISFOiaD8ScxMAXJlxieYtKY0",
+	"kLKWzhOspfwE3Ue9BMbJFpYf5ymTU5Nav6EHLtn9MqePabmlV4TSwTbWzX0bSiexITiAtjgjzgMFlLRd",
+	"MQwOJuPifTUH1JQIPafxQSUvI8EjKMU3osMRccUwN/NOma6HYRyR8K1B+IpBt9XlOEUmkLW2yXWReTcj",
+	"yeWWvAptHghTXMw1im7ICJaUos12BtAifnmBrMqF4fQCC2XhNjR7ZeqBr3mxbMp/sDgjDySqrqZc2TdK",
+	"2MlCkasRiQZndECO8VzaxZnQ+Z3dTi6UvllmR5DjePHo3jP6KSZOpstflAGWpE4ZFH3RBx/Ni5x892mn",
+	"p1byq0NDb9+dXgqNll+NnWYqeycos5IgntXPNNMmuLpSmryzoEwCqD7FxO5Z01E2YWvlfQaDMj0lV5Za",
+	"4xFJ5LjMrVeo3Qwts6EbNpllpSHDUaXhqfKNqXMPoTx98BFOCGYSHBAwYFNRvbVAAGXwKcYc2jw1AMPy",
+	"g78Uw5fSA99h0ecCgga/M1ki8pndTp5Q/0zv782WnznslVwUhp1RqXKp0s/qvQuTLN/VNZlysaF0Wqz3",
+	"m/Y3Lg1hqiYhmgVlpEMt++eaIphaxjgICpkpT+sm166xpektRxXpeUiQAZTtg9/srL3142nMOpNdWh1h",
+	"BeBjtlmRh5O0FjbE+bn6nrbFXVJlxEhjrvCZtxivvHYx1EKG58aVRpdW+392u4D1akVtVGZzTWnm2Q0M",
+	"igUbky0uR60bOmR8MNiMqENKFPSlqloPrnIAhm3cuIn4nb7q5Ra4CgZqQ9uMRXi5WtjuC4LHAywV8ncP",
+	"fP8//+N/Nv2DHd9DUcyCEWo27Y/tgx3fxF9RxohAzd2DHf2g5R/4fuXCpseWCPM2tVYlozimzN2Q6xsD",
+	"tNr1m03+XhkF48YtkQ+TeVacmDFEnvHnxLg+T0+qYlsrLNMZ2Sb48y2ZTN+uES70Ft6jbKP3ysvkW53C",
+	"uj5NDu3TusSfaWd94la8xRsKiBHuk5K6ZleCmiAX21wND9+k7a3hxk963Nn7U5rzvXcG4Z5+SSYxLz1X",
+	"072HtjDLtBFUeGhuXMhEzqJbttug7U5QiLF07ZRNoCtqvZw19gMEMWOW2ycIP2XbRNSFLL3JiEgGACYo",
+	"3ABRQ8A2N06KSfUJ4hOqiuFOS40xK0v4m6dfSUTDgxSVM0vacodoIydlwYuhx3ZZyS63LBqYvGDodSRR",
+	"IWrJWqVtN3AkA8ySwlUQh5QdqHgwtotIkaGIWVu26E/60xuHj5k1UCW7DHbqAk2g14UFu8UpBJi+3UCH",
+	"ZYdY+K5DSo25VEFQoAF2P2lQbeazNdGwNIc9tWRjA4wgPirppiBNMw0SIiyWdHBYcty3FSo13eLhbTp4",
+	"QZ1JH61iIptGk+JM85+Vhfhz3W++FET0gqRcKgyFMTl8UjA8hkFfvBo03T+Hxk3L5RK041vGnpR5eP1k",
+	"lYcqV56Gp7vnIsrGJDzmwTMs9q0SC1vVtql6LdmOqSlyLIMKHPSyxgHwsrwaccUzeUYlQ24CzFaP0Dd0",
+	"+Yh1bNQGv/Gw3LWm6Tnrnt3iQv/NuLGzoxkQqmXQlnNBbfoR9K833dqMXpjdWK8ayyaT6TVmw0oh0Wbg",
+	"S1kxEinCzObIZzkL+IClImd8Q2HiTwjVW7zzIsjWFnzGEJ7h+ZsM43ZXXAB9xyAgAFGG3p68vTSZqGjL",
+	"pOqEehZpUrmqeV1K1LdmOcd6AeUcS8MeV6Za65O7NkPXo52N624n2JULm0uC6Rbj5uxOVqCfyRff0Ev4",
+	"UB74CDnrIBKAXClIQOgDgdazrj9a75du7X90ax97mUqNMF1O3ix2JNdQBotBw/QmDnOdSyvkxcPKIOey",
+	"EPSxyjFbbnWPRVTxo+9FtJjUJqKa5wC44nie11x87cu+0I38T+oh/lKdv70njcjhsg6af1z3y3FZMVdI",
+	"Y42jCI3J3FUuhx5k1FalFkROOZPkTaZiEBoTMpUIoxGWo7xelmlA+UN///a36zY7m74OPoTNwTu5O/wW",
+	"78xPiB9/Ry9V58dPP8826pdQvOMFmVBI/FIjq5eMyRxCYex+AgLdpwXBYd3tDqzPRmEZciKhbgHBepbe",
+	"5zqe0vqYzHuN1Y03F2FpWuuZxOBghKG6kJAOspTZTuiSIwyL1OJGH+pp8yGjtqPo8/t5muaBAK9Mc8/V",
+	"bTwtYqaexurFPjLvLNb5gGrnS6sB2feQlpK1ckgCAVmJKSZqfXw59qEbApqftRt0GcxJoGgMt4VUbKyx",
+	"1SjTj8pX5nmvmKxF2cP9fvB9q//j3uS7aVveNh9+fs2ud2Y/7ZJ3/q9nHfw2bA3f08tPez+On46EAACU",
+	"lBVJgW4Z9E3cz/HJZZa6F2mam16aG19cRZVkgGkUC5JU01utSK3RtdeVkXlO5LueJ43oTXS+zv5+XuN7",
+	"OsnBIOmyRPghdKEtQeQiS22gExA3kkoyNnOry3qf6xrXaUDqej6wYdpKKRGfEQFZjCPyGb07Pzyq37w7",
+	"bHV2kw6OeGZK0ozJ3Kku+rNdZkDxlUT9uSLS2HVMBxjzxEO92UiS4L6HDMtAlAVRHJJwu4H0FwRmIZ+g",
+	"PlUL6Y3mxR8/7Tw8wfTd3VAqjopCudeRUlN58OqVRjzZGCX+67qtcihdAdhXmlFW45A5gSc5y0yz4wK+",
+	"5RCngOIVWKqLoCi5tqaCD4iUIEGhNEADjUgUuhJ9JpjBVcCSfEJQEFFGAxxBwqmE+GO7SSTIEIswIlJ2",
+	"GR9AsNkB6omwp59QqYjWd0JKFFUUMw/1QiV68ANRNECKBCNGA/MoCCc9FJiSEfYtLObIFuPwuqwXjMgg",
+	"O0T/7aEeVObooXeHR0dX9fQpFBuSeEDUHEUEh/niPRBPGyqhQRpO9P+OyCAp85ELtBelXOJoodXlGg7i",
+	"22xPRddIDUUwlSbb/+//fQvWQ63P3wcjEox7toQYj5WkIUR9TyAUUSLcZb1MNvQ9+RzEpvuFqX9xYBs5",
+	"9gLOx+fWmdHTJxxBbNNU8KEgUnpu3IhH4TuukqFdZsbq3zWrGXFoOq//o38yZeptjXLboX4E4csTqrY9",
+	"hPv8gZhZj3gUnls3jF1Bl7lpAx6FpR0HMste1wdT/Ogm72dAsd7rZanmx6mvfq2o1CctgGc8wNEtNffk",
+	"oo8RfJ7FsttP+yyUXWvFLy8J5IVZoGppKdc6BpX2eS5xy5qyUSh4OhX8gZh+i7+aXLmPz3CPFzaXfLJ8",
+	"S9BGe1Hbsu2dnmqEYFserZmBsKFgVlWfWzutAS4yQtjhEtklaQeuByIcq5G+kQK9fmT7L3vOPzcB07rt",
+	"a0UHiJEHqLxhesNsJqFVTLsoCZMot2ffiphYvprpzGRKA2EoTgTV5Ew3JuoSdhAeYsqkUSSnEWZfSfdq",
+	"gKfb5XZxs4TniKeVGovbdVgHGGXFes6mbM0cTbFQEoXQ3UJlT1Yq24TkadvgC/ZNyCd/JKSUnFwGfjks",
+	"NU1/1qouZjD+EPqiLJD7uLRwDtQV0Hc3McWvjakvJ94qLMf3EyolWdIlzDTxyOFuwUWdEQkQiBDIzIe2",
+	"wpigZvvA97dLA6lsScYsK6VswGtebYYFM1mGTmbJS0rp80qlZ5IvpRtaDuGjhBuu4CPmnGMT4uhZX4sc",
+	"4akeMyUahzlDPf39nm31knKs3vZBYqU1kXtdBrYdykL5FbIszkO9D443mDUZSy4ULEi4hmygQy0mq1gw",
+	"EtoCHLbhklaNpoKY2tpJGMKARhEJEWVGBOKMVCl6ml8JGENWjT8nLP56jfG3As/PKCMVh39HuRxXHHtD",
+	"mOTiG6zIDNqnwTsfC8dtHBNrNY8z9ZwyaJA0H02wxJz/wZKD7CWHeN/nIwg56bLMjwM+6nmoVwClfXdC",
+	"WHwP4/SYPPjsECXw/F7fMdA7LgMy+3ysf9Fvl0DIDpHw5H5oHvWcXp+iF58aYL1xAR/mmXFM2SQ+h3kN",
+	"dApxI8AjSJi7jTSgTJckNmZ8xroM5vH0bSa4rYwK8e2uvE4MpZEEZsNcJzHE8ATuPqhiqJe51TOn1OjG",
+	"vr8TwI/wT9LbbnTZIdKgNP2t9JHZkL9e0sebZwrUmHKHyT1UsBX8XpMjPgMOneCMjRaF9OihoJFW0SWO",
+	"FYGk6CUs6Lvl3DxzV1LptGfjqnFtxDUTsmlgdusmnAl6qrtm5Ek1nYMu67JHOAD0qI/nMX3rMT8UPXbZ",
+	"Y71ez/2/frmIyY+oj4NxnQ/qpmCuNWqkXEt/ZIEmHl0LdU1L+iYW0rOFFT00wizkg4FZAypQCXpEA8GZ",
+	"Sr/4CjkzU17IqvphtGUrOmrAJd/mgwHqzx1Cb9u1ZEgRPWawSX9rgXgfbTsuKB6YYBK0lWOxnTAlXPSI",
+	"RlxOqcIR0r+a3Zh2rHr6It2b2fVI9CkmMbETGkrXx0migTPAIfhVz5JjDXaBfDLhzEpbYOMzMxUYAnpE",
+	"9p9IkAjPgfIy4oAZLtEW43bV2/qDpQxnxYcz5pQcpoGkkEEEuN/dYWjhwAESJDUuxyALZHdQFCvyky+I",
+	"LIY8bxRWZFnhVMP9NCFOSWCdIls9Q7Ka2XIx1P+xCQc9LfHB3+AB0MotdP3EUplOogli6p8NTvbAFGVQ",
+	"srcNdctwNMNzKMqnL3tT0m2K5xHHIcIhnqbRh8BouyzFUolwJDmQ+Nzgcs9bwDVpkFL2bNq1EVXsS06U",
+	"MeFwJhrMwKHMyIIte1xofT4lDCVZIzjKlFRNQ1xAkPrmpNgyz8Jl20MTLpVrZKiVvC5jZEakMo4rD2Fl",
+	"hrR8TwtoqRhlRTh3V6SMHOphal6eJFm5vHOzu2ox2xnZvcS7sI6yHpbjXkmJ6ER5ykv8Lb+1W/d36n6r",
+	"Sq3eMLEvPJG14IoggDHLYueSdX4lsww34a4WQ5MzsUqdvj1th9bs6bxzFAByiD6gA9QTMTsFgch2S4RO",
+	"utiRz0DwCfTu5YbmsPOPJWe4SvpbuKuLp6hppxKg9KWgX+BiWGn8pbDeWQezstjmhZuTs8V7Vx5kEUTE",
+	"tsIHIA+4mDUzmQoynZoSVlp/MDZbSO229lNT482chD2gnr4wkzbg0LgnEY5JuJ0eTZelrWFz55SkLi3p",
+	"jpw5R1MTx3BRBlzViM56fccEh+bqzJuSt9poBOExKmsRh1xeFNEBMUuXIy4UEdsNdGJonRly7zJgeC+J",
+	"LSnDX2IZgeda1Yx4MEZb72+PtjP1YEEum2Hj+n9jays+gBvEOlh6J7d42FtG+7fNzoHfPvA7P1cuHQPJ",
+	"dlXw9UYP/GKu3zIesHC5pO23M6LL1oBGym3I4RvkMfeS80m6l3ZZ4jyCKWB60wT1BU9twTALDM8QsueS",
+	"ES0nzZxvYuzJULDnLsIMtyy1SdAyf+yh7Txh7sYbHkv0wAPcjyMs5g10Sz6D+AVGM0HZGKkRDcZM07GW",
+	"jk+Pj29OUQQp8l221aNhKOk9lKTf6aGIfoppSCUJ0X/+x/9C2ad74G/TX/Hyv5OghwiWc83EgxGZveky",
+	"+xy+f+/3EJR7yUxoHrR7iHxWgkwISBA0GBeazZo+FvarUKGKYHFv1qhRN46i9K+AM6kFEKbuAyz6fDQP",
+	"hTmOAIuQ4gCmYjiCAL/ZveQhjSf2jylXWErz9zCKFWH3A0GIfTrAyv2LmsYBIzoc3U8FVwTKig2imIb3",
+	"gmiCcWfMSKw0kjEaQK/BIVFQN8/8gU25/wiWM+ZyBNNGOFBcEvftEFMxd3+wWLl/qrhP7geE2B6kXODo",
+	"Pq14rRE+c6j5P9v5Pzv5P3fzf+4V/iRB8oM92sLfzcLfrcLfO4W/23kZfPkRLkrjlChXxbm8AnemX+HR",
+	"u8tS+YaSNUJFgBrLrn7onfL1k0F6525c5VJy51gFo7Q1oJxLRSaFKmhXp0fHpye31Xp+HyXwRUcZ+KLm",
+	"a99H4wBwsUIFdzt1sqJMpToD0mXMDGIUS8R/RtDl8Q2SZAhZM0kNRRPTTFWm0k2jVlYUf71TBLwpOckE",
+	"HxZv5Jhp8cryXPjiV8gcPHBjWT2DcwkW0bCsJBv0aE99PRJPHFC24N8mEccz1bkFMm0vPNdiPzQr3XZN",
+	"Fo3V7U2XSTpkdZC7oZK7ZtxUVczgoUwqYS6yfEvmX2oXXMt9AWFKgHdNzojFhgQ0T1ZzhN2tqJAH950N",
+	"eQ5tMAlY9W1rUONSSbGngQ6Pb90YiFIC6SljiOky0zIAkryYBa8akXkyOFN72ihWFg8irLR6qbWsPOxW",
+	"ilLmrIAULpI2JQWCuD6qt8AKC6txpyfR5fX53aXfRK/Q5fnx3aW/06jkhDNGH1NLoQTBzwmOZIbg8HQa",
+	"URNcvnV5fFNvbTv9NyktUogj/7rm1c5qXu14vcM26FvW9CFUvVTg1bxB8JBokRyz7IGCTSUkwjaAuD43",
+	"kMm1dwhVzaJVeY0IhYV6jotT2WS2whEe39SbaMu0p9DaSnI9g8KTdFDovdFqDti9e06FUnDeuYZMrtNX",
+	"9pLPtWGwczzdFS6las+yTsf4CrS9gDfJeWWptJTVu5y2ouBqyuCimaBKEQZZhs5YNqCfiURUHUD3Xtux",
+	"xANy89D72yOk2ZUm00U7R5eBl3irl2o4xvN44Pt1yMrXSoMN+XBdYw270CeuFcPrt0doZ2dnvxgAuHTG",
+	"xT7nmerN3W74e/tLXf+n5f7zC7r9aP51YP6z5f7b7Ta63fBftv9t+9+2fn785V/q+XHbpXXOTwYDAqF9",
+	"59bwsFZhg4olPxJCrnSz6ZWcanFgiXnkD6jGsYR9fBgRMFS63hkSBXxC0EDwib0xWKyV63kQEdMhQEPg",
+	"K1MUXtDQ5NIwbuzyFILlBlwEJEuR8LYmBfsORKbnChukC50RMl7SFEbPgvTzZB1ogKNIf7PxdHeIYlGQ",
+	"hEDNiZUR54krZ1UgToagdhPCYSiIlG9cSesQLRYOyBsWMMP/viKKNXsxuvJQ2SioTlnjlRNmSq+KkoDx",
+	"0Hgb1wk+6ptAmhINQAYjLIbPC3KpGNo04Q/AustTusTc3rthItFYMYM4WHiIR2Fi0K4scp7b75YRpi2o",
+	"chRhWbKsqx+a9RbaOkWU2YEeOkFkAnUBg7mHLhGPVfLoP//jf22X5pYIziel8HepeiWEYb1kLhUvsd9B",
+	"FBf4ZVlAUHqApR9+oJKqZVKW3l1z35qXpU2Oq3B5ZictQNDLYmcBvdKsQQ0Ng5NZpCgl1qT2ZwkdpDVh",
+	"X6J+/IAyHNHf/hRKSGuYvlj19xesQyug8lj1N02lso0r2C4Ixcvqsycn9DJNOFdEtq0oipvR9fOnmMAt",
+	"j0rrRLmlIH3rZljSeDutidtIPtaDGJKFmrkzLFEyxkQWmoVCFxhW5lJM35avfs/W6v1SUkCtWMt3vbI4",
+	"ubcrwuTv0rN62dmUdawuO50/q111KWY08pC8SljDGlKzlh4rSc2mgsQTwwp7h8nh1dU4cJ2wpoLEazWq",
+	"RGXOEADN4f9A8N8IS2Rhhjgr7UWTv2pMP50r0xapUuvjAaZRTujKpsgljCPJqVs1KM9Pi8Y/0zjwWbfW",
+	"gLKQsqF8aiFVs7bXAJNIGt6tzkRN643D+M0KXlfsopzdbya8OTeLl4N8uudkRxmofqzgEdVX3NvMMeTR",
+	"2z2xgRoBF8Jov0hhOQYWz7hCIQSLK4fuIDeWt/ObYgh6Lj1vxRWO3q5AiaXwyl+KLpnOfishCa9IToXd",
+	"F1dQyhFcWv6fmmpvIxPXrH3yJA1M8JhUIpYJD01tt8o5F2WmUJu3+JLN219E9iqtkGeh4/aebKBQo2QN",
+	"GcthzvNK/ZZEp5rCcFszHI3vKbs3CQIe9KD4DXTXB8I8rbCN7ic4GFFGQGNc0aVi9+ncsTzqlURSFOvB",
+	"ZXok6BUnOSdoywiC9oV60ganV61+jkPiYrGN5Uj85MhNO+EkKP7kF/7wYo4nQpR1LTGtI43EZovT6IFp",
+	"DnltWefrlSKqnsP59kj5lw/RKJ5gVhcEh+Bcs7aWBjpVEs24gIChCZ6jALqavzHtmkFR0GsoxNRcZqv1",
+	"Jw1oljcPO1raHfrd7e0VMoPAa+dpLcX4sgZcoCCi0LgXrNYQGisJsX3mwrw9ru23n7QbGujkVuUt786d",
+	"Arasyw84KT1kaTqFLPS7dmkRNsG8gY7sRvoCMwNXNaLSs5l2Gsywtl6jyy7IzDgwXV1JHIZahE0zBZK2",
+	"53EU6gEjzMIorWiYgWmjy7qsjnoPOKIhHNe9uY57aKvt+9sHyGRLA0+E1UJ3Tzv2DeqFROkfe7buEsHB",
+	"yAS6NtAFh6a3IIZY10YDPhazXLYhfKq5fYAueCYxHgxbWnCBKgpJECwKOTFSjcJjcgAVGEzeTh31phFm",
+	"9+48YdqW3UGxkWmEGYpwMDaelgExodl6D6Fmej37S8/MO+CiT8OQMJhzx86ZtGhybV4yWf1UIsU5ivgs",
+	"OepkC2ZOxtW9acuk52wnkDam6nSbUEtSz57paoOZiTjO7srMGnA2iGigYNL9wqQuIxCZ/Zi9G3p2BzMV",
+	"PNCU34+InqLl4AdciUo0I1EE3iGNTbHrqcDsSWfKtkBN0EDTpJlaYEXuISndnExLL+4QQZgF/Oy8q2+Q",
+	"IErMkekM2rvWf9Sh/XEPSRJwE3KoD9vEct8rzu8jLIaw4OZOYcHwBGoFsfwpuGoxZrIJUSMe3utDwVHE",
+	"ZxZ9Ona2KVYjcxLSs64SPT45pfRIzawOfv6unaB3aGrPuKpD8BFpwkJdKzC3Mkh8CCmGcAXpTkbGU63j",
+	"kvAeHt7rh7DjTmbHX0nUO+JMEabqtzCAGiwyhJTdviYf+SY5ugUitU7O+5jhB0wju6NOgv3pOev5TbYR",
+	"YnxW+fygRyHD0b1hbHpuH3CiHw9zFYAiPhwSqPoT27pPJLkR9YZ/rFuZrX4a9vKL78dynq6ac9PbXGse",
+	"+kozWVemy7mIGVRysYzXfXsLAh70gJBEtK+BR6I5NNCN5tt58Gk1q/LuJzgyZHRvmWspww2Ag2sAQ9ko",
+	"HCJs2TdW0MlkC6NkJotbHpJ4vu252rR6w+mpU4nghjCLMC/IPAntNPOL+N/s/e1y4ziSN4rfCv7e54mS",
+	"YiSX7LLrzTExj7teumq6Xjy2a3p7x/03IRKSsKIANUFadvepiPl0LuDsh72DvZG9k7mSE8gEQJACJVJ2",
+	"9eyH0xHtsiUQxEsikUhk/n6PlBVak8ihRwOUm34CkfYA4KMmpstM5jKWKYz/wYAcw2o6Fdj+GwYoGXB7",
+	"kVGhJiyDC52kpkecHlRLRuf4loTmdExVs2zaArq7hcj0poSbcYkJpt/L9aDJIm89abLIY7nQ7zWBCd47",
+	"YymE4R8zQfuuFbijmnilWC4WPM+5mL709C9s5TKDf3RvZ/SGkTFjgixoAlJFHdowNBbit6kg0fuELZYy",
+	"ZyK+G/7A7qJyxCD2GaU5poq9JMe3ty4tELjcZU7mbJn37YKEnf2aLvn1XNdktmXQXyVKGmwDmRRTPZw3",
+	"cq7HMAtuSY9UtWKMDb6GFPxK7SZ5D3Pzy+orqaOwxAqBqeP6q4SBm+Ul0R9hCFf1devvcdRr5j1u6Qz0",
+	"njbFerWFVCgGFKNTKUobw38HVHFtQEWb3zGjiphCLwm7NXONCmySMTWzeAQGrUzbRY/NV1FtWjxSJ/fC",
+	"HyEPFC+oZeYUGz5ouFquUxnPvU3XqUEjlhD0xoUyhgpXpj7jCuWqvPrGmkyEeWWdVJtqehCYgWq3YXnC",
+	"UhrYYSJw3AGxCg58perrjBWqNv7VN2ihoalePXdu/LWprAgly4zFtEC1mCsLjoUYTWRCFzy9QxzB5tbA",
+	"SF0D4KyzuE7BtECyWgvHZWMIXEu0JVHWyIXKnQ4tEeuu123ET5IsGTjAfDi9GUQMcSt1PTeoaI1URrW/",
+	"9hZfiq0d6lVuJ6b3jCT0TvVfEqrmICwUGLgwzK9WJYzLgis4JVasZq9mPTkQweeZtJVgi9JsAzjxZMgF",
+	"LE2rWMx4XiNuVsXmtSvYDjm1dI0B4lUjWTJlsBPO+LTaZLNsV7AZTzMqctRNsohnZcV6sgeE4mkAYZcq",
+	"RK5u11U8Z9cASHnNbmPAnA69DrYtpsiY3UmRhEhhe9SnfzXtMPObUpVfy5WoDUulKymjppEVdj2Lq0wF",
+	"gQqQl9bjrUTXBDJX4qnDqabq6cvtxwatBxC29dLzTkol7pk5kPUgjcOF4iKkmXmR2UHgwHCNA1Q95xkE",
+	"F9wlhmbnwPMFQoLqJ0jPnu9eEr9G+5YV3gwGXvMicJw0q09v4QAyaKKNtaCZiojykB7d6YVnXEyv9Un9",
+	"OnwWNEXwMF/uip6itMKtlaDZl+g0rDVSvBWYBomHnf7QrzLyw8W8oV0xXdIxT3kOKUVzA4RmLeFS+WRS",
+	"HzaTiplgGt+3KwFQp66NSqsMMSbzYNyt6eYM1LaVDKsIq1UZhOZKVe4JfzewAFWoGhGhyu7t8lpvkNc2",
+	"OrpysHz34RkeLhFZaKEtMhdGDfpKn7WsAb+gd/ZseD1Ln9kqK2frska4ryFLmikGrqKPF++GkwycEtYf",
+	"h5q2tPm0peZtg67SdbsQ7CdlQSIpSfgEwmRz19genmoHeNwFWJXkrh9+JRfXhWLlpucqKfe89Sboc1XO",
+	"0xSp24lxNui9FQ1wSDVM7+x2oorJhMecifwawN3d2z7JnDAhi+nMoL6blFnna7HRQyfAAaKfNLDgJvJx",
+	"UDq+e/q5VOZ9CHTXBWymJXGHiw2+LG0hgnzYo5shF3AUICLBMzhJpZhqYXaVwvO/FDJHBaCXUUVs4avK",
+	"HmZ284FWqCkXlSU1IErqM7I5kI9ZQ3E1o5mV9FiKPKNxfs0Xi6J0WlQbAIvGVPXSo7mxD2NCBb7VdyZx",
+	"cSO1ag32zXwJhDqUQ8NuJE9gX9XLYEnvIM4EeuUdk9zhhi6XVlBUkd2wu+s4lWYRuLnAbyDvFr40NjIi",
+	"fuiP4LDJF5gUAh4RCG/FczMclCqvsPYGflfRMkDFLqYpGxbKvRjU48xTOnCiK7W1qXZG1bV1aKiq5sJ6",
+	"ZrTEkVVmohWB9QaIoJXRf0liubyDiXJmpRefu+bphQC8ikN2D5IxSk8q3vOgBxSBpq+tP9/6G6ESz3m4",
+	"N9jzPX5w3Vtz1wEwRd3rZqovvWhQccj3Vcbh+24AuGn2/UpesXGhAO2q7nnZG+ytOUJqr7W+DBOGU3c+",
+	"7A32aq4BaEflOO194p+DvY/t35Wzpfe9z+rr+D3N6c4rVjkhQeDB+olpz9D34tEFH147dFQ/rrQnbOdD",
+	"Aq9vkRvCW2dVm9vcmvFrUODQWsVL27o1uWdBF6o22d5gL2irGYi5dftKj65vIe0hYU/lg5pR4n1i2R/0",
+	"FNVMBJBbf4eHhM7QLh34AvdSDJKobXl7gz29wwDLhr9R4NKrKW+cm4rShdwYTz2Wf9d1WflNRR1VE1Er",
+	"A7kWm27j3dazGCvWJgS0DXyIFDR/qLOXXfga3Eq7PLMe3mheiagWuxf1MbcP0+KhfoNikXDdlAUX1IQE",
+	"L+hyqdtrUVccyUcTk5UuZHDb35hIPK0kdaf37WjrLawZowQLv8eyZ5Sv14NzazfZbTX9RZc+NYVtXcHY",
+	"wvYxi7aaJZA47y+LccrVrLkKJHs+s8Xs4xhBuv1xQ2Jcf7xOs9JIAw3FELnWPZxn9G7fSE7zs5cZvXtt",
+	"C9lHVzSd57NMG5T7qhhjpPoG2D9b+MKWdRXJbH6N+ZUZUzK92VBNybGCBbGOr+6G/w7D0kz859e2qIQb",
+	"pGQbKmCjqG57MCgN2x5qHIDtqIi1Cdz2yPoa3vZEUD63gioGxHLrIDQK07YnGxcx4DjCr5fBDMxTYdHM",
+	"TdY2zWkqpwUjPUDDqzgr3KEIH5kwBoCAcDMZeVSdNvmrQaM16cyAwgkvorXlPVjjaFrTPev6pGmlDxpD",
+	"s71srtrrAtsfTyDptBmk0MSG6k0Q97SkRYyxfm9TGNdG6Hlzz0DBW4yIt50oz9a+kEX+eeIY7gKspB7K",
+	"nT41Wrj8yDHjRaRHtzQaG9oAvKwMy2A4CCrAFjjdJYwLH9sQ+ON1YL01EzrLmJixpgwuOyPINEB6YAed",
+	"kFcsVRyCnMQNy8B1oMgr8t//SV48PiZ/IE8OwzlkNlXMLsG3e4O9V8FMGAAJ3R7njMVcVpbXnfWhqD3q",
+	"CUho2N5uGJnXbJoxpkhZZkCoQCMR/McLmhrmkmqo2dHBXiXJePinq6vkt4PBkc0g/u1g8ORr/0/BdOG3",
+	"nKWJC8arzaP+LjyFcjIxlzAIpwp+yUQC1iv4zrgwd8DasHUXmUua0QXLwYOvVWe1IzYHtB3etEVipRiO",
+	"Vb032Z5XAX3bjPxsAq0fJJLaIVYH6Yx2yI5r90DOFoZ2rVHJbQ13XmZyscwbgqYd8lxA9ah5k9aux+n3",
+	"TMxXBEla1yZBANAR4Iv3SYQeVfNNMPJ2Ox4DVfOSEWlrq0ywWKFIT6vkAYS3DAyM+YDEVMQsTY2m3vLy",
+	"UFh3PZ2CWXwoO2tu6D3xcSxnZngrvdrGz/NWZsyiSnYI7YYwioYcmB2WQmuUgaQkK9k5n7QTUIEdnyaw",
+	"gn9a4L8ZITsgAzsltoNd4vwrnewmCBaNcds4WmJXzGNCXMfuRoh7clC+eFOHdstbKIW7lnh/u4QbMQwi",
+	"UidEsCkF3eDhiodziHYR8BpmyJZI/nWx/gazuIGm91tPackQezwa3WMdbgHFWFtPobZ8zwQEPZ4XQu3I",
+	"DtRRHkI4yAL9hIp5fCceCPIJxELiBwtM9qRji1zghKQmZB0J2B9m1LcPsc177LKIrQsztEVlbAE8TOEv",
+	"C9F+fyjxdM8LEdogCmECrMIvM4q5Repgecq2z/iVl30yHQgOasFDIIjaHn8oZIi28CYs4fT+6AcPAaHg",
+	"qI+/zYZtyedhkL2O+8AJ7XdqmMFzLY71SWw58E29bW76hmbsovmssNVQ5Wg2T+RK1JL6DkajMDm2Lz/V",
+	"mt4vIOikWKaSJjawAwNJ4aGK9muRqVfuOhvlL8xYhUEBUz1akFovMwcOnxltbLJFyvCxXRt4ENoWH4TX",
+	"uyLCIXEwEOu7CUSA7O44nIBYcjJXRaRbb2w1wY6w21cyDecCxjKVRUaoItG/nJ9///1339Xy+/7l4O3h",
+	"iyfPqp6Xf/nbaPjidPiWDic///b0a9Dh8i59dtoA1w5eUirW0J4SnrwkkcUPikjvdHTQHwD5AqQNZObD",
+	"Q/2hUSnwwfP+4EpEJdYQfPhEl0o4y68NVl9EehY9UmYWPhJZHLiYks+vL2rgy7Yl6JO2TajsVeU7DYig",
+	"fVnNpezVFBioN9mz9VF69+EZuTmEoOFcEYE2uUuc6L05f9Z/aQFjFTFeKlAMr85J78NbcOi/Ote/ZGWI",
+	"EMDam3AI1R/ABeyC59rOT1icUoM4Dtl9Zl4eKQhPO4AK9W+HOExbbPd36bP3Ysr0ecVaOutrRDVIBwQM",
+	"zznAy1rnsou96+XsNrc5Ekh1lKlcN21AmLhhqVwyNzL9iurZunG6SLXAhMgVhtN7QYDmQhuofXuo7qRg",
+	"GAkkCBN5BrwUEWJCmFRqx0p9MAiacVA0fL2ONS5ZVuJ/GjhIDKA0prJNiW1l7b1Ln33EykpsjY3I7+UY",
+	"la0NKh6v4lhmSZj6HDXElgYaVfLVBEPI9H1yL3eJSFiA6X80HFPFErKEE2EJd2wVlFmLNgDSjvL6HC4y",
+	"0XSvEssFa9Hhz6ZkiVDX0iGT0VV467adoCV6sNu3RczIixFE/WNCEkJ2EGCYAJ4KKH+aR6SX0RUEsiK/",
+	"nszRezBjNAV3ODaQS9Hftymp7gIyAzGA1DS2NHDLAUAYqhpcrWU72tvuZrIa5EWh3jzVO1FMw9uVVnlP",
+	"SA+18IIBLivhyYCwVDFMIhJcH6tpSnjikIIrULb75Eeez65EZF74lsYQV43cZJET6sgLu5yzOztwSYHt",
+	"MxSTdZDWN2fvX4U5JisvC3ftaODyDbGnXIW7UHnlu9Pz7z6f//X9mx/vCWFqwYO7uAk9ObBrOTiV6yPg",
+	"6w8HAmxXJS6ebZosvJlhdnyLhY0VvMbiu6qEMOKyv8oBAB0Su/SkvhgQtj/dJ9Hp68v//+noIKrMMA+k",
+	"n1Zn2zy2/T61PqBmWBrG9HPZ92pPhiQyxmFkcieZUIUyca8J6UFOkpc4gFwwWruUKQdoPkQvMZlY5VJi",
+	"JrvLYZckkQ7YYB/1TkSUVoKr2R3p0RJcE7OgxJUgDnnh4/mnARFS/6s3hrP3r4dPBgjN4MJJK9NhM1vs",
+	"Wo5eQkoRFnDQvIhqb8w5Wgoz6cHqxOD1iZFn/PCor9vlOAOgBiPmhCdY5mDUrydFgO0tM2dnuaxAP4bv",
+	"RFdtR8wMv83Pw1QKM0O2I+uJzD1KxhkmSZq0ZWpuU02gPORS8FzpV41lIZL+oFqNbWwP71ZhO4RbK5kB",
+	"hTXsKmU4vH5rH2AavEp05fhA85QjBoo3dNzm1wpVLEzkPbX3Z+X06roXwAJYwI5QO0Zg67U2wpHW68IK",
+	"QY013TsyuKdClnVFi4QCf+pnK22RRosMifSQUg+3Hlg/JmQqIr0cubUNiJ6bVEMqQPMrkTKLP1uuv/6A",
+	"LNNCkcjZKlD7wGNuMN8YMGngqRyQyCH7YkL/BQ7QwNvwdCPtCJWWNxgpkZm/INHePS3L9X3yYISAEBxI",
+	"EmistUDKEoMxyOKZZKqqNT9efD8ajUJqUwuH63g7lwhalGXlB6PR4ZOj46fPQqX9SQ3fxHc0Kp1NVjag",
+	"qhs9rUg2Nq0QyBryypKW1EQ3TQFbGdmbtIAhAE7NEgcUICE93ieSs2yBWEUY/dTq7KNbcc4moZOgYdkO",
+	"tPGvNC2YQSIKqTtBTIS+QfL/x9//q39iwSzwbGuWZ5ezaYgw912RJCl7kMCNXS7zHgoN2XkC7mVIQqBA",
+	"g99Sf6nAVkfFoMiYxXqfdBEZMxjKqN/NU7nxnLzlbht7XTZ8W1QDTnbpVOvgjqQK0qq3Wpmnppy7Ak0s",
+	"kcVGRh8oBM4TLi2n/cbIXqrmZ7bsQzt0scnNA7ibQ5cGgFg37iz+ZG31uT/ATXrzoqpfPXwLGLzGK090",
+	"AYLFssuwexFxQe9ozm7zl2CMOMqADBlwaUrGZjMgF56X1LpIB+TDW1341fmHtyfk44cPZ1dikiF9+vgu",
+	"Z2qAzzuPoiK9t+8uHn+n/7+8ePz28gJtcUq+XL4dPoeHhngaWdBsTmjGrkQuU7jxTfbJKWAo2GYC6Y4i",
+	"NDeXJNHHi3eRdVq28q+Wcxa+piE9S57dt6ixeIjy9lFF0JXdIlq4aeY3BRaWqL0B1x9Gl7ReUGVdp/Bk",
+	"kEn4IbCQXSVIaNc5+m6HvXcbgnon/OZ2EWAm5DMwiIiPHSCLoBk48mgJpu2BbJcAWXQsC8BCxdOiAlyq",
+	"hcxYONC7W0iozL6oJpu5Bczu7UUss1DcPuPTGcT0Sq71xFIqxccpI71qQHK/FduY07zbQ05LoOxqg5Ru",
+	"J3lMbJPJf/+nNqsHJNPnY5aQGU0nQ3bDAIMKDmPY0FYNvAfmtlaoRcqSt3if2JI7t92oM5oJfcrfZcyV",
+	"h5QezldIkeHIFjTcW3dkxTLvxFsGq4KdvqAJa32YKAfsgrmN/x6xle04Mr23OqJM29+HgUd/6ChPr3Vr",
+	"oOoVVbi+7GsS6HFxqBKB3G4tpYmNAuhpgDBeO2q+OrK7vyF4qrZLhMva5tURcxpD22vA0I2R7hXLMGjv",
+	"raG/+56Bmczlx51CmbbE1VktYOBzyjAH/GsUuknzEnDebt3UyqwTj/x122jURFWP9eYp3CGg2M+KSNiE",
+	"gvY1JeshGQaszT4CKCZkAYgVVQX1CKAiijQnkX4mIqsZzdmNwc2E0Q5vuUnBXge5yfWnJav4WvaC3fwT",
+	"Hz4TmscVSQrYLaFv5JkFMseZffL0eNs8GxGvtueL4L8UDCx2c8tttcVWnHQvWuVvp8N/o8NfR8MX1/vD",
+	"n//wvzYh+7dTtFoCftBPoMx3FMxmM+StzEgEExcZ2r6eFU3d+4z1TwjFmQWQ4BWYASZ3HiGbLe5NZfyr",
+	"6ywYdbDgomM3ynSZepDTloPLCrb9ylI4CFHb6G7oDXtGMwedi33vjYzPEf5MTuAYaEYM4C5hFeCX/Q0j",
+	"MdoKEz6vpqc0wrwHZCMYPwIXHbhgLBzDSxJpdXyNa7gXoW6O+gMnCj3zy4CMtLUXWQGKIOzJ05C6qK8w",
+	"owFc5NvAIC5IpOc52t/XdbyFd+ihw+du8+ikNnSVewzXSm9D9fMjjcoNJSRWTEmEm9jRDVOeGutXHpis",
+	"AMDnbEHm7A5w0g1cccaAdLhcH48UWWbshstCEUh3QukRMjfY4HPGlro0z9QOBmB5RvX3xFAwY0MU1GVd",
+	"1UvwaaQEymu9AB1K0HKd8hsm6uQRh6MW250d0M1CXd5612jItExERKstFF+IJHEG0wnx0EerG1pMl3rv",
+	"INTuXvs1STN0MXsDbfr/3OIEsG59dxOtbilUNXOgPtGgZGwM6zeOYG1mOl07GnjZw86OBiv7epnJqUko",
+	"ddO3ZSlfmr3492TgaSY7pEp57FzrG5xiHT24rU5zD8k56Hehcp7Z5ZxhJ2fH8OXdiFdqk+C29+ej0P6+",
+	"csd/fASC03IMIpc3wPofz2DHLM/ksDmqblv6Q8191YW/YX3X5thSStpGhCfuholcZnf2cLF++3DDwuc1",
+	"am5Mt3cqZ4tTV/jrYG9MFftiQAU2wp3kVCQ0S6DsV0T4mMrsrnYfnN2RqUSa9N8x6caKqheslKbDZZEt",
+	"pWJkksoiC1LU0ewDu2GpCjo6SQrfQaAt+tId+K/BudOGmJILmxGhGNgW+pXwwSOgqOm3thzOTHOCHqMZ",
+	"Sycf+MQd2lxX4VzVsDH64j8vqiP09sP58PRseDxq41krBM8bDBQXMQ5lLIIMz8iExrnMlMXHB2x8Xaa9",
+	"JZWzhRW3b6lz9dB4Au2tCdtxX1Tqc+EvvoFdpN30tQXYeyDwhRI3sK2qe+WeCY01s1zpawTm65cYABuo",
+	"TgNm4gU4qiG6GJkXeO4gwStXTw+hEAC00N7erMsswIWvZtLgkVdwyluB5mQy3XqPfq7LPEwuX0h47RxA",
+	"U2o5dx5wZDkSVZksZ2qzTLY+o9Uyyjngu0cQ4BQRKqS4W+hzVsrFXFmyJ0BMXcLRLOZLbiShnrNuyFGd",
+	"6jr0Nv7juldjuybcIKPAbmCw9WfMtNWcHo9GR41i2uKyxfSv/Zo8t48EcsQrdkfDy73LBjFN2RcV5i0r",
+	"UWxhMhAVV88N4GUhO0LvaPQCF20QqGntVti+r0GyJI9Dubo0pSJmr+wguYHmIn96FMyw2OWW9aZ9wFtH",
+	"QtDNtiT02voLUy5YF0MUHv7ABQtyvzcQ+5+ShKtlSu8MRP1A7741V2qFF6ESt/j+01+Hh6PDp8PRwYvD",
+	"t09Oj8IGFL/XNbt+vsuEW5zo9kns+EBo2ACz7oEv4WCevBs4mdO0S/9uJE/uE7gQ2idsP0vZdyLj2FXd",
+	"BRoKZqXl/iwNqqvUm5Dq5mLkwuvQBlVgHaXWKZEwSL2yDPrViOjyy2rXB3u3Q13B8IZmkKCja/Je8No9",
+	"5334FusvmwJLbP3gtdBbkJtH15iD588PD48HbSa2sjJ9K9y0a0CejP63g2g0UL9bjVi/1kGlmRuG+36M",
+	"tx2UnLfA1iPTbSYqgs73/G73uwcilTK+wTnvL05P3AxusgGo1AJblTjzfXtxw1d8xscqn53hOyqf/RVe",
+	"qBtYOZl3s7ZcwDQQPmKYmxEm5D+YszvM6YWBTrkAJyzGgj1SJLIVRH4wde/t69MrIYCi+M0XMpFFljMT",
+	"la3rsaFlhN3mGVV9RO/PgDUWmfYgbD/mS0YymabDYqmQ2E0bGFcipWJaAOuslgjbhZRNcgLRQ4YJDmhF",
+	"SA/iqnkOaeqWka1fS4L7bW/JqCj0Ot2bZAw9LgqBdUuo9tWMgWhpgaMc3SB1FM7ljF5P6dZcLjtuZxlT",
+	"gAYKHhVBBd3pSYb4F12fi1nKsrudnpzxeM7Ebo/KWFrXb+eHeZ5t31CDT8pYiiLf7dFst55mhcppzKi4",
+	"1kf/dMLVbJd62HS6y2O7vm4iZXKd3O00P1OW0pzvNFrTtMh3k6g5X/FdntNCeLvTg8Vytz4ueDrf6TmZ",
+	"poWKdxL8hdpJehZadrNkl0edLt3hUZntNEBWW+/wpNxJAao8o6sxy3ZTn6pIlzNu7m67PpzLBc3lTk9m",
+	"jF3vOjVm9+v6YCjzyDloO1or4AZ21on1IKsBhuXPLMSG8xijQwIjXICHa58A4zpcSGBlcnIlLKmgIXM0",
+	"dOnOP92LGI1nEaE5Ge0fHptsXhspsMwBoyMdRyZNC+syr59cCcj0MlXnMyYsdDMxAOO6cb0okb9qK+qP",
+	"5OCQ/Pd/4ovScT+UnYj+8Z2BCdfvPGKqWPX2/6jjbbJxiJuWhczoP//4Q/NshwHNp9VWvkleX5yGHdc3",
+	"9ZKHx8cHL8I+lzCUwzyvXUh9/uEsmICoamOn+DRU7nY7KsEcEAXmPGkar4v1E+Wc3bX3Yegh3+YRhgpD",
+	"7/+BSzV/JcWETzuuUiCX59NIr7torquJDH2iWnfS8iRll3zBZJFfIIVy6AIAvigJJw2lpofhA68hGcuL",
+	"TMDFkV58kCVDVJwxJvbJaxNd+GJU8Ve9GFVCDate4eB9sMw4E+W9y6YZ+OwV1TMxY9v3qEsotO6RWRsn",
+	"W1+1RaG5/EDHLN0xZsqep8tz7zKZ7A32fl2mwQiPjqCrdQWfFcJH7CS9KCvE+ySCjHxqD4W9yGKkRgOy",
+	"zNgS9LSQq/4Azo5uJ0ih5xvuBprvA0LYSq0RXQFxcpecOGzYZrTXg60RQl3SBPivrBJusXd4e+BFU+Ff",
+	"R7eHe4M9eqTPMSwcpZd7AT1OVDK23AOleT2+8y48AxU0ZYiZDnj1b4pZ+iBjmup1EvJqp/pLsqJpOoxT",
+	"Gc+B0m9AonfvXn78GJHe4dFwJous71CxdCMeKWT++1WKGhD/wcHL0agKbdf72+jg57+Nhi9+/r8O/zYa",
+	"Pvm5//Jvo+ExfhQMHf4gp1zstjLd7aoH+yDo/5nRbCyzG85WwznP4xkTat+WqEb4HR+1islZGfCt8jUr",
+	"ms6HXAxjKVOWDZdU5Nnd8EUdqPLwqJsRYS8m3UvDM5w3M3uUTfxweDR6Mjw4eLbhsvmzaJaShOasCh0s",
+	"ijQ1dNapzN1mBHXdrV3wtbnE6IDO3nIxW7bSIP7bEKhPlyzzSE3dA2AeczElQlvMNGPOndY+DOWDzD+Y",
+	"+sL3JgbvvBsuemfMri74853jlzamJpmZMowwvpzVUKfcUDj6lHLmGoTejeya8NtHW/a5+zTU+uy9z6ut",
+	"odkGmLeTDaCXF0RiI9E06ZnrxyXEfrAFbPFIKw6EwjHjy9ygzEBYMJ8QwVbmVBi5WYiuRM+e2/CrSkBO",
+	"RKYs18ZjQu/IHwh8R1I+Mfl9bj2cIOGMXvZ2o1hSletjZAl5Tz7DKdASDCP4Gz7IVa4XWirz0OFusyrz",
+	"s1a2a+8Neu5yxnQLHinTkwGotZDmq256eLP7ZHg4Cmi8baZNA03SR7pEJJVd4kW+5zeMRC6SKgIVPeci",
+	"KT80WEUJZ3nle/1BBHcICGeWcpUbPCiDz5LP2JUAGUSIML2rGrJmxCi2acuWUNrsuKQXAT0tAnCNARkk",
+	"BDPk39q0UrHWvbIlXw7Uyi8FM9/r/ecrIsy2f9VrzvKdXtPmxk/PN1731c+jTddwHwH3JxSX9eNMEsPc",
+	"Zvj1gbrzJYnKK6kI0ZfGBU/zoV60elIU6V18+vzxzWvy6hKBggZkIdhCCh7DHdSVyNmtXvCRH+4Q6bVi",
+	"XkIUK/040dmXS/JYZlP1+DeZTd8nXx/bG7PHFrhoCO95/Jv+52tUo1x2zYUzXfnG6r1ipdjamv/o8JGM",
+	"hLXggvzioSoBoWBVTDNmAIcuZQBcXAwBjstCdCkDF4GyzRmEbJVYXwozpk1gI14scmWHM4SHukaOUTZm",
+	"XU5+hhHI41kTgxGkUcFkJwQYzEyitu7+SxLhLxHJJaE5KcHKakhRJySyExoN0Ac4kdmVQA1BeoqhW6I6",
+	"64SJBJPVtUjVFISpZlzkDrJY1+C9eHx3JQSy5vUoSbJiCrTu4oZnUuhNhqZm1JFKDLvpaS0FSguNvIra",
+	"uhJGb2G7BLvGW1JcNIqJhGX2OhUyCc0VqwVCNBh6vU8/nNayvrD7eyVwlyXudh2HD+wbq4LunlgXcpZw",
+	"GjoGiLyRz/KtLAQInCXWQ+znVJ/wALIFKf7hBlqP1pRyoXJIi7WX30zkzitc4bPkCzplj5dwv4+///uS",
+	"lX+s2Hjp/pjySbWb/sMPEfqu+2R9vIEIVssCYLquSw6IF05bNmwJV3nTfWza1uNMMAn3E13YvLmFAUGO",
+	"qcoV6UXAPfADu4sQCYcLEn3/5pI8HkuaJchM8NjM6OPf5uzua9QqwlbN6OHx0/WWfJArlsVUMTJjt+Ti",
+	"3enw8Pipg7zWAlDt/YvJ86fJ6PnB8+dH8bPk6fELejhhlI7i42OajA6O6ZPx5GhyMD4cj8bPDw/j5OA4",
+	"eRofHI9Hk9GIjp7v7YK6g7oTRkARNZMrb+h6UqRoFaNLE/j8yZjBgBKu96nyjCquBD5lOriaybQatTeA",
+	"+gWRwtUnJx7pAkyKNomMwZMwSOu6EtCM8Z1JaUC3rE/WAAqgM7xK6YfyB+a7tXk5en548KRl5q2vD8wb",
+	"nHx468Q7wW3GUPvIbMDkWrD9t4qc7+Lb2R5l/++Si27KJJAgIyj5Xi7Yrw8Y3l4LAQdrHA1smqaYE3Mf",
+	"ZD3wQGa7uGMLCxxiBKVl7Lwb52YpUjO+3CpJtdSiTE4YBFbTlHgl8awy1ec2SCpyYVraKlbg3cnYlGZJ",
+	"yhQsct16i+mcJXgkAhNN8akYysmkOtrl3GetBhts3wAeg8LEJ22EJyRjBjtxSfOZ3g6qhvM//v5fUb+V",
+	"vpfZ9NOakL5zC4X8YBbK7yuuJ3gNvOKKGcg0O+mY7aU16iqD7C9ZspaZ7C/9z1DFcsnKcVIPCC2JE1QO",
+	"3RZ5DguxKHajH+uUknQXp+xHxuYNvJrfhN9Sd62J27Ixg1jesCzjCev2ms/mqftDPWW5cfNsBYF8WDQm",
+	"u4HaFlTmrCTeLIenS4KbHqLvtC10/3voBRPFNdhVGy6jPXzMepjsit45g4wrRy9Yvas0wSbe1ZErB7G+",
+	"pYWWpnKlzLFCxvPydlp/X0NiOB61MJ92v5TWnaqED9cJt7FhkX5xld6p0hSffX0mV2eZHuIHqe4et+Yl",
+	"XK7XpnqX29+ja3l8TXPwd2E4TVeKyx2ZTC0N6BnLXumltHPsz1IPQXNiyeZE+N0ZTct5CHCbuk5tGvLd",
+	"rki7K/7q9G4jWa2rxsZ7aben7Cww95YJ/1ptixjcN/QBCjfCAa4Ym4e3c/1NQu9aMH8GBcp7bwfp+v8W",
+	"8/YZtVMWguFgc5d+pHf+ATnQRn5pBVThNg63Bdl4MlBzNF98JuZL/Y6PUujNNZfkGbko9O+VFz3b/J6a",
+	"OEH/yncP7qmwnFn3jRiQH8qeXVtUW6JrdE078odXDPkO4rBbVwPauwE/azeomm9jmzeFQLWysYPzZW6f",
+	"H4Q6j3Y4t41ZOMp2K0lKkKljQc1liL1N3w+f5eUiDD9rgjy2QJnlBoQDUiJNVAbUid3xG79prM8d2Un9",
+	"lvKOqFzGc+iFeml48ZZ5RHoJS/kNAyzCpVH2A4hCB3pREunWvJIKUzSjAdaAFzf0hmV0yvoDEsklE1xM",
+	"r02mbUR6+L4JXHw4jGJgnckMhHzwhVei9kafRvVaFrrJlucfffflt1xEpGfr7JMxy1dMv3glr0QZbOQd",
+	"kgYk4koVurk5nTOB2IyKnRD3igGJLJio1NUzhIhQfCpq101mSGGy7AMe/+o1r/wlC2CA02/Xxn91+Kp3",
+	"NGXFa+L1ia3OvCi56qwfHOod6vD4KYlnNKNxzjIFvF+w2gxPZFakTO2TV3KxkJgkOc4YjWcsITYUTgEP",
+	"lj4qplzlfaQHyNikUJbP+Wg0qhP7tQrTOzx+WlV3h4E+fgaYRgT10LtgA+/qjC6XTADTkyGs0YUfKQNz",
+	"ZINlWMZlAndOU0NpnwQidPWvE0Nfpt7cLjk0Zu3FryrlSEqXCu6V4QpU/+XhVz4xJJVyMvBa8gguZivu",
+	"tQ1Naan2K6E3Wzf0ViETfitsqnSXWDfVmi5KF20w3+sxPbWhGZQec1eJ5y0yqAHl4IQ0aX2PLgHcAnNj",
+	"9J+HG9eeoiF8CEHAyQZ/45o1Ur+A3k4hsZF+IfDKEiqy3eQtOwzFPaD8+UPhw9fP0H5/A7DvRqSqIOsh",
+	"OHY7qm1EbA3RvOmgUMqOe8hJzKAujJtMM73bvPUmvharYL4hPTkBFFQtO46IpQasbdLdEwjcza1ONbgs",
+	"TYLqQYqve9zM2L3vRK7RQUId9vP9Gbt2ovLQj5YBQt2gUcqxGTTKqkN8dsPsmlt5eRvRVDZLtGEmG28k",
+	"7s3KBDW3aSLQowXcA8CalhSsvvGP74jheA244KUIhAG81rKta+ELFubMTgoW1p82JSVQIaLJjZm2EBZc",
+	"L+YGPm4epnT/CJ9jNHLOEV0ZlmG4GsADaeHaAmsUxsG03rXA1BGckxJK+81tXGQqnAXgA3xfM1swIjRl",
+	"Wa6IRPOtMl/hzqyoCo3rj/pjGJFYqpzc0IxrY9rceyA5ADxKUjlFuHVLvGtBRlSxXKZ32l7mYgN5i+16",
+	"QHotLZ7aaxqXqlFR08aDJtvT9jo0/p+zaQCZLKPb7brvoNDvjHLa8n58mdKtToKzNADl5qNk4iiYyraF",
+	"2Hyu3mOtB28ijn+mD5VcEUAuYkl5fxalVCQqpkuAs9fHj4zy3EZ9SzVXlcA9V9q493Th6snPL7E2PmdU",
+	"d/g13CeGWL3t5xvjrLEUYD3p3y7lnIkmxFRd4JHygj/KKK7UZCNwIPYAmHyER1Isu2EZQNIrQsmMqll/",
+	"n1wwkRCeXwmqDLMyiW6H+IZhrtsQYS4lVST6E3zwxwh5Oxj5kY0vZDxnef3IqWShrhN2c/3T/MnNp+e/",
+	"XP56fiQ+LJ/HPyYHk3fq6fTP9MndGzYqfuCf8+N//eXfVs/GLdCqynGxoxQUHj0dXExt8HM4saKWW8xv",
+	"vaM5EmlTQQDHZ8zKNK9UyvmQpnzOFOkJSUYD8nlADgbkvT5nftADCuiF4Lq4EmvjDvODg18fs2c//OXj",
+	"0Vk1kfBvh8MXp8N3f/7h46ez4b/9/NvTr/+rI2rqJRNkwUWhD9640S24yE2M9Q7X/tWUpobV64CIu93U",
+	"a9m2iUQOWUHNgBx3zNBthrFDNCfUuI0smJQ0iW00N5jfEJAMweYukbMCIVwViyXd/QLGvOZMcpHvXMm9",
+	"7TTdg1pbwnMD8fntswLMAxfFYkGzu0BegGOhDhgan9iKqZxMeKba4za/sRWGrMxFJi4gEipEJMGTJ9eL",
+	"zASsA5k+4aAhJ5xlwJ+fkI/nJwRLQqtMYfh97ZEKnwRWrkfaPbw9gbls7sAfqHDKQm2o170cyYLn92Sm",
+	"pM0xHm8geNcBqVV58stEjgVdklwOnE7M2JLRvD3BiZ+8VJ9d95aOqVB3ocrM9YMXs9rEWf158h3P8llA",
+	"pH766aefhh8/Dl+/jsCVaD+IyGP8PSpd6iZDYkpvmI3mozlZFPGsljH+4vloODoaHhwGJszX/qPhi59/",
+	"O/raG+Jvh95v/T/1/xTcCxLO8s+QYtMpxQseCQ2iyxYLyQpEi8Kdb5FlkBbhZfjcV05s5tlaUPRm1vvt",
+	"PKcp7UBy+gowDt+mNBjj2hpO/J0sggDKZkXDNgbnRkuIn4Rp17pR+IsWYFhnLFNSgD/Nuz4rX3AEYhrg",
+	"yrwNhCa/fz18brNISO/tgHwEA+nLgJwOyKc+LCHIsqyuiLcPlMBda81fD4ZPkBeUyAmJ9TGzJ/ThT0zB",
+	"DOifmJRPWMJ6+LkgkMZWbd7Rj98+glJPrDsr+ToJh7qUofCtpLc1VFdIjV7A6Ve7sisawy6ObRGZFhZ5",
+	"G9Ttt8HgbrnoFiyfyaQlwvNHLLwdkzrgPJ+wDDDOOjsRod3+kLlGexDIZf3bDs3Vrnj4KzGFiH3IaQOm",
+	"CjWDW279E+LTq2ddU7wFYm3lja/wsepn5pW1gvD+ymen8dpHn7FlZcd2ZHvrir7skwK5/7ZSH/4ThK2c",
+	"sb9yRQlDTs2jw6PDNQ63rsjfm4UyKHzlNrKmFRD1rgZc/flNqINAQlct+efTT8GiC54kaW0g/vLl/adP",
+	"WzWvaY99m6sq2C/j+6r1iIEvsQOQfErFW3woZEcAIZBq8h01JDADtJUpYdEKl+CKMo5WTEYphKEbqmxq",
+	"hy1Yf4IOmIb7Ct4igjGl4pIbMzPjNH0jkqDT4kdrUZ9lkkBJLdwK85wTlqBDy89iRETFCU1TgH2bZEwf",
+	"9CHRqVhOM5qwxEbdO3N9mVJhGGQAaIQKIsFJLDMfY06/fnfiDng8GLFwmRVAT5ayNSYFwhXRP3NVjkAL",
+	"4gyYA++V1VEelELr5K1J4N9kGSJLtnMRYPF1z4B5YdiLCcNvSkCQhm4SHpm4gosYYAjOCLud0ULV5ddI",
+	"4zU8FrwY5CFSi8vaUD9S7uwCDcprp36DAr7MJHyYs2yZ8Qo1SZOOMX1vOOl76iAAPmWHZWrREaBtgCcQ",
+	"3Q71H0NTBHyx0sXlVLzadMmvAdhxsLdi45mUcBVi0wIh0SFh2XXKFYqCZwGUZdad3XYVewbGhlHy8sjh",
+	"2/X6ZMrjkLMjngu5gjC15BVOUVBTQBAYnEHBuCX+c5Wz6Q3LkI1GCvL9m0t9JJCCkSW8vx8+bu2SrIav",
+	"+yu+rUH2i3HK1YwlrlEcIt5qV2Rw3anK0hvuwbpnw3mJjBtxr6DYB67yCufo/U9Dgz3T90bvgvl+QGSa",
+	"dPciolzZaWhFiWXJUL38x+pkem3uksCGTTktBbMpGreU3C7jiBL88PFfN6UIb7EMXAvKh7wQsFq/Wo9Q",
+	"wB7q1NVtMRN+uwLX+j6uAY1jbUsYKkKL0bBV17T3iVZ7bhAGQiFKaOXv1twZvWFEyPzhm9UJabRtDJjz",
+	"jbhHqrK0Vw5Hm/iUm00aub5JQNyqVMAzqLRqNoq5h466sUzuyIyqigT0LRTxLnq7zYpCgW5eP2f2ha9p",
+	"TkP3I1Bq37Urekmo2f9cx7VBXGn4PRbgxhG3L0QuKSLkym2CFUPvSacUnsC4tRivNzedrsR+RGvqNcbr",
+	"h+7EEjMB2zeo6pxZhrkKem5t1rbbnljFAFsRMEAHwaAC7AwB0ZYTsi4t++XIedZNLdZFJnfhnI/ullQn",
+	"WXPNvM/lWDuetsoQlGxtqry227QS7ifMAxzh8m0e+VqFQc0bjuYFYPqwm2PNTnXAvEWVkrPbfEA+0mye",
+	"yJXYX3NKjdqkWJWDGsg0iGdUTG2kGlf+tluBIPZyvhqWDHRm60A1wclFSUYneWTMdjf2J4SSqFw/pcpj",
+	"NywzjVf+iQ2q8WcvCLF9ZjJG/kdw5ndOPXhwItt6gpx9zVZ3uRlGYznttgh26lMlHXFLF+0LNvXgwfj5",
+	"Dx4y6bFzQHE4NibgHhFSDG1aGGG3NAY8Pr6gKcGXDwjNyUKqnDx13yxTGtfB3Q6P1vlO/Av4P/z8J7hw",
+	"/0Pv6moff2u4dj/LZFJgckQhuipSmscz1pD4scOSbp1AvAlXgN0uU7qd3eq8EG9Mya+DPYMefsHNDcWD",
+	"qiCbd90F4cBHuW5n25VPr5lJP1rfJE0YxJRBfmSE3mhMEH+kyB1nKZIK9fcfGjMBv/5r87m820nMxVHZ",
+	"/ccl4sGN8vVMxsENSJWRuTuaUOeFbzjBbx2Fpg1muyX/f9iberOamhAnqnPkmWfKxoGtw75bDVAuu+qo",
+	"dHI2adshPgWC1B1vTKcZC7ilPxYqJ2NGtO184mOhQnnnbQAu1UcKAHJV2KsagDVc0Dv6f+IZE0O9yn/d",
+	"BGdY567YatWvx71/pHeUvJrh3V+XnP8w3xUOWPNkfGcTALbeRVjGbQiWh9xYMAVjsqRTZpCnQuGrNLbJ",
+	"fmUn/+Xt8Ys3o+8eNhMg49Yc91508PbwxZNney1Hy9YxsK1uHri/aOkNWroGZXYdAGvp9ghnj21FKtyQ",
+	"iVa2P5Qhp2Kaso/0NqyKcwNAvHm7wR4COGkYvjRH3FKXTeZKNI/bRZHdhGB4T4mCb7Rg8dxmCCR6EQMc",
+	"Ic/3yWsjggnNKYQxnhAhCU8CQGmtElv8JaDtmVQqG6q+2yH9FzNkHS7fq8LU4L+0u+72O90ZFfOfZPER",
+	"0SnCItZwUVI/dpqkGP/mwewjZTfX3+gNY0gI/uJZPWvU2VV7uYy3V4Qa65n08IBKyZ8vPn9y7P9KakFI",
+	"+JSDFZRKlff3yXtxJTLcZlSj1U16C5kx4jFj9E/sqzlTlgoRTvK5tLH/j9SVcCH7kEBBiqXeZl7UcycO",
+	"DvePq5kTQzTcfzsYHBx/ddb7bweDF18bLPhtpw7R8aSx3mci6KJEHGepAQ+v92LTeWTY+kDiq84uPO2s",
+	"waeD/XikyJxBhhElqhjDLb0UJ8RQsxiABczf04qm2kFgFP6loCkaP37P6PDXn/WP0fDF9c+/jQZPXoRT",
+	"XTz9HnDizyTEwsgJoeYPYpcR6QEGx/FooDfZnIsYkLJlXnLJT2RmWDv1a6uByh2RgXy4OJ+k7bBRvwU2",
+	"I293litwzIPkSJn8qQ4Nub1F7Tey9XHN5RLHNAMk+EeKQHnSM2xx5Lh/Yr5z4425TlXULz+K7rDNVfY/",
+	"Ywe19Z07UIQ6g1YpVI9gCy3SXO2TCGJuDbOMET4qEnLH1GMhvXHpLVlGUI5PSHTHVPQ4EjLqn1yJaMGo",
+	"ACSgqo45NDqlbyls9BfjwgDhwIuBFgmnBSKe+9AOMylAYvLp7OKERGJpmvjp7IL09JBISHl78Y+//8fB",
+	"CHLFFElYngGHqyKjf/z9P57CaRc5Kyxoj9Fr/RMS5ew2V9GVABoJdpuXfR0Q4SUADcCKhXiWCMJ2DCNP",
+	"XGRKZuYcHX3gYh6ZXMQwXQ68OXRle+E0kgHDtkXNwQRbFc5kxtlr1pbNBp4nO/7E3LOqJgNXS0gtQH//",
+	"8LiN3SSWwQBDO9Phdi2pUvymqdVOfBp8EbHMqueMo8Otlx74kF+314qB3+DQ6t1gyoOYbggHgP0s7+hr",
+	"05VuN/Og1KDyhlaICt9G/bkFtEn9hdlTfsRVZRYW4QBgBjomAqsN55Qc7O9HdkuJqtsEKiCv7Gh//2Ck",
+	"dZ+CzNlrVJ2RpeyOzI4fnZBoUaQ5dwV0M/RI6VJ2S68U16MeEXoljFmrtzBjrB0ORqORl/GLivhayIhQ",
+	"YvbFGqYY9HIPl5E21L3G6k3Oa9rewE441lnDELMVtYiv9yfj3D7nf/gJGuN/gvnHr2xD/K8+6jYGv7nE",
+	"5vof/cTUJwnR938pZM5C0TPabKJie2r7aVlyR4c2A5A0D91pXdfAnXdbqJqWNJpcdIjwhmH6wEUYxZ2J",
+	"/F4X0yy74TF7Balh3y2b9G0r3ys0tPS+5vT2nObNlYIfL6xQZW4IKra+7hKL7hgnSFOefBE5+gy33mo0",
+	"Rp1cANah1gEHJ4TpnVmbRuiwRHthZVPXFnTO9IFYsFUZN6qNlRvJE/SdpFzM4QDX4UIf5MxKaiWyxzqJ",
+	"UeYCE16ZqLUlURkkO2duhpz8DfxV28WpXAp3wILwxvi33UDtXPUW0M6/t/EOyEej5kuTnUGgbvH70LEI",
+	"xs+lDlWlyXlO/vs/wUFx5mCYSSYLSFOY0XQy1NNtfeN6rkpES0MjnHAFxmeN3+gJRC20yKCrvrxV2l2I",
+	"bbFyo+F3de3CwntZOX6VwdooQj8YgXDB4xJyi8YMYdNK4YcmiRzC0CcQYG6Hqrqjmgpa7adeG97iY5XP",
+	"visbUfn8wrWo8vG5bV61YrZW8LVruD8Su13P1BZcOQ7fZZQrlhA1k1lOMj4eEMDKS7p7C+69aOt+Z4sF",
+	"65xkPXTlHdmT7cD3QNb8Ykc1fvXSl+d79o6aPHu+flh3buC3uAskA0wPws8UsvSeICUjVQTSxfZ3oTXb",
+	"qGXWF3AgpEp/b1MW9ANwJNf6RO2TU6dD9K7EHilTnCsCyRgsceN/AnsXLFWCR16njqpRl0fHo1a5kZsB",
+	"5sOKprt2aVQouy6hukFZdnxU7eU2AP0udueOBqXt43rkUOlYPAjZnOs2Y80gwhIEEQe0QI2p4qrm6VHF",
+	"GOWld6gPTX8khyPyv6uua0RVrwrHtoGr2p11zMBbktF8vUm9g9HhMfkjORjtHx7XW6G/69wKa92W6ubJ",
+	"6H8TIyBEsbjIDHOlto9OiMGFBkDDZ4gjbKK+dRmQhkD44WirWRvg5aYqB+Ygd6tumR6tx9oBG8FrLdmQ",
+	"NqPJr1KwE21c0DtC04zR5I5IuNTx2MkfitK7tGgf0nxtXPPtojDVjGrF14u07Rv1T0hkh814GgHIncZa",
+	"ky4WBVBB9wHiJWGx7kcS6QHUT18JHP6lnhEYb5Ho1aFVaVS2PELS9I1zArSzyrLRJzXqZxv/qXBQbINh",
+	"wLBNDnsrqdpA5om2NhAO4WvzOu+jC6zH++S0bIT/aNke79M3tml2qi7dEbEG1y0XyyL30B4BJO0lYTSe",
+	"wR5mtiiuSN3ONntbk419JdDIrmguDiuYZ0QVC9Kzm2W59Z2YkNwxS+WKjPonrlG+elRXIqoLdlTXkick",
+	"p7f6hVEp8K6Q2c6gh4os00L5L7oS+KYTHIaNp4h9EpX2dgQ7/S2N8/Su7PQf6h34w5XI6e3A3CHgCiyf",
+	"j6prsmyzrmyw3pqQa96vtB3YQsCJ4Y/wek0vnj5teS6yA7FeR4fDVU5vA88/e37wrN3j4QY8PXx21KqG",
+	"um+80qXgWHlNrrx+UJ2ckHI9Z1QpPhWXVM3b2lV1Ox8JLkNZaDlVc8MBQHoRhjVHfWQodxwIIHM0t6Xs",
+	"57rkiZNwA61bT0yyRR82DfJrcKD08aBrVJ0PvLYxNhJqL4npvg72aBbP+E3T5W1MczaVDZknsaXvaLgy",
+	"lyq3xwqMXAXsS6Cb1pblI7KQN1xMhwbUHB5QA2L+TNCosFmGCkEaTZDDgvRWjE9nRs8bhMYqnesGYCDd",
+	"cIOzHoBG10OMhzWLFJnSeK6A7l6B/peKAbKwIa/GeF39JUvAaI4MQLE+NlFFfmWZfLgkcIP4/cHhemwm",
+	"ga6U7oIrNs1Ywu30tjpWoHi9d08GQRbp7Xc0j2ddQq0X9O6VFLmJGW86Zz9SRK4EWdC7YYylYX5gZ7cc",
+	"JsBtXoyH5hT+CGJsEOtkmc8eBGdwwUXnDjamwJjA9K3tAUwd74FX/tJss6HNWDr5wCfsnSyyDVcAzaHZ",
+	"bNkxMrKyYFqL2BfvqWCtO2MFbE4lRQzknp+ILQUbWCQYWklypWqOMT/9cEAAaMO2c7oB99ppZ9/f7xS6",
+	"fU8pRWvKo7rM7TRWFlwV5K1U+QFRqynW+hR3uRSob1QbAh7arNOzjCkmLAb2BmBSY5jeyJiOi5Rmd6Xa",
+	"SFimh5XgfcpLEhklo01cpNCArcLXJ1fCliE8HxCm95WoEHMhV6LylDZecppDJrw2mE0ZbcEYtBr79CRj",
+	"zJzsGgbNU7/dqUzfd0vZW18vpjcy89TsIwXkxEFONWEugAOhuKXHt60a7ZQPk2d88ZNeIJ6rru2L2meI",
+	"hOPU62kaP7eYzXYMousBZfpA+BKjIm6YyGVmBLUX4YRH4OrRkghHYGue2cBZZezocjqvRC+yI1172Dgu",
+	"QO88UgTB0KrmtTv7reT+lYjqsxCRHuwDEOLXN6drwhKuz7bgd9EVrEy61LLI4hlVLHlpPFnmPM8Nd515",
+	"zmgqxxqB5PgwL2jZK1Joi04NXYXkj+TNGXlMerqB5DE5GI2CEWNdFo0R9fp9yc6ivwE1/Buug8a37rwo",
+	"2q+GXY+OTg+tZjJlJGETLjhGSTLYAM6+XIYu5gOkcd6BqGN2670N9wewyMO0pZut9JZY7mGxCAJCpDSb",
+	"MpUTyE3DBf5LwZew+81kmijnfS4zHk8IxecyIpg+cymilinPMayf/VLQlJhct/31M0Nnq74cn6PRZhv/",
+	"4YdHLbQ94sZnJbN8pqUTzIDgwOAT5ciY29pcQkbX7iy0nY4fJd/A2mHCXZw8f/Z0K96pd87omj++dgqp",
+	"oUJ0TZjvZKqb/od3fM9UX7fK/ZXdrPwsUEQJW9GFHnkXRwM88t3d/VAc2kN9lWcYO2gbQRZgVHawc12K",
+	"6LdI/zyXckEQ17wjTG4jAu/H80/Eh2LvDr8bGLpJxtRstxvuDB92LEJe/Gl+/a+/PLkZLQ4/PYv/nP20",
+	"ej6+PJifHakPyYvJO/q0eCOPp//GD8Vfbp/9dVULHTFM3a0TZCvNCMvHlKucZbv10knJRnRSKBQUhFNB",
+	"yfdywX7tmgc82JPZ9FPwgPUK1oMCOFkf0xXOqD5OJXjCWDYg2uglT0bDhN5V8V63ped23Sg8fuJNA+ZT",
+	"GTdoSrsYXZXhubUkwXUKJpG3sGHX2Ia/KVr8vBaVVmKqBiEQkBRvu2WnG36GZTEhYlkBXFA8R1Q7F9bW",
+	"AW9lB7B5bMA6Fa/pTtX7Y+epeW7P3Ch0sPQ/yJimcFUOJmScFgqIx7nAe8/6lfm6fT/JkKRiayhwLrvz",
+	"7UPl8OiGfm8B2kPG6xrQHtxp6WM6TrahxQZfpMPdIL3o+zeX5LHMpurxbzKbvk++PsaC6vFv+Mv75GvU",
+	"Xx8U+2U76I97CWLAGoa+TWwvsS0GMhGiXIXt9nDFE1tgh1C6tf3FdHpNtFtM3j8F9S8kQCHUv7oI/V6o",
+	"f2uiC0eTc5kGtrpzKuYswW2MXBWj0RNGaLLgwv6xoIJOy+8M26Z0H+gNjWUnJFI5nUwgDMFl41KFDHyc",
+	"QiRa+SygJS+L3AdOgyYYGhQE9YAXlwyfUv+Or6sGzpQl1wRed7oRgyqTKdvQcMwj1rslyH/kmhF1bza8",
+	"Y5fmF3kwYp8Ca3TDXfI322B5pysk0/imG6TGg4xgt/nnGG9/gsQJWup1IdKzuWATfsP6RJYPufO72Yns",
+	"JtSOtapgp8E71Swr0ntD6ClIYfksWu1+Dwt7ZCw/7IbXkoGVJztA65PQ6VLJm/iOARYQvMK2p6OZcs4V",
+	"khTsdJKz7CPyZDbkwBuO9aRgiDWZSjE1lJrA3+D6W+Y7jvrV/Pejo63xqNOMxqyxIZbe9smollg/er61",
+	"5jYh/ZdUzW00f8q1cn8t43vBG4bwDbjMWjjOdVvObNmtAAbmW3U2k2j0NRe5iKnYXOKSLZYNCUE0m7L8",
+	"krYlxc/ZYnlOxXSrUF66gj54zH2wqbCSDUtsR3Awt3mERRPRweAmC4uSDF9nXPdCwlJqQAa71ybRBLpx",
+	"0Lx/dDxBOx2+hg1z/vYVOT4+OiYZc3pAF8ZohPPzLx/ekBuaFqzkQ3x9eXF5en7ZHxB2u6QQXFnZd65E",
+	"GTUMQVmR1bnRSxK9PX/zlz++Pn3/4aeT73569/nL+R+fDg5Gg4OjwcHzk+9++vj+05fLN38cRfvE08SE",
+	"ZuxKrGiaDuNUxnM4ZKmXcOUHcXeJhCnKMfMFPRNqqbs/nMhsRbMEIspndLlkQmlTZ1HEM5LSnGXAIY2w",
+	"cLrqfy8WS32gGR2+fDIiNCejJy+fjPon5ctsLfkKclv0uya6aWMaz/3XXAkpYubztOpm75NTuC6lKU9w",
+	"qH2oHedtWdJMAW5NxqiSoo4c1HIYAxlUD7WNr2812MfUHZOxM56BUu4wuYQA/9yJTX+/c/R+0w6PSzCo",
+	"QApRnp06qQ7ZlnsCytpMwfVvu6Gh0uaG4iEzAHJQhvBnLJYZsE5hVAksxse5HBCt3d8OyDKTYzawF9hq",
+	"QMzlyECvJPaPv/+XH2FUjmJLuzkr2sa0WrgId6a3ScW6ndeW/Q9uuN3FBrIowKY52FtRBd/NqEjkZLL9",
+	"yAntwAY6mAkYb5iiTaKz2yVxVPYkgns0ReCjtxFmZy/oHZ65KIlgVqL+gESuq+4ZO1XRgETQ6ehKmK/s",
+	"PXdEekYbZ4V4pBDQldiXTPXGRvVpWSuV6IREelgNng0MZ0RyOmcGhOJKwBcLlnD6A7uLQkEK9ssHxcJt",
+	"jAOA0Qnd3n2LQAc9RqHdNmguvW1jKrEM2K/e+hAs268R6wuk27rYuhrg2yahL+GUO8j7O7nyRNBFzqwo",
+	"bGdxkKED7qP/skNg1mYYannTCPMzkRmLqWrre7TFzzwZvjc2s63MQKThG0AXIK5bCdE8gJD1jANZJnaL",
+	"/Pd/Ou19xrJX+sP9XSGn6xV1io2DkIBL+dELXWgAa3sLO2SXyu8T0OoGorwZ91vhIxhX5S/Qp4YV8kmu",
+	"Ssi1qkiXpk9774s+Y7Q+SOiz5layAa8Vtv6GrjQlKC5TKgRLyD/+7/+HLDO2XJrfubheZnKaMaXgbwOj",
+	"Dr8nkMhpje+FvDFcn2rOlwRiKQZQBmiKuDAXh5Y6Bl8IOgJeB55F97I9h9iu920pWNDvr8/Lp3EejL4+",
+	"9cgH/ctN3cIly7QuIOYbFWPn8Qg9IJiTmkt4JIRonDfGe7tXPlIkcn+8T6LqpemU5Rc87BpL6ZjVEKg/",
+	"L1l5+trMJ22H9/s3l3uDvbPPF/DPF/h5evnq3d5g7/WbD28u34SvDmk+294vXUoPUopQISaJCuBQv5x/",
+	"GJQhz0ua0QUDDL8JT1M4RVbHAW+TRgcvDidP6NFwNBqNhs/0j+f6h0dyfPAYknhaFKV067HCTKAd6wqL",
+	"cB7WAlrSHoh6VBknz0Zqw5iKcxfOsY5DR0UDe6d+8IOMKUbWC2uArGEtG4lXuYTUqdQ8QnpUn+Xhw2v7",
+	"obYXpxYhlgMhLU/6GDLrHtRWJM/VlYA0qwHGAI9trHB5Pj4YjUgmV3BxgheK8MCfbEXvkz9GYWzFDVcD",
+	"HS/SN448dt6OoXU5rgdo/EjT+ZALEutmZOGjtIznrRX9hS79gd2wtB23jDkSm1ty5+jGlzaJ8LkfIhTG",
+	"zysELfIZEzmP4dpXiwqJaZZxABvIZDGdEcWnYsgFIC8D5OZyCQgAGVPFghGevzQejnz2SF2JKKfTVzKx",
+	"pxC4PI4GhMUzibdSiok8NOlQsjrubZRF8AiKTahW9sOzv3w8/Ne/frdVZdinB6ZJzQOsZFqEgeFR7aiG",
+	"oS+3qEcKrvAITVNYKIZByu5OXBBgx9UrqFBsUqSCKbVPvodlRU3oekyXdMxTBLEesxkXen+bKtID+wA9",
+	"BOasQlI5Bd+AjOcGeqVPUioSnJJ24ltuxYEbprhJFVniEuyI3kvmQq6s2wi7TDI+neVEyNX6Xgw7YmuV",
+	"rBup912rGRviZ3nO/NdzRWjubWue+0uLc84XrE7gbRQmOpV1fRt4FksBUlXd02bI67o+5EELCqszM0L3",
+	"SVPE6RF6/UPB/TZIQm6xbncHlWtxs+2Lxdztxvqa4klTH3T5R4rwxIv1KMPE9cTVNz9FsJ4xSyB9xCJA",
+	"5HS6E7JSc5aTub3VBQbEHAFx1N1oN2005HDvISOx2iG5XtLpJV4vhaBcjXfN35U2RLqs2PhLVjNwZ3m+",
+	"VC8fP6bL5b6ShbIcK4/15vN4ZyXtXlZaekaOSo00cGq5SaX7CqNB/rbDK2mV8ZqG0sUv635y0PAAheWH",
+	"mW29UodXXPImkYPKKm+J3r17+fFj7WAyevJytA5pdvgzIJm9/NtoeIy//q+9lmw2XNiw0DAT/oLpHtZi",
+	"Xxcs4zF9/GrGYzqV7aIBjOS5Gv1B90cnOM0sLjKe37mrg9rG/Q1CTpYNoAfIW/T+zOa5GQILg/4GaZ11",
+	"cKQn+6P9g4Mn+8/aLHdrA9e819qgu+YiAlgh5TKR4TbIJr+jRYdRtSfEPnI9oTxliX5ylUkxdUVIj+ZX",
+	"wliKEF2oKkTUrpzhRKBiyvonJEplPNf15VKSBRV3RL8AoK7wG7RvbKgietBoXo7cCYls1deGhTM6IZGJ",
+	"977OWKHYdcJyFufY7FgKbbUmV8KUIbmcM8M3DJm/EDs1pdwdc6wBTDJ2I+fMDgdLrmWR49sweHwNR8mM",
+	"GuhIf/xQRufoEak1H9AmQ603teBroZR9aw2Cyb00iDZyOjViH4JGAPF7pMgXxbIhlDQI+EYkAZTWRSwd",
+	"Hxx62NUAT1ijEvkof+VpSh8f749Ij5/R5IS8OvtCPl+Qg2fXRyTlc0Y+0lh/8K/93UKJaV4ejPhyz+9k",
+	"ePULJbPvac5WkPQ14dOulz8xPAXARJGC6q6nWF9EEnYD1B89bQrGGWOiOURW5Cy7oekFi6VIAieFd3JF",
+	"5CQ3VqZ5hQlZRexffLt6BE4sLqZqn9j4h6dVWLWnPi7ek6cVQLqD462AP+EWh8dXqYYDUcyUcokgdSfF",
+	"n3+8JL03yeuLU2N8R3OeRP0BwYv1g2OghMiZ2icXTMA5Mjot8pnMTGLDS/Ido5kN8oy912GQZxRMKUcQ",
+	"M/U+BNOMvTQwbnDwtUBCWmGYJyuj/GIUDHmqJ8HU8q6X9JeC2Y4+GQGY34Agsrs+K+2TN7eoHPSeHp19",
+	"vrgkj/W5/bGpONw1vQ62ptiqwGT7M1VrvD9g5g1hIchfaYVtkZq/DbBA6UVqWTxvChtPZY5HYaY3MvgT",
+	"dmSuHE4DmFIzBseM9QCHpnc2Q9Fe+ino7t0jgP8xQI9wRO+bE03G0OcOfjguTEAPnuIxg12QlE1ypFQj",
+	"XPX31zmc6up1N47ZnXO3zdxWZs4bo22StCM1cje004ro1oK5Nkdz1TqLr23ok7uc2a1LnclN644C/DjY",
+	"uBnN2Acu5usaPA/rrwtAu5EiZid4ktY704yqmZZLbRPsE10pgNyDWZXJHDLTeI5CvMzYDZeFgoisMnjq",
+	"SC87XW3Npvjl+b/lTz6sRuN/nR+IFz8tD9Xxzfmz4s9H8duns9fP2elo8elAnh3+cvEkKL1ZgyfEMFym",
+	"XMxJLvXemgxI9NuKja+LLP36GAAlHv/y+DcYh68R6QEap+oPSGS+5N6XXNwACxhieT5GHjLve/xA1TrX",
+	"fDg2b79X7+uc3nBazhuTIp0sDA8fUBp2mZQVGwNpE+lFv118/nJx/eOb766/nH+ws8KFWrqx1bYqj2cW",
+	"4hTuHW4OQiX7JyRjXKlCC2cplvsPM3LJaYWaZE357nzsbMg6aCCFzTe08D2mdzTecCoqeM5/hcs8W9Im",
+	"jBk/MzVIK3rdBFg7B4a1E/41qIyQtRng8UzCPhNz82S8sBxT1cytrt40YwMilRjcI63/kiJlSb8hgWKr",
+	"e2XCBZjTG1iaYpllDO5hTjeMX1nK4U5i7F4vkksmogGJEimY/nfBlWKJ/i3WEpOm8IfWHUKX6O9vwvcL",
+	"35RZEJmtfoINbFWqFI8t4ZvMXrQ6gifXOhfVtDZqbeinFvT2wjJ4be9KCUzTIofexnls2kbLNWLiQnxG",
+	"sRaMOfE6Sey6ybtR1DZOcpt7zrIL2nhx15xtxUMWeSxDvkbwvWiRnVCe6n+FzK9hbJIIRLcQluSrkm+m",
+	"H9PrEJO3y4cA1CdAC9ZCUuuBQlYGjWfAE0XbGzMArQjQ2rHoWvbc5ojlTXy/O1LYl3PrcSmxBTBufGq1",
+	"UXhkv5UHHcV8SR1vOPHciizXm1tNnsh7inTTFgR2UjCmx9hQlibaeP12oohGuPwuMJe7sUrrFjbOKARy",
+	"b/4WyaE65T0qVXTLlGynMmDovSysDoco83ATCxkyOYcxTClPukzSkt4tOoFcodCd4WPBJdly1UEPvSVX",
+	"QdjuCqht+bc9+fGlpS4bbgidflsj7qpAbpejOqiuBG8APUFqXqx23Na9exCv2WXmyjC2jesLX/gRCxsB",
+	"2TmT1G9lJRCMb+62ox6sey2Rj+H+6qk9ieHayeLbaKrWVIdvRNJJW30TFTgtmEK3TbilHV1A5Zw38yj+",
+	"T+RB9O5XA0cRmjNwwpjD0PvTT6flrfMA7tbUTK50EQBFqTomtl7T7sjD2JlUURTtjNb2UGKdla8v+JVL",
+	"aGxdRR4fll3RESlaZsUKX42nRbbosn8SheJ9WA9/TwbCb0A7eMGnQk4mQQgPBoBacDO+pLkWwkeKJJzl",
+	"GPt3QiL9x2f9e2RRbjEqEJ39K6rM9awldg74VljMk41m4tYVZaoIY/y1elqvg09tT52uz1uTLVxB/6mH",
+	"5eBdZOElIWSTy8rORfYIMpnDiNZmutum63bK7G2x9RihLDefnbjH3UOt0B83gnuU44FDXp1PXyY8bWp8",
+	"S34zqj3xRXfgrYSaUG5Ytq/xmQaYLYWF9k3NgLKlW8pzTgWhy2Umb1hCZEYy9u8Qy4EY2dhAXOmoBPbJ",
+	"jzNJTD2DK2GIRUxMDrq1BZicGXMJLXwqhnIyCWJ2maapx79xgOsKkiXhGPgZJbbNcKzHJgfdMbXVFgop",
+	"AbSgxFNnrS5Ouy4M6GXnZRS4b3D61wbydhPnsiVVYa6KsZN3N/bbZe+fghIWEP8QSFhtAfxeGGH1dbfv",
+	"jVqZ++acjkyYFLMG6S6N3bLoehYaD5HQ70ImT+/OtEW5MWjYMqchLiIiQkGYnllK5JQs9V8rYBliAgCd",
+	"DQ8kBAhB2awQCkkDFzwRfDrL28NIYStDZyDejf5htzjRjYHKtlzLEFE34tvAgi9geX7gKm+eHBNloY9N",
+	"J4QtlvkdWTAqlMGIt0CEaKqV8KuVQ9Xf9lpluP082An06DgEUX2R08kEvQf3hLp9OEDkepKILDHskEMH",
+	"zmUDMr4jyxmwQmR6HSxZpqSoBxzSO0peoWDdB7UI2haUjZyKhGbJFxMEE4JNuWWItq6gzUhs8ZIsqFIk",
+	"mkYDEs3hp/xV/0zH0Qm5kWmxYCRawC0K/MjVEv4Z63+vRBQX8Pckvcbnlrn++Qv8nNI0Ir0vFyQuVC4X",
+	"NLvrnxhGsYjReIb3jL8yEe0T3XBlqdawbUA9c8MyyPbD5k8goVqdEBpnUhl2Ds6QasNlhlFTriQCSVic",
+	"0oypahys1qRz/UP+qk+/Yz05EKivJVgt9c8x/BMX+if0UW+geov4Rf+Yws2N7gpkCP+K1+7ltEOV67pa",
+	"a78faTo37T0vxI7xNm0N7zCkTYMc5cxq16AcJfQOlTslCyYKMpY0A1L1lcKEOz2BSw6pneM7YsJS942W",
+	"i8xluC3IxZVwyd1easAjm+KkFaX3DGAT5pKM2ZSLffKpkvEE2m1GIeEpoXdXQrfTzPnmMAe23YPwwUXv",
+	"B3ePtBAgBWEwow6Vh8MlsJYBNLR53iDKN4gobeKJN+6p8LSJPX7YhFasujmP9Z1EanayomkKAtUp38Je",
+	"pmLTG4fnIxNFWKZBkM22aFMDnJz3SjE3lD6hEBG3Yjbn13qrC+hQzizWQGDDYQCSGlwReovXZy8uSGRX",
+	"1hbIuPVes8nEBIH4/TfvgqAWCw1SjoUBB2FIbBnfxSnrvyQel9KViPSsgGp3Sz5aOudURHqwXq1e0IoD",
+	"XFcKwIhKQjKEBHIMKNGVWH/QkavZI6Tr7SY4qy3X3zVBs1Nbma1Nl+kwyZ+z6fo6bHUh4q5CAsskCHPf",
+	"KtwKX93Y3PDx4XcxpatyWXX/O861B87LCo+DjOenyb8X6neND19DRaijIZhlSaFli05OAAgu37715Ods",
+	"sj0SfYCYC82B6NxGoJNPMjfJEqlEvdQpIr0NYk8APmvTYx/lDRATnmPpTtHiWPZVM1EwfKztfrBoIl06",
+	"Ir2MxYwvDU+bXDLBxZSYW26zj5yUYfNcIf5lYo0gSyjMhdbCMXO4mBgH6lGHv3gRIAzeBHbbLfzdDJUb",
+	"6S1r53cJhq8t1XUKpI3opvc0mwebYujLli0eKI1zfTFWVAFPEPkzUrLIYrbPk8hSGGZypVotvg4O/PxW",
+	"NFgTKUumLENclVXG85wJ8AuBeOO1kFYd+q8ceMAQtVUxLeip1in4HMOA+0yuYEmlEpP32gvG5a1oh17i",
+	"5hNy9aBnjXOqzeKUx/lD4e9YWJatvbmYySynUxYiQfp5nSXwaPTCEE1ACs7C6L2XALFfTCY85kzk1/Bt",
+	"5CBVIvN3D0gpV1QBWzhwta1mLGMDrcSuxEyuENCWK0JvKIcDVf+EIJp/bIZI6XmOU6mYoQ/XT5P3CVss",
+	"Zc5EfDf8gd1pySgU65NEEiEBd8UONeLPhBGgkCMdeihKrlq3Wbq0dQCC0nprUKYNg4RZ7DCb5JExlV8J",
+	"RAyMGZDjWkUL+xxm+nl62ZDDBmjf/eNrEDzoZqo3ka2kiW6j+TrYG7NUrs5otpmo1oyK937So2lagkr0",
+	"0f+aypXFxCKpHuXmI8P79qwFjVEznRPhsPiG+vKOe8QHGXQRL7cMqBufGiTChCiWh2BIvIS1Iaar/XYw",
+	"ODj+6nLWfjsYvPjakLe2G0swaNQzycMx5fdqUIftoI0VVXFNYmhNwRpMKZd6+N//Scx6GZBMFgD/PaPp",
+	"ZMhumLBwbzETVZKcluEUzuJx4uttBhUrqCKTIaMIZHLg1naldyhotcny1nTjZvNBBmnBkobgNEx9DbNe",
+	"bPV2O6P/wU309dRDiZeOMeKjlO3elmxZ2QfXTSq7E3VZQL97Pi/St+els9JuzQaFFXabVtZa9zXXyuAv",
+	"h3EDhbEzsNbTxYVvAu6TcwACyxgRDDxFiCKBwQa668lLQL3AvBspwKQA2mJ4+g2NZ2TO2NIiien91YQU",
+	"uf0YkN8AWx+tTv9NmN/H9Wn6rgHJT2ZNzkDIBlvNJFnQBN3OWOlOCExdLH6jRoBupZOd0IFk6P3DuXUv",
+	"bx024a6LpPNwSvGOiqTVCPnrfbdN1roWtpzBsCCewwAMm6Ry6n0uMxKBJXx9QzNORcxqiEcQ4n7f0Co4",
+	"/7WYsgssuOPubX0hncSz7ZZvK9+y558QwaYI/ArhwXDUSRnVJnllYIdPnzzZwTxwZ8I6D2RYc9p9bd06",
+	"cINVswsq67wq007s3IwatocmfVxH6/ufQGZ2D5DTBb29tDD3dQqdacaYIm/pLGNixvThjkJQ2oKmBF9e",
+	"XVZHB21t9aOKZXzYZBkvuPif27id4GE7mPrfgi7NrCs3rt78e3iy7enRQkLlxVolQF7uhmOSMfYrQ3x2",
+	"WIf5rE4g2Dx0F8Vymd5dsDy3KdnVlWdV/duUThtU3z/+/l8WywvUA16qgScdQMe0rqvmOxwDc0Mnb++g",
+	"0hIvc6buOsLADOuNnqR0qg02sFexhViL/rJsp8mzpFMXVjSWcu4gZP7x9/+qCP3BOq4fCPXTiog/DYt4",
+	"nWo90K1BYNiDclIsETlKV3d3jq76dsiep8RxnOs9CVOtwEufpnI1LJZkwZSiU9bO92rdTvdbV14tbbp7",
+	"rwirtWvqDG1kTJAmU1nP0aGC/p+Zu7oczs3VpcUQ8UepKWgrgDYPY1zTd0AFQvIVS28YmUm15DlNiX0h",
+	"RizLIk0Q4U3r54W0cptn9A6kf3+NzWo789lDc6c3uD99wnRwRuKEwuFpLAu95xiMJiYSQ7CKgDZa1ZGc",
+	"3YLtdAN+dTlnCSmW/V2o1ANJVkseV0fgLOMxuPllRg4OMTqxWtXBTuFvJb06vrQUhrDoZzfIGlRzp6RS",
+	"MXWfvJNvZz410rfCul2Dbdh8nsEngpSrTC2lUGxDhuI9MH1bpnrA9HhphjMq5j/J4mO5vr+NJSJqbr9y",
+	"aL0UDick6w2rD18nKwU6/V7c8LzBbHfKduswGy/afQS5o1S2wC/xAP63ywkACn5Rjdl23xrPycfSqqJh",
+	"tZOk3EAQIvhS2Z1BXV2V4+JPW7OANJolO6VDbV9ZddiQNYn337up2buYF/fXx+t78BlmupAFoymZMJaM",
+	"KXCZddyP76d1O9CubsoAcoQAKKNwmyemiuTSw5anomIjDFc8sQ/s5Lt8MB1ezsml/pLcyeL/R36SReaA",
+	"9WYsXRL9gbHW9tdMhVFL6yCoyett2iS+qkjzwIFudzEoAZq2bsE1LacXHADXKosZhik3+3stsHGr21PZ",
+	"/Oa+NzFzfdYalgqC6GBWBHNgLDYTeELcpb8UjPQkRkNBek9kF3fUL4EUD0ZE4sky5QIJj8tjOp3oJuu3",
+	"2V24lgplvqoKxGDvdqjrGN7QDExfXZnfs9emYv+zz1iT/9Er88JyXNw8dOV0xd42P/Xb17UYDjNA4zti",
+	"p4zM2d0JYTSe2dAe+80jRfQQkJ5ijERW3i7vllVkNjvPddwR07qQQFzSafMdZEvCjG9nIQcIygIUFS1s",
+	"j90pK4DE4V4PX3ZnvfCpKwIhWAYjFGhTSE+fBdltDrD35C/nRM9e/2UFOzSm4vFv+vOvUVvAz05sGNy7",
+	"7/U67Q2ff/Nu+DEcYcbmdLjLksCl7qGpssfo978kz31MeDkhrzIZzycySx5huNCTQ0LT5YyOWU56CZ9y",
+	"E7oZU/AiXImU5fCsjQ96PyAfBuQzFPrSH5BC8F8KZjOT/H1YOY6qFRvDLF2JhlkwR3YgAafTffI+Jzxh",
+	"IucTrnWtpQOimFIpZK7VbsagCE1fXomMKZnemBAnJO316BR4PjP3m2rGl3ZPqWQC1hjAvamu+e1Oh+/+",
+	"/MPHT2fDy78O/+3n355/DXqlqwLcwPgFXEVAcZQDbSvJ5T6JtGBA0npT1iLpRVaOAIBCTxlP+vtXInIs",
+	"OyaRYI1PTte75CyGiktOHlgrazHYeEU/vgMWMfvCnsop5OMSmhs+hpz1B0Rm6Iah01IETe5rDvmweoqK",
+	"LGYKaeQho75k/SkJfx4pEsGaMPTNcon7R3pHlimNMSaNmqDrGsEDBH+4bu05Xic3ANXt1C8ZmEI1D1/4",
+	"5zPd/VySRJZt0T2gJm/LBd+xGy3GsaG2hzxncEwlUrB94mjdr0Q+41nOmCATztIEQwjA7F2yWO92VM1J",
+	"JlcYOg0OeyyzQkEyYFco+GOmeGKT/mobswLSiq3699SWg5t8LZ2I+5Vw+j5RTbxPAKkK9MhqQGSaMJVj",
+	"/yqRrC0Zy30GM4Moey+3la1kR8CUXXLKqwA+2yFWgKa2LZetFa1tD7yx5b4O9qYZjdlHZG4IM1zo0xWh",
+	"k5xlJIL2RHC6AhZULYNjFkutqREfdz8I/DMttPg179UsIVjkEQGMTkV6AJUB7HgAjVHmm7U6cHyvazPZ",
+	"HDvmxbeK+6Bq7gI/guDIr6yQmSE0oTtrg+U5enBAXss4uK6gZ8qOmokF0ON0vxWFa7QBcwO+cyqMZ+TL",
+	"+Yd7T5EeuzMgTg81J+MyaxGlApXYshWTq96Rj/rYgsaAll1tDES67dcG15nQlGV5eEZMrQqbG/TO2SIX",
+	"hk+2ucQlWywb+LofPMaFqnkZ5ILPfFMnNrzQQ8qzNIHbnkHDyCLjnlMxZW3Y/bGgj/9bbuQf5JSsqich",
+	"j2Sz4yW9BQ628GOgcT0p9fwrFUGoi05NCmprPbixetEvVdQz19pBuYd7lHrlQHozX9P31Y20uiN624nR",
+	"bduPIWr+WsY7UmYkTt/tgqVxONqWvIrVN7W7Hh8R6zVpEGZKqblO5RS8cXprExTHBm+csewyY3pWFZ0w",
+	"kIoSlN84cbBYnEqFvwUCLdbfF7RDnS5ay3DPmXBnDNsfvqBT9ngJ78Tf/33Jyj9WbLx0f0z5JIgltYO9",
+	"M+Epa31bskCRbwkR9SsLX9QFbzbKu/nxXc7QTlYsu2EJ6TnLHI+DAOoDh8TaffDjm4MOBOm4LW4vOjl4",
+	"jNtrm7IvtqotO4aDiiCY8bI3M9uX8Zm3/a5bhEUGxHPW8CBc7ZNTYpuBn+WGShh3101bLmIjXQnIf+P5",
+	"nYkfwet7q2FfkiiVq4hwMZEDEuluFgtzop3x6SwiK5oJyNOKLJR8ROxv1TNhKld7KG3FYm+wpx/3Aegr",
+	"i9GVCq7BC7cLN4kbjEVMFwxz/HreAW7Cb/Qhnk+5UP2XJFpQUQBMDPKHgQD1ByTKZJFzwaIr0YusIo+Q",
+	"jRK/0YVmRZKkLCL1Ivi5LkGLhOfXBu99reCVMN/oooYzD2ZnvUr4uHbMxrZrZYhN0sMKb9abk/9iwFQt",
+	"a68OdvlweLQbfPLGF480cHiMPvUPKCrnaYp/R/72F9VONfYgY5k+rkSvvGfgMckKIVg2QMqjE3sFgOgM",
+	"RqBh0oB7fcyI201JD0lETgh160GwKwHRbZk24yO9wUb9fZ9b5CWhdoa1tBTADY6nfswbKDMoTDE4WbCE",
+	"5yyByhNmWFeEzImr+MR/ib0kRoALaL3Wh0lGV4KM70xCIwBnVWfcXDskiNyFvdKryNbc4pLCTOulsxKD",
+	"DjFgvF8UKiczS2RvXH+Q3ZnTKelFuuLI+Zr0jkN4fkIibmQWvDEQIc1zdiV0qYGjBue5YumkIyU1uHbA",
+	"J9XX4nZ3JSxciq4y5KJz+4zSzTN9UDTnasItoVxMRRuQnp3hKLbHweY1w6GlA23LBXqdkzq47/iWfwe6",
+	"z0tD/LjM9YBZps0B4SJOC8VvkMI5WQtLruzuv2lb8q0NRl5woX9/8gTJEDZNBT62+ahSvtOETnd6or7D",
+	"68cH+N6mYbSHnG0D6XUfMyD23toAfd395/vHhtLF67BNlbACop94FbQXTT1h1FEzSVQQdkvjfGOAODSk",
+	"FhJ+dZW4gHD8/UnLWNm02JjY5Y3f2+CNSvl9WK7A590i4v0+Ee6XM7YIOptSWWTAr7Vw9wTIclsSz0YJ",
+	"zeYVth/9AZxFp7Pajmy+WX9/I2zNqSA7INd48Q1Pj7aGoVxm9M7gpjZC/uYZvdtPbCHYTPVHQ4Rd4PGc",
+	"GUccbsCu5Dqi1TeDgMZW7IK/4Z4MIjMHpdofsn8KUu36pIWAaqvT9nvh1NaEZd+O2Acu2P0pqHXt11ru",
+	"HPv0upDJTE+ei4HcNJCfvaJa4GZy9Zqz/JUMetjdqtebV/Vqu3IM9wMNrXLZOJ1QyKTBqXBYosGizOid",
+	"sgBqyiE4IwAn6R384+//cTzyr6QZjWcDknCVcxHnfYveCsCKBr1VP+tptL/9HNVwW4/Ijwyyzd6/+lLB",
+	"Z63Es2/VNNWQtY0OJhyH+nzY0RxUZji4Qm9dks66yM65wfrwMotPamhYJslSDUgEqZcR6dEyCbOPB5Va",
+	"8mUdoKTvbwsGt8ljBQQ3Vp5RoSYsMxT29i/kvLf5m8bXdW1gnvYGe9ASqMtvQXW7acz+LJM1w8eEVSZN",
+	"UGAmV6QXlaMS2eG4TiWAusL7o/6A2IQjHtD5LQ1sZyyXGR4l4lF7ozgkDl8g05slWvy+HQJbO6JSl+zZ",
+	"aLuHwXZPiTI5s7BgTWyWn0cb9THOAL5ew6glvSimChAUxxQm718ORvogCyCHp7WnYirgnGuQcnNZxb/x",
+	"iItH2iaB+3r7rJaFscxnqJTqkR+6Eetc3VtUxxexoMslS2xkTu3W3eI1NmTe0+VSNxDhfWxhiN+x6vD/",
+	"Ze9dlxNJtnTBV3Gj51jC7gABklIpZG1zVMqsyqy8SFtSVu4LuxQO4YBvBe5UuCOSqqyx+XVsfp8Zs3mN",
+	"8ww9b9JPMuZruXtEQCABQlJmbX5070oRFw+/rPv6vsmAx+bL8C1mGiEcYP+pAUxoYC3PpfJxDkKyON8e",
+	"LWItkhEjZZ3w4ZBFARmPRiwhZsKg/gN9bPY5g/ZgG3IAAkJYvtcMXuLpy5PXp6UFTAZLzBbyGJhRLQ+h",
+	"zllhSSrUKVwwJo4L9vYHX2mMU2Dn3Za3UDF1zW8WWiqycHXrlSosk4s2Gy3NRWdHvt478Yvu/4Q1qytk",
+	"FwMq3SKrxhYvKwwzuxnWbj+6U1FbQEkIBog6BtTXolzxG1EdyHFqqyh4xdSJDHiHkJPix6tFYUo3Kheq",
+	"VHLIjIM0pCOF4Sr3O8QlJwCzWx5JpXjH2FH+SOe0tHtqyc13oS+upsoqkkyG9PTk+F2hWmOfF0Bew1Ee",
+	"SqUBJEzoeIoH2ce23MHLnGgZ8Z5ZnS5NOnIwjZJC5rBinidXMGkG5D8ivzfy5zS39TNZ2VTeOklSsA8K",
+	"NRv0LyFs87KJzfy8fY/lWyMLe0MTB6ISHRHagb/ZCq9rxka2wALCFDXi/YiEQaEbhgknAxkDFIz5bZzY",
+	"CkBp2WrswzS9ZvZhEdrJqlIjJ+bNZh+HZoZDX8KpkFDDvxDKJ5lWdlGzL7IlJ4JNwCx9pvzzUW8OAR3Y",
+	"z0kjuDcGt4c43QTC9qvPI5lD116pDTPr4KfPXIolYhmmmgXb740wbq5MpsYaXG8XZkDdzMqZg8ECu62c",
+	"XJMxtizA/mphlRc+HjcViVlPE4BeVaQbM5qwCLJS12NjnKkBi3vveI+9pFOFlp0xVTgkQMCwAgBsmgCu",
+	"IfyDprDVRyREmIPQ7yeiZVsY9YB1kakp50w9BDiSWE1pTbkBVRYHxYIekfJe/bCyAPrIQoIU+swKtrp5",
+	"fWFRUM6Eu5WKVrOhx+cGLEOq2Mc1EGe6VLO+TKYzfmxjhbbsFRu+/GIt3elzZu9Yguokt1/s4BC8Yff5",
+	"vh0c/rtRqGevCzDsP2LpeUE5Nykbq7TKhWJCcbPwtlhttdijD3csx7Os2dCt3grFKrZ/y693Zsss1lHv",
+	"oXxh0zqqtoxE92X3y8/Mib9nzvSGSf5lzOxsmRNo5kfejWt3LmPmlQUK6ntUFNWXGNdimX2a9B/dXlhi",
+	"rZZH3sfPWBp/n7TH9XrzOTmxNLZr8PssmMkLrh/A9HKkDKrIuCIxxxL1u6YzSxK2Kl9XutcazQIO9vUk",
+	"9lrcXIsmPo8htL7h4TLFSxsfpExzibYCw+OoLYoMBlDYlRo5TntWlKZTlW1N2bwtsCGYr7vqXX1ecgaB",
+	"a5X71tpXxfoJvnqxQrJ5o/W3jfNkpD21uVaXWeGnljmui1b5ezMEMqJjxZTLD3GmSBnySzbMAF4n1MJg",
+	"7A0wPaVOc4cIwVk5go1CEqbGQxQqw5xLbL93fhfhy+ZHB/k62w+npcPnhvgaJM/jKQn/3i79qV36R4hl",
+	"LJAkgcfN5EX+lEuGLJH1e+VptvMS69YO/mINbiszl3jpxyReJJdiSSOojb5zW2FcaQZ71shqW9SkB1SQ",
+	"sMdj5jrjwGAIYV15X8jCbLC5vijSffbhh4D8ePbqh4B8Yp0zszY/vPmeQEUtBCZt3GSfvOffEQtSDn95",
+	"0ThskhH/zGJFpIDWsYi1RXl3N2gcHATP63X3K4dQcCWwbJJpKStEWacj/I8RTfQzRcITLACtQg90lvft",
+	"4qcfjBxNWG+sjG+GDhWGuAh+lXWXvLnU4YKCHboSVytUXdmxImmUGsgJumpmXmrkk6fySP+aEminxvsz",
+	"Bfz3bYHFDNC2muFxLNtOThLzIdcY/lZy6IggoXoMisKAnLCHYkPNfuRSqXdY/38s3Jq+MjuzPYs30J1z",
+	"u/SLFQLALsDNuRf62Nps3L6ztlicJdN5CK+xYkkGzGPp8P17/66iIP7teGRL9IC4qbA6L/tlRavxE415",
+	"BB+1IYKMiGnKV3CswOZ1D7ujJ8I+uqBu4veglOFl3Aif7gbb7jJDmw30LRBQSzCte0pZiOGz0fJTnhnO",
+	"hWaF23CTSF02Nu4+zI12FdytzIgRZWNVjKIB615j5mTejFmlj8PR8+dyq4W4euYj37LZ2Nfz+i35i7sf",
+	"6ksUs+G054WlhoeZUsO9RXV5U5ye2TmZpU+yn7LUyiwuCrEwk5SY52Gjd4uEsDQhKYd2jVpgjQKl4JSp",
+	"KyHNb1NLMmhmyvwb/rcClIVjI99CQOrOeGDmIpiscB7N9yjrqoGV8p//63vzdGhsMXfaHRHOdA3ACEsw",
+	"a1dCpnkeHEO+9apkW1QLs1uz8iBTUFbUdBVzwa7cy30H1m1PXa+l7Z6ibEXP/36CbjYBak2wCHk3p4gs",
+	"QONrtInXFYvLk5Pd4nG6Ud9xfM4t7NOa/YgZwKKFsERw8FJIolwcyfz2TBFGk5gzh+61ztxZAX1XPH0F",
+	"RKM843JBcUr66esPds2u+1V6oDVNVrRB7C1rliSkmX3fVimuRikTqkcFLE7BFx+1ywEeLDuBzxTsHGXx",
+	"a6dkwgDTw3X6jCGeZT7iPudwLhWzBI7i3dPjHrLm9GZmYckdkLnjw3KVbFFp9j3zT8kUVfv6AWdiuaOR",
+	"3UrZnZifhbuBImfXZh0Z9XY1NZMxKxwyRzEBK/xEItkdQ3lpOQS8B8TpAMCHsIKBMazMHWBBzMrLfs2m",
+	"C/N4ltlZ58/IbNZuTjdm8ZmOq3+j1V/r1cOrWvUf/15otY0SORzpuergu1VuHm0CAsWLyqpn61vYtORf",
+	"HGQX8q5d4jbUgr6H7DT5zQftD7Bw0YysMfJkQhXxl7plhk7n32TSfxP9vpO5p5qMhdr5LRmLN2YDzAfI",
+	"4JdNi/pVRcMsAuRYvCk6+XYEy075k/RNLFz7ovaJwtV/rC6K4q1Xs7OJ9Tb376bwpTtXHTmwkdv0bz3z",
+	"N9dlUZDmuV+fxXHMksXNDuCqYLkMNDerTIcC+GBEitnxBySET579zXzHUs0aZlivqYhkr7doYKNERmPk",
+	"FhvYK0mH6QljYEtAZ+ujDNW+67ZmkcxYjdmRIPKgHzbGbhXz416zf8TefmsLST/hMeBY07FmG+khaRYU",
+	"wazSbDMXRqAe3TfdnDNbYvkGlE9UafZOFjAuANcdMUd7Igid0Ckph9gTYM9fSgIVZpDubO9Jhg2ZCxLq",
+	"z+JNBNEHLA9vCznWo7Ft586sPxBY5N4JYty+MmFdPmLGXjOvRJZlhxiYjMUz1RauDQakWwXa6c0PxL7P",
+	"qD1kgIByMUCm5C7NJiRWk8kkQ6lrSZmFbIv0qwIHQZlnx8VXOTZc4JrlQrCI4MDJDUsAiJIL880jmWRq",
+	"K9vCU4HBJ0RFkmztIrLVI7f2ljXN+pUZ+QoKF139Iy4KTkoW7Tu3smtZoXnavsUlDNa3NwdiQrHKVgC2",
+	"x6aHsy6irouo3nnhOkSA7p7vqGLrEQjebuoozc7xUiQEskd8QRM5TLI9T+XMEbNn6xkiQVQyKwMLV1tm",
+	"Gr0ZWwCHl5dRmODMCJW57enfunrEYSU++oU4nPOS2EnMMkCTI7t8ZjNX7gcmuAyd4jIkyNDbl6oSkKbl",
+	"kcTyzUrLnkN7TZaB/GhW2GelsiNRLZC8ZEbwknIdYy9GH4h+wiJoXR1Ahz88Zco8Fo4zHdanWiymXs5w",
+	"LWLPt3NnMgekiHMxd1gzJaQZYkUQFjOUjKm0z2eU7AZbaDqc+zPusUNGksdImIEsH2bQ8oYl6QmCDlI+",
+	"NL5HIm0bS1cKTYdcmDfDYPU4EXjvPFpa5h3zAfwZB6zwbDj3BQ1D59W0AL2HdjX58eL0Q2rTXLOpJSDg",
+	"CsPjNfITS3hv2hbh56piiXE9qor3hc2bWIY4Y7QmdGKLNmyb2Igmyta/DQuL0gphcWwoEMwaYlthooCc",
+	"f39Cdnd3D83wPl6e4JhdkcmQxzFXrCtFREZm3ygwfz8qBqRYxoSBAowIjTTjCIYVcygwBYCVSQGZDHh3",
+	"QIZ0SmiSAH4VGm44E7m+n2a9+bxa363Wm5f1w1a93qrX/7ao/22+2a8wuPEmwtB6wvrjmCbk+OwNiZgn",
+	"k1FoilHSYxPSo12tsGBMDejI+KsjJiIosUlnDzpSIXYP/36miHkzAmjQIt6AjM89v5WYr9MKCI2VxN4o",
+	"G7/K7A64LiQDRudmDUFI7bFbnEVf8O5nivAoSEGGuJjZ1g4TBEcKhmt2OnoMGzrmI0C4AcJKy+hb2Rdc",
+	"McBuwefECaMROG9dBvBWHWOp4XJgGZzFGGNZHNxyCP8ZzsrPu9ppWL1ef74MoyCMfUkCOfySfPnJakEm",
+	"rBaxkRR8tSXPXRBWmRNQx1ozG4icRxjPLqFR2jhgc0IFI2rc8dfXCsQIPNcZ/QvkSYJpMgwHIrewMWCw",
+	"1vGXMRtjymG93EBku8fe3wYyDVocx0q0lNcA3JSRXK7E0zN8LnhtpkmEuSKc2Y+e5t7Wozw22r6HJZVm",
+	"H0IrnLCc7LZWLgxIaL7YSD3cxi+gjclWZCYEqWYiFpH9ej10lqcURI275mgsZXouJWFIOZzg7qlppjTW",
+	"fZr/ypSvVlaULfD0N3cKGItiaAaB40kLYLWRecYOi3NbEgjJYKPyqLIUGeiSTiNuyxUzgEUw3SE+KWyR",
+	"CeXakTVSEnE1oro7YMkR4CICeGIrd164ImNoaYcghe15B3DRpC2Ultm+8Aw7qDlmRpYmEYsqRyTMYhXh",
+	"4+2ewutZRJqfPx+1RYh7NWxBkzmWssqx7sohq5GXaekyVCcz3JQ64S6I4Gwz/F6EY7TAjCnsTlDClyzI",
+	"Yxb3N19mBv1MkdeXl2cErz0i1ooei8QoW8BpMxPFhywyg7fnBNui3ffaLA8e9v3Dw9WO/kLh/CYrpnE3",
+	"ZPZRkBOWmQRgRoA5qXKLRE+rposAsqzlhqq4SzWNZX9sqYusqWDPtgqJsiLImWj2DYp0B3RkRBA+xxFn",
+	"wGswuBb+aa4afO6lNbgKCmS1WaEOjgBisUzoZJrfNX+yXWkAaQaEv1cIvWfBH+0vXNxI3mVXIwrzPpIx",
+	"705ro3En5moAl05kcn2FViPytKBEyqM/BXMiK2HGX8s9yZjasterRazLIzaT5ckkQcxH9GmfDZnQtR4X",
+	"NOa/zsJU3ikh7eRfZGTbbUzzRU0GqE+j/EGFzoMFdABrBOzSRoJMPHv242Yn7j6NAXPQGZTH42QRmdv3",
+	"qG3tSVNEcdfBG1Olna7sjePU6ClDO7rRL3WE3rQX5VVc/S4C8KVJtZROjbJbbCYYrx+ksyYQVy5iVqxl",
+	"ZL+nPlnPigJsgwXiNyNv3SmH0dlBeRmc0y1mpDNCOeIRsimBGG4Lm4J/QawNtuCj3HtmbPlmfe8+Utw3",
+	"jczzcYEQrN1Sz76jJBIe3m21Iyy2PTUZuv2ZfZBbgJlNfheqtj01l0zpRZn7rDnXQt8R5LDjQTLGhk8y",
+	"BkWmfwDkP6D0uVbOqeOxRjdzjjvV37hOUn3m/js++mly5zOTXpgyz0z7o2XKs0tdy8zUQkK7jGHFRDSS",
+	"XGgAaAjhOITk4/k7G4geIDoL6FRoFwNl2SU0ihLjnCvcVGVbHtwWtE+5IFRbOyH1eiqBhweB3gwMbIyo",
+	"UhOZAOJUL6F90KfknEU8YV2tXFdcWyCMu7c71z/AuTrYvRd3Jlw/yeT61JgWRbBbLFno4SAavSXokSMm",
+	"WATB8IDwnjG214rgI7reQiVi3+ZsIDOpHkJ7fT1xf2aqeZPCAUAvmY5YUtMuy/Pj1zRP9qNkPDZD/rBs",
+	"0muj5aUbIs3x35ZhznF8Ng9D+e7zDNlVTVlu8jwzxSQ3uZkP/MFa1ISSr5H0h6JQacwtdUZa383dsFgc",
+	"nNtDtkj/zrsk4GRnQOHNJTYinju1hTVzMrmuwrVq57eJG8OCormZ01UQfcmNAQgECt/qr9v5LfNM+86N",
+	"VuSlX7S66ZC9ecFuvHVnuJV8GqOicD8VmhYFTu5jWRgFm7mWm8M72DT+63/8TxJmytvtX/zDSJmSVAoY",
+	"jc88A0xKjiGTooek9BO1eUaJfEl9JjiQo5ZYfMovEwr4PsvjVczUr84plfz8nHuaG+kEQG0WHHSZbp07",
+	"egmW/PCCkrBxUY7WvJF1x0acXgA6PJpDI/6WTY/HelAYp8p3YEO67ZpNjbFHoypYkaorR+yIuBhQzl95",
+	"/e6AHL+8JFz0jefizFY0B7l5BSbAXGNjq/S5Ske8iqXRLqIAIwTQLEYTlrix4r++d1Lnx0+XpTn6cLRa",
+	"LZnTMwWjVMYkvmZGeJpHycR+Xot8B08EFJvd7vHJyauLi6vL07evPsBfoIHuhsY8Io19MkQCmVpbnHa0",
+	"sZ6NIwYEPwnrc6VZEpBY9s0PCUlYL2FqgN+N0Pyllv2A9EONVYx22A3vskszxgXrQkYU9h9e+cx+UAD1",
+	"jQLB0KiGi7jok3KIdEK2JnbH/B21wYIlwAur8NCidcgM8M/jwqz6ghG6VOMv5q7AAYKTT6xzIQGO3+oz",
+	"qCrdmaj/He76D1yQl69+enPyamZB2mICREudRE4US5TDhVNM2+SqqpFjXPVY9o3CjmjXmPiZTQjDSSdg",
+	"wXebA8RFTzqKNdrVmS57c9l/z5KDp8+7kGM8OWo8GkkE/pmprjRXJGOBue2IggB3vlBg/Dmg3UZgW9nr",
+	"cch0Q6zV1ccOx7HmVSSHhgCBTFTLeGAJ61Jl6bvzZUsqcGWPsXQXjJPugCrg5UAgCQRq7zKhxor0MK/7",
+	"+t1B0BZIFQQx6SxMj+yrwJVfY/oXiAkj4uLZ4JDSRAuzNm3RFv/2b+REQnkfl0K1RZUcx7F59QBdyYTF",
+	"VPMb5gp0AATw4/k7V4sALC+R7bkLd24aIRklrMc/Owig2OdiCCmHfQk1W7Wd7jAC/zKseGBoqtGdbu3s",
+	"wI3Gk269qL+om6fWzNCgFgQLRAFLig5ZfEIVq5E3lqD548c3L1WNXPIhU5oOR/jXmdIMeBaiIEAmgXBF",
+	"wt/amFZol1qkXcJdbyGEccO3SwFpWwl/IiMGF8JlXGi85PfwCOCtaRQpEtr2/hC//O+/AZxO4HCJf/+H",
+	"EWl79aa9usewYAXXfizoWA/MqpiNFiEL0169YS82/8QpOfYk3tgLFEmGbOzA6A15iDSpTqiwCauMZgky",
+	"yNx78MxzqhlCeSiXLdtrHtqCFhKeM51Mq8dQO2DPOSnb6GQFHvAJYux4nDSFLQNZOnpDOXhsxnrpUR7L",
+	"GyOqwZIx7knFMhtbpFM3rv36LrzcTGT+7RZTP2Ih1syYV11l3hO2HGYvOAwWfCyAlBxUpCc6ntbguTaH",
+	"dzUW10JORIikWw5/1SWizVNiqbRNI3TlcMi1hibshI2YK3NzqXw7aJ+vDd9EbDiSmonutPqWTcOa3Yfu",
+	"joHlrqEREKWUG/sEOl1td1NAnteJJ3MwjzZaHjV8xabE7blMAddhX+zXd915zynetnhFu4PMpMPxgsx/",
+	"+Lk6YsmQg/62+zL9g3kDxLBslU/6yzNFbIy5LRIZw9rHQC/vcSHd2545Si+snCDnMmaKJFRct80iOHuA",
+	"ERoNuXD/GFJB++lvluRTJkCE3+tV3A83nE1YUiOn7nWK9OE0dYC33kLuQOGY+WfVHcEjQvF3F36DKDv+",
+	"mDksTVeWZgSXuxcm+ZikMCVQrdVhC6Bxyhb1SIWVGplZCUWh1g0L27hmVbD2QjKQE6LGXXMWM6/himh0",
+	"/VvmCMJzfSrbSoisJEAkNnIM/1t1o8MHEsUYahc8MTZmabece5zyUD74MS0vXsw/n6n0vWXI5XuAJ4v+",
+	"n726Yh6ckUNA4sR7QMxvEyJWoJlRmd2kyAAh63BgbhDPIG3KwTisklAm/dlJKIQ3Qs4owL5bNCd9ps3Q",
+	"do9wDmiUsgfa9bE3VM2PFvYB1A9SIYL+HAYukQy40H7r42JPBlMctpDCyi6QiPmhptNqlHuVC1txBpq+",
+	"ygXY3YGLOzu7XwUwxalRaKxVyL9XnGBwqe22MM4HHD+bZOjAdoCaggv/RPNJFp/NWbn5CIzLoQfkLDG6",
+	"J2qLV0KzZJRwxdx+xyQJLorIlLJQ/0YCDw+dBZLNezxTxhZpmfF/caroC3aCkC9t8aVarcL/mZ9Dy8ha",
+	"RbLCLySko1HMsdB3559KipDghXOVgl8yJWpQ/DN7Xabe9AuJ5YQlXaP0Buwzef3++KR68fq4uf/c5QUT",
+	"OvECvyOjaWDcOmOkeYbC/Ccq1k2YNi9tC18ya20WHqFdAoPD/4Tpx/+k9k9GN7ZLv4ekjFEUEs7EYgD/",
+	"mQMfZVvotNwosLWocNgU1Kfqgddyt5WBAtgjVH6OXAErPNxqAizZyVVaQFnTn+zA7M76k6+/cHPnXoO7",
+	"tmqrf/0JQCHtin7Tkt9gpuY3cOZMVwqlqdkWfIicoTThSooWHnOzxBxrFdD8NIZYxHs9lhhtZjHgRATm",
+	"DOJkX7OpEzJ25TBa4MECqTLPRn+RagIRW0BIDicDxbpXzoR2xnWEVpVbK/PwDlO6yno9megcmJ1xP0He",
+	"JSDohCR0rOWQat5Fo8dINx+uGtDRiAkYDchRbqtTENfbcjsASF26/63JA3mlKsnmxsB48XlqNDeNQD+C",
+	"Sqnm58/IcQSyNuV7K0pdEeKTV+Z8WwS5DvPpNlvYKmN0TOZSbC675tNq5pmZzBp6AEb8uJoBDJWrouMX",
+	"5tPQYYB/wQBe6FoUzBsW1VdZ8qdswjpcXFIBCqYoom1PCvT+76QVLKHVh0gJ4cs6snuGM2TFLagaPyIh",
+	"1SEprEBH1w3MTbiWiz7qp1ukPY4OayIVVHzTmYTrLaWz8PCF1c/2O7013ZERNydbxpERpVAHgYGN3bpx",
+	"5BX0HNrdiXa4OSfIAJypAEJl7re4soa0L+FAwajT+mqnMC/MnMZcgMoko4QLsPBoH/9oPjH8bcI6V+Mk",
+	"/n3HOG07v2naN96jcRWN44K7HuE6Ce0mUqmcvjfLCMnR0SjNKlvOG5BgBdM186IiNHbly9byZoOx3VOE",
+	"vRq5wPCBHOvAgrDOeWfGK001l5kRL6PbInTDMJ6oGVyYqV6dDJj1RsHScXzAYOipCjSEavvp5rGAOAtI",
+	"lVBbhkOvcmFEmrkP5oSj90tJCoqOwaaYd5nArjkbGjpL5CjhTCP6IxS6+OR4Npi0o1kyzKYFfVCpFJRs",
+	"r1upVWrU6rU6lL2PmKAjXmqVdmv12i4ynQwg4LtTm7A4roKHufPPybWq/dP27BRSMJuFB6XziXXIWzYl",
+	"F8zStWMjjJmAXFhV1QhEBi1hjmuZMULsmkfonJx5R60FBFCkjOLTtgH4BX4TlVqlH5j+cXJtA+II52SG",
+	"2azXXSTOZYBmbKlc0dBvJTNcyA/RuF9qlV5FLy+OIXF4A/9q7u83DgFfyrz0IKp39zpNdkgbvd3u/gvz",
+	"g56WWqXTt2dmpRRE4Hm/FJQ+m4lv/PLX47++/XyS9H66uDq4nH768+vT/sGge3NGR/x9nEzeUHrWff3x",
+	"XCKyItpAd+WZfvz09gIDjwV8gGxKFNOQ0dmr7y16lJ+znQ9Sfy/HCPmyV3++1A3HnlQ5lz8otf7+j6Ck",
+	"xsOh2bit0hkqP9gQcERv0CLK7YtSUNK0r4DAmGFiK+vdl1ol3ARmSjPOZqlVEg6kfIeO9WAHwupQ2CGV",
+	"LsrO6HEijISycX9zOCeJNNbPkEJ1cWQcLfiLL2WxQSYvGPbqjVpbfG9Ule0MsEfdhz5s+bt/ZDeGUOmb",
+	"MwdZk2YJSIzd8zYoD2HZzM8tW3fjiwchsGPuYVEACiGVbgnvD7QfdiZw1jzEQr18eKpGTkG+vTnztg2h",
+	"luyoRo5d+SWGWUHV5grV3XuAS94aNCAURzShccxi0h+juWPj7uxzl1lbrYcA1QJML8TzMxIfQ7HKLArO",
+	"WFu8OcN+sthIW5gHtCR36+mkUztZpLzXPCQdNpUiqtTIp5RTLoGaN+VakdoCxgtevnGTxdR/DZh/XBNq",
+	"DDwI+hqbNciW5vM05DczoTZa5dtGZIIM1oA10Tdb3thWiK6Mpf2o/Kh22s2dIqvqV5eI7+AAADULHTIN",
+	"OG0L8t7pJTuZuB/kM/6BeUOm9Hcymq4mS33S4048YTfnpRYUZVe5qCLzfHVEhZnWw9LS4hC+26V0f88n",
+	"Ph1FyNoqAgsimZVFxQNxl+5c2Ot+X3rs6R3z2R80cDi0bdmklXncOdXsHR8u7qO21+6kF/4epHdVz6Dm",
+	"fumb7eUwwD2cudv1w3c08othbmncfctHyCnIBOru19RD5q7Du+/KbPcTKXoxxwKSvcbu3fee0SkgeUv5",
+	"jiZ9fGdjf5nPsyk+hgD1l9MR3txsrjTgt2x6zozTizcv8bWXUr6nYmrXAyzF/foSX3qB0aPvxmp6q4Y3",
+	"e9TIMRCIqc7zpzvV7e4I3Ue9y7G+Tb/fyGvrJltaF8BUgRS7zTObsaFOtXlnpca2lDNV3c52bwuH59ms",
+	"7xV6BPCMCVWY/vdeQZfGsRH0ivYY1oKMGNXmeVm7x/fG2kEoTae2jgC7nQDjEbvjSdnpvtQ6qCxQEDYU",
+	"lflqG/FJ3Y5F2gOJmp9Ofdhhg59QapUSffWXX3Zv6sPmh4Puj8lfJy86l43rsz31LjrsvabPx6/kfv9v",
+	"vCn+/Pngp8ny+uIcX7OSxtgrwD7yDqg1tteQjVsxd5eYW0VcfUzTq3dLLdzsGxNP2NC30FeGgiOUklhL",
+	"DyylOhPSmDvOxjTNh0AWuMHvWeneFs7YUkXcat4An8Tyto29vNBNnfmwR7YU7rWp/Daa/46lNpRice/O",
+	"7ZTax4v03QlkuFGy282Uun+eoFWwCZECKLVQPeL2k2MNBOzGNckrC9nDLAtsWAxmO78ZL5vznmffnqNT",
+	"Bw/Yxdbbgs54zd5ptj5QkdsMza/g3Ftq/rToIl9yMZl3+jpjNSXe4fOO3hJnzZeh8QTykdaBKzqCwJzL",
+	"zlKb5+k0qF2Ls7u9q6Ak2CRznU7otBpzwapUVyM6EdW95vIqNT8FfzxfzH1Zhm9x5jiUtu7Rv7B75HXC",
+	"iUtQzqqGZ2o1r2gpLWFF9y1KQgpPNbfQKyorLvoxyODKjMgHTkYco8tKCzZpi9wDIGaHL4oC67FEpGwz",
+	"XRWsdDbaJ/JumM/P1MgZjgrLbtrCeUXuge4WbEWMlZzRZHc7cgF2kbcF15nKudR568oREFEnEiFQ8UMT",
+	"s5NIxHSal92kt2V9ECdytl7Xt6sbjrOn5OjWk8aV39fboN5Waz2Ot/vqs62aoTO7EXGMMpt3k/6wa3e5",
+	"RTdBTajRMgW+hvcyPkGqRSZ9C+g8U3QIRwqLS30yrC26wMBPqMJaQUw3kd16NaJTqPjTCadxjbwy7oay",
+	"pVWMzNPA19riXVodu2ubeFzJ7oglGT/F/Gsgx8kRTjQUJ2WvJ+W9ej0ge/XDSlv4Ynj0KsjxTEE5udO1",
+	"cYoyGQuRyWa1hffDBlQNWHFSa/Xk0rldz4/o5n4LOSZbTJFldbT7qJinfMNpKTdjK2m8xreg8aDqxyY0",
+	"sSTGF2nZk8eVa++ZS185luu7dJW/LqvnHlk7GiEX+/Gmkb6vLty79dXuncpCdWT0i93am9SG7qXVFH9r",
+	"Yah4zm+EcnhXHBDLfmB0ti8rbKXFEOXQ/OcVF2ElmC1PaQv/65XFCbRQtHRhHE8Tmv4LjYhKAAUovhBR",
+	"yraAIgpbQWoGgRUqZgwzN5sf3Z+ubCTFXEZTby9nobRFakijA1gO7QVX4J9doX8G34IU/hhVtO5mJcC/",
+	"yLF2k8OiKznWYaUtnMTKq+jQ2S04Ml9fk6p5cx8aLH3At4GyD57ipnOBAVSdUKForkLclppr49vXyFs2",
+	"0uQQneQaOaNmflD1Q7eGayEbJ0om4REaNoJ9NgvUZ9heYN7rQITfcXGdNr2FCYv/o10y17dLYWWzAc93",
+	"XOkLuyFfOWis1SwCJ6TvvPAEvt+aDOvX+f0dIbNnsaf3LfY0FPfdAS5cr9d7TXPtCJ6zW6vXGo3d2oEj",
+	"n4TCP3O+sBAwOe7DwErv5a88junOfq1OyvyMRkfk5OwjOb0gjYOrPRLza0be0675w18qMCVFI91rNZqr",
+	"jLSxzEitJLjfgP+RtSiWwgnM7Z0CLuoCF3tkyfJtbdSMScHFdQFcBbbAjpMYm+6OSO5MeJs6YVDnNpQJ",
+	"yzw+/aRZXIWv32d+qPTWfJHaRkKZ2NYPTMA79jzv/HbNpr/fqiaxv0X2jMbmQ7s9oLHXtZFh1ztUFxrl",
+	"AC10eecRwnfIQfwxicO2yD6uS5Wu1MgxlNTCD2lTIDw2+6RsozK0ntgPQe4i8wRE3LWK0FEKYQemcVi7",
+	"AxaBBO5LGZFyeGL+Uj2RQicybpFRwm+oZgEZ0s9V2mf/sdvY331eNw4lHw7HsPTQKfWmV/0gBau+p7o7",
+	"CG3tp/n88NUl7Yd+oLvQUZ1XCiFOHSC44H/6pCB2YAxR8+QdcGjHzWJDhIvqtb8zCw1m47y+mF9gO2CY",
+	"wK4cTTOLiz1feQzrdumw9+J5VH/RePFir3sQPd8/pM0eo7Te3d+nUb2xT3c7vb1eo9Ps1Dsvms1u1NiP",
+	"nncb+516r16n9Rft0iLsi9yk5oRDlh28iEh8Cb0Fs7rzpzyWZTk737DVK7n3elSlDhfYJTAnpoq8Nnji",
+	"jPTM7bQCMbrU1suvxTK33Cpjg5JZ/AWUT3ZWLl4fV5v7zwMCaMPRg+yG27XAblFZEB7+gu0KoSq0sWvk",
+	"g4ReyZml+BY++vFU3yM0L2ws4vrbPDzP3//xe87BPHaKBeOuoPUy+tNioxToT/xlkQZd1fIG+YtRuFT5",
+	"Tsz2M//Ed+14LPxC9QvAEIhdgZ1VCRBGDuQE4RmkYAThpbB4I3wJT70wDw0rrezJcOqpLZDJc+wxbOcb",
+	"4aG/2ThFnYQKR2bCjZjRMqJTpGhhziHCTv+2gObZX6EGBgNUrlUfGxkSnXZueMvBWMmkPMc4GVj2TmwY",
+	"T6knBfGclxZywvnSEZ3CO6B5TYzNpfC/2Wt1QqfIokGk8R1dIYadV1foKeMYqFEw7dmDqD0Cm1ivMa/5",
+	"ie3gTFsFQZ22bBeJxR5pC+uGzzQ57Nb38KnCyimS0chcEaUhZIDVPTdArZnuCfbZHLC2CDFYfcmRiRHA",
+	"P1wgwFbB0Th2JInQ5mu9e0QxpKRZr9fIMSZ9e0x3B4DrhJYUJb0ENgQ0jnr2noWgUQVOcGrv5FbfeL8e",
+	"l2retgFgm4J0dlsACo4PsBdZQJmDsJoJhNyCZnvPqpUjXCwLGQtrw+PYa5oZBbEf7TX26k3a6e51mvTg",
+	"eefwoHEYHTYa9cZBd/+w+UQ20F1hbnNowHq8M9D93l2Jk4wM0Xg277zXcxHbe5eOlWeXdVHBo/lxXctL",
+	"yCp4CGHLt5qOWOK2AWbOoHTcbBBbF8GHbIFR5p62lgV2gSffvk0muc0ZkOyZN4IAQALW2oRrml54SAbU",
+	"ZtesdEt5BJwME7MCc5FNtvoiPcS0X2aUSnnspHYlXYcHmOM/cJBjNcMtE1Kwkvu+RltqaiHu4i1ZchrH",
+	"iAuVmlop+joV00ylUTZeLSPMZQA61RDa/2vE9cBaVpgcBiPAQ5YzOWYjaRShkEaueIsJ78KSL2xqT6vH",
+	"0C7CHhZoZa27ZpUjl2VI68OMEWxT2JAqtyN2wGC+33avLcIzC1kJ15hz3TNGf+hY/eDP0Eppe+yfZ0m/",
+	"HbENPD8eDWiHabJXr9fawj0X+0bRIowpYn+BaO3SESnnMCv987LGaYv0EsZIMyCjRJLmftA2G9HCCZGx",
+	"sPBLlXmILofO1bKPv8LYf2qhwrCVplPbZZQZdRqksZ/u2fZwwAkbxdSMmGu7yGh6IzgVcBWPFKBGY/Fd",
+	"1BbmSm9BKQJo3GA2ZaogGnXSjSkfYv2Dbb/NlUIEWaIWbJg6SueYao/ZN1PBfWtVwhFJaIpkVRhiOjHD",
+	"srNzIiP2tKXYZgCt0sHbP7/fO1uhknrmGx60Xg43yp120Rletrw9hDegVbTIIFoMUhvMCptvu1RuicQ4",
+	"zpQfqw19rLzXLLLvlfnnlZD6CsSkZyVrlYrlqIfvhzPT2qvvLb3Qr+DBC1bYKYjbBX9tWxv49VRJLFtT",
+	"aDZSqn98jqGLQvdu6+jusgkubjjWY6sdBBFfbCP9KLmYh05MjaH0Wc8USWTMAotxCfELbz4pjHL4nFdb",
+	"5LqSHNKXfyJDNVreq+8i2+IEwQOPBbFQrQHs8MDHC4BDFE5BW8yWwu8d5QAjLLRj+vvhEjl8tN9ydejW",
+	"1NbTQo2J5+mNn58n1ZjaVqBzcXN12P1zs/OXg+Hb0Z66bNz87YU435389Tl7Xf/nu336fdTsf+Snvxz8",
+	"5Xp5zTr7rQ+qWR+7nxIrOPyOF2ySbS193OakJcTN9zLp8Chi4hEj/f8ChXSbSfzjtEEiPCsYUpQm2Fdr",
+	"JPot/NjdyGKexRPS6MaRC0hnLKIYCkotPF8ku+MhExoAeX+8OP2wFobY6YiJ4xH/UcE33g9KzNEArAfG",
+	"lpMDxbQkOTIpT+BRKBDgu87ekN1a3c/UVwEKdjngMCnPlB+jGx8pm2WsbAIRzG21KR3Gm9tq99lhfzUj",
+	"WWmHubFvd9gGd9hfj9+/28wOS/pqieYWscAmTVtUjOF8a5vKesAQOILTpP+kNp1Y3G2xfEjEfcmDdlLI",
+	"pH+nwWZmc3l7Da8uPDvZPXHv/oi5NgWEXOXR79um9D+ifZZ2KmS3UUamgWhawzzLIPXeqjML6jICLMpA",
+	"9K+YClLW3Eg0kGCBo6hQliNhyHUBflVo5MNp0g9JGfkxsNZ+VKmRC64ZUoq1cm+vTnjEjpyrk2GyaIsM",
+	"lUXCaATwvFLaZnCbJLWVKzaiT0cjLGJZVHxiPxJ7B8xXLtL4IHTv6UE+oTzaVnkVH7xzs49WPnZ2V6cn",
+	"L0vG4SyumUNpFn/lyq5Tc3JBXY/GhYBBWHoD8QE6hBpmPLRdGctxomrkLKbCEljZxHlnmvKGBRb5DjCu",
+	"4THHZ2/mTzFy4OA5BrvGnPQ7DrDji1nAReMITorO20eAx3dHbk0zBeYBrut2sQni374/PNhtPEeWW7v+",
+	"/1b//uD581dmZRbbNUDx03xOTqhmntJxufiO+5IHjUw9qlyxNL9PKV++1mjUUxgvmxGDuE9XF4ReMJSK",
+	"5d2sDbJDI70ziA8wU7mmJCz0zo7NGWEKKMpumo73TiF+DPXEis8U4UKzpEeNxSD6XHiyQcsjhQSIrbY4",
+	"fnn58zGQ4A25Dgj+s4lNgD1jCOFfXtgTQcoRG8p+QkcD3lUBGQuudxIphzsdFgUEfMM+ZypoCyB3BD4G",
+	"LMLAB+2SiKvuwOyKgIzisbIkkMAqTRSwbShy+vKCKAZE/NAoePzyMv1YmbQFF+T0/P3Pp/UG2SGn71/+",
+	"fFrfrZHjd410CGRIRyCOdTLuGiMusr8BhqmI4CXIF2HnxoykLW5kl3bGMU2mjk7C8d0NqZGUqGeuIdKo",
+	"SDgWQzoasSiEypGEGZkKqZTjehO4Aqn5zxeATweRScdBWT77qVFtkvBNaPQTMf/a26+gj430lFAMBjWj",
+	"CopnYI1UjsiSarhx1/bLUDKhieCi37IEayyCVp0BvYFijATIt3hUVZpOLa8aUB+Zi5DfAJpi3VynXaIg",
+	"nRH72/r9RNEbBqxV0BQkBSMdGrlb2wJHHktlVTdkmiyTETNPBeVobmNCJ1OobEuYGsdahViNbfZEkCbp",
+	"HJ9g2Bbl0I4nDEiorjksQEDCaIw6hJl/JOyf2GNbcZSAdmwBmQyohuHBt+BjA/OZ11AAbCux7eXmMPC4",
+	"kJvcHHQ3V2ElHWpCJ0Szz7pGjv1TuGoLDhm7HkcDBTp/GYIZZrQfKb+/eF3drQT+xx7t8pjrKf6yV7H1",
+	"y1DZR3jUFvD3Rr3Syvw1R4MCRcoj2EkCZlVJoifSSwwgeTNyQmFrl9QDRPhoC5AtjeyXIF0GfoueAhaV",
+	"S4y7bSITYpfFFqlzNQd/Qtsis2A5bjx74rDbbEaSIe0O9FdHAFUc407+nrPYcs7Y86O0TOxx7RilZyQU",
+	"F5kSqxbBeSONw8MA/nsXhgGzbP4IGzXAvuj35x9I+ezNy+puhTzfC/DcgQAMiJGAWOHPIvJ8D28j5uJ9",
+	"0qNDHk8D0uc3Fsl5yKMoRltWtUWzXofrczOMhzmWos8SS77GVWZLuysSRhUyTLqmBqBEJWWO1GB4CHUy",
+	"FkB66qvZ5TiOUJ7BTY48AoRK5ShzXmH23KpSRcZqbCN7J2n+uQVCDrm00Snlhc12lgs7RLmYB2gDRzYa",
+	"coEMlx6mM5eEhjFVc082r8zy5oRvbCGfHU94RIRsizRbDvAAUL6fuek4pYYFNmFru4a1lGLRpdGpbaS0",
+	"ZD/5vsy9+h4JwWdIq/2g8h6krK9+dLWHI5ooBtxWZstBX0BGgqZcGM0a+Q6YmRz15RhUW3hx+vHi6vW7",
+	"g6vvTl/+9erdm/dvLkNS3iPvv8swnB6Rvcauo5gIbA+IjFOGs0Y9qNfrXugfkY5VdLJHaMcMuJH5GXYE",
+	"mBITxjRRI6n96GTPCPSZScnuICPuAZ5Bc5C4jkYpQq6Sqe2KOLJNzlKiPjKPmFCujUzA05i2fHge3fmS",
+	"vD/96VgVyA+QHFyT8qvzg0rtT38i73miB+QEycwCcj6gI2XWSybkBAh1Y0Z7MPXGLMN1NyIemWKVBnLK",
+	"8MSSIRqjtUXMbk8dmkF8UL1p/jtLDsJ0u6czimLL7BEjy9+9O4MeEajwhG7h+ud6B0RH/XOja/5lHM3Y",
+	"eJNYnBl5287DKrhtC2TgbeGNTIdMhVb9beMsg6wAAQK7tyeTYWWWVQSWG3jxT95iXaVTdzgvZkv8eHH6",
+	"Ada6g5OKCsiZd1bHwaycnIMoeX/x2pZZorqynQKWE09NwOCyanJnj/zX//h/4Pzs7zyvoBg/JOHxyduf",
+	"sZEeeRyhlf7n45O3KTGbHeozBcy4QF9mnHhjpABz5vuLYxzW+4vjqhESxyEp251sRZjXX0F65S4JX7o/",
+	"t1JgSE91FlYCEh6/CknZqshM/QPKc4CeDI/PgdEOJT582HG1iZvPjzyj74kzAtDEMmr3+BVa3udmUl+d",
+	"n7tJtxr81fl59YWrt8E3W2q0TG1R4Owjy8ues4m8KKBD2Hm2x0smw6MUWMVJSuxjdyyd5b16I0Be2r3G",
+	"bmCEnPl/hxUkFCjMi4dIy3wcabMQUCGOkVZYjYLgp9UBFYwQuWhuqy3CbswF79I4JGXLpEqyRKoF8Zo3",
+	"8O7X8cG981JBMXqOdpaVNV9yIgLdr8Dx87w6P8DTVHaqytUlLzzPlSNCkfoMbkTOdwSfQbHhRQY0tvUF",
+	"GE9GleNspE0ad6N4UOq6sUD8pM1Y+IrijvDxmEelBU1Ya4THFCaLb6m39WGjN3ZbQRnr0uEjvyHSsFdQ",
+	"WjT9+S55I43qnfcXr7/8/H+02xh4+/Lq7M3Jl9fH59+dnv/05tWnL0a54/9r1pvP67v1Zv3Fbr3R/PLF",
+	"Ou0/H7+8vDquN768v/jBzHrjy9mXZm2/1mgnZ29efml8+dKo15u7e/vPD37++efX709+fn/+5cvL01c/",
+	"/3j84VU7Ofup8aXx5c2XvU8/7zWaPx+3EzOSRredlJadg9fxwavk4GECfmCFLLl25+A4rrB4r+ODuTuX",
+	"W7uZVUtXaXb93Ko19nbrjd1/Nyv05YtRS7B0J2/Nf1fnl+79xfGX42O/pmsuRkHjs5fdNm3kTdIZL9h6",
+	"3i1XnoSqDl31jKb3WigFebTn9Jly5gX03C4WSUaw3CumunKlOUfn4IqO+NU1m2ZKzGfchrna8sb9a8s/",
+	"yIxiJeWFTkfFGhfL+D9t4fyu8pznU3HxJ/vVHpzUTXtzqUiusRjO3dm+T2h65dUqagXIO1cP1QIwG6tw",
+	"1ElY/fJMwcx6hWkvAPiAntepatshMHezNYL9Zz5ta4DZh/wtm/r2yeC3UofRhCXFDZWoMVz0/fjlJZhK",
+	"EWe6ii6sM9cyOQVnaBbkFbw1C3mFUUxF1VqopVZ631zOwfxjQdLBv/9WBAyvCKxLFTkMAhyQ8chsXDeL",
+	"17goapoiYbioZwuuRMHjfG8qaDxVmgjGkMhcJ/BnPxYbD039GWxqcM8Exs7rDPJgYDWOAqgqCCgjQaUH",
+	"o8piE7bFQnBCsiQ2YY0ck3QdIpf4VYwZ/1HEU4tBCEf/WRpCL6wWOR5HfNaJmfVSyBpOyjsOFun7dB/e",
+	"itVwaoadZpFcpNZ8Qu0JTf7g9nFab5kXer/5cTsrasHY7P0zw8vgQjSLYCGWHp49I/khOY9+wZDsPasY",
+	"faf2lt+XgKV8XPxKi4GRCqU7IDDgwsuE8njGlF8KnjHd+OcgCVZDaPQH9qEwGrMv+FoADB7ZAvyGyqWM",
+	"/DeKPhfwWk6vewG/jl5ft3hq3h4AyKeFlsAx/DwLySxHgKjAVCZ/ALZuZ0pCtLTDwCNJXnMRzahF4xV6",
+	"vUhm1eKdcMGknNO5t9ZaYqLavGyhKsSPXEoLWoQs0PzcAmaQsp0CEpqJCWeUi/nbIqUHU7W0EIdxXuA9",
+	"i/SL18zPlB3s16ei7SS6FCDsj9wgFRNKJley14u5YAuGA1i/CxTy873CsXx9Wi89frfqPLtD19B2cOdq",
+	"Ki7dNg+i4NLHfy3q7Q+tpoyAs3Oe0Uv2D0uU8z6o3oE2DvM1Mr5haxfCBUvkVm4plzvB6iMqUK/ByEhZ",
+	"ySGD5jhGY+3cV1v0YOVrCotIokQCblmKj3cOH4XQM/aZnvzNvHCujAXRfmwyn2tLbMNd2z4dsraQXUTJ",
+	"6rIU90dgo5sLLyUM4y5IKXBkKZAyN0ITfZ9qNqFTo0CTyFbvmPcrHkPBmLm3AvPhePLgE+YVLWpTZsuD",
+	"Q1LmQo1YV8u0vaGQbgdWHIXTRhq47i+FlxPCKyQP3PXFBDPmx4DYrR9tq4bvHc98+s4lu6v9gV9G3ubP",
+	"z/JhvIz4nMjkGiOLTyVBT62cMCOxZTq21jjUbAhfOE7YFfts7HcuRWgFIjSEjjhDcWZcx9HQosprd0ae",
+	"qbYAT6KM+PTG7FMt4BmrkVMj0EYswUtbhCoE+0I6zVm0tczwQJ43ASVtRqCNWGKs2jcoxrgUKivUAkJj",
+	"TsHw7/UCL+IWtKeCBPgkk+vTJHpqXjE3uW+WY9hgB9gbIjEIXhrw/qC0mujzH/5QDR9edC/5TbRRCkqo",
+	"fI91qSXGcRyULL3e8QwpSaPeqtctfcq89I7lhCWkT9U10yRm2tgCyZBQnlhGsLWmeznyk2i/XrA0MI8y",
+	"HptBfpCauc+zTtvSjp8t/07nx/qo3o91vfnnbER50iKfkEiOIJGcMYD2Dv7zf31fCkq2O2bxzC69ndIj",
+	"tECbZk62M7LMcFPOXG69YdCzzVXTwttNtt1kkEUax/qh+tmtYk+V+VP0uP8R7cJvvB3+FHzSedNq3sb0",
+	"4qAI8GPOqlne1MRy/Luyxb6oP18WERDa1fzGw3jLaxblw8lHtnvJ3GkeYgnklmm8nc2E2nodtTAT+nB9",
+	"uhBHhjIBVbo/lxtMmWueXqA86oep8liSNi0yuimmSn9UhSJzr2GfZ0Osr0a8O98jCMwRFVAPrMc/m50j",
+	"x+rq+uDPw+bndQjTcN6WCVJe4h5Rj+wub/NfiwKLtogsF1p08uKuFtmZlJc7vKWNwwUU+qwZsHDSG8cx",
+	"CjDA57VdU0JqdkTmIMMhW4W44TVizjuEto3RWYWfuGgLGDkG9BIgE2YjxNOMpw7rHGokX17OV9Nw4Wgu",
+	"M71Q35o4tP4vHuyvAKHpVkm2IlQTftVDoTXBlZuV+NdsmhfSP3UOL3893xPvRi+6n6JG77V63v+R7k5f",
+	"sfr4LT/V+3/55W+TpdWAAE+gdKEl9HlABdaUCDk5cpQtFvs6xgNWI+f+sMDmC+ZPyNnpRVEX7SA+yJwP",
+	"fzxqC5XRaisbOU20UPNkgbwf2BNwcvQJ3IA/mL7bonDdB4UrLXV/YA2/0PPAEwAaPGZI3FZ4OKGZTLkc",
+	"HKrxvXoD+80mA5aA6LmRGCP2FfPmzplc3LembuGrUnU7o32WOmS2L3UraL6CwjKzmI969IIHTRvNH+xx",
+	"xHU1lv07YgqTxJyYIQX+mxwul6/Aysca8mVqk4EkZYQO97ADiWMGqmClOqbD/WmqAEopwh8kTMlxAg7B",
+	"wGIyQOjFSpL5GjVEzlurbPxuSvvbCsKzggVq3BErpUuThFtcFUihIYgD16wttBwDJ3PZtadgGxAg/tru",
+	"0TkRZdejPB/j4Vo5lEKchAy/gZ98FZAJ6wykvFYBsmcM6WjERV8hqwB+VLHwM+5VpoAePpD7rmFXOHjk",
+	"/57FUNBYfGS+yiEpwqpZkESu2cKAjpnud7K/VGmge3XHFuHNbrwM3UtBOd5+53m3ehC9YNXDXr1RxX7M",
+	"F4e0011UAk67WiYbqcfLTaY5U24iSBmLYty0zFQ2optiNt/iISJ01iI2xVVHaFR7QmhPM9uDMM8D6P2l",
+	"xmU9k14pGp45zcXTF1HNqubZK89hh/W8G3TL4F7cOTgt1xraV1Xi6IOZME+57QK7FyKE0fLHAEo+W8g+",
+	"4SfqWFDygxyyX40aowUu8/5qLjODNpARPGe3Vq81Gru1gxR9EYTDXq/RbdJDVu8cRLvdffqCPe81oma3",
+	"tHouTBuPQS9/xzrxVSPGXhmVsFohqN3TD1YJmnn+thT0MTsWwP4iMSg2b1lCK8JdbQoPWRLatZCiO8i0",
+	"p1YBaXb3WpY+FRg1bAREjZzgX0iHxVL0HYofwozkWQ69BbPYBjH3DgFxqAxARMBTTwA7xhNtDysB6Yw1",
+	"xrLmLQ5bzoQeJ1y/0X6HGWzpBZaNg2+1k7NyiPYJ9EiHxzEX/eMoSphSpVap0ayTd/SakYuBkSYvk4Cc",
+	"DHiX9iV58448rz9vQCmGHI6ogJCGEUEWvvY00fxX8olFkZEyS+XYgCYL/Kwp/e/dARNVaR5Sc2NcVsF0",
+	"6/VUeb2nU0pOsPJvNJDC/O3fG2S30ST7+/uk3thrLi5ySEe3hlLI74DVFIM9ZA+lGLYK4TFTeLOiM9u9",
+	"5kCevw7Y72Kw2yhShDp21jIlI5YoKRAbwx5+pGXtGM/TyupKjZzOuretuQiccZMXhOAKw4PuTIWkjH+4",
+	"VQ5jiHXmHD5lruxBJezd4nMFkbh8Xic3uw+Zs9uqp1vU03rLtZB5FX594PTbrDW6rcbbptPun06b1bbL",
+	"Kdu8dlk2fVa8gx++RWRcWG1jydq1P79AQ68hY1eWQ64h/T9CzjbEJ7ZcHTGjCVKib0DpIrr/nNLd6syN",
+	"6Mz6Vmd+5Tpzq8C+FarczbKZPIniQV/rtiQvBOamSDqB+RLAt7+lDAIQQ3IYWviWu3G8Hi6Khh/yLQTR",
+	"cPHfrCDVlhGjIlKZ359XG3uX9b30974RIydybIbY2KsvL1UbqVQ1AvW//s//G4X8BIU8INONXIpxnR6k",
+	"mWHvXjZ302H7piQujNabLiO1g9INE2MzYKPGgDnrjN7wGByO9YN0sMFWTN7cbEN0f7gQHbu5R4RuM2mb",
+	"RXG47yC6RgWOEWtIrK4J8AOQzgYrMmoeJ8rhRwHcY2iPWnhEQkdYzQA6tS0U0748GOuFsYwPUzDAC0OF",
+	"kMC+oYrYrDcQpMNz+JQxutUF+MrS+auSuLeI01UNZFi8By3b3yrXp1Oua+2GRd4SyLDHCjCiUN/GF7fx",
+	"xU3GF9nNxry8BY3BhRt4ka93KtypupfX9QPTs7r4fiGorcz+g8nsrQTdlEz5gek1BcrDuB4bzEDAt6QJ",
+	"iIw3MqRTMpQ3LOeNBCQELwPYQ82rYwZuiUzaIuxS0WVxzKJZpwXpsMBl8ZANrs8RHof4UZSkN1nnCRuN",
+	"AS3f1jUgNp9mpAzAVw+QCknF6dYz+fo9k62W22q5rZ/wr5zGeUT7nosbybu38MW8sRfMUsG4dH48tZyv",
+	"qPdWyPFgsbR6RtwYnrBW2n3lUt1g0AAEXws0+3bwq0Gxd+vNBc1B8ODVe7++wqJuGhvz6QTzhPUFemfv",
+	"srHfauw6vXOzgi5rrJDE301bjCI2kgp6HmIuGK4yHRpdZofabB7sHzRnJfRLvC0gu/X/lkFoBuuOaKlp",
+	"DJMmxmbzm4Pz4aeqGdj3u8d71foJjGBE+czn7182nqeaxvw+M4gR9kjfMszCafXP3f3bCrO0VwpKQ6YH",
+	"0lzfpUm0xJgT1mOAPl1qlX7iijo6373mXhNmxG3opU+F19Lm1Wa3m8md+egbyaMUZXCN9Js98asl3rKH",
+	"fZt6+8Ok3ngq/b/C5BuPYzXvYGKrthNAwDAfWskWug8iHbjXXOjUlbsGjlN4RGhbhD0uaFx0U168kSEX",
+	"Y4Wd9fYpfubIgN4w0mFMEHNoa+RUMBLzG9YWZSE1Mce14t/g6NqMQAaIZ/eiI5/zg6p+C3vvPjwglCjW",
+	"lSKyj848j8LDzBXwNf5VkwGPsTl+ZsgAXqR5HAOarG2QR7D+mPU0tAeYmfBQ03v1w4dIOzo59JSJxznF",
+	"uKLIXoEwGT72QWv1c1bHrTryX9L0QFDejKFRz9kY99LXDuH3bn294oZZ5DHbsxzAGX6snJ6Tedus3jar",
+	"t8msHvea4BH9/rsze16TOp5wJy1Ax1lxu7HMX6oO71l+vnU+t87nIzmfm1Vm2wDwg6U5V5KwT5roXFJw",
+	"76QH9GnYgZBmVxHqtALy8yjtKdfcribH/pLY6PDEuHiIlmZldcbTqhtt0RaJfbp1zI7gNTwyvpo5gl41",
+	"ZV008smGVfxjE+NrMkV+ZYm0JOfOA2yL0DzQRZntHNfsBVf4W48nPij9m9URgXuI+c9URPwe1siJFMjH",
+	"ptsiVZUJI6CxAAeXEWr2peZDFhAFg5qSLhUWLV/esGREp0TLPtMDlmzG7cSlcvdY6MUndTsLFcpmNcCy",
+	"ojmDRPk4junWItlaJN+KReL47JmT4FtPe+tpfzueNiq+1ER5Agd7Rw1o8mQkuO+5MUEyls8zRUbjTsy7",
+	"JObiOiDhbxPWuRonsR3oDt/5TctrJsCeodDIDbS1wL2YSE01JvHbAi5roXBI2A2XYwUPzdhke545lxzn",
+	"7bZMU495bbTJCrgL88QHCbLfJywB02U0Q+fg7aj57vPhnyd7r5Lnl9PGR757Oto/Vi9e9uo/DJo/Xu+9",
+	"+/X5X7ovPgxLQWmcxKVWaaD1SLV2duhoVFNyrFwvu1+0lZ66tJKAmYQU5wI1YdYbEZHh87K0EFt39g/B",
+	"fgtb4OuIVe4YCfJUkvQnySM169pirnJAjZ+aBkeNKCNAazvhilWOIHQKklFpOVJA+sZF39UJCzbJ5TPN",
+	"1ZAeNW5hB4HSNyMYzTd8dXJxm7V7uqwdHKi73IqZ+W+uCGRyh6ORtQq2CuMPoDCMkHkyfQFHYXFF65/h",
+	"57vrWbEce9l6VqxbUW2Rpy0ogjB55NpW/N7lK1tdAw1+0Mp1rY0Fda1OUn/zda1YjkQhxHMrBXS2h8Dq",
+	"kDOWdOE1u/UH1F3NnKqaKSdLKFcsMhZ6oknCOwEZxWb0qb7rSRlBERAVGhmiG3t1CG11+Qh0DH62pp/h",
+	"6FtE2KwC2XuxW6/Xg9JYcH2WcK/Zd/f26/MsCxcjmlyDkznhwngRVOl0OB12wxLaZ/cc0mGjcETPiwZ0",
+	"boQ3AWGs0oEkTBilPTOM20bRo7GaGUazeBiN/XrBOE57vapiVElBIq660G+TmiXpX7IDWm1Wqs164Xjg",
+	"z1BWy4S+bWMrVAUnA5r02Xcje2vGvFAu5PL5nGq8olFv7gclzZKhucCYR644T7HuOLECNaKaHfksTjRm",
+	"5IBEdJrh4cg088M3KRT2aYFjasnkhunm3Ey6Geq4k52S/QP8s6af3R55Ac/IXnSwb/72+3L9QzTm0Ueh",
+	"AY/OXdOsQ2dRgjqvsUYFM8j11eqXU5G+rV7+w1Qv/+L0+9dXu/wyoT2tfFGvJZ+yhtVlyr5rnj421hTy",
+	"NqFzRcqKMRLCNr+E4x1WWsaFZug9qbZIzGqwiAxo3KuaxzoKiC5AE7mDHRB7/EkXzn9ANP1MJKaJrXCE",
+	"B2NNk6MF5l3WFv4OKIE2P1sBYyxDJ4JxVPCfigjWp54WfUinUMOs6TVKLDcm4KyYkHpblPfq9cpDlBaj",
+	"gHjKDO9GrJ4HsGRmFOJDWyl3vG4TJsisyfGg9sUd35OxHYptgwe2BRbp26WjFXBwHrIWYOtCbF2Ifz0X",
+	"Ap90p8MQGaNh6zHc6TGsJM0WRV4dWIkx0mDiH6u2A63WbWXHtrJjkz0Uv1iT99GizHf3T6Dr47snrKsT",
+	"WR/GeBFGPtrLRlRpuCxMRUAIco2ULbcwCDDETniGPKTkVylYBXl0Scg+j4ylEm6sJcO5EffL8G1Nnq3J",
+	"s42abqOmX6sNtE07P1jbzQpK+atHF3Q4CplooTmQ8F8J83FMDpjnqOBfRTwHZw7lQhOqQO+3RRno47vm",
+	"gRHAEFgFXiFDem3eQQSbkNBu+jAgCdPjRJh3AJAhWO2YS76B8iRfaFSGCk0ZR7Yur6Aks9LC0su0ulNL",
+	"My4MgpoX2/cii38egYLbGlBf1JIBarcUuFjQSUKrtEMyHCtNlKZI9a/okD0E4GFqsmwDl9vA5TZwuTGw",
+	"ya0Vv7Xit1b80lb8NpS5jBnf3JrxW/jUDcKnPk0QcAd141N34oN3kTKxpjZ7uTMlwFkZEC4sk3qllTo1",
+	"pMMQ1Txbpx4gUjlCl7sLskjowUzrPDzqyr10UfO8LVYP2iLfOw9FqDYRYVyhTGTUPIILcG5ApHA9db0R",
+	"7m1HWZS8oC2cV5VxqrD5PoULgMxHJMHNstByM05OTybeVVnEcrGOw4IH9usp1ViDj3b5DjJNez384Mcy",
+	"Tn8r0YKukWaeHBYthAJu1xtOoXSN9nrmK7c27tbG3dq4C2xcJy+3Zu7jRKvz+mlr726T5/eERbAkm6ny",
+	"fHTL2RpqX5vp7O3HQot0UUdvLlLeFo7CdMMgwi9xbA9gP27Dg1vTaWs6PU540AqYren0OKaTF+hb0+mP",
+	"0mg+Y8U4S+LRTZivBODJlSfcDu/0i4d3CmyTUnLtC4BJaORaSMqZyN9Q3jCFTIeeOBGKDyx1YuV2mCiy",
+	"CCWqLYphojKlBpnqCLvGj4Ya9ZUYVQ4z6pcXf9O77yb1zl+uG+Lwr6Om2r85Pxj/uNf9/vng5Qt2XB9+",
+	"aMiz5i8Xu8tCRv2ys8pDt4hRW7m8NmLUIyRlmFDjxbAfl4BfqTmgM3FBBnKsGCnTaMi1ETRGKhi5YmxH",
+	"MIOiSkA6U4DxCIgxAgOSSOB6jUiHRS3y/vxD0BaCDlmAJdqyRzo80YOAuP6HgJjnw4dZuF8axyzpM4El",
+	"Y/gvzlRAIs6MhxkZaQjox72Y9hVR4+6AUEXGYkhHIxaRrowYlo37OYkcRAmAkUhE8vAQJEdE0CEWoJl/",
+	"t4Uca8Uj5q4xT8jWhm0IquQk5oJ3aVwgeMlZTAXpMarHCWuRsJteepZIuOyV0CwZJVyxheXpuNxLw5rY",
+	"gnm3BVbENUGG0SJcE8tSuiKsyaJRinGizFqZ/UbKZz81qrtkJLnQZnN1acICwj7Tro6nxFYQVvJfsvdp",
+	"wTjNE3OjHNLP75jo64HxOOpfP/gK3JEe8qJXuit37Ob4/feVURXOcH9cWEm2EryC7TxX4weDWMht368F",
+	"a6G5VPzU4WtDwu/rroFeYuIutExYhN7HR5EwGm22hPqc0Sizn7KK0wrLBdXTTuyC2hzFVFStnC210ls3",
+	"DP9QoIoTzXv2HC9Wyd9NMS8/DYiSUng0LlKmxudQmuzX65Ua+Z7H5n0tEqKwDQMSjhVL8L+uuYjCQpyu",
+	"tpgF6kp1o7qtP4qKqX0aSNcCbK38B66ohL5S3YNfvHB4+53n3epB9IJVD3v1RrW5u7f//ODFIe10o0Uq",
+	"B9ZoU8Mz65wfWk/K6MoaFwuGAAHBpVm6s6v61tz5+wbwwhaEwBv1DN06VKeoU+Ev2auuENaODurmWqXG",
+	"LHLP2PXPyISuM5PlYSe/f19tNncb1Xr98MV6pOsYzIRvQHt9QdAv+8V2ayy9vcz1H3BJjwUlP8gh+7W0",
+	"BmhSbomX0e7GbUiYGsdbZvaNIxjNClGv4vI/PDmM0bEXjfkxI42LeSeysVoFBD0uQIhKu12mFNGScF1B",
+	"xKMRS7iMeJckYyFYAkjCqi0oCXOPvorpSLGQ0Jglmti8JLxpt54L84dedqCThsE3KYjxV6XoMqBabYty",
+	"D04nCeGJNSuUwsqRhTuC2jeuSNhNuEZnDOxPjr1K7vXPrA6FoD0xMoVYmdIWuQ9YGI+Tw1HMqeiyAsdw",
+	"EaBR7tA+aZXcQkH9JMJ3NSn6+1p68CFxcLaq8cFU41prfZcCfFhokJzU3yKDbKa46Q9SpNSdUQFLmwqz",
+	"WmeFcPL8drwN5+MO7bekcwmBzfyn3i97tBWx35aI3Uq8DaMQrCs4vmooAq5JmZKECTahsTHbLUpA6gy0",
+	"oDwRjH2kn4zGzDoHrqXF3GGOiuUgEW0BtCbgeVjHwwa1ZYydM91YKqYqm7Htbcv+nLTbjGl+uDXNH1lv",
+	"HH6LegP82K3S+NfseX3y3lUrz5/GvrXJoB1XWVCFyoKFNu6xLVwg5eN3jepuBbGwOdOkfPrywvwB7icJ",
+	"6zJ+wyIsFwPtkfSp4L/CJzxTpMdYpti+LW5kl3bGMU2mJOJYg5GwruwLrliAaSDzTKHjKVGMCcfYAvUJ",
+	"AzkhQ2NRc1HFig6XIW2LLk2SKYS/aiTEE/8f+KkhibmyJXMSgHzihNFoSvDnwF9O4zgkHakH2aKItli6",
+	"KuKCa4YVFi1ClyCScfkpO5cwSXNfRmSvLTIFHgQ+1HbiuouOez0GHboOllwPpHLvMq85IqHsIlN1l6nQ",
+	"IZ+3heZDHI4guAM6bOEyBkRxgRtYRuyZggmEMkCVu7464UX8ZQ9eJ/KOK/3R7u8T2N7LpOpcjQ6RCa4I",
+	"bHMsvMkloMzfN5J4khGz+aa5BFjozmeIQeaI9eg41pXAWF34d5mQ0OzU/ODcfYtyh6gCs0O0j87fy8R4",
+	"aCRR5k/+P2gMaehvo3LESbdbC0fym2WN+pHsA1arHvH760EKR/zTt1UjX3tezJf6eTnkVW3XyrBvqhik",
+	"2NDY+c38z+/3qZmfN4jNIwlVoN5ZZDSK7g6Mqk34cGiLPLtUsSoXignFNb9h8bRyREbYfVZlAh7RHVAA",
+	"uEhUW7gKzHAHlaQaGRcctU0qbd+fvjx5fepk7YjqQSpqzSNLsx7aglK8Zr0elIZc+NK8efG6ODqAfYwT",
+	"YzVQkVNjfvd4l77IKBsyKlRgwQyrIFEh2NAWtjbf8avM2yRgg9gGgDIaJ1i6RJjQiXkMQgJWjkhMNUvI",
+	"kCllTKq28PTyuHpGYuH+97gbEzqtkffWtNASSGSGIz2FdQZrMd+/aZ4zoaotEgZQx7jw8HXGvhyYx7go",
+	"yDU3W0TUyDHeJxhDIxQyuB1jBoEtNGU6IEpCnIQbq6NHgUk7ll0aW3vNk7XC8G2Gti+rMb9h/gMUMRM7",
+	"tbae9KYea4vOmMe6ygXJ2sSSqbxRDLVOdjJwUpVl5/f2oSXSwdplJduCa/gw5a1QNeAjNKHTSxfGdTZo",
+	"omUt4jkL8eguI7nPtCJ79d0iW+89HeWU733gHznTKF+lUEaUCH3VpUlHDqZRQqGOPZaTqx7VRvD6pkOm",
+	"l/fv39ORGeVDhXAUihWw0+6yed5nDJZVxp/eVBicwFPocM/thn3kWMUfzMj4hmG63tOR9RJBgPsuCKub",
+	"ljRq8vJoNbNGJv2iMAh4xwujHidA76UGjOmUMjaEm1h0rMNcMALVHrSXL8Uba7149McfkiG2uIYVv3zV",
+	"Bgqci6+vhBVyFzLBHEVUOExzyfLe8O0O+1joC7znq/V3zRBhFu5ul8hcu4bPm96+qsebHq4tKeUfoqQz",
+	"s6IZiW4USzx9+kLO0xE03mWHCX6A0jIxe9LVJoEJTa357N2ToTSGAnolAxbfMEysWmXQFuWMXgjAZLeU",
+	"Lb2xUU6VGnmHqPEJI4ppK+nPPl4Sq4WwlRz0R3gEgsyY+OZTUFWQG5pAkL+geQHlO3uL3kxIylyoEetq",
+	"eXd1pUXKeLqqSj9tMyARL1q7LvnmVuZNBBvqToXTqTfMdnPYflLoQZUZ59+8KiATGl9XuVg5c7h8+i6d",
+	"2ocqoJyR8isI+RXM/NxNhWY+nKKHLg1Mj8c21/nN4Pt+DW3omiY6L/CXUUt5Ybp8SjWzTW8tFcyoH+8g",
+	"I6NImYrI1u2jIRtgOA9hyaRipGe2zr2M/x+YdjJ/YzbmE0ufrVDYaOPpygfmSYvlbjuHO3BongqY5wTq",
+	"5ZzFyJAhB+w5Qm0U4crZdCGJWdRnCUnkhIwYxhHIBLL2uBoR7/VYonxhRVt0pLxueauQ/IezRcl//V//",
+	"E95qLiAOAo3QXOjCSBbeHZCEjWI6ddzrQ3nDwMwdj9oCov3Qiwt/KrsfFaE9zRIA+0kYuWYjjQavvGHJ",
+	"JOFaM1EBHB/jP5L/7//1ljXKOyHh69qCKxKzniZjgYHsiJQ7MRXXhGPM+1eWSID1Zp+NJOKa1OFvkJWo",
+	"1Mgr2h3gRDkACyNK2ecR1D60BXUmH6AHwTQA2IafMqBNovGYuR4rioh6pCuVxkwIV6QX074ZnPMv28I/",
+	"gCv4aCgSKUqs2MSSeWT6Lj1ImBrIOFKkHP7w6rItdvBoVRXTmou+sf8bdfLf4J7/bb9OxiJmyuVQogpk",
+	"KzKBDjMMPhyOQRi0vOsA9Z5ZkKUc4Ln/BmSkkuM4Qp56pWX3GnZCZOs7shEvJK43q2BcHi7UuNfjXc6E",
+	"voIbw4X1oRfwjUv1fZlv26Bjcn8tByM6h3q75XRd9oYVNV7+1uLgenbxYZcCML5zD7cKMbWSV/FDI6Oz",
+	"5rd0KSixJJFJqVV6k/mRuB8xegjJkJY5ZCX8wbzRq9lWqVnbLwUQUVvO4aTIIuY932Xu6cA9gPXSKsWd",
+	"FXbehRmy8xlewdcW7L0PUhMm5Lg/sFKiJxNCU61RKBBsDCW04gFY7qiQesAS0rVvrJEPNjE7oYpYHVL7",
+	"WoiGwfJe2SrKSr11nIgdi1T721P0Glww75TInlHBEGCHbw+gqJJcsymLSGc6r+Thv6FFAXRzjkPjmk0J",
+	"h9Q81L5GRyR0BkqLiHEchyRhCDgIKv7YGkJcD+TY+HLmybamEUwW3DW2rAGGQjWGy/x4QMEZo0NqfJq9",
+	"GsUnPqxG/uwNBMIFoWKKKEz+sV0pblii1VFbpIFCaPa2FZLwuGdqTjnfiv68TuDuwnpwEE+8T6I7hUJ+",
+	"DLGUweJtplKqSxVDK35JQZX9+AfNn38l7u1MjGCr3P/VKK4unJDCDfCAEayImZHcDqI44+DYW4weQCjE",
+	"EUWmpcR4cMsAFbaFewaKZVfXfmdG/Mi2sX3WkFJ8psjH83fgClkvLZcwJ+Uwly1c6Ka8xNGECA4pbsOL",
+	"fceVtpcvlUjPfajNqT9xKv3ry1xnNuGtMhcn3izBOklrvHu1hLUd2YMVaWeev81ZP1bOOvLn10lV95dF",
+	"Fn164h8la33O+lxpwIUlqpswrHPpU80mdJpiECG+EI7dxc+sLJ4y3SJDLsyl5k9QOSoj1hbl8Oz04pIU",
+	"agH0Qcz1IXZ7MWGDfhLz2nhdDQgBe7wfmrd2B6x7DaG3PuVCaYvPR8qKMRLizL01f6kcEWmhd3ucxZHC",
+	"2BPKf9uJAqa0A/2z3VCqDfDfFnepoJoZ3EuHcUsLtM8zlLtQ6OxRb9sihNJU82xIsYQ14ibeNjQJ8B6w",
+	"mKszJaOYiiM/nVxtQJ1g1thKpqfNyJsFNf+ltANx/Hupn/A4NrKJjjUrGYvdlr5OaBx3JE2iq47M1L2/",
+	"du6W//2hE+44dQ+accdNf6dy+sAmTsMs/Q3+hgXsFebXgIwFnuoHzrlnhcDW49iSjK2ZTUQJSqjdvpvT",
+	"sot8F59+j1jMNCtSpxhdymqwN1pZKoIcl5ejpPARdoiBfWKdC9m9ZlrZlDw2BWMQmOzt1RtHRklCvEn0",
+	"IcYJ0SqnEdMXky4dbUBtvIQv9WpjRsAtdThOrADcHvRNbX1clAfY+MHiwhK3nU+XsH4geZtB/b//NvyB",
+	"6UV7sP4wSvYMFOGD6NltlG3jNSWbPwhPkBY5yTTcYbzL2MCB9UYwn8X7YzwW1utBpKOcbRpWcu7aNWMj",
+	"1RbcqSELyWSeJqCUwTl+3FwQQzNJwnpMdzEwbHQPSwmU3ssbJPzAx0Mhh3OYlhENWVamObfo/oIiOx+l",
+	"zXgpAzl5TUUkez3l22szngv7PJKAVDBg4JnEvD+A42o9lVefRzLjpSwtSQpW9mFSEU8pEC020lYw/jE6",
+	"8XDPPrZFvtOlLrZ1u1k+wSgPMde7dnMr/Mqh+WNIOqwrh0xBtrhydLuYbAsrJ2vkJGY0sURIeJktRsMM",
+	"MrzQ9VPbP24ipmPeitefIHnr1j7/GowSWBe/FZ7hhvuGjJPCUPHZWA0YNvkDuoKxIwgf0j4j5c6UDI00",
+	"IddsWoESHIJsuOaUSeFOWYAFoV0oxYHCQApYWlDm0JMJeMuEjkaMJgpwMfBQ8mxM+JkzScZC85h0zVyz",
+	"aM6qaYvFZk2WDXIsroWcCBLCB7xl0xCDvFjJ4T8R/hvKitoCjB09oPlRBXnTBqRrxraBUlP/MscVHNr4",
+	"8DnO1kZNISMSLuVXEPHV7LM2+t6cFNJoIqaoYjcsYWTEqBhr27Q9RUEqCJhKSGPXj5EgVCa2ihh4s4F4",
+	"mGtIa3r0OMAVTTORdp+uEOelSv9hLS0X4vUFH+ZobQ2ubfR1TRUHFg1ufYIuIIjbxzL5RpQnT9V6cc70",
+	"OIFm3+dVj+YESc/Ak5ckpFEnQy7G6PNGoHCCFEfIKqduTPnQQz9ivtR9J2RHa+Q9F9oX3FsFmgsxP1Mp",
+	"8/FYmGWGsdTIceqjW8PXYVHa3C2EBnxAGvWpQ28GOA1jK5sRsugIY9SgR6+xukC0RS6iXSOfBkz4rCWo",
+	"O/siG4rAPoC+JB02lYgJCalOX+pDunTUFuVewhhpBmSUSNLcDzA5DDA/ZCxsmrQSYJlLqnSbtprHIwbh",
+	"M6+wuqctytjoRvkQM8k2al7ZWHL1DL/cIgRturWgsVbB+cHbP7/fO0sRlQvY8hvYCL20nsl+5i34PEGG",
+	"d9kxASU3LLG7jpIBVYM/bKJxCQHtaoywCGpLF/1Amur9fG3KYymphN3Ia/Z0asq8fUZTWLp8I8yhuNEa",
+	"9Rkx2gjuSElS3RaQuQRxm0lNBkQKa6QbNcW71OigERMRYE1kFsAoloirLk0iQC+SELF2xZrmmVNFEpvg",
+	"hUZlb7VmY+CBBV0EZDyralBNwvXUK7IjRKlbMmtKPopblNjmwzi4UJt01B7DS3mMKpStd/LNi188S48R",
+	"EmaiT/vYQ7ywyPwDoqwBstpSOGogGzJPJpOBjOMpCBgMS/mS8vuQ/r7KjP3erLB0HHENHYUnkipNY/K9",
+	"lBG5oD2mp+Tdu5NSsAwHR48LGpvjYS4S4zhemn1jD9g3sNdoBWCdqJEF1vlzg3RlMpIJZBTMJxnZCBSX",
+	"UH6eyKEfewOJPbTMfM1uowQRG+M/u/FjgeByo6lTakbj6TwswtudbB5rMMemq7+ljX3Sem3YZtnjnhFX",
+	"6X7+Cmhjf0jkeKQsXrIfF5G9rPwC8ABqaWF98x9c+E/JkX8VPOb0g99EYWWT9KqZnf2UEehlJOJGxc7K",
+	"gmbFYuR0Xh+SQ/XrVCR/ABWx7GJnFcMT0qdmBOK2ZnvLneqEOxABzGjMpRXm2uRSc5vxtobS9OIAwgdZ",
+	"HZjCoXkBhRehQLgPz2pO7d2PLO8hZHCGivWyfphe9O2a97+VLLjSGWIilVql57u1XfPhlMdGITayQ0b4",
+	"n/zf0Cgx5yFmRZO5n5vMiAuzyxv5iVhq+hoN/NL8OBOL/wMDXoN2ULMhZMY/ZGBJ4ynS6CvYLGBCGRX1",
+	"fXb4I6qMaGjVzfxqGmd+/P1+2tBvuUKVOLP5HkAlbpXURulu7yHrvy4Iv1kFsuM26lMF6r9PGPt1LtTk",
+	"o/BZnVXG8LoUzKPDeIkVEBYrRvbqh9hSO0mMF4iV3ygnj0iPJ0xlHb6aP6Xkt6wb+HtYI8epYsyOK4cH",
+	"1xb2Gp+ihvIpCJIjZU/uAwJzdyFWzTo+5vd2eJv2Mrf6equvt/p6q6+3yZ4VDQUnkJ/IM/xlzEdDK6YL",
+	"XcLvkIwMNIqRazXyPY81S0hn6rEgjlZi0+XJPRM/fswrkuU8JbTPP+6dolpCAy6n3OrsoJTFiri+4uKq",
+	"K2UMnO5ZJDkM7w3ptfmUtzIe0etSUBrKiMWlVunsoFp/0ahXTy7TmfmETA7EP06xhFNz9duzarPZqO/t",
+	"r8Pe/xAJJL+Ltvmjp8wfscxpdsIu/duTZ42OyYizLjQz+FFlQX4uulQQM26oqdEDJkBKAu9mqGnSZ/py",
+	"OmKt9O4wIPaHjWeOFgvGR0wcLRIsTy1Glje/3DQ+ZJ5oK803ketJZfhTpnrcKLaJnm2ip1U6jqKVldr9",
+	"7fe7aW7m9di90jWZL7xf9GcrCR9TEm6l0yYj/F+H8Xo/CJXzbHuUH/wzZXEgPXwJx6Y1SxQAMQFoj4rl",
+	"hEXo3KcVnqQL7akOwmQzVi5CJeQlz9ZIfaDu261o3ormbwJH/skRXKwAfUSj7+bWgv0CVHi8w8HzxlRp",
+	"slsnEZ2qgMg48vX9AEsRUh0GGMoIeRRWkF+kLdhn2tUYwiUdGU0JJRPWGUh5TSIWc8yy9oye6NIk4Uy1",
+	"UpqRHy9OPwTpP81za+QT3t0W/najUDQZSqVtDySAYjDzo6U+40pBXxHcwJkiZQ6YGCSSExFAzwQ+qy0w",
+	"LVYhCaOR1W43GbY0PxNSQLhmlMgug6cPWMKwT0pdcygZlgousb3AbTGggLAPn2FUWwiPBMRl81jzdwuF",
+	"Aa8kZSCJSweH8wecIoTRJOYsAVTzCk4ZAJwrTROt2sITHuOjHNVbjXyyHCzu5TN3pkzJdoXx/ms2MoZ/",
+	"qKcjpkLbWepC8xC7itw8lbtyOKRVxYwloS3PGbwBHg0Y6bkp5botEAvINpPlEf8tfBA00c2i/x9Bv2E/",
+	"ZZaBVXEJ/ojIHpLI9BjDXnEhJy0QnUOzjObtWJhtJ0MxMFeApsMsMu640G7YmmZKh37jcUsDDZx5mZPj",
+	"v05E/veYK82iYtfpFVwekrKcCGvIQCdbpYX/q8xulqLLY5byiMK1xlAad/wpVn5oNXIWU0F8g7b7AvOW",
+	"s0TCO175Xu+FrAg4srsSJkZy8Ci3cx01Qm5aMnZeVpYczW1Bv1lXybywer3+fEHmBR64KqdCQVYoJxAV",
+	"I3AaCjZ8dtx/LwFaSs1aRWBU9IXs9WoR6/KIRUbGs8+jGNrIezRWrPgj4GWl1TMWZsxOdQ3p5zd4U6Me",
+	"lIZcuH/NJjOCktJTmHYzU6XlOSbu3xWZ6qlbuyLt3lyDNALuXI0zAseU13oPRiCBL/ua+COaSyGvOL8C",
+	"XIl/kTyUXmg1lVPla7RPJWPeOWG8wNX3UvdzdRRTUbVS3PhA7sY5m08m/fWzWHOmYk/+/+z923IbOZY3",
+	"ir8K/vziHyZ3pCRSkg+iomNvl6vs9rRdpbZUU9PTrHaCmSCJYRJgAUjJLIcjvqv9APtm3uCL2HffM0y/",
+	"yTzJDqwF5IEiqSRFirIrb6qsZB6QSGCt3zr9lmIR1SvQ4mt/BnS5tUMJCDISithKdTKlmAWXQM8LH/IP",
+	"SGgxDQSzZEia1oZL4ELdCkgY09kFVSZcozE2AWZTmIZuNpbFGQDZmNfLANhza5/5DEZoG8w1TFp5aLnB",
+	"uWQAkDq28PH2ZlUe//MU4djq579Y8nwj7/f0/Lv4FVYeQJKKaLTk2W5plQYwoZ/eMTE0o0b3tL3l5Avt",
+	"3jDfR7nksIAp+8m+AjQUdll217AmO8ftpdmLxcREmLrCrydwDF+1MCGVXBgDyCV0KvTvnxvW9MX0vwYk",
+	"NnoqvSr3itodTK/YjgOlkA736wYa3+/8qkkbhY9Tu1e2qi8HBRns1eHY9bfbe9YGdEs1he8PNg06rf/5",
+	"n6jf4P8ofEgTNig0LlUFwk1uWl2CGzlwzeJxI6EFam3lnsDNpNE/Yc9VPMYGpBMm0ic6v2gKNCpg1BVY",
+	"NLNB2FuyITX8mrmHOooZctpuW/vYn+nIyUY0ZycDe4vFnvYT892I4RNGfpeFfuyr8sjThAuqFjUEr6ia",
+	"f55qpjLlvOeOSQXpW1G07lFcVnYm+8ndKeem3zTLdV1B1dWa7m5N92Xt73uXPqvV2dfTdfYR5KRcMkNo",
+	"tngqaeyyUqgcmximPF7RsfaN/ZnEMkqRGqg5kjfWEIklocRQPW4FpD8jwFNcjWwIH2jfDRzEnloIiZCz",
+	"3xzHGuit++Sev8HXu3cydx80WuN/kFcQtSSJHMKwlHTNyyMmjIKO08ngkLzsy2tGTjvkv/736y609ydT",
+	"JeM0Mo7OLUnIhHL7eCoiUM0LBXHn6nj92G3/eSNoANV3RiaxQc2Mp552L2zYBCY3Vcy+/DIxWhzwBkne",
+	"8Lmq2gq4WmrJumVDYei3jJc57sAjSO0elqSRBc/vqRpjJBHpEyfQ8jqdWoXAYjyIlMOwIQKQLblI6omm",
+	"c5DpEEj9c7FDmkIK1rpTqFmrQuMB3397afrMFdUQCKqYH467YZ+wfPdib9dyqjKSg8neZQZ5rUI2UCFr",
+	"fb2VimLHSeUoJOuM8jqjPKcOwoVXRZMW1MOayP1ufiBc/fdIHfdq6H65ibX427P4q6XSVrliqm/uR59E",
+	"jgvkLqDrScEh98xZ6h7x4inoc3fNOM2ITSpRCK8JjTGpPJdJNbLdPrKtRXst2r++lqJ7TyzH5sa7xn2j",
+	"NI6TFS7byxEfGOLOCohAOngIoUL2XEAknEqTBPK/oXfhff2sf3aDWpPhww/z22T6eNY9WRZDO75HDK0d",
+	"n9kXlsaONyuniaVUZEj1GBKplTgnL56B8B3RhPdTCAGuTeBE9biyZBx0Gr9u4PLFlVPV55utl1rkbdXp",
+	"O8r2r5dZ/sgjcPvqgkR7Al1pmD6HIhdCgWIpa2mMMSnSDLVMVcS67qIwIO7I2xjrLvA4dp/viRBqJMOA",
+	"eGDUCgjVmg8FizGvMmWEIlh2T9R0ti6WDYhvjLcwGwO9Bm477JVJvsA952YBjqeaqbL0eNp/Fh08j1+w",
+	"g7NBu3NwfHL69NnzF2e0H8GqjlM2JxNJp4MA6KD9rNtu29dUXCpu7EIc8eGo0PP01RwOJLQvU5zAGyfz",
+	"UNzB21YTsLsXmpVxHX7ofVCW/AHV0nofZbXy2bEj2cnd2pNce5K7jQ8skiom1C29Sup5E5siZys88KSd",
+	"K+pV/RlQOHO7DuPcmQp6iSNJMQp9USfESBnYH6dMWZTeEyXuerO11lNvs9tmY288Hn6/uNPODZhFJKnI",
+	"iJrRyL5oBw1dJIjN0+kixQ2PaIIaJGiM2cwV8HPx0X7ZvKq/4LMAHoVPrxvdxmmnAcVp9t8nJ6Ce5WRq",
+	"blXtQ3t5RfoskTfktPNf//t1I2jcMD4cmUb35EtQHIkrrItT9j2d6Ub3xA8roX2W6HxE9iU/OqrZ7Lk/",
+	"QEDefhbKBVMELko8LHN1ff7Jx19KvpkkJiOZxGDmBYunyQ0OB6Sp4PlwdCT91FzCP7tPC+O6pIIb/jtk",
+	"CAvwb6E4zwfTWTgN+KRITnzvpexzfDLF9/4JWDtkXzN1TfFT57duF98TRuJUy6+74V68vX9qEsa9mmu5",
+	"nCSmINE2pKp3YvrACmYvObZZ5bY86z/v6QXrsEvCTAiAzWb3XUiaWCnuN2LYCkhYEF/5CVy8Do/sea8h",
+	"m6cnQrutQmcr+hp33EUhacZsQNPEkA6SyYd+s4ZkkNDhIXlr2ISM2QwVXSr4bynzGft+2rfJB7lgm+3T",
+	"Dqw1Uq2R7q+RKttet1f/V8HnWaO3eq88JHrbfDvtlXR1kYVZ+zhqH0ex0d4CVLvFjgoAYSt5Pu7mZs3Q",
+	"H3lfwdWR+UuMlPdJxFuIDx8JY2CtBms1+G2owVofbbmn3n3E+kP7KraYVZnriLdFr7YjAJjQmEGqJEaE",
+	"/c9mxGbkhimGJ9xwM9omF+8SDVI7CGpp/807CGpkVO+VGhnVyOiPS3i9dxN7eU7Bj5ilbNdmnNr97+it",
+	"p3Toy7hDgH6hC9WkSksVBmXG4pZvdqi7ReJDbP9p/1Vs/xvmFS898QBtEAso8GtqhLiYC7CYqAERMTtW",
+	"c4uYMGtdu2w82Jh1fZF1iRcupypkpSF6VuRCU+j1ptQ3GL79CsUlte7EViP2vfvEV7AbGltIZXe8Y/Dv",
+	"ReiiACsARJzB8OYUvpCQVXh1I0kqQF2RKcWvoHjEGnmHX6c1pyNp5Pu8KKfC9zhuN37NH+1UO+r07mn+",
+	"Q0ETgwruNl4nUioSK8qFJlHCqDiEiavUZTk76btZ1TzYSq2wS4vI9dTIOzqvSDYqjm0ei1SEpyfzrbOr",
+	"d4y2kOsva3/7tbCfQ8LzgM8ngVZ7w447/9L3gZZThnBqoOTvTKw7ZfjyOGVS/bxWXnQRcTaeFTJm31iT",
+	"QF4zRZPksFI7bq8sX0Mv9uKyOM2XhdsTjZPDF43asKgNi2WGxbpJ2FlP9aKO95jy7RqWcYUu8cvNnqdb",
+	"yWpbN5ttN/Tzj4l3/o+UQnePzLkdVz6V7LWcEdc1p/EbhzS50bkL2S6nSE45i7uu0Up2IovtmbEkQpqe",
+	"wIJ+wk2rVBLanxHq+spkKo40s4bxclA4rGTCrEAf8eHId3ShUcS0JkZiAxg7Ysyvo9rx5kK7EquCC3gc",
+	"GXS5GGYVUqSZKbhgAU9uT/wuBQuKvU3yuz0B8l4u49Zu8vP2mpe3MfCoCBjWrcZZW+ZXdlHNT/suE8Jy",
+	"y2feGEA4XoL+7tC9gf3eESiOyEFQ/CPDnfinR53411qY011SQ84acm4XcmarcL+Qc3231SNJwasz7+rM",
+	"O7sd3TYqBwa2GA+4s9qwAn1dAQEjxavxbRZ0QEDwgXz1StXVgmDlYCSVstdeM+AF0E8IipDWdrLw7p19",
+	"V3tba29r7W2tva019K2h79flbd0+9K3B6M7Sbvfs36yYU3snTDzya9/O0Y6zexfXK1sBo+eSC7pYXAxy",
+	"KIYyZsKoEhqAKooC8s//hL8GypFHNa0QJZ2AWDlK2h7HHvWEF2Mt15sZtRIdMkKHFkMZrJB2yYIhGfJr",
+	"pvFYaGV96Eqnwd8qZgR7qhMv4HoCBjihY2YH6E6H3tbs2vVYh7Eckh/sW7nL4aKcY8thJXwKvL07QmhP",
+	"AAFXgeiKNJF5i4Q0jbn56E69TcmV3TXOq6ztg59oEjq1FAY94Yu2n7cOyc8CETSLi/OvYdiH5LR9Bl3p",
+	"SSYzb8N+xzxSyM0JSTPDGgGhCaeQ2TIYBCvcw+4B23YQ17ZFbVvUtkVtW9S2RW1b1LZFbVvszdH9CKrE",
+	"3drc0LK5jfM29lYflXDZHqoMX7rewP0ZAvMxm5HmhKkhQ61j7Y+EW9khoLk/qCVsh2zRmbYnx5wSHvsG",
+	"Dj1RZPBrQbtj18p4kmpDBtyAAePguBVYpBki9AuhpVomuXPWpnQKOSA5bVOZtek1/v3JhK1D4r9ubHUK",
+	"avJS/rZig1SzrAVF87R91toVmL8suvg/ZN/6PoS6f1govhgRbSDhs++wy5K/2mT6Y+W7LAfqdepLjdEf",
+	"J0bn4uNUyaFiWtcovS4vfRzlpUhS7bTnPiC5HlG1t7DAW61TFxaYpv2ERyThYkzCNz9cERwZDPjos5Fj",
+	"Jr6EXfSNO9EUE8Xspzkk9j7gRB9SLoiShkKHYuASsVfidVPFrrlMNT5EGznV5EaqMVxpwOG9nZznSzvy",
+	"x+TRhklodBt/nZxd9y87v9M3r2f/ftlp949N0ued63/n7fb7Wec/7PG//fJj+9//7V9+t6JMJY1uY2TM",
+	"VHePjuh0eqhlqg/djYsfaK0bVxaAMI/vuBgfHNcS8Jv3U8DXngsRuh3+EIl110wYqWYHWQHU0ry6Mmc/",
+	"iaihiRxaM0UbGY19LC0g/RlUg7gO65hYlwpudECmVJGEXbME3As9QZOEqSETuliH/1tImvYGFope/uXn",
+	"VkDCiBo2lGoWBiSkkJ8XHpILaN2+tNS/J5pztf4rcvjsvwqyjVxyA4HNKeuWXvzghsdsUb+Cnphn8eOG",
+	"GClJE/oZusnimoD4iO0k5a3jW/lcFafIN8vsCbytFMlsGVWA+45v4TNWYQvAwOfNSGpGCrPtMbnG+neL",
+	"X0kzopodcKGZHQi/ZsmsVS6HHyQyVUvq3X8rValN6Kd3TAzNqNHttNuV2QNgsL4o368G0mSfaGQCcuf4",
+	"YjUjQyljvWSM/o5bGCouT9K0llrLTioX/hDYCi18mXPSl2aEVX20r+cJBtDOWzRUvNmiyr++teGoeIRM",
+	"ARqrkEprdInk9FcczS3pL182KNcs3KFKxeZLMqVDlpHL12Wb30bZplsF+FELOtWaOMnsMfc7eBnHGuIX",
+	"BnrfkIIq6YJ/vU819BkwpHkzcjk0CYuH4L9IhdGEi1YAh0EDW6XEdU/0ZTocYfdci2YIF0VlPaCRkUr7",
+	"J2YPKenvKcNGOwF26SUJH7CyUkd+F3CIHJKXJGZRAqoPxou6Lb/3E00GdMKTGWlyY5XQNVNGY23pgH9i",
+	"cU/gsFoBoSROUda4l0e4Qd3AibFTwaHvH5lKVAn252z01u6hgqRiLOSNgNfoCakIBQ3oGRdhZlxU47Td",
+	"Rk1uT1gcTEAQdgmLaoG5dBekoHPNtHuiTC00ZEaT0/bJ8lrTorTbaztAD+rgMm6UixUjrgCvKRWpsQcH",
+	"isF+t8vgZ8Ghh1y/EeT6uNvATs8sV4Dv2CRjRHoHaxFecEpVo9sA1h3FpIqZupAccig6T9dvyvdr0IBl",
+	"/Y4PnH/zuBM09DhtdBsXH74/ePfD+4MO3Bj2FYwAV599xOHx0wLfD41GoGmz349fHD5/WgQfmq1Da7jg",
+	"e++qzvW24l5Pb8+p7TW09WK71wrCnRe9lUyiuvDtHp7GCm9yQWeJpPGVlO+oGrJvjZ++iD2qQI+iEqlO",
+	"l7dgxa4iowc44RSwgxM7tY1BjXkjtmAbr7Z6ySqjF8rqygpvm+bJY5BytczZXryBxpttx6+YTdyl3gAG",
+	"JzcjmTDS1EzA3qNJEhCKe7GwCV22TOuQXI1YT+TGRUSFxdKO/wVS5P0jyAgyZGQ0JiOuYXIx2YZ8YBN5",
+	"DUGGOegfS6ZLhDLuwm7RfOGajNnU+Lz+bCyPCHd7hvR5MfQVwuanC2Dzcfvbgs0LPteucoNqhVKD2P2H",
+	"2XHBPygOdRkrywNJb/NziGAcsmEofCEWB0SxazlmMRFSEfZpandjQAQyPQO/8yG5kmPmOMsEVKAlXGOh",
+	"1ss5Qb6KmpkUxpoTgknNlvWOxvn4WTOlQ9Kk8YSLTMP0xLKYTDYdu+od3T4rFgGxmAnDaeIS59iE8gTy",
+	"nyb/14iqvlQWzhyMuYlGTGQBbQg72LnW5bufle5esaV/hGl313zNQiklIU7jlHemeOBNNmJqvM6Sp6ox",
+	"NU4ZFiQWFkYtMbfsil8wxwVZ5OzGpcIINt9DMSmiDa+d8HSjJdc04TGkrz8nMZ1hjrxiJvXlu5BxggC5",
+	"iW16lJVRY8amTvjQnhhRPWodElijgI8Fga3q83g8irc3vD1lAM6RR3FCZ+Dj7jNC+/KaYeoP7j71RBN5",
+	"I86xpJbHGhPz+14cOvO/CIhJk4o4gNdD3kic47gn3C0DQicSCRe9ed4lVEiQ4vAcl9JFTtunJATgbcc3",
+	"sCvQ1RgLmY0o6IkJo8K+Xh4KDyzWxoICnBTvzPde+Qyv5886u7e8zlyqXmrs039eFuQNFTfWEuYrRGk1",
+	"FL+BJ9pN267d0P7r3AWmcVxxUQus+U7laxeD6uyMICeaAgGwew+1F5+1d7r2Tq+piWFhM0DGUrBt6d9V",
+	"xkDmkI6ZJ+NYtZueeDW6OFUV1V+aMA2aClxIngXYaQZuyI1Mk7gnJnTMiBUssy4Rsi/jmbMx5jW7kYSi",
+	"UgVN6lScvBGkafWR48e4o/uLv7XEhierLAx721N4ASmYvQ0o0WKiFyjC/AyrBWmiJVGMRiN7TqZ1NTjb",
+	"riVOk3DqGt8r05q3bKzcxMqq5Kwmt/doHrdPW/fWqTCksk6d0wCVBMMrpyFqIbc9d7j9MOUNsGccvinj",
+	"j6s12jSPfyn8v1BsGpBUs4P+zO6ULKUFHwjbUqUig9EAae0xFvGp3d1Txabg8RbypgW+dkouvn9tz/n3",
+	"i3fk7dsues8hc6UnstNplpRjn3ybxJwgh3nmKybNLF+TC9KXSUyksE8KCCW9hrUQ3Am9Bkm4cMzqUMIb",
+	"wV2e2Cs5oM3bWx53NPsLosyQNKEWdrFv3ScELUtQeefrwvaHrLMOS9N44DhMXOWYTO0NjoOGSqvSoLQ7",
+	"mxVm8d/tdjn+1CmUVjW6jVSzj/1Z9SoBnM6tebDtjBQnq/H/v/j+9UHn8IT89//8X4vbVPW5oJCZeisx",
+	"FsrejqYJ5eUv0PjHv738x+ufjtvBcfsfL9s/Bift4KT9j9ffvxrxyKr8qTRkytk/Xl/+49/+fXWa5CJI",
+	"jruz9tvUgHgNdXihuDAkq1r1atBZ1gvUYFkoVkbEiTTL/eIfWMT4NYuJPQuKA4CSQRsEaTPShB8skJRp",
+	"djCh2rRKdRZSHIyAuAFQqrMgD8k7e7Erms1gHlWMJGxgiL1jKhKmNQm5iJI0Zj9Mpmb2JytGwkMSOv/w",
+	"d2wARA3gzrK3NxpHYu/Whx8Jhepd0qTEPj3Bv5yWTKR5gh0KW3krxRXuevBnceVyQO6q9yCbl3ss9N/b",
+	"OVu37yJ8vsfXfBFG6HPn1hgabXeWDM3ebCtDW7iIYLzxreaQPjTRWdpasbhOFw8udg1M7xrcS2trZXsu",
+	"2zNSELu/SuPyxASLpqmwm77Ckg0vslY622CfbFCe8U6a9Yoy/N6qazK+9kBQgqJ1/fSr7QR9bqlmoDda",
+	"p/gxnVoUxGLCJ1YplYPUQaamUSf3Z4bpReqrJ4r6Cwlc7RqFFf9Ek58/vCNceyuwpN1IMyyt6aXumu+Z",
+	"/R63HTYl040KfBFg/hDDrPIDzFooEeyJvqQq1kSP5A3hhjR9u+RWYI1adwHmmZWDSv5EItIkcVRRMJQl",
+	"CVcJ16bYRBkPP3FTvSzaDqhybeNyDw1z3alXKGLgpY6mQGtZIcY/4AlzqsXajVwMD/Fa5B+5G2swq9D1",
+	"iB4/fdboNs4GL57F7RedFy9Oo+fxs6dn9HjAKG1HT5/SuN15Sk/6g9NBp3/cb/dfHB9Hcedp/CzqPO23",
+	"BxYcvGhsav6evjjunGwQ18evvJbWgL1dq41vQW1M3B7PPZX272V+Sif5Hipj4NIA13cmSgdSESczmxHV",
+	"BqISIPztMuniWWjBcKNJOGaz0IplJuKeCCdpYviUKnNkketBTA0N80RdfILTC9AiMbSSIeySix/fBORf",
+	"Ln54E5BfWP/CiuY3b18HhBoykdr0xFPynn+HQRQ7DqtfIDyPPSKRVjuxyge01jmhYobIl1mQSy7/9Q1x",
+	"oDbGSj0qSESVmvUEzgbESnxkvn1ILiUm/GYTgyXncHtM45JYtwjD8S/0RPdE6Fz/B1ZWhj6JWJNmWJSx",
+	"MjLMHGijGJ0Ao7mQguUne+DORU/YG/MoTaiyRjMMw2lTIFsHE+GJttdKe9BlPWOStFTuiphPmNBZ40zI",
+	"Y9ZUWC1qSMLsl+6QKf/EEowZ4cSTF52zY2s9UKJ5zLIPQk5Ogs7z58GzdhsvAnVPk6Qnms+fvWj/8z9P",
+	"T47bmJENRYhW+uv8uzfxw6NXV9OZBmp2+1VvlBRDa2YnVA2Zgs/qv0xPnHZOADFcZQso09LZA3LtT4rK",
+	"P1uA515JU+PNXx0pxoTuCbss+oy4hX9IfnGIiJviAta3clCeaExAcTeyAjzPDbkvxinBjrK/oScQ0uks",
+	"4jZXhtJclNKCuTKYAHMO8TqP/DJ0tAiv/AyP2gyxrOUOXyBF5j3iPLkNJtZM+q6egJ299i77ctYAKwNY",
+	"Vb+Mg1WLneraYKMEO5E7zmwBhX70ecxmdVLL/XsN/jHd+ShlMrixGC72ZTzDWq5Gt/HsfWMzCLnYj+DW",
+	"74p8F6iM8mVasK3IpdN3oExH9JoRwFba/eG6E9q/o4RBpLgJ6EIxYmSCBESKDZiJRq2dqkl8p+X2OSBG",
+	"l5yCWr6UEwqrpaBBF6nH7+ERXj3WOSOPwf7Cb3LHrnowI+xufw2sHgRIC3YpJrgs8/cBN62FgNid3hc0",
+	"j/jUm1xFxJrxnd0V0uoJKEHJ89SAfQv5wBYhTkgnodFoJQBeGtJa6ibDd793aKAwiSujA/6BGwQI8NKq",
+	"BRxuQA8c/P/6XCj++9+d7vVw3ncYwdHnFFi6V6rOH0Rc2kIjPj0kP2Jmp7U5FajWvEjA7jBFxVjneZ0T",
+	"V4jgqs8gME216Ql5I5iC2jN/jOAhlANRxDR4xvP9SJyZi0+NfeXzyztKipXT/6BDM1lwK0e0m7+GHBTz",
+	"PeHCnigo1gAEiH3ZZTmiUMJ8/5ROO3C3L2vV/OApOtvK/yztkUef+unI+5fSHhS2/1BRYZZlcvts8TvE",
+	"g3NrUeElAjY/hH9rdMQVZINzEvYZidlEQoa1S7BcLkF6oixCyjew41ycEwPipXuLsWAeZtiJgFdws4GP",
+	"vS1fAqIl0Wk0srCuFLOLZJrErr72hsdMYGna3UW2PpN8fclWTH0na0s2n5/vSsuITI3msfv4uicWOe/u",
+	"LQ2xvrogDbdZ7/WAVVzF99gpI4KTN9Ug4xolW9kFC4Gh60zgFlydHPpHo0F4VZb5TzRohyC3sor7b1fl",
+	"UBMm0tX02tEsSiysFWmpqkA7lq4ksfKOFXJNtKHKZZyc5+GbAdJob8rntTyJH61H+xZr5UTuMxny1y1I",
+	"LPfZ8uWEtqZIIRXtmiZpdYIG+4V/YWysodKgGqMCa3dKlQoxnV1QBYw/qYhG9mNIBVVmF0y9ktcMmXRO",
+	"oekMj9gr6EfT7RyfPbWzEfFpxWhCBA/GK1znl7ksfehcw8aNbgf/EdNZo9uBLl54/uUUkjrhve16umZK",
+	"8Zj5FzGlnM7nm7zms8bWX+rLrxu221FG/yRKX395W5x8WXz5dSPPiEir+0VgrdZab8t+FJSEd1cL7MiL",
+	"spQyuqBIAFwL1CNdx6HfnxG7VzP6R3tyQN5e/kTcFnYduGYuvyB3TLoYfyvADu7UFbthEiNwVbgdCkok",
+	"snsUk/1UNILSBjw/KDIvZ88BzgkYWJ/NJGRFZtIyLJAwL+1UkyZQjXQXAZzXb6RZ5K14oosmR2tZBRts",
+	"u70yQ8xpkH1phbXE/nZE6RrGgEh3ykNhd9ZiSFBABDUgWBMQPKjO/bLWalqlWXeeECHSmuSjrmnclIK6",
+	"AAYqgZWyMl3Puj1igwHD5jTL7NxfgMUCFTBQY2lMiXQlgwXg0UIyWPvDE028oMBu1QXckiWtAtzhggyk",
+	"8txbCTVMm54IvZwIwflHB8bdw968dUh+lHNXeygQapmqiHUhozT0dWCuN8zW7es3zPzgJ3Ax0FiQmrUT",
+	"A7usMO9V4vdyQRXo7UFnQvpkydBc0V6FgVUt78udFH7FlYfkdeni0aDGXdIr6rS9C09EaXOVoUf2020Q",
+	"Mmdkg3r8yqCDfae3ayCjtVEEbPJGt+FRiRvHGiChvG+XoIX5r1Tr8+3FM7VMMHg3N8v7NNCXKMk7mzOA",
+	"Lsr45FB/o+nuW2Nn6nA3Wsgpny14TmsrqXabfg0mXC2Kt9tpY9+yd4tdNOybQEnYAEiypPCtNKxwznYm",
+	"0YbOXJFWMakD0yE28FkuzTVworn2Hz4e/2GtGWvNWGvG2un4LbUMeSCPoTWGjuwT9dFn+78vGzN5VlP5",
+	"lfxTTuUvd1OhZLGXT6kZbdFLVbmvl/aRXXScYjZpHksdEG5awZyz9IneBg65RPvw+/xVNwIiDyKX1+gN",
+	"5d+pVvy14q8Vf634/3CK/6cswua1ihw8AAyYUsNhqJ/dv96u8I6+JO6kgHBBRjLVDPleHOOaY8XmTAck",
+	"SpViwpCYM0OgraHO6jKYALpnpnzjyZ6AZH+tXVuyIpUb5Dpl7tiJvMaG9lDl5YaDU4UU4K7ugGI5g2ug",
+	"k2ceY0ZvIddosQf3VcIFj2iyKJvpIqGCDBg1qWJdEkb5qRdKwmk/2HebKq7ZwrKFN8xc4MDv7+V1M3Bn",
+	"Sr9/YHURlV+xuF0X/vzAguq40va2C+SDxw6P2+dXYeKA1yr+wCKp4p+FYjTeictwmi1JL2z8yl7iNvR7",
+	"BLkbEioO3KZodPNLt+5XXLoSn2jC43Vj8f3OYksiE4b3isbfDkFNZcIjzpYXIly4E4DYqFCkhqJTakYE",
+	"nSAPLss7iLs2Aq5IbVl5mq/wclXwUrMW1M4bbhJWFLQ0SUDYXjMFEnlVlIsKX2e2hMXZv9H9WzDSaCzk",
+	"DbQnjl+hesm4f29j9uODdueq0y5gdrzkX/Gl1sDtcSGsvUb5V9CAiW10G3+mIr6hesSByGgJjux08qH6",
+	"iYfX7oNx1/gfpHAb+0F+oXoEXMi4WI7bRLNIihjqIirMB6zF2ds1pmCa9hOuRwtuWxi7NtRA4+Ts7EZR",
+	"2ry2Wt2vrMP8Xa25EWzwsp6x2v6W2I0xkDI+XM41tf0ZuPX17piBl3GsyTCR11m/79I0HH/ZpN8m7LJZ",
+	"1ZIExXSamNrI2HZ7zVzUeR2aHXoEdQm43LM0OrfiyIyZLqGxxQCxogNHknnx0+UV+e//+b+OvCwCFeRW",
+	"NDAKuoo3HRI2mRqL4aXK2hm0XNE2NxZa4IPLKi0gNyMejYhgLNYLyR2WusvkZJpwKiJWxWGGmZhuf+yz",
+	"dmBLCmTNPor44ruk+9uyWhZpknwVmrm6c9ML59XCeKd57F4O1ans26H2+0ay06deLFbQV/PCt7qPqbT2",
+	"VpVgFzUU6gGvpJqgmnRGfYx8uzcjllEIuQrtojTC484RJQXb2I55w0ymQO5jxCwRlmhX1iZMbcJ8OybM",
+	"dnVjrbC2JfrfMLOm3N9riuBqZXJUEKc7zlxYalddLdQ9uqR7Mi0mRcTOC+dBF7ghBZojDElgAwClTU8U",
+	"bjdhwrQOyWn7LGvzJnLlyDXJ9unGOu5l/rRtGkvbUpa3pNXxfYQgEh0Wz3/afxYdPI9fsIOzQbtzcHxy",
+	"+vTZ8xdntB/FZdG2nmB7Wf6GtZzbMTDfP7YufPFFMmArMre6VJxgzsgSzP1aKnT7Y+wUwwkOhDcL0Qfo",
+	"srDYjdNCxuwCAo+oIJqxLvY4LnLQFbw8Wc8KZJZbBtq9hMvDH/Z0YOQW0mzHQZQFKeY3q7432l9fMEGE",
+	"5la049aBVdLQhbBeCkreyAn7vZFx2XGhpywyUq0tAUH9MRFb+L9oLOi0cU/+jgny1siqz10+Iccb9nc2",
+	"PiHovdWsvk2svde25LiuBflDAdZfYMPrkozYrsNirwg2t5P3A19fEsFunOM/g6lZH0SRAlrM82/eUzWO",
+	"5Y0gwPjqOD/xW1n9Ab2P0CS0SPR7dNr4JlNZgX8qDE9WYdb7Ovr/NVO2+/P3r+0HOPfsuGBZa9Jn5oYx",
+	"QQzVYzCwVxvga0o0N0W7jAx8TZ4Q1GCZ3wM2xDo+j5PNpr8OCtRBgcdiuBRCwGsZK9sJDGSa8Oiz+9eX",
+	"I7dDH7ooxW5ArwtRA5byyo4XpozlU7Y8YWxCP/FJOml0OyCGgsaEC3cgS9zgwrAhkCkv1dnvIbQODDrw",
+	"tZZZTAOumCYhSsbDTNyRz15WBv70L+EhedkT+SnZ6wMFuRN4Xa+yoZ+jQc8VdGYsHPdLSCYxRGaoQENw",
+	"boAB4Zqcts+2o/sv8Pk7UP5bD/bUCWt1tKeO9tTG87ftBXUCmdAHgxIa2CFWZVa7M0hTyQSJ7yDYkkip",
+	"ukROmYAKNynHAYm5HrWyds9c+VYaAZFwP5oksyK57z0zpP3Y1yJ2f6JJ9tZfLcn7cur2ztVxQfJVU3yY",
+	"z+9e5afCF92AxQIdlWX1ucpFulnWLn6/qnm7he9dy8gtp+7mezCXU/7Yo0jexcHktW7n6BgiVGs+FFjm",
+	"YUG5Yi48MwII/kSTZq8xmeHZvQZ09KbRKJNJSwD4lT39NvaGxulFFsnFTji3rvfpf9uGGFgD2OAb77Sv",
+	"9uMWk7+uPVl3ibmdu7/c/q79X7X/q5QUm0mvKqqgIC7Xh6tZTuxeeNasCNAu6I8DOocoz20KNdI8bbfX",
+	"1RXLWNQK6uEblu7tb0q6VwXB29cBtVx+FAQVKC32IR6L/cL3TUfpR/ZEO3itD8kPgKZTDT1E886m8wlP",
+	"pYuxBc5pu93DLjg3jizifuL1kmXOhGKf8Q1F7O43vxtkLVZrsfpHFauXzGBOo0xi/UDSVck4jewdD1S6",
+	"wmP6IRWrO2Ge+2aXWffLgIQW4Nn/Y1DB/4tLEe6mJeZF9jZ2vF9Pb8wdt+rYSmsO/IblAUwTKgREiBZO",
+	"BIaSqoqrD6m4xCvuHIfzB+QDGUlDEi7YipHgPlrYJKTT3kmXEL+hyhSD9mi5W2mfmmhkL+kEVfgG59uI",
+	"nMCxeV499mmaUA5jgvv/NaXCcGNH0TkFHsHSY+U17JHOcTuwi4RFVJtqWmyAsUVH49foNk5frGIvVJRr",
+	"Fl/J91x8ZweQBcF1RBP2mkJqcLfROTxuBI0ZZ0lsX+G3wuiBf09w+7JjWLNrRcLnB/rbrXnZOpsi/lwM",
+	"3W/cFmXIhJV5GJQ13pVVWP15+DbbmnjokouILV9U+YTuqk1qSTZXJidJ6/jG9uMb2ZeA+X2cjVNVKjIC",
+	"P08E3CWh374hNikN/fYN87Tk0K7l0GtN3HykidIuJv0ZnAR0WLoVYD4SnvREz2dOaTLldhdtq9Hp0hhJ",
+	"aW/sM1BSTbkUhOhxeyORuQER67ywW5P85EMqdtqJVKViobIv0QnXqr5W9RVVPY0/jmS0Xz2/BkNoWbsv",
+	"1ea7DuOVzdk6mFc3a90w8icIjQ9GMrKLdqeky3Mr1iP8jR3cSzHVD5+miYyd56bcmo/88z+JVwVZTkjW",
+	"woALIwEpdvOu8lQhLPNXPcHU1hxxBUSqnkBlY29/ux/9OWTMWZxnDzmcVmw7G5ACaMvv/MSjt2AepgXe",
+	"OdATWS9avOaQZKvGdH2uOjcERaCGtyPa8CQhTqAGLt3dyNSqTgJM8Cy2Y9YBDFOxCZRmuQvgHj1xA5XJ",
+	"2MPWsAm5pgLr2jA0YF83okpx4MPTJHTKO9wdxHzjVtRdzrHHgTJhlyGy+XVnMVw/JXYidtplIrfXS9Dw",
+	"l0JpZMaEPucYysIVgNpwscWNbjtwfqXacVSjya/PcWQvcAsf1rK7pNFtrwE2y9tXp8lCLpUVm6xGhDUi",
+	"XIMlC1eba1M/e6Kru822BArv7FNsLatdtB+ed0zdPyJS+0hqrfatabVduElqFbXtnialqMfjb4hcSSkc",
+	"RVTFK2l0nV3toyGpeOKt5dx6Blnjaka6aPxzMVQshoZKmV2fYiW5VRggLAPCPtEo6/dkrX05PhgozkSc",
+	"zEjM9TShs3Oi0/4BDkMTql0RnbwRRLPIzA3gxhOI2acBHfw50YZNrc0NDaWY0AGJFDc8oolzBPQEaDbN",
+	"DvqznahBEM2v7FTfWwX6D1bWgTCfxP5WUoXZK+Mf0xH9OKRJo9sYKMZAZwkqaOFvBuvK/RWxhMETUjEW",
+	"8sau+QilceGckYxkgirUH+JGgcz0f8tIitQUD6jiHVSqDY0YFR/1iCXJAEga/K9sOMz/KP80kDL+GM8K",
+	"Tx6yhBpeuPcwSQ2M1k4w5QC6xvyG52fYoX8q/JlOi9dPeDIuXz2RSZLqqPB6E10Y4cS+i/1A/sCUUZGa",
+	"wulTqcb5X5ppVHP+bzkr/GEUvekzpYrH0mQ6Ql43f8jICTWy8Ldi7GP5oTcjBlk72Yt8CarBGHd69+9+",
+	"Kt2c+Fv+ar8f7qV3sJVwNcvxey6u2GT62t742dNG0BjJJP6zNMXjJ0/tOKrhL6uPHZedvkhVNKIWo3cb",
+	"zw+fNm6/yzN7DxQf9i8CepgbNqmGEmi7kJ7pAYgZ8SFQdEgYb8wjgAO/lZ9qFJ/8zcKsC6Yi2NKNF+0y",
+	"wgpuQ8jTwxelEZ8eviBJPoR/ZYlMzT//3/zp1/mR3+Zvsx7gKsC/BOzrCZ29wu9uP7vdf/my/rUS4FsG",
+	"SR8ACapUrMWQuAAkbyGyXMSNik2nDjeyKeykyxvmdNQ1GzIAK+C3ey2TmHAsJHdyFlSN/9b2nO/omFk1",
+	"13n2lPzX/359CD7OtP8BtSPsj2U7pX148mzBVnGH87V38qxN1t0ux/la/S41hqnywnDPKOyBXxet7S2s",
+	"5IUf1E/8ezt5lPQTKWKiZPrJzugvI67Hftq1kdEYJjXbEiWOjl/nkL1m382KsuvZZqg+hwdLEH1RvdfA",
+	"fsvAHjFtPsXfCrRn1yv5eq8yOA8nEm0Uo5MAuJZ8x9QHyLL+4fre7LhwRf62ZWSMx8sJsyAfKsp40BNw",
+	"wV+4sJekGsQbXe1Sgj0/VbJv18TFgZVDJsNDLxrVvSxnoAfXU2suM9I+8GM0YtF4s4xL/3WqJlv6qa4l",
+	"1FbTLWlxm+rHL52W5mROp0xAXUqYr8wwIKHFtPb/DloyKP2YjqSRkKUZ3lBtWIjvf0heEnu1lSmpYqUU",
+	"zzwL05kkPQH2PfDxZM91V35kn6IUFHtIaMKUIU1wQ4Twx6FzHIetc0IH0F1aJjEXw6D4dExjgPdgMWYF",
+	"aNMTdizmRh5oQ4eMRFICNZdKE0aanRMAbuS//+//hzxvwz/tY7kgx2QE2aQCfjvtFH87JROg+Wo5lty+",
+	"AicLvhcAFzphPYHv4Zq6Ip6hwwV8QiiSmSOzDklTGzoYbCH1FMXFPjMDlovchWJxjdoSeLedBvthgS/R",
+	"YGW3zh9Pf31Z+1Ot1FK1kqpDuGtZCpFUzlbABVRJDZfl7L2it0cjKmI5GOyL2v2SGV2IADinB6qjXK+7",
+	"QTpdfe51kKtTv6FJ0pdUxZrokbwh3OxKNf0Zx/F4yiKc2+5K0Rk5JYrReFZyHbFPU1ldG7nX26kyqkPt",
+	"dah996F2WPd1mL2GEX8IGHFBtXYgwkhCSV5W/rBYwm+3/UAJn+9uzVwXHoF/c/FxquRQMa3hb2dxw79j",
+	"KViXDKS6oSommDc/oTOix3yK8f1zaxbTaJydAFzywJcrr5lL6Le3CbL2iKftM0+4I69ZEcc4vgnnGfXB",
+	"ATphxCgqNI0y8DPiwgEjR6OrI8WY0OfwLKgMlRbw5NDJjJhUDNMPUr1D+/xyLv3u0tMp7LFtvZfzhW9d",
+	"HfZcMpO9Ro19auzzDaYZFvdFjYFqDPTtYaD3oGrLGCjVu4RAyidHrAiESjWkgv/uPRU+27A/I4JOWHCL",
+	"18HlLMZM8WsW56mFoKMjqY0+7InXSGjVJeFvIWnaG7UCEkbUsKFUszAgIVXRyN4gPCQXdMhcZ9MQohYh",
+	"3CuMUqWlCkkzfMfFOCRY0dzaNDJbfNGDGx6zc9+OAHMhMYtSy4mn6VKMxoQbYqQkzSwLUzGiR1RhaWWh",
+	"gevigK9PT6nCp+UfgXWQQBPp09CQv8mwT2aORYov4236bS3GphWkUf6jkWZENTvgQjOhueHXLJm1yqNh",
+	"wmDS3aIB+ftsYVx+7ZCmBT0tQLtYkdsE3dzyU3lO+tKMyM2ICUL72gUTsgE7Rb5otP4RpdG60fWlTBgV",
+	"OLw7ICSkBlaxG17BYm9sgzsr3/SF5jNkSoeQy+x+nksLqLNl62zZJdmy2VbIem75nVzY8Vbwv8I0lGed",
+	"07Y7IO2iNGxFt65bmO6+ObV8DRicZ+qjTN55muzTymmy66a/biP59ZOzb5CY6I5k2ElmDjVObk9Fbks4",
+	"82XOJjppF155CGkZeN6rfB11np4GDbvTB+/4gP1ZplZzPj9eakfsKMc0FXYps/gt5g2tuUwK6aGvUEpC",
+	"JuVdxkqxL1hFq3KjNCdYMlWSnBbqjyIbDRfj2/gy7KXt9kmUqgT+wc6JYsmfeg3BPpleI0TFbEZMMcBV",
+	"E6nAmXNL42Z44EttcG01wUpl8HSDzCqHmg8sTvZNOufsEqmGO2C4i8FV6enpfI/NTuuQvM0lOqwoLq6Z",
+	"MBa9wn7wtVxFU8DKBErsToKfgHkkkuKaKaORiaVYhJWfjLfiisDufKLJgE54MjskLwXeRA4IRVby0vOC",
+	"/GnUkFgyDU293SPtr3BDK5t6wklFe6+YDwYMLDF4EGca3bzES2JC+9bA9HLc+XrJabtdzIsa2Juf20di",
+	"+1FNbhQ3hon7sqgsMK8yEvfF9tWQGU1O2yfL8qucdNqn13Yh1LkvQrkv6tgGvNg7mNgBhNg/Vqjo/q2Y",
+	"zQWfYLfEi7jDbjv8kfmprqesLcTaQqwtxNpCfNQWYqei4llX9SzvL+21ww7pSB3grmlI6zDbpg0Ilbcf",
+	"7k82BXbssvDaao6pq1J5TjmYljOv3w6nNc1IMXZgRRkjSibJQTolZqRkOhwVeUFaQU9M6OzAKWSSQOGU",
+	"j8VBkkxmUMJfTo5+NWG0N8xkluBWQiM13q3xbo13a7xb491vOyKybbxbo9Bt009UB2gPHXzYYq/TDPzF",
+	"bMAFtCAkNyOZIGP7hI4tHCKC3XhUeA4kqQEwchTSqghNoHqKTGjMyJixKXbg8VjSjNjMN90hLwsQESMN",
+	"qWYujcjzxRvIEY/Z1IwKieGlaMGUmlFPNMOCXjjsHHq5GnZJrwH35UazZNAlFyjlIHHdS2r4w/3Qa7Qg",
+	"QJJl8Lix3GqSfdbaIB6xpE92AT3WYYA6DPDthwG2axZZQWFN1IKEqi2l2lKqLaXaUqotpdpSWsCYvEhh",
+	"1MbT1+LC346Jh9C7kKZVMnFaD+SVP3IKaF8Fv9+zhBlrTGXzwLUzfiD7ynQJN9b6IUKSRAprzfQZoXGM",
+	"bvQJE6m29lC7RfqpwWZb3pwDrzrYgUAn8jK7rbnhETxpRNUkYVpvw5bC2281KWsnoHXOtKyhag1V14Sq",
+	"6EyqkWqNVGuk+q0i1VtaosandYpJZXDrsNBD55gc+RrspckmP0AihY8IlPr4BxZ/35ve+j7ZH6sqpP/V",
+	"v9m9cWFxjsrI0P9SLn2tpK3hFCC8r0g7ulRT5BLPKsAKD5+/U/kunXvUfbk5v3STVJHqOp/FWmRum+za",
+	"Rwqv893w1YZGq0myo8/uX1US6AjVVpTcUE2oq5/yoq5ZyIgLFpFSZBl2vr01V1k2HuTYtR6HSMyy3Tz9",
+	"zgNEd0y+rWtzuTaX68hObS/X9nJd87E4slNSFjUE3GpKnBSsaLx9AxlyweflJgQRqYVJJUqmjqNjmlIz",
+	"yjfJdQELFVNfSlRSXPBJOoFbODuGC8OGTAE5xm00amXLckv6x4KxTJpTOmTxcoqygMxRlJGXq0vfNWM5",
+	"dSpxY8kpBeCknmjSKJKpMNkJgrG4VCyxArIC/yuMYSk1Gc5AFWoyyBtEmtcy5VdFPshFFFuOU7L4DQdS",
+	"TQBppCmPGwvpwB4V3xY6EPJTI6YMH7iT9Q+fphwGDmcVf6rYEeR5G3lRuWL6J5FphdMDwBljbGoCONZF",
+	"7zbo4ZhqNtdP5Wn/WXTwPH7BDs4G7c7B8cnp02fPX5zRfhS78x1x6EtByRs5Yb/DLHKhp64pMczaNVN0",
+	"yHI48+zk8AQgIaK/GDbqgPLE/ZNnmjQ7ZV4Tdp7mmnDARczFUDuR4Z9dcWY7wKw6PzbFdJqApUF5ssFc",
+	"GjaZWovAzc97KcwomRH7hYimA2ZQz0+phr6U7S+wLcXr7FXAHYVIN0PH7kUrvthJu7HxdCg5mZrMiejA",
+	"vhVhtM+ShGEFWezJXNedG6rHVd+h486/9NywdpZg6jTaLn/PoPB7ygXJaTHXG5W9o30OLNhYCtbonrxo",
+	"B43Ymr+nnWO07xrdMwts8Zt1TvGbNbpnX/CDu4ZYP/ieWrrRPQka0Lir0RVpknxZZOHYPXzVfpGv54qU",
+	"wGAUuJ2fiXSNi5lLgIMDJSfFfQOzKQtHTjpIPF2gDt1k5tb2OVp1U9XLiFuxJpn6NkimPNDwKNYfeaj2",
+	"fUvzc944empNqCD5fnJDRgwOEK0ZOm+f/cviPdwvIZCPujiLK+pAzNYT2SXuSBgUoNs5dui3vzGtLTos",
+	"wDoir5kiIW7psEtARjkGfyuRgp5AeQQS2Yqj81JnwKy/nz4nBbUMZzuAGUnF9DlcS7wqPScgtZB5ypq3",
+	"5JoqTkVkX81uH2T0Z/E5KQMdwhzSOSR/YVNDqCYZ7zdp/svlTz+2AqKYiJmyY9aE9sTF969Jf0bCNz9c",
+	"EQ/G0TU8jQfhIXltQQ8J8ZfDadpPuB6xmHzGI2/jAP2vAcEv8SVcmuRk4QS8RpU0J089BcJqn9RTj0DI",
+	"V3UdFOdsV3xFc2fWSLtG2jXSrpH2t4+0q/tvEV+vg6e3ztmTq/HaNVw1oaoAGsq5VV93jpSH1uDFdmjq",
+	"bvw/D9nWaHVRWHvLnLo/Ce9sDUogdWM/KkTr3cvdx41YY5sa29TYpsY2Nba5B7apEcf2dLdZT23vxm23",
+	"eaZh2Z10R2ohuPpK7ily8f1rEssonTBh7g8OLuLBevjAjTkPszbNiJUG1VocN+373PJbPu164zzExnnp",
+	"lxPV9nN9jXtHpoaLFT3jPrgT8g5xEn6iSTIjcgA5LNCVtVIOhMTsAsaVvl8ygx/2mtkMxL/vPtMa7p+D",
+	"gO3PstLFRQmVnavj9rpAoR09bxQxNdWaDwXDcmqpeXVw2O4DXIhT9nJgmHrPRQoYrB00hopGLDtw0s6Q",
+	"SQEXfUyk3SAJF2MWfy+jtzFsqgqPfW533FRxqTBDzmVjzucRub/1xUhalONQsz96GVExf+YVm0z9MUPV",
+	"kJkrWhFft9lzh/M/UDFkrhHe60a3cdqBtGFh/31yAsFSbmBFvpNDckOT8QEXJJIyYaoY8gEQ6jMKb/2q",
+	"XXBpIFNFRpAyGUB49KcIU+AjgMMFI4l0TnGtHLSfdSErs/jbi2W/nRA4tOS3TnvFb+Xn2R2hUnjx1x9+",
+	"+Oufvn/59t3fzr/7259/+vnDn54FnXbQOQ06L86/+9v7tz/+fPXDn9obGBPaUGWKJrF9u2WtZIvbZ5Po",
+	"N4qZyuHvTCrVunm7sehcT2Sa2R/aezTaoge7IbkYkmjEonHCteliGqjbp8TuCh/IdU2NGI1GRGZb2VEK",
+	"cmEkRo4hFA0Nmbv+/cPWIbHrDO09HhGVCmuk46X21hhzlgMnOlx/TXf5E114nu4Jl0BtRQo5PkURExBp",
+	"BzNlyl+F0ep8nDcjauzd8VrIBcUGY6DroK29YDc9kT8U8jdoDHnI9u6uh70dK+GaxCkj4ZyKCQm1fwEh",
+	"Tf5s7NIkrmnC455wc5ozIEKiJ/IfKs0UtMWlWopzN+N2HPCB0F64+OnyihzhjMFha0LYP5eFpK/sqbej",
+	"0YHPr87feHF/exdwdTJln1HqMvCokcK3iBT2pYmru4dwI+wy9aAG2PW2qQH2gwHsNXf+HTB612FvByDr",
+	"uHcd9y62n8ngWQVLo4ALq4e8S+tupY/bAfCs3Qwg9QKEv5ePO3vP+0XAaxVbq9haxX61KrbWe1uOvq6j",
+	"PvYaQ6rUBMMtE/LWaOdbEtKQGQP2FQWFAnJQVElEG54kxEgSSYwyMREQIcnUirdWT1CoSJjIa5dTMk2o",
+	"EPbfQ8pFRvMCrLOZ0wzUwHnu3Co+z7fX6LNhKoKewHoLTNkIUHVSfDiRCt1Q/RlRqTgQ8gZcQmM2NYfk",
+	"vbx2jK9O6xqZNQKHWhJowTEAAldgdu2C2831AJGCrek1Wtr2oqCXa+9OrUP/SN6dGnrW26aGnjX0/AO5",
+	"XPZP+f8Ku3c9tOfjyEGwfXH8v4eYqRSsgCaf5CD3hjQhQLs4OAkwVcibVkBSEQOoK4ZI5YBwo3tC3ogu",
+	"8sVEIxanCYvL0FUxkgo6GLDIsPiQ/CLVWJOBhNtxUQ7eAu/gfSHmh1S43fmjvNlvNwD7z3wyStKItM+6",
+	"neOizHSJ2nPK2In+n6ZMQOxdyjGQlG2goqkxNBpNmDCww1DT/hqUyxFEmiSFQ9/NskN3Q4/S4sOr7Koy",
+	"d7w4u+Yxzg9ecxs2VMQ0g0LVyAKIQQvEfo8Vb6yt6SB5otFt5IIND71dAwbqUhmCBz2QQLQG6nEr9ZcS",
+	"lMlTCu3LTu3ia3zZOkKqrrZT8aO8+YBlMEt0d0HGoV3uBGatzP/o8ZMPqSj4Tlyiz+6ghI6oOPps6PCV",
+	"jNnyKMoHpmVyDZ1ap4oLyGamQwJ5+XQ6Be+UJuHnG9b/mKpk/r5hixjpVrnd9uhP6gnQcJ8M3sdlJCcy",
+	"ognB7kkiJoZPWCvL+KKOygP4KoGfF3KYE0ZoksgbDOT8ws1IpoZQAglORDOYIcJNIcupk2c52bESxQYM",
+	"N2Tohx0QnKTQMWT2RF/Gs4D0Z4YBuoB/wB3oBEhCwMklFfj2MItsSNgnro0OiJbEz5Z9nmbulVLNVE+Y",
+	"kZLpcESsUrYiyL6wYjqdsGyI0NXW6uzYnmAvIzcjSTi6EqnPNkc2lp4o8jKTITP2pU/P7TBiCR/SnX8z",
+	"ktrnpMcS7sVFlKQx86/g8rACZEahYmbBHqAreEEgooZ72mvhde0c3FBNFDNWba1BLd0Tt7EWrj3Qavdm",
+	"g4ZtsGSX+vOO7KMu/X6pJvTtJTDQ1IXMF4p9v/rtTvBr3y/tbDm7Nb5TVWCHe1sdfFV8obAoCIWtIVAe",
+	"FcSkPbp2oMAeTWFWmDB2FbH4QGdgandhBPs1rlDmLKpJsZteDgbLa1K+58wQxezL6XKfi1J1Sn9GEIUh",
+	"aZDdpFNqOBMGRYufjtiLBs2YNb6yGhWUEofkgg6ZXk4HSppzdKALt/+rhAse0WSBuUUuEirIgAH06pIw",
+	"yk+9UBJO+0EYpqaKa7ZQZrzj2lz6aatSE+NmDyU918iJXy6KmTKoIV5W94L4trK8wMG54twvt4lib1fq",
+	"4Aj3zD+6bJBuIW0+zn5nyTjdnb9yqlSnfPKNvFoB+RM3aG7irq1SavGSTOmQYdJ59tF2QThYvP9jIR48",
+	"rtS6yRqTH7z1/bhj7xUm7tJIxeIPwGP3s1CMxjuoMYmtNgIc66Sv18lejC/Ry14hgBqeJlQcOA3Q6OaX",
+	"PlApymXan0DJhGDIgpjLN981BV5TKrtXAAzjErdKlhLFhlwbqKe2p3HDLXy/srDcnTZmbIpmDNzCtXYB",
+	"LH9jtbF7ntXR+YMWQu2mVIRbNZ0azWPmGBvLmtwheN0qGECn5+Bshfu66L4bG2YeOHVnAb+/5Gwpx+Au",
+	"dTlmFHqxts9qD/slfrITto7jy7Wo+MCENWvtt4TZjmd6OqJDTom1AlLFzsk0YVQzaxgMuJqQqTRUa55O",
+	"sID4EF7d68LqHtl1OAzdJO+qkgCu8DDqLh14gedl6uzLmtBqmQ3mnu8W+45zo73G30Nu9Dem3/4QzRkf",
+	"gQpHzUdoUe1Y9eYVejV9XlYLm2j0pVZwFYoz2NnkpVdoOY9xFSVZ1JF7MF3fMJPrunsaHHQ6VRK6VN0h",
+	"bL9nEY9ZvHVh64VsLfm+cmQP/XloGds/ami/KQFMScwcxSzi2uGBfSRX4L6EsEsJtoAgYWCiWBsidKM+",
+	"jHEfh4RdW+uhGVNDu9nPb+Mw6IkwQ5FhQMICpi3wutsf3KuHrUMCw7BPR9Z2eKSKQ9LMDZ2eyCydFokU",
+	"i5kwnCZEYm28awk54tNy3buSCesCIpapga6QI1+Lbq2h0/ZJ0BP2ZXw6h7wRTBVku09bdm9O7mWtZM54",
+	"eLv8LebEek9sINfxUz4KMyZb1LmCyOyUi8zqOCZDb4v45k+CTUdKJnI4O6xuWpRefFdprI9D3flF+PWp",
+	"vXWYWmNouZlpwqDBlJLKL3FM/i8pioLYUHFRaJCFMiPLFoGASPe0fVL5+/wAI1maMJlA9YGRkiTyJiBS",
+	"zcumhEZjvVAC1KbOI+xDj/udgPftP1hkNkMoOzFWzAoOOcgAKoTnveUReFK5FfE4ciscd6/gOgbKDNPb",
+	"Ca1XCW3YszaKa5jK/FE4MQ8rfr82KijtvnoWMYe/908CFcc66zpEiWv4GRBKRlJPuaGJ/fc1Eylr5QXd",
+	"b1/++BJShcjvUrDzQhKRdoTLs56YUmUceZGcTFPDoPUtN8CG5Lp05zcpMiIdkverWpr3RESFkIZg/uqy",
+	"fYlyBjZASJo0nrg8H9yad/RUp6vZJF2Cz8kqB7rZL1fSYrJpO9+/A2t04+WEKR7Ro1cjHtGhXN95bdhO",
+	"PdfVcofWzBvC05dKsZ37p01N3LGtxNM/JgjLCD9cCtVd+qQgBRuLOzIvRlNHn12ns5W+X6Te/amKm7eU",
+	"Dnp6PxgFTlvDHio/cdsypgZKK72eFVf2vlgILjGTaykTARamoVmLlNU5yJHKYiOC0AjSsBMLDqFGH/gL",
+	"Yuzr2FoXziypys92yaa+Kzq7oNC4/O+fGwyqcKAwNM8X6ytGxwOqja/RbHQb7WfdkzZMpbvktHRJkopo",
+	"VDi907E/56cft7snhdNjLgS2ifHnPy+f3z4u3V7w4ag4mmP4eY2Kknzqduo+e2jZ4ypl9yGDHm0V6x4w",
+	"xHZEJa7RLcGAZV4VI6PxCvV/MAIiFKC7ZRPyz/8kHviS5oQapjhN7BrI2VESFg+ZagWuwgOue6JJn2pG",
+	"UsGzQhU4VxpNRjIBD6f96ZomKdqQkZ0tz17r7jEBHpQD18KJQENZdwaClLfApduf9QS6fMI+S+TNBVV/",
+	"sts5LKSIIesuFmpI95aFW5EmTZLsVXXLSm+4F7qJwPAlCbtmCaZlVmtNgF0JwN20LOO7J9ZL+V6Ipha7",
+	"pOBLr9vMANbHI02Q9p9nzeH128vyov0NtzdEu8zWHB5dOjx7s60MDRd/YT2TfDm7TeCnokAYnb2D4+5Z",
+	"MEK/3RblJPelTBgVjzaR3C70d3YKKjhcC+du4nbNLl8voxyGiJ9J133sv4XeAfhFpSBW/xQ1fDqdJrOH",
+	"8xwvhgVHNP6PFB3K23VI/6JAJzpjaULFzKEGkkAfIGq8u5oLOMsoKjQW8XWJYhHjU2tbIZAILap4JbV5",
+	"ZccRAliBY2HgEEMRQywDDy3kg7Nn92lCRcR00BPw4AFTVlqaG4bbpVhWC/AgIFzr1PnFI6mU6zd5SP6a",
+	"UmG44Y5RA2tNIaY9oUlP4MaCEik7CXbQ2VhJJMU1AxsyjKhmYUBCRqOR/b/8Pfzv//m/WoFdQMr73AsY",
+	"C7DCAXkJ8+lQjmBDCqQdv+GYZuRGpklMDDLFFQS+x0NNF8y1wj22WO2JbqHW6AlCfmeQpJGlhpCQC50O",
+	"BjziTJiPsILCvCLYvlKQg0fAW35rZENy9bCECGlG9lNg5S1xtq1FYTeKG8PEIbyfwIm3I4RUGmlHCW+k",
+	"C4DUgsz+jDCqEm7vAp1LZ4H9URCZxPaYW1TncLYdgc+fwZNhvLhb4cxrl76BNdH2oQnVhjRf//D6p9Yh",
+	"gQ6rOGeaNN0t+mwgFbP3NjKmM4+P3WL6XQrWgkUiIJMHXizuYmySuft5DTAwpaQc8pMV4vbOE3nNJoCc",
+	"J3SGn9aM2IQ0oe8j/hshJ3aYgMMHiRzqsIVTSkK/5j9yEc7NrHt3nc+rXXbu6zzRhWtlakK3m331NMGa",
+	"bljbRsoxWAiQDQuV3HA7C9AdJPETHympC3sNRpl11AhjZihPdBhkS8YtkC6heQQKNlbTvUu2wew37Usz",
+	"gp91KyDUDjLbHm7t3SgphrBzIV8KX5hqacduz4FiLDOigjzzG5sgTWXgloYceLZGe394tFS+/jvfEvlp",
+	"WW24nwS3VKZ2jUmB7VvscrXXgyCTwt6aihnOQT81+UkwzrJoW+p5Ar1Tha3nJaiGJTbFA0bAEuws9/fP",
+	"Hh1XRtgFsF/ZaEikKeTrvDs+bZ8cdDrPF3ZDPjk4bluN7NeT/QHcdBTeouG+TiNo2OXX6DaskHd/Zdqs",
+	"0e28ODvzHWZ30AcVviB+zN06wvLnTNwld0PswvlfNnkjd+VCTxnNzsgyFB0GUfImVzO1Dy2P4a2d0HYb",
+	"EBQy294WfiT+x3KS2lnQyPxTOY7uNo4PnzoWzF1veLc1k/66C9CHMZdmz/0oDWECCUpAqyP7h1fgpLkI",
+	"TjnS4BD/akG6ndcZkXviIfnRa0I6t47/oOFUMDfcLGcAqYq1VVSK63lUj8wnsTpZDYVNmVqi62hBs0WQ",
+	"Gf0ZjAZtzw18W+cspSZAgOVNG9+eLJj35GSOzuyEHM1YDJYqR55FIyPVIXnNEwO2z6wnEJKUUXxAxlzE",
+	"GacQaYYWdIdIdqP5NQtIaGRI2Cf3d2u5nxSfUN1RSnbqJ736JDZp/PpouSQepx/yK/DiAhgAS4BrWO3l",
+	"YYKVtmQcwGhYVWlcfRJ/seevHAcFLI+7FwZkd115QAWKx3aRXXrB+KAf/8IZiqlhB/be600TGrh3juzF",
+	"nSMzcqNxPVKn8pVTBXfjXThzU4fy1Sexnju5AHdrb/K34E0Gb5LzENlP+8gcyhabZGmTq8GROzv3+nhn",
+	"zKIUf/BT+h7xT3QLUv7Be2z1vMv974n1wrP3BxH2Bd5lb7sulsj9XY8OUDju56ZRKWtZhZTRQTeBNbe1",
+	"ZPDLw4auWcLKoOFWhHH5m1SQyeULNhPNxXtUrbYozGAtJLcdciuLlj1KybsKNuaGSpqxmmHIJ3CEygEZ",
+	"KMZ+t//oU9XKI2dBXsjh6Qp7osC+TBQVQ0hbsXswK/mFFkLFPJgKtb/VncauqGBuS+zTfexYxzPS6wn9",
+	"dMUm0yKvtf/75GQFWfaOvLMLJ2y3BRlzH2dNGbmem2zuypWScNdVG/P4pK7gqGtnNy7bmBPcu/Q1Llq1",
+	"K6s55sa268qOhXUdtzTAdqHdY5JatQTZduXIBpvr0TezLKZbGitEoELkvJgeoA2dgQvQYjpMd74DvJV5",
+	"JslLEjOwtKBCILsv5kTDTcF3YDfuiNtZnkEeAWbTCAm9JDEd+N5A0FVfLBADO8Bx7ao4jqxB7rjwDXYd",
+	"Qa9lXI2SHldhyoMBHTj9QDNjuBiuRwMClxJ/aRf91JREMhUGUtSeaHJNFaciAi6bQUKHw7U6bJA7iAYm",
+	"i5kOfMjTSm/g6ZIyIJrbYWAKHAwRM0fdoEh/RpC39jaogve89DN0f3lTvt+d4qZ8+hrSZv7CxUW17vda",
+	"2GwZUM1tj43QlFvXB3Yhez/voir0e/jJFiGoS2Z01d3cJfKaKRL6n14ndHjBVMSECX1woS/luCey/E+7",
+	"u29f5JLMucD0C9LsSzNqrQ2JyPrcJD2xiJxkGba6LQ02hFa3Xr7RPX7abgeNBVPZ6DaeNu6187eOmmop",
+	"Vpfm7qwx7QbCczX8WULWkaprNluOei7x93Iy2RolqXjgCXHP8Qmx5YZnIJiIFEyTppBYM7PL5KxlzGpu",
+	"LtbVJQ+b/QEjihKpmS50Z13UivX4qn22bhf4GHKfnA174dpaTBhNyICxuE8hlRaEBsY5//65MWYzYJiU",
+	"8cffUppwYxffVMnJ1I7mz/IGMgqtFrTn/J8LGqTqiCbsPf3U6D7NYpj224ghzCo+QLFITiYMEp9Kd0/4",
+	"mCUzgLIzmdqVmJ1KZKo8KVn5wa4Jq3uYmOrCkwb0WqYKC+MxwgX77rsCVcU7x0HxPZJL/FoY0i8jHo1w",
+	"ymIew5DsCEmfabNqDJqLYcI+RiPJI1YYDb4KZJVmz3jpqzFYotmqmxr2yZTW2ysLZhrdzvFGLdTLPWFH",
+	"VIz/JtP3TGs6ZKCHqBjbN/7/kb/Zmfc+ohFLpsVPcbis8XpxxUJlwpoRcdjAa1a+4qav05S+iQh8JsFz",
+	"ZYlH9h54xwgOxN5hSF3wi2aSlDTHVj2mgv+WsnMXWHf0oVIQlAr56QHxMhNO6QkpCEpMDaWb2DfQh+eJ",
+	"VRdQn8Ynrk+r3akHVjZNcPfepdKBNBGH42kTvUY3vu9SQeGT5mn7JCMBX6TqV9g1cN8Fhs1yskTc9/uM",
+	"9s8r5FqDfmsadJ/qcg1b0e6EXaVxLFroNfKs9806yLP9+IHnepttqUMGft11bhEqyzqjqOaE3UZykcdR",
+	"d6PnElZbI9ZWWK4rU4lw89yb5dW/0H3cLbXOq3Xet+9t2a7Sq1XRtoTzG2bWk8yPPiENh/5EO3Zj76wo",
+	"+iiC2w4KkPSZKDwkP4mIEdoTfiqxv7Ke86r4Tg8YU2mets9aXRLJ6awwEsKFNozG0PIZSxPwsp7A67bi",
+	"qfCx00wh1Y6GWnn8oRwNNeiq900NumrQVefKbj1X9iHt9iMurrnJ65z30Wj3PRdGk4SLsbbCMMdyXRJC",
+	"ul5IqJBiNpEpcMFqoLOSggGDq2IRn4LUbyIEZRPKE+QHVWzAFANsqRgZs6mBKNY8QUDgqDT1SN4I3zXX",
+	"jqeFzQCtnDtINR5zdQ5SsJ7Qad99jHMSOma/lyYkTLiWm/hSzdP2KbKxAOUnjQzEASHMlr9hTMLsXXS4",
+	"9YDa28KH3mdsLZumohw9K2n+fBpgcE65f5ByQk47yI3ovqtdPR9+JJ12+/jk9Omz5w5y2Q/2s2YZdqkm",
+	"lwsztLuYy98/N2CBeiBUYTqqAqHjHAhVmqtbMxU0jBwzuyX//NvJL5MX/646V5+e/uX67KJ//OPs2bvo",
+	"9I1uv46f/ws9+Zm9+Il3Ptw8/avFV6lKGt3GyJip7h4d0en0UMtUH7qXdgLnaK2bbpwwkn/FyhwKdpOe",
+	"E0ajEYEJIFxnsiBitdO/dvo/dqc/LHpG8Ir4Fm3hDvGDYjpNzPKU0wumMg9OgGnyqOC95gRS8/DvAyUn",
+	"ATGyFZJmzAY0TUyX0CQBDw9Ut1hlj9ZNYK0VgSo+5too3k89M7LLmwGt+OPFJVIb/nhxSXQkFSNNa5JI",
+	"ICuccJFqEjOjgMVQA830VFow0gry1FZrkXjDoJw4G2SZrHZokIJWzmLNwIaw9/A5avaGurWlaMgHN/13",
+	"0AZdFqb7UZLDFQdYhR7utMrYvgV6OPvPsvsC16KFI9YoLq5/e24HgvLHjW4naJzAf08b3dOg8bTRffYl",
+	"WOz7sLup0W2cHh4/vcsTctvZURhO+/Zw2jAcHFSn3egew9jaMLY2jK0NY+sEjWfw3+fw3xdw5lmje5KN",
+	"uehOcQN+cdiBVm9TjXLH72S4eEq15td2xk/wnSTujad2SUjFGt2T9pfNPTNzjph8Fs6CBgosO6bcBWOH",
+	"5Jwv9nOgP6bwekUfTmXXzFJPTOGjBOu4ZUA2wSoDAW1uOTxOrjrH3RO/6cBb49wWMp3CaknkNUtmh7Ds",
+	"73TqrO2hRGm3BMg5XVRn/37lUTL82P5zPv442WqEpEdUsf36VkqBOmBAtGOKySRNDM88GwEJP9+w/sdU",
+	"Jf4Vjj6DQfQlPCcRTRLsvkfokHLRE0oa6ihfoHvpVLFrLlN05RRZYDCrOGKtQ1KwsbHRDbNvYpwRthWn",
+	"x6V9t20mEd9HdT8ig7qyqLXzB0Jzhb18DmtqobVcy8F72rD7Nyet1Mg80U+0Fxf2w+/QrsT7VidssOcH",
+	"vi9TVsp4m5sqK2CEK+ZqG3rCd/WAH13fZWqIK128fyHiFd0Gy4KfnJVVyfCoDchHr+iwqrPMjqNuWr6y",
+	"bmmquICSG1qu9I2o2H/lEgICagdHIhkz107EUDVkJrAmDwyfWLuPfUJXgT3/rx/wdDkg4Q3r/6ySsCea",
+	"RcAQUXH02Z7zJWwdkiu4ocYWZl3fpq8Z4oPexqFVG4W2Zjx2XUrIlLOI9YQcEPZbyqfY30ItojnFN+sj",
+	"20mY0D5LMJDiS6WSWWFDU8d11QwxkBxCdCebB66JkPasSLGYCcNp0rUQVCbXDvYIxmLtOVpGfJo1LCvK",
+	"pWUQxm7NdYI2dkvutV+Wnc3bzFfHsKDtJ7xCYZF9o3XJSq/ocKcEpYYOq8jLNagb8OxlUnHHYQIrReoY",
+	"QR0j2EJhQEE/3a2ecum1Fo7LigJiljDDFuM5Q4dPNEpfbeRUF8Rt0w5HOyPS2pCtQ/JKxq49KobrFUzQ",
+	"/QXu9zBEFLhzQqfSYn7lhFK9MbdHOGW4YohStrFEH9j9Y6ger7Bk7K9Eg4wA4BKn7KUJwYciEAdN6dD1",
+	"ja1GluIbcHV7woObgISY/2b/RTU0FLbHSRNGR9yhGDNuqPG2UswVw/wUZX+iZCo1B7RlRmzWEyOZxF3S",
+	"a0xmBG7Ua7QCEvqT8MFjLnAA0CgsxGCafc3X0PXrCP59JUPSzBqAkb5ddxr6k7oJCXw3Uz9BA6mgIeqH",
+	"16/IycnJWasac43ElhmMK73KmKNi5m62pFUHfLe1+3PAJD3CZl+wCGCCuaOSLQ/S5UwuHATmVVaHTXp8",
+	"iZesHk15SXIPtRevRGIX4pJ5fdp/Fh08j1+wg7NBu3OA6S4vzmg/ipe8Ur5Btja3t97GD3/dxdBf1r8s",
+	"33RbG/TyBmaFlhAfEzncSiszqscre5nhmFx/bq6JVHzI5+ZPydRwsay1Gkqg9ZYqXrJ6THHKbsfRJ9La",
+	"QUsi6cfER6sP2s+67faSATshWXnE31vRWHmwxcj6HaM9Puk+Pes+PbtrtFdyk7E+Pg4uLwHscfd2P7le",
+	"2JGU0Ls6324Vt+2XoEGNodHIzjSYA29jqzR+DRr2dSzqjAslEf7Qd7OVVRKdq+NC3kPpq+NVoC7LX7Nz",
+	"Orf22DWPMSkQrxkqGrH3XKQGIubtqlmH7YGVTo5V+7aMSKjF/i7FP+FizOLvZYSzUGUOn2OlApcKG2OP",
+	"+HC0oB7D/a0vRtLI7Hn+6KWFjXNnXrHJNKvmWLeuACVEUfbgoYo3iZ4vKk4Apwp4bKvdhT1f0WbGLHDO",
+	"2K/zgYohLPEJ/VTsXeP4zu1Z3IAoeCeH5Kbs+yl83k3SM61wXY/NK8NOdTT/q2856MCzN+Xw7/030CIT",
+	"KlKawPhI01ksXXc0bB1mxoezRfSURU80miLNcKmEDVtEqp7wlsp5Fg23q8+12s5uiYbC71KwQxIWhVbo",
+	"XM7OaX5Fh2DAURKlSjFhesLQoSclBv+6VPZPz7p5TsJs02f3KkrAEMO4XveRSaoN6bOMVLgnwAalUcR0",
+	"XpvhHlQA5IUhnBMU82SY8pjp7JY+FRIbUvxAoxGUZ6SaJoRrQslpu00EnUDR8IiRAWfJCt+OHi9w7gS+",
+	"qYX9mq4jzeFS/7oe79XBXgQcG0GLKmq+rNaftTNVPaHcDpQKQMdb0MwTFvN0crdu3kzleq30PYPSS9fh",
+	"fNLnRF6jSFwv9KDHu2TVqrHk3KLbAEvOLdAt48j1VmsZSM6hS0SS7uDGUBIVTglJ4mQuw4n4awHTuQNb",
+	"2igI1pYFu/R459EuPa7DXVsKd30jYSuDGvsuBFlACGtErLLltir/CEBi1i51akWEJk04YPfZzx/eafSl",
+	"a6auYe9NWgGcW8JETwjsUqxR4Ub3hFcYjkZlYzf1G2Ycrrlf1uJDKrAqeuGs8VW4TPDzApCsqPH6zwvg",
+	"5tUtM5skcggo8xE5Y2DVI209rieXCMIndMiO/mPK7KOW0Ht0zrpPn7uvMOAJc2sL/QuH/zEdQm0HLI1q",
+	"73sGRay/s0a38+Kk3T71mbNH1x3c4Xffo91x27/K9B7h6x9VGtqX2nf1OH1X2wNBNTjZLjNaRR3/uKo9",
+	"cvRw5BXS3so9qBpbXEFCuzVDIhUJ7bSxOET0EsZSsDAHMV6pYSqkHiN+WeSF6olQR1S8kjELA2dXYD5o",
+	"5o8imTsKgnV5UiS5GUnNXJKpT/x0Tho8eI6EGuWng0j0jitqSMKoRn56EMME8QSLMfmbNC9+urwixc+B",
+	"0roFN4c364my/ytzsOXiITwkv9hRcE1gwYmhncUbJcWwUNOS+aq4IU12zdSsJ6ZK9hM28dUukL8QxsxQ",
+	"nujQlRQLiQV3XHs3IIC9lyWtL12j5aL3ThueJMSvr3wGXf/+MPuQMjU/DeCiLrE6Igwwxd0uCE1o6V0/",
+	"sk9RquymCglNmDKkeQMlhwM7QySEY4dOmWMOih7JG+05UtB12ROuLtIK3aQvqYo1pGvBWO3bUoKLEJcY",
+	"14QmibxhcddOn51oqiw8Di1CCXNYHNrTP/r1iwPkPkuMxdma9X1tY+BUUSSiImJJwuLCBzsjYeSsovAc",
+	"sovNjfTzmdVFw2ezd7nhYkG2CKJt9hd8Xchf0VMWGamOtKGDwZqOSPcx9+6KFNKAz0BKRYZUj5kh0YhF",
+	"YxZjkAR3faPb+Mvzv74+fn/2bxcvG0ERYNqbpIJbtPe6ETSg4Z3Vyi8On66RX1ucj11y0e3TPTePhl84",
+	"NFyyZKpmsjyErfO5kQuU3M0FqNTO+YJlQYdvK6PAL7eW0YCOFBMjBosJFlCwcmnVget9gX8rbf/A4D8A",
+	"dVObAH94/6ST3M56QTiWyc+7bZkyptjAZXkUy+ghuPvupIJ2YKfk68RQbyGwDId9wLhkI/gIMd4Ge16T",
+	"pr8CplVI4vKbNdSP2UsAfPt4Ny0SWhTh+pqR5Ntg7RJdq9/bub4H1IrXVCJriSs7uG8VONU5cnWOXO1n",
+	"/GN3gd47R+87LsZOH8UySidzRHu7CUke+ZDLflyKL9HJpgn1Xrei1zAECpkpVeZoINXkIKaGOvei1eUQ",
+	"FPKJbvYsEg54wsLAOxh6gjk+XKoJuI7wGsyUcx49CAm1uuTixzcB+ZeLH94E5BfWvyBSkTdvX5OBXVe+",
+	"TICR/swwHRA6VIxxMXQ5bPaXmEUJEFnYrR8QShSjsf3MrpAK3DYTqQ150Tk7JlP+iSXg66IE/HEWHJyc",
+	"BJ3nz4Nn7bZ9LZokQU/4q56S9/w70jztnBDal9eslXmoVnqmDslLd4Pjto8qI5jctQfqZRzbVYkqYace",
+	"qAXLZA5c2HVRjgVWlp8/T6FW17/JThsm1jHP1THPdXQerrslig+e+mBpRv4lP7tPUecd1WX2m2EE1Jde",
+	"Wy5GB30Zzw6gZLXRbTx739iBU+DWel5Ri/+BTeR1QcODKqWFeKDjRgEt1jxtn0GgBGM33QwMEG3obBGx",
+	"7XZ1lq/Wz9VWXbO/v12+rXp/uwBX75kN9kewPJUPHvREI1gkTW40CVOVZHUe9sEt7CHmVL4jncAmYvq+",
+	"KXpL1u68QwYBxv9RAiGNZoas/Qu0FhcA97mgUK55q7ppkcKFO84p3FcW+h/YzaJksqDsaqr4NTUsIBP6",
+	"6YAO2Z9OOk9PnrXb7YDwySSFJRaWa0yrXFKXZj1M0o2zTqruun2m3QSrdjGP1y2qBxQNJc1Taka5l8gj",
+	"8UU9v6oW2K/MEFIMvah7M+fh6bnDHqkVHNNCM0w1U0DicTOS6LUfUSuZSxVgBf3c8uwMPTFfDVY4izSL",
+	"DCEr/fRLLeaeKJrM93Xnf3CfYe+5Fxt5zKuZWMV3rMMCdVigDgvUYYHaevmWcg+8hN9tdZRdy2akZDoc",
+	"HahU3FEo9ZKoVOQJxk5p38de+iV//odU3L+4CUeEJSwYhcjEmWHTv0C3jIQPRwZbe7jsyAsl+8wnvkZM",
+	"GMWIHrFk0CheZ+eKi1Ki2hoFPPGzTmOjPqdqkeO5k6s6d8o6yYWZlM06gbgXLXah+QtqL5jGhiuAymtX",
+	"x8WpLLVakTHBw4DQBlRoIkXjNjKZe05RjBaeVrXQalz+RHmbleXCusKQPpllb25XzuJ+K9BZxsqU261w",
+	"gVllcfMV+KbH2Tf1J63zVQt7+W3FJdkuX/bjHMKznz7heg3+37n9vLKZS63jtl1iU/iUVlIXdEbhl8df",
+	"dLNQKR2VNMMe8uFeOhO1PyNWVJIxmwXYWNIZxRbug16En7H6pDlHfeJIb6UZMXXDNWudu6hwTwB5kQUh",
+	"hMd6URYddEDwggE0MZCsMO0dl+C/X+CknzI1kGryFl3zXApddNQHhCacAlHkYBCszJIr7u7sa9yHJ+Xh",
+	"1fVGksy/604t7Rq6rAVduPg4VXKomNY1eNkLeHEkJkWogodqIPIHaci/96S9DyySKi7hHi9HK2Of29rx",
+	"ftbzEe6IfQUBoNuq6wunUtF1SfR+MyM4yXL2XS/JAJ31FqxgOW9W2wqkJQBzeiIV/ny8SzMEsXuIBI1j",
+	"NkOCxhBIy6HItDBBhzl0+axS8TYOSElOBAQVzJfwsCfwJbC+dEg59CFbGBrYErSBx93yRey5v1yNCGpn",
+	"Ru3MqDFE3RvxoXzuqAfu40jZDphY3mDkjd2+cb6Y5+vkXG97q8Kd1wFi7ehMiGiSMOXi9po06VyHjZ5Y",
+	"0GIDbtYKSH92P/6yd1wXNaxu3JvWfVlSdrFz/Bqiw0VrJcqLPIp4W4B4zVcxXEupXSi1RnoQjZRO49WL",
+	"YgN288KyrdpKs1YKO6EavykLkL16t1cQjw/npHSXSBVndpN2bmPk3ya4xK11kvW2dHVoTSu75+S7HPSE",
+	"leWFV24R3+YWPNBy4L3MWV/LpmdGikMrx2M2oGliWoeFims2mZoZmdAxNv2+/eSAIH2QY2yCpDFQGPkp",
+	"yzK3oIyeUxGxKulbSApa3HP7zOGqtcLXrxU28/n/f+x923Ibt9bmq2D415SpXS2aOsU2dTG/tmMn/st2",
+	"tC1lsg9MiWA3SGKzCTAAWjSTStVczQPMXMxrzDPMvMl+kr/WWkAfyCZNSpYsObyy1ezGGd86r3WHgWY7",
+	"xmV3RLdnXG5wij/FntxpBF6ZKu/yfe982kr5vmcV6r4hG7fITNxIsl7v4PaDqnBWwClJJetrf9/Iye3W",
+	"Hm472rGjHQ+DduzA/M6ct74Cx63gtJWpL5bd5MJxA4iBrlJeBVqxFDtM/uF8tDPIu1QzC1ELk5TEeipF",
+	"EjGrWcqdMEwk0lmWaKa06yryu/I9ZCoRhs34/M6slDCfuzBS3lA03s78tzEE1UzzTgs65VbWnT/UjvDu",
+	"/KHuVS4sxZzs2Ik/tmyIsH9TNuhWZlfrxH6qh6uNrj/BKwxeiZgSM2EdVSUo6/GBLUBXmpDohF8Lw4fA",
+	"QljXYq9l6oLzOCrTpROTqKuM4FYrUuDLiWDN3sDoSY9JFaeZldciYj2ne0x89H9j3rGq2ZbVWm2FNLar",
+	"tErnLXaOWdeomAB+RIn4ezGW2O6xZu+tVOOeT5W2t07Whf+t096Tmdc68RZWdIk9qStkPpI2FEqFNd42",
+	"3B+Ja22BeCLQn6F+PowQNmzLofH2qvL+0NhnGhrwtNaJvDbH1OgkwzsAXOkTy3TmppnbcujxyqGj795n",
+	"GDlsdUgmiIUf4CJUR2mnWqZ8KFaNBD9pbE4BrRMf6Ju1g1oq/g83c0Ux/YPLdlnzUjPKwWLJ/3y5QGbf",
+	"h7a3W7Nyof81I3v+yZE5faNxPaj6/vjFLMebFUcgvPy0QKZq6YoN3QDo4+0Knc9y4rGrdv51uCCE/Syx",
+	"J8BVpfMv73pA/vCWWafjMQOGaaYYn/E5EuzZaN5iPxnkEjjr4Ux6LBXJUBhm9IwYmKSOg+kqdEaYAteh",
+	"HXN8LBTmkuvgq4AoCfwSAXS+fvX6B58r/+MUnc5T7SzxTHst9so/pEHGXLG+6CocTdJi7wjcOPp8a8VG",
+	"MPJKrR+pbDYYyFgK5a6wkV6EFZdANPJFmLbJVPdpVwR/77+kssVzDBtzHUH62uybPn7jHcjf6TSZR6zP",
+	"43HhOWiBGvySceUo5cg3KBAjMa0Q6m21Ir7+CzDS25b6DvtyV9qhCm3ZmLRsURSp9EmtNJ5DzZ0L5EEE",
+	"2oniC6L4NtmDsV7SMjgBe2aMNo1O403pRxZ+JA0eVeE6br+AB/AD9JjToU7jEKsl3QcK+BuZ9rc4yRcw",
+	"5KCNeIWzrTnT77VjQqHunbB/AODLJvpaTGBFmiugHeVW+msPCQxXGEDNQtW3Fnvva+/NeFF874+cqZby",
+	"FFknNmFSbpiRdhE21hvVA5TdQreApvScFn8moeELA/sOaz9jwqQE9Yd+bb8ce35j86noj7Qe27WF6ssZ",
+	"IZ5YZrN+/oaNmE6Tknoyr46gMxfrSQgEkYal3DqWiFReCzM/7SpKgEu/WREb4ewqb166q3qmhNlrsfOU",
+	"KzYQaITpsF6YQo81z43Gq/xKOWGmRlqx1+qqC+kEw1XuVKayP5OJOGV8vW5zKBwIAUetrqrXPIYVvDU8",
+	"VNb1kxhxUXn7JroFGni5nU1DDSojvWdAOdyIuAJx/xD48j+KmoA2tLo7ZYNGOKmr/NwCLE1Trvb9BWt0",
+	"iu+WIEub4edXKPgD2RdYefr7y8vzCyZUMtVSObibJPiLa2i3EBYdT/UwE1FIIJumnon7R7fxp27j516r",
+	"q7y5EReVxdwY6UvNWTlEIyfBUIT56E+9iwbBVCpJVfAt4Rd8iJZz7ITCI5T46GhYLXamqsXoRtzmxWAO",
+	"29UdohT4fTHXKiE7CIzzxw9vKWQ+s4L1Rs5NLVlQ8KHSjtGCoEdJngQ71XpKQrSBmQpzLRLGk8QIa8n0",
+	"kzDuA/Wp7LHBqjWWSddhnI1ggEIlWFNaMc5UhtAocS/enF8fh9bwZzUHfnrSVT2phLviDis/4/m2rNk7",
+	"PDhqP2t/c3x01ItYr/3x2aB10EMdYhgnoO8066cyztsNeQI8S91V3LKBzgxLRCwnPPVDslgBG4b0DUul",
+	"E4anMMp/ZslQJKxPZorqgB0DnE8s+bvwrsI8A9ifX4wIjk51PMIyrdI5a/pweJ8cgDsfhBIIGhrJ+jyB",
+	"jSvnFm77Y1hObgCri+nhHxu980oQGsAX1U3R9QdUqxQVR23QUOnBoAXHJREJgB0VtME71Hn6FBevNeKm",
+	"rw0wY/u+3Lht+fafWp3ZrTVDtCh3qhgKk/wUa/DSv/f7lnNIalmCT7MAUWGPJgTFsu7KF+5XsbhrZZK/",
+	"EV9AlfSVcSM3VUH5HbhCSLkygscjvIxBC7VID2OufCb4giiuYl8WlFUbn+mVOqFFkSYv+A9UepE6P26V",
+	"zhbgknDH+9xWmEwUSgKPCcsWXoINBB6kD3wEbjZwHGRTT/aBYBZpXvJDEj6+ykpdFGek0r60rPTWKTPC",
+	"mTnAinHYdvlQnLSPcJOVfc1l6gu/V8f944e3TyxxN7HO0oT5wadaA03PpjXDtcR0rxltOLGfbP2UweiR",
+	"c6gb++c50qVRIGNTPxSm9Iw1Ofv2/QUb0HJF+BKnr7BAU6KFJXdj8VFat9dhPVgULJLcq1mXXov9QNWW",
+	"V2xgp6t6ddsPXI5hPa8ruMrUWOmZ6gFvV04zkXMhNDw6csDRtbrqA54Mcp3o4R/7Z/BHD2iRVoklRqZE",
+	"fkov1Ugf9BHLlJOpZ5SRSLAJn9N5d0aKpGoBn0glJ9mk0TnIBWipnBgK3K2ljB8k3wD/WhZsPE9z5wLb",
+	"SiVQrlP9VGUvt8AAIBOKXuqeG2YjaZ0284rAFGA291pnA6mkHZ121S+ZyABDlK/UmRg9nYrksfHHVEys",
+	"4I8fTSmxnVJlXRmx8lF/sPqUzSNXuItHy3f7pU/o67zywZfPR1BiA/QlReXKlGP+32aPx05eiw5Dz/Qe",
+	"ZYQwwmYTkeOAxMpmr0hVg9Ct4zgzbDaS6eLCAsXAthNEACwQSK2IhCJhqH4aSRhdFWiUz0QM4rcSMxp6",
+	"X8xDNsJUoJIIRSfopZwdGWXwvccGMj9i5F0ZZG6aChk3MIQWbF4dN7mhuHsbffhW6vBtzGY3k3h3Ou/b",
+	"lV7/AuLUTiLaSUQ7iehBSkTEeuTMxb1zXOsFoqcFM7PWSl4e8xNLai0jYmCfihaq0TydgsWKfBkHNOO4",
+	"kegq+Ba+ekKPMxuxkZ6xVIe6Ds6JyRQkRz0OvrZMOjzDC6YqYKjGYurgAHXVUZslfP6Yje3F1LY2QvhY",
+	"gdtHAFRPxVrepDTcm9vpfSPzM9r2TU31JU58x7M8DDs9X4SKJZR47ELmJwDVCfvFctX7a2Qx3WCAsxaM",
+	"qOdl3SaQZdb7rbxJb5Lfe3tUr1baBdWXQxNX1FWzEXfoLABIXpabESbhgRd8ybGAhF1vjPb24tx7yoP7",
+	"E9tVnhXo5Pl04WM7V/HIaKUzCpN3mEWRWyIPuYmfKAhxL81ga3neVZ4R2Guxt3Is0JAfyIl0jHK7WNZL",
+	"uXUF7vQienKB1MjHc3qO6aXOlOtFXUWaQManU8GNDfXPc71gKq0DUZ2IVPEcpuRkmjLODtttNhLGT9jP",
+	"vqtk3lhfJ/PHRrwuRU68vmyW/zLt2sCUDOPOKc62UvUSyaonUeHkBSWy3/Idvfojp0UXgIoMcDkHiS8h",
+	"CGgz3sdEuqt5//clhp41p3woktVx7xFbiHsPYfqdkBgXXsmrBdOfxP73Vofhd1UpDl/7IG15izKpyGtr",
+	"M/6Bpr5lTP0DDafPV3X7EWKJ57oRlnbqMwwTjhvlbfbETnqRsDpeX6i6dsUoN8/GQB32mGj6A4y2poRC",
+	"qTCuyKATp9pW6rV/OkHhMtVJ9UwYNuR2LBxLgXTPuJkwLg2TlBSgtLWbn5HNku2ctBv11dStTjMY5HuM",
+	"i/TpfW6e9ck3sFjh3FcW/1brfAWcNvDTneSyD4ds20z2u9j1r8ApvYC0Ev0uyuE/gNT5xRAZyHNsKkWM",
+	"cSv5KFF2QlVdQUKQ1u1FGOWteqcs3OaQ6t4Cce5NRCKzSe+u8vN539P8gn1Jl9z7gthl2FyJZ9v68IZ1",
+	"vNPkfzta9mBo2dZs0pdNYlcII7ug+V3+OsrNyHiJfm1IYW+Tum7xDK6NwM4HdqtU5iXqdsvqljvo/Xqh",
+	"dweGnzk3+Lao8sAC2xeA6mk4vV/G7ERSAvvX//xfrFdKm+yf+PDDpMeapDms3mCfgoTaeLr0fVf1Yq5i",
+	"kaYi6bXYmZozylWC7qtUxhjziesBg/GmqUgZOXIPjJ6gJQy1TPi/mVS2xT7giKQasoE0wnZVDxb0isA8",
+	"DJf9Ngu3syimHLES4v1+Z5LPpeHKYpmMhyH9LGJu4zsCRCOmKY+9d0wA0LCAN4DBYt535Xu5llJW0Pyo",
+	"IIxfLe2s3cc7ScO+cDRuRF+PdvR1J2zcjbDxjmIh7ljYsCNuxFP59Denx0L9vtbhTqprLWPBuEWzcZxS",
+	"jjMhKJtB33CVROFxcMFwEUulEjZiU7Lmkv9En6dAQltd9a2005TP0W+TUS7rM8W8H2bEjAZKic691xpL",
+	"buJIcw8ODI3iE8GO28ct9raw0x0ctikBg8WUln5Yb87xr4lUmROMx0ZbGzIQpFKNa0x49GuPNZVmsRGJ",
+	"UE7ylMqI0Fi8n8SPH94C9Se3kSnvy1S6+V6dd8J3wl3AwidvaEm3pqQv8/YvYQS3tvn81vAb8pLC/NtR",
+	"A7eTwhZibKLxb69PXrxq/7kwfn2fx/Qzn1iMKixIf4T/7eD14YujZ3AnaPl9jYN3fM7ZS8pDhmfEP4dH",
+	"//of//sH4+SvbCYSTIthBCAC+aXiy1TzpQTF3+wfHF0eloijtDZbBOvjy4OTDuL134uaWImYaitdI2rg",
+	"GSXb10Rnyvl1ODx8dvLsMFryacLPInbU/q95RhStnOExUAzHU9wQSpzR6DTevP/v+0C6Xh+dHe+3X7aP",
+	"cL9lstBJuCCrhzERbqSxyAc3iW+kOs2Ty4NvKqajQOfgVUAQGF2l1c0TAFZO7Arq5TFiQTP3gTtBZsxP",
+	"qOaKF3+Piq/2z3Uq4/nGH/vXb25buh/idrgBcbvU+h1Xcz86e2vyIuKM+K9//FyTWA2pQRI2sURwCAPr",
+	"qA39sERhlFZVCqPsdEMiE+iWr8rC+mIkVT46ROkO1XQCGIqAcIiI2Vgb+MfTvIgNJKbVsaFyclfRXSgS",
+	"pMXaGIExWYzTVy32XjOZ2IgpHVw/xITL1K4kSkZc6zHV1UdSsEiR4FDuB/eRCiHanNKYlW3Ua/DCTQ0r",
+	"eWtFHixxhfNtRI2wvlSnP1/Ks9jlGScVCirSyZinPuwtz0B8OdMsU8hVsynWHBow40lhKNHzCl0VYZhc",
+	"KmFYyvsodOOWJiH/jAg9vtRpwkY6TdCy/HPUmPCPF3AsfC7jqTCekn1z1DqiRclS+HvAZYpWanr5qPW8",
+	"aJgm6A3vMNV8QiD55aSkWqhIlfSA3r0OMdjaNbWOqChBX6R6xo4P/t//fY1akKUF9B1CY1d+4J9e02IQ",
+	"/pNtFhnWMghHS4sMNzGn61KxIsVoTnsAoVJB2wXrlPLiE63cKJ2zgdYJs3wg3LyxNUXKz/kdiVR/OHJw",
+	"EejAAhbfniJ8wrMN43oQ5hFOq25Yf5m8uO5fHPzKv3s9//vFQbt/6NK+PLj+u2y3380P/gnP//bT+/bf",
+	"//ofvwZ3rSl3o3I5jLFYLm1WCaPiH98KNXSjRueg3Y4aE6nyv5e9yn4uCNwvG1G3XzLtVgpQbjn15wqZ",
+	"CimfJdJno666FioTERtilFgMjGMudSHDB/8KM7ERu+apTKSjYgHk6sbWS2Bd5aldFGjdRrIYa/aAUl8p",
+	"7a4GcDN6e4viGWXC66ptxDPWPD584d09y6F2e/crt/0F9vEBSG2U+w8rJXtqc09im5eczgNJPWp76eyV",
+	"ShZks+PL9nEhm92FvIfnHiMiGp2D43ZZmqtewT8bLq1IKIqXGdmPGBKjpBAJgRBVyyAcHLcR9z5SQDIh",
+	"RlmOOn5+1AasyJR050Bv/fOj45P2suPpxZSbcYqJzKWCk8ix8rLvvi+oIseWQ3hxUDuCb+oG8AFuI0O6",
+	"Y4uOjVAgty50W+7Vsx8VCbK+24OTdk2/PwwG+5ZqoSXSIkqVJPHiSXkA62e9f9iu7R8fI29CZO/liJuh",
+	"+PPU/1TiTKxQRNQ+Ap+Obxy0D0+ATTHA7zVAwvdnnSG19Bk7AHlPgxaLJZlgzzDIsyjd5ONMW6hYnohf",
+	"gfx1GmcTYWTMn74cyZgPdZDIfZQI9rMg81fmEBYYVriNhSjL63HyjB47/jEcgOfYRvmlZyfPSepHUvCj",
+	"cjItsfaHcNCQnDQ6jbd8LBAmzvm1TOlKXgtDhP5gSzaNIHMFh4Z0cac0eMxKg188SfxsKoOco3pKVA5N",
+	"ybXGXjhBgUXyyXBdzmyhyRXYLeAfIsaHRghf9hWe4kVnzR4+7zAAmV7ERGqBi2nvdSjXMDXVFyBD2Yq+",
+	"LypFH/bCQ5H0Ih+Gwp0AZrGFLVzR8ETSIzOvz2bc+w2/f5NE1BH8p7iyv2MgiuccfUqv0E7EEhEDtUOm",
+	"LJRiKpVS6qpmj7oGRgwN2nunIBe+Z1ZOstRxJTCmkdYtIuN0FsdCJLbCsB22MUWwWFCnE/v2UBk2ujyf",
+	"lWeL7tXMjccy0D5URWHI1Zz/O/Bt+xpYp5BHt+DwCk5tY5A+x8Wn9bpTS3eJY/2twWt09Ieeq6uby467",
+	"3XG3O+52U+42UIkdh/vlOdywFztW936cPx5bAumHxNjTPtwNa08rty8VcBXz1Tx9KHPK2URYy4cCk3EB",
+	"6FwAv+oEn5wypeFeAbIyJUQikhY787zvYfuQNKq+JyZtV1mnjbdszGSaMswJDO9TCQvkrypM70mN78hI",
+	"Z6bgaruqmvKrXFdkA+52b3XZhwtaqjd+pb5o9QfPeHLF/31NIYdG1PCb1eg0fhLMZIq5mUivBRtpO5WO",
+	"pyx8Q5uACeJSTInCEjHRwZvCGT5HDXarYOzOFGff6Yn4FdbLDFeyek5PZdzoNIBmokOtNuzgkHKGbGFb",
+	"qqz+Vhzx4ZZlXzfzbExeoOECM8wsOSK2X2ztiLg4wVjI+pQhH3yfj5xm7UjQYyJBL7VyPHbMT5NpwyxP",
+	"K5m6bkWFzLWYb2Sxo1efWIYG8IjhtLGMFLoxgjwq1TDKqRPNOMGqVBsb1oLihrQcTSyZSh37LE1SscTw",
+	"gdsr6XaOTxln5CnuX8aoBazhza1j0tmugt9R2yUnImLHB23W7NHLV/TpKrPchk6TXfUwzHKkvrjAmT0E",
+	"b8rPrKfQVtgiMCw/gzi5sZh7yf7ql4zDLMruHd/rGVbMhWWEd/5brfmbp+Id/9jonOQ2blheNUR1F3Vg",
+	"RKwnE6GSxdaBfKdzTPcw1xkcovxVBqySp/jVjoO4TZ2pqS31NODXGkAB/VZCdcZ/NP5sBB8PSJ/wNlPx",
+	"qBE1vpVKCQMYUDjVjGQ8YhPBU5bIBIeEDEZfWLduDHBNUnEVj8i9MR8NTcVVHHfO1JxqEYvUinWNOvHR",
+	"fcJLxo24Gv9NZ+9yzukSnsDA/wv7GyxguPIjkU7LK9oqxSycc4dXFec9ECLp83i8rfbPX5+V+bjh153k",
+	"ukm+7Q1G9p33h3lIVNcHOHvSA8h+F/T2qc36/sSsl/3IFtH3PXnnFfRuw0TW1nkzj0fDjs/VHC5j/ksu",
+	"5EVdJXg8YphoG2QN6Wz+FtD4+VRQXQWuhiJiBAaW8UlIAqxDFV642UU1rajdbndVPOJo/THkQOoJPRuL",
+	"uT2lEMGZJLvSYpFCIK/5aMcCGAVGgLSfWfJ57SrKOVldFCpmGUi6Nw9dhfn2KCv13hKnULARB+2c/nfV",
+	"ajPPQ4iauMBj83kp/T1bc2jV6SNPVjy46myKdDrV1yJFlC3IYCfQuahK5oFcF2S582KLYv64fBf5MboT",
+	"Uw9d86WwuaPLg8POUbBu3Ib8bTnd9TKuNsmjl3EfgV52G8q4k6Bv48OLt28B7z8DOa92+VujL7gR5ixz",
+	"IxhBsEvVu/eeG51kISShWiWWT2XL6qwoCnt90Fi2sp2xVMc8ZdQFa/aGGrWMrafxJME6sr29StOdp0/x",
+	"i5G2rvO8/byN7f6cL8My6zGU1hHRibBO9b5UkadYRgyMsKMQUYI/i2RfKpZZYUqqSis8qi6bCUv+vTby",
+	"gSgoLYZWpWHTlKtSa9oMbU1TF0ilm0GhGuU6VhsxtG/ZvTy/tTSoAWC/AvdAjv1zNuXG2VY1+2ddR+8w",
+	"EMZGzOhUWMo7QFmbSQlSkHd7yqS6lo77Up550xRLYz+xIOzs/A1yS6hNsXPrxIRhFQvaEMuaeXUXGsAp",
+	"+/7tMybVUFi3V+qPT+U+NFTTIRrjskQ6luohZp1DphGZnnIL8ErdqldKievBQsF0zEJXKXZKVQbDVi8W",
+	"7KNdL2XdxcIB+Sjy/Ln18/BF2Yu6XU7Xl3XtMOR7hXKU+xtO7/kPF5eMF0nLhwKGWdRX9+SJ9Fw6mTPq",
+	"v4+BAdiCTzttWTziU8y73tfXgli36gT2fa3F5WmcG9jghMF9ZM2/fGCxTuDkakUa+1J6C++zrg0fChay",
+	"dvnq4ibPn8GZjblS1GT5dMe87kK+KjZuxMmMxCosa7Qm/KrUvEfN5Q5+4mna19wkNmIToTIW/nCGz/dT",
+	"Cex8bATe4LHUdkwrboWymIbAiRmf2w4ziEzC26+6KtZqIIeZN13xZCIVBlmj5IP3npMnyD4cjgTXFU+h",
+	"YjyDfxywbnntdmmYnqkQxtbsfdxPBJCbfXxAyfixnD29S/lLYKAjwbGmfYoAM8KlxLSOP4n+hY7HwlUO",
+	"BLVadxLeTPhQWJZNgZ6LBDGA1oo1Y26xZCf3awWDHov5XgViEslX3JOp147EQtnMsgHNGqDj+pCdfXsZ",
+	"bIw+QUturIKjaQY8FkyooVTCdnChEdxt1FXOcGUHiI0hhz+Cq7QxOjPA4UxTYYbB4JVI4ULC4QmfTunK",
+	"okXzWse8n6Ucq9Z0Vabo933YN2bQSyEc9XAQ9qE56SRXRKn0YACIVOqksvRxKhVGktWgcBC0eMowF4kF",
+	"2ZaSXDc5szKlSJXymYwYDwv7xDKVOSMpVEjaMfwG64RCJae/SxFyTHyMM0NCPWepdoAcGRVlRVX4Xgcr",
+	"F4gEKxNEXUUFzrXydNeJJzbIAWyW3zBf70FPBTSslM5UnJ9w1quUrvflJyorRFOvWZ8PIpZT76/JvIMI",
+	"UMKsv2/op4glwuBFq+54rK2zpyyex6nA++8bgdPSVfpaGCMTYU/huAs45vaUTXM2CZgby4ZCwcLBnYDj",
+	"iZ43g4EPXUVM+f//J//eU5qu6nMXj1hMYONjXzELURToBl5frhI9GGCvYhoBJ7PfJ7IUJkIhgdWz5Ne+",
+	"Zqleeo9Xj5J5b963FS6znkwzR2REfOQx3kt4wbsb5EU5PM7CcMjOQMMKnjSUZhhjcEl6gzcxj9FeFGKY",
+	"aZIhsr56HfxAa4k8MM1I3tH7LrSCh912CpVTVOZ3WBN1IVFZc6MNU9rtRT4G0WK5sGAhsp4tp23lZY0K",
+	"LULh31AZOfH0def0J6BhPNyMJxb5PAlYk6C+qy8snDYWaz2Wathh8UjEY7hqqNIqLmiqhzZicSq4QqIK",
+	"FKcgxPgV7CwwFUmGZeU5cZh05n28J81CXMtEqFggksRcRWw60k4DOHZVqVPAAqWd2Guxs0KJB/BB1UmB",
+	"dwXOA7oJrtgEMtgr3HoLTfbgkyv6pUdw9knkqKwvfL8CBTJDZztfNtbkin14/ZKdnByfYP3TwB35vnK+",
+	"e484jAkfC5yULy8HS4hVWg2sUYmgGZ059PSsYZo0paSyYV6DVGvDmrAEODytxxGQoZHvlPqLuUKXF0uC",
+	"C3P6lPof6TQRhiIR3UhMynxN6KpmGN9lMhEs0XFGiV2a77gZJwDUuO8SCXplBHi0nS61P4Q2asWbkRw4",
+	"NsqSJAXgHWmbh+n73ac2S235l1cwAVIBDgHPHXPHgflvYlR3WUjKlHTIRRmWimuR2goQ2r0o8J9dVWJA",
+	"cbedjscsFclQGD99ZIT2R0G2m2jgT/c5ucASYYiA+PkRIOWbR8DZZUBsR0J44Jlx6+hKLsDAdJrOa49H",
+	"KmMpfFI35A2C/BFoF2uiPdl6jhCRx478TZKTSYbqnj1f5w5gaKz0DKdHsq+/jANtYhEhV2yrAtTUD6KO",
+	"0yviikM4OCJpnrGIsjlU1PwT1vQ1jGjT/BEIWQgigqg86UMptwOekr0ooGuRRSKkgvDBzb4yFIqGQg35",
+	"UEzyOspdNTQ6m1bGCG8PjBC/Chofpr4fSMVT+SuWUi/WovRZnQhSCDiB5wqlecoFKprE1kjFQjbCiOWZ",
+	"AbVheU7CMldcZIpacX2TMpYBIHkMiVhwHYCxoJgSUL9QVCB3EgZdFlt5OnYjo7PhqPZq47GMhXFy4PXH",
+	"ljUxBQDcllSYiBICUG0ZU3DREfv+7OXL871cBeOZ1TynR8qntnwKq52s43ytPwbYGCclh/fpmI10KnJP",
+	"Q+DZgFgLI3WCZUL/4+KH9zii829flwGc2lslk+RXLk8dFCY1pnLauLBDhQyPtaSDqipVHEdd1sf9XE8Q",
+	"cgkGLne1ke1MFUVNA9ePmy+SzhpuXTE9GJDUitIAPkLogrOSarhG1a2lPUHivkJGwCuKJqRvy5qMigbD",
+	"i+dUIFaGiCttWO9PvVZXVdUyWHoCz04oDbRcrewUyF29GgOrdl4LIwdz6e1+sBG4GHWGKVw7ctpMsPj6",
+	"1nYp/Op7VLhsYpO6CKMJn9zKKLWcQ/L4oNNutw5PMI0kd7ySovLTvopx+0WjLjHKVX6QML0KrDAGQsy4",
+	"AcjZOtPj7z6GJmxBfug3S0op2u32N+RMumGf7YPNbU5nS4diExvbX/+6soRi4d2MZ1oq9jwUGD4tuZ5Z",
+	"KtgHXL8cKiCjlPikruUida2XD5sorwSxZLGbPWiUL9YSbLE3WF8RePS8NPE6y8TiXi0UGQu6ws9eaiyP",
+	"xfSy4RXmRFsNkCx8kGc+nHEQpcwY8+vI5BFDVpiaT+d2zuXXi1w+uHYz5DrAzDG4KJt+ctRYjJg7xBCx",
+	"HJzqD97mIHV4ZyD1ctUx2GEVYdWqrbt3zKrGj69FrXIkPAhRBY5hIxGboYtkX8QETUUw+1cAaBiEd+bn",
+	"voO0AGk+r8BmHxxuDGgLp3JzSDu4c0irOQg7UFsAtaXtuy9YK/QrrVxjslZUXVTLPAniOvJkZa3LYwWw",
+	"Ym6vw2y+XvjK57opJImysFd7ejbGnoP2nWHPq1V7uEMeQp4VO3dfsIM66XkrV72tY6Po3aAwR5hZ0JLD",
+	"vGe5EvwRQw9N9TzM7quFHZrnppBzXM4FcVSCn6VTtDnbc3Rn0HNet4c72CHYqdmx+4Ic4lI2g5xgcwiW",
+	"hhKHk7uAPGKYoel8/TBD89wUZjglHi/qstxCC7502DZHpmd3hkwf6rZ9h0yETDU7dl/IBHdVDwatRMQy",
+	"WQ9MhZ8hn06Nvg6lD/4pYtIw5aE+5HxI7oqPGKr82nxLS/PVIhVsvT9MYWPhVymcLzK4ubXPO8dt+gkW",
+	"WKBF3vST/lbICMBaQsbFw745MD6/M2C8qDlkO1wkXFzer/uCRWf4vJVHVKxDxcKB38l4LFzZPJg38IhB",
+	"EOaXj/zrFQpvAlyb82d9TNIAx2PTHp6VcWvhNG4OWyd3BluXy8dih1qEWku7dV+gVXK4a+W82DrsGpLv",
+	"X+k71Kj7DWMzYUTB1D1iDCtN8CJM5+sVPDO1KcgkNyirW1rLTbuJy1hWf0g3h7QXdwZpP608JTtkI2Rb",
+	"tXf3BnD0RssJuyZxzAUCj0rnrD9nPQxwXahS7zuiEvXQWC8CPEME85lV8gYjNhtxJ66FKeX4H8jUCYPr",
+	"F3MF69fPv+ojON4ILZsy348Jd/GIgpl6f8IMal8WQamBS2HdVwuc5Q3atPT5QQXaysdzc0vk3XlB/LS4",
+	"azsg80BW3al7wy9txlcYyNHKK86v83coYu2KEBCUL8PXj5knCyXwP/i5fL1+DmEXN+WXvrkJWxaWc9NO",
+	"TirIVXMwN2fJju8OwOoPyQ7GPIzVbtv9oNnvv/9nAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -39,6 +39,7 @@ import (
 	"github.com/sous-app/sous/internal/public"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
@@ -61,6 +62,7 @@ type Server struct {
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
+	*recordsHandlers
 	*metaHandlers
 }
 
@@ -79,6 +81,7 @@ type (
 	surveysHandlers   = surveys.Handlers
 	tasksHandlers     = tasks.Handlers
 	inventoryHandlers = inventory.Handlers
+	recordsHandlers   = records.Handlers
 	kitchenHandlers   = kitchen.Handlers
 )
 
@@ -221,6 +224,10 @@ func New(d Deps) (http.Handler, error) {
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
+	records.SetFindingTasks(tasks.FindingTasks{})
+	// Scan tags may name equipment (records) by id.
+	public.SetEquipmentLookup(records.EquipmentLookup{})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:      auth.NewHandlers(authSvc),
@@ -236,6 +243,7 @@ func New(d Deps) (http.Handler, error) {
 		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers: inv,
+		recordsHandlers:   records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:      meta,
 	}
