@@ -355,3 +355,11 @@ WITH taken AS (
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
        (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs;
+
+-- name: WasteByReason :many
+-- A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = @org_id AND site_id = @site_id AND created_at >= @from_at AND created_at < @to_at
+GROUP BY reason
+ORDER BY reason;

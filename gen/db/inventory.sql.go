@@ -2056,6 +2056,53 @@ func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySett
 	return err
 }
 
+const wasteByReason = `-- name: WasteByReason :many
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = $1 AND site_id = $2 AND created_at >= $3 AND created_at < $4
+GROUP BY reason
+ORDER BY reason
+`
+
+type WasteByReasonParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+type WasteByReasonRow struct {
+	Reason     string
+	Logs       int32
+	ValueCents int64
+}
+
+// A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+func (q *Queries) WasteByReason(ctx context.Context, arg WasteByReasonParams) ([]WasteByReasonRow, error) {
+	rows, err := q.db.Query(ctx, wasteByReason,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WasteByReasonRow{}
+	for rows.Next() {
+		var i WasteByReasonRow
+		if err := rows.Scan(&i.Reason, &i.Logs, &i.ValueCents); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const wasteTxns = `-- name: WasteTxns :many
 SELECT source_id, id FROM stock_txns
 WHERE org_id = $1 AND source_type = 'waste_log' AND source_id = ANY ($2::uuid[])

@@ -10282,8 +10282,30 @@ export interface components {
                 /** Format: date */
                 expiresOn: string;
             }[];
-            /** @description Waste and cost variance; null until waste logs are recorded by the supply chain. */
-            waste: Record<string, never> | null;
+            /**
+             * @description The waste logged at the report's sites over the period (stock and production runs'
+             *     output alike), in total and per reason, valued as each log was. Null only in reports made
+             *     before waste was reported. Cost variance per item is the supply chain's own report.
+             */
+            waste: {
+                /** @example 14 */
+                logs: number;
+                /**
+                 * Format: int64
+                 * @example 18240
+                 */
+                valueCents: number;
+                byReason: {
+                    reason: components["schemas"]["WasteReason"];
+                    /** @example 9 */
+                    logs: number;
+                    /**
+                     * Format: int64
+                     * @example 12100
+                     */
+                    valueCents: number;
+                }[];
+            } | null;
         };
         Report: {
             /** Format: uuid */
@@ -25583,7 +25605,22 @@ export interface operations {
                      *               "expiresOn": "2026-04-01"
                      *             }
                      *           ],
-                     *           "waste": null
+                     *           "waste": {
+                     *             "logs": 3,
+                     *             "valueCents": 2838,
+                     *             "byReason": [
+                     *               {
+                     *                 "reason": "overproduction",
+                     *                 "logs": 1,
+                     *                 "valueCents": 964
+                     *               },
+                     *               {
+                     *                 "reason": "spoilage",
+                     *                 "logs": 2,
+                     *                 "valueCents": 1874
+                     *               }
+                     *             ]
+                     *           }
                      *         }
                      *       }
                      *     ]
@@ -25714,7 +25751,22 @@ export interface operations {
                      *             "expiresOn": "2026-04-01"
                      *           }
                      *         ],
-                     *         "waste": null
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -25822,7 +25874,22 @@ export interface operations {
                      *             "expiresOn": "2026-04-01"
                      *           }
                      *         ],
-                     *         "waste": null
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */

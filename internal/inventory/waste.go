@@ -248,3 +248,23 @@ func RecordRunWaste(ctx context.Context, q *db.Queries, w RunWaste) (uuid.UUID, 
 	})
 	return id, err
 }
+
+// WasteTotal is the waste of one reason logged at a site over a period.
+type WasteTotal struct {
+	Reason     api.WasteReason
+	Logs       int
+	ValueCents int64
+}
+
+// WasteByReason totals a site's waste logged in [from, to), per reason, for reports.
+func WasteByReason(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, from, to time.Time) ([]WasteTotal, error) {
+	rows, err := q.WasteByReason(ctx, db.WasteByReasonParams{OrgID: orgID, SiteID: siteID, FromAt: from, ToAt: to})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WasteTotal, len(rows))
+	for i, r := range rows {
+		out[i] = WasteTotal{Reason: api.WasteReason(r.Reason), Logs: int(r.Logs), ValueCents: r.ValueCents}
+	}
+	return out, nil
+}

@@ -125,12 +125,37 @@ func renderPDF(r api.Report) ([]byte, error) {
 		}
 	}
 
-	heading("Waste and cost variance")
-	pdf.CellFormat(0, 6, tr("Not recorded for this period."), "", 1, "L", false, 0, "")
+	heading("Waste")
+	switch {
+	case c.Waste == nil:
+		pdf.CellFormat(0, 6, tr("Not recorded in this report."), "", 1, "L", false, 0, "")
+	case c.Waste.Logs == 0:
+		pdf.CellFormat(0, 6, tr("None logged in the period."), "", 1, "L", false, 0, "")
+	default:
+		w := []float64{80, 40, 50}
+		row(w, []string{"Reason", "Logs", "Value"}, true)
+		for _, r := range c.Waste.ByReason {
+			row(w, []string{string(r.Reason), fmt.Sprint(r.Logs), dollars(r.ValueCents)}, false)
+		}
+		row(w, []string{"Total", fmt.Sprint(c.Waste.Logs), dollars(c.Waste.ValueCents)}, true)
+	}
 
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// dollars writes cents as dollars for the printed report ($1,234.50 is 123450).
+func dollars(cents int64) string {
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	whole := fmt.Sprint(cents / 100)
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	return fmt.Sprintf("%s$%s.%02d", sign, whole, cents%100)
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +22,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/events"
+	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -208,6 +211,7 @@ func operationsReport(ctx context.Context, q *db.Queries, org uuid.UUID, sites [
 	}
 	ids := make([]uuid.UUID, 0, len(sites))
 	sum, n := decimal.Zero, 0
+	waste := map[api.WasteReason]inventory.WasteTotal{}
 	for _, s := range sites {
 		ids = append(ids, s.ID)
 		out.Sites = append(out.Sites, struct {
@@ -234,6 +238,16 @@ func operationsReport(ctx context.Context, q *db.Queries, org uuid.UUID, sites [
 			return out, err
 		}
 		out.TemperatureExcursions += int(ex)
+		w, err := inventory.WasteByReason(ctx, q, org, s.ID, start, end)
+		if err != nil {
+			return out, err
+		}
+		for _, r := range w {
+			t := waste[r.Reason]
+			t.Logs += r.Logs
+			t.ValueCents += r.ValueCents
+			waste[r.Reason] = t
+		}
 		ins, err := q.ReportInspections(ctx, db.ReportInspectionsParams{OrgID: org, SiteID: s.ID, FromAt: &start, ToAt: &end})
 		if err != nil {
 			return out, err
@@ -269,6 +283,7 @@ func operationsReport(ctx context.Context, q *db.Queries, org uuid.UUID, sites [
 		avg := sum.Div(decimal.NewFromInt(int64(n))).RoundBank(1).String()
 		out.Inspections.AveragePercent = &avg
 	}
+	out.Waste = wasteSummary(waste)
 	findings, err := q.SiteFindings(ctx, db.SiteFindingsParams{OrgID: org, SiteIds: ids})
 	if err != nil {
 		return out, err
@@ -318,4 +333,31 @@ func operationsReport(ctx context.Context, q *db.Queries, org uuid.UUID, sites [
 		}{CertificationId: c.ID, ExpiresOn: openapi_types.Date{Time: c.ExpiresOn.Time}, Kind: api.CertificationKind(c.Kind), SiteId: c.SiteID, UserId: c.UserID, UserName: c.UserName})
 	}
 	return out, nil
+}
+
+// wasteReason is one reason's line of a report's waste (the generated type's element).
+type wasteReason = struct {
+	Logs       int             `json:"logs"`
+	Reason     api.WasteReason `json:"reason"`
+	ValueCents int64           `json:"valueCents"`
+}
+
+// wasteSummary totals the sites' waste per reason, reasons in a fixed order.
+func wasteSummary(by map[api.WasteReason]inventory.WasteTotal) *struct {
+	ByReason   []wasteReason `json:"byReason"`
+	Logs       int           `json:"logs"`
+	ValueCents int64         `json:"valueCents"`
+} {
+	out := &struct {
+		ByReason   []wasteReason `json:"byReason"`
+		Logs       int           `json:"logs"`
+		ValueCents int64         `json:"valueCents"`
+	}{ByReason: []wasteReason{}}
+	for _, r := range slices.Sorted(maps.Keys(by)) {
+		t := by[r]
+		out.ByReason = append(out.ByReason, wasteReason{Logs: t.Logs, Reason: r, ValueCents: t.ValueCents})
+		out.Logs += t.Logs
+		out.ValueCents += t.ValueCents
+	}
+	return out
 }

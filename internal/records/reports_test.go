@@ -28,7 +28,15 @@ type report struct {
 		CertificationsExpiring []struct {
 			CertificationID uuid.UUID `json:"certificationId"`
 		} `json:"certificationsExpiring"`
-		Waste any `json:"waste"`
+		Waste *struct {
+			Logs       int   `json:"logs"`
+			ValueCents int64 `json:"valueCents"`
+			ByReason   []struct {
+				Reason     string `json:"reason"`
+				Logs       int    `json:"logs"`
+				ValueCents int64  `json:"valueCents"`
+			} `json:"byReason"`
+		} `json:"waste"`
 	} `json:"content"`
 }
 
@@ -49,6 +57,18 @@ func TestOperationsReportJSONAndPDF(t *testing.T) {
 		Do().Expect(http.StatusCreated)
 	var cert certification
 	k.create("certifications", map[string]any{"userId": cook.User.ID, "siteId": k.site, "kind": "food_handler", "issuedOn": day(-300), "expiresOn": day(20)}, &cert)
+	// Waste: 10 lb of lemons received at $2.50/lb, 2 lb spoiled (500 cents), 1 lb dropped (250).
+	var item, loc struct {
+		ID uuid.UUID `json:"id"`
+	}
+	k.create("inventory-items", map[string]any{"name": "Lemons", "category": "produce", "baseUnit": "lb"}, &item)
+	k.create("storage-locations", map[string]any{"name": "Walk-in", "siteId": k.site, "kind": "cooler"}, &loc)
+	k.call(http.MethodPost, "stock/adjust", k.owner.AccessToken).JSON(map[string]any{"siteId": k.site, "lines": []map[string]any{
+		{"itemId": item.ID, "locationId": loc.ID, "quantity": "10", "unit": "lb", "unitCostCents": 250, "reason": "receipt"}}}).Do().Expect(http.StatusOK)
+	for _, w := range []struct{ qty, reason string }{{"2", "spoilage"}, {"1", "dropped"}} {
+		k.call(http.MethodPost, "waste-logs", k.owner.AccessToken).JSON(map[string]any{"siteId": k.site, "locationId": loc.ID, "itemId": item.ID,
+			"quantity": w.qty, "unit": "lb", "reason": w.reason}).Do().Expect(http.StatusCreated)
+	}
 
 	// Staff cannot generate; a site report needs its site.
 	k.call(http.MethodPost, "reports", cook.AccessToken).JSON(map[string]any{"scope": "site", "siteId": k.site, "kind": "operations",
@@ -64,8 +84,12 @@ func TestOperationsReportJSONAndPDF(t *testing.T) {
 	c := r.Content
 	// The finding's corrective task (open, due in 7 days) is outside the period; the manual task is in it.
 	if c.Inspections.Completed != 1 || c.Inspections.Failed != 1 || c.Inspections.AveragePercent == nil || len(c.OpenFindings) != 1 ||
-		c.Tasks.Due != 1 || c.Tasks.Open != 1 || len(c.CertificationsExpiring) != 1 || c.CertificationsExpiring[0].CertificationID != cert.ID || c.Waste != nil {
+		c.Tasks.Due != 1 || c.Tasks.Open != 1 || len(c.CertificationsExpiring) != 1 || c.CertificationsExpiring[0].CertificationID != cert.ID {
 		t.Fatalf("report %+v", r)
+	}
+	if w := c.Waste; w == nil || w.Logs != 2 || w.ValueCents != 750 || len(w.ByReason) != 2 ||
+		w.ByReason[0].Reason != "dropped" || w.ByReason[0].ValueCents != 250 || w.ByReason[1].Reason != "spoilage" || w.ByReason[1].ValueCents != 500 {
+		t.Fatalf("report waste %+v", c.Waste)
 	}
 	var acct report
 	k.call(http.MethodPost, "reports", k.owner.AccessToken).JSON(map[string]any{"scope": "account", "kind": "operations",
