@@ -27,6 +27,7 @@ import (
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
 )
@@ -123,6 +124,7 @@ func serve(ctx context.Context, args []string) error {
 			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 			inventory.ExpiringLotsTask(pool, clock.Real{}),
 			tasks.MissedTask(pool, clock.Real{}),
+			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()

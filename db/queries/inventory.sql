@@ -264,19 +264,27 @@ INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quant
 VALUES (@id, @org_id, @site_id, @location_id, @item_id, @lot_id, @quantity, @unit, @quantity_base, @reason, @note, @value_cents, @created_by, @now)
 RETURNING *;
 
+-- name: CreateRunWasteLog :one
+-- A production run's output thrown away (no item, location or ledger row; see 0023).
+INSERT INTO waste_logs (id, org_id, site_id, run_id, recipe_name, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES (@id, @org_id, @site_id, @run_id, @recipe_name, @quantity, @unit, @quantity, @reason, @note, @value_cents, @created_by, @now)
+RETURNING *;
+
 -- name: GetWasteLog :one
-SELECT sqlc.embed(w), i.base_unit
+-- A run's waste has no item: its quantity is already in its own (standard) unit.
+SELECT sqlc.embed(w), coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = @org_id AND w.id = @id;
 
 -- name: ListWasteLogs :many
 -- Newest first, keyset-paged on (created_at, id). scope empty means every site.
-SELECT sqlc.embed(w), i.base_unit
+SELECT sqlc.embed(w), coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = @org_id
   AND (cardinality(@scope::uuid[]) = 0 OR w.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(run_id)::uuid IS NULL OR w.run_id = sqlc.narg(run_id))
   AND (sqlc.narg(site_id)::uuid IS NULL OR w.site_id = sqlc.narg(site_id))
   AND (sqlc.narg(item_id)::uuid IS NULL OR w.item_id = sqlc.narg(item_id))
   AND (sqlc.narg(reason)::text IS NULL OR w.reason = sqlc.narg(reason))
@@ -403,3 +411,10 @@ LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
 WHERE b.org_id = @org_id
 ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
+-- name: WasteByReason :many
+-- A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = @org_id AND site_id = @site_id AND created_at >= @from_at AND created_at < @to_at
+GROUP BY reason
+ORDER BY reason;

@@ -406,6 +406,54 @@ func (e CensusFlag) Valid() bool {
 	}
 }
 
+// Defines values for CertificationStatus.
+const (
+	Expiring CertificationStatus = "expiring"
+	Lapsed   CertificationStatus = "lapsed"
+	Valid    CertificationStatus = "valid"
+)
+
+// Valid indicates whether the value is a known member of the CertificationStatus enum.
+func (e CertificationStatus) Valid() bool {
+	switch e {
+	case Expiring:
+		return true
+	case Lapsed:
+		return true
+	case Valid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CertificationKind.
+const (
+	CertificationKindAllergen    CertificationKind = "allergen"
+	CertificationKindFoodHandler CertificationKind = "food_handler"
+	CertificationKindFoodManager CertificationKind = "food_manager"
+	CertificationKindHaccp       CertificationKind = "haccp"
+	CertificationKindOther       CertificationKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the CertificationKind enum.
+func (e CertificationKind) Valid() bool {
+	switch e {
+	case CertificationKindAllergen:
+		return true
+	case CertificationKindFoodHandler:
+		return true
+	case CertificationKindFoodManager:
+		return true
+	case CertificationKindHaccp:
+		return true
+	case CertificationKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CodeKind.
 const (
 	CodeKindAllergen CodeKind = "allergen"
@@ -442,27 +490,60 @@ func (e CountStatus) Valid() bool {
 	}
 }
 
+// Defines values for CreateReportRequestKind.
+const (
+	CreateReportRequestKindOperations CreateReportRequestKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestKind enum.
+func (e CreateReportRequestKind) Valid() bool {
+	switch e {
+	case CreateReportRequestKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateReportRequestScope.
+const (
+	CreateReportRequestScopeAccount CreateReportRequestScope = "account"
+	CreateReportRequestScopeSite    CreateReportRequestScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the CreateReportRequestScope enum.
+func (e CreateReportRequestScope) Valid() bool {
+	switch e {
+	case CreateReportRequestScopeAccount:
+		return true
+	case CreateReportRequestScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Credential.
 const (
-	Cdm   Credential = "cdm"
-	Chef  Credential = "chef"
-	Dtr   Credential = "dtr"
-	Haccp Credential = "haccp"
-	Rd    Credential = "rd"
+	CredentialCdm   Credential = "cdm"
+	CredentialChef  Credential = "chef"
+	CredentialDtr   Credential = "dtr"
+	CredentialHaccp Credential = "haccp"
+	CredentialRd    Credential = "rd"
 )
 
 // Valid indicates whether the value is a known member of the Credential enum.
 func (e Credential) Valid() bool {
 	switch e {
-	case Cdm:
+	case CredentialCdm:
 		return true
-	case Chef:
+	case CredentialChef:
 		return true
-	case Dtr:
+	case CredentialDtr:
 		return true
-	case Haccp:
+	case CredentialHaccp:
 		return true
-	case Rd:
+	case CredentialRd:
 		return true
 	default:
 		return false
@@ -712,6 +793,24 @@ func (e EffectiveMenuSource) Valid() bool {
 	case None:
 		return true
 	case Override:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EngagementStatus.
+const (
+	EngagementStatusFinalized EngagementStatus = "finalized"
+	EngagementStatusOpen      EngagementStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the EngagementStatus enum.
+func (e EngagementStatus) Valid() bool {
+	switch e {
+	case EngagementStatusFinalized:
+		return true
+	case EngagementStatusOpen:
 		return true
 	default:
 		return false
@@ -1045,6 +1144,72 @@ func (e Hl7Outcome) Valid() bool {
 	case Hl7OutcomeRejected:
 		return true
 	case Hl7OutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionItemKind.
+const (
+	InspectionItemKindPassFail    InspectionItemKind = "pass_fail"
+	InspectionItemKindScore       InspectionItemKind = "score"
+	InspectionItemKindTemperature InspectionItemKind = "temperature"
+	InspectionItemKindText        InspectionItemKind = "text"
+)
+
+// Valid indicates whether the value is a known member of the InspectionItemKind enum.
+func (e InspectionItemKind) Valid() bool {
+	switch e {
+	case InspectionItemKindPassFail:
+		return true
+	case InspectionItemKindScore:
+		return true
+	case InspectionItemKindTemperature:
+		return true
+	case InspectionItemKindText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionResult.
+const (
+	InspectionResultFail        InspectionResult = "fail"
+	InspectionResultLessThannil InspectionResult = "<nil>"
+	InspectionResultPass        InspectionResult = "pass"
+)
+
+// Valid indicates whether the value is a known member of the InspectionResult enum.
+func (e InspectionResult) Valid() bool {
+	switch e {
+	case InspectionResultFail:
+		return true
+	case InspectionResultLessThannil:
+		return true
+	case InspectionResultPass:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InspectionStatus.
+const (
+	InspectionStatusCompleted  InspectionStatus = "completed"
+	InspectionStatusInProgress InspectionStatus = "in_progress"
+	InspectionStatusScheduled  InspectionStatus = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the InspectionStatus enum.
+func (e InspectionStatus) Valid() bool {
+	switch e {
+	case InspectionStatusCompleted:
+		return true
+	case InspectionStatusInProgress:
+		return true
+	case InspectionStatusScheduled:
 		return true
 	default:
 		return false
@@ -1447,6 +1612,24 @@ func (e PolicyPublishedEventEvent) Valid() bool {
 	}
 }
 
+// Defines values for PolicyVersionStatus.
+const (
+	PolicyVersionStatusDraft     PolicyVersionStatus = "draft"
+	PolicyVersionStatusPublished PolicyVersionStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the PolicyVersionStatus enum.
+func (e PolicyVersionStatus) Valid() bool {
+	switch e {
+	case PolicyVersionStatusDraft:
+		return true
+	case PolicyVersionStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProductionRunSource.
 const (
 	AdHoc     ProductionRunSource = "ad_hoc"
@@ -1576,6 +1759,57 @@ func (e QuoteStatus) Valid() bool {
 	case QuoteStatusExpired:
 		return true
 	case QuoteStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportKind.
+const (
+	ReportKindOperations ReportKind = "operations"
+)
+
+// Valid indicates whether the value is a known member of the ReportKind enum.
+func (e ReportKind) Valid() bool {
+	switch e {
+	case ReportKindOperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportScope.
+const (
+	ReportScopeAccount ReportScope = "account"
+	ReportScopeSite    ReportScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportScope enum.
+func (e ReportScope) Valid() bool {
+	switch e {
+	case ReportScopeAccount:
+		return true
+	case ReportScopeSite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReportPublishedDataScope.
+const (
+	ReportPublishedDataScopeAccount ReportPublishedDataScope = "account"
+	ReportPublishedDataScopeSite    ReportPublishedDataScope = "site"
+)
+
+// Valid indicates whether the value is a known member of the ReportPublishedDataScope enum.
+func (e ReportPublishedDataScope) Valid() bool {
+	switch e {
+	case ReportPublishedDataScopeAccount:
+		return true
+	case ReportPublishedDataScopeSite:
 		return true
 	default:
 		return false
@@ -1840,6 +2074,30 @@ const (
 func (e SetOrderListStatusRequestStatus) Valid() bool {
 	switch e {
 	case SetOrderListStatusRequestStatusOrdered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SharedInspectionSectionsItemsOutcome.
+const (
+	SharedInspectionSectionsItemsOutcomeFail       SharedInspectionSectionsItemsOutcome = "fail"
+	SharedInspectionSectionsItemsOutcomeNotScored  SharedInspectionSectionsItemsOutcome = "not_scored"
+	SharedInspectionSectionsItemsOutcomePass       SharedInspectionSectionsItemsOutcome = "pass"
+	SharedInspectionSectionsItemsOutcomeUnanswered SharedInspectionSectionsItemsOutcome = "unanswered"
+)
+
+// Valid indicates whether the value is a known member of the SharedInspectionSectionsItemsOutcome enum.
+func (e SharedInspectionSectionsItemsOutcome) Valid() bool {
+	switch e {
+	case SharedInspectionSectionsItemsOutcomeFail:
+		return true
+	case SharedInspectionSectionsItemsOutcomeNotScored:
+		return true
+	case SharedInspectionSectionsItemsOutcomePass:
+		return true
+	case SharedInspectionSectionsItemsOutcomeUnanswered:
 		return true
 	default:
 		return false
@@ -2293,6 +2551,78 @@ func (e UnmappedCodeStatus) Valid() bool {
 	}
 }
 
+// Defines values for WalkthroughAnswerKind.
+const (
+	WalkthroughAnswerKindCheck       WalkthroughAnswerKind = "check"
+	WalkthroughAnswerKindNumber      WalkthroughAnswerKind = "number"
+	WalkthroughAnswerKindPhoto       WalkthroughAnswerKind = "photo"
+	WalkthroughAnswerKindTemperature WalkthroughAnswerKind = "temperature"
+	WalkthroughAnswerKindText        WalkthroughAnswerKind = "text"
+	WalkthroughAnswerKindYesNo       WalkthroughAnswerKind = "yes_no"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughAnswerKind enum.
+func (e WalkthroughAnswerKind) Valid() bool {
+	switch e {
+	case WalkthroughAnswerKindCheck:
+		return true
+	case WalkthroughAnswerKindNumber:
+		return true
+	case WalkthroughAnswerKindPhoto:
+		return true
+	case WalkthroughAnswerKindTemperature:
+		return true
+	case WalkthroughAnswerKindText:
+		return true
+	case WalkthroughAnswerKindYesNo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughKind.
+const (
+	WalkthroughKindClosing   WalkthroughKind = "closing"
+	WalkthroughKindLineCheck WalkthroughKind = "line_check"
+	WalkthroughKindOpening   WalkthroughKind = "opening"
+	WalkthroughKindOther     WalkthroughKind = "other"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughKind enum.
+func (e WalkthroughKind) Valid() bool {
+	switch e {
+	case WalkthroughKindClosing:
+		return true
+	case WalkthroughKindLineCheck:
+		return true
+	case WalkthroughKindOpening:
+		return true
+	case WalkthroughKindOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalkthroughRunStatus.
+const (
+	WalkthroughRunStatusInProgress WalkthroughRunStatus = "in_progress"
+	WalkthroughRunStatusSubmitted  WalkthroughRunStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the WalkthroughRunStatus enum.
+func (e WalkthroughRunStatus) Valid() bool {
+	switch e {
+	case WalkthroughRunStatusInProgress:
+		return true
+	case WalkthroughRunStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalkthroughSubmittedEventEvent.
 const (
 	WalkthroughSubmittedEventEventWalkthroughSubmitted WalkthroughSubmittedEventEvent = "walkthrough.submitted"
@@ -2461,6 +2791,30 @@ func (e Weekday) Valid() bool {
 	}
 }
 
+// Defines values for WorkOrderPriority.
+const (
+	WorkOrderPriorityCritical WorkOrderPriority = "critical"
+	WorkOrderPriorityHigh     WorkOrderPriority = "high"
+	WorkOrderPriorityLow      WorkOrderPriority = "low"
+	WorkOrderPriorityMedium   WorkOrderPriority = "medium"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderPriority enum.
+func (e WorkOrderPriority) Valid() bool {
+	switch e {
+	case WorkOrderPriorityCritical:
+		return true
+	case WorkOrderPriorityHigh:
+		return true
+	case WorkOrderPriorityLow:
+		return true
+	case WorkOrderPriorityMedium:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkOrderResolvedEventEvent.
 const (
 	WorkOrderResolvedEventEventWorkOrderResolved WorkOrderResolvedEventEvent = "work_order.resolved"
@@ -2470,6 +2824,51 @@ const (
 func (e WorkOrderResolvedEventEvent) Valid() bool {
 	switch e {
 	case WorkOrderResolvedEventEventWorkOrderResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderStatus.
+const (
+	WorkOrderStatusCancelled  WorkOrderStatus = "cancelled"
+	WorkOrderStatusInProgress WorkOrderStatus = "in_progress"
+	WorkOrderStatusOpen       WorkOrderStatus = "open"
+	WorkOrderStatusResolved   WorkOrderStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderStatus enum.
+func (e WorkOrderStatus) Valid() bool {
+	switch e {
+	case WorkOrderStatusCancelled:
+		return true
+	case WorkOrderStatusInProgress:
+		return true
+	case WorkOrderStatusOpen:
+		return true
+	case WorkOrderStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WorkOrderTransitionRequestStatus.
+const (
+	WorkOrderTransitionRequestStatusCancelled  WorkOrderTransitionRequestStatus = "cancelled"
+	WorkOrderTransitionRequestStatusInProgress WorkOrderTransitionRequestStatus = "in_progress"
+	WorkOrderTransitionRequestStatusResolved   WorkOrderTransitionRequestStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderTransitionRequestStatus enum.
+func (e WorkOrderTransitionRequestStatus) Valid() bool {
+	switch e {
+	case WorkOrderTransitionRequestStatusCancelled:
+		return true
+	case WorkOrderTransitionRequestStatusInProgress:
+		return true
+	case WorkOrderTransitionRequestStatusResolved:
 		return true
 	default:
 		return false
@@ -2518,6 +2917,14 @@ type Acceptance struct {
 // AcceptanceVia `link`: the client, from the shared link; `staff`: recorded by a member.
 type AcceptanceVia string
 
+// AcknowledgementMember defines model for AcknowledgementMember.
+type AcknowledgementMember struct {
+	AcknowledgedAt *time.Time         `json:"acknowledgedAt"`
+	Name           string             `json:"name"`
+	Role           string             `json:"role"`
+	UserId         openapi_types.UUID `json:"userId"`
+}
+
 // Alert Something at a site that needs attention. One alert is open per condition and subject (a
 // second occurrence while it is open does not open another); it shows on the site's kitchen
 // wallboards while open, fires `alert.created` when it opens, and closes when its condition
@@ -2529,8 +2936,10 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task); later kinds such as `lot_expiring` and
-	// `certification_lapse` arrive with their capabilities.
+	// reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+	// was the site's only valid food manager certification; subject a certification); later kinds
+	// such as `lot_expiring` arrive with their capabilities.
 	//
 	//
 	// Example: sensor_offline
@@ -2609,6 +3018,16 @@ type AlertSeverity string
 
 // AlertStatus Example: open
 type AlertStatus string
+
+// AlertWorkOrderRequest defines model for AlertWorkOrderRequest.
+type AlertWorkOrderRequest struct {
+	// EquipmentId The equipment of the alert's site the excursion is about.
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+
+	// Title Defaults to "Repair: " followed by the alert's message.
+	Title *string `json:"title,omitempty"`
+}
 
 // Allergen A food allergen of the Sous vocabulary: the US FDA major nine (`milk`, `egg`, `fish`,
 // `crustacean_shellfish`, `tree_nuts`, `peanuts`, `wheat`, `soy`, `sesame`), the rest of the EU/UK
@@ -3192,6 +3611,44 @@ type CateringQuoteAcceptedEventEvent string
 // Example: unmapped_diet
 type CensusFlag string
 
+// Certification defines model for Certification.
+type Certification struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	Id        openapi_types.UUID `json:"id"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number"`
+	SiteId    openapi_types.UUID `json:"siteId"`
+
+	// Status Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+	Status    CertificationStatus `json:"status"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	UserId    openapi_types.UUID  `json:"userId"`
+	UserName  string              `json:"userName"`
+}
+
+// CertificationStatus Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+type CertificationStatus string
+
+// CertificationKind defines model for CertificationKind.
+type CertificationKind string
+
+// CertificationRequest defines model for CertificationRequest.
+type CertificationRequest struct {
+	// ExpiresOn The first day it is no longer valid (in the site's time zone).
+	ExpiresOn openapi_types.Date `json:"expiresOn"`
+	IssuedOn  openapi_types.Date `json:"issuedOn"`
+	Kind      CertificationKind  `json:"kind"`
+	Number    *string            `json:"number,omitempty"`
+
+	// SiteId The site where the holder works under it; alerts of its lapse open there.
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// UserId The member who holds it (with access to the site).
+	UserId openapi_types.UUID `json:"userId"`
+}
+
 // ChangePasswordRequest defines model for ChangePasswordRequest.
 type ChangePasswordRequest struct {
 	// CurrentPassword Example: walk-in-cooler-pantry-9
@@ -3393,6 +3850,27 @@ type CreateDeviceRequest struct {
 	SiteId openapi_types.UUID `json:"siteId"`
 }
 
+// CreateEngagementRequest defines model for CreateEngagementRequest.
+type CreateEngagementRequest struct {
+	// Auditor Who audits (a person or firm; free text).
+	Auditor string               `json:"auditor"`
+	Name    string               `json:"name"`
+	Period  EngagementPeriod     `json:"period"`
+	SiteIds []openapi_types.UUID `json:"siteIds"`
+}
+
+// CreateInspectionRequest defines model for CreateInspectionRequest.
+type CreateInspectionRequest struct {
+	// EngagementId The open audit engagement the inspection belongs to (one of its sites).
+	EngagementId *openapi_types.UUID `json:"engagementId,omitempty"`
+
+	// InspectorUserId The member who performs it (inspector role or higher, with access to the site).
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId,omitempty"`
+	ScheduledFor    time.Time           `json:"scheduledFor"`
+	SiteId          openapi_types.UUID  `json:"siteId"`
+	TemplateId      openapi_types.UUID  `json:"templateId"`
+}
+
 // CreateInventoryItemRequest defines model for CreateInventoryItemRequest.
 type CreateInventoryItemRequest struct {
 	// Active Defaults to true.
@@ -3447,6 +3925,15 @@ type CreateOrgRequest struct {
 	Name string `json:"name"`
 }
 
+// CreatePolicyRequest defines model for CreatePolicyRequest.
+type CreatePolicyRequest struct {
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+	Title   string      `json:"title"`
+}
+
 // CreatePurchaseOrderRequest defines model for CreatePurchaseOrderRequest.
 type CreatePurchaseOrderRequest struct {
 	// DeliverOn The expected delivery, a local date of the site.
@@ -3458,6 +3945,24 @@ type CreatePurchaseOrderRequest struct {
 	SiteId    openapi_types.UUID       `json:"siteId"`
 	VendorId  openapi_types.UUID       `json:"vendorId"`
 }
+
+// CreateReportRequest defines model for CreateReportRequest.
+type CreateReportRequest struct {
+	Kind CreateReportRequestKind `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod             `json:"period"`
+	Scope  CreateReportRequestScope `json:"scope"`
+
+	// SiteId Required for `site`, refused for `account`.
+	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
+}
+
+// CreateReportRequestKind defines model for CreateReportRequest.Kind.
+type CreateReportRequestKind string
+
+// CreateReportRequestScope defines model for CreateReportRequest.Scope.
+type CreateReportRequestScope string
 
 // CreateRequisitionRequest defines model for CreateRequisitionRequest.
 type CreateRequisitionRequest struct {
@@ -3549,7 +4054,7 @@ type CreateStorageLocationRequest struct {
 
 // CreateTagRequest defines model for CreateTagRequest.
 type CreateTagRequest struct {
-	// Label Printed on the tag; required for `equipment` and `storage_location`.
+	// Label Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
 	//
 	// Example: Walk-in cooler 2
 	Label *string `json:"label,omitempty"`
@@ -3557,16 +4062,17 @@ type CreateTagRequest struct {
 	// SiteId Where an `equipment` or `storage_location` tag is posted; for `site` tags it is the target itself and may be omitted.
 	SiteId *openapi_types.UUID `json:"siteId,omitempty"`
 
-	// TargetId The target's id: the site for `site` (required), the storage location for
+	// TargetId The target's id: the site for `site` (required); the storage location for
 	// `storage_location` (the tag then stands at the location's site, and a scan answers the
-	// location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
-	// described by its label only, as tags printed before locations existed are.
+	// location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+	// site and its name is the default label). A `storage_location` or `equipment` tag without it
+	// is described by its label only, as tags printed before those resources existed are.
 	TargetId *openapi_types.UUID `json:"targetId,omitempty"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -3659,6 +4165,14 @@ type CreateWebhookRequest struct {
 	//
 	// Example: https://hooks.harborview-kitchens.example/sous
 	Url WebhookUrl `json:"url"`
+}
+
+// CreateWorkOrderRequest defines model for CreateWorkOrderRequest.
+type CreateWorkOrderRequest struct {
+	Description *string            `json:"description,omitempty"`
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Priority    *WorkOrderPriority `json:"priority,omitempty"`
+	Title       string             `json:"title"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -4042,10 +4556,29 @@ type Encounter struct {
 	VisitNumber string `json:"visitNumber"`
 }
 
-// EngagementFinalizedData `engagement.finalized`: an audit engagement's report was finalized.
+// Engagement defines model for Engagement.
+type Engagement struct {
+	Auditor       string               `json:"auditor"`
+	CreatedAt     time.Time            `json:"createdAt"`
+	FinalizedAt   *time.Time           `json:"finalizedAt"`
+	Id            openapi_types.UUID   `json:"id"`
+	InspectionIds []openapi_types.UUID `json:"inspectionIds"`
+	Name          string               `json:"name"`
+	Period        EngagementPeriod     `json:"period"`
+
+	// Report Written when the engagement is finalized; frozen from then on.
+	Report    *EngagementReport    `json:"report"`
+	SiteIds   []openapi_types.UUID `json:"siteIds"`
+	Status    EngagementStatus     `json:"status"`
+	UpdatedAt time.Time            `json:"updatedAt"`
+}
+
+// EngagementStatus defines model for Engagement.Status.
+type EngagementStatus string
+
+// EngagementFinalizedData `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 type EngagementFinalizedData struct {
 	EngagementId openapi_types.UUID `json:"engagementId"`
-	ReportId     openapi_types.UUID `json:"reportId"`
 }
 
 // EngagementFinalizedEvent The delivery body of `engagement.finalized`.
@@ -4055,7 +4588,7 @@ type EngagementFinalizedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `engagement.finalized`: an audit engagement's report was finalized.
+	// Data `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`.
 	Data  EngagementFinalizedData       `json:"data"`
 	Event EngagementFinalizedEventEvent `json:"event"`
 
@@ -4073,6 +4606,63 @@ type EngagementFinalizedEvent struct {
 
 // EngagementFinalizedEventEvent defines model for EngagementFinalizedEvent.Event.
 type EngagementFinalizedEventEvent string
+
+// EngagementPeriod defines model for EngagementPeriod.
+type EngagementPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
+// EngagementReport Written when the engagement is finalized; frozen from then on.
+type EngagementReport struct {
+	AveragePercent  *string `json:"averagePercent"`
+	Failed          int     `json:"failed"`
+	InspectionCount int     `json:"inspectionCount"`
+	Inspections     []struct {
+		CompletedAt  *time.Time         `json:"completedAt"`
+		Findings     int                `json:"findings"`
+		InspectionId openapi_types.UUID `json:"inspectionId"`
+		Percent      *string            `json:"percent"`
+
+		// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+		Result       *InspectionResult  `json:"result"`
+		SiteId       openapi_types.UUID `json:"siteId"`
+		TemplateName string             `json:"templateName"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings whose corrective task was not done at finalization.
+	OpenFindings  int `json:"openFindings"`
+	Passed        int `json:"passed"`
+	TotalFindings int `json:"totalFindings"`
+}
+
+// Equipment defines model for Equipment.
+type Equipment struct {
+	CreatedAt  time.Time           `json:"createdAt"`
+	Id         openapi_types.UUID  `json:"id"`
+	Kind       string              `json:"kind"`
+	LocationId *openapi_types.UUID `json:"locationId"`
+	Make       *string             `json:"make"`
+	Model      *string             `json:"model"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+}
+
+// EquipmentRequest defines model for EquipmentRequest.
+type EquipmentRequest struct {
+	// Kind What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text).
+	Kind string `json:"kind"`
+
+	// LocationId The storage location of its site it stands in (`GET /storage-locations`).
+	LocationId *openapi_types.UUID `json:"locationId,omitempty"`
+	Make       *string             `json:"make,omitempty"`
+	Model      *string             `json:"model,omitempty"`
+	Name       string              `json:"name"`
+	Serial     *string             `json:"serial,omitempty"`
+	SiteId     openapi_types.UUID  `json:"siteId"`
+}
 
 // Error The body of every error response.
 type Error struct {
@@ -4262,6 +4852,24 @@ type FieldError struct {
 
 	// Message Example: must be a valid email address
 	Message string `json:"message"`
+}
+
+// Finding defines model for Finding.
+type Finding struct {
+	CreatedAt    time.Time          `json:"createdAt"`
+	Critical     bool               `json:"critical"`
+	Id           openapi_types.UUID `json:"id"`
+	InspectionId openapi_types.UUID `json:"inspectionId"`
+	ItemKey      string             `json:"itemKey"`
+	Note         *string            `json:"note"`
+	Prompt       string             `json:"prompt"`
+	Section      string             `json:"section"`
+
+	// TaskId The corrective task (source `audit_finding`, `sourceId` this finding).
+	TaskId *openapi_types.UUID `json:"taskId"`
+
+	// TaskStatus The corrective task's status (open, done, missed, cancelled).
+	TaskStatus *string `json:"taskStatus"`
 }
 
 // Forecast defines model for Forecast.
@@ -4658,6 +5266,135 @@ type IngestHl7Request struct {
 
 	// SiteId The site (hospital) whose census the messages update.
 	SiteId openapi_types.UUID `json:"siteId"`
+}
+
+// Inspection defines model for Inspection.
+type Inspection struct {
+	Answers      []InspectionAnswer  `json:"answers"`
+	CompletedAt  *time.Time          `json:"completedAt"`
+	CompletedBy  *openapi_types.UUID `json:"completedBy"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	EngagementId *openapi_types.UUID `json:"engagementId"`
+	Findings     []Finding           `json:"findings"`
+
+	// Frozen Part of a finalized engagement; nothing about it changes any more.
+	Frozen          bool                `json:"frozen"`
+	Id              openapi_types.UUID  `json:"id"`
+	InspectorUserId *openapi_types.UUID `json:"inspectorUserId"`
+
+	// MaxScore Weighted points possible (decimal string).
+	MaxScore *string `json:"maxScore"`
+	Notes    *string `json:"notes"`
+
+	// Percent score / maxScore × 100, rounded half-even to one decimal.
+	Percent *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result       *InspectionResult `json:"result"`
+	ScheduledFor time.Time         `json:"scheduledFor"`
+
+	// Score Weighted points earned (decimal string).
+	Score *string `json:"score"`
+
+	// Sections The template's sections as they were when the inspection was made.
+	Sections     []InspectionSection `json:"sections"`
+	SiteId       openapi_types.UUID  `json:"siteId"`
+	Status       InspectionStatus    `json:"status"`
+	TemplateId   openapi_types.UUID  `json:"templateId"`
+	TemplateName string              `json:"templateName"`
+	UpdatedAt    time.Time           `json:"updatedAt"`
+}
+
+// InspectionAnswer defines model for InspectionAnswer.
+type InspectionAnswer struct {
+	Key           string                `json:"key"`
+	Note          *string               `json:"note,omitempty"`
+	Passed        *bool                 `json:"passed,omitempty"`
+	PhotoMediaIds *[]openapi_types.UUID `json:"photoMediaIds,omitempty"`
+	Score         *int                  `json:"score,omitempty"`
+
+	// TemperatureF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	TemperatureF *Fahrenheit `json:"temperatureF,omitempty"`
+	Text         *string     `json:"text,omitempty"`
+}
+
+// InspectionItem defines model for InspectionItem.
+type InspectionItem struct {
+	// Critical A failed critical item makes the inspection's result `fail` whatever the score.
+	Critical *bool `json:"critical,omitempty"`
+
+	// DueDays Days until the corrective task of a finding on this item is due (default 7).
+	DueDays *int `json:"dueDays,omitempty"`
+
+	// Key Unique within the template.
+	Key string `json:"key"`
+
+	// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+	// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+	Kind InspectionItemKind `json:"kind"`
+
+	// MaxF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MaxF *Fahrenheit `json:"maxF,omitempty"`
+
+	// MaxScore For `score` items (required there); a score below half of it fails the item.
+	MaxScore *int `json:"maxScore,omitempty"`
+
+	// MinF Degrees Fahrenheit, an exact decimal string.
+	//
+	// Example: 41
+	MinF   *Fahrenheit `json:"minF,omitempty"`
+	Prompt string      `json:"prompt"`
+
+	// Weight The item's share of the score (0 for unscored; text items are never scored).
+	Weight *int `json:"weight,omitempty"`
+}
+
+// InspectionItemKind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+type InspectionItemKind string
+
+// InspectionResponsesRequest defines model for InspectionResponsesRequest.
+type InspectionResponsesRequest struct {
+	// Answers Answers by item key; an answer replaces the item's previous one, items not named keep theirs.
+	Answers []InspectionAnswer `json:"answers"`
+
+	// Notes The inspection's overall notes (replaced when given).
+	Notes *string `json:"notes,omitempty"`
+}
+
+// InspectionResult `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+type InspectionResult string
+
+// InspectionSection defines model for InspectionSection.
+type InspectionSection struct {
+	Items []InspectionItem `json:"items"`
+	Title string           `json:"title"`
+}
+
+// InspectionStatus defines model for InspectionStatus.
+type InspectionStatus string
+
+// InspectionTemplate defines model for InspectionTemplate.
+type InspectionTemplate struct {
+	CreatedAt   time.Time           `json:"createdAt"`
+	Id          openapi_types.UUID  `json:"id"`
+	Name        string              `json:"name"`
+	PassPercent int                 `json:"passPercent"`
+	Sections    []InspectionSection `json:"sections"`
+	UpdatedAt   time.Time           `json:"updatedAt"`
+}
+
+// InspectionTemplateRequest defines model for InspectionTemplateRequest.
+type InspectionTemplateRequest struct {
+	Name string `json:"name"`
+
+	// PassPercent The weighted percentage at or above which an inspection passes.
+	PassPercent *int                `json:"passPercent,omitempty"`
+	Sections    []InspectionSection `json:"sections"`
 }
 
 // InventoryItem defines model for InventoryItem.
@@ -5385,6 +6122,90 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// OperationsReport What happened at the report's sites in the period, as generated.
+type OperationsReport struct {
+	// CertificationsExpiring Certifications lapsed by, or lapsing within 30 days of, the period's end.
+	CertificationsExpiring []struct {
+		CertificationId openapi_types.UUID `json:"certificationId"`
+		ExpiresOn       openapi_types.Date `json:"expiresOn"`
+		Kind            CertificationKind  `json:"kind"`
+		SiteId          openapi_types.UUID `json:"siteId"`
+		UserId          openapi_types.UUID `json:"userId"`
+		UserName        string             `json:"userName"`
+	} `json:"certificationsExpiring"`
+	Inspections struct {
+		AveragePercent *string `json:"averagePercent"`
+		Completed      int     `json:"completed"`
+		Failed         int     `json:"failed"`
+		Items          []struct {
+			CompletedAt  time.Time          `json:"completedAt"`
+			Findings     int                `json:"findings"`
+			InspectionId openapi_types.UUID `json:"inspectionId"`
+			Percent      *string            `json:"percent"`
+
+			// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+			Result       *InspectionResult  `json:"result"`
+			SiteId       openapi_types.UUID `json:"siteId"`
+			TemplateName string             `json:"templateName"`
+		} `json:"items"`
+		Passed int `json:"passed"`
+	} `json:"inspections"`
+
+	// OpenFindings Findings (of any time) whose corrective task is not done at generation.
+	OpenFindings []struct {
+		Critical     bool                `json:"critical"`
+		FindingId    openapi_types.UUID  `json:"findingId"`
+		InspectionId openapi_types.UUID  `json:"inspectionId"`
+		Prompt       string              `json:"prompt"`
+		SiteId       openapi_types.UUID  `json:"siteId"`
+		TaskId       *openapi_types.UUID `json:"taskId"`
+		TaskStatus   *string             `json:"taskStatus"`
+	} `json:"openFindings"`
+	Sites []struct {
+		Name   string             `json:"name"`
+		SiteId openapi_types.UUID `json:"siteId"`
+	} `json:"sites"`
+
+	// Tasks Tasks due in the period, by outcome.
+	Tasks struct {
+		// Done Done in time.
+		Done int `json:"done"`
+		Due  int `json:"due"`
+
+		// Late Done after being missed.
+		Late int `json:"late"`
+
+		// Missed Missed and still not done.
+		Missed int `json:"missed"`
+		Open   int `json:"open"`
+	} `json:"tasks"`
+
+	// TemperatureExcursions `temperature_excursion` alerts opened in the period.
+	TemperatureExcursions int `json:"temperatureExcursions"`
+
+	// Waste The waste logged at the report's sites over the period (stock and production runs'
+	// output alike), in total and per reason, valued as each log was. Null only in reports made
+	// before waste was reported. Cost variance per item is the supply chain's own report.
+	Waste *struct {
+		ByReason []struct {
+			// Logs Example: 9
+			Logs int `json:"logs"`
+
+			// Reason Example: spoilage
+			Reason WasteReason `json:"reason"`
+
+			// ValueCents Example: 12100
+			ValueCents int64 `json:"valueCents"`
+		} `json:"byReason"`
+
+		// Logs Example: 14
+		Logs int `json:"logs"`
+
+		// ValueCents Example: 18240
+		ValueCents int64 `json:"valueCents"`
+	} `json:"waste"`
+}
+
 // OrderList defines model for OrderList.
 type OrderList struct {
 	// Basis Example: par
@@ -5942,6 +6763,52 @@ type PlanFeature string
 // PlanTier Example: pro
 type PlanTier string
 
+// Policy defines model for Policy.
+type Policy struct {
+	// AcknowledgedCurrent Whether the caller acknowledged the current version (on GET of one policy).
+	AcknowledgedCurrent *bool     `json:"acknowledgedCurrent,omitempty"`
+	CreatedAt           time.Time `json:"createdAt"`
+
+	// CurrentVersion The published version in force; null until one is published.
+	CurrentVersion *int               `json:"currentVersion"`
+	Id             openapi_types.UUID `json:"id"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList `json:"siteIds"`
+	Title     string     `json:"title"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	// Versions Every version, oldest first.
+	Versions []PolicyVersion `json:"versions"`
+}
+
+// PolicyAcknowledgement defines model for PolicyAcknowledgement.
+type PolicyAcknowledgement struct {
+	AcknowledgedAt time.Time          `json:"acknowledgedAt"`
+	PolicyId       openapi_types.UUID `json:"policyId"`
+	UserId         openapi_types.UUID `json:"userId"`
+	Version        int                `json:"version"`
+}
+
+// PolicyAcknowledgements defines model for PolicyAcknowledgements.
+type PolicyAcknowledgements struct {
+	PolicyId openapi_types.UUID `json:"policyId"`
+	Sites    []struct {
+		// Acknowledged Members with access to the site who acknowledged the current version.
+		Acknowledged []AcknowledgementMember `json:"acknowledged"`
+
+		// Pending Members with access to the site who have not.
+		Pending  []AcknowledgementMember `json:"pending"`
+		SiteId   openapi_types.UUID      `json:"siteId"`
+		SiteName string                  `json:"siteName"`
+	} `json:"sites"`
+
+	// Version The current version the roster is for; null (and nobody has acknowledged) before one is published.
+	Version *int `json:"version"`
+}
+
 // PolicyPublishedData `policy.published`: a policy version was published.
 type PolicyPublishedData struct {
 	PolicyId openapi_types.UUID `json:"policyId"`
@@ -5977,6 +6844,31 @@ type PolicyPublishedEvent struct {
 
 // PolicyPublishedEventEvent defines model for PolicyPublishedEvent.Event.
 type PolicyPublishedEventEvent string
+
+// PolicyVersion defines model for PolicyVersion.
+type PolicyVersion struct {
+	Body        string             `json:"body"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	PolicyId    openapi_types.UUID `json:"policyId"`
+	PublishedAt *time.Time         `json:"publishedAt"`
+
+	// Status `draft` until published; a `published` version never changes.
+	Status  PolicyVersionStatus `json:"status"`
+	Summary string              `json:"summary"`
+	Version int                 `json:"version"`
+}
+
+// PolicyVersionRequest defines model for PolicyVersionRequest.
+type PolicyVersionRequest struct {
+	// Body The policy text, Markdown.
+	Body string `json:"body"`
+
+	// Summary What changed in this version.
+	Summary *string `json:"summary,omitempty"`
+}
+
+// PolicyVersionStatus `draft` until published; a `published` version never changes.
+type PolicyVersionStatus string
 
 // Position defines model for Position.
 type Position struct {
@@ -6664,13 +7556,43 @@ type RegisterRequest struct {
 	Password NewPassword `json:"password"`
 }
 
-// ReportPublishedData `report.published`: a site or account report was generated.
+// Report defines model for Report.
+type Report struct {
+	// Content What happened at the report's sites in the period, as generated.
+	Content   OperationsReport   `json:"content"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      ReportKind         `json:"kind"`
+
+	// Period Local dates, inclusive, in each site's time zone.
+	Period ReportPeriod        `json:"period"`
+	Scope  ReportScope         `json:"scope"`
+	SiteId *openapi_types.UUID `json:"siteId"`
+}
+
+// ReportKind defines model for Report.Kind.
+type ReportKind string
+
+// ReportScope defines model for Report.Scope.
+type ReportScope string
+
+// ReportPeriod Local dates, inclusive, in each site's time zone.
+type ReportPeriod struct {
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
+// ReportPublishedData `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 type ReportPublishedData struct {
-	ReportId openapi_types.UUID `json:"reportId"`
+	ReportId openapi_types.UUID       `json:"reportId"`
+	Scope    ReportPublishedDataScope `json:"scope"`
 
 	// SiteId The site of a site report; null for an account-wide report.
 	SiteId *openapi_types.UUID `json:"siteId"`
 }
+
+// ReportPublishedDataScope defines model for ReportPublishedData.Scope.
+type ReportPublishedDataScope string
 
 // ReportPublishedEvent The delivery body of `report.published`.
 type ReportPublishedEvent struct {
@@ -6679,7 +7601,7 @@ type ReportPublishedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `report.published`: a site or account report was generated.
+	// Data `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`).
 	Data  ReportPublishedData       `json:"data"`
 	Event ReportPublishedEventEvent `json:"event"`
 
@@ -7142,9 +8064,9 @@ type ScanResolution struct {
 		SiteId *openapi_types.UUID `json:"siteId"`
 
 		// Type What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-		// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-		// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-		// resources exist in the API.
+		// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+		// `targetId` (standing at its site), or, as tags printed before those resources existed,
+		// described by the tag's `label` (and optionally placed at a site).
 		//
 		//
 		// Example: equipment
@@ -7281,11 +8203,61 @@ type ShareLink struct {
 	Url string `json:"url"`
 }
 
+// ShareLink2 defines model for ShareLink-2.
+type ShareLink2 struct {
+	// Token Shown once; only its hash is kept.
+	Token string `json:"token"`
+
+	// Url The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it.
+	Url string `json:"url"`
+}
+
 // SharedAcceptance defines model for SharedAcceptance.
 type SharedAcceptance struct {
 	At   time.Time `json:"at"`
 	Name string    `json:"name"`
 }
+
+// SharedInspection The sanitized inspection report behind a share link. Display data only, no ids, no member emails.
+type SharedInspection struct {
+	// Date The local date it was performed (completed, else scheduled) in the site's zone.
+	Date     openapi_types.Date `json:"date"`
+	Findings []struct {
+		// CorrectiveAction The corrective task's status (`open`, `done`, `missed`, `cancelled`, or `none`).
+		CorrectiveAction string  `json:"correctiveAction"`
+		Critical         bool    `json:"critical"`
+		Note             *string `json:"note"`
+		Prompt           string  `json:"prompt"`
+		Section          string  `json:"section"`
+	} `json:"findings"`
+	MaxScore *string `json:"maxScore"`
+	Percent  *string `json:"percent"`
+
+	// Result `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+	Result   *InspectionResult `json:"result"`
+	Score    *string           `json:"score"`
+	Sections []struct {
+		Items []struct {
+			Critical bool `json:"critical"`
+
+			// Kind How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+			// `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+			Kind InspectionItemKind `json:"kind"`
+			Note *string            `json:"note"`
+
+			// Outcome `pass`, `fail`, `not_scored` or `unanswered`.
+			Outcome SharedInspectionSectionsItemsOutcome `json:"outcome"`
+			Prompt  string                               `json:"prompt"`
+		} `json:"items"`
+		Title string `json:"title"`
+	} `json:"sections"`
+	SiteName     string           `json:"siteName"`
+	Status       InspectionStatus `json:"status"`
+	TemplateName string           `json:"templateName"`
+}
+
+// SharedInspectionSectionsItemsOutcome `pass`, `fail`, `not_scored` or `unanswered`.
+type SharedInspectionSectionsItemsOutcome string
 
 // SharedInvoice An invoice as its client sees it. Display data only; no ids.
 type SharedInvoice struct {
@@ -7458,6 +8430,11 @@ type Site struct {
 	Timezone Timezone `json:"timezone"`
 }
 
+// SiteIdList The sites it is for; empty means every site of the organization.
+//
+// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+type SiteIdList = []openapi_types.UUID
+
 // StaffAcceptRequest defines model for StaffAcceptRequest.
 type StaffAcceptRequest struct {
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -7474,6 +8451,11 @@ type StaffAcceptRequest struct {
 //
 // Example: lb
 type StandardUnit string
+
+// StartWalkthroughRunRequest defines model for StartWalkthroughRunRequest.
+type StartWalkthroughRunRequest struct {
+	SiteId openapi_types.UUID `json:"siteId"`
+}
 
 // StateDayPart The day part a menu board shows: the one pinned by `config.dayPart`, else the one in
 // progress at the site's local time, else the next to begin. Null when the site has no day
@@ -8022,9 +9004,9 @@ type Tag struct {
 	TargetId *openapi_types.UUID `json:"targetId"`
 
 	// TargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-	// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-	// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-	// resources exist in the API.
+	// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+	// `targetId` (standing at its site), or, as tags printed before those resources existed,
+	// described by the tag's `label` (and optionally placed at a site).
 	//
 	//
 	// Example: equipment
@@ -8045,9 +9027,9 @@ type Tag struct {
 type TagCode = string
 
 // TagTargetType What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-// `equipment` and `storage_location`: a piece of equipment or a storage location described by
-// the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-// resources exist in the API.
+// `equipment` and `storage_location`: a piece of equipment or a storage location named by
+// `targetId` (standing at its site), or, as tags printed before those resources existed,
+// described by the tag's `label` (and optionally placed at a site).
 //
 // Example: equipment
 type TagTargetType string
@@ -8771,11 +9753,99 @@ type VendorItemInput struct {
 	Sku string `json:"sku"`
 }
 
-// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+// Walkthrough defines model for Walkthrough.
+type Walkthrough struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      WalkthroughKind    `json:"kind"`
+	Name      string             `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds   SiteIdList        `json:"siteIds"`
+	Steps     []WalkthroughStep `json:"steps"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// WalkthroughAnswer defines model for WalkthroughAnswer.
+type WalkthroughAnswer struct {
+	Checked *bool               `json:"checked,omitempty"`
+	MediaId *openapi_types.UUID `json:"mediaId,omitempty"`
+	Note    *string             `json:"note,omitempty"`
+	StepKey string              `json:"stepKey"`
+	Text    *string             `json:"text,omitempty"`
+	Value   *string             `json:"value,omitempty"`
+	Yes     *bool               `json:"yes,omitempty"`
+}
+
+// WalkthroughAnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+type WalkthroughAnswerKind string
+
+// WalkthroughKind defines model for WalkthroughKind.
+type WalkthroughKind string
+
+// WalkthroughRequest defines model for WalkthroughRequest.
+type WalkthroughRequest struct {
+	Kind WalkthroughKind `json:"kind"`
+	Name string          `json:"name"`
+
+	// SiteIds The sites it is for; empty means every site of the organization.
+	//
+	// Example: ["0192f3a4-0000-7000-8000-0000000000aa"]
+	SiteIds *SiteIdList `json:"siteIds,omitempty"`
+
+	// Steps In the order they are walked.
+	Steps []WalkthroughStep `json:"steps"`
+}
+
+// WalkthroughResponsesRequest defines model for WalkthroughResponsesRequest.
+type WalkthroughResponsesRequest struct {
+	// Answers Answers by step key; each replaces the step's earlier answer.
+	Answers []WalkthroughAnswer `json:"answers"`
+}
+
+// WalkthroughRun defines model for WalkthroughRun.
+type WalkthroughRun struct {
+	Answers   []WalkthroughAnswer  `json:"answers"`
+	Id        openapi_types.UUID   `json:"id"`
+	SiteId    openapi_types.UUID   `json:"siteId"`
+	StartedAt time.Time            `json:"startedAt"`
+	StartedBy *openapi_types.UUID  `json:"startedBy"`
+	Status    WalkthroughRunStatus `json:"status"`
+
+	// Steps The walkthrough's steps as they were when the run started.
+	Steps           []WalkthroughStep   `json:"steps"`
+	SubmittedAt     *time.Time          `json:"submittedAt"`
+	SubmittedBy     *openapi_types.UUID `json:"submittedBy"`
+	WalkthroughId   openapi_types.UUID  `json:"walkthroughId"`
+	WalkthroughName string              `json:"walkthroughName"`
+}
+
+// WalkthroughRunStatus defines model for WalkthroughRun.Status.
+type WalkthroughRunStatus string
+
+// WalkthroughStep defines model for WalkthroughStep.
+type WalkthroughStep struct {
+	// AnswerKind The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+	// `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+	AnswerKind WalkthroughAnswerKind `json:"answerKind"`
+
+	// GuideId A guide document (`GET /guides/{id}`) that shows how.
+	GuideId *openapi_types.UUID `json:"guideId,omitempty"`
+
+	// Key Unique within the walkthrough.
+	Key      string `json:"key"`
+	Prompt   string `json:"prompt"`
+	Required *bool  `json:"required,omitempty"`
+}
+
+// WalkthroughSubmittedData `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 type WalkthroughSubmittedData struct {
-	SiteId        *openapi_types.UUID `json:"siteId"`
-	SubmissionId  openapi_types.UUID  `json:"submissionId"`
-	WalkthroughId openapi_types.UUID  `json:"walkthroughId"`
+	RunId         openapi_types.UUID `json:"runId"`
+	SiteId        openapi_types.UUID `json:"siteId"`
+	WalkthroughId openapi_types.UUID `json:"walkthroughId"`
 }
 
 // WalkthroughSubmittedEvent The delivery body of `walkthrough.submitted`.
@@ -8785,7 +9855,7 @@ type WalkthroughSubmittedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `walkthrough.submitted`: a guided walkthrough's responses were submitted.
+	// Data `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`).
 	Data  WalkthroughSubmittedData       `json:"data"`
 	Event WalkthroughSubmittedEventEvent `json:"event"`
 
@@ -8832,7 +9902,11 @@ type WallboardConfig struct {
 	Theme Theme `json:"theme"`
 }
 
-// WasteLog defines model for WasteLog.
+// WasteLog Stock thrown away (`itemId` and `locationId`, with the waste ledger rows in `txnIds`), or the
+// output of a production run thrown away (`runId` and `recipeName`, written by the run's
+// `waste` event): a run's output was never stock, so it names no item or location, writes no
+// ledger row, and is valued at the run's cost at its pinned recipe version in proportion to the
+// quantity wasted.
 type WasteLog struct {
 	// BaseUnit The fixed units, by family: mass `g`, `kg`, `oz`, `lb`; volume `ml`, `l`, `tsp`, `tbsp`,
 	// `cup`, `fl_oz`, `pt`, `qt`, `gal` (US customary); count `each`, `dozen`. Units of one family
@@ -8840,12 +9914,16 @@ type WasteLog struct {
 	//
 	//
 	// Example: lb
-	BaseUnit   StandardUnit        `json:"baseUnit"`
-	CreatedAt  time.Time           `json:"createdAt"`
-	CreatedBy  *openapi_types.UUID `json:"createdBy"`
-	Id         openapi_types.UUID  `json:"id"`
-	ItemId     openapi_types.UUID  `json:"itemId"`
-	LocationId openapi_types.UUID  `json:"locationId"`
+	BaseUnit  StandardUnit        `json:"baseUnit"`
+	CreatedAt time.Time           `json:"createdAt"`
+	CreatedBy *openapi_types.UUID `json:"createdBy"`
+	Id        openapi_types.UUID  `json:"id"`
+
+	// ItemId The inventory item wasted; null for a run's output.
+	ItemId *openapi_types.UUID `json:"itemId"`
+
+	// LocationId The location the stock was taken from; null for a run's output.
+	LocationId *openapi_types.UUID `json:"locationId"`
 	LotId      *openapi_types.UUID `json:"lotId"`
 	Note       *string             `json:"note"`
 
@@ -8866,8 +9944,14 @@ type WasteLog struct {
 	QuantityBase Quantity `json:"quantityBase"`
 
 	// Reason Example: spoilage
-	Reason WasteReason        `json:"reason"`
-	SiteId openapi_types.UUID `json:"siteId"`
+	Reason WasteReason `json:"reason"`
+
+	// RecipeName The run's recipe (its pinned version's name); null for stock.
+	RecipeName *string `json:"recipeName"`
+
+	// RunId The production run whose output was wasted; null for stock.
+	RunId  *openapi_types.UUID `json:"runId"`
+	SiteId openapi_types.UUID  `json:"siteId"`
 
 	// TxnIds The waste ledger rows written (one per lot taken from).
 	TxnIds []openapi_types.UUID `json:"txnIds"`
@@ -8879,7 +9963,9 @@ type WasteLog struct {
 	// Example: case
 	Unit Unit `json:"unit"`
 
-	// ValueCents What the waste cost, at the average cost (positive).
+	// ValueCents What the waste cost (positive): stock at the average cost; a run's output at the run's
+	// cost in proportion to the quantity wasted (0 when no ingredient has a cost yet).
+	//
 	//
 	// Example: 633
 	ValueCents int64 `json:"valueCents"`
@@ -9027,12 +10113,37 @@ type WebhookUrl = string
 // Weekday Example: tue
 type Weekday string
 
-// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved.
+// WorkOrder defines model for WorkOrder.
+type WorkOrder struct {
+	// AlertId The alert it was opened from, if any.
+	AlertId *openapi_types.UUID `json:"alertId"`
+
+	// ClosedAt When it was resolved or cancelled.
+	ClosedAt       *time.Time         `json:"closedAt"`
+	CreatedAt      time.Time          `json:"createdAt"`
+	Description    string             `json:"description"`
+	EquipmentId    openapi_types.UUID `json:"equipmentId"`
+	Id             openapi_types.UUID `json:"id"`
+	Priority       WorkOrderPriority  `json:"priority"`
+	ResolutionNote *string            `json:"resolutionNote"`
+	SiteId         openapi_types.UUID `json:"siteId"`
+	StartedAt      *time.Time         `json:"startedAt"`
+
+	// Status `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+	Status    WorkOrderStatus `json:"status"`
+	Title     string          `json:"title"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+}
+
+// WorkOrderPriority defines model for WorkOrderPriority.
+type WorkOrderPriority string
+
+// WorkOrderResolvedData `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 type WorkOrderResolvedData struct {
-	// EquipmentId The equipment worked on, when the work order names one.
-	EquipmentId *openapi_types.UUID `json:"equipmentId"`
-	SiteId      openapi_types.UUID  `json:"siteId"`
-	WorkOrderId openapi_types.UUID  `json:"workOrderId"`
+	// EquipmentId The equipment worked on (`GET /orgs/{orgId}/equipment/{equipmentId}`).
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+	WorkOrderId openapi_types.UUID `json:"workOrderId"`
 }
 
 // WorkOrderResolvedEvent The delivery body of `work_order.resolved`.
@@ -9042,7 +10153,7 @@ type WorkOrderResolvedEvent struct {
 	// Example: 2026-03-02T09:00:00Z
 	At time.Time `json:"at"`
 
-	// Data `work_order.resolved`: an equipment work order was resolved.
+	// Data `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`).
 	Data  WorkOrderResolvedData       `json:"data"`
 	Event WorkOrderResolvedEventEvent `json:"event"`
 
@@ -9060,6 +10171,19 @@ type WorkOrderResolvedEvent struct {
 
 // WorkOrderResolvedEventEvent defines model for WorkOrderResolvedEvent.Event.
 type WorkOrderResolvedEventEvent string
+
+// WorkOrderStatus `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+type WorkOrderStatus string
+
+// WorkOrderTransitionRequest defines model for WorkOrderTransitionRequest.
+type WorkOrderTransitionRequest struct {
+	// ResolutionNote Required to resolve.
+	ResolutionNote *string                          `json:"resolutionNote,omitempty"`
+	Status         WorkOrderTransitionRequestStatus `json:"status"`
+}
+
+// WorkOrderTransitionRequestStatus defines model for WorkOrderTransitionRequest.Status.
+type WorkOrderTransitionRequestStatus string
 
 // CapabilityToken defines model for CapabilityToken.
 type CapabilityToken = string
@@ -9355,6 +10479,20 @@ type ResolveAlertParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateAlertWorkOrderParams defines parameters for CreateAlertWorkOrder.
+type CreateAlertWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateApiKeyParams defines parameters for CreateApiKey.
 type CreateApiKeyParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -9587,6 +10725,32 @@ type GetCensusParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListCertificationsParams defines parameters for ListCertifications.
+type ListCertificationsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// UserId Only this member's.
+	UserId *openapi_types.UUID `form:"userId,omitempty" json:"userId,omitempty"`
+
+	// Kind Only this kind.
+	Kind *CertificationKind `form:"kind,omitempty" json:"kind,omitempty"`
+}
+
+// CreateCertificationParams defines parameters for CreateCertification.
+type CreateCertificationParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUnmappedCodesParams defines parameters for ListUnmappedCodes.
 type ListUnmappedCodesParams struct {
 	// Kind Only allergen or only diet codes.
@@ -9716,6 +10880,54 @@ type RevokeDeviceParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateEngagementParams defines parameters for CreateEngagement.
+type CreateEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FinalizeEngagementParams defines parameters for FinalizeEngagement.
+type FinalizeEngagementParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEquipmentParams defines parameters for ListEquipment.
+type ListEquipmentParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+}
+
+// CreateEquipmentParams defines parameters for CreateEquipment.
+type CreateEquipmentParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// After The id of an event of this organization within the last 30 days; the page starts after it.
@@ -9779,6 +10991,80 @@ type ListHuddlesParams struct {
 
 // CreateHuddleParams defines parameters for CreateHuddle.
 type CreateHuddleParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateInspectionTemplateParams defines parameters for CreateInspectionTemplate.
+type CreateInspectionTemplateParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListInspectionsParams defines parameters for ListInspections.
+type ListInspectionsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Status Only inspections in this state.
+	Status *InspectionStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// EngagementId Only the inspections of this engagement.
+	EngagementId *openapi_types.UUID `form:"engagementId,omitempty" json:"engagementId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateInspectionParams defines parameters for CreateInspection.
+type CreateInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CompleteInspectionParams defines parameters for CompleteInspection.
+type CompleteInspectionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ShareInspectionParams defines parameters for ShareInspection.
+type ShareInspectionParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -9974,6 +11260,62 @@ type ListOrderSuggestionsParams struct {
 
 	// VendorId Only this vendor's suggestions.
 	VendorId *openapi_types.UUID `form:"vendorId,omitempty" json:"vendorId,omitempty"`
+}
+
+// CreatePolicyParams defines parameters for CreatePolicy.
+type CreatePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// AcknowledgePolicyParams defines parameters for AcknowledgePolicy.
+type AcknowledgePolicyParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePolicyVersionParams defines parameters for CreatePolicyVersion.
+type CreatePolicyVersionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PublishPolicyVersionParams defines parameters for PublishPolicyVersion.
+type PublishPolicyVersionParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListPositionsParams defines parameters for ListPositions.
@@ -10203,6 +11545,32 @@ type CreateRecipeParams struct {
 
 // ArchiveRecipeParams defines parameters for ArchiveRecipe.
 type ArchiveRecipeParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListReportsParams defines parameters for ListReports.
+type ListReportsParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateReportParams defines parameters for CreateReport.
+type CreateReportParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -10725,6 +12093,48 @@ type CreateVendorItemParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SubmitWalkthroughRunParams defines parameters for SubmitWalkthroughRun.
+type SubmitWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateWalkthroughParams defines parameters for CreateWalkthrough.
+type CreateWalkthroughParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartWalkthroughRunParams defines parameters for StartWalkthroughRun.
+type StartWalkthroughRunParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWasteLogsParams defines parameters for ListWasteLogs.
 type ListWasteLogsParams struct {
 	// SiteId Only this site's logs.
@@ -10732,6 +12142,9 @@ type ListWasteLogsParams struct {
 
 	// ItemId Only this item.
 	ItemId *openapi_types.UUID `form:"itemId,omitempty" json:"itemId,omitempty"`
+
+	// RunId Only the waste of this production run's output.
+	RunId *openapi_types.UUID `form:"runId,omitempty" json:"runId,omitempty"`
 
 	// Reason Only logs with this reason.
 	Reason *WasteReason `form:"reason,omitempty" json:"reason,omitempty"`
@@ -10785,6 +12198,52 @@ type ListWebhookDeliveriesParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWorkOrdersParams defines parameters for ListWorkOrders.
+type ListWorkOrdersParams struct {
+	// SiteId Only this site's.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// EquipmentId Only this equipment's.
+	EquipmentId *openapi_types.UUID `form:"equipmentId,omitempty" json:"equipmentId,omitempty"`
+
+	// Status Only work orders in this state.
+	Status *WorkOrderStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWorkOrderParams defines parameters for CreateWorkOrder.
+type CreateWorkOrderParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TransitionWorkOrderParams defines parameters for TransitionWorkOrder.
+type TransitionWorkOrderParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
 	// intended action; a retry with the same key and the same request (method, path, query, body)
 	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
@@ -10869,6 +12328,9 @@ type UpdateOrgJSONRequestBody = UpdateOrgRequest
 // IngestHl7JSONRequestBody defines body for IngestHl7 for application/json ContentType.
 type IngestHl7JSONRequestBody = IngestHl7Request
 
+// CreateAlertWorkOrderJSONRequestBody defines body for CreateAlertWorkOrder for application/json ContentType.
+type CreateAlertWorkOrderJSONRequestBody = AlertWorkOrderRequest
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = CreateApiKeyRequest
 
@@ -10899,6 +12361,12 @@ type UpdateCateringQuoteJSONRequestBody = QuoteRequest
 // AcceptCateringQuoteJSONRequestBody defines body for AcceptCateringQuote for application/json ContentType.
 type AcceptCateringQuoteJSONRequestBody = StaffAcceptRequest
 
+// CreateCertificationJSONRequestBody defines body for CreateCertification for application/json ContentType.
+type CreateCertificationJSONRequestBody = CertificationRequest
+
+// UpdateCertificationJSONRequestBody defines body for UpdateCertification for application/json ContentType.
+type UpdateCertificationJSONRequestBody = CertificationRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -10917,6 +12385,15 @@ type UpdateDeviceJSONRequestBody = UpdateDeviceRequest
 // CastToDeviceJSONRequestBody defines body for CastToDevice for application/json ContentType.
 type CastToDeviceJSONRequestBody = CastRequest
 
+// CreateEngagementJSONRequestBody defines body for CreateEngagement for application/json ContentType.
+type CreateEngagementJSONRequestBody = CreateEngagementRequest
+
+// CreateEquipmentJSONRequestBody defines body for CreateEquipment for application/json ContentType.
+type CreateEquipmentJSONRequestBody = EquipmentRequest
+
+// UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
+type UpdateEquipmentJSONRequestBody = EquipmentRequest
+
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
 
@@ -10928,6 +12405,18 @@ type UpdateGuideJSONRequestBody = GuideRequest
 
 // CreateHuddleJSONRequestBody defines body for CreateHuddle for application/json ContentType.
 type CreateHuddleJSONRequestBody = HuddleRequest
+
+// CreateInspectionTemplateJSONRequestBody defines body for CreateInspectionTemplate for application/json ContentType.
+type CreateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// UpdateInspectionTemplateJSONRequestBody defines body for UpdateInspectionTemplate for application/json ContentType.
+type UpdateInspectionTemplateJSONRequestBody = InspectionTemplateRequest
+
+// CreateInspectionJSONRequestBody defines body for CreateInspection for application/json ContentType.
+type CreateInspectionJSONRequestBody = CreateInspectionRequest
+
+// SetInspectionResponsesJSONRequestBody defines body for SetInspectionResponses for application/json ContentType.
+type SetInspectionResponsesJSONRequestBody = InspectionResponsesRequest
 
 // CreateInventoryItemJSONRequestBody defines body for CreateInventoryItem for application/json ContentType.
 type CreateInventoryItemJSONRequestBody = CreateInventoryItemRequest
@@ -10965,6 +12454,12 @@ type UpdateOrderListLineJSONRequestBody = UpdateOrderListLineRequest
 // SetOrderListStatusJSONRequestBody defines body for SetOrderListStatus for application/json ContentType.
 type SetOrderListStatusJSONRequestBody = SetOrderListStatusRequest
 
+// CreatePolicyJSONRequestBody defines body for CreatePolicy for application/json ContentType.
+type CreatePolicyJSONRequestBody = CreatePolicyRequest
+
+// CreatePolicyVersionJSONRequestBody defines body for CreatePolicyVersion for application/json ContentType.
+type CreatePolicyVersionJSONRequestBody = PolicyVersionRequest
+
 // CreatePositionJSONRequestBody defines body for CreatePosition for application/json ContentType.
 type CreatePositionJSONRequestBody = PositionRequest
 
@@ -11000,6 +12495,9 @@ type CreateRecipeJSONRequestBody = RecipeRequest
 
 // UpdateRecipeJSONRequestBody defines body for UpdateRecipe for application/json ContentType.
 type UpdateRecipeJSONRequestBody = RecipeRequest
+
+// CreateReportJSONRequestBody defines body for CreateReport for application/json ContentType.
+type CreateReportJSONRequestBody = CreateReportRequest
 
 // CreateRequisitionJSONRequestBody defines body for CreateRequisition for application/json ContentType.
 type CreateRequisitionJSONRequestBody = CreateRequisitionRequest
@@ -11076,6 +12574,15 @@ type ImportVendorGuideMultipartRequestBody = ImportGuideRequest
 // CreateVendorItemJSONRequestBody defines body for CreateVendorItem for application/json ContentType.
 type CreateVendorItemJSONRequestBody = VendorItemInput
 
+// SetWalkthroughResponsesJSONRequestBody defines body for SetWalkthroughResponses for application/json ContentType.
+type SetWalkthroughResponsesJSONRequestBody = WalkthroughResponsesRequest
+
+// CreateWalkthroughJSONRequestBody defines body for CreateWalkthrough for application/json ContentType.
+type CreateWalkthroughJSONRequestBody = WalkthroughRequest
+
+// StartWalkthroughRunJSONRequestBody defines body for StartWalkthroughRun for application/json ContentType.
+type StartWalkthroughRunJSONRequestBody = StartWalkthroughRunRequest
+
 // CreateWasteLogJSONRequestBody defines body for CreateWasteLog for application/json ContentType.
 type CreateWasteLogJSONRequestBody = CreateWasteLogRequest
 
@@ -11084,6 +12591,12 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// CreateWorkOrderJSONRequestBody defines body for CreateWorkOrder for application/json ContentType.
+type CreateWorkOrderJSONRequestBody = CreateWorkOrderRequest
+
+// TransitionWorkOrderJSONRequestBody defines body for TransitionWorkOrder for application/json ContentType.
+type TransitionWorkOrderJSONRequestBody = WorkOrderTransitionRequest
 
 // AcceptSharedQuoteJSONRequestBody defines body for AcceptSharedQuote for application/json ContentType.
 type AcceptSharedQuoteJSONRequestBody = PublicAcceptRequest
@@ -11908,6 +13421,9 @@ type ServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx echo.Context, orgId OrgId, id Id, params ResolveAlertParams) error
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx echo.Context, orgId OrgId) error
@@ -11983,6 +13499,18 @@ type ServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx echo.Context, orgId OrgId, params GetCensusParams) error
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -12031,6 +13559,30 @@ type ServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx echo.Context, orgId OrgId, id Id, params RevokeDeviceParams) error
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx echo.Context, orgId OrgId) error
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx echo.Context, orgId OrgId, id Id) error
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
@@ -12058,6 +13610,36 @@ type ServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx echo.Context, orgId OrgId, params CreateHuddleParams) error
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx echo.Context, orgId OrgId) error
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx echo.Context, orgId OrgId, id Id) error
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx echo.Context, orgId OrgId, params ListInventoryItemsParams) error
@@ -12145,6 +13727,27 @@ type ServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx echo.Context, orgId OrgId, patientId openapi_types.UUID) error
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx echo.Context, orgId OrgId) error
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx echo.Context, orgId OrgId, id Id) error
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error
@@ -12226,6 +13829,18 @@ type ServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, version int) error
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx echo.Context, orgId OrgId, id Id) error
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error
 	// ListRequisitions List requisitions
 	// (GET /orgs/{orgId}/requisitions)
 	ListRequisitions(ctx echo.Context, orgId OrgId, params ListRequisitionsParams) error
@@ -12394,6 +14009,27 @@ type ServerInterface interface {
 	// CreateVendorItem Add a vendor item
 	// (POST /orgs/{orgId}/vendors/{id}/items)
 	CreateVendorItem(ctx echo.Context, orgId OrgId, id Id, params CreateVendorItemParams) error
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx echo.Context, orgId OrgId) error
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error
@@ -12421,9 +14057,24 @@ type ServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx echo.Context, orgId OrgId, id Id, params TestWebhookParams) error
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error
 	// GetSharedInvoice Read a shared invoice
 	// (GET /share/i/{token})
 	GetSharedInvoice(ctx echo.Context, token CapabilityToken) error
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx echo.Context, token string) error
 	// GetSharedQuote Read a shared quote
 	// (GET /share/q/{token})
 	GetSharedQuote(ctx echo.Context, token CapabilityToken) error
@@ -13025,6 +14676,50 @@ func (w *ServerInterfaceWrapper) ResolveAlert(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ResolveAlert(ctx, orgId, id, params)
+	return err
+}
+
+// CreateAlertWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAlertWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAlertWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAlertWorkOrder(ctx, orgId, id, params)
 	return err
 }
 
@@ -13904,6 +15599,129 @@ func (w *ServerInterfaceWrapper) GetCensus(ctx echo.Context) error {
 	return err
 }
 
+// ListCertifications converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCertifications(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCertificationsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "userId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "userId", ctx.QueryParams(), &params.UserId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userId: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCertifications(ctx, orgId, params)
+	return err
+}
+
+// CreateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCertificationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCertification(ctx, orgId, params)
+	return err
+}
+
+// GetCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCertification(ctx, orgId, id)
+	return err
+}
+
+// UpdateCertification converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCertification(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCertification(ctx, orgId, id)
+	return err
+}
+
 // ListUnmappedCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
 	var err error
@@ -14451,6 +16269,235 @@ func (w *ServerInterfaceWrapper) RevokeDevice(ctx echo.Context) error {
 	return err
 }
 
+// ListEngagements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEngagements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEngagements(ctx, orgId)
+	return err
+}
+
+// CreateEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEngagement(ctx, orgId, params)
+	return err
+}
+
+// GetEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEngagement(ctx, orgId, id)
+	return err
+}
+
+// FinalizeEngagement converts echo context to params.
+func (w *ServerInterfaceWrapper) FinalizeEngagement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FinalizeEngagementParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FinalizeEngagement(ctx, orgId, id, params)
+	return err
+}
+
+// ListEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEquipmentParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEquipment(ctx, orgId, params)
+	return err
+}
+
+// CreateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEquipmentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEquipment(ctx, orgId, params)
+	return err
+}
+
+// GetEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEquipment(ctx, orgId, id)
+	return err
+}
+
+// UpdateEquipment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEquipment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEquipment(ctx, orgId, id)
+	return err
+}
+
 // ListEvents converts echo context to params.
 func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	var err error
@@ -14730,6 +16777,331 @@ func (w *ServerInterfaceWrapper) CreateHuddle(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateHuddle(ctx, orgId, params)
+	return err
+}
+
+// ListInspectionTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspectionTemplates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspectionTemplates(ctx, orgId)
+	return err
+}
+
+// CreateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspectionTemplate(ctx, orgId, params)
+	return err
+}
+
+// GetInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// UpdateInspectionTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInspectionTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInspectionTemplate(ctx, orgId, id)
+	return err
+}
+
+// ListInspections converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInspections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInspectionsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "engagementId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "engagementId", ctx.QueryParams(), &params.EngagementId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter engagementId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInspections(ctx, orgId, params)
+	return err
+}
+
+// CreateInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInspection(ctx, orgId, params)
+	return err
+}
+
+// GetInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInspection(ctx, orgId, id)
+	return err
+}
+
+// CompleteInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteInspection(ctx, orgId, id, params)
+	return err
+}
+
+// SetInspectionResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetInspectionResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetInspectionResponses(ctx, orgId, id)
+	return err
+}
+
+// ShareInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ShareInspectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareInspection(ctx, orgId, id, params)
 	return err
 }
 
@@ -15630,6 +18002,246 @@ func (w *ServerInterfaceWrapper) GetPatient(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetPatient(ctx, orgId, patientId)
+	return err
+}
+
+// ListPolicies converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicies(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicies(ctx, orgId)
+	return err
+}
+
+// CreatePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicy(ctx, orgId, params)
+	return err
+}
+
+// GetPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPolicy(ctx, orgId, id)
+	return err
+}
+
+// AcknowledgePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) AcknowledgePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcknowledgePolicyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcknowledgePolicy(ctx, orgId, id, params)
+	return err
+}
+
+// ListPolicyAcknowledgements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicyAcknowledgements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicyAcknowledgements(ctx, orgId, id)
+	return err
+}
+
+// CreatePolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePolicyVersion(ctx, orgId, id, params)
+	return err
+}
+
+// PublishPolicyVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishPolicyVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "version" -------------
+	var version int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version", ctx.Param("version"), &version, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PublishPolicyVersionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishPolicyVersion(ctx, orgId, id, version, params)
 	return err
 }
 
@@ -16587,6 +19199,129 @@ func (w *ServerInterfaceWrapper) GetRecipeVersion(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRecipeVersion(ctx, orgId, id, version)
+	return err
+}
+
+// ListReports converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReports(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReportsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReports(ctx, orgId, params)
+	return err
+}
+
+// CreateReport converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateReportParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateReport(ctx, orgId, params)
+	return err
+}
+
+// GetReport converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReport(ctx, orgId, id)
+	return err
+}
+
+// GetReportPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReportPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReportPdf(ctx, orgId, id)
 	return err
 }
 
@@ -18597,6 +21332,218 @@ func (w *ServerInterfaceWrapper) CreateVendorItem(ctx echo.Context) error {
 	return err
 }
 
+// GetWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthroughRun(ctx, orgId, id)
+	return err
+}
+
+// SetWalkthroughResponses converts echo context to params.
+func (w *ServerInterfaceWrapper) SetWalkthroughResponses(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetWalkthroughResponses(ctx, orgId, id)
+	return err
+}
+
+// SubmitWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
+// ListWalkthroughs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWalkthroughs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWalkthroughs(ctx, orgId)
+	return err
+}
+
+// CreateWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWalkthroughParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWalkthrough(ctx, orgId, params)
+	return err
+}
+
+// GetWalkthrough converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWalkthrough(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWalkthrough(ctx, orgId, id)
+	return err
+}
+
+// StartWalkthroughRun converts echo context to params.
+func (w *ServerInterfaceWrapper) StartWalkthroughRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartWalkthroughRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StartWalkthroughRun(ctx, orgId, id, params)
+	return err
+}
+
 // ListWasteLogs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
 	var err error
@@ -18622,6 +21569,13 @@ func (w *ServerInterfaceWrapper) ListWasteLogs(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "itemId", ctx.QueryParams(), &params.ItemId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// ------------- Optional query parameter "runId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "runId", ctx.QueryParams(), &params.RunId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
 	}
 
 	// ------------- Optional query parameter "reason" -------------
@@ -18901,6 +21855,163 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 	return err
 }
 
+// ListWorkOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWorkOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWorkOrdersParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "equipmentId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "equipmentId", ctx.QueryParams(), &params.EquipmentId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter equipmentId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWorkOrders(ctx, orgId, params)
+	return err
+}
+
+// CreateWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWorkOrder(ctx, orgId, params)
+	return err
+}
+
+// GetWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorkOrder(ctx, orgId, id)
+	return err
+}
+
+// TransitionWorkOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) TransitionWorkOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params TransitionWorkOrderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransitionWorkOrder(ctx, orgId, id, params)
+	return err
+}
+
 // GetSharedInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
 	var err error
@@ -18914,6 +22025,22 @@ func (w *ServerInterfaceWrapper) GetSharedInvoice(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetSharedInvoice(ctx, token)
+	return err
+}
+
+// GetSharedInspection converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSharedInspection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSharedInspection(ctx, token)
 	return err
 }
 
@@ -19292,6 +22419,52 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/orgs/:orgId/guides/:id", wrapper.UpdateGuide, options.OperationMiddlewares["updateGuide"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/huddles", wrapper.ListHuddles, options.OperationMiddlewares["listHuddles"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/huddles", wrapper.CreateHuddle, options.OperationMiddlewares["createHuddle"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies", wrapper.ListPolicies, options.OperationMiddlewares["listPolicies"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies", wrapper.CreatePolicy, options.OperationMiddlewares["createPolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id", wrapper.GetPolicy, options.OperationMiddlewares["getPolicy"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions", wrapper.CreatePolicyVersion, options.OperationMiddlewares["createPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/versions/:version/publish", wrapper.PublishPolicyVersion, options.OperationMiddlewares["publishPolicyVersion"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledge", wrapper.AcknowledgePolicy, options.OperationMiddlewares["acknowledgePolicy"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/policies/:id/acknowledgements", wrapper.ListPolicyAcknowledgements, options.OperationMiddlewares["listPolicyAcknowledgements"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.ListInspectionTemplates, options.OperationMiddlewares["listInspectionTemplates"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspection-templates", wrapper.CreateInspectionTemplate, options.OperationMiddlewares["createInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.GetInspectionTemplate, options.OperationMiddlewares["getInspectionTemplate"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspection-templates/:id", wrapper.UpdateInspectionTemplate, options.OperationMiddlewares["updateInspectionTemplate"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections", wrapper.ListInspections, options.OperationMiddlewares["listInspections"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections", wrapper.CreateInspection, options.OperationMiddlewares["createInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/inspections/:id", wrapper.GetInspection, options.OperationMiddlewares["getInspection"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/inspections/:id/responses", wrapper.SetInspectionResponses, options.OperationMiddlewares["setInspectionResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/complete", wrapper.CompleteInspection, options.OperationMiddlewares["completeInspection"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/inspections/:id/share", wrapper.ShareInspection, options.OperationMiddlewares["shareInspection"]...)
+	router.GET(options.BaseURL+"/share/insp/:token", wrapper.GetSharedInspection, options.OperationMiddlewares["getSharedInspection"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements", wrapper.ListEngagements, options.OperationMiddlewares["listEngagements"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements", wrapper.CreateEngagement, options.OperationMiddlewares["createEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/engagements/:id", wrapper.GetEngagement, options.OperationMiddlewares["getEngagement"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/engagements/:id/finalize", wrapper.FinalizeEngagement, options.OperationMiddlewares["finalizeEngagement"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment", wrapper.ListEquipment, options.OperationMiddlewares["listEquipment"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/equipment", wrapper.CreateEquipment, options.OperationMiddlewares["createEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.GetEquipment, options.OperationMiddlewares["getEquipment"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/equipment/:id", wrapper.UpdateEquipment, options.OperationMiddlewares["updateEquipment"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.ListWorkOrders, options.OperationMiddlewares["listWorkOrders"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.CreateWorkOrder, options.OperationMiddlewares["createWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id", wrapper.GetWorkOrder, options.OperationMiddlewares["getWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/status", wrapper.TransitionWorkOrder, options.OperationMiddlewares["transitionWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/work-order", wrapper.CreateAlertWorkOrder, options.OperationMiddlewares["createAlertWorkOrder"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.ListWalkthroughs, options.OperationMiddlewares["listWalkthroughs"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.CreateWalkthrough, options.OperationMiddlewares["createWalkthrough"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs/:id", wrapper.GetWalkthrough, options.OperationMiddlewares["getWalkthrough"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs/:id/runs", wrapper.StartWalkthroughRun, options.OperationMiddlewares["startWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id", wrapper.GetWalkthroughRun, options.OperationMiddlewares["getWalkthroughRun"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/responses", wrapper.SetWalkthroughResponses, options.OperationMiddlewares["setWalkthroughResponses"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/walkthrough-runs/:id/submit", wrapper.SubmitWalkthroughRun, options.OperationMiddlewares["submitWalkthroughRun"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications", wrapper.ListCertifications, options.OperationMiddlewares["listCertifications"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/certifications", wrapper.CreateCertification, options.OperationMiddlewares["createCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.GetCertification, options.OperationMiddlewares["getCertification"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/certifications/:id", wrapper.UpdateCertification, options.OperationMiddlewares["updateCertification"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports", wrapper.ListReports, options.OperationMiddlewares["listReports"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/reports", wrapper.CreateReport, options.OperationMiddlewares["createReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id", wrapper.GetReport, options.OperationMiddlewares["getReport"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/reports/:id/pdf", wrapper.GetReportPdf, options.OperationMiddlewares["getReportPdf"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenApiYaml, options.OperationMiddlewares["getOpenApiYaml"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenApiJson, options.OperationMiddlewares["getOpenApiJson"]...)
@@ -22132,6 +25305,193 @@ func (response ResolveAlert422JSONResponse) VisitResolveAlertResponse(w http.Res
 type ResolveAlert503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ResolveAlert503JSONResponse) VisitResolveAlertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreateAlertWorkOrderParams
+	Body   *CreateAlertWorkOrderJSONRequestBody
+}
+
+type CreateAlertWorkOrderResponseObject interface {
+	VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateAlertWorkOrder200JSONResponse WorkOrder
+
+func (response CreateAlertWorkOrder200JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateAlertWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateAlertWorkOrder201ResponseHeaders
+}
+
+func (response CreateAlertWorkOrder201JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateAlertWorkOrder400JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateAlertWorkOrder401JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateAlertWorkOrder403JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateAlertWorkOrder404JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateAlertWorkOrder406JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateAlertWorkOrder409JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateAlertWorkOrder415JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateAlertWorkOrder422JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAlertWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAlertWorkOrder503JSONResponse) VisitCreateAlertWorkOrderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -25865,6 +29225,548 @@ func (response GetCensus503JSONResponse) VisitGetCensusResponse(w http.ResponseW
 	return err
 }
 
+type ListCertificationsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListCertificationsParams
+}
+
+type ListCertificationsResponseObject interface {
+	VisitListCertificationsResponse(w http.ResponseWriter) error
+}
+
+type ListCertifications200JSONResponse []Certification
+
+func (response ListCertifications200JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCertifications400JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCertifications401JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCertifications403JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCertifications404JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListCertifications406JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertifications503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCertifications503JSONResponse) VisitListCertificationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificationRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateCertificationParams
+	Body   *CreateCertificationJSONRequestBody
+}
+
+type CreateCertificationResponseObject interface {
+	VisitCreateCertificationResponse(w http.ResponseWriter) error
+}
+
+type CreateCertification201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCertification201JSONResponse struct {
+	Body    Certification
+	Headers CreateCertification201ResponseHeaders
+}
+
+func (response CreateCertification201JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCertification400JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCertification401JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCertification403JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCertification404JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateCertification406JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateCertification409JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCertification415JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateCertification422JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCertification503JSONResponse) VisitCreateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetCertificationResponseObject interface {
+	VisitGetCertificationResponse(w http.ResponseWriter) error
+}
+
+type GetCertification200JSONResponse Certification
+
+func (response GetCertification200JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCertification400JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCertification401JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCertification403JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCertification404JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetCertification406JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCertification503JSONResponse) VisitGetCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertificationRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateCertificationJSONRequestBody
+}
+
+type UpdateCertificationResponseObject interface {
+	VisitUpdateCertificationResponse(w http.ResponseWriter) error
+}
+
+type UpdateCertification200JSONResponse Certification
+
+func (response UpdateCertification200JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCertification400JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCertification401JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCertification403JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCertification404JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateCertification406JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCertification409JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCertification415JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCertification503JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -28153,6 +32055,1091 @@ func (response RevokeDevice503JSONResponse) VisitRevokeDeviceResponse(w http.Res
 	return err
 }
 
+type ListEngagementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListEngagementsResponseObject interface {
+	VisitListEngagementsResponse(w http.ResponseWriter) error
+}
+
+type ListEngagements200JSONResponse []Engagement
+
+func (response ListEngagements200JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEngagements400JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEngagements401JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEngagements403JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEngagements404JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEngagements406JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEngagements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEngagements503JSONResponse) VisitListEngagementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEngagementParams
+	Body   *CreateEngagementJSONRequestBody
+}
+
+type CreateEngagementResponseObject interface {
+	VisitCreateEngagementResponse(w http.ResponseWriter) error
+}
+
+type CreateEngagement201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEngagement201JSONResponse struct {
+	Body    Engagement
+	Headers CreateEngagement201ResponseHeaders
+}
+
+func (response CreateEngagement201JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEngagement400JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEngagement401JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEngagement403JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEngagement404JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEngagement406JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEngagement409JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEngagement415JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEngagement422JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEngagement503JSONResponse) VisitCreateEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagementRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEngagementResponseObject interface {
+	VisitGetEngagementResponse(w http.ResponseWriter) error
+}
+
+type GetEngagement200JSONResponse Engagement
+
+func (response GetEngagement200JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEngagement400JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEngagement401JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEngagement403JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEngagement404JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEngagement406JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEngagement503JSONResponse) VisitGetEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagementRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params FinalizeEngagementParams
+}
+
+type FinalizeEngagementResponseObject interface {
+	VisitFinalizeEngagementResponse(w http.ResponseWriter) error
+}
+
+type FinalizeEngagement200JSONResponse Engagement
+
+func (response FinalizeEngagement200JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response FinalizeEngagement400JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response FinalizeEngagement401JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response FinalizeEngagement403JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response FinalizeEngagement404JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response FinalizeEngagement406JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response FinalizeEngagement409JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response FinalizeEngagement422JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinalizeEngagement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response FinalizeEngagement503JSONResponse) VisitFinalizeEngagementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListEquipmentParams
+}
+
+type ListEquipmentResponseObject interface {
+	VisitListEquipmentResponse(w http.ResponseWriter) error
+}
+
+type ListEquipment200JSONResponse []Equipment
+
+func (response ListEquipment200JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEquipment400JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEquipment401JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEquipment403JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEquipment404JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListEquipment406JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEquipment503JSONResponse) VisitListEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipmentRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateEquipmentParams
+	Body   *CreateEquipmentJSONRequestBody
+}
+
+type CreateEquipmentResponseObject interface {
+	VisitCreateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type CreateEquipment201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateEquipment201JSONResponse struct {
+	Body    Equipment
+	Headers CreateEquipment201ResponseHeaders
+}
+
+func (response CreateEquipment201JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEquipment400JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEquipment401JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEquipment403JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEquipment404JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateEquipment406JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateEquipment409JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEquipment415JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateEquipment422JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEquipment503JSONResponse) VisitCreateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetEquipmentResponseObject interface {
+	VisitGetEquipmentResponse(w http.ResponseWriter) error
+}
+
+type GetEquipment200JSONResponse Equipment
+
+func (response GetEquipment200JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEquipment400JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEquipment401JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEquipment403JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEquipment404JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetEquipment406JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEquipment503JSONResponse) VisitGetEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipmentRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateEquipmentJSONRequestBody
+}
+
+type UpdateEquipmentResponseObject interface {
+	VisitUpdateEquipmentResponse(w http.ResponseWriter) error
+}
+
+type UpdateEquipment200JSONResponse Equipment
+
+func (response UpdateEquipment200JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEquipment400JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEquipment401JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateEquipment403JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEquipment404JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateEquipment406JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEquipment409JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateEquipment415JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEquipment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateEquipment503JSONResponse) VisitUpdateEquipmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEventsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListEventsParams
@@ -29375,6 +34362,1391 @@ func (response CreateHuddle422JSONResponse) VisitCreateHuddleResponse(w http.Res
 type CreateHuddle503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateHuddle503JSONResponse) VisitCreateHuddleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplatesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListInspectionTemplatesResponseObject interface {
+	VisitListInspectionTemplatesResponse(w http.ResponseWriter) error
+}
+
+type ListInspectionTemplates200JSONResponse []InspectionTemplate
+
+func (response ListInspectionTemplates200JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspectionTemplates400JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspectionTemplates401JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspectionTemplates403JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspectionTemplates404JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspectionTemplates406JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionTemplates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspectionTemplates503JSONResponse) VisitListInspectionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplateRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionTemplateParams
+	Body   *CreateInspectionTemplateJSONRequestBody
+}
+
+type CreateInspectionTemplateResponseObject interface {
+	VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type CreateInspectionTemplate201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspectionTemplate201JSONResponse struct {
+	Body    InspectionTemplate
+	Headers CreateInspectionTemplate201ResponseHeaders
+}
+
+func (response CreateInspectionTemplate201JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspectionTemplate400JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspectionTemplate401JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspectionTemplate403JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspectionTemplate404JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspectionTemplate406JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspectionTemplate409JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspectionTemplate415JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspectionTemplate422JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspectionTemplate503JSONResponse) VisitCreateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionTemplateResponseObject interface {
+	VisitGetInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type GetInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response GetInspectionTemplate200JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspectionTemplate400JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspectionTemplate401JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspectionTemplate403JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspectionTemplate404JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspectionTemplate406JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspectionTemplate503JSONResponse) VisitGetInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplateRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateInspectionTemplateJSONRequestBody
+}
+
+type UpdateInspectionTemplateResponseObject interface {
+	VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error
+}
+
+type UpdateInspectionTemplate200JSONResponse InspectionTemplate
+
+func (response UpdateInspectionTemplate200JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInspectionTemplate400JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInspectionTemplate401JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInspectionTemplate403JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInspectionTemplate404JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateInspectionTemplate406JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInspectionTemplate409JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInspectionTemplate415JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInspectionTemplate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInspectionTemplate503JSONResponse) VisitUpdateInspectionTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspectionsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListInspectionsParams
+}
+
+type ListInspectionsResponseObject interface {
+	VisitListInspectionsResponse(w http.ResponseWriter) error
+}
+
+type ListInspections200ResponseHeaders struct {
+	Link *string
+}
+
+type ListInspections200JSONResponse struct {
+	Body    []Inspection
+	Headers ListInspections200ResponseHeaders
+}
+
+func (response ListInspections200JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInspections400JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInspections401JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInspections403JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInspections404JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListInspections406JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInspections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInspections503JSONResponse) VisitListInspectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateInspectionParams
+	Body   *CreateInspectionJSONRequestBody
+}
+
+type CreateInspectionResponseObject interface {
+	VisitCreateInspectionResponse(w http.ResponseWriter) error
+}
+
+type CreateInspection201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateInspection201JSONResponse struct {
+	Body    Inspection
+	Headers CreateInspection201ResponseHeaders
+}
+
+func (response CreateInspection201JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInspection400JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInspection401JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInspection403JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInspection404JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateInspection406JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateInspection409JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInspection415JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateInspection422JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInspection503JSONResponse) VisitCreateInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspectionRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetInspectionResponseObject interface {
+	VisitGetInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetInspection200JSONResponse Inspection
+
+func (response GetInspection200JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInspection400JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInspection401JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInspection403JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInspection404JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetInspection406JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInspection503JSONResponse) VisitGetInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CompleteInspectionParams
+}
+
+type CompleteInspectionResponseObject interface {
+	VisitCompleteInspectionResponse(w http.ResponseWriter) error
+}
+
+type CompleteInspection200JSONResponse Inspection
+
+func (response CompleteInspection200JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteInspection400JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CompleteInspection401JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CompleteInspection403JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteInspection404JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CompleteInspection406JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CompleteInspection409JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CompleteInspection422JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteInspection503JSONResponse) VisitCompleteInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetInspectionResponsesJSONRequestBody
+}
+
+type SetInspectionResponsesResponseObject interface {
+	VisitSetInspectionResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetInspectionResponses200JSONResponse Inspection
+
+func (response SetInspectionResponses200JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetInspectionResponses400JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetInspectionResponses401JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetInspectionResponses403JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetInspectionResponses404JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetInspectionResponses406JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetInspectionResponses409JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetInspectionResponses415JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInspectionResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetInspectionResponses503JSONResponse) VisitSetInspectionResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspectionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params ShareInspectionParams
+}
+
+type ShareInspectionResponseObject interface {
+	VisitShareInspectionResponse(w http.ResponseWriter) error
+}
+
+type ShareInspection200JSONResponse ShareLink2
+
+func (response ShareInspection200JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ShareInspection400JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShareInspection401JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShareInspection403JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShareInspection404JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ShareInspection406JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response ShareInspection409JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response ShareInspection422JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ShareInspection503JSONResponse) VisitShareInspectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -33527,6 +39899,982 @@ func (response GetPatient503JSONResponse) VisitGetPatientResponse(w http.Respons
 	return err
 }
 
+type ListPoliciesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListPoliciesResponseObject interface {
+	VisitListPoliciesResponse(w http.ResponseWriter) error
+}
+
+type ListPolicies200JSONResponse []Policy
+
+func (response ListPolicies200JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicies400JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicies401JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicies403JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicies404JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicies406JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicies503JSONResponse) VisitListPoliciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreatePolicyParams
+	Body   *CreatePolicyJSONRequestBody
+}
+
+type CreatePolicyResponseObject interface {
+	VisitCreatePolicyResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicy201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicy201JSONResponse struct {
+	Body    Policy
+	Headers CreatePolicy201ResponseHeaders
+}
+
+func (response CreatePolicy201JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicy400JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicy401JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicy403JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicy404JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicy406JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicy409JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicy415JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicy422JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicy503JSONResponse) VisitCreatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetPolicyResponseObject interface {
+	VisitGetPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetPolicy200JSONResponse Policy
+
+func (response GetPolicy200JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPolicy400JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPolicy401JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPolicy403JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPolicy404JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetPolicy406JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPolicy503JSONResponse) VisitGetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicyRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AcknowledgePolicyParams
+}
+
+type AcknowledgePolicyResponseObject interface {
+	VisitAcknowledgePolicyResponse(w http.ResponseWriter) error
+}
+
+type AcknowledgePolicy200JSONResponse PolicyAcknowledgement
+
+func (response AcknowledgePolicy200JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcknowledgePolicy400JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AcknowledgePolicy401JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AcknowledgePolicy403JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AcknowledgePolicy404JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AcknowledgePolicy406JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AcknowledgePolicy409JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AcknowledgePolicy422JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcknowledgePolicy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AcknowledgePolicy503JSONResponse) VisitAcknowledgePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgementsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type ListPolicyAcknowledgementsResponseObject interface {
+	VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error
+}
+
+type ListPolicyAcknowledgements200JSONResponse PolicyAcknowledgements
+
+func (response ListPolicyAcknowledgements200JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPolicyAcknowledgements400JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPolicyAcknowledgements401JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPolicyAcknowledgements403JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPolicyAcknowledgements404JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListPolicyAcknowledgements406JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAcknowledgements503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPolicyAcknowledgements503JSONResponse) VisitListPolicyAcknowledgementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params CreatePolicyVersionParams
+	Body   *CreatePolicyVersionJSONRequestBody
+}
+
+type CreatePolicyVersionResponseObject interface {
+	VisitCreatePolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type CreatePolicyVersion201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePolicyVersion201JSONResponse struct {
+	Body    PolicyVersion
+	Headers CreatePolicyVersion201ResponseHeaders
+}
+
+func (response CreatePolicyVersion201JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePolicyVersion400JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePolicyVersion401JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePolicyVersion403JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePolicyVersion404JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreatePolicyVersion406JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreatePolicyVersion409JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreatePolicyVersion415JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreatePolicyVersion422JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePolicyVersion503JSONResponse) VisitCreatePolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersionRequestObject struct {
+	OrgId   OrgId `json:"orgId"`
+	Id      Id    `json:"id"`
+	Version int   `json:"version"`
+	Params  PublishPolicyVersionParams
+}
+
+type PublishPolicyVersionResponseObject interface {
+	VisitPublishPolicyVersionResponse(w http.ResponseWriter) error
+}
+
+type PublishPolicyVersion200JSONResponse Policy
+
+func (response PublishPolicyVersion200JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishPolicyVersion400JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishPolicyVersion401JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishPolicyVersion403JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishPolicyVersion404JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response PublishPolicyVersion406JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response PublishPolicyVersion409JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response PublishPolicyVersion422JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishPolicyVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishPolicyVersion503JSONResponse) VisitPublishPolicyVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPositionsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListPositionsParams
@@ -37399,6 +44747,533 @@ func (response GetRecipeVersion406JSONResponse) VisitGetRecipeVersionResponse(w 
 type GetRecipeVersion503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetRecipeVersion503JSONResponse) VisitGetRecipeVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReportsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListReportsParams
+}
+
+type ListReportsResponseObject interface {
+	VisitListReportsResponse(w http.ResponseWriter) error
+}
+
+type ListReports200ResponseHeaders struct {
+	Link *string
+}
+
+type ListReports200JSONResponse struct {
+	Body    []Report
+	Headers ListReports200ResponseHeaders
+}
+
+func (response ListReports200JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReports400JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReports401JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReports403JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReports404JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListReports406JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReports503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReports503JSONResponse) VisitListReportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReportRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateReportParams
+	Body   *CreateReportJSONRequestBody
+}
+
+type CreateReportResponseObject interface {
+	VisitCreateReportResponse(w http.ResponseWriter) error
+}
+
+type CreateReport201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateReport201JSONResponse struct {
+	Body    Report
+	Headers CreateReport201ResponseHeaders
+}
+
+func (response CreateReport201JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateReport400JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateReport401JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateReport403JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateReport404JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateReport406JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateReport409JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateReport415JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateReport422JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateReport503JSONResponse) VisitCreateReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportResponseObject interface {
+	VisitGetReportResponse(w http.ResponseWriter) error
+}
+
+type GetReport200JSONResponse Report
+
+func (response GetReport200JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReport400JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReport401JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReport403JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReport404JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReport406JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReport503JSONResponse) VisitGetReportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdfRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetReportPdfResponseObject interface {
+	VisitGetReportPdfResponse(w http.ResponseWriter) error
+}
+
+type GetReportPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetReportPdf200ApplicationpdfResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetReportPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReportPdf400JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReportPdf401JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReportPdf403JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReportPdf404JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetReportPdf406JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReportPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReportPdf503JSONResponse) VisitGetReportPdfResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -45519,6 +53394,979 @@ func (response CreateVendorItem503JSONResponse) VisitCreateVendorItemResponse(w 
 	return err
 }
 
+type GetWalkthroughRunRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughRunResponseObject interface {
+	VisitGetWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response GetWalkthroughRun200JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthroughRun400JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthroughRun401JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthroughRun403JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthroughRun404JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthroughRun406JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthroughRun503JSONResponse) VisitGetWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponsesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetWalkthroughResponsesJSONRequestBody
+}
+
+type SetWalkthroughResponsesResponseObject interface {
+	VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error
+}
+
+type SetWalkthroughResponses200JSONResponse WalkthroughRun
+
+func (response SetWalkthroughResponses200JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetWalkthroughResponses400JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetWalkthroughResponses401JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetWalkthroughResponses403JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetWalkthroughResponses404JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetWalkthroughResponses406JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetWalkthroughResponses409JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetWalkthroughResponses415JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetWalkthroughResponses503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetWalkthroughResponses503JSONResponse) VisitSetWalkthroughResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SubmitWalkthroughRunParams
+}
+
+type SubmitWalkthroughRunResponseObject interface {
+	VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type SubmitWalkthroughRun200JSONResponse WalkthroughRun
+
+func (response SubmitWalkthroughRun200JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SubmitWalkthroughRun400JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SubmitWalkthroughRun401JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SubmitWalkthroughRun403JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SubmitWalkthroughRun404JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SubmitWalkthroughRun406JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response SubmitWalkthroughRun409JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SubmitWalkthroughRun422JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SubmitWalkthroughRun503JSONResponse) VisitSubmitWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type ListWalkthroughsResponseObject interface {
+	VisitListWalkthroughsResponse(w http.ResponseWriter) error
+}
+
+type ListWalkthroughs200JSONResponse []Walkthrough
+
+func (response ListWalkthroughs200JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWalkthroughs400JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWalkthroughs401JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWalkthroughs403JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWalkthroughs404JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWalkthroughs406JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWalkthroughs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWalkthroughs503JSONResponse) VisitListWalkthroughsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthroughRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWalkthroughParams
+	Body   *CreateWalkthroughJSONRequestBody
+}
+
+type CreateWalkthroughResponseObject interface {
+	VisitCreateWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type CreateWalkthrough201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWalkthrough201JSONResponse struct {
+	Body    Walkthrough
+	Headers CreateWalkthrough201ResponseHeaders
+}
+
+func (response CreateWalkthrough201JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWalkthrough400JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWalkthrough401JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWalkthrough403JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWalkthrough404JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWalkthrough406JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWalkthrough409JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWalkthrough415JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWalkthrough422JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWalkthrough503JSONResponse) VisitCreateWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthroughRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWalkthroughResponseObject interface {
+	VisitGetWalkthroughResponse(w http.ResponseWriter) error
+}
+
+type GetWalkthrough200JSONResponse Walkthrough
+
+func (response GetWalkthrough200JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWalkthrough400JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWalkthrough401JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWalkthrough403JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWalkthrough404JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWalkthrough406JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWalkthrough503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWalkthrough503JSONResponse) VisitGetWalkthroughResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRunRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params StartWalkthroughRunParams
+	Body   *StartWalkthroughRunJSONRequestBody
+}
+
+type StartWalkthroughRunResponseObject interface {
+	VisitStartWalkthroughRunResponse(w http.ResponseWriter) error
+}
+
+type StartWalkthroughRun201ResponseHeaders struct {
+	Location *string
+}
+
+type StartWalkthroughRun201JSONResponse struct {
+	Body    WalkthroughRun
+	Headers StartWalkthroughRun201ResponseHeaders
+}
+
+func (response StartWalkthroughRun201JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StartWalkthroughRun400JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StartWalkthroughRun401JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StartWalkthroughRun403JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StartWalkthroughRun404JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response StartWalkthroughRun406JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response StartWalkthroughRun409JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StartWalkthroughRun415JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response StartWalkthroughRun422JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartWalkthroughRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StartWalkthroughRun503JSONResponse) VisitStartWalkthroughRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWasteLogsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListWasteLogsParams
@@ -46843,6 +55691,577 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 	return err
 }
 
+type ListWorkOrdersRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListWorkOrdersParams
+}
+
+type ListWorkOrdersResponseObject interface {
+	VisitListWorkOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListWorkOrders200ResponseHeaders struct {
+	Link *string
+}
+
+type ListWorkOrders200JSONResponse struct {
+	Body    []WorkOrder
+	Headers ListWorkOrders200ResponseHeaders
+}
+
+func (response ListWorkOrders200JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWorkOrders400JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWorkOrders401JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWorkOrders403JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWorkOrders404JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListWorkOrders406JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWorkOrders503JSONResponse) VisitListWorkOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateWorkOrderParams
+	Body   *CreateWorkOrderJSONRequestBody
+}
+
+type CreateWorkOrderResponseObject interface {
+	VisitCreateWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateWorkOrder201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateWorkOrder201JSONResponse struct {
+	Body    WorkOrder
+	Headers CreateWorkOrder201ResponseHeaders
+}
+
+func (response CreateWorkOrder201JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWorkOrder400JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWorkOrder401JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWorkOrder403JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWorkOrder404JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateWorkOrder406JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response CreateWorkOrder409JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWorkOrder415JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateWorkOrder422JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWorkOrder503JSONResponse) VisitCreateWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetWorkOrderResponseObject interface {
+	VisitGetWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type GetWorkOrder200JSONResponse WorkOrder
+
+func (response GetWorkOrder200JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorkOrder400JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorkOrder401JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorkOrder403JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWorkOrder404JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWorkOrder406JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWorkOrder503JSONResponse) VisitGetWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrderRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params TransitionWorkOrderParams
+	Body   *TransitionWorkOrderJSONRequestBody
+}
+
+type TransitionWorkOrderResponseObject interface {
+	VisitTransitionWorkOrderResponse(w http.ResponseWriter) error
+}
+
+type TransitionWorkOrder200JSONResponse WorkOrder
+
+func (response TransitionWorkOrder200JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransitionWorkOrder400JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TransitionWorkOrder401JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TransitionWorkOrder403JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransitionWorkOrder404JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response TransitionWorkOrder406JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response TransitionWorkOrder409JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response TransitionWorkOrder415JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response TransitionWorkOrder422JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransitionWorkOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TransitionWorkOrder503JSONResponse) VisitTransitionWorkOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSharedInvoiceRequestObject struct {
 	Token CapabilityToken `json:"token"`
 }
@@ -46947,6 +56366,110 @@ func (response GetSharedInvoice429JSONResponse) VisitGetSharedInvoiceResponse(w 
 type GetSharedInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetSharedInvoice503JSONResponse) VisitGetSharedInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspectionRequestObject struct {
+	Token string `json:"token"`
+}
+
+type GetSharedInspectionResponseObject interface {
+	VisitGetSharedInspectionResponse(w http.ResponseWriter) error
+}
+
+type GetSharedInspection200JSONResponse SharedInspection
+
+func (response GetSharedInspection200JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSharedInspection400JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSharedInspection404JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSharedInspection406JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSharedInspection429JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSharedInspection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSharedInspection503JSONResponse) VisitGetSharedInspectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -47821,6 +57344,9 @@ type StrictServerInterface interface {
 	// ResolveAlert Resolve an alert
 	// (POST /orgs/{orgId}/alerts/{id}/resolve)
 	ResolveAlert(ctx context.Context, request ResolveAlertRequestObject) (ResolveAlertResponseObject, error)
+	// CreateAlertWorkOrder Open a work order from an alert
+	// (POST /orgs/{orgId}/alerts/{id}/work-order)
+	CreateAlertWorkOrder(ctx context.Context, request CreateAlertWorkOrderRequestObject) (CreateAlertWorkOrderResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /orgs/{orgId}/api-keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -47896,6 +57422,18 @@ type StrictServerInterface interface {
 	// GetCensus Read the census
 	// (GET /orgs/{orgId}/census)
 	GetCensus(ctx context.Context, request GetCensusRequestObject) (GetCensusResponseObject, error)
+	// ListCertifications List certifications
+	// (GET /orgs/{orgId}/certifications)
+	ListCertifications(ctx context.Context, request ListCertificationsRequestObject) (ListCertificationsResponseObject, error)
+	// CreateCertification Record a certification
+	// (POST /orgs/{orgId}/certifications)
+	CreateCertification(ctx context.Context, request CreateCertificationRequestObject) (CreateCertificationResponseObject, error)
+	// GetCertification Get a certification
+	// (GET /orgs/{orgId}/certifications/{id})
+	GetCertification(ctx context.Context, request GetCertificationRequestObject) (GetCertificationResponseObject, error)
+	// UpdateCertification Replace a certification
+	// (PUT /orgs/{orgId}/certifications/{id})
+	UpdateCertification(ctx context.Context, request UpdateCertificationRequestObject) (UpdateCertificationResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -47944,6 +57482,30 @@ type StrictServerInterface interface {
 	// RevokeDevice Unpair a device
 	// (POST /orgs/{orgId}/devices/{id}/revoke)
 	RevokeDevice(ctx context.Context, request RevokeDeviceRequestObject) (RevokeDeviceResponseObject, error)
+	// ListEngagements List audit engagements
+	// (GET /orgs/{orgId}/engagements)
+	ListEngagements(ctx context.Context, request ListEngagementsRequestObject) (ListEngagementsResponseObject, error)
+	// CreateEngagement Create an audit engagement
+	// (POST /orgs/{orgId}/engagements)
+	CreateEngagement(ctx context.Context, request CreateEngagementRequestObject) (CreateEngagementResponseObject, error)
+	// GetEngagement Get an audit engagement
+	// (GET /orgs/{orgId}/engagements/{id})
+	GetEngagement(ctx context.Context, request GetEngagementRequestObject) (GetEngagementResponseObject, error)
+	// FinalizeEngagement Finalize an audit engagement
+	// (POST /orgs/{orgId}/engagements/{id}/finalize)
+	FinalizeEngagement(ctx context.Context, request FinalizeEngagementRequestObject) (FinalizeEngagementResponseObject, error)
+	// ListEquipment List equipment
+	// (GET /orgs/{orgId}/equipment)
+	ListEquipment(ctx context.Context, request ListEquipmentRequestObject) (ListEquipmentResponseObject, error)
+	// CreateEquipment Add equipment
+	// (POST /orgs/{orgId}/equipment)
+	CreateEquipment(ctx context.Context, request CreateEquipmentRequestObject) (CreateEquipmentResponseObject, error)
+	// GetEquipment Get equipment
+	// (GET /orgs/{orgId}/equipment/{id})
+	GetEquipment(ctx context.Context, request GetEquipmentRequestObject) (GetEquipmentResponseObject, error)
+	// UpdateEquipment Replace equipment
+	// (PUT /orgs/{orgId}/equipment/{id})
+	UpdateEquipment(ctx context.Context, request UpdateEquipmentRequestObject) (UpdateEquipmentResponseObject, error)
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -47971,6 +57533,36 @@ type StrictServerInterface interface {
 	// CreateHuddle Record a huddle
 	// (POST /orgs/{orgId}/huddles)
 	CreateHuddle(ctx context.Context, request CreateHuddleRequestObject) (CreateHuddleResponseObject, error)
+	// ListInspectionTemplates List inspection templates
+	// (GET /orgs/{orgId}/inspection-templates)
+	ListInspectionTemplates(ctx context.Context, request ListInspectionTemplatesRequestObject) (ListInspectionTemplatesResponseObject, error)
+	// CreateInspectionTemplate Create an inspection template
+	// (POST /orgs/{orgId}/inspection-templates)
+	CreateInspectionTemplate(ctx context.Context, request CreateInspectionTemplateRequestObject) (CreateInspectionTemplateResponseObject, error)
+	// GetInspectionTemplate Get an inspection template
+	// (GET /orgs/{orgId}/inspection-templates/{id})
+	GetInspectionTemplate(ctx context.Context, request GetInspectionTemplateRequestObject) (GetInspectionTemplateResponseObject, error)
+	// UpdateInspectionTemplate Replace an inspection template
+	// (PUT /orgs/{orgId}/inspection-templates/{id})
+	UpdateInspectionTemplate(ctx context.Context, request UpdateInspectionTemplateRequestObject) (UpdateInspectionTemplateResponseObject, error)
+	// ListInspections List inspections
+	// (GET /orgs/{orgId}/inspections)
+	ListInspections(ctx context.Context, request ListInspectionsRequestObject) (ListInspectionsResponseObject, error)
+	// CreateInspection Schedule an inspection
+	// (POST /orgs/{orgId}/inspections)
+	CreateInspection(ctx context.Context, request CreateInspectionRequestObject) (CreateInspectionResponseObject, error)
+	// GetInspection Get an inspection
+	// (GET /orgs/{orgId}/inspections/{id})
+	GetInspection(ctx context.Context, request GetInspectionRequestObject) (GetInspectionResponseObject, error)
+	// CompleteInspection Complete an inspection
+	// (POST /orgs/{orgId}/inspections/{id}/complete)
+	CompleteInspection(ctx context.Context, request CompleteInspectionRequestObject) (CompleteInspectionResponseObject, error)
+	// SetInspectionResponses Record answers
+	// (PUT /orgs/{orgId}/inspections/{id}/responses)
+	SetInspectionResponses(ctx context.Context, request SetInspectionResponsesRequestObject) (SetInspectionResponsesResponseObject, error)
+	// ShareInspection Share the inspection report
+	// (POST /orgs/{orgId}/inspections/{id}/share)
+	ShareInspection(ctx context.Context, request ShareInspectionRequestObject) (ShareInspectionResponseObject, error)
 	// ListInventoryItems List inventory items
 	// (GET /orgs/{orgId}/inventory-items)
 	ListInventoryItems(ctx context.Context, request ListInventoryItemsRequestObject) (ListInventoryItemsResponseObject, error)
@@ -48058,6 +57650,27 @@ type StrictServerInterface interface {
 	// GetPatient Read a patient
 	// (GET /orgs/{orgId}/patients/{patientId})
 	GetPatient(ctx context.Context, request GetPatientRequestObject) (GetPatientResponseObject, error)
+	// ListPolicies List policies
+	// (GET /orgs/{orgId}/policies)
+	ListPolicies(ctx context.Context, request ListPoliciesRequestObject) (ListPoliciesResponseObject, error)
+	// CreatePolicy Create a policy
+	// (POST /orgs/{orgId}/policies)
+	CreatePolicy(ctx context.Context, request CreatePolicyRequestObject) (CreatePolicyResponseObject, error)
+	// GetPolicy Get a policy
+	// (GET /orgs/{orgId}/policies/{id})
+	GetPolicy(ctx context.Context, request GetPolicyRequestObject) (GetPolicyResponseObject, error)
+	// AcknowledgePolicy Acknowledge the current version
+	// (POST /orgs/{orgId}/policies/{id}/acknowledge)
+	AcknowledgePolicy(ctx context.Context, request AcknowledgePolicyRequestObject) (AcknowledgePolicyResponseObject, error)
+	// ListPolicyAcknowledgements Who has acknowledged
+	// (GET /orgs/{orgId}/policies/{id}/acknowledgements)
+	ListPolicyAcknowledgements(ctx context.Context, request ListPolicyAcknowledgementsRequestObject) (ListPolicyAcknowledgementsResponseObject, error)
+	// CreatePolicyVersion Add a draft version
+	// (POST /orgs/{orgId}/policies/{id}/versions)
+	CreatePolicyVersion(ctx context.Context, request CreatePolicyVersionRequestObject) (CreatePolicyVersionResponseObject, error)
+	// PublishPolicyVersion Publish a version
+	// (POST /orgs/{orgId}/policies/{id}/versions/{version}/publish)
+	PublishPolicyVersion(ctx context.Context, request PublishPolicyVersionRequestObject) (PublishPolicyVersionResponseObject, error)
 	// ListPositions List positions
 	// (GET /orgs/{orgId}/positions)
 	ListPositions(ctx context.Context, request ListPositionsRequestObject) (ListPositionsResponseObject, error)
@@ -48139,6 +57752,18 @@ type StrictServerInterface interface {
 	// GetRecipeVersion Read one version of a recipe
 	// (GET /orgs/{orgId}/recipes/{id}/versions/{version})
 	GetRecipeVersion(ctx context.Context, request GetRecipeVersionRequestObject) (GetRecipeVersionResponseObject, error)
+	// ListReports List reports
+	// (GET /orgs/{orgId}/reports)
+	ListReports(ctx context.Context, request ListReportsRequestObject) (ListReportsResponseObject, error)
+	// CreateReport Generate a report
+	// (POST /orgs/{orgId}/reports)
+	CreateReport(ctx context.Context, request CreateReportRequestObject) (CreateReportResponseObject, error)
+	// GetReport Get a report
+	// (GET /orgs/{orgId}/reports/{id})
+	GetReport(ctx context.Context, request GetReportRequestObject) (GetReportResponseObject, error)
+	// GetReportPdf A report as PDF
+	// (GET /orgs/{orgId}/reports/{id}/pdf)
+	GetReportPdf(ctx context.Context, request GetReportPdfRequestObject) (GetReportPdfResponseObject, error)
 	// ListRequisitions List requisitions
 	// (GET /orgs/{orgId}/requisitions)
 	ListRequisitions(ctx context.Context, request ListRequisitionsRequestObject) (ListRequisitionsResponseObject, error)
@@ -48307,6 +57932,27 @@ type StrictServerInterface interface {
 	// CreateVendorItem Add a vendor item
 	// (POST /orgs/{orgId}/vendors/{id}/items)
 	CreateVendorItem(ctx context.Context, request CreateVendorItemRequestObject) (CreateVendorItemResponseObject, error)
+	// GetWalkthroughRun Get a walkthrough run
+	// (GET /orgs/{orgId}/walkthrough-runs/{id})
+	GetWalkthroughRun(ctx context.Context, request GetWalkthroughRunRequestObject) (GetWalkthroughRunResponseObject, error)
+	// SetWalkthroughResponses Record walkthrough answers
+	// (PUT /orgs/{orgId}/walkthrough-runs/{id}/responses)
+	SetWalkthroughResponses(ctx context.Context, request SetWalkthroughResponsesRequestObject) (SetWalkthroughResponsesResponseObject, error)
+	// SubmitWalkthroughRun Submit a walkthrough run
+	// (POST /orgs/{orgId}/walkthrough-runs/{id}/submit)
+	SubmitWalkthroughRun(ctx context.Context, request SubmitWalkthroughRunRequestObject) (SubmitWalkthroughRunResponseObject, error)
+	// ListWalkthroughs List walkthroughs
+	// (GET /orgs/{orgId}/walkthroughs)
+	ListWalkthroughs(ctx context.Context, request ListWalkthroughsRequestObject) (ListWalkthroughsResponseObject, error)
+	// CreateWalkthrough Create a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs)
+	CreateWalkthrough(ctx context.Context, request CreateWalkthroughRequestObject) (CreateWalkthroughResponseObject, error)
+	// GetWalkthrough Get a walkthrough
+	// (GET /orgs/{orgId}/walkthroughs/{id})
+	GetWalkthrough(ctx context.Context, request GetWalkthroughRequestObject) (GetWalkthroughResponseObject, error)
+	// StartWalkthroughRun Start a walkthrough
+	// (POST /orgs/{orgId}/walkthroughs/{id}/runs)
+	StartWalkthroughRun(ctx context.Context, request StartWalkthroughRunRequestObject) (StartWalkthroughRunResponseObject, error)
 	// ListWasteLogs List waste logs
 	// (GET /orgs/{orgId}/waste-logs)
 	ListWasteLogs(ctx context.Context, request ListWasteLogsRequestObject) (ListWasteLogsResponseObject, error)
@@ -48334,9 +57980,24 @@ type StrictServerInterface interface {
 	// TestWebhook Send a test delivery
 	// (POST /orgs/{orgId}/webhooks/{id}/test)
 	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
+	// ListWorkOrders List work orders
+	// (GET /orgs/{orgId}/work-orders)
+	ListWorkOrders(ctx context.Context, request ListWorkOrdersRequestObject) (ListWorkOrdersResponseObject, error)
+	// CreateWorkOrder Open a work order
+	// (POST /orgs/{orgId}/work-orders)
+	CreateWorkOrder(ctx context.Context, request CreateWorkOrderRequestObject) (CreateWorkOrderResponseObject, error)
+	// GetWorkOrder Get a work order
+	// (GET /orgs/{orgId}/work-orders/{id})
+	GetWorkOrder(ctx context.Context, request GetWorkOrderRequestObject) (GetWorkOrderResponseObject, error)
+	// TransitionWorkOrder Move a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/status)
+	TransitionWorkOrder(ctx context.Context, request TransitionWorkOrderRequestObject) (TransitionWorkOrderResponseObject, error)
 	// GetSharedInvoice Read a shared invoice
 	// (GET /share/i/{token})
 	GetSharedInvoice(ctx context.Context, request GetSharedInvoiceRequestObject) (GetSharedInvoiceResponseObject, error)
+	// GetSharedInspection Shared inspection report
+	// (GET /share/insp/{token})
+	GetSharedInspection(ctx context.Context, request GetSharedInspectionRequestObject) (GetSharedInspectionResponseObject, error)
 	// GetSharedQuote Read a shared quote
 	// (GET /share/q/{token})
 	GetSharedQuote(ctx context.Context, request GetSharedQuoteRequestObject) (GetSharedQuoteResponseObject, error)
@@ -49118,6 +58779,56 @@ func (sh *strictHandler) ResolveAlert(ctx echo.Context, orgId OrgId, id Id, para
 		return err
 	} else if validResponse, ok := response.(ResolveAlertResponseObject); ok {
 		return validResponse.VisitResolveAlertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAlertWorkOrder operation middleware
+func (sh *strictHandler) CreateAlertWorkOrder(ctx echo.Context, orgId OrgId, id Id, params CreateAlertWorkOrderParams) error {
+	var request CreateAlertWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreateAlertWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAlertWorkOrder(ctx.Request().Context(), request.(CreateAlertWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAlertWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAlertWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateAlertWorkOrderResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -50009,6 +59720,156 @@ func (sh *strictHandler) GetCensus(ctx echo.Context, orgId OrgId, params GetCens
 	return nil
 }
 
+// ListCertifications operation middleware
+func (sh *strictHandler) ListCertifications(ctx echo.Context, orgId OrgId, params ListCertificationsParams) error {
+	var request ListCertificationsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCertifications(ctx.Request().Context(), request.(ListCertificationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCertifications")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCertificationsResponseObject); ok {
+		return validResponse.VisitListCertificationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCertification operation middleware
+func (sh *strictHandler) CreateCertification(ctx echo.Context, orgId OrgId, params CreateCertificationParams) error {
+	var request CreateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCertification(ctx.Request().Context(), request.(CreateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCertificationResponseObject); ok {
+		return validResponse.VisitCreateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCertification operation middleware
+func (sh *strictHandler) GetCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCertification(ctx.Request().Context(), request.(GetCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCertificationResponseObject); ok {
+		return validResponse.VisitGetCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCertification operation middleware
+func (sh *strictHandler) UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateCertificationRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateCertificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCertification(ctx.Request().Context(), request.(UpdateCertificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCertification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCertificationResponseObject); ok {
+		return validResponse.VisitUpdateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListUnmappedCodes operation middleware
 func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
 	var request ListUnmappedCodesRequestObject
@@ -50567,6 +60428,283 @@ func (sh *strictHandler) RevokeDevice(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListEngagements operation middleware
+func (sh *strictHandler) ListEngagements(ctx echo.Context, orgId OrgId) error {
+	var request ListEngagementsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEngagements(ctx.Request().Context(), request.(ListEngagementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEngagements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEngagementsResponseObject); ok {
+		return validResponse.VisitListEngagementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEngagement operation middleware
+func (sh *strictHandler) CreateEngagement(ctx echo.Context, orgId OrgId, params CreateEngagementParams) error {
+	var request CreateEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEngagementJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEngagement(ctx.Request().Context(), request.(CreateEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEngagementResponseObject); ok {
+		return validResponse.VisitCreateEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEngagement operation middleware
+func (sh *strictHandler) GetEngagement(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEngagement(ctx.Request().Context(), request.(GetEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEngagementResponseObject); ok {
+		return validResponse.VisitGetEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FinalizeEngagement operation middleware
+func (sh *strictHandler) FinalizeEngagement(ctx echo.Context, orgId OrgId, id Id, params FinalizeEngagementParams) error {
+	var request FinalizeEngagementRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FinalizeEngagement(ctx.Request().Context(), request.(FinalizeEngagementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FinalizeEngagement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FinalizeEngagementResponseObject); ok {
+		return validResponse.VisitFinalizeEngagementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEquipment operation middleware
+func (sh *strictHandler) ListEquipment(ctx echo.Context, orgId OrgId, params ListEquipmentParams) error {
+	var request ListEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEquipment(ctx.Request().Context(), request.(ListEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEquipmentResponseObject); ok {
+		return validResponse.VisitListEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEquipment operation middleware
+func (sh *strictHandler) CreateEquipment(ctx echo.Context, orgId OrgId, params CreateEquipmentParams) error {
+	var request CreateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEquipment(ctx.Request().Context(), request.(CreateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEquipmentResponseObject); ok {
+		return validResponse.VisitCreateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEquipment operation middleware
+func (sh *strictHandler) GetEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEquipment(ctx.Request().Context(), request.(GetEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEquipmentResponseObject); ok {
+		return validResponse.VisitGetEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEquipment operation middleware
+func (sh *strictHandler) UpdateEquipment(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateEquipmentRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateEquipmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEquipment(ctx.Request().Context(), request.(UpdateEquipmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEquipment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEquipmentResponseObject); ok {
+		return validResponse.VisitUpdateEquipmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListEvents operation middleware
 func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error {
 	var request ListEventsRequestObject
@@ -50886,6 +61024,359 @@ func (sh *strictHandler) CreateHuddle(ctx echo.Context, orgId OrgId, params Crea
 		return err
 	} else if validResponse, ok := response.(CreateHuddleResponseObject); ok {
 		return validResponse.VisitCreateHuddleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspectionTemplates operation middleware
+func (sh *strictHandler) ListInspectionTemplates(ctx echo.Context, orgId OrgId) error {
+	var request ListInspectionTemplatesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspectionTemplates(ctx.Request().Context(), request.(ListInspectionTemplatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspectionTemplates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionTemplatesResponseObject); ok {
+		return validResponse.VisitListInspectionTemplatesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspectionTemplate operation middleware
+func (sh *strictHandler) CreateInspectionTemplate(ctx echo.Context, orgId OrgId, params CreateInspectionTemplateParams) error {
+	var request CreateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspectionTemplate(ctx.Request().Context(), request.(CreateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitCreateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspectionTemplate operation middleware
+func (sh *strictHandler) GetInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspectionTemplate(ctx.Request().Context(), request.(GetInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionTemplateResponseObject); ok {
+		return validResponse.VisitGetInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInspectionTemplate operation middleware
+func (sh *strictHandler) UpdateInspectionTemplate(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateInspectionTemplateRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateInspectionTemplateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInspectionTemplate(ctx.Request().Context(), request.(UpdateInspectionTemplateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInspectionTemplate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInspectionTemplateResponseObject); ok {
+		return validResponse.VisitUpdateInspectionTemplateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInspections operation middleware
+func (sh *strictHandler) ListInspections(ctx echo.Context, orgId OrgId, params ListInspectionsParams) error {
+	var request ListInspectionsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInspections(ctx.Request().Context(), request.(ListInspectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInspections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInspectionsResponseObject); ok {
+		return validResponse.VisitListInspectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInspection operation middleware
+func (sh *strictHandler) CreateInspection(ctx echo.Context, orgId OrgId, params CreateInspectionParams) error {
+	var request CreateInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateInspectionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInspection(ctx.Request().Context(), request.(CreateInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInspectionResponseObject); ok {
+		return validResponse.VisitCreateInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInspection operation middleware
+func (sh *strictHandler) GetInspection(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInspection(ctx.Request().Context(), request.(GetInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInspectionResponseObject); ok {
+		return validResponse.VisitGetInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CompleteInspection operation middleware
+func (sh *strictHandler) CompleteInspection(ctx echo.Context, orgId OrgId, id Id, params CompleteInspectionParams) error {
+	var request CompleteInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteInspection(ctx.Request().Context(), request.(CompleteInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteInspectionResponseObject); ok {
+		return validResponse.VisitCompleteInspectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetInspectionResponses operation middleware
+func (sh *strictHandler) SetInspectionResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetInspectionResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetInspectionResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetInspectionResponses(ctx.Request().Context(), request.(SetInspectionResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetInspectionResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetInspectionResponsesResponseObject); ok {
+		return validResponse.VisitSetInspectionResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareInspection operation middleware
+func (sh *strictHandler) ShareInspection(ctx echo.Context, orgId OrgId, id Id, params ShareInspectionParams) error {
+	var request ShareInspectionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareInspection(ctx.Request().Context(), request.(ShareInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareInspectionResponseObject); ok {
+		return validResponse.VisitShareInspectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -51906,6 +62397,237 @@ func (sh *strictHandler) GetPatient(ctx echo.Context, orgId OrgId, patientId ope
 	return nil
 }
 
+// ListPolicies operation middleware
+func (sh *strictHandler) ListPolicies(ctx echo.Context, orgId OrgId) error {
+	var request ListPoliciesRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicies(ctx.Request().Context(), request.(ListPoliciesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicies")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPoliciesResponseObject); ok {
+		return validResponse.VisitListPoliciesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicy operation middleware
+func (sh *strictHandler) CreatePolicy(ctx echo.Context, orgId OrgId, params CreatePolicyParams) error {
+	var request CreatePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreatePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicy(ctx.Request().Context(), request.(CreatePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyResponseObject); ok {
+		return validResponse.VisitCreatePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPolicy operation middleware
+func (sh *strictHandler) GetPolicy(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetPolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPolicy(ctx.Request().Context(), request.(GetPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPolicyResponseObject); ok {
+		return validResponse.VisitGetPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcknowledgePolicy operation middleware
+func (sh *strictHandler) AcknowledgePolicy(ctx echo.Context, orgId OrgId, id Id, params AcknowledgePolicyParams) error {
+	var request AcknowledgePolicyRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcknowledgePolicy(ctx.Request().Context(), request.(AcknowledgePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcknowledgePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcknowledgePolicyResponseObject); ok {
+		return validResponse.VisitAcknowledgePolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPolicyAcknowledgements operation middleware
+func (sh *strictHandler) ListPolicyAcknowledgements(ctx echo.Context, orgId OrgId, id Id) error {
+	var request ListPolicyAcknowledgementsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicyAcknowledgements(ctx.Request().Context(), request.(ListPolicyAcknowledgementsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicyAcknowledgements")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPolicyAcknowledgementsResponseObject); ok {
+		return validResponse.VisitListPolicyAcknowledgementsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePolicyVersion operation middleware
+func (sh *strictHandler) CreatePolicyVersion(ctx echo.Context, orgId OrgId, id Id, params CreatePolicyVersionParams) error {
+	var request CreatePolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body CreatePolicyVersionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePolicyVersion(ctx.Request().Context(), request.(CreatePolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePolicyVersionResponseObject); ok {
+		return validResponse.VisitCreatePolicyVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PublishPolicyVersion operation middleware
+func (sh *strictHandler) PublishPolicyVersion(ctx echo.Context, orgId OrgId, id Id, version int, params PublishPolicyVersionParams) error {
+	var request PublishPolicyVersionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Version = version
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishPolicyVersion(ctx.Request().Context(), request.(PublishPolicyVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishPolicyVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishPolicyVersionResponseObject); ok {
+		return validResponse.VisitPublishPolicyVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPositions operation middleware
 func (sh *strictHandler) ListPositions(ctx echo.Context, orgId OrgId, params ListPositionsParams) error {
 	var request ListPositionsRequestObject
@@ -52887,6 +63609,133 @@ func (sh *strictHandler) GetRecipeVersion(ctx echo.Context, orgId OrgId, id Id, 
 		return err
 	} else if validResponse, ok := response.(GetRecipeVersionResponseObject); ok {
 		return validResponse.VisitGetRecipeVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReports operation middleware
+func (sh *strictHandler) ListReports(ctx echo.Context, orgId OrgId, params ListReportsParams) error {
+	var request ListReportsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReports(ctx.Request().Context(), request.(ListReportsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReports")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReportsResponseObject); ok {
+		return validResponse.VisitListReportsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateReport operation middleware
+func (sh *strictHandler) CreateReport(ctx echo.Context, orgId OrgId, params CreateReportParams) error {
+	var request CreateReportRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateReportJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateReport(ctx.Request().Context(), request.(CreateReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateReportResponseObject); ok {
+		return validResponse.VisitCreateReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReport operation middleware
+func (sh *strictHandler) GetReport(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReport(ctx.Request().Context(), request.(GetReportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportResponseObject); ok {
+		return validResponse.VisitGetReportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReportPdf operation middleware
+func (sh *strictHandler) GetReportPdf(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetReportPdfRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReportPdf(ctx.Request().Context(), request.(GetReportPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReportPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReportPdfResponseObject); ok {
+		return validResponse.VisitGetReportPdfResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -54911,6 +65760,258 @@ func (sh *strictHandler) CreateVendorItem(ctx echo.Context, orgId OrgId, id Id, 
 	return nil
 }
 
+// GetWalkthroughRun operation middleware
+func (sh *strictHandler) GetWalkthroughRun(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthroughRun(ctx.Request().Context(), request.(GetWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughRunResponseObject); ok {
+		return validResponse.VisitGetWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetWalkthroughResponses operation middleware
+func (sh *strictHandler) SetWalkthroughResponses(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetWalkthroughResponsesRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetWalkthroughResponsesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetWalkthroughResponses(ctx.Request().Context(), request.(SetWalkthroughResponsesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetWalkthroughResponses")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetWalkthroughResponsesResponseObject); ok {
+		return validResponse.VisitSetWalkthroughResponsesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitWalkthroughRun operation middleware
+func (sh *strictHandler) SubmitWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params SubmitWalkthroughRunParams) error {
+	var request SubmitWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitWalkthroughRun(ctx.Request().Context(), request.(SubmitWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitWalkthroughRunResponseObject); ok {
+		return validResponse.VisitSubmitWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWalkthroughs operation middleware
+func (sh *strictHandler) ListWalkthroughs(ctx echo.Context, orgId OrgId) error {
+	var request ListWalkthroughsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWalkthroughs(ctx.Request().Context(), request.(ListWalkthroughsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWalkthroughs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWalkthroughsResponseObject); ok {
+		return validResponse.VisitListWalkthroughsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWalkthrough operation middleware
+func (sh *strictHandler) CreateWalkthrough(ctx echo.Context, orgId OrgId, params CreateWalkthroughParams) error {
+	var request CreateWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWalkthroughJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWalkthrough(ctx.Request().Context(), request.(CreateWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWalkthroughResponseObject); ok {
+		return validResponse.VisitCreateWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWalkthrough operation middleware
+func (sh *strictHandler) GetWalkthrough(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWalkthroughRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWalkthrough(ctx.Request().Context(), request.(GetWalkthroughRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWalkthrough")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWalkthroughResponseObject); ok {
+		return validResponse.VisitGetWalkthroughResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StartWalkthroughRun operation middleware
+func (sh *strictHandler) StartWalkthroughRun(ctx echo.Context, orgId OrgId, id Id, params StartWalkthroughRunParams) error {
+	var request StartWalkthroughRunRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body StartWalkthroughRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StartWalkthroughRun(ctx.Request().Context(), request.(StartWalkthroughRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartWalkthroughRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StartWalkthroughRunResponseObject); ok {
+		return validResponse.VisitStartWalkthroughRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWasteLogs operation middleware
 func (sh *strictHandler) ListWasteLogs(ctx echo.Context, orgId OrgId, params ListWasteLogsParams) error {
 	var request ListWasteLogsRequestObject
@@ -55215,6 +66316,157 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, orgId OrgId, id Id, param
 	return nil
 }
 
+// ListWorkOrders operation middleware
+func (sh *strictHandler) ListWorkOrders(ctx echo.Context, orgId OrgId, params ListWorkOrdersParams) error {
+	var request ListWorkOrdersRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWorkOrders(ctx.Request().Context(), request.(ListWorkOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWorkOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWorkOrdersResponseObject); ok {
+		return validResponse.VisitListWorkOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWorkOrder operation middleware
+func (sh *strictHandler) CreateWorkOrder(ctx echo.Context, orgId OrgId, params CreateWorkOrderParams) error {
+	var request CreateWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWorkOrder(ctx.Request().Context(), request.(CreateWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWorkOrderResponseObject); ok {
+		return validResponse.VisitCreateWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorkOrder operation middleware
+func (sh *strictHandler) GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorkOrder(ctx.Request().Context(), request.(GetWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkOrderResponseObject); ok {
+		return validResponse.VisitGetWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TransitionWorkOrder operation middleware
+func (sh *strictHandler) TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error {
+	var request TransitionWorkOrderRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body TransitionWorkOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransitionWorkOrder(ctx.Request().Context(), request.(TransitionWorkOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransitionWorkOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransitionWorkOrderResponseObject); ok {
+		return validResponse.VisitTransitionWorkOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetSharedInvoice operation middleware
 func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToken) error {
 	var request GetSharedInvoiceRequestObject
@@ -55234,6 +66486,31 @@ func (sh *strictHandler) GetSharedInvoice(ctx echo.Context, token CapabilityToke
 		return err
 	} else if validResponse, ok := response.(GetSharedInvoiceResponseObject); ok {
 		return validResponse.VisitGetSharedInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSharedInspection operation middleware
+func (sh *strictHandler) GetSharedInspection(ctx echo.Context, token string) error {
+	var request GetSharedInspectionRequestObject
+
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSharedInspection(ctx.Request().Context(), request.(GetSharedInspectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSharedInspection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSharedInspectionResponseObject); ok {
+		return validResponse.VisitGetSharedInspectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -55441,1729 +66718,1976 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3tciK5ligM34qCcyLKPgNUgsEuUzEx47Zdu9ztr7ZdXf1BG0SmABWJlCUpjel27Zif7+/33MP5/VzD",
-	"cylzJU9oScovEgyUu/ecPb0jdpchhVJaWmtpfa/fKz6fRpwRpmSl83uFPOJpFBL4+ygkQuk/HnAYE/0H",
-	"DSqditc4bA73cKvmeZ5XO9D/eaP/4yX/I41KtTKhTI+WhEkuenw4DCkjlWplSqTEI1LpVG7hERphRWZ4",
-	"jrqVjzic1ChDkeADIrsVNMYSMa7QgBCGxgSLAA0FnyJJmU9Qo9XxmpVqhUeEkeBIVTqVptfcr3l7Na95",
-	"1/Q6jWbH836uVCuCSB4+mDEsDsP0m2/m7htJHoigal7pVGZYMMpGlWpFUkXO1ts0xnq8wiqWlQ6sSX+O",
-	"B5+IrzaAna9hp+aRBlBAHqhPKl++fKmaw5CZ0/jlr+P4Rx3Hr1+qlWPCZAznIePpFAu90CtGUIQVJUwh",
-	"ytCYx1KDOD0wHEypUovAabQ6zbYFDg5DIkaEyUrnl0pEMIuVrPzqvqeaNPVMS0b5WJERh9UMOQ8q1YrP",
-	"A734g/3mYbvpeW/0meMoMrCuPHAfD+JQr1+fAvYV5WbSI4aj8TzEj1RWqpX39IHACzLnAn+SLJjNxPqb",
-	"uVRkqpHq+E4DkDzqHV/DOitfqvn155cdiHiUWba333hTXNoNluPCWqY8IAKr3GoYVz0cRSH18SAk2VXd",
-	"/Hh5dXORXRijPg1Dyipffq1WBkQjx1GlWgmwIlfDb6hQ40qn0jh849W8Vq2h0TygRF2JgAhzIHq96V+V",
-	"TuX4+P2VHQaL9jmTVCrCVM/HYsDH8wAW/Ovy81gB19Prs+OTs9MMcI+T+dFxZn7UeON5aOLjEOBuF9f8",
-	"2+VRdnEhn/UkD2g8fbH1NNFI4Cmys2qwPguKamEd69LoQaVaoUwqEac4csmRz5lPmNJTB0jOCDEkwvWh",
-	"ldLgnuZRmgajEPtEwOlextMBESlXEpoHXBNBeQDv+aZSrZxXqpUTQEgeC1/DFwfKwEuolMk5NkKJ2g4e",
-	"hPk8ZoqIsw0Y/zDEI3iLIdeeobz5BvAdNAC+74GddZSISbUyFUwThOc191rtfX0ADE9BRhjiKQ016pxc",
-	"nVaqlRF9IHrot0eX+uOUBkGoofD9h7PLy8qXakVwrhGoBUQlyWOlU3m3BauPGdUH2vqo/4403a44YcPB",
-	"NSyPQy7JDZFxqPK8/Aj5+lGAAORoRtUYcUbQAxYUMz/D1zVRxQx+bn6y8F6v43mWu5sRQFrJxtqDfb92",
-	"ELwhtcOh16gZiL45xAPf8G995AuTem/0ZuykguDyIV5hyCYvXg87hp7GDi1MGO43wJJ8MGcRDtLlVzqV",
-	"vUq1Qh4j4tuP9bbFzpH+PMShJNUKVWS63rFj82LuY03z6/1mYH+j9HBDlJ9jzJS5QzQCuo/fYI3rsGaL",
-	"WT5OL/NjIy7X9ptt/Y3FiE6l5tXbQNrpsoD01lrYr46GKhecqXGNMIt8VTQzktjXSEAG8TTBWZCfmyPz",
-	"0g38UNjaF0ckt2NCVpMHHyI1Jpl1prTxF0n8RRL/tUkih+YlIr1WHpAEGsgK8ylmG7CleGw//5NgqdlN",
-	"iqbmc4Kl5uP/VUhqZkiRVH/+r4mioLcaacXgQZELMzJDMh5IX9BIL90IKlRJJIkviKoiOeYzhnhBZNHa",
-	"1EMizS3Dw8MUD8mDgd0vFRwSoer2J7C5EePDYT0gPg1IoCEyxDSMBTk2cpFX3chSEWKpTkhIH4iYp9Sl",
-	"v721YHGyuN5gpVOZjSXxez9+3ns4vPvtpsXOozf+x6AxfC/3R9/ivfkp8eLv6JVqTw6+nzYff9DYHYuw",
-	"0qmMlYpk5/XrMecTWR9r2Vs8UDKrTajyx4TJurWHvZY8loZTmH2fsQeqAFnKToQmT9PzUHxC8jfj80D3",
-	"BQkIUxSHAHkBwCVTTPXiJZ7++4olm6uFCiLzbzjMvWETMwjsajNWJDgI+1PM8IiIhBLWIy9NC79WKwZw",
-	"Hf363qH/fXPw48H0u6gl7xoPP79hN3uzn/bJe+/TeRu/C5qjD/Tq88GPEzirE4ORtwZBCwfFEI4iwR9I",
-	"gATREMyejcXlBbGl3Wk5yNkh60KD2J9IytklVxoq11xhKWk8RU000trqkIopCQzKMBKNBQ/5aF7PGhuM",
-	"ulEwNdycXh6dZ9V5QRgO8+qj+RC5V26p5p9fHcObrI5/o9+DmqMpusTwz3d5xXa9dXyFmr9Cnd/rtJ1J",
-	"rUSdr1zdnNQODxuNSolSn9XkYfqsLl/QKBNKymn3mRM722R3640NDiulGrhBK3Mo+v0Gk4K5jMZ4RDHS",
-	"pxYL8hZFIcGSOJRDyWmgkE6p0ghnzZhnG1gItr7kHB0aA+0SC2m703CQTgatz4kMN4A7hRJZZNmBeUIC",
-	"BLdcFWGkbzASaI2/Cmr/55jEsMKMMVcpMo1UVgQMYgFc/yK5pIgQPLEeweyacxduTPtkXWDvrY8pwz2Q",
-	"jfTaS1SwljPI66PQqJPsUmZuWjDXZvdanKXR8bz6XgOYYgYAbzyvkQCgouiU8FghPFREoDeykoKjKFBs",
-	"BIzmBsBorgRGowAMgwIZYHjPQkJjaN1rLkDiYAkifNXOGxvsvLFy515h5wk9ZDbf9Fogh56AE+ScygWD",
-	"wAyH4YBjESDMAoTRlLAYwRd5tQnLVGXSDGikJ+JCsxsrUFVCzALp4wiM9mM+c84vI63qb95jFvDhMP3O",
-	"/BZunZGgob51JI6NfV2NCUjoARYTzZvXkLzW5cTt1LWW7L834GMrx94SwhYg3ujsOVyzqsN7rpDWxFIY",
-	"Agum+gjsBs2nsiW33OltajEtt5KmUAB/QelpBXh+jUXyIH94ERdKYKqSs0s8PenxXQvqk+Qbdz4hHY3V",
-	"MwfU3PCA9tMD0gjZc9DNno7ZhT2Lcz4YzPPI607CGmTSo7CKyMsB3uwOCO30wfnkUyK7m3FzRckq4mFA",
-	"pEJDKqQq3EvL0TrACoP6pwlq3TWvch+/gJv2y3J+uM4hE8/z9CFzMVrznV7DuCAXOWGj2dnz6u0spJzM",
-	"npdTNpXugr2NZaqgmerW6/6k8TXAX5RK1gX/m43BrxH8jI2IVEfBlKpF1SyYUikT/TnxfdurBYRbkMzR",
-	"jiSjqaYIJEmEja9vMNdaOJi2drNaXRrrcHH7/un+791uN/a85v7T6fXZ8dP7o5tvrm5+ODv9eN+oN+tv",
-	"Wl690Wjttb16o97Yqzfuz26vnm6vPtya/2jM8fa8pvdmz2s0a96+5z09HZ3c3R95jfujk7vekdd4urj9",
-	"G+z46fqpWW/XG09PT0fnT5enT08fLs+Or05O0Ye7d7U3XXb6w+WT/kF2Vj3h07e3F2d37+/Nf7+9en+Z",
-	"GdJse16XXZ+dPDWenhJN4P7+/v3FsdlZ6UbqDfPw7Pbq/uLm743mXq3VrmlZ+f7+/vb26P729unp5Or0",
-	"/tujy9N7cNTd39/fnz89NQ7feF6r0Xx69/T01GjuoYujs0t0e3d/f3t6dHd3fnr/8ej+8E3Da91/uD16",
-	"etppevu77Xa75jVgMxdPTz9ocMBCu+z6h8ZT4+nsqfXxvtVo3h/pdd/f3+tJ71tPp+Ydrfuju7vTy5P7",
-	"o/OzY/3dxenJk35U+vjsMvOGp2X/K4Lw6Fwv5N3R/TvOA2RurPn9+/MDr9E8eEpCJ+5NAMP97fHd0+0P",
-	"97fgULXD3jxlAib+DuESZt7m08nR/YmIR4vzevsNPaeLPbg3YQlPF1dPN1iOu+zq5Pbp5Ombv5///eTp",
-	"+Pj91f2zPv5754f/e/Nvl0f3OR988uyp3Dfe3dxS+SUh43IX6gArf4z4EA15LJAlP5klyUhwn0ipb9cW",
-	"hAHFoTK2jYAosHMZW6VhwDZ8BqzTTAkewlIdkVW29JAvatLAWhKLqxPANtSIv1QrPFY+B6kC4lBg5dZO",
-	"YDkF3ETpVku21UxW2G639TbBZiEIlgCTgEp/jMWIoCEXKGYTxmcMXdxconR4biVyQq1VJ7eSvedXknuv",
-	"fY5ogNxjEwymxlTzYhZQNkI2/AYsoZp1D7FPQ6rmaIYlwqEgOJijFAdyCw1i81vyHNCSNV3cvq81kcYB",
-	"eLmGC/YVERJhQRDcKGyUf4kgn4xbI3mHvpwArfW1yMX8DCxfWbw+J1POZBVNSARxXhGPWSCraMDj0Vjp",
-	"20eNCfKxJLDnWJorSX9JsD9ebobPBEX9XvGpEsZNxZnClGmycYFencpQEKJ3suC1SQOpIsGDGOyOL6bv",
-	"GN+NE5QBDCDXiHPyQEJDtxHW6n7LA2QBQrrmFASMRntzBvOr1hdIODynQ3KC51oRbVQrchJXOpXrm5Pa",
-	"+elFrQETx4xazjHEvgKbg1dvttP1Auw15iTPm2/qB5kB4CnSb3xeMyoiSImcTuHrnGC+/LBHYawIyx/2",
-	"bExARE2+Wn3cgZijEeeBfNkDb6bwOQrDWhSLiEuChiGPReHsF89qb7/tDuvd+U3t6LrW9sqPCr637xng",
-	"0ZrHUN2Qgv4imM0JZq2D0PL8OVcLltWQQ2xICDvXvFLNOHJu1jx1WF/GebPl7dUajYPUf3XFMu9temsD",
-	"nwDwt/VMG9Bs46fOuKb3WvU2oOmm8zTz8zQ9OIjMN+0WBIsI4hP6UGov394wlJAHnOsFeIGO4XiKp+s7",
-	"T4M+PWT8RXDpCVKzIg9SHKmxIElodE7+K8YBGyS4uDpZM3rWuJOGWIHbmYpyk5t3mAafW0sG+GlWGOla",
-	"qZHObKsMwl5uxCaOUe77sRCEgRWs0UrES3k0HNo4iz2QtgwQ7zh8Xt8zd8EDOtTQz0FL31sXxHjA8kep",
-	"caQmfa7PT4OGKoqL3urlrmjM8DOu6E+cstUM1V0yDKO/8Sn57YW8x7EsKgPP+YkMgOSGEPrlvw2IgCcQ",
-	"Fn/DsQhujcsgD6rUeIqwQg2v02pbXqHolFTRgKgZIQwNBMGTIZYKWEYYs4JwbK3+JkEgtUMHxkuRAglc",
-	"65CbYRSXP8lK/bUm6GUG5y/Vyjhxb+jN62e5Df1eITAdRDSnMzkIgq9aP9YcDFbKrgUfCSJlLqoQpv8C",
-	"tjs950BgFhitxDcmwf/xrn146n2jRRZB7fH+j8a75uHegZ7WeS8StEbfWbTWT404ZcANsiERD0Tc0Skp",
-	"MNL9Tquduao2yM6B68qFX2HK3Ps1H6RT8htnQC9TIqiPXx+PqY9H3ORTXRhjxJ2wSmReeHemChfYqmBY",
-	"Xlwp1dQ3cUVSFpDHSqdRpt+X6esCz541XZYbKBupbXLP2SSbzibZFdaCmLzfWBDvL26enm6uTu9vzo7f",
-	"H92cdIWz17VP79sN7/6bTe0QK8SVzHUryOeYSGNoaQ0bfhMfEm9wEOz5bfyG7A8bQdMHzwOYGI5SC4NN",
-	"Q0mfvbPWBo2jCYS2EIhKDCUb2KQ28dFalPBKjVIlxqQtwjS2x6L1zdwJShWM0oBSzrKcNSenuOVswf8c",
-	"yGJdHZdkdpJcUKU+8yoSZKQFXGEFaMYVmhOFrO8xK4n9d3Sg51y0K93lf7yTNrUBXZmLM+e64mKEGf3N",
-	"2Dw5g9jPa8GREhSH2XPc+Lp9OahnrRJltzeEzEFk65BgFQtiAn8j2puQOdimyABiZiF9gzLqw9bAeNEL",
-	"qTSJdhBMJo0T9cFIUs32F301QwReJLgmFw2WUxZko1RbNa+R2xYMomxkkBXu72t73MtiUMz5v01DbxGV",
-	"SSx0OEdjk7qaifhMBMi/6Ou/aDiKPaQ7GxAseSx7AXno/TTZe7h883l18PePn3+eHQwqKe6Uc2SzsQwi",
-	"GQe0kwiRxg6kOKJqkSebf8vifVxiqdXO7/AgJKjR1DiJkUnMRMa4b33d8zo6DglmRiUwfu9RyB+IBPlK",
-	"/2KOohArUgdhV4XWQgtaDALVKb2MnOP7y18hV//FcRywE2S6RcQ0hQWcwAkooQRmckhEQUT4v7XOwAvV",
-	"F0hS+L/5uhT+m9O/5aPqR3oHL5Yhf2PmQycLCeGZN60bHP9m/eD4vbvGQad9uCI4Xq+z1m7v739FdPze",
-	"XePNkuj4JVvdynmf/EiuXWEjgxtOac0IipukKk35A5navKhynRA/u46j5ZpjLjU+TXDP6Z95DoCLR7Cf",
-	"HkG67YXXNRqt9HXt7Ovap3Bclvkch1hq7D5bPrpaeaCSqgSV0mgcmOjPqkYwFezWIWlEg73eVHx9jYL2",
-	"y9QoACiVXgVZyoSrwKim5QlMNm0JzTBVlI1ALsDlxvtMOpM1oabJS+kXaWqS/e6vpKO/ko7+WZOOIkNa",
-	"f3DO0a2P2S0t8ZAYfw2SPmagAlBFkMIjhBXaQ7g+rWccJsWAIeebTu6AEVHwEi0AD0ioES0iDAzX0nw/",
-	"JWrMNZj+BgJIhEEYes3FSL5ex1zwWs+zzlAIKc4sLSAhUeQOjzKLuyGKCmICxRQ8SZZ3cnp+ene61QoV",
-	"XmtkYO4hfQUCO/l9K58DHM5JiR8KHlgfh7fX8bztHBRZYPmEPmj+HnB/smmgdbWi8Mi47iut9z8eXv/c",
-	"BAFUyzzqZRwtW9pHAepfwJL0IZeLjaOorjX7NPXax+x1snigKiJlSeb1UBA5RtI+zBGNT6R0ZgMy/3Y8",
-	"+JtPr+i3734+vbn7/vZMnk1V9PPx2f7Zp2By8bcL76dP34ZXH08ff/50+enybkTPj7/1yI9H+jff/dD4",
-	"ng6/r5P5tyF5f0SvPp3uXd1937j89H374uRInk3DcXB8tn9x57cvTz40L0+OZhfHM4p/vPzt7BOnfvOw",
-	"4c/P5Bm7bPxE9SuPHq/uvp1eNE+987sf6OX0Ql02v2/9fOu1f/509Hh+d/YbzPPbqP3Tx28//Xz87WHd",
-	"b4ZsMH3nBT9+G6aBMmes0jn0PK1gASzcjoWC7Hhv2rw88L8VP83eDO4ak+uWPA8Oh+/xfnzK26OfaZN9",
-	"/3jww6xiPMLgZVzbeU2D9WMfpsbBPqaRLPGb/7oxinMxulxly7Q+cj5jBQ/5r19+LXGqg3nRilxlBf5s",
-	"aGsxafyXv8Ssv8Ssv8SsP1/M+hXIdVHGApkKoKQFoYAMcRwqFOA5irDIR6GtYZ20sReGNm30hZeLvkii",
-	"WTIRGN6+icDYMGDDDW96OQkioIylCKvH7+vpvqxPZ9sGTBgIl0Q5g1xYjILaBpZrAeYP32h15frby9cP",
-	"21sLFzbYwyCd8FbV0TeCjmjwSqI7gefo3CRgrtoNUIbi/uQo+BRLNV2wKusT9LE0cS42SNd53RFliiOM",
-	"Qp7zdOAVgabr7cv3tuEo6jHVekys8nrCxqr14ofRMZfqaKjg2tjfr3vtZuNg77Cx57XWr7IQbBVnbF0Y",
-	"AO5IfV1JrHVjoTl7j1ng9ts+gBDibFDxgQ0qtkE96eI2vgDsHfv7Rkhh71mcouuXbDiy+VsfWelpZUt8",
-	"7R0cvjGJPEAALtx+MY0HgtLT0oVVNCAhn+krIp+7YVCl9L3wi2ssnDVyU0zQ4y8LKQLbIYP5jZ3Lle/2",
-	"OQ/h1gi5khuH2m+IYQux72A8ThIcio9fIuUhjyFZJGg2Dw5TJnj3yORCtAaVMia2KAlGKb7nsna+it9k",
-	"yv29GL9pbs9vYMP/EG7TKnKb2l6W17iF/fGcpvminKbWAE4DSCbwiJxzv7Qu3KxIjtvX4qMbnJk99uSt",
-	"U/x4R6bRO/ArgbODuc97e6m8scA8/hBXdwFki4WZxBxJxQWxef9F2P3yBwKvmckVAdU5hZzR21PI5YJn",
-	"Ttya/6iSLP9N0QVILFPpckHdyz4roS4bF/hfutRlaWWtJtQjyda/bHqtr6hgmQViiX1rTHCoxvMcPE0N",
-	"NL1Vo8t/Bfn9MwN3E+JsL8Djfy3ueG/9HTfX3bEp1JbdsVfcLxGR21nd59PXLtrTbtNQYhSF81uiFGWj",
-	"ol0gNbfkrCyu4O67EI/s5dn2vEwBcv3gmggbDdvwAF3vcDHGFhxlnCFcuFMRViDKT7W+P0n0/UyZfhB7",
-	"vzv4/qL54w/fVF40Ku0g4+DKc0PU3EbdBQ9NWu7YfL4zUgv5HNMIhJa1/SfJpi1IS9PbjAdS37QMJe+w",
-	"LrqFRN2MO2l5GevETLtJrtRS19f2QNzsF3cZF9UWHqrqX6hmUE0zijsi1ZGpmbhAxkQqV3vTlMewtieB",
-	"sO+TSBWCGldVXkxMc5myi41Gc0ndRcvQ6noFm5ZdbG2Q0tNaWXaxvVbZRU9T7Ac2TbKwS+7sNAUbu2ig",
-	"EvfUmrnWf0YitZWgEyeVzdBcKyk68S3EbNs0aI2YH+RiFnQsiUCzMUd8xiTIPLlsDs0aTeSGeQg8kw8R",
-	"ZlyN8zrdP73ntLok33mDFTRzK8hZuN9zGVGFQ3QZK0GtSP/1uc5L/L1VzUZNEHhpPvMA+5MaH9agodum",
-	"qQGLWcxL0gQOUkPRPz5NYN0c6z81ieAFMgSWR/8vZF3/g7OiD9KskT8vK/ojloqc84LEfUsfnXdIRtxW",
-	"RU7z2IoVdcolncZ+p/nHNzVpfE3Jl62bkVjv/AUPg3kV2IVLHLfdRzJWz/3FbiWNvNcFYKzpcCsv2boM",
-	"MfDaUPzBnFy2MJnVzRpvDlpZnCiRO2b6EQp5XkH4CyH+iRECfGpjggNbIiVr7g5IxjoHZoAPN+fJxs0R",
-	"I0GMxb4OXicjBXUqrx8af0Q0Knia/TGZQi3fIRdT8M/EgtYEGRKQNTMxiUpAgcAv1coNVuSc2tK0+X19",
-	"HGOlb+SQDJPGZ59jrjDaOTu9e4e0doQjivrJHP3dDuqLvlVxIGFdIqFFRAZFElmA+goed5kkPmeBRDFT",
-	"NMzMTfUvwK4cVBGpj+qo3624nPFu5a341+Zb9a97+57Xr0MlzxS2S8blQLMCAtc8pP68/Hx5RIy+9Uo+",
-	"A4OamaZfRYHAQ1WjRA1rdlhNS+UQnlSzmLXb6TK99wh+9EoifZ1VUf9zAYg7XCBrMpNVEHkkHTGtEIfc",
-	"n8hdLSbxmU2W68/Mr2eUBXzWZZQhC+1SiH7+1723szUgmo57BqIfP348itVYi8y+lTLzEL1iKUAlUhrP",
-	"FJ4QkP0gqLWD+t8QLIhAguBw+q9dyIHtVvpVI4v2Qdv9126Fsgcc0qAHmc/dSh/NxoRZkAoiCVNQmMum",
-	"RdvRVWS8wAHi+gUPfEICtHPz7hjtH7S93SIQSldSRUuWsBI2X8BJjKdEWa5yjCM8gHIMNoa1DPn8ZJDd",
-	"ilbFUBQPQupr6W6Cdlp7mSqgu3X0ccy1TIzGPAwkogpN8VxrfYAX+idvEWZdZsuXVJHgWh+A6gwGHFqo",
-	"tkAy78RMzoiQqOW1igD6/OZntXc+8wY/Thrs8KeoKdsPNwfxty3/3f745A058qaXDX7d/HwLvl+oSoRV",
-	"Rkp1LaM0umcTU1NATvHjOWEjNQZLQRkjO46F5KIE1yL8OSbIh8eucitB/XPKJn1kyNBxt0iQB8pjiSI8",
-	"KvBtMv8Wop3PPp3NLj79pC5OLtTFybcfLk4m+xcnR/sXJ9/gM+a5/X2OCfjSXMVNs7jNdgSF8d/DAsvx",
-	"Asw5lmPgJMBjwAPNSPrwtJ/fxULdeT2VgUG62MeaDSatGTPSqnNZXPVZUL5Ydx2+kogG+VWtYWAaliMO",
-	"DVauLr0HYxqUXn9nAZlGXBHmz78jJbz/Ak+IzLJiJPGQaOVXECXmaOdWCRrpTUky1aKNr6nvloAXN2ZU",
-	"ox6IFmgHow8fzk7QQ2sXRURorqwICzTLBi3pLYRl6DmTUE6JpwRNyNxkQLsv3EJ2TDJJFWmQVBFgXBVO",
-	"f7fL9ByUoWYLjXkspGZ+jCskYobwCFPWgfnA/KVPJuJMErRjLE5V1HfCTt9OaG7lKMRzEpjJ4feWevoJ",
-	"FFXtxo7qIH0Y/Tq6y27EGhICOgSZRCWbsdyly1rNJurT9FR6EzLvCRJLEvTfotmYhiS3dPNzKpFUNAz1",
-	"BrWoUUUt77DLFiairBdL0kc7BtJyzIUK57t19B2Zm+LJUOs40iwhaxDb0d/EkoiqZoxwfH5os9QDQaSx",
-	"Qpg8JHMtExZEnDJlTBVgNnMcO736duvonb3U0YAMOSQLkS5LRuj9SLTT8jy9o4b+T1P/Z0//p+XYVnap",
-	"u/A+o2ybK0qinfbjI3yvwXto9qmxQe+1iiRPMA/eBvhRZPHtoec3yCGpvQmag1preIBrh7h9UNvzm0OP",
-	"7A8aQau5jJ9kaKymiWwZF2y3we3uPjfK6HWJqHqNRxr0v+WZdtsr58YggeWWYb145idT/Ein8RScdrAi",
-	"8yldj6bcERG2iGJAcSnr0IhPp3ikmYPG/Z3k7omjkOMAUAmDMU2z66mdqL+7KXMkjXLmOCHzr+SOV8bG",
-	"WSoQZ3AOWHp2f5KIVxJljLgb78lbsidjdf26Xd36mN25bLGyvSk8eiVRJChIjz4PSB2dE5UUWBcEB6Df",
-	"1iiThEmq6AMJ51UgvasqOoM/zvWd7FVRAz416l12xObIrMPIvHpPmi+DO3JnNsYKZDaqgJ1MgesmbF/T",
-	"u8l8NnCt5m6FLmt5jczN4WOGEsUPvoeeZE6+LpJ3xn9XJp5ZYK0poO23nqfjWzpiUHBpmXxzzmdEQGn5",
-	"MXlE7y+Ojmu374+a7X3H9ASeJexf31FVTWSuqSTAIBPX8cq1ia132Q9E0OFcy8RcQxuq1T9iX6HBXJE0",
-	"LLzqOHKEhYQrxefTCMPpgR+SSYWZgsTVIjj3hvt+g3iDQ9wOWv4BeTNs4sbA8w+DN+RguI/bg5a/FzRJ",
-	"Y+jhw8Eb/yDYJ+1hC+8Nmn4j8Mjzkpl08Ft5KBHWSKtnuv/Fqx3i2vDX3/dbX/5nOVlYi0sZRUiqthPc",
-	"wDZTglLWvPN1hPzB1nMtW7EhklfSuLqWLvwZ09viwm0N2a9Z+Bfo/wEiF+iA3+DgxiCy60dh8xcyTSVe",
-	"f5LG9JTsIfG9g/YJg3pJJz/TM8IWPackDLQGMzWlPdPmQNNY045Wu2EOBCOcRAMRza6poV0fSt9lG0d2",
-	"zI86aPVczplpeG7L875kAfY/BRlWOpX/8VpTGGeEKfnaPJWvf0jeeAprAfCVaReJIDjFoT4Bo8PqVcrM",
-	"suvokmvJeASNOWaCKkVYvQKd0dkwpP52Z+C7H6cgO2II+1CyxbEkKh1UbD8Q8ggV5IrAOVwbOGuBxK1N",
-	"pqzReJ8VAoc87N51O7TS1cYAiELMeglJpFDQCxlCTfQQay5sXGsmRQ/tNK1igf0x/MoW4YMQAT2ul0hq",
-	"OQA1k9J6rjvIeuC6DvFyLLrGFHj7jMdhgEYcDcic2xs2v3gfR1rYIQQ1qygSHDXbVUSYIiISVBIUM1g2",
-	"CXYBtO+4GNAgMMadjQE7TH6dBSqVVmtEjJDASAk4mFKGBA+1cIbGdDR2KXQZ0O29DG6lot0raV65wwVK",
-	"/eRGdOEchXyWqEaJVgNg+Rt457aAiIzFA5n3/JDLAqppLRAe6rcnz3MAaHgvA4CQssmrxdcBGCKsGZEy",
-	"34GwR6fE6GUKzAmMo6mJ9QalF8CRUZK+ihOVa7xZvpQwhpQtFTS0VJ0eEL3+pG/RW5TTm/8ozgVsKZHz",
-	"rN0IGUowuO6PMRsR0KB2lin5u6DWpls1VmGQpfuFDfeX7lhLdgtmohswR7zI8RjLRhGLi+eh7yrorrTM",
-	"flI8iWbzZU5iEVDZflYrlwRYfcmPUwjlpz/hjLzVpKCFdztYHUE4HB6E27EGxlUPp1OkUL3kCqUPOgbr",
-	"UyuLs20vvKWI4PsvBFazz8T8DM4bzRdYgvZZhxOYBpAWIyXa+fb26hJY6pRLlbMlGVS95Oodj1mwNQCH",
-	"8OsUdldZQxjjCrkBedC0XkpqseQecGJsliAlaUofkJCzkb5XXCBazgoBOHSN5yHHwR3n51iMtsOiyMzR",
-	"U5z3QphlURDWSGsuODsgf8vsvawIB28jj35y10v6G3F1Dsyup4Spm0QleUEJ7iceCxCA0hOhzA/jgKBM",
-	"ceRUcst8WZDaXkZOKzE+la8OrMRmWdbUBuOM6JmKnQDAWx+zDwzHaswF/W1LCMYwgfN6ZmGY8YaCUTeF",
-	"svRN+emtix2lQchFeDfWhrfe/VJ4X3Kr0TnTEVj0ASN9LAS17pGCxWmnr7+o23X2q8h8hm32d5HkxtCN",
-	"owjpH0piJW3Q1tVY8Hg0Tmzpps+SjKckedVbZA4xudJnY2I5AiABzK7wyOpYljfeGuvJN7Gcr3/CprA3",
-	"VtiE++AHTEN3QxVyQewgvSW9iAFxSKaXZVAuqHEGklMxW8P9uBdnXpFXpJL5qUSZUaulsra3pw9V5ree",
-	"WTjnaIrZXIutcsZFgPwx8ScSYYW4iRopLtXO1RvoyfJLtI4HKpF+aKYCgcpOLt1i9bHaqISyBb8A/1y6",
-	"L0Gcmwhx5tp4wrJ31JjMYUBAQjogEK4xRz6XKpzvdrqsryEA0mI/C4R+HV0ZHWfJEXVQv+x8+1pf6LK+",
-	"7XjRs+74/i74c9PA1lRSAbuxQSpw6+9IQlDf4nUGOftaHMiaOgIQtwzsTRa4Xi6DSkJa5nDhOJSh/o0e",
-	"VYN8ZhsRkomDyjxcFOpuF4J63BU2xXNDD0pQAta4jO14lYvlS0q3BeL770S+FkM+GARZXLvPGSPGIqBP",
-	"O9SyYRBbV4N+PJ0WCrmbZRcwr7DizKzQ3C6zh+QtxiUr8QNlo7cZ5QxOXIupeA4ceYwfCBoQwpDt6lJH",
-	"NyQiNpWtoJNapl7iOfwDGMXyo0E7GCyI/AH8LRCYhoUyf1pc0NoqCwZzkDEyW3kluywgOIDoa82DtK4E",
-	"sHKZK9AzY7eDMkyllEnkbZYGusHbLisS81ISzr6hyGogYMriSBaFuixzuplT1UswOrLBKUWCjosvWnXa",
-	"VXuL6xOnbGSU8fJTL9fO8ZBsx4sUB4g7dw5AjbLRpiwIIhJviM9F8IHp099aS9UTC4bDniG1lOTO7IOc",
-	"+34B6V/AgnVkEvf1eej9GPMh6MDWnpjjgAHaoSqVrwMCCVhQNYkqfbP48RQC7bpMjnFEdlOEjbBQFIdJ",
-	"S5K3FlFheyEfWWsOjsFsGpACBSHqDDB3nF9gNrfql9wK7vo271nTbJbROUHBBVtmRJRDz3NktWBiOXyJ",
-	"c4Cu9kYlKcR0WsKRmk1ufGkXyCQb41u2UDv2dTowGxdbSwNj1/qxHa6n+AfICv8YNW5LzWspZlyYHu5V",
-	"F7KajcfMpKMVDvrjx4+1YuTtqiMrBupaAFrr59YMLs7NkLXCgTOdwNX6/vzAJZR1krhFNMZgHpdkNLUO",
-	"KgF3JdwQF7fv/yhDJ7ycSjQjYViz7sNBrGz8LLPsDKRvra8OSMZEXAGgyTiKuFAkgIggk1W8FeySiXpg",
-	"9+sBlqdAzLwpYxjsGBX6OQNmo/3yhqlXEvWtlbemt913wYackbwp07o/dvrFZfa1rtNlCxbNUmetvhCS",
-	"XQDaG2vqGXugJsku403HQQBZlTi8FnpmBf1eXOu0zFe/2yDk7KFUKHvoHfrfNwc/Hky/i1ryrvHw8xt2",
-	"szf7aZ+89z6dt/G7oDn6QK8+H/w4MUVkcjG9z0XBpDEEv9jX/5oM44NPxAdGbI3izCdlORo8ySFPkihM",
-	"FSEt2L1FLA5Dy2LdOM009NeGvm0LoBwosMrFMQRYkZot0F7YRNL39/eFKRdGuqYUKXwv8ByjY5uxVxz+",
-	"QPHifvshZZO+YRgmArOaxnTLMdb80YS396XCw2G/Y2UcTc/zJHgKokGYvkZ+qejhhk6Gwwz87UKqlcea",
-	"Hll7wALitaCVT3IiP1B8bn6f++7WTFY8Y4AAlE4z2ys9bUhVXbwt+ZQYWsAqqaMPQWQgsGFNGibA4YoR",
-	"k++KjI+DQTirvmtpktwtY3gf2sEuEQelOelW6KfpBInsB5+s8X0XbHBarJPGjpKECdnk7y5Lkk6lnVP/",
-	"voqGVBCJ+rlgdKuIUPMOadQFcKpK90Smm+gyPyRYaF4iiOThAwm+mfcB2XdRJkgO2acSUWW0hzyi02CN",
-	"gB2XY1uaH6VXa0nP7Afd8QDPUV8SJrno8eFQa4B9rUralmvmCRphRWZ4jiQN9VU35AI1vC6bUhYrIt8m",
-	"Z4Rt3IHxIPeZSxTvCSondl7TMYsyZDK3ue39d3l9paEBsOqykH6OaWDsSgdNExiefY2dZreK+grLSW9K",
-	"9fUGb3BIjPQD6ykFXNCnMhLYJ11mBFTQCGICPu/s5PqHdgeKTIHHx4L0yKMfC0n1FbBjBkGYXUhU4lrs",
-	"grYFCnOsJNWqh5JIaG104QVvUYj1KvSBSSRjf4ywRP2Qqx5IT5SN+iYQuu9rLBjaW6gX4kiSPsJC0Ie0",
-	"mDIVae6NFsULYX75Iy5DnCTWKsv1bvPn301qm0SCD4jsVqwUpIwCPSZYBIbJSarJs9HqZEv7pW8zuHi0",
-	"AfN2xLPiN8+y9ZQAV0XiQbUJNxRRZW+mlC1oRM3aIiy3Atw1zJsqScKhZt1Fgn12jWmztdVCDzDfWzf4",
-	"S5qGugaTcOU61nmDGfoF6oAD4y9nLglXgcIIAx6rt6hPA5CwApJ4W4LEY2K0KNNt7ej6TNOUDVrSRF/k",
-	"SdWU6M3zAm+pWrIyD3M8YQUhQ6z3VmxWWaE5JRVbieFZ2cmIyDQouVELQ2mQJhdbxp5Bj5Ri06NJTjZD",
-	"YDnKyZHA0iv92NxzJ1iViTX5u7CDcCZDEocWCczrF8ELT89e/Cozeab2MJaddrUEq/L8topKeW21BN1y",
-	"OJaP2C19e+UZUs9v8l12N5QNuX7jDAvmVqkX4+Ow8GY7ovRdz4RMZwjY58wngknL9zRks17s2kxfbKaE",
-	"yhYcroDkDiFWYPpzeHr64NTWMLwaQiDxKrb20Xj9XVE+qA2WR9LAIv6zzDFLKF+SUla/J/J6Pofx1+dg",
-	"4XIY4f2Lu/611B3ganWBWYAPi7JqPYHWbQbb3AI1alWqGbxxiAW9H9fBq+wlkZlYE2iG2+Snsw9L5jI1",
-	"cBax9AgNOQ+Qq5blIo9ueSxR2kvF6FofbtG7kyM0xZ+4QIwygnb6UxoC0ZIRkM+QynG/qiUrEUuFfYJZ",
-	"T45JGJoHqK8EIT0WK6k/2BarQIJjghUwEj43/ETiKenvVl38X1J94PTD6w/fddmQx0IRrUkYPRcrNHZ1",
-	"lGy5IATNucFHAZKwj4U+ThfSyyWpo76WFR8TcwUGcHTZIAYbNw1sZIMtMwTBblbPUQLPrTBoj0bDQn8c",
-	"6fPUG4ZjX4QD9Pi2YNB83DaarVYACFDlGdxcAIJKtTIKYwXnOtVzQe9en4Qmmy2MIwqPeBjG0gcLdRxG",
-	"Y9upwueCwT8+Z7G5xgSeDYiAHys+xUqjqU+VgMttQme0Uq0MMMMM6wdj7nMNIr1OLiZQAJ4M4Qn1TcI2",
-	"DqMx7o2gP86IhFiZBUmAAudBL5ibbm2KPObRNd35Uoy9hgT+cquHCfbQZ0EVmWruqjBlNhDa/r6qTxbi",
-	"tPkQUQUOOqPUQvIj4zOWtQO4OfTSBSFQGts4RXMLzwxbsvJ5WcEDgo7OG4ldE0utBSpTg1IiU96t7GJP",
-	"Ctn9DrVd1hAvLbV/SUt/C4FBlk1bGacsxfY0DkQ8AlA8UMGZXiIc6ZRKPw+HhS37pVl0R+eN2h6iYKYe",
-	"UiKSDe9Y2z6ZRmpeyArMdlRe1KSSEnqrAXDhxn3JtV/OCJULnZgTwC4RSFMIyhJunzRvnvIAAkYAbmHw",
-	"DNzW0xYusPLHGW3BVv/LaZOmMfTC0m3Tv3SgbRr93H2ZYIk9WztV8vKctJxCOCMlp1hbKmRMTcnfZ2yz",
-	"xavKFQ4yujlVEsXMdnnKkUxab2g1ZL9345Jy+KvHQ52nIqySl9k5lu/3jEXx5puOuMktLewem5gDLAIA",
-	"gjHQ+KYMwZySMKiiiAtQn7nx6JIAYVjH7vYQu7aLcZAzW1oTfLd2wduDMaI2y7rAIm0d6gVhX0PUOk0F",
-	"ebD1DOop+g84DwlmhZ796xpO1tRoQyzVB+mmLmS4YqmQjKFl4zAOtYBRdWE2xghodQU6RAwSg2NpLont",
-	"7DSL5vfTiPoIohGG2CeIsBEIdpHgwW7ZbiJBhvQxP4fksexNDr6fNh+fZS1GkzGCjZ0rB6KqO83skZQi",
-	"g5R0xMgSfwhIaFhO4PrnopqGlyRJoVxY2oL4Yb2k550ii/C7iggzkTB8Ugov+4o1VfM4SWd9PvV1wauw",
-	"CkzbMR9rt9vpm3X1rWHdbQrt9NP99XffmiTqcI44y1dh+D0Hh/Ua8X0pAv8PBOUi2OKAqlOmxBJ2s6wG",
-	"XGKwOQucwjITVBFXdMvg9C1VpGBhSB+U7cX25fl9LZvas1zA2X+c+AIdUKsVHNGeqReRmNzsff/rClay",
-	"CANb+kEPcPFwR9dnaELmhurM7EmdM+fzMR4FG6u9sbnD2jZKzX/VjZyZa7J1GuUZQdPbq3v1RmOvfrCe",
-	"xRz80wZBn7ddr2NkAkRDisf+mAQZGxNmJWYmi5WzMfXHxlFk8zltaR8TdAxzS2Kj7jZGtLTaemlhlGAh",
-	"v8/696uJF0BAOKZlJ19nEKOBc7saaqo6Qs6sM2Mso1Ele0plWPWNlsyPtUa+WZRBTqVbJTHdgER3lAz/",
-	"olVz5Y+/30LAhR+SrI6TxExVU4X2RXRMa+qCQLBnZzrOj07KMRfItYwEbWvKUrUtpIysvx19iNBjsmQ7",
-	"Uzw/NuB5EeiYaqm/l0kKIlFU1z3UbTQdgakkwR2/oAwQuJw4tcZgA31DPnMNC4x+YePvEKCUsb9hicy8",
-	"piZ4uYxtJljz+jaDL+0ts+TxD0S45uiLSC3idUUF6eOQvEsu2XUhuaFjML/QTc0ANzHLGAEUifLY/bzd",
-	"Ih4YdiIXD/wU+2Mk40HNQBUKCSqJ+AyKhpqmSAAjON6ZcUtSCaXkTOwJWNfqler65HZrJi5b6vq6OEh5",
-	"ZU7nj86LLGLIDjSFyJMKJWDIHczRjt6mgT9EK0C2E4oEiSKiNegwtullYxIOUUiHZHep8rX69jHImKGB",
-	"HIYX8TlzD1nml1hWiopyytmLl0Mer0sI33FJh085JMnacKpZi2eGHy7w+tJb0tWUL0rRvnXqrDrm9+Tx",
-	"mIdcGG3AFqBf9yeFI3C/r7p3L13th8jdQZvc6n/KhhYWnFxdG65WXsfCH2NbxGA9D1/K/BZcZu/AsE6m",
-	"0nhsZmMeOuJLDFdYosi9FO2cXqPXSAk6Nfaq3SqEsGucNr61BUnnq9d4l5T5SpYEPlhGzFVWN/3uZRTi",
-	"JfZ7GJbdkqnGppX/qktnZJIOQmKscla+hZSWIZ7ScF5FexDiD65wplBAR9ToO6kq0ai30aTUKehqu69x",
-	"47BlN+dSAeTznwDrHG6gHRIArKzoY2rlbCQlaPz5SaNP0krtTzD5WvPVEk6c4b8Ol35dQrfuDtyMdF9O",
-	"tF2KI1vJlZuc27YS1+ZyzybCxMNycbJ4nafXuMWGh+TqXsSL/D2cv3TLcUOWGIttgD2KYjk2khj0ZfIF",
-	"uMEht8pGeduAuSS+jrAkfYFKqDb6vKnTx1G5masPBU37YDSwivqIPhCW52F3nNHRWJnKDGpJjINrDbSu",
-	"acZmUrjEiuXrMgELrvJqmiKRXyM8fx2Vr226tKhr9kVb1Wl9ljrg3dB+bvUmZ2AggZxcG+FHQBRMd19N",
-	"fWWmhLsJFR4Xst53FxtUQMz2a1jJawv312vub4mytpzNGfwr7NT8KHueVjvxsQiMimJyQjQGakzqQFxk",
-	"FfU1Rep/LUnqP0HEgMgUe9foLykbCRJA07U+2kl+5uhX/w3iSBX1LSfv71ZRH+gWgsWsUAzzpmKxzZdf",
-	"oOosg1yx101Ryl8LpZwvuPBiG+pY9uYXb8i1sCTToWv1mpZzmGWNvRZjSVdfj9LwkyXxpJZFLePS66YZ",
-	"FYRljY1SK6AmbyvdstGm+/q0+rYF39wkUvcBXP23yLEAOzSpGe2Gd5kZbxm4/oVDL/sTh4j9OjpCUBo0",
-	"09gPlpTp9OCV5UxkLofVLH+jbKhVTPc7MjeLNHytrOy54/R/DE/OUu8fR55/HPllTqK9xkkkxLmC4DJT",
-	"NtaZ8qvJcRkVLhEIHFV1EIYqa67/kAZ23dERxFmbauwksMhlKqpcX93eIdOo6XcoWvTFXIf93WqXmVwE",
-	"NCHzekJfHYSzd1RVE7j9TKFuIlhWigkmyI9DyrCYd1na5AVK8idZ0Vp8S2cyPu2YBWin5bV2C0GISew6",
-	"bCWxLOUD2NJRC6d0jBXRfx9DZt2i3WZAw5Cy0ZGt6ruO9wqKZrP5emM3j8NYP/uQfqXqHI1twdJn35Rp",
-	"8f/7NubCbJiEA181Kd9s1lEtnkUWetkllJNN9pi3y5ZdRIWMDaPpoXM8Ieh2zAVBJ6KKbPNFdHaO9r19",
-	"6FVXZEqboFL6rmNNId3Y85r76Eoo+hv6SIKg/AJ69g0JNmWoBc/xv/tjwmpadvwt0882OdmksHa2l0Wr",
-	"+rUJsRtenwl+prP9SwPtNZqo3W4jrwH9OTJztrxNnahL40wcPiU5AwWBAdBsTePANjyABXKT8SON7scu",
-	"CnHRd/S1nGIz15BQGy1+PYdR7kRS19HGnKlaeSAsXoftlfGw5OAzLg3L15KNJ8eXOxf33ozvY3P2Bpvf",
-	"jrtthLJfh38JuTZa2d4zDRAgM+1nvGoJqi5yEM08/vM//rdhhTPDCqGnRWTjHTZkK89Gn+zYbO9dVx0D",
-	"2qQo157srbE/0ClBv3EGlbZI5nHSxATqFshXptYkVfP6OpLzn0w+CS2k4NbXHLQ+vsYPNFyA8J63MZfd",
-	"nmiepYU0o6hoWGL6/fO+KxRhq0hQE7QPZhEOOfrgItXHSKW1gUDLQZe9n/mhKzbRZTuSKFB3k8pPbyEB",
-	"QxIF1ZhNng/T09nE7z7iQuuwzCdhSIJ+Xsq1iwVjKzcFetKFWJEJpgEN3s6RF4HTKdYo9lACwrPk9yUP",
-	"v3erKnl2nF1o6fN07WWP0+1kzvaMPXDqk2tMl2WX+nZknZqhvQhTyDJF7gmyT8CqNsViQgKkBy2GiwPZ",
-	"LuMIyXSGuMEUaSfWAqNci6rtL9b1AnGFQ9u4tzTSzL4fxoGjzteDc4aC1ptm2/Oqzxn+3dazS8wtYBUF",
-	"Zk7pH5JbuQxbylIsS/Hlz0q1LEfWehaWQGJHlsM8h/PAJXqOHxmst737XOGcDB3AaBcbOSA+tkWHHYv5",
-	"eoJIWOSQC7RjixW7Wtpm3O5adAITvRCVpDWEXpJM3ArXJpLcwf5DyWQRxVYSSh7J/nRSKeC4IRbCZCzf",
-	"hXi0eOQ11I+ZSanruVAf4/KwXwaUKEMqPCAIzzDUXDGiDljIoFi3HV3Tg2Ta8nK33mU11Dd2Szv/HGbL",
-	"JBzbXCaXTOaG981vWcT7ncRxOZijKY/V2D7jsLweFwER/U5a9iZtc6efI3hufjIVrBczDeTAFo+6uLl0",
-	"9cNNK9Hrs5NcymLVtGMwtU7hl+jiJi+JLIAQvL4ZCLpkuQQIWpaLuP5vdg9aZkwXmBdVivMt2uygLuu1",
-	"LXK9pbpj+kG5SfIi7sxUp6n5nIdE1CLMlJjXDos24GbrWV2CkVn2FavI8DIzdEFCLqw2P3EpewkxndoG",
-	"T8c8IFtCaWnDSCAS44S3CVzQjKmOjrEkVSQj7BNjow+wHBNTg5yOGNRg3ekfTD7Xpq3IFOg9+O77i9Z1",
-	"sQuo+baovm1WYQ7WXwoeHpDvSuuC9BPmALeVSetNYgPBN0qUeXZ1clvbA8KrIhlHUUimTr+L0r4AwCmy",
-	"WdcZ0gEMzyH/UpyHMxyWmJpWHxHItgoqeu8oQadTElRRHEF9NCzJrilPq8ijSksRSQJ1aSF7mXHTDTR3",
-	"NJdX11c3362qtbLyvnGwL3UEXXIUcTFBNSRISEemN3kCzcqaiTHZPN7y8zdaxx2Wk+1Iw8WV5Y0LXnnw",
-	"D3OdVws9Q0scY0nNl+fAeJcZWh4qyaVaIv/A16bnM4T5yXwAH1VkWkWY2ZC2gPh0ikPXyHUHOviCT3If",
-	"hQOEFWq8OTw00lOXaYruVvYa+/V2t9I338KrwsGu6aQx5Q/gm3ogAo9ALoQW1IqjRjN5WRRqDrLQZlRP",
-	"q+XRtM1n7d9+8WqHv/7eqDbefNnpduvJx+aX3X/7n+XEFDN1HHJJboiEJsiLVBU/H10H09yOCQFwD0M8",
-	"GhEIPiuB+Hs+MyWXIRwKuKH9QSZYIGPmesCCQmVFHMZkhRRrOq3zoWZRyP1IoohLVcicpUzttyrPirK+",
-	"s0YuLqCwx3K6iply8bklBZegnLseQwLn31Zkago8hjZjuWNCS0Ou0E4/5Oos6O9WkctqNdJOyFXVuHxB",
-	"XOoyWzrMzQHmFvciqIKpp4PC9C5IVZ9bHR0lNaah8qKZRA/LdHrpsoHWU9LAXoX6du4j1Uc7ffIYEbAJ",
-	"2QIuDnb2GOBG0NIkHNZbV5adKlOWpcugO3kchmWxB6aHw6bp5tWKXeDz5wCaD1QjTtjADs5D5W0aJfQN",
-	"lqSf7mC3NLKulDjbOeI8XEabDpbl6L7qINbYyMsv11LEMuK0eECl6bw84NYJXmznZMJ5M5EehY1mEQip",
-	"sSByzMNgRd5oJg9pgyhqRz5rD1/iMHjWD7hNxG0WBf+YwGfbLGQlu7UnCgMD5CoW2qvM51K57wDhSjnw",
-	"EuiUcP/FRTie9p//v/8/cqTyD0D8ou/LoFgOgRx6lEUI546ymvK4DPmnHCwDjtwBpcS39CYyl3OJe5bL",
-	"r6sAamYwqVgbI3/CslYkcskxgSK+MyKI49RvM/eU6cxOMh2OgWO4VLUp16rIuslbW/mg7U+2hMG61UQ2",
-	"C/5PpI+SyPgUNfMTrlmjczGNIBPDwJka1wgLzElVkTUgrC6g+ELlVQ2iW4/dytKf1qeWBUQWGZd4ntNz",
-	"rqaEk6EAd0jLiXBZVT/br/j5mn7lTio995UZngr01k8EazYFdLZU7zYtHbNRdODaYSawD9jdtgac51mN",
-	"7diOJbRyprbZ0S60LmBvbYNJYzaMtba5PlcpkFyhvLvicGe6QTKRzF2FBxDRzfJkLtn2+YwC/HhmBruz",
-	"cB+Xk/PWUQKbla5ZlxqXo4NpXL8tPrAhHT3HUswbjmFsUvNqHdOO+aEz7izS0HunhCVl8jePq10WnnFk",
-	"EKckUhrt6EvS4rAP5rdXEkbLxOhFRabDO4QBUEVq0ucRCXbfIogVn1FJUMtrof6tflPSGLi/aQg2xs87",
-	"u8qT8FxNWwOD5Thyxh4IU1zMNd5vhyrLyoydkCGOQ8iwQfpyLy9+sHbRD73AQsmPLRXeTK3HDVFqSxYQ",
-	"YXFOHki4voBybX+R51FZD2NawGBMwuE5HZITPJd2cSYsam+/nQuTapRpEHISLx7dB0Y/x8Rx8zyJ+FiS",
-	"GmWQ0KsPPjS1KgsGy2cgosX79aGht+9OL4VGcwEY5aSQqdqYoMxKgviqVjmZDlTri6PJbxbESADV55jY",
-	"PWs6ygbjruxSBIM0THj4rB58w0OScHDDNUquYihnYBqtkVmWDxrXjjR3snxraphCUbQBeAemBDMJpkcY",
-	"sO0l3VwggDL4FP3JNgYZwLD84K/E6KUkwPdYDLgAh/B3JgJQfmUHpGcEP1ez4EoERGy3C+tBv1pSwM2p",
-	"24mnvWoNsSGELWZFsvwl1/Sa+zVvr+a1itLgOtrfZmpdDgxavUswusBDV8t5yxw2G5QjexanHwgL+FYl",
-	"DZNfZhS2FYoV4Ad0vzdVArfDjqHg0/Ocza8k5LUgpy+K6Yr70MOGSOjZslYkz2YYkNno9ucPRWGvWLGO",
-	"ncXjvW3w2OFUOt87LtBdTGSA568kGmD2OSYKSuwssIoXRj3FX+gkR5yAcJcEaplqdetEaC3TdQp4Vljs",
-	"Goges+1ST0/TCp0QPuSqjtl2LknuszGjuXIs1cUoqo1LtBXyTrauf7a0BvFXFzHerILFVsW/NpTDv7qs",
-	"crGMVLLF5ah1S0eMD4db3q6UKLiV1q1Ss3bQgG1StM1Nkv60mlvgKhioLe0JFuHlajVxIAieDLFUyNvv",
-	"eN5//sf/bnidPa+Kwpj5Y9Ro2C9bnT3PxAxRxohAjf3Onn7Q9Dqet3a5tRNLhHk7UHMtQy6mzMl2myeO",
-	"KDolv9mUtJWRG27cEs0mmWfFiRlW7pjoP0LDX8ceVFimMwxN8eMdmUbvNghxeQe/o2yr35UX77XasHXX",
-	"mcye57XgP9M2CCBejgR3eEvVJsQDUlJt5VpQE5hhW77g0du0DSI0RNMfoilhtlpD30oUPSdRFCxhrsuf",
-	"iaNEzZcz9n2EUjCY5ZYE/d6KK9LbQNRFxLy1XeGoIvBE2vYoZr9iRJTtuZdUoxgQxE3T/7Xk2tU1gM1T",
-	"6PLeSbEus6QdB28bSbIgskHX4JJd7tgTM4lF0CxBokJQjDV6mh5CGEkfs6TyBYS5ZAdqUdC0I04j5Qs4",
-	"UEdHywDuInUAul1mIDFImhoiwEBb8QRLcxKRRT8bXJL6BaBINgkQFksqMy85hbs1KjDc4dFdOnihDEP6",
-	"aBUZbhtDiDNF/VcW2M1VtS+2py7ImqXiRBCTo2dFqxMY9KVagfamF6Yr69LrAe15ljUm6Ztvns3eXOfS",
-	"0PB0N0VI2YQEJ9zf2Gu7yqAItSj5Ot0x9Vqu3dgcciyDChz0soLA8GN5PeaKZ/KoS4bc+pitHqHvuPIR",
-	"m+iMBr/xqNyhoik5qyPucKE/Mw4fd9FsDCFzhm9ahgI1Z8fQ7dR0YTGaVXZj/fU4KZlGN5iN1gqENQOz",
-	"hVy+xiyX3MNmNkc+y1nARywVOedbXsd/QoDW4lUUgnIv+IwhPMPzt1mWndoC9NWIJ4QhytC703dXJsME",
-	"7UCrSxLoWaTJJlkvgatEAWqUc6wXUG+xNOxxZQqVPrkbM3Qz2tm6nmZq3suaQJIQqsVoKbuTFehn8sC2",
-	"wz7Iyyqrkg3pexBuoRUBQXxCHwi0lHN9T/q/dCv/q1v5tZ+pwATT5cTAYv9KDWXQueum52CQ60i2Rr4b",
-	"rAwKSRdc/assgOUel1iEa770gwgXTlL/uuoAuPx4gmWdnP64LkwTsqQ19TAOQzQhc1dBE3phUFsdURAZ",
-	"cSbJ20zmOpoQEkmE0RjLcV68zzRC+mFwePfbTYudR2/8j0Fj+F7uj77Fe/NT4sXf0SvV/vHzz7Ot6vYW",
-	"7yRBphTSU5RrFz0hc3DY2/34BLogCoKDmtsd+PGN3AvWTQo9xvUs/ccajmhtQub9+uoGUIuwNC1eTC6d",
-	"P8aQ5S6kgyxltiOn5AjDIvX1OIC6jnzEqO1s9fV9pUwTG4BXpsnU6nZSFjFTr+j6SaeZ3yzmm0LVzaVZ",
-	"6fZ3SEt1WscgvoDcqRQTtVq3HPvQLYFAaOuX7DKYk0DyMrdqio2ItOXM0pfK1+Z5v5hSQtlD79D/vjn4",
-	"8WD6XdSSd42Hn9+wm73ZT/vkvffpvI3fBc3RB3r1+eDHyfN9uQEAJemtKdAtQ7mNBzkhfplt5kWat6VM",
-	"fmtGWxShh5iGsSBJVZfVgv8G3eNcOvPXxOfqedK4w0RHaR8e5jWU50OxDZIuqwYzgm5oJYhcZKl1dArX",
-	"Y5LRbPNLuqz/WNO4Tn1S0/OB1cpm7IZ8RgTkWo3JI3p/cXRcu31/1GzvJ52E8MykRk/I3Ina+rVdZkDx",
-	"SqLBXBFpzAOmErl5Ak2IJfF7fWRYBqLMD+OABLt1pN8gMAv4FA2oWkjCMj/88fPewzNM390NpeKTKJQd",
-	"GysVyc7r1xrxZH2c+NprttqOdIXIXmtGuR6HzF3QyVlmmu4V8C2HOAUUX4OlumiPkmsrEnxIpDS97dNg",
-	"EjQmYeBKxZjAC1eJQfIpQX5IGQVvPPGpBGuI3SQSZIRFEBIpu4wPkeAh6aC+CPr6CZWKaPk8oERRRTGr",
-	"on6gRB++IIr6SBF/zKhvHvnBtI9sy3r7KyzmaIoZHhEBHa7HZJgdoj9XUX+MfT/qo/dHx8fXtfQpJL1L",
-	"PCRqjkKCg3wSOUT9BUpokAZT6K4MTZZhsnw4sCjlEscLLZc2cAneZXv7uIYeKISpNNn+v//POzBsaf2z",
-	"54+JP+nbUhY8VpIG4CqdIh4RJhHusn5pn/6+KRvasQ2F+j7nkwtrvu7rEw4hDisSfCSIlFU3bszD4D1X",
-	"ydAuM2P195rVjDk0P9X/6K9MuVRbK9N2Sh1DkOWUqt0qwgP+QMysxzwMLqzh3a6gy9y0Pg+D0sq3mWVv",
-	"anUvvnSb32dAsdnPyxJiT1Lv7Cb60fMWq3Pu4/COmnty0asEXq5i+cfnTd/KrnXNN5f7kswsUD2rlGud",
-	"gAr2dU5Qy5qyEf44igR/IKbvzyeT0fPrVzhEC5tLXlm+JWjnuKht2TYDzxXktaX3N4yT/mO76m4efA0X",
-	"GSHsaInskrSl1AMRjtVY30i+Xj+yfQCf6c0rialR/lK9eUuDw0sc4+X21zsRE8tXMx0CNA/RHHLGxQSq",
-	"mpiuANSlFSA8wpRJo0hGIWavpPupj6PdcjuuWcLXiKdrNbi067C+HMqKdQVNcY05irBQEgVQZVllT1Yq",
-	"Wwz7eVvWC9bvzYeoJ6SUnFwGfjksNcXnNyp7aTD+COpzL5D7pLS8B2Q/67ubmCKMxjSVE28VlpPelEpJ",
-	"lnSrMMWkc7hb8HRmRAIEIgQy86GdICao0ep4Xmm76bJu+5QNeaVamWHBTC6Uk1nyklL6fK0CGZmO9m5D",
-	"yyF8nHDDFXzEnHNs+gFXrW9AjnGkx0RE4zBnqK/f37clx1OO1d/tZLspIz7sMrDtUBbIV8iyuCrqf3S8",
-	"wazJWB4hrTrhGrKOjrSYrGLBSGDLBNjC/1o1igQxNR4DF+cwpGFIAkSZEYE4I+sU38qvBIwhq8ZfEBZ/",
-	"s8H4O4Hn55SRNYd/R7mcrDn2ljDJxd+wIjNo4wG/+bVw3M+00C5rYmKqzmTQIGmClWCJOf/OkoPsJ4fY",
-	"G/AxBBl0WebLIR/3q6hfAKX97ZSwuAfj9Jg8+OwQJfC8p+8Y6GGSAZl9PtHf6F+XQMgOkfCkNzKP+k6v",
-	"T9GLRwZYb13cgHlmHCk21chhXh2dQfgB8AgS5G4jDShTrZ9NGJ+xLoN5qvo2E9xW6DINym0RkBgKuAjM",
-	"RrmOFojhKdx9UPhLL3Onb06p3o09b8+HL+FP0t+td9kR0qA0fRb0kdkgr37ST5KzXGS4vjPdPVSwFfxe",
-	"kWM+Aw6d4IyND4QkzpGgoVbRJY4VgdTNJSzou+XcPHNXUum0Z+NacO0sNROCnp0S2a2bABbo7emaYiY1",
-	"Pzpd1mVPcADoSR/PU/qrp/xQ9NRlT7VaLfd//eMiJj+hAfYnNT6smcJt1qiRci39kgWaeHKtPDUt6ZtY",
-	"yKq5smQVjTEL+HBo1oAKVIKe0FBwptI3vkbOzJQXstZ9MdoxLwbAJe/mwyEazB1C79q1ZEgRPWWwSb9r",
-	"gXifbFsIKHGWYBK0N2GxnTAlXPSExlxGVOEQ6W/NbkxbMD19ke7N7Hok+hyTmNgJDaXr4yTh0BngEHyr",
-	"Z8mxBrtAPp1yZqUtsPGZmQoMAT0h+ycSJMRzoLyMOGCGS7TDuF31rn5hKcNZ8eKMOSWHaSApZBAB7nd3",
-	"GFo4cIAESY3LCcgC2R0UxYr85AsiiyHPW4XVkjJkjvtpQoyIb50iO31DsprZcjHS/0AEVFWzG/Ov8QBo",
-	"5Ra6T2GpTEerBDH11wYn+2CKMijZ34XqSjic4TmUDtOXvSk8FeF5yHGAcIAjG97oGG2XpVgqEQ4lBxKf",
-	"G1zuVxdwTRqklH2bHGpEFfsjJ8qYqCoTvWTgUGZkwZY9LrTgjAjTsqq5S3FoKT8fkgGC1N9Oi61bLFx2",
-	"q2jKpXINdbSS12WMzIhUxnFVRViZIU2vqgW0VIyyIpy7K1JGDlX7NC9PEsJcdqzZ3XpRuhnZvayr+gbK",
-	"elCOe1yzEpvraK+pRHlakszULEkCWYylSuwLz8Spu1RtMGZZ7FyyzrRps2a4CXe1GJqciVXq9O1pO4Vl",
-	"T+e9owCQQ/QBdVAfOjFr+rBde6CjG3bkMxR8Cj3kuKE57PxjyRmukv4W7uqFZvKExWsBSl8K+gdcjNYa",
-	"fyWsd9bBrCyadeHm5Gzx3pWdLIKI2NYhAOQBF7NmJkmLbMq0/mBstlr2cvZTU4nKnIQ9oL6+MJN2lFBA",
-	"PhGOSbCbHk2XpS3KcueUJKss6dKXOUdTucNwUQZc1YjOen0nBAfm6sybkndaaAzhHLlu92nvb7N0OeZC",
-	"EbFbR6eG1pkh9y4DhveS2JIy/CWWEXiuVc2Q+xO08+HueDdTtRLkMmjNT3Dw1laAewA3iHWw9E/v8Ki/",
-	"jPbvGu2O1+p47Z/XLnChsWYtfL3VA7+Y67eMByxcLmkbyIzosjOkoXIbcvgGOdf95HySLlpdljiPYAqY",
-	"3jTjesFTWzDMAsMzhGzhkzZ1T883MfZkKLjqLsIMtyy1SdAyf+yRrYBs7sZbHkv0wH08iEMs5nV0Rx5B",
-	"/AKjmaBsgtSY+hOm6VhLx2cnJ7dnKIR0/i7b6dMgkLQ35Dzo7fVRSD/HNKCSBOg//+P/oOzTA/C36bdU",
-	"898Tv48IlnPNxP0xmb3tMvsc3t/z+giKUmQmNA9afUQelSBTAhIE9SeFpmemnrJ9K9TRIVj0zBo16sZh",
-	"mH7yOZNaAGGq52Mx4ON5IMxx+FgEFPswFcMhBKTNepIHNJ7aDxFXWErzeRTGirDeUBBinw6xcn/RAdR0",
-	"HtPRuBcJrggUPxqGMQ16gmiCcWfMSKw0kjHqQ8+bEVFQ3ct8gH/HOITlTLgcw7Qh9hWXxL07wFTM3QcW",
-	"K/enigekNyTE9sLiAoe9tC6vRvjMoeY/tvIf2/mP+/mPB4WPxE++sEdb+NwofG4WPu8VPrfyMvjyI1yU",
-	"xilRrtZseZ3gTN+c4/dXpfINJRuEigA1ll39UMP7m2fjNy/cuLULXl1g5Y/TFjVyLhWZFmo1XZ8dn5yd",
-	"3q3Xe/I4gS86zsAXNd54Hpr4gItr1Jm2UycrytTTMiBdxswgQa+8A//VyS2SZAR1pZNKbyYGlyrwGbOR",
-	"FhPrlbLS3ZudIuBNyUkm+LB4I8csk0YMb3yFzMEDN5br5+wtwSIalBWOgl6hqa9H4qkDyg78bRKWq6aG",
-	"sEAsNnEVttVrYFa665r9GKvb2y6TdMRqIHdDvWnNuKlaM+OEMqmEucjyrQF/qVxyLff5hCkB3jU5IxYb",
-	"1m/rDrtbUccL7jsbohvYYBKw6tsWVcalkmJPHR2d3LkxEKUE0lPGENNlprA55AoxC141JvNkcKZCrlGs",
-	"LB6EWGn1UmtZeditFKXMWQEpXMJ5lRDEzXGtCVZYWI07PYmubi7ur7wGeo2uLk7ur7y9+lpOOGP0uSaC",
-	"8rKqKBcEhzJDcDiKQmpT469ObmvNXaf/JmVQCnHP31SqlfNKtXKy2WEb9C0rTR+ofirwat4geEC0SI5Z",
-	"9kDBphIQYcvU31wYyOSK0AeqYtGq1DEPcQNf4+JUpU1qNdwaaMcU0dfaSnI9g8KT1Hnvv9VqDti9+0lH",
-	"fzjv3ewuXMeJ7CWfKxZv53i+O0lK1VXLOh3jK9D2At4k55Wl0lJW73KwioKrKdaJZoIqRRjkwzlj2ZA+",
-	"Eomo6kA5FttXoQrkVkUf7o6RZleaTBftHF0GXuKdfqrhGM9jx/NqkIetlQYb8uG6lxl2oU9cK4Y3747R",
-	"3t7eYTEAcOmMi/02MzVmu93g99aXmv6n6f75Bd39av7qmH923L/dbr3bDf5l9992/23n56df/qWWH7db",
-	"Wo35dDgkENp3YQ0PG6Wyr1nkISHktW42vZIzLQ4sMY/8AfUXlrCPj2NiOp7bCv8SarZAyRZ7Y7BYK9dz",
-	"PyQm+1RD4JUpXS1oYHI/GDd2eQrBckMufJKlSPi1JgX7G4hMz6WypwudETJZ0rpCz4L082QdaIjDUL+z",
-	"/nwN+2IZiIRAzYmVEeepK71VIE6GoM4Uwqbr71tXeDdAi6niecMCZvjfV0SxrtNOdxG/mSkQKUoCxgPj",
-	"bdwk+GhgAmlKNADpj7EYfV2Qy5qhTVP+AKy7PAVJzO29GyQSjRUziINFFfEwSAzaa4ucF/a9ZYRpS2gc",
-	"h1iWLOv6h0atiXbOEGV2YBWdIjKFGob+vIquEI9V8ug//+P/7JbmlgjOp6Xwd6llJYRhvWQudSyx30EU",
-	"F/hlmU9QeoClL36gkqplUpbeXePQmpelTeZa4/LMTlqAYDWLnQX0SrPcNDQMTmaRopRY2QiP4Pk7ynBI",
-	"f1vaEo8kI+tDN9T0wMdxQBVKn7/SUnDEhamEmwwuaX6X/GRNfmym3aYeRO5VmYnWhMk/pJvcsrMp6yVX",
-	"djp/ViO5UsyALnKnQnCxrP2E+bVNddQD0wyPyrLuWSvBpedwmjcpf/MRGsdTzGqC4ABUX8sJ6+hMSTTj",
-	"Asz5UzxHPnRGe2taPkG4lV5DweJ9la37mRSxXV6A/Hhph6n3d3fXyAwCnbqqSchomlrxMD0npZEpwXHt",
-	"2uhpOOb7LHqt55ssAnRyq6ou7/CVArasUjCYEKpoiv0xZSSFLPTMckFLNv2jjo7tRgYCMwNXNaayauNg",
-	"NZhhbf16l12SmTEvuOIhOAhI8DYTx5O0TovDQA8YYxaEaWWMDEzrXQat/KBBNBxXTy+JBH200/K83Q4y",
-	"uQwgwcNqJUrHvkX9gCj9Zd9m8RLsj40bGup6QJ9Bzeys4mH6BsYsFwsMr2rsdtAlz6StwLWjbxvIcUpc",
-	"1CjgRAJKKTwhHciPMlF1NdSPQsx67jxh2qbdQbEZSogZCrE/sb0KiQmc0HsItMzZt9/YvolDLgY0CAiD",
-	"OffsnEmZZ8FDiJLK5NxQrcNzFPJZctTJFly/RdUzpZ31nK0E0kaQTLcJlUn07KklDmFm4gGyuzKz+pwN",
-	"Q+ormPSwMKmL10VmP2bvhp7dwUSC+5ryByHRUzQd/IArUYlmJAxBd9PYFLvqrK6jZCapEgq/+JomzdQC",
-	"K9KDlBFzMk29uCMERlD42tk+3iJBlBbJoLtI/0Z/qEELpT6SxOfGIagP20Ra9BTnvVBf9Xraxl5hwfAE",
-	"MnlZ/hRcLqdtZUnUmAc9fSg4DPnMok/bzhZhNTYnIatWkdHjk1NKj9TM6uDn7dsJ+qbpad/lBMNLpHHa",
-	"unLibmUQlhRQDMZE6U5GxpG+mknQg4c9/RB23M7s+JVE/WPOFGGqdgcDqMEiQ0jZ7WvykW+To1sgUmuC",
-	"6MUMP2Aa2h21E+xPz1nPb2IBEeOztc8P+hwwHPYMY9Nze4ATg3iUy88N+WhEICc3tlnZJLkR9YZ/rFkL",
-	"Q+0s6OcXP4jlPF0156Y/WmS7WpqYSNMpTcQM8iwt43Xv3gFzpB6gr/eBBh4J59CEJ5zv5sEXcEbW3v0U",
-	"h4aMepa5ljJcHzi4BjAkdeMAYcu+sYKayDsYJTNZ3Koiiee7VVfjSG84PXUqEdwQZhHmBzJPQnuN/CJe",
-	"SYe0NsxKQwOYm/6FqdsA6XcFNI0EV9znIcC/UUVtoKYjZtb/QCCHDXQLgZkcEgHqVlDgIwkflBHBE/MW",
-	"LZUNsFyOm26A3m7MhL6UzGWcZuzr91INNB6rtQ+Nx8rnU/1eazbMvNPnjBEbC8KdScGswtyo1pvg86nW",
-	"UygbdTL8F65yLuAfvdsxfiBoQAhDUxwAVuGkahUs1nRJZKh/FpBpxJXWCmvfkXk/hRhEJhhs9rEkHdR+",
-	"fEyCdqEfHFfQFnHXESTc7D0c0d5Ez2SvZeBfaQ0DuAYEZyMNzgc+0TAUpVfSK5mf2Hjue5Agk5vdhtaa",
-	"zJl0+lxgN5BYzExih34UEOjp30H6K+Ngyb9u8T2aOUuZvichnaq+00ZmXi0hxZJAm5IRZ6mMkX0HTNGz",
-	"JWqWv2OMJbKDOog82rM2DGwoiBy7bCFbS0DLRa/to37hWDLl4ZMXfoQobWM+4iJhbOaH2AfrRS/k/iRz",
-	"6SZs0KIluKQok1ZQodLOZ412VKaGKTOTjf/I0Ul+qXYHJSeQ3zaQJ5BS1YEJgboDaFUK+NzUPUFiWYB/",
-	"/g0aaXCoqWeewF+LyhJhFAni49iwRSVd6rrJoEZDPKXh3FT5WL4agFQPyhclEtcRiBam4Y1LlncWvmQl",
-	"WpJIZ6RMqoSHpvUkeosy4iVHEWHAJDPFLsZgz6cO63YSoCZl9VKo7i68JYvFTg7NTO4OZucABXgudzsI",
-	"ywkgC4Za/sYJV5gS4DKlErTEnNScmVkfDvjXMiJtzhSaim1QnC6oUQak6RiLhWfPZLXnZF5HwQ7k2Ka+",
-	"lzVvsZjFQwI34ZiO8ku2ZDuDy3gkMFOGN/HYH6cT68OuImy0AZMUnWsGk9y6kirSg3IxPfLoQwWzstfB",
-	"tUUkGpA5Z0FZY5kdnG0hY9dhzzfEUvX4jBXAkttKSLBdZK5PR9IClSGYwPS2SRmbNU1AfTardSSsKa99",
-	"JfexzaWFem2a9DKaUlqVwCpkOxBklTjKTcEB+yJ7g4DC0DMAyut5Nr/S3BI1e3MY/cIU7DFtqp1+10HZ",
-	"Gd1bZsZKVfKawxJ10lKfvsKhBIiNBdCIZidCMlOHJdFeoG96T2vqvXJd0A4xynx6K2YYpUNuzQTtvYRH",
-	"5VwjhNTNtNheyQ6osbBY/KFssmRdPo7wgIZUQcDfxJYpcJJwynwE18pmkBMT7OJ3HSVATnjPsrQciE2o",
-	"nfGK222OgW07zHCMMD+VrfeVmyr5RfY2cOnjhjWa/HF3t/OeviB7LnYhp1i+Pz8wyqXJ+51qiSwJcgB+",
-	"pXUtJ8BP8dzphr1xeOCmzOnW6YxYgxFFWEgCpqKL2/e1oQCjhLPHGU6bynxaUstcg8mki3IhyE/SlXDB",
-	"KKBDcGKrZLE7RqutGnUXkh6D+W75KynrxZKkl14ySXrnLS5B61WKhqFp/4assUHfrUYAh0DgcO6uExkP",
-	"h9SnhKn/j71/XW4cx/JF8VfB3/PfkdJu2Sn5kjdHR2/nrTK78uKynV1T065jQiQksUUBKoK0rKqTEf3p",
-	"xPm858O8wbzIvEk/yQmsBYAgCUqk7KyeD3sipjotgiAuC8DCuvx+NwAVaL/2SWSEcZFPZxpDUAe0W1uL",
-	"se2fAniselODzFnmcYt221PvJSLrQxiKKlBQ4prLxQZbltIQQT7M1U1DVVpAWR7hHZwkgk+VMNtK4f1f",
-	"cpHhBqCWUUls4VHpDNOn+UBtqEnMS0tqQKRQd2R9IR+zhuJyRlMj6aHgWUrD7CZeLPLCaFFuACwaXdUL",
-	"B8vYvIzhTvhV15gU81uhtlZv3/RDQE2mMTTsVsQRnKtqGSzpGnwz0CvnmmQvN3S5NIIi8/SWrW+Q6rE0",
-	"F/gEouLhodaRMR9P/QSXzXiBIVtgEQHnM96b4aJU+oTRN/BZaZcBOjc+Tdh+Lu2HYXucOZsO3OiK3VpX",
-	"O6Pyxhg0ZHnnwnpmtEB5knqiJYH1Bng9pdF/QUKxXMNEWbXS8Z7XLL3gHisZZPcgVKqwpKIfGS2gCAN3",
-	"Y+z5xt4IlTjGw73BnmvxA29dxVwHaWNVq5uuvrCiQcU+21cRJeOaASCUxrUrOcXGuYRc9KrlZW+wVzOE",
-	"VD5rbBnaJVQ1PuwN9iqmAWhH6Trt/OLeg52fzd+lu6Xz3OUHG+yVb3dOsdINCVx69RvTniYCw6sLvly7",
-	"dJR/LrXHr+dDeL2rkWvqLKtV63D9ivKrMRpQW0Vwhqo2uWdSoso62d5gz6uraQCIun6lRtfVkJAXZl76",
-	"oaKUOL8YLFE1RRUVAeTWPeEh3Np3Snse4FmKUWCVI29vsKdOGMBsdQ8KXHqVzRvnprTpQuSasz0Wf1f3",
-	"suJJaTsqh4mXBrIWOWJ8r/UY45K2Cc7VgZvAiOoPtfqydaVCQrWNAu2hR/OaBxU/ctDHyFtMWoH6dY5Z",
-	"FKumLGJOM3R7LuhyqdprciItZGwTLroqpFEV32ivsNokVacPzGirI6w5gxALv8ey5zSu14Nzaw7ZbTX9",
-	"oEqf6cKmLq+fu73/3FSzFEkcrg+W+TiJ5ay5inMod26KmdcxfGD76xdQrvZ6FbS3Kd0JiyGulH05S+n6",
-	"QEtO87tXKV2/NoXMqyuazLNZqhTKA5mPMY5kAyiHKXxpytqKRDq/wejnlEmR3G6oRqRzTbqHBbGOr9bD",
-	"vwZUzBc6FuFrW8yQDVKyDbOjUVS3veiVhm0vNQ7AdsySygRue6W+hre94ZXPrZAnHrHcOgiNwrTtzcZF",
-	"DCgr8M8rb3z0GTdYgzqngmY0EdOckR5gVZSMFfZShK9MGAO4DvBM4qWqFCzdtKM17ZmeDce/iGrLe1BD",
-	"/K7tPfX9pGmlDxrDhJxYy8rnPMdfHEFIeDOEiJrGhMEhiGda5Msi8GTuNwF5bQSG1H4GCtZixKPqBKBf",
-	"eyDy7PPE8iV4qGccDAp1azRgloHlWQhIj25pNDa0ARZNas4KfxCUh3tiuktMHL62IfDH6UC9NRM6Sxmf",
-	"sab4SjMjiANKeqAHnZJXLJExBDnxW5aC6UCSV+S//oM8f3xC/kCODv0RniaQ0yzBt3uDvVfeWGiA8PGM",
-	"U5UlFIrZmEmnO/WhqLzqCIhv2N5uGJnXbJoyJklRZkAoRyUR7McLmmhc4XKo2fFor5QCsP+n6+vot9Hg",
-	"2MT3/zYaHH3t/8kbzP82Zklkg/Eq86ie+adQTCbaCYNgR2CXjAQgMYHtLObaB6wUW+vIXNKULlgGFny1",
-	"dZY7YiK026HBGZwkiuFYZb/JVgnHvm3GZXsrUmYgMjrR/9+y1E1CcoCudwCv3IUXc9cw8W5ZF2Z8mjIv",
-	"uvB8PAQ2YjUjwQzIwEyJ6WAX+MNSJ7sJQlv2UcOq0pEvtDIE9k2H9nRTh3akaLfCXeWA1RzXWOCUcDal",
-	"WXxbAknzZZUMHoL4dQvKb12sv8EsPgQF7I5TWmFo3nkdbsnwqa0nr3jlySROkoJBuiNronqv3Z5xT/Ki",
-	"Smf1h51qN/Tu3pzglpm7vIp0E3UC7ELcMsLFChIPIa5YvfZIEqWYnBI6RoRNdEbrR0rjzCgezaYnrbN1",
-	"anO3TbZ8UILfMQ5BgppIfteNZkxlvLXB9hsvofRXJMFuIB9vhTvVJQVwmcTZy/VfgFO+PpdqFCXR2apk",
-	"vCZIPj9A8kg1H6Snrjt90I4gMF39hIOhw74Q7++AQD/VlEYpnQBAHSNLTdivXcRLluovEBZDIMmKlsP/",
-	"SxlkzpUCafI8A/Zs+4Bt4iIHK/HeQM/kzxtE5SLncldq5G5nhw8AjqMJVjIH6NlBfzuFMFP8YYEJW7jy",
-	"SstqGxP5ZqbEh9mhtw+xzJPOB76xDvvU2ZQtAIDe/zDn7XXJAkjsIuc+ZTLnOnbN/zGtxPkeVmFErAHD",
-	"vONWXvRJd8A7qHnsQ39RVx2v9v3tIOvBG9iZttMvfvesxJJCfhvl3rBEwiA7HS9a30Wrhxl8v1BaVbEq",
-	"GgXf7o0jn/4KXtYyHomXnSmFD0m/fwgfwi4e0YySVB/7kzgxaCJtT3Ho24VY6Y55pioVKx/lrP4uYrsh",
-	"m5FJ1uARGSeUz0HNkITKONJ2T9PlI1+XS4t28+jkHDyobQbcWeubClaVadXpwdblX7TDzmwxdY2idKGm",
-	"oypBLddw08JpXgUbmrGTqqX3rQoyC03nkVjxgxqhuJ9L1N2KyjW9X0BoWL5MBLVktRjuDS+VJLsD5/DJ",
-	"cONW5md9wNCdqRotEkPItwVYTfXBrnO6iiDPXRs48t3GHoQ8t7QbNouDWH3GqAzXPtp5BXhtqZVdpi78",
-	"lm/Xy1LIeCZSrfOClV6swGKuP63RtrZT2cW8wRSfitUjiXiMOhxVo7fAjupubrEuNipvaIe+rUcUw9lm",
-	"CzajX2LKrbpG1nYAIBvAjACklGD6c9lMukzjkJHrPToOr/dMehvlhC4g5F5CTLYko8ODk6H33jLPywr/",
-	"+cXr/Q9vPu6PRideIAO4VbzfMJ/63gGTqaVrQLRwqX5Y6Woxp55r+R62uRh9n8BrXN7ddkAPQ9KJd5OT",
-	"BZFneU/syH2tq/F2hN29Eok/RT0UichTNbvBv1xcfPfdy5eVtPN/Gb09fH70tOwQ+Je/Dvefn+2/pfuT",
-	"n3978tXrB3iXPD1rwPgF552SrwpESBRHL0hgQCcC0jsbjvoDQOyGbLZU/3ioftTSAD886w+ueVAAVMCP",
-	"R6pUFLPsRl+ZA9IzkGMiNZhjCP2tbsKfX19WEDtNS9BVappQ2uaKb2rkKfOxiqfTqckzUG/Sp/VRevfh",
-	"Kbk9hFyWTBKOtk+bz9d7c/G0/8KgDEqinSdwEr66IL0Pb0HHenWh/pEWkauAhayj9GR/AHFBizhjqYSQ",
-	"VqpNC2Ac0vPySELU9AgqVP86xGHaYiN9lzx9z6dMNurDao3IBumAPJZ5DJiExudpQ8J7GbvLTOoe7sCp",
-	"zFTTBoTxW5aIJbMj0y+dtVsvHTaA2jMhYoVZXk5suo6zAj7IHp7vgjMMUOWE8SwFMPNA63sBtMZSmY46",
-	"a/VYo1LqLWicPoXQaKPNDAapoZV6/y55+hEra1LwK5tNMUabFVm34lCkkZ8vdzvbe7GVfNUxeiJ5H93L",
-	"LcUj5qGHHu6PqWQRWQo0xZrhNBuUXosmLt+Mcn0OFylvcve3Oe3fJU+dg16D8rTFraEr/5lqOkELyEmr",
-	"qPKQkedDSEbDPNklBeIrgCUHcHMof5YFpJfSFeRXICmTyNBLM2M0AS8tNjAWvH9gkBJsXEwKYgAZ02yp",
-	"MTo9wDtGr/E8Mu1ob/fQk9UgLxL3zTN1EoXUf1ypLe+I9HAXXjAA8yNxNCAskQxzW3l8y1JJExJHFl6y",
-	"hH94QH6Ms9k1D/QH39IQ0n2Q0CawQh042QBztjYDF+XYPs1LVkX2e3P+/pWfmKz0MX/Xjgc2DR57Gkt/",
-	"F0qffHd28fLzxV/ev/nxnkZvgzjZxR3ryIFZy96prI+Au39Y5EizKnHxbNvJ/IcZgra0WNhYwWssvuuW",
-	"4IfpdFc5oOZCvrGa1OcDwg6mByQ4e331f50NR0FphmMPKkJ5tvVr28N8qgOqh6VhTJ27ZLkn+yTQyqHm",
-	"1A4Zl7nU6RgR6UGqrJPPhgQCancpMuFQfQheIMaFzIRAgBULrSJIJCzezgHuOwGRahNczdakRwtENkzO",
-	"5decWECgjxefBoQL9b/qYDh//3r/aICIQTbLoTQdJuHSrOXgBWS6YgGL54hQyFqdo4Uwkx6sTsypmmh5",
-	"xh+P+6pdFmgaatBiTuIIy4yG/WquHujeIrV6lk1Wd0PLT1XVZsTMpUunjWOGn54h05E6vkaPknGKufsa",
-	"TYPqIB+dvwUpfnEm1afGIudRf1CuxjS2hyE/cBwC8o5IgfcUTpUiS0t9tQ/oQU4lqnJ8oXnKEZrLGbrY",
-	"wD5wmS90QhgloUhTPPV0p1XdC6COyuFEqFwjsPVw6YSRVuvCCEGFate5Mti3fJp1aRfxxaNW71ZKIw0W",
-	"KbIvIQ8THj2wfnQkb4AOxAKs2E6qRqKm2TVPmAEtLNZff0CWSS5JYHUVqH3gwH3rJxqBFMjNBiSwcJCI",
-	"M3OJAzRwDjzVSDNCheYNSkqg58/LznRPzbJ+To6G6ESNAVmbhmoXSFiEIa6EhTPBZHnX/Hj53XA49G2b",
-	"Sjhsx9vZAFGjLCofDYeHR8cnT576SruT6hyuJTbcTkql1cmKBpT3RmdXJBublnOEmn9lkO4ropskAMiJ",
-	"lB9KwBCXraKJAzgdFw5ZCMlYujDWvtZ3H9WKCzbx3QQ1NaunjX+hSc40QJ5vu+NEJ45p+Od//P0/+6cG",
-	"Ywnvtnp5drmb+kIj3uVRlLBGV9O3jgp8KDBZawm4lyJJ5bzRUK8eStDVcWOQZMxCdU72NDhcMIOhDPrd",
-	"TPMb78lbYgix10XDXXfjz42TXRjVOpgjqQS0j61a5pkuZ4N1IoN+vpEGAgqB8SQWaYsAqisq5+em7EN7",
-	"MLDJzQO4m0GXFiQR7Ywq7mRtdTI9QMRi86Kq+truc1/rHC6CLvGqL7EaFp403GZQuQffmtIaX13+Bbwt",
-	"Jav/OOY0XbeIz27wc6KREnSqXQTDCSX32m8zdpe9AHXJImGnSOxIEzLWxxW5dOy4xog7IB/eqsKvLj68",
-	"PSUfP3w4v+aTFFmBx+uMyQG+b22ekvTevrt8/FL9/9Xl47dXl3hboOTL1dv9Z/DSPg7pgqZzQlN2zTOR",
-	"QDxPdEDOAHzINBO4JCShmfZbBh8v3wXGrNrKAryVL79nOGH7mrVSX/Ock15qt093R4+VzU0R+e+N49BE",
-	"Y9dX/S3za1BUaypbtwJV9Zkt/BXi19gXnWOyhYOORzSNoOxXTPiainRd0cPSNZkK5LT4HQOFOF1U8ifO",
-	"kmR/madLNZGTROSplzCGph+Ars0DYU5TTeUGBm6UEIsFpWEP1K1dioVxvUsGihiQ1qsfHgFicb+1/neu",
-	"m+MNYpqxZPIhnrDXmv2vCE15ctKIpO9YgWt+0bcfLvbPzvfBi7pVdwKGwCb2fu2pgTImoTBOyYSGmUgt",
-	"AylAJaoyrcdDyaoRt1rA3ENEXYHYGPerFWhnTZiOu6JSnQt38Q3MIu0SrfXe4i08iO7swki0VRBe2Xd8",
-	"Y80MsUWNbaJ+kwQUCekjqblkt4yjVR+BOOPMIsQdtOZ4au1TuVUL9OW6gXRMslTt8hqergRb1yoyIxXJ",
-	"Vv31QpV5mPhDn/CaOYCmVOIEHRyRYiTKMlnM1GaZbB26XMmYwSjtAAwLAaFc8PVC5BCMMpcG+xsAdNT+",
-	"CrkgsZaEak5Ozstse4egwaLX8kRr5taHuX0n3CCjAHapoRZnTLdVYx8fD48bxXTr/mn7135NXphXPHkK",
-	"i5ibIKzGjztBY3yasC/SD2NfgBrBZCBIkpobSJ9GsMze8fA5Llpv3m5N1zHfa5AsobmvqykRCeUhe2UG",
-	"yQ50zLMnx17P5g67I+S5t7zEt9xr5jGPth5l2OvvVVEd2NVeEvTLH2LuJVfkDSwsZySK5TKha8temPP4",
-	"l5yBSm8d9Q5MZsle+P7TX/YxV2L0/PDt0dmxX4GK78Xvo97vMuEGNqx94D2+4Bs2gDBomwzTilVUz1PB",
-	"K5qJjCZd+ncr4ug+jEm+c8L0s5B9KzJadh2WURTMUsvdWRqUV6kzIeXDRcuF06ENW8H3ev1YRj4GIQ9q",
-	"r405TcqeiOJhueuDvbt9VcH+LU3BMa5qcj7w2r7n/PgW6y+a8kEHXFYuXhB6aOexiMp+9uzw8GTQZmJL",
-	"K9PVwnW7BuRo+D8KFlREftqqxLq1DkrN3DDcu1kWdtjknAVW9wiZCDDEIOy53e53v14XMg7t3ND7S7uS",
-	"jbhpGC2NV6IEtixx+nl7ccNPfMbXSr+d4zdKv/0FPqgaWLqZd9O2rKMC+D/QeKOFCeEw52xdcNhbUne0",
-	"cDySJDAVBK4To/f29dk15zFnA/LmC5mIPM2Y9oZAhLE2mADXOJV9BHNMgUQIiRfAXRbGS0ZSkST7+VIi",
-	"zr9SMK55Qvk0BxIiJRGmCwmbZETkmfF3Qpci0gN/RgxkrZbXs18JPvltb8koz9U63dOM3pJJxFkqkPtW",
-	"MwaipQSOxmgGqYKyLGf0Zkq3xlCYcTtPmQRwGLCocMrpTm8yTLTo+l7IEpaud3pzFodzxnd7VYQi0bbi",
-	"zi/HWbr9QPW+KULB82y3V9PdeprmMqMho/xGXf2TSSxnu9TDptNdXtv1c8AsH613mp8pS2gW7zRaSPK/",
-	"y5vzeBXv8p4SwrudXsyXu/VxESfznd4TSZLLcCfBX8idpGehZDeNdnnV7qU7vCrSnQbI7NY7vCl22gBl",
-	"ltLVmKW7bZ8yT5azWLu2ur6ciQXF7PTOb6aM3ew6Nfr06/qiz+NvDbQdtRUwA1vtxFiQ5QCdTTMT2m4t",
-	"xmiQQLBQgGU/IEDABw4JrExMrrnhmNDcHpo9z9qnewGj4SwgNCPDg8MTHUWHTZizZQax8ck40OERWJf+",
-	"/OSaI601Vg0gBxrJi2i8OdW4XhCJX5UW9UcyOiT/9R/4oWTc90UFoX18Z+CVus8jpIAy2wU9pqJHa4O4",
-	"bplPjf7zj983z7Yf325abuWb6PXlmd9wfVsteXhyMnrut7n4Q6jnWcUh9fn7c2/gj6yMnYynvnJ326OB",
-	"5xDJO4+jpvG6rN8o52zd3oahhnybRRgq9H3/+1jI+SvBJ/G04yoFrsF4GgDV6VxVE2g2DVk30sZRwq7i",
-	"BRN5domMWj4HADwo+Ec0w4qTOwOfISnL8pSD40gtPvD9EhmmjPED8hphQ8jzYcle9XzoGIWPnpStwt6U",
-	"bJHGjBd+l81ALEVRNRMztv2MuoJCdYtMbZxMfeUW+ebyAx2zZEcoEXOfLu69y2iyN9j7dZl4E2A7gkpV",
-	"N/g05y7KCOkFac7fRwFEwlJzKewFBgMqGJBlypAVnYtVfwB3R3sSJNDzDb6BZn+AL6epNWIVoGTsEouC",
-	"DduMZjWqWfLvATEn41+1fR+Wx96LvcO7kRP3i38d3x3uDfbosbrHsMw78RlbLM2tzopKypZ7sGnejNeO",
-	"w3M70XIBmYMdcOrfRKX/QYQ0UevEZ9VO1EOyokmyHyYinAPDw4AE7969+PgxIL3D4/2ZyNO+zUZTjXgk",
-	"kQjiV8EruIyj0YvhsJxS2vvrcPTzX4f7z3/+vw//Otw/+rn/4q/D/RP8yZtg+kFM4x3Bsqx3tQvvf5Xm",
-	"f0vwiyGOK39mRZP5fsz3QyESlu4vKc/S9f7zKiLC4XE3JcI4Ju1H/TOcNQO9Fk38cHg8PNofjZ5ucDZ/",
-	"5s1SEtGMleGOeI4Mt4SSRGT2MIK61gceTKiHiistIAO25/1r8hpv3uU+MOEsgTjVZGPYF0A9jvkUmWdp",
-	"yqw5rX0YygeRfdD1+f0m7YDpKriPnXPluuBrdo5f2hgcq2dKAwS7clbJ9rJDYdF0i5lrEHo7sjXhN68+",
-	"MD5gMQ1V7IHie1tgAT+ITCPAdNIB1PLSjORAcdbT7scl02AKSo6RZQ74pUIWLzOd3SEh9XBCOFvpW2Fg",
-	"ZyG45j1zb8NHpYCcgExZppTHiK7JHwg8I0k80Zkkdj2cIv6wWvbmoFhSmalrZAHpST7DLdDwTWHSJb4Y",
-	"y0wttERkvsvd5q3M2V+fbN+9N+xzVzOmWvBI05CuB7Ct+Xa+8qFnUPAOh51R8BpRsz/SJWYw7BIv8l18",
-	"y0hgI6kC2KLnMY+KH3WOUBSzrPRc/RCADwHTCJNYZjoPS+dFZDN2zUEGMTVPnaqau6tMcG74xfSJS3rI",
-	"+Y2Jb2OIyPel97hem1ZbrDGvbMHOg23ll5zp5+r8+YrIDu0/9Tpm2U6faePxU/ON7r7qfbTJDfcR8m18",
-	"cVk/zgTRQP6abhGYXF6QoHBJBZj1NM7jJNtXi1ZNiiS9y0+fP755TV5dYYLOgCw4Wwgeh+CDuuYZu1ML",
-	"PnDDHQK1VvRHiGSFHSc4/3JFHot0Kh//JtLp++jrY+Mxe2wShvbhO49/U//zNagwcNnmwp2u+GLZr1gq",
-	"VlvzH21ekpawFtQgX5xsJuCXKItpynSiz5XwoFjxfUiDM6lxUgdBo2zHgPXp5NhJsmIpsyg44FgEwmUY",
-	"Th8OQQ38t2hMXU5+hhHIwlnhrq3DX1CY7IgAoL2GV1Ldf0EC/EcAxLMZKZIEKxlapyQwExoM0AY4Eek1",
-	"xx2C9CRDs0R51gnj0VLEPJNKpCobhK5mnGcWKkTV4Hx4vL7mHEkUepREaT4Flj9+G6eCq0OGJnrUEVke",
-	"u+nsWhI2LVTyStvWNdf7FraLsxv0kg404Tqw62t3qjrWmHaxmgRknbva+/T9WQV8Bru/VyTMGR4323H4",
-	"wXyxLOj2jbqQsyimvmsAzxrpTd6KnIPAGZ4Fg3r1SGIiAjI+ggdajdaUxlxmZGU5OhLI/DRW4RK9Sbyg",
-	"U/Z4Cf59/Pfflqz4Y8XGS/vHNJ6Uu+m+/BCh76pPxsbriWA1cHO666rkgDjhtA6iFrjypgfYtK3XmTnz",
-	"bM6fCnrNhQYfCanMJOkFAHL3PVsHmN8RcxJ89+aKPB4LmkYIgfdYz+jj3+Zs/TVoFWErZ/Tw5IkHeFis",
-	"WBpSyciM3ZHLd2f7hydPLNSMEoBy759Pnj2Jhs9Gz54dh0+jJyfP6eGEUToMT05oNByd0KPx5HgyGh+O",
-	"h+Nnh4dhNDqJnoSjk/FwMhxSQAnunkuCeyeMgCRyJlbO0PUET1ArRpMm0DuSMYMBJbE6p4o7Kr/m+Jbu",
-	"IJKYu4fKAOrnRHBbn5g46H4wKUlBVqpp9a85NGO81ikNaJZ1UQFhA6hO01bpKexQ7sC8rM3L8bPD0dHW",
-	"UwJ5Fd39QH/ByoezTpwb3ObcxY/MBEzWgu2/VeR8F9vO9ij7v4mYd9tMPAkynJLvxIL9+oDh7ZUQcNDG",
-	"UcGmSYI5MffJaAULZLqLOVa/ZzM+WsbO23FuliI5i5dbJamSWpSKCYPAapo4TOn6rjJV9zZIKrJhWoZe",
-	"XV1dpjSNEiZhkavWGyyVNMIrUZlcvTTaxdynrQYbdN96879ITHxSSnhEUqZzlpc0m6njoKw4/+Pv/xn0",
-	"W+33Ip1+qgnpO7tQyPd6ofy+4nqKbuBVLJnDZK8mHbO91I66SiH7SxRI6zr7yyXvN+MkHzClGyeoGLot",
-	"8uwXYp7vBpneKSVpHSbsR8bmDbxB34S/R3WtibvHbId1KbxlaRpHrNtnPuu37kkThEmuaObZmnz9sJxC",
-	"5gA1LSjNWUEsVAxPlwQ3NUQvlS50fz/0gvH8BvSqDc5oJy+9Gia7omurkMXSUiKUfZU62MRxHdlyEOtb",
-	"aGhJIlaaLT0R4bzwTqvnFWjpk2EL9Wl3p7TqVCl8uMq/hg0L1IeDVswZqsbzVA3xg1R3D695AVPhtKna",
-	"5fZ+dCWPr2kG9q5dWHx2ZmoyNEfnLH2lltLOsT8AktycWGL938N7+r8b58HD3WQ7tWnId3ORdt/4y9Pb",
-	"guintDU2+qXtmbKzwNxbJly32hYxuG/oAxT+1HRUrhib+49z9SSi6xZsJV6Bcr7bQbr+z2LePqNmyupW",
-	"C/XEph+pk39ARkrJL7QAfZrpuJrDbUE2jgxUDM2Xn4l+qL7xUXB1uGaCPCWXufp36UNPN3+nIk7Qv+Lb",
-	"g3tuWFat+0asTQ+lz9YW1ZboGlXTjvyIJUW+gzjs1lXP7n049LFOGH2+E2TTt9LNm0KgWunY3vnS3ucH",
-	"gaymHe5tY+aPst0KTuhFyFtQ7Qwx3vQD/10eKe4agzw2jzbEmOlhsVEZUCd2x238prG+2EBoITMRzqEX",
-	"8oXGo15mAelZ9vJTDdp9ywYQhQ6w/iRQrXklJKZoBgOsAR039JaldMr6AxKIJeMxn97oTNuA9PB7E3B8",
-	"WDRMQHtMNTCS94PXvPJFl77gRuSqyYbHFG33xdOYB6Rn6uyTMctWTH14Ja55EWzkXJIGJIilzFVzMzpn",
-	"HHEYJSuoUtXXNVgpAH72NJGfjKe84m7SQwqTZV5weA9u4tJfIgfkZfV1pfyXh6/soykqronXJ7Y6d6Lk",
-	"yrM+OlQn1OHJExLOaErDjKUS8HZhtWl89jRPmDwgr8RiITBJcpwyCmwnJhROAv6suiomscz6CHqVskku",
-	"DXHQ8XBYBdRuFaZ3ePKkvN0devpoCSV96As7EVLu4tfSHJbbj8eWwXKdsBRsF5rQFDRlxr1QDTR3JXzr",
-	"gejrduPs9FzqGxzqAXBvqlUZxRBV0Sc5z+LEUHyeanBeFgUkRg61fcGTtes+hSr27BD6w4tFq7kvIyf4",
-	"OJbCJI9YhIxtjwiUL3uYnsFFr8Wl6GEtaXVu0Oq8bIVbqIpPk63NFVbfWVZZrm5AN03RJo8M8IO9schm",
-	"5a0SizRvIR+83FSfuc7pAgfBelAAgSPkBMT1AdapGicboa1eeSSLhK8XJOCMRQACvaQpgYF8cc3Vv//x",
-	"//5v0hP8ndpg/0AEhxbBr2nBW8yiPpylUCwYkGBJ0wB+gOLBKQlMyGOg23rNe/hNknPwsKiVwKI+vBzO",
-	"ZUD+SEIWJz3zInlM1IO+OQYdnqhB9bC/hnhcVZzoOARtWVyI25hP9/X5T0IhM0RDcGp7JAmyYq0gaMPm",
-	"zc2oJFxY5YGsWabPcSVXV1amVMuhC+S//oOU2uWLZqtAVTxY+DOuWJ9GxUAPEIYFGJGXZKYmRaKdFhjM",
-	"esjOWKQPucRcNGWEs1uWkrHIp7PMC1TUKQhbFa17pD6whfA7ocpjXnqr9VaEAtjFBIQS3u0NWAKd7Ew0",
-	"nF9qx76TONEO4SecmxTRWqZiq7dlt5Z26thusezOLtPlRY3A2AprsTxcybgp6t2u5NILx4cn7eRNk995",
-	"F8TWdlaZ83aswKyxHaCNbKC+Xav2yqdXkl0gA32gGemvzmMpmL/UM2eUSk02uJFlEB67VBzRN3JcnbLa",
-	"nlHskhuP889av6op8cLV71tpwTV1tQO0lvtaC1+1+WLtg419vcynUyb9PEhW0aAZEMyzRKw0H5ZmjBcx",
-	"z4CbRSkNhloGj0yuLqNOvJOm0ISbuLQfbaWnLFOh6SD+SLYrJafXXOsYfyRGl7E1nOpDWqsZuiAqGWYf",
-	"scrGMmXIAOiegr7j/P+ceLueeD84h0Nd+ECXaxCLAaEQtLOgCcHhqmRfPDt4etL2/Lv0RtRdzXQTZPwr",
-	"hGOa3Wbbtzuf2u0PaRegsxWY3z2cXRtpWq3CvFQbAQ3npQgk06LtSKF2aXbTD2ADOlf7z39LvcJzm67J",
-	"L0a9A66G3iPtrUfdQcoi5VdPthPrevcwHVth7ZzOTUfdAbjQu2Q2Y9wbWdZRj2hWIazm0KwzFAJi9IvS",
-	"7DtqSEWlQNWhWVn4oVBGjO7gyH9t621xhH6XitwTqVgcdx1taM7h7DFaZfc8FlzFtGmpO3HSRlDc26H/",
-	"hNwlprmspzoI6imTM7ianqciysPuAJ1NmmXJHuROUYuJlh43Uea9dvOSYQYSegzb3oOn6GL3dpYxlN5t",
-	"SqY1woEXyHzSP2ZTjw08baFYvIRCvzObQcs42GVCtzoDzxMPZLOLho+joCvbFkr/uRyvVk/SAlMX5CWQ",
-	"WBJAKGVREScXJJRHMqRLFpBesBRpltI4M9mdQs5lKUHHltZufFW4bLZ0S9TG55yqDr+GuEEfa6b5fWM+",
-	"JZYCTFf1ryuh8RN9zAiqwCPpBHkX2RqJzjoGY7pcCi41DKpk6S1LyZyxpSRUHX2z/gG5ZDwicXbNqTTM",
-	"/sHdPn5hP1NtCBAzhUoS/Al++GNABC7xH9n4UoRzllVdS1Lk8iZitzc/zY9uPz375erXi2P+Yfks/DEa",
-	"Td7JJ9M/06P1GzbMv48/Zyf/+su/rZ6OW6DSFuNiRskrPGo6Yj41SY7+BOoKhlB857jgkKiScgJ4nWNW",
-	"wDkkQsz3aRLPmQSdYTggnwdkNCDv1W3xgxpQQCkHF+U1r407zA8OfnXMnn7/w8fj8zJgyF8P95+f7b/7",
-	"8/cfP53v/1sjDf0G5Pkrxski5nnGDD3CIuaZ1t53cEqUoQsaVq8lHOkWkatk26qDJhNfzoB8bszQPY45",
-	"AlQdxOgeNqCxQgNY0IysZnE4w8RDUJrsNbtEFVIWixaXhsZAqy6aeWMl92an8uiJ/rmBPNz22b/6hct8",
-	"saDp2pP/a1kePReoT2zFZIbc9a2BQt6YCn0a4CLll5Dx4PE1LuPo6GaR6sRUIKslMeyQk5ilwE8bkY8X",
-	"pwRLQqt0YWTXr77inhG6cjXS9uXtQEVFcwfuQPlTkytDXde3okWcZfdzItPmWO43cCGzgMllHtoiYXtB",
-	"lyQTA7snpmzJaCZbT68LUlCdXfuVjpAHa19lOszIyU1r4oT8PHkZp9nMI1I//fTTT/sfP+6/fh1A1rT5",
-	"ISCP8d9BcaXUmdBTestM1g7NyCIPZxVTyfNnw/3h8f7o0DNh7u4/3H/+82/HX3v7+K9D51/9P/X/5D0L",
-	"ophlHS2ur80rvkG0qBA+WYGsMIjtzNMU0p+dTP77yolBmKglP25mld26AiYJnXZIxAQs87cJ9QZRtHZS",
-	"vhO5lyhFr2g4xrjICjLuyO9o7EaRy1uA3p6zVAoOF0QnTK74wDGIqYd2/86Tgvj+9f4zky1Oem8H5CMo",
-	"SF8G5GxAPvVhCQGaSnlFvH0goKZKa/4y2j/SBnsxISFNGenxPJUxn4Ia0C8xxKvhN6zN5eYd//jtM6XU",
-	"xNq7krsn4VAXMuSPPnSOhvIKqdCI2f3VrOzSjmEWx7bMK0N/so3S4ttw7bRcdAuWzUTUksnlIxbezj3j",
-	"SWeYsBSwjHdzNrpDZhvtUJ0U9W+7NJe74oTlhBQycwG7Ahjp5AyiWdV/IQ+1fNfVxVswU5S++ApfK/+m",
-	"P1kpCN8v/XYW1n76jC0rOrYjqW1XlpUi/HxY/N+2QPR/hrAVM/aXWFLCOOCWHB8eH1ZiOIfDrgbEzULp",
-	"Fb7iGKlz3wK6dYWg5vMbXwen8S2rnHB/PvvkLbqIDS94UfaHL+8/fdpOk4vtMV+zVXn7pW1flR4xQNrp",
-	"4NVOKH+LL/n0CCD+lE22owagIoCw1SUMKvkSTFHahI1J5znXtKKlQ+2wBbun1wDjN3xmcYtMpYTyq1ir",
-	"mWlMkzc88hotrA35PBUESirhlohnFLEIDVouWgkip09okgC88yRlzITb5ctpSiMW9aseoGVCuWaKBEBB",
-	"yokaepqJ1MWSVp/fnaAPXlf/rltm0pyR1SxOWI0xjcSSqP9mshiBFgR5MAfOJ8ujPCiE1spbk8C/SVMM",
-	"9G1nIsDidcuA/mCDl04Nvy6hZhaahFemWBKgCOQIYXU3o7msyq+Wxht4zRvqG/vI664qQ/1I2rsLNCir",
-	"3Po1288yFfBjxtJlGpcoCJv2GN33hpu+sx14QGbNsEwNChq0DXDDgrt99ce+LgK2WBTbWPCyVZsu4xsA",
-	"cB/srdh4JgT4+wz8hwnzvUliiaLgaABFmbqx26xiR8HYMEpO5C88rdcnkjhcn+fjJJYzFr2mGfWZdqDU",
-	"wdIUC14QSvBHcstSoJNUa9kW8Jj4oHRrvxLU2eQnxA/q+B4uVuriMBFpWL44HHXKMrTtK77uXZ/l8Xpz",
-	"28ma9yMKwmtMKfKZ8yI9AZutmPU5MySYpXjwyqxtXzZYxQBb4Vk7A68/BDtDxiJaA5xDTVoOcOTQxf4g",
-	"dMgdfW73ut3Ke6d7tAHpMJ/Zes3Qw6iBinbTynfqUyldc0sXzQc29WC3pnuSQkcPmRS6Mc+zuTtVn4Ln",
-	"WOGC75u0OcLuaJhVQroGhGZkIWRGntgny4SGVfC7w+M6H4xruPzDz38CQ+UfetfXB/ivBnMlRjjAZOS8",
-	"40SMaRbOWAP2zw5LunWC9SbcBXa3TOh29q+LnL/RJb8O9jS6+mWsb3YPugWZvPRdA9jbHSzF27U9+kej",
-	"09GIgS8OklgC1OIxgf6RJOuYJUi61D94aEwJfPyX4kyvy0uXdDjrfzLn3JRxpYFpS9zNTITeJDVZRDTs",
-	"SAV8kfOCBhhf6Sg0bTDtEcv+oS2cejU1IXKU58hJZpPGf1aHxTc7QLHsyqPSBU0KtJnwDAhkd7Q0TZUa",
-	"XE9dz2WmrubqhnjqYsVCebivZuD5FkgnwtKF9Bv/PbCPC7qm/yucMb6vVvmvm+Aeq9weW++u9Xihj3RN",
-	"yasZ2ky6YCL4+cBwwJon46UJnNp6hzOM5BBkBHi1oPuFZEmnTCNz+dz+NAyNymo7+S9vT56/Gb582Aiq",
-	"NDYuXedDo7eHz4+e7rUcLVPHwLS6eeB+yIv8hhpDmB+gblmP1dyaQrxMxWKZNey4pv3ebOGQJuwjvfNv",
-	"xZkGaN583GAPAbzVD++aIa6rbqRTonncLvP01gdTfEYkPFGChckgcil4pBYxwDXG2QF5rUVQ3VzA/XtK",
-	"uCBx5AGSaxUQ6C4Bpc8kQpoQn91MUb/kXQNyK8LUkETeMtFqsJfNKJ//JPKPiN7hF7E4S9h2OA4TTIjF",
-	"nXa43ax/0RlGvxC4qUf1WyLlIUuS+8VfQAPuV8MOmi3ekP0wMw+VidsNMKE01k2gCVxk7UTLpoG9bzwv",
-	"IpZi+m9m/1xRSQBcgEUQ8rdTFHeZg6jBkJ1QmWG2MTKF4CtgNdKIjrvJgpM40NRzp8hDd70bzlEL9bYk",
-	"FI6im4/vH/i0DfpB5guTBPfPAH/YnDTbQs92Yv4Llduue0efhkXVgBFRlqfyumqGi3Dnp0JlZbe7QWn7",
-	"3Lr7GhiI3wlD4FbEITvfkglWzv3CNW2XMsSdYjJoFE8mLNULq1hzLNI1wL1XfxN/6pcx7I+eD3fKK+tC",
-	"BVfLsSz31+I6FOlBAzKjyWSf3ao9De8sYZUUovX6cDMQuyRPNub8P0CO/5bpL0+imBADvVGevLY58kZy",
-	"zru2U+flFSNwfvF6/8Obj/uj0cneDvn07fcWN6fNSTerZ6rL5iS0Ddlm1THxLcxWG8cueJ2txKUl1mYV",
-	"l78iL3jxj3SGWSz1kbwJnoUTOpaMZ/02srYZ2XNz/uQZJzQE+7CLgqLPRWjnI6kfDQzTuX4h5reMZyJd",
-	"N2bEtUpaM7KFE7J1vi809FrtrIgb9SF44ZEkcYSx3wFamA7iKEAyeGlQ8FKxkqSnmQhUO0hgQAZu0Hlq",
-	"UPrakREsqxeMbkAIdx3ubpeZCOdXd7ydL6jcMP2prWNfsGhVobqsRoCJCVlMk2R9Y5a3s9KtiuAqCGW/",
-	"sVtXbUSbk+nPeMXFUaSWSEK1w4P0ENyHkj9ffv6kHboDIoW6u0fxNAbDdSJk1j8g7/k1T9EyKBsdJaS3",
-	"ECkjDtlj/9R8OmbSsPuD8p8Jk+bySF5zm50CuUIkX6pT9nk1TWh0eHBSThLaR1/Lb6PB6OSrdbj8Nho8",
-	"/9rgdNnmKOIdnUP1PhNOFwWJFkui/oGvF5tcSPutfUiutavDju8lpFI7BPbjkSRzBsl0lIAIArXKKdFs",
-	"o6s4mxkeaLANlTs4ESK6+SWniUm2LnpG93/9Wf1nuP/85uffhoOj5/6sLsckV29jOBMQ9iUmhOo/iLF8",
-	"kB7ASp4MByQCNtEQyJ9ERihYt/XRA5GfsKuVY/I7gt26COgu7/hho8bqsR86BlWxgsspSI4Q0Z+qbAfb",
-	"W9Te9lgf10wscUxTIDd7JAmUJz1NgE5O+qf6mR1vTOsrA1m7AaOHbXT3f4bR09R3wSRwu/vwSEwnH4HV",
-	"M08yeUACCC/XZKla+CiPyJrJx1w449JTlyWU41MSrJkMHgdcBP3Tax4sGOUAblveYw71ntI3rKzqwTjX",
-	"2K7wYbiC4bRAcH8f2qEnBXg5P51fnpKAL3UTP51fkp4aEgHZnc//8fd/Hw0hLVKSiGUpDTORSjL8x9//",
-	"/Qk4KJGG0ag9el/rn5IgY3eAugeqG7vLir4OCHdy3QbgeIDQrQAi1DTJbJinUqTa9Rl8iPk80Gm3fgZY",
-	"+DLzaDKXdkfS/E6mqPYlYasO/CH3MHvNu2WzTd6RHXdi7llVk09CSUglF+XgsBW+DV96Y2nNTPvbtaRS",
-	"xrdNrbbi0+A+DkXKKmBpWyO+8CW3bqcVA7fBvtW7wfsCYlpSFavoHNsNat5Kt1vmoVTZJOSNF64Ce3yb",
-	"7c8uoE3bn58Q9EdcVXphkRgwuWGPCUBrwzklo4ODwBwpQfmYwA3IKTs8OBgN1d4nIUn8BrfOgGhioECf",
-	"+MEpCRZ5ksW2gGqGGilVyhzppeJq1ANCr7lWa9URppW1w8FwOHSS23EjvuEiIJToc7ECkw293MNlNNgr",
-	"NVYdck7T9gZmwrHOCiy2qahFKok7GRfmPffHT9AY9xdMtX9lGuI++qja6H1yhc11f/qJyU8CEk1+yLXD",
-	"oe4lXmaUb0dxOCtK7uqpAdzvc5Yax3R9r4EYybbYa9/CdwPD1OSzkYxn97HTS5bexiF7BVmQL5dN+20r",
-	"fwI0tPAjZPTugmbNlULohX9DBVdAq89dYdEdfQA0iaMvPMMwj62BaI1RypcA36/2gNEpAA6DaoQxJqgv",
-	"rEyW5oLOmboQc7aygc1AdXwr4gjd3UnM53CB6xDNDHJmJLVoqQekujbhpYmqLYnSIJk5szNk5W/grtou",
-	"cUCFcG9zP9QpjuM2AIK6euS3L4faORfk42FznNuOic8ZvcPnvmvRJveYtZxonOfCHktSkUNGjtc1UJA0",
-	"oKkQspuV8lmh7D0atvWqlT7eKsO0qibEPCoHoZWt15UYs3PXXG3GrzRYG0Xoey0QNk9CQBrdmCGydiH8",
-	"0CSeQcbFBHIpzFCVT1RdQavz1GnDW3yt9NvLohGl3y9ti0o/X5jmlStmtYKvbcPdkdgtoq6y4IpxeJnS",
-	"WLKIyJlIM5LG44G6NqKNsKO14N6LthoqZOhNrJGsh6a8Y3OzHbgWyIpdDJZ9DQNiNHhesuwdN1n23P3B",
-	"a/qOlzrSMBqgXwF/k4TdxTI7JXO2zFTzIDNyp6CAjbtMfQE3uVm1vwRhI2MO+4k8IGd2DwEvvfWRxJJA",
-	"3hGL7PifwtkFS5XgldduR+UsnWO/F6WWBrzZs+LfaLrvLo0byq5LqKpQFh0flnu5zXPURe/cUaE0fawn",
-	"exSGxZFP56zrjBWFCEsQBNdQAgXcDxVLj8zHKC+9Q3Vp+iM5HJL/UTZdI1FYWTi2DVxZ76xIPL0jKc3q",
-	"TeqNhocn5I9kNDw4PKm2Qj3r3Aqj3RbbzdHwfxAtIESyME+RN4oo/eiUaKojEuWMPCURXUsyZhOhqSJA",
-	"GipctLodW9Ta+pKHUArg6zOB0CSknIyZtVhbDC/4rGG5UGo0+VVwdqqUC7omNEkZjdZEgFOn8EdU0leG",
-	"h0/2h0f7h8Nq4NVeq/w00BseUn1tXPOXW2h1kEtHzqja+HqB0n2D/ikJzLBpSyNwk9FQ7aSLRa55eERK",
-	"goiFqh9RoAZQvX3NcfiXVEfKMR4Zp2hQtDwAEdk8JwD6KUmAWHFRUDYyWE8hDoppMAwYtsnCzFX9gfhG",
-	"Wx0Ih/C1/pzz0yXW4/xyVjTCfbVoj/PrG9M0M1VX9opYnqpXYrHMdRpvgQf4gjAazjAkELecWJKqnq3P",
-	"tiYd+5qjkl3auWJYwXEK8Ww9c1gWR9+poTMBZPth/9Q2yt0e5TUPqoIdVHfJU5LRO/XBoBB4W0gfZxhL",
-	"R5ZJLt0PXXP80ikOw8ZbxAEJModzRp30dzTMknXR6T9UO/CHa57Ru4H2IeAKLN4PymuyaLOqbFBvjZ/O",
-	"pqi0Ha6Ix4jhjnC9pudPnrS8F5mB8FB2tL9cZfTO8/7TZ6On7V73N+DJ4dPjVjVUbeOlLnnHymlyJYyx",
-	"NDm+zfWCUSnjKb+ict5Wr6rq+QvIf0W+B7V9SZvKk1E5fyQ163uAmagBbLiUWFo/kDmamVLmd1Xy1Eq4",
-	"4MyXyO5G/LZMH24X+eUZKIjT2DWqSq3+thqjpn/cHJUkMwGcVKZ0NTRJjWarUJxEbE2D+yCyCzZpHUu4",
-	"U3DYVTUU1A0UG1RCSmVDRGmb6NEOVxc9aUUonzM1PzfLSCUsayce4ERIdqnu9J5zVD1zItgRzVYDHUMQ",
-	"FsGTYyby6UyfOzRlROSZzCiCI/XQ+kgCDDoKylq1blP92trtNlNbMx154vFrDSMdL7vyRpcQP7e0O16y",
-	"M1v862CPpuEMwrS8t/mQZmwq0nUDma9DIeUJYBEyM7KOqb9WtmGQH/ko7OSA6D8jVPEN451EdGAdcrQg",
-	"vRWLpzOtdWlo4L6XrcPnHpeZUtoSlnncgm/VEOuQTA1RnECsNIUWKnVKyakSvCSWGOdFgpyrhywCGcBY",
-	"ADRiUEl+Zanw53vu4D8K0ziLQ5p8sIBSG8Ety6W7RMxPUxbFZnrbLot4yd7bN73ovvTuJc3CWZd46AVd",
-	"vxI800n3TVavR5KIFScLut4PsTRmAyk925DkqkuOzMf72ib2CCLeEGRrmc0eBOB2EfPOHWzEENGZ/Vvb",
-	"A2Buzgsldrc26uWMJZMP8YS9E3m6wSHXnNvOlh1TS0sLprWIfXHe8ta6S1ZOCyAgBN/vuUi4grOBgSCj",
-	"JYgiKucYgdf3h+fAbth2TjcQLtjd2fW+2Q3dfKeQotrmUV7mZhpLC66MLho6FHQ1UatsrNUp7uKiqx5U",
-	"G8KP2qzT85RJxg35wgZEbEPIKkI6zhOarottI2IppAGhfvGCBHqTURfOCewhhlXO7ifX3JQhcTYgTJ0r",
-	"Qc7nXKx46S2l1mY0A/54dX3VZdR9QsOkmbcnKWPaztIwaM72202L6JBbZParRkIokTrb7CNJ1Ate0n6T",
-	"/+nJZd6FYLMDoEiWxouf1AJxDOdtP9QeYsOf6F/Fufi5xWy2u5zVwzuVrvkCY5Tc7A3SC3DCAzC8KkkE",
-	"g5RlztJh7FLfaovpvOa9wIx05WVtRoR955EkiMJZvuxaS8xKHFzzoDoLAekhHZPgybqvbV2ERfE4YWgF",
-	"VRWsNN6MSWqIXmi7srau4WvXXL+ndyqtlEFsP4/ctFlJcqXRyX1bIfkjeXNOHpOeaiB5TEbDYf+eJIlG",
-	"1Kvey51FfwNdxTdcB41f3XlRtF8Nuxpy7D60momEkYhNYh5jzDJy1J1/ufKFydQtM+6FqCM82L0V9wfQ",
-	"yD23VQ/QWllLb0ki4hcLL5xfQtMpkxkBcB9c4L/k8RJOv5lIIml9QQVk1Cmh+F5KOFN3LkmAHB+TbNgv",
-	"OU2IBgs6qN8ZOmv1xfgcDzfr+A8/PHKh9BE7PiuRZjMlnaAGeAcG3yhGRsdOZAIgcZwDu2PmR6frR0F0",
-	"U7tMWDfms6dPtgJtO/eMrgB8tVtIub/DroiDnVR13X//ie+o6nWt3F3ZzZufBs5yuGO62N12MTTAKy/X",
-	"94PBvG3GZKulh5o7jBm0jSiVMCo76LkWY+tb4GddCLEgSKjREZ+9Efr948Un4nKAdMd99wzdJGVytpsJ",
-	"N8WXLX2dEw2e3fzrL0e3w8Xhp6fhn9OfVs/GV6P5+bH8ED2fvKNP8jfiZPpv8SH/4e7pX1aVQK7RYTeE",
-	"sVIz/PIxjWW2q6HaSslGWGwo5BWEM07Jd2LBfu0KpDbYE+n0k/eC9QrWgwQccxdMHO6oYJrAY4CCJYyl",
-	"A6KUXnI03I/ougw0vg3frOtBQaVciXTrTvmJrc5N0Yad0ixGW6V/btXuuQ1SOoVSFUhp8MapK02I9lks",
-	"BHYbC/JY1/uwVFsoHIua4znc4fMT0xCs1yGkhWx7aNn+Ko5MgfvTFdsO2Oa1GNd/CvS0b2590NPV2f29",
-	"oKdrUnWAI2dvk570kuUyFbf3BAV7EGyy7mrAJBWLDyXP7Vb5n+TJJL5vU79JXoszS42IZEC8vSOQWms4",
-	"sxIcg4bJ9gTK6lKGcM3F8yJZBfqrl4n9peiXnBgdQcS/AeCXM+IPDvfVUSwfFuy2si4q7XHkyOJx1fJi",
-	"akLQFoDL2U/Kq207BpczH2/xRT/PVxO4yqR4aVeAFUdoW6KqpOXNtaW8fWNEFbdRG/BUqltOnTycSlYH",
-	"vUrGG3fWl1R2QtZq6/Vtb87cxUBv3una+rwlJphvmiyUVR1cutSc6uAOiolpMa27hE59g8F+eONs4/Bt",
-	"GZRSrJAnQX1Ze94dVNR3gO26VdTUZXdxVxq7pevtQJPMHl7CT7Ii6IpjM3CSU0dNZC5E4rlCXlA+ZxFe",
-	"D8l1PhweMUKjRczNHwvK6bR4FnO5ZGEm7A/qosjSUxLIjE4mEGxrMWeoREr1mEK+RfGu4CRWkuhyF0ET",
-	"NK8loo3Dh8Ecpt/bG+zh58q9Lkp6O91IjpGKhG1oOKLlqFsoXMQC24yge7PhG7s0P8+8ZwTGRjbEaH0z",
-	"apu4U2iGbnxTZEajgZCzu+xziFEVXiY8pXaoQqRnEA8m8S3rE1G8ZO3iOkXhVx1W246GOGdn3lilNM2T",
-	"e3P7SEjU9t8nvrGKqi0q2A2nJQMjT2aA6pPQKVjDmfiOgYsQos22gy7ocvY4i3J2NslY+jHmedYkMxmV",
-	"c7XMo5xhFGki+NRGlTJHfgpUj2G/jPJ0fLw162qa0pA1NuS1rvhoWIGPGj7bWnObxNUrKucmZzWJ1eb+",
-	"WoT34l3yoXjFIm2hfai2nJuyW2G69FN5PhOZ2FzkMqR8c4krtlg2pL3TdMqyKzpt6w9ni+UF5dOtQnll",
-	"C7qo9vchzcBKNiyxHVlL7OHhF02kLYEIER2Dn+LntEucC1hKDZQl9zokmqDlRs3nR0fLtN3Da/kGF29f",
-	"kZOT4xOSMrsPqMIY5Xdx8eXDG3JLk5wVBPevry6vzi6u+gPC7pYUUohK5841L3LjwEYTmD03eEGCtxdv",
-	"fvjj67P3H346ffnTu89fLv74ZDAaDkbHg9Gz05c/fXz/6cvVmz8OgwPi7MSEpuyar2iS7IeJCOeQfSdf",
-	"QCgNZJdEAqYow/xutPjLper+/kSkK5pGkDc5o8sl41KpOos8nJGEZiy95hqHD6v+W75Ysoj0hocvjoaE",
-	"ZmR49OJo2D8tPmZqyVaQyKC+NVFNG9Nw7n7mmgsesoFGh0xlBs0+IGcQhkSTOMKhdgElrRdjSVMJqR4p",
-	"o1LwKj5my2H04AQ81DHusYpAHxMR0gTzJqEzjoJSnDCZgDTWzIpN/6BzjmrTCY9L0LuB5Lww5nfaOloC",
-	"1g+wrMHDqD/tRtNGmxuK5kAPlFeRqJqyUKRAI6yzQdRifJyJAVG7+9sBWaZizAYmMEwOiA46GKiVxP7x",
-	"9/90I3eLUWypN6d5W5OkAUUztwtrIlTtvDF07tp+qFuLV0Y4NAd7Kyrh2YzySEwm230gaLrKtckSwdRg",
-	"vGGKNonObsFXQdGTAOJTJIGf3gaIQbSga7xzURLArAT9AQlsV+07ZqqCAQmg08E114+MZSIgPb0bpzl/",
-	"JJFpjpiPTNXBRkmAm0pwSgI1rBq1EYYzIBmdMw21ds3hwYJFMf2erQNf8J95+KAkfRuSzMTYS0v5LQII",
-	"1Rj5TluvuvS2jarEUqAzfusCDW4Pz6kukG7rYutqgKdNQl/wPHaQ93di5YigjUhFUhgaenmLIc7rhx3s",
-	"qZv5McVtI5jlRKQspLKtQ9sUP3dk+N6kkaYyDQSMX4C9wADnm8yeAaSCpTEk+GG3gLhCV3DO0lfqx4Nd",
-	"uTCrFXWKOYdQuyvx0QkJbIAkfgsnZJfK75MoYgeiiDhzW+FSK5blz9OnhhXySawKYOGySBeqT3vri7pj",
-	"tL5IqLvmVj+N0wpTf0NXmmA4lgnlnEXkH//P/ybLlC2X+t8xv1mmYpoyKeFvze8K/44ArsQo3wtxyySc",
-	"QHIeLwnEKA6gDIklmcRcB+QYQm38IOwR8DmwLNqP7VkqWXVuC868NKTqvnwWZt6spjOHTd4NGlItXLJU",
-	"7QVEP5Ehdh6v0AOCyCuZgFd8VItZYx6V/eQjSQL7x/soKAcjTVl2GftNYwkdswo15uclK25fXrMGy2ai",
-	"hM/23ZurvcHe+edL+J8v8N+zq1fv9gZ7r998eHP1xjueS5rNtvdLlVKDlCAgnoYKAND/LxcfBkUq0ZKm",
-	"dMEAqRot/CTm5XF4LNKpfDwcPT+cHNHj/eFwONx/qv7zTP1nWPzf6DEkx7YoSunWa4WeQDPWdvz0APiW",
-	"jpK0N2mK21q7IwGL12ODpDbybPTQhpRf2DDJOtoy9YUC/qzbadzzrwQ3CkiNBFJLfA2EoEfVXR5+vDE/",
-	"Kn1xangQ4oyM1ySO+piKYl9UWmScyWsO6csDzK0Zmxyc4n48Gg7RVy4mJPjuzRV5DC/8qcjM/2PgRxDf",
-	"4BpoeV9pY2e8xM6bMTQmx3rg4480me/HnISqGan/Ki3CeTen/Ad2y5J2bnl9JdbobNbQjR9tEuELN/TW",
-	"jxKdc5pnM8azOKSZEpGQchLSNI0BUisFTAIZT/l+zIFfBIDll0vAuUqZzBeMxNkLbeHIZo/kNQ8yOn0l",
-	"InMLEekUUqpYOBPolZKMZ75Jh5LlcW+zWXivoNiEcmXfP/3h4+G//uXl1i3DvD3QTWoeYCmSvCE6Lmyg",
-	"wbC3ejyiHklw4RGaJLBQOFr1zekUc40bISYkl2ySJ5xJeUC+g2VFdUpYSJd0HCdI1TJms5ir820qSQ/0",
-	"A7QQ6LsKScQUbAMinGuAwT5JKI9wStqJb3EUezxMYdNWZBjVsSPqLJlzsTJmI+wySePpLCNcrOpnMZyI",
-	"rbdk1Uh17pqdsSEvJc6Y+/lYEpo5x5pj/lLinMULpgNbV4YlU2+YaFQ2SC4NkV6FAMny3tNmyKt7vc+C",
-	"5hVWq2b4/ElTRKPkav1DwYM2gWp2sW43BxVrcbPui8Wsd6N9+BaWh8gtJ+i4SL9SE1c9/CTBesYsgrRM",
-	"g3OW0elO+KHN2cPae6sKDIi+AuKo29FuOmjI4V4nA+/28MIWfAVXdHqF7iUfYYG2rrmn0obQ6xUbf0kr",
-	"Cu4sy5byxePHdLk8kCKXhvz9sTp8Hu+8SduPFZqelqNiRxrYbblpS3c3jAb5awUJlbymPhiWq6qdHHZ4",
-	"AHw1PpYWhnP9iau4SeSgstJXgnfvXnz8WLmYDI9eDOvAvYc/A17vi78O90/wn///vZY0+zE36RbejSBe",
-	"MNXDSk7JgqVxSB+/msUhnYp20QBa8myN7qC7o+OdZhbmaZytreugcnB/g5CTZQOYUBKr7en9uckf1zRt",
-	"GkAL4BKqEKBHB8OD0ejo4Gmb5W504Ir1Wil0NzEPADxTWoQP8AYZUBnU6DBb5ZSYV24mNE5YpN5cpYJP",
-	"bRHSo9k115oiZKJoH5zGFbHlNPMX5VPWPyVBIsK5qi8TgiwoXxP1AQB0xSeo35i0FrSg0awYuVMSmKpv",
-	"sNYoOCWBzqO6SVku2U3EMhZm2OxQcKW1RtdclyGZmDMcgCUgakDs1JTG9ppjFGCSslsxZ2Y4WHQj8gy/",
-	"hklZNbRQPWqwR7rjhzI613Fy5eZDEK6v9boW/CyUMl+tAI3aj3ox9c6mWuz9nNtMqoP0i2TpPpTUPE9a",
-	"JIF6wUYsnYwOHYYWAOGuEOZ9FL/GSUIfnxwMSS8+p9EpeXX+hXy+JKOnN8ckieeMfKSh+uFf+53Tf2C1",
-	"0ay4GMXLPbeT/tXPpUi/oxlbQTL1JJ52df6E8BbEhAcSqruZYn0BidgtENz1lCoYpozxfmPeFc9YekuT",
-	"SxYK7kuWeCdWREwyrWXqT+jcKWS4wK/LR2DEivlUHhAT//CkDB78xEV/PnpSgl0enWzF1vO32D++UjZc",
-	"iEImpU2wrBop/vzjFem9iV5fnmnlO5jHUdAfEHSsj06A+Cxj8oBcMg73yOAsz2Yi1QmDL8hLRlMT5Bk6",
-	"n8Mgz8AL1YJQvfK9j4wEe6nBiuHia+Ay1Yah3yyN8vPh0M+ZXE4ureCZLOkvOTMdPRoCZPWAIH+Ruisd",
-	"kDd3uDmoMz04/3x5RR6re/tjXbG/a2odbI2Olp7Jdmeq0nh3wPQX/EKQvVIbtskN+Dbx40m3TJlEZE35",
-	"i4nI8CrM1EEGf8KJHEuLfwSq1IzBNaMe4NAmxL3+WetIs98eAqyehjOHK3pf32hShjZ3Q/SPZja8xSMy",
-	"DCcJmwA0H9C/9g/qTKXV7bXEXNqauPT+YfeJm1Nkx2ibJMndIsW6JdOVRLeOgLkhmqs1HOYlyzTnt8zQ",
-	"RbNbx2QtJF/Dq253EetXG1pnXUf3bdfGoDnrn+rSuBlN2YeYz+vnS+bfXS8B407wkJ3iPV+dmzMqZ2rV",
-	"KI3lgKhKgWgKlL5UZJCPHme4xJYpu41FLiFerAjtOlabgqq2ovH88uzfsqMPq+H4X+cj/vyn5aE8ub14",
-	"mv/5OHz7ZPb6GTsbLj6NxPnhL5dH3rWVJk1Zk+MkDoHTimRCnfzRgAS/rdj4Jk+Tr48BRurxL49/g3H4",
-	"GpAeIOLL/oAE+mHsPNTgvQiEFTxGLmDnOf4gK51rvrrrr9+r9xUxyOEunzVCIYAsRGclkrvaBrfz1a4h",
-	"st+f3t8QZIQtfI9D7XVaGgxlivqcvtZIBvJ3QF7HcpnQNYloRkF6TwkXJI6kL9wCWC+64GOOU7rdRQIp",
-	"6+FLKPp1sIct/NSU9gCRapufIsdbp8QOKfNuqSBtfD96Wpww8w6nhH65Md0aCNn94Kc0jrpM0pKuF53Q",
-	"sVDozvE1bzZ0q+1Z99BhISwB5XfFxUdZK8mPKy1V2bBDaK92tTzjEnJ+MaqD8kpwBtARpObFasatfn2B",
-	"gJQuM1f46TeuL/zgRyysBWTnVBm3lSVPd7y525ZBtHotQ1qV+29P7blIa9v6t9mpWjOWvuFRp93qm2yB",
-	"U6WGgV7qb2lHHbeY82Y61P+OdKaOAdljTaUZAz1OO1zen306K8zqAzAeyplYqSJqsMtX9+126B3pVDtz",
-	"o/K8HdpGewyyzpuvK/glKzu2riSPD0uSavlQDUFqiXbK2UW27GX/JCbU+5CX/p5Eot+APfQynnIxmXhz",
-	"lBkgcYHpf0mzGGE2ophlGNxwSgL1B1yKAwOPq+ky4CK2olLbn02u+YGH2SiMo/uBr+gq/OCArd5W6+BT",
-	"W7gc2+et0aS2oPvWw1JpL1L/kuBexeAK+bRgLtJHkKrlh8LW090ZY+yBgHq0UHYD6al/y7zUCjZyY/Zy",
-	"MR445OX5dGXC2U0N1I7TjCp4TiG6A2clVIRyw7J9je80YM5JLHSgawbIOdXSOIspJwawgYiUpOxv4KxC",
-	"cG1sIK503AQOyI8zQXQ9g2uuGUm003E1i8MZCBNS4JhA2CnfF5MJ6WEMIYSR/gZe/6+PddPk49/i6Ks/",
-	"mNCMgWspc0AmTJO9QbKV1ebzmQEcQuRsZ60sw10XBvTyAaD6iv23JedULcbItKQszGUxtvJux3677P1T",
-	"cPk84u+D5assgN8Lla+67g6cUasDsiwZ1zH0DdJdKLtF0XqYvQ6yuzfUbkTX50qj3BgVZQgQlyyNhcbI",
-	"hjgEvZTIGVmqv1ZAT8Q4IEFrOlfwgELZNOcSuT8XccTj6Sxrj5OBrfTdgeJuvBG7BcJsjMQy5VrGwNgR",
-	"34YyfJnRyQSv2PcEkn04uOFqqKgokGyQoQYuLwMyXpPlDDgXUiUsS5ZKwathB3RNySsc/ftgF0DbGgaQ",
-	"RzSNDMSZL3n6jiGWuYQ2I23EC7KgUpJgGgxIMIf/il/Vf5NxcEpuRZIvGAkWCfyk/pPJJfzPWP3vNQ/C",
-	"HP6eJDf43jJT//0F/julSUB6Xy5JmMtMLGi67p9qvq6A0XCmykTiV8aDA6IaLg2RGbYNiF1uWQox/9j8",
-	"CaRVyVNCw1RIzX0RMySysPHhVJcraDYiFiY0ZbIcDaO2m7n6j/hVXRHHanIgXE9JsVyq/47hf8Jc/Rf6",
-	"qE4ZQDVT/5kCk7/qCuQJ/YqOgW3wcmqjZGaZe+cqomvcZShZMJ6TsaApkPSvJIa2A7NhDEkU4zXRASAH",
-	"erkFmsbGFIz5NbdpVE4Q3iMTTKxWrPMOoABlgozZNOYH5FMpthjCk2cUQosjur7mqp16XDc7O9j2q+wH",
-	"Gyfn3caSnMNI+2EDOlTud5pgLQNoaMMay9hriKfxnEc2cmfj5g5v6yifh00dwaqbM0beCaT6JyuaJCBQ",
-	"nSIb9T1dd7NxeD4ynvtlGgRZhxWaIDwr571CzDUpjec+XayYzZkszuoCQo9zk9Xn2dQZwJF5V4Q62NUl",
-	"IOYkMCtrCzhLvddsMmGI9uL2X38LgvhNEm4xFjoNlyE1Y7gOE9Z/QRw2oGseqFmB7dMu+aCgRw1ID9ar",
-	"2RfUxgE2FAlp/wWlFibfWw6P4JrXX7T0YOYuY3u7CTiiJh0bQxPM1JZmaxPQBkzy53TqwflsY5m3NnnP",
-	"MvECtbdyuuKnG5vr12N/F52uLJdlO7RlDXvgCGj/OIhwfhb9LZe/ayRWLf+wgfyYQssWnW6jHRmQN8d8",
-	"DTC7sTnkKzaxXuSTyHRYYiJwX3pwLFkPUMWm1z6KW6DWu8DSneKysOyrZqpb+Fnp1qDRBKp0QHqasBiZ",
-	"xsSS8ZhPiXa36nPktAhQiyUiTUVGCTKUuDFXu3DILAJVnJUWxOjZ8+f3o4LeEmhmsXL1SG9ZO79L2Fll",
-	"qdZJfDbiiLU2nDZhLm2IVitatnighIn6YixtBRvwt1Oxkq0WXwdLskHT9mwRDtr3Ko2zjHEwUIB4o39C",
-	"bR3qrwyYrBAfTTIl6InaU/A9hsFjqVjBkkpE1m9tn+gG323nE6LiG+G7oVKlFidxmD1UprtJgN7aG2BK",
-	"p1Pmo/H5uc5zdzx8rrlFINh1ofe9FwBmm08mcRgznt3A08AmLwf67x7QKq6oBL5rYBtbzVjKBmoTu+Yz",
-	"sULouFgSektjuFD1Twni5oZ6iKSaZ+Rexwu1epu8j9hiKTLGw/X+92ytJCOXrE8iQbiADGcz1Jjp7cda",
-	"QJZv6CEv2FbtYWkTxAByQe1bgyJBByTMoHSYgMWUyeyaIzYPMLpHdqOFcw5j6p19WdObeojL3eurN03/",
-	"dqoOka20f/ag+TrYG7NErM5puplqVY+K833So0lSpG/20RCYiJVBnyCJGuXmK8P79vjAjeEbnUPOsfiG",
-	"+rKOZ8QH4bVVLrcMqB2fSvLhhEiW+RJ+ndDwfQwM/200GJ18tdHhv40Gz782RIjvxnMLO+q5iPGQedAG",
-	"dTgO2mhRJfMfxnjkrEGVskH+//UfRK+XAUlFDkCbM5pM9tkt4wZYJWQ8a0X436TxWPF1DoOSFlSSSZ9S",
-	"BDI5sGu71DsUtMpkOWu68bD5IDKfESdqiJLCJJMd+Wqs0v8N6B6qQf4CvV8hZiIX7d6W1lA6B+sqlTmJ",
-	"OrFh/N6ZM0hAnhXGSnM0a7wzOG1aaWvd11wrhb8Yxg30DlbBqidmcVcFPCAXALmRMsIZWIowXxO93qrr",
-	"0QvIL01TBknmoFIA8S68/YaGMzJnbGkwO9T5qmNb7HkMGCuAYotap/slzFyI1W163YCZI9ImY+BizFKy",
-	"mgmyoBGanbHSnbAOumj8ehsBYPNOesLDk7u0Qh6/syhAuy6SzsMp+DvKo1Yj5OOd6XbIGtPCljsYFsR7",
-	"GMBOkkRMnd9FSgLQhG9uaRpTHrIKtgDEWt83xgfufy2m7BIL7nh6G1tIJ/Fse+Sbyrec+aeEsylCrEGc",
-	"Klx1EkaVSl4a2P0nR0c7qAf2TmiVApMy7d05zblW1w7sYFX0gtI6L8u0FTs7oxpXuWk/ruLi/HegDbkH",
-	"nNiC3l0ZQNkqWP00ZUySt3SWMj5j6nJHITpqQROCHy8vq+NRW139uKQZHzZpxouY//dt3E5AbB1U/W9B",
-	"TKLXlR1XZ/4d5Lb2RCQ+oSqxMK1B/9TDMUkZ+5UhEiqsw2xWpeppHrrLfLlM1pcsy2I+9dBbiVuWXqAN",
-	"2MmbqNpryvyORBuNAYoToKi1xcyASICVfYnV0an2wkFwAiazkiUN5/L0mi9E6iZgPj8gZ8mKrqX+jUWn",
-	"mAAt8sxFGRkoJQv1LlUrbFqkNwIqAEAp7Fex+Ed1TBwQ0ycloX3SJLTmQHyb0GnDAfGPv/+nwRbB9kCn",
-	"YSQABEWNRTk94QSQpDvZxMst2TBhGCJibPaThE6VWgtaPbYQa1EPi3a6M4bunLEQc5vS/o+//+fDjWmV",
-	"Ut3TLd+we1dTvkQkC1XdWgtzO6SxM2K5zNXJjZlR4MtIErHaz5dkwaSkUyZb0j+ice5+u49TS5vu3ivW",
-	"q+bMT/EmgeuPTEU1pYZy+r9m1sG7P9cOXpM17I5SU/iYB/0WxrhyKgA0OclWLLllZCbkMs5oQswHMcBY",
-	"5EmEiDPqFFsII7dZStcg/Qc1do3tTCwPzZHeYCR2idHBZIsTClfMscjVyawxIxiPNOEbprCrA4Fk7A40",
-	"zFvwPog5i0i+7O9Cme7JiVrGYXkEztM4BGeISMnoECyNlapGOwXiFTTq+NFCGPyin94ii0HF6JQIyeTv",
-	"zDfdMezAY6hi0uKJtjIW/6Df8NNJyqXgkm1IKLwHxmDLzAyYHicrcEb5/CeRfyzW97fR13jFOFoMrZNx",
-	"YYWk3rDq8HXS5aDT7/ltnDVcbuxmu3WYta3xd2AjN1K5tb7UBRzeLicAcPRFNibH7Yjn0RpWw0XPKONf",
-	"tJOkTEMiIVBF0Z1BdbsqxsWdtmYBaVRLdspe2r6yqsiaNYl3v7up2buoF/ffj+tn8DkmppAFowmZMBaN",
-	"KXCrdDyP77frdqCB25SwYwGKUUbB58mnkmTCwbqlvKQj7K/iyLywk4X3wfbwYk6u1EOyFvn/j/wk8tTe",
-	"5GYsWRL1g9bWDmqqwrClduDdyatt2iS+Mk8yz7V3dzHQRCJtjuDKLqcWHADpSUPGhxkyB3stsPrKx1PR",
-	"/Oa+NzGFfFY7LOXAbsEDI4IZMCjqCTwlNjRCcEZ6AmPGIBsnMIs76Bc399EQqJMzCWBG0uUJMZTS6mvm",
-	"FK5kLulHZYEY7N3tqzr2b2kKqq+qzO3Za12x+9tnrMn96ZX+YDEudh66csxhb5vf+u1rLdJFD9B4TcyU",
-	"kTlbnxJGw5kJgDJPHkmihoD0JGMkMPJ2tV6ywMfyVoUJ0a3zCcQVnTZ7alsCeH87DdlDmOKBzG6he+wO",
-	"oQ2g0vd6+ao7CrcLpe0JVNOoYADjTnrqLsjuMoDhJT9cEDV7/RcltLCQ8se/qd+/Bm0hvjqhc8eOV9zp",
-	"tDN8bnyCxuu2AN6bs9euCkD5qoWmjGavvv+CPHMxasWEvEpFOJ+INHqEQVVHh4Qmyxkds4z0onga6wDX",
-	"kIIV4ZonLIN3TRTV+wH5MCCfodCX/oDkPP4lZyZHyj2HpeXMWLExzNI1b5gFfWUHUlI6PSDvMxJHjGfx",
-	"JFZ7raEnoJgByUWmtt2UQRGavLjmKZMiudWBYEgi6MA7x9lMe4HlLF6aM8Vta9UK6kx1xW53tv/uz99/",
-	"/HS+f/WX/X/7+bdnX71m0LIANzCQAHcCUC5kQCNHMnFAAiUYkGMOuo8205RsIL3AyBHgRagpi6P+wTUP",
-	"LOq/Treo8duoepcxC6HigiMA1kotUr3gCBivr3mB3B+AyGq2R7HE7T1Zk2VCQwysw8ZjPPQaohLXhAvi",
-	"tNvgygrJcPbyNGRSM97qCTo7f19FlIYYGNvuPUskYXtYPi/dkp45knN/3EM2U5KUCRKJojfqaKI6fc3G",
-	"ILJbJaeh5tKFvGOwPEWCswNieWTV6MVpxhgnk5glEUZSgF67ZKE6zqick1SsMIIc/BZYZoWSosGnULLH",
-	"TMaRyS+8H/06BjQo8UMcriim76MN5Otqf5mJTMgBEUnEpPYilAJ6W1KkupQparqy+8GX2Ep2BDDZJce7",
-	"DKizHfIEePHakucZ0dr2whtTbitx/TuxcgnzA2hPANcnoF1TMjhmoVBbsVL8mFfhHuxNcyV+zYcxiwgW",
-	"eUSA/1ySHkBXAB0PQFUUaXetbhTfqdp0UsuOeeqdife9DBavjJDpIdQRTLXBciw5VQb/coXQM2lGTYdE",
-	"qHG634rCNdqAgQHP7BYWp+TLxYd7T5EaO6T99zUnjUXaIlgHKjFlSzpVtSMf1b0ET3uBJOjqcJHzG5yK",
-	"gNCEpZl/RnStEpvrNb+ZIpeawK65xBVbLBsIQh881IfKeRHrg+98Uys1fNBBrjO8RNveQc3HUAlfUD5l",
-	"beiEsSBkE2ZJxX7yQUzJqnzVcVi9OsYqYP02WAG3ZUdKHQNKSRCqolORgspa9x6sThBQGYXMtnZQnOEO",
-	"h08xkM7MV/b78kFaPhGd40TvbdvvGXL+WoQ7omBHdr9rv4m5KV/bcnix+qZ2V8NEQrUmNeJLITU3iZiC",
-	"uU0dbZzi2KBLGcsuU6ZmVdIJA6mIudLW9ITpDEBtqMF/eeJN6t/z6qF2L6ol+meM20uE6U+8oFP2eAnf",
-	"xH//bcmKP1ZsvLR/TOOJF9tpB31nEiestTtkgSLfErLpV+b3xHldF4XzfbzOGOrJkqW3LCI9q5njfQ9A",
-	"duAWWHH4Pr4ddWBkxWNxe9HJ6DEer23KPt+6bZkxHJQEQY+Xcb1sX8bnzvFb1wjzFJhujOJBYnlAzohp",
-	"Bv6Wae5CPF03HbmIVXTNIQ0wztY6QAT982aHfUGCRKwCEvOJGCAjf77QV9ZZPJ0FZEVTDulqQZjGWRzS",
-	"JCDmX+U7YSJWeyht+WJvsKdeh0HBsuXFaEt51+ClPYWbxA3GIqQLhqmOPecCN4lv1S09nsZc9l+QYEF5",
-	"Dog0SFgCAtQfkCAVeRZzFlzzXmA28gDpr/CJKjTLoyhhAakWwd9VCZpHcXYziQHIqlbwmusnqqgm6YHZ",
-	"qVcJP/fLQ4ptV5shNkkNK3xZHU7uhwHjtKi9PNjFy/7RbjC6a2M72gfwGn3mXlBkFicJ/h24x19QudWY",
-	"i0ygxfOa9wpHQhySNOecpQNkMTg1Nn4EqdACDZMGZK9jRuxpSnqBalZwSqhdD5xdcwhfS5UaH6gDNugf",
-	"kCBUp0qSaNBAPSJKWnIgI8VbP6ZPFIkkuhjcLFgUZyyCyiMGnx+A+ctWfOp+xHiBEecDWq/2wyilK07G",
-	"a53XuWCUV8CJtF8hQiQt7JVaRabmFl4IPa1XVkv0WryAYneRy4zMDHOutu1B0GJGp6QXqIoDiOmhU6SO",
-	"JHF2SoJYyyxYYyBQPM7YNVelBpaLNM4kSyYdOTDBtANWrb4St/U1N6gxqkqfDc6eM1I1T/dB0iyWk9gw",
-	"2ISUt8Eq2hmVY3s4cFZRHFoa0LZ4yKskmN5zx9X8O/CLXWmmqWWmBsxQew1IzMMkl/EtckZGtejs0un+",
-	"m9Il35qY7EXM1b+PjpCcYNNU4GubryrFN3UEeac3qie8en2A320aRnPJ2TaQTvcxEWTvrclTUN1/dnCC",
-	"d3G3wyZjxAiIeuOVV1/U9fhRQPUkUU7YHQ2zjXHy0JBKZPz1dWTj4vHfRy2DYZN8Y36bM35vvS4Thxra",
-	"K1cQW9gi8P8+gf5XM7bwGpsSkacEpMg6ApBWr2C6CyKazoOSG5mmc7iLTmeVE1k/qX+/Eb3njJMdAHyc",
-	"AIYnx1vjTK5SutY4po0QvFlK1weRKQSHqfppH9En4nDOtCEOD2Bbsg7s9c0gmbEVu8CQ2De9SMleqXaH",
-	"7J+CHFufNB9wbHnafi/c2IqwHJgR+xBzdn/OS1X7jZI7S3d54OHyV5PXitn8s1NUCdxMrF7HLHslvBZ2",
-	"u+rV4VX2XZeu4W4kodlcNk4nFNLZgNIfd6hhL1O6lgZHTlpEZcT6JL3RP/7+7ydD1+fMaDgbkCiWWczD",
-	"rH9K2GKZrRFfkjCYOfWus6P99edyz/66d0x+ZJB09/7VFyUX1qZUCljfutOUY9I2GphwHKrzYUZzUJph",
-	"7wq9s7lKdZGdxxryxEmwPq2AgulcUzkgAWSgBqRHi1zUPl5UKjmoVZyWvnss6EwksCWYJG3VoZRyOWGp",
-	"5sw1fyHJrklj1bauG412tTfYg5ZAXW4LysdNYxJskbPqvyasUqGj/lKxIr2gGJXADMdNIgA/Fr4f9AeW",
-	"rTj27PktFWyrLBcpHAXwU3ul2CcOXyDhnUVK/L4dEF071jab89qou/txfc+I1KnDsGB18JWbThz0MZAA",
-	"HtfgcEkvCKkEIMkxhcn7l9FQXWQB6/Gs8lZIOdxzNShvJsowQE4q3FDpJOCvN+8qWRiLbIabUjW0QzWi",
-	"Tg66Zev4whd0uWSRCb2peN0NbGUDAAFdLlUDEeXIFIYAHbMdrmZxonqGX1HDCOYA/WcGmEozrXm28scZ",
-	"JE2/vz1qYhESESO9LI0XCxYNSL5cspSoAetD0jvcsdmdA3qhM24ACYNr/n4HNvLz61fvPu81MAu0GC3k",
-	"FVCtag9pHjNvzCnEKVwyxs88sv3JhhLjEOhx11DrlK9NdptG2Io0at9uoQptfNFK0ApftNvy3b6JPbp/",
-	"DTtGV4gQDSqhT6vR0clSs9vrEc6MPJpVcdBAEQgKiDwD8Fufr/g935+JvNBVJAYkmS0DvsHFyl+9bDJT",
-	"mlYZU6UUC6YuSAsKubanJDDPwS65ArTh3lJIGY+VHmWXdOmUNrXumfH23sXlWuqDxPGQfn519sF7rLG7",
-	"BuRvWMqQhqyUA54la1zI1rZlFp5LaR/FEzU7IU3HYraOUi+Tl593yUREqgbZTpRlo7xOS6LveGWL/dbs",
-	"JB458J5skKCE6NVtHZvlcXuL4VtLjf5DU4MlE50SOobfdITXnLGlDrAAM8UBsfeIlEGoHJoJVzORACKO",
-	"epanOsRPaPYYXRnkjmNlEerJsn9AXqkvKzkO1AgHNkZTIsGF/SBE2LFM6kl1P6RDTjhbgVr6SNr68dxc",
-	"AEiyHZPR4N5Q5Bbp9SGAxt/cLUUJZLxTnqV7wS/q3O66o7QVc0yD+L3n6por0rXSBneTQgfbTs2cWhhs",
-	"oMXK7GsiwZwEkK8XGOWF1aNQFXgBsSRhwmjKIvBKzXOlnMkZSyYf4gl7TdcSNTulqsTgAAHFCnDAaQrw",
-	"jvAHLdC7T0mAaA+BlSeSiWuujgeMiyxUOaPqIc6TwGhKrcrNqNRwMBr7ifSOh8/7DQhQGhnFe2eWIOrq",
-	"896goJIKt5EaNmMLC1MOkI5Usi87AO+ENGNTka4r99hRh7zrjhlddrJap/Kc6zc8XPC1LC5XXnTjEJ3h",
-	"6Ikhj8e/R95zdu6B8v+CseWeeG3SU1rpfswl4zJWE6+D1brZHq25ox3vccYWZvY6BKvoBC07347INJ9R",
-	"HyF84aHPqIM2O7qNq28/Mq/sOzXVGwb5l5zp0VIrUI2P2A7vdyESZg8L3KjvEVE0bNGu5j0byL0+xIhP",
-	"3XZWto00+LSihgzgtgBn5wLlvwakfst4JNL31nxQteyjMxh3TYKFcc81ngbwu5qzCh4d3OfY+5xOf3eV",
-	"q4W4t+dwwG60ZnIg1/lwePiEvNLMvDuwMTWM5GWcfQPt1dB7SJ9+SpIYo/y3DafLe9aVgqxYrqNDD638",
-	"bofeTnRjTQNfRqPaXXczzvbW+hvp0ZKv0qO7nV5zn84FOk//gJwVeT0yA+CoDDnkmtCt76VOPRBg3LaQ",
-	"YevarWC5dXlvJ7nyH/HQ6+YzXbvedhcbcxkUetWWsoWqm59ss1ybZvmtagJZ0lwyaVxsMZOkBy46bamB",
-	"izuEE6H5EtBhRVa4XxHMtX8KgkJSJvMFbiqLklVB97cuRfixeuvA5alzBjNhkN7BRAnxB8maBH+93vuf",
-	"13s/BxgJBH4mqK7iWvqfJX9SC8fpG8scXt6xNqIc+JUgHdza4qNf0qRpX0oEjSC8fKtYoWmugmKs9mod",
-	"F5bNKCfBJE6YyR4EnSuAeY2nXHgd6qq8z1lw/um7Afnz+ZvvBuRHNj5Xc/Pd+7cEgpLBtqtNTyfkY/yS",
-	"aLh7+OXZ6PkhWcZ3LJFEcMi+i9g17x0dDUZPnw6eDIfmaQzW9P5AE2QW0cBgqF7/f+y93XLbuLo2eCso",
-	"7fkq0tqULMl/iVyrZruddCedpONlO93rR6tDiIQkbFOAmoCsqDs99R1NzfHMVH13MMdzDfPdyb6SKbwv",
-	"AJISZUu2/JNeOth7dWQSBEHg/X+fZ4z/MaapfqZIeII1tHXoE8+z9J3/+J2RoynrT5Rxb9EntW2L+FbW",
-	"4/TGT48LCqb8WvSzULhm54r0Y2oop+jtmnVpkJ88KUz2a8YJnvk/zxRQ+ncF1oNAay9ucmQLsN2uJOEj",
-	"rjGDoOQIZ6CwAA/q6oBKso9iQ82/5ErVC/D9/7l0a/ri9tz2LN9AN67tyg9WCCW8BFvoTghttyYY993H",
-	"5eIsnS3CnE0US3OAJytnQN77Z5XlQa7HbFuhjcYthdV5+Tcr+xo/0oTH8FIbolqJmaZ8Dd8UbF432A1t",
-	"JXboktIT8ybgI5VB8kIW+oeJWYji0n77rt5uvthtrYQrfh2yrxSaRjeGmHCGJ/bi+4WiYDQ2JrOL9vh3",
-	"bpdFd0ZcgAftEUGzy5dgey6Osbhxv02ZGkIJ2Gkq40lU+j4ApOpmuaKiZ5cxHpb5wwODvVqUJPC7+o++",
-	"m1BOhNz43TeJ61bcitm+Kcx87uPNf538kt0Ks7e4C28Jt5mvWhS0dGU3x76cPewlFZScTXgZfuWNwwEz",
-	"c3G8f2+R/Vab7O/vk2ar2VysO7hh0N+Xri/GedbE5VlJUs0Ho9eQXPOJ10J0yWaxhASftwiUrEgVfAQo",
-	"LMCgTm2l8rbbSsZ5+TXn5BoHucf0lDGBEzReuTFSfblhtbl8su2gEP2+Cal4QTouWo64gs8UsSNZeGku",
-	"EC35+tncCj55NXG7NsZrThgvvuUUJS+auzYkiXBbuElWNoFyIjxz0Q5XcspuIeLvKohW5V3/0Ud0750X",
-	"YA7aIldmwEZQldinIpoFpNXax1rDDSJurlHxNqbR5bltHl2VBcTc4/J1C1Vhi08A+EqLQbC4tBkPcmG4",
-	"vfb+akaNTXvlwBvPXtbfvXpfb7X2NwLa7/MAtyhMh0v87Tm2DDPr+QZ2/ylyK1xYn/xa3sGugITGrXSf",
-	"OyA36pTbbP4idPYqh2FJYgZS+4WsS14aKpYkCjHop3S2EtT6qmdkaSIpf2BWYdctHJkS/BH3Z/MGQP0/",
-	"mWUJ/6qaDAYWshGZdkHRJVxpZTxiwnWtQY5tqEgKtzJdAbePQSkWVo+r7JEdMkKqUgBp9BOBCLrKBVOf",
-	"ARHAXOXosu1SlAHzLGEcsbYQFTK69Cq7oKKXyIvrNXRpyrxgLGCFqUVoM0tjd1GVEsUiCSXTbDTXy3j+",
-	"9mOeaGKub74on+6Caj4nTW6UH2Ui4SeaXOphKieD4blD6V3SQjTNLm14RF/oJAKsopjkLgCqJ8QRVWTK",
-	"Ukb8HYsB0LuAhXuAzRX1XW6OtxHoxdvnnu9Dl6su9KM0Hi394mX9R6Xf/KHakMo3XMOuJhas3b0dyde+",
-	"ferJoY3bZ7/1zW+uTakkyXe3RqXjhKXLu4UgyYb1ZoAOoHItPtC+RKSYn39AQnjl+b+Z91jJHTTTek1F",
-	"LPv9ZRMbg/MCUdahvdK7egpf8GGmap91XbdVbq7GvEtRJfppY+ReMT/vWzZg2duv7cEapDwBpHc60Wwj",
-	"TVjtkiqydbrV5tnc3XoWNufclli9g+snqjR7J0vggG9d8Le+G2ZvuWXR/eb9rQdjhRRSrwYzdBseSHfP",
-	"N1Sx2/FHXq+hlGZneOnaXPxLwTdt698iJz+pgmmJzPoQLRGATlO7G4LgZA2D/zo2SGjoy3g0IyCDtD8V",
-	"yNarY+t/FA3O2xM+lhNA5xgfl5E8FrZHrlgzx+QI23OOAzI7q0Wn1n7VpTLmzO8qj9IxljxB7gkkzDDz",
-	"lFcszdQB9GrykTFSUmkbRiAUOuLCPBkmqyepwHsXcclyz1jYC/OWWumGdHYOahBn/nQAJ4dGmnx//uGH",
-	"zLO4ZDOL5c9tMK9BfmQp78+6IvxcVyw1Nkpd8YGAypzQka0Z7ZbSqc3t24asMU2VLZMaldYulQLQ2JY1",
-	"sO6IbTqJA3L27QnZ3d19Yab38eIE5+xqEUY8Sbj1lcYpi7gCPfkRHFEEQAbXNYa3C43FGNaMU4tuKxaw",
-	"BGQ65NEQSABpmgJSFNL04UoUHKx2s31Qb+7Wm+2L5otOs9lpNv++rNNsMWxX6vu8idG3TdlgktCUHJ++",
-	"ITHzvCwKu2cp6bMp6dNIK6wrUkM6NobtmIkYKjGy1YPeT0Dmh38/U8Q8GaEqaBkEf844X9xKzJfzBIQm",
-	"SmIXkq36zu0OuC4kQ0YXVg3hPu2xW57WXPLsZ4rwOMhXvc5ta1cTizOFXuP8cvQZtk4AhCqgyv0m08Gb",
-	"+Pcd3ABhrUNSFsmB4IoBSgqOk6SMxmDlRQyApHozApAjIrbVUhbNi+URZ6sh/Ge4QN14Q+MKazabB6tE",
-	"jGDuK3Kx4ZsUqxRuEWV0Lhc+2rL1LvG/FgTUsdbGpi3H8s5/QqMpccLmhApw6/31jRIxAuM6k22JPEmx",
-	"sAXwRxSSGU+SxHb0/jJhEwwa3K7pMrZ9Wu+vg3MGXYpzJVrKS4BIykkuVwnoY0lLHpuLLTFXqzH/0rPC",
-	"0/qUJywm1T5W3pl9CE1nwpLA25Iq4yyZNzZSD7fxc2gYsoV7qY22xCwm+81mWLNLKAVRk8gcjcYqa7WS",
-	"hCHVcIq7p6GZ0lgeaP4rV+VYW1O2wOhvbhQwFi/QTALnk9VJaiPzjDWUFLYkcHvBRuVxbaVg74omP27L",
-	"dTwRKFEuCavhSGGHTCnXjveQGndzTHU0ZOkRIBACTGGncF64IhNoHp/SGRDnYD95esXSrlBa5juwc0Sb",
-	"5pgZWZrGLK4dkTCPCoTD2z3liHFJ+/Pno64Ica+GHWjnxopHOdGRHDHj9/oKVyhiZbgpdcpZXETKw/dF",
-	"4EMLgZgB3AQVfEh50+6STuKL3KSfKfL64uKU4LVHxGZ1JyI1yhYQ0cxC8RGLzeTtOcEGZPe+tgsKD/v+",
-	"ixfrHf2lwvlNXkzjbsjto6AgLHOtujkB5qTKNRI9K64tg6Kylhuq4ohqmsjBxLIAWVPBnm0VEmVFkDPR",
-	"7BMUiYZ0bEQQjtMVuccgykH4p4Wi4YWHNuAqqKPU5gv1cAYQtGFCp7PirvmT7f8C8DDgzv2EIHcWZtH+",
-	"hYsrySP2aUxh3ccy4dGsMZ70Eq6GcOlUppef0GpEyhOUSEWcpWBBZKVsLFNdGMmY2rLfb8Qs4jGOXRot",
-	"NS8xoAM2YkI3+lzQhP86Dwh5o4S0i3+ek23XpbDLatFRn8bFgwoF6kuA928RbsnqzXOBr/mXm1+4u9SP",
-	"L4BUUJ5M0mW8aN+itrUnTRHFXa9sQpV2urI/SXJVKtD4bfRLE0Eu7UVFFde8KdW0Mj+V0plRdo3NBPP1",
-	"k3TWBCK4xcyKtZzs9yQjt7OiAEVgifjNyVt3ymF2dlJeBhd0i5npnFCOeYzERCCGu8K4kVyQ5zbTppa8",
-	"lHvOnC3fbu7dRYr73oJFaisQgo1ryp53lETuwJutdgSgtqcml9Of2weFDzC3yW/Cr7an5oIpvSyxlzfn",
-	"Oug7ghzuzSxgjdJZNiIoM/0DoNlhjnvfOnU80ehmLtCQ+htvk4Sbu/+Gl36cJNvcopfm1nLL/mAptfyn",
-	"buRWaik3XM6wYiIeSy40QCGEcBxC8vHsnW3IGCIOCuhU6CoCZRkRGsepcc4VbqpqNGTRpXH36YByQai2",
-	"dkLm9dQCD8QBJfwY2BhTpaYyBWynfkoHoE/JGYt5yiKtXPNUVyBgurc7b3+AC7V5e89vzMy4orncRx5h",
-	"pBFg3Kao2ocTc4RTDqkgMPUmc6Rbuhz17SeZXkKZ45k1XJad50UTB4z2HJyzucRG2NAdwMsWz6q/Zal3",
-	"VhgToLyDTN7nnuMJ6m7HKLt6EmDqlulWCf7czbkIeH4ZSuXN/Kd5HKlTukFKZU+JFfxQIqhkdzbgWYpF",
-	"k5Tr2Tng9aJFO+Zv2ex4Yk5ciT9TbOiCsOwlmxmhQOM6SBsVyTE7Is5XKOi11+8OyfHLC8LFwGg4J95Q",
-	"bHDzCAyUuu6ATuVznY55/ZLleqtwhgBjwmjKUjdX/Ne3bvN9/9NFZYGxFaWbpdd4pmCWyojOSyZINTRD",
-	"ydS+Xod8AyNCU/xudHxy8ur8/NPFh7evfoBfWFgLyBVNeExa+2SEkP6NrvjQ00bKGoUNlAspG3ClWRqQ",
-	"RA7MH4ybDjW5+N4IlmwcAXhc9qJGemJt3xWP2IWZ45LvQsYUiC/wymf2hQJImCP3uhH65iIuBqQaIsGD",
-	"LbLYMb8jCe2ST4AX1h19+sJ3yE3wL5PS7MuSGbqQ9C/mrsBBtBq/91wCQLKNT0OZws5U/a9w15/xg7x8",
-	"9eObk1dzH6QrpkB90UvlVLFUOaQe41Hgi6kGOcavnsiBEcQxjTTh+U0I08kWYMl7mwPERV860htb0m/b",
-	"Qcxl/5HnY83GO5cTPDlqMjY+7kL9Jl6RTgTmQGIK59jpzMDofWA6RahB2e9zyIiAT+4KLkaTRPM68nGC",
-	"ISlT1TGaOmURVZYxNVerYZ4WIG6R2ajuAux4AKR07EtF6NyICTVRpI/x/9fvDoOuQPIGiF3ku/7lQAWu",
-	"ngfTBEAVFRMX9wDDhaZamG/TFV3xb/9GTiQURHIpVFfUyXGSmEcP0eRIWUKhR8MCgQEs08ezdy5nZTFK",
-	"cPHCnatWCHWT/LNDFEh8zI6QajiQ5uVJYycaxWCH5LivqUazq7OzAzcai6vzvPm8aUZtmKlBzhA1LUBT",
-	"0BFLTqhiDfLGUmZ+/PjmpWqQCz5iStPRGH+dS+HBWNhUCREnwhUJf+ti+Klb6ZBuBXe9BXXEDd+tBKRr",
-	"A1cnMmZwIVzGhcZLfg+PAHCUxrEioe0WDPHN//EbdOcHDiny938akbbXbNur+wwTm/jtJ4JO9NB8FbPR",
-	"YuTF2Gu27MXmn7gkx8SRo2LPfSwZEuACUyrEq7LkC6EW1SWvWYJcNecejHlGNcPOYMdjTvbaL2zik4Rn",
-	"TKez+jHkmOw5J1XrxdZggJ8gFoPHSVPYMhDNpVeUgyFEqhRyA/LKiGpq3kHTVNcs16TFnnPz2m/uwsPN",
-	"QhafblGOYxZibtU86lPuOWHHoSiCIWixTAII3UKJU6qTWQPGtbHeTxNxKeRUhEiD4hDxXMLCjJIYTwDD",
-	"TZEcjbjWXAyOSMrGzBYu+JSPnbSP64dvYjYaS81ENKu/ZbOwYfehu2No2QRoDI001dY+Ac5zC9gRkIMm",
-	"8fDaZmij5VHD12zqxJ7LDAIX9sV+c9ed94Li7YpXQKDuFx2OF2SIws/1MUttAajdl9kP5gng69hscPaX",
-	"rAupK1KZwLdPjFb2WVH/tGeOZAUzbORMJkyRlIrLrvkIzh5ghMYjLtw/RlTQQfY3S7smzS7UtN+vuT8Y",
-	"74elDfLBPU6RAZymHnAR2w5+KDAw/6y7I3hEKP7duWkQjcE/5g5L25UvGMHl7oVFPs6zSY/ojPTYkk77",
-	"qgVRUGGtQea+hKJQE4EFEFyzOlh7IRnKKVGTyJzFPGm1IhojJR1zBB1NNG5HKyHykgCBXcgx/G/dzQ4H",
-	"JIoxS/MNJ8b6tnbLZWzMDhkAX6bjxYv5J9ZI43OrkPPxeBEWjzl/dc0MnJNDQKvB+0CVbANnVqCZWWG1",
-	"/xARcHBibhLPILzOwTisk1Cmg/lFKEVLQBYPgNJZtiYDps3Udo9wDWic8TnZ72NvqJs/dggWhhr1g+RU",
-	"oD9HgUs4AFKn3/r4safDGU5bSGFlF0jE4lSzZTXKvc6FrUwATV/nAuzuwMUnnN2vAljizCg01irkaWpO",
-	"MLgUSFcY5wOOnw1G9WA7QO7p3I9oXsnCvTgrt1Db4HMtATlNje6Ju+KV0Cwdp1wxt98xmIYfReRSntQ/",
-	"kcDgobNA8vGxZ8rYIh0z/y9OFX1BeBvypSu+1Ot1+D/z59By5NWRPuoLCel4nHCs/dr5TyVFSPDChYqS",
-	"L7lSBkgSz1+Xq0v6QhI5ZWlklN6QfSav3x+f1M9fH7f3D1z8OKVTL/CN4xgYt84Yab7PoviKikUp0+ah",
-	"XeFLq6zNwmO0S2By+J+w/Pif1P5kdGO38ntIquhMk3DOJQdETg4MYcjkbtPSga1ZgsOmoI5JD72Wu65c",
-	"CLCjoEJo7AqdYHCrCTC1W8jIQfr7T3Zidmf9yefp3Nq5x+CurdsqMX8CUEi74rCsNCyYqw0LnDkTSaE0",
-	"NduCj5DFjaZcSdHBY24+McecFpqfxhCLeb+P3bUWUkbEYM4gcuklmzkhY78cRhw89hBVZmz0F6kmEOBG",
-	"3v7pULHokzOhnXEdo1XlvpUZvMeUrrN+X6a6gI1j3E+QdykIOiEJnWg5oppHaPQY6eajFkM6HjMBswE5",
-	"ym0WE5FWLdo2YN5k+9+aPBB/rJN8DBWMF5/PQHPTCPQjyKi3P3/GZjiQtRkDT1mIkxAf5ETyaUik9pgP",
-	"y9oCKJmgY7IQinVRWB9+NWPmIrDoARjx43JL2Fqoyo5fWExXhAH+gvmK0LVWmycsy8NbOo58YiNcnnoD",
-	"BVNSK+ZOCtBv72SZztDqQwTp9um//J7hDHkKS6oLj0hIdUhKKxXRdQNz0zW5o366Rtrj7LB2RkFlIJ0L",
-	"zF9TYgWDL62Ss+/premejLk52TKJjSiFfBkGNnabxpFXQKpodyfa4eacICdjLlOMytxvcWUNaZ/qQ8Go",
-	"szo8pzDPzZomXIDKJOOUC7Dw6AB/NK8Y/jZlvU+TNPl9xzhtO79pOjDeo3EVjeOCu9624NEolUoV9L35",
-	"jMB5Nx5n2QfLQgASrGS55h5Uho+rfHlD0WwwtnsG2NMg5xg+kBMdWEy3Be/MeKWZ5jIr4mV0V4RuGsYT",
-	"NZMLc1VO0yGz3ihYOo6hEQw9VQuIQoVvXt0MCwB2AHwFNQg49ToXRqSZ+2BNOHq/lGQwtRhsSnjEBNbz",
-	"29DQaSrHKWcawaQgIeqTKPlg0o5m6UjliMd9UAnan1OFcaRWo9loQnnkmAk65pVOZbfRbOwi9vwQAr47",
-	"jSlLkjp4mDv/Ob1Ujf+0td2lpJjmw4PS+Yn1yFs2I+fMEuhiwbRZgEJYVTUIRAYthYErrTZC7JLH6Jyc",
-	"eketA5QcpIri05aL+g/8Jq50Kt8x/f30EpnObcOjmWa72czRT2Mou2hLFZLLv1XMdCFNQJNBpVN5Fb88",
-	"P4bc7hX8q72/33oBAInmoYdxM9rrtdkL2urvRvvPzR/0rNKpfHh7ar6Ugig+H1SCymez8K1f/nb8t7ef",
-	"T9L+j+efDi9mP/3l9YfB4TC6OqVj/j5Jp28oPY1efzyTCNSENtBN6Ybvf3p7joHHEoYmNiOKaUgx7jX3",
-	"lg3l12znB6m/lRMEsNxrHqx0w7GnuSzkDyqdf/wzqKjJaGQ2bqdyisoPNgQc0Su0iAr7ArjiBwpJozG/",
-	"kffuK50KbgKzpDlns9KpCId5ukMnergDYXWozZGqZMeeQVOBkVA27m8O5zSVxvoZUahCi42jBb/4lKcN",
-	"MnnBsNdsNbriW6OqbAWpPeo+9GHLJP2QUQKh0jenxNZVZFkCksjIMlSPKU8hLJv7c8fmZ32RCQR2zD0s",
-	"DkAhZNIt5YOh9tPOBc7aL7CgoxieapAPIN/enHrbhlBLP9Egx65MB8OslqA8V//hngPsvtagAaE4pilN",
-	"EpaQwQTNHRt3Z58jZm21PuJdCjC9BOD5GImPoVgg8MYV64o3p9h3kBhpC+uAluRuM1t0aheLVPfaL0iP",
-	"zaSIaw3yU8byk0JthHIl610B8wUv37jJYubfBsw/rglF2m+KNmuQL+HkWchvbkFttMqXF8sUOUWheXFA",
-	"LH4RgjViCSgqP6qddnOnyKr69SXiOzgAAJZPR0yzVC1Nf2aX7OTifpDP+CfmHpnS38h4tp4s9UmPG+EJ",
-	"3ZpXOlC8V+eijlzA9TEVZllfVFYWh/DeDqTx92Ly1IG231pFYOEMs7KofCLu0p1ze93vK889u2Mx+4MG",
-	"Dofyfpu0MsOdUc3e8dHyJjd77U524e9Bdlf9FGozV77ZXg4T3MOVu14/fENj/zHMLa2bb/kIOQWZQn3m",
-	"LfWQuevFzXfltvuJFP2EYx3BXmv35ntP6QyAQaV8R9MBPrO1v8rr2RQfQ7zbi9kYb26315rwWzY7Y8bp",
-	"xZtXeNsLKd9TMbPfAyzF/eYKb3qO0aNvJmp2rYY3e9TIMRCImc7zpzvT7e4I3UW9S4TOWabfr+SldZMt",
-	"SjyLXYrd5pnN3FCn2ryzUhMWY37eq25nu3fFsVWi7eZeqUcAY0ypwvS/9woimiRG0CvaZwjyPGZUm/Hy",
-	"do/vobKTUJrObB0BVsXrIZsR7KIkVaf7MuugtkRB2FBU7q1txCdzO5ZpD6TOfDz1YacNfkKlU0n1p7/+",
-	"snvVHLV/OIy+T/82fd67aF2e7ql38Yv+a3oweSX3B3/nbfGXz4c/TlfXF2f4mLU0xl4J1oF3QK2xfQvZ",
-	"uBVzN4m5dcTVxyy9erPUws2+MfGEjR9LfWUoOEIpiTWXwBuncyGNheNsTNNiCGSJG/yeVe5s4Uws8vS1",
-	"5g3AU69u29jLS93UuRd7YEvhTpvKb6PF91hpQymW9G/cTpl9vEzfnUCGGyW73UyZ++cp8wSbEimAoQPV",
-	"I24/OdFAiWtck6KykH3MssCGxWC285vxsgXvef7pBYJb8IBdbL0r6JzX7J1m6wOVuc3QJAXOvSVLzoou",
-	"iiUX00WnrzdRM+IdPu/orXDWfBkaTyEfaR24siMIXIbsNLN5Hk+D2m9xerN3FVQEm+au0ymd1RMuWJ3q",
-	"ekynor7XXl2lFpfgj+eLuTfL0TfNHYfK1j36F3aPvE44cQnKedXwTK3nFa2kJazovkZJSOGZa5Z6RVXF",
-	"xSABGVybE/lA8YRzdFlpwaZdURgAYnb4oDiwHktMqjbTVcNKZ6N9Yu+G+fxMg5zirLDspiucV+QGdLdg",
-	"y0qi5Jwmu9mRC7DbsCu4zlXOZc5bJMdADZpKxNTCF03NTiIx01ledpPelvVBnMjZel1fr244zp+So2tP",
-	"Gld+X2+Delut9TDe7qvPtmqGzu1GxLvIbd5N+sOu3eUa3QQ1oUbLlPga3sv4CVItMh38QEcsDOaLDuFI",
-	"YXGpT4Z1RQScyIQqrBXEdBPZbdZjOoOKP51ymjQIgOUrW1rFyCIxb6Mr3mXVsbu2iceV7I5ZmvNTzL+G",
-	"cpIe4UJDcVL+elLdazYDACbuCl8Mj14FOZ4rKCc3ujZOUaYTIXLZrK7wftiQqiErT2qtn1w6s9/zI7q5",
-	"X0OOyRZT5Emi7D4qpz3dcFrKrdhaGq/1NWg8qPqxCU0sifFFWvbkceXaexbSV4408yZd5a/L67kH1o5G",
-	"yCV+vlmk78mFe7e+2p1TWaiOjH6xW3uT2tA9tJ7htCwNFS/4jVAO74oDEjkIjM72ZYWdrBiiGpr//MRF",
-	"WAvmy1O6wv/1k8WTspCFdGkcTxOa/QuNiFoABSi+EFHKroAiCltBaiaBFSpmDnM3mz+6nz7ZSIq5jGbe",
-	"XsFC6YrMkEYHsBraCz6Bf/YJ/TN4F2QExqiidTdrAf4iJ9otDos/yYkOa13hJFZRRYfObsGZ+fqaTM2b",
-	"+9BgGQAOApR98AzUlgsMoOqUCkULFeK21Fwb375B3rKxJi/QSW6QU2rWB1U/dGu4FrJJqmQaHqFhI9hn",
-	"84EGDNsLzHMd2OQ7Li6zprcwZcmfuxVzfbcS1jYb8HzHlT63G/KVg1BZzyJwQvrGC0/g/a3JcPs6v38g",
-	"tOo8Rum+xSiF4r4bQCibzWa/ba4dwzi7jWaj1dptHDr2ZCj8M+cLCwHT4wFMrPJe/sqThO7sN5qkyk9p",
-	"fEROTj+SD+ekdfhpjyT8kpH3NDI//LUGS1I2071Oq73OTFurzNRKgrtN+J95i2IlPKnC3imhtixxsceW",
-	"e9fWRs2ZFFxclsBxYAvsJE2w6e6IFM6Et6lTpH8eyZTlhs9eaR6b4en7zPeV3losUttIKBPb+kfGnNix",
-	"53nnt0s2+/1aNYn9LbJvNLanZobGXtdGhl3vUF1olAOy0RecRwjfhfDkj2kSdkV+uIgqIOyBklr4Q9YU",
-	"CMPmR8o3KkPriX0RuBFGQGRGqwihVoRr24FpHNZoyGKQwAMpY1INT8wv9RMpdCqTDhmn/AqY9kf0c50O",
-	"2J93W/u7B03jUPLRaAKfHjql3vTrP0jB6u+pjoahrf00rx++uqCD0E90Fzqqi0ohxKULSdU14/mkYMbp",
-	"/EzNOeDQjpvHhgiX1Wt/Yz40mI2L+mLxA9sJwwJGcjzLfVzs+SpinXYrL/rPD+Lm89bz53vRYXyw/4K2",
-	"+4zSZrS/T+Nma5/u9vp7/Vav3Wv2nrfbUdzajw+i1n6v2W82afN5t7IM+6KwqAXhUKQRai4iudyst2BV",
-	"d/5UxDyr5tcbtnqt8NybKadLvTbk6i5Kz8JOKxGjK2294rdY5ZZrZWxQMR9/CcWYXZXz18f19v5BQACV",
-	"Mr6X3XC9FtgtKwvCw1+yXSFUhTZ2g/wgoVdy7lN8DS/9cKrvAZoXNhZx/W0Rnucf//y94GAeO8WCcVfQ",
-	"ejn9abFRSvQn/mWZBl3X8gb5i1G4TPlOzfYz/8Rn7XjM5FL1C8AQiF2BnVUpMBAN5RThGYCaH8CpsHgj",
-	"fAmjnptBw1onfzKceuoKpIaaeKzDxUZ46G82TlEvpcKB3nMjZrSM6Qyh/JlziLDTvyugefZXqIHBAJVr",
-	"1cdGhlRnnRvecjBWMqkuUBgFlg4KG8YzLiNBPImShZxwvnRMZ/AMaF4TE3Mp/G/+Wp3SGaKtE2l8R1eI",
-	"YdfVFXrKJAEIfUx79iFqj8Am1mssan5iOzizVkFQpx3bRWKxR7rCuuFzTQ67zT0cVVg5RXIamSuiNIQM",
-	"sLrnCriasj3BPpsD1hUhBqsvOATuEfzDBQJsFRxNsNqHWxwH690DXhihpN1sNsgxJn37TEdDwHVCS4qS",
-	"fgobAhpHPcvDUtCoEic4s3cKX994vx6XatG2AWCbknR2VwAKjg+wl1lAuYOwngkEO9rctqBWjvBjGWeG",
-	"a/w2PEm8pplTEPvxXmuv2aa9aK/XpocHvReHrRfxi1ar2TqM9l+0H8kGuinMbQ4NWI83BrrfuytxkZF5",
-	"EM/mjfd6cjt778qx8vxnXVbwaP54W8tLyDp4CGHHt5qOWeq2AWbOoHTcbBBbF8FHbIlR5ka7lQV2jiff",
-	"Pk2mhc0ZkPyZN4IAQAJutQlvaXrhIRlSm12z0i3Dm3YyTMwLzGU22fof6T6W/SKnVKoTJ7Vr2Xe4hzX+",
-	"Awc51jPcciEFK7nvarRlphbiLl6TJadJgrhQmamVofRSMctVGuXj1TLGXAagU42g/b9BXA+sZQ8oYDAC",
-	"PGQ1l2M2kkYRCmnkmreY8C4s+cKm9qx6DO0i7GGBVtama1Y5clmGrD7MGME2hQ2pcjtjBwzm+233uiI8",
-	"tZCVcI05131j9IeO/Ql+hlZK22N/kGeRdAQIMH4yHtIe02Sv2Wx0hRsX+0bRIkwoYn+BaI3omFQLmJV+",
-	"vLxx2iH9lDHSDsg4laS9H3TNRrRwQmQiLPxSbRGiy6FzdezwnzD2n1moMG2l6cx2GeVmnQVp7Kt7Viac",
-	"cMrGCTUz5tp+ZDS9EZzKjCrHCpCCsfgu7gpzpbegFIkSqbBWIFcF0WqSKKF8hPUPtv22UAoR5AH9sWHq",
-	"KFtjqj1m31wF97VVCUckpRmSVWmI6cRMy67OiYzZ45Zimwl0Kodv//J+73SNSuq5d7jXejncKDfaRad4",
-	"2er2EN6AVtEyg2g5SG0wL2y+7lK5FRLjuFJ+rjb0sfZes8i+n8w/PwmpP4GY9Ow1nUq5HPWkN3BmOnvN",
-	"vZU/9CsYeMkXdgriesHf2NYGPp0qiVVrCs1GyvSPzzFEKHRvto5uLpvg4opbWuQdBBFfbiN9L7lYhE7M",
-	"jKFsrGeKpDJhgcW4hPiFN58URjl8zqsrCl1JDunLj8hQjVb3mrvIyjVF8MBjQSxUawA7PPDxAuCag1PQ",
-	"FfOl8HtHBcAIC+2Y/f3FCjl8tN8KdejW1NazUo2J5+mNX59H1ZjaVqBzcfXpRfSXdu+vh6O34z110br6",
-	"+3Nxtjv92wF73fzPd/v027g9+Mg//HL418vVNev8u96rZn3ofkqs4PA7XrBpvrX0YZuTVhA338q0x+OY",
-	"iQeM9P8LFNJtJvGPywaJ8LxgyFCaYF/dItFv4cduRhbzbG+QRjeOXEB6ExEnUFBq4fliGU1GTGgA5P3+",
-	"/MMPt8IQ+zBm4njMv0d27LtBiTkagNuBsRXkAI1jbh5Dk9McG0mBo8XRf5QLBHiv0zdkt9H0K/UkQMEu",
-	"hhwW5Znyc3TzI1XzGWubQARzW21GR8nmttpddtjfzEzW2mFu7tsdtsEd9rfj9+82s8PSgVqhuUUssUmz",
-	"FhVjOF/bpnI7YAicwYd08Kg2nVjebbF6SMS9yb12Ush0cKPBZlZzdXsNry49O/k9cef+iIU2BYRc5fHv",
-	"26b0P6J9lnUq5LdRTqaBaLqFeZZD6r1WZ5bUZQRYlIHoXwkVpKq5kWggwQJHUaEsR8KI6xL8qtDIhw/p",
-	"ICRV5MfAWvtxrUHOuWZIKdYpPL0+5TE7cq5OjsmiK3JUFimjMcDzSmmbwW2S1Fau2Ig+HY+xiGVZ8Yl9",
-	"SewdMG+5TOOD0L2jB/mI8mhb5VV+8M7MPlr72NldnZ28PBmHs7jmDqX5+GtXdn0wJxfU9XhSChiEpTcQ",
-	"H6AjqGHGQxvJRE5S1SCnCRWWwMomznuzjDcssMh3gHENwxyfvlk8xciBg+cY7Bpz0m84wI4vZgkXjSM4",
-	"KTtvHwEe3x25W5opsA7I5B1hE8S/ffvicLd1ALyc3H7/f2t+e3hw8Mp8meV2DVD8tA/IiaVGX93O8W9y",
-	"r5GpB5UryF0QP6Z8earRqMcwXjYjBnGfri8IvWColMu7eRtkh8Z6Z5gcYqbylpKw1Ds7NmeEKaAou2o7",
-	"3juF+DHUEys+U4QLzdI+NRaDGHDhyQYtjxQSIHa64vjlxc/HQII34jog+M82NgH2jSGEvzy3J4JUYzaS",
-	"g5SOhzxSAZkIrndSKUc7PRYHBHzDAWcq6AogdwQ+BizCwIF2ScxVNDS7IiDjZKIsCWRqfANkEqeKfHh5",
-	"ThQDwmZoFDx+eZG9rEy7ggvy4ez9zx+aLbJDPrx/+fOH5m6DHL9rZVMgIzoGcazTSWSMuNj+DTBMRQwP",
-	"Qb4IuzZmJl1xJSPamyQ0nTk6Ccd3N6JGUqKeuYRIoyLhRIzoeMziECpHUmZkKqRSjptt4Aqk5j+fAz4d",
-	"RCYdB2X19MdWvU3CN6HRT8T8a2+/hj420lNCMRjUjCoonoFvpApEllTDjbu2X4aSKU0FF4OOJVhjMbTq",
-	"DOkVFGOkQL7F47rSdGZ51YD6yFyE/AbQFOvWOusSBemM2N/W7yeKXjFgrYKmICkY6dHY3doVOPNEKqu6",
-	"IdNkmYyYGRWUo7mNCZ3OoLItZWqSaBViNbbZE0GWpHN8gmFXVEM7nzAgobrk8AECEsYT1CHM/CNl/4k9",
-	"tjVHCWjnNsc9b4cNzGteQgGwrcS2l5vDwBNXlrtw0N1ahbVsqimdEs0+6wY59qNw1RUcMnZ9jgYKdP4y",
-	"BDPMaT9SfX/+ur5bC/wf+zTiCdcz/MtezdYvQ2Uf4XFXwO+tZq2T+7VAgwJFymPYSQJWVUmip9JLDCB5",
-	"M3JCYWuX1ENE+OgKkC2t/JsgXQa+i54BFpVLjLttIlNiP4stUudqAf6EdkXugxW48eyJw26zOUmGtDvQ",
-	"Xx0DVHGCO/lbzhLLOWPPj9Iytce1Z5SekVBc5EqsOgTXjbRevAjgv3dhGrDK5kfYqAH2Rb8/+4FUT9+8",
-	"rO/WyMFegOcOBGBAjATECn8Wk4M9vI2Yi/dJn454MgvIgF9ZJOcRj+MEbVnVFe1mE64vrDAe5kSKAUst",
-	"+RpXuS3trkgZVcgw6ZoagBKVVDlSg+Eh1OlEAOmpr2aXkyRGeYas65Y8AoRK7Sh3XmH13FelikzUxEb2",
-	"TrL8M3DFWy5tdEp5abOd5cIOUS4WAdrAkY1HXCDDpYfpLCShYU71wsjmkXnenPCNLeSz8wmPiJBdkWXL",
-	"AR4AyvdzNx1n1LDAJmxt17CRUSy6NDq1jZSW7KfYl7nX3CMh+AxZtR9U3oOU9dWPrvZwTFPFgNvKbDno",
-	"C8hJ0IwLo90g3wAzk6O+nIBqC88/fDz/9Prd4advPrz826d3b96/uQhJdY+8/ybHcHpE9lq7jmIisD0g",
-	"MskYzlrNoNlseqF/RHpW0ck+oT0z4Vbuz7AjwJSYMqaJGkvtZyf7RqDPLUp+BxlxD/AMmoPEdTRKMXKV",
-	"zGxXxJFtcpYS9ZEZYkq5NjIBT2PW8uF5dBdL8v70p2NVIj9AcnBNqq/ODmuNP/2JvOepHpITJDMLyNmQ",
-	"jhWwz6fkBAh1E0b7sPTGLMPvbkQ8MsUqDeSU4YklQzRGa4eY3Z45NMPksH7V/neWHobZds9WFMWW2SNG",
-	"lr97dwo9IlDhCd3Czc/NHoiO5udWZP5lHM3EeJNYnBl7287DKrhtC2TgXeGNTIdMhVb9dfOsgqwAAQK7",
-	"ty/TUW2eVQQ+N/Din7zFukqn7nBdzJb4/vzDD/CtkdIf1bo376yOg1U5OQNR8v78tS2zRHVlOwUsJ56a",
-	"gsFl1eTOHvmv//3/hvOzv3NQQzH+goTHJ29/xkZ65HGEVvqfj0/eZsRsdqrPFDDjAn2ZceKNkQLMme/P",
-	"j3Fa78+P60ZIHIekaneyFWFefwXZlbskfOl+7mTAkJ7qLKwFJDx+FZKqVZG5+geU5wA9GR6fAaMdSnx4",
-	"seN6Gzefn3lO3xNnBKCJZdTu8Su0vM/Mor46O3OLbjX4q7Oz+nNXb4NPttRoudqiwNlHlpe9YBN5UUBH",
-	"sPNsj5dMR0cZsIqTlNjH7lg6q3vNVoC8tHut3cAIOfP/XtSQUKA0Lx4iLfNxrM2HgApxjLTC1ygJflod",
-	"UMMIkYvmdroijBIueESTkFQtkyrJE6mWxGvewLNfJ4d3zksF5eg52llW1nwpiAh0vwLHz/Pq7BBPU9Wp",
-	"KleXvPQ8144IReozuBE53xF8BsWGFxnQ2DYQYDwZVY6rkTVp3IziQanrxgLxkzVj4SPKO8InEx5XljRh",
-	"3SI8pjBZfE29rQ8bvbHbCspYVw4f+Q2Rhb2CyrLlL3bJG2nU7L0/f/3l5/+t28XA25dXp29Ovrw+Pvvm",
-	"w9mPb1799MUod/x/7Wb7oLnbbDef7zZb7S9frNP+8/HLi0/HzdaX9+ffmVVvfTn90m7sN1rd9PTNyy+t",
-	"L19azWZ7d2//4PDnn39+/f7k5/dnX768/PDq5++Pf3jVTU9/bH1pfXnzZe+nn/da7Z+Pu6mZSSvqppVV",
-	"1+B1cvgqPbyfgB9YISt+uzNwHNf4eK+Tw4U7V/t2c18t+0rz3899tdbebrO1++/mC335YtQSfLqTt+a/",
-	"64uf7v358ZfjY/9Nb/kxShqfvey2aSNvks55wdbz7rjyJFR16KrnNL3XQhnIoz2nz5QzL6DndrlIMoLl",
-	"TjHVtSvNOToHn+iYf7pks1yJ+ZzbsFBb3rp7bfkPMqdYSXWp01GzxsUq/k9XOL+ruuD51Fz8yb61Byd1",
-	"y95eKZJrLIYzd7bvEppe+2uVtQIUnav7agGYj1U46iSsfnmmYGW9wrQXAHxA3+tUte0QWLjZGsH+NR+3",
-	"NcDsQ/6WzXz7ZPBbpcdoytLyhkrUGC76fvzyAkylmDNdRxfWmWu5nIIzNEvyCt6ahbzCOKGibi3USie7",
-	"byHnYP6xJOngn38tAoZXBNalih0GAU7IeGQ2rpvHa1wWNc2QMFzUswNXouBxvjcVNJkpTQRjSGSuU/jZ",
-	"z8XGQzN/Bpsa3JjA2HmZQx4MrMZRAFUFAWUkqPRgVHlswq5YCk5IVsQmbJBjkn2H2CV+FWPGfxTJzGIQ",
-	"wtF/loXQS6tFjicxn3di5r0Ucgsn5R0Hi/R9tg+vxWr4YKadZZFcpNa8QuMRTf7g+nlab5mXer/FeTsr",
-	"asnc7P1z08vhQrTLYCFWnp49I8UpOY9+yZTsPesYfR/sLb+vAEv5sPiVFgMjE0o3QGDAhRcp5cmcKb8S",
-	"PGO28c9AEqyH0OgP7H1hNOYf8FQADB7YAvyKyqWM/DeKvhDwWk2vewF/G71+2+KpRXsAIJ+WWgLH8Od5",
-	"SGY5BkQFpnL5A7B1ezMSoqUdBh5J8pKLeE4tGq/Q60UyrxZvhAsm1YLOvbbWEhPV5mFLVSG+5Epa0CJk",
-	"gebnFjCDVO0SkNAsTDinXMxvy5QeLNXKQhzmeY73LNMvXjM/U3ayT09F20V0KUDYH4VJKiaUTD/Jfj/h",
-	"gi2ZDmD9LlHIB3ulc3l6Wi87ftfqPLtDb6Ht4M71VFy2be5FwWXDPxX19odWU0bA2TXP6SX7wwrlvPeq",
-	"d6CNw7yNTK7YrQvhghVyK9eUy51g9REVqNdgZqSq5IhBcxyjiXbuqy16sPI1g0UkcSoBtyzDxzuDl0Lo",
-	"GTumJ38zD1woY0G0H5vM59oS23DXtk9HrCtkhChZEctwfwQ2urnwUsow7oKUAkeWAil3IzTRD6hmUzoz",
-	"CjSNbfWOeb7iCRSMmXtrsB6OJw9eYVHRojZltjw4JFUu1JhFWmbtDaV0O/DFUThtpIHr7lJ4NSG8RvLA",
-	"XV9OMGP+GBC79eNt1fCd45mP37lkd7U/8KvI2+L5WT2MhzVSN4XwfKVVMVYdEBppfuWxFeUli4s2/pEt",
-	"KTV3mkEsq8cq3RDz4SmbRFFLw1P31zwBxj3EblXl7gQbsGSuo8Wysh2XcFk012PdiFuVoJJQpT+qxfFa",
-	"zc5ey45n7d5XYx4tFm4DnG8N+jlYn382O0dO1KfLw7+M2p9vw2KB67aK5XiBe0Q9sAzbBiWWWXs2s1ew",
-	"95y8uKlvYS4O4Q5vZeM9XKWmWA7BkfQnSYICDEDTHD+v1OyILOA4QggBwRwbxJx38DeMuVWHP3HRFTBz",
-	"tLJSYHhjYwQ5SmYOgBIS1y8vFlMcXDjuoVyB6tcmDrGz1h7sJ9A2f60kW7N/Ht/qvlro4crNSvxLNisK",
-	"6R97Ly5+PdsT78bPo5/iVv+1Ohh8T3dnr1hz8pZ/0Pt//eXv05XVgDkngGcsofgO0mIzIuT0yOFoW0DC",
-	"BA9Yg5z5wwKbL1g8IacfzstaG4bJYe58+OPRWKqM1vuysdNESzVPHl3xvuAG5uyuR8Af+IPpuy00wl2g",
-	"EbL6o3vW8Es9DzwBoMEThmwapYcTKnw9My+q8b1mC4uAp0OWgui5kojS68uYzJ1zAZKvTd3CW2Xqdk77",
-	"rHTIbLPAVtA8gWyf+ZgPevSCe42GLh7sScx1PZGDG2IK09ScmBEFUPICWIJPixVjDcXc4XQoSRXxHH0v",
-	"WOrg2mtYPoQxSn+aagAdhT1pKVNykoJDMLSNchC8tJJkMXGIcCa3quW5mWf0uiqdvGCBwiNsYI1omnLb",
-	"7AoZUuys45p1hZYTIMqruppBrM0EGDZb0r8gouz3qC7GeLhWDjoGFyEHOusXXwVkynpDKS9VgJDGIzoe",
-	"czFQCPWKL1Uu/Ix7latqghfkvpXDZXOP/O/5xjaNGSHzVg7eBr6aRa7hmi0N6JjlficHK+Vr3aN7NjM6",
-	"v/FyGNwlOdL93kFUP4yfs/qLfrNVxyL55y9oL1pWl0MjLdONJEkLi2nOlFsIUsVMhVuWuXQzuilm8y2f",
-	"IuIZLKO4WXeGRrWnjjHZTHWRnMX7S60LcJacv1QyPXOay5cvpprVzdhrr2GP9b0bdM3knt84OS1vNbUn",
-	"yBYc2XUqbBfYvRAhjFc/BpZzFyCB/UIdC0q+kyP2q1FjG6AmZksIf20IAoTDXr8VtekL1uwdxrvRPn3O",
-	"DvqtuB2ZT4alCyuXP2jjMejV77hNfNWIsVdGJaxJEYx7+v44grPxt/n5hywjA/uLJKDYvGUJ9WE31Y7d",
-	"Z54+sjhPO0h/otZBznP3WuoUFRg1bAREg5zgL6THEikGDlplkcO4k1kwy20Qc+8I2sCr0B0O5KGWwtmx",
-	"H45qAelNNMayFi2OrgCTBD1OuH6jRWhzgH9LLBuHqWUX52tgne/xJOFicBzHKVOq0qm02k3yjl4ycj40",
-	"0uRlGpCTIY/oQJI378hB86BlJLmZFhUQ0jAiyGKKfUg1/5X8xOLYSJmVcmzAXQB+1oz+RzRkoi7NIA03",
-	"x1UVTNRsZsrrPZ1RcoLp2PFQCvPbv7fIbqtN9vf3SbO1164EFQv+tXx2t1AKxR2wnmKwh+y+FMNWITxk",
-	"Cm9edOZLih3y3tPAYixHIItjRaijzKpSMmapkgIbFu3hR66snvE8rayuNciHefe2sxCBM27ykhBcaXjQ",
-	"namQVPGHa+UwhljnzuFj5sruVcLeLD7XEImr53UKq3ufObuterpGPd3ucy2lw4K/3nP6bd4afYQ03Dad",
-	"9odLp81r29WUbVG7rJo+K9/B91/5PCmttrEMmtqfX+AG1ZCxq8oR15D+HyORBoLGWQDlhNEUeSo3oHQR",
-	"cnVB6W515kZ0ZnOrM5+4ztwqsK+Fv2yzENOPonjQ17ouyQuBuRkiAWO+BEBHrymDgDbOArABPuVmcIX7",
-	"i6Lhi3wNQTT8+G/WkGqriFERq9zfD+qtvYvmXvb3gREjJ3Jiptjaa64uVVuZVDUC9b/++/+FQn6KQh7g",
-	"QsYuxbhm3gW23Ny0dy/au9m0bctsp8KF0XqzVaR2ULliYmImbNQY0Bmc0iuegMNx+yAdbLA1kzdX2xDd",
-	"Hy5Ex67uEKHbTNpmWRzuG4iuUYFzxBoSq2sCfAHEGMeKjIZv3ndN/YDBE9qjFh6R0LEIMsCz6grFtC8P",
-	"xnphLOPDFAyAdVMhJEAiqzKKwQ0E6fAcPioZ/toCfG3p/KQk7jXidF0DGT7evZbtb5Xr4ynXW+2GZd4S",
-	"yLCHCjCiUN/GF7fxxU3GF9nVxry8JY3BpRt4ma/3QbhTdSev6zum53Xx3UJQW5n9B5PZWwm6KZnyHdO3",
-	"FCj343psMAMB75IlIHLeyIjOyEhesYI3EpAQvAygdDKPThi4JTLtijCiImJJwuJ5pwU5CsBlsaAnWZ8j",
-	"DIe8CJRkN1nnCRuNAcLU1jUgYIpmpLrXfHEvqZBMnG49k6fvmWy13FbLbf2Ef+U0zgPa91xcSR5dA+L9",
-	"xl4wj8/t0vnJzBJxod5bI8eDxdLqGXFzeMRaafeWK3WDQQMQvC1wn9rJr4ePGTXbS5qDYOD1e7+eYFE3",
-	"TYz5dIJ5wuYSvbN30drvtHad3rlaQ5e11kji72YtRjEbSwU9DwkXDL8yHRldZqfabh/uH7bnJfRLvC0g",
-	"u83/loPNA+uOaKlpAosmJmbzm4Pzw491M7Fvd4/36s0TmMGY8rnX379oHWSaxvx9bhJj7JG+Zpqly+rH",
-	"3f37Gqu0VwkqI6aH0lwf0TReYc4p6zOABKx0Kj9yRR3H2l57rw0r4jb0yqfCa2nzaLPbzeLOvfSV5DG+",
-	"s5gkyS3Sb/bEr5d4yx/2bertD5N645n0f4LJN54katHBxFZtJ4CA9jO0ki10L0R6cK+50Kkrdw0cp/AI",
-	"eHH7XNCk7KaieCMjLiYKO+vtKH7lkPS5x5gg5tA2yAfBSMKvWFdUhdTEHNeaf4Lj0DACGXgc3YOOfM4P",
-	"qvotFql78QBoXCMpYjt0bjwKg5kr4G38o6ZDnmBz/NyUAbxI8yQBeFLbII8Iqgnra2gPMCuRo259cR9p",
-	"RyeHHjPxuKAY1xTZa7DYwcvea61+weq4Vkf+S5oeRl0WDI1mwca4k762GPUr6Os1N8wyj9me5QDO8EPl",
-	"9JzM22b1tlm9TWb1uNcED+j335zZ85rUkTc6aYEc9ChuN5b5y9ThHcvPt87n1vl8IOdzs8psGwC+tzTn",
-	"WhL2UROdKwruneyAPg7pBXKfKUKdVkDOB6U9D4bb1eTYX5IYHZ4aFw/R0qysznlaTaMtuiK1o1vH7Age",
-	"w4Gc1hxBr5ryLhr5yREEu2FT42syRX5lqbTMk84D7IrQDOiizHaNG/aCT/i3Pk99UPo3qyMCN4j5z0xE",
-	"/B42yIkUSJKhuyJTlSkjlswfYuXU7EvNRywgCiY1IxEVFi1fXrF0TGdEywHTQ5Zuxu3ET+XusdCLj+p2",
-	"liqUzWqAVUVzDonyYRzTrUWytUi+FovEkYwyJ8G3nvbW0/56PG1UfJmJ8ggO9o4a0vTRmMnec2OC5Cyf",
-	"Z4qMJ72ERyTh4jIg4W9T1vs0SRM70R2+85uWl0yAPUOhkRu4xIxtR1KpqcYkflfAZR0UDim74nKiYNCc",
-	"Tbbn6czIcdFuyzX1mMfGm6yAOzcj3kuQ/S5hCVguoxl6h2/H7XefX/xluvcqPbiYtT7y3Q/j/WP1/GW/",
-	"+d2w/f3l3rtfD/4aPf9hVAkqkzSpdCpDrceqs7NDx+OGkhPletn9R1tr1JWVBKwkpDiXqAnzvRERGV4v",
-	"TwuxdWf/EJRksAWeRqxyx0iQx5KkP0oeq3nXFnOVQ2r81Cw4akQZkcZ9m3LFakcQOgXJqLQcKzKV6SUX",
-	"A1cnLNi0kM80V0N61LiFPQRK34xgNO/w5OTiNmv3eFk7OFA3uRVz699eE8jkBkcjbxVsFcYfQGEYIfNo",
-	"+gKOwvKK1r/An2+uZ8Vy7FXrWbFuRXVFkbagDMLkgWtb8X1Xr2x1DTT4QmvXtbaW1LU6Sf3V17ViORKF",
-	"EA/K5RUaKqwOOWVpBI/Zbd6j7moXVNVcOVlKuWKxsdBTTVLeC8g4MbPP9F1fyhiKgKjQXJvj3NprQmgr",
-	"4mPQMfjamn6Go28RYfMKZO/5brPZDCoTwfVpyr1m393bby6yLJyPaXoJTuaUC+NFUKWz6fTYFUvpgN1x",
-	"Si9apTM6KJvQmRHeBISxyiaSMmGU9tw0rptFnyZqbhrt8mm09psl8/jQ79cVo0oKEnMVQb9NZpZkv+Qn",
-	"tN6q1NvN0vnAz1BWy4S+bmMrVAUnQ5oO2Ddje2vOvFAu5PL5jGq8otVs7wcVzdKRucCYR644T7FoklqB",
-	"GlPNjnwWJ54wckhiOsvxcOSa+eGdFAr7rMAxs2QK03RrbhbdTHXSyy/J/iH+rOlnt0eewxj5iw73zW+/",
-	"r9Y/RBMefxQa8OjcNe0mdBalqPNat6hgBrm+Xv1yJtK31ct/mOrlX5x+f3q1yy9T2tfKF/Va8ilrWF1k",
-	"7Ltm9ImxppC3CZ0rUlWMkRC2+QUc77DWMS40Q+9JdUVqvgaLyZAm/boZ1lFARABN5A52QOzxJxGc/4Bo",
-	"+plITBNb4QgDY02TowXmEesKfweUQJs/WwFjLEMngnFW8J+KCDagnhZ9RGdQw6zpJUosNyfgrJiSZldU",
-	"95rN2n2UFqOAeMwM70asnnuwZOYU4n1bKTc8bhMmyLzJca/2xQ3vk7Mdym2De7YFlunblaMVcHDusxZg",
-	"60JsXYh/PRcCR7rRYYiN0bD1GG70GNaSZssirw6sxBhpsPAPVduBVuu2smNb2bHJHopfrMn7YFHmm/sn",
-	"0PXx3RPW1YmtD2O8CCMf7WVjqjRcFmYiIAS5RqqWWxgEGGInPEMeUvKrFKyGPLokZJ/HxlIJN9aS4dyI",
-	"u2X4tibP1uTZRk23UdOnagNt08731nazhlJ+8uiCDkchFy00BxL+K2U+jskB8xwV/KuYF+DMoVxoShXo",
-	"/a6oAn18ZAaMAYbAKvAaGdFL8wwi2JSEdtOHAUmZnqTCPAOADMFqx1zyFZQn+UKjKlRoyiS2dXklJZm1",
-	"DpZeZtWdWpp5YRDUPNg+F1n8iwgU3NaA+qKWHFC7pcDFgk4SWqUdktFEaaI0Rap/RUfsPgAPM5NlG7jc",
-	"Bi63gcuNgU1urfitFb+14le24rehzFXM+PbWjN/Cp24QPvVxgoA7qBsfuxMfvIuMiTWz2au9GQHOyoBw",
-	"YZnUa53MqSE9hqjm+Tr1AJHKEbrcXZBHQg/mWudhqE/uocua522xetAVxd55KEK1iQjjCuUio2YILsC5",
-	"AZHC9cz1RrinHeVR8oKucF5VzqnC5vsMLgAyH7EEN8tCy805OX2ZeldlGcvFbRwWPLBPp1TjFny0q3eQ",
-	"adrv4ws/lHH6W4WWdI20i+SwaCGUcLtecQqla7TfN2+5tXG3Nu7Wxl1i4zp5uTVzHyZaXdRPW3t3mzy/",
-	"IyyCJdnMlOeDW87WUHtqprO3H0st0mUdvYVIeVc4CtMNgwi/xLndg/24DQ9uTaet6fQw4UErYLam08OY",
-	"Tl6gb02nP0qj+ZwV4yyJBzdhngjAkytPuB7e6RcP7xTYJqX00hcAk9DItZBUc5G/kbxiCpkOPXEiFB9Y",
-	"6sTa9TBRZBlKVFeUw0TlSg1y1RH2Gz8YatQTMaocZtQvz/+ud99Nm72/XrbEi7+N22r/6uxw8v1e9O3B",
-	"8OVzdtwc/dCSp+1fzndXhYz6ZWedQbeIUVu5fGvEqAdIyjChJsthPy4Av1JzQGfiggzlRDFSpfGIayNo",
-	"jFQwcsXYjmAGxbWA9GYA4xEQYwQGJJXA9RqTHos75P3ZD0FXCDpiAZZoyz7p8VQPA+L6HwJixocXs3C/",
-	"NElYOmACS8bwX5ypgMScGQ8zNtIQ0I/7CR0ooibRkFBFJmJEx2MWk0jGDMvG/ZrEDqIEwEgkInl4CJIj",
-	"IugIC9DMv7tCTrTiMXPXmBHytWEbgio5SbjgEU1KBC85TaggfUb1JGUdEkbZpaephMteCc3SccoVW1qe",
-	"jp97ZVgTWzDvtsCauCbIMFqGa2JZSteENVk2SzFJlflWZr+R6umPrfouGUsutNlcEU1ZQNhnGulkRmwF",
-	"Ya34Jns/LZmnGbEwyxH9/I6JgR4aj6P59MFX4I7skJc90l25YzfH77+vjapwivvj3EqyteAVbOe5mtwb",
-	"xEJh+z4VrIX2SvFTh68NCb+nXQO9wsKda5myGL2PjyJlNN5sCfUZo3FuP+UVpxWWS6qnndgFtTlOqKhb",
-	"OVvpZLduGP5hURXbB+04rVUHrbVUNx9bpUiqx+9a9d0a4iwYhVj98PLc/AD3Azs0v2IxuiJmeWQ6oIL/",
-	"CgLjmSJ9xnKB3K64khHtTRKazkjMUb+nLJIDwRULyEgq+DcTRp4qxoRDAwPdN5RTMqJiRrioo7XgTl9X",
-	"RDRNZ8Bi5wnm/4yvGpKEK+uOSSgST8z2mBH8c+Avp0kSkp7Uw7zC7YqVNe451wy1d4fQFUDKnF1g1xIZ",
-	"9ubfjMh+V+SMBwIvaqs83EXH/T5zPPgTdD2lcs8yjzkioYyQBSFiKnSoGl1hbCCFK407oMeWfsaAKA60",
-	"EDDhZwoWEFxMVbi+PuUxewQb5B1X+qPd3yewvVexRZz9Zxxb+CKwzdGoKyhy8/sSVQ5RzpWpx2XM3pob",
-	"SuyO0J3PEOkkY9ank0TXAuM94+8yJaHZqcXJufuW2UQY4cxP0Q5dvJeJycjItNxP/j9oAiLu67BKnHS7",
-	"1igpbpZb2Cb5AdazTPz+uhejxI++tUieOmqUdyO9HPKqNrIy7A9gaOz8Zv7n97vEYxeDB2ZI43QZ9c5i",
-	"o1F0NDSqNuWjkQ0gRFSxOheKCcU1v2LJrHZExpjZrDMBQ0RDCsWTqeoK592HO6gk1ZhGTKG2yaTt+w8v",
-	"T15/cLJ2TPUwE7VmyMp8Kd0SN69t3LwRF97tWxSvy5vgMEcO7L9UFNSY3z3OByo1ykaMChXYRrk6kiEp",
-	"wnVX2Livw+5atEnABrHB5SoaJ2gWEyZ0aobBdrPaEUmoZikZMaWMSdUVnroEv56RWLj/fU3nlM4a5L01",
-	"LbQEgLLRWM/gO5N0oTbAjDOlqitSBm30+OHh7TyDsCsaveRmi4gGOcb7BGNohGZ0yWALzZgGIigquoIb",
-	"q6NPgaUhkRFNrL3mgcBh+jbJN5D1hF8x/wIKWKZm1taT3tRjXdGb8ETXuSB5m1gyVTSKAe/WLgYuqrLM",
-	"L94+tCBtGBdTsiu4hhdT3gpVQz5GEzq7dGl8foMmWt4iXrAQj24ykgdMK7LX3C2z9d7TcUH53qW1kDON",
-	"8lUKZUSJ0J8imvbkcBanFGKkiZx+6lNtBK9PaDO9evz9PR2bWd5Xra1CsQJ22k02z/ucwbLO/LObShMI",
-	"eAodpobdsA+cOPiDGRlfcQvIezq2XiIIcB9ht7ppRaOmKI/WM2tkOijLSIB3vDTqcQLQkWrImM7gyEO4",
-	"icXHOiwEI1DtQenSSpjk1otHf/w+0cfLscfxzdcNzuNaPL3QPNB9yJREicQCscVpWu7zFb3h6x32idDn",
-	"eM+T9XfNFGEVbg7F5669hc+b3b6ux5sdri3g8R8C8Dj3RXMS3SiWZPb4WMcfxpDUzU8T/AClZWr2pEsJ",
-	"gwlNrfns3ZORBGpc8EqGLLliyBlrlUFXVHN6IQCT3cKB9SdGOdUa5B0ikqSMKKatpD/9eEGsFsIyJdAf",
-	"4REIMmPim1dBVUGuaMqpQO9zTvajfGdv0ZsJSZULNWaRltdoAQtFbKswH6+vzS/bXAHi886uK0B0X+ZN",
-	"DBvqRoXTa7bMdnN9Y1LoYZ0Z5988KiBTmlzWuVEGVv+sqMNWNo9zS3tfILVzUn4NIb+GmV+4qdTMh1N0",
-	"34iU2fHYFh59Nb3jT6HESdNUFwX+KmqpKExXr27KbdPr4Cbz6sc7yIhWVaUiDjDUhoZsgOE8bHmRipG+",
-	"2Tp3Mv6/Y9rJ/I3ZmI8sfbZCYaNFDWsfmEfFhLvuHO7AoXmsou8T83DlLEaG6GtgzxFqowifnE0XkoTF",
-	"A5aSVE7JmGEcgUwha49fI+b9PkuVL6zoip6Ulx1vFZI/O1uU/Nf/8X/CU80FxLXXEFoIXRjJwqMhSdk4",
-	"oTPH6zGSVwzM3Mm4KyDaT7WzfKvuj4rQvmYpFJKnjFyysUaDV16xdJpyrZmoQY248R/J//wf3rJGeSck",
-	"vF1XcEUS1tdkIjCQHZNqL6HiknCMef/KUgmQEeyzkURckyb8BlmJWoO8otEQF8oVRxpRyj6PofahK6gz",
-	"+aAyHZYBCjn9kgEkH00mjFghS7Fbi0RSacyEcEX6CR2YyTn/siv8AFzBS0ORSFlixSaWzJDZs/QwZWoo",
-	"k1iRavjdq4uu2MGjVVdMay4Gxv5vNcl/g3v+l/0mmYiEKZdDiWuQrcgFOsw0+Gg0AWHQ8a4DVPnnC/gL",
-	"YBr+HRDtUE6SGDlQlJbRJeyE2NZ35CNeSIpivoJxebhQk36fR5wJ/QluDJfW+Z/DO5ZkERY9E/NuG3RM",
-	"7q7lYEZnTEF9xCq6Ln/DmhqveGt5cD3/8WGXAuiKcw+3CjGzktfxQ2Ojsxa3dCWosDSVwACb+yNxf8To",
-	"ISRDOuaQVfAP5olezXYq7cZ+JYCI2moOJ0WESu/5rnJPD+6BOuJOJemtsfPOzZSdz/AK3rZk7/0gNWFC",
-	"TgZDKyWALyrTGqUCwcZQQiseAEGVCiBeJpF9YoP8YBOzU6qI1SGNpwJiD5b32lZRXurdxonYsV3Qvz0G",
-	"pO45806J7Hs+bXj3AIoqySWbsZj0ZotKHv5bkypF3VzAZ7pkM8IhNQ+QvfERCZ2B0iFikiQhSRk2s4GK",
-	"P7aGENdDOTG+nBnZ1jSCyYK7xpY1wFSoxnCZnw8oOGN0SEsDZq9G8YmDNchfvIFAuCBUzLDC3w8bSXHF",
-	"Uq2OuiILFAJYrq2QhOGeqQXlfC2ywG0Cd+fWg4N44l0S3Vmb/UOIpVyfdzuTUhFVDK34FQVV/uXvNX/+",
-	"RNzbuRjBVrn/q8EnnjshhRvgHiNYMTMzub5Bb87BsbcYPYBtdmOKKH6p8eBWaYLrCjdGkZf7xoz4kUVA",
-	"/6whpfhMkY9n78AVsl5aIWFOqmEhW7jUTXmJswmx8VDcxOFtL18pkV54UZtTf+RU+tPLXOc24bUyFxfe",
-	"fILbJK3x7vUS1nZm91aknRt/m7N+qJx17M+vk6rul2UWfXbiHyRrfcYGXGnoOSYqShnWuQyoZlMKQT3M",
-	"VCNbL87dxc+sLJ4x3SEjLsyl5ieoHJUx64pqePrh/IKUagH0Qcz1IXZ7MWGDfpaWF69rANhsnw9C89Ro",
-	"yKJLCL0NKBdKk/CSizi0RMG4cm/NL7UjIm1bd5+zJFaef5enrskFTOkQ5Vpou6FUF6Al8J3LqpnBvXT9",
-	"07RE+zxDuQuFzr6juitCKE01Y0OKJWwQt/C2oUmA94DFXL0ZGSdUHPnl5GoD6gSzxlYyPW5G3nxQ819K",
-	"o6NjzsUg5UliZBOdaFYxFrstfZ3SJOlJmsafejJX9/7auVv+7/edcMelu9eMO276G5XTD2zqNMzK7+Bv",
-	"WIKMZP4akInAU33POfe8ENh6HFsAy1tmE1GCEmq37+a07DLfxaffY5YwzcrUKUaX8hrsDXBBXTJRxIl0",
-	"cEc+wg4xsJ9Y71xGl0wrm5LHpmAMApO9vWbryChJiDeJAcQ4IVrlNGL2YBLR8QbUxkt4U6825gTcSofj",
-	"xArA7UHf1NbHj3IPGz9YXljitvOHFawfSN7mEGXuvg2/Y3rZHmzej5I9BUV4L3p2G2XbeE3J5g/CI6RF",
-	"TnINdxjvMjZwYL0RzGfxwQSPhfV6kP6kYJuGtYK7dsnYWHUFd2oIKw+oGU1AKYNz/Li5ANgCScr6TEcY",
-	"GDa6h2XgfO/lFYJJ4fBQyOEcplVEQx7xb8EturugyK9HZTNeylBOX1MRy35f+fbanOfCPo8lIBUMGXgm",
-	"CR8M4bhaT+XV57HMeSkrS5KSL3s/qYjHFIgWH3YrGP8YnXiejOlBLfKdiLrY1vVm+RSjPMRc79rNrfCr",
-	"hubH0JMciUmS1I6uF5NdYeVkg5wkjKYWZA8vs8VomEGGB7p+avvjJmI65ql4/QkCg2/t86dglMB38Vvh",
-	"GW64r8g4KQ0Vn07UkGGTP6ArGDuC8BEdMOAWGxlpQi7ZrAYlOASR1s0pk8KdsgALQiMoxbE0yF0BhwMB",
-	"DYy3TOh4zGiqABcDDyXPx4SfOZNkIjRPSGTWmsULVk1XLDdr8kjDE3Ep5FSQEF7gLZuFGOTFSg7/ivDf",
-	"UFbUFWDs6CEtzioomjYgXXO2DZSa+oc5HPrQxofPcLU2agoZkXAhn0DEV7PP2uh7c1JIq22+CCWKXbGU",
-	"kTGjYqJt0/YMBakgYCohROogQfBpmdoqYuBkAFB7riGt6dHjaMJSnWUi7T5dI85Llf7DWlouxOsLPszR",
-	"2hpc2+jrLVUcWDS49Qm6gCBuH8rkG1OePh5hEDLwU3JQ92hOkPQMkJwSpFWrSUZcTNDnjUHhBBmOkFVO",
-	"UUL5yEM/Yr7UvSdkRxvkPRfaF9xbBVoIMT9TGar+RJjPDHNpkOPMR7eGr8OitLlbCA34gDTqU0f8D3Aa",
-	"xlY2M2Qx0h2hHr3E6gLRFXPMRz8NmfBZS1B39kE2FIF9AANJemwmERMSUp2+1IdEdNwV1X7KGGkHZJxK",
-	"0t4PMDkMMD9kImyatBZgmUumdNu2mscjBuGYn7C6pyuq2OhG+QgzyTZqXttYcvUU39wiBG26taB1q4Lz",
-	"w7d/eb93CmVAY54yVcLE0sJG6JX1TP41r8HnCXKY/lhNpVh6xVK76ygZUjX8wyYaVxDQrsYIi6C2VAT3",
-	"pKneL9amPJSSStmVvHxEXjvz9DlNYalYjDCH4kZr1OfEaCu4ISVJdVdA5hLEbS41GRAprJFu1BSPqNFB",
-	"YyZiwJrIfQCjWGKuIprGgF4kIWLtijXNmDNFUpvghUZlb7XmY+CBBV0EZDyralBNwvXUK7IjRKlbMWtK",
-	"PoprlNjmwzj4oTbpqD2El/IQVShb7+SrF794lh4iJAxcVWvVl+MdrtAvMS7NbhNY9AJj6hq5CBhsEOAK",
-	"qQ4DsHtJyOOwhp1KXeH4OLAnOp4RSqasN5TyksQs4SAOZZ9wDTimnKlO1rD0/fmHH4Lsn2bchhG45m4j",
-	"De3txszVCFeP1hR1UPipbaLmSoGEghs4U6TKIbpGYjk1YtJPpSv6lCcsrhHjCaiMJtD1XfuVkIKZSY9T",
-	"GTEYfchShhJXXfKxQ33n2nkVXTGkUKsPr2HEYghDQu2mGdb8boNqyCtWhXbzbHK4ftCdRBhNE85SqI+u",
-	"We4wOgDdkOo8sisO5ZrGG+Qn283lHj53Z4a5ZL8w3n/JxrrRFaGejY3QRhvVQ+YLOmKxW6dqJEcjWlfM",
-	"SGFtO6bhCTA0VFsXlpTrrsCsglVLxd4Bm4gAdTzfR3AElssg61GDr2I/m/EqEa4fMHbB6xRy2iEpU5MR",
-	"s2C46BTZxVAMvHVo+DEfGXdcaDdsQzNlPKXcPqIpRiXzJ8e/nYj93xEVuRw65BVcHpKqnArbmQ06sdbB",
-	"/wViBykinrAMkQSufaaImvT8KVZ+agvgsPYN1Hr4/Tizm9orjOTgcWHnuiaLwrKYlbah6rwsOVrYgn6z",
-	"rtOewZrN5sGS9gwYcANAhwWBqBiB01Cy4fPz/kcF4q4NS/ULZbgDIfv9RswiHrPYCHj2eZyAQ2p5X8te",
-	"Ah5WWbvZAr6hi4yN6Oc3eFMLsa7dv+ZbMYKK0jNYdrNSldW7Ve5uX2V66lr7yu7NW7SfwJ3rdZ/gnIpa",
-	"795aUfBhW8KAr6GDRS+1mqqZ8jXap5az7JwwXoLm46XuAsKuv7EcYXdjvAF9mbKIqmusxW/dFYCXg2iN",
-	"WNsgYiPVyZim+oj0eQLdM66RJCChsWnM/2oZkioiuJsbVS0gYUxnpzTV4RoQWySPau7mUo666+e8HvDu",
-	"k8Lb/RYBiLiCRStOLQtbLpmAWfryx8eIrH7j4z+O0Ry7/vnPlzxfy7s9PfsubocVJ5BMRDRc8my7tZZR",
-	"/O01S8ke7qjKCucokxzGYPJ/aiDH94TBRozkFezJVrsZVKzJcB07OCxd7q+78Bu+am5BVmr66QNSgFWh",
-	"//itMpapreKrzFHm3zxW1GyBLbBey9EKhOi///MWGt+d/FWU/tzH2YZYNqov+zkZ7NShpQF5fIxiwF3R",
-	"ue+fYRGT//k/UL/B/6LwIVU4oACBkuZKd7iudQge5MDCzuFBQg/U+MpdgYfJMqeYa1PLOUtGTEyeqeym",
-	"MQRkwanL1eP4SZgh2YBqfsXsQ22wmuw1m8Y/dlfaNOeQZnlO8LdY7AqILMy85iNGfpWCXY+eYgkBJgkX",
-	"NC2DFltRNX8cK5Z65fzIvZc56buiaH1EcblyXNkt7r1W77hDs1zX5VTdVtPdrOl+X/v73qTPtupsC+G8",
-	"JvgN9ZtnJY1dVAor5yYGE34dAe535s8kltEEIVCrQzk1jkgsCSWaqkvkooeKx5XoXwg+0Lxbkc8VSir9",
-	"364l6MpcUipm9pFL+F6+w9e7i4gFOdUDjVb5N3IiZWJeUA5gWqm0MGgREzpFjoR+gxz35BUjey3y//2/",
-	"33YAKJCMUxlPIm0Tw0lCRpSbx1MRgWouFcSti3YzE8Sridhm77ASVKBoGIkDvIhcjUXACMl/ZkWs9oU1",
-	"G8HiTlJmXn6ZGM1PGGTzeu4CfK5VfQXcLVvJumFHYeCOjJM59odHdxKOcWpeGhnj+T1NLzGTiIUYIwDP",
-	"moyNQmAx/ojFi3AgAmQ+8SKpK6o2QKZCaA/IxA6pCilY7UahZrwKhT84JK+lqCgXVEEi6GYoYBAGeBoe",
-	"0yy/f7F333JqZUsOFvu+QFQeZi3/gCpkra93raK454JOFJJb4JjNtC585S0IcA4JxY23iibNqYc1Lffr",
-	"iVey3X9bI/o7pp0auosJvRV/jy7+tlJpU+f7O/DOVz7cj8oTs5Q2PdetgxvkJkPXlRdD7Zn11IvYtRhz",
-	"t7AeeshGucIjj297V9MYO/kzmbS1bDdv2W5F+1a0f33gJI8OMoIwSfdt9w0ncZxcE7I9H/K+JvYqT98N",
-	"KVTL2y3hUpokUP8NKAh3jbO+tpNal1jbTvMxK33+eefg8JIcWusgo3Kdz6G175BDa8YvzAtLbeZb+QlZ",
-	"XUksAR9ZXUIhdSqOyPMDEL5DmvDeBFKA62bKNFWXK0vGfqvyz1uEfHHnrBrz9ftlK/I2GvQd+vPrZJb7",
-	"5QmEfVVOoj2D/jamjpCOh0ZQ4O7AkTAnRaqhkpM0Yh17UxgQ+wtCart9hDh2XRECfkoYEGcY1QJCleID",
-	"wWKsq5wwQtFYtk9UdLauLRs4ur3yagyMGtjj8JhBX3xDfKxdBfh9olhalB77vYOofhg/Z/UX/War3t7d",
-	"2z84fP6C9iLY1fGEzclE0mqhAVRvHnSaTfOaKZcp0uMM+WCYQ085mbMDCe3JCS6gZbK24g7edjUBe/9C",
-	"c2W7Dj/0fQact2rJq6X1Psr1yueeA8lW7m4jydtIcqdyxiKZxoTarbeSer6NT8HFFRNaprO6t9lWbVWN",
-	"qKaJBC46oDpkMRDHqSAjR3KNjTwFcjkVkDFNScKuWAJ1H11BLVKWapBvsXGhQ8JfQlI1AxCZkvO3H2sB",
-	"CSOq2UCmM6PQjZq6YuGNhEldUS20NdZu2+OQf/H6lMfsyPpEKhcx64pcyCxl1KwG0VJiV4pbLOMADWmK",
-	"nBpZzrmWrVV+iVyUDQHeMAJX7oa9cd8Ru8tW8cbgY1nK5dxqA4QS5UKhu6ahBzSiitW5UMxMhF+xZFbs",
-	"uKv0EzlJl7hmvyzrAGg1m6u2IOBkXY+j2w2kCq3OAblxfnE6IwMpY7Vkjm7EDUwVtyepGlUOpQVcuJ+g",
-	"1bCGL3OEJMrQjUZ7ioliZwWi+pZ2VsJgZa1qPSkTRsVTZbrixT16U7fh3Ja+RQ9CYYT1ug9h/PtqN9wy",
-	"Xj2kh+u3HX7UWxH8WzFfN3Ldnc1NtgMudYFjwJxERlbblW9VCSLm9CggkHFNqr5P3TLrW0QZLmqI5wAa",
-	"2CglrrqiJyeDIYbdAZ7NAdSgsu7TSMtUuSf6hxT0d9aFCOF9kvA+Kyp1REWF+lGEfosSUH0wXwtx4cd+",
-	"pkifjngyA6AIxz5r1CQlff6ZxV2B06oBeMQEZY19eTQ3qJ24485CUjCJKiEA3AI7e+ARyzo7zGt0BYDE",
-	"Gg3oejVgZbLODtTk5oK95ov1ad9vMinoXBYOcOxzNsWAaUX2mrvLAghFafeocQRn1MFtXKcT4xg6u8JM",
-	"DSBWFfRHMjjvZht89DzeQaaPOxVMEbFMAb5jIymsjfMO9iJ2FNA0ayaQaczSU8nNfCut/fW9+X8GFdjW",
-	"73ifvaQzVem0W0FFXU4qncrp2cv6u1fv6y0YGM4VzAB3n3lEo72fzZfRaAia1v+9/bxxuJ83PtbjBC75",
-	"3vdKAlZQ3Ovp7TWQmObvK/XEjSC8Zz98ziXa+uPbJo5bloGJOdvj7iz6YGTc5MRfXxn2QViCd6uArTlx",
-	"r74xqDHnxOZ84+u9XnKd0/sd0/MKb5PuyVOQcluZs1lKptscx4f2BDZY3GVe0TMTTIcyYaSqGOBoEpok",
-	"AaF4FnOH0FZ61Sz2ZeZcRBRoaPHvSBLoHgHdzRAAJEOuYHGrYB8T4DhxzEx50z+WCFbZFXZAe2Mn775w",
-	"BQhorlHaz+UJ2d1YkbYohr5Cs3m/xGxuN/9YZnPJ57rX7uytQtkasU+C++oB7VDuaeiWmJ9vsmuIYFwP",
-	"jaSGL8TigCA8dUyETAnCw8e+kA0R4MiFvGTCokCyKxDbFudxlSZkj5+Zm2tWrCwVu75Y+aNi6UoAyjYn",
-	"45fjvkrN8nANUcpiJjSnia1vZSPKk0qnoujoP4Y07cnUmDN120quGm78JVD8Lwqjr1gLEAHMg3lzFn8z",
-	"W7VmJKikEvI0VnlX8sW5tykuy9Z+1QIzBwqe2xhbibnhUHzJGudkkfUblwojOHwPVXyGPryywtPONsel",
-	"cghAqiACUku+4vlM0UCuLhBMgPChAEo8rDUI7FEL6Q5HdZ5QhQPW3/ySIZWqOS9kRGcQ4+5BjdQVQ+Rd",
-	"PH3pM0XkVBxhTzOPFRlNgNXMudX9BSRFUqUixk7pAmFqV9ghA0JHUgzy7nnHkZDhc67jUsUuESH9jIKu",
-	"GDEqzOtlqfDA2No1AF7CRZlnivH2+gpQSSvLax9SdVLjUTGRCoK8kiJe7crC/BpRumKfw/qRaLts9x2G",
-	"dl/nJmMa5xXntcCa71S8t9yo9lfk2CBAANx/hNqJz210ehudXlMTw8ZmYBlLwTalf69zBnxAehkbbvE0",
-	"OU4YUuDyyigyQf1NEosXBCEkjkrJaQaukdirK0b0khEjWGYdIiSA+aeWhKao2YEwDpQqaFKr4uRUkKrR",
-	"R47MEx/QFeUuhhsaFP31HoYZdg9eQArkJM2YPHEAUITZFUYL0kRJkjIaDc01XusqCLZdSVwmYdU1vpfX",
-	"mgs+VuZizRPIkGq7uVe7s05FEpmCTt2SAT+NcLj5MMUD8Mh2+Ipx7wUpk9AeBDJ/27D5f5qycUAmitV7",
-	"SP/hSlrwgXAs04nwZjSYtABJihij1XHKxhDxFnIKTSWEktOX35pr/n76jrx508HoOVSudIW/nPqiHPPk",
-	"JSihgZ8PUCHYek0uSE8mMZHCPCkglHQrxkOwF3QrJOGC1WB8PWRdEcEoz8ydHKzNxSOPJ5q9RSszJFWl",
-	"ab+/Lt4omlTv8Fs9pmXtWwLHcb8ARwnFUpVOO6ikE7FavDu+JQql4r9C68XnljlzbATswZVOZaLYp95s",
-	"9T4SXM6NRbDNiuQXq/LfTl9+W281dsl//ff/p7yvsucQBxcKY4FgeWecUF78ApWf/3r887cf2s2g3fz5",
-	"uPlDsNsMdps/f/vyZMgjo/LHUpMxZz9/e/7zX/9+fZlkmUmOp3Mbt9kaxGuow9OUC223zkqIm0WhuLJF",
-	"nMhr2B3OkD0rJuYqaA4Atiml0UibkSr8wZEu2R8TqnSt0GchRX0IANhgpVoPskHemZuHMoFYkjPzaMpI",
-	"wvqamBEnImFKkZCLKJnE7NVorGd/NmIkbJDQxoe/AUr80CF9wIzgT2Y05MsH9GvNSJWSjGnC85lJ/Qw7",
-	"wGsrYYZaoFBbA3JTvwe5fbtHafzerNnafe1mTZ4UfUU2Q1c7t8bUKKI2l0zNDLaRqZVuohvoLlrNJbMq",
-	"7NO7MV8cG1/Lnzl/ZqQg5nwV5nUNg1T+NH2FLRtOZF0bbINzcov2jHdyTUood7a2PRlfeyIokfp2jRib",
-	"SfosqGbABVqn+dEDzSLwbDFJHXg1jTq5N9NMlamvrsjrr6OMdNHs+GeKfDx7R7hyXmCRo3Gel3Fd1t+C",
-	"60YFvgjpsUSKge/8ALcWWgS7oidpGiugUCdcE4efG9YC49TaG7DOrJhUchcSMUkSzOzgVJYUXCVc6SxT",
-	"7xJNz+xSL8u2g1W5tnP5sDLVuppw6QWKGHipnbEYVFaiZOjzhFnVYvxGLgYNvPeSzVayNZhR6GpI2/sH",
-	"lU7lRf/5Qdx83nr+fC86jA/2X9B2n1HajPb3adxs7dPdXn+v3+q1e83e83Y7ilv78UHU2u81+8Y4eF65",
-	"rfu797zd2r1FXh+/8lpaA872Vm38EdTGyJ7xLFJp/n1LtuaNUxlpmdq0AojSvkyJlZlVYDbi2gp/s006",
-	"eFX4/7P3b8ttJEm7IPoqsWFrm4C1kiDAgw6gte2tUknVWi2V2CKra/5plCkDmQEgmokIVEQkIVSZzOZq",
-	"bOZ23fwvMDZmczfPMP+b/E8yFu4ReQABMgECBCXljUQAeYij++ce7p9nle3DKzYPrVhmQEwzSRPDp1SZ",
-	"Q4tcD2JqaJgH6uIbnF6AmkShlQxhj5z//FNA/vv5658C8isbnFvR/NPbN4Gv1twXp+Q9/wEPUWw7rH6B",
-	"43kyxDp3jNgnPdGotc4IFXNEvsyCXHLxj5+IA7UxZupRAWWk532BowFnJf5kvtMmFxIDfrOBwZRzeHxW",
-	"rNf45vgOPdF9ETrX/4GVlaEPItakGRZlrIwMMwfaKEYnIdRmkoLlF3vgzkVf2AfzKE2oskYzNMNpUzsD",
-	"aCI80fZeab90Uc8YJC2VuyPmEyY0HOu41veFpsJqUUMSZme6S6b8M0vwzMiVyX7efXFkrQdKNI9ZNiHk",
-	"+DjoPnsWPO108CZQ9zRJ+qL57Onzzn/8+8nxUQcjsiEJEWnns3lv4sSjV1fTucZ6xVyTmZJiZM3shKoR",
-	"UzCtfmb64qR7DIjhMltAmZbOXpBrf1JU/tkCPPNKmhpv/upIMSZ0X9hlMWDELfy8BjY3xQWsl1TzdFT9",
-	"+CBXCXZlRZD1ME4JdpT9DX2BkE5nJ24LaSjNZSEtGCuDATBncF7nkV+GjpbhlV/gVZshlrXc4UukyKJH",
-	"nCc3wcSOmI8K3d4p/VENsDzAqjozDlYtd6prq9icpbPjyBZQ6Id/XrF5HdRyfwqk79Odj1ImgxvL4eJA",
-	"xnPM5Wr0Gk/fNzaDkMv9CG793hLvAplRPk0LthW5cPrOFYy8ZgSwlXYfUBPB5yhhcFLcBHShGDEyQQIi",
-	"xYbMROPWTtUk9mm1fQ6I0QWnoJYvxYTCailo0GXq8Ud4hVePdczIY7C/cE7u2FUPZoTd7a+B1YMAacku",
-	"xQCXVf6+1xZwWggI9pYP+tJjPvUmVxGxZnxndx1p9QWkoORxasC+hXxgyxAnhJPQaFyxJN7CkdZKNxn2",
-	"/d5HA4VBvPV0wL9wgwMCvLVqAodr0AMf/n99LhQ//3eHez2c9x1acPgnEs3eqjpfi7i0hcZ82iY/Y2Sn",
-	"tTkVqNY8ScDuMEXFlc7jOicuEcFln8HBNNWmL+RMMAW5Z/47gl+hHIgipsEzXqgV58xcfGvsM59f3pFS",
-	"rJz+Bx2ayYIbMaK9vBtyWIz3hBv7oqBYAxAgtrOrYkQhhfn+IZ224W5f1qr5wUN0thX/Wdojjz708xfk",
-	"n15Je1DY/iNFhVkVye2jxe8QD86tRYWXCBMKQd32b42OuIJscE7CASMxm0iIsHYBlqslSF+URUj5Abad",
-	"y2NiQLz0bjAWLMIMOxBYrAdHA197U74EREui02hsYV3pzC6SaRK7/NoZj5nA1LS7k2xLtYLWkmzF0Hey",
-	"tmTz8fkutYzI1GhX3Z+Du3OJ8+7e0hDzqwvScJv5Xg+YxVXsx04ZEZy8qQYZ10jZym5YCgxdSR634Org",
-	"0O+NBuFVWeY/0aAdgtzKKu6/XaVDTZhIb6fXjuZRYmGtSEtZBdqxdCWJlXesEGuiDVUu4uQsP74ZIo32",
-	"pnxeq4P40Xq0vVgrJvKrrfDjJJabtnw5oa0pUghFu6ZJWp2gwc7wr4xdacg0qMaowDAEM8tUuFmlwW4c",
-	"LoU+Z+qVvGbIpHOCJTYi9spul0ave/Ti1I5GxKcVTxMieDHe8TNOwUKUfiNozBi7avS6+EdM541e1466",
-	"m7KLKQR1Qr/terpmSkFBLOxIqQRF99km3Xza2Hqnvvy2UVaH3Yz6g1gsqrG0HlxxWXz5bSPPiEir+0Vg",
-	"rdZab8t+FJSEd2cLPHjVpFyRFKu89RyH/mBO7F7N6B/txQF5e/GBuC2MdY/o3MUX5I5Jd8bfClwFJpfs",
-	"hkGMwFXhdigokcjuUQz2U9EYUhvw+qDIvJy9BzgnoGEDNpcQFZlJy7BAwrwKtL9KE8hGuosAzus30izy",
-	"VjzRRZNjZV1+2HZ7ZYZY0CD70gprif3tiNI1jAGR7pSHwu6s5ZCggAhqQLAmIHhQnftlrdV0m2bdeUCE",
-	"SGuSjzqncVMK6gIYqARWysp0Pev2kA2HDIvTrLJzfwUWC1TAQI2lMSTSpQwWgEcLyWDtD0808YIC/iji",
-	"lixoFeAOF2QolefeSqhh2vRF6OVECM4/OjTuGfbhrTb5WS7c7aFAVkxSSMFCnwfmasNs3b7+iZnXfgCX",
-	"A40loVk7MbDLCvNeKX4vl2SB3mx0JqSPVzTNJe1VaFjV9L7cSeFXXLlJWQnEpa1BjbuiVtRJZxeeiNLm",
-	"KkOP7KebIGRZncevDDrYPr1dAxmtjSJgkzd6DY9KXDvWAAnlfbsCLSzOUq3Pt3eeqWWCh3cLo7xPA32F",
-	"kryzOAPoooxPDvU3mu6oHw3L1OFutJBTPlvwnNZWUu02/RpMuFoUb7fSxr5l7xaraNieQErYEEiypPCl",
-	"NKxwznYm0YbOXZJWMagDwyE28FmujDVworn2Hz4e/2GtGWvNWGvG2un4LZUMeSCPoTWGDu0b9eGf9r8v",
-	"GzN5VlP5lfxTTuWvdlOhZLG3T6kZb9FLVbmul/Ynu+g4xWjS/Cx1SLhpBQvO0id6GzjkAu3DH/OubgRE",
-	"HkQur1EbyvepVvy14q8Vf634vzvF/yE7YfNaRQ4fAAZAwcEDYPxa7RS11yAr2GIxsDcQ7JoFv25IEZpQ",
-	"0SPnSsKlr4Vhaqq4ZqR50jki4ZBRkyqoHRkz9QnaERIpyFAx1mqTSu5X4HuBQ0muTQFc3Ayxhd6+gwFZ",
-	"m3vU3tXeKpfo46NPG1DNNUAvtYrRo3vZPS0weig5uXEEVlEe22sTLtiy4cd6mgEZUhHNA9LtnhJkEa/+",
-	"eCRXBTIlDxYdr2qV22Ovzn9eKPBpW3wpDU2cxn5+2ukEDcFYbLFM4/jULjzxVyrsJ+BSlQKWnX0trLro",
-	"6gJZyrvuoysyCiU38Rs7B0e4RH3Z/d9TKgw3c/8OwE8avGbwYijDv6IUqK9gav9+JbVxTT85Ou0EjWsm",
-	"YqnerlGBzt1RfTCjo+wuN5xvFNNjO5RWNEApVbt6QQjgghNpkljArqIx1QwG0BWs20DpTxNufpj/AxqQ",
-	"GQ6GGqgBGys6tOvKyOJCfg7fLE7zUphQ3BEbsO5lMmk95j2ZC+7vgX/vqJLunzBhPnrD4jsJli4shAKY",
-	"cDvHTtXtBwPThIoDp4ah+Gimh3d+ZlvAJ4cjJoD3ffvVRl7JyTQ1zHG3GUkG6bxQhg8N+dAqsrDdDo0M",
-	"ezkVYDilKiSgFX1gNp5/Q3kRe1lf0Ly8vschBW63qZL/YpFhMfECnDQdzXVAsnkNyH+zoAen8j//t/9B",
-	"6HSq5DWL+6Ig53WLcA0ssjP7TovXGHDO2wbYu7KXnfm3caaJAgbCdGr7jucroGKcR6YvXC3zqWJDphSL",
-	"CUpq7KPnwYmkNlhBBbw4UHv8gF4zZcURWLBt8hacJ56kjULhlWWPVMzVlQ0gZswzHuIJTziUikVUe3A5",
-	"kGYMU8A0aXIxUizmTJi+sJ3Pkrn8TQQrc9vRamX8h9kwkznDCjCLIe9bBKm3F0yvBlV/cpshVw37jIsv",
-	"g8JliG8rCnlR/1a2t2+M1i7572qEXCPkGiHfByFX3dYFXLzclwbNKsCfHWcLFNHKw+cMfGP4t841qAjx",
-	"vXJDFhG/1KsC/SIY2RDt34ra74y3zJucR12CRst4XLwAw0s17mrmGLO5eWROxJ+YKYKy+7jbaixRY4ka",
-	"SzwSLFFEEbVefxyBrpsovL14tjatr7uoSQ/ZZwtCbiWyycpDOC2qyauLf5BmCDVBI30dBuSXyzcHzwPy",
-	"6uO7N62e87wERF+lASk8L0AvEP73ycoqqJTLI4a0BPbrgMQySajSWAHBvvITbFPS9D8AQavz7pgxE1gI",
-	"73Ep7dcwrGvobT+Y5fKqbiTtQBbHEYcxH0UYwyAfq77qixsCOCiojaC/UgH3G8FRYDVVcHLUPu0Ez0/b",
-	"nY594PrVW19d/KMWbfsXbbgWv0fhBgLr8E/7n6OhfchYRCCW5IK1l0cXYqvulZ77mx1gE42XFC9iRjsp",
-	"JdgTXTgJGFjDx0qNVgCmUdFNnnGouCOH4m8+2ZdOWF9wcc2EkWoOv7WwmA5DjniDJe5QZ5xljbDfKgaS",
-	"KiZNpwhsO8DPH+A1IL1A8veFlr6ejJO08CMw0DgYiUYePJfGB1Ik8x456bx4lP51DMTNFMI7Lu4Xb1m2",
-	"ewq2w0mnsSZRZKlRuwqYrI3P2visjc/a+Kydyl9tSOnrmC+gSFDaj8kxfOj33Z+7TjRdGvcROhEToktZ",
-	"Q/Bt2dsMqfoOV2VkNwsWNritMWCi6bAF3oGBE/oJRj/oMxKzhEOuiBQungTNZmQ496Akx0cIx/yc29dd",
-	"+ZJ9MZLMguTgYoQE4QUWvRdnhBa86r4Mo5F4b/BoIxsuCv7zC1we+wxtyDSDWyvVhfrNjuwSrMlMhdTI",
-	"rUZujwa5lRbc03zBLcFyVRpw3Ng64vP7enuYr9Q33BURFRFLkiKajRKpS5+Xp511T/JBc+qjnJt0Un0v",
-	"Rcc73aoRNEVcSx6x80LGGvZv3U27fIOut+0KjcBNoljE+DWLz91VnRW7bZOtAely0jDf4Uwiv11DkPoG",
-	"5uuiICDsg/DLDZLayvaNTgcTbkzxRRUXOy7JU7ck15U6a+SEZsrzg9e8t9hG3ruUcSGXYwZqq6kOxXmA",
-	"UBxMlXtkcTg6HY2YhujwW88NXRYb5revDE3n2qJ4qVyQOVZ3UswZS5ILQ5p40McVRJ3Pxkz0Bdoxxau4",
-	"Jp1Wr/CKvxAX9U6a2fj2SCKNJuzz1G4SMmBDCRVXYzonCRsaIlPTIv+tL7LQ+GYm2UAWQMl5miRz4iWr",
-	"kwhBVqhdpkYbKmIuRq1SZD0pBtb3RYE+E2LG58yQYZoMudXrbXKBw8xiZwr+hUSMJ83mjcj7FjmES1re",
-	"R4/R9Sti4dvkJyXTqe18dorazHkIslD6FcH5CdUmcGkIXlYTK+9bZ66OnkihDhSkLuRLhUR0wlyEFdad",
-	"F20S+ieE5IqxKdrL+F11JrygmAJxSw7mRWHZfgtUrHm6KI6YNYDzLq5KG83064PVXYGfbwGh60IP7AFO",
-	"W0kU/fPPR2PI/T03yo6et5+drmHfHZWsu5uIM9v2zrZzQvDcykD77E1twE0R6k2Ut6nheIsJuB7GK+70",
-	"VTXwizul5kbYLl7RJUm7dpzBLvP/ptRwuPhP99fbW6KJXxJ3UUC4IGOZAvy3ujpwBSCThKkRZzogUaoU",
-	"E4bEnBkfV+zjjZkAw5cpMubaSDXvCyhGCJ3XJQoEl/KXBS5P5DWzsF5DFVrXHKRywExCVxeRYrlFHLY4",
-	"r4yGFccKtVCW69VXCRc8osmyaivnCRUk89qGUX7pTR/v0rKKPzFzjg2/PwutG4E7Sw76F1anUMnvWCow",
-	"3Itru+9+QqbCwF0YqVj8kUVSxb8IxWi8E0rTabYkvYDyK3uFePJ7ZJkxFRV/22og1MqVaC2reF2AOugu",
-	"j0XKhOH9wpFuilvprJ2VMvbcX0GaSiZYPwKyaxMpVY/IKRNAFCXlVUBirsetLFWaK1+RNiASngd2WaFG",
-	"1m1GBBW+oG1rudGQtWxt3pas119trcTVFRC7l0edHLtXdOTCsnNd+VCY0Q3QP5aUL7v3TwdPo4Nn8XN2",
-	"8GLY6R4cHZ+cPn32/AUdRHHjtw3oMfzMV63IV5jvGkpulWhiWtiDGY7MvnsEtfl8Y3JIdkYM1VeaUK35",
-	"SGBBbW6AGAD9I2OZxIDNmv3GZI5X9xv2AQD9vExawe14aS+/5Sh8uRMEywdl63qf59/bEAPVQZ3r8S7T",
-	"8x+5mPxt7cG6S8ztOOk52991mbS1zksKm7R8dPKNVD6b5tKriiooiMvK5xsLS2/3UWTLyYGtCMCwLN+g",
-	"M3AG3KxEQJonnc66umJVcHpBPXzD0r3zTUn3qiB4+zqglsuPIigXpcU+xOOhM773JiYLHOq+ZU+0g9e6",
-	"TV4Dmk61IQMkwIdjSfTbRhHT2iLzhZuxkvRJp9PHRKiZ82neT7xesMyZ8N6N2T1E7O43v2tkLVZrsfq9",
-	"itULZshsLEGa6AeSrhmN4IFKb/GYfkyFLpZeRQkYwVkU0YzpMzIEGm2d8WgHJLQAz/6PgXv+Ly5FuP2a",
-	"g+A9zXpj27ueC3WfbtMdV7zdSoVbnMNyA6YJFQKijpcOhM97qCauPqbCZUrc2Q7nD8gbMpZZWtCqluA+",
-	"Wlprt9vZSbFdv6HKlTrst4VKHUBGbqKxvaUbVCnbsViN9xi+WyxPwT5PE8oF5lGYaFwIDumeQDmO0mvl",
-	"NeyR7lEnaHiO0WpabAglLHw1jEavcfL8tiIginLN4kv5nosfMIt8SBMNJz40YW9oZKS9uNs+agSNOWdJ",
-	"bLtQyDfoHuUxJFewZisq7XhpQ3+/MS5bL0qCP/+DKZTTR/eoLuzZg2MXDY2bo7D6sxDpfGviVxdcRGz1",
-	"osoHtEqNkN/KJ9zVzjeKsrnqIQdulhqebPd8I5sJGN99ljdefcahUpHFmfh6Wj0S+u0bEiC2Dv32DfPo",
-	"ldCu5dBrTdx8pInSDuJPkZtvwo1uBcgMjRc90VlAzTVuVk2m3O6iDWpeVUQt7oyktDf2eVBSTbkUhOhR",
-	"ZyORuUnqx4Kwq2wH4Rh/THd2IOO1/VJlX6rKVav6WtVXVPU0/jSW0X71/BqBbGXtvlKb7/oYr2zO1od5",
-	"dfLThid/gtD4YCwju2h3WbtsccXurj7I68/TRMbOc8OGQ4Z0WxZYkf/497yyhI8JySqBcmEkIMUe8SIV",
-	"IkuK9SieaCg1kiOugEjVF6hs7OOzOy0Wgq/PIGLO4jz7lcNpFj75FwekANryJz/x6C1YhGmBdw70RcZy",
-	"gfe0SbZqTA9ZJgLCDUERqKF3RBueJMQJ1IAIBpVPZWpVJ4GCiiy2bdYBNFOxibxm2t8Az+gLTDmDQYXU",
-	"pWsquB6z2B0N2O5GVCnONIJVp7zD3UFMz6x9l3PscaBM2GWIbH7b2RmuHxI7EDst1prb6yVo+OuY+sP0",
-	"OAvYX3AMZccVgNpwscWNXidwfqXacVSjya/PcWRvcAsf1rK7pdHrrAE2y9tXp8nSBIpbNlmNCGtEuH5l",
-	"Crt+Yjp/oqu7zbYECu8sP2Etq62fqP3EzKJj6v4nIrWPpNZq35pW24WbpFZR2069K5167PHQY1Oi8WVK",
-	"4TCiKr6VD8XZ1f40JBVPvLWcW88ga1zOSA+N/7wAZW7XpwLJSJhCwzwg7DONsrRka+3Lq4Oh4kzEyZzE",
-	"XE8TOj8jOh0cYDOgjgMm0cmZIJpFZqEBWLvUvQ0qX54RbdjU2tyQ98yEDkikuOERTZwjoC9As2l2MJjv",
-	"RA2CaH5lh/reKtBPWFkHwngS+1tJFWZdxg/TMf00okmj1xgqxkBnCSpo4TODdeU+RSxh8IZUXAk5s2s+",
-	"QmlcuGYsI5mgCvVfcaNAZvrPMpIiNcUvVPEJKtWGRoyKT3rMkmTI9Tj/lY1G+YfyT0Mp40/xvPDmEUuo",
-	"4YVnj5LUQGvtAFMOoOuKz3h+hW3658LHdFq8f8KTq/LdE5kkqY4K3ZvoQgsnti92gvwXU0ZFagqXT6W6",
-	"yj9pplHN+c9yXvhgFJ0NmFLF79JkOuaGFZ5o5IQCaZ//rBj7VH7pbMwgaifryJegGoxxl/f+6YfSjYl/",
-	"5G92/nAvQRV+XKJSXr3n4pJNpm/sg5+eNoLGWCbxX6Upfn98attRDX/lfH1UnztWMzvMz9qnjZt9eWqf",
-	"geLDfiKgh6vTrNBOITzTAxAz5iNIPgZyu0bMI4ADv5ffahSf/JuFWedMRbClG887ZYQV3ISQJ+3npRaf",
-	"tJ+TJG/CP1giU/Mf/1f+9uv8m98XH7Me4CrAvwTs6wmdv8J5t9Nu91++rH+rBPhWQdIHQIIqFW/XQK/L",
-	"QPIWTpaLuFGx6dThRjaFnXQxYxk/8ogBWAG/3RuZxIRjIrmTs6Bq/Fzba36gV8yque7TU/L//N9v2uDj",
-	"TAcfUTvC/li1Uzrt46dLtor7Ol97x087ZN3tcpSv1R9SY5gqLwz3jsIe+G3Z2t7CSl46oX7g39vBo2SQ",
-	"SBETJdPPdkR/HXN95YddGxldwaBmWyJoXPv11f3y2wKy1+yHeVF2Pd0M1efwYAWiL6r3GthvGdgjps2H",
-	"+FuB9uwa+a1uA/fQdbiQaKMYnQREJnFG7PMAUdavsZX3xsV5b8vIGL8vB8yCfKgo40FPwA1/40CelmoQ",
-	"b/R2lxLs+amSA7smzg+sHDIZHoKa7RW9LC9AD66n1lxkpH3hp2jMoqvNIi797FQNtvRDXUuorYZb0uI2",
-	"1Y9fOq2MyZxOmYC8lDBfmWFAQotp7f8OWjJI/ZiOpZEQpRnOqDYsxP63yUti77YyJVWsFOKZR2E6k6Qv",
-	"wL4HPp7sve7OT+xzlIJiDwlNmDKkCW6IED60neM4bJ0ROgQSNJnEXIyC4tsxjAH6wWKMCtAGWV7NTB5o",
-	"Q0eMRFImXIyIShNGmt1jAG7kP//X/0GedeBP+1ouyBEZB1gZ0v520i3+dkImUjEyxjoZlAwUOFmwX3mB",
-	"M+yHoBOocQF4ho6W8AmhSGZ/w/UTkqY2dDjcQugpiot9RgasFrlLxeIauSXQt50e9sMCX6HBym6d709/",
-	"fVl7qm7VUrWSqo9w17IUIqmcrYALqJIaLsvZe53eHo6piOVwuK8iUVlpTsQizumB6ijX666RTlefeR3k",
-	"8tRnNEkGkqoYqbQJN7tSTX/FdjyetAjntrtUdE5OoLLVvOQ6Yp+nsro2ct3bqTKqj9rro/bdH7XDuq+P",
-	"2WsY8V3AiHOqtQMRRhJK8rTyh8US+6036ePdrZnrjkfgby4+TZUcKaY1fHYWN/wdS8F6ZCjVjKqYYNz8",
-	"hM6JvuJTPN8/s2Yxja6yCwLI8BRz+OAC+u1jgmJ5SE+4I69ZEcc4vgnnGfWHA3TCiFFUaBpl4GfMhQNG",
-	"jkZXR4oxoc/gXZAZKi3gyaGTGTOpGIYfpHqH9vnFQvjdYyojWZjrtUpJZt2osU+Nfb7BMMPivqgxUI2B",
-	"vj0M9B5UbRkDpXqnEMgFQRxI5dOGl5P6l4slBqUSJ23y5iY9VVYILKeoapNzOvLVsEM4fghBcYdRqrRU",
-	"IWmG77i4CgmmJrc2PWLNuAHhHRj8qOXEs2tpxnykJHzxxJd3kSKZrziWLRdsXbd+gC8xuTtSqyW1w25/",
-	"6UZlw5a/1o0eQMESmdUWiKtKA1+ksLoDmUHEXRU4/gqWXmMb1RXqCr7fdwVfX413t/V5s+qVizV6VxXg",
-	"faCqveuTVhW3dpU4ipdkSkcQbn+jdm+Z+IKLq5sqLOynnc5xlKoE/mBnRLHkL/2GYJ9NvxFCFVKrFRSD",
-	"k+uJVGA35p1aFIZfamy3Xeqs8qTuudDcKg/Nj4oODRCIlpqLgM3VVR0CfxZ4HtCHAsUPkQSeloqvutQR",
-	"eMQT7QuwukgGV3fVrneoF9vEhUs6rYCA2ItJFiybPfKJxt9IKhKmNQlzARkSrvtixK+ZaJOXgrjUheLd",
-	"wc32USROdl8HhArCBUV+i9Klqi+47YCRau4eJpVr+n/+7/8H6TjnEjnpdBADxsxQnmBZvZlyVXPHXIxW",
-	"ETZg8eNbiqW4gbw9KqMkd/ZK1bBK1+f6u6jqNlVYm9VjXUP2r0cWVhr/ndZxqQFZDch2D8hiqxEWwRg+",
-	"82Gg10a21CqvFfQG5eiu+cTKvoeaT6z2l21cSaiExaoixyKm2NRjdjd9xAJOzKhUQSUEmJQ7o5p4MZVx",
-	"hHlaFSfcEdbpDcro3w6KfmJmERHdsxJErXZrtfvd+kG2qoydGq6V4rb5KjbSF48sr22JIjpE2buv6JWX",
-	"GXok2Y50aq/pLPtMzbXIgEVywjQJM4URtslLMSfob7AbnRXjUXzyxrLQ2O24B6AdO3APbE2blqTUaa4s",
-	"a/1a69dt69ds4dX6tTY6lxmdj8D+gyW6f/vvEOTv/rRuUdkCuzOnSTIvWJS55QkSGzJDDRUQQpqrYVAi",
-	"Yc874TGvkmvCPk9ZZFi8Z+1sm/eYlfOiqZuLvNOysq6V88Mr5+43ppxhldWaudbMj1Qz2/V585Bcj6Uy",
-	"D6+e3W7cl4L+iK/X7iy8fObvNHKTVtPiZ0Vd61NIWam4cSHkAA7VNQnhGVMTkoTFVvMqOdNe6/rzGdLE",
-	"5v3Hv0M7ieZ/sMDld/SFCy0Y2LlMBTetgKAe07a1Rk41SafueYY0qcCgAIs5ZGpIqMcsGb7jQ/YjnWuM",
-	"+vS/UdEX7POUqzmB6JsRg/gK+xyALEIS/PnM/hkm0oQ9eFMqEgnjBdRULYcnsOgENHoir7kYHdBrppBt",
-	"Qhvf62xUQXX0ymESzRtu9xaGB0HshKtrBtPhH0Cy8YfIitK9DjGZMRX5xGO1C4uuMAsGPuP4ccHaffER",
-	"p0wTGkXpJE2oYb38dntjmK2RT743IUmF4Qlh10zNcQnwwskCF2Ro9Q7QcAi3LOxtZw79Xdj9GRL4WxNu",
-	"SNOjwtYK+NgmuLozvGi7iTQfUo2o4H/4DGd5zdSBW4jEyIQpC55Is9sh/1/4sTQ4sBZbJYCZRYnovvBx",
-	"IuSVFL6unPIjJocwtjhQVDGimeI0sYI+IFrateVGBsuQ5C27duXowoJ0PPgbm7sFB1lOV2yOY5F9M5Dx",
-	"PGspFG7hStv26DQxSH2yrPFnjtvVxdfYpwTk5OhoR/jZSaHHE/2Sr7gsYyaHrPavt2ugUS/F3q5RYzyR",
-	"BlscW4Xy7qBzDBgbhA3TJfB91EH/7grIefyi86V67fBlM7HL0uxVUb3Fw9PS8vjeT/PsxD5Sg+ZofwZN",
-	"YQYvu8e9rp/k7Zo4/o1bNnLKTd7AyDGfXYUgn9h3942se4NUqNwMej16JbV5OTSQV9g9PWo/fXH69PSo",
-	"++z4Rfd4jYX8tLH+er1C8iOnPzcXplWH8ZnVTeKvVMS+w6dIVVzIXHTfKEZBnhUat2mm4Xpy0AV7e3H4",
-	"CbbEJ9+KLzkJ6sClGb4C6L9s6iAr1i/MZ8/X0RQLKsK9fEW6If5cBInIzsZNFkpShP8WjRhWpyjWIVdr",
-	"sj1ZqfwIfO6oFPZ91J15zzMdFfby8C6wPoZK/uHoqrlBZAK1GqRwXq69utUvoN1fk1+9PuKuj7jrELLa",
-	"kf5dONJRPD+sulW+YsIt7OgLzj1fgmgwhzS3gHinnK+DFPiMLwWeyKz4DmirSGqj233haAR6JPw9JE37",
-	"oFZAwogaNpJqHgYkpCoag8fywbgEih09mPGYnTlyAb2CXUAxCoreSEmaWWkmxYgeU4X1ltE9ay9vLacb",
-	"8DUrqvAM+FdgcWQ7aMTXpsF8fMM+A0Vupl8bSOKyLDv/91LG64R+fsfEyIwbva4VdmuwEPhJI02raA64",
-	"0ExYuX3Nknmr3BomDFbiWdYg/5wttMuvHdI0KmUtoMDCNMYmuB9bfijPyECaMXr86UA7huGswc5Xuay1",
-	"/hXL8oYHUiaMikfIXoC8Tvmmz6VPnnHtfl6oFVCX0KpLaK0ooZVtBb9fsp1c2PFW8Ds49bR70nFfSLso",
-	"Tb7TKjCI3bfQFl+DGysv34cyeee1s04r185atybWNipifXakZ40j2547KmRNMo60xvHNocgJxhyn2QJR",
-	"2nGn0OURnMjgda/yddQ9PQka2WnzX2VqNeezo5XkYjsqPJUKu5RZ/BaZMNZcJoWaUa9QSkJ5pbsYzAr1",
-	"mI4qUs1tVPsElsx6jB0F/VEzdXztTB0qg6cblFtxqPnA4mQ84Lxhl0g12j5xx8sY+Etdzdam2ymk22qT",
-	"t7lEhxVVprEoROzkpoCVCRQiYTBH07CJhd3XTBkdABdGsTJrfjE+iisCu/OJJkM64ckco0YWGDeK7wvy",
-	"t1FDYsk0EdL4V9pf4YFWNvWFk4r2WTEfDhlYYvAizjRyvxIviQkdyGtGvBwvcnQUooyG9uFnWWQwz48P",
-	"VnglfVn2m37JO82rO9jbIDzopHO8it7DSae9RjYsgzr3RSj3RR3bgBd7BxM7gBD7xwoVOWErB5fwKdsV",
-	"rUrBVFzCAgzf10WWawuxthBrC7G2EB+3hditqHjWVT23xKc47bBDTiEHuGsuoTqwZVMuIeXth7tt27Kp",
-	"01hux646XrudOeiyVLOzfJiWcwjdPE5rmrFi7ADjSJRMkgNIy1AyHY1JwSRtBX0xofMDp5BJAtVU/Vkc",
-	"VM7IDEr45OToV3OM9hMzmSW4laORGu/WeLfGuzXerfHut30ism28W6PQLZN3rQHQHvrwoXpQcbo0T3ia",
-	"0IjpcsH2mA25gIhHMhvLhMFmm9Ar4BIXbOZR4RlRqdABiaCIbA7laAIlVcmExoxcMTbF9FWPJc2YzcmU",
-	"CwH8HgWIiCcNqWYujMh9Sw0UjovZ1IwLgcql04IpNeO+aIYFvdDutr1cDXuk30gxwVSzZNgj5yjloJqd",
-	"l9Twwf3Qb7TggCSL4HFtiaiAQ5AxFSNGmiedF60NziNuQMdfQKoU0GN9DFAfA3z7xwDbNYusoLAmakFC",
-	"1ZZSbSnVllJtKdWWUm0p3bSUliqM2nj6Wlz42zHxEHoXwrRKJk7rgbzyh04B7Su59EeWMGONqWwcuHbG",
-	"D+aC9iCTlAoiJEmksNbMgBEax+hGnzCRamsPdVpkkBowDDNzDrzqYAdCTunL7LFmxiN405iqScK03oYt",
-	"hY/falDWTkDrgmlZQ9Uaqq4JVdGZVCPVGqnWSPVbRao3tESNT+sQk8rg1mGhh44xOfQ52CuDTV5DIIU/",
-	"EXDZDviIhUrve4j+uC1D+h++Z/fGhcUxKiND/0s59bWStoZLfphXIn5YpjRzTZFLPKsAK7x88Unlp3Tv",
-	"kfflxvzCDVKFLLDyKNYic6u5WDQ/KbzOd8NXezRaTZId/un+qhJARyhQ2c6oozymeSBdsxARFywjpcgi",
-	"7IZKTlzmlo/Ggxi71uMQiVm0m9udjQc43TH5tq7N5dpcrk92anu5tpfrnI/lJzslZVFDwK2GxEnBisbb",
-	"NxAhF/y52oQgIrUwqUTJ1HV0TFNqxvkmuS5goWLoS4lKigs+SSfwCGfHcGHYCAj1lqHRjH9wtTn9sXDR",
-	"gv1MHMUZCZG0MAxIiHSED8dodkd+vWYYgcgVfvGEFDtNpEjmq0zywthUYS6DsEL7DiCQy29ur+ACczyP",
-	"xekbSjUBkJGmPG5UZQIrdQjEuG0ITMPKdyNnZHWxmL3hAu98fLRfSOE1nSp5fUd10SVsrHezr1qL6d0G",
-	"ROLDNBny8tsqEqoOuyW+1gHV7JcCS3f24B+oZo7MtOqTjzagVS8q2MJH9/aj5+1np7naBTpWoERlLGZx",
-	"mbP2OIdsb6QilynTMZ1DOR7xe8oMmSo2XSze8Da2w/DbPehR/dq4gx01Y7E3ct35BtyxgkE1W4B2VNb2",
-	"VGXbb12aorIYqrmKvn6uopJW2mOh79XMRIJYzKEETYgLNidDqbCsFcRzyGuGHigL9bSRUM4qK9wFmM82",
-	"zV7ryIMCwkVfhEBSHhZLgll9pomrzxUQSrxcArCwitLIPpmbQv2vs76gYo5sQCzRrJQKkBc78oxBN7EK",
-	"4gf2N0SmIWlyoacsMlIdakOHwxs05oWJXF0j1DEA5bt/nzRAm2rAXIXdU+VsU7esq0U2UQaVrc4b87wr",
-	"vhv3cwaRHPqpAdF3CYhAmi6iIZyR7WKfbNV82cDgWOWMwYIVBTG6cy6OXPPWhBx1tMTmhBxFdV4JwJXB",
-	"xRrE94srdpWL54MoAZKckQOkbUBmY4onjpmMtSiNUSBYxFpMZUJ/jdvTnzTyNUIt1kJIcFBYHM/7FWqp",
-	"3Qe1tnzs7oMtqtCS8qy12dYT+9cW9Lux1DePVVnQH4duD+wrkcSuWaOocFoqdM0Je6RYbryoyLJ6Zn73",
-	"hi4YBquWjSgXGrWNc9xPlfwXi7Iq3LsuZlZFx73Epm/dDVArylpR1oqyVpTfS+0xJ0c308wbVh5bVKAo",
-	"Ex+L/sTWgPoEcy0oaFGpiN/IyzVqJt7DjZVkRaf5GaEib4wUjFhppxeU7JqudWj9161TSxc9vRGpX2vZ",
-	"b1nLZiuhVrO1mn1MahYl634dnYdOnOxL0b6X1473DqzIHpx/M39oHRBKQtDDQ6Y+ydSEWT4GwfL+2WF4",
-	"gIF2hH2ecsXFqC/ws0wNacKXLCaJdIV+EjY0Vg3CyXf+Bi5CnwWn6YS561FXxkwbLnxNHtMX2VWR1AaS",
-	"SAgXoHTheTSC3Uk+QFdpQqZMHcBJvBOhnGmrx7E+PxfWpoYDdhKzIU0T0+sL8CZzbTuhDRUxF6NWmywI",
-	"gBxoZKohhFo/4ZQqw2mSzD/lv5BUGJ4ghXJfQHu4JrEUrE2wWmYBQTSlItlDcpd2q/R6XnB29xDczLhm",
-	"FtL0RfixfKWQJnt82CYXEOmgx1IZP85uXovACJzs8Ju9kI4YVjuawNpxgQZnEGJDzJiK4nAVwxMeKBbh",
-	"DQ7GYwlGyJGE/evtGkihpPnB61VNf90cgMIp/Zf7gr+qWOe4Uaoa/hX4YgpI6bJ7lD98N7jRI7caO96C",
-	"HbNB2z92NJ8FTiy18qnSs5kddFp66Mll9zhvLb0evZLavBwaZp/YPXnWfn70tPP86YvTp6dHR9VXR/R0",
-	"g9VxxYW9uqjf7QreJHBKmqpl9p9ZeS3+SkXse90pL9QDvywVoyB9Fhu49mIChbau6HLhoaoc0JoWNrT9",
-	"+xWAqmUTB1mZLgnq4OTotGOR2qNcOs+3sHS42GDlHN135fiVUlg9qxcPNPHrWzuwdH7bxHZ1MGBi1foK",
-	"M3aYX9JbxFeE2lEm3GSBEwmLR0wRJWd5Fcra+K1Di6pb3G5J7tnkRiDxWFzb2JrctZ2bkxng2bnfej0D",
-	"6wLa9Wg90nWo8PdsMWSbpvY21wr3MXmbUWruWfUZeTCVe2PXtepNB+hCLro5y0qn6D10Ub1SLIbtYmk8",
-	"xYZMKRaTayZiqXp9kbmuCddkINPR2GRV+HxyFQRPle90SVncl3qZ0uhKE2VXKbMKMnAk2X0xVTxi6AN2",
-	"8cMeHpewswKf8hWLyUCaMZnRuW6Tl9iy2Vhql+Y1ppoImTenL5o0MvyatYoNW1buhZuz8lpCgqUFFy/W",
-	"nHeFaMbUtr8c/RwUkUSb/Hyjzrztmthp1FhBAF7K86I20PsHFtNye4CBbgmySKReE2nELOHXTJV15ska",
-	"ZvtxCTeUd9o7NgEKhCEV0Twg3e4pBhKu8XhoiriWPGLndsk7c9RhmzVRhW3npTQ0cU95ftrp2KmNri74",
-	"H8xhDfvxlwKwwG+sTrcKd1pohLWJgSqH8WsWn7urLDTSV2mj1zj/+OPBu9fvD7rdUyBhsRvpbfUmR0cI",
-	"agC8YIdhs7zjGpwV+JV/fT7rhcX+dg3wt5usqMXBviXj6TRjq4GBqjhI3exY5Ovx8NfI/J7IvJpg+hZi",
-	"MjfB7wvK6240n2EHtPwXdHON9b9WrH+ZKrGAzrgwcnGCdxvSKVODwmsVW5K7gAzmQE4QEOlCJZI5kUOk",
-	"PLCIjbysQFwkkViIcaVvy6CjYu4e1lpBZuSbvTaRkbuxxE9VVfxsifVoC7RAgP6zogbL9GL38qiz9uE0",
-	"nJ7wjP2Oas1HgiHElWthlkHX7pM4ZXAK856LFPgpO0FjpGjEsi+OO/kxEZvAPKeKfUrkCNXqFYt/lFFl",
-	"tTJ4ZjfGVHGpUAk6nsZFhjH3WZ+PpZEZZ6X/9iKiYvHKSzaZ+u8MVSNmLumo4mAwO6y2ex+pGMFoTujn",
-	"N41e46QLhKLC/n18DOfH3MCKfCdHZEaTqwMuSCRlwhQpjA8qbcc1eONX7UqvD2WqyBjIFANgvPkQITlu",
-	"BGCloNKIx1AHnac94Gss/vZ81W/HpPN09W/dzi2/ld9nd4RKoeNvPr7++19+fPn23b+d/fBvf/3wy8e/",
-	"PA26naB7EnSfn/3wb+/f/vzL5eu/dDZDxMroMshZqeWL22cThiMUM1Xpt3OpVOvy7dIL5XrC69Dsq/0T",
-	"CxHF7IbkYkSiMYuuEq5NDwki3T4ldldk+A+WHsZdymwru2LDgBwM1Ve6L5ohnkj3fP9DF484ZYrLmEdE",
-	"pUIw5W61j4Y7IQkeRAcqGH/7E114n+4LFw5pRQo5OkERExBpGzOFo1+4C5pdaOdsTI19Ot4LLJHI6QW6",
-	"Tp9hveS+yF8KlFw0BoZS+3RHlGTbCuGQKSPhgooJswPpYpuhPDEX1zThcV+4Mc2dZVnk4pQqzRTwHVIt",
-	"xZkbcdsOmCAWE6rJ+YeLS3KIIwZfa0KhUascYJf20tv8X1mPb+VNcjJln2GKZeBRI4VvESnsSxNXt6Vx",
-	"I+yUVKoG2PW2qQH2QwHsNXf+HTB618RZDkDWpFlrOd8KMKQc5Pat8GBl8KyCpVHAhWu76m6nvirsg5z2",
-	"CpB6AcJv7Hv7iZkcht4zGKtWsbWKrVXs16pia723LQ3yEzPrqo+98moFjWm6tKzGNKGRcyf5ZULeGu18",
-	"S0IaMmdQl83qcdKUw6JKItrwJCFGkkjiKRMTAUQ9WfHW6guqGFFsAqFgVMRkmlAh7N8jykWecCzYLHea",
-	"gRo4y51bxff5eKcBG6Ui6ItYChYQO8YsDlB1Unw5kQrdUIM5Uak4EHIGLqErNjVt8l5eu1rwTuvmLN/I",
-	"+s01UWwIpd2h5nsP3G7o7SJSsDW9RjeVMlblL+rl2rtT69DvybtTQ89629TQs4ae35HL5T5uky15PsZ2",
-	"Oz645+PQQbC9ceHAmakUrIAmn+Qgd0aacEC7/HASYKqQs1ZAUhEDqCsekcohpg/ImcBMW7s14hT4yYvQ",
-	"VTGSCjocArNrm/wq1ZUGTh4qCBflw1uoSHxfiPkxFW53/ixn+4+3zwejJI1I50UPKDkymQmzckMZO9H/",
-	"YcoEnL1LeQXlSzdQ0dQYGo0nTBjYYVlmWuTq4RbDl/1XP8xvjWguQ4/S4sO77Koyd3ScXfMYxwfvuQkb",
-	"1olvXg0xaKHk72PFG5um8zdywYZfrcNBkIUqW0O24UHPGhwBgHrcSv21BGXykELb2Smm7m8dIVVX26n4",
-	"Wc4+Mp0mKykECjIO7XInMGtl/r2fn3xMRcF34gJ9dgcldETF4Z+Gjl7JmH25pUaslsm1VbVkqriAaGY6",
-	"Ik2rk+l0Ct4pTcI/Z2zwKVXJ4nPDlq/Ihtse/Ul9ARrus8HnuIjkREY0ITGm68fE8AlrZRFfSE+HPrUI",
-	"KvdDDHPCCE0SOcODnF+5GcvUEEogwIloBiOEpBw+yqlb4GeLqCCQSwgbMvTNDggOUuhqZ/fFQMbzgAzm",
-	"hgG6gD8yQr3ZmIGTSyrw7WEU2Yiwz1wbHRAtiR8t+z7NXJdSzVRf+GxLq5StCLIdVkynE5Y1sU1ews8s",
-	"thfY28hsLLPcRR9tjkyAfSHViAr+B9bcGzFjO31yZpsRS5hIdz3mVWJMeizhWVxESRoz3wUXhxUgfx0V",
-	"cwv2AF1BByGDEp5p74Xu2jGYUU0UM1ZtrVH6ty+WZDrC2gOtdh+gBHfANlixS/11h/ZVF36/VBP69hZo",
-	"aHpbSrpf/XYn+LXvl3a2nN0a36kqsM29qQ6+qhocsCgIha0hUB4VxKT9du2DAvttCqPChLGriMUHOgNT",
-	"uztGsLNxiTJnWZ0Ou+nlcLg6J+VHzgxRzHZuoYJ3KTtlMHdVowN0xANNpuFMGBQtfjhiLxo0Y9b4ynJU",
-	"UEpsqfL3q4QLHtFkiblFzhMqyJAB9OqRMMovPVcSLnstDFNTxTVbKjPecW0u/LBVyYlxo1cqr83KSTFT",
-	"Btn126m47RpXrLZ9Z8lxaOE+E3VuaaRbSJu3E9JOl7XTPXn9pj6q6uVO+eQb+XYF5C8sK6BKqRbu3nUL",
-	"SWeTtosa0sXnP5Za0keVuMSsMfnRW9+P++y9wsBdGKlY/JFFUsW/CMVovIMck9hqI8CxTvp6nezF+Aq9",
-	"7BUCqOFpQsWB0wCNXn7rA6WiIO2Mc2sOrdWTyTc03F03HZmJBcO4xK2SpUSxEdeGKRbDZdxwC98vLSx3",
-	"l10xNkUzBolZqLbmCWD5mdXG7n1WR+cvWgq1m1IRbtV0ajSPmautXdbkDsHrVsEAOoGyG/hcd7rv2oaR",
-	"B07dWcCfU52s8JvuVJdjRKEXa/vM9rAz4dL6qzu+HGfARyasWWvnEkY7nuvpmI44JdYKSBU7I9OEUc2s",
-	"YTDkakKm0lCteTrBBOI2dN3rwuoe2XVKVLtB3lUmAdzhYdRdOvAcr8vU2Zc1odUqG8y93y32HcdGe42/",
-	"h9job0y/fRdsoY9AhWeEawW1Y9WbV+jV9HlZLWyi0VdawVUqHcPOJi+9QgMNjiZvBSVZ1JF7MF1/YibX",
-	"dfc0ODJamLuE7Y8s4jGLty5svZCtJd9XjuxdzdsStn/U0H7TorglMXMYs4hrhwf2Qv4I+xKOXUqwBQQJ",
-	"AxPF2hCha3U7xn0cEnZtrYdmTA3tZT+/jcOgL8IMRYYBCQuY1n5ErxD84LoettoEmmHfjoX54JUqDkkz",
-	"N3T6IrN0WiRSLGbCcJoQibnxKGL1mE/Lee9KJqwHiFimxppAcEYCAthaQyed46AvbGd8OIecCaYKst2H",
-	"Lbuek3tZK5kzHnqX92JBrPfFBnIdp/JRmDHZoi7yhjk75TyzOo7IyNsiLEajRbDpWMlEjubt6qZFqeO7",
-	"CmN9HOrOL8KvT+1VXz2RjO06GWaaMGgwpaBARyYmFhRFQWyouCg0yFKZkUWLwIFI76RzXHl+XkNLVgZM",
-	"JpB9YKQkiZwBy+uCbEqAwXaZBKhNnccXK+Er/oL37V8sMpshlJ0YK+YWDjmkQc6P573lEXhSuVvO48iN",
-	"47h7Ha7jQZkBRqAtHK1XOdqwV210rmEq80fhwDys+P3aqKC0m/XsxBw+758EKo61t9ablFwheXtAKBlL",
-	"PeWGJvbvayZS1soTut++/PklhAqRP6RgZ4UgImQaj+m8L6ZUuUKatmmpYTHhgnADbEipuBJyJvKHlGow",
-	"kveoI5ZzOfZFRIWQhmD86qp96QgpOUQ+N2k8cXE+uDXt9wTGtlcSDgczHrOzPF5nOZukC/A5vs2BbvbL",
-	"leTOc99TLkjOyW/H2w63nfoJUzyih6/GPKIjub7z2rCdeq6rxQ6tGTeEl6+UYjv3T5uauGNbgaffJwjL",
-	"CD9cCNVd+qQgBW/qFKlGq9DU4Z/om7jd94vUux+quHlL4aAn94NR4LQ17KHiE7ctY2qgdKvXs+LK3hcL",
-	"wQVGcq1kIsDENDRrkbI6BzlSWWxEEBo1sai3NpijD/wFMdZ2aa0LZ1Zk5We7ZFPfFZ2f27bCADLIwoHE",
-	"0DxebKAYvRpSbXyOZqPX6DztHXdgKN0tJ6VbklRE48Ll3a79Ob/8qGNvzy6PuRCQdZJd/6x8feeo9HjB",
-	"R+Nia47g5zUySvKh26n77KFlj8uU3YcMerRZrHvAENsRlbhGtwQDVnlVjIyublH/B2MgQmGu/tN//Dvx",
-	"wJc0J9QwxWli10DOjoLFWVuBy/Dwha4GVDOSCp4lqsC10mgylkmMhaQCAgVnwYaM7Gh59lr3jAnwoBzQ",
-	"a6boyJqc2vgrEKS8BS7dwbwv0OUTDlgiZ+dU/cVu57AQIoasu5ioIV0vC48iTZokWVd1C4p42WehmwgM",
-	"X5Kwa5ZgWGa10gRYlQDcTasivvtivZDvpWhquUsKZnrdYgawPh5pgLSfnjWbN+isiosu1I3eUhPtMluz",
-	"eXRl81yhnvs3DRd/YT2TfDm7TeCHokAYnfXBcfcsaaHfbstikgdSJoyKRxtIbhf6OzsEFRyuhWs3cbtm",
-	"t68XUQ5NxGnaWVj5Ywon//ZrB+CMSkGs/ilqeKyw82Ce4+Ww4JDG/0r15vWpVzqkf1WgE52xNKFi7ku6",
-	"Q5UzK4Ocu5oLuArKVGMSX49Avbupta0QSIS+hj2UmQsBrMB3YeAQQxFDrAIPLeSDs1cPaEJFxHTQF75o",
-	"v5WWZsZwuxTTagEeBIRrnTq/eCSVYi7fkPwdi6Nxx6iBuaZwpj2hSV/gxoIUKTsIttFZW0kkxTUDGzKM",
-	"qGZhQEJGo7H9X/4R/uf/8n+2AruAlPe5FzAWYIWDcplPwUYUSDt8wTYyk2kSE4NMcQWB7/FQ0x3mWuEe",
-	"W6z2RLdQa/QFIX8wCNLIq3+HXOh0OOQRZ8J8ghUU5hnBWNc0A4+At/zWyJrk8mEJEa78J2beEmfbFqqB",
-	"tqF/AgfelyIV0rYSeqQLgNSCzMGcMKoSbp/CPk+5mgdQUJTIJLbfuUV1BlfbFvj4GbwY2ou71ZdbzK6g",
-	"8NKEakOab16/+dBqk9f2JhwzTZruEQM2lIrZZxsZ07nHx24x/SEFa8EiERDJAx2Le3g2ydzzvAYYmnK1",
-	"1A9WiNsnT+Q1mwByntA5Tq0Zswlpzqg27m+EnFhhAr4+SORIhy0cUhL6Nf+Ji3BhZF3fdT6udtm52Xmi",
-	"C/fK1IRuN/vsaYI53bC2jZRXYCFANCxkcsPjLEB3kMQPfKSkLuw1aGVWUSOMmaE80WGQLRm3QHqE5idQ",
-	"sLGari/ZBrNzCkVx7c+6FRBqG5ltD7f2ZkqKEexciJfCDlMtbdvtNZCMZcZUkKd+YxOkqQzc0pBDz9Zo",
-	"nw+vlsrnf+dbIr8syw33g+CWytSuMYkF3WC52vtBkElhH03FHMdgkJr8ImhnWbStW0b3pkXxElTDCpvi",
-	"AU/A8rKY1ctYIsJO1qrWOHD3mEK8zrujk87xQbf7DMCx3aFl7rKjjtXIhXKZR+Cmo9CLhpudhVKZ+CnT",
-	"Zo1e9/mLF1/WrmNZ3ZlkZxAnc7eOsPw9E3fL3RC7cP2XTXrk7lzqKaPZFVmEosMgSs5yNVP70PIzvLUD",
-	"2m4CgkJk29vCj8T/WA5SexE0Mv9UjqN7jaP26Vp1azff8GlWZ3fNBeiPMVdGz/0sDWECCUpAqyP7h1fg",
-	"pLkMTjnS4BA/tbCoutMZkXtjXjt9RhfW8Xd6nArmhhvlDCBVsbY2KneKppP5LG4PVkNhU6aW6Dla0GwR",
-	"ZEZ/BqNB23MDc+ucpdQECLC8aePLkwWLnpzM0ZldkKMZi8FS5cizaGSkapM3PDFg+8z7AiFJGcUH5IqL",
-	"OOMUIs3Qgu4QyW40v2YBCY0MCfvsPrdW+0nxDdUdpWSnftJLO33rF359tFwSj9MP+RV4cQEMgCXANaz2",
-	"cjPBSlvRDmA0rKo0Lj+Lv9nrb20HBSyPuxcaZHdduUEFisdOkV16SfvsXl0+QjE17MA+e71hQgP3zpY9",
-	"v7NlRm7UrkfqVL50quBuvAtXbupQvvws1nMnF+Bu7U3+FrzJ4E1yHiI7tY/MoWyxSRY2eTs4clfnXh/v",
-	"jFkW4g9+Sl8j/oluQcg/eI+tnnex/32x3vHs/UGE7cC7rLfrYonc3/XoAIXjfm4albKWVUgZHXQTWHNb",
-	"Kxq/+tjQFUu49dBwK8K4PCcVZHL5hs1Ec/EZVbMtCiNYC8ltH7mVRcsepeRdCRsLTSXNWM3xyCdwhMoB",
-	"GSrG/rB/DKhq5SdnQZ7I4ekK+6LAvkwUFSMIW7F7MEv5hRJCxTiYCrm/1Z3GLqlgYUvs033sWMcz0usJ",
-	"/XzJJtMir7X/fHx8C1n2jryzSwdstwkZC5Ozpoxcz022cOetknDXWRuL+KTO4KhzZzdO21gQ3Lv0NS5b",
-	"tbdmcyy0bdeZHUvzOm5ogO1Cu8cktWoJsu3MkQ0216MvZlkMtzRWiECGyFkxPEAbOgcXoMV0GO58B3gr",
-	"80ySlyRmYGlBhkD2XIyJhoeC78Bu3DG3ozyHOAKMphESakliOPC9gaDLvlgiBnaA4zpVcRxZg9xxaQ92",
-	"fYJey7gaJT2uxJQHAzpw+YFmxnAxWo8GBG4l/tYe+qkpiWQqDISoPdHkmipORQRcNsOEjkZrVdggdxAN",
-	"TJYzHfgjTyu9gadLyoBobpuBIXDQRIwcdY0igzlB3tqboAr6eeFH6P7ypvy8O8VN+fI1pM3ijcuTat3v",
-	"tbDZMqBa2B4boSm3rg/sQvZ+3mVZ6Pfwky1DUBfM6Kq7uUfkNVMk9D+9SejonKmICRP6w4WBlFd9kcV/",
-	"2t198yYXZM4Fhl+Q5kCacWttSETW5ybpi2XkJKuw1U1psCG0utH5Ru/otNMJGkuGstFrnDbutfO3jppq",
-	"KVan5u6sMO0GwvN2+LOCrCNV12y+GvVc4O/lYLI1UlLxiyfEvccHxJYLnoFgIlIwTZpCYs7MLoOzVjGr",
-	"ubFYV5c8bPQHtChKpGa6UJ11WSnWo8vOi3WrwMcQ++Rs2HNX1mLCaEKGjMUDCqG0IDTwnPOffzau2BwY",
-	"JmX86feUJtzYxTdVcjK1rfmrnEFEodWC9pr/35ICqTqiCXtPPzd6p9kZpp0bMYJRxRcoFsnJhEHgU+np",
-	"Cb9iyRyg7FymdiVmlxKZKk9KVn6xK8LqXiamuvCmIb2WqcLEeDzhgn33Q4Gq4p3joPgRySV+KzTp1zGP",
-	"xjhkMY+hSbaFZMC0ua0NmotRwj5FY8kjVmgNdgWiSrN3vPTZGCzR7LaHGvbZlNbbKwtmGr3u0UYl1Ms1",
-	"YcdUXP2bTN8zremIgR6i4sr2+P9D/s2OvPcRjVkyLU5Fe1Xh9eKKhcyENU/EYQOvmfmKm74OU/omTuAz",
-	"CZ4rS/xm7wfveIIDZ+/QpB74RTNJSppXVj2mgv+esjN3sO7oQ6UgKBXyywPiZSZc0hdSEJSYGlI3sW6g",
-	"P54nVl1AfhqfuDqtdqceWNk0wd17l0oH0kRsjqdN9Brd+LpLBYVPmied44wEfJmqv8WugecuMWxWkyXi",
-	"vt/naf+iQq416LemQfepLtewFe1O2FUYx7KFXiPPet+sgzw7jx94rrfZVjpk4NddxxahsqwjimpO2G0E",
-	"F3kcdTd6LmG1Nc7aCsv11lAi3Dz3Znn1HbqPu6XWebXO+/a9LdtVerUq2pZw/omZ9STzow9Iw6Y/0Y7d",
-	"2Dsrij6K4KaDAiR9Jgrb5IOIGKF94YcS6yvrBa+Kr/SAZyrNk86LVo9EcjovtIRwoQ2jMZR8xtQEvK0v",
-	"8L6teCr82WmmkGpHQ608vitHQw266n1Tg64adNWxsluPlX1Iu/2Qi2tu8jznfRTafc+F0STh4kpbYZhj",
-	"uR4JIVwvJFRIMZ/IFLhgNdBZScGAwVWxiE9B6jcRgrIJ5Qnygyo2ZIoBtlSMXLGpgVOsRYKAwFFp6rGc",
-	"CV8117anhcUArZw7SDV+5/IcpGB9odOBm4wzEjpmv5cmJEy4kpvYqeZJ5wTZWIDyk0YGzgHhmC3vYUzC",
-	"rC863PqB2tvCRO/zbC0bpqIcfVHS/PkwQOOccv8o5YScdJEb0c2rXT0ffybdTufo+OT06TMHueyE/aJZ",
-	"hl2qyeXCCO3uzOWffzZggXogVGE4qgKhoxwIVRqrGyMVNIy8YnZL/vX3418nz/9n1b38fPq36xfng6Of",
-	"50/fRSc/6c6b+Nl/p8e/sOcfePfj7PTvFl+lKmn0GmNjprp3eEin07aWqW67TjuBc7jWQzcOGMlnsTKH",
-	"gt2kZ4TRaExgAAjXmSyIWO30r53+j93pD4ueEbwjvkFbuEP8oJhOE7M65PScqcyDE2CYPCp4rzmB1Dz8",
-	"51DJSUCMbIWkGbMhTRPTIzRJwMMD2S1W2aN1E1hrRaCKj7k2ig9Sz4zs4mZAK/58foHUhj+fXxAdScVI",
-	"05okEsgKJ1ykmsTMKGAx1EAzPZUWjLSCPLTVWiTeMCgHzgZZJKttGoSglaNYM7Ah7DN8jJp9oG5t6TTk",
-	"oxv+O2iDLgrD/SjJ4YoNrEIPd1Klbd8CPZz9s+y+wLVo4Yg1iovr317bhUP5o0avGzSO4d+TRu8kaJw2",
-	"ek+/BMt9H3Y3NXqNk/bR6V2ekJvOjkJzOjeb04HmYKO6nUbvCNrWgbZ1oG0daFs3aDyFf5/Bv8/hyheN",
-	"3nHW5qI7xTX4ebsLpd6mGuWO38lw85Rqza/tiB9jnyTujVO7JKRijd5x58vmnpkFR0w+Ci+CBgos26bc",
-	"BWOb5JwvdjrQH1PoXtGHU9k1s9ITU5iUYB23DMgmWGUgoM0Nh8fxZfeod+w3HXhrnNtCplNYLYm8Zsm8",
-	"Dcv+TqfO2h5KlHYrgJzTRXX071d+SoaT7afz8Z+T3Y6Q9Jgqtl/fSumgDhgQbZtiMkkTwzPPRkDCP2ds",
-	"8ClVie/C4Z9gEH0Jz0hEkwSr7xE6olz0hZKGOsoXqF46VeyayxRdOUUWGIwqjlirTQo2Nha6YbYnxhlh",
-	"W3F6XNi+bTOI+D6q+xEZ1JVFrR0/EJq32MtnsKaWWsu1HLynDbt/c9JKjcwT/UR7cWEnfod2JT63OmGD",
-	"vT7wdZmyVMab3FRZAiPcsZDb0Be+qgf86OouU0Nc6uL9ExEv6TZYFvzg3JqVDK/agHz0ko6qOstsO+qi",
-	"5bfmLU0VF5ByQ8uZvhEV+89cQkBAbeNIJGPmyokYqkbMBNbkgeYTa/exz+gqsNf//SNeLocknLHBLyoJ",
-	"+6JZBAwRFYd/2mu+hK02uYQHaixh1vNl+pohvuhtHFq1UShrxmNXpYRMOYtYX8ghYb+nfIr1LdQymlPs",
-	"2QDZTsKEDliCByk+VSqZFzY0dVxXzRAPkkM43cnGgWsipL0qUixmwnCa9CwElcm1gz2CsVh7jpYxn2YF",
-	"y4pyaRWEsVtznUMbuyX3Wi/LjuZN5qsjWNB2Ci9RWGRztC5Z6SUd7ZSg1NBRFXm5BnUDXr1KKu74mMBK",
-	"kfqMoD4j2EJiQEE/3a2ecum1Fo7LkgJiljDDluM5Q0dPNEpfbeRUF8Rt0zZHOyPS2pCtNnklY1ceFY/r",
-	"FQzQ/QXuj9BEFLgLQqfSYn7lhFK9MbdHOGW4YohStrFEH9j9Y6i+usWSsb8SDTICgEucspcmBB+KQBw0",
-	"pSNXN7YaWYovwNXrCw9uAhJi/Jv9i2ooKGy/J01oHXFfxRhxQ423lWKuGManKPsTJVOpOaAtM2bzvhjL",
-	"JO6RfmMyJ/CgfqMVkNBfhC++4gIbAIXCQjxMs918A1W/DuHvSxmSZlYAjAzsutNQn9QNSOCrmfoBGkoF",
-	"BVE/vnlFjo+PX7SqMddILJnBuNK3GXNUzN3DVpTqgHlbuz4HDNIjLPYFiwAGmDsq2XIjXczk0kZgXGV1",
-	"2KSvLvCW21tTXpLcQ+3lK5HYhbhiXE8HT6ODZ/FzdvBi2OkeYLjL8xd0EMUrupRvkK2N7Y3e+OavuxgG",
-	"q+qX5Ztua41eXcCsUBLiUyJHWyllRvXVrbXMsE2uPjfXRCo+4gvjp2RquFhVWg0l0HpLFW+5vU1xym6e",
-	"o0+ktYNWnKQfEX9afdB52ut0VjTYCcnKLf7RisbKjS2erN/R2qPj3umL3umLu1p7KTdp6+Pj4PISwH7v",
-	"evfB1cKOpITa1fl2q7htvwQNagyNxnakwRx4G1ul8VvQsN2xqDMupET4r36Y35ol0b08KsQ9lGYd7wJ1",
-	"WZ7N7snC2mPXPMagQLxnpGjE3nORGjgx71SNOuwMrXRyrNo3ZURCLfZ3If4JF1cs/lFGOApVxvAZZipw",
-	"qbAw9piPxkvyMdxnfT6WRmbv899eWNi4cOUlm0yzbI518wpQQhRlD35V8SHRs2XJCeBUAY9ttaewZ7eU",
-	"mTFLnDN2dj5SMYIlPqGfi7VrHN+5vYobEAXv5IjMyr6fwvRuEp5phet6bF4ZdqpP87/6koMOPHtTDj/v",
-	"v4AWmVCR0gTaR5rOYum5b8NWOzM+nC2ipyx6otEUaYYrJWzYIlL1hbdUzrLTcLv6XKnt7JFoKPwhBWuT",
-	"sCi0Qudydk7zSzoCA46SKFWKCdMXho48KTH416WyHz3r5hkJs02fPasoAUM8xvW6j0xSbciAZaTCfQE2",
-	"KI0ipvPcDPeiAiAvNOGMoJgno5THTGeP9KGQWJDiNY3GkJ6RapoQrgklJ50OEXQCScNjRoacJbf4dvTV",
-	"EudO4Ita2Nl0FWnaK/3r+mqvDvYi4NgIWlRR82W1/rSTqeoJ5bahVAA63oJmnrCYp5O7dfNmKtdrpR8Z",
-	"pF66CueTASfyGkXiekcP+mqXrFo1llxYdBtgyYUFumUcud5qLQPJBXSJSNJ9uTGURIVTQpI4mKtwIv5a",
-	"wHTuiy1tFARrqw679NXOT7v0VX3ctaXjrm/k2Mqgxr4LQRYQwhonVtlyuy3+CEBiVi51akWEJk34wu6z",
-	"Xz6+0+hL10xdw96btAK4toSJnhDYpZijwo3uC68wHI3Kxm7qn5hxuOZ+UYsPqcCq6IUXja/CZYLTC0Cy",
-	"osYbPCuAm1c3zGySyBGgzEfkjIFVj7T1uJ5cIAif0BE7/NeU2VetoPfovuidPnOzMOQJc2sL/Qvtf01H",
-	"kNsBS6Naf19AEusfrNHrPj/udE585OzhdRd3+N3P6HTd9q8yvIfY/cNKTftS+64ep+9qeyCoBifbZUar",
-	"qOMfV7ZHjh4OvULaW7oHVVcWV5DQbs2QSEVCO2wsDhG9hLEULMxBjFdqGAqprxC/LPNC9UWoIypeyZiF",
-	"gbMrMB4080eRzB0Fh3V5UCSZjaVmLsjUB346Jw1+eYaEGuW3g0j0jitqSMKoRn56EMME8QSLMfibNM8/",
-	"XFyS4nSgtG7Bw6FnfVH2f2UOtlw8hG3yq20F1wQWnBjZUZwpKUaFnJbMV8UNabJrpuZ9MVVykLCJz3aB",
-	"+IUwZobyRIcupVhITLjj2rsBAey9LGl96QotF7132vAkIX595SPo6veH2UTK1HwYwk09YnVEGGCIu10Q",
-	"mtBSXz+xz1Gq7KYKCU2YMqQ5g5TDoR0hEsJ3bafMMQZFj+VMe44UdF32hcuLtEI3GUiqYg3hWtBW21tK",
-	"cBHiEuOa0CSRMxb37PDZgabKwuPQIpQwh8WhvfyTX7/YQO6jxFicrVlf1zYGThVFIioiliQsLkzYCxJG",
-	"zioKzyC62MykH88sLxqmzT5lxsWSaBFE2+xv2F2IX9FTFhmpDrWhw+Gajkg3mXt3RQppwGcgpSIjqq+Y",
-	"IdGYRVcsxkMS3PWNXuNvz/7+5uj9i//p/GUjKAJM+5BUcIv23jSCBhS8s1r5eft0jfja4njskotun+65",
-	"RTT83KHhkiVTNZLlIWydPxu5QMndXIBK7ZgvWRZ09LYyCvxyYxkN6VgxMWawmGABBbcurfrgel/g30rb",
-	"7xj8B6BuahPgu/dPOsntrBeEY5n8vNuWKWOKDVyWh7GMHoK7704qaAd2Sr5OPOotHCzD1/7AuGQj+BNi",
-	"fAzWvCZNfwcMq5DExTdryB+ztwD49ufdtEhoUYTra54k3wRrF+ha/dGO9T2gVrymEllLXNnGfavAqY6R",
-	"q2Pkaj/j910Feu8cve+4uHL6KJZROlkg2tvNkeShP3LZj0vxJTrZNKHe61b0GoZAITOlyhwOpZocxNRQ",
-	"5160uhwOhXygm72KhEOesDDwDoa+YI4Pl2oCriO8ByPlnEcPjoRaPXL+808B+e/nr38KyK9scE6kIj+9",
-	"fUOGdl35NAFGBnPDdEDoSDHGxcjFsNlfYhYlQGRht35AKFGMxnaaXSIVuG0mUhvyvPviiEz5Z5aAr4sS",
-	"8MdZcHB8HHSfPQuedjq2WzRJgr7wd52S9/wH0jzpHhM6kNeslXmobvVMtclL94Cjjj9VRjC5aw/Uyzi2",
-	"qxJVwk49UEuWyQK4sOuifBZYWX7+MoVcXd+TnRZMrM88bz/zXEfn4bpbofjgrQ8WZuQ7+aebijruqE6z",
-	"3wwjoL702nI5OhjIeH4AKauNXuPp+8YOnAI31vMtufgf2UReFzQ8qFJaOA903CigxZonnRdwUIJnN70M",
-	"DBBt6HwZse12dZbP1s/VVp2zv79dvq18f7sAb98zG+yPYHUoH7zoiUawSJrcaBKmKsnyPOyLW1hDzKl8",
-	"RzqBRcT0fUP0VqzdRYcMAoz/WgIhjWaGrH0HWssTgAdcUEjXvJHdtEzhwhMXFO4rC/0P7GZRMlmSdjVV",
-	"/JoaFpAJ/XxAR+wvx93T46edTicgfDJJYYmF5RzTKrfUqVkPE3TjrJOqu26fYTfBbbuYx+sm1QOKhpTm",
-	"KTXj3Evkkfiyml9VE+xvjRBSDL2oezPn4e25wx6pFRzTQjNMNVNA4jEbS/Taj6mVzKUMsIJ+bnl2hr5Y",
-	"zAYrXEWaRYaQW/30Ky3mviiazPd1539007D32IuNPObVTKxiH+tjgfpYoD4WqI8FauvlW4o98BJ+t9lR",
-	"10zEUq1FzexuIYM5JjQ5gjIS0sjwaxa2yTk4+atTnFWnYSYXFnFAn3qldh3MeMzOPIHrCsowxWhMuCFG",
-	"StL03cB8rkKkwXKGsH+4garCEYYDQZpWjgKI4sJ/BTK45cewhGxR6i5lsIKblxlOAyuCqHi0xDsRlEv5",
-	"ObWz0ug13rw7OOq8OLbS1fXJ9do+k0bwTFdBrxFTQf//Q8X0OOGCeXr8fFB+pIKSjyn/owGJS8J+99+6",
-	"5LR7RE5PT0mn2+nYzbgCK3RP163B14lssxNG40s+YT/SOZaimXDxQcVMvcKShken1tr1bXzjm0/OlYxT",
-	"iBmS9mq8/Z+NicTitandzvDLa9d9+KCXDsDSarXFLm1A4ILLez0Kl8IirklcvnYSl+tMvnk1M01VNKba",
-	"DncFd4GTuAdWxvpdvaCCpBrtgOUljjWhrvk9yHtxUicgTqoEBDYTYQd2bwXE7mEoPhaQCRd8kk7cBZBK",
-	"AX/FdK6tuWr3cZaCYPU7qWCoXqTTaTJfYqnerr1WsZm4rblXPpP9y/H9C97K2B4n7K2YpjuiIKm16l60",
-	"6nrzv8q6Q0m148NvJ81rlo2vq9r8Y6LkuPZqpxIeKGq+xnLNv8r2zLg59h3jju15opGfTJMmHWgoUOIq",
-	"jvjvDb1irsyQq2arWzlYENLCWPcwMqb6QSHDLyDFMshQa/zHqfE7tcb//jR+rYe/Fj28HVWKsvjBVekh",
-	"n9guHUAs+96OoklWLRpUKprVGF5PNXl18Y/eXfHlQ54sDy/HXLK+wAuMZsnQPjM07LM5jPR12CavZJJO",
-	"BPioXbl2K0kCElHNDrjQTGhu5WYyR0YCQaiYYyN7JNRXaRj0RVjoUhiQcEqjq5A07X9E8z9Yy333KRXc",
-	"wAWKR8xeASXjo6szEp4ctU/tT/+lGxwdn7RPO44soi8KdcxCbtgkDMiEGqC8MJJQQbi4ZsJINSf2Z9sV",
-	"CKdHmCEVufjbL6R5s0OtNvmVm7FMTV9Q4Z5NIhgQGDukfRWETaZmTiKWJBAuL2fI1uCaMFYyHY0LuAhb",
-	"4X0hY5nEEIDPjbYtaZO/p9IAXYfFSAGJ5GRCkQYNBPdAMYpVKX63F2r7zl8u3xw8hygntz4mVF3BLa8+",
-	"vnsD9/UFEzEmDFAQJK4o0EuijUojkyqaEKaUVKRJiVe7rrue5MO+CxZLMeDx1cU/AiKvmSKn5P0PwK5r",
-	"Pxx1gk6n0xdKznSrRApi2zVTcJDgmD7a5IPFejOuGWE0GvtBDDNWjSYlgs3sANnF4hQOloPpCzuB7DPX",
-	"BoeJ4tiRmA+HTGm4QWBIGlRcSYWbnJA0hcTpgPQIOGIIYRBCR1nneOlYXwjADPACxaiWwq6/JPEby4sz",
-	"JAu+pgmPbS/ciFtUwmB7AMmKokJbvAGV8N6ClPGUvtouShhjKCDsQ+mykdo17sXWoB7+CQTf40h5AInX",
-	"jvR1dTCBXYFO5JEdWI/dSrdyvKC+SoOCmAqs2AkyoRSARArsUumrvjj/+OPBu9fvD7rd06DfeMcmUuiA",
-	"DKmI5gHpdk8JoMx+I+gGVq4E/cZ/sfKr028EeLF9yO1e+a1DX7eVoNg9LHHd6HXgoVA/HPj4DJtUjDGI",
-	"u8iIzABzytREEjM23FsCO6CNXqMwUo2ggQLwbfXXREe4fuRMQ8OzfQxtzzYyfkKh0Oh1Kq8QWBu4TLBq",
-	"/jLkCURHmVSKeVwD0NoRtAZ6xfVlgUIBu92CYe/Me7g/rvUHmUsjFf4qZ0W0olmS6AUMpXtWEwckQ3Co",
-	"bqygJCApiUdugYVbAGu+3ViGtzCc66rJvUQRlFwcdzsiygtjlZ5bw2NxZK9dU8vYZXQBqXwN//EX5Dqy",
-	"utV+o9iQqUK4HixB5/84OTrtLFdGd3otMn1V2R2zcbyAXUKbxAzgbqwDB76FwAGa+825kyiPMoLgvg6N",
-	"ONZkvEzH3DDVMbUIlIzVLQWCHPgIGT7WeIukuGYK6qiDwTagmuElTWtvSm9bts4IBWu/8OrMDl84XyBh",
-	"JlYcRSSJEkYVnnAMk7ymjG3CE01KpxUwgaTpc96BjdM/DnSjvaD1oHEPIGL2G/tQ1D7VVcujUBfrnmDY",
-	"Ru8wbqHW47vV4+vP9u1nFijOHihUwffWA/1aT9fWavVsxzjOkAis2l2etsyotnhFjlZbo7/aS4i9JCCC",
-	"zZg2SGQdoEsmc9IC56nPjafXTFmcHEltsrrf1hK1bQqgW0FfoBsXlKvhE0aa4RBKb2f1tgMSGhkS9tl9",
-	"rlhLG8to94UUyXyXdu9SkxTG650crV+E247xI6zBbVvopecaTaOdVRWhnd66f9PsgPlTNmDctsup3Ew9",
-	"lTyho1WVl/GWyrWBYW4/4j23NupG1WW7vldUMe5edgrpfstaOVystZwNl1W8B/bZ641ZscLyLS17fmfL",
-	"jNyoXY/KMwN3zLJdu2IJ+IsP8/1d5gyv5GzwN6/naphlIrh2NHwLjoZ8Pgu6XaPi3nux2Y8skirWRBsZ",
-	"XcHp+UwQOqMYXzAbz9vkVzw7piSEnoQkYbG1kpWcIQyIl+GAvmiCGW51tzQQeyiAxKcHl1qJEttf4Gj/",
-	"zes3HxxJ8ecpHIQn0mhEHq02ee2+xEZGVJAB6wtoTdwm71G4UUE4EOON4VC6WGSBC50OhzziTJhP8JAw",
-	"gCNxLkarT3pXUwSthgToAcj2/T7t/+r2Iupub+hUu2cA97giDe9lEs8DMqDRlffSOBvz95QKg7neTyGs",
-	"E5RpSVGvm67tiPctHF23xqqfl12R8ZV0S2XVskY1isItS63fTNTs2PbNDYk6Un/B5F2HthEKVdwUTg0X",
-	"MdDoNd4WfiT+R+QawPInJ50X9gv7g31jpod6jSMoU/EQUsDtyGSwxkq+sE32DoDX0Nsla/pnaQgTENCF",
-	"sn8INb4n8ppN7Ig0V4h2sP7wUwsUjI9u9+V22uRnV/RoRvOqR9+zIwIJIrRhVUDKhlSAi2JjlRPigyiK",
-	"sntY6D8xU9DFWzIa9izYa1m7RaaKmNB8bPcHzzet8jdjg7GUV2vRYOh0kF2hAyKTuODky4KYXYiZg3Nc",
-	"kYRqQ2KW8Gum5md9gcyD+JtmkWJGrzpfw70qZ4KpVpucJ1SQIQPemR4JfRdC0jxXErbya2GYmiquWavd",
-	"F3dEm9DbPYQjZqwRcNyGAMAl/js/gvcWD6VxvVNGXJSu3sS3gA0vPqeKm8EuiFJLH1igHFVSrla5f/S4",
-	"/HtxE+CElmenIJKyvb7qLMCLpWlCxYHbYI1eft/D8Bq4BTmAUuLkr5eX5xeEiXgquTB2b6Lhz67tc3Nj",
-	"0dBEjlIWeOa+JHEg7p/9xn/tN34L231xWQj7JhFVirv8R81HQOyGYigAIuAzV8URxVTC0VXwI8ove6M2",
-	"VBl4SV+AQ4J9NtisNnkpylWAIFghp8MvzRByDw/YXIoYTxMusew6hk+kmpFwbMxU4zkEfCmkITgg1BBK",
-	"MvbRRMopGtHK9pSpaxYTGseKaY0HKDGh2se/y8R2zX6pCTc9QsnYNpCJGIp5CkKJC6LnMBdvz69P/NN8",
-	"5shQqklfhFww84kaKLkJ61uTZnjUPe486zw9OT4OAxJ2Pj8btrsh+BB9O630naaDhEfZc33MiIPUfUE1",
-	"GcpUkZhFfEIT1yQN2SS2SU9Jwg1TNLGt/Fcaj1hMBnPoY7nBhlg5H2usWUr7AvJJ4H1uMAK7dMrtYZpI",
-	"kcxJ05V2cFH+1LhgQ6/Q4KhpQGM7cUVSx45bhr5iqq+wCry8X5u+c04QbMBefVO4/a1UK1VzBW/QSMjh",
-	"sG2XS8xiK+ywkgDsod7hIQxee0zVQCoLxg5cnVftEyQPtUz12p4hHJSdOoayjIA7oMErd92XNfsQL4UE",
-	"d0OAID/VRQkK9XSFq5gsIrZrZ5LbEXtwJX1jaGRTF5SbgU8gUj4pBgWsC16oRX0YUeEoeHOluAq+LDir",
-	"Kq/plT6hRZOmFFK4qJ2/bpfOGsIlpoYOqC6BTDBKPMa0w+YvshNoMcjA4gisVi4VVrGm8YFVmHlV22yR",
-	"+Js/pYVX5Guk9HyuSeGqM6KYUXMrVpSBZxcXxWnnGCZZ6DeUJ67ibrndv3x890QjuolkmkDFctv4REqr",
-	"09PpkuZqBN23tNav2DuffkZs6wE5LGv7dpZ0oRUAbJY3hQg5I01Kfvz5ggxxuAK4iOJdkCgaS0xg7AvI",
-	"0mz1SGgHBapThkvGJWyTD1jmcsUE9voiXDb9FuUoEjpfwadUXAk5E5ApXKyDmaEQbB4uOYvo2n3xEVYG",
-	"hk6E8OHgpf0QWl0kRawRyBTUT+GiJdYH3kRSYXjigDIoCTKhc1zvRnFfQ9xPmmNTg5Q3Z0BzYdiIwWyV",
-	"bbXMvoFU5IJh4zDNzg22lU6gzKd6V0kVswAAfHH7DA2TMddGqnnJYMrY5ETMFJnRORlywfX4rC9+T1lq",
-	"ZYhwJdJiJadTl/D8FeFjrOKS4+OvpoZL7VS5rX5Lcak/Wn9K9SwPaqLxzb39yuWtG+d8cHWLQSiRIURk",
-	"gnNlSlNrFDcd6XGPALFv2HKJ9jqdsEwOcCgp8xpdNSC6ZRSliszGkC9fliFc47NjkABQmQmfwmKSUMMU",
-	"ZpeghdEXXke5hHugoWIzbPqAzZ2TI00YOInAdLJvgQSTog3e+tqEDJKrFIXMPfM7YALXKEsYb2ju3scf",
-	"vpY7fJ1js80s3trnfb+at/tjNqototoiqi2ix2URIfTIwMWDI67bDaLDHMzcekpebPMTjW4txSILn/In",
-	"lHNiejnECtB9auAYB0iS7L32rif4daoDyMJNpCMeosawyRR4EP5f9r5tuY0cSftV8HPij5YmijRJSW2b",
-	"uthRu0+OaHdrLc14ZpcTIlgFklgWATaAosx2OGLfYS/2gfZN9kk2MhOoA1mUS7YlWwpe2SpW4Zj48gOQ",
-	"h3mwtWXSoQxvXFUBoZqLpQMBGqqjLkX5friX7UXXPjaKw6d7AFSl4kZuUmrux9/T+0LWZzTtTa/qS0x8",
-	"z1m+lrgBG1CxhRIPfZP5AUB1gu79v0Q0A7+MLLr4BzjrQItGfq97AGqZjd6VJ+ll8n50SIkCpd04+nJ4",
-	"xRUN1fWMOzQWACQv75sRJuGB3/iSYQFtdv1ltL8vzq2nPLh/Y4fKU4GBN3RI8Z7brlU8M1rpjELoOT4H",
-	"nLekHvIrftIgxF7y4AbPhsoTgcMO+0XOBV7kB3UiHSMHbctGKbeuwJ1RRE8uUBt5r0jPmF7oTLlRNFR0",
-	"Esj4comxF3ywvfxcMJXWwVadlFTxHLrkZJoyzvrdLpsJ4zvsez9UMi9srJP1Q1NelyJXXp/n3vxz6K4G",
-	"V8nQ7lzj3HZXvaWy6lVUkLxwiOynfK+vvlgCuS9vTH4hMC4o4HIOEvezEbAzbsQT+eSd03Oh3t9I+aVa",
-	"aRljXF8Q3DglLwshyJ5qbLhKovA4KAEXYYBSG7ElyRMh+JinXMWiM1TfS7tM+Rp3jox80s8U8zvBiBkN",
-	"mwQ8XlhpmSAMzYXKdUgelPS4ewz4nkNVr98lEzCLTnW+WS/P8a8FpvpkPDba2mADlUo1r9kn0K8UjDU2",
-	"IhHKSZ5SIFVqi0fqv77+BZCdFNeSj2Uq3fqwDh9/Eu4CBj55SUN6a5B8kZd/CS345Ohr71p+Qnw4k27U",
-	"wun0QemxiNaffjx5/kP3u8K/+efcqoh51wbcoRjpxfpPvR/7z4+eYlh5HP5f6btXfM3ZC/KEQBnxz+HR",
-	"//7nf/1mnPyDXYsEDfNArYedMb584bhxthRP5dt27+iyf1TyxbY224y4cnzZOxn0jvwbPmNrIjCrrY8V",
-	"SiPPF6DcQ3j6/tOTp/1oi1XhZxE76v7/3CZTK2d4DBtUx1OcEBXC+L/89W/tbu95/8ejs+N290X3COdb",
-	"JhuVhAWyuxkL4WY6wZA0JvGFVLt5ctn7tpIeLuRZhVcBUqB1lVKbuyBVJHZXAnr6ecME6jV3graiH7CB",
-	"Kl58HxVftc91KuN144/96x/vmX0/OqvfQGddav2Kq7Vvnf1klSPijHIJ//s/a1w7UBskYRIroVUAA2v0",
-	"j/9hS8EorURZw/zeSMNgyPBd+sVt+2bsUDl4kmkjhrw+GqqVUJmI2BSP8XzOOK+UcD3Av8IsbESBsaUj",
-	"b248nuqwmxXUUHkNFTEjVnjI2kRVsYMRqJsrpd0VBvceHW5qLzJVHqrbaC92cNx/7m1wy2ehh/er1jBG",
-	"/Feg1Mg4m5cSfd+TVvOK5VwYquWo65XXDyrZUF3Hl93jQnXdhTpEuccta2vQO+6WlV11CX5nuLQioWsW",
-	"ZuQ4YsvUGxp7jTnROqn6qfeOuwgUb+nGiEKjldXM8bMjzPGSKenOSyHTjo5PutthWC6W3MxT9DSVCiSR",
-	"W1dUPxYUMuGWTXjeq23Bt3UNeA2rkSFK26JiIxSo9Y1qy7X6rOsVBVtfbe+kW1Pvb5NJ21LIp0TaEPEu",
-	"EJXiSbkBN/e63e/W1o+PkRyQkngx42Yqvlv6n0qkwQqs0vG3oFvxjV63fxK1EC5bgxYQIC/rDHWLN6kA",
-	"5D0NJJ8lmWBP8RS+iK3jLwKAKDi5EH9QQqKzhTAy5k9ezGTMpzoQFr+Nx3o2KFGlD2GAe5RVyGbj8nic",
-	"PKXHjr8NAvAMyyi/9PTkGZEiVAV/VQ6zCwV+1e9SuL4Mc8TzuUCYOOcrmdKSXAlDmrF3S15FkLmDVaFe",
-	"3HOqh8ypfvcq8fMzqiek5fCIufYQGCQoUCTvreRysjUxehHSiMwjxqdGCEz2QbFqcaGzgxE+95FmIyZS",
-	"CyymezggZzAqaixivfAAELZDUel4eBQeYp4TijLHnTBSTTtYwlVI/TJiE2l8WLqhGr3D718mEVUE/ymW",
-	"7PtRh50F5uhtLkM5EUtEDNoOSVmIlVOKdTNUByOqGoiYXgo1OjyFLd2vzMpFljquBB4607hFeI5uszgW",
-	"IrEVwtbvhqQxFb5G9O1rJWy0eD4rZ4vuN2gviGXQfSET3oKv+V+At7U1UKftVHgFU2sM0uc4+DRed2UG",
-	"tslY37V4zRFG37O6ur7s2e2e3e7ZbVN2G7TEnuF+eYYb5mJPde/lyuvBefh9TcSe5uFuqD2NXFsqYBXr",
-	"3Zw+xKHkbCGs5VOB1pIAOhfAV53gi1OmNPMZhZkSIhFJh5157tvv9ulE1dfEpB0q6zTx44RdyzTFXBb4",
-	"PsUYQH5VIb0nNVdrM52ZgtUOVdUmsxz4oQG7Pdztl39BQ/XSj9QXdc/3xJMr/pcbPO1bUctPVmvQeiOY",
-	"yRRz1yJdCTbTdikdT1n4hiYBLXhTtFlhiVjocNnkDF/jCXanIHZnirOf9EL8gTmTpzupntNLGbcGLdCZ",
-	"QERAbnp9Mupozoero38rRty/ZVzOhjkcnqNzCJoAbdyJ9S+7z2+d6nmzg7GQ9TYdr32dD1xn7VXQQ1JB",
-	"Lyj/O/PdZNowy1NhP5cWMiuxbnRjR69+Y5mTLhURw25jnB+08oD9KCbmDdqJepxg2KDGF2vh4IZOOQ4w",
-	"piVV7M3opGKJ4RNXTuR7fMo4i1ONWz58GR36MMgyt45JZ4cKfsfTLrkQETvuddnBiF6+ok93Xcs1tCkZ",
-	"qq/jWo6OLy6wZ1+DsclnPqfQVuAZAd3x5TKInZuLtd/ZX/2ecegFlqMXS+ezSV57A1J4519amwoMFAZP",
-	"xSv+tjU4ya3QYXjVFI+7qAIjYr1YCJVslg7qO12jU8JaZyBE+asMqJLX+NWKw3abKlNLW6ppwlcaQEHg",
-	"RIeOtr4zgs8ndJ7wS6biWStqfS+VEgYwIG/Sm5mMZ2wheMoSmWCTkGCMhXU3tQGWSSqu4hlZf+Stoa44",
-	"W+72mVpTsFiRWnFToU68Je8EAKL8oEkqVkRKdTOu5v/Q2aucOV3CE2j4/2P/gAEMS34m0mV5RGnj7TC4",
-	"7zl3uFSx3xMhkjGP57c9/fPLZ6fDJPy637k2cYhs0LKfUBt9XVr3t6VQheoBZL8LffvEZmMvMTfv/egu",
-	"Yuxr8sYraCyJnobW+Wsej4YD70yXJ88Pv+SbvGioMGsRJSvSE7y7CW+Bjl8vKZWu4WoqIkZgYBlfBC8t",
-	"HcKkwsouwh1Rqv14xvH2x9gItqZe0bO5WNvTIgtiXRQ5UK95a+cCiAIjQGpnVuBMDBU5BVQHhaINBpXu",
-	"r4euQn9H5DZ4uMUUChrR6+b6f6h2X/N8DUalFyg2n1fT3/NtDo06feTVigdXnS1RT6d6JVJE2UINDoKe",
-	"i6pqHtR1oZYHz28RbR2H7yIXozu56qFlvpUa8Oiy1x8chduNT1F/t+zuzXtcbZIHv8d9AOeyt9GM+x30",
-	"J+hyQssNvP8M6rxa5bvWWHAjzFnmZtCCcC9Vn/Pu3Ogki/31ZzWMJ1/KjtVZEbVz1Wtt37KdsVTHPKX8",
-	"8IYdjKYaTxk7T+JFgoE+R4eVogdPnuAXM23d4Fn3WRfL/Wc+DNvUYyqtI6UTYSDhtlSR11hGTIywM/LQ",
-	"83GGRdKWimVWmNJRpRUeVbevCUv2vTby4dJxtxhKlYYtU65KpWkztTVFXaCWPggHqlF+xmojhvdb9jB3",
-	"QJSGUiz+AewBKkr4mi25cbZTzRlYV9Eryt8fMaNTYSM8SSW3OjoEKdS7PWVSraTjPtZiXjQ52tkPDAg7",
-	"O3+JbAlPU+zaOrFgGGaAJsSygzz8BjXglP38y1Mm1VRYd1iqjy9lGwqqqRAv47JEOpZqzCFNpBFJT7kE",
-	"eKVu1CuxnvVkI6I15sCuRKOkMHBhqjcjqtGsl9yi0LM7b0Xu4FTfDx81uwis5HR93M0BZesUypFzJkjv",
-	"+W8Xl4wXXqVTAc0sAmB79UTnXDpZM6p/jPbzWEKIlc/iGV+iY+xYrwRRt2oH2j4Y3nY3zg1McMJgPbKD",
-	"f33NYp2A5GpFJ/YRA1KyXAT7dxg1PhUsRI/14Z8p4jNsyTmzMVeKiixLd8zrFuQPxcTNOF0jsQpljZjh",
-	"RVL3KisuFe9Rc7uCNzxNx5qbxEZsIVTGwh/O8HU7lUDnYyNwBc+ltnMacSuU1YZNuRPXfG0HzCAyCX9/",
-	"NVSxVhM5zfzVFU8WUqEPGu58cN1zsgRpg3AkOK4ohYrxDP5xQN3y4NrSMH2tYAuAR5Cjt+1EgLpp4wPy",
-	"lsZ44z7Dg+OOkGQmOAYdTxFgZjiUsOUC6bjQ8Vy4ikBQqXWS8HKBmVqzJehzkSAG0Fixg5hbjKnI/VhB",
-	"o+difViBmETyHetk6U9HYqFsZtmEeg3Qseqzs+8vwx2jJWvB/LIKRNNMeCyYUFOphB3gQCO422ionOHK",
-	"ThAbg5M1gqu0MRozgHCmqTDTcOGVSOEYME1j2YIvl7Rk8UZzpWM+zlKOYUWGKlP0exvmjRm0UgiiHgSh",
-	"DcVJJ7kiTaUnE0CkUiWVoY9TqWTM0zoUDhstnjKMwI3x7ckP+oAzK1PyVCnLZMR4GNhvLFOZMxIBz0g7",
-	"h99gnHBTyelvJxZYS2YEE2/jzNCmnmM6QD7WGUXNxKPww4EP0Y+u49FQUQRqrbzexYS5XvOx63yFeYd8",
-	"vRRQsFI6U3ERPn5UiS3u4wNURoi6XjM+r0UslyGNsDcQAU2YjduGfopYIgwutOqMx9o6e8ridZwKXP++",
-	"EJCWodIrYYxMhD0FcRcg5vaULXOaBOTGsqlQmF4pIfFEy5vJRGC8N8KU//nv/HuvaYZqzF08YzGBDdkE",
-	"YaIsgNRV7qc64yrRkwnWKpYRMJn2mNRS6AhL+VikVVnyY18zVC+8xatHybw2b9sKi1kvlpkjNSLe8hjX",
-	"JbzgzQ3yqAkeZ6E5dM9AzQqWNJTDFFMj0O4NM0w7PpkcRsHFizoZHA+ry8E3tFbJA2lG9Y7Wd6EUFHY7",
-	"KI6cojLfYQd4FhKVT260YUq7wwhDKabYgtf5DZH1tJymlZdPVGgQCvuGSsuJ09fJ6ZsZJpDws/ONRZ4n",
-	"AWsSPO8aCwvSxmKt51JNBwzTIMBSwyOtYoFSwu84FRwzaaDGKRQxfmV9CvCE8n5zYpgk88DgXZhKsZKJ",
-	"ULFAJIm5ithypp0GcByqUqWABUo7SvOdH+IBfFD4SOCuwDygmmCKTSCDtcKqt1DkCD65ol9GBGcfRI7K",
-	"+ML3O1AgMyTb+bCxA67Y6x9fsJOT4xMMUBnYka8r592HxDAWfC6wUz7+FwwhhtE0wofWD8mpdebQ0rOG",
-	"NGkrPQGluiap1oYdwBBg87SeR6CGZr5Sqo8SpTJuaePCnD6l+mc6TYTJs6cvyrwmVFXTjJ8ymQiW6Dgj",
-	"v/eDV9zMEwBqSiCACr3SAhRtp0vlT6GM2u3NTE4cm2VJkgLwzrQVjMfUa5p9KrNUln95BwmQCnAIOLdP",
-	"L8MOMGBTeZOUKemQRRmWipVIbQUI7WEU+OdQlQgozjamI/SZcPP8CVq1Z2Fvt9DAT9vlnLg2ory2Rabb",
-	"dQTMLgNlOxPCA08pAXQVBjAn2XZv/yZUoj1zp35hRyMiBW0cciYXS22ws5mJZxyxKuf7tCnAi21ciF4G",
-	"oqHCl5jNptPyPTg9xQVRaaIvux5lkZkB5NkZ8lPvXx5213OK+oo8ZKoQ9q2lnXh1a+k47ujftsvZz6p5",
-	"RHZeNZypIvZe4D6IJCIZ3MBZFNOTCXF35ET4CCcQlh9mMeYsFsbJiT8gZSlfWoK4HUwJxRkP0r8v7+eq",
-	"yYVok0JxDGXwO9GGjf486gxVdXOK2b0xfIYH4pqgOqew6Os3cxhcDnakk7X0tx8wETgYdcfzOHY+8wjG",
-	"CL716Tx+9TNuO5uczF+E1oRPPulofsOiqtcdHPcG3W6nf/JvrQhDe+Zi1SwXatx9XliAlwTpKhekVtSy",
-	"AkYYzcGvuQHwvnUG5PfekyBMQSl5ThPTMtHtdr8lk7qGdXZ7zU/ez7aEoslNw9//vjPSV2HjiTItFXsW",
-	"4mCelgxwLMWVAu4jp0rDZ3hAW1fymVrT7VxgyQfI2gI526zmENNnbYa86rCXlF9MuyKC5k3ns5tztREL",
-	"J5yYfPaIOLlHmmfIVxg4YzdAsvBBHh7nmgOhNHMBlFgmDxiyQtd8zI9zLh8vcnkXw2bI1QPwoEFp+slR",
-	"a9NvqI+OMjk41Qtec5Dq3xlIvdglBnusIqzaNXX3jllVL9obUavsDww7xALHsJCIXaOh2FjEBE2FS+8j",
-	"ADR0RTrzfd9DWoA0713d7IN+Y0DbkMrmkNa7c0irEYQ9qG2A2tb03ResCTXlU7EQynUmUvEUo1fetFWl",
-	"e8viMww2jPbxwMnyMh4wgBV9+zH05vHCV97XppAk0NQY3XYaflHZHtbKW2O06nXvDK1+2DXre6wirNox",
-	"c/cFVEs0TOvkh3U3ES96N1ySITAVh3wYE9hiig6pABwwQupDBSvq6nno3aMFKupnU8g5LvvQH5XgZ0uK",
-	"mhOlozuDnvO6OdzDDsFOzYzdF+SQmmsGOWiQpk3uC17iRPnV+QOGGerO44eZ2zKbTzgo35Ku5lD09M6g",
-	"6HXdPO+hiKCoZsbuC4pgcerJpJOIWCY3I1FhkMWXS6NXFJfNiP8QMR1C5T4RZKVFdl0PGJv82HxPQ/No",
-	"oQmm3gtTmFj4VQr3m0mEuc2FoLciavrJs1YugE0/Gd8KGTf2iJvC3hwYn90ZMF7UCNkeFwkXt+frvmDR",
-	"Gb7uVFLP7ELFwtLZyXguXPkGMS/gAYMg9C9v+ePdBX4McDXnZ2P0ZgfxaFrD0zJubUhjc9g6uTPYutwW",
-	"iz1qEWptzdZ9gdY1T+duZnQ2nXVyLnYTdqGxXMJK3+Ghu58wdi2MKEjdA8awUgcvQnceLZTdbt8YtQp/",
-	"+6bYBDJdGtKmn8VlSKuX1ebI9vzOkO3NTmHZAxwB3K65uzecK2XC3A1vF4g/Kl2z8ZqN0CHwQ4k+RxHl",
-	"zcQ8mdUsyRHbmTITx69Iqe6/GiNGfhRoHsh8PhbcYX526MKfMeLUlwVSKuBSWPd48bOSS7URvIheBdrK",
-	"4tn8BvLu7CXebM7aHsg8kFVn6t7wS5v5FXoVdMi19wOWEYVvEnzp/RFgmxm+fsjUTJs5HjO99n15vBYR",
-	"YRab8qVvb30JEBXD2bSSkwpy1Qhmc0p2fHcAVi8kexjzMFY7bfeDZu/f/18AAAD//w==",
+	"7P3dcuO4liAKvwpCMxFpz0hKSpbttDM6ul22c6er/Fe2s7J+lLYgEpJQpgAlAFqpKueOvvyuv3mHiTh3",
+	"5xnOeZN+khNYAEiQomRKdtXe010d0bvSIggCC2strP/1ey3k4wlnhClZ2/+9Rr7g8SQm8O+DmAil//GA",
+	"44Tof9Cotl8LWnvtwRbuNIIgCBq7+n/e6P8J0v8jrVq9dk+ZHi0Jk1zc8cEgpozU6rUxkRIPSW2/dg2P",
+	"0BArMsUz1K19xPF9gzI0EbxPZLeGRlgixhXqE8LQiGARoYHgYyQpCwlqdfaDdq1e4xPCSHSgavu1dtDe",
+	"aQRbjaB90w72W+39IPi5Vq8JInn8YMawJI6zX76ZuV8keSCCqlltvzbFglE2rNVrkipyUm3TGOvxCqtE",
+	"1vZhTfrvpP8rCdUKsAs17NRsogEUkQcaktrXr1/r5jCkdxq//HUc/6jj+PS1XjskTCZwHjIZj7HQC71g",
+	"BE2wooQpRBka8URqEGcHhqMxVWoeOK3OfnvbAgfHMRFDwmRt/5fahGCWKFn75H6nmjT1TAtGhViRIYfV",
+	"DDiPavVayCO9+N2d9t52Owje6DPHk4mBde2Bh7ifxHr9+hRwqCg3kx4wPBnNYvyFylq99p4+EPiAdy7w",
+	"T+KD2Uysf5lJRcYaqQ5vNADJF73jS1hn7Ws9v/78siORDL1lBzutN8WlXWE5KqxlzCMisMqthnF1hyeT",
+	"mIa4HxN/VVc/nl9cnfkLYzSkcUxZ7euneq1PNHIc1Oq1CCtyMfiGCjWq7ddae2+CRtBptDSaR5SoCxER",
+	"YQ5Erzf7V22/dnj4/sIOg0WHnEkqFWHqLsSiz0ezCBb8afF5LIHr8eXJ4dHJsQfcw3R+dOjNj1pvggDd",
+	"hzgGuNvFtf92fuAvLubTO8kjmoxfbD1tNBR4jOysGqxPgqJeWEdVGt2t1WuUSSWSDEfOOQo5CwlTeuoI",
+	"ySkhhkS4PrRSGtzSPErT4CTGIRFwuufJuE9ExpWE5gGXRFAewXe+qdVrp7V67QgQkici1PDFkTLwEipj",
+	"co6NUKLWgwdhIU+YIuJkBcY/iPEQvmLI9c5Q3mwF+PZbAN/3wM72lUhIvTYWTBNEELS3Ots7+gAYHoOM",
+	"MMBjGmvUObo4rtVrQ/pA9NBvD871n2MaRbGGwvcfTs7Pa1/rNcG5RqAOEJUkX2r7tXdrsPqEUX2gnY/6",
+	"3xNNt0tO2HBwDcvDmEtyRWQSqzwvP0ChfhQhADmaUjVCnBH0gAXFLPT4uiaqhMHr5pW57wb7QWC5uxkB",
+	"pJVubLu/EzZ2ozeksTcIWg0D0Td7uB8a/q2PfG7S4I3ejJ1UEFw+JCgMWeXD1bBjEGjs0MKE4X59LMkH",
+	"cxZxP1t+bb+2VavXyJcJCe2fzW2LnUP99wDHktRrVJFxtWPH5sM8xJrmq73Tt+8oPdwQ5ecEM2XuEI2A",
+	"7s9vsMZ1WLPFrBBnl/mhEZcbO+1t/YvFiP1aI2huA2lnywLSq7SwT46GamecqVGDMIt8dTQ1kthzJCCD",
+	"eJrgLMhPzZEF2QZ+KGztqyOS6xEhy8mDD5AaEW+dGW38RRJ/kcQ/N0nk0LxEpNfKA5JAA74wn2G2AVuG",
+	"x/bv/yRYanaToan5O8VS8+f/UUhqZsiQVP/9z4mioLcaacXgQZELMzJFMunLUNCJXroRVKiSSJJQEFVH",
+	"csSnDPGCyKK1qYdUmluEh3sZHpIHA7tfajgmQjXtK7C5IeODQTMiIY1IpCEywDROBDk0clFQX8lSEWOp",
+	"jkhMH4iYZdSlf722YHGyuN5gbb82HUkS3v34eeth7+a3qw47nbwJP0atwXu5M/wWb82OSZB8Ry/U9v3u",
+	"9+P2lx80diciru3XRkpN5P7r1yPO72VzpGVv8UDJtHFPVTgiTDatPey15Ik0nMLs+4Q9UAXIUnYiNH2a",
+	"nYfi9yR/Mz4N9FCQiDBFcQyQFwBcMsZUL17i8b8tWbK5WqggMv+FvdwXVjGDwK5WY0WCg7A/xgwPiUgp",
+	"oRp5aVr4VK8ZwO3rz9/thd+3+z/ujr+bdORN6+HnN+xqa/rTDnkf/Hq6jd9F7eEHevF598d7OKsjg5HX",
+	"BkELB8UQnkwEfyAREkRD0D8bi8tzYsv2fsdBzg6pCg1iX5GUs3OuNFQuucJS0mSM2miotdUBFWMSGZRh",
+	"ZDISPObDWdM3Nhh1o2BquDo+Pzj11XlBGI7z6qP5Y+I+uaaaf3pxCF+yOv6V/g5qD8foHMN/vssrttXW",
+	"8Qw1f4k6v7W/7UxqJep87eLqqLG312rVSpR6X5OH6X1dvqBRppSU0+69EztZZXfVxkZ7tVIN3KCVORT9",
+	"fYNJ0UxORnhIMdKnlgjyFk1igiVxKIfS00AxHVOlEc6aMU9WsBCsfck5OjQG2gUW0u39loN0Oqg6JzLc",
+	"AO4USmSRZUfmCYkQ3HJ1hJG+wUikNf46qP2fE5LACj1jrlJkPFG+CBglArj+WXpJESF4aj2C2TXnLtyY",
+	"9klVYG9Vx5TBFshGeu0lKljHGeT1UWjUSXcpvZsWzLX+XouztPaDoLnVAqboAeBNELRSANQUHROeKIQH",
+	"igj0RtYycBQFipWA0V4BGO2lwGgVgGFQwANG8CQkNIY2g/YcJHYXIMKzdt5aYeetpTsPCjtP6cHbfDvo",
+	"gBx6BE6QUyrnDAJTHMd9jkWEMIsQRmPCEgQ/5NUmLDOVSTOgoZ6IC81urEBVizGLZIgnYLQf8alzfhlp",
+	"Vf/yHrOIDwbZb+ZduHWGgsb61pE4MfZ1NSIgoUdY3GveXEHyqsqJtzPXWrr/uz4fWTn2mhA2B/HW/pbD",
+	"Nas6vOcKaU0sgyGwYKqPwG7Q/FW25I47vVUtpuVW0gwK4C8oPa0Izy6xSB/kD2/ChRKYqvTsUk9PdnyX",
+	"goYk/cWdT0yHI/XEAbVXPKCd7IA0Qt456PqnY3Zhz+KU9/uzPPK6k7AGmeworCLycoA3uwNCO35wPvmM",
+	"yG6m3FxRso54HBGp0IAKqQr30mK0jrDCoP5pgqq65mXu4xdw035dzA+rHDIJgkAfMhfDit8MWsYFOc8J",
+	"W+39raC57UPKyex5OWVV6S7aWlmmitqZbl31ldZzgD8vlVQF/5uVwa8R/IQNiVQH0ZiqedUsGlMpU/05",
+	"9X3bqwWEW5DM0YYkw7GmCCTJBBtfX3+mtXAwbW36Wl0W63B2/f7x9u/dbjcJgvbO4/HlyeHj+4Orby6u",
+	"fjg5/njbarabbzpBs9XqbG0HzVaztdVs3Z5cXzxeX3y4Nv+jMSfYCtrBm62g1W4EO0Hw+HhwdHN7ELRu",
+	"D45u7g6C1uPZ9d9gx4+Xj+3mdrP1+Ph4cPp4fvz4+OH85PDi6Bh9uHnXeNNlxz+cP+oX/Fn1hI/fXp+d",
+	"3Ly/Nf/77cX7c29IezsIuuzy5Oix9fiYagK3t7fvzw7Nzko30myZhyfXF7dnV39vtbcane2GlpVvb2+v",
+	"rw9ur68fH48ujm+/PTg/vgVH3e3t7e3p42Nr700QdFrtx3ePj4+t9hY6Ozg5R9c3t7fXxwc3N6fHtx8P",
+	"bvfetILO7Yfrg8fHjXaws7m9vd0IWrCZs8fHHzQ4YKFddvlD67H1ePLY+XjbabVvD/S6b29v9aS3ncdj",
+	"843O7cHNzfH50e3B6cmh/u3s+OhRPyp9fHLufeFx0f8VQXhwqhfy7uD2HecRMjfW7Pb96W7Qau8+pqET",
+	"tyaA4fb68Obx+ofba3Co2mFvHr2Aib9DuISZt/14dHB7JJLh/LzBTkvP6WIPbk1YwuPZxeMVlqMuuzi6",
+	"fjx6/Obvp38/ejw8fH9x+6SP/9b54f/e/tv5wW3OB58+eyz3jXdXt1R+Tcm43IXaxyocIT5AA54IZMlP",
+	"+iQ5ETwkUurbtQNhQEmsjG0jIgrsXMZWaRiwDZ8B6zRTgsewVEdktTU95POaNLCW1OLqBLAVNeKv9RpP",
+	"VMhBqoA4FFi5tRNYTgE3UbbVkm210xVub2/rbYLNQhAsASYRleEIiyFBAy5Qwu4ZnzJ0dnWOsuG5lch7",
+	"aq06uZVsPb2S3Hftc0Qj5B6bYDA1opoXs4iyIbLhN2AJ1ax7gEMaUzVDUywRjgXB0QxlOJBbaJSYd8lT",
+	"QEvXdHb9vtFGGgfg4xouOFRESIQFQXCjsGH+I4L8atwa6Tf05QRora9FLmYnYPny8fqUjDmTdXRPJhDn",
+	"NeEJi2Qd9XkyHCl9+6gRQSGWBPacSHMl6R8JDkeLzfBeUNTvtZAqYdxUnClMmSYbF+i1XxsIQvRO5rw2",
+	"WSDVRPAoAbvji+k7xnfjBGUAA8g14pQ8kNjQ7QRrdb8TALIAIV1yCgJGa3t1BvNJ6wskHpzSATnCM62I",
+	"tuo1eZ/U9muXV0eN0+OzRgsmThi1nGOAQwU2h6DZ3s7WC7DXmJM+b79p7noDwFOkv/i0ZlREkBI5ncLP",
+	"OcF88WEP40QRlj/s6YiAiJr+tPy4IzFDQ84j+bIH3s7gcxDHjUkiJlwSNIh5IgpnP39WWzvb7rDenV41",
+	"Di4b20H5UcHv9jt9PKx4DPUVKegvglmdYCodhJbnT7mas6zGHGJDYti55pVqypFzs+apw/oyTtudYKvR",
+	"au1m/qsL5n23HVQGPgHgr+uZNqBZx0/tuaa3Os1tQNNV52nn52kHcBDeL9sdCBYRJCT0odRevr5hKCUP",
+	"ONcz8AIdwvEUTzd0ngZ9esj4i+DSE6RhRR6kOFIjQdLQ6Jz8V4wDNkhwdnFUMXrWuJMGWIHbmYpyk1uw",
+	"lwWfW0sG+GmWGOk6mZHObKsMwkFuxCqOUR6GiRCEgRWs1UnFS3kwGNg4iy2QtgwQbzj8Xd0zd8YjOtDQ",
+	"z0FL31tnxHjA8kepcaQhQ67PT4OGKoqL3urFrmjM8BOu6F85ZcsZqrtkGEZ/42Py2wt5jxNZVAae8hMZ",
+	"AMkVIfTLfxkQAU8gLPmGYxFdG5dBHlSZ8RRhhVrBfmfb8gpFx6SO+kRNCWGoLwi+H2CpgGXECSsIx9bq",
+	"bxIEMjt0ZLwUGZDAtQ65GUZx+ZOs1M81QS8yOH+t10ape0NvXj/Lbej3GoHpIKI5m8lBEHzV+rHmYLBS",
+	"din4UBApc1GFMP1XsN3pOfsCs8hoJaExCf63d9t7x8E3WmQR1B7vf2u9a+9t7eppnfciRWv0nUVr/dSI",
+	"UwbcIBsS8UDEDR2TAiPd2e9se1fVCtk5cF258CtMmfu+5oN0TH7jDOhlTAQN8evDEQ3xkJt8qjNjjLgR",
+	"VonMC+/OVOECWxUMy4srpZr6Kq5IyiLypbbfKtPvy/R1gadPmi7LDZStzDa55WySbWeT7AprQUy/byyI",
+	"t2dXj49XF8e3VyeH7w+ujrrC2eu2j2+3W8HtN6vaIZaIK951K8jnhEhjaOkMWmEb75Ggvxtthdv4DdkZ",
+	"tKJ2CJ4HMDEcZBYGm4aSPXtnrQ0aR1MIrSEQlRhKVrBJreKjtSgRlBqlSoxJa4RprI9F1c3cKUoVjNKA",
+	"Us6y7JuTM9xytuD/HMhiXR3nZHqUXlClPvM6EmSoBVxhBWjGFZoRhazv0ZfE/is60HMu2qXu8j/eSZvZ",
+	"gC7MxZlzXXExxIz+ZmyenEHs56XgSAmKY/8cV75uXw7qvlWi7PaGkDmIbB0QrBJBTODvhN7dkxnYpkgf",
+	"YmYhfYMyGsLWwHhxF1NpEu0gmEwaJ+qDkaTa21/11QwReBPBNblosByzyI9S7TSCVm5bMIiyoUFWuL8v",
+	"7XEvikEx5/82C71FVKax0PEMjUzqqhfxmQqQf9HXP2k4ij2kGxsQLHki7yLycPfT/dbD+ZvPy4O/f/z8",
+	"83S3X8twp5wjm415iGQc0E4iRBo7kOKIqnmebP5bFu/jEkutdn6D+zFBrbbGSYxMYiYyxn3r65410WFM",
+	"MDMqgfF7D2P+QCTIV/qNGZrEWJEmCLsqthZa0GIQqE7ZZeQc31//Crn6J8dxwE6Q6eYR0xQWcAInoIQS",
+	"mMkBEQUR4f/UOgMvVF8gTeH/5nkp/FfHf8tH1Q/1Dl4sQ/7KzIeO5hLCvS9VDY5/Uz04fuumtbu/vbck",
+	"OF6vs7G9vbPzjOj4rZvWmwXR8Qu2upbzPn1JVq6w4eGGU1o9QXGVVKUxfyBjmxdVrhPiJ9dxsFhzzKXG",
+	"ZwnuOf0zzwFw8Qh2siPItj33uVark31u2//c9jEcl2U+hzGWGrtPFo+u1x6opCpFpSwaByb6s6oRjAW7",
+	"dkg6odHW3Vg8v0bB9svUKAAolV4FPmXCVWBU0/IEJpu2hKaYKsqGIBfgcuO9l85kTahZ8lL2Q5aaZH/7",
+	"K+nor6Sj/6xJRxNDWn9wztF1iNk1LfGQGH8NkiFmoAJQRZDCQ4QV2kK4OW56DpNiwJDzTad3wJAo+IgW",
+	"gPsk1og2IQwM19L8PiZqxDWY/gYCyASDMPSai6F8XcVc8FrPU2UohBR7S4tITBS5wUNvcVdEUUFMoJiC",
+	"J+nyjo5Pj2+O11qhwpVGRuYe0lcgsJPf1/I5wOEclfih4IH1cQRb+0GwnoPCB1ZI6IPm7xEP71cNtK7X",
+	"FB4a132t8/7Hvcuf2yCAaplHvYyjZU37KED9K1iSPuRysfFk0tSafZZ6HWL2Ol08UBWRsiTzeiCIHCFp",
+	"H+aIJiRSOrMBmX076v8tpBf023c/H1/dfH99Ik/GavLz4cnOya/R/dnfzoKffv02vvh4/OXnX89/Pb8Z",
+	"0tPDbwPy44F+57sfWt/TwfdNMvs2Ju8P6MWvx1sXN9+3zn/9fvvs6ECejONRdHiyc3YTbp8ffWifHx1M",
+	"zw6nFP94/tvJr5yG7b1WODuRJ+y89RPVnzz4cnHz7fisfRyc3vxAz8dn6rz9fefn62D7518PvpzenPwG",
+	"8/w23P7p47e//nz47V4zbMesP34XRD9+G2eBMiestr8XBFrBAli4HQsF2fHBuH2+G34rfpq+6d+07i87",
+	"8jTaG7zHO8kx3x7+TNvs+y+7P0xrxiMMXsbKzmsaVY99GBsH+4hOZInf/NPKKM7F8HyZLdP6yPmUFTzk",
+	"n75+KnGqg3nRilxlBf5saGsxafyXv8Ssv8Ssv8SsP1/M+gTkOi9jgUwFUNKCUEQGOIkVivAMTbDIR6FV",
+	"sE7a2AtDmzb6IshFX6TRLF4ERrBjIjBWDNhww9tBToKIKGMZwurxO3q6r9XpbN2ACQPhkihnkAuLUVDr",
+	"wLISYP7wjdaXrn978fphe5VwYYU99LMJr1UTfSPokEavJLoReIZOTQLmst0AZSge3h9EvyZSjeesyvoE",
+	"QyxNnIsN0nVed0SZ4gijmOc8HXhJoGm1fYXBOhxFfcm0HhOrXE3YWLZe/DA85FIdDBRcGzs7zWC73drd",
+	"2mttBZ3qVRaiteKMrQsDwD1RzyuJVTUWmrP3mEVuv9u7EELsBxXv2qBiG9STLW7lC8Desb+vhBT2nsUZ",
+	"un71w5HNv/WRlZ6WX+Jra3fvjUnkAQJw4fbzaTwQlJ6VLqyjPon5VF8R+dwNgyql34U3LrFw1shVMUGP",
+	"Py+kCKyHDOYdO5cr3x1yHsOtEXMlVw61XxHD5mLfwXicJjgUH79EykMeQ3wkaLd39zImePOFybloDSpl",
+	"QmxREowyfM9l7TyL33jl/l6M37TX5zew4X8It+kUuU1jy+c1bmF/PKdpvyinabSA0wCSCTwkpzwsrQs3",
+	"LZLj+rX46ApnZo89/eoYf7kh48k78CuBs4O5v7e2Mnljjnn8Ia7uAsjmCzOJGZKKC2Lz/ouw++UPBF7b",
+	"yxUB1TmDnNHbM8jlgmeO3Jr/qJIs/0XRBUjMq3Q5p+75z0qoy8YF/lOXuiytrNWGeiR+/ct20HlGBUsf",
+	"iCX2rRHBsRrNcvA0NdD0Vo0u/wzy+88M3FWIc3sOHv9jfsdb1XfcrrpjU6jN33FQ3C8RE7ezZsjHr120",
+	"p92mocTJJJ5dE6UoGxbtApm5JWdlcQV338V4aC/P7SDwCpDrB5dE2GjYVgDoeoOLMbbgKOMM4cKdirAC",
+	"UX6s9f37VN/3yvSD2Pvd7vdn7R9/+Kb2olFpu56DK88NUXsddRc8NFm5Y/P3jZFayOeETkBoqew/STdt",
+	"QVqa3mY8kPqmZSj9hnXRzSXqeu6kxWWsUzPtKrlSC11f6wNxtTduPBfVGh6q+l+oZlBNM4obItWBqZk4",
+	"R8ZEKld705THsLYngXAYkokqBDUuq7yYmua8soutVntB3UXL0Jp6BauWXeyskNLTWVp2cbtS2cVAU+wH",
+	"Nk6zsEvu7CwFG7tooBL3VMVc6z8jkdpK0KmTymZoVkqKTn0LCVs3DVoj5gc5nwWdSCLQdMQRnzIJMk8u",
+	"m0OzRhO5YR4Cz+QDhBlXo7xO95/ec1pfkO+8wgrauRXkLNzvuZxQhWN0nihBrUj//FznBf7eumajJgi8",
+	"NJ+5j8P7Bh80oKHbqqkB81nMC9IEdjND0T8+TaBqjvWfmkTwAhkCi6P/57Ku/8FZ0btZ1siflxX9EUtF",
+	"TnlB4r6mX5x3SE64rYqc5bEVK+qUSzqtnf32H9/UpPWcki9rNyOx3vkzHkezOrALlzhuu494Vs+d+W4l",
+	"rbzXBWCs6RBSYOmEGA5pO2UmLPvuGk60qvwyCrahNoQ5WL9umVXdWm92Oz7KlIglU/0IxTyvP/yFL/91",
+	"8aWeO/7PavHxt1uZjeQPPH7fk2IbzXiH636ZP7pTMlDOdSgVwWM0JXGMsDJ90fJH2Mp5PsoPkT8Q4d0N",
+	"+aOsaSZ9Txh6IDFP1P/7f9XSg/0D/e0nLmAq8Y7LP9JOq218rCOCI1syx3d/RMSz1oJZ6MPVaYrp5lCR",
+	"IMaD0wQvpJGK92uvH1p/RHQyQCIckTHUdh5wMQZ/XSJoQ5ABAd3Di1FVAgpGfq3XrrAip9SWKs7v6+MI",
+	"Ky2hxRol7OY+J1xhtHFyfPMOaW0ZTyjqpXP0NvdRT/SsygsFDCQSWmVgUDSTRain4HGXSRJyFkmUMEVj",
+	"b26q3wA/Q1RHpDlsol635moIdGtvxb+036p/2doJgl4TKrtmsF0wLgeaJRC45DENZ+XnyyfE6N+v5BMw",
+	"aJhpenUUCTxQDUrUoGGHNbSWBuFqDYtZm/tdpvc+gZdeSaTFmzrqfS4AcYMLZE2osg4isKRD1qAMxTy8",
+	"l5tabOZTmzzZm5q3p5RFfNpllCEL7VKIfv6XrbfTChDNxj0B0Y8fPx4kaqRVqNBqHXmIXrAMoBIpjWcK",
+	"3xPQBSDIeR/1viFYEIEEwfH4X7qQE92t9epGN+mB9eNfujXKHnBMozvIhO/Wemg6IsyCVBBJmIJCbTZN",
+	"3o6uIxMVECGuP/DA70mENq7eHaKd3e1gswiE0pXU0YIlLIXNVwgawGOiLFc5xBPch/IcNqa5DPnCdJDd",
+	"ilbN0STpxzTU0v492uhseVVhN5vo44hrHQmNeBxJRBUa4xnSSp6GjH7lLcKsy2w5mzoSXOuHUK3DgEMr",
+	"WRZI5puYySkREnWCThFAn9/8rLZOp0H/x/sW2/tp0pbbD1e7ybed8N3O6OgNOQjG5y1+2f58DbEAUKUK",
+	"K09rcS3ENLr7icoZIMf4yylhQzUCy1EZIztMhOSiBNcm+HNCUAiPXSVfgnqnlN33kCFDx90mgjxQnkg0",
+	"wcMC3yazbyH6/eTXk+nZrz+ps6MzdXb07Yezo/uds6ODnbOjb/AJC9z+PicEfKuuAqtZ3Go7gkYJ72GB",
+	"5XgB5j3LMXAa8NPnkWYkPXjay+9irg+BnsrAIFvsl4YNLm4Ys+Kyc5lf9UlUvlh3Hb6SiEb5VVUwOA7K",
+	"EYdGS1eX3YMJjUqvv5OIjCdcERbOviMlvP8M3xPps2Ik8YAgxZEgSszQxrUSdKI3JclYi0Ghpr5rAl79",
+	"hFGNeiBZoA2MPnw4OUIPnU00IUJzZUVYpFk2SEZvIUxHz5mG9ko8JuiezExGvPvBLWTDJBfVkQZJHQHG",
+	"1eH0N7tMz0EZanfQiCdCaubHuEIiYQgPMWX7MB+YQ/XJTDiTBG0YC2Qd9Zyw07MTmlt5EuMZiczk8L6l",
+	"nl4KRdW4sqP2kT6MXhPd+BuxhqWIDkAmUelmLHfpsk67jXo0O5W7ezK7EySRJOq9RdMRjUlu6eZ1KpFU",
+	"NI71BrWoUUedYK/L5iai7C6RpIc2DKTliAsVzzab6DsyM8W0ofb1RLME30C6oX9JJBF1zRjh+MLYVi2I",
+	"BJHGKmXy0sy1TFg04ZQpY7oCM6rj2NnVt9lE7+yljvpkwCF5jHRZOkLvR6KNThDoHbX0/7T1/2zp/+k4",
+	"tuUvdRO+Z4wv5oqSaGP7yxf4XYN3z+xTY4Peax1JnmIefA3wo8jitwdB2CJ7pPEmavcbncEubuzh7d3G",
+	"VtgeBGSn34o67UX8xKOxhiayRVxwexvCMNzfrTJ6XSCqXuKhBv1veaa9HZRzY5DAcsuwXl3zyhh/oeNk",
+	"DE5cWJH5K1uPptwhEbaoZkRxKevQiE/HeKiZg8b9jfTuSSYxxxGgEgbjqmbXYztRb3NV5kha5czxnsye",
+	"yR0vjM27VCD2cA5Yur8/ScQriTyj/sp7ChbsyVjhn7er6xCzG5c9WLY3hYevJJoICtJjyCPSRKdEpQX3",
+	"BcERGDQalEnCJFX0gcSzOpDeRR2dwD9O9Z0c1FEL/mo1u+yAzZBZh5F59Z40Xwb39MZ0hBXIbFQBOxkD",
+	"103ZvqZ3kwlv4FrP3Qpd1gla3s0RYoZSxQ9+hx51Tr4ukrfnzy0TzyywKgpoO52n6fiaDhkU4Fok35zy",
+	"KRHQamBEvqD3ZweHjev3B+3tHcf0BJ6m7F/fUXVNZK7JKMDAi/N55doGN7vsByLoYKZlYq6hDd0LvuBQ",
+	"of5MkSxNoO448gQLCVdKyMcTDKcHfmkmFWYKEpmL4Nwa7IQtEvT38HbUCXfJm0Ebt/pBuBe9IbuDHbzd",
+	"74RbUZu0BgHe678Jd6Mdsj3o4K1+O2xFAXlaMpMOfksPZYI10uqZbn8JGnu4Mfj0+07n638vJwtrSCmj",
+	"CEnVeoIbmFxKUMpabZ5HyB9sfd+yFRsieSWN63Phwp8wts0v3NYUfs7Cv0I/GBC5QAf8BkdXBpFdfxKb",
+	"z+I1GXn9qzSmp3QPaSwGaJ8w6C7t7Gh6iNgi+JTEkdZgxqbUa9Ysapxo2tFqN8yBYISTaCDC3TW5tOtD",
+	"2bdsI9F989I+Wj6Xc24bntsJgq8+wP67IIPafu2/vdYUxhlhSr42T+XrH9IvHsNaAHxl2kUqCI5xrE/A",
+	"6LB6ldJbdhOdcy0ZD6FRy1RQpQhr1qBTPhvENFzvDEL3cgayA4ZwCCV8HEui0kHF9ochX6CiYBE4e5WB",
+	"Uwkkbm0yY40mGkEhCNCA3bvul1a6WhkAkxizu5QkMijohQygRn6MNRc2rlaTsok22laxwOEI3rJFGSFk",
+	"RI+7SyW1HIDaaalF1y2mGrguY7wYiy4xBd4+5UkcoSFHfTLj9obNLz7EEy3sEILadTQRHLW364gwRcRE",
+	"UElQwmDZJNoE0L7jok+jyBh3VgbsIH3bByqVVmtEjJDISAk4GlOGBI+1cIZGdDhyKZUe6LZeBrcy0e6V",
+	"NJ/c4AJlcRNGdOEcxXyaqkapVgNg+Rt4a9eAiEzEA5ndgTsiKkLFPNRfT5/nANAKXgYAMWX3r+Y/B2CY",
+	"YM2IlPkNhD06JkYvU2BOYByNTew/KL0ADk9JehYnKtd4fb6UMoaMLRU0tEyd7hO9/rSP1VuU05v/KM4F",
+	"bCmV86zdCBlKMLgejjAbEtCgNhYp+Zug1mZbNVZhkKV7hQ33Fu5YS3ZzZqIrMEe8yPEYy0YRi4vnoe8q",
+	"6La1yH5SPIl2+2VOYh5Qfn+zpUsCrD7nhxmE8tMfcUbealLQwrsdrA4gPBL34/VYA+PqDmdTZFA95wpl",
+	"D/YN1mdWFmfbnvtKEcF3XgisZp+p+RmcN5ovsBTtfYcTmAaQFiMl2vj2+uIcWOqYS5WzJRlUPefqHU9Y",
+	"tDYAB/B2BrsL3xDGuEJuQB40nZeSWiy5R5wYmyVISZrS+yTmbKjvFReYmLNCAA5d4lnMcXTD+SkWw/Ww",
+	"aGLmuFOc38Uwy7wgrJHWXHB2QP6W2XpZEQ6+Rr6E6V0v6W/E1b0wux4Tpq5SleQFJbifeCJAAMpOhLIw",
+	"TiKCvGLZmeTm/ViQ2l5GTisxPpWvDqzEZlnW1AbjjOiZiZ0AwOsQsw8MJ2rEBf1tTQgmMIHzevow9Lyh",
+	"YNTNoCxDU4587eJXWVB6Ed6tyvDWu18I73NuNTpnOgKLPmBkiIWg1j1SsDht9PQPTbvOXh2Zv2GbvU0k",
+	"uTF048kE6RclsZI2aOtqJHgyHKW2dNN3SyZjkn7qLTKHmF7p0xGxHAGQAGZXeGh1LMsbr4315JtEzqqf",
+	"sCn0jhU2AT74AdPY3VCF3CA7SG9JL6JPHJLpZRmUixqcgeRUzN5xL98l3ifyilQ6P5XIG7VcKtsOtvSh",
+	"yvzWvYVzjsaYzbTYKqdcRCgckfBeIqwQN1EjxaXaue76erL8Eq3jgUqkH5qpQKCyk0u3WH2sNiqhbMEv",
+	"wD8X7ksQ5yZCnLm2rrDsDTUiMxgQkZj2CYRrzFDIpYpnm/td1tMQAGmx5wOh10QXRsdZcET7qFd2vj2t",
+	"L3RZz3ZAubPu+N4m+HOzQOdMUgG7sUEqcOtvSEJQz+K1h5w9LQ74po4IxC0De1MVQC+XQWUpLXO4cBzK",
+	"UO9Kj2pAfruNCPHioLyH80Ld9VxQj7vCxnhm6EEJSsAa59mOl7lYvmZ0WyC+/0rkazHkg0GQ+bWHnDFi",
+	"LAL6tGMtG0aJdTXox+NxobC/WXYB8wor9maFZofeHtKvGJesxA+UDd96yhmcuBZT8Qw48gg/ENQnhCHb",
+	"5aeJrsiE2NTGgk5qmXqJ5/APYBSLjwZtYLAg8gfwt0BgGhbK/NPigtZWWdSfgYzhbeWV7LKI4Aii8TUP",
+	"0roSwMplMkEPlc195DGVUiaRt1ka6EZvu6xIzAtJ2P9CkdVAwJTFER+Fusw7Xe9U9RKMjmxwSpFo38UX",
+	"LTvtur3F9YlTNjTKePmpl2vneEDW40WKA8SdOwegRtlwVRYEEYlXJOQi+sD06a+tpeqJBcPxnSG1jORO",
+	"7IOc+34O6V/AgnVgCjno89D7MeZD0IGtPTHHASO0QVUmX0cEEvKgihZV+mYJkzEE2nWZHOEJ2cwQdoKF",
+	"ojhOW9S8tYgK24v50FpzcAJm04gUKAhRZ4C54fwMs5lVv+RacNe3+Z01zfqMzgkKLtjSE1H2gsCR1ZyJ",
+	"Ze8lzkGvyaokhZhOSzhSs8mVL+0CmfgxvmULtWNfZwP9uNhGFhhb6WU7XE/xD5AV/jFq3Jqa10LMODM9",
+	"/esuZNWPx/TSEwsH/fHjx0Yx8nbZkRUDdS0ArfVzbQaX5GbwrXDgTCdwtb4/3XUJhvtp3CIaYTCPSzIc",
+	"WweVgLsSboiz6/d/lKETPk4lJDs0rPuwnygbP8ssOwPpW+urfeKZiGsANJlMJlwoEkFEkMkyXwt26UR3",
+	"YPe7AyzPgOh9yTMM7hsV+ikDZmv75Q1TryTqWStvQ2+754INOSN5U6Z1f2z0isvsaV2ny+YsmqXOWn0h",
+	"pLsAtDfW1BP2QE3SpedNx1EEWbY4vhR6ZgX9f1wrPe+n320Qsn8oNcoe7vbC79v9H3fH30068qb18PMb",
+	"drU1/WmHvA9+Pd3G76L28AO9+Lz7470pKpSL6X0qCiaLIfjFfv5TOoz3fyUhMGJrFGchKcvR4GlNgTSJ",
+	"wlSV0oLdW8SSOLYs1o3TTEP/bOjbtoTKgQKrXBxDhBVp2IL9hU2kfaB/n5tybqRrUpLB9wzPMDq0GZzF",
+	"4Q8Uz++3F1N23zMMw0Rg1rOYbjnCmj+a8PaeVHgw6O1bGUfT8ywNnoJoEKavkV9qerihk8HAg79dSL32",
+	"paFHNh6wgHgtaO2UnsgPFJ+a93O/XZvJimcMEIBSemZ75aetBfOYREPowJN1NS8cUTYMUswWHFflQ5l7",
+	"YJLSSx4kadTN0xE6/ubTyBkLBfhAvbiRUpBANve8AMHHxLAHrNJWExBXBzIs1tzCxHxcMGJSwpFx+zCI",
+	"8NXiB03rH8gEvoc2sMtNQlnZBqsH0WyCVByGv6w/YhPMklrSlca0lEZO2foIXZbmZUs7p36/jgZUEIl6",
+	"ufh8q5tR8w1pNCjwM0v3RGab6LIwJlho9iqI5PEDib6Z9YD+N5EXN4jsU4moMgpVHrFolaN1aeilKWN6",
+	"tZYbmf2gGx7hGepJwiQXd3ww0EpxT2vXtiuheYKGWJEpniFJY337D7hAraDLxpQlisi36RlhG4phnOo9",
+	"5mop3Akq7+28pqkcZcgUN+C2Peb55YWGBsCqy2L6OaGRMbXttk2svP8ZO81mHfUUlvd3Y6pvfPiCQ22k",
+	"H1jnMeCCPpWhwCHpMiOzg5KUEAgD8CfXL9odKDKGay8R5I58CRMhqb4VN8wgiDyMiUq9rV1QQMGGkChJ",
+	"tTamJBJaQZ/7QB31Qn26A3vh3sV4Ig3wgeWh3FO0FXRZhGdpPDpVVu6UddSjbMB7Bg8hSjxF0GzIFAtG",
+	"2bAH5pBeqM8lxHGKypoApE8YcChGxB1wHqUNZHKr8jeVe7D5FsVYw1ijo+wymYQjhCXqxVzdwaL0WhAW",
+	"gj5kNdOpyFKqtIZViN7Mo2kZ8qchdP5ldp3H4W5awmgieJ/Ibs0Kt8rYRUYEi8jcXZJqFtPq7PsVPLOv",
+	"GXo6WOFOdgzgORdDxkSWBVhCURk3FFFlBY6MtWk08E1MluMC/Zk7mSpJ4oG+kYtM58k1Zj0Vl8uycIFc",
+	"u8Ffs6ThCozOVeWp8gUz9CuU+4fLq5xBppwR6p/0eaLeoh6NQHCOSOpEi1JHmFGOTVPFg8sTTbs2Fk0z",
+	"riJfrWeMyzwv8Me6ZQ3mYY6vLWFGEMK/1lWhrC6UkYotuPKkSGw0HxqVSAWFoTTKUsHt5eShR0ax2dGk",
+	"J+sRWI5yciSwUCw5NHf1EVZl0mr+Pt9H2Et8xbFFAvP5efDC05MXv45N+rA9jEWnXS/BqjxTXXCv1EvQ",
+	"LYdj+UDs0q/XniD1/Cbf+buxN5R3DWV3UP7LdkTpt56IhPcIOOQsJIJJy/c0ZP3ghMZUX86mUtIaHK6A",
+	"5A4hlmD6U3h6/OCsEXF8MYD48GVs7aMJ5nC1N6EEYB5JI4v4TzJHn1C+phXrfk/VsHxq6qenYOFSU+H7",
+	"87v+VOrlcSX5wNrDB0V5u5lC69rDNrdAjVq1uoc3DrGgxWsVvPIvCW9iTaAet8lPZx+Wz/WRi3vo17Oe",
+	"xSOtgbgI2bNamTYqDeD1SmZUkNJsepWVofnc6ieC8ioXd7rBS/fC17Ta11xAoa3MihRH3doV0arFPurW",
+	"0IDb2gj9WW4T9k5oPtNw40OxnPxMUbL5FR8YkdeVL3RAvuaJRFlzK2Ps+HCN3h0doDH+lQvEKCNoozem",
+	"MbBXMgRGN6By1Kt3WS8UiVQ4JJjdyRGJY/MA9ZQg5I4lSuo/bM9rYJYjghWwfD4znF/iMelt1l0Abnr+",
+	"xx9ef/iuywY8EYpovdUYmrBCI1fYztZvQzGVoJ6OxyDih1hownMx9VySJupp2f1Lai/EAI4u6yfgZKKR",
+	"DS2ydd8g2tRq1UrgmRXbLRFpWOg/h5ry9IaBQOfhoLHRgUHfuLbzd70GQICy++BnBhDU6rVhnCigwLGe",
+	"C5qphyQ26aRxMqHwiMdxIkNwESXxZGRbB4VcMPhPyFliBA6Bp30i4GXFx1hphhJSJUAMuadTWqvX+phh",
+	"hvWDEQ+5BpFeJxf30JGDDOAJVM2BZueTEb4bQsOyIYmxMguSAAXOo7toZtpnKvIlz1iynZfwFoOQl1BB",
+	"o9zsaKKt9FlQRcb6HlSYMpuJYN+v65OFRAk+QFSBSmhMKJB9zPiU+YY4N4deuiAEehWYqITcwr1hC1Y+",
+	"K6s4QtDBaSt1LGCJJPxXq7ISmXqbZSJYWln0dyinVEERsNT+NevFIAQGxpX1ls+Yv20yH4lkCKB4oIIz",
+	"vUQ40jGVYR4Oc1sOS9NYD05bjS1EwU80oESkG96wzjUynqhZIS3Xb3E/r/OmNU2XA+DMjfua64fvif9z",
+	"rfFTwC5QHTIIypJ7Oe2mP+YRRGwB3OLoCbhV0+vOsApHnl5ny7Hm9H7TqX9u6bYLazbQdvF/6j5JscSe",
+	"rZ0q/XhOr8kg7OkzGdaW3kdjU4P9CVGheFW5Kl/GikKVRAmzbfdyJJOVB1sO2e/duLQ/yfLxUFqtCKv0",
+	"Y3aOxfs9YZNk9U1PuEnuLuwem6AfLCIAgjEHhqYOyIySOKqjCRdg6OAmpIJECMM6NteH2KVdjIOc2VJF",
+	"8F3bBa8Pxgm1ZQ6KjgjTGGBOLdMQtVELgjzYgiLNDP37nMcEA6P0SuVVNXFVtD3EWKoP0k1dSDHHUiGZ",
+	"QA/dQRJrAaPu4tyMydlqdXSAGGTmJ9JcEs9ztWQc4XhCQwThQAMcEkTYEAS7ieDRZrnYTAb0S34OyRN5",
+	"d7/7/bj95UnWQj33i50rB6K6O03/SEqRQUo6ZGSBQxIkNCzv4frnop7Fd6VZ2VxY2oIAfr2kp72S8/C7",
+	"mBBmQtH4fSm87CcqGlHW9WzBwpaBaT3mYy2sGz2zrp5147hNoY1etr/e5ltTxSCeIc7yZVB+z8GhWmfU",
+	"r0Xg/4GgnAdbElF1zJRYwG4WFWFMTWsnkVNYpoIq4qreGZy+pooUbEHZg7K92EZpv1eyfj7JBZylzokv",
+	"0JK6XsMTemcKtqTGUXvff1rCSuZhYGuv6AEuIPXg8gTdk5mhOjN7WmjQOXCM/8omS6xsmLJWKFquAOOX",
+	"Z+t0kmcE7WCrGTRbra3mbjXfBphLDII+7WWoYg4EREOKJ+GIRJ41ELMSg6DFyumIhiPjAbMJ1ba2lon6",
+	"h7klsWGvKyNa1v6itDJRNJdgawNs6qm/RkA8tGUnzzNd0sjFPRhqqjtC9tbpmTXppOafUhlWfaMl80Ot",
+	"ka9m9MqpdMskpiuQ6A7S4V+1aq7C0fdrCLjwIvF1nDRosZ4ptC+iY1qjJERiPjnTYX50Wh+/QK5lJGh7",
+	"BZeqbTFlpPp29CFC09+S7Yzx7NCA50WgY4oc/14mKYhUUa16qOtoOgJTSaIbfkYZIHA5cWqNwUbax3zq",
+	"OsgY/cIGwCJAKWN/wxKZeU2ThnIZ20xQ8fr2azT/vujxD8R4a0qR2lZxruJgDXFM3qWXbFVIrujCzS90",
+	"VTPAVcI8I4Aikzx2P223SPqGncj5Az/G4QjJpN8wUIVKnkoiPoWqvaZLHcAIjndqHMhUQi1HE+kE1rVm",
+	"rV6d3K7NxGVLra6Lg5RXFh7w0fn7RQLpuab6d1oiCAy5/Rna0Ns08IfYGEg3RBNBJhOiNeg4sZEiIxIP",
+	"UEwHZHOh8rX89jHI6NFADsOL+OzdQ5b5pZaVoqKccfbi5ZDH6xLCd1zS4VMOSXwbTt23eHr8cI7Xl96S",
+	"rslHUYoOrftt2TG/J18OecyF9diYdLOqrxSOwL1fd99euNoPE3cHrXKr/ykbmltwenWtuFp5mYhwhG0V",
+	"kWq+2Iz5zTk334FhnYyl8dhMRzx2xJcarrBEE/dRtHF8iV4jJejY2Ks265BDonHaeEHnJJ1nr/EmrbOX",
+	"Lgm85YyYqww+G1E5ifEC+z0M87dkyiFq5b/u8omZpP2YGKuclW8hp2yAxzSe1dEW5NhA0AJTKKJDavSd",
+	"TJVoNbfRfan71rVTqHDjLIyqXSiAfP4TYJ3DDbRBIoCVFX1MsaqVpASNPz9p9El7W/4JJl9rvlrAiT3+",
+	"63Dp0wK6dXfgaqT7cqLtQhxZS65c5dzWlbhWl3tWESYeFouTxes8u8YtNjykV/c8XuTv4fylW44bssRY",
+	"bDNc0CSRIyOJQaO8UIAbHJIbbZqFDW1MIyEJS/OHqIRyv0+bOkM8KTdz9aCicA+MBlZRH9IHwvI87IYz",
+	"OhwpUxpFLYhGcb3aqppmbCqTy2xavC4TsOBKH2c5Svk1wvPXk/K1jRdWVfY/tFah5CepA74N/UCXb3IK",
+	"BhJIirexmAREwWz39cxXZnoomMD0UaHsxOZ8hxjIEHgNK3lt4f664v4WKGuL2ZzBv8JOzUv+eVrtJMQi",
+	"MiqKScrSGKgxaR8iWOuopylS/9eSpP4niBgQmWLvmh7Ekg8FiaALZg9tpK85+tX/BnGkjnqWk/c266gH",
+	"dAthfVYohnkzsdgWrJijap9BLtnrqigVVkIp5wsufNgGIJV9+cU7JM4tqTyIKr+mxRxmUafF+ajf5dej",
+	"NPxkQeSvZVGLuHTVqLeCsKyxUUIwGCROZls22nRPn1bP9kSdmUoGPQBX7y1yLMAOTYu2u+FdZsZbBq7f",
+	"cOhlX3GI2GuiAwS1eb1Oq7Akr9VKUJah410Oy1n+SlFty5jud2RmFmn4WlnfAcfp/xie7FPvH0eefxz5",
+	"eSexXeEkUuJcQnDelK0qUz6bHBdR4QKBwFHVPsJQ5tA1ANPAbjo6goh40w6BRBa5TEmjy4vrG2Q6pf0O",
+	"VcO+muuwt1nvMpM1gu7JrJnS1z7C/h1V1wRu/6ZQuBQsK8VUIBQmMWVYzLos67IEPTHSsgRafMtmMj7t",
+	"hEVooxN0NgtBiGmWAWwltSzlA9iyUXOndIgV0f8+hNTWebtNn8YxZcMDW1a7ivcKqtazWbWxq8dhVE//",
+	"pc9UnScjWzH4yS8lYEFaYRtLwiQc+Opp/XSzjnrxLHzo+UsoJxv/mNcL3p5HBc+G0Q7QKb4n6HrEBUFH",
+	"oo5sN1x0cop2gh3oDlpkSqugUvatQ00h3SQI2jvoQij6G/pIoqj8AnryCyk2edSCZ/jfwhFhDS07/uY1",
+	"GE9PNq1s7zeT6dSfm5G+4vWZ4mc22/9soa1WG21vb6OgBQ1yvDk7wapO1IVxJg6f0uyOgsAAaFbROLAO",
+	"D2CRXGX8UKP7oYtCnPcdPZdTrOYaEmqlxVdzGOVOJHMdrcyZ6rUHwpIqbK+Mh6UH77k0LF9LN54eX+5c",
+	"3Hc938fq7A02vx53Wwlln4d/Kbm2On7zpxYIkF7/p6BegqrzHEQzj//49/9lWOHUsEJoKjOx8Q4rspUn",
+	"o082bG2BTVeeBvoUKdcf8K2xP9AxQb9xBqXuiPc47SIEhUPkK5OLTdWsUh7Pn0w+KS1k4NbXHPSiv8QP",
+	"NJ6D8FawMpddn2iepIUs96toWGL6+7Oeq9Riy7hQE7QPZhEOFSHARaqPkUprA4Gen65WhPeiq/bSZRuS",
+	"KJf7ZCxObyEBQxIF5dBNng/T09kyAz2TvI9ZSOKYRL28lGsXC8ZWbipkZQuxIhNMAxq8nSMvAmdTVKi2",
+	"UgLCk/T9koffu1WVPDv0F1r6PFt72eNsO97ZnrAHTkNyiemiPODQjmxSM/RuginkAyP3BNknYFUbY3FP",
+	"IqQHzYeLA9ku4gjpdIa4wRRpJ9YCo6xE1faNql4grnBsG2eXRprZ78M4cNSFenDOUNB5094OgvpThn+3",
+	"dX+JuQUso0DvlP4hWbCLsKUsGbYUX/6spNhyZG36sAQSO7Ac5imcBy5x5/iRwXrbPNNVrvLoAEa72Mg+",
+	"CbGt+u1YzPMJImWRAy7Qhq0W7orZm3GblegEJnohKsmKeL0kmbgVViaS3MH+Q8lkHsWWEkoeyf50Uing",
+	"uCEWwmQi38V4OH/kDdRLmEmpu3OhPsblYX+MKFGGVHhEEJ5iqPBjRB2wkEG1fDu6oQfJrOfsZrPLGqhn",
+	"7JZ2/hnM5iUc21wml0zmhvfMu2zCe/up47I/Q2OeqJF9xmF5d1xERPT2syJLWZ9J/RzBc/PKWLC7hGkg",
+	"R7Z629nVuSvgb3r5Xp4c5VIW66Yfiik2DG+is6u8JDIHQvD6ehB0yXIpELQsN+H6f/09aJkxW2BeVCnO",
+	"N2+z86tglCjfa+jTpprSBasUiFs1ZF7KhEQV53RJCksJ1d/3d/oFrQ8lrlzdCmH1K9TgKdb4j/DM9T23",
+	"BaW0krOPeqDGQHJ8WgVqwzbF3goQVLjSBJyC2mTX9KCISdRDGyZ1zxXw2vTzlGHqmj0mI7Wa10pTNdZQ",
+	"+Ssnz5ihC8J0ywwCaQ2+9L35WiL2CD2M8TFyPYPAHKoUMqDvRphFMXwV/rRVwLw4yFq9NsJhOKnVa+Ap",
+	"K4V17jtr1sTwaW/+CjCsCrDOJrKjmLMhEbaG2UYeGVO1ez5y9Z+BRos+pNWND1kQxIjHERFoysW9tLW8",
+	"qXpra9+YEGWJgE5MXTDIL6kkZiVPtnmFKmSmVC9Vhs5BoJLS5XPqxVYR6hbVrCwSSSltlKI+lM2/tD1I",
+	"1jSGmXadbpK8AWRqqsw1Qs5jIhoTzJSYNfaKHsJ250lLEyNT/xPL8OrcGzpnPymsNj9xKYxiTMe2/+Yh",
+	"j8iaUFrYzxtEKBOiZdEBemU20SGWpI7kBIfEeHAjLEfEtIihQwYl8jd6u/efG+POxPRP2P3u+7POZbFJ",
+	"u/m1aNxbrY4MrL8UPDwi35XW9+qloiPoMqboQxo5DpEzRJlnF0fXjS0Qy+pIJpNJTMbO+jfJ2jaBHOnf",
+	"dR77BfknJxotlIjgDAclstDyIwLLh4KGKxtK0PGYRHWUTKBWK5Zk03QPUOSLykoKSgKsBmpbMG6ateeO",
+	"5vzi8uLqu7UZqIN9aZjAOUcTLu5RAwkS0yHlifSgWauYNulXeSg/f2OTusHyfj3ScFHHedNzUB4aylxj",
+	"/EJL95KwibR221NgvPGGlgfSc6kWaMfwMxTsNbHiMh/eTRUZ1xFmNuA5IiEd49j12d/AgDp68A6K+wgr",
+	"1Hqzt2d06y7TFN2tbbV2mtvdWs/8Cp+K+5um0dmYP0DkwgMReAhWg3syUZqPtNrpxyax5iBzXeD1tLW6",
+	"34W98a+/BI29T7+36q03Xze63Wb6Z/vr5r/+93JiSpg6jLkkV0QmcZl7z3kyliNywtT1iBAA9yDGwyGB",
+	"0OQSiL/nU9MRA4JlgRvaF7xQMs8J8oAFhcLXOE7IEhsHNB+CQKI4Ru4liSZcqkJdBcrUTqf2pKEjdL6q",
+	"+QUU9lhOVwlTLnujpHAidNvRY0jkop8UGZti07GtZ7FvEg9irtBGL+bqJOpt1pGreWB04ZirugkIAmW6",
+	"y2wJUDcHGOPdh6BIuZ4O+ga5FAZ9bk10kLYAgSrQZhI9zGvE12V9zu+9tA+FenbuA9VDG1rjIeAxsOW9",
+	"HOzsMcCNoEU1OKy3XhlgKNrVZRobtG5XFplmWmytWoykXrMLfPoc6k7Zy9jABs5D5W0WQ/oNlqSX7WCz",
+	"NO66lDi3c8S5t4g2HSzL0X3ZQVTYyMsv11LEIuK0eEAl4g9EoD63IVLFbpsm2cOLAyxs1EcgpEaCSC2a",
+	"L6kq4GWprpBj48in8vAF7uQnDRXr5GP4KPjHpMXYXm5L2a09URgYIVd52F5lIZfK/QYIV8qBF0CnhPvP",
+	"L8LxtP/4//3/kSOVfwDiFw0hBsVyCOTQoyx/JHeU9YzHeeSfcTAPHLkDyohv4U1kLueS4B0un1fJ28xg",
+	"EnVXRv6UZS1J85UjAg0FpkQQx6nfevcUxI0JPcBFXQLHcInMY65VkaqpvWtFKNlX1oRB1VpTq6WGpdJH",
+	"Sd5Uhpr5CSvW2p5PMvMi3DhTowZhkTmpOrIGhNpLmWiflkJtPMfSEt424sIHhI+MC8yQ2TnXM8LxKMAd",
+	"0mIiXFSd10xRoTZveQiDnvvCDM8EehtFAGs25dXWVO9WLSy2Uux45SBE2Afsbl0DztOsBsaARLhherKC",
+	"e2gTOkuxt7b/t3EqJVrbrM5VCiRXaDWjONyZbpBMJXNX/wdEdLM8mSvF8HS+Gf5yYga7s3B/LibntWPI",
+	"VjN/VqXGxehwBKlx6+IDG9DhUyzFfOEQxqYVEauYdsyLqVF8jobeOyUsbdmzetbFIvv5gUGckjya1Etl",
+	"GmPGMZTz0qNlavSiwtWLGtEJBIlRRRoy5BMSbb5F4B+ZUklQJ+ig3rX+kiYMSFvorZqgg/HKVnOLLa42",
+	"vYHBYhw5ZkNsml2thyc4iahNZS5pjqYfSsi8JEIar96AivFbU5hYkS9GL1yRotYkxAkRlD+JmRlALs34",
+	"FJNWlAYy1rL9BGspP0H30XoK43QLi4/zhMmJSa1f0wOX7n6R08e03NIrQtlgG+vmvg2lk9gQHEAbnBHn",
+	"gQJK2qwYBgeTcfGhmgNqQoSe0/ig0peR4DGU4hvR4Yi4YpjreadM18MoiUn0ziB8xaDb6nKcImPIWlvn",
+	"uvDe9SS53JKXoc0DYYqLmUbRNRnBglK0fmcALeKXF8iqXBhOL7BQFm5Ns5dXD3zFi2Vd/oPFKXkgcXU1",
+	"5dK+UcJO5opcjUg8OKUDcoRn0i7OhM5v7WznQulbZXYEeZ/MH90HRj8nxMl0+YsyxJI0KIOiL/rg41mR",
+	"k+887fTUSn51aOjtu9PLoNEOqrFTr7J3ijJLCeJZ/Uy9NsHVldL0nTllEkD1OSF2z5qO/IStpfcZDPJ6",
+	"Si4ttcZjkspx3q1XqN0MLbOhGzaZ+tKQ4ajS8FT51tS5h1CePvgIxwQzCQ4IGLCuqN6eI4Ay+BRjDm2e",
+	"GoBh8cFfiOFL6YHvsehzAUGD35ksEfnMbidPqH+m9/d6y/cOeykXhWGnVKpcqvSzeu/CJEt2ZQtnPaPX",
+	"jo0dXRRX5EyJaYxp3TqZYkjY8dXNvADfDto7jWCrEXRKAoyetGytZrLKgeGUsoxOqwua9cXO6JeMGHwg",
+	"LOJrFfNO3/REmCVGI8CPKzLhYk3tpVgPOut/XRriVk2DMAvytAetG+aaZpha1zgMC5lLT+uuV67xqek9",
+	"SBXp1ZEgAyjrCL/ZWXurx1uZdaa7tDrkMsB/TqgpTL4e9AeCj09zjqSSQLeC8Wfe9qN4CE1aiYSGnpUk",
+	"+dVIz9vo+oQHfSguWLF0tmUgW+swEEfM2XzvuEA3CZERnr2SqI/Z54QoqOo5d/O8MM0r/kInOeTE6I0u",
+	"N8QUyF4jfjDlIAU8Kyy2AodJ2HrVbo6zpgAQ8OwKHdten2m5JaOWugqQ9fnEjZWrQhdS3dcuubyw7cmz",
+	"+6asVjRvrXrDK6p1z+7kUqxcm25xMWpd0yHjg8GaYg0lCsSBqoUxK0ei2Q6261zh2av13AKXwUCtaaS2",
+	"CC+XWx36guD7AZYKBTv7QfAf//6/WsH+VlBHccLCEWq17I+d/a3ABKJSxohArZ39Lf2gHewHQeUKz0eW",
+	"CPPOhXYl7yCmzKkKq1tFFR2T32wVjKXhgG7cAkU5nWfJiRlW7pjoP8JgVMXJUFim8zaM8ZcbMp68WyFu",
+	"8h28R9la75X3C7HGFRsDYooJPG1U+TMdTk+Ifzd4TU05xn1SUuDxUlAT7We7TOLh26zPP4i2abNPe39a",
+	"ieLOSRQ9/ZJMg/96rrlFD21g5vVTVXhoblwoyeCjm9921bZpKQSbu77yJuIftV/OLfURsjkwy+0TpPyy",
+	"bSLqYjfferqAAYDJjjFA1BCwXd7Tqnp9gviYqmLc50LRbmkvE/P0lUQ02s9Q2VvShjtEG0I+JwcOuOiy",
+	"kl1uWDQwBRKg6ZtEhfBN654zvVAxkiFmaQU/CMj0B2r50i4iQ4YiZm3Y6mfZT28dPnproEp2GezURdxB",
+	"0x8LdotTCDB9s4kOyg6x8F2HlBpzqYLoaAPsftqp38xni0NiaQ57YsnGRlpCoGjaVkaarkIkQlgsaGWz",
+	"4LhvKpSsu8HDm2zwnF0ne7SMiawbVo+9LmhLO5Lk2oB9LYjoBUm5VBiKEnLwpGB4BIO+1mtDgUNyBh3s",
+	"FsslaCuwjD2td/PmyXI3Va48DU93z8WU3ZPoiIfPcF22S1wNVftH67X4raMz5FgEFTjoRR1U4GV5OeKK",
+	"ewmXJUOuQ8yWj9A3dPmIVTReg994WB5joOnZ13A3uNB/M24cjmgKhGoZtOVc0KRjRNVb17bS6IX+xnrV",
+	"WDYZT64wG1bKDTEDX8qcm0oRZjZHPotZwEcsFTnlawoTf0LM8vydF4NpQvApQ3iKZ289xu1ZMvRlgO8J",
+	"Q5Shd8fvLkxKPtowOYuRnkWanNZq7ucS9a1VzrFeQDnH0rDHpTUn9MldmaGr0c7aDQgyq7BvwEmjiucD",
+	"iO1OlqCfKZyxZrjEQ3kEOBTvAJEA5EpBQkIfCPTgdo0ie790a/+jW/vU80rWwnQ5efOXGuTwNm1sJdjF",
+	"wWLQNE3ao1wL5woFQmBlkHxeiH5bZr8sdz8mIq740Q8ins/uFXGt7gC45Hi4uH+W52fFyz6VyCpictXL",
+	"MN2HfyO+CMP1V1x/0psWLWol/Me1Ab4vq2oN+fxJHKN7MnMtHKAZI7Xl+QWRE84keeuVTkP3hEwkwmiE",
+	"5Sivl3mdeH/o7938dtVhp5M34ceoNXgvd4bf4q3ZMQmS7+iF2v7x88/TtRrHFO94QcYUMmDVyOol92QG",
+	"MYF2PyGBNvyC4KjhdgduFqOwgK2bMijRTATqfWngCW3ck1mvubwD8TwsTY9RUyEhHGEosyakgyxlKKZS",
+	"SSQ5wrBILW70obEAHzJqWys/v7Gx6aIK8PK6HC/vZ2wRMwu5qF71yHtnvuARtH1YWBbNvoe0lKyVQxIK",
+	"SM/OMFHr44uxD10T0Pys3aDLYE4C1bO4rShlky6sRpl9VL42z3vFrFXKHu72wu/b/R93x99NOvKm9fDz",
+	"G3a1Nf1ph7wPfj3dxu+i9vADvfi8++P90yFhAICS+koZ0C2Dvk76OT65yFL3It3Ds0tz7YurqJIMMI0T",
+	"QdKyossVqRXal7t6Ws9JAdLzZKkNqc63vbeX1/iezvYySLqoIsgQ2nGXIHKRpTbRMYgbaUktm8LaZb0v",
+	"DY3rNCQNPR/YMG3JqJhPiYB07hH5gt6fHRw2rt8ftLd30la2eGpqc92TmVNd9Ge7zIDilUT9mSLS2HVM",
+	"KyzzpI5605Ek4V0PGZaBKAvjJCLRZhPpLwjMIj5Gfarm8rzNiz9+3np4gum7u6FUHBWFutcjpSZy//Vr",
+	"jXiyOUoDeRq23Kt0lbBfa0ZZjUPmBJ70LL2u7wV8yyFOAcUrsFQXSlZybU0EHxApQYJCWaQaGpE4crVK",
+	"TVSXKwUo+ZigMKaMQlAMCamERAy7SSTIEIsoJlJ2GR9A1O0+6omop59QqYjWdyJKFFUUszrqRUr04Aei",
+	"aIgUCUeMhuZRGI17KDS1c+xbWMyQrUpU77JeOCIDf4j+u456UKKoh94fHB5eNrKnUHVN4gFRMxQTHOWr",
+	"mEFiQaSEBmk01v87IoO03lEu40iUconDuZ6/KziIb/zmsq6jJIphKk22/8///Q6sh1qfvwtHJLzv2VqK",
+	"PFGSRuA4H0NMtkS4y3peWYg78iVMTBsgUwho33a07YWc359ZZ0ZPn3AMQZ4TwYeCSFl340Y8jt5zlQ7t",
+	"MjNW/65ZzYgrtIHhP/on06/DNmswgdbwDLazWUe4zx+ImfWQx9GZdcPYFXSZmzbkcVTaesVb9qo+mOJH",
+	"13nfA8Vqr5fV3DjKfPUrhec/aQE85SGOb6i5J+d9jODzLPYfeNpnoexaK355QUYDzALlm0u51hGotM9z",
+	"iVvW5Idb4clE8AdiGs/+apKGPz3DPV7YXPrJ8i3py7RE27J97p7qCGN7v62YirWmYFZVn1s5vwsuMkLY",
+	"wQLZxfRweyWRHohwokb6Rgr1+pFtRF93/rkxmNZtgz86QIw8QAki0yRrPQmtYv5ZSZhEuT37RiTE8lWv",
+	"RZ2pkYahShuU1TRt6ajLXER4iCmTRpGcxJi9ku7VEE82y+3iZgnPEU+fLDPnbcE6wCgrFrY39btmaIKF",
+	"kiiCNj/KP1mpbDemp22DL9hAJp8Fl5JSenIe/HJYarqfrVRm0WD8ATSImiP3+9IKYlBgRd/dxHQBMKa+",
+	"nHirsLy/G1MpyYJ2iaabUQ53Cy5qTyRAIEIgMx/aiBKCWp39INgsDaSytWl9VkrZgNfqtSkWzKRbO5kl",
+	"LyllzyvV4Eq/lG1oMYQPU264hI+Yc05MLG/d+lrkCE/0mAnROMwZ6unv92zPq4xj9Tb3UyutidzrMrDt",
+	"UBbJV8iyuDrqfXS8wazJWHKhckvKNWQTHWgxWSWCkchWIrKd57RqNBHENBlIwxAGNI5JhCgzIhBnpEr1",
+	"5/xKwBiybPwZYck3K4y/EXh2ShmpOPw7yuV9xbHXhEku/oYVmUIfSXjnU+G4jWNipS6aprCdhwZpF+YU",
+	"S8z57y84yF56iHd9PoKQky7zfhzwUa+OegVQ2nfHhCV3ME6PyYPPDlECz+70HQNNND2Q2ef3+hf9dgmE",
+	"7BAJT+6G5lHP6fUZevGJAdZbF/BhnhnHlM1mdpjXRCcQNwI8gkS520gDyrSLY/eMT1mXwTx1fZsJbktE",
+	"Q6KPqzOWQI04gdkw11IRMTyGuw/KueplbvTMKTW7SRBshfAj/JP0NptddoA0KE2jP31kNuSvZ3ylfeJi",
+	"a726r+k9VLAV/F6TIz4FDp3ijI0WhToRQ0FjraJLnCgC1SEWsKDvFnNz766k0mnPxlUjbakCzYRsPqzd",
+	"uglnmo5MXIm5Kp1NZr/LuuwRDgA96uN5zN56zA9Fj1322Gg0cv+vXy5i8iPq4/C+wQcNUzncGjUyrqU/",
+	"MkcTj1pBjBKT4KtvYiHrtsJsHY0wi/hgYNaAClSCHtFAcKayL75GzsyUF7Kqfhht2NK2GnDpt/lggPoz",
+	"h9Cbdi0eKaJHD5v0t+aI99H2JYQqqikmQX9NltgJM8JFj2jE5YQqHCP9q9mN6Uutpy/SvZldj0SfE5IQ",
+	"O6GhdH2cJB44AxyCX/UsOdZgF8jHY86stAU2PjNTgSGgR2T/iQSJ8QwozxMHzHCJNhi3q97UHyxlOEs+",
+	"7JlTcpgGkoKHCHC/u8PQwoEDJEhqXN6DLODvoChW5CefE1kMeV4rrMiiCtKG+2lCnJDQOkU2eoZkNbPl",
+	"Yqj/YzNrelrig7/BA6CVW2h/jKUyLZVTxNQ/G5zsgSnKoGRvEwo44niKZ1CdVF/2prblBM9ijiOEIzzJ",
+	"og+B0XZZhqUS4VhyIPGZweVefQ7XpEFK2bP1J4yoYl9yoowJhzPRYAYOZUYWbNljEXoXE8JQmh6FY6+2",
+	"dBbiAoLU346LvUMtXDbraMylch1dtZLXZYxMiVTGcVVHWJkh7aCuBbRMjLIinLsrMkYOhYE1L0+zTV0B",
+	"DrO7ajHbnuxe4l1YRVmPynGvpFZ+qjwtyClsVylaHqX2hSeyFlw1GDBmWexcsM5X0me4KXe1GJqeiVXq",
+	"9O1pW1X7p/PeUQDIIfqA9lFPJOwEBCLbNhZaimNHPgPBx9DEnBuaw84/lp7hMulv7q4unqKmnUqA0peC",
+	"foGLYaXxF8J6Zx3MymKb525OzubvXbnvI4hIbKkjQB5wMWtmMhFkMjG1/LT+YGy2UOPC2k9NsUtzEvaA",
+	"evrCjM0pMdPBLBWOSbSZHU2XZT2yc+eUpi4taBPvnaMpDma4KAOuakRnvb4jgiNzdeZNyRsdNILwGOVb",
+	"xKGoAYrpgJilyxEXiojNJjo2tM4MuXcZMLyXxJaM4S+wjMBzrWrGPLxHGx9uDje9wtggl02xcf2/tUVm",
+	"H8ANYh0sveMbPOwtov2b1vZ+0NkPtn+uXEMLskqr4Ou1HvjVXL9lPGDuctH3/H5RdNkY0Fi5DTl8g4IO",
+	"vfR80jbOXZY6j2AKmN50g37BU5szzALDM4Rcd1m3lpN655saezwKrruL0OOWpTYJWuaPPbAteMzdeM0T",
+	"iR54iPtJjMWsiW7IFxC/wGgmKLtHakTDe6bpWEvHJ0dH1ycohlohXbbRo1Ek6R305tjqoZh+TmhEJYnQ",
+	"f/z7/0b+013wt+mv1PO/k7CHCJYzzcTDEZm+7TL7HL5/F/QQ1L3yJjQPOj1EvihBxgQkCBreF7pum4Y+",
+	"9qtQqo9gcWfWqFE3iePsr5AzqQUQpu5CLPp8NIuEOY4Qi4jiEKZiOIYAv+md5BFNxvaPCVdYSvP3ME4U",
+	"YXcDQYh9OsDK/YuaDiojOhzdTQRXBOorDuKERneCaIJxZ8xIojSSMRpC09UhUVBA1PyBTd+TGJZzz+UI",
+	"po1xqLgk7tsRpmLm/mCJcv9USZ/cDQixzZi5wPFdVvpfI7x3qPk/O/k/t/N/7uT/3C38ScL0B3u0hb9b",
+	"hb/bhb+3Cn938jL44iOcl8YpUa6cfXkrAq9x6+H7i1L5hpIVQkWAGsuufmgi9c2TQXpnblzlmppnWIWj",
+	"rEeqnElFxoVykJcnh0cnxzflcdrFrgaHKXzRoQdf1HoTBOg+BFys0MrCTp2uyCvZaUC6iJlBjGKJ+M8I",
+	"uji6RpIMIWsmLSZrYpqp8kp+NWtl3UFWO0XAm5KTTPFh/kZOmJdUDl98hczBAzeW1TM4F2ARjcpqU+J+",
+	"7Pt6JB47oGzAv00iTt20KRDI9P+pG4MZhkKwEZGbrtussbq97TJJh6wBcje0tNCMm6qKGTyUSSXMRZbv",
+	"Tf9L7ZxruS8kTAnwrskpsdiQgubJsrawuyWlQuG+syHPkQ0mAau+7ZFsXCoZ9jTRwdGNGwNRSiA9eYaY",
+	"LjO9UyDJi1nwqhGZpYO9IvxGsbJ4EGOl1UutZeVht1SUMmcFpHCe9msqEMTVYaMNVlhYjTs9iS6uzm4v",
+	"ghZ6jS7Ojm4vgq1mJSecMfqYoiElCH5GcCw9gsOTSUxtoYSLo+tGe9Ppv2mNpUIc+Te1eu20Vq8drXbY",
+	"Bn3Lut9EqpcJvJo3CB4RLZJj5h8o2FQiImwnnKszA5lcn5tI1SxalRdDUVio57g4lU1mKxzh0XWjhTZM",
+	"nx6traTXMyg8aSuZ3lut5oDdu+dUKAXnnetM51oe+pd8rh+NnePp9pgZVdct63SMr0Dbc3iTnpdPpaWs",
+	"3uW0FQVXUw8cTQVVijDIMnTGsgH9QiSiah+qItnWTXUgtzr6cHOINLvSZDpv5+gy8BJv9DINx3ge94Og",
+	"AVn5WmmwIR+ufbZhF/rEtWJ49e4QbW1t7RUDABfOmA9y6QS5MvbdbvR752tD/6ft/vMLuvlk/rVv/rPh",
+	"/tvtNrvd6H9u/uvmv278/PjL/2zkx22WNnw4HgwIhPadWcPDSoUNKpb8SAm50s2mV3KixYEF5pE/oBrH",
+	"AvbxcUTAUOmaCEmo4AMFfOyNwRKtXM/CmJhWKRoCr0x3DEEjk0vDuLHLUwiWG3AREp8i4W1NCvYdiEzP",
+	"FTbIFjol5H5Bdyw9C9LP03WgAY5j/c3m021yikVBUgI1J1ZGnMeurl+BOBmCInYIR5EgUr51tf0jNF84",
+	"IG9YwAz/25IoVv9idHXy/Cio7bIOVMfM1KAWJQHjkfE2rhJ81DeBNCUagAxHWAyfF+RSMbRpzB+AdZen",
+	"dImZvXejVKKxYgZxsKgjHkepQbuyyHlmv1tGmLagymGMZcmyLn9oNdpo4wRRZgfW0TEiYyiQGs7q6ALx",
+	"RKWP/uPf//dmaW6J4HxcCn+XqldCGNZL5lLxUvsdRHGBX5aFBGUHWPrhByqpWiRl6d219qx5WdrkuAqX",
+	"pz9pAYJ1HzsL6JVlDWpoGJz0kaKUWNMiyCV0kBXHfolGGgPKcEx/+1MoISvm/GJtMF6wILeAEnvV3zQl",
+	"+dYu5T0nFC9qVJGe0Mt0I14S2bakOrin6+dPMYVbHpVWiXLLQPrOzXBk+8oX9IOsOHgz/VgPYkjmiodP",
+	"sUTpGBNZaBYK7bBYmUsxe1u+/t0vWv61pIBasaj5amVxcm9XhMk/pHn/orMpa91fdjp/Vt/+Usxo5iF5",
+	"mbKGFetJVpKaTQWJJ4YV9g6Tw6vLceAqZU0FiddqVKnK7BEAzeH/QPDfCEtlYYY4K23Klb9qTGOxS9Mf",
+	"rlIP+AGmcU7o8lPkUsaR5tQtG5Tnp0Xjn+mg+qxba0BZRNlQPrWQqlnbK4BJpJ0/l2eiZo0XYPx6lf8r",
+	"tpP39+uFN+dmqecgn+053ZEH1U8VPKL6invnHUMevd0TG6gRciGM9osUlvfA4hlXKIJgceXQHeTG8r6m",
+	"EwxBz6XnrbjC8bslKLEQXvlL0SXT2W+lJFEvklNh98UVlHIEl5b/p6ba28jEFWufPEkDY3xPKhHLmEem",
+	"tlvlnIsyU6jNW3zJ+rQvInuVVsiz0HF7TzdQqFGygozlMOd5Na1LolNNYbiNKY7v7yi7MwkCdWjG8xvo",
+	"rg+E1bXCNrob43BEGQGNcUm7np2nc8fiNeoCu2YxesVpzgnaMIKgfaGR9gPrVauf45C4WGxjMRI/OXLd",
+	"lmApij/5hT+8mOOxEGXtm0wPXSOx2eI0emCWQ17q5HtSRNVzON8eKf/yARolY8waguAInGvW1tJEJ0qi",
+	"KRcQMDTGMxSOMBuSt6ZvPSgKeg2FmJoLv21J2olrcRfFw4Vt8t/f3FwiMwi8dnWtpRhf1oALFMYUOpiD",
+	"1RpCYyUhtuFmlLfHdYLOk3ZDA53cqmy3+oWnWL70A73mfkzqyNJ0Bllo/O/SImyCeRMd2o30BWYGrmpE",
+	"Zd1m2mkww9p6zS47J1PjwHR1JXEUaRE2yxQw35AjnsSRHjDCLIqzioYeTJtd1mUN1HvAMY3guO7MddxD",
+	"G50g2NxHJlsaeCKsFtoc27FvUS8iSv/Ys3WXCA5HJtC1ic45dP8GMcS6NprwsYTlsg3hU63NfXTOvcR4",
+	"MGxpwQWqKKRBsCjixEg1Ct+TfajAYPJ2Gqg3iTG7c+cJ07btDoodnWPMUIzDe+NpGRATmq33EGmm17O/",
+	"9My8Ay76NIoIgzm37JxprzrX78rL6qcSKc5RzKfpUadbMHMyru5Mfzo9ZyeFtDFVZ9uEWpJ6dq+9F2Ym",
+	"4tjflZk15GwQ01DBpHuFSV1GIDL7MXs39OwOZiJ4qCm/HxM9RdvBD7gSlWhK4hi8QxqbEtdchtmT9sq2",
+	"QE3QUNOkmVpgRe4gKd2cTFsv7gBBmAX87Lyrb5EgSsyQaZHcu9J/NKAPfA9JEnITcqgP28Ry3ynO72Is",
+	"hrDg1lZhwfAEagWx/Cm4ajFmsjFRIx7d6UPBccynFn227WwTrEbmJGTdukr0+PSUsiM1szr4BTt2gt6B",
+	"qT3jqg7BR6QJC3U9Ed3KIPEhohjCFaQ7GZlMtI5Lojt4eKcfwo63vR2/kqh3yJn6/9j72+XGcSRfGL8V",
+	"hPecKDmGdskuu94cE3Ncb101XS8e2929veP+mxAJSVhTgJogLav7XxHz6Ynn8zkf9g72RvZO5kqeQCYA",
+	"ghQokbJrZj+cjmiXLYEgXhKJRCLz92Oi2LuEAhylCBeS3329fNSJm7qVRWouOa9LQW8pz0yPjp30V/Os",
+	"68dsIyLkovP8AVmroNk1KjZd9xBkYlROaghAmZxMGKD+lAb3ibkdUXf4X/eMzbb3IY3rjR+Valm1Wkoy",
+	"o2JJ9MlDb2mYdaUgwDcvBSC5GMVr3z2AgAddIGUZH+nBY9kSmMSz5W59+PQxq3PvZzTDZXRtlGtQ4Sag",
+	"wfUAA2wUTQk16psWQOk0oMTVZGQrIooudyOLTas7XM06VwR2CGwEPqDqS+jJQb0Rj5QVWpPIoUcDlJt+",
+	"ApH2AOCjIabzXBYykRmM/0FEjmE1nQps/y0DlAy4vcipUGOWw4VO2tAjTg+qOaM3+JaUFnREVbts2gK6",
+	"u6XI9aaEm3GFCabfy/WgybLoPGmyLBI50+81gQneOxMphCFiNEH7rhW4o5p4pUTOZrwouJi89PQvbOUy",
+	"h390b6f0lpERY4LMaApSRR3aMDQW4repIPGHlM3msmAiWe59z5ZxNWIQ+4zSnFDFXpLjuzuXFqgnURe6",
+	"YfNi1y5I2Nmv6Zxf3+iazLYM+qtCSYNtIJdioofzVt7oMcyDW9IjVa8YY4OvIQW/VrtJ3sPc/Kr6Wuoo",
+	"LLFSYOq4/ipl4GZ5SfRHGMJVf93qexwHpXmPWzqR3tMmWK+2kErFgGt5IkVlY/jvgCquDaho+zumVBFT",
+	"6CVhd2auUYGNc6amFo/AoJVpu+ix+SpuTIvHbude+BPkgeIFtcydYsMHDSnRdSaTG2/TdWrQiCUEvXGh",
+	"jKHClanPuEK5qq6+sSYTYV5bJ/Wmmh4EZqDebViesJQiO0wEjjsgVsGBr1V9nbNSNca//gYtNDTTq2fp",
+	"xl+byopQMs9ZQktUi4Wy4FiI0UTGdMazJeIItrcGRuoaAGedxXUKpgWydls4LhtD4FqiLYmqRi5U4XRo",
+	"hVh3vWojfpZkzsAB5sPpTSFiiFupG7hBRWukNqq7K2/xpdjaoV7ldmIGz0hKl2r3JaHqBoSFAhUhhvk1",
+	"qoRxmXEFp8Sa1ezVrCcHIvg8k7YWbFGZbQAnnu5xAUvTKhYznteIm1Wzee0KtkNOLW9tgIHaSJbMGOyE",
+	"Uz6pN9ks2wVsxpOcigJ1kyyTaVWxnuyIUDwNIOxSjdHa7bqKF+waACmv2V0CmNOh18G2xRQZsaUUaYgd",
+	"e0B9HmzTDjO/GVXFtVyIxrDUupIxahpZoxm1uMpUEKgACbo9Al90TSCFL546nGqqn77cfmzQegBhWy89",
+	"76RU4Z6ZA9kA0jhcKC5CmpkXmR0EDgzXOED1c55BcMFdYs/sHHi+QEhQ/QQZ2PPdS+LXaN+ywJvBwGte",
+	"BI6TZvXpLRxABk20sRY0UxFRHtKjO73wnIvJtT6pX4fPgqYIHuarXdFTlFa4tRI0+xKdhLVGhrcCkyAD",
+	"u9Mf+lVGfri4aWlXQud0xDNeQErRjQFCs5ZwpXxyqQ+bac1MMI3ftSsBUKeujUqrDTEm82DcrenmFNS2",
+	"lQyrCOtVGYTmWlXuCX83sABVqBoRocru7fJab5DXNjq6drB8//EZHi4RWWimLTIXRg36Sp+1rAE/o0t7",
+	"NryeZs9slbWzdVUj3NeQOc0VA1fRp4v3e+McnBLWH4eatrL5tKXmbYOu0lW7EOwnZUEiKUn5GMJkC9fY",
+	"AZ5qIzzuAqxKutwNv5KL61KxatNzlVR73moT9Lmq4FlGRkyLinE26L0VDXBINcyWdjtR5XjME85EcQ3g",
+	"7u5tn2VBmJDlZGpQ303KrPO12OihE+AA0U8aWHAT+RhVju+Bfi6TxS4EuusCNtOSuMPFGl+WthBBPuzR",
+	"zZALOAoQkeIZnGRSTLQwu0rh+V9LWaAC0MuoJrbwVW0PM7t5pBVqxkVtSUVESX1GNgfyEWsprqY0t5Ke",
+	"SFHkNCmu+WxWVk6LegNg0ZiqXno0N/ZhTKjAt/rOJC5upVatwb6ZL4FQh3Jo2K3kKeyrehnM6RLiTKBX",
+	"3jHJHW7ofG4FRZX5LVteJ5k0i8DNBX4DebfwpbGREfFDfwSHTT7DpBDwiEB4K56b4aBUe4W1N/C7mpbR",
+	"os3FJGN7pXIvBvU49ZQOnOgqbW2qnVJ1bR0aqq65sJ4prXBklZloRWC9ASJobfRfkkTOlzBRzqz04nNX",
+	"PL0QgFdzyO5AMkblScV7HvSAItD0tfXnW38jVOI5D3eiHd/jB9e9DXcdAFM0vW6m+sqLBhWHfF9VHL7v",
+	"BoCbZt+v5BUblQrQrpqel51oZ8UR0nit9WWYMJym82En2mm4BqAdteO094l/DvY+tn/Xzpbe9z69uSOy",
+	"Nac7r1jthASBB6snph3DY45HF3x45dBR/7jWnrCdDwm8vkVumL+dVW1ucxvGr0GBQ2sVL22b1uSOBV2o",
+	"22Q70U7QVjMQc6v2lR5d30JCHtKb2gcNo8T7xLI/6ClqmAggt/4ODwmdoV068AXupRgk0djydqIdvcMA",
+	"y4a/UeDSayhvnJua0oXcGE89Vn83dVn1TU0d1RNRawO5Eptu491Wsxhr1iYEtEU+RAqaP9TZyy58DW6l",
+	"XZ7ZAG80r0TciN2LdzG3D9PioX6DYpFy3ZQZF9SEBM/ofK7ba1FXHMlHG5OVLmRw29+aSDytJHWn9+1o",
+	"6y2sHaMEC3/AsmeUr9aDc2s32U01/UWXPjWFbV3B2MLuMYu2mjmw2e/Py1HG1bS9CmS9P7PF7OMYQbr5",
+	"ccPW3Xy8SbPSyocPxRC51j1c5HS5bySn/dnLnC7f2EL20QXNbopprg3KfVWOMFJ9DeyfLXxhy7qKZH5z",
+	"jfmVOVMyu11TTcWxggWxjq/uhn+JYWkm/vNrV1TCNVKyCRWwVVQ3PRiUhk0PtQ7AZlTExgRuemR1DW96",
+	"IiifG0EVA2K5cRBahWnTk62LGHAc4dfLYAbmqbBo5iZrmxY0k5OSkQGg4dWcFe5QhI+MGQNAQLiZjD2q",
+	"Tpv81aLR2nRmQOGEF9HK8o5WOJpWdM+qPmlb6VFraLaXzdV4XWD74ykknbaDFJrYUL0J4p6Wdogx1u9t",
+	"C+NaCz1v7hkoeIsR8bYX5dnKF7Isvowdw12AldRDudOnRguXHztmvJgM6IZGY0NbgJeVYRkMB0EF2AIn",
+	"24Rx4WNrAn+8Dqy2ZkynORNT1pbBZWcEmQbIAOygE/KaZYpDkJO4ZTm4DhR5Tf7rP8iLx8fkD+TJYTiH",
+	"zKaK2SX4bifaeR3MhAGQ0M1xzljMZWV53VkdisajnoCEhu3dmpF5wyY5Y4pUZSJCBRqJ4D+e0cwwl9RD",
+	"zY4OdmpJxnt/urpKfz+IjmwG8e8H0ZOvu38Kpgu/4yxLXTBeYx71d+EplOOxuYRBOFXwS6YSsF7Bd8aF",
+	"uQPWhq27yJzTnM5YAR58rTrrHbE5oN3wpi0SK8VwrPq9yea8CujbeuRnE2j9IJHUDrE6SGe0RXZctwcK",
+	"NjO0a61KbmO48zyXs3nREjTtkOcCqkfdtGntZpz+wMR8xZCkdW0SBAAdAb74kMboUTXfBCNvN+MxUHVT",
+	"MSJtbJUJFisVGWiVHEF4S2RgzCOSUJGwLDOaesPLQ2HdzXQKZvGh7Ky5offEx7GcmeGt9WoTP887mTOL",
+	"KtkjtBvCKFpyYLZYCp1RBtKKrGTrfNJeQAV2fNrACv5pgf9mhOyARHZKbAf7xPnXOtlPECwa46ZxtMSu",
+	"mMeEuI79jRD3ZFS9eF2HtstbqIS7kXh/N4cbMQwiUidEsAkF3eDhiodziLYR8AZmyIZI/lWx/gazuIam",
+	"91tPacUQezwc3mMdbgDFWFlPQfEqszHPso9csA18AMHRzvRz3XTGPfmTG501L/aqXdM7vXa44phIuM0y",
+	"0m8LrCLTRIMZNZO3jAi5AKweCJTXjz1SRFvaJ4SOkJQCoyvMV/oIVVC0NW1POgNcrMzdJtkKoe9/xwRE",
+	"vYKr5iPfVtGMqOIbG+ze8QpKf41cdvG2UM19UHPmGS9eLX9kIg1lyOhRVMQAPJHRktxCwQizhfV8kIE2",
+	"fnbB3IdMC/0RDoaJY0SI/H0C/dRTmuZ0DJjujMzLPJlSZbHG5iw3byCMQ2TUgtbzWWqWlmdNY551YMCe",
+	"bx6wNo1R5WFHZiZ/WSMq56VQWzKJ9dw7QpjpAu8UFPO4kTzA9BOIm8YPZpgYjiuvtqwaG1Igrc0uo8Nv",
+	"pqE3D7HNke6z4dvrjpA5m7MZcLaFvyxFd1uywt4+L0XImCyFCcYMv8wYcR3SjCuPnH3Gr7zqk+lAcFBL",
+	"HgJM1Wf3h0KR6QqFxFJO74+U8hBwK44m/dsY91h9hIPsddwHWelu1cMMfphpq6paFa2C73TjQch+hbCB",
+	"OoRnkNAYE/pV+MITvwQtntKCktxs+2OeWQDOrrs49O1cLiqIg+ZU5XIRaMYb816EQ0cCYJt9JFIyyqi4",
+	"ATNDEap4ahz5tstPQl2uLdr1o1MKCAnoMuDeWl9XsGlM605HG5d/1Q43s9XUtYrSuZ6OpgR1XMNtC6d9",
+	"FaxpxlamltFbDTBTmt+kciEaueQHw+EwnI/tqaJ6TR9mEOtYzjNJUxtPiPkL8FBNsjskiFcG6VpVFiZK",
+	"xFi0iR4tQHSRueMkyc3GbpIUq6jlbRt4EDqNuenulY7evHHwtWG7OMjFFwwz8h3+vVdA8HKgoWVWhb9g",
+	"szZ/Jhe3TBQyNzYvXDvJBVwBmVcbgOrN7O9ctNwt5XLxSCGFgYmvNoCnoFF95cZNsYO6QjsMqR5ZDWcX",
+	"FWxHH2aPqhDpyE/TpRsASG+xIwA5UpjPX/f7z3OeMHK1Q0fJ1Y7N16SC0BnkkChIMlDk4HD/eBg8t9yU",
+	"dYP/7PzN3se3n/YODo6D2H9wqviwZj7NuQMm00hXRIxw6X446eowp4Fj+Q62uRr9kMAbKpvtNGCAVPg4",
+	"DPSAcWyNsgd9l6+tJtgRdvdaZmHMhURmssz17Mb/cn7+3XevXjVwFP7l4N3hiyfP6jdc//LX4d6L0713",
+	"dG/8y+9PvwYvtt5nz05baHHgNlrLVwNVM+XpSxJbnMaYDE6HB7sRkFxBemZuPjzUHxppgA+e70ZXIq4w",
+	"HeHDJ7pUyllxbY7MMRlYlG6ZW5huZMvSJ+Evby4aJBe2JXj3b5tQU3PVOw1Ys31Z4+reqykwUG/zZ6uj",
+	"9P7jM3J7CMlZhSICfZ8uQXXw9vzZ7ksLzK+IuQ2EnfD1ORl8fAc21utz/UtehWIDfZAJO1W7EQS6zXjB",
+	"cgUx2tS4FsA5ZOblkYI0gAOoUP92iMO0wUf6Pnv2QUyYarWH9RpRLdIBiVk3HGD87SW+y3EYFOyusLmo",
+	"qIFzVeimRYSJW5bJOXMjs1vbazceOlxGQGBC5ALTFr1kCxM4OAVKS9zfpWAYcS0IE0UO/F+xsfcQsmbG",
+	"BZ9pETvobdVjjdqodzjrZhdCp41xM1jokU7m/fvs2SesrM3AbyibaozWG7J+xYnM0wBSqtMQGxpoVMlX",
+	"E3Qqsw/pva6lRMruVkd4uDeiiqVkLtEVa4fTKiizFm2iiR3l1Tmc5aItfqXLbv8+e+Zt9AbHtqMTMaeL",
+	"8J5qO0ErlgZnqIqEkRdDyK7ExG+ERiPA5AV8YFD+tIjJIKcLSBhCHmNZ4C3NlNEMwg6wgVyK3X0L/eEC",
+	"vXIQA4AAYHNDaxEA3rN2TeAr247ufg8zWS3yolBvnuqdKKHh7UqrvCdkgFp4xgD/nvA0IixTDJO1Bb9l",
+	"uaIZ4aljZKhRBuyTn3gxvRKxeeE7mkD+GnLAxk6oYy+95YYt7cClJbbPUHk3wfDfnn14Hebyrr0s3LWj",
+	"yOE6YE+5Cneh9sr3p+evvpz/+OHtT/d0eluShj7XsZ4c2LUcnMrVEfD1hyNbsKsSF88mTRbezBCFqMPC",
+	"xgreYPFtVUKY2cJf5UA0Awn0elJfRITtT/ZJfPrm8v93OjyIazPMAzAf9dk2j22OW2sOqBmWljH1zpL1",
+	"nuyR2BiHscGoYEKVyuQXpWQAud9egiZy7mntUqV2ovkQv0TQFlVIiYhBDitIklQ6AKl91DsxUVoJLqZL",
+	"MqAViDlmm4srQRzC1afzzxERUv+rN4azD2/2nkQIgeXSdmrTYTOI7VqOX0LqNhZwFAjIHmTMOVoJMxnA",
+	"6sQkwbGRZ/zwaFe3y3EzQQ1GzAlPsczBcLeZfAq2t8ydneXQF/xciRNdtR0xe+gyOAiYsmpmyHZkFTBm",
+	"QMkoRzAKAw9DTdSaSUiEnFVeKP2qkSxFuhvVq7GNHWAMG2yHEB0ktblqdpUq7VC/dRfgsLxKdOX4QPuU",
+	"I9acN3Tc4pgIVc5MhiO1cUrV9Oq6Z8C2XMKO0DhGYOvh0AkjrdeFFQLQZjiQjSODeypkWde0SCjAunm2",
+	"0hZpPMuRsBipi3HrgfVjQtNjvECswIrdpBryJlpciYxZnP9q/e1GZJ6VisTOVoHaI48hy3xjSDuADzwi",
+	"sWNQQOCkCxygyNvwdCPtCFWWNxgpsZm/IKHxPS3L1X3yYIiXqBzIqGiitUDGUoPlzJKpZKquNT9dfDcc",
+	"DkNqUwuH63g3HyBalFXlB8Ph4ZOj46fPQqX9SQ1HPPY0Kp1NVjWgrhs9rUjWNq0UyM722pLDNUQ3y4DD",
+	"AlkytYAh0GDDEge0RSE9fk1SsHxmvX2dzz66FedsHDoJLmguwqDHP9KsZAbxMaTuBDGZkIYx6e9/+8/d",
+	"Ewsahmdbszz7nE1DoRHvyzTN2IMEyG4TNPVQrBPOE3AvQxICMlsc9fpLBbY6KgZFRizR+6SLfJ3CUMa7",
+	"/Vzza8/JG2IIsddVwzdFj+JkV061Hu5IqgC+ZqOVeWrKuWCd1BKGrWVOhELgPOEy7xBAdUnVzZkt+9A3",
+	"GNjk9gHczqFLA4D3a3cWf7I2XjI9QMRi+6Jq3rV9C7jh1nARvBJv3iU28xyyltMMGvdwt6atxtcXP8Jt",
+	"S83rP+KC5ssOCQct95zopASbahvB8HIjgv7bgt0VL8FccuRROVHsluU0IyOzXZELz49rnbgR+fhOF359",
+	"/vHdCfn08ePZlRjndKYt8dGyYCrC553PU5HBu/cXj1/p/y8vHr+7vMDTAiU/XL7bew4P7eGQzmh+Q2jO",
+	"rkQhM4jnSffJKaBp2WYC/aIitDD3lvGni/exdat28gBXUhW+OSWDqVRzXtBs1/IH4DHP2+mVufbpf9Hj",
+	"ZHNdiknF3xBwTmKcceclX9V1Ck+GjIoHYcVwlSC1ce88jC2sg01cOr2YPLqFjprkn8AgIlNKgDaM5uBq",
+	"pBWtike3UkGl0pEsARUfz7MKEEpnMmfhlL9+yUEy/0G1WfUdCBfuLhKZhzI4GZ9MIbtLcq0n5lIpPsoY",
+	"GdRT03Y78c66vWFz8lFFmVJvkNLtJI+JbTL5r//Qhn9Ecn2CZymZ0my8x24ZoJHCcREb2qmB92Bf0Qq1",
+	"zFj6Dm88u8m36jbqjOaCpduNufI4c8KZqxlyXdqChoV1SRYs987kVdqSiW9IWefjTjVgF8yZJvfIsunG",
+	"lu691VGm2/4+DFHOQ+f7eK1bodepqcLVZd+QQI+VTVVcNHZrqQ4BKICeBggz96Dma3L8+BuCp2r7xC+u",
+	"bF492UcwybFBEdKa81izXYMW6QoPkO+7mMpCftoqUHVD1LTVAgZIsQrEwL+CcYZeKva7jZtalX/81XD1",
+	"dxiNhqjqsV4/hVuklvn5sSZNwJVsBo0Y2F77CIbpzAC7rK6gHikbhhrrZ2KymNKC3RoEdRjt8JabluwN",
+	"XQZDSpfKoP8WgTxWu/mnPpA6NI8rkpawW0LfyDNLaYMz++Tp8aZ5NiJeb88Pgv9aMrDYzT281RYbGXO8",
+	"eJq/nu79G937bbj34np/75c//I91HE/dFK2WgO/1EyjzPQWz3Qx5J3MSw8TFhsB5YEVT9z5nuyeE4swC",
+	"XcQCzACDooTkHRYBsTb+9XUWjIuYcdGzG1XidDMMa8PBZQHbfm0pHIRIDnU39IY9pbkjUcC+D4bGKwp/",
+	"pidwDDQjBsDnsArwy901IzHcGIV8U09UbiX8CchGMMKFCrdgLDDXSxJrdXyNa3gQo26OdyMnCgPzS0SG",
+	"2tqLrQDFEJjlaUhd1FeYcQShBjZ0iQsS63mO9/d1He/gHXro8Lm7Ij5pDF3tpsW10ttQfaQMo3JD0ac1",
+	"UxKBx7Z0FFWnxualDKat2sSsG7YExhxDXJGzeUYTDyH0kSLznN1yWUJ6VmSkR8jCsMTcMDbXpXmutjAA",
+	"qzOqvyeG4otb4rQum6pegk8jI1Be6wXoUIqW64TfMtGkETscdtju7ICuF+rqXr5BSKtlIiZabaH4QqyL",
+	"M5hOiIdDX9/QEjrXewehdvfab0iaIQ7cibTp/0uHE8Cq9d1PtPol0zfMgeZEg5KxYeXfOKi8nfN+5Wjg",
+	"hZU7Oxqs7Ot5LicGWsRN34alfGn24n8kF2M77TVVyuNpXd3gFOvpY+50mntI9mm/C7XzzDbnDDs5WwZY",
+	"b0fB15gEt70/H4b294U7/uMjED5XYF6HvNVncp5MYceszuSwOap+W/pDzX39kmHN+m7MsSUXt40IT5xJ",
+	"sbCHi9X7kVsWPq9Rc6e7uVMFm526wl8h05f9YOCl1gLfFVSkNE+h7FfEepvIfNm4sc6XZCJlqnaif2RK",
+	"pRVVL5wqy/bmZT6XipFxJss8SFZM84/slmUq6OgkGXwHocDoS3c0EAbxWBtiSs5skpJiYFvoV8IHj4Cs",
+	"cLez5XBmmhP0GE1ZNv7Ix+7QViXx6XNVy8boi38zg+Tdx/O907M9yDfZuK+WghctBoqLaYcyFkuQ52RM",
+	"k0LmyjIlAUuSLtPdkirYzIrbt9S5mKjiBNpbE7bjvqg058JffJFdpP30tYVafiAYrgpBuquqe+2eCY01",
+	"gpb5DWiFMUMAaXUaMBMvwFEN8c/IwcULRw6z30QtuK9CAPhqe3uzKrNAHLOYSsNMU2Os6ZTDlsts403/",
+	"uS7zMJnaIeG1cwBNaWRUexDi1UjUZbKaqfUy2fmM1sAWQjyLGEKwYkKFFMuZPmdlXNwoS/sJ2PlzOJol",
+	"fM6NJDTRiwxNvp/l5zb+46ZXY7MmXCOjwHNlWJamzLTVnB6PhketYtrhssX0r/uaPLePBBBdanZHy8u9",
+	"ywYxydgPKsxgW/EZwGQgP4KeG0BORZ6swdHwBS7aIGTnyq2wfV+LZEmehJAYaEZFwl7bQXIDzUXx9CiY",
+	"A7LNLett95C8ntTw621J6LX1FzoooY6GKDz8kQsWUs+YKhua3JSreUaXJpk20rtvw5VaY8iqRVZ++Pzj",
+	"HqLKHLw4fPfk9ChsQPF7XbPr5/tMuGUM6Q5Rgg+Ehg3Qix/4Eg7mybuBkwXN+vTvVvL0PoELoX3C9rOS",
+	"fScyjmffXaChYNZa7s9SVF+l3oTUNxcjF16H1qgC6yi1TomUQXIYXrPRrB6zXX1Z73q0c7enK9i7pTmk",
+	"EOmavBe8cc95H77D+qumfDSp6Y2DFyRpu3ms8CuePz88PI66TGxtZfpWuGlXRJ4M/6cD6zakDxuNWL/W",
+	"qNbMNcO9nTNgCyXnLbDV2HmbK4v0QwO/27v9A5EqGV/jnPcXpyduhkHDQJVrga1LnPm+u7jhK77gY7XP",
+	"zvAdtc9+hBfqBtZO5v2sLRfSDdTfGOZmhAmZsG7YErOOYaAzLsAJi7FgjxSJbQWxH+49ePfm9EoILlhE",
+	"3v5AxrLMC2bixgGLwYSWEXZX5FTtIo9TTpeOcxkSCxI+ZySXWbZXzhVS/GoD40pkVExKOmH7QKdpu5Cx",
+	"cUEgeshwAgPBHBlA5DcvIJHecvPuNtL0ft+ZMypKvU53xjlDj4tCioWKtGcxZSBaWuAoRzdIE499PqXX",
+	"E7ox28yO21nOFODCg0dFUEG3epIhJE3f5xKWsXy51ZNTntwwsd2jMpHW9dv7YV7kmzfU4JMykaIstns0",
+	"366neakKmjAqrvXRPxtzNd2mHjaZbPPYtq8bS5lep8ut5mfCMlrwrUZrkpXFdhJ1wxd8m+e0EN5t9WA5",
+	"366PM57dbPWczLJSJVsJ/kxtJT0zLbt5us2jTpdu8ajMtxogq623eFJupQBVkdPFiOXbqU9VZvMpN3e3",
+	"fR8u5IwijmfvJ3PGrredGrP79X0wlBvlHLQ9rRVwAzvrxHqQVYRh+VMLAuI8xuiQwAgXYGTdJ6dEmQsJ",
+	"rEyOr4Sllza03jO6JCPPPz2IGU2mMaEFGe4fHpt8YxspMC8ARSQbxSaRDOsyrx9fCchFM1UDHKwh8SCG",
+	"akY3bhCn8jdtRf2RHByS//oPfFE22g3lT6J/fGuI6tU7j4QqVr/9P+p5m2wc4qZlITP6zz993z7bYWqb",
+	"Sb2Vb9M3F6dhx/Vts+Th8fHBi7DPJQw2cVM0LqS+fH8WTJFUjbFTfBIqd7cZN+EGMA9ueNo2XherJ8ob",
+	"tuzuw9BDvskjDBWG3v89l+rmtRRjPum5SuMEnor1uotvdDWxIdJWq05anmbsks+YLIsLlkgRShI0X1TU",
+	"44Zc3UMZgteQnBVlLuDiSC8+yJIhKskZE/vkjYkufDGs+ateDGuhhnWvcPA+WOaciereZT1kdVVUz8SU",
+	"bd6jLqHQqkdmZZxsffUWhebyIx2xbMuYKXuers6983S8E+38Ns+CER494febCj4vhY/HTAZxXooPaQyY",
+	"AdQeCgexRcuPIzLP2Rz0tJCL3QjOjm4nyKDna+4G2u8DQuhPnbH9AU94m6w9bNh63P+DjRFCfdIE+G+s",
+	"Fm6xc3h34EVT4V9Hd4c70Q490ucYFo7SK7yAHicqOZvvgNK8Hi29C89ABa3g4tgBr/51MUsfZUIzvU5C",
+	"Xu1Mf0kWNMv2kkwmN0DuHJH4/fuXnz7FZHB4tDeVZb7rcLt0Ix4p5ID+TYoGJdPBwcvhsA6+N/jr8OCX",
+	"vw73Xvzy/z/863DvyS+7L/863DvGj4Khwx/lhG9JK+BuVz1gCkH/15TmI5nfcrbYu+FFMmVC7dsS9Qi/",
+	"46NOMTkLAw9WvWZBs5s9LvYSKTOW782pKPLl3osmduzhUT8jwl5MupeGZ7ho53irmvjx8Gj4ZO/g4Nma",
+	"y+Yvol1KUlqwOjC8KLMMTT+SycJtRlDXcj+Anv9QGfgVuOpmhFTDWx9EqNsDEvw5yz16e/cAmMdcTIjQ",
+	"FjPNmXOndQ9D+SiLj6a+8L1JNwqPBkNOb1SxPkxEveOX1qYmmZky3IC+nDVwsdxQOCK9auZahN6N7Irw",
+	"20cfmEmlmoYmSmv1vg0EKh9lYbCye9kAenlBJLYCgBEyMNePc2ZgZ7Uc60Hf1cc5GNh5YXBwICyYj4lg",
+	"C3MqjN0sxFdiYM9t+FUtICcmE1Zo4zGlS/IHAt+RjI9Nfp9bDydIPaiXvd0o5lQV+hhZkR+RL3AKnMlb",
+	"41XXJyR8kKtCL7RMFqHD3XpV5metbNbea/Tc5ZTpFjxSpicRqLWQ5qtvepYv5HDYmy+klTDzE50j1ss2",
+	"8SLf8VtGYhdJFYOKvuEirT40aEopZ0Xte/1BDHcICLiWcVUYxCqDIFNM2ZUAGUQQM72rshSqQ9hwm7Y8",
+	"NiSOZsclg1jI4tpAhI0AuyQEhOTf2nRSsda9siFfDtTKryUz3+v95yti4HZ/1RvOiq1e0+XGT883Xvc1",
+	"z6Nt13CfAJkoFJf101QSw+GL6ARI4v6SxNWVVIz4UKOSZ8WeXrR6UhQZXHz+8untG/L6EqGMIjITbCYF",
+	"T+AO6koU7E4v+NgPd4j1WjEvIYpVfpz47IdL8ljmE/X4d5lPPqRfH9sbs8cWWmkP3vP4d/3P17ieIlM1",
+	"F8501Rvr94q1Yitr/pNDcDIS1oEV/AcP9wmopetimjMDiXQpA3j/Yg8AwyyImDJwESjbHFiRPDQyhRnT",
+	"Fi8cLha5ssMZQmxdoUmrGrMqJ7/ACBTJtI3LEtKoYLJTAly2JlFbd/8lifGXmBSS0IJUcGoNLKsTEtsJ",
+	"jSP0AY5lfiVQQ5CBYuiWqM86YSLFZHUtUg0FYaoZlYUDVdY1eC8eLa+EQP7kASVpXk700DJxy3Mp9CZD",
+	"MzPqSCqL3fS0lgKlhUZeTW1dCaO3sF2CXeMtKS4axUTKcnudCpmE5orVQjUalL/B5+9PG1lf2P2dCloM",
+	"06q9jsMH9o11QXdPrAo5SzkNHQNE0cps/k6WAgTOUixbfoBHCiFbyEDrdbiB1qM1oVyoAtJi7eU3E4Xz",
+	"CteYzfmMTtjjOdzv4+//PmfVHws2mrs/Jnxc76b/8EOEvus+WR9vIILVEnOYruuSEfHCaT3uAbjKm+xj",
+	"0zYeZ4JJuJ/pzObNzQxMc0JVocggBjqQ79kyRiQcLkj83dtL8ngkaZ4iWchjM6OPf79hy69xpwhbNaWH",
+	"x08DFG1ywfKEKkam7I5cvD/dOzx+6kC5tQDUe/9i/PxpOnx+8Pz5UfIsfXr8gh6OGaXD5PiYpsODY/pk",
+	"ND4aH4wOR8PR88PDJD04Tp8mB8ej4Xg4pMCn1h91B3UnjIAiaioX3tANpMjQKkaXpiIJFWTEYEAJ1/tU",
+	"dUYVVwKfMh1cTGVWj9qLoH5BpHD1ybHHgwKTok0iY/CkDNK6rgQ0Y7Q0KQ3olvX5U0AB9IZXqfxQ/sC8",
+	"WpmXo+eHB086Zt76+sC8wcmHt068E9x6lLdPzAZMrgTbf6vI+T6+nc1R9v8uueinTAIJMoKS7+SM/faA",
+	"4e2NEHCwxtHAplmGOTH3wf4DD2S+jTu2tMAhRlA6xs67cW6XIjXl842S1EgtyuWYQWA1zYhXEs8qE31u",
+	"g6QiF6alrWIF3p2cTWieZkzBItett6jTeYpHIjDRFJ+IPTke10e7mvu802CD7RvAY1CY+KSN8JTkzKA7",
+	"zmkx1dtB3XD++9/+M97tpO9lPvm8IqTv3UIh35uF8o8V1xO8Bl5wxQxkmp10zPbSGnWRQ/aXrDgpTfaX",
+	"/mdPJXLOqnFSDwh+iRNUDd0GeQ4LsSi3I5fslZK0TDL2E2M3LQzr34TpXHetjeW8NYNY3rI85ynr95ov",
+	"5qn7Qz3lhXHzbISpfFg0JruB2hbU5qyiYK+Gp0+Cmx6iV9oWuv899IyJ8hrsqjWX0R6CZzNMdkGXziDj",
+	"ypHH1u8qTbCJd3XkykGsb2WhZZlcKHOskMlNdTutv28gMRwPO5hP219K607VwocbqD6mYbF+cdyJY1jX",
+	"eJbrIX6Q6u5xa14B+nptana5+z26lsc3tAB/1zZ851tz2ltC+DOWv9ZLaevYH6CTa08sWZ8Ivz23fTUP",
+	"AZZ716l1Q77dFWl/xV+f3g6U6DXV2Hov7faUrQXm3jLhX6ttEIP7hj5A4VY4wAVjN+HtXH+T0mUHXueg",
+	"QHnv7SFd/3cxb55RO2UhGA5249KP9M4fkQNt5FdWQB1u43BTkI0nAw1H88UXYr7U7/gkhd5cC0mekYtS",
+	"/1570bP172mIE/Svend0T4XlzLpvxG//UPbsyqLaEF2ja9pOEdcN+R7isF1XA9q7BT9rO6iab2Obt4VA",
+	"dbKxg/Nlbp8fhNyP9ji3jVg4ynYjjUuQS2RGzWWIvU3fD5/l5SwMP2uCPDZAmRUGhANSIk1UBtSJ3fEb",
+	"v26sz9dQ/6pCJjfQC/XSMPfNi5gMUpbxWwZYhHOj7COIQgcCVBLr1ryWClM04whrwIsbestyOmG7EYnl",
+	"nAkuJtcm0zYmA3zfGC4+HEYx8OLkBkI++MIr0XijT/R6LUvdZMEmwHqKvvvqWy5iMrB17pIRKxZMv3gh",
+	"r0QVbOQdkiISc6VK3dyC3jCB2IyKnRD3iojEFkxU6uoZQkQoPhGN6yYzpDBZ9gGPIfaa1/6SJXDU6bdr",
+	"478+fPU7mqriFfH6zBZnXpRcfdYPDvUOdXj8lCRTmtOkYLkCZjJYbYbJMi8zpvbJazmbSUySHOWMAi+0",
+	"DYVTwNSlj4oZV8Uu0gPkbFwqS7F+NBw2qQc7hekdHj+tq7vDQB+/AEwjgnroXbCFGXZK53MmgIvKUOro",
+	"wo+UgTmywTIs5zKFO6cJE4bgYDUORv86NgRr6u3dnENjVl78ulaOZHSu4F4ZrkD1Xx5+5RNDoynHkdeS",
+	"R3AxW3OvrWlKR7VfC73ZuKF3CpnwW2FTpfvEuqnOhFa6aIv53ozpaQxNVHnMXSWet8igBlSDE9KkzT26",
+	"AnALzI3Rfx5uXHeKhvAhBAEnW/yNK9ZI8wJ6M4XEWvqFwCsrqMhukzfvMRT3gPLnD4UP3zxD+/0NwL4b",
+	"kaqDrIfg2O2odhGxFUTztoNCJTvuIScxUVMY15lmerd55018I1bBfEMGcgwoqFp2HBFLA1jbpLunELhb",
+	"WJ1qcFnaBNWDFF/1uJmx+9CLXKOHhDrs5/tzim1F5aEfrQKE+kGjVGMTtcqqQ3x2w+yaW3t5F9FUNku0",
+	"ZSZbbyTuzRsFNXdpIhC4BdwDwOuWlqy58Y+WxLDQBlzwUgTCAN5o2da18BkLs3qnJQvrT5uSEqgQ0eRG",
+	"TFsIM64XcwtjOA+Tzn+CzzEaueCIrgzLMFwN4IF0cG2BNQrjYFrvWmDqCM5JBaX99i4pcxXOAvABvq+Z",
+	"LRgTmrG8UESi+Vabr3BnFlQVLRFG8BXJ5GTSaglKyzOAr7AnFchPyGVaJsYuFurRlZBlMS8LQjN+w0xu",
+	"joRYN5PNgASYEYbzQZibNp51A3RT9snnMsvwkpUL0xCkZrkSJoMQW4whvkgOrK1xVZBbmnN9GKhCzw3A",
+	"myrn82ypjXoO8NoLWzPa4E2V0gAsW1aHxJZVnclJ/er9RdiHZ6tZt33/pHtn3vg12oFhCmASHUJa2UZf",
+	"8Go4poIzFrS4VnsX1bHSz4OjILxVS5ufHx5t0ebVpkbVnKy2OqAfLTWk2mlbeXWztbHfR22nG7uuQkP3",
+	"JU9Z/pGHSPpGVHG1+drPPP8KSm8ZW5ijk2Wzi7JjwlIvPDvXhTZEOwgxvh+B27zMkylVDN51T/TNfo7C",
+	"ecaLV8sfmUgxuT9wsdoS1BynOR0XMRmwlENk+67hYTHjcWKopFkaawWWM5ruaYXoh7BCFTtuCMMpnrLT",
+	"3NfR60LMBElWpiwlMPuPUJ3Xo/yeH3dSRg8dzQDiDf2MzKJqzstGyLum+LTFO/jCuna5v7KLu+I3yDEu",
+	"iiVU6YpGspjW3VVYZNWNU1s/gRRBg6sBQVrLqKKtR9g/yK0CZl49Ti5L1hBiONCNlyQWjKVAWT6nOYGB",
+	"fHkl9O9//3//NxlI8V7v3X8gUkCL4FOYFHSIsXQX/JlQLI5IPKd5DB9A8fiExDbtLDZtvRIDfCcpBUS5",
+	"6ZXA0l14OLlRMfkjSRjPBvZB8pjoL3atK/IWpteAnjXcn1eQE6mLW3PGRHfM5C0Xkz1z7COJNhkGjdqA",
+	"KoQnkERmwApgjKdUH9ucA5csWWF8qVquLp1M6ZZDF8h//QeptSuUUdSAC3ywFFRcsSG3HwNfLMiyDaqH",
+	"PKpRuVQYK6P7QwawWjwIB2+IPNadkSwn02K3heyxeyKsLroaFfiRzWQ4ELA+5rWnOqsiFMA+1/Ao4f2e",
+	"gCXQ666fJjcXJrjaS17vhrKa3FiYnhW0mE5Pq34t7dWx7fKJPS3T50GDgt8J774+XNmoLfPYreTaA0eH",
+	"x93kDVfQli4Q83DriupYgV1jW8DLumRpt1bdtZtZSW6BRGZDs9LfnMdaQnWtZ94o1ZpssfvrQKhuqXii",
+	"b+W4OWUrOqPSkmu38y/Gvlox4qVv33eyglfM1R7wxv5jHeKF7RtXXtja14tyMmHKbkQthgYStiAZHS+0",
+	"ZYoU2JAlRwYyJ9pogKtLXpgtU7DdyM85QdsEb0OVe2knO2WeS91mlpI/ks1GycmVMDbGH4m1ZVwNJ2aT",
+	"NmaGKYhGhtUjztiY52zM8pyl/i4Y2s7/74637Y73F29zWBU+sOVaxCIilNQ5hBsZ8M/3nx133f8ugllN",
+	"l1PTBMV/A7+m1Tab3t171+6+SfskCZ0A1e8RcLg6GiGDea4VAU1ualkgtkWb2Rrc0uxnH4ACOtP657+l",
+	"XdFKdOnJL2YeA7ah0ZHu1KPPIHWRCpsnTfMgIL8hHWbi2ys+7Oqko88AQhotWUwN4WBPsyMQb9tiQjjL",
+	"od1mqATE2he12ffMkIZJgaZDu7Hwl8oYsbaDJ/8rqrfDFvpdLstAtli13fX0oXmbc+g+557bgm+Yti11",
+	"L1fVCop/OgzvkNvkldbtVI/FKmdqCkfTM7hx6E+S0GZZ1vxB/hR1mOhQhEMw2sYsMOuYAVCFnNG0OyFS",
+	"D9ckdm9rGUPp3WRkOiccROLZV4bHbBLwgecdDItXUOgfzCjXMRdxntGNVzlnWYA2x2ckw1EwlW1KZ/5S",
+	"zxlaBcpAzuScafNbEWCJYGmVqxRnVKQqoXOgDp7LvMgpLyzCjlQ3qgaS4EqbUGpduO629EusjM8Z1R1+",
+	"A7lbq9Ofus/XYtpgKeDV0L9dSoNhH2Kn0wUeKS/RtsqYzwzyEzjTkZIYHX+K5bcsB/pfRaje+qa7++SC",
+	"iZTw4kpQRaaM6tNFfLeHb9grdBtixK2kisR/gg/+GCNHOiM/sdGFTG5Y0QzvU7JU1ym7vf755snt5+e/",
+	"Xv52fiQ+zp8nP6UH4/fq6eTP9MnyLRuW3/MvxfG//vpvi2ejDswg1bjYUQoKj54OLiYWaCYMYtXAceV3",
+	"XhgkHM6AZDmbT+mIVZB6mZQ3e3Ddq8BmGEbkS0QOIvJBnxY/6gEFpigIE70SK+MO84OD3xyzZ9//5dPR",
+	"WR208a+Hey9O997/+ftPn8/2/u2X359+/R89GeoumSAzLsqCWYq6GReFsd63uJSow8e1rF5H+tgvK1LL",
+	"tjMHLRqamsoyS8mIYYgy5mlTvRFjiK4l7pAGRJAWhl8VwF/AaHLH7BpdY10sOhwaWpNd+ljmrZXcOyYm",
+	"YCeG5wawkLojMJkHLsrZjObLAAYTE4AMG2Qv/8wWTBVkzHPVnSPzra0wZAHOcnEBWech0m6ePrme5QYc",
+	"6OzDm70nhIOGHHOWE11VSj6dnxAsCa0yheH3lUdq3N1YuR5p9/BmsNiquZE/UGF4qMZQr9pb6YwXxf0u",
+	"kWl7Pu1bOJA50hpED4QWPVIeaNaMzkkhI6cTczZntOhOJu8DxTVn172lJ+zcMlSZSfXw8EFCylOP3pfx",
+	"K54X04BI/fzzzz/vffq09+ZNDGHb9oOYPMbf4+pIadCoJvSWWeQEWpBZmUwbrpIXz4d7w6O9g8NQPI6n",
+	"/Yd7L375/ejrYA9/O/R+2/3T7p+Ce0HKWdHT4/rGPhIaRIfMF5IVQOaA/LoyzwGCykNTu6+cWJS/FQAa",
+	"u4y2vB4YZ3TSAwwH+KTeZTQYRNH5kvK9LINklWZFwzYGMXpcaTtkUgv48y4aZ3mDbO1gODx8cnT89Nk6",
+	"i3+tfme5kgIOiF6qUvWCIxDT1TMa0tM0YGA+vNl7bhG7yOBdRD6BgfRDRE4j8nkXlhAgWtZXxLsHAstt",
+	"tObHg70nxmEvxyShOSMDUeaQd6Ef2T0x8JqwhPXwc0EAMrDevKOfvj1ahZ5Yd1bydRIOdSVD4Qwwb2uo",
+	"r5AGlbPTr3Zl1zSGXRyb0C8sBeUmWsFvw3facdHNWDGVaUc2zU9YeDP/ZyBRYcxy4JPZ7rLRHzLXaI9u",
+	"sqp/06G53hUvLCehgI4E+IHACq6mkFGofwIWUP2sa4p3YAesvfE1Plb/zLyyURDeX/vsNFn56Au2rOrY",
+	"dvm9vZkuqxTgYfXfpmTgf4awVTP2I1eUMAjhJEeHR4eNPLrhsK8Dcb1QBoWv2kZWtAIyDDVIQr+8DXVw",
+	"wm9ZY4f78+nnYNEZT9OsMRB/+eHD588bNa9pj32bqyrYL+P7avSIQVRtj1vtjIp3+FAw2JjPeKHafEct",
+	"YLFAI2JKWGaoObiijAsbgb9KAbWjRVHdpR1vvqkKOmBaoqd5B7SIjIpLbszMnNPsrUiDTgvnQz7LJYGS",
+	"WrgVYsqmLEWHlo8YiexVY5plQLEzzhmz4XblfJLTlKW7zRugeUaFYesHUHcqiIRwaZn7fD769duTpMPj",
+	"wezQy7xkZDHlGVthrSZcEf2zUNUIdCAphznwXlkf5agSWidvbQL/Ns8x0LebiwCLr3oGzAtbbun08JsS",
+	"kBCrm4RHJq4g6UVrMz3ld1Naqqb8Gmm8hseCob48RCB+2RjqR8qdXaBBRePUbxhX57mEDwuWz3Neo4Fv",
+	"0zGm7y0nfU8dBIg+7LBMLBI1tA2wm+O7Pf3HnikCvljpcqBrXm0659dAohXtLNhoKiXc91kIRhvme51x",
+	"haLgWQBVmVVnt13FnoGxZpS8yF/4drU+mfEk5OxIboRcACRA+hqnqD3IE86gYNwS/7na2fSW5cj8LwX5",
+	"7u2lPhJA8Cy8vyWucxtgQHzdj/i2FtkvRxlXU7hDxEZxQBdILJmLiZEXAGftSu93ii7gXdmVHGjkWo4R",
+	"KGZjugpeZOGcvt6noWjH9L3Vu2C+j4jM0v5eRJQrOw2brvhwjKB3NazJ+mR6be4DFohNOa0Esw35pJLc",
+	"PuOIEvzwufa3lQhvsAxcC6qHvHT7Rr86j1DAHurV1U35qX67AimUPoY0TRJtSxSyglRcTOVGXdPdJ1rv",
+	"uUFzDqWDo5W/XXOn9JYRIYuHb1YvVreu+fbON+IeqcvSTjUcXRL6btdp5OYmAZmhUhUs1xp47KJCBuio",
+	"G8l0CdFDfnt2Le3jNnq7y4pCgW5fP2f2hW9oQUP3I1Bq37Urfkmo2f9cx7VBXGv4PRbg2hG3LzRBskIu",
+	"3CZYM/Se9IJLC4xbh/F6e9vrSuwntKbeIDZS6E4sNROweYOqz9nXaIfZtriLp8asbbY9sYoIWxEwQKNg",
+	"UAF2hoBoyzFZlZb9auQ866YR6yLTZRhfq78l1UvWXDPvczlWZTF2tiwMXgIQZ7tru3Ur4X7CHOEIV2/z",
+	"sv58g8QfjvYFYPqwnWPNTnXAvEWVUrC7IiKfaH6TyoXYX3FKDbvA2VWDGkB1SqZUTCwqAFf+tluje/Tw",
+	"9VqWDHRm40BdbMhyRbPdjf0JoSSu1k+l8iChDBuvQpmu69a6bhKGigYx+r9x7Ni9bmnUvdOWuwB+29ds",
+	"dJebYTSW03aLYKs+1aAfN3TRvmBdD7ZregBg8uAhASZ7g7eEY2MC7hEhxZ6F4CPsjiZFIzUhIrQgM6kK",
+	"8tR9M89o0iTSOTxa5Zb3L+D/8Muf4ML9D4Orq338reXa/cxhg5yXoq8ipUUyZS0gW1ss6c5greswnNnd",
+	"PKN8Y9jneSnempJfox3D1HrBzQ3Fg6ogi3G7bSJmN9uuenrFTPrJ+iZpyiCmDJKxY/RGIxjvI0WWnGUp",
+	"Xi/vPzQ+NX79Y/u5vN9JzMVR2f3HgR7CjfL1VCbBDUhVkblbmlDnpW84wW89haYLPy7y4j70Tb1ZTW3o",
+	"3vU58swzZePAVil2rQaoll19VHo5m7TtkJwmCZtve2M6yVnALf2pVAUZMaJt5xOfdw7KO2/Dr6VEanKW",
+	"z1TYqxqgkJrRJf1fyZSJPb3Kf1tHHdXkCd9o1a/GvX+iS0peT/Hurw++ckMwjMWBA9Y+Ga9sAsDGu4iU",
+	"q3lGlwSC5QGHFEzBhMzphBmWj1D4Kk0ssGLVyX95d/zi7fDVw2YC5Nya496LDt4dvnjybKfjaNk6Itvq",
+	"9oH7S1nl6dY7bBj9VslG5qs5RxuhcNag/lXtD6LeJDRjn+hdWBUXhuxx/XaDPQQiuDBVXIEccQ65z5Vo",
+	"H7eLMr8NUR6eEgXfaMHCpGY1lyLVixion3ixT94YEUxpQSGM8YQISXgaIKXplNjiLwFtz2RS2VD17Q7p",
+	"v5Z9E8sawtTiv+wIGBDtFFMqbn6W5SdEAg+LWMtFSfPYaZJi/JsHs49U3Vx9ozeMYSHwU+hXT4lUJCzL",
+	"7ucqgQbcr4YtLFt0UoWhix8KUaYf8FdtrNvAv4QsuomWgzP40LpfpCxHGJvC/bmgioDrgKWQurJVNiLg",
+	"iN/a+WgJyMioKhA1ByEJ8RFw3Bp2qO1kwUuAbeu5V+Shu96PM6GLh9AXCt9DOLp/AP8mCDNVziyYwz8D",
+	"xGw9+EsHO9vLXa1MbrfuPXsaFlUL1lldnurrqh32zJ+f2oLw1F1UU58bta+FM/sHYWHdSp6wsw2IBnUM",
+	"A1zTbilD/hSCmqR8PGa5WVjVmmOpqQHOvead+NFunQ/3yYvhVvgIPbBFVrFC6v11+GRVmntEpjQb77Fb",
+	"rdPwzJI0CaY7rw8fSaMPCEgrdtUDYFVtmP76JNooGINm0R/ryUrOWd92GnyJagTOzt/sfXz7ae/g4Hhn",
+	"C1yo7rrFx2bwYBNWEZdUO5jCGtSE5piEFmYnxbEN91cncenI29Xk+G3ICx78U4OUwJXZktfBDApCR4qJ",
+	"YreLrK1nCVuPA3IqCEUgeh/Nz+yL0M5HynwVGVpy+wAXt0wUMl+2Ijt0Al+wsoUTsnG+zw2Ny8pewVvt",
+	"IXjgkSI8xRzGGD1M+zwFYlF9wDOMOrlcKDIwrMa6HSS2YFnXGARoGX+6ERvPmweMfoBedz3ObheFTG4u",
+	"7zpGcNUbZl61ceyra73mRZyzCDDBtuA0y5bXdnl7K92ZCL6BUI9/9OtaGdF2UKhT0bjiqFKkFaHmwoMM",
+	"8E6Rkj9ffPlsYioioqQ+u6d8wsFxnUlV7O6TD+JK5OgZVK0XJWQwkzkjVKgFyxU5Gg53T+yrOVMkkeKW",
+	"5QUY/4W06dqP1JVwWdaQ807Kud5lXzTT3Q8O94/rye57eNfy+0F0cPzVXbj8fhC9+Npy6bLpokj0vBxa",
+	"7TMRdGaxQ8ecZenufqgX666Q9jrfIfnerh4a/4a1XMNjPx4pcsMAFIISEEGgaT/RM/RrySz/ECLH57es",
+	"kZk3ljK9/rWkmQUNqnpG9377Rf8Y7r24/uX3YfTkRRidwHPJBeKuphLSF+SYUPMHsZ4PMgCKquNhRFKu",
+	"Ci6SYvcE0vQoeLfN1iMxAng5bxCR9yTO89lUobC9om21WAP+Q8+hKhdwOAXJkTL9U5M5eXOLuvseV8e1",
+	"kHMc05wWXEweKQLlySA1CCnHuyfmOzfeCE9RJ8X0E58Ou9ju/wynp63v3HEGreLq2U4+Aq9nmRVqn8SQ",
+	"JqkQFsYIHxUpWTL1WEhvXAb6sIRyfELiJVPx41jIePfkSsQzRgUQ5dV1zKHRKQY5WQtwzkel4YmDF8MR",
+	"DKcFklR3oR1mUqhIr8Tns4sTEou5aeLnswsy0EMiAaXkxd//9n8OhgDvoUjKipwmhcwVGf79b//nKVxQ",
+	"QrWO087otd0TEhfsDtCjwXRjd0XV14gID7MhgosHSEGIIdMixu4kZa5kbq4+449c3MQGPmY3BBaJbw5F",
+	"2V44jaQw98MWNXdJ2Kow0QfOXru2bPfJe7LjT8w9q2q7k9AS0sip3j/shNMo5sGcMDvT4XbNqVL8tq3V",
+	"Tnxaro8TmbMG6O/GODV8yK/ba0XkNzi0etfcvoCYrong7uJQC1a62TMPpeouoU6EQ99G/bkFtE79XZp3",
+	"B6IW9OkGqiAc+D1Bx8RgteGckoP9/dhuKXF9m0AF5JUd7u8fDLXuUwB2dI2qM4aDoRyT2Oz48QmJZ2VW",
+	"cFdAN0OPlC5lt/RacT3qMaFXwpi1egszxtphNBwOPZAmVMTXQsaEErMvNig3oZc7uIyinVpj9SbnNW0n",
+	"shOOdTYoNm1FHVKi/ck4t8/5H36GxvifIGTUa9sQ/6tPuo3Bby6xuf5HPzP1WULC9F9Kc+Gweks8L6jY",
+	"jEZ2WpXc9qYGOEQ98sNVXQNhyl0xhL/F3Q0MU9udjWKiuFcsMctvecJeA5rHq3mbvu10nwANre4RCnp3",
+	"Tov2SiH0IqxQ4Sqg0+suseiWdwA04+kPosAwj42BaK2JAhdABax1wMEJEGeAaYQxJmgvLCzayIzeMH0g",
+	"FmxRpfppY+VW8hSvuzMubuAA1yMGG+TMSmotGaNJtrIy4bWJWlkStUGyc+ZmyMlf5K/aPnFAlXBvun7Y",
+	"ivPVVW/5Xv1QO++AfDRsj3PbmiPxDr8PHYvWXY85z4nhK6n8sSSXJWSWB68GKsJndBUCSo82PutezOdP",
+	"hl1v1Wov74SU0jQTkK7WC0Kre68bMWZnvrvajl9tsNaK0PdGIFy+rwQ4iBFDhphK+KFJooDM4THkBNuh",
+	"qu+opoJO+6nXhnf4WO2zV1Ujap9fuBbVPj63zatXzFYKvnEN90diu4i6xoKrxuFVTrliKVFTmRck56OI",
+	"AJVs2t9bcO9F2wwVslTpzkk2QFfekT3ZRr4HsuEXg2W/gmV2EL2oefaO2jx7vn4Iur753EQaphHeK+Bn",
+	"irA7rooTcsPmBdB481smtgoKWKtlVhdw2zWruS9B+HMuQJ+ofXLqdAjc0rs7Eq4I5M+z1I3/CexdSCyJ",
+	"R16njuqJckfhW5QVOJv1NythRdNfu7QqlG2XUNOgrDo+rPdy081RH7tzS4PS9nE12aNyLB6EbM5Vm7Fh",
+	"EGEJgiBxWqCAw6zh6VHlCOVlcKgPTX8kh0PyP+uu60MUhJpwbBq4ut3ZpNS9IzktVps0OBgeHpM/koPh",
+	"/uFxsxX6u96tsNZtpW6eDP8nMQJCFEvKnKHjVdtHJ2REM2BKTUtGniHNvknU1WVAGgIZY8ONZu3qkodQ",
+	"ipQuq0BoklBBRsx5rB0WLbzWsrVpM5r8JgU70cYFXRKa5YymS2Sj9e4jGukrw8One8Mne4fDZuDVTqcU",
+	"UbAbHtJ8bV3z3RLn1JRqxTeIte0b756Q2A6b8TQmUoArKSJ8NisNn6TMSZyyRPcjjfUA6qevBA7/nJpI",
+	"OSZSeykaVy2PQUTWzwmA1ysSI+ZxGtedDO6mEAfFNhgGDNvk4JKb94H4RFcbCIfwjXmd99EF1uN9clo1",
+	"wn+0ao/36VvbNDtVl+6IWJ+q13I2Lw0cTYVr/dIwGnPBzBbFFWna2WZva7OxrwQa2TXNhWzGPId4toHd",
+	"LKut78TS8gFD03D3xDXKV4/qSsRNwY6bWvKEFPROvzCuBN4VMtsZxtKReVYq/0VXAt90gsOw9hSxT+LC",
+	"407UO/0dTYpsWXX6D80O/OFKFPQuMncIuAKr5+P6mqzarCuLVlsTpmWsKu2GjxdwYvgjvFrTi6dPO56L",
+	"7EAEqOe6H64Kehd4/tnzg2fdHg834Onhs6NONTR947UuBcfKa3IjjLE2OSHles6oUnwiLqm66WpXNe38",
+	"GeS/hoBDCqpuDDE6GcSYiRqDwqXGOpUCZY4WtpT9XJc8cRJumOebWBJ+xO/DIdd8DQ4UxGlsG1WlV39X",
+	"i1Eidfb6qCRVSOBWtaWboUl6NDuF4mRyYxrcR1mcs3HnWMKtgsMum6GgfqBY1AgpVS0RpV2iR3scXcyk",
+	"VaF83tT80i4jjbCsbQ4rEAp0oc/0gX1Uf+dFsCMrgyHsgCAsgjvHVJaTqdl3aM6ILAtVUAT5HKD3kcQY",
+	"dBTXrWrTptVja7/TzMqaaURJbEpdx7e1jDTHu6o+aYk+cv2GdvM5O3XFv0Y7NE+mEKYVPM0ntGAT2QLd",
+	"kfhUqIEAFqkKK+uY+utkGwb5UYiKWUXE/JmiiW9hmhSyXJiQoxkZLBifTI3VZSgudoOsc6HrcVVooy1j",
+	"ReBa8J0eYhOSaag2MoiVptBCbU5pOdWCl3GFcV4kLoX+kqUgAxgLgE4MqshvLJcPh6KX84InNPvogFHX",
+	"grTXS/eJmJ/kLOV2ersuCz5nH9yTQZYKeveKFsm0Tzz0jC5fS1GYpPs2r9cjReRCkBld7iVYGrOBtJ3N",
+	"UtzF9SFHlaM94xN7BBFvCBY7L6YPQtQw46J3B1sxRExm/8b2ACix90CNpbiLeTll2fgjH7P3sszXXMi1",
+	"57azec/U0tqC6SxiP3hPBWvdGmxxPRYXkkgNfCQ7KVhkoXRpDSWMqhuMwNsNh+eANuw6p2uIw5x29m/f",
+	"nEK376mkaEV51Je5ncbagquj5CcelfKKqDUUa3OK+1zRNTeqNeFHXdbpWc4UE5ZEbA2zi7E1b2VCR2VG",
+	"82WlNlKWQxoQ2hcvSWyUjD5wjkGHWHZkp0+uhC1DeBERpveVuBQ3Qi5E7Slt1ha0AChBfXw1ZfR5wsD9",
+	"2qfHOWPGz9IyaJ767WdF9MgtsvqqldhU5p6afaSIfmA/WJMJxwjkMm9DFN8DUKTI+exnvUA8x3nXF3WH",
+	"2Agn+jdxLn7pMJvdDmer4Z3a1nyJMUp+9gYZxDjhMThetSSCQ8oxwJowdmVOtdV0XolBbEe68bBxI4Le",
+	"eaQIosnXD7vOE7OQ+1cibs5CTAZIKypFttw1vi7CUj7KGHpBdQULgzdjkxrSl8avbLxr+NiVMM8ZTWWM",
+	"MojtF6mfNqtIqS06tecqJH8kb8/IYzLQDSSPycFwuHtPsm8r6s3by61Ffw3t2jdcB61v3XpRdF8N2zpy",
+	"nB5aTGXGSMrGXHCMWUau5bMfLkNhMqueGf9A1BMe7N6G+wNY5IHTagBorW6ldyTDC4tFEFEzo/mEqYIA",
+	"uA8u8F9LPofdbyqzVLm7oAoy6oRQfC4ngukzlyJqnvECk2zYryXNiAEL2l89M/S26qvxORqut/EffnjU",
+	"TNsjbnwWMi+mWjrBDAgODD5RjYyJnSgkQOJ4G3bPzI9ex4+KsHHlMOGuMZ8/e7qRMMY7Z/QF4Fs5hTRg",
+	"NfsiDvYy1U3/wzu+Z6qvWuX+ym5XfhZps8L97ON328bRAI+8Wt4PBrM7Vnp1hrGDthalEkZlCzvXYWx9",
+	"C/yscylnBInhevIMtVIYfTr/THwuu/78RYGhG+dMTbdz4eb4sKNh9qLBi+t//fXJ7XB2+PlZ8uf858Xz",
+	"0eXBzdmR+pi+GL+nT8u38njyb/xQ/OXu2Y+LRiDXwWE/hLFaM8LyMeGq2NZR7aRkLb0LFAoKwqmg5Ds5",
+	"Y7/1BVKLdmQ++Rw8YL2G9aCAj8cnxYEzqk/0AZ4wlkdEG73kyXAvpcs6Yc4mfLO+GwVVaiHzjZryM1uc",
+	"2aItmtIuRldleG7n5gqhyWEtig427BdHC2Mq+qZ0ezeNGNGKlCaIITlnOd9MmIYNP8OymJ40ryFWKl4g",
+	"LYALMu2B7rMFWx82wIOmMfFxpjt174+dp/a5PXOj0MPS/ygTmkHgCpiQSVYqfouIpBCF0AxgWbXvxzmy",
+	"fG4MzC9kh2JN5qMceCkLua7fG5gKcijVYCqAG2Z9TMfJJlgIfJEOuJQM4u/eXpLHMp+ox7/LfPIh/foY",
+	"C6rHv+MvH9KveGHW1Pj4ZTccqHsJYsAahr6NbS+xLYZzwsFTQNV7C57aAlsEtq7sL6bTK6LdYfL+KbQJ",
+	"IQEK0SY0RegfRZuwIrr7OHLODRPIy5rPc3l7TzS9BwH167876NX+sRbysHHtjMtszO/b1G+SEObNUiuU",
+	"H2MpS7dEIOyMA1jDMTH48iEaMSxlGbd9IDxksPEw8waF3JvL3drtX0/0/W+AlOeN+IPj5PUUy4dFiW6s",
+	"i0Z7PDlyQHYrCWUrQtAVuc7TJ/XVthm8zpuPd/hgmKusDZVoXD20LTKRJ7Qd4YjyunLtKG/fGIrIb9Qa",
+	"IKKmylll1KGKraLFZaO1mvUVVb0g6bqGS3S/B9jmZss+07f1ZUcwvdA0OQy4VVT2WnOagxtVE9NhWreJ",
+	"OfwGg/3wtxqtw7dhUGpBdiGiv5Xv+6PxhjawbVXFitnsL+5GYzd0vRvamNXhNeAxJ4K+OLYjjnl1rIjM",
+	"ucwCvpdzKm5Yin4VclUOh08YoemMC/vHjAo6qb7jQs1ZUkj3wS1nC5afkFgVdDyGKHUH1kTBp0MzTiFR",
+	"qXoW+E/nZeFTIUETgIZixhGmH14MfmTz3E60g6+r97oqGex0K6tMLjO2puEIMyXoDJOAY9eMuH+z4R3b",
+	"NL8sgnsEBhW3BDd+M48P7xXTZBrfFtLU6lkX7K74kmA4UpAKXZsduhAZWKiQMb9lu0RWD7kLJeMasV6R",
+	"Tg1/U7LTYJBfnpfZvUmxFCAchM8T39hENa5I7IbXksjKkx2g1UnoFeXkTXzPiF/IbWCb0UpMObedpSU7",
+	"HRcs/8RFWbTJTEHVjV7mackw/DqTYuLCsZknPxUcznC3Do92dLQxXXGS04S1NuSNqfjJsIG7Nny+seYu",
+	"Gd+XVN3YZO+Ma+X+Rib3IiwLwd9xmXewPnRbzmzZjfh25lt1NpXohWwvcpFQsb7EJZvNW/AiaD5hxSWd",
+	"dA0kYbP5ORWTjUJ56Qr6dBD3YZvBStYssS3pftzmERZN5PuB0CqTvJLj60wsiZCwlFq4fu61SbRhMh60",
+	"7x89r3ScDl9J1Dl/95ocHx8dk5w5PaALY3js+fkPH9+SW5qVLIKbKVkW5M3lxeXp+eVuRNjdnELuXW3f",
+	"uRJVUin4aGKrc+OXJH53/vYvf3xz+uHjzyevfn7/5YfzPz6NDobRwVF08Pzk1c+fPnz+4fLtH4fxPvE0",
+	"MaE5uxILmmV7SSaTG/D6q5cQgwZpWamEKSoQGAGvytRcd39vLPMFzVNIOJ7S+ZwJpU2dWZlMSUYLll8J",
+	"A2CJVf97OZuzlAyGhy+fDAktyPDJyyfD3ZPqZbaWYgEZQPpdY920EU1u/NdcCSkSFhlY1VwV0Ox9cgrx",
+	"ezTjKQ61j8Tqrv/mNFeQI5UzqqRoAst2HMYAwMZDbeMBrwj0MXP3NtgZz0CpdphCQv534cRmd793cnfb",
+	"Do9LMKhASlE583upDtmVTR7KWiCZ1W/78RvS9oaiOzCAgVdleOcskblenTaNSi/Gx4WMiNbu7yIyz+WI",
+	"RTaiUkXEROtEeiWxv//tP/2Q92oUO9rNednVJWnRBN0lk3UR6nZeJ1OW3FT+Q9NaPDLCphntLKiC76ZU",
+	"pHI83nwHgq6r0rgsEYUQxhumaJ3obBe1GFc9iSGwSxH46F2M4F0zusQzFyUxzEq8G5HYddU9Y6cqjkgM",
+	"nY6vhPnKeiZiMjDaOC/FI4UUjcS+ZKI3NkpiVCrxCYn1sBq4UxjOmBT0hhmMwisBX8xYyun3bBmHombt",
+	"lw/KbrkmO1OOgnyu3yLyVo9RaLcNmkvvuphKLKdFmbN3PkLn5ri25gLpty42rgb4tk3oK4LUHvL+Xi48",
+	"EXSh3MimRJMg5z4ESP5lC3/qemJZeduKAjuWOUuo6noZboufeTJ8b7ZVW5lB0MY3gC6wjBM2JS6CHMqc",
+	"Q2YsdgsYX0wFZyx/rT/c35ZEtllRr2QNiFG9lJ+8WNoWLO93sEP2qfw+GVZuIKpQTb8VPidpXf4CfWpZ",
+	"IZ/lokLkrot0Zfp0977oM0bng4Q+a268p/FaYetv6Uobfs08o0KwlPz9//nfZJ6z+dz8zsX1PJeTnCkF",
+	"fxtiZPg9BZwfa3zP5C1TsAOpGz4nENwbQRnCFRlzYSLZjIIzLwQdAa8Dz6J72Y7jYNb7thQsGIiiz8un",
+	"SRFMBzwVxEVu+dF2uoVzlmtdQMw3KsHO4xE6IghZVEh4JMRRWrQmILpXPlIkdn98SON6FN+EFRc87BrL",
+	"6Ig1OGW/zFl1+gq6NVgxlbWgte/eXu5EO2dfLuCfH+Dn6eXr9zvRzpu3H99evg3HstFiurlfupQepAyR",
+	"JA3GBrBl/HD+Mapy8OY0pzMGEO/o4Sdc1McBw5uGBy8Ox0/o0d5wOBzuPdM/nusfw+q/g8eQVd6hKKUb",
+	"jxVmAu1Yu/EzAxBaOlrS3uY5qrVuWwIWX40NUsbJs/aGNqHi3MUXr8KU01AM7S+mnfZ6/rUU1gBZYU81",
+	"Er+C3jGg+iwPH17bD7W9OLEEIrwgoyXh6S7mcLkHtRXJC3UlIO8/wqS0kU1eq87HB8Mh3pXLMcEIN3jg",
+	"TxWkxR/jMPT+mquBnpGdG+7GdeftGFqX42rE8E80u9njgiS6GXn4KC2Tm36X8h/ZLcu6XcubI7EJ23SO",
+	"bnxpmwif+zHrYXj1UtCymDJR8ATiELWokITmOQcsuhzAPBSfiD0ugJgHGBnmcwCIy5kqZ4zw4qXxcBTT",
+	"R+pKxAWdvJapPYVANGMcEZZMJd5KKSaK0KRDyfq4d1EWwSMoNqFe2ffP/vLp8F9/fLVRZdinI9Ok9gFW",
+	"MitbouOSFv4Yd6rHLeqRgis8QrMMFopAr77dnbgwgCtyTErFxmUmmFL75DtYVtTkUiZ0Tkc8Q46jEZty",
+	"ofe3iSIDsA/QQ2DOKiSTE/ANyOTGIHPukoyKFKekm/hWW3HghilpU0U/mdRQ7IjeS26EXFi3EXaZ5Hwy",
+	"LYiQi9W9GHbEzipZN1Lvu1YztiR08YL5r+eK0MLb1jz3lxbngs+YCXBdWHpZozDRqWwhkFoivSoBUnXd",
+	"02XIm7o+5EELCqszM0L3SROEcRV6/UPB/S6Bam6xbnYHVWtxve2LxdztRvfwLSwPkVte8HGVt6gnrrn5",
+	"KYL1jFgK+cwWILCgk62Ad9vT7s3trS4QEXMExFF3o9220ZDDnYdMDehG9HFJJ5d4vRRi+jDeNX9XWhN6",
+	"vWCjH/KGgTstirl6+fgxnc/3lSzVvvnqsd58Hm+tpN3LKkvPyFGlkSKnlttUuq8wWuSvE5Za9oaG8Isu",
+	"m35y0PCAlOznPWy8UodXXPI2kYPKam+J379/+elT42AyfPJyuIp4ffgLAF2//Otw7xh//R87nfLrPlEu",
+	"bJ5SUBHwGdM9bCRjzVjOE/r49ZQndCK7RQMYyXM1+oPuj05wmllS5rxYuquDxsb9DUJO5i0oXBnX6unD",
+	"mQVeMPyGBnkOcEaa2LlP9of7BwdP9p91We7WBm54r7VBd81FDKizykHjwG2QRWNCiw7TvE6IfeR6THnG",
+	"Uv3kIpdi4oqQAS2uhLEUId3F3MEZQB5XzlDmUTFhuyckzmRyo+srpCQzKpZEvwCQkPEbtG9s7gx60GhR",
+	"jdwJiW3V11hrGp+Q2CQgXuesVOw6ZQVLCmx2IoW2WtMrYcqQQt4wHIA5QNFA7NSEcnfMsQYwydmtvGF2",
+	"OFh6LcsC34bZjCswu2bUQEf644cyemPi5OrNhyDcUOtNLfhaKGXf2kDodS8NglGeTozYh8nqmdIb6Q+K",
+	"5XtQ0hCkGZEEzhIXsXR8cOhRGwF6fYNp8pP8jWcZfXy8PyQDfkbTE/L67Afy5YIcPLs+Ihm/YeQTTfQH",
+	"/7q7XW4bLaqDEZ/v+J0Mr36hZP4dLdgCUAjGfNL38ieBpyAmPFZQ3fUE64tJym6BGXKgTcEkZ0y052yJ",
+	"guW3NLtgiRShZIn3ckHkuDBWpnmFyaFCahh8u3oETiwuJmqf2PiHp3XU7ac+bPqTpzW88oPjjaCU4RaH",
+	"x1eplgNRwpRymclNJ8Wff7okg7fpm4tTY3zHNzyNdyOCF+sHx8AYWDC1Ty6YgHNkfFoWU5mbTNuX5BWj",
+	"uQ3yTLzXYZBnHMQ4Qoxr9SHE4oO9NCjfcPC1OLNaYZgna6P8YjgMk43Xs7IbQEBz+mvJbEefDAHrPSJI",
+	"/KXPSvvk7R0qB72nx2dfLi7JY31uf2wqDndNr4ON0dEqMNn+TDUa7w+YeUNYCIrXWmHb3IBvEz+e9cuU",
+	"yWTRlseYyQKPwkxvZPAn7MhcOeAwMKWmDI4ZqwEOXULcV1/rLtLcu4eAR2l4AOCIvmtONDlDnzv44bgw",
+	"AT14ikdIJUEyNgZMS+BN3t1fpfhtqtca5W9nxt/7h91nfk6RG6NNkqS2ixTrl0xXE91V6Ng10VydcWQv",
+	"WGHI8lWBVzTbdUythOQbXOLNV8Tm0ZbWuauj+7ZrbdCcu5/q07gpzdlHLm5W95cirF0vABxSioSd4Dlf",
+	"75tTqqZ61WiLZZ/oSoGhDYy+XBYA5MALXGLznN1yWSqIF6tCu460UtDVNiyeX5//W/Hk42I4+tebA/Hi",
+	"5/mhOr49f1b++Sh593T65jk7Hc4+H8izw18vngTXVp61ZU2OMp4AGRwppN7504jEvy/Y6LrMs6+PAX/t",
+	"8a+Pf4dx+BqTAVBJqN2IxOZL7n1pUK8RQS5+jCTa3vf4gWp0rv3obt5+r943xKCEs3zRiiHiZGHv8AGl",
+	"YZtJWbARMA6TQfz7xZcfLq5/evvq+ofzj3ZWuFBzN7bakubJ1PJzwK3I7UGo5O4JyRlXqtTCWYnl/sOM",
+	"XHpa49Vc2Rq2PhS35ESEEUVawrOwhR8w+aT1/lVRwQv+G1w12pIWX8F4wakBJtTrZp+84Wqe0SVJaUFh",
+	"/iMiJOGpgn8NpQCAnKhVqz0Ne3TMvZjxEXNEdjB3znpLTwzmampgQrX+S8uMpbst6R0bnT9jDnDq6yiG",
+	"E5nnDG6JTteMX1XKkSZgZOEglnMm4ojEqRRM/zvjSrFU/+aytmLwZsZCl9jdXweHHb7H655W3k61rCrx",
+	"2LDhMXsN7NiJXetczNXKqHXhTp7RuwtLP725KxWOYwfIKRuFsm4brdaIiVrx6bA70L1W11QtorQaCt9E",
+	"L1s3yV1uYasuaNPKXcJ2FQ9ZFokMeULBM6RFdkx5pv8VsriGsUljEN1SWIbqWjacfkyvQ8Q6qh6CJNEA",
+	"p3UHSW2GMVkZNH4LTxRtb8wAdGLvtmkaXRIx1sVTh3ATPrdluHWz8qq59YiA2QzoIj932ihcIxoPRlY/",
+	"uvBiS+juVmS13txq8kTeU6TrtiCwk4IRR5Y5hKIzxvgkFcNdenWzOTGbTShWErje+qDCj3K6eWUB3kzy",
+	"CopqfQwtbJ1RCDNf/y0yG/fKylSq7JfH2U1lwNB7OWI9jnjm4VaslFKbAWHIf8rTPpM0p8tZL0xYFLoz",
+	"fCy4JDuuOuiht+Rq9FB92aBQ1mry40tLUzbcEDr9tgISUuOLqkY1qq8EbwA9QWpfrHbcVn2PEE3aZ+aq",
+	"ILu16wtf+AkLGwHZOs/Vb2UtTI2v77bjzW/6VJFM8P7qqTsD/8rJ4ttoqs48/W9F2ktbfRMVOCmZQqdS",
+	"uKU9HVTVnLdpsP+eJP7e7W/gKEILBk4Ycxj6cPr5tLoTj+DmT03lQhcBDMG6Y2LjJbKjqO/SXUMmuUKd",
+	"uvFkdstE2c1o7Y6821v5+oJfuyLH1tXk0ScnWVHSvblVzRBbKWiQrXpaZIMu+yfx/9+Hsv8fSZ//DTjz",
+	"L/hEyPE4CDDCAH8W7u3ntOCIkZVyVmBk4gmJ9R/g0Y4tKYQhiVPWH4KXxxYoJuBbYQlP74ecZqoIQ2J3",
+	"elqvg89dT52uzxtTQVxB/6mOd1YdA0xmeXhJCNnmsrJzkT+CPOswAYyZ7q7JxA+NsmeEsh/C3uq77EOd",
+	"wNLXQo9U44FDXp9PXyY8bWpx8rxmNJHvKtGNvJXQEMo1y/YNPtOCSquw0L6pGUBpdUt5wakgFm2JyJzk",
+	"7N8h0gQpZbCBuNJRCeyTn6aSmHqiK2F4+EzEELq1BZicOXPpNnwi9uR4HIS4NU1Tj3/ngG4bZPrFMfCv",
+	"uTyEKNvkoDumsdpCAS+AZZR66qzTtW7fhQG97L2MAvcNTv92ZFpd8aXYltSFuS7GTt7d2G+WvX8KqG5A",
+	"/EOYuo0F8I+C1G2uu31v1FbR1OZMmAS4FumujN2q6GqOnImQvzfBREqXZ9qiXBvSbGm/EUYc8aogiNAs",
+	"JXJK5vqvBZByMgH8JyM2ljnD8CUom5dCIeP9jKeCT6ZFd5ArbGXoDMT7saVtF8W6NozalusYwOpGfBO3",
+	"xgUsz49cFe2TY2JA9LHphLDZvFiSGaNCGUoli9uNplrFVlA7VP11p1P+3S/RVpBMxyFGl4uCjsfoPbgn",
+	"M8TD8Yc0U1hkhbCHlJNwLovIaEnmUyBRy/U6mLNcSdEMh6RLSl6jYN0HUwnaFpSNgoqU5qmFXg2Butwx",
+	"JCdS0GbkgXtJZlQpEk/iiMQ38FP+pn9mo/iE3MqsnDESz+AWBX4Uag7/jPS/VyJOSvh7nF3jc/NC//wV",
+	"fk5oFpPBDxckKVUhZzRf7p4YAt6Y0WSK94y/MRHvE91wZZmJsW3A1HjLcshFxOaPId1bnRCa5FIZMjvO",
+	"kJnO5a1RU67izUtZktGcqXqUrtakN/qH/E2ffkd6ciCNQEuwmuufI/gnKfVP6KPeQAFtVf+YwM2N7grk",
+	"L/+G1+6bYG/hyP4TzW5Me89LsWW8TVfDOwy40yJHBbPaNShHKV2icqdkxkRJRpLmKbhoFKYDAo06h8TT",
+	"0ZKYoNl9o+VicxluC3JxJVzquZe48MgmYGlF6T0DyImFJCM24WKffK7lY4F2m1JIx0rp8krodpo5Xx/m",
+	"wDZ7ED663ILg7pGVAqQgDLXUo/JwuATWEkFD2+cNYpCDBCwm2nntngpPm8joh023xarbs2zfywJjGxc0",
+	"y0CgemWD2MtUbHrr8HxiogzLNAiy2RZt4oKT80El5oYBMxQi4lbM+uxfb3UBe+CZRUIIbDgMIFyDK0Jv",
+	"8frsxQWJ7craAGi32ms2HpsgEL//5l0Q1GKBS6qxMNAlDHngk2WSsd2XxKMevRKxnhVQ7W7Jx3PnnIrJ",
+	"ANar1QtacYDrSgFUUsXfi4BFjjAwvhKrDzouYnuEdL1dB7a14fq7IWh2amuzte4yHSb5Sz4JYKN3uRBx",
+	"VyGBZRJkheoUboWvbm1u+PjwDzGl63JZd/87iuIHzhoLj4NMbk7Tfy/VPzR6fQWzoYnVYJYlhZbNejkB",
+	"IPR989ZTnLPx5jj5CBEh2sPkuY2PJ59lYVI5Mol66cHx9wPgXuse+yRvgcf7HEv3imXHsjXy/gYDnP5Y",
+	"2/1g0cS6dEwGOUsYnxtaYzlngosJMbfcZh85qYL6uUJ0ztQaQfSWgRxwobVwwhxqJ8aBugVx8PzFi2j1",
+	"QmEdFG+/4HzHL2BGesPa+YeE6jeW6ipj6Frs1XuazdG6CP+qZbMHSjJdXYw1VbCGsySXC9Vp8fVw4FsG",
+	"koCK8BhSFjkvCibALwTijddCWnXovwqgzUVMWcW0oGdap+BzDAPuc7mAJZXJYrezW6gf5YmbT8gkbKU8",
+	"gUq1WZzxpHgodCALGrOxNxdTmRd0wkKcob+skmofDV8YXjZIEJoZvfcSCADK8ZgnnIniGr6NHeBLbP4e",
+	"AIf7giqS0QSpjRdTlrNIK7ErMZULhNvlitBbyuFAtXtCkGsgMUOk9DwnmVQsxcO+fpp8SNlsLgsmkuXe",
+	"92ypJaNUbJekkggJqDB2qBEdJ4xPJfamoE7HAPBsth7qNkuXVA8wVVpvRVVSM0iYRTazSR45U8WVQDzD",
+	"hPFbkwWtFS3sc5iH6Oll/dJHSg8sF5M9q6UTqQr/+BqENrqd6E1kI8e422i+RjsjlsnFGc3Dw2HaYkfF",
+	"ez8Z0CyrIC920f+ayYVF7CKZHuX2I8OH7pwKrVEzvdP0sPia+oqee8RHGXQRzzcMqBufBmDDmChWhEBS",
+	"vHS6PUym+/0gOjj+6jLqfj+IXnxtyarbhnooZ6BRzyQPx5Tfq0E9toMuVlTNNYmhNSVrMaVcYuR//Qcx",
+	"6yUiuSwBnHxKs/Eeu2XCgtElTNQ5JTuGUziLx4mvtxnUrKCaTIaMIpDJyK3tWu9Q0BqT5a3p1s3mowyy",
+	"6KYtwWmYmLslx58z+r8BRVYzMVLipWOC6C1Vuzelgtb2wVWTyu5EvRjE/tHZxmcIMVE5K+3WbDBiYbfp",
+	"ZK31X3OdDP5qGNdQYjkDazWZXfgm4D45B5iynBHBwFOEGBcYbKC7nr4ETA7Mu5ECTAoi2AKffkuTKblh",
+	"bG5xzvT+akKK3H4MuHSA/I9Wp/8mzO/j+jS9bMEZlHmbMxCywRZTSWY0RbczVroVPlQfi9+oESCD6WUn",
+	"PDwhXie2ljuHnLjtIuk9nFK8pyLtNEIhrr5+m6x1LWw4g2FBPIcBVDfJ5MT7XOYkBkv4+pbmnIqENfCY",
+	"IMT9vqFVcP7rMGUXWHDL3dv6QnqJZ9ct31a+Yc8/IYJNEJYWwoPhqJMxqk3y2sDuPX3yZAvzwJ0Jm7Tp",
+	"Yc1p97VV68ANVsMuqK3zukw7sXMzargo2vRxE0vwvwPV2j0gWGf07tKC8DcJfiY5Y4q8o9OciSnThzsK",
+	"QWkzmhF8eX1ZHR10tdWPapbxYZtlPOPiv2/jtgKv7WHqfwsyN7Ou3Lh68++h3XYnbwsJVY25cgn2pxmO",
+	"cc7YbwzR42EdFtMmvWH70F2U83m2vGBFYVOyG6C2tyw/Rx+wl67S9NfUObGJcRoDfDnQdxiPmQXeAi+7",
+	"yW2kE3MLB4ETCABC5jS5USdXYiZzH7TixT45zRZ0qYhNYz1B0BhZFj4yW6SNLLS7dK2gtMjgAOiTANl5",
+	"t8lfdLCKIwhi+rQmtE/bhNZuiO8yOmnZIP7+t/+0eGzYHug0jAQAx+mxqGeFHAP7Ri+feL0layYMw1es",
+	"z36c0Yk2a8GqxxZiLfrLqp3/H3v/tt1Gjq0Lwq+Cn+vvYbJWkCIpybKksUYvpWynlT5IJcmZVbVYqQAZ",
+	"IIlSEGAGQNHMtHvsqz36eu9+hr7ez7AfpZ6kB+YE4sQIMUhJljNLF2tVWowDAod5nt+XXjFM5/SlvI5h",
+	"gP753/7f+5vT3LEr+qyiaS88TbMpon+Zxy3sZq6GznpEIgdCbTQ3NqRBLiMM5bw5m5IJU4qOmKpImY3B",
+	"ubtJn9RTqnzunerQlpL5EXoSeP7ISOY7maig/zmOE7zNa5vgdUgr6VkqK20rYAyAOc5pBaBzIXrOwhtG",
+	"xlJNuaYhcS/Eum45CwNE6TNabCLdvtURXcDuby0xkq1mr1vWUEeCku/lhP26bl0cgL+WBIlTdY0YssUF",
+	"BRezL2dGM1ucLSYCS5KLsD9GIRDNPoGFeQPZB3nNAjKb5ur5ijPxq+mF5JQPsjNwFvEBJENkRDpdrOHM",
+	"PqqzUZGgF+8SfGmyGYq3fnSDzE+5oFMoFVN36c55OCOzlIIXzu0SuMXtXh/eUUzBraZSKHZLH+cdcJkr",
+	"NsTA8qSaMcdUXP9Vzt4n5/th7DWRC44mU5tqdIk3yfLA8tO3li0HH30ibrgucW5iYbtymm2s8S4bec1d",
+	"WQHlJUXSsHqfACjkR1Xak/jQqFdpxLEsZli1naQtjCRCVCWf4+XFVTIv6WUr3yClZslGTWOrT1YeXGVp",
+	"x6ffe9uwNzEv7i6Pl3XwGfYDkQmjIRkyFvQp8NGtqY/vJnXXoM69rU8qJnXAPQo5TzFSRMsUPwAVGRuh",
+	"OeeBu2GjCO+9yfBkTS7Nj2QhZ/8/8lc5i2JPbszCKTF/sNZaa8lUaFe0DgoleX5Mt21fNQt1gdu7+TZI",
+	"YKxWquCclDMHDsCHlUNWw8akVq0CvnFWPSXDL//2Mna1UyNhqSCIoea2oAbWabuAhyQujZCCkbrEmjFo",
+	"gvLd4fYbiefeaROJnmXIBZJWJ8EMOjRDNm9zWjjXMGZ/ym4Ir/apaZ7RvKERmL7mYekve2kfnP7bKT4p",
+	"/adj+8JkXuJ1WJeXF7+2/K7fvixVutgJ6i+IWzJyzRaHhNHB2BVAuV+eKWKmgNQVY8R3++1yMc3i17l1",
+	"zqOz2NEVbYhLOirP1FYkPXk4C7mAZK6AZqSC7bE57QgQcdzp5sv1mUvS9CMFhWoWSRWob0jd+ILskwbq",
+	"AvLnc2JWr3GQQVgdULH1m/n7F78qLOpajCY8lRVPfXRq+tL1CZbjJCY9ub1p8DIh4clHaLIMQOb9B+RF",
+	"GtdfDslxJAfXQxkFz7CoartLaDgd0z7TpB7wEbcFrgMKUYSeCJmGe10V1YlH3nnkFC762PDITPBfZsz1",
+	"b6X1sIp5xuasD6vUEyWrYF12IHKnoxY50YQHTGg+5EbWOkonio2nQmojdiMGl9DwoCcipmR4YwvBkHg5",
+	"RYnB9dhmgdWYT51OyfRL5qKgqaXOxe2Omm9+ePv+w1nz8sfm3/7+24svhWHQ7AYuYW0DvimgqdJAvUu0",
+	"bBHfbAxo7S/r7SR13+0jgOkwS8aDRqsn/JgpybZbLHECmudOORvAgxNeJTgrS5XqWMjQXwATnHthXWkK",
+	"XcuEasupoVnDIzLCMAwdJVvQdghr6Bo2SzSLBkwR9okrDbgDCXNTQtr0TBEfzoSl4JZT1B/hgkxDOsDK",
+	"PWpL03MkHVAiE39WLebmiicgq07TVxYsobouLovQY/P5WpJAJmMxX0Btd1tcoshuzDYeMOQ6gW5wCEwF",
+	"UrAWian5e0KPeaQZE2TIWRhgoQWYvVM2MNqOqmsSyTkWmENaA6+Z40aykGC48ftM8cC1RuYUswLikZXy",
+	"98hdB/UOZnciOlrA6Umgyri7AHgWKK6VR2QYMGWTDJl634qs82kWOou7e6ewlXvIhrAym3TeZ2GOVgPR",
+	"ANVwVT5it7VW3fDKXffFq40iOmDvkX2jmKXEeFeEDjWLiA/j8cG7AiZbswf7bCCNpEYU4VYhPNJoZrZf",
+	"ua5mAcFLnhFAMlWkDoAiwHAIACJJV14lh+N78zTb87IhekCl6hiqruPymEII6WO3yewU2gKnpclKBXpw",
+	"Ql7KQeG5gi9TbtZsxYSZp7udKDyjJcgk8FsswnhEPp6/u/MSmbk7A/L7ouFEXEYVanngIe7ajMmV/5D3",
+	"xm1BY8DsXWMM+GbsVxb9mtCQRbp4RexTFQ63MDrnLrmwnMDlV1yyybSEc/3eK4Gouk5KgfCeBw1iwwtT",
+	"eIKO6nHVPWgYOfzgcypGq78tvjCNkpwo8ndyROZZTyhFlLpmKYODV3YgbSBxU7s0FV/JbIT81sntgtxZ",
+	"L1SsqRqhLDZcPFov0eEpWsRkIlMrn5P3WUWa1YgpdWJl22o3RF2/lIMNiUWCWN5tgjjSba9q8cXHl407",
+	"X0UyMGfS4vAku+YqlCOIxhnVJijODWac8dppxMyqKjpksCsS6gIbxMHLBqFU+F8F5SjL7yu0Q2NZtIQD",
+	"oJmIfQz3PXxCR2xrCu/E//7HlCX/mLP+NP7HiA8LEbc2sHeGPGSVsyUT3PIVgbR+ZcWJusLMRpKb7y80",
+	"QztZseiGBaQeW+boDgL0ETiJuXzw1k1nDZJ7VIurLx12tlC9Vrl2f6XYcnPoZTaCnS+XmVl9jM9S6nfZ",
+	"IpxFQB7oDA/CVYscETcM/Ju2dNCoXW9TuYgg1RPQJcj1wtaPYPreSdgD4ody7hMuhtIjvvnM2cR6tGM+",
+	"GvtkTiMB3Wy+A9z3ifuvrE8YynkNd9tsUvNq5vY0TH/mMMZXFZ7Bi1gLl203mIsBnTDshKynHLghvzFO",
+	"PB9xoRoHxJ9QMQMwHeSAgw3U8IgfyZnmgvk9UfedIPeRURR/MReNZ0EQMp/kL8G/myvoLOD6yqLiL13Y",
+	"E/YXc6nlPYTVWX4k/DnnZuPYjTDEIZlphTcb5ZR+MSDPJk/PTnZyc/Fsl8TkbSweqfzQjT5KOyhK8zDE",
+	"f/tp9efnvBrnyDg+lJ6oJ3kGPiDRTAgWeUgMdehSAIhhYTc0LBrw5/cZibUpqSPVyiGh8XkQrCegui0y",
+	"ZrxvFKzfaKUZWA4IdStsdssM+N3R68fuiqTPxF4GngULuGYBPDxglptGSE3iBx+mX+KSxAgDAqM38jCI",
+	"6FyQ/sK2fQK8WHbFbdohQHwz/CpzityTKyQp7LJexlZiYUBMmdmczJQmY64P0mzuUNOo6YjUffNgP441",
+	"GY1DuD4kPrd7FqIxUEfONesJc5UX07tzrVg4XJNWHEI7EJNqmO226AkHKmMeWRSii/WMMsOz36Co5goi",
+	"mvDLgIoqUEYbg3asrhbWOcOhYgBtRQI9zyteqHfSlv8alK2Xlrxzqs2EObZUj3AxCGeK3yANd7BUvJ3R",
+	"7r8ZW/K1K9mecGH+e3sbKSNuWwq87XZXJXmnLTBf6468hje3e/jesml0Ts6qiUx9PvaJ1F67Ngbz+S9a",
+	"u5b4JvXBrqHEbRBzx3GhvWifU4zNaheJCsI+0YG+tYweBpIrnO/1grhsHv97u2KtbDi7tf0tNX+vCzMq",
+	"ye/F+wpi3hX6Au7SB3A5ZpPCYFMoZxGwkE3iPAEyFSfkwX5Ao+sMJ5L5A/iio3FOI9tflt9fCu5zJMgG",
+	"+D6p+obnOyvLUC4jurDosqXAyDqii1bgLgJlav7URHAKPrhmNhCHCji+chn368GAsnEUm6CUxHcW4lcX",
+	"7ur0lD0Knu/yohXB+WaX7Wuh+eY2S8vN2Dsu2N1pxM3Tr8y+ixnElzeZjMzixTWQt03kaepSs+HGcv6S",
+	"M30sCyPs8ak3yiub2s644elCQydcbl1OuMg2C6riskSL2BnRhXIwcyrGuUaYUlLv/PO//c/ddjolzehg",
+	"7JGAK83FQDccxi3AT1qMW3NvSqL919/9HLrtDvmJQU/eyfHHDIptpp59paTJlqzdGmDCecivh5tNL7PC",
+	"hSf0U9zKtLxlr7lFREn1Xx/mMMNsK6ryiA8Nqj6p06RVtYGOSq5FNQ/j0kirBduolOJOhDCWjqhQQxZd",
+	"8cy/5Ew7Iqck1nVlwbBqXg1GAs9KjyCrbkp7ZJOW1mI3YR5JWxQYyTmp+8ms+G46rkIJ0Lfwfr/hEddw",
+	"xAtkfkUDOzaWkw6PBBequlFctB0+Qj88C8z2ezicump0rnFLbKntXgxJfESU7SyGA2trs9Ldxn4D6wzg",
+	"5yUkX1L3B1QBzmSfwuL9W6dtHFmAgjzK3TWgAvxciyesZRYlKNUp1zY2CeTr3b1mL/SlHqNQyld+mEEs",
+	"862vEB0fxYROpyxwlTm5rLtDtSzBJ6DTqRkggiC5i6F+x4nD+ZiH5svwLWYaIRxg/6kBcmlsLc9K+TgH",
+	"tFmcbw/KuJ1kwEhdR3wyYYFHZtMpi4iZMKj/QB+bfUphYtiGHADKEJYVN4Uqefry+M1prYTvocJsIduD",
+	"GVV1oHnOCktSoU7hgjFxVLC3P8SVxjgFdt5teQsVC9f8ZgG4Agvqt1mpQpVctNloSS46PfLN3olfdPcn",
+	"bFhdIQcYUBkUWTW2eFlhmNnNsHb70Z2KVglxIxgg6giwcYtyxSeiOZazxFZR8IqFExnwDiHnxY9XZWFK",
+	"NyoXqlRywoyDNKHQintIfPc7xCXnAEZcn0qleN/YUfGRzmhp99Sam+9CX1wtlFUkqQzp6fHRu0K1xj6V",
+	"AIPDUYYuZWMcCB0u8CDHsS138FInWgZ8aFZnQKO+HC+CqJBfrZgNyxVMmgHFH5HdG9lzmtn6qaxsIm+d",
+	"JCnYB4WaDfqXENy6amIzO2+vsXxrasGBaOSgZoJDQvvwN1vhdc3Y1BZYQJiiRWI/ImJQ6IZhwvlYhgCY",
+	"Y36bRbYCUFpOH/swaC3HhwVoJ6tGixybN5t97JsZ9uMSToW0I/ELoXySaWUXNf0iW3Ii2BzM0mcqfj7q",
+	"zQlgKMdz0vHujFQeA8HeBw75q09TmcEgX6sNM+3gJ8+sxKVRhc+nZPudCOPmymhhrMHNdmEK+s6snDkY",
+	"zLPbysk1GWLLAuyvA6zywsfjpkrgBLgig5DRiAWQlbqeGeNMjVk4fMeH7CVdKLTsjKnCIQEChhXAhNMI",
+	"0B/hHzQB9z4kPoJB+PF+Ilr2hFEPWBeZmHLO1EMYKInVlNaUG1Nl0WIsNBSp77T3GyUAURY4pdBnVrDV",
+	"zesLi4IyJtythL2aTWIUc0B8pIp93ACXZ0A1G8lokfNjO2u0Za/Z8BUvVuVOnzN7RwVCmMx+sYND8Ibt",
+	"57t2cPjvTqGevS5A+v+IpecF5dykbqzSJheKCcXNwttitfVij3G4oxobtWYTt3prFKvY/q14vVNbplxH",
+	"vYfyhfvWUa0qEj0uu68+M8fxPUumN0zyLzNmZ8ucQDM/cjX637kMWawsUFDfoaKoXWFc5TIbKNfecYSv",
+	"rroqq2YaclpBSYNwVfyzM4n7fwln/YaJQEYncfggH9nHZDBKTYIXo8x1mQbIuzpdBT+17qL2TqPRVze5",
+	"Kmz36hQP+BmViR5Ib9Zud5+TY8uXvAGRVMlMXnD9ANarY/9QRfYpCTlW+a+azjQb3brEcMlx7XQLyP43",
+	"U3obkcCVTXwWrGpz280l2yvbb6ROM7nKAtvtsCeKbC6weRotcpS0/SgNuFJJd8/9m1P3hCe3qmQ4Tu3m",
+	"oN7WuW+jfVWs4uGry3W6Tb1tvm2cMyjtqc10C+WFn6pyXMtW+bUZApnSmWLKpdg4U6QOKTobqQHHHcqJ",
+	"MHwJ4LFSJ+lXxHptHMJGIRFTswkKlUkmqmC/d3kX4cuWRwcpT9tSqKUDgocQJdQfhAvi/1ev9qde7e8+",
+	"VgJBngkel0st/SmTT6qQOH0V87lnJdatIAjFRpAtbq3w0o9RWCaXQkkDKC9fua0wNJcDOTay2taF6TEV",
+	"xB/ykLnmQrC5fFhXPhKyMKFuri9KFpx9+N4jP5y9+t4jP7H+mVmb709eEyhKhtiuDT3tkvf8O2LR8OEv",
+	"Lzr7XTLln1ioiBTQfRewnqhvb3udvT3vebvtfuUQTW94lrY0qQaGQPViiv8xpZF+poh/jDW0TWgjTxMM",
+	"Xvz4vZGjERvOlHFv0SfFKCHBr7IeZ2z89LmgYMqvRQoMhWt2rMhOpsZyjt6umZcW+SnmjEn+mjC1J/7P",
+	"M+WZjd0TWA8Cnb8pwtC6bYYlIZ9wjRkEJSeOcRQK8KCuDlgwhyg2VP4jK1UvwPr/vXRrxsXtqe1ZvIFW",
+	"zm3lFytEGi6BHroTgNvGtO9xc3KxOIsWyyhoM8WiFB5K5QzI+/hdRXmQ2yHdKrTRuKmwOi/9ZUWr8SMN",
+	"eQAfdU9MLAHTlK/hm4LN6x62oq3EPrqg9MR8CfhIRYi9kIX+MDMTkZ3a1++a3fb+dqcS7PhtwL9SaDpY",
+	"GWLCER7bix8WqYLRwJjMLtoTf3O3KLoz4QI86BgwNLm8BPpz+RnLG/d1xNQYSsDOIhnMBoXfAzirbpQV",
+	"FT27DvCw5A8PPOzVsiSBv6v/HLoBpUTIynW/T9i37FZM9k1m5LnFy69Oeso2gvTN7sIN0TjTVYuCFs7s",
+	"/RFHJy97SQUl5zNeBG+58nFAKp193r93yG6nS3Z3d0m7024v1x2seOiX0vnFOM+asD2VJFU+GL2G5Mon",
+	"XjPRJZvFEhJ83iyOsiJ18BGgsACDOo1K5W2bSsa8/Mo5ucZB7jM9Z0zgAAEPQwRJuWG9XT7YrpeJfq8C",
+	"Ml6SjsuWI87gM0Xskyz6NBcIpnz7aDZCV64mbteGgE0J4+WvnKPkRXPXhiQRjQs3SWUTKCXCExdtr5JT",
+	"toGIv6sgqkoZ/2Mc0X1w2oActEWqzIBNoCpxSMVg4ZFOZxdrDe8RkHONircpHVxf2ObRqiQh5h6Xr1uq",
+	"Clt+A6BbWgyC5alNaJIzj9vp7lYzamzaK4XteP6y+e7V+2ans3svmP5xHmCDwnS4JL49RaZhRp1vYI+X",
+	"IjXDmflJz+Ud7ApIaGyk+9wBWalTNtn8WWTtKoehJDEDqf1M1iUtDRULQ4UQ9XO6qITEXvWMlCaS0gem",
+	"Cvlu5sgU4I+4n80XEC1Jf7ZIEv51NRuNLKIjEvGCogu50sp4xITrRosc2VCRFG5megJun4JSzMweV8kr",
+	"D8gEmUwBwzEeCETQVSqY+gx4AnKVo2XbJSsD8iRiHKG4EDRycB2r7IyKLpEXt2vowpR5xljAClML4Gam",
+	"xu6iOiWKDSSUTLNJrpfx4u3HNA9Frm8+K5/uAnqekyYr5UeRSPiJhtd6HMnZaFwAnvCobDmpoeXLl0pi",
+	"hqsBaeGyd1xhRlyz6RpObTKcC80KI0P36Yjaij/3YW6064j71IgRO3Rd5OUxG1yX6e110CmE1PkE0U67",
+	"kC3AfORblq/oed6+pSpz9UPjxsv0YXte2EC5n2qg3CnrNlzg9OTnJE+dbT+l0sqUt7pY8gxKzPMQvu6A",
+	"+LA0Pqn7do0OIEHkNzziL5i6EtL8tmAK/mJmyvwb/rfh9YQvwH/1gaUtlRQ1F8Fk+ctMTofp7CkkDv73",
+	"/3ptng5wHeZOuyP8HBYCjLAGs3YlZFK9KlyIJQtDBI8rrNnNy4NUm1wRlIxxMa7cy2NcmdueuhlQzx1F",
+	"2Zr+390EXT66YLMiAeSu2ALxEml4jWmqTcVidWL6W5LAbtQrjs+5BbPeEGUpBcNcCrYMBy8BWs6Udpjf",
+	"ninCaBRy5jDLN5k7K6BXVQmugdOcnqRZEU1e8umbD3ZDLMF1kN00jda0QewtGzZaJP0KMViUuJpGchQx",
+	"pdJcB8WNBcVHDWIzyQQ+U7BzlGXlWZA5i1gKv2QGJSbmI+5yDpcKTCuwQ6yeHveQDac3NQsVd0Dqjg/V",
+	"+vOCWv49y09JtYrHXRHOxHJHI72V0jsxOwur6S/ya7OJjHq7nppJmRUOb7SwiBFxRkkgBzNomq37gGKJ",
+	"6KMAY+k3sFYF+43H2Oaz9rJfs0VpdbLxnmyFcmqV8rXIS7oxjTp91Pwbbf7abu5ftZp///f/f3EcSk6m",
+	"eqnnebXKzWJoQu1WmSub79phi1r8Yi+9kKt2idtQJWgO6WmKNx+AOsDCBTlZY+TJnCoSX+qWGfDbfpPR",
+	"6CT4spW6pxnNhNr6LZqJE7MBlmtW4Jf7FvXrioY8r8VMnBSdfDuCqlP+KGgQpWtfBApRuPpfCxuieOu1",
+	"7GxiF9HdMSLihqSrvhzbYqrkb0PzN4cdUVB5eTf0iKOQReUQDuCqYBMQQLapFO4C+GBEivz4PeLDJ+d/",
+	"M99RKUdnhvWGikAOh2UDm0JGCUpfxvbKOP+m8AO/zlDtu26DwEiN1ZgdEcYp42FjOZVi8bg3RMWwt98K",
+	"jDGKeAjsXHSm2b0gY3QLWnvWgRBZCiPQmLMo2Zy5LVEdVuMnqjR7Jwt4JC+gScwc7bkgdE4XpO5jhNGe",
+	"v4QA3E/h91tEjRiGA0IDvv4kTgKIPmDTe0/ImZ464t3U+gMtZ+adIMbtKyM24FNm7DXzysjIGuF4EKKZ",
+	"eKZ6woF7gHRrAEig+YHY9xm1h7yW0AQHfBvcVb4Kafs1ori0G18Dv/VE8lWeI9aA8AhUWsZjIAOptCsG",
+	"n3IhWEBw4OSGRUCvwYX55qmMUh2jPRHTwMMnBEWSbOPWuPUjt/aWDc36tTOTK3M2OClpDrPMym5khaY4",
+	"7Iux912BP/r25kDMKVZdCEAsve/hbMoT5CKqKy+s2gSVzu+6e76jaq28sGXxX2nqKM3O8VKkObZHvAQa",
+	"DybZnqd66ojZs/UM8S0bqZWBhWtVmcbYjC1KsmVkFNYcp4TK0vaM37p+xGENjDSQq2XxhbwkdhKzDrkz",
+	"4PbVqc3cuBtFwmyNjCaIzZIMHyAWJaoEpGl9anOpjQN7Du019IYBBqm56jAv7NNSuQeAQYWSl+QEb1z7",
+	"Y/SBGEUsAECuMeAWwlMWbIkF/vn2doX6hFtR9FPSKFUagELBi92Z1AFJHWc7/bnDmmqMjY+jFRaZNUhL",
+	"+2xGyW6wUtPhPD7jMSLqVPIQaUCRu9QMWt6wKDlBgIvFJ8b3iKQF54CyswkX5s0wWD2LBN67jAGfesdy",
+	"AD/ngBWeDee+oGHovJoDwCSmA01+uDj9kNg012xhaRW5LZxqkR9ZxIeLnvA/NRWLjOvRVHwkbN7E8t4b",
+	"ozWic9tHYcFvpjRStiVtUtgnVgj2a0OBYNYQC/AReOT89THZ3t7eN8P7eHmMY3Z9HxMehtzmpadm3ygw",
+	"fz9C0h+poqBMIEAjzTiCfsMcCkwBYLOQR+ZjPhiTCV0QGkWAyo2GG85EJpndbXefN9vbzXb3sr1/0G4f",
+	"tNt/K0P1WS6RKgxunAQYWo/YaBbSiBydnZCAxRS5Ck0xSoZsToZ0oBX2cKkxnRp/dcpEAF0vyewBzhbE",
+	"7uHfzxQxb0ZYUFrEhpjyuZe3EotbpzxCQyUR8cXGr1K7A67zyZjRpVlDahV77Mqz6CXvfqYID7x0h3Fu",
+	"W7v+YxwpGK7p6RgyhKlYjgDhBvAbB0bfypHgigEiLT4njBgNwHkbMADt7htLDZcDO9MscjpLs/vUffhP",
+	"Py8/V4GEsHa7/bxKdQ6MvSItPn5JtiNkg4ouF0nBV3vmBJeGVZYE1JHWzAYil3nT0ktolDYO2JxQwYia",
+	"9ePrWwViBJ7rjP4SeRJhmgzDgUxoa8Bg++EvMzbDlMNmuYHAYuK8v406C7Q4jpVoKa8BjjoluVzXZVy3",
+	"U/LaVB0Pc30x+Y9eZN42pDw02n6IXY5mHwLAj2DWzsP2Nd8jvvliI/VwG78AcBbbJBkRJNANWEB2223f",
+	"WZ5SEDUbmKNRyfSsJGFI3Z/j7mlppjS2Ypr/SnWUNtaULfD0k5UCxnIzmEHgeJKeVG1knrHDwsyWBJp1",
+	"2Kg8aFQqrKvoNOK2XDMDWEQ+5uOT/AMyp1wbnYyOXMDVlOrBmEWHwPYAlBAHmfPCFZkBUB8EKSySH1Cm",
+	"RD2htEyj3emkbMMcMyNLo4AFjUPipxGY8fF2T+H1LCDdT58Oe8LHveofAHQedpfKmR7ICWuRl0k3MTQM",
+	"M9yUOuIuiOBsM/xeJJmwdBMJmLBXw5eU5DGLUdsuU4N+psiby8szgtceEmtFz0RklC2gz5uJ4hMWmMHb",
+	"c4Jgb+57bZYHD/vu/v56R79UOJ+kxTTuhtQ+8jLCMpUATAkwJ1VukehJI3MR7Le13FAVD6imoRzNLCGz",
+	"NRXs2VY+UVYEORPNvkGRwZhOjQjC5zg6UHgNBtf8Py01aC+9tAVXQc+qNivUxxFALJYJHS2yu+ZPFmsH",
+	"gNp/mUnNrpBQwFJa2F+4uJF8wK6mFOZ9KkM+WLSms37I1Rguncvo+gqtRmSfRYmUxbT2lkRWxIy/lnmS",
+	"MbXlcNgK2IAHLJflSSVBzEeM6IhNmNCtIRc05L/myTdWSkg7+Rcp2XZbu0BR3z/q0yB7UAEMoITkcIOA",
+	"XdLbn4pn5z8uP3F36dVfAgSlPJxFZRT1r1Hb2pOmiOIOlyykSjtdOZyFqY4gANkz+qWNhCL2oqyKa68q",
+	"661MFa50YpTdYjPBeONBOmsC0fIDZsVaSvbHhK6bWVGA2FgiflPy1p1yGJ0dVCyDM7rFjDQnlAMeIEc0",
+	"iOGesCn4F7aqWZV8lHtPzpbvtnfuIsVjHIdllnEQgq1bWsy3lATJXcFqR7Ive2pS/RO5fZBZgNwmX8UV",
+	"Zk/NJVO6LHOfNucO0HcEOezYnY2xEScZvSLT3wNKY1D6XCvn1PFQo5uZFVPpGzdJqufuX/HRj5M7z016",
+	"Yco8Ne1fLVOeXupWaqZKafpThhUTwVRyoQF20ofj4JOP5+9sIHqMmLOgUwHBBZTlgNAgiIxzrnBT1W15",
+	"cE/QEeWCUG3thMTraXgx6CnAJWBgY0qVmssIcLSHER2BPiXnLOARG2jlgGp6AsnpYrtz8wOcqYPdebEy",
+	"4eoaFFOLPMFII0Dmz1G1j2fmCEccMrxYuJUjONfFCPs/yegaWkqLsMpZVOpAIYWfZTWWUyZYALF2j/Ch",
+	"seU3ShAgJUGpjrJvcyaWWbOYd2xzNXT3nsdli8WxZlXMdlRU5FXJkeM1zTIkKxnOzJA/VM2p3Wv16j0x",
+	"DcfflqIbdiTADwOYEKcx0quaUAPnehsLmYEzM+/FB6usxyVbghkfikKdtLTUKTmxmvCyXByc20NWpt6X",
+	"PR7w4VNMeuYSG3DPnNrCkjwZXTexb3rrt7kbQ0lNXu50FQR3MmMA1sXCt8bXbf2WeqZ9570W/CVftL5l",
+	"kr65ZDfeujPcSj6OzVK4nwotlwIf+msZMAWbuZWZwxUUpP/87/+D+KnqefuX+GGkTkkiBYxBwWLa3IRR",
+	"VEZFD0k4O1vLNJzZiv1U7CHDx1l+yi8jCqDI1REqc+WxS0olOz/nMTewdAKglUc2qdIMtKJVoeKHF1Sc",
+	"zYpSwOaNbDAz4vQCKPXQHJryt2xxNNPjwjBYFnMNsnnXbGFsSRo0wUhVAzllh8SFmDLu0Jt3e+To5SXh",
+	"YmQcI2cVo7XJzSswv+b6Jg9qn5p0yptYee0CFjBCQBpnNGKRGyv+67WTOj/8dFnzlurjwSi2DNjPFIxS",
+	"GYv7mhnhaR4lI/t5B+Q7eCLg1m4Pjo6PX11cXF2evn31Af4C/Xk3NOQB6eySCbLutnritK+NcW78PGBF",
+	"jtiIK80ij4RyZH6ISMQANgO/G/kMawf2A5IPNUY32mE3fMAuzRhL1oVMKew/vPKZ/SAPyicFIshTDRdx",
+	"MSJ1HzmYbcntlvk7aoOSJcALm/DQonVIDfDPs8KkfckIXSbzF3OX51jUyE+sfyGBw9DqMyha3Zqr/xPu",
+	"+g9ckJevfjw5fpVbkJ6YAzt1P5JzxSLlwPQV0zZ3q1rkCFc9lCOjsAM6MCZ+ahPCcJIJKPluc4C4GErH",
+	"S29Rdyxik7nsP40zlIa+wuddyBmeHDWbTiVC/eaKN80V0Uxg6jygIMCdq+UZd3HKNQ2RDUgOhxwS6RDK",
+	"deW3k1moeRPADzH+ICN1YBy8iA2o0nhRtipKea6qMpTuAgQlAjJThI5EdrsBE2qmyBDTxm/e7Xk9gfzK",
+	"EPJOA/PKkfJcdTdmlxUfGT/KhcvB36WRFmZteqIn/u3fyLGE6kEuheqJJjkKQ/PqMXqqEQspwCjZ+h9g",
+	"Tvh4/s6VOlgYcZw8f+um4wO0Af/kQH/DONVDSN0fSSgJa20NJgG4r34j7venGr31g60tuNE46gcv2i/a",
+	"5qktMzQoNcH6U0CPphMWHlPFWuQkwD99/HjyUrXIJZ8wpelkin/NVX7AsxD3EBIVhCvi/9bDrEWvdkB6",
+	"Ndz1lncJN3yv5pGelfDHMmBwIVzGhcZLvviHwAlGg0AR3wL6+fjl//UbAOh6jszpy9+NSNtpd+3VQ4b1",
+	"MLj2M0FnemxWxWy0AKmrd9ode7H5J07JESjBWQTxYapJIKEAVxP2iSsNaY4kZ0+oBV5PaxYvBbiwA888",
+	"p5oheKdyybid7r6tlyH+OdPRonkEpQn2nJO6DX424AE/QQgfj5OmsGUgCUhvKAePzVgvQ8pDeWNENVgy",
+	"xj1pIFGIjeDF49ptb8PLzURm326JCAPmY0mOedVV6j3+gSM6AofBwo17kPGDgvdIh4sWPNemCK9m4lrI",
+	"ufCRqdyR1rg8t3lKKJW2WYqBnEy41tDjHbEpc1V0rlLADjpOB/snAZtMpWZisGi+ZQu/Zfehu2NsCX9p",
+	"AFhX9c4ugUZa2zzlkedtEjNgmkcbLY8avmEz7vZcJix1sC9229vuvGcUb0+8ooNxatLheEFhgf+pOWXR",
+	"hIP+tvsy+YN5A4TIbBFR8ksCFNYTkQxh7UMO1YKOTMO97ZnjQcfCDHIuQ6ZIRMV1zyyCswcYocGEC/eP",
+	"CRV0lPzGhZqygZZmF2o6HDbcDzeczVnUIqfudYqM4DT1F2QaOpBdqEsz/2y6I3hIKP7uonsQxMcfU4el",
+	"66rejOBy98IkH5EEmBSKwfqsBAy3bnGOld9okdxKKAqldFg3xzVrgrXnk7GcEzUbmLOYeg1XRKPrf2CO",
+	"IDw3zpRbCZGWBIi9To7gf5tudPhAohhD7YInxoZE7ZZzj1MxeC9+zEEsXsw/n6nkvXUoFYghnS1lYvrq",
+	"hnlwSg4B8zUfmk3m8i1WoJlRISDPGEHqcWBuEM8gK8vBOGwSX0aj/CQUAhoj0Tag3ZfNyYhpM7TtQ5wD",
+	"GsSMz2597A1N86NFlQD1Yzwrqz8nnstTA5lWvPVxsefjBQ5bSGFlF0jE7FCTaTXKvcmFLWgDTd/kAuxu",
+	"z4W1nd2vPJjixCg01iqk9xtOMLjMeU8Y5wOOn81h9GE7QMnCRfxE80kWkd1ZudkIjEvRe+QsMron6IlX",
+	"QrNoGnHF3H7HHAwuikhVytD4jQQe7jsLJJ1WeaaMLXJgxv/ZqaLP2GhCPvfE52azCf9nfvYHFoJbAwT3",
+	"Z+LT6TTkWEe89Q8lhU/wwqVCxM+pCjioLcpflypn/UxCOWfRwCi9MftE3rw/Om5evDnq7j53aceIzmOB",
+	"35fBwjNunTHSYiik7CcqNoiYNi/tibgi19osPEC7BAaH/wnTj/9J7Z+MbuzVvvikjlEU4udiMUCaxQOf",
+	"cNUTOqlm8mypKxw2BeWvehxruduqTIHeAQpLp64+Fh5uNQFWBGUKOaBq6k92YHZn/Sku73Bz516Du7Zp",
+	"i4vjE4BC2tUUJxXFXq6k2HPmzEAKpanZFnzCsKg54kqKAzzmZok5lkKg+WkMsYAPhwiAaVHfRQDmDJKL",
+	"XbOFEzJ25TBaENMDUGWejf4i1QQitkAr5c/Hig2unAntjOsArSq3VubhfaZ0kw2HMtIZ+HrjfoK8i0DQ",
+	"CUnoTMsJ1XyARo+RbnG4akynUyZgNCBHuS1+QTI0S4gJsPTJ/rcmD6StmiSdegPjJU6Do7lpBPohFGJ1",
+	"P31CvDqQtQlJflFmjJA4N2bOt8WM77M4m2frZmWIjslSBs8l7+KsnXlmKnGHHoARP64kAUPlquj4+dks",
+	"t+/hXzCA57sOCPOGsvIty5idzof75RUboGCKItr2pAC0wFZSIONbfYg8mnHVSHrPcAbOeVFR+iHxqfZJ",
+	"YYE7um5gbjocWtRPt0h7HB2WXCooKKe5fO4tlbnw8NLiavudsTXdlwE3J1uGgRGlUGaBgY3ttnHkFbQ0",
+	"2t2Jdrg5JxwqsFMFRqjM4y2urCEdV4igYNRJ+bZTmBdmTkMuQGWSacQFWHh0hH80n+j/Nmf9q1kUftky",
+	"TtvWb5qOjPdoXEXjuOCutyh5dBBJpTL63iwjJEen0yRpbYmCQYIVTFfuRUUUdiquisuaDcZ2TzD1W+QC",
+	"wwdypj1Lu7LknRmvNNFcZkZiGd0TvhuG8UTN4PxUcex8zKw3CpYO1HDQERp6qgH9ptp+unkscMwANwWU",
+	"ruHQm1wYkWbugznh6P1SkjDJYbAp5AMmsCnPhobOIjmNONPI9wB1NHHuPR1M2tIsmqTTgnFQCRBKoZWu",
+	"dlDrtNqtNlTVT5mgU147qG232q1tpIcdQ8B3qzVnYdgED3PrH/Nr1fqHbQkasZKKZlA6P7E+ecsW5IJp",
+	"W8UAfTZmAjJhVdUiEBm0LMOuI8cIsWseoHNyFjtqB8CaTeooPm2XQbzAJ0HtoPY90z/Mr21AHNGizDC7",
+	"7baLxLkMUM6WytQk/VYzw4X8EA1HtYPaq+DlxREkDm/gX93d3c4+wFeZl+4F7cFOv8v2aWe4Pdh9YX7Q",
+	"i9pB7fTtmVkpBRF4Pqp5tU9m4ju//PXor28/HUfDHy+u9i4XP/35zelobzy4OaNT/j6M5ieUng3efDyX",
+	"yKWANtCqPNMPP729wMDj8qIYFa+YhozOTnun7FHxnG19kPq1nCGizE77eaUbjiCqDwnudP6gdvBff/dq",
+	"ajaZmI17UDtD5QcbAo7oDVpEmX1R82qajhSUejBMbKW9+9pBDTeBmdKUs1k7qAlHS7ZFZ3q8BWF1KOyQ",
+	"ShdlZ/QsEkZC2bi/OZzzSBrrZ0KheDkwjhb8Ja6UsUGmWDDstDutnnhtVJVtPLBHPQ592Or6+JGDEEKl",
+	"J2cOESfJEpAQm/NtUB7CsqmfD2xZT1ybCIEdcw8LPFAIiXSL+Gis42GnAmfdfawDzIanWuQU5NvJWWzb",
+	"EGoZolvkyFV3YpgVVG2mDt69pye4ItagAaE4pRENQxaS0QzNHRt3Z58GzNpqQ6SkEmB6IVygkfgYilVm",
+	"UXDGeuLkDNvVQiNtYR7QktxuJ5NO7WSR+k53n/TZQoqg0SI/JUT8EZTUKdfp1BMwXvDyjZssFvHXgPnH",
+	"NaHGwIOgr7FZvXTlP09CfrkJtdGquCtFRlAg8AmgLEbEUgwgnxJ2DqDyo9ppN3eKrKpfXyK+gwMAfLZ0",
+	"wjTAwJXkvZNLtlJxP8hn/B3zhkzp72SwWE+WxkmPlQxCbs5rB1Dz3eSiOZAyZFFzSoWZ1v1aZXEI3+1S",
+	"ul+yiU/Hq7qxisB6S2ZlUfFA3KVbF/a6L5XHntyxnP1BA4dDV5hNWpnHnVPN3vFJeZu2vXYrufCLl9zV",
+	"PIOS/so328thgDs4c7frh+9oEC+GuaWz+paPkFOQEZT1b6iHzF37q+9KbfdjKYYhxwKSnc726nvP6AK4",
+	"u6R8R6MRvrOzW+XzbIqPISXd5WKKN3e7aw34LVucM+P04s0VvvZSyvdULOx6gKW4267wpRcYPfpupha3",
+	"anizR40cA4GY6Lz4dCe63R2hu6h3iej2Zfr9Rl5bN9kSuQJkC6TYbZ7ZjA11qs07KzWzpZyJ6na2e084",
+	"uNBue6fQI4BnzKnC9H/sFQxoGBpBr+iQYS3IlFFtnpe2e+LWWzsIpenC1hFgMxVASGLzPak73ZdYB40S",
+	"BWFDUamvthGfxO0o0x5mfh9Tfdhhg59QO6hF+uovv2zftCfdD3uDH6K/zl/0LzvXZzvqXbA/fEOfz17J",
+	"3dHfeFf8+dPej/Pq+uIcX7OWxtgpgFaKHVBrbG8gG5/E3Coxt464+pikV1dLLdzs9yaesF+w1FeGgiOU",
+	"kliqP4si4xYkIY2l42xM02wIpMQNfs9qd7ZwZpYc8lbzBhgkq9s29vJCNzX3YV/ZUrjTpoq30fJ3VNpQ",
+	"ioXDldspsY/L9N0xZLhRstvNlLh/itlopGBzIgWQaKN6xO0nZ1ppCt3DOWUhh5hlgQ2LwWznN+NlS95z",
+	"/u2p8FsbPWAXW+8JmvOaY6fZ+kBFbjP01oJz38D8TVJ0kS25mC87ff2ZWpDY4YsdvQpnLS5D4xHkI60D",
+	"V3QEjyEpcZbYPI+nQe1anK32rryaYPPUdTqii2bIBWtS3QzoXDR3utVVanYK/ni+mPsyV6dzuHQcak/u",
+	"0b+wexTrhGOXoMyrhmdqPa+okpawovsWJSFFTC5f6hXVFRejEGRwIyfyjfqwY3RZacHmPZF5AMTs8EWB",
+	"Zz2WgNRtpquBlc5G+wSxGxbnZ1rkDEeFZTc94bwi90B3C3Y6hkrmNNlqR87DJvWe4DpVOZc4bwM55Wa8",
+	"kUSEVfzQyOwkEjCd5GXv09uyPogTOU9e1+9XNxylT8nhrSeNq3hfPwX1nrTW1/F2X32yVTM0txsRJim1",
+	"ee/TH3btLrfoJqgJNVqmwNeIvYyfINUio5HFi84VHcKRwuLSOBnWEwMahuaRCmsFMd1EttvNgC6g4k9H",
+	"nIYtAny2ypZWMTKgijW5UEwgTCkUYL9LqmO3bROPK9mdsijlp5h/jeUsOsSJhuKk9PWkvtNue8Ad2BNx",
+	"MTx6FeQoV1BOVro2TlFGMyFS2ayeiP2wMVVjVpzUWj+5dG7X8yO6ub+HHJMtpjgSlHwvJ+xXxPZDaKfa",
+	"m/hW8tbees9pKTdja2m8zu9B40HVj01oYklMXKRlTx5Xrr1nKX31zuLjrtJV8XVpPfeVtaMRcmE83iTS",
+	"982Fe598tTunslAdGf1it/Z9akP30mYC71UaKl7yG6Ec3hUHhHLkGZ0dlxUeJMUQdd/85xUXfsPLl6f0",
+	"RPzrlYUhtEi3tDSOpwlN/oVGRMODApS4EFHKnoAiCltBagaBFSpmDLmbzY/uT1c2kmIuo4m3l7FQeiIx",
+	"pNEBrPv2givwz67QP4NvgapuG1W07mbDw7/ImXaTw4IrOdN+oyecxMqqaN/ZLTiyuL4mUfPmPjRYRgCf",
+	"A2UfPIFl5wIDqDqiQtFMhbgtNdfGt2+Rt2yqyT46yS1yRs38oOqHbg3XQjaLlIz8QzRsBPtkFmjEsL3A",
+	"vNdhFL/j4jppevMjFv5Hr2au79X8xv0GPN9xpS/shnzlkLfWswickF554TF8vzUZNq/z+y9E5M5DW+9a",
+	"aGso7luBXdxut4ddc+0UnrPdarc6ne3WnuO2hMI/c76wEDA6GsHAau/lrzwM6dZuq03q/IwGh+T47CM5",
+	"vSCdvasdEvJrRt7TgfnDXxowJUUj3TnodNcZaafKSK0kuNuA/562KCrBEGb2zjIGYZGLbfa8hXq3JOFp",
+	"k4KL6wK4CmyBnUUhNt0dksyZiG3qiEGd20RGLPX45JPyuArfvs/8UOmt5SK1ewllYls/EA1v2fO89ds1",
+	"W3y5VU1if4scGo3NJ3Z7QGOvayPDrneoLjTKAVross4jhO+Q4vhjFPo9kX7cgCrg1IeSWvghaQqEx6af",
+	"lG5UhtYT+yFIjWSegIC+VhE6xiLswDQO62DMApDAIykDUvePzV+ax1LoSIYHZBrxG6qZRyb0U5OO2H9s",
+	"d3a3n7eNQ8knkxksPXRKnQybH6RgzfdUD8a+rf00n++/uqQjPx7oNnRUZ5WCj1MHCC74n3FSEDswJqh5",
+	"sg44tOOmsSH8snrt78xCg9m4rC+WF9gOGCZwIKeL1OJiz1cWIrtX2x++eB60X3RevNgZ7AXPd/dpd8go",
+	"bQ92d2nQ7uzS7f5wZ9jpd/vt/otudxB0doPng85uvz1st2n7Ra9Whn2RmdSMcMgy/S/zlFfQWzCrW3/K",
+	"QmXW0/MNW72ReW+MqtTnArsElsRUkdcGT8xJz8xOKxCjlbZedi2q3HKrjPVqZvFLGKXsrFy8OWp2d597",
+	"BMCMgwfZDbdrge2isiA8/AXbFUJVaGO3yAcJvZK5pfg9fPTXU31foXnh3iKuvy3D8/zX379kHMwjp1gw",
+	"7gpaL6U/LTZKgf7EX8o06LqWN8hfjMIlyndutp/5J75rK4baL1S/AAyB2BXYWRUBH+VYzhGeQQpGEF4K",
+	"izf8l/DUC/NQv3GQPhlOPfUEEoXOYojc5UZ46G82TlE/osJxpXAjZrQM6AIZYJhziLDTvyegefZXqIHB",
+	"AJVr1cdGhkgnnRux5WCsZFJfIrT0LDkoNownzJaCxJSaFnLC+dIBXcA7oHlNzMyl8L/pa3VEF0jSQaTx",
+	"HV0hhp1XV+gpwxCYVzDtOYSoPQKbWK8xq/mJ7eBMWgVBnR7YLhKLPdIT1g3PNTlst3fwqcLKKZLSyFwR",
+	"pSFkgNU9N8DcmewJ9skcsJ7wMVh9yZHoEcA/XCDAVsHRMHQcjNDma717RDGkpNtut8gRJn2HTA/GgOuE",
+	"lhQlwwg2BDSOxuRApaBRBU5wYu9kVt94vzEu1bJtA8A2BensngAUnDjAXmQBpQ7CeiYQUhea7Z1XK4e4",
+	"WBYyFtaGh2GsaXIKYjfY6ey0u7Q/2Ol36d7z/v5eZz/Y73Tanb3B7n73kWygVWFuc2jAelwZ6H7vrsRJ",
+	"RgJqPJsr742pju29lWPl6WUtK3g0P25qeQnZBA/BP4hbTacsctsAM2dQOm42iK2L4BNWYpS5p21kgV3g",
+	"ybdvk1Fmc3okfeaNIACQgI024YamFx6SMbXZNSvdEpoCJ8NEXmCW2WTrL9JDTPtlSqnUZ05qN5J1eIA5",
+	"/gMHOdYz3FIhBSu572q0JaYW4i7ekiWnYYi4UImplYC7U7FIVRql49UywFwGoFNNoP2/RVwPrCWdyWAw",
+	"AjxkPZVjNpJGEQpp5EZsMeFdWPKFTe1J9RjaRdjDAq2sbdescuiyDEl9mDGCbQobUuV2xA4YLO633ekJ",
+	"/8xCVsI15lwPjdHvO9JA+DO0Utoe++dpTnHHmwPPD6dj2mea7LTbrZ5wz8W+UbQIQ4rYXyBaB3RK6hnM",
+	"yvh5aeP0gAwjxkjXI9NIku6u1zMb0cIJkZmw8EuNZYguh851YB9/hbH/xEKFYStNF7bLKDXqJEhjPz0m",
+	"88MBR2waUjNiru0io+mN4FRAhTxVgBqNxXdBT5grYwtKEUDjBrMpVQXRaZNBSPkE6x9s+22mFMJL88Bg",
+	"w9RhMsdUx5h9uQruW6sSDklEEySrwhDTsRmWnZ1jGbDHLcU2Azio7b398/udszUqqXPf8KD1crhRVtpF",
+	"Z3hZdXsIb0CrqMwgKgep9fLC5vddKlchMY4zFY/Vhj7W3msW2ffK/PNKSH0FYjImPTuoFcvRGL4fzszB",
+	"Tnun8kK/ggeXrLBTELcL/tZTbeC3UyVRtabQbKRE/8Q5hgEK3dXW0eqyCS5uONZjqy0EES+3kX6QXCxD",
+	"JybGUPKsZ4pEMmSexbiE+EVsPimMcsQ5r57IdCU5pK/4iQzVaH2nvY1kjnMEDzwSxEK1erDDvTheABSl",
+	"cAp6Il8Kv3OYAYyw0I7J7/sVcvhov2Xq0K2prReFGhPP00k8P4+qMbWtQOfi5mp/8Odu/y97k7fTHXXZ",
+	"ufnbC3G+Pf/rc/am/Y93u/R10B195Ke/7P3lurpmzX/rg2rWr91PiRUc8Y4XbJ5uLf26zUkVxM1rGfV5",
+	"EDDxFSP9/wKFdPeT+Mdpg0R4WjAkKE2wrzZI9Fv4sdXIYjFJKKTRjSPnkf5MBCEUlFp4vkAOZhMmNADy",
+	"/nBx+mEjDLHTKRNHU/6Dgm+8G5SYowHYDIwtIweKaUkyZFIxgUehQIDvOjsh2612PFPfBCjY5ZjDpDxT",
+	"8Rjd+EjdLGPjPhDB3FZb0El4f1vtLjvsr2Yka+0wN/anHXaPO+yvR+/f3c8Oi0aqQnOLKLFJkxYVYzjf",
+	"2qayGTAEjuA0Gj2qTSfKuy2qh0TclzxoJ4WMRisNNjOb1e01vLrw7KT3xJ37I5baFBBylQdfnprS/4j2",
+	"WdKpkN5GKZkGomkD8yyF1Hurziyoy/CwKAPRv0IqSF1zI9FAgnmOokJZjoQJ1wX4Vb6RD6fRyCd15MfA",
+	"Wvtpo0UuuGZIKXaQeXtzzgN26FydFJNFT6SoLCJGA4DnldI2g9skqa1csRF9Op1iEUtZ8Yn9SOwdMF9Z",
+	"pvFB6N7Rg3xEefRU5VV88M7NPlr72NldnZy8NBmHs7hyh9Is/tqVXafm5IK6ns4KAYOw9AbiA3QCNcx4",
+	"aAcylLNItchZSIUlsLKJ8/4i4Q3zLPIdYFzDY47OTpZPMXLg4DkGu8ac9BUH2PHFlHDROIKTovP2EeDx",
+	"3ZHb0EyBeYDrBgNsgvi31/t7253nyHJr1//f2q/3nj9/ZVam3K4Bip/uc3JMNYspHavFd9yXPGhk6qvK",
+	"FUvz+5jy5VuNRj2G8XI/YhD36fqCMBYMtWJ5l7dBtmigt8bhHmYqN5SEhd7ZkTkjTAFF2U3X8d4pxI+h",
+	"MbHiM0W40CwaUmMxiBEXMdmg5ZFCAsSDnjh6efnzEZDgTbj2CP6zi02AQ2MI4V9e2BNB6gGbyFFEp2M+",
+	"UB6ZCa63IiknW30WeAR8wxFnyusJIHcEPgYswsAHbZOAq8HY7AqPTMOZsiSQwCpNFLBtKHL68oIoBjz/",
+	"0Ch49PIy+VgZ9QQX5PT8/c+n7Q7ZIqfvX/582t5ukaN3nWQIZEKnII51NBsYIy6wvwGGqQjgJcgXYefG",
+	"jKQnbuSA9mchjRaOTsLx3U2okZSoZ64h0qiIPxMTOp2ywIfKkYgZmQqplKN2F7gCqfnPF4BPB5FJx0FZ",
+	"P/ux0+wS/8Q3+omYf+3sNtDHRnpKKAaDmlEFxTOwRipDZEk13Lht+2UomdNIcDE6sARrLIBWnTG9gWKM",
+	"CMi3eNBUmi4srxpQH5mLkN8AmmLdXCddoiCdEfvb+v1E0RsGrFXQFCQFI30auFt7AkceSmVVN2SaLJMR",
+	"M08F5WhuY0JHC6hsi5iahVr5WI1t9oSXJOkcn6DfE3Xfjsf3iK+uOSyAR/xghjqEmX9E7B/YY9twlIB2",
+	"bB6Zj6mG4cG34GM985nXUABsK7Ht5eYw8LCQm9wcdDdXfiMZakTnRLNPukWO4qdw1RMcMnZDjgYKdP4y",
+	"BDNMaT9Sf3/xprnd8OIfh3TAQ64X+MtOw9YvQ2Uf4UFPwN877cZB6q8ZGhQoUp7CThIwq0oSPZexxACS",
+	"NyMnFLZ2ST1GhI+eANnSSX8J0mXgt+gFYFG5xLjbJjIidllskTpXS/AntCdSC5bhxrMnDrvNcpIMaXeg",
+	"vzoAqOIQd/JrzkLLOWPPj9Iysse1b5SekVBcpEqsDgjOG+ns73vw39swDJhl80fYqB72Rb8//0DqZycv",
+	"m9sN8nzHw3MHAtAjRgJihT8LyPMdvI2Yi3fJkE54uPDIiN9YJOcJD4IQbVnVE912G67PzDAe5lCKEYss",
+	"+RpXqS3trogYVcgw6ZoagBKV1DlSg+Eh1NFMAOlpXM0uZ2GA8gxucuQRIFQah6nzCrPnVpUqMlMzG9k7",
+	"TvLPByDkkEsbnVJe2GxnubB9lItZgDZwZIMJF8hwGcN0ZpLQMKZm5snmlWneHP/EFvLZ8fiHRMieSLLl",
+	"AA8A5fupm44SalhgE7a2q99KKBZdGp3aRkpL9pPty9xp7xAffIak2g8q70HKxtWPrvZwSiPFgNvKbDno",
+	"C0hJ0IQLo9si3wEzk6O+nIFq8y9OP15cvXm3d/Xd6cu/Xr07eX9y6ZP6Dnn/XYrh9JDsdLYdxYRne0Bk",
+	"mDCcddpeu92Ohf4h6VtFJ4eE9s2AO6mfYUeAKTFnTBM1lToenRwagZ6blPQOMuIe4Bk0B4nraJQC5CpZ",
+	"2K6IQ9vkLCXqI/OIOeXayAQ8jUnLR8yju1yS96c/HakC+QGSg2tSf3W+12j96U/kPY/0mBwjmZlHzsd0",
+	"qsx6yYgcA6FuyOgQpt6YZbjuRsQjU6zSQE7pH1syRGO0HhCz2xOHZhzuNW+6/86iPT/Z7smMotgye8TI",
+	"8nfvzqBHBCo8oVu4/andB9HR/tQZmH8ZRzM03iQWZwaxbRfDKrhtC2TgPREbmQ6ZCq3628ZZB1kBAgR2",
+	"71BGk0aeVQSWG3jxj99iXaVTdzgvZkv8cHH6Ada6j5OKCsiZd1bHwawcn4MoeX/xxpZZorqynQKWE0/N",
+	"weCyanJrh/zzv/8/cH52t543UIzvE//o+O3P2EiPPI7QSv/z0fHbhJjNDvWZAmZcoC8zTrwxUoA58/3F",
+	"EQ7r/cVR0wiJI5/U7U62IizWX15y5TbxX7o/HyTAkDHVmd/wiH/0yid1qyJT9Q8ozwF60j86B0Y7lPjw",
+	"YUfNLm6+eOQpfU+cEYAmllG7R6/Q8j43k/rq/NxNutXgr87Pmy9cvQ2+2VKjpWqLPGcfWV72jE0UiwI6",
+	"gZ1ne7xkNDlMgFWcpMQ+dsfSWd9pdzzkpd3pbHtGyJn/t99AQoHCvLiPtMxHgTYLARXiGGmF1SgIflod",
+	"0MAIkYvmHvSEPwi54AMa+qRumVRJmki1IF5zAu9+E+7dOS/lFaPnaGdZWfMlIyLQ/fIcP8+r8z08TXWn",
+	"qlxdcul5bhwSitRncCNyviP4DIqNWGRAY9tIgPFkVDnORtKksRrFg1LXjQXiJ2nGwlcUd4TPZjyolTRh",
+	"bRAeU5gsvqXeNg4bndhtBWWslcNH8YZIwl5erWz6s13yRhq1++8v3nz++f/q9TDw9vnV2cnx5zdH59+d",
+	"nv948uqnz0a54//rtrvP29vtbvvFdrvT/fzZOu0/H728vDpqdz6/v/jezHrn89nnbmu31elFZycvP3c+",
+	"f+60293tnd3nez///POb98c/vz///Pnl6auffzj68KoXnf3Y+dz5fPJ556efdzrdn496kRlJZ9CLalXn",
+	"4E249yrae5iAH1ghFdfuHBzHNRbvTbi3dGe1tcutWrJK+fVzq9bZ2W53tv/drNDnz0YtwdIdvzX/3Vxe",
+	"uvcXR5+PjuI13XAxChqfY9lt00axSZrzgq3nfeDKk1DVoaue0vSxFkpAHu05faaceQE9t+UiyQiWO8VU",
+	"16405+gcXNEpv7pmi1SJec5tWKot79y9tvyDTClWUi91OhrWuKji//SE87vqS55Pw8Wf7FfH4KRu2ruV",
+	"IrnGYjh3Z/suoem1V6uoFSDrXD1UC0A+VuGok7D65ZmCmY0Vpr0A4AOGsU5VTx0CSzdbIzj+zMdtDTD7",
+	"kL9li7h90vut1mc0YlFxQyVqDBd9P3p5CaZSwJluogvrzLVUTsEZmgV5hdiahbzCNKSiaS3U2kFy31LO",
+	"wfyjJOkQv/9WBIxYEViXKnAYBDgg45HZuG4ar7EsapogYbio5wFciYLH+d5U0HChNBGMIZG5juDP8Vhs",
+	"PDTxZ7CpwT0TGDuvU8iDntU4CqCqIKCMBJUxGFUam7AnSsEJSUVswhY5Isk6BC7xqxgz/qMIFxaDEI7+",
+	"sySEXlgtcjQLeN6JyXspZAMn5R0Hi/R9sg9vxWo4NcNOskguUms+ofWIJr93+zitt8wLvd/suJ0VVTI2",
+	"e39ueClciG4RLETl4dkzkh2S8+hLhmTvWcfoO7W3fKkAS/l18SstBkYilFZAYMCFlxHlYc6UrwTPmGz8",
+	"c5AE6yE0xgf2oTAa0y/4VgAMvrIF+DsqlzLy3yj6TMCrml6PBfwmen3T4qllewAgn0otgSP4OQ/JLKeA",
+	"qMBUKn8Atm5/QXy0tH0vRpK85iLIqUXjFcZ6keTV4kq4YFLP6Nxbay0xUW1eVqoK8SMraUGLkAWan1vA",
+	"DFK3U0B8MzF+TrmYv5UpPZiqykIcxnmB95Tpl1gzP1N2sN+eiraT6FKAsD8yg1RMKBldyeEw5IKVDAew",
+	"fksU8vOdwrF8e1ovOX636jy7QzfQdnDneiou2TYPouCSx38r6u0PraaMgLNzntJL9g8VynkfVO9AG4f5",
+	"GhnesI0L4bwKuZVbyuWOsfqICtRrMDJSV3LCoDmO0VA799UWPVj5msAikiCSgFuW4OOdw0ch9Ix9Zkz+",
+	"Zl64VMaCaD82mc+1Jbbhrm2fTlhPyAGiZA1YgvsjsNHNhZcihnEXpBQ4tBRIqRuhiX5ENZvThVGgUWCr",
+	"d8z7FQ+hYMzc24D5cDx58AnLiha1KbPlwT6pc6GmbKBl0t5QSLcDK47C6V4auO4uhasJ4TWSB+76YoIZ",
+	"86NH7NYPnqqG7xzPfPzOJbur4wNfRd5mz0/1MF5KfM5ldI2RxceSoKdWTpiR2DIdW2vsazaBL5xF7Ip9",
+	"MvY7l8K3AhEaQqecoTgzruN0YlHltTsjz1RPgCdRR3x6Y/apA+AZa5FTI9CmLMJLDwhVCPaFdJp5tLXU",
+	"8ECedwElLSfQpiwyVu0JijEuhUoLNY/QkFMw/IdDLxZxJe2pIAF+ktH1aRQ8Nq+Ym9yTagwbbA97QyQG",
+	"wWtjPhrX1hN98Yc/VMNHLLorfhPt1LwaKt8jXTsQszD0apZe7yhHStJpH7Tblj5lWXqHcs4iMqLqmmkS",
+	"Mm1sgWhCKI8sI9hG012N/CTYbRcsDcyjDGdmkB+kZu7zrNNW2fGz5d/J/FgfNfZjXW/+OZtSHh2Qn5BI",
+	"jiCRnDGAdvb+9/96XfNqtjumfGYrb6fkCJVo09TJdkaWGW7CmcutNwx6trtuWvhpkz1tMsgizUL9UP3s",
+	"VrEnyvwxetz/iHbh77wd/hR80mXTatnGjMVBEeDHklVT3dTEcvxV2eK4qD9bFuEROtD8JobxltcsyIaT",
+	"D233krnTPMQSyFVpvM1nQm29jirNhD5cny7EkaFMQNXuzuUGU+aap0uUR3s/UR4VadMCo5tCqvRHVSgy",
+	"dzr2eTbE+mrKB8s9gsAc0QD1wIb8k9k5cqaurvf+POl+2oQwDeetSpDyEveI+sru8lP+qyywaIvIMqFF",
+	"Jy9WtcjmUl7u8NbuHS6g0GdNgYWT4SwMUYABPq/tmhJSs0OyBBkO2SrEDW8Rc94htG2Mzib8xEVPwMgx",
+	"oBcBmTCbIp5muHBY51Aj+fJyuZqGC0dzmeqF+r2JQ+v/4sH+BhCabpVka0I14Vc9FFoTXHm/Ev+aLbJC",
+	"+sf+/uWv5zvi3fTF4KegM3yjno9+oNuLV6w9e8tP9e5ffvnbvLIaEOAJ1C60hD4PqMBaECHnh46yxWJf",
+	"h3jAWuQ8Piyw+bzlE3J2elHURTsO91LnIz4erVJltN7KBk4TlWqeNJD3A3sCTo4+ghvwB9N3Tyhcd0Hh",
+	"SkrdH1jDl3oeeAJAg4cMidsKDyc0kymXg0M1vtPuYL/ZfMwiED03EmPEccW8uTOXi/u9qVv4qkTd5rRP",
+	"pUNm+1KfBM03UFhmFvOrHj3vQdNGywd7FnDdDOVoRUxhHpkTM6HAf5PB5YorsLKxhmyZ2nwsSR2hw2PY",
+	"gcgxAzWwUh3T4fFpagBKKcIfREzJWQQOwdhiMkDoxUqS5Ro1RM7bqGx8NaX9bQXhacECNe6IlTKgUcQt",
+	"rgqk0BDEgWvWE1rOgJO57tpTsA0IEH9t9+iSiLLrUV+O8XCtHEohTkKK3yCefOWROeuPpbxWHrJnTOh0",
+	"ysVIIasAflSx8DPuVaqAHj6Qx13DrnDwMP57GkNBY/GR+SqHpAirZkESuWalAR0z3e/kqFJpoHt13xbh",
+	"5Tdeiu6loBxvt/980NwLXrDm/rDdaWI/5ot92h+UlYDTgZbRvdTjZSbTnCk3EaSORTFuWnKVjeimmM1X",
+	"PkSEzipjU1x3hEa1R4QONbM9CMs8gLG/1Llsp9IrRcMzp7l4+gKqWdM8e+057LNh7AbdMrgXKwen5UZD",
+	"+6ZKHONgJsxTZrvA7oUIYVD9GEDJ5wGyT8QTdSQo+V5O2K9GjdECl3l3PZeZQRvIFJ6z3Wq3Op3t1l6C",
+	"vgjCYWfYGXTpPmv394LtwS59wZ4PO0F3UFs/F6aNx6Cr37FJfNWIsVdGJaxXCGr39INVgqae/1QK+jU7",
+	"FsD+IiEottiyhFaEVW0KD1kSOrCQolvItKfWAWl291qWPuUZNWwERIsc419In4VSjByKH8KMZFkOYwum",
+	"3AYx904AcagOQETAU08AOyYm2p40PNKfaYxlLVsctpwJPU64/l77HXLY0iWWjYNvtZOzdoj2EfRIn4ch",
+	"F6OjIIiYUrWDWqfbJu/oNSMXYyNNXkYeOR7zAR1JcvKOPG8/70AphpxMqYCQhhFBFr72NNL8V/ITCwIj",
+	"ZSrl2IAmC/ysBf3PwZiJpjQPabkxVlUwg3Y7UV7v6YKSY6z8m46lMH/79w7Z7nTJ7u4uaXd2uuVFDsno",
+	"NlAK2R2wnmKwh+yhFMOTQviaKby86Ex3rzmQ528D9rsY7DYIFKGOnbVOyZRFSgrExrCHH2lZ+8bztLK6",
+	"0SKneff2YCkCZ9zkkhBcYXjQnSmf1PEPt8phDLHmzuFj5soeVMKuFp9riMTqeZ3M7D5kzu5JPd2injZb",
+	"rlLmVfj1gdNveWv0qRrvKZ1293RaXttWU7ZZ7VI1fVa8gx++RWRWWG1jydp1fH6Bhl5Dxq4uJ1xD+n+K",
+	"nG2IT2y5OkJGI6REvweli+j+S0r3SWfei85sP+nMb1xnPimw3wtV7v2ymTyK4kFf67YkLwTmFkg6gfkS",
+	"wLe/pQwCEEMyGFr4ltU4Xg8XRcMP+T0E0XDxT9aQalXEqAhU6vfnzc7OZXsn+X1kxMixnJkhdnba1aVq",
+	"J5GqRqD+87/9TxTycxTygEw3dSnGTXqQcsPevuxuJ8OOm5K4MFpvUUVqe7UbJmZmwEaNAXPWGb3hITgc",
+	"mwfpYIOtmby5eQrR/eFCdOzmDhG6+0nblMXhvoPoGhU4RqwhsbrGww9AOhusyGjFOFEOPwrgHn171PxD",
+	"4jvCagbQqT2hmI7Lg7FeGMv4MAUDvDBUCAnsG6qIzfoegnR4Dh8zRre+AF9bOn9TEvcWcbqugQyL96Bl",
+	"+0/K9fGU60a7ocxbAhn2tQKMKNSf4otP8cX7jC+ym3vz8koagws3cJmvdyrcqbqT1/U903ldfLcQ1JPM",
+	"/oPJ7CcJel8y5XumNxQoD+N63GMGAr4lSUCkvJEJXZCJvGEZb8QjPngZwB5qXh0ycEtk1BP+gIoBC0MW",
+	"5J0WpMMClyWGbHB9jvA4xI+iJLnJOk/YaAxo+bauAbH5NCN1AL56gFRIIk6fPJNv3zN50nJPWu7JT/hX",
+	"TuN8RfueixvJB7fwxZzYC/JUMC6dHy4s5yvqvTVyPFgsrZ4RN4ZHrJV2X1mpGwwagOBrgWbfDn49KPZB",
+	"u1vSHAQPXr/36xss6qahMZ+OMU/YLtE7O5ed3YPOttM7N2voss4aSfztpMUoYFOpoOch5ILhKtOJ0WV2",
+	"qN3u3u5eNy+hX+JtHtlu/x8phGaw7oiWmoYwaWJmNr85OB9+bJqBvd4+2mm2j2EEU8pzn7972XmeaBrz",
+	"e24QU+yRvmWYhdMaP3f7b2vM0k7Nq02YHktz/YBGQYUxR2zIAH26dlD7kSvq6Hx3ujtdmBG3oSufilhL",
+	"m1eb3W4mN/fRN5IHCcrgBuk3e+LXS7ylD/tT6u0Pk3rjifT/BpNvPAzVsoOJrdpOAAHDvG8lm+8+iPTh",
+	"XnOhU1fuGjhO/iGhPeEPuaBh0U1Z8UYmXMwUdtbbp8QzR8b0hpE+Y4KYQ9sip4KRkN+wnqgLqYk5ro34",
+	"DY6uzQhkgHh2LzqMc35Q1W9h792He4QSxQZSBPbRqedReJi5Ar4mftV8zENsjs8NGcCLNA9DQJO1DfII",
+	"1h+yoYb2ADMTMdT0Tnv/IdKOTg49ZuJxSTGuKbLXIEyGj33QWv2M1XGrjvyXND0QlDdlaLQzNsad9LVD",
+	"+F2tr9fcMGUesz3LHpzhr5XTczLvKav3lNW7z6wejzXBV/T7V2f2Yk3qeMKdtAAdZ8XtvWX+EnV4x/Lz",
+	"J+fzyfn8Ss7n/SqzpwDwg6U515Kwj5rorCi4t5ID+jjsQEizqwh1WgH5eZSOKdfcriZH8SWh0eGRcfEQ",
+	"Lc3K6pSn1Tbaoici+3TrmB3Ca3hgfDVzBGPVlHbRyE82rBI/NjK+JlPkVxZJS3LuPMCe8M0DXZTZznHL",
+	"XnCFvw15FAelf7M6wnMPMf+ZiIgvfoscS4F8bLonElUZMQIaC3BwGaFmX2o+YR5RMKgFGVBh0fLlDYum",
+	"dEG0HDE9ZtH9uJ24VO4eC734qG5noUK5Xw1QVTSnkCi/jmP6ZJE8WSS/F4vE8dkzJ8GfPO0nT/v342mj",
+	"4ktMlEdwsLfUmEaPRoL7nhsTJGX5PFNkOuuHfEBCLq494v82Z/2rWRTagW7xrd+0vGYC7BkKjdxAWwvc",
+	"i5HUVGMSvyfgsgMUDhG74XKm4KEpm2wnZs4lR1m7LdXUY14b3GcF3IV54oME2e8SloDpMpqhv/d22n33",
+	"af/P851X0fPLRecj3z6d7h6pFy+H7e/H3R+ud979+vwvgxcfJjWvNovC2kFtrPVUHWxt0em0peRMuV72",
+	"eNHWemplJQEzCSnOEjVh1hsRkeHz0rQQT+7sH4L9FrbAtxGr3DIS5LEk6Y+SByrv2mKuckyNn5oER40o",
+	"I0BrO+eKNQ4hdAqSUWk5VUD6xsXI1QkLNs/kM83VkB41bmEfgdLvRzCab/jm5OJT1u7xsnZwoFa5Fbn5",
+	"764JZLLC0UhbBU8K4w+gMIyQeTR9AUehvKL1z/Dz6npWLMeuWs+KdSuqJ7K0BUUQJl+5thW/t3plq2ug",
+	"wQ9au661U1LX6iT1776uFcuRKIR4bqWATvcQWB1yxqIBvGa7/YC6q5tRVblysohyxQJjoUeaRLzvkWlo",
+	"Rp/ou6GUARQBUaGRIbqz04bQ1oBPQcfgZ2v6CY6+RYRNK5CdF9vtdturzQTXZxGPNfv2zm57mWXhYkqj",
+	"a3Ay51wYL4IqnQynz25YREfsjkPa7xSO6HnRgM6N8CYgjFUykIgJo7Rzw7htFEMaqtwwusXD6Oy2C8Zx",
+	"Ohw2FaNKChJwNYB+m8QsSf6SHtB6s9LstgvHA3+Gslom9G0bW6EqOB7TaMS+m9pbU+aFciGXT+dU4xWd",
+	"dnfXq2kWTcwFxjxyxXmKDWaRFagB1ewwzuIEM0b2SEAXKR6OVDM/fJNCYZ8UOCaWTGaYbs7NpJuhzvrp",
+	"Kdndwz9r+sntkRfwjPRFe7vmb1+q9Q/RkAcfhQY8OndNtw2dRRHqvM4GFcwg19erX05E+lP18h+mevkX",
+	"p9+/vdrllxEdahUX9VryKWtYXSbsu+bpM2NNIW8TOlekrhgjPmzzSzjefuPAuNAMvSfVE5FZDRaQMQ2H",
+	"TfNYRwExAGgid7A9Yo8/GcD594imn4jENLEVjvBgrGlytMB8wHoivgNKoM3PVsAYy9CJYBwV/Kcigo1o",
+	"TIs+oQuoYdb0GiWWGxNwVsxJuyfqO+124yFKi1FAPGaG916sngewZHIK8aGtlBWvuw8TJG9yPKh9seJ7",
+	"UrZDsW3wwLZAmb6tHK2Ag/OQtQBPLsSTC/Gv50Lgk1Y6DIExGp48hpUew1rSrCzy6sBKjJEGE/+1ajvQ",
+	"an2q7Hiq7LjPHopfrMn71aLMq/sn0PWJuyesqxNYH8Z4EUY+2sumVGm4zE9EgA9yjdQttzAIMMROeIY8",
+	"pORXKVgDeXSJzz5NjaXi31tLhnMj7pbhezJ5nkyep6jpU9T0W7WBntLOD9Z2s4ZS/ubRBR2OQipaaA4k",
+	"/FfE4jgmB8xzVPCvAp6BM4dyoTlVoPd7og708QPzwABgCKwCb5AJvTbvIILNiW83ve+RiOlZJMw7AMgQ",
+	"rHbMJd9AeVJcaFSHCk0ZBrYur6Aks3GApZdJdaeWZlwYBDUvtu9FFv8sAgW3NaBxUUsKqN1S4GJBJ/Gt",
+	"0vbJZKY0UZoi1b+iE/YQgIeJyfIUuHwKXD4FLu8NbPLJin+y4p+s+MpW/FMos4oZ330y45/gU+8RPvVx",
+	"goBbqBsfuxMfvIuEiTWx2ev9BQHOSo9wYZnUGweJU0P6DFHN03XqHiKVI3S5uyCNhO7lWufhUVfupWXN",
+	"87ZY3euJbO88FKHaRIRxhVKRUfMILsC5AZHC9cL1Rri3HaZR8ryecF5VyqnC5vsELgAyH4EEN8tCy+Wc",
+	"nKGMYleljOViE4cFD+y3U6qxAR9t9Q4yTYdD/OCvZZz+VqMFXSPdLDksWggF3K43nELpGh0OzVc+2bhP",
+	"Nu6TjVti4zp5+WTmfp1odVY/Pdm7T8nzO8IiWJLNRHl+dcvZGmrfmukc24+FFmlZR28mUt4TjsL0nkGE",
+	"X+LYHsB+fAoPPplOT6bT1wkPWgHzZDp9HdMpFuhPptMfpdE8Z8U4S+KrmzDfCMCTK0+4Hd7plxjeybNN",
+	"StF1XABMfCPXfFJPRf4m8oYpZDqMiROh+MBSJzZuh4kiZShRPVEME5UqNUhVR9g1/mqoUd+IUeUwo355",
+	"8Te9/W7e7v/luiP2/zrtqt2b873ZDzuD18/HL1+wo/bkQ0eedX+52K4KGfXL1joPfUKMepLLGyNGfYWk",
+	"DBNqVg77cQn4lZoDOhMXZCxnipE6DSZcG0FjpIKRK8Z2BDMoaHikvwAYD48YI9AjkQSu14D0WXBA3p9/",
+	"8HpC0AnzsERbDkmfR3rsEdf/4BHzfPgwC/dLw5BFIyawZAz/xZnySMCZ8TADIw0B/XgY0pEiajYYE6rI",
+	"TEzodMoCMpABw7LxeE4CB1ECYCQSkTxiCJJDIugEC9DMv3tCzrTiAXPXmCeka8PuCarkOOSCD2hYIHjJ",
+	"WUgFGTKqZxE7IP4gufQsknDZK6FZNI24YqXl6bjclWFNbMG82wJr4pogw2gRrollKV0T1qRslGIWKbNW",
+	"Zr+R+tmPneY2mUoutNlcAxoxj7BPdKDDBbEVhI3sl+z8VDJO88TMKCf00zsmRnpsPI72tw++Anckh7zo",
+	"le7KLbs5vnxZG1XhDPfHhZVka8Er2M5zNXswiIXM9v1WsBa6leKnDl8bEn7fdg10hYm70DJiAXofH0XE",
+	"aHC/JdTnjAap/ZRWnFZYllRPO7ELanMaUtG0crZ2kNx6z/APBao40nxoz3G5Sv5ugXn5hUeUlCJG4yJ1",
+	"anwOpcluu91okdc8NO87ID4KW98j/kyxCP/rmovAL8Tp6ok8UFeiG9Vt/VFULOzTQLoWYGtlP3BNJfSN",
+	"6h784tLh7fafD5p7wQvW3B+2O83u9s7u870X+7Q/CMpUDqzRfQ3PrHN2aEMpgytrXJQMAQKClVm606v6",
+	"1tz55R7wwkpC4J12im4dqlPUqYgv2WmuEdYO9trmWqVmLHDP2I6fkQpdpyYrhp18/b7Z7W53mu32/ovN",
+	"SNcxmAnfgPZ6SdAv/cV2a1TeXub6D7ikR4KS7+WE/VrbADQps8RVtLtxGyKmZuETM/u9IxjlhWis4rI/",
+	"PDqM0VEsGrNjRhoX805kY7UKCHpcgBCVDgZMKaIl4bqBiEdTFnEZ8AGJZkKwCJCEVU9Q4mcefRXSqWI+",
+	"oSGLNLF5SXjTdjsT5vdj2YFOGgbfpCDGX5ViwIBqtSfqQzidxIcntqxQ8huHFu4Iat+4Iv4g4hqdMbA/",
+	"OfYqudc/szoUgvbEyBRiZUpPZD6gNB4nJ9OQUzFgBY5hGaBR5tA+apVcqaB+FOG7nhT9spEefEgcnCfV",
+	"+GCqcaO1XqUAHxYaJCP1n5BB7qe46Q9SpDTIqYDKpkJe66wRTl7ejrfhfKzQfhWdSwhsZj/1btmjJxH7",
+	"+xKxTxLvnlEINhUc3zQUAdekTknEBJvT0JjtFiUgcQYOoDwRjH2knwxmzDoHrqXF3GGOiuUgET0BtCbg",
+	"eVjHwwa1ZYidM4NQKqYa92Pb25b9JWl3P6b5/pNp/pX1xv7vUW+AH/ukNP41e14fvXfVyvPHsW9tMmjL",
+	"VRY0obKg1MY9soULpH70rtPcbiAWNmea1E9fXpg/wP0kYgPGb1iA5WKgPaIRFfxX+IRnigwZSxXb98SN",
+	"HND+LKTRggQcazAiNpAjwRXzMA1knil0uCCKMeEYW6A+YSznZGIsai6aWNHhMqQ9MaBRtIDwV4v4eOL/",
+	"Az/VJyFXtmROApBPGDEaLAj+7MWX0zD0SV/qcboooicqV0VccM2wwuKA0ApEMi4/ZecSJmnpy4gc9kSq",
+	"wIPAh9pOXHfR0XDIoEPXwZLrsVTuXeY1h8SXA2SqHjDlO+TzntB8gsMRBHdAn5Uuo0cUF7iBZcCeKZhA",
+	"KANUmeubc17EX/bgdSLvuNIf7f4+hu1dJVXnanSIjHBFYJtj4U0mAWX+fi+JJxkwm29aSoD57nz6GGQO",
+	"2JDOQt3wjNWFf5cR8c1OzQ7O3VeWO0QVmB6ifXT2XiZmEyOJUn+K/4OGkIb+fVSOOOl2a+FIdrNsUD+S",
+	"fsB61SPx/nqQwpH46U9VI996Xiwu9YvlUKxqB1aG/a6KQYoNja3fzP98uUvN/LJBbB5JqAL1zgKjUfRg",
+	"bFRtxCcTW+Q5oIo1uVBMKK75DQsXjUMyxe6zJhPwiMGYAsBFpHrCVWD6W6gk1dS44KhtEmn7/vTl8ZtT",
+	"J2unVI8TUWseWct7aCWleN1226tNuIhL85bFa3l0APsY58ZqoCKjxuLdE7v0RUbZhFGhPAtm2ASJCsGG",
+	"nrC1+Y5fZdkmARvENgDU0TjB0iXChI7MYxASsHFIQqpZRCZMKWNS9URML4+rZyQW7v8Yd2NOFy3y3poW",
+	"WgKJzGSqF7DOYC1m+zfNc+ZU9UTEAOoYFx6+ztiXY/MYFwW55maLiBY5wvsEY2iEQga3b8wgsIUWTHtE",
+	"SYiTcGN1DCkwaYdyQENrr8VkrTB8m6EdyWbIb1j8AYqYiV1YW0/Gph7rif6Mh7rJBUnbxJKprFEMtU52",
+	"MnBSlWXnj+1DS6SDtctK9gTX8GEqtkLVmE/RhE4uLY3r3KOJlraIlyzEw1VG8ohpRXba20W23ns6zSjf",
+	"u8A/cqZRvkqhjCgR+mpAo74cL4KIQh17KOdXQ6qN4I2bDpmu7t+/p1MzyocK4SgUK2CnrbJ53qcMlnXG",
+	"n9xUGJzAU+hwz+2G/cqxij+YkfE7hul6T6fWSwQBHndBWN1U0ajJyqP1zBoZjYrCIOAdl0Y9joHeS40Z",
+	"0wllrA83seBI+5lgBKo9aC+vxBtrvXj0xx+SIba4hhW/fN0GCpyLb6+EFXIXMsIcRVA4THNJdW/4dod9",
+	"JvQF3vPN+rtmiDALq9slUtdu4PMmt6/r8SaH64mU8g9R0pla0ZREN4olXDx+IefpFBrv0sMEP0BpGZk9",
+	"6WqTwISm1nyO3ZOJNIYCeiVjFt4wTKxaZdAT9ZRe8MBkt5Qtw5lRTo0WeYeo8REjimkr6c8+XhKrhbCV",
+	"HPSHfwiCzJj45lNQVZAbGkGQv6B5AeU7e4vejE/qXKgpG2i5urrSImU8XlVlPG05kIgXB9su+eZW5iSA",
+	"DbVS4fTbHbPdHLafFHrcZMb5N6/yyJyG100u1s4cVk/fJVP7UAWUOSm/hpBfw8zP3FRo5sMpeujSwOR4",
+	"POU6fzf4vt9CG7qmkc4K/CpqKStMq6dUU9v01lLBlPqJHWRkFKlTEdi6fTRkPQznISyZVIwMzda5k/H/",
+	"PdNO5t+bjfnI0udJKNxr4+naB+ZRi+VuO4dbcGgeC5jnGOrlnMXIkCEH7DlCbRThytl0PglZMGIRieSc",
+	"TBnGEcgcsva4GgEfDlmk4sKKnuhLeX0QW4XkP5wtSv75f/8PeKu5gDgINEIzoQsjWfhgTCI2DenCca9P",
+	"5A0DM3c27QmI9kMvLvyp7n5UhA41iwDsJ2Lkmk01Grz/H3tvt+Q2rq0JvgpCPR2WopmylD/+UcaOGJfL",
+	"9vYpuyqP07Wrz9mqY0IkJOEkBWgTYKZVFY7oq4mZ277ZLzDREXPXz3D2m5wnmcBaAAkqpUxSKaXSLl5U",
+	"lJPiDwgCa33r71vykqVXKdeaiQ7w+Bj7kfzj7zmyRnknJLzdUHBFEjbWJBPoyI5Je5RQcUE4+rx/Y6kE",
+	"Wm/22UgirkkPjkFUotMlr2g0xYlyBBZGlLLPc8h9GArqIB+wB8E0ANlGPmXQNokmGXM1VhQZ9UgklcZI",
+	"CFdknNCJGZyzL4civwFX8NKQJLIqsGIDS+aWxbP0NGVqKpNYkXb45tXHoXiMW+tAMa25mBj83++R/wrX",
+	"/B8nPZKJhCkXQ4k7EK3wHB1mGHw2y0AYDHLTAfI9fZKlEuF5/g7YkUpmSYx96pWW0QWshNjmd/geL2xc",
+	"b76CMXm4UNl4zCPOhP4EF4Zr80PP4R0r1X2Zd9uiYXJ3LQcj+gD5dtV0nX9BTY1XvnS1c93/+LBKgRjf",
+	"mYeNQixQch07NDY66/qSbgUtlqYybQ1ab70fifsRvYcQDBmYTdbCH8wTczU7aB12T1oBeNSqGZwUu4jl",
+	"lm+Va0ZwDXC9DFrJqMbKOzdDdjbDK3jbFWvvR6kJEzKbTK2UGMuU0EJrrBQI1ocSWvEAXe6okHrKUhLZ",
+	"J3bJjzYwe0UVsTqk+1AaDQPyro2KfKm3iRHx2DLV/r6PWoNzlhslcmxUMDjY4d0DSKokF2zBYjJaXFfy",
+	"8G8oUQDdXOqhccEWhENoHnJf41MSOoAyICJLkpCkDAkHQcW/sECI66nMjC1n7mxzGgGy4KqxaQ0wFKrR",
+	"XZaPBxScAR1S493s2Sg+8WZd8s85QCBcECoWyMKU3zaS4pKlWp0OReEohGJvmyEJt3ukrinnG9mfN3Hc",
+	"nVsLDvyJdwl0F1TI9yGWPC7ew0JKRVQxRPEVBZX/8juNnz8Q83bJR9Ao9z9ai6tzJ6RwAezQgxUzM5Kb",
+	"SRSXDBx7idEDSIU4p9hpKTUWXBWiwqFw90Cx7PLab42In9oyts8aQoqPFPn5wzswhayVVgqYk3ZYihau",
+	"NVO+x9GESA4pbuKLfceVtqdXCqSXXtTG1PccSn94kWtvEd4oc3HizSfYJGiNV9cLWNuR7SxJ27t/E7O+",
+	"r5h1nO9fJ1XdkXWIvtjx9xK1/sAmXGnghSUqShnmuUyoZld0UXAQIb8Qjt35z6wsXjA9IDMuzKnmEGSO",
+	"ypgNRTs8++n8I1mpBdAGMeeHWO3FhHX6SYxr43ldaAg45pPQPDWasugCXG8TyoXSlp+PtBVjJMSZ+8Ec",
+	"6ZwSaal3x5wlsULfE8p/W4kCUNqR/tlqKDUE+m/Lu7QimxnMS8dxS1don0codyHROWe9HYoQUlPNvSHE",
+	"EnaJm3hb0CTAesBkrtGCzBMqTvPp5GoL6gSjxlYy7Tcibz6o+ZfSjsTxr61JypPEyCaaadYyiN2mvl7R",
+	"JBlJmsafRtLLe/+zM7fy33cdcMep22nEHRf9rcrpR3blNEzld8gvWNO9wvwakEzgrt5xzN0XAo3F0TQZ",
+	"2zCaiBKUULt8t6dl19kuefg9ZgnTbJU6Re+Sr8HeamVbEZR6ebmWFLmHHXxgv7DRuYwumFY2JI9FwegE",
+	"JsfHvf6pUZLgbxIT8HGCt8ppxOLBJKLzLaiN7+FNc7WxJOAqbY6XVgA2G31bSx8/yg4WfrA+scQt558q",
+	"oB8I3nqs/3dfhm+YXrcGe7tRsmegCHeiZxsv29ZzSra/EfYQFnnpFdyhv8tg4MBaIxjP4pMMt4W1epDp",
+	"qIRNw07JXLtgbK6Ggjs1ZCmZzN0EpDI4w4+bExIoJknZmOkIHcNG97CigdJ7eYkNP/D2kMjhDKYqosHv",
+	"ynTNLLq7oPDno7UdK2Uqr/5MRSzHY5WX13qWC/s8l8BUMGVgmSR8MoXtai2VV5/n0rNSKkuSFV92N6GI",
+	"fQpEy43UCMZvoxIP1+x9I/LHEXW+rZth+RV6eYg535WbW+HXDs3BkIxYJGdMQbS4c3qzmBwKKye75GXC",
+	"aGobIeFpNhkNI8jwQFdPbQ9uw6djnornv8TmrQ0+fwigBL5LvhQe4YL7isDJSlfxWaamDIv8gV3B4AjC",
+	"Z3TCSHu0IDMjTcgFW3QgBYdgN1yzy6RwuyzAhNAIUnEgMZAClxakOYxlCtYyofM5o6kCXgzclNz3CT9y",
+	"kCQTmickMnPN4muoZijWwxq/G2QmLoS8EiSEF/iBLUJ08mImR/6K8G9IKxoKADt6SsujCsrQBqSrh20g",
+	"1TR/mOsVHFr/8Aecra1CISMSPsoH4PHV7LM2+t7sFNI/RE5RxS5ZysicUZFpW7S9QEEqCEAlbGM3SbBB",
+	"qExtFjH0zYbGw1xDWDNnjwNe0SISaddpDT8vVfqbRVrOxZsnfJit1QCuxvu6oYoDRINLn6AJCOL2viDf",
+	"nPJ0X6UXH5jOUij2fXKQszlB0DPIm5ekpN8jMy4ytHljUDhBwSNklVOUUD7LqR8xXureE6KjXfKeC50n",
+	"3FsFWnIxP1JF5+NMmM8MY+mSF4WNboGv46K0sVtwDeQOadSnjr0Z6DQMVjYjZPEp+qhBj15gdoEYipJH",
+	"u0t+mTKRRy1B3dkHWVcE1gFMJBmxhUROSAh15qk+JKLzoWiPU8bIYUDmqSSHJwEGh4Hmh2TChkk7Aaa5",
+	"FEr30Gbz5IxBeM9PmN0zFG0sdKN8hpFk6zXvbC24eoZvbhmCtl1a0N8o4fzpD//8/visYFRe0S2/j4XQ",
+	"lfWM/5o38PMEXt9l1wkovWSpXXWUTKmafrOBxgoC2uUYYRJU0y56R5rq/fXclPtSUim7lBdsf2rKPH1J",
+	"U9h2+UaYQ3KjBfWeGO0Ht4QkqR4KiFyCuPVCkwGRwoJ0o6Z4RI0OmjMRA9eE9wGMYom5imgaA3uRBI+1",
+	"S9Y091woktoALxQq56jV94EHlnQRmPGsqkE1CefTXJGdIktdxagp+VncoMS278bBD7VNQ+0+rJT7yEJp",
+	"rJOvXvziXroPlzATEzrBGuK1SeY/IssaMKtV4lED2eDdmVxNZZIsQMCgWypPKb9L099X3tjv3BWWZjHX",
+	"UFH4UlKlaUJeSxmTczpmekHevXvZCqr04BhzQROzPcxJIkuSyt03jqH7BtYa1SDWifs+sc4/90kk07lM",
+	"IaJgXsnIRmhxCennqZzlY+9jYw8tvbc56rfAY2PsZzd+TBCsNpoepWY0eTsPy/B2azePDTrHFl+/aRu7",
+	"13xtWGb+dvfEVbGeH0Db2DepzObK8iXn4yJy7MsvIA+gti1sXvwHJ/675Nh/FSzm4oXfxmFnm+1VvZW9",
+	"Tw90FYm4VbFTW9DUTEYu5nWXPVQfpiL5BlRE1Y/tK4Y9tk/1BGKTs930TnXCHRoBLGnMygpz4+ZS1xbj",
+	"TQWlxckBuA98HVjQoeUCCk9CgXCXPqsltXe3Znm7kMFeK9aPvefFSV8vvP+9ZcmVzpATqTVoPTnqHpkX",
+	"pzwxCrHvDxnpf8rHEJSY/ZCwVZN5UprMmAuzyvvliag0ff0+vml5nKnl/4EBb9B2ULMZRMZ/9GhJkwW2",
+	"0VewWABCGRX12h/+nCojGgY9M7+aJt6PX+6mDfMlt1IlLi2+HajERklttd3tHWT9w6LwW1Ygj91C3Zej",
+	"/nXK2G/XXE25F97XWW10r0vBcnaYXGIFhCWKkePecyypvUqNFYiZ3ygnT8mYp0z5Bl8336Xkd98M/BJ2",
+	"yYtCMfrjKvHBDYU9Jw9RQ/oUOMmxZU/pBQJz9Uqumk1szNd2eNu2Mht93ejrRl83+roJ9tQECk4g78ky",
+	"/FvG5zMrpleahN9hMzLQKEaudclrnmiWktEi54I4rdVNl6d3DPzkY67ZLGef1D6/3jlEVUEDVlNuPfa0",
+	"5XNFXHzi4lMkZQI93X0mOXTvzeiFeZUfZDKnF62gNZMxS1qD1tnTg96zfu/g5cdiZn7BTg4kv51iKafm",
+	"7B/ODg4P+73jk0269+8igJSvoiZ+tM/4EfN2sxN2xbG9R41ekDlnERQz5KPySX7OIyqIGTfk1OgpEyAl",
+	"oe9mqGk6YfrjYs4GxdVhQOwPW48crReM9xg4WidY9i1GqsMvN427jBM10nwbsZ5Chu8z1ONG0QR6mkDP",
+	"oPUijmsrtbvj99vb3FzXY3cK13hveDfvTyMJ71MSNtJpmx7+hwFe70ah8sEvj8oH/0hZHsicvoRj0Zpt",
+	"FAA+ASiPSuQVi9G4LzI8SQTlqY7CZDsoF6kSypKnAak7qr5tRHMjmr8KHvm9M7hYAXqPoO/yxoT9Fazw",
+	"eIWj502o0uSoR2K6UAGRSZzn9wMtRUh1GKArI+Rx2MH+IkPBPtNIowuXjGS8IJRcsdFUygsSs4RjlHVs",
+	"9ERE05QzNSjajPzT+U8/BsWf5r5d8gtePRT55UahaDKTStsaSCDFYOZH2/qMKwV1RXABZ4q0OXBikFhe",
+	"iQBqJvBeQ4FhsQ5JGY2tdrv0uqXlMyEFuGvmqYwY3H3KUoZ1UuqCQ8qwVHCKrQUeiikFhn14DaPaQrgl",
+	"MC6b25rjlgoDHkna0CSuGBzOH/QUIYymCWcpsJp3cMqA4Fxpmmo1FHnDY7yVa/XWJb/YHizu4UtXFp2S",
+	"7RfG6y/Y3AD/UC/mTIW2stS55sF3Fbt5akdyNqMHihkkoW2fM3gC3Bo40ktTyvVQIBeQLSYrM/5b+iAo",
+	"oltm/z+FesNJ0VkGvooL8MdEjrGJzJgxrBUX8moAonNmPqN5OiZm28lQDOAKtOkwHxlXXGgXbFczpcN8",
+	"4XHbBhp65nk7J387Eee/J1xpFq82nV7B6SFpyythgQxUsnUG+H9lVrMUEU9Y0UcUzjVAKRvlu1jlQ+uS",
+	"s4QKkhdouzcwTzlLJTzjVV7rvbYrAo7stoCJkRw8Lq1c1xqhNC0ezvNlyem1JZgv1jqRF9br9Z6sibzA",
+	"Dev2VFgRFSoJRMUI7IYVC94f919bwJbStagIQMVEyPG4G7OIxyw2Mp59nidQRj6miWKrXwIe1qofsTBj",
+	"dqprRj+/xYv6vaA148L9tRzMCFpKL2DazUy1qveYuHtVZKGnbqyKtGtzg6YRcGW9nhE4prLW21kDCXzY",
+	"Q+ofcViJecXZFWBK/EHiUHotamoXytdon44H75wwXmPq51L388E8oeLASnFjA7kLr2E+mU42j2Jdg4pj",
+	"mbKIqhvQ4mt3BnS5NUMJCDISithIdTKnmAWXQM8LF/IPSGgwDQSzZEjaxoZL4ELVCUgY08UZTXVYozE2",
+	"AWZTmIZBPpbVGQD5mOtlAOy5tc9yBiO0DeYKJq08tMLgXDMASB1b+XhzsyqP/3mOcOzm5z9b83wt7/b0",
+	"4ru4FVYeQJKJaLrm2XZplQYwo5/fMTHR09bguLfl5Atl37DYR4XkMIAp/8m8AjQUtll2l7Am+4e9tdmL",
+	"fmIiTJ336xEcw1f1JqSSC2MMuYRWhf7195YxfTH9rwWJjY5Kr8q9ol4f0yu240Dx0uF+3UDju51fNWnD",
+	"+ziNe2Wr+nLsyWCnDi9sf7u9Z21At1TtfX+wadBp/Y+/o36D/6PwIW3YoNC4NPUIN7nuDAhu5MA2i8eN",
+	"hBaosZWHAjeTQv+EOTflMTYgnTGRPVLFRXOgUQGjzmPRzAdhbskmVPNLZh9qKWbIca9n7GN3piUnm9KC",
+	"nQzsLRY72k/MdyOazxj5TXr92G/KI88SLmi6qiF4RdX881yxNFfOe+6Y5EnfiqJ1j+KysjPZTe5OOTfd",
+	"plmv6zxV12i62zXdl9rf9zZ91qizr6fr7APISTlnmtB88VTS2GWlUDk2Mcl4fEPH2jfmZxLLKENqoPZU",
+	"XhlDJJaEEk3VRScgowUBnuJqZEP4QPNu4CB21EJIhJz/ZjnWQG/dJff8Db7enZO5R6DRWv+FvISoJUnk",
+	"BIaVStu8PGJCp9BxOhl3yYuRvGTkuE/+43+/HkB7fzJPZZxF2tK5JQmZUW4eT0UEqnmlIO5/PKwfux09",
+	"bQUtoPrOySQ2qJlx1NP2hTWbweRmKTMvv06M+gPeIMkbPldVWwFXSyNZt2woTNyWcTLHHngAqd2TkjQy",
+	"4Pk9TS8wkoj0iTNoeZ3NjUJgMR5EymHYEAHIlkIkDUXbOshUCKT+hdghbSEF69wq1IxVofCA67+9Nn3m",
+	"I1UQCKqYH467YZ+wfPdib9dyqjKSg8neZQZ5o0I2UCG1vt6NimLHSeUoJJuM8iajvKAOwoVXRZN66qEm",
+	"cr+dHwhX/x1Sx50aultuYiP+9iz+Gqm0Va6Y6pv7wSeR4wK5Deg6UnDIPbOWukO8eAr63G0zTj1ls0oU",
+	"wjWhMSaVFzKpQbbbR7aNaG9E+9fXUnTvieXY3HjXuG+axXFyg8v2fMrHmtizAiKQDh5CqJA9FxAJp9Ik",
+	"gfxv6F14Vz/rn+2gajJ8uGF+m0wfTwZH62Joh3eIofXi5+aFpTbjzctpYilTMqHqAhKpU3FKnj0B4Tul",
+	"CR9lEAKsTeBE1UVlyTjut37dwOWLK6eqzzdfL43I26rTd5rvXyez3JEH4PZVnkR7BF1pmDqFIhdCgWIp",
+	"b2mMMSnSDpXM0ogN7EVhQOyRtzHWXeBx7D4/FCHUSIYBccCoExCqFJ8IFmNeZcYIRbBsn6jooi6WDYhr",
+	"jLcyGwO9BnY77JVJ3uOes7MAxzPF0rL0OBk9iQ6exs/YwfNxr39weHR88uTps+d0FMGqjjO2JBNJv48A",
+	"6KD3ZNDrmddMuUy5NgtxyidTr+fpyyUcSOhIZjiBV1bmobiDt60mYHcvNCvjOvzQ+6As+QOqpXof5Wbl",
+	"s2NHspW7jSe58SQPWh9YJNOYULv0KqnnTWyKgq3wwJF23lCv6s6AwpnrdRin1lRQaxxJKaPQF3VGtJSB",
+	"+XHOUoPSh6LEXa+31nrqbX7bfOyth8PvF/d7hQGziiQVGVFzGtlnvaClfILYIp0uSrnmEU1QgwStC7aw",
+	"BfxcfDJftqjq93wWwKPw+XVr0Drut6A4zfz76AjUs5zN9bWqfWgvn5IRS+QVOe7/x/9+3QpaV4xPpro1",
+	"OPoS+COxhXVxxr6nC9UaHLlhJXTEElWMyLzkJ0s1mz/3FQTkzWehXLCUwEWJg2W2rs89+fBLyTeTxGQq",
+	"kxjMvGD1NNnB4YAUFbwYjoqkm5pz+OfgxBvXORVc898gQ1iAfwvFeTGY/sppwCdFcuZ6L+Wf47P23/sn",
+	"YO2QI8XSS4qfurh1z39PGIlVLb/uhnvx+v5pSBj3aq4VcpJoT6JtSFVvxfSBEcxOcmyzym191n/R0wvW",
+	"4YCEuRAAm83su5C0sVLcbcSwE5DQE1/FCVy8Dh+b815DNs9QhGZbhdZWdDXuuItC0o7ZmGaJJn0kkw/d",
+	"Zg3JOKGTLnmr2YxcsAUqukzwv2XMZey7ad8mH+SKbbZPO7DRSI1GurtGqmx7XV/9XwWfZ4Pemr1yn+ht",
+	"8+20V9LVVRZm4+NofBx+o70VqHaLHRUAwlbyfNzOzZqjP/K+gqsj95doKe+SiLcSHz4QxsBGDTZq8NtQ",
+	"g40+2nJPvbuI9fv2VWwxq7LQEW99r7YlAJjRmEGqJEaE3c96yhbkiqUMT7jierpNLt41GqRxEDTS/pt3",
+	"EDTIqNkrDTJqkNEfl/B67yb2+pyCHzFL2azNODP739Jbz+nElXGHAP1CG6rJUiXTMCgzFndcs0M18IkP",
+	"sf2n+Zff/jcsKl6G4h7aIHoo8GtqhLiaC9BP1ICImBmrvkZMmLeuXTcebMxaX2Sd44XrqQpZaYiOFdlr",
+	"Cl1vSl2D4euv4C+puhNbjdj39hNfwm5obSGV3fKOwb9XoQsPVgCIeA7DW1L4QkJW4ccrSTIB6orMKX6F",
+	"lEesVXT4tVpzPpVavi+Kcip8j8Ne69fi0Va1o04fHBc/eJoYVPCg9TqRMiVxSrlQJEoYFV2YuEpdlvOT",
+	"vltUzYOt1Aq7tIhsT42io/MNyUb+2JaxSEV4erTcOrt6x2gDuX6o/e1rYT+LhJcBn0sCrfaGfXv+uesD",
+	"LecM4dQ4lb8xUXfK8OVxymT6c628aB9xtp54GbNvjEkgL1lKk6RbqR23U5avoRe7vyyOi2Vh90TrqPus",
+	"1RgWjWGxzrCom4Sd91T3dbzDlG9rWMYVusSvN3tOtpLVVjebbTf08w+Jd/6PlEJ3h8y5HVc+ley1ghHX",
+	"NqdxG4e0uVaFC9ksp0jOOYsHttFKfiKLzZmxJELqocCCfsJ1p1QSOloQavvK5CqOtPOG8XLsHU5lwoxA",
+	"n/LJ1HV0oVHElCJaYgMYM2LMr6PK8uZCuxKjgj08jgy6XEzyCinSzhVcsIIndyh+k4IFfm+T4m6PgLyX",
+	"y7izm/y8veblbQw8KgKGutU4tWV+ZRfV8rTvMiGssHyWjQGE4yXobw/dGdjvHYHiiCwExT9y3Il/OtSJ",
+	"f9XCnPaSBnI2kHO7kDNfhfuFnPXdVg8kBa/JvGsy78x2tNuoHBjYYjzg1mrDCvR1HgJGilft2iyogIDg",
+	"A/nqlKqtBcHKwUimqbn2kgEvgHpEUIR0tpOFd+fsu8bb2nhbG29r421toG8Dfb8ub+v2oW8DRneWdrtn",
+	"/2bFnNpbYeJjt/bNHO04u3d1vbIRMGopuWCAxcUgh2IoYyaMpkIBUEVRQP7xd/hrnFryqLYRoqQfECNH",
+	"Sc/h2MdD4cRYx/ZmRq1EJ4zQicFQGiukbbJgSCb8kik8FhpZH9rSafC3igXBnurECbihgAHO6AUzA7Sn",
+	"Q29rdml7rMNYuuSVeSt7OVxUcGxZrIRPgbe3RwgdCiDg8oiuSBuZt0hIs5jrT/bU65Rc+V3josraPPiR",
+	"IqFVS2EwFK5o+2mnS34WiKBZ7M+/gmF3yXHvOXSlJ7nMvA77LfOIl5sTknaONQJCE04hs2U8Dm5wD9sH",
+	"bNtB3NgWjW3R2BaNbdHYFo1t0dgWjW2xN0f3A6gSt2tzQ8vmOs7b2Fv9uITL9lBl+ML2Bh4tEJhfsAVp",
+	"z1g6Yah1jP2RcCM7BDT3B7WE7ZANOlPm5JhTwmPXwGEofAa/DrQ7tq2MZ5nSZMw1GDAWjhuBRdohQr8Q",
+	"WqrlkrtgbcrmkANS0DaVWZte49+fddjpEvd1Y6NTUJOX8rdTNs4Uy1tQtI97zzu7AvPnvov/Q/6t70Ko",
+	"+4eF4qsR0QYSPv8Ouyz5a0ymP1a+y3qg3qS+NBj9YWJ0Lj7NUzlJmVINSm/KSx9GeSmSVFvtuQ9IrqY0",
+	"3VtY4K1SmQ0LzLNRwiOScHFBwjevPhIcGQz48e9aXjDxJRygb9yKppikzHyaLjH3ASf6hHJBUqkpdCgG",
+	"LhFzJV43T9kll5nChygt54pcyfQCrtTg8N5OzvO5GflD8mjDJLQGrX+ePb8cnfd/o29eL/71vN8bHepk",
+	"xPuX/8p7vfeL/r+b4//yy4+9f/3v//SbEWVp0hq0plrP1eDxYzqfd5XMVNfe2P9AtW5cWQDCPL7j4uLg",
+	"sJGA37yfAr72UojQ7vD7SKy7ZELLdHGQF0Ctzasrc/aTiGqayIkxU5SW0YWLpQVktIBqENthHRPrMsG1",
+	"CsicpiRhlywB98JQ0CRh6YQJ5dfh/y0kbXMDA0XPf/i5E5AwoppNZLoIAxJSyM8Lu+QMWrevLfUfivZS",
+	"rf8NOXzmX55sI+dcQ2BzzgalFz+44jFb1a9gKJZZ/LgmWkrShn6GdrK4IiA+YjNJRev4TjFX/hS5ZplD",
+	"gbeVIlmsowqw3/EtfMYqbAEY+LyaSsWIN9sOkyusfzf4lbQjqtgBF4qZgfBLliw65XL4cSKzdE29+99K",
+	"VWoz+vkdExM9bQ36vV5l9gAYrCvKd6uBtNlnGumA3Dq+OF2QiZSxWjNGd8ctDBWXJ2kbS61jJpULdwhs",
+	"hQ6+zCkZST3Fqj46UssEA2jnrRoq3mxV5d/I2HBUPECmAIVVSKU1ukZyuiseLy3pL182KNf07lClYvMF",
+	"mdMJy8nlm7LNb6Ns064C/KieTjUmTrJ4yP0OXsSxgviFht43xFMlA/Cvj6iCPgOatK+mNocmYfEE/BeZ",
+	"0Ipw0QngMGhgo5S4GoqRzCZT7J5r0AzhwlfWYxppmSr3xPwhJf09Z9hoJ8AuvSThY1ZW6sjvAg6RLnlB",
+	"YhYloPpgvKjbins/UmRMZzxZkDbXRgldslQrrC0d888sHgocVicglMQZyhr78gg3qB040WYqOPT9I3OJ",
+	"KsH8nI/e2D1UkExcCHkl4DWGQqaEggZ0jIswMzaqcdzroSY3J6wOJiAIO4dFtcJcug1S0KVm2kNRphaa",
+	"MK3Ice9ofa2pL+322g7QgTq4jOvUxooRV4DXlIpMm4PjlMF+N8vgZ8Ghh9yoFRT6eNDCTs+sUIDv2Cxn",
+	"RHoHaxFecE7T1qAFrDspk2nM0jPJIYeif1K/Kd+vQQuW9Ts+tv7Nw37QUhdZa9A6+/D9wbtX7w/6cGPY",
+	"VzACXH3mEd3DE4/vh0ZT0LT574fPuk9PfPChWB1awxXfe1d1rtcVdz29vaS2a2jr1XavEYQ7L3ormURN",
+	"4dsdPI0V3uSMLhJJ449SvqPphH1r/PQ+9qgCPXwlUp0ub8WKvYmMHuCEVcAWTuzUNgY15oxYzza+2eol",
+	"Nxm9UFZXVnjbNE8egpRrZM724g003mw7fsVs4jb1BjA4uZrKhJG2YgL2Hk2SgFDci94mtNkynS75OGVD",
+	"URgXERUGS1v+F0iRd48gU8iQkdEFmXIFk4vJNuQDm8lLCDIsQf9YMlUilLEXDnzzhStyweba5fXnY3lA",
+	"uNsxpC+Loa8QNp+sgM2HvW8LNq/4XLvKDWoUSgNi9x9mxwV/rzjUZqysDyS9Lc4hgnHIhqHwhVgckJRd",
+	"ygsWEyFTwj7PzW4MiECmZ+B37pKP8oJZzjIBFWgJV1io9WJJkN9EzUy8sRaEYFKxdb2jcT5+VixVIWnT",
+	"eMZFrmGGYl1MJp+OXfWO7j33i4BYzITmNLGJc2xGeQL5T7P/c0rTkUwNnDm44DqaMpEHtCHsYOZale/+",
+	"vHT3ii39I0y7u+Q1C6VSCXEaq7xzxQNvshFT42WePFWNqXHOsCDRWxiNxNyyK37FHHuyyNqNa4URbL77",
+	"YlJEG15Z4WlHSy5pwmNIX39KYrrAHPmU6cyV70LGCQLkNrbpSY2MumBsboUPHYopVdNOl8AaBXwsCGxV",
+	"l8fjULy54fUpA3COPIozugAf94gROpKXDFN/cPeljxSRV+IUS2p5rDAxf+TEoTX/fUBM2lTEAbwe8kbi",
+	"HMdDYW8ZEDqTSLjozPMBoUKCFIfn2JQuctw7JiEAbzO+sVmBtsZYyHxEwVDMGBXm9YpQeGCwNhYU4KQ4",
+	"Z77zyud4vXjW8zvL69yl6qTGPv3nZUHeSuNWLWF+gyithuI38ETbadu1G9p9ndvANI4r9rVAzXcqX7sa",
+	"VOdnBAXRFAiA3XuonfhsvNONd7qmJoaFzQAZS8G2pX9vMgZyh3TMHBnHTbvpkVOjq1NVUf1lCVOgqcCF",
+	"5FiArWbgmlzJLImHYkYvGDGCZTEgQo5kvLA2xrJm15JQVKqgSa2Kk1eCtI0+svwYt3R/cbeW2PDkJgvD",
+	"3PYYXkAKZm4DStRP9AJFWJxhtCBNlCQpo9HUnJNrXQXOtkuJ0ySsusb3yrXmNRurMLHyKjmjyc092oe9",
+	"486ddSoMqaxTlzRAJcHw0mqIRshtzx1uPkx5A+wZh2/K+GNrjTbN418L/89SNg9IptjBaGF2Sp7Sgg+E",
+	"bZlmIofRAGnNMRbxudnd85TNweMt5FUHfO2UnH3/2pzzr2fvyNu3A/SeQ+bKUOSn0zwpxzz5Ook5QQ7z",
+	"3FdM2nm+JhdkJJOYSGGeFBBKhi1jIdgThi2ScGGZ1aGEN4K7PDJXckCb17c87mj2A6LMkLShFna1b90l",
+	"BK1LUHnn6sL2h6zzDkvzeGw5TGzlmMzMDQ6DVppVpUHp9TcrzOK/me1y+LnvlVa1Bq1MsU+jRfUqAZzO",
+	"rXmwzYz4k9X6r2ffvz7od4/If/6P/7W6TdWICwqZqdcSY6Hs7fE8obz8BVr/9t9f/Nvrnw57wWHv3170",
+	"fgyOesFR799ef/9yyiOj8udSkzln//b6/N/++7/enCa5CpLj7mz8Ng0grqEOz1IuNMmrVp0atJb1CjVY",
+	"FoqVEXEi9Xq/+AcWMX7JYmLOguIAoGRQGkHagrThBwMkZZYfTKjSnVKdhRQHUyBuAJRqLcgueWcutkWz",
+	"OcyjKSMJG2ti7piJhClFQi6iJIvZq9lcL/5kxEjYJaH1D3/HxkDUAO4sc3utcCTmbiP4kVCo3iVtSszT",
+	"E/zLaslE6kfYobBTtFK8wV0P/iye2hyQ2+o9yOblHiv992bO6vZdhM/38Jovwghd7lyNodFef83QzM22",
+	"MrSViwjGG19rDulCE/21rRX9dbp6cLFtYHrb4F4YWyvfc/mekYKY/VUalyMmWDVN3m76Cks2nMi60dkG",
+	"+2SD8ox3UtcrynB7q6nJ+NoDQQmK1vrpV9sJ+lxTzUBvVKf4MZsbFMRiwmdGKZWD1EGuplEnjxaaqVXq",
+	"ayh8/YUErmaNwop/pMjPH94RrpwVWNJupB2W1vRad833zHyP6w6bkulGBb4IMH+ISV75AWYtlAgOxUjS",
+	"NFZETeUV4Zq0XbvkTmCMWnsB5pmVg0ruRCKyJLFUUTCUNQlXCVfab6KMhx/ZqV4XbQdUWdu43EPDXHvq",
+	"RxQx8FKP50BrWSHGP+YJs6rF2I1cTLp4LfKP3I41mFHoakoPT560Bq3n42dP4t6z/rNnx9HT+MnJc3o4",
+	"ZpT2opMTGvf6J/RoND4e90eHo97o2eFhFPdP4idR/2TUGxtw8Ky1qfl7/Oywf7RBXB+/ci2tAXu7URvf",
+	"gtqY2T1eeCrN3+v8lFby3VfGwLkGru9clI5lSqzMbEdUaYhKgPA3y2SAZ6EFw7Ui4QVbhEYsMxEPRTjL",
+	"Es3nNNWPDXI9iKmmYZGoi0+wegFaJIZGMoQDcvbjm4D809mrNwH5hY3OjGh+8/Z1QKgmM6n0UJyQ9/w7",
+	"DKKYcRj9AuF57BGJtNqJUT6gtU4JFQtEvsyAXHL+lzfEgtoYK/WoIBFN08VQ4GxArMRF5ntdci4x4Tef",
+	"GCw5h9tjGpfEukUYjnuhR2ooQuv6PzCyMnRJxIq0Q1/GykgzfaB0yugMGM2FFKw42QF3LobC3JhHWUJT",
+	"YzTDMKw2BbJ1MBEeKXOtNAdt1jMmScvUXhHzGRMqb5wJecyKCqNFNUmY+dJ9MuefWYIxI5x48qz//NBY",
+	"D5QoHrP8g5Cjo6D/9GnwpNfDi0Dd0yQZivbTJ896//j78dFhDzOyoQjRSH9VfPc2fnj06iq6UEDNbr7q",
+	"VSrFxJjZCU0nLIXP6r7MUBz3jwAxfMwXUK6l8wcU2p/4yj9fgKdOSVPtzF8VpYwJNRRmWYwYsQu/S36x",
+	"iIhrfwGrazkojxQmoNgbGQFe5IbcFeOUYEfZ3zAUCOlUHnFbKkNpr0ppwVwZTIA5hXidQ345OlqFV36G",
+	"R22GWGq5w1dIkWWPOE+ug4maSd/VE7Dz195lX84GYOUAq+qXsbBqtVNdaWyUYCZyx5ktoNAf/37BFk1S",
+	"y917Df4x3fkoZXK4sRoujmS8wFqu1qD15H1rMwi52o9g1+8N+S5QGeXKtGBbkXOr70CZTuklI4CtlP3D",
+	"dic0f0cJg0hxG9BFyoiWCRIQpWzMdDTt7FRN4jutt88BMdrkFNTypZxQWC2eBl2lHr+HRzj12OSMPAT7",
+	"C7/JLbvq3oyw2/01sHoQIK3YpZjgss7fB9y0BgJid3pX0Dzlc2dy+Yg15zu7LaQ1FFCCUuSpAfsW8oGt",
+	"QpyQTkKj6Y0AeG1Ia62bDN/9zqEBbxJvjA64B24QIMBLqxZw2AHdc/D/63OhuO9/e7rX/XnfYQSPf8+A",
+	"pftG1flKxKUtNOXzLvkRMzuNzZmCai2KBMwOS6m4UEVe58wWItjqMwhMU6WHQl4JlkLtmTtG8BDKgShi",
+	"CjzjxX4k1szFp8au8vnFLSXFqdX/oENzWXAtR3RQvIYc+/mecOFQeIo1AAFiXnZdjiiUMN89pdMM3O7L",
+	"RjXfe4rOtvI/S3vkwad+WvL+tbQH3vafpFTodZncLlv8FvFg3VpUOImAzQ/h3wodcZ5ssE7CESMxm0nI",
+	"sLYJluslyFCURUj5Bmacq3NiQLwMrjEWLMMMMxHwCnY28LHX5UtAlCQqi6YG1pVidpHMktjW117xmAks",
+	"Tbu9yNZlkteXbH7qO6kt2Vx+vi0tIzLTisf246uhWOW8u7M0xPpqTxpus97rHqu4/PfYKSOClTfVIGON",
+	"kq38gpXA0HYmsAuuSQ79o9EgvCzL/EcKtENQWFn+/ttVOdSMiexmeu1oESUG1oqsVFWgLEtXkhh5x7xc",
+	"E6VpajNOTovwzRhptDfl81qfxI/Wo3mLWjmR+0yG/HULEst+tmI5oa0pMkhFu6RJVp2gwXzhXxi7UFBp",
+	"UI1RgfX6pUqFmC7OaAqMP5mIpuZjyBSqzM5Y+lJeMmTSOYamMzxiL6EfzaB/+PzEzEbE5xWjCRE8GK+w",
+	"nV+WsvShcw27aA36+I+YLlqDPnTxwvPP55DUCe9t1tMlS1MeM/ciupTT+XST13zS2vpLffl1w3Y7qVY/",
+	"idLXX98Wp1gWX37dyDMisup+EVirjdbbsh8FJeHt1QI78qKspYz2FAmAa4F6ZGA59EcLYvZqTv9oTg7I",
+	"2/OfiN3CtgPXwuYXFI5JG+PvBNjBndpiN0xiBK4Ku0NBiURmj2KyXxpNobQBzw985uX8OcA5AQMbsYWE",
+	"rMhcWoYeCfPaTjVZAtVItxHAOf1G2j5vxSPlmxyddRVssO32ygyxpEH2pRVqif3tiNIaxoDIdspDYXbW",
+	"akjgIYIGENQEBPeqc7/UWk03adadJ0SIrCH5aGoaN6Wg9sBAJbBSVqb1rNvHbDxm2JxmnZ37C7BYoAIG",
+	"aiyFKZG2ZNADHh0kgzU/PFLECQrsVu3hljxpFeAOF2QsU8e9lVDNlB6K0MmJEJx/dKztPczNO13yo1y6",
+	"2kGBUMksjdgAMkpDVwdme8Ns3b5+w/QrN4GrgcaK1KydGNhlhXmnEr8XK6pArw86F9JHa4Zmi/YqDKxq",
+	"eV/hpHArrjwkp0tXjwY17ppeUce9XXgiSpurDD3yn66DkCUjG9TjVwYdzDu9rYGMaqMI2OStQcuhEjuO",
+	"GiChvG/XoIXlr9To8+3FM5VMMHi3NMv7NNDXKMlbmzOALsr55FB/o+nuWmPn6nA3Wsgqny14ThsrqXGb",
+	"fg0mXCOKt9tpY9+yd4tdNMybQEnYGEiypHCtNIxwzncmUZoubJGWn9SB6RAb+CzX5hpY0dz4Dx+O/7DR",
+	"jI1mbDRj43T8llqG3JPH0BhDj80T1ePfzf++bMzkWU3lV/JPWZW/3k2FksVcPqd6ukUvVeW+XspFdtFx",
+	"itmkRSx1TLjuBEvO0kdqGzjkHO3D74tX3QiI3ItcrtEbyr1To/gbxd8o/kbx/+EU/095hM1pFTm+BxgA",
+	"DQcPgPFrvVPUnIOsYMvNwF5Dsmue/LohRWhCxYCcpRJOfSU0S+cpV4y0j3uHJBwzqrMUekfGLP0E4wiJ",
+	"FGScMtbpkkruV+B7gaAkV9oDF9dTbOFt38GE1OYeNVd1t8ol+vDo00ZUcQXQK13H6NH/2D/xGD1SObsW",
+	"Aqsoj825CRds1fRjP82AjKmIFgHp908IsohXvz2SqwKZkgOLlle1yuWxU+c/LjX4NCP+KDVNrMZ+dtLr",
+	"BS3BWGywTOvoxCw88WcqzF/ApSoFLDvzWFh10cU5spT37Z+2ySi03MQj5hsc4hJ1bff/llGhuV64ZwB+",
+	"UuA1gwdDG/41rUBdB1Pz75dSaTv048OTXtC6ZCKW6dsaHejsFdUnMzrMr7LT+Tplamqm0ogGaKVqVi8I",
+	"AVxwIksSA9jTaEoVgwm0Des2UPrzhOvvFn+BAeSGg6YaesDGKR2bdaWlv5CfwZHlz7wSJvg7YgPWvVwm",
+	"1WPek4Xg/iPw7x1W0v0zJvQHZ1j8QZKlvYXggQm7c8ynujkwME+oOLBqGJqP5np45zFbD588njABvO/b",
+	"7zbyUs7mmWaWu01LMsoWXhs+NORDo8jCbjfUMhwUVIDhnKYhAa3oErMx/g3tRcxpQ0GL9voOh3jcbvNU",
+	"/juLNIuJE+CkbWmuA5J/14D8NwN68FP+5//9Pwmdz1N5yeKh8OS86hCugEX2yjzT4DUGnPNmAOaq/GGn",
+	"7mmcKZICA2E2N++O8RVQMdYjMxS2l/k8ZWOWpiwmKKnxHR0PTiSVxg4q4MWB3uMH9JKlRhyBBdslb8F5",
+	"4kjaKDReWXXLlNm+sgHkjDnGQ4zwhGOZsogqBy5HUk/hEzBF2lxMUhZzJvRQmJfPi7ncRQQ7c5vZ6uT8",
+	"h/k0kwXDDjDLKe9bBKk3N0yvBlXf2M1QqIZ95sWXQeEqxLcVhbysfyvb29dma5f8dw1CbhByg5DvgpCr",
+	"bmsPF6/2pcGwPPiz42oBH63cf83AN4Z/m1qDihDfKTdkEXFLvSrQ98HIhmj/RtR+a75lMeQi6xI0Ws7j",
+	"4gQYnqpwVzPLmM31A3MivmHaB2V3cbc1WKLBEg2WeCBYwkcRjV5/GImumyi8vXi2Nu2vu6xJH7PPBoTc",
+	"SGSTt4ewWlSRl+d/Ie0QeoJG6jIMyM8fXx88C8jLD+9edwbW8xIQdZEFxLtfgF4g/N8nI6ugUy6PGNIS",
+	"mMMBiWWS0FRhBwTzyE+wTUnb/QAErda7o6dMYCO8h6W0X8G01tDbbjLL7VXtTJqJ9OcRp7GYRZjDoJir",
+	"YToU1wRw4KmNYLhWAQ9bwWFgNFVwfNg96QXPTrq9nrlh/e6tL8//0oi2/Ys2XIt/ROEGAuvx7+Z/lob2",
+	"PnMRgViSC9ZdnV2Io7pTee6vZoJ1NF3RvIhpZaWUYI+UFwkYGcPHSI1OAKaR7ybPOVRsyMH/zRX70hkb",
+	"Ci4umdAyXcBvHWymw5AjXmOLO9QZp/kgzNGUgaSKSdsqAjMO8PMHeA5IL5D8Q6Gk6ydjJS38CAw0Fkai",
+	"kQf3pfGBFMliQI57zx+kfx0TcXOF8I6Lu+Vblu0ez3Y47rVqEkWWBrWrhMnG+GyMz8b4bIzPxqn81aaU",
+	"vor5EooEpf2QHMOP3b77fdeFpivzPkIrYkJ0KStIvi17m6FU3+KqnOxmycIGtzUmTLQttsArMHFCPcLs",
+	"B3VKYpZwqBWRwuaToNmMDOcOlBT4COGY++bmcReuZV+MJLMgObiYIEG4x6L3/JRQz6vu2jBqidcGDzaz",
+	"4dzzn5/j8thnakOuGexaqS7Ur7/ILsGazFVIg9wa5PZgkFtpwT0pFtwKLFdlAEetrSM+t6+3h/lK74a7",
+	"IqIiYknio9kokar09+qys/5xMWlWfZRrk46r76XoaKdbNYKhiEvJI3bmVazh+9XdtKs3aL1t5w0CN0nK",
+	"IsYvWXxmz+qt2W2bbA0ol5OauRfOJfLbGoLUDbBYF56AMDfCgxsUtZXtG5WNZlxr/0EVFzsuyRO7JOtK",
+	"nRo1obny/Mlp3htsI+ddyrmQyzkDjdXUpOLcQyoOlso9sDwclU0mTEF2+I1xQ1vFhvXta1PTuTIoXqY2",
+	"yRy7O6XMGkuSC03aGOjjKWSdX02ZGAq0Y/yzuCK9zsB7xJ+IzXon7Xx+BySRWhH2eW42CRmxsYSOqzFd",
+	"kISNNZGZ7pD/NhR5anw7l2wgC6DlPE2SBXGS1UqEIG/ULjOtNBUxF5NOKbOe+In1Q+HRZ0LO+IJpMs6S",
+	"MTd6vUvOcZpZbE3BP5GI8aTdvpZ53yGP4ZSO89Fjdv2aXPgueZPKbG5ePo+itgsegjyVfk1yfkKVDmwZ",
+	"gpPVxMj7zqntoycy6AMFpQvFUiERnTGbYYV950WXhO4OIblgbI72Mh6rzoQX+CUQN9RgnnvL9lugYi3K",
+	"RXHGjAFcvOK6stFcv95b3xX4+QYQWhd64BvgZyuJor/+/mAMuX8ujLLDZ92nJzXsu8OSdXcdcebb3tp2",
+	"VgieGRlo7r2pDbgpQr2O8jY1HG8wAethPH+nr+uB7++Uhhthu3hFlSRt7TyDXdb/zanmcPLv9l9vb8gm",
+	"fkHsSQHhgkxlBvDf6OrANoBMEpZOOFMBibI0ZUKTmDPt8opdvjETYPiylEy50jJdDAU0I4SXVyUKBFvy",
+	"lycuz+QlM7BeQRdaOxykcsBKQtsXkWK7RZy2uOiMhh3HvF4oq/Xqy4QLHtFkVbeVs4QKknttw6g49bqP",
+	"d2VbxTdMn+HA785Ca2fg1paD7oHVKVSKK1YKDPvgxu67m5CpMHHnWqYs/sAimcY/i5TReCeUpvN8SToB",
+	"5Vb2GvHk9sgqYyryf9tqItTalWgsq7guQB31V+ci5cLwbulI18WtTHjE2Xo78cyeANXRXhNdFJ3GZBR0",
+	"xsXE66dveyfmwq29rn2u60Bru/RLxTB1VHOdMF/Q0iSxqVApSOSbbA8qXB/czmpbw71R687MKDS6EPIq",
+	"YfGExS9RvbQGY5ootsq5ewhu457HKYaX/AVfqgavWOzR7tdoTxu0YGJbg5bBxldUTc2qWO/06xdDdROP",
+	"hDAQUmv9F+LdxnyQX6iagjmPi+WwRxSLpIjB1KkwH7AWF29rTME8GyVcTVfc1ht77gnNz2750ua10epu",
+	"ZXWLd20N+mZ7135Z57IwvyVmY4yljLut9e7+rc/Ata93ywy8iGNFJom8ZK6bdGkaDi2rWj0GE9hli6ot",
+	"E1OmskQ3QH/LNCDzQtTlIN8degB9E3G5521+7IojC6YHhMYGA2A5L5xw9tP5R/Kf/+N/PXayCL19uKIJ",
+	"111HSqZCwmZzbTC8TD2fIaZccPCc4YPLKi0gV1MeTQlySOSt470z1tJ5ytk84VRErAqhJ3aKsvtjr4kO",
+	"21EglQG8/+K7pGPYslq2wcyHr5mrO2GccL5ZGO+0ct7JoabVXq2Ym7f/y+G3b6R73tyJxQr6aln4Vo6S",
+	"ldfeTREyX0OhHnBKqm0TCF1mIKb1uRoLr4O8L43wuHVEScE2tmPeMJ0rkDs6/lcJS7QrGxOmMWG+HRNm",
+	"u7qxUVjbIzPRNeX+XlsY3axMHnvidF857h9X6h5V0j25FpMiYqfeedcTy4FJzwiYofBuN2NCd7rkuPfc",
+	"CQujr9xtuSL5Pt1Yx70onrZNY2lbyvKatDq8ixDMFFsKyJ6MnkQHT+Nn7OD5uNc/ODw6Pnny9NlzOori",
+	"smirJ9helL9hI+d2DMz3j629L75KBmxF5laXijNMRFiDuV9Ll5fEi/YwFoS3vegDUrWudON0iJ7afCMr",
+	"BSMqiGJsgMymKG9sDU/h5YGLHEfretDuJFwR/jCnT+klZIhtx0GUBymWN6u6M9qvL5ggQnMt2nHtwE3S",
+	"0IawXghK3sgZ+828hQQQz4Was0jLtLYEBPXHIIVv5VjQaWOf/B0T5K2WVZ+7fkIwoaZ2KjbXrmHJe6NZ",
+	"f7A9Hcy9tiXHVSPI7wuw/gIbXpVkxHYdFntFsIWdvB/4+oIIdmUd/zlMNSJYsM/a5q52ivyb9zS9iOWV",
+	"IMbKRR5nYr+V0R+Q8osmoUGi36PTxpFAc2GUR8RIJjRPbsKsd3X0/yVXtnvkbK7rBzi1M4eWtSIjpq8Y",
+	"E0RTdQEG9s0GeE2JZqdop0TNX5EnxJb9XC/jqejzONps+pugQBMUeCiGixcCrmWsbCcwkGvCx7/bf315",
+	"bHfoPoiqnC5EDVjKKztcmTJWTNn6hLEZ/cxn2aw16IMYClozLuyBPHGDC80mLLVsVit19vuczQC/1jqL",
+	"acxTpkiIkrGbizvyu5OVgTv9S9glL4aiOCV/fWPpOYE3cCrbiGau0XMVEJn6x90SkkkMkRkq0BBcGmBA",
+	"uCrIqe6q+8/w+TtQ/lsP9jQJa020p4n2NMbzt+0FtQKZ0HuDEraM9IbMansGaacyYYpIgcGWRMp0QOSc",
+	"CejAK+VFQGKupp28BxVPbdhEBUTC/aDg1baoXp2qVitD2o29bkPM/K23X5h5b8WQf/19HX/OoSf5KjJk",
+	"QD6/fZWfvC+6QVklOirL6vMmF+lmWbv4/arm7Xrfu5GRW07dLfZgIafcsQeRvIuDKWrdTtExRKhSfCKw",
+	"zMOA8pTZ8MwUIPgjRdrD1myBZw9b5gYQ83EyaQ0A/2hOv4FjbHV1uXPC2XW9T//bNsRADWCDb7xLd9oD",
+	"F5O/1p6s28Tczt1fdn83/q/G/1VKis2lVxVV4InL+nA1z4ndcewnW6FUPjAjApQN+uOATiHKA4H5iAoh",
+	"XTSHtI97vbq6Yh3rt6cevmHp3vumpHtVELx9HdDI5QfBdozSYh/i8bE1vvcmJucJjZbk5CNl4bXqkleA",
+	"pjOlycjMjy2+vpbwVLoYJKyRqUPsMHFlySLuJl7PWe5MeG/n7A4idveb3w6yEauNWP2jitVzpjGnUSax",
+	"uifpmvdnP0izGzymHzKRN3dH5ggvy1Mxpk7JmCdGfrpa4DAgoQF45v8YVHD/4lKE1SnsuuTcyEd4jwEw",
+	"xK/nsjvL38aMt54LdZ9u0+C6j8dYqgkxE+hPe3mQuQw7WjMUc/nqgdhfahDp4TcsD2CeUCEgQrRyIhyh",
+	"fDVx9SETloL+1nFYf0AxkKnM+y2sGwnuo1L8/R0TEz2FCPyWXdlwhdtQxQaHwFaGLvpLmmTo8h5RHU3N",
+	"Jf21gb/ec4+Y2ny6pY8f08UZTYGvLhPRFOZmnlAukKBeR1OPda9/3D1uBeXHykvYI/3DXmAWCYtoVSrl",
+	"McYWZWpDLq3jZ97fZyx9ae5t7gRPTSlXLP4o33PxHbbnskFwFdGEvaaQGjxo9buHraC14CyJzSt4RO79",
+	"w4Kc7wLWbK1I+PJA/3ZtXlIW8XlFFR7BPfEKm2f8csqjCybIXGoy5yz/2Q/d105jllkamZtPbPvp2EZq",
+	"cXN4q78I3+ZbEw+dcxGx9YuqmNC1Mf7i9C+/lqnDqsU3fNlcmZwka+Ib249v5F8C5tdDFxc2Pf4BxDjS",
+	"TOQEfkb7zZjIBiR02zckUIYSuu0bFmnJoVnLodOauPlIG6UdEPti0/MZ16oTYD4SnvRILWdOKTLnZhet",
+	"TUzKEi5oulhFDVgNtdgYSWlv7DNQUk25eEL0sLeRyNyEU39J2NUkP/mQ7Swg47T9SmXv6fpG1TeqvrKq",
+	"p/GnqYz2q+drMISWtftabb7rMF7ZnG2CeU1XiQ0jf4LQ+GAqI7NoKyGkMiLY1AHz2CH8jR3cazHVq8/z",
+	"RMbWc8PGY4Z9jA2wIv/4O3GqIM8JiekCOjoQLrQEpDggTqRCZglkzNmrHmFqa4G4AiLToUBlY26fX2mw",
+	"EBw+hYw5g/PMIYvTDHxyDw6IB9qKOz9y6C1YhmmBcw4MRd4+EK/pknzV6IHLVeeaoAhU8HZEaZ4kxArU",
+	"wKa7a5kZ1WnubJarGbMKYJgpm0Fplr0A7jEU2MsDJhV6QlxSgXVtGBowrxvRNOXAh6dIaJV3uDuI+cau",
+	"qNucYw8DZcIuQ2Tz685iuG5KzETsKuBgfanOXi9Bw1+80sicCX3JMZSHKwC14WKLW4NeYP1KjeOoQZNf",
+	"n+PIXGAXPqxle0lr0KsBNsvbV2XJSi6VGzZZgwgbRFiDJQtXGxbZ0cUjVd1ttiVQeCNZ4k+IorYfUXvD",
+	"9LJj6u4RkcZH0mi1b02r7cJN0qiobfc0KUU99hj02JgrZoVSeBzRNL6RRtfa1S4akolHzlourGeQNbZm",
+	"ZIDGPxeTlMXQUCm36zOsJDcKA4RlQNhnGuX9noy1Ly8OxilnIk4WJOZqntDFKVHZ6ACHoQhVtohOXgmi",
+	"WKSXBnDlCMTM04AO/pQozebG5oaGUkyogEQp1zyiiXUEDAVoNsUORoudqEEQzS/NVN9ZBboPVtaBMJ/E",
+	"/FZShfkr4x/zKf00oUlr0BqnjIHOElRQ728G68r+FbGEwRMycSHklVnzEUpj75ypjGSCKtQd4joFmen+",
+	"lpEUmfYPpP4d0kxpGjEqPqkpS5IxkDS4X9lkUvxR/mksZfwpXnhPnrCEau7de5JkGkZrJphyAF0X/IoX",
+	"Z5ihf/b+zOb+9TOeXJSvnskkyVTkvd5MeSOcmXcxH8gdmDMqMu2dPpfpRfGXYgrVnPtbLrw/dEqvRixN",
+	"/WNZMp8ir5s7pOWMQjd093fK2KfyQ6+mDLJ28hf5ElSDMfb0wV/dVNo5cbf81Xw/3EvvYCvhapYX77n4",
+	"yGbz1+bGT05aQWsqk/jPUvvHj07MOKrhr6IROlVntl20mean3ZPW9Xd5Yu6B4sP8RUAPV+9fSXteeqYD",
+	"IHrKJ0DRAV3DWzGPAA78rfxUnfLZvxiYdcbSCLZ061mvjLCC6xDyuPusNOLj7jOSFEP4C0tkpv/x/xVP",
+	"vyyO/G35NvUAlwf/ErCvZ3TxEr+7+exm/xXL+tdKgG8dJL0HJJhmohZD4gqQvIXIso8bUzafW9zI5rCT",
+	"zq+Y1VGXbMIArIDf7rVMYsKxkNzKWVA17lubc76jF8youf6TE/If//t1F3yc2egDakfYH+t2Sq979GTF",
+	"VrGHi7V39KRH6m6Xw2KtfpdpzdLywrDP8PbAr6vW9hZW8soP6ib+vZk8SkaJFDFJZfbZzOgvU64u3LQr",
+	"LaMLmNR8S5Q4On5dQvaKfbfwZdeTzVB9AQ/WIHpfvTfAfsvAHjFtMcXfCrRnlzfy9X7M4TycSJROGZ0F",
+	"wLXkOqbeQ5b1q8s7s+PCFcXblpExHi8nzIJ8qCjjQU/ABT9w6EqdKRBv9GaXEuz5eSpHZk2cHRg5pHM8",
+	"9KxV3cvyHPRgPbVmMyPNAz9FUxZdbJZx6b5O1WRLN9WNhNpquiX1t6l6+NJpbU7mfM4E1KWExcoMAxIa",
+	"TGv+b6Elg9KP+VRqCVma4RVVmoX4/l3ygpirjUzJUlZK8SyyMK1JMhRg3wMfT/5ce+Un9jnKQLGHhCYs",
+	"1aQNbogQ/uhax3HYOSV0DN2lZRJzMQn8p2MaA7wHizErQOmhMGPRV/JAaTphJJISqLnSLGGk3T8C4Eb+",
+	"8//6n+RpD/5pHssFOSRTyCYV8Ntx3//tmMyA5qtjWXJHKThZ8L0AuNAZGwp8D9vUFfEMnazgE0KRzCyZ",
+	"dUjaStPxeAuppygu9pkZsF7krhSLNWpL4N12GuyHBb5Gg5XdOn88/fWl9qe6UUs1SqoJ4dayFCKZWlsB",
+	"F1AlNVyWs3eK3j6eUhHL8Xhf1O7nTCsvAmCdHqiOCr1uB2l19anTQbZO/YomyUjSNFZETeUV4XpXqunP",
+	"OI6HUxZh3XYfU7ogxyRlNF6UXEfs81xW10b29XaqjJpQexNq332oHdZ9E2ZvYMQfAkacUaUsiNCSUFKU",
+	"ld8vlnDbbT9QwuW7GzPXhkfg31x8mqdykjKl4G9rccO/YynYgIxlekXTmGDe/IwuiLrgc4zvnxqzmEYX",
+	"+QnAJQ98ufKS2YR+c5sgb4943HvuCHfkJfNxjOWbsJ5RFxygM0Z0SoWiUQ5+plxYYGRpdFWUMibUKTwL",
+	"KkOlATwFdNJTJlOG6QeZ2qF9fr6Ufnfu6BT22LbeyXnvW1eHPedM56/RYJ8G+3yDaYb+vmgwUIOBvj0M",
+	"9B5UbRkDZWqnEMgmQRzI1JUNryb1t+cRPC8ggl0VkVDy+jo91SUTsUzx3xYydMkZnTDbojSE8EMIijuM",
+	"slTJNCTt8B0XFyHB0uTOpiHWnBsQnoHJj0rOHLuWYsxlSsKBR/atiBTJYk1Y1r7/TzhNdfsH4P27OyS1",
+	"Kh6JE3/rQ9332cJj7ewBFCyRWW2BuKo08T6F1S3IDDLuqsDxl7D0WtvorkBFxJLEb3MXJVKV/l7TeubY",
+	"w0Is4Zcs/Un4pxxXZ0+MjkoZgeXP9Y7NpFABGVMRLQLS75+QSGbgsa16exiKuJQ8Ymcpj9hLTC3A96ue",
+	"F9WL+3acH6Wmib3Ls5Nez+yt6OKc/2ZWC+AbGl38jIo8oorZI8CPYv7tDeL48KQH4ITxSxaf2bN6ZrFd",
+	"ZEaKffj+4N2r9wf9/gnkLsEOqD7kCPvkor8SXxiWvhEQ5hZ4yD2++OoAwZFasDhtk1Q6gEEqG824toDJ",
+	"/XvVijqxK0pfm+B1jaa8i3LxUGli+q1NmnL4W7tKHsULMqcTSLefl9XRMvEFFxfXVVg4zHq9oyhLE/gH",
+	"OyUpS/40bAn2WQ9bIbmaQiIrSxlErmcyBbuxeKllYfilwXbbpc4qf1SfmBN/MdO+d/Ys12p3abgI2HDX",
+	"2Dbu4HlAH4qRcwRJ4POTgMHAlo7ALR6pobC/YSYDtkSE9W5EGWnjwiW9TkBA7MUkT5bNb/lI4W8kEwlT",
+	"ioSFgAwJV0Mx4ZdMdMkLQWzpgn91cH18FImT7eGAUEG4oMhvUTo1HQpuXkDLdGFvJlM79P/8f/5f0rPO",
+	"JXLc6yEGjJmmPFHwulepAXDmWVxM1hE2nGfzebK4oVmKncibszJKcmevVA3rdH2hv31Vt6nCqqtqasv+",
+	"emRhpfnfaR+XBpA1gGz3gKxoYe2BMbzn/UCvjWypdV4r21TWnLJrPrGy76HhE2v8ZRt3EiphsarI0ccU",
+	"m3rMbqePWMKJOZUqqIQAi3KvqCJOTOUcYY5WxQp3hHWquk+sIih6w/QyIrpjJ4hG7TZq9w/rB9mqMrZq",
+	"uFGK2+ar2EhfPLC6thWK6DHK3n1lr7zI0SPJd6RVe21r2edqrkNGLJIzpkiYK4ywS16IBUF/g9nozM9H",
+	"ccUbq1Jjt+MegHHswD2wNW1aklInhbJs9GujX7etX/OF1+jXxuhcZXQ+APsPluj+7b/HIH/3p3V9ZQvs",
+	"zpwmycKzKAvLEyQ2VIZqKiCFtFDDoETCgXPCY10lV4R9nrNIs3jP2tkM7yEr52VTtxB5J2Vl3Sjn+1fO",
+	"/W9MOcMqazRzo5kfqGY26/N6kFxNZarvXz3b3bgvBf0BH69sLLwc87cauU2rafFTX9e6ElJWam7spRxA",
+	"UF2REO4x1yFJWGw0byqvlNO6Lj5D2ji8f/wdxkkU/40Ftr5jKGxqwch8y0xw3QkI6jFlRqvlXJFsbu+n",
+	"SZsKTAowmENmmoRqypLxOz5m39OFwqxP9xsVQ8E+z3m6IJB9M2GQX2HuA5BFSII/n5p/honU4QCelIlE",
+	"wnwBNVXH4glsOgGDnslLLiYH9JKlyDahtHvrfFZBdQzKaRLta273DqYHQe6E7WsGn8PdgOTzD5kVpWst",
+	"YtJTKooPj90uDLrCKhj4G+ePC9Ydig/4yRShUZTNsoRqNiguNxeG+Rr55N4mJJnQPCHskqULXALciyxw",
+	"QcZG7wANh7DLwlx2atHfudmfIYF/K8I1aTtU2FkDH7sEV3eOF81rIs2HTCdU8N9chbO8ZOmBXYhEy4Sl",
+	"BjyRdr9H/iv8WJocWIudEsDMs0TUULg8EfJSCtdXLnUzJscwtzhRNGVEsZTTxAj6gChp1padGWxDUozs",
+	"0rajCz3pePADW9gFB1VOF2yBc5EfGcl4kY8UGrfwVJnxqCzRSH2yavCnltvV5teYuwTk+PBwR/jZSqGH",
+	"k/1SrLi8YqaArOZfb2ugUSfF3tboMZ5IjSOOjUJ5d9A7AowNwoapEvg+7KF/dw3kPHre+1K9d/iqL7HL",
+	"1uxVUb3Bw/PS8vijR/PMh32gBs3h/gwa7wt+7B8N+u4jb9fEcU/cspFTHvIGRo7+bDsEucK+2y9k/Wuk",
+	"QuVh0MvJS6n0i7GGusL+yWH3yfOTJyeH/adHz/tHNRbyk1b99XqB5EdWf24uTKtO41Ojm8SfqYjdC58g",
+	"VbFXuWiPpIyCPPMGt2mlYT05aJO9nTj8BFvikxvFl4IEdWTLDF8C9F/16aAq1i3Mp8/qaIolFWEfvqbc",
+	"EH/2QSKys3Gdp5L48N+gEc2aEsUm5aom25ORyg/A545KYd+h7tx7nuuocFCkd4H1MU7lb5aummtEJtCr",
+	"QQrr5dqrW/0cxv01+dWbEHcT4m5SyBpH+h/CkY7i+X7Vbeo6JtzAjr7k3HMtiEYLKHMLiHPKuT5Igav4",
+	"SsETmTffAW0VSaVVdygsjcCAhH8LSdvcqBOQMKKaTWS6CAMS0jSagsfy3rgE/Bc9uOIxO7XkAmoNu0DK",
+	"KCh6LSVp562ZUkbUlKbYbxnds+b0zmq6AdezogrPgHsENkc2k0Zcbxqsx9fsM1Dk5vq1hSQuq6rz/1aq",
+	"eJ3Rz++YmOhpa9A3wq4GC4H7aKRtFM0BF4oJI7cvWbLolEfDhMZOPKsG5O6zhXG5tUPaOs1YByiwsIyx",
+	"De7HjpvKUzKSeooefzpSlmE4H7D1Va4arXvEqrrhkZQJo+IBshcgr1Ox6QvpU1Rc25+XegU0LbSaFlpr",
+	"WmjlW8Htl3wnezveCH4Lp570j3v2gDSLUhc7rQKD2F0bbfEa3FhF+z6UyTvvnXVSuXdW3Z5Y2+iI9dmS",
+	"nrUOzXhu6ZA1yznSWkfXp6IgGLOcZktEaUc975UnEJHB814W66h/chy08mjzn2VmNOfTw7XkYjtqPJUJ",
+	"s5RZ/BaZMGouE69n1EuUktBe6TYGM68f02FFqrmNep/AkqnH2OHpj4ap42tn6khzeLpBuxWLmg8MTsYA",
+	"5zW7RKaT7RN3vIiBv9T2bG3bnUL6nS55W0h0WFFlGgsvY6cwBYxMoJAJgzWams0M7L5kqVYBcGH4nVmL",
+	"k/FWPCWwOx8pMqYzniwwa2SJccN/XlA8jWoSS6aIkNo90vwKNzSyaSisVDT3ivl4zMASgwdxppD7lThJ",
+	"TOhIXjLi5LjP0eFlGY3NzU/zzGBehA/WeCVdW/brfslbzatb2NsgPei4d7SO3sNKp71mNqyCOndFKHdF",
+	"HduAF3sHEzuAEPvHChU5YSsnl/A52xWtimcqrmABhuNNk+XGQmwsxMZCbCzEh20h9isqnrqq54b8FKsd",
+	"dsgpZAF3wyXUJLZsyiWUOvvhdtu2bOq0Vtux68JrNzMHfSz17CwH0woOoevhtLaepowdYB5JKpPkAMoy",
+	"UplNpsQzSTvBUMzo4sAqZJJAN1UXi4POGblBCX9ZOfrVhNHeMJ1bglsJjTR4t8G7Dd5t8G6Dd7/tiMi2",
+	"8W6DQrdM3lUDoN138KF6UnG2sk54ntCIqXLD9piNuYCMR3I1lQmDzTajF8AlLtiVQ4WnJM2ECkgETWQL",
+	"KEcTaKlKZjRm5IKxOZavOiypp2xB5lwI4PfwICJGGjLFbBqRPUo1NI6L2VxPvUTlUrRgTvV0KNqhpxe6",
+	"/a6Tq+GADFsZFpgqlowH5AylHHSzc5Ia/rA/DFsdCJDkGTx2LBEVEASZUjFhpH3ce97ZIB5xDTr+DFLF",
+	"Q49NGKAJA3z7YYDtmkVGUBgT1ZNQjaXUWEqNpdRYSo2l1FhK1y2llQqjMZ6+Fhf+dkw8hN5emlbJxOnc",
+	"k1f+sVVA+you/Z4lTBtjKp8Hrqzxg7WgA6gkpYIISRIpjDUzYoTGMbrRZ0xkythDvQ4ZZRoMw9ycA686",
+	"2IFQU/oiv62+4hE8aUrTWcKU2oYthbffalLWTkDrkmnZQNUGqtaEquhMapBqg1QbpPqtItVrWqLBp02K",
+	"SWVwa7HQfeeYPHY12GuTTV5BIoWLCNhqB7zFUqf3PWR/3FQh/Rf3ZnfGhf4clZGh+6Vc+lpJW8Mp3y0q",
+	"ET+sUpqFpigknlGAFR6+fKfyXfp3qPuyc35uJ6lCFVh5FhuRudVaLFpECi+L3fDVhkarSbLHv9t/VUmg",
+	"IxSobK+opTymRSJd28uIC1aRUuQZduNUzmzllsvGgxy7zsMQiXm2m92drXuI7uhiWzfmcmMuN5Gdxl5u",
+	"7OWm5mN1ZKekLBoIuNWUOCmYb7x9Axlywe/rTQgiMgOTSpRMfUvHNKd6WmySSw8L+akvJSopLvgsm8Et",
+	"rB3DhWYTINRbhUaNbFlvSf/oGcukPacTFq+nKAvIEkUZeXFz6btiNjnQ/EnsWApKAYXtBdo0AibK/ATB",
+	"WFwqlrgBslKxsGNYS02GM1CFmgzyBs0jH6ky5VdFosZVFFuW7NH/hmOZzgBpZBmPWyvpwB4U3xY6EIpT",
+	"I5ZqPrYnq1ef5xwGDmf5P1XTE/HT3somBscHPY/sG3Csjd5tQKqdKbbEaHkyehIdPI2fsYPn417/4PDo",
+	"+OTJ02fP6SiK7fk/4gd8ISh5I2fsN5hFLtScRdq5XmyrlgLOPDnqHgEkRPQXw0YdU57Yf/Jck+an3NQo",
+	"dcyha4myIsM9u+LM9oFDdXls2OfDzCnlyQZzqdlsbiwCOz/vpdDTZEHMFyKKjplGPT+nSpmX7n2BbSle",
+	"568C7ihEujk6ti9a8cWOeq2NpyOVs7nOnYgW7BsRRkdA4QsiDyDKJnND1UXVd+jb888dvauZJZg6hbbL",
+	"X3Mo/J5yQX6wSrHuqMwdzXNgwcZSsNbg6FkvaMXG/D3uH6J91xo8N8AWv1n/GL9Za/D8C35wI1azlL36",
+	"bHQBrv6joHVFlQYberT4YJnv//p7K5F2weZs+PKSpfNUxhl8riWO+edPjo0kw6sOvavUXPKETtjS+f1n",
+	"T4/NO+EFR+UfD58dPTOQ47q1ZeTJx96zYm9Vs5ZiMFCsFMrVi8KNxSVA03EqZ/4ehi8rvSNHliXXozHd",
+	"5CvW9n8a1VfV44lioSG8+jYIrxzocYjaHbmvLvFrc4XeMGH2EFOEClLsJztktAcALrZD63k0fxnsifsl",
+	"BCJUG/OxBSaIH4civ8QeCQMPRp4CroT+ZEwpg1Q9iIkNvULc0uGAgLwkRlgGxEjHYChQNoJ2MKLxlHhi",
+	"kbBcLp4SDyK4RhYG7EYyZeoUriVOrZ8SkKDIggXt3i5pyqHP2BVsH9ds7ZSUQRd2mIOOYj+wuSZUkYmd",
+	"2Ji0/+n8px87AUmZwOZkVBE6FGffvyajBQnfvPpInGGAbup5PA675LUBYCTEX7rzbJRwNWUx+R2PvI0D",
+	"9AUHBL/El3BtwpWBNvAaVVKuHA3WHHst7o8G6wEI+apuDH/OdsWdtHRmg/ob1N+g/gb1N6j/ISoEh/Xr",
+	"YPutcxkVkKJxmVdNNPMATDnn7OvOHXMwH7z783IX7fW2yDJ8rNECxFt765zdPwnnhA5KgHlj/zJkMdiX",
+	"u2MDqQZnNTirwVkNzmpw1reAsxr0sz0coetBiN24MzfPBi272W5J/wQXaMltR86+f01iGWUzJvTdgcpZ",
+	"PK6HVeyYi1B4W09ZaVCd1bHtkcv/v+brbzbOfWycF245UWU+11e5d/LemesTWD54Jy3VfhDbni+PHAQk",
+	"xFaa99eNj1ZLkHHJMI+I/9JEimSxLqvFm5uaqS2lZ3S3mrayst2f90KQgmgGAp9h7bMRslVXyfkTLNh7",
+	"oCk0dD5P5eXNJsmqTsK3dw42EOndBk3wx1ky5uWnVWwGPO6Xeg2PqGI/ex3m8xt/RxWzjXir3vmwVb+b",
+	"sJ8c6v1pn374rPv0pEgZhVbC0M6XsZjF5X7LR0W68WuZko8ZUzFdPFJkRMXfMqbJPGVzs+X8ZrZvYzMN",
+	"v96hta9bG7d09u338s6+db835Myu6f6bL8CNsgzy7Ve3xVZZDDVpB19/2kFJK1Xq+HvP6QcvBOFCs1TQ",
+	"hNhAMRnLlCgtowvgIpGXDKunpGDmcGqWq3N6e/kJWrrGVwHhYihCaLAfdskrGk0hMx+a20Keg9lIAaHE",
+	"ySUAC+vacZk7c20EjmJwyulQULHATlYsUaxEY2nudJUCmrDdrq5jFcQPzLo4QtK2zh2ZPlaajsfXWvB7",
+	"H3JtI34Xgi52/z5j95tqwEKF3VHlbFO31PaLbaAMaqca5N95l/kGPkSy6KcBRH9IQATSdBkN4RfZLvbJ",
+	"V82XDQyOdf4MGL0vRnceey00bxOAbZg+Nm8m46vzSgCuDC5qRGyXV+zNYdv87KKbDEjbgFxNKVbL5zLW",
+	"oDRGoTlojATfVjYRaYSTwu3pquR5DZqQWggJvK7+fN4tRty4Dxpt+dDdB1tUoSXl2WizrTelqC3oH250",
+	"wJKg4h7YFwmqWbM6pcJqqdAOJxwQSvI9WVJkIxbJGVP5qXFoiVwyaOw9oVwondfPPlJknsp/Z5G5Dbgr",
+	"uuSFWBDsvY0N1ArHwHPX32KVdsNMn/NsPk9WkKLW0nEvcOhbdwM0irJRlI2ibBTl/Zh9D4BrEdflZprZ",
+	"l+ebG2CPUSY+FP2JowH1CeZa4GlRmRK3kVdr1Fy8hxsryYpO81NCRTEYKZgtMywr2ZqudRj9161TSyc9",
+	"ucYy2WjZb1nL5iuhUbONmn1IahYl634dnY+tONmXon0vLx0tk7EiBxD/Zi5oHRBKQtDDY5Z+kpkOcy5R",
+	"omSWRkUwPLC8Ua4WfSjwb5lp0saSk5gkUmMf7ISNtVGDEPkunsBF6Kr5FZ0xez7qypgpzYV9FtVDkZ8V",
+	"SaWBAJVwAUoX7kchAb5LfoJXpQmZs/QAIvFWhHKmjB6Hm5vjjxQG2EnMxjRL9GAowJvMlXkJpSmUTXS6",
+	"ZEkAFEAjVw1hYFBJOKep5jRJFp+KX0gmNE+QbmAoYDwcyQW6BHLkfATRlinJb1K4tDulx3PP2T1AcHPF",
+	"FTOQZijCD+UzhdT57cMuOYdMBzWF3FDtf1cfGIGTHX4zJ9KJ5SiYwdqxiQankGJD9JQKf7r89IR7ykV4",
+	"jZPxUJIRCiRh/vW2BlIoaX7welXTX9cnwIvSf7kr+KuKdY4cdZ39Bg/fF+MhpY/9w7rVK3Vxo0NuDXa8",
+	"ATvmk7Z/7Kg/C/yw1MinSvdmZtJp6abHH/tHxWjp5eSlVPrFWDNzx/7x0+6zwye9Z0+enzw5OTysvjqi",
+	"JxusDltp5et3s4I3SZySuuLp0VMjr8WfqYjdW/fKC/XALcu8OG1pgLUXEyi0uqLLpoem5YTWzNvQ5t8v",
+	"AVSt+nB+pdzB8eFJzyC1B7l0nm1h6XCxwco5vOvKcSvFWz3rFw8XX+XagaXz6ya2q4UBM6PW15ix4+KU",
+	"wTK+ItTMMuE6T5xIWDxhKUnllYIsU80a47dJLapjcdsluWeTG4HEQ3Ft42gK13ZhTuaAZ+d+63oG1jmM",
+	"68F6pJtU4T+yxZBvmsbb3Cjch+RtRqm5Z9Wn5cFc7q0ztFFvKkAXsu/mLCsd33tos3qlWE7bJXPzX8rG",
+	"LE1ZTC6ZiGU6GIrcdU24IiOZTaZGr6XmH3lxFSRPla+0RVlcWBbZOY0uFEnNKmVGQQa2wftQzFMeMfQB",
+	"2/xhB49L2DkFn/IFi8lI6im5ogvVJS9wZFdTqWyZ15QqImQxHGiAoPkl6/gDK9V45dr+tLyWsDnYkosX",
+	"/NA0SRmNF+ZhQ7GU/Rz4SKJLfkRnrrmNRfjm1cROs8Y8AfhRnvnaQO0fWMzL4wFCpRXIIpGqJtKIWcIv",
+	"WVrWmcc1zPajEm4o77R3bAYUCGMqokVA+v0TTCSscXsYiriUPGJnZslbc9Rim5qowozzo9Q0sXd5dtLr",
+	"mU8bXZzz35jFGubPnz1ggUeMTj8EMqliEMYmhjZPjF+y+MyeZaCRushag9bZh+8P3r16f9Dvn0ADIbOR",
+	"3lYfcnSIoAbAC74wbJZ3XIGzAg+5xxdf3Vvsb2uAv91URS1P9g0VTyd5pyWYqIqT1M/DIl+Ph79B5ndE",
+	"5tUE07eQk7kJfl9SXrej+Rw7oOW/pJsbrP+1Yv2PWSqW0BkXWi5/4N2mdMpMo/Bax5ZkTyCjBZATBETa",
+	"VIlkQeQYKQ8MYqvU2UsisRDjqbpbiy437NpERvbCfTbr2gItEKB/1+ptpV7sfzzs1Q5OQ/SkYESlSvGJ",
+	"YAhxZS3MMgKCxThjEIV5z0UGDJq9oDVJacTyA0e9IkxUsFp+SuQE1eoFi7+XUWW1MnpqNsY85TJFJWh7",
+	"jC53x7N/q7Op1DLnPHVHzyMqls/8yGZzd0zTdML0R1qRHbXHnlqW1g9UTGA2Z/Tz69agddyHZrjC/Pvo",
+	"COLHXMOKfCcn5IomFwdckEjKhKV+8xBU2rZP5rVflW1TMpZZSqbQCDQAxpufImzsHAFY8VQacRjqoPdk",
+	"AL1G/d+erfvtiPSerP+t37vht/LzzI5IM3jx1x9e/fOfvn/x9t2/nH73L3/+6ecPf3oS9HtB/zjoPzv9",
+	"7l/ev/3x54+v/tTbDBGnWpVBzlot72+fTRiOUMxUbqSUS6VGl2+XXqjQEzmXoTu0f2IhkjKzIbmYkGjK",
+	"oouEKz3A5qZ2nxKzK3L8B0sP8y5lvpXJjF4whcgBWIWhqRFEpAfu/UObj4gMuTwiaSYES+2l5tbYvUiO",
+	"rehABeMuf6S856mhsOmQRqSQw2MUMQGRZjBzCP3CVdj3qBjn1ZRqc3e8FjqcIqcX6Dp1SigR7GooiocC",
+	"JReNobuuubslSjJjhXTIjJFwScWEeUDaH3OXAInTJU14PBR2TgtnWZ65OKepYinwHVIlxamdcTMO+EDI",
+	"sHr20/lH8hhnDA4rQmFQ6xxgH82pN/m/8je+kTfJypR9pimWgUeDFL5FpLAvTVzdlsaNsFNSqQZgN9um",
+	"Adj3BbBr7vxbYPSuibMsgGxIs5quRT4PVg7PKlgaHi6s7aq7mfrK2wcF7RUgdQ/C36krQP6ed0zGalRs",
+	"o2IbFfu1qthG7225X00d9bFXXq2gNc9WttWYJzSy7iS3TMhbraxvSUhNFkwTWMJQtTr2VRJRmicJ0ZJE",
+	"EqNMTASQ9WTEW2coKPS2nkEqGBUxmSdUCPPvCeWiKDgW7KpwmoEaOC2cW/7zXL7TiE0yEQwFdu7GhlsB",
+	"qk6KDycyRTfUaEHSTBwIeQUuoQs2113yXl5CBWuudQuWb2T95oqkbGxQB2kf93qdAbjd0NtFpGA1vUbX",
+	"lfLPsPl9vdx4dxod+kfy7jTQs9k2DfRsoOcfyOVyF7fJljwfU7Md793z8dhCsL1x4UDMVArmoclHBci9",
+	"Im0I0K4OTgJMFfKqE5BMxADq/BCpHGP5gLwSWGlrtkacAT+5D11TRjJBx2Ngdu2SX2R6oYCThwrCRTl4",
+	"S7SUd4aYHzJhd+eP8mr/+fbFZJSkEek9HwAlRy4zbZvdJWVsRf9PcyYg9i7lRSvYTEVTrWk0nTGhYYfl",
+	"lWmlZtI2fdkd+m5xY0ZzGXqUFh9eZVaVvuXF2SWPcX7wmuuwoU5+83qIAY2Krf5/qHhj03L+ViHY8FAd",
+	"DgJVaiLtQE8NjgBAPXal/lKCMkVKoXnZOZbubx0hVVfbmfhRXn3AJuZrdLcn49AutwKzUeZ/9PjJh0z8",
+	"/+z963IbSZYniL+KD2b+JqD/QQi86QLZ2LRKmcpSl5TJEpmd3V0oUzgiHIAXAu5Idw9SyDSZzad9gN0P",
+	"8wb7eZ9h5036SdbOOe5xAQEyQBIkpcSXTDEQF78cP+d37hXbiQ/02R6UsAlXT393fPxGp+LLFT1irc7O",
+	"QdSyuZEKo5n5mGEnYz6fo3XKsvj3CzH8lJts+b1xJ3Rko2NP9qSBQgn32dF7fERyphOeYX97ivOSM9Ep",
+	"Ir6oPB3Z1BKeZRScpDPBeJbpC3Lk/CLdROeOcYYBTswKXCEqyhGinPYr9dkSrhjmEuKBjMOwI0aLFFPT",
+	"VTFQQ50uIjZcOIHoAv9RFNS7mAg0cmmDtj2KIhsz8VlaZyNmNQurBd+zwk8pt8IMVMi2BKEMLAgmbITN",
+	"Z6IYYpe9xp9FCjfAY+xioovcxRBtTpUAB0qbMVfyN+q5NxYOJn30CoaRatxIfz/lVVJMeqrxXVIlWZ6K",
+	"MAUfhxVR/TquFgD2EF3hBDGDEt8Jz+J0YQ0uuGVGOBBbG7T+HagVmY5IeyjVbgOU8Ak8BmtOabjvKXzq",
+	"NJyXZkwfHsGB5lelpAfqh5MQaD+QdkHOnsa3KgpguJfFwVfVgwOJgnE8Gor4UYVNwtWNHQVwNcdVEcoB",
+	"FYl0zxZgantuBNiNM+I5q/p0wKHXo9H6nJTvpHDMCJjcUgfvWnbKcOG7RkdkiMcymU4K5Yi1hOVIA2uw",
+	"QoDyVeSoEJe4o87fbzKpZMKzFeoWO8m4YiOB0KvP4qS89cRovO175YSZG2nFSp7xXlp3GpatSU6MX71a",
+	"e21RT4qZC8yuv5uO235w1W7b17YcxxE+ZKLOFYP0hHTzcWLa6apx+jdvPtRH1b3cC5/yIF8tgMKNdQHU",
+	"KNXCP7tpI+li07bRQ7r6/sfSS/qgUS0xUCY/Bu37cfveGyzcqdNGpB9Fok36szKCp1vIMUlBGiGO9dw3",
+	"yOTAxtfI5SAQUAzPM672vARo9ctH7ykVhcrOeLPmCLSegr+R4u6n6YuZABgmEgchy5kRY2mdMCLF26ST",
+	"AN/PAJb726ZCzEmNocIs3IJ6glj+AqSx/x7I6PJDK6F2WxsmQUznzspU+N7adUnuEbztVBSgI2y7Qe/1",
+	"3n0/Noo88OIOAH9Z6mSN3XSrspwiCgNbe8hsD9gJn9bf3PDlawZ8FArUWthLXO10YecTPpacgRaQG/GK",
+	"zTPBrQDFYCTNjM2149bKfEYJxF2cepCFzS2ym7So9ou8rUwCfCLAqOtk4AndV4izLxtCq3U6mP++J/Yt",
+	"x0YHif8AsdHfmHz7Q1QLfQQivCi4VhE7IN6CQG8mz+ti4SYSfa0W3KTTMZ5s9joINJTgpPI2EJJVGfkA",
+	"qusPwpWy7pYKR1EW5jpm+51IZCrSO2e2gcnuON9Xjux9z9satn/U0P6mTXFrbOZpKhJpPR54kOKPeC7R",
+	"7VKDLchIBKoooEPEftTdlM5xzMQ5aA/tlDveL35+l8bRQMUFiowjFlcwLfxJViH8wU897nQZDgO+To35",
+	"8JMmjVm7VHQGqtB0OiwxIhXKSZ4xTbnxxGLtRM7ree9GZ6KPiFjnDlQg9JEgAwZt6Kh3GA0UTCaEc+gL",
+	"JUyFt4ewZT9zdittpTDG4+zKWSyx9YG6AV+nrXwUakxB1NW6YV5POSm0jgM2DrqISElpUWI+MTrT40W3",
+	"uWpRm/i2wlgfh7gLRPj1ib3m1JPoFOhkVEjCqCWMwQYdBZtYEhQVtmHSKtNgK3lGES2CDpH+Ue+w8f58",
+	"jyNZGzCZYfaB05pl+gKrvC7xpgwr2K7iADtV5/HFSoSOv2h9+4dI3M0QylaUFXdFDTkqg1y654PmEYWi",
+	"clf449gld9ytnOvkKHNYEegOXOtNXBtw1438Gq5x/ShamPtlv19bKSjrd73wmOPfD18EKk1t0NbbnE2p",
+	"eHvEOJtoO5eOZ/Dvc6Fy0SkTut+9/vE1hgqx37QSrypBRFRpPOWLgZpz4xtpwtByJ1ImFZMOqyHlaqr0",
+	"hSpfUuvByD6QjFhdy3GgEq6UdoziV9edS1+QUmLkc5unMx/nQ0cTrjNc236NOexdyFS8KuN1VleT9AE+",
+	"h1cZ0N3D1kry/twPXCpW1uSH9Yblhq2fCSMT/vTNRCZ8rDc3XjuxVct1s9ihDeOG6Pa1XGzr9mm3K9xx",
+	"V4Gnf0wQVhT88CFU18mTChe8LFO0Ga9DU09/J9vE1bZfKr37UxMzby0c9Oh2MAqNtk7cV3ziXfOYHVC6",
+	"0urZkLIfqgrBKUVyra1EQIlppNZSyeoS5GgD2IgRNGpTU2/rKEcf6xek1NulsymcWZOVX5ySm9qu+OIE",
+	"xooLKDALBxNDy3ixoRF8OuLWhRzNVr/Ve9Y/7OFS+keOao9kuUomldv39+Hn8vaDHjxe3J5KpTDrpLj/",
+	"ef3+3kHt9UqOJ9XRHODPG2SUlEu3VfPZffMenyn7EDzo0WaxPgCGuBtWSTR6RzBgnVXF6WR6hfjfm2Ah",
+	"FOH7P/3v/8UC8GXtGXfCSJ4BDZTVUag5ayfyGR6h0dWQW8FyJYtEFbxXO8smOkupkVTEsOEs6pAJrFao",
+	"XuvfMcM6KHv8XBg+BpXTunAHgZR3WEt3uBgoMvnEQ5HpixNu/jsc57gSIkZVdylRQ/tZVl7F2jzLiqna",
+	"DjbxgneRmQgVX5aJc5FRWGaz1gTUlQDNTesivgdqs5DvlWhqtUkKd3rTZgZIH480QDpsz4bDG/bWxUVX",
+	"+kbf0RCBzDYcHl87PN+o5/ZDI+Kv0DMrydkfgrAUlYLRxRx87Z4VIwzHbVVM8lDrTHD1aAPJgdDfwxI0",
+	"MLhW7r2J2bV4fLOIchwibdPWwsofUzj5t987gHZUKwbypyrhqcPOvVmOV8OCpzz9R25v3p96rUH6F4My",
+	"0StLM64WoaU7djkDHuTN1VLhXdimmpL4+gz73c1BtyIgEYce9thmLkawgtfiyCOGKoZYBx46VA8O7h7y",
+	"jKtE2GigQtN+4JbuQtBxqabVIjyImLQ293bxRBsjfL4h+ys1R5O+ogblmqJPe8azgaKDhSlSsAgw6GKs",
+	"LNHqXKAOGSfcijhiseDJBP6vf4v/83/+350ICMgEm3sFYyFW2Ku3+VRizLFoR2jYxi50nqXMUaW4CsMP",
+	"eKjtnbnA3FPAak9sh6TGQDH2m8AgjbL7dyyVzUcjmUih3CekoLjMCKa+pgV4RLwVjkYxJJ8Py5jy7T8p",
+	"85Z53bbSDbSL81O08KEVqdIwSpyRrQBSAJnDBRPcZBLeIj7PpVlE2FCU6SyFa56oXuHdMIIQP0M343jp",
+	"tIZ2i8UdHD+acetY++33b3/qdNn38BCtmWVt/4qhGGkj4N1Op3wR8LEnpt+0Eh0kEoWRPDixtE++SeHf",
+	"FyTAyNW7pf4ETBzePNPnYobIecYXtLVuImasfcGt8/8myEkdJvDyXqbHNu7QkrI40PwnqeKllfVzt+W6",
+	"Atn53XliK8/q3MX+NIfsaUY53UjbTuspaggYDYuZ3Pg6AOgekoSFT4y2lbOGoyw6asSpcFxmNo4KkvEE",
+	"0me89EDhwWr7uRQHDPYUm+LCz7YTMQ6DLI6Hp70Lo9UYTy7GS9GEudUwdrgHk7HchCv2LBxsRmUqI08a",
+	"ehSqNcL78dPahPzv8kiUtxW54WERPKnMgcY0NXRDcoXnkZFpBa/makFrMMxdeROOs87aNm2je1mjeI2i",
+	"YY1OcY8esLItZvM2loSws426NQ79M64Sr/P+4Kh3uLe//xzBMZzQeu2ygx5I5Eq7zAM003GcRcvvzlKr",
+	"TPqrkGat/v6Lly+/bNzHsrkxCXaQNnO7hrDyOzP/yPUQu3L/l5vMyD+50lLGizuKCEWPQYy+KMXMzoZW",
+	"+vA2Dmi7DAgqkW3vKj+y8GM9SO1l1CrsUyWO7rcOuscb9a29+YHPiz67GxJgcGOujZ77UTsmFBUoQalO",
+	"1T+CAGftVXDKFw2O6a8ONVX3MiPxXyx7p1/wJTr+g7pTUd3wq1wApCba1o3anZLq5D6rq4PViNnUS0v0",
+	"fVnQgggKpb+A0SjtpcO99cZS7iICWEG1Ce3JomVLTmHoLG4o0QxgsNz44lk8cdp02VuZOdR9FgNFkKSO",
+	"4iM2lSotagqxdgygO6ZiN1aei4jFTsdMfPZ/d9bbSekLzQ2lbKt20jPYvs0bvz7aWhKP0w75FVhxEQyg",
+	"JiAtUnt9mKilrRkHVjRsKjTOPqu/wP1XjoMjlqfTiwOCU1cfUKXEY69aXXrF+OCsrl6hlDuxB+/ebJlI",
+	"wb12ZC+uHZnTNxrXIzUqn3lRcD3exTtvalA++6w2MydX4O7OmvwtWJPRmuQtRLC1j8ygDNikCJu8Ghz5",
+	"u0urTzDGrArxRztl6BH/xHYw5B+txyDnfez/QG3mnr09iIAJvC9muymWKO1djw5Q+NrPbWdy0QGBVJSD",
+	"bmPV3M6awa93G/pmCVc6De+EGdf3pAFPrj9wM9ZcfUfTbIvKCu6Y5F273Oqs5QG55HUJG0tDZe3ULMjl",
+	"E/mCyhEbGSF+g38MuemUnrOoTOQI5QoHqlJ9mRmuxhi2AmewSPnFFkLVOJgGub/NjcY+qWDpSDyk+dhX",
+	"HS+KXs/45zMxm1frWoe/Dw+vKJa9JevsygXbbkLG0uZsyCM3M5MtPXklJ9x21sYyPtllcOxyZ2+ctrHE",
+	"uLdpa1xFtVdmcyyNbduZHSvzOi5JgLuFdo+Ja+04yF1njtzgcD36ZpbVcEsHTAQzRF5VwwOs4ws0AQKm",
+	"o3Dna8Bbvc4ke81SgZoWZggU76WYaHwp2g7g4E4krPIC4wgomkZp7CVJ4cC3BoI++2IFG9gCjus1xXFs",
+	"g+KOK2ewbQ/6jsftUNLjSky5N6CDt+9Z4ZxU483KgOCjLDzaJzs1Z4nOlcMQtSeWnXMjuUqwls0o4+Px",
+	"Rh022DWFBmarKx0Elydwb6zTpXXErIRhUAgcDpEiR/2g2HDBqG7tZVCF8zwNK3R7flN/37Xspn77Btxm",
+	"+cHVSbX+9x2zuWNAtXQ8boSmPF3vASEHO++qLPRb2MlWIahT4WzT09xn+lwYFoef3mZ8fCJMIpSLg3Nh",
+	"qPV0oIr4Tzjdlx/yQeZSUfgFaw+1m3Q2hkRs89okA7WqOMk6bHWZG9wQWl2afKt/cNzrRa0VS9nqt45b",
+	"tzr5d46adlxsl5q7tca0N2CeV8OfNcU6cnMuFutRzyn9Xg8m2yAllS48Yf47ISC23vAMGRPTSljWVppy",
+	"ZrYZnLWusppfi01lyf1Gf+CIkkxbYSvdWVe1Yj04673ctAt8irFPXoc98W0tZoJnbCREOuQYSotMg/yc",
+	"f/u9NRULrDCp00+/5jyTDohvbvRsDqP5s77AiEKQgnDP/1jRINUmPBMf+OdW/7jwYcLeqDGuKn3AiETP",
+	"ZgIDn2pvz+RUZAuEsgudAyUWtzKdm1CUrP5h34TVf0zNbeVLI36uc0OJ8eThwnP3p0qpive+BsV3VFzi",
+	"75Uh/TKRyYSWLJUpDglGyIbCuqvGYKUaZ+JTMtEyEZXR0FQwqrT4xuuQjSEyK656qROfXY3e3gCYafX3",
+	"D27UQr3eE3bC1fTfdf5BWMvHAuUQV1OY8X9h/w4rH2xEE5HNq1vRXdd4vUqxmJmwoUccD/CGma906Hdh",
+	"St+EB77g4KWwpCsP7ngnDw763nFIfbSLFpyUtacgHnMlf83FK+9Y9+VDtWLEFcrbIxZ4Jt4yUFox4pgW",
+	"Uzepb2BwzzMQF5ifJme+Tyuc1D3gTTM6vdeJdCyaSMMJZRODRHeh71JF4LP2Ue+wKAK+StRfodfge1co",
+	"NuuLJdK5f0hv/7JA3knQb02CPqS43EBXhJOwrTCOVYS+Q567c7MJ8uw9fuC52WFba5DBX7cdW0TCchdR",
+	"tKsJexfBRQFHXY+ea1htA19bhVyvDCWiw3PrKq9hQrcxt+xk3k7mffvWlrsVejtRdFfM+QfhNuPMjz4g",
+	"jYb+xPrqxsFYUbVRRJcNFMjpC1bYZT+pRDA+UGEpqb+yXbKqhE4P5FNpH/Vedvos0fNFZSRMKusET7Hl",
+	"M6Um0GMDRc/diaUi+E4LgbQzNOyExx/K0LADXbtzswNdO9C1i5W981jZ+9Tbn0p1Ll2Z5/wQjXY/SOUs",
+	"y6SaWmCGJZbrsxjD9WLGlVaLmc6xFqzFclZaCazgakQi58j12wRBxYzLjOqDGjESRiC2NIJNxdyhF2u5",
+	"QEDkS2naib5QoWsujKdDzQCBz+3llq75PAetxEDZfOg34xWLfWW/1y5mQvmWmzSp9lHviKqxYMlPnjj0",
+	"A6KbrZxhyuJiLja+c4fau8pGP6RvrVimKh99WZP85TLg4Lxw/6j1jB3tU21Ev69APR9/ZPu93sHh0fGz",
+	"5x5ywYb9bEWBXZrx5coKbc/n8rffW0igAQg1WI6mQOigBEKN1urSSkUtp6cCjuSffz38ZfbiP8z+2efj",
+	"v5y/PBke/Lh49j45+sH23qbP/4Uf/ixe/CT3P14c/xXwVW6yVr81cW5u+0+f8vm8a3Vuu37SnuE83eil",
+	"Nw4YKXexcQ0FOKSvmODJhOECMGkLXpCIndF/Z/R/7EZ/JHrB6In0UtnCLeIHI2yeufUhpyfCFBaciMLk",
+	"ScAHyYlFzeO/jYyeRczpTszaqRjxPHN9xrMMLTyY3QLCnrSbCLQVRSI+ldYZOcxDZWQfN4NS8ceTUypt",
+	"+OPJKbOJNoK1QSXRWKxwJlVuWSqcwSqGFstMzzWAkU5UhraCRhIUg3rgbFREssLQMAStHsVagA0F7wgx",
+	"avBC27kjb8hHv/zXlA06rSz3oywOVx1gk/JwR03G9i2Uh4N/1s0XRIsAR0AprtI/3LuPTvmDVn8/ah3i",
+	"f49a/aOoddzqP/sSrbZ9wGlq9VtH3YPj6ywhl40dleH0Lg+nh8OhQe33Wv0DHFsPx9bDsfVwbPtR6xn+",
+	"9zn+9wXe+bLVPyzGXDWn+AG/6O5jq7e5Jb4TTjI+POfWynNY8UOak6azcQwkoY1o9Q97X25umVkyxJSr",
+	"8DJqEcOCMZUmGBiSN77AdpA9pjK9qg2nsWlmrSWmsinRJmYZ5E1IZcig3SWDx+HZ/kH/MBw6tNZ4s4XO",
+	"50gtmT4X2aKLZH+tUWdjCyVxuzVAzsuiXfTvV+4lo80O2/n4/WRXIyQ74UY8rG2l5qjDCogwppTN8szJ",
+	"wrIRsfj3CzH8lJssTOHp76gQfYlfsYRnGXXfY3zMpRooox33JV+we+nciHOpczLlVKvAUFRxIjpdVtGx",
+	"qdGNgJk4r4TdidHjFOZ2l0HEtxHdj0ihbsxqYf2QaV6hL79CmlqpLe/44C112IdXJ4FrFJboJzawC9j4",
+	"LeqV9N7mBRvg/ij0ZSpSGS/XpioSGPGJpdyGgQpdPfBH33eZO+ZTF2+fiHjG76LKQlicK7OS8VM3KD56",
+	"xsdNjWUwjl3T8ivzluZGKky54fVM34Srh89cIkDAYXAs0anw7UQcN2PhIlB5cPgM9D7xmUwFcP9fP9Lt",
+	"esTiCzH82WTxQLWrgCHh6unvcM+XuNNlZ/hCSy3M+qFNXzumD71LYxAblbZmMvVdSthcikQMlB4x8Wsu",
+	"59Tfwqwqc0ozG1K1kzjjQ5GRIyWkSmWLyoHmvtZVOyZHcozenWIdpGVKw12JEalQTvKsDxBUZ+ce9igh",
+	"UhtqtEzkvGhYVuVL6yAMHM1NnDZwJB+0Xxas5uXKVwdI0LCFZ8Qsij3atFjpGR9vtUCp4+Mm/HKD0g10",
+	"9zquuGU3AXCRnY9g5yO4g8SAiny6XjyV3GsjHFckBaQiE06sxnOOj59Y4r7W6bmtsNs2DMd6JRJ0yE6X",
+	"vdGpb49K7nqDC3R7hvsdDpEY7hLTaUTMbzxT2h3Muys45aQRhFLugkTv2fzjuJ1eocnAr8wij0Dgkubi",
+	"tYvRhqIIB8352PeNbVYsJTTg6g9UADcRiyn+Df7FLTYUhuusjaNj/lJKETfcBV0plUZQfIqBnzibaysR",
+	"bbmJWAzURGdpnw1aswXDFw1anYjF4Sb68FQqGgA2CovJmQbTfItdv57iv890zNpFAzA2BLqz2J/UL0gU",
+	"upmGBRppgw1RP759ww4PD192mlWu0dQyQ0hjr1LmuFr4l61p1YH7tnF/DlykR9jsC4kAF1j6UrL1QfqY",
+	"yZWDoLjK5rDJTk/pkatHUydJGaD2akpkQIhr1vV4+CzZe56+EHsvR739PQp3efGSD5N0zZTKA3Jna3tp",
+	"NmH4mxLDcF3/svLQ3dmg1zcwq7SE+JTp8Z20MuN2emUvMxqT788tLdNGjuXS+hmdO6nWtVYjDrQZqdIj",
+	"V48pzcVlP/pMgx60xpN+wIK3eq/3rN/rrRmwZ5KNR/wdsMbGg6161q8Z7cFh//hl//jldaM90zcZ6+Or",
+	"wRU4AFz3s/vJ98JOtMbe1eVxa3hsv0Qt7hxPJrDSqA68S0Fo/D1qwXQAdaaVlIhw6U+LK7Mk9s8OKnEP",
+	"tV2np1Bc1ndz/2iJ9sS5TCkokJ4ZG56ID1LlDj3mvaZRh70RcCdfVfsyj8g4YH8f4p9JNRXpdzqhVWiy",
+	"hs8pU0FqQ42xJ3I8WZGP4f+2JxPtdPG9cPUUYOPSnWdiNi+yOTbNKyAOUeU9dKnhS5Lnq5IT0KiCFttm",
+	"bxHPr2gz41YYZ2B3PnI1RhKf8c/V3jW+3jncJR2ygvd6zC7qtp/K9t4kPBOY62bVvArstPPmf/UtBz14",
+	"Dqoc/f3wDbTYjKucZzg+1vYaS99fjTvdQvnwuoidi+SJJVWkHa/lsHGHaTNQQVN5VXjDgfp8q+3ilaQo",
+	"/KaV6LK4yrRib3L2RvMzPkYFjrMkN0YoN1COj0NRYrSvawN/hqqbr1hcHPriXVUOGJMbN8g+NsutY0NR",
+	"FBUeKNRBeZIIW+Zm+A9VAHllCK8YsXk2zmUqbPHKEApJDSm+58kE0zNyyzMmLePsqNdjis8waXgi2EiK",
+	"7Arbjp2uMO5EoakF7KbvSNNda1+30wc1sFcBx42gRRMxXxfrz3qFqJ5xCQPlCtHxHUjmmUhlPrteNt9M",
+	"5Aap9J3A1Evf4Xw2lEyfE0vczPVgp9usqrXDkktEdwMsuUSgd4wjN6PWOpBcQpeEJP3FG0NJEjg1JEmL",
+	"uQ4n0q8VTOcv3NFBIbC2ztllp1v3dtnpzt11R+6ub8Rt5UhiX4cgKwhhA49VQW5XxR8hSCzapc6BRVjW",
+	"xgtwzn7++N6SLd0Kc45nb9aJ8N4aJnrC8JRSjop0dqCCwPBlVG5spv5BOI9rbhe1eJ8CrIlceNn6Kkwm",
+	"tL0IJBtKvOHzCrh5c0nNZpkeI8p8RMYYpHoqW0/05ANB5IyPxdN/zAV8ak15j/2X/ePnfhdGMhOetsi+",
+	"0P3HfIy5HUgazeb7EpNYfxOt/v6Lw17vKETOPj3fpxN+/Tt6+/74N1nepzT9p42G9mVnu3qctqu7A0E7",
+	"cHK3ldEayvjHle1RooenQSA9WLoHN1PAFSyGoxkzbVgMyybSmNBLnGol4hLEBKFGoZB2SvhllRVqoGKb",
+	"cPVGpyKOvF5B8aCFPYoV5ih01pVBkexioq3wQaYh8NMbaejiKyqoUf86ssRguOKOZYJbqk+PbJgRnhAp",
+	"BX+z9slPp2esuh3ErTv4cpzZQNXtX4WBrWQPcZf9AqOQliHBqTGs4oXRalzJaSlsVdKxtjgXZjFQc6OH",
+	"mZiFbBeMX4hT4bjMbOxTipWmhDtpgxkQwd7rmtTXvtFy1XpnncwyFuirXEHfvz8uNlLn7qcRPtRnICPi",
+	"iELcgSAs47W5fhKfk9zAoYoZz4RxrH2BKYcjWCEW47WuF+YUg2In+sKGGilkuhwonxcJTDcbam5Si+Fa",
+	"OFaYLWdEhERi0jKeZfpCpH1YPlhobgAex4BQ4hIWx3D7p0C/NEAZosREWtBs6GubYk0VwxKuEpFlIq1s",
+	"2EsWJ14ril9hdLG70GE9i7xo3DZ4y4VUK6JFCG2Lv9B0MX7FzkXitHlqHR+NNjRE+s18cFOk0g5tBlob",
+	"NuZ2KhxLJiKZipScJHTqW/3WX57/9e3Bh5f/dvK6FVUBJrwkVxLQ3ttW1MKGdyCVX3SPN4ivra7HNmvR",
+	"PaR5bhkNv/BouKbJNI1kuQ9d5/dWyVBKMxeiUljzFWTBx+8ao8Avl8hoxCdGqIlAYkICiq4krZ3j+qHA",
+	"P3DbPzD4j1Dc7FSAP7x90nNur70QHCv45/W6TB1T3MBk+TTVyX3U7ru2FLQHOzVbJ7l6K45lvBwcxjUd",
+	"IXiI6TXU85q1wxO4rEozH99sMX8MHkHwHfzdvFrQogrXN/QkXwZrp2Ra/Q7W+hZQK91QiGzErmBw3ypw",
+	"2sXI7WLkdnbGP3YX6Aev0fteqqmXR6lO8tlSob3tuCSfBpfLw5gUX5ORzTIerG5Vq2GMJWTm3LinI21m",
+	"eyl33JsXQZajUygEusFdLB7JTMRRMDAMlPD1cLllaDqiZyhSzlv00CXU6bOTH3+I2L+cfP9DxH4RwxOm",
+	"Dfvh3Vs2AroKaQKCDRdO2IjxsRFCqrGPYYNfUpFkWMgCjn7EODOCp7DNPpEKzTYzbR17sf/ygM3lZ5Gh",
+	"rYsztMcBODg8jPafP4+e9XowLZ5l0UCFp47ZB/kn1j7aP2R8qM9Fp7BQXWmZ6rLX/gUHveBVJjC5bQvU",
+	"6zQFqiSRsFUL1AoyWQIXQBd1X2Bj/vnzHHN1w0y22jBx5/O82ue5icwjulsj+PCr9xZmFCb5u9+KXdzR",
+	"Ls3+ZhiB5GWQlqvRwVCniz1MWW31W88+tLZgFLhEz1fk4n8UM31ekfAoSnnFH+hro6AUax/1XqKjhHw3",
+	"/QIMMOv4YlVh27uVWSFbvxRbu5z9hzvld5XvDwR49Zm5wfmI1ofy4YeeWAKLrC2dZXFusiLPAz7coR5i",
+	"XuT7ohPURMzeNkRvDe0uG2QIYPxTDYS02gWyDhPorE4AHkrFMV3zUnbTKoGLb1wSuG8A+u/BYTE6W5F2",
+	"NTfynDsRsRn/vMfH4r8f7h8fPuv1ehGTs1mOJBbXc0ybPLJLzbqfoBuvnTQ9dQ8ZdhNddYplumlSPaJo",
+	"TGmeczcprUQBia/q+dU0wf7KCCEjyIr6YOo8fr002FNpBV9poR3nVhgs4nEx0WS1n3DgzLUMsIp87oTq",
+	"DAO1nA1WuYu1qxVCrrTTr9WYB6qqMt/WnP/Rb8ODx17cyGLeTMWqznHnFti5BXZugZ1bYKe9fEuxB4HD",
+	"bzc76lyoVJuNSjP7R9hwQQlNvkAZi3ni5LmIu+wEjfzNS5w1L8PMTgFx4Jz6tXHtXchUvAoFXNeUDDOC",
+	"p0w65rRm7TANyueqRBqsrhD2r36hmtQIo4VgbeCjCKKkCpeQB3fCGtaQLXHdlRWs8OFVitMQWBBXj7bw",
+	"ToLtUn7MYVda/dbb93sHvZeHwF39nPys4Z08wXf6DnqtlCv+zyMj7CSTSoTy+OWifMcVZx9z+VsLE5cU",
+	"XPv/77Pj/QN2fHzMevu9HhzGNVhh/3jTHny9BIadCZ6eyZn4ji+oFc1Mqp9MKswbaml4cAzabhjj2zB8",
+	"dmJ0mmPMkIa76fG/tWaamtfmcJzxl+/99PEPu3IBVnarrU7pBgVciLw3K+FSIeJdEZevvYjLecHfgpiZ",
+	"5yaZcAvL3cBc4DnuHvDYcKqXRJA24y1UeUlTy7gffh/zXjzXiZjnKhHDw8TEHpytiMEZxuZjEZtJJWf5",
+	"zN+AqRT4r5QvLKircI6LFASQ76yBonqaz+fZYoWmerX0WlfNxB/NB61n8vB8/OEZb2NsTxv2Ts3zLZUg",
+	"2UnVB5Gqm+3/Ou2OONWWnd+em++qbHxd3eYfU0mO8yB2GuGBquRrrZb863TPojbHQ8e403ieWKpPZlmb",
+	"Dy02KPEdR8J1x6fCtxny3WxtpwQLSgOM9S9jE27vFTL8jFysgAw7if84JX5vJ/H/eBJ/J4e/Fjl8N6KU",
+	"ePG9i9KncgZT2sNY9gdzRbOiWzSKVFKrKbyeW/bm9F/718WXj2S2OryccskGim5wVmQjeGfsxGf3NLHn",
+	"cZe90Vk+U2ij9u3agZNELOFW7EllhbIS+Ga2oIoEinG1oEH2WWyneRwNVFyZUhyxeM6Tacza8D9m5W+i",
+	"4699ypV0eIORiYA7sGV8Mn3F4qOD7jH89N/2o4PDo+5xzxeLGKhKH7NYOjGLIzbjDkteOM24YlKdC+W0",
+	"WTD4GaaC4fQEM7Rhp3/5mbUvT6jTZb9IN9G5Gyiu/LtZgguCa0dlXxUTs7lbsERkGYbL6wuq1uCHMDE6",
+	"H08quIhGEWwhE52lGIAvnYWRdNlfc+2wXAdgpIglejbjVAYNGffQCE5dKX6FGy188+ezt3svMMrJ08eM",
+	"myk+8ubj+7f43EAJlVLCAEdG4psCvWbWmTxxueEZE8Zow9qcBbHrpxuKfMC3kFiqAY9vTv81YvpcGHbM",
+	"PvwJq+vCHwe9qNfrDZTRF7ZTKwoC47ow6EjwlT667CfAehfSCiZ4MgmLGBdVNdqcKXEBCwTE4gUOtYMZ",
+	"KNhA8VlaR8vEae1YKkcjYSw+oCgkDTuu5MpvTszaStN2YHoEuhhiXITYl6zzdenEQCnEDPgBI7jVCugv",
+	"y8LBCuyMigWf80ymMAu/4oBKBB4PLLJiuLKAN7AT3jvkMqGkrwWixDXGBsIhlK5YqW3jXhoNyeEfkPE9",
+	"jpQH5HjdxJ43BxM0FZxEGdlB/diBu9XjBe00jypsKgK2ExVMKUKOFAGpDMxAnXz8bu/99x/29vePo0Hr",
+	"vZhpZSM24ipZRGx//5ghyhy0ov0I+Eo0aP034F+9QSuim+ElV1vl7xz6+qOEze6RxG2r38OXYv9wrMfn",
+	"xKxhjEG6TxWRBWJOnbtEU8aG/0oEC9rqtyor1YpaxADfNf9MckD0oy8sDrw4xzj24iDTX8QUWv1eYwpB",
+	"2iAyoa75q5AnFjoquFIq0x0A3RmCNkCvRF8AFCrY7QoMe23ew+1xbXBkroxU+LO+qKIVK7LMLmEo2wdJ",
+	"HLECwZG4AUbJkFOygNwigFsIa77dWIZ3uJybiskHiSKomTiuN0TUCWOdnNvAYnEA924oZYCMTjGVrxX+",
+	"/JlqHYFshStGjISphOshCXr7x9HBcW+1MLrWalHIq8bmmBvHCwAJ3SRmgE7jLnDgWwgc4KXdXHqO8igj",
+	"CG5r0EhTyyarZMwlVZ1Si1DIgGypFMjBPzHDB5S3RKtzYbCPOipsQ24F3dIGfVMH3bLzinHU9iufLvTw",
+	"Jf8Ciwu24ktEsiQT3JCHY5SVPWVgCE8sq3krcANZO+S8YzXO8DqUjXBD517jHpDFPGzsQ1X6NBctj0Jc",
+	"bOrBgEFvMW5hJ8e3K8c33+2rfRbEzu4pVCHMNgD9nZzeaavNsx3TtEAiSLXb9LZc8GzqDeR7JlfXdBd5",
+	"zUyuyqrcXlrfJsn4l/L7H3N1+44gNCLq+0Cle4ocICfmIEH7rUyOJ84ijPIlhU+MHopQLToRyhnB7ERk",
+	"o1b1OVgrqWrVXTfoepE+22/dIBPJcbOqWst+yVr9LZtU5C1Sk2w+nEnnzYVOzGnlaBX/QilfuIwt3zWk",
+	"bPg0rS4lCAo9mzu0XeiU0WUETSOuLNOqdVkEL32nmntU+VrT7iTT+hYV4/llfYZTgyF9dutmDpRTm/jr",
+	"kCvqNDMCWEvtA5gtgdppWPIVe3pQ7Gm4aZNdrZzldw1Jsld/7MeltEjY+kySNGomjpfO8xqRTCbvnRX3",
+	"rvtSVLYSOHVFcFR+efydKlYKpac1yfAAAXavvW46XDBglWwqFhF5JbwaOpXUEYB+ppYN7aV+ocRfagox",
+	"lcAZKLT5ABZhMrWrSs922WtWMAaUxNiZVNjCRdk+6r1codPOhRlpM3tH9WykVrZa3SZiPJMcRs1Ho+jK",
+	"0rLV013sxm0U0vsX1zfiZGGuW01P30GXjaCLVJ/mRo+NsHYHXh4EvPjOn1WoQpd2QOQPoqA/eFziR5Fo",
+	"k9ZwT+CjjbHPZenYOOV8NVChE/FQ4Yqn+HUykptc9b0PtYgnQ3BS2PFxsUQaUYUbACvUA6toCEUxegIb",
+	"oecq3E9vacfIdrvk15qKBfm14k6XvaXOTJUF6pbQ5XeTq3dpxGp8ImIkYL7E3YGiSVBTJgzCkmtyDu4I",
+	"2uDnLtki7sBSv0MEO2PGzpixM2bsMMT1VW4e3vROcuA2hpS7ARPrQ8MwXjItiXm5uQyyKYci3FsdsEAd",
+	"GRMSnmXC+GJ3lrWLgno+XmGg6oFZVmA6obaiExU1cm5q7H8vbVXC2tatg6nWVTLvbZrHRazDlzjTxC/K",
+	"rLLLDCRIvoY1zjgHQtlJpHuRSCt90VWiuEGEWIVsm4SI7YTC1iK0LuoM5EGt21ckjI2XuHSfAo+93mS9",
+	"2ZiylxiReIThySE9m7LL2sC7l/i7Hg0U8PLKlDue6XsLtB4FK7N0wQod2gmnMfBxn+rd6VbalFEK1YxP",
+	"hYXnLn85YtRz17c5xkqrKDDKW9ZFU2HvOckVZpRdW/OUQqaqZ+4hY6Z2UuHrlwo3s/lvsTvLDrjsSHRz",
+	"4HIDKr4Onmw1HK4qlXfle3aFYCsVeS5q0r0hjFsGEzfSrK8OcPtJ1ZAVICWppE8Tvosgt9YdJZHuZMdO",
+	"djyw7Ngx860Fb30DgVshaCtXD9YS9NRxAxwDQ6W8CbTmKXbYMdP5FmGg71LtCORamIOX6LkUacSsZhl3",
+	"wjCRSmdZqpnSbuBT4f0XcpUKwy74YmteSpjPNpyUN1SNN3P/NWZBK6a5TWWs9LLu4qF2gncXD3WvemEl",
+	"52QHJ/7YuiGy/ZvCoFu5Xa0Te5ker3e6/gK3MLglYkpcCOvYSBrrqnZ8gAUYShO6g/JzYfgYIIR1obEI",
+	"BY+jMV06MYsGigpZkQFfzgRrxyOjZzGTKslyK89FxGKnYyY++7+xPGvdbctWem2FNHagtMoW26z8scbN",
+	"a514DyvapMWIm0jySD+xuMab9shD4bqq14gX0Jv0xIvWjzDkj24wNN7bXzM0n7l7F0MDTGud9/FLy+ZY",
+	"VhQ73JlcPbFM526euw2HnqwdOsbu3cHIYatDhURpfUW3+ijtXMuMj8W6keAjreYS0DrxkZ65clDcMW0Y",
+	"HwHex7HByayPrJLl3KtaXlaMEs7z6uUCnX0P3r3Zmg3FSBtx7cheXDsybKa5+bgeVVUdfOKi4DdrSCDc",
+	"/LTkTF++3CAMgB7erEzMRSE8dkVivo0QhLCfFXhiKen6wUMPKB7eMut0MsXKpxeK8QtOtWEvJosu+4Xq",
+	"fnIW40xilol0LAyW1kMAk65CMAOFwQhzQB3aYd14hQ3Y+3grcJQUfsGyrG+/f/sTsXbxeY5B55l2ljBT",
+	"p8u+9xdpkAlXbCgGCkeTdtkHYm4cY761YhMsKFrWhWGxVDYfjWQihXKf8CVxhOVMQTVaW6VzfXv360MR",
+	"/Ll/SGNL81ofhDqC9tXsmSE+4wPIP+gsXURsyJNpGTmI9UF+zbly1KfzGSrEKExrgnpTq0hOBUgASDdX",
+	"Zuv7si3rUE22NBYtS5KlmUBZrY0XrGbrCnlQgXaq+JIqvoFjTqeI7C8xp5av9trqt95VfmThR7LgvcHH",
+	"j3ov4QL8AF8s5FC/ddA93qjiz825gD+R2XADSj6FIQdrxPc42xU0/aN2TCi0vRPvHwHzZTN9LmawIu01",
+	"rB31VvqrgwImdCZJ/Be77Edi+3BkUBQ4obp/5CIy1NzXOtEEpNRF4w0sJ02c6oGV3cK2gK70QhbfkdLw",
+	"wIx9x2vvsMtwivZDv7YPB89v7D4Vw4nW041aGNt8WNxhI6aztGKeLBpQ+PLgHs5JwzJuHUtFJs+FWbwa",
+	"KCXO0doBv1mRGOHsumheOqv6QgnT6bKTjCs2EuiE6bM4TCFm7ROj8Sh/r5wwcyOt6HQH6ppKwfxq2+ZY",
+	"OFACDrtYvH2F5TGs4K3ZQ21dr+URp7W7b2JboIFX39M01aA20ntmKAeNhCsI948Bl/9RzAS0ofXdqTo0",
+	"AqWui3MLbGmecbXnD1irXz53Pz1pPUEOBRaH/fPZ2ckpEyqda6kcnE1S/MU5vLdUFh3P9DgX1N9GY5MO",
+	"AnF/G7T+adD6e9wdqLNKyw6WcGOk711n5RidnMSGIqZVIl75EA1iU5kkU8F3xL/gQfSc40coPUKJz46G",
+	"1WWvVY3TUKFZXxf2oFffISyhw4ZioVVKfhAY588f31PKfG4FiyfOzS15UPCi0o7RgmBEydzIc+5ExDKt",
+	"56REG5ipMOciZTxNjbCWXD8p4zb0LtEZTA0uWiZdn3E2gQEKlcJiSMU48w1QJO7Fu5Pzo/C20PVnpM1s",
+	"oGKphPvEnVax7zRjWTs+2D/sPe89Ozo8jCMW9z4/H3X3Y7QhhnEC953nw0wmxXtDnQAPqQeKWzbSuWGp",
+	"SOSMZ35IFjsBwZCesUw6YXgGo/xHno5FyobkpqgP2DHg86mleBc+UFhnAL/nFyMC0qmPR1imVbZgbZ8O",
+	"74sDcOeTUIJAQyfZkKewcQNV7XxDZFgtbgCrG+cmi782eeeNIDSAB7VN0fEHrsYzYVy30oJEjpUejbpA",
+	"LqlIgdnlJmv1W3iG+k+f4uJ1J9wMtQEwtjclJcSG5nZPrc7txpYhWpStGoaKbi7XQIM3/r4vG84hXQkJ",
+	"rocAUemPJg7K7ERfKPIXAS/dtjHJn4gHMCV9Y2jkpiYovwOfkKV8MoJjg57SCrUsDxMOMvFcVIXiOviy",
+	"ZKxqTNNrbULLKk2tHPyydP66TTobMJeUOz7ktgYyUSkJGBOWLdwEGwgYZAg4AjcbEAf51NM9EJhlmZeC",
+	"SMLDn/LKJ0oaqb1fWla56xUzwpkFsBXj8N1VojjuHeImK/uWywwx6/K4f/74/okldJPoPEuZH3ymNcj0",
+	"fL5iuJZA9xWjDRR77dtfMRg9IodVY78bkq6MAoHN6qEwpS9Ym7PvfjxlI1quCG/i9BQ2+Us1NZ8bKOyw",
+	"1+mzGBYlxvZ8K9Yl7rKfUJVft4H9gYpXbT+gHMNibyv4lKup0hcKuzxWy0wUKISGRyQHiK47UB+RMih0",
+	"IsY/9l7DHzHIIq1SS0CmIn4qN63QPughlisnMw+UUUiwGV8QvTsjRVr3gM+kkrN8hu3KvAItlRNjgbt1",
+	"qeIH6TfYRrKi2HhMs3WFba0RqLCppiITTqzy9c70edCZKlyS2oA6W6BhNpHWabOoKUyBzRZR62wklbST",
+	"VwP1ay5y4CFKUBB8avR87ptVfkX4+DtctxIfL+G9RiL8jWfZOxjz8NZdoHbGa6T+aO0pzTNXuEsml8/2",
+	"G1/Q13njA/UJJqbERhhLisaVOcf6v+2YGpL0GUamxx3fJNXmM1HwASmA+35Pphpk3TpJcsMuJtjrtM5D",
+	"pKV3p8gBQCT5t4iUMmGoMxBpGAMVZJSvRAzqtxIXNPShWIRqhJlAIxGqTvCVanVk1ME7XxuTocbYVSZz",
+	"y948lFrQFIPUPr+t6sSX7OEbmcM3cZvdTOPd2bxvpWU+YFf6nUa004h2GtHj0ogIehTg4t4R19UK0dMS",
+	"zFzpJa+O+Ykls5YRCcCn8g31bJ5+CbEi38YB3TjY4B6ehaee0OXcRthBMdOhr4NzYjbHHrbTEGvLpEMa",
+	"XnJVAaCairkDAhqowx5L+eJrdraXU7tpB97bZwDUqeJKbFIZ7s399P4li9e07U1d9RUkvsMsj6Xn6xKr",
+	"uMQlvnYl8xqG6oR9sFr1/hhZLDcY2FkXRhR7XbcNYpnFv1c36V36Je4Ar6LMwZrpy6GLKxqoiwl3GCwA",
+	"nLyqNyObhAte8aXAAlJ2vTPa+4uL6CnP3J/YgfJQoF/U04WH7UIlE6OVzilN3mEVRW5JPBQufpIghF6K",
+	"xrQvBsoDgU6XvZdTgY78IE6kY1TbxbI449aVfCeO6MopSiOfz+kR0xudKxdHA0WWQMbnc+ybK6kmfGEX",
+	"zKR1oKqTkCqvw5SczDLG2UGvxybC+An72Q+ULF421OniaxNeZ6IQXg9b5b8quxq4kmHchcTZVKu+JLJW",
+	"i6hAecGI7Ld8J6/+yGXRBXBFBny5YBIPoQhoM93DQrrrsf+PFUDP2nM+Fun6vPeILeW9hzT9fiiMC7cA",
+	"gc2B1OhPgv/x+jT8gark4WufpC1v0SYVsbY2059o6hvm1D/SdPpiVTcfoXi+ZoSVnbqDYQK5Ud1mL+yk",
+	"Vwnr49VzTJlYuWJUm6cxow57TDL9EWZbU0GhTBhXVtBJMm2r9W8aFCi8LHUyfSEMG3M7FY5lILovuJkx",
+	"Lg2TVBSgsrXNaaRZsZ3jHpb+kdpQauNEhjqNOsthkD9iXqQv73Pzqk/+BaFgkyccJx3S0XdaFyvgtFGt",
+	"LdWyD0S2aSX7Xe76NxCUXrK0ivwuztZjKJ1fDpGBPsfmUiSYt1KMEnUnNNWVIgRlXSfCLG8Vv2LhNIdS",
+	"9xaEczwTqcxn8bbq8/nY0+KAPWRI7n2x2Mtscy0/2zSGN6zjVov/7WTZo5FlG8Okhy1iVyoju6T5Xf06",
+	"qs3IeEV+NZSwtyldt0yDV2ZgFwO7VSnzinS7ZXfLHev9dlnvjhnecW3wTbnKI0tsX2JUTwP1PozbibQE",
+	"9p//x//J4krZZH/Fpx+mMWuT5bB+gn0JEnrH00vPD1SccJWILBNp3GWv1YJRrRIMX6U2xlhPXI8YjDfL",
+	"RMYokHtk9Aw9YWhlwn9dSGW77COOSKoxG0kj7EDFsKCfiJmH4bLfL8LpLJspR6zC8b5sTfM5M1xZbJPx",
+	"OLSfZZ7b+oEYohHzjCc+OiYw0LCAN2CD5by3FXt5paSscfPDUjB+s7Jz5T5upQz7EmncSL4e7uTrTtnY",
+	"jrLxgXIhtqxs2Ak34ql8+rvTU6G+XBlwJ9W5lolg3KLbOMmoxpkQVM1gaLhKo3A5hGC4iGVSCRuxOXlz",
+	"KX5iyDMQod2B+k7aecYXGLfJqJb1a8V8HGbEjAZJicG95xpbbuJIiwgOTI3iM8GOekdd9r700+0f9KgA",
+	"g8WSln5Y707wr5lUuROMJ0ZbGyoQZFJNV7jw6NeYtZVmiRGpUE7yjNqI0Fh8nMTPH9+D9KewkTkfyky6",
+	"RWdVdMIPwp3CwqfvaEk3lqRvivefwQhu7fP5veU35A2l+feiFm4npS0k+IrWf317/PL73p9K59efi5x+",
+	"5guLUYcF6Un4v+6/PXh5+BzOBC2/73HwgS84e0N1yJBG/HW49J//8//6yTj5G7sQKZbFMAI4AsWl4s3U",
+	"86XCip/t7R+eHVSEo7Q2X2bWR2f7x33k1/9R9sRKxVxb6VpRC2mUfF8znSvn1+Hg4Pnx84PoUkwTPhax",
+	"w97/r6iIopUzPAGJ4XiGG0KFM1r91rsf/3UPRNfbw9dHe703vUPcb5kufSQckPXDmAk30djkg5vUv6Q+",
+	"zeOz/Wc111GQc3ArcBAYXe2tzQsA1ih2jfTyPGLJMveRO0FuzGtMc+WNX6Lyqb0Tnclk0fhhf/vNfUv3",
+	"I9wOGgi3M60/cLXwo7O3Fi8iyQl//e3vKwqroTRIwyZWBA7xwFXShn64JGGUVnUJo+y8oZAJcst3ZWFD",
+	"MZGqGB1y6T71dAI2FIHgEBGziTbwPy/zIjaSWFbHhs7JA0VnoSyQlmhjBOZkMU5PddmPmsnURkzpEPoh",
+	"Zlxmdq1QMuJcT6mvPoqCZYkERLkXwkdqgqi5pDFr37HaghdOaljJWxvyYIlryLcVtcL6Up/+YilfJ66o",
+	"OKlQUZFOJjzzaW9FBeKzC81yhaiazbHn0IgZLwpDi57vMVQRhsmlEoZlfIhKN25pGurPiPDFNzpL2URn",
+	"KXqW/x61ZvzzKZCFr2U8F8ZLsmeH3UNalDyDv0dcZuilppsPuy/KF9MEveMdplpMCDS/QpTUGxWpih3Q",
+	"h9chD7b2il5H1JRgKDJ9wY72/9//5y1aQS4toP8gvOyTH/j1a1oOwj+yySLDWgbl6NIiw0ks5LpUrCwx",
+	"Wsge4FCZoO2Cdcp4+YhWbpIt2EjrlFk+Em7R2lgiFXS+JZXqDycOToMcWOLFt5cI10S2YV4Psnlkp/Uw",
+	"rL/OXp4PT/d/4z+8XfzH6X5veOCyodw//w/Z631Y7P8Drv/7Lz/2/uPf/uW3EK41525SbYcxFZdbm9XS",
+	"qPjn90KN3aTV3+/1otZMquLvy1Flfy8F3K+NpNuvuXZrFSh3ufTnGp0KJZ8l0WejgToXKhcRG2OWWALA",
+	"sdC6EPDB/4WZ2Yid80ym0lGzAAp1Y1drYAPlpV0UZF0jXYy1Y5DUn5R2n0ZwMuLOsnpGlfAGahP1jLWP",
+	"Dl76cM9qql3nfvW2v8I+PgKtjWr/YadkL23uSW3zmtNJEKmHPa+dfa/SJd3s6Kx3VOpm29D3kO4xI6LV",
+	"3z/qVbW5+hH8k+HSipSyeJmRw4ihMEpLlRAEUb0Nwv5RD/neZ0pIJo5R1aOOXhz2gFfkSroTkLf++uHR",
+	"ce9y4OnpnJtphoXMpQJK5Nh52X9+KKgjx4ZDeLm/cgTPVg3gI5xGhnLHlh82QoHeuvTZ6lc9/KhpkKs/",
+	"u3/cW/Hdn0ajPUu90FJpkUtVNPHySnUAV89676C38vt4GbEJib03E27G4k9z/1MFmVihSKh9BpyOd+z3",
+	"Do4BphjAey3Q8D2tM5SWvmIHcN5XwYrF0lyw55jkWbZu8nmmXTQsz8RvIP76rdczYWTCn76ZyISPddDI",
+	"fZYIfmdJ56/NISwwrHAPG1FW1+P4OV12/HMggBf4jupNz49fkNaPouBn5WRWgfYHQGgoTlr91ns+Fcgm",
+	"Tvi5zOhIngtDgn5/Q5hGLHMNQkO5uDMafM1Gg1+9SLwzk0GBqJ6SlENX8kpnL1BQgEi+GK4rwBa6XAFu",
+	"AX6IGB8bIXzbV7iKB521Y7zeZ8Bk4oiJzAKK6XX6VGuYXjUUoEPZmr0vqmQfxuGiSOPIp6FwJwAsdvEN",
+	"n2h4Io3JzeurGce/4/Pv0og+BP8oj+wXTETxyNGX9ArviVgqEpB2CMpCK6ZKK6WBasf0aQBi6NDuvAK9",
+	"8Edm5SzPHFcCcxpp3SJyTudJIkRqa4DtoIclgsWSOZ3g22MFbHR47hSzRffq5kayDLIPTVGYcrXg/wy4",
+	"bU8DdAp1dEuEVyK1xkz6BBef1murnu4KYv29xVfY6A88qls1lx263aHbHbptim6DlNgh3IdHuGEvdlD3",
+	"foI/vrYC0o8J2NM+bAfa08rtSQWoYrEe04c2p5zNhLV8LLAYFzCdU8CrTvDZK6Y0nCvgrEwJkYq0y157",
+	"7HvQOyCLqv8Sk3agrNPGezYuZJYxrAkM91MLC8RXNdB7vCJ2ZKJzU6LagaqX/Kr2FWmAbjvr2z6c0lK9",
+	"8yv1oN0fPPDkiv/zFY0cWlHLb1ar3/pFMJMr5i5Edi7YRNu5dDxj4RnaBCwQl2FJFJaKmQ7RFM7wBVqw",
+	"uyWwe604+0HPxG+wXma8Fuo5PZdJq98CmYkBtdqw/QOqGbKBb6m2+hsh4oMN2742i2xMX6LjAivMXApE",
+	"7L3cOBBxeYKJkKtLhnz03/zKZdZOBH1NIuiNVo4njvlpMm2Y5VmtUtetpJA5F4tGHju69Yll6ACPGE4b",
+	"20hhGCPoo1KNo0I60YxT7ErV2LEWDDdk5Whjy1T6sK/SJBVLDR+5TsW2c/SKcUaR4v5mzFrAHt7cOiad",
+	"HSj4Ha1dciYidrTfY+2Ybv5Ej65zyzUMmhyox+GWI/PFKc7sMURT3rGdQlthy8SwggZxclOx8Jr9p19z",
+	"DrOohnf8WV9gx1xYRrjnf6x0f/NMfOCfW/3jwscNy6vGaO6iDxiR6NlMqHT57SC+swWWe1joHIiouJUB",
+	"VPISv/7hoG7Tx9TcVr404ucamALGrYTujH9r/ckIPh2RPeF9rpJJK2p9J5USBnhAGVQzkcmEzQTPWCpT",
+	"HBICjKGw7qoxwDHJxKdkQuGNxWhoKq4WuPNaLagXscisuOqlTnx210TJuAlX03/X+YcCOZ3BFRj4f2H/",
+	"DgsYjvxEZPPqinYrOQsn3OFRxXmPhEiHPJluav3zx2dtPW74dae5Nqm33WBkP/h4mMckdX2Csxc9wNm3",
+	"IW+f2nzoKeZq3Y98EUP/JR+8gtFtWMjaOu/m8dyw72s1h8NY/FIoedFACZ5MGBbaBl1DOlvcBTJ+MRfU",
+	"V4GrsYgYMQPL+CwUAdahCy+c7LKbVtTr9QYqmXD0/hgKIPWCnk3Fwr6iFMELSX6l5SaFIF6L0U4FAAVG",
+	"DGkvtxTzOlBUc7K+KNTMMoh07x76FOYbU1XqziWkUMKI/V4h/wdqvZvnMWRNnCLZ3K2kv2dvDq06PeTF",
+	"imeuOp+jnM70uciQy5ZisB/kXFQX8yCuS7Hcf7lBM39cvtOCjLbi6qFjfilt7vBs/6B/GLwbtxF/G073",
+	"ah1Xm/Sr13G/ArvsJpJxp0HfJoYXT98Sv78DcV7/5O+toeBGmNe5m8AIgl9qdXjvidFpHlIS6l1i+Vx2",
+	"rc7LprDn+63LXrbXLNMJzxh9grXjsUYrY/dpMkuxj2zcqb26//QpPjHR1vVf9F708L1/L5bhMvQYS+tI",
+	"6ETYp3pPqshLLCNGRthJyCjBn0W6JxXLrTAVU6UVnqtedhNW4ntt5BNRUFsMb5WGzTOuKm/TZmxXvOoU",
+	"pXQ7GFSjwsZqI4b+Ldsp6ltLgxYA9hugBwrsX7A5N85269U/V33oAybC2IgZnQlLdQeoajMZQUrxbl8x",
+	"qc6l476VZ/FqyqWx1ywIe33yDtESWlPswjoxY9jFgjbEsnbR3YUG8Ir9+f1zJtVYWNepfI/P5R68aMUH",
+	"0RmXp9KxTI+x6hyCRgQ91TfALatWvdZKXI+WGqZjFbpas1PqMhi2erlhH+16peouNg4oRlHUz109D9+U",
+	"vezb5fTqtq59hrhXKEe1v4F6T346PWO8LFo+FjDMsr+6F09k59LpgtH3h5gYgG/wZactSyZ8jnXXh/pc",
+	"EHSrT2DP91q8PI0TAxucMjiPrP3XjyzRKVCuVmSxr5S38DHr2vCxYKFql+8ubor6GZzZhCtFr6xSd8JX",
+	"Hcjvy42bcHIjsRpkja5Iv6q83nPNyx/4hWfZUHOT2ojNhMpZ+MMZvtjLJMD5xAg8wVOp7ZRW3AplsQyB",
+	"Exd8YfvMIGcS3n81UIlWIznOveuKpzOpMMkaNR8895wiQfaAOFJcV6RCxXgO/3MA3Yre7dIwfaFCGls7",
+	"/ryXChA3e3iBivFjO3u6l+qXwEAngmNP+wwZzASXEss6/iKGpzqZClcjCHrrKkp4N+NjYVk+B3kuUuQB",
+	"tFasnXCLLTu5XysY9FQsOjUWk0q+5pzMvXUkEcrmlo1o1sA6zg/Y6+/Ogo/RF2gpnFVAmmbEE8GEGksl",
+	"bB8XGpm7jQbKGa7sCHljqOGPzFXaBIMZgDizTJhxcHilUrhQcHjG53M6sujRPNcJH+YZx641A5Ur+n0P",
+	"9o0ZjFIIpB4IYQ9eJ53kiiSVHo2AI1U+Ulv6JJMKM8lWcOGgaPGMYS0SC7otFbluc2ZlRpkqVZqMGA8L",
+	"+8QylTsjKVVI2in8BuuESiWnvysZckx8TnJDSj1nmXbAOXJqyoqm8E4fOxeIFDsTRANFDc618nLXiSc2",
+	"6AHsojhhvt+Dngt4sVI6V0lB4Syuta737SdqK0RTX7E+H0Ui5z5ek/kAEZCE+XDP0E8RS4XBg1bf8URb",
+	"Z1+xZJFkAs+/fwlQy0Dpc2GMTIV9BeQugMztKzYvYBKAG8vGQsHCwZkA8sTIm9HIp64iT/nf/6t43kua",
+	"gRpyl0xYQszG575iFaIoyA08vlylejTCr4p5BEhmb0hiKUyEUgLrtOTXfsVSvfERr55LFl/zsa1wmPVs",
+	"njsSI+IzT/Bcwg0+3KBoyuH5LAyH/Aw0rBBJQ2WGMQeXtDe4E+sYdaKQw0yTDJn19ePgB7pSyANoRvGO",
+	"0XfhLUjstl+anKIq3mFttIVEVcuNNkxp14l8DqLFdmHBQ2Q9LKdt5VWLCi1CGd9QGzlh+lV0+gvIMB5O",
+	"xhOLOE8Cr0nR3jUUFqiNJVpPpRr3WTIRyRSOGpq0ygOa6bGNWJIJrlCogsQpBTE+BTsLoCLNsa08J4RJ",
+	"NO/zPWkW4lymQiUCOUnCVcTmE+00MMeBqnwUeIHSTnS67HVpxAP2Qd1JAbsC8oDPhFBsYjL4VTj1Fl4Z",
+	"wyOf6JeY2Nm1nKO2vvD8Gi6QG6LtYtlYmyv28e0bdnx8dIz9TwM68t8qcHeHEMaMTwVOyreXgyXELq0G",
+	"1qgi0IzOHUZ6rgBNmkpS2TCvUaa1YW1YAhye1tMIxNDEf5S+l3CFIS+WFBfm9Cv6/kRnqTCUiegmYlbF",
+	"NeFTK4bxQy5TwVKd5FTYpf2Bm2kKjBr3XaJAr40ASdvpyvvH8I6V6s1Ejhyb5GmaAeOdaFuk6fvdp3dW",
+	"3uVvXgMCpAI+BJg74Y4D+G9jVndVScqVdIiiDMvEuchsjRHaThTw50BVACjuttPJlGUiHQvjp49AaG8S",
+	"dLuZBny6xykElgRDBMLPjwAl3yICZJeDsJ0I4RnPBbeOjuQSG5jPs8WK2f6rUKk2tqJR4kQjAgV7uORM",
+	"zuba4GRzk0w48qoC75NSgI5tPIieBqKBorrdNh+Pq35wuooHojZE/+7VXBbNXVL42nMIYYKaFEQsa6Pb",
+	"23rgigzSTvyBl7NZjlapjm/HB9xyqvQF7gKp6J5njLRJRITg3db1vLkfxCpAWqY/h6x1ZPhFYSUqOlHz",
+	"RsxY27daItrylBqKJUTESYvaFJUSFEjMnSgIgbLYRahY4XOwfQMr1GCFGvOxmBXtngdqbHQ+r40R7h4Z",
+	"IX4TND6s0D+SimfyN+z4Xq5F5bFVmlKphwVoGDoIVftotAl9ScVC0cSIFQUMtWFF6cQqeC8LWq3hMmmV",
+	"5QLf9KwuYiHCAcaC2lQQTiX1I4gKg65q1zybuonR+XiykgMhWSbCODnyZm7L2lipAA51JkxEdQuoBY4p",
+	"wX7E/vz6zZuTTmEp8pi6KD2S8bmtUmH9I1cBdOvJAF/GyRbjQ08uJjoTRUAkQEvAFMJInWI30385/elH",
+	"HNHJd2+rcobet051Ko5cUeEoTGpKXb9xYccKcZm1ZCqr234cR5Pb573CnBFKHgYwvt4X+FqVvVeDcoKb",
+	"L9L+FUqFYno0IuUalRa8hBwWaCXTcIzqW0t7ghhkjSqDRxQ9Xd9VDS41Q4u3IlAfWxkSw7Rh8T/F3YGq",
+	"W4+wQwbSTuhgdLmp2iuQyqutLdhc9FwYOVpI756EjcDFWOU/w7Wj2NIUe8Rv7D7Dp/6MdqEmrrPTMJrw",
+	"yK18Z5dLXR7t93u97sExVrvkjtcqaV4fUpn0XrZW1W/5VBASVoGBFcZ8jQtugOVsXJDyi0/1CVtQEH2z",
+	"2pmi1+s9o5jXht/s7Td3jb2+RBRNXIH/9m9rOz2WQdhI01KxF6EP8qtKhJylvoKgnMixAjFK9VlWvbms",
+	"sOvV2DaqVUF7Wv5MB17Kl1sedtk7bAMJqkTRQfkqB8ryXi31QgsmzTvviFakjHoV9hOWblvPIFl4oCjQ",
+	"eMFB4zNTLAMk06+YZYWp+apzJ1x+u5zL5wA341z7WOAGF6XpI4et5cS+A8xkK5jTasJrzqQOtsak3qwj",
+	"gx2vIl61buvunWfV09yv5FrVhH1Qoko+hi+J2AVGcg5FQqypzLn/Bhga5gq+9nPfsbTA0nz5g2YPHDRm",
+	"aEtU2Zyl7W+dpa0ghB1TW2Jql7bvvthaaV/pFhaTK1XVZbPMk6CuIyarWl2+VgZWzu1tmM23y76KuTZl",
+	"SaKq7K2knsa8Z7+3Nd7z/bo93HEe4jxrdu6+2A7apBfdwvR2FYyie4PBHNnMkpUc5n1RGMG/YtZDUz0J",
+	"s/tm2Q7NsynLOaqWrDissJ9LVNQc9hxujfWcrNrDHdshtrNix+6L5RBKacZygs8heBoqCKeIVPmK2QxN",
+	"59tnMzTPpmyGU330sn3MLazgl4itOWd6vjXO9HHVtu84E3GmFTt2X5wJzqoejbqpSGR6NWMqwyH5fG70",
+	"eejQ8A+RkIWpyEiiGEmKqvyKWZVfm+9oab5ZTgVb74kpbCz8KoXzvRCbe/t8DF/TR7APBC1y00eGG3FG",
+	"YKwVzrhM7M0Z44utMcbTFUS244vEFy/v132xRWf4olskflzFFcs8AyeTqXBV92Dxgq+YCcL8ipF/u0rh",
+	"TRhXc3w2xFoSQB5Nv/C8yreWqLE52zreGts6u0wWO65FXOvSbt0X06oE3HULLHYV7xpT7F/lObSo+w1j",
+	"F8KIEtR9xTysMsHTMJ1vV/HMVVMmk96g+29lLZt+JqnystVE2pylvdwaS/tlLZXsOBtxtnV7d28Mju7o",
+	"OmGvqG9zioxHZQs2XLAY83CXmun7D1EnfXhZHAE/Qw7mC8AUL4zYxYQ7cS5MpRXBSGZOGFy/hCtYv2Hx",
+	"1BCZ4424ZVsW+zHjLplQzlX8T1jo7WE5KL3gTFj3zTLO6gY17dC+X2NtVfJs7oncXhTEL8u7tmNknpHV",
+	"d+re+Jc200+YyNEtGuNfFe9QpgSWKSCoX4anv2ZMFjr1f/Rz+XbjHMIuNsVLz24Cy8JyNv3IcY1zrSDM",
+	"5pDsaHsMbDWR7NiYZ2Mrt+1+uNmXL/9fAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

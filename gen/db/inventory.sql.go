@@ -403,6 +403,65 @@ func (q *Queries) CreateLots(ctx context.Context, arg CreateLotsParams) ([]Lot, 
 	return items, nil
 }
 
+const createRunWasteLog = `-- name: CreateRunWasteLog :one
+INSERT INTO waste_logs (id, org_id, site_id, run_id, recipe_name, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8, $9, $10, $11, $12)
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at, run_id, recipe_name
+`
+
+type CreateRunWasteLogParams struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	RunID      *uuid.UUID
+	RecipeName *string
+	Quantity   decimal.Decimal
+	Unit       string
+	Reason     string
+	Note       *string
+	ValueCents int64
+	CreatedBy  *uuid.UUID
+	Now        time.Time
+}
+
+// A production run's output thrown away (no item, location or ledger row; see 0023).
+func (q *Queries) CreateRunWasteLog(ctx context.Context, arg CreateRunWasteLogParams) (WasteLog, error) {
+	row := q.db.QueryRow(ctx, createRunWasteLog,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.RunID,
+		arg.RecipeName,
+		arg.Quantity,
+		arg.Unit,
+		arg.Reason,
+		arg.Note,
+		arg.ValueCents,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i WasteLog
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.LocationID,
+		&i.ItemID,
+		&i.LotID,
+		&i.Quantity,
+		&i.Unit,
+		&i.QuantityBase,
+		&i.Reason,
+		&i.Note,
+		&i.ValueCents,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.RunID,
+		&i.RecipeName,
+	)
+	return i, err
+}
+
 const createStorageLocation = `-- name: CreateStorageLocation :one
 INSERT INTO storage_locations (id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -452,15 +511,15 @@ func (q *Queries) CreateStorageLocation(ctx context.Context, arg CreateStorageLo
 const createWasteLog = `-- name: CreateWasteLog :one
 INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at, run_id, recipe_name
 `
 
 type CreateWasteLogParams struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
 	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	ItemID       uuid.UUID
+	LocationID   *uuid.UUID
+	ItemID       *uuid.UUID
 	LotID        *uuid.UUID
 	Quantity     decimal.Decimal
 	Unit         string
@@ -505,6 +564,8 @@ func (q *Queries) CreateWasteLog(ctx context.Context, arg CreateWasteLogParams) 
 		&i.ValueCents,
 		&i.CreatedBy,
 		&i.CreatedAt,
+		&i.RunID,
+		&i.RecipeName,
 	)
 	return i, err
 }
@@ -1122,9 +1183,9 @@ func (q *Queries) GetSupplySettings(ctx context.Context, orgID uuid.UUID) (GetSu
 }
 
 const getWasteLog = `-- name: GetWasteLog :one
-SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, w.run_id, w.recipe_name, coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = $1 AND w.id = $2
 `
 
@@ -1138,6 +1199,7 @@ type GetWasteLogRow struct {
 	BaseUnit string
 }
 
+// A run's waste has no item: its quantity is already in its own (standard) unit.
 func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWasteLogRow, error) {
 	row := q.db.QueryRow(ctx, getWasteLog, arg.OrgID, arg.ID)
 	var i GetWasteLogRow
@@ -1156,6 +1218,8 @@ func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWa
 		&i.WasteLog.ValueCents,
 		&i.WasteLog.CreatedBy,
 		&i.WasteLog.CreatedAt,
+		&i.WasteLog.RunID,
+		&i.WasteLog.RecipeName,
 		&i.BaseUnit,
 	)
 	return i, err
@@ -1558,24 +1622,26 @@ func (q *Queries) ListStorageLocations(ctx context.Context, arg ListStorageLocat
 }
 
 const listWasteLogs = `-- name: ListWasteLogs :many
-SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, w.run_id, w.recipe_name, coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR w.site_id = ANY ($2::uuid[]))
-  AND ($3::uuid IS NULL OR w.site_id = $3)
-  AND ($4::uuid IS NULL OR w.item_id = $4)
-  AND ($5::text IS NULL OR w.reason = $5)
-  AND ($6::timestamptz IS NULL OR w.created_at >= $6)
-  AND ($7::timestamptz IS NULL OR w.created_at < $7)
-  AND ($8::timestamptz IS NULL OR (w.created_at, w.id) < ($8::timestamptz, $9::uuid))
+  AND ($3::uuid IS NULL OR w.run_id = $3)
+  AND ($4::uuid IS NULL OR w.site_id = $4)
+  AND ($5::uuid IS NULL OR w.item_id = $5)
+  AND ($6::text IS NULL OR w.reason = $6)
+  AND ($7::timestamptz IS NULL OR w.created_at >= $7)
+  AND ($8::timestamptz IS NULL OR w.created_at < $8)
+  AND ($9::timestamptz IS NULL OR (w.created_at, w.id) < ($9::timestamptz, $10::uuid))
 ORDER BY w.created_at DESC, w.id DESC
-LIMIT $10
+LIMIT $11
 `
 
 type ListWasteLogsParams struct {
 	OrgID    uuid.UUID
 	Scope    []uuid.UUID
+	RunID    *uuid.UUID
 	SiteID   *uuid.UUID
 	ItemID   *uuid.UUID
 	Reason   *string
@@ -1596,6 +1662,7 @@ func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([
 	rows, err := q.db.Query(ctx, listWasteLogs,
 		arg.OrgID,
 		arg.Scope,
+		arg.RunID,
 		arg.SiteID,
 		arg.ItemID,
 		arg.Reason,
@@ -1627,6 +1694,8 @@ func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([
 			&i.WasteLog.ValueCents,
 			&i.WasteLog.CreatedBy,
 			&i.WasteLog.CreatedAt,
+			&i.WasteLog.RunID,
+			&i.WasteLog.RecipeName,
 			&i.BaseUnit,
 		); err != nil {
 			return nil, err
@@ -2266,6 +2335,53 @@ func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySett
 	var over_receipt_percent decimal.Decimal
 	err := row.Scan(&over_receipt_percent)
 	return over_receipt_percent, err
+}
+
+const wasteByReason = `-- name: WasteByReason :many
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = $1 AND site_id = $2 AND created_at >= $3 AND created_at < $4
+GROUP BY reason
+ORDER BY reason
+`
+
+type WasteByReasonParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+type WasteByReasonRow struct {
+	Reason     string
+	Logs       int32
+	ValueCents int64
+}
+
+// A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+func (q *Queries) WasteByReason(ctx context.Context, arg WasteByReasonParams) ([]WasteByReasonRow, error) {
+	rows, err := q.db.Query(ctx, wasteByReason,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WasteByReasonRow{}
+	for rows.Next() {
+		var i WasteByReasonRow
+		if err := rows.Scan(&i.Reason, &i.Logs, &i.ValueCents); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const wasteTxns = `-- name: WasteTxns :many

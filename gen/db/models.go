@@ -146,6 +146,21 @@ type CateringQuote struct {
 	UpdatedAt          time.Time
 }
 
+type Certification struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	WarnedFor pgtype.Date
+	LapsedFor pgtype.Date
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type ClinicalCode struct {
 	OrgID       uuid.UUID
 	Kind        string
@@ -248,6 +263,36 @@ type Encounter struct {
 	UpdatedAt    time.Time
 }
 
+type Engagement struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Name        string
+	SiteIds     []uuid.UUID
+	Auditor     string
+	PeriodFrom  pgtype.Date
+	PeriodTo    pgtype.Date
+	Status      string
+	Report      []byte
+	FinalizedAt *time.Time
+	FinalizedBy *uuid.UUID
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type Equipment struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	Kind       string
+	Make       *string
+	Model      *string
+	Serial     *string
+	LocationID *uuid.UUID
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -332,6 +377,55 @@ type IdempotencyKey struct {
 	ExpiresAt   time.Time
 	Status      *int32
 	Response    []byte
+}
+
+type Inspection struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          uuid.UUID
+	TemplateID      uuid.UUID
+	TemplateName    string
+	PassPercent     int32
+	Sections        []byte
+	EngagementID    *uuid.UUID
+	InspectorUserID *uuid.UUID
+	ScheduledFor    time.Time
+	Status          string
+	Responses       []byte
+	Notes           *string
+	Score           *decimal.Decimal
+	MaxScore        *decimal.Decimal
+	Percent         *decimal.Decimal
+	Result          *string
+	Frozen          bool
+	CompletedAt     *time.Time
+	CompletedBy     *uuid.UUID
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type InspectionFinding struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	InspectionID uuid.UUID
+	SiteID       uuid.UUID
+	Section      string
+	ItemKey      string
+	Prompt       string
+	Critical     bool
+	Note         *string
+	TaskID       *uuid.UUID
+	CreatedAt    time.Time
+}
+
+type InspectionTemplate struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Name        string
+	PassPercent int32
+	Sections    []byte
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type InventoryItem struct {
@@ -497,6 +591,36 @@ type Patient struct {
 	UpdatedAt      time.Time
 }
 
+type Policy struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Title          string
+	SiteIds        []uuid.UUID
+	CurrentVersion *int32
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type PolicyAcknowledgement struct {
+	OrgID          uuid.UUID
+	PolicyID       uuid.UUID
+	Version        int32
+	UserID         uuid.UUID
+	AcknowledgedAt time.Time
+}
+
+type PolicyVersion struct {
+	OrgID       uuid.UUID
+	PolicyID    uuid.UUID
+	Version     int32
+	Body        string
+	Summary     string
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+	PublishedAt *time.Time
+	PublishedBy *uuid.UUID
+}
+
 type Position struct {
 	ID        uuid.UUID
 	OrgID     uuid.UUID
@@ -640,6 +764,19 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Report struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Scope      string
+	SiteID     *uuid.UUID
+	Kind       string
+	PeriodFrom pgtype.Date
+	PeriodTo   pgtype.Date
+	Content    []byte
+	CreatedBy  *uuid.UUID
+	CreatedAt  time.Time
 }
 
 type Requisition struct {
@@ -979,12 +1116,37 @@ type VendorItem struct {
 	UpdatedAt   time.Time
 }
 
+type Walkthrough struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Name      string
+	Kind      string
+	Steps     []byte
+	SiteIds   []uuid.UUID
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type WalkthroughRun struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	WalkthroughID uuid.UUID
+	SiteID        uuid.UUID
+	Steps         []byte
+	Responses     []byte
+	Status        string
+	StartedBy     *uuid.UUID
+	StartedAt     time.Time
+	SubmittedBy   *uuid.UUID
+	SubmittedAt   *time.Time
+}
+
 type WasteLog struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
 	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	ItemID       uuid.UUID
+	LocationID   *uuid.UUID
+	ItemID       *uuid.UUID
 	LotID        *uuid.UUID
 	Quantity     decimal.Decimal
 	Unit         string
@@ -994,6 +1156,8 @@ type WasteLog struct {
 	ValueCents   int64
 	CreatedBy    *uuid.UUID
 	CreatedAt    time.Time
+	RunID        *uuid.UUID
+	RecipeName   *string
 }
 
 type WebhookDelivery struct {
@@ -1024,4 +1188,23 @@ type WebhookSubscription struct {
 	LastDeliveryAt *time.Time
 	LastStatus     *int32
 	FailureCount   int32
+}
+
+type WorkOrder struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	EquipmentID    uuid.UUID
+	Title          string
+	Description    string
+	Priority       string
+	Status         string
+	ResolutionNote *string
+	AlertID        *uuid.UUID
+	CreatedBy      *uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	StartedAt      *time.Time
+	ClosedAt       *time.Time
+	ClosedBy       *uuid.UUID
 }

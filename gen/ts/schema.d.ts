@@ -5220,6 +5220,1200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List policies
+         * @description Policies for every site and those naming one of the caller's sites (a member limited to some
+         *     sites sees those), by title, each with all its versions.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listPolicies"];
+        put?: never;
+        /**
+         * Create a policy
+         * @description A policy with no version yet: add a draft with POST …/versions and publish it. `siteIds` empty
+         *     (or left out) makes it a policy for every site, which needs access to every site.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a policy
+         * @description The policy with every version (drafts included) and whether the caller acknowledged the current one.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a draft version
+         * @description A new draft version (the next number) with its Markdown body and a summary of what changed.
+         *     Drafts are not in force until published.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createPolicyVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/versions/{version}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 2
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a version
+         * @description Makes the draft the current version and fires `policy.published {policyId, version}`. A
+         *     published version never changes: publishing it again, or publishing a draft older than the
+         *     current version, is 409.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["publishPolicyVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge the current version
+         * @description The caller acknowledges the current version (once; acknowledging again answers the first
+         *     acknowledgement). 409 before any version is published.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        post: operations["acknowledgePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Who has acknowledged
+         * @description For each site of the policy (every site for a policy for every site) that the caller can see: the
+         *     members with access to that site who acknowledged the current version and those who have not.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        get: operations["listPolicyAcknowledgements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspection-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inspection templates
+         * @description Templates are the organization's; members limited to some sites read them too, to perform
+         *     inspections at their sites.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listInspectionTemplates"];
+        put?: never;
+        /**
+         * Create an inspection template
+         * @description Sections of items: `pass_fail`, `score` (with `maxScore`), `temperature` (with `minF`/`maxF`) or
+         *     `text`; each with a `weight` (default 1) and `critical` flag. Item keys are unique in the template.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createInspectionTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspection-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an inspection template
+         * @description One template. Members limited to some sites read templates too.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getInspectionTemplate"];
+        /**
+         * Replace an inspection template
+         * @description Replaces the template. Inspections already made keep the sections they were made with.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateInspectionTemplate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inspections
+         * @description Newest scheduled first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `status`, `engagementId`. A member
+         *     limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listInspections"];
+        put?: never;
+        /**
+         * Schedule an inspection
+         * @description An inspection of a site from a template (its sections are copied: later template edits do not
+         *     change it), optionally by a named inspector (a member of inspector role or higher with access to
+         *     the site) and as part of an open engagement covering the site (scheduled, in the site's time
+         *     zone, within the engagement's period).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an inspection
+         * @description The inspection with its answers, score and findings (with their corrective tasks' status).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getInspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record answers
+         * @description Answers by item key (merged over earlier ones), notes and photos (media ids of the
+         *     organization). An answer must fit its item's kind (`passed` for pass_fail, `score` up to
+         *     `maxScore`, `temperatureF`, `text`). Completed or frozen inspections refuse changes (409).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        put: operations["setInspectionResponses"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an inspection
+         * @description Scores the inspection: each scored item earns its weight × its fraction (pass 1, fail 0, score /
+         *     maxScore); the percentage against `passPercent` gives `pass` or `fail`, and any failed critical
+         *     item makes it `fail` whatever the score. Each failed item becomes a finding, and each finding a
+         *     task at the site (source `audit_finding`, `sourceId` the finding, due in the item's `dueDays`,
+         *     default 7). Unanswered scored items fail. 409 once completed.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["completeInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the inspection report
+         * @description Issues the public link `GET /share/insp/{token}`: the sanitized report. Issuing again rotates
+         *     the token: the previous link stops working at once.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["shareInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/insp/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The share token.
+                 * @example Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Shared inspection report
+         * @description The inspection report behind a share link: site name, date, score, sections, findings and the
+         *     status of their corrective actions. No ids, no member emails. An unknown, rotated or revoked
+         *     token is the same 404. Rate-limited per client IP.
+         *
+         *     Permission: `public` (no credential; rate-limited per client IP).
+         */
+        get: operations["getSharedInspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List audit engagements
+         * @description Newest first. A member limited to some sites sees the engagements wholly within their sites.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listEngagements"];
+        put?: never;
+        /**
+         * Create an audit engagement
+         * @description Groups the inspections of some sites over a period (inspections join it with `engagementId`).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createEngagement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an audit engagement
+         * @description The engagement, its inspections and, once finalized, its report.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getEngagement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements/{id}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finalize an audit engagement
+         * @description Freezes the engagement and its inspections (every one must be completed, else 409) and writes
+         *     its report; fires `engagement.finalized {engagementId}`. A finalized engagement is immutable:
+         *     finalizing again, or changing its inspections, is 409.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["finalizeEngagement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List equipment
+         * @description By site and name. Filter by `siteId`; a member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listEquipment"];
+        put?: never;
+        /**
+         * Add equipment
+         * @description A piece of equipment at a site. Scan tags can then name it (`targetType: equipment`, `targetId`).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createEquipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/equipment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get equipment
+         * @description One piece of equipment.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getEquipment"];
+        /**
+         * Replace equipment
+         * @description Replaces the equipment's fields. Moving it to another site is allowed only within the caller's sites.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateEquipment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List work orders
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `equipmentId`, `status`. A member limited to some
+         *     sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listWorkOrders"];
+        put?: never;
+        /**
+         * Open a work order
+         * @description A work order on a piece of equipment (at the equipment's site), `open`; priority defaults to `medium`.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["createWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a work order
+         * @description One work order.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWorkOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a work order
+         * @description `open` → `in_progress` → `resolved` (with `resolutionNote`), or `open`/`in_progress` →
+         *     `cancelled`. Any other move is 409, so of parallel moves from one state one wins. Resolving fires
+         *     `work_order.resolved {workOrderId, siteId, equipmentId}`.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["transitionWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/alerts/{id}/work-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a work order from an alert
+         * @description Opens a work order from a `temperature_excursion` alert on a piece of equipment of the alert's
+         *     site (other kinds: 409). Once per alert: asking again answers the same work order with 200.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["createAlertWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List walkthroughs
+         * @description Guided checklists for every site and those naming one of the caller's sites (a member limited
+         *     to some sites sees those), by name.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listWalkthroughs"];
+        put?: never;
+        /**
+         * Create a walkthrough
+         * @description A guided checklist: ordered steps, each with a prompt, an optional guide (one for every site of
+         *     the walkthrough) and the kind of answer it needs (`required` by default). `siteIds` empty makes it one for every site, which needs access
+         *     to every site.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createWalkthrough"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough
+         * @description One walkthrough definition.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthrough"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a walkthrough
+         * @description Starts a run of the walkthrough at a site it is for; the steps are copied, so later edits do not
+         *     change a run under way.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["startWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough run
+         * @description A run with its answers.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthroughRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record walkthrough answers
+         * @description Answers by step key, each of the kind its step needs (400 naming the answer otherwise); photos
+         *     are media ids of the organization. A submitted run refuses changes (409).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        put: operations["setWalkthroughResponses"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a walkthrough run
+         * @description Submits the run: every required step must be answered, else 400 whose `details` name each
+         *     unanswered step (`steps.<key>`). Fires `walkthrough.submitted {runId, walkthroughId, siteId}`.
+         *     Submitting again is 409.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["submitWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/certifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List certifications
+         * @description By expiry, soonest first (at most 500). Filters: `siteId`, `userId`, `kind`. A member limited to
+         *     some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listCertifications"];
+        put?: never;
+        /**
+         * Record a certification
+         * @description A member's certification at a site (the member must have access to it). The periodic runner opens
+         *     a `certification_lapse` alert at the site 30 days before `expiresOn` and again on it, once each
+         *     (firing `alert.created`); the second is `critical` when it was the site's only valid food manager
+         *     certification.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createCertification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/certifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a certification
+         * @description One certification.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getCertification"];
+        /**
+         * Replace a certification
+         * @description Replaces it (a renewal is a new `expiresOn`: its alerts are due again for the new date, and an
+         *     open lapse alert of the old one closes).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateCertification"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List reports
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). A member limited to some sites sees the site reports of their sites
+         *     (account reports need every site).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listReports"];
+        put?: never;
+        /**
+         * Generate a report
+         * @description Generates an operations report of a site (`scope: site`, `siteId`) or of the whole account
+         *     (`scope: account`, every site; needs access to every site) over `period`: tasks done, late,
+         *     missed and open; temperature excursions; inspections and their scores; open findings; waste and
+         *     cost variance where recorded; certifications expiring. Kept as generated (JSON), rendered as a
+         *     PDF by `GET /reports/{id}/pdf`. Fires `report.published {reportId, scope, siteId}`.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a report
+         * @description One report, as generated.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A report as PDF
+         * @description The report rendered as a PDF document.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReportPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -5996,7 +7190,7 @@ export interface components {
              */
             event: "policy.published";
         };
-        /** @description `work_order.resolved`: an equipment work order was resolved. */
+        /** @description `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`). */
         WorkOrderResolvedData: {
             /** Format: uuid */
             workOrderId: string;
@@ -6004,9 +7198,9 @@ export interface components {
             siteId: string;
             /**
              * Format: uuid
-             * @description The equipment worked on, when the work order names one.
+             * @description The equipment worked on (`GET /orgs/{orgId}/equipment/{equipmentId}`).
              */
-            equipmentId: string | null;
+            equipmentId: string;
         };
         /** @description The delivery body of `work_order.resolved`. */
         WorkOrderResolvedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -6073,10 +7267,12 @@ export interface components {
              */
             event: "alert.created";
         };
-        /** @description `report.published`: a site or account report was generated. */
+        /** @description `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`). */
         ReportPublishedData: {
             /** Format: uuid */
             reportId: string;
+            /** @enum {string} */
+            scope: "site" | "account";
             /**
              * Format: uuid
              * @description The site of a site report; null for an account-wide report.
@@ -6129,14 +7325,14 @@ export interface components {
              */
             event: "signoff.decided";
         };
-        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
+        /** @description `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`). */
         WalkthroughSubmittedData: {
+            /** Format: uuid */
+            runId: string;
             /** Format: uuid */
             walkthroughId: string;
             /** Format: uuid */
-            submissionId: string;
-            /** Format: uuid */
-            siteId: string | null;
+            siteId: string;
         };
         /** @description The delivery body of `walkthrough.submitted`. */
         WalkthroughSubmittedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -6150,12 +7346,10 @@ export interface components {
              */
             event: "walkthrough.submitted";
         };
-        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
+        /** @description `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`. */
         EngagementFinalizedData: {
             /** Format: uuid */
             engagementId: string;
-            /** Format: uuid */
-            reportId: string;
         };
         /** @description The delivery body of `engagement.finalized`. */
         EngagementFinalizedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -6184,9 +7378,9 @@ export interface components {
         TagCode: string;
         /**
          * @description What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-         *     `equipment` and `storage_location`: a piece of equipment or a storage location described by
-         *     the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-         *     resources exist in the API.
+         *     `equipment` and `storage_location`: a piece of equipment or a storage location named by
+         *     `targetId` (standing at its site), or, as tags printed before those resources existed,
+         *     described by the tag's `label` (and optionally placed at a site).
          * @example equipment
          * @enum {string}
          */
@@ -6214,10 +7408,11 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id: the site for `site` (required), the storage location for
+             * @description The target's id: the site for `site` (required); the storage location for
              *     `storage_location` (the tag then stands at the location's site, and a scan answers the
-             *     location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
-             *     described by its label only, as tags printed before locations existed are.
+             *     location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+             *     site and its name is the default label). A `storage_location` or `equipment` tag without it
+             *     is described by its label only, as tags printed before those resources existed are.
              */
             targetId?: string;
             /**
@@ -6226,7 +7421,7 @@ export interface components {
              */
             siteId?: string;
             /**
-             * @description Printed on the tag; required for `equipment` and `storage_location`.
+             * @description Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
              * @example Walk-in cooler 2
              */
             label?: string;
@@ -7312,8 +8507,10 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task); later kinds such as `lot_expiring` and
-             *     `certification_lapse` arrive with their capabilities.
+             *     reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+             *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+             *     was the site's only valid food manager certification; subject a certification); later kinds
+             *     such as `lot_expiring` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
@@ -7838,15 +9035,35 @@ export interface components {
          * @enum {string}
          */
         WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        /**
+         * @description Stock thrown away (`itemId` and `locationId`, with the waste ledger rows in `txnIds`), or the
+         *     output of a production run thrown away (`runId` and `recipeName`, written by the run's
+         *     `waste` event): a run's output was never stock, so it names no item or location, writes no
+         *     ledger row, and is valued at the run's cost at its pinned recipe version in proportion to the
+         *     quantity wasted.
+         */
         WasteLog: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             siteId: string;
-            /** Format: uuid */
-            locationId: string;
-            /** Format: uuid */
-            itemId: string;
+            /**
+             * Format: uuid
+             * @description The location the stock was taken from; null for a run's output.
+             */
+            locationId: string | null;
+            /**
+             * Format: uuid
+             * @description The inventory item wasted; null for a run's output.
+             */
+            itemId: string | null;
+            /**
+             * Format: uuid
+             * @description The production run whose output was wasted; null for stock.
+             */
+            runId: string | null;
+            /** @description The run's recipe (its pinned version's name); null for stock. */
+            recipeName: string | null;
             /** Format: uuid */
             lotId: string | null;
             quantity: components["schemas"]["Quantity"];
@@ -7857,7 +9074,8 @@ export interface components {
             note: string | null;
             /**
              * Format: int64
-             * @description What the waste cost, at the average cost (positive).
+             * @description What the waste cost (positive): stock at the average cost; a run's output at the run's
+             *     cost in proportion to the quantity wasted (0 when no ingredient has a cost yet).
              * @example 633
              */
             valueCents: number;
@@ -9914,6 +11132,675 @@ export interface components {
             dayPart?: string;
             notes?: string;
             actions?: components["schemas"]["HuddleAction"][];
+        };
+        /**
+         * @description The sites it is for; empty means every site of the organization.
+         * @example [
+         *       "0192f3a4-0000-7000-8000-0000000000aa"
+         *     ]
+         */
+        SiteIdList: string[];
+        /**
+         * @description `draft` until published; a `published` version never changes.
+         * @enum {string}
+         */
+        PolicyVersionStatus: "draft" | "published";
+        PolicyVersion: {
+            /** Format: uuid */
+            policyId: string;
+            version: number;
+            body: string;
+            summary: string;
+            status: components["schemas"]["PolicyVersionStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            publishedAt: string | null;
+        };
+        Policy: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            siteIds: components["schemas"]["SiteIdList"];
+            /** @description The published version in force; null until one is published. */
+            currentVersion: number | null;
+            /** @description Whether the caller acknowledged the current version (on GET of one policy). */
+            acknowledgedCurrent?: boolean;
+            /** @description Every version, oldest first. */
+            versions: components["schemas"]["PolicyVersion"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreatePolicyRequest: {
+            title: string;
+            siteIds?: components["schemas"]["SiteIdList"];
+        };
+        PolicyVersionRequest: {
+            /** @description The policy text, Markdown. */
+            body: string;
+            /** @description What changed in this version. */
+            summary?: string;
+        };
+        PolicyAcknowledgement: {
+            /** Format: uuid */
+            policyId: string;
+            version: number;
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            acknowledgedAt: string;
+        };
+        AcknowledgementMember: {
+            /** Format: uuid */
+            userId: string;
+            name: string;
+            role: string;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+        };
+        PolicyAcknowledgements: {
+            /** Format: uuid */
+            policyId: string;
+            /** @description The current version the roster is for; null (and nobody has acknowledged) before one is published. */
+            version: number | null;
+            sites: {
+                /** Format: uuid */
+                siteId: string;
+                siteName: string;
+                /** @description Members with access to the site who acknowledged the current version. */
+                acknowledged: components["schemas"]["AcknowledgementMember"][];
+                /** @description Members with access to the site who have not. */
+                pending: components["schemas"]["AcknowledgementMember"][];
+            }[];
+        };
+        /**
+         * @description How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+         *     `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+         * @enum {string}
+         */
+        InspectionItemKind: "pass_fail" | "score" | "temperature" | "text";
+        InspectionItem: {
+            /** @description Unique within the template. */
+            key: string;
+            prompt: string;
+            kind: components["schemas"]["InspectionItemKind"];
+            /**
+             * @description The item's share of the score (0 for unscored; text items are never scored).
+             * @default 1
+             */
+            weight: number;
+            /**
+             * @description A failed critical item makes the inspection's result `fail` whatever the score.
+             * @default false
+             */
+            critical: boolean;
+            /** @description For `score` items (required there); a score below half of it fails the item. */
+            maxScore?: number;
+            minF?: components["schemas"]["Fahrenheit"];
+            maxF?: components["schemas"]["Fahrenheit"];
+            /** @description Days until the corrective task of a finding on this item is due (default 7). */
+            dueDays?: number;
+        };
+        InspectionSection: {
+            title: string;
+            items: components["schemas"]["InspectionItem"][];
+        };
+        InspectionTemplate: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            passPercent: number;
+            sections: components["schemas"]["InspectionSection"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        InspectionTemplateRequest: {
+            name: string;
+            /**
+             * @description The weighted percentage at or above which an inspection passes.
+             * @default 80
+             */
+            passPercent: number;
+            sections: components["schemas"]["InspectionSection"][];
+        };
+        /** @enum {string} */
+        InspectionStatus: "scheduled" | "in_progress" | "completed";
+        InspectionAnswer: {
+            key: string;
+            passed?: boolean;
+            score?: number;
+            temperatureF?: components["schemas"]["Fahrenheit"];
+            text?: string;
+            note?: string;
+            photoMediaIds?: string[];
+        };
+        /**
+         * @description `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+         * @enum {string|null}
+         */
+        InspectionResult: "pass" | "fail" | null;
+        Finding: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            inspectionId: string;
+            section: string;
+            itemKey: string;
+            prompt: string;
+            critical: boolean;
+            note: string | null;
+            /**
+             * Format: uuid
+             * @description The corrective task (source `audit_finding`, `sourceId` this finding).
+             */
+            taskId: string | null;
+            /** @description The corrective task's status (open, done, missed, cancelled). */
+            taskStatus: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Inspection: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            templateId: string;
+            templateName: string;
+            /** Format: uuid */
+            engagementId: string | null;
+            /** Format: uuid */
+            inspectorUserId: string | null;
+            /** Format: date-time */
+            scheduledFor: string;
+            status: components["schemas"]["InspectionStatus"];
+            /** @description The template's sections as they were when the inspection was made. */
+            sections: components["schemas"]["InspectionSection"][];
+            answers: components["schemas"]["InspectionAnswer"][];
+            notes: string | null;
+            /** @description Weighted points earned (decimal string). */
+            score: string | null;
+            /** @description Weighted points possible (decimal string). */
+            maxScore: string | null;
+            /** @description score / maxScore × 100, rounded half-even to one decimal. */
+            percent: string | null;
+            result: components["schemas"]["InspectionResult"];
+            /** @description Part of a finalized engagement; nothing about it changes any more. */
+            frozen: boolean;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            completedBy: string | null;
+            findings: components["schemas"]["Finding"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateInspectionRequest: {
+            /** Format: uuid */
+            templateId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The member who performs it (inspector role or higher, with access to the site).
+             */
+            inspectorUserId?: string;
+            /** Format: date-time */
+            scheduledFor: string;
+            /**
+             * Format: uuid
+             * @description The open audit engagement the inspection belongs to (one of its sites).
+             */
+            engagementId?: string;
+        };
+        InspectionResponsesRequest: {
+            /** @description Answers by item key; an answer replaces the item's previous one, items not named keep theirs. */
+            answers: components["schemas"]["InspectionAnswer"][];
+            /** @description The inspection's overall notes (replaced when given). */
+            notes?: string;
+        };
+        "ShareLink-2": {
+            /** @description The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it. */
+            url: string;
+            /** @description Shown once; only its hash is kept. */
+            token: string;
+        };
+        /** @description The sanitized inspection report behind a share link. Display data only, no ids, no member emails. */
+        SharedInspection: {
+            siteName: string;
+            templateName: string;
+            /**
+             * Format: date
+             * @description The local date it was performed (completed, else scheduled) in the site's zone.
+             */
+            date: string;
+            status: components["schemas"]["InspectionStatus"];
+            score: string | null;
+            maxScore: string | null;
+            percent: string | null;
+            result: components["schemas"]["InspectionResult"];
+            sections: {
+                title: string;
+                items: {
+                    prompt: string;
+                    kind: components["schemas"]["InspectionItemKind"];
+                    critical: boolean;
+                    /**
+                     * @description `pass`, `fail`, `not_scored` or `unanswered`.
+                     * @enum {string}
+                     */
+                    outcome: "pass" | "fail" | "not_scored" | "unanswered";
+                    note: string | null;
+                }[];
+            }[];
+            findings: {
+                section: string;
+                prompt: string;
+                critical: boolean;
+                note: string | null;
+                /** @description The corrective task's status (`open`, `done`, `missed`, `cancelled`, or `none`). */
+                correctiveAction: string;
+            }[];
+        };
+        EngagementPeriod: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        /** @description Written when the engagement is finalized; frozen from then on. */
+        EngagementReport: {
+            inspectionCount: number;
+            passed: number;
+            failed: number;
+            averagePercent: string | null;
+            totalFindings: number;
+            /** @description Findings whose corrective task was not done at finalization. */
+            openFindings: number;
+            inspections: {
+                /** Format: uuid */
+                inspectionId: string;
+                /** Format: uuid */
+                siteId: string;
+                templateName: string;
+                /** Format: date-time */
+                completedAt: string | null;
+                percent: string | null;
+                result: components["schemas"]["InspectionResult"];
+                findings: number;
+            }[];
+        } | null;
+        Engagement: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            siteIds: string[];
+            auditor: string;
+            period: components["schemas"]["EngagementPeriod"];
+            /** @enum {string} */
+            status: "open" | "finalized";
+            inspectionIds: string[];
+            report: components["schemas"]["EngagementReport"];
+            /** Format: date-time */
+            finalizedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateEngagementRequest: {
+            name: string;
+            siteIds: string[];
+            /** @description Who audits (a person or firm; free text). */
+            auditor: string;
+            period: components["schemas"]["EngagementPeriod"];
+        };
+        Equipment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            kind: string;
+            make: string | null;
+            model: string | null;
+            serial: string | null;
+            /** Format: uuid */
+            locationId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EquipmentRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** @description What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text). */
+            kind: string;
+            make?: string;
+            model?: string;
+            serial?: string;
+            /**
+             * Format: uuid
+             * @description The storage location of its site it stands in (`GET /storage-locations`).
+             */
+            locationId?: string;
+        };
+        /**
+         * @description `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+         * @enum {string}
+         */
+        WorkOrderStatus: "open" | "in_progress" | "resolved" | "cancelled";
+        /** @enum {string} */
+        WorkOrderPriority: "low" | "medium" | "high" | "critical";
+        WorkOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            equipmentId: string;
+            title: string;
+            description: string;
+            priority: components["schemas"]["WorkOrderPriority"];
+            status: components["schemas"]["WorkOrderStatus"];
+            resolutionNote: string | null;
+            /**
+             * Format: uuid
+             * @description The alert it was opened from, if any.
+             */
+            alertId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was resolved or cancelled.
+             */
+            closedAt: string | null;
+        };
+        CreateWorkOrderRequest: {
+            /** Format: uuid */
+            equipmentId: string;
+            title: string;
+            description?: string;
+            priority?: components["schemas"]["WorkOrderPriority"];
+        };
+        WorkOrderTransitionRequest: {
+            /** @enum {string} */
+            status: "in_progress" | "resolved" | "cancelled";
+            /** @description Required to resolve. */
+            resolutionNote?: string;
+        };
+        AlertWorkOrderRequest: {
+            /**
+             * Format: uuid
+             * @description The equipment of the alert's site the excursion is about.
+             */
+            equipmentId: string;
+            /** @description Defaults to "Repair: " followed by the alert's message. */
+            title?: string;
+            priority?: components["schemas"]["WorkOrderPriority"];
+        };
+        /** @enum {string} */
+        WalkthroughKind: "opening" | "closing" | "line_check" | "other";
+        /**
+         * @description The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+         *     `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+         * @enum {string}
+         */
+        WalkthroughAnswerKind: "check" | "yes_no" | "text" | "number" | "temperature" | "photo";
+        WalkthroughStep: {
+            /** @description Unique within the walkthrough. */
+            key: string;
+            prompt: string;
+            /**
+             * Format: uuid
+             * @description A guide document (`GET /guides/{id}`) that shows how.
+             */
+            guideId?: string | null;
+            answerKind: components["schemas"]["WalkthroughAnswerKind"];
+            /** @default true */
+            required: boolean;
+        };
+        Walkthrough: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds: components["schemas"]["SiteIdList"];
+            steps: components["schemas"]["WalkthroughStep"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WalkthroughRequest: {
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds?: components["schemas"]["SiteIdList"];
+            /** @description In the order they are walked. */
+            steps: components["schemas"]["WalkthroughStep"][];
+        };
+        StartWalkthroughRunRequest: {
+            /** Format: uuid */
+            siteId: string;
+        };
+        WalkthroughAnswer: {
+            stepKey: string;
+            checked?: boolean;
+            yes?: boolean;
+            text?: string;
+            value?: string;
+            /** Format: uuid */
+            mediaId?: string;
+            note?: string;
+        };
+        WalkthroughRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            walkthroughId: string;
+            walkthroughName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "in_progress" | "submitted";
+            /** @description The walkthrough's steps as they were when the run started. */
+            steps: components["schemas"]["WalkthroughStep"][];
+            answers: components["schemas"]["WalkthroughAnswer"][];
+            /** Format: uuid */
+            startedBy: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: uuid */
+            submittedBy: string | null;
+            /** Format: date-time */
+            submittedAt: string | null;
+        };
+        WalkthroughResponsesRequest: {
+            /** @description Answers by step key; each replaces the step's earlier answer. */
+            answers: components["schemas"]["WalkthroughAnswer"][];
+        };
+        /** @enum {string} */
+        CertificationKind: "food_handler" | "food_manager" | "allergen" | "haccp" | "other";
+        Certification: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            userId: string;
+            userName: string;
+            /** Format: uuid */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number: string | null;
+            /** Format: date */
+            issuedOn: string;
+            /** Format: date */
+            expiresOn: string;
+            /**
+             * @description Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "lapsed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CertificationRequest: {
+            /**
+             * Format: uuid
+             * @description The member who holds it (with access to the site).
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The site where the holder works under it; alerts of its lapse open there.
+             */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number?: string;
+            /** Format: date */
+            issuedOn: string;
+            /**
+             * Format: date
+             * @description The first day it is no longer valid (in the site's time zone).
+             */
+            expiresOn: string;
+        };
+        /** @description Local dates, inclusive, in each site's time zone. */
+        ReportPeriod: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        /** @description What happened at the report's sites in the period, as generated. */
+        OperationsReport: {
+            sites: {
+                /** Format: uuid */
+                siteId: string;
+                name: string;
+            }[];
+            /** @description Tasks due in the period, by outcome. */
+            tasks: {
+                due: number;
+                /** @description Done in time. */
+                done: number;
+                /** @description Done after being missed. */
+                late: number;
+                /** @description Missed and still not done. */
+                missed: number;
+                open: number;
+            };
+            /** @description `temperature_excursion` alerts opened in the period. */
+            temperatureExcursions: number;
+            inspections: {
+                completed: number;
+                passed: number;
+                failed: number;
+                averagePercent: string | null;
+                items: {
+                    /** Format: uuid */
+                    inspectionId: string;
+                    /** Format: uuid */
+                    siteId: string;
+                    templateName: string;
+                    /** Format: date-time */
+                    completedAt: string;
+                    percent: string | null;
+                    result: components["schemas"]["InspectionResult"];
+                    findings: number;
+                }[];
+            };
+            /** @description Findings (of any time) whose corrective task is not done at generation. */
+            openFindings: {
+                /** Format: uuid */
+                findingId: string;
+                /** Format: uuid */
+                inspectionId: string;
+                /** Format: uuid */
+                siteId: string;
+                prompt: string;
+                critical: boolean;
+                /** Format: uuid */
+                taskId: string | null;
+                taskStatus: string | null;
+            }[];
+            /** @description Certifications lapsed by, or lapsing within 30 days of, the period's end. */
+            certificationsExpiring: {
+                /** Format: uuid */
+                certificationId: string;
+                /** Format: uuid */
+                userId: string;
+                userName: string;
+                /** Format: uuid */
+                siteId: string;
+                kind: components["schemas"]["CertificationKind"];
+                /** Format: date */
+                expiresOn: string;
+            }[];
+            /**
+             * @description The waste logged at the report's sites over the period (stock and production runs'
+             *     output alike), in total and per reason, valued as each log was. Null only in reports made
+             *     before waste was reported. Cost variance per item is the supply chain's own report.
+             */
+            waste: {
+                /** @example 14 */
+                logs: number;
+                /**
+                 * Format: int64
+                 * @example 18240
+                 */
+                valueCents: number;
+                byReason: {
+                    reason: components["schemas"]["WasteReason"];
+                    /** @example 9 */
+                    logs: number;
+                    /**
+                     * Format: int64
+                     * @example 12100
+                     */
+                    valueCents: number;
+                }[];
+            } | null;
+        };
+        Report: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            scope: "site" | "account";
+            /** Format: uuid */
+            siteId: string | null;
+            /** @enum {string} */
+            kind: "operations";
+            period: components["schemas"]["ReportPeriod"];
+            /** Format: date-time */
+            createdAt: string;
+            content: components["schemas"]["OperationsReport"];
+        };
+        CreateReportRequest: {
+            /** @enum {string} */
+            scope: "site" | "account";
+            /**
+             * Format: uuid
+             * @description Required for `site`, refused for `account`.
+             */
+            siteId?: string;
+            period: components["schemas"]["ReportPeriod"];
+            /** @enum {string} */
+            kind: "operations";
         };
         JWK: {
             /** @example OKP */
@@ -14800,6 +16687,11 @@ export interface operations {
                  * @example 0192f3a4-0000-7000-8000-000000000a01
                  */
                 itemId?: string;
+                /**
+                 * @description Only the waste of this production run's output.
+                 * @example 0192f3a4-0000-7000-8000-000000000c01
+                 */
+                runId?: string;
                 /**
                  * @description Only logs with this reason.
                  * @example spoilage
@@ -23883,6 +25775,4192 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *         "title": "Handwashing",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "currentVersion": 2,
+                     *         "acknowledgedCurrent": false,
+                     *         "versions": [
+                     *           {
+                     *             "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *             "version": 1,
+                     *             "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *             "summary": "First version.",
+                     *             "status": "published",
+                     *             "createdAt": "2026-02-01T10:00:00Z",
+                     *             "publishedAt": "2026-02-01T11:00:00Z"
+                     *           },
+                     *           {
+                     *             "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *             "version": 2,
+                     *             "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *             "summary": "Adds glove changes.",
+                     *             "status": "published",
+                     *             "createdAt": "2026-03-02T10:00:00Z",
+                     *             "publishedAt": "2026-03-02T11:00:00Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-02-01T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T11:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Policy"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Handwashing",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": null,
+                     *       "acknowledgedCurrent": false,
+                     *       "versions": [],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": 2,
+                     *       "acknowledgedCurrent": true,
+                     *       "versions": [
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 1,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *           "summary": "First version.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-02-01T10:00:00Z",
+                     *           "publishedAt": "2026-02-01T11:00:00Z"
+                     *         },
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 2,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *           "summary": "Adds glove changes.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-03-02T10:00:00Z",
+                     *           "publishedAt": "2026-03-02T11:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPolicyVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "# Handwashing\n\nWash hands for 20 seconds; change gloves between tasks.",
+                 *       "summary": "Adds glove changes."
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyVersionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 3,
+                     *       "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *       "summary": "Adds glove changes.",
+                     *       "status": "draft",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "publishedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    publishPolicyVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 2
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": 2,
+                     *       "acknowledgedCurrent": false,
+                     *       "versions": [
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 1,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *           "summary": "First version.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-02-01T10:00:00Z",
+                     *           "publishedAt": "2026-02-01T11:00:00Z"
+                     *         },
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 2,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *           "summary": "Adds glove changes.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-03-02T10:00:00Z",
+                     *           "publishedAt": "2026-03-02T11:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acknowledgePolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 2,
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "acknowledgedAt": "2026-03-02T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyAcknowledgement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPolicyAcknowledgements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 2,
+                     *       "sites": [
+                     *         {
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "siteName": "Main Kitchen",
+                     *           "acknowledged": [
+                     *             {
+                     *               "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *               "name": "Ana Gomez",
+                     *               "role": "inspector",
+                     *               "acknowledgedAt": "2026-03-02T12:00:00Z"
+                     *             }
+                     *           ],
+                     *           "pending": [
+                     *             {
+                     *               "userId": "0192f3a4-0000-7000-8000-000000000d02",
+                     *               "name": "Ben Ito",
+                     *               "role": "inspector",
+                     *               "acknowledgedAt": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyAcknowledgements"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInspectionTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Monthly food safety",
+                     *         "passPercent": 80,
+                     *         "sections": [
+                     *           {
+                     *             "title": "Cold holding",
+                     *             "items": [
+                     *               {
+                     *                 "key": "walkin_temp",
+                     *                 "prompt": "Walk-in cooler at or below 41°F",
+                     *                 "kind": "temperature",
+                     *                 "weight": 3,
+                     *                 "critical": true,
+                     *                 "minF": "33",
+                     *                 "maxF": "41"
+                     *               },
+                     *               {
+                     *                 "key": "labels",
+                     *                 "prompt": "Every container labelled and dated",
+                     *                 "kind": "pass_fail",
+                     *                 "weight": 2,
+                     *                 "critical": false,
+                     *                 "dueDays": 3
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "title": "Sanitation",
+                     *             "items": [
+                     *               {
+                     *                 "key": "sani",
+                     *                 "prompt": "Sanitizer concentration",
+                     *                 "kind": "score",
+                     *                 "weight": 1,
+                     *                 "critical": false,
+                     *                 "maxScore": 5
+                     *               },
+                     *               {
+                     *                 "key": "comments",
+                     *                 "prompt": "Other observations",
+                     *                 "kind": "text",
+                     *                 "weight": 0,
+                     *                 "critical": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly food safety",
+                 *       "passPercent": 80,
+                 *       "sections": [
+                 *         {
+                 *           "title": "Cold holding",
+                 *           "items": [
+                 *             {
+                 *               "key": "walkin_temp",
+                 *               "prompt": "Walk-in cooler at or below 41°F",
+                 *               "kind": "temperature",
+                 *               "weight": 3,
+                 *               "critical": true,
+                 *               "minF": "33",
+                 *               "maxF": "41"
+                 *             },
+                 *             {
+                 *               "key": "labels",
+                 *               "prompt": "Every container labelled and dated",
+                 *               "kind": "pass_fail",
+                 *               "weight": 2,
+                 *               "critical": false,
+                 *               "dueDays": 3
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "title": "Sanitation",
+                 *           "items": [
+                 *             {
+                 *               "key": "sani",
+                 *               "prompt": "Sanitizer concentration",
+                 *               "kind": "score",
+                 *               "weight": 1,
+                 *               "critical": false,
+                 *               "maxScore": 5
+                 *             },
+                 *             {
+                 *               "key": "comments",
+                 *               "prompt": "Other observations",
+                 *               "kind": "text",
+                 *               "weight": 0,
+                 *               "critical": false
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly food safety",
+                 *       "passPercent": 80,
+                 *       "sections": [
+                 *         {
+                 *           "title": "Cold holding",
+                 *           "items": [
+                 *             {
+                 *               "key": "walkin_temp",
+                 *               "prompt": "Walk-in cooler at or below 41°F",
+                 *               "kind": "temperature",
+                 *               "weight": 3,
+                 *               "critical": true,
+                 *               "minF": "33",
+                 *               "maxF": "41"
+                 *             },
+                 *             {
+                 *               "key": "labels",
+                 *               "prompt": "Every container labelled and dated",
+                 *               "kind": "pass_fail",
+                 *               "weight": 2,
+                 *               "critical": false,
+                 *               "dueDays": 3
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "title": "Sanitation",
+                 *           "items": [
+                 *             {
+                 *               "key": "sani",
+                 *               "prompt": "Sanitizer concentration",
+                 *               "kind": "score",
+                 *               "weight": 1,
+                 *               "critical": false,
+                 *               "maxScore": 5
+                 *             },
+                 *             {
+                 *               "key": "comments",
+                 *               "prompt": "Other observations",
+                 *               "kind": "text",
+                 *               "weight": 0,
+                 *               "critical": false
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInspections: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only inspections in this state.
+                 * @example completed
+                 */
+                status?: components["schemas"]["InspectionStatus"];
+                /**
+                 * @description Only the inspections of this engagement.
+                 * @example 0192f3a4-0000-7000-8000-000000000d40
+                 */
+                engagementId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *         "templateName": "Monthly food safety",
+                     *         "engagementId": null,
+                     *         "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "scheduledFor": "2026-03-02T14:00:00Z",
+                     *         "status": "completed",
+                     *         "sections": [
+                     *           {
+                     *             "title": "Cold holding",
+                     *             "items": [
+                     *               {
+                     *                 "key": "walkin_temp",
+                     *                 "prompt": "Walk-in cooler at or below 41°F",
+                     *                 "kind": "temperature",
+                     *                 "weight": 3,
+                     *                 "critical": true,
+                     *                 "minF": "33",
+                     *                 "maxF": "41"
+                     *               },
+                     *               {
+                     *                 "key": "labels",
+                     *                 "prompt": "Every container labelled and dated",
+                     *                 "kind": "pass_fail",
+                     *                 "weight": 2,
+                     *                 "critical": false,
+                     *                 "dueDays": 3
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "title": "Sanitation",
+                     *             "items": [
+                     *               {
+                     *                 "key": "sani",
+                     *                 "prompt": "Sanitizer concentration",
+                     *                 "kind": "score",
+                     *                 "weight": 1,
+                     *                 "critical": false,
+                     *                 "maxScore": 5
+                     *               },
+                     *               {
+                     *                 "key": "comments",
+                     *                 "prompt": "Other observations",
+                     *                 "kind": "text",
+                     *                 "weight": 0,
+                     *                 "critical": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "answers": [
+                     *           {
+                     *             "key": "walkin_temp",
+                     *             "temperatureF": "39"
+                     *           },
+                     *           {
+                     *             "key": "labels",
+                     *             "passed": false,
+                     *             "note": "Two undated pans of rice",
+                     *             "photoMediaIds": [
+                     *               "0192f3a4-0000-7000-8000-000000000d20"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "sani",
+                     *             "score": 4
+                     *           },
+                     *           {
+                     *             "key": "comments",
+                     *             "text": "Floor drains clean."
+                     *           }
+                     *         ],
+                     *         "notes": "Good overall.",
+                     *         "score": "3.8",
+                     *         "maxScore": "6",
+                     *         "percent": "63.3",
+                     *         "result": "fail",
+                     *         "frozen": false,
+                     *         "completedAt": "2026-03-02T15:00:00Z",
+                     *         "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "findings": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "section": "Cold holding",
+                     *             "itemKey": "labels",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "note": "Two undated pans of rice",
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open",
+                     *             "createdAt": "2026-03-02T15:00:00Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Inspection"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "scheduledFor": "2026-03-02T14:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInspectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "scheduled",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [],
+                     *       "notes": null,
+                     *       "score": null,
+                     *       "maxScore": null,
+                     *       "percent": null,
+                     *       "result": null,
+                     *       "frozen": false,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "findings": [],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInspection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "completed",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "frozen": false,
+                     *       "completedAt": "2026-03-02T15:00:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "findings": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *           "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *           "section": "Cold holding",
+                     *           "itemKey": "labels",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *           "taskStatus": "open",
+                     *           "createdAt": "2026-03-02T15:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setInspectionResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "key": "walkin_temp",
+                 *           "temperatureF": "39"
+                 *         },
+                 *         {
+                 *           "key": "labels",
+                 *           "passed": false,
+                 *           "note": "Two undated pans of rice",
+                 *           "photoMediaIds": [
+                 *             "0192f3a4-0000-7000-8000-000000000d20"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "sani",
+                 *           "score": 4
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "text": "Floor drains clean."
+                 *         }
+                 *       ],
+                 *       "notes": "Good overall."
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "in_progress",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": null,
+                     *       "maxScore": null,
+                     *       "percent": null,
+                     *       "result": null,
+                     *       "frozen": false,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "findings": [],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "completed",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "frozen": false,
+                     *       "completedAt": "2026-03-02T15:00:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "findings": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *           "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *           "section": "Cold holding",
+                     *           "itemKey": "labels",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *           "taskStatus": "open",
+                     *           "createdAt": "2026-03-02T15:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/insp/Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz",
+                     *       "token": "Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink-2"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedInspection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The share token.
+                 * @example Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteName": "Main Kitchen",
+                     *       "templateName": "Monthly food safety",
+                     *       "date": "2026-03-02",
+                     *       "status": "completed",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "critical": true,
+                     *               "outcome": "pass",
+                     *               "note": null
+                     *             },
+                     *             {
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "critical": false,
+                     *               "outcome": "fail",
+                     *               "note": "Two undated pans of rice"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "findings": [
+                     *         {
+                     *           "section": "Cold holding",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "correctiveAction": "open"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedInspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEngagements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Q1 corporate audit",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "auditor": "Coastal Food Safety LLC",
+                     *         "period": {
+                     *           "from": "2026-01-01",
+                     *           "to": "2026-03-31"
+                     *         },
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *         "status": "open",
+                     *         "inspectionIds": [
+                     *           "0192f3a4-0000-7000-8000-000000000d11"
+                     *         ],
+                     *         "report": null,
+                     *         "finalizedAt": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Engagement"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEngagement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Q1 corporate audit",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "auditor": "Coastal Food Safety LLC",
+                 *       "period": {
+                 *         "from": "2026-01-01",
+                 *         "to": "2026-03-31"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEngagementRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "open",
+                     *       "inspectionIds": [],
+                     *       "report": null,
+                     *       "finalizedAt": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEngagement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "finalized",
+                     *       "inspectionIds": [
+                     *         "0192f3a4-0000-7000-8000-000000000d11"
+                     *       ],
+                     *       "report": {
+                     *         "inspectionCount": 1,
+                     *         "passed": 0,
+                     *         "failed": 1,
+                     *         "averagePercent": "63.3",
+                     *         "totalFindings": 1,
+                     *         "openFindings": 1,
+                     *         "inspections": [
+                     *           {
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "templateName": "Monthly food safety",
+                     *             "completedAt": "2026-03-02T15:00:00Z",
+                     *             "percent": "63.3",
+                     *             "result": "fail",
+                     *             "findings": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "finalizedAt": "2026-04-01T09:00:00Z",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-04-01T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    finalizeEngagement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "finalized",
+                     *       "inspectionIds": [
+                     *         "0192f3a4-0000-7000-8000-000000000d11"
+                     *       ],
+                     *       "report": {
+                     *         "inspectionCount": 1,
+                     *         "passed": 0,
+                     *         "failed": 1,
+                     *         "averagePercent": "63.3",
+                     *         "totalFindings": 1,
+                     *         "openFindings": 1,
+                     *         "inspections": [
+                     *           {
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "templateName": "Monthly food safety",
+                     *             "completedAt": "2026-03-02T15:00:00Z",
+                     *             "percent": "63.3",
+                     *             "result": "fail",
+                     *             "findings": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "finalizedAt": "2026-04-01T09:00:00Z",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-04-01T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEquipment: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Walk-in cooler",
+                     *         "kind": "walk_in_cooler",
+                     *         "make": "Kolpak",
+                     *         "model": "P7-0810-CT",
+                     *         "serial": "KP-221045",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "locationId": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Equipment"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEquipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "walk_in_cooler",
+                 *       "make": "Kolpak",
+                 *       "model": "P7-0810-CT",
+                 *       "serial": "KP-221045"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EquipmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "walk_in_cooler",
+                 *       "make": "Kolpak",
+                 *       "model": "P7-0810-CT",
+                 *       "serial": "KP-221045"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EquipmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this equipment's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000e7
+                 */
+                equipmentId?: string;
+                /**
+                 * @description Only work orders in this state.
+                 * @example open
+                 */
+                status?: components["schemas"]["WorkOrderStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "title": "Door gasket torn",
+                     *         "description": "The lower gasket lets warm air in.",
+                     *         "priority": "high",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "status": "open",
+                     *         "resolutionNote": null,
+                     *         "alertId": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z",
+                     *         "startedAt": null,
+                     *         "closedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WorkOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *       "title": "Door gasket torn",
+                 *       "description": "The lower gasket lets warm air in.",
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    transitionWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "resolved",
+                 *       "resolutionNote": "Gasket replaced."
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderTransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "resolved",
+                     *       "resolutionNote": "Gasket replaced.",
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T13:00:00Z",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "closedAt": "2026-03-02T13:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAlertWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The work order already opened from this alert. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Repair: Walk-in cooler at 47°F",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Repair: Walk-in cooler at 47°F",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWalkthroughs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Opening checklist",
+                     *         "kind": "opening",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "key": "lights",
+                     *             "prompt": "Hood lights and fans on",
+                     *             "answerKind": "check",
+                     *             "required": true,
+                     *             "guideId": null
+                     *           },
+                     *           {
+                     *             "key": "walkin",
+                     *             "prompt": "Walk-in cooler temperature",
+                     *             "answerKind": "temperature",
+                     *             "required": true,
+                     *             "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           },
+                     *           {
+                     *             "key": "notes",
+                     *             "prompt": "Anything to report",
+                     *             "answerKind": "text",
+                     *             "required": false,
+                     *             "guideId": null
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Walkthrough"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Opening checklist",
+                 *       "kind": "opening",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "steps": [
+                 *         {
+                 *           "key": "lights",
+                 *           "prompt": "Hood lights and fans on",
+                 *           "answerKind": "check",
+                 *           "required": true,
+                 *           "guideId": null
+                 *         },
+                 *         {
+                 *           "key": "walkin",
+                 *           "prompt": "Walk-in cooler temperature",
+                 *           "answerKind": "temperature",
+                 *           "required": true,
+                 *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                 *         },
+                 *         {
+                 *           "key": "notes",
+                 *           "prompt": "Anything to report",
+                 *           "answerKind": "text",
+                 *           "required": false,
+                 *           "guideId": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartWalkthroughRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWalkthroughResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "stepKey": "lights",
+                 *           "checked": true
+                 *         },
+                 *         {
+                 *           "stepKey": "walkin",
+                 *           "value": "38",
+                 *           "note": "Probe on the centre shelf"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCertifications: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this member's.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId?: string;
+                /**
+                 * @description Only this kind.
+                 * @example food_manager
+                 */
+                kind?: components["schemas"]["CertificationKind"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "food_manager",
+                     *         "number": "FM-2231-0098",
+                     *         "issuedOn": "2023-04-01",
+                     *         "expiresOn": "2026-04-01",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *         "userName": "Ana Gomez",
+                     *         "status": "expiring",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Certification"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2026-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2029-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2029-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "valid",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *         "scope": "site",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "operations",
+                     *         "period": {
+                     *           "from": "2026-03-01",
+                     *           "to": "2026-03-31"
+                     *         },
+                     *         "createdAt": "2026-04-01T08:00:00Z",
+                     *         "content": {
+                     *           "sites": [
+                     *             {
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "name": "Main Kitchen"
+                     *             }
+                     *           ],
+                     *           "tasks": {
+                     *             "due": 412,
+                     *             "done": 380,
+                     *             "late": 9,
+                     *             "missed": 14,
+                     *             "open": 9
+                     *           },
+                     *           "temperatureExcursions": 3,
+                     *           "inspections": {
+                     *             "completed": 1,
+                     *             "passed": 0,
+                     *             "failed": 1,
+                     *             "averagePercent": "63.3",
+                     *             "items": [
+                     *               {
+                     *                 "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *                 "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *                 "templateName": "Monthly food safety",
+                     *                 "completedAt": "2026-03-02T15:00:00Z",
+                     *                 "percent": "63.3",
+                     *                 "result": "fail",
+                     *                 "findings": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "openFindings": [
+                     *             {
+                     *               "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "critical": false,
+                     *               "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *               "taskStatus": "open"
+                     *             }
+                     *           ],
+                     *           "certificationsExpiring": [
+                     *             {
+                     *               "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *               "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *               "userName": "Ana Gomez",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "kind": "food_manager",
+                     *               "expiresOn": "2026-04-01"
+                     *             }
+                     *           ],
+                     *           "waste": {
+                     *             "logs": 3,
+                     *             "valueCents": 2838,
+                     *             "byReason": [
+                     *               {
+                     *                 "reason": "overproduction",
+                     *                 "logs": 1,
+                     *                 "valueCents": 964
+                     *               },
+                     *               {
+                     *                 "reason": "spoilage",
+                     *                 "logs": 2,
+                     *                 "valueCents": 1874
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Report"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "site",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "period": {
+                 *         "from": "2026-03-01",
+                 *         "to": "2026-03-31"
+                 *       },
+                 *       "kind": "operations"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the PDF document) */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -40,6 +40,7 @@ import (
 	"github.com/sous-app/sous/internal/purchasing"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/webhooks"
@@ -63,6 +64,7 @@ type Server struct {
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
+	*recordsHandlers
 	*metaHandlers
 }
 
@@ -82,6 +84,7 @@ type (
 	tasksHandlers      = tasks.Handlers
 	inventoryHandlers  = inventory.Handlers
 	purchasingHandlers = purchasing.Handlers
+	recordsHandlers    = records.Handlers
 	kitchenHandlers    = kitchen.Handlers
 )
 
@@ -224,6 +227,10 @@ func New(d Deps) (http.Handler, error) {
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
+	records.SetFindingTasks(tasks.FindingTasks{})
+	// Scan tags may name equipment (records) by id.
+	public.SetEquipmentLookup(records.EquipmentLookup{})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:       auth.NewHandlers(authSvc),
@@ -240,6 +247,7 @@ func New(d Deps) (http.Handler, error) {
 		tasksHandlers:      tasks.NewHandlers(d.Pool, d.Clock),
 		inventoryHandlers:  inv,
 		purchasingHandlers: purchasing.NewHandlers(d.Pool, d.Clock),
+		recordsHandlers:    records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		kitchenHandlers:    kitchen.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:       meta,
 	}
