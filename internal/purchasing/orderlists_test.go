@@ -133,3 +133,32 @@ func TestOrderListsParBasis(t *testing.T) {
 		t.Fatalf("lists = %d", n)
 	}
 }
+
+func TestOrderingAListInParallelDraftsOnce(t *testing.T) {
+	b := newBuyer(t)
+	lemons := b.item("Lemons", "LEM", map[string]any{"parLevels": []map[string]any{{"siteId": b.site, "par": "100", "reorderPoint": "0"}}})
+	b.vendorItem(b.vendor("Freshline"), lemons, "FL-LEM", 4250, true)
+	var ol orderList
+	b.call(http.MethodPost, "order-lists/generate").JSON(map[string]any{"siteId": b.site, "from": "2026-03-02", "to": "2026-03-08", "basis": "par"}).
+		Do().Expect(http.StatusCreated).Decode(&ol)
+	const n = 6
+	codes := make(chan int, n)
+	for range n {
+		go func() {
+			codes <- b.call(http.MethodPost, "order-lists/"+ol.ID.String()+"/status").JSON(map[string]any{"status": "ordered"}).Do().Status
+		}()
+	}
+	won := 0
+	for range n {
+		switch c := <-codes; c {
+		case http.StatusOK:
+			won++
+		case http.StatusConflict:
+		default:
+			t.Errorf("status %d", c)
+		}
+	}
+	if won != 1 || b.count(`SELECT count(*) FROM purchase_orders WHERE org_id = $1`, b.org) != 1 {
+		t.Fatalf("%d winners", won)
+	}
+}
