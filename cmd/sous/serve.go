@@ -27,6 +27,7 @@ import (
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
@@ -124,6 +125,7 @@ func serve(ctx context.Context, args []string) error {
 			auth.SecurityEventRetentionTask(pool, clock.Real{}),
 			inventory.ExpiringLotsTask(pool, clock.Real{}),
 			tasks.MissedTask(pool, clock.Real{}),
+			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}),
 			trayline.LateTask(pool, clock.Real{}),
 		).Run(dispatchCtx)

@@ -61,3 +61,8 @@ LIMIT @max_rows;
 -- name: SiteDeviceIDs :many
 -- The paired devices of a site: the screens an alert change must hint.
 SELECT id FROM devices WHERE org_id = @org_id AND site_id = @site_id AND token_hash IS NOT NULL;
+
+-- name: CountAlertsOpened :one
+-- Alerts of a kind opened at a site in [from, to) (reports of internal/records).
+SELECT count(*) FROM alerts
+WHERE org_id = @org_id AND site_id = @site_id AND kind = @kind AND opened_at >= @from_at AND opened_at < @to_at;

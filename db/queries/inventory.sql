@@ -244,34 +244,47 @@ WHERE org_id = @org_id AND item_id = @item_id AND location_id = @location_id AND
 
 -- name: GetSupplySettings :one
 SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
-       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents,
+       coalesce(s.over_receipt_percent, 10)::numeric AS over_receipt_percent
 FROM (SELECT 1) one
 LEFT JOIN supply_settings s ON s.org_id = @org_id::uuid;
 
--- name: UpsertSupplySettings :exec
-INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
-VALUES (@org_id, @variance_flag_percent, @variance_flag_cents, @now)
+-- name: UpsertSupplySettings :one
+-- over_receipt_percent NULL keeps the one set (10 at first).
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, over_receipt_percent, updated_at)
+VALUES (@org_id, @variance_flag_percent, @variance_flag_cents, coalesce(sqlc.narg(over_receipt_percent)::numeric, 10), @now)
 ON CONFLICT (org_id) DO UPDATE
-SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at;
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents,
+    over_receipt_percent = coalesce(sqlc.narg(over_receipt_percent)::numeric, supply_settings.over_receipt_percent),
+    updated_at = excluded.updated_at
+RETURNING over_receipt_percent;
 
 -- name: CreateWasteLog :one
 INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
 VALUES (@id, @org_id, @site_id, @location_id, @item_id, @lot_id, @quantity, @unit, @quantity_base, @reason, @note, @value_cents, @created_by, @now)
 RETURNING *;
 
+-- name: CreateRunWasteLog :one
+-- A production run's output thrown away (no item, location or ledger row; see 0023).
+INSERT INTO waste_logs (id, org_id, site_id, run_id, recipe_name, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES (@id, @org_id, @site_id, @run_id, @recipe_name, @quantity, @unit, @quantity, @reason, @note, @value_cents, @created_by, @now)
+RETURNING *;
+
 -- name: GetWasteLog :one
-SELECT sqlc.embed(w), i.base_unit
+-- A run's waste has no item: its quantity is already in its own (standard) unit.
+SELECT sqlc.embed(w), coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = @org_id AND w.id = @id;
 
 -- name: ListWasteLogs :many
 -- Newest first, keyset-paged on (created_at, id). scope empty means every site.
-SELECT sqlc.embed(w), i.base_unit
+SELECT sqlc.embed(w), coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = @org_id
   AND (cardinality(@scope::uuid[]) = 0 OR w.site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(run_id)::uuid IS NULL OR w.run_id = sqlc.narg(run_id))
   AND (sqlc.narg(site_id)::uuid IS NULL OR w.site_id = sqlc.narg(site_id))
   AND (sqlc.narg(item_id)::uuid IS NULL OR w.item_id = sqlc.narg(item_id))
   AND (sqlc.narg(reason)::text IS NULL OR w.reason = sqlc.narg(reason))
@@ -347,3 +360,61 @@ WITH taken AS (
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
        (SELECT count(*) FROM txns)::int AS txns, (SELECT count(*) FROM costs)::int AS costs;
+
+-- name: ParStockOfSite :many
+-- Each active item with a par level at the site: its par, reorder point, units, average cost,
+-- and what is on hand and available there (not in a lot expired before @today). Driven by the
+-- par levels of the site, each item's balances looked up by its id (LATERAL).
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku, pl.par, pl.reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = pl.org_id AND sc.item_id = pl.item_id AND sc.site_id = pl.site_id), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_par_levels pl
+JOIN inventory_items i ON i.org_id = pl.org_id AND i.id = pl.item_id AND i.active
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = pl.org_id AND sb.item_id = pl.item_id AND sb.site_id = pl.site_id
+      AND (lo.expires_on IS NULL OR lo.expires_on >= @today::date)
+) b ON true
+WHERE pl.org_id = @org_id AND pl.site_id = @site_id
+ORDER BY lower(i.name), i.id;
+
+-- name: FindLotsByKeys :many
+-- The site's lots of (item, code) pairs, for a receipt of many lines at once.
+SELECT l.* FROM lots l
+JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@codes::text[]) AS code) k ON k.item_id = l.item_id AND k.code = l.code
+WHERE l.org_id = @org_id AND l.site_id = @site_id;
+
+-- name: CreateLots :many
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+SELECT k.id, @org_id, @site_id, k.item_id, k.code, k.expires_on, @now
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@item_ids::uuid[]) AS item_id, unnest(@codes::text[]) AS code,
+             unnest(@expires::date[]) AS expires_on) k
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING *;
+
+-- name: LockStockCosts :many
+-- LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+SELECT @org_id, x.item_id, @site_id, 0, 0, @now FROM unnest(@item_ids::uuid[]) AS x(item_id) ORDER BY x.item_id
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING *;
+
+-- name: LocationBalancesOfPairs :many
+-- LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
+-- within each pair.
+SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
+FROM stock_balances b
+JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@location_ids::uuid[]) AS location_id) k
+  ON k.item_id = b.item_id AND k.location_id = b.location_id
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = @org_id
+ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b;
+-- name: WasteByReason :many
+-- A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = @org_id AND site_id = @site_id AND created_at >= @from_at AND created_at < @to_at
+GROUP BY reason
+ORDER BY reason;

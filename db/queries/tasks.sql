@@ -252,3 +252,22 @@ SELECT unnest(@org_ids::uuid[]), unnest(@routine_ids::uuid[]), unnest(@occurrenc
 ON CONFLICT DO NOTHING
 RETURNING routine_id, occurrence;
 
+
+-- name: InsertFindingTask :one
+-- The corrective task of an inspection finding (internal/records through tasks.FindingTasks).
+INSERT INTO tasks (id, org_id, site_id, title, description, kind, priority, required, due_at, grace_minutes, missed_after, source, source_id, created_at)
+VALUES (@id, @org_id, @site_id, @title, @description, 'inspection', @priority, true, @due_at, 30, @missed_after, 'audit_finding', @finding_id, @now)
+RETURNING id;
+
+-- name: TaskStatusesOf :many
+SELECT id, status FROM tasks WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
+-- name: TaskOutcomes :one
+-- A site's tasks due in [from, to), by outcome (internal/records reports, through tasks.FindingTasks).
+SELECT count(*) AS due,
+       count(*) FILTER (WHERE status = 'done' AND NOT late) AS done,
+       count(*) FILTER (WHERE status = 'done' AND late) AS late,
+       count(*) FILTER (WHERE status = 'missed') AS missed,
+       count(*) FILTER (WHERE status = 'open') AS open
+FROM tasks
+WHERE org_id = @org_id AND site_id = @site_id AND due_at >= @from_at AND due_at < @to_at AND status <> 'cancelled';

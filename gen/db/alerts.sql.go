@@ -56,6 +56,33 @@ func (q *Queries) CloseAlertsOf(ctx context.Context, arg CloseAlertsOfParams) ([
 	return items, nil
 }
 
+const countAlertsOpened = `-- name: CountAlertsOpened :one
+SELECT count(*) FROM alerts
+WHERE org_id = $1 AND site_id = $2 AND kind = $3 AND opened_at >= $4 AND opened_at < $5
+`
+
+type CountAlertsOpenedParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	Kind   string
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+// Alerts of a kind opened at a site in [from, to) (reports of internal/records).
+func (q *Queries) CountAlertsOpened(ctx context.Context, arg CountAlertsOpenedParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countAlertsOpened,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Kind,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const getAlertForUpdate = `-- name: GetAlertForUpdate :one
 SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2 FOR UPDATE
 `

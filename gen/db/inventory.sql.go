@@ -348,6 +348,120 @@ func (q *Queries) CreateLot(ctx context.Context, arg CreateLotParams) (Lot, erro
 	return i, err
 }
 
+const createLots = `-- name: CreateLots :many
+INSERT INTO lots (id, org_id, site_id, item_id, code, expires_on, received_at)
+SELECT k.id, $1, $2, k.item_id, k.code, k.expires_on, $3
+FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::uuid[]) AS item_id, unnest($6::text[]) AS code,
+             unnest($7::date[]) AS expires_on) k
+ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
+RETURNING id, org_id, site_id, item_id, code, expires_on, received_at
+`
+
+type CreateLotsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	Now     time.Time
+	Ids     []uuid.UUID
+	ItemIds []uuid.UUID
+	Codes   []string
+	Expires []pgtype.Date
+}
+
+func (q *Queries) CreateLots(ctx context.Context, arg CreateLotsParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, createLots,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Now,
+		arg.Ids,
+		arg.ItemIds,
+		arg.Codes,
+		arg.Expires,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const createRunWasteLog = `-- name: CreateRunWasteLog :one
+INSERT INTO waste_logs (id, org_id, site_id, run_id, recipe_name, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8, $9, $10, $11, $12)
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at, run_id, recipe_name
+`
+
+type CreateRunWasteLogParams struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	RunID      *uuid.UUID
+	RecipeName *string
+	Quantity   decimal.Decimal
+	Unit       string
+	Reason     string
+	Note       *string
+	ValueCents int64
+	CreatedBy  *uuid.UUID
+	Now        time.Time
+}
+
+// A production run's output thrown away (no item, location or ledger row; see 0023).
+func (q *Queries) CreateRunWasteLog(ctx context.Context, arg CreateRunWasteLogParams) (WasteLog, error) {
+	row := q.db.QueryRow(ctx, createRunWasteLog,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.RunID,
+		arg.RecipeName,
+		arg.Quantity,
+		arg.Unit,
+		arg.Reason,
+		arg.Note,
+		arg.ValueCents,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i WasteLog
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.LocationID,
+		&i.ItemID,
+		&i.LotID,
+		&i.Quantity,
+		&i.Unit,
+		&i.QuantityBase,
+		&i.Reason,
+		&i.Note,
+		&i.ValueCents,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.RunID,
+		&i.RecipeName,
+	)
+	return i, err
+}
+
 const createStorageLocation = `-- name: CreateStorageLocation :one
 INSERT INTO storage_locations (id, org_id, site_id, name, kind, min_temp_f, max_temp_f, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -397,15 +511,15 @@ func (q *Queries) CreateStorageLocation(ctx context.Context, arg CreateStorageLo
 const createWasteLog = `-- name: CreateWasteLog :one
 INSERT INTO waste_logs (id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at
+RETURNING id, org_id, site_id, location_id, item_id, lot_id, quantity, unit, quantity_base, reason, note, value_cents, created_by, created_at, run_id, recipe_name
 `
 
 type CreateWasteLogParams struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
 	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	ItemID       uuid.UUID
+	LocationID   *uuid.UUID
+	ItemID       *uuid.UUID
 	LotID        *uuid.UUID
 	Quantity     decimal.Decimal
 	Unit         string
@@ -450,6 +564,8 @@ func (q *Queries) CreateWasteLog(ctx context.Context, arg CreateWasteLogParams) 
 		&i.ValueCents,
 		&i.CreatedBy,
 		&i.CreatedAt,
+		&i.RunID,
+		&i.RecipeName,
 	)
 	return i, err
 }
@@ -617,6 +733,53 @@ func (q *Queries) FindLot(ctx context.Context, arg FindLotParams) (Lot, error) {
 		&i.ReceivedAt,
 	)
 	return i, err
+}
+
+const findLotsByKeys = `-- name: FindLotsByKeys :many
+SELECT l.id, l.org_id, l.site_id, l.item_id, l.code, l.expires_on, l.received_at FROM lots l
+JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::text[]) AS code) k ON k.item_id = l.item_id AND k.code = l.code
+WHERE l.org_id = $3 AND l.site_id = $4
+`
+
+type FindLotsByKeysParams struct {
+	ItemIds []uuid.UUID
+	Codes   []string
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+}
+
+// The site's lots of (item, code) pairs, for a receipt of many lines at once.
+func (q *Queries) FindLotsByKeys(ctx context.Context, arg FindLotsByKeysParams) ([]Lot, error) {
+	rows, err := q.db.Query(ctx, findLotsByKeys,
+		arg.ItemIds,
+		arg.Codes,
+		arg.OrgID,
+		arg.SiteID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Lot{}
+	for rows.Next() {
+		var i Lot
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.ItemID,
+			&i.Code,
+			&i.ExpiresOn,
+			&i.ReceivedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const flushPosting = `-- name: FlushPosting :one
@@ -1000,7 +1163,8 @@ func (q *Queries) GetStorageLocations(ctx context.Context, arg GetStorageLocatio
 
 const getSupplySettings = `-- name: GetSupplySettings :one
 SELECT coalesce(s.variance_flag_percent, 10)::numeric AS variance_flag_percent,
-       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents
+       coalesce(s.variance_flag_cents, 5000)::bigint AS variance_flag_cents,
+       coalesce(s.over_receipt_percent, 10)::numeric AS over_receipt_percent
 FROM (SELECT 1) one
 LEFT JOIN supply_settings s ON s.org_id = $1::uuid
 `
@@ -1008,19 +1172,20 @@ LEFT JOIN supply_settings s ON s.org_id = $1::uuid
 type GetSupplySettingsRow struct {
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
+	OverReceiptPercent  decimal.Decimal
 }
 
 func (q *Queries) GetSupplySettings(ctx context.Context, orgID uuid.UUID) (GetSupplySettingsRow, error) {
 	row := q.db.QueryRow(ctx, getSupplySettings, orgID)
 	var i GetSupplySettingsRow
-	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents)
+	err := row.Scan(&i.VarianceFlagPercent, &i.VarianceFlagCents, &i.OverReceiptPercent)
 	return i, err
 }
 
 const getWasteLog = `-- name: GetWasteLog :one
-SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, w.run_id, w.recipe_name, coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = $1 AND w.id = $2
 `
 
@@ -1034,6 +1199,7 @@ type GetWasteLogRow struct {
 	BaseUnit string
 }
 
+// A run's waste has no item: its quantity is already in its own (standard) unit.
 func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWasteLogRow, error) {
 	row := q.db.QueryRow(ctx, getWasteLog, arg.OrgID, arg.ID)
 	var i GetWasteLogRow
@@ -1052,6 +1218,8 @@ func (q *Queries) GetWasteLog(ctx context.Context, arg GetWasteLogParams) (GetWa
 		&i.WasteLog.ValueCents,
 		&i.WasteLog.CreatedBy,
 		&i.WasteLog.CreatedAt,
+		&i.WasteLog.RunID,
+		&i.WasteLog.RecipeName,
 		&i.BaseUnit,
 	)
 	return i, err
@@ -1454,24 +1622,26 @@ func (q *Queries) ListStorageLocations(ctx context.Context, arg ListStorageLocat
 }
 
 const listWasteLogs = `-- name: ListWasteLogs :many
-SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, i.base_unit
+SELECT w.id, w.org_id, w.site_id, w.location_id, w.item_id, w.lot_id, w.quantity, w.unit, w.quantity_base, w.reason, w.note, w.value_cents, w.created_by, w.created_at, w.run_id, w.recipe_name, coalesce(i.base_unit, w.unit)::text AS base_unit
 FROM waste_logs w
-JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
+LEFT JOIN inventory_items i ON i.org_id = w.org_id AND i.id = w.item_id
 WHERE w.org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR w.site_id = ANY ($2::uuid[]))
-  AND ($3::uuid IS NULL OR w.site_id = $3)
-  AND ($4::uuid IS NULL OR w.item_id = $4)
-  AND ($5::text IS NULL OR w.reason = $5)
-  AND ($6::timestamptz IS NULL OR w.created_at >= $6)
-  AND ($7::timestamptz IS NULL OR w.created_at < $7)
-  AND ($8::timestamptz IS NULL OR (w.created_at, w.id) < ($8::timestamptz, $9::uuid))
+  AND ($3::uuid IS NULL OR w.run_id = $3)
+  AND ($4::uuid IS NULL OR w.site_id = $4)
+  AND ($5::uuid IS NULL OR w.item_id = $5)
+  AND ($6::text IS NULL OR w.reason = $6)
+  AND ($7::timestamptz IS NULL OR w.created_at >= $7)
+  AND ($8::timestamptz IS NULL OR w.created_at < $8)
+  AND ($9::timestamptz IS NULL OR (w.created_at, w.id) < ($9::timestamptz, $10::uuid))
 ORDER BY w.created_at DESC, w.id DESC
-LIMIT $10
+LIMIT $11
 `
 
 type ListWasteLogsParams struct {
 	OrgID    uuid.UUID
 	Scope    []uuid.UUID
+	RunID    *uuid.UUID
 	SiteID   *uuid.UUID
 	ItemID   *uuid.UUID
 	Reason   *string
@@ -1492,6 +1662,7 @@ func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([
 	rows, err := q.db.Query(ctx, listWasteLogs,
 		arg.OrgID,
 		arg.Scope,
+		arg.RunID,
 		arg.SiteID,
 		arg.ItemID,
 		arg.Reason,
@@ -1523,6 +1694,8 @@ func (q *Queries) ListWasteLogs(ctx context.Context, arg ListWasteLogsParams) ([
 			&i.WasteLog.ValueCents,
 			&i.WasteLog.CreatedBy,
 			&i.WasteLog.CreatedAt,
+			&i.WasteLog.RunID,
+			&i.WasteLog.RecipeName,
 			&i.BaseUnit,
 		); err != nil {
 			return nil, err
@@ -1584,6 +1757,59 @@ func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesPara
 	return items, nil
 }
 
+const locationBalancesOfPairs = `-- name: LocationBalancesOfPairs :many
+SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
+FROM stock_balances b
+JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::uuid[]) AS location_id) k
+  ON k.item_id = b.item_id AND k.location_id = b.location_id
+LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
+WHERE b.org_id = $3
+ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
+FOR UPDATE OF b
+`
+
+type LocationBalancesOfPairsParams struct {
+	ItemIds     []uuid.UUID
+	LocationIds []uuid.UUID
+	OrgID       uuid.UUID
+}
+
+type LocationBalancesOfPairsRow struct {
+	ItemID     uuid.UUID
+	LocationID uuid.UUID
+	LotID      *uuid.UUID
+	Quantity   decimal.Decimal
+	ExpiresOn  pgtype.Date
+}
+
+// LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
+// within each pair.
+func (q *Queries) LocationBalancesOfPairs(ctx context.Context, arg LocationBalancesOfPairsParams) ([]LocationBalancesOfPairsRow, error) {
+	rows, err := q.db.Query(ctx, locationBalancesOfPairs, arg.ItemIds, arg.LocationIds, arg.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LocationBalancesOfPairsRow{}
+	for rows.Next() {
+		var i LocationBalancesOfPairsRow
+		if err := rows.Scan(
+			&i.ItemID,
+			&i.LocationID,
+			&i.LotID,
+			&i.Quantity,
+			&i.ExpiresOn,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockStockCost = `-- name: LockStockCost :one
 INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
 VALUES ($1, $2, $3, 0, 0, $4)
@@ -1619,6 +1845,53 @@ func (q *Queries) LockStockCost(ctx context.Context, arg LockStockCostParams) (S
 	return i, err
 }
 
+const lockStockCosts = `-- name: LockStockCosts :many
+INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+SELECT $1, x.item_id, $2, 0, 0, $3 FROM unnest($4::uuid[]) AS x(item_id) ORDER BY x.item_id
+ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
+RETURNING org_id, item_id, site_id, on_hand, avg_cost, updated_at
+`
+
+type LockStockCostsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	Now     time.Time
+	ItemIds []uuid.UUID
+}
+
+// LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+func (q *Queries) LockStockCosts(ctx context.Context, arg LockStockCostsParams) ([]StockCost, error) {
+	rows, err := q.db.Query(ctx, lockStockCosts,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Now,
+		arg.ItemIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []StockCost{}
+	for rows.Next() {
+		var i StockCost
+		if err := rows.Scan(
+			&i.OrgID,
+			&i.ItemID,
+			&i.SiteID,
+			&i.OnHand,
+			&i.AvgCost,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const parLevelsOf = `-- name: ParLevelsOf :many
 SELECT org_id, item_id, site_id, par, reorder_point FROM inventory_par_levels WHERE org_id = $1 AND item_id = ANY ($2::uuid[]) ORDER BY item_id, site_id
 `
@@ -1643,6 +1916,75 @@ func (q *Queries) ParLevelsOf(ctx context.Context, arg ParLevelsOfParams) ([]Inv
 			&i.SiteID,
 			&i.Par,
 			&i.ReorderPoint,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const parStockOfSite = `-- name: ParStockOfSite :many
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku, pl.par, pl.reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = pl.org_id AND sc.item_id = pl.item_id AND sc.site_id = pl.site_id), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_par_levels pl
+JOIN inventory_items i ON i.org_id = pl.org_id AND i.id = pl.item_id AND i.active
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = pl.org_id AND sb.item_id = pl.item_id AND sb.site_id = pl.site_id
+      AND (lo.expires_on IS NULL OR lo.expires_on >= $1::date)
+) b ON true
+WHERE pl.org_id = $2 AND pl.site_id = $3
+ORDER BY lower(i.name), i.id
+`
+
+type ParStockOfSiteParams struct {
+	Today  pgtype.Date
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+}
+
+type ParStockOfSiteRow struct {
+	ID            uuid.UUID
+	Name          string
+	BaseUnit      string
+	Units         []byte
+	ShelfLifeDays *int32
+	Sku           *string
+	Par           decimal.Decimal
+	ReorderPoint  decimal.Decimal
+	AvgCost       decimal.Decimal
+	Available     decimal.Decimal
+}
+
+// Each active item with a par level at the site: its par, reorder point, units, average cost,
+// and what is on hand and available there (not in a lot expired before @today). Driven by the
+// par levels of the site, each item's balances looked up by its id (LATERAL).
+func (q *Queries) ParStockOfSite(ctx context.Context, arg ParStockOfSiteParams) ([]ParStockOfSiteRow, error) {
+	rows, err := q.db.Query(ctx, parStockOfSite, arg.Today, arg.OrgID, arg.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ParStockOfSiteRow{}
+	for rows.Next() {
+		var i ParStockOfSiteRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.BaseUnit,
+			&i.Units,
+			&i.ShelfLifeDays,
+			&i.Sku,
+			&i.Par,
+			&i.ReorderPoint,
+			&i.AvgCost,
+			&i.Available,
 		); err != nil {
 			return nil, err
 		}
@@ -1963,28 +2305,83 @@ func (q *Queries) UpsertCountLine(ctx context.Context, arg UpsertCountLineParams
 	return err
 }
 
-const upsertSupplySettings = `-- name: UpsertSupplySettings :exec
-INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, updated_at)
-VALUES ($1, $2, $3, $4)
+const upsertSupplySettings = `-- name: UpsertSupplySettings :one
+INSERT INTO supply_settings (org_id, variance_flag_percent, variance_flag_cents, over_receipt_percent, updated_at)
+VALUES ($1, $2, $3, coalesce($4::numeric, 10), $5)
 ON CONFLICT (org_id) DO UPDATE
-SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents, updated_at = excluded.updated_at
+SET variance_flag_percent = excluded.variance_flag_percent, variance_flag_cents = excluded.variance_flag_cents,
+    over_receipt_percent = coalesce($4::numeric, supply_settings.over_receipt_percent),
+    updated_at = excluded.updated_at
+RETURNING over_receipt_percent
 `
 
 type UpsertSupplySettingsParams struct {
 	OrgID               uuid.UUID
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
+	OverReceiptPercent  *decimal.Decimal
 	Now                 time.Time
 }
 
-func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) error {
-	_, err := q.db.Exec(ctx, upsertSupplySettings,
+// over_receipt_percent NULL keeps the one set (10 at first).
+func (q *Queries) UpsertSupplySettings(ctx context.Context, arg UpsertSupplySettingsParams) (decimal.Decimal, error) {
+	row := q.db.QueryRow(ctx, upsertSupplySettings,
 		arg.OrgID,
 		arg.VarianceFlagPercent,
 		arg.VarianceFlagCents,
+		arg.OverReceiptPercent,
 		arg.Now,
 	)
-	return err
+	var over_receipt_percent decimal.Decimal
+	err := row.Scan(&over_receipt_percent)
+	return over_receipt_percent, err
+}
+
+const wasteByReason = `-- name: WasteByReason :many
+SELECT reason, count(*)::int AS logs, coalesce(sum(value_cents), 0)::bigint AS value_cents
+FROM waste_logs
+WHERE org_id = $1 AND site_id = $2 AND created_at >= $3 AND created_at < $4
+GROUP BY reason
+ORDER BY reason
+`
+
+type WasteByReasonParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+type WasteByReasonRow struct {
+	Reason     string
+	Logs       int32
+	ValueCents int64
+}
+
+// A site's waste logged in [from_at, to_at), per reason (stock and runs' output alike).
+func (q *Queries) WasteByReason(ctx context.Context, arg WasteByReasonParams) ([]WasteByReasonRow, error) {
+	rows, err := q.db.Query(ctx, wasteByReason,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WasteByReasonRow{}
+	for rows.Next() {
+		var i WasteByReasonRow
+		if err := rows.Scan(&i.Reason, &i.Logs, &i.ValueCents); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const wasteTxns = `-- name: WasteTxns :many

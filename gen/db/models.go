@@ -146,6 +146,21 @@ type CateringQuote struct {
 	UpdatedAt          time.Time
 }
 
+type Certification struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	SiteID    uuid.UUID
+	UserID    uuid.UUID
+	Kind      string
+	Number    *string
+	IssuedOn  pgtype.Date
+	ExpiresOn pgtype.Date
+	WarnedFor pgtype.Date
+	LapsedFor pgtype.Date
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
 type ClinicalCode struct {
 	OrgID       uuid.UUID
 	Kind        string
@@ -256,6 +271,36 @@ type Encounter struct {
 	UpdatedAt    time.Time
 }
 
+type Engagement struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Name        string
+	SiteIds     []uuid.UUID
+	Auditor     string
+	PeriodFrom  pgtype.Date
+	PeriodTo    pgtype.Date
+	Status      string
+	Report      []byte
+	FinalizedAt *time.Time
+	FinalizedBy *uuid.UUID
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type Equipment struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	Name       string
+	Kind       string
+	Make       *string
+	Model      *string
+	Serial     *string
+	LocationID *uuid.UUID
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
 type Event struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -340,6 +385,55 @@ type IdempotencyKey struct {
 	ExpiresAt   time.Time
 	Status      *int32
 	Response    []byte
+}
+
+type Inspection struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          uuid.UUID
+	TemplateID      uuid.UUID
+	TemplateName    string
+	PassPercent     int32
+	Sections        []byte
+	EngagementID    *uuid.UUID
+	InspectorUserID *uuid.UUID
+	ScheduledFor    time.Time
+	Status          string
+	Responses       []byte
+	Notes           *string
+	Score           *decimal.Decimal
+	MaxScore        *decimal.Decimal
+	Percent         *decimal.Decimal
+	Result          *string
+	Frozen          bool
+	CompletedAt     *time.Time
+	CompletedBy     *uuid.UUID
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+type InspectionFinding struct {
+	ID           uuid.UUID
+	OrgID        uuid.UUID
+	InspectionID uuid.UUID
+	SiteID       uuid.UUID
+	Section      string
+	ItemKey      string
+	Prompt       string
+	Critical     bool
+	Note         *string
+	TaskID       *uuid.UUID
+	CreatedAt    time.Time
+}
+
+type InspectionTemplate struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Name        string
+	PassPercent int32
+	Sections    []byte
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type InventoryItem struct {
@@ -434,6 +528,40 @@ type MenuDateOverride struct {
 	UpdatedAt time.Time
 }
 
+type OrderList struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	SiteID        uuid.UUID
+	FromDate      pgtype.Date
+	ToDate        pgtype.Date
+	Basis         string
+	SplitByVendor bool
+	Status        string
+	CreatedBy     *uuid.UUID
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	OrderedAt     *time.Time
+}
+
+type OrderListLine struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	OrderListID    uuid.UUID
+	Position       int32
+	ItemID         uuid.UUID
+	Needed         decimal.Decimal
+	OnHand         decimal.Decimal
+	Par            decimal.Decimal
+	OnOrder        decimal.Decimal
+	Requisitioned  decimal.Decimal
+	Quantity       decimal.Decimal
+	VendorItemID   *uuid.UUID
+	Packs          decimal.Decimal
+	UnitCostCents  int64
+	LineTotalCents int64
+	Include        bool
+}
+
 type Org struct {
 	ID           uuid.UUID
 	Name         string
@@ -469,6 +597,36 @@ type Patient struct {
 	DietOrdersHash int64
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+type Policy struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	Title          string
+	SiteIds        []uuid.UUID
+	CurrentVersion *int32
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type PolicyAcknowledgement struct {
+	OrgID          uuid.UUID
+	PolicyID       uuid.UUID
+	Version        int32
+	UserID         uuid.UUID
+	AcknowledgedAt time.Time
+}
+
+type PolicyVersion struct {
+	OrgID       uuid.UUID
+	PolicyID    uuid.UUID
+	Version     int32
+	Body        string
+	Summary     string
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+	PublishedAt *time.Time
+	PublishedBy *uuid.UUID
 }
 
 type Position struct {
@@ -534,6 +692,42 @@ type ProductionUsage struct {
 	RecordedAt   time.Time
 }
 
+type PurchaseOrder struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	SiteID        uuid.UUID
+	VendorID      uuid.UUID
+	DeliverOn     pgtype.Date
+	Status        string
+	Note          *string
+	RequisitionID *uuid.UUID
+	OrderListID   *uuid.UUID
+	CreatedBy     *uuid.UUID
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	SubmittedAt   *time.Time
+	ReceivedAt    *time.Time
+	ClosedAt      *time.Time
+	CancelledAt   *time.Time
+}
+
+type PurchaseOrderLine struct {
+	ID                uuid.UUID
+	OrgID             uuid.UUID
+	PoID              uuid.UUID
+	Position          int32
+	VendorItemID      uuid.UUID
+	ItemID            uuid.UUID
+	Sku               string
+	Description       *string
+	PackSize          decimal.Decimal
+	PackUnit          string
+	Packs             decimal.Decimal
+	PriceCents        int64
+	ReceivedPacks     decimal.Decimal
+	InvoicePriceCents *int64
+}
+
 type RateEvent struct {
 	Bucket      string
 	Key         string
@@ -578,6 +772,50 @@ type RefreshToken struct {
 	ExpiresAt  time.Time
 	ConsumedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+type Report struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Scope      string
+	SiteID     *uuid.UUID
+	Kind       string
+	PeriodFrom pgtype.Date
+	PeriodTo   pgtype.Date
+	Content    []byte
+	CreatedBy  *uuid.UUID
+	CreatedAt  time.Time
+}
+
+type Requisition struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	FromLocationID uuid.UUID
+	ToLocationID   uuid.UUID
+	NeededOn       pgtype.Date
+	Note           *string
+	Status         string
+	CreatedBy      *uuid.UUID
+	ApprovedBy     *uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	SubmittedAt    *time.Time
+	ApprovedAt     *time.Time
+	FulfilledAt    *time.Time
+	CancelledAt    *time.Time
+}
+
+type RequisitionLine struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	RequisitionID uuid.UUID
+	Position      int32
+	ItemID        uuid.UUID
+	Quantity      decimal.Decimal
+	Unit          string
+	QuantityBase  decimal.Decimal
+	FulfilledBase decimal.Decimal
 }
 
 type Routine struct {
@@ -694,6 +932,7 @@ type SupplySetting struct {
 	VarianceFlagPercent decimal.Decimal
 	VarianceFlagCents   int64
 	UpdatedAt           time.Time
+	OverReceiptPercent  decimal.Decimal
 }
 
 type SupportInquiry struct {
@@ -879,12 +1118,70 @@ type User struct {
 	UpdatedAt    time.Time
 }
 
+type Vendor struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Name          string
+	AccountNumber *string
+	ContactName   *string
+	ContactEmail  *string
+	ContactPhone  *string
+	OrderEmail    *string
+	LeadTimeDays  int32
+	MinOrderCents int64
+	OrderDays     []string
+	Active        bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+type VendorItem struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	VendorID    uuid.UUID
+	ItemID      uuid.UUID
+	Sku         string
+	Description *string
+	PackSize    decimal.Decimal
+	PackUnit    string
+	PriceCents  int64
+	Preferred   bool
+	Active      bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type Walkthrough struct {
+	ID        uuid.UUID
+	OrgID     uuid.UUID
+	Name      string
+	Kind      string
+	Steps     []byte
+	SiteIds   []uuid.UUID
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+type WalkthroughRun struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	WalkthroughID uuid.UUID
+	SiteID        uuid.UUID
+	Steps         []byte
+	Responses     []byte
+	Status        string
+	StartedBy     *uuid.UUID
+	StartedAt     time.Time
+	SubmittedBy   *uuid.UUID
+	SubmittedAt   *time.Time
+}
+
 type WasteLog struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
 	SiteID       uuid.UUID
-	LocationID   uuid.UUID
-	ItemID       uuid.UUID
+	LocationID   *uuid.UUID
+	ItemID       *uuid.UUID
 	LotID        *uuid.UUID
 	Quantity     decimal.Decimal
 	Unit         string
@@ -894,6 +1191,8 @@ type WasteLog struct {
 	ValueCents   int64
 	CreatedBy    *uuid.UUID
 	CreatedAt    time.Time
+	RunID        *uuid.UUID
+	RecipeName   *string
 }
 
 type WebhookDelivery struct {
@@ -924,4 +1223,23 @@ type WebhookSubscription struct {
 	LastDeliveryAt *time.Time
 	LastStatus     *int32
 	FailureCount   int32
+}
+
+type WorkOrder struct {
+	ID             uuid.UUID
+	OrgID          uuid.UUID
+	SiteID         uuid.UUID
+	EquipmentID    uuid.UUID
+	Title          string
+	Description    string
+	Priority       string
+	Status         string
+	ResolutionNote *string
+	AlertID        *uuid.UUID
+	CreatedBy      *uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	StartedAt      *time.Time
+	ClosedAt       *time.Time
+	ClosedBy       *uuid.UUID
 }

@@ -746,6 +746,44 @@ func (q *Queries) GuidesSites(ctx context.Context, arg GuidesSitesParams) ([]Gui
 	return items, nil
 }
 
+const insertFindingTask = `-- name: InsertFindingTask :one
+INSERT INTO tasks (id, org_id, site_id, title, description, kind, priority, required, due_at, grace_minutes, missed_after, source, source_id, created_at)
+VALUES ($1, $2, $3, $4, $5, 'inspection', $6, true, $7, 30, $8, 'audit_finding', $9, $10)
+RETURNING id
+`
+
+type InsertFindingTaskParams struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Title       string
+	Description *string
+	Priority    string
+	DueAt       time.Time
+	MissedAfter time.Time
+	FindingID   *uuid.UUID
+	Now         time.Time
+}
+
+// The corrective task of an inspection finding (internal/records through tasks.FindingTasks).
+func (q *Queries) InsertFindingTask(ctx context.Context, arg InsertFindingTaskParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, insertFindingTask,
+		arg.ID,
+		arg.OrgID,
+		arg.SiteID,
+		arg.Title,
+		arg.Description,
+		arg.Priority,
+		arg.DueAt,
+		arg.MissedAfter,
+		arg.FindingID,
+		arg.Now,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const insertGuide = `-- name: InsertGuide :one
 
 INSERT INTO guides (id, org_id, title, body, media_ids, site_ids, created_at, updated_at)
@@ -1676,6 +1714,84 @@ func (q *Queries) SiteZone(ctx context.Context, arg SiteZoneParams) (string, err
 	var timezone string
 	err := row.Scan(&timezone)
 	return timezone, err
+}
+
+const taskOutcomes = `-- name: TaskOutcomes :one
+SELECT count(*) AS due,
+       count(*) FILTER (WHERE status = 'done' AND NOT late) AS done,
+       count(*) FILTER (WHERE status = 'done' AND late) AS late,
+       count(*) FILTER (WHERE status = 'missed') AS missed,
+       count(*) FILTER (WHERE status = 'open') AS open
+FROM tasks
+WHERE org_id = $1 AND site_id = $2 AND due_at >= $3 AND due_at < $4 AND status <> 'cancelled'
+`
+
+type TaskOutcomesParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	FromAt time.Time
+	ToAt   time.Time
+}
+
+type TaskOutcomesRow struct {
+	Due    int64
+	Done   int64
+	Late   int64
+	Missed int64
+	Open   int64
+}
+
+// A site's tasks due in [from, to), by outcome (internal/records reports, through tasks.FindingTasks).
+func (q *Queries) TaskOutcomes(ctx context.Context, arg TaskOutcomesParams) (TaskOutcomesRow, error) {
+	row := q.db.QueryRow(ctx, taskOutcomes,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	var i TaskOutcomesRow
+	err := row.Scan(
+		&i.Due,
+		&i.Done,
+		&i.Late,
+		&i.Missed,
+		&i.Open,
+	)
+	return i, err
+}
+
+const taskStatusesOf = `-- name: TaskStatusesOf :many
+SELECT id, status FROM tasks WHERE org_id = $1 AND id = ANY ($2::uuid[])
+`
+
+type TaskStatusesOfParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+type TaskStatusesOfRow struct {
+	ID     uuid.UUID
+	Status string
+}
+
+func (q *Queries) TaskStatusesOf(ctx context.Context, arg TaskStatusesOfParams) ([]TaskStatusesOfRow, error) {
+	rows, err := q.db.Query(ctx, taskStatusesOf, arg.OrgID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskStatusesOfRow{}
+	for rows.Next() {
+		var i TaskStatusesOfRow
+		if err := rows.Scan(&i.ID, &i.Status); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateGuide = `-- name: UpdateGuide :one

@@ -2497,6 +2497,648 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/vendors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List vendors
+         * @description The organization's vendors by name. Filter `active`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (vendors serve every site).
+         */
+        get: operations["listVendors"];
+        put?: never;
+        /**
+         * Create a vendor
+         * @description Adds a vendor: its account, contact, order e-mail, lead time, minimum order and order days. A name already used answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["createVendor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a vendor
+         * @description Replaces the vendor's fields (absent optional fields take their defaults). A name another vendor has answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        put: operations["updateVendor"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a vendor's items
+         * @description How the vendor sells inventory items: SKU, pack size and unit, price per pack, by SKU. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to some sites read it too (vendors serve every site).
+         */
+        get: operations["listVendorItems"];
+        put?: never;
+        /**
+         * Add a vendor item
+         * @description Adds how the vendor sells an inventory item. The pack unit must be a unit the item converts to its base unit (400 otherwise); a SKU the vendor already has answers 409. `preferred: true` clears the flag of the item's other vendor items (at most one preferred per item).
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["createVendorItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/vendors/{id}/import-guide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an order guide
+         * @description A distributor's order guide as CSV: `multipart/form-data` with the file in the part `file`, or the
+         *     file itself as `text/csv`. Columns by header name, case-insensitively and in any order: `sku`,
+         *     `description`, `pack` (pack size), `pack_unit`, `price` (per pack; `42.5`, `$1,234.50`), and
+         *     optionally `item`, matched to an inventory item by exact name or SKU (case-insensitively). Without
+         *     an `item` column, or with an empty cell, a row is matched through the vendor item already holding
+         *     its SKU. Quoted fields, commas and line breaks in quotes, a UTF-8 byte order mark and CRLF line
+         *     ends are accepted.
+         *
+         *     A structural error (a required column missing, a file that is not CSV, over 5 MB or over 20,000
+         *     rows) answers 400 and writes nothing. Otherwise each row is `created` (a new SKU), `updated` (the
+         *     SKU exists and a field differs), `unchanged`, `unmatched` (no item found) or `error` (with its line
+         *     number and reason), all in the response; the valid rows are applied in one transaction.
+         *     Importing the same file again changes nothing.
+         *
+         *     Permission: `manageSupply` (manager and up). Site scope: organization-wide.
+         */
+        post: operations["importVendorGuide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List purchase orders
+         * @description Purchase orders, newest first. Filters `siteId`, `vendorId`, `status`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: a member limited to some sites sees their sites' orders only.
+         */
+        get: operations["listPurchaseOrders"];
+        put?: never;
+        /**
+         * Create a purchase order
+         * @description Drafts a purchase order to a vendor for a site. Each line names a vendor item of the order's
+         *     vendor and a number of packs (> 0), priced at the vendor item's price unless `priceCents` is
+         *     given. An unknown vendor item, a vendor item of another vendor, an inactive vendor item or
+         *     inventory item, or packs ≤ 0 answer 400 with details and write nothing.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["createPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a purchase order
+         * @description One purchase order with its lines, what was received of each and the invoice prices.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the order's site.
+         */
+        get: operations["getPurchaseOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a purchase order
+         * @description A draft becomes `submitted`: its lines are frozen and it counts as on order. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["submitPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a purchase order
+         * @description Receives packs of the order's lines (a submitted or partially received order; 409 naming the state
+         *     otherwise). Each line writes `receipt` ledger rows at the location (packs × pack size, in the
+         *     item's base unit), creates or tops up the lot (an item without `shelfLifeDays` and without an
+         *     expiry here gets a lot with no expiry; no `lot`: the unlotted stock) and updates the
+         *     moving-average cost at the received price: `priceCents` (the invoice price) when given, the
+         *     ordered price otherwise. An invoice price other than the ordered one is recorded on the line.
+         *     Receipts accumulate: the order is `partially_received` until every line is received in full,
+         *     then `received`; `closeShort` closes it (`closed`) with lines outstanding. Receiving more than
+         *     the organization's over-receipt tolerance (10 % over the ordered packs) answers 409 and writes
+         *     nothing. Concurrent receipts of one order are serialized, so a line is never over-received.
+         *
+         *     `Idempotency-Key`: the same key with the same body answers the first result again and writes
+         *     nothing; with another body, 422.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["receivePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a purchase order
+         * @description A draft or submitted order (nothing received) becomes `cancelled`. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["cancelPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/purchase-orders/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a purchase order short
+         * @description A submitted or partially received order with lines outstanding becomes `closed`: nothing more is expected. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the order's site.
+         */
+        post: operations["closePurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List requisitions
+         * @description Requisitions, newest first. Filters `siteId`, `status`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: a member limited to some sites sees their sites' requisitions only.
+         */
+        get: operations["listRequisitions"];
+        put?: never;
+        /**
+         * Create a requisition
+         * @description An internal request for stock to move from one storage location of a site to another, in
+         *     `draft`. Each line names an item, a quantity and a unit the item converts to its base unit;
+         *     anything else answers 400 and writes nothing.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["createRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a requisition
+         * @description One requisition with its lines, what was fulfilled of each and the purchase orders drafted from it.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the requisition's site.
+         */
+        get: operations["getRequisition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a requisition
+         * @description The transition `submit`: a draft becomes `submitted`. Any other state answers 409 naming it.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["submitRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a requisition
+         * @description The transition `approve`: a submitted requisition becomes `approved` and counts against the site's projected stock. Any other state answers 409 naming it.
+         *
+         *     Permission: `manageSupply` (manager and up), at the requisition's site.
+         */
+        post: operations["approveRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a requisition
+         * @description The transition `cancel`: a draft, submitted or approved requisition becomes `cancelled`. Any other state answers 409 naming it.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up; an approved one needs `manageSupply`), at the requisition's site.
+         */
+        post: operations["cancelRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/fulfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fulfill a requisition
+         * @description Moves the stock: for each line, a `transfer_out` from the source location, first expiring
+         *     first out (expired lots are left), and a `transfer_in` of the same lots at the destination, at
+         *     the same cost, all in one transaction. Optional per-line quantities (in the line's unit; default:
+         *     what is outstanding). The requisition becomes `fulfilled`, or `partially_fulfilled` until every
+         *     line is done. Only an approved (or partially fulfilled) requisition is fulfilled: otherwise 409
+         *     `Requisition is not approved`. Stock short at the source answers 409 with the shortage and
+         *     moves nothing; more than outstanding answers 400.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the requisition's site.
+         */
+        post: operations["fulfillRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/requisitions/{id}/to-po": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a requisition into purchase orders
+         * @description Drafts, from an approved requisition's outstanding lines, one purchase order per preferred vendor:
+         *     each line is bought through the item's preferred vendor item, in whole packs rounded up, at its
+         *     price. The orders and the requisition are linked both ways. A line whose item has no preferred
+         *     (active) vendor item answers 400 naming it; a requisition that is not approved, or already has
+         *     purchase orders, answers 409. Nothing is written then.
+         *
+         *     Permission: `manageSupply` (manager and up), at the requisition's site.
+         */
+        post: operations["requisitionToPurchaseOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Order suggestions
+         * @description The site's items whose projected quantity is at or below their reorder point (or their par when
+         *     the reorder point is 0): projected = on hand (available: lots expired before today left out) +
+         *     on order (submitted and partially received orders, what is outstanding) − approved requisitions
+         *     of the site not yet fulfilled. Suggested packs = ceil((par − projected) / pack) of the item's
+         *     preferred vendor item. Grouped by vendor (the items without a preferred vendor item last, with
+         *     vendorId null); every number each suggestion came from is shown. `vendorId` keeps one vendor.
+         *
+         *     Permission: `viewOrg` (viewer and up), at the site.
+         */
+        get: operations["listOrderSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/recipes": {
         parameters: {
             query?: never;
@@ -3126,6 +3768,206 @@ export interface paths {
          *     Permission: `operateKitchen` (staff and up). Site scope: per site.
          */
         post: operations["createLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List order lists
+         * @description Order lists, newest first. Filter `siteId`. Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["listOrderLists"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate an order list
+         * @description Computes what to buy for a site over `from`..`to`: with the `par` basis, each active item with
+         *     a par level at the site whose projected quantity (on hand, available, + on order − approved
+         *     requisitions) is below par, needing par − projected; quantities round up to whole packs of the
+         *     item's preferred vendor item and are costed at the moving-average price. Items without a
+         *     preferred vendor item are listed, not included. The `forecast` and `both` bases (ingredient
+         *     needs of the forecast production) are not available yet and answer 400.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        post: operations["generateOrderList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an order list
+         * @description One order list with its lines and the purchase orders drafted from it.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["getOrderList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/lines/{lineId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /** @description The line. */
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit an order list line
+         * @description Sets the line's quantity (base unit), its vendor item (another active vendor item of the same
+         *     inventory item) or whether it is included; the line is repriced (packs, unit cost, line total) and
+         *     so is the list's total. An ordered list is read-only: 409.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        patch: operations["updateOrderListLine"];
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order an order list
+         * @description `ordered` drafts one purchase order per vendor from the included lines with packs (at the vendor
+         *     items' prices; delivery on `from`) and makes the list read-only; the response links the orders.
+         *     Ordering again answers 409; a list with nothing to order, 400.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
+         */
+        post: operations["setOrderListStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/order-lists/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an order list
+         * @description The included lines as CSV (`text/csv`, UTF-8, CRLF): vendor, sku, description, packs, pack_unit,
+         *     price (one pack, dollars) and line_total (dollars), by vendor then item.
+         *
+         *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `viewOrg` (viewer and up), at the list's site.
+         */
+        get: operations["exportOrderList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4541,6 +5383,1200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List policies
+         * @description Policies for every site and those naming one of the caller's sites (a member limited to some
+         *     sites sees those), by title, each with all its versions.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listPolicies"];
+        put?: never;
+        /**
+         * Create a policy
+         * @description A policy with no version yet: add a draft with POST …/versions and publish it. `siteIds` empty
+         *     (or left out) makes it a policy for every site, which needs access to every site.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a policy
+         * @description The policy with every version (drafts included) and whether the caller acknowledged the current one.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a draft version
+         * @description A new draft version (the next number) with its Markdown body and a summary of what changed.
+         *     Drafts are not in force until published.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createPolicyVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/versions/{version}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 2
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a version
+         * @description Makes the draft the current version and fires `policy.published {policyId, version}`. A
+         *     published version never changes: publishing it again, or publishing a draft older than the
+         *     current version, is 409.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["publishPolicyVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge the current version
+         * @description The caller acknowledges the current version (once; acknowledging again answers the first
+         *     acknowledgement). 409 before any version is published.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        post: operations["acknowledgePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/policies/{id}/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Who has acknowledged
+         * @description For each site of the policy (every site for a policy for every site) that the caller can see: the
+         *     members with access to that site who acknowledged the current version and those who have not.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        get: operations["listPolicyAcknowledgements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspection-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inspection templates
+         * @description Templates are the organization's; members limited to some sites read them too, to perform
+         *     inspections at their sites.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listInspectionTemplates"];
+        put?: never;
+        /**
+         * Create an inspection template
+         * @description Sections of items: `pass_fail`, `score` (with `maxScore`), `temperature` (with `minF`/`maxF`) or
+         *     `text`; each with a `weight` (default 1) and `critical` flag. Item keys are unique in the template.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createInspectionTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspection-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an inspection template
+         * @description One template. Members limited to some sites read templates too.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getInspectionTemplate"];
+        /**
+         * Replace an inspection template
+         * @description Replaces the template. Inspections already made keep the sections they were made with.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateInspectionTemplate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List inspections
+         * @description Newest scheduled first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `status`, `engagementId`. A member
+         *     limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listInspections"];
+        put?: never;
+        /**
+         * Schedule an inspection
+         * @description An inspection of a site from a template (its sections are copied: later template edits do not
+         *     change it), optionally by a named inspector (a member of inspector role or higher with access to
+         *     the site) and as part of an open engagement covering the site (scheduled, in the site's time
+         *     zone, within the engagement's period).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an inspection
+         * @description The inspection with its answers, score and findings (with their corrective tasks' status).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getInspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record answers
+         * @description Answers by item key (merged over earlier ones), notes and photos (media ids of the
+         *     organization). An answer must fit its item's kind (`passed` for pass_fail, `score` up to
+         *     `maxScore`, `temperatureF`, `text`). Completed or frozen inspections refuse changes (409).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        put: operations["setInspectionResponses"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an inspection
+         * @description Scores the inspection: each scored item earns its weight × its fraction (pass 1, fail 0, score /
+         *     maxScore); the percentage against `passPercent` gives `pass` or `fail`, and any failed critical
+         *     item makes it `fail` whatever the score. Each failed item becomes a finding, and each finding a
+         *     task at the site (source `audit_finding`, `sourceId` the finding, due in the item's `dueDays`,
+         *     default 7). Unanswered scored items fail. 409 once completed.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["completeInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/inspections/{id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share the inspection report
+         * @description Issues the public link `GET /share/insp/{token}`: the sanitized report. Issuing again rotates
+         *     the token: the previous link stops working at once.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["shareInspection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/insp/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The share token.
+                 * @example Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Shared inspection report
+         * @description The inspection report behind a share link: site name, date, score, sections, findings and the
+         *     status of their corrective actions. No ids, no member emails. An unknown, rotated or revoked
+         *     token is the same 404. Rate-limited per client IP.
+         *
+         *     Permission: `public` (no credential; rate-limited per client IP).
+         */
+        get: operations["getSharedInspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List audit engagements
+         * @description Newest first. A member limited to some sites sees the engagements wholly within their sites.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listEngagements"];
+        put?: never;
+        /**
+         * Create an audit engagement
+         * @description Groups the inspections of some sites over a period (inspections join it with `engagementId`).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createEngagement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an audit engagement
+         * @description The engagement, its inspections and, once finalized, its report.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getEngagement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/engagements/{id}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finalize an audit engagement
+         * @description Freezes the engagement and its inspections (every one must be completed, else 409) and writes
+         *     its report; fires `engagement.finalized {engagementId}`. A finalized engagement is immutable:
+         *     finalizing again, or changing its inspections, is 409.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["finalizeEngagement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List equipment
+         * @description By site and name. Filter by `siteId`; a member limited to some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listEquipment"];
+        put?: never;
+        /**
+         * Add equipment
+         * @description A piece of equipment at a site. Scan tags can then name it (`targetType: equipment`, `targetId`).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createEquipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/equipment/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get equipment
+         * @description One piece of equipment.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getEquipment"];
+        /**
+         * Replace equipment
+         * @description Replaces the equipment's fields. Moving it to another site is allowed only within the caller's sites.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateEquipment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List work orders
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). Filters: `siteId`, `equipmentId`, `status`. A member limited to some
+         *     sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listWorkOrders"];
+        put?: never;
+        /**
+         * Open a work order
+         * @description A work order on a piece of equipment (at the equipment's site), `open`; priority defaults to `medium`.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["createWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a work order
+         * @description One work order.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWorkOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a work order
+         * @description `open` → `in_progress` → `resolved` (with `resolutionNote`), or `open`/`in_progress` →
+         *     `cancelled`. Any other move is 409, so of parallel moves from one state one wins. Resolving fires
+         *     `work_order.resolved {workOrderId, siteId, equipmentId}`.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["transitionWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/alerts/{id}/work-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a work order from an alert
+         * @description Opens a work order from a `temperature_excursion` alert on a piece of equipment of the alert's
+         *     site (other kinds: 409). Once per alert: asking again answers the same work order with 200.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["createAlertWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List walkthroughs
+         * @description Guided checklists for every site and those naming one of the caller's sites (a member limited
+         *     to some sites sees those), by name.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listWalkthroughs"];
+        put?: never;
+        /**
+         * Create a walkthrough
+         * @description A guided checklist: ordered steps, each with a prompt, an optional guide (one for every site of
+         *     the walkthrough) and the kind of answer it needs (`required` by default). `siteIds` empty makes it one for every site, which needs access
+         *     to every site.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createWalkthrough"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough
+         * @description One walkthrough definition.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthrough"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthroughs/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a walkthrough
+         * @description Starts a run of the walkthrough at a site it is for; the steps are copied, so later edits do not
+         *     change a run under way.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["startWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a walkthrough run
+         * @description A run with its answers.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWalkthroughRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record walkthrough answers
+         * @description Answers by step key, each of the kind its step needs (400 naming the answer otherwise); photos
+         *     are media ids of the organization. A submitted run refuses changes (409).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        put: operations["setWalkthroughResponses"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/walkthrough-runs/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a walkthrough run
+         * @description Submits the run: every required step must be answered, else 400 whose `details` name each
+         *     unanswered step (`steps.<key>`). Fires `walkthrough.submitted {runId, walkthroughId, siteId}`.
+         *     Submitting again is 409.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up).
+         */
+        post: operations["submitWalkthroughRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/certifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List certifications
+         * @description By expiry, soonest first (at most 500). Filters: `siteId`, `userId`, `kind`. A member limited to
+         *     some sites sees only theirs.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listCertifications"];
+        put?: never;
+        /**
+         * Record a certification
+         * @description A member's certification at a site (the member must have access to it). The periodic runner opens
+         *     a `certification_lapse` alert at the site 30 days before `expiresOn` and again on it, once each
+         *     (firing `alert.created`); the second is `critical` when it was the site's only valid food manager
+         *     certification.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createCertification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/certifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a certification
+         * @description One certification.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getCertification"];
+        /**
+         * Replace a certification
+         * @description Replaces it (a renewal is a new `expiresOn`: its alerts are due again for the new date, and an
+         *     open lapse alert of the old one closes).
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        put: operations["updateCertification"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List reports
+         * @description Newest first (paged with `limit` and `cursor`, `Link` header). A member limited to some sites sees the site reports of their sites
+         *     (account reports need every site).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listReports"];
+        put?: never;
+        /**
+         * Generate a report
+         * @description Generates an operations report of a site (`scope: site`, `siteId`) or of the whole account
+         *     (`scope: account`, every site; needs access to every site) over `period`: tasks done, late,
+         *     missed and open; temperature excursions; inspections and their scores; open findings; waste and
+         *     cost variance where recorded; certifications expiring. Kept as generated (JSON), rendered as a
+         *     PDF by `GET /reports/{id}/pdf`. Fires `report.published {reportId, scope, siteId}`.
+         *
+         *     Permission: `manageCompliance` (manager and up).
+         */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a report
+         * @description One report, as generated.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A report as PDF
+         * @description The report rendered as a PDF document.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getReportPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -5317,7 +7353,7 @@ export interface components {
              */
             event: "policy.published";
         };
-        /** @description `work_order.resolved`: an equipment work order was resolved. */
+        /** @description `work_order.resolved`: an equipment work order was resolved (`GET /orgs/{orgId}/work-orders/{workOrderId}`). */
         WorkOrderResolvedData: {
             /** Format: uuid */
             workOrderId: string;
@@ -5325,9 +7361,9 @@ export interface components {
             siteId: string;
             /**
              * Format: uuid
-             * @description The equipment worked on, when the work order names one.
+             * @description The equipment worked on (`GET /orgs/{orgId}/equipment/{equipmentId}`).
              */
-            equipmentId: string | null;
+            equipmentId: string;
         };
         /** @description The delivery body of `work_order.resolved`. */
         WorkOrderResolvedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -5397,10 +7433,12 @@ export interface components {
              */
             event: "alert.created";
         };
-        /** @description `report.published`: a site or account report was generated. */
+        /** @description `report.published`: a site or account report was generated (`GET /orgs/{orgId}/reports/{reportId}`). */
         ReportPublishedData: {
             /** Format: uuid */
             reportId: string;
+            /** @enum {string} */
+            scope: "site" | "account";
             /**
              * Format: uuid
              * @description The site of a site report; null for an account-wide report.
@@ -5453,14 +7491,14 @@ export interface components {
              */
             event: "signoff.decided";
         };
-        /** @description `walkthrough.submitted`: a guided walkthrough's responses were submitted. */
+        /** @description `walkthrough.submitted`: a guided walkthrough's run was submitted (`GET /orgs/{orgId}/walkthrough-runs/{runId}`). */
         WalkthroughSubmittedData: {
+            /** Format: uuid */
+            runId: string;
             /** Format: uuid */
             walkthroughId: string;
             /** Format: uuid */
-            submissionId: string;
-            /** Format: uuid */
-            siteId: string | null;
+            siteId: string;
         };
         /** @description The delivery body of `walkthrough.submitted`. */
         WalkthroughSubmittedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -5474,12 +7512,10 @@ export interface components {
              */
             event: "walkthrough.submitted";
         };
-        /** @description `engagement.finalized`: an audit engagement's report was finalized. */
+        /** @description `engagement.finalized`: an audit engagement was finalized; its report is on `GET /orgs/{orgId}/engagements/{engagementId}`. */
         EngagementFinalizedData: {
             /** Format: uuid */
             engagementId: string;
-            /** Format: uuid */
-            reportId: string;
         };
         /** @description The delivery body of `engagement.finalized`. */
         EngagementFinalizedEvent: components["schemas"]["WebhookDelivery"] & {
@@ -5508,9 +7544,9 @@ export interface components {
         TagCode: string;
         /**
          * @description What a tag is attached to. `site`: a site of the organization (`targetId` is its id).
-         *     `equipment` and `storage_location`: a piece of equipment or a storage location described by
-         *     the tag's `label` (and optionally placed at a site); they carry no `targetId` until those
-         *     resources exist in the API.
+         *     `equipment` and `storage_location`: a piece of equipment or a storage location named by
+         *     `targetId` (standing at its site), or, as tags printed before those resources existed,
+         *     described by the tag's `label` (and optionally placed at a site).
          * @example equipment
          * @enum {string}
          */
@@ -5538,10 +7574,11 @@ export interface components {
             targetType: components["schemas"]["TagTargetType"];
             /**
              * Format: uuid
-             * @description The target's id: the site for `site` (required), the storage location for
+             * @description The target's id: the site for `site` (required); the storage location for
              *     `storage_location` (the tag then stands at the location's site, and a scan answers the
-             *     location's stock). Not accepted for `equipment`. A `storage_location` tag without it is
-             *     described by its label only, as tags printed before locations existed are.
+             *     location's stock); the equipment for `equipment` (`POST /equipment`; the tag stands at its
+             *     site and its name is the default label). A `storage_location` or `equipment` tag without it
+             *     is described by its label only, as tags printed before those resources existed are.
              */
             targetId?: string;
             /**
@@ -5550,7 +7587,7 @@ export interface components {
              */
             siteId?: string;
             /**
-             * @description Printed on the tag; required for `equipment` and `storage_location`.
+             * @description Printed on the tag; required for `equipment` and `storage_location` tags without `targetId` (an equipment tag with one defaults to the equipment's name).
              * @example Walk-in cooler 2
              */
             label?: string;
@@ -6777,9 +8814,11 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered
-             *     45 minutes after its meal's start; subject a tray ticket); later kinds such as `lot_expiring` and
-             *     `certification_lapse` arrive with their capabilities.
+             *     reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+             *     its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
+             *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
+             *     was the site's only valid food manager certification; subject a certification); later kinds
+             *     such as `lot_expiring` arrive with their capabilities.
              * @example sensor_offline
              */
             kind: string;
@@ -7299,15 +9338,35 @@ export interface components {
          * @enum {string}
          */
         WasteReason: "spoilage" | "expired" | "overproduction" | "trim" | "dropped" | "contaminated" | "returned" | "other";
+        /**
+         * @description Stock thrown away (`itemId` and `locationId`, with the waste ledger rows in `txnIds`), or the
+         *     output of a production run thrown away (`runId` and `recipeName`, written by the run's
+         *     `waste` event): a run's output was never stock, so it names no item or location, writes no
+         *     ledger row, and is valued at the run's cost at its pinned recipe version in proportion to the
+         *     quantity wasted.
+         */
         WasteLog: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             siteId: string;
-            /** Format: uuid */
-            locationId: string;
-            /** Format: uuid */
-            itemId: string;
+            /**
+             * Format: uuid
+             * @description The location the stock was taken from; null for a run's output.
+             */
+            locationId: string | null;
+            /**
+             * Format: uuid
+             * @description The inventory item wasted; null for a run's output.
+             */
+            itemId: string | null;
+            /**
+             * Format: uuid
+             * @description The production run whose output was wasted; null for stock.
+             */
+            runId: string | null;
+            /** @description The run's recipe (its pinned version's name); null for stock. */
+            recipeName: string | null;
             /** Format: uuid */
             lotId: string | null;
             quantity: components["schemas"]["Quantity"];
@@ -7318,7 +9377,8 @@ export interface components {
             note: string | null;
             /**
              * Format: int64
-             * @description What the waste cost, at the average cost (positive).
+             * @description What the waste cost (positive): stock at the average cost; a run's output at the run's
+             *     cost in proportion to the quantity wasted (0 when no ingredient has a cost yet).
              * @example 633
              */
             valueCents: number;
@@ -7358,6 +9418,513 @@ export interface components {
              * @example 5000
              */
             varianceFlagCents: number;
+            /**
+             * @description A purchase order receipt may take a line at most this percentage over its ordered packs;
+             *     more answers 409. Always answered; left out of a change, it keeps its value (10 at first).
+             * @example 10
+             */
+            overReceiptPercent?: string;
+        };
+        VendorContact: {
+            /** @example Dana Ruiz */
+            name?: string | null;
+            /**
+             * Format: email
+             * @example dana@freshline.example
+             */
+            email?: string | null;
+            /** @example +1 512 555 0100 */
+            phone?: string | null;
+        };
+        /**
+         * @example tue
+         * @enum {string}
+         */
+        Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+        Vendor: {
+            /** Format: uuid */
+            id: string;
+            /** @example Freshline Produce */
+            name: string;
+            /** @example FL-20931 */
+            accountNumber: string | null;
+            contact: components["schemas"]["VendorContact"];
+            /** @example orders@freshline.example */
+            orderEmail: string | null;
+            /** @example 2 */
+            leadTimeDays: number;
+            /**
+             * Format: int64
+             * @example 25000
+             */
+            minOrderCents: number;
+            orderDays: components["schemas"]["Weekday"][];
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        VendorInput: {
+            /** @example Freshline Produce */
+            name: string;
+            /** @example FL-20931 */
+            accountNumber?: string | null;
+            contact?: components["schemas"]["VendorContact"];
+            /**
+             * Format: email
+             * @example orders@freshline.example
+             */
+            orderEmail?: string | null;
+            /**
+             * @description Days between ordering and delivery (0 when absent).
+             * @example 2
+             */
+            leadTimeDays?: number;
+            /**
+             * Format: int64
+             * @description The vendor's minimum order in cents (0 when absent).
+             * @example 25000
+             */
+            minOrderCents?: number;
+            /** @description The weekdays the vendor takes orders. */
+            orderDays?: components["schemas"]["Weekday"][];
+            /**
+             * @description Inactive vendors take no new purchase orders (true when absent).
+             * @example true
+             */
+            active?: boolean;
+        };
+        VendorItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            /** @example Lemons, fancy, 115 count */
+            description: string | null;
+            packSize: components["schemas"]["Quantity"];
+            /** @example case */
+            packUnit: string;
+            /**
+             * Format: int64
+             * @example 4250
+             */
+            priceCents: number;
+            preferred: boolean;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        VendorItemInput: {
+            /**
+             * Format: uuid
+             * @description The inventory item the vendor sells this way.
+             */
+            itemId: string;
+            /**
+             * @description The vendor's code; unique per vendor (a second item with the same SKU answers 409).
+             * @example PRD-LEM-115
+             */
+            sku: string;
+            /** @example Lemons, fancy, 115 count */
+            description?: string | null;
+            packSize: components["schemas"]["PositiveQuantityInput"];
+            packUnit: components["schemas"]["Unit"];
+            /**
+             * Format: int64
+             * @description Price of one pack in cents.
+             * @example 4250
+             */
+            priceCents: number;
+            /**
+             * @description The preferred way to buy the item (suggestions and order lists use it). At most one vendor
+             *     item per inventory item is preferred: making one preferred clears the others' flag.
+             * @example true
+             */
+            preferred?: boolean;
+            /** @example true */
+            active?: boolean;
+        };
+        ImportGuideRequest: {
+            /**
+             * Format: binary
+             * @description The order guide, a CSV file.
+             */
+            file: string;
+        };
+        /** @enum {string} */
+        GuideRowOutcome: "created" | "updated" | "unchanged" | "unmatched" | "error";
+        GuideRowResult: {
+            /**
+             * @description The row's line number in the file (the header is line 1).
+             * @example 2
+             */
+            line: number;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            outcome: components["schemas"]["GuideRowOutcome"];
+            /**
+             * Format: uuid
+             * @description The vendor item created, updated or unchanged.
+             */
+            vendorItemId?: string;
+            /**
+             * Format: uuid
+             * @description The inventory item the row was matched to.
+             */
+            itemId?: string;
+            /**
+             * @description Why the row is unmatched or an error.
+             * @example price "abc" is not an amount such as 12.50
+             */
+            reason?: string;
+        };
+        GuideImportResult: {
+            /**
+             * @description Data rows read (the header and blank lines aside).
+             * @example 3
+             */
+            rows: number;
+            /** @example 1 */
+            created: number;
+            /** @example 1 */
+            updated: number;
+            /** @example 0 */
+            unchanged: number;
+            /** @example 1 */
+            unmatched: number;
+            /** @example 0 */
+            errors: number;
+            /** @description One result per data row, in file order. */
+            results: components["schemas"]["GuideRowResult"][];
+        };
+        /**
+         * @example submitted
+         * @enum {string}
+         */
+        PurchaseOrderStatus: "draft" | "submitted" | "partially_received" | "received" | "closed" | "cancelled";
+        PurchaseOrderLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorItemId: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example PRD-LEM-115 */
+            sku: string;
+            description: string | null;
+            packs: components["schemas"]["Quantity"];
+            packSize: components["schemas"]["Quantity"];
+            /** @example case */
+            packUnit: string;
+            /**
+             * Format: int64
+             * @description The ordered price of one pack.
+             * @example 4250
+             */
+            priceCents: number;
+            /**
+             * Format: int64
+             * @description packs × priceCents, half-even to the cent.
+             * @example 8500
+             */
+            lineTotalCents: number;
+            receivedPacks: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @description The price per pack last received at when it differed from the ordered price (the invoice price).
+             * @example 4390
+             */
+            invoicePriceCents: number | null;
+        };
+        PurchaseOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            deliverOn: string | null;
+            status: components["schemas"]["PurchaseOrderStatus"];
+            note: string | null;
+            lines: components["schemas"]["PurchaseOrderLine"][];
+            /**
+             * Format: int64
+             * @description The sum of the lines' totals.
+             * @example 8500
+             */
+            totalCents: number;
+            /**
+             * Format: uuid
+             * @description The requisition the order was drafted from.
+             */
+            requisitionId: string | null;
+            /**
+             * Format: uuid
+             * @description The order list the order was drafted from.
+             */
+            orderListId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the last line was received in full.
+             */
+            receivedAt: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+        };
+        PurchaseOrderLineInput: {
+            /**
+             * Format: uuid
+             * @description An active vendor item of the order's vendor, for an active inventory item.
+             */
+            vendorItemId: string;
+            packs: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: int64
+             * @description Price of one pack agreed for this order (the vendor item's price when absent).
+             * @example 4250
+             */
+            priceCents?: number;
+        };
+        CreatePurchaseOrderRequest: {
+            /** Format: uuid */
+            vendorId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @description The expected delivery, a local date of the site.
+             * @example 2026-03-04
+             */
+            deliverOn?: string | null;
+            note?: string | null;
+            lines: components["schemas"]["PurchaseOrderLineInput"][];
+        };
+        ReceiveLineInput: {
+            /** Format: uuid */
+            lineId: string;
+            packs: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: uuid
+             * @description An active storage location of the order's site.
+             */
+            locationId: string;
+            lot?: components["schemas"]["LotRef"];
+            /**
+             * Format: int64
+             * @description The invoice price of one pack, when it differs from the ordered price.
+             * @example 4390
+             */
+            priceCents?: number;
+        };
+        ReceivePurchaseOrderRequest: {
+            lines: components["schemas"]["ReceiveLineInput"][];
+            /**
+             * @description Close the order after this receipt even though lines are outstanding (status `closed`).
+             * @example false
+             */
+            closeShort?: boolean;
+        };
+        PurchaseOrderReceipt: {
+            /**
+             * Format: uuid
+             * @description The receipt's id, the `source.id` of its ledger rows (source type `purchase_order_receipt`).
+             */
+            id: string;
+            purchaseOrder: components["schemas"]["PurchaseOrder"];
+            txns: components["schemas"]["StockTxn"][];
+        };
+        /**
+         * @example approved
+         * @enum {string}
+         */
+        RequisitionStatus: "draft" | "submitted" | "approved" | "partially_fulfilled" | "fulfilled" | "cancelled";
+        RequisitionLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["Quantity"];
+            /** @example case */
+            unit: string;
+            quantityBase: components["schemas"]["Quantity"];
+            fulfilledBase: components["schemas"]["Quantity"];
+            /** @example lb */
+            baseUnit: string;
+        };
+        Requisition: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            fromLocationId: string;
+            /** Format: uuid */
+            toLocationId: string;
+            /** Format: date */
+            neededOn: string | null;
+            note: string | null;
+            status: components["schemas"]["RequisitionStatus"];
+            lines: components["schemas"]["RequisitionLine"][];
+            /** @description The purchase orders drafted from the requisition (to-po). */
+            purchaseOrderIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            approvedAt: string | null;
+            /** Format: date-time */
+            fulfilledAt: string | null;
+            /** Format: date-time */
+            cancelledAt: string | null;
+        };
+        RequisitionLineInput: {
+            /** Format: uuid */
+            itemId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+            unit: components["schemas"]["Unit"];
+        };
+        CreateRequisitionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock comes from.
+             */
+            fromLocationId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock goes to (not the source).
+             */
+            toLocationId: string;
+            /**
+             * Format: date
+             * @example 2026-03-03
+             */
+            neededOn?: string | null;
+            /** @example For Tuesday's banquet prep */
+            note?: string | null;
+            lines: components["schemas"]["RequisitionLineInput"][];
+        };
+        FulfillLineInput: {
+            /** Format: uuid */
+            lineId: string;
+            quantity: components["schemas"]["PositiveQuantityInput"];
+        };
+        FulfillRequisitionRequest: {
+            /** @description Quantities to move now, in each line's unit; absent, every line's outstanding quantity. */
+            lines?: components["schemas"]["FulfillLineInput"][];
+        };
+        RequisitionFulfillment: {
+            /**
+             * Format: uuid
+             * @description The fulfillment's id, the `source.id` of its ledger rows (source type `requisition`).
+             */
+            id: string;
+            requisition: components["schemas"]["Requisition"];
+            txns: components["schemas"]["StockTxn"][];
+        };
+        RequisitionPurchaseOrders: {
+            requisition: components["schemas"]["Requisition"];
+            purchaseOrders: components["schemas"]["PurchaseOrder"][];
+        };
+        /**
+         * @description One item at or below its reorder point (or par when it has none), with every number the
+         *     suggestion came from, in the item's base unit: projected = onHand + onOrder − requisitioned;
+         *     needed = par − projected; packs = ceil(needed / packQuantity) of the preferred vendor item.
+         */
+        OrderSuggestion: {
+            /** Format: uuid */
+            itemId: string;
+            /** @example Lemons */
+            itemName: string;
+            /**
+             * @description The item's base unit, the unit of every quantity here.
+             * @example lb
+             */
+            unit: string;
+            onHand: components["schemas"]["Quantity"];
+            onOrder: components["schemas"]["Quantity"];
+            requisitioned: components["schemas"]["Quantity"];
+            projected: components["schemas"]["Quantity"];
+            par: components["schemas"]["Quantity"];
+            reorderPoint: components["schemas"]["Quantity"];
+            needed: components["schemas"]["Quantity"];
+            /**
+             * Format: uuid
+             * @description The preferred vendor item; null when the item has none (no packs then).
+             */
+            vendorItemId: string | null;
+            sku: string | null;
+            /**
+             * @description The pack size in packUnit, a decimal string.
+             * @example 1
+             */
+            packSize: string | null;
+            packUnit: string | null;
+            /**
+             * @description One pack in the item's base unit, a decimal string.
+             * @example 28.75
+             */
+            packQuantity: string | null;
+            /**
+             * Format: int64
+             * @example 2
+             */
+            packs: number;
+            /**
+             * Format: int64
+             * @description The vendor item's price per pack.
+             */
+            priceCents: number | null;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            lineTotalCents: number;
+        };
+        OrderSuggestionGroup: {
+            /**
+             * Format: uuid
+             * @description The vendor; null for the items without a preferred vendor item.
+             */
+            vendorId: string | null;
+            /** @example Freshline Produce */
+            vendorName: string | null;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            totalCents: number;
+            suggestions: components["schemas"]["OrderSuggestion"][];
+        };
+        OrderSuggestions: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date-time
+             * @description When the numbers were read.
+             */
+            at: string;
+            vendors: components["schemas"]["OrderSuggestionGroup"][];
         };
         /** @description A quantity with its unit. */
         Amount: {
@@ -7821,6 +10388,126 @@ export interface components {
                 recipeId?: string;
                 count: number;
             }[];
+        };
+        /**
+         * @example par
+         * @enum {string}
+         */
+        OrderListBasis: "par" | "forecast" | "both";
+        /**
+         * @description One item to buy, with the numbers it came from, in the item's base unit: `needed` (par basis:
+         *     par − (onHand + onOrder − requisitioned)), `onHand`, `par`, `onOrder`; `quantity` to buy
+         *     (needed unless edited), `packs` = ceil(quantity / pack) of the vendor item, `unitCostCents`
+         *     one pack at the site's moving-average cost (the vendor item's price where the item has no
+         *     average yet) and `lineTotalCents` = packs × unitCostCents.
+         */
+        OrderListLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            itemId: string;
+            /** @example Lemons */
+            itemName: string;
+            /** @example lb */
+            unit: string;
+            needed: components["schemas"]["Quantity"];
+            onHand: components["schemas"]["Quantity"];
+            par: components["schemas"]["Quantity"];
+            onOrder: components["schemas"]["Quantity"];
+            requisitioned: components["schemas"]["Quantity"];
+            quantity: components["schemas"]["Quantity"];
+            /** Format: uuid */
+            vendorItemId: string | null;
+            /** Format: uuid */
+            vendorId: string | null;
+            vendorName: string | null;
+            sku: string | null;
+            description: string | null;
+            /** @example 1 */
+            packSize: string | null;
+            /** @example case */
+            packUnit: string | null;
+            packs: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @example 4250
+             */
+            unitCostCents: number;
+            /**
+             * Format: int64
+             * @example 8500
+             */
+            lineTotalCents: number;
+            /** @description Whether ordering the list buys this line (lines without a vendor item are never bought). */
+            include: boolean;
+        };
+        OrderList: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            basis: components["schemas"]["OrderListBasis"];
+            splitByVendor: boolean;
+            /**
+             * @description `draft` (editable) until ordered; `ordered` is read-only.
+             * @enum {string}
+             */
+            status: "draft" | "ordered";
+            lines: components["schemas"]["OrderListLine"][];
+            /**
+             * Format: int64
+             * @description The included lines' totals.
+             * @example 8500
+             */
+            totalCents: number;
+            purchaseOrderIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            orderedAt: string | null;
+        };
+        GenerateOrderListRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @example 2026-03-02
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2026-03-08
+             */
+            to: string;
+            basis: components["schemas"]["OrderListBasis"];
+            /**
+             * @description Lines ordered by vendor, then item (true), or by item (false, the default). Ordering drafts one purchase order per vendor either way.
+             * @example true
+             */
+            splitByVendor?: boolean;
+        };
+        UpdateOrderListLineRequest: {
+            quantity?: components["schemas"]["PositiveQuantityInput"];
+            /**
+             * Format: uuid
+             * @description Another active vendor item of the same inventory item.
+             */
+            vendorItemId?: string;
+            include?: boolean;
+        };
+        SetOrderListStatusRequest: {
+            /** @enum {string} */
+            status: "ordered";
+        };
+        OrderListOrdered: {
+            orderList: components["schemas"]["OrderList"];
+            purchaseOrders: components["schemas"]["PurchaseOrder"][];
         };
         CateringClient: {
             /** Format: uuid */
@@ -8766,6 +11453,675 @@ export interface components {
             dayPart?: string;
             notes?: string;
             actions?: components["schemas"]["HuddleAction"][];
+        };
+        /**
+         * @description The sites it is for; empty means every site of the organization.
+         * @example [
+         *       "0192f3a4-0000-7000-8000-0000000000aa"
+         *     ]
+         */
+        SiteIdList: string[];
+        /**
+         * @description `draft` until published; a `published` version never changes.
+         * @enum {string}
+         */
+        PolicyVersionStatus: "draft" | "published";
+        PolicyVersion: {
+            /** Format: uuid */
+            policyId: string;
+            version: number;
+            body: string;
+            summary: string;
+            status: components["schemas"]["PolicyVersionStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            publishedAt: string | null;
+        };
+        Policy: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            siteIds: components["schemas"]["SiteIdList"];
+            /** @description The published version in force; null until one is published. */
+            currentVersion: number | null;
+            /** @description Whether the caller acknowledged the current version (on GET of one policy). */
+            acknowledgedCurrent?: boolean;
+            /** @description Every version, oldest first. */
+            versions: components["schemas"]["PolicyVersion"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreatePolicyRequest: {
+            title: string;
+            siteIds?: components["schemas"]["SiteIdList"];
+        };
+        PolicyVersionRequest: {
+            /** @description The policy text, Markdown. */
+            body: string;
+            /** @description What changed in this version. */
+            summary?: string;
+        };
+        PolicyAcknowledgement: {
+            /** Format: uuid */
+            policyId: string;
+            version: number;
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            acknowledgedAt: string;
+        };
+        AcknowledgementMember: {
+            /** Format: uuid */
+            userId: string;
+            name: string;
+            role: string;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+        };
+        PolicyAcknowledgements: {
+            /** Format: uuid */
+            policyId: string;
+            /** @description The current version the roster is for; null (and nobody has acknowledged) before one is published. */
+            version: number | null;
+            sites: {
+                /** Format: uuid */
+                siteId: string;
+                siteName: string;
+                /** @description Members with access to the site who acknowledged the current version. */
+                acknowledged: components["schemas"]["AcknowledgementMember"][];
+                /** @description Members with access to the site who have not. */
+                pending: components["schemas"]["AcknowledgementMember"][];
+            }[];
+        };
+        /**
+         * @description How an item is answered: `pass_fail` (`passed`), `score` (`score`, 0 to `maxScore`),
+         *     `temperature` (`temperatureF`, passing within `minF`..`maxF`), `text` (`text`; never scored).
+         * @enum {string}
+         */
+        InspectionItemKind: "pass_fail" | "score" | "temperature" | "text";
+        InspectionItem: {
+            /** @description Unique within the template. */
+            key: string;
+            prompt: string;
+            kind: components["schemas"]["InspectionItemKind"];
+            /**
+             * @description The item's share of the score (0 for unscored; text items are never scored).
+             * @default 1
+             */
+            weight: number;
+            /**
+             * @description A failed critical item makes the inspection's result `fail` whatever the score.
+             * @default false
+             */
+            critical: boolean;
+            /** @description For `score` items (required there); a score below half of it fails the item. */
+            maxScore?: number;
+            minF?: components["schemas"]["Fahrenheit"];
+            maxF?: components["schemas"]["Fahrenheit"];
+            /** @description Days until the corrective task of a finding on this item is due (default 7). */
+            dueDays?: number;
+        };
+        InspectionSection: {
+            title: string;
+            items: components["schemas"]["InspectionItem"][];
+        };
+        InspectionTemplate: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            passPercent: number;
+            sections: components["schemas"]["InspectionSection"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        InspectionTemplateRequest: {
+            name: string;
+            /**
+             * @description The weighted percentage at or above which an inspection passes.
+             * @default 80
+             */
+            passPercent: number;
+            sections: components["schemas"]["InspectionSection"][];
+        };
+        /** @enum {string} */
+        InspectionStatus: "scheduled" | "in_progress" | "completed";
+        InspectionAnswer: {
+            key: string;
+            passed?: boolean;
+            score?: number;
+            temperatureF?: components["schemas"]["Fahrenheit"];
+            text?: string;
+            note?: string;
+            photoMediaIds?: string[];
+        };
+        /**
+         * @description `pass` or `fail` once completed; any failed critical item caps it at `fail`.
+         * @enum {string|null}
+         */
+        InspectionResult: "pass" | "fail" | null;
+        Finding: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            inspectionId: string;
+            section: string;
+            itemKey: string;
+            prompt: string;
+            critical: boolean;
+            note: string | null;
+            /**
+             * Format: uuid
+             * @description The corrective task (source `audit_finding`, `sourceId` this finding).
+             */
+            taskId: string | null;
+            /** @description The corrective task's status (open, done, missed, cancelled). */
+            taskStatus: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Inspection: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            templateId: string;
+            templateName: string;
+            /** Format: uuid */
+            engagementId: string | null;
+            /** Format: uuid */
+            inspectorUserId: string | null;
+            /** Format: date-time */
+            scheduledFor: string;
+            status: components["schemas"]["InspectionStatus"];
+            /** @description The template's sections as they were when the inspection was made. */
+            sections: components["schemas"]["InspectionSection"][];
+            answers: components["schemas"]["InspectionAnswer"][];
+            notes: string | null;
+            /** @description Weighted points earned (decimal string). */
+            score: string | null;
+            /** @description Weighted points possible (decimal string). */
+            maxScore: string | null;
+            /** @description score / maxScore × 100, rounded half-even to one decimal. */
+            percent: string | null;
+            result: components["schemas"]["InspectionResult"];
+            /** @description Part of a finalized engagement; nothing about it changes any more. */
+            frozen: boolean;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            completedBy: string | null;
+            findings: components["schemas"]["Finding"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateInspectionRequest: {
+            /** Format: uuid */
+            templateId: string;
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The member who performs it (inspector role or higher, with access to the site).
+             */
+            inspectorUserId?: string;
+            /** Format: date-time */
+            scheduledFor: string;
+            /**
+             * Format: uuid
+             * @description The open audit engagement the inspection belongs to (one of its sites).
+             */
+            engagementId?: string;
+        };
+        InspectionResponsesRequest: {
+            /** @description Answers by item key; an answer replaces the item's previous one, items not named keep theirs. */
+            answers: components["schemas"]["InspectionAnswer"][];
+            /** @description The inspection's overall notes (replaced when given). */
+            notes?: string;
+        };
+        "ShareLink-2": {
+            /** @description The public web page (`{SOUS_WEB_URL}/share/insp/{token}`, which reads `GET /v1/share/insp/{token}`); reissuing rotates it. */
+            url: string;
+            /** @description Shown once; only its hash is kept. */
+            token: string;
+        };
+        /** @description The sanitized inspection report behind a share link. Display data only, no ids, no member emails. */
+        SharedInspection: {
+            siteName: string;
+            templateName: string;
+            /**
+             * Format: date
+             * @description The local date it was performed (completed, else scheduled) in the site's zone.
+             */
+            date: string;
+            status: components["schemas"]["InspectionStatus"];
+            score: string | null;
+            maxScore: string | null;
+            percent: string | null;
+            result: components["schemas"]["InspectionResult"];
+            sections: {
+                title: string;
+                items: {
+                    prompt: string;
+                    kind: components["schemas"]["InspectionItemKind"];
+                    critical: boolean;
+                    /**
+                     * @description `pass`, `fail`, `not_scored` or `unanswered`.
+                     * @enum {string}
+                     */
+                    outcome: "pass" | "fail" | "not_scored" | "unanswered";
+                    note: string | null;
+                }[];
+            }[];
+            findings: {
+                section: string;
+                prompt: string;
+                critical: boolean;
+                note: string | null;
+                /** @description The corrective task's status (`open`, `done`, `missed`, `cancelled`, or `none`). */
+                correctiveAction: string;
+            }[];
+        };
+        EngagementPeriod: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        /** @description Written when the engagement is finalized; frozen from then on. */
+        EngagementReport: {
+            inspectionCount: number;
+            passed: number;
+            failed: number;
+            averagePercent: string | null;
+            totalFindings: number;
+            /** @description Findings whose corrective task was not done at finalization. */
+            openFindings: number;
+            inspections: {
+                /** Format: uuid */
+                inspectionId: string;
+                /** Format: uuid */
+                siteId: string;
+                templateName: string;
+                /** Format: date-time */
+                completedAt: string | null;
+                percent: string | null;
+                result: components["schemas"]["InspectionResult"];
+                findings: number;
+            }[];
+        } | null;
+        Engagement: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            siteIds: string[];
+            auditor: string;
+            period: components["schemas"]["EngagementPeriod"];
+            /** @enum {string} */
+            status: "open" | "finalized";
+            inspectionIds: string[];
+            report: components["schemas"]["EngagementReport"];
+            /** Format: date-time */
+            finalizedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateEngagementRequest: {
+            name: string;
+            siteIds: string[];
+            /** @description Who audits (a person or firm; free text). */
+            auditor: string;
+            period: components["schemas"]["EngagementPeriod"];
+        };
+        Equipment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            kind: string;
+            make: string | null;
+            model: string | null;
+            serial: string | null;
+            /** Format: uuid */
+            locationId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EquipmentRequest: {
+            /** Format: uuid */
+            siteId: string;
+            name: string;
+            /** @description What it is (walk_in_cooler, freezer, oven, dish_machine, …; free text). */
+            kind: string;
+            make?: string;
+            model?: string;
+            serial?: string;
+            /**
+             * Format: uuid
+             * @description The storage location of its site it stands in (`GET /storage-locations`).
+             */
+            locationId?: string;
+        };
+        /**
+         * @description `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+         * @enum {string}
+         */
+        WorkOrderStatus: "open" | "in_progress" | "resolved" | "cancelled";
+        /** @enum {string} */
+        WorkOrderPriority: "low" | "medium" | "high" | "critical";
+        WorkOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            equipmentId: string;
+            title: string;
+            description: string;
+            priority: components["schemas"]["WorkOrderPriority"];
+            status: components["schemas"]["WorkOrderStatus"];
+            resolutionNote: string | null;
+            /**
+             * Format: uuid
+             * @description The alert it was opened from, if any.
+             */
+            alertId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was resolved or cancelled.
+             */
+            closedAt: string | null;
+        };
+        CreateWorkOrderRequest: {
+            /** Format: uuid */
+            equipmentId: string;
+            title: string;
+            description?: string;
+            priority?: components["schemas"]["WorkOrderPriority"];
+        };
+        WorkOrderTransitionRequest: {
+            /** @enum {string} */
+            status: "in_progress" | "resolved" | "cancelled";
+            /** @description Required to resolve. */
+            resolutionNote?: string;
+        };
+        AlertWorkOrderRequest: {
+            /**
+             * Format: uuid
+             * @description The equipment of the alert's site the excursion is about.
+             */
+            equipmentId: string;
+            /** @description Defaults to "Repair: " followed by the alert's message. */
+            title?: string;
+            priority?: components["schemas"]["WorkOrderPriority"];
+        };
+        /** @enum {string} */
+        WalkthroughKind: "opening" | "closing" | "line_check" | "other";
+        /**
+         * @description The answer a step needs: `check` (`checked: true`), `yes_no` (`yes`), `text` (`text`),
+         *     `number` or `temperature` (`value`, a decimal string; temperatures in °F), `photo` (`mediaId`).
+         * @enum {string}
+         */
+        WalkthroughAnswerKind: "check" | "yes_no" | "text" | "number" | "temperature" | "photo";
+        WalkthroughStep: {
+            /** @description Unique within the walkthrough. */
+            key: string;
+            prompt: string;
+            /**
+             * Format: uuid
+             * @description A guide document (`GET /guides/{id}`) that shows how.
+             */
+            guideId?: string | null;
+            answerKind: components["schemas"]["WalkthroughAnswerKind"];
+            /** @default true */
+            required: boolean;
+        };
+        Walkthrough: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds: components["schemas"]["SiteIdList"];
+            steps: components["schemas"]["WalkthroughStep"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WalkthroughRequest: {
+            name: string;
+            kind: components["schemas"]["WalkthroughKind"];
+            siteIds?: components["schemas"]["SiteIdList"];
+            /** @description In the order they are walked. */
+            steps: components["schemas"]["WalkthroughStep"][];
+        };
+        StartWalkthroughRunRequest: {
+            /** Format: uuid */
+            siteId: string;
+        };
+        WalkthroughAnswer: {
+            stepKey: string;
+            checked?: boolean;
+            yes?: boolean;
+            text?: string;
+            value?: string;
+            /** Format: uuid */
+            mediaId?: string;
+            note?: string;
+        };
+        WalkthroughRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            walkthroughId: string;
+            walkthroughName: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @enum {string} */
+            status: "in_progress" | "submitted";
+            /** @description The walkthrough's steps as they were when the run started. */
+            steps: components["schemas"]["WalkthroughStep"][];
+            answers: components["schemas"]["WalkthroughAnswer"][];
+            /** Format: uuid */
+            startedBy: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: uuid */
+            submittedBy: string | null;
+            /** Format: date-time */
+            submittedAt: string | null;
+        };
+        WalkthroughResponsesRequest: {
+            /** @description Answers by step key; each replaces the step's earlier answer. */
+            answers: components["schemas"]["WalkthroughAnswer"][];
+        };
+        /** @enum {string} */
+        CertificationKind: "food_handler" | "food_manager" | "allergen" | "haccp" | "other";
+        Certification: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            userId: string;
+            userName: string;
+            /** Format: uuid */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number: string | null;
+            /** Format: date */
+            issuedOn: string;
+            /** Format: date */
+            expiresOn: string;
+            /**
+             * @description Today in the site's zone: `valid`, `expiring` (within 30 days of `expiresOn`) or `lapsed` (on or after it).
+             * @enum {string}
+             */
+            status: "valid" | "expiring" | "lapsed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CertificationRequest: {
+            /**
+             * Format: uuid
+             * @description The member who holds it (with access to the site).
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The site where the holder works under it; alerts of its lapse open there.
+             */
+            siteId: string;
+            kind: components["schemas"]["CertificationKind"];
+            number?: string;
+            /** Format: date */
+            issuedOn: string;
+            /**
+             * Format: date
+             * @description The first day it is no longer valid (in the site's time zone).
+             */
+            expiresOn: string;
+        };
+        /** @description Local dates, inclusive, in each site's time zone. */
+        ReportPeriod: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+        };
+        /** @description What happened at the report's sites in the period, as generated. */
+        OperationsReport: {
+            sites: {
+                /** Format: uuid */
+                siteId: string;
+                name: string;
+            }[];
+            /** @description Tasks due in the period, by outcome. */
+            tasks: {
+                due: number;
+                /** @description Done in time. */
+                done: number;
+                /** @description Done after being missed. */
+                late: number;
+                /** @description Missed and still not done. */
+                missed: number;
+                open: number;
+            };
+            /** @description `temperature_excursion` alerts opened in the period. */
+            temperatureExcursions: number;
+            inspections: {
+                completed: number;
+                passed: number;
+                failed: number;
+                averagePercent: string | null;
+                items: {
+                    /** Format: uuid */
+                    inspectionId: string;
+                    /** Format: uuid */
+                    siteId: string;
+                    templateName: string;
+                    /** Format: date-time */
+                    completedAt: string;
+                    percent: string | null;
+                    result: components["schemas"]["InspectionResult"];
+                    findings: number;
+                }[];
+            };
+            /** @description Findings (of any time) whose corrective task is not done at generation. */
+            openFindings: {
+                /** Format: uuid */
+                findingId: string;
+                /** Format: uuid */
+                inspectionId: string;
+                /** Format: uuid */
+                siteId: string;
+                prompt: string;
+                critical: boolean;
+                /** Format: uuid */
+                taskId: string | null;
+                taskStatus: string | null;
+            }[];
+            /** @description Certifications lapsed by, or lapsing within 30 days of, the period's end. */
+            certificationsExpiring: {
+                /** Format: uuid */
+                certificationId: string;
+                /** Format: uuid */
+                userId: string;
+                userName: string;
+                /** Format: uuid */
+                siteId: string;
+                kind: components["schemas"]["CertificationKind"];
+                /** Format: date */
+                expiresOn: string;
+            }[];
+            /**
+             * @description The waste logged at the report's sites over the period (stock and production runs'
+             *     output alike), in total and per reason, valued as each log was. Null only in reports made
+             *     before waste was reported. Cost variance per item is the supply chain's own report.
+             */
+            waste: {
+                /** @example 14 */
+                logs: number;
+                /**
+                 * Format: int64
+                 * @example 18240
+                 */
+                valueCents: number;
+                byReason: {
+                    reason: components["schemas"]["WasteReason"];
+                    /** @example 9 */
+                    logs: number;
+                    /**
+                     * Format: int64
+                     * @example 12100
+                     */
+                    valueCents: number;
+                }[];
+            } | null;
+        };
+        Report: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            scope: "site" | "account";
+            /** Format: uuid */
+            siteId: string | null;
+            /** @enum {string} */
+            kind: "operations";
+            period: components["schemas"]["ReportPeriod"];
+            /** Format: date-time */
+            createdAt: string;
+            content: components["schemas"]["OperationsReport"];
+        };
+        CreateReportRequest: {
+            /** @enum {string} */
+            scope: "site" | "account";
+            /**
+             * Format: uuid
+             * @description Required for `site`, refused for `account`.
+             */
+            siteId?: string;
+            period: components["schemas"]["ReportPeriod"];
+            /** @enum {string} */
+            kind: "operations";
         };
         JWK: {
             /** @example OKP */
@@ -13985,6 +17341,11 @@ export interface operations {
                  */
                 itemId?: string;
                 /**
+                 * @description Only the waste of this production run's output.
+                 * @example 0192f3a4-0000-7000-8000-000000000c01
+                 */
+                runId?: string;
+                /**
                  * @description Only logs with this reason.
                  * @example spoilage
                  */
@@ -14238,6 +17599,2002 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVendors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only active (true) or inactive (false) vendors.
+                 * @example true
+                 */
+                active?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendors. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "name": "Freshline Produce",
+                     *         "accountNumber": "FL-20931",
+                     *         "contact": {
+                     *           "name": "Dana Ruiz",
+                     *           "email": "dana@freshline.example",
+                     *           "phone": "+1 512 555 0100"
+                     *         },
+                     *         "orderEmail": "orders@freshline.example",
+                     *         "leadTimeDays": 2,
+                     *         "minOrderCents": 25000,
+                     *         "orderDays": [
+                     *           "mon",
+                     *           "thu"
+                     *         ],
+                     *         "active": true,
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Vendor"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVendor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Freshline Produce",
+                 *       "accountNumber": "FL-20931",
+                 *       "contact": {
+                 *         "name": "Dana Ruiz",
+                 *         "email": "dana@freshline.example",
+                 *         "phone": "+1 512 555 0100"
+                 *       },
+                 *       "orderEmail": "orders@freshline.example",
+                 *       "leadTimeDays": 2,
+                 *       "minOrderCents": 25000,
+                 *       "orderDays": [
+                 *         "mon",
+                 *         "thu"
+                 *       ],
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "name": "Freshline Produce",
+                     *       "accountNumber": "FL-20931",
+                     *       "contact": {
+                     *         "name": "Dana Ruiz",
+                     *         "email": "dana@freshline.example",
+                     *         "phone": "+1 512 555 0100"
+                     *       },
+                     *       "orderEmail": "orders@freshline.example",
+                     *       "leadTimeDays": 2,
+                     *       "minOrderCents": 25000,
+                     *       "orderDays": [
+                     *         "mon",
+                     *         "thu"
+                     *       ],
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateVendor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Freshline Produce",
+                 *       "accountNumber": "FL-20931",
+                 *       "contact": {
+                 *         "name": "Dana Ruiz",
+                 *         "email": "dana@freshline.example",
+                 *         "phone": "+1 512 555 0100"
+                 *       },
+                 *       "orderEmail": "orders@freshline.example",
+                 *       "leadTimeDays": 2,
+                 *       "minOrderCents": 25000,
+                 *       "orderDays": [
+                 *         "mon",
+                 *         "thu"
+                 *       ],
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "name": "Freshline Produce",
+                     *       "accountNumber": "FL-20931",
+                     *       "contact": {
+                     *         "name": "Dana Ruiz",
+                     *         "email": "dana@freshline.example",
+                     *         "phone": "+1 512 555 0100"
+                     *       },
+                     *       "orderEmail": "orders@freshline.example",
+                     *       "leadTimeDays": 2,
+                     *       "minOrderCents": 25000,
+                     *       "orderDays": [
+                     *         "mon",
+                     *         "thu"
+                     *       ],
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Vendor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVendorItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendor items. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *         "sku": "PRD-LEM-115",
+                     *         "description": "Lemons, fancy, 115 count",
+                     *         "packSize": "1",
+                     *         "packUnit": "case",
+                     *         "priceCents": 4250,
+                     *         "preferred": true,
+                     *         "active": true,
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["VendorItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVendorItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                 *       "sku": "PRD-LEM-115",
+                 *       "description": "Lemons, fancy, 115 count",
+                 *       "packSize": "1",
+                 *       "packUnit": "case",
+                 *       "priceCents": 4250,
+                 *       "preferred": true,
+                 *       "active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["VendorItemInput"];
+            };
+        };
+        responses: {
+            /** @description The vendor item. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *       "sku": "PRD-LEM-115",
+                     *       "description": "Lemons, fancy, 115 count",
+                     *       "packSize": "1",
+                     *       "packUnit": "case",
+                     *       "priceCents": 4250,
+                     *       "preferred": true,
+                     *       "active": true,
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VendorItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importVendorGuide: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "guide.csv"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["ImportGuideRequest"];
+                /**
+                 * @example sku,description,pack,pack_unit,price,item
+                 *     PRD-LEM-115,"Lemons, fancy, 115 count",1,case,"$42.50",Lemons
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What each row did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": 1,
+                     *       "created": 1,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "unmatched": 0,
+                     *       "errors": 0,
+                     *       "results": [
+                     *         {
+                     *           "line": 2,
+                     *           "sku": "PRD-LEM-115",
+                     *           "outcome": "created",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GuideImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPurchaseOrders: {
+        parameters: {
+            query?: {
+                /** @description Only this site's orders. */
+                siteId?: string;
+                /** @description Only this vendor's orders. */
+                vendorId?: string;
+                /** @description Only orders in this status. */
+                status?: components["schemas"]["PurchaseOrderStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchase orders. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "deliverOn": "2026-03-04",
+                     *         "status": "submitted",
+                     *         "note": null,
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packs": "2",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "priceCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "receivedPacks": "0",
+                     *             "invoicePriceCents": null
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "requisitionId": null,
+                     *         "orderListId": null,
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T14:05:00Z",
+                     *         "submittedAt": "2026-03-02T14:05:00Z",
+                     *         "receivedAt": null,
+                     *         "closedAt": null,
+                     *         "cancelledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "deliverOn": "2026-03-04",
+                 *       "lines": [
+                 *         {
+                 *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                 *           "packs": "2"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePurchaseOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft order. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "draft",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": null,
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "submitted",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "submitted",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receivePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "lineId": "0192f3a4-0000-7000-8000-0000000000c4",
+                 *           "packs": "2",
+                 *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *           "lot": {
+                 *             "code": "L-0304",
+                 *             "expiresOn": "2026-03-20"
+                 *           },
+                 *           "priceCents": 4390
+                 *         }
+                 *       ],
+                 *       "closeShort": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReceivePurchaseOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The receipt: the order after it and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c5",
+                     *       "purchaseOrder": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *         "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "deliverOn": "2026-03-04",
+                     *         "status": "received",
+                     *         "note": null,
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packs": "2",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "priceCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "receivedPacks": "2",
+                     *             "invoicePriceCents": 4390
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "requisitionId": null,
+                     *         "orderListId": null,
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-04T13:10:00Z",
+                     *         "submittedAt": "2026-03-02T14:05:00Z",
+                     *         "receivedAt": "2026-03-04T13:10:00Z",
+                     *         "closedAt": null,
+                     *         "cancelledAt": null
+                     *       },
+                     *       "txns": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c6",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "receipt",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "57.5",
+                     *           "unit": "lb",
+                     *           "unitCost": "152.695652173913",
+                     *           "valueCents": 8780,
+                     *           "avgCostAfter": "152.695652173913",
+                     *           "onHandAfter": "57.5",
+                     *           "reason": "receipt",
+                     *           "source": {
+                     *             "type": "purchase_order_receipt",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000c5"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrderReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "cancelled",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "0",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": null,
+                     *       "cancelledAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    closePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *       "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "deliverOn": "2026-03-04",
+                     *       "status": "closed",
+                     *       "note": null,
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packs": "2",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "priceCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "receivedPacks": "1",
+                     *           "invoicePriceCents": null
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "requisitionId": null,
+                     *       "orderListId": null,
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:05:00Z",
+                     *       "submittedAt": "2026-03-02T14:05:00Z",
+                     *       "receivedAt": null,
+                     *       "closedAt": "2026-03-05T15:00:00Z",
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PurchaseOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRequisitions: {
+        parameters: {
+            query?: {
+                /** @description Only this site's requisitions. */
+                siteId?: string;
+                /** @description Only requisitions in this status. */
+                status?: components["schemas"]["RequisitionStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requisitions. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "approved",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "0",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": null,
+                     *         "cancelledAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Requisition"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                 *       "neededOn": "2026-03-03",
+                 *       "note": "For Tuesday's banquet prep",
+                 *       "lines": [
+                 *         {
+                 *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                 *           "quantity": "1",
+                 *           "unit": "case"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft requisition. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:00:00Z",
+                     *       "submittedAt": null,
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRequisition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "approved",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "submitted",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "approved",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "For Tuesday's banquet prep",
+                     *       "status": "cancelled",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "1",
+                     *           "unit": "case",
+                     *           "quantityBase": "28.75",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z",
+                     *       "submittedAt": "2026-03-02T14:10:00Z",
+                     *       "approvedAt": "2026-03-02T15:00:00Z",
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": "2026-03-02T16:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    fulfillRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "lineId": "0192f3a4-0000-7000-8000-0000000000f2",
+                 *           "quantity": "1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FulfillRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The fulfillment: the requisition after it and the ledger rows written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f3",
+                     *       "requisition": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "fulfilled",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "28.75",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": "2026-03-03T12:00:00Z",
+                     *         "cancelledAt": null
+                     *       },
+                     *       "txns": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c6",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "transfer_out",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "-28.75",
+                     *           "unit": "lb",
+                     *           "unitCost": "147.826086956522",
+                     *           "valueCents": -4250,
+                     *           "avgCostAfter": "147.826086956522",
+                     *           "onHandAfter": "0",
+                     *           "reason": "transfer_out",
+                     *           "source": {
+                     *             "type": "requisition",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f3"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         },
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c8",
+                     *           "at": "2026-03-04T13:10:00Z",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "kind": "transfer_in",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "locationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *           "lotId": "0192f3a4-0000-7000-8000-0000000000c7",
+                     *           "quantity": "28.75",
+                     *           "unit": "lb",
+                     *           "unitCost": "147.826086956522",
+                     *           "valueCents": 4250,
+                     *           "avgCostAfter": "147.826086956522",
+                     *           "onHandAfter": "28.75",
+                     *           "reason": "transfer_in",
+                     *           "source": {
+                     *             "type": "requisition",
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f3"
+                     *           },
+                     *           "actor": "0192f3a4-0000-7000-8000-0000000000e1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequisitionFulfillment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requisitionToPurchaseOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requisition and the draft purchase orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requisition": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *         "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *         "neededOn": "2026-03-03",
+                     *         "note": "For Tuesday's banquet prep",
+                     *         "status": "approved",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "quantity": "1",
+                     *             "unit": "case",
+                     *             "quantityBase": "28.75",
+                     *             "fulfilledBase": "0",
+                     *             "baseUnit": "lb"
+                     *           }
+                     *         ],
+                     *         "purchaseOrderIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000c3"
+                     *         ],
+                     *         "createdAt": "2026-03-02T14:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z",
+                     *         "submittedAt": "2026-03-02T14:10:00Z",
+                     *         "approvedAt": "2026-03-02T15:00:00Z",
+                     *         "fulfilledAt": null,
+                     *         "cancelledAt": null
+                     *       },
+                     *       "purchaseOrders": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "deliverOn": "2026-03-04",
+                     *           "status": "draft",
+                     *           "note": null,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "sku": "PRD-LEM-115",
+                     *               "description": "Lemons, fancy, 115 count",
+                     *               "packs": "2",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500,
+                     *               "receivedPacks": "0",
+                     *               "invoicePriceCents": null
+                     *             }
+                     *           ],
+                     *           "totalCents": 8500,
+                     *           "requisitionId": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *           "orderListId": null,
+                     *           "createdAt": "2026-03-02T14:00:00Z",
+                     *           "updatedAt": "2026-03-02T14:05:00Z",
+                     *           "submittedAt": null,
+                     *           "receivedAt": null,
+                     *           "closedAt": null,
+                     *           "cancelledAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequisitionPurchaseOrders"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderSuggestions: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+                /** @description Only this vendor's suggestions. */
+                vendorId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "at": "2026-03-02T14:00:00Z",
+                     *       "vendors": [
+                     *         {
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "totalCents": 8500,
+                     *           "suggestions": [
+                     *             {
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "itemName": "Lemons",
+                     *               "unit": "lb",
+                     *               "onHand": "10",
+                     *               "onOrder": "0",
+                     *               "requisitioned": "5",
+                     *               "projected": "5",
+                     *               "par": "40",
+                     *               "reorderPoint": "15",
+                     *               "needed": "35",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "sku": "PRD-LEM-115",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "packQuantity": "28.75",
+                     *               "packs": 2,
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderSuggestions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -15655,6 +21012,563 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrderLists: {
+        parameters: {
+            query?: {
+                /** @description Only this site's lists. */
+                siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of order lists. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "from": "2026-03-02",
+                     *         "to": "2026-03-08",
+                     *         "basis": "par",
+                     *         "splitByVendor": true,
+                     *         "status": "draft",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "itemName": "Lemons",
+                     *             "unit": "lb",
+                     *             "needed": "35",
+                     *             "onHand": "10",
+                     *             "par": "40",
+                     *             "onOrder": "0",
+                     *             "requisitioned": "5",
+                     *             "quantity": "35",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *             "vendorName": "Freshline Produce",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "packs": "2",
+                     *             "unitCostCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "include": true
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "purchaseOrderIds": [],
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z",
+                     *         "orderedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["OrderList"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateOrderList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "from": "2026-03-02",
+                 *       "to": "2026-03-08",
+                 *       "basis": "par",
+                 *       "splitByVendor": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["GenerateOrderListRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft order list. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOrderListLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /** @description The line. */
+                lineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": "40",
+                 *       "include": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrderListLineRequest"];
+            };
+        };
+        responses: {
+            /** @description The order list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "basis": "par",
+                     *       "splitByVendor": true,
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "needed": "35",
+                     *           "onHand": "10",
+                     *           "par": "40",
+                     *           "onOrder": "0",
+                     *           "requisitioned": "5",
+                     *           "quantity": "35",
+                     *           "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "vendorName": "Freshline Produce",
+                     *           "sku": "PRD-LEM-115",
+                     *           "description": "Lemons, fancy, 115 count",
+                     *           "packSize": "1",
+                     *           "packUnit": "case",
+                     *           "packs": "2",
+                     *           "unitCostCents": 4250,
+                     *           "lineTotalCents": 8500,
+                     *           "include": true
+                     *         }
+                     *       ],
+                     *       "totalCents": 8500,
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-01T15:00:00Z",
+                     *       "updatedAt": "2026-03-01T15:00:00Z",
+                     *       "orderedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setOrderListStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "ordered"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetOrderListStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The ordered list and its purchase orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "orderList": {
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "from": "2026-03-02",
+                     *         "to": "2026-03-08",
+                     *         "basis": "par",
+                     *         "splitByVendor": true,
+                     *         "status": "ordered",
+                     *         "lines": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *             "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *             "itemName": "Lemons",
+                     *             "unit": "lb",
+                     *             "needed": "35",
+                     *             "onHand": "10",
+                     *             "par": "40",
+                     *             "onOrder": "0",
+                     *             "requisitioned": "5",
+                     *             "quantity": "35",
+                     *             "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *             "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *             "vendorName": "Freshline Produce",
+                     *             "sku": "PRD-LEM-115",
+                     *             "description": "Lemons, fancy, 115 count",
+                     *             "packSize": "1",
+                     *             "packUnit": "case",
+                     *             "packs": "2",
+                     *             "unitCostCents": 4250,
+                     *             "lineTotalCents": 8500,
+                     *             "include": true
+                     *           }
+                     *         ],
+                     *         "totalCents": 8500,
+                     *         "purchaseOrderIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000c3"
+                     *         ],
+                     *         "createdAt": "2026-03-01T15:00:00Z",
+                     *         "updatedAt": "2026-03-01T15:00:00Z",
+                     *         "orderedAt": "2026-03-01T16:00:00Z"
+                     *       },
+                     *       "purchaseOrders": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000c3",
+                     *           "vendorId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "deliverOn": "2026-03-04",
+                     *           "status": "draft",
+                     *           "note": null,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0192f3a4-0000-7000-8000-0000000000c4",
+                     *               "vendorItemId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *               "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *               "sku": "PRD-LEM-115",
+                     *               "description": "Lemons, fancy, 115 count",
+                     *               "packs": "2",
+                     *               "packSize": "1",
+                     *               "packUnit": "case",
+                     *               "priceCents": 4250,
+                     *               "lineTotalCents": 8500,
+                     *               "receivedPacks": "0",
+                     *               "invoicePriceCents": null
+                     *             }
+                     *           ],
+                     *           "totalCents": 8500,
+                     *           "requisitionId": null,
+                     *           "orderListId": "0192f3a4-0000-7000-8000-0000000000a2",
+                     *           "createdAt": "2026-03-02T14:00:00Z",
+                     *           "updatedAt": "2026-03-02T14:05:00Z",
+                     *           "submittedAt": null,
+                     *           "receivedAt": null,
+                     *           "closedAt": null,
+                     *           "cancelledAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderListOrdered"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportOrderList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example vendor,sku,description,packs,pack_unit,price,line_total
+                     *     Freshline Produce,PRD-LEM-115,"Lemons, fancy, 115 count",2,case,42.50,85.00
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -20514,6 +26428,4192 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *         "title": "Handwashing",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "currentVersion": 2,
+                     *         "acknowledgedCurrent": false,
+                     *         "versions": [
+                     *           {
+                     *             "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *             "version": 1,
+                     *             "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *             "summary": "First version.",
+                     *             "status": "published",
+                     *             "createdAt": "2026-02-01T10:00:00Z",
+                     *             "publishedAt": "2026-02-01T11:00:00Z"
+                     *           },
+                     *           {
+                     *             "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *             "version": 2,
+                     *             "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *             "summary": "Adds glove changes.",
+                     *             "status": "published",
+                     *             "createdAt": "2026-03-02T10:00:00Z",
+                     *             "publishedAt": "2026-03-02T11:00:00Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-02-01T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T11:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Policy"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Handwashing",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": null,
+                     *       "acknowledgedCurrent": false,
+                     *       "versions": [],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": 2,
+                     *       "acknowledgedCurrent": true,
+                     *       "versions": [
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 1,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *           "summary": "First version.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-02-01T10:00:00Z",
+                     *           "publishedAt": "2026-02-01T11:00:00Z"
+                     *         },
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 2,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *           "summary": "Adds glove changes.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-03-02T10:00:00Z",
+                     *           "publishedAt": "2026-03-02T11:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPolicyVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "# Handwashing\n\nWash hands for 20 seconds; change gloves between tasks.",
+                 *       "summary": "Adds glove changes."
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyVersionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 3,
+                     *       "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *       "summary": "Adds glove changes.",
+                     *       "status": "draft",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "publishedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    publishPolicyVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The version number.
+                 * @example 2
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "title": "Handwashing",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "currentVersion": 2,
+                     *       "acknowledgedCurrent": false,
+                     *       "versions": [
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 1,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds.",
+                     *           "summary": "First version.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-02-01T10:00:00Z",
+                     *           "publishedAt": "2026-02-01T11:00:00Z"
+                     *         },
+                     *         {
+                     *           "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *           "version": 2,
+                     *           "body": "# Handwashing\n\nWash hands for 20 seconds before handling food.",
+                     *           "summary": "Adds glove changes.",
+                     *           "status": "published",
+                     *           "createdAt": "2026-03-02T10:00:00Z",
+                     *           "publishedAt": "2026-03-02T11:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-02-01T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T11:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acknowledgePolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 2,
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "acknowledgedAt": "2026-03-02T12:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyAcknowledgement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPolicyAcknowledgements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policyId": "0192f3a4-0000-7000-8000-000000000d01",
+                     *       "version": 2,
+                     *       "sites": [
+                     *         {
+                     *           "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *           "siteName": "Main Kitchen",
+                     *           "acknowledged": [
+                     *             {
+                     *               "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *               "name": "Ana Gomez",
+                     *               "role": "inspector",
+                     *               "acknowledgedAt": "2026-03-02T12:00:00Z"
+                     *             }
+                     *           ],
+                     *           "pending": [
+                     *             {
+                     *               "userId": "0192f3a4-0000-7000-8000-000000000d02",
+                     *               "name": "Ben Ito",
+                     *               "role": "inspector",
+                     *               "acknowledgedAt": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyAcknowledgements"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInspectionTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Monthly food safety",
+                     *         "passPercent": 80,
+                     *         "sections": [
+                     *           {
+                     *             "title": "Cold holding",
+                     *             "items": [
+                     *               {
+                     *                 "key": "walkin_temp",
+                     *                 "prompt": "Walk-in cooler at or below 41°F",
+                     *                 "kind": "temperature",
+                     *                 "weight": 3,
+                     *                 "critical": true,
+                     *                 "minF": "33",
+                     *                 "maxF": "41"
+                     *               },
+                     *               {
+                     *                 "key": "labels",
+                     *                 "prompt": "Every container labelled and dated",
+                     *                 "kind": "pass_fail",
+                     *                 "weight": 2,
+                     *                 "critical": false,
+                     *                 "dueDays": 3
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "title": "Sanitation",
+                     *             "items": [
+                     *               {
+                     *                 "key": "sani",
+                     *                 "prompt": "Sanitizer concentration",
+                     *                 "kind": "score",
+                     *                 "weight": 1,
+                     *                 "critical": false,
+                     *                 "maxScore": 5
+                     *               },
+                     *               {
+                     *                 "key": "comments",
+                     *                 "prompt": "Other observations",
+                     *                 "kind": "text",
+                     *                 "weight": 0,
+                     *                 "critical": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly food safety",
+                 *       "passPercent": 80,
+                 *       "sections": [
+                 *         {
+                 *           "title": "Cold holding",
+                 *           "items": [
+                 *             {
+                 *               "key": "walkin_temp",
+                 *               "prompt": "Walk-in cooler at or below 41°F",
+                 *               "kind": "temperature",
+                 *               "weight": 3,
+                 *               "critical": true,
+                 *               "minF": "33",
+                 *               "maxF": "41"
+                 *             },
+                 *             {
+                 *               "key": "labels",
+                 *               "prompt": "Every container labelled and dated",
+                 *               "kind": "pass_fail",
+                 *               "weight": 2,
+                 *               "critical": false,
+                 *               "dueDays": 3
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "title": "Sanitation",
+                 *           "items": [
+                 *             {
+                 *               "key": "sani",
+                 *               "prompt": "Sanitizer concentration",
+                 *               "kind": "score",
+                 *               "weight": 1,
+                 *               "critical": false,
+                 *               "maxScore": 5
+                 *             },
+                 *             {
+                 *               "key": "comments",
+                 *               "prompt": "Other observations",
+                 *               "kind": "text",
+                 *               "weight": 0,
+                 *               "critical": false
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInspectionTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly food safety",
+                 *       "passPercent": 80,
+                 *       "sections": [
+                 *         {
+                 *           "title": "Cold holding",
+                 *           "items": [
+                 *             {
+                 *               "key": "walkin_temp",
+                 *               "prompt": "Walk-in cooler at or below 41°F",
+                 *               "kind": "temperature",
+                 *               "weight": 3,
+                 *               "critical": true,
+                 *               "minF": "33",
+                 *               "maxF": "41"
+                 *             },
+                 *             {
+                 *               "key": "labels",
+                 *               "prompt": "Every container labelled and dated",
+                 *               "kind": "pass_fail",
+                 *               "weight": 2,
+                 *               "critical": false,
+                 *               "dueDays": 3
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "title": "Sanitation",
+                 *           "items": [
+                 *             {
+                 *               "key": "sani",
+                 *               "prompt": "Sanitizer concentration",
+                 *               "kind": "score",
+                 *               "weight": 1,
+                 *               "critical": false,
+                 *               "maxScore": 5
+                 *             },
+                 *             {
+                 *               "key": "comments",
+                 *               "prompt": "Other observations",
+                 *               "kind": "text",
+                 *               "weight": 0,
+                 *               "critical": false
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monthly food safety",
+                     *       "passPercent": 80,
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InspectionTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInspections: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only inspections in this state.
+                 * @example completed
+                 */
+                status?: components["schemas"]["InspectionStatus"];
+                /**
+                 * @description Only the inspections of this engagement.
+                 * @example 0192f3a4-0000-7000-8000-000000000d40
+                 */
+                engagementId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *         "templateName": "Monthly food safety",
+                     *         "engagementId": null,
+                     *         "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "scheduledFor": "2026-03-02T14:00:00Z",
+                     *         "status": "completed",
+                     *         "sections": [
+                     *           {
+                     *             "title": "Cold holding",
+                     *             "items": [
+                     *               {
+                     *                 "key": "walkin_temp",
+                     *                 "prompt": "Walk-in cooler at or below 41°F",
+                     *                 "kind": "temperature",
+                     *                 "weight": 3,
+                     *                 "critical": true,
+                     *                 "minF": "33",
+                     *                 "maxF": "41"
+                     *               },
+                     *               {
+                     *                 "key": "labels",
+                     *                 "prompt": "Every container labelled and dated",
+                     *                 "kind": "pass_fail",
+                     *                 "weight": 2,
+                     *                 "critical": false,
+                     *                 "dueDays": 3
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "title": "Sanitation",
+                     *             "items": [
+                     *               {
+                     *                 "key": "sani",
+                     *                 "prompt": "Sanitizer concentration",
+                     *                 "kind": "score",
+                     *                 "weight": 1,
+                     *                 "critical": false,
+                     *                 "maxScore": 5
+                     *               },
+                     *               {
+                     *                 "key": "comments",
+                     *                 "prompt": "Other observations",
+                     *                 "kind": "text",
+                     *                 "weight": 0,
+                     *                 "critical": false
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "answers": [
+                     *           {
+                     *             "key": "walkin_temp",
+                     *             "temperatureF": "39"
+                     *           },
+                     *           {
+                     *             "key": "labels",
+                     *             "passed": false,
+                     *             "note": "Two undated pans of rice",
+                     *             "photoMediaIds": [
+                     *               "0192f3a4-0000-7000-8000-000000000d20"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "sani",
+                     *             "score": 4
+                     *           },
+                     *           {
+                     *             "key": "comments",
+                     *             "text": "Floor drains clean."
+                     *           }
+                     *         ],
+                     *         "notes": "Good overall.",
+                     *         "score": "3.8",
+                     *         "maxScore": "6",
+                     *         "percent": "63.3",
+                     *         "result": "fail",
+                     *         "frozen": false,
+                     *         "completedAt": "2026-03-02T15:00:00Z",
+                     *         "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "findings": [
+                     *           {
+                     *             "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "section": "Cold holding",
+                     *             "itemKey": "labels",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "note": "Two undated pans of rice",
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open",
+                     *             "createdAt": "2026-03-02T15:00:00Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T15:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Inspection"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "scheduledFor": "2026-03-02T14:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInspectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "scheduled",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [],
+                     *       "notes": null,
+                     *       "score": null,
+                     *       "maxScore": null,
+                     *       "percent": null,
+                     *       "result": null,
+                     *       "frozen": false,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "findings": [],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInspection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "completed",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "frozen": false,
+                     *       "completedAt": "2026-03-02T15:00:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "findings": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *           "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *           "section": "Cold holding",
+                     *           "itemKey": "labels",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *           "taskStatus": "open",
+                     *           "createdAt": "2026-03-02T15:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setInspectionResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "key": "walkin_temp",
+                 *           "temperatureF": "39"
+                 *         },
+                 *         {
+                 *           "key": "labels",
+                 *           "passed": false,
+                 *           "note": "Two undated pans of rice",
+                 *           "photoMediaIds": [
+                 *             "0192f3a4-0000-7000-8000-000000000d20"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "sani",
+                 *           "score": 4
+                 *         },
+                 *         {
+                 *           "key": "comments",
+                 *           "text": "Floor drains clean."
+                 *         }
+                 *       ],
+                 *       "notes": "Good overall."
+                 *     }
+                 */
+                "application/json": components["schemas"]["InspectionResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "in_progress",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": null,
+                     *       "maxScore": null,
+                     *       "percent": null,
+                     *       "result": null,
+                     *       "frozen": false,
+                     *       "completedAt": null,
+                     *       "completedBy": null,
+                     *       "findings": [],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d11",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "templateId": "0192f3a4-0000-7000-8000-000000000d10",
+                     *       "templateName": "Monthly food safety",
+                     *       "engagementId": null,
+                     *       "inspectorUserId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "scheduledFor": "2026-03-02T14:00:00Z",
+                     *       "status": "completed",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "key": "walkin_temp",
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "weight": 3,
+                     *               "critical": true,
+                     *               "minF": "33",
+                     *               "maxF": "41"
+                     *             },
+                     *             {
+                     *               "key": "labels",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "weight": 2,
+                     *               "critical": false,
+                     *               "dueDays": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "title": "Sanitation",
+                     *           "items": [
+                     *             {
+                     *               "key": "sani",
+                     *               "prompt": "Sanitizer concentration",
+                     *               "kind": "score",
+                     *               "weight": 1,
+                     *               "critical": false,
+                     *               "maxScore": 5
+                     *             },
+                     *             {
+                     *               "key": "comments",
+                     *               "prompt": "Other observations",
+                     *               "kind": "text",
+                     *               "weight": 0,
+                     *               "critical": false
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "key": "walkin_temp",
+                     *           "temperatureF": "39"
+                     *         },
+                     *         {
+                     *           "key": "labels",
+                     *           "passed": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "photoMediaIds": [
+                     *             "0192f3a4-0000-7000-8000-000000000d20"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "sani",
+                     *           "score": 4
+                     *         },
+                     *         {
+                     *           "key": "comments",
+                     *           "text": "Floor drains clean."
+                     *         }
+                     *       ],
+                     *       "notes": "Good overall.",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "frozen": false,
+                     *       "completedAt": "2026-03-02T15:00:00Z",
+                     *       "completedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "findings": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-000000000d30",
+                     *           "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *           "section": "Cold holding",
+                     *           "itemKey": "labels",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *           "taskStatus": "open",
+                     *           "createdAt": "2026-03-02T15:00:00Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T15:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Inspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    shareInspection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://app.sous.example/share/insp/Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz",
+                     *       "token": "Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink-2"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedInspection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The share token.
+                 * @example Qm9vbS1zaGFyZS10b2tlbi1vZi00My1jaGFyYWN0ZXJz
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteName": "Main Kitchen",
+                     *       "templateName": "Monthly food safety",
+                     *       "date": "2026-03-02",
+                     *       "status": "completed",
+                     *       "score": "3.8",
+                     *       "maxScore": "6",
+                     *       "percent": "63.3",
+                     *       "result": "fail",
+                     *       "sections": [
+                     *         {
+                     *           "title": "Cold holding",
+                     *           "items": [
+                     *             {
+                     *               "prompt": "Walk-in cooler at or below 41°F",
+                     *               "kind": "temperature",
+                     *               "critical": true,
+                     *               "outcome": "pass",
+                     *               "note": null
+                     *             },
+                     *             {
+                     *               "prompt": "Every container labelled and dated",
+                     *               "kind": "pass_fail",
+                     *               "critical": false,
+                     *               "outcome": "fail",
+                     *               "note": "Two undated pans of rice"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "findings": [
+                     *         {
+                     *           "section": "Cold holding",
+                     *           "prompt": "Every container labelled and dated",
+                     *           "critical": false,
+                     *           "note": "Two undated pans of rice",
+                     *           "correctiveAction": "open"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SharedInspection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEngagements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Q1 corporate audit",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "auditor": "Coastal Food Safety LLC",
+                     *         "period": {
+                     *           "from": "2026-01-01",
+                     *           "to": "2026-03-31"
+                     *         },
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *         "status": "open",
+                     *         "inspectionIds": [
+                     *           "0192f3a4-0000-7000-8000-000000000d11"
+                     *         ],
+                     *         "report": null,
+                     *         "finalizedAt": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Engagement"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEngagement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Q1 corporate audit",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "auditor": "Coastal Food Safety LLC",
+                 *       "period": {
+                 *         "from": "2026-01-01",
+                 *         "to": "2026-03-31"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEngagementRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "open",
+                     *       "inspectionIds": [],
+                     *       "report": null,
+                     *       "finalizedAt": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEngagement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "finalized",
+                     *       "inspectionIds": [
+                     *         "0192f3a4-0000-7000-8000-000000000d11"
+                     *       ],
+                     *       "report": {
+                     *         "inspectionCount": 1,
+                     *         "passed": 0,
+                     *         "failed": 1,
+                     *         "averagePercent": "63.3",
+                     *         "totalFindings": 1,
+                     *         "openFindings": 1,
+                     *         "inspections": [
+                     *           {
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "templateName": "Monthly food safety",
+                     *             "completedAt": "2026-03-02T15:00:00Z",
+                     *             "percent": "63.3",
+                     *             "result": "fail",
+                     *             "findings": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "finalizedAt": "2026-04-01T09:00:00Z",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-04-01T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    finalizeEngagement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Q1 corporate audit",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "auditor": "Coastal Food Safety LLC",
+                     *       "period": {
+                     *         "from": "2026-01-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d40",
+                     *       "status": "finalized",
+                     *       "inspectionIds": [
+                     *         "0192f3a4-0000-7000-8000-000000000d11"
+                     *       ],
+                     *       "report": {
+                     *         "inspectionCount": 1,
+                     *         "passed": 0,
+                     *         "failed": 1,
+                     *         "averagePercent": "63.3",
+                     *         "totalFindings": 1,
+                     *         "openFindings": 1,
+                     *         "inspections": [
+                     *           {
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "templateName": "Monthly food safety",
+                     *             "completedAt": "2026-03-02T15:00:00Z",
+                     *             "percent": "63.3",
+                     *             "result": "fail",
+                     *             "findings": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "finalizedAt": "2026-04-01T09:00:00Z",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-04-01T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Engagement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEquipment: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "name": "Walk-in cooler",
+                     *         "kind": "walk_in_cooler",
+                     *         "make": "Kolpak",
+                     *         "model": "P7-0810-CT",
+                     *         "serial": "KP-221045",
+                     *         "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "locationId": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Equipment"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEquipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "walk_in_cooler",
+                 *       "make": "Kolpak",
+                 *       "model": "P7-0810-CT",
+                 *       "serial": "KP-221045"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EquipmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "name": "Walk-in cooler",
+                 *       "kind": "walk_in_cooler",
+                 *       "make": "Kolpak",
+                 *       "model": "P7-0810-CT",
+                 *       "serial": "KP-221045"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EquipmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "name": "Walk-in cooler",
+                     *       "kind": "walk_in_cooler",
+                     *       "make": "Kolpak",
+                     *       "model": "P7-0810-CT",
+                     *       "serial": "KP-221045",
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "locationId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Equipment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this equipment's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000e7
+                 */
+                equipmentId?: string;
+                /**
+                 * @description Only work orders in this state.
+                 * @example open
+                 */
+                status?: components["schemas"]["WorkOrderStatus"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *         "title": "Door gasket torn",
+                     *         "description": "The lower gasket lets warm air in.",
+                     *         "priority": "high",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "status": "open",
+                     *         "resolutionNote": null,
+                     *         "alertId": null,
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z",
+                     *         "startedAt": null,
+                     *         "closedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WorkOrder"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *       "title": "Door gasket torn",
+                 *       "description": "The lower gasket lets warm air in.",
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    transitionWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "resolved",
+                 *       "resolutionNote": "Gasket replaced."
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderTransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Door gasket torn",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "resolved",
+                     *       "resolutionNote": "Gasket replaced.",
+                     *       "alertId": null,
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T13:00:00Z",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "closedAt": "2026-03-02T13:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAlertWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                 *       "priority": "high"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The work order already opened from this alert. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Repair: Walk-in cooler at 47°F",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "equipmentId": "0192f3a4-0000-7000-8000-0000000000e7",
+                     *       "title": "Repair: Walk-in cooler at 47°F",
+                     *       "description": "The lower gasket lets warm air in.",
+                     *       "priority": "high",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d50",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "open",
+                     *       "resolutionNote": null,
+                     *       "alertId": "0192f3a4-0000-7000-8000-0000000000a1",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z",
+                     *       "startedAt": null,
+                     *       "closedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWalkthroughs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Opening checklist",
+                     *         "kind": "opening",
+                     *         "siteIds": [
+                     *           "0192f3a4-0000-7000-8000-0000000000aa"
+                     *         ],
+                     *         "steps": [
+                     *           {
+                     *             "key": "lights",
+                     *             "prompt": "Hood lights and fans on",
+                     *             "answerKind": "check",
+                     *             "required": true,
+                     *             "guideId": null
+                     *           },
+                     *           {
+                     *             "key": "walkin",
+                     *             "prompt": "Walk-in cooler temperature",
+                     *             "answerKind": "temperature",
+                     *             "required": true,
+                     *             "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *           },
+                     *           {
+                     *             "key": "notes",
+                     *             "prompt": "Anything to report",
+                     *             "answerKind": "text",
+                     *             "required": false,
+                     *             "guideId": null
+                     *           }
+                     *         ],
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Walkthrough"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Opening checklist",
+                 *       "kind": "opening",
+                 *       "siteIds": [
+                 *         "0192f3a4-0000-7000-8000-0000000000aa"
+                 *       ],
+                 *       "steps": [
+                 *         {
+                 *           "key": "lights",
+                 *           "prompt": "Hood lights and fans on",
+                 *           "answerKind": "check",
+                 *           "required": true,
+                 *           "guideId": null
+                 *         },
+                 *         {
+                 *           "key": "walkin",
+                 *           "prompt": "Walk-in cooler temperature",
+                 *           "answerKind": "temperature",
+                 *           "required": true,
+                 *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                 *         },
+                 *         {
+                 *           "key": "notes",
+                 *           "prompt": "Anything to report",
+                 *           "answerKind": "text",
+                 *           "required": false,
+                 *           "guideId": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthrough: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Opening checklist",
+                     *       "kind": "opening",
+                     *       "siteIds": [
+                     *         "0192f3a4-0000-7000-8000-0000000000aa"
+                     *       ],
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Walkthrough"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartWalkthroughRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWalkthroughResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "stepKey": "lights",
+                 *           "checked": true
+                 *         },
+                 *         {
+                 *           "stepKey": "walkin",
+                 *           "value": "38",
+                 *           "note": "Probe on the centre shelf"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WalkthroughResponsesRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "in_progress",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": null,
+                     *       "submittedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitWalkthroughRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d61",
+                     *       "walkthroughId": "0192f3a4-0000-7000-8000-000000000d60",
+                     *       "walkthroughName": "Opening checklist",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "status": "submitted",
+                     *       "steps": [
+                     *         {
+                     *           "key": "lights",
+                     *           "prompt": "Hood lights and fans on",
+                     *           "answerKind": "check",
+                     *           "required": true,
+                     *           "guideId": null
+                     *         },
+                     *         {
+                     *           "key": "walkin",
+                     *           "prompt": "Walk-in cooler temperature",
+                     *           "answerKind": "temperature",
+                     *           "required": true,
+                     *           "guideId": "0192f3a4-0000-7000-8000-0000000000b7"
+                     *         },
+                     *         {
+                     *           "key": "notes",
+                     *           "prompt": "Anything to report",
+                     *           "answerKind": "text",
+                     *           "required": false,
+                     *           "guideId": null
+                     *         }
+                     *       ],
+                     *       "answers": [
+                     *         {
+                     *           "stepKey": "lights",
+                     *           "checked": true
+                     *         },
+                     *         {
+                     *           "stepKey": "walkin",
+                     *           "value": "38",
+                     *           "note": "Probe on the centre shelf"
+                     *         }
+                     *       ],
+                     *       "startedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "startedAt": "2026-03-02T11:00:00Z",
+                     *       "submittedBy": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "submittedAt": "2026-03-02T11:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalkthroughRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCertifications: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only this member's.
+                 * @example 0192f3a4-5b6c-7d8e-9f01-23456789abcd
+                 */
+                userId?: string;
+                /**
+                 * @description Only this kind.
+                 * @example food_manager
+                 */
+                kind?: components["schemas"]["CertificationKind"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "food_manager",
+                     *         "number": "FM-2231-0098",
+                     *         "issuedOn": "2023-04-01",
+                     *         "expiresOn": "2026-04-01",
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *         "userName": "Ana Gomez",
+                     *         "status": "expiring",
+                     *         "createdAt": "2026-03-02T10:00:00Z",
+                     *         "updatedAt": "2026-03-02T10:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Certification"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCertification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2026-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2026-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "expiring",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCertification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "kind": "food_manager",
+                 *       "number": "FM-2231-0098",
+                 *       "issuedOn": "2023-04-01",
+                 *       "expiresOn": "2029-04-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "food_manager",
+                     *       "number": "FM-2231-0098",
+                     *       "issuedOn": "2023-04-01",
+                     *       "expiresOn": "2029-04-01",
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d70",
+                     *       "userName": "Ana Gomez",
+                     *       "status": "valid",
+                     *       "createdAt": "2026-03-02T10:00:00Z",
+                     *       "updatedAt": "2026-03-02T10:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Certification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this site's.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *         "scope": "site",
+                     *         "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *         "kind": "operations",
+                     *         "period": {
+                     *           "from": "2026-03-01",
+                     *           "to": "2026-03-31"
+                     *         },
+                     *         "createdAt": "2026-04-01T08:00:00Z",
+                     *         "content": {
+                     *           "sites": [
+                     *             {
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "name": "Main Kitchen"
+                     *             }
+                     *           ],
+                     *           "tasks": {
+                     *             "due": 412,
+                     *             "done": 380,
+                     *             "late": 9,
+                     *             "missed": 14,
+                     *             "open": 9
+                     *           },
+                     *           "temperatureExcursions": 3,
+                     *           "inspections": {
+                     *             "completed": 1,
+                     *             "passed": 0,
+                     *             "failed": 1,
+                     *             "averagePercent": "63.3",
+                     *             "items": [
+                     *               {
+                     *                 "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *                 "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *                 "templateName": "Monthly food safety",
+                     *                 "completedAt": "2026-03-02T15:00:00Z",
+                     *                 "percent": "63.3",
+                     *                 "result": "fail",
+                     *                 "findings": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "openFindings": [
+                     *             {
+                     *               "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "prompt": "Every container labelled and dated",
+                     *               "critical": false,
+                     *               "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *               "taskStatus": "open"
+                     *             }
+                     *           ],
+                     *           "certificationsExpiring": [
+                     *             {
+                     *               "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *               "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *               "userName": "Ana Gomez",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "kind": "food_manager",
+                     *               "expiresOn": "2026-04-01"
+                     *             }
+                     *           ],
+                     *           "waste": {
+                     *             "logs": 3,
+                     *             "valueCents": 2838,
+                     *             "byReason": [
+                     *               {
+                     *                 "reason": "overproduction",
+                     *                 "logs": 1,
+                     *                 "valueCents": 964
+                     *               },
+                     *               {
+                     *                 "reason": "spoilage",
+                     *                 "logs": 2,
+                     *                 "valueCents": 1874
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Report"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "site",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "period": {
+                 *         "from": "2026-03-01",
+                 *         "to": "2026-03-31"
+                 *       },
+                 *       "kind": "operations"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The result. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-000000000d80",
+                     *       "scope": "site",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "kind": "operations",
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31"
+                     *       },
+                     *       "createdAt": "2026-04-01T08:00:00Z",
+                     *       "content": {
+                     *         "sites": [
+                     *           {
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "name": "Main Kitchen"
+                     *           }
+                     *         ],
+                     *         "tasks": {
+                     *           "due": 412,
+                     *           "done": 380,
+                     *           "late": 9,
+                     *           "missed": 14,
+                     *           "open": 9
+                     *         },
+                     *         "temperatureExcursions": 3,
+                     *         "inspections": {
+                     *           "completed": 1,
+                     *           "passed": 0,
+                     *           "failed": 1,
+                     *           "averagePercent": "63.3",
+                     *           "items": [
+                     *             {
+                     *               "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *               "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *               "templateName": "Monthly food safety",
+                     *               "completedAt": "2026-03-02T15:00:00Z",
+                     *               "percent": "63.3",
+                     *               "result": "fail",
+                     *               "findings": 1
+                     *             }
+                     *           ]
+                     *         },
+                     *         "openFindings": [
+                     *           {
+                     *             "findingId": "0192f3a4-0000-7000-8000-000000000d30",
+                     *             "inspectionId": "0192f3a4-0000-7000-8000-000000000d11",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "prompt": "Every container labelled and dated",
+                     *             "critical": false,
+                     *             "taskId": "0192f3a4-0000-7000-8000-000000000d31",
+                     *             "taskStatus": "open"
+                     *           }
+                     *         ],
+                     *         "certificationsExpiring": [
+                     *           {
+                     *             "certificationId": "0192f3a4-0000-7000-8000-000000000d70",
+                     *             "userId": "0192f3a4-5b6c-7d8e-9f01-23456789abcd",
+                     *             "userName": "Ana Gomez",
+                     *             "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *             "kind": "food_manager",
+                     *             "expiresOn": "2026-04-01"
+                     *           }
+                     *         ],
+                     *         "waste": {
+                     *           "logs": 3,
+                     *           "valueCents": 2838,
+                     *           "byReason": [
+                     *             {
+                     *               "reason": "overproduction",
+                     *               "logs": 1,
+                     *               "valueCents": 964
+                     *             },
+                     *             {
+                     *               "reason": "spoilage",
+                     *               "logs": 2,
+                     *               "valueCents": 1874
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the PDF document) */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

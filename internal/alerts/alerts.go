@@ -125,3 +125,14 @@ func hintSite(ctx context.Context, tx pgx.Tx, orgID, siteID uuid.UUID) error {
 	}
 	return realtime.Notify(ctx, tx, ids...)
 }
+
+// Find returns an alert of the organization for another capability to act on (records opens a
+// work order from one), read in the caller's transaction; pgx.ErrNoRows when there is none.
+func Find(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (db.Alert, error) {
+	return q.GetAlertForUpdate(ctx, db.GetAlertForUpdateParams{OrgID: orgID, ID: id})
+}
+
+// CountOpened counts the alerts of kind opened at a site in [from, to), for reports.
+func CountOpened(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, kind string, from, to time.Time) (int64, error) {
+	return q.CountAlertsOpened(ctx, db.CountAlertsOpenedParams{OrgID: orgID, SiteID: siteID, Kind: kind, FromAt: from, ToAt: to})
+}

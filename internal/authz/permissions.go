@@ -47,6 +47,12 @@ const (
 	ManageCatering Permission = "manageCatering"
 	// ManageSurveys lets managers create and change surveys and invite respondents.
 	ManageSurveys Permission = "manageSurveys"
+	// ManageCompliance lets managers manage policies, inspection templates, inspections,
+	// engagements, walkthroughs, equipment, certifications and reports.
+	ManageCompliance Permission = "manageCompliance"
+	// PerformInspections lets inspectors (staff) perform inspections and walkthroughs and open and
+	// move work orders.
+	PerformInspections Permission = "performInspections"
 )
 
 // Role is a membership's role; a higher rank includes every lower one.
@@ -115,8 +121,10 @@ var Table = []Definition{
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},
 	{ManageCatering, Manager, "manage catering clients, events, quotes (share, record acceptance), invoices and payments"},
 	{ManageSurveys, Manager, "create and change surveys, mint their links and invite respondents"},
+	{ManageCompliance, Manager, "manage policies and their versions, inspection templates, inspections, audit engagements, walkthroughs, equipment, certifications and reports"},
+	{PerformInspections, Inspector, "perform inspections and walkthroughs; open and move equipment work orders"},
 	{OperateKitchen, Inspector, "record production events, complete tasks, log temperatures, resolve alerts, count stock and log waste"},
-	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; read catering records and survey results"},
+	{ViewOrg, Viewer, "read the organization, its sites and its members; list alerts and tags and resolve scanned tags; read catering records and survey results; acknowledge policies"},
 }
 
 var minRole = func() map[Permission]Role {

@@ -100,6 +100,25 @@ func TestPublicResponsesLeakNothing(t *testing.T) {
 	get("GET /survey/{token}", "survey/"+tok).Expect(http.StatusGone)
 	post("POST /survey/{token}/submit", "survey/"+tok+"/submit", map[string]any{"answers": map[string]any{"food": 4}}).Expect(http.StatusGone)
 
+	// Inspection reports (internal/records): completed with a finding whose note names a member,
+	// reissued (the old token is the unknown one's 404), unknown.
+	tmpl := c.create("inspection-templates", map[string]any{"name": "Monthly", "sections": []map[string]any{{"title": "Cold holding",
+		"items": []map[string]any{{"key": "labels", "prompt": "Containers labelled", "kind": "pass_fail"}}}}})
+	insp := c.create("inspections", map[string]any{"templateId": tmpl, "siteId": c.site, "scheduledFor": "2026-03-02T14:00:00Z"})
+	c.call(http.MethodPut, "inspections/"+insp+"/responses").JSON(map[string]any{"answers": []map[string]any{
+		{"key": "labels", "passed": false, "note": "Ask " + manager.User.Email + " (" + c.site.String() + ")"}}}).Do().Expect(http.StatusOK)
+	c.call(http.MethodPost, "inspections/"+insp+"/complete").Do().Expect(http.StatusOK)
+	var insl struct {
+		Token string `json:"token"`
+	}
+	c.call(http.MethodPost, "inspections/"+insp+"/share").Do().Expect(http.StatusOK).Decode(&insl)
+	get("GET /share/insp/{token}", "share/insp/"+insl.Token).Expect(http.StatusOK)
+	old := insl.Token
+	c.call(http.MethodPost, "inspections/"+insp+"/share").Do().Expect(http.StatusOK).Decode(&insl)
+	get("GET /share/insp/{token}", "share/insp/"+old).Expect(http.StatusNotFound)
+	get("GET /share/insp/{token}", "share/insp/"+ql.Token).Expect(http.StatusNotFound)
+	get("GET /share/insp/{token}", "share/insp/"+insl.Token).Expect(http.StatusOK)
+
 	// Rate-limited answers too.
 	ip := c.env.NewIP()
 	var limited *apitest.Response

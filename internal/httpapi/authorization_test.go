@@ -105,7 +105,9 @@ func (o specOperation) call(env *apitest.Env, orgID, siteID uuid.UUID, fx walkCa
 		path += "?" + query.Encode()
 	}
 	req := env.Call(o.method, strings.TrimPrefix(path, "/"))
-	if o.op.RequestBody != nil {
+	if fx.raw != nil {
+		req.Raw(fx.rawType, fx.raw)
+	} else if o.op.RequestBody != nil {
 		// One content type and one example, the same every run: JSON when the operation takes
 		// it, else the first by name (map order would pick a different one each run).
 		content := o.op.RequestBody.Value.Content

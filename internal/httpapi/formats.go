@@ -24,6 +24,8 @@ func DefineFormats() {
 		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562))
 		// Raw HL7 (the ingest's ER7 form, in requests and responses) is validated as text.
 		openapi3filter.RegisterBodyDecoder(clinical.ER7MediaType, textBody)
+		// CSV uploads (order guides) are parsed by their handler, which reports rows and lines.
+		openapi3filter.RegisterBodyDecoder("text/csv", textBody)
 	})
 }
 

@@ -37,8 +37,10 @@ import (
 	"github.com/sous-app/sous/internal/orgs"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/public"
+	"github.com/sous-app/sous/internal/purchasing"
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/trayline"
@@ -58,31 +60,35 @@ type Server struct {
 	*clinicalHandlers
 	*alertsHandlers
 	*inventoryHandlers
+	*purchasingHandlers
 	*kitchenHandlers
 	*traylineHandlers
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
+	*recordsHandlers
 	*metaHandlers
 }
 
 // Aliases give each domain's Handlers a distinct embedded field name.
 type (
-	authHandlers      = auth.Handlers
-	orgsHandlers      = orgs.Handlers
-	apiKeyHandlers    = apikeys.Handlers
-	auditHandlers     = audit.Handlers
-	devicesHandlers   = devices.Handlers
-	webhookHandlers   = webhooks.Handlers
-	publicHandlers    = public.Handlers
-	clinicalHandlers  = clinical.Handlers
-	alertsHandlers    = alerts.Handlers
-	cateringHandlers  = catering.Handlers
-	surveysHandlers   = surveys.Handlers
-	tasksHandlers     = tasks.Handlers
-	inventoryHandlers = inventory.Handlers
-	kitchenHandlers   = kitchen.Handlers
-	traylineHandlers  = trayline.Handlers
+	authHandlers       = auth.Handlers
+	orgsHandlers       = orgs.Handlers
+	apiKeyHandlers     = apikeys.Handlers
+	auditHandlers      = audit.Handlers
+	devicesHandlers    = devices.Handlers
+	webhookHandlers    = webhooks.Handlers
+	publicHandlers     = public.Handlers
+	clinicalHandlers   = clinical.Handlers
+	alertsHandlers     = alerts.Handlers
+	cateringHandlers   = catering.Handlers
+	surveysHandlers    = surveys.Handlers
+	tasksHandlers      = tasks.Handlers
+	inventoryHandlers  = inventory.Handlers
+	purchasingHandlers = purchasing.Handlers
+	recordsHandlers    = records.Handlers
+	kitchenHandlers    = kitchen.Handlers
+	traylineHandlers   = trayline.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -224,26 +230,32 @@ func New(d Deps) (http.Handler, error) {
 	links := capability.NewResolver(d.Pool, d.Clock, limiter)
 	// Sensor alerts make their follow-up task (tasks), told by alerts through a hook.
 	alerts.SetOpenHook(tasks.AlertHook{})
+	// Inspection findings make their corrective tasks (tasks), asked by records through a hook.
+	records.SetFindingTasks(tasks.FindingTasks{})
+	// Scan tags may name equipment (records) by id.
+	public.SetEquipmentLookup(records.EquipmentLookup{})
 	// Census changes move and re-check queued tray tickets (trayline), told by clinical through a hook.
 	clinical.SetCensusHook(trayline.CensusHook{Clock: d.Clock})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
-		authHandlers:      auth.NewHandlers(authSvc),
-		orgsHandlers:      orgs.NewHandlers(d.Pool, d.Clock),
-		apiKeyHandlers:    keys,
-		auditHandlers:     audit.NewHandlers(d.Pool),
-		webhookHandlers:   webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
-		publicHandlers:    public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
-		devicesHandlers:   devs,
-		clinicalHandlers:  clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
-		alertsHandlers:    alerts.NewHandlers(d.Pool, d.Clock),
-		cateringHandlers:  catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
-		surveysHandlers:   surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
-		tasksHandlers:     tasks.NewHandlers(d.Pool, d.Clock),
-		inventoryHandlers: inv,
-		kitchenHandlers:   kitchen.NewHandlers(d.Pool, d.Clock),
-		traylineHandlers:  trayline.NewHandlers(d.Pool, d.Clock),
-		metaHandlers:      meta,
+		authHandlers:       auth.NewHandlers(authSvc),
+		orgsHandlers:       orgs.NewHandlers(d.Pool, d.Clock),
+		apiKeyHandlers:     keys,
+		auditHandlers:      audit.NewHandlers(d.Pool),
+		webhookHandlers:    webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),
+		publicHandlers:     public.NewHandlers(d.Pool, d.Clock, limiter, d.Config.WebURL).WithStorageLocations(inv),
+		devicesHandlers:    devs,
+		clinicalHandlers:   clinical.NewHandlers(d.Pool, d.Clock, d.Logger),
+		alertsHandlers:     alerts.NewHandlers(d.Pool, d.Clock),
+		cateringHandlers:   catering.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		surveysHandlers:    surveys.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		tasksHandlers:      tasks.NewHandlers(d.Pool, d.Clock),
+		inventoryHandlers:  inv,
+		purchasingHandlers: purchasing.NewHandlers(d.Pool, d.Clock),
+		recordsHandlers:    records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
+		kitchenHandlers:    kitchen.NewHandlers(d.Pool, d.Clock),
+		traylineHandlers:   trayline.NewHandlers(d.Pool, d.Clock),
+		metaHandlers:       meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and

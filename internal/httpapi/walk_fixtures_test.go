@@ -36,6 +36,10 @@ type walkCall struct {
 	// siteless marks a site-scoped write whose audit row names no site, because what it writes
 	// (a membership, an invitation) may span sites; its entries are for members with every site.
 	siteless bool
+	// raw, when set, is the body sent as is with rawType, in place of the examples (an upload
+	// whose content matters, such as a CSV file).
+	raw     []byte
+	rawType string
 }
 
 // walkFixture prepares, at site A and as the owner, what one call of an operation acts on.
@@ -241,6 +245,75 @@ var walkFixtures = map[string]walkFixture{
 		id := w.waste()
 		return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 	},
+	// Purchasing.
+	"createVendor": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]}}
+	},
+	"updateVendor": func(w *walker) walkCall {
+		return walkCall{path: map[string]string{"id": w.vendor()}, body: map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]}}
+	},
+	"listVendorItems": func(w *walker) walkCall { return walkCall{path: map[string]string{"id": w.vendor()}} },
+	"createVendorItem": func(w *walker) walkCall {
+		item := w.create("inventory-items", w.itemBody())
+		return walkCall{path: map[string]string{"id": w.vendor()}, body: map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500}}
+	},
+	"importVendorGuide": func(w *walker) walkCall {
+		body := w.itemBody()
+		body["name"] = "Walk item " + uuid.NewString()[:8]
+		w.create("inventory-items", body)
+		return walkCall{path: map[string]string{"id": w.vendor()}, rawType: "text/csv",
+			raw: []byte("sku,description,pack,pack_unit,price,item\nW-2,Walk,4,each,$5.00," + body["name"].(string) + "\n")}
+	},
+	"listPurchaseOrders": func(w *walker) walkCall { return walkCall{ids: []string{w.purchaseOrder(false)}} },
+	"createPurchaseOrder": func(w *walker) walkCall {
+		vendor, vi := w.vendorItem()
+		return walkCall{body: map[string]any{"vendorId": vendor, "siteId": w.siteA, "lines": []map[string]any{{"vendorItemId": vi, "packs": "2"}}}}
+	},
+	"getPurchaseOrder":    func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"submitPurchaseOrder": func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"cancelPurchaseOrder": func(w *walker) walkCall { return poFixture(w.purchaseOrder(false)) },
+	"closePurchaseOrder":  func(w *walker) walkCall { return poFixture(w.purchaseOrder(true)) },
+	"receivePurchaseOrder": func(w *walker) walkCall {
+		id := w.purchaseOrder(true)
+		var po struct {
+			Lines []struct{ ID string } `json:"lines"`
+		}
+		w.ownerCall(http.MethodGet, "purchase-orders/"+id).Do().Expect(http.StatusOK).Decode(&po)
+		fx := poFixture(id)
+		fx.body = map[string]any{"lines": []map[string]any{{"lineId": po.Lines[0].ID, "packs": "1", "locationId": w.location()}}}
+		return fx
+	},
+	"createRequisition": func(w *walker) walkCall {
+		item, from := w.stock()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
+			"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}}}
+	},
+	"listRequisitions":   func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"getRequisition":     func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"submitRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"cancelRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },
+	"approveRequisition": func(w *walker) walkCall { return reqFixture(w.requisition("submit")) },
+	"fulfillRequisition": func(w *walker) walkCall {
+		fx := reqFixture(w.requisition("submit", "approve"))
+		fx.body = map[string]any{}
+		return fx
+	},
+	"requisitionToPurchaseOrders": func(w *walker) walkCall { return reqFixture(w.requisition("submit", "approve")) },
+	"generateOrderList": func(w *walker) walkCall {
+		w.orderList()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "from": "2026-03-02", "to": "2026-03-08", "basis": "par"}}
+	},
+	"listOrderLists":     func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"getOrderList":       func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"exportOrderList":    func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"setOrderListStatus": func(w *walker) walkCall { id, _ := w.orderList(); return listFixture(id) },
+	"updateOrderListLine": func(w *walker) walkCall {
+		id, line := w.orderList()
+		fx := listFixture(id)
+		fx.path["lineId"] = line
+		fx.body = map[string]any{"quantity": "20"}
+		return fx
+	},
 	"listStock":     stockFixture,
 	"listStockTxns": stockFixture,
 	"listLots":      stockFixture,
@@ -343,6 +416,106 @@ var walkFixtures = map[string]walkFixture{
 		fx.body = w.surveyBody()
 		return fx
 	},
+
+	// Operations records.
+	"listPolicies": func(w *walker) walkCall { return walkCall{ids: []string{w.policy(false)}} },
+	"createPolicy": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"title": "Handwashing", "siteIds": []uuid.UUID{w.siteA}}}
+	},
+	"getPolicy":                  func(w *walker) walkCall { return policyFixture(w, true) },
+	"acknowledgePolicy":          func(w *walker) walkCall { return policyFixture(w, true) },
+	"listPolicyAcknowledgements": func(w *walker) walkCall { return policyFixture(w, true) },
+	"createPolicyVersion": func(w *walker) walkCall {
+		c := policyFixture(w, false)
+		c.body = map[string]any{"body": "# Handwashing", "summary": "First."}
+		return c
+	},
+	"publishPolicyVersion": func(w *walker) walkCall {
+		c := policyFixture(w, false)
+		c.path["version"] = "1"
+		return c
+	},
+	"getInspectionTemplate":    templateFixture,
+	"updateInspectionTemplate": func(w *walker) walkCall { c := templateFixture(w); c.body = walkTemplate(); return c },
+	"createInspection": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"templateId": w.template(), "siteId": w.siteA, "scheduledFor": "2026-03-02T14:00:00Z"}}
+	},
+	"listInspections":    func(w *walker) walkCall { return walkCall{ids: []string{w.inspection()}} },
+	"getInspection":      inspectionFixture,
+	"completeInspection": inspectionFixture,
+	"shareInspection":    inspectionFixture,
+	"setInspectionResponses": func(w *walker) walkCall {
+		c := inspectionFixture(w)
+		c.body = map[string]any{"answers": []map[string]any{{"key": "labels", "passed": true}}, "notes": "Walk notes."}
+		return c
+	},
+	"listEngagements":    func(w *walker) walkCall { return walkCall{ids: []string{w.engagement()}} },
+	"getEngagement":      engagementFixture,
+	"finalizeEngagement": engagementFixture,
+	"listEquipment":      func(w *walker) walkCall { return walkCall{ids: []string{w.equipment()}} },
+	"getEquipment":       equipmentFixture,
+	"updateEquipment": func(w *walker) walkCall {
+		c := equipmentFixture(w)
+		c.body = map[string]any{"siteId": w.siteA, "name": "Walk-in 2", "kind": "walk_in_cooler"}
+		return c
+	},
+	"createWorkOrder": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"equipmentId": w.equipment(), "title": "Door gasket torn"}}
+	},
+	"listWorkOrders": func(w *walker) walkCall { return walkCall{ids: []string{w.workOrder()}} },
+	"getWorkOrder":   workOrderFixture,
+	"transitionWorkOrder": func(w *walker) walkCall {
+		c := workOrderFixture(w)
+		c.body = map[string]any{"status": "in_progress"}
+		return c
+	},
+	"createAlertWorkOrder": func(w *walker) walkCall {
+		id := uuid.Must(uuid.NewV7())
+		now := w.env.Clock.Now()
+		if _, err := w.env.Pool.Exec(w.env.T.Context(),
+			`INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at)
+			 VALUES ($1, $2, $3, 'temperature_excursion', 'warning', 'Walk-in cooler at 47°F', 'task', $4, $5, $5)`,
+			id, w.orgID, w.siteA, uuid.New(), now); err != nil {
+			w.env.T.Fatal(err)
+		}
+		return walkCall{path: map[string]string{"id": id.String()}, ids: []string{id.String()}, body: map[string]any{"equipmentId": w.equipment()}}
+	},
+	"listWalkthroughs": func(w *walker) walkCall { return walkCall{ids: []string{w.walkthrough()}} },
+	"getWalkthrough":   walkthroughFixture,
+	"createWalkthrough": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"name": "Opening", "kind": "opening", "siteIds": []uuid.UUID{w.siteA},
+			"steps": []map[string]any{{"key": "lights", "prompt": "Hood lights on", "answerKind": "check", "guideId": w.guide()}}}}
+	},
+	"startWalkthroughRun": func(w *walker) walkCall {
+		c := walkthroughFixture(w)
+		c.body = map[string]any{"siteId": w.siteA}
+		return c
+	},
+	"getWalkthroughRun": walkthroughRunFixture,
+	"setWalkthroughResponses": func(w *walker) walkCall {
+		c := walkthroughRunFixture(w)
+		c.body = map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}
+		return c
+	},
+	"submitWalkthroughRun": func(w *walker) walkCall {
+		c := walkthroughRunFixture(w)
+		w.ownerCall(http.MethodPut, "walkthrough-runs/"+c.path["id"]+"/responses").JSON(map[string]any{"answers": []map[string]any{{"stepKey": "lights", "checked": true}}}).
+			Do().Expect(http.StatusOK)
+		return c
+	},
+	"listCertifications": func(w *walker) walkCall { return walkCall{ids: []string{w.certification()}} },
+	"createCertification": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler", "issuedOn": "2025-01-01", "expiresOn": "2028-01-01"}}
+	},
+	"getCertification": certificationFixture,
+	"updateCertification": func(w *walker) walkCall {
+		c := certificationFixture(w)
+		c.body = map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler", "issuedOn": "2025-01-01", "expiresOn": "2029-01-01"}
+		return c
+	},
+	"listReports":  func(w *walker) walkCall { return walkCall{ids: []string{w.report()}} },
+	"getReport":    reportFixture,
+	"getReportPdf": reportFixture,
 }
 
 func recipeFixture(w *walker) walkCall { return walkCall{path: map[string]string{"id": w.recipe()}} }
@@ -709,4 +882,177 @@ func (w *walker) trayTicket(date string) (ticketID, recipeID string) {
 	}
 	w.env.T.Fatalf("fixture: no tray ticket for patient %s", patient)
 	return "", ""
+}
+
+func policyFixture(w *walker, published bool) walkCall {
+	id := w.policy(published)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// policy makes a policy for site A with a draft version 1, published when asked.
+func (w *walker) policy(published bool) string {
+	id := w.create("policies", map[string]any{"title": "Handwashing", "siteIds": []uuid.UUID{w.siteA}})
+	w.ownerCall(http.MethodPost, "policies/"+id+"/versions").JSON(map[string]any{"body": "# Handwashing"}).Do().Expect(http.StatusCreated)
+	if published {
+		w.ownerCall(http.MethodPost, "policies/"+id+"/versions/1/publish").Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func walkTemplate() map[string]any {
+	return map[string]any{"name": "Walk inspection", "sections": []map[string]any{{"title": "Cold holding", "items": []map[string]any{
+		{"key": "labels", "prompt": "Containers labelled", "kind": "pass_fail"}}}}}
+}
+
+func (w *walker) template() string { return w.create("inspection-templates", walkTemplate()) }
+
+func templateFixture(w *walker) walkCall {
+	return walkCall{path: map[string]string{"id": w.template()}}
+}
+
+// inspection schedules an inspection at site A.
+func (w *walker) inspection() string {
+	return w.create("inspections", map[string]any{"templateId": w.template(), "siteId": w.siteA, "scheduledFor": "2026-03-02T14:00:00Z"})
+}
+
+func inspectionFixture(w *walker) walkCall {
+	id := w.inspection()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) engagement() string {
+	return w.create("engagements", map[string]any{"name": "Walk audit", "siteIds": []uuid.UUID{w.siteA}, "auditor": "Walk LLC",
+		"period": map[string]any{"from": "2026-01-01", "to": "2026-03-31"}})
+}
+
+func engagementFixture(w *walker) walkCall {
+	id := w.engagement()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) equipment() string {
+	return w.create("equipment", map[string]any{"siteId": w.siteA, "name": "Walk-in cooler", "kind": "walk_in_cooler"})
+}
+
+func equipmentFixture(w *walker) walkCall {
+	id := w.equipment()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) workOrder() string {
+	return w.create("work-orders", map[string]any{"equipmentId": w.equipment(), "title": "Door gasket torn"})
+}
+
+func workOrderFixture(w *walker) walkCall {
+	id := w.workOrder()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) walkthrough() string {
+	return w.create("walkthroughs", map[string]any{"name": "Opening", "kind": "opening", "siteIds": []uuid.UUID{w.siteA},
+		"steps": []map[string]any{{"key": "lights", "prompt": "Hood lights on", "answerKind": "check"}}})
+}
+
+func walkthroughFixture(w *walker) walkCall {
+	id := w.walkthrough()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func walkthroughRunFixture(w *walker) walkCall {
+	id := w.create("walkthroughs/"+w.walkthrough()+"/runs", map[string]any{"siteId": w.siteA})
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) certification() string {
+	return w.create("certifications", map[string]any{"userId": w.owner.User.ID, "siteId": w.siteA, "kind": "food_handler",
+		"issuedOn": "2025-01-01", "expiresOn": "2028-01-01"})
+}
+
+func certificationFixture(w *walker) walkCall {
+	id := w.certification()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func (w *walker) report() string {
+	return w.create("reports", map[string]any{"scope": "site", "siteId": w.siteA, "kind": "operations", "period": map[string]any{"from": "2026-03-01", "to": "2026-03-31"}})
+}
+
+func reportFixture(w *walker) walkCall {
+	id := w.report()
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// vendor creates a vendor and returns its id.
+func (w *walker) vendor() string {
+	w.env.T.Helper()
+	return w.create("vendors", map[string]any{"name": "Walk vendor " + uuid.NewString()[:8]})
+}
+
+// vendorItem creates a vendor selling a new item by 4 each a pack, and returns both ids.
+func (w *walker) vendorItem() (vendor, vendorItem string) {
+	w.env.T.Helper()
+	vendor = w.vendor()
+	item := w.create("inventory-items", w.itemBody())
+	return vendor, w.create("vendors/"+vendor+"/items", map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500})
+}
+
+// purchaseOrder drafts (and, if submitted, submits) a purchase order at site A; returns its id.
+func (w *walker) purchaseOrder(submitted bool) string {
+	w.env.T.Helper()
+	vendor, vi := w.vendorItem()
+	id := w.create("purchase-orders", map[string]any{"vendorId": vendor, "siteId": w.siteA, "lines": []map[string]any{{"vendorItemId": vi, "packs": "2"}}})
+	if submitted {
+		w.ownerCall(http.MethodPost, "purchase-orders/"+id+"/submit").Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func poFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// requisition creates a requisition at site A moving 1 lb of stocked, preferred-vendor-bought
+// lemons, takes it through steps, and returns its id.
+func (w *walker) requisition(steps ...string) string {
+	w.env.T.Helper()
+	item, from := w.stock()
+	vendor := w.vendor()
+	w.create("vendors/"+vendor+"/items", map[string]any{"itemId": item, "sku": "W-1", "packSize": "4", "packUnit": "each", "priceCents": 500, "preferred": true})
+	id := w.create("requisitions", map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
+		"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}})
+	for _, s := range steps {
+		w.ownerCall(http.MethodPost, "requisitions/"+id+"/"+s).Do().Expect(http.StatusOK)
+	}
+	return id
+}
+
+func reqFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// orderList generates an order list at site A for an item below par bought through a
+// preferred vendor item, and returns its id and its line's.
+func (w *walker) orderList() (id, line string) {
+	w.env.T.Helper()
+	w.requisition()
+	var out struct {
+		ID    string `json:"id"`
+		Lines []struct {
+			ID      string `json:"id"`
+			Include bool   `json:"include"`
+		} `json:"lines"`
+	}
+	w.ownerCall(http.MethodPost, "order-lists/generate").JSON(map[string]any{"siteId": w.siteA, "from": "2026-03-02", "to": "2026-03-08", "basis": "par"}).
+		Do().Expect(http.StatusCreated).Decode(&out)
+	for _, l := range out.Lines {
+		if l.Include {
+			return out.ID, l.ID
+		}
+	}
+	w.env.T.Fatalf("order list %s without an included line", out.ID)
+	return "", ""
+}
+
+func listFixture(id string) walkCall {
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
 }

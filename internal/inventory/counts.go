@@ -420,7 +420,8 @@ func (h *Handlers) GetSupplySettings(ctx context.Context, req api.GetSupplySetti
 	if err != nil {
 		return nil, err
 	}
-	return api.GetSupplySettings200JSONResponse{VarianceFlagPercent: fmtQty(s.VarianceFlagPercent), VarianceFlagCents: s.VarianceFlagCents}, nil
+	over := fmtQty(s.OverReceiptPercent)
+	return api.GetSupplySettings200JSONResponse{VarianceFlagPercent: fmtQty(s.VarianceFlagPercent), VarianceFlagCents: s.VarianceFlagCents, OverReceiptPercent: &over}, nil
 }
 
 func (h *Handlers) UpdateSupplySettings(ctx context.Context, req api.UpdateSupplySettingsRequestObject) (api.UpdateSupplySettingsResponseObject, error) {
@@ -428,9 +429,19 @@ func (h *Handlers) UpdateSupplySettings(ctx context.Context, req api.UpdateSuppl
 	if err != nil {
 		return nil, err
 	}
+	var over *decimal.Decimal
+	if req.Body.OverReceiptPercent != nil {
+		o, err := parseNonNegative("overReceiptPercent", *req.Body.OverReceiptPercent)
+		if err != nil {
+			return nil, err
+		}
+		over = &o
+	}
 	now := h.clock.Now()
+	var kept decimal.Decimal
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
-		if err := q.UpsertSupplySettings(ctx, db.UpsertSupplySettingsParams{OrgID: req.OrgId, VarianceFlagPercent: pct, VarianceFlagCents: req.Body.VarianceFlagCents, Now: now}); err != nil {
+		var err error
+		if kept, err = q.UpsertSupplySettings(ctx, db.UpsertSupplySettingsParams{OrgID: req.OrgId, VarianceFlagPercent: pct, VarianceFlagCents: req.Body.VarianceFlagCents, OverReceiptPercent: over, Now: now}); err != nil {
 			return err
 		}
 		return audit.Record(ctx, q, req.OrgId, uuid.Nil, now)
@@ -438,5 +449,6 @@ func (h *Handlers) UpdateSupplySettings(ctx context.Context, req api.UpdateSuppl
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdateSupplySettings200JSONResponse{VarianceFlagPercent: fmtQty(pct), VarianceFlagCents: req.Body.VarianceFlagCents}, nil
+	o := fmtQty(kept)
+	return api.UpdateSupplySettings200JSONResponse{VarianceFlagPercent: fmtQty(pct), VarianceFlagCents: req.Body.VarianceFlagCents, OverReceiptPercent: &o}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
@@ -92,7 +93,7 @@ func (h *Handlers) CreateWasteLog(ctx context.Context, req api.CreateWasteLogReq
 			txnIDs = append(txnIDs, t.ID)
 		}
 		w, err := q.CreateWasteLog(ctx, db.CreateWasteLogParams{
-			ID: id, OrgID: req.OrgId, SiteID: b.SiteId, LocationID: b.LocationId, ItemID: it.ID, LotID: b.LotId, Quantity: qty, Unit: b.Unit,
+			ID: id, OrgID: req.OrgId, SiteID: b.SiteId, LocationID: &b.LocationId, ItemID: &it.ID, LotID: b.LotId, Quantity: qty, Unit: b.Unit,
 			QuantityBase: base, Reason: string(b.Reason), Note: note, ValueCents: value, CreatedBy: actorOf(a), Now: now,
 		})
 		if err != nil {
@@ -151,7 +152,7 @@ func (h *Handlers) ListWasteLogs(ctx context.Context, req api.ListWasteLogsReque
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListWasteLogsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	params := db.ListWasteLogsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId, RunID: p.RunId, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
 	if p.Reason != nil {
 		r := string(*p.Reason)
 		params.Reason = &r
@@ -216,8 +217,54 @@ func wasteToAPI(w db.WasteLog, baseUnit string, txnIDs []uuid.UUID) api.WasteLog
 		txnIDs = []uuid.UUID{}
 	}
 	return api.WasteLog{
-		Id: w.ID, SiteId: w.SiteID, LocationId: w.LocationID, ItemId: w.ItemID, LotId: w.LotID, Quantity: api.Quantity(fmtQty(w.Quantity)),
-		Unit: w.Unit, QuantityBase: api.Quantity(fmtQty(w.QuantityBase)), BaseUnit: api.StandardUnit(baseUnit), Reason: api.WasteReason(w.Reason),
+		Id: w.ID, SiteId: w.SiteID, LocationId: w.LocationID, ItemId: w.ItemID, LotId: w.LotID, RunId: w.RunID, RecipeName: w.RecipeName,
+		Quantity: api.Quantity(fmtQty(w.Quantity)),
+		Unit:     w.Unit, QuantityBase: api.Quantity(fmtQty(w.QuantityBase)), BaseUnit: api.StandardUnit(baseUnit), Reason: api.WasteReason(w.Reason),
 		Note: w.Note, ValueCents: w.ValueCents, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, TxnIds: txnIDs,
 	}
+}
+
+// RunWaste is a production run's output thrown away, as the kitchen records it.
+type RunWaste struct {
+	OrgID, SiteID, RunID uuid.UUID
+	RecipeName           string
+	Quantity             decimal.Decimal // in Unit, the run's (standard) unit
+	Unit                 string
+	Reason               api.WasteReason
+	Note                 *string
+	ValueCents           int64
+	CreatedBy            *uuid.UUID
+	At                   time.Time
+}
+
+// RecordRunWaste writes the waste log of a run's output in the caller's transaction. The output
+// was never stock, so no ledger row moves; the log stands in the site's waste list beside stock
+// waste, with the value the kitchen gives it.
+func RecordRunWaste(ctx context.Context, q *db.Queries, w RunWaste) (uuid.UUID, error) {
+	id := uuid.Must(uuid.NewV7())
+	_, err := q.CreateRunWasteLog(ctx, db.CreateRunWasteLogParams{
+		ID: id, OrgID: w.OrgID, SiteID: w.SiteID, RunID: &w.RunID, RecipeName: &w.RecipeName, Quantity: w.Quantity,
+		Unit: w.Unit, Reason: string(w.Reason), Note: w.Note, ValueCents: w.ValueCents, CreatedBy: w.CreatedBy, Now: w.At,
+	})
+	return id, err
+}
+
+// WasteTotal is the waste of one reason logged at a site over a period.
+type WasteTotal struct {
+	Reason     api.WasteReason
+	Logs       int
+	ValueCents int64
+}
+
+// WasteByReason totals a site's waste logged in [from, to), per reason, for reports.
+func WasteByReason(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, from, to time.Time) ([]WasteTotal, error) {
+	rows, err := q.WasteByReason(ctx, db.WasteByReasonParams{OrgID: orgID, SiteID: siteID, FromAt: from, ToAt: to})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WasteTotal, len(rows))
+	for i, r := range rows {
+		out[i] = WasteTotal{Reason: api.WasteReason(r.Reason), Logs: int(r.Logs), ValueCents: r.ValueCents}
+	}
+	return out, nil
 }

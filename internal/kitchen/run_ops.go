@@ -16,6 +16,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/quantity"
@@ -97,22 +98,75 @@ func (h *Handlers) SetProductionRunStatus(ctx context.Context, req api.SetProduc
 // recordUsage writes the theoretical usage of a finished run: the pinned version's items × scale,
 // in base units, costed at the site's moving averages where known.
 func recordUsage(ctx context.Context, q *db.Queries, r db.ProductionRun, now time.Time) error {
-	t, s, err := runTree(ctx, q, r)
+	usage, err := runUsage(ctx, q, r)
 	if err != nil {
 		return err
 	}
-	for itemID, base := range s.ItemNeeds(nil) {
-		var cents *int64
-		if cost, ok := itemCost(t.Items[itemID], r.SiteID); ok {
-			c := base.Mul(cost).RoundBank(0).IntPart()
-			cents = &c
-		}
-		if err := q.InsertUsage(ctx, db.InsertUsageParams{OrgID: r.OrgID, RunID: r.ID, SiteID: r.SiteID, Date: r.Date, ItemID: itemID,
-			QuantityBase: base, CostCents: cents, Now: now}); err != nil {
+	for _, u := range usage {
+		if err := q.InsertUsage(ctx, db.InsertUsageParams{OrgID: r.OrgID, RunID: r.ID, SiteID: r.SiteID, Date: r.Date, ItemID: u.itemID,
+			QuantityBase: u.base, CostCents: u.cents, Now: now}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// itemUsage is one ingredient item a run uses: its quantity in the item's base unit and, where
+// the item has a cost at the run's site, that quantity's cost.
+type itemUsage struct {
+	itemID uuid.UUID
+	base   decimal.Decimal
+	cents  *int64
+}
+
+// runUsage is what the run's pinned recipe version uses, item by item, scaled to the run.
+func runUsage(ctx context.Context, q *db.Queries, r db.ProductionRun) ([]itemUsage, error) {
+	t, s, err := runTree(ctx, q, r)
+	if err != nil {
+		return nil, err
+	}
+	var out []itemUsage
+	for itemID, base := range s.ItemNeeds(nil) {
+		u := itemUsage{itemID: itemID, base: base}
+		if cost, ok := itemCost(t.Items[itemID], r.SiteID); ok {
+			c := base.Mul(cost).RoundBank(0).IntPart()
+			u.cents = &c
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// recordWaste writes the waste log of part of a run's output: valued at the run's cost (its
+// costed ingredients) in proportion to the quantity wasted, rounded half-even once. A reason that
+// is one of the waste reasons is that reason; other free text makes it `other` with the text as
+// the log's note; none, `overproduction`.
+func recordWaste(ctx context.Context, q *db.Queries, r db.ProductionRun, wasted decimal.Decimal, reason, note *string, by *uuid.UUID, now time.Time) error {
+	usage, err := runUsage(ctx, q, r)
+	if err != nil {
+		return err
+	}
+	var runCents int64
+	for _, u := range usage {
+		if u.cents != nil {
+			runCents += *u.cents
+		}
+	}
+	value := decimal.NewFromInt(runCents).Mul(wasted).Div(r.Quantity).RoundBank(0).IntPart()
+	kind := api.WasteReasonOverproduction // what a run's leftover output most often is
+	if reason != nil {
+		if k := api.WasteReason(strings.TrimSpace(*reason)); k.Valid() {
+			kind = k
+		} else {
+			kind = api.WasteReasonOther
+			if note == nil {
+				note = reason
+			}
+		}
+	}
+	_, err = inventory.RecordRunWaste(ctx, q, inventory.RunWaste{OrgID: r.OrgID, SiteID: r.SiteID, RunID: r.ID, RecipeName: r.RecipeName,
+		Quantity: wasted, Unit: r.Unit, Reason: kind, Note: note, ValueCents: value, CreatedBy: by, At: now})
+	return err
 }
 
 func (h *Handlers) HandoffProductionRun(ctx context.Context, req api.HandoffProductionRunRequestObject) (api.HandoffProductionRunResponseObject, error) {
@@ -195,7 +249,7 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 	b := req.Body
 	typ := string(b.Type)
 	data := map[string]any{}
-	var temp decimal.Decimal
+	var temp, wasted decimal.Decimal
 	switch typ {
 	case "temp_check":
 		if b.TempF == nil {
@@ -221,11 +275,10 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 		if b.Quantity == nil {
 			return nil, apierr.InvalidField("quantity", "is required for waste")
 		}
-		w, err := parsePositive("quantity", string(*b.Quantity))
-		if err != nil {
+		if wasted, err = parsePositive("quantity", string(*b.Quantity)); err != nil {
 			return nil, err
 		}
-		data["quantity"] = quantity.Format(w)
+		data["quantity"] = quantity.Format(wasted)
 		if b.Reason != nil {
 			data["reason"] = *b.Reason
 		}
@@ -267,6 +320,11 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 			return err
 		}
 		out = eventToAPI(ev)
+		if typ == "waste" {
+			if err := recordWaste(ctx, q, r, wasted, b.Reason, b.Text, userOf(a), now); err != nil {
+				return err
+			}
+		}
 		if typ == "temp_check" {
 			if err := h.checkTemperature(ctx, tx, q, r, temp, now); err != nil {
 				return err
@@ -281,4 +339,12 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 		return nil, err
 	}
 	return api.CreateProductionRunEvent200JSONResponse(out), nil
+}
+
+// userOf is the member acting, nil for an API key.
+func userOf(a authz.Access) *uuid.UUID {
+	if u := a.UserID(); u != uuid.Nil {
+		return &u
+	}
+	return nil
 }

@@ -412,6 +412,39 @@ func TestEventsAlertsAndHandoff(t *testing.T) {
 	k.call(http.MethodPost, path+"/events").JSON(map[string]any{"type": "note", "text": "Topped up gravy"}).Do().Expect(http.StatusOK)
 	k.call(http.MethodPost, path+"/events").JSON(map[string]any{"type": "temp_check"}).Do().ExpectError(http.StatusBadRequest, "tempF")
 	k.call(http.MethodPost, path+"/events").JSON(map[string]any{"type": "waste", "quantity": "1.5", "reason": "overproduction"}).Do().Expect(http.StatusOK)
+	k.call(http.MethodPost, path+"/events").JSON(map[string]any{"type": "waste", "quantity": "0.25", "reason": "pan dropped at the pass"}).Do().Expect(http.StatusOK)
+	// Each is a waste log of the run's output, in the run's unit, valued at the run's cost in
+	// proportion (40 portions = 12 kg cost 7,710 cents), and moves no stock.
+	var logs []struct {
+		RunID      *uuid.UUID `json:"runId"`
+		RecipeName *string    `json:"recipeName"`
+		ItemID     *uuid.UUID `json:"itemId"`
+		LocationID *uuid.UUID `json:"locationId"`
+		Quantity   string     `json:"quantity"`
+		Unit       string     `json:"unit"`
+		Reason     string     `json:"reason"`
+		Note       *string    `json:"note"`
+		ValueCents int64      `json:"valueCents"`
+		TxnIDs     []string   `json:"txnIds"`
+	}
+	k.call(http.MethodGet, "waste-logs?siteId="+k.site.String()+"&runId="+r.ID.String()).Do().Expect(http.StatusOK).Decode(&logs)
+	if len(logs) != 2 {
+		t.Fatalf("waste logs %+v", logs)
+	}
+	dropped, over := logs[0], logs[1] // newest first
+	for _, l := range logs {
+		if l.RunID == nil || *l.RunID != r.ID || l.RecipeName == nil || *l.RecipeName != r.RecipeName || l.ItemID != nil ||
+			l.LocationID != nil || l.Unit != "kg" || len(l.TxnIDs) != 0 {
+			t.Fatalf("run waste log %+v", l)
+		}
+	}
+	// 7,710 × 1.5 / 12 = 963.75 → 964; 7,710 × 0.25 / 12 = 160.625 → 161.
+	if over.Quantity != "1.5" || over.Reason != "overproduction" || over.ValueCents != 964 {
+		t.Fatalf("overproduction log %+v", over)
+	}
+	if dropped.Quantity != "0.25" || dropped.Reason != "other" || dropped.Note == nil || *dropped.Note != "pan dropped at the pass" || dropped.ValueCents != 161 {
+		t.Fatalf("dropped log %+v", dropped)
+	}
 
 	// Handoff to expo.
 	var h run
@@ -440,7 +473,7 @@ func TestEventsAlertsAndHandoff(t *testing.T) {
 	}
 	var events []struct{ Type string }
 	k.call(http.MethodGet, path+"/events").Do().Expect(http.StatusOK).Decode(&events)
-	if len(events) != 11 {
+	if len(events) != 12 {
 		t.Fatalf("%d events: %+v", len(events), events)
 	}
 	k.call(http.MethodPost, path+"/handoff").JSON(map[string]any{"station": "expo"}).Do().ExpectCode(http.StatusConflict, "conflict")

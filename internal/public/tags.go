@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -40,10 +41,8 @@ func (h *Handlers) ListTags(ctx context.Context, req api.ListTagsRequestObject) 
 	return out, nil
 }
 
-// CreateTag mints a code for a target: a site of the organization, a storage location named by
-// id (or, as tags printed before locations existed, described by its label), or a piece of
-// equipment described by its label (equipment has no table yet; when it does, its tags will
-// carry a targetId too).
+// CreateTag mints a code for a target: a site of the organization, a storage location or a piece
+// of equipment named by id (or, as tags printed before those existed, described by its label).
 func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -91,10 +90,30 @@ func (h *Handlers) CreateTag(ctx context.Context, req api.CreateTagRequestObject
 		p.SiteID = b.SiteId
 	case TargetEquipment:
 		if b.TargetId != nil {
-			return nil, apierr.InvalidField("targetId", "is not accepted for "+p.TargetType+" tags yet; describe the target with label")
+			// Equipment named by id: the tag is posted at its site, labelled with its name
+			// unless a label is given.
+			l := equipmentLookup.Load()
+			if l == nil {
+				return nil, apierr.InvalidField("targetId", "equipment cannot be named by id here")
+			}
+			site, name, ok, err := (*l).EquipmentTarget(ctx, db.New(h.pool), req.OrgId, *b.TargetId)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || !a.CanSeeSite(site) {
+				return nil, apierr.NotFound("Equipment")
+			}
+			if b.SiteId != nil && *b.SiteId != site {
+				return nil, apierr.InvalidField("siteId", "must be omitted or equal the equipment's site")
+			}
+			if p.Label == nil {
+				p.Label = &name
+			}
+			p.TargetID, p.SiteID = b.TargetId, &site
+			break
 		}
 		if p.Label == nil {
-			return nil, apierr.InvalidField("label", "is required for "+p.TargetType+" tags")
+			return nil, apierr.InvalidField("label", "is required for equipment tags without targetId")
 		}
 		p.SiteID = b.SiteId
 	default:
@@ -190,3 +209,14 @@ func orNil(id *uuid.UUID) uuid.UUID {
 	}
 	return *id
 }
+
+// EquipmentLookup finds equipment for a tag that names it by id. The records capability, which
+// owns equipment, implements it; the server's assembly installs it with SetEquipmentLookup.
+type EquipmentLookup interface {
+	EquipmentTarget(ctx context.Context, q *db.Queries, orgID, id uuid.UUID) (siteID uuid.UUID, name string, ok bool, err error)
+}
+
+var equipmentLookup atomic.Pointer[EquipmentLookup]
+
+// SetEquipmentLookup installs the lookup (replacing any before it).
+func SetEquipmentLookup(l EquipmentLookup) { equipmentLookup.Store(&l) }

@@ -100,7 +100,7 @@ func TestTagValidation(t *testing.T) {
 		{map[string]any{"targetType": "site", "targetId": siteID, "siteId": uuid.New()}, "siteId"},
 		{map[string]any{"targetType": "equipment"}, "label"},
 		{map[string]any{"targetType": "equipment", "label": "  "}, "label"},
-		{map[string]any{"targetType": "equipment", "label": "Oven", "targetId": uuid.New()}, "targetId"},
+		{map[string]any{"targetType": "equipment", "targetId": "not-a-uuid"}, "targetId"},
 		{map[string]any{"targetType": "lot", "label": "Lot 7"}, "targetType"},
 		{map[string]any{"targetType": "site", "targetId": "not-a-uuid"}, "targetId"},
 		{map[string]any{"targetType": "equipment", "label": "Oven", "code": "AAAAAAAA"}, "code"},

@@ -154,7 +154,7 @@ func (c checker) target(field string, tagID *uuid.UUID) (target, error) {
 		return target{}, apierr.InvalidField(field, "is a tag of another site")
 	}
 	id := t.ID
-	if t.TargetType == "site" && t.TargetID != nil {
+	if t.TargetID != nil { // a site, or equipment named by id
 		id = *t.TargetID
 	}
 	return target{typ: &t.TargetType, name: &t.Name, id: &id}, nil

@@ -163,7 +163,7 @@ func TestSubscriptionsGetTheEventsTheyAskedFor(t *testing.T) {
 	subscribe(env, otherOwner.AccessToken, otherOrg, elsewhere.URL, "*")
 
 	publish(t, env, orgID, events.AlertCreated, map[string]any{"alertId": uuid.New(), "siteId": nil, "kind": "sensor_offline", "severity": "critical"})
-	publish(t, env, orgID, events.ReportPublished, map[string]any{"reportId": uuid.New(), "siteId": nil})
+	publish(t, env, orgID, events.ReportPublished, map[string]any{"reportId": uuid.New(), "scope": "account", "siteId": nil})
 	env.DrainWebhooks()
 
 	names := func(r *receiver) string {
@@ -367,7 +367,7 @@ func TestRemovingASubscriptionDropsItsQueue(t *testing.T) {
 	owner, orgID := env.NewOwner("Harborview")
 	rcv := newReceiver(t, 200)
 	sub := subscribe(env, owner.AccessToken, orgID, rcv.URL, "*")
-	publish(t, env, orgID, events.EngagementFinalized, map[string]any{"engagementId": uuid.New(), "reportId": uuid.New()})
+	publish(t, env, orgID, events.EngagementFinalized, map[string]any{"engagementId": uuid.New()})
 	if _, err := env.Dispatcher().DispatchPending(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestAnInterruptedDeliveryIsNeverSentAgain(t *testing.T) {
 	owner, orgID := env.NewOwner("Harborview")
 	rcv := newReceiver(t, 200)
 	sub := subscribe(env, owner.AccessToken, orgID, rcv.URL, "*")
-	publish(t, env, orgID, events.WalkthroughSubmitted, map[string]any{"walkthroughId": uuid.New(), "submissionId": uuid.New(), "siteId": nil})
+	publish(t, env, orgID, events.WalkthroughSubmitted, map[string]any{"runId": uuid.New(), "walkthroughId": uuid.New(), "siteId": uuid.New()})
 	d := env.Dispatcher()
 	if _, err := d.DispatchPending(t.Context()); err != nil {
 		t.Fatal(err)

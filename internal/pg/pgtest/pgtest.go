@@ -164,7 +164,7 @@ func setup(ctx context.Context) (*env, error) {
 }
 
 func prepare(ctx context.Context, srv *server) (*env, error) {
-	admin, err := pg.Connect(ctx, srv.url)
+	admin, err := pg.ConnectWith(ctx, srv.url, testOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", srv.provider, err)
 	}
@@ -231,7 +231,7 @@ func New(t testing.TB) *pgxpool.Pool {
 	url := NewURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pool, err := pg.Connect(ctx, url)
+	pool, err := pg.ConnectWith(ctx, url, testOptions())
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -246,4 +246,13 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // never fails on supported platforms
 	return hex.EncodeToString(b)
+}
+
+// testOptions are the product's connection defaults with a longer connect timeout: the product's
+// 2 s is there to leave a dead host quickly, while a test's server is never dead, only slow to
+// answer when every package's tests start at once on a small machine.
+func testOptions() pg.Options {
+	o := pg.DefaultOptions()
+	o.ConnectTimeout = 15 * time.Second
+	return o
 }
