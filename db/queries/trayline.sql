@@ -93,3 +93,7 @@ SELECT id, patient_id, unit, room, bed, diets, allergens, texture, items, confli
 FROM tray_tickets
 WHERE org_id = @org_id AND site_id = @site_id AND date = @date AND day_part = @day_part AND status <> 'cancelled'
 ORDER BY unit, room, bed, id;
+
+-- name: LockTrayMeal :exec
+-- Serializes the generations of one site's meal (until the transaction ends).
+SELECT pg_advisory_xact_lock(hashtextextended(@key::text, 0));

@@ -202,6 +202,16 @@ func (q *Queries) ListTrayTickets(ctx context.Context, arg ListTrayTicketsParams
 	return items, nil
 }
 
+const lockTrayMeal = `-- name: LockTrayMeal :exec
+SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
+`
+
+// Serializes the generations of one site's meal (until the transaction ends).
+func (q *Queries) LockTrayMeal(ctx context.Context, key string) error {
+	_, err := q.db.Exec(ctx, lockTrayMeal, key)
+	return err
+}
+
 const markLateTrayTickets = `-- name: MarkLateTrayTickets :many
 UPDATE tray_tickets t SET late_at = $1
 WHERE t.id IN (SELECT x.id FROM tray_tickets x

@@ -202,6 +202,10 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 		if err != nil {
 			return err
 		}
+		// Generations of the same meal run one after the other, so each counts what it did.
+		if err := q.LockTrayMeal(ctx, "tray:"+siteID.String()+":"+date.Format(time.DateOnly)+":"+dayPart); err != nil {
+			return err
+		}
 		pgd := pgtype.Date{Time: date, Valid: true}
 		existing, err := q.MealTickets(ctx, db.MealTicketsParams{OrgID: a.OrgID, SiteID: siteID, Date: pgd, DayPart: dayPart})
 		if err != nil {

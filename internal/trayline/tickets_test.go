@@ -285,3 +285,40 @@ func TestTrayLinePlanAndRules(t *testing.T) {
 	h.call(http.MethodPost, "tray-tickets/generate").JSON(map[string]any{"siteId": h.site, "date": "2026-03-02", "dayPart": "lunch"}).Do().
 		Expect(http.StatusPaymentRequired)
 }
+
+// Generations racing for the same meal make one ticket per patient.
+func TestConcurrentGenerations(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	h.lunch()
+	for i, mrn := range []string{"6001", "6002", "6003"} {
+		h.adt("A01", mrn, mrn, "4W", "41"+string(rune('0'+i)), "A", odsReg)
+	}
+	var wg sync.WaitGroup
+	created := make(chan int, 6)
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r genResult
+			res := h.call(http.MethodPost, "tray-tickets/generate").JSON(map[string]any{"siteId": h.site, "date": "2026-03-02", "dayPart": "lunch"}).Do()
+			if res.Status == http.StatusOK {
+				_ = json.Unmarshal(res.Body, &r)
+				created <- r.Created
+			}
+		}()
+	}
+	wg.Wait()
+	close(created)
+	total, ok := 0, 0
+	for c := range created {
+		total += c
+		ok++
+	}
+	if ok != 6 || total != 3 {
+		t.Fatalf("%d generations succeeded creating %d tickets", ok, total)
+	}
+	if n := h.count(`SELECT count(*) FROM tray_tickets WHERE org_id = $1`, h.org); n != 3 {
+		t.Fatalf("%d tickets", n)
+	}
+}
