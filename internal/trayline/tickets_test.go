@@ -280,6 +280,18 @@ func TestTrayLinePlanAndRules(t *testing.T) {
 	if n := h.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'setDietRules'`, h.org); n != 1 {
 		t.Fatalf("%d audit rows", n)
 	}
+	// Recipes carry nutrition per portion and an IDDSI level, versioned with the recipe.
+	soup := h.recipe("Broth", "soup", h.item("Bones", map[string]string{}), map[string]any{"nutrition": map[string]string{"sodiumMg": "480.5", "fluidMl": "250"}, "iddsiLevel": 0})
+	var rec struct {
+		Nutrition  map[string]string `json:"nutrition"`
+		IddsiLevel *int              `json:"iddsiLevel"`
+	}
+	h.call(http.MethodGet, "recipes/"+soup.String()).Do().Expect(http.StatusOK).Decode(&rec)
+	if rec.Nutrition["sodiumMg"] != "480.5" || rec.Nutrition["fluidMl"] != "250" || rec.IddsiLevel == nil || *rec.IddsiLevel != 0 {
+		t.Fatalf("recipe %+v", rec)
+	}
+	h.call(http.MethodPost, "recipes").JSON(map[string]any{"name": "Bad", "category": "x", "yield": map[string]string{"quantity": "1", "unit": "g"},
+		"portion": map[string]string{"quantity": "1", "unit": "g"}, "ingredients": []any{}, "iddsiLevel": 9}).Do().Expect(http.StatusBadRequest)
 	h.env.SetPlan(h.org, "free", nil)
 	h.call(http.MethodGet, "clinical/diets/low_sodium/rules").Do().Expect(http.StatusPaymentRequired)
 	h.call(http.MethodPost, "tray-tickets/generate").JSON(map[string]any{"siteId": h.site, "date": "2026-03-02", "dayPart": "lunch"}).Do().
