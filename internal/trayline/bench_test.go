@@ -6,6 +6,10 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/internal/trayline"
 )
 
 // TestBenchTrayLine measures, when SOUS_BENCH_TRAYLINE is set, the generation of a 600-bed
@@ -34,6 +38,27 @@ func TestBenchTrayLine(t *testing.T) {
 		r := h.generate("lunch")
 		t.Logf("generation %d: %v (%+v)", i+1, time.Since(start), r)
 	}
+	// The census hook's cost on a body of 100 patients none of whom has a queued ticket (the
+	// common case for the ingest): one indexed statement.
+	ids := make([]uuid.UUID, 100)
+	for i := range ids {
+		ids[i] = uuid.New()
+	}
+	var hookLat []time.Duration
+	for i := 0; i < 200; i++ {
+		tx, err := h.env.Pool.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := (trayline.CensusHook{Clock: h.env.Clock}).PatientsChanged(t.Context(), tx, h.org, ids); err != nil {
+			t.Fatal(err)
+		}
+		hookLat = append(hookLat, time.Since(start))
+		_ = tx.Rollback(t.Context())
+	}
+	slices.Sort(hookLat)
+	t.Logf("census hook, 100 patients without queued tickets: p50 %v p99 %v", hookLat[len(hookLat)/2], hookLat[len(hookLat)*99/100])
 	_, screen := h.env.PairDevice(h.owner.AccessToken, h.org, h.site, "tray_line")
 	h.env.Clock.Advance(7*time.Hour + 30*time.Minute) // 10:30 local: lunch is next
 	var s deviceState
