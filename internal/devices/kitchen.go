@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"encoding/json"
 	"context"
 	"time"
 
@@ -27,8 +28,9 @@ type Kitchen interface {
 // Trays is what the tray line puts on tray-line screens; nil leaves `trays` empty.
 type Trays interface {
 	// Queue answers the site's tickets of the local date and day part, in tray-line order,
-	// only those of units when it is not empty.
-	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) ([]map[string]any, error)
+	// only those of units when it is not empty, as the JSON array of the state's `trays`
+	// (encoded once by the tray line: a screen polls hundreds of tickets).
+	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (json.RawMessage, error)
 }
 
 // units lists a tray-line screen's configured patient units.

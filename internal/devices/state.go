@@ -245,7 +245,7 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 		}
 	case TrayLine:
 		// The queue of the day part in progress, else the next to begin.
-		trays := []map[string]any{}
+		trays := json.RawMessage(`[]`)
 		if h.trays != nil {
 			cfg, err := decodeConfig(row.Config)
 			if err != nil {

@@ -24,14 +24,30 @@ type screenDiet struct {
 	Name string `json:"name"`
 }
 
+// screenTray is one ticket on a screen; a struct rather than a map so that encoding hundreds of
+// them is cheap.
+type screenTray struct {
+	TicketID  uuid.UUID       `json:"ticketId"`
+	Status    string          `json:"status"`
+	Unit      string          `json:"unit"`
+	Room      string          `json:"room"`
+	Bed       string          `json:"bed"`
+	Diets     []screenDiet    `json:"diets"`
+	Allergens []string        `json:"allergens"`
+	Texture   *int32          `json:"texture,omitempty"`
+	Items     json.RawMessage `json:"items"`
+	Conflict  bool            `json:"conflict"`
+}
+
 // Queue lists the site's tickets of the date and day part (cancelled ones left out) by unit,
-// room and bed: status, where, diets, allergens, texture, items with their checks, conflict.
-func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) ([]map[string]any, error) {
+// room and bed: status, where, diets, allergens, texture, items with their checks, conflict;
+// encoded as the state's `trays` array.
+func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (json.RawMessage, error) {
 	rows, err := db.New(s.pool).TrayQueue(ctx, db.TrayQueueParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}, DayPart: dayPart})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(rows))
+	out := make([]screenTray, 0, len(rows))
 	for _, r := range rows {
 		if len(units) > 0 && !slices.Contains(units, r.Unit) {
 			continue
@@ -44,12 +60,8 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 		if allergens == nil {
 			allergens = []string{}
 		}
-		t := map[string]any{"ticketId": r.ID, "status": r.Status, "unit": r.Unit, "room": r.Room, "bed": r.Bed,
-			"diets": diets, "allergens": allergens, "items": json.RawMessage(r.Items), "conflict": r.Conflict}
-		if r.Texture != nil {
-			t["texture"] = *r.Texture
-		}
-		out = append(out, t)
+		out = append(out, screenTray{TicketID: r.ID, Status: r.Status, Unit: r.Unit, Room: r.Room, Bed: r.Bed,
+			Diets: diets, Allergens: allergens, Texture: r.Texture, Items: json.RawMessage(r.Items), Conflict: r.Conflict})
 	}
-	return out, nil
+	return json.Marshal(out)
 }
