@@ -3403,6 +3403,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/production-runs/requisition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a requisition of a day's production needs
+         * @description Drafts a requisition (`draft`, `neededOn` the date) of the ingredient needs of the site's production runs of the
+         *     date: each run's pinned recipe version scaled to the run (sub-recipes included, trim yields as purchased), summed
+         *     per item, in the item's base unit, one line per item. A date without runs, or whose runs use no items, answers 409
+         *     and writes nothing; locations not of the site answer 400.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the site.
+         */
+        post: operations["createRunRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/production-runs/{id}": {
         parameters: {
             query?: never;
@@ -9937,6 +9968,26 @@ export interface components {
             unchanged: number;
             removed: number;
             runs: components["schemas"]["ProductionRun"][];
+        };
+        RunRequisitionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @description The production date whose runs' needs are requisitioned.
+             * @example 2026-03-03
+             */
+            date: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock comes from.
+             */
+            fromLocationId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock goes to (not the source).
+             */
+            toLocationId: string;
         };
         CardLine: {
             /** Format: uuid */
@@ -19971,6 +20022,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GenerateRunsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRunRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft requisition. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "Production of 2026-03-03",
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "12.5",
+                     *           "unit": "lb",
+                     *           "quantityBase": "12.5",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:00:00Z",
+                     *       "submittedAt": null,
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -266,6 +266,10 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{body: map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
 			"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}}}
 	},
+	"createRunRequisition": func(w *walker) walkCall {
+		w.run()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2030-01-07", "fromLocationId": w.location(), "toLocationId": w.location()}}
+	},
 	"listRequisitions":   func(w *walker) walkCall { return reqFixture(w.requisition()) },
 	"getRequisition":     func(w *walker) walkCall { return reqFixture(w.requisition()) },
 	"submitRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },

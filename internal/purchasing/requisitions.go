@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -53,7 +54,21 @@ func (h *Handlers) CreateRequisition(ctx context.Context, req api.CreateRequisit
 	now := h.clock.Now()
 	var out api.Requisition
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
+		out, err = draftRequisition(ctx, db.New(tx), a, req.OrgId, *b, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateRequisition201JSONResponse{Body: out}, nil
+}
+
+// draftRequisition writes a draft requisition of b (site, locations and lines checked) in q's
+// transaction, with its audit row.
+func draftRequisition(ctx context.Context, q *db.Queries, a authz.Access, orgID uuid.UUID, b api.CreateRequisitionRequest, now time.Time) (api.Requisition, error) {
+	var out api.Requisition
+	req := struct{ OrgId uuid.UUID }{orgID}
+	err := func() error {
 		if _, err := q.GetSite(ctx, db.GetSiteParams{OrgID: req.OrgId, ID: b.SiteId}); err != nil {
 			if pg.IsNoRows(err) {
 				return apierr.NotFound("Site")
@@ -120,11 +135,8 @@ func (h *Handlers) CreateRequisition(ctx context.Context, req api.CreateRequisit
 		}
 		out, err = requisitionOut(ctx, q, row)
 		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return api.CreateRequisition201JSONResponse{Body: out}, nil
+	}()
+	return out, err
 }
 
 // loadReq reads (lock: and locks) a requisition the member may see.
