@@ -3691,8 +3691,11 @@ export interface paths {
          *     a par level at the site whose projected quantity (on hand, available, + on order − approved
          *     requisitions) is below par, needing par − projected; quantities round up to whole packs of the
          *     item's preferred vendor item and are costed at the moving-average price. Items without a
-         *     preferred vendor item are listed, not included. The `forecast` and `both` bases (ingredient
-         *     needs of the forecast production) are not available yet and answer 400.
+         *     preferred vendor item are listed, not included. With the `forecast` basis, each item the
+         *     forecast production over `from`..`to` uses (each date's effective menu × forecasts, exploded
+         *     as the run generator does, recipes scaled at their current versions, sub-recipes and trim
+         *     yields included, in base units) needs those needs − projected; `both` takes the larger of the
+         *     par and forecast needs. The forecast bases cover at most 93 days (else 400); no run is written.
          *
          *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
          */
@@ -10126,7 +10129,8 @@ export interface components {
         OrderListBasis: "par" | "forecast" | "both";
         /**
          * @description One item to buy, with the numbers it came from, in the item's base unit: `needed` (par basis:
-         *     par − (onHand + onOrder − requisitioned)), `onHand`, `par`, `onOrder`; `quantity` to buy
+         *     par − (onHand + onOrder − requisitioned); forecast basis: the forecast production's needs of the
+         *     item − the same projection; both: the larger), `onHand`, `par`, `onOrder`; `quantity` to buy
          *     (needed unless edited), `packs` = ceil(quantity / pack) of the vendor item, `unitCostCents`
          *     one pack at the site's moving-average cost (the vendor item's price where the item has no
          *     average yet) and `lineTotalCents` = packs × unitCostCents.
