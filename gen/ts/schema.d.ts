@@ -6382,6 +6382,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/reports/cost-variance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Cost variance of a site over dates
+         * @description Per item, over the site's local dates `from`..`to`: actual usage = opening count + receipts +
+         *     transfers in − transfers out − closing count, where the opening count is the site's closed count
+         *     nearest the start of `from`, the closing count the closed count nearest the end of `to` (a
+         *     different one), and the ledger rows counted are those between the two counts' times; theoretical
+         *     usage = the usage recorded by the site's done production runs dated in the range (their pinned
+         *     recipe versions × scale); waste = the item waste logged between the counts. variance = actual −
+         *     theoretical − waste. Quantities are in the item's base unit; cents are each quantity × the item's
+         *     moving-average cost at the site, half-even, and varianceCents = actualCents − theoreticalCents −
+         *     wasteCents. Each line links its sources: the counts, the ledger rows, the runs and the waste logs.
+         *     Without two closed counts the report answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up), at the site.
+         */
+        get: operations["getCostVariance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/reports/{id}": {
         parameters: {
             query?: never;
@@ -11856,6 +11893,68 @@ export interface components {
             period: components["schemas"]["ReportPeriod"];
             /** @enum {string} */
             kind: "operations";
+        };
+        CostVarianceLine: {
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            /** @description The item's base unit. */
+            unit: string;
+            opening: components["schemas"]["Quantity"];
+            receipts: components["schemas"]["Quantity"];
+            transfersIn: components["schemas"]["Quantity"];
+            transfersOut: components["schemas"]["Quantity"];
+            closing: components["schemas"]["Quantity"];
+            actual: components["schemas"]["Quantity"];
+            theoretical: components["schemas"]["Quantity"];
+            waste: components["schemas"]["Quantity"];
+            variance: components["schemas"]["Quantity"];
+            /**
+             * @description The moving-average cost at the site, cents per base unit (decimal string).
+             * @example 200
+             */
+            unitCostCents: string;
+            /** Format: int64 */
+            actualCents: number;
+            /** Format: int64 */
+            theoreticalCents: number;
+            /** Format: int64 */
+            wasteCents: number;
+            /** Format: int64 */
+            varianceCents: number;
+            /** @description The receipt and transfer ledger rows counted. */
+            ledgerTxnIds: string[];
+            /** @description The done production runs whose recorded usage is the theoretical usage. */
+            runIds: string[];
+            wasteLogIds: string[];
+        };
+        CostVarianceTotals: {
+            /** Format: int64 */
+            actualCents: number;
+            /** Format: int64 */
+            theoreticalCents: number;
+            /** Format: int64 */
+            wasteCents: number;
+            /** Format: int64 */
+            varianceCents: number;
+        };
+        CostVariance: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** Format: uuid */
+            openingCountId: string;
+            /** Format: date-time */
+            openingCountedAt: string;
+            /** Format: uuid */
+            closingCountId: string;
+            /** Format: date-time */
+            closingCountedAt: string;
+            lines: components["schemas"]["CostVarianceLine"][];
+            totals: components["schemas"]["CostVarianceTotals"];
         };
         JWK: {
             /** @example OKP */
@@ -29950,6 +30049,93 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCostVariance: {
+        parameters: {
+            query: {
+                /** @example 0192f3a4-0000-7000-8000-0000000000aa */
+                siteId: string;
+                /** @example 2026-03-02 */
+                from: string;
+                /** @example 2026-03-08 */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "openingCountId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "openingCountedAt": "2026-03-02T06:00:00Z",
+                     *       "closingCountId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *       "closingCountedAt": "2026-03-08T22:00:00Z",
+                     *       "lines": [
+                     *         {
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "opening": "10",
+                     *           "receipts": "28.75",
+                     *           "transfersIn": "0",
+                     *           "transfersOut": "0",
+                     *           "closing": "8.75",
+                     *           "actual": "30",
+                     *           "theoretical": "25",
+                     *           "waste": "2",
+                     *           "variance": "3",
+                     *           "unitCostCents": "200",
+                     *           "actualCents": 6000,
+                     *           "theoreticalCents": 5000,
+                     *           "wasteCents": 400,
+                     *           "varianceCents": 600,
+                     *           "ledgerTxnIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e1"
+                     *           ],
+                     *           "runIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e2"
+                     *           ],
+                     *           "wasteLogIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e3"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "actualCents": 6000,
+                     *         "theoreticalCents": 5000,
+                     *         "wasteCents": 400,
+                     *         "varianceCents": 600
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostVariance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

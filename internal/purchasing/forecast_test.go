@@ -11,7 +11,7 @@ func TestOrderListsForecastBasis(t *testing.T) {
 	b := newBuyer(t)
 	lemons, sugar, curd := b.lemonCurd()
 	b.call(http.MethodPut, "inventory-items/"+lemons.ID.String()).JSON(map[string]any{"name": "Lemons", "category": "produce", "baseUnit": "lb",
-		"units": []map[string]string{{"name": "each", "factor": "0.25"}, {"name": "case", "factor": "28.75"}},
+		"units":     []map[string]string{{"name": "each", "factor": "0.25"}, {"name": "case", "factor": "28.75"}},
 		"parLevels": []map[string]any{{"siteId": b.site, "par": "60", "reorderPoint": "0"}}}).Do().Expect(http.StatusOK)
 	v := b.vendor("Freshline")
 	lvi := b.vendorItem(v, lemons, "FL-LEM", 4250, true)
